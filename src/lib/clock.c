@@ -1,0 +1,74 @@
+/* clock.c: time sources and ISO 8601 formatting (always UTC). */
+#include "lib/clock.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+int64_t clock_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int64_t clock_mono_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+char *clock_format_iso(int64_t epoch_ms, char *buf, size_t size)
+{
+	time_t secs = (time_t)(epoch_ms / 1000);
+	struct tm tm;
+	gmtime_r(&secs, &tm);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(epoch_ms % 1000));
+	return buf;
+}
+
+int clock_parse_iso(const char *text, int64_t *epoch_ms)
+{
+	struct tm tm;
+	int ms = 0, n = 0;
+	const char *rest;
+
+	memset(&tm, 0, sizeof tm);
+	if (sscanf(text, "%4d-%2d-%2d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &n) != 3)
+		return -1;
+	rest = text + n;
+	if (*rest == 'T' || *rest == ' ') {
+		int m = 0;
+		if (sscanf(rest + 1, "%2d:%2d:%2d%n", &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &m) != 3)
+			return -1;
+		rest += 1 + m;
+		if (*rest == '.') {
+			int digits = 0;
+			rest++;
+			while (*rest >= '0' && *rest <= '9') {
+				if (digits < 3) {
+					ms = ms * 10 + (*rest - '0');
+					digits++;
+				}
+				rest++;
+			}
+			while (digits++ < 3)
+				ms *= 10;
+		}
+		if (*rest == 'Z')
+			rest++;
+		else if (!strcmp(rest, "+00:00"))
+			rest += 6;
+	}
+	if (*rest)
+		return -1;
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
+	    tm.tm_min > 59 || tm.tm_sec > 60)
+		return -1;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*epoch_ms = (int64_t)timegm(&tm) * 1000 + ms;
+	return 0;
+}

@@ -1,0 +1,129 @@
+/* fs.c: small file-system helpers. */
+#include "lib/fs.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int fs_mkdir_p(const char *path, mode_t mode, struct weir_error *err)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+
+	if (len == 0 || len >= sizeof buf)
+		return weir_error_set(err, WEIR_E_INVALID, "%s: bad directory path", path);
+	memcpy(buf, path, len + 1);
+	for (char *p = buf + 1; ; p++) {
+		if (*p == '/' || *p == '\0') {
+			char saved = *p;
+			*p = '\0';
+			if (mkdir(buf, mode) < 0 && errno != EEXIST)
+				return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create directory: %s",
+						      buf, strerror(errno));
+			*p = saved;
+			if (saved == '\0')
+				break;
+		}
+	}
+	return 0;
+}
+
+char *fs_read_file(const char *path, size_t *len, struct weir_error *err)
+{
+	FILE *f = fopen(path, "rb");
+	char *data = NULL;
+	size_t cap = 0, used = 0;
+
+	if (!f) {
+		weir_error_set(err, errno == ENOENT ? WEIR_E_NOT_FOUND : WEIR_E_INVALID,
+			       "%s: cannot open: %s", path, strerror(errno));
+		return NULL;
+	}
+	for (;;) {
+		if (used + 4097 > cap) {
+			size_t ncap = cap ? cap * 2 : 8192;
+			char *n = realloc(data, ncap);
+			if (!n) {
+				free(data);
+				fclose(f);
+				weir_error_set(err, WEIR_E_INTERNAL, "%s: out of memory", path);
+				return NULL;
+			}
+			data = n;
+			cap = ncap;
+		}
+		size_t got = fread(data + used, 1, cap - used - 1, f);
+		used += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(f)) {
+		free(data);
+		fclose(f);
+		weir_error_set(err, WEIR_E_INVALID, "%s: cannot read", path);
+		return NULL;
+	}
+	fclose(f);
+	data[used] = '\0';
+	if (len)
+		*len = used;
+	return data;
+}
+
+int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
+			 struct weir_error *err)
+{
+	char tmp[4096];
+	int fd;
+
+	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	if (fd < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create: %s", tmp, strerror(errno));
+	const char *p = data;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			unlink(tmp);
+			return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot write: %s", tmp,
+					      strerror(errno));
+		}
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) < 0 || close(fd) < 0) {
+		unlink(tmp);
+		return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot sync", tmp);
+	}
+	if (rename(tmp, path) < 0) {
+		unlink(tmp);
+		return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot rename: %s", path, strerror(errno));
+	}
+	return 0;
+}
+
+char *fs_join(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *out = malloc(la + lb + 2);
+	if (!out)
+		return NULL;
+	memcpy(out, a, la);
+	out[la] = '/';
+	memcpy(out + la + 1, b, lb + 1);
+	return out;
+}
+
+int fs_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0;
+}

@@ -1,0 +1,8 @@
+#!/bin/sh
+# Runs each unit test binary; prints one summary line; fails if any failed.
+pass=0; fail=0
+for t in "$@"; do
+	if "$t"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAILED: $t"; fi
+done
+echo "unit test programs: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
