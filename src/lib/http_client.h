@@ -1,0 +1,52 @@
+/* http_client.h: the small HTTP client the CLI and the launcher share (libcurl).
+ *
+ * One blocking request at a time per handle; a handle keeps its connection
+ * alive between requests (so a launcher's four calls use one TCP connection).
+ */
+#ifndef WEIR_LIB_HTTP_CLIENT_H
+#define WEIR_LIB_HTTP_CLIENT_H
+
+#include <stddef.h>
+
+#include "lib/error.h"
+
+struct http_client; /* opaque */
+
+struct http_response {
+	long status;  /* 0 when no answer came (connection refused, timeout) */
+	char *body;   /* NUL-terminated, owned: http_response_release() */
+	size_t len;
+};
+
+/* `base_url` like "http://127.0.0.1:8270" (no trailing slash needed);
+ * `token` may be NULL (no Authorization header).  Copies both.  NULL on
+ * out of memory. */
+struct http_client *http_client_create(const char *base_url, const char *token);
+void http_client_destroy(struct http_client *c);
+
+/* METHOD base_url+path with an optional JSON body.  timeout_ms 0: none.
+ * Returns 0 when an HTTP answer came (any status; see resp->status), -1
+ * with err (WEIR_E_UNAVAILABLE) when none came.  resp is filled in both
+ * cases and must be released. */
+int http_client_request(struct http_client *c, const char *method, const char *path,
+			const char *json_body, long timeout_ms, struct http_response *resp,
+			struct weir_error *err);
+
+/* Called with each piece of a streamed body; return 0 to go on, non-zero to stop. */
+typedef int (*http_chunk_fn)(const char *data, size_t len, void *arg);
+
+/* GET that hands the body to `on_chunk` as it arrives (log follow).
+ * *status gets the HTTP status.  0 when an answer came, -1 with err. */
+int http_client_stream(struct http_client *c, const char *path, http_chunk_fn on_chunk, void *arg,
+		       long *status, struct weir_error *err);
+
+void http_response_release(struct http_response *resp);
+
+/* If the body is {"error": "..."}, that message; else the body itself.
+ * Points into resp; valid until it is released. */
+const char *http_response_error_text(struct http_response *resp);
+
+/* Percent-encodes `s` for a URL path segment or query value; caller frees. */
+char *http_url_escape(const char *s);
+
+#endif
