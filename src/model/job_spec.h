@@ -56,6 +56,8 @@ struct role_spec {
 	size_t n_env;
 	bool untracked;       /* like TonY's ps: killed when the tracked roles finish */
 	bool stop_on_failure; /* a failed instance fails the whole job at once */
+	bool sidecar;         /* a helper (e.g. tensorboard): untracked, and left out of the
+			       * framework's cluster (TF_CONFIG); TonY's sidecar.jobtypes */
 };
 
 /* Something placed in every task's working directory.
