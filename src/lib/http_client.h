@@ -43,7 +43,7 @@ int http_client_stream(struct http_client *c, const char *path, http_chunk_fn on
 void http_response_release(struct http_response *resp);
 
 /* If the body is {"error": "..."}, that message; else the body itself.
- * Points into resp; valid until it is released. */
+ * Valid until resp is released or this is called again (on this thread). */
 const char *http_response_error_text(struct http_response *resp);
 
 /* Percent-encodes `s` for a URL path segment or query value; caller frees. */
