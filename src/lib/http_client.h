@@ -1,4 +1,4 @@
-/* http_client.h: the small HTTP client the CLI and the launcher share (libcurl).
+/* http_client.h: the small HTTP/1.1 client the CLI and the launcher share.
  *
  * One blocking request at a time per handle; a handle keeps its connection
  * alive between requests (so a launcher's four calls use one TCP connection).
