@@ -2,7 +2,7 @@
 # Installs what weir's build and tests need on a fresh Debian machine.
 # Skips apt entirely when everything is already there.
 set -e
-PKGS="pkg-config libuv1-dev libmicrohttpd-dev libcurl4-openssl-dev libsqlite3-dev libjansson-dev
+PKGS="pkg-config libuv1-dev libmicrohttpd-dev libsqlite3-dev libjansson-dev
 libyaml-dev libxml2-dev libarchive-dev libssl-dev libcmocka-dev python3-pytest python3-torch clang
 procps zip"
 missing=""
