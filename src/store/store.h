@@ -1,0 +1,171 @@
+/* store.h: weir's metadata in one SQLite file (WAL): jobs, tasks of every
+ * attempt, the event journal, and a key/value table for the server.
+ *
+ * The store keeps and returns; it decides nothing.  States are stored and
+ * returned as their names ("queued", "running", ...; sched/states.h turns
+ * them into enums): the store sits below the scheduler, so it only checks
+ * that a name is one of the known ones.  The schema and its migrations are
+ * described in docs/internals/store.md.
+ *
+ * Threading: one handle per thread (the server has one thread).  A handle
+ * keeps its prepared statements.
+ *
+ * Nullable columns map to sentinels in the C structs: a time of 0, an
+ * exit_code of -1, a signal / pid / port of 0, a NULL string read back as ""
+ * (reason, host, gpus) are SQL NULL / absent.
+ *
+ * Errors: every function that can fail returns -1 (or NULL) and fills `err`
+ * (may be NULL): WEIR_E_NOT_FOUND for a missing row, WEIR_E_CONFLICT for a
+ * duplicate task, WEIR_E_INVALID for a bad state name, WEIR_E_INTERNAL for
+ * SQLite's own failures (the message names the statement's purpose and
+ * SQLite's text).  A failed call changes nothing, except inside a
+ * transaction the caller opened, which the caller then rolls back.
+ *
+ * Row structs own their strings; release them with *_row_release() (or
+ * *_rows_free() for the arrays the list functions return).
+ */
+#ifndef WEIR_STORE_STORE_H
+#define WEIR_STORE_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+
+struct store; /* opaque */
+
+/* The schema version this build writes; store_open() migrates older files
+ * forward and refuses newer ones. */
+#define STORE_SCHEMA_VERSION 1
+
+#define STORE_STATE_MAX 16
+
+/* One job.  Fields marked (insert) are written by store_job_insert(); all
+ * but id, name, spec_json, framework, max_restarts and submitted_at are
+ * written by store_job_update(). */
+struct job_row {
+	int64_t id;                   /* assigned by store_job_insert() */
+	char *name;                   /* (insert) */
+	char *spec_json;              /* (insert) job_spec_to_json()'s text */
+	char *framework;              /* (insert) for listings without parsing the spec */
+	char state[STORE_STATE_MAX];  /* (insert) queued|starting|running|succeeded|failed|killed */
+	char *reason;                 /* (insert) "" when none */
+	int priority;                 /* (insert) */
+	int attempt;                  /* (insert) current attempt, from 1 */
+	int max_restarts;             /* (insert) copied from the spec, for listings */
+	int exit_code;                /* -1: none */
+	bool restart_pending;         /* a gang restart was decided; tasks still stopping */
+	int64_t submitted_at;         /* (insert) epoch ms */
+	int64_t queued_at;            /* (insert) when the current attempt was queued */
+	int64_t allocated_at;         /* the current attempt got its gang; 0: not yet */
+	int64_t running_at;           /* the current attempt's gang completed; 0: not yet */
+	int64_t started_at;           /* first time any attempt ran; 0: never */
+	int64_t ended_at;             /* 0: not ended */
+};
+
+/* One task: (job_id, attempt, role, idx) is the key.  Every attempt's rows
+ * are kept. */
+struct task_row {
+	int64_t job_id;
+	int attempt;
+	char *role;
+	int idx;
+	char state[STORE_STATE_MAX]; /* pending|starting|running|succeeded|failed|killed|lost */
+	char *reason;                /* "" when none; "OOMKilled" ... */
+	char *host;                  /* "" until registered */
+	int port;                    /* 0: none */
+	int launcher_pid;            /* 0: none */
+	int pid;                     /* the user program's; 0: none */
+	char *gpus;                  /* "0,1"; "" when none */
+	int exit_code;               /* -1: none */
+	int signal;                  /* 0: none */
+	bool oom_killed;
+	int64_t peak_memory_bytes;   /* 0: unknown */
+	int64_t cpu_time_ms;         /* 0: unknown */
+	int64_t registered_at;       /* epoch ms; 0: not yet */
+	int64_t started_at;
+	int64_t ended_at;
+};
+
+/* One journal entry. */
+struct event_row {
+	int64_t id;
+	int64_t job_id;
+	int64_t time; /* epoch ms */
+	char *kind;   /* short word: "submitted", "state", "task", "restart", ... */
+	char *message;
+};
+
+/* Opens (creating if absent) the database at `path`, turns on WAL and
+ * foreign keys, and migrates the schema to STORE_SCHEMA_VERSION.  NULL on
+ * error (an unreadable file, a newer schema, a failed migration). */
+struct store *store_open(const char *path, struct weir_error *err);
+/* Finalizes the statements and closes; NULL is a no-op. */
+void store_close(struct store *s);
+
+/* The schema version of the open file (== STORE_SCHEMA_VERSION after open). */
+int store_schema_version(struct store *s);
+
+/* One transaction at a time (no nesting).  store_rollback() on a handle
+ * with no open transaction is a no-op returning 0. */
+int store_begin(struct store *s, struct weir_error *err);
+int store_commit(struct store *s, struct weir_error *err);
+int store_rollback(struct store *s, struct weir_error *err);
+bool store_in_transaction(struct store *s);
+
+/* ---- jobs ---- */
+
+/* Inserts the (insert) fields of `row`; *id gets the new id. */
+int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
+		     struct weir_error *err);
+/* Fills `out` (released by the caller) or WEIR_E_NOT_FOUND. */
+int store_job_get(struct store *s, int64_t id, struct job_row *out, struct weir_error *err);
+/* Jobs newest first (id DESC).  `state` NULL: all states; `limit` <= 0: no
+ * limit.  *rows is an array of *n rows (NULL when 0), freed with
+ * job_rows_free(). */
+int store_job_list(struct store *s, const char *state, int limit, struct job_row **rows,
+		   size_t *n, struct weir_error *err);
+/* Queued, starting and running jobs by priority DESC, id ASC: the queue's
+ * order and what recovery walks. */
+int store_jobs_active(struct store *s, struct job_row **rows, size_t *n, struct weir_error *err);
+/* Writes every field but id, name, spec_json, framework, max_restarts and
+ * submitted_at of the job `row->id`.  WEIR_E_NOT_FOUND if it is absent. */
+int store_job_update(struct store *s, const struct job_row *row, struct weir_error *err);
+void job_row_release(struct job_row *row);
+void job_rows_free(struct job_row *rows, size_t n);
+
+/* ---- tasks ---- */
+
+/* WEIR_E_CONFLICT if the key exists; WEIR_E_NOT_FOUND if the job does not. */
+int store_task_insert(struct store *s, const struct task_row *row, struct weir_error *err);
+int store_task_get(struct store *s, int64_t job_id, int attempt, const char *role, int idx,
+		   struct task_row *out, struct weir_error *err);
+/* Tasks of a job: of one attempt (attempt >= 1) or of all (attempt 0), by
+ * attempt, then in insertion order (the order of the spec's roles). */
+int store_tasks_of_job(struct store *s, int64_t job_id, int attempt, struct task_row **rows,
+		       size_t *n, struct weir_error *err);
+/* Writes every field but the key.  WEIR_E_NOT_FOUND if absent. */
+int store_task_update(struct store *s, const struct task_row *row, struct weir_error *err);
+void task_row_release(struct task_row *row);
+void task_rows_free(struct task_row *rows, size_t n);
+
+/* ---- events ---- */
+
+/* *id (may be NULL) gets the event's id. */
+int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
+		    const char *message, int64_t *id, struct weir_error *err);
+/* A job's events in order (id ASC). */
+int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows, size_t *n,
+			struct weir_error *err);
+void event_row_release(struct event_row *row);
+void event_rows_free(struct event_row *rows, size_t n);
+
+/* ---- meta ---- */
+
+/* *value gets a newly allocated copy (free()).  Returns 0 when found, 1
+ * when the key is absent (*value NULL), -1 on error. */
+int store_meta_get(struct store *s, const char *key, char **value, struct weir_error *err);
+int store_meta_set(struct store *s, const char *key, const char *value, struct weir_error *err);
+
+#endif
