@@ -1,0 +1,165 @@
+/* cli_watch.c: change detection between job snapshots (see cli_watch.h). */
+#include "cli/cli_watch.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli_common.h"
+
+void cli_watch_init(struct cli_watch *w, long long job_id)
+{
+	memset(w, 0, sizeof *w);
+	w->job_id = job_id;
+}
+
+static void forget_tasks(struct cli_watch *w)
+{
+	for (size_t i = 0; i < w->n_tasks; i++) {
+		free(w->tasks[i].key);
+		free(w->tasks[i].state);
+	}
+	w->n_tasks = 0;
+}
+
+void cli_watch_release(struct cli_watch *w)
+{
+	if (!w)
+		return;
+	forget_tasks(w);
+	free(w->tasks);
+	free(w->reason);
+	memset(w, 0, sizeof *w);
+}
+
+char *cli_watch_task_text(json_t *task, char *buf, size_t size)
+{
+	const char *state = cli_json_str(task, "state", "unknown");
+	const char *reason = cli_json_str(task, "reason", "");
+	long long code = cli_json_int(task, "exit_code", -1);
+	long long sig = cli_json_int(task, "signal", 0);
+	char detail[256] = "";
+
+	/* A success needs no "(exit 0)"; a non-zero status always shows, so a
+	 * failed line says why without a look at the summary. */
+	if (!strcmp(state, "succeeded") || !cli_task_state_is_final(state)) {
+		if (*reason && strcmp(state, "succeeded") != 0)
+			snprintf(detail, sizeof detail, " (%s)", reason);
+	} else if (sig > 0 && code < 0) {
+		snprintf(detail, sizeof detail, " (signal %lld%s%s)", sig, *reason ? ", " : "",
+			 reason);
+	} else if (code >= 0) {
+		snprintf(detail, sizeof detail, " (exit %lld%s%s)", code, *reason ? ", " : "",
+			 reason);
+	} else if (*reason) {
+		snprintf(detail, sizeof detail, " (%s)", reason);
+	}
+	snprintf(buf, size, "%s%s", state, detail);
+	return buf;
+}
+
+static struct cli_watch_task *find_task(struct cli_watch *w, const char *key)
+{
+	for (size_t i = 0; i < w->n_tasks; i++)
+		if (!strcmp(w->tasks[i].key, key))
+			return &w->tasks[i];
+	return NULL;
+}
+
+static struct cli_watch_task *add_task(struct cli_watch *w, const char *key)
+{
+	if (w->n_tasks == w->cap_tasks) {
+		size_t cap = w->cap_tasks ? w->cap_tasks * 2 : 8;
+		struct cli_watch_task *t = realloc(w->tasks, cap * sizeof *t);
+		if (!t)
+			return NULL;
+		w->tasks = t;
+		w->cap_tasks = cap;
+	}
+	struct cli_watch_task *t = &w->tasks[w->n_tasks];
+	t->key = strdup(key);
+	t->state = NULL;
+	if (!t->key)
+		return NULL;
+	w->n_tasks++;
+	return t;
+}
+
+static int emitf(cli_watch_line_fn emit, void *arg, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int emitf(cli_watch_line_fn emit, void *arg, const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	emit(line, arg);
+	return 1;
+}
+
+int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, void *arg)
+{
+	const char *state = cli_json_str(job, "state", "");
+	const char *reason = cli_json_str(job, "reason", "");
+	long long attempt = cli_json_int(job, "attempt", 1);
+	json_t *tasks = json_object_get(job, "tasks");
+	int lines = 0;
+	size_t i;
+	json_t *task;
+
+	if (w->attempt != 0 && attempt != w->attempt) {
+		/* A new gang: its tasks start over, and the reason (often the
+		 * previous attempt's failure) is said on this line. */
+		forget_tasks(w);
+		if (*reason)
+			lines += emitf(emit, arg, "job %lld restarted: attempt %lld: %s", w->job_id,
+				       attempt, reason);
+		else
+			lines += emitf(emit, arg, "job %lld restarted: attempt %lld", w->job_id,
+				       attempt);
+		free(w->reason);
+		w->reason = strdup(reason);
+		if (!w->reason)
+			return -1;
+	}
+	w->attempt = attempt;
+
+	if (!cli_job_state_is_final(state) && strcmp(reason, w->reason ? w->reason : "") != 0) {
+		if (*reason) {
+			if (!strncmp(reason, "waiting", 7))
+				lines += emitf(emit, arg, "job %lld %s", w->job_id, reason);
+			else
+				lines += emitf(emit, arg, "job %lld %s: %s", w->job_id, state, reason);
+		}
+		free(w->reason);
+		w->reason = strdup(reason);
+		if (!w->reason)
+			return -1;
+	}
+
+	json_array_foreach(tasks, i, task) {
+		char key[128], text[512];
+		const char *tstate = cli_json_str(task, "state", "unknown");
+		struct cli_watch_task *seen;
+
+		cli_task_name(task, key, sizeof key);
+		seen = find_task(w, key);
+		if (!seen) {
+			seen = add_task(w, key);
+			if (!seen)
+				return -1;
+		}
+		if (seen->state && !strcmp(seen->state, tstate))
+			continue;
+		free(seen->state);
+		seen->state = strdup(tstate);
+		if (!seen->state)
+			return -1;
+		lines += emitf(emit, arg, "%s %s", key, cli_watch_task_text(task, text, sizeof text));
+	}
+	return lines;
+}

@@ -1,0 +1,50 @@
+/* cli_watch.h: turning successive snapshots of a job into change lines.
+ *
+ * `weir submit` polls GET /api/v1/jobs/{id} and must print one line per
+ * change, never the same state twice (no flood).  A cli_watch remembers what
+ * it has already reported: each task's state (by attempt, role and index),
+ * the job's attempt and its waiting/failure reason.  Pure: JSON in, lines
+ * out, so it is unit tested without a server.
+ */
+#ifndef WEIR_CLI_CLI_WATCH_H
+#define WEIR_CLI_CLI_WATCH_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct cli_watch_task {
+	char *key;   /* "role:index" */
+	char *state; /* last reported */
+};
+
+/* Embedded; cli_watch_init() / cli_watch_release().  Owns its strings. */
+struct cli_watch {
+	long long job_id;
+	long long attempt; /* last seen; 0 before the first snapshot */
+	char *reason;      /* last reported job reason; NULL: none */
+	struct cli_watch_task *tasks;
+	size_t n_tasks, cap_tasks;
+};
+
+/* Receives each change line (no newline, no time stamp). */
+typedef void (*cli_watch_line_fn)(const char *line, void *arg);
+
+void cli_watch_init(struct cli_watch *w, long long job_id);
+void cli_watch_release(struct cli_watch *w);
+
+/* Compares `job` (a Job object, with the current attempt's "tasks") with
+ * what was reported before and calls `emit` once per change, in this
+ * order: a new attempt ("job 12 restarted: attempt 2[: reason]"), a new
+ * non-empty reason while the job is not final ("job 12 waiting: 4g memory",
+ * "job 12 queued: REASON" when it does not start with "waiting"), then each
+ * task whose state changed ("worker:0 running", "worker:1 failed (exit 1)",
+ * "chief:0 failed (exit 137, OOMKilled)", "ps:0 killed (signal 15)").
+ * The job's final state is not emitted: the caller prints a summary.
+ * Returns the number of lines emitted, or -1 when out of memory. */
+int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, void *arg);
+
+/* The text after "worker:1 " for a Task: "running", "failed (exit 1)",
+ * "failed (exit 137, OOMKilled)", "killed (signal 15)".  Into buf. */
+char *cli_watch_task_text(json_t *task, char *buf, size_t size);
+
+#endif
