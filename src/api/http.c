@@ -1,0 +1,558 @@
+/* http.c: libmicrohttpd in external epoll mode, driven by a libuv loop.
+ *
+ * MHD's own epoll fd carries every socket (listen, connections, and the
+ * eventfd that MHD_resume_connection() signals), so one uv_poll on it plus
+ * one uv_timer for MHD_get_timeout() is the whole integration.  Answers are
+ * built as MHD responses and queued from the access callback, the only
+ * place MHD allows it for an active connection; an answer to a suspended
+ * request is parked in the request and the request resumed, so MHD calls
+ * the access callback again and it is queued there.
+ */
+#include "api/http.h"
+
+#include <arpa/inet.h>
+#include <netdb.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "lib/log.h"
+
+#define MAX_EXTRA_HEADERS 8
+
+struct http_stream {
+	struct http_request *req; /* NULL once the request is complete */
+	http_stream_fn read_fn;
+	http_stream_free_fn free_fn;
+	void *arg;
+};
+
+struct http_request {
+	struct http_server *srv;
+	struct MHD_Connection *conn;
+	char *method;
+	char *path;
+	char *body;
+	size_t len, cap;
+	bool too_big;
+	bool dispatched;
+	bool suspended;
+	bool aborting; /* server going down: a waiting stream ends */
+	struct MHD_Response *pending;
+	unsigned pending_status;
+	bool answered;
+	void *data;
+	struct http_stream *stream;
+	char *hdr_name[MAX_EXTRA_HEADERS];
+	char *hdr_value[MAX_EXTRA_HEADERS];
+	int n_hdr;
+	struct http_request *prev, *next; /* in srv->suspended while suspended */
+};
+
+struct http_server {
+	uv_loop_t *loop;
+	struct MHD_Daemon *daemon;
+	uv_poll_t poll;
+	uv_timer_t timer;
+	http_handler_fn handler;
+	void *arg;
+	int port;
+	struct http_request *suspended;
+};
+
+static void drive(struct http_server *srv);
+
+static void list_add(struct http_request *req)
+{
+	struct http_server *srv = req->srv;
+	req->prev = NULL;
+	req->next = srv->suspended;
+	if (srv->suspended)
+		srv->suspended->prev = req;
+	srv->suspended = req;
+}
+
+static void list_del(struct http_request *req)
+{
+	if (req->prev)
+		req->prev->next = req->next;
+	else if (req->srv->suspended == req)
+		req->srv->suspended = req->next;
+	if (req->next)
+		req->next->prev = req->prev;
+	req->prev = req->next = NULL;
+}
+
+static void do_suspend(struct http_request *req)
+{
+	if (req->suspended)
+		return;
+	MHD_suspend_connection(req->conn);
+	req->suspended = true;
+	list_add(req);
+}
+
+static void do_resume(struct http_request *req)
+{
+	if (!req->suspended)
+		return;
+	req->suspended = false;
+	list_del(req);
+	MHD_resume_connection(req->conn);
+}
+
+static void add_headers(struct http_request *req, struct MHD_Response *resp, const char *ctype)
+{
+	MHD_add_response_header(resp, "Content-Type", ctype);
+	MHD_add_response_header(resp, "Cache-Control", "no-store");
+	for (int i = 0; i < req->n_hdr; i++)
+		MHD_add_response_header(resp, req->hdr_name[i], req->hdr_value[i]);
+}
+
+static void park_answer(struct http_request *req, unsigned status, struct MHD_Response *resp)
+{
+	req->answered = true;
+	req->pending = resp;
+	req->pending_status = status;
+	do_resume(req);
+}
+
+void http_request_respond_json(struct http_request *req, int status, json_t *body)
+{
+	char *text;
+	struct MHD_Response *resp;
+
+	if (req->answered) {
+		json_decref(body);
+		return;
+	}
+	text = body ? json_dumps(body, JSON_COMPACT) : strdup("{}");
+	json_decref(body);
+	if (!text) {
+		text = strdup("{\"error\":\"out of memory\",\"status\":500}");
+		status = 500;
+		if (!text)
+			return;
+	}
+	resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(text);
+		return;
+	}
+	add_headers(req, resp, "application/json");
+	park_answer(req, (unsigned)status, resp);
+}
+
+static void respond_status(struct http_request *req, int status, const char *msg)
+{
+	json_t *o = json_pack("{s:s, s:i}", "error", msg[0] ? msg : "error", "status", status);
+	http_request_respond_json(req, status, o);
+}
+
+void http_request_respond_error(struct http_request *req, const struct weir_error *err)
+{
+	respond_status(req, weir_error_http_status(err->kind), err->msg);
+}
+
+void http_request_respond_errorf(struct http_request *req, enum weir_error_kind kind,
+				 const char *fmt, ...)
+{
+	struct weir_error err;
+	va_list ap;
+
+	err.kind = kind;
+	va_start(ap, fmt);
+	vsnprintf(err.msg, sizeof err.msg, fmt, ap);
+	va_end(ap);
+	http_request_respond_error(req, &err);
+}
+
+static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct http_stream *st = cls;
+	struct http_request *req = st->req;
+	ssize_t n;
+
+	if (!req || req->aborting)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	n = st->read_fn(st->arg, pos, buf, max);
+	if (n == HTTP_STREAM_WAIT) {
+		do_suspend(req);
+		return 0;
+	}
+	if (n == HTTP_STREAM_END)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (n < 0)
+		return MHD_CONTENT_READER_END_WITH_ERROR;
+	return n;
+}
+
+static void stream_free(void *cls)
+{
+	struct http_stream *st = cls;
+
+	if (st->req)
+		st->req->stream = NULL;
+	if (st->free_fn)
+		st->free_fn(st->arg);
+	free(st);
+}
+
+void http_request_respond_stream(struct http_request *req, int status, const char *content_type,
+				 http_stream_fn read_fn, void *arg, http_stream_free_fn free_fn)
+{
+	struct http_stream *st;
+	struct MHD_Response *resp;
+
+	if (req->answered)
+		goto fail;
+	st = calloc(1, sizeof *st);
+	if (!st)
+		goto fail;
+	st->req = req;
+	st->read_fn = read_fn;
+	st->free_fn = free_fn;
+	st->arg = arg;
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, st,
+						 stream_free);
+	if (!resp) {
+		free(st);
+		goto fail;
+	}
+	req->stream = st;
+	add_headers(req, resp, content_type);
+	park_answer(req, (unsigned)status, resp);
+	return;
+fail:
+	if (free_fn)
+		free_fn(arg);
+	http_request_respond_errorf(req, WEIR_E_INTERNAL, "cannot start a streamed response");
+}
+
+void http_request_suspend(struct http_request *req)
+{
+	if (!req->answered)
+		do_suspend(req);
+}
+
+void http_request_resume(struct http_request *req)
+{
+	if (req->stream)
+		do_resume(req);
+}
+
+bool http_request_is_suspended(const struct http_request *req)
+{
+	return req->suspended;
+}
+
+const char *http_request_method(const struct http_request *req)
+{
+	return req->method;
+}
+
+const char *http_request_path(const struct http_request *req)
+{
+	return req->path;
+}
+
+const char *http_request_query(const struct http_request *req, const char *key)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+}
+
+const char *http_request_header(const struct http_request *req, const char *name)
+{
+	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+}
+
+const char *http_request_body(const struct http_request *req, size_t *len)
+{
+	if (len)
+		*len = req->len;
+	return req->body ? req->body : "";
+}
+
+void http_request_set_data(struct http_request *req, void *data)
+{
+	req->data = data;
+}
+
+void *http_request_data(const struct http_request *req)
+{
+	return req->data;
+}
+
+void http_request_add_header(struct http_request *req, const char *name, const char *value)
+{
+	if (req->n_hdr >= MAX_EXTRA_HEADERS)
+		return;
+	char *n = strdup(name), *v = strdup(value);
+	if (!n || !v) {
+		free(n);
+		free(v);
+		return;
+	}
+	req->hdr_name[req->n_hdr] = n;
+	req->hdr_value[req->n_hdr] = v;
+	req->n_hdr++;
+}
+
+static enum MHD_Result queue_pending(struct http_request *req)
+{
+	enum MHD_Result r = MHD_queue_response(req->conn, req->pending_status, req->pending);
+	MHD_destroy_response(req->pending);
+	req->pending = NULL;
+	return r;
+}
+
+static int append_body(struct http_request *req, const char *data, size_t n)
+{
+	if (req->too_big || req->len + n > HTTP_MAX_BODY) {
+		req->too_big = true;
+		free(req->body);
+		req->body = NULL;
+		req->len = req->cap = 0;
+		return 0;
+	}
+	if (req->len + n + 1 > req->cap) {
+		size_t cap = req->cap ? req->cap : 4096;
+		while (cap < req->len + n + 1)
+			cap *= 2;
+		char *b = realloc(req->body, cap);
+		if (!b)
+			return -1;
+		req->body = b;
+		req->cap = cap;
+	}
+	memcpy(req->body + req->len, data, n);
+	req->len += n;
+	req->body[req->len] = '\0';
+	return 0;
+}
+
+static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const char *url,
+				 const char *method, const char *version, const char *upload,
+				 size_t *upload_size, void **con_cls)
+{
+	struct http_server *srv = cls;
+	struct http_request *req = *con_cls;
+
+	(void)version;
+	if (!req) {
+		const char *cl;
+
+		req = calloc(1, sizeof *req);
+		if (!req)
+			return MHD_NO;
+		req->srv = srv;
+		req->conn = conn;
+		req->method = strdup(method);
+		req->path = strdup(url);
+		*con_cls = req;
+		if (!req->method || !req->path)
+			return MHD_NO;
+		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+		if (cl && strtoull(cl, NULL, 10) > HTTP_MAX_BODY) {
+			/* refuse before reading a byte of it */
+			req->dispatched = true;
+			respond_status(req, 413, "request body too large: at most 4 MiB allowed");
+			return queue_pending(req);
+		}
+		return MHD_YES;
+	}
+	if (*upload_size) {
+		if (append_body(req, upload, *upload_size) < 0)
+			return MHD_NO;
+		*upload_size = 0;
+		return MHD_YES;
+	}
+	if (!req->dispatched) {
+		req->dispatched = true;
+		if (req->too_big) {
+			respond_status(req, 413, "request body too large: at most 4 MiB allowed");
+		} else {
+			srv->handler(req, srv->arg);
+		}
+		if (!req->pending && !req->suspended && !req->answered)
+			http_request_respond_errorf(req, WEIR_E_INTERNAL,
+						    "%s %s: the server gave no answer", req->method,
+						    req->path);
+	}
+	if (req->pending)
+		return queue_pending(req);
+	return MHD_YES;
+}
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct http_request *req = *con_cls;
+
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (!req)
+		return;
+	if (req->suspended)
+		list_del(req);
+	if (req->stream)
+		req->stream->req = NULL;
+	if (req->pending)
+		MHD_destroy_response(req->pending);
+	for (int i = 0; i < req->n_hdr; i++) {
+		free(req->hdr_name[i]);
+		free(req->hdr_value[i]);
+	}
+	free(req->method);
+	free(req->path);
+	free(req->body);
+	free(req);
+	*con_cls = NULL;
+}
+
+static void on_timer(uv_timer_t *t)
+{
+	drive(t->data);
+}
+
+static void drive(struct http_server *srv)
+{
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	MHD_run(srv->daemon);
+	if (MHD_get_timeout(srv->daemon, &ms) == MHD_YES)
+		uv_timer_start(&srv->timer, on_timer, ms, 0);
+	else
+		uv_timer_stop(&srv->timer);
+}
+
+static void on_poll(uv_poll_t *p, int status, int events)
+{
+	(void)status;
+	(void)events;
+	drive(p->data);
+}
+
+static int resolve(const char *host, int port, struct sockaddr_storage *ss, struct weir_error *err)
+{
+	struct addrinfo hints = {0}, *res = NULL;
+	char portstr[16];
+	int rc;
+
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	hints.ai_flags = AI_PASSIVE;
+	snprintf(portstr, sizeof portstr, "%d", port);
+	rc = getaddrinfo(host && *host ? host : NULL, portstr, &hints, &res);
+	if (rc != 0 || !res)
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "listen address %s: cannot resolve: %s (expected an IP "
+				      "address or a host name)",
+				      host, gai_strerror(rc));
+	memcpy(ss, res->ai_addr, res->ai_addrlen);
+	freeaddrinfo(res);
+	return 0;
+}
+
+struct http_server *http_server_create(uv_loop_t *loop, const char *host, int port,
+				       http_handler_fn handler, void *arg, struct weir_error *err)
+{
+	struct http_server *srv;
+	struct sockaddr_storage ss;
+	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
+	const union MHD_DaemonInfo *info;
+
+	if (port < 0 || port > 65535) {
+		weir_error_set(err, WEIR_E_INVALID, "listen port %d: expected 0..65535", port);
+		return NULL;
+	}
+	memset(&ss, 0, sizeof ss);
+	if (resolve(host, port, &ss, err) < 0)
+		return NULL;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	srv = calloc(1, sizeof *srv);
+	if (!srv) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	srv->loop = loop;
+	srv->handler = handler;
+	srv->arg = arg;
+	srv->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_access, srv,
+				       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				       MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+				       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
+				       MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
+				       MHD_OPTION_END);
+	if (!srv->daemon) {
+		weir_error_set(err, WEIR_E_UNAVAILABLE,
+			       "cannot listen on %s:%d (address in use or not local?)", host, port);
+		free(srv);
+		return NULL;
+	}
+	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_LISTEN_FD);
+	if (info) {
+		struct sockaddr_storage bound;
+		socklen_t bl = sizeof bound;
+		if (getsockname(info->listen_fd, (struct sockaddr *)&bound, &bl) == 0)
+			srv->port = ntohs(bound.ss_family == AF_INET6
+						  ? ((struct sockaddr_in6 *)&bound)->sin6_port
+						  : ((struct sockaddr_in *)&bound)->sin_port);
+	}
+	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_EPOLL_FD);
+	if (!info || uv_poll_init(loop, &srv->poll, info->epoll_fd) != 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "cannot watch the HTTP server's epoll fd");
+		MHD_stop_daemon(srv->daemon);
+		free(srv);
+		return NULL;
+	}
+	uv_timer_init(loop, &srv->timer);
+	srv->poll.data = srv;
+	srv->timer.data = srv;
+	uv_poll_start(&srv->poll, UV_READABLE, on_poll);
+	drive(srv);
+	return srv;
+}
+
+int http_server_port(const struct http_server *srv)
+{
+	return srv->port;
+}
+
+static void free_on_close(uv_handle_t *h)
+{
+	struct http_server *srv = h->data;
+	/* the timer closes last (closed after the poll) */
+	if (h == (uv_handle_t *)&srv->timer)
+		free(srv);
+}
+
+void http_server_destroy(struct http_server *srv)
+{
+	if (!srv)
+		return;
+	while (srv->suspended) {
+		struct http_request *req = srv->suspended;
+		if (req->stream) {
+			req->aborting = true;
+			do_resume(req);
+		} else {
+			http_request_respond_errorf(req, WEIR_E_UNAVAILABLE, "the server is stopping");
+			if (req->suspended) /* answer failed: still resume it */
+				do_resume(req);
+		}
+	}
+	MHD_run(srv->daemon);
+	MHD_stop_daemon(srv->daemon);
+	srv->daemon = NULL;
+	uv_poll_stop(&srv->poll);
+	uv_timer_stop(&srv->timer);
+	uv_close((uv_handle_t *)&srv->poll, free_on_close);
+	uv_close((uv_handle_t *)&srv->timer, free_on_close);
+}

@@ -1,0 +1,97 @@
+/* http.h: an HTTP server (libmicrohttpd) driven from a libuv loop.
+ *
+ * No MHD threads: MHD runs in external epoll mode; its epoll fd is watched
+ * with uv_poll and its timeouts with a uv_timer, so every request callback
+ * runs on the loop's thread.  A request is handed to the handler once its
+ * whole body has arrived (bodies over the limit get 413 without reaching the
+ * handler).  The handler answers at once (http_request_respond_*), or
+ * suspends the request (long polls) and answers later from any loop
+ * callback; a streamed response may ask to wait (HTTP_STREAM_WAIT) and is
+ * resumed with http_request_resume().  A suspended connection costs no CPU.
+ *
+ * Lifetime: a struct http_request lives from its first byte until MHD
+ * completes the connection's request; whoever keeps a pointer to a suspended
+ * request must answer or resume it before forgetting it.  Destroying the
+ * server answers every still-suspended request with 503 first.
+ */
+#ifndef WEIR_API_HTTP_H
+#define WEIR_API_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "lib/error.h"
+
+struct http_server;  /* opaque */
+struct http_request; /* opaque */
+
+/* Called once per request, body complete.  The handler must answer, or
+ * suspend the request, before returning. */
+typedef void (*http_handler_fn)(struct http_request *req, void *arg);
+
+/* Streamed body: fill at most `max` bytes of `buf` with the bytes at `pos`.
+ * Returns the count (> 0), or one of the HTTP_STREAM_* values. */
+typedef ssize_t (*http_stream_fn)(void *arg, uint64_t pos, char *buf, size_t max);
+/* Frees a stream's `arg` when the response is done with it. */
+typedef void (*http_stream_free_fn)(void *arg);
+
+#define HTTP_STREAM_END   ((ssize_t)-1) /* body complete */
+#define HTTP_STREAM_ERROR ((ssize_t)-2) /* abort the connection */
+#define HTTP_STREAM_WAIT  ((ssize_t)-3) /* nothing yet: suspend until http_request_resume() */
+
+#define HTTP_MAX_BODY (4u << 20)
+
+/* Listens on host:port (host a literal IPv4/IPv6 address or a name; port 0
+ * picks a free one).  NULL with err when the address is bad or taken. */
+struct http_server *http_server_create(uv_loop_t *loop, const char *host, int port,
+				       http_handler_fn handler, void *arg, struct weir_error *err);
+/* The bound port (useful with port 0). */
+int http_server_port(const struct http_server *srv);
+/* Stops accepting and closes every connection; suspended requests get 503.
+ * Closes the uv handles; run the loop once more to finish closing them.
+ * NULL is a no-op. */
+void http_server_destroy(struct http_server *srv);
+
+/* Request accessors; strings live as long as the request. */
+const char *http_request_method(const struct http_request *req);
+const char *http_request_path(const struct http_request *req);
+/* A query parameter or NULL. */
+const char *http_request_query(const struct http_request *req, const char *key);
+/* A header (case-insensitive name) or NULL. */
+const char *http_request_header(const struct http_request *req, const char *name);
+/* The body (NUL-terminated; empty string when none). */
+const char *http_request_body(const struct http_request *req, size_t *len);
+
+/* Per-request slot for the handler's own use (e.g. a long poll's state). */
+void http_request_set_data(struct http_request *req, void *data);
+void *http_request_data(const struct http_request *req);
+
+/* Adds a header to the response still to be sent (copied; at most 8). */
+void http_request_add_header(struct http_request *req, const char *name, const char *value);
+
+/* Answers with `body` (reference stolen; NULL sends "{}").  Works on an
+ * active request from the handler, or on a suspended one at any time (the
+ * request is resumed).  Only the first answer counts. */
+void http_request_respond_json(struct http_request *req, int status, json_t *body);
+/* {"error": msg, "status": N} with N from weir_error_http_status(). */
+void http_request_respond_error(struct http_request *req, const struct weir_error *err);
+void http_request_respond_errorf(struct http_request *req, enum weir_error_kind kind,
+				 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* A streamed body of unknown length.  `free_fn(arg)` is called when the
+ * response is released, also when the client goes away. */
+void http_request_respond_stream(struct http_request *req, int status, const char *content_type,
+				 http_stream_fn read_fn, void *arg, http_stream_free_fn free_fn);
+
+/* Holds the request without an answer (long poll).  From the handler only. */
+void http_request_suspend(struct http_request *req);
+/* Resumes a request whose stream returned HTTP_STREAM_WAIT.  No-op if the
+ * request is not waiting. */
+void http_request_resume(struct http_request *req);
+bool http_request_is_suspended(const struct http_request *req);
+
+#endif

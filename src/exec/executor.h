@@ -1,0 +1,63 @@
+/* executor.h: the table every backend (local, later slurm) fills in.
+ *
+ * An executor carries out what the job manager decided: start one
+ * launcher (`weir launch`) per task, signal it, say whether it is alive.
+ * It decides nothing.  A backend reports the end of a launcher it started
+ * through the executor_exit_fn given at creation; launchers it did not
+ * start (found at recovery) are only visible through is_alive().
+ *
+ * Lifetime: an executor lives on one libuv loop; destroy() leaves running
+ * launchers running (they survive the server by design) and frees the
+ * executor's own handles.
+ */
+#ifndef WEIR_EXEC_EXECUTOR_H
+#define WEIR_EXEC_EXECUTOR_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+
+/* One task slot, as the executor needs it.  Strings belong to the caller
+ * and are copied where kept. */
+struct executor_task {
+	int64_t job_id;
+	const char *role;
+	int index;
+	int attempt;
+	const char *log_path; /* stdout and stderr of the launcher (and the program) go here */
+	int launcher_pid;     /* for stop_task / is_alive; 0 when unknown */
+};
+
+/* A launcher the executor started has ended.  `exit_status` is its exit
+ * code, `term_signal` the signal that ended it (0: none). */
+typedef void (*executor_exit_fn)(void *arg, int64_t job_id, const char *role, int index,
+				 int attempt, int launcher_pid, int64_t exit_status,
+				 int term_signal);
+
+struct executor;
+
+struct executor_ops {
+	const char *name;
+	/* Starts the task's launcher; *launcher_pid gets its pid.  0 or -1 with
+	 * err (nothing started). */
+	int (*start_task)(struct executor *ex, const struct executor_task *task, int *launcher_pid,
+			  struct weir_error *err);
+	/* Sends `sig` to the launcher (it forwards to the program and reports).
+	 * With SIGTERM the backend also arms a last resort: after the kill grace
+	 * plus 2 s, SIGKILL to everything the launcher started.  0 or -1 with err
+	 * (no such process is not an error). */
+	int (*stop_task)(struct executor *ex, const struct executor_task *task, int sig,
+			 struct weir_error *err);
+	/* Whether the task's launcher still exists. */
+	bool (*is_alive)(struct executor *ex, const struct executor_task *task);
+	/* Frees the executor; launchers keep running.  NULL is a no-op. */
+	void (*destroy)(struct executor *ex);
+};
+
+/* Every backend's struct starts with this. */
+struct executor {
+	const struct executor_ops *ops;
+};
+
+#endif

@@ -1,0 +1,414 @@
+/* local.c: the local backend: spawning, signalling and reaping launchers.
+ *
+ * Owns one uv_process_t per launcher it started and one uv_timer_t per
+ * task being stopped (the last-resort SIGKILL).  The launcher is the
+ * task's parent and does the real work (cgroup, signal forwarding,
+ * reports); this file only makes sure nothing of a stopped task outlives
+ * the grace period by much.
+ */
+#include "exec/local.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/fs.h"
+#include "lib/log.h"
+
+extern char **environ;
+
+struct local_executor;
+
+struct launcher {
+	uv_process_t proc;
+	struct local_executor *lx;
+	int64_t job_id;
+	char *role;
+	int index;
+	int attempt;
+	int pid;
+	struct launcher *prev, *next;
+};
+
+struct stopper {
+	uv_timer_t timer;
+	struct local_executor *lx;
+	int pid;
+	struct stopper *prev, *next;
+};
+
+struct local_executor {
+	struct executor base;
+	uv_loop_t *loop;
+	char *exe;
+	char *env_server; /* "WEIR_SERVER=..." */
+	char *env_token;  /* "WEIR_TOKEN=..." */
+	int kill_grace_s;
+	executor_exit_fn on_exit;
+	void *arg;
+	struct launcher *launchers;
+	struct stopper *stoppers;
+};
+
+int local_kill_session(int sid)
+{
+	DIR *d;
+	struct dirent *de;
+	int n = 0;
+
+	if (sid <= 1)
+		return 0;
+	d = opendir("/proc");
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[64], buf[512];
+		int pid = atoi(de->d_name);
+		FILE *f;
+		size_t got;
+		char *rp;
+		int psid = 0;
+
+		if (pid <= 1 || pid == getpid())
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/stat", pid);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		got = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[got] = '\0';
+		/* the command name may hold spaces: fields resume after the last ')' */
+		rp = strrchr(buf, ')');
+		if (!rp || sscanf(rp + 1, " %*c %*d %*d %d", &psid) != 1)
+			continue;
+		if (psid == sid && kill(pid, SIGKILL) == 0)
+			n++;
+	}
+	closedir(d);
+	return n;
+}
+
+static void launcher_closed(uv_handle_t *h)
+{
+	struct launcher *l = h->data;
+	free(l->role);
+	free(l);
+}
+
+static void launcher_unlink(struct launcher *l)
+{
+	struct local_executor *lx = l->lx;
+	if (l->prev)
+		l->prev->next = l->next;
+	else
+		lx->launchers = l->next;
+	if (l->next)
+		l->next->prev = l->prev;
+	l->prev = l->next = NULL;
+}
+
+static void on_launcher_exit(uv_process_t *p, int64_t exit_status, int term_signal)
+{
+	struct launcher *l = p->data;
+	struct local_executor *lx = l->lx;
+
+	launcher_unlink(l);
+	if (lx->on_exit)
+		lx->on_exit(lx->arg, l->job_id, l->role, l->index, l->attempt, l->pid, exit_status,
+			    term_signal);
+	uv_close((uv_handle_t *)p, launcher_closed);
+}
+
+static char **build_env(struct local_executor *lx)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 3, sizeof *env);
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(environ[i], "WEIR_SERVER=", 12) || !strncmp(environ[i], "WEIR_TOKEN=", 11))
+			continue;
+		env[k++] = environ[i];
+	}
+	env[k++] = lx->env_server;
+	env[k++] = lx->env_token;
+	env[k] = NULL;
+	return env;
+}
+
+static int local_start_task(struct executor *ex, const struct executor_task *task,
+			    int *launcher_pid, struct weir_error *err)
+{
+	struct local_executor *lx = (struct local_executor *)ex;
+	struct launcher *l = NULL;
+	uv_process_options_t opt;
+	uv_stdio_container_t stdio[3];
+	char job[24], idx[16], att[16];
+	char *args[14];
+	char **env = NULL;
+	char *dir = NULL, *slash;
+	int in_fd = -1, out_fd = -1, rc = -1, r;
+
+	dir = strdup(task->log_path);
+	if (!dir) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	slash = strrchr(dir, '/');
+	if (slash && slash != dir) {
+		*slash = '\0';
+		if (fs_mkdir_p(dir, 0755, err) < 0)
+			goto out;
+	}
+	out_fd = open(task->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (out_fd < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot open the task's log: %s",
+			       task->log_path, strerror(errno));
+		goto out;
+	}
+	in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (in_fd < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "/dev/null: %s", strerror(errno));
+		goto out;
+	}
+	l = calloc(1, sizeof *l);
+	env = build_env(lx);
+	if (!l || !env || !(l->role = strdup(task->role))) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	snprintf(job, sizeof job, "%lld", (long long)task->job_id);
+	snprintf(idx, sizeof idx, "%d", task->index);
+	snprintf(att, sizeof att, "%d", task->attempt);
+	args[0] = lx->exe;
+	args[1] = "launch";
+	args[2] = "--job";
+	args[3] = job;
+	args[4] = "--role";
+	args[5] = (char *)task->role;
+	args[6] = "--index";
+	args[7] = idx;
+	args[8] = "--attempt";
+	args[9] = att;
+	args[10] = "--host";
+	args[11] = "127.0.0.1";
+	args[12] = NULL;
+
+	memset(&opt, 0, sizeof opt);
+	stdio[0].flags = UV_INHERIT_FD;
+	stdio[0].data.fd = in_fd;
+	stdio[1].flags = UV_INHERIT_FD;
+	stdio[1].data.fd = out_fd;
+	stdio[2].flags = UV_INHERIT_FD;
+	stdio[2].data.fd = out_fd;
+	opt.file = lx->exe;
+	opt.args = args;
+	opt.env = env;
+	opt.stdio = stdio;
+	opt.stdio_count = 3;
+	opt.flags = UV_PROCESS_DETACHED;
+	opt.exit_cb = on_launcher_exit;
+
+	l->lx = lx;
+	l->job_id = task->job_id;
+	l->index = task->index;
+	l->attempt = task->attempt;
+	l->proc.data = l;
+	r = uv_spawn(lx->loop, &l->proc, &opt);
+	if (r != 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "job %lld %s:%d: cannot start the launcher %s: %s",
+			       (long long)task->job_id, task->role, task->index, lx->exe,
+			       uv_strerror(r));
+		/* uv_spawn leaves an initialized handle behind even on failure */
+		uv_close((uv_handle_t *)&l->proc, launcher_closed);
+		l = NULL;
+		goto out;
+	}
+	l->pid = l->proc.pid;
+	l->next = lx->launchers;
+	if (lx->launchers)
+		lx->launchers->prev = l;
+	lx->launchers = l;
+	*launcher_pid = l->pid;
+	l = NULL;
+	rc = 0;
+out:
+	if (l) {
+		free(l->role);
+		free(l);
+	}
+	free(env);
+	free(dir);
+	if (in_fd >= 0)
+		close(in_fd);
+	if (out_fd >= 0)
+		close(out_fd);
+	return rc;
+}
+
+static void stopper_closed(uv_handle_t *h)
+{
+	free(h->data);
+}
+
+static void stopper_unlink(struct stopper *s)
+{
+	if (s->prev)
+		s->prev->next = s->next;
+	else
+		s->lx->stoppers = s->next;
+	if (s->next)
+		s->next->prev = s->prev;
+}
+
+static void on_stop_deadline(uv_timer_t *t)
+{
+	struct stopper *s = t->data;
+	int n = 0;
+
+	/* the launcher had its grace; whatever is left of the session goes */
+	if (kill(s->pid, 0) == 0 || errno == EPERM)
+		n += kill(-s->pid, SIGKILL) == 0;
+	n += local_kill_session(s->pid);
+	if (n > 0)
+		log_warn("launcher %d did not stop in time; killed its session", s->pid);
+	stopper_unlink(s);
+	uv_close((uv_handle_t *)t, stopper_closed);
+}
+
+static int local_stop_task(struct executor *ex, const struct executor_task *task, int sig,
+			   struct weir_error *err)
+{
+	struct local_executor *lx = (struct local_executor *)ex;
+	int pid = task->launcher_pid;
+
+	if (pid <= 1)
+		return 0;
+	if (kill(pid, sig) < 0 && errno != ESRCH)
+		return weir_error_set(err, WEIR_E_INTERNAL, "cannot signal launcher %d: %s", pid,
+				      strerror(errno));
+	if (sig == SIGTERM) {
+		for (struct stopper *s = lx->stoppers; s; s = s->next)
+			if (s->pid == pid)
+				return 0;
+		struct stopper *s = calloc(1, sizeof *s);
+		if (!s)
+			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		s->lx = lx;
+		s->pid = pid;
+		uv_timer_init(lx->loop, &s->timer);
+		s->timer.data = s;
+		uv_timer_start(&s->timer, on_stop_deadline, (uint64_t)(lx->kill_grace_s + 2) * 1000, 0);
+		uv_unref((uv_handle_t *)&s->timer);
+		s->next = lx->stoppers;
+		if (lx->stoppers)
+			lx->stoppers->prev = s;
+		lx->stoppers = s;
+	}
+	return 0;
+}
+
+static bool local_is_alive(struct executor *ex, const struct executor_task *task)
+{
+	struct local_executor *lx = (struct local_executor *)ex;
+
+	if (task->launcher_pid <= 1)
+		return false;
+	/* our own child stays "alive" as a zombie until libuv reaps it; the
+	 * list is the truth for those */
+	for (struct launcher *l = lx->launchers; l; l = l->next)
+		if (l->pid == task->launcher_pid)
+			return true;
+	if (kill(task->launcher_pid, 0) == 0 || errno == EPERM) {
+		char path[64], buf[256];
+		FILE *f;
+		size_t got;
+		char *rp, st = 0;
+
+		snprintf(path, sizeof path, "/proc/%d/stat", task->launcher_pid);
+		f = fopen(path, "r");
+		if (!f)
+			return true;
+		got = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[got] = '\0';
+		rp = strrchr(buf, ')');
+		if (rp && sscanf(rp + 1, " %c", &st) == 1 && st == 'Z')
+			return false;
+		return true;
+	}
+	return false;
+}
+
+static void local_destroy(struct executor *ex)
+{
+	struct local_executor *lx = (struct local_executor *)ex;
+
+	if (!lx)
+		return;
+	while (lx->launchers) {
+		struct launcher *l = lx->launchers;
+		launcher_unlink(l);
+		uv_close((uv_handle_t *)&l->proc, launcher_closed);
+	}
+	while (lx->stoppers) {
+		struct stopper *s = lx->stoppers;
+		stopper_unlink(s);
+		uv_close((uv_handle_t *)&s->timer, stopper_closed);
+	}
+	free(lx->exe);
+	free(lx->env_server);
+	free(lx->env_token);
+	free(lx);
+}
+
+static const struct executor_ops local_ops = {
+	.name = "local",
+	.start_task = local_start_task,
+	.stop_task = local_stop_task,
+	.is_alive = local_is_alive,
+	.destroy = local_destroy,
+};
+
+struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const char *server_url,
+				       const char *token, int kill_grace_s, executor_exit_fn on_exit,
+				       void *arg, struct weir_error *err)
+{
+	struct local_executor *lx = calloc(1, sizeof *lx);
+
+	if (!lx)
+		goto oom;
+	lx->base.ops = &local_ops;
+	lx->loop = loop;
+	lx->kill_grace_s = kill_grace_s < 0 ? 0 : kill_grace_s;
+	lx->on_exit = on_exit;
+	lx->arg = arg;
+	lx->exe = strdup(exe ? exe : "/proc/self/exe");
+	if (!lx->exe)
+		goto oom;
+	if (asprintf(&lx->env_server, "WEIR_SERVER=%s", server_url) < 0) {
+		lx->env_server = NULL;
+		goto oom;
+	}
+	if (asprintf(&lx->env_token, "WEIR_TOKEN=%s", token ? token : "") < 0) {
+		lx->env_token = NULL;
+		goto oom;
+	}
+	return &lx->base;
+oom:
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	if (lx)
+		local_destroy(&lx->base);
+	return NULL;
+}

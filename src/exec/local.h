@@ -1,0 +1,30 @@
+/* local.h: the local backend: one detached `weir launch` process per task.
+ *
+ * Each launcher is started with uv_spawn (UV_PROCESS_DETACHED: its own
+ * session, so it and the program it runs survive the server), stdin from
+ * /dev/null, stdout and stderr appended to the task's log file, and the
+ * server's environment plus WEIR_SERVER and WEIR_TOKEN.  While the server
+ * lives the launcher is its child, so its end is reported through the
+ * executor_exit_fn.
+ */
+#ifndef WEIR_EXEC_LOCAL_H
+#define WEIR_EXEC_LOCAL_H
+
+#include <uv.h>
+
+#include "exec/executor.h"
+
+/* `server_url` ("http://127.0.0.1:8270") and `token` are copied.
+ * `exe` is the program to run as the launcher (NULL: /proc/self/exe).
+ * `kill_grace_s` is how long the launcher has between SIGTERM and its own
+ * SIGKILL; the backend's last resort comes 2 s after that.  NULL with err
+ * on out of memory. */
+struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const char *server_url,
+				       const char *token, int kill_grace_s, executor_exit_fn on_exit,
+				       void *arg, struct weir_error *err);
+
+/* Sends SIGKILL to every process in the session led by `sid` (a detached
+ * launcher leads its own session).  Returns how many were signalled. */
+int local_kill_session(int sid);
+
+#endif
