@@ -58,6 +58,10 @@ void alloc_state_destroy(struct alloc_state *st);
 int alloc_never_fits(const struct node_resources *node, const struct job_spec *spec,
 		     struct weir_error *err);
 
+/* The same against the node an alloc_state was created with. */
+int alloc_state_never_fits(const struct alloc_state *st, const struct job_spec *spec,
+			   struct weir_error *err);
+
 /* Tries to allocate the whole gang of job `job_id` now.
  *  0: allocated; `out` is filled (job_alloc_release() it) and the state
  *     holds the resources until alloc_release(st, job_id);
