@@ -1,0 +1,906 @@
+/* job_spec.c: the native job spec: JSON (and YAML through lib/yaml) in,
+ * validation, JSON out.
+ *
+ * Readers record the path of the field they are looking at, so that an
+ * error names it ("roles.worker.memory: ...") and a file parser can turn
+ * that path into a line through yaml_lines_find().
+ */
+#include "model/job_spec.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "lib/fs.h"
+#include "lib/yaml.h"
+#include "model/job_spec_edit.h"
+
+#define PATH_MAX_LEN 320
+
+struct reader {
+	const char *base_dir;
+	char path[PATH_MAX_LEN]; /* the field an error is about */
+	struct weir_error *err;
+};
+
+static const char *const job_keys[] = {
+	"name", "framework", "priority", "entry_point", "params", "python", "src_dir",
+	"artifacts", "env", "success_policy", "fail_on_worker_failure", "restart", "timeouts",
+	"roles", NULL,
+};
+static const char *const role_keys[] = {
+	"instances", "memory", "vcores", "gpus", "command", "env", "untracked",
+	"stop_on_failure", "sidecar", NULL,
+};
+static const char *const artifact_keys[] = {"path", "name", "archive", NULL};
+static const char *const restart_keys[] = {"max_restarts", "retry_exit_codes", NULL};
+static const char *const timeout_keys[] = {"allocation", "registration", "execution", NULL};
+
+/* Sets r->path to prefix + key (or prefix[index] when key is NULL). */
+static void at(struct reader *r, const char *prefix, const char *key, size_t index)
+{
+	if (key)
+		snprintf(r->path, sizeof r->path, "%s%s%s", prefix, *prefix ? "." : "", key);
+	else
+		snprintf(r->path, sizeof r->path, "%s[%zu]", prefix, index);
+}
+
+static int fail(struct reader *r, const char *fmt, const char *arg)
+{
+	char msg[WEIR_ERROR_MSG_MAX - PATH_MAX_LEN - 8];
+	snprintf(msg, sizeof msg, fmt, arg);
+	return weir_error_set(r->err, WEIR_E_INVALID, "%s: %s", r->path[0] ? r->path : "spec",
+			      msg);
+}
+
+static const char *type_name(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: return "a mapping";
+	case JSON_ARRAY: return "a list";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "a value";
+}
+
+static int check_keys(struct reader *r, json_t *obj, const char *prefix, const char *const *keys)
+{
+	const char *key;
+	json_t *v;
+	json_object_foreach (obj, key, v) {
+		bool ok = false;
+		for (size_t i = 0; keys[i]; i++)
+			if (!strcmp(keys[i], key))
+				ok = true;
+		if (!ok) {
+			char list[512] = "";
+			for (size_t i = 0; keys[i]; i++) {
+				strncat(list, keys[i], sizeof list - strlen(list) - 1);
+				if (keys[i + 1])
+					strncat(list, ", ", sizeof list - strlen(list) - 1);
+			}
+			at(r, prefix, key, 0);
+			return fail(r, "unknown key; expected one of: %s", list);
+		}
+	}
+	return 0;
+}
+
+static int need_type(struct reader *r, json_t *v, const char *what, bool ok)
+{
+	if (ok)
+		return 0;
+	char msg[128];
+	snprintf(msg, sizeof msg, "expected %s, got %%s", what);
+	return fail(r, msg, type_name(v));
+}
+
+/* A string without embedded NUL; *out borrowed from v. */
+static int get_string(struct reader *r, json_t *v, const char **out)
+{
+	if (need_type(r, v, "a string", json_is_string(v)) < 0)
+		return -1;
+	if (strlen(json_string_value(v)) != json_string_length(v))
+		return fail(r, "%s", "a string must not contain NUL characters");
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* Optional strings: null (what job_spec_to_json writes for "not set") clears. */
+static int dup_string(struct reader *r, json_t *v, char **field)
+{
+	const char *s;
+	if (json_is_null(v))
+		return job_spec_set_string(field, NULL, r->err);
+	if (get_string(r, v, &s) < 0)
+		return -1;
+	return job_spec_set_string(field, s, r->err);
+}
+
+static int get_int(struct reader *r, json_t *v, long long min, long long max, long long *out)
+{
+	if (need_type(r, v, "an integer", json_is_integer(v)) < 0)
+		return -1;
+	long long x = json_integer_value(v);
+	if (x < min || x > max) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "expected an integer from %lld to %lld, got %lld", min, max,
+			 x);
+		return fail(r, "%s", msg);
+	}
+	*out = x;
+	return 0;
+}
+
+static int get_bool(struct reader *r, json_t *v, bool *out)
+{
+	if (need_type(r, v, "true or false", json_is_boolean(v)) < 0)
+		return -1;
+	*out = json_is_true(v);
+	return 0;
+}
+
+/* Env values may be written as numbers or booleans in YAML; the variable is
+ * their text. */
+static int read_env(struct reader *r, json_t *v, const char *prefix, struct env_var **env,
+		    size_t *n_env)
+{
+	const char *key;
+	json_t *val;
+	snprintf(r->path, sizeof r->path, "%s", prefix);
+	if (need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
+		return -1;
+	json_object_foreach (v, key, val) {
+		char buf[64];
+		const char *text;
+		at(r, prefix, key, 0);
+		if (!env_name_valid(key))
+			return fail(r, "%s",
+				    "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
+		if (json_is_string(val)) {
+			if (get_string(r, val, &text) < 0)
+				return -1;
+		} else if (json_is_integer(val)) {
+			snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(val));
+			text = buf;
+		} else if (json_is_real(val)) {
+			snprintf(buf, sizeof buf, "%.17g", json_real_value(val));
+			text = buf;
+		} else if (json_is_boolean(val)) {
+			text = json_is_true(val) ? "true" : "false";
+		} else {
+			return fail(r, "expected a string value, got %s", type_name(val));
+		}
+		if (env_list_set(env, n_env, key, text, r->err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* A path from the spec: made absolute against base_dir when there is one. */
+static int read_path(struct reader *r, json_t *v, char **field)
+{
+	const char *s;
+	if (json_is_null(v))
+		return job_spec_set_string(field, NULL, r->err);
+	if (get_string(r, v, &s) < 0)
+		return -1;
+	if (!*s)
+		return fail(r, "%s", "expected a path, got an empty string");
+	if (s[0] == '/' || !r->base_dir)
+		return job_spec_set_string(field, s, r->err);
+	const char *rel = s;
+	while (rel[0] == '.' && rel[1] == '/')
+		rel += 2;
+	char *joined = *rel && strcmp(rel, ".") ? fs_join(r->base_dir, rel) : strdup(r->base_dir);
+	if (!joined)
+		return weir_error_set(r->err, WEIR_E_INTERNAL, "out of memory");
+	free(*field);
+	*field = joined;
+	return 0;
+}
+
+static int read_memory(struct reader *r, json_t *v, uint64_t *out)
+{
+	if (json_is_integer(v)) {
+		long long x;
+		if (get_int(r, v, 1, (long long)JOB_SPEC_MAX_MEMORY_MB, &x) < 0)
+			return -1;
+		*out = (uint64_t)x;
+		return 0;
+	}
+	if (json_is_string(v)) {
+		const char *s;
+		if (get_string(r, v, &s) < 0)
+			return -1;
+		return parse_memory_mb(s, r->path, out, r->err);
+	}
+	return fail(r, "expected an amount like 4g or 512m, got %s", type_name(v));
+}
+
+static int read_duration(struct reader *r, json_t *v, int64_t *out)
+{
+	if (json_is_integer(v)) {
+		long long x;
+		if (get_int(r, v, 0, JOB_SPEC_MAX_TIMEOUT_S, &x) < 0)
+			return -1;
+		*out = x;
+		return 0;
+	}
+	if (json_is_string(v)) {
+		const char *s;
+		if (get_string(r, v, &s) < 0)
+			return -1;
+		return parse_duration_s(s, r->path, out, r->err);
+	}
+	return fail(r, "expected seconds or a duration like 10m or 1h, got %s", type_name(v));
+}
+
+static int read_role(struct reader *r, struct job_spec *spec, const char *name, json_t *v)
+{
+	char prefix[PATH_MAX_LEN];
+	const char *key;
+	json_t *val;
+	long long x;
+	bool untracked_set = false;
+
+	snprintf(prefix, sizeof prefix, "roles.%s", name);
+	snprintf(r->path, sizeof r->path, "%s", prefix);
+	if (!role_name_valid(name))
+		return fail(r, "%s",
+			    "a role name must be [a-z][a-z0-9_-]* of at most 63 characters");
+	if (json_is_null(v))
+		v = NULL; /* "ps:" alone: a role with every default */
+	else if (need_type(r, v, "a mapping of the role's fields", json_is_object(v)) < 0)
+		return -1;
+	if (v && check_keys(r, v, prefix, role_keys) < 0)
+		return -1;
+	struct role_spec *role = job_spec_add_role(spec, name, r->err);
+	if (!role)
+		return -1;
+	if (!v)
+		return 0;
+	json_object_foreach (v, key, val) {
+		at(r, prefix, key, 0);
+		int rc = 0;
+		if (!strcmp(key, "instances")) {
+			rc = get_int(r, val, 1, JOB_SPEC_MAX_INSTANCES, &x);
+			role->instances = (int)x;
+		} else if (!strcmp(key, "memory")) {
+			rc = read_memory(r, val, &role->memory_mb);
+		} else if (!strcmp(key, "vcores")) {
+			rc = get_int(r, val, 1, JOB_SPEC_MAX_VCORES, &x);
+			role->vcores = (int)x;
+		} else if (!strcmp(key, "gpus")) {
+			rc = get_int(r, val, 0, JOB_SPEC_MAX_GPUS, &x);
+			role->gpus = (int)x;
+		} else if (!strcmp(key, "command")) {
+			rc = dup_string(r, val, &role->command);
+		} else if (!strcmp(key, "env")) {
+			rc = read_env(r, val, r->path, &role->env, &role->n_env);
+		} else if (!strcmp(key, "untracked")) {
+			rc = get_bool(r, val, &role->untracked);
+			untracked_set = true;
+		} else if (!strcmp(key, "stop_on_failure")) {
+			rc = get_bool(r, val, &role->stop_on_failure);
+		} else if (!strcmp(key, "sidecar")) {
+			rc = get_bool(r, val, &role->sidecar);
+		}
+		if (rc < 0)
+			return -1;
+	}
+	if (role->sidecar) {
+		if (untracked_set && !role->untracked) {
+			at(r, prefix, "untracked", 0);
+			return fail(r, "%s", "a sidecar role is always untracked; drop untracked: false");
+		}
+		role->untracked = true;
+	}
+	return 0;
+}
+
+static int read_artifact(struct reader *r, struct job_spec *spec, size_t i, json_t *v)
+{
+	char prefix[PATH_MAX_LEN];
+	char *path = NULL, *name = NULL;
+	int archive = -1;
+	int rc = -1;
+
+	snprintf(prefix, sizeof prefix, "artifacts[%zu]", i);
+	snprintf(r->path, sizeof r->path, "%s", prefix);
+	if (json_is_string(v)) {
+		if (read_path(r, v, &path) < 0)
+			goto out;
+	} else if (json_is_object(v)) {
+		json_t *p = json_object_get(v, "path");
+		if (check_keys(r, v, prefix, artifact_keys) < 0)
+			goto out;
+		at(r, prefix, "path", 0);
+		if (!p || json_is_null(p)) {
+			fail(r, "%s", "missing; every artifact needs a path");
+			goto out;
+		}
+		if (read_path(r, p, &path) < 0)
+			goto out;
+		json_t *n = json_object_get(v, "name");
+		at(r, prefix, "name", 0);
+		if (n && dup_string(r, n, &name) < 0)
+			goto out;
+		json_t *a = json_object_get(v, "archive");
+		at(r, prefix, "archive", 0);
+		if (a) {
+			bool b;
+			if (get_bool(r, a, &b) < 0)
+				goto out;
+			archive = b;
+		}
+	} else {
+		fail(r, "expected a path or a mapping {path, name, archive}, got %s", type_name(v));
+		goto out;
+	}
+	rc = job_spec_add_artifact(spec, path, name, archive, r->err);
+out:
+	free(path);
+	free(name);
+	return rc;
+}
+
+static int read_restart(struct reader *r, struct job_spec *spec, json_t *v)
+{
+	const char *key;
+	json_t *val;
+	long long x;
+
+	snprintf(r->path, sizeof r->path, "restart");
+	if (need_type(r, v, "a mapping {max_restarts, retry_exit_codes}", json_is_object(v)) < 0 ||
+	    check_keys(r, v, "restart", restart_keys) < 0)
+		return -1;
+	json_object_foreach (v, key, val) {
+		at(r, "restart", key, 0);
+		if (!strcmp(key, "max_restarts")) {
+			if (get_int(r, val, 0, JOB_SPEC_MAX_RESTARTS, &x) < 0)
+				return -1;
+			spec->max_restarts = (int)x;
+		} else if (json_is_integer(val)) {
+			if (get_int(r, val, 0, 255, &x) < 0)
+				return -1;
+			spec->retry_exit_min = spec->retry_exit_max = (int)x;
+		} else {
+			const char *s;
+			if (get_string(r, val, &s) < 0 ||
+			    parse_exit_range(s, r->path, &spec->retry_exit_min, &spec->retry_exit_max,
+					     r->err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+static int read_timeouts(struct reader *r, struct job_spec *spec, json_t *v)
+{
+	const char *key;
+	json_t *val;
+
+	snprintf(r->path, sizeof r->path, "timeouts");
+	if (need_type(r, v, "a mapping {allocation, registration, execution}",
+		      json_is_object(v)) < 0 ||
+	    check_keys(r, v, "timeouts", timeout_keys) < 0)
+		return -1;
+	json_object_foreach (v, key, val) {
+		at(r, "timeouts", key, 0);
+		int64_t *field = !strcmp(key, "allocation")     ? &spec->allocation_timeout_s
+				 : !strcmp(key, "registration") ? &spec->registration_timeout_s
+								: &spec->execution_timeout_s;
+		if (read_duration(r, val, field) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+static int read_job_field(struct reader *r, struct job_spec *spec, const char *key, json_t *val)
+{
+	long long x;
+	const char *s;
+
+	at(r, "", key, 0);
+	if (!strcmp(key, "name"))
+		return json_is_null(val) ? 0 : dup_string(r, val, &spec->name);
+	if (!strcmp(key, "framework")) {
+		if (get_string(r, val, &s) < 0)
+			return -1;
+		if (framework_from_name(s, &spec->framework) < 0)
+			return fail(r, "expected tensorflow, pytorch, mxnet, horovod or none, got \"%s\"",
+				    s);
+		return 0;
+	}
+	if (!strcmp(key, "priority")) {
+		if (get_int(r, val, -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, &x) < 0)
+			return -1;
+		spec->priority = (int)x;
+		return 0;
+	}
+	if (!strcmp(key, "entry_point"))
+		return dup_string(r, val, &spec->entry_point);
+	if (!strcmp(key, "params"))
+		return dup_string(r, val, &spec->params);
+	if (!strcmp(key, "python"))
+		return dup_string(r, val, &spec->python);
+	if (!strcmp(key, "src_dir"))
+		return read_path(r, val, &spec->src_dir);
+	if (!strcmp(key, "env"))
+		return read_env(r, val, "env", &spec->env, &spec->n_env);
+	if (!strcmp(key, "success_policy")) {
+		if (get_string(r, val, &s) < 0)
+			return -1;
+		if (!strcmp(s, "chief"))
+			spec->success = SUCCESS_CHIEF;
+		else if (!strcmp(s, "all") || !strcmp(s, "all_workers"))
+			spec->success = SUCCESS_ALL_WORKERS;
+		else
+			return fail(r, "expected chief or all, got \"%s\"", s);
+		return 0;
+	}
+	if (!strcmp(key, "fail_on_worker_failure"))
+		return get_bool(r, val, &spec->fail_on_worker_failure);
+	if (!strcmp(key, "restart"))
+		return read_restart(r, spec, val);
+	if (!strcmp(key, "timeouts"))
+		return read_timeouts(r, spec, val);
+	if (!strcmp(key, "artifacts")) {
+		size_t i;
+		json_t *a;
+		if (need_type(r, val, "a list of artifacts", json_is_array(val)) < 0)
+			return -1;
+		json_array_foreach (val, i, a)
+			if (read_artifact(r, spec, i, a) < 0)
+				return -1;
+		return 0;
+	}
+	if (!strcmp(key, "roles")) {
+		const char *name;
+		json_t *role;
+		if (need_type(r, val, "a mapping of role name to role", json_is_object(val)) < 0)
+			return -1;
+		json_object_foreach (val, name, role)
+			if (read_role(r, spec, name, role) < 0)
+				return -1;
+		return 0;
+	}
+	return 0;
+}
+
+/* Reads and validates; on error r->path names the field. */
+static struct job_spec *read_spec(struct reader *r, json_t *json)
+{
+	const char *key;
+	json_t *val;
+	struct job_spec *spec = NULL;
+
+	r->path[0] = '\0';
+	if (!json || !json_is_object(json)) {
+		fail(r, "expected a mapping of job fields, got %s", json ? type_name(json) : "nothing");
+		return NULL;
+	}
+	if (check_keys(r, json, "", job_keys) < 0)
+		return NULL;
+	spec = job_spec_create();
+	if (!spec) {
+		weir_error_set(r->err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	json_object_foreach (json, key, val)
+		if (read_job_field(r, spec, key, val) < 0)
+			goto fail;
+	r->path[0] = '\0';
+	if (job_spec_validate(spec, r->err) < 0) {
+		/* validate's messages start with the field path */
+		size_t n = r->err ? strcspn(r->err->msg, " ") : 0;
+		if (n > 1 && n < sizeof r->path && r->err->msg[n - 1] == ':')
+			snprintf(r->path, sizeof r->path, "%.*s", (int)(n - 1), r->err->msg);
+		goto fail;
+	}
+	return spec;
+fail:
+	job_spec_destroy(spec);
+	return NULL;
+}
+
+struct job_spec *job_spec_from_json(json_t *json, struct weir_error *err)
+{
+	struct reader r = {.err = err};
+	return read_spec(&r, json);
+}
+
+struct job_spec *job_spec_parse_string(const char *text, size_t len, const char *origin,
+				       const char *base_dir, struct weir_error *err)
+{
+	struct yaml_lines *lines = NULL;
+	struct reader r = {.base_dir = base_dir, .err = err};
+	struct weir_error local;
+	if (!err)
+		r.err = err = &local;
+	if (!origin)
+		origin = "<spec>";
+	json_t *json = yaml_parse(text, len, origin, &lines, err);
+	if (!json)
+		return NULL;
+	struct job_spec *spec = read_spec(&r, json);
+	if (!spec && err->kind == WEIR_E_INVALID) {
+		int line = yaml_lines_find(lines, r.path);
+		if (line > 0)
+			weir_error_prefix(err, "%s:%d", origin, line);
+		else
+			weir_error_prefix(err, "%s", origin);
+	}
+	json_decref(json);
+	yaml_lines_destroy(lines);
+	return spec;
+}
+
+struct job_spec *job_spec_parse_file(const char *path, struct weir_error *err)
+{
+	size_t len;
+	char *text = fs_read_file(path, &len, err);
+	char *base = NULL;
+	char *cwd = NULL;
+	struct job_spec *spec = NULL;
+
+	if (!text)
+		return NULL;
+	/* Relative paths in the file are relative to the file's directory. */
+	const char *slash = strrchr(path, '/');
+	if (path[0] == '/') {
+		base = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	} else {
+		cwd = getcwd(NULL, 0);
+		if (cwd && slash) {
+			char *dir = strndup(path, (size_t)(slash - path));
+			base = dir ? fs_join(cwd, dir) : NULL;
+			free(dir);
+		} else if (cwd) {
+			base = strdup(cwd);
+		}
+	}
+	if (!base) {
+		weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot find the file's directory", path);
+		goto out;
+	}
+	spec = job_spec_parse_string(text, len, path, base, err);
+out:
+	free(text);
+	free(base);
+	free(cwd);
+	return spec;
+}
+
+static json_t *env_to_json(const struct env_var *env, size_t n)
+{
+	json_t *o = json_object();
+	for (size_t i = 0; o && i < n; i++)
+		if (json_object_set_new(o, env[i].name, json_string(env[i].value)) < 0) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
+static int set_str(json_t *o, const char *key, const char *v)
+{
+	return json_object_set_new(o, key, v ? json_string(v) : json_null());
+}
+
+json_t *job_spec_to_json(const struct job_spec *spec)
+{
+	json_t *o = json_object();
+	json_t *roles = json_object();
+	json_t *arts = json_array();
+	char buf[64];
+	int rc = 0;
+
+	if (!o || !roles || !arts)
+		goto fail;
+	rc |= set_str(o, "name", spec->name);
+	rc |= set_str(o, "framework", framework_name(spec->framework));
+	rc |= json_object_set_new(o, "priority", json_integer(spec->priority));
+	rc |= set_str(o, "entry_point", spec->entry_point);
+	rc |= set_str(o, "params", spec->params);
+	rc |= set_str(o, "python", spec->python);
+	rc |= set_str(o, "src_dir", spec->src_dir);
+	for (size_t i = 0; i < spec->n_artifacts; i++) {
+		const struct artifact *a = &spec->artifacts[i];
+		rc |= json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path", a->path,
+							    "name", a->name, "archive",
+							    (int)a->archive));
+	}
+	rc |= json_object_set(o, "artifacts", arts);
+	rc |= json_object_set_new(o, "env", env_to_json(spec->env, spec->n_env));
+	rc |= set_str(o, "success_policy", spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief");
+	rc |= json_object_set_new(o, "fail_on_worker_failure",
+				  json_boolean(spec->fail_on_worker_failure));
+	if (spec->retry_exit_min == spec->retry_exit_max)
+		snprintf(buf, sizeof buf, "%d", spec->retry_exit_min);
+	else
+		snprintf(buf, sizeof buf, "%d-%d", spec->retry_exit_min, spec->retry_exit_max);
+	rc |= json_object_set_new(o, "restart",
+				  json_pack("{s:i, s:s}", "max_restarts", spec->max_restarts,
+					    "retry_exit_codes", buf));
+	rc |= json_object_set_new(o, "timeouts",
+				  json_pack("{s:I, s:I, s:I}", "allocation",
+					    (json_int_t)spec->allocation_timeout_s, "registration",
+					    (json_int_t)spec->registration_timeout_s, "execution",
+					    (json_int_t)spec->execution_timeout_s));
+	for (size_t i = 0; i < spec->n_roles; i++) {
+		const struct role_spec *ro = &spec->roles[i];
+		json_t *j = json_pack("{s:i, s:s, s:i, s:i}", "instances", ro->instances, "memory",
+				      format_memory_mb(ro->memory_mb, buf, sizeof buf), "vcores",
+				      ro->vcores, "gpus", ro->gpus);
+		if (!j)
+			goto fail;
+		rc |= set_str(j, "command", ro->command);
+		rc |= json_object_set_new(j, "env", env_to_json(ro->env, ro->n_env));
+		rc |= json_object_set_new(j, "untracked", json_boolean(ro->untracked || ro->sidecar));
+		rc |= json_object_set_new(j, "stop_on_failure", json_boolean(ro->stop_on_failure));
+		rc |= json_object_set_new(j, "sidecar", json_boolean(ro->sidecar));
+		rc |= json_object_set_new(roles, ro->name, j);
+	}
+	rc |= json_object_set(o, "roles", roles);
+	if (rc)
+		goto fail;
+	json_decref(roles);
+	json_decref(arts);
+	return o;
+fail:
+	json_decref(o);
+	json_decref(roles);
+	json_decref(arts);
+	return NULL;
+}
+
+static int vfail(struct weir_error *err, const char *path, const char *fmt, const char *arg)
+{
+	char msg[WEIR_ERROR_MSG_MAX - PATH_MAX_LEN - 8];
+	snprintf(msg, sizeof msg, fmt, arg);
+	return weir_error_set(err, WEIR_E_INVALID, "%s: %s", path, msg);
+}
+
+static int validate_env(const struct env_var *env, size_t n, const char *prefix,
+			struct weir_error *err)
+{
+	char path[PATH_MAX_LEN];
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof path, "%s.%s", prefix, env[i].name ? env[i].name : "?");
+		if (!env[i].name || !env_name_valid(env[i].name))
+			return vfail(err, path, "%s",
+				     "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
+		if (!env[i].value)
+			return vfail(err, path, "%s", "expected a value");
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(env[i].name, env[j].name))
+				return vfail(err, path, "%s", "set twice");
+	}
+	return 0;
+}
+
+static int validate_role(const struct job_spec *spec, const struct role_spec *ro,
+			 struct weir_error *err)
+{
+	char path[PATH_MAX_LEN];
+	char num[160];
+
+	snprintf(path, sizeof path, "roles.%s", ro->name);
+	if (!role_name_valid(ro->name))
+		return vfail(err, path, "%s",
+			     "a role name must be [a-z][a-z0-9_-]* of at most 63 characters");
+#define RANGE(field, key, lo, hi)                                                            \
+	if ((field) < (lo) || (field) > (hi)) {                                               \
+		snprintf(path, sizeof path, "roles.%s.%s", ro->name, key);                   \
+		snprintf(num, sizeof num, "expected an integer from %lld to %lld, got %lld",  \
+			 (long long)(lo), (long long)(hi), (long long)(field));               \
+		return vfail(err, path, "%s", num);                                           \
+	}
+	RANGE(ro->instances, "instances", 1, JOB_SPEC_MAX_INSTANCES);
+	RANGE(ro->vcores, "vcores", 1, JOB_SPEC_MAX_VCORES);
+	RANGE(ro->gpus, "gpus", 0, JOB_SPEC_MAX_GPUS);
+#undef RANGE
+	if (ro->memory_mb < 1 || ro->memory_mb > JOB_SPEC_MAX_MEMORY_MB) {
+		snprintf(path, sizeof path, "roles.%s.memory", ro->name);
+		return vfail(err, path, "%s", "expected an amount from 1m to 16t");
+	}
+	if ((!ro->command || !*ro->command) && (!spec->entry_point || !*spec->entry_point)) {
+		snprintf(path, sizeof path, "roles.%s.command", ro->name);
+		return vfail(err, path, "%s",
+			     "missing; give the role a command or the job an entry_point");
+	}
+	snprintf(path, sizeof path, "roles.%s.env", ro->name);
+	return validate_env(ro->env, ro->n_env, path, err);
+}
+
+int job_spec_validate(const struct job_spec *spec, struct weir_error *err)
+{
+	char num[160];
+
+	if (!spec->name || !*spec->name || strlen(spec->name) > JOB_SPEC_MAX_NAME)
+		return vfail(err, "name", "%s", "expected a name of 1 to 128 characters");
+	for (const char *p = spec->name; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return vfail(err, "name", "%s", "expected no control characters in the name");
+	if ((int)spec->framework < FRAMEWORK_NONE || spec->framework > FRAMEWORK_HOROVOD)
+		return vfail(err, "framework", "%s",
+			     "expected tensorflow, pytorch, mxnet, horovod or none");
+	if (spec->priority < -JOB_SPEC_MAX_PRIORITY || spec->priority > JOB_SPEC_MAX_PRIORITY) {
+		snprintf(num, sizeof num, "expected an integer from %d to %d, got %d",
+			 -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, spec->priority);
+		return vfail(err, "priority", "%s", num);
+	}
+	if (spec->n_roles == 0)
+		return vfail(err, "roles", "%s",
+			     "missing; a job needs at least one role, e.g. roles: {worker: "
+			     "{instances: 2}}");
+	if (spec->n_roles > JOB_SPEC_MAX_ROLES)
+		return vfail(err, "roles", "%s", "more than 64 roles");
+	bool tracked = false;
+	for (size_t i = 0; i < spec->n_roles; i++) {
+		const struct role_spec *ro = &spec->roles[i];
+		if (!ro->name)
+			return vfail(err, "roles", "%s", "a role has no name");
+		if (validate_role(spec, ro, err) < 0)
+			return -1;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(spec->roles[j].name, ro->name))
+				return vfail(err, "roles", "role \"%s\" is given twice", ro->name);
+		if (!ro->untracked && !ro->sidecar)
+			tracked = true;
+	}
+	if (!tracked)
+		return vfail(err, "roles", "%s",
+			     "every role is untracked or a sidecar; at least one role must be "
+			     "tracked (its result decides the job's)");
+	if (spec->src_dir && spec->src_dir[0] != '/')
+		return vfail(err, "src_dir", "expected an absolute path, got \"%s\"", spec->src_dir);
+	for (size_t i = 0; i < spec->n_artifacts; i++) {
+		const struct artifact *a = &spec->artifacts[i];
+		char path[64];
+		snprintf(path, sizeof path, "artifacts[%zu].path", i);
+		if (!a->path || a->path[0] != '/')
+			return vfail(err, path, "expected an absolute path, got \"%s\"",
+				     a->path ? a->path : "");
+		snprintf(path, sizeof path, "artifacts[%zu].name", i);
+		if (!a->name || !*a->name || strchr(a->name, '/') || !strcmp(a->name, ".") ||
+		    !strcmp(a->name, ".."))
+			return vfail(err, path,
+				     "expected one path component (not \".\" or \"..\"), got \"%s\"",
+				     a->name ? a->name : "");
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(spec->artifacts[j].name, a->name))
+				return vfail(err, path, "\"%s\" is used by another artifact", a->name);
+	}
+	if (validate_env(spec->env, spec->n_env, "env", err) < 0)
+		return -1;
+	if ((int)spec->success < SUCCESS_CHIEF || spec->success > SUCCESS_ALL_WORKERS)
+		return vfail(err, "success_policy", "%s", "expected chief or all");
+	if (spec->max_restarts < 0 || spec->max_restarts > JOB_SPEC_MAX_RESTARTS) {
+		snprintf(num, sizeof num, "expected an integer from 0 to %d, got %d",
+			 JOB_SPEC_MAX_RESTARTS, spec->max_restarts);
+		return vfail(err, "restart.max_restarts", "%s", num);
+	}
+	if (spec->retry_exit_min < 0 || spec->retry_exit_max > 255 ||
+	    spec->retry_exit_min > spec->retry_exit_max)
+		return vfail(err, "restart.retry_exit_codes", "%s",
+			     "expected a range like 128-255 within 0-255");
+	const int64_t t[3] = {spec->allocation_timeout_s, spec->registration_timeout_s,
+			      spec->execution_timeout_s};
+	const char *tn[3] = {"timeouts.allocation", "timeouts.registration", "timeouts.execution"};
+	for (int i = 0; i < 3; i++)
+		if (t[i] < 0 || t[i] > JOB_SPEC_MAX_TIMEOUT_S)
+			return vfail(err, tn[i], "%s", "expected 0 (no limit) to a year of seconds");
+	return 0;
+}
+
+static void env_free(struct env_var *env, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(env[i].name);
+		free(env[i].value);
+	}
+	free(env);
+}
+
+void job_spec_destroy(struct job_spec *spec)
+{
+	if (!spec)
+		return;
+	for (size_t i = 0; i < spec->n_roles; i++) {
+		free(spec->roles[i].name);
+		free(spec->roles[i].command);
+		env_free(spec->roles[i].env, spec->roles[i].n_env);
+	}
+	free(spec->roles);
+	for (size_t i = 0; i < spec->n_artifacts; i++) {
+		free(spec->artifacts[i].path);
+		free(spec->artifacts[i].name);
+	}
+	free(spec->artifacts);
+	env_free(spec->env, spec->n_env);
+	free(spec->name);
+	free(spec->src_dir);
+	free(spec->entry_point);
+	free(spec->params);
+	free(spec->python);
+	free(spec);
+}
+
+char *job_spec_role_command(const struct job_spec *spec, const struct role_spec *role)
+{
+	char *out = NULL;
+	if (role && role->command && *role->command)
+		return strdup(role->command);
+	if (!spec->entry_point || !*spec->entry_point)
+		return NULL;
+	bool py = spec->python && *spec->python;
+	bool par = spec->params && *spec->params;
+	if (asprintf(&out, "%s%s%s%s%s", py ? spec->python : "", py ? " " : "", spec->entry_point,
+		     par ? " " : "", par ? spec->params : "") < 0)
+		return NULL;
+	return out;
+}
+
+const struct role_spec *job_spec_find_role(const struct job_spec *spec, const char *name)
+{
+	for (size_t i = 0; i < spec->n_roles; i++)
+		if (!strcmp(spec->roles[i].name, name))
+			return &spec->roles[i];
+	return NULL;
+}
+
+const struct role_spec *job_spec_deciding_role(const struct job_spec *spec)
+{
+	const struct role_spec *r = job_spec_find_role(spec, "chief");
+	if (r && !r->untracked && !r->sidecar)
+		return r;
+	r = job_spec_find_role(spec, "worker");
+	if (r && !r->untracked && !r->sidecar)
+		return r;
+	for (size_t i = 0; i < spec->n_roles; i++)
+		if (!spec->roles[i].untracked && !spec->roles[i].sidecar)
+			return &spec->roles[i];
+	return NULL;
+}
+
+int job_spec_task_count(const struct job_spec *spec)
+{
+	int n = 0;
+	for (size_t i = 0; i < spec->n_roles; i++)
+		n += spec->roles[i].instances;
+	return n;
+}
+
+static const char *const framework_names[] = {
+	[FRAMEWORK_NONE] = "none",       [FRAMEWORK_TENSORFLOW] = "tensorflow",
+	[FRAMEWORK_PYTORCH] = "pytorch", [FRAMEWORK_MXNET] = "mxnet",
+	[FRAMEWORK_HOROVOD] = "horovod",
+};
+
+const char *framework_name(enum framework f)
+{
+	if ((int)f < 0 || (size_t)f >= sizeof framework_names / sizeof *framework_names)
+		return "none";
+	return framework_names[f];
+}
+
+int framework_from_name(const char *name, enum framework *out)
+{
+	for (size_t i = 0; i < sizeof framework_names / sizeof *framework_names; i++) {
+		if (!strcasecmp(name, framework_names[i])) {
+			*out = (enum framework)i;
+			return 0;
+		}
+	}
+	return -1;
+}
