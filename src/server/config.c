@@ -1,0 +1,375 @@
+/* config.c: parsing `weir server` flags and the YAML configuration file. */
+#include "server/config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "lib/fs.h"
+#include "lib/yaml.h"
+#include "model/job_spec.h"
+
+void server_config_init(struct server_config *cfg)
+{
+	memset(cfg, 0, sizeof *cfg);
+	cfg->listen_port = SERVER_DEFAULT_PORT;
+	cfg->kill_grace_s = 5;
+}
+
+static void free_gpus(struct server_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_gpus; i++)
+		free(cfg->gpu_ids[i]);
+	free(cfg->gpu_ids);
+	cfg->gpu_ids = NULL;
+	cfg->n_gpus = 0;
+}
+
+void server_config_release(struct server_config *cfg)
+{
+	free(cfg->home);
+	free(cfg->config_path);
+	free(cfg->listen_host);
+	free_gpus(cfg);
+	memset(cfg, 0, sizeof *cfg);
+}
+
+int server_config_parse_listen(const char *text, char **host, int *port, struct weir_error *err)
+{
+	const char *colon;
+	char *end;
+	long p;
+	char *h;
+
+	if (!text || !*text)
+		goto bad;
+	if (text[0] == '[') {
+		const char *rb = strchr(text, ']');
+		if (!rb || rb[1] != ':')
+			goto bad;
+		h = strndup(text + 1, (size_t)(rb - text - 1));
+		colon = rb + 1;
+	} else {
+		colon = strrchr(text, ':');
+		if (!colon) {
+			h = strdup(SERVER_DEFAULT_HOST);
+			colon = text - 1;
+		} else if (colon == text) {
+			h = strdup(SERVER_DEFAULT_HOST);
+		} else {
+			h = strndup(text, (size_t)(colon - text));
+		}
+	}
+	if (!h)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	errno = 0;
+	p = strtol(colon + 1, &end, 10);
+	if (errno || end == colon + 1 || *end || p < 0 || p > 65535) {
+		free(h);
+		goto bad;
+	}
+	free(*host);
+	*host = h;
+	*port = (int)p;
+	return 0;
+bad:
+	return weir_error_set(err, WEIR_E_INVALID,
+			      "listen: expected HOST:PORT (like 127.0.0.1:8270), got \"%s\"",
+			      text ? text : "");
+}
+
+static int take_value(int argc, char **argv, int *i, const char *flag, const char **val,
+		      struct weir_error *err)
+{
+	size_t fl = strlen(flag);
+	const char *a = argv[*i];
+
+	if (!strncmp(a, flag, fl) && a[fl] == '=') {
+		*val = a + fl + 1;
+		return 1;
+	}
+	if (strcmp(a, flag))
+		return 0;
+	if (*i + 1 >= argc)
+		return weir_error_set(err, WEIR_E_INVALID, "%s: expected a value after it", flag);
+	*val = argv[++*i];
+	return 1;
+}
+
+static int set_str(char **dst, const char *v, struct weir_error *err)
+{
+	char *c = strdup(v);
+	if (!c)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	free(*dst);
+	*dst = c;
+	return 0;
+}
+
+int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
+			     struct weir_error *err)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		int r;
+
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+			printf("usage: weir server [--listen HOST:PORT] [--home DIR] [--config FILE]\n");
+			return 1;
+		}
+		if ((r = take_value(argc, argv, &i, "--listen", &v, err)) != 0) {
+			if (r < 0 || server_config_parse_listen(v, &cfg->listen_host,
+								&cfg->listen_port, err) < 0)
+				return -1;
+			cfg->listen_from_cli = true;
+		} else if ((r = take_value(argc, argv, &i, "--home", &v, err)) != 0) {
+			if (r < 0 || set_str(&cfg->home, v, err) < 0)
+				return -1;
+			if (!*v)
+				return weir_error_set(err, WEIR_E_INVALID, "--home: expected a directory");
+		} else if ((r = take_value(argc, argv, &i, "--config", &v, err)) != 0) {
+			if (r < 0 || set_str(&cfg->config_path, v, err) < 0)
+				return -1;
+		} else {
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "weir server: unknown argument \"%s\" (expected "
+					      "--listen HOST:PORT, --home DIR or --config FILE)",
+					      argv[i]);
+		}
+	}
+	return 0;
+}
+
+static int add_gpu(struct server_config *cfg, const char *id, struct weir_error *err)
+{
+	char **v = realloc(cfg->gpu_ids, (cfg->n_gpus + 1) * sizeof *v);
+	if (!v)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	cfg->gpu_ids = v;
+	v[cfg->n_gpus] = strdup(id);
+	if (!v[cfg->n_gpus])
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	cfg->n_gpus++;
+	return 0;
+}
+
+static int apply_gpus(struct server_config *cfg, json_t *g, const char *origin,
+		      struct weir_error *err)
+{
+	free_gpus(cfg);
+	cfg->gpus_set = true;
+	if (json_is_integer(g)) {
+		json_int_t n = json_integer_value(g);
+		if (n < 0 || n > 1024)
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "%s: resources.gpus: expected a count 0..1024, got %lld",
+					      origin, (long long)n);
+		for (json_int_t i = 0; i < n; i++) {
+			char b[24];
+			snprintf(b, sizeof b, "%lld", (long long)i);
+			if (add_gpu(cfg, b, err) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	if (json_is_array(g)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(g, i, e) {
+			char b[24];
+			const char *id;
+			if (json_is_integer(e)) {
+				snprintf(b, sizeof b, "%lld", (long long)json_integer_value(e));
+				id = b;
+			} else if (json_is_string(e) && json_string_length(e) > 0 &&
+				   !strpbrk(json_string_value(e), ", \t")) {
+				id = json_string_value(e);
+			} else {
+				return weir_error_set(err, WEIR_E_INVALID,
+						      "%s: resources.gpus[%zu]: expected a GPU id "
+						      "like \"0\" (no commas or spaces)",
+						      origin, i);
+			}
+			for (size_t k = 0; k < cfg->n_gpus; k++)
+				if (!strcmp(cfg->gpu_ids[k], id))
+					return weir_error_set(err, WEIR_E_INVALID,
+							      "%s: resources.gpus: id \"%s\" listed "
+							      "twice",
+							      origin, id);
+			if (add_gpu(cfg, id, err) < 0)
+				return -1;
+		}
+		return 0;
+	}
+	return weir_error_set(err, WEIR_E_INVALID,
+			      "%s: resources.gpus: expected a count (3) or a list of ids "
+			      "([\"0\",\"1\"])",
+			      origin);
+}
+
+static int apply_resources(struct server_config *cfg, json_t *r, const char *origin,
+			   struct weir_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(r))
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "%s: resources: expected a mapping of vcores, memory, gpus",
+				      origin);
+	json_object_foreach(r, key, v) {
+		if (!strcmp(key, "vcores")) {
+			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+			    json_integer_value(v) > 1000000)
+				return weir_error_set(err, WEIR_E_INVALID,
+						      "%s: resources.vcores: expected a whole number "
+						      ">= 1",
+						      origin);
+			cfg->vcores = (int)json_integer_value(v);
+		} else if (!strcmp(key, "memory")) {
+			char buf[32];
+			const char *text;
+			if (json_is_integer(v) && json_integer_value(v) > 0) {
+				snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+				text = buf;
+			} else if (json_is_string(v)) {
+				text = json_string_value(v);
+			} else {
+				return weir_error_set(err, WEIR_E_INVALID,
+						      "%s: resources.memory: expected an amount like "
+						      "16g or 512m",
+						      origin);
+			}
+			if (parse_memory_mb(text, "resources.memory", &cfg->memory_mb, err) < 0) {
+				weir_error_prefix(err, "%s", origin);
+				return -1;
+			}
+		} else if (!strcmp(key, "gpus")) {
+			if (apply_gpus(cfg, v, origin, err) < 0)
+				return -1;
+		} else {
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "%s: resources.%s: unknown key (expected vcores, "
+					      "memory or gpus)",
+					      origin, key);
+		}
+	}
+	return 0;
+}
+
+int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
+			     const char *origin, struct weir_error *err)
+{
+	json_t *root;
+	const char *key;
+	json_t *v;
+	int rc = -1;
+
+	/* an empty file (or only comments) is no settings, not an error */
+	{
+		const char *p = text, *e = text + len;
+		bool blank = true;
+		while (p < e && blank) {
+			p += strspn(p, " \t\r\n");
+			if (p < e && *p == '#')
+				p += strcspn(p, "\n");
+			else if (p < e && *p)
+				blank = false;
+			else
+				break;
+		}
+		if (blank)
+			return 0;
+	}
+	root = yaml_parse(text, len, origin, NULL, err);
+	if (!root)
+		return -1;
+	if (!json_is_object(root)) {
+		weir_error_set(err, WEIR_E_INVALID, "%s: expected a mapping of settings", origin);
+		goto out;
+	}
+	json_object_foreach(root, key, v) {
+		if (!strcmp(key, "listen")) {
+			char buf[32];
+			const char *s = json_string_value(v);
+			if (json_is_integer(v)) {
+				snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
+				s = buf;
+			}
+			if (!s) {
+				weir_error_set(err, WEIR_E_INVALID,
+					       "%s: listen: expected HOST:PORT", origin);
+				goto out;
+			}
+			if (cfg->listen_from_cli)
+				continue;
+			if (server_config_parse_listen(s, &cfg->listen_host, &cfg->listen_port,
+						       err) < 0) {
+				weir_error_prefix(err, "%s", origin);
+				goto out;
+			}
+		} else if (!strcmp(key, "resources")) {
+			if (apply_resources(cfg, v, origin, err) < 0)
+				goto out;
+		} else if (!strcmp(key, "kill_grace_seconds")) {
+			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+			    json_integer_value(v) > 3600) {
+				weir_error_set(err, WEIR_E_INVALID,
+					       "%s: kill_grace_seconds: expected seconds 0..3600",
+					       origin);
+				goto out;
+			}
+			cfg->kill_grace_s = (int)json_integer_value(v);
+		} else {
+			weir_error_set(err, WEIR_E_INVALID,
+				       "%s: %s: unknown setting (expected listen, resources or "
+				       "kill_grace_seconds)",
+				       origin, key);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	json_decref(root);
+	return rc;
+}
+
+int server_config_load(struct server_config *cfg, struct weir_error *err)
+{
+	char *path = NULL, *text = NULL;
+	size_t len = 0;
+	int rc = -1;
+	bool must_exist = cfg->config_path != NULL;
+
+	if (!cfg->home) {
+		const char *h = getenv("HOME");
+		if (!h || !*h)
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "no home: HOME is not set; pass --home DIR");
+		cfg->home = fs_join(h, ".weir");
+		if (!cfg->home)
+			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	if (!cfg->listen_host && set_str(&cfg->listen_host, SERVER_DEFAULT_HOST, err) < 0)
+		return -1;
+	path = must_exist ? strdup(cfg->config_path) : fs_join(cfg->home, "weir.yaml");
+	if (!path)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	if (!must_exist && !fs_exists(path)) {
+		rc = 0;
+		goto out;
+	}
+	text = fs_read_file(path, &len, err);
+	if (!text)
+		goto out;
+	if (server_config_apply_yaml(cfg, text, len, path, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	free(text);
+	free(path);
+	return rc;
+}

@@ -1,0 +1,60 @@
+/* config.h: the server's settings: command line, then HOME/weir.yaml (or
+ * --config FILE), then detected defaults.  docs/configuration.md lists
+ * every key.
+ *
+ * Precedence: a command-line flag wins over the file; the file wins over
+ * detection.  Ownership: a server_config owns its strings and arrays;
+ * server_config_release() frees them.
+ */
+#ifndef WEIR_SERVER_CONFIG_H
+#define WEIR_SERVER_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+
+#define SERVER_DEFAULT_HOST "127.0.0.1"
+#define SERVER_DEFAULT_PORT 8270
+
+struct server_config {
+	char *home;        /* absolute or as given; default $HOME/.weir */
+	char *config_path; /* NULL: HOME/weir.yaml if it exists */
+	char *listen_host; /* default 127.0.0.1 */
+	int listen_port;   /* default 8270 */
+	bool listen_from_cli;
+
+	int vcores;         /* 0: detect */
+	uint64_t memory_mb; /* 0: detect */
+	bool gpus_set;      /* the file declared gpus (maybe zero of them) */
+	char **gpu_ids;     /* owned */
+	size_t n_gpus;
+
+	int kill_grace_s; /* default 5 */
+};
+
+void server_config_init(struct server_config *cfg);
+void server_config_release(struct server_config *cfg);
+
+/* Reads `weir server` flags (argv[0] is "server"): --listen HOST:PORT,
+ * --home DIR, --config FILE (also --flag=value).  -1 with err
+ * (WEIR_E_INVALID) naming the flag.  Returns 1 (and prints usage) for
+ * --help. */
+int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
+			     struct weir_error *err);
+
+/* "HOST:PORT", ":PORT", "[v6]:PORT" or "PORT".  0 or -1 with err. */
+int server_config_parse_listen(const char *text, char **host, int *port, struct weir_error *err);
+
+/* Applies a YAML configuration text (keys: listen, resources {vcores,
+ * memory, gpus}, kill_grace_seconds).  Unknown keys are errors.  A listen
+ * given on the command line is kept.  `origin` names the file in errors. */
+int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
+			     const char *origin, struct weir_error *err);
+
+/* Fills the home default and loads the config file when there is one
+ * (--config must exist; HOME/weir.yaml may be absent). */
+int server_config_load(struct server_config *cfg, struct weir_error *err);
+
+#endif
