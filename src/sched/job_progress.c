@@ -1,0 +1,264 @@
+/* job_progress.c: a job's next step from its tasks and an event
+ * (job_progress.h; the rules are in docs/internals/sched.md).
+ *
+ * Stateless on purpose: every decision is made from the whole task set of
+ * the attempt, so recovery after a server restart (role NULL: "look at
+ * everything") decides exactly as the live path would have.
+ */
+#include "sched/job_progress.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *progress_outcome_name(enum progress_outcome o)
+{
+	switch (o) {
+	case PROGRESS_NONE:
+		return "none";
+	case PROGRESS_JOB_SUCCEEDED:
+		return "succeeded";
+	case PROGRESS_JOB_FAILED:
+		return "failed";
+	case PROGRESS_JOB_KILLED:
+		return "killed";
+	case PROGRESS_RESTART_GANG:
+		return "restart";
+	}
+	return "?";
+}
+
+bool job_progress_all_ended(const struct task_status *tasks, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!task_state_is_final(tasks[i].state))
+			return false;
+	}
+	return true;
+}
+
+static bool is_failure(const struct task_status *t)
+{
+	return t->state == TASK_FAILED || t->state == TASK_KILLED || t->state == TASK_LOST;
+}
+
+int job_progress_effective_exit(const struct task_status *t)
+{
+	switch (t->state) {
+	case TASK_SUCCEEDED:
+		return t->exit_code;
+	case TASK_LOST:
+		/* the launcher vanished: most likely killed outright (OOM killer,
+		 * kill -9); count it as a SIGKILL so the default range retries it */
+		return 137;
+	case TASK_FAILED:
+	case TASK_KILLED:
+		if (t->oom_killed)
+			return 137;
+		if (t->signal > 0)
+			return 128 + t->signal;
+		return t->exit_code;
+	default:
+		return -1;
+	}
+}
+
+static void failure_reason(const struct task_status *t, char *buf, size_t size)
+{
+	if (t->state == TASK_LOST)
+		snprintf(buf, size, "%s:%d lost (its launcher vanished)", t->role, t->index);
+	else if (t->oom_killed)
+		snprintf(buf, size, "%s:%d OOMKilled", t->role, t->index);
+	else if (t->signal > 0)
+		snprintf(buf, size, "%s:%d killed by signal %d", t->role, t->index, t->signal);
+	else if (t->exit_code >= 0)
+		snprintf(buf, size, "%s:%d exited %d", t->role, t->index, t->exit_code);
+	else
+		snprintf(buf, size, "%s:%d %s", t->role, t->index, task_state_name(t->state));
+}
+
+struct ctx {
+	const struct job_spec *spec;
+	const struct role_spec *deciding;
+	bool all_tracked; /* no role is tracked: count every role as tracked */
+};
+
+static bool role_tracked(const struct ctx *c, const struct role_spec *r)
+{
+	if (c->all_tracked)
+		return true;
+	return r && !r->untracked && !r->sidecar;
+}
+
+static bool task_tracked(const struct ctx *c, const struct task_status *t)
+{
+	return role_tracked(c, job_spec_find_role(c->spec, t->role));
+}
+
+static bool is_deciding_task(const struct ctx *c, const struct task_status *t)
+{
+	return c->deciding && t->index == 0 && strcmp(t->role, c->deciding->name) == 0;
+}
+
+/* Whether this task's failure ends the attempt at once. */
+static bool fails_fast(const struct ctx *c, const struct task_status *t)
+{
+	if (!is_failure(t))
+		return false;
+	const struct role_spec *r = job_spec_find_role(c->spec, t->role);
+	if (r && r->stop_on_failure)
+		return true;
+	if (!role_tracked(c, r))
+		return false;
+	if (c->spec->success == SUCCESS_ALL_WORKERS)
+		return true;
+	if (is_deciding_task(c, t))
+		return true;
+	return c->spec->fail_on_worker_failure && strcmp(t->role, "worker") == 0;
+}
+
+static bool retryable(const struct job_spec *spec, int attempt, int exit_code)
+{
+	return attempt <= spec->max_restarts && exit_code >= spec->retry_exit_min &&
+	       exit_code <= spec->retry_exit_max;
+}
+
+static void stop_unended(const struct task_status *tasks, size_t n, struct progress_decision *d,
+			 bool only_untracked, const struct ctx *c)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (task_state_is_final(tasks[i].state))
+			continue;
+		if (only_untracked && task_tracked(c, &tasks[i]))
+			continue;
+		d->stop[i] = true;
+		d->n_stop++;
+	}
+}
+
+static void copy_text(char *dst, size_t size, const char *src)
+{
+	size_t len = strlen(src);
+	if (len >= size)
+		len = size - 1;
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
+int job_progress_decide(const struct job_spec *spec, int attempt, const struct task_status *tasks,
+			size_t n, const struct progress_event *ev, struct progress_decision *out,
+			struct weir_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	out->exit_code = -1;
+
+	struct ctx c = {.spec = spec, .deciding = job_spec_deciding_role(spec), .all_tracked = true};
+	for (size_t i = 0; i < spec->n_roles; i++) {
+		if (!spec->roles[i].untracked && !spec->roles[i].sidecar)
+			c.all_tracked = false;
+	}
+
+	const struct task_status *ended = NULL;
+	if (ev->kind == PROGRESS_TASK_ENDED && ev->role) {
+		for (size_t i = 0; i < n && !ended; i++) {
+			if (tasks[i].index == ev->index && strcmp(tasks[i].role, ev->role) == 0)
+				ended = &tasks[i];
+		}
+		if (!ended)
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "job progress: task %s:%d is not in the attempt",
+					      ev->role, ev->index);
+	}
+
+	if (n > 0) {
+		out->stop = calloc(n, sizeof(*out->stop));
+		if (!out->stop)
+			return weir_error_set(err, WEIR_E_INTERNAL, "job progress: out of memory");
+	}
+	out->n_tasks = n;
+
+	switch (ev->kind) {
+	case PROGRESS_KILL:
+		out->outcome = PROGRESS_JOB_KILLED;
+		copy_text(out->reason, sizeof(out->reason), "killed by user");
+		stop_unended(tasks, n, out, false, &c);
+		return 0;
+	case PROGRESS_TIMEOUT:
+		if (ev->reason)
+			copy_text(out->reason, sizeof(out->reason), ev->reason);
+		else
+			snprintf(out->reason, sizeof(out->reason), "%s timeout",
+				 timer_kind_name(ev->timer));
+		if (ev->timer == TIMER_REGISTRATION && attempt <= spec->max_restarts)
+			out->outcome = PROGRESS_RESTART_GANG;
+		else
+			out->outcome = PROGRESS_JOB_FAILED;
+		stop_unended(tasks, n, out, false, &c);
+		return 0;
+	case PROGRESS_TASK_ENDED:
+		break;
+	}
+
+	/* the task that just ended first, so its failure is the one reported */
+	const struct task_status *fast = NULL;
+	if (ended && fails_fast(&c, ended))
+		fast = ended;
+	for (size_t i = 0; i < n && !fast; i++) {
+		if (fails_fast(&c, &tasks[i]))
+			fast = &tasks[i];
+	}
+	if (fast) {
+		int code = job_progress_effective_exit(fast);
+		failure_reason(fast, out->reason, sizeof(out->reason));
+		out->exit_code = code;
+		out->outcome = retryable(spec, attempt, code) ? PROGRESS_RESTART_GANG
+							      : PROGRESS_JOB_FAILED;
+		stop_unended(tasks, n, out, false, &c);
+		return 0;
+	}
+
+	const struct task_status *deciding = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!task_tracked(&c, &tasks[i]))
+			continue;
+		if (!task_state_is_final(tasks[i].state))
+			return 0; /* a tracked task still runs: nothing to decide */
+		if (is_deciding_task(&c, &tasks[i]))
+			deciding = &tasks[i];
+	}
+
+	/* every tracked task has ended and no failure was fatal */
+	const struct task_status *failed = NULL;
+	if (spec->success == SUCCESS_CHIEF && deciding) {
+		if (deciding->state != TASK_SUCCEEDED)
+			failed = deciding; /* not a failure state, yet not a success */
+	} else {
+		for (size_t i = 0; i < n && !failed; i++) {
+			if (task_tracked(&c, &tasks[i]) && tasks[i].state != TASK_SUCCEEDED)
+				failed = &tasks[i];
+		}
+	}
+	if (failed) {
+		int code = job_progress_effective_exit(failed);
+		failure_reason(failed, out->reason, sizeof(out->reason));
+		out->exit_code = code;
+		out->outcome = retryable(spec, attempt, code) ? PROGRESS_RESTART_GANG
+							      : PROGRESS_JOB_FAILED;
+		stop_unended(tasks, n, out, false, &c);
+		return 0;
+	}
+	out->outcome = PROGRESS_JOB_SUCCEEDED;
+	out->exit_code = 0;
+	stop_unended(tasks, n, out, true, &c);
+	return 0;
+}
+
+void progress_decision_release(struct progress_decision *d)
+{
+	if (!d)
+		return;
+	free(d->stop);
+	d->stop = NULL;
+	d->n_tasks = 0;
+	d->n_stop = 0;
+}
