@@ -1,0 +1,51 @@
+/* strvec.c: a growable list of owned strings. */
+#include "lib/strvec.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int strvec_take(struct strvec *sv, char *s)
+{
+	if (sv->n + 2 > sv->cap) {
+		size_t ncap = sv->cap ? sv->cap * 2 : 8;
+		char **nv = realloc(sv->v, ncap * sizeof *nv);
+		if (!nv) {
+			free(s);
+			return -1;
+		}
+		sv->v = nv;
+		sv->cap = ncap;
+	}
+	sv->v[sv->n++] = s;
+	sv->v[sv->n] = NULL;
+	return 0;
+}
+
+int strvec_push(struct strvec *sv, const char *s)
+{
+	char *c = strdup(s);
+	return c ? strvec_take(sv, c) : -1;
+}
+
+int strvec_pushf(struct strvec *sv, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int rc = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (rc < 0)
+		return -1;
+	return strvec_take(sv, s);
+}
+
+void strvec_release(struct strvec *sv)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		free(sv->v[i]);
+	free(sv->v);
+	sv->v = NULL;
+	sv->n = sv->cap = 0;
+}
