@@ -1,0 +1,474 @@
+/* cgroup.c: per-task memory and CPU limits on cgroup v1 or v2, peak memory
+ * and OOM detection, killing a group, and the /proc RSS fallback. */
+#include "exec/cgroup.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CG_PATH_MAX 512
+
+struct cgroup {
+	enum cgroup_version version;
+	char mem_dir[CG_PATH_MAX]; /* v2: the one directory */
+	char cpu_dir[CG_PATH_MAX]; /* v1 only; "" when no cpu group */
+	int mem_procs_fd;          /* cgroup.procs, opened for cgroup_join_self */
+	int cpu_procs_fd;
+	uint64_t memory_limit;
+};
+
+static int write_text(const char *dir, const char *file, const char *text)
+{
+	char path[CG_PATH_MAX + 64];
+	int fd, rc = 0;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	size_t n = strlen(text);
+	if (write(fd, text, n) != (ssize_t)n)
+		rc = -1;
+	if (close(fd) < 0)
+		rc = -1;
+	return rc;
+}
+
+static int read_text(const char *dir, const char *file, char *buf, size_t size)
+{
+	char path[CG_PATH_MAX + 64];
+	int fd;
+	ssize_t got;
+
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	got = read(fd, buf, size - 1);
+	close(fd);
+	if (got < 0)
+		return -1;
+	buf[got] = '\0';
+	return 0;
+}
+
+static int has_file(const char *dir, const char *file)
+{
+	char path[CG_PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	return access(path, F_OK) == 0;
+}
+
+/* Whether a comma-separated mount option list holds `word`. */
+static int has_option(const char *opts, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = opts; p && *p;) {
+		const char *e = strchr(p, ',');
+		size_t len = e ? (size_t)(e - p) : strlen(p);
+		if (len == n && !strncmp(p, word, n))
+			return 1;
+		p = e ? e + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Whether a space-separated list (cgroup.controllers) holds `word`. */
+static int has_word(const char *list, const char *word)
+{
+	size_t n = strlen(word);
+	for (const char *p = list; *p;) {
+		while (*p && isspace((unsigned char)*p))
+			p++;
+		const char *s = p;
+		while (*p && !isspace((unsigned char)*p))
+			p++;
+		if ((size_t)(p - s) == n && !strncmp(s, word, n))
+			return 1;
+	}
+	return 0;
+}
+
+static int make_parent(const char *root, const char *parent)
+{
+	char dir[CG_PATH_MAX];
+	snprintf(dir, sizeof dir, "%s/%s", root, parent);
+	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return access(dir, W_OK) == 0 ? 0 : -1;
+}
+
+static int detect_v2(const char *mnt, struct cgroup_support *s)
+{
+	char ctl[512], dir[CG_PATH_MAX];
+
+	if (read_text(mnt, "cgroup.controllers", ctl, sizeof ctl) < 0 || !has_word(ctl, "memory"))
+		return -1;
+	/* Enable the controllers for our parent and for the tasks below it. */
+	write_text(mnt, "cgroup.subtree_control", has_word(ctl, "cpu") ? "+memory +cpu" : "+memory");
+	if (make_parent(mnt, "weir") < 0)
+		return -1;
+	snprintf(dir, sizeof dir, "%s/weir", mnt);
+	write_text(dir, "cgroup.subtree_control", has_word(ctl, "cpu") ? "+memory +cpu" : "+memory");
+	if (read_text(dir, "cgroup.subtree_control", ctl, sizeof ctl) < 0 || !has_word(ctl, "memory"))
+		return -1;
+	s->version = CGROUP_V2;
+	s->memory = true;
+	s->cpu = has_word(ctl, "cpu");
+	snprintf(s->memory_root, sizeof s->memory_root, "%s", mnt);
+	snprintf(s->cpu_root, sizeof s->cpu_root, "%s", mnt);
+	return 0;
+}
+
+enum cgroup_version cgroup_detect(struct cgroup_support *s)
+{
+	char v1_mem[256] = "", v1_cpu[256] = "", v2[256] = "";
+	char line[1024];
+	FILE *f;
+
+	memset(s, 0, sizeof *s);
+	f = fopen("/proc/self/mounts", "re");
+	if (!f) {
+		snprintf(s->why, sizeof s->why, "/proc/self/mounts unreadable");
+		return CGROUP_NONE;
+	}
+	while (fgets(line, sizeof line, f)) {
+		char dev[256], mnt[256], type[64], opts[512];
+		if (sscanf(line, "%255s %255s %63s %511s", dev, mnt, type, opts) != 4)
+			continue;
+		if (!strcmp(type, "cgroup2") && !v2[0])
+			snprintf(v2, sizeof v2, "%s", mnt);
+		else if (!strcmp(type, "cgroup") && has_option(opts, "memory") && !v1_mem[0])
+			snprintf(v1_mem, sizeof v1_mem, "%s", mnt);
+		else if (!strcmp(type, "cgroup") && has_option(opts, "cpu") && !v1_cpu[0])
+			snprintf(v1_cpu, sizeof v1_cpu, "%s", mnt);
+	}
+	fclose(f);
+	if (v2[0] && detect_v2(v2, s) == 0)
+		return s->version;
+	if (v1_mem[0] && make_parent(v1_mem, "weir") == 0) {
+		s->version = CGROUP_V1;
+		s->memory = true;
+		snprintf(s->memory_root, sizeof s->memory_root, "%s", v1_mem);
+		if (v1_cpu[0] && make_parent(v1_cpu, "weir") == 0) {
+			s->cpu = true;
+			snprintf(s->cpu_root, sizeof s->cpu_root, "%s", v1_cpu);
+		}
+		return s->version;
+	}
+	snprintf(s->why, sizeof s->why, "%s",
+		 v2[0] || v1_mem[0] ? "cgroup memory controller not writable by this user"
+				    : "no cgroup memory controller mounted");
+	return CGROUP_NONE;
+}
+
+const char *cgroup_describe(const struct cgroup_support *s, char *buf, size_t size)
+{
+	if (s->version == CGROUP_NONE)
+		snprintf(buf, size,
+			 "no writable cgroup (%s): memory enforced by polling RSS every 100 ms, "
+			 "no CPU quota", s->why);
+	else
+		snprintf(buf, size, "cgroup v%d (memory at %s%s%s)", (int)s->version,
+			 s->memory_root, s->cpu ? ", cpu quota at " : ", no cpu quota",
+			 s->cpu ? s->cpu_root : "");
+	return buf;
+}
+
+static int open_procs(const char *dir)
+{
+	char path[CG_PATH_MAX + 64];
+	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+	return open(path, O_WRONLY | O_CLOEXEC);
+}
+
+static int make_group(const char *root, const char *parent, const char *name, char *out,
+		      size_t size)
+{
+	if ((size_t)snprintf(out, size, "%s/%s/%s", root, parent, name) >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	char pdir[CG_PATH_MAX];
+	snprintf(pdir, sizeof pdir, "%s/%s", root, parent);
+	if (mkdir(pdir, 0755) < 0 && errno != EEXIST)
+		return -1;
+	if (mkdir(out, 0755) < 0 && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
+			     uint64_t memory_mb, int vcores, struct weir_error *err)
+{
+	struct cgroup *cg;
+	char num[64];
+
+	if (s->version == CGROUP_NONE) {
+		weir_error_set(err, WEIR_E_UNAVAILABLE, "cgroup: none writable (%s)", s->why);
+		return NULL;
+	}
+	if (!name[0] || strchr(name, '/') || !strcmp(name, "..")) {
+		weir_error_set(err, WEIR_E_INVALID, "cgroup name \"%s\": expected one path component",
+			       name);
+		return NULL;
+	}
+	cg = calloc(1, sizeof *cg);
+	if (!cg) {
+		weir_error_set(err, WEIR_E_INTERNAL, "cgroup: out of memory");
+		return NULL;
+	}
+	cg->version = s->version;
+	cg->mem_procs_fd = cg->cpu_procs_fd = -1;
+	cg->memory_limit = memory_mb * 1024 * 1024;
+	if (make_group(s->memory_root, parent, name, cg->mem_dir, sizeof cg->mem_dir) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
+			       s->memory_root, parent, name, strerror(errno));
+		goto fail;
+	}
+	/* A group left by a launcher that died is reused, emptied first. */
+	cgroup_kill_all(cg);
+	if (memory_mb > 0) {
+		snprintf(num, sizeof num, "%llu", (unsigned long long)cg->memory_limit);
+		int rc;
+		if (s->version == CGROUP_V1) {
+			/* memsw must stay >= the limit: lower it last when shrinking. */
+			if (has_file(cg->mem_dir, "memory.memsw.limit_in_bytes") &&
+			    write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num) == 0) {
+				rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
+				write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num);
+			} else {
+				rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
+				if (has_file(cg->mem_dir, "memory.memsw.limit_in_bytes"))
+					write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num);
+			}
+		} else {
+			rc = write_text(cg->mem_dir, "memory.max", num);
+			write_text(cg->mem_dir, "memory.swap.max", "0");
+		}
+		if (rc < 0) {
+			weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set memory limit %s: %s",
+				       cg->mem_dir, num, strerror(errno));
+			goto fail;
+		}
+	}
+	if (s->cpu && vcores > 0) {
+		const char *dir = cg->mem_dir;
+		char period[64] = "100000";
+		if (s->version == CGROUP_V1) {
+			if (make_group(s->cpu_root, parent, name, cg->cpu_dir, sizeof cg->cpu_dir) < 0) {
+				weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
+					       s->cpu_root, parent, name, strerror(errno));
+				goto fail;
+			}
+			dir = cg->cpu_dir;
+			read_text(dir, "cpu.cfs_period_us", period, sizeof period);
+			long long p = atoll(period) > 0 ? atoll(period) : 100000;
+			snprintf(num, sizeof num, "%lld", p * vcores);
+			if (write_text(dir, "cpu.cfs_quota_us", num) < 0) {
+				weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
+					       dir, strerror(errno));
+				goto fail;
+			}
+		} else {
+			snprintf(num, sizeof num, "%lld 100000", 100000LL * vcores);
+			if (write_text(dir, "cpu.max", num) < 0) {
+				weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu.max: %s",
+					       dir, strerror(errno));
+				goto fail;
+			}
+		}
+	}
+	cg->mem_procs_fd = open_procs(cg->mem_dir);
+	if (cg->mem_procs_fd < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot open cgroup.procs: %s",
+			       cg->mem_dir, strerror(errno));
+		goto fail;
+	}
+	if (cg->cpu_dir[0])
+		cg->cpu_procs_fd = open_procs(cg->cpu_dir);
+	return cg;
+fail:
+	cgroup_destroy(cg);
+	return NULL;
+}
+
+int cgroup_join_self(const struct cgroup *cg)
+{
+	/* "0" is the writer itself, in both v1 and v2. */
+	if (write(cg->mem_procs_fd, "0", 1) != 1)
+		return -1;
+	if (cg->cpu_procs_fd >= 0 && write(cg->cpu_procs_fd, "0", 1) != 1)
+		return -1;
+	return 0;
+}
+
+int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct weir_error *err)
+{
+	char num[32];
+	snprintf(num, sizeof num, "%ld", (long)pid);
+	if (write_text(cg->mem_dir, "cgroup.procs", num) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot add pid %s: %s",
+				      cg->mem_dir, num, strerror(errno));
+	if (cg->cpu_dir[0] && write_text(cg->cpu_dir, "cgroup.procs", num) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot add pid %s: %s",
+				      cg->cpu_dir, num, strerror(errno));
+	return 0;
+}
+
+uint64_t cgroup_peak_memory(const struct cgroup *cg)
+{
+	char buf[64];
+	const char *file = cg->version == CGROUP_V1 ? "memory.max_usage_in_bytes" : "memory.peak";
+	if (read_text(cg->mem_dir, file, buf, sizeof buf) < 0)
+		return 0;
+	return strtoull(buf, NULL, 10);
+}
+
+/* The number after "key " in a "key value" per line file. */
+static long long keyed_value(const char *text, const char *key)
+{
+	size_t n = strlen(key);
+	for (const char *p = text; p && *p;) {
+		if (!strncmp(p, key, n) && p[n] == ' ')
+			return atoll(p + n + 1);
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	return -1;
+}
+
+int cgroup_oom_kills(const struct cgroup *cg)
+{
+	char buf[1024];
+	const char *file = cg->version == CGROUP_V1 ? "memory.oom_control" : "memory.events";
+	if (read_text(cg->mem_dir, file, buf, sizeof buf) < 0)
+		return -1;
+	long long v = keyed_value(buf, "oom_kill");
+	return v < 0 ? -1 : (int)v;
+}
+
+uint64_t cgroup_memory_limit(const struct cgroup *cg)
+{
+	return cg->memory_limit;
+}
+
+/* Sends `sig` to every pid in dir/cgroup.procs; the number found. */
+static int signal_procs(const char *dir, int sig)
+{
+	char path[CG_PATH_MAX + 64], line[64];
+	FILE *f;
+	int n = 0;
+
+	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof line, f)) {
+		pid_t pid = (pid_t)atol(line);
+		if (pid > 0) {
+			n++;
+			if (sig)
+				kill(pid, sig);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+int cgroup_count_procs(const struct cgroup *cg)
+{
+	return signal_procs(cg->mem_dir, 0);
+}
+
+int cgroup_kill_all(const struct cgroup *cg)
+{
+	struct timespec ts = {0, 10 * 1000 * 1000};
+
+	if (cg->version == CGROUP_V2 && has_file(cg->mem_dir, "cgroup.kill"))
+		write_text(cg->mem_dir, "cgroup.kill", "1");
+	/* A process may fork while we kill: repeat until the group is empty. */
+	for (int i = 0; i < 200; i++) {
+		int n = signal_procs(cg->mem_dir, SIGKILL);
+		if (n <= 0)
+			return n < 0 ? -1 : 0;
+		nanosleep(&ts, NULL);
+	}
+	return -1;
+}
+
+void cgroup_destroy(struct cgroup *cg)
+{
+	struct timespec ts = {0, 10 * 1000 * 1000};
+
+	if (!cg)
+		return;
+	if (cg->mem_dir[0]) {
+		cgroup_kill_all(cg);
+		/* rmdir is EBUSY until the last killed process has fully exited. */
+		for (int i = 0; i < 100 && rmdir(cg->mem_dir) < 0 && errno == EBUSY; i++)
+			nanosleep(&ts, NULL);
+	}
+	if (cg->cpu_dir[0])
+		for (int i = 0; i < 100 && rmdir(cg->cpu_dir) < 0 && errno == EBUSY; i++)
+			nanosleep(&ts, NULL);
+	if (cg->mem_procs_fd >= 0)
+		close(cg->mem_procs_fd);
+	if (cg->cpu_procs_fd >= 0)
+		close(cg->cpu_procs_fd);
+	free(cg);
+}
+
+uint64_t cgroup_pgroup_rss(pid_t pgid)
+{
+	static long page;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	uint64_t total = 0;
+
+	if (!page)
+		page = sysconf(_SC_PAGESIZE);
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], buf[1024];
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t got = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		buf[got] = '\0';
+		/* Fields after the command name, which may hold spaces and ')'. */
+		char *p = strrchr(buf, ')');
+		if (!p)
+			continue;
+		char state;
+		int ppid, pgrp;
+		if (sscanf(p + 2, "%c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != pgid)
+			continue;
+		/* rss is field 24; we are at field 3 */
+		long long rss = 0;
+		int field = 3;
+		for (char *q = p + 2; *q && field < 24; q++)
+			if (*q == ' ' && ++field == 24)
+				rss = atoll(q + 1);
+		if (rss > 0)
+			total += (uint64_t)rss * (uint64_t)page;
+	}
+	closedir(d);
+	return total;
+}

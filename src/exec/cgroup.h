@@ -1,0 +1,85 @@
+/* cgroup.h: per-task resource limits through Linux control groups.
+ *
+ * One cgroup per task, PARENT/NAME under each controller weir uses (memory
+ * and cpu), on whichever hierarchy this process can write: cgroup v2 when its
+ * memory controller is available there, else v1.  Memory: a hard limit
+ * (v1 memory.limit_in_bytes and memsw when present; v2 memory.max and
+ * memory.swap.max=0); CPU: a CFS quota of vcores * period (v1
+ * cpu.cfs_quota_us; v2 cpu.max).  Afterwards: the peak memory and whether
+ * the kernel's OOM killer fired inside the group.
+ *
+ * Where nothing is writable, cgroup_detect() says so and the caller falls
+ * back to polling a process group's RSS (cgroup_pgroup_rss()).
+ * See docs/internals/limits.md.
+ */
+#ifndef WEIR_EXEC_CGROUP_H
+#define WEIR_EXEC_CGROUP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "lib/error.h"
+
+enum cgroup_version { CGROUP_NONE = 0, CGROUP_V1 = 1, CGROUP_V2 = 2 };
+
+struct cgroup_support {
+	enum cgroup_version version;
+	bool memory;         /* a memory limit can be set */
+	bool cpu;            /* a CPU quota can be set */
+	char memory_root[256]; /* v1: the memory controller's mount; v2: the unified mount */
+	char cpu_root[256];    /* v1: the cpu controller's mount; v2: same as memory_root */
+	char why[256];         /* when version is CGROUP_NONE: what was missing */
+};
+
+/* Looks at /proc/self/mounts and tries to create the "weir" parent group.
+ * Never fails: returns and stores the version found (CGROUP_NONE when no
+ * hierarchy is writable).  Cheap enough to call once per launcher. */
+enum cgroup_version cgroup_detect(struct cgroup_support *out);
+
+/* A line for the log: "cgroup v1 (memory, cpu)" or "no writable cgroup
+ * (...): memory enforced by polling RSS every 100 ms".  Returns buf. */
+const char *cgroup_describe(const struct cgroup_support *s, char *buf, size_t size);
+
+struct cgroup; /* opaque: one task's group */
+
+/* Creates (or reuses, emptied) PARENT/NAME with the limits; memory_mb 0 or
+ * vcores 0: that limit is not set.  `name` is one path component.  NULL
+ * with err when the support is CGROUP_NONE or a write is refused. */
+struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
+			     uint64_t memory_mb, int vcores, struct weir_error *err);
+
+/* Moves the calling process into the group.  Only async-signal-safe calls
+ * (write on descriptors opened by cgroup_create), so a child may call it
+ * between fork and exec.  0 or -1. */
+int cgroup_join_self(const struct cgroup *cg);
+
+/* Moves `pid` into the group.  0 or -1 with err. */
+int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct weir_error *err);
+
+/* Highest memory use of the group in bytes; 0 if the kernel does not say. */
+uint64_t cgroup_peak_memory(const struct cgroup *cg);
+
+/* How many processes the OOM killer killed inside the group (v1
+ * memory.oom_control, v2 memory.events "oom_kill"); -1 if unknown. */
+int cgroup_oom_kills(const struct cgroup *cg);
+
+/* Number of processes in the group now, or -1. */
+int cgroup_count_procs(const struct cgroup *cg);
+
+/* SIGKILLs every process in the group until it is empty (bounded wait of
+ * about 2 s).  0 when empty. */
+int cgroup_kill_all(const struct cgroup *cg);
+
+/* The limit it was created with, in bytes (0: none). */
+uint64_t cgroup_memory_limit(const struct cgroup *cg);
+
+/* Kills what is left, removes the group, frees.  NULL is a no-op. */
+void cgroup_destroy(struct cgroup *cg);
+
+/* The fallback without cgroups: total resident memory, in bytes, of every
+ * process in process group `pgid` (from /proc). */
+uint64_t cgroup_pgroup_rss(pid_t pgid);
+
+#endif

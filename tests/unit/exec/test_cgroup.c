@@ -1,0 +1,191 @@
+/* test_cgroup.c: real processes in a real cgroup: the memory limit kills a
+ * process that allocates past it and the OOM is seen, the CPU quota is
+ * written, kill_all empties a group, the RSS fallback counts a group.
+ * Skipped (with a message) where no cgroup is writable. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec/cgroup.h"
+
+static struct cgroup_support support;
+
+static char *name_for(const char *what)
+{
+	static char name[64];
+	snprintf(name, sizeof name, "%s-%ld", what, (long)getpid());
+	return name;
+}
+
+/* Touches `mb` MiB, one page at a time, then exits 0. */
+static void allocate(int mb)
+{
+	for (int i = 0; i < mb; i++) {
+		char *p = malloc(1 << 20);
+		if (!p)
+			_exit(3);
+		for (int j = 0; j < (1 << 20); j += 4096)
+			p[j] = (char)j;
+	}
+	_exit(0);
+}
+
+static pid_t spawn_in(struct cgroup *cg, int mb)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (cgroup_join_self(cg) < 0)
+			_exit(4);
+		allocate(mb);
+	}
+	return pid;
+}
+
+static void test_oom_killed(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	int status;
+
+	if (support.version == CGROUP_NONE)
+		skip();
+	struct cgroup *cg = cgroup_create(&support, "weir-test", name_for("oom"), 64, 1, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	assert_int_equal(cgroup_memory_limit(cg), 64ull << 20);
+	pid_t pid = spawn_in(cg, 256);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(WTERMSIG(status), SIGKILL);
+	assert_true(cgroup_oom_kills(cg) >= 1);
+	uint64_t peak = cgroup_peak_memory(cg);
+	assert_true(peak >= (48ull << 20));
+	assert_true(peak <= (64ull << 20));
+	cgroup_destroy(cg);
+}
+
+static void test_under_limit(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	int status;
+
+	if (support.version == CGROUP_NONE)
+		skip();
+	struct cgroup *cg = cgroup_create(&support, "weir-test", name_for("fits"), 256, 2, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	pid_t pid = spawn_in(cg, 32);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(cgroup_oom_kills(cg), 0);
+	assert_true(cgroup_peak_memory(cg) >= (32ull << 20));
+	if (support.cpu && support.version == CGROUP_V1) {
+		char path[600], buf[64] = "", period[64] = "";
+		snprintf(path, sizeof path, "%s/weir-test/%s/cpu.cfs_quota_us", support.cpu_root,
+			 name_for("fits"));
+		FILE *f = fopen(path, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(buf, sizeof buf, f));
+		fclose(f);
+		snprintf(path, sizeof path, "%s/weir-test/%s/cpu.cfs_period_us", support.cpu_root,
+			 name_for("fits"));
+		f = fopen(path, "r");
+		assert_non_null(f);
+		assert_non_null(fgets(period, sizeof period, f));
+		fclose(f);
+		assert_int_equal(atoll(buf), 2 * atoll(period));
+	}
+	cgroup_destroy(cg);
+}
+
+static void test_kill_all(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+
+	if (support.version == CGROUP_NONE)
+		skip();
+	struct cgroup *cg = cgroup_create(&support, "weir-test", name_for("kill"), 128, 0, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		cgroup_join_self(cg);
+		/* a grandchild in a new session, out of reach of a process group kill */
+		execl("/bin/sh", "sh", "-c", "setsid sleep 60 & sleep 60", (char *)NULL);
+		_exit(127);
+	}
+	for (int i = 0; i < 200 && cgroup_count_procs(cg) < 2; i++)
+		usleep(10000);
+	assert_true(cgroup_count_procs(cg) >= 2);
+	assert_int_equal(cgroup_kill_all(cg), 0);
+	assert_int_equal(cgroup_count_procs(cg), 0);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	cgroup_destroy(cg);
+}
+
+static void test_pgroup_rss(void **state)
+{
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setpgid(0, 0);
+		char *p = malloc(64 << 20);
+		for (int j = 0; p && j < (64 << 20); j += 4096)
+			p[j] = 1;
+		if (write(fds[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	char c;
+	setpgid(pid, pid);
+	assert_int_equal(read(fds[0], &c, 1), 1);
+	assert_true(cgroup_pgroup_rss(pid) >= (64ull << 20));
+	assert_int_equal(cgroup_pgroup_rss(999999999), 0);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(fds[0]);
+	close(fds[1]);
+}
+
+int main(void)
+{
+	char line[512];
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_oom_killed),
+		cmocka_unit_test(test_under_limit),
+		cmocka_unit_test(test_kill_all),
+		cmocka_unit_test(test_pgroup_rss),
+	};
+	cgroup_detect(&support);
+	fprintf(stderr, "test_cgroup: %s\n", cgroup_describe(&support, line, sizeof line));
+	if (support.version == CGROUP_NONE)
+		fprintf(stderr, "test_cgroup: no writable cgroup here; the cgroup tests are skipped\n");
+	int rc = cmocka_run_group_tests_name("exec/cgroup", tests, NULL, NULL);
+	if (support.version != CGROUP_NONE) {
+		snprintf(line, sizeof line, "%s/weir-test", support.memory_root);
+		rmdir(line);
+		snprintf(line, sizeof line, "%s/weir-test", support.cpu_root);
+		rmdir(line);
+	}
+	return rc;
+}
