@@ -1,0 +1,83 @@
+"""Task logs: live with --follow, from an offset, stdout and stderr together."""
+
+import subprocess
+import time
+
+from conftest import FINAL_STATES, WEIR_BIN, cli_describe, spec
+
+SLOW = "for i in 1 2 3 4 5 6; do echo line-$i; echo err-$i >&2; sleep 0.5; done"
+
+
+def test_follow_shows_lines_while_the_task_runs(server):
+    job = server.submit(spec({"worker": {"command": "sleep 1; " + SLOW}}, name="follow"))
+    server.wait_running(job["id"])
+    p = subprocess.Popen([WEIR_BIN, "logs", str(job["id"]), "--role", "worker", "--index", "0",
+                          "--follow"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         text=True, env=server.cli_env(), stdin=subprocess.DEVNULL)
+    try:
+        first = p.stdout.readline()
+        state_at_first_line = server.job(job["id"])["state"]
+        rest, err = p.communicate(timeout=60)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(10)
+    assert p.returncode == 0, (p.returncode, err)
+    assert first.strip() in ("line-1", "err-1"), first
+    assert state_at_first_line == "running", "the first line came only after the task ended"
+    out = (first + rest).split()
+    want = ["line-%d" % i for i in range(1, 7)]
+    assert [w for w in out if w.startswith("line-")] == want, out
+    assert len([w for w in out if w.startswith("err-")]) == 6, out
+    assert server.job(job["id"])["state"] in FINAL_STATES
+
+
+def test_follow_over_http_streams_and_ends(server):
+    job = server.submit(spec({"worker": {"command": SLOW}}, name="follow-http"))
+    server.wait_running(job["id"])
+    import urllib.request
+    req = urllib.request.Request(
+        server.url + "/api/v1/jobs/%s/tasks/worker/0/logs?follow=true" % job["id"],
+        headers={"Authorization": "Bearer " + server.token})
+    chunks = []
+    with urllib.request.urlopen(req, timeout=60) as r:
+        assert r.status == 200
+        first = r.readline()
+        chunks.append(first)
+        running = server.job(job["id"])["state"] == "running"
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = r.readline()
+            if not line:
+                break
+            chunks.append(line)
+    text = b"".join(chunks).decode()
+    assert running, "the stream gave its first line only after the task ended"
+    assert "line-6" in text and "err-6" in text, text
+
+
+def test_offset_and_size_header(server):
+    job = server.submit(spec({"worker": {"command": "echo 0123456789; echo abcdef"}},
+                             name="offset"))
+    job = server.wait_job(job["id"], timeout=60)
+    assert job["state"] == "succeeded", job
+    status, headers, full = server.request(
+        "GET", "/api/v1/jobs/%s/tasks/worker/0/logs" % job["id"])
+    assert status == 200
+    assert full.decode() == "0123456789\nabcdef\n", full
+    size = {k.lower(): v for k, v in headers.items()}.get("x-weir-log-size")
+    assert size is not None and int(size) == len(full), headers
+    assert server.log(job["id"], offset=11) == "abcdef\n"
+    assert server.log(job["id"], offset=len(full)) == ""
+    r = server.cli("logs", job["id"], "--role", "worker", "--index", "0", timeout=60)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout == "0123456789\nabcdef\n", cli_describe(r)
+
+
+def test_logs_of_unknown_task_is_404(server):
+    job = server.submit(spec({"worker": {"command": "true"}}, name="x"))
+    server.wait_job(job["id"], timeout=60)
+    status, body = server.api("GET", "/api/v1/jobs/%s/tasks/chief/0/logs" % job["id"])
+    assert status == 404, body
+    status, body = server.api("GET", "/api/v1/jobs/%s/tasks/worker/7/logs" % job["id"])
+    assert status == 404, body
