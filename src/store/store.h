@@ -37,7 +37,7 @@ struct store; /* opaque */
 
 /* The schema version this build writes; store_open() migrates older files
  * forward and refuses newer ones. */
-#define STORE_SCHEMA_VERSION 1
+#define STORE_SCHEMA_VERSION 2
 
 #define STORE_STATE_MAX 16
 
