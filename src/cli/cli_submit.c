@@ -1,0 +1,389 @@
+/* cli_submit.c: `weir submit`: parse locally, POST, follow to the end.
+ *
+ * Following is polling GET /api/v1/jobs/{id} every 150 ms: the answer
+ * carries the current attempt's tasks, and cli_watch turns successive
+ * answers into one line per change.  SIGINT and SIGTERM stay blocked and
+ * are taken with sigtimedwait() while sleeping between polls, so that an
+ * HTTP call is never cut in half by a signal and the job is killed exactly
+ * once.
+ */
+#include "cli/cli_submit.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli/cli_watch.h"
+#include "lib/clock.h"
+#include "lib/strvec.h"
+#include "model/job_spec.h"
+#include "model/job_spec_edit.h"
+#include "model/tony.h"
+
+#define POLL_MS 150
+/* A server restart (even kill -9 and start) is survivable; a server gone
+ * for this long is not coming back on its own. */
+#define UNREACHABLE_GIVE_UP_MS (10 * 60 * 1000)
+
+void cli_submit_usage(FILE *out)
+{
+	fputs("usage: weir submit [--detach] [--name NAME] [--priority P] SPEC.yaml|SPEC.json\n"
+	      "       weir submit [--detach] [--name NAME] [--priority P] --conf_file tony.xml\n"
+	      "                   [--src_dir DIR] [--executes FILE] [--task_params \"ARGS\"]\n"
+	      "                   [--python_venv venv.zip] [--python_binary_path venv/bin/python]\n"
+	      "                   [--shell_env K=V]... [--container_env K=V]... [--conf k=v]...\n"
+	      "\n"
+	      "Submits a job and follows it: one line per task state change, then a summary.\n"
+	      "Exit status: 0 the job succeeded, 1 it failed or was killed, 2 bad input,\n"
+	      "3 the server is unreachable.  Ctrl-C kills the job (twice: stop waiting).\n"
+	      "\n"
+	      "  --detach         print the job id and exit 0 right after submission\n"
+	      "  --name NAME      the job's name (overrides the spec's)\n"
+	      "  --priority P     higher runs first (overrides the spec's)\n"
+	      "  --server URL     the server (default $WEIR_SERVER, else " CLI_DEFAULT_SERVER ")\n"
+	      "  --home DIR       where the token file is (default $WEIR_HOME, else ~/.weir)\n",
+	      out);
+}
+
+int cli_submit_split(int argc, char **argv, struct cli_submit_args *a, struct weir_error *err)
+{
+	char **tony = a->tony_argv;
+
+	a->detach = false;
+	a->help = false;
+	a->name = NULL;
+	a->priority = NULL;
+	a->spec_file = NULL;
+	a->tony_argc = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *arg = argv[i];
+		int r;
+
+		if (cli_flag_is(arg, "--detach", "-d")) {
+			a->detach = true;
+			continue;
+		}
+		if (cli_flag_is_help(arg)) {
+			a->help = true;
+			continue;
+		}
+		if ((r = cli_flag_global(argc, argv, &i, &a->globals, err)) != 0 ||
+		    (r = cli_flag_value(argc, argv, &i, "--name", &a->name, err)) != 0 ||
+		    (r = cli_flag_value(argc, argv, &i, "--priority", &a->priority, err)) != 0) {
+			if (r < 0)
+				return -1;
+			continue;
+		}
+		if ((r = submit_flag_arity(argc, argv, i)) > 0) {
+			/* TonY's, passed on with its value for the model layer's
+			 * submit-flags parser to judge. */
+			for (int k = 0; k < r; k++)
+				tony[a->tony_argc++] = argv[i + k];
+			i += r - 1;
+			continue;
+		}
+		if (arg[0] == '-' && arg[1] != '\0')
+			return weir_error_set(err, WEIR_E_INVALID, "unknown flag %s", arg);
+		if (a->spec_file)
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "more than one spec file: \"%s\" and \"%s\"",
+					      a->spec_file, arg);
+		a->spec_file = arg;
+	}
+	tony[a->tony_argc] = NULL;
+	if (a->help)
+		return 0;
+	if (a->spec_file && a->tony_argc > 0)
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "give either a spec file (%s) or TonY's flags (%s ...), not both",
+				      a->spec_file, tony[0]);
+	if (!a->spec_file && a->tony_argc == 0)
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "nothing to submit: give a spec file or --conf_file tony.xml");
+	return 0;
+}
+
+/* Loads the spec from the file or TonY's flags; prints TonY's warnings. */
+static struct job_spec *load_spec(const struct cli_submit_args *a, struct weir_error *err)
+{
+	struct job_spec *spec = NULL;
+
+	if (a->spec_file) {
+		spec = job_spec_parse_file(a->spec_file, err);
+	} else {
+		struct strvec warnings = STRVEC_INIT;
+		spec = submit_flags_parse(a->tony_argc, a->tony_argv, &warnings, err);
+		fflush(stdout);
+		for (size_t i = 0; i < warnings.n; i++)
+			fprintf(stderr, "warning: %s\n", warnings.v[i]);
+		strvec_release(&warnings);
+	}
+	if (!spec)
+		return NULL;
+	if (a->name && job_spec_set_string(&spec->name, a->name, err) < 0)
+		goto fail;
+	if (a->priority) {
+		long long p;
+		if (cli_parse_int(a->priority, "--priority", -JOB_SPEC_MAX_PRIORITY,
+				  JOB_SPEC_MAX_PRIORITY, &p, err) < 0)
+			goto fail;
+		spec->priority = (int)p;
+	}
+	if ((a->name || a->priority) && job_spec_validate(spec, err) < 0)
+		goto fail;
+	return spec;
+fail:
+	job_spec_destroy(spec);
+	return NULL;
+}
+
+void cli_signals_block(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+}
+
+/* Sleeps up to ms; returns the signal taken meanwhile, or 0. */
+static int sleep_for_signal(long ms)
+{
+	sigset_t set;
+	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+	int sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	do {
+		sig = sigtimedwait(&set, NULL, &ts);
+	} while (sig < 0 && errno == EINTR);
+	return sig > 0 ? sig : 0;
+}
+
+static void print_line(const char *line, void *arg)
+{
+	char clock[32];
+	(void)arg;
+	printf("%s %s\n", cli_format_clock(clock_now_ms(), clock, sizeof clock), line);
+}
+
+/* The table that ends `weir submit`, and the job's result line. */
+static void print_summary(json_t *job)
+{
+	static const char *const header[] = {"TASK", "STATE", "EXIT", "DURATION", "PEAK MEM",
+					     "REASON"};
+	struct cli_table t;
+	json_t *tasks = json_object_get(job, "tasks");
+	json_t *task;
+	size_t i;
+	int64_t now = clock_now_ms();
+	char dur[32];
+
+	if (json_array_size(tasks) > 0 && cli_table_init(&t, 6, header) == 0) {
+		json_array_foreach(tasks, i, task) {
+			char name[128], code[32], tdur[32], mem[32];
+			long long ec = cli_json_int(task, "exit_code", -1);
+			long long sig = cli_json_int(task, "signal", 0);
+
+			if (ec >= 0)
+				snprintf(code, sizeof code, "%lld", ec);
+			else if (sig > 0)
+				snprintf(code, sizeof code, "signal %lld", sig);
+			else
+				snprintf(code, sizeof code, "-");
+			const char *row[] = {
+				cli_task_name(task, name, sizeof name),
+				cli_json_str(task, "state", "?"),
+				code,
+				cli_format_duration(cli_object_duration_ms(task, now), tdur,
+						    sizeof tdur),
+				cli_format_bytes(cli_json_int(task, "peak_memory_bytes", -1), mem,
+						 sizeof mem),
+				cli_json_str(task, "reason", ""),
+			};
+			cli_table_add(&t, row);
+		}
+		putchar('\n');
+		cli_table_print(&t, stdout);
+		cli_table_release(&t);
+	}
+	const char *reason = cli_json_str(job, "reason", "");
+	long long attempt = cli_json_int(job, "attempt", 1);
+	printf("job %lld %s", cli_json_int(job, "id", 0), cli_json_str(job, "state", "?"));
+	if (cli_object_duration_ms(job, now) >= 0)
+		printf(" in %s", cli_format_duration(cli_object_duration_ms(job, now), dur,
+						       sizeof dur));
+	if (attempt > 1)
+		printf(" (attempt %lld)", attempt);
+	if (*reason)
+		printf(": %s", reason);
+	putchar('\n');
+}
+
+static int final_status(json_t *job)
+{
+	return !strcmp(cli_json_str(job, "state", ""), "succeeded") ? CLI_EXIT_OK
+								     : CLI_EXIT_FAILED;
+}
+
+/* DELETE the job; 0 when the server answered (409: it had already ended). */
+static int kill_job(struct cli_ctx *ctx, const char *path)
+{
+	struct cli_reply r;
+	int rc = cli_call(ctx, "DELETE", path, NULL, 10000, &r);
+	if (rc == 0 && !cli_reply_ok(&r) && r.status != 409)
+		cli_report(ctx, &r);
+	cli_reply_release(&r);
+	return rc;
+}
+
+int cli_submit_follow(struct cli_ctx *ctx, long long id)
+{
+	struct cli_watch w;
+	char path[64];
+	int interrupts = 0;
+	bool kill_pending = false;
+	int64_t lost_since = -1;
+	int rc = CLI_EXIT_FAILED;
+
+	snprintf(path, sizeof path, "/api/v1/jobs/%lld", id);
+	cli_watch_init(&w, id);
+	/* A signal during the submission itself waits here. */
+	if (sleep_for_signal(0)) {
+		interrupts = 1;
+		kill_pending = true;
+	}
+	for (;;) {
+		struct cli_reply r;
+
+		if (kill_pending) {
+			printf("interrupted: killing job %lld\n", id);
+			fflush(stdout);
+			if (kill_job(ctx, path) == 0)
+				kill_pending = false;
+		}
+		if (cli_call(ctx, "GET", path, NULL, 10000, &r) < 0) {
+			int64_t now = clock_mono_ms();
+			if (lost_since < 0) {
+				lost_since = now;
+				fflush(stdout);
+				fprintf(stderr,
+					"weir: lost contact with the weir server at %s: %s; "
+					"retrying\n",
+					ctx->server_url, r.err.msg);
+			} else if (now - lost_since > UNREACHABLE_GIVE_UP_MS) {
+				cli_report(ctx, &r);
+				cli_reply_release(&r);
+				rc = CLI_EXIT_UNREACHABLE;
+				break;
+			}
+			cli_reply_release(&r);
+		} else if (!cli_reply_ok(&r) || !r.json) {
+			rc = cli_report(ctx, &r);
+			cli_reply_release(&r);
+			break;
+		} else {
+			if (lost_since >= 0) {
+				fprintf(stderr, "weir: reconnected to %s\n", ctx->server_url);
+				lost_since = -1;
+			}
+			cli_watch_update(&w, r.json, print_line, NULL);
+			if (cli_job_state_is_final(cli_json_str(r.json, "state", ""))) {
+				print_summary(r.json);
+				rc = final_status(r.json);
+				cli_reply_release(&r);
+				break;
+			}
+			cli_reply_release(&r);
+		}
+		fflush(stdout);
+		if (sleep_for_signal(lost_since >= 0 ? 500 : POLL_MS)) {
+			if (++interrupts == 1) {
+				kill_pending = true;
+			} else {
+				fflush(stdout);
+				fprintf(stderr, "weir: not waiting any longer; job %lld is being "
+						"killed (see `weir jobs show %lld`)\n",
+					id, id);
+				rc = 130;
+				break;
+			}
+		}
+	}
+	fflush(stdout);
+	cli_watch_release(&w);
+	return rc;
+}
+
+int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
+{
+	struct cli_submit_args a = {.globals = *g};
+	struct weir_error err = {0};
+	struct job_spec *spec = NULL;
+	struct cli_ctx ctx = {0};
+	struct cli_reply r = {0};
+	char *body = NULL;
+	json_t *json = NULL;
+	int rc = CLI_EXIT_USAGE;
+
+	a.tony_argv = calloc((size_t)argc + 1, sizeof *a.tony_argv);
+	if (!a.tony_argv) {
+		cli_error("out of memory");
+		return CLI_EXIT_FAILED;
+	}
+	if (cli_submit_split(argc, argv, &a, &err) < 0) {
+		cli_error("submit: %s", err.msg);
+		cli_submit_usage(stderr);
+		goto out;
+	}
+	if (a.help) {
+		cli_submit_usage(stdout);
+		rc = CLI_EXIT_OK;
+		goto out;
+	}
+	spec = load_spec(&a, &err);
+	if (!spec) {
+		cli_error("%s", err.msg);
+		goto out;
+	}
+	json = job_spec_to_json(spec);
+	body = json ? json_dumps(json, JSON_COMPACT) : NULL;
+	if (!body) {
+		cli_error("out of memory");
+		rc = CLI_EXIT_FAILED;
+		goto out;
+	}
+	if (cli_ctx_init(&ctx, &a.globals, &err) < 0) {
+		cli_error("%s", err.msg);
+		rc = CLI_EXIT_FAILED;
+		goto out;
+	}
+	if (!a.detach)
+		cli_signals_block();
+	if (cli_call(&ctx, "POST", "/api/v1/jobs", body, 60000, &r) < 0 || !cli_reply_ok(&r)) {
+		rc = cli_report(&ctx, &r);
+		goto out;
+	}
+	long long id = cli_json_int(r.json, "id", -1);
+	if (id < 0) {
+		cli_error("the server accepted the job but its answer has no id: %.200s", r.body);
+		rc = CLI_EXIT_FAILED;
+		goto out;
+	}
+	printf("job %lld submitted\n", id);
+	fflush(stdout);
+	rc = a.detach ? CLI_EXIT_OK : cli_submit_follow(&ctx, id);
+out:
+	cli_reply_release(&r);
+	cli_ctx_release(&ctx);
+	free(body);
+	json_decref(json);
+	job_spec_destroy(spec);
+	free(a.tony_argv);
+	return rc;
+}
