@@ -2,6 +2,7 @@
 
 import io
 import os
+import re
 import shutil
 import tarfile
 
@@ -39,12 +40,13 @@ def _job(src, venv, data, name):
 
 
 def _cache_state(home):
-    """{entry: (inode, mtime_ns)} of the cache's top-level entries (temporary ones left out)."""
+    """{entry: (inode, mtime_ns)} of the unpacked trees in the cache (HOME/cache/<sha256>/;
+    locks, memos and temporary entries left out)."""
     cache = home / "cache"
     assert cache.is_dir(), "no cache directory under the home: %r" % os.listdir(home)
     out = {}
     for e in os.scandir(cache):
-        if e.name.startswith("."):
+        if not re.fullmatch(r"[0-9a-f]{64}", e.name):
             continue
         st = e.stat(follow_symlinks=False)
         out[e.name] = (st.st_ino, st.st_mtime_ns)
