@@ -1,0 +1,135 @@
+"""Shared helpers of the benchmarks: a real `weir server` in a temporary home on a free port,
+its API, and timing.  Standard library only; not a test (nothing here asserts a speed)."""
+
+import datetime
+import json
+import os
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+WEIR_BIN = os.environ.get("WEIR_BIN") or str(REPO / "weir")
+FINAL = ("succeeded", "failed", "killed")
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def parse_time(text):
+    """Seconds since the epoch of an API timestamp ("2026-11-30T12:00:00.123Z")."""
+    return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def median(xs):
+    return statistics.median(xs) if xs else float("nan")
+
+
+def ms(x):
+    return "%.1f ms" % (x * 1000.0)
+
+
+class BenchServer:
+    def __init__(self, vcores=64, memory="32g", gpus=0):
+        self.dir = Path(tempfile.mkdtemp(prefix="weir-bench."))
+        self.home = self.dir / "home"
+        self.port = free_port()
+        self.url = "http://127.0.0.1:%d" % self.port
+        cfg = self.dir / "config.yaml"
+        cfg.write_text("resources:\n  vcores: %d\n  memory: %s\n  gpus: %d\n"
+                       "kill_grace_seconds: 1\n" % (vcores, memory, gpus))
+        self.log = open(self.dir / "server.log", "wb")
+        self.proc = subprocess.Popen(
+            [WEIR_BIN, "server", "--listen", "127.0.0.1:%d" % self.port, "--home",
+             str(self.home), "--config", str(cfg)],
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
+        deadline = time.monotonic() + 30
+        while True:
+            if self.proc.poll() is not None:
+                raise RuntimeError("weir server exited: " + (self.dir / "server.log").read_text())
+            try:
+                if self.api("GET", "/api/v1/health", auth=False)[0] == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("weir server did not come up")
+            time.sleep(0.05)
+        self.token = (self.home / "token").read_text().strip()
+        self.env = dict(os.environ, WEIR_SERVER=self.url, WEIR_TOKEN=self.token,
+                        WEIR_HOME=str(self.home))
+
+    def api(self, method, path, body=None, auth=True, timeout=60):
+        data = json.dumps(body).encode() if body is not None else None
+        headers = {"Content-Type": "application/json"} if data else {}
+        if auth:
+            headers["Authorization"] = "Bearer " + self.token
+        req = urllib.request.Request(self.url + path, data=data, method=method, headers=headers)
+        try:
+            with urllib.request.urlopen(req, timeout=timeout) as r:
+                return r.status, json.loads(r.read() or b"null")
+        except urllib.error.HTTPError as e:
+            return e.code, json.loads(e.read() or b"null")
+
+    def submit(self, spec):
+        status, job = self.api("POST", "/api/v1/jobs", spec)
+        if status != 201:
+            raise RuntimeError("submit: %s %r" % (status, job))
+        return job
+
+    def job(self, job_id):
+        return self.api("GET", "/api/v1/jobs/%s" % job_id)[1]
+
+    def wait(self, job_id, states=FINAL, timeout=300, interval=0.01):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            job = self.job(job_id)
+            if job["state"] in states:
+                return job
+            time.sleep(interval)
+        raise RuntimeError("job %s not in %s after %ss" % (job_id, states, timeout))
+
+    def rss_kb(self):
+        with open("/proc/%d/status" % self.proc.pid) as f:
+            for line in f:
+                if line.startswith("VmRSS:"):
+                    return int(line.split()[1])
+        return 0
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+        self.log.close()
+        # kill whatever a job left behind (its working directory is under our home)
+        for pid in os.listdir("/proc"):
+            if pid.isdigit():
+                try:
+                    if os.readlink("/proc/%s/cwd" % pid).startswith(str(self.home)):
+                        os.kill(int(pid), signal.SIGKILL)
+                except OSError:
+                    pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def job_spec(n_tasks, command, name="bench", **extra):
+    spec = {"name": name, "framework": "none",
+            "roles": {"worker": {"instances": n_tasks, "memory": "64m", "vcores": 1,
+                                 "command": command}}}
+    spec.update(extra)
+    return spec
