@@ -417,13 +417,17 @@ void cli_table_print(const struct cli_table *t, FILE *out)
 				width[c] = w;
 		}
 	for (size_t r = 0; r < t->n_rows; r++) {
+		size_t pending = 0; /* blanks owed before the next non-empty cell */
 		for (size_t c = 0; c < cols; c++) {
 			const char *cell = t->cells[r * t->n_cols + c];
-			if (c + 1 == cols)
-				fprintf(out, "%s\n", cell);
-			else
-				fprintf(out, "%-*s  ", (int)width[c], cell);
+			size_t w = strlen(cell);
+			if (w > 0) {
+				fprintf(out, "%*s%s", (int)pending, "", cell);
+				pending = 0;
+			}
+			pending += width[c] - w + 2;
 		}
+		fputc('\n', out);
 	}
 }
 
