@@ -1,0 +1,883 @@
+/* launch.c: `weir launch`: the protocol with the server (register, gang
+ * wait, started, exited), and supervising the user program (process group,
+ * cgroup or RSS polling, signals, timeout, usage). */
+#include "launch/launch.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <jansson.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "exec/cgroup.h"
+#include "launch/contract.h"
+#include "launch/workdir.h"
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/http_client.h"
+#include "lib/log.h"
+#include "model/job_spec.h"
+
+#define EXIT_GANG_TIMEOUT 124
+#define EXIT_LAUNCH_FAILED 125
+#define EXIT_USAGE 2
+#define REPORT_GIVE_UP_MS (24LL * 3600 * 1000)
+#define REGISTER_GIVE_UP_MS (300LL * 1000)
+
+extern char **environ;
+
+struct launch {
+	/* arguments */
+	long long job;
+	const char *role;
+	int index;
+	int attempt;
+	const char *host;
+	/* server */
+	struct http_client *http;
+	int port_fd;
+	int port;
+	/* the register answer; the fields below borrow from it */
+	json_t *task;
+	const char *framework;
+	const char *command;
+	const char *workdir;
+	const char *cache_dir;
+	const char *src_dir;
+	const char *gpus;
+	uint64_t memory_mb;
+	int vcores;
+	int64_t registration_timeout_s;
+	int64_t execution_timeout_s;
+	int64_t kill_grace_ms;
+	json_t *cluster; /* owned */
+};
+
+struct outcome {
+	int exit_code;
+	int signal;
+	bool oom_killed;
+	uint64_t peak_memory_bytes;
+	int64_t cpu_time_ms;
+	char reason[WEIR_ERROR_MSG_MAX + 64];
+};
+
+static void sleep_ms(int64_t ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+static int64_t backoff_next(int64_t cur, int64_t max)
+{
+	return cur * 2 > max ? max : cur * 2;
+}
+
+/* Binds host:0 and listens, so no other socket takes the port until the
+ * user program is about to start. */
+static int reserve_port(struct launch *l)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+	int one = 1;
+
+	memset(&ss, 0, sizeof ss);
+	if (strchr(l->host, ':')) {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
+		s6->sin6_family = AF_INET6;
+		if (inet_pton(AF_INET6, l->host, &s6->sin6_addr) != 1)
+			goto bad;
+		len = sizeof *s6;
+	} else {
+		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
+		s4->sin_family = AF_INET;
+		if (inet_pton(AF_INET, l->host, &s4->sin_addr) != 1)
+			goto bad;
+		len = sizeof *s4;
+	}
+	l->port_fd = socket(ss.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (l->port_fd < 0) {
+		log_error("cannot create a socket: %s", strerror(errno));
+		return -1;
+	}
+	setsockopt(l->port_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+	if (bind(l->port_fd, (struct sockaddr *)&ss, len) < 0 || listen(l->port_fd, 16) < 0 ||
+	    getsockname(l->port_fd, (struct sockaddr *)&ss, &len) < 0) {
+		log_error("cannot reserve a port on %s: %s", l->host, strerror(errno));
+		return -1;
+	}
+	l->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+						 : ((struct sockaddr_in *)&ss)->sin_port);
+	return 0;
+bad:
+	log_error("--host %s: expected a numeric IPv4 or IPv6 address", l->host);
+	return -1;
+}
+
+static void release_port(struct launch *l)
+{
+	if (l->port_fd >= 0)
+		close(l->port_fd);
+	l->port_fd = -1;
+}
+
+/* One call, JSON in and out.  Returns the HTTP status (0: no answer) and
+ * sets *out to the parsed body when it is JSON. */
+static long call(struct launch *l, const char *method, const char *path, json_t *body,
+		 long timeout_ms, json_t **out)
+{
+	struct http_response resp;
+	struct weir_error err = {0};
+	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
+	long status;
+
+	if (out)
+		*out = NULL;
+	if (http_client_request(l->http, method, path, text, timeout_ms, &resp, &err) < 0) {
+		log_debug("%s", err.msg);
+		status = 0;
+	} else {
+		status = resp.status;
+		if (out && status == 200)
+			*out = json_loadb(resp.body, resp.len, 0, NULL);
+		if (status >= 400 && status != 410)
+			log_warn("%s %s: %ld: %s", method, path, status,
+				 http_response_error_text(&resp));
+	}
+	http_response_release(&resp);
+	free(text);
+	return status;
+}
+
+static json_t *task_key(const struct launch *l)
+{
+	return json_pack("{s:I,s:s,s:i,s:i}", "job", (json_int_t)l->job, "role", l->role, "index",
+			 l->index, "attempt", l->attempt);
+}
+
+static const char *str_field(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static int64_t int_field(json_t *o, const char *key, int64_t dflt)
+{
+	json_t *v = json_object_get(o, key);
+	if (json_is_integer(v))
+		return json_integer_value(v);
+	if (json_is_real(v))
+		return (int64_t)json_real_value(v);
+	return dflt;
+}
+
+static int take_register_answer(struct launch *l, json_t *t)
+{
+	l->task = t;
+	l->framework = str_field(t, "framework");
+	l->command = str_field(t, "command");
+	l->workdir = str_field(t, "workdir");
+	l->cache_dir = str_field(t, "cache_dir");
+	l->src_dir = str_field(t, "src_dir");
+	l->gpus = str_field(t, "gpus");
+	l->memory_mb = (uint64_t)int_field(t, "memory_mb", 0);
+	l->vcores = (int)int_field(t, "vcores", 0);
+	l->registration_timeout_s = int_field(t, "registration_timeout_s", 300);
+	l->execution_timeout_s = int_field(t, "execution_timeout_s", 0);
+	json_t *g = json_object_get(t, "kill_grace_s");
+	const char *env = getenv("WEIR_KILL_GRACE");
+	if (json_is_number(g))
+		l->kill_grace_ms = (int64_t)(json_number_value(g) * 1000);
+	else if (env && *env)
+		l->kill_grace_ms = (int64_t)(atof(env) * 1000);
+	else
+		l->kill_grace_ms = 5000;
+	if (l->kill_grace_ms < 0)
+		l->kill_grace_ms = 0;
+	if (json_is_integer(json_object_get(t, "gpus")))
+		l->gpus = NULL; /* a count is not a list of ids; the server sends ids */
+	if (!l->command || !l->workdir || l->workdir[0] != '/') {
+		log_error("register answer: expected \"command\" and an absolute \"workdir\"");
+		return -1;
+	}
+	return 0;
+}
+
+/* POST register until the server answers; -1 when it refuses (410, 4xx) or
+ * stays away too long. */
+static int do_register(struct launch *l, bool again)
+{
+	json_t *body = task_key(l);
+	int64_t delay = 100, start = clock_mono_ms();
+	int rc = -1;
+
+	json_object_set_new(body, "host", json_string(l->host));
+	json_object_set_new(body, "port", json_integer(l->port));
+	json_object_set_new(body, "pid", json_integer(getpid()));
+	for (;;) {
+		json_t *answer = NULL;
+		long st = call(l, "POST", "/api/v1/launch/register", body, 30000, &answer);
+		if (st == 200) {
+			if (again) {
+				json_decref(answer);
+				rc = 0;
+			} else if (!json_is_object(answer)) {
+				log_error("register: the answer is not a JSON object");
+				json_decref(answer);
+			} else {
+				rc = take_register_answer(l, answer);
+			}
+			break;
+		}
+		json_decref(answer);
+		if (st == 410) {
+			log_error("job %lld attempt %d is no longer current (410): not starting %s:%d",
+				  l->job, l->attempt, l->role, l->index);
+			break;
+		}
+		if (st >= 400 && st < 500) {
+			log_error("register refused (%ld): not starting %s:%d", st, l->role, l->index);
+			break;
+		}
+		if (clock_mono_ms() - start > REGISTER_GIVE_UP_MS) {
+			log_error("the server did not answer register for %llds: giving up",
+				  (long long)(REGISTER_GIVE_UP_MS / 1000));
+			break;
+		}
+		if (delay == 100)
+			log_warn("server unreachable (register): retrying");
+		sleep_ms(delay);
+		delay = backoff_next(delay, 5000);
+	}
+	json_decref(body);
+	return rc;
+}
+
+/* Long-polls the cluster until the gang is complete.  0, -1 (refused:
+ * exit 125) or -2 (timeout: exit 124). */
+static int wait_for_gang(struct launch *l)
+{
+	int64_t start = clock_mono_ms();
+	int64_t deadline = l->registration_timeout_s > 0
+				   ? start + l->registration_timeout_s * 1000
+				   : INT64_MAX;
+	int64_t delay = 100, last_log = 0;
+	bool reregister = false;
+	char path[512];
+
+	for (;;) {
+		int64_t now = clock_mono_ms();
+		if (now >= deadline) {
+			log_error("gave up waiting for the gang after %llds (registration timeout): "
+				  "not every task of job %lld attempt %d registered",
+				  (long long)l->registration_timeout_s, l->job, l->attempt);
+			return -2;
+		}
+		if (reregister) {
+			if (do_register(l, true) < 0)
+				return -1;
+			reregister = false;
+		}
+		int64_t wait_s = (deadline - now + 999) / 1000;
+		if (wait_s > 30)
+			wait_s = 30;
+		if (wait_s < 1)
+			wait_s = 1;
+		snprintf(path, sizeof path, "/api/v1/launch/cluster?job=%lld&attempt=%d&wait=%lld",
+			 l->job, l->attempt, (long long)wait_s);
+		json_t *answer = NULL;
+		long st = call(l, "GET", path, NULL, (wait_s + 15) * 1000, &answer);
+		if (st == 200 && json_is_true(json_object_get(answer, "ready"))) {
+			json_t *c = json_object_get(answer, "cluster");
+			if (!json_is_object(c)) {
+				log_error("cluster answer: \"ready\" without a \"cluster\" object");
+				json_decref(answer);
+				return -1;
+			}
+			l->cluster = json_incref(c);
+			json_decref(answer);
+			return 0;
+		}
+		if (st == 200) {
+			now = clock_mono_ms();
+			if (now - last_log >= 30000) {
+				json_t *n = json_object_get(answer, "registered");
+				json_t *m = json_object_get(answer, "total");
+				if (json_is_integer(n) && json_is_integer(m))
+					log_info("waiting for gang (%lld/%lld registered)",
+						 (long long)json_integer_value(n),
+						 (long long)json_integer_value(m));
+				else
+					log_info("waiting for gang (%llds so far)",
+						 (long long)((now - start) / 1000));
+				last_log = now;
+			}
+			json_decref(answer);
+			delay = 100;
+			continue;
+		}
+		json_decref(answer);
+		if (st == 410) {
+			log_error("job %lld attempt %d is no longer current (410): not starting", l->job,
+				  l->attempt);
+			return -1;
+		}
+		if (st == 401 || st == 403 || st == 400) {
+			log_error("cluster request refused (%ld): not starting", st);
+			return -1;
+		}
+		/* No answer, 5xx, or a server that lost us (404/409 after a
+		 * restart): register again, which is idempotent, then poll. */
+		if (st == 0 && delay == 100)
+			log_warn("server unreachable while waiting for the gang: retrying");
+		reregister = true;
+		int64_t left = deadline - clock_mono_ms();
+		sleep_ms(delay < left ? delay : (left > 0 ? left : 0));
+		delay = backoff_next(delay, 5000);
+	}
+}
+
+/* POST exited until an answer comes (up to a day): nothing is lost across
+ * a server restart. */
+static void report_exited(struct launch *l, const struct outcome *o)
+{
+	json_t *body = task_key(l);
+	int64_t delay = 100, start = clock_mono_ms();
+
+	json_object_set_new(body, "exit_code", json_integer(o->exit_code));
+	json_object_set_new(body, "signal", o->signal ? json_integer(o->signal) : json_null());
+	json_object_set_new(body, "oom_killed", json_boolean(o->oom_killed));
+	json_object_set_new(body, "peak_memory_bytes", json_integer((json_int_t)o->peak_memory_bytes));
+	json_object_set_new(body, "cpu_time_ms", json_integer(o->cpu_time_ms));
+	json_object_set_new(body, "reason", json_string(o->reason));
+	for (;;) {
+		long st = call(l, "POST", "/api/v1/launch/exited", body, 10000, NULL);
+		if (st >= 200 && st < 300)
+			break;
+		if (st == 410) {
+			log_info("exited: the attempt is no longer current; nothing to report");
+			break;
+		}
+		if (st >= 400 && st < 500) {
+			log_error("exited report refused (%ld); giving up", st);
+			break;
+		}
+		if (clock_mono_ms() - start > REPORT_GIVE_UP_MS) {
+			log_error("could not report the exit for a day; giving up");
+			break;
+		}
+		if (delay == 100)
+			log_warn("server unreachable: retrying the exit report until it answers");
+		sleep_ms(delay);
+		delay = backoff_next(delay, 10000);
+	}
+	json_decref(body);
+}
+
+static int post_started(struct launch *l, pid_t pid)
+{
+	json_t *body = task_key(l);
+	json_object_set_new(body, "pid", json_integer(pid));
+	long st = call(l, "POST", "/api/v1/launch/started", body, 2000, NULL);
+	json_decref(body);
+	/* An answer of any kind settles it; only silence is worth a retry. */
+	return st == 0 || st >= 500 ? -1 : 0;
+}
+
+/* The program's environment: ours minus WEIR_TOKEN (never handed to user
+ * code) and minus what the contract sets, then the contract. */
+static char **build_envp(const struct contract *c)
+{
+	size_t n = 0, k = 0;
+	char **envp;
+
+	while (environ[n])
+		n++;
+	envp = calloc(n + c->n_env + 1, sizeof *envp);
+	if (!envp)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *e = environ[i];
+		const char *eq = strchr(e, '=');
+		size_t nl = eq ? (size_t)(eq - e) : strlen(e);
+		if (nl == 10 && !strncmp(e, "WEIR_TOKEN", 10))
+			continue;
+		bool overridden = false;
+		for (size_t j = 0; j < c->n_env && !overridden; j++)
+			overridden = strlen(c->env[j].name) == nl && !strncmp(c->env[j].name, e, nl);
+		if (!overridden)
+			envp[k++] = (char *)e;
+	}
+	for (size_t j = 0; j < c->n_env; j++) {
+		size_t len = strlen(c->env[j].name) + strlen(c->env[j].value) + 2;
+		char *kv = malloc(len);
+		if (!kv)
+			continue;
+		snprintf(kv, len, "%s=%s", c->env[j].name, c->env[j].value);
+		envp[k++] = kv;
+	}
+	envp[k] = NULL;
+	return envp;
+}
+
+static int build_contract(struct launch *l, struct contract *c)
+{
+	json_t *roles = json_object_get(l->task, "roles");
+	struct contract_role *cr = NULL;
+	struct weir_error err = {0};
+	enum framework fw = FRAMEWORK_NONE;
+	size_t n = json_array_size(roles);
+	int rc = -1;
+
+	if (l->framework && framework_from_name(l->framework, &fw) < 0) {
+		log_error("register answer: unknown framework \"%s\"", l->framework);
+		return -1;
+	}
+	cr = calloc(n ? n : 1, sizeof *cr);
+	if (!cr)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *r = json_array_get(roles, i);
+		cr[i].name = str_field(r, "name");
+		cr[i].instances = (int)int_field(r, "instances", 1);
+		cr[i].untracked = json_is_true(json_object_get(r, "untracked"));
+		cr[i].sidecar = json_is_true(json_object_get(r, "sidecar"));
+		if (!cr[i].name) {
+			log_error("register answer: roles[%zu] has no name", i);
+			goto out;
+		}
+	}
+	struct contract_input in = {
+		.framework = fw,
+		.roles = cr,
+		.n_roles = n,
+		.cluster = l->cluster,
+		.role = l->role,
+		.index = l->index,
+		.attempt = l->attempt,
+		.job_id = l->job,
+		.gpus = l->gpus,
+		.env = json_object_get(l->task, "env"),
+		.workdir = l->workdir,
+	};
+	if (contract_build(&in, c, &err) < 0) {
+		log_error("%s", err.msg);
+		goto out;
+	}
+	if (c->hostfile && fs_write_file_atomic(c->hostfile_path, c->hostfile, strlen(c->hostfile),
+						0644, &err) < 0) {
+		log_error("%s", err.msg);
+		contract_release(c);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(cr);
+	return rc;
+}
+
+static void describe_signal(int sig, char *buf, size_t size)
+{
+	const char *name = sigabbrev_np(sig);
+	snprintf(buf, size, "SIG%s", name ? name : "?");
+}
+
+/* Kills the program's process group and, with a cgroup, everything in it. */
+static void kill_everything(pid_t pgid, struct cgroup *cg)
+{
+	kill(-pgid, SIGKILL);
+	if (cg)
+		cgroup_kill_all(cg);
+}
+
+static void reap_orphans(void)
+{
+	/* As subreaper we inherit the program's orphans; collect the dead. */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+}
+
+static int run_program(struct launch *l, const struct contract *c, struct outcome *o)
+{
+	struct cgroup_support cs;
+	struct cgroup *cg = NULL;
+	struct weir_error err = {0};
+	sigset_t mask, old;
+	char line[600], name[256];
+	char **envp = NULL;
+	int sfd = -1, status = 0, rc = -1;
+	pid_t pid;
+	struct rusage ru;
+	bool exited = false, terminating = false, started_sent = false;
+	uint64_t fallback_peak = 0;
+	int64_t exec_deadline = INT64_MAX, kill_at = INT64_MAX, next_rss = INT64_MAX;
+	int64_t next_started = 0, started_delay = 200;
+
+	memset(&ru, 0, sizeof ru);
+	/* From here on, signals wait for the loop below, so none is lost
+	 * between the fork and the moment we can forward it. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, &old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0) {
+		log_error("signalfd: %s", strerror(errno));
+		goto out;
+	}
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+
+	if (l->memory_mb > 0 || l->vcores > 0) {
+		cgroup_detect(&cs);
+		log_info("limits: %s", cgroup_describe(&cs, line, sizeof line));
+		if (cs.version != CGROUP_NONE) {
+			snprintf(name, sizeof name, "%lld-%d-%s-%d", l->job, l->attempt, l->role,
+				 l->index);
+			cg = cgroup_create(&cs, "weir", name, l->memory_mb, l->vcores, &err);
+			if (!cg)
+				log_warn("%s: falling back to polling RSS", err.msg);
+		}
+	}
+	envp = build_envp(c);
+	if (!envp) {
+		log_error("out of memory");
+		goto out;
+	}
+
+	release_port(l);
+	pid = fork();
+	if (pid < 0) {
+		log_error("fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		/* Only async-signal-safe calls until exec. */
+		static const char join_msg[] = "weir launch: error: cannot join the task's cgroup\n";
+		static const char cd_msg[] = "weir launch: error: cannot enter the working directory\n";
+		setpgid(0, 0);
+		if (cg && cgroup_join_self(cg) < 0) {
+			if (write(2, join_msg, sizeof join_msg - 1) < 0)
+				_exit(EXIT_LAUNCH_FAILED);
+			_exit(EXIT_LAUNCH_FAILED);
+		}
+		if (chdir(l->workdir) < 0) {
+			if (write(2, cd_msg, sizeof cd_msg - 1) < 0)
+				_exit(EXIT_LAUNCH_FAILED);
+			_exit(EXIT_LAUNCH_FAILED);
+		}
+		signal(SIGPIPE, SIG_DFL);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		char *const args[] = {"sh", "-c", (char *)l->command, NULL};
+		execve("/bin/sh", args, envp);
+		_exit(127);
+	}
+	setpgid(pid, pid); /* also here: no race with a signal to the group */
+	int64_t t0 = clock_mono_ms();
+	if (l->execution_timeout_s > 0)
+		exec_deadline = t0 + l->execution_timeout_s * 1000;
+	if (!cg && l->memory_mb > 0)
+		next_rss = t0 + 100;
+	started_sent = post_started(l, pid) == 0;
+	if (!started_sent)
+		next_started = clock_mono_ms() + started_delay;
+
+	while (!exited) {
+		int64_t now = clock_mono_ms();
+		int64_t next = exec_deadline;
+		if (kill_at < next)
+			next = kill_at;
+		if (next_rss < next)
+			next = next_rss;
+		if (!started_sent && next_started < next)
+			next = next_started;
+		int timeout = next == INT64_MAX ? -1 : (int)(next > now ? next - now : 0);
+		struct pollfd pfd = {sfd, POLLIN, 0};
+		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+			log_error("poll: %s", strerror(errno));
+			kill_everything(pid, cg);
+		}
+		struct signalfd_siginfo si;
+		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+			int sig = (int)si.ssi_signo;
+			if (sig == SIGCHLD)
+				continue;
+			char sname[32];
+			describe_signal(sig, sname, sizeof sname);
+			if (!terminating) {
+				log_info("got %s: forwarding to the program, SIGKILL in %lld ms", sname,
+					 (long long)l->kill_grace_ms);
+				kill(-pid, sig);
+				terminating = true;
+				kill_at = clock_mono_ms() + l->kill_grace_ms;
+				snprintf(o->reason, sizeof o->reason, "killed (launcher got %s)", sname);
+			} else {
+				log_info("got %s again: killing the program now", sname);
+				kill_at = clock_mono_ms();
+			}
+		}
+		/* Reap: the program, and orphans it left to us. */
+		for (;;) {
+			int st;
+			struct rusage r;
+			pid_t w = wait4(-1, &st, WNOHANG, &r);
+			if (w <= 0)
+				break;
+			if (w == pid) {
+				status = st;
+				ru = r;
+				exited = true;
+			}
+		}
+		now = clock_mono_ms();
+		if (!exited && now >= exec_deadline && !terminating) {
+			log_warn("execution timeout after %llds: stopping the program",
+				 (long long)l->execution_timeout_s);
+			kill(-pid, SIGTERM);
+			terminating = true;
+			kill_at = now + l->kill_grace_ms;
+			exec_deadline = INT64_MAX;
+			snprintf(o->reason, sizeof o->reason, "execution timeout after %llds",
+				 (long long)l->execution_timeout_s);
+		}
+		if (!exited && now >= kill_at) {
+			kill_everything(pid, cg);
+			kill_at = INT64_MAX;
+		}
+		if (!exited && now >= next_rss) {
+			uint64_t rss = cgroup_pgroup_rss(pid);
+			uint64_t limit = l->memory_mb * 1024 * 1024;
+			if (rss > fallback_peak)
+				fallback_peak = rss;
+			if (rss > limit && !o->oom_killed) {
+				log_warn("memory %llu MiB over the limit of %llu MiB: killing the program",
+					 (unsigned long long)(rss >> 20), (unsigned long long)l->memory_mb);
+				kill_everything(pid, cg);
+				o->oom_killed = true;
+			}
+			next_rss = now + 100;
+		}
+		if (!started_sent && now >= next_started) {
+			started_sent = post_started(l, pid) == 0;
+			started_delay = backoff_next(started_delay, 10000);
+			next_started = now + started_delay;
+		}
+	}
+	/* The program is gone; nothing it started may outlive it. */
+	kill_everything(pid, cg);
+	reap_orphans();
+
+	o->cpu_time_ms = (int64_t)ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000 +
+			 (int64_t)ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000;
+	if (WIFEXITED(status)) {
+		o->exit_code = WEXITSTATUS(status);
+	} else if (WIFSIGNALED(status)) {
+		o->signal = WTERMSIG(status);
+		o->exit_code = 128 + o->signal;
+	}
+	if (cg) {
+		o->peak_memory_bytes = cgroup_peak_memory(cg);
+		if (cgroup_oom_kills(cg) > 0)
+			o->oom_killed = true;
+	}
+	if (!o->peak_memory_bytes) {
+		o->peak_memory_bytes = fallback_peak;
+		if ((uint64_t)ru.ru_maxrss * 1024 > o->peak_memory_bytes)
+			o->peak_memory_bytes = (uint64_t)ru.ru_maxrss * 1024;
+	}
+	if (o->oom_killed) {
+		o->exit_code = 137;
+		o->signal = SIGKILL;
+		snprintf(o->reason, sizeof o->reason, "OOMKilled (peak %llu MiB of %llu MiB)",
+			 (unsigned long long)(o->peak_memory_bytes >> 20),
+			 (unsigned long long)l->memory_mb);
+	} else if (!o->reason[0] && o->signal) {
+		char sname[32];
+		describe_signal(o->signal, sname, sizeof sname);
+		snprintf(o->reason, sizeof o->reason, "killed by %s", sname);
+	} else if (!o->reason[0] && o->exit_code) {
+		snprintf(o->reason, sizeof o->reason, "exited %d", o->exit_code);
+	}
+	log_info("program exited: code %d%s%s, peak %llu MiB, cpu %lld ms", o->exit_code,
+		 o->reason[0] ? ", " : "", o->reason,
+		 (unsigned long long)(o->peak_memory_bytes >> 20), (long long)o->cpu_time_ms);
+	rc = 0;
+out:
+	if (envp) {
+		for (size_t i = 0; envp[i]; i++) {
+			/* only the contract's entries were allocated */
+			bool ours = true;
+			for (size_t j = 0; environ[j]; j++)
+				if (environ[j] == envp[i])
+					ours = false;
+			if (ours)
+				free(envp[i]);
+		}
+		free(envp);
+	}
+	cgroup_destroy(cg);
+	if (sfd >= 0)
+		close(sfd);
+	return rc;
+}
+
+static int parse_int(const char *s, long long min, long long *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int usage(const char *why)
+{
+	log_error("%s", why);
+	fprintf(stderr, "usage: weir launch --job ID --role ROLE --index I --attempt A "
+			"[--host ADDR]\n"
+			"       (env: WEIR_SERVER, WEIR_TOKEN)\n");
+	return EXIT_USAGE;
+}
+
+static int parse_args(struct launch *l, int argc, char **argv)
+{
+	long long v;
+	bool have_job = false, have_index = false, have_attempt = false;
+
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			printf("usage: weir launch --job ID --role ROLE --index I --attempt A "
+			       "[--host ADDR]\n");
+			return 1;
+		}
+		if (!val) {
+			usage("an option is missing its value");
+			return -1;
+		}
+		i++;
+		if (!strcmp(a, "--job") && parse_int(val, 1, &v) == 0) {
+			l->job = v;
+			have_job = true;
+		} else if (!strcmp(a, "--index") && parse_int(val, 0, &v) == 0 && v < 1000000) {
+			l->index = (int)v;
+			have_index = true;
+		} else if (!strcmp(a, "--attempt") && parse_int(val, 0, &v) == 0 && v < 1000000) {
+			l->attempt = (int)v;
+			have_attempt = true;
+		} else if (!strcmp(a, "--role") && *val) {
+			l->role = val;
+		} else if (!strcmp(a, "--host") && *val) {
+			l->host = val;
+		} else {
+			char msg[256];
+			snprintf(msg, sizeof msg, "%s %s: unknown option or bad value", a, val);
+			usage(msg);
+			return -1;
+		}
+	}
+	if (!have_job || !l->role || !have_index || !have_attempt) {
+		usage("--job, --role, --index and --attempt are required");
+		return -1;
+	}
+	return 0;
+}
+
+int launch_main(int argc, char **argv)
+{
+	struct launch l;
+	struct contract c;
+	struct outcome o;
+	struct weir_error err = {0};
+	const char *server = getenv("WEIR_SERVER");
+	int code = EXIT_LAUNCH_FAILED, g;
+
+	memset(&l, 0, sizeof l);
+	memset(&c, 0, sizeof c);
+	memset(&o, 0, sizeof o);
+	l.port_fd = -1;
+	l.host = "127.0.0.1";
+	log_set_program("weir launch");
+	g = parse_args(&l, argc, argv);
+	if (g != 0)
+		return g > 0 ? 0 : EXIT_USAGE;
+	if (!server || !*server)
+		return usage("WEIR_SERVER is not set (the server's base URL)");
+	l.http = http_client_create(server, getenv("WEIR_TOKEN"));
+	if (!l.http) {
+		log_error("out of memory");
+		return EXIT_LAUNCH_FAILED;
+	}
+	if (reserve_port(&l) < 0 || do_register(&l, false) < 0)
+		goto out;
+	if (workdir_prepare(l.workdir, l.src_dir, NULL, 0, NULL, &err) < 0)
+		goto failed;
+	json_t *arts = json_object_get(l.task, "artifacts");
+	for (size_t i = 0; i < json_array_size(arts); i++) {
+		json_t *a = json_array_get(arts, i);
+		struct artifact art = {
+			.path = (char *)str_field(a, "path"),
+			.name = (char *)str_field(a, "name"),
+			.archive = json_is_true(json_object_get(a, "archive")),
+		};
+		if (!art.path) {
+			weir_error_set(&err, WEIR_E_INVALID, "artifacts[%zu]: no path", i);
+			goto failed;
+		}
+		if (workdir_prepare(l.workdir, NULL, &art, 1, l.cache_dir, &err) < 0)
+			goto failed;
+	}
+	g = wait_for_gang(&l);
+	if (g == -2) {
+		o.exit_code = code = EXIT_GANG_TIMEOUT;
+		snprintf(o.reason, sizeof o.reason,
+			 "gang registration timeout after %llds",
+			 (long long)l.registration_timeout_s);
+		report_exited(&l, &o);
+		goto out;
+	}
+	if (g < 0)
+		goto out;
+	if (build_contract(&l, &c) < 0) {
+		weir_error_set(&err, WEIR_E_INVALID, "cannot build the framework environment");
+		goto failed;
+	}
+	if (run_program(&l, &c, &o) < 0) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "cannot run the program");
+		goto failed;
+	}
+	report_exited(&l, &o);
+	code = o.exit_code;
+	goto out;
+failed:
+	log_error("%s", err.msg);
+	o.exit_code = code = EXIT_LAUNCH_FAILED;
+	snprintf(o.reason, sizeof o.reason, "launch failed: %s", err.msg);
+	report_exited(&l, &o);
+out:
+	contract_release(&c);
+	release_port(&l);
+	json_decref(l.cluster);
+	json_decref(l.task);
+	http_client_destroy(l.http);
+	return code;
+}
