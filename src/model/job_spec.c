@@ -284,7 +284,9 @@ static int read_role(struct reader *r, struct job_spec *spec, const char *name, 
 		} else if (!strcmp(key, "command")) {
 			rc = dup_string(r, val, &role->command);
 		} else if (!strcmp(key, "env")) {
-			rc = read_env(r, val, r->path, &role->env, &role->n_env);
+			char env_prefix[PATH_MAX_LEN];
+			snprintf(env_prefix, sizeof env_prefix, "%s", r->path);
+			rc = read_env(r, val, env_prefix, &role->env, &role->n_env);
 		} else if (!strcmp(key, "untracked")) {
 			rc = get_bool(r, val, &role->untracked);
 			untracked_set = true;
