@@ -375,7 +375,7 @@ fail:
 static const char *const not_roles[] = {
 	"application", "am", "task", "container", "containers", "yarn", "history", "keytab",
 	"https", "http", "secret", "portal", "other", "version-info", "docker", "init",
-	"chief", "execution", "horovod", "client", "tensorboard", NULL,
+	"execution", "horovod", "client", "tensorboard", NULL,
 };
 
 /* Keys (or prefixes ending in '.') that have no meaning here, and why. */
@@ -413,7 +413,6 @@ static const struct {
 	{"tony.secret.", "TonY's portal is not used"},
 	{"tony.init.", "TonY's portal is not used"},
 	{"tony.version-info.", "TonY build information"},
-	{"tony.chief.", "the deciding task is the chief's task 0, else worker 0"},
 	{"tony.client.", "TonY client setting"},
 };
 
