@@ -35,7 +35,9 @@ struct cgroup_support {
 
 /* Looks at /proc/self/mounts and tries to create the "weir" parent group.
  * Never fails: returns and stores the version found (CGROUP_NONE when no
- * hierarchy is writable).  Cheap enough to call once per launcher. */
+ * hierarchy is writable, or when the environment has WEIR_CGROUP=none,
+ * which tests and hosts with broken delegation use to force the fallback).
+ * Cheap enough to call once per launcher. */
 enum cgroup_version cgroup_detect(struct cgroup_support *out);
 
 /* A line for the log: "cgroup v1 (memory, cpu)" or "no writable cgroup

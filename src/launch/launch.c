@@ -378,7 +378,8 @@ static void report_exited(struct launch *l, const struct outcome *o)
 			break;
 		}
 		if (delay == 100)
-			log_warn("server unreachable: retrying the exit report until it answers");
+			log_warn("server %s: retrying the exit report until it answers",
+				 st ? "unavailable" : "unreachable");
 		sleep_ms(delay);
 		delay = backoff_next(delay, 10000);
 	}
@@ -501,11 +502,35 @@ static void kill_everything(pid_t pgid, struct cgroup *cg)
 		cgroup_kill_all(cg);
 }
 
-static void reap_orphans(void)
+/* Usage of every process we reap: the program, and as subreaper the
+ * orphans it leaves (a daemonised grandchild's CPU counts too). */
+struct usage {
+	int64_t cpu_ms;
+	uint64_t maxrss_bytes;
+};
+
+static void usage_add(struct usage *u, const struct rusage *r)
 {
-	/* As subreaper we inherit the program's orphans; collect the dead. */
-	while (waitpid(-1, NULL, WNOHANG) > 0)
-		;
+	u->cpu_ms += (int64_t)r->ru_utime.tv_sec * 1000 + r->ru_utime.tv_usec / 1000 +
+		     (int64_t)r->ru_stime.tv_sec * 1000 + r->ru_stime.tv_usec / 1000;
+	if ((uint64_t)r->ru_maxrss * 1024 > u->maxrss_bytes)
+		u->maxrss_bytes = (uint64_t)r->ru_maxrss * 1024;
+}
+
+static void reap_orphans(struct usage *u)
+{
+	struct rusage r;
+	struct timespec ts = {0, 2 * 1000 * 1000};
+
+	/* Orphans just SIGKILLed may take a moment to become zombies. */
+	for (int i = 0; i < 50; i++) {
+		pid_t w;
+		while ((w = wait4(-1, NULL, WNOHANG, &r)) > 0)
+			usage_add(u, &r);
+		if (w < 0)
+			break; /* ECHILD: none left */
+		nanosleep(&ts, NULL);
+	}
 }
 
 static int run_program(struct launch *l, const struct contract *c, struct outcome *o)
@@ -518,13 +543,12 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 	char **envp = NULL;
 	int sfd = -1, status = 0, rc = -1;
 	pid_t pid;
-	struct rusage ru;
+	struct usage usage = {0, 0};
 	bool exited = false, terminating = false, started_sent = false;
 	uint64_t fallback_peak = 0;
 	int64_t exec_deadline = INT64_MAX, kill_at = INT64_MAX, next_rss = INT64_MAX;
 	int64_t next_started = 0, started_delay = 200;
 
-	memset(&ru, 0, sizeof ru);
 	/* From here on, signals wait for the loop below, so none is lost
 	 * between the fork and the moment we can forward it. */
 	sigemptyset(&mask);
@@ -635,9 +659,9 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 			pid_t w = wait4(-1, &st, WNOHANG, &r);
 			if (w <= 0)
 				break;
+			usage_add(&usage, &r);
 			if (w == pid) {
 				status = st;
-				ru = r;
 				exited = true;
 			}
 		}
@@ -677,10 +701,9 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 	}
 	/* The program is gone; nothing it started may outlive it. */
 	kill_everything(pid, cg);
-	reap_orphans();
+	reap_orphans(&usage);
 
-	o->cpu_time_ms = (int64_t)ru.ru_utime.tv_sec * 1000 + ru.ru_utime.tv_usec / 1000 +
-			 (int64_t)ru.ru_stime.tv_sec * 1000 + ru.ru_stime.tv_usec / 1000;
+	o->cpu_time_ms = usage.cpu_ms;
 	if (WIFEXITED(status)) {
 		o->exit_code = WEXITSTATUS(status);
 	} else if (WIFSIGNALED(status)) {
@@ -694,8 +717,8 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 	}
 	if (!o->peak_memory_bytes) {
 		o->peak_memory_bytes = fallback_peak;
-		if ((uint64_t)ru.ru_maxrss * 1024 > o->peak_memory_bytes)
-			o->peak_memory_bytes = (uint64_t)ru.ru_maxrss * 1024;
+		if (usage.maxrss_bytes > o->peak_memory_bytes)
+			o->peak_memory_bytes = usage.maxrss_bytes;
 	}
 	if (o->oom_killed) {
 		o->exit_code = 137;
