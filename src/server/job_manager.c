@@ -1,0 +1,1521 @@
+/* job_manager.c: events in, store updates and executor actions out.
+ *
+ * Owns: the in-memory gang allocations (an alloc_state rebuilt from the
+ * store at start), a cache of parsed specs of active jobs, the list of
+ * launchers that ended without reporting (checked again ~1 s later, since
+ * an `exited` report may still be in flight), the list of launchers found
+ * alive at recovery (not our children: polled with is_alive), and one timer
+ * for sched's timeouts.
+ *
+ * Every entry point brackets its work in turn_begin()/turn_end(): one
+ * SQLite transaction per loop turn's handling of one event, with the
+ * timeout check folded in before the commit.
+ */
+#include "server/job_manager.h"
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "model/job_spec.h"
+#include "sched/job_progress.h"
+#include "sched/queue.h"
+#include "sched/states.h"
+#include "sched/timers.h"
+
+#define HOUSEKEEPING_MS 250
+#define LOST_GRACE_MS   1000
+
+struct spec_entry {
+	int64_t job_id;
+	struct job_spec *spec;
+	struct spec_entry *next;
+};
+
+/* A launcher to look at again: ended without reporting (due), or found
+ * alive at recovery (watch: polled until it is gone). */
+struct launcher_watch {
+	int64_t job_id;
+	int attempt;
+	char *role;
+	int index;
+	int launcher_pid;
+	int64_t due_ms;  /* monotonic; 0 while watching a live one */
+	char why[128];
+	struct launcher_watch *next;
+};
+
+struct job_manager {
+	uv_loop_t *loop;
+	struct store *store;
+	struct alloc_state *alloc;
+	struct node_resources node;
+	char *home;
+	struct executor *exec;
+	struct api *api;
+	uv_timer_t timeout_timer;
+	uv_timer_t housekeeping;
+	struct spec_entry *specs;
+	struct launcher_watch *watches;
+	int depth;
+	bool in_queue_pass;
+	bool queue_again;
+};
+
+/* ---- small helpers ---- */
+
+static void set_str(char **dst, const char *v)
+{
+	char *c = strdup(v ? v : "");
+	if (!c)
+		return;
+	free(*dst);
+	*dst = c;
+}
+
+static void set_reason(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void set_reason(char **dst, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	set_str(dst, buf);
+}
+
+static void event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
+{
+	char buf[768];
+	struct weir_error err = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (store_event_add(jm->store, job_id, clock_now_ms(), kind, buf, NULL, &err) < 0)
+		log_error("job %lld: cannot journal \"%s\": %s", (long long)job_id, buf, err.msg);
+}
+
+static void turn_begin(struct job_manager *jm)
+{
+	struct weir_error err = {0};
+
+	if (jm->depth++ == 0 && store_begin(jm->store, &err) < 0)
+		log_error("store: %s", err.msg);
+}
+
+static void check_timers(struct job_manager *jm);
+
+static void turn_end(struct job_manager *jm)
+{
+	struct weir_error err = {0};
+
+	if (jm->depth == 1)
+		check_timers(jm);
+	if (--jm->depth == 0 && store_in_transaction(jm->store) &&
+	    store_commit(jm->store, &err) < 0) {
+		log_error("store: commit failed: %s", err.msg);
+		store_rollback(jm->store, NULL);
+	}
+}
+
+static bool job_final(const struct job_row *job)
+{
+	enum job_state s;
+	return job_state_from_name(job->state, &s) == 0 && job_state_is_final(s);
+}
+
+static bool task_final(const struct task_row *t)
+{
+	enum task_state s;
+	return task_state_from_name(t->state, &s) == 0 && task_state_is_final(s);
+}
+
+static void job_set_state(struct job_row *job, enum job_state s)
+{
+	snprintf(job->state, sizeof job->state, "%s", job_state_name(s));
+}
+
+static void task_set_state(struct task_row *t, enum task_state s)
+{
+	snprintf(t->state, sizeof t->state, "%s", task_state_name(s));
+}
+
+static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, ...)
+{
+	char tail[256];
+	char *p = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tail, sizeof tail, fmt, ap);
+	va_end(ap);
+	if (asprintf(&p, "%s/jobs/%lld/%s", jm->home, (long long)job_id, tail) < 0)
+		return NULL;
+	return p;
+}
+
+static char *log_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
+		      int attempt)
+{
+	return job_path(jm, job_id, "logs/%s-%d.%d.log", role, index, attempt);
+}
+
+static char *workdir_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
+			  int attempt)
+{
+	return job_path(jm, job_id, "%d/%s-%d", attempt, role, index);
+}
+
+/* ---- specs of active jobs ---- */
+
+static const struct job_spec *spec_of(struct job_manager *jm, const struct job_row *job,
+				      struct weir_error *err)
+{
+	struct spec_entry *e;
+	json_error_t je;
+	json_t *j;
+	struct job_spec *spec;
+
+	for (e = jm->specs; e; e = e->next)
+		if (e->job_id == job->id)
+			return e->spec;
+	j = json_loads(job->spec_json, 0, &je);
+	if (!j) {
+		weir_error_set(err, WEIR_E_INTERNAL, "job %lld: stored spec is not JSON: %s",
+			       (long long)job->id, je.text);
+		return NULL;
+	}
+	spec = job_spec_from_json(j, err);
+	json_decref(j);
+	if (!spec) {
+		weir_error_prefix(err, "job %lld: stored spec", (long long)job->id);
+		return NULL;
+	}
+	e = calloc(1, sizeof *e);
+	if (!e) {
+		job_spec_destroy(spec);
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	e->job_id = job->id;
+	e->spec = spec;
+	e->next = jm->specs;
+	jm->specs = e;
+	return spec;
+}
+
+static void spec_forget(struct job_manager *jm, int64_t job_id)
+{
+	for (struct spec_entry **pe = &jm->specs; *pe; pe = &(*pe)->next)
+		if ((*pe)->job_id == job_id) {
+			struct spec_entry *e = *pe;
+			*pe = e->next;
+			job_spec_destroy(e->spec);
+			free(e);
+			return;
+		}
+}
+
+/* ---- JSON views ---- */
+
+static json_t *time_json(int64_t ms)
+{
+	char buf[40];
+	if (ms <= 0)
+		return json_null();
+	return json_string(clock_format_iso(ms, buf, sizeof buf));
+}
+
+static json_t *task_json(const struct task_row *t)
+{
+	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:b, s:I, "
+			 "s:I, s:o, s:o}",
+			 "role", t->role, "index", t->idx, "attempt", t->attempt, "state", t->state,
+			 "reason", t->reason ? t->reason : "", "host", t->host ? t->host : "",
+			 "port", t->port, "pid", t->pid > 0 ? json_integer(t->pid) : json_null(),
+			 "gpus", t->gpus ? t->gpus : "", "exit_code",
+			 t->exit_code >= 0 ? json_integer(t->exit_code) : json_null(), "signal",
+			 t->signal > 0 ? json_integer(t->signal) : json_null(), "oom_killed",
+			 t->oom_killed, "peak_memory_bytes", (json_int_t)t->peak_memory_bytes,
+			 "cpu_time_ms", (json_int_t)t->cpu_time_ms, "started_at",
+			 time_json(t->started_at), "ended_at", time_json(t->ended_at));
+}
+
+static json_t *tasks_json(struct job_manager *jm, int64_t job_id, int attempt,
+			  struct weir_error *err)
+{
+	struct task_row *rows = NULL;
+	size_t n = 0;
+	json_t *a;
+
+	if (store_tasks_of_job(jm->store, job_id, attempt, &rows, &n, err) < 0)
+		return NULL;
+	a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, task_json(&rows[i]));
+	task_rows_free(rows, n);
+	return a;
+}
+
+static json_t *job_json(struct job_manager *jm, const struct job_row *job, bool full,
+			struct weir_error *err)
+{
+	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o}",
+			      "id", (json_int_t)job->id, "name", job->name, "state", job->state,
+			      "reason", job->reason ? job->reason : "", "framework",
+			      job->framework ? job->framework : "none", "priority", job->priority,
+			      "attempt", job->attempt, "max_restarts", job->max_restarts,
+			      "exit_code",
+			      job->exit_code >= 0 ? json_integer(job->exit_code) : json_null(),
+			      "submitted_at", time_json(job->submitted_at), "started_at",
+			      time_json(job->started_at), "ended_at", time_json(job->ended_at));
+	if (!o) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	if (full) {
+		json_t *spec = json_loads(job->spec_json, 0, NULL);
+		json_t *tasks = tasks_json(jm, job->id, job->attempt, err);
+		if (!tasks) {
+			json_decref(spec);
+			json_decref(o);
+			return NULL;
+		}
+		json_object_set_new(o, "spec", spec ? spec : json_object());
+		json_object_set_new(o, "tasks", tasks);
+	}
+	return o;
+}
+
+static json_t *job_json_by_id(struct job_manager *jm, int64_t id, struct weir_error *err)
+{
+	struct job_row job = {0};
+	json_t *r;
+
+	if (store_job_get(jm->store, id, &job, err) < 0) {
+		if (err && err->kind == WEIR_E_NOT_FOUND)
+			weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
+		return NULL;
+	}
+	r = job_json(jm, &job, true, err);
+	job_row_release(&job);
+	return r;
+}
+
+/* ---- carrying out decisions ---- */
+
+static void queue_pass(struct job_manager *jm);
+static void progress(struct job_manager *jm, int64_t job_id, const struct progress_event *ev);
+
+static void stop_task(struct job_manager *jm, const struct task_row *t)
+{
+	struct weir_error err = {0};
+	struct executor_task et = {.job_id = t->job_id,
+				   .role = t->role,
+				   .index = t->idx,
+				   .attempt = t->attempt,
+				   .launcher_pid = t->launcher_pid};
+
+	if (!jm->exec || t->launcher_pid <= 0)
+		return;
+	if (jm->exec->ops->stop_task(jm->exec, &et, SIGTERM, &err) < 0)
+		log_warn("job %lld %s:%d: %s", (long long)t->job_id, t->role, t->idx, err.msg);
+}
+
+/* When every task of the current attempt has ended: a final job gives its
+ * resources back; a restarting one goes back to the queue as attempt + 1. */
+static void wind_down(struct job_manager *jm, int64_t job_id)
+{
+	struct weir_error err = {0};
+	struct job_row job = {0};
+	struct task_row *rows = NULL;
+	size_t n = 0;
+	bool all_ended = true;
+
+	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+		return;
+	if (store_tasks_of_job(jm->store, job_id, job.attempt, &rows, &n, &err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (!task_final(&rows[i]))
+			all_ended = false;
+	if (!all_ended)
+		goto out;
+	if (job_final(&job)) {
+		alloc_release(jm->alloc, job_id);
+		spec_forget(jm, job_id);
+		api_notify_cluster(jm->api, job_id);
+		api_notify_logs(jm->api, job_id);
+		queue_pass(jm);
+	} else if (job.restart_pending) {
+		alloc_release(jm->alloc, job_id);
+		job.restart_pending = false;
+		job.attempt++;
+		job_set_state(&job, JOB_QUEUED);
+		job.queued_at = clock_now_ms();
+		job.allocated_at = 0;
+		job.running_at = 0;
+		set_str(&job.reason, "");
+		if (store_job_update(jm->store, &job, &err) < 0)
+			log_error("job %lld: %s", (long long)job_id, err.msg);
+		event(jm, job_id, "state", "queued (attempt %d)", job.attempt);
+		api_notify_cluster(jm->api, job_id);
+		api_notify_logs(jm->api, job_id);
+		queue_pass(jm);
+	}
+out:
+	task_rows_free(rows, n);
+	job_row_release(&job);
+}
+
+static void apply_decision(struct job_manager *jm, struct job_row *job,
+			   const struct task_row *tasks, size_t n,
+			   const struct progress_decision *d)
+{
+	struct weir_error err = {0};
+
+	switch (d->outcome) {
+	case PROGRESS_NONE:
+		return;
+	case PROGRESS_JOB_SUCCEEDED:
+	case PROGRESS_JOB_FAILED:
+	case PROGRESS_JOB_KILLED:
+		job_set_state(job, d->outcome == PROGRESS_JOB_SUCCEEDED ? JOB_SUCCEEDED
+				   : d->outcome == PROGRESS_JOB_FAILED  ? JOB_FAILED
+									 : JOB_KILLED);
+		job->exit_code = d->outcome == PROGRESS_JOB_SUCCEEDED ? 0 : d->exit_code;
+		job->restart_pending = false;
+		set_str(&job->reason, d->reason);
+		job->ended_at = clock_now_ms();
+		if (store_job_update(jm->store, job, &err) < 0)
+			log_error("job %lld: %s", (long long)job->id, err.msg);
+		event(jm, job->id, "state", "%s%s%s", job->state, d->reason[0] ? ": " : "",
+		      d->reason);
+		break;
+	case PROGRESS_RESTART_GANG:
+		job->restart_pending = true;
+		set_reason(&job->reason, "restarting: %s", d->reason);
+		if (store_job_update(jm->store, job, &err) < 0)
+			log_error("job %lld: %s", (long long)job->id, err.msg);
+		event(jm, job->id, "restart", "restarting the gang after attempt %d: %s",
+		      job->attempt, d->reason);
+		break;
+	}
+	for (size_t i = 0; i < n && i < d->n_tasks; i++)
+		if (d->stop && d->stop[i] && !task_final(&tasks[i]))
+			stop_task(jm, &tasks[i]);
+	api_notify_cluster(jm->api, job->id);
+	wind_down(jm, job->id);
+}
+
+static void progress(struct job_manager *jm, int64_t job_id, const struct progress_event *ev)
+{
+	struct weir_error err = {0};
+	struct job_row job = {0};
+	struct task_row *rows = NULL;
+	size_t n = 0;
+	struct task_status *st = NULL;
+	struct progress_decision d = {0};
+	const struct job_spec *spec;
+	enum job_state js;
+
+	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+		return;
+	if (job_final(&job) || job.restart_pending) {
+		/* winding down: late ends are only recorded */
+		wind_down(jm, job_id);
+		goto out;
+	}
+	spec = spec_of(jm, &job, &err);
+	if (!spec)
+		goto fail;
+	if (job_state_from_name(job.state, &js) == 0 && js != JOB_QUEUED &&
+	    store_tasks_of_job(jm->store, job_id, job.attempt, &rows, &n, &err) < 0)
+		goto fail;
+	st = calloc(n ? n : 1, sizeof *st);
+	if (!st)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		st[i].role = rows[i].role;
+		st[i].index = rows[i].idx;
+		task_state_from_name(rows[i].state, &st[i].state);
+		st[i].exit_code = rows[i].exit_code;
+		st[i].signal = rows[i].signal;
+		st[i].oom_killed = rows[i].oom_killed;
+	}
+	if (job_progress_decide(spec, job.attempt, st, n, ev, &d, &err) < 0)
+		goto fail;
+	apply_decision(jm, &job, rows, n, &d);
+	progress_decision_release(&d);
+	goto out;
+fail:
+	log_error("job %lld: cannot decide what follows: %s", (long long)job_id, err.msg);
+out:
+	free(st);
+	task_rows_free(rows, n);
+	job_row_release(&job);
+}
+
+static void task_ended(struct job_manager *jm, int64_t job_id, const char *role, int index)
+{
+	struct progress_event ev = {.kind = PROGRESS_TASK_ENDED, .role = role, .index = index};
+
+	api_notify_logs(jm->api, job_id);
+	progress(jm, job_id, &ev);
+}
+
+/* Starts one task's launcher; on failure the task ends `lost` at once. */
+static bool spawn_task(struct job_manager *jm, struct task_row *t)
+{
+	struct weir_error err = {0};
+	char *lp = log_path(jm, t->job_id, t->role, t->idx, t->attempt);
+	struct executor_task et = {.job_id = t->job_id,
+				   .role = t->role,
+				   .index = t->idx,
+				   .attempt = t->attempt,
+				   .log_path = lp};
+	int pid = 0;
+	bool ok = false;
+
+	if (!lp)
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+	else if (!jm->exec)
+		weir_error_set(&err, WEIR_E_INTERNAL, "no executor");
+	else if (jm->exec->ops->start_task(jm->exec, &et, &pid, &err) == 0)
+		ok = true;
+	if (ok) {
+		t->launcher_pid = pid;
+	} else {
+		task_set_state(t, TASK_LOST);
+		set_reason(&t->reason, "cannot start: %s", err.msg);
+		t->ended_at = clock_now_ms();
+		log_error("job %lld %s:%d: %s", (long long)t->job_id, t->role, t->idx, err.msg);
+	}
+	if (store_task_update(jm->store, t, &err) < 0)
+		log_error("job %lld: %s", (long long)t->job_id, err.msg);
+	free(lp);
+	return ok;
+}
+
+static void start_gang(struct job_manager *jm, int64_t job_id, const struct job_alloc *a)
+{
+	struct weir_error err = {0};
+	struct job_row job = {0};
+	struct task_row *rows = NULL;
+	int failed = -1;
+
+	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+		goto fail;
+	job_set_state(&job, JOB_STARTING);
+	job.allocated_at = clock_now_ms();
+	set_str(&job.reason, "");
+	if (store_job_update(jm->store, &job, &err) < 0)
+		goto fail;
+	event(jm, job_id, "state", "starting: attempt %d, %zu tasks", job.attempt, a->n_tasks);
+	rows = calloc(a->n_tasks ? a->n_tasks : 1, sizeof *rows);
+	if (!rows)
+		goto fail;
+	/* every row exists before any launcher can register */
+	for (size_t i = 0; i < a->n_tasks; i++) {
+		struct task_row *t = &rows[i];
+		t->job_id = job_id;
+		t->attempt = job.attempt;
+		t->role = strdup(a->tasks[i].role);
+		t->idx = a->tasks[i].index;
+		task_set_state(t, TASK_PENDING);
+		t->reason = strdup("");
+		t->host = strdup("");
+		t->gpus = strdup(a->tasks[i].gpus ? a->tasks[i].gpus : "");
+		t->exit_code = -1;
+		if (store_task_insert(jm->store, t, &err) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < a->n_tasks; i++)
+		if (!spawn_task(jm, &rows[i]) && failed < 0)
+			failed = (int)i;
+	if (failed >= 0) {
+		event(jm, job_id, "task", "%s:%d lost: %s", rows[failed].role, rows[failed].idx,
+		      rows[failed].reason);
+		task_ended(jm, job_id, rows[failed].role, rows[failed].idx);
+	}
+	goto out;
+fail:
+	log_error("job %lld: cannot start its gang: %s", (long long)job_id, err.msg);
+out:
+	if (rows)
+		task_rows_free(rows, a->n_tasks);
+	job_row_release(&job);
+}
+
+static void fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
+{
+	struct weir_error err = {0};
+	struct job_row job = {0};
+
+	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+		return;
+	job_set_state(&job, JOB_FAILED);
+	set_str(&job.reason, reason);
+	job.ended_at = clock_now_ms();
+	if (store_job_update(jm->store, &job, &err) < 0)
+		log_error("job %lld: %s", (long long)job_id, err.msg);
+	event(jm, job_id, "state", "failed: %s", reason);
+	spec_forget(jm, job_id);
+	job_row_release(&job);
+}
+
+static void queue_pass(struct job_manager *jm)
+{
+	struct weir_error err = {0};
+	struct job_row *rows = NULL;
+	size_t n = 0, nq = 0;
+	struct queue_entry *q = NULL;
+	struct queue_decision *d = NULL;
+
+	if (jm->in_queue_pass) {
+		jm->queue_again = true;
+		return;
+	}
+	jm->in_queue_pass = true;
+again:
+	jm->queue_again = false;
+	if (store_jobs_active(jm->store, &rows, &n, &err) < 0)
+		goto fail;
+	q = calloc(n ? n : 1, sizeof *q);
+	d = calloc(n ? n : 1, sizeof *d);
+	if (!q || !d)
+		goto fail;
+	nq = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct job_spec *spec;
+		if (strcmp(rows[i].state, "queued") || rows[i].restart_pending)
+			continue;
+		spec = spec_of(jm, &rows[i], &err);
+		if (!spec) {
+			fail_job_now(jm, rows[i].id, err.msg);
+			continue;
+		}
+		q[nq].job_id = rows[i].id;
+		q[nq].priority = rows[i].priority;
+		q[nq].spec = spec;
+		nq++;
+	}
+	if (nq > 0 && queue_schedule(jm->alloc, q, nq, d, &err) < 0)
+		goto fail;
+	for (size_t i = 0; i < nq; i++) {
+		struct job_row *job = NULL;
+		for (size_t k = 0; k < n; k++)
+			if (rows[k].id == d[i].job_id)
+				job = &rows[k];
+		if (!job)
+			continue;
+		switch (d[i].action) {
+		case QUEUE_START:
+			start_gang(jm, job->id, &d[i].alloc);
+			break;
+		case QUEUE_WAIT:
+			if (strcmp(job->reason ? job->reason : "", d[i].reason)) {
+				set_str(&job->reason, d[i].reason);
+				if (store_job_update(jm->store, job, &err) < 0)
+					log_error("job %lld: %s", (long long)job->id, err.msg);
+			}
+			break;
+		case QUEUE_REJECT:
+			fail_job_now(jm, job->id, d[i].reason);
+			break;
+		}
+	}
+	queue_decisions_release(d, nq);
+	free(q);
+	free(d);
+	q = NULL;
+	d = NULL;
+	job_rows_free(rows, n);
+	rows = NULL;
+	n = 0;
+	if (jm->queue_again)
+		goto again;
+	jm->in_queue_pass = false;
+	return;
+fail:
+	log_error("queue pass: %s", err.msg);
+	free(q);
+	free(d);
+	job_rows_free(rows, n);
+	jm->in_queue_pass = false;
+}
+
+/* ---- timeouts ---- */
+
+static void on_timeout_timer(uv_timer_t *t)
+{
+	struct job_manager *jm = t->data;
+	turn_begin(jm);
+	turn_end(jm);
+}
+
+static void check_timers(struct job_manager *jm)
+{
+	struct weir_error err = {0};
+	struct job_row *rows = NULL;
+	size_t n = 0;
+	int64_t now = clock_now_ms(), next = TIMER_NEVER;
+
+	if (store_jobs_active(jm->store, &rows, &n, &err) < 0) {
+		log_error("timers: %s", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct timer_job tj = {0};
+		struct timer_result tr;
+		const struct job_spec *spec;
+
+		if (rows[i].restart_pending)
+			continue;
+		spec = spec_of(jm, &rows[i], &err);
+		if (!spec)
+			continue;
+		tj.spec = spec;
+		if (job_state_from_name(rows[i].state, &tj.state) < 0)
+			continue;
+		tj.queued_at_ms = rows[i].queued_at;
+		tj.allocated_at_ms = rows[i].allocated_at;
+		tj.running_at_ms = rows[i].running_at;
+		timers_check(&tj, now, &tr);
+		if (tr.expired != TIMER_NONE) {
+			struct progress_event ev = {.kind = PROGRESS_TIMEOUT,
+						    .timer = tr.expired,
+						    .reason = tr.reason};
+			event(jm, rows[i].id, "timeout", "%s", tr.reason);
+			progress(jm, rows[i].id, &ev);
+		} else if (tr.next_due_ms < next) {
+			next = tr.next_due_ms;
+		}
+	}
+	job_rows_free(rows, n);
+	if (next == TIMER_NEVER)
+		uv_timer_stop(&jm->timeout_timer);
+	else
+		uv_timer_start(&jm->timeout_timer, on_timeout_timer,
+			       (uint64_t)(next > now ? next - now : 0) + 5, 0);
+}
+
+/* ---- launchers that ended or vanished ---- */
+
+static void watch_add(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
+		      int index, int launcher_pid, int64_t due_ms, const char *why)
+{
+	struct launcher_watch *w = calloc(1, sizeof *w);
+
+	if (!w || !(w->role = strdup(role))) {
+		free(w);
+		return;
+	}
+	w->job_id = job_id;
+	w->attempt = attempt;
+	w->index = index;
+	w->launcher_pid = launcher_pid;
+	w->due_ms = due_ms;
+	snprintf(w->why, sizeof w->why, "%s", why);
+	w->next = jm->watches;
+	jm->watches = w;
+}
+
+/* The launcher is gone: if the task never reported its end, it is lost
+ * (or killed, when weir was stopping it anyway). */
+static void launcher_gone(struct job_manager *jm, const struct launcher_watch *w)
+{
+	struct weir_error err = {0};
+	struct task_row t = {0};
+	struct job_row job = {0};
+	bool stopping;
+
+	if (store_task_get(jm->store, w->job_id, w->attempt, w->role, w->index, &t, &err) < 0)
+		return;
+	if (task_final(&t) || store_job_get(jm->store, w->job_id, &job, &err) < 0)
+		goto out;
+	stopping = job_final(&job) || job.restart_pending || job.attempt != t.attempt;
+	task_set_state(&t, stopping ? TASK_KILLED : TASK_LOST);
+	set_str(&t.reason, stopping ? "stopped" : w->why);
+	t.ended_at = clock_now_ms();
+	if (store_task_update(jm->store, &t, &err) < 0)
+		log_error("job %lld: %s", (long long)t.job_id, err.msg);
+	event(jm, t.job_id, "task", "%s:%d %s: %s", t.role, t.idx, t.state, t.reason);
+	if (t.attempt == job.attempt)
+		task_ended(jm, t.job_id, t.role, t.idx);
+out:
+	job_row_release(&job);
+	task_row_release(&t);
+}
+
+static void on_housekeeping(uv_timer_t *timer)
+{
+	struct job_manager *jm = timer->data;
+	int64_t now = clock_mono_ms();
+	struct launcher_watch **pw = &jm->watches;
+	bool began = false;
+
+	while (*pw) {
+		struct launcher_watch *w = *pw;
+		bool gone = false;
+		if (w->due_ms > 0) {
+			gone = now >= w->due_ms;
+		} else if (jm->exec) {
+			struct executor_task et = {.job_id = w->job_id,
+						   .role = w->role,
+						   .index = w->index,
+						   .attempt = w->attempt,
+						   .launcher_pid = w->launcher_pid};
+			gone = !jm->exec->ops->is_alive(jm->exec, &et);
+		}
+		if (!gone) {
+			pw = &w->next;
+			continue;
+		}
+		*pw = w->next;
+		if (!began) {
+			turn_begin(jm);
+			began = true;
+		}
+		launcher_gone(jm, w);
+		free(w->role);
+		free(w);
+	}
+	if (began)
+		turn_end(jm);
+}
+
+void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, int index,
+				  int attempt, int launcher_pid, int64_t exit_status,
+				  int term_signal)
+{
+	struct job_manager *jm = arg;
+	char why[128];
+
+	if (term_signal)
+		snprintf(why, sizeof why, "launcher killed by signal %d without reporting",
+			 term_signal);
+	else
+		snprintf(why, sizeof why, "launcher exited %lld without reporting",
+			 (long long)exit_status);
+	/* an `exited` report may still be on its way: look again in a second */
+	watch_add(jm, job_id, attempt, role, index, launcher_pid, clock_mono_ms() + LOST_GRACE_MS,
+		  why);
+}
+
+/* ---- api ops ---- */
+
+static json_t *op_submit(void *ctx, json_t *body, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_spec *spec = job_spec_from_json(body, err);
+	struct job_row row = {0};
+	json_t *sj = NULL, *r = NULL;
+	char *text = NULL;
+	int64_t id = 0;
+
+	if (!spec)
+		return NULL;
+	if (alloc_never_fits(&jm->node, spec, err) < 0) {
+		err->kind = WEIR_E_UNFIT;
+		goto out;
+	}
+	sj = job_spec_to_json(spec);
+	text = sj ? json_dumps(sj, JSON_COMPACT) : NULL;
+	if (!text) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	row.name = spec->name ? spec->name : "job";
+	row.spec_json = text;
+	row.framework = (char *)framework_name(spec->framework);
+	snprintf(row.state, sizeof row.state, "queued");
+	row.reason = "";
+	row.priority = spec->priority;
+	row.attempt = 1;
+	row.max_restarts = spec->max_restarts;
+	row.exit_code = -1;
+	row.submitted_at = clock_now_ms();
+	row.queued_at = row.submitted_at;
+	turn_begin(jm);
+	if (store_job_insert(jm->store, &row, &id, err) < 0) {
+		turn_end(jm);
+		goto out;
+	}
+	event(jm, id, "submitted", "%s: %d tasks", row.name, job_spec_task_count(spec));
+	queue_pass(jm);
+	r = job_json_by_id(jm, id, err);
+	turn_end(jm);
+out:
+	free(text);
+	json_decref(sj);
+	job_spec_destroy(spec);
+	return r;
+}
+
+static json_t *op_list_jobs(void *ctx, const char *state, int limit, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row *rows = NULL;
+	size_t n = 0;
+	enum job_state js;
+	json_t *a;
+
+	if (state && job_state_from_name(state, &js) < 0) {
+		weir_error_set(err, WEIR_E_INVALID,
+			       "state: expected queued, starting, running, succeeded, failed or "
+			       "killed, got \"%s\"",
+			       state);
+		return NULL;
+	}
+	if (store_job_list(jm->store, state, limit, &rows, &n, err) < 0)
+		return NULL;
+	a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, job_json(jm, &rows[i], false, NULL));
+	job_rows_free(rows, n);
+	return json_pack("{s:o}", "jobs", a);
+}
+
+static json_t *op_get_job(void *ctx, int64_t id, struct weir_error *err)
+{
+	return job_json_by_id(ctx, id, err);
+}
+
+static json_t *op_kill_job(void *ctx, int64_t id, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	json_t *r = NULL;
+	enum job_state js;
+
+	turn_begin(jm);
+	if (store_job_get(jm->store, id, &job, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
+		goto out;
+	}
+	if (job_final(&job)) {
+		weir_error_set(err, WEIR_E_CONFLICT, "job %lld has already ended (%s)",
+			       (long long)id, job.state);
+		goto out;
+	}
+	event(jm, id, "kill", "kill requested");
+	job_state_from_name(job.state, &js);
+	if (js == JOB_QUEUED || job.restart_pending) {
+		/* nothing runs for the current attempt (or it is already being
+		 * stopped): the job ends now, the tasks' ends are only recorded */
+		struct progress_decision d = {.outcome = PROGRESS_JOB_KILLED};
+		snprintf(d.reason, sizeof d.reason, "killed by the user");
+		d.exit_code = -1;
+		apply_decision(jm, &job, NULL, 0, &d);
+	} else {
+		struct progress_event ev = {.kind = PROGRESS_KILL};
+		progress(jm, id, &ev);
+	}
+	r = job_json_by_id(jm, id, err);
+out:
+	turn_end(jm);
+	job_row_release(&job);
+	return r;
+}
+
+static json_t *op_tasks(void *ctx, int64_t id, int attempt, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	json_t *a;
+
+	if (store_job_get(jm->store, id, &job, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
+		return NULL;
+	}
+	if (attempt == API_ATTEMPT_CURRENT)
+		attempt = job.attempt;
+	else if (attempt == API_ATTEMPT_ALL)
+		attempt = 0;
+	job_row_release(&job);
+	a = tasks_json(jm, id, attempt, err);
+	return a ? json_pack("{s:o}", "tasks", a) : NULL;
+}
+
+static json_t *op_events(void *ctx, int64_t id, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct event_row *rows = NULL;
+	size_t n = 0;
+	json_t *a;
+
+	if (store_job_get(jm->store, id, &job, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
+		return NULL;
+	}
+	job_row_release(&job);
+	if (store_events_of_job(jm->store, id, &rows, &n, err) < 0)
+		return NULL;
+	a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_pack("{s:o, s:s, s:s}", "time",
+						   time_json(rows[i].time), "kind", rows[i].kind,
+						   "message", rows[i].message));
+	event_rows_free(rows, n);
+	return json_pack("{s:o}", "events", a);
+}
+
+static int op_log_locate(void *ctx, int64_t id, const char *role, int index, int attempt,
+			 char **path, bool *ended, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct task_row t = {0};
+	int rc = -1;
+
+	if (store_job_get(jm->store, id, &job, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
+		return -1;
+	}
+	if (attempt <= 0)
+		attempt = job.attempt;
+	if (store_task_get(jm->store, id, attempt, role, index, &t, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND,
+			       "job %lld has no task %s:%d in attempt %d (yet)", (long long)id, role,
+			       index, attempt);
+		goto out;
+	}
+	*path = log_path(jm, id, role, index, attempt);
+	if (!*path) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	*ended = task_final(&t);
+	rc = 0;
+out:
+	task_row_release(&t);
+	job_row_release(&job);
+	return rc;
+}
+
+/* Reads {"job","role","index","attempt"} of a launch call. */
+static int launch_key(json_t *body, int64_t *job, const char **role, int *index, int *attempt,
+		      struct weir_error *err)
+{
+	json_t *j = json_object_get(body, "job"), *r = json_object_get(body, "role"),
+	       *i = json_object_get(body, "index"), *a = json_object_get(body, "attempt");
+
+	if (!json_is_integer(j) || !json_is_string(r) || !json_is_integer(i) ||
+	    !json_is_integer(a) || json_integer_value(j) < 1 || json_integer_value(i) < 0 ||
+	    json_integer_value(a) < 1 || !api_role_name_ok(json_string_value(r)))
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "launch: expected {\"job\": ID, \"role\": NAME, \"index\": N, "
+				      "\"attempt\": N, ...}");
+	*job = json_integer_value(j);
+	*role = json_string_value(r);
+	*index = (int)json_integer_value(i);
+	*attempt = (int)json_integer_value(a);
+	return 0;
+}
+
+/* Loads the job and the task; WEIR_E_GONE when the attempt is no longer
+ * the one that runs (so the launcher stops). */
+static int launch_load(struct job_manager *jm, int64_t id, const char *role, int index,
+		       int attempt, bool need_current, struct job_row *job, struct task_row *t,
+		       struct weir_error *err)
+{
+	if (store_job_get(jm->store, id, job, err) < 0)
+		return weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
+	if (need_current && (job_final(job) || job->restart_pending || job->attempt != attempt))
+		return weir_error_set(err, WEIR_E_GONE,
+				      "job %lld attempt %d is no longer current (job %s%s)",
+				      (long long)id, attempt, job->state,
+				      job->restart_pending ? ", restarting" : "");
+	if (store_task_get(jm->store, id, attempt, role, index, t, err) < 0)
+		return weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d has no task %s:%d",
+				      (long long)id, attempt, role, index);
+	return 0;
+}
+
+static json_t *env_json(const struct job_spec *spec, const struct role_spec *rs)
+{
+	json_t *env = json_object();
+	for (size_t i = 0; i < spec->n_env; i++)
+		json_object_set_new(env, spec->env[i].name, json_string(spec->env[i].value));
+	for (size_t i = 0; i < rs->n_env; i++)
+		json_object_set_new(env, rs->env[i].name, json_string(rs->env[i].value));
+	return env;
+}
+
+static json_t *register_answer(struct job_manager *jm, const struct job_spec *spec,
+			       const struct role_spec *rs, const struct task_row *t)
+{
+	char *cmd = job_spec_role_command(spec, rs);
+	char *wd = workdir_path(jm, t->job_id, t->role, t->idx, t->attempt);
+	char *lp = log_path(jm, t->job_id, t->role, t->idx, t->attempt);
+	char *cache = fs_join(jm->home, "cache");
+	json_t *roles = json_array(), *arts = json_array(), *r = NULL;
+
+	for (size_t i = 0; i < spec->n_roles; i++)
+		json_array_append_new(roles, json_pack("{s:s, s:i, s:b, s:b}", "name",
+						       spec->roles[i].name, "instances",
+						       spec->roles[i].instances, "untracked",
+						       spec->roles[i].untracked, "sidecar",
+						       spec->roles[i].sidecar));
+	for (size_t i = 0; i < spec->n_artifacts; i++)
+		json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path",
+						      spec->artifacts[i].path, "name",
+						      spec->artifacts[i].name, "archive",
+						      spec->artifacts[i].archive));
+	if (cmd && wd && lp && cache)
+		r = json_pack("{s:I, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:i, s:i, "
+			      "s:s, s:o, s:o, s:o, s:I, s:I}",
+			      "job", (json_int_t)t->job_id, "role", t->role, "index", t->idx,
+			      "attempt", t->attempt, "framework", framework_name(spec->framework),
+			      "command", cmd, "workdir", wd, "log", lp, "cache_dir", cache, "env",
+			      env_json(spec, rs), "memory_mb", (json_int_t)rs->memory_mb, "vcores",
+			      rs->vcores, "gpu_count", rs->gpus, "gpus", t->gpus ? t->gpus : "",
+			      "roles", roles, "artifacts", arts, "src_dir",
+			      spec->src_dir ? json_string(spec->src_dir) : json_null(),
+			      "registration_timeout_s", (json_int_t)spec->registration_timeout_s,
+			      "execution_timeout_s", (json_int_t)spec->execution_timeout_s);
+	else {
+		json_decref(roles);
+		json_decref(arts);
+	}
+	if (wd)
+		fs_mkdir_p(wd, 0755, NULL);
+	free(cmd);
+	free(wd);
+	free(lp);
+	free(cache);
+	return r;
+}
+
+static json_t *op_launch_register(void *ctx, json_t *body, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct task_row t = {0};
+	const struct job_spec *spec;
+	const struct role_spec *rs;
+	const char *role;
+	int index, attempt;
+	int64_t id;
+	json_t *r = NULL, *v;
+	enum task_state ts;
+
+	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
+		return NULL;
+	turn_begin(jm);
+	if (launch_load(jm, id, role, index, attempt, true, &job, &t, err) < 0)
+		goto out;
+	if (task_final(&t)) {
+		weir_error_set(err, WEIR_E_GONE, "job %lld %s:%d has already ended (%s)",
+			       (long long)id, role, index, t.state);
+		goto out;
+	}
+	spec = spec_of(jm, &job, err);
+	if (!spec)
+		goto out;
+	rs = job_spec_find_role(spec, role);
+	if (!rs) {
+		weir_error_set(err, WEIR_E_GONE, "job %lld has no role %s", (long long)id, role);
+		goto out;
+	}
+	r = register_answer(jm, spec, rs, &t);
+	if (!r) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	if ((v = json_object_get(body, "host")) && json_is_string(v))
+		set_str(&t.host, json_string_value(v));
+	if ((v = json_object_get(body, "port")) && json_is_integer(v))
+		t.port = (int)json_integer_value(v);
+	if ((v = json_object_get(body, "pid")) && json_is_integer(v) && json_integer_value(v) > 0)
+		t.launcher_pid = (int)json_integer_value(v);
+	task_state_from_name(t.state, &ts);
+	if (ts == TASK_PENDING) {
+		task_set_state(&t, TASK_STARTING);
+		t.registered_at = clock_now_ms();
+		event(jm, id, "task", "%s:%d registered at %s:%d", role, index, t.host, t.port);
+	}
+	if (store_task_update(jm->store, &t, err) < 0) {
+		json_decref(r);
+		r = NULL;
+		goto out;
+	}
+	/* the gang is complete when no task of the attempt waits to register */
+	if (!strcmp(job.state, "starting")) {
+		struct task_row *rows = NULL;
+		size_t n = 0;
+		bool all = true;
+		if (store_tasks_of_job(jm->store, id, attempt, &rows, &n, err) == 0) {
+			for (size_t i = 0; i < n; i++)
+				if (!strcmp(rows[i].state, "pending"))
+					all = false;
+			task_rows_free(rows, n);
+			if (all) {
+				job_set_state(&job, JOB_RUNNING);
+				job.running_at = clock_now_ms();
+				if (!job.started_at)
+					job.started_at = job.running_at;
+				if (store_job_update(jm->store, &job, err) == 0)
+					event(jm, id, "state", "running: attempt %d, every task "
+							       "registered",
+					      attempt);
+				api_notify_cluster(jm->api, id);
+			}
+		}
+	}
+out:
+	turn_end(jm);
+	task_row_release(&t);
+	job_row_release(&job);
+	return r;
+}
+
+static json_t *op_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready,
+				 struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct task_row *rows = NULL;
+	size_t n = 0;
+	json_t *cluster = NULL, *r = NULL;
+
+	*ready = false;
+	if (store_job_get(jm->store, id, &job, err) < 0) {
+		weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
+		return NULL;
+	}
+	if (job_final(&job) || job.restart_pending || job.attempt != attempt) {
+		weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d is no longer current (job %s)",
+			       (long long)id, attempt, job.state);
+		goto out;
+	}
+	if (strcmp(job.state, "running"))
+		goto out;
+	if (store_tasks_of_job(jm->store, id, attempt, &rows, &n, err) < 0)
+		goto out;
+	cluster = json_object();
+	for (size_t i = 0; i < n; i++) {
+		json_t *list = json_object_get(cluster, rows[i].role);
+		char addr[300];
+		if (!list) {
+			list = json_array();
+			json_object_set_new(cluster, rows[i].role, list);
+		}
+		snprintf(addr, sizeof addr, "%s:%d", rows[i].host, rows[i].port);
+		/* rows come in the spec's order, index ascending within a role */
+		json_array_append_new(list, json_string(addr));
+	}
+	r = json_pack("{s:b, s:o}", "ready", 1, "cluster", cluster);
+	*ready = true;
+out:
+	task_rows_free(rows, n);
+	job_row_release(&job);
+	return r;
+}
+
+static json_t *op_launch_started(void *ctx, json_t *body, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct task_row t = {0};
+	const char *role;
+	int index, attempt;
+	int64_t id;
+	json_t *r = NULL, *v;
+
+	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
+		return NULL;
+	turn_begin(jm);
+	if (launch_load(jm, id, role, index, attempt, false, &job, &t, err) < 0)
+		goto out;
+	if (!task_final(&t) && strcmp(t.state, "running")) {
+		task_set_state(&t, TASK_RUNNING);
+		if ((v = json_object_get(body, "pid")) && json_is_integer(v))
+			t.pid = (int)json_integer_value(v);
+		t.started_at = clock_now_ms();
+		if (store_task_update(jm->store, &t, err) < 0)
+			goto out;
+		event(jm, id, "task", "%s:%d running (pid %d)", role, index, t.pid);
+	}
+	r = json_object();
+out:
+	turn_end(jm);
+	task_row_release(&t);
+	job_row_release(&job);
+	return r;
+}
+
+static json_t *op_launch_exited(void *ctx, json_t *body, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct task_row t = {0};
+	const char *role, *why = NULL;
+	int index, attempt;
+	int64_t id;
+	json_t *r = NULL, *v;
+	bool stopping;
+
+	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
+		return NULL;
+	turn_begin(jm);
+	if (launch_load(jm, id, role, index, attempt, false, &job, &t, err) < 0)
+		goto out;
+	if (task_final(&t)) {
+		r = json_object(); /* a repeated report */
+		goto out;
+	}
+	v = json_object_get(body, "exit_code");
+	t.exit_code = json_is_integer(v) ? (int)json_integer_value(v) : -1;
+	v = json_object_get(body, "signal");
+	t.signal = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+	t.oom_killed = json_is_true(json_object_get(body, "oom_killed"));
+	v = json_object_get(body, "peak_memory_bytes");
+	if (json_is_integer(v))
+		t.peak_memory_bytes = json_integer_value(v);
+	v = json_object_get(body, "cpu_time_ms");
+	if (json_is_integer(v))
+		t.cpu_time_ms = json_integer_value(v);
+	v = json_object_get(body, "reason");
+	if (json_is_string(v) && json_string_length(v) > 0)
+		why = json_string_value(v);
+	t.ended_at = clock_now_ms();
+	stopping = job_final(&job) || job.restart_pending || job.attempt != attempt;
+	if (t.oom_killed) {
+		task_set_state(&t, TASK_FAILED);
+		set_str(&t.reason, "OOMKilled");
+		if (t.exit_code < 0)
+			t.exit_code = 137;
+	} else if (t.exit_code == 0 && t.signal == 0) {
+		task_set_state(&t, TASK_SUCCEEDED);
+		set_str(&t.reason, why ? why : "");
+	} else if (stopping) {
+		task_set_state(&t, TASK_KILLED);
+		set_str(&t.reason, why ? why : "stopped");
+	} else {
+		task_set_state(&t, TASK_FAILED);
+		if (why)
+			set_str(&t.reason, why);
+		else if (t.signal > 0)
+			set_reason(&t.reason, "killed by signal %d", t.signal);
+		else
+			set_reason(&t.reason, "exited %d", t.exit_code);
+	}
+	if (store_task_update(jm->store, &t, err) < 0)
+		goto out;
+	event(jm, id, "task", "%s:%d %s%s%s", role, index, t.state, t.reason[0] ? ": " : "",
+	      t.reason);
+	if (attempt == job.attempt)
+		task_ended(jm, id, role, index);
+	r = json_object();
+out:
+	turn_end(jm);
+	task_row_release(&t);
+	job_row_release(&job);
+	return r;
+}
+
+static const struct api_ops ops = {
+	.submit = op_submit,
+	.list_jobs = op_list_jobs,
+	.get_job = op_get_job,
+	.kill_job = op_kill_job,
+	.tasks = op_tasks,
+	.events = op_events,
+	.log_locate = op_log_locate,
+	.launch_register = op_launch_register,
+	.launch_cluster = op_launch_cluster,
+	.launch_started = op_launch_started,
+	.launch_exited = op_launch_exited,
+};
+
+const struct api_ops *job_manager_api_ops(void)
+{
+	return &ops;
+}
+
+/* ---- recovery ---- */
+
+int job_manager_recover(struct job_manager *jm, struct weir_error *err)
+{
+	struct job_row *jobs = NULL;
+	size_t nj = 0;
+	int rc = -1;
+
+	turn_begin(jm);
+	if (store_jobs_active(jm->store, &jobs, &nj, err) < 0)
+		goto out;
+	for (size_t i = 0; i < nj; i++) {
+		struct job_row *job = &jobs[i];
+		struct task_row *rows = NULL;
+		struct task_alloc *ta = NULL;
+		size_t n = 0;
+		const struct job_spec *spec;
+		struct weir_error e2 = {0};
+		bool any_lost = false;
+
+		if (!strcmp(job->state, "queued") && !job->restart_pending)
+			continue;
+		spec = spec_of(jm, job, &e2);
+		if (!spec) {
+			fail_job_now(jm, job->id, e2.msg);
+			continue;
+		}
+		if (store_tasks_of_job(jm->store, job->id, job->attempt, &rows, &n, &e2) < 0) {
+			log_error("recovery: job %lld: %s", (long long)job->id, e2.msg);
+			continue;
+		}
+		ta = calloc(n ? n : 1, sizeof *ta);
+		for (size_t k = 0; ta && k < n; k++) {
+			ta[k].role = rows[k].role;
+			ta[k].index = rows[k].idx;
+			ta[k].gpus = rows[k].gpus;
+		}
+		if (ta && n > 0 && alloc_reserve(jm->alloc, job->id, spec, ta, n, &e2) < 0)
+			log_error("recovery: job %lld: cannot take its resources back: %s",
+				  (long long)job->id, e2.msg);
+		free(ta);
+		for (size_t k = 0; k < n; k++) {
+			struct task_row *t = &rows[k];
+			struct executor_task et = {.job_id = t->job_id,
+						   .role = t->role,
+						   .index = t->idx,
+						   .attempt = t->attempt,
+						   .launcher_pid = t->launcher_pid};
+			if (task_final(t))
+				continue;
+			if (jm->exec && t->launcher_pid > 0 && jm->exec->ops->is_alive(jm->exec, &et)) {
+				watch_add(jm, t->job_id, t->attempt, t->role, t->idx, t->launcher_pid,
+					  0, "launcher vanished without reporting");
+				continue;
+			}
+			bool stopping = job_final(job) || job->restart_pending;
+			task_set_state(t, stopping ? TASK_KILLED : TASK_LOST);
+			set_str(&t->reason, stopping ? "stopped"
+						     : "launcher gone while the server was down");
+			t->ended_at = clock_now_ms();
+			if (store_task_update(jm->store, t, &e2) < 0)
+				log_error("recovery: %s", e2.msg);
+			event(jm, job->id, "task", "%s:%d %s: %s", t->role, t->idx, t->state,
+			      t->reason);
+			any_lost = true;
+		}
+		task_rows_free(rows, n);
+		if (any_lost || job->restart_pending) {
+			struct progress_event ev = {.kind = PROGRESS_TASK_ENDED, .role = NULL};
+			progress(jm, job->id, &ev);
+		}
+	}
+	queue_pass(jm);
+	rc = 0;
+out:
+	job_rows_free(jobs, nj);
+	turn_end(jm);
+	return rc;
+}
+
+void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_tasks)
+{
+	struct job_row *rows = NULL;
+	size_t n = 0;
+	int tasks = 0;
+
+	*active_jobs = 0;
+	*running_tasks = 0;
+	if (store_jobs_active(jm->store, &rows, &n, NULL) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct task_row *t = NULL;
+		size_t nt = 0;
+		if (store_tasks_of_job(jm->store, rows[i].id, rows[i].attempt, &t, &nt, NULL) == 0) {
+			for (size_t k = 0; k < nt; k++)
+				tasks += !task_final(&t[k]);
+			task_rows_free(t, nt);
+		}
+	}
+	*active_jobs = (int)n;
+	*running_tasks = tasks;
+	job_rows_free(rows, n);
+}
+
+/* ---- lifetime ---- */
+
+struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
+				       const struct node_resources *node, const char *home,
+				       struct weir_error *err)
+{
+	struct job_manager *jm = calloc(1, sizeof *jm);
+
+	if (!jm || !(jm->home = strdup(home))) {
+		free(jm);
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	jm->alloc = alloc_state_create(node, err);
+	if (!jm->alloc) {
+		free(jm->home);
+		free(jm);
+		return NULL;
+	}
+	jm->loop = loop;
+	jm->store = store;
+	jm->node = *node;
+	uv_timer_init(loop, &jm->timeout_timer);
+	jm->timeout_timer.data = jm;
+	uv_timer_init(loop, &jm->housekeeping);
+	jm->housekeeping.data = jm;
+	uv_timer_start(&jm->housekeeping, on_housekeeping, HOUSEKEEPING_MS, HOUSEKEEPING_MS);
+	return jm;
+}
+
+void job_manager_set_executor(struct job_manager *jm, struct executor *ex)
+{
+	jm->exec = ex;
+}
+
+void job_manager_set_api(struct job_manager *jm, struct api *api)
+{
+	jm->api = api;
+}
+
+static void jm_closed(uv_handle_t *h)
+{
+	struct job_manager *jm = h->data;
+	/* the housekeeping timer closes last */
+	if (h == (uv_handle_t *)&jm->housekeeping)
+		free(jm);
+}
+
+void job_manager_destroy(struct job_manager *jm)
+{
+	if (!jm)
+		return;
+	while (jm->specs)
+		spec_forget(jm, jm->specs->job_id);
+	while (jm->watches) {
+		struct launcher_watch *w = jm->watches;
+		jm->watches = w->next;
+		free(w->role);
+		free(w);
+	}
+	alloc_state_destroy(jm->alloc);
+	free(jm->home);
+	uv_timer_stop(&jm->timeout_timer);
+	uv_timer_stop(&jm->housekeeping);
+	uv_close((uv_handle_t *)&jm->timeout_timer, jm_closed);
+	uv_close((uv_handle_t *)&jm->housekeeping, jm_closed);
+}

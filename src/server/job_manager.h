@@ -1,0 +1,57 @@
+/* job_manager.h: the wiring between the API, the store, the scheduler and
+ * the executor.
+ *
+ * Every event (a submission, a launcher's report, a launcher process that
+ * ended, a kill, a timer) is handled the same way: update the store in one
+ * transaction, ask sched/ what follows (queue_schedule, job_progress_decide,
+ * timers_check) and carry it out through the executor.  The manager makes
+ * no decision of its own beyond bookkeeping (which attempt is current, when
+ * every task of an attempt has ended).
+ *
+ * It fills the api_ops table (api/api.h) and lives on one libuv loop.
+ * Ownership: the manager borrows the store, executor and node resources,
+ * which must outlive it.
+ */
+#ifndef WEIR_SERVER_JOB_MANAGER_H
+#define WEIR_SERVER_JOB_MANAGER_H
+
+#include <stdint.h>
+
+#include <uv.h>
+
+#include "api/api.h"
+#include "exec/executor.h"
+#include "lib/error.h"
+#include "sched/alloc.h"
+#include "store/store.h"
+
+struct job_manager; /* opaque */
+
+/* `home` is absolute and copied.  NULL with err on out of memory. */
+struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
+				       const struct node_resources *node, const char *home,
+				       struct weir_error *err);
+/* Stops the manager's timers; running tasks keep running.  NULL is a no-op. */
+void job_manager_destroy(struct job_manager *jm);
+
+/* Set before recovery; borrowed. */
+void job_manager_set_executor(struct job_manager *jm, struct executor *ex);
+void job_manager_set_api(struct job_manager *jm, struct api *api);
+
+/* The api_ops of the manager (ctx: the manager). */
+const struct api_ops *job_manager_api_ops(void);
+
+/* The executor_exit_fn to give the executor (arg: the manager). */
+void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, int index,
+				  int attempt, int launcher_pid, int64_t exit_status,
+				  int term_signal);
+
+/* Recovery at start: rebuilds allocations from the active jobs' tasks,
+ * marks tasks whose launcher is gone `lost` and lets sched decide, then
+ * runs a queue pass.  0, or -1 with err when the store cannot be read. */
+int job_manager_recover(struct job_manager *jm, struct weir_error *err);
+
+/* Counts for the start-up line. */
+void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_tasks);
+
+#endif
