@@ -121,128 +121,131 @@ void alloc_state_destroy(struct alloc_state *st)
 	free(st);
 }
 
+enum resource { RES_MEMORY, RES_GPUS, RES_VCORES };
+
+/* The order shortfalls are named in: memory first, as users size it first. */
+static const enum resource resource_order[] = {RES_MEMORY, RES_GPUS, RES_VCORES};
+
+static int64_t role_amount(const struct role_spec *r, enum resource res)
+{
+	switch (res) {
+	case RES_MEMORY:
+		return (int64_t)r->memory_mb;
+	case RES_GPUS:
+		return r->gpus;
+	case RES_VCORES:
+		return r->vcores;
+	}
+	return 0;
+}
+
+/* "4g memory", "1 gpu", "3 vcores" */
+static char *format_amount(enum resource res, int64_t n, char *buf, size_t size)
+{
+	char m[32];
+	switch (res) {
+	case RES_MEMORY:
+		snprintf(buf, size, "%s memory",
+		         alloc_format_memory(n > 0 ? (uint64_t)n : 0, m, sizeof(m)));
+		break;
+	case RES_GPUS:
+		snprintf(buf, size, "%" PRId64 " %s", n, plural(n, "gpu", "gpus"));
+		break;
+	case RES_VCORES:
+		snprintf(buf, size, "%" PRId64 " %s", n, plural(n, "vcore", "vcores"));
+		break;
+	}
+	return buf;
+}
+
+/* "4g", "2", "3": an amount without its unit, for "(4g per worker x 2, ...)" */
+static char *format_bare(enum resource res, int64_t n, char *buf, size_t size)
+{
+	if (res == RES_MEMORY)
+		return alloc_format_memory((uint64_t)n, buf, size);
+	snprintf(buf, size, "%" PRId64, n);
+	return buf;
+}
+
+static const char *resource_noun(enum resource res)
+{
+	return res == RES_MEMORY ? "memory" : res == RES_GPUS ? "gpus" : "vcores";
+}
+
 /* A role whose single instance is larger than the node, or the gang's total. */
 static int check_fits(int64_t node_vcores, int64_t node_mem, int64_t node_gpus,
-		      const struct job_spec *spec, struct weir_error *err)
+                      const struct job_spec *spec, struct weir_error *err)
 {
-	char a[32], b[32];
+	const int64_t have[] = {
+	    [RES_MEMORY] = node_mem, [RES_GPUS] = node_gpus, [RES_VCORES] = node_vcores};
+	char need_s[64], have_s[64];
 
 	for (size_t i = 0; i < spec->n_roles; i++) {
 		const struct role_spec *r = &spec->roles[i];
-		if ((int64_t)r->memory_mb > node_mem)
-			return weir_error_set(
-				err, WEIR_E_UNFIT,
-				"%s needs %s memory per instance; this node has %s memory",
-				r->name, alloc_format_memory(r->memory_mb, a, sizeof(a)),
-				alloc_format_memory((uint64_t)node_mem, b, sizeof(b)));
-		if (r->gpus > node_gpus)
-			return weir_error_set(err, WEIR_E_UNFIT,
-					      "%s needs %d %s per instance; this node has %" PRId64
-					      " %s",
-					      r->name, r->gpus, plural(r->gpus, "gpu", "gpus"),
-					      node_gpus, plural(node_gpus, "gpu", "gpus"));
-		if (r->vcores > node_vcores)
-			return weir_error_set(err, WEIR_E_UNFIT,
-					      "%s needs %d %s per instance; this node has %" PRId64
-					      " %s",
-					      r->name, r->vcores, plural(r->vcores, "vcore", "vcores"),
-					      node_vcores, plural(node_vcores, "vcore", "vcores"));
+		for (size_t k = 0; k < 3; k++) {
+			enum resource res = resource_order[k];
+			int64_t per = role_amount(r, res);
+			if (per > have[res])
+				return weir_error_set(
+				    err, WEIR_E_UNFIT, "%s needs %s per instance; this node has %s",
+				    r->name, format_amount(res, per, need_s, sizeof(need_s)),
+				    format_amount(res, have[res], have_s, sizeof(have_s)));
+		}
 	}
 
-	struct gang_totals t;
-	gang_totals(spec, &t);
-	const char *what = NULL;
-	int64_t need = 0, have = 0;
-	if (t.memory_mb > node_mem) {
-		what = "memory";
-		need = t.memory_mb;
-		have = node_mem;
-	} else if (t.gpus > node_gpus) {
-		what = "gpus";
-		need = t.gpus;
-		have = node_gpus;
-	} else if (t.vcores > node_vcores) {
-		what = "vcores";
-		need = t.vcores;
-		have = node_vcores;
-	} else {
-		return 0;
-	}
-
-	/* "job needs 4 gpus per worker x 2" for one role using the resource;
-	 * "job needs 10 gpus in all (4 per worker x 2, 2 per chief x 1)" for several */
-	char detail[512];
-	size_t len = 0;
-	size_t n_using = 0;
-	detail[0] = '\0';
-	for (size_t i = 0; i < spec->n_roles; i++) {
-		const struct role_spec *r = &spec->roles[i];
-		int64_t per = what[0] == 'm' ? (int64_t)r->memory_mb
-			      : what[0] == 'g' ? r->gpus
-					       : r->vcores;
-		if (per <= 0)
+	for (size_t k = 0; k < 3; k++) {
+		enum resource res = resource_order[k];
+		int64_t total = 0;
+		size_t n_using = 0;
+		const struct role_spec *only = NULL;
+		for (size_t i = 0; i < spec->n_roles; i++) {
+			const struct role_spec *r = &spec->roles[i];
+			int64_t per = role_amount(r, res);
+			if (per <= 0 || r->instances <= 0)
+				continue;
+			total += per * r->instances;
+			n_using++;
+			only = r;
+		}
+		if (total <= have[res])
 			continue;
-		char amount[32];
-		if (what[0] == 'm')
-			alloc_format_memory((uint64_t)per, amount, sizeof(amount));
-		else
-			snprintf(amount, sizeof(amount), "%" PRId64, per);
-		if (len < sizeof(detail))
-			len += (size_t)snprintf(detail + len, sizeof(detail) - len,
-						"%s%s per %s x %d", n_using ? ", " : "", amount,
-						r->name, r->instances);
-		n_using++;
-	}
-	char need_s[32], have_s[32];
-	if (what[0] == 'm') {
-		alloc_format_memory((uint64_t)need, need_s, sizeof(need_s));
-		alloc_format_memory((uint64_t)have, have_s, sizeof(have_s));
-	} else {
-		snprintf(need_s, sizeof(need_s), "%" PRId64, need);
-		snprintf(have_s, sizeof(have_s), "%" PRId64, have);
-	}
-	const char *have_unit = what[0] == 'm'	 ? "memory"
-				: what[0] == 'g' ? plural(have, "gpu", "gpus")
-						 : plural(have, "vcore", "vcores");
-	if (n_using == 1) {
-		/* detail is "4 per worker x 2": put the unit after the amount */
-		const struct role_spec *r = NULL;
-		for (size_t i = 0; i < spec->n_roles && !r; i++) {
-			const struct role_spec *c = &spec->roles[i];
-			int64_t per = what[0] == 'm' ? (int64_t)c->memory_mb
-				      : what[0] == 'g' ? c->gpus
-						       : c->vcores;
-			if (per > 0)
-				r = c;
+		format_amount(res, have[res], have_s, sizeof(have_s));
+		if (n_using == 1)
+			return weir_error_set(
+			    err, WEIR_E_UNFIT, "job needs %s per %s x %d; this node has %s",
+			    format_amount(res, role_amount(only, res), need_s, sizeof(need_s)),
+			    only->name, only->instances, have_s);
+		/* several roles use it: the total, then each role's share */
+		char detail[512];
+		size_t len = 0;
+		detail[0] = '\0';
+		for (size_t i = 0; i < spec->n_roles && len < sizeof(detail); i++) {
+			const struct role_spec *r = &spec->roles[i];
+			int64_t per = role_amount(r, res);
+			char bare[32];
+			if (per <= 0 || r->instances <= 0)
+				continue;
+			len += (size_t)snprintf(
+			    detail + len, sizeof(detail) - len, "%s%s per %s x %d", len ? ", " : "",
+			    format_bare(res, per, bare, sizeof(bare)), r->name, r->instances);
 		}
-		char per_s[32];
-		const char *unit;
-		if (what[0] == 'm') {
-			alloc_format_memory(r->memory_mb, per_s, sizeof(per_s));
-			unit = "memory";
-		} else {
-			int64_t per = what[0] == 'g' ? r->gpus : r->vcores;
-			snprintf(per_s, sizeof(per_s), "%" PRId64, per);
-			unit = what[0] == 'g' ? plural(per, "gpu", "gpus")
-					      : plural(per, "vcore", "vcores");
-		}
+		char total_s[32];
 		return weir_error_set(err, WEIR_E_UNFIT,
-				      "job needs %s %s per %s x %d; this node has %s %s", per_s,
-				      unit, r->name, r->instances, have_s, have_unit);
+		                      "job needs %s %s in all (%s); this node has %s",
+		                      format_bare(res, total, total_s, sizeof(total_s)),
+		                      resource_noun(res), detail, have_s);
 	}
-	return weir_error_set(err, WEIR_E_UNFIT, "job needs %s %s in all (%s); this node has %s %s",
-			      need_s, what, detail, have_s, have_unit);
+	return 0;
 }
 
 int alloc_never_fits(const struct node_resources *node, const struct job_spec *spec,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
-	return check_fits(node->vcores, (int64_t)node->memory_mb, (int64_t)node->n_gpus, spec,
-			  err);
+	return check_fits(node->vcores, (int64_t)node->memory_mb, (int64_t)node->n_gpus, spec, err);
 }
 
 int alloc_state_never_fits(const struct alloc_state *st, const struct job_spec *spec,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	return check_fits(st->vcores, st->memory_mb, (int64_t)st->n_gpus, spec, err);
 }
@@ -272,10 +275,10 @@ static int add_holding(struct alloc_state *st, int64_t job_id, const struct gang
 		st->cap_holds = cap;
 	}
 	st->holds[st->n_holds++] = (struct holding){
-		.job_id = job_id,
-		.vcores = t->vcores,
-		.memory_mb = t->memory_mb,
-		.n_gpus = (size_t)t->gpus,
+	    .job_id = job_id,
+	    .vcores = t->vcores,
+	    .memory_mb = t->memory_mb,
+	    .n_gpus = (size_t)t->gpus,
 	};
 	st->used_vcores += t->vcores;
 	st->used_memory_mb += t->memory_mb;
@@ -306,7 +309,7 @@ static char *join_gpus(const struct alloc_state *st, const size_t *idx, size_t n
 }
 
 int alloc_try_gang(struct alloc_state *st, int64_t job_id, const struct job_spec *spec,
-		   struct job_alloc *out, char *reason, size_t reason_size, struct weir_error *err)
+                   struct job_alloc *out, char *reason, size_t reason_size, struct weir_error *err)
 {
 	struct job_alloc a = {.job_id = job_id};
 	size_t *picked = NULL;
@@ -318,31 +321,25 @@ int alloc_try_gang(struct alloc_state *st, int64_t job_id, const struct job_spec
 	if (check_fits(st->vcores, st->memory_mb, (int64_t)st->n_gpus, spec, err) < 0)
 		return -1;
 	if (find_holding(st, job_id))
-		return weir_error_set(err, WEIR_E_CONFLICT, "job %" PRId64 " already holds resources",
-				      job_id);
+		return weir_error_set(err, WEIR_E_CONFLICT,
+		                      "job %" PRId64 " already holds resources", job_id);
 
 	struct gang_totals t;
 	gang_totals(spec, &t);
-	int64_t free_mem = st->memory_mb - st->used_memory_mb;
-	int64_t free_vcores = st->vcores - st->used_vcores;
-	int64_t free_gpus = (int64_t)st->n_gpus - (int64_t)st->used_gpus;
-	char m[32];
-	if (t.memory_mb > free_mem) {
-		snprintf(reason, reason_size, "waiting: %s memory",
-			 alloc_format_memory((uint64_t)(t.memory_mb - free_mem), m, sizeof(m)));
-		return 1;
-	}
-	if (t.gpus > free_gpus) {
-		int64_t short_by = t.gpus - free_gpus;
-		snprintf(reason, reason_size, "waiting: %" PRId64 " %s", short_by,
-			 plural(short_by, "gpu", "gpus"));
-		return 1;
-	}
-	if (t.vcores > free_vcores) {
-		int64_t short_by = t.vcores - free_vcores;
-		snprintf(reason, reason_size, "waiting: %" PRId64 " %s", short_by,
-			 plural(short_by, "vcore", "vcores"));
-		return 1;
+	const int64_t need[] = {
+	    [RES_MEMORY] = t.memory_mb, [RES_GPUS] = t.gpus, [RES_VCORES] = t.vcores};
+	const int64_t avail[] = {[RES_MEMORY] = st->memory_mb - st->used_memory_mb,
+	                         [RES_GPUS] = (int64_t)st->n_gpus - (int64_t)st->used_gpus,
+	                         [RES_VCORES] = st->vcores - st->used_vcores};
+	for (size_t k = 0; k < 3; k++) {
+		enum resource res = resource_order[k];
+		if (need[res] > avail[res]) {
+			char amount[64];
+			snprintf(
+			    reason, reason_size, "waiting: %s",
+			    format_amount(res, need[res] - avail[res], amount, sizeof(amount)));
+			return 1;
+		}
 	}
 
 	size_t n_tasks = (size_t)job_spec_task_count(spec);
@@ -403,15 +400,15 @@ static ssize_t gpu_index(const struct alloc_state *st, const char *id, size_t le
 }
 
 int alloc_reserve(struct alloc_state *st, int64_t job_id, const struct job_spec *spec,
-		  const struct task_alloc *tasks, size_t n_tasks, struct weir_error *err)
+                  const struct task_alloc *tasks, size_t n_tasks, struct weir_error *err)
 {
 	size_t *idx = NULL;
 	size_t n_idx = 0;
 	int rc = -1;
 
 	if (find_holding(st, job_id))
-		return weir_error_set(err, WEIR_E_CONFLICT, "job %" PRId64 " already holds resources",
-				      job_id);
+		return weir_error_set(err, WEIR_E_CONFLICT,
+		                      "job %" PRId64 " already holds resources", job_id);
 	idx = calloc(st->n_gpus ? st->n_gpus : 1, sizeof(*idx));
 	if (!idx)
 		goto oom;
@@ -420,8 +417,8 @@ int alloc_reserve(struct alloc_state *st, int64_t job_id, const struct job_spec 
 		const struct role_spec *r = job_spec_find_role(spec, ta->role);
 		if (!r || ta->index < 0 || ta->index >= r->instances) {
 			weir_error_set(err, WEIR_E_INVALID,
-				       "job %" PRId64 ": task %s:%d is not in its spec", job_id,
-				       ta->role ? ta->role : "?", ta->index);
+			               "job %" PRId64 ": task %s:%d is not in its spec", job_id,
+			               ta->role ? ta->role : "?", ta->index);
 			goto out;
 		}
 		const char *p = ta->gpus ? ta->gpus : "";
@@ -431,9 +428,10 @@ int alloc_reserve(struct alloc_state *st, int64_t job_id, const struct job_spec 
 				ssize_t g = gpu_index(st, p, len);
 				if (g < 0) {
 					weir_error_set(err, WEIR_E_INVALID,
-						       "job %" PRId64 ": task %s:%d holds gpu %.*s, "
-						       "which this node does not have",
-						       job_id, ta->role, ta->index, (int)len, p);
+					               "job %" PRId64
+					               ": task %s:%d holds gpu %.*s, "
+					               "which this node does not have",
+					               job_id, ta->role, ta->index, (int)len, p);
 					goto out;
 				}
 				bool dup = st->gpu_owner[g] != 0;
@@ -441,8 +439,8 @@ int alloc_reserve(struct alloc_state *st, int64_t job_id, const struct job_spec 
 					dup = idx[k] == (size_t)g;
 				if (dup) {
 					weir_error_set(err, WEIR_E_CONFLICT,
-						       "job %" PRId64 ": gpu %.*s is already held",
-						       job_id, (int)len, p);
+					               "job %" PRId64 ": gpu %.*s is already held",
+					               job_id, (int)len, p);
 					goto out;
 				}
 				idx[n_idx++] = (size_t)g;
@@ -486,7 +484,7 @@ int alloc_release(struct alloc_state *st, int64_t job_id)
 }
 
 void alloc_free_resources(const struct alloc_state *st, int *vcores, uint64_t *memory_mb,
-			  size_t *gpus)
+                          size_t *gpus)
 {
 	int64_t v = st->vcores - st->used_vcores;
 	int64_t m = st->memory_mb - st->used_memory_mb;

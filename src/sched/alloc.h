@@ -30,9 +30,9 @@ struct node_resources {
 
 /* One task's share of a gang. */
 struct task_alloc {
-	char *role;  /* owned */
+	char *role; /* owned */
 	int index;
-	char *gpus;  /* owned; "0,1" (the node's ids joined by ','), "" when none */
+	char *gpus; /* owned; "0,1" (the node's ids joined by ','), "" when none */
 };
 
 /* A job's gang: its tasks in the spec's order (roles as listed, then index). */
@@ -56,11 +56,11 @@ void alloc_state_destroy(struct alloc_state *st);
  * this node has 32g memory") or the whole gang larger ("job needs 4 gpus
  * per worker x 1; this node has 3 gpus").  0 when it fits an empty node. */
 int alloc_never_fits(const struct node_resources *node, const struct job_spec *spec,
-		     struct weir_error *err);
+                     struct weir_error *err);
 
 /* The same against the node an alloc_state was created with. */
 int alloc_state_never_fits(const struct alloc_state *st, const struct job_spec *spec,
-			   struct weir_error *err);
+                           struct weir_error *err);
 
 /* Tries to allocate the whole gang of job `job_id` now.
  *  0: allocated; `out` is filled (job_alloc_release() it) and the state
@@ -71,7 +71,7 @@ int alloc_state_never_fits(const struct alloc_state *st, const struct job_spec *
  * -1: never fits (err as alloc_never_fits), the job already holds an
  *     allocation (WEIR_E_CONFLICT), or out of memory. */
 int alloc_try_gang(struct alloc_state *st, int64_t job_id, const struct job_spec *spec,
-		   struct job_alloc *out, char *reason, size_t reason_size, struct weir_error *err);
+                   struct job_alloc *out, char *reason, size_t reason_size, struct weir_error *err);
 
 /* Records a known allocation (recovery: rebuilt from the tasks in the
  * store).  `tasks` gives each task's GPU ids ("" or NULL: none) and must
@@ -80,7 +80,7 @@ int alloc_try_gang(struct alloc_state *st, int64_t job_id, const struct job_spec
  * over-committed until jobs end), but -1 with err and no change when a GPU
  * id is not the node's or is already held, or the job already holds one. */
 int alloc_reserve(struct alloc_state *st, int64_t job_id, const struct job_spec *spec,
-		  const struct task_alloc *tasks, size_t n_tasks, struct weir_error *err);
+                  const struct task_alloc *tasks, size_t n_tasks, struct weir_error *err);
 
 /* Frees what job `job_id` holds.  0, or -1 (no error text) if it holds nothing. */
 int alloc_release(struct alloc_state *st, int64_t job_id);
@@ -90,7 +90,7 @@ bool alloc_holds(const struct alloc_state *st, int64_t job_id);
 /* What is free now (vcores and memory may be negative after an
  * over-committed recovery; reported as 0). */
 void alloc_free_resources(const struct alloc_state *st, int *vcores, uint64_t *memory_mb,
-			  size_t *gpus);
+                          size_t *gpus);
 
 /* "4g" when a whole number of GiB, else "512m"; into buf; returns buf. */
 char *alloc_format_memory(uint64_t mb, char *buf, size_t size);

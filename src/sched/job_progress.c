@@ -124,7 +124,7 @@ static bool retryable(const struct job_spec *spec, int attempt, int exit_code)
 }
 
 static void stop_unended(const struct task_status *tasks, size_t n, struct progress_decision *d,
-			 bool only_untracked, const struct ctx *c)
+                         bool only_untracked, const struct ctx *c)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (task_state_is_final(tasks[i].state))
@@ -146,13 +146,14 @@ static void copy_text(char *dst, size_t size, const char *src)
 }
 
 int job_progress_decide(const struct job_spec *spec, int attempt, const struct task_status *tasks,
-			size_t n, const struct progress_event *ev, struct progress_decision *out,
-			struct weir_error *err)
+                        size_t n, const struct progress_event *ev, struct progress_decision *out,
+                        struct weir_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	out->exit_code = -1;
 
-	struct ctx c = {.spec = spec, .deciding = job_spec_deciding_role(spec), .all_tracked = true};
+	struct ctx c = {
+	    .spec = spec, .deciding = job_spec_deciding_role(spec), .all_tracked = true};
 	for (size_t i = 0; i < spec->n_roles; i++) {
 		if (!spec->roles[i].untracked && !spec->roles[i].sidecar)
 			c.all_tracked = false;
@@ -166,8 +167,8 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 		}
 		if (!ended)
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "job progress: task %s:%d is not in the attempt",
-					      ev->role, ev->index);
+			                      "job progress: task %s:%d is not in the attempt",
+			                      ev->role, ev->index);
 	}
 
 	if (n > 0) {
@@ -188,7 +189,7 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 			copy_text(out->reason, sizeof(out->reason), ev->reason);
 		else
 			snprintf(out->reason, sizeof(out->reason), "%s timeout",
-				 timer_kind_name(ev->timer));
+			         timer_kind_name(ev->timer));
 		if (ev->timer == TIMER_REGISTRATION && attempt <= spec->max_restarts)
 			out->outcome = PROGRESS_RESTART_GANG;
 		else
@@ -211,8 +212,8 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 		int code = job_progress_effective_exit(fast);
 		failure_reason(fast, out->reason, sizeof(out->reason));
 		out->exit_code = code;
-		out->outcome = retryable(spec, attempt, code) ? PROGRESS_RESTART_GANG
-							      : PROGRESS_JOB_FAILED;
+		out->outcome =
+		    retryable(spec, attempt, code) ? PROGRESS_RESTART_GANG : PROGRESS_JOB_FAILED;
 		stop_unended(tasks, n, out, false, &c);
 		return 0;
 	}
@@ -242,8 +243,8 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 		int code = job_progress_effective_exit(failed);
 		failure_reason(failed, out->reason, sizeof(out->reason));
 		out->exit_code = code;
-		out->outcome = retryable(spec, attempt, code) ? PROGRESS_RESTART_GANG
-							      : PROGRESS_JOB_FAILED;
+		out->outcome =
+		    retryable(spec, attempt, code) ? PROGRESS_RESTART_GANG : PROGRESS_JOB_FAILED;
 		stop_unended(tasks, n, out, false, &c);
 		return 0;
 	}

@@ -46,14 +46,14 @@ struct task_status {
 	const char *role; /* borrowed */
 	int index;
 	enum task_state state;
-	int exit_code;    /* when ended; -1: none */
-	int signal;       /* 0: none */
+	int exit_code; /* when ended; -1: none */
+	int signal;    /* 0: none */
 	bool oom_killed;
 };
 
 enum progress_event_kind {
 	PROGRESS_TASK_ENDED = 0, /* role/index: the task that just ended; role NULL:
-				  * re-evaluate every task (recovery) */
+	                          * re-evaluate every task (recovery) */
 	PROGRESS_KILL,           /* the user asked */
 	PROGRESS_TIMEOUT,        /* timer says which */
 };
@@ -62,8 +62,8 @@ struct progress_event {
 	enum progress_event_kind kind;
 	const char *role; /* PROGRESS_TASK_ENDED */
 	int index;
-	enum timer_kind timer;  /* PROGRESS_TIMEOUT */
-	const char *reason;     /* PROGRESS_TIMEOUT: timers_check()'s text; may be NULL */
+	enum timer_kind timer; /* PROGRESS_TIMEOUT */
+	const char *reason;    /* PROGRESS_TIMEOUT: timers_check()'s text; may be NULL */
 };
 
 enum progress_outcome {
@@ -80,18 +80,18 @@ struct progress_decision {
 	enum progress_outcome outcome;
 	int exit_code; /* JOB_SUCCEEDED: 0; JOB_FAILED: the failing task's (-1 for a timeout) */
 	char reason[PROGRESS_REASON_MAX]; /* "worker:1 exited 1", "chief:0 OOMKilled",
-					   * "worker:0 killed by signal 9", ...; "" for NONE */
-	bool *stop;     /* stop[i]: stop tasks[i]; owned, n_tasks entries (NULL when 0) */
+	                                   * "worker:0 killed by signal 9", ...; "" for NONE */
+	bool *stop; /* stop[i]: stop tasks[i]; owned, n_tasks entries (NULL when 0) */
 	size_t n_tasks;
-	size_t n_stop;  /* how many are true */
+	size_t n_stop; /* how many are true */
 };
 
 /* Decides for a job at `attempt` (from 1) given all `n` tasks of that
  * attempt.  0 with `out` filled (release it), or -1 with err (out of
  * memory, or an event naming a task not in `tasks`: WEIR_E_INVALID). */
 int job_progress_decide(const struct job_spec *spec, int attempt, const struct task_status *tasks,
-			size_t n, const struct progress_event *ev, struct progress_decision *out,
-			struct weir_error *err);
+                        size_t n, const struct progress_event *ev, struct progress_decision *out,
+                        struct weir_error *err);
 
 void progress_decision_release(struct progress_decision *d);
 

@@ -34,7 +34,7 @@ void queue_decisions_release(struct queue_decision *d, size_t n)
 }
 
 int queue_schedule(struct alloc_state *st, const struct queue_entry *jobs, size_t n,
-		   struct queue_decision *out, struct weir_error *err)
+                   struct queue_decision *out, struct weir_error *err)
 {
 	const struct queue_entry **order = NULL;
 	int rc = -1;
@@ -68,14 +68,16 @@ int queue_schedule(struct alloc_state *st, const struct queue_entry *jobs, size_
 			d->action = QUEUE_WAIT;
 			if (blocker->priority > e->priority)
 				snprintf(d->reason, sizeof(d->reason),
-					 "waiting: job %" PRId64 " (higher priority)", blocker->job_id);
+				         "waiting: job %" PRId64 " (higher priority)",
+				         blocker->job_id);
 			else
 				snprintf(d->reason, sizeof(d->reason),
-					 "waiting: job %" PRId64 " ahead in queue", blocker->job_id);
+				         "waiting: job %" PRId64 " ahead in queue",
+				         blocker->job_id);
 			continue;
 		}
 		int r = alloc_try_gang(st, e->job_id, e->spec, &d->alloc, d->reason,
-				       sizeof(d->reason), &e2);
+		                       sizeof(d->reason), &e2);
 		if (r == 0) {
 			d->action = QUEUE_START;
 		} else if (r == 1) {

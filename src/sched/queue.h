@@ -47,7 +47,7 @@ struct queue_decision {
  * alloc_release()s them (also when it then fails to start them).  0, or -1
  * with err (out of memory; nothing allocated then). */
 int queue_schedule(struct alloc_state *st, const struct queue_entry *jobs, size_t n,
-		   struct queue_decision *out, struct weir_error *err);
+                   struct queue_decision *out, struct weir_error *err);
 
 /* Releases the allocations' memory held in decisions (not the resources in
  * the state). */

@@ -4,14 +4,14 @@
 #include <string.h>
 
 static const char *const job_names[] = {
-	[JOB_QUEUED] = "queued",       [JOB_STARTING] = "starting", [JOB_RUNNING] = "running",
-	[JOB_SUCCEEDED] = "succeeded", [JOB_FAILED] = "failed",     [JOB_KILLED] = "killed",
+    [JOB_QUEUED] = "queued",       [JOB_STARTING] = "starting", [JOB_RUNNING] = "running",
+    [JOB_SUCCEEDED] = "succeeded", [JOB_FAILED] = "failed",     [JOB_KILLED] = "killed",
 };
 
 static const char *const task_names[] = {
-	[TASK_PENDING] = "pending",     [TASK_STARTING] = "starting", [TASK_RUNNING] = "running",
-	[TASK_SUCCEEDED] = "succeeded", [TASK_FAILED] = "failed",     [TASK_KILLED] = "killed",
-	[TASK_LOST] = "lost",
+    [TASK_PENDING] = "pending",     [TASK_STARTING] = "starting", [TASK_RUNNING] = "running",
+    [TASK_SUCCEEDED] = "succeeded", [TASK_FAILED] = "failed",     [TASK_KILLED] = "killed",
+    [TASK_LOST] = "lost",
 };
 
 #define N_JOB (sizeof(job_names) / sizeof(job_names[0]))

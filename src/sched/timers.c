@@ -57,5 +57,5 @@ void timers_check(const struct timer_job *job, int64_t now_ms, struct timer_resu
 	}
 	out->expired = kind;
 	snprintf(out->reason, sizeof(out->reason), "%s timeout after %" PRId64 "s",
-		 timer_kind_name(kind), limit_s);
+	         timer_kind_name(kind), limit_s);
 }

@@ -43,7 +43,7 @@ struct timer_result {
 	enum timer_kind expired;       /* TIMER_NONE: none expired */
 	char reason[TIMER_REASON_MAX]; /* "execution timeout after 600s" */
 	int64_t next_due_ms;           /* the next timeout of this job if none expired;
-					* TIMER_NEVER when there is none */
+	                                * TIMER_NEVER when there is none */
 };
 
 /* Checks the timeout that applies to the job's state (queued: allocation;

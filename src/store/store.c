@@ -17,46 +17,46 @@
 /* Migration i takes a file from version i to i + 1 (index 0: the empty
  * file).  Append only: a released migration never changes. */
 static const char *const migrations[] = {
-	/* 0 -> 1: the first schema */
-	"CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-	"CREATE TABLE jobs ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" name TEXT NOT NULL,"
-	" spec_json TEXT NOT NULL,"
-	" framework TEXT NOT NULL DEFAULT 'none',"
-	" state TEXT NOT NULL CHECK (state IN"
-	"  ('queued','starting','running','succeeded','failed','killed')),"
-	" reason TEXT NOT NULL DEFAULT '',"
-	" priority INTEGER NOT NULL DEFAULT 0,"
-	" attempt INTEGER NOT NULL DEFAULT 1,"
-	" max_restarts INTEGER NOT NULL DEFAULT 0,"
-	" exit_code INTEGER,"
-	" restart_pending INTEGER NOT NULL DEFAULT 0,"
-	" submitted_at INTEGER NOT NULL,"
-	" queued_at INTEGER, allocated_at INTEGER, running_at INTEGER,"
-	" started_at INTEGER, ended_at INTEGER);"
-	"CREATE TABLE tasks ("
-	" job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
-	" attempt INTEGER NOT NULL,"
-	" role TEXT NOT NULL,"
-	" idx INTEGER NOT NULL,"
-	" state TEXT NOT NULL CHECK (state IN"
-	"  ('pending','starting','running','succeeded','failed','killed','lost')),"
-	" reason TEXT NOT NULL DEFAULT '',"
-	" host TEXT, port INTEGER, launcher_pid INTEGER, pid INTEGER, gpus TEXT,"
-	" exit_code INTEGER, signal INTEGER, oom_killed INTEGER NOT NULL DEFAULT 0,"
-	" peak_memory_bytes INTEGER, cpu_time_ms INTEGER,"
-	" registered_at INTEGER, started_at INTEGER, ended_at INTEGER,"
-	" PRIMARY KEY (job_id, attempt, role, idx));"
-	"CREATE TABLE events ("
-	" id INTEGER PRIMARY KEY AUTOINCREMENT,"
-	" job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
-	" time INTEGER NOT NULL,"
-	" kind TEXT NOT NULL,"
-	" message TEXT NOT NULL);",
-	/* 1 -> 2: indexes for the queue, the listings and the journal */
-	"CREATE INDEX jobs_by_state ON jobs (state, priority DESC, id);"
-	"CREATE INDEX events_by_job ON events (job_id, id);",
+    /* 0 -> 1: the first schema */
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE jobs ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " name TEXT NOT NULL,"
+    " spec_json TEXT NOT NULL,"
+    " framework TEXT NOT NULL DEFAULT 'none',"
+    " state TEXT NOT NULL CHECK (state IN"
+    "  ('queued','starting','running','succeeded','failed','killed')),"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " priority INTEGER NOT NULL DEFAULT 0,"
+    " attempt INTEGER NOT NULL DEFAULT 1,"
+    " max_restarts INTEGER NOT NULL DEFAULT 0,"
+    " exit_code INTEGER,"
+    " restart_pending INTEGER NOT NULL DEFAULT 0,"
+    " submitted_at INTEGER NOT NULL,"
+    " queued_at INTEGER, allocated_at INTEGER, running_at INTEGER,"
+    " started_at INTEGER, ended_at INTEGER);"
+    "CREATE TABLE tasks ("
+    " job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " attempt INTEGER NOT NULL,"
+    " role TEXT NOT NULL,"
+    " idx INTEGER NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN"
+    "  ('pending','starting','running','succeeded','failed','killed','lost')),"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " host TEXT, port INTEGER, launcher_pid INTEGER, pid INTEGER, gpus TEXT,"
+    " exit_code INTEGER, signal INTEGER, oom_killed INTEGER NOT NULL DEFAULT 0,"
+    " peak_memory_bytes INTEGER, cpu_time_ms INTEGER,"
+    " registered_at INTEGER, started_at INTEGER, ended_at INTEGER,"
+    " PRIMARY KEY (job_id, attempt, role, idx));"
+    "CREATE TABLE events ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " time INTEGER NOT NULL,"
+    " kind TEXT NOT NULL,"
+    " message TEXT NOT NULL);",
+    /* 1 -> 2: indexes for the queue, the listings and the journal */
+    "CREATE INDEX jobs_by_state ON jobs (state, priority DESC, id);"
+    "CREATE INDEX events_by_job ON events (job_id, id);",
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -96,41 +96,40 @@ enum stmt_id {
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
-	[ST_BEGIN] = "BEGIN IMMEDIATE",
-	[ST_COMMIT] = "COMMIT",
-	[ST_ROLLBACK] = "ROLLBACK",
-	[ST_JOB_INSERT] = "INSERT INTO jobs (name, spec_json, framework, state, reason, priority,"
-			  " attempt, max_restarts, exit_code, restart_pending, submitted_at,"
-			  " queued_at, allocated_at, running_at, started_at, ended_at)"
-			  " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
-	[ST_JOB_LIST] = "SELECT " JOB_COLS " FROM jobs ORDER BY id DESC LIMIT ?",
-	[ST_JOB_LIST_STATE] = "SELECT " JOB_COLS
-			      " FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?",
-	[ST_JOBS_ACTIVE] = "SELECT " JOB_COLS " FROM jobs"
-			   " WHERE state IN ('queued','starting','running')"
-			   " ORDER BY priority DESC, id ASC",
-	[ST_JOB_UPDATE] = "UPDATE jobs SET state = ?, reason = ?, priority = ?, attempt = ?,"
-			  " exit_code = ?, restart_pending = ?, queued_at = ?, allocated_at = ?,"
-			  " running_at = ?, started_at = ?, ended_at = ? WHERE id = ?",
-	[ST_TASK_INSERT] = "INSERT INTO tasks (" TASK_COLS ")"
-			   " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_TASK_GET] = "SELECT " TASK_COLS " FROM tasks"
-			" WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
-	[ST_TASKS_ATTEMPT] = "SELECT " TASK_COLS " FROM tasks WHERE job_id = ? AND attempt = ?"
-			     " ORDER BY attempt, rowid",
-	[ST_TASKS_ALL] = "SELECT " TASK_COLS " FROM tasks WHERE job_id = ? ORDER BY attempt, rowid",
-	[ST_TASK_UPDATE] = "UPDATE tasks SET state = ?, reason = ?, host = ?, port = ?,"
-			   " launcher_pid = ?, pid = ?, gpus = ?, exit_code = ?, signal = ?,"
-			   " oom_killed = ?, peak_memory_bytes = ?, cpu_time_ms = ?,"
-			   " registered_at = ?, started_at = ?, ended_at = ?"
-			   " WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
-	[ST_EVENT_ADD] = "INSERT INTO events (job_id, time, kind, message) VALUES (?,?,?,?)",
-	[ST_EVENTS_OF_JOB] = "SELECT id, job_id, time, kind, message FROM events"
-			     " WHERE job_id = ? ORDER BY id",
-	[ST_META_GET] = "SELECT value FROM meta WHERE key = ?",
-	[ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?, ?)"
-			" ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    [ST_BEGIN] = "BEGIN IMMEDIATE",
+    [ST_COMMIT] = "COMMIT",
+    [ST_ROLLBACK] = "ROLLBACK",
+    [ST_JOB_INSERT] = "INSERT INTO jobs (name, spec_json, framework, state, reason, priority,"
+                      " attempt, max_restarts, exit_code, restart_pending, submitted_at,"
+                      " queued_at, allocated_at, running_at, started_at, ended_at)"
+                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
+    [ST_JOB_LIST] = "SELECT " JOB_COLS " FROM jobs ORDER BY id DESC LIMIT ?",
+    [ST_JOB_LIST_STATE] = "SELECT " JOB_COLS " FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?",
+    [ST_JOBS_ACTIVE] = "SELECT " JOB_COLS " FROM jobs"
+                       " WHERE state IN ('queued','starting','running')"
+                       " ORDER BY priority DESC, id ASC",
+    [ST_JOB_UPDATE] = "UPDATE jobs SET state = ?, reason = ?, priority = ?, attempt = ?,"
+                      " exit_code = ?, restart_pending = ?, queued_at = ?, allocated_at = ?,"
+                      " running_at = ?, started_at = ?, ended_at = ? WHERE id = ?",
+    [ST_TASK_INSERT] = "INSERT INTO tasks (" TASK_COLS ")"
+                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_TASK_GET] = "SELECT " TASK_COLS " FROM tasks"
+                    " WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
+    [ST_TASKS_ATTEMPT] = "SELECT " TASK_COLS " FROM tasks WHERE job_id = ? AND attempt = ?"
+                         " ORDER BY attempt, rowid",
+    [ST_TASKS_ALL] = "SELECT " TASK_COLS " FROM tasks WHERE job_id = ? ORDER BY attempt, rowid",
+    [ST_TASK_UPDATE] = "UPDATE tasks SET state = ?, reason = ?, host = ?, port = ?,"
+                       " launcher_pid = ?, pid = ?, gpus = ?, exit_code = ?, signal = ?,"
+                       " oom_killed = ?, peak_memory_bytes = ?, cpu_time_ms = ?,"
+                       " registered_at = ?, started_at = ?, ended_at = ?"
+                       " WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
+    [ST_EVENT_ADD] = "INSERT INTO events (job_id, time, kind, message) VALUES (?,?,?,?)",
+    [ST_EVENTS_OF_JOB] = "SELECT id, job_id, time, kind, message FROM events"
+                         " WHERE job_id = ? ORDER BY id",
+    [ST_META_GET] = "SELECT value FROM meta WHERE key = ?",
+    [ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?, ?)"
+                    " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
 };
 
 struct store {
@@ -142,9 +141,9 @@ struct store {
 };
 
 static const char *const job_states[] = {"queued",    "starting", "running",
-					 "succeeded", "failed",   "killed"};
+                                         "succeeded", "failed",   "killed"};
 static const char *const task_states[] = {"pending", "starting", "running", "succeeded",
-					  "failed",  "killed",   "lost"};
+                                          "failed",  "killed",   "lost"};
 
 static bool name_in(const char *name, const char *const *names, size_t n)
 {
@@ -170,7 +169,7 @@ static sqlite3_stmt *stmt_get(struct store *s, enum stmt_id id, struct weir_erro
 	sqlite3_stmt *st = s->stmt[id];
 	if (!st) {
 		if (sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st,
-				       NULL) != SQLITE_OK) {
+		                       NULL) != SQLITE_OK) {
 			db_error(s, err, "preparing a statement");
 			return NULL;
 		}
@@ -243,7 +242,7 @@ static int exec_sql(struct store *s, const char *sql, const char *what, struct w
 	char *msg = NULL;
 	if (sqlite3_exec(s->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
 		weir_error_set(err, WEIR_E_INTERNAL, "store %s: %s: %s", s->path, what,
-			       msg ? msg : sqlite3_errmsg(s->db));
+		               msg ? msg : sqlite3_errmsg(s->db));
 		sqlite3_free(msg);
 		return -1;
 	}
@@ -257,8 +256,8 @@ static int read_version(struct store *s, int *version, struct weir_error *err)
 	int rc = -1;
 	*version = 0;
 	if (sqlite3_prepare_v2(s->db,
-			       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
-			       -1, &st, NULL) != SQLITE_OK)
+	                       "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'",
+	                       -1, &st, NULL) != SQLITE_OK)
 		return db_error(s, err, "reading the schema");
 	int r = sqlite3_step(st);
 	sqlite3_finalize(st);
@@ -268,7 +267,7 @@ static int read_version(struct store *s, int *version, struct weir_error *err)
 	if (r != SQLITE_ROW)
 		return db_error(s, err, "reading the schema");
 	if (sqlite3_prepare_v2(s->db, "SELECT value FROM meta WHERE key = 'schema_version'", -1,
-			       &st, NULL) != SQLITE_OK)
+	                       &st, NULL) != SQLITE_OK)
 		return db_error(s, err, "reading the schema version");
 	r = sqlite3_step(st);
 	if (r == SQLITE_ROW) {
@@ -277,8 +276,8 @@ static int read_version(struct store *s, int *version, struct weir_error *err)
 		long v = t ? strtol((const char *)t, &end, 10) : -1;
 		if (!t || *end != '\0' || v < 0 || v > INT_MAX) {
 			weir_error_set(err, WEIR_E_INTERNAL,
-				       "store %s: schema_version is \"%s\"; expected a number",
-				       s->path, t ? (const char *)t : "");
+			               "store %s: schema_version is \"%s\"; expected a number",
+			               s->path, t ? (const char *)t : "");
 			goto out;
 		}
 		*version = (int)v;
@@ -299,16 +298,16 @@ static int migrate(struct store *s, struct weir_error *err)
 		return -1;
 	if (version > STORE_SCHEMA_VERSION)
 		return weir_error_set(err, WEIR_E_INTERNAL,
-				      "store %s: schema version %d is newer than this weir's (%d); "
-				      "use a newer weir",
-				      s->path, version, STORE_SCHEMA_VERSION);
+		                      "store %s: schema version %d is newer than this weir's (%d); "
+		                      "use a newer weir",
+		                      s->path, version, STORE_SCHEMA_VERSION);
 	while (version < STORE_SCHEMA_VERSION) {
 		char what[64], set[128];
 		snprintf(what, sizeof(what), "migrating to schema version %d", version + 1);
 		snprintf(set, sizeof(set),
-			 "INSERT INTO meta (key, value) VALUES ('schema_version', '%d')"
-			 " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-			 version + 1);
+		         "INSERT INTO meta (key, value) VALUES ('schema_version', '%d')"
+		         " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+		         version + 1);
 		/* each step in its own transaction: a failed step leaves the file at
 		 * the last good version */
 		if (exec_sql(s, "BEGIN IMMEDIATE", what, err) < 0)
@@ -335,7 +334,7 @@ struct store *store_open(const char *path, struct weir_error *err)
 	if (sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
 		weir_error_set(err, WEIR_E_INTERNAL, "store %s: cannot open: %s", path,
-			       s->db ? sqlite3_errmsg(s->db) : "out of memory");
+		               s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		goto fail;
 	}
 	sqlite3_extended_result_codes(s->db, 1);
@@ -388,7 +387,7 @@ int store_begin(struct store *s, struct weir_error *err)
 {
 	if (s->in_tx)
 		return weir_error_set(err, WEIR_E_INTERNAL,
-				      "store %s: a transaction is already open", s->path);
+		                      "store %s: a transaction is already open", s->path);
 	sqlite3_stmt *st = stmt_get(s, ST_BEGIN, err);
 	if (!st || step_done(s, st, "beginning a transaction", err) < 0)
 		return -1;
@@ -399,8 +398,8 @@ int store_begin(struct store *s, struct weir_error *err)
 int store_commit(struct store *s, struct weir_error *err)
 {
 	if (!s->in_tx)
-		return weir_error_set(err, WEIR_E_INTERNAL, "store %s: commit without a transaction",
-				      s->path);
+		return weir_error_set(err, WEIR_E_INTERNAL,
+		                      "store %s: commit without a transaction", s->path);
 	sqlite3_stmt *st = stmt_get(s, ST_COMMIT, err);
 	if (!st || step_done(s, st, "committing", err) < 0)
 		return -1; /* still open: the caller rolls back */
@@ -485,24 +484,25 @@ static int check_job_state(struct store *s, const char *state, struct weir_error
 {
 	if (!name_in(state, job_states, sizeof(job_states) / sizeof(job_states[0])))
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "store %s: job state \"%s\" is not one of queued, starting, "
-				      "running, succeeded, failed, killed",
-				      s->path, state);
+		                      "store %s: job state \"%s\" is not one of queued, starting, "
+		                      "running, succeeded, failed, killed",
+		                      s->path, state);
 	return 0;
 }
 
 static int check_task_state(struct store *s, const char *state, struct weir_error *err)
 {
 	if (!name_in(state, task_states, sizeof(task_states) / sizeof(task_states[0])))
-		return weir_error_set(err, WEIR_E_INVALID,
-				      "store %s: task state \"%s\" is not one of pending, starting, "
-				      "running, succeeded, failed, killed, lost",
-				      s->path, state);
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "store %s: task state \"%s\" is not one of pending, starting, "
+		    "running, succeeded, failed, killed, lost",
+		    s->path, state);
 	return 0;
 }
 
 int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	if (check_job_state(s, row->state, err) < 0)
 		return -1;
@@ -534,7 +534,7 @@ int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
 
 /* Steps a SELECT of job rows into a new array. */
 static int collect_jobs(struct store *s, sqlite3_stmt *st, const char *what, struct job_row **rows,
-			size_t *n, struct weir_error *err)
+                        size_t *n, struct weir_error *err)
 {
 	struct job_row *a = NULL;
 	size_t len = 0, cap = 0;
@@ -588,8 +588,8 @@ int store_job_get(struct store *s, int64_t id, struct job_row *out, struct weir_
 	return 0;
 }
 
-int store_job_list(struct store *s, const char *state, int limit, struct job_row **rows,
-		   size_t *n, struct weir_error *err)
+int store_job_list(struct store *s, const char *state, int limit, struct job_row **rows, size_t *n,
+                   struct weir_error *err)
 {
 	sqlite3_stmt *st;
 	*rows = NULL;
@@ -722,7 +722,7 @@ int store_task_insert(struct store *s, const struct task_row *row, struct weir_e
 		return -1;
 	if (!row->role || !*row->role)
 		return weir_error_set(err, WEIR_E_INVALID, "store %s: a task needs a role",
-				      s->path);
+		                      s->path);
 	sqlite3_stmt *st = stmt_get(s, ST_TASK_INSERT, err);
 	if (!st)
 		return -1;
@@ -738,15 +738,15 @@ int store_task_insert(struct store *s, const struct task_row *row, struct weir_e
 	int code = sqlite3_extended_errcode(s->db);
 	if (code == SQLITE_CONSTRAINT_PRIMARYKEY)
 		return weir_error_set(err, WEIR_E_CONFLICT,
-				      "task %s:%d of job %" PRId64 " attempt %d already exists",
-				      row->role, row->idx, row->job_id, row->attempt);
+		                      "task %s:%d of job %" PRId64 " attempt %d already exists",
+		                      row->role, row->idx, row->job_id, row->attempt);
 	if (code == SQLITE_CONSTRAINT_FOREIGNKEY)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no job %" PRId64, row->job_id);
 	return db_error(s, err, "inserting a task");
 }
 
 static int collect_tasks(struct store *s, sqlite3_stmt *st, const char *what,
-			 struct task_row **rows, size_t *n, struct weir_error *err)
+                         struct task_row **rows, size_t *n, struct weir_error *err)
 {
 	struct task_row *a = NULL;
 	size_t len = 0, cap = 0;
@@ -783,7 +783,7 @@ fail:
 }
 
 int store_task_get(struct store *s, int64_t job_id, int attempt, const char *role, int idx,
-		   struct task_row *out, struct weir_error *err)
+                   struct task_row *out, struct weir_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	sqlite3_stmt *st = stmt_get(s, ST_TASK_GET, err);
@@ -799,15 +799,15 @@ int store_task_get(struct store *s, int64_t job_id, int attempt, const char *rol
 		return -1;
 	if (n == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND,
-				      "no task %s:%d in attempt %d of job %" PRId64, role ? role : "",
-				      idx, attempt, job_id);
+		                      "no task %s:%d in attempt %d of job %" PRId64,
+		                      role ? role : "", idx, attempt, job_id);
 	*out = rows[0];
 	free(rows);
 	return 0;
 }
 
 int store_tasks_of_job(struct store *s, int64_t job_id, int attempt, struct task_row **rows,
-		       size_t *n, struct weir_error *err)
+                       size_t *n, struct weir_error *err)
 {
 	*rows = NULL;
 	*n = 0;
@@ -835,17 +835,16 @@ int store_task_update(struct store *s, const struct task_row *row, struct weir_e
 	if (step_done(s, st, "updating a task", err) < 0)
 		return -1;
 	if (sqlite3_changes(s->db) == 0)
-		return weir_error_set(err, WEIR_E_NOT_FOUND,
-				      "no task %s:%d in attempt %d of job %" PRId64,
-				      row->role ? row->role : "", row->idx, row->attempt,
-				      row->job_id);
+		return weir_error_set(
+		    err, WEIR_E_NOT_FOUND, "no task %s:%d in attempt %d of job %" PRId64,
+		    row->role ? row->role : "", row->idx, row->attempt, row->job_id);
 	return 0;
 }
 
 /* ---- events ---- */
 
 int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
-		    const char *message, int64_t *id, struct weir_error *err)
+                    const char *message, int64_t *id, struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(s, ST_EVENT_ADD, err);
 	if (!st)
@@ -885,7 +884,7 @@ void event_rows_free(struct event_row *rows, size_t n)
 }
 
 int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows, size_t *n,
-			struct weir_error *err)
+                        struct weir_error *err)
 {
 	struct event_row *a = NULL;
 	size_t len = 0, cap = 0;

@@ -45,23 +45,23 @@ struct store; /* opaque */
  * but id, name, spec_json, framework, max_restarts and submitted_at are
  * written by store_job_update(). */
 struct job_row {
-	int64_t id;                   /* assigned by store_job_insert() */
-	char *name;                   /* (insert) */
-	char *spec_json;              /* (insert) job_spec_to_json()'s text */
-	char *framework;              /* (insert) for listings without parsing the spec */
-	char state[STORE_STATE_MAX];  /* (insert) queued|starting|running|succeeded|failed|killed */
-	char *reason;                 /* (insert) "" when none */
-	int priority;                 /* (insert) */
-	int attempt;                  /* (insert) current attempt, from 1 */
-	int max_restarts;             /* (insert) copied from the spec, for listings */
-	int exit_code;                /* -1: none */
-	bool restart_pending;         /* a gang restart was decided; tasks still stopping */
-	int64_t submitted_at;         /* (insert) epoch ms */
-	int64_t queued_at;            /* (insert) when the current attempt was queued */
-	int64_t allocated_at;         /* the current attempt got its gang; 0: not yet */
-	int64_t running_at;           /* the current attempt's gang completed; 0: not yet */
-	int64_t started_at;           /* first time any attempt ran; 0: never */
-	int64_t ended_at;             /* 0: not ended */
+	int64_t id;                  /* assigned by store_job_insert() */
+	char *name;                  /* (insert) */
+	char *spec_json;             /* (insert) job_spec_to_json()'s text */
+	char *framework;             /* (insert) for listings without parsing the spec */
+	char state[STORE_STATE_MAX]; /* (insert) queued|starting|running|succeeded|failed|killed */
+	char *reason;                /* (insert) "" when none */
+	int priority;                /* (insert) */
+	int attempt;                 /* (insert) current attempt, from 1 */
+	int max_restarts;            /* (insert) copied from the spec, for listings */
+	int exit_code;               /* -1: none */
+	bool restart_pending;        /* a gang restart was decided; tasks still stopping */
+	int64_t submitted_at;        /* (insert) epoch ms */
+	int64_t queued_at;           /* (insert) when the current attempt was queued */
+	int64_t allocated_at;        /* the current attempt got its gang; 0: not yet */
+	int64_t running_at;          /* the current attempt's gang completed; 0: not yet */
+	int64_t started_at;          /* first time any attempt ran; 0: never */
+	int64_t ended_at;            /* 0: not ended */
 };
 
 /* One task: (job_id, attempt, role, idx) is the key.  Every attempt's rows
@@ -81,9 +81,9 @@ struct task_row {
 	int exit_code;               /* -1: none */
 	int signal;                  /* 0: none */
 	bool oom_killed;
-	int64_t peak_memory_bytes;   /* 0: unknown */
-	int64_t cpu_time_ms;         /* 0: unknown */
-	int64_t registered_at;       /* epoch ms; 0: not yet */
+	int64_t peak_memory_bytes; /* 0: unknown */
+	int64_t cpu_time_ms;       /* 0: unknown */
+	int64_t registered_at;     /* epoch ms; 0: not yet */
 	int64_t started_at;
 	int64_t ended_at;
 };
@@ -118,14 +118,14 @@ bool store_in_transaction(struct store *s);
 
 /* Inserts the (insert) fields of `row`; *id gets the new id. */
 int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
-		     struct weir_error *err);
+                     struct weir_error *err);
 /* Fills `out` (released by the caller) or WEIR_E_NOT_FOUND. */
 int store_job_get(struct store *s, int64_t id, struct job_row *out, struct weir_error *err);
 /* Jobs newest first (id DESC).  `state` NULL: all states; `limit` <= 0: no
  * limit.  *rows is an array of *n rows (NULL when 0), freed with
  * job_rows_free(). */
-int store_job_list(struct store *s, const char *state, int limit, struct job_row **rows,
-		   size_t *n, struct weir_error *err);
+int store_job_list(struct store *s, const char *state, int limit, struct job_row **rows, size_t *n,
+                   struct weir_error *err);
 /* Queued, starting and running jobs by priority DESC, id ASC: the queue's
  * order and what recovery walks. */
 int store_jobs_active(struct store *s, struct job_row **rows, size_t *n, struct weir_error *err);
@@ -140,11 +140,11 @@ void job_rows_free(struct job_row *rows, size_t n);
 /* WEIR_E_CONFLICT if the key exists; WEIR_E_NOT_FOUND if the job does not. */
 int store_task_insert(struct store *s, const struct task_row *row, struct weir_error *err);
 int store_task_get(struct store *s, int64_t job_id, int attempt, const char *role, int idx,
-		   struct task_row *out, struct weir_error *err);
+                   struct task_row *out, struct weir_error *err);
 /* Tasks of a job: of one attempt (attempt >= 1) or of all (attempt 0), by
  * attempt, then in insertion order (the order of the spec's roles). */
 int store_tasks_of_job(struct store *s, int64_t job_id, int attempt, struct task_row **rows,
-		       size_t *n, struct weir_error *err);
+                       size_t *n, struct weir_error *err);
 /* Writes every field but the key.  WEIR_E_NOT_FOUND if absent. */
 int store_task_update(struct store *s, const struct task_row *row, struct weir_error *err);
 void task_row_release(struct task_row *row);
@@ -154,10 +154,10 @@ void task_rows_free(struct task_row *rows, size_t n);
 
 /* *id (may be NULL) gets the event's id. */
 int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
-		    const char *message, int64_t *id, struct weir_error *err);
+                    const char *message, int64_t *id, struct weir_error *err);
 /* A job's events in order (id ASC). */
 int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows, size_t *n,
-			struct weir_error *err);
+                        struct weir_error *err);
 void event_row_release(struct event_row *row);
 void event_rows_free(struct event_row *rows, size_t n);
 

@@ -4,7 +4,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +18,7 @@ static const char *const gpu3[] = {"0", "1", "2"};
 
 /* 16 vcores, 32g, 3 gpus */
 static const struct node_resources node3 = {
-	.vcores = 16, .memory_mb = 32768, .gpu_ids = gpu3, .n_gpus = 3};
+    .vcores = 16, .memory_mb = 32768, .gpu_ids = gpu3, .n_gpus = 3};
 
 struct spec_buf {
 	struct role_spec roles[4];
@@ -39,7 +41,7 @@ static struct job_spec *mk(struct spec_buf *b, size_t n, const struct role_spec 
 
 #define ROLE(n, i, m, v, g)                                                                        \
 	{                                                                                          \
-		.name = (char *)(n), .instances = (i), .memory_mb = (m), .vcores = (v),           \
+		.name = (char *)(n), .instances = (i), .memory_mb = (m), .vcores = (v),            \
 		.gpus = (g)                                                                        \
 	}
 
@@ -63,7 +65,7 @@ static void test_gang_fits(void **state)
 	(void)state;
 	struct spec_buf b;
 	struct role_spec r[] = {ROLE("chief", 1, 4096, 2, 1), ROLE("worker", 2, 4096, 2, 1),
-				ROLE("ps", 1, 2048, 1, 0)};
+	                        ROLE("ps", 1, 2048, 1, 0)};
 	struct job_spec *spec = mk(&b, 3, r);
 	struct alloc_state *st = alloc_state_create(&node3, NULL);
 	assert_non_null(st);
@@ -96,9 +98,8 @@ static void test_gang_fits(void **state)
 
 	/* a second allocation of the same job is a caller's error */
 	struct job_alloc a2;
-	assert_int_equal(alloc_try_gang(st, 7, workers(&b, 1, 1, 1, 0), &a2, reason,
-					sizeof(reason), &err),
-			 -1);
+	assert_int_equal(
+	    alloc_try_gang(st, 7, workers(&b, 1, 1, 1, 0), &a2, reason, sizeof(reason), &err), -1);
 	assert_int_equal(err.kind, WEIR_E_CONFLICT);
 
 	job_alloc_release(&a);
@@ -117,20 +118,21 @@ static void test_never_fits(void **state)
 	(void)state;
 	struct spec_buf b;
 	never_fits_msg(workers(&b, 1, 1024, 1, 4),
-		       "worker needs 4 gpus per instance; this node has 3 gpus");
-	never_fits_msg(workers(&b, 2, 1024, 1, 2), "job needs 2 gpus per worker x 2; this node has 3 gpus");
+	               "worker needs 4 gpus per instance; this node has 3 gpus");
+	never_fits_msg(workers(&b, 2, 1024, 1, 2),
+	               "job needs 2 gpus per worker x 2; this node has 3 gpus");
 	never_fits_msg(workers(&b, 1, 65536, 1, 0),
-		       "worker needs 64g memory per instance; this node has 32g memory");
+	               "worker needs 64g memory per instance; this node has 32g memory");
 	never_fits_msg(workers(&b, 3, 12288, 1, 0),
-		       "job needs 12g memory per worker x 3; this node has 32g memory");
+	               "job needs 12g memory per worker x 3; this node has 32g memory");
 	never_fits_msg(workers(&b, 1, 1024, 17, 0),
-		       "worker needs 17 vcores per instance; this node has 16 vcores");
+	               "worker needs 17 vcores per instance; this node has 16 vcores");
 	never_fits_msg(workers(&b, 9, 1024, 2, 0),
-		       "job needs 2 vcores per worker x 9; this node has 16 vcores");
+	               "job needs 2 vcores per worker x 9; this node has 16 vcores");
 	struct role_spec r[] = {ROLE("chief", 1, 1024, 1, 2), ROLE("worker", 1, 1024, 1, 2)};
 	never_fits_msg(mk(&b, 2, r),
-		       "job needs 4 gpus in all (2 per chief x 1, 2 per worker x 1); this node has "
-		       "3 gpus");
+	               "job needs 4 gpus in all (2 per chief x 1, 2 per worker x 1); this node has "
+	               "3 gpus");
 
 	/* a node without GPUs */
 	struct node_resources none = {.vcores = 4, .memory_mb = 8192};
@@ -142,9 +144,9 @@ static void test_never_fits(void **state)
 	struct alloc_state *st = alloc_state_create(&node3, NULL);
 	struct job_alloc a;
 	char reason[128];
-	assert_int_equal(alloc_try_gang(st, 1, workers(&b, 1, 1024, 1, 4), &a, reason,
-					sizeof(reason), &err),
-			 -1);
+	assert_int_equal(
+	    alloc_try_gang(st, 1, workers(&b, 1, 1024, 1, 4), &a, reason, sizeof(reason), &err),
+	    -1);
 	assert_int_equal(err.kind, WEIR_E_UNFIT);
 	assert_false(alloc_holds(st, 1));
 	alloc_state_destroy(st);
@@ -171,7 +173,7 @@ static void test_waits(void **state)
 	/* job 1 holds 28g, 2 gpus, 13 vcores */
 	struct role_spec r[] = {ROLE("worker", 2, 13312, 6, 1), ROLE("ps", 1, 2048, 1, 0)};
 	assert_int_equal(alloc_try_gang(st, 1, mk(&big, 2, r), &a, reason, sizeof(reason), NULL),
-			 0);
+	                 0);
 	job_alloc_release(&a);
 
 	expect_wait(st, workers(&b, 2, 4096, 1, 0), "waiting: 4g memory");
@@ -183,9 +185,8 @@ static void test_waits(void **state)
 	expect_wait(st, workers(&b, 1, 8192, 16, 3), "waiting: 4g memory");
 
 	/* what is left still fits */
-	assert_int_equal(alloc_try_gang(st, 2, workers(&b, 1, 4096, 3, 1), &a, reason,
-					sizeof(reason), NULL),
-			 0);
+	assert_int_equal(
+	    alloc_try_gang(st, 2, workers(&b, 1, 4096, 3, 1), &a, reason, sizeof(reason), NULL), 0);
 	assert_string_equal(a.tasks[0].gpus, "2");
 	job_alloc_release(&a);
 	alloc_state_destroy(st);
@@ -206,9 +207,9 @@ static void test_gpus_disjoint_and_released(void **state)
 	assert_int_equal(alloc_try_gang(st, 2, two, &a2, reason, sizeof(reason), NULL), 1);
 	assert_string_equal(reason, "waiting: 1 gpu");
 	/* a 1-gpu job gets the one left, not one of job 1's */
-	assert_int_equal(alloc_try_gang(st, 3, workers(&b, 1, 1024, 1, 1), &a3, reason,
-					sizeof(reason), NULL),
-			 0);
+	assert_int_equal(
+	    alloc_try_gang(st, 3, workers(&b, 1, 1024, 1, 1), &a3, reason, sizeof(reason), NULL),
+	    0);
 	assert_string_equal(a3.tasks[0].gpus, "2");
 	two = workers(&b, 1, 1024, 1, 2);
 	assert_int_equal(alloc_release(st, 1), 0);
@@ -232,16 +233,15 @@ static void test_reserve(void **state)
 	struct alloc_state *st = alloc_state_create(&node3, NULL);
 	struct job_spec *spec = workers(&b, 2, 1024, 1, 1);
 	struct task_alloc tasks[] = {{.role = (char *)"worker", .index = 0, .gpus = (char *)"2"},
-				     {.role = (char *)"worker", .index = 1, .gpus = (char *)"0"}};
+	                             {.role = (char *)"worker", .index = 1, .gpus = (char *)"0"}};
 	struct weir_error err = {0};
 	assert_int_equal(alloc_reserve(st, 5, spec, tasks, 2, &err), 0);
 	assert_true(alloc_holds(st, 5));
 	/* a new job gets the free gpu, 1 */
 	struct job_alloc a;
 	char reason[128];
-	assert_int_equal(alloc_try_gang(st, 6, workers(&b, 1, 1024, 1, 1), &a, reason,
-					sizeof(reason), NULL),
-			 0);
+	assert_int_equal(
+	    alloc_try_gang(st, 6, workers(&b, 1, 1024, 1, 1), &a, reason, sizeof(reason), NULL), 0);
 	assert_string_equal(a.tasks[0].gpus, "1");
 	job_alloc_release(&a);
 
@@ -282,10 +282,10 @@ static void test_queue_priority_then_fifo(void **state)
 	struct alloc_state *st = alloc_state_create(&node3, NULL);
 	/* 12g each: two fit into 32g, the third waits */
 	struct queue_entry q[] = {
-		{.job_id = 4, .priority = 0, .spec = workers(&b1, 1, 12288, 1, 0)},
-		{.job_id = 2, .priority = 0, .spec = workers(&b2, 1, 12288, 1, 0)},
-		{.job_id = 9, .priority = 5, .spec = workers(&b3, 1, 12288, 1, 0)},
-		{.job_id = 3, .priority = 0, .spec = workers(&b4, 1, 1024, 1, 0)},
+	    {.job_id = 4, .priority = 0, .spec = workers(&b1, 1, 12288, 1, 0)},
+	    {.job_id = 2, .priority = 0, .spec = workers(&b2, 1, 12288, 1, 0)},
+	    {.job_id = 9, .priority = 5, .spec = workers(&b3, 1, 12288, 1, 0)},
+	    {.job_id = 3, .priority = 0, .spec = workers(&b4, 1, 1024, 1, 0)},
 	};
 	struct queue_decision d[4];
 	assert_int_equal(queue_schedule(st, q, 4, d, NULL), 0);
@@ -312,16 +312,16 @@ static void test_queue_head_of_line(void **state)
 	struct job_alloc a;
 	char reason[128];
 	/* something running holds 2 gpus */
-	assert_int_equal(alloc_try_gang(st, 1, workers(&b0, 1, 1024, 1, 2), &a, reason,
-					sizeof(reason), NULL),
-			 0);
+	assert_int_equal(
+	    alloc_try_gang(st, 1, workers(&b0, 1, 1024, 1, 2), &a, reason, sizeof(reason), NULL),
+	    0);
 	job_alloc_release(&a);
 
 	struct queue_entry q[] = {
-		{.job_id = 11, .priority = 1, .spec = workers(&b1, 1, 1024, 1, 3)}, /* waits */
-		{.job_id = 12, .priority = 0, .spec = workers(&b2, 1, 1024, 1, 1)}, /* would fit */
-		{.job_id = 13, .priority = 1, .spec = workers(&b3, 1, 1024, 1, 0)}, /* would fit */
-		{.job_id = 14, .priority = 0, .spec = workers(&b4, 1, 1024, 1, 9)}, /* never */
+	    {.job_id = 11, .priority = 1, .spec = workers(&b1, 1, 1024, 1, 3)}, /* waits */
+	    {.job_id = 12, .priority = 0, .spec = workers(&b2, 1, 1024, 1, 1)}, /* would fit */
+	    {.job_id = 13, .priority = 1, .spec = workers(&b3, 1, 1024, 1, 0)}, /* would fit */
+	    {.job_id = 14, .priority = 0, .spec = workers(&b4, 1, 1024, 1, 9)}, /* never */
 	};
 	struct queue_decision d[4];
 	assert_int_equal(queue_schedule(st, q, 4, d, NULL), 0);
@@ -355,14 +355,14 @@ static void test_queue_head_of_line(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_gang_fits),
-		cmocka_unit_test(test_never_fits),
-		cmocka_unit_test(test_waits),
-		cmocka_unit_test(test_gpus_disjoint_and_released),
-		cmocka_unit_test(test_reserve),
-		cmocka_unit_test(test_format_memory),
-		cmocka_unit_test(test_queue_priority_then_fifo),
-		cmocka_unit_test(test_queue_head_of_line),
+	    cmocka_unit_test(test_gang_fits),
+	    cmocka_unit_test(test_never_fits),
+	    cmocka_unit_test(test_waits),
+	    cmocka_unit_test(test_gpus_disjoint_and_released),
+	    cmocka_unit_test(test_reserve),
+	    cmocka_unit_test(test_format_memory),
+	    cmocka_unit_test(test_queue_priority_then_fifo),
+	    cmocka_unit_test(test_queue_head_of_line),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

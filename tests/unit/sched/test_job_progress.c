@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,9 +33,15 @@ static struct job_spec *mk(struct spec_buf *b, size_t n, const struct role_spec 
 	return &b->spec;
 }
 
-#define ROLE(n, i) {.name = (char *)(n), .instances = (i), .memory_mb = 1024, .vcores = 1}
+#define ROLE(n, i)                                                                                 \
+	{                                                                                          \
+		.name = (char *)(n), .instances = (i), .memory_mb = 1024, .vcores = 1              \
+	}
 
-#define RUN(r, i) {.role = (r), .index = (i), .state = TASK_RUNNING, .exit_code = -1}
+#define RUN(r, i)                                                                                  \
+	{                                                                                          \
+		.role = (r), .index = (i), .state = TASK_RUNNING, .exit_code = -1                  \
+	}
 
 /* chief x1, worker x2, ps x1 (untracked) */
 static struct job_spec *tf_job(struct spec_buf *b)
@@ -52,7 +60,7 @@ static void end_task(struct task_status *t, int exit_code, int sig, bool oom)
 }
 
 static void decide(const struct job_spec *spec, int attempt, struct task_status *t, size_t n,
-		   const char *role, int index, struct progress_decision *d)
+                   const char *role, int index, struct progress_decision *d)
 {
 	struct progress_event ev = {.kind = PROGRESS_TASK_ENDED, .role = role, .index = index};
 	struct weir_error err = {0};
@@ -78,7 +86,7 @@ static void test_chief_fails_at_once(void **state)
 	struct spec_buf b;
 	struct job_spec *spec = tf_job(&b);
 	struct task_status t[] = {RUN("chief", 0), RUN("worker", 0), RUN("worker", 1),
-				  RUN("ps", 0)};
+	                          RUN("ps", 0)};
 	struct progress_decision d;
 	end_task(&t[0], 1, 0, false);
 	decide(spec, 1, t, 4, "chief", 0, &d);
@@ -95,7 +103,7 @@ static void test_worker_failure_ignored_under_chief(void **state)
 	struct spec_buf b;
 	struct job_spec *spec = tf_job(&b);
 	struct task_status t[] = {RUN("chief", 0), RUN("worker", 0), RUN("worker", 1),
-				  RUN("ps", 0)};
+	                          RUN("ps", 0)};
 	struct progress_decision d;
 	end_task(&t[2], 1, 0, false);
 	decide(spec, 1, t, 4, "worker", 1, &d);
@@ -119,7 +127,7 @@ static void test_worker_failure_ignored_under_chief(void **state)
 	/* with fail_on_worker_failure the same worker failure fails the job */
 	spec->fail_on_worker_failure = true;
 	struct task_status t2[] = {RUN("chief", 0), RUN("worker", 0), RUN("worker", 1),
-				   RUN("ps", 0)};
+	                           RUN("ps", 0)};
 	end_task(&t2[2], 1, 0, false);
 	decide(spec, 1, t2, 4, "worker", 1, &d);
 	assert_int_equal(d.outcome, PROGRESS_JOB_FAILED);
@@ -208,7 +216,7 @@ static void test_all_workers_policy(void **state)
 	struct job_spec *spec = tf_job(&b);
 	spec->success = SUCCESS_ALL_WORKERS;
 	struct task_status t[] = {RUN("chief", 0), RUN("worker", 0), RUN("worker", 1),
-				  RUN("ps", 0)};
+	                          RUN("ps", 0)};
 	struct progress_decision d;
 	end_task(&t[0], 0, 0, false);
 	decide(spec, 1, t, 4, "chief", 0, &d);
@@ -224,7 +232,7 @@ static void test_all_workers_policy(void **state)
 
 	/* all succeed: succeeded, ps stopped */
 	struct task_status ok[] = {RUN("chief", 0), RUN("worker", 0), RUN("worker", 1),
-				   RUN("ps", 0)};
+	                           RUN("ps", 0)};
 	for (int i = 0; i < 3; i++)
 		end_task(&ok[i], 0, 0, false);
 	decide(spec, 1, ok, 4, "worker", 1, &d);
@@ -239,7 +247,7 @@ static void test_untracked_failure_and_stop_on_failure(void **state)
 	struct spec_buf b;
 	struct job_spec *spec = tf_job(&b);
 	struct task_status t[] = {RUN("chief", 0), RUN("worker", 0), RUN("worker", 1),
-				  RUN("ps", 0)};
+	                          RUN("ps", 0)};
 	struct progress_decision d;
 	/* ps failing is ignored ... */
 	end_task(&t[3], 1, 0, false);
@@ -258,7 +266,7 @@ static void test_untracked_failure_and_stop_on_failure(void **state)
 	spec->roles[2].stop_on_failure = false;
 	spec->roles[1].stop_on_failure = true;
 	struct task_status t2[] = {RUN("chief", 0), RUN("worker", 0), RUN("worker", 1),
-				   RUN("ps", 0)};
+	                           RUN("ps", 0)};
 	end_task(&t2[1], 3, 0, false);
 	decide(spec, 1, t2, 4, "worker", 0, &d);
 	assert_int_equal(d.outcome, PROGRESS_JOB_FAILED);
@@ -294,8 +302,9 @@ static void test_lost_kill_and_timeouts(void **state)
 	progress_decision_release(&d);
 
 	/* registration timeout restarts while restarts are left; execution fails */
-	struct progress_event reg = {.kind = PROGRESS_TIMEOUT, .timer = TIMER_REGISTRATION,
-				     .reason = "registration timeout after 300s"};
+	struct progress_event reg = {.kind = PROGRESS_TIMEOUT,
+	                             .timer = TIMER_REGISTRATION,
+	                             .reason = "registration timeout after 300s"};
 	assert_int_equal(job_progress_decide(spec, 1, t, 2, &reg, &d, &err), 0);
 	assert_int_equal(d.outcome, PROGRESS_RESTART_GANG);
 	progress_decision_release(&d);
@@ -440,18 +449,18 @@ static void test_states(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_chief_fails_at_once),
-		cmocka_unit_test(test_worker_failure_ignored_under_chief),
-		cmocka_unit_test(test_worker0_decides_without_chief),
-		cmocka_unit_test(test_restart_on_137),
-		cmocka_unit_test(test_exit_1_fails),
-		cmocka_unit_test(test_all_workers_policy),
-		cmocka_unit_test(test_untracked_failure_and_stop_on_failure),
-		cmocka_unit_test(test_lost_kill_and_timeouts),
-		cmocka_unit_test(test_recovery_reevaluates),
-		cmocka_unit_test(test_effective_exit),
-		cmocka_unit_test(test_timers),
-		cmocka_unit_test(test_states),
+	    cmocka_unit_test(test_chief_fails_at_once),
+	    cmocka_unit_test(test_worker_failure_ignored_under_chief),
+	    cmocka_unit_test(test_worker0_decides_without_chief),
+	    cmocka_unit_test(test_restart_on_137),
+	    cmocka_unit_test(test_exit_1_fails),
+	    cmocka_unit_test(test_all_workers_policy),
+	    cmocka_unit_test(test_untracked_failure_and_stop_on_failure),
+	    cmocka_unit_test(test_lost_kill_and_timeouts),
+	    cmocka_unit_test(test_recovery_reevaluates),
+	    cmocka_unit_test(test_effective_exit),
+	    cmocka_unit_test(test_timers),
+	    cmocka_unit_test(test_states),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -3,7 +3,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
+
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,13 +57,19 @@ static struct store *open_ok(const char *path)
 }
 
 static int64_t add_job(struct store *s, const char *name, int priority, const char *state,
-		       int64_t at)
+                       int64_t at)
 {
 	struct job_row r = {
-		.name = (char *)name, .spec_json = (char *)"{\"roles\":{}}",
-		.framework = (char *)"pytorch", .reason = (char *)"", .priority = priority,
-		.attempt = 1, .max_restarts = 2, .exit_code = -1, .submitted_at = at,
-		.queued_at = at,
+	    .name = (char *)name,
+	    .spec_json = (char *)"{\"roles\":{}}",
+	    .framework = (char *)"pytorch",
+	    .reason = (char *)"",
+	    .priority = priority,
+	    .attempt = 1,
+	    .max_restarts = 2,
+	    .exit_code = -1,
+	    .submitted_at = at,
+	    .queued_at = at,
 	};
 	snprintf(r.state, sizeof(r.state), "%s", state);
 	int64_t id = 0;
@@ -73,8 +81,12 @@ static int64_t add_job(struct store *s, const char *name, int priority, const ch
 
 static void add_task(struct store *s, int64_t job, int attempt, const char *role, int idx)
 {
-	struct task_row t = {.job_id = job, .attempt = attempt, .role = (char *)role, .idx = idx,
-			     .exit_code = -1, .gpus = (char *)""};
+	struct task_row t = {.job_id = job,
+	                     .attempt = attempt,
+	                     .role = (char *)role,
+	                     .idx = idx,
+	                     .exit_code = -1,
+	                     .gpus = (char *)""};
 	snprintf(t.state, sizeof(t.state), "pending");
 	struct weir_error err = {0};
 	if (store_task_insert(s, &t, &err) != 0)
@@ -282,7 +294,7 @@ static void test_events_and_meta(void **state)
 	int64_t id1 = 0, id2 = 0;
 	assert_int_equal(store_event_add(f->s, j, 1000, "submitted", "by alice", &id1, &err), 0);
 	assert_int_equal(store_event_add(f->s, j, 1001, "state", "queued -> starting", &id2, &err),
-			 0);
+	                 0);
 	assert_true(id2 > id1);
 	assert_int_equal(store_event_add(f->s, 999, 1, "x", "y", NULL, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
@@ -379,10 +391,10 @@ static void test_migrations(void **state)
 	store_close(f->s);
 	f->s = NULL;
 	raw_exec(f->path, "DROP INDEX jobs_by_state; DROP INDEX events_by_job;"
-			  "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
+	                  "UPDATE meta SET value = '1' WHERE key = 'schema_version'");
 	assert_int_equal(raw_count(f->path, "SELECT count(*) FROM sqlite_master WHERE type='index'"
-					    " AND name IN ('jobs_by_state','events_by_job')"),
-			 0);
+	                                    " AND name IN ('jobs_by_state','events_by_job')"),
+	                 0);
 
 	f->s = open_ok(f->path);
 	assert_int_equal(store_schema_version(f->s), 2);
@@ -393,8 +405,8 @@ static void test_migrations(void **state)
 	store_close(f->s);
 	f->s = NULL;
 	assert_int_equal(raw_count(f->path, "SELECT count(*) FROM sqlite_master WHERE type='index'"
-					    " AND name IN ('jobs_by_state','events_by_job')"),
-			 2);
+	                                    " AND name IN ('jobs_by_state','events_by_job')"),
+	                 2);
 
 	/* a newer file is refused, untouched */
 	raw_exec(f->path, "UPDATE meta SET value = '99' WHERE key = 'schema_version'");
@@ -488,12 +500,12 @@ static void test_transactions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_jobs, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tasks_every_attempt, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_events_and_meta, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_migrations, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_jobs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tasks_every_attempt, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_events_and_meta, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_migrations, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
