@@ -4,6 +4,8 @@
 #include "launch/launch.h"
 
 #include <arpa/inet.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <errno.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -517,18 +519,51 @@ static void usage_add(struct usage *u, const struct rusage *r)
 		u->maxrss_bytes = (uint64_t)r->ru_maxrss * 1024;
 }
 
+/* SIGKILLs every live child of this process (found through /proc). */
+static void kill_children(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	pid_t self = getpid();
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		char path[300], buf[512];
+		if (de->d_name[0] < '1' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		ssize_t got = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (got <= 0)
+			continue;
+		buf[got] = '\0';
+		char *p = strrchr(buf, ')');
+		char state;
+		int ppid;
+		if (p && sscanf(p + 2, "%c %d", &state, &ppid) == 2 && ppid == self && state != 'Z')
+			kill((pid_t)atol(de->d_name), SIGKILL);
+	}
+	closedir(d);
+}
+
 static void reap_orphans(struct usage *u)
 {
 	struct rusage r;
 	struct timespec ts = {0, 2 * 1000 * 1000};
 
-	/* Orphans just SIGKILLed may take a moment to become zombies. */
-	for (int i = 0; i < 50; i++) {
+	/* Killing a child orphans its own children to us: repeat until none is
+	 * left.  Without a cgroup this is what catches a setsid()ed daemon. */
+	for (int i = 0; i < 500; i++) {
 		pid_t w;
 		while ((w = wait4(-1, NULL, WNOHANG, &r)) > 0)
 			usage_add(u, &r);
 		if (w < 0)
 			break; /* ECHILD: none left */
+		kill_children();
 		nanosleep(&ts, NULL);
 	}
 }
