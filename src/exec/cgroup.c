@@ -113,12 +113,15 @@ static int detect_v2(const char *mnt, struct cgroup_support *s)
 	if (read_text(mnt, "cgroup.controllers", ctl, sizeof ctl) < 0 || !has_word(ctl, "memory"))
 		return -1;
 	/* Enable the controllers for our parent and for the tasks below it. */
-	write_text(mnt, "cgroup.subtree_control", has_word(ctl, "cpu") ? "+memory +cpu" : "+memory");
+	write_text(mnt, "cgroup.subtree_control",
+	           has_word(ctl, "cpu") ? "+memory +cpu" : "+memory");
 	if (make_parent(mnt, "weir") < 0)
 		return -1;
 	snprintf(dir, sizeof dir, "%s/weir", mnt);
-	write_text(dir, "cgroup.subtree_control", has_word(ctl, "cpu") ? "+memory +cpu" : "+memory");
-	if (read_text(dir, "cgroup.subtree_control", ctl, sizeof ctl) < 0 || !has_word(ctl, "memory"))
+	write_text(dir, "cgroup.subtree_control",
+	           has_word(ctl, "cpu") ? "+memory +cpu" : "+memory");
+	if (read_text(dir, "cgroup.subtree_control", ctl, sizeof ctl) < 0 ||
+	    !has_word(ctl, "memory"))
 		return -1;
 	s->version = CGROUP_V2;
 	s->memory = true;
@@ -170,8 +173,8 @@ enum cgroup_version cgroup_detect(struct cgroup_support *s)
 		return s->version;
 	}
 	snprintf(s->why, sizeof s->why, "%s",
-		 v2[0] || v1_mem[0] ? "cgroup memory controller not writable by this user"
-				    : "no cgroup memory controller mounted");
+	         v2[0] || v1_mem[0] ? "cgroup memory controller not writable by this user"
+	                            : "no cgroup memory controller mounted");
 	return CGROUP_NONE;
 }
 
@@ -179,12 +182,13 @@ const char *cgroup_describe(const struct cgroup_support *s, char *buf, size_t si
 {
 	if (s->version == CGROUP_NONE)
 		snprintf(buf, size,
-			 "no writable cgroup (%s): memory enforced by polling RSS every 100 ms, "
-			 "no CPU quota", s->why);
+		         "no writable cgroup (%s): memory enforced by polling RSS every 100 ms, "
+		         "no CPU quota",
+		         s->why);
 	else
 		snprintf(buf, size, "cgroup v%d (memory at %s%s%s)", (int)s->version,
-			 s->memory_root, s->cpu ? ", cpu quota at " : ", no cpu quota",
-			 s->cpu ? s->cpu_root : "");
+		         s->memory_root, s->cpu ? ", cpu quota at " : ", no cpu quota",
+		         s->cpu ? s->cpu_root : "");
 	return buf;
 }
 
@@ -196,7 +200,7 @@ static int open_procs(const char *dir)
 }
 
 static int make_group(const char *root, const char *parent, const char *name, char *out,
-		      size_t size)
+                      size_t size)
 {
 	if ((size_t)snprintf(out, size, "%s/%s/%s", root, parent, name) >= size) {
 		errno = ENAMETOOLONG;
@@ -212,7 +216,7 @@ static int make_group(const char *root, const char *parent, const char *name, ch
 }
 
 struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
-			     uint64_t memory_mb, int vcores, struct weir_error *err)
+                             uint64_t memory_mb, int vcores, struct weir_error *err)
 {
 	struct cgroup *cg;
 	char num[64];
@@ -222,8 +226,8 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 		return NULL;
 	}
 	if (!name[0] || strchr(name, '/') || !strcmp(name, "..")) {
-		weir_error_set(err, WEIR_E_INVALID, "cgroup name \"%s\": expected one path component",
-			       name);
+		weir_error_set(err, WEIR_E_INVALID,
+		               "cgroup name \"%s\": expected one path component", name);
 		return NULL;
 	}
 	cg = calloc(1, sizeof *cg);
@@ -236,7 +240,7 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 	cg->memory_limit = memory_mb * 1024 * 1024;
 	if (make_group(s->memory_root, parent, name, cg->mem_dir, sizeof cg->mem_dir) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
-			       s->memory_root, parent, name, strerror(errno));
+		               s->memory_root, parent, name, strerror(errno));
 		goto fail;
 	}
 	/* A group left by a launcher that died is reused, emptied first. */
@@ -260,8 +264,9 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 			write_text(cg->mem_dir, "memory.swap.max", "0");
 		}
 		if (rc < 0) {
-			weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set memory limit %s: %s",
-				       cg->mem_dir, num, strerror(errno));
+			weir_error_set(err, WEIR_E_INTERNAL,
+			               "cgroup %s: cannot set memory limit %s: %s", cg->mem_dir,
+			               num, strerror(errno));
 			goto fail;
 		}
 	}
@@ -269,9 +274,11 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 		const char *dir = cg->mem_dir;
 		char period[64] = "100000";
 		if (s->version == CGROUP_V1) {
-			if (make_group(s->cpu_root, parent, name, cg->cpu_dir, sizeof cg->cpu_dir) < 0) {
-				weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
-					       s->cpu_root, parent, name, strerror(errno));
+			if (make_group(s->cpu_root, parent, name, cg->cpu_dir, sizeof cg->cpu_dir) <
+			    0) {
+				weir_error_set(err, WEIR_E_INTERNAL,
+				               "cgroup %s/%s/%s: cannot create: %s", s->cpu_root,
+				               parent, name, strerror(errno));
 				goto fail;
 			}
 			dir = cg->cpu_dir;
@@ -279,15 +286,17 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 			long long p = atoll(period) > 0 ? atoll(period) : 100000;
 			snprintf(num, sizeof num, "%lld", p * vcores);
 			if (write_text(dir, "cpu.cfs_quota_us", num) < 0) {
-				weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
-					       dir, strerror(errno));
+				weir_error_set(err, WEIR_E_INTERNAL,
+				               "cgroup %s: cannot set cpu quota: %s", dir,
+				               strerror(errno));
 				goto fail;
 			}
 		} else {
 			snprintf(num, sizeof num, "%lld 100000", 100000LL * vcores);
 			if (write_text(dir, "cpu.max", num) < 0) {
-				weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu.max: %s",
-					       dir, strerror(errno));
+				weir_error_set(err, WEIR_E_INTERNAL,
+				               "cgroup %s: cannot set cpu.max: %s", dir,
+				               strerror(errno));
 				goto fail;
 			}
 		}
@@ -295,7 +304,7 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 	cg->mem_procs_fd = open_procs(cg->mem_dir);
 	if (cg->mem_procs_fd < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot open cgroup.procs: %s",
-			       cg->mem_dir, strerror(errno));
+		               cg->mem_dir, strerror(errno));
 		goto fail;
 	}
 	if (cg->cpu_dir[0])
@@ -322,10 +331,10 @@ int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct weir_error *err)
 	snprintf(num, sizeof num, "%ld", (long)pid);
 	if (write_text(cg->mem_dir, "cgroup.procs", num) < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot add pid %s: %s",
-				      cg->mem_dir, num, strerror(errno));
+		                      cg->mem_dir, num, strerror(errno));
 	if (cg->cpu_dir[0] && write_text(cg->cpu_dir, "cgroup.procs", num) < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot add pid %s: %s",
-				      cg->cpu_dir, num, strerror(errno));
+		                      cg->cpu_dir, num, strerror(errno));
 	return 0;
 }
 

@@ -26,8 +26,8 @@ enum cgroup_version { CGROUP_NONE = 0, CGROUP_V1 = 1, CGROUP_V2 = 2 };
 
 struct cgroup_support {
 	enum cgroup_version version;
-	bool memory;         /* a memory limit can be set */
-	bool cpu;            /* a CPU quota can be set */
+	bool memory;           /* a memory limit can be set */
+	bool cpu;              /* a CPU quota can be set */
 	char memory_root[256]; /* v1: the memory controller's mount; v2: the unified mount */
 	char cpu_root[256];    /* v1: the cpu controller's mount; v2: same as memory_root */
 	char why[256];         /* when version is CGROUP_NONE: what was missing */
@@ -50,7 +50,7 @@ struct cgroup; /* opaque: one task's group */
  * vcores 0: that limit is not set.  `name` is one path component.  NULL
  * with err when the support is CGROUP_NONE or a write is refused. */
 struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
-			     uint64_t memory_mb, int vcores, struct weir_error *err);
+                             uint64_t memory_mb, int vcores, struct weir_error *err);
 
 /* Moves the calling process into the group.  Only async-signal-safe calls
  * (write on descriptors opened by cgroup_create), so a child may call it

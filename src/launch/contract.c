@@ -64,7 +64,7 @@ static void env_set(struct env_list *l, const char *name, const char *value)
 }
 
 static void env_setf(struct env_list *l, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void env_setf(struct env_list *l, const char *name, const char *fmt, ...)
 {
@@ -146,7 +146,7 @@ static int is_server_role(const char *name)
 }
 
 static int build_members(const struct contract_input *in, const struct contract_role **order,
-			 size_t n_order, struct member **out, size_t *n_out, struct weir_error *err)
+                         size_t n_order, struct member **out, size_t *n_out, struct weir_error *err)
 {
 	size_t total = 0, k = 0;
 	struct member *m;
@@ -161,9 +161,9 @@ static int build_members(const struct contract_input *in, const struct contract_
 		if (!json_is_array(list) || json_array_size(list) != (size_t)order[i]->instances) {
 			free(m);
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "cluster.%s: expected %d addresses, got %zu",
-					      order[i]->name, order[i]->instances,
-					      json_is_array(list) ? json_array_size(list) : 0);
+			                      "cluster.%s: expected %d addresses, got %zu",
+			                      order[i]->name, order[i]->instances,
+			                      json_is_array(list) ? json_array_size(list) : 0);
 		}
 		for (int j = 0; j < order[i]->instances; j++, k++) {
 			const char *a = json_string_value(json_array_get(list, (size_t)j));
@@ -171,9 +171,10 @@ static int build_members(const struct contract_input *in, const struct contract_
 			m[k].index = j;
 			if (!a || split_address(a, m[k].host, sizeof m[k].host, &m[k].port) < 0) {
 				free(m);
-				return weir_error_set(err, WEIR_E_INVALID,
-						      "cluster.%s[%d]: expected \"host:port\", got %s",
-						      order[i]->name, j, a ? a : "a non-string");
+				return weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "cluster.%s[%d]: expected \"host:port\", got %s",
+				    order[i]->name, j, a ? a : "a non-string");
 			}
 		}
 	}
@@ -238,7 +239,7 @@ static char *tf_cluster_json(const struct contract_input *in)
 }
 
 static int set_tensorflow(const struct contract_input *in, const struct contract_role *mine,
-			  struct env_list *l)
+                          struct env_list *l)
 {
 	char *cluster = tf_cluster_json(in);
 	int tracked = 0;
@@ -261,7 +262,7 @@ static int set_tensorflow(const struct contract_input *in, const struct contract
 		char *tf = quoted ? malloc(n) : NULL;
 		if (tf) {
 			snprintf(tf, n, "{\"cluster\":%s,\"task\":{\"type\":%s,\"index\":%d}}",
-				 cluster, quoted, in->index);
+			         cluster, quoted, in->index);
 			env_set(l, "TF_CONFIG", tf);
 		} else {
 			l->failed = 1;
@@ -275,7 +276,7 @@ static int set_tensorflow(const struct contract_input *in, const struct contract
 }
 
 static void set_pytorch(const struct contract_input *in, const struct member *m, size_t n,
-			size_t me, const struct contract_role *mine, struct env_list *l)
+                        size_t me, const struct contract_role *mine, struct env_list *l)
 {
 	struct world w;
 
@@ -295,7 +296,7 @@ static void set_pytorch(const struct contract_input *in, const struct member *m,
 }
 
 static void set_mxnet(const struct contract_input *in, const struct member *m, size_t n,
-		      struct env_list *l)
+                      struct env_list *l)
 {
 	int servers = 0, workers = 0;
 	const struct member *root = NULL;
@@ -331,8 +332,8 @@ static void set_mxnet(const struct contract_input *in, const struct member *m, s
 	env_setf(l, "DMLC_TASK_ID", "%d", in->index);
 }
 
-static int set_horovod(const struct contract_input *in, const struct member *m, size_t n,
-		       size_t me, struct env_list *l, struct contract *out)
+static int set_horovod(const struct contract_input *in, const struct member *m, size_t n, size_t me,
+                       struct env_list *l, struct contract *out)
 {
 	struct world w;
 	size_t cap = 64, len = 0;
@@ -389,19 +390,20 @@ int contract_build(const struct contract_input *in, struct contract *out, struct
 	memset(out, 0, sizeof *out);
 	mine = find_role(in, in->role);
 	if (!mine)
-		return weir_error_set(err, WEIR_E_INVALID, "contract: role %s is not in the job's roles",
-				      in->role);
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "contract: role %s is not in the job's roles", in->role);
 	if (in->index < 0 || in->index >= mine->instances)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "contract: %s:%d: index out of range (role has %d instances)",
-				      in->role, in->index, mine->instances);
+		                      "contract: %s:%d: index out of range (role has %d instances)",
+		                      in->role, in->index, mine->instances);
 	order = calloc(in->n_roles ? in->n_roles : 1, sizeof *order);
 	if (!order)
 		return weir_error_set(err, WEIR_E_INTERNAL, "contract: out of memory");
 	n_order = rank_order(in, order);
 	if (in->framework != FRAMEWORK_NONE) {
 		if (!json_is_object(in->cluster)) {
-			weir_error_set(err, WEIR_E_INVALID, "contract: cluster: expected an object");
+			weir_error_set(err, WEIR_E_INVALID,
+			               "contract: cluster: expected an object");
 			goto out;
 		}
 		if (build_members(in, order, n_order, &m, &n, err) < 0)

@@ -5,8 +5,8 @@
 
 #include <arpa/inet.h>
 #include <dirent.h>
-#include <fcntl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -121,7 +121,7 @@ static int reserve_port(struct launch *l)
 		return -1;
 	}
 	l->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
-						 : ((struct sockaddr_in *)&ss)->sin_port);
+	                                         : ((struct sockaddr_in *)&ss)->sin_port);
 	return 0;
 bad:
 	log_error("--host %s: expected a numeric IPv4 or IPv6 address", l->host);
@@ -138,7 +138,7 @@ static void release_port(struct launch *l)
 /* One call, JSON in and out.  Returns the HTTP status (0: no answer) and
  * sets *out to the parsed body when it is JSON. */
 static long call(struct launch *l, const char *method, const char *path, json_t *body,
-		 long timeout_ms, json_t **out)
+                 long timeout_ms, json_t **out)
 {
 	struct http_response resp;
 	struct weir_error err = {0};
@@ -156,7 +156,7 @@ static long call(struct launch *l, const char *method, const char *path, json_t 
 			*out = json_loadb(resp.body, resp.len, 0, NULL);
 		if (status >= 400 && status != 410)
 			log_warn("%s %s: %ld: %s", method, path, status,
-				 http_response_error_text(&resp));
+			         http_response_error_text(&resp));
 	}
 	http_response_release(&resp);
 	free(text);
@@ -166,7 +166,7 @@ static long call(struct launch *l, const char *method, const char *path, json_t 
 static json_t *task_key(const struct launch *l)
 {
 	return json_pack("{s:I,s:s,s:i,s:i}", "job", (json_int_t)l->job, "role", l->role, "index",
-			 l->index, "attempt", l->attempt);
+	                 l->index, "attempt", l->attempt);
 }
 
 static const char *str_field(json_t *o, const char *key)
@@ -244,17 +244,19 @@ static int do_register(struct launch *l, bool again)
 		}
 		json_decref(answer);
 		if (st == 410) {
-			log_error("job %lld attempt %d is no longer current (410): not starting %s:%d",
-				  l->job, l->attempt, l->role, l->index);
+			log_error(
+			    "job %lld attempt %d is no longer current (410): not starting %s:%d",
+			    l->job, l->attempt, l->role, l->index);
 			break;
 		}
 		if (st >= 400 && st < 500) {
-			log_error("register refused (%ld): not starting %s:%d", st, l->role, l->index);
+			log_error("register refused (%ld): not starting %s:%d", st, l->role,
+			          l->index);
 			break;
 		}
 		if (clock_mono_ms() - start > REGISTER_GIVE_UP_MS) {
 			log_error("the server did not answer register for %llds: giving up",
-				  (long long)(REGISTER_GIVE_UP_MS / 1000));
+			          (long long)(REGISTER_GIVE_UP_MS / 1000));
 			break;
 		}
 		if (delay == 100)
@@ -271,9 +273,8 @@ static int do_register(struct launch *l, bool again)
 static int wait_for_gang(struct launch *l)
 {
 	int64_t start = clock_mono_ms();
-	int64_t deadline = l->registration_timeout_s > 0
-				   ? start + l->registration_timeout_s * 1000
-				   : INT64_MAX;
+	int64_t deadline =
+	    l->registration_timeout_s > 0 ? start + l->registration_timeout_s * 1000 : INT64_MAX;
 	int64_t delay = 100, last_log = 0;
 	bool reregister = false;
 	char path[512];
@@ -281,9 +282,10 @@ static int wait_for_gang(struct launch *l)
 	for (;;) {
 		int64_t now = clock_mono_ms();
 		if (now >= deadline) {
-			log_error("gave up waiting for the gang after %llds (registration timeout): "
-				  "not every task of job %lld attempt %d registered",
-				  (long long)l->registration_timeout_s, l->job, l->attempt);
+			log_error(
+			    "gave up waiting for the gang after %llds (registration timeout): "
+			    "not every task of job %lld attempt %d registered",
+			    (long long)l->registration_timeout_s, l->job, l->attempt);
 			return -2;
 		}
 		if (reregister) {
@@ -297,7 +299,7 @@ static int wait_for_gang(struct launch *l)
 		if (wait_s < 1)
 			wait_s = 1;
 		snprintf(path, sizeof path, "/api/v1/launch/cluster?job=%lld&attempt=%d&wait=%lld",
-			 l->job, l->attempt, (long long)wait_s);
+		         l->job, l->attempt, (long long)wait_s);
 		json_t *answer = NULL;
 		long st = call(l, "GET", path, NULL, (wait_s + 15) * 1000, &answer);
 		if (st == 200 && json_is_true(json_object_get(answer, "ready"))) {
@@ -318,11 +320,11 @@ static int wait_for_gang(struct launch *l)
 				json_t *m = json_object_get(answer, "total");
 				if (json_is_integer(n) && json_is_integer(m))
 					log_info("waiting for gang (%lld/%lld registered)",
-						 (long long)json_integer_value(n),
-						 (long long)json_integer_value(m));
+					         (long long)json_integer_value(n),
+					         (long long)json_integer_value(m));
 				else
 					log_info("waiting for gang (%llds so far)",
-						 (long long)((now - start) / 1000));
+					         (long long)((now - start) / 1000));
 				last_log = now;
 			}
 			json_decref(answer);
@@ -331,8 +333,8 @@ static int wait_for_gang(struct launch *l)
 		}
 		json_decref(answer);
 		if (st == 410) {
-			log_error("job %lld attempt %d is no longer current (410): not starting", l->job,
-				  l->attempt);
+			log_error("job %lld attempt %d is no longer current (410): not starting",
+			          l->job, l->attempt);
 			return -1;
 		}
 		if (st == 401 || st == 403 || st == 400) {
@@ -360,7 +362,8 @@ static void report_exited(struct launch *l, const struct outcome *o)
 	json_object_set_new(body, "exit_code", json_integer(o->exit_code));
 	json_object_set_new(body, "signal", o->signal ? json_integer(o->signal) : json_null());
 	json_object_set_new(body, "oom_killed", json_boolean(o->oom_killed));
-	json_object_set_new(body, "peak_memory_bytes", json_integer((json_int_t)o->peak_memory_bytes));
+	json_object_set_new(body, "peak_memory_bytes",
+	                    json_integer((json_int_t)o->peak_memory_bytes));
 	json_object_set_new(body, "cpu_time_ms", json_integer(o->cpu_time_ms));
 	json_object_set_new(body, "reason", json_string(o->reason));
 	for (;;) {
@@ -381,7 +384,7 @@ static void report_exited(struct launch *l, const struct outcome *o)
 		}
 		if (delay == 100)
 			log_warn("server %s: retrying the exit report until it answers",
-				 st ? "unavailable" : "unreachable");
+			         st ? "unavailable" : "unreachable");
 		sleep_ms(delay);
 		delay = backoff_next(delay, 10000);
 	}
@@ -418,7 +421,8 @@ static char **build_envp(const struct contract *c)
 			continue;
 		bool overridden = false;
 		for (size_t j = 0; j < c->n_env && !overridden; j++)
-			overridden = strlen(c->env[j].name) == nl && !strncmp(c->env[j].name, e, nl);
+			overridden =
+			    strlen(c->env[j].name) == nl && !strncmp(c->env[j].name, e, nl);
 		if (!overridden)
 			envp[k++] = (char *)e;
 	}
@@ -462,24 +466,24 @@ static int build_contract(struct launch *l, struct contract *c)
 		}
 	}
 	struct contract_input in = {
-		.framework = fw,
-		.roles = cr,
-		.n_roles = n,
-		.cluster = l->cluster,
-		.role = l->role,
-		.index = l->index,
-		.attempt = l->attempt,
-		.job_id = l->job,
-		.gpus = l->gpus,
-		.env = json_object_get(l->task, "env"),
-		.workdir = l->workdir,
+	    .framework = fw,
+	    .roles = cr,
+	    .n_roles = n,
+	    .cluster = l->cluster,
+	    .role = l->role,
+	    .index = l->index,
+	    .attempt = l->attempt,
+	    .job_id = l->job,
+	    .gpus = l->gpus,
+	    .env = json_object_get(l->task, "env"),
+	    .workdir = l->workdir,
 	};
 	if (contract_build(&in, c, &err) < 0) {
 		log_error("%s", err.msg);
 		goto out;
 	}
 	if (c->hostfile && fs_write_file_atomic(c->hostfile_path, c->hostfile, strlen(c->hostfile),
-						0644, &err) < 0) {
+	                                        0644, &err) < 0) {
 		log_error("%s", err.msg);
 		contract_release(c);
 		goto out;
@@ -514,7 +518,7 @@ struct usage {
 static void usage_add(struct usage *u, const struct rusage *r)
 {
 	u->cpu_ms += (int64_t)r->ru_utime.tv_sec * 1000 + r->ru_utime.tv_usec / 1000 +
-		     (int64_t)r->ru_stime.tv_sec * 1000 + r->ru_stime.tv_usec / 1000;
+	             (int64_t)r->ru_stime.tv_sec * 1000 + r->ru_stime.tv_usec / 1000;
 	if ((uint64_t)r->ru_maxrss * 1024 > u->maxrss_bytes)
 		u->maxrss_bytes = (uint64_t)r->ru_maxrss * 1024;
 }
@@ -604,7 +608,7 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		log_info("limits: %s", cgroup_describe(&cs, line, sizeof line));
 		if (cs.version != CGROUP_NONE) {
 			snprintf(name, sizeof name, "%lld-%d-%s-%d", l->job, l->attempt, l->role,
-				 l->index);
+			         l->index);
 			cg = cgroup_create(&cs, "weir", name, l->memory_mb, l->vcores, &err);
 			if (!cg)
 				log_warn("%s: falling back to polling RSS", err.msg);
@@ -624,8 +628,10 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 	}
 	if (pid == 0) {
 		/* Only async-signal-safe calls until exec. */
-		static const char join_msg[] = "weir launch: error: cannot join the task's cgroup\n";
-		static const char cd_msg[] = "weir launch: error: cannot enter the working directory\n";
+		static const char join_msg[] =
+		    "weir launch: error: cannot join the task's cgroup\n";
+		static const char cd_msg[] =
+		    "weir launch: error: cannot enter the working directory\n";
 		setpgid(0, 0);
 		if (cg && cgroup_join_self(cg) < 0) {
 			if (write(2, join_msg, sizeof join_msg - 1) < 0)
@@ -676,12 +682,13 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 			char sname[32];
 			describe_signal(sig, sname, sizeof sname);
 			if (!terminating) {
-				log_info("got %s: forwarding to the program, SIGKILL in %lld ms", sname,
-					 (long long)l->kill_grace_ms);
+				log_info("got %s: forwarding to the program, SIGKILL in %lld ms",
+				         sname, (long long)l->kill_grace_ms);
 				kill(-pid, sig);
 				terminating = true;
 				kill_at = clock_mono_ms() + l->kill_grace_ms;
-				snprintf(o->reason, sizeof o->reason, "killed (launcher got %s)", sname);
+				snprintf(o->reason, sizeof o->reason, "killed (launcher got %s)",
+				         sname);
 			} else {
 				log_info("got %s again: killing the program now", sname);
 				kill_at = clock_mono_ms();
@@ -703,13 +710,13 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		now = clock_mono_ms();
 		if (!exited && now >= exec_deadline && !terminating) {
 			log_warn("execution timeout after %llds: stopping the program",
-				 (long long)l->execution_timeout_s);
+			         (long long)l->execution_timeout_s);
 			kill(-pid, SIGTERM);
 			terminating = true;
 			kill_at = now + l->kill_grace_ms;
 			exec_deadline = INT64_MAX;
 			snprintf(o->reason, sizeof o->reason, "execution timeout after %llds",
-				 (long long)l->execution_timeout_s);
+			         (long long)l->execution_timeout_s);
 		}
 		if (!exited && now >= kill_at) {
 			kill_everything(pid, cg);
@@ -721,8 +728,10 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 			if (rss > fallback_peak)
 				fallback_peak = rss;
 			if (rss > limit && !o->oom_killed) {
-				log_warn("memory %llu MiB over the limit of %llu MiB: killing the program",
-					 (unsigned long long)(rss >> 20), (unsigned long long)l->memory_mb);
+				log_warn("memory %llu MiB over the limit of %llu MiB: killing the "
+				         "program",
+				         (unsigned long long)(rss >> 20),
+				         (unsigned long long)l->memory_mb);
 				kill_everything(pid, cg);
 				o->oom_killed = true;
 			}
@@ -759,8 +768,8 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		o->exit_code = 137;
 		o->signal = SIGKILL;
 		snprintf(o->reason, sizeof o->reason, "OOMKilled (peak %llu MiB of %llu MiB)",
-			 (unsigned long long)(o->peak_memory_bytes >> 20),
-			 (unsigned long long)l->memory_mb);
+		         (unsigned long long)(o->peak_memory_bytes >> 20),
+		         (unsigned long long)l->memory_mb);
 	} else if (!o->reason[0] && o->signal) {
 		char sname[32];
 		describe_signal(o->signal, sname, sizeof sname);
@@ -769,8 +778,8 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		snprintf(o->reason, sizeof o->reason, "exited %d", o->exit_code);
 	}
 	log_info("program exited: code %d%s%s, peak %llu MiB, cpu %lld ms", o->exit_code,
-		 o->reason[0] ? ", " : "", o->reason,
-		 (unsigned long long)(o->peak_memory_bytes >> 20), (long long)o->cpu_time_ms);
+	         o->reason[0] ? ", " : "", o->reason,
+	         (unsigned long long)(o->peak_memory_bytes >> 20), (long long)o->cpu_time_ms);
 	rc = 0;
 out:
 	if (envp) {
@@ -810,8 +819,8 @@ static int usage(const char *why)
 {
 	log_error("%s", why);
 	fprintf(stderr, "usage: weir launch --job ID --role ROLE --index I --attempt A "
-			"[--host ADDR]\n"
-			"       (env: WEIR_SERVER, WEIR_TOKEN)\n");
+	                "[--host ADDR]\n"
+	                "       (env: WEIR_SERVER, WEIR_TOKEN)\n");
 	return EXIT_USAGE;
 }
 
@@ -893,9 +902,9 @@ int launch_main(int argc, char **argv)
 	for (size_t i = 0; i < json_array_size(arts); i++) {
 		json_t *a = json_array_get(arts, i);
 		struct artifact art = {
-			.path = (char *)str_field(a, "path"),
-			.name = (char *)str_field(a, "name"),
-			.archive = json_is_true(json_object_get(a, "archive")),
+		    .path = (char *)str_field(a, "path"),
+		    .name = (char *)str_field(a, "name"),
+		    .archive = json_is_true(json_object_get(a, "archive")),
 		};
 		if (!art.path) {
 			weir_error_set(&err, WEIR_E_INVALID, "artifacts[%zu]: no path", i);
@@ -907,9 +916,8 @@ int launch_main(int argc, char **argv)
 	g = wait_for_gang(&l);
 	if (g == -2) {
 		o.exit_code = code = EXIT_GANG_TIMEOUT;
-		snprintf(o.reason, sizeof o.reason,
-			 "gang registration timeout after %llds",
-			 (long long)l.registration_timeout_s);
+		snprintf(o.reason, sizeof o.reason, "gang registration timeout after %llds",
+		         (long long)l.registration_timeout_s);
 		report_exited(&l, &o);
 		goto out;
 	}

@@ -31,7 +31,7 @@ static int hash_file(const char *path, char hex[65], struct weir_error *err)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		weir_error_set(err, WEIR_E_INVALID, "artifact %s: cannot open: %s", path,
-			       strerror(errno));
+		               strerror(errno));
 		goto out;
 	}
 	buf = malloc(1 << 20);
@@ -45,7 +45,7 @@ static int hash_file(const char *path, char hex[65], struct weir_error *err)
 			if (errno == EINTR)
 				continue;
 			weir_error_set(err, WEIR_E_INVALID, "artifact %s: cannot read: %s", path,
-				       strerror(errno));
+			               strerror(errno));
 			goto out;
 		}
 		EVP_DigestUpdate(ctx, buf, (size_t)got);
@@ -72,7 +72,7 @@ static int is_hex64(const char *s)
 }
 
 int artifact_hash(const char *path, const char *cache_dir, char hex[65], bool *memo_hit,
-		  struct weir_error *err)
+                  struct weir_error *err)
 {
 	char memo[4300], dir[4096];
 	struct stat st;
@@ -80,7 +80,8 @@ int artifact_hash(const char *path, const char *cache_dir, char hex[65], bool *m
 	if (memo_hit)
 		*memo_hit = false;
 	if (stat(path, &st) < 0)
-		return weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", path, strerror(errno));
+		return weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", path,
+		                      strerror(errno));
 	if (!cache_dir)
 		return hash_file(path, hex, err);
 	/* Keyed by identity and version of the file: a rewritten archive has a
@@ -88,8 +89,8 @@ int artifact_hash(const char *path, const char *cache_dir, char hex[65], bool *m
 	if ((size_t)snprintf(dir, sizeof dir, "%s/hashes", cache_dir) >= sizeof dir)
 		return weir_error_set(err, WEIR_E_INVALID, "cache %s: path too long", cache_dir);
 	snprintf(memo, sizeof memo, "%s/%llu-%llu-%lld-%lld%09ld", dir,
-		 (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-		 (long long)st.st_size, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+	         (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+	         (long long)st.st_size, (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
 	int fd = open(memo, O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		char buf[65];
@@ -196,16 +197,16 @@ int artifact_unpack(const char *archive, const char *dest, struct weir_error *er
 	archive_read_support_format_all(in);
 	/* The SECURE flags are a second guard behind our own path checks. */
 	archive_write_disk_set_options(out, ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_NODOTDOT |
-						    ARCHIVE_EXTRACT_SECURE_SYMLINKS |
-						    ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
+	                                        ARCHIVE_EXTRACT_SECURE_SYMLINKS |
+	                                        ARCHIVE_EXTRACT_SECURE_NOABSOLUTEPATHS);
 	if (archive_read_open_filename(in, archive, 1 << 16) != ARCHIVE_OK) {
 		weir_error_set(err, WEIR_E_INVALID, "artifact %s: cannot read as an archive: %s",
-			       archive, archive_error_string(in));
+		               archive, archive_error_string(in));
 		goto out;
 	}
 	if (mkdir(dest, 0755) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "artifact %s: cannot create %s: %s", archive,
-			       dest, strerror(errno));
+		               dest, strerror(errno));
 		goto out;
 	}
 	made = 1;
@@ -214,36 +215,40 @@ int artifact_unpack(const char *archive, const char *dest, struct weir_error *er
 	cwd = open(".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (cwd < 0 || chdir(dest) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "artifact %s: cannot enter %s: %s", archive,
-			       dest, strerror(errno));
+		               dest, strerror(errno));
 		goto out;
 	}
 	while ((r = archive_read_next_header(in, &e)) != ARCHIVE_EOF) {
 		if (r < ARCHIVE_WARN) {
 			weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", archive,
-				       archive_error_string(in));
+			               archive_error_string(in));
 			goto out;
 		}
 		const char *name = archive_entry_pathname(e);
 		const char *link = archive_entry_hardlink(e);
 		if (!name || !path_is_safe(name) || !path_is_safe(link)) {
 			weir_error_set(err, WEIR_E_INVALID,
-				       "artifact %s: entry \"%s\" would be written outside the "
-				       "unpacked tree (absolute path or \"..\"); refused",
-				       archive, name ? name : link ? link : "?");
+			               "artifact %s: entry \"%s\" would be written outside the "
+			               "unpacked tree (absolute path or \"..\"); refused",
+			               archive,
+			               name   ? name
+			               : link ? link
+			                      : "?");
 			goto out;
 		}
 		if (archive_write_header(out, e) < ARCHIVE_WARN ||
 		    (archive_entry_size(e) > 0 && copy_data(in, out) != ARCHIVE_OK) ||
 		    archive_write_finish_entry(out) < ARCHIVE_WARN) {
-			weir_error_set(err, WEIR_E_INVALID, "artifact %s: entry \"%s\": %s", archive,
-				       name, archive_error_string(out) ? archive_error_string(out)
-								     : archive_error_string(in));
+			weir_error_set(err, WEIR_E_INVALID, "artifact %s: entry \"%s\": %s",
+			               archive, name,
+			               archive_error_string(out) ? archive_error_string(out)
+			                                         : archive_error_string(in));
 			goto out;
 		}
 	}
 	if (archive_write_close(out) != ARCHIVE_OK) {
 		weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", archive,
-			       archive_error_string(out));
+		               archive_error_string(out));
 		goto out;
 	}
 	rc = 0;
@@ -290,8 +295,8 @@ static char *link_target(const char *tree, const char *name)
 	return strdup(tree);
 }
 
-int artifact_unpack_cached(const char *archive, const char *name, const char *cache_dir,
-			   char **dir, bool *unpacked, struct weir_error *err)
+int artifact_unpack_cached(const char *archive, const char *name, const char *cache_dir, char **dir,
+                           bool *unpacked, struct weir_error *err)
 {
 	char hex[65], tree[4096], lock[4096], tmp[4096];
 	struct stat st;
@@ -312,11 +317,11 @@ int artifact_unpack_cached(const char *archive, const char *name, const char *ca
 	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "cache %s: cannot open lock: %s", lock,
-				      strerror(errno));
+		                      strerror(errno));
 	while (flock(fd, LOCK_EX) < 0) {
 		if (errno != EINTR) {
 			weir_error_set(err, WEIR_E_INTERNAL, "cache %s: cannot lock: %s", lock,
-				       strerror(errno));
+			               strerror(errno));
 			goto out;
 		}
 	}
@@ -329,8 +334,9 @@ int artifact_unpack_cached(const char *archive, const char *name, const char *ca
 		nftw(tmp, make_read_only, 32, FTW_PHYS | FTW_DEPTH);
 		/* rename() makes the tree appear whole or not at all. */
 		if (rename(tmp, tree) < 0) {
-			weir_error_set(err, WEIR_E_INTERNAL, "cache %s: cannot rename into place: %s",
-				       tree, strerror(errno));
+			weir_error_set(err, WEIR_E_INTERNAL,
+			               "cache %s: cannot rename into place: %s", tree,
+			               strerror(errno));
 			workdir_remove_tree(tmp);
 			goto out;
 		}
@@ -354,7 +360,7 @@ out:
 
 /* workdir/name -> target, replacing a link left by an earlier launch. */
 static int link_into(const char *workdir, const char *name, const char *target,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	char *path = fs_join(workdir, name);
 	struct stat st;
@@ -364,16 +370,17 @@ static int link_into(const char *workdir, const char *name, const char *target,
 		return weir_error_set(err, WEIR_E_INTERNAL, "workdir: out of memory");
 	if (lstat(path, &st) == 0) {
 		if (!S_ISLNK(st.st_mode)) {
-			weir_error_set(err, WEIR_E_CONFLICT,
-				       "workdir %s: %s exists and is not a link; cannot place %s there",
-				       workdir, name, target);
+			weir_error_set(
+			    err, WEIR_E_CONFLICT,
+			    "workdir %s: %s exists and is not a link; cannot place %s there",
+			    workdir, name, target);
 			goto out;
 		}
 		unlink(path);
 	}
 	if (symlink(target, path) < 0) {
-		weir_error_set(err, WEIR_E_INTERNAL, "workdir %s: cannot link %s -> %s: %s", workdir,
-			       name, target, strerror(errno));
+		weir_error_set(err, WEIR_E_INTERNAL, "workdir %s: cannot link %s -> %s: %s",
+		               workdir, name, target, strerror(errno));
 		goto out;
 	}
 	rc = 0;
@@ -390,7 +397,7 @@ static int link_src_dir(const char *workdir, const char *src_dir, struct weir_er
 
 	if (!d)
 		return weir_error_set(err, WEIR_E_INVALID, "src_dir %s: cannot open: %s", src_dir,
-				      strerror(errno));
+		                      strerror(errno));
 	while (rc == 0 && (de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
@@ -407,7 +414,7 @@ static int link_src_dir(const char *workdir, const char *src_dir, struct weir_er
 }
 
 int workdir_prepare(const char *workdir, const char *src_dir, const struct artifact *artifacts,
-		    size_t n_artifacts, const char *cache_dir, struct weir_error *err)
+                    size_t n_artifacts, const char *cache_dir, struct weir_error *err)
 {
 	if (fs_mkdir_p(workdir, 0755, err) < 0)
 		return -1;
@@ -417,23 +424,26 @@ int workdir_prepare(const char *workdir, const char *src_dir, const struct artif
 		const struct artifact *a = &artifacts[i];
 		if (!a->name || !*a->name || strchr(a->name, '/') || !strcmp(a->name, ".") ||
 		    !strcmp(a->name, ".."))
-			return weir_error_set(err, WEIR_E_INVALID,
-					      "artifacts[%zu].name: expected one path component, got "
-					      "\"%s\"", i, a->name ? a->name : "");
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "artifacts[%zu].name: expected one path component, got "
+			    "\"%s\"",
+			    i, a->name ? a->name : "");
 		if (!a->archive) {
 			if (!fs_exists(a->path))
-				return weir_error_set(err, WEIR_E_INVALID, "artifact %s: no such file",
-						      a->path);
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "artifact %s: no such file", a->path);
 			if (link_into(workdir, a->name, a->path, err) < 0)
 				return -1;
 			continue;
 		}
 		if (!cache_dir)
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "artifact %s: an archive needs a cache_dir", a->path);
+			                      "artifact %s: an archive needs a cache_dir", a->path);
 		char *dir = NULL;
 		bool unpacked = false;
-		int64_t rc = artifact_unpack_cached(a->path, a->name, cache_dir, &dir, &unpacked, err);
+		int64_t rc =
+		    artifact_unpack_cached(a->path, a->name, cache_dir, &dir, &unpacked, err);
 		if (rc < 0)
 			return -1;
 		if (unpacked)

@@ -32,7 +32,7 @@
  * after hashing, so a large archive is hashed once.  *memo_hit (if not
  * NULL) says whether the memo answered. */
 int artifact_hash(const char *path, const char *cache_dir, char hex[65], bool *memo_hit,
-		  struct weir_error *err);
+                  struct weir_error *err);
 
 /* Unpacks `archive` into `dest` (which must not exist).  Refuses, and leaves
  * nothing behind, when an entry's path is absolute or has a ".." component,
@@ -42,13 +42,13 @@ int artifact_unpack(const char *archive, const char *dest, struct weir_error *er
 /* Unpacks `archive` into CACHE/<sha256> unless it is already there; sets
  * *dir (caller frees) to the directory to link and *unpacked to whether this
  * call did the unpacking.  Safe against concurrent callers (processes). */
-int artifact_unpack_cached(const char *archive, const char *name, const char *cache_dir,
-			   char **dir, bool *unpacked, struct weir_error *err);
+int artifact_unpack_cached(const char *archive, const char *name, const char *cache_dir, char **dir,
+                           bool *unpacked, struct weir_error *err);
 
 /* mkdir -p workdir; links src_dir's entries and the artifacts into it.
  * src_dir and cache_dir may be NULL (no archives then). */
 int workdir_prepare(const char *workdir, const char *src_dir, const struct artifact *artifacts,
-		    size_t n_artifacts, const char *cache_dir, struct weir_error *err);
+                    size_t n_artifacts, const char *cache_dir, struct weir_error *err);
 
 /* rm -rf that first gives back the write permission the cache took away. */
 int workdir_remove_tree(const char *path);

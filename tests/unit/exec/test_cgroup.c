@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <signal.h>
@@ -95,13 +96,13 @@ static void test_under_limit(void **state)
 	if (support.cpu && support.version == CGROUP_V1) {
 		char path[600], buf[64] = "", period[64] = "";
 		snprintf(path, sizeof path, "%s/weir-test/%s/cpu.cfs_quota_us", support.cpu_root,
-			 name_for("fits"));
+		         name_for("fits"));
 		FILE *f = fopen(path, "r");
 		assert_non_null(f);
 		assert_non_null(fgets(buf, sizeof buf, f));
 		fclose(f);
 		snprintf(path, sizeof path, "%s/weir-test/%s/cpu.cfs_period_us", support.cpu_root,
-			 name_for("fits"));
+		         name_for("fits"));
 		f = fopen(path, "r");
 		assert_non_null(f);
 		assert_non_null(fgets(period, sizeof period, f));
@@ -171,15 +172,16 @@ int main(void)
 {
 	char line[512];
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_oom_killed),
-		cmocka_unit_test(test_under_limit),
-		cmocka_unit_test(test_kill_all),
-		cmocka_unit_test(test_pgroup_rss),
+	    cmocka_unit_test(test_oom_killed),
+	    cmocka_unit_test(test_under_limit),
+	    cmocka_unit_test(test_kill_all),
+	    cmocka_unit_test(test_pgroup_rss),
 	};
 	cgroup_detect(&support);
 	fprintf(stderr, "test_cgroup: %s\n", cgroup_describe(&support, line, sizeof line));
 	if (support.version == CGROUP_NONE)
-		fprintf(stderr, "test_cgroup: no writable cgroup here; the cgroup tests are skipped\n");
+		fprintf(stderr,
+		        "test_cgroup: no writable cgroup here; the cgroup tests are skipped\n");
 	int rc = cmocka_run_group_tests_name("exec/cgroup", tests, NULL, NULL);
 	if (support.version != CGROUP_NONE) {
 		snprintf(line, sizeof line, "%s/weir-test", support.memory_root);

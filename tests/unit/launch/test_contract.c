@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,12 +18,19 @@ static json_t *cluster_of(const char *text)
 }
 
 static void build(struct contract *c, enum framework fw, const struct contract_role *roles,
-		  size_t n_roles, json_t *cluster, const char *role, int index, const char *gpus)
+                  size_t n_roles, json_t *cluster, const char *role, int index, const char *gpus)
 {
 	struct contract_input in = {
-		.framework = fw, .roles = roles, .n_roles = n_roles, .cluster = cluster,
-		.role = role, .index = index, .attempt = 3, .job_id = 12, .gpus = gpus,
-		.workdir = "/w",
+	    .framework = fw,
+	    .roles = roles,
+	    .n_roles = n_roles,
+	    .cluster = cluster,
+	    .role = role,
+	    .index = index,
+	    .attempt = 3,
+	    .job_id = 12,
+	    .gpus = gpus,
+	    .workdir = "/w",
 	};
 	struct weir_error err = {0};
 	int rc = contract_build(&in, c, &err);
@@ -43,11 +51,13 @@ static void test_tensorflow_config(void **state)
 {
 	(void)state;
 	struct contract_role roles[] = {
-		{"chief", 1, false, false}, {"worker", 2, false, false},
-		{"ps", 1, true, false}, {"tensorboard", 1, true, true},
+	    {"chief", 1, false, false},
+	    {"worker", 2, false, false},
+	    {"ps", 1, true, false},
+	    {"tensorboard", 1, true, true},
 	};
 	json_t *cl = cluster_of("{\"chief\":[\"h:1\"],\"worker\":[\"h:2\",\"h:3\"],"
-				"\"ps\":[\"h:4\"],\"tensorboard\":[\"h:5\"]}");
+	                        "\"ps\":[\"h:4\"],\"tensorboard\":[\"h:5\"]}");
 	struct contract c;
 
 	build(&c, FRAMEWORK_TENSORFLOW, roles, 4, cl, "worker", 1, NULL);
@@ -57,8 +67,8 @@ static void test_tensorflow_config(void **state)
 	assert_int_equal(json_object_size(cluster), 3); /* sidecar left out */
 	assert_null(json_object_get(cluster, "tensorboard"));
 	assert_non_null(json_object_get(cluster, "ps")); /* untracked stays */
-	assert_string_equal(json_string_value(json_array_get(json_object_get(cluster, "worker"), 1)),
-			    "h:3");
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(cluster, "worker"), 1)), "h:3");
 	json_t *task = json_object_get(tf, "task");
 	assert_string_equal(json_string_value(json_object_get(task, "type")), "worker");
 	assert_int_equal(json_integer_value(json_object_get(task, "index")), 1);
@@ -89,10 +99,12 @@ static void test_pytorch_ranks(void **state)
 {
 	(void)state;
 	struct contract_role roles[] = {
-		{"worker", 2, false, false}, {"chief", 1, false, false}, {"evaluator", 1, false, false},
+	    {"worker", 2, false, false},
+	    {"chief", 1, false, false},
+	    {"evaluator", 1, false, false},
 	};
 	json_t *cl = cluster_of("{\"worker\":[\"a:11\",\"b:12\"],\"chief\":[\"a:10\"],"
-				"\"evaluator\":[\"b:13\"]}");
+	                        "\"evaluator\":[\"b:13\"]}");
 	const char *names[] = {"chief", "worker", "worker", "evaluator"};
 	int indexes[] = {0, 0, 1, 0};
 	const char *local[] = {"0", "1", "0", "1"};
@@ -135,10 +147,12 @@ static void test_mxnet(void **state)
 {
 	(void)state;
 	struct contract_role roles[] = {
-		{"scheduler", 1, true, false}, {"server", 2, true, false}, {"worker", 3, false, false},
+	    {"scheduler", 1, true, false},
+	    {"server", 2, true, false},
+	    {"worker", 3, false, false},
 	};
 	json_t *cl = cluster_of("{\"scheduler\":[\"s:9000\"],\"server\":[\"h:1\",\"h:2\"],"
-				"\"worker\":[\"h:3\",\"h:4\",\"h:5\"]}");
+	                        "\"worker\":[\"h:3\",\"h:4\",\"h:5\"]}");
 	struct contract c;
 
 	build(&c, FRAMEWORK_MXNET, roles, 3, cl, "server", 1, NULL);
@@ -186,8 +200,15 @@ static void test_user_env_and_errors(void **state)
 	json_t *cl = cluster_of("{\"worker\":[\"a:1\"]}");
 	json_t *env = json_loads("{\"FOO\":\"bar\",\"RANK\":\"99\"}", 0, NULL);
 	struct contract_input in = {
-		.framework = FRAMEWORK_PYTORCH, .roles = roles, .n_roles = 1, .cluster = cl,
-		.role = "worker", .index = 0, .attempt = 1, .job_id = 1, .env = env,
+	    .framework = FRAMEWORK_PYTORCH,
+	    .roles = roles,
+	    .n_roles = 1,
+	    .cluster = cl,
+	    .role = "worker",
+	    .index = 0,
+	    .attempt = 1,
+	    .job_id = 1,
+	    .env = env,
 	};
 	struct contract c;
 	struct weir_error err = {0};
@@ -226,11 +247,11 @@ static void test_user_env_and_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_tensorflow_config),
-		cmocka_unit_test(test_pytorch_ranks),
-		cmocka_unit_test(test_mxnet),
-		cmocka_unit_test(test_horovod),
-		cmocka_unit_test(test_user_env_and_errors),
+	    cmocka_unit_test(test_tensorflow_config),
+	    cmocka_unit_test(test_pytorch_ranks),
+	    cmocka_unit_test(test_mxnet),
+	    cmocka_unit_test(test_horovod),
+	    cmocka_unit_test(test_user_env_and_errors),
 	};
 	return cmocka_run_group_tests_name("launch/contract", tests, NULL, NULL);
 }

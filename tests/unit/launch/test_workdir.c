@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <archive.h>
@@ -28,7 +29,7 @@ struct entry {
 
 /* format: "zip" or "tar.gz" */
 static void make_archive(const char *file, const char *format, const struct entry *entries,
-			 size_t n)
+                         size_t n)
 {
 	struct archive *a = archive_write_new();
 	if (!strcmp(format, "zip")) {
@@ -96,10 +97,10 @@ static void test_zip_cached_once(void **state)
 	(void)state;
 	/* TonY's way: the venv's contents at the top level */
 	struct entry venv[] = {
-		{"bin/", NULL, NULL},
-		{"bin/python", "#!/bin/sh\necho venv-python\n", NULL},
-		{"bin/python3", NULL, "python"},
-		{"lib/site.txt", "site", NULL},
+	    {"bin/", NULL, NULL},
+	    {"bin/python", "#!/bin/sh\necho venv-python\n", NULL},
+	    {"bin/python3", NULL, "python"},
+	    {"lib/site.txt", "site", NULL},
 	};
 	char *zip = path_in("venv.zip"), *cache = path_in("cache"), *dir = NULL;
 	struct weir_error err = {0};
@@ -142,9 +143,9 @@ static void test_tar_gz_folder_and_workdir(void **state)
 	(void)state;
 	/* zip -r of the folder itself: one top-level "venv/" */
 	struct entry conda[] = {
-		{"venv/", NULL, NULL},
-		{"venv/bin/", NULL, NULL},
-		{"venv/bin/python", "conda", NULL},
+	    {"venv/", NULL, NULL},
+	    {"venv/bin/", NULL, NULL},
+	    {"venv/bin/python", "conda", NULL},
 	};
 	char *tgz = path_in("env.tar.gz"), *cache = path_in("cache"), *src = path_in("src");
 	char *data = path_in("data"), *wd = path_in("jobs/1/1/worker-0");
@@ -158,8 +159,8 @@ static void test_tar_gz_folder_and_workdir(void **state)
 	free(train);
 
 	struct artifact arts[] = {
-		{tgz, "venv", true},
-		{data, "data", false},
+	    {tgz, "venv", true},
+	    {data, "data", false},
 	};
 	if (workdir_prepare(wd, src, arts, 2, cache, &err) < 0)
 		fail_msg("%s", err.msg);
@@ -188,11 +189,11 @@ static void test_traversal_refused(void **state)
 {
 	(void)state;
 	struct entry evil[] = {
-		{"ok.txt", "fine", NULL},
-		{"../escaped.txt", "evil", NULL},
+	    {"ok.txt", "fine", NULL},
+	    {"../escaped.txt", "evil", NULL},
 	};
 	struct entry abs_entry[] = {
-		{"/tmp/weir-test-absolute.txt", "evil", NULL},
+	    {"/tmp/weir-test-absolute.txt", "evil", NULL},
 	};
 	char *zip = path_in("evil.zip"), *tgz = path_in("abs.tar.gz"), *cache = path_in("cache");
 	char *dir = NULL;
@@ -230,9 +231,9 @@ static void test_traversal_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_zip_cached_once),
-		cmocka_unit_test(test_tar_gz_folder_and_workdir),
-		cmocka_unit_test(test_traversal_refused),
+	    cmocka_unit_test(test_zip_cached_once),
+	    cmocka_unit_test(test_tar_gz_folder_and_workdir),
+	    cmocka_unit_test(test_traversal_refused),
 	};
 	return cmocka_run_group_tests_name("launch/workdir", tests, setup, teardown);
 }
