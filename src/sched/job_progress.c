@@ -95,6 +95,17 @@ static bool task_tracked(const struct ctx *c, const struct task_status *t)
 	return role_tracked(c, job_spec_find_role(c->spec, t->role));
 }
 
+/* How many tracked tasks the spec's gang has. */
+static int64_t tracked_total(const struct ctx *c)
+{
+	int64_t total = 0;
+	for (size_t i = 0; i < c->spec->n_roles; i++) {
+		if (role_tracked(c, &c->spec->roles[i]))
+			total += c->spec->roles[i].instances;
+	}
+	return total;
+}
+
 static bool is_deciding_task(const struct ctx *c, const struct task_status *t)
 {
 	return c->deciding && t->index == 0 && strcmp(t->role, c->deciding->name) == 0;
@@ -219,6 +230,7 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 	}
 
 	const struct task_status *deciding = NULL;
+	int64_t tracked_ended = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!task_tracked(&c, &tasks[i]))
 			continue;
@@ -226,7 +238,12 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 			return 0; /* a tracked task still runs: nothing to decide */
 		if (is_deciding_task(&c, &tasks[i]))
 			deciding = &tasks[i];
+		tracked_ended++;
 	}
+	/* a tracked task the caller does not list has not ended (e.g. a gang
+	 * whose rows are not all written yet): never judge a partial gang */
+	if (tracked_ended < tracked_total(&c))
+		return 0;
 
 	/* every tracked task has ended and no failure was fatal */
 	const struct task_status *failed = NULL;

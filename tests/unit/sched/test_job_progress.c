@@ -345,6 +345,21 @@ static void test_recovery_reevaluates(void **state)
 	decide(spec, 1, t, 2, NULL, 0, &d);
 	assert_int_equal(d.outcome, PROGRESS_NONE);
 	progress_decision_release(&d);
+
+	/* a partial gang (rows not all there, or none) is never judged */
+	end_task(&t[1], 0, 0, false);
+	decide(spec, 1, t, 1, NULL, 0, &d);
+	assert_int_equal(d.outcome, PROGRESS_NONE);
+	progress_decision_release(&d);
+	decide(spec, 1, t, 0, NULL, 0, &d);
+	assert_int_equal(d.outcome, PROGRESS_NONE);
+	assert_null(d.stop);
+	progress_decision_release(&d);
+	/* but a fatal failure among the rows there is */
+	end_task(&t[0], 1, 0, false);
+	decide(spec, 1, t, 1, NULL, 0, &d);
+	assert_int_equal(d.outcome, PROGRESS_JOB_FAILED);
+	progress_decision_release(&d);
 }
 
 static void test_effective_exit(void **state)
