@@ -57,7 +57,7 @@ unit: $(UNIT_BINS) $(BUILD)/weir
 	@sh tests/run-unit.sh $(UNIT_BINS)
 
 system: weir
-	WEIR_BIN=$(CURDIR)/$(BUILD)/weir python3 -m pytest -q tests/system $(PYTEST_ARGS)
+	WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q tests/system $(PYTEST_ARGS)
 
 # Every test: a warnings-as-errors build, unit and system tests, then the same
 # under AddressSanitizer and UBSan.
