@@ -11,9 +11,10 @@ CFLAGS   += -std=c11 -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 BUILD    ?= build
 
+# snprintf truncation is deliberate where we bound messages, so that warning is off.
 ifeq ($(DEVELOPER),1)
 CFLAGS += -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
-          -Wno-format-nonliteral
+          -Wno-format-nonliteral -Wno-format-truncation
 endif
 ifneq ($(SANITIZE),)
 CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all
