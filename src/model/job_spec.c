@@ -41,10 +41,11 @@ static const char *const timeout_keys[] = {"allocation", "registration", "execut
 /* Sets r->path to prefix + key (or prefix[index] when key is NULL). */
 static void at(struct reader *r, const char *prefix, const char *key, size_t index)
 {
-	if (key)
-		snprintf(r->path, sizeof r->path, "%s%s%s", prefix, *prefix ? "." : "", key);
-	else
-		snprintf(r->path, sizeof r->path, "%s[%zu]", prefix, index);
+	/* A path cut at PATH_MAX_LEN still names the field well enough. */
+	int n = key ? snprintf(r->path, sizeof r->path, "%s%s%s", prefix, *prefix ? "." : "", key)
+		    : snprintf(r->path, sizeof r->path, "%s[%zu]", prefix, index);
+	if (n < 0)
+		r->path[0] = '\0';
 }
 
 static int fail(struct reader *r, const char *fmt, const char *arg)
