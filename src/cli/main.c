@@ -12,30 +12,8 @@
 #include "cli/cli_jobs.h"
 #include "cli/cli_logs.h"
 #include "cli/cli_submit.h"
-/* TEMPORARY while the server and launcher land in parallel: remove the
- * fallbacks once both headers exist. */
-#if __has_include("launch/launch.h")
 #include "launch/launch.h"
-#else
-static int launch_main(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	fputs("weir: error: this build has no launcher yet\n", stderr);
-	return 2;
-}
-#endif
-#if __has_include("server/server.h")
 #include "server/server.h"
-#else
-static int server_main(int argc, char **argv)
-{
-	(void)argc;
-	(void)argv;
-	fputs("weir: error: this build has no server yet\n", stderr);
-	return 2;
-}
-#endif
 
 static void usage(FILE *out)
 {
