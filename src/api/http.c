@@ -65,6 +65,7 @@ struct http_server {
 };
 
 static void drive(struct http_server *srv);
+static void on_timer(uv_timer_t *t);
 
 static void list_add(struct http_request *req)
 {
@@ -103,6 +104,9 @@ static void do_resume(struct http_request *req)
 	req->suspended = false;
 	list_del(req);
 	MHD_resume_connection(req->conn);
+	/* MHD picks resumed connections up in its next run; do not count on its
+	 * wake-up fd reaching our poll in external mode */
+	uv_timer_start(&req->srv->timer, on_timer, 0, 0);
 }
 
 static void add_headers(struct http_request *req, struct MHD_Response *resp, const char *ctype)
