@@ -186,7 +186,7 @@ static void print_summary(json_t *job)
 
 	if (json_array_size(tasks) > 0 && cli_table_init(&t, 6, header) == 0) {
 		json_array_foreach(tasks, i, task) {
-			char name[128], code[32], tdur[32], mem[32];
+			char name[128], code[32], tdur[32], mem[32], why[256];
 			long long ec = cli_json_int(task, "exit_code", -1);
 			long long sig = cli_json_int(task, "signal", 0);
 
@@ -204,7 +204,7 @@ static void print_summary(json_t *job)
 						    sizeof tdur),
 				cli_format_bytes(cli_json_int(task, "peak_memory_bytes", -1), mem,
 						 sizeof mem),
-				cli_json_str(task, "reason", ""),
+				cli_watch_task_reason(task, why, sizeof why),
 			};
 			cli_table_add(&t, row);
 		}
@@ -240,6 +240,21 @@ static int kill_job(struct cli_ctx *ctx, const char *path)
 		cli_report(ctx, &r);
 	cli_reply_release(&r);
 	return rc;
+}
+
+/* A gang that failed and restarted between two looks would hide how its
+ * tasks ended: ask for the attempt the watch was on before saying more. */
+static void report_previous_attempt(struct cli_ctx *ctx, struct cli_watch *w, json_t *job)
+{
+	char path[128];
+	struct cli_reply r;
+
+	if (w->attempt == 0 || cli_json_int(job, "attempt", 1) == w->attempt)
+		return;
+	snprintf(path, sizeof path, "/api/v1/jobs/%lld/tasks?attempt=%lld", w->job_id, w->attempt);
+	if (cli_call(ctx, "GET", path, NULL, 10000, &r) == 0 && cli_reply_ok(&r))
+		cli_watch_tasks(w, json_object_get(r.json, "tasks"), print_line, NULL);
+	cli_reply_release(&r);
 }
 
 int cli_submit_follow(struct cli_ctx *ctx, long long id)
@@ -292,6 +307,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 				fprintf(stderr, "weir: reconnected to %s\n", ctx->server_url);
 				lost_since = -1;
 			}
+			report_previous_attempt(ctx, &w, r.json);
 			cli_watch_update(&w, r.json, print_line, NULL);
 			if (cli_job_state_is_final(cli_json_str(r.json, "state", ""))) {
 				print_summary(r.json);

@@ -33,14 +33,34 @@ void cli_watch_release(struct cli_watch *w)
 	memset(w, 0, sizeof *w);
 }
 
+char *cli_watch_task_reason(json_t *task, char *buf, size_t size)
+{
+	const char *state = cli_json_str(task, "state", "");
+	const char *reason = cli_json_str(task, "reason", "");
+	size_t sl = strlen(state), rl = strlen(reason);
+
+	/* "exited 1" says again what the exit code says; "killed (why)" on a
+	 * killed task says the state again around the part worth reading. */
+	if (!strncmp(reason, "exited ", 7) || !strcmp(reason, state))
+		reason = "";
+	else if (sl > 0 && rl > sl + 3 && !strncmp(reason, state, sl) &&
+		 !strncmp(reason + sl, " (", 2) && reason[rl - 1] == ')') {
+		snprintf(buf, size, "%.*s", (int)(rl - sl - 3), reason + sl + 2);
+		return buf;
+	}
+	snprintf(buf, size, "%s", reason);
+	return buf;
+}
+
 char *cli_watch_task_text(json_t *task, char *buf, size_t size)
 {
 	const char *state = cli_json_str(task, "state", "unknown");
-	const char *reason = cli_json_str(task, "reason", "");
 	long long code = cli_json_int(task, "exit_code", -1);
 	long long sig = cli_json_int(task, "signal", 0);
-	char detail[256] = "";
+	char reason[256];
+	char detail[320] = "";
 
+	cli_watch_task_reason(task, reason, sizeof reason);
 	/* A success needs no "(exit 0)"; a non-zero status always shows, so a
 	 * failed line says why without a look at the summary. */
 	if (!strcmp(state, "succeeded") || !cli_task_state_is_final(state)) {
@@ -101,6 +121,35 @@ static int emitf(cli_watch_line_fn emit, void *arg, const char *fmt, ...)
 	return 1;
 }
 
+int cli_watch_tasks(struct cli_watch *w, json_t *tasks, cli_watch_line_fn emit, void *arg)
+{
+	size_t i;
+	json_t *task;
+	int lines = 0;
+
+	json_array_foreach(tasks, i, task) {
+		char key[128], text[512];
+		const char *tstate = cli_json_str(task, "state", "unknown");
+		struct cli_watch_task *seen;
+
+		cli_task_name(task, key, sizeof key);
+		seen = find_task(w, key);
+		if (!seen) {
+			seen = add_task(w, key);
+			if (!seen)
+				return -1;
+		}
+		if (seen->state && !strcmp(seen->state, tstate))
+			continue;
+		free(seen->state);
+		seen->state = strdup(tstate);
+		if (!seen->state)
+			return -1;
+		lines += emitf(emit, arg, "%s %s", key, cli_watch_task_text(task, text, sizeof text));
+	}
+	return lines;
+}
+
 int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, void *arg)
 {
 	const char *state = cli_json_str(job, "state", "");
@@ -108,8 +157,6 @@ int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, v
 	long long attempt = cli_json_int(job, "attempt", 1);
 	json_t *tasks = json_object_get(job, "tasks");
 	int lines = 0;
-	size_t i;
-	json_t *task;
 
 	if (w->attempt != 0 && attempt != w->attempt) {
 		/* A new gang: its tasks start over, and the reason (often the
@@ -141,25 +188,6 @@ int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, v
 			return -1;
 	}
 
-	json_array_foreach(tasks, i, task) {
-		char key[128], text[512];
-		const char *tstate = cli_json_str(task, "state", "unknown");
-		struct cli_watch_task *seen;
-
-		cli_task_name(task, key, sizeof key);
-		seen = find_task(w, key);
-		if (!seen) {
-			seen = add_task(w, key);
-			if (!seen)
-				return -1;
-		}
-		if (seen->state && !strcmp(seen->state, tstate))
-			continue;
-		free(seen->state);
-		seen->state = strdup(tstate);
-		if (!seen->state)
-			return -1;
-		lines += emitf(emit, arg, "%s %s", key, cli_watch_task_text(task, text, sizeof text));
-	}
-	return lines;
+	int n = cli_watch_tasks(w, tasks, emit, arg);
+	return n < 0 ? -1 : lines + n;
 }

@@ -43,6 +43,17 @@ void cli_watch_release(struct cli_watch *w);
  * Returns the number of lines emitted, or -1 when out of memory. */
 int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, void *arg);
 
+/* Only the task part of cli_watch_update(): `tasks` is an array of Task
+ * objects of the attempt the watch is on.  `weir submit` uses it to report
+ * how the previous attempt's tasks ended before it reports a restart.
+ * Returns the number of lines, or -1 when out of memory. */
+int cli_watch_tasks(struct cli_watch *w, json_t *tasks, cli_watch_line_fn emit, void *arg);
+
+/* A task's reason worth printing beside its state and exit code: "" for
+ * "exited 1" (the exit code says it), "launcher got SIGTERM" for a killed
+ * task's "killed (launcher got SIGTERM)".  Into buf. */
+char *cli_watch_task_reason(json_t *task, char *buf, size_t size);
+
 /* The text after "worker:1 " for a Task: "running", "failed (exit 1)",
  * "failed (exit 137, OOMKilled)", "killed (signal 15)".  Into buf. */
 char *cli_watch_task_text(json_t *task, char *buf, size_t size);

@@ -257,7 +257,7 @@ static void test_watch_changes_only(void **state)
 
 static void test_watch_restart_and_oom(void **state)
 {
-	struct cli_watch w;
+	struct cli_watch w, w2;
 	struct lines l;
 	(void)state;
 
@@ -279,6 +279,17 @@ static void test_watch_restart_and_oom(void **state)
 			 2);
 	assert_string_equal(l.text[0], "job 7 restarted: attempt 2: chief:0 OOMKilled");
 	assert_string_equal(l.text[1], "chief:0 running");
+	/* how the previous attempt ended, reported late, is said once */
+	json_t *prev = json_loads("[{\"role\":\"chief\",\"index\":0,\"state\":\"failed\","
+				  "\"exit_code\":137}]",
+				  0, NULL);
+	l.n = 0;
+	cli_watch_init(&w2, 7);
+	assert_int_equal(cli_watch_tasks(&w2, prev, collect, &l), 1);
+	assert_string_equal(l.text[0], "chief:0 failed (exit 137)");
+	assert_int_equal(cli_watch_tasks(&w2, prev, collect, &l), 0);
+	cli_watch_release(&w2);
+	json_decref(prev);
 	/* the reason was said with the restart: not again */
 	assert_int_equal(update(&w, "{\"state\":\"running\",\"reason\":\"chief:0 OOMKilled\","
 				    "\"attempt\":2,\"tasks\":[{\"role\":\"chief\",\"index\":0,"
@@ -298,6 +309,17 @@ static void test_watch_task_text(void **state)
 	json_object_set_new(t, "exit_code", json_null());
 	json_object_set_new(t, "reason", json_string("launcher vanished"));
 	assert_string_equal(cli_watch_task_text(t, b, sizeof b), "lost (launcher vanished)");
+	/* reasons that repeat the state or the exit code are trimmed */
+	json_object_set_new(t, "state", json_string("failed"));
+	json_object_set_new(t, "exit_code", json_integer(3));
+	json_object_set_new(t, "reason", json_string("exited 3"));
+	assert_string_equal(cli_watch_task_text(t, b, sizeof b), "failed (exit 3)");
+	assert_string_equal(cli_watch_task_reason(t, b, sizeof b), "");
+	json_object_set_new(t, "state", json_string("killed"));
+	json_object_set_new(t, "exit_code", json_integer(143));
+	json_object_set_new(t, "reason", json_string("killed (launcher got SIGTERM)"));
+	assert_string_equal(cli_watch_task_text(t, b, sizeof b),
+			    "killed (exit 143, launcher got SIGTERM)");
 	json_decref(t);
 }
 
