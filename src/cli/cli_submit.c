@@ -242,6 +242,30 @@ static int kill_job(struct cli_ctx *ctx, const char *path)
 	return rc;
 }
 
+/* A job's result can come before its last tasks are stopped (a failed
+ * chief fails the job at once); the summary waits a little for them. */
+#define SETTLE_MS 10000
+
+static bool all_tasks_final(json_t *job)
+{
+	json_t *task;
+	size_t i;
+
+	json_array_foreach(json_object_get(job, "tasks"), i, task)
+		if (!cli_task_state_is_final(cli_json_str(task, "state", "")))
+			return false;
+	return true;
+}
+
+/* Milliseconds since the first call (which starts the clock at *since). */
+static int64_t ended_since_ms(int64_t *since)
+{
+	int64_t now = clock_mono_ms();
+	if (*since < 0)
+		*since = now;
+	return now - *since;
+}
+
 /* A gang that failed and restarted between two looks would hide how its
  * tasks ended: ask for the attempt the watch was on before saying more. */
 static void report_previous_attempt(struct cli_ctx *ctx, struct cli_watch *w, json_t *job)
@@ -264,6 +288,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 	int interrupts = 0;
 	bool kill_pending = false;
 	int64_t lost_since = -1;
+	int64_t ended_at = -1;
 	int rc = CLI_EXIT_FAILED;
 
 	snprintf(path, sizeof path, "/api/v1/jobs/%lld", id);
@@ -309,7 +334,8 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 			}
 			report_previous_attempt(ctx, &w, r.json);
 			cli_watch_update(&w, r.json, print_line, NULL);
-			if (cli_job_state_is_final(cli_json_str(r.json, "state", ""))) {
+			if (cli_job_state_is_final(cli_json_str(r.json, "state", "")) &&
+			    (all_tasks_final(r.json) || ended_since_ms(&ended_at) > SETTLE_MS)) {
 				print_summary(r.json);
 				rc = final_status(r.json);
 				cli_reply_release(&r);
