@@ -291,6 +291,17 @@ bool cli_task_state_is_final(const char *state)
 	return cli_job_state_is_final(state) || (state && !strcmp(state, "lost"));
 }
 
+bool cli_job_tasks_final(json_t *job)
+{
+	json_t *task;
+	size_t i;
+
+	json_array_foreach(json_object_get(job, "tasks"), i, task)
+		if (!cli_task_state_is_final(cli_json_str(task, "state", "")))
+			return false;
+	return true;
+}
+
 char *cli_format_duration(int64_t ms, char *buf, size_t size)
 {
 	if (ms < 0)

@@ -111,6 +111,9 @@ int64_t cli_json_time(json_t *obj, const char *key);
 /* Terminal states of jobs and tasks. */
 bool cli_job_state_is_final(const char *state);
 bool cli_task_state_is_final(const char *state);
+/* true when every task in job["tasks"] is in a terminal state: a job's
+ * state turns final before its last tasks have been stopped. */
+bool cli_job_tasks_final(json_t *job);
 
 /* Formatting for people.  Each writes into buf (size >= 32 is always
  * enough) and returns buf.

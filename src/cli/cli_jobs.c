@@ -250,19 +250,20 @@ static int jobs_kill(struct cli_ctx *ctx, long long id, bool wait)
 		cli_reply_release(&r);
 		return rc;
 	}
-	const char *state = cli_json_str(r.json, "state", "");
-	if (!wait || cli_job_state_is_final(state)) {
-		printf("job %lld %s\n", id, cli_job_state_is_final(state) ? state : "being killed");
+	if (!wait) {
+		printf("job %lld being killed\n", id);
 		cli_reply_release(&r);
 		return CLI_EXIT_OK;
 	}
 	cli_reply_release(&r);
+	/* The job's state turns final at once; its processes are gone only
+	 * when every task has ended, which is what a caller of kill waits for. */
 	int64_t deadline = clock_mono_ms() + KILL_WAIT_MS;
 	while (clock_mono_ms() < deadline) {
 		struct timespec ts = {0, 100 * 1000000L};
 		if (cli_call(ctx, "GET", path, NULL, 10000, &r) == 0 && cli_reply_ok(&r)) {
-			state = cli_json_str(r.json, "state", "");
-			if (cli_job_state_is_final(state)) {
+			const char *state = cli_json_str(r.json, "state", "");
+			if (cli_job_state_is_final(state) && cli_job_tasks_final(r.json)) {
 				const char *reason = cli_json_str(r.json, "reason", "");
 				printf("job %lld %s%s%s\n", id, state, *reason ? ": " : "", reason);
 				cli_reply_release(&r);
@@ -272,8 +273,9 @@ static int jobs_kill(struct cli_ctx *ctx, long long id, bool wait)
 		cli_reply_release(&r);
 		nanosleep(&ts, NULL);
 	}
-	printf("job %lld being killed (not ended after %d s; see `weir jobs show %lld`)\n", id,
-	       KILL_WAIT_MS / 1000, id);
+	printf("job %lld being killed (its tasks have not all ended after %d s; see "
+	       "`weir jobs show %lld`)\n",
+	       id, KILL_WAIT_MS / 1000, id);
 	return CLI_EXIT_FAILED;
 }
 

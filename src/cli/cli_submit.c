@@ -246,17 +246,6 @@ static int kill_job(struct cli_ctx *ctx, const char *path)
  * chief fails the job at once); the summary waits a little for them. */
 #define SETTLE_MS 10000
 
-static bool all_tasks_final(json_t *job)
-{
-	json_t *task;
-	size_t i;
-
-	json_array_foreach(json_object_get(job, "tasks"), i, task)
-		if (!cli_task_state_is_final(cli_json_str(task, "state", "")))
-			return false;
-	return true;
-}
-
 /* Milliseconds since the first call (which starts the clock at *since). */
 static int64_t ended_since_ms(int64_t *since)
 {
@@ -335,7 +324,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 			report_previous_attempt(ctx, &w, r.json);
 			cli_watch_update(&w, r.json, print_line, NULL);
 			if (cli_job_state_is_final(cli_json_str(r.json, "state", "")) &&
-			    (all_tasks_final(r.json) || ended_since_ms(&ended_at) > SETTLE_MS)) {
+			    (cli_job_tasks_final(r.json) || ended_since_ms(&ended_at) > SETTLE_MS)) {
 				print_summary(r.json);
 				rc = final_status(r.json);
 				cli_reply_release(&r);

@@ -12,7 +12,10 @@
 #include "cli/cli_jobs.h"
 #include "cli/cli_logs.h"
 #include "cli/cli_submit.h"
+#include "cli/cli_artifact.h"
+#include "exec/artifact.h"
 #include "launch/launch.h"
+#include "launch/workdir.h"
 #include "server/server.h"
 
 static void usage(FILE *out)
@@ -127,8 +130,12 @@ int main(int argc, char **argv)
 	/* server and launch parse everything themselves, flags included. */
 	if (argc >= 2 && !strcmp(argv[1], "server"))
 		return server_main(argc - 1, argv + 1);
-	if (argc >= 2 && !strcmp(argv[1], "launch"))
+	if (argc >= 2 && !strcmp(argv[1], "launch")) {
+		workdir_set_unpacker(artifact_unpack_cached);
 		return launch_main(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "artifact-unpack"))
+		return cli_artifact_unpack(argc - 1, argv + 1);
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		int r;

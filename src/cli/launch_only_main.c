@@ -1,0 +1,17 @@
+/* launch_only_main.c: main() of weir-launch, the lean launcher binary.
+ *
+ * It runs the same code as `weir launch` but links only libc and jansson,
+ * so that starting it (once per task) costs a fraction of starting the full
+ * weir binary, whose libraries (libmicrohttpd, libxml2 with ICU, libarchive,
+ * OpenSSL, SQLite, libuv) we measured at several milliseconds per exec.
+ * The local executor runs it when it stands beside the server's binary.
+ * Archives not yet in the cache are unpacked by `weir artifact-unpack`.
+ */
+#include "launch/launch.h"
+#include "launch/workdir.h"
+
+int main(int argc, char **argv)
+{
+	workdir_set_unpacker(workdir_unpack_with_helper);
+	return launch_main(argc, argv);
+}
