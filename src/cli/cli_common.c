@@ -203,20 +203,23 @@ static const char *reply_message(const struct cli_reply *r)
 	return "(no message)";
 }
 
+const char *cli_reply_why(const struct cli_ctx *ctx, const struct cli_reply *r)
+{
+	/* The client's message starts with the URL, which callers say already. */
+	const char *why = r->err.msg[0] ? r->err.msg : "no answer";
+	const char *at = strstr(why, ctx->server_url);
+	const char *colon = at ? strstr(at, ": ") : NULL;
+	return colon && colon[2] ? colon + 2 : why;
+}
+
 int cli_report(const struct cli_ctx *ctx, const struct cli_reply *r)
 {
 	const char *m;
 	size_t n;
 
 	if (r->status == 0) {
-		/* The client's message starts with the URL, which we say already. */
-		const char *why = r->err.msg[0] ? r->err.msg : "no answer";
-		const char *at = strstr(why, ctx->server_url);
-		const char *colon = at ? strstr(at, ": ") : NULL;
-		if (colon && colon[2])
-			why = colon + 2;
 		cli_error("cannot reach the weir server at %s: %s; is `weir server` running?",
-			  ctx->server_url, why);
+			  ctx->server_url, cli_reply_why(ctx, r));
 		return CLI_EXIT_UNREACHABLE;
 	}
 	m = reply_message(r);

@@ -94,6 +94,10 @@ bool cli_reply_ok(const struct cli_reply *r); /* 2xx */
  * 1 otherwise. */
 int cli_report(const struct cli_ctx *ctx, const struct cli_reply *r);
 
+/* Why no answer came (r->status 0), without the URL the message would
+ * repeat.  Points into r. */
+const char *cli_reply_why(const struct cli_ctx *ctx, const struct cli_reply *r);
+
 /* GET path; on a 2xx stores the parsed JSON (new reference) in *out and
  * returns 0; else prints (cli_report) and returns the exit status. */
 int cli_get_json(struct cli_ctx *ctx, const char *path, json_t **out);

@@ -304,7 +304,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 				fprintf(stderr,
 					"weir: lost contact with the weir server at %s: %s; "
 					"retrying\n",
-					ctx->server_url, r.err.msg);
+					ctx->server_url, cli_reply_why(ctx, &r));
 			} else if (now - lost_since > UNREACHABLE_GIVE_UP_MS) {
 				cli_report(ctx, &r);
 				cli_reply_release(&r);
