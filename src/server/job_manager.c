@@ -150,6 +150,64 @@ static void task_set_state(struct task_row *t, enum task_state s)
 	snprintf(t->state, sizeof t->state, "%s", task_state_name(s));
 }
 
+/* A job's result is recorded once its last task has ended (so a killed
+ * job reads `killed` only when nothing of it runs any more).  Until then
+ * the decided outcome waits in the store's meta table, which makes it
+ * survive a server restart: "STATE EXIT_CODE REASON". */
+struct outcome {
+	enum job_state state;
+	int exit_code;
+	char reason[PROGRESS_REASON_MAX];
+};
+
+static void outcome_key(int64_t job_id, char *key, size_t size)
+{
+	snprintf(key, size, "outcome.%lld", (long long)job_id);
+}
+
+static bool outcome_get(struct job_manager *jm, int64_t job_id, struct outcome *o)
+{
+	char key[48], state[STORE_STATE_MAX];
+	char *v = NULL;
+	int n = 0;
+	bool found = false;
+
+	outcome_key(job_id, key, sizeof key);
+	if (store_meta_get(jm->store, key, &v, NULL) != 0 || !v)
+		goto out;
+	if (sscanf(v, "%15s %d %n", state, &o->exit_code, &n) < 2 ||
+	    job_state_from_name(state, &o->state) < 0)
+		goto out;
+	snprintf(o->reason, sizeof o->reason, "%s", v + n);
+	found = true;
+out:
+	free(v);
+	return found;
+}
+
+static void outcome_set(struct job_manager *jm, int64_t job_id, const struct outcome *o)
+{
+	char key[48], val[PROGRESS_REASON_MAX + 64];
+	struct weir_error err = {0};
+
+	outcome_key(job_id, key, sizeof key);
+	if (o)
+		snprintf(val, sizeof val, "%s %d %s", job_state_name(o->state), o->exit_code,
+			 o->reason);
+	else
+		val[0] = '\0';
+	if (store_meta_set(jm->store, key, val, &err) < 0)
+		log_error("job %lld: %s", (long long)job_id, err.msg);
+}
+
+/* Ended, or on its way to an end or a restart: late reports are recorded
+ * and nothing new is decided. */
+static bool winding(struct job_manager *jm, const struct job_row *job)
+{
+	struct outcome o;
+	return job_final(job) || job->restart_pending || outcome_get(jm, job->id, &o);
+}
+
 static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, ...)
@@ -353,6 +411,21 @@ static void wind_down(struct job_manager *jm, int64_t job_id)
 			all_ended = false;
 	if (!all_ended)
 		goto out;
+	if (!job_final(&job)) {
+		struct outcome o;
+		if (outcome_get(jm, job_id, &o)) {
+			job_set_state(&job, o.state);
+			job.exit_code = o.exit_code;
+			job.restart_pending = false;
+			set_str(&job.reason, o.reason);
+			job.ended_at = clock_now_ms();
+			if (store_job_update(jm->store, &job, &err) < 0)
+				log_error("job %lld: %s", (long long)job_id, err.msg);
+			outcome_set(jm, job_id, NULL);
+			event(jm, job_id, "state", "%s%s%s", job.state, o.reason[0] ? ": " : "",
+			      o.reason);
+		}
+	}
 	if (job_final(&job)) {
 		alloc_release(jm->alloc, job_id);
 		spec_forget(jm, job_id);
@@ -391,19 +464,27 @@ static void apply_decision(struct job_manager *jm, struct job_row *job,
 		return;
 	case PROGRESS_JOB_SUCCEEDED:
 	case PROGRESS_JOB_FAILED:
-	case PROGRESS_JOB_KILLED:
-		job_set_state(job, d->outcome == PROGRESS_JOB_SUCCEEDED ? JOB_SUCCEEDED
-				   : d->outcome == PROGRESS_JOB_FAILED  ? JOB_FAILED
-									 : JOB_KILLED);
-		job->exit_code = d->outcome == PROGRESS_JOB_SUCCEEDED ? 0 : d->exit_code;
+	case PROGRESS_JOB_KILLED: {
+		struct outcome o = {0};
+		o.state = d->outcome == PROGRESS_JOB_SUCCEEDED ? JOB_SUCCEEDED
+			  : d->outcome == PROGRESS_JOB_FAILED  ? JOB_FAILED
+								: JOB_KILLED;
+		o.exit_code = d->outcome == PROGRESS_JOB_SUCCEEDED ? 0 : d->exit_code;
+		snprintf(o.reason, sizeof o.reason, "%s", d->reason);
+		outcome_set(jm, job->id, &o);
 		job->restart_pending = false;
-		set_str(&job->reason, d->reason);
-		job->ended_at = clock_now_ms();
+		if (d->n_stop > 0)
+			set_reason(&job->reason, "stopping: %s", d->reason[0] ? d->reason
+									   : job_state_name(o.state));
 		if (store_job_update(jm->store, job, &err) < 0)
 			log_error("job %lld: %s", (long long)job->id, err.msg);
-		event(jm, job->id, "state", "%s%s%s", job->state, d->reason[0] ? ": " : "",
-		      d->reason);
+		if (d->n_stop > 0) {
+			event(jm, job->id, "stopping", "%s%s%s: stopping %zu tasks",
+			      job_state_name(o.state), d->reason[0] ? ": " : "", d->reason,
+			      d->n_stop);
+		}
 		break;
+	}
 	case PROGRESS_RESTART_GANG:
 		job->restart_pending = true;
 		set_reason(&job->reason, "restarting: %s", d->reason);
@@ -433,7 +514,7 @@ static void progress(struct job_manager *jm, int64_t job_id, const struct progre
 
 	if (store_job_get(jm->store, job_id, &job, &err) < 0)
 		return;
-	if (job_final(&job) || job.restart_pending) {
+	if (winding(jm, &job)) {
 		/* winding down: late ends are only recorded */
 		wind_down(jm, job_id);
 		goto out;
@@ -682,7 +763,7 @@ static void check_timers(struct job_manager *jm)
 		struct timer_result tr;
 		const struct job_spec *spec;
 
-		if (rows[i].restart_pending)
+		if (winding(jm, &rows[i]))
 			continue;
 		spec = spec_of(jm, &rows[i], &err);
 		if (!spec)
@@ -746,7 +827,7 @@ static void launcher_gone(struct job_manager *jm, const struct launcher_watch *w
 		return;
 	if (task_final(&t) || store_job_get(jm->store, w->job_id, &job, &err) < 0)
 		goto out;
-	stopping = job_final(&job) || job.restart_pending || job.attempt != t.attempt;
+	stopping = winding(jm, &job) || job.attempt != t.attempt;
 	task_set_state(&t, stopping ? TASK_KILLED : TASK_LOST);
 	set_str(&t.reason, stopping ? "stopped" : w->why);
 	t.ended_at = clock_now_ms();
@@ -1035,7 +1116,7 @@ static int launch_load(struct job_manager *jm, int64_t id, const char *role, int
 {
 	if (store_job_get(jm->store, id, job, err) < 0)
 		return weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
-	if (need_current && (job_final(job) || job->restart_pending || job->attempt != attempt))
+	if (need_current && (winding(jm, job) || job->attempt != attempt))
 		return weir_error_set(err, WEIR_E_GONE,
 				      "job %lld attempt %d is no longer current (job %s%s)",
 				      (long long)id, attempt, job->state,
@@ -1198,7 +1279,7 @@ static json_t *op_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready
 		weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
 		return NULL;
 	}
-	if (job_final(&job) || job.restart_pending || job.attempt != attempt) {
+	if (winding(jm, &job) || job.attempt != attempt) {
 		weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d is no longer current (job %s)",
 			       (long long)id, attempt, job.state);
 		goto out;
@@ -1294,7 +1375,7 @@ static json_t *op_launch_exited(void *ctx, json_t *body, struct weir_error *err)
 	if (json_is_string(v) && json_string_length(v) > 0)
 		why = json_string_value(v);
 	t.ended_at = clock_now_ms();
-	stopping = job_final(&job) || job.restart_pending || job.attempt != attempt;
+	stopping = winding(jm, &job) || job.attempt != attempt;
 	if (t.oom_killed) {
 		task_set_state(&t, TASK_FAILED);
 		set_str(&t.reason, "OOMKilled");
@@ -1403,7 +1484,7 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 					  0, "launcher vanished without reporting");
 				continue;
 			}
-			bool stopping = job_final(job) || job->restart_pending;
+			bool stopping = winding(jm, job);
 			task_set_state(t, stopping ? TASK_KILLED : TASK_LOST);
 			set_str(&t->reason, stopping ? "stopped"
 						     : "launcher gone while the server was down");
@@ -1415,7 +1496,7 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 			any_lost = true;
 		}
 		task_rows_free(rows, n);
-		if (any_lost || job->restart_pending) {
+		if (any_lost || winding(jm, job)) {
 			struct progress_event ev = {.kind = PROGRESS_TASK_ENDED, .role = NULL};
 			progress(jm, job->id, &ev);
 		}
