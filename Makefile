@@ -23,10 +23,18 @@ BUILD   := build-san
 endif
 
 LAYERS   := lib model store sched exec launch api server cli
-SRCS     := $(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c))
+SRCS     := $(filter-out src/cli/launch_only_main.c,$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
 OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
 LIB_OBJS := $(filter-out $(BUILD)/src/cli/main.o,$(OBJS))
-DEPS     := $(OBJS:.o=.d)
+
+# weir-launch: the same launcher code as `weir launch`, linked against libc
+# and jansson only, because it starts once per task (docs/internals/launch.md).
+LEAN_SRCS := src/cli/launch_only_main.c $(wildcard src/launch/*.c) src/exec/cgroup.c \
+             src/exec/artifact_cache.c src/lib/clock.c src/lib/error.c src/lib/fs.c \
+             src/lib/http_client.c src/lib/log.c src/model/job_spec.c src/model/job_spec_edit.c \
+             src/lib/yaml.c src/lib/strvec.c
+LEAN_OBJS := $(LEAN_SRCS:%.c=$(BUILD)/%.o)
+DEPS     := $(OBJS:.o=.d) $(LEAN_OBJS:.o=.d)
 
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
@@ -35,11 +43,14 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
 all: weir
 
-weir: $(BUILD)/weir
-	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/weir weir; fi
+weir: $(BUILD)/weir $(BUILD)/weir-launch
+	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/weir weir; cp $(BUILD)/weir-launch weir-launch; fi
 
 $(BUILD)/weir: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/weir-launch: $(LEAN_OBJS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson yaml-0.1)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -54,7 +65,7 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 deps:
 	@sh tests/install-deps.sh
 
-unit: $(UNIT_BINS) $(BUILD)/weir
+unit: $(UNIT_BINS) $(BUILD)/weir $(BUILD)/weir-launch
 	@sh tests/run-unit.sh $(UNIT_BINS)
 
 system: weir
@@ -86,4 +97,4 @@ format:
 	clang-format -i $(SRCS) $(wildcard src/*/*.h)
 
 clean:
-	rm -rf build build-san build-fuzz weir
+	rm -rf build build-san build-fuzz weir weir-launch

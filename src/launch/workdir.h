@@ -1,20 +1,16 @@
-/* workdir.h: a task's working directory and the shared artifact cache.
+/* workdir.h: a task's working directory.
  *
  * workdir_prepare() makes the working directory, links every top-level entry
  * of the job's src_dir into it, and links each artifact as its name:
- * directories (archive=false) directly, archives (zip, tar, tar.gz/bz2/xz)
- * through the cache: unpacked once per content hash into
- * CACHE/<sha256>/, read-only, shared by every task and job.
+ * directories (archive=false) directly, archives through the shared cache
+ * (exec/artifact_cache.h): one already unpacked is linked at once; one that
+ * is not is unpacked by the registered unpacker first.
  *
- * Cache layout (docs/internals/launch.md):
- *   CACHE/<sha256>/        the unpacked tree (read-only)
- *   CACHE/<sha256>.lock    flock()ed while one launcher unpacks
- *   CACHE/hashes/<dev>-<ino>-<size>-<mtime_ns>   memo: that file's sha256
- *
- * An archive whose only top-level entry is a directory with the artifact's
- * own name (zip -r venv.zip venv/) is linked at that directory, so
- * workdir/venv/bin/python works whether the user zipped the folder or its
- * contents (TonY's way).
+ * Why an unpacker hook: the launcher is started once per task, so its start
+ * costs count.  The lean launcher binary (weir-launch) links neither
+ * libarchive nor OpenSSL; it unpacks a new archive by running
+ * `weir artifact-unpack`, once per archive.  The full binary registers
+ * exec/artifact.c's artifact_unpack_cached and unpacks in process.
  *
  * Errors: -1 with err naming the file and what was wrong.
  */
@@ -27,30 +23,22 @@
 #include "lib/error.h"
 #include "model/job_spec.h"
 
-/* The sha256 (64 hex digits + NUL into hex) of the file at `path`.  With a
- * cache_dir, a memo keyed by the file's stat is read first and written
- * after hashing, so a large archive is hashed once.  *memo_hit (if not
- * NULL) says whether the memo answered. */
-int artifact_hash(const char *path, const char *cache_dir, char hex[65], bool *memo_hit,
-                  struct weir_error *err);
+/* Same contract as artifact_unpack_cached() in exec/artifact.h. */
+typedef int (*workdir_unpack_fn)(const char *archive, const char *name, const char *cache_dir,
+				 char **dir, bool *unpacked, struct weir_error *err);
 
-/* Unpacks `archive` into `dest` (which must not exist).  Refuses, and leaves
- * nothing behind, when an entry's path is absolute or has a ".." component,
- * or a hard link points outside. */
-int artifact_unpack(const char *archive, const char *dest, struct weir_error *err);
+/* Sets how archives missing from the cache are unpacked; NULL restores the
+ * default, workdir_unpack_with_helper. */
+void workdir_set_unpacker(workdir_unpack_fn fn);
 
-/* Unpacks `archive` into CACHE/<sha256> unless it is already there; sets
- * *dir (caller frees) to the directory to link and *unpacked to whether this
- * call did the unpacking.  Safe against concurrent callers (processes). */
-int artifact_unpack_cached(const char *archive, const char *name, const char *cache_dir, char **dir,
-                           bool *unpacked, struct weir_error *err);
+/* Runs `DIR/weir artifact-unpack ARCHIVE NAME CACHE`, DIR being this
+ * program's directory, and reads the directory to link from its output. */
+int workdir_unpack_with_helper(const char *archive, const char *name, const char *cache_dir,
+			       char **dir, bool *unpacked, struct weir_error *err);
 
 /* mkdir -p workdir; links src_dir's entries and the artifacts into it.
  * src_dir and cache_dir may be NULL (no archives then). */
 int workdir_prepare(const char *workdir, const char *src_dir, const struct artifact *artifacts,
-                    size_t n_artifacts, const char *cache_dir, struct weir_error *err);
-
-/* rm -rf that first gives back the write permission the cache took away. */
-int workdir_remove_tree(const char *path);
+		    size_t n_artifacts, const char *cache_dir, struct weir_error *err);
 
 #endif

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,4 +127,31 @@ int fs_exists(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	/* A read-only directory cannot lose its entries: give the bit back. */
+	if (type == FTW_DP)
+		chmod(path, (st->st_mode & 07777) | 0700);
+	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+}
+
+static int open_dirs_writable(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type == FTW_D)
+		chmod(path, (st->st_mode & 07777) | 0700);
+	return 0;
+}
+
+int fs_remove_tree(const char *path)
+{
+	struct stat st;
+
+	if (lstat(path, &st) < 0)
+		return errno == ENOENT ? 0 : -1;
+	nftw(path, open_dirs_writable, 32, FTW_PHYS);
+	return nftw(path, remove_entry, 32, FTW_DEPTH | FTW_PHYS);
 }

@@ -17,6 +17,9 @@ int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 			 struct weir_error *err);
 /* "a" + "/" + "b", newly allocated. */
 char *fs_join(const char *a, const char *b);
+/* rm -rf that first gives back write permission taken away from read-only
+ * directories (the artifact cache).  0, or -1 with errno set. */
+int fs_remove_tree(const char *path);
 /* 1 if `path` exists (any type), 0 if not. */
 int fs_exists(const char *path);
 

@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/artifact.h"
 #include "launch/workdir.h"
 #include "lib/fs.h"
 
@@ -73,6 +74,7 @@ static char *path_in(const char *name)
 static int setup(void **state)
 {
 	(void)state;
+	workdir_set_unpacker(artifact_unpack_cached);
 	snprintf(root, sizeof root, "/tmp/weir-test-workdir.XXXXXX");
 	return mkdtemp(root) ? 0 : -1;
 }
@@ -80,7 +82,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	return workdir_remove_tree(root);
+	return fs_remove_tree(root);
 }
 
 static void expect_file(const char *path, const char *content)
