@@ -607,8 +607,10 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		cgroup_detect(&cs);
 		log_info("limits: %s", cgroup_describe(&cs, line, sizeof line));
 		if (cs.version != CGROUP_NONE) {
-			snprintf(name, sizeof name, "%lld-%d-%s-%d", l->job, l->attempt, l->role,
-			         l->index);
+			/* The launcher's pid keeps names apart between servers (homes)
+			 * sharing one machine, whose job ids repeat. */
+			snprintf(name, sizeof name, "%lld-%d-%s-%d-%ld", l->job, l->attempt, l->role,
+			         l->index, (long)getpid());
 			cg = cgroup_create(&cs, "weir", name, l->memory_mb, l->vcores, &err);
 			if (!cg)
 				log_warn("%s: falling back to polling RSS", err.msg);
