@@ -1173,6 +1173,16 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 		json_decref(roles);
 		json_decref(arts);
 	}
+	if (r) {
+		/* tells apart servers on one host (job ids start at 1 in every
+		 * home): launchers can put it in names shared host-wide (cgroups) */
+		char inst[24];
+		uint64_t h = 1469598103934665603ULL;
+		for (const char *c = jm->home; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		snprintf(inst, sizeof inst, "%016llx", (unsigned long long)h);
+		json_object_set_new(r, "server_instance", json_string(inst));
+	}
 	if (wd)
 		fs_mkdir_p(wd, 0755, NULL);
 	free(cmd);
