@@ -300,6 +300,13 @@ class Server:
         pytest.fail("job %s not in %s after %ss; last: %s\nserver log:\n%s"
                     % (job_id, states, timeout, json.dumps(job, indent=1), self.log_text()))
 
+    def wait_tasks_ended(self, job_id, timeout=30):
+        """The current attempt's tasks, once every one of them has an end time."""
+        def ended():
+            tasks = self.job(job_id)["tasks"]
+            return tasks if tasks and all(t.get("ended_at") for t in tasks) else None
+        return wait_for(ended, timeout, "every task of job %s to end" % job_id)
+
     def wait_running(self, job_id, timeout=60, tasks=None):
         """Waits until the job and all its tasks (or `tasks` of them) are running."""
         def ready():

@@ -23,7 +23,9 @@ def test_kill_leaves_no_process_behind(server):
     assert r.returncode == 0, cli_describe(r)
     job = server.wait_job(job["id"], timeout=30)
     assert job["state"] == "killed", job
-    assert all(t["state"] == "killed" for t in job["tasks"]), job["tasks"]
+    # the job's state is the decision; each task's comes when its launcher has stopped it
+    tasks = server.wait_tasks_ended(job["id"])
+    assert all(t["state"] == "killed" for t in tasks), tasks
     left = wait_no_procs(marker=mark, timeout=20)
     assert not left, "processes of the killed job remain: %r" % left
 
