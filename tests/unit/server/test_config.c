@@ -1,0 +1,213 @@
+/* test_config.c: `weir server` flags, weir.yaml, and the text parsers of
+ * resource detection (cpu.max, meminfo, memory limits), plus the token file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "server/config.h"
+#include "server/resources.h"
+#include "server/token.h"
+
+static void test_listen(void **state)
+{
+	char *host = NULL;
+	int port = 0;
+	struct weir_error err = {0};
+
+	(void)state;
+	assert_int_equal(server_config_parse_listen("0.0.0.0:9000", &host, &port, &err), 0);
+	assert_string_equal(host, "0.0.0.0");
+	assert_int_equal(port, 9000);
+	assert_int_equal(server_config_parse_listen(":8300", &host, &port, &err), 0);
+	assert_string_equal(host, "127.0.0.1");
+	assert_int_equal(port, 8300);
+	assert_int_equal(server_config_parse_listen("[::1]:8301", &host, &port, &err), 0);
+	assert_string_equal(host, "::1");
+	assert_int_equal(port, 8301);
+	assert_int_equal(server_config_parse_listen("8302", &host, &port, &err), 0);
+	assert_int_equal(port, 8302);
+	assert_int_equal(server_config_parse_listen("host:99999", &host, &port, &err), -1);
+	assert_non_null(strstr(err.msg, "HOST:PORT"));
+	assert_int_equal(server_config_parse_listen("host:", &host, &port, &err), -1);
+	assert_int_equal(server_config_parse_listen("", &host, &port, &err), -1);
+	free(host);
+}
+
+static void test_args(void **state)
+{
+	struct server_config cfg;
+	struct weir_error err = {0};
+	char *ok[] = {"server", "--listen", "127.0.0.1:0", "--home=/tmp/x", "--config", "c.yaml"};
+	char *bad[] = {"server", "--bogus"};
+	char *missing[] = {"server", "--home"};
+
+	(void)state;
+	server_config_init(&cfg);
+	assert_int_equal(server_config_parse_args(&cfg, 6, ok, &err), 0);
+	assert_string_equal(cfg.listen_host, "127.0.0.1");
+	assert_int_equal(cfg.listen_port, 0);
+	assert_true(cfg.listen_from_cli);
+	assert_string_equal(cfg.home, "/tmp/x");
+	assert_string_equal(cfg.config_path, "c.yaml");
+	assert_int_equal(server_config_parse_args(&cfg, 2, bad, &err), -1);
+	assert_non_null(strstr(err.msg, "--bogus"));
+	assert_int_equal(server_config_parse_args(&cfg, 2, missing, &err), -1);
+	assert_non_null(strstr(err.msg, "--home"));
+	server_config_release(&cfg);
+}
+
+static void test_yaml(void **state)
+{
+	struct server_config cfg;
+	struct weir_error err = {0};
+	const char *text = "# weir.yaml\n"
+			   "listen: 0.0.0.0:9100\n"
+			   "resources:\n"
+			   "  vcores: 8\n"
+			   "  memory: 16g\n"
+			   "  gpus: 3\n"
+			   "kill_grace_seconds: 2\n";
+	const char *ids = "resources:\n  gpus: [\"a\", \"b\"]\n  memory: 2048\n";
+
+	(void)state;
+	server_config_init(&cfg);
+	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "weir.yaml", &err), 0);
+	assert_string_equal(cfg.listen_host, "0.0.0.0");
+	assert_int_equal(cfg.listen_port, 9100);
+	assert_int_equal(cfg.vcores, 8);
+	assert_int_equal(cfg.memory_mb, 16 * 1024);
+	assert_true(cfg.gpus_set);
+	assert_int_equal(cfg.n_gpus, 3);
+	assert_string_equal(cfg.gpu_ids[2], "2");
+	assert_int_equal(cfg.kill_grace_s, 2);
+
+	assert_int_equal(server_config_apply_yaml(&cfg, ids, strlen(ids), "w.yaml", &err), 0);
+	assert_int_equal(cfg.n_gpus, 2);
+	assert_string_equal(cfg.gpu_ids[0], "a");
+	assert_int_equal(cfg.memory_mb, 2048);
+
+	/* an empty file is no settings */
+	assert_int_equal(server_config_apply_yaml(&cfg, "\n# nothing\n", 11, "e.yaml", &err), 0);
+	server_config_release(&cfg);
+}
+
+static void test_yaml_cli_listen_wins(void **state)
+{
+	struct server_config cfg;
+	struct weir_error err = {0};
+	char *argv[] = {"server", "--listen", "127.0.0.1:7000"};
+	const char *text = "listen: 0.0.0.0:9100\n";
+
+	(void)state;
+	server_config_init(&cfg);
+	assert_int_equal(server_config_parse_args(&cfg, 3, argv, &err), 0);
+	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "w", &err), 0);
+	assert_string_equal(cfg.listen_host, "127.0.0.1");
+	assert_int_equal(cfg.listen_port, 7000);
+	server_config_release(&cfg);
+}
+
+static void expect_yaml_error(const char *text, const char *needle)
+{
+	struct server_config cfg;
+	struct weir_error err = {0};
+
+	server_config_init(&cfg);
+	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "weir.yaml", &err), -1);
+	if (!strstr(err.msg, needle))
+		fail_msg("error \"%s\" does not mention \"%s\"", err.msg, needle);
+	assert_non_null(strstr(err.msg, "weir.yaml"));
+	server_config_release(&cfg);
+}
+
+static void test_yaml_errors(void **state)
+{
+	(void)state;
+	expect_yaml_error("lisen: 1\n", "lisen");
+	expect_yaml_error("resources:\n  cpus: 3\n", "resources.cpus");
+	expect_yaml_error("resources:\n  vcores: 0\n", "vcores");
+	expect_yaml_error("resources:\n  memory: lots\n", "memory");
+	expect_yaml_error("resources:\n  gpus: [\"0\", \"0\"]\n", "twice");
+	expect_yaml_error("resources:\n  gpus: \"x\"\n", "gpus");
+	expect_yaml_error("kill_grace_seconds: -1\n", "kill_grace_seconds");
+	expect_yaml_error("- a\n- b\n", "mapping");
+}
+
+static void test_resource_parsers(void **state)
+{
+	(void)state;
+	assert_int_equal(resources_parse_cpu_max("max 100000\n"), 0);
+	assert_int_equal(resources_parse_cpu_max("200000 100000\n"), 2);
+	assert_int_equal(resources_parse_cpu_max("150000 100000\n"), 2);
+	assert_int_equal(resources_parse_cpu_max("garbage"), 0);
+	assert_int_equal(resources_parse_meminfo("MemTotal:       16384000 kB\nMemFree: 1 kB\n"),
+			 16000);
+	assert_int_equal(resources_parse_meminfo("nothing"), 0);
+	assert_int_equal(resources_parse_memory_limit("max\n"), 0);
+	assert_int_equal(resources_parse_memory_limit("1073741824\n"), 1024);
+	assert_int_equal(resources_parse_memory_limit("9223372036854771712\n"), 0);
+}
+
+static void test_detect(void **state)
+{
+	char **ids = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_true(resources_detect_vcores() >= 1);
+	assert_true(resources_detect_memory_mb() > 0);
+	assert_int_equal(resources_detect_gpus(&ids, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		assert_non_null(ids[i]);
+	resources_free_ids(ids, n);
+}
+
+static void test_token(void **state)
+{
+	char dir[] = "/tmp/weir-token-XXXXXX";
+	struct weir_error err = {0};
+	char path[64];
+	struct stat st;
+	char *a, *b;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	a = server_token_load_or_create(dir, &err);
+	assert_non_null(a);
+	assert_true(strlen(a) >= 32);
+	assert_true(strspn(a, "0123456789abcdef") == strlen(a));
+	snprintf(path, sizeof path, "%s/token", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	b = server_token_load_or_create(dir, &err);
+	assert_non_null(b);
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	unlink(path);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_listen),
+		cmocka_unit_test(test_args),
+		cmocka_unit_test(test_yaml),
+		cmocka_unit_test(test_yaml_cli_listen_wins),
+		cmocka_unit_test(test_yaml_errors),
+		cmocka_unit_test(test_resource_parsers),
+		cmocka_unit_test(test_detect),
+		cmocka_unit_test(test_token),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
