@@ -361,8 +361,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 		if (!req->method || !req->path)
 			return MHD_NO;
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-		if (cl && strtoull(cl, NULL, 10) > HTTP_MAX_BODY) {
-			/* refuse before reading a byte of it */
+		if (cl && strtoull(cl, NULL, 10) > 16ull * HTTP_MAX_BODY) {
+			/* refuse before reading a byte of something that large; a
+			 * body just over the limit is read and dropped instead, so the
+			 * client is not cut off mid-upload and does see the 413 */
 			req->dispatched = true;
 			respond_status(req, 413, "request body too large: at most 4 MiB allowed");
 			return queue_pending(req);
