@@ -61,6 +61,7 @@ struct http_server {
 	http_handler_fn handler;
 	void *arg;
 	int port;
+	int open_handles;
 	struct http_request *suspended;
 };
 
@@ -534,8 +535,8 @@ int http_server_port(const struct http_server *srv)
 static void free_on_close(uv_handle_t *h)
 {
 	struct http_server *srv = h->data;
-	/* the timer closes last (closed after the poll) */
-	if (h == (uv_handle_t *)&srv->timer)
+	/* libuv gives no order between the two close callbacks */
+	if (--srv->open_handles == 0)
 		free(srv);
 }
 
@@ -559,6 +560,7 @@ void http_server_destroy(struct http_server *srv)
 	srv->daemon = NULL;
 	uv_poll_stop(&srv->poll);
 	uv_timer_stop(&srv->timer);
+	srv->open_handles = 2;
 	uv_close((uv_handle_t *)&srv->poll, free_on_close);
 	uv_close((uv_handle_t *)&srv->timer, free_on_close);
 }

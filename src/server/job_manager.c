@@ -63,6 +63,7 @@ struct job_manager {
 	struct spec_entry *specs;
 	struct launcher_watch *watches;
 	int depth;
+	int open_handles;
 	bool in_queue_pass;
 	bool queue_again;
 };
@@ -1586,8 +1587,8 @@ void job_manager_set_api(struct job_manager *jm, struct api *api)
 static void jm_closed(uv_handle_t *h)
 {
 	struct job_manager *jm = h->data;
-	/* the housekeeping timer closes last */
-	if (h == (uv_handle_t *)&jm->housekeeping)
+	/* libuv gives no order between the two close callbacks */
+	if (--jm->open_handles == 0)
 		free(jm);
 }
 
@@ -1607,6 +1608,7 @@ void job_manager_destroy(struct job_manager *jm)
 	free(jm->home);
 	uv_timer_stop(&jm->timeout_timer);
 	uv_timer_stop(&jm->housekeeping);
+	jm->open_handles = 2;
 	uv_close((uv_handle_t *)&jm->timeout_timer, jm_closed);
 	uv_close((uv_handle_t *)&jm->housekeeping, jm_closed);
 }
