@@ -17,7 +17,7 @@ def test_follow_shows_lines_while_the_task_runs(server):
     try:
         first = p.stdout.readline()
         state_at_first_line = server.job(job["id"])["state"]
-        rest, err = p.communicate(timeout=60)
+        rest, err = p.communicate(timeout=30)
     finally:
         if p.poll() is None:
             p.kill()
@@ -40,12 +40,12 @@ def test_follow_over_http_streams_and_ends(server):
         server.url + "/api/v1/jobs/%s/tasks/worker/0/logs?follow=true" % job["id"],
         headers={"Authorization": "Bearer " + server.token})
     chunks = []
-    with urllib.request.urlopen(req, timeout=60) as r:
+    with urllib.request.urlopen(req, timeout=30) as r:
         assert r.status == 200
         first = r.readline()
         chunks.append(first)
         running = server.job(job["id"])["state"] == "running"
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
             line = r.readline()
             if not line:
