@@ -16,9 +16,9 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 
-#define TICK_MS        200
-#define MAX_WAIT_S     600
-#define MAX_SEGMENTS   8
+#define TICK_MS 200
+#define MAX_WAIT_S 600
+#define MAX_SEGMENTS 8
 
 struct waiter {
 	struct api *api;
@@ -31,7 +31,7 @@ struct waiter {
 
 struct follower {
 	struct api *api;
-	struct http_request *req;  /* NULL once the response is done */
+	struct http_request *req; /* NULL once the response is done */
 	int64_t job;
 	char role[64];
 	int index;
@@ -41,7 +41,7 @@ struct follower {
 	uint64_t offset; /* where the response started in the file */
 	uint64_t sent;   /* bytes handed to MHD so far */
 	bool follow;
-	bool ended;      /* the task has ended: drain and stop */
+	bool ended; /* the task has ended: drain and stop */
 	bool waiting;
 	struct follower *prev, *next;
 };
@@ -111,7 +111,7 @@ int api_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
 }
 
 static void respond_result(struct http_request *req, int status, json_t *body,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	if (body)
 		http_request_respond_json(req, status, body);
@@ -122,7 +122,7 @@ static void respond_result(struct http_request *req, int status, json_t *body,
 static void respond_status(struct http_request *req, int status, const char *msg)
 {
 	http_request_respond_json(req, status,
-				  json_pack("{s:s, s:i}", "error", msg, "status", status));
+	                          json_pack("{s:s, s:i}", "error", msg, "status", status));
 }
 
 static json_t *parse_body(struct http_request *req, struct weir_error *err)
@@ -133,13 +133,14 @@ static json_t *parse_body(struct http_request *req, struct weir_error *err)
 	json_t *j;
 
 	if (len == 0) {
-		weir_error_set(err, WEIR_E_INVALID, "request body: expected a JSON object, got nothing");
+		weir_error_set(err, WEIR_E_INVALID,
+		               "request body: expected a JSON object, got nothing");
 		return NULL;
 	}
 	j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j) {
 		weir_error_set(err, WEIR_E_INVALID, "request body: invalid JSON at line %d: %s",
-			       je.line, je.text);
+		               je.line, je.text);
 		return NULL;
 	}
 	if (!json_is_object(j)) {
@@ -208,7 +209,7 @@ static void follower_check(struct follower *f)
 	if (!f->waiting || !f->req)
 		return;
 	if (f->api->ops->log_locate(f->api->ctx, f->job, f->role, f->index, f->attempt, &path,
-				    &ended, &err) < 0) {
+	                            &ended, &err) < 0) {
 		ended = true; /* the job went away: end the stream */
 	}
 	free(path);
@@ -309,7 +310,7 @@ static void follower_free(void *arg)
 }
 
 static void route_logs(struct api *api, struct http_request *req, int64_t id, const char *role,
-		       const char *index_s)
+                       const char *index_s)
 {
 	struct weir_error err = {0};
 	int64_t index, attempt = API_ATTEMPT_CURRENT, offset = 0;
@@ -328,7 +329,8 @@ static void route_logs(struct api *api, struct http_request *req, int64_t id, co
 		respond_status(req, 400, "index: expected a whole number >= 0");
 		return;
 	}
-	if ((q = http_request_query(req, "attempt")) && api_parse_int(q, 1, 1000000, &attempt) < 0) {
+	if ((q = http_request_query(req, "attempt")) &&
+	    api_parse_int(q, 1, 1000000, &attempt) < 0) {
 		respond_status(req, 400, "attempt: expected a whole number >= 1");
 		return;
 	}
@@ -338,7 +340,7 @@ static void route_logs(struct api *api, struct http_request *req, int64_t id, co
 		return;
 	}
 	if (api->ops->log_locate(api->ctx, id, role, (int)index, (int)attempt, &path, &ended,
-				 &err) < 0) {
+	                         &err) < 0) {
 		http_request_respond_error(req, &err);
 		return;
 	}
@@ -361,7 +363,7 @@ static void route_logs(struct api *api, struct http_request *req, int64_t id, co
 	f->ended = ended;
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	snprintf(size_s, sizeof size_s, "%lld",
-		 f->fd >= 0 && fstat(f->fd, &st) == 0 ? (long long)st.st_size : 0LL);
+	         f->fd >= 0 && fstat(f->fd, &st) == 0 ? (long long)st.st_size : 0LL);
 	http_request_add_header(req, "X-Weir-Log-Size", size_s);
 	f->next = api->followers;
 	if (api->followers)
@@ -369,7 +371,7 @@ static void route_logs(struct api *api, struct http_request *req, int64_t id, co
 	api->followers = f;
 	tick_update(api);
 	http_request_respond_stream(req, 200, "text/plain; charset=utf-8", follower_read, f,
-				    follower_free);
+	                            follower_free);
 }
 
 /* ---- routes ---- */
@@ -384,7 +386,8 @@ static void route_cluster(struct api *api, struct http_request *req)
 
 	if (api_parse_int(http_request_query(req, "job"), 1, INT64_MAX, &job) < 0 ||
 	    api_parse_int(http_request_query(req, "attempt"), 1, 1000000, &attempt) < 0) {
-		respond_status(req, 400, "launch/cluster: expected ?job=ID&attempt=N[&wait=SECONDS]");
+		respond_status(req, 400,
+		               "launch/cluster: expected ?job=ID&attempt=N[&wait=SECONDS]");
 		return;
 	}
 	if ((q = http_request_query(req, "wait")) && api_parse_int(q, 0, MAX_WAIT_S, &wait) < 0) {
@@ -441,7 +444,7 @@ static void no_method(struct http_request *req)
 {
 	char msg[256];
 	snprintf(msg, sizeof msg, "%s %s: method not allowed", http_request_method(req),
-		 http_request_path(req));
+	         http_request_path(req));
 	respond_status(req, 405, msg);
 }
 
@@ -449,7 +452,7 @@ static void no_route(struct http_request *req)
 {
 	char msg[512];
 	snprintf(msg, sizeof msg, "%s %.300s: no such route (see docs/api.md)",
-		 http_request_method(req), http_request_path(req));
+	         http_request_method(req), http_request_path(req));
 	respond_status(req, 404, msg);
 }
 
@@ -493,7 +496,7 @@ static void route_jobs(struct api *api, struct http_request *req, char **seg, in
 	if (api_parse_int(seg[1], 1, INT64_MAX, &id) < 0) {
 		char msg[200];
 		snprintf(msg, sizeof msg, "job id: expected a whole number >= 1, got \"%.100s\"",
-			 seg[1]);
+		         seg[1]);
 		respond_status(req, 400, msg);
 		return;
 	}
@@ -588,15 +591,16 @@ void api_handle(struct http_request *req, void *arg)
 		if (!method_is(req, "GET"))
 			no_method(req);
 		else
-			http_request_respond_json(req, 200,
-						  json_pack("{s:s, s:s}", "status", "ok", "version",
-							    API_VERSION));
+			http_request_respond_json(
+			    req, 200,
+			    json_pack("{s:s, s:s}", "status", "ok", "version", API_VERSION));
 		goto out;
 	}
 	if (!api_auth_ok(http_request_header(req, "Authorization"), api->token)) {
-		respond_status(req, 401,
-			       "missing or wrong token: send \"Authorization: Bearer TOKEN\" with the "
-			       "token from the server's home (HOME/token) or WEIR_TOKEN");
+		respond_status(
+		    req, 401,
+		    "missing or wrong token: send \"Authorization: Bearer TOKEN\" with the "
+		    "token from the server's home (HOME/token) or WEIR_TOKEN");
 		goto out;
 	}
 	if (!strcmp(seg[0], "jobs"))
@@ -641,9 +645,9 @@ void api_destroy(struct api *api)
 		return;
 	while (api->waiters) {
 		struct waiter *w = api->waiters;
-		http_request_respond_json(w->req, 503,
-					  json_pack("{s:s, s:i}", "error", "the server is stopping",
-						    "status", 503));
+		http_request_respond_json(
+		    w->req, 503,
+		    json_pack("{s:s, s:i}", "error", "the server is stopping", "status", 503));
 		waiter_remove(w);
 	}
 	/* followers are freed by their responses; make them forget us */

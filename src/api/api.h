@@ -27,7 +27,7 @@
 
 /* attempt values for ops */
 #define API_ATTEMPT_CURRENT 0
-#define API_ATTEMPT_ALL     (-1)
+#define API_ATTEMPT_ALL (-1)
 
 struct api_ops {
 	/* POST /jobs: the body as parsed JSON; the new Job. */
@@ -43,13 +43,13 @@ struct api_ops {
 	/* Where a task's log is (*path newly allocated) and whether the task
 	 * has ended.  404 when there is no such job / task. */
 	int (*log_locate)(void *ctx, int64_t id, const char *role, int index, int attempt,
-			  char **path, bool *ended, struct weir_error *err);
+	                  char **path, bool *ended, struct weir_error *err);
 	/* Launch protocol (410 for a stale attempt). */
 	json_t *(*launch_register)(void *ctx, json_t *body, struct weir_error *err);
 	/* *ready false: the gang is not complete yet (return value then NULL
 	 * and no error). */
 	json_t *(*launch_cluster)(void *ctx, int64_t job, int attempt, bool *ready,
-				  struct weir_error *err);
+	                          struct weir_error *err);
 	json_t *(*launch_started)(void *ctx, json_t *body, struct weir_error *err);
 	json_t *(*launch_exited)(void *ctx, json_t *body, struct weir_error *err);
 };

@@ -164,7 +164,7 @@ void http_request_respond_error(struct http_request *req, const struct weir_erro
 }
 
 void http_request_respond_errorf(struct http_request *req, enum weir_error_kind kind,
-				 const char *fmt, ...)
+                                 const char *fmt, ...)
 {
 	struct weir_error err;
 	va_list ap;
@@ -208,7 +208,7 @@ static void stream_free(void *cls)
 }
 
 void http_request_respond_stream(struct http_request *req, int status, const char *content_type,
-				 http_stream_fn read_fn, void *arg, http_stream_free_fn free_fn)
+                                 http_stream_fn read_fn, void *arg, http_stream_free_fn free_fn)
 {
 	struct http_stream *st;
 	struct MHD_Response *resp;
@@ -223,7 +223,7 @@ void http_request_respond_stream(struct http_request *req, int status, const cha
 	st->free_fn = free_fn;
 	st->arg = arg;
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 64 * 1024, stream_read, st,
-						 stream_free);
+	                                         stream_free);
 	if (!resp) {
 		free(st);
 		goto fail;
@@ -341,8 +341,8 @@ static int append_body(struct http_request *req, const char *data, size_t n)
 }
 
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const char *url,
-				 const char *method, const char *version, const char *upload,
-				 size_t *upload_size, void **con_cls)
+                                 const char *method, const char *version, const char *upload,
+                                 size_t *upload_size, void **con_cls)
 {
 	struct http_server *srv = cls;
 	struct http_request *req = *con_cls;
@@ -387,8 +387,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 		}
 		if (!req->pending && !req->suspended && !req->answered)
 			http_request_respond_errorf(req, WEIR_E_INTERNAL,
-						    "%s %s: the server gave no answer", req->method,
-						    req->path);
+			                            "%s %s: the server gave no answer", req->method,
+			                            req->path);
 	}
 	if (req->pending)
 		return queue_pending(req);
@@ -396,7 +396,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 }
 
 static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
-			 enum MHD_RequestTerminationCode toe)
+                         enum MHD_RequestTerminationCode toe)
 {
 	struct http_request *req = *con_cls;
 
@@ -458,16 +458,16 @@ static int resolve(const char *host, int port, struct sockaddr_storage *ss, stru
 	rc = getaddrinfo(host && *host ? host : NULL, portstr, &hints, &res);
 	if (rc != 0 || !res)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "listen address %s: cannot resolve: %s (expected an IP "
-				      "address or a host name)",
-				      host, gai_strerror(rc));
+		                      "listen address %s: cannot resolve: %s (expected an IP "
+		                      "address or a host name)",
+		                      host, gai_strerror(rc));
 	memcpy(ss, res->ai_addr, res->ai_addrlen);
 	freeaddrinfo(res);
 	return 0;
 }
 
 struct http_server *http_server_create(uv_loop_t *loop, const char *host, int port,
-				       http_handler_fn handler, void *arg, struct weir_error *err)
+                                       http_handler_fn handler, void *arg, struct weir_error *err)
 {
 	struct http_server *srv;
 	struct sockaddr_storage ss;
@@ -491,15 +491,14 @@ struct http_server *http_server_create(uv_loop_t *loop, const char *host, int po
 	srv->loop = loop;
 	srv->handler = handler;
 	srv->arg = arg;
-	srv->daemon = MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, on_access, srv,
-				       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				       MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-				       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600,
-				       MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1,
-				       MHD_OPTION_END);
+	srv->daemon = MHD_start_daemon(
+	    flags, (uint16_t)port, NULL, NULL, on_access, srv, MHD_OPTION_SOCK_ADDR,
+	    (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600, MHD_OPTION_LISTENING_ADDRESS_REUSE,
+	    (unsigned)1, MHD_OPTION_END);
 	if (!srv->daemon) {
 		weir_error_set(err, WEIR_E_UNAVAILABLE,
-			       "cannot listen on %s:%d (address in use or not local?)", host, port);
+		               "cannot listen on %s:%d (address in use or not local?)", host, port);
 		free(srv);
 		return NULL;
 	}
@@ -509,8 +508,8 @@ struct http_server *http_server_create(uv_loop_t *loop, const char *host, int po
 		socklen_t bl = sizeof bound;
 		if (getsockname(info->listen_fd, (struct sockaddr *)&bound, &bl) == 0)
 			srv->port = ntohs(bound.ss_family == AF_INET6
-						  ? ((struct sockaddr_in6 *)&bound)->sin6_port
-						  : ((struct sockaddr_in *)&bound)->sin_port);
+			                      ? ((struct sockaddr_in6 *)&bound)->sin6_port
+			                      : ((struct sockaddr_in *)&bound)->sin_port);
 	}
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_EPOLL_FD);
 	if (!info || uv_poll_init(loop, &srv->poll, info->epoll_fd) != 0) {
@@ -550,7 +549,8 @@ void http_server_destroy(struct http_server *srv)
 			req->aborting = true;
 			do_resume(req);
 		} else {
-			http_request_respond_errorf(req, WEIR_E_UNAVAILABLE, "the server is stopping");
+			http_request_respond_errorf(req, WEIR_E_UNAVAILABLE,
+			                            "the server is stopping");
 			if (req->suspended) /* answer failed: still resume it */
 				do_resume(req);
 		}

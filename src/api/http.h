@@ -40,16 +40,16 @@ typedef ssize_t (*http_stream_fn)(void *arg, uint64_t pos, char *buf, size_t max
 /* Frees a stream's `arg` when the response is done with it. */
 typedef void (*http_stream_free_fn)(void *arg);
 
-#define HTTP_STREAM_END   ((ssize_t)-1) /* body complete */
+#define HTTP_STREAM_END ((ssize_t)-1)   /* body complete */
 #define HTTP_STREAM_ERROR ((ssize_t)-2) /* abort the connection */
-#define HTTP_STREAM_WAIT  ((ssize_t)-3) /* nothing yet: suspend until http_request_resume() */
+#define HTTP_STREAM_WAIT ((ssize_t)-3)  /* nothing yet: suspend until http_request_resume() */
 
 #define HTTP_MAX_BODY (4u << 20)
 
 /* Listens on host:port (host a literal IPv4/IPv6 address or a name; port 0
  * picks a free one).  NULL with err when the address is bad or taken. */
 struct http_server *http_server_create(uv_loop_t *loop, const char *host, int port,
-				       http_handler_fn handler, void *arg, struct weir_error *err);
+                                       http_handler_fn handler, void *arg, struct weir_error *err);
 /* The bound port (useful with port 0). */
 int http_server_port(const struct http_server *srv);
 /* Stops accepting and closes every connection; suspended requests get 503.
@@ -81,11 +81,11 @@ void http_request_respond_json(struct http_request *req, int status, json_t *bod
 /* {"error": msg, "status": N} with N from weir_error_http_status(). */
 void http_request_respond_error(struct http_request *req, const struct weir_error *err);
 void http_request_respond_errorf(struct http_request *req, enum weir_error_kind kind,
-				 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+                                 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* A streamed body of unknown length.  `free_fn(arg)` is called when the
  * response is released, also when the client goes away. */
 void http_request_respond_stream(struct http_request *req, int status, const char *content_type,
-				 http_stream_fn read_fn, void *arg, http_stream_free_fn free_fn);
+                                 http_stream_fn read_fn, void *arg, http_stream_free_fn free_fn);
 
 /* Holds the request without an answer (long poll).  From the handler only. */
 void http_request_suspend(struct http_request *req);

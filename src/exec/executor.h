@@ -32,8 +32,8 @@ struct executor_task {
 /* A launcher the executor started has ended.  `exit_status` is its exit
  * code, `term_signal` the signal that ended it (0: none). */
 typedef void (*executor_exit_fn)(void *arg, int64_t job_id, const char *role, int index,
-				 int attempt, int launcher_pid, int64_t exit_status,
-				 int term_signal);
+                                 int attempt, int launcher_pid, int64_t exit_status,
+                                 int term_signal);
 
 struct executor;
 
@@ -42,13 +42,13 @@ struct executor_ops {
 	/* Starts the task's launcher; *launcher_pid gets its pid.  0 or -1 with
 	 * err (nothing started). */
 	int (*start_task)(struct executor *ex, const struct executor_task *task, int *launcher_pid,
-			  struct weir_error *err);
+	                  struct weir_error *err);
 	/* Sends `sig` to the launcher (it forwards to the program and reports).
 	 * With SIGTERM the backend also arms a last resort: after the kill grace
 	 * plus 2 s, SIGKILL to everything the launcher started.  0 or -1 with err
 	 * (no such process is not an error). */
 	int (*stop_task)(struct executor *ex, const struct executor_task *task, int sig,
-			 struct weir_error *err);
+	                 struct weir_error *err);
 	/* Whether the task's launcher still exists. */
 	bool (*is_alive)(struct executor *ex, const struct executor_task *task);
 	/* Frees the executor; launchers keep running.  NULL is a no-op. */

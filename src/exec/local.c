@@ -48,7 +48,7 @@ struct local_executor {
 	struct executor base;
 	uv_loop_t *loop;
 	char *exe;
-	bool lean; /* exe is weir-launch, which takes no "launch" word */
+	bool lean;        /* exe is weir-launch, which takes no "launch" word */
 	char *env_server; /* "WEIR_SERVER=..." */
 	char *env_token;  /* "WEIR_TOKEN=..." */
 	int kill_grace_s;
@@ -124,7 +124,7 @@ static void on_launcher_exit(uv_process_t *p, int64_t exit_status, int term_sign
 	launcher_unlink(l);
 	if (lx->on_exit)
 		lx->on_exit(lx->arg, l->job_id, l->role, l->index, l->attempt, l->pid, exit_status,
-			    term_signal);
+		            term_signal);
 	uv_close((uv_handle_t *)p, launcher_closed);
 }
 
@@ -139,7 +139,8 @@ static char **build_env(struct local_executor *lx)
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (!strncmp(environ[i], "WEIR_SERVER=", 12) || !strncmp(environ[i], "WEIR_TOKEN=", 11))
+		if (!strncmp(environ[i], "WEIR_SERVER=", 12) ||
+		    !strncmp(environ[i], "WEIR_TOKEN=", 11))
 			continue;
 		env[k++] = environ[i];
 	}
@@ -154,7 +155,7 @@ static char **build_env(struct local_executor *lx)
 }
 
 static int local_start_task(struct executor *ex, const struct executor_task *task,
-			    int *launcher_pid, struct weir_error *err)
+                            int *launcher_pid, struct weir_error *err)
 {
 	struct local_executor *lx = (struct local_executor *)ex;
 	struct launcher *l = NULL;
@@ -180,7 +181,7 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 	out_fd = open(task->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (out_fd < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot open the task's log: %s",
-			       task->log_path, strerror(errno));
+		               task->log_path, strerror(errno));
 		goto out;
 	}
 	in_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -235,9 +236,9 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 	l->proc.data = l;
 	r = uv_spawn(lx->loop, &l->proc, &opt);
 	if (r != 0) {
-		weir_error_set(err, WEIR_E_INTERNAL, "job %lld %s:%d: cannot start the launcher %s: %s",
-			       (long long)task->job_id, task->role, task->index, lx->exe,
-			       uv_strerror(r));
+		weir_error_set(
+		    err, WEIR_E_INTERNAL, "job %lld %s:%d: cannot start the launcher %s: %s",
+		    (long long)task->job_id, task->role, task->index, lx->exe, uv_strerror(r));
 		/* uv_spawn leaves an initialized handle behind even on failure */
 		uv_close((uv_handle_t *)&l->proc, launcher_closed);
 		l = NULL;
@@ -296,7 +297,7 @@ static void on_stop_deadline(uv_timer_t *t)
 }
 
 static int local_stop_task(struct executor *ex, const struct executor_task *task, int sig,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	struct local_executor *lx = (struct local_executor *)ex;
 	int pid = task->launcher_pid;
@@ -305,7 +306,7 @@ static int local_stop_task(struct executor *ex, const struct executor_task *task
 		return 0;
 	if (kill(pid, sig) < 0 && errno != ESRCH)
 		return weir_error_set(err, WEIR_E_INTERNAL, "cannot signal launcher %d: %s", pid,
-				      strerror(errno));
+		                      strerror(errno));
 	if (sig == SIGTERM) {
 		for (struct stopper *s = lx->stoppers; s; s = s->next)
 			if (s->pid == pid)
@@ -317,7 +318,8 @@ static int local_stop_task(struct executor *ex, const struct executor_task *task
 		s->pid = pid;
 		uv_timer_init(lx->loop, &s->timer);
 		s->timer.data = s;
-		uv_timer_start(&s->timer, on_stop_deadline, (uint64_t)(lx->kill_grace_s + 2) * 1000, 0);
+		uv_timer_start(&s->timer, on_stop_deadline, (uint64_t)(lx->kill_grace_s + 2) * 1000,
+		               0);
 		uv_unref((uv_handle_t *)&s->timer);
 		s->next = lx->stoppers;
 		if (lx->stoppers)
@@ -405,16 +407,16 @@ static char *find_launcher(bool *lean)
 }
 
 static const struct executor_ops local_ops = {
-	.name = "local",
-	.start_task = local_start_task,
-	.stop_task = local_stop_task,
-	.is_alive = local_is_alive,
-	.destroy = local_destroy,
+    .name = "local",
+    .start_task = local_start_task,
+    .stop_task = local_stop_task,
+    .is_alive = local_is_alive,
+    .destroy = local_destroy,
 };
 
 struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const char *server_url,
-				       const char *token, int kill_grace_s, executor_exit_fn on_exit,
-				       void *arg, struct weir_error *err)
+                                       const char *token, int kill_grace_s,
+                                       executor_exit_fn on_exit, void *arg, struct weir_error *err)
 {
 	struct local_executor *lx = calloc(1, sizeof *lx);
 

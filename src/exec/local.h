@@ -20,8 +20,8 @@
  * SIGKILL; the backend's last resort comes 2 s after that.  NULL with err
  * on out of memory. */
 struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const char *server_url,
-				       const char *token, int kill_grace_s, executor_exit_fn on_exit,
-				       void *arg, struct weir_error *err);
+                                       const char *token, int kill_grace_s,
+                                       executor_exit_fn on_exit, void *arg, struct weir_error *err);
 
 /* Sends SIGKILL to every process in the session led by `sid` (a detached
  * launcher leads its own session).  Returns how many were signalled. */

@@ -77,12 +77,12 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
 	return 0;
 bad:
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "listen: expected HOST:PORT (like 127.0.0.1:8270), got \"%s\"",
-			      text ? text : "");
+	                      "listen: expected HOST:PORT (like 127.0.0.1:8270), got \"%s\"",
+	                      text ? text : "");
 }
 
 static int take_value(int argc, char **argv, int *i, const char *flag, const char **val,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	size_t fl = strlen(flag);
 	const char *a = argv[*i];
@@ -110,34 +110,36 @@ static int set_str(char **dst, const char *v, struct weir_error *err)
 }
 
 int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
-			     struct weir_error *err)
+                             struct weir_error *err)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *v = NULL;
 		int r;
 
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-			printf("usage: weir server [--listen HOST:PORT] [--home DIR] [--config FILE]\n");
+			printf("usage: weir server [--listen HOST:PORT] [--home DIR] [--config "
+			       "FILE]\n");
 			return 1;
 		}
 		if ((r = take_value(argc, argv, &i, "--listen", &v, err)) != 0) {
 			if (r < 0 || server_config_parse_listen(v, &cfg->listen_host,
-								&cfg->listen_port, err) < 0)
+			                                        &cfg->listen_port, err) < 0)
 				return -1;
 			cfg->listen_from_cli = true;
 		} else if ((r = take_value(argc, argv, &i, "--home", &v, err)) != 0) {
 			if (r < 0 || set_str(&cfg->home, v, err) < 0)
 				return -1;
 			if (!*v)
-				return weir_error_set(err, WEIR_E_INVALID, "--home: expected a directory");
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "--home: expected a directory");
 		} else if ((r = take_value(argc, argv, &i, "--config", &v, err)) != 0) {
 			if (r < 0 || set_str(&cfg->config_path, v, err) < 0)
 				return -1;
 		} else {
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "weir server: unknown argument \"%s\" (expected "
-					      "--listen HOST:PORT, --home DIR or --config FILE)",
-					      argv[i]);
+			                      "weir server: unknown argument \"%s\" (expected "
+			                      "--listen HOST:PORT, --home DIR or --config FILE)",
+			                      argv[i]);
 		}
 	}
 	return 0;
@@ -157,16 +159,17 @@ static int add_gpu(struct server_config *cfg, const char *id, struct weir_error 
 }
 
 static int apply_gpus(struct server_config *cfg, json_t *g, const char *origin,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	free_gpus(cfg);
 	cfg->gpus_set = true;
 	if (json_is_integer(g)) {
 		json_int_t n = json_integer_value(g);
 		if (n < 0 || n > 1024)
-			return weir_error_set(err, WEIR_E_INVALID,
-					      "%s: resources.gpus: expected a count 0..1024, got %lld",
-					      origin, (long long)n);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: resources.gpus: expected a count 0..1024, got %lld", origin,
+			    (long long)n);
 		for (json_int_t i = 0; i < n; i++) {
 			char b[24];
 			snprintf(b, sizeof b, "%lld", (long long)i);
@@ -178,56 +181,60 @@ static int apply_gpus(struct server_config *cfg, json_t *g, const char *origin,
 	if (json_is_array(g)) {
 		size_t i;
 		json_t *e;
-		json_array_foreach(g, i, e) {
+		json_array_foreach(g, i, e)
+		{
 			char b[24];
 			const char *id;
 			if (json_is_integer(e)) {
 				snprintf(b, sizeof b, "%lld", (long long)json_integer_value(e));
 				id = b;
 			} else if (json_is_string(e) && json_string_length(e) > 0 &&
-				   !strpbrk(json_string_value(e), ", \t")) {
+			           !strpbrk(json_string_value(e), ", \t")) {
 				id = json_string_value(e);
 			} else {
 				return weir_error_set(err, WEIR_E_INVALID,
-						      "%s: resources.gpus[%zu]: expected a GPU id "
-						      "like \"0\" (no commas or spaces)",
-						      origin, i);
+				                      "%s: resources.gpus[%zu]: expected a GPU id "
+				                      "like \"0\" (no commas or spaces)",
+				                      origin, i);
 			}
 			for (size_t k = 0; k < cfg->n_gpus; k++)
 				if (!strcmp(cfg->gpu_ids[k], id))
-					return weir_error_set(err, WEIR_E_INVALID,
-							      "%s: resources.gpus: id \"%s\" listed "
-							      "twice",
-							      origin, id);
+					return weir_error_set(
+					    err, WEIR_E_INVALID,
+					    "%s: resources.gpus: id \"%s\" listed "
+					    "twice",
+					    origin, id);
 			if (add_gpu(cfg, id, err) < 0)
 				return -1;
 		}
 		return 0;
 	}
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "%s: resources.gpus: expected a count (3) or a list of ids "
-			      "([\"0\",\"1\"])",
-			      origin);
+	                      "%s: resources.gpus: expected a count (3) or a list of ids "
+	                      "([\"0\",\"1\"])",
+	                      origin);
 }
 
 static int apply_resources(struct server_config *cfg, json_t *r, const char *origin,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	const char *key;
 	json_t *v;
 
 	if (!json_is_object(r))
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "%s: resources: expected a mapping of vcores, memory, gpus",
-				      origin);
-	json_object_foreach(r, key, v) {
+		                      "%s: resources: expected a mapping of vcores, memory, gpus",
+		                      origin);
+	json_object_foreach(r, key, v)
+	{
 		if (!strcmp(key, "vcores")) {
 			if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 			    json_integer_value(v) > 1000000)
-				return weir_error_set(err, WEIR_E_INVALID,
-						      "%s: resources.vcores: expected a whole number "
-						      ">= 1",
-						      origin);
+				return weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "%s: resources.vcores: expected a whole number "
+				    ">= 1",
+				    origin);
 			cfg->vcores = (int)json_integer_value(v);
 		} else if (!strcmp(key, "memory")) {
 			char buf[32];
@@ -238,10 +245,11 @@ static int apply_resources(struct server_config *cfg, json_t *r, const char *ori
 			} else if (json_is_string(v)) {
 				text = json_string_value(v);
 			} else {
-				return weir_error_set(err, WEIR_E_INVALID,
-						      "%s: resources.memory: expected an amount like "
-						      "16g or 512m",
-						      origin);
+				return weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "%s: resources.memory: expected an amount like "
+				    "16g or 512m",
+				    origin);
 			}
 			if (parse_memory_mb(text, "resources.memory", &cfg->memory_mb, err) < 0) {
 				weir_error_prefix(err, "%s", origin);
@@ -252,16 +260,16 @@ static int apply_resources(struct server_config *cfg, json_t *r, const char *ori
 				return -1;
 		} else {
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "%s: resources.%s: unknown key (expected vcores, "
-					      "memory or gpus)",
-					      origin, key);
+			                      "%s: resources.%s: unknown key (expected vcores, "
+			                      "memory or gpus)",
+			                      origin, key);
 		}
 	}
 	return 0;
 }
 
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
-			     const char *origin, struct weir_error *err)
+                             const char *origin, struct weir_error *err)
 {
 	json_t *root;
 	const char *key;
@@ -291,7 +299,8 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		weir_error_set(err, WEIR_E_INVALID, "%s: expected a mapping of settings", origin);
 		goto out;
 	}
-	json_object_foreach(root, key, v) {
+	json_object_foreach(root, key, v)
+	{
 		if (!strcmp(key, "listen")) {
 			char buf[32];
 			const char *s = json_string_value(v);
@@ -301,13 +310,13 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 			}
 			if (!s) {
 				weir_error_set(err, WEIR_E_INVALID,
-					       "%s: listen: expected HOST:PORT", origin);
+				               "%s: listen: expected HOST:PORT", origin);
 				goto out;
 			}
 			if (cfg->listen_from_cli)
 				continue;
 			if (server_config_parse_listen(s, &cfg->listen_host, &cfg->listen_port,
-						       err) < 0) {
+			                               err) < 0) {
 				weir_error_prefix(err, "%s", origin);
 				goto out;
 			}
@@ -318,16 +327,16 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 			if (!json_is_integer(v) || json_integer_value(v) < 0 ||
 			    json_integer_value(v) > 3600) {
 				weir_error_set(err, WEIR_E_INVALID,
-					       "%s: kill_grace_seconds: expected seconds 0..3600",
-					       origin);
+				               "%s: kill_grace_seconds: expected seconds 0..3600",
+				               origin);
 				goto out;
 			}
 			cfg->kill_grace_s = (int)json_integer_value(v);
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
-				       "%s: %s: unknown setting (expected listen, resources or "
-				       "kill_grace_seconds)",
-				       origin, key);
+			               "%s: %s: unknown setting (expected listen, resources or "
+			               "kill_grace_seconds)",
+			               origin, key);
 			goto out;
 		}
 	}
@@ -348,7 +357,7 @@ int server_config_load(struct server_config *cfg, struct weir_error *err)
 		const char *h = getenv("HOME");
 		if (!h || !*h)
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "no home: HOME is not set; pass --home DIR");
+			                      "no home: HOME is not set; pass --home DIR");
 		cfg->home = fs_join(h, ".weir");
 		if (!cfg->home)
 			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");

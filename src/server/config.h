@@ -42,7 +42,7 @@ void server_config_release(struct server_config *cfg);
  * (WEIR_E_INVALID) naming the flag.  Returns 1 (and prints usage) for
  * --help. */
 int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
-			     struct weir_error *err);
+                             struct weir_error *err);
 
 /* "HOST:PORT", ":PORT", "[v6]:PORT" or "PORT".  0 or -1 with err. */
 int server_config_parse_listen(const char *text, char **host, int *port, struct weir_error *err);
@@ -51,7 +51,7 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
  * memory, gpus}, kill_grace_seconds).  Unknown keys are errors.  A listen
  * given on the command line is kept.  `origin` names the file in errors. */
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
-			     const char *origin, struct weir_error *err);
+                             const char *origin, struct weir_error *err);
 
 /* Fills the home default and loads the config file when there is one
  * (--config must exist; HOME/weir.yaml may be absent). */

@@ -29,7 +29,7 @@
 #include "sched/timers.h"
 
 #define HOUSEKEEPING_MS 250
-#define LOST_GRACE_MS   1000
+#define LOST_GRACE_MS 1000
 
 struct spec_entry {
 	int64_t job_id;
@@ -45,7 +45,7 @@ struct launcher_watch {
 	char *role;
 	int index;
 	int launcher_pid;
-	int64_t due_ms;  /* monotonic; 0 while watching a live one */
+	int64_t due_ms; /* monotonic; 0 while watching a live one */
 	char why[128];
 	struct launcher_watch *next;
 };
@@ -92,7 +92,7 @@ static void set_reason(char **dst, const char *fmt, ...)
 }
 
 static void event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static void event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
 {
 	char buf[768];
@@ -194,7 +194,7 @@ static void outcome_set(struct job_manager *jm, int64_t job_id, const struct out
 	outcome_key(job_id, key, sizeof key);
 	if (o)
 		snprintf(val, sizeof val, "%s %d %s", job_state_name(o->state), o->exit_code,
-			 o->reason);
+		         o->reason);
 	else
 		val[0] = '\0';
 	if (store_meta_set(jm->store, key, val, &err) < 0)
@@ -210,7 +210,7 @@ static bool winding(struct job_manager *jm, const struct job_row *job)
 }
 
 static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, ...)
 {
 	char tail[256];
@@ -226,13 +226,13 @@ static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, .
 }
 
 static char *log_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
-		      int attempt)
+                      int attempt)
 {
 	return job_path(jm, job_id, "logs/%s-%d.%d.log", role, index, attempt);
 }
 
 static char *workdir_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
-			  int attempt)
+                          int attempt)
 {
 	return job_path(jm, job_id, "%d/%s-%d", attempt, role, index);
 }
@@ -240,7 +240,7 @@ static char *workdir_path(struct job_manager *jm, int64_t job_id, const char *ro
 /* ---- specs of active jobs ---- */
 
 static const struct job_spec *spec_of(struct job_manager *jm, const struct job_row *job,
-				      struct weir_error *err)
+                                      struct weir_error *err)
 {
 	struct spec_entry *e;
 	json_error_t je;
@@ -253,7 +253,7 @@ static const struct job_spec *spec_of(struct job_manager *jm, const struct job_r
 	j = json_loads(job->spec_json, 0, &je);
 	if (!j) {
 		weir_error_set(err, WEIR_E_INTERNAL, "job %lld: stored spec is not JSON: %s",
-			       (long long)job->id, je.text);
+		               (long long)job->id, je.text);
 		return NULL;
 	}
 	spec = job_spec_from_json(j, err);
@@ -300,20 +300,20 @@ static json_t *time_json(int64_t ms)
 static json_t *task_json(const struct task_row *t)
 {
 	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:b, s:I, "
-			 "s:I, s:o, s:o}",
-			 "role", t->role, "index", t->idx, "attempt", t->attempt, "state", t->state,
-			 "reason", t->reason ? t->reason : "", "host", t->host ? t->host : "",
-			 "port", t->port, "pid", t->pid > 0 ? json_integer(t->pid) : json_null(),
-			 "gpus", t->gpus ? t->gpus : "", "exit_code",
-			 t->exit_code >= 0 ? json_integer(t->exit_code) : json_null(), "signal",
-			 t->signal > 0 ? json_integer(t->signal) : json_null(), "oom_killed",
-			 t->oom_killed, "peak_memory_bytes", (json_int_t)t->peak_memory_bytes,
-			 "cpu_time_ms", (json_int_t)t->cpu_time_ms, "started_at",
-			 time_json(t->started_at), "ended_at", time_json(t->ended_at));
+	                 "s:I, s:o, s:o}",
+	                 "role", t->role, "index", t->idx, "attempt", t->attempt, "state", t->state,
+	                 "reason", t->reason ? t->reason : "", "host", t->host ? t->host : "",
+	                 "port", t->port, "pid", t->pid > 0 ? json_integer(t->pid) : json_null(),
+	                 "gpus", t->gpus ? t->gpus : "", "exit_code",
+	                 t->exit_code >= 0 ? json_integer(t->exit_code) : json_null(), "signal",
+	                 t->signal > 0 ? json_integer(t->signal) : json_null(), "oom_killed",
+	                 t->oom_killed, "peak_memory_bytes", (json_int_t)t->peak_memory_bytes,
+	                 "cpu_time_ms", (json_int_t)t->cpu_time_ms, "started_at",
+	                 time_json(t->started_at), "ended_at", time_json(t->ended_at));
 }
 
 static json_t *tasks_json(struct job_manager *jm, int64_t job_id, int attempt,
-			  struct weir_error *err)
+                          struct weir_error *err)
 {
 	struct task_row *rows = NULL;
 	size_t n = 0;
@@ -329,17 +329,16 @@ static json_t *tasks_json(struct job_manager *jm, int64_t job_id, int attempt,
 }
 
 static json_t *job_json(struct job_manager *jm, const struct job_row *job, bool full,
-			struct weir_error *err)
+                        struct weir_error *err)
 {
-	json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o}",
-			      "id", (json_int_t)job->id, "name", job->name, "state", job->state,
-			      "reason", job->reason ? job->reason : "", "framework",
-			      job->framework ? job->framework : "none", "priority", job->priority,
-			      "attempt", job->attempt, "max_restarts", job->max_restarts,
-			      "exit_code",
-			      job->exit_code >= 0 ? json_integer(job->exit_code) : json_null(),
-			      "submitted_at", time_json(job->submitted_at), "started_at",
-			      time_json(job->started_at), "ended_at", time_json(job->ended_at));
+	json_t *o = json_pack(
+	    "{s:I, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o}", "id",
+	    (json_int_t)job->id, "name", job->name, "state", job->state, "reason",
+	    job->reason ? job->reason : "", "framework", job->framework ? job->framework : "none",
+	    "priority", job->priority, "attempt", job->attempt, "max_restarts", job->max_restarts,
+	    "exit_code", job->exit_code >= 0 ? json_integer(job->exit_code) : json_null(),
+	    "submitted_at", time_json(job->submitted_at), "started_at", time_json(job->started_at),
+	    "ended_at", time_json(job->ended_at));
 	if (!o) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
@@ -365,7 +364,8 @@ static json_t *job_json_by_id(struct job_manager *jm, int64_t id, struct weir_er
 
 	if (store_job_get(jm->store, id, &job, err) < 0) {
 		if (err && err->kind == WEIR_E_NOT_FOUND)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
+			weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job",
+			               (long long)id);
 		return NULL;
 	}
 	r = job_json(jm, &job, true, err);
@@ -382,10 +382,10 @@ static void stop_task(struct job_manager *jm, const struct task_row *t)
 {
 	struct weir_error err = {0};
 	struct executor_task et = {.job_id = t->job_id,
-				   .role = t->role,
-				   .index = t->idx,
-				   .attempt = t->attempt,
-				   .launcher_pid = t->launcher_pid};
+	                           .role = t->role,
+	                           .index = t->idx,
+	                           .attempt = t->attempt,
+	                           .launcher_pid = t->launcher_pid};
 
 	if (!jm->exec || t->launcher_pid <= 0)
 		return;
@@ -455,8 +455,8 @@ out:
 }
 
 static void apply_decision(struct job_manager *jm, struct job_row *job,
-			   const struct task_row *tasks, size_t n,
-			   const struct progress_decision *d)
+                           const struct task_row *tasks, size_t n,
+                           const struct progress_decision *d)
 {
 	struct weir_error err = {0};
 
@@ -468,15 +468,15 @@ static void apply_decision(struct job_manager *jm, struct job_row *job,
 	case PROGRESS_JOB_KILLED: {
 		struct outcome o = {0};
 		o.state = d->outcome == PROGRESS_JOB_SUCCEEDED ? JOB_SUCCEEDED
-			  : d->outcome == PROGRESS_JOB_FAILED  ? JOB_FAILED
-								: JOB_KILLED;
+		          : d->outcome == PROGRESS_JOB_FAILED  ? JOB_FAILED
+		                                               : JOB_KILLED;
 		o.exit_code = d->outcome == PROGRESS_JOB_SUCCEEDED ? 0 : d->exit_code;
 		snprintf(o.reason, sizeof o.reason, "%s", d->reason);
 		outcome_set(jm, job->id, &o);
 		job->restart_pending = false;
 		if (d->n_stop > 0)
-			set_reason(&job->reason, "stopping: %s", d->reason[0] ? d->reason
-									   : job_state_name(o.state));
+			set_reason(&job->reason, "stopping: %s",
+			           d->reason[0] ? d->reason : job_state_name(o.state));
 		if (store_job_update(jm->store, job, &err) < 0)
 			log_error("job %lld: %s", (long long)job->id, err.msg);
 		if (d->n_stop > 0) {
@@ -564,10 +564,10 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t)
 	struct weir_error err = {0};
 	char *lp = log_path(jm, t->job_id, t->role, t->idx, t->attempt);
 	struct executor_task et = {.job_id = t->job_id,
-				   .role = t->role,
-				   .index = t->idx,
-				   .attempt = t->attempt,
-				   .log_path = lp};
+	                           .role = t->role,
+	                           .index = t->idx,
+	                           .attempt = t->attempt,
+	                           .log_path = lp};
 	int pid = 0;
 	bool ok = false;
 
@@ -777,9 +777,8 @@ static void check_timers(struct job_manager *jm)
 		tj.running_at_ms = rows[i].running_at;
 		timers_check(&tj, now, &tr);
 		if (tr.expired != TIMER_NONE) {
-			struct progress_event ev = {.kind = PROGRESS_TIMEOUT,
-						    .timer = tr.expired,
-						    .reason = tr.reason};
+			struct progress_event ev = {
+			    .kind = PROGRESS_TIMEOUT, .timer = tr.expired, .reason = tr.reason};
 			event(jm, rows[i].id, "timeout", "%s", tr.reason);
 			progress(jm, rows[i].id, &ev);
 		} else if (tr.next_due_ms < next) {
@@ -791,13 +790,13 @@ static void check_timers(struct job_manager *jm)
 		uv_timer_stop(&jm->timeout_timer);
 	else
 		uv_timer_start(&jm->timeout_timer, on_timeout_timer,
-			       (uint64_t)(next > now ? next - now : 0) + 5, 0);
+		               (uint64_t)(next > now ? next - now : 0) + 5, 0);
 }
 
 /* ---- launchers that ended or vanished ---- */
 
 static void watch_add(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
-		      int index, int launcher_pid, int64_t due_ms, const char *why)
+                      int index, int launcher_pid, int64_t due_ms, const char *why)
 {
 	struct launcher_watch *w = calloc(1, sizeof *w);
 
@@ -856,10 +855,10 @@ static void on_housekeeping(uv_timer_t *timer)
 			gone = now >= w->due_ms;
 		} else if (jm->exec) {
 			struct executor_task et = {.job_id = w->job_id,
-						   .role = w->role,
-						   .index = w->index,
-						   .attempt = w->attempt,
-						   .launcher_pid = w->launcher_pid};
+			                           .role = w->role,
+			                           .index = w->index,
+			                           .attempt = w->attempt,
+			                           .launcher_pid = w->launcher_pid};
 			gone = !jm->exec->ops->is_alive(jm->exec, &et);
 		}
 		if (!gone) {
@@ -880,21 +879,21 @@ static void on_housekeeping(uv_timer_t *timer)
 }
 
 void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, int index,
-				  int attempt, int launcher_pid, int64_t exit_status,
-				  int term_signal)
+                                  int attempt, int launcher_pid, int64_t exit_status,
+                                  int term_signal)
 {
 	struct job_manager *jm = arg;
 	char why[128];
 
 	if (term_signal)
 		snprintf(why, sizeof why, "launcher killed by signal %d without reporting",
-			 term_signal);
+		         term_signal);
 	else
 		snprintf(why, sizeof why, "launcher exited %lld without reporting",
-			 (long long)exit_status);
+		         (long long)exit_status);
 	/* an `exited` report may still be on its way: look again in a second */
 	watch_add(jm, job_id, attempt, role, index, launcher_pid, clock_mono_ms() + LOST_GRACE_MS,
-		  why);
+	          why);
 }
 
 /* ---- api ops ---- */
@@ -957,9 +956,9 @@ static json_t *op_list_jobs(void *ctx, const char *state, int limit, struct weir
 
 	if (state && job_state_from_name(state, &js) < 0) {
 		weir_error_set(err, WEIR_E_INVALID,
-			       "state: expected queued, starting, running, succeeded, failed or "
-			       "killed, got \"%s\"",
-			       state);
+		               "state: expected queued, starting, running, succeeded, failed or "
+		               "killed, got \"%s\"",
+		               state);
 		return NULL;
 	}
 	if (store_job_list(jm->store, state, limit, &rows, &n, err) < 0)
@@ -990,7 +989,7 @@ static json_t *op_kill_job(void *ctx, int64_t id, struct weir_error *err)
 	}
 	if (job_final(&job)) {
 		weir_error_set(err, WEIR_E_CONFLICT, "job %lld has already ended (%s)",
-			       (long long)id, job.state);
+		               (long long)id, job.state);
 		goto out;
 	}
 	event(jm, id, "kill", "kill requested");
@@ -1049,15 +1048,15 @@ static json_t *op_events(void *ctx, int64_t id, struct weir_error *err)
 		return NULL;
 	a = json_array();
 	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_pack("{s:o, s:s, s:s}", "time",
-						   time_json(rows[i].time), "kind", rows[i].kind,
-						   "message", rows[i].message));
+		json_array_append_new(a,
+		                      json_pack("{s:o, s:s, s:s}", "time", time_json(rows[i].time),
+		                                "kind", rows[i].kind, "message", rows[i].message));
 	event_rows_free(rows, n);
 	return json_pack("{s:o}", "events", a);
 }
 
 static int op_log_locate(void *ctx, int64_t id, const char *role, int index, int attempt,
-			 char **path, bool *ended, struct weir_error *err)
+                         char **path, bool *ended, struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
 	struct job_row job = {0};
@@ -1072,8 +1071,8 @@ static int op_log_locate(void *ctx, int64_t id, const char *role, int index, int
 		attempt = job.attempt;
 	if (store_task_get(jm->store, id, attempt, role, index, &t, err) < 0) {
 		weir_error_set(err, WEIR_E_NOT_FOUND,
-			       "job %lld has no task %s:%d in attempt %d (yet)", (long long)id, role,
-			       index, attempt);
+		               "job %lld has no task %s:%d in attempt %d (yet)", (long long)id,
+		               role, index, attempt);
 		goto out;
 	}
 	*path = log_path(jm, id, role, index, attempt);
@@ -1091,7 +1090,7 @@ out:
 
 /* Reads {"job","role","index","attempt"} of a launch call. */
 static int launch_key(json_t *body, int64_t *job, const char **role, int *index, int *attempt,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	json_t *j = json_object_get(body, "job"), *r = json_object_get(body, "role"),
 	       *i = json_object_get(body, "index"), *a = json_object_get(body, "attempt");
@@ -1099,9 +1098,10 @@ static int launch_key(json_t *body, int64_t *job, const char **role, int *index,
 	if (!json_is_integer(j) || !json_is_string(r) || !json_is_integer(i) ||
 	    !json_is_integer(a) || json_integer_value(j) < 1 || json_integer_value(i) < 0 ||
 	    json_integer_value(a) < 1 || !api_role_name_ok(json_string_value(r)))
-		return weir_error_set(err, WEIR_E_INVALID,
-				      "launch: expected {\"job\": ID, \"role\": NAME, \"index\": N, "
-				      "\"attempt\": N, ...}");
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "launch: expected {\"job\": ID, \"role\": NAME, \"index\": N, "
+		    "\"attempt\": N, ...}");
 	*job = json_integer_value(j);
 	*role = json_string_value(r);
 	*index = (int)json_integer_value(i);
@@ -1111,20 +1111,19 @@ static int launch_key(json_t *body, int64_t *job, const char **role, int *index,
 
 /* Loads the job and the task; WEIR_E_GONE when the attempt is no longer
  * the one that runs (so the launcher stops). */
-static int launch_load(struct job_manager *jm, int64_t id, const char *role, int index,
-		       int attempt, bool need_current, struct job_row *job, struct task_row *t,
-		       struct weir_error *err)
+static int launch_load(struct job_manager *jm, int64_t id, const char *role, int index, int attempt,
+                       bool need_current, struct job_row *job, struct task_row *t,
+                       struct weir_error *err)
 {
 	if (store_job_get(jm->store, id, job, err) < 0)
 		return weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
 	if (need_current && (winding(jm, job) || job->attempt != attempt))
-		return weir_error_set(err, WEIR_E_GONE,
-				      "job %lld attempt %d is no longer current (job %s%s)",
-				      (long long)id, attempt, job->state,
-				      job->restart_pending ? ", restarting" : "");
+		return weir_error_set(
+		    err, WEIR_E_GONE, "job %lld attempt %d is no longer current (job %s%s)",
+		    (long long)id, attempt, job->state, job->restart_pending ? ", restarting" : "");
 	if (store_task_get(jm->store, id, attempt, role, index, t, err) < 0)
 		return weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d has no task %s:%d",
-				      (long long)id, attempt, role, index);
+		                      (long long)id, attempt, role, index);
 	return 0;
 }
 
@@ -1139,7 +1138,7 @@ static json_t *env_json(const struct job_spec *spec, const struct role_spec *rs)
 }
 
 static json_t *register_answer(struct job_manager *jm, const struct job_spec *spec,
-			       const struct role_spec *rs, const struct task_row *t)
+                               const struct role_spec *rs, const struct task_row *t)
 {
 	char *cmd = job_spec_role_command(spec, rs);
 	char *wd = workdir_path(jm, t->job_id, t->role, t->idx, t->attempt);
@@ -1148,28 +1147,27 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 	json_t *roles = json_array(), *arts = json_array(), *r = NULL;
 
 	for (size_t i = 0; i < spec->n_roles; i++)
-		json_array_append_new(roles, json_pack("{s:s, s:i, s:b, s:b}", "name",
-						       spec->roles[i].name, "instances",
-						       spec->roles[i].instances, "untracked",
-						       spec->roles[i].untracked, "sidecar",
-						       spec->roles[i].sidecar));
+		json_array_append_new(
+		    roles, json_pack("{s:s, s:i, s:b, s:b}", "name", spec->roles[i].name,
+		                     "instances", spec->roles[i].instances, "untracked",
+		                     spec->roles[i].untracked, "sidecar", spec->roles[i].sidecar));
 	for (size_t i = 0; i < spec->n_artifacts; i++)
-		json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path",
-						      spec->artifacts[i].path, "name",
-						      spec->artifacts[i].name, "archive",
-						      spec->artifacts[i].archive));
+		json_array_append_new(arts,
+		                      json_pack("{s:s, s:s, s:b}", "path", spec->artifacts[i].path,
+		                                "name", spec->artifacts[i].name, "archive",
+		                                spec->artifacts[i].archive));
 	if (cmd && wd && lp && cache)
 		r = json_pack("{s:I, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:i, s:i, "
-			      "s:s, s:o, s:o, s:o, s:I, s:I}",
-			      "job", (json_int_t)t->job_id, "role", t->role, "index", t->idx,
-			      "attempt", t->attempt, "framework", framework_name(spec->framework),
-			      "command", cmd, "workdir", wd, "log", lp, "cache_dir", cache, "env",
-			      env_json(spec, rs), "memory_mb", (json_int_t)rs->memory_mb, "vcores",
-			      rs->vcores, "gpu_count", rs->gpus, "gpus", t->gpus ? t->gpus : "",
-			      "roles", roles, "artifacts", arts, "src_dir",
-			      spec->src_dir ? json_string(spec->src_dir) : json_null(),
-			      "registration_timeout_s", (json_int_t)spec->registration_timeout_s,
-			      "execution_timeout_s", (json_int_t)spec->execution_timeout_s);
+		              "s:s, s:o, s:o, s:o, s:I, s:I}",
+		              "job", (json_int_t)t->job_id, "role", t->role, "index", t->idx,
+		              "attempt", t->attempt, "framework", framework_name(spec->framework),
+		              "command", cmd, "workdir", wd, "log", lp, "cache_dir", cache, "env",
+		              env_json(spec, rs), "memory_mb", (json_int_t)rs->memory_mb, "vcores",
+		              rs->vcores, "gpu_count", rs->gpus, "gpus", t->gpus ? t->gpus : "",
+		              "roles", roles, "artifacts", arts, "src_dir",
+		              spec->src_dir ? json_string(spec->src_dir) : json_null(),
+		              "registration_timeout_s", (json_int_t)spec->registration_timeout_s,
+		              "execution_timeout_s", (json_int_t)spec->execution_timeout_s);
 	else {
 		json_decref(roles);
 		json_decref(arts);
@@ -1213,7 +1211,7 @@ static json_t *op_launch_register(void *ctx, json_t *body, struct weir_error *er
 		goto out;
 	if (task_final(&t)) {
 		weir_error_set(err, WEIR_E_GONE, "job %lld %s:%d has already ended (%s)",
-			       (long long)id, role, index, t.state);
+		               (long long)id, role, index, t.state);
 		goto out;
 	}
 	spec = spec_of(jm, &job, err);
@@ -1262,8 +1260,9 @@ static json_t *op_launch_register(void *ctx, json_t *body, struct weir_error *er
 				if (!job.started_at)
 					job.started_at = job.running_at;
 				if (store_job_update(jm->store, &job, err) == 0)
-					event(jm, id, "state", "running: attempt %d, every task "
-							       "registered",
+					event(jm, id, "state",
+					      "running: attempt %d, every task "
+					      "registered",
 					      attempt);
 				api_notify_cluster(jm->api, id);
 			}
@@ -1277,7 +1276,7 @@ out:
 }
 
 static json_t *op_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready,
-				 struct weir_error *err)
+                                 struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
 	struct job_row job = {0};
@@ -1291,8 +1290,9 @@ static json_t *op_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready
 		return NULL;
 	}
 	if (winding(jm, &job) || job.attempt != attempt) {
-		weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d is no longer current (job %s)",
-			       (long long)id, attempt, job.state);
+		weir_error_set(err, WEIR_E_GONE,
+		               "job %lld attempt %d is no longer current (job %s)", (long long)id,
+		               attempt, job.state);
 		goto out;
 	}
 	if (strcmp(job.state, "running"))
@@ -1422,17 +1422,17 @@ out:
 }
 
 static const struct api_ops ops = {
-	.submit = op_submit,
-	.list_jobs = op_list_jobs,
-	.get_job = op_get_job,
-	.kill_job = op_kill_job,
-	.tasks = op_tasks,
-	.events = op_events,
-	.log_locate = op_log_locate,
-	.launch_register = op_launch_register,
-	.launch_cluster = op_launch_cluster,
-	.launch_started = op_launch_started,
-	.launch_exited = op_launch_exited,
+    .submit = op_submit,
+    .list_jobs = op_list_jobs,
+    .get_job = op_get_job,
+    .kill_job = op_kill_job,
+    .tasks = op_tasks,
+    .events = op_events,
+    .log_locate = op_log_locate,
+    .launch_register = op_launch_register,
+    .launch_cluster = op_launch_cluster,
+    .launch_started = op_launch_started,
+    .launch_exited = op_launch_exited,
 };
 
 const struct api_ops *job_manager_api_ops(void)
@@ -1479,26 +1479,28 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 		}
 		if (ta && n > 0 && alloc_reserve(jm->alloc, job->id, spec, ta, n, &e2) < 0)
 			log_error("recovery: job %lld: cannot take its resources back: %s",
-				  (long long)job->id, e2.msg);
+			          (long long)job->id, e2.msg);
 		free(ta);
 		for (size_t k = 0; k < n; k++) {
 			struct task_row *t = &rows[k];
 			struct executor_task et = {.job_id = t->job_id,
-						   .role = t->role,
-						   .index = t->idx,
-						   .attempt = t->attempt,
-						   .launcher_pid = t->launcher_pid};
+			                           .role = t->role,
+			                           .index = t->idx,
+			                           .attempt = t->attempt,
+			                           .launcher_pid = t->launcher_pid};
 			if (task_final(t))
 				continue;
-			if (jm->exec && t->launcher_pid > 0 && jm->exec->ops->is_alive(jm->exec, &et)) {
-				watch_add(jm, t->job_id, t->attempt, t->role, t->idx, t->launcher_pid,
-					  0, "launcher vanished without reporting");
+			if (jm->exec && t->launcher_pid > 0 &&
+			    jm->exec->ops->is_alive(jm->exec, &et)) {
+				watch_add(jm, t->job_id, t->attempt, t->role, t->idx,
+				          t->launcher_pid, 0,
+				          "launcher vanished without reporting");
 				continue;
 			}
 			bool stopping = winding(jm, job);
 			task_set_state(t, stopping ? TASK_KILLED : TASK_LOST);
-			set_str(&t->reason, stopping ? "stopped"
-						     : "launcher gone while the server was down");
+			set_str(&t->reason,
+			        stopping ? "stopped" : "launcher gone while the server was down");
 			t->ended_at = clock_now_ms();
 			if (store_task_update(jm->store, t, &e2) < 0)
 				log_error("recovery: %s", e2.msg);
@@ -1533,7 +1535,8 @@ void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_t
 	for (size_t i = 0; i < n; i++) {
 		struct task_row *t = NULL;
 		size_t nt = 0;
-		if (store_tasks_of_job(jm->store, rows[i].id, rows[i].attempt, &t, &nt, NULL) == 0) {
+		if (store_tasks_of_job(jm->store, rows[i].id, rows[i].attempt, &t, &nt, NULL) ==
+		    0) {
 			for (size_t k = 0; k < nt; k++)
 				tasks += !task_final(&t[k]);
 			task_rows_free(t, nt);
@@ -1547,8 +1550,8 @@ void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_t
 /* ---- lifetime ---- */
 
 struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
-				       const struct node_resources *node, const char *home,
-				       struct weir_error *err)
+                                       const struct node_resources *node, const char *home,
+                                       struct weir_error *err)
 {
 	struct job_manager *jm = calloc(1, sizeof *jm);
 

@@ -29,8 +29,8 @@ struct job_manager; /* opaque */
 
 /* `home` is absolute and copied.  NULL with err on out of memory. */
 struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
-				       const struct node_resources *node, const char *home,
-				       struct weir_error *err);
+                                       const struct node_resources *node, const char *home,
+                                       struct weir_error *err);
 /* Stops the manager's timers; running tasks keep running.  NULL is a no-op. */
 void job_manager_destroy(struct job_manager *jm);
 
@@ -43,8 +43,8 @@ const struct api_ops *job_manager_api_ops(void);
 
 /* The executor_exit_fn to give the executor (arg: the manager). */
 void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, int index,
-				  int attempt, int launcher_pid, int64_t exit_status,
-				  int term_signal);
+                                  int attempt, int launcher_pid, int64_t exit_status,
+                                  int term_signal);
 
 /* Recovery at start: rebuilds allocations from the active jobs' tasks,
  * marks tasks whose launcher is gone `lost` and lets sched decide, then

@@ -116,7 +116,7 @@ uint64_t resources_detect_memory_mb(void)
 		if (read_small(path, buf, sizeof buf) == 0)
 			lim = resources_parse_memory_limit(buf);
 	} else if (read_small("/sys/fs/cgroup/memory/memory.limit_in_bytes", buf, sizeof buf) ==
-		   0) {
+	           0) {
 		lim = resources_parse_memory_limit(buf);
 	}
 	if (lim > 0 && (total == 0 || lim < total))

@@ -181,15 +181,15 @@ int server_main(int argc, char **argv)
 		log_error("out of memory");
 		goto out_loop;
 	}
-	s.http = http_server_create(&s.loop, cfg.listen_host, cfg.listen_port, api_handle, s.api,
-				    &err);
+	s.http =
+	    http_server_create(&s.loop, cfg.listen_host, cfg.listen_port, api_handle, s.api, &err);
 	if (!s.http) {
 		log_error("%s", err.msg);
 		goto out_loop;
 	}
 	url = callback_url(cfg.listen_host, http_server_port(s.http));
 	s.exec = local_executor_create(&s.loop, NULL, url, token, cfg.kill_grace_s,
-				       job_manager_on_launcher_exit, s.jm, &err);
+	                               job_manager_on_launcher_exit, s.jm, &err);
 	if (!s.exec) {
 		log_error("%s", err.msg);
 		goto out_loop;
@@ -202,7 +202,7 @@ int server_main(int argc, char **argv)
 		size_t off = 0;
 		for (size_t i = 0; i < node.n_gpus && off < sizeof gpus - 2; i++)
 			off += (size_t)snprintf(gpus + off, sizeof gpus - off, "%s%s", i ? "," : "",
-						node.gpu_ids[i]);
+			                        node.gpu_ids[i]);
 		printf("weir server: listening on http://%s%s%s:%d, home %s, resources: %d vcores, "
 		       "%s memory, %zu gpus%s%s%s\n",
 		       strchr(cfg.listen_host, ':') ? "[" : "", cfg.listen_host,

@@ -24,9 +24,9 @@ static char *read_token(const char *path, struct weir_error *err)
 		t[--len] = '\0';
 	if (len < 16) {
 		weir_error_set(err, WEIR_E_INVALID,
-			       "%s: the token is too short (%zu characters; expected 32 or more); "
-			       "delete the file to have a new one made",
-			       path, len);
+		               "%s: the token is too short (%zu characters; expected 32 or more); "
+		               "delete the file to have a new one made",
+		               path, len);
 		free(t);
 		return NULL;
 	}
@@ -53,7 +53,7 @@ char *server_token_load_or_create(const char *home, struct weir_error *err)
 	fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || (got = read(fd, raw, sizeof raw)) != (ssize_t)sizeof raw) {
 		weir_error_set(err, WEIR_E_INTERNAL, "/dev/urandom: cannot read: %s",
-			       strerror(errno));
+		               strerror(errno));
 		goto out;
 	}
 	for (size_t i = 0; i < sizeof raw; i++)

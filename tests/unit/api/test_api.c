@@ -79,7 +79,7 @@ static json_t *op_events(void *ctx, int64_t id, struct weir_error *err)
 }
 
 static int op_log_locate(void *ctx, int64_t id, const char *role, int index, int attempt,
-			 char **path, bool *ended, struct weir_error *err)
+                         char **path, bool *ended, struct weir_error *err)
 {
 	(void)ctx;
 	(void)attempt;
@@ -100,8 +100,7 @@ static json_t *op_launch_body(void *ctx, json_t *body, struct weir_error *err)
 	return json_object();
 }
 
-static json_t *op_cluster(void *ctx, int64_t job, int attempt, bool *ready,
-			  struct weir_error *err)
+static json_t *op_cluster(void *ctx, int64_t job, int attempt, bool *ready, struct weir_error *err)
 {
 	(void)ctx;
 	(void)job;
@@ -117,17 +116,17 @@ static json_t *op_cluster(void *ctx, int64_t job, int attempt, bool *ready,
 }
 
 static const struct api_ops ops = {
-	.submit = op_submit,
-	.list_jobs = op_list,
-	.get_job = op_get,
-	.kill_job = op_kill,
-	.tasks = op_tasks,
-	.events = op_events,
-	.log_locate = op_log_locate,
-	.launch_register = op_launch_body,
-	.launch_cluster = op_cluster,
-	.launch_started = op_launch_body,
-	.launch_exited = op_launch_body,
+    .submit = op_submit,
+    .list_jobs = op_list,
+    .get_job = op_get,
+    .kill_job = op_kill,
+    .tasks = op_tasks,
+    .events = op_events,
+    .log_locate = op_log_locate,
+    .launch_register = op_launch_body,
+    .launch_cluster = op_cluster,
+    .launch_started = op_launch_body,
+    .launch_exited = op_launch_body,
 };
 
 /* ---- the server side: a loop on the main thread ---- */
@@ -223,7 +222,7 @@ struct reply {
 static struct reply replies[16];
 
 static void req(struct http_client *c, int slot, const char *method, const char *path,
-		const char *body)
+                const char *body)
 {
 	struct http_response resp = {0};
 	struct weir_error err = {0};
@@ -425,10 +424,10 @@ static void test_helpers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_helpers),
-		cmocka_unit_test(test_routes),
-		cmocka_unit_test(test_long_poll),
-		cmocka_unit_test(test_logs_follow),
+	    cmocka_unit_test(test_helpers),
+	    cmocka_unit_test(test_routes),
+	    cmocka_unit_test(test_long_poll),
+	    cmocka_unit_test(test_logs_follow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

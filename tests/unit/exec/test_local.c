@@ -33,7 +33,7 @@ struct ended {
 };
 
 static void on_exit_cb(void *arg, int64_t job_id, const char *role, int index, int attempt,
-		       int launcher_pid, int64_t exit_status, int term_signal)
+                       int launcher_pid, int64_t exit_status, int term_signal)
 {
 	struct ended *e = arg;
 	(void)job_id;
@@ -91,7 +91,7 @@ static struct executor *make(uv_loop_t *loop, struct ended *e, int grace)
 {
 	struct weir_error err = {0};
 	struct executor *ex = local_executor_create(loop, script, "http://127.0.0.1:1", "tok",
-						    grace, on_exit_cb, e, &err);
+	                                            grace, on_exit_cb, e, &err);
 	if (!ex)
 		fail_msg("%s", err.msg);
 	return ex;
@@ -131,8 +131,8 @@ static void test_start_args_env_log(void **state)
 	assert_string_equal(e.role, "quick");
 	text = fs_read_file(log, NULL, &err);
 	assert_non_null(text);
-	assert_non_null(
-		strstr(text, "args: launch --job 7 --role quick --index 2 --attempt 3 --host 127.0.0.1"));
+	assert_non_null(strstr(
+	    text, "args: launch --job 7 --role quick --index 2 --attempt 3 --host 127.0.0.1"));
 	assert_non_null(strstr(text, "env: http://127.0.0.1:1 tok"));
 	free(text);
 	t.launcher_pid = pid;
@@ -201,8 +201,11 @@ static void test_start_failure(void **state)
 	uv_loop_t loop;
 	struct ended e = {0};
 	struct weir_error err = {0};
-	struct executor_task t = {.job_id = 1, .role = "quick", .index = 0, .attempt = 1,
-				  .log_path = "/proc/no/such/dir/x.log"};
+	struct executor_task t = {.job_id = 1,
+	                          .role = "quick",
+	                          .index = 0,
+	                          .attempt = 1,
+	                          .log_path = "/proc/no/such/dir/x.log"};
 	int pid = 0;
 
 	(void)state;
@@ -217,10 +220,10 @@ static void test_start_failure(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_start_args_env_log),
-		cmocka_unit_test(test_stop_with_sigterm),
-		cmocka_unit_test(test_last_resort_kill),
-		cmocka_unit_test(test_start_failure),
+	    cmocka_unit_test(test_start_args_env_log),
+	    cmocka_unit_test(test_stop_with_sigterm),
+	    cmocka_unit_test(test_last_resort_kill),
+	    cmocka_unit_test(test_start_failure),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -70,12 +70,12 @@ static void test_yaml(void **state)
 	struct server_config cfg;
 	struct weir_error err = {0};
 	const char *text = "# weir.yaml\n"
-			   "listen: 0.0.0.0:9100\n"
-			   "resources:\n"
-			   "  vcores: 8\n"
-			   "  memory: 16g\n"
-			   "  gpus: 3\n"
-			   "kill_grace_seconds: 2\n";
+	                   "listen: 0.0.0.0:9100\n"
+	                   "resources:\n"
+	                   "  vcores: 8\n"
+	                   "  memory: 16g\n"
+	                   "  gpus: 3\n"
+	                   "kill_grace_seconds: 2\n";
 	const char *ids = "resources:\n  gpus: [\"a\", \"b\"]\n  memory: 2048\n";
 
 	(void)state;
@@ -150,7 +150,7 @@ static void test_resource_parsers(void **state)
 	assert_int_equal(resources_parse_cpu_max("150000 100000\n"), 2);
 	assert_int_equal(resources_parse_cpu_max("garbage"), 0);
 	assert_int_equal(resources_parse_meminfo("MemTotal:       16384000 kB\nMemFree: 1 kB\n"),
-			 16000);
+	                 16000);
 	assert_int_equal(resources_parse_meminfo("nothing"), 0);
 	assert_int_equal(resources_parse_memory_limit("max\n"), 0);
 	assert_int_equal(resources_parse_memory_limit("1073741824\n"), 1024);
@@ -200,14 +200,10 @@ static void test_token(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_listen),
-		cmocka_unit_test(test_args),
-		cmocka_unit_test(test_yaml),
-		cmocka_unit_test(test_yaml_cli_listen_wins),
-		cmocka_unit_test(test_yaml_errors),
-		cmocka_unit_test(test_resource_parsers),
-		cmocka_unit_test(test_detect),
-		cmocka_unit_test(test_token),
+	    cmocka_unit_test(test_listen),      cmocka_unit_test(test_args),
+	    cmocka_unit_test(test_yaml),        cmocka_unit_test(test_yaml_cli_listen_wins),
+	    cmocka_unit_test(test_yaml_errors), cmocka_unit_test(test_resource_parsers),
+	    cmocka_unit_test(test_detect),      cmocka_unit_test(test_token),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
