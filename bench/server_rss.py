@@ -6,6 +6,7 @@ running task (a job of M sleeping tasks).  Reads VmRSS from /proc.
 """
 
 import argparse
+import collections
 import sys
 import time
 
@@ -24,12 +25,13 @@ def main():
         # N one-task jobs of `true`, submitted in batches so the queue stays short
         t0 = time.monotonic()
         ids = []
+        states = collections.Counter()
         batch = 50
         for start in range(0, args.jobs, batch):
             chunk = [srv.submit(job_spec(1, "true", name="j%d" % i))["id"]
                      for i in range(start, min(start + batch, args.jobs))]
             for jid in chunk:
-                srv.wait(jid, interval=0.02)
+                states[srv.wait(jid, interval=0.02)["state"]] += 1
             ids += chunk
         took = time.monotonic() - t0
         time.sleep(0.5)
@@ -54,8 +56,9 @@ def main():
         srv.stop()
     print("server resident memory (VmRSS)")
     print("  idle                               %6d KB" % idle)
-    print("  with %d finished jobs recorded    %6d KB   (%d jobs ran in %.1f s, %.0f/s)"
-          % (args.jobs, with_jobs, args.jobs, took, args.jobs / took))
+    print("  with %d finished jobs recorded    %6d KB   (%d jobs ran in %.1f s, %.0f/s; %s)"
+          % (args.jobs, with_jobs, args.jobs, took, args.jobs / took,
+             ", ".join("%d %s" % (n, st) for st, n in sorted(states.items()))))
     print("  %d running tasks                   %6d KB   (+%.1f KB per running task)"
           % (args.running, running, (running - before) / args.running))
     return 0
