@@ -766,6 +766,12 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		if (usage.maxrss_bytes > o->peak_memory_bytes)
 			o->peak_memory_bytes = usage.maxrss_bytes;
 	}
+	if (terminating && !strncmp(o->reason, "execution timeout", 17) && !o->oom_killed) {
+		/* Like timeout(1): 124, outside the retryable range, so the job
+		 * fails with this reason instead of restarting. */
+		o->exit_code = 124;
+		o->signal = 0;
+	}
 	if (o->oom_killed) {
 		o->exit_code = 137;
 		o->signal = SIGKILL;

@@ -69,6 +69,8 @@ static void failure_reason(const struct task_status *t, char *buf, size_t size)
 		snprintf(buf, size, "%s:%d lost (its launcher vanished)", t->role, t->index);
 	else if (t->oom_killed)
 		snprintf(buf, size, "%s:%d OOMKilled", t->role, t->index);
+	else if (t->reason && t->reason[0])
+		snprintf(buf, size, "%s:%d %s", t->role, t->index, t->reason);
 	else if (t->signal > 0)
 		snprintf(buf, size, "%s:%d killed by signal %d", t->role, t->index, t->signal);
 	else if (t->exit_code >= 0)

@@ -49,6 +49,8 @@ struct task_status {
 	int exit_code; /* when ended; -1: none */
 	int signal;    /* 0: none */
 	bool oom_killed;
+	const char *reason; /* borrowed; why it ended as the launcher said it
+	                     * ("execution timeout after 60s"); NULL or "": none */
 };
 
 enum progress_event_kind {

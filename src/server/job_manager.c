@@ -536,6 +536,7 @@ static void progress(struct job_manager *jm, int64_t job_id, const struct progre
 		st[i].exit_code = rows[i].exit_code;
 		st[i].signal = rows[i].signal;
 		st[i].oom_killed = rows[i].oom_killed;
+		st[i].reason = rows[i].reason;
 	}
 	if (job_progress_decide(spec, job.attempt, st, n, ev, &d, &err) < 0)
 		goto fail;

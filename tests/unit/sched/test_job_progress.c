@@ -209,6 +209,27 @@ static void test_exit_1_fails(void **state)
 	progress_decision_release(&d);
 }
 
+/* The launcher's own timeout is exit 124 with its reason: not retried, and
+ * the reason says why rather than a bare exit code. */
+static void test_launcher_timeout_reason_not_retried(void **state)
+{
+	(void)state;
+	struct spec_buf b;
+	struct role_spec r[] = {ROLE("worker", 2)};
+	struct job_spec *spec = mk(&b, 1, r);
+	spec->max_restarts = 2;
+	struct task_status t[] = {RUN("worker", 0), RUN("worker", 1)};
+	struct progress_decision d;
+	end_task(&t[0], 124, 0, false);
+	t[0].reason = "execution timeout after 2s";
+	decide(spec, 1, t, 2, "worker", 0, &d);
+	assert_int_equal(d.outcome, PROGRESS_JOB_FAILED);
+	assert_int_equal(d.exit_code, 124);
+	assert_string_equal(d.reason, "worker:0 execution timeout after 2s");
+	expect_stopped(&d, (bool[]){false, true}, 2);
+	progress_decision_release(&d);
+}
+
 static void test_all_workers_policy(void **state)
 {
 	(void)state;
@@ -469,6 +490,7 @@ int main(void)
 	    cmocka_unit_test(test_worker0_decides_without_chief),
 	    cmocka_unit_test(test_restart_on_137),
 	    cmocka_unit_test(test_exit_1_fails),
+	    cmocka_unit_test(test_launcher_timeout_reason_not_retried),
 	    cmocka_unit_test(test_all_workers_policy),
 	    cmocka_unit_test(test_untracked_failure_and_stop_on_failure),
 	    cmocka_unit_test(test_lost_kill_and_timeouts),
