@@ -1,6 +1,7 @@
 """Task logs: live with --follow, from an offset, stdout and stderr together."""
 
 import subprocess
+import threading
 import time
 
 from conftest import FINAL_STATES, WEIR_BIN, cli_describe, spec
@@ -14,15 +15,22 @@ def test_follow_shows_lines_while_the_task_runs(server):
     p = subprocess.Popen([WEIR_BIN, "logs", str(job["id"]), "--role", "worker", "--index", "0",
                           "--follow"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                          text=True, env=server.cli_env(), stdin=subprocess.DEVNULL)
+    # a watchdog instead of communicate(): communicate() would skip what readline() buffered
+    watchdog = threading.Timer(30, p.kill)
+    watchdog.start()
     try:
         first = p.stdout.readline()
         state_at_first_line = server.job(job["id"])["state"]
-        rest, err = p.communicate(timeout=30)
+        rest = p.stdout.read()
+        err = p.stderr.read()
+        p.wait(10)
     finally:
+        watchdog.cancel()
         if p.poll() is None:
             p.kill()
             p.wait(10)
-    assert p.returncode == 0, (p.returncode, err)
+    assert p.returncode == 0, ("killed after 30 s: --follow did not end with the task"
+                               if p.returncode == -9 else p.returncode, err)
     assert first.strip() in ("line-1", "err-1"), first
     assert state_at_first_line == "running", "the first line came only after the task ended"
     out = (first + rest).split()
