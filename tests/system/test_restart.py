@@ -17,9 +17,11 @@ def test_gang_restarts_after_exit_137(server):
     all_tasks = server.tasks(job["id"], attempt="all")
     assert sorted((t["attempt"], t["index"]) for t in all_tasks) == \
         [(1, 0), (1, 1), (2, 0), (2, 1)], all_tasks
-    for t in all_tasks:
-        want = 137 if t["attempt"] == 1 else 0
-        assert t["exit_code"] == want, t
+    first = [t for t in all_tasks if t["attempt"] == 1]
+    # the first to exit 137 ends the attempt; its peer may be stopped (SIGTERM) before its own
+    assert any(t["exit_code"] == 137 for t in first), first
+    assert all(t["exit_code"] in (137, 143) or t["state"] == "killed" for t in first), first
+    assert all(t["exit_code"] == 0 for t in all_tasks if t["attempt"] == 2), all_tasks
     # both attempts' logs are kept
     for attempt in (1, 2):
         log = server.log(job["id"], "worker", 0, attempt=attempt)
