@@ -44,7 +44,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 all: weir
 
 weir: $(BUILD)/weir $(BUILD)/weir-launch
-	@if [ "$(BUILD)" = build ]; then cp $(BUILD)/weir weir; cp $(BUILD)/weir-launch weir-launch; fi
+	@if [ "$(BUILD)" = build ]; then ln -sfn $(BUILD)/weir weir; ln -sfn $(BUILD)/weir-launch weir-launch; fi
 
 $(BUILD)/weir: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
