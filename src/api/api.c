@@ -20,11 +20,18 @@
 #define MAX_WAIT_S 600
 #define MAX_SEGMENTS 8
 
+/* A suspended long poll: a launcher waiting for its gang (WAIT_CLUSTER), or
+ * a client waiting for a job to change from the version it has seen
+ * (WAIT_JOB: GET /jobs/{id}?wait=S&since=VERSION). */
+enum wait_kind { WAIT_CLUSTER, WAIT_JOB };
+
 struct waiter {
 	struct api *api;
 	struct http_request *req;
+	enum wait_kind kind;
 	int64_t job;
-	int attempt;
+	int attempt;           /* WAIT_CLUSTER */
+	char since[17];        /* WAIT_JOB: the version the client has */
 	int64_t deadline_ms; /* monotonic */
 	struct waiter *prev, *next;
 };
@@ -182,11 +189,60 @@ static void waiter_remove(struct waiter *w)
 	tick_update(api);
 }
 
+/* A job's version: FNV-1a of its JSON (compact, sorted keys), as 16 hex
+ * digits.  Any change a client could see changes it; the server keeps no
+ * counter for it.  Adds "version" to the job. */
+static void job_add_version(json_t *job, char out[17])
+{
+	char *text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS);
+	uint64_t h = 1469598103934665603ULL;
+
+	for (const char *p = text ? text : ""; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 1099511628211ULL;
+	}
+	free(text);
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	json_object_set_new(job, "version", json_string(out));
+}
+
+static void waiter_add(struct api *api, struct waiter *w)
+{
+	w->api = api;
+	w->next = api->waiters;
+	if (api->waiters)
+		api->waiters->prev = w;
+	api->waiters = w;
+	tick_update(api);
+	http_request_suspend(w->req);
+}
+
+static void job_waiter_check(struct waiter *w, bool timed_out)
+{
+	struct weir_error err = {0};
+	char version[17];
+	json_t *r = w->api->ops->get_job(w->api->ctx, w->job, &err);
+
+	if (r)
+		job_add_version(r, version);
+	if (!r || timed_out || strcmp(version, w->since) != 0) {
+		respond_result(w->req, 200, r, &err);
+		waiter_remove(w);
+	} else {
+		json_decref(r);
+	}
+}
+
 /* Asks again; answers and frees the waiter when there is an answer. */
 static void waiter_check(struct waiter *w, bool timed_out)
 {
 	struct weir_error err = {0};
 	bool ready = false;
+
+	if (w->kind == WAIT_JOB) {
+		job_waiter_check(w, timed_out);
+		return;
+	}
 	json_t *r = w->api->ops->launch_cluster(w->api->ctx, w->job, w->attempt, &ready, &err);
 
 	if (r || err.kind != WEIR_OK) {
@@ -250,7 +306,20 @@ void api_notify_cluster(struct api *api, int64_t job_id)
 		return;
 	for (w = api->waiters; w; w = wn) {
 		wn = w->next;
-		if (w->job == job_id)
+		if (w->kind == WAIT_CLUSTER && w->job == job_id)
+			waiter_check(w, false);
+	}
+}
+
+void api_notify_jobs(struct api *api)
+{
+	struct waiter *w, *wn;
+
+	if (!api)
+		return;
+	for (w = api->waiters; w; w = wn) {
+		wn = w->next;
+		if (w->kind == WAIT_JOB)
 			waiter_check(w, false);
 	}
 }
@@ -408,17 +477,50 @@ static void route_cluster(struct api *api, struct http_request *req)
 		respond_status(req, 500, "out of memory");
 		return;
 	}
-	w->api = api;
 	w->req = req;
+	w->kind = WAIT_CLUSTER;
 	w->job = job;
 	w->attempt = (int)attempt;
 	w->deadline_ms = clock_mono_ms() + wait * 1000;
-	w->next = api->waiters;
-	if (api->waiters)
-		api->waiters->prev = w;
-	api->waiters = w;
-	tick_update(api);
-	http_request_suspend(req);
+	waiter_add(api, w);
+}
+
+/* GET /jobs/{id}[?wait=S&since=VERSION]: answers at once unless the job is
+ * still at `since`; then when it changes or after S seconds. */
+static void route_get_job(struct api *api, struct http_request *req, int64_t id)
+{
+	struct weir_error err = {0};
+	const char *since = http_request_query(req, "since");
+	const char *wait_text = http_request_query(req, "wait");
+	int64_t wait = 0;
+	char version[17];
+
+	if (wait_text && api_parse_int(wait_text, 0, MAX_WAIT_S, &wait) < 0) {
+		respond_status(req, 400, "wait: expected whole seconds from 0 to 600");
+		return;
+	}
+	json_t *r = api->ops->get_job(api->ctx, id, &err);
+	if (!r) {
+		respond_result(req, 200, NULL, &err);
+		return;
+	}
+	job_add_version(r, version);
+	if (wait == 0 || !since || strcmp(since, version) != 0) {
+		respond_result(req, 200, r, &err);
+		return;
+	}
+	json_decref(r);
+	struct waiter *w = calloc(1, sizeof *w);
+	if (!w) {
+		respond_status(req, 500, "out of memory");
+		return;
+	}
+	w->req = req;
+	w->kind = WAIT_JOB;
+	w->job = id;
+	snprintf(w->since, sizeof w->since, "%s", version);
+	w->deadline_ms = clock_mono_ms() + wait * 1000;
+	waiter_add(api, w);
 }
 
 typedef json_t *(*body_op_fn)(void *ctx, json_t *body, struct weir_error *err);
@@ -501,9 +603,10 @@ static void route_jobs(struct api *api, struct http_request *req, char **seg, in
 		return;
 	}
 	if (n == 2) {
-		if (method_is(req, "GET"))
-			r = api->ops->get_job(api->ctx, id, &err);
-		else if (method_is(req, "DELETE"))
+		if (method_is(req, "GET")) {
+			route_get_job(api, req, id);
+			return;
+		} else if (method_is(req, "DELETE"))
 			r = api->ops->kill_job(api->ctx, id, &err);
 		else {
 			no_method(req);

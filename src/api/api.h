@@ -4,7 +4,8 @@
  * The API holds no job state: every route calls one of the api_ops the
  * server fills in (the job manager), which return JSON or fill an error.
  * What the API does own is the waiting: cluster long polls (suspended until
- * api_notify_cluster() or their deadline) and log followers (a 200 ms tick
+ * api_notify_cluster() or their deadline), job long polls (until
+ * api_notify_jobs() finds a new version, or their deadline) and log followers (a 200 ms tick
  * resumes those whose file grew or whose task ended).
  *
  * Ownership: ops return new references (or NULL with err); the API sends
@@ -69,6 +70,9 @@ void api_handle(struct http_request *req, void *arg);
 /* The gang of `job_id` may have completed (or the attempt changed):
  * re-evaluates that job's cluster long polls now. */
 void api_notify_cluster(struct api *api, int64_t job_id);
+/* Something may have changed: job long polls (GET /jobs/{id}?wait&since)
+ * compare their job's version again and answer those that changed. */
+void api_notify_jobs(struct api *api);
 /* A task ended: log followers of the job check at once. */
 void api_notify_logs(struct api *api, int64_t job_id);
 

@@ -1,6 +1,7 @@
 /* cli_submit.c: `weir submit`: parse locally, POST, follow to the end.
  *
- * Following is polling GET /api/v1/jobs/{id} every 150 ms: the answer
+ * Following is a long poll of GET /api/v1/jobs/{id}?wait=1&since=VERSION
+ * (every 150 ms against a server without versions): the answer
  * carries the current attempt's tasks, and cli_watch turns successive
  * answers into one line per change.  SIGINT and SIGTERM stay blocked and
  * are taken with sigtimedwait() while sleeping between polls, so that an
@@ -279,6 +280,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 	int64_t lost_since = -1;
 	int64_t ended_at = -1;
 	int rc = CLI_EXIT_FAILED;
+	char since[17] = "";
 
 	snprintf(path, sizeof path, "/api/v1/jobs/%lld", id);
 	cli_watch_init(&w, id);
@@ -296,7 +298,15 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 			if (kill_job(ctx, path) == 0)
 				kill_pending = false;
 		}
-		if (cli_call(ctx, "GET", path, NULL, 10000, &r) < 0) {
+		/* A long poll: the server answers when the job changes from the
+		 * version we have, or after a second (so Ctrl-C is seen soon). */
+		char poll_path[160];
+		if (since[0])
+			snprintf(poll_path, sizeof poll_path, "%s?wait=1&since=%s", path, since);
+		else
+			snprintf(poll_path, sizeof poll_path, "%s", path);
+		if (cli_call(ctx, "GET", poll_path, NULL, 10000, &r) < 0) {
+			since[0] = '\0';
 			int64_t now = clock_mono_ms();
 			if (lost_since < 0) {
 				lost_since = now;
@@ -321,6 +331,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 				fprintf(stderr, "weir: reconnected to %s\n", ctx->server_url);
 				lost_since = -1;
 			}
+			snprintf(since, sizeof since, "%s", cli_json_str(r.json, "version", ""));
 			report_previous_attempt(ctx, &w, r.json);
 			cli_watch_update(&w, r.json, print_line, NULL);
 			if (cli_job_state_is_final(cli_json_str(r.json, "state", "")) &&
@@ -333,7 +344,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 			cli_reply_release(&r);
 		}
 		fflush(stdout);
-		if (sleep_for_signal(lost_since >= 0 ? 500 : POLL_MS)) {
+		if (sleep_for_signal(lost_since >= 0 ? 500 : since[0] ? 0 : POLL_MS)) {
 			if (++interrupts == 1) {
 				kill_pending = true;
 			} else {

@@ -122,10 +122,13 @@ static void turn_end(struct job_manager *jm)
 
 	if (jm->depth == 1)
 		check_timers(jm);
-	if (--jm->depth == 0 && store_in_transaction(jm->store) &&
-	    store_commit(jm->store, &err) < 0) {
-		log_error("store: commit failed: %s", err.msg);
-		store_rollback(jm->store, NULL);
+	if (--jm->depth == 0 && store_in_transaction(jm->store)) {
+		if (store_commit(jm->store, &err) < 0) {
+			log_error("store: commit failed: %s", err.msg);
+			store_rollback(jm->store, NULL);
+		}
+		/* After the commit: clients waiting on a job see what was stored. */
+		api_notify_jobs(jm->api);
 	}
 }
 
