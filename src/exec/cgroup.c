@@ -14,6 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "lib/proc.h"
+
 #define CG_PATH_MAX 512
 
 struct cgroup {
@@ -442,47 +444,22 @@ void cgroup_destroy(struct cgroup *cg)
 	free(cg);
 }
 
+struct rss_sum {
+	pid_t pgid;
+	uint64_t total;
+};
+
+static int add_rss(const struct proc_stat *p, void *arg)
+{
+	struct rss_sum *sum = arg;
+	if (p->pgrp == sum->pgid)
+		sum->total += p->rss_bytes;
+	return 0;
+}
+
 uint64_t cgroup_pgroup_rss(pid_t pgid)
 {
-	static long page;
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	uint64_t total = 0;
-
-	if (!page)
-		page = sysconf(_SC_PAGESIZE);
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		char path[300], buf[1024];
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t got = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (got <= 0)
-			continue;
-		buf[got] = '\0';
-		/* Fields after the command name, which may hold spaces and ')'. */
-		char *p = strrchr(buf, ')');
-		if (!p)
-			continue;
-		char state;
-		int ppid, pgrp;
-		if (sscanf(p + 2, "%c %d %d", &state, &ppid, &pgrp) != 3 || pgrp != pgid)
-			continue;
-		/* rss is field 24; we are at field 3 */
-		long long rss = 0;
-		int field = 3;
-		for (char *q = p + 2; *q && field < 24; q++)
-			if (*q == ' ' && ++field == 24)
-				rss = atoll(q + 1);
-		if (rss > 0)
-			total += (uint64_t)rss * (uint64_t)page;
-	}
-	closedir(d);
-	return total;
+	struct rss_sum sum = {pgid, 0};
+	proc_each(add_rss, &sum);
+	return sum.total;
 }

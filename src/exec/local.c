@@ -21,6 +21,7 @@
 
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 
 extern char **environ;
 
@@ -58,43 +59,28 @@ struct local_executor {
 	struct stopper *stoppers;
 };
 
+struct session_kill {
+	int sid;
+	int self;
+	int killed;
+};
+
+static int kill_if_in_session(const struct proc_stat *p, void *arg)
+{
+	struct session_kill *k = arg;
+	if (p->session == k->sid && p->pid != k->self && p->pid > 1 && kill(p->pid, SIGKILL) == 0)
+		k->killed++;
+	return 0;
+}
+
 int local_kill_session(int sid)
 {
-	DIR *d;
-	struct dirent *de;
-	int n = 0;
+	struct session_kill k = {sid, (int)getpid(), 0};
 
 	if (sid <= 1)
 		return 0;
-	d = opendir("/proc");
-	if (!d)
-		return 0;
-	while ((de = readdir(d))) {
-		char path[64], buf[512];
-		int pid = atoi(de->d_name);
-		FILE *f;
-		size_t got;
-		char *rp;
-		int psid = 0;
-
-		if (pid <= 1 || pid == getpid())
-			continue;
-		snprintf(path, sizeof path, "/proc/%d/stat", pid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		got = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-		buf[got] = '\0';
-		/* the command name may hold spaces: fields resume after the last ')' */
-		rp = strrchr(buf, ')');
-		if (!rp || sscanf(rp + 1, " %*c %*d %*d %d", &psid) != 1)
-			continue;
-		if (psid == sid && kill(pid, SIGKILL) == 0)
-			n++;
-	}
-	closedir(d);
-	return n;
+	proc_each(kill_if_in_session, &k);
+	return k.killed;
 }
 
 static void launcher_closed(uv_handle_t *h)
@@ -341,22 +327,9 @@ static bool local_is_alive(struct executor *ex, const struct executor_task *task
 		if (l->pid == task->launcher_pid)
 			return true;
 	if (kill(task->launcher_pid, 0) == 0 || errno == EPERM) {
-		char path[64], buf[256];
-		FILE *f;
-		size_t got;
-		char *rp, st = 0;
-
-		snprintf(path, sizeof path, "/proc/%d/stat", task->launcher_pid);
-		f = fopen(path, "r");
-		if (!f)
-			return true;
-		got = fread(buf, 1, sizeof buf - 1, f);
-		fclose(f);
-		buf[got] = '\0';
-		rp = strrchr(buf, ')');
-		if (rp && sscanf(rp + 1, " %c", &st) == 1 && st == 'Z')
-			return false;
-		return true;
+		struct proc_stat ps;
+		/* A zombie is gone for our purpose: it will never report. */
+		return proc_read_stat(task->launcher_pid, &ps) < 0 || ps.state != 'Z';
 	}
 	return false;
 }

@@ -29,6 +29,7 @@
 #include "lib/fs.h"
 #include "lib/http_client.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "model/job_spec.h"
 
 #define EXIT_GANG_TIMEOUT 124
@@ -523,35 +524,18 @@ static void usage_add(struct usage *u, const struct rusage *r)
 		u->maxrss_bytes = (uint64_t)r->ru_maxrss * 1024;
 }
 
+static int kill_if_child(const struct proc_stat *p, void *arg)
+{
+	if (p->ppid == *(pid_t *)arg && p->state != 'Z')
+		kill(p->pid, SIGKILL);
+	return 0;
+}
+
 /* SIGKILLs every live child of this process (found through /proc). */
 static void kill_children(void)
 {
-	DIR *d = opendir("/proc");
-	struct dirent *de;
 	pid_t self = getpid();
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char path[300], buf[512];
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%s/stat", de->d_name);
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		ssize_t got = read(fd, buf, sizeof buf - 1);
-		close(fd);
-		if (got <= 0)
-			continue;
-		buf[got] = '\0';
-		char *p = strrchr(buf, ')');
-		char state;
-		int ppid;
-		if (p && sscanf(p + 2, "%c %d", &state, &ppid) == 2 && ppid == self && state != 'Z')
-			kill((pid_t)atol(de->d_name), SIGKILL);
-	}
-	closedir(d);
+	proc_each(kill_if_child, &self);
 }
 
 static void reap_orphans(struct usage *u)

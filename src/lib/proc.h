@@ -1,0 +1,27 @@
+/* proc.h: reading processes from /proc (Linux), for the launcher's and the
+ * executor's sweeps: who is a child of whom, in which group or session,
+ * how much memory it holds. */
+#ifndef WEIR_LIB_PROC_H
+#define WEIR_LIB_PROC_H
+
+#include <stdint.h>
+
+struct proc_stat {
+	int pid;
+	char state; /* 'R', 'S', 'Z' (zombie) ... */
+	int ppid;
+	int pgrp;
+	int session;
+	uint64_t rss_bytes;
+};
+
+/* Reads /proc/PID/stat.  0, or -1 when the process is gone. */
+int proc_read_stat(int pid, struct proc_stat *out);
+
+/* Returns non-zero to stop the walk. */
+typedef int (*proc_visit_fn)(const struct proc_stat *p, void *arg);
+
+/* Calls `fn` for every process that can be read. */
+void proc_each(proc_visit_fn fn, void *arg);
+
+#endif
