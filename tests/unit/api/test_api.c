@@ -1,5 +1,5 @@
 /* test_api.c: the API over a real socket: libmicrohttpd driven by a libuv
- * loop on this thread, a libcurl client on another.  Routing, auth, errors,
+ * loop on this thread, weir's HTTP client (lib/http_client) on another.  Routing, auth, errors,
  * the body limit, the cluster long poll (answered when notified, and
  * {"ready":false} at its deadline), logs from an offset and followed while
  * the file grows.  The api_ops here are a small table of the test's own,
