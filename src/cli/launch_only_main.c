@@ -3,7 +3,7 @@
  * It runs the same code as `weir launch` but links only libc and jansson,
  * so that starting it (once per task) costs a fraction of starting the full
  * weir binary, whose libraries (libmicrohttpd, libxml2 with ICU, libarchive,
- * OpenSSL, SQLite, libuv) we measured at several milliseconds per exec.
+ * nettle, SQLite, libuv) we measured at several milliseconds per exec.
  * The local executor runs it when it stands beside the server's binary.
  * Archives not yet in the cache are unpacked by `weir artifact-unpack`.
  */

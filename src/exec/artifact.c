@@ -1,5 +1,6 @@
-/* artifact.c: hashing (OpenSSL sha256) and unpacking (libarchive, every
- * format) of archives into the content-addressed cache. */
+/* artifact.c: hashing (nettle's sha256: the library libmicrohttpd's TLS
+ * already maps, so the server carries no second crypto library) and
+ * unpacking (libarchive, every format) of archives into the cache. */
 #include "exec/artifact.h"
 
 #include <archive.h>
@@ -7,7 +8,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <openssl/evp.h>
+#include <nettle/sha2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,9 +23,8 @@
 
 static int hash_file(const char *path, char hex[65], struct weir_error *err)
 {
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int md_len = 0;
-	EVP_MD_CTX *ctx = NULL;
+	uint8_t md[SHA256_DIGEST_SIZE];
+	struct sha256_ctx ctx;
 	char *buf = NULL;
 	int fd = -1, rc = -1;
 	ssize_t got;
@@ -31,32 +32,31 @@ static int hash_file(const char *path, char hex[65], struct weir_error *err)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		weir_error_set(err, WEIR_E_INVALID, "artifact %s: cannot open: %s", path,
-		               strerror(errno));
+			       strerror(errno));
 		goto out;
 	}
 	buf = malloc(1 << 20);
-	ctx = EVP_MD_CTX_new();
-	if (!buf || !ctx || EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) != 1) {
-		weir_error_set(err, WEIR_E_INTERNAL, "artifact %s: cannot start sha256", path);
+	if (!buf) {
+		weir_error_set(err, WEIR_E_INTERNAL, "artifact %s: out of memory", path);
 		goto out;
 	}
+	sha256_init(&ctx);
 	while ((got = read(fd, buf, 1 << 20)) != 0) {
 		if (got < 0) {
 			if (errno == EINTR)
 				continue;
 			weir_error_set(err, WEIR_E_INVALID, "artifact %s: cannot read: %s", path,
-			               strerror(errno));
+				       strerror(errno));
 			goto out;
 		}
-		EVP_DigestUpdate(ctx, buf, (size_t)got);
+		sha256_update(&ctx, (size_t)got, (const uint8_t *)buf);
 	}
-	EVP_DigestFinal_ex(ctx, md, &md_len);
-	for (unsigned int i = 0; i < md_len && i < 32; i++)
+	sha256_digest(&ctx, sizeof md, md);
+	for (unsigned int i = 0; i < sizeof md; i++)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 	hex[64] = '\0';
 	rc = 0;
 out:
-	EVP_MD_CTX_free(ctx);
 	free(buf);
 	if (fd >= 0)
 		close(fd);

@@ -2,7 +2,7 @@
  * per content hash into the cache (layout in exec/artifact_cache.h), shared
  * read-only by every task and job that uses the same archive.
  *
- * Links libarchive and OpenSSL; the lean launcher reaches these functions by
+ * Links libarchive and nettle; the lean launcher reaches these functions by
  * running `weir artifact-unpack` (see launch/workdir.h).
  * Errors: -1 with err naming the file and what was wrong.
  */

@@ -7,7 +7,7 @@
  *   CACHE/hashes/<dev>-<ino>-<size>-<mtime>   memo: that file's sha256
  *
  * These functions live apart from exec/artifact.c so that the lean launcher
- * (which does not link libarchive or OpenSSL, to start fast) can link an
+ * (which links neither libarchive nor nettle, to start fast) can link an
  * archive that is already in the cache.
  */
 #ifndef WEIR_EXEC_ARTIFACT_CACHE_H

@@ -8,7 +8,7 @@
  *
  * Why an unpacker hook: the launcher is started once per task, so its start
  * costs count.  The lean launcher binary (weir-launch) links neither
- * libarchive nor OpenSSL; it unpacks a new archive by running
+ * libarchive nor nettle; it unpacks a new archive by running
  * `weir artifact-unpack`, once per archive.  The full binary registers
  * exec/artifact.c's artifact_unpack_cached and unpacks in process.
  *
