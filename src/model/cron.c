@@ -1,0 +1,543 @@
+/* cron.c: cron expressions (parsing into bit sets, next/previous fire
+ * times), Airflow's data intervals and due runs, and the UTC calendar math
+ * they need.
+ *
+ * The calendar is computed by hand from days since the epoch rather than
+ * with timegm()/gmtime_r(): both are fine for UTC, but timegm() is not in
+ * C11 or POSIX and the arithmetic is a dozen lines that the tests pin down.
+ * Fire times are found by skipping whole months, days and hours that cannot
+ * match, so even a rare expression (Feb 29 that is also a Monday) is found
+ * in a few thousand steps; the search gives up after CRON_SEARCH_YEARS.
+ */
+#include "model/cron.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define MS_MIN  60000LL
+#define MS_HOUR 3600000LL
+#define MS_DAY  86400000LL
+
+/* Feb 29 skips 1900-style years: 8 years is the longest real gap. */
+#define CRON_SEARCH_YEARS 30
+
+/* ---- calendar ---------------------------------------------------------- */
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+	int64_t q = a / b;
+	if ((a % b != 0) && ((a < 0) != (b < 0)))
+		q--;
+	return q;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (eras of 400 years). */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	y -= m <= 2;
+	int64_t era = floor_div(y, 400);
+	int64_t yoe = y - era * 400;
+	int64_t mp = (m + 9) % 12; /* March = 0 */
+	int64_t doy = (153 * mp + 2) / 5 + d - 1;
+	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+struct civil {
+	int64_t year;
+	int month, day, hour, minute, second, wday;
+};
+
+static void civil_from_ms(int64_t ms, struct civil *c)
+{
+	int64_t days = floor_div(ms, MS_DAY);
+	int64_t rem = ms - days * MS_DAY;
+	c->hour = (int)(rem / MS_HOUR);
+	c->minute = (int)(rem % MS_HOUR / MS_MIN);
+	c->second = (int)(rem % MS_MIN / 1000);
+	int64_t w = (days + 4) % 7; /* 1970-01-01 was a Thursday */
+	c->wday = (int)(w < 0 ? w + 7 : w);
+
+	int64_t z = days + 719468;
+	int64_t era = floor_div(z, 146097);
+	int64_t doe = z - era * 146097;
+	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	int64_t mp = (5 * doy + 2) / 153;
+	c->day = (int)(doy - (153 * mp + 2) / 5 + 1);
+	c->month = (int)(mp < 10 ? mp + 3 : mp - 9);
+	c->year = yoe + era * 400 + (c->month <= 2);
+}
+
+int64_t schedule_make_time(int year, int month, int day, int hour, int minute, int second)
+{
+	return days_from_civil(year, month, day) * MS_DAY + hour * MS_HOUR + minute * MS_MIN +
+	       second * 1000LL;
+}
+
+static bool leap_year(int64_t y)
+{
+	return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static int days_in_month(int64_t y, int m)
+{
+	static const int dm[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	return m == 2 && leap_year(y) ? 29 : dm[m - 1];
+}
+
+char *schedule_format_ts(int64_t ms, char *buf, size_t size)
+{
+	struct civil c;
+	civil_from_ms(ms, &c);
+	snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02d+00:00", (long long)c.year, c.month,
+		 c.day, c.hour, c.minute, c.second);
+	return buf;
+}
+
+char *schedule_format_ds(int64_t ms, bool nodash, char *buf, size_t size)
+{
+	struct civil c;
+	civil_from_ms(ms, &c);
+	snprintf(buf, size, nodash ? "%04lld%02d%02d" : "%04lld-%02d-%02d", (long long)c.year,
+		 c.month, c.day);
+	return buf;
+}
+
+/* Reads exactly `n` digits. */
+static bool digits(const char **p, int n, int *out)
+{
+	int v = 0;
+	for (int i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)(*p)[i]))
+			return false;
+		v = v * 10 + ((*p)[i] - '0');
+	}
+	*p += n;
+	*out = v;
+	return true;
+}
+
+int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
+			struct weir_error *err)
+{
+	const char *p = text;
+	int y, mo, d, h = 0, mi = 0, s = 0, oh = 0, om = 0, sign = 0;
+
+	if (!digits(&p, 4, &y) || *p++ != '-' || !digits(&p, 2, &mo) || *p++ != '-' ||
+	    !digits(&p, 2, &d))
+		goto bad;
+	if (*p == 'T' || *p == ' ') {
+		p++;
+		if (!digits(&p, 2, &h) || *p++ != ':' || !digits(&p, 2, &mi))
+			goto bad;
+		if (*p == ':') {
+			p++;
+			if (!digits(&p, 2, &s))
+				goto bad;
+			if (*p == '.') { /* fractions of a second: dropped */
+				p++;
+				if (!isdigit((unsigned char)*p))
+					goto bad;
+				while (isdigit((unsigned char)*p))
+					p++;
+			}
+		}
+		if (*p == 'Z') {
+			p++;
+		} else if (*p == '+' || *p == '-') {
+			sign = *p++ == '-' ? -1 : 1;
+			if (!digits(&p, 2, &oh))
+				goto bad;
+			if (*p == ':')
+				p++;
+			if (!digits(&p, 2, &om))
+				goto bad;
+		}
+	}
+	if (*p != '\0')
+		goto bad;
+	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 ||
+	    mi > 59 || s > 59 || oh > 23 || om > 59)
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "%s: \"%s\" is not a date (year from 1970, a real day of "
+				      "the month, hours 0-23)",
+				      field, text);
+	*out_ms = schedule_make_time(y, mo, d, h, mi, s) - sign * (oh * MS_HOUR + om * MS_MIN);
+	return 0;
+bad:
+	return weir_error_set(err, WEIR_E_INVALID,
+			      "%s: expected a date like 2024-01-31, 2024-01-31T06:00:00Z or "
+			      "2024-01-31T06:00:00+02:00, got \"%s\"",
+			      field, text);
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+struct field_def {
+	const char *name;
+	int min, max; /* accepted in the text (day-of-week: 0-7) */
+	const char *expected;
+	const char *const *names; /* names[i] stands for min + i (months) or i (weekdays) */
+};
+
+static const char *const month_names[] = {"jan", "feb", "mar", "apr", "may", "jun", "jul",
+					  "aug", "sep", "oct", "nov", "dec", NULL};
+static const char *const wday_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat", NULL};
+
+static const struct field_def fields[5] = {
+	{"minute", 0, 59, "0-59", NULL},
+	{"hour", 0, 23, "0-23", NULL},
+	{"day-of-month", 1, 31, "1-31", NULL},
+	{"month", 1, 12, "1-12 or jan-dec", month_names},
+	{"day-of-week", 0, 7, "0-7 (0 and 7 are Sunday) or sun-sat", wday_names},
+};
+
+static int field_fail(const struct field_def *f, const char *text, size_t len, const char *what,
+		      struct weir_error *err)
+{
+	return weir_error_set(err, WEIR_E_INVALID, "%s field \"%.*s\": expected %s", f->name,
+			      (int)len, text, what ? what : f->expected);
+}
+
+/* A number or a name at *p; advances. */
+static bool read_value(const struct field_def *f, const char **p, const char *end, int *out)
+{
+	const char *s = *p;
+	if (s < end && isdigit((unsigned char)*s)) {
+		int v = 0, n = 0;
+		while (s < end && isdigit((unsigned char)*s)) {
+			if (++n > 3)
+				return false;
+			v = v * 10 + (*s++ - '0');
+		}
+		*p = s;
+		*out = v;
+		return true;
+	}
+	if (!f->names || end - s < 3)
+		return false;
+	for (int i = 0; f->names[i]; i++) {
+		if (strncasecmp(s, f->names[i], 3) == 0 &&
+		    (s + 3 == end || !isalpha((unsigned char)s[3]))) {
+			*p = s + 3;
+			*out = f->names == month_names ? i + 1 : i;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* One field ("1-10/2,15") into a bit set. */
+static int parse_field(const struct field_def *f, const char *text, size_t len, uint64_t *bits,
+		       bool *star, struct weir_error *err)
+{
+	const char *p = text, *end = text + len;
+	*bits = 0;
+	*star = len > 0 && text[0] == '*';
+	while (p < end) {
+		int lo, hi, step = 1;
+		bool ranged = false;
+		if (*p == '*') {
+			p++;
+			lo = f->min;
+			hi = f->max == 7 ? 6 : f->max;
+			ranged = true;
+		} else {
+			if (!read_value(f, &p, end, &lo))
+				return field_fail(f, text, len, NULL, err);
+			hi = lo;
+			if (p < end && *p == '-') {
+				p++;
+				if (!read_value(f, &p, end, &hi))
+					return field_fail(f, text, len, NULL, err);
+				ranged = true;
+			}
+			if (lo < f->min || lo > f->max || hi < f->min || hi > f->max)
+				return field_fail(f, text, len, NULL, err);
+			if (lo > hi)
+				return field_fail(f, text, len,
+						  "a range low-high with low <= high", err);
+		}
+		if (p < end && *p == '/') {
+			p++;
+			const char *s = p;
+			step = 0;
+			while (p < end && isdigit((unsigned char)*p) && p - s < 3)
+				step = step * 10 + (*p++ - '0');
+			if (p == s || step < 1 || step > f->max || (p < end && *p != ','))
+				return field_fail(f, text, len, "a step from 1 to the field's maximum",
+						  err);
+			if (!ranged) /* "5/15": from 5 to the end, Vixie's and croniter's reading */
+				hi = f->max == 7 ? 6 : f->max;
+		}
+		for (int v = lo; v <= hi; v += step)
+			*bits |= 1ULL << (f->max == 7 && v == 7 ? 0 : v);
+		if (p < end) {
+			if (*p != ',' || p + 1 == end)
+				return field_fail(f, text, len, NULL, err);
+			p++;
+		}
+	}
+	if (*bits == 0)
+		return field_fail(f, text, len, NULL, err);
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	const char *expr;
+} presets[] = {
+	{"@hourly", "0 * * * *"},  {"@daily", "0 0 * * *"},   {"@midnight", "0 0 * * *"},
+	{"@weekly", "0 0 * * 0"},  {"@monthly", "0 0 1 * *"}, {"@yearly", "0 0 1 1 *"},
+	{"@annually", "0 0 1 1 *"}, {NULL, NULL},
+};
+
+static int parse_expr(const char *expr, struct cron *c, struct weir_error *err)
+{
+	const char *starts[6];
+	size_t lens[6];
+	int n = 0;
+	const char *p = expr;
+	for (;;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (!*p)
+			break;
+		const char *s = p;
+		while (*p && *p != ' ' && *p != '\t')
+			p++;
+		if (n < 6) {
+			starts[n] = s;
+			lens[n] = (size_t)(p - s);
+		}
+		n++;
+	}
+	if (n != 5)
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "\"%s\": expected 5 fields (minute hour day-of-month month "
+				      "day-of-week), @hourly, @daily, @weekly, @monthly, @yearly, "
+				      "@once or none; got %d field%s",
+				      expr, n, n == 1 ? "" : "s");
+	uint64_t bits[5];
+	bool star[5];
+	for (int i = 0; i < 5; i++)
+		if (parse_field(&fields[i], starts[i], lens[i], &bits[i], &star[i], err) < 0)
+			return -1;
+	c->minutes = bits[0];
+	c->hours = (uint32_t)bits[1];
+	c->mdays = (uint32_t)bits[2];
+	c->months = (uint16_t)bits[3];
+	c->wdays = (uint8_t)bits[4];
+	c->mday_star = star[2];
+	c->wday_star = star[4];
+	return 0;
+}
+
+int cron_parse(const char *text, struct cron *out, struct weir_error *err)
+{
+	struct cron c;
+	memset(&c, 0, sizeof c);
+	if (!text)
+		text = "";
+	size_t len = strlen(text);
+	while (len > 0 && isspace((unsigned char)text[len - 1]))
+		len--;
+	while (len > 0 && isspace((unsigned char)*text)) {
+		text++;
+		len--;
+	}
+	if (len >= sizeof c.text)
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "expected a cron expression of at most %zu characters",
+				      sizeof c.text - 1);
+	memcpy(c.text, text, len);
+	c.text[len] = '\0';
+	if (len == 0 || !strcasecmp(c.text, "none") || !strcasecmp(c.text, "@none")) {
+		c.kind = CRON_NONE;
+		snprintf(c.text, sizeof c.text, "none");
+		*out = c;
+		return 0;
+	}
+	if (!strcasecmp(c.text, "@once")) {
+		c.kind = CRON_ONCE;
+		*out = c;
+		return 0;
+	}
+	const char *expr = c.text;
+	if (c.text[0] == '@') {
+		expr = NULL;
+		for (size_t i = 0; presets[i].name; i++)
+			if (!strcasecmp(c.text, presets[i].name))
+				expr = presets[i].expr;
+		if (!expr)
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "\"%s\": expected @hourly, @daily, @weekly, @monthly, "
+					      "@yearly, @annually, @once, none or 5 cron fields",
+					      c.text);
+	}
+	c.kind = CRON_EXPR;
+	if (parse_expr(expr, &c, err) < 0)
+		return -1;
+	/* Feb 30 and the like: refuse now rather than never run. */
+	if (cron_next(&c, schedule_make_time(2000, 1, 1, 0, 0, 0)) == CRON_NEVER)
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "\"%s\": expected an expression that matches some date "
+				      "(this one never fires)",
+				      c.text);
+	*out = c;
+	return 0;
+}
+
+/* ---- fire times -------------------------------------------------------- */
+
+static bool day_matches(const struct cron *c, const struct civil *t)
+{
+	bool md = c->mdays & (1u << t->day);
+	bool wd = c->wdays & (1u << t->wday);
+	if (c->mday_star || c->wday_star)
+		return md && wd;
+	return md || wd;
+}
+
+bool cron_matches(const struct cron *c, int64_t t_ms)
+{
+	struct civil t;
+	if (c->kind != CRON_EXPR || floor_div(t_ms, MS_MIN) * MS_MIN != t_ms)
+		return false;
+	civil_from_ms(t_ms, &t);
+	return (c->months & (1u << t.month)) && day_matches(c, &t) && (c->hours & (1u << t.hour)) &&
+	       (c->minutes & (1ULL << t.minute));
+}
+
+/* Far enough to never overflow the arithmetic below. */
+#define CRON_TIME_LIMIT (schedule_make_time(9999, 12, 31, 23, 59, 0))
+
+int64_t cron_next(const struct cron *c, int64_t after_ms)
+{
+	if (c->kind != CRON_EXPR || after_ms >= CRON_TIME_LIMIT || after_ms < -CRON_TIME_LIMIT)
+		return CRON_NEVER;
+	int64_t t = (floor_div(after_ms, MS_MIN) + 1) * MS_MIN;
+	struct civil s;
+	civil_from_ms(t, &s);
+	int64_t give_up = s.year + CRON_SEARCH_YEARS;
+	for (;;) {
+		struct civil v;
+		civil_from_ms(t, &v);
+		if (v.year > give_up)
+			return CRON_NEVER;
+		if (!(c->months & (1u << v.month))) {
+			int ny = (int)v.year + (v.month == 12), nm = v.month == 12 ? 1 : v.month + 1;
+			t = schedule_make_time(ny, nm, 1, 0, 0, 0);
+		} else if (!day_matches(c, &v)) {
+			t = floor_div(t, MS_DAY) * MS_DAY + MS_DAY;
+		} else if (!(c->hours & (1u << v.hour))) {
+			t = floor_div(t, MS_HOUR) * MS_HOUR + MS_HOUR;
+		} else if (!(c->minutes & (1ULL << v.minute))) {
+			t += MS_MIN;
+		} else {
+			return t;
+		}
+	}
+}
+
+int64_t cron_prev(const struct cron *c, int64_t before_ms)
+{
+	if (c->kind != CRON_EXPR || before_ms > CRON_TIME_LIMIT || before_ms < -CRON_TIME_LIMIT)
+		return CRON_NEVER;
+	int64_t t = floor_div(before_ms - 1, MS_MIN) * MS_MIN;
+	struct civil s;
+	civil_from_ms(t, &s);
+	int64_t give_up = s.year - CRON_SEARCH_YEARS;
+	for (;;) {
+		struct civil v;
+		civil_from_ms(t, &v);
+		if (v.year < give_up)
+			return CRON_NEVER;
+		if (!(c->months & (1u << v.month))) {
+			t = schedule_make_time((int)v.year, v.month, 1, 0, 0, 0) - MS_MIN;
+		} else if (!day_matches(c, &v)) {
+			t = floor_div(t, MS_DAY) * MS_DAY - MS_MIN;
+		} else if (!(c->hours & (1u << v.hour))) {
+			t = floor_div(t, MS_HOUR) * MS_HOUR - MS_MIN;
+		} else if (!(c->minutes & (1ULL << v.minute))) {
+			t -= MS_MIN;
+		} else {
+			return t;
+		}
+	}
+}
+
+/* ---- data intervals and due runs --------------------------------------- */
+
+struct schedule_interval schedule_data_interval(const struct cron *c, int64_t logical_ms)
+{
+	struct schedule_interval iv = {logical_ms, logical_ms};
+	if (c->kind == CRON_EXPR) {
+		int64_t next = cron_next(c, logical_ms);
+		if (next != CRON_NEVER)
+			iv.end_ms = next;
+	}
+	return iv;
+}
+
+/* The logical date of the next scheduled run to consider (its interval may
+ * not have ended yet), or CRON_NEVER. */
+static int64_t next_candidate(const struct cron *c, int64_t start_ms, int64_t end_ms,
+			      bool catchup, int64_t last_ms, int64_t now_ms)
+{
+	if (start_ms == CRON_NEVER)
+		return CRON_NEVER;
+	if (c->kind == CRON_ONCE) {
+		if (last_ms != CRON_NEVER || (end_ms != CRON_NEVER && start_ms > end_ms))
+			return CRON_NEVER;
+		return start_ms;
+	}
+	if (c->kind != CRON_EXPR)
+		return CRON_NEVER;
+	int64_t s = cron_matches(c, start_ms) ? start_ms : cron_next(c, start_ms);
+	if (last_ms != CRON_NEVER && s != CRON_NEVER && last_ms >= s)
+		s = cron_next(c, last_ms);
+	if (s != CRON_NEVER && !catchup) {
+		/* Only the latest interval that has ended: [prev(P), P) with P
+		 * the last fire time at or before now. */
+		int64_t p = cron_prev(c, now_ms + 1);
+		int64_t latest = p == CRON_NEVER ? CRON_NEVER : cron_prev(c, p);
+		if (latest != CRON_NEVER && latest > s)
+			s = latest;
+	}
+	if (s == CRON_NEVER || (end_ms != CRON_NEVER && s > end_ms))
+		return CRON_NEVER;
+	return s;
+}
+
+size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
+			 int64_t last_ms, int64_t now_ms, int64_t *out, size_t max)
+{
+	size_t n = 0;
+	while (n < max) {
+		int64_t s = next_candidate(c, start_ms, end_ms, catchup, last_ms, now_ms);
+		if (s == CRON_NEVER)
+			break;
+		struct schedule_interval iv = schedule_data_interval(c, s);
+		if (iv.end_ms > now_ms || (c->kind == CRON_ONCE && s > now_ms))
+			break;
+		out[n++] = s;
+		last_ms = s;
+		if (c->kind == CRON_ONCE)
+			break;
+	}
+	return n;
+}
+
+int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
+			  int64_t last_ms, int64_t now_ms)
+{
+	int64_t s = next_candidate(c, start_ms, end_ms, catchup, last_ms, now_ms);
+	if (s == CRON_NEVER)
+		return CRON_NEVER;
+	return schedule_data_interval(c, s).end_ms;
+}

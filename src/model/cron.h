@@ -1,0 +1,115 @@
+/* cron.h: DAG schedules: 5-field cron expressions and presets, next and
+ * previous fire times, Airflow's data intervals, and which runs are due.
+ *
+ * Everything is in UTC and in milliseconds since the epoch.  Nothing here
+ * reads a clock: the caller passes "now" in, so the scheduler stays pure
+ * and the tests are exact.
+ *
+ * Expressions: "minute hour day-of-month month day-of-week" with `*`, lists
+ * (1,15), ranges (1-5), steps (*\/5, 1-10/2, 5/15 meaning 5-max/15), month
+ * names (jan-dec) and weekday names (sun-sat), 7 also meaning Sunday.  As in
+ * Vixie cron, when both day fields are restricted (neither starts with `*`)
+ * a day matches if either matches; otherwise both must.  Presets: @hourly,
+ * @daily (@midnight), @weekly, @monthly, @yearly, @annually, @once; "none"
+ * (or an empty text) means no schedule.
+ *
+ * A struct cron is a plain value (no heap): copy it freely.
+ */
+#ifndef WEIR_MODEL_CRON_H
+#define WEIR_MODEL_CRON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+
+/* Returned where there is no such time (no next fire, no end date...). */
+#define CRON_NEVER INT64_MIN
+
+#define CRON_TEXT_MAX 128
+
+enum cron_kind {
+	CRON_NONE = 0, /* no schedule: runs only when triggered */
+	CRON_ONCE,     /* one run, at the start date */
+	CRON_EXPR,     /* a cron expression (presets included) */
+};
+
+struct cron {
+	enum cron_kind kind;
+	char text[CRON_TEXT_MAX]; /* as written ("@daily", "*\/5 * * * *", "none") */
+	uint64_t minutes;         /* bit m: minute m matches (0-59) */
+	uint32_t hours;           /* bits 0-23 */
+	uint32_t mdays;           /* bits 1-31 */
+	uint16_t months;          /* bits 1-12 */
+	uint8_t wdays;            /* bits 0-6, 0 = Sunday */
+	bool mday_star;           /* the field started with '*' (Vixie's rule) */
+	bool wday_star;
+};
+
+/* Parses `text` (NULL: no schedule) into `out`.  0, or -1 with err naming
+ * the field and what was expected: `minute field "61": expected 0-59`.
+ * The caller adds where (the file, line and key).  An expression that can
+ * never fire ("0 0 30 2 *") is an error too. */
+int cron_parse(const char *text, struct cron *out, struct weir_error *err);
+
+/* The first fire time strictly after `after_ms`, or CRON_NEVER (CRON_NONE,
+ * CRON_ONCE: those have no grid; see schedule_due_runs). */
+int64_t cron_next(const struct cron *c, int64_t after_ms);
+
+/* The last fire time strictly before `before_ms`, or CRON_NEVER. */
+int64_t cron_prev(const struct cron *c, int64_t before_ms);
+
+/* Whether `t_ms` is a fire time (whole minute, every field matching). */
+bool cron_matches(const struct cron *c, int64_t t_ms);
+
+/* A run's data interval [start_ms, end_ms).  Airflow's rule: the run whose
+ * logical date is D covers [D, next fire after D) and is due once that
+ * interval has ended.  For CRON_ONCE and CRON_NONE (and a manual run of
+ * any DAG at a time off the grid, which keeps [D, next fire)) the interval
+ * of a run without a grid is [D, D]. */
+struct schedule_interval {
+	int64_t start_ms;
+	int64_t end_ms;
+};
+struct schedule_interval schedule_data_interval(const struct cron *c, int64_t logical_ms);
+
+/* The logical dates of the scheduled runs due at `now_ms` that come after
+ * `last_ms` (the logical date of the latest scheduled run so far, or
+ * CRON_NEVER when none), in order.
+ *   start_ms: the DAG's start_date (the first interval starts at the first
+ *     fire time at or after it); end_ms: its end_date or CRON_NEVER (no run
+ *     whose logical date is after it).
+ *   catchup: every interval that ended by now; without catchup, only the
+ *     latest one that ended (Airflow's catchup=False).
+ * Writes at most `max` dates to `out` and returns how many it wrote; when
+ * that is `max`, ask again with last_ms set to the last one for more. */
+size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
+			 int64_t last_ms, int64_t now_ms, int64_t *out, size_t max);
+
+/* When the next scheduled run becomes due (the end of its interval), given
+ * the same inputs; CRON_NEVER when no run will ever be due again.  A time
+ * at or before now means a run is due already.  The server sets its timer
+ * to this. */
+int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
+			  int64_t last_ms, int64_t now_ms);
+
+/* Calendar helpers (UTC, proleptic Gregorian). */
+
+/* Parses "2024-01-31", "2024-01-31T06:00", "2024-01-31 06:00:00",
+ * "...Z", "...+02:00" (offsets are converted to UTC) or an integer of
+ * seconds since the epoch.  0, or -1 with err (`field` names it). */
+int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
+			struct weir_error *err);
+
+/* "2024-01-31T06:00:00+00:00" (Airflow's ts).  Writes into buf (at least
+ * 32 bytes); returns buf. */
+char *schedule_format_ts(int64_t ms, char *buf, size_t size);
+
+/* "2024-01-31" (nodash: "20240131").  buf of at least 16 bytes. */
+char *schedule_format_ds(int64_t ms, bool nodash, char *buf, size_t size);
+
+/* ms since the epoch of a UTC calendar time (no range checks). */
+int64_t schedule_make_time(int year, int month, int day, int hour, int minute, int second);
+
+#endif
