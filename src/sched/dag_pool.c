@@ -1,0 +1,96 @@
+/* dag_pool.c: pools, max_active_tasks and max_active_runs (dag_pool.h). */
+#include "sched/dag_pool.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct dag_candidate *x = *(const struct dag_candidate *const *)a;
+	const struct dag_candidate *y = *(const struct dag_candidate *const *)b;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	if (x->run_order != y->run_order)
+		return x->run_order < y->run_order ? -1 : 1;
+	if (x->ti_order != y->ti_order)
+		return x->ti_order < y->ti_order ? -1 : 1;
+	/* qsort is not stable: the input order breaks the last tie */
+	return x < y ? -1 : x > y;
+}
+
+static struct dag_pool *find_pool(struct dag_pool *pools, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (pools[i].name && strcmp(pools[i].name, name) == 0)
+			return &pools[i];
+	}
+	return NULL;
+}
+
+int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
+                    size_t n_dags, struct dag_pool *pools, size_t n_pools,
+                    struct dag_pool_decision *out, struct weir_error *err)
+{
+	if (n == 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (c[i].dag >= n_dags)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "dag pool: candidate %zu names dag %zu; there are %zu",
+			                      i, c[i].dag, n_dags);
+	}
+	const struct dag_candidate **order = calloc(n, sizeof(*order));
+	if (!order)
+		return weir_error_set(err, WEIR_E_INTERNAL, "dag pool: out of memory");
+	for (size_t i = 0; i < n; i++)
+		order[i] = &c[i];
+	qsort(order, n, sizeof(*order), cand_cmp);
+
+	for (size_t k = 0; k < n; k++) {
+		const struct dag_candidate *e = order[k];
+		struct dag_pool_decision *d = &out[k];
+		memset(d, 0, sizeof(*d));
+		d->candidate = (size_t)(e - c);
+		d->action = DAG_POOL_WAIT;
+		const char *pname = e->pool && *e->pool ? e->pool : DAG_DEFAULT_POOL;
+		int need = e->pool_slots > 0 ? e->pool_slots : 1;
+		struct dag_limit *lim = &dags[e->dag];
+		struct dag_pool *p = find_pool(pools, n_pools, pname);
+		if (!p) {
+			snprintf(d->reason, sizeof(d->reason), "waiting: no pool named %s", pname);
+			continue;
+		}
+		if (p->slots >= 0 && need > p->slots) {
+			snprintf(d->reason, sizeof(d->reason), "waiting: needs %d slots; pool %s has %d",
+			         need, pname, p->slots);
+			continue;
+		}
+		if (lim->max_active_tasks > 0 && lim->active >= lim->max_active_tasks) {
+			snprintf(d->reason, sizeof(d->reason),
+			         "waiting: dag %s max_active_tasks reached (%d/%d)",
+			         lim->dag_id ? lim->dag_id : "?", lim->active, lim->max_active_tasks);
+			continue;
+		}
+		if (p->slots >= 0 && p->used + need > p->slots) {
+			snprintf(d->reason, sizeof(d->reason), "waiting: pool %s full (%d/%d)", pname,
+			         p->used, p->slots);
+			continue;
+		}
+		d->action = DAG_POOL_QUEUE;
+		p->used += need;
+		lim->active++;
+	}
+	free(order);
+	return 0;
+}
+
+size_t dag_runs_startable(int max_active_runs, int running, size_t n_queued)
+{
+	if (max_active_runs <= 0)
+		return n_queued;
+	if (running >= max_active_runs)
+		return 0;
+	size_t room = (size_t)(max_active_runs - running);
+	return room < n_queued ? room : n_queued;
+}

@@ -1,0 +1,78 @@
+/* dag_pool.h: which scheduled task instances become jobs now, and which DAG
+ * runs leave the queue.
+ *
+ * Order: priority DESC, then the run's order ASC (its logical date: older
+ * runs first), then the TI's order in its run (task order).  Unlike the job
+ * queue (queue.h) there is no head-of-line blocking: a TI that waits for a
+ * full pool does not hold back TIs of other pools or DAGs, as in Airflow.
+ * A TI waits, with the reason, when
+ *   - its DAG has max_active_tasks TIs queued or running
+ *     ("waiting: dag etl max_active_tasks reached (4/4)");
+ *   - its pool has fewer free slots than it needs
+ *     ("waiting: pool gpu_pool full (1/1)");
+ *   - its pool is not configured ("waiting: no pool named gpus") or can
+ *     never hold it ("waiting: needs 3 slots; pool gpu_pool has 2").
+ * max_active_tasks <= 0 and a pool's slots < 0 mean no limit.
+ *
+ * Pure: the only state it changes is the pools' and DAGs' counts it is
+ * given (a TI queued takes its slots and one active task).
+ */
+#ifndef WEIR_SCHED_DAG_POOL_H
+#define WEIR_SCHED_DAG_POOL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+
+#define DAG_DEFAULT_POOL "default_pool"
+
+struct dag_pool {
+	const char *name; /* borrowed */
+	int slots;        /* < 0: unlimited */
+	int used;         /* slots held by queued and running TIs; grows here */
+};
+
+struct dag_limit {
+	const char *dag_id;   /* borrowed */
+	int max_active_tasks; /* <= 0: no limit */
+	int active;           /* queued + running TIs of all its runs; grows here */
+};
+
+/* One scheduled TI. */
+struct dag_candidate {
+	size_t dag;        /* index into the limits */
+	int64_t run_order; /* the run's logical date (ms): older runs first */
+	size_t ti_order;   /* its index in the run */
+	int priority;
+	const char *pool; /* NULL or "": DAG_DEFAULT_POOL */
+	int pool_slots;   /* <= 0: 1 */
+};
+
+enum dag_pool_action {
+	DAG_POOL_WAIT = 0, /* reason says why */
+	DAG_POOL_QUEUE,    /* make its job now */
+};
+
+#define DAG_POOL_REASON_MAX 160
+
+struct dag_pool_decision {
+	size_t candidate; /* index into the candidates */
+	enum dag_pool_action action;
+	char reason[DAG_POOL_REASON_MAX]; /* "" when queued */
+};
+
+/* Decides for each of the `n` candidates; out[] has room for n decisions,
+ * written in the order above.  0, or -1 with err: WEIR_E_INVALID for a
+ * candidate naming a DAG out of range, WEIR_E_INTERNAL when out of memory
+ * (nothing changed then). */
+int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
+                    size_t n_dags, struct dag_pool *pools, size_t n_pools,
+                    struct dag_pool_decision *out, struct weir_error *err);
+
+/* How many of a DAG's `n_queued` queued runs (oldest logical date first)
+ * start now, with `running` runs running; max_active_runs <= 0: no limit. */
+size_t dag_runs_startable(int max_active_runs, int running, size_t n_queued);
+
+#endif

@@ -1,0 +1,90 @@
+/* dag_trigger.h: trigger rules: whether a task instance may run, must wait,
+ * or will never run, from the states of its upstream tasks.
+ *
+ * Airflow's semantics (its TriggerRuleDep with flag_upstream_failed), so a
+ * DAG behaves as it did there.  With `total` upstreams of which `done` are
+ * finished (success, failed, upstream_failed, skipped):
+ *
+ *   rule          cascades (checked first)              ready when
+ *   all_success   failed|upstream_failed>0: UPSTREAM_FAILED;   success == total
+ *                 else skipped>0: SKIPPED
+ *   all_failed    success|skipped>0: SKIPPED                   failed+upstream_failed == total
+ *   all_done      -                                             done == total
+ *   one_success   done == total and all skipped: SKIPPED;       success > 0
+ *                 done == total and success == 0: UPSTREAM_FAILED
+ *   one_failed    done == total and no failed|upstream_failed:  failed+upstream_failed > 0
+ *                 SKIPPED
+ *   none_failed   failed|upstream_failed>0: UPSTREAM_FAILED     success+skipped == total
+ *   none_skipped  skipped>0: SKIPPED                            done == total
+ *   always        -                                             at once, even before its
+ *                                                               upstreams (as Airflow)
+ *
+ * A task without upstreams is READY under every rule (Airflow skips the
+ * check).  Otherwise WAIT.  The cascades decide as soon as the outcome is
+ * certain, not when every upstream is done: all_success gives
+ * UPSTREAM_FAILED on the first failure, one_success READY on the first
+ * success.
+ *
+ * Pure; no allocation.
+ */
+#ifndef WEIR_SCHED_DAG_TRIGGER_H
+#define WEIR_SCHED_DAG_TRIGGER_H
+
+#include "sched/dag_states.h"
+
+enum dag_trigger_rule {
+	DAG_TRIGGER_ALL_SUCCESS = 0, /* the default */
+	DAG_TRIGGER_ALL_DONE,
+	DAG_TRIGGER_ALL_FAILED,
+	DAG_TRIGGER_ONE_SUCCESS,
+	DAG_TRIGGER_ONE_FAILED,
+	DAG_TRIGGER_NONE_FAILED,
+	DAG_TRIGGER_NONE_SKIPPED,
+	DAG_TRIGGER_ALWAYS,
+};
+
+#define DAG_TRIGGER_RULE_COUNT (DAG_TRIGGER_ALWAYS + 1)
+
+/* What a TI in state none becomes. */
+enum dag_trigger_verdict {
+	DAG_TRIGGER_WAIT = 0,
+	DAG_TRIGGER_READY,           /* -> scheduled */
+	DAG_TRIGGER_UPSTREAM_FAILED, /* -> upstream_failed */
+	DAG_TRIGGER_SKIPPED,         /* -> skipped */
+};
+
+/* The states of a task's upstreams, one count per upstream task (a foreach
+ * group counts once: dag_trigger_group_state()). */
+struct dag_upstream_counts {
+	int total; /* upstream tasks */
+	int success;
+	int failed;
+	int upstream_failed;
+	int skipped;
+	int done; /* finished in any of the four states above (removed counts too) */
+};
+
+/* "all_success", ...; never NULL ("?" out of range). */
+const char *dag_trigger_rule_name(enum dag_trigger_rule r);
+/* 0, or -1 when `name` is not a rule (NULL included). */
+int dag_trigger_rule_from_name(const char *name, enum dag_trigger_rule *out);
+const char *dag_trigger_verdict_name(enum dag_trigger_verdict v);
+
+enum dag_trigger_verdict dag_trigger_evaluate(enum dag_trigger_rule rule,
+                                              const struct dag_upstream_counts *c);
+
+/* Adds one upstream in state `s` to `c` (unfinished states only count in
+ * total). */
+void dag_upstream_counts_add(struct dag_upstream_counts *c, enum dag_ti_state s);
+
+/* The state a foreach group of `n` instances shows its downstream, so the
+ * join waits for all of them:
+ *   - any instance unfinished (none .. running, up_for_retry): that
+ *     unfinished state (DAG_TI_RUNNING stands for all of them) -- the join waits;
+ *   - else any failed: failed; else any upstream_failed: upstream_failed;
+ *   - else any skipped: skipped (an empty group, n == 0, is skipped, as
+ *     Airflow skips a task mapped over nothing); else success.
+ * Removed instances are left out. */
+enum dag_ti_state dag_trigger_group_state(const enum dag_ti_state *states, int n);
+
+#endif
