@@ -1,0 +1,746 @@
+/* template.c: rendering and checking `{{ name }}` templates, with the
+ * shell-quoting rules of template.h, and the variables of a task try (as
+ * template values and as WEIR_* environment entries).
+ *
+ * Why a quoting tracker: quoting a value as '...' is only safe where the
+ * shell reads it as plain text.  Written inside "..." it would end up as
+ * '$(cmd)' within double quotes, where $(cmd) runs.  So the renderer reads
+ * the literal parts of a command the way sh does (quotes, escapes, $(),
+ * backticks, ${}, comments, here-documents) and quotes each value for the
+ * place it lands in, or refuses where no quoting is safe.  The tests run
+ * the results through /bin/sh to prove it.
+ */
+#include "model/template.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/cron.h"
+
+/* ---- context ----------------------------------------------------------- */
+
+static int oom(struct weir_error *err)
+{
+	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+}
+
+int template_ctx_set(struct template_ctx *ctx, const char *name, const char *value,
+		     enum template_trust trust, struct weir_error *err)
+{
+	char *v = strdup(value ? value : "");
+	if (!v)
+		return oom(err);
+	for (size_t i = 0; i < ctx->n; i++) {
+		if (!strcmp(ctx->v[i].name, name)) {
+			free(ctx->v[i].value);
+			ctx->v[i].value = v;
+			ctx->v[i].trust = trust;
+			return 0;
+		}
+	}
+	if (ctx->n == ctx->cap) {
+		size_t ncap = ctx->cap ? ctx->cap * 2 : 16;
+		struct template_var *nv = realloc(ctx->v, ncap * sizeof *nv);
+		if (!nv) {
+			free(v);
+			return oom(err);
+		}
+		ctx->v = nv;
+		ctx->cap = ncap;
+	}
+	char *n = strdup(name);
+	if (!n) {
+		free(v);
+		return oom(err);
+	}
+	ctx->v[ctx->n].name = n;
+	ctx->v[ctx->n].value = v;
+	ctx->v[ctx->n].trust = trust;
+	ctx->n++;
+	return 0;
+}
+
+const struct template_var *template_ctx_get(const struct template_ctx *ctx, const char *name)
+{
+	for (size_t i = 0; ctx && i < ctx->n; i++)
+		if (!strcmp(ctx->v[i].name, name))
+			return &ctx->v[i];
+	return NULL;
+}
+
+void template_ctx_release(struct template_ctx *ctx)
+{
+	if (!ctx)
+		return;
+	for (size_t i = 0; i < ctx->n; i++) {
+		free(ctx->v[i].name);
+		free(ctx->v[i].value);
+	}
+	free(ctx->v);
+	ctx->v = NULL;
+	ctx->n = ctx->cap = 0;
+}
+
+static const char *const standard_names[] = {
+	"ds",     "ds_nodash", "ts",      "logical_date", "data_interval_start", "data_interval_end",
+	"run_id", "dag_id",    "task_id", "try_number",   NULL,
+};
+
+int template_known_standard(struct strvec *known)
+{
+	for (size_t i = 0; standard_names[i]; i++)
+		if (strvec_push(known, standard_names[i]) < 0)
+			return -1;
+	return 0;
+}
+
+enum template_trust template_name_trust(const char *name)
+{
+	if (!strncmp(name, "params.", 7) || !strcmp(name, "item") || !strncmp(name, "outputs.", 8))
+		return TEMPLATE_OUTSIDE;
+	return TEMPLATE_TRUSTED;
+}
+
+/* ---- output buffer ----------------------------------------------------- */
+
+struct buf {
+	char *p;
+	size_t n, cap;
+	bool failed;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t len)
+{
+	if (b->failed)
+		return;
+	if (b->n + len + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 64;
+		while (ncap < b->n + len + 1)
+			ncap *= 2;
+		char *np = realloc(b->p, ncap);
+		if (!np) {
+			b->failed = true;
+			return;
+		}
+		b->p = np;
+		b->cap = ncap;
+	}
+	memcpy(b->p + b->n, s, len);
+	b->n += len;
+	b->p[b->n] = '\0';
+}
+
+static void buf_adds(struct buf *b, const char *s)
+{
+	buf_add(b, s, strlen(s));
+}
+
+/* ---- the shell's quoting, as far as it matters here --------------------- */
+
+enum frame {
+	F_TOP,      /* plain text */
+	F_CMDSUB,   /* $( ... ): plain text again */
+	F_DQ,       /* " ... " */
+	F_BACKTICK, /* ` ... `: quoting rules of its own; refused */
+	F_BRACE,    /* ${ ... }: refused */
+};
+
+#define SHELL_DEPTH 32
+
+struct shell {
+	enum frame stack[SHELL_DEPTH];
+	int parens[SHELL_DEPTH]; /* open "(" inside a $( frame */
+	int sp;                  /* stack[sp - 1] is the current frame */
+	bool overflow;           /* nested deeper than we follow: refuse values */
+	bool sq;                 /* inside '...' */
+	bool ansi;               /* inside $'...' */
+	bool comment;
+	bool word_start;
+	int heredoc; /* 0: none, 1: announced (body from the next line), 2: in the body */
+	bool strip_tabs;
+	char delim[64];
+	char line[80]; /* the body line so far, to spot the delimiter */
+	size_t line_len;
+	bool line_long;
+};
+
+static void shell_init(struct shell *sh)
+{
+	memset(sh, 0, sizeof *sh);
+	sh->stack[0] = F_TOP;
+	sh->sp = 1;
+	sh->word_start = true;
+}
+
+static enum frame shell_top(const struct shell *sh)
+{
+	return sh->stack[sh->sp - 1];
+}
+
+static void shell_push(struct shell *sh, enum frame f)
+{
+	if (sh->sp == SHELL_DEPTH) {
+		sh->overflow = true;
+		return;
+	}
+	sh->parens[sh->sp] = 0;
+	sh->stack[sh->sp++] = f;
+}
+
+static void shell_pop(struct shell *sh)
+{
+	if (sh->sp > 1)
+		sh->sp--;
+}
+
+/* After "<<" at s: reads the delimiter word (quotes removed). */
+static void heredoc_start(struct shell *sh, const char *s)
+{
+	size_t n = 0;
+	sh->strip_tabs = *s == '-';
+	if (*s == '-')
+		s++;
+	while (*s == ' ' || *s == '\t')
+		s++;
+	while (*s && !strchr(" \t\n;|&<>()", *s)) {
+		if (*s != '\'' && *s != '"' && *s != '\\' && n + 1 < sizeof sh->delim)
+			sh->delim[n++] = *s;
+		s++;
+	}
+	sh->delim[n] = '\0';
+	sh->heredoc = 1;
+}
+
+static void heredoc_line_end(struct shell *sh)
+{
+	const char *l = sh->line;
+	size_t len = sh->line_len;
+	if (sh->strip_tabs)
+		while (len > 0 && *l == '\t') {
+			l++;
+			len--;
+		}
+	if (!sh->line_long && len == strlen(sh->delim) && !memcmp(l, sh->delim, len))
+		sh->heredoc = 0;
+	sh->line_len = 0;
+	sh->line_long = false;
+}
+
+/* Feeds the character at s[0] (s[1..] is lookahead); returns how many
+ * characters it consumed (1 or 2). */
+static size_t shell_feed(struct shell *sh, const char *s)
+{
+	char c = s[0];
+	if (sh->heredoc == 2) {
+		if (c == '\n')
+			heredoc_line_end(sh);
+		else if (sh->line_len + 1 < sizeof sh->line)
+			sh->line[sh->line_len++] = c;
+		else
+			sh->line_long = true;
+		return 1;
+	}
+	if (sh->comment) {
+		if (c == '\n') {
+			sh->comment = false;
+			sh->word_start = true;
+			if (sh->heredoc == 1)
+				sh->heredoc = 2;
+		}
+		return 1;
+	}
+	if (sh->sq) {
+		if (sh->ansi && c == '\\' && s[1])
+			return 2;
+		if (c == '\'')
+			sh->sq = sh->ansi = false;
+		return 1;
+	}
+	enum frame top = shell_top(sh);
+	if (top == F_DQ) {
+		if (c == '\\' && s[1])
+			return 2;
+		if (c == '"')
+			shell_pop(sh);
+		else if (c == '$' && s[1] == '(') {
+			shell_push(sh, F_CMDSUB);
+			return 2;
+		} else if (c == '$' && s[1] == '{') {
+			shell_push(sh, F_BRACE);
+			return 2;
+		} else if (c == '`')
+			shell_push(sh, F_BACKTICK);
+		return 1;
+	}
+	/* plain text: top level, $( ), ` `, ${ } */
+	bool was_word_start = sh->word_start;
+	sh->word_start = strchr(" \t\n;&|()", c) != NULL;
+	switch (c) {
+	case '\\':
+		return s[1] ? 2 : 1;
+	case '\'': sh->sq = true; return 1;
+	case '"': shell_push(sh, F_DQ); return 1;
+	case '`':
+		if (top == F_BACKTICK)
+			shell_pop(sh);
+		else
+			shell_push(sh, F_BACKTICK);
+		return 1;
+	case '$':
+		if (s[1] == '(') {
+			shell_push(sh, F_CMDSUB);
+			sh->word_start = true;
+			return 2;
+		}
+		if (s[1] == '{') {
+			shell_push(sh, F_BRACE);
+			return 2;
+		}
+		if (s[1] == '\'') {
+			sh->sq = sh->ansi = true;
+			return 2;
+		}
+		return 1;
+	case '(':
+		if (top == F_CMDSUB)
+			sh->parens[sh->sp - 1]++;
+		return 1;
+	case ')':
+		if (top == F_CMDSUB) {
+			if (sh->parens[sh->sp - 1] == 0)
+				shell_pop(sh);
+			else
+				sh->parens[sh->sp - 1]--;
+		}
+		return 1;
+	case '}':
+		if (top == F_BRACE)
+			shell_pop(sh);
+		return 1;
+	case '#':
+		if (was_word_start)
+			sh->comment = true;
+		return 1;
+	case '<':
+		if (s[1] == '<' && s[2] != '<') {
+			heredoc_start(sh, s + 2);
+			return 2;
+		}
+		return 1;
+	case '\n':
+		if (sh->heredoc == 1 && sh->sp == 1)
+			sh->heredoc = 2;
+		return 1;
+	default: return 1;
+	}
+}
+
+/* Why an outside value cannot go here, or NULL when it can. */
+static const char *shell_unsafe(const struct shell *sh)
+{
+	if (sh->overflow)
+		return "in quoting nested too deeply to follow";
+	if (sh->heredoc == 2)
+		return "in a here-document";
+	if (sh->comment)
+		return "in a comment";
+	if (sh->ansi)
+		return "inside $'...'";
+	for (int i = 0; i < sh->sp; i++) {
+		if (sh->stack[i] == F_BACKTICK)
+			return "inside `...` (use $(...) instead)";
+		if (sh->stack[i] == F_BRACE)
+			return "inside ${...}";
+	}
+	return NULL;
+}
+
+static void add_sq_body(struct buf *b, const char *v)
+{
+	for (const char *p = v; *p; p++) {
+		if (*p == '\'')
+			buf_adds(b, "'\\''");
+		else
+			buf_add(b, p, 1);
+	}
+}
+
+static void add_quoted(struct buf *b, const struct shell *sh, const char *v)
+{
+	if (sh->sq) {
+		add_sq_body(b, v);
+	} else if (shell_top(sh) == F_DQ) {
+		buf_adds(b, "\"'");
+		add_sq_body(b, v);
+		buf_adds(b, "'\"");
+	} else {
+		buf_adds(b, "'");
+		add_sq_body(b, v);
+		buf_adds(b, "'");
+	}
+}
+
+/* A value weir made that needs no quoting anywhere. */
+static bool safe_text(const char *v)
+{
+	for (const char *p = v; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("_.:+,=@%/-", *p))
+			return false;
+	return true;
+}
+
+/* ---- the template language --------------------------------------------- */
+
+struct scan {
+	const char *tmpl;
+	enum template_mode mode;
+	const struct template_ctx *ctx; /* render: values */
+	const struct strvec *known;     /* check: names */
+	struct buf *out;                /* NULL when checking */
+	struct shell sh;
+	struct weir_error *err;
+};
+
+static void where(const char *tmpl, const char *at, int *line, int *col)
+{
+	*line = 1;
+	*col = 1;
+	for (const char *p = tmpl; p < at; p++) {
+		if (*p == '\n') {
+			(*line)++;
+			*col = 1;
+		} else {
+			(*col)++;
+		}
+	}
+}
+
+static int scan_fail(struct scan *s, const char *at, const char *fmt, const char *arg)
+{
+	char msg[600];
+	int line, col;
+	snprintf(msg, sizeof msg, fmt, arg);
+	where(s->tmpl, at, &line, &col);
+	if (line > 1)
+		return weir_error_set(s->err, WEIR_E_INVALID, "line %d, column %d of the template: %s",
+				      line, col, msg);
+	return weir_error_set(s->err, WEIR_E_INVALID, "column %d of the template: %s", col, msg);
+}
+
+static bool known_has(const struct strvec *known, const char *name)
+{
+	size_t nl = strlen(name);
+	for (size_t i = 0; i < known->n; i++) {
+		const char *k = known->v[i];
+		size_t kl = strlen(k);
+		if (kl >= 2 && !strcmp(k + kl - 2, ".*")) {
+			if (nl > kl - 1 && !strncmp(name, k, kl - 1))
+				return true;
+		} else if (!strcmp(k, name)) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static void known_list(const struct scan *s, char *out, size_t size)
+{
+	out[0] = '\0';
+	size_t used = 0;
+	for (size_t i = 0; s->known && i < s->known->n; i++) {
+		const char *k = s->known->v[i];
+		size_t kl = strlen(k);
+		int n = snprintf(out + used, size - used, "%s%.*s%s", i ? ", " : "",
+				 (int)(kl >= 2 && !strcmp(k + kl - 2, ".*") ? kl - 2 : kl), k,
+				 kl >= 2 && !strcmp(k + kl - 2, ".*") ? ".KEY" : "");
+		if (n < 0 || (size_t)n >= size - used) {
+			out[used] = '\0';
+			snprintf(out + used, size - used, ", ...");
+			return;
+		}
+		used += (size_t)n;
+	}
+	if (s->ctx) {
+		for (size_t i = 0; i < s->ctx->n; i++) {
+			int n = snprintf(out + used, size - used, "%s%s", used ? ", " : "",
+					 s->ctx->v[i].name);
+			if (n < 0 || (size_t)n >= size - used) {
+				out[used] = '\0';
+				snprintf(out + used, size - used, ", ...");
+				return;
+			}
+			used += (size_t)n;
+		}
+	}
+}
+
+static bool name_valid(const char *p, size_t len)
+{
+	if (len == 0 || !(isalpha((unsigned char)p[0]) || p[0] == '_'))
+		return false;
+	bool after_dot = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = p[i];
+		if (c == '.') {
+			if (after_dot || i + 1 == len)
+				return false;
+			after_dot = true;
+			continue;
+		}
+		if (!isalnum((unsigned char)c) && c != '_' && !(c == '-' && !after_dot && i > 0 &&
+								 memchr(p, '.', i)))
+			return false;
+		after_dot = false;
+	}
+	return true;
+}
+
+/* Literal text: copied out, and followed by the quoting tracker. */
+static void scan_literal(struct scan *s, const char *p, size_t len)
+{
+	if (s->out)
+		buf_add(s->out, p, len);
+	if (s->mode != TEMPLATE_SHELL)
+		return;
+	/* The tracker needs lookahead; a copy keeps it inside this piece. */
+	char *copy = strndup(p, len);
+	if (!copy) {
+		if (s->out)
+			s->out->failed = true;
+		s->sh.overflow = true;
+		return;
+	}
+	for (size_t i = 0; i < len;)
+		i += shell_feed(&s->sh, copy + i);
+	free(copy);
+}
+
+/* One `{{ ... }}` starting at `open`; *next is set past its `}}`. */
+static int scan_expr(struct scan *s, const char *open, const char **next)
+{
+	const char *p = open + 2;
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '\'' || *p == '"') {
+		const char *q = strchr(p + 1, *p);
+		if (!q)
+			return scan_fail(s, open, "%s", "a quoted literal in {{ }} is not closed");
+		const char *lit = p + 1;
+		size_t lit_len = (size_t)(q - lit);
+		p = q + 1;
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (p[0] != '}' || p[1] != '}')
+			return scan_fail(s, open, "%s", "expected }} after the quoted literal");
+		*next = p + 2;
+		scan_literal(s, lit, lit_len);
+		return 0;
+	}
+	const char *name = p;
+	while (*p && (isalnum((unsigned char)*p) || *p == '_' || *p == '.' || *p == '-'))
+		p++;
+	size_t name_len = (size_t)(p - name);
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (p[0] != '}' || p[1] != '}') {
+		const char *close = strstr(open + 2, "}}");
+		if (!close)
+			return scan_fail(s, open, "%s", "{{ without a closing }}");
+		char got[80];
+		snprintf(got, sizeof got, "%.*s", (int)(close - open - 2 > 60 ? 60 : close - open - 2),
+			 open + 2);
+		return scan_fail(s, open,
+				 "expected a variable name like ds or params.NAME inside {{ }} "
+				 "(no filters or expressions), got \"%s\"",
+				 got);
+	}
+	*next = p + 2;
+	char nm[256];
+	if (!name_valid(name, name_len) || name_len >= sizeof nm)
+		return scan_fail(s, open,
+				 "expected a variable name like ds or params.NAME inside {{ }}, "
+				 "got \"%.60s\"",
+				 name_len ? name : "");
+	memcpy(nm, name, name_len);
+	nm[name_len] = '\0';
+
+	const struct template_var *var = NULL;
+	bool found = s->ctx ? (var = template_ctx_get(s->ctx, nm)) != NULL
+			    : known_has(s->known, nm);
+	if (!found) {
+		char list[400], msg[560];
+		known_list(s, list, sizeof list);
+		snprintf(msg, sizeof msg, "unknown variable \"%s\"; known here: %s", nm, list);
+		return scan_fail(s, open, "%s", msg);
+	}
+	enum template_trust trust = var ? var->trust : template_name_trust(nm);
+	const char *value = var ? var->value : "";
+	if (s->mode == TEMPLATE_SHELL && trust == TEMPLATE_TRUSTED && var && !safe_text(value))
+		trust = TEMPLATE_OUTSIDE;
+	if (s->mode == TEMPLATE_SHELL && trust == TEMPLATE_OUTSIDE) {
+		const char *why = shell_unsafe(&s->sh);
+		if (why) {
+			char msg[400];
+			snprintf(msg, sizeof msg,
+				 "{{ %s }} comes from outside and cannot be quoted safely %s; "
+				 "use its environment variable (WEIR_PARAM_<NAME>, WEIR_ITEM) "
+				 "there instead",
+				 nm, why);
+			return scan_fail(s, open, "%s", msg);
+		}
+		if (s->out)
+			add_quoted(s->out, &s->sh, value);
+	} else if (s->out) {
+		buf_adds(s->out, value);
+	}
+	return 0;
+}
+
+static int scan_run(struct scan *s)
+{
+	const char *p = s->tmpl;
+	shell_init(&s->sh);
+	for (;;) {
+		const char *open = strstr(p, "{{");
+		if (!open) {
+			scan_literal(s, p, strlen(p));
+			break;
+		}
+		scan_literal(s, p, (size_t)(open - p));
+		if (scan_expr(s, open, &p) < 0)
+			return -1;
+	}
+	if (s->out && s->out->failed)
+		return oom(s->err);
+	return 0;
+}
+
+char *template_render(const char *tmpl, const struct template_ctx *ctx, enum template_mode mode,
+		      struct weir_error *err)
+{
+	static const struct template_ctx empty = TEMPLATE_CTX_INIT;
+	struct buf out = {0};
+	struct scan s = {.tmpl = tmpl, .mode = mode, .ctx = ctx ? ctx : &empty, .out = &out,
+			 .err = err};
+	buf_add(&out, "", 0);
+	if (scan_run(&s) < 0) {
+		free(out.p);
+		return NULL;
+	}
+	return out.p;
+}
+
+int template_check(const char *tmpl, const struct strvec *known, enum template_mode mode,
+		   struct weir_error *err)
+{
+	static const struct strvec none = STRVEC_INIT;
+	struct scan s = {.tmpl = tmpl, .mode = mode, .known = known ? known : &none, .err = err};
+	return scan_run(&s);
+}
+
+/* ---- the variables of a task try --------------------------------------- */
+
+char *template_value_text(const json_t *v)
+{
+	char buf[64];
+	switch (json_typeof(v)) {
+	case JSON_STRING: return strndup(json_string_value(v), json_string_length(v));
+	case JSON_INTEGER:
+		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+		return strdup(buf);
+	case JSON_REAL: snprintf(buf, sizeof buf, "%.17g", json_real_value(v)); return strdup(buf);
+	case JSON_TRUE: return strdup("true");
+	case JSON_FALSE: return strdup("false");
+	case JSON_NULL: return strdup("");
+	default: return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	}
+}
+
+static int set_json(struct template_ctx *ctx, const char *name, const json_t *v,
+		    struct weir_error *err)
+{
+	char *text = template_value_text(v);
+	if (!text)
+		return oom(err);
+	int rc = template_ctx_set(ctx, name, text, TEMPLATE_OUTSIDE, err);
+	free(text);
+	return rc;
+}
+
+int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
+		      struct weir_error *err)
+{
+	char ds[32], nodash[32], ts[40], start[40], end[40], tryn[24];
+	const char *key, *task;
+	const json_t *v, *obj;
+
+	schedule_format_ds(run->logical_ms, false, ds, sizeof ds);
+	schedule_format_ds(run->logical_ms, true, nodash, sizeof nodash);
+	schedule_format_ts(run->logical_ms, ts, sizeof ts);
+	schedule_format_ts(run->interval_start_ms, start, sizeof start);
+	schedule_format_ts(run->interval_end_ms, end, sizeof end);
+	snprintf(tryn, sizeof tryn, "%d", run->try_number);
+	const char *values[] = {ds, nodash, ts, ts, start, end, run->run_id, run->dag_id,
+				run->task_id, tryn};
+	for (size_t i = 0; standard_names[i]; i++)
+		if (template_ctx_set(ctx, standard_names[i], values[i], TEMPLATE_TRUSTED, err) < 0)
+			return -1;
+	if (run->params && json_is_object(run->params)) {
+		json_object_foreach ((json_t *)run->params, key, v) {
+			char name[300];
+			snprintf(name, sizeof name, "params.%s", key);
+			if (set_json(ctx, name, v, err) < 0)
+				return -1;
+		}
+	}
+	if (run->outputs && json_is_object(run->outputs)) {
+		json_object_foreach ((json_t *)run->outputs, task, obj) {
+			if (!json_is_object(obj))
+				continue;
+			json_object_foreach ((json_t *)obj, key, v) {
+				char name[600];
+				snprintf(name, sizeof name, "outputs.%s.%s", task, key);
+				if (set_json(ctx, name, v, err) < 0)
+					return -1;
+			}
+		}
+	}
+	if (run->item && template_ctx_set(ctx, "item", run->item, TEMPLATE_OUTSIDE, err) < 0)
+		return -1;
+	return 0;
+}
+
+int template_env(const struct template_run *run, struct strvec *out, struct weir_error *err)
+{
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	struct template_run r = *run;
+	int rc = -1;
+
+	r.outputs = NULL; /* not in the environment: $WEIR_OUTPUT files carry them */
+	if (template_ctx_fill(&ctx, &r, err) < 0)
+		goto out;
+	for (size_t i = 0; i < ctx.n; i++) {
+		const char *name = ctx.v[i].name;
+		int prc;
+		if (!strncmp(name, "params.", 7)) {
+			prc = strvec_pushf(out, "WEIR_PARAM_%s=%s", name + 7, ctx.v[i].value);
+		} else {
+			char upper[64];
+			size_t j;
+			for (j = 0; name[j] && j + 1 < sizeof upper; j++)
+				upper[j] = (char)toupper((unsigned char)name[j]);
+			upper[j] = '\0';
+			prc = strvec_pushf(out, "WEIR_%s=%s", upper, ctx.v[i].value);
+		}
+		if (prc < 0) {
+			oom(err);
+			goto out;
+		}
+	}
+	rc = 0;
+out:
+	template_ctx_release(&ctx);
+	return rc;
+}

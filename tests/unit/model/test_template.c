@@ -1,0 +1,337 @@
+/* Tests of templating: values, errors with their place, check mode, the
+ * environment, and injection attempts through outside values that are run
+ * with /bin/sh to prove each reached the program as one literal string and
+ * ran nothing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "model/cron.h"
+#include "model/template.h"
+
+static char *render(const char *tmpl, const struct template_ctx *ctx, enum template_mode mode)
+{
+	struct weir_error err = {0};
+	char *out = template_render(tmpl, ctx, mode, &err);
+	if (!out)
+		fail_msg("\"%s\": %s", tmpl, err.msg);
+	return out;
+}
+
+static void expect_render(const struct template_ctx *ctx, enum template_mode mode,
+			  const char *tmpl, const char *want)
+{
+	char *got = render(tmpl, ctx, mode);
+	if (strcmp(got, want))
+		fail_msg("\"%s\" -> \"%s\", want \"%s\"", tmpl, got, want);
+	free(got);
+}
+
+static void expect_render_error(const struct template_ctx *ctx, const char *tmpl,
+				const char *needle)
+{
+	struct weir_error err = {0};
+	char *got = template_render(tmpl, ctx, TEMPLATE_SHELL, &err);
+	if (got) {
+		fail_msg("\"%s\" rendered as \"%s\", expected an error with \"%s\"", tmpl, got,
+			 needle);
+	}
+	if (!strstr(err.msg, needle))
+		fail_msg("\"%s\": error \"%s\" lacks \"%s\"", tmpl, err.msg, needle);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+}
+
+static void fill(struct template_ctx *ctx, const char *item)
+{
+	json_t *params = json_pack("{s:s, s:i, s:b, s:[i,i], s:n}", "table", "events", "n", 3,
+				   "flag", 1, "list", 1, 2, "nothing");
+	json_t *outputs = json_pack("{s:{s:i, s:s}}", "extract", "rows", 42, "path", "/data/x");
+	struct template_run run = {
+		.dag_id = "recsys",
+		.run_id = "scheduled__2024-01-02T00:00:00+00:00",
+		.task_id = "train",
+		.logical_ms = schedule_make_time(2024, 1, 2, 0, 0, 0),
+		.interval_start_ms = schedule_make_time(2024, 1, 2, 0, 0, 0),
+		.interval_end_ms = schedule_make_time(2024, 1, 3, 0, 0, 0),
+		.try_number = 2,
+		.params = params,
+		.outputs = outputs,
+		.item = item,
+	};
+	struct weir_error err = {0};
+	if (template_ctx_fill(ctx, &run, &err) < 0)
+		fail_msg("%s", err.msg);
+	json_decref(params);
+	json_decref(outputs);
+}
+
+static void test_values(void **state)
+{
+	(void)state;
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	fill(&ctx, "als");
+	expect_render(&ctx, TEMPLATE_SHELL, "run --ds {{ ds }} --nd {{ds_nodash}}",
+		      "run --ds 2024-01-02 --nd 20240102");
+	expect_render(&ctx, TEMPLATE_SHELL, "{{ ts }}|{{ logical_date }}",
+		      "2024-01-02T00:00:00+00:00|2024-01-02T00:00:00+00:00");
+	expect_render(&ctx, TEMPLATE_SHELL, "{{ data_interval_start }} {{ data_interval_end }}",
+		      "2024-01-02T00:00:00+00:00 2024-01-03T00:00:00+00:00");
+	expect_render(&ctx, TEMPLATE_SHELL, "{{ dag_id }}.{{ task_id }}#{{ try_number }}",
+		      "recsys.train#2");
+	expect_render(&ctx, TEMPLATE_SHELL, "{{ run_id }}", "scheduled__2024-01-02T00:00:00+00:00");
+	/* outside values are quoted in a command ... */
+	expect_render(&ctx, TEMPLATE_SHELL, "load {{ params.table }} {{ params.n }}",
+		      "load 'events' '3'");
+	expect_render(&ctx, TEMPLATE_SHELL, "{{ params.flag }} {{ params.list }} [{{ params.nothing }}]",
+		      "'true' '[1,2]' ['']");
+	expect_render(&ctx, TEMPLATE_SHELL, "cat {{ outputs.extract.path }} # {{ ds }}",
+		      "cat '/data/x' # 2024-01-02");
+	expect_render(&ctx, TEMPLATE_SHELL, "train --model {{ item }}", "train --model 'als'");
+	/* ... and follow the quoting they land in */
+	expect_render(&ctx, TEMPLATE_SHELL, "echo \"t={{ params.table }}!\"",
+		      "echo \"t=\"'events'\"!\"");
+	expect_render(&ctx, TEMPLATE_SHELL, "echo 't={{ params.table }}!'", "echo 't=events!'");
+	/* ... but not in an environment value */
+	expect_render(&ctx, TEMPLATE_RAW, "{{ params.table }}-{{ item }}-{{ outputs.extract.rows }}",
+		      "events-als-42");
+	/* literals, no templates, braces that are not templates */
+	expect_render(&ctx, TEMPLATE_SHELL, "echo {{ '{{' }} x {{ \"}}\" }}", "echo {{ x }}");
+	expect_render(&ctx, TEMPLATE_SHELL, "awk '{ print $1 }' f", "awk '{ print $1 }' f");
+	expect_render(&ctx, TEMPLATE_SHELL, "x }} y", "x }} y");
+	expect_render(&ctx, TEMPLATE_SHELL, "", "");
+	/* a run id a user chose is quoted although run_id is weir's */
+	assert_int_equal(template_ctx_set(&ctx, "run_id", "x; touch y", TEMPLATE_TRUSTED, NULL), 0);
+	expect_render(&ctx, TEMPLATE_SHELL, "echo {{ run_id }}", "echo 'x; touch y'");
+	expect_render(&ctx, TEMPLATE_RAW, "{{ run_id }}", "x; touch y");
+	template_ctx_release(&ctx);
+	template_ctx_release(&ctx); /* released twice: still fine */
+}
+
+static void test_errors(void **state)
+{
+	(void)state;
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	fill(&ctx, NULL);
+	expect_render_error(&ctx, "echo {{ foo }}", "column 6 of the template: unknown variable \"foo\"");
+	expect_render_error(&ctx, "echo {{ params.missing }}", "unknown variable \"params.missing\"");
+	expect_render_error(&ctx, "echo {{ item }}", "unknown variable \"item\"");
+	expect_render_error(&ctx, "a\nbb {{ nope }}", "line 2, column 4 of the template");
+	expect_render_error(&ctx, "echo {{ ds", "{{ without a closing }}");
+	expect_render_error(&ctx, "echo {{ ds }", "{{ without a closing }}");
+	expect_render_error(&ctx, "echo {{ ds | upper }}", "no filters or expressions");
+	expect_render_error(&ctx, "echo {{ }}", "expected a variable name");
+	expect_render_error(&ctx, "echo {{ 1ds }}", "expected a variable name");
+	expect_render_error(&ctx, "echo {{ params..x }}", "expected a variable name");
+	expect_render_error(&ctx, "echo {{ 'open }}", "not closed");
+	/* outside values where no quoting is safe */
+	expect_render_error(&ctx, "echo `echo {{ params.table }}`", "inside `...`");
+	expect_render_error(&ctx, "echo ${X:-{{ params.table }}}", "inside ${...}");
+	expect_render_error(&ctx, "echo \"${X:-{{ params.table }}}\"", "inside ${...}");
+	expect_render_error(&ctx, "echo $'a{{ params.table }}'", "inside $'...'");
+	expect_render_error(&ctx, "cat <<EOF\n{{ params.table }}\nEOF", "in a here-document");
+	expect_render_error(&ctx, "cat <<'EOF'\nx {{ params.table }}\nEOF", "in a here-document");
+	expect_render_error(&ctx, "true # {{ params.table }}", "in a comment");
+	expect_render_error(&ctx, "true # don't\necho `{{ params.n }}`", "inside `...`");
+	/* ... while trusted ones are fine there, and the tracker comes back out */
+	expect_render(&ctx, TEMPLATE_SHELL, "echo `echo {{ ds }}` {{ params.n }}",
+		      "echo `echo 2024-01-02` '3'");
+	expect_render(&ctx, TEMPLATE_SHELL, "cat <<EOF\n{{ ds }}\nEOF\necho {{ params.n }}",
+		      "cat <<EOF\n2024-01-02\nEOF\necho '3'");
+	expect_render(&ctx, TEMPLATE_SHELL, "true # it's\necho {{ params.n }}",
+		      "true # it's\necho '3'");
+	expect_render(&ctx, TEMPLATE_SHELL, "echo ${HOME} a#b {{ params.n }}",
+		      "echo ${HOME} a#b '3'");
+	template_ctx_release(&ctx);
+}
+
+static void test_check(void **state)
+{
+	(void)state;
+	struct strvec known = STRVEC_INIT;
+	struct weir_error err = {0};
+	assert_int_equal(template_known_standard(&known), 0);
+	assert_int_equal(strvec_push(&known, "params.table"), 0);
+	assert_int_equal(strvec_push(&known, "outputs.extract.*"), 0);
+
+	assert_int_equal(template_check("load {{ params.table }} {{ ds }} {{ try_number }}", &known,
+					TEMPLATE_SHELL, &err),
+			 0);
+	assert_int_equal(template_check("{{ outputs.extract.rows }}", &known, TEMPLATE_SHELL, &err),
+			 0);
+	assert_int_equal(template_check("{{ params.other }}", &known, TEMPLATE_SHELL, &err), -1);
+	assert_non_null(strstr(err.msg, "unknown variable \"params.other\""));
+	assert_non_null(strstr(err.msg, "params.table"));
+	assert_non_null(strstr(err.msg, "outputs.extract.KEY"));
+	assert_int_equal(template_check("{{ outputs.extract }}", &known, TEMPLATE_SHELL, &err), -1);
+	assert_int_equal(template_check("{{ outputs.load.rows }}", &known, TEMPLATE_SHELL, &err),
+			 -1);
+	assert_int_equal(template_check("{{ item }}", &known, TEMPLATE_SHELL, &err), -1);
+	assert_int_equal(template_check("{{ ds", &known, TEMPLATE_SHELL, &err), -1);
+	/* check mode finds unsafe places for outside values too */
+	assert_int_equal(template_check("echo `{{ params.table }}`", &known, TEMPLATE_SHELL, &err),
+			 -1);
+	assert_non_null(strstr(err.msg, "WEIR_PARAM_<NAME>"));
+	assert_int_equal(template_check("echo `{{ params.table }}`", &known, TEMPLATE_RAW, &err), 0);
+	assert_int_equal(template_check("echo `{{ ds }}`", &known, TEMPLATE_SHELL, &err), 0);
+	assert_int_equal(template_name_trust("params.x"), TEMPLATE_OUTSIDE);
+	assert_int_equal(template_name_trust("item"), TEMPLATE_OUTSIDE);
+	assert_int_equal(template_name_trust("outputs.a.b"), TEMPLATE_OUTSIDE);
+	assert_int_equal(template_name_trust("ds"), TEMPLATE_TRUSTED);
+	strvec_release(&known);
+}
+
+static void test_env(void **state)
+{
+	(void)state;
+	json_t *params = json_pack("{s:s, s:i}", "table", "ev'ents", "n", 3);
+	struct template_run run = {
+		.dag_id = "recsys",
+		.run_id = "manual__1",
+		.task_id = "train",
+		.logical_ms = schedule_make_time(2024, 2, 29, 6, 0, 0),
+		.interval_start_ms = schedule_make_time(2024, 2, 29, 6, 0, 0),
+		.interval_end_ms = schedule_make_time(2024, 3, 1, 0, 0, 0),
+		.try_number = 1,
+		.params = params,
+		.item = "gbdt",
+	};
+	struct strvec env = STRVEC_INIT;
+	assert_int_equal(template_env(&run, &env, NULL), 0);
+	const char *want[] = {
+		"WEIR_DS=2024-02-29",
+		"WEIR_DS_NODASH=20240229",
+		"WEIR_TS=2024-02-29T06:00:00+00:00",
+		"WEIR_LOGICAL_DATE=2024-02-29T06:00:00+00:00",
+		"WEIR_DATA_INTERVAL_START=2024-02-29T06:00:00+00:00",
+		"WEIR_DATA_INTERVAL_END=2024-03-01T00:00:00+00:00",
+		"WEIR_RUN_ID=manual__1",
+		"WEIR_DAG_ID=recsys",
+		"WEIR_TASK_ID=train",
+		"WEIR_TRY_NUMBER=1",
+		"WEIR_PARAM_table=ev'ents",
+		"WEIR_PARAM_n=3",
+		"WEIR_ITEM=gbdt",
+	};
+	assert_int_equal(env.n, sizeof want / sizeof want[0]);
+	for (size_t i = 0; i < env.n; i++)
+		assert_string_equal(env.v[i], want[i]);
+	strvec_release(&env);
+	json_decref(params);
+}
+
+/* Runs `cmd` with /bin/sh (popen) and returns what it printed. */
+static char *sh_output(const char *cmd)
+{
+	FILE *f = popen(cmd, "r");
+	assert_non_null(f);
+	size_t cap = 4096, n = 0;
+	char *out = malloc(cap);
+	assert_non_null(out);
+	size_t r;
+	while ((r = fread(out + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (n + 1 == cap) {
+			cap *= 2;
+			out = realloc(out, cap);
+			assert_non_null(out);
+		}
+	}
+	out[n] = '\0';
+	pclose(f);
+	return out;
+}
+
+static void test_injection(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/weir-template-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char pwned[128];
+	snprintf(pwned, sizeof pwned, "%s/PWNED", dir);
+
+	char p_sub[200], p_tick[200], p_semi[200], p_dq[200], p_nl[200], p_amp[200];
+	snprintf(p_sub, sizeof p_sub, "$(touch %s)", pwned);
+	snprintf(p_tick, sizeof p_tick, "`touch %s`", pwned);
+	snprintf(p_semi, sizeof p_semi, "'; touch %s; '", pwned);
+	snprintf(p_dq, sizeof p_dq, "\"; touch %s; \"", pwned);
+	snprintf(p_nl, sizeof p_nl, "x\ntouch %s\n", pwned);
+	snprintf(p_amp, sizeof p_amp, "a' && touch %s #", pwned);
+	const char *payloads[] = {
+		"'; rm -rf /; '", p_sub, p_tick, p_semi, p_dq, p_nl, p_amp,
+		"$(...)", "`...`", "line1\nline2", "'", "''", "\\", "\\'", "'\\''",
+		"$HOME", "*", " a  b ", "x' 'y", "}}", "{{ ds }}", "-n", "", "%s%d", "!",
+		"\t", "\"", "a\"b'c`d$e\\f", "${IFS}", "#", ")", "$(", "'\"'\"'",
+	};
+	/* printf '%s|' prints each argument followed by |: one argument in,
+	 * exactly "value|" out. */
+	struct {
+		const char *tmpl;
+		const char *pre, *post;
+		bool strip_nl; /* $(...) drops trailing newlines */
+	} shapes[] = {
+		{"printf '%s|' {{ params.x }}", "", "|", false},
+		{"printf '%s|' \"pre {{ params.x }} post\"", "pre ", " post|", false},
+		{"printf '%s|' 'pre {{ params.x }} post'", "pre ", " post|", false},
+		{"printf '%s|' \"a\"{{ params.x }}\"b\"", "a", "b|", false},
+		{"x={{ params.x }}; printf '%s|' \"$x\"", "", "|", false},
+		{"printf '%s|' \"$(printf '%s' {{ params.x }})\"", "", "|", true},
+		{"printf '%s|' \"$(printf '%s' \"{{ params.x }}\")\"", "", "|", true},
+		{"printf '%s|' $(true) \"{{ params.x }}\"", "", "|", false},
+		{"f() { printf '%s|' \"$1\"; }; f {{ params.x }}", "", "|", false},
+		{"printf '%s|' \"it's \"{{ params.x }}", "it's ", "|", false},
+		{"printf '%s|' {{ params.x }}{{ params.x }}", NULL, NULL, false},
+	};
+	for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++) {
+		struct template_ctx ctx = TEMPLATE_CTX_INIT;
+		assert_int_equal(
+			template_ctx_set(&ctx, "params.x", payloads[i], TEMPLATE_OUTSIDE, NULL), 0);
+		for (size_t j = 0; j < sizeof shapes / sizeof shapes[0]; j++) {
+			char *cmd = render(shapes[j].tmpl, &ctx, TEMPLATE_SHELL);
+			char *got = sh_output(cmd);
+			char want[600];
+			size_t vlen = strlen(payloads[i]);
+			if (shapes[j].strip_nl)
+				while (vlen > 0 && payloads[i][vlen - 1] == '\n')
+					vlen--;
+			if (shapes[j].pre)
+				snprintf(want, sizeof want, "%s%.*s%s", shapes[j].pre, (int)vlen,
+					 payloads[i], shapes[j].post);
+			else
+				snprintf(want, sizeof want, "%s%s|", payloads[i], payloads[i]);
+			if (strcmp(got, want))
+				fail_msg("payload \"%s\" in \"%s\": ran \"%s\", printed \"%s\", "
+					 "want \"%s\"",
+					 payloads[i], shapes[j].tmpl, cmd, got, want);
+			free(got);
+			free(cmd);
+		}
+		template_ctx_release(&ctx);
+	}
+	/* nothing the payloads asked for ran */
+	assert_int_equal(access(pwned, F_OK), -1);
+
+	/* the test can fail: the same payload unquoted does run */
+	char raw[300];
+	snprintf(raw, sizeof raw, "printf '%%s|' %s", p_sub);
+	free(sh_output(raw));
+	assert_int_equal(access(pwned, F_OK), 0);
+	unlink(pwned);
+	rmdir(dir);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_values), cmocka_unit_test(test_errors),
+		cmocka_unit_test(test_check),  cmocka_unit_test(test_env),
+		cmocka_unit_test(test_injection),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
