@@ -395,6 +395,20 @@ char *cli_task_name(json_t *task, char *buf, size_t size)
 	return buf;
 }
 
+char *cli_task_exit_text(json_t *task, char *buf, size_t size)
+{
+	long long ec = cli_json_int(task, "exit_code", -1);
+	long long sig = cli_json_int(task, "signal", 0);
+
+	if (ec >= 0)
+		snprintf(buf, size, "%lld", ec);
+	else if (sig > 0)
+		snprintf(buf, size, "signal %lld", sig);
+	else
+		snprintf(buf, size, "-");
+	return buf;
+}
+
 int cli_table_init(struct cli_table *t, size_t n_cols, const char *const *header)
 {
 	memset(t, 0, sizeof *t);

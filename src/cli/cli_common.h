@@ -138,6 +138,8 @@ int64_t cli_object_duration_ms(json_t *obj, int64_t now_ms);
 
 /* "role:index" of a Task object into buf. */
 char *cli_task_name(json_t *task, char *buf, size_t size);
+/* A task's exit for a table: "0", "137", "signal 9" or "-"; returns buf. */
+char *cli_task_exit_text(json_t *task, char *buf, size_t size);
 
 /* A table printed with columns padded to their widest cell.  Cells are
  * copied.  The last column is not padded (no trailing blanks). */

@@ -136,20 +136,13 @@ static void print_tasks(json_t *tasks, int64_t now)
 		const char *host = cli_json_str(task, "host", NULL);
 		long long port = cli_json_int(task, "port", -1);
 		long long p = cli_json_int(task, "pid", -1);
-		long long ec = cli_json_int(task, "exit_code", -1);
-		long long sig = cli_json_int(task, "signal", 0);
 
 		if (host && port > 0)
 			snprintf(hostport, sizeof hostport, "%s:%lld", host, port);
 		else
 			snprintf(hostport, sizeof hostport, "%s", host ? host : "-");
 		snprintf(pid, sizeof pid, p > 0 ? "%lld" : "-", p);
-		if (ec >= 0)
-			snprintf(code, sizeof code, "%lld", ec);
-		else if (sig > 0)
-			snprintf(code, sizeof code, "signal %lld", sig);
-		else
-			snprintf(code, sizeof code, "-");
+		cli_task_exit_text(task, code, sizeof code);
 		const char *gpus = cli_json_str(task, "gpus", "");
 		const char *row[] = {
 			cli_task_name(task, name, sizeof name),

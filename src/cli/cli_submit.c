@@ -188,15 +188,8 @@ static void print_summary(json_t *job)
 	if (json_array_size(tasks) > 0 && cli_table_init(&t, 6, header) == 0) {
 		json_array_foreach(tasks, i, task) {
 			char name[128], code[32], tdur[32], mem[32], why[256];
-			long long ec = cli_json_int(task, "exit_code", -1);
-			long long sig = cli_json_int(task, "signal", 0);
 
-			if (ec >= 0)
-				snprintf(code, sizeof code, "%lld", ec);
-			else if (sig > 0)
-				snprintf(code, sizeof code, "signal %lld", sig);
-			else
-				snprintf(code, sizeof code, "-");
+			cli_task_exit_text(task, code, sizeof code);
 			const char *row[] = {
 				cli_task_name(task, name, sizeof name),
 				cli_json_str(task, "state", "?"),
