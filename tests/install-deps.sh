@@ -3,7 +3,7 @@
 # Skips apt entirely when everything is already there.
 set -e
 PKGS="pkg-config libuv1-dev libmicrohttpd-dev libsqlite3-dev libjansson-dev
-libyaml-dev libxml2-dev libarchive-dev nettle-dev libcmocka-dev python3-pytest python3-torch clang
+libyaml-dev libxml2-dev libarchive-dev nettle-dev libcmocka-dev python3-pytest python3-torch clang libclang-rt-14-dev
 procps zip"
 missing=""
 for p in $PKGS; do
