@@ -57,6 +57,73 @@ static const char *const migrations[] = {
     /* 1 -> 2: indexes for the queue, the listings and the journal */
     "CREATE INDEX jobs_by_state ON jobs (state, priority DESC, id);"
     "CREATE INDEX events_by_job ON events (job_id, id);",
+    /* 2 -> 3: workflows: DAGs, their runs, task instances and every try
+     * (store/dag_store.h; docs/internals/dags.md).  IF NOT EXISTS: a file
+     * whose version was set back by hand may have them already */
+    "CREATE TABLE IF NOT EXISTS dags ("
+    " dag_id TEXT PRIMARY KEY,"
+    " file TEXT NOT NULL DEFAULT '',"
+    " paused INTEGER NOT NULL DEFAULT 0,"
+    " active INTEGER NOT NULL DEFAULT 1,"
+    " last_parsed_at INTEGER,"
+    " import_error TEXT NOT NULL DEFAULT '',"
+    " spec_json TEXT NOT NULL DEFAULT '{}');"
+    "CREATE TABLE IF NOT EXISTS dag_import_errors ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " file TEXT NOT NULL UNIQUE,"
+    " time INTEGER NOT NULL,"
+    " message TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS dag_runs ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " dag_id TEXT NOT NULL REFERENCES dags(dag_id) ON DELETE CASCADE,"
+    " run_id TEXT NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('queued','running','success','failed')),"
+    " run_type TEXT NOT NULL CHECK (run_type IN ('manual','scheduled','backfill')),"
+    " logical_date INTEGER NOT NULL,"
+    " data_interval_start INTEGER, data_interval_end INTEGER,"
+    " conf TEXT NOT NULL DEFAULT '{}',"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " queued_at INTEGER, start_date INTEGER, end_date INTEGER,"
+    " UNIQUE (dag_id, run_id),"
+    " UNIQUE (dag_id, logical_date));"
+    "CREATE INDEX IF NOT EXISTS dag_runs_by_state ON dag_runs (state, dag_id, logical_date);"
+    "CREATE TABLE IF NOT EXISTS task_instances ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL DEFAULT -1,"
+    " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
+    "  'failed','up_for_retry','upstream_failed','skipped','removed')),"
+    " try_number INTEGER NOT NULL DEFAULT 0,"
+    " max_tries INTEGER NOT NULL DEFAULT 1,"
+    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    " pool TEXT NOT NULL DEFAULT 'default_pool',"
+    " pool_slots INTEGER NOT NULL DEFAULT 1,"
+    " priority INTEGER NOT NULL DEFAULT 0,"
+    " queued_at INTEGER, start_date INTEGER, end_date INTEGER, next_retry_at INTEGER,"
+    " rendered_command TEXT NOT NULL DEFAULT '',"
+    " outputs TEXT,"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
+    " FOREIGN KEY (dag_id, run_id) REFERENCES dag_runs (dag_id, run_id) ON DELETE CASCADE);"
+    "CREATE INDEX IF NOT EXISTS task_instances_by_job ON task_instances (job_id) WHERE job_id IS NOT NULL;"
+    "CREATE INDEX IF NOT EXISTS task_instances_by_state ON task_instances (state);"
+    "CREATE TABLE IF NOT EXISTS task_instance_tries ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL,"
+    " try_number INTEGER NOT NULL,"
+    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
+    "  'failed','up_for_retry','upstream_failed','skipped','removed')),"
+    " start_date INTEGER, end_date INTEGER,"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"
+    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
+    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);"
+    "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
+    " WHERE job_id IS NOT NULL;",
 };
 
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
@@ -367,6 +434,11 @@ void store_close(struct store *s)
 int store_schema_version(struct store *s)
 {
 	return s->version;
+}
+
+sqlite3 *store_db(struct store *s)
+{
+	return s->db;
 }
 
 /* ---- transactions ---- */

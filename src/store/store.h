@@ -1,5 +1,6 @@
 /* store.h: weir's metadata in one SQLite file (WAL): jobs, tasks of every
- * attempt, the event journal, and a key/value table for the server.
+ * attempt, the event journal, and a key/value table for the server.  The
+ * schema also holds the DAG tables, whose functions are in store/dag_store.h.
  *
  * The store keeps and returns; it decides nothing.  States are stored and
  * returned as their names ("queued", "running", ...; sched/states.h turns
@@ -37,7 +38,7 @@ struct store; /* opaque */
 
 /* The schema version this build writes; store_open() migrates older files
  * forward and refuses newer ones. */
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 #define STORE_STATE_MAX 16
 
@@ -106,6 +107,12 @@ void store_close(struct store *s);
 
 /* The schema version of the open file (== STORE_SCHEMA_VERSION after open). */
 int store_schema_version(struct store *s);
+
+/* The open SQLite connection, for the other tables' modules on the same
+ * file (store/dag_store.h): they prepare their own statements on it and use
+ * store_begin()/store_commit() for transactions.  Borrowed: valid until
+ * store_close(). */
+struct sqlite3 *store_db(struct store *s);
 
 /* One transaction at a time (no nesting).  store_rollback() on a handle
  * with no open transaction is a no-op returning 0. */

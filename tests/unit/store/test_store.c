@@ -397,7 +397,7 @@ static void test_migrations(void **state)
 	                 0);
 
 	f->s = open_ok(f->path);
-	assert_int_equal(store_schema_version(f->s), 2);
+	assert_int_equal(store_schema_version(f->s), STORE_SCHEMA_VERSION);
 	struct job_row r;
 	assert_int_equal(store_job_get(f->s, j, &r, &err), 0);
 	assert_string_equal(r.name, "old");

@@ -1,0 +1,1075 @@
+/* dag_store.c: the workflow tables (dag_store.h): DAGs, import errors, runs,
+ * task instances and tries, with statements kept in the handle and
+ * prepared on the store's connection.
+ *
+ * The tables themselves are created by store.c's migration 3, so a file has
+ * one schema version for everything.
+ */
+#include "store/dag_store.h"
+
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define RUN_COLS                                                                                   \
+	"id, dag_id, run_id, state, run_type, logical_date, data_interval_start,"                  \
+	" data_interval_end, conf, reason, queued_at, start_date, end_date"
+
+#define TI_COLS                                                                                    \
+	"t.dag_id, t.run_id, t.task_id, t.map_index, t.state, t.try_number, t.max_tries,"          \
+	" t.job_id, t.pool, t.pool_slots, t.priority, t.queued_at, t.start_date, t.end_date,"      \
+	" t.next_retry_at, t.rendered_command, t.outputs, t.reason"
+
+#define TRY_COLS                                                                                   \
+	"dag_id, run_id, task_id, map_index, try_number, job_id, state, start_date, end_date,"     \
+	" reason"
+
+#define DAG_COLS "dag_id, file, paused, active, last_parsed_at, import_error, spec_json"
+
+#define RUN_FILTER " WHERE (?1 IS NULL OR dag_id = ?1) AND (?2 IS NULL OR state = ?2)"
+
+enum ds_stmt {
+	DS_DAG_PUT,
+	DS_DAG_GET,
+	DS_DAG_LIST,
+	DS_DAG_LIST_ACTIVE,
+	DS_DAG_PAUSE,
+	DS_DAG_DEACTIVATE,
+	DS_IE_SET,
+	DS_IE_CLEAR,
+	DS_IE_LIST,
+	DS_RUN_INSERT,
+	DS_RUN_GET,
+	DS_RUN_LIST_ASC,
+	DS_RUN_LIST_DESC,
+	DS_RUN_COUNT,
+	DS_RUNS_ACTIVE,
+	DS_RUN_UPDATE,
+	DS_RUN_DELETE,
+	DS_TI_INSERT,
+	DS_TI_GET,
+	DS_TIS_OF_RUN,
+	DS_TI_BY_JOB,
+	DS_TIS_IN_STATE,
+	DS_TI_UPDATE,
+	DS_TRY_PUT,
+	DS_TRY_GET,
+	DS_TRIES_OF_TI,
+	DS_COUNT,
+};
+
+static const char *const ds_sql[DS_COUNT] = {
+    /* a re-parse keeps `paused`: only a new DAG takes it from the row */
+    [DS_DAG_PUT] = "INSERT INTO dags (" DAG_COLS ") VALUES (?,?,?,?,?,?,?)"
+                   " ON CONFLICT (dag_id) DO UPDATE SET file = excluded.file,"
+                   " active = excluded.active, last_parsed_at = excluded.last_parsed_at,"
+                   " import_error = excluded.import_error, spec_json = excluded.spec_json",
+    [DS_DAG_GET] = "SELECT " DAG_COLS " FROM dags WHERE dag_id = ?",
+    [DS_DAG_LIST] = "SELECT " DAG_COLS " FROM dags ORDER BY dag_id",
+    [DS_DAG_LIST_ACTIVE] = "SELECT " DAG_COLS " FROM dags WHERE active = 1 ORDER BY dag_id",
+    [DS_DAG_PAUSE] = "UPDATE dags SET paused = ? WHERE dag_id = ?",
+    [DS_DAG_DEACTIVATE] = "UPDATE dags SET active = 0 WHERE dag_id = ?",
+    [DS_IE_SET] = "INSERT INTO dag_import_errors (file, time, message) VALUES (?,?,?)"
+                  " ON CONFLICT (file) DO UPDATE SET time = excluded.time,"
+                  " message = excluded.message",
+    [DS_IE_CLEAR] = "DELETE FROM dag_import_errors WHERE file = ?",
+    [DS_IE_LIST] = "SELECT id, file, time, message FROM dag_import_errors ORDER BY id",
+    [DS_RUN_INSERT] = "INSERT INTO dag_runs (dag_id, run_id, state, run_type, logical_date,"
+                      " data_interval_start, data_interval_end, conf, reason, queued_at,"
+                      " start_date, end_date) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+    [DS_RUN_GET] = "SELECT " RUN_COLS " FROM dag_runs WHERE dag_id = ? AND run_id = ?",
+    [DS_RUN_LIST_ASC] = "SELECT " RUN_COLS " FROM dag_runs" RUN_FILTER
+                        " ORDER BY logical_date, id LIMIT ?3 OFFSET ?4",
+    [DS_RUN_LIST_DESC] = "SELECT " RUN_COLS " FROM dag_runs" RUN_FILTER
+                         " ORDER BY logical_date DESC, id DESC LIMIT ?3 OFFSET ?4",
+    [DS_RUN_COUNT] = "SELECT count(*) FROM dag_runs" RUN_FILTER,
+    [DS_RUNS_ACTIVE] = "SELECT " RUN_COLS " FROM dag_runs WHERE state IN ('queued','running')"
+                       " ORDER BY dag_id, logical_date, id",
+    [DS_RUN_UPDATE] = "UPDATE dag_runs SET state = ?, reason = ?, queued_at = ?,"
+                      " start_date = ?, end_date = ? WHERE dag_id = ? AND run_id = ?",
+    [DS_RUN_DELETE] = "DELETE FROM dag_runs WHERE dag_id = ? AND run_id = ?",
+    [DS_TI_INSERT] = "INSERT INTO task_instances (dag_id, run_id, task_id, map_index, state,"
+                     " try_number, max_tries, job_id, pool, pool_slots, priority, queued_at,"
+                     " start_date, end_date, next_retry_at, rendered_command, outputs, reason)"
+                     " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [DS_TI_GET] = "SELECT " TI_COLS " FROM task_instances t WHERE t.dag_id = ?"
+                  " AND t.run_id = ? AND t.task_id = ? AND t.map_index = ?",
+    [DS_TIS_OF_RUN] = "SELECT " TI_COLS " FROM task_instances t WHERE t.dag_id = ?"
+                      " AND t.run_id = ? ORDER BY t.rowid",
+    [DS_TI_BY_JOB] = "SELECT " TI_COLS " FROM task_instances t WHERE t.job_id = ?",
+    [DS_TIS_IN_STATE] = "SELECT " TI_COLS " FROM task_instances t JOIN dag_runs r"
+                        " ON r.dag_id = t.dag_id AND r.run_id = t.run_id WHERE t.state = ?"
+                        " ORDER BY t.priority DESC, r.logical_date, r.id, t.rowid",
+    [DS_TI_UPDATE] = "UPDATE task_instances SET state = ?, try_number = ?, max_tries = ?,"
+                     " job_id = ?, pool = ?, pool_slots = ?, priority = ?, queued_at = ?,"
+                     " start_date = ?, end_date = ?, next_retry_at = ?, rendered_command = ?,"
+                     " outputs = ?, reason = ?"
+                     " WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ?",
+    [DS_TRY_PUT] = "INSERT INTO task_instance_tries (" TRY_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?)"
+                   " ON CONFLICT (dag_id, run_id, task_id, map_index, try_number) DO UPDATE"
+                   " SET job_id = excluded.job_id, state = excluded.state,"
+                   " start_date = excluded.start_date, end_date = excluded.end_date,"
+                   " reason = excluded.reason",
+    [DS_TRY_GET] = "SELECT " TRY_COLS " FROM task_instance_tries WHERE dag_id = ?"
+                   " AND run_id = ? AND task_id = ? AND map_index = ? AND try_number = ?",
+    [DS_TRIES_OF_TI] = "SELECT " TRY_COLS " FROM task_instance_tries WHERE dag_id = ?"
+                       " AND run_id = ? AND task_id = ? AND map_index = ? ORDER BY try_number",
+};
+
+struct dag_store {
+	struct store *s;
+	sqlite3 *db;
+	sqlite3_stmt *stmt[DS_COUNT];
+};
+
+static const char *const run_states[] = {"queued", "running", "success", "failed"};
+static const char *const run_types[] = {"manual", "scheduled", "backfill"};
+static const char *const ti_states[] = {"none",         "scheduled",       "queued",  "running",
+                                        "success",      "failed",          "up_for_retry",
+                                        "upstream_failed", "skipped",      "removed"};
+
+#define COUNT(a) (sizeof(a) / sizeof((a)[0]))
+
+static const char *db_path(const struct dag_store *ds)
+{
+	const char *p = sqlite3_db_filename(ds->db, "main");
+	return p && *p ? p : ":memory:";
+}
+
+static int db_error(struct dag_store *ds, struct weir_error *err, const char *what)
+{
+	int code = sqlite3_extended_errcode(ds->db);
+	enum weir_error_kind kind = WEIR_E_INTERNAL;
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		kind = WEIR_E_UNAVAILABLE;
+	return weir_error_set(err, kind, "store %s: %s: %s", db_path(ds), what,
+	                      sqlite3_errmsg(ds->db));
+}
+
+static int oom(struct dag_store *ds, struct weir_error *err, const char *what)
+{
+	return weir_error_set(err, WEIR_E_INTERNAL, "store %s: %s: out of memory", db_path(ds),
+	                      what);
+}
+
+static bool name_in(const char *name, const char *const *names, size_t n)
+{
+	for (size_t i = 0; name && i < n; i++) {
+		if (strcmp(name, names[i]) == 0)
+			return true;
+	}
+	return false;
+}
+
+static int check_name(struct dag_store *ds, const char *what, const char *name,
+                      const char *const *names, size_t n, struct weir_error *err)
+{
+	if (name_in(name, names, n))
+		return 0;
+	char list[256] = "";
+	for (size_t i = 0; i < n; i++) {
+		size_t len = strlen(list);
+		snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", names[i]);
+	}
+	return weir_error_set(err, WEIR_E_INVALID, "store %s: %s \"%s\" is not one of %s",
+	                      db_path(ds), what, name ? name : "", list);
+}
+
+struct dag_store *dag_store_create(struct store *s, struct weir_error *err)
+{
+	struct dag_store *ds = calloc(1, sizeof(*ds));
+	if (!ds) {
+		weir_error_set(err, WEIR_E_INTERNAL, "dag store: out of memory");
+		return NULL;
+	}
+	ds->s = s;
+	ds->db = store_db(s);
+	return ds;
+}
+
+void dag_store_destroy(struct dag_store *ds)
+{
+	if (!ds)
+		return;
+	for (int i = 0; i < DS_COUNT; i++)
+		sqlite3_finalize(ds->stmt[i]);
+	free(ds);
+}
+
+/* The kept statement `id`, reset and unbound; NULL with err. */
+static sqlite3_stmt *stmt_get(struct dag_store *ds, enum ds_stmt id, struct weir_error *err)
+{
+	sqlite3_stmt *st = ds->stmt[id];
+	if (!st) {
+		if (sqlite3_prepare_v3(ds->db, ds_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st,
+		                       NULL) != SQLITE_OK) {
+			db_error(ds, err, "preparing a statement");
+			return NULL;
+		}
+		ds->stmt[id] = st;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return st;
+}
+
+/* ---- binding and reading: the sentinels of dag_store.h ---- */
+
+static void bind_text(sqlite3_stmt *st, int i, const char *v)
+{
+	sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
+}
+
+static void bind_text_or(sqlite3_stmt *st, int i, const char *v, const char *dflt)
+{
+	sqlite3_bind_text(st, i, v && *v ? v : dflt, -1, SQLITE_TRANSIENT);
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v && *v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static void bind_pos_or_null(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v > 0)
+		sqlite3_bind_int64(st, i, v);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return strdup(t ? (const char *)t : "");
+}
+
+static int64_t col_i64(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, i);
+}
+
+static void col_name(sqlite3_stmt *st, int i, char *dst)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	snprintf(dst, STORE_STATE_MAX, "%s", t ? (const char *)t : "");
+}
+
+static int step_done(struct dag_store *ds, sqlite3_stmt *st, const char *what,
+                     struct weir_error *err)
+{
+	int r = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (r != SQLITE_DONE)
+		return db_error(ds, err, what);
+	return 0;
+}
+
+/* Steps a write whose constraint failures mean something: a duplicate key
+ * is `dup` (WEIR_E_CONFLICT), a missing parent `missing` (WEIR_E_NOT_FOUND). */
+static int step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, const char *dup,
+                      const char *missing, struct weir_error *err)
+{
+	int r = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (r == SQLITE_DONE)
+		return 0;
+	int code = sqlite3_extended_errcode(ds->db);
+	if ((code == SQLITE_CONSTRAINT_PRIMARYKEY || code == SQLITE_CONSTRAINT_UNIQUE) && dup)
+		return weir_error_set(err, WEIR_E_CONFLICT, "%s", dup);
+	if (code == SQLITE_CONSTRAINT_FOREIGNKEY && missing)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
+	return db_error(ds, err, what);
+}
+
+typedef int (*read_row_fn)(sqlite3_stmt *st, void *row);
+typedef void (*release_row_fn)(void *row);
+
+/* Steps a SELECT into a new array of rows of `size` bytes; `rows_out` is
+ * the caller's `struct x **` (written with memcpy: a void ** may not alias
+ * it). */
+static int collect(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
+                   read_row_fn rd, release_row_fn rel, void *rows_out, size_t *n,
+                   struct weir_error *err)
+{
+	char *a = NULL;
+	void *result = NULL;
+	size_t len = 0, cap = 0;
+	int r;
+	memcpy(rows_out, &result, sizeof(result));
+	*n = 0;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if (len == cap) {
+			size_t c = cap ? cap * 2 : 16;
+			char *b = realloc(a, c * size);
+			if (!b)
+				goto nomem;
+			a = b;
+			cap = c;
+		}
+		if (rd(st, a + len * size) < 0)
+			goto nomem;
+		len++;
+	}
+	if (r != SQLITE_DONE) {
+		db_error(ds, err, what);
+		goto fail;
+	}
+	sqlite3_reset(st);
+	result = a;
+	memcpy(rows_out, &result, sizeof(result));
+	*n = len;
+	return 0;
+nomem:
+	oom(ds, err, what);
+fail:
+	sqlite3_reset(st);
+	for (size_t i = 0; i < len; i++)
+		rel(a + i * size);
+	free(a);
+	return -1;
+}
+
+/* Collects at most one row into `out`; WEIR_E_NOT_FOUND with `missing`. */
+static int collect_one(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
+                       read_row_fn rd, release_row_fn rel, void *out, const char *missing,
+                       struct weir_error *err)
+{
+	char *rows;
+	size_t n;
+	if (collect(ds, st, what, size, rd, rel, &rows, &n, err) < 0)
+		return -1;
+	if (n == 0) {
+		free(rows);
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
+	}
+	memcpy(out, rows, size);
+	for (size_t i = 1; i < n; i++)
+		rel(rows + i * size);
+	free(rows);
+	return 0;
+}
+
+/* ---- DAGs ---- */
+
+void dag_row_release(struct dag_row *row)
+{
+	if (!row)
+		return;
+	free(row->dag_id);
+	free(row->file);
+	free(row->import_error);
+	free(row->spec_json);
+	row->dag_id = row->file = row->import_error = row->spec_json = NULL;
+}
+
+void dag_rows_free(struct dag_row *rows, size_t n)
+{
+	if (!rows)
+		return;
+	for (size_t i = 0; i < n; i++)
+		dag_row_release(&rows[i]);
+	free(rows);
+}
+
+static int read_dag(sqlite3_stmt *st, void *p)
+{
+	struct dag_row *r = p;
+	memset(r, 0, sizeof(*r));
+	r->dag_id = col_text(st, 0);
+	r->file = col_text(st, 1);
+	r->paused = sqlite3_column_int(st, 2) != 0;
+	r->active = sqlite3_column_int(st, 3) != 0;
+	r->last_parsed_at = col_i64(st, 4);
+	r->import_error = col_text(st, 5);
+	r->spec_json = col_text(st, 6);
+	if (!r->dag_id || !r->file || !r->import_error || !r->spec_json) {
+		dag_row_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+static void release_dag(void *p)
+{
+	dag_row_release(p);
+}
+
+int dag_store_dag_put(struct dag_store *ds, const struct dag_row *row, struct weir_error *err)
+{
+	if (!row->dag_id || !*row->dag_id)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: a DAG needs a dag_id",
+		                      db_path(ds));
+	sqlite3_stmt *st = stmt_get(ds, DS_DAG_PUT, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, row->dag_id);
+	bind_text(st, 2, row->file);
+	sqlite3_bind_int(st, 3, row->paused);
+	sqlite3_bind_int(st, 4, row->active);
+	bind_pos_or_null(st, 5, row->last_parsed_at);
+	bind_text(st, 6, row->import_error);
+	bind_text_or(st, 7, row->spec_json, "{}");
+	return step_done(ds, st, "writing a DAG", err);
+}
+
+int dag_store_dag_get(struct dag_store *ds, const char *dag_id, struct dag_row *out,
+                      struct weir_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *st = stmt_get(ds, DS_DAG_GET, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, dag_id);
+	char missing[300];
+	snprintf(missing, sizeof(missing), "no DAG %s", dag_id ? dag_id : "");
+	return collect_one(ds, st, "reading a DAG", sizeof(*out), read_dag, release_dag, out,
+	                   missing, err);
+}
+
+int dag_store_dag_list(struct dag_store *ds, bool active_only, struct dag_row **rows, size_t *n,
+                       struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st = stmt_get(ds, active_only ? DS_DAG_LIST_ACTIVE : DS_DAG_LIST, err);
+	if (!st)
+		return -1;
+	return collect(ds, st, "listing DAGs", sizeof(**rows), read_dag, release_dag,
+	               rows, n, err);
+}
+
+static int dag_touch(struct dag_store *ds, enum ds_stmt id, const char *dag_id, int flag,
+                     struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ds, id, err);
+	if (!st)
+		return -1;
+	if (id == DS_DAG_PAUSE) {
+		sqlite3_bind_int(st, 1, flag);
+		bind_text(st, 2, dag_id);
+	} else {
+		bind_text(st, 1, dag_id);
+	}
+	if (step_done(ds, st, "updating a DAG", err) < 0)
+		return -1;
+	if (sqlite3_changes(ds->db) == 0)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "no DAG %s", dag_id ? dag_id : "");
+	return 0;
+}
+
+int dag_store_dag_set_paused(struct dag_store *ds, const char *dag_id, bool paused,
+                             struct weir_error *err)
+{
+	return dag_touch(ds, DS_DAG_PAUSE, dag_id, paused, err);
+}
+
+int dag_store_dag_deactivate(struct dag_store *ds, const char *dag_id, struct weir_error *err)
+{
+	return dag_touch(ds, DS_DAG_DEACTIVATE, dag_id, 0, err);
+}
+
+/* ---- import errors ---- */
+
+void dag_import_error_row_release(struct dag_import_error_row *row)
+{
+	if (!row)
+		return;
+	free(row->file);
+	free(row->message);
+	row->file = row->message = NULL;
+}
+
+void dag_import_error_rows_free(struct dag_import_error_row *rows, size_t n)
+{
+	if (!rows)
+		return;
+	for (size_t i = 0; i < n; i++)
+		dag_import_error_row_release(&rows[i]);
+	free(rows);
+}
+
+static int read_ie(sqlite3_stmt *st, void *p)
+{
+	struct dag_import_error_row *r = p;
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->file = col_text(st, 1);
+	r->time = col_i64(st, 2);
+	r->message = col_text(st, 3);
+	if (!r->file || !r->message) {
+		dag_import_error_row_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+static void release_ie(void *p)
+{
+	dag_import_error_row_release(p);
+}
+
+int dag_store_import_error_set(struct dag_store *ds, const char *file, int64_t time,
+                               const char *message, struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ds, DS_IE_SET, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, file);
+	sqlite3_bind_int64(st, 2, time);
+	bind_text(st, 3, message);
+	return step_done(ds, st, "recording an import error", err);
+}
+
+int dag_store_import_error_clear(struct dag_store *ds, const char *file, struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ds, DS_IE_CLEAR, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, file);
+	return step_done(ds, st, "clearing an import error", err);
+}
+
+int dag_store_import_error_list(struct dag_store *ds, struct dag_import_error_row **rows,
+                                size_t *n, struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st = stmt_get(ds, DS_IE_LIST, err);
+	if (!st)
+		return -1;
+	return collect(ds, st, "listing import errors", sizeof(**rows), read_ie, release_ie,
+	               rows, n, err);
+}
+
+/* ---- runs ---- */
+
+void dag_run_row_release(struct dag_run_row *row)
+{
+	if (!row)
+		return;
+	free(row->dag_id);
+	free(row->run_id);
+	free(row->conf);
+	free(row->reason);
+	row->dag_id = row->run_id = row->conf = row->reason = NULL;
+}
+
+void dag_run_rows_free(struct dag_run_row *rows, size_t n)
+{
+	if (!rows)
+		return;
+	for (size_t i = 0; i < n; i++)
+		dag_run_row_release(&rows[i]);
+	free(rows);
+}
+
+static int read_run(sqlite3_stmt *st, void *p)
+{
+	struct dag_run_row *r = p;
+	memset(r, 0, sizeof(*r));
+	r->id = sqlite3_column_int64(st, 0);
+	r->dag_id = col_text(st, 1);
+	r->run_id = col_text(st, 2);
+	col_name(st, 3, r->state);
+	col_name(st, 4, r->run_type);
+	r->logical_date = sqlite3_column_int64(st, 5);
+	r->data_interval_start = col_i64(st, 6);
+	r->data_interval_end = col_i64(st, 7);
+	r->conf = col_text(st, 8);
+	r->reason = col_text(st, 9);
+	r->queued_at = col_i64(st, 10);
+	r->start_date = col_i64(st, 11);
+	r->end_date = col_i64(st, 12);
+	if (!r->dag_id || !r->run_id || !r->conf || !r->reason) {
+		dag_run_row_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+static void release_run(void *p)
+{
+	dag_run_row_release(p);
+}
+
+static int check_run_state(struct dag_store *ds, const char *state, struct weir_error *err)
+{
+	return check_name(ds, "run state", state, run_states, COUNT(run_states), err);
+}
+
+int dag_store_run_insert(struct dag_store *ds, const struct dag_run_row *row, int64_t *id,
+                         struct weir_error *err)
+{
+	if (check_run_state(ds, row->state, err) < 0 ||
+	    check_name(ds, "run type", row->run_type, run_types, COUNT(run_types), err) < 0)
+		return -1;
+	if (!row->dag_id || !*row->dag_id || !row->run_id || !*row->run_id)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "store %s: a DAG run needs a dag_id and a run_id", db_path(ds));
+	sqlite3_stmt *st = stmt_get(ds, DS_RUN_INSERT, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, row->dag_id);
+	bind_text(st, 2, row->run_id);
+	bind_text(st, 3, row->state);
+	bind_text(st, 4, row->run_type);
+	sqlite3_bind_int64(st, 5, row->logical_date);
+	bind_pos_or_null(st, 6, row->data_interval_start);
+	bind_pos_or_null(st, 7, row->data_interval_end);
+	bind_text_or(st, 8, row->conf, "{}");
+	bind_text(st, 9, row->reason);
+	bind_pos_or_null(st, 10, row->queued_at);
+	bind_pos_or_null(st, 11, row->start_date);
+	bind_pos_or_null(st, 12, row->end_date);
+	char dup[400], missing[300];
+	snprintf(dup, sizeof(dup),
+	         "DAG %s already has a run with run_id %s or logical date %" PRId64, row->dag_id,
+	         row->run_id, row->logical_date);
+	snprintf(missing, sizeof(missing), "no DAG %s", row->dag_id);
+	if (step_write(ds, st, "inserting a DAG run", dup, missing, err) < 0)
+		return -1;
+	if (id)
+		*id = sqlite3_last_insert_rowid(ds->db);
+	return 0;
+}
+
+int dag_store_run_get(struct dag_store *ds, const char *dag_id, const char *run_id,
+                      struct dag_run_row *out, struct weir_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *st = stmt_get(ds, DS_RUN_GET, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, dag_id);
+	bind_text(st, 2, run_id);
+	char missing[400];
+	snprintf(missing, sizeof(missing), "no run %s of DAG %s", run_id ? run_id : "",
+	         dag_id ? dag_id : "");
+	return collect_one(ds, st, "reading a DAG run", sizeof(*out), read_run, release_run, out,
+	                   missing, err);
+}
+
+static int bind_run_query(struct dag_store *ds, sqlite3_stmt *st, const struct dag_run_query *q,
+                          struct weir_error *err)
+{
+	if (q->state && check_run_state(ds, q->state, err) < 0)
+		return -1;
+	bind_text_or_null(st, 1, q->dag_id);
+	bind_text_or_null(st, 2, q->state);
+	return 0;
+}
+
+int dag_store_run_list(struct dag_store *ds, const struct dag_run_query *q,
+                       struct dag_run_row **rows, size_t *n, struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st = stmt_get(ds, q->newest_first ? DS_RUN_LIST_DESC : DS_RUN_LIST_ASC, err);
+	if (!st || bind_run_query(ds, st, q, err) < 0)
+		return -1;
+	sqlite3_bind_int(st, 3, q->limit > 0 ? q->limit : -1);
+	sqlite3_bind_int(st, 4, q->offset > 0 ? q->offset : 0);
+	return collect(ds, st, "listing DAG runs", sizeof(**rows), read_run, release_run,
+	               rows, n, err);
+}
+
+int dag_store_run_count(struct dag_store *ds, const struct dag_run_query *q, int64_t *count,
+                        struct weir_error *err)
+{
+	*count = 0;
+	sqlite3_stmt *st = stmt_get(ds, DS_RUN_COUNT, err);
+	if (!st || bind_run_query(ds, st, q, err) < 0)
+		return -1;
+	int r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*count = sqlite3_column_int64(st, 0);
+	sqlite3_reset(st);
+	if (r != SQLITE_ROW)
+		return db_error(ds, err, "counting DAG runs");
+	return 0;
+}
+
+int dag_store_runs_active(struct dag_store *ds, struct dag_run_row **rows, size_t *n,
+                          struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st = stmt_get(ds, DS_RUNS_ACTIVE, err);
+	if (!st)
+		return -1;
+	return collect(ds, st, "listing active DAG runs", sizeof(**rows), read_run, release_run,
+	               rows, n, err);
+}
+
+int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,
+                         struct weir_error *err)
+{
+	if (check_run_state(ds, row->state, err) < 0)
+		return -1;
+	sqlite3_stmt *st = stmt_get(ds, DS_RUN_UPDATE, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, row->state);
+	bind_text(st, 2, row->reason);
+	bind_pos_or_null(st, 3, row->queued_at);
+	bind_pos_or_null(st, 4, row->start_date);
+	bind_pos_or_null(st, 5, row->end_date);
+	bind_text(st, 6, row->dag_id);
+	bind_text(st, 7, row->run_id);
+	if (step_done(ds, st, "updating a DAG run", err) < 0)
+		return -1;
+	if (sqlite3_changes(ds->db) == 0)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "no run %s of DAG %s",
+		                      row->run_id ? row->run_id : "",
+		                      row->dag_id ? row->dag_id : "");
+	return 0;
+}
+
+int dag_store_run_delete(struct dag_store *ds, const char *dag_id, const char *run_id,
+                         struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ds, DS_RUN_DELETE, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, dag_id);
+	bind_text(st, 2, run_id);
+	if (step_done(ds, st, "deleting a DAG run", err) < 0)
+		return -1;
+	if (sqlite3_changes(ds->db) == 0)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "no run %s of DAG %s",
+		                      run_id ? run_id : "", dag_id ? dag_id : "");
+	return 0;
+}
+
+/* ---- task instances ---- */
+
+void dag_ti_row_release(struct dag_ti_row *row)
+{
+	if (!row)
+		return;
+	free(row->dag_id);
+	free(row->run_id);
+	free(row->task_id);
+	free(row->pool);
+	free(row->rendered_command);
+	free(row->outputs);
+	free(row->reason);
+	row->dag_id = row->run_id = row->task_id = row->pool = NULL;
+	row->rendered_command = row->outputs = row->reason = NULL;
+}
+
+void dag_ti_rows_free(struct dag_ti_row *rows, size_t n)
+{
+	if (!rows)
+		return;
+	for (size_t i = 0; i < n; i++)
+		dag_ti_row_release(&rows[i]);
+	free(rows);
+}
+
+static int read_ti(sqlite3_stmt *st, void *p)
+{
+	struct dag_ti_row *r = p;
+	memset(r, 0, sizeof(*r));
+	r->dag_id = col_text(st, 0);
+	r->run_id = col_text(st, 1);
+	r->task_id = col_text(st, 2);
+	r->map_index = sqlite3_column_int(st, 3);
+	col_name(st, 4, r->state);
+	r->try_number = sqlite3_column_int(st, 5);
+	r->max_tries = sqlite3_column_int(st, 6);
+	r->job_id = col_i64(st, 7);
+	r->pool = col_text(st, 8);
+	r->pool_slots = sqlite3_column_int(st, 9);
+	r->priority = sqlite3_column_int(st, 10);
+	r->queued_at = col_i64(st, 11);
+	r->start_date = col_i64(st, 12);
+	r->end_date = col_i64(st, 13);
+	r->next_retry_at = col_i64(st, 14);
+	r->rendered_command = col_text(st, 15);
+	r->outputs = col_text(st, 16);
+	r->reason = col_text(st, 17);
+	if (!r->dag_id || !r->run_id || !r->task_id || !r->pool || !r->rendered_command ||
+	    !r->outputs || !r->reason) {
+		dag_ti_row_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+static void release_ti(void *p)
+{
+	dag_ti_row_release(p);
+}
+
+static int check_ti_state(struct dag_store *ds, const char *state, struct weir_error *err)
+{
+	return check_name(ds, "task instance state", state, ti_states, COUNT(ti_states), err);
+}
+
+/* Binds the fields every TI write carries, from index `at`. */
+static void bind_ti_fields(sqlite3_stmt *st, int at, const struct dag_ti_row *row)
+{
+	bind_text(st, at, row->state);
+	sqlite3_bind_int(st, at + 1, row->try_number);
+	sqlite3_bind_int(st, at + 2, row->max_tries);
+	bind_pos_or_null(st, at + 3, row->job_id);
+	bind_text_or(st, at + 4, row->pool, "default_pool");
+	sqlite3_bind_int(st, at + 5, row->pool_slots > 0 ? row->pool_slots : 1);
+	sqlite3_bind_int(st, at + 6, row->priority);
+	bind_pos_or_null(st, at + 7, row->queued_at);
+	bind_pos_or_null(st, at + 8, row->start_date);
+	bind_pos_or_null(st, at + 9, row->end_date);
+	bind_pos_or_null(st, at + 10, row->next_retry_at);
+	bind_text(st, at + 11, row->rendered_command);
+	bind_text_or_null(st, at + 12, row->outputs);
+	bind_text(st, at + 13, row->reason);
+}
+
+static void ti_name(char *buf, size_t size, const char *what, const char *dag_id,
+                    const char *run_id, const char *task_id, int map_index)
+{
+	if (map_index >= 0)
+		snprintf(buf, size, "%s task %s[%d] of run %s of DAG %s", what,
+		         task_id ? task_id : "", map_index, run_id ? run_id : "",
+		         dag_id ? dag_id : "");
+	else
+		snprintf(buf, size, "%s task %s of run %s of DAG %s", what, task_id ? task_id : "",
+		         run_id ? run_id : "", dag_id ? dag_id : "");
+}
+
+int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row,
+                        struct weir_error *err)
+{
+	if (check_ti_state(ds, row->state, err) < 0)
+		return -1;
+	if (!row->task_id || !*row->task_id)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: a task instance needs a task_id",
+		                      db_path(ds));
+	sqlite3_stmt *st = stmt_get(ds, DS_TI_INSERT, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, row->dag_id);
+	bind_text(st, 2, row->run_id);
+	bind_text(st, 3, row->task_id);
+	sqlite3_bind_int(st, 4, row->map_index);
+	bind_ti_fields(st, 5, row);
+	char dup[400], missing[500];
+	ti_name(dup, sizeof(dup), "already have", row->dag_id, row->run_id, row->task_id,
+	        row->map_index);
+	if (row->job_id > 0)
+		snprintf(missing, sizeof(missing), "no run %s of DAG %s, or no job %" PRId64,
+		         row->run_id ? row->run_id : "", row->dag_id ? row->dag_id : "",
+		         row->job_id);
+	else
+		snprintf(missing, sizeof(missing), "no run %s of DAG %s",
+		         row->run_id ? row->run_id : "", row->dag_id ? row->dag_id : "");
+	return step_write(ds, st, "inserting a task instance", dup, missing, err);
+}
+
+int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_id,
+                     const char *task_id, int map_index, struct dag_ti_row *out,
+                     struct weir_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *st = stmt_get(ds, DS_TI_GET, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, dag_id);
+	bind_text(st, 2, run_id);
+	bind_text(st, 3, task_id);
+	sqlite3_bind_int(st, 4, map_index);
+	char missing[400];
+	ti_name(missing, sizeof(missing), "no", dag_id, run_id, task_id, map_index);
+	return collect_one(ds, st, "reading a task instance", sizeof(*out), read_ti, release_ti,
+	                   out, missing, err);
+}
+
+int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *run_id,
+                         struct dag_ti_row **rows, size_t *n, struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st = stmt_get(ds, DS_TIS_OF_RUN, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, dag_id);
+	bind_text(st, 2, run_id);
+	return collect(ds, st, "listing task instances", sizeof(**rows), read_ti, release_ti,
+	               rows, n, err);
+}
+
+int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
+                        struct weir_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *st = stmt_get(ds, DS_TI_BY_JOB, err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	char missing[100];
+	snprintf(missing, sizeof(missing), "no task instance runs as job %" PRId64, job_id);
+	return collect_one(ds, st, "finding a job's task instance", sizeof(*out), read_ti,
+	                   release_ti, out, missing, err);
+}
+
+int dag_store_tis_in_state(struct dag_store *ds, const char *state, struct dag_ti_row **rows,
+                           size_t *n, struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	if (check_ti_state(ds, state, err) < 0)
+		return -1;
+	sqlite3_stmt *st = stmt_get(ds, DS_TIS_IN_STATE, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, state);
+	return collect(ds, st, "listing task instances by state", sizeof(**rows), read_ti,
+	               release_ti, rows, n, err);
+}
+
+int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row,
+                        struct weir_error *err)
+{
+	if (check_ti_state(ds, row->state, err) < 0)
+		return -1;
+	sqlite3_stmt *st = stmt_get(ds, DS_TI_UPDATE, err);
+	if (!st)
+		return -1;
+	bind_ti_fields(st, 1, row);
+	bind_text(st, 15, row->dag_id);
+	bind_text(st, 16, row->run_id);
+	bind_text(st, 17, row->task_id);
+	sqlite3_bind_int(st, 18, row->map_index);
+	char missing[500];
+	snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
+	if (step_write(ds, st, "updating a task instance", NULL, missing, err) < 0)
+		return -1;
+	if (sqlite3_changes(ds->db) == 0) {
+		ti_name(missing, sizeof(missing), "no", row->dag_id, row->run_id, row->task_id,
+		        row->map_index);
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
+	}
+	return 0;
+}
+
+/* ---- tries ---- */
+
+void dag_try_row_release(struct dag_try_row *row)
+{
+	if (!row)
+		return;
+	free(row->dag_id);
+	free(row->run_id);
+	free(row->task_id);
+	free(row->reason);
+	row->dag_id = row->run_id = row->task_id = row->reason = NULL;
+}
+
+void dag_try_rows_free(struct dag_try_row *rows, size_t n)
+{
+	if (!rows)
+		return;
+	for (size_t i = 0; i < n; i++)
+		dag_try_row_release(&rows[i]);
+	free(rows);
+}
+
+static int read_try(sqlite3_stmt *st, void *p)
+{
+	struct dag_try_row *r = p;
+	memset(r, 0, sizeof(*r));
+	r->dag_id = col_text(st, 0);
+	r->run_id = col_text(st, 1);
+	r->task_id = col_text(st, 2);
+	r->map_index = sqlite3_column_int(st, 3);
+	r->try_number = sqlite3_column_int(st, 4);
+	r->job_id = col_i64(st, 5);
+	col_name(st, 6, r->state);
+	r->start_date = col_i64(st, 7);
+	r->end_date = col_i64(st, 8);
+	r->reason = col_text(st, 9);
+	if (!r->dag_id || !r->run_id || !r->task_id || !r->reason) {
+		dag_try_row_release(r);
+		return -1;
+	}
+	return 0;
+}
+
+static void release_try(void *p)
+{
+	dag_try_row_release(p);
+}
+
+int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row,
+                      struct weir_error *err)
+{
+	if (check_ti_state(ds, row->state, err) < 0)
+		return -1;
+	if (row->try_number < 1)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: try number %d; expected 1 or more",
+		                      db_path(ds), row->try_number);
+	sqlite3_stmt *st = stmt_get(ds, DS_TRY_PUT, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, row->dag_id);
+	bind_text(st, 2, row->run_id);
+	bind_text(st, 3, row->task_id);
+	sqlite3_bind_int(st, 4, row->map_index);
+	sqlite3_bind_int(st, 5, row->try_number);
+	bind_pos_or_null(st, 6, row->job_id);
+	bind_text(st, 7, row->state);
+	bind_pos_or_null(st, 8, row->start_date);
+	bind_pos_or_null(st, 9, row->end_date);
+	bind_text(st, 10, row->reason);
+	char missing[500], ti[400];
+	ti_name(ti, sizeof(ti), "no", row->dag_id, row->run_id, row->task_id, row->map_index);
+	if (row->job_id > 0)
+		snprintf(missing, sizeof(missing), "%s, or no job %" PRId64, ti, row->job_id);
+	else
+		snprintf(missing, sizeof(missing), "%s", ti);
+	return step_write(ds, st, "writing a try", NULL, missing, err);
+}
+
+int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_id,
+                      const char *task_id, int map_index, int try_number,
+                      struct dag_try_row *out, struct weir_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	sqlite3_stmt *st = stmt_get(ds, DS_TRY_GET, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, dag_id);
+	bind_text(st, 2, run_id);
+	bind_text(st, 3, task_id);
+	sqlite3_bind_int(st, 4, map_index);
+	sqlite3_bind_int(st, 5, try_number);
+	char missing[500], ti[400];
+	ti_name(ti, sizeof(ti), "of", dag_id, run_id, task_id, map_index);
+	snprintf(missing, sizeof(missing), "no try %d %s", try_number, ti);
+	return collect_one(ds, st, "reading a try", sizeof(*out), read_try, release_try, out,
+	                   missing, err);
+}
+
+int dag_store_tries_of_ti(struct dag_store *ds, const char *dag_id, const char *run_id,
+                          const char *task_id, int map_index, struct dag_try_row **rows,
+                          size_t *n, struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st = stmt_get(ds, DS_TRIES_OF_TI, err);
+	if (!st)
+		return -1;
+	bind_text(st, 1, dag_id);
+	bind_text(st, 2, run_id);
+	bind_text(st, 3, task_id);
+	sqlite3_bind_int(st, 4, map_index);
+	return collect(ds, st, "listing tries", sizeof(**rows), read_try, release_try,
+	               rows, n, err);
+}

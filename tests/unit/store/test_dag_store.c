@@ -1,0 +1,563 @@
+/* test_dag_store.c: the workflow tables against real SQLite files in a
+ * temporary directory. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/dag_store.h"
+#include "store/store.h"
+
+struct fixture {
+	char dir[256];
+	char path[300];
+	struct store *s;
+	struct dag_store *ds;
+};
+
+static void open_both(struct fixture *f)
+{
+	struct weir_error err = {0};
+	f->s = store_open(f->path, &err);
+	if (!f->s)
+		fail_msg("store_open: %s", err.msg);
+	f->ds = dag_store_create(f->s, &err);
+	if (!f->ds)
+		fail_msg("dag_store_create: %s", err.msg);
+}
+
+static void close_both(struct fixture *f)
+{
+	dag_store_destroy(f->ds);
+	store_close(f->s);
+	f->ds = NULL;
+	f->s = NULL;
+}
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	const char *tmp = getenv("TMPDIR");
+	snprintf(f->dir, sizeof(f->dir), "%s/weir-dag-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof(f->path), "%s/weir.db", f->dir);
+	open_both(f);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char p[400];
+	close_both(f);
+	const char *suffix[] = {"", "-wal", "-shm"};
+	for (int i = 0; i < 3; i++) {
+		snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
+		unlink(p);
+	}
+	rmdir(f->dir);
+	free(f);
+	return 0;
+}
+
+static void put_dag(struct dag_store *ds, const char *id, bool paused)
+{
+	struct weir_error err = {0};
+	struct dag_row d = {.dag_id = (char *)id,
+	                    .file = (char *)"dags/x.yaml",
+	                    .paused = paused,
+	                    .active = true,
+	                    .last_parsed_at = 1000,
+	                    .import_error = (char *)"",
+	                    .spec_json = (char *)"{\"tasks\":[]}"};
+	if (dag_store_dag_put(ds, &d, &err) != 0)
+		fail_msg("dag put: %s", err.msg);
+}
+
+static void add_run(struct dag_store *ds, const char *dag, const char *run, const char *state,
+                    int64_t logical)
+{
+	struct weir_error err = {0};
+	struct dag_run_row r = {.dag_id = (char *)dag,
+	                        .run_id = (char *)run,
+	                        .logical_date = logical,
+	                        .data_interval_start = logical,
+	                        .data_interval_end = logical + 86400000,
+	                        .conf = (char *)"{\"n\":1}",
+	                        .queued_at = logical + 1};
+	snprintf(r.state, sizeof(r.state), "%s", state);
+	snprintf(r.run_type, sizeof(r.run_type), "scheduled");
+	int64_t id = 0;
+	if (dag_store_run_insert(ds, &r, &id, &err) != 0)
+		fail_msg("run insert: %s", err.msg);
+	assert_true(id > 0);
+}
+
+static void add_ti(struct dag_store *ds, const char *dag, const char *run, const char *task,
+                   int map_index, const char *state, int priority)
+{
+	struct weir_error err = {0};
+	struct dag_ti_row t = {.dag_id = (char *)dag,
+	                       .run_id = (char *)run,
+	                       .task_id = (char *)task,
+	                       .map_index = map_index,
+	                       .max_tries = 3,
+	                       .priority = priority};
+	snprintf(t.state, sizeof(t.state), "%s", state);
+	if (dag_store_ti_insert(ds, &t, &err) != 0)
+		fail_msg("ti insert: %s", err.msg);
+}
+
+static int64_t add_job(struct store *s)
+{
+	struct job_row r = {.name = (char *)"ti", .reason = (char *)"", .exit_code = -1,
+	                    .submitted_at = 1};
+	snprintf(r.state, sizeof(r.state), "queued");
+	int64_t id = 0;
+	struct weir_error err = {0};
+	if (store_job_insert(s, &r, &id, &err) != 0)
+		fail_msg("job insert: %s", err.msg);
+	return id;
+}
+
+static void test_dags(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	assert_int_equal(store_schema_version(f->s), 3);
+
+	put_dag(f->ds, "etl", false);
+	put_dag(f->ds, "train", true);
+	struct dag_row d;
+	assert_int_equal(dag_store_dag_get(f->ds, "train", &d, &err), 0);
+	assert_string_equal(d.dag_id, "train");
+	assert_string_equal(d.file, "dags/x.yaml");
+	assert_true(d.paused);
+	assert_true(d.active);
+	assert_int_equal(d.last_parsed_at, 1000);
+	assert_string_equal(d.import_error, "");
+	assert_string_equal(d.spec_json, "{\"tasks\":[]}");
+	dag_row_release(&d);
+	dag_row_release(NULL);
+
+	/* a re-parse (put with paused false) keeps the pause; other fields move */
+	struct dag_row again = {.dag_id = (char *)"train",
+	                        .file = (char *)"dags/train.yaml",
+	                        .active = true,
+	                        .last_parsed_at = 2000,
+	                        .import_error = (char *)"dags/train.yaml:3: tasks: expected a list"};
+	assert_int_equal(dag_store_dag_put(f->ds, &again, &err), 0);
+	assert_int_equal(dag_store_dag_get(f->ds, "train", &d, &err), 0);
+	assert_true(d.paused);
+	assert_string_equal(d.file, "dags/train.yaml");
+	assert_int_equal(d.last_parsed_at, 2000);
+	assert_string_equal(d.spec_json, "{}");
+	assert_string_equal(d.import_error, "dags/train.yaml:3: tasks: expected a list");
+	dag_row_release(&d);
+
+	assert_int_equal(dag_store_dag_set_paused(f->ds, "train", false, &err), 0);
+	assert_int_equal(dag_store_dag_get(f->ds, "train", &d, &err), 0);
+	assert_false(d.paused);
+	dag_row_release(&d);
+
+	assert_int_equal(dag_store_dag_deactivate(f->ds, "etl", &err), 0);
+	struct dag_row *rows;
+	size_t n;
+	assert_int_equal(dag_store_dag_list(f->ds, true, &rows, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].dag_id, "train");
+	dag_rows_free(rows, n);
+	assert_int_equal(dag_store_dag_list(f->ds, false, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].dag_id, "etl");
+	assert_false(rows[0].active);
+	dag_rows_free(rows, n);
+
+	assert_int_equal(dag_store_dag_get(f->ds, "nope", &d, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_string_equal(err.msg, "no DAG nope");
+	assert_int_equal(dag_store_dag_set_paused(f->ds, "nope", true, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	struct dag_row noid = {0};
+	assert_int_equal(dag_store_dag_put(f->ds, &noid, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+}
+
+static void test_import_errors(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	assert_int_equal(dag_store_import_error_set(f->ds, "a.yaml", 10, "a.yaml:1: bad", &err), 0);
+	assert_int_equal(dag_store_import_error_set(f->ds, "b.yaml", 11, "b.yaml:2: bad", &err), 0);
+	assert_int_equal(dag_store_import_error_set(f->ds, "a.yaml", 12, "a.yaml:5: worse", &err),
+	                 0);
+	struct dag_import_error_row *rows;
+	size_t n;
+	assert_int_equal(dag_store_import_error_list(f->ds, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].file, "a.yaml"); /* same id: replaced in place */
+	assert_string_equal(rows[0].message, "a.yaml:5: worse");
+	assert_int_equal(rows[0].time, 12);
+	assert_true(rows[0].id < rows[1].id);
+	dag_import_error_rows_free(rows, n);
+	assert_int_equal(dag_store_import_error_clear(f->ds, "a.yaml", &err), 0);
+	assert_int_equal(dag_store_import_error_clear(f->ds, "never.yaml", &err), 0);
+	assert_int_equal(dag_store_import_error_list(f->ds, &rows, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].file, "b.yaml");
+	dag_import_error_rows_free(rows, n);
+}
+
+static void test_runs(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	put_dag(f->ds, "etl", false);
+	put_dag(f->ds, "other", false);
+	add_run(f->ds, "etl", "scheduled__1", "success", 1000);
+	add_run(f->ds, "etl", "scheduled__2", "running", 2000);
+	add_run(f->ds, "etl", "manual__3", "queued", 3000);
+	add_run(f->ds, "other", "r1", "failed", 0); /* logical date 0 is a date */
+
+	struct dag_run_row r;
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "scheduled__2", &r, &err), 0);
+	assert_string_equal(r.state, "running");
+	assert_string_equal(r.run_type, "scheduled");
+	assert_int_equal(r.logical_date, 2000);
+	assert_int_equal(r.data_interval_end, 2000 + 86400000);
+	assert_string_equal(r.conf, "{\"n\":1}");
+	assert_string_equal(r.reason, "");
+	assert_int_equal(r.queued_at, 2001);
+	assert_int_equal(r.start_date, 0);
+
+	/* update: state, times, reason */
+	snprintf(r.state, sizeof(r.state), "failed");
+	free(r.reason);
+	r.reason = strdup("task load failed");
+	r.start_date = 2100;
+	r.end_date = 2200;
+	assert_int_equal(dag_store_run_update(f->ds, &r, &err), 0);
+	dag_run_row_release(&r);
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "scheduled__2", &r, &err), 0);
+	assert_string_equal(r.state, "failed");
+	assert_string_equal(r.reason, "task load failed");
+	assert_int_equal(r.end_date, 2200);
+	dag_run_row_release(&r);
+
+	/* duplicates: run_id, then logical date */
+	struct dag_run_row dup = {.dag_id = (char *)"etl", .run_id = (char *)"manual__3",
+	                          .logical_date = 9999};
+	snprintf(dup.state, sizeof(dup.state), "queued");
+	snprintf(dup.run_type, sizeof(dup.run_type), "manual");
+	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_CONFLICT);
+	dup.run_id = (char *)"manual__new";
+	dup.logical_date = 1000;
+	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_CONFLICT);
+	assert_non_null(strstr(err.msg, "DAG etl already has a run"));
+	/* an unknown DAG, a bad state, a bad run type */
+	dup.dag_id = (char *)"ghost";
+	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	dup.dag_id = (char *)"etl";
+	dup.logical_date = 77;
+	snprintf(dup.state, sizeof(dup.state), "succeeded");
+	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_non_null(strstr(err.msg, "run state \"succeeded\" is not one of queued, running"));
+	snprintf(dup.state, sizeof(dup.state), "queued");
+	snprintf(dup.run_type, sizeof(dup.run_type), "cron");
+	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	snprintf(dup.run_type, sizeof(dup.run_type), "backfill");
+	dup.conf = NULL;
+	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), 0);
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "manual__new", &r, &err), 0);
+	assert_string_equal(r.conf, "{}");
+	assert_string_equal(r.run_type, "backfill");
+	dag_run_row_release(&r);
+
+	/* listing: filters, order, paging, count */
+	struct dag_run_row *rows;
+	size_t n;
+	struct dag_run_query q = {.dag_id = "etl"};
+	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(rows[0].logical_date, 77);
+	assert_string_equal(rows[3].run_id, "manual__3");
+	dag_run_rows_free(rows, n);
+	q.newest_first = true;
+	q.limit = 2;
+	q.offset = 1;
+	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].run_id, "scheduled__2");
+	assert_string_equal(rows[1].run_id, "scheduled__1");
+	dag_run_rows_free(rows, n);
+	int64_t count = 0;
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 4);
+	q = (struct dag_run_query){.state = "failed"};
+	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
+	assert_int_equal(n, 2); /* other's r1 and etl's scheduled__2 */
+	assert_string_equal(rows[0].run_id, "r1");
+	dag_run_rows_free(rows, n);
+	q.state = "lost";
+	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+
+	assert_int_equal(dag_store_runs_active(f->ds, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].run_id, "manual__new"); /* logical date 77 */
+	assert_string_equal(rows[1].run_id, "manual__3");
+	dag_run_rows_free(rows, n);
+
+	struct dag_run_row ghost = {.dag_id = (char *)"etl", .run_id = (char *)"nope"};
+	snprintf(ghost.state, sizeof(ghost.state), "failed");
+	assert_int_equal(dag_store_run_update(f->ds, &ghost, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_string_equal(err.msg, "no run nope of DAG etl");
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "nope", &r, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+}
+
+static void test_task_instances_and_tries(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	put_dag(f->ds, "etl", false);
+	add_run(f->ds, "etl", "old", "running", 1000);
+	add_run(f->ds, "etl", "new", "running", 2000);
+	add_ti(f->ds, "etl", "new", "extract", -1, "scheduled", 0);
+	add_ti(f->ds, "etl", "new", "train", 0, "none", 0);
+	add_ti(f->ds, "etl", "new", "train", 1, "none", 0);
+	add_ti(f->ds, "etl", "new", "train", 2, "none", 0);
+	add_ti(f->ds, "etl", "old", "extract", -1, "scheduled", 0);
+	add_ti(f->ds, "etl", "old", "urgent", -1, "scheduled", 5);
+
+	struct dag_ti_row t;
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "train", 1, &t, &err), 0);
+	assert_string_equal(t.state, "none");
+	assert_int_equal(t.map_index, 1);
+	assert_int_equal(t.try_number, 0);
+	assert_int_equal(t.max_tries, 3);
+	assert_int_equal(t.job_id, 0);
+	assert_string_equal(t.pool, "default_pool");
+	assert_int_equal(t.pool_slots, 1);
+	assert_string_equal(t.outputs, "");
+	assert_string_equal(t.rendered_command, "");
+
+	/* the TI becomes a job: try 1 */
+	int64_t job = add_job(f->s);
+	snprintf(t.state, sizeof(t.state), "running");
+	t.try_number = 1;
+	t.job_id = job;
+	t.queued_at = 3000;
+	t.start_date = 3001;
+	free(t.rendered_command);
+	t.rendered_command = strdup("python train.py --item 'b'");
+	free(t.outputs);
+	t.outputs = strdup("{\"acc\":0.9}");
+	free(t.pool);
+	t.pool = strdup("gpu_pool");
+	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), 0);
+	dag_ti_row_release(&t);
+
+	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &err), 0);
+	assert_string_equal(t.task_id, "train");
+	assert_int_equal(t.map_index, 1);
+	assert_string_equal(t.state, "running");
+	assert_string_equal(t.pool, "gpu_pool");
+	assert_string_equal(t.outputs, "{\"acc\":0.9}");
+	assert_string_equal(t.rendered_command, "python train.py --item 'b'");
+	assert_int_equal(t.start_date, 3001);
+	dag_ti_row_release(&t);
+	assert_int_equal(dag_store_ti_by_job(f->ds, job + 100, &t, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+
+	/* a job that does not exist */
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "extract", -1, &t, &err), 0);
+	t.job_id = job + 100;
+	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	t.job_id = 0;
+	snprintf(t.state, sizeof(t.state), "finished");
+	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	dag_ti_row_release(&t);
+
+	/* a run's TIs in insertion order */
+	struct dag_ti_row *rows;
+	size_t n;
+	assert_int_equal(dag_store_tis_of_run(f->ds, "etl", "new", &rows, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_string_equal(rows[0].task_id, "extract");
+	assert_int_equal(rows[0].map_index, -1);
+	assert_int_equal(rows[3].map_index, 2);
+	dag_ti_rows_free(rows, n);
+
+	/* scheduled across runs: priority, then the older run */
+	assert_int_equal(dag_store_tis_in_state(f->ds, "scheduled", &rows, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(rows[0].task_id, "urgent");
+	assert_string_equal(rows[1].run_id, "old");
+	assert_string_equal(rows[2].run_id, "new");
+	dag_ti_rows_free(rows, n);
+
+	/* keys: duplicate, missing run, no task_id */
+	struct dag_ti_row dup = {.dag_id = (char *)"etl", .run_id = (char *)"new",
+	                         .task_id = (char *)"train", .map_index = 2};
+	snprintf(dup.state, sizeof(dup.state), "none");
+	assert_int_equal(dag_store_ti_insert(f->ds, &dup, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_CONFLICT);
+	assert_string_equal(err.msg, "already have task train[2] of run new of DAG etl");
+	dup.run_id = (char *)"ghost";
+	assert_int_equal(dag_store_ti_insert(f->ds, &dup, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	dup.task_id = (char *)"";
+	assert_int_equal(dag_store_ti_insert(f->ds, &dup, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "train", 7, &t, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+
+	/* every try is kept with its job */
+	int64_t job2 = add_job(f->s);
+	struct dag_try_row tr = {.dag_id = (char *)"etl", .run_id = (char *)"new",
+	                         .task_id = (char *)"train", .map_index = 1, .try_number = 1,
+	                         .job_id = job, .start_date = 3001, .reason = (char *)""};
+	snprintf(tr.state, sizeof(tr.state), "running");
+	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), 0);
+	snprintf(tr.state, sizeof(tr.state), "failed");
+	tr.end_date = 3500;
+	tr.reason = (char *)"exit 1";
+	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), 0); /* the same try, ended */
+	tr.try_number = 2;
+	tr.job_id = job2;
+	tr.end_date = 0;
+	tr.reason = (char *)"";
+	snprintf(tr.state, sizeof(tr.state), "running");
+	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), 0);
+	struct dag_try_row *tries;
+	assert_int_equal(dag_store_tries_of_ti(f->ds, "etl", "new", "train", 1, &tries, &n, &err),
+	                 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(tries[0].try_number, 1);
+	assert_int_equal(tries[0].job_id, job);
+	assert_string_equal(tries[0].state, "failed");
+	assert_string_equal(tries[0].reason, "exit 1");
+	assert_int_equal(tries[0].end_date, 3500);
+	assert_int_equal(tries[1].job_id, job2);
+	assert_int_equal(tries[1].end_date, 0);
+	dag_try_rows_free(tries, n);
+	struct dag_try_row one;
+	assert_int_equal(dag_store_try_get(f->ds, "etl", "new", "train", 1, 2, &one, &err), 0);
+	assert_int_equal(one.job_id, job2);
+	dag_try_row_release(&one);
+	assert_int_equal(dag_store_try_get(f->ds, "etl", "new", "train", 1, 3, &one, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_string_equal(err.msg, "no try 3 of task train[1] of run new of DAG etl");
+	tr.task_id = (char *)"ghost";
+	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	tr.try_number = 0;
+	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+
+	/* deleting a run takes its TIs and tries */
+	assert_int_equal(dag_store_run_delete(f->ds, "etl", "new", &err), 0);
+	assert_int_equal(dag_store_tis_of_run(f->ds, "etl", "new", &rows, &n, &err), 0);
+	assert_int_equal(n, 0);
+	assert_null(rows);
+	assert_int_equal(dag_store_tries_of_ti(f->ds, "etl", "new", "train", 1, &tries, &n, &err),
+	                 0);
+	assert_int_equal(n, 0);
+	assert_int_equal(dag_store_run_delete(f->ds, "etl", "new", &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+}
+
+/* a rolled back transaction leaves the DAG tables as they were; data
+ * survives a reopen */
+static void test_transactions_and_reopen(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	put_dag(f->ds, "etl", false);
+	assert_int_equal(store_begin(f->s, &err), 0);
+	add_run(f->ds, "etl", "r1", "queued", 1);
+	add_ti(f->ds, "etl", "r1", "a", -1, "none", 0);
+	assert_int_equal(store_rollback(f->s, &err), 0);
+	struct dag_run_row r;
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+
+	assert_int_equal(store_begin(f->s, &err), 0);
+	add_run(f->ds, "etl", "r1", "queued", 1);
+	add_ti(f->ds, "etl", "r1", "a", -1, "none", 0);
+	assert_int_equal(store_commit(f->s, &err), 0);
+	close_both(f);
+	open_both(f);
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), 0);
+	assert_string_equal(r.state, "queued");
+	dag_run_row_release(&r);
+	struct dag_ti_row t;
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "r1", "a", -1, &t, &err), 0);
+	dag_ti_row_release(&t);
+}
+
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(db);
+}
+
+/* a version 2 file (before the DAG tables) gets them, keeping its jobs */
+static void test_migration_from_2(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	int64_t job = add_job(f->s);
+	close_both(f);
+	raw_exec(f->path, "DROP TABLE task_instance_tries; DROP TABLE task_instances;"
+	                  " DROP TABLE dag_runs; DROP TABLE dag_import_errors; DROP TABLE dags;"
+	                  " UPDATE meta SET value = '2' WHERE key = 'schema_version'");
+	open_both(f);
+	assert_int_equal(store_schema_version(f->s), 3);
+	struct job_row j;
+	assert_int_equal(store_job_get(f->s, job, &j, &err), 0);
+	job_row_release(&j);
+	put_dag(f->ds, "etl", false);
+	add_run(f->ds, "etl", "r1", "queued", 1);
+	struct dag_row *rows;
+	size_t n;
+	assert_int_equal(dag_store_dag_list(f->ds, false, &rows, &n, &err), 0);
+	assert_int_equal(n, 1);
+	dag_rows_free(rows, n);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_dags, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_import_errors, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_task_instances_and_tries, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_transactions_and_reopen, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_migration_from_2, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
