@@ -1,0 +1,173 @@
+/* dag_spec.h: a workflow (DAG) file in memory.
+ *
+ * A DAG file is YAML (docs/dags.md lists every key): the DAG's id,
+ * schedule, dates, concurrency limits, params and default_args, and its
+ * tasks, each a shell `command` or a `job` (an inline job spec, the path of
+ * a spec file, or a tony.xml with TonY's submit-flag fields).  Parsing
+ * validates everything that can be known from the file alone: keys, types,
+ * unique task ids, dependencies that exist and form no cycle, and templates
+ * that only use variables that will exist.  Errors read
+ * "FILE:LINE: field.path: what was expected".
+ *
+ * Defaults are resolved at parse time: every task carries its effective
+ * retries, delays, timeout, pool, priority and resources (default_args,
+ * then the task's own keys), so the scheduler reads one place.
+ *
+ * Ownership: a dag_spec owns everything it points to; dag_spec_destroy()
+ * frees it all.  Strings are NUL-terminated UTF-8; json_t members are
+ * references the spec holds.
+ */
+#ifndef WEIR_MODEL_DAG_SPEC_H
+#define WEIR_MODEL_DAG_SPEC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lib/error.h"
+#include "lib/strvec.h"
+#include "model/cron.h"
+#include "model/job_spec.h"
+
+#define DAG_MAX_TASKS        4096
+#define DAG_MAX_ID           250
+#define DAG_DEFAULT_ACTIVE_RUNS  16
+#define DAG_DEFAULT_ACTIVE_TASKS 16
+#define DAG_DEFAULT_RETRY_DELAY_S 300
+#define DAG_MAX_RETRIES      100
+
+/* When a task may run, given its upstream tasks' states (Airflow's). */
+enum trigger_rule {
+	TRIGGER_ALL_SUCCESS = 0, /* default */
+	TRIGGER_ALL_DONE,
+	TRIGGER_ALL_FAILED,
+	TRIGGER_ONE_SUCCESS,
+	TRIGGER_ONE_FAILED,
+	TRIGGER_NONE_FAILED,
+	TRIGGER_NONE_SKIPPED,
+	TRIGGER_ALWAYS,
+};
+
+const char *trigger_rule_name(enum trigger_rule r);
+/* -1 if `name` is not a trigger rule. */
+int trigger_rule_from_name(const char *name, enum trigger_rule *out);
+
+/* Resources of one command task (a job task has its roles').  0 / -1 in
+ * default_args mean "not given". */
+struct dag_resources {
+	uint64_t memory_mb; /* 0: not given */
+	int vcores;         /* 0: not given */
+	int gpus;           /* -1: not given */
+};
+
+/* default_args: what a task has unless it says otherwise.  -1 (NULL for
+ * pool) means "not given" here. */
+struct dag_default_args {
+	int retries;
+	int64_t retry_delay_s;
+	int retry_exponential_backoff; /* -1, 0 or 1 */
+	int64_t max_retry_delay_s;
+	int64_t execution_timeout_s;
+	char *pool;
+	int priority;
+	bool priority_set;
+	struct dag_resources resources;
+};
+
+enum dag_task_kind {
+	DAG_TASK_COMMAND = 0, /* command (+ env, cwd) */
+	DAG_TASK_JOB,         /* job: an inline job spec */
+	DAG_TASK_JOB_FILE,    /* job: a path to a spec file, read by the server */
+	DAG_TASK_JOB_TONY,    /* job: {conf_file: tony.xml, executes, ...} */
+};
+
+struct dag_task {
+	char *task_id;           /* [A-Za-z0-9_-]+ (no dots: outputs.TASK.KEY) */
+	struct strvec depends_on; /* as written */
+	size_t *upstream;        /* indices into dag_spec.tasks, one per depends_on */
+	size_t n_upstream;
+	enum trigger_rule trigger_rule;
+
+	enum dag_task_kind kind;
+	char *command;           /* DAG_TASK_COMMAND: a template */
+	struct env_var *env;     /* values are templates (raw mode) */
+	size_t n_env;
+	char *cwd;               /* NULL: the task's working directory */
+	struct job_spec *job;    /* DAG_TASK_JOB */
+	char *job_path;          /* DAG_TASK_JOB_FILE: absolute when the file's folder is known */
+	json_t *tony;            /* DAG_TASK_JOB_TONY: the submit-flag fields, paths resolved */
+
+	/* effective values */
+	int retries;
+	int64_t retry_delay_s;
+	bool retry_exponential_backoff;
+	int64_t max_retry_delay_s; /* 0: no cap */
+	int64_t execution_timeout_s; /* 0: none */
+	char *pool;                  /* NULL: no pool */
+	int priority;
+	struct dag_resources resources; /* command tasks: memory, vcores (1), gpus (0) */
+
+	/* foreach: one instance per item of a list, or of a list param */
+	json_t *foreach_list;  /* NULL unless a literal list was given */
+	char *foreach_param;   /* NULL unless "{{ params.X }}" was given */
+};
+
+struct dag_spec {
+	char *dag_id;       /* [A-Za-z0-9_.-]+ */
+	char *description;  /* may be NULL */
+	char *file;         /* where it was read from (origin); may be NULL */
+	struct cron schedule;
+	int64_t start_date_ms; /* CRON_NEVER: not given (required with a schedule) */
+	int64_t end_date_ms;   /* CRON_NEVER: none */
+	bool catchup;          /* default false */
+	int max_active_runs;
+	int max_active_tasks;
+	json_t *params;        /* object: name -> default value */
+	struct strvec tags;
+	struct dag_default_args default_args;
+	struct dag_task *tasks; /* in file order */
+	size_t n_tasks;
+	size_t *topo;           /* a topological order: indices, upstream first */
+};
+
+/* Parses a DAG file.  Relative paths (cwd, job files, src_dir, tony
+ * files) are resolved against the file's folder.  NULL with err
+ * ("FILE:LINE: tasks[2].depends_on[0]: ...") on any error. */
+struct dag_spec *dag_spec_parse_file(const char *path, struct weir_error *err);
+
+/* Same from a string; `origin` names it in errors and becomes spec->file;
+ * `base_dir` resolves relative paths (NULL: kept as written). */
+struct dag_spec *dag_spec_parse_string(const char *text, size_t len, const char *origin,
+				       const char *base_dir, struct weir_error *err);
+
+/* Reads a parsed document (the JSON form, also what dag_spec_to_json
+ * writes).  Errors name field paths without lines. */
+struct dag_spec *dag_spec_from_json(json_t *json, const char *origin, const char *base_dir,
+				    struct weir_error *err);
+
+/* A JSON document of the same keys as the file, with every default
+ * resolved (dag_spec_from_json reads it back to an equal spec).  New
+ * reference; NULL only when out of memory. */
+json_t *dag_spec_to_json(const struct dag_spec *dag);
+
+void dag_spec_destroy(struct dag_spec *dag);
+
+/* The task of that id, or NULL. */
+const struct dag_task *dag_spec_find_task(const struct dag_spec *dag, const char *task_id);
+/* Its index, or -1. */
+long dag_spec_task_index(const struct dag_spec *dag, const char *task_id);
+
+/* The items a foreach task fans out over, with `params` the run's params
+ * (the DAG's with the trigger's conf over them; NULL: the DAG's).  A new
+ * reference to a list; NULL with err when the param is missing or not a
+ * list, or for a task without foreach. */
+json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task *task,
+			       const json_t *params, struct weir_error *err);
+
+/* The run's params: the DAG's defaults with `conf`'s keys over them (conf
+ * may be NULL).  New reference; NULL with err when conf is not a mapping. */
+json_t *dag_spec_run_params(const struct dag_spec *dag, const json_t *conf,
+			    struct weir_error *err);
+
+#endif
