@@ -1251,6 +1251,7 @@ static struct dag_spec *dag_create(void)
 	dag->max_active_runs = DAG_DEFAULT_ACTIVE_RUNS;
 	dag->max_active_tasks = DAG_DEFAULT_ACTIVE_TASKS;
 	dag->params = json_object();
+	cron_parse(NULL, &dag->schedule, NULL); /* no schedule: "none" */
 	struct dag_default_args *d = &dag->default_args;
 	d->retries = -1;
 	d->retry_delay_s = d->max_retry_delay_s = d->execution_timeout_s = -1;

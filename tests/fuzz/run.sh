@@ -14,10 +14,11 @@ cflags="-std=c11 -D_GNU_SOURCE -g -O1 -I$root/src $(pkg-config --cflags $pkgs)
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all"
 libs="$(pkg-config --libs $pkgs) -lm"
 srcs="src/lib/error.c src/lib/fs.c src/lib/yaml.c src/lib/strvec.c
-	src/model/job_spec.c src/model/job_spec_edit.c src/model/tony.c"
+	src/model/job_spec.c src/model/job_spec_edit.c src/model/tony.c
+	src/model/cron.c src/model/template.c src/model/dag_spec.c"
 
 status=0
-for name in spec tony_xml submit_flags api_body; do
+for name in spec tony_xml submit_flags api_body dag cron template; do
 	bin=$out/fuzz_$name
 	set -- 
 	for s in $srcs; do set -- "$@" "$root/$s"; done

@@ -190,6 +190,7 @@ static void test_defaults(void **state)
 	(void)state;
 	struct dag_spec *d = parse_ok("dag_id: x\ntasks: [{task_id: a, command: 'true'}]\n");
 	assert_int_equal(d->schedule.kind, CRON_NONE);
+	assert_string_equal(d->schedule.text, "none"); /* found by fuzz_dag */
 	assert_true(d->start_date_ms == CRON_NEVER);
 	assert_true(d->end_date_ms == CRON_NEVER);
 	assert_false(d->catchup);
