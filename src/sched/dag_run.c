@@ -225,7 +225,9 @@ static void apply_ended(struct work *w, const struct dag_ti *tis, const struct d
 {
 	size_t i = ev->ti;
 	enum dag_ti_state s = w->state[i];
-	if (s != DAG_TI_QUEUED && s != DAG_TI_RUNNING && s != DAG_TI_SCHEDULED)
+	/* a scheduled TI has no job yet: the server writes a TI queued in the
+	 * same transaction that creates its job */
+	if (s != DAG_TI_QUEUED && s != DAG_TI_RUNNING)
 		return; /* stale: cleared, marked, or reported twice */
 	if (ev->try_number != tis[i].try_number)
 		return; /* a report of an older try */
@@ -510,7 +512,8 @@ int dag_run_decide(const struct dag_graph *g, enum dag_run_state run, const stru
 		break;
 	}
 	case DAG_EV_MARK_TI:
-		if (w.state[ev->ti] != ev->mark_ti)
+		/* a removed task is history: not marked */
+		if (w.state[ev->ti] != ev->mark_ti && w.state[ev->ti] != DAG_TI_REMOVED)
 			stop_and_set(&w, ev->ti, ev->mark_ti);
 		break;
 	case DAG_EV_MARK_RUN:

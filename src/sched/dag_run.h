@@ -25,7 +25,7 @@
  *  - a TI that ends failed goes up_for_retry while try_number < max_tries
  *    (and the failure is retryable), at now + dag_retry_delay_ms(); else
  *    failed.  The TIMER event makes due retries `scheduled` again;
- *  - an end report for a TI that is not queued/running/scheduled, or of
+ *  - an end report for a TI that is not queued or running, or of
  *    another try, is stale and changes nothing (a late report of a cleared or
  *    marked TI);
  *  - the run ends when every TI is finished: failed if any leaf task (one

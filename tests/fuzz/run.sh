@@ -18,7 +18,7 @@ srcs="src/lib/error.c src/lib/fs.c src/lib/yaml.c src/lib/strvec.c
 	src/model/cron.c src/model/template.c src/model/dag_spec.c"
 
 status=0
-for name in spec tony_xml submit_flags api_body dag cron template; do
+for name in spec tony_xml submit_flags api_body dag cron template dag_run; do
 	bin=$out/fuzz_$name
 	set -- 
 	for s in $srcs; do set -- "$@" "$root/$s"; done
