@@ -28,17 +28,18 @@ static struct dag_pool *find_pool(struct dag_pool *pools, size_t n, const char *
 	return NULL;
 }
 
-int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
-                    size_t n_dags, struct dag_pool *pools, size_t n_pools,
-                    struct dag_pool_decision *out, struct weir_error *err)
+int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags, size_t n_dags,
+                    struct dag_pool *pools, size_t n_pools, struct dag_pool_decision *out,
+                    struct weir_error *err)
 {
 	if (n == 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		if (c[i].dag >= n_dags)
-			return weir_error_set(err, WEIR_E_INVALID,
-			                      "dag pool: candidate %zu names dag %zu; there are %zu",
-			                      i, c[i].dag, n_dags);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "dag pool: candidate %zu names dag %zu; there are %zu", i, c[i].dag,
+			    n_dags);
 	}
 	const struct dag_candidate **order = calloc(n, sizeof(*order));
 	if (!order)
@@ -62,19 +63,20 @@ int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *d
 			continue;
 		}
 		if (p->slots >= 0 && need > p->slots) {
-			snprintf(d->reason, sizeof(d->reason), "waiting: needs %d slots; pool %s has %d",
-			         need, pname, p->slots);
+			snprintf(d->reason, sizeof(d->reason),
+			         "waiting: needs %d slots; pool %s has %d", need, pname, p->slots);
 			continue;
 		}
 		if (lim->max_active_tasks > 0 && lim->active >= lim->max_active_tasks) {
 			snprintf(d->reason, sizeof(d->reason),
 			         "waiting: dag %s max_active_tasks reached (%d/%d)",
-			         lim->dag_id ? lim->dag_id : "?", lim->active, lim->max_active_tasks);
+			         lim->dag_id ? lim->dag_id : "?", lim->active,
+			         lim->max_active_tasks);
 			continue;
 		}
 		if (p->slots >= 0 && p->used + need > p->slots) {
-			snprintf(d->reason, sizeof(d->reason), "waiting: pool %s full (%d/%d)", pname,
-			         p->used, p->slots);
+			snprintf(d->reason, sizeof(d->reason), "waiting: pool %s full (%d/%d)",
+			         pname, p->used, p->slots);
 			continue;
 		}
 		d->action = DAG_POOL_QUEUE;

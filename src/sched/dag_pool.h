@@ -67,9 +67,9 @@ struct dag_pool_decision {
  * written in the order above.  0, or -1 with err: WEIR_E_INVALID for a
  * candidate naming a DAG out of range, WEIR_E_INTERNAL when out of memory
  * (nothing changed then). */
-int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
-                    size_t n_dags, struct dag_pool *pools, size_t n_pools,
-                    struct dag_pool_decision *out, struct weir_error *err);
+int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags, size_t n_dags,
+                    struct dag_pool *pools, size_t n_pools, struct dag_pool_decision *out,
+                    struct weir_error *err);
 
 /* How many of a DAG's `n_queued` queued runs (oldest logical date first)
  * start now, with `running` runs running; max_active_runs <= 0: no limit. */

@@ -121,10 +121,11 @@ static int topo_order(const struct dag_graph *g, size_t *order, struct weir_erro
 	if (len < n) {
 		for (size_t i = 0; i < n; i++) {
 			if (!placed[i]) {
-				weir_error_set(err, WEIR_E_INVALID,
-				               "dag: task %s depends on itself through its upstreams "
-				               "(a cycle); expected a DAG",
-				               task_name(g, i));
+				weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "dag: task %s depends on itself through its upstreams "
+				    "(a cycle); expected a DAG",
+				    task_name(g, i));
 				goto out;
 			}
 		}
@@ -296,7 +297,8 @@ static void apply_mark_run(struct work *w, enum dag_run_state to)
 		if (to == DAG_RUN_SUCCESS)
 			stop_and_set(w, i, DAG_TI_SUCCESS);
 		else
-			stop_and_set(w, i, dag_ti_state_is_active(s) ? DAG_TI_FAILED : DAG_TI_SKIPPED);
+			stop_and_set(w, i,
+			             dag_ti_state_is_active(s) ? DAG_TI_FAILED : DAG_TI_SKIPPED);
 	}
 }
 
@@ -469,13 +471,14 @@ int dag_run_decide(const struct dag_graph *g, enum dag_run_state run, const stru
 		for (size_t i = w.base[t]; i < w.base[t + 1]; i++) {
 			if ((unsigned)tis[i].state >= DAG_TI_STATE_COUNT) {
 				weir_error_set(err, WEIR_E_INVALID,
-				               "dag: task %s instance %zu: state %d", task_name(g, t),
-				               i - w.base[t], (int)tis[i].state);
+				               "dag: task %s instance %zu: state %d",
+				               task_name(g, t), i - w.base[t], (int)tis[i].state);
 				goto out;
 			}
 			w.state[i] = tis[i].state;
 			w.max_tries[i] = effective_max_tries(g, t, &tis[i]);
-			w.retry_at[i] = tis[i].state == DAG_TI_UP_FOR_RETRY ? tis[i].next_retry_at : 0;
+			w.retry_at[i] =
+			    tis[i].state == DAG_TI_UP_FOR_RETRY ? tis[i].next_retry_at : 0;
 		}
 	}
 

@@ -104,14 +104,14 @@ enum dag_event_kind {
 
 struct dag_event {
 	enum dag_event_kind kind;
-	size_t ti;      /* TI_ENDED, MARK_TI: index into the TIs */
-	int try_number; /* TI_ENDED */
-	bool success;   /* TI_ENDED */
-	bool no_retry;  /* TI_ENDED: a failure not to retry (a user's kill) */
+	size_t ti;           /* TI_ENDED, MARK_TI: index into the TIs */
+	int try_number;      /* TI_ENDED */
+	bool success;        /* TI_ENDED */
+	bool no_retry;       /* TI_ENDED: a failure not to retry (a user's kill) */
 	const size_t *tasks; /* CLEAR: task indexes (borrowed) */
 	size_t n_tasks;
-	bool downstream;  /* CLEAR */
-	bool only_failed; /* CLEAR */
+	bool downstream;             /* CLEAR */
+	bool only_failed;            /* CLEAR */
 	enum dag_ti_state mark_ti;   /* MARK_TI */
 	enum dag_run_state mark_run; /* MARK_RUN */
 };
@@ -132,8 +132,8 @@ struct dag_run_decision {
 	enum dag_run_state run_from, run_to;
 	struct dag_ti_change *changes; /* owned, by TI index; NULL when none */
 	size_t n_changes;
-	size_t n_scheduled;  /* changes to `scheduled` (to hand to dag_pool_decide()) */
-	int64_t next_wakeup; /* earliest retry time of an up_for_retry TI; 0: none */
+	size_t n_scheduled;          /* changes to `scheduled` (to hand to dag_pool_decide()) */
+	int64_t next_wakeup;         /* earliest retry time of an up_for_retry TI; 0: none */
 	char reason[DAG_REASON_MAX]; /* run_to failed: "task load failed" ...; else "" */
 };
 

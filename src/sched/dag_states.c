@@ -25,8 +25,7 @@ static const char *const run_names[] = {
 };
 
 _Static_assert(sizeof(ti_names) / sizeof(ti_names[0]) == DAG_TI_STATE_COUNT, "a name per state");
-_Static_assert(sizeof(run_names) / sizeof(run_names[0]) == DAG_RUN_STATE_COUNT,
-               "a name per state");
+_Static_assert(sizeof(run_names) / sizeof(run_names[0]) == DAG_RUN_STATE_COUNT, "a name per state");
 
 const char *dag_ti_state_name(enum dag_ti_state s)
 {

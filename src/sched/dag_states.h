@@ -29,9 +29,9 @@
 
 enum dag_ti_state {
 	DAG_TI_NONE = 0,
-	DAG_TI_SCHEDULED,       /* its dependencies are met; waits for a pool slot */
-	DAG_TI_QUEUED,          /* handed to the job path: a job exists */
-	DAG_TI_RUNNING,         /* its job runs */
+	DAG_TI_SCHEDULED, /* its dependencies are met; waits for a pool slot */
+	DAG_TI_QUEUED,    /* handed to the job path: a job exists */
+	DAG_TI_RUNNING,   /* its job runs */
 	DAG_TI_SUCCESS,
 	DAG_TI_FAILED,
 	DAG_TI_UP_FOR_RETRY,    /* failed; runs again at its retry time */

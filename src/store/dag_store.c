@@ -126,9 +126,9 @@ struct dag_store {
 
 static const char *const run_states[] = {"queued", "running", "success", "failed"};
 static const char *const run_types[] = {"manual", "scheduled", "backfill"};
-static const char *const ti_states[] = {"none",         "scheduled",       "queued",  "running",
-                                        "success",      "failed",          "up_for_retry",
-                                        "upstream_failed", "skipped",      "removed"};
+static const char *const ti_states[] = {"none",    "scheduled", "queued",       "running",
+                                        "success", "failed",    "up_for_retry", "upstream_failed",
+                                        "skipped", "removed"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -440,8 +440,7 @@ int dag_store_dag_list(struct dag_store *ds, bool active_only, struct dag_row **
 	sqlite3_stmt *st = stmt_get(ds, active_only ? DS_DAG_LIST_ACTIVE : DS_DAG_LIST, err);
 	if (!st)
 		return -1;
-	return collect(ds, st, "listing DAGs", sizeof(**rows), read_dag, release_dag,
-	               rows, n, err);
+	return collect(ds, st, "listing DAGs", sizeof(**rows), read_dag, release_dag, rows, n, err);
 }
 
 static int dag_touch(struct dag_store *ds, enum ds_stmt id, const char *dag_id, int flag,
@@ -535,16 +534,16 @@ int dag_store_import_error_clear(struct dag_store *ds, const char *file, struct 
 	return step_done(ds, st, "clearing an import error", err);
 }
 
-int dag_store_import_error_list(struct dag_store *ds, struct dag_import_error_row **rows,
-                                size_t *n, struct weir_error *err)
+int dag_store_import_error_list(struct dag_store *ds, struct dag_import_error_row **rows, size_t *n,
+                                struct weir_error *err)
 {
 	*rows = NULL;
 	*n = 0;
 	sqlite3_stmt *st = stmt_get(ds, DS_IE_LIST, err);
 	if (!st)
 		return -1;
-	return collect(ds, st, "listing import errors", sizeof(**rows), read_ie, release_ie,
-	               rows, n, err);
+	return collect(ds, st, "listing import errors", sizeof(**rows), read_ie, release_ie, rows,
+	               n, err);
 }
 
 /* ---- runs ---- */
@@ -611,7 +610,8 @@ int dag_store_run_insert(struct dag_store *ds, const struct dag_run_row *row, in
 		return -1;
 	if (!row->dag_id || !*row->dag_id || !row->run_id || !*row->run_id)
 		return weir_error_set(err, WEIR_E_INVALID,
-		                      "store %s: a DAG run needs a dag_id and a run_id", db_path(ds));
+		                      "store %s: a DAG run needs a dag_id and a run_id",
+		                      db_path(ds));
 	sqlite3_stmt *st = stmt_get(ds, DS_RUN_INSERT, err);
 	if (!st)
 		return -1;
@@ -675,8 +675,8 @@ int dag_store_run_list(struct dag_store *ds, const struct dag_run_query *q,
 		return -1;
 	sqlite3_bind_int(st, 3, q->limit > 0 ? q->limit : -1);
 	sqlite3_bind_int(st, 4, q->offset > 0 ? q->offset : 0);
-	return collect(ds, st, "listing DAG runs", sizeof(**rows), read_run, release_run,
-	               rows, n, err);
+	return collect(ds, st, "listing DAG runs", sizeof(**rows), read_run, release_run, rows, n,
+	               err);
 }
 
 int dag_store_run_count(struct dag_store *ds, const struct dag_run_query *q, int64_t *count,
@@ -844,14 +844,13 @@ static void ti_name(char *buf, size_t size, const char *what, const char *dag_id
 		         run_id ? run_id : "", dag_id ? dag_id : "");
 }
 
-int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row,
-                        struct weir_error *err)
+int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err)
 {
 	if (check_ti_state(ds, row->state, err) < 0)
 		return -1;
 	if (!row->task_id || !*row->task_id)
-		return weir_error_set(err, WEIR_E_INVALID, "store %s: a task instance needs a task_id",
-		                      db_path(ds));
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "store %s: a task instance needs a task_id", db_path(ds));
 	sqlite3_stmt *st = stmt_get(ds, DS_TI_INSERT, err);
 	if (!st)
 		return -1;
@@ -901,8 +900,8 @@ int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *r
 		return -1;
 	bind_text(st, 1, dag_id);
 	bind_text(st, 2, run_id);
-	return collect(ds, st, "listing task instances", sizeof(**rows), read_ti, release_ti,
-	               rows, n, err);
+	return collect(ds, st, "listing task instances", sizeof(**rows), read_ti, release_ti, rows,
+	               n, err);
 }
 
 int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
@@ -934,8 +933,7 @@ int dag_store_tis_in_state(struct dag_store *ds, const char *state, struct dag_t
 	               release_ti, rows, n, err);
 }
 
-int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row,
-                        struct weir_error *err)
+int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err)
 {
 	if (check_ti_state(ds, row->state, err) < 0)
 		return -1;
@@ -1007,14 +1005,14 @@ static void release_try(void *p)
 	dag_try_row_release(p);
 }
 
-int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row,
-                      struct weir_error *err)
+int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struct weir_error *err)
 {
 	if (check_ti_state(ds, row->state, err) < 0)
 		return -1;
 	if (row->try_number < 1)
-		return weir_error_set(err, WEIR_E_INVALID, "store %s: try number %d; expected 1 or more",
-		                      db_path(ds), row->try_number);
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "store %s: try number %d; expected 1 or more", db_path(ds),
+		                      row->try_number);
 	sqlite3_stmt *st = stmt_get(ds, DS_TRY_PUT, err);
 	if (!st)
 		return -1;
@@ -1038,8 +1036,8 @@ int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row,
 }
 
 int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_id,
-                      const char *task_id, int map_index, int try_number,
-                      struct dag_try_row *out, struct weir_error *err)
+                      const char *task_id, int map_index, int try_number, struct dag_try_row *out,
+                      struct weir_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	sqlite3_stmt *st = stmt_get(ds, DS_TRY_GET, err);
@@ -1058,8 +1056,8 @@ int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_
 }
 
 int dag_store_tries_of_ti(struct dag_store *ds, const char *dag_id, const char *run_id,
-                          const char *task_id, int map_index, struct dag_try_row **rows,
-                          size_t *n, struct weir_error *err)
+                          const char *task_id, int map_index, struct dag_try_row **rows, size_t *n,
+                          struct weir_error *err)
 {
 	*rows = NULL;
 	*n = 0;
@@ -1070,6 +1068,6 @@ int dag_store_tries_of_ti(struct dag_store *ds, const char *dag_id, const char *
 	bind_text(st, 2, run_id);
 	bind_text(st, 3, task_id);
 	sqlite3_bind_int(st, 4, map_index);
-	return collect(ds, st, "listing tries", sizeof(**rows), read_try, release_try,
-	               rows, n, err);
+	return collect(ds, st, "listing tries", sizeof(**rows), read_try, release_try, rows, n,
+	               err);
 }

@@ -45,9 +45,9 @@ void dag_store_destroy(struct dag_store *ds);
 
 struct dag_row {
 	char *dag_id;
-	char *file;         /* the DAG file it came from */
+	char *file; /* the DAG file it came from */
 	bool paused;
-	bool active;        /* its file is present (false: removed, history kept) */
+	bool active; /* its file is present (false: removed, history kept) */
 	int64_t last_parsed_at;
 	char *import_error; /* its file's last error while the last good version
 	                     * still runs; "" when none */
@@ -84,8 +84,8 @@ int dag_store_import_error_set(struct dag_store *ds, const char *file, int64_t t
 /* The file parsed, or went away; no error when it had none. */
 int dag_store_import_error_clear(struct dag_store *ds, const char *file, struct weir_error *err);
 /* By id. */
-int dag_store_import_error_list(struct dag_store *ds, struct dag_import_error_row **rows,
-                                size_t *n, struct weir_error *err);
+int dag_store_import_error_list(struct dag_store *ds, struct dag_import_error_row **rows, size_t *n,
+                                struct weir_error *err);
 void dag_import_error_row_release(struct dag_import_error_row *row);
 void dag_import_error_rows_free(struct dag_import_error_row *rows, size_t n);
 
@@ -169,8 +169,7 @@ struct dag_ti_row {
 
 /* WEIR_E_CONFLICT if the key exists; WEIR_E_NOT_FOUND if the run (or a
  * job_id's job) does not. */
-int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row,
-                        struct weir_error *err);
+int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err);
 int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_id,
                      const char *task_id, int map_index, struct dag_ti_row *out,
                      struct weir_error *err);
@@ -187,8 +186,7 @@ int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row 
 int dag_store_tis_in_state(struct dag_store *ds, const char *state, struct dag_ti_row **rows,
                            size_t *n, struct weir_error *err);
 /* Writes every field but the key.  WEIR_E_NOT_FOUND if absent. */
-int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row,
-                        struct weir_error *err);
+int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err);
 void dag_ti_row_release(struct dag_ti_row *row);
 void dag_ti_rows_free(struct dag_ti_row *rows, size_t n);
 
@@ -210,15 +208,14 @@ struct dag_try_row {
 
 /* Inserts or replaces the try (key: the TI's and try_number).
  * WEIR_E_NOT_FOUND if the TI does not exist. */
-int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row,
-                      struct weir_error *err);
+int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struct weir_error *err);
 int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_id,
-                      const char *task_id, int map_index, int try_number,
-                      struct dag_try_row *out, struct weir_error *err);
+                      const char *task_id, int map_index, int try_number, struct dag_try_row *out,
+                      struct weir_error *err);
 /* Tries of one TI by try_number. */
 int dag_store_tries_of_ti(struct dag_store *ds, const char *dag_id, const char *run_id,
-                          const char *task_id, int map_index, struct dag_try_row **rows,
-                          size_t *n, struct weir_error *err);
+                          const char *task_id, int map_index, struct dag_try_row **rows, size_t *n,
+                          struct weir_error *err);
 void dag_try_row_release(struct dag_try_row *row);
 void dag_try_rows_free(struct dag_try_row *rows, size_t n);
 
