@@ -70,7 +70,7 @@ struct dag_task_node {
 	const char *task_id;
 	const size_t *upstream; /* indexes into dag_graph.tasks */
 	size_t n_upstream;
-	enum dag_trigger_rule trigger_rule;
+	enum trigger_rule trigger_rule;
 	struct dag_retry_policy retry;
 	const char *pool; /* NULL or "": default_pool */
 	int pool_slots;   /* <= 0: 1 */

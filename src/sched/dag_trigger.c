@@ -3,36 +3,6 @@
 
 #include <string.h>
 
-static const char *const rule_names[] = {
-    [DAG_TRIGGER_ALL_SUCCESS] = "all_success",   [DAG_TRIGGER_ALL_DONE] = "all_done",
-    [DAG_TRIGGER_ALL_FAILED] = "all_failed",     [DAG_TRIGGER_ONE_SUCCESS] = "one_success",
-    [DAG_TRIGGER_ONE_FAILED] = "one_failed",     [DAG_TRIGGER_NONE_FAILED] = "none_failed",
-    [DAG_TRIGGER_NONE_SKIPPED] = "none_skipped", [DAG_TRIGGER_ALWAYS] = "always",
-};
-
-_Static_assert(sizeof(rule_names) / sizeof(rule_names[0]) == DAG_TRIGGER_RULE_COUNT,
-               "a name per rule");
-
-const char *dag_trigger_rule_name(enum dag_trigger_rule r)
-{
-	if ((unsigned)r >= DAG_TRIGGER_RULE_COUNT)
-		return "?";
-	return rule_names[r];
-}
-
-int dag_trigger_rule_from_name(const char *name, enum dag_trigger_rule *out)
-{
-	if (!name)
-		return -1;
-	for (unsigned i = 0; i < DAG_TRIGGER_RULE_COUNT; i++) {
-		if (strcmp(name, rule_names[i]) == 0) {
-			*out = (enum dag_trigger_rule)i;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 const char *dag_trigger_verdict_name(enum dag_trigger_verdict v)
 {
 	switch (v) {
@@ -72,28 +42,28 @@ void dag_upstream_counts_add(struct dag_upstream_counts *c, enum dag_ti_state s)
 	c->done++;
 }
 
-enum dag_trigger_verdict dag_trigger_evaluate(enum dag_trigger_rule rule,
+enum dag_trigger_verdict dag_trigger_evaluate(enum trigger_rule rule,
                                               const struct dag_upstream_counts *c)
 {
-	if (rule == DAG_TRIGGER_ALWAYS || c->total == 0)
+	if (rule == TRIGGER_ALWAYS || c->total == 0)
 		return DAG_TRIGGER_READY;
 	bool all_done = c->done >= c->total;
 	int failures = c->failed + c->upstream_failed;
 
 	switch (rule) {
-	case DAG_TRIGGER_ALL_SUCCESS:
+	case TRIGGER_ALL_SUCCESS:
 		if (failures > 0)
 			return DAG_TRIGGER_UPSTREAM_FAILED;
 		if (c->skipped > 0)
 			return DAG_TRIGGER_SKIPPED;
 		return c->success >= c->total ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
-	case DAG_TRIGGER_ALL_FAILED:
+	case TRIGGER_ALL_FAILED:
 		if (c->success > 0 || c->skipped > 0)
 			return DAG_TRIGGER_SKIPPED;
 		return failures >= c->total ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
-	case DAG_TRIGGER_ALL_DONE:
+	case TRIGGER_ALL_DONE:
 		return all_done ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
-	case DAG_TRIGGER_ONE_SUCCESS:
+	case TRIGGER_ONE_SUCCESS:
 		/* Airflow checks the cascades before readiness; with every
 		 * upstream done they cannot hide a success */
 		if (all_done && c->skipped == c->done)
@@ -101,19 +71,19 @@ enum dag_trigger_verdict dag_trigger_evaluate(enum dag_trigger_rule rule,
 		if (all_done && c->success == 0)
 			return DAG_TRIGGER_UPSTREAM_FAILED;
 		return c->success > 0 ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
-	case DAG_TRIGGER_ONE_FAILED:
+	case TRIGGER_ONE_FAILED:
 		if (all_done && failures == 0)
 			return DAG_TRIGGER_SKIPPED;
 		return failures > 0 ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
-	case DAG_TRIGGER_NONE_FAILED:
+	case TRIGGER_NONE_FAILED:
 		if (failures > 0)
 			return DAG_TRIGGER_UPSTREAM_FAILED;
 		return c->success + c->skipped >= c->total ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
-	case DAG_TRIGGER_NONE_SKIPPED:
+	case TRIGGER_NONE_SKIPPED:
 		if (c->skipped > 0)
 			return DAG_TRIGGER_SKIPPED;
 		return all_done ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
-	case DAG_TRIGGER_ALWAYS:
+	case TRIGGER_ALWAYS:
 		return DAG_TRIGGER_READY;
 	}
 	return DAG_TRIGGER_WAIT;

@@ -30,20 +30,12 @@
 #ifndef WEIR_SCHED_DAG_TRIGGER_H
 #define WEIR_SCHED_DAG_TRIGGER_H
 
+#include "model/dag_spec.h"
 #include "sched/dag_states.h"
 
-enum dag_trigger_rule {
-	DAG_TRIGGER_ALL_SUCCESS = 0, /* the default */
-	DAG_TRIGGER_ALL_DONE,
-	DAG_TRIGGER_ALL_FAILED,
-	DAG_TRIGGER_ONE_SUCCESS,
-	DAG_TRIGGER_ONE_FAILED,
-	DAG_TRIGGER_NONE_FAILED,
-	DAG_TRIGGER_NONE_SKIPPED,
-	DAG_TRIGGER_ALWAYS,
-};
-
-#define DAG_TRIGGER_RULE_COUNT (DAG_TRIGGER_ALWAYS + 1)
+/* The rules are the model's (model/dag_spec.h: enum trigger_rule and
+ * trigger_rule_name()), so a parsed task's rule is used as it is. */
+#define DAG_TRIGGER_RULE_COUNT (TRIGGER_ALWAYS + 1)
 
 /* What a TI in state none becomes. */
 enum dag_trigger_verdict {
@@ -64,13 +56,9 @@ struct dag_upstream_counts {
 	int done; /* finished in any of the four states above (removed counts too) */
 };
 
-/* "all_success", ...; never NULL ("?" out of range). */
-const char *dag_trigger_rule_name(enum dag_trigger_rule r);
-/* 0, or -1 when `name` is not a rule (NULL included). */
-int dag_trigger_rule_from_name(const char *name, enum dag_trigger_rule *out);
 const char *dag_trigger_verdict_name(enum dag_trigger_verdict v);
 
-enum dag_trigger_verdict dag_trigger_evaluate(enum dag_trigger_rule rule,
+enum dag_trigger_verdict dag_trigger_evaluate(enum trigger_rule rule,
                                               const struct dag_upstream_counts *c);
 
 /* Adds one upstream in state `s` to `c` (unfinished states only count in

@@ -1,17 +1,14 @@
 /* fuzz_dag_run.c: random DAGs, TI states and events -> dag_run_decide, with
  * its invariants checked: every change is a legal move from the state given,
  * each TI changes at most once, a finished run has only finished TIs, and the
- * decision is a fixed point (evaluating again changes nothing).
- *
- * The sched sources are included here rather than listed in run.sh, whose
- * shared source list is the parsers': this harness is self-contained. */
+ * decision is a fixed point (evaluating again changes nothing). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "sched/dag_run.c"
-#include "sched/dag_states.c"
-#include "sched/dag_trigger.c"
+#include "sched/dag_run.h"
+#include "sched/dag_states.h"
+#include "sched/dag_trigger.h"
 
 #define MAX_TASKS 12
 #define MAX_UP 4
@@ -72,7 +69,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t t = 0; t < n_tasks; t++) {
 		struct dag_task_node *node = &tasks[t];
 		node->task_id = "t";
-		node->trigger_rule = (enum dag_trigger_rule)take(&r, DAG_TRIGGER_RULE_COUNT);
+		node->trigger_rule = (enum trigger_rule)take(&r, DAG_TRIGGER_RULE_COUNT);
 		node->retry.retries = (int)take(&r, 4);
 		node->retry.delay_ms = take(&r, 3) * 1000;
 		node->retry.exponential = take(&r, 2);

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tests/fuzz/run.sh [SECONDS]: builds each libFuzzer harness with clang
-# (ASan + UBSan), linking only the lib and model sources it needs, into
+# (ASan + UBSan), linking the lib, model and pure sched sources, into
 # build-fuzz/, and runs each for SECONDS (default 20) on a copy of its seed
 # corpus.  Fails on the first crash, leak or sanitizer report.
 set -eu
@@ -15,7 +15,8 @@ cflags="-std=c11 -D_GNU_SOURCE -g -O1 -I$root/src $(pkg-config --cflags $pkgs)
 libs="$(pkg-config --libs $pkgs) -lm"
 srcs="src/lib/error.c src/lib/fs.c src/lib/yaml.c src/lib/strvec.c
 	src/model/job_spec.c src/model/job_spec_edit.c src/model/tony.c
-	src/model/cron.c src/model/template.c src/model/dag_spec.c"
+	src/model/cron.c src/model/template.c src/model/dag_spec.c
+	src/sched/dag_run.c src/sched/dag_states.c src/sched/dag_trigger.c"
 
 status=0
 for name in spec tony_xml submit_flags api_body dag cron template dag_run; do

@@ -240,7 +240,7 @@ static void test_trigger_truth_table(void **state)
 				char got = verdict_letter(dag_trigger_evaluate(rule, &c));
 				if (got != truth[row].want[rule])
 					fail_msg("upstreams %s, %s: %c, expected %c", ups,
-					         dag_trigger_rule_name(rule), got,
+					         trigger_rule_name(rule), got,
 					         truth[row].want[rule]);
 			}
 		}
@@ -252,13 +252,13 @@ static void test_trigger_truth_table(void **state)
 
 	/* names */
 	for (int rule = 0; rule < DAG_TRIGGER_RULE_COUNT; rule++) {
-		enum dag_trigger_rule back;
-		assert_int_equal(dag_trigger_rule_from_name(dag_trigger_rule_name(rule), &back), 0);
+		enum trigger_rule back;
+		assert_int_equal(trigger_rule_from_name(trigger_rule_name(rule), &back), 0);
 		assert_int_equal(back, rule);
 	}
-	enum dag_trigger_rule r;
-	assert_int_equal(dag_trigger_rule_from_name("none_failed_min_one_success", &r), -1);
-	assert_string_equal(dag_trigger_rule_name(DAG_TRIGGER_NONE_SKIPPED), "none_skipped");
+	enum trigger_rule r;
+	assert_int_equal(trigger_rule_from_name("none_failed_min_one_success", &r), -1);
+	assert_string_equal(trigger_rule_name(TRIGGER_NONE_SKIPPED), "none_skipped");
 	assert_string_equal(dag_trigger_verdict_name(DAG_TRIGGER_UPSTREAM_FAILED),
 	                    "upstream_failed");
 }
@@ -425,7 +425,7 @@ static void test_run_result_rules(void **state)
 {
 	(void)state;
 	struct dag_task_node t[] = {NODE("a", NULL, 0), NODE("cleanup", up_a, 1)};
-	t[1].trigger_rule = DAG_TRIGGER_ALL_DONE;
+	t[1].trigger_rule = TRIGGER_ALL_DONE;
 	struct run r;
 	run_init(&r, t, 2);
 	ev_simple(&r, DAG_EV_START, 0);
@@ -440,7 +440,7 @@ static void test_run_result_rules(void **state)
 
 	struct dag_task_node t2[] = {NODE("a", NULL, 0), NODE("cleanup", up_a, 1),
 	                             NODE("b", up_a, 1)};
-	t2[1].trigger_rule = DAG_TRIGGER_ALL_DONE;
+	t2[1].trigger_rule = TRIGGER_ALL_DONE;
 	run_init(&r, t2, 3);
 	ev_simple(&r, DAG_EV_START, 0);
 	start_ti(&r, 0);
@@ -466,7 +466,7 @@ static void test_run_result_rules(void **state)
 	/* a skipped leaf counts as success: on_failure (one_failed) after a
 	 * success is skipped and the run succeeds */
 	struct dag_task_node t4[] = {NODE("a", NULL, 0), NODE("on_failure", up_a, 1)};
-	t4[1].trigger_rule = DAG_TRIGGER_ONE_FAILED;
+	t4[1].trigger_rule = TRIGGER_ONE_FAILED;
 	run_init(&r, t4, 2);
 	ev_simple(&r, DAG_EV_START, 0);
 	start_ti(&r, 0);
