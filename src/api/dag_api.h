@@ -1,0 +1,70 @@
+/* dag_api.h: what the workflow routes (Airflow's stable REST API v1 paths,
+ * docs/api.md) ask of the server.
+ *
+ * The API layer (src/api/airflow.c) owns routing, auth (Bearer token or
+ * Basic), query parsing (limit, offset, order_by, state), content
+ * negotiation for logs and problem+json errors.  The server's DAG manager
+ * (src/server/dag_manager.c) owns everything else and fills this table: each
+ * op returns a new JSON reference already in Airflow's shape and field names
+ * (DAG, DAGCollection, DAGRun, DAGRunCollection, TaskInstance,
+ * TaskInstanceCollection, ImportErrorCollection), or NULL with err
+ * (WEIR_E_NOT_FOUND -> 404, WEIR_E_INVALID -> 400, WEIR_E_CONFLICT -> 409).
+ * Strings passed in are borrowed for the call.
+ */
+#ifndef WEIR_API_DAG_API_H
+#define WEIR_API_DAG_API_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lib/error.h"
+
+/* GET .../dagRuns query; strings may be NULL (not given). */
+struct dag_run_list_query {
+	int limit;            /* default 100 */
+	int offset;           /* default 0 */
+	const char *order_by; /* e.g. "-execution_date", "start_date" */
+	const char *state;    /* one state, or NULL */
+};
+
+struct dag_api_ops {
+	/* GET /dags: {"dags":[DAG...],"total_entries":N} */
+	json_t *(*list_dags)(void *ctx, int limit, int offset, struct weir_error *err);
+	/* GET /dags/{dag_id}: DAG */
+	json_t *(*get_dag)(void *ctx, const char *dag_id, struct weir_error *err);
+	/* PATCH /dags/{dag_id} {"is_paused":bool}: DAG */
+	json_t *(*patch_dag)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
+	/* GET /dags/{dag_id}/dagRuns: {"dag_runs":[...],"total_entries":N} */
+	json_t *(*list_runs)(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
+			     struct weir_error *err);
+	/* POST /dags/{dag_id}/dagRuns {"conf","dag_run_id","logical_date"}: DAGRun */
+	json_t *(*trigger_run)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
+	/* GET /dags/{dag_id}/dagRuns/{run_id}: DAGRun */
+	json_t *(*get_run)(void *ctx, const char *dag_id, const char *run_id,
+			   struct weir_error *err);
+	/* PATCH /dags/{dag_id}/dagRuns/{run_id} {"state":"success|failed|queued"}: DAGRun */
+	json_t *(*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
+			     struct weir_error *err);
+	/* GET .../dagRuns/{run_id}/taskInstances: {"task_instances":[...],"total_entries":N} */
+	json_t *(*list_tis)(void *ctx, const char *dag_id, const char *run_id,
+			    struct weir_error *err);
+	/* GET .../taskInstances/{task_id}[?map_index=N]: TaskInstance (map_index -1: not a
+	 * foreach instance) */
+	json_t *(*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+			  int map_index, struct weir_error *err);
+	/* Where try `try_number` of a TI logs (*path newly allocated) and whether that try has
+	 * ended; 404 when there is no such try. */
+	int (*ti_log_locate)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+			     int map_index, int try_number, char **path, bool *ended,
+			     struct weir_error *err);
+	/* POST /dags/{dag_id}/clearTaskInstances {"dag_run_id","task_ids","include_downstream",
+	 * "only_failed","dry_run"}: {"task_instances":[{dag_id,dag_run_id,task_id,...}]} */
+	json_t *(*clear_tis)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
+	/* GET /importErrors: {"import_errors":[{import_error_id,filename,stack_trace,timestamp}],
+	 * "total_entries":N} */
+	json_t *(*import_errors)(void *ctx, int limit, int offset, struct weir_error *err);
+};
+
+#endif
