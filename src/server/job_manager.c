@@ -66,7 +66,22 @@ struct job_manager {
 	int open_handles;
 	bool in_queue_pass;
 	bool queue_again;
+	/* jobs that reached a final state in this turn: told to end_fn at the
+	 * end of the turn, before the commit (the DAG manager's reaction shares
+	 * the transaction and the loop turn) */
+	struct ended_job *ended;
+	job_manager_end_fn end_fn;
+	void *end_arg;
 };
+
+struct ended_job {
+	int64_t job_id;
+	char state[STORE_STATE_MAX];
+	int exit_code;
+	char *reason;
+	struct ended_job *next;
+};
+
 
 /* ---- small helpers ---- */
 
@@ -116,12 +131,49 @@ static void turn_begin(struct job_manager *jm)
 
 static void check_timers(struct job_manager *jm);
 
+static void ended_add(struct job_manager *jm, const struct job_row *job)
+{
+	struct ended_job *e, **tail;
+
+	if (!jm->end_fn)
+		return;
+	e = calloc(1, sizeof *e);
+	if (!e || !(e->reason = strdup(job->reason ? job->reason : ""))) {
+		free(e);
+		log_error("job %lld: out of memory noting its end", (long long)job->id);
+		return;
+	}
+	e->job_id = job->id;
+	snprintf(e->state, sizeof e->state, "%s", job->state);
+	e->exit_code = job->exit_code;
+	for (tail = &jm->ended; *tail; tail = &(*tail)->next)
+		;
+	*tail = e;
+}
+
+/* Tells end_fn of every job that ended in this turn; what it does (new
+ * submissions that fail at once, kills) may end more, so until none is left. */
+static void ended_flush(struct job_manager *jm)
+{
+	while (jm->ended) {
+		struct ended_job *e = jm->ended;
+		jm->ended = e->next;
+		if (jm->end_fn)
+			jm->end_fn(jm->end_arg, e->job_id, e->state, e->exit_code, e->reason);
+		free(e->reason);
+		free(e);
+	}
+}
+
 static void turn_end(struct job_manager *jm)
 {
 	struct weir_error err = {0};
 
-	if (jm->depth == 1)
+	if (jm->depth == 1) {
+		ended_flush(jm);
 		check_timers(jm);
+		ended_flush(jm);
+	}
 	if (--jm->depth == 0 && store_in_transaction(jm->store)) {
 		if (store_commit(jm->store, &err) < 0) {
 			log_error("store: commit failed: %s", err.msg);
@@ -428,6 +480,7 @@ static void wind_down(struct job_manager *jm, int64_t job_id)
 			outcome_set(jm, job_id, NULL);
 			event(jm, job_id, "state", "%s%s%s", job.state, o.reason[0] ? ": " : "",
 			      o.reason);
+			ended_add(jm, &job);
 		}
 	}
 	if (job_final(&job)) {
@@ -658,6 +711,7 @@ static void fail_job_now(struct job_manager *jm, int64_t job_id, const char *rea
 	if (store_job_update(jm->store, &job, &err) < 0)
 		log_error("job %lld: %s", (long long)job_id, err.msg);
 	event(jm, job_id, "state", "failed: %s", reason);
+	ended_add(jm, &job);
 	spec_forget(jm, job_id);
 	job_row_release(&job);
 }
@@ -902,17 +956,16 @@ void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, i
 
 /* ---- api ops ---- */
 
-static json_t *op_submit(void *ctx, json_t *body, struct weir_error *err)
+/* Stores a validated spec as a queued job and runs a queue pass (inside the
+ * caller's turn). */
+static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int64_t *id,
+                       struct weir_error *err)
 {
-	struct job_manager *jm = ctx;
-	struct job_spec *spec = job_spec_from_json(body, err);
 	struct job_row row = {0};
-	json_t *sj = NULL, *r = NULL;
+	json_t *sj = NULL;
 	char *text = NULL;
-	int64_t id = 0;
+	int rc = -1;
 
-	if (!spec)
-		return NULL;
 	if (alloc_never_fits(&jm->node, spec, err) < 0) {
 		err->kind = WEIR_E_UNFIT;
 		goto out;
@@ -935,17 +988,33 @@ static json_t *op_submit(void *ctx, json_t *body, struct weir_error *err)
 	row.submitted_at = clock_now_ms();
 	row.queued_at = row.submitted_at;
 	turn_begin(jm);
-	if (store_job_insert(jm->store, &row, &id, err) < 0) {
+	if (store_job_insert(jm->store, &row, id, err) < 0) {
 		turn_end(jm);
 		goto out;
 	}
-	event(jm, id, "submitted", "%s: %d tasks", row.name, job_spec_task_count(spec));
+	event(jm, *id, "submitted", "%s: %d tasks", row.name, job_spec_task_count(spec));
 	queue_pass(jm);
-	r = job_json_by_id(jm, id, err);
 	turn_end(jm);
+	rc = 0;
 out:
 	free(text);
 	json_decref(sj);
+	return rc;
+}
+
+static json_t *op_submit(void *ctx, json_t *body, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_spec *spec = job_spec_from_json(body, err);
+	json_t *r = NULL;
+	int64_t id = 0;
+
+	if (!spec)
+		return NULL;
+	turn_begin(jm);
+	if (submit_spec(jm, spec, &id, err) == 0)
+		r = job_json_by_id(jm, id, err);
+	turn_end(jm);
 	job_spec_destroy(spec);
 	return r;
 }
@@ -982,8 +1051,19 @@ static json_t *op_get_job(void *ctx, int64_t id, struct weir_error *err)
 static json_t *op_kill_job(void *ctx, int64_t id, struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
-	struct job_row job = {0};
 	json_t *r = NULL;
+
+	turn_begin(jm);
+	if (job_manager_kill(jm, id, err) == 0)
+		r = job_json_by_id(jm, id, err);
+	turn_end(jm);
+	return r;
+}
+
+int job_manager_kill(struct job_manager *jm, int64_t id, struct weir_error *err)
+{
+	struct job_row job = {0};
+	int rc = -1;
 	enum job_state js;
 
 	turn_begin(jm);
@@ -1009,11 +1089,11 @@ static json_t *op_kill_job(void *ctx, int64_t id, struct weir_error *err)
 		struct progress_event ev = {.kind = PROGRESS_KILL};
 		progress(jm, id, &ev);
 	}
-	r = job_json_by_id(jm, id, err);
+	rc = 0;
 out:
 	turn_end(jm);
 	job_row_release(&job);
-	return r;
+	return rc;
 }
 
 static json_t *op_tasks(void *ctx, int64_t id, int attempt, struct weir_error *err)
@@ -1444,6 +1524,35 @@ const struct api_ops *job_manager_api_ops(void)
 	return &ops;
 }
 
+int job_manager_submit_spec(struct job_manager *jm, const struct job_spec *spec, int64_t *job_id,
+                            struct weir_error *err)
+{
+	int rc;
+
+	if (job_spec_validate(spec, err) < 0)
+		return -1;
+	turn_begin(jm);
+	rc = submit_spec(jm, spec, job_id, err);
+	turn_end(jm);
+	return rc;
+}
+
+void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn, void *arg)
+{
+	jm->end_fn = fn;
+	jm->end_arg = arg;
+}
+
+void job_manager_turn_begin(struct job_manager *jm)
+{
+	turn_begin(jm);
+}
+
+void job_manager_turn_end(struct job_manager *jm)
+{
+	turn_end(jm);
+}
+
 /* ---- recovery ---- */
 
 int job_manager_recover(struct job_manager *jm, struct weir_error *err)
@@ -1605,6 +1714,12 @@ void job_manager_destroy(struct job_manager *jm)
 		return;
 	while (jm->specs)
 		spec_forget(jm, jm->specs->job_id);
+	while (jm->ended) {
+		struct ended_job *e = jm->ended;
+		jm->ended = e->next;
+		free(e->reason);
+		free(e);
+	}
 	while (jm->watches) {
 		struct launcher_watch *w = jm->watches;
 		jm->watches = w->next;

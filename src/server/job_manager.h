@@ -22,6 +22,7 @@
 #include "api/api.h"
 #include "exec/executor.h"
 #include "lib/error.h"
+#include "model/job_spec.h"
 #include "sched/alloc.h"
 #include "store/store.h"
 
@@ -50,6 +51,33 @@ void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, i
  * marks tasks whose launcher is gone `lost` and lets sched decide, then
  * runs a queue pass.  0, or -1 with err when the store cannot be read. */
 int job_manager_recover(struct job_manager *jm, struct weir_error *err);
+
+/* ---- hooks for the DAG manager (server/dag_manager.h) ---- */
+
+/* Told once when a job reaches a final state (succeeded, failed, killed):
+ * its exit code (-1: none) and reason ("execution timeout after 5s", ...).
+ * Called at the end of the loop turn that ended it, inside that turn's
+ * transaction, so what the callee writes and submits commits with it.
+ * Strings are borrowed for the call. */
+typedef void (*job_manager_end_fn)(void *arg, int64_t job_id, const char *state, int exit_code,
+                                   const char *reason);
+void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn, void *arg);
+
+/* Validates `spec` (borrowed) and queues it as a new job, as POST
+ * /api/v1/jobs does; a queue pass follows at once.  0 with *job_id, or -1
+ * with err (WEIR_E_INVALID, WEIR_E_UNFIT: it can never fit this node). */
+int job_manager_submit_spec(struct job_manager *jm, const struct job_spec *spec, int64_t *job_id,
+                            struct weir_error *err);
+
+/* Kills a job as DELETE /api/v1/jobs/ID does.  WEIR_E_NOT_FOUND,
+ * WEIR_E_CONFLICT (already ended). */
+int job_manager_kill(struct job_manager *jm, int64_t job_id, struct weir_error *err);
+
+/* Brackets another module's work in the manager's transaction: nested
+ * calls join it; the outermost end tells end callbacks, checks timers and
+ * commits. */
+void job_manager_turn_begin(struct job_manager *jm);
+void job_manager_turn_end(struct job_manager *jm);
 
 /* Counts for the start-up line. */
 void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_tasks);
