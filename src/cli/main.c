@@ -9,9 +9,11 @@
 #include <string.h>
 
 #include "cli/cli_common.h"
+#include "cli/cli_dags.h"
 #include "cli/cli_jobs.h"
 #include "cli/cli_logs.h"
 #include "cli/cli_submit.h"
+#include "cli/cli_tasks.h"
 #include "cli/cli_artifact.h"
 #include "exec/artifact.h"
 #include "launch/launch.h"
@@ -29,6 +31,8 @@ static void usage(FILE *out)
 	      "  submit     submit a job (a spec file, or tony.xml and TonY's flags) and follow it\n"
 	      "  jobs       list, show or kill jobs\n"
 	      "  logs       print or follow the logs of a job's tasks\n"
+	      "  dags       workflows: list, show, trigger (and follow), runs, pause, backfill\n"
+	      "  tasks      a DAG run's task instances: state, clear, logs\n"
 	      "  launch     (internal) the parent of every task, started by the executor\n"
 	      "  version    print the version of this program and of the server\n"
 	      "  help CMD   the usage of a command\n"
@@ -105,6 +109,10 @@ static int help_main(const char *cmd)
 		cli_jobs_usage(stdout);
 	else if (!strcmp(cmd, "logs"))
 		cli_logs_usage(stdout);
+	else if (!strcmp(cmd, "dags"))
+		cli_dags_usage(stdout);
+	else if (!strcmp(cmd, "tasks"))
+		cli_tasks_usage(stdout);
 	else if (!strcmp(cmd, "version"))
 		version_usage(stdout);
 	else if (!strcmp(cmd, "server"))
@@ -170,6 +178,10 @@ int main(int argc, char **argv)
 		return cli_jobs_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "logs"))
 		return cli_logs_main(sub_argc, sub_argv, &g);
+	if (!strcmp(cmd, "dags"))
+		return cli_dags_main(sub_argc, sub_argv, &g);
+	if (!strcmp(cmd, "tasks"))
+		return cli_tasks_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "version"))
 		return version_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "help"))

@@ -1,0 +1,54 @@
+/* cli_dags.h: `weir dags list|show|trigger|state|runs|pause|unpause|backfill`.
+ *
+ * A client of the Airflow-compatible routes only (/api/v1/dags..., docs/api.md), so it reads
+ * the same field names an Airflow client reads.  The helpers below are shared with
+ * cli_tasks.c (the routes, the error report) or pure and unit-tested (conf, backfill dates).
+ */
+#ifndef WEIR_CLI_CLI_DAGS_H
+#define WEIR_CLI_CLI_DAGS_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "cli/cli_common.h"
+#include "lib/error.h"
+
+/* argv[0] is "dags".  Returns the exit status (docs/cli.md). */
+int cli_dags_main(int argc, char **argv, const struct cli_globals *g);
+void cli_dags_usage(FILE *out);
+
+/* "/api/v1/dags/DAG" + ("/dagRuns/RUN" when run is not NULL) + rest (may be NULL), with the
+ * ids percent-encoded.  Newly allocated; NULL on out of memory. */
+char *cli_dag_path(const char *dag, const char *run, const char *rest);
+
+/* Prints why an Airflow route did not succeed (problem+json's title and detail, else as
+ * cli_report) and returns the exit status for it. */
+int cli_dag_report(const struct cli_ctx *ctx, const struct cli_reply *r);
+
+/* A task instance's state as text: "none" for Airflow's null. */
+const char *cli_ti_state(json_t *ti);
+/* success, failed, upstream_failed, skipped, removed: the TI will not run again on its own
+ * (up_for_retry will). */
+bool cli_ti_state_is_final(const char *state);
+/* "task" or "task[2]" (a foreach instance) into buf; returns buf. */
+char *cli_ti_name(json_t *ti, char *buf, size_t size);
+
+/* --conf: `text` must be a JSON object.  A new reference, or NULL with err saying what is
+ * wrong and where. */
+json_t *cli_dags_parse_conf(const char *text, struct weir_error *err);
+
+/* The schedule of a DAG object: Airflow's schedule_interval as a string or as
+ * {"__type": "CronExpression", "value": "..."}; "none" when absent or null.  Borrowed. */
+const char *cli_dag_schedule_text(json_t *dag);
+
+/* The logical dates backfill creates runs for: every fire time of `schedule` in
+ * [from_ms, to_ms] (both ends included), oldest first.  At most `max` go into out; *n gets
+ * how many.  -1 with err when the schedule does not parse, has no grid (none, @once), the
+ * range is empty or reversed, or more than `max` runs would be created. */
+int cli_dags_backfill_dates(const char *schedule, int64_t from_ms, int64_t to_ms, int64_t *out,
+                            size_t max, size_t *n, struct weir_error *err);
+
+#endif

@@ -1,0 +1,141 @@
+/* test_cli_dags.c: the pure parts of `weir dags` / `weir tasks`: --conf checking, the
+ * schedule of a DAG object in Airflow's shapes, the backfill dates, route paths with their
+ * ids encoded, and task-instance names and states. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cli/cli_dags.h"
+#include "model/cron.h"
+
+static void test_parse_conf(void **state)
+{
+	struct weir_error err = {0};
+	json_t *c;
+	(void)state;
+
+	c = cli_dags_parse_conf("{\"table\": \"events\", \"n\": 3}", &err);
+	assert_non_null(c);
+	assert_string_equal(json_string_value(json_object_get(c, "table")), "events");
+	json_decref(c);
+
+	assert_null(cli_dags_parse_conf("{\"a\": ", &err));
+	assert_non_null(strstr(err.msg, "--conf: not valid JSON"));
+	assert_non_null(strstr(err.msg, "column"));
+	assert_null(cli_dags_parse_conf("[1, 2]", &err));
+	assert_non_null(strstr(err.msg, "an array"));
+	assert_null(cli_dags_parse_conf("\"x\"", &err));
+	assert_non_null(strstr(err.msg, "JSON object"));
+	/* A key given twice would silently lose one value. */
+	assert_null(cli_dags_parse_conf("{\"a\": 1, \"a\": 2}", &err));
+}
+
+static void test_schedule_text(void **state)
+{
+	json_t *d;
+	(void)state;
+
+	d = json_pack("{s{ssss}}", "schedule_interval", "__type", "CronExpression", "value",
+	              "0 0 * * *");
+	assert_string_equal(cli_dag_schedule_text(d), "0 0 * * *");
+	json_decref(d);
+	d = json_pack("{ss}", "schedule_interval", "@daily");
+	assert_string_equal(cli_dag_schedule_text(d), "@daily");
+	json_decref(d);
+	d = json_pack("{sn}", "schedule_interval");
+	assert_string_equal(cli_dag_schedule_text(d), "none");
+	json_decref(d);
+	d = json_object();
+	assert_string_equal(cli_dag_schedule_text(d), "none");
+	json_decref(d);
+}
+
+static void test_backfill_dates(void **state)
+{
+	struct weir_error err = {0};
+	int64_t out[8];
+	size_t n;
+	int64_t d1 = schedule_make_time(2024, 2, 27, 0, 0, 0);
+	int64_t d4 = schedule_make_time(2024, 3, 1, 0, 0, 0);
+	(void)state;
+
+	/* Both ends included; a leap year's 29 February is a day. */
+	assert_int_equal(cli_dags_backfill_dates("@daily", d1, d4, out, 8, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_true(out[0] == d1);
+	assert_true(out[2] == schedule_make_time(2024, 2, 29, 0, 0, 0));
+	assert_true(out[3] == d4);
+
+	/* A range starting off the grid begins at the next fire time. */
+	assert_int_equal(cli_dags_backfill_dates("30 6 * * *", d1 + 3600000, d4, out, 8, &n, &err),
+	                 0);
+	assert_int_equal(n, 3); /* 27, 28 and 29 February at 06:30; 1 March's is after --to */
+	assert_true(out[0] == schedule_make_time(2024, 2, 27, 6, 30, 0));
+
+	/* Errors: too many, no grid, reversed or empty range, bad expression. */
+	assert_int_equal(cli_dags_backfill_dates("@hourly", d1, d4, out, 8, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "more than 8"));
+	assert_int_equal(cli_dags_backfill_dates("@once", d1, d4, out, 8, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "needs a cron schedule"));
+	assert_int_equal(cli_dags_backfill_dates("none", d1, d4, out, 8, &n, &err), -1);
+	assert_int_equal(cli_dags_backfill_dates("@daily", d4, d1, out, 8, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "--to is before --from"));
+	assert_int_equal(cli_dags_backfill_dates("@monthly", d1, d1 + 86400000, out, 8, &n, &err),
+	                 -1);
+	assert_non_null(strstr(err.msg, "no schedule interval"));
+	assert_int_equal(cli_dags_backfill_dates("61 * * * *", d1, d4, out, 8, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "minute"));
+}
+
+static void test_paths(void **state)
+{
+	char *p;
+	(void)state;
+
+	p = cli_dag_path("nightly", NULL, NULL);
+	assert_string_equal(p, "/api/v1/dags/nightly");
+	free(p);
+	/* Run ids hold ':' and '+'; a hostile id cannot climb out of its segment. */
+	p = cli_dag_path("d", "manual__2024-03-01T00:00:00+00:00", "/taskInstances");
+	assert_string_equal(p, "/api/v1/dags/d/dagRuns/manual__2024-03-01T00%3A00%3A00%2B00%3A00/"
+	                       "taskInstances");
+	free(p);
+	p = cli_dag_path("../x", "a/b?c", NULL);
+	assert_string_equal(p, "/api/v1/dags/..%2Fx/dagRuns/a%2Fb%3Fc");
+	free(p);
+}
+
+static void test_ti_helpers(void **state)
+{
+	char b[64];
+	json_t *ti;
+	(void)state;
+
+	ti = json_pack("{sssnsi}", "task_id", "train", "state", "map_index", 2);
+	assert_string_equal(cli_ti_state(ti), "none");
+	assert_string_equal(cli_ti_name(ti, b, sizeof b), "train[2]");
+	json_decref(ti);
+	ti = json_pack("{sssssi}", "task_id", "a", "state", "up_for_retry", "map_index", -1);
+	assert_string_equal(cli_ti_name(ti, b, sizeof b), "a");
+	assert_false(cli_ti_state_is_final(cli_ti_state(ti)));
+	json_decref(ti);
+	assert_true(cli_ti_state_is_final("upstream_failed"));
+	assert_true(cli_ti_state_is_final("success"));
+	assert_false(cli_ti_state_is_final("running"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_parse_conf),     cmocka_unit_test(test_schedule_text),
+	    cmocka_unit_test(test_backfill_dates), cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_ti_helpers),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
