@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/airflow.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 
@@ -58,6 +59,9 @@ struct api {
 	char *token;
 	const struct api_ops *ops;
 	void *ctx;
+	const struct dag_api_ops *dag_ops; /* NULL: workflow routes answer 503 */
+	void *dag_ctx;
+	struct basic_auth *basic; /* NULL: Bearer token only */
 	uv_timer_t tick;
 	bool tick_on;
 	struct waiter *waiters;
@@ -668,6 +672,14 @@ static void route_launch(struct api *api, struct http_request *req, char **seg, 
 		route_body_op(api, req, op, 200);
 }
 
+/* The Bearer token, or a configured user with HTTP Basic. */
+static bool request_auth_ok(struct api *api, struct http_request *req)
+{
+	const char *h = http_request_header(req, "Authorization");
+
+	return api_auth_ok(h, api->token) || basic_auth_check(api->basic, h);
+}
+
 void api_handle(struct http_request *req, void *arg)
 {
 	struct api *api = arg;
@@ -687,26 +699,43 @@ void api_handle(struct http_request *req, void *arg)
 	}
 	n = split_path(copy, seg, MAX_SEGMENTS);
 	if (n <= 0) {
-		no_route(req);
+		/* too deep: seg[] holds the first MAX_SEGMENTS segments */
+		if (n < 0 && airflow_owns(seg[0]))
+			airflow_respond_problem(req, 404, "no such route (see docs/api.md)");
+		else
+			no_route(req);
 		goto out;
 	}
 	if (n == 1 && !strcmp(seg[0], "health")) {
-		if (!method_is(req, "GET"))
+		if (!method_is(req, "GET")) {
 			no_method(req);
+		} else {
+			json_t *h = json_pack("{s:s, s:s}", "status", "ok", "version", API_VERSION);
+			if (h)
+				airflow_health_add(h);
+			http_request_respond_json(req, 200, h);
+		}
+		goto out;
+	}
+	if (!request_auth_ok(api, req)) {
+		http_request_add_header(req, "WWW-Authenticate",
+		                        basic_auth_count(api->basic) ? "Basic realm=\"weir\""
+		                                                     : "Bearer realm=\"weir\"");
+		if (airflow_owns(seg[0]))
+			airflow_respond_problem(
+			    req, 401,
+			    "missing or wrong credentials: send \"Authorization: Bearer TOKEN\" "
+			    "or HTTP Basic auth of a user in the server's configuration");
 		else
-			http_request_respond_json(
-			    req, 200,
-			    json_pack("{s:s, s:s}", "status", "ok", "version", API_VERSION));
+			respond_status(
+			    req, 401,
+			    "missing or wrong token: send \"Authorization: Bearer TOKEN\" with "
+			    "the token from the server's home (HOME/token) or WEIR_TOKEN");
 		goto out;
 	}
-	if (!api_auth_ok(http_request_header(req, "Authorization"), api->token)) {
-		respond_status(
-		    req, 401,
-		    "missing or wrong token: send \"Authorization: Bearer TOKEN\" with the "
-		    "token from the server's home (HOME/token) or WEIR_TOKEN");
-		goto out;
-	}
-	if (!strcmp(seg[0], "jobs"))
+	if (airflow_owns(seg[0]))
+		airflow_handle(api->dag_ops, api->dag_ctx, req, seg, n);
+	else if (!strcmp(seg[0], "jobs"))
 		route_jobs(api, req, seg, n);
 	else if (!strcmp(seg[0], "launch"))
 		route_launch(api, req, seg, n);
@@ -714,6 +743,24 @@ void api_handle(struct http_request *req, void *arg)
 		no_route(req);
 out:
 	free(copy);
+}
+
+void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx)
+{
+	api->dag_ops = ops;
+	api->dag_ctx = ctx;
+}
+
+int api_set_users(struct api *api, const struct basic_user *users, size_t n,
+                  struct weir_error *err)
+{
+	struct basic_auth *ba = basic_auth_create(users, n, err);
+
+	if (!ba)
+		return -1;
+	basic_auth_destroy(api->basic);
+	api->basic = ba;
+	return 0;
 }
 
 /* ---- lifetime ---- */
@@ -761,6 +808,7 @@ void api_destroy(struct api *api)
 	}
 	api->followers = NULL;
 	uv_timer_stop(&api->tick);
+	basic_auth_destroy(api->basic);
 	free(api->token);
 	uv_close((uv_handle_t *)&api->tick, api_closed);
 }

@@ -21,6 +21,8 @@
 #include <jansson.h>
 #include <uv.h>
 
+#include "api/basic_auth.h"
+#include "api/dag_api.h"
 #include "api/http.h"
 #include "lib/error.h"
 
@@ -63,6 +65,16 @@ struct api *api_create(uv_loop_t *loop, const char *token, const struct api_ops 
 /* Answers every waiting long poll and ends every follower; NULL is a no-op.
  * Destroy the api before the http server. */
 void api_destroy(struct api *api);
+
+/* The workflow routes (/api/v1/dags..., /api/v1/importErrors; api/airflow.h)
+ * answer through `ops` (the server's DAG manager); until this is called they
+ * answer 503.  `ops` and `ctx` must outlive the api; NULL turns them off. */
+void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx);
+/* Users who may authenticate with HTTP Basic besides the Bearer token (from
+ * the server's configuration; see api/basic_auth.h).  Copied; replaces the
+ * list before.  0, or -1 with err naming a bad hash (the list before stays). */
+int api_set_users(struct api *api, const struct basic_user *users, size_t n,
+                  struct weir_error *err);
 
 /* The http_handler_fn to give http_server_create() (arg: the api). */
 void api_handle(struct http_request *req, void *arg);

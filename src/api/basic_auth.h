@@ -1,0 +1,74 @@
+/* basic_auth.h: HTTP Basic authentication against users of the server's
+ * configuration, whose passwords are stored only as salted, iterated hashes.
+ *
+ * A stored hash reads "pbkdf2-sha256$ITER$SALT_HEX$HASH_HEX" (PBKDF2-HMAC-
+ * SHA256, nettle): ITER iterations, a 16-byte random salt, a 32-byte key,
+ * both in lowercase hex.  Hashes are compared in constant time.
+ *
+ * Who calls what:
+ * - the server's configuration (users: [{name, password_hash}]) checks each
+ *   hash with basic_auth_hash_valid() and hands the list to api_set_users();
+ * - `weir hash-password` (or any tool) makes a hash with
+ *   basic_auth_hash_password();
+ * - the API keeps a struct basic_auth and asks basic_auth_check() with the
+ *   request's Authorization header.
+ *
+ * PBKDF2 costs tens of milliseconds by design, so a struct basic_auth
+ * remembers recent successes (an HMAC of "user:password" under a key drawn
+ * per process, for a few minutes): a script polling with Basic auth pays the
+ * hash once, not on every request.  Nothing a client sends is kept in clear.
+ */
+#ifndef WEIR_API_BASIC_AUTH_H
+#define WEIR_API_BASIC_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/error.h"
+
+#define BASIC_AUTH_DEFAULT_ITERATIONS 200000u
+#define BASIC_AUTH_MIN_ITERATIONS 1000u
+#define BASIC_AUTH_MAX_ITERATIONS 10000000u
+
+/* One configured user; strings are the caller's (copied by basic_auth_create). */
+struct basic_user {
+	const char *name;
+	const char *password_hash;
+};
+
+/* A new hash of `password` with a fresh random salt; iterations 0 means
+ * BASIC_AUTH_DEFAULT_ITERATIONS.  *out newly allocated.  0, or -1 with err
+ * (iterations out of range, no randomness, out of memory). */
+int basic_auth_hash_password(const char *password, unsigned iterations, char **out,
+			     struct weir_error *err);
+
+/* Whether `hash` is a well-formed stored hash (format, iteration bounds,
+ * lengths).  0, or -1 with err naming what is wrong and what was expected. */
+int basic_auth_hash_valid(const char *hash, struct weir_error *err);
+
+/* Whether `password` matches `hash` (false for a malformed hash).  Constant
+ * time in the key's bytes. */
+bool basic_auth_verify_password(const char *password, const char *hash);
+
+/* Whether "user:password" names one of `users` with that password (the
+ * password may itself contain ':').  An unknown user costs as much as a
+ * wrong password, so timing does not tell which names exist. */
+bool basic_auth_verify(const char *userpass, const struct basic_user *users, size_t n);
+
+struct basic_auth; /* opaque: the users and the cache of recent successes */
+
+/* Copies the users after checking every hash: NULL with err naming the
+ * first bad one (or out of memory).  n may be 0 (Basic auth then never
+ * succeeds). */
+struct basic_auth *basic_auth_create(const struct basic_user *users, size_t n,
+				     struct weir_error *err);
+void basic_auth_destroy(struct basic_auth *ba);
+
+/* Whether the header value "Basic BASE64(user:password)" is a configured
+ * user's.  NULL, another scheme or bad base64: false. */
+bool basic_auth_check(struct basic_auth *ba, const char *authorization);
+
+/* How many users it knows (0: do not advertise Basic). */
+size_t basic_auth_count(const struct basic_auth *ba);
+
+#endif
