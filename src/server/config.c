@@ -19,6 +19,15 @@ void server_config_init(struct server_config *cfg)
 	cfg->kill_grace_s = 5;
 }
 
+static void free_pools(struct server_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_pools; i++)
+		free(cfg->pools[i].name);
+	free(cfg->pools);
+	cfg->pools = NULL;
+	cfg->n_pools = 0;
+}
+
 static void free_gpus(struct server_config *cfg)
 {
 	for (size_t i = 0; i < cfg->n_gpus; i++)
@@ -33,6 +42,8 @@ void server_config_release(struct server_config *cfg)
 	free(cfg->home);
 	free(cfg->config_path);
 	free(cfg->listen_host);
+	free(cfg->dags_dir);
+	free_pools(cfg);
 	free_gpus(cfg);
 	memset(cfg, 0, sizeof *cfg);
 }
@@ -118,7 +129,7 @@ int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
 
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: weir server [--listen HOST:PORT] [--home DIR] [--config "
-			       "FILE]\n");
+			       "FILE] [--dags DIR]\n");
 			return 1;
 		}
 		if ((r = take_value(argc, argv, &i, "--listen", &v, err)) != 0) {
@@ -135,10 +146,18 @@ int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
 		} else if ((r = take_value(argc, argv, &i, "--config", &v, err)) != 0) {
 			if (r < 0 || set_str(&cfg->config_path, v, err) < 0)
 				return -1;
+		} else if ((r = take_value(argc, argv, &i, "--dags", &v, err)) != 0) {
+			if (r < 0 || set_str(&cfg->dags_dir, v, err) < 0)
+				return -1;
+			if (!*v)
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "--dags: expected a directory");
+			cfg->dags_from_cli = true;
 		} else {
 			return weir_error_set(err, WEIR_E_INVALID,
 			                      "weir server: unknown argument \"%s\" (expected "
-			                      "--listen HOST:PORT, --home DIR or --config FILE)",
+			                      "--listen HOST:PORT, --home DIR, --config FILE or "
+			                      "--dags DIR)",
 			                      argv[i]);
 		}
 	}
@@ -268,6 +287,47 @@ static int apply_resources(struct server_config *cfg, json_t *r, const char *ori
 	return 0;
 }
 
+static int apply_pools(struct server_config *cfg, json_t *p, const char *origin,
+                       struct weir_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(p))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: pools: expected a mapping of pool names to slot counts "
+		                      "({spark: 2})",
+		                      origin);
+	free_pools(cfg);
+	cfg->pools = calloc(json_object_size(p) + 1, sizeof *cfg->pools);
+	if (!cfg->pools)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	json_object_foreach(p, key, v)
+	{
+		bool ok = *key && strlen(key) <= 64;
+		for (const char *c = key; *c && ok; c++)
+			ok = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
+			     (*c >= '0' && *c <= '9') || *c == '_' || *c == '-' || *c == '.';
+		if (!ok)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: pools.%s: expected a name of [A-Za-z0-9_.-], at "
+			                      "most 64 characters",
+			                      origin, key);
+		if (!json_is_integer(v) || json_integer_value(v) < -1 ||
+		    json_integer_value(v) > 1000000)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: pools.%s: expected a slot count 0..1000000 (-1: "
+			                      "unlimited)",
+			                      origin, key);
+		cfg->pools[cfg->n_pools].name = strdup(key);
+		if (!cfg->pools[cfg->n_pools].name)
+			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		cfg->pools[cfg->n_pools].slots = (int)json_integer_value(v);
+		cfg->n_pools++;
+	}
+	return 0;
+}
+
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
                              const char *origin, struct weir_error *err)
 {
@@ -332,10 +392,23 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 				goto out;
 			}
 			cfg->kill_grace_s = (int)json_integer_value(v);
+		} else if (!strcmp(key, "dags")) {
+			if (!json_is_string(v) || json_string_length(v) == 0) {
+				weir_error_set(err, WEIR_E_INVALID,
+				               "%s: dags: expected the DAG folder's path", origin);
+				goto out;
+			}
+			if (cfg->dags_from_cli)
+				continue;
+			if (set_str(&cfg->dags_dir, json_string_value(v), err) < 0)
+				goto out;
+		} else if (!strcmp(key, "pools")) {
+			if (apply_pools(cfg, v, origin, err) < 0)
+				goto out;
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
-			               "%s: %s: unknown setting (expected listen, resources or "
-			               "kill_grace_seconds)",
+			               "%s: %s: unknown setting (expected listen, resources, "
+			               "kill_grace_seconds, dags or pools)",
 			               origin, key);
 			goto out;
 		}
@@ -378,6 +451,17 @@ int server_config_load(struct server_config *cfg, struct weir_error *err)
 		goto out;
 	rc = 0;
 out:
+	/* the DAG folder: relative to the home when it came from the file or
+	 * was not given; as given (relative to the cwd) on the command line */
+	if (rc == 0 && (!cfg->dags_dir || (!cfg->dags_from_cli && cfg->dags_dir[0] != '/'))) {
+		char *d = fs_join(cfg->home, cfg->dags_dir ? cfg->dags_dir : "dags");
+		if (!d) {
+			rc = weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		} else {
+			free(cfg->dags_dir);
+			cfg->dags_dir = d;
+		}
+	}
 	free(text);
 	free(path);
 	return rc;

@@ -32,13 +32,25 @@ struct server_config {
 	size_t n_gpus;
 
 	int kill_grace_s; /* default 5 */
+
+	char *dags_dir; /* the DAG folder; default HOME/dags (filled by server_config_load) */
+	bool dags_from_cli;
+	struct server_pool *pools; /* `pools: {name: slots}`; default_pool is added by the
+	                            * DAG manager when absent */
+	size_t n_pools;
+};
+
+/* A named slot count for DAG tasks (sched/dag_pool.h); slots < 0: unlimited. */
+struct server_pool {
+	char *name;
+	int slots;
 };
 
 void server_config_init(struct server_config *cfg);
 void server_config_release(struct server_config *cfg);
 
 /* Reads `weir server` flags (argv[0] is "server"): --listen HOST:PORT,
- * --home DIR, --config FILE (also --flag=value).  -1 with err
+ * --home DIR, --config FILE, --dags DIR (also --flag=value).  -1 with err
  * (WEIR_E_INVALID) naming the flag.  Returns 1 (and prints usage) for
  * --help. */
 int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
@@ -48,8 +60,9 @@ int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
 int server_config_parse_listen(const char *text, char **host, int *port, struct weir_error *err);
 
 /* Applies a YAML configuration text (keys: listen, resources {vcores,
- * memory, gpus}, kill_grace_seconds).  Unknown keys are errors.  A listen
- * given on the command line is kept.  `origin` names the file in errors. */
+ * memory, gpus}, kill_grace_seconds, dags (a folder, relative to the home),
+ * pools {name: slots}).  Unknown keys are errors.  A listen or dags given on
+ * the command line is kept.  `origin` names the file in errors. */
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
                              const char *origin, struct weir_error *err);
 

@@ -1,0 +1,2560 @@
+/* dag_manager.c: the DAG folder, runs and their progression (dag_manager.h).
+ *
+ * Owns: one entry per DAG file seen (its mtime, size and parsed DAG; the
+ * parsed DAG of a removed file is kept so its active runs can finish), the
+ * pools, a folder watch, a rescan timer and one wake-up timer (the earliest
+ * of the next due scheduled run and the next retry).
+ *
+ * Nothing about runs is kept in memory between events: each event reads
+ * the run's rows, asks sched/ and writes the changes back, inside the job
+ * manager's turn (one transaction).  So recovery is the live path run once
+ * more: a restarted server reads the same rows and decides the same way.
+ */
+#include "server/dag_manager.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "model/cron.h"
+#include "model/dag_spec.h"
+#include "model/job_spec.h"
+#include "model/template.h"
+#include "model/tony.h"
+#include "sched/dag_pool.h"
+#include "sched/dag_run.h"
+#include "sched/dag_states.h"
+#include "store/dag_store.h"
+
+#define RESCAN_MS 2000
+#define FS_EVENT_DELAY_MS 50
+#define DEFAULT_POOL_SLOTS 128
+#define OUTPUT_MAX (64 * 1024)
+#define DEFAULT_TASK_MEMORY_MB 512
+#define MAX_DUE_PER_PASS 64
+
+/* One DAG file. */
+struct dag_entry {
+	char *file;
+	int64_t mtime_ns;
+	int64_t size;
+	bool present;          /* seen in the latest scan */
+	bool seen;             /* during a scan */
+	struct dag_spec *spec; /* the last good parse; NULL when it never parsed */
+	int64_t last_sched_ms; /* logical date of its latest scheduled run; CRON_NEVER */
+	bool last_sched_known;
+	struct dag_entry *next;
+};
+
+struct dag_manager {
+	uv_loop_t *loop;
+	struct store *store;
+	struct dag_store *ds;
+	struct job_manager *jm;
+	char *home;
+	char *dir;
+	struct dag_pool *pools; /* names owned */
+	size_t n_pools;
+	struct dag_entry *entries;
+	uv_fs_event_t fsev;
+	bool fsev_on;
+	uv_timer_t scan_timer;
+	uv_timer_t wake_timer;
+	int open_handles;
+	bool in_pass;
+	bool pass_again;
+	int64_t wake_at_ms; /* the earliest retry seen since the timer was armed; 0: none */
+};
+
+/* ---- small helpers ---- */
+
+static char *xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+static void set_str(char **dst, const char *v)
+{
+	char *c = xstrdup(v);
+	if (!c)
+		return;
+	free(*dst);
+	*dst = c;
+}
+
+static void set_state(char *dst, const char *name)
+{
+	snprintf(dst, STORE_STATE_MAX, "%s", name);
+}
+
+static void begin(struct dag_manager *dm)
+{
+	job_manager_turn_begin(dm->jm);
+}
+
+static void work_pass(struct dag_manager *dm);
+
+static void end(struct dag_manager *dm)
+{
+	work_pass(dm);
+	job_manager_turn_end(dm->jm);
+}
+
+/* "2024-01-31T06:00:00+00:00", with microseconds when the time has a
+ * fraction of a second (Airflow's form). */
+static char *fmt_time(int64_t ms, char *buf, size_t size)
+{
+	char ts[40];
+	int64_t sec_ms = ms - (((ms % 1000) + 1000) % 1000);
+
+	schedule_format_ts(sec_ms, ts, sizeof ts);
+	if (ms == sec_ms) {
+		snprintf(buf, size, "%s", ts);
+	} else {
+		char *plus = strrchr(ts, '+');
+		if (plus)
+			*plus = '\0';
+		snprintf(buf, size, "%s.%03d000+00:00", ts, (int)(ms - sec_ms));
+	}
+	return buf;
+}
+
+static json_t *time_json(int64_t ms)
+{
+	char buf[48];
+	if (ms <= 0)
+		return json_null();
+	return json_string(fmt_time(ms, buf, sizeof buf));
+}
+
+/* A date as Airflow clients send it: what schedule_parse_time reads, also
+ * with a fraction of a second. */
+static int parse_date(const char *text, const char *field, int64_t *ms, struct weir_error *err)
+{
+	char buf[80];
+	const char *dot;
+	size_t nd;
+	int frac = 0;
+
+	if (schedule_parse_time(text, field, ms, NULL) == 0)
+		return 0;
+	dot = strchr(text, '.');
+	if (!dot || strlen(text) >= sizeof buf)
+		return schedule_parse_time(text, field, ms, err);
+	nd = strspn(dot + 1, "0123456789");
+	for (size_t i = 0; i < nd && i < 3; i++)
+		frac = frac * 10 + (dot[1 + i] - '0');
+	for (size_t i = nd; i < 3; i++)
+		frac *= 10;
+	snprintf(buf, sizeof buf, "%.*s%s", (int)(dot - text), text, dot + 1 + nd);
+	if (schedule_parse_time(buf, field, ms, err) < 0)
+		return -1;
+	*ms += frac;
+	return 0;
+}
+
+/* Single-quotes `s` for /bin/sh. */
+static char *shell_quote(const char *s)
+{
+	size_t n = 3;
+	char *out, *p;
+
+	for (const char *c = s; *c; c++)
+		n += *c == '\'' ? 4 : 1;
+	out = malloc(n);
+	if (!out)
+		return NULL;
+	p = out;
+	*p++ = '\'';
+	for (const char *c = s; *c; c++) {
+		if (*c == '\'') {
+			memcpy(p, "'\\''", 4);
+			p += 4;
+		} else {
+			*p++ = *c;
+		}
+	}
+	*p++ = '\'';
+	*p = '\0';
+	return out;
+}
+
+/* ---- DAG entries ---- */
+
+static struct dag_entry *entry_by_id(struct dag_manager *dm, const char *dag_id)
+{
+	struct dag_entry *found = NULL;
+
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		if (e->spec && !strcmp(e->spec->dag_id, dag_id)) {
+			if (e->present)
+				return e;
+			found = e;
+		}
+	return found;
+}
+
+static struct dag_entry *entry_by_file(struct dag_manager *dm, const char *file)
+{
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		if (!strcmp(e->file, file))
+			return e;
+	return NULL;
+}
+
+static const struct dag_spec *spec_of(struct dag_manager *dm, const char *dag_id,
+                                      struct weir_error *err)
+{
+	struct dag_entry *e = entry_by_id(dm, dag_id);
+
+	if (!e) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+		return NULL;
+	}
+	return e->spec;
+}
+
+static void entry_free(struct dag_entry *e)
+{
+	free(e->file);
+	dag_spec_destroy(e->spec);
+	free(e);
+}
+
+/* The logical date of the DAG's latest scheduled (or backfill) run. */
+static int64_t last_scheduled(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct dag_run_query q = {.dag_id = e->spec->dag_id, .newest_first = true};
+	struct dag_run_row *rows = NULL;
+	size_t n = 0;
+
+	if (e->last_sched_known)
+		return e->last_sched_ms;
+	e->last_sched_ms = CRON_NEVER;
+	if (dag_store_run_list(dm->ds, &q, &rows, &n, NULL) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(rows[i].run_type, "scheduled")) {
+				e->last_sched_ms = rows[i].logical_date;
+				break;
+			}
+		dag_run_rows_free(rows, n);
+		e->last_sched_known = true;
+	}
+	return e->last_sched_ms;
+}
+
+/* ---- the folder ---- */
+
+static bool dag_file_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (name[0] == '.')
+		return false;
+	return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml")) ||
+	       (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+static void import_error(struct dag_manager *dm, struct dag_entry *e, const char *msg)
+{
+	struct weir_error err = {0};
+
+	log_warn("DAG file %s: %s", e->file, msg);
+	if (dag_store_import_error_set(dm->ds, e->file, clock_now_ms(), msg, &err) < 0)
+		log_error("DAG file %s: %s", e->file, err.msg);
+	if (e->spec) {
+		/* the last good version keeps running; the DAG says why it is stale */
+		struct dag_row row = {0};
+		if (dag_store_dag_get(dm->ds, e->spec->dag_id, &row, NULL) == 0) {
+			set_str(&row.import_error, msg);
+			if (dag_store_dag_put(dm->ds, &row, &err) < 0)
+				log_error("DAG %s: %s", e->spec->dag_id, err.msg);
+			dag_row_release(&row);
+		}
+	}
+}
+
+static int put_dag(struct dag_manager *dm, struct dag_entry *e, struct weir_error *err)
+{
+	json_t *j = dag_spec_to_json(e->spec);
+	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	struct dag_row row = {.dag_id = e->spec->dag_id,
+	                      .file = e->file,
+	                      .paused = false,
+	                      .active = true,
+	                      .last_parsed_at = clock_now_ms(),
+	                      .import_error = "",
+	                      .spec_json = text};
+	int rc = -1;
+
+	if (!text) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	rc = dag_store_dag_put(dm->ds, &row, err);
+out:
+	free(text);
+	json_decref(j);
+	return rc;
+}
+
+/* The file is new or changed: parse it; a good parse replaces the DAG. */
+static void load_file(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct weir_error err = {0};
+	struct dag_spec *spec = dag_spec_parse_file(e->file, &err);
+	struct dag_entry *other;
+	char msg[WEIR_ERROR_MSG_MAX + 64];
+
+	if (!spec) {
+		import_error(dm, e, err.msg);
+		return;
+	}
+	other = entry_by_id(dm, spec->dag_id);
+	if (other && other != e && other->present) {
+		snprintf(msg, sizeof msg, "%s: dag_id: \"%s\" is already the DAG of %s", e->file,
+		         spec->dag_id, other->file);
+		dag_spec_destroy(spec);
+		import_error(dm, e, msg);
+		return;
+	}
+	if (other && other != e && !other->present) {
+		/* the DAG moved to another file: this one takes it over */
+		dag_spec_destroy(other->spec);
+		other->spec = NULL;
+	}
+	if (e->spec && strcmp(e->spec->dag_id, spec->dag_id) &&
+	    dag_store_dag_deactivate(dm->ds, e->spec->dag_id, &err) < 0)
+		log_error("DAG %s: %s", e->spec->dag_id, err.msg);
+	dag_spec_destroy(e->spec);
+	e->spec = spec;
+	e->last_sched_known = false;
+	if (put_dag(dm, e, &err) < 0) {
+		log_error("DAG %s: %s", spec->dag_id, err.msg);
+		return;
+	}
+	if (dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
+		log_error("DAG file %s: %s", e->file, err.msg);
+	log_info("DAG %s loaded from %s (%zu tasks)", spec->dag_id, e->file, spec->n_tasks);
+}
+
+static void file_gone(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct weir_error err = {0};
+
+	e->present = false;
+	if (dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
+		log_error("DAG file %s: %s", e->file, err.msg);
+	if (e->spec) {
+		struct dag_entry *other = entry_by_id(dm, e->spec->dag_id);
+		/* another file may hold the same DAG now */
+		if (!other || other == e || !other->present) {
+			if (dag_store_dag_deactivate(dm->ds, e->spec->dag_id, &err) < 0)
+				log_error("DAG %s: %s", e->spec->dag_id, err.msg);
+			log_info("DAG %s: its file %s is gone", e->spec->dag_id, e->file);
+		}
+	}
+}
+
+/* Reads the folder: new and changed files are parsed, missing ones
+ * deactivate their DAG.  Inside a turn. */
+static void scan(struct dag_manager *dm)
+{
+	DIR *d = opendir(dm->dir);
+	struct dirent *de;
+
+	if (!d) {
+		log_warn("DAG folder %s: %s", dm->dir, strerror(errno));
+		return;
+	}
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		e->seen = false;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *path;
+		struct dag_entry *e;
+		int64_t mt;
+
+		if (!dag_file_name(de->d_name))
+			continue;
+		path = fs_join(dm->dir, de->d_name);
+		if (!path)
+			continue;
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		e = entry_by_file(dm, path);
+		if (!e) {
+			e = calloc(1, sizeof *e);
+			if (!e) {
+				free(path);
+				continue;
+			}
+			e->file = path;
+			path = NULL;
+			e->next = dm->entries;
+			dm->entries = e;
+		}
+		free(path);
+		e->seen = true;
+		if (e->present && e->mtime_ns == mt && e->size == (int64_t)st.st_size)
+			continue;
+		e->present = true;
+		e->mtime_ns = mt;
+		e->size = (int64_t)st.st_size;
+		load_file(dm, e);
+	}
+	closedir(d);
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		if (e->present && !e->seen)
+			file_gone(dm, e);
+}
+
+static void arm_wake(struct dag_manager *dm);
+
+static void on_scan_timer(uv_timer_t *t)
+{
+	struct dag_manager *dm = t->data;
+
+	begin(dm);
+	scan(dm);
+	end(dm);
+	arm_wake(dm);
+}
+
+static void on_fs_event(uv_fs_event_t *h, const char *filename, int events, int status)
+{
+	struct dag_manager *dm = h->data;
+
+	(void)filename;
+	(void)events;
+	(void)status;
+	/* editors write in steps: look a moment later, then every RESCAN_MS */
+	uv_timer_start(&dm->scan_timer, on_scan_timer, FS_EVENT_DELAY_MS, RESCAN_MS);
+}
+
+/* ---- a run in memory, for one event ---- */
+
+struct run_ctx {
+	const struct dag_spec *spec;
+	struct dag_run_row run;
+	struct dag_ti_row *rows;
+	size_t n_rows;
+	struct dag_task_node *nodes;
+	struct dag_graph g;
+	struct dag_ti *tis;
+	size_t *ti_row; /* TI index -> index into rows */
+	size_t n_tis;
+	size_t *ti_task; /* TI index -> task index */
+	json_t *params;  /* the run's params (the DAG's, conf over them) */
+};
+
+static void run_ctx_release(struct run_ctx *rc)
+{
+	dag_run_row_release(&rc->run);
+	dag_ti_rows_free(rc->rows, rc->n_rows);
+	free(rc->nodes);
+	free(rc->tis);
+	free(rc->ti_row);
+	free(rc->ti_task);
+	json_decref(rc->params);
+	memset(rc, 0, sizeof *rc);
+}
+
+static json_t *run_conf(const struct dag_run_row *run)
+{
+	json_t *c = json_loads(run->conf && *run->conf ? run->conf : "{}", 0, NULL);
+	if (!json_is_object(c)) {
+		json_decref(c);
+		c = json_object();
+	}
+	return c;
+}
+
+static void fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const char *run_id,
+                        const struct dag_task *t, int map_index)
+{
+	memset(r, 0, sizeof *r);
+	r->dag_id = (char *)spec->dag_id;
+	r->run_id = (char *)run_id;
+	r->task_id = t->task_id;
+	r->map_index = map_index;
+	set_state(r->state, "none");
+	r->max_tries = t->retries + 1;
+	r->pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
+	r->pool_slots = 1;
+	r->priority = t->priority;
+	r->rendered_command = "";
+	r->outputs = "";
+	r->reason = "";
+}
+
+/* Inserts the TIs of task `t` for a run (one, or one per foreach item). */
+static int insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec,
+                           const char *run_id, const struct dag_task *t, const json_t *params,
+                           struct weir_error *err)
+{
+	struct dag_ti_row r;
+
+	if (t->foreach_list || t->foreach_param) {
+		json_t *items = dag_task_foreach_items(spec, t, params, err);
+		if (!items)
+			return -1;
+		for (size_t k = 0; k < json_array_size(items); k++) {
+			fill_ti_row(&r, spec, run_id, t, (int)k);
+			if (dag_store_ti_insert(dm->ds, &r, err) < 0) {
+				json_decref(items);
+				return -1;
+			}
+		}
+		json_decref(items);
+		return 0;
+	}
+	fill_ti_row(&r, spec, run_id, t, -1);
+	return dag_store_ti_insert(dm->ds, &r, err);
+}
+
+static int run_load(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                    struct run_ctx *rc, struct weir_error *err)
+{
+	json_t *conf;
+	size_t n_tis = 0;
+	bool inserted = false;
+
+	memset(rc, 0, sizeof *rc);
+	rc->spec = spec_of(dm, dag_id, err);
+	if (!rc->spec)
+		return -1;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &rc->run, err) < 0)
+		goto fail;
+	conf = run_conf(&rc->run);
+	rc->params = dag_spec_run_params(rc->spec, conf, err);
+	json_decref(conf);
+	if (!rc->params)
+		goto fail;
+again:
+	if (dag_store_tis_of_run(dm->ds, dag_id, run_id, &rc->rows, &rc->n_rows, err) < 0)
+		goto fail;
+	/* a task added to the file since the run began gets its TIs now */
+	if (!inserted) {
+		bool added = false;
+		for (size_t i = 0; i < rc->spec->n_tasks; i++) {
+			const struct dag_task *t = &rc->spec->tasks[i];
+			bool has = false;
+			for (size_t k = 0; k < rc->n_rows && !has; k++)
+				has = !strcmp(rc->rows[k].task_id, t->task_id);
+			if (has)
+				continue;
+			if (insert_task_tis(dm, rc->spec, run_id, t, rc->params, err) < 0)
+				goto fail;
+			added = true;
+		}
+		inserted = true;
+		if (added) {
+			dag_ti_rows_free(rc->rows, rc->n_rows);
+			rc->rows = NULL;
+			rc->n_rows = 0;
+			goto again;
+		}
+	}
+	rc->nodes = calloc(rc->spec->n_tasks ? rc->spec->n_tasks : 1, sizeof *rc->nodes);
+	rc->tis = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->tis);
+	rc->ti_row = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->ti_row);
+	rc->ti_task = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->ti_task);
+	if (!rc->nodes || !rc->tis || !rc->ti_row || !rc->ti_task) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto fail;
+	}
+	for (size_t i = 0; i < rc->spec->n_tasks; i++) {
+		const struct dag_task *t = &rc->spec->tasks[i];
+		struct dag_task_node *nd = &rc->nodes[i];
+		int count = 0;
+
+		nd->task_id = t->task_id;
+		nd->upstream = t->upstream;
+		nd->n_upstream = t->n_upstream;
+		nd->trigger_rule = t->trigger_rule;
+		nd->retry.retries = t->retries;
+		nd->retry.delay_ms = t->retry_delay_s * 1000;
+		nd->retry.exponential = t->retry_exponential_backoff;
+		nd->retry.max_delay_ms = t->max_retry_delay_s * 1000;
+		nd->pool = t->pool;
+		nd->pool_slots = 1;
+		nd->priority = t->priority;
+		nd->foreach = t->foreach_list || t->foreach_param;
+		/* rows of a task come in map_index order (inserted so) */
+		for (size_t k = 0; k < rc->n_rows; k++) {
+			struct dag_ti_row *r = &rc->rows[k];
+			if (strcmp(r->task_id, t->task_id))
+				continue;
+			if (!nd->foreach && count > 0)
+				continue;
+			rc->ti_row[n_tis] = k;
+			rc->ti_task[n_tis] = i;
+			dag_ti_state_from_name(r->state, &rc->tis[n_tis].state);
+			rc->tis[n_tis].try_number = r->try_number;
+			rc->tis[n_tis].max_tries = r->max_tries;
+			rc->tis[n_tis].next_retry_at = r->next_retry_at;
+			n_tis++;
+			count++;
+		}
+		nd->n_instances = count;
+	}
+	rc->n_tis = n_tis;
+	rc->g.tasks = rc->nodes;
+	rc->g.n_tasks = rc->spec->n_tasks;
+	/* rows of tasks that left the file: removed */
+	for (size_t k = 0; k < rc->n_rows; k++) {
+		struct dag_ti_row *r = &rc->rows[k];
+		enum dag_ti_state s = DAG_TI_NONE;
+		if (dag_spec_find_task(rc->spec, r->task_id))
+			continue;
+		dag_ti_state_from_name(r->state, &s);
+		if (dag_ti_state_is_final(s))
+			continue;
+		set_state(r->state, "removed");
+		if (dag_store_ti_update(dm->ds, r, err) < 0)
+			goto fail;
+	}
+	return 0;
+fail:
+	run_ctx_release(rc);
+	return -1;
+}
+
+/* The TI index of (task_id, map_index), or -1. */
+static long run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index)
+{
+	for (size_t i = 0; i < rc->n_tis; i++) {
+		const struct dag_ti_row *r = &rc->rows[rc->ti_row[i]];
+		if (!strcmp(r->task_id, task_id) && r->map_index == map_index)
+			return (long)i;
+	}
+	return -1;
+}
+
+static void try_update(struct dag_manager *dm, const struct dag_ti_row *r, const char *state,
+                       const char *reason, bool ended)
+{
+	struct weir_error err = {0};
+	struct dag_try_row t = {0};
+
+	if (r->try_number <= 0)
+		return;
+	if (dag_store_try_get(dm->ds, r->dag_id, r->run_id, r->task_id, r->map_index,
+	                      r->try_number, &t, NULL) < 0) {
+		t.dag_id = xstrdup(r->dag_id);
+		t.run_id = xstrdup(r->run_id);
+		t.task_id = xstrdup(r->task_id);
+		t.map_index = r->map_index;
+		t.try_number = r->try_number;
+		t.job_id = r->job_id;
+		t.start_date = clock_now_ms();
+		t.reason = xstrdup("");
+	}
+	set_state(t.state, state);
+	if (reason)
+		set_str(&t.reason, reason);
+	if (ended && !t.end_date)
+		t.end_date = clock_now_ms();
+	if (dag_store_try_put(dm->ds, &t, &err) < 0)
+		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
+	dag_try_row_release(&t);
+}
+
+static void wake_note(struct dag_manager *dm, int64_t at);
+
+/* Decides on `ev` and writes the result: TI rows, tries, the run, job
+ * kills.  0, or -1 with err (nothing written then). */
+static int run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_event *ev,
+                    struct weir_error *err)
+{
+	struct dag_run_decision d = {0};
+	enum dag_run_state rs;
+	int64_t now = clock_now_ms();
+
+	if (dag_run_state_from_name(rc->run.state, &rs) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "run %s: bad state %s", rc->run.run_id,
+		                      rc->run.state);
+	if (dag_run_decide(&rc->g, rs, rc->tis, rc->n_tis, ev, now, &d, err) < 0)
+		return -1;
+	for (size_t i = 0; i < d.n_changes; i++) {
+		const struct dag_ti_change *c = &d.changes[i];
+		struct dag_ti_row *r = &rc->rows[rc->ti_row[c->ti]];
+		int64_t job = r->job_id;
+
+		set_state(r->state, dag_ti_state_name(c->to));
+		r->max_tries = c->max_tries;
+		r->next_retry_at = c->to == DAG_TI_UP_FOR_RETRY ? c->retry_at : 0;
+		if (c->to == DAG_TI_NONE) {
+			/* cleared: a late end of the old job must not find it */
+			r->job_id = 0;
+			r->start_date = 0;
+			r->end_date = 0;
+			r->queued_at = 0;
+			set_str(&r->reason, "");
+			set_str(&r->outputs, "");
+		} else if (c->to == DAG_TI_SCHEDULED) {
+			set_str(&r->reason, "");
+		} else if (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY) {
+			if (!r->end_date)
+				r->end_date = now;
+		}
+		if (c->stop && job > 0) {
+			struct weir_error e2 = {0};
+			if (job_manager_kill(dm->jm, job, &e2) < 0 && e2.kind != WEIR_E_CONFLICT)
+				log_warn("DAG %s run %s task %s: stopping job %lld: %s", r->dag_id,
+				         r->run_id, r->task_id, (long long)job, e2.msg);
+		}
+		if (dag_ti_state_is_active(c->from) &&
+		    (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY ||
+		     c->to == DAG_TI_NONE))
+			try_update(dm, r, c->to == DAG_TI_NONE ? "failed" : dag_ti_state_name(c->to),
+			           c->to == DAG_TI_NONE ? "cleared" : NULL, true);
+		if (dag_store_ti_update(dm->ds, r, err) < 0)
+			goto fail;
+		rc->tis[c->ti].state = c->to;
+		rc->tis[c->ti].max_tries = c->max_tries;
+		rc->tis[c->ti].next_retry_at = r->next_retry_at;
+	}
+	if (d.run_to != d.run_from || (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
+		set_state(rc->run.state, dag_run_state_name(d.run_to));
+		set_str(&rc->run.reason, d.reason);
+		if (d.run_to == DAG_RUN_RUNNING && !rc->run.start_date)
+			rc->run.start_date = now;
+		if (dag_run_state_is_final(d.run_to))
+			rc->run.end_date = now;
+		if (d.run_to == DAG_RUN_QUEUED) {
+			rc->run.queued_at = now;
+			rc->run.end_date = 0;
+		}
+		if (dag_store_run_update(dm->ds, &rc->run, err) < 0)
+			goto fail;
+		log_info("DAG %s run %s: %s%s%s", rc->run.dag_id, rc->run.run_id, rc->run.state,
+		         d.reason[0] ? ": " : "", d.reason);
+	}
+	if (d.next_wakeup > 0)
+		wake_note(dm, d.next_wakeup);
+	dag_run_decision_release(&d);
+	dm->pass_again = true;
+	return 0;
+fail:
+	dag_run_decision_release(&d);
+	return -1;
+}
+
+/* Loads the run, applies `ev` and writes the result; errors are logged. */
+static int run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                     const struct dag_event *ev, struct weir_error *err)
+{
+	struct run_ctx rc;
+	int r;
+
+	if (run_load(dm, dag_id, run_id, &rc, err) < 0)
+		return -1;
+	r = run_step(dm, &rc, ev, err);
+	run_ctx_release(&rc);
+	return r;
+}
+
+/* ---- a try's files ---- */
+
+static char *try_dir(struct dag_manager *dm, int64_t run_row_id)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/dag_runs/%lld", dm->home, (long long)run_row_id) < 0)
+		return NULL;
+	return p;
+}
+
+/* Run ids and task ids come from users: the file name uses the run's row
+ * id and the task id (checked to be [A-Za-z0-9_-]). */
+static char *output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id,
+                         int map_index, int try_number)
+{
+	char *dir = try_dir(dm, run_row_id), *p = NULL;
+
+	if (!dir)
+		return NULL;
+	if (asprintf(&p, "%s/%s.%d.%d.output.json", dir, task_id, map_index, try_number) < 0)
+		p = NULL;
+	free(dir);
+	return p;
+}
+
+/* The try's $WEIR_OUTPUT: "" when the task wrote none; -1 with a reason
+ * when it is not a small JSON object. */
+static int read_outputs(const char *path, char **out, char *why, size_t why_size)
+{
+	struct stat st;
+	char *text;
+	size_t len = 0;
+	json_t *j;
+	json_error_t je;
+
+	*out = NULL;
+	if (stat(path, &st) < 0) {
+		*out = xstrdup("");
+		return 0;
+	}
+	if (st.st_size > OUTPUT_MAX) {
+		snprintf(why, why_size, "$WEIR_OUTPUT is %lld bytes; at most %d are read",
+		         (long long)st.st_size, OUTPUT_MAX);
+		return -1;
+	}
+	text = fs_read_file(path, &len, NULL);
+	if (!text) {
+		snprintf(why, why_size, "$WEIR_OUTPUT cannot be read");
+		return -1;
+	}
+	if (len == 0 || strspn(text, " \t\r\n") == len) {
+		free(text);
+		*out = xstrdup("");
+		return 0;
+	}
+	j = json_loadb(text, len, 0, &je);
+	free(text);
+	if (!json_is_object(j)) {
+		if (j)
+			snprintf(why, why_size, "$WEIR_OUTPUT: expected a JSON object");
+		else
+			snprintf(why, why_size, "$WEIR_OUTPUT is not JSON: line %d: %s", je.line,
+			         je.text);
+		json_decref(j);
+		return -1;
+	}
+	*out = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	return *out ? 0 : -1;
+}
+
+/* ---- turning a TI into a job ---- */
+
+/* {"TASK": {...}} of the run's tasks that wrote outputs (foreach instances
+ * aside: there are several of them). */
+static json_t *run_outputs(const struct run_ctx *rc)
+{
+	json_t *o = json_object();
+
+	for (size_t k = 0; k < rc->n_rows; k++) {
+		const struct dag_ti_row *r = &rc->rows[k];
+		json_t *v;
+		if (r->map_index >= 0 || !r->outputs || !*r->outputs)
+			continue;
+		v = json_loads(r->outputs, 0, NULL);
+		if (json_is_object(v))
+			json_object_set_new(o, r->task_id, v);
+		else
+			json_decref(v);
+	}
+	return o;
+}
+
+static int render_into(json_t *obj, const char *key, const struct template_ctx *ctx,
+                       enum template_mode mode, const char *field, struct weir_error *err)
+{
+	json_t *v = json_object_get(obj, key);
+	char *s;
+
+	if (!json_is_string(v))
+		return 0;
+	s = template_render(json_string_value(v), ctx, mode, err);
+	if (!s) {
+		weir_error_prefix(err, "%s", field);
+		return -1;
+	}
+	json_object_set_new(obj, key, json_string(s));
+	free(s);
+	return 0;
+}
+
+/* The job spec JSON of a job task, before templating. */
+static json_t *job_task_json(const struct dag_task *t, struct weir_error *err)
+{
+	struct job_spec *spec = NULL;
+	json_t *j = NULL;
+
+	switch (t->kind) {
+	case DAG_TASK_JOB:
+		return job_spec_to_json(t->job);
+	case DAG_TASK_JOB_FILE:
+		spec = job_spec_parse_file(t->job_path, err);
+		break;
+	case DAG_TASK_JOB_TONY: {
+		struct tony_submit ts = {0};
+		struct tony_conf *conf;
+		json_t *v;
+		size_t i;
+		const char *cf = json_string_value(json_object_get(t->tony, "conf_file"));
+
+		conf = tony_conf_parse_file(cf, err);
+		if (!conf)
+			return NULL;
+#define TONY_STR(f)                                                                               \
+	if ((v = json_object_get(t->tony, #f)) && json_is_string(v))                               \
+		ts.f = xstrdup(json_string_value(v));
+		TONY_STR(conf_file)
+		TONY_STR(src_dir)
+		TONY_STR(executes)
+		TONY_STR(task_params)
+		TONY_STR(python_venv)
+		TONY_STR(python_binary_path)
+		TONY_STR(framework)
+#undef TONY_STR
+		json_array_foreach(json_object_get(t->tony, "shell_env"), i, v)
+		    strvec_push(&ts.shell_env, json_string_value(v));
+		json_array_foreach(json_object_get(t->tony, "container_env"), i, v)
+		    strvec_push(&ts.container_env, json_string_value(v));
+		json_array_foreach(json_object_get(t->tony, "conf"), i, v)
+		{
+			const char *kv = json_string_value(v), *eq = kv ? strchr(kv, '=') : NULL;
+			char *name;
+			strvec_push(&ts.conf, kv);
+			if (!eq)
+				continue;
+			name = strndup(kv, (size_t)(eq - kv));
+			if (name)
+				tony_conf_set(conf, name, eq + 1, "conf", 0, NULL);
+			free(name);
+		}
+		spec = tony_to_spec(conf, &ts, NULL, err);
+		tony_conf_destroy(conf);
+		tony_submit_release(&ts);
+		break;
+	}
+	default:
+		weir_error_set(err, WEIR_E_INTERNAL, "not a job task");
+		return NULL;
+	}
+	if (!spec)
+		return NULL;
+	j = job_spec_to_json(spec);
+	job_spec_destroy(spec);
+	if (!j)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return j;
+}
+
+/* The job of try `try_number` of TI `ti`: rendered, validated.  *command
+ * gets what runs (the command task's, or the roles' joined).  NULL with err:
+ * the try fails with that reason. */
+static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
+                                  int try_number, char **command, struct weir_error *err)
+{
+	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	struct strvec env = STRVEC_INIT;
+	struct template_run tr = {0};
+	json_t *outputs = run_outputs(rc), *items = NULL, *j = NULL, *envj = NULL;
+	char *item = NULL, *out_path = NULL, *dir = NULL, *cmd = NULL;
+	struct job_spec *spec = NULL;
+	char name[DAG_MAX_ID + 80];
+
+	*command = NULL;
+	if (r->map_index >= 0) {
+		items = dag_task_foreach_items(rc->spec, t, rc->params, err);
+		if (!items)
+			goto out;
+		if ((size_t)r->map_index >= json_array_size(items)) {
+			weir_error_set(err, WEIR_E_INVALID, "foreach: no item %d (the list has %zu)",
+			               r->map_index, json_array_size(items));
+			goto out;
+		}
+		item = template_value_text(json_array_get(items, (size_t)r->map_index));
+	}
+	tr.dag_id = rc->spec->dag_id;
+	tr.run_id = rc->run.run_id;
+	tr.task_id = t->task_id;
+	tr.logical_ms = rc->run.logical_date;
+	tr.interval_start_ms = rc->run.data_interval_start;
+	tr.interval_end_ms = rc->run.data_interval_end;
+	tr.try_number = try_number;
+	tr.params = rc->params;
+	tr.outputs = outputs;
+	tr.item = item;
+	if (template_ctx_fill(&ctx, &tr, err) < 0 || template_env(&tr, &env, err) < 0)
+		goto out;
+	dir = try_dir(dm, rc->run.id);
+	out_path = output_path(dm, rc->run.id, t->task_id, r->map_index, try_number);
+	if (!dir || !out_path || fs_mkdir_p(dir, 0755, err) < 0) {
+		if (!err->msg[0])
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	unlink(out_path);
+	envj = json_object();
+	for (size_t i = 0; i < env.n; i++) {
+		char *eq = strchr(env.v[i], '=');
+		if (!eq)
+			continue;
+		*eq = '\0';
+		json_object_set_new(envj, env.v[i], json_string(eq + 1));
+		*eq = '=';
+	}
+	json_object_set_new(envj, "WEIR_OUTPUT", json_string(out_path));
+	if (r->map_index >= 0)
+		snprintf(name, sizeof name, "%s.%s.%d", rc->spec->dag_id, t->task_id, r->map_index);
+	else
+		snprintf(name, sizeof name, "%s.%s", rc->spec->dag_id, t->task_id);
+
+	if (t->kind == DAG_TASK_COMMAND) {
+		char mem[32];
+		cmd = template_render(t->command, &ctx, TEMPLATE_SHELL, err);
+		if (!cmd) {
+			weir_error_prefix(err, "command");
+			goto out;
+		}
+		if (t->cwd) {
+			char *cwd = template_render(t->cwd, &ctx, TEMPLATE_RAW, err), *q, *c2 = NULL;
+			if (!cwd) {
+				weir_error_prefix(err, "cwd");
+				goto out;
+			}
+			q = shell_quote(cwd);
+			free(cwd);
+			if (!q || asprintf(&c2, "cd %s && %s", q, cmd) < 0)
+				c2 = NULL;
+			free(q);
+			free(cmd);
+			cmd = c2;
+			if (!cmd) {
+				weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+				goto out;
+			}
+		}
+		for (size_t i = 0; i < t->n_env; i++) {
+			char *v = template_render(t->env[i].value, &ctx, TEMPLATE_RAW, err);
+			if (!v) {
+				weir_error_prefix(err, "env.%s", t->env[i].name);
+				goto out;
+			}
+			json_object_set_new(envj, t->env[i].name, json_string(v));
+			free(v);
+		}
+		snprintf(mem, sizeof mem, "%llum",
+		         (unsigned long long)(t->resources.memory_mb ? t->resources.memory_mb
+		                                                     : DEFAULT_TASK_MEMORY_MB));
+		j = json_pack("{s:s, s:i, s:{s:{s:i, s:s, s:i, s:i, s:s}}, s:O, s:{s:I}}", "name",
+		              name, "priority", r->priority, "roles", "task", "instances", 1, "memory",
+		              mem, "vcores", t->resources.vcores > 0 ? t->resources.vcores : 1, "gpus",
+		              t->resources.gpus > 0 ? t->resources.gpus : 0, "command", cmd, "env",
+		              envj, "timeouts", "execution", (json_int_t)t->execution_timeout_s);
+		if (!j) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
+		*command = cmd;
+		cmd = NULL;
+	} else {
+		json_t *roles, *role, *jenv, *v;
+		const char *rn, *k;
+		char *all = NULL;
+
+		j = job_task_json(t, err);
+		if (!j)
+			goto out;
+		if (render_into(j, "params", &ctx, TEMPLATE_SHELL, "job.params", err) < 0)
+			goto out;
+		roles = json_object_get(j, "roles");
+		json_object_foreach(roles, rn, role)
+		{
+			char field[128];
+			snprintf(field, sizeof field, "job.roles.%s.command", rn);
+			if (render_into(role, "command", &ctx, TEMPLATE_SHELL, field, err) < 0)
+				goto out;
+		}
+		jenv = json_object_get(j, "env");
+		if (!json_is_object(jenv)) {
+			jenv = json_object();
+			json_object_set_new(j, "env", jenv);
+		}
+		json_object_foreach(envj, k, v) json_object_set(jenv, k, v);
+		if (!json_is_string(json_object_get(j, "name")) ||
+		    !strcmp(json_string_value(json_object_get(j, "name")), "job"))
+			json_object_set_new(j, "name", json_string(name));
+		if (t->execution_timeout_s > 0) {
+			json_t *to = json_object_get(j, "timeouts");
+			if (!json_is_object(to)) {
+				to = json_object();
+				json_object_set_new(j, "timeouts", to);
+			}
+			json_object_set_new(to, "execution", json_integer(t->execution_timeout_s));
+		}
+		if (r->priority)
+			json_object_set_new(j, "priority", json_integer(r->priority));
+		/* what runs, for the API: each role's command */
+		json_object_foreach(roles, rn, role)
+		{
+			const char *c = json_string_value(json_object_get(role, "command"));
+			char *n2 = NULL;
+			if (!c)
+				c = json_string_value(json_object_get(j, "entry_point"));
+			if (asprintf(&n2, "%s%s%s: %s", all ? all : "", all ? "\n" : "", rn,
+			             c ? c : "") < 0)
+				n2 = NULL;
+			free(all);
+			all = n2;
+		}
+		*command = all ? all : xstrdup("");
+	}
+	spec = job_spec_from_json(j, err);
+	if (!spec) {
+		weir_error_prefix(err, "job");
+		free(*command);
+		*command = NULL;
+	}
+out:
+	template_ctx_release(&ctx);
+	strvec_release(&env);
+	json_decref(outputs);
+	json_decref(items);
+	json_decref(j);
+	json_decref(envj);
+	free(item);
+	free(out_path);
+	free(dir);
+	free(cmd);
+	return spec;
+}
+
+/* ---- task ends ---- */
+
+/* Try `try_number` of a TI ended: record it and let the run decide. */
+static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                     const char *task_id, int map_index, int try_number, bool success,
+                     bool no_retry, const char *reason, int64_t job_started_at)
+{
+	struct weir_error err = {0};
+	struct run_ctx rc;
+	struct dag_event ev = {.kind = DAG_EV_TI_ENDED};
+	struct dag_ti_row *r;
+	long ti;
+	char why[WEIR_ERROR_MSG_MAX];
+	char *outputs = NULL;
+
+	if (run_load(dm, dag_id, run_id, &rc, &err) < 0) {
+		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
+		return;
+	}
+	ti = run_find_ti(&rc, task_id, map_index);
+	if (ti < 0)
+		goto out;
+	r = &rc.rows[rc.ti_row[ti]];
+	if (!dag_ti_state_is_active(rc.tis[ti].state) || r->try_number != try_number)
+		goto out; /* stale: cleared or marked meanwhile */
+	why[0] = '\0';
+	if (success) {
+		char *p = output_path(dm, rc.run.id, task_id, map_index, try_number);
+		if (p && read_outputs(p, &outputs, why, sizeof why) < 0) {
+			success = false;
+			no_retry = false;
+		}
+		free(p);
+		if (success && outputs)
+			set_str(&r->outputs, outputs);
+	}
+	set_str(&r->reason, success ? "" : why[0] ? why : reason ? reason : "failed");
+	if (job_started_at > 0 && !r->start_date)
+		r->start_date = job_started_at;
+	r->end_date = clock_now_ms();
+	try_update(dm, r, success ? "success" : "failed", r->reason, true);
+	ev.ti = (size_t)ti;
+	ev.try_number = try_number;
+	ev.success = success;
+	ev.no_retry = no_retry;
+	/* the decision writes the row (with the fields above) when it moves */
+	if (run_step(dm, &rc, &ev, &err) < 0)
+		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
+out:
+	free(outputs);
+	run_ctx_release(&rc);
+}
+
+/* The job manager's end callback. */
+static void on_job_end(void *arg, int64_t job_id, const char *state, int exit_code,
+                       const char *reason)
+{
+	struct dag_manager *dm = arg;
+	struct dag_ti_row r = {0};
+	struct job_row job = {0};
+	bool success = !strcmp(state, "succeeded");
+	bool timed_out = reason && !strncmp(reason, "execution timeout", 17);
+	bool user_kill = !strcmp(state, "killed");
+	char why[600];
+
+	if (dag_store_ti_by_job(dm->ds, job_id, &r, NULL) < 0)
+		return; /* not a DAG task's job */
+	begin(dm);
+	store_job_get(dm->store, job_id, &job, NULL);
+	if (success)
+		why[0] = '\0';
+	else if (timed_out)
+		snprintf(why, sizeof why, "job %lld: %s (no retry)", (long long)job_id, reason);
+	else if (exit_code >= 0)
+		snprintf(why, sizeof why, "job %lld %s (exit %d)%s%s", (long long)job_id, state,
+		         exit_code, reason && *reason ? ": " : "", reason ? reason : "");
+	else
+		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, state,
+		         reason && *reason ? ": " : "", reason ? reason : "");
+	ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
+	         timed_out || user_kill, why, job.started_at);
+	job_row_release(&job);
+	dag_ti_row_release(&r);
+	end(dm);
+}
+
+/* ---- starting runs and TIs ---- */
+
+/* Queued runs leave the queue as max_active_runs allows (paused DAGs
+ * wait). */
+static void start_runs(struct dag_manager *dm)
+{
+	struct weir_error err = {0};
+	struct dag_run_row *rows = NULL;
+	size_t n = 0, i = 0;
+
+	if (dag_store_runs_active(dm->ds, &rows, &n, &err) < 0) {
+		log_error("DAG runs: %s", err.msg);
+		return;
+	}
+	while (i < n) {
+		size_t j = i, n_queued = 0, startable;
+		int running = 0;
+		struct dag_entry *e = entry_by_id(dm, rows[i].dag_id);
+		struct dag_row dr = {0};
+		bool paused = false;
+
+		while (j < n && !strcmp(rows[j].dag_id, rows[i].dag_id)) {
+			if (!strcmp(rows[j].state, "running"))
+				running++;
+			else
+				n_queued++;
+			j++;
+		}
+		if (dag_store_dag_get(dm->ds, rows[i].dag_id, &dr, NULL) == 0) {
+			paused = dr.paused;
+			dag_row_release(&dr);
+		}
+		if (e && !paused && n_queued > 0) {
+			startable = dag_runs_startable(e->spec->max_active_runs, running, n_queued);
+			for (size_t k = i; k < j && startable > 0; k++) {
+				struct dag_event ev = {.kind = DAG_EV_START};
+				if (strcmp(rows[k].state, "queued"))
+					continue;
+				startable--;
+				if (run_event(dm, rows[k].dag_id, rows[k].run_id, &ev, &err) < 0)
+					log_error("DAG %s run %s: cannot start: %s", rows[k].dag_id,
+					          rows[k].run_id, err.msg);
+			}
+		}
+		i = j;
+	}
+	dag_run_rows_free(rows, n);
+}
+
+static struct dag_pool *pool_find(struct dag_manager *dm, const char *name)
+{
+	if (!name || !*name)
+		name = DAG_DEFAULT_POOL;
+	for (size_t i = 0; i < dm->n_pools; i++)
+		if (!strcmp(dm->pools[i].name, name))
+			return &dm->pools[i];
+	return NULL;
+}
+
+/* Starts try + 1 of a scheduled TI as a job; a TI that cannot become a
+ * job fails that try (no retry: the same input would fail again). */
+static void start_ti(struct dag_manager *dm, const struct dag_ti_row *cand)
+{
+	struct weir_error err = {0};
+	struct run_ctx rc;
+	struct dag_ti_row *r;
+	struct job_spec *spec = NULL;
+	char *command = NULL;
+	int64_t job_id = 0;
+	long ti;
+	int try_number;
+
+	if (run_load(dm, cand->dag_id, cand->run_id, &rc, &err) < 0) {
+		log_error("DAG %s run %s task %s: %s", cand->dag_id, cand->run_id, cand->task_id,
+		          err.msg);
+		return;
+	}
+	ti = run_find_ti(&rc, cand->task_id, cand->map_index);
+	if (ti < 0 || rc.tis[ti].state != DAG_TI_SCHEDULED)
+		goto out;
+	r = &rc.rows[rc.ti_row[ti]];
+	try_number = r->try_number + 1;
+	spec = build_job(dm, &rc, (size_t)ti, try_number, &command, &err);
+	if (spec && job_manager_submit_spec(dm->jm, spec, &job_id, &err) < 0)
+		job_id = 0;
+	r->try_number = try_number;
+	set_state(r->state, "queued");
+	r->job_id = job_id;
+	r->queued_at = clock_now_ms();
+	r->start_date = 0;
+	r->end_date = 0;
+	r->next_retry_at = 0;
+	set_str(&r->rendered_command, command ? command : "");
+	set_str(&r->outputs, "");
+	set_str(&r->reason, job_id ? "" : err.msg);
+	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
+		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
+		goto out;
+	}
+	try_update(dm, r, "queued", "", false);
+	if (job_id) {
+		log_info("DAG %s run %s task %s%s try %d: job %lld", r->dag_id, r->run_id,
+		         r->task_id, r->map_index >= 0 ? " (instance)" : "", try_number,
+		         (long long)job_id);
+	} else {
+		char why[WEIR_ERROR_MSG_MAX + 32];
+		snprintf(why, sizeof why, "cannot start: %s", r->reason);
+		log_warn("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, why);
+		ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
+		         true, why, 0);
+	}
+	dm->pass_again = true;
+out:
+	free(command);
+	job_spec_destroy(spec);
+	run_ctx_release(&rc);
+}
+
+/* Scheduled TIs of every run become jobs as pools and max_active_tasks
+ * allow. */
+static void pool_pass(struct dag_manager *dm)
+{
+	struct weir_error err = {0};
+	struct dag_ti_row *sched = NULL, *act = NULL;
+	size_t ns = 0, na = 0, nl = 0;
+	struct dag_limit *limits = NULL;
+	struct dag_candidate *cand = NULL;
+	struct dag_pool_decision *dec = NULL;
+	struct dag_run_row run = {0};
+
+	if (dag_store_tis_in_state(dm->ds, "scheduled", &sched, &ns, &err) < 0 || ns == 0)
+		goto out;
+	limits = calloc(ns + 1, sizeof *limits);
+	cand = calloc(ns, sizeof *cand);
+	dec = calloc(ns, sizeof *dec);
+	if (!limits || !cand || !dec)
+		goto out;
+	for (size_t i = 0; i < dm->n_pools; i++)
+		dm->pools[i].used = 0;
+	for (size_t i = 0; i < ns; i++) {
+		size_t l;
+		struct dag_entry *e = entry_by_id(dm, sched[i].dag_id);
+		for (l = 0; l < nl; l++)
+			if (!strcmp(limits[l].dag_id, sched[i].dag_id))
+				break;
+		if (l == nl) {
+			limits[nl].dag_id = sched[i].dag_id;
+			limits[nl].max_active_tasks = e ? e->spec->max_active_tasks : 0;
+			nl++;
+		}
+		cand[i].dag = l;
+		cand[i].priority = sched[i].priority;
+		cand[i].pool = sched[i].pool;
+		cand[i].pool_slots = sched[i].pool_slots;
+		cand[i].ti_order = i;
+		/* the run's logical date orders runs; one lookup per distinct run */
+		if (!run.run_id || strcmp(run.dag_id, sched[i].dag_id) ||
+		    strcmp(run.run_id, sched[i].run_id)) {
+			dag_run_row_release(&run);
+			memset(&run, 0, sizeof run);
+			if (dag_store_run_get(dm->ds, sched[i].dag_id, sched[i].run_id, &run, NULL) <
+			    0)
+				memset(&run, 0, sizeof run);
+		}
+		cand[i].run_order = run.logical_date;
+	}
+	/* what queued and running TIs hold */
+	const char *active_states[] = {"queued", "running"};
+	for (size_t s = 0; s < 2; s++) {
+		if (dag_store_tis_in_state(dm->ds, active_states[s], &act, &na, &err) < 0)
+			goto out;
+		for (size_t i = 0; i < na; i++) {
+			struct dag_pool *p = pool_find(dm, act[i].pool);
+			if (p)
+				p->used += act[i].pool_slots > 0 ? act[i].pool_slots : 1;
+			for (size_t l = 0; l < nl; l++)
+				if (!strcmp(limits[l].dag_id, act[i].dag_id))
+					limits[l].active++;
+		}
+		dag_ti_rows_free(act, na);
+		act = NULL;
+		na = 0;
+	}
+	if (dag_pool_decide(cand, ns, limits, nl, dm->pools, dm->n_pools, dec, &err) < 0)
+		goto out;
+	for (size_t i = 0; i < ns; i++) {
+		struct dag_ti_row *r = &sched[dec[i].candidate];
+		if (dec[i].action == DAG_POOL_QUEUE) {
+			start_ti(dm, r);
+		} else if (strcmp(r->reason ? r->reason : "", dec[i].reason)) {
+			set_str(&r->reason, dec[i].reason);
+			if (dag_store_ti_update(dm->ds, r, &err) < 0)
+				log_error("DAG %s: %s", r->dag_id, err.msg);
+		}
+	}
+out:
+	if (err.msg[0])
+		log_error("DAG pools: %s", err.msg);
+	dag_run_row_release(&run);
+	dag_ti_rows_free(sched, ns);
+	dag_ti_rows_free(act, na);
+	free(limits);
+	free(cand);
+	free(dec);
+}
+
+/* ---- schedules and retries ---- */
+
+static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
+                      const char *run_type, int64_t logical, json_t *conf,
+                      struct dag_run_row *out, struct weir_error *err);
+
+/* Scheduled runs that are due now are created (paused DAGs make none). */
+static void schedule_pass(struct dag_manager *dm)
+{
+	int64_t now = clock_now_ms();
+
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		const struct dag_spec *s = e->spec;
+		struct dag_row dr = {0};
+		bool paused = true;
+		int64_t due[MAX_DUE_PER_PASS];
+		size_t n;
+
+		if (!e->present || !s || s->schedule.kind == CRON_NONE ||
+		    entry_by_id(dm, s->dag_id) != e)
+			continue;
+		if (dag_store_dag_get(dm->ds, s->dag_id, &dr, NULL) == 0) {
+			paused = dr.paused;
+			dag_row_release(&dr);
+		}
+		if (paused)
+			continue;
+		n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
+		                      last_scheduled(dm, e), now, due, MAX_DUE_PER_PASS);
+		for (size_t i = 0; i < n; i++) {
+			struct weir_error err = {0};
+			char ts[48], id[80];
+			snprintf(id, sizeof id, "scheduled__%s", fmt_time(due[i], ts, sizeof ts));
+			if (create_run(dm, e, id, "scheduled", due[i], NULL, NULL, &err) < 0 &&
+			    err.kind != WEIR_E_CONFLICT)
+				log_error("DAG %s: scheduled run %s: %s", s->dag_id, id, err.msg);
+			e->last_sched_ms = due[i];
+			e->last_sched_known = true;
+		}
+		if (n == MAX_DUE_PER_PASS)
+			dm->pass_again = true;
+	}
+}
+
+/* Due retries become scheduled. */
+static void retry_pass(struct dag_manager *dm)
+{
+	struct weir_error err = {0};
+	struct dag_ti_row *rows = NULL;
+	size_t n = 0;
+	int64_t now = clock_now_ms();
+
+	if (dag_store_tis_in_state(dm->ds, "up_for_retry", &rows, &n, &err) < 0) {
+		log_error("DAG retries: %s", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct dag_event ev = {.kind = DAG_EV_TIMER};
+		bool seen = false;
+		if (rows[i].next_retry_at > now) {
+			wake_note(dm, rows[i].next_retry_at);
+			continue;
+		}
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = rows[k].next_retry_at <= now && !strcmp(rows[k].dag_id, rows[i].dag_id) &&
+			       !strcmp(rows[k].run_id, rows[i].run_id);
+		if (seen)
+			continue;
+		if (run_event(dm, rows[i].dag_id, rows[i].run_id, &ev, &err) < 0)
+			log_error("DAG %s run %s: %s", rows[i].dag_id, rows[i].run_id, err.msg);
+	}
+	dag_ti_rows_free(rows, n);
+}
+
+/* Everything that follows from the turn's changes: due runs, retries,
+ * runs that may start, TIs that may become jobs, until nothing moves. */
+static void work_pass(struct dag_manager *dm)
+{
+	int rounds = 0;
+
+	if (dm->in_pass) {
+		dm->pass_again = true;
+		return;
+	}
+	dm->in_pass = true;
+	do {
+		dm->pass_again = false;
+		schedule_pass(dm);
+		retry_pass(dm);
+		start_runs(dm);
+		pool_pass(dm);
+	} while (dm->pass_again && ++rounds < 10000);
+	dm->in_pass = false;
+}
+
+static void wake_note(struct dag_manager *dm, int64_t at)
+{
+	if (at > 0 && (dm->wake_at_ms == 0 || at < dm->wake_at_ms))
+		dm->wake_at_ms = at;
+}
+
+static void on_wake(uv_timer_t *t)
+{
+	struct dag_manager *dm = t->data;
+
+	begin(dm);
+	end(dm);
+	arm_wake(dm);
+}
+
+/* The wake-up timer: the next scheduled run that becomes due, or the next
+ * retry, whichever comes first. */
+static void arm_wake(struct dag_manager *dm)
+{
+	int64_t now = clock_now_ms(), next = dm->wake_at_ms > 0 ? dm->wake_at_ms : CRON_NEVER;
+	struct dag_ti_row *rows = NULL;
+	size_t n = 0;
+
+	if (dag_store_tis_in_state(dm->ds, "up_for_retry", &rows, &n, NULL) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].next_retry_at > 0 &&
+			    (next == CRON_NEVER || rows[i].next_retry_at < next))
+				next = rows[i].next_retry_at;
+		dag_ti_rows_free(rows, n);
+	}
+	dm->wake_at_ms = 0;
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		const struct dag_spec *s = e->spec;
+		int64_t due;
+		if (!e->present || !s || s->schedule.kind == CRON_NONE)
+			continue;
+		due = schedule_next_due(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
+		                        last_scheduled(dm, e), now);
+		if (due != CRON_NEVER && (next == CRON_NEVER || due < next))
+			next = due;
+	}
+	if (next == CRON_NEVER) {
+		uv_timer_stop(&dm->wake_timer);
+		return;
+	}
+	uv_timer_start(&dm->wake_timer, on_wake, (uint64_t)(next > now ? next - now : 0) + 5, 0);
+}
+
+/* ---- creating runs ---- */
+
+static int check_run_id(const char *run_id, struct weir_error *err)
+{
+	size_t n = strlen(run_id);
+
+	if (n == 0 || n > 250)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "dag_run_id: expected 1 to 250 characters");
+	for (const char *c = run_id; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "dag_run_id: control characters are not allowed");
+	return 0;
+}
+
+/* Creates a queued run with its TIs (foreach fanned out now, from the
+ * run's params).  Templates are checked against the run's params.  *out
+ * (may be NULL) gets the run row. */
+static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
+                      const char *run_type, int64_t logical, json_t *conf,
+                      struct dag_run_row *out, struct weir_error *err)
+{
+	const struct dag_spec *spec = e->spec;
+	struct schedule_interval iv = schedule_data_interval(&spec->schedule, logical);
+	json_t *params = NULL, *c = conf ? json_incref(conf) : json_object();
+	char *conf_text = NULL;
+	struct dag_run_row row = {0};
+	int rc = -1;
+
+	params = dag_spec_run_params(spec, c, err);
+	if (!params)
+		goto out;
+	/* a foreach over a param that a conf broke is the trigger's error */
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		json_t *items;
+		if (!t->foreach_list && !t->foreach_param)
+			continue;
+		items = dag_task_foreach_items(spec, t, params, err);
+		if (!items) {
+			weir_error_prefix(err, "conf: task %s", t->task_id);
+			err->kind = WEIR_E_INVALID;
+			goto out;
+		}
+		json_decref(items);
+	}
+	conf_text = json_dumps(c, JSON_COMPACT);
+	row.dag_id = spec->dag_id;
+	row.run_id = (char *)run_id;
+	set_state(row.state, "queued");
+	set_state(row.run_type, run_type);
+	row.logical_date = logical;
+	row.data_interval_start = iv.start_ms;
+	row.data_interval_end = iv.end_ms;
+	row.conf = conf_text ? conf_text : "{}";
+	row.reason = "";
+	row.queued_at = clock_now_ms();
+	if (dag_store_run_insert(dm->ds, &row, &row.id, err) < 0)
+		goto out;
+	for (size_t i = 0; i < spec->n_tasks; i++)
+		if (insert_task_tis(dm, spec, run_id, &spec->tasks[i], params, err) < 0) {
+			struct weir_error e2 = {0};
+			dag_store_run_delete(dm->ds, spec->dag_id, run_id, &e2);
+			goto out;
+		}
+	log_info("DAG %s run %s: queued (%s)", spec->dag_id, run_id, run_type);
+	if (out && dag_store_run_get(dm->ds, spec->dag_id, run_id, out, err) < 0)
+		goto out;
+	dm->pass_again = true;
+	rc = 0;
+out:
+	free(conf_text);
+	json_decref(params);
+	json_decref(c);
+	return rc;
+}
+
+/* ---- JSON views (Airflow's field names) ---- */
+
+static json_t *schedule_json(const struct dag_spec *s)
+{
+	if (!s || s->schedule.kind == CRON_NONE)
+		return json_null();
+	return json_pack("{s:s, s:s}", "__type", "CronExpression", "value", s->schedule.text);
+}
+
+static json_t *dag_json(struct dag_manager *dm, const struct dag_row *row)
+{
+	struct dag_entry *e = entry_by_id(dm, row->dag_id);
+	const struct dag_spec *s = e ? e->spec : NULL;
+	json_t *tags = json_array(), *o;
+	int64_t next = CRON_NEVER;
+
+	if (s)
+		for (size_t i = 0; i < s->tags.n; i++)
+			json_array_append_new(tags, json_pack("{s:s}", "name", s->tags.v[i]));
+	if (s && s->schedule.kind != CRON_NONE && !row->paused && row->active) {
+		int64_t last = last_scheduled(dm, e);
+		int64_t due[1];
+		/* the next scheduled run's logical date: the one after the latest */
+		size_t n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms,
+		                             s->catchup, last, INT64_MAX / 2, due, 1);
+		if (n == 1)
+			next = due[0];
+	}
+	o = json_pack("{s:s, s:o, s:b, s:b, s:b, s:s, s:o, s:o, s:o, s:[], s:i, s:i, s:b, s:o, "
+	              "s:o}",
+	              "dag_id", row->dag_id, "description",
+	              s && s->description ? json_string(s->description) : json_null(), "is_paused",
+	              row->paused, "is_active", row->active, "is_subdag", 0, "fileloc", row->file,
+	              "tags", tags, "schedule_interval", schedule_json(s), "next_dagrun",
+	              next != CRON_NEVER ? time_json(next) : json_null(), "owners", "max_active_runs",
+	              s ? s->max_active_runs : 0, "max_active_tasks", s ? s->max_active_tasks : 0,
+	              "has_import_errors", row->import_error && *row->import_error,
+	              "last_parsed_time", time_json(row->last_parsed_at), "timetable_description",
+	              s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
+	                                                 : json_string("Never, external triggers only"));
+	if (o && next != CRON_NEVER) {
+		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
+		json_object_set_new(o, "next_dagrun_data_interval_start", time_json(iv.start_ms));
+		json_object_set_new(o, "next_dagrun_data_interval_end", time_json(iv.end_ms));
+		json_object_set_new(o, "next_dagrun_create_after", time_json(iv.end_ms));
+	} else if (o) {
+		json_object_set_new(o, "next_dagrun_data_interval_start", json_null());
+		json_object_set_new(o, "next_dagrun_data_interval_end", json_null());
+		json_object_set_new(o, "next_dagrun_create_after", json_null());
+	}
+	if (o && s)
+		json_object_set(o, "params", s->params);
+	if (o && row->import_error && *row->import_error)
+		json_object_set_new(o, "import_error", json_string(row->import_error));
+	return o;
+}
+
+static json_t *run_json(const struct dag_run_row *r)
+{
+	json_t *conf = json_loads(r->conf && *r->conf ? r->conf : "{}", 0, NULL);
+
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:o, "
+	                 "s:o, s:n, s:s}",
+	                 "dag_id", r->dag_id, "dag_run_id", r->run_id, "logical_date",
+	                 time_json(r->logical_date ? r->logical_date : 1), "execution_date",
+	                 time_json(r->logical_date ? r->logical_date : 1), "start_date",
+	                 time_json(r->start_date), "end_date", time_json(r->end_date),
+	                 "data_interval_start", time_json(r->data_interval_start),
+	                 "data_interval_end", time_json(r->data_interval_end), "state", r->state,
+	                 "run_type", r->run_type, "conf", conf ? conf : json_object(),
+	                 "external_trigger", strcmp(r->run_type, "scheduled") != 0, "queued_at",
+	                 time_json(r->queued_at), "last_scheduling_decision",
+	                 time_json(r->end_date ? r->end_date : r->start_date), "note", "reason",
+	                 r->reason ? r->reason : "");
+}
+
+static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
+                       const struct dag_run_row *run)
+{
+	struct job_row job = {0};
+	bool have_job = r->job_id > 0 && store_job_get(dm->store, r->job_id, &job, NULL) == 0;
+	const char *state = r->state;
+	int64_t start = r->start_date, end_ms = r->end_date;
+	json_t *o, *outputs = NULL;
+
+	/* queued until its job runs: the job's state says when that was */
+	if (have_job && !strcmp(r->state, "queued") &&
+	    (!strcmp(job.state, "starting") || !strcmp(job.state, "running")))
+		state = "running";
+	if (have_job && !start && job.started_at && strcmp(state, "queued"))
+		start = job.started_at;
+	if (!strcmp(state, "running"))
+		end_ms = 0;
+	if (r->outputs && *r->outputs)
+		outputs = json_loads(r->outputs, 0, NULL);
+	o = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:s, s:i, "
+	              "s:i, s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s}",
+	              "task_id", r->task_id, "dag_id", r->dag_id, "dag_run_id", r->run_id,
+	              "map_index", r->map_index, "execution_date",
+	              time_json(run ? run->logical_date : 0), "logical_date",
+	              time_json(run ? run->logical_date : 0), "start_date", time_json(start),
+	              "end_date", time_json(end_ms), "duration",
+	              start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null(),
+	              "state", strcmp(state, "none") ? json_string(state) : json_null(),
+	              "try_number", r->try_number, "max_tries",
+	              r->max_tries > 0 ? r->max_tries - 1 : 0, "pool", r->pool, "pool_slots",
+	              r->pool_slots, "priority_weight", r->priority, "operator", "weir",
+	              "queued_when", time_json(r->queued_at), "hostname", have_job ? "localhost" : "",
+	              "unixname", "", "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null(),
+	              "rendered_command",
+	              r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
+	                                                          : json_null(),
+	              "reason", r->reason ? r->reason : "", "outputs",
+	              outputs ? outputs : json_null(), "rendered_fields",
+	              json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
+	              "executor_config", "{}");
+	job_row_release(&job);
+	return o;
+}
+
+/* ---- API ops ---- */
+
+static json_t *oom(struct weir_error *err)
+{
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return NULL;
+}
+
+static json_t *op_list_dags(void *ctx, int limit, int offset, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_row *rows = NULL;
+	size_t n = 0;
+	json_t *a = json_array();
+
+	if (dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	if (limit <= 0)
+		limit = 100;
+	for (size_t i = (size_t)(offset > 0 ? offset : 0); i < n && json_array_size(a) < (size_t)limit;
+	     i++)
+		json_array_append_new(a, dag_json(dm, &rows[i]));
+	dag_rows_free(rows, n);
+	return json_pack("{s:o, s:I}", "dags", a, "total_entries", (json_int_t)n);
+}
+
+static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_row row = {0};
+	json_t *r;
+
+	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+		return NULL;
+	}
+	r = dag_json(dm, &row);
+	dag_row_release(&row);
+	return r ? r : oom(err);
+}
+
+static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	json_t *p = json_object_get(body, "is_paused"), *r = NULL;
+	struct dag_row row = {0};
+
+	if (!json_is_boolean(p)) {
+		weir_error_set(err, WEIR_E_INVALID, "is_paused: expected true or false");
+		return NULL;
+	}
+	begin(dm);
+	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+		goto out;
+	}
+	if (dag_store_dag_set_paused(dm->ds, dag_id, json_is_true(p), err) < 0)
+		goto out;
+	dag_row_release(&row);
+	memset(&row, 0, sizeof row);
+	if (dag_store_dag_get(dm->ds, dag_id, &row, err) == 0)
+		r = dag_json(dm, &row);
+	log_info("DAG %s %s", dag_id, json_is_true(p) ? "paused" : "unpaused");
+out:
+	dag_row_release(&row);
+	end(dm);
+	arm_wake(dm);
+	return r;
+}
+
+static int dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
+{
+	struct dag_row row = {0};
+
+	if (dag_store_dag_get(dm->ds, dag_id, &row, NULL) < 0)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+	dag_row_release(&row);
+	return 0;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static const char *g_order; /* qsort has no context argument */
+
+static int cmp_run(const void *pa, const void *pb)
+{
+	const struct dag_run_row *a = pa, *b = pb;
+	const char *k = g_order;
+	int desc = 0, c = 0;
+
+	if (*k == '-') {
+		desc = 1;
+		k++;
+	}
+#define CMP_I(x, y) ((x) < (y) ? -1 : (x) > (y) ? 1 : 0)
+	if (!strcmp(k, "start_date"))
+		c = CMP_I(a->start_date, b->start_date);
+	else if (!strcmp(k, "end_date"))
+		c = CMP_I(a->end_date, b->end_date);
+	else if (!strcmp(k, "state"))
+		c = cmp_str(a->state, b->state);
+	else if (!strcmp(k, "dag_run_id") || !strcmp(k, "run_id"))
+		c = cmp_str(a->run_id, b->run_id);
+	else if (!strcmp(k, "dag_id"))
+		c = cmp_str(a->dag_id, b->dag_id);
+	else if (!strcmp(k, "id"))
+		c = CMP_I(a->id, b->id);
+	else
+		c = CMP_I(a->logical_date, b->logical_date);
+	if (c == 0)
+		c = CMP_I(a->id, b->id);
+#undef CMP_I
+	return desc ? -c : c;
+}
+
+static json_t *op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
+                            struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_query sq = {0};
+	struct dag_run_row *rows = NULL;
+	size_t n = 0;
+	json_t *a;
+	int limit = q && q->limit > 0 ? q->limit : 100, offset = q && q->offset > 0 ? q->offset : 0;
+	const char *order = q && q->order_by && *q->order_by ? q->order_by : "execution_date";
+	const char *k = order[0] == '-' ? order + 1 : order;
+	enum dag_run_state rs;
+
+	if (strcmp(k, "execution_date") && strcmp(k, "logical_date") && strcmp(k, "start_date") &&
+	    strcmp(k, "end_date") && strcmp(k, "state") && strcmp(k, "dag_run_id") &&
+	    strcmp(k, "run_id") && strcmp(k, "dag_id") && strcmp(k, "id")) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "order_by: expected [-]execution_date, start_date, end_date, state, "
+		               "dag_run_id or id, got \"%s\"",
+		               order);
+		return NULL;
+	}
+	if (q && q->state && *q->state && dag_run_state_from_name(q->state, &rs) < 0) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "state: expected queued, running, success or failed, got \"%s\"",
+		               q->state);
+		return NULL;
+	}
+	if (strcmp(dag_id, "~")) {
+		if (dag_must_exist(dm, dag_id, err) < 0)
+			return NULL;
+		sq.dag_id = dag_id;
+	}
+	sq.state = q && q->state && *q->state ? q->state : NULL;
+	if (dag_store_run_list(dm->ds, &sq, &rows, &n, err) < 0)
+		return NULL;
+	g_order = order;
+	if (n > 1)
+		qsort(rows, n, sizeof *rows, cmp_run);
+	a = json_array();
+	for (size_t i = (size_t)offset; i < n && json_array_size(a) < (size_t)limit; i++)
+		json_array_append_new(a, run_json(&rows[i]));
+	dag_run_rows_free(rows, n);
+	return json_pack("{s:o, s:I}", "dag_runs", a, "total_entries", (json_int_t)n);
+}
+
+static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                              struct weir_error *err)
+{
+	struct dag_run_row row = {0};
+	json_t *r;
+
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
+		if (err->kind == WEIR_E_NOT_FOUND)
+			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+		return NULL;
+	}
+	r = run_json(&row);
+	dag_run_row_release(&row);
+	return r ? r : oom(err);
+}
+
+static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_entry *e = entry_by_id(dm, dag_id);
+	json_t *conf = json_object_get(body, "conf"), *rid = json_object_get(body, "dag_run_id"),
+	       *ld = json_object_get(body, "logical_date"), *r = NULL;
+	int64_t logical = clock_now_ms();
+	char ts[48];
+	char *run_id = NULL;
+	struct dag_run_row row = {0};
+
+	if (!e || !e->present) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+		return NULL;
+	}
+	if (body && !json_is_object(body)) {
+		weir_error_set(err, WEIR_E_INVALID, "expected a JSON object {conf, dag_run_id, "
+		                                     "logical_date}");
+		return NULL;
+	}
+	if (conf && !json_is_null(conf) && !json_is_object(conf)) {
+		weir_error_set(err, WEIR_E_INVALID, "conf: expected a JSON object");
+		return NULL;
+	}
+	if (ld && !json_is_null(ld)) {
+		if (!json_is_string(ld) ||
+		    parse_date(json_string_value(ld), "logical_date", &logical, err) < 0) {
+			if (!json_is_string(ld))
+				weir_error_set(err, WEIR_E_INVALID,
+				               "logical_date: expected a date like "
+				               "2024-01-31T06:00:00+00:00");
+			err->kind = WEIR_E_INVALID;
+			return NULL;
+		}
+	}
+	if (rid && !json_is_null(rid)) {
+		if (!json_is_string(rid)) {
+			weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
+			return NULL;
+		}
+		run_id = xstrdup(json_string_value(rid));
+	} else if (asprintf(&run_id, "manual__%s", fmt_time(logical, ts, sizeof ts)) < 0) {
+		run_id = NULL;
+	}
+	if (!run_id)
+		return oom(err);
+	if (check_run_id(run_id, err) < 0)
+		goto out;
+	begin(dm);
+	if (create_run(dm, e, run_id, "manual", logical, json_is_object(conf) ? conf : NULL, &row,
+	               err) == 0) {
+		work_pass(dm);
+		dag_run_row_release(&row);
+		memset(&row, 0, sizeof row);
+		r = run_json_by_id(dm, dag_id, run_id, err);
+	} else if (err->kind == WEIR_E_CONFLICT) {
+		weir_error_set(err, WEIR_E_CONFLICT,
+		               "DAG %s already has a run with dag_run_id %s or logical_date %s",
+		               dag_id, run_id, fmt_time(logical, ts, sizeof ts));
+	}
+	end(dm);
+	arm_wake(dm);
+out:
+	dag_run_row_release(&row);
+	free(run_id);
+	return r;
+}
+
+static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id,
+                          struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+
+	if (dag_must_exist(dm, dag_id, err) < 0)
+		return NULL;
+	return run_json_by_id(dm, dag_id, run_id, err);
+}
+
+static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, json_t *body,
+                            struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	const char *state = json_string_value(json_object_get(body, "state"));
+	struct dag_event ev = {0};
+	struct dag_run_row row = {0};
+	json_t *r = NULL;
+
+	if (!state || (strcmp(state, "success") && strcmp(state, "failed") &&
+	               strcmp(state, "queued"))) {
+		weir_error_set(err, WEIR_E_INVALID, "state: expected success, failed or queued");
+		return NULL;
+	}
+	if (!spec_of(dm, dag_id, err))
+		return NULL;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+		return NULL;
+	}
+	dag_run_row_release(&row);
+	if (!strcmp(state, "queued")) {
+		ev.kind = DAG_EV_CLEAR; /* Airflow: a run set to queued is cleared */
+	} else {
+		ev.kind = DAG_EV_MARK_RUN;
+		ev.mark_run = !strcmp(state, "success") ? DAG_RUN_SUCCESS : DAG_RUN_FAILED;
+	}
+	begin(dm);
+	if (run_event(dm, dag_id, run_id, &ev, err) == 0) {
+		work_pass(dm);
+		r = run_json_by_id(dm, dag_id, run_id, err);
+	}
+	end(dm);
+	arm_wake(dm);
+	return r;
+}
+
+static json_t *op_list_tis(void *ctx, const char *dag_id, const char *run_id,
+                           struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_row run = {0};
+	struct dag_ti_row *rows = NULL;
+	size_t n = 0;
+	json_t *a;
+
+	if (dag_must_exist(dm, dag_id, err) < 0)
+		return NULL;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+		return NULL;
+	}
+	if (dag_store_tis_of_run(dm->ds, dag_id, run_id, &rows, &n, err) < 0) {
+		dag_run_row_release(&run);
+		return NULL;
+	}
+	a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, ti_json(dm, &rows[i], &run));
+	dag_ti_rows_free(rows, n);
+	dag_run_row_release(&run);
+	return json_pack("{s:o, s:I}", "task_instances", a, "total_entries", (json_int_t)n);
+}
+
+static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                         int map_index, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_row run = {0};
+	struct dag_ti_row row = {0};
+	json_t *r;
+
+	if (dag_must_exist(dm, dag_id, err) < 0)
+		return NULL;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+		return NULL;
+	}
+	if (dag_store_ti_get(dm->ds, dag_id, run_id, task_id, map_index, &row, err) < 0) {
+		if (map_index < 0)
+			weir_error_set(err, WEIR_E_NOT_FOUND, "run %s of DAG %s has no task %s",
+			               run_id, dag_id, task_id);
+		else
+			weir_error_set(err, WEIR_E_NOT_FOUND,
+			               "run %s of DAG %s has no instance %d of task %s", run_id, dag_id,
+			               map_index, task_id);
+		dag_run_row_release(&run);
+		return NULL;
+	}
+	r = ti_json(dm, &row, &run);
+	dag_ti_row_release(&row);
+	dag_run_row_release(&run);
+	return r ? r : oom(err);
+}
+
+static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id,
+                            const char *task_id, int map_index, int try_number, char **path,
+                            bool *ended, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_try_row t = {0};
+	struct job_row job = {0};
+	struct job_spec *spec = NULL;
+	const char *role = "task";
+	int rc = -1;
+
+	if (dag_store_try_get(dm->ds, dag_id, run_id, task_id, map_index, try_number, &t, NULL) <
+	        0 ||
+	    t.job_id <= 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s run %s task %s has no try %d", dag_id,
+		               run_id, task_id, try_number);
+		goto out;
+	}
+	if (store_job_get(dm->store, t.job_id, &job, err) < 0)
+		goto out;
+	{
+		json_t *sj = json_loads(job.spec_json, 0, NULL);
+		if (sj)
+			spec = job_spec_from_json(sj, NULL);
+		json_decref(sj);
+		if (spec && !job_spec_find_role(spec, "task")) {
+			const struct role_spec *rs = job_spec_deciding_role(spec);
+			if (rs)
+				role = rs->name;
+		}
+	}
+	if (job_manager_api_ops()->log_locate(dm->jm, t.job_id, role, 0, 0, path, ended, err) < 0)
+		goto out;
+	/* the try has ended when its TI moved on, even if the job winds down */
+	if (strcmp(t.state, "queued") && strcmp(t.state, "running"))
+		*ended = *ended || t.end_date > 0;
+	rc = 0;
+out:
+	job_spec_destroy(spec);
+	job_row_release(&job);
+	dag_try_row_release(&t);
+	return rc;
+}
+
+static json_t *ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run)
+{
+	return json_pack("{s:s, s:s, s:s, s:i, s:o}", "dag_id", r->dag_id, "dag_run_id", r->run_id,
+	                 "task_id", r->task_id, "map_index", r->map_index, "execution_date",
+	                 time_json(run->logical_date ? run->logical_date : 1));
+}
+
+/* Clears the chosen TIs of one run; appends the references of what it
+ * clears (or would clear) to `out`. */
+static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                     const struct strvec *task_ids, bool downstream, bool only_failed,
+                     bool dry_run, json_t *out, struct weir_error *err)
+{
+	struct run_ctx rc;
+	size_t *tasks = NULL, nt = 0;
+	bool *chosen = NULL;
+	int r = -1;
+
+	if (run_load(dm, dag_id, run_id, &rc, err) < 0)
+		return -1;
+	tasks = calloc(rc.spec->n_tasks + 1, sizeof *tasks);
+	chosen = calloc(rc.spec->n_tasks + 1, sizeof *chosen);
+	if (!tasks || !chosen) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < task_ids->n; i++) {
+		long k = dag_spec_task_index(rc.spec, task_ids->v[i]);
+		if (k < 0) {
+			weir_error_set(err, WEIR_E_INVALID, "task_ids: DAG %s has no task %s", dag_id,
+			               task_ids->v[i]);
+			goto out;
+		}
+		if (!chosen[k])
+			tasks[nt++] = (size_t)k;
+		chosen[k] = true;
+	}
+	/* what the clear touches, for the answer (the decision does it) */
+	{
+		bool *in = calloc(rc.spec->n_tasks + 1, sizeof *in);
+		if (!in) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < rc.spec->n_tasks; i++)
+			in[i] = nt == 0 || chosen[i];
+		if (downstream && nt > 0)
+			for (size_t o = 0; o < rc.spec->n_tasks; o++) {
+				size_t i = rc.spec->topo[o];
+				for (size_t u = 0; u < rc.spec->tasks[i].n_upstream; u++)
+					if (in[rc.spec->tasks[i].upstream[u]])
+						in[i] = true;
+			}
+		for (size_t i = 0; i < rc.n_tis; i++) {
+			enum dag_ti_state s = rc.tis[i].state;
+			if (!in[rc.ti_task[i]])
+				continue;
+			if (only_failed && !dag_ti_state_is_failure(s))
+				continue;
+			json_array_append_new(out, ti_ref(&rc.rows[rc.ti_row[i]], &rc.run));
+		}
+		free(in);
+	}
+	if (!dry_run) {
+		struct dag_event ev = {.kind = DAG_EV_CLEAR,
+		                       .tasks = tasks,
+		                       .n_tasks = nt,
+		                       .downstream = downstream,
+		                       .only_failed = only_failed};
+		if (run_step(dm, &rc, &ev, err) < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	free(tasks);
+	free(chosen);
+	run_ctx_release(&rc);
+	return r;
+}
+
+static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	json_t *rid = json_object_get(body, "dag_run_id"), *ids = json_object_get(body, "task_ids");
+	json_t *v, *out = NULL, *r = NULL;
+	struct strvec task_ids = STRVEC_INIT;
+	bool downstream = json_is_true(json_object_get(body, "include_downstream"));
+	/* Airflow's defaults: only_failed and dry_run are true unless told */
+	bool only_failed = !json_is_false(json_object_get(body, "only_failed"));
+	bool dry_run = !json_is_false(json_object_get(body, "dry_run"));
+	size_t i;
+
+	if (!spec_of(dm, dag_id, err))
+		return NULL;
+	if (body && !json_is_object(body)) {
+		weir_error_set(err, WEIR_E_INVALID, "expected a JSON object");
+		return NULL;
+	}
+	if (rid && !json_is_null(rid) && !json_is_string(rid)) {
+		weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
+		return NULL;
+	}
+	if (ids && !json_is_null(ids) && !json_is_array(ids)) {
+		weir_error_set(err, WEIR_E_INVALID, "task_ids: expected a list of task ids");
+		return NULL;
+	}
+	json_array_foreach(ids, i, v)
+	{
+		if (!json_is_string(v)) {
+			weir_error_set(err, WEIR_E_INVALID, "task_ids[%zu]: expected a task id", i);
+			goto fail;
+		}
+		strvec_push(&task_ids, json_string_value(v));
+	}
+	out = json_array();
+	begin(dm);
+	if (json_is_string(rid)) {
+		struct dag_run_row row = {0};
+		if (dag_store_run_get(dm->ds, dag_id, json_string_value(rid), &row, err) < 0) {
+			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+			               json_string_value(rid));
+			end(dm);
+			goto fail;
+		}
+		dag_run_row_release(&row);
+		if (clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream, only_failed,
+		              dry_run, out, err) < 0) {
+			end(dm);
+			goto fail;
+		}
+	} else {
+		struct dag_run_query q = {.dag_id = dag_id};
+		struct dag_run_row *rows = NULL;
+		size_t n = 0;
+		if (dag_store_run_list(dm->ds, &q, &rows, &n, err) < 0) {
+			end(dm);
+			goto fail;
+		}
+		for (size_t k = 0; k < n; k++)
+			if (clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream, only_failed,
+			              dry_run, out, err) < 0) {
+				dag_run_rows_free(rows, n);
+				end(dm);
+				goto fail;
+			}
+		dag_run_rows_free(rows, n);
+	}
+	end(dm);
+	arm_wake(dm);
+	r = json_pack("{s:O}", "task_instances", out);
+fail:
+	json_decref(out);
+	strvec_release(&task_ids);
+	return r;
+}
+
+static json_t *op_import_errors(void *ctx, int limit, int offset, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_import_error_row *rows = NULL;
+	size_t n = 0;
+	json_t *a = json_array();
+
+	if (dag_store_import_error_list(dm->ds, &rows, &n, err) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	if (limit <= 0)
+		limit = 100;
+	for (size_t i = (size_t)(offset > 0 ? offset : 0); i < n && json_array_size(a) < (size_t)limit;
+	     i++)
+		json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:o}", "import_error_id",
+		                                   (json_int_t)rows[i].id, "filename", rows[i].file,
+		                                   "stack_trace", rows[i].message, "timestamp",
+		                                   time_json(rows[i].time)));
+	dag_import_error_rows_free(rows, n);
+	return json_pack("{s:o, s:I}", "import_errors", a, "total_entries", (json_int_t)n);
+}
+
+static const struct dag_api_ops ops = {
+    .list_dags = op_list_dags,
+    .get_dag = op_get_dag,
+    .patch_dag = op_patch_dag,
+    .list_runs = op_list_runs,
+    .trigger_run = op_trigger_run,
+    .get_run = op_get_run,
+    .patch_run = op_patch_run,
+    .list_tis = op_list_tis,
+    .get_ti = op_get_ti,
+    .ti_log_locate = op_ti_log_locate,
+    .clear_tis = op_clear_tis,
+    .import_errors = op_import_errors,
+};
+
+const struct dag_api_ops *dag_manager_api_ops(void)
+{
+	return &ops;
+}
+
+/* ---- start-up, recovery, lifetime ---- */
+
+int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
+{
+	struct dag_row *rows = NULL;
+	size_t n = 0;
+
+	begin(dm);
+	scan(dm);
+	/* DAGs of files that went away while the server was down */
+	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
+		job_manager_turn_end(dm->jm);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct dag_entry *e = entry_by_id(dm, rows[i].dag_id);
+		if (!e || !e->present) {
+			struct weir_error e2 = {0};
+			if (dag_store_dag_deactivate(dm->ds, rows[i].dag_id, &e2) < 0)
+				log_error("DAG %s: %s", rows[i].dag_id, e2.msg);
+		}
+	}
+	dag_rows_free(rows, n);
+	/* no work pass yet: the job manager's recovery comes first */
+	job_manager_turn_end(dm->jm);
+	return 0;
+}
+
+int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
+{
+	struct dag_run_row *runs = NULL;
+	size_t n = 0;
+
+	begin(dm);
+	if (dag_store_runs_active(dm->ds, &runs, &n, err) < 0) {
+		end(dm);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct dag_ti_row *tis = NULL;
+		size_t nt = 0;
+		struct dag_event ev = {.kind = DAG_EV_EVALUATE};
+		struct weir_error e2 = {0};
+
+		if (!entry_by_id(dm, runs[i].dag_id)) {
+			log_warn("DAG %s run %s: the DAG's file is gone; the run waits for it",
+			         runs[i].dag_id, runs[i].run_id);
+			continue;
+		}
+		/* jobs that ended while the server was down settle their TIs */
+		if (dag_store_tis_of_run(dm->ds, runs[i].dag_id, runs[i].run_id, &tis, &nt, &e2) ==
+		    0) {
+			for (size_t k = 0; k < nt; k++) {
+				struct job_row job = {0};
+				if ((strcmp(tis[k].state, "queued") && strcmp(tis[k].state, "running")) ||
+				    tis[k].job_id <= 0)
+					continue;
+				if (store_job_get(dm->store, tis[k].job_id, &job, NULL) == 0 &&
+				    (!strcmp(job.state, "succeeded") || !strcmp(job.state, "failed") ||
+				     !strcmp(job.state, "killed")))
+					on_job_end(dm, job.id, job.state, job.exit_code, job.reason);
+				job_row_release(&job);
+			}
+			dag_ti_rows_free(tis, nt);
+		}
+		if (run_event(dm, runs[i].dag_id, runs[i].run_id, &ev, &e2) < 0)
+			log_error("recovery: DAG %s run %s: %s", runs[i].dag_id, runs[i].run_id,
+			          e2.msg);
+	}
+	dag_run_rows_free(runs, n);
+	end(dm);
+	arm_wake(dm);
+	return 0;
+}
+
+void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs)
+{
+	struct dag_import_error_row *ie = NULL;
+	struct dag_run_row *runs = NULL;
+	size_t n = 0;
+
+	*dags = 0;
+	*import_errors = 0;
+	*active_runs = 0;
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		*dags += e->present && e->spec;
+	if (dag_store_import_error_list(dm->ds, &ie, &n, NULL) == 0) {
+		*import_errors = (int)n;
+		dag_import_error_rows_free(ie, n);
+	}
+	if (dag_store_runs_active(dm->ds, &runs, &n, NULL) == 0) {
+		*active_runs = (int)n;
+		dag_run_rows_free(runs, n);
+	}
+}
+
+struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store,
+                                       struct job_manager *jm, const char *home,
+                                       const char *dags_dir, const struct server_pool *pools,
+                                       size_t n_pools, struct weir_error *err)
+{
+	struct dag_manager *dm = calloc(1, sizeof *dm);
+	bool have_default = false;
+
+	if (!dm)
+		goto oom;
+	dm->loop = loop;
+	dm->store = store;
+	dm->jm = jm;
+	dm->home = xstrdup(home);
+	dm->dir = xstrdup(dags_dir);
+	dm->pools = calloc(n_pools + 1, sizeof *dm->pools);
+	if (!dm->home || !dm->dir || !dm->pools)
+		goto oom;
+	for (size_t i = 0; i < n_pools; i++) {
+		dm->pools[i].name = xstrdup(pools[i].name);
+		if (!dm->pools[i].name)
+			goto oom;
+		dm->pools[i].slots = pools[i].slots;
+		dm->n_pools++;
+		have_default = have_default || !strcmp(pools[i].name, DAG_DEFAULT_POOL);
+	}
+	if (!have_default) {
+		dm->pools[dm->n_pools].name = xstrdup(DAG_DEFAULT_POOL);
+		if (!dm->pools[dm->n_pools].name)
+			goto oom;
+		dm->pools[dm->n_pools++].slots = DEFAULT_POOL_SLOTS;
+	}
+	dm->ds = dag_store_create(store, err);
+	if (!dm->ds)
+		goto fail;
+	if (fs_mkdir_p(dm->dir, 0755, err) < 0) {
+		weir_error_prefix(err, "DAG folder");
+		goto fail;
+	}
+	uv_timer_init(loop, &dm->scan_timer);
+	dm->scan_timer.data = dm;
+	uv_timer_init(loop, &dm->wake_timer);
+	dm->wake_timer.data = dm;
+	dm->open_handles = 2;
+	uv_timer_start(&dm->scan_timer, on_scan_timer, RESCAN_MS, RESCAN_MS);
+	if (uv_fs_event_init(loop, &dm->fsev) == 0) {
+		dm->fsev.data = dm;
+		dm->open_handles++;
+		dm->fsev_on = uv_fs_event_start(&dm->fsev, on_fs_event, dm->dir, 0) == 0;
+		if (!dm->fsev_on)
+			log_warn("DAG folder %s: no change events; rescanning every %d ms", dm->dir,
+			         RESCAN_MS);
+	}
+	job_manager_set_end_callback(jm, on_job_end, dm);
+	return dm;
+oom:
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+fail:
+	if (dm) {
+		dag_store_destroy(dm->ds);
+		for (size_t i = 0; i < dm->n_pools + 1 && dm->pools; i++)
+			free((char *)dm->pools[i].name);
+		free(dm->pools);
+		free(dm->home);
+		free(dm->dir);
+		free(dm);
+	}
+	return NULL;
+}
+
+static void dm_closed(uv_handle_t *h)
+{
+	struct dag_manager *dm = h->data;
+	if (--dm->open_handles == 0)
+		free(dm);
+}
+
+void dag_manager_destroy(struct dag_manager *dm)
+{
+	if (!dm)
+		return;
+	job_manager_set_end_callback(dm->jm, NULL, NULL);
+	while (dm->entries) {
+		struct dag_entry *e = dm->entries;
+		dm->entries = e->next;
+		entry_free(e);
+	}
+	dag_store_destroy(dm->ds);
+	dm->ds = NULL;
+	for (size_t i = 0; i < dm->n_pools; i++)
+		free((char *)dm->pools[i].name);
+	free(dm->pools);
+	free(dm->home);
+	free(dm->dir);
+	uv_timer_stop(&dm->scan_timer);
+	uv_timer_stop(&dm->wake_timer);
+	uv_close((uv_handle_t *)&dm->scan_timer, dm_closed);
+	uv_close((uv_handle_t *)&dm->wake_timer, dm_closed);
+	if (dm->open_handles == 3) {
+		uv_fs_event_stop(&dm->fsev);
+		uv_close((uv_handle_t *)&dm->fsev, dm_closed);
+	}
+}

@@ -1,0 +1,69 @@
+/* dag_manager.h: workflows in the server: the DAG folder, runs, and the
+ * wiring from run decisions (sched/dag_run.h, sched/dag_pool.h) to jobs.
+ *
+ * The manager reads every *.yaml, *.yml and *.json file of its folder
+ * (model/dag_spec.h), keeps the DAG tables (store/dag_store.h) in step with
+ * it, and watches the folder (an fs event plus a rescan by mtime every 2 s):
+ * a file added, changed or removed is picked up without a restart; a broken
+ * file is an import error and never stops the others.
+ *
+ * Runs come from triggers (the API) and from schedules (a timer armed for
+ * the next due time).  Every event (a run start, a task instance's job that
+ * ended, a retry time, a clear, a mark) goes through dag_run_decide(); its
+ * changes are written in the job manager's transaction of that loop turn,
+ * then scheduled task instances become jobs through dag_pool_decide() and
+ * job_manager_submit_spec().  A job that ends reaches the manager through
+ * the job manager's end callback, in the same turn, so the successors it
+ * made ready are submitted before the loop waits again.
+ *
+ * It fills the dag_api_ops table (api/dag_api.h) with Airflow-shaped JSON.
+ *
+ * Ownership: the manager borrows the loop, store and job manager (which
+ * must outlive it); it copies the strings and pools it is given.
+ */
+#ifndef WEIR_SERVER_DAG_MANAGER_H
+#define WEIR_SERVER_DAG_MANAGER_H
+
+#include <stddef.h>
+
+#include <uv.h>
+
+#include "api/dag_api.h"
+#include "lib/error.h"
+#include "server/config.h"
+#include "server/job_manager.h"
+#include "store/store.h"
+
+struct dag_manager; /* opaque */
+
+/* `home` (absolute) holds the try files (HOME/dag_runs); `dags_dir` is the
+ * DAG folder (created when absent).  `pools` are copied; a default_pool of
+ * 128 slots is added unless one is given.  Registers the job manager's end
+ * callback.  NULL with err. */
+struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store,
+                                       struct job_manager *jm, const char *home,
+                                       const char *dags_dir, const struct server_pool *pools,
+                                       size_t n_pools, struct weir_error *err);
+
+/* Stops watching and the timers; runs and their jobs go on (a restart
+ * picks them up).  NULL is a no-op. */
+void dag_manager_destroy(struct dag_manager *dm);
+
+/* Reads the folder once (before the job manager's recovery, so that jobs
+ * it settles find their DAGs).  0, or -1 with err when the store fails. */
+int dag_manager_load(struct dag_manager *dm, struct weir_error *err);
+
+/* After the job manager's recovery: settles task instances whose jobs
+ * ended while the server was down (from the jobs' stored results),
+ * re-evaluates every active run, starts what may start and arms the
+ * timers.  Nothing finished runs again; a TI whose job still runs is left
+ * to it.  0, or -1 with err. */
+int dag_manager_recover(struct dag_manager *dm, struct weir_error *err);
+
+/* The ops table for the Airflow routes (ctx: the manager). */
+const struct dag_api_ops *dag_manager_api_ops(void);
+
+/* For the start-up line. */
+void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs);
+
+#endif
