@@ -430,10 +430,10 @@ static void route_patch_dag(const struct dag_api_ops *ops, void *ctx, struct htt
 	respond_result(req, r, &err);
 }
 
+/* What the DAG manager can sort runs by (Airflow's names; '-' descending). */
 static const char *const run_order_fields[] = {
-    "id",         "dag_run_id", "run_id",     "state",      "execution_date",
-    "logical_date", "start_date", "end_date", "queued_at",  "data_interval_start",
-    "data_interval_end", "run_type", "external_trigger", "updated_at", NULL,
+    "id",           "dag_run_id", "run_id",     "dag_id", "state",
+    "execution_date", "logical_date", "start_date", "end_date", NULL,
 };
 
 static void route_list_runs(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
@@ -453,9 +453,9 @@ static void route_list_runs(const struct dag_api_ops *ops, void *ctx, struct htt
 			known = !strcmp(f, *a);
 		if (!known) {
 			problemf(req, 400,
-				 "order_by \"%.60s\": expected a DAGRun field (execution_date, "
-				 "start_date, end_date, state, dag_run_id, ...), '-' in front for "
-				 "descending",
+				 "order_by \"%.60s\": expected execution_date, logical_date, "
+				 "start_date, end_date, state, dag_run_id, run_id, dag_id or id, "
+				 "with '-' in front for descending",
 				 q.order_by);
 			return;
 		}
@@ -1014,6 +1014,11 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct http_reques
 			route_list_dags(ops, ctx, req);
 		else
 			no_method(req);
+		return;
+	}
+	/* "~": every DAG, as Airflow lists runs across DAGs (GET only) */
+	if (n == 3 && !strcmp(seg[1], "~") && !strcmp(seg[2], "dagRuns") && method_is(req, "GET")) {
+		route_list_runs(ops, ctx, req, seg[1]);
 		return;
 	}
 	if (!check_id(req, "dag_id", seg[1]))

@@ -531,6 +531,14 @@ static void test_password_hash(void **state)
 	assert_int_equal(basic_auth_hash_valid("pbkdf2-sha256$1000$0123$00", &err), -1);
 	assert_non_null(strstr(err.msg, "salt"));
 	assert_false(basic_auth_verify_password("x", "pbkdf2-sha256$1000$zz"));
+	/* a hash made elsewhere (Python's hashlib.pbkdf2_hmac) verifies: the
+	 * format and the key derivation are the standard ones */
+	assert_true(basic_auth_verify_password(
+	    "hunter2", "pbkdf2-sha256$1000$00112233445566778899aabbccddeeff$"
+		       "7565f4d66ef6cfaafc300808e5b75c36c3201244948697acfbd349ae21c10d63"));
+	assert_false(basic_auth_verify_password(
+	    "hunter3", "pbkdf2-sha256$1000$00112233445566778899aabbccddeeff$"
+		       "7565f4d66ef6cfaafc300808e5b75c36c3201244948697acfbd349ae21c10d63"));
 	users[0].password_hash = "plain-text-password";
 	assert_null(basic_auth_create(users, 1, &err));
 	assert_non_null(strstr(err.msg, "users[0] (admin)"));
@@ -617,6 +625,9 @@ static void routes_client(void)
 	/* 43 */ rq("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances/..%2F..%2Fetc%2Fpasswd/logs/1",
 		    BEARER, NULL);
 	/* 44 */ rq("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances/train/logs/..", BEARER, NULL);
+	/* 45 */ rq("GET", "/api/v1/dags/~/dagRuns?order_by=start_date", BEARER, NULL);
+	/* 46 */ rq("POST", "/api/v1/dags/~/dagRuns", BEARER, "{}");
+	/* 47 */ rq("GET", "/api/v1/dags/~", BEARER, NULL);
 }
 
 static void test_routes(void **state)
@@ -673,6 +684,9 @@ static void test_routes(void **state)
 	assert_problem(42, 405, "POST");
 	assert_problem(43, 404, "no such route");
 	assert_problem(44, 400, "try_number");
+	assert_ok(45, "dag_runs");
+	assert_problem(46, 400, "dag_id");
+	assert_problem(47, 400, "dag_id");
 	/* none of the refused paths reached an op */
 	for (int i = 32; i <= 44; i++)
 		if (i != 33)
@@ -685,7 +699,7 @@ static void one(const char *method, const char *path, const char *body)
 	rq(method, path, BEARER, body);
 }
 
-static char seen[8][1024];
+static char seen[9][1024];
 
 static void seen_client(void)
 {
@@ -707,6 +721,8 @@ static void seen_client(void)
 	snprintf(seen[5], sizeof seen[5], "%s", last.body);
 	one("GET", "/api/v1/dags/etl/dagRuns/manual__2024-01-01T00%3A00%3A00%2B00%3A00", NULL);
 	snprintf(seen[6], sizeof seen[6], "%s", last.run_id);
+	one("GET", "/api/v1/dags/~/dagRuns", NULL);
+	snprintf(seen[8], sizeof seen[8], "%s", last.dag_id);
 	one("POST", "/api/v1/dags/etl/clearTaskInstances",
 	    "{\"dag_run_id\":\"r1\",\"task_ids\":[\"train\"],\"include_downstream\":true}");
 	snprintf(seen[7], sizeof seen[7], "%s", last.body);
@@ -717,6 +733,7 @@ static void test_what_ops_see(void **state)
 	(void)state;
 	run(true, seen_client);
 	assert_string_equal(seen[0], "5 2");
+	assert_string_equal(seen[8], "~");
 	assert_string_equal(seen[1], "100 0");
 	assert_string_equal(seen[2], "1000");
 	assert_string_equal(seen[3], "etl 10 1 -execution_date running");
