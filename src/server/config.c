@@ -28,6 +28,17 @@ static void free_pools(struct server_config *cfg)
 	cfg->n_pools = 0;
 }
 
+static void free_users(struct server_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_users; i++) {
+		free(cfg->users[i].name);
+		free(cfg->users[i].password_hash);
+	}
+	free(cfg->users);
+	cfg->users = NULL;
+	cfg->n_users = 0;
+}
+
 static void free_gpus(struct server_config *cfg)
 {
 	for (size_t i = 0; i < cfg->n_gpus; i++)
@@ -44,6 +55,7 @@ void server_config_release(struct server_config *cfg)
 	free(cfg->listen_host);
 	free(cfg->dags_dir);
 	free_pools(cfg);
+	free_users(cfg);
 	free_gpus(cfg);
 	memset(cfg, 0, sizeof *cfg);
 }
@@ -328,6 +340,39 @@ static int apply_pools(struct server_config *cfg, json_t *p, const char *origin,
 	return 0;
 }
 
+static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
+                       struct weir_error *err)
+{
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(u))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: users: expected a list of {name, password_hash}", origin);
+	free_users(cfg);
+	cfg->users = calloc(json_array_size(u) + 1, sizeof *cfg->users);
+	if (!cfg->users)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	json_array_foreach(u, i, v)
+	{
+		const char *name = json_string_value(json_object_get(v, "name"));
+		const char *hash = json_string_value(json_object_get(v, "password_hash"));
+		if (!json_is_object(v) || !name || !*name || strchr(name, ':') || !hash ||
+		    json_object_size(v) != 2)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: users[%zu]: expected {name, password_hash} (a name "
+			                      "without ':'; the hash from `weir hash-password`)",
+			                      origin, i);
+		cfg->users[cfg->n_users].name = strdup(name);
+		cfg->users[cfg->n_users].password_hash = strdup(hash);
+		cfg->n_users++;
+		if (!cfg->users[cfg->n_users - 1].name ||
+		    !cfg->users[cfg->n_users - 1].password_hash)
+			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
                              const char *origin, struct weir_error *err)
 {
@@ -405,10 +450,13 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else if (!strcmp(key, "pools")) {
 			if (apply_pools(cfg, v, origin, err) < 0)
 				goto out;
+		} else if (!strcmp(key, "users")) {
+			if (apply_users(cfg, v, origin, err) < 0)
+				goto out;
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
 			               "%s: %s: unknown setting (expected listen, resources, "
-			               "kill_grace_seconds, dags or pools)",
+			               "kill_grace_seconds, dags, pools or users)",
 			               origin, key);
 			goto out;
 		}

@@ -38,6 +38,14 @@ struct server_config {
 	struct server_pool *pools; /* `pools: {name: slots}`; default_pool is added by the
 	                            * DAG manager when absent */
 	size_t n_pools;
+	struct server_user *users; /* `users: [{name, password_hash}]`: HTTP Basic auth */
+	size_t n_users;
+};
+
+/* A user of HTTP Basic auth; the hash is checked by the API (api_set_users). */
+struct server_user {
+	char *name;
+	char *password_hash;
 };
 
 /* A named slot count for DAG tasks (sched/dag_pool.h); slots < 0: unlimited. */
@@ -61,7 +69,7 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
 
 /* Applies a YAML configuration text (keys: listen, resources {vcores,
  * memory, gpus}, kill_grace_seconds, dags (a folder, relative to the home),
- * pools {name: slots}).  Unknown keys are errors.  A listen or dags given on
+ * pools {name: slots}, users [{name, password_hash}]).  Unknown keys are errors.  A listen or dags given on
  * the command line is kept.  `origin` names the file in errors. */
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
                              const char *origin, struct weir_error *err);

@@ -25,6 +25,7 @@
 #include "lib/log.h"
 #include "sched/alloc.h"
 #include "server/config.h"
+#include "server/dag_manager.h"
 #include "server/job_manager.h"
 #include "server/resources.h"
 #include "server/token.h"
@@ -35,6 +36,7 @@ struct server {
 	uv_signal_t sigterm, sigint;
 	struct store *store;
 	struct job_manager *jm;
+	struct dag_manager *dm;
 	struct api *api;
 	struct http_server *http;
 	struct executor *exec;
@@ -51,6 +53,8 @@ static void stop(struct server *s)
 	s->api = NULL;
 	http_server_destroy(s->http);
 	s->http = NULL;
+	dag_manager_destroy(s->dm);
+	s->dm = NULL;
 	job_manager_destroy(s->jm);
 	s->jm = NULL;
 	if (s->exec)
@@ -176,10 +180,33 @@ int server_main(int argc, char **argv)
 		log_error("%s", err.msg);
 		goto out_loop;
 	}
+	s.dm = dag_manager_create(&s.loop, s.store, s.jm, cfg.home, cfg.dags_dir, cfg.pools,
+	                          cfg.n_pools, &err);
+	if (!s.dm) {
+		log_error("DAGs: %s", err.msg);
+		goto out_loop;
+	}
 	s.api = api_create(&s.loop, token, job_manager_api_ops(), s.jm);
 	if (!s.api) {
 		log_error("out of memory");
 		goto out_loop;
+	}
+	api_set_dag_ops(s.api, dag_manager_api_ops(), s.dm);
+	if (cfg.n_users > 0) {
+		struct basic_user *users = calloc(cfg.n_users, sizeof *users);
+		int ur;
+		for (size_t i = 0; users && i < cfg.n_users; i++) {
+			users[i].name = cfg.users[i].name;
+			users[i].password_hash = cfg.users[i].password_hash;
+		}
+		ur = users ? api_set_users(s.api, users, cfg.n_users, &err)
+		           : weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		free(users);
+		if (ur < 0) {
+			log_error("users: %s", err.msg);
+			rc = 2;
+			goto out_loop;
+		}
 	}
 	s.http =
 	    http_server_create(&s.loop, cfg.listen_host, cfg.listen_port, api_handle, s.api, &err);
@@ -215,9 +242,25 @@ int server_main(int argc, char **argv)
 		fflush(stdout);
 	}
 
+	/* the DAGs first, so that jobs the job manager's recovery settles find
+	 * their task instances' DAGs; then the runs */
+	if (dag_manager_load(s.dm, &err) < 0) {
+		log_error("DAGs: %s", err.msg);
+		goto out_loop;
+	}
 	if (job_manager_recover(s.jm, &err) < 0) {
 		log_error("recovery: %s", err.msg);
 		goto out_loop;
+	}
+	if (dag_manager_recover(s.dm, &err) < 0) {
+		log_error("DAG recovery: %s", err.msg);
+		goto out_loop;
+	}
+	{
+		int dags, errs, runs;
+		dag_manager_counts(s.dm, &dags, &errs, &runs);
+		log_info("DAG folder %s: %d DAGs, %d import errors, %d active runs", cfg.dags_dir,
+		         dags, errs, runs);
 	}
 	{
 		int jobs, tasks;
@@ -240,6 +283,7 @@ out_loop:
 		/* start-up failed part way: unmake what was made */
 		api_destroy(s.api);
 		http_server_destroy(s.http);
+		dag_manager_destroy(s.dm);
 		job_manager_destroy(s.jm);
 		if (s.exec)
 			s.exec->ops->destroy(s.exec);
