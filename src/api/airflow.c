@@ -24,15 +24,15 @@
 #include "lib/clock.h"
 #include "sched/dag_states.h"
 
-#define PROBLEM_BASE                                                                       \
-	"https://airflow.apache.org/docs/apache-airflow/stable/stable-rest-api-ref.html"   \
+#define PROBLEM_BASE                                                                               \
+	"https://airflow.apache.org/docs/apache-airflow/stable/stable-rest-api-ref.html"           \
 	"#section/Errors/"
 #define MAX_BODY (1u << 20)
 #define PAGE_DEFAULT 100
 #define PAGE_MAX 1000
 #define TOKEN_MAX 512
-#define LOG_FRAGMENT (1u << 20)     /* JSON logs without full_content */
-#define LOG_FULL_MAX (16u << 20)    /* JSON logs with full_content */
+#define LOG_FRAGMENT (1u << 20)  /* JSON logs without full_content */
+#define LOG_FULL_MAX (16u << 20) /* JSON logs with full_content */
 #define TRY_MAX 100000
 
 /* ---- answers ---- */
@@ -68,7 +68,7 @@ static void mem_free(void *arg)
 
 /* Sends `text` (ownership taken) with `ctype`. */
 static void respond_text(struct http_request *req, int status, const char *ctype, char *text,
-			 size_t len)
+                         size_t len)
 {
 	struct mem_body *m = calloc(1, sizeof *m);
 
@@ -137,8 +137,8 @@ static const char *status_type(int status)
 void airflow_respond_problem(struct http_request *req, int status, const char *detail)
 {
 	json_t *o = json_pack("{s:s, s:s, s:i, s:s}", "type", status_type(status), "title",
-			      status_title(status), "status", status, "detail",
-			      detail && *detail ? detail : status_title(status));
+	                      status_title(status), "status", status, "detail",
+	                      detail && *detail ? detail : status_title(status));
 	char *text = o ? json_dumps(o, JSON_COMPACT) : NULL;
 
 	json_decref(o);
@@ -146,7 +146,7 @@ void airflow_respond_problem(struct http_request *req, int status, const char *d
 }
 
 static void problemf(struct http_request *req, int status, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static void problemf(struct http_request *req, int status, const char *fmt, ...)
 {
@@ -164,7 +164,7 @@ void airflow_respond_error(struct http_request *req, const struct weir_error *er
 	enum weir_error_kind kind = err->kind == WEIR_OK ? WEIR_E_INTERNAL : err->kind;
 
 	airflow_respond_problem(req, weir_error_http_status(kind),
-				err->msg[0] ? err->msg : "the operation failed without a reason");
+	                        err->msg[0] ? err->msg : "the operation failed without a reason");
 }
 
 static void respond_result(struct http_request *req, json_t *r, const struct weir_error *err)
@@ -181,9 +181,9 @@ void airflow_health_add(json_t *health)
 
 	clock_format_iso(clock_now_ms(), now, sizeof now);
 	json_object_set_new(health, "metadatabase", json_pack("{s:s}", "status", "healthy"));
-	json_object_set_new(health, "scheduler",
-			    json_pack("{s:s, s:s}", "status", "healthy",
-				      "latest_scheduler_heartbeat", now));
+	json_object_set_new(
+	    health, "scheduler",
+	    json_pack("{s:s, s:s}", "status", "healthy", "latest_scheduler_heartbeat", now));
 }
 
 /* ---- checks ---- */
@@ -211,9 +211,9 @@ static bool check_id(struct http_request *req, const char *what, const char *s)
 	if (airflow_id_ok(s))
 		return true;
 	problemf(req, 400,
-		 "%s \"%.100s\": expected 1 to %d characters of A-Z a-z 0-9 _ . : + - "
-		 "(and not . or ..)",
-		 what, s, AIRFLOW_ID_MAX);
+	         "%s \"%.100s\": expected 1 to %d characters of A-Z a-z 0-9 _ . : + - "
+	         "(and not . or ..)",
+	         what, s, AIRFLOW_ID_MAX);
 	return false;
 }
 
@@ -292,13 +292,14 @@ static json_t *read_body(struct http_request *req, const char *const *allowed)
 		return NULL;
 	}
 	if (len == 0) {
-		airflow_respond_problem(req, 400, "request body: expected a JSON object, got nothing");
+		airflow_respond_problem(req, 400,
+		                        "request body: expected a JSON object, got nothing");
 		return NULL;
 	}
 	j = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
 	if (!j) {
 		problemf(req, 400, "request body: invalid JSON at line %d column %d: %s", je.line,
-			 je.column, je.text);
+		         je.column, je.text);
 		return NULL;
 	}
 	if (!json_is_object(j)) {
@@ -315,9 +316,9 @@ static json_t *read_body(struct http_request *req, const char *const *allowed)
 			char list[256] = "";
 			for (const char *const *a = allowed; *a; a++)
 				snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
-					 a == allowed ? "" : ", ", *a);
+				         a == allowed ? "" : ", ", *a);
 			problemf(req, 400, "request body: unknown field \"%.100s\": expected %s",
-				 key, list);
+			         key, list);
 			json_decref(j);
 			return NULL;
 		}
@@ -326,8 +327,7 @@ static json_t *read_body(struct http_request *req, const char *const *allowed)
 }
 
 /* A boolean field: absent gives `def`; -1 after answering 400. */
-static int body_bool(struct http_request *req, json_t *body, const char *key, bool def,
-		     bool *out)
+static int body_bool(struct http_request *req, json_t *body, const char *key, bool def, bool *out)
 {
 	json_t *v = json_object_get(body, key);
 
@@ -347,13 +347,13 @@ static int body_bool(struct http_request *req, json_t *body, const char *key, bo
 static void no_method(struct http_request *req)
 {
 	problemf(req, 405, "%s %.300s: method not allowed", http_request_method(req),
-		 http_request_path(req));
+	         http_request_path(req));
 }
 
 static void no_route(struct http_request *req)
 {
 	problemf(req, 404, "%s %.300s: no such route (see docs/api.md)", http_request_method(req),
-		 http_request_path(req));
+	         http_request_path(req));
 }
 
 static bool method_is(struct http_request *req, const char *m)
@@ -370,8 +370,7 @@ static void route_list_dags(const struct dag_api_ops *ops, void *ctx, struct htt
 		respond_result(req, ops->list_dags(ctx, limit, offset, &err), &err);
 }
 
-static void route_import_errors(const struct dag_api_ops *ops, void *ctx,
-				struct http_request *req)
+static void route_import_errors(const struct dag_api_ops *ops, void *ctx, struct http_request *req)
 {
 	struct weir_error err = {0};
 	int limit, offset;
@@ -402,9 +401,9 @@ static bool update_mask_ok(struct http_request *req)
 			f[--n] = '\0';
 		if (strcmp(f, "is_paused")) {
 			problemf(req, 400,
-				 "update_mask: field \"%.60s\" cannot be updated: only is_paused "
-				 "can",
-				 f);
+			         "update_mask: field \"%.60s\" cannot be updated: only is_paused "
+			         "can",
+			         f);
 			return false;
 		}
 	}
@@ -412,7 +411,7 @@ static bool update_mask_ok(struct http_request *req)
 }
 
 static void route_patch_dag(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-			    const char *dag_id)
+                            const char *dag_id)
 {
 	static const char *const allowed[] = {"is_paused", NULL};
 	struct weir_error err = {0};
@@ -432,12 +431,12 @@ static void route_patch_dag(const struct dag_api_ops *ops, void *ctx, struct htt
 
 /* What the DAG manager can sort runs by (Airflow's names; '-' descending). */
 static const char *const run_order_fields[] = {
-    "id",           "dag_run_id", "run_id",     "dag_id", "state",
-    "execution_date", "logical_date", "start_date", "end_date", NULL,
+    "id",           "dag_run_id", "run_id",   "dag_id", "state", "execution_date",
+    "logical_date", "start_date", "end_date", NULL,
 };
 
 static void route_list_runs(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-			    const char *dag_id)
+                            const char *dag_id)
 {
 	struct weir_error err = {0};
 	struct dag_run_list_query q = {0};
@@ -453,10 +452,10 @@ static void route_list_runs(const struct dag_api_ops *ops, void *ctx, struct htt
 			known = !strcmp(f, *a);
 		if (!known) {
 			problemf(req, 400,
-				 "order_by \"%.60s\": expected execution_date, logical_date, "
-				 "start_date, end_date, state, dag_run_id, run_id, dag_id or id, "
-				 "with '-' in front for descending",
-				 q.order_by);
+			         "order_by \"%.60s\": expected execution_date, logical_date, "
+			         "start_date, end_date, state, dag_run_id, run_id, dag_id or id, "
+			         "with '-' in front for descending",
+			         q.order_by);
 			return;
 		}
 	}
@@ -465,7 +464,7 @@ static void route_list_runs(const struct dag_api_ops *ops, void *ctx, struct htt
 		q.state = NULL;
 	if (q.state && dag_run_state_from_name(q.state, &st) < 0) {
 		problemf(req, 400, "state \"%.40s\": expected queued, running, success or failed",
-			 q.state);
+		         q.state);
 		return;
 	}
 	respond_result(req, ops->list_runs(ctx, dag_id, &q, &err), &err);
@@ -474,10 +473,10 @@ static void route_list_runs(const struct dag_api_ops *ops, void *ctx, struct htt
 /* POST .../dagRuns: Airflow's DAGRun body, passed on as {conf, dag_run_id,
  * logical_date} (execution_date is Airflow's older name for logical_date). */
 static void route_trigger(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-			  const char *dag_id)
+                          const char *dag_id)
 {
 	static const char *const allowed[] = {"conf", "dag_run_id", "logical_date",
-					      "execution_date", NULL};
+	                                      "execution_date", NULL};
 	struct weir_error err = {0};
 	json_t *body = read_body(req, allowed), *out = NULL, *r = NULL;
 	json_t *conf, *run_id, *logical, *exec;
@@ -495,23 +494,23 @@ static void route_trigger(const struct dag_api_ops *ops, void *ctx, struct http_
 	if (run_id && !json_is_null(run_id) &&
 	    (!json_is_string(run_id) || !airflow_id_ok(json_string_value(run_id)))) {
 		problemf(req, 400,
-			 "dag_run_id: expected 1 to %d characters of A-Z a-z 0-9 _ . : + - "
-			 "(and not . or ..)",
-			 AIRFLOW_ID_MAX);
+		         "dag_run_id: expected 1 to %d characters of A-Z a-z 0-9 _ . : + - "
+		         "(and not . or ..)",
+		         AIRFLOW_ID_MAX);
 		goto out;
 	}
 	if ((logical && !json_is_null(logical) && !json_is_string(logical)) ||
 	    (exec && !json_is_null(exec) && !json_is_string(exec))) {
 		airflow_respond_problem(req, 400,
-					"logical_date: expected a date-time like "
-					"2024-01-01T00:00:00+00:00");
+		                        "logical_date: expected a date-time like "
+		                        "2024-01-01T00:00:00+00:00");
 		goto out;
 	}
 	if (json_is_string(logical) && json_is_string(exec) &&
 	    strcmp(json_string_value(logical), json_string_value(exec))) {
 		airflow_respond_problem(req, 400,
-					"logical_date and execution_date: expected at most one "
-					"(or the same value)");
+		                        "logical_date and execution_date: expected at most one "
+		                        "(or the same value)");
 		goto out;
 	}
 	if (!json_is_string(logical))
@@ -535,7 +534,7 @@ out:
 }
 
 static void route_patch_run(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-			    const char *dag_id, const char *run_id)
+                            const char *dag_id, const char *run_id)
 {
 	static const char *const allowed[] = {"state", NULL};
 	struct weir_error err = {0};
@@ -560,17 +559,27 @@ static void route_patch_run(const struct dag_api_ops *ops, void *ctx, struct htt
  * ignored, except those that mean nothing here (sub-DAGs, resetting runs,
  * which clearing always does). */
 static void route_clear(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-			const char *dag_id)
+                        const char *dag_id)
 {
-	static const char *const allowed[] = {
-	    "dry_run",         "task_ids",         "only_failed",        "only_running",
-	    "include_subdags", "include_parentdag", "reset_dag_runs",    "dag_run_id",
-	    "include_upstream", "include_downstream", "include_future",  "include_past",
-	    "start_date",      "end_date",         NULL};
+	static const char *const allowed[] = {"dry_run",
+	                                      "task_ids",
+	                                      "only_failed",
+	                                      "only_running",
+	                                      "include_subdags",
+	                                      "include_parentdag",
+	                                      "reset_dag_runs",
+	                                      "dag_run_id",
+	                                      "include_upstream",
+	                                      "include_downstream",
+	                                      "include_future",
+	                                      "include_past",
+	                                      "start_date",
+	                                      "end_date",
+	                                      NULL};
 	static const char *const unsupported[] = {"only_running", "include_upstream",
-						  "include_future", "include_past", NULL};
+	                                          "include_future", "include_past", NULL};
 	static const char *const ignored[] = {"include_subdags", "include_parentdag",
-					      "reset_dag_runs", NULL};
+	                                      "reset_dag_runs", NULL};
 	struct weir_error err = {0};
 	json_t *body = read_body(req, allowed), *out = NULL, *r, *v;
 	bool dry_run, only_failed, downstream, b;
@@ -595,25 +604,24 @@ static void route_clear(const struct dag_api_ops *ops, void *ctx, struct http_re
 	}
 	if ((v = json_object_get(body, "start_date")) && !json_is_null(v)) {
 		airflow_respond_problem(req, 400,
-					"start_date: clearing by date is not supported by weir; "
-					"give dag_run_id");
+		                        "start_date: clearing by date is not supported by weir; "
+		                        "give dag_run_id");
 		goto out;
 	}
 	if ((v = json_object_get(body, "end_date")) && !json_is_null(v)) {
 		airflow_respond_problem(req, 400,
-					"end_date: clearing by date is not supported by weir; "
-					"give dag_run_id");
+		                        "end_date: clearing by date is not supported by weir; "
+		                        "give dag_run_id");
 		goto out;
 	}
 	v = json_object_get(body, "dag_run_id");
-	if (v && !json_is_null(v) &&
-	    (!json_is_string(v) || !airflow_id_ok(json_string_value(v)))) {
+	if (v && !json_is_null(v) && (!json_is_string(v) || !airflow_id_ok(json_string_value(v)))) {
 		airflow_respond_problem(req, 400, "dag_run_id: expected a DAG run's id");
 		goto out;
 	}
 	out = json_pack("{s:O?, s:b, s:b, s:b}", "dag_run_id", v && json_is_string(v) ? v : NULL,
-			"include_downstream", downstream, "only_failed", only_failed, "dry_run",
-			dry_run);
+	                "include_downstream", downstream, "only_failed", only_failed, "dry_run",
+	                dry_run);
 	if (!out) {
 		airflow_respond_problem(req, 500, "out of memory");
 		goto out;
@@ -623,7 +631,7 @@ static void route_clear(const struct dag_api_ops *ops, void *ctx, struct http_re
 		json_t *t;
 		if (!json_is_array(v) || json_array_size(v) == 0) {
 			airflow_respond_problem(req, 400,
-						"task_ids: expected a non-empty list of task ids");
+			                        "task_ids: expected a non-empty list of task ids");
 			goto out;
 		}
 		json_array_foreach(v, i, t)
@@ -654,7 +662,7 @@ char *airflow_log_token_encode(uint64_t offset, bool end_of_log)
 	char *out;
 
 	len = (size_t)snprintf(json, sizeof json, "{\"offset\":%llu,\"end_of_log\":%s}",
-			       (unsigned long long)offset, end_of_log ? "true" : "false");
+	                       (unsigned long long)offset, end_of_log ? "true" : "false");
 	out = malloc(BASE64_ENCODE_RAW_LENGTH(len) + 1);
 	if (!out)
 		return NULL;
@@ -731,7 +739,8 @@ bool airflow_accept_text(const char *accept)
 		if (!range)
 			continue;
 		range = trim(range);
-		for (char *par = strtok_r(NULL, ";", &psave); par; par = strtok_r(NULL, ";", &psave)) {
+		for (char *par = strtok_r(NULL, ";", &psave); par;
+		     par = strtok_r(NULL, ";", &psave)) {
 			par = trim(par);
 			if ((par[0] == 'q' || par[0] == 'Q') && par[1] == '=')
 				q = strtod(par + 2, NULL);
@@ -805,9 +814,11 @@ static size_t utf8_clean(const char *s, size_t len, bool last, char **out, size_
 		return 0;
 	while (i < len) {
 		unsigned char c = (unsigned char)s[i];
-		size_t need = c < 0x80 ? 1 : (c & 0xe0) == 0xc0 ? 2 : (c & 0xf0) == 0xe0 ? 3
-			      : (c & 0xf8) == 0xf0			   ? 4
-										   : 0;
+		size_t need = c < 0x80             ? 1
+		              : (c & 0xe0) == 0xc0 ? 2
+		              : (c & 0xf0) == 0xe0 ? 3
+		              : (c & 0xf8) == 0xf0 ? 4
+		                                   : 0;
 		bool ok = need > 0 && (need != 2 || c >= 0xc2) && (need != 4 || c <= 0xf4);
 		size_t j;
 
@@ -844,7 +855,7 @@ static size_t utf8_clean(const char *s, size_t len, bool last, char **out, size_
 }
 
 static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-		       char **seg)
+                       char **seg)
 {
 	struct weir_error err = {0};
 	const char *fc = http_request_query(req, "full_content");
@@ -868,8 +879,8 @@ static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_req
 	full = fc && !strcasecmp(fc, "true");
 	if (token && *token && airflow_log_token_decode(token, &offset) < 0) {
 		airflow_respond_problem(req, 400,
-					"token: expected a continuation_token from an earlier "
-					"answer of this route");
+		                        "token: expected a continuation_token from an earlier "
+		                        "answer of this route");
 		return;
 	}
 	if (full)
@@ -877,7 +888,7 @@ static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_req
 	if (!map_index_query(req, &map_index))
 		return;
 	if (ops->ti_log_locate(ctx, seg[1], seg[3], seg[5], map_index, (int)try_number, &path,
-			       &ended, &err) < 0) {
+	                       &ended, &err) < 0) {
 		airflow_respond_error(req, &err);
 		return;
 	}
@@ -906,13 +917,13 @@ static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_req
 		f->end = size;
 		fd = -1;
 		http_request_respond_stream(req, 200, "text/plain; charset=utf-8", file_read, f,
-					    file_free);
+		                            file_free);
 		goto out;
 	}
 	/* JSON: one fragment from the offset, and where the next one starts */
 	end = size - offset > (full ? LOG_FULL_MAX : LOG_FRAGMENT)
-		  ? offset + (full ? LOG_FULL_MAX : LOG_FRAGMENT)
-		  : size;
+	          ? offset + (full ? LOG_FULL_MAX : LOG_FRAGMENT)
+	          : size;
 	want = (size_t)(end - offset);
 	buf = malloc(want + 1);
 	if (!buf) {
@@ -933,9 +944,9 @@ static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_req
 	}
 	offset += used;
 	tok = airflow_log_token_encode(offset, ended && offset >= size);
-	http_request_respond_json(req, 200,
-				  json_pack("{s:s?, s:s%}", "continuation_token", tok, "content",
-					    clean, clean_len));
+	http_request_respond_json(
+	    req, 200,
+	    json_pack("{s:s?, s:s%}", "continuation_token", tok, "content", clean, clean_len));
 out:
 	if (fd >= 0)
 		close(fd);
@@ -955,7 +966,7 @@ bool airflow_owns(const char *first_segment)
 
 /* dags/{dag_id}/dagRuns/{run_id}/taskInstances[/...]: n >= 5 */
 static void route_tis(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-		      char **seg, int n)
+                      char **seg, int n)
 {
 	struct weir_error err = {0};
 	int map_index;
@@ -973,13 +984,13 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct http_requ
 		return;
 	if (n == 6) {
 		if (map_index_query(req, &map_index))
-			respond_result(req, ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err),
-				       &err);
+			respond_result(
+			    req, ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
 	} else if (n == 7) {
 		/* Airflow's path for one instance of a mapped task */
 		if (parse_long(seg[6], 0, 1000000, &v) < 0) {
 			problemf(req, 400, "map_index \"%.40s\": expected a whole number >= 0",
-				 seg[6]);
+			         seg[6]);
 			return;
 		}
 		respond_result(req, ops->get_ti(ctx, seg[1], seg[3], seg[5], (int)v, &err), &err);
@@ -990,14 +1001,14 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct http_requ
 	}
 }
 
-void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-		    char **seg, int n)
+void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct http_request *req, char **seg,
+                    int n)
 {
 	struct weir_error err = {0};
 
 	if (!ops) {
 		airflow_respond_problem(req, 503,
-					"this server runs no DAG manager (workflows are off)");
+		                        "this server runs no DAG manager (workflows are off)");
 		return;
 	}
 	if (!strcmp(seg[0], "importErrors")) {

@@ -28,8 +28,8 @@ bool airflow_owns(const char *first_segment);
 
 /* Answers the request: seg[0..n) are the path's segments after /api/v1/
  * (already percent-decoded).  ops NULL: the server runs no DAG manager (503). */
-void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-		    char **seg, int n);
+void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct http_request *req, char **seg,
+                    int n);
 
 /* An RFC 7807 answer: Content-Type application/problem+json and
  * {"type","title","status","detail"}. */

@@ -751,8 +751,7 @@ void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx)
 	api->dag_ctx = ctx;
 }
 
-int api_set_users(struct api *api, const struct basic_user *users, size_t n,
-                  struct weir_error *err)
+int api_set_users(struct api *api, const struct basic_user *users, size_t n, struct weir_error *err)
 {
 	struct basic_auth *ba = basic_auth_create(users, n, err);
 

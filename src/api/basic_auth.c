@@ -20,7 +20,9 @@
 
 #include "lib/clock.h"
 
-#define SALT_LEN 16
+#define SALT_LEN 16 /* what weir draws */
+#define SALT_MIN 8  /* what it accepts from hashes made elsewhere */
+#define SALT_MAX 64
 #define KEY_LEN 32
 #define PREFIX "pbkdf2-sha256$"
 #define MAX_HEADER 4096
@@ -29,7 +31,8 @@
 
 struct parsed_hash {
 	unsigned iterations;
-	uint8_t salt[SALT_LEN];
+	uint8_t salt[SALT_MAX];
+	size_t salt_len;
 	uint8_t key[KEY_LEN];
 };
 
@@ -87,32 +90,35 @@ static int parse_hash(const char *hash, struct parsed_hash *ph, struct weir_erro
 
 	if (!hash || strncmp(hash, PREFIX, strlen(PREFIX)))
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "password_hash: expected \"pbkdf2-sha256$ITER$SALT_HEX$"
-				      "HASH_HEX\" (make one with `weir hash-password`)");
+		                      "password_hash: expected \"pbkdf2-sha256$ITER$SALT_HEX$"
+		                      "HASH_HEX\" (make one with `weir hash-password`)");
 	p = hash + strlen(PREFIX);
 	if (*p < '1' || *p > '9')
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "password_hash: expected an iteration count after "
-				      "\"pbkdf2-sha256$\"");
+		                      "password_hash: expected an iteration count after "
+		                      "\"pbkdf2-sha256$\"");
 	errno = 0;
 	it = strtoull(p, &end, 10);
 	if (errno || *end != '$' || it < BASIC_AUTH_MIN_ITERATIONS ||
 	    it > BASIC_AUTH_MAX_ITERATIONS)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "password_hash: expected an iteration count from %u to %u",
-				      BASIC_AUTH_MIN_ITERATIONS, BASIC_AUTH_MAX_ITERATIONS);
+		                      "password_hash: expected an iteration count from %u to %u",
+		                      BASIC_AUTH_MIN_ITERATIONS, BASIC_AUTH_MAX_ITERATIONS);
 	salt = end + 1;
 	key = strchr(salt, '$');
-	if (!key || hex_decode(salt, key, ph->salt, SALT_LEN) < 0)
+	ph->salt_len = key ? (size_t)(key - salt) / 2 : 0;
+	if (!key || ph->salt_len < SALT_MIN || ph->salt_len > SALT_MAX ||
+	    hex_decode(salt, key, ph->salt, ph->salt_len) < 0)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "password_hash: expected a salt of %d lowercase hex digits",
-				      2 * SALT_LEN);
+		                      "password_hash: expected a salt of %d to %d lowercase hex "
+		                      "digits (an even count)",
+		                      2 * SALT_MIN, 2 * SALT_MAX);
 	key++;
 	if (hex_decode(key, key + strlen(key), ph->key, KEY_LEN) < 0)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "password_hash: expected a hash of %d lowercase hex digits "
-				      "at the end",
-				      2 * KEY_LEN);
+		                      "password_hash: expected a hash of %d lowercase hex digits "
+		                      "at the end",
+		                      2 * KEY_LEN);
 	ph->iterations = (unsigned)it;
 	return 0;
 }
@@ -125,7 +131,7 @@ int basic_auth_hash_valid(const char *hash, struct weir_error *err)
 }
 
 int basic_auth_hash_password(const char *password, unsigned iterations, char **out,
-			     struct weir_error *err)
+                             struct weir_error *err)
 {
 	uint8_t salt[SALT_LEN], key[KEY_LEN];
 	char salt_hex[2 * SALT_LEN + 1], key_hex[2 * KEY_LEN + 1];
@@ -134,14 +140,14 @@ int basic_auth_hash_password(const char *password, unsigned iterations, char **o
 	if (iterations == 0)
 		iterations = BASIC_AUTH_DEFAULT_ITERATIONS;
 	if (iterations < BASIC_AUTH_MIN_ITERATIONS || iterations > BASIC_AUTH_MAX_ITERATIONS)
-		return weir_error_set(err, WEIR_E_INVALID,
-				      "iterations %u: expected %u to %u", iterations,
-				      BASIC_AUTH_MIN_ITERATIONS, BASIC_AUTH_MAX_ITERATIONS);
+		return weir_error_set(err, WEIR_E_INVALID, "iterations %u: expected %u to %u",
+		                      iterations, BASIC_AUTH_MIN_ITERATIONS,
+		                      BASIC_AUTH_MAX_ITERATIONS);
 	if (getrandom(salt, sizeof salt, 0) != (ssize_t)sizeof salt)
 		return weir_error_set(err, WEIR_E_INTERNAL, "cannot draw a random salt: %s",
-				      strerror(errno));
-	pbkdf2_hmac_sha256(strlen(password), (const uint8_t *)password, iterations, SALT_LEN,
-			   salt, KEY_LEN, key);
+		                      strerror(errno));
+	pbkdf2_hmac_sha256(strlen(password), (const uint8_t *)password, iterations, SALT_LEN, salt,
+	                   KEY_LEN, key);
 	hex_encode(salt, SALT_LEN, salt_hex);
 	hex_encode(key, KEY_LEN, key_hex);
 	size = strlen(PREFIX) + 12 + sizeof salt_hex + sizeof key_hex + 2;
@@ -159,8 +165,8 @@ bool basic_auth_verify_password(const char *password, const char *hash)
 
 	if (!password || parse_hash(hash, &ph, NULL) < 0)
 		return false;
-	pbkdf2_hmac_sha256(strlen(password), (const uint8_t *)password, ph.iterations, SALT_LEN,
-			   ph.salt, KEY_LEN, key);
+	pbkdf2_hmac_sha256(strlen(password), (const uint8_t *)password, ph.iterations, ph.salt_len,
+	                   ph.salt, KEY_LEN, key);
 	return memeql_sec(key, ph.key, KEY_LEN) != 0;
 }
 
@@ -185,7 +191,7 @@ bool basic_auth_verify(const char *userpass, const struct basic_user *users, siz
 }
 
 struct basic_auth *basic_auth_create(const struct basic_user *users, size_t n,
-				     struct weir_error *err)
+                                     struct weir_error *err)
 {
 	struct basic_auth *ba = calloc(1, sizeof *ba);
 
@@ -193,7 +199,7 @@ struct basic_auth *basic_auth_create(const struct basic_user *users, size_t n,
 		goto oom;
 	if (getrandom(ba->mac_key, sizeof ba->mac_key, 0) != (ssize_t)sizeof ba->mac_key) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cannot draw a random key: %s",
-			       strerror(errno));
+		               strerror(errno));
 		goto fail;
 	}
 	if (n && !(ba->users = calloc(n, sizeof *ba->users)))
@@ -201,7 +207,7 @@ struct basic_auth *basic_auth_create(const struct basic_user *users, size_t n,
 	for (size_t i = 0; i < n; i++) {
 		if (!users[i].name || !*users[i].name || strchr(users[i].name, ':')) {
 			weir_error_set(err, WEIR_E_INVALID,
-				       "users[%zu].name: expected a name without ':'", i);
+			               "users[%zu].name: expected a name without ':'", i);
 			goto fail;
 		}
 		if (parse_hash(users[i].password_hash, &(struct parsed_hash){0}, err) < 0) {

@@ -2,8 +2,9 @@
  * configuration, whose passwords are stored only as salted, iterated hashes.
  *
  * A stored hash reads "pbkdf2-sha256$ITER$SALT_HEX$HASH_HEX" (PBKDF2-HMAC-
- * SHA256, nettle): ITER iterations, a 16-byte random salt, a 32-byte key,
- * both in lowercase hex.  Hashes are compared in constant time.
+ * SHA256, nettle): ITER iterations, a salt (weir draws 16 random bytes;
+ * 8 to 64 are accepted from other tools) and a 32-byte key, both in
+ * lowercase hex.  Keys are compared in constant time.
  *
  * Who calls what:
  * - the server's configuration (users: [{name, password_hash}]) checks each
@@ -41,7 +42,7 @@ struct basic_user {
  * BASIC_AUTH_DEFAULT_ITERATIONS.  *out newly allocated.  0, or -1 with err
  * (iterations out of range, no randomness, out of memory). */
 int basic_auth_hash_password(const char *password, unsigned iterations, char **out,
-			     struct weir_error *err);
+                             struct weir_error *err);
 
 /* Whether `hash` is a well-formed stored hash (format, iteration bounds,
  * lengths).  0, or -1 with err naming what is wrong and what was expected. */
@@ -62,7 +63,7 @@ struct basic_auth; /* opaque: the users and the cache of recent successes */
  * first bad one (or out of memory).  n may be 0 (Basic auth then never
  * succeeds). */
 struct basic_auth *basic_auth_create(const struct basic_user *users, size_t n,
-				     struct weir_error *err);
+                                     struct weir_error *err);
 void basic_auth_destroy(struct basic_auth *ba);
 
 /* Whether the header value "Basic BASE64(user:password)" is a configured
