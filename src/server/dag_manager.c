@@ -524,17 +524,41 @@ static int insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec,
 	return dag_store_ti_insert(dm->ds, &r, err);
 }
 
+/* The task index of each row (-1: a task that left the file).  Rows come in
+ * task order (inserted so), so a cursor finds nearly every one at once. */
+static void rows_to_tasks(const struct dag_spec *spec, const struct dag_ti_row *rows, size_t n,
+                          long *task_of)
+{
+	size_t t = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const char *id = rows[k].task_id;
+		if (t < spec->n_tasks && !strcmp(id, spec->tasks[t].task_id)) {
+			task_of[k] = (long)t;
+		} else if (t + 1 < spec->n_tasks && !strcmp(id, spec->tasks[t + 1].task_id)) {
+			task_of[k] = (long)++t;
+		} else {
+			task_of[k] = dag_spec_task_index(spec, id);
+			if (task_of[k] >= 0)
+				t = (size_t)task_of[k];
+		}
+	}
+}
+
 static int run_load(struct dag_manager *dm, const char *dag_id, const char *run_id,
                     struct run_ctx *rc, struct weir_error *err)
 {
 	json_t *conf;
-	size_t n_tis = 0;
+	size_t n_tis = 0, n_tasks;
 	bool inserted = false;
+	long *task_of = NULL;
+	size_t *count = NULL, *first = NULL;
 
 	memset(rc, 0, sizeof *rc);
 	rc->spec = spec_of(dm, dag_id, err);
 	if (!rc->spec)
 		return -1;
+	n_tasks = rc->spec->n_tasks;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, &rc->run, err) < 0)
 		goto fail;
 	conf = run_conf(&rc->run);
@@ -542,44 +566,52 @@ static int run_load(struct dag_manager *dm, const char *dag_id, const char *run_
 	json_decref(conf);
 	if (!rc->params)
 		goto fail;
+	count = calloc(n_tasks + 1, sizeof *count);
+	first = calloc(n_tasks + 1, sizeof *first);
+	if (!count || !first)
+		goto oom;
 again:
 	if (dag_store_tis_of_run(dm->ds, dag_id, run_id, &rc->rows, &rc->n_rows, err) < 0)
 		goto fail;
+	free(task_of);
+	task_of = calloc(rc->n_rows + 1, sizeof *task_of);
+	if (!task_of)
+		goto oom;
+	rows_to_tasks(rc->spec, rc->rows, rc->n_rows, task_of);
+	memset(count, 0, (n_tasks + 1) * sizeof *count);
+	for (size_t k = 0; k < rc->n_rows; k++)
+		if (task_of[k] >= 0)
+			count[task_of[k]]++;
 	/* a task added to the file since the run began gets its TIs now */
 	if (!inserted) {
-		bool added = false;
-		for (size_t i = 0; i < rc->spec->n_tasks; i++) {
-			const struct dag_task *t = &rc->spec->tasks[i];
-			bool has = false;
-			for (size_t k = 0; k < rc->n_rows && !has; k++)
-				has = !strcmp(rc->rows[k].task_id, t->task_id);
-			if (has)
+		bool tried = false;
+		for (size_t i = 0; i < n_tasks; i++) {
+			if (count[i] > 0)
 				continue;
-			if (insert_task_tis(dm, rc->spec, run_id, t, rc->params, err) < 0)
+			if (insert_task_tis(dm, rc->spec, run_id, &rc->spec->tasks[i], rc->params,
+			                    err) < 0)
 				goto fail;
-			added = true;
+			tried = true;
 		}
 		inserted = true;
-		if (added) {
+		if (tried) {
 			dag_ti_rows_free(rc->rows, rc->n_rows);
 			rc->rows = NULL;
 			rc->n_rows = 0;
 			goto again;
 		}
 	}
-	rc->nodes = calloc(rc->spec->n_tasks ? rc->spec->n_tasks : 1, sizeof *rc->nodes);
+	rc->nodes = calloc(n_tasks ? n_tasks : 1, sizeof *rc->nodes);
 	rc->tis = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->tis);
 	rc->ti_row = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->ti_row);
 	rc->ti_task = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->ti_task);
-	if (!rc->nodes || !rc->tis || !rc->ti_row || !rc->ti_task) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		goto fail;
-	}
-	for (size_t i = 0; i < rc->spec->n_tasks; i++) {
+	if (!rc->nodes || !rc->tis || !rc->ti_row || !rc->ti_task)
+		goto oom;
+	/* TIs in task order: a counting sort of the rows by task (stable, so a
+	 * foreach task's instances stay in map_index order) */
+	for (size_t i = 0; i < n_tasks; i++) {
 		const struct dag_task *t = &rc->spec->tasks[i];
 		struct dag_task_node *nd = &rc->nodes[i];
-		int count = 0;
-
 		nd->task_id = t->task_id;
 		nd->upstream = t->upstream;
 		nd->n_upstream = t->n_upstream;
@@ -592,32 +624,34 @@ again:
 		nd->pool_slots = 1;
 		nd->priority = t->priority;
 		nd->foreach = t->foreach_list || t->foreach_param;
-		/* rows of a task come in map_index order (inserted so) */
-		for (size_t k = 0; k < rc->n_rows; k++) {
-			struct dag_ti_row *r = &rc->rows[k];
-			if (strcmp(r->task_id, t->task_id))
-				continue;
-			if (!nd->foreach && count > 0)
-				continue;
-			rc->ti_row[n_tis] = k;
-			rc->ti_task[n_tis] = i;
-			dag_ti_state_from_name(r->state, &rc->tis[n_tis].state);
-			rc->tis[n_tis].try_number = r->try_number;
-			rc->tis[n_tis].max_tries = r->max_tries;
-			rc->tis[n_tis].next_retry_at = r->next_retry_at;
-			n_tis++;
-			count++;
-		}
-		nd->n_instances = count;
+		if (!nd->foreach && count[i] > 1)
+			count[i] = 1; /* a task that stopped being a foreach: its first row */
+		nd->n_instances = (int)count[i];
+		first[i] = n_tis;
+		n_tis += count[i];
+	}
+	memset(count, 0, (n_tasks + 1) * sizeof *count);
+	for (size_t k = 0; k < rc->n_rows; k++) {
+		long t = task_of[k];
+		size_t at;
+		if (t < 0 || count[t] >= (size_t)rc->nodes[t].n_instances)
+			continue;
+		at = first[t] + count[t]++;
+		rc->ti_row[at] = k;
+		rc->ti_task[at] = (size_t)t;
+		dag_ti_state_from_name(rc->rows[k].state, &rc->tis[at].state);
+		rc->tis[at].try_number = rc->rows[k].try_number;
+		rc->tis[at].max_tries = rc->rows[k].max_tries;
+		rc->tis[at].next_retry_at = rc->rows[k].next_retry_at;
 	}
 	rc->n_tis = n_tis;
 	rc->g.tasks = rc->nodes;
-	rc->g.n_tasks = rc->spec->n_tasks;
+	rc->g.n_tasks = n_tasks;
 	/* rows of tasks that left the file: removed */
 	for (size_t k = 0; k < rc->n_rows; k++) {
 		struct dag_ti_row *r = &rc->rows[k];
 		enum dag_ti_state s = DAG_TI_NONE;
-		if (dag_spec_find_task(rc->spec, r->task_id))
+		if (task_of[k] >= 0)
 			continue;
 		dag_ti_state_from_name(r->state, &s);
 		if (dag_ti_state_is_final(s))
@@ -626,8 +660,16 @@ again:
 		if (dag_store_ti_update(dm->ds, r, err) < 0)
 			goto fail;
 	}
+	free(task_of);
+	free(count);
+	free(first);
 	return 0;
+oom:
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 fail:
+	free(task_of);
+	free(count);
+	free(first);
 	run_ctx_release(rc);
 	return -1;
 }
@@ -1189,7 +1231,8 @@ static void on_job_end(void *arg, int64_t job_id, const char *state, int exit_co
 	struct dag_ti_row r = {0};
 	struct job_row job = {0};
 	bool success = !strcmp(state, "succeeded");
-	bool timed_out = reason && !strncmp(reason, "execution timeout", 17);
+	/* the server's timer or the launcher's (which reports it as the task's reason) */
+	bool timed_out = reason && strstr(reason, "execution timeout");
 	bool user_kill = !strcmp(state, "killed");
 	char why[600];
 
