@@ -144,8 +144,7 @@ static int parse_date(const char *text, const char *field, int64_t *ms, struct w
 	size_t nd;
 	int frac = 0;
 
-	if (schedule_parse_time(text, field, ms, NULL) == 0)
-		return 0;
+	/* the fraction is read here: schedule_parse_time works in whole seconds */
 	dot = strchr(text, '.');
 	if (!dot || strlen(text) >= sizeof buf)
 		return schedule_parse_time(text, field, ms, err);

@@ -1,0 +1,322 @@
+/* test_dag_manager.c: the DAG manager on a real store and job manager, in
+ * process: the folder (good and broken files, edits, removal), triggers and
+ * their errors, a run carried to its end through the job manager's end
+ * callback, clears; and the configuration keys it reads (dags, pools, users).
+ *
+ * No executor is given to the job manager, so every job's launcher fails to
+ * start and the job fails at once, in the same loop turn: the real failure
+ * path, which lets a run go from trigger to its result without processes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/fs.h"
+#include "server/config.h"
+#include "server/dag_manager.h"
+#include "server/job_manager.h"
+#include "store/store.h"
+
+struct fixture {
+	char dir[64];
+	char *home, *dags;
+	uv_loop_t loop;
+	struct store *store;
+	struct job_manager *jm;
+	struct dag_manager *dm;
+	const struct dag_api_ops *ops;
+};
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char *p = fs_join(dir, name);
+	FILE *f = fopen(p, "w");
+
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+static const char *const DIAMOND = "dag_id: diamond\n"
+                                   "params: {items: [x, y]}\n"
+                                   "tasks:\n"
+                                   "  - task_id: a\n"
+                                   "    command: echo a\n"
+                                   "  - task_id: b\n"
+                                   "    depends_on: [a]\n"
+                                   "    foreach: \"{{ params.items }}\"\n"
+                                   "    command: echo {{ item }}\n"
+                                   "  - task_id: c\n"
+                                   "    depends_on: [b]\n"
+                                   "    command: echo c\n";
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof *f);
+	struct weir_error err = {0};
+	struct node_resources node = {.vcores = 4, .memory_mb = 8192};
+	char *db;
+
+	snprintf(f->dir, sizeof f->dir, "/tmp/weir-test-dm-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	f->home = strdup(f->dir);
+	f->dags = fs_join(f->dir, "dags");
+	assert_int_equal(fs_mkdir_p(f->dags, 0755, &err), 0);
+	db = fs_join(f->home, "weir.db");
+	f->store = store_open(db, &err);
+	free(db);
+	assert_non_null(f->store);
+	assert_int_equal(uv_loop_init(&f->loop), 0);
+	f->jm = job_manager_create(&f->loop, f->store, &node, f->home, &err);
+	assert_non_null(f->jm);
+	write_file(f->dags, "diamond.yaml", DIAMOND);
+	write_file(f->dags, "broken.yaml", "dag_id: broken\ntasks:\n  - task_id: a\n    comand: x\n");
+	write_file(f->dags, "notes.txt", "not a DAG file");
+	f->dm = dag_manager_create(&f->loop, f->store, f->jm, f->home, f->dags, NULL, 0, &err);
+	assert_non_null(f->dm);
+	f->ops = dag_manager_api_ops();
+	assert_int_equal(dag_manager_load(f->dm, &err), 0);
+	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	assert_int_equal(dag_manager_recover(f->dm, &err), 0);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+
+	dag_manager_destroy(f->dm);
+	job_manager_destroy(f->jm);
+	uv_run(&f->loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&f->loop), 0);
+	store_close(f->store);
+	fs_remove_tree(f->dir);
+	free(f->home);
+	free(f->dags);
+	free(f);
+	return 0;
+}
+
+static void test_folder(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	json_t *r, *ie;
+	int dags, errs, runs;
+
+	r = f->ops->list_dags(f->dm, 100, 0, &err);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
+	json_t *d = json_array_get(json_object_get(r, "dags"), 0);
+	assert_string_equal(json_string_value(json_object_get(d, "dag_id")), "diamond");
+	assert_true(json_is_false(json_object_get(d, "is_paused")));
+	assert_true(json_is_null(json_object_get(d, "schedule_interval")));
+	json_decref(r);
+
+	/* the broken file is an import error naming the file, line and field */
+	r = f->ops->import_errors(f->dm, 100, 0, &err);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
+	ie = json_array_get(json_object_get(r, "import_errors"), 0);
+	assert_non_null(strstr(json_string_value(json_object_get(ie, "filename")), "broken.yaml"));
+	assert_non_null(strstr(json_string_value(json_object_get(ie, "stack_trace")),
+	                       "broken.yaml:4: tasks[0].comand"));
+	json_decref(r);
+
+	dag_manager_counts(f->dm, &dags, &errs, &runs);
+	assert_int_equal(dags, 1);
+	assert_int_equal(errs, 1);
+	assert_int_equal(runs, 0);
+
+	r = f->ops->get_dag(f->dm, "nope", &err);
+	assert_null(r);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+}
+
+static json_t *trigger(struct fixture *f, const char *body_text, struct weir_error *err)
+{
+	json_t *body = json_loads(body_text, 0, NULL), *r;
+
+	assert_non_null(body);
+	r = f->ops->trigger_run(f->dm, "diamond", body, err);
+	json_decref(body);
+	return r;
+}
+
+static json_t *ti(struct fixture *f, const char *run, const char *task, int map_index)
+{
+	struct weir_error err = {0};
+	json_t *r = f->ops->get_ti(f->dm, "diamond", run, task, map_index, &err);
+	assert_non_null(r);
+	return r;
+}
+
+static void test_trigger_and_run(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	json_t *r, *t;
+
+	/* a conf that breaks the foreach is the trigger's error */
+	r = trigger(f, "{\"conf\": {\"items\": \"not a list\"}, \"dag_run_id\": \"bad\"}", &err);
+	assert_null(r);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_null(f->ops->get_run(f->dm, "diamond", "bad", &err));
+	r = trigger(f, "{\"conf\": [1]}", &err);
+	assert_null(r);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	r = trigger(f, "{\"logical_date\": \"yesterday\"}", &err);
+	assert_null(r);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+
+	/* without an executor a's job fails at once: the run ends in the trigger's
+	 * own turn, through the job manager's end callback */
+	r = trigger(f,
+	            "{\"conf\": {\"items\": [1, 2, 3]}, \"dag_run_id\": \"r1\", "
+	            "\"logical_date\": \"2024-03-01T00:00:00.250Z\"}",
+	            &err);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "dag_run_id")), "r1");
+	assert_string_equal(json_string_value(json_object_get(r, "logical_date")),
+	                    "2024-03-01T00:00:00.250000+00:00");
+	assert_string_equal(json_string_value(json_object_get(r, "run_type")), "manual");
+	json_decref(r);
+	r = f->ops->get_run(f->dm, "diamond", "r1", &err);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "state")), "failed");
+	assert_non_null(strstr(json_string_value(json_object_get(r, "reason")), "task a failed"));
+	json_decref(r);
+
+	t = ti(f, "r1", "a", -1);
+	assert_string_equal(json_string_value(json_object_get(t, "state")), "failed");
+	assert_int_equal(json_integer_value(json_object_get(t, "try_number")), 1);
+	assert_true(json_is_integer(json_object_get(t, "job_id")));
+	assert_non_null(strstr(json_string_value(json_object_get(t, "reason")), "failed"));
+	assert_string_equal(json_string_value(json_object_get(t, "rendered_command")), "echo a");
+	json_decref(t);
+	/* foreach from the conf: three instances, upstream_failed */
+	for (int i = 0; i < 3; i++) {
+		t = ti(f, "r1", "b", i);
+		assert_string_equal(json_string_value(json_object_get(t, "state")),
+		                    "upstream_failed");
+		json_decref(t);
+	}
+	assert_null(f->ops->get_ti(f->dm, "diamond", "r1", "b", 3, &err));
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+
+	/* the same run id again: a conflict */
+	r = trigger(f, "{\"dag_run_id\": \"r1\"}", &err);
+	assert_null(r);
+	assert_int_equal(err.kind, WEIR_E_CONFLICT);
+
+	/* a dry run clear lists and changes nothing; a real one runs a again */
+	json_t *body = json_pack("{s:s, s:[s], s:b}", "dag_run_id", "r1", "task_ids", "a",
+	                         "include_downstream", 1);
+	r = f->ops->clear_tis(f->dm, "diamond", body, &err);
+	assert_non_null(r);
+	assert_int_equal(json_array_size(json_object_get(r, "task_instances")), 5);
+	json_decref(r);
+	t = ti(f, "r1", "a", -1);
+	assert_int_equal(json_integer_value(json_object_get(t, "try_number")), 1);
+	json_decref(t);
+	json_object_set_new(body, "dry_run", json_false());
+	r = f->ops->clear_tis(f->dm, "diamond", body, &err);
+	assert_non_null(r);
+	json_decref(r);
+	json_decref(body);
+	t = ti(f, "r1", "a", -1);
+	assert_int_equal(json_integer_value(json_object_get(t, "try_number")), 2);
+	assert_string_equal(json_string_value(json_object_get(t, "state")), "failed");
+	json_decref(t);
+
+	/* each try keeps its job: try 1's log is reachable, try 3 is not */
+	char *path = NULL;
+	bool ended = false;
+	assert_int_equal(f->ops->ti_log_locate(f->dm, "diamond", "r1", "a", -1, 3, &path, &ended,
+	                                       &err),
+	                 -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+
+	r = f->ops->list_runs(f->dm, "diamond", &(struct dag_run_list_query){.limit = 10}, &err);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
+	json_decref(r);
+	r = f->ops->list_runs(f->dm, "diamond",
+	                      &(struct dag_run_list_query){.order_by = "bogus"}, &err);
+	assert_null(r);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+}
+
+static void test_pause(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	json_t *body = json_pack("{s:b}", "is_paused", 1), *r;
+
+	r = f->ops->patch_dag(f->dm, "diamond", body, &err);
+	json_decref(body);
+	assert_non_null(r);
+	assert_true(json_is_true(json_object_get(r, "is_paused")));
+	json_decref(r);
+	/* a paused DAG's triggered run waits in the queue */
+	r = trigger(f, "{\"dag_run_id\": \"waits\"}", &err);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(r, "state")), "queued");
+	json_decref(r);
+}
+
+static void test_config_keys(void **state)
+{
+	struct server_config cfg;
+	struct weir_error err = {0};
+	const char *good = "dags: flows\npools: {spark: 2, default_pool: -1}\n"
+	                   "users:\n  - {name: ops, password_hash: \"x\"}\n";
+
+	(void)state;
+	server_config_init(&cfg);
+	assert_int_equal(server_config_apply_yaml(&cfg, good, strlen(good), "w.yaml", &err), 0);
+	assert_string_equal(cfg.dags_dir, "flows");
+	assert_int_equal(cfg.n_pools, 2);
+	assert_string_equal(cfg.pools[0].name, "spark");
+	assert_int_equal(cfg.pools[0].slots, 2);
+	assert_int_equal(cfg.pools[1].slots, -1);
+	assert_int_equal(cfg.n_users, 1);
+	assert_string_equal(cfg.users[0].name, "ops");
+	server_config_release(&cfg);
+
+	server_config_init(&cfg);
+	assert_int_equal(server_config_apply_yaml(&cfg, "pools: {a: x}\n", 14, "w.yaml", &err), -1);
+	assert_non_null(strstr(err.msg, "pools.a: expected a slot count"));
+	assert_int_equal(server_config_apply_yaml(&cfg, "users: [{name: a}]\n", 19, "w.yaml", &err),
+	                 -1);
+	assert_non_null(strstr(err.msg, "users[0]"));
+	server_config_release(&cfg);
+
+	/* --dags wins over the file */
+	char *argv[] = {"server", "--dags", "/srv/dags"};
+	server_config_init(&cfg);
+	assert_int_equal(server_config_parse_args(&cfg, 3, argv, &err), 0);
+	assert_int_equal(server_config_apply_yaml(&cfg, "dags: other\n", 12, "w.yaml", &err), 0);
+	assert_string_equal(cfg.dags_dir, "/srv/dags");
+	server_config_release(&cfg);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_trigger_and_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
+	    cmocka_unit_test(test_config_keys),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
