@@ -20,6 +20,7 @@
 #define CALL_TIMEOUT_MS 30000
 #define UNREACHABLE_GIVE_UP_MS (10 * 60 * 1000)
 #define BACKFILL_MAX_RUNS 1000
+#define PAGE 100
 
 void cli_dags_usage(FILE *out)
 {
@@ -359,6 +360,41 @@ static void print_import_errors(json_t *errors)
 	}
 }
 
+/* GET a collection whole, a page at a time (Airflow caps `limit`, at 100 by default): *out
+ * gets {key: [...all...], "total_entries": N}.  Returns the exit status. */
+static int get_all(struct cli_ctx *ctx, const char *base, const char *key, json_t **out)
+{
+	json_t *all = json_array();
+	long long total = -1;
+	int rc = CLI_EXIT_OK;
+
+	*out = NULL;
+	if (!all)
+		return CLI_EXIT_FAILED;
+	while (total < 0 || (long long)json_array_size(all) < total) {
+		char path[512];
+		json_t *page = NULL;
+
+		snprintf(path, sizeof path, "%s?limit=%d&offset=%zu", base, PAGE,
+		         json_array_size(all));
+		rc = dag_call(ctx, "GET", path, NULL, &page);
+		if (rc != CLI_EXIT_OK)
+			break;
+		json_t *items = json_object_get(page, key);
+		total = cli_json_int(page, "total_entries", 0);
+		json_array_extend(all, items);
+		json_decref(page);
+		if (json_array_size(items) == 0)
+			break; /* a total that lies must not loop us */
+	}
+	if (rc != CLI_EXIT_OK) {
+		json_decref(all);
+		return rc;
+	}
+	*out = json_pack("{sosI}", key, all, "total_entries", (json_int_t)json_array_size(all));
+	return *out ? CLI_EXIT_OK : CLI_EXIT_FAILED;
+}
+
 static int dags_list(struct cli_ctx *ctx, bool as_json)
 {
 	static const char *const header[] = {"DAG", "SCHEDULE", "PAUSED", "TAGS", "FILE"};
@@ -367,10 +403,10 @@ static int dags_list(struct cli_ctx *ctx, bool as_json)
 	size_t i;
 	int rc;
 
-	rc = dag_call(ctx, "GET", "/api/v1/dags?limit=10000", NULL, &dags);
+	rc = get_all(ctx, "/api/v1/dags", "dags", &dags);
 	if (rc != CLI_EXIT_OK)
 		return rc;
-	rc = dag_call(ctx, "GET", "/api/v1/importErrors?limit=10000", NULL, &errors);
+	rc = get_all(ctx, "/api/v1/importErrors", "import_errors", &errors);
 	if (rc != CLI_EXIT_OK)
 		goto out;
 	if (as_json) {

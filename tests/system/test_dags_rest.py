@@ -1,0 +1,165 @@
+"""Airflow's REST API the way an ops shell script uses it (curl, Basic auth, a polling loop),
+and the `weir dags` / `weir tasks` commands with their exit statuses."""
+
+import json
+import subprocess
+
+from conftest import cli_describe
+from dagtest import BASIC_PASSWORD, BASIC_USER, make_dags  # noqa: F401
+
+POLL = r'''
+set -e
+state=none
+for i in $(seq 1 300); do
+    state=$(curl -s -u "$AUTH" "$URL/api/v1/dags/gate/dagRuns/$RUN" |
+            python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+    case "$state" in success|failed) break;; esac
+    sleep 0.2
+done
+echo "$state"
+'''
+
+
+def sh(script, env, timeout=90):
+    r = subprocess.run(["/bin/sh", "-c", script], capture_output=True, text=True, env=env,
+                       timeout=timeout, stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, "script failed: %s\n%s" % (r.returncode, r.stderr)
+    return r.stdout
+
+
+def test_curl_basic_auth_trigger_poll_log_clear(make_dags):
+    d = make_dags(users=True, files=["gate.yaml"])
+    d.wait_dag("gate")
+    env = {"PATH": "/usr/bin:/bin", "URL": d.srv.url, "RUN": "ops_run_1",
+           "AUTH": "%s:%s" % (BASIC_USER, BASIC_PASSWORD)}
+
+    # a wrong password is refused the Airflow way
+    out = sh('curl -s -o /dev/null -w "%{http_code}" -u "ops:wrong" "$URL/api/v1/dags"', env)
+    assert out == "401", out
+
+    # trigger with conf; Airflow answers 200 with the DAGRun
+    out = sh('curl -s -w "\\n%{http_code}" -u "$AUTH" -H "Content-Type: application/json" '
+             '-d \'{"dag_run_id": "ops_run_1", "conf": {"msg": "hello; $(echo INJECTED)"}}\' '
+             '"$URL/api/v1/dags/gate/dagRuns"', env)
+    body, code = out.rsplit("\n", 1)
+    assert code == "200", out
+    assert json.loads(body)["dag_run_id"] == "ops_run_1", body
+
+    # the ops script's polling loop: gate fails (no `allow` file yet)
+    assert sh(POLL, env).strip() == "failed"
+
+    # greet's log over REST, as text: the conf reached the command as one literal string
+    log = sh('curl -s -u "$AUTH" -H "Accept: text/plain" '
+             '"$URL/api/v1/dags/gate/dagRuns/$RUN/taskInstances/greet/logs/1"', env)
+    assert "msg=hello; $(echo INJECTED)" in log, log
+    # and as JSON with a continuation token
+    js = json.loads(sh('curl -s -u "$AUTH" -H "Accept: application/json" '
+                       '"$URL/api/v1/dags/gate/dagRuns/$RUN/taskInstances/gate/logs/1"', env))
+    assert "content" in js and "continuation_token" in js, js
+
+    # open the gate, clear the failed task over REST: the run goes on and succeeds
+    (d.side / "allow").write_text("")
+    out = sh('curl -s -u "$AUTH" -H "Content-Type: application/json" -d '
+             '\'{"dag_run_id": "ops_run_1", "task_ids": ["gate"], "only_failed": true, '
+             '"dry_run": false}\' "$URL/api/v1/dags/gate/clearTaskInstances"', env)
+    cleared = json.loads(out)["task_instances"]
+    assert [t["task_id"] for t in cleared] == ["gate"], out
+    assert sh(POLL, env).strip() == "success"
+    tis = d.tis("gate", "ops_run_1")
+    assert tis["gate"]["state"] == "success" and tis["gate"]["try_number"] == 2, tis
+    assert tis["greet"]["try_number"] == 1, tis  # not cleared, not run again
+    assert "gate open" in d.log("gate", "ops_run_1", "gate", 2)
+
+
+def test_trigger_wait_exit_status(make_dags):
+    d = make_dags(files=["diamond.yaml", "fails.yaml"])
+    d.wait_dag("diamond")
+    d.wait_dag("fails")
+
+    r = d.srv.cli("dags", "trigger", "diamond", "--wait", timeout=90)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.startswith("dag run "), cli_describe(r)
+    for task in "abcd":
+        assert " %s success" % task in r.stdout, cli_describe(r)
+    assert "success in" in r.stdout.splitlines()[-1], cli_describe(r)
+
+    r = d.srv.cli("dags", "trigger", "fails", "--wait", "--run-id", "will_fail", timeout=90)
+    assert r.returncode == 1, cli_describe(r)
+    assert " boom failed" in r.stdout, cli_describe(r)
+    assert r.stdout.splitlines()[-1].startswith("dag run will_fail of fails failed"), \
+        cli_describe(r)
+
+    # bad --conf is a local error (2); an unknown DAG is the server's 404 (1)
+    r = d.srv.cli("dags", "trigger", "diamond", "--conf", "{not json", "--wait")
+    assert r.returncode == 2 and "--conf" in r.stderr, cli_describe(r)
+    r = d.srv.cli("dags", "trigger", "nosuchdag", "--wait")
+    assert r.returncode == 1, cli_describe(r)
+    # no server: 3
+    r = d.srv.cli("dags", "trigger", "diamond", "--wait", env={"WEIR_SERVER": "127.0.0.1:1"})
+    assert r.returncode == 3, cli_describe(r)
+
+
+def test_cli_state_runs_tasks_logs_clear_pause(make_dags):
+    d = make_dags(files=["gate.yaml"])
+    d.wait_dag("gate")
+    r = d.srv.cli("dags", "trigger", "gate", "--run-id", "cli_1", "--conf", '{"msg": "hi"}',
+                  "--logical-date", "2024-03-01", "--wait", timeout=90)
+    assert r.returncode == 1, cli_describe(r)
+    r = d.srv.cli("dags", "state", "gate", "cli_1")
+    assert (r.returncode, r.stdout) == (0, "failed\n"), cli_describe(r)
+    r = d.srv.cli("tasks", "state", "gate", "cli_1", "greet")
+    assert (r.returncode, r.stdout) == (0, "success\n"), cli_describe(r)
+    r = d.srv.cli("tasks", "logs", "gate", "cli_1", "greet")
+    assert r.returncode == 0 and "msg=hi" in r.stdout, cli_describe(r)
+    r = d.srv.cli("dags", "runs", "gate")
+    assert r.returncode == 0 and "cli_1" in r.stdout and "2024-03-01" in r.stdout, \
+        cli_describe(r)
+
+    (d.side / "allow").write_text("")
+    r = d.srv.cli("tasks", "clear", "gate", "cli_1", "--task", "gate", "--only-failed")
+    assert r.returncode == 0 and "cleared 1 task instance" in r.stdout, cli_describe(r)
+    d.wait_run("gate", "cli_1", timeout=60)
+    r = d.srv.cli("dags", "state", "gate", "cli_1")
+    assert r.stdout == "success\n", cli_describe(r)
+    r = d.srv.cli("tasks", "logs", "gate", "cli_1", "gate", "--try", "2", "--follow",
+                  timeout=30)
+    assert r.returncode == 0 and "gate open" in r.stdout, cli_describe(r)
+
+    r = d.srv.cli("dags", "pause", "gate")
+    assert r.returncode == 0, cli_describe(r)
+    assert d.get("/dags/gate")["is_paused"] is True
+    r = d.srv.cli("dags", "unpause", "gate")
+    assert r.returncode == 0 and d.get("/dags/gate")["is_paused"] is False, cli_describe(r)
+    r = d.srv.cli("dags", "show", "gate")
+    assert r.returncode == 0 and "cli_1" in r.stdout, cli_describe(r)
+
+
+def test_backfill_one_run_per_interval(make_dags):
+    d = make_dags(files=["daily.yaml"])
+    d.wait_dag("daily")
+    r = d.srv.cli("dags", "backfill", "daily", "--from", "2024-01-02", "--to", "2024-01-04",
+                  "--wait", timeout=120)
+    assert r.returncode == 0, cli_describe(r)
+    days = [line.split() for line in d.side_lines("days")]
+    backfilled = sorted(day for day, run_id in days if run_id.startswith("backfill__"))
+    assert backfilled == ["2024-01-02", "2024-01-03", "2024-01-04"], days
+    runs = d.get("/dags/daily/dagRuns")["dag_runs"]
+    ids = {run["dag_run_id"] for run in runs}
+    assert "backfill__2024-01-03T00:00:00+00:00" in ids, ids
+    # again: the runs exist and are kept, nothing runs twice
+    r = d.srv.cli("dags", "backfill", "daily", "--from", "2024-01-02", "--to", "2024-01-02")
+    assert r.returncode == 0 and "exists already" in r.stdout, cli_describe(r)
+    # a range without an interval, and a reversed one, are bad input
+    r = d.srv.cli("dags", "backfill", "daily", "--from", "2024-01-05", "--to", "2024-01-04")
+    assert r.returncode == 2, cli_describe(r)
+
+
+def test_tasks_logs_follow_a_running_try(make_dags):
+    d = make_dags(files=["talk.yaml"])
+    d.wait_dag("talk")
+    d.trigger("talk", run_id="t1")
+    # started while the try runs (or before it starts): every line once, then it ends
+    r = d.srv.cli("tasks", "logs", "talk", "t1", "talk", "--follow", timeout=60)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["line %d" % i for i in range(1, 7)], cli_describe(r)
+    assert d.wait_run("talk", "t1")["state"] == "success"
