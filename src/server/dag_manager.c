@@ -101,11 +101,15 @@ static void begin(struct dag_manager *dm)
 }
 
 static void work_pass(struct dag_manager *dm);
+static void arm_wake(struct dag_manager *dm);
 
+/* Every entry point ends here: what follows from its changes, the commit
+ * (by the outermost turn), and the wake-up timer (a retry may be due). */
 static void end(struct dag_manager *dm)
 {
 	work_pass(dm);
 	job_manager_turn_end(dm->jm);
+	arm_wake(dm);
 }
 
 /* "2024-01-31T06:00:00+00:00", with microseconds when the time has a
@@ -258,7 +262,8 @@ static bool dag_file_name(const char *name)
 
 	if (name[0] == '.')
 		return false;
-	return (n > 5 && !strcmp(name + n - 5, ".yaml")) || (n > 4 && !strcmp(name + n - 4, ".yml")) ||
+	return (n > 5 && !strcmp(name + n - 5, ".yaml")) ||
+	       (n > 4 && !strcmp(name + n - 4, ".yml")) ||
 	       (n > 5 && !strcmp(name + n - 5, ".json"));
 }
 
@@ -419,8 +424,6 @@ static void scan(struct dag_manager *dm)
 			file_gone(dm, e);
 }
 
-static void arm_wake(struct dag_manager *dm);
-
 static void on_scan_timer(uv_timer_t *t)
 {
 	struct dag_manager *dm = t->data;
@@ -499,9 +502,8 @@ static void fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const
 }
 
 /* Inserts the TIs of task `t` for a run (one, or one per foreach item). */
-static int insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec,
-                           const char *run_id, const struct dag_task *t, const json_t *params,
-                           struct weir_error *err)
+static int insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec, const char *run_id,
+                           const struct dag_task *t, const json_t *params, struct weir_error *err)
 {
 	struct dag_ti_row r;
 
@@ -692,8 +694,8 @@ static void try_update(struct dag_manager *dm, const struct dag_ti_row *r, const
 
 	if (r->try_number <= 0)
 		return;
-	if (dag_store_try_get(dm->ds, r->dag_id, r->run_id, r->task_id, r->map_index,
-	                      r->try_number, &t, NULL) < 0) {
+	if (dag_store_try_get(dm->ds, r->dag_id, r->run_id, r->task_id, r->map_index, r->try_number,
+	                      &t, NULL) < 0) {
 		t.dag_id = xstrdup(r->dag_id);
 		t.run_id = xstrdup(r->run_id);
 		t.task_id = xstrdup(r->task_id);
@@ -760,7 +762,8 @@ static int run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag
 		if (dag_ti_state_is_active(c->from) &&
 		    (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY ||
 		     c->to == DAG_TI_NONE))
-			try_update(dm, r, c->to == DAG_TI_NONE ? "failed" : dag_ti_state_name(c->to),
+			try_update(dm, r,
+			           c->to == DAG_TI_NONE ? "failed" : dag_ti_state_name(c->to),
 			           c->to == DAG_TI_NONE ? "cleared" : NULL, true);
 		if (dag_store_ti_update(dm->ds, r, err) < 0)
 			goto fail;
@@ -768,7 +771,8 @@ static int run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag
 		rc->tis[c->ti].max_tries = c->max_tries;
 		rc->tis[c->ti].next_retry_at = r->next_retry_at;
 	}
-	if (d.run_to != d.run_from || (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
+	if (d.run_to != d.run_from ||
+	    (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
 		set_state(rc->run.state, dag_run_state_name(d.run_to));
 		set_str(&rc->run.reason, d.reason);
 		if (d.run_to == DAG_RUN_RUNNING && !rc->run.start_date)
@@ -941,7 +945,7 @@ static json_t *job_task_json(const struct dag_task *t, struct weir_error *err)
 		conf = tony_conf_parse_file(cf, err);
 		if (!conf)
 			return NULL;
-#define TONY_STR(f)                                                                               \
+#define TONY_STR(f)                                                                                \
 	if ((v = json_object_get(t->tony, #f)) && json_is_string(v))                               \
 		ts.f = xstrdup(json_string_value(v));
 		TONY_STR(conf_file)
@@ -1008,8 +1012,9 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		if (!items)
 			goto out;
 		if ((size_t)r->map_index >= json_array_size(items)) {
-			weir_error_set(err, WEIR_E_INVALID, "foreach: no item %d (the list has %zu)",
-			               r->map_index, json_array_size(items));
+			weir_error_set(err, WEIR_E_INVALID,
+			               "foreach: no item %d (the list has %zu)", r->map_index,
+			               json_array_size(items));
 			goto out;
 		}
 		item = template_value_text(json_array_get(items, (size_t)r->map_index));
@@ -1057,7 +1062,8 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 			goto out;
 		}
 		if (t->cwd) {
-			char *cwd = template_render(t->cwd, &ctx, TEMPLATE_RAW, err), *q, *c2 = NULL;
+			char *cwd = template_render(t->cwd, &ctx, TEMPLATE_RAW, err), *q,
+			     *c2 = NULL;
 			if (!cwd) {
 				weir_error_prefix(err, "cwd");
 				goto out;
@@ -1087,8 +1093,9 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		         (unsigned long long)(t->resources.memory_mb ? t->resources.memory_mb
 		                                                     : DEFAULT_TASK_MEMORY_MB));
 		j = json_pack("{s:s, s:i, s:{s:{s:i, s:s, s:i, s:i, s:s}}, s:O, s:{s:I}}", "name",
-		              name, "priority", r->priority, "roles", "task", "instances", 1, "memory",
-		              mem, "vcores", t->resources.vcores > 0 ? t->resources.vcores : 1, "gpus",
+		              name, "priority", r->priority, "roles", "task", "instances", 1,
+		              "memory", mem, "vcores",
+		              t->resources.vcores > 0 ? t->resources.vcores : 1, "gpus",
 		              t->resources.gpus > 0 ? t->resources.gpus : 0, "command", cmd, "env",
 		              envj, "timeouts", "execution", (json_int_t)t->execution_timeout_s);
 		if (!j) {
@@ -1416,8 +1423,8 @@ static void pool_pass(struct dag_manager *dm)
 		    strcmp(run.run_id, sched[i].run_id)) {
 			dag_run_row_release(&run);
 			memset(&run, 0, sizeof run);
-			if (dag_store_run_get(dm->ds, sched[i].dag_id, sched[i].run_id, &run, NULL) <
-			    0)
+			if (dag_store_run_get(dm->ds, sched[i].dag_id, sched[i].run_id, &run,
+			                      NULL) < 0)
 				memset(&run, 0, sizeof run);
 		}
 		cand[i].run_order = run.logical_date;
@@ -1465,8 +1472,8 @@ out:
 /* ---- schedules and retries ---- */
 
 static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
-                      const char *run_type, int64_t logical, json_t *conf,
-                      struct dag_run_row *out, struct weir_error *err);
+                      const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
+                      struct weir_error *err);
 
 /* Scheduled runs that are due now are created (paused DAGs make none). */
 static void schedule_pass(struct dag_manager *dm)
@@ -1526,7 +1533,8 @@ static void retry_pass(struct dag_manager *dm)
 			continue;
 		}
 		for (size_t k = 0; k < i && !seen; k++)
-			seen = rows[k].next_retry_at <= now && !strcmp(rows[k].dag_id, rows[i].dag_id) &&
+			seen = rows[k].next_retry_at <= now &&
+			       !strcmp(rows[k].dag_id, rows[i].dag_id) &&
 			       !strcmp(rows[k].run_id, rows[i].run_id);
 		if (seen)
 			continue;
@@ -1625,8 +1633,8 @@ static int check_run_id(const char *run_id, struct weir_error *err)
  * run's params).  Templates are checked against the run's params.  *out
  * (may be NULL) gets the run row. */
 static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
-                      const char *run_type, int64_t logical, json_t *conf,
-                      struct dag_run_row *out, struct weir_error *err)
+                      const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
+                      struct weir_error *err)
 {
 	const struct dag_spec *spec = e->spec;
 	struct schedule_interval iv = schedule_data_interval(&spec->schedule, logical);
@@ -1711,18 +1719,19 @@ static json_t *dag_json(struct dag_manager *dm, const struct dag_row *row)
 		if (n == 1)
 			next = due[0];
 	}
-	o = json_pack("{s:s, s:o, s:b, s:b, s:b, s:s, s:o, s:o, s:o, s:[], s:i, s:i, s:b, s:o, "
-	              "s:o}",
-	              "dag_id", row->dag_id, "description",
-	              s && s->description ? json_string(s->description) : json_null(), "is_paused",
-	              row->paused, "is_active", row->active, "is_subdag", 0, "fileloc", row->file,
-	              "tags", tags, "schedule_interval", schedule_json(s), "next_dagrun",
-	              next != CRON_NEVER ? time_json(next) : json_null(), "owners", "max_active_runs",
-	              s ? s->max_active_runs : 0, "max_active_tasks", s ? s->max_active_tasks : 0,
-	              "has_import_errors", row->import_error && *row->import_error,
-	              "last_parsed_time", time_json(row->last_parsed_at), "timetable_description",
-	              s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
-	                                                 : json_string("Never, external triggers only"));
+	o = json_pack(
+	    "{s:s, s:o, s:b, s:b, s:b, s:s, s:o, s:o, s:o, s:[], s:i, s:i, s:b, s:o, "
+	    "s:o}",
+	    "dag_id", row->dag_id, "description",
+	    s && s->description ? json_string(s->description) : json_null(), "is_paused",
+	    row->paused, "is_active", row->active, "is_subdag", 0, "fileloc", row->file, "tags",
+	    tags, "schedule_interval", schedule_json(s), "next_dagrun",
+	    next != CRON_NEVER ? time_json(next) : json_null(), "owners", "max_active_runs",
+	    s ? s->max_active_runs : 0, "max_active_tasks", s ? s->max_active_tasks : 0,
+	    "has_import_errors", row->import_error && *row->import_error, "last_parsed_time",
+	    time_json(row->last_parsed_at), "timetable_description",
+	    s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
+	                                       : json_string("Never, external triggers only"));
 	if (o && next != CRON_NEVER) {
 		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
 		json_object_set_new(o, "next_dagrun_data_interval_start", time_json(iv.start_ms));
@@ -1778,27 +1787,25 @@ static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 		end_ms = 0;
 	if (r->outputs && *r->outputs)
 		outputs = json_loads(r->outputs, 0, NULL);
-	o = json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:s, s:i, "
-	              "s:i, s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s}",
-	              "task_id", r->task_id, "dag_id", r->dag_id, "dag_run_id", r->run_id,
-	              "map_index", r->map_index, "execution_date",
-	              time_json(run ? run->logical_date : 0), "logical_date",
-	              time_json(run ? run->logical_date : 0), "start_date", time_json(start),
-	              "end_date", time_json(end_ms), "duration",
-	              start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null(),
-	              "state", strcmp(state, "none") ? json_string(state) : json_null(),
-	              "try_number", r->try_number, "max_tries",
-	              r->max_tries > 0 ? r->max_tries - 1 : 0, "pool", r->pool, "pool_slots",
-	              r->pool_slots, "priority_weight", r->priority, "operator", "weir",
-	              "queued_when", time_json(r->queued_at), "hostname", have_job ? "localhost" : "",
-	              "unixname", "", "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null(),
-	              "rendered_command",
-	              r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
-	                                                          : json_null(),
-	              "reason", r->reason ? r->reason : "", "outputs",
-	              outputs ? outputs : json_null(), "rendered_fields",
-	              json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
-	              "executor_config", "{}");
+	o = json_pack(
+	    "{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:s, s:i, "
+	    "s:i, s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s}",
+	    "task_id", r->task_id, "dag_id", r->dag_id, "dag_run_id", r->run_id, "map_index",
+	    r->map_index, "execution_date", time_json(run ? run->logical_date : 0), "logical_date",
+	    time_json(run ? run->logical_date : 0), "start_date", time_json(start), "end_date",
+	    time_json(end_ms), "duration",
+	    start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null(), "state",
+	    strcmp(state, "none") ? json_string(state) : json_null(), "try_number", r->try_number,
+	    "max_tries", r->max_tries > 0 ? r->max_tries - 1 : 0, "pool", r->pool, "pool_slots",
+	    r->pool_slots, "priority_weight", r->priority, "operator", "weir", "queued_when",
+	    time_json(r->queued_at), "hostname", have_job ? "localhost" : "", "unixname", "",
+	    "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null(), "rendered_command",
+	    r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
+	                                                : json_null(),
+	    "reason", r->reason ? r->reason : "", "outputs", outputs ? outputs : json_null(),
+	    "rendered_fields",
+	    json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
+	    "executor_config", "{}");
 	job_row_release(&job);
 	return o;
 }
@@ -1824,8 +1831,8 @@ static json_t *op_list_dags(void *ctx, int limit, int offset, struct weir_error 
 	}
 	if (limit <= 0)
 		limit = 100;
-	for (size_t i = (size_t)(offset > 0 ? offset : 0); i < n && json_array_size(a) < (size_t)limit;
-	     i++)
+	for (size_t i = (size_t)(offset > 0 ? offset : 0);
+	     i < n && json_array_size(a) < (size_t)limit; i++)
 		json_array_append_new(a, dag_json(dm, &rows[i]));
 	dag_rows_free(rows, n);
 	return json_pack("{s:o, s:I}", "dags", a, "total_entries", (json_int_t)n);
@@ -1977,7 +1984,8 @@ static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const 
 
 	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+			               run_id);
 		return NULL;
 	}
 	r = run_json(&row);
@@ -2001,8 +2009,9 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 		return NULL;
 	}
 	if (body && !json_is_object(body)) {
-		weir_error_set(err, WEIR_E_INVALID, "expected a JSON object {conf, dag_run_id, "
-		                                     "logical_date}");
+		weir_error_set(err, WEIR_E_INVALID,
+		               "expected a JSON object {conf, dag_run_id, "
+		               "logical_date}");
 		return NULL;
 	}
 	if (conf && !json_is_null(conf) && !json_is_object(conf)) {
@@ -2053,8 +2062,7 @@ out:
 	return r;
 }
 
-static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id,
-                          struct weir_error *err)
+static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 
@@ -2072,8 +2080,8 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 	struct dag_run_row row = {0};
 	json_t *r = NULL;
 
-	if (!state || (strcmp(state, "success") && strcmp(state, "failed") &&
-	               strcmp(state, "queued"))) {
+	if (!state ||
+	    (strcmp(state, "success") && strcmp(state, "failed") && strcmp(state, "queued"))) {
 		weir_error_set(err, WEIR_E_INVALID, "state: expected success, failed or queued");
 		return NULL;
 	}
@@ -2147,8 +2155,8 @@ static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, cons
 			               run_id, dag_id, task_id);
 		else
 			weir_error_set(err, WEIR_E_NOT_FOUND,
-			               "run %s of DAG %s has no instance %d of task %s", run_id, dag_id,
-			               map_index, task_id);
+			               "run %s of DAG %s has no instance %d of task %s", run_id,
+			               dag_id, map_index, task_id);
 		dag_run_row_release(&run);
 		return NULL;
 	}
@@ -2158,9 +2166,9 @@ static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, cons
 	return r ? r : oom(err);
 }
 
-static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id,
-                            const char *task_id, int map_index, int try_number, char **path,
-                            bool *ended, struct weir_error *err)
+static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                            int map_index, int try_number, char **path, bool *ended,
+                            struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_try_row t = {0};
@@ -2212,8 +2220,8 @@ static json_t *ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run)
 /* Clears the chosen TIs of one run; appends the references of what it
  * clears (or would clear) to `out`. */
 static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                     const struct strvec *task_ids, bool downstream, bool only_failed,
-                     bool dry_run, json_t *out, struct weir_error *err)
+                     const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
+                     json_t *out, struct weir_error *err)
 {
 	struct run_ctx rc;
 	size_t *tasks = NULL, nt = 0;
@@ -2231,8 +2239,8 @@ static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run
 	for (size_t i = 0; i < task_ids->n; i++) {
 		long k = dag_spec_task_index(rc.spec, task_ids->v[i]);
 		if (k < 0) {
-			weir_error_set(err, WEIR_E_INVALID, "task_ids: DAG %s has no task %s", dag_id,
-			               task_ids->v[i]);
+			weir_error_set(err, WEIR_E_INVALID, "task_ids: DAG %s has no task %s",
+			               dag_id, task_ids->v[i]);
 			goto out;
 		}
 		if (!chosen[k])
@@ -2327,8 +2335,8 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 			goto fail;
 		}
 		dag_run_row_release(&row);
-		if (clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream, only_failed,
-		              dry_run, out, err) < 0) {
+		if (clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream,
+		              only_failed, dry_run, out, err) < 0) {
 			end(dm);
 			goto fail;
 		}
@@ -2341,8 +2349,8 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 			goto fail;
 		}
 		for (size_t k = 0; k < n; k++)
-			if (clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream, only_failed,
-			              dry_run, out, err) < 0) {
+			if (clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream,
+			              only_failed, dry_run, out, err) < 0) {
 				dag_run_rows_free(rows, n);
 				end(dm);
 				goto fail;
@@ -2371,8 +2379,8 @@ static json_t *op_import_errors(void *ctx, int limit, int offset, struct weir_er
 	}
 	if (limit <= 0)
 		limit = 100;
-	for (size_t i = (size_t)(offset > 0 ? offset : 0); i < n && json_array_size(a) < (size_t)limit;
-	     i++)
+	for (size_t i = (size_t)(offset > 0 ? offset : 0);
+	     i < n && json_array_size(a) < (size_t)limit; i++)
 		json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:o}", "import_error_id",
 		                                   (json_int_t)rows[i].id, "filename", rows[i].file,
 		                                   "stack_trace", rows[i].message, "timestamp",
@@ -2455,13 +2463,15 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 		    0) {
 			for (size_t k = 0; k < nt; k++) {
 				struct job_row job = {0};
-				if ((strcmp(tis[k].state, "queued") && strcmp(tis[k].state, "running")) ||
+				if ((strcmp(tis[k].state, "queued") &&
+				     strcmp(tis[k].state, "running")) ||
 				    tis[k].job_id <= 0)
 					continue;
 				if (store_job_get(dm->store, tis[k].job_id, &job, NULL) == 0 &&
-				    (!strcmp(job.state, "succeeded") || !strcmp(job.state, "failed") ||
-				     !strcmp(job.state, "killed")))
-					on_job_end(dm, job.id, job.state, job.exit_code, job.reason);
+				    (!strcmp(job.state, "succeeded") ||
+				     !strcmp(job.state, "failed") || !strcmp(job.state, "killed")))
+					on_job_end(dm, job.id, job.state, job.exit_code,
+					           job.reason);
 				job_row_release(&job);
 			}
 			dag_ti_rows_free(tis, nt);
@@ -2497,10 +2507,10 @@ void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, i
 	}
 }
 
-struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store,
-                                       struct job_manager *jm, const char *home,
-                                       const char *dags_dir, const struct server_pool *pools,
-                                       size_t n_pools, struct weir_error *err)
+struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, struct job_manager *jm,
+                                       const char *home, const char *dags_dir,
+                                       const struct server_pool *pools, size_t n_pools,
+                                       struct weir_error *err)
 {
 	struct dag_manager *dm = calloc(1, sizeof *dm);
 	bool have_default = false;

@@ -40,10 +40,10 @@ struct dag_manager; /* opaque */
  * DAG folder (created when absent).  `pools` are copied; a default_pool of
  * 128 slots is added unless one is given.  Registers the job manager's end
  * callback.  NULL with err. */
-struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store,
-                                       struct job_manager *jm, const char *home,
-                                       const char *dags_dir, const struct server_pool *pools,
-                                       size_t n_pools, struct weir_error *err);
+struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, struct job_manager *jm,
+                                       const char *home, const char *dags_dir,
+                                       const struct server_pool *pools, size_t n_pools,
+                                       struct weir_error *err);
 
 /* Stops watching and the timers; runs and their jobs go on (a restart
  * picks them up).  NULL is a no-op. */

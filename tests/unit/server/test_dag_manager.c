@@ -78,7 +78,8 @@ static int setup(void **state)
 	f->jm = job_manager_create(&f->loop, f->store, &node, f->home, &err);
 	assert_non_null(f->jm);
 	write_file(f->dags, "diamond.yaml", DIAMOND);
-	write_file(f->dags, "broken.yaml", "dag_id: broken\ntasks:\n  - task_id: a\n    comand: x\n");
+	write_file(f->dags, "broken.yaml",
+	           "dag_id: broken\ntasks:\n  - task_id: a\n    comand: x\n");
 	write_file(f->dags, "notes.txt", "not a DAG file");
 	f->dm = dag_manager_create(&f->loop, f->store, f->jm, f->home, f->dags, NULL, 0, &err);
 	assert_non_null(f->dm);
@@ -241,17 +242,16 @@ static void test_trigger_and_run(void **state)
 	/* each try keeps its job: try 1's log is reachable, try 3 is not */
 	char *path = NULL;
 	bool ended = false;
-	assert_int_equal(f->ops->ti_log_locate(f->dm, "diamond", "r1", "a", -1, 3, &path, &ended,
-	                                       &err),
-	                 -1);
+	assert_int_equal(
+	    f->ops->ti_log_locate(f->dm, "diamond", "r1", "a", -1, 3, &path, &ended, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 
 	r = f->ops->list_runs(f->dm, "diamond", &(struct dag_run_list_query){.limit = 10}, &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
 	json_decref(r);
-	r = f->ops->list_runs(f->dm, "diamond",
-	                      &(struct dag_run_list_query){.order_by = "bogus"}, &err);
+	r = f->ops->list_runs(f->dm, "diamond", &(struct dag_run_list_query){.order_by = "bogus"},
+	                      &err);
 	assert_null(r);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 }
