@@ -15,6 +15,7 @@
 #include "cli/cli_submit.h"
 #include "cli/cli_tasks.h"
 #include "cli/cli_artifact.h"
+#include "cli/cli_password.h"
 #include "exec/artifact.h"
 #include "launch/launch.h"
 #include "launch/workdir.h"
@@ -33,6 +34,7 @@ static void usage(FILE *out)
 	      "  logs       print or follow the logs of a job's tasks\n"
 	      "  dags       workflows: list, show, trigger (and follow), runs, pause, backfill\n"
 	      "  tasks      a DAG run's task instances: state, clear, logs\n"
+	      "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
 	      "  launch     (internal) the parent of every task, started by the executor\n"
 	      "  version    print the version of this program and of the server\n"
 	      "  help CMD   the usage of a command\n"
@@ -113,6 +115,8 @@ static int help_main(const char *cmd)
 		cli_dags_usage(stdout);
 	else if (!strcmp(cmd, "tasks"))
 		cli_tasks_usage(stdout);
+	else if (!strcmp(cmd, "hash-password"))
+		cli_password_usage(stdout);
 	else if (!strcmp(cmd, "version"))
 		version_usage(stdout);
 	else if (!strcmp(cmd, "server"))
@@ -144,6 +148,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 2 && !strcmp(argv[1], "artifact-unpack"))
 		return cli_artifact_unpack(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "hash-password"))
+		return cli_password_main(argc - 1, argv + 1);
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		int r;
