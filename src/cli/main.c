@@ -25,7 +25,7 @@ static void usage(FILE *out)
 {
 	fputs("usage: weir [--server URL] [--home DIR] COMMAND [ARGS]\n"
 	      "\n"
-	      "Runs distributed training jobs (TonY-compatible) on this machine.\n"
+	      "Runs distributed training jobs (TonY-compatible) and DAG workflows on this machine.\n"
 	      "\n"
 	      "commands:\n"
 	      "  server     run the weir server (the API, the scheduler, the local executor)\n"
