@@ -15,6 +15,7 @@
 
 #include "lib/clock.h"
 #include "model/cron.h"
+#include "server/dag_test.h"
 
 #define POLL_MS 200
 #define CALL_TIMEOUT_MS 30000
@@ -32,6 +33,7 @@ void cli_dags_usage(FILE *out)
 	    "       weir dags runs DAG [--state S] [--limit N] [--json]\n"
 	    "       weir dags pause DAG | unpause DAG\n"
 	    "       weir dags backfill DAG --from D --to D [--conf JSON] [--wait]\n"
+	    "       weir dags test DAG_FILE [--conf JSON] [--logical-date T] [--keep]\n"
 	    "\n"
 	    "  list      the DAGs (id, schedule, paused, tags, file), then the DAG files that\n"
 	    "            did not load (import errors: file, line and message)\n"
@@ -47,6 +49,12 @@ void cli_dags_usage(FILE *out)
 	    "  backfill  one run per schedule interval whose logical date is in [--from, --to]\n"
 	    "            (ids backfill__LOGICAL_DATE; runs that exist already are kept);\n"
 	    "            --wait: follow them and exit 0 when all succeeded\n"
+	    "  test      runs one DAG file once, in this process, without a server: a\n"
+	    "            temporary home and store, the local executor, real processes; one\n"
+	    "            line per task state change, a summary, the log tail of each failed\n"
+	    "            task; exit 0 when the run succeeds, 1 when it fails, 2 for a bad\n"
+	    "            file or --conf, 130 on Ctrl-C (its jobs are killed).  --keep: keep\n"
+	    "            the temporary home (logs, store) and print its path\n"
 	    "  --json    the server's JSON instead of a table\n"
 	    "\n"
 	    "exit status: 0 done (a followed run succeeded), 1 the run failed or the server\n"
@@ -991,6 +999,25 @@ out:
 	return rc;
 }
 
+/* `dags test` runs in this process (server/dag_test.h): no server, no HTTP client. */
+static int dags_test(const char *file, const char *conf_text, const char *date, bool keep)
+{
+	struct weir_error err = {0};
+	struct dag_test_opts o = {.file = file, .logical_date = date, .keep = keep};
+	int rc;
+
+	if (conf_text) {
+		o.conf = cli_dags_parse_conf(conf_text, &err);
+		if (!o.conf) {
+			cli_error("%s", err.msg);
+			return CLI_EXIT_USAGE;
+		}
+	}
+	rc = dag_test_run(&o);
+	json_decref(o.conf);
+	return rc;
+}
+
 /* ---- dispatch -------------------------------------------------------------------------- */
 
 int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
@@ -1001,7 +1028,7 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	const char *pos[2] = {NULL, NULL};
 	const char *conf = NULL, *run_id = NULL, *date = NULL, *from = NULL, *to = NULL;
 	const char *state = NULL, *limit = NULL;
-	bool wait = false, as_json = false;
+	bool wait = false, as_json = false, keep = false;
 	size_t n_pos = 0, want = 1;
 	const char *sub;
 	int rc;
@@ -1023,6 +1050,9 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	                            {"--to", &to, NULL, NULL},
 	                            {"--conf", &conf, NULL, NULL},
 	                            {"--wait", NULL, &wait, NULL}};
+	struct dag_opt test_opts[] = {{"--conf", &conf, NULL, NULL},
+	                              {"--logical-date", &date, NULL, NULL},
+	                              {"--keep", NULL, &keep, NULL}};
 	struct dag_opt runs_opts[] = {{"--state", &state, NULL, NULL},
 	                              {"--limit", &limit, NULL, NULL},
 	                              {"--json", NULL, &as_json, NULL}};
@@ -1047,6 +1077,9 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	} else if (!strcmp(sub, "backfill")) {
 		use = bf_opts;
 		n_use = 4;
+	} else if (!strcmp(sub, "test")) {
+		use = test_opts;
+		n_use = 3;
 	} else {
 		cli_error("no command \"dags %s\"", sub);
 		cli_dags_usage(stderr);
@@ -1057,10 +1090,14 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (n_pos < want) {
 		cli_error("dags %s needs %s", sub,
-		          want == 2 ? "a DAG id and a run id" : "a DAG id");
+		          want == 2                 ? "a DAG id and a run id"
+		          : !strcmp(sub, "test") ? "a DAG file"
+		                                 : "a DAG id");
 		cli_dags_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	if (!strcmp(sub, "test"))
+		return dags_test(pos[0], conf, date, keep);
 	if (cli_ctx_init(&ctx, &g, &err) < 0) {
 		cli_error("%s", err.msg);
 		return CLI_EXIT_FAILED;

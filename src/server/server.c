@@ -34,12 +34,7 @@
 struct server {
 	uv_loop_t loop;
 	uv_signal_t sigterm, sigint;
-	struct store *store;
-	struct job_manager *jm;
-	struct dag_manager *dm;
-	struct api *api;
-	struct http_server *http;
-	struct executor *exec;
+	struct server_parts parts;
 	bool stopping;
 };
 
@@ -49,17 +44,7 @@ static void stop(struct server *s)
 		return;
 	s->stopping = true;
 	log_info("stopping: tasks keep running and report when the server is back");
-	api_destroy(s->api);
-	s->api = NULL;
-	http_server_destroy(s->http);
-	s->http = NULL;
-	dag_manager_destroy(s->dm);
-	s->dm = NULL;
-	job_manager_destroy(s->jm);
-	s->jm = NULL;
-	if (s->exec)
-		s->exec->ops->destroy(s->exec);
-	s->exec = NULL;
+	server_parts_stop(&s->parts);
 	uv_close((uv_handle_t *)&s->sigterm, NULL);
 	uv_close((uv_handle_t *)&s->sigint, NULL);
 }
@@ -84,7 +69,7 @@ static char *callback_url(const char *host, int port)
 	return url;
 }
 
-static int prepare_home(struct server_config *cfg, struct weir_error *err)
+int server_prepare_home(struct server_config *cfg, struct weir_error *err)
 {
 	char real[PATH_MAX];
 	char *sub;
@@ -114,15 +99,167 @@ static int prepare_home(struct server_config *cfg, struct weir_error *err)
 	return 0;
 }
 
+/* ---- the parts ---- */
+
+static void detect_node(struct server_parts *p, const struct server_config *cfg)
+{
+	p->node.vcores = cfg->vcores > 0 ? cfg->vcores : resources_detect_vcores();
+	p->node.memory_mb = cfg->memory_mb > 0 ? cfg->memory_mb : resources_detect_memory_mb();
+	if (cfg->gpus_set) {
+		p->node.gpu_ids = (const char *const *)cfg->gpu_ids;
+		p->node.n_gpus = cfg->n_gpus;
+	} else if (resources_detect_gpus(&p->detected, &p->n_detected) == 0) {
+		p->node.gpu_ids = (const char *const *)p->detected;
+		p->node.n_gpus = p->n_detected;
+	}
+}
+
+static int set_users(struct server_parts *p, const struct server_config *cfg,
+                     struct weir_error *err)
+{
+	struct basic_user *users;
+	int rc;
+
+	if (cfg->n_users == 0)
+		return 0;
+	users = calloc(cfg->n_users, sizeof *users);
+	if (!users)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	for (size_t i = 0; i < cfg->n_users; i++) {
+		users[i].name = cfg->users[i].name;
+		users[i].password_hash = cfg->users[i].password_hash;
+	}
+	rc = api_set_users(p->api, users, cfg->n_users, err);
+	free(users);
+	if (rc < 0)
+		weir_error_prefix(err, "users");
+	return rc;
+}
+
+int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_config *cfg,
+                        struct weir_error *err)
+{
+	char *db = NULL;
+	int rc = -1;
+
+	memset(p, 0, sizeof *p);
+	detect_node(p, cfg);
+	p->token = server_token_load_or_create(cfg->home, err);
+	if (!p->token) {
+		weir_error_prefix(err, "token");
+		goto out;
+	}
+	db = fs_join(cfg->home, "weir.db");
+	if (!db) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	p->store = store_open(db, err);
+	if (!p->store) {
+		weir_error_prefix(err, "store %s", db);
+		goto out;
+	}
+	p->jm = job_manager_create(loop, p->store, &p->node, cfg->home, err);
+	if (!p->jm)
+		goto out;
+	p->dm = dag_manager_create(loop, p->store, p->jm, cfg->home, cfg->dags_dir, cfg->pools,
+	                           cfg->n_pools, err);
+	if (!p->dm) {
+		weir_error_prefix(err, "DAGs");
+		goto out;
+	}
+	p->api = api_create(loop, p->token, job_manager_api_ops(), p->jm);
+	if (!p->api) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
+	if (set_users(p, cfg, err) < 0) {
+		rc = -2;
+		goto out;
+	}
+	p->http = http_server_create(loop, cfg->listen_host, cfg->listen_port, api_handle, p->api,
+	                             err);
+	if (!p->http)
+		goto out;
+	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
+	if (!p->url) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	p->exec = local_executor_create(loop, NULL, p->url, p->token, cfg->kill_grace_s,
+	                                job_manager_on_launcher_exit, p->jm, err);
+	if (!p->exec)
+		goto out;
+	job_manager_set_executor(p->jm, p->exec);
+	job_manager_set_api(p->jm, p->api);
+	rc = 0;
+out:
+	if (rc < 0)
+		server_parts_stop(p);
+	free(db);
+	return rc;
+}
+
+int server_parts_recover(struct server_parts *p, struct weir_error *err)
+{
+	/* the DAGs first, so that jobs the job manager's recovery settles find
+	 * their task instances' DAGs; then the runs */
+	if (dag_manager_load(p->dm, err) < 0) {
+		weir_error_prefix(err, "DAGs");
+		return -1;
+	}
+	if (job_manager_recover(p->jm, err) < 0) {
+		weir_error_prefix(err, "recovery");
+		return -1;
+	}
+	if (dag_manager_recover(p->dm, err) < 0) {
+		weir_error_prefix(err, "DAG recovery");
+		return -1;
+	}
+	return 0;
+}
+
+void server_parts_stop(struct server_parts *p)
+{
+	if (p->stopped)
+		return;
+	p->stopped = true;
+	api_destroy(p->api);
+	p->api = NULL;
+	http_server_destroy(p->http);
+	p->http = NULL;
+	dag_manager_destroy(p->dm);
+	p->dm = NULL;
+	job_manager_destroy(p->jm);
+	p->jm = NULL;
+	if (p->exec)
+		p->exec->ops->destroy(p->exec);
+	p->exec = NULL;
+}
+
+void server_parts_release(struct server_parts *p)
+{
+	server_parts_stop(p);
+	store_close(p->store);
+	p->store = NULL;
+	resources_free_ids(p->detected, p->n_detected);
+	p->detected = NULL;
+	p->n_detected = 0;
+	free(p->url);
+	p->url = NULL;
+	free(p->token);
+	p->token = NULL;
+}
+
+/* ---- weir server ---- */
+
 int server_main(int argc, char **argv)
 {
 	struct server s;
 	struct server_config cfg;
 	struct weir_error err = {0};
-	struct node_resources node = {0};
-	char **detected = NULL;
-	size_t n_detected = 0;
-	char *token = NULL, *db = NULL, *url = NULL;
+	struct server_parts *p = &s.parts;
 	char mem[32], cg_line[512];
 	struct cgroup_support cg;
 	int rc = 1, r;
@@ -143,128 +280,52 @@ int server_main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (prepare_home(&cfg, &err) < 0) {
+	if (server_prepare_home(&cfg, &err) < 0) {
 		log_error("home: %s", err.msg);
-		goto out;
-	}
-	token = server_token_load_or_create(cfg.home, &err);
-	if (!token) {
-		log_error("token: %s", err.msg);
-		goto out;
-	}
-
-	node.vcores = cfg.vcores > 0 ? cfg.vcores : resources_detect_vcores();
-	node.memory_mb = cfg.memory_mb > 0 ? cfg.memory_mb : resources_detect_memory_mb();
-	if (cfg.gpus_set) {
-		node.gpu_ids = (const char *const *)cfg.gpu_ids;
-		node.n_gpus = cfg.n_gpus;
-	} else if (resources_detect_gpus(&detected, &n_detected) == 0) {
-		node.gpu_ids = (const char *const *)detected;
-		node.n_gpus = n_detected;
-	}
-
-	db = fs_join(cfg.home, "weir.db");
-	if (!db)
-		goto out;
-	s.store = store_open(db, &err);
-	if (!s.store) {
-		log_error("store %s: %s", db, err.msg);
 		goto out;
 	}
 	if (uv_loop_init(&s.loop) != 0) {
 		log_error("cannot create the event loop");
 		goto out;
 	}
-	s.jm = job_manager_create(&s.loop, s.store, &node, cfg.home, &err);
-	if (!s.jm) {
+	r = server_parts_create(p, &s.loop, &cfg, &err);
+	if (r < 0) {
 		log_error("%s", err.msg);
+		rc = r == -2 ? 2 : 1;
 		goto out_loop;
 	}
-	s.dm = dag_manager_create(&s.loop, s.store, s.jm, cfg.home, cfg.dags_dir, cfg.pools,
-	                          cfg.n_pools, &err);
-	if (!s.dm) {
-		log_error("DAGs: %s", err.msg);
-		goto out_loop;
-	}
-	s.api = api_create(&s.loop, token, job_manager_api_ops(), s.jm);
-	if (!s.api) {
-		log_error("out of memory");
-		goto out_loop;
-	}
-	api_set_dag_ops(s.api, dag_manager_api_ops(), s.dm);
-	if (cfg.n_users > 0) {
-		struct basic_user *users = calloc(cfg.n_users, sizeof *users);
-		int ur;
-		for (size_t i = 0; users && i < cfg.n_users; i++) {
-			users[i].name = cfg.users[i].name;
-			users[i].password_hash = cfg.users[i].password_hash;
-		}
-		ur = users ? api_set_users(s.api, users, cfg.n_users, &err)
-		           : weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
-		free(users);
-		if (ur < 0) {
-			log_error("users: %s", err.msg);
-			rc = 2;
-			goto out_loop;
-		}
-	}
-	s.http =
-	    http_server_create(&s.loop, cfg.listen_host, cfg.listen_port, api_handle, s.api, &err);
-	if (!s.http) {
-		log_error("%s", err.msg);
-		goto out_loop;
-	}
-	url = callback_url(cfg.listen_host, http_server_port(s.http));
-	s.exec = local_executor_create(&s.loop, NULL, url, token, cfg.kill_grace_s,
-	                               job_manager_on_launcher_exit, s.jm, &err);
-	if (!s.exec) {
-		log_error("%s", err.msg);
-		goto out_loop;
-	}
-	job_manager_set_executor(s.jm, s.exec);
-	job_manager_set_api(s.jm, s.api);
 
 	{
 		char gpus[512] = "";
 		size_t off = 0;
-		for (size_t i = 0; i < node.n_gpus && off < sizeof gpus - 2; i++)
+		for (size_t i = 0; i < p->node.n_gpus && off < sizeof gpus - 2; i++)
 			off += (size_t)snprintf(gpus + off, sizeof gpus - off, "%s%s", i ? "," : "",
-			                        node.gpu_ids[i]);
+			                        p->node.gpu_ids[i]);
 		printf("weir server: listening on http://%s%s%s:%d, home %s, resources: %d vcores, "
 		       "%s memory, %zu gpus%s%s%s\n",
 		       strchr(cfg.listen_host, ':') ? "[" : "", cfg.listen_host,
-		       strchr(cfg.listen_host, ':') ? "]" : "", http_server_port(s.http), cfg.home,
-		       node.vcores, alloc_format_memory(node.memory_mb, mem, sizeof mem),
-		       node.n_gpus, node.n_gpus ? " (" : "", gpus, node.n_gpus ? ")" : "");
+		       strchr(cfg.listen_host, ':') ? "]" : "", http_server_port(p->http), cfg.home,
+		       p->node.vcores, alloc_format_memory(p->node.memory_mb, mem, sizeof mem),
+		       p->node.n_gpus, p->node.n_gpus ? " (" : "", gpus, p->node.n_gpus ? ")" : "");
 		cgroup_detect(&cg);
 		printf("weir server: memory limits: %s\n",
 		       cgroup_describe(&cg, cg_line, sizeof cg_line));
 		fflush(stdout);
 	}
 
-	/* the DAGs first, so that jobs the job manager's recovery settles find
-	 * their task instances' DAGs; then the runs */
-	if (dag_manager_load(s.dm, &err) < 0) {
-		log_error("DAGs: %s", err.msg);
-		goto out_loop;
-	}
-	if (job_manager_recover(s.jm, &err) < 0) {
-		log_error("recovery: %s", err.msg);
-		goto out_loop;
-	}
-	if (dag_manager_recover(s.dm, &err) < 0) {
-		log_error("DAG recovery: %s", err.msg);
+	if (server_parts_recover(p, &err) < 0) {
+		log_error("%s", err.msg);
 		goto out_loop;
 	}
 	{
 		int dags, errs, runs;
-		dag_manager_counts(s.dm, &dags, &errs, &runs);
+		dag_manager_counts(p->dm, &dags, &errs, &runs);
 		log_info("DAG folder %s: %d DAGs, %d import errors, %d active runs", cfg.dags_dir,
 		         dags, errs, runs);
 	}
 	{
 		int jobs, tasks;
-		job_manager_counts(s.jm, &jobs, &tasks);
+		job_manager_counts(p->jm, &jobs, &tasks);
 		if (jobs > 0)
 			log_info("recovered %d active jobs, %d tasks not ended", jobs, tasks);
 	}
@@ -279,24 +340,13 @@ int server_main(int argc, char **argv)
 	uv_run(&s.loop, UV_RUN_DEFAULT);
 	rc = 0;
 out_loop:
-	if (!s.stopping) {
-		/* start-up failed part way: unmake what was made */
-		api_destroy(s.api);
-		http_server_destroy(s.http);
-		dag_manager_destroy(s.dm);
-		job_manager_destroy(s.jm);
-		if (s.exec)
-			s.exec->ops->destroy(s.exec);
-	}
+	/* start-up failed part way: unmake what was made (a no-op after stop()) */
+	server_parts_stop(p);
 	uv_run(&s.loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&s.loop) != 0)
 		log_warn("event loop closed with handles still open");
 out:
-	store_close(s.store);
-	resources_free_ids(detected, n_detected);
-	free(url);
-	free(db);
-	free(token);
+	server_parts_release(p);
 	server_config_release(&cfg);
 	return rc;
 }

@@ -1,0 +1,639 @@
+/* dag_test.c: `weir dags test`: one run of a DAG file in this process
+ * (dag_test.h).
+ *
+ * Owns the temporary home, the loop and the follow-up of the one run.  The
+ * run itself is the server's: the parts come from server_parts_create(),
+ * the run is created and read through the same dag_api_ops the Airflow
+ * routes use, so what passes here passes on a server.  The run is followed
+ * by a timer that reads its rows (in process: a read costs microseconds),
+ * rather than a hook in the DAG manager, which knows nothing of tests.
+ */
+#include "server/dag_test.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <uv.h>
+
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "model/cron.h"
+#include "model/dag_spec.h"
+#include "server/server.h"
+
+#define TICK_MS 100
+#define LOG_TAIL_LINES 20
+#define LOG_TAIL_BYTES (64 * 1024)
+/* After the run's end its jobs wind down (a launcher reports, then exits);
+ * past this the ones left are killed, and past twice this we give up. */
+#define DRAIN_MS 30000
+/* The latest start_date a DAG file may hold (9999-12-31T23:59:00Z): the
+ * schedule of the test's copy never fires before it. */
+#define NEVER_START_S 253402300740LL
+
+enum phase { PHASE_RUNNING, PHASE_DRAINING, PHASE_DONE };
+
+struct dag_test {
+	uv_loop_t loop;
+	uv_timer_t tick;
+	uv_signal_t sigint, sigterm;
+	struct server_parts parts;
+	const struct dag_api_ops *ops;
+	const char *dag_id;
+	char *run_id;
+	enum phase phase;
+	bool failed;      /* the run's final state was failed */
+	bool interrupted; /* SIGINT or SIGTERM */
+	bool killed;      /* the jobs left were killed */
+	bool keep;        /* the home stays: paths in it may be printed */
+	int64_t started_ms, drain_since_ms;
+	json_t *seen; /* "state/try" by TI name */
+	json_t *tis;  /* the latest task instances */
+};
+
+/* ---- output ---- */
+
+static void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void error_msg(const char *fmt, ...)
+{
+	va_list ap;
+
+	fflush(stdout);
+	fputs("weir: error: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static char *format_clock(char *buf, size_t size)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	strftime(buf, size, "%H:%M:%S", &tm);
+	return buf;
+}
+
+/* As `weir dags trigger --wait` prints durations. */
+static char *format_duration(int64_t ms, char *buf, size_t size)
+{
+	if (ms < 0)
+		snprintf(buf, size, "-");
+	else if (ms < 1000)
+		snprintf(buf, size, "%dms", (int)ms);
+	else if (ms < 60000)
+		snprintf(buf, size, "%d.%ds", (int)(ms / 1000), (int)(ms % 1000 / 100));
+	else if (ms < 3600000LL)
+		snprintf(buf, size, "%dm%02ds", (int)(ms / 60000), (int)(ms % 60000 / 1000));
+	else
+		snprintf(buf, size, "%dh%02dm", (int)(ms / 3600000), (int)(ms % 3600000 / 60000));
+	return buf;
+}
+
+static const char *ti_state(json_t *ti)
+{
+	const char *s = json_string_value(json_object_get(ti, "state"));
+	return s && *s ? s : "none";
+}
+
+static const char *ti_task(json_t *ti)
+{
+	const char *s = json_string_value(json_object_get(ti, "task_id"));
+	return s ? s : "?";
+}
+
+static int ti_map_index(json_t *ti)
+{
+	json_t *m = json_object_get(ti, "map_index");
+	return json_is_integer(m) ? (int)json_integer_value(m) : -1;
+}
+
+static int ti_try(json_t *ti)
+{
+	return (int)json_integer_value(json_object_get(ti, "try_number"));
+}
+
+static char *ti_name(json_t *ti, char *buf, size_t size)
+{
+	if (ti_map_index(ti) >= 0)
+		snprintf(buf, size, "%s[%d]", ti_task(ti), ti_map_index(ti));
+	else
+		snprintf(buf, size, "%s", ti_task(ti));
+	return buf;
+}
+
+/* One line per state change, as `weir dags trigger --wait` prints them. */
+static void print_changes(struct dag_test *t, json_t *tis)
+{
+	json_t *ti;
+	size_t i;
+
+	json_array_foreach(tis, i, ti)
+	{
+		char name[300], key[64], clock[16];
+		const char *state = ti_state(ti);
+		int try_n = ti_try(ti);
+
+		ti_name(ti, name, sizeof name);
+		snprintf(key, sizeof key, "%s/%d", state, try_n);
+		const char *had = json_string_value(json_object_get(t->seen, name));
+		if (had && !strcmp(had, key))
+			continue;
+		json_object_set_new(t->seen, name, json_string(key));
+		/* a TI that has not started is no news */
+		if (!had && (!strcmp(state, "none") || !strcmp(state, "scheduled")))
+			continue;
+		printf("%s %s %s", format_clock(clock, sizeof clock), name, state);
+		if (try_n > 1 || !strcmp(state, "up_for_retry"))
+			printf(" (try %d)", try_n);
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
+static void print_summary(struct dag_test *t)
+{
+	json_t *ti;
+	size_t i, w = 4;
+
+	json_array_foreach(t->tis, i, ti)
+	{
+		if (strlen(ti_task(ti)) > w)
+			w = strlen(ti_task(ti));
+	}
+	printf("\n%-*s  %-9s  %-15s  %-5s  %s\n", (int)w, "TASK", "MAP INDEX", "STATE", "TRIES",
+	       "DURATION");
+	json_array_foreach(t->tis, i, ti)
+	{
+		char map[16], dur[32];
+		json_t *d = json_object_get(ti, "duration");
+
+		if (ti_map_index(ti) >= 0)
+			snprintf(map, sizeof map, "%d", ti_map_index(ti));
+		else
+			snprintf(map, sizeof map, "-");
+		format_duration(json_is_number(d) ? (int64_t)(json_number_value(d) * 1000) : -1,
+		                dur, sizeof dur);
+		printf("%-*s  %-9s  %-15s  %-5d  %s\n", (int)w, ti_task(ti), map, ti_state(ti),
+		       ti_try(ti), dur);
+	}
+}
+
+/* The last LOG_TAIL_LINES lines of a file. */
+static void print_tail(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	long size, from;
+	size_t n, start;
+	int lines = 0;
+
+	if (!f) {
+		printf("  (no log: %s: %s)\n", path, strerror(errno));
+		return;
+	}
+	if (fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0)
+		goto out;
+	from = size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0;
+	buf = malloc((size_t)(size - from) + 1);
+	if (!buf || fseek(f, from, SEEK_SET) < 0)
+		goto out;
+	n = fread(buf, 1, (size_t)(size - from), f);
+	buf[n] = '\0';
+	if (n == 0) {
+		printf("  (the log is empty)\n");
+		goto out;
+	}
+	/* back from the end: the start of the LOG_TAIL_LINES-th line from last */
+	start = n;
+	if (start > 0 && buf[start - 1] == '\n')
+		start--;
+	while (start > 0) {
+		if (buf[start - 1] == '\n' && ++lines == LOG_TAIL_LINES)
+			break;
+		start--;
+	}
+	fputs(buf + start, stdout);
+	if (buf[n - 1] != '\n')
+		putchar('\n');
+out:
+	free(buf);
+	fclose(f);
+}
+
+static void print_failed_logs(struct dag_test *t)
+{
+	json_t *ti;
+	size_t i;
+
+	json_array_foreach(t->tis, i, ti)
+	{
+		struct weir_error err = {0};
+		char name[300], *path = NULL;
+		bool ended = false;
+		int try_n = ti_try(ti);
+
+		if (strcmp(ti_state(ti), "failed"))
+			continue;
+		ti_name(ti, name, sizeof name);
+		/* the try that ran last: try_number, or the one before when the count moved on */
+		if (t->ops->ti_log_locate(t->parts.dm, t->dag_id, t->run_id, ti_task(ti),
+		                          ti_map_index(ti), try_n, &path, &ended, &err) < 0 &&
+		    (try_n <= 1 ||
+		     t->ops->ti_log_locate(t->parts.dm, t->dag_id, t->run_id, ti_task(ti),
+		                           ti_map_index(ti), --try_n, &path, &ended, &err) < 0)) {
+			printf("\n--- %s failed: no log (%s)\n", name, err.msg);
+			continue;
+		}
+		/* the path is worth printing only when the home is kept */
+		printf("\n--- %s failed (try %d): the last %d lines of its log%s%s\n", name, try_n,
+		       LOG_TAIL_LINES, t->keep ? " " : "", t->keep ? path : "");
+		print_tail(path);
+		free(path);
+	}
+}
+
+/* ---- the run ---- */
+
+static void kill_jobs(struct dag_test *t)
+{
+	struct job_row *rows = NULL;
+	size_t n = 0;
+	struct weir_error err = {0};
+
+	if (store_jobs_active(t->parts.store, &rows, &n, &err) < 0) {
+		error_msg("cannot list the jobs to kill: %s", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (job_manager_kill(t->parts.jm, rows[i].id, &err) < 0 &&
+		    err.kind != WEIR_E_CONFLICT)
+			error_msg("job %lld: %s", (long long)rows[i].id, err.msg);
+	job_rows_free(rows, n);
+}
+
+static void count_process(uv_handle_t *h, void *arg)
+{
+	if (h->type == UV_PROCESS && !uv_is_closing(h))
+		(*(int *)arg)++;
+}
+
+static void finish(struct dag_test *t)
+{
+	if (t->phase == PHASE_DONE)
+		return;
+	t->phase = PHASE_DONE;
+	if (t->tis) {
+		print_summary(t);
+		if (!t->interrupted)
+			print_failed_logs(t);
+	}
+	server_parts_stop(&t->parts);
+	uv_close((uv_handle_t *)&t->tick, NULL);
+	uv_close((uv_handle_t *)&t->sigint, NULL);
+	uv_close((uv_handle_t *)&t->sigterm, NULL);
+}
+
+/* Reads the run and its TIs; the run's state goes to *state (borrowed
+ * from a static string) when it has ended. */
+static void look(struct dag_test *t, const char **state)
+{
+	struct weir_error err = {0};
+	json_t *run = t->ops->get_run(t->parts.dm, t->dag_id, t->run_id, &err);
+	json_t *tis = run ? t->ops->list_tis(t->parts.dm, t->dag_id, t->run_id, &err) : NULL;
+
+	*state = NULL;
+	if (!run || !tis) {
+		error_msg("run %s: %s", t->run_id, err.msg);
+		json_decref(run);
+		return;
+	}
+	print_changes(t, json_object_get(tis, "task_instances"));
+	json_decref(t->tis);
+	t->tis = json_incref(json_object_get(tis, "task_instances"));
+	const char *s = json_string_value(json_object_get(run, "state"));
+	if (s && !strcmp(s, "success"))
+		*state = "success";
+	else if (s && !strcmp(s, "failed"))
+		*state = "failed";
+	json_decref(tis);
+	json_decref(run);
+}
+
+static void on_tick(uv_timer_t *h)
+{
+	struct dag_test *t = h->data;
+	const char *state = NULL;
+	int jobs = 0, tasks = 0, procs = 0;
+	int64_t now = clock_mono_ms();
+
+	if (t->phase == PHASE_RUNNING) {
+		look(t, &state);
+		if (!state)
+			return;
+		char dur[32];
+		t->failed = !strcmp(state, "failed");
+		t->phase = PHASE_DRAINING;
+		t->drain_since_ms = now;
+		printf("dag run %s of %s %s in %s\n", t->run_id, t->dag_id, state,
+		       format_duration(now - t->started_ms, dur, sizeof dur));
+		fflush(stdout);
+	}
+	if (t->phase != PHASE_DRAINING)
+		return;
+	/* every job ended and every launcher reaped: nothing of the run is left */
+	job_manager_counts(t->parts.jm, &jobs, &tasks);
+	uv_walk(&t->loop, count_process, &procs);
+	if (jobs == 0 && tasks == 0 && procs == 0) {
+		look(t, &state);
+		finish(t);
+		return;
+	}
+	if (!t->killed && now - t->drain_since_ms > DRAIN_MS) {
+		error_msg("%d jobs and %d launchers still running %ds after the run ended: "
+		          "killing them",
+		          jobs, procs, DRAIN_MS / 1000);
+		t->killed = true;
+		kill_jobs(t);
+	} else if (now - t->drain_since_ms > 2 * DRAIN_MS) {
+		error_msg("%d jobs and %d launchers did not end; leaving them", jobs, procs);
+		t->failed = true;
+		finish(t);
+	}
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+	struct dag_test *t = h->data;
+	struct weir_error err = {0};
+	json_t *body, *r;
+
+	fflush(stdout);
+	fprintf(stderr, "weir: %s: killing the run's jobs\n", strsignal(signum));
+	if (t->phase == PHASE_DONE)
+		return;
+	t->interrupted = true;
+	if (t->phase == PHASE_RUNNING) {
+		/* the run fails first, so that no retry and no successor starts */
+		body = json_pack("{s:s}", "state", "failed");
+		r = body ? t->ops->patch_run(t->parts.dm, t->dag_id, t->run_id, body, &err) : NULL;
+		if (!r && body)
+			error_msg("run %s: %s", t->run_id, err.msg);
+		json_decref(r);
+		json_decref(body);
+		t->phase = PHASE_DRAINING;
+		t->drain_since_ms = clock_mono_ms();
+	}
+	kill_jobs(t);
+	t->killed = true;
+}
+
+/* ---- set-up ---- */
+
+/* The DAG as the manager will load it: paths resolved against the original
+ * file's folder, and a schedule that never fires on its own. */
+static int write_copy(const struct dag_spec *spec, const char *path, struct weir_error *err)
+{
+	json_t *j = dag_spec_to_json(spec);
+	char *text = NULL;
+	int rc = -1;
+
+	if (!j || json_object_set_new(j, "start_date", json_integer(NEVER_START_S)) < 0 ||
+	    json_object_set_new(j, "end_date", json_null()) < 0 ||
+	    !(text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	rc = fs_write_file_atomic(path, text, strlen(text), 0644, err);
+out:
+	free(text);
+	json_decref(j);
+	return rc;
+}
+
+/* One slot for each pool the DAG names (see dag_test.h). */
+static int add_pools(struct server_config *cfg, const struct dag_spec *spec)
+{
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const char *name = spec->tasks[i].pool;
+		bool have = false;
+		struct server_pool *p;
+
+		if (!name || !*name)
+			continue;
+		for (size_t k = 0; k < cfg->n_pools; k++)
+			have = have || !strcmp(cfg->pools[k].name, name);
+		if (have)
+			continue;
+		p = realloc(cfg->pools, (cfg->n_pools + 1) * sizeof *p);
+		if (!p)
+			return -1;
+		cfg->pools = p;
+		p[cfg->n_pools].name = strdup(name);
+		p[cfg->n_pools].slots = 1;
+		if (!p[cfg->n_pools].name)
+			return -1;
+		cfg->n_pools++;
+	}
+	return 0;
+}
+
+static char *make_home(void)
+{
+	const char *tmp = getenv("TMPDIR");
+	char *path = NULL;
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if (asprintf(&path, "%s/weir-dags-test-XXXXXX", tmp) < 0)
+		return NULL;
+	if (!mkdtemp(path)) {
+		error_msg("cannot make a temporary home under %s: %s", tmp, strerror(errno));
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/* The DAG manager loaded the copy: else say why (its import error). */
+static int check_loaded(struct dag_test *t)
+{
+	struct weir_error err = {0};
+	json_t *dag = t->ops->get_dag(t->parts.dm, t->dag_id, &err);
+	json_t *ie, *e;
+	size_t i;
+
+	if (dag) {
+		json_decref(dag);
+		return 0;
+	}
+	ie = t->ops->import_errors(t->parts.dm, 100, 0, &err);
+	json_array_foreach(json_object_get(ie, "import_errors"), i, e)
+	        error_msg("%s", json_string_value(json_object_get(e, "stack_trace")));
+	if (json_array_size(json_object_get(ie, "import_errors")) == 0)
+		error_msg("DAG %s did not load", t->dag_id);
+	json_decref(ie);
+	return -1;
+}
+
+static int trigger(struct dag_test *t, const struct dag_test_opts *o, const char *iso)
+{
+	struct weir_error err = {0};
+	json_t *body = json_object(), *run;
+	int rc = DAG_TEST_FAILED;
+
+	if (!body)
+		return rc;
+	if (o->conf)
+		json_object_set(body, "conf", o->conf);
+	if (iso)
+		json_object_set_new(body, "logical_date", json_string(iso));
+	run = t->ops->trigger_run(t->parts.dm, t->dag_id, body, &err);
+	json_decref(body);
+	if (!run) {
+		error_msg("%s", err.msg);
+		return err.kind == WEIR_E_INVALID ? DAG_TEST_BAD_INPUT : DAG_TEST_FAILED;
+	}
+	const char *id = json_string_value(json_object_get(run, "dag_run_id"));
+	t->run_id = strdup(id ? id : "");
+	if (t->run_id) {
+		printf("dag run %s triggered\n", t->run_id);
+		fflush(stdout);
+		rc = DAG_TEST_SUCCESS;
+	}
+	json_decref(run);
+	return rc;
+}
+
+int dag_test_run(const struct dag_test_opts *o)
+{
+	struct weir_error err = {0};
+	struct dag_test t;
+	struct server_config cfg;
+	struct dag_spec *spec = NULL;
+	char *home = NULL, *dags = NULL, *copy = NULL, *name = NULL;
+	char iso[64];
+	int64_t logical_ms;
+	json_t *params;
+	int rc = DAG_TEST_FAILED, r;
+
+	memset(&t, 0, sizeof t);
+	server_config_init(&cfg);
+	signal(SIGPIPE, SIG_IGN);
+	spec = dag_spec_parse_file(o->file, &err);
+	if (!spec) {
+		error_msg("%s", err.msg);
+		rc = DAG_TEST_BAD_INPUT;
+		goto out;
+	}
+	if (o->logical_date &&
+	    schedule_parse_time(o->logical_date, "--logical-date", &logical_ms, &err) < 0) {
+		error_msg("%s", err.msg);
+		rc = DAG_TEST_BAD_INPUT;
+		goto out;
+	}
+	if (o->logical_date)
+		schedule_format_ts(logical_ms, iso, sizeof iso);
+	params = dag_spec_run_params(spec, o->conf, &err);
+	if (!params) {
+		error_msg("--conf: %s", err.msg);
+		rc = DAG_TEST_BAD_INPUT;
+		goto out;
+	}
+	json_decref(params);
+
+	home = make_home();
+	if (!home)
+		goto out;
+	dags = fs_join(home, "dags");
+	if (!dags || asprintf(&name, "%s.json", spec->dag_id) < 0 || !(copy = fs_join(dags, name)))
+		goto out;
+	if (fs_mkdir_p(dags, 0755, &err) < 0 || write_copy(spec, copy, &err) < 0) {
+		error_msg("%s: %s", home, err.msg);
+		goto out;
+	}
+	free(cfg.home);
+	free(cfg.dags_dir);
+	free(cfg.listen_host);
+	cfg.home = strdup(home);
+	cfg.dags_dir = strdup(dags);
+	cfg.listen_host = strdup("127.0.0.1");
+	cfg.listen_port = 0;
+	if (!cfg.home || !cfg.dags_dir || !cfg.listen_host || add_pools(&cfg, spec) < 0)
+		goto out;
+	if (server_prepare_home(&cfg, &err) < 0) {
+		error_msg("home %s: %s", home, err.msg);
+		goto out;
+	}
+	if (uv_loop_init(&t.loop) != 0) {
+		error_msg("cannot create the event loop");
+		goto out;
+	}
+	/* the server's own chatter (DAG loaded, run queued) is not the test's output */
+	log_set_level(getenv("WEIR_LOG") ? LOG_INFO : LOG_WARN);
+	if (server_parts_create(&t.parts, &t.loop, &cfg, &err) < 0 ||
+	    server_parts_recover(&t.parts, &err) < 0) {
+		error_msg("%s", err.msg);
+		goto out_loop;
+	}
+	t.ops = dag_manager_api_ops();
+	t.dag_id = spec->dag_id;
+	t.keep = o->keep;
+	t.seen = json_object();
+	if (!t.seen)
+		goto out_loop;
+	if (check_loaded(&t) < 0) {
+		rc = DAG_TEST_BAD_INPUT;
+		goto out_loop;
+	}
+	printf("weir dags test: DAG %s (%zu tasks) from %s\n", spec->dag_id, spec->n_tasks,
+	       o->file);
+	fflush(stdout);
+	t.started_ms = clock_mono_ms();
+	r = trigger(&t, o, o->logical_date ? iso : NULL);
+	if (r != DAG_TEST_SUCCESS) {
+		rc = r;
+		goto out_loop;
+	}
+	uv_timer_init(&t.loop, &t.tick);
+	uv_signal_init(&t.loop, &t.sigint);
+	uv_signal_init(&t.loop, &t.sigterm);
+	t.tick.data = t.sigint.data = t.sigterm.data = &t;
+	uv_signal_start(&t.sigint, on_signal, SIGINT);
+	uv_signal_start(&t.sigterm, on_signal, SIGTERM);
+	uv_timer_start(&t.tick, on_tick, TICK_MS, TICK_MS);
+	uv_run(&t.loop, UV_RUN_DEFAULT);
+	rc = t.interrupted ? DAG_TEST_INTERRUPTED : t.failed ? DAG_TEST_FAILED : DAG_TEST_SUCCESS;
+out_loop:
+	server_parts_stop(&t.parts);
+	uv_run(&t.loop, UV_RUN_DEFAULT);
+	if (uv_loop_close(&t.loop) != 0)
+		log_warn("event loop closed with handles still open");
+out:
+	server_parts_release(&t.parts);
+	if (home && o->keep) {
+		printf("kept the test's home: %s\n", home);
+	} else if (home && fs_remove_tree(home) < 0) {
+		error_msg("cannot remove %s: %s", home, strerror(errno));
+	}
+	fflush(stdout);
+	json_decref(t.seen);
+	json_decref(t.tis);
+	free(t.run_id);
+	free(name);
+	free(copy);
+	free(dags);
+	free(home);
+	dag_spec_destroy(spec);
+	server_config_release(&cfg);
+	return rc;
+}

@@ -1,0 +1,43 @@
+/* dag_test.h: `weir dags test DAG_FILE`: one run of a DAG file in this
+ * process, without a server, for CI.
+ *
+ * It makes a temporary home and DAG folder, assembles the same parts as
+ * `weir server` (server/server.h: store, job manager, DAG manager, the API
+ * on an ephemeral loopback port for the launchers, the local executor with
+ * its real processes and limits), triggers one manual run, follows it to
+ * its end printing one line per task-instance state change, then a summary
+ * and the log tail of every failed task, waits until every job of the run
+ * has ended, and removes the home (unless told to keep it).
+ *
+ * A DAG with a schedule runs once anyway: the copy the manager loads has
+ * its start_date moved past the end of the calendar, so the schedule makes
+ * no run of its own (the manual run's data interval still follows it).
+ * Pools the DAG names get one slot each (the server's configuration is not
+ * read): tasks that share a pool never overlap, as with the smallest pool.
+ */
+#ifndef WEIR_SERVER_DAG_TEST_H
+#define WEIR_SERVER_DAG_TEST_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+
+struct dag_test_opts {
+	const char *file;         /* the DAG file (YAML or JSON) */
+	json_t *conf;             /* a JSON object over the DAG's params, or NULL; borrowed */
+	const char *logical_date; /* any form schedule_parse_time() reads, or NULL: now */
+	bool keep;                /* keep the temporary home (its path is printed) */
+};
+
+/* Exit statuses. */
+#define DAG_TEST_SUCCESS 0
+#define DAG_TEST_FAILED 1     /* the run failed, or the test could not be carried out */
+#define DAG_TEST_BAD_INPUT 2  /* the file does not parse, or --conf/--logical-date is refused */
+#define DAG_TEST_INTERRUPTED 130
+
+/* Runs the test; prints to stdout (progress, summary, log tails) and stderr
+ * (errors).  Returns one of the statuses above.  SIGINT and SIGTERM during
+ * the run kill its jobs and return DAG_TEST_INTERRUPTED. */
+int dag_test_run(const struct dag_test_opts *opts);
+
+#endif
