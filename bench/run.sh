@@ -30,3 +30,5 @@ echo
 "$py" "$here/server_rss.py" --jobs "${JOBS:-1000}" --running "${RUNNING:-32}"
 echo
 "$py" "$here/venv_start.py" --runs "${VENV_RUNS:-10}" --size-mb "${VENV_MB:-200}"
+echo
+"$py" "$here/dags.py" --runs "${DAG_RUNS:-3}" --chain "${CHAIN:-100}" --fanout "${FANOUT:-2000}"
