@@ -1090,7 +1090,7 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (n_pos < want) {
 		cli_error("dags %s needs %s", sub,
-		          want == 2                 ? "a DAG id and a run id"
+		          want == 2              ? "a DAG id and a run id"
 		          : !strcmp(sub, "test") ? "a DAG file"
 		                                 : "a DAG id");
 		cli_dags_usage(stderr);

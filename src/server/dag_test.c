@@ -53,6 +53,7 @@ struct dag_test {
 	bool interrupted; /* SIGINT or SIGTERM */
 	bool killed;      /* the jobs left were killed */
 	bool keep;        /* the home stays: paths in it may be printed */
+	bool tick_on;
 	int64_t started_ms, drain_since_ms;
 	json_t *seen; /* "state/try" by TI name */
 	json_t *tis;  /* the latest task instances */
@@ -242,6 +243,8 @@ static void print_failed_logs(struct dag_test *t)
 		bool ended = false;
 		int try_n = ti_try(ti);
 
+		const char *why = json_string_value(json_object_get(ti, "reason"));
+
 		if (strcmp(ti_state(ti), "failed"))
 			continue;
 		ti_name(ti, name, sizeof name);
@@ -251,12 +254,15 @@ static void print_failed_logs(struct dag_test *t)
 		    (try_n <= 1 ||
 		     t->ops->ti_log_locate(t->parts.dm, t->dag_id, t->run_id, ti_task(ti),
 		                           ti_map_index(ti), --try_n, &path, &ended, &err) < 0)) {
-			printf("\n--- %s failed: no log (%s)\n", name, err.msg);
+			printf("\n--- %s failed%s%s; no log: %s\n", name, why && *why ? ": " : "",
+			       why && *why ? why : "", err.msg);
 			continue;
 		}
+		printf("\n--- %s failed (try %d)%s%s\n", name, try_n, why && *why ? ": " : "",
+		       why && *why ? why : "");
 		/* the path is worth printing only when the home is kept */
-		printf("\n--- %s failed (try %d): the last %d lines of its log%s%s\n", name, try_n,
-		       LOG_TAIL_LINES, t->keep ? " " : "", t->keep ? path : "");
+		printf("--- the last %d lines of its log%s%s:\n", LOG_TAIL_LINES,
+		       t->keep ? " " : "", t->keep ? path : "");
 		print_tail(path);
 		free(path);
 	}
@@ -287,6 +293,17 @@ static void count_process(uv_handle_t *h, void *arg)
 		(*(int *)arg)++;
 }
 
+static void close_handles(struct dag_test *t)
+{
+	if (t->tick_on)
+		uv_close((uv_handle_t *)&t->tick, NULL);
+	t->tick_on = false;
+	if (!uv_is_closing((uv_handle_t *)&t->sigint)) {
+		uv_close((uv_handle_t *)&t->sigint, NULL);
+		uv_close((uv_handle_t *)&t->sigterm, NULL);
+	}
+}
+
 static void finish(struct dag_test *t)
 {
 	if (t->phase == PHASE_DONE)
@@ -298,9 +315,7 @@ static void finish(struct dag_test *t)
 			print_failed_logs(t);
 	}
 	server_parts_stop(&t->parts);
-	uv_close((uv_handle_t *)&t->tick, NULL);
-	uv_close((uv_handle_t *)&t->sigint, NULL);
-	uv_close((uv_handle_t *)&t->sigterm, NULL);
+	close_handles(t);
 }
 
 /* Reads the run and its TIs; the run's state goes to *state (borrowed
@@ -382,6 +397,11 @@ static void on_signal(uv_signal_t *h, int signum)
 	if (t->phase == PHASE_DONE)
 		return;
 	t->interrupted = true;
+	if (!t->run_id) {
+		/* set-up was interrupted: the run was never made */
+		finish(t);
+		return;
+	}
 	if (t->phase == PHASE_RUNNING) {
 		/* the run fails first, so that no retry and no successor starts */
 		body = json_pack("{s:s}", "state", "failed");
@@ -478,7 +498,7 @@ static int check_loaded(struct dag_test *t)
 	}
 	ie = t->ops->import_errors(t->parts.dm, 100, 0, &err);
 	json_array_foreach(json_object_get(ie, "import_errors"), i, e)
-	        error_msg("%s", json_string_value(json_object_get(e, "stack_trace")));
+	    error_msg("%s", json_string_value(json_object_get(e, "stack_trace")));
 	if (json_array_size(json_object_get(ie, "import_errors")) == 0)
 		error_msg("DAG %s did not load", t->dag_id);
 	json_decref(ie);
@@ -578,6 +598,12 @@ int dag_test_run(const struct dag_test_opts *o)
 		error_msg("cannot create the event loop");
 		goto out;
 	}
+	/* a Ctrl-C during set-up is seen once the loop runs: the home is removed all the same */
+	uv_signal_init(&t.loop, &t.sigint);
+	uv_signal_init(&t.loop, &t.sigterm);
+	t.sigint.data = t.sigterm.data = &t;
+	uv_signal_start(&t.sigint, on_signal, SIGINT);
+	uv_signal_start(&t.sigterm, on_signal, SIGTERM);
 	/* the server's own chatter (DAG loaded, run queued) is not the test's output */
 	log_set_level(getenv("WEIR_LOG") ? LOG_INFO : LOG_WARN);
 	if (server_parts_create(&t.parts, &t.loop, &cfg, &err) < 0 ||
@@ -605,15 +631,13 @@ int dag_test_run(const struct dag_test_opts *o)
 		goto out_loop;
 	}
 	uv_timer_init(&t.loop, &t.tick);
-	uv_signal_init(&t.loop, &t.sigint);
-	uv_signal_init(&t.loop, &t.sigterm);
-	t.tick.data = t.sigint.data = t.sigterm.data = &t;
-	uv_signal_start(&t.sigint, on_signal, SIGINT);
-	uv_signal_start(&t.sigterm, on_signal, SIGTERM);
+	t.tick.data = &t;
+	t.tick_on = true;
 	uv_timer_start(&t.tick, on_tick, TICK_MS, TICK_MS);
 	uv_run(&t.loop, UV_RUN_DEFAULT);
 	rc = t.interrupted ? DAG_TEST_INTERRUPTED : t.failed ? DAG_TEST_FAILED : DAG_TEST_SUCCESS;
 out_loop:
+	close_handles(&t);
 	server_parts_stop(&t.parts);
 	uv_run(&t.loop, UV_RUN_DEFAULT);
 	if (uv_loop_close(&t.loop) != 0)

@@ -31,8 +31,8 @@ struct dag_test_opts {
 
 /* Exit statuses. */
 #define DAG_TEST_SUCCESS 0
-#define DAG_TEST_FAILED 1     /* the run failed, or the test could not be carried out */
-#define DAG_TEST_BAD_INPUT 2  /* the file does not parse, or --conf/--logical-date is refused */
+#define DAG_TEST_FAILED 1    /* the run failed, or the test could not be carried out */
+#define DAG_TEST_BAD_INPUT 2 /* the file does not parse, or --conf/--logical-date is refused */
 #define DAG_TEST_INTERRUPTED 130
 
 /* Runs the test; prints to stdout (progress, summary, log tails) and stderr

@@ -4,6 +4,8 @@
  * API (the API calls it), the API before the HTTP listener (the listener
  * hands it requests), the executor once the port is known (launchers are
  * told where to call back).  Teardown is the reverse; no task is touched.
+ * That assembly is server_parts_*, so that `weir dags test` (dag_test.c)
+ * runs the very same parts rather than a copy of them.
  */
 #include "server/server.h"
 
@@ -178,8 +180,8 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		rc = -2;
 		goto out;
 	}
-	p->http = http_server_create(loop, cfg->listen_host, cfg->listen_port, api_handle, p->api,
-	                             err);
+	p->http =
+	    http_server_create(loop, cfg->listen_host, cfg->listen_port, api_handle, p->api, err);
 	if (!p->http)
 		goto out;
 	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
