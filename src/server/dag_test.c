@@ -605,7 +605,8 @@ int dag_test_run(const struct dag_test_opts *o)
 	uv_signal_start(&t.sigint, on_signal, SIGINT);
 	uv_signal_start(&t.sigterm, on_signal, SIGTERM);
 	/* the server's own chatter (DAG loaded, run queued) is not the test's output */
-	log_set_level(getenv("WEIR_LOG") ? LOG_INFO : LOG_WARN);
+	if (!getenv("WEIR_LOG"))
+		log_set_level(LOG_WARN);
 	if (server_parts_create(&t.parts, &t.loop, &cfg, &err) < 0 ||
 	    server_parts_recover(&t.parts, &err) < 0) {
 		error_msg("%s", err.msg);

@@ -236,6 +236,25 @@ tasks:
     tester.check_clean()
 
 
+def test_a_schedule_makes_no_run_of_its_own(tester):
+    # with catchup, a server would make a run for every day since 2024: the test makes one
+    path = tester.write("daily.yaml", """\
+dag_id: t_daily
+schedule: "@daily"
+start_date: 2024-01-01
+catchup: true
+max_active_runs: 1
+tasks:
+  - task_id: mark
+    command: echo {{ run_id }} {{ ds }} {{ data_interval_end }} >> @SIDE@/runs
+""")
+    r = tester.run(path, "--logical-date", "2024-02-10")
+    assert r.returncode == 0, describe(r)
+    assert (tester.side / "runs").read_text().splitlines() == [
+        "manual__2024-02-10T00:00:00+00:00 2024-02-10 2024-02-11T00:00:00+00:00"]
+    tester.check_clean()
+
+
 def test_keep_prints_the_home(tester):
     path = tester.write("hello.yaml", HELLO)
     r = tester.run(path, "--keep")
