@@ -71,6 +71,10 @@ struct dag_manager {
 	int open_handles;
 	bool in_pass;
 	bool pass_again;
+	bool pool_dirty;    /* something changed since the last pool pass */
+	int depth;          /* nested entry points (begin/end) */
+	struct run_ctx **runs; /* runs read during this turn (run_get()) */
+	size_t n_runs, cap_runs;
 	int64_t wake_at_ms; /* the earliest retry seen since the timer was armed; 0: none */
 };
 
@@ -95,8 +99,17 @@ static void set_state(char *dst, const char *name)
 	snprintf(dst, STORE_STATE_MAX, "%s", name);
 }
 
+static void run_cache_drop(struct dag_manager *dm);
+
+/* An entry point starts: the outermost one starts with no cached run and
+ * with a pool pass owed (whatever happened outside the manager, a job's end
+ * or a new configuration, may have freed a slot). */
 static void begin(struct dag_manager *dm)
 {
+	if (dm->depth++ == 0) {
+		run_cache_drop(dm);
+		dm->pool_dirty = true;
+	}
 	job_manager_turn_begin(dm->jm);
 }
 
@@ -104,12 +117,16 @@ static void work_pass(struct dag_manager *dm);
 static void arm_wake(struct dag_manager *dm);
 
 /* Every entry point ends here: what follows from its changes, the commit
- * (by the outermost turn), and the wake-up timer (a retry may be due). */
+ * (by the outermost turn), and the wake-up timer (a retry may be due).
+ * The runs cached during the turn go with the outermost end: between
+ * turns the store alone holds the truth. */
 static void end(struct dag_manager *dm)
 {
 	work_pass(dm);
 	job_manager_turn_end(dm->jm);
 	arm_wake(dm);
+	if (dm->depth > 0 && --dm->depth == 0)
+		run_cache_drop(dm);
 }
 
 /* "2024-01-31T06:00:00+00:00", with microseconds when the time has a
@@ -375,6 +392,9 @@ static void scan(struct dag_manager *dm)
 	DIR *d = opendir(dm->dir);
 	struct dirent *de;
 
+	/* a new parse replaces the spec that the turn's runs point at */
+	run_cache_drop(dm);
+
 	if (!d) {
 		log_warn("DAG folder %s: %s", dm->dir, strerror(errno));
 		return;
@@ -459,6 +479,7 @@ struct run_ctx {
 	size_t n_tis;
 	size_t *ti_task; /* TI index -> task index */
 	json_t *params;  /* the run's params (the DAG's, conf over them) */
+	bool stale;      /* a write failed: memory and store may differ; read again */
 };
 
 static void run_ctx_release(struct run_ctx *rc)
@@ -675,6 +696,57 @@ fail:
 	return -1;
 }
 
+/* ---- the runs read in this turn ---- */
+
+static void run_cache_drop(struct dag_manager *dm)
+{
+	for (size_t i = 0; i < dm->n_runs; i++) {
+		run_ctx_release(dm->runs[i]);
+		free(dm->runs[i]);
+	}
+	dm->n_runs = 0;
+}
+
+/* The run as read in this turn, read now when it was not.  One event of a
+ * 2,000-task run used to read its rows three or four times (the end of a
+ * TI, the pool pass, the next TI's start); now once.  Every write of the
+ * manager's goes through this copy (run_step(), start_ti(), the pool pass)
+ * and to the store at once, so the two agree until the turn ends, when the
+ * copy goes (end()).  A copy whose write failed is marked stale and read
+ * again.  Borrowed until the turn ends; NULL with err. */
+static struct run_ctx *run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                               struct weir_error *err)
+{
+	struct run_ctx *rc;
+
+	for (size_t i = dm->n_runs; i-- > 0;) {
+		rc = dm->runs[i];
+		if (!rc->stale && !strcmp(rc->run.dag_id, dag_id) && !strcmp(rc->run.run_id, run_id))
+			return rc;
+	}
+	if (dm->n_runs == dm->cap_runs) {
+		size_t cap = dm->cap_runs ? 2 * dm->cap_runs : 8;
+		struct run_ctx **v = realloc(dm->runs, cap * sizeof *v);
+		if (!v) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			return NULL;
+		}
+		dm->runs = v;
+		dm->cap_runs = cap;
+	}
+	rc = calloc(1, sizeof *rc);
+	if (!rc) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	if (run_load(dm, dag_id, run_id, rc, err) < 0) {
+		free(rc);
+		return NULL;
+	}
+	dm->runs[dm->n_runs++] = rc;
+	return rc;
+}
+
 /* The TI index of (task_id, map_index), or -1. */
 static long run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index)
 {
@@ -790,10 +862,14 @@ static int run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag
 	}
 	if (d.next_wakeup > 0)
 		wake_note(dm, d.next_wakeup);
+	if (d.n_changes > 0 || d.run_to != d.run_from)
+		dm->pool_dirty = true;
 	dag_run_decision_release(&d);
 	dm->pass_again = true;
 	return 0;
 fail:
+	rc->stale = true;
+	dm->pool_dirty = true;
 	dag_run_decision_release(&d);
 	return -1;
 }
@@ -802,14 +878,9 @@ fail:
 static int run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
                      const struct dag_event *ev, struct weir_error *err)
 {
-	struct run_ctx rc;
-	int r;
+	struct run_ctx *rc = run_get(dm, dag_id, run_id, err);
 
-	if (run_load(dm, dag_id, run_id, &rc, err) < 0)
-		return -1;
-	r = run_step(dm, &rc, ev, err);
-	run_ctx_release(&rc);
-	return r;
+	return rc ? run_step(dm, rc, ev, err) : -1;
 }
 
 /* ---- a try's files ---- */
@@ -1184,26 +1255,27 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
                      bool no_retry, const char *reason, int64_t job_started_at)
 {
 	struct weir_error err = {0};
-	struct run_ctx rc;
+	struct run_ctx *rc;
 	struct dag_event ev = {.kind = DAG_EV_TI_ENDED};
 	struct dag_ti_row *r;
 	long ti;
 	char why[WEIR_ERROR_MSG_MAX];
 	char *outputs = NULL;
 
-	if (run_load(dm, dag_id, run_id, &rc, &err) < 0) {
+	rc = run_get(dm, dag_id, run_id, &err);
+	if (!rc) {
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
 		return;
 	}
-	ti = run_find_ti(&rc, task_id, map_index);
+	ti = run_find_ti(rc, task_id, map_index);
 	if (ti < 0)
 		goto out;
-	r = &rc.rows[rc.ti_row[ti]];
-	if (!dag_ti_state_is_active(rc.tis[ti].state) || r->try_number != try_number)
+	r = &rc->rows[rc->ti_row[ti]];
+	if (!dag_ti_state_is_active(rc->tis[ti].state) || r->try_number != try_number)
 		goto out; /* stale: cleared or marked meanwhile */
 	why[0] = '\0';
 	if (success) {
-		char *p = output_path(dm, rc.run.id, task_id, map_index, try_number);
+		char *p = output_path(dm, rc->run.id, task_id, map_index, try_number);
 		if (p && read_outputs(p, &outputs, why, sizeof why) < 0) {
 			success = false;
 			no_retry = false;
@@ -1222,11 +1294,10 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	ev.success = success;
 	ev.no_retry = no_retry;
 	/* the decision writes the row (with the fields above) when it moves */
-	if (run_step(dm, &rc, &ev, &err) < 0)
+	if (run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
 out:
 	free(outputs);
-	run_ctx_release(&rc);
 }
 
 /* The job manager's end callback. */
@@ -1291,7 +1362,8 @@ static void start_runs(struct dag_manager *dm)
 				n_queued++;
 			j++;
 		}
-		if (dag_store_dag_get(dm->ds, rows[i].dag_id, &dr, NULL) == 0) {
+		/* the DAG row carries the whole spec: read it only when a run waits */
+		if (n_queued > 0 && dag_store_dag_get(dm->ds, rows[i].dag_id, &dr, NULL) == 0) {
 			paused = dr.paused;
 			dag_row_release(&dr);
 		}
@@ -1322,30 +1394,23 @@ static struct dag_pool *pool_find(struct dag_manager *dm, const char *name)
 	return NULL;
 }
 
-/* Starts try + 1 of a scheduled TI as a job; a TI that cannot become a
- * job fails that try (no retry: the same input would fail again). */
-static void start_ti(struct dag_manager *dm, const struct dag_ti_row *cand)
+/* Starts try + 1 of scheduled TI `ti` of a run read in this turn as a job;
+ * a TI that cannot become a job fails that try (no retry: the same input
+ * would fail again). */
+static void start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 {
 	struct weir_error err = {0};
-	struct run_ctx rc;
 	struct dag_ti_row *r;
 	struct job_spec *spec = NULL;
 	char *command = NULL;
 	int64_t job_id = 0;
-	long ti;
 	int try_number;
 
-	if (run_load(dm, cand->dag_id, cand->run_id, &rc, &err) < 0) {
-		log_error("DAG %s run %s task %s: %s", cand->dag_id, cand->run_id, cand->task_id,
-		          err.msg);
+	if (rc->stale || rc->tis[ti].state != DAG_TI_SCHEDULED)
 		return;
-	}
-	ti = run_find_ti(&rc, cand->task_id, cand->map_index);
-	if (ti < 0 || rc.tis[ti].state != DAG_TI_SCHEDULED)
-		goto out;
-	r = &rc.rows[rc.ti_row[ti]];
+	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
-	spec = build_job(dm, &rc, (size_t)ti, try_number, &command, &err);
+	spec = build_job(dm, rc, ti, try_number, &command, &err);
 	if (spec && job_manager_submit_spec(dm->jm, spec, &job_id, &err) < 0)
 		job_id = 0;
 	r->try_number = try_number;
@@ -1360,8 +1425,12 @@ static void start_ti(struct dag_manager *dm, const struct dag_ti_row *cand)
 	set_str(&r->reason, job_id ? "" : err.msg);
 	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
 		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
+		rc->stale = true;
 		goto out;
 	}
+	rc->tis[ti].state = DAG_TI_QUEUED;
+	rc->tis[ti].try_number = try_number;
+	rc->tis[ti].next_retry_at = 0;
 	try_update(dm, r, "queued", "", false);
 	if (job_id) {
 		log_info("DAG %s run %s task %s%s try %d: job %lld", r->dag_id, r->run_id,
@@ -1378,58 +1447,117 @@ static void start_ti(struct dag_manager *dm, const struct dag_ti_row *cand)
 out:
 	free(command);
 	job_spec_destroy(spec);
-	run_ctx_release(&rc);
+}
+
+/* A scheduled TI of a run read in this turn. */
+struct pool_cand {
+	struct run_ctx *rc;
+	size_t ti;
+};
+
+/* Appends the scheduled TIs of running runs to *cands (the runs come from
+ * this turn's copies, so the run a job's end just read costs nothing more).
+ * Runs are ordered as the pool decision wants them: logical date, then the
+ * run's row id and the TI's row order.  -1 with err. */
+static int pool_candidates(struct dag_manager *dm, struct pool_cand **cands, size_t *n,
+                           struct dag_candidate **cand, struct dag_limit **limits, size_t *nl,
+                           struct weir_error *err)
+{
+	struct dag_run_row *runs = NULL;
+	size_t n_runs = 0, cap = 0;
+	int ret = -1;
+
+	*cands = NULL;
+	*cand = NULL;
+	*limits = NULL;
+	*n = *nl = 0;
+	if (dag_store_runs_active(dm->ds, &runs, &n_runs, err) < 0)
+		return -1;
+	*limits = calloc(n_runs + 1, sizeof **limits);
+	if (!*limits)
+		goto oom;
+	for (size_t k = 0; k < n_runs; k++) {
+		struct weir_error e2 = {0};
+		struct run_ctx *rc;
+		size_t l;
+
+		if (strcmp(runs[k].state, "running"))
+			continue; /* a queued run has no scheduled TI yet */
+		rc = run_get(dm, runs[k].dag_id, runs[k].run_id, &e2);
+		if (!rc)
+			continue; /* its DAG is gone (recovery says so); it waits */
+		for (l = 0; l < *nl; l++)
+			if (!strcmp((*limits)[l].dag_id, rc->run.dag_id))
+				break;
+		if (l == *nl) {
+			(*limits)[l].dag_id = rc->run.dag_id;
+			(*limits)[l].max_active_tasks = rc->spec->max_active_tasks;
+			(*nl)++;
+		}
+		for (size_t i = 0; i < rc->n_tis; i++) {
+			const struct dag_ti_row *r = &rc->rows[rc->ti_row[i]];
+			struct dag_candidate *c;
+			if (rc->tis[i].state != DAG_TI_SCHEDULED)
+				continue;
+			if (*n == cap) {
+				size_t nc = cap ? 2 * cap : 64;
+				struct pool_cand *v = realloc(*cands, nc * sizeof *v);
+				struct dag_candidate *w;
+				if (!v)
+					goto oom;
+				*cands = v;
+				w = realloc(*cand, nc * sizeof *w);
+				if (!w)
+					goto oom;
+				*cand = w;
+				cap = nc;
+			}
+			(*cands)[*n].rc = rc;
+			(*cands)[*n].ti = i;
+			c = &(*cand)[*n];
+			memset(c, 0, sizeof *c);
+			c->dag = l;
+			c->priority = r->priority;
+			c->pool = r->pool;
+			c->pool_slots = r->pool_slots;
+			c->run_order = rc->run.logical_date;
+			c->ti_order = ((size_t)rc->run.id << 32) | rc->ti_row[i];
+			(*n)++;
+		}
+	}
+	ret = 0;
+	goto out;
+oom:
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+out:
+	dag_run_rows_free(runs, n_runs);
+	return ret;
 }
 
 /* Scheduled TIs of every run become jobs as pools and max_active_tasks
- * allow. */
+ * allow.  Nothing to do unless something moved since the last pass: the
+ * rounds of work_pass() that follow a start need no second look. */
 static void pool_pass(struct dag_manager *dm)
 {
 	struct weir_error err = {0};
-	struct dag_ti_row *sched = NULL, *act = NULL;
+	struct dag_ti_row *act = NULL;
 	size_t ns = 0, na = 0, nl = 0;
 	struct dag_limit *limits = NULL;
+	struct pool_cand *cands = NULL;
 	struct dag_candidate *cand = NULL;
 	struct dag_pool_decision *dec = NULL;
-	struct dag_run_row run = {0};
 
-	if (dag_store_tis_in_state(dm->ds, "scheduled", &sched, &ns, &err) < 0 || ns == 0)
+	if (!dm->pool_dirty)
+		return;
+	dm->pool_dirty = false;
+	if (pool_candidates(dm, &cands, &ns, &cand, &limits, &nl, &err) < 0 || ns == 0)
 		goto out;
-	limits = calloc(ns + 1, sizeof *limits);
-	cand = calloc(ns, sizeof *cand);
 	dec = calloc(ns, sizeof *dec);
-	if (!limits || !cand || !dec)
+	if (!dec)
 		goto out;
 	for (size_t i = 0; i < dm->n_pools; i++)
 		dm->pools[i].used = 0;
-	for (size_t i = 0; i < ns; i++) {
-		size_t l;
-		struct dag_entry *e = entry_by_id(dm, sched[i].dag_id);
-		for (l = 0; l < nl; l++)
-			if (!strcmp(limits[l].dag_id, sched[i].dag_id))
-				break;
-		if (l == nl) {
-			limits[nl].dag_id = sched[i].dag_id;
-			limits[nl].max_active_tasks = e ? e->spec->max_active_tasks : 0;
-			nl++;
-		}
-		cand[i].dag = l;
-		cand[i].priority = sched[i].priority;
-		cand[i].pool = sched[i].pool;
-		cand[i].pool_slots = sched[i].pool_slots;
-		cand[i].ti_order = i;
-		/* the run's logical date orders runs; one lookup per distinct run */
-		if (!run.run_id || strcmp(run.dag_id, sched[i].dag_id) ||
-		    strcmp(run.run_id, sched[i].run_id)) {
-			dag_run_row_release(&run);
-			memset(&run, 0, sizeof run);
-			if (dag_store_run_get(dm->ds, sched[i].dag_id, sched[i].run_id, &run,
-			                      NULL) < 0)
-				memset(&run, 0, sizeof run);
-		}
-		cand[i].run_order = run.logical_date;
-	}
-	/* what queued and running TIs hold */
+	/* what queued and running TIs hold (few: the pools bound them) */
 	const char *active_states[] = {"queued", "running"};
 	for (size_t s = 0; s < 2; s++) {
 		if (dag_store_tis_in_state(dm->ds, active_states[s], &act, &na, &err) < 0)
@@ -1449,22 +1577,27 @@ static void pool_pass(struct dag_manager *dm)
 	if (dag_pool_decide(cand, ns, limits, nl, dm->pools, dm->n_pools, dec, &err) < 0)
 		goto out;
 	for (size_t i = 0; i < ns; i++) {
-		struct dag_ti_row *r = &sched[dec[i].candidate];
+		struct pool_cand *c = &cands[dec[i].candidate];
+		struct dag_ti_row *r;
+		if (c->rc->stale)
+			continue;
+		r = &c->rc->rows[c->rc->ti_row[c->ti]];
 		if (dec[i].action == DAG_POOL_QUEUE) {
-			start_ti(dm, r);
+			start_ti(dm, c->rc, c->ti);
 		} else if (strcmp(r->reason ? r->reason : "", dec[i].reason)) {
 			set_str(&r->reason, dec[i].reason);
-			if (dag_store_ti_update(dm->ds, r, &err) < 0)
+			if (dag_store_ti_update(dm->ds, r, &err) < 0) {
 				log_error("DAG %s: %s", r->dag_id, err.msg);
+				c->rc->stale = true;
+			}
 		}
 	}
 out:
 	if (err.msg[0])
 		log_error("DAG pools: %s", err.msg);
-	dag_run_row_release(&run);
-	dag_ti_rows_free(sched, ns);
 	dag_ti_rows_free(act, na);
 	free(limits);
+	free(cands);
 	free(cand);
 	free(dec);
 }
@@ -2223,21 +2356,22 @@ static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run
                      const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
                      json_t *out, struct weir_error *err)
 {
-	struct run_ctx rc;
+	struct run_ctx *rc;
 	size_t *tasks = NULL, nt = 0;
 	bool *chosen = NULL;
 	int r = -1;
 
-	if (run_load(dm, dag_id, run_id, &rc, err) < 0)
+	rc = run_get(dm, dag_id, run_id, err);
+	if (!rc)
 		return -1;
-	tasks = calloc(rc.spec->n_tasks + 1, sizeof *tasks);
-	chosen = calloc(rc.spec->n_tasks + 1, sizeof *chosen);
+	tasks = calloc(rc->spec->n_tasks + 1, sizeof *tasks);
+	chosen = calloc(rc->spec->n_tasks + 1, sizeof *chosen);
 	if (!tasks || !chosen) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < task_ids->n; i++) {
-		long k = dag_spec_task_index(rc.spec, task_ids->v[i]);
+		long k = dag_spec_task_index(rc->spec, task_ids->v[i]);
 		if (k < 0) {
 			weir_error_set(err, WEIR_E_INVALID, "task_ids: DAG %s has no task %s",
 			               dag_id, task_ids->v[i]);
@@ -2249,27 +2383,27 @@ static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run
 	}
 	/* what the clear touches, for the answer (the decision does it) */
 	{
-		bool *in = calloc(rc.spec->n_tasks + 1, sizeof *in);
+		bool *in = calloc(rc->spec->n_tasks + 1, sizeof *in);
 		if (!in) {
 			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 			goto out;
 		}
-		for (size_t i = 0; i < rc.spec->n_tasks; i++)
+		for (size_t i = 0; i < rc->spec->n_tasks; i++)
 			in[i] = nt == 0 || chosen[i];
 		if (downstream && nt > 0)
-			for (size_t o = 0; o < rc.spec->n_tasks; o++) {
-				size_t i = rc.spec->topo[o];
-				for (size_t u = 0; u < rc.spec->tasks[i].n_upstream; u++)
-					if (in[rc.spec->tasks[i].upstream[u]])
+			for (size_t o = 0; o < rc->spec->n_tasks; o++) {
+				size_t i = rc->spec->topo[o];
+				for (size_t u = 0; u < rc->spec->tasks[i].n_upstream; u++)
+					if (in[rc->spec->tasks[i].upstream[u]])
 						in[i] = true;
 			}
-		for (size_t i = 0; i < rc.n_tis; i++) {
-			enum dag_ti_state s = rc.tis[i].state;
-			if (!in[rc.ti_task[i]])
+		for (size_t i = 0; i < rc->n_tis; i++) {
+			enum dag_ti_state s = rc->tis[i].state;
+			if (!in[rc->ti_task[i]])
 				continue;
 			if (only_failed && !dag_ti_state_is_failure(s))
 				continue;
-			json_array_append_new(out, ti_ref(&rc.rows[rc.ti_row[i]], &rc.run));
+			json_array_append_new(out, ti_ref(&rc->rows[rc->ti_row[i]], &rc->run));
 		}
 		free(in);
 	}
@@ -2279,14 +2413,13 @@ static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run
 		                       .n_tasks = nt,
 		                       .downstream = downstream,
 		                       .only_failed = only_failed};
-		if (run_step(dm, &rc, &ev, err) < 0)
+		if (run_step(dm, rc, &ev, err) < 0)
 			goto out;
 	}
 	r = 0;
 out:
 	free(tasks);
 	free(chosen);
-	run_ctx_release(&rc);
 	return r;
 }
 
@@ -2589,6 +2722,10 @@ void dag_manager_destroy(struct dag_manager *dm)
 	if (!dm)
 		return;
 	job_manager_set_end_callback(dm->jm, NULL, NULL);
+	run_cache_drop(dm);
+	free(dm->runs);
+	dm->runs = NULL;
+	dm->cap_runs = 0;
 	while (dm->entries) {
 		struct dag_entry *e = dm->entries;
 		dm->entries = e->next;
