@@ -32,7 +32,7 @@ static void usage(FILE *out)
 	      "  submit     submit a job (a spec file, or tony.xml and TonY's flags) and follow it\n"
 	      "  jobs       list, show or kill jobs\n"
 	      "  logs       print or follow the logs of a job's tasks\n"
-	      "  dags       workflows: list, show, trigger (and follow), runs, pause, backfill\n"
+	      "  dags       workflows: list, show, trigger (and follow), runs, pause, backfill, test\n"
 	      "  tasks      a DAG run's task instances: state, clear, logs\n"
 	      "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
 	      "  launch     (internal) the parent of every task, started by the executor\n"
