@@ -11,8 +11,7 @@ POLL = r'''
 set -e
 state=none
 for i in $(seq 1 300); do
-    state=$(curl -s -u "$AUTH" "$URL/api/v1/dags/gate/dagRuns/$RUN" |
-            python3 -c 'import json,sys; print(json.load(sys.stdin)["state"])')
+    state=$(curl -s -u "$AUTH" "$URL/api/v1/dags/gate/dagRuns/$RUN" | jq -r .state)
     case "$state" in success|failed) break;; esac
     sleep 0.2
 done
