@@ -11,6 +11,7 @@
  * more: a restarted server reads the same rows and decides the same way.
  */
 #include "server/dag_manager.h"
+#include "server/dag_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -41,53 +42,18 @@
 #define DEFAULT_TASK_MEMORY_MB 512
 #define MAX_DUE_PER_PASS 64
 
-/* One DAG file. */
-struct dag_entry {
-	char *file;
-	int64_t mtime_ns;
-	int64_t size;
-	bool present;          /* seen in the latest scan */
-	bool seen;             /* during a scan */
-	struct dag_spec *spec; /* the last good parse; NULL when it never parsed */
-	int64_t last_sched_ms; /* logical date of its latest scheduled run; CRON_NEVER */
-	bool last_sched_known;
-	struct dag_entry *next;
-};
 
-struct dag_manager {
-	uv_loop_t *loop;
-	struct store *store;
-	struct dag_store *ds;
-	struct job_manager *jm;
-	char *home;
-	char *dir;
-	struct dag_pool *pools; /* names owned */
-	size_t n_pools;
-	struct dag_entry *entries;
-	uv_fs_event_t fsev;
-	bool fsev_on;
-	uv_timer_t scan_timer;
-	uv_timer_t wake_timer;
-	int open_handles;
-	bool in_pass;
-	bool pass_again;
-	bool pool_dirty;    /* something changed since the last pool pass */
-	int depth;          /* nested entry points (begin/end) */
-	struct run_ctx **runs; /* runs read during this turn (run_get()) */
-	size_t n_runs, cap_runs;
-	int64_t wake_at_ms; /* the earliest retry seen since the timer was armed; 0: none */
-};
 
 /* ---- small helpers ---- */
 
-static char *xstrdup(const char *s)
+char *dm_xstrdup(const char *s)
 {
 	return strdup(s ? s : "");
 }
 
 static void set_str(char **dst, const char *v)
 {
-	char *c = xstrdup(v);
+	char *c = dm_xstrdup(v);
 	if (!c)
 		return;
 	free(*dst);
@@ -104,7 +70,7 @@ static void run_cache_drop(struct dag_manager *dm);
 /* An entry point starts: the outermost one starts with no cached run and
  * with a pool pass owed (whatever happened outside the manager, a job's end
  * or a new configuration, may have freed a slot). */
-static void begin(struct dag_manager *dm)
+void dm_begin(struct dag_manager *dm)
 {
 	if (dm->depth++ == 0) {
 		run_cache_drop(dm);
@@ -113,25 +79,23 @@ static void begin(struct dag_manager *dm)
 	job_manager_turn_begin(dm->jm);
 }
 
-static void work_pass(struct dag_manager *dm);
-static void arm_wake(struct dag_manager *dm);
 
 /* Every entry point ends here: what follows from its changes, the commit
  * (by the outermost turn), and the wake-up timer (a retry may be due).
  * The runs cached during the turn go with the outermost end: between
  * turns the store alone holds the truth. */
-static void end(struct dag_manager *dm)
+void dm_end(struct dag_manager *dm)
 {
-	work_pass(dm);
+	dm_work_pass(dm);
 	job_manager_turn_end(dm->jm);
-	arm_wake(dm);
+	dm_arm_wake(dm);
 	if (dm->depth > 0 && --dm->depth == 0)
 		run_cache_drop(dm);
 }
 
 /* "2024-01-31T06:00:00+00:00", with microseconds when the time has a
  * fraction of a second (Airflow's form). */
-static char *fmt_time(int64_t ms, char *buf, size_t size)
+char *dm_fmt_time(int64_t ms, char *buf, size_t size)
 {
 	char ts[40];
 	int64_t sec_ms = ms - (((ms % 1000) + 1000) % 1000);
@@ -148,17 +112,17 @@ static char *fmt_time(int64_t ms, char *buf, size_t size)
 	return buf;
 }
 
-static json_t *time_json(int64_t ms)
+json_t *dm_time_json(int64_t ms)
 {
 	char buf[48];
 	if (ms <= 0)
 		return json_null();
-	return json_string(fmt_time(ms, buf, sizeof buf));
+	return json_string(dm_fmt_time(ms, buf, sizeof buf));
 }
 
 /* A date as Airflow clients send it: what schedule_parse_time reads, also
  * with a fraction of a second. */
-static int parse_date(const char *text, const char *field, int64_t *ms, struct weir_error *err)
+int dm_parse_date(const char *text, const char *field, int64_t *ms, struct weir_error *err)
 {
 	char buf[80];
 	const char *dot;
@@ -209,7 +173,7 @@ static char *shell_quote(const char *s)
 
 /* ---- DAG entries ---- */
 
-static struct dag_entry *entry_by_id(struct dag_manager *dm, const char *dag_id)
+struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id)
 {
 	struct dag_entry *found = NULL;
 
@@ -230,10 +194,10 @@ static struct dag_entry *entry_by_file(struct dag_manager *dm, const char *file)
 	return NULL;
 }
 
-static const struct dag_spec *spec_of(struct dag_manager *dm, const char *dag_id,
+const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
                                       struct weir_error *err)
 {
-	struct dag_entry *e = entry_by_id(dm, dag_id);
+	struct dag_entry *e = dm_entry_by_id(dm, dag_id);
 
 	if (!e) {
 		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
@@ -250,7 +214,7 @@ static void entry_free(struct dag_entry *e)
 }
 
 /* The logical date of the DAG's latest scheduled (or backfill) run. */
-static int64_t last_scheduled(struct dag_manager *dm, struct dag_entry *e)
+int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e)
 {
 	struct dag_run_query q = {.dag_id = e->spec->dag_id, .newest_first = true};
 	struct dag_run_row *rows = NULL;
@@ -339,7 +303,7 @@ static void load_file(struct dag_manager *dm, struct dag_entry *e)
 		import_error(dm, e, err.msg);
 		return;
 	}
-	other = entry_by_id(dm, spec->dag_id);
+	other = dm_entry_by_id(dm, spec->dag_id);
 	if (other && other != e && other->present) {
 		snprintf(msg, sizeof msg, "%s: dag_id: \"%s\" is already the DAG of %s", e->file,
 		         spec->dag_id, other->file);
@@ -375,7 +339,7 @@ static void file_gone(struct dag_manager *dm, struct dag_entry *e)
 	if (dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
 		log_error("DAG file %s: %s", e->file, err.msg);
 	if (e->spec) {
-		struct dag_entry *other = entry_by_id(dm, e->spec->dag_id);
+		struct dag_entry *other = dm_entry_by_id(dm, e->spec->dag_id);
 		/* another file may hold the same DAG now */
 		if (!other || other == e || !other->present) {
 			if (dag_store_dag_deactivate(dm->ds, e->spec->dag_id, &err) < 0)
@@ -448,10 +412,10 @@ static void on_scan_timer(uv_timer_t *t)
 {
 	struct dag_manager *dm = t->data;
 
-	begin(dm);
+	dm_begin(dm);
 	scan(dm);
-	end(dm);
-	arm_wake(dm);
+	dm_end(dm);
+	dm_arm_wake(dm);
 }
 
 static void on_fs_event(uv_fs_event_t *h, const char *filename, int events, int status)
@@ -467,20 +431,6 @@ static void on_fs_event(uv_fs_event_t *h, const char *filename, int events, int 
 
 /* ---- a run in memory, for one event ---- */
 
-struct run_ctx {
-	const struct dag_spec *spec;
-	struct dag_run_row run;
-	struct dag_ti_row *rows;
-	size_t n_rows;
-	struct dag_task_node *nodes;
-	struct dag_graph g;
-	struct dag_ti *tis;
-	size_t *ti_row; /* TI index -> index into rows */
-	size_t n_tis;
-	size_t *ti_task; /* TI index -> task index */
-	json_t *params;  /* the run's params (the DAG's, conf over them) */
-	bool stale;      /* a write failed: memory and store may differ; read again */
-};
 
 static void run_ctx_release(struct run_ctx *rc)
 {
@@ -577,7 +527,7 @@ static int run_load(struct dag_manager *dm, const char *dag_id, const char *run_
 	size_t *count = NULL, *first = NULL;
 
 	memset(rc, 0, sizeof *rc);
-	rc->spec = spec_of(dm, dag_id, err);
+	rc->spec = dm_spec_of(dm, dag_id, err);
 	if (!rc->spec)
 		return -1;
 	n_tasks = rc->spec->n_tasks;
@@ -710,11 +660,11 @@ static void run_cache_drop(struct dag_manager *dm)
 /* The run as read in this turn, read now when it was not.  One event of a
  * 2,000-task run used to read its rows three or four times (the end of a
  * TI, the pool pass, the next TI's start); now once.  Every write of the
- * manager's goes through this copy (run_step(), start_ti(), the pool pass)
+ * manager's goes through this copy (dm_run_step(), start_ti(), the pool pass)
  * and to the store at once, so the two agree until the turn ends, when the
  * copy goes (end()).  A copy whose write failed is marked stale and read
  * again.  Borrowed until the turn ends; NULL with err. */
-static struct run_ctx *run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
+struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
                                struct weir_error *err)
 {
 	struct run_ctx *rc;
@@ -768,14 +718,14 @@ static void try_update(struct dag_manager *dm, const struct dag_ti_row *r, const
 		return;
 	if (dag_store_try_get(dm->ds, r->dag_id, r->run_id, r->task_id, r->map_index, r->try_number,
 	                      &t, NULL) < 0) {
-		t.dag_id = xstrdup(r->dag_id);
-		t.run_id = xstrdup(r->run_id);
-		t.task_id = xstrdup(r->task_id);
+		t.dag_id = dm_xstrdup(r->dag_id);
+		t.run_id = dm_xstrdup(r->run_id);
+		t.task_id = dm_xstrdup(r->task_id);
 		t.map_index = r->map_index;
 		t.try_number = r->try_number;
 		t.job_id = r->job_id;
 		t.start_date = clock_now_ms();
-		t.reason = xstrdup("");
+		t.reason = dm_xstrdup("");
 	}
 	set_state(t.state, state);
 	if (reason)
@@ -791,7 +741,7 @@ static void wake_note(struct dag_manager *dm, int64_t at);
 
 /* Decides on `ev` and writes the result: TI rows, tries, the run, job
  * kills.  0, or -1 with err (nothing written then). */
-static int run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_event *ev,
+int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_event *ev,
                     struct weir_error *err)
 {
 	struct dag_run_decision d = {0};
@@ -875,12 +825,12 @@ fail:
 }
 
 /* Loads the run, applies `ev` and writes the result; errors are logged. */
-static int run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
+int dm_run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
                      const struct dag_event *ev, struct weir_error *err)
 {
-	struct run_ctx *rc = run_get(dm, dag_id, run_id, err);
+	struct run_ctx *rc = dm_run_get(dm, dag_id, run_id, err);
 
-	return rc ? run_step(dm, rc, ev, err) : -1;
+	return rc ? dm_run_step(dm, rc, ev, err) : -1;
 }
 
 /* ---- a try's files ---- */
@@ -920,7 +870,7 @@ static int read_outputs(const char *path, char **out, char *why, size_t why_size
 
 	*out = NULL;
 	if (stat(path, &st) < 0) {
-		*out = xstrdup("");
+		*out = dm_xstrdup("");
 		return 0;
 	}
 	if (st.st_size > OUTPUT_MAX) {
@@ -935,7 +885,7 @@ static int read_outputs(const char *path, char **out, char *why, size_t why_size
 	}
 	if (len == 0 || strspn(text, " \t\r\n") == len) {
 		free(text);
-		*out = xstrdup("");
+		*out = dm_xstrdup("");
 		return 0;
 	}
 	j = json_loadb(text, len, 0, &je);
@@ -1018,7 +968,7 @@ static json_t *job_task_json(const struct dag_task *t, struct weir_error *err)
 			return NULL;
 #define TONY_STR(f)                                                                                \
 	if ((v = json_object_get(t->tony, #f)) && json_is_string(v))                               \
-		ts.f = xstrdup(json_string_value(v));
+		ts.f = dm_xstrdup(json_string_value(v));
 		TONY_STR(conf_file)
 		TONY_STR(src_dir)
 		TONY_STR(executes)
@@ -1225,7 +1175,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 			free(all);
 			all = n2;
 		}
-		*command = all ? all : xstrdup("");
+		*command = all ? all : dm_xstrdup("");
 	}
 	spec = job_spec_from_json(j, err);
 	if (!spec) {
@@ -1262,7 +1212,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	char why[WEIR_ERROR_MSG_MAX];
 	char *outputs = NULL;
 
-	rc = run_get(dm, dag_id, run_id, &err);
+	rc = dm_run_get(dm, dag_id, run_id, &err);
 	if (!rc) {
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
 		return;
@@ -1294,7 +1244,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	ev.success = success;
 	ev.no_retry = no_retry;
 	/* the decision writes the row (with the fields above) when it moves */
-	if (run_step(dm, rc, &ev, &err) < 0)
+	if (dm_run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
 out:
 	free(outputs);
@@ -1315,7 +1265,7 @@ static void on_job_end(void *arg, int64_t job_id, const char *state, int exit_co
 
 	if (dag_store_ti_by_job(dm->ds, job_id, &r, NULL) < 0)
 		return; /* not a DAG task's job */
-	begin(dm);
+	dm_begin(dm);
 	store_job_get(dm->store, job_id, &job, NULL);
 	if (success)
 		why[0] = '\0';
@@ -1331,7 +1281,7 @@ static void on_job_end(void *arg, int64_t job_id, const char *state, int exit_co
 	         timed_out || user_kill, why, job.started_at);
 	job_row_release(&job);
 	dag_ti_row_release(&r);
-	end(dm);
+	dm_end(dm);
 }
 
 /* ---- starting runs and TIs ---- */
@@ -1351,7 +1301,7 @@ static void start_runs(struct dag_manager *dm)
 	while (i < n) {
 		size_t j = i, n_queued = 0, startable;
 		int running = 0;
-		struct dag_entry *e = entry_by_id(dm, rows[i].dag_id);
+		struct dag_entry *e = dm_entry_by_id(dm, rows[i].dag_id);
 		struct dag_row dr = {0};
 		bool paused = false;
 
@@ -1374,7 +1324,7 @@ static void start_runs(struct dag_manager *dm)
 				if (strcmp(rows[k].state, "queued"))
 					continue;
 				startable--;
-				if (run_event(dm, rows[k].dag_id, rows[k].run_id, &ev, &err) < 0)
+				if (dm_run_event(dm, rows[k].dag_id, rows[k].run_id, &ev, &err) < 0)
 					log_error("DAG %s run %s: cannot start: %s", rows[k].dag_id,
 					          rows[k].run_id, err.msg);
 			}
@@ -1483,7 +1433,7 @@ static int pool_candidates(struct dag_manager *dm, struct pool_cand **cands, siz
 
 		if (strcmp(runs[k].state, "running"))
 			continue; /* a queued run has no scheduled TI yet */
-		rc = run_get(dm, runs[k].dag_id, runs[k].run_id, &e2);
+		rc = dm_run_get(dm, runs[k].dag_id, runs[k].run_id, &e2);
 		if (!rc)
 			continue; /* its DAG is gone (recovery says so); it waits */
 		for (l = 0; l < *nl; l++)
@@ -1536,7 +1486,7 @@ out:
 
 /* Scheduled TIs of every run become jobs as pools and max_active_tasks
  * allow.  Nothing to do unless something moved since the last pass: the
- * rounds of work_pass() that follow a start need no second look. */
+ * rounds of dm_work_pass() that follow a start need no second look. */
 static void pool_pass(struct dag_manager *dm)
 {
 	struct weir_error err = {0};
@@ -1604,9 +1554,6 @@ out:
 
 /* ---- schedules and retries ---- */
 
-static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
-                      const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
-                      struct weir_error *err);
 
 /* Scheduled runs that are due now are created (paused DAGs make none). */
 static void schedule_pass(struct dag_manager *dm)
@@ -1621,7 +1568,7 @@ static void schedule_pass(struct dag_manager *dm)
 		size_t n;
 
 		if (!e->present || !s || s->schedule.kind == CRON_NONE ||
-		    entry_by_id(dm, s->dag_id) != e)
+		    dm_entry_by_id(dm, s->dag_id) != e)
 			continue;
 		if (dag_store_dag_get(dm->ds, s->dag_id, &dr, NULL) == 0) {
 			paused = dr.paused;
@@ -1630,12 +1577,12 @@ static void schedule_pass(struct dag_manager *dm)
 		if (paused)
 			continue;
 		n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
-		                      last_scheduled(dm, e), now, due, MAX_DUE_PER_PASS);
+		                      dm_last_scheduled(dm, e), now, due, MAX_DUE_PER_PASS);
 		for (size_t i = 0; i < n; i++) {
 			struct weir_error err = {0};
 			char ts[48], id[80];
-			snprintf(id, sizeof id, "scheduled__%s", fmt_time(due[i], ts, sizeof ts));
-			if (create_run(dm, e, id, "scheduled", due[i], NULL, NULL, &err) < 0 &&
+			snprintf(id, sizeof id, "scheduled__%s", dm_fmt_time(due[i], ts, sizeof ts));
+			if (dm_create_run(dm, e, id, "scheduled", due[i], NULL, NULL, &err) < 0 &&
 			    err.kind != WEIR_E_CONFLICT)
 				log_error("DAG %s: scheduled run %s: %s", s->dag_id, id, err.msg);
 			e->last_sched_ms = due[i];
@@ -1671,7 +1618,7 @@ static void retry_pass(struct dag_manager *dm)
 			       !strcmp(rows[k].run_id, rows[i].run_id);
 		if (seen)
 			continue;
-		if (run_event(dm, rows[i].dag_id, rows[i].run_id, &ev, &err) < 0)
+		if (dm_run_event(dm, rows[i].dag_id, rows[i].run_id, &ev, &err) < 0)
 			log_error("DAG %s run %s: %s", rows[i].dag_id, rows[i].run_id, err.msg);
 	}
 	dag_ti_rows_free(rows, n);
@@ -1679,7 +1626,7 @@ static void retry_pass(struct dag_manager *dm)
 
 /* Everything that follows from the turn's changes: due runs, retries,
  * runs that may start, TIs that may become jobs, until nothing moves. */
-static void work_pass(struct dag_manager *dm)
+void dm_work_pass(struct dag_manager *dm)
 {
 	int rounds = 0;
 
@@ -1708,14 +1655,14 @@ static void on_wake(uv_timer_t *t)
 {
 	struct dag_manager *dm = t->data;
 
-	begin(dm);
-	end(dm);
-	arm_wake(dm);
+	dm_begin(dm);
+	dm_end(dm);
+	dm_arm_wake(dm);
 }
 
 /* The wake-up timer: the next scheduled run that becomes due, or the next
  * retry, whichever comes first. */
-static void arm_wake(struct dag_manager *dm)
+void dm_arm_wake(struct dag_manager *dm)
 {
 	int64_t now = clock_now_ms(), next = dm->wake_at_ms > 0 ? dm->wake_at_ms : CRON_NEVER;
 	struct dag_ti_row *rows = NULL;
@@ -1735,7 +1682,7 @@ static void arm_wake(struct dag_manager *dm)
 		if (!e->present || !s || s->schedule.kind == CRON_NONE)
 			continue;
 		due = schedule_next_due(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
-		                        last_scheduled(dm, e), now);
+		                        dm_last_scheduled(dm, e), now);
 		if (due != CRON_NEVER && (next == CRON_NEVER || due < next))
 			next = due;
 	}
@@ -1748,7 +1695,7 @@ static void arm_wake(struct dag_manager *dm)
 
 /* ---- creating runs ---- */
 
-static int check_run_id(const char *run_id, struct weir_error *err)
+int dm_check_run_id(const char *run_id, struct weir_error *err)
 {
 	size_t n = strlen(run_id);
 
@@ -1765,7 +1712,7 @@ static int check_run_id(const char *run_id, struct weir_error *err)
 /* Creates a queued run with its TIs (foreach fanned out now, from the
  * run's params).  Templates are checked against the run's params.  *out
  * (may be NULL) gets the run row. */
-static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
+int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
                       const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
                       struct weir_error *err)
 {
@@ -1824,724 +1771,6 @@ out:
 	return rc;
 }
 
-/* ---- JSON views (Airflow's field names) ---- */
-
-static json_t *schedule_json(const struct dag_spec *s)
-{
-	if (!s || s->schedule.kind == CRON_NONE)
-		return json_null();
-	return json_pack("{s:s, s:s}", "__type", "CronExpression", "value", s->schedule.text);
-}
-
-static json_t *dag_json(struct dag_manager *dm, const struct dag_row *row)
-{
-	struct dag_entry *e = entry_by_id(dm, row->dag_id);
-	const struct dag_spec *s = e ? e->spec : NULL;
-	json_t *tags = json_array(), *o;
-	int64_t next = CRON_NEVER;
-
-	if (s)
-		for (size_t i = 0; i < s->tags.n; i++)
-			json_array_append_new(tags, json_pack("{s:s}", "name", s->tags.v[i]));
-	if (s && s->schedule.kind != CRON_NONE && !row->paused && row->active) {
-		int64_t last = last_scheduled(dm, e);
-		int64_t due[1];
-		/* the next scheduled run's logical date: the one after the latest */
-		size_t n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms,
-		                             s->catchup, last, INT64_MAX / 2, due, 1);
-		if (n == 1)
-			next = due[0];
-	}
-	o = json_pack(
-	    "{s:s, s:o, s:b, s:b, s:b, s:s, s:o, s:o, s:o, s:[], s:i, s:i, s:b, s:o, "
-	    "s:o}",
-	    "dag_id", row->dag_id, "description",
-	    s && s->description ? json_string(s->description) : json_null(), "is_paused",
-	    row->paused, "is_active", row->active, "is_subdag", 0, "fileloc", row->file, "tags",
-	    tags, "schedule_interval", schedule_json(s), "next_dagrun",
-	    next != CRON_NEVER ? time_json(next) : json_null(), "owners", "max_active_runs",
-	    s ? s->max_active_runs : 0, "max_active_tasks", s ? s->max_active_tasks : 0,
-	    "has_import_errors", row->import_error && *row->import_error, "last_parsed_time",
-	    time_json(row->last_parsed_at), "timetable_description",
-	    s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
-	                                       : json_string("Never, external triggers only"));
-	if (o && next != CRON_NEVER) {
-		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
-		json_object_set_new(o, "next_dagrun_data_interval_start", time_json(iv.start_ms));
-		json_object_set_new(o, "next_dagrun_data_interval_end", time_json(iv.end_ms));
-		json_object_set_new(o, "next_dagrun_create_after", time_json(iv.end_ms));
-	} else if (o) {
-		json_object_set_new(o, "next_dagrun_data_interval_start", json_null());
-		json_object_set_new(o, "next_dagrun_data_interval_end", json_null());
-		json_object_set_new(o, "next_dagrun_create_after", json_null());
-	}
-	if (o && s)
-		json_object_set(o, "params", s->params);
-	if (o && row->import_error && *row->import_error)
-		json_object_set_new(o, "import_error", json_string(row->import_error));
-	return o;
-}
-
-static json_t *run_json(const struct dag_run_row *r)
-{
-	json_t *conf = json_loads(r->conf && *r->conf ? r->conf : "{}", 0, NULL);
-
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:o, "
-	                 "s:o, s:n, s:s}",
-	                 "dag_id", r->dag_id, "dag_run_id", r->run_id, "logical_date",
-	                 time_json(r->logical_date ? r->logical_date : 1), "execution_date",
-	                 time_json(r->logical_date ? r->logical_date : 1), "start_date",
-	                 time_json(r->start_date), "end_date", time_json(r->end_date),
-	                 "data_interval_start", time_json(r->data_interval_start),
-	                 "data_interval_end", time_json(r->data_interval_end), "state", r->state,
-	                 "run_type", r->run_type, "conf", conf ? conf : json_object(),
-	                 "external_trigger", strcmp(r->run_type, "scheduled") != 0, "queued_at",
-	                 time_json(r->queued_at), "last_scheduling_decision",
-	                 time_json(r->end_date ? r->end_date : r->start_date), "note", "reason",
-	                 r->reason ? r->reason : "");
-}
-
-static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
-                       const struct dag_run_row *run)
-{
-	struct job_row job = {0};
-	bool have_job = r->job_id > 0 && store_job_get(dm->store, r->job_id, &job, NULL) == 0;
-	const char *state = r->state;
-	int64_t start = r->start_date, end_ms = r->end_date;
-	json_t *o, *outputs = NULL;
-
-	/* queued until its job runs: the job's state says when that was */
-	if (have_job && !strcmp(r->state, "queued") &&
-	    (!strcmp(job.state, "starting") || !strcmp(job.state, "running")))
-		state = "running";
-	if (have_job && !start && job.started_at && strcmp(state, "queued"))
-		start = job.started_at;
-	if (!strcmp(state, "running"))
-		end_ms = 0;
-	if (r->outputs && *r->outputs)
-		outputs = json_loads(r->outputs, 0, NULL);
-	o = json_pack(
-	    "{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:s, s:i, "
-	    "s:i, s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s}",
-	    "task_id", r->task_id, "dag_id", r->dag_id, "dag_run_id", r->run_id, "map_index",
-	    r->map_index, "execution_date", time_json(run ? run->logical_date : 0), "logical_date",
-	    time_json(run ? run->logical_date : 0), "start_date", time_json(start), "end_date",
-	    time_json(end_ms), "duration",
-	    start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null(), "state",
-	    strcmp(state, "none") ? json_string(state) : json_null(), "try_number", r->try_number,
-	    "max_tries", r->max_tries > 0 ? r->max_tries - 1 : 0, "pool", r->pool, "pool_slots",
-	    r->pool_slots, "priority_weight", r->priority, "operator", "weir", "queued_when",
-	    time_json(r->queued_at), "hostname", have_job ? "localhost" : "", "unixname", "",
-	    "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null(), "rendered_command",
-	    r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
-	                                                : json_null(),
-	    "reason", r->reason ? r->reason : "", "outputs", outputs ? outputs : json_null(),
-	    "rendered_fields",
-	    json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
-	    "executor_config", "{}");
-	job_row_release(&job);
-	return o;
-}
-
-/* ---- API ops ---- */
-
-static json_t *oom(struct weir_error *err)
-{
-	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return NULL;
-}
-
-static json_t *op_list_dags(void *ctx, int limit, int offset, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_row *rows = NULL;
-	size_t n = 0;
-	json_t *a = json_array();
-
-	if (dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0) {
-		json_decref(a);
-		return NULL;
-	}
-	if (limit <= 0)
-		limit = 100;
-	for (size_t i = (size_t)(offset > 0 ? offset : 0);
-	     i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, dag_json(dm, &rows[i]));
-	dag_rows_free(rows, n);
-	return json_pack("{s:o, s:I}", "dags", a, "total_entries", (json_int_t)n);
-}
-
-static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_row row = {0};
-	json_t *r;
-
-	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
-		return NULL;
-	}
-	r = dag_json(dm, &row);
-	dag_row_release(&row);
-	return r ? r : oom(err);
-}
-
-static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	json_t *p = json_object_get(body, "is_paused"), *r = NULL;
-	struct dag_row row = {0};
-
-	if (!json_is_boolean(p)) {
-		weir_error_set(err, WEIR_E_INVALID, "is_paused: expected true or false");
-		return NULL;
-	}
-	begin(dm);
-	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
-		goto out;
-	}
-	if (dag_store_dag_set_paused(dm->ds, dag_id, json_is_true(p), err) < 0)
-		goto out;
-	dag_row_release(&row);
-	memset(&row, 0, sizeof row);
-	if (dag_store_dag_get(dm->ds, dag_id, &row, err) == 0)
-		r = dag_json(dm, &row);
-	log_info("DAG %s %s", dag_id, json_is_true(p) ? "paused" : "unpaused");
-out:
-	dag_row_release(&row);
-	end(dm);
-	arm_wake(dm);
-	return r;
-}
-
-static int dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
-{
-	struct dag_row row = {0};
-
-	if (dag_store_dag_get(dm->ds, dag_id, &row, NULL) < 0)
-		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
-	dag_row_release(&row);
-	return 0;
-}
-
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static const char *g_order; /* qsort has no context argument */
-
-static int cmp_run(const void *pa, const void *pb)
-{
-	const struct dag_run_row *a = pa, *b = pb;
-	const char *k = g_order;
-	int desc = 0, c = 0;
-
-	if (*k == '-') {
-		desc = 1;
-		k++;
-	}
-#define CMP_I(x, y) ((x) < (y) ? -1 : (x) > (y) ? 1 : 0)
-	if (!strcmp(k, "start_date"))
-		c = CMP_I(a->start_date, b->start_date);
-	else if (!strcmp(k, "end_date"))
-		c = CMP_I(a->end_date, b->end_date);
-	else if (!strcmp(k, "state"))
-		c = cmp_str(a->state, b->state);
-	else if (!strcmp(k, "dag_run_id") || !strcmp(k, "run_id"))
-		c = cmp_str(a->run_id, b->run_id);
-	else if (!strcmp(k, "dag_id"))
-		c = cmp_str(a->dag_id, b->dag_id);
-	else if (!strcmp(k, "id"))
-		c = CMP_I(a->id, b->id);
-	else
-		c = CMP_I(a->logical_date, b->logical_date);
-	if (c == 0)
-		c = CMP_I(a->id, b->id);
-#undef CMP_I
-	return desc ? -c : c;
-}
-
-static json_t *op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
-                            struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_run_query sq = {0};
-	struct dag_run_row *rows = NULL;
-	size_t n = 0;
-	json_t *a;
-	int limit = q && q->limit > 0 ? q->limit : 100, offset = q && q->offset > 0 ? q->offset : 0;
-	const char *order = q && q->order_by && *q->order_by ? q->order_by : "execution_date";
-	const char *k = order[0] == '-' ? order + 1 : order;
-	enum dag_run_state rs;
-
-	if (strcmp(k, "execution_date") && strcmp(k, "logical_date") && strcmp(k, "start_date") &&
-	    strcmp(k, "end_date") && strcmp(k, "state") && strcmp(k, "dag_run_id") &&
-	    strcmp(k, "run_id") && strcmp(k, "dag_id") && strcmp(k, "id")) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "order_by: expected [-]execution_date, start_date, end_date, state, "
-		               "dag_run_id or id, got \"%s\"",
-		               order);
-		return NULL;
-	}
-	if (q && q->state && *q->state && dag_run_state_from_name(q->state, &rs) < 0) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "state: expected queued, running, success or failed, got \"%s\"",
-		               q->state);
-		return NULL;
-	}
-	if (strcmp(dag_id, "~")) {
-		if (dag_must_exist(dm, dag_id, err) < 0)
-			return NULL;
-		sq.dag_id = dag_id;
-	}
-	sq.state = q && q->state && *q->state ? q->state : NULL;
-	if (dag_store_run_list(dm->ds, &sq, &rows, &n, err) < 0)
-		return NULL;
-	g_order = order;
-	if (n > 1)
-		qsort(rows, n, sizeof *rows, cmp_run);
-	a = json_array();
-	for (size_t i = (size_t)offset; i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, run_json(&rows[i]));
-	dag_run_rows_free(rows, n);
-	return json_pack("{s:o, s:I}", "dag_runs", a, "total_entries", (json_int_t)n);
-}
-
-static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                              struct weir_error *err)
-{
-	struct dag_run_row row = {0};
-	json_t *r;
-
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
-		if (err->kind == WEIR_E_NOT_FOUND)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-			               run_id);
-		return NULL;
-	}
-	r = run_json(&row);
-	dag_run_row_release(&row);
-	return r ? r : oom(err);
-}
-
-static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_entry *e = entry_by_id(dm, dag_id);
-	json_t *conf = json_object_get(body, "conf"), *rid = json_object_get(body, "dag_run_id"),
-	       *ld = json_object_get(body, "logical_date"), *r = NULL;
-	int64_t logical = clock_now_ms();
-	char ts[48];
-	char *run_id = NULL;
-	struct dag_run_row row = {0};
-
-	if (!e || !e->present) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
-		return NULL;
-	}
-	if (body && !json_is_object(body)) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "expected a JSON object {conf, dag_run_id, "
-		               "logical_date}");
-		return NULL;
-	}
-	if (conf && !json_is_null(conf) && !json_is_object(conf)) {
-		weir_error_set(err, WEIR_E_INVALID, "conf: expected a JSON object");
-		return NULL;
-	}
-	if (ld && !json_is_null(ld)) {
-		if (!json_is_string(ld) ||
-		    parse_date(json_string_value(ld), "logical_date", &logical, err) < 0) {
-			if (!json_is_string(ld))
-				weir_error_set(err, WEIR_E_INVALID,
-				               "logical_date: expected a date like "
-				               "2024-01-31T06:00:00+00:00");
-			err->kind = WEIR_E_INVALID;
-			return NULL;
-		}
-	}
-	if (rid && !json_is_null(rid)) {
-		if (!json_is_string(rid)) {
-			weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
-			return NULL;
-		}
-		run_id = xstrdup(json_string_value(rid));
-	} else if (asprintf(&run_id, "manual__%s", fmt_time(logical, ts, sizeof ts)) < 0) {
-		run_id = NULL;
-	}
-	if (!run_id)
-		return oom(err);
-	if (check_run_id(run_id, err) < 0)
-		goto out;
-	begin(dm);
-	if (create_run(dm, e, run_id, "manual", logical, json_is_object(conf) ? conf : NULL, &row,
-	               err) == 0) {
-		work_pass(dm);
-		dag_run_row_release(&row);
-		memset(&row, 0, sizeof row);
-		r = run_json_by_id(dm, dag_id, run_id, err);
-	} else if (err->kind == WEIR_E_CONFLICT) {
-		weir_error_set(err, WEIR_E_CONFLICT,
-		               "DAG %s already has a run with dag_run_id %s or logical_date %s",
-		               dag_id, run_id, fmt_time(logical, ts, sizeof ts));
-	}
-	end(dm);
-	arm_wake(dm);
-out:
-	dag_run_row_release(&row);
-	free(run_id);
-	return r;
-}
-
-static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-
-	if (dag_must_exist(dm, dag_id, err) < 0)
-		return NULL;
-	return run_json_by_id(dm, dag_id, run_id, err);
-}
-
-static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, json_t *body,
-                            struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	const char *state = json_string_value(json_object_get(body, "state"));
-	struct dag_event ev = {0};
-	struct dag_run_row row = {0};
-	json_t *r = NULL;
-
-	if (!state ||
-	    (strcmp(state, "success") && strcmp(state, "failed") && strcmp(state, "queued"))) {
-		weir_error_set(err, WEIR_E_INVALID, "state: expected success, failed or queued");
-		return NULL;
-	}
-	if (!spec_of(dm, dag_id, err))
-		return NULL;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
-		return NULL;
-	}
-	dag_run_row_release(&row);
-	if (!strcmp(state, "queued")) {
-		ev.kind = DAG_EV_CLEAR; /* Airflow: a run set to queued is cleared */
-	} else {
-		ev.kind = DAG_EV_MARK_RUN;
-		ev.mark_run = !strcmp(state, "success") ? DAG_RUN_SUCCESS : DAG_RUN_FAILED;
-	}
-	begin(dm);
-	if (run_event(dm, dag_id, run_id, &ev, err) == 0) {
-		work_pass(dm);
-		r = run_json_by_id(dm, dag_id, run_id, err);
-	}
-	end(dm);
-	arm_wake(dm);
-	return r;
-}
-
-static json_t *op_list_tis(void *ctx, const char *dag_id, const char *run_id,
-                           struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_run_row run = {0};
-	struct dag_ti_row *rows = NULL;
-	size_t n = 0;
-	json_t *a;
-
-	if (dag_must_exist(dm, dag_id, err) < 0)
-		return NULL;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
-		return NULL;
-	}
-	if (dag_store_tis_of_run(dm->ds, dag_id, run_id, &rows, &n, err) < 0) {
-		dag_run_row_release(&run);
-		return NULL;
-	}
-	a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, ti_json(dm, &rows[i], &run));
-	dag_ti_rows_free(rows, n);
-	dag_run_row_release(&run);
-	return json_pack("{s:o, s:I}", "task_instances", a, "total_entries", (json_int_t)n);
-}
-
-static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-                         int map_index, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_run_row run = {0};
-	struct dag_ti_row row = {0};
-	json_t *r;
-
-	if (dag_must_exist(dm, dag_id, err) < 0)
-		return NULL;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
-		return NULL;
-	}
-	if (dag_store_ti_get(dm->ds, dag_id, run_id, task_id, map_index, &row, err) < 0) {
-		if (map_index < 0)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "run %s of DAG %s has no task %s",
-			               run_id, dag_id, task_id);
-		else
-			weir_error_set(err, WEIR_E_NOT_FOUND,
-			               "run %s of DAG %s has no instance %d of task %s", run_id,
-			               dag_id, map_index, task_id);
-		dag_run_row_release(&run);
-		return NULL;
-	}
-	r = ti_json(dm, &row, &run);
-	dag_ti_row_release(&row);
-	dag_run_row_release(&run);
-	return r ? r : oom(err);
-}
-
-static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-                            int map_index, int try_number, char **path, bool *ended,
-                            struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_try_row t = {0};
-	struct job_row job = {0};
-	struct job_spec *spec = NULL;
-	const char *role = "task";
-	int rc = -1;
-
-	if (dag_store_try_get(dm->ds, dag_id, run_id, task_id, map_index, try_number, &t, NULL) <
-	        0 ||
-	    t.job_id <= 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s run %s task %s has no try %d", dag_id,
-		               run_id, task_id, try_number);
-		goto out;
-	}
-	if (store_job_get(dm->store, t.job_id, &job, err) < 0)
-		goto out;
-	{
-		json_t *sj = json_loads(job.spec_json, 0, NULL);
-		if (sj)
-			spec = job_spec_from_json(sj, NULL);
-		json_decref(sj);
-		if (spec && !job_spec_find_role(spec, "task")) {
-			const struct role_spec *rs = job_spec_deciding_role(spec);
-			if (rs)
-				role = rs->name;
-		}
-	}
-	if (job_manager_api_ops()->log_locate(dm->jm, t.job_id, role, 0, 0, path, ended, err) < 0)
-		goto out;
-	/* the try has ended when its TI moved on, even if the job winds down */
-	if (strcmp(t.state, "queued") && strcmp(t.state, "running"))
-		*ended = *ended || t.end_date > 0;
-	rc = 0;
-out:
-	job_spec_destroy(spec);
-	job_row_release(&job);
-	dag_try_row_release(&t);
-	return rc;
-}
-
-static json_t *ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run)
-{
-	return json_pack("{s:s, s:s, s:s, s:i, s:o}", "dag_id", r->dag_id, "dag_run_id", r->run_id,
-	                 "task_id", r->task_id, "map_index", r->map_index, "execution_date",
-	                 time_json(run->logical_date ? run->logical_date : 1));
-}
-
-/* Clears the chosen TIs of one run; appends the references of what it
- * clears (or would clear) to `out`. */
-static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                     const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
-                     json_t *out, struct weir_error *err)
-{
-	struct run_ctx *rc;
-	size_t *tasks = NULL, nt = 0;
-	bool *chosen = NULL;
-	int r = -1;
-
-	rc = run_get(dm, dag_id, run_id, err);
-	if (!rc)
-		return -1;
-	tasks = calloc(rc->spec->n_tasks + 1, sizeof *tasks);
-	chosen = calloc(rc->spec->n_tasks + 1, sizeof *chosen);
-	if (!tasks || !chosen) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		goto out;
-	}
-	for (size_t i = 0; i < task_ids->n; i++) {
-		long k = dag_spec_task_index(rc->spec, task_ids->v[i]);
-		if (k < 0) {
-			weir_error_set(err, WEIR_E_INVALID, "task_ids: DAG %s has no task %s",
-			               dag_id, task_ids->v[i]);
-			goto out;
-		}
-		if (!chosen[k])
-			tasks[nt++] = (size_t)k;
-		chosen[k] = true;
-	}
-	/* what the clear touches, for the answer (the decision does it) */
-	{
-		bool *in = calloc(rc->spec->n_tasks + 1, sizeof *in);
-		if (!in) {
-			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < rc->spec->n_tasks; i++)
-			in[i] = nt == 0 || chosen[i];
-		if (downstream && nt > 0)
-			for (size_t o = 0; o < rc->spec->n_tasks; o++) {
-				size_t i = rc->spec->topo[o];
-				for (size_t u = 0; u < rc->spec->tasks[i].n_upstream; u++)
-					if (in[rc->spec->tasks[i].upstream[u]])
-						in[i] = true;
-			}
-		for (size_t i = 0; i < rc->n_tis; i++) {
-			enum dag_ti_state s = rc->tis[i].state;
-			if (!in[rc->ti_task[i]])
-				continue;
-			if (only_failed && !dag_ti_state_is_failure(s))
-				continue;
-			json_array_append_new(out, ti_ref(&rc->rows[rc->ti_row[i]], &rc->run));
-		}
-		free(in);
-	}
-	if (!dry_run) {
-		struct dag_event ev = {.kind = DAG_EV_CLEAR,
-		                       .tasks = tasks,
-		                       .n_tasks = nt,
-		                       .downstream = downstream,
-		                       .only_failed = only_failed};
-		if (run_step(dm, rc, &ev, err) < 0)
-			goto out;
-	}
-	r = 0;
-out:
-	free(tasks);
-	free(chosen);
-	return r;
-}
-
-static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	json_t *rid = json_object_get(body, "dag_run_id"), *ids = json_object_get(body, "task_ids");
-	json_t *v, *out = NULL, *r = NULL;
-	struct strvec task_ids = STRVEC_INIT;
-	bool downstream = json_is_true(json_object_get(body, "include_downstream"));
-	/* Airflow's defaults: only_failed and dry_run are true unless told */
-	bool only_failed = !json_is_false(json_object_get(body, "only_failed"));
-	bool dry_run = !json_is_false(json_object_get(body, "dry_run"));
-	size_t i;
-
-	if (!spec_of(dm, dag_id, err))
-		return NULL;
-	if (body && !json_is_object(body)) {
-		weir_error_set(err, WEIR_E_INVALID, "expected a JSON object");
-		return NULL;
-	}
-	if (rid && !json_is_null(rid) && !json_is_string(rid)) {
-		weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
-		return NULL;
-	}
-	if (ids && !json_is_null(ids) && !json_is_array(ids)) {
-		weir_error_set(err, WEIR_E_INVALID, "task_ids: expected a list of task ids");
-		return NULL;
-	}
-	json_array_foreach(ids, i, v)
-	{
-		if (!json_is_string(v)) {
-			weir_error_set(err, WEIR_E_INVALID, "task_ids[%zu]: expected a task id", i);
-			goto fail;
-		}
-		strvec_push(&task_ids, json_string_value(v));
-	}
-	out = json_array();
-	begin(dm);
-	if (json_is_string(rid)) {
-		struct dag_run_row row = {0};
-		if (dag_store_run_get(dm->ds, dag_id, json_string_value(rid), &row, err) < 0) {
-			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-			               json_string_value(rid));
-			end(dm);
-			goto fail;
-		}
-		dag_run_row_release(&row);
-		if (clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream,
-		              only_failed, dry_run, out, err) < 0) {
-			end(dm);
-			goto fail;
-		}
-	} else {
-		struct dag_run_query q = {.dag_id = dag_id};
-		struct dag_run_row *rows = NULL;
-		size_t n = 0;
-		if (dag_store_run_list(dm->ds, &q, &rows, &n, err) < 0) {
-			end(dm);
-			goto fail;
-		}
-		for (size_t k = 0; k < n; k++)
-			if (clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream,
-			              only_failed, dry_run, out, err) < 0) {
-				dag_run_rows_free(rows, n);
-				end(dm);
-				goto fail;
-			}
-		dag_run_rows_free(rows, n);
-	}
-	end(dm);
-	arm_wake(dm);
-	r = json_pack("{s:O}", "task_instances", out);
-fail:
-	json_decref(out);
-	strvec_release(&task_ids);
-	return r;
-}
-
-static json_t *op_import_errors(void *ctx, int limit, int offset, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_import_error_row *rows = NULL;
-	size_t n = 0;
-	json_t *a = json_array();
-
-	if (dag_store_import_error_list(dm->ds, &rows, &n, err) < 0) {
-		json_decref(a);
-		return NULL;
-	}
-	if (limit <= 0)
-		limit = 100;
-	for (size_t i = (size_t)(offset > 0 ? offset : 0);
-	     i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:o}", "import_error_id",
-		                                   (json_int_t)rows[i].id, "filename", rows[i].file,
-		                                   "stack_trace", rows[i].message, "timestamp",
-		                                   time_json(rows[i].time)));
-	dag_import_error_rows_free(rows, n);
-	return json_pack("{s:o, s:I}", "import_errors", a, "total_entries", (json_int_t)n);
-}
-
-static const struct dag_api_ops ops = {
-    .list_dags = op_list_dags,
-    .get_dag = op_get_dag,
-    .patch_dag = op_patch_dag,
-    .list_runs = op_list_runs,
-    .trigger_run = op_trigger_run,
-    .get_run = op_get_run,
-    .patch_run = op_patch_run,
-    .list_tis = op_list_tis,
-    .get_ti = op_get_ti,
-    .ti_log_locate = op_ti_log_locate,
-    .clear_tis = op_clear_tis,
-    .import_errors = op_import_errors,
-};
-
-const struct dag_api_ops *dag_manager_api_ops(void)
-{
-	return &ops;
-}
-
 /* ---- start-up, recovery, lifetime ---- */
 
 int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
@@ -2549,7 +1778,7 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	struct dag_row *rows = NULL;
 	size_t n = 0;
 
-	begin(dm);
+	dm_begin(dm);
 	scan(dm);
 	/* DAGs of files that went away while the server was down */
 	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
@@ -2557,7 +1786,7 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
-		struct dag_entry *e = entry_by_id(dm, rows[i].dag_id);
+		struct dag_entry *e = dm_entry_by_id(dm, rows[i].dag_id);
 		if (!e || !e->present) {
 			struct weir_error e2 = {0};
 			if (dag_store_dag_deactivate(dm->ds, rows[i].dag_id, &e2) < 0)
@@ -2575,9 +1804,9 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 	struct dag_run_row *runs = NULL;
 	size_t n = 0;
 
-	begin(dm);
+	dm_begin(dm);
 	if (dag_store_runs_active(dm->ds, &runs, &n, err) < 0) {
-		end(dm);
+		dm_end(dm);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -2586,7 +1815,7 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 		struct dag_event ev = {.kind = DAG_EV_EVALUATE};
 		struct weir_error e2 = {0};
 
-		if (!entry_by_id(dm, runs[i].dag_id)) {
+		if (!dm_entry_by_id(dm, runs[i].dag_id)) {
 			log_warn("DAG %s run %s: the DAG's file is gone; the run waits for it",
 			         runs[i].dag_id, runs[i].run_id);
 			continue;
@@ -2609,13 +1838,13 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 			}
 			dag_ti_rows_free(tis, nt);
 		}
-		if (run_event(dm, runs[i].dag_id, runs[i].run_id, &ev, &e2) < 0)
+		if (dm_run_event(dm, runs[i].dag_id, runs[i].run_id, &ev, &e2) < 0)
 			log_error("recovery: DAG %s run %s: %s", runs[i].dag_id, runs[i].run_id,
 			          e2.msg);
 	}
 	dag_run_rows_free(runs, n);
-	end(dm);
-	arm_wake(dm);
+	dm_end(dm);
+	dm_arm_wake(dm);
 	return 0;
 }
 
@@ -2653,13 +1882,13 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	dm->loop = loop;
 	dm->store = store;
 	dm->jm = jm;
-	dm->home = xstrdup(home);
-	dm->dir = xstrdup(dags_dir);
+	dm->home = dm_xstrdup(home);
+	dm->dir = dm_xstrdup(dags_dir);
 	dm->pools = calloc(n_pools + 1, sizeof *dm->pools);
 	if (!dm->home || !dm->dir || !dm->pools)
 		goto oom;
 	for (size_t i = 0; i < n_pools; i++) {
-		dm->pools[i].name = xstrdup(pools[i].name);
+		dm->pools[i].name = dm_xstrdup(pools[i].name);
 		if (!dm->pools[i].name)
 			goto oom;
 		dm->pools[i].slots = pools[i].slots;
@@ -2667,7 +1896,7 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 		have_default = have_default || !strcmp(pools[i].name, DAG_DEFAULT_POOL);
 	}
 	if (!have_default) {
-		dm->pools[dm->n_pools].name = xstrdup(DAG_DEFAULT_POOL);
+		dm->pools[dm->n_pools].name = dm_xstrdup(DAG_DEFAULT_POOL);
 		if (!dm->pools[dm->n_pools].name)
 			goto oom;
 		dm->pools[dm->n_pools++].slots = DEFAULT_POOL_SLOTS;

@@ -1,0 +1,123 @@
+/* dag_internal.h: what the pieces of the DAG manager share (dag_manager.c:
+ * the folder, runs, TIs as jobs, timers; dag_views.c: the Airflow-shaped
+ * JSON views and the API ops).  Not for use outside src/server/dag_*.c.
+ *
+ * Threading: everything runs on the server's loop.  Every entry point
+ * brackets its work with dm_begin()/dm_end() (one SQLite transaction, the
+ * job manager's); the run copies of dm_run_get() live until the outermost
+ * dm_end().
+ */
+#ifndef WEIR_SERVER_DAG_INTERNAL_H
+#define WEIR_SERVER_DAG_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "lib/error.h"
+#include "model/dag_spec.h"
+#include "sched/dag_pool.h"
+#include "sched/dag_run.h"
+#include "server/job_manager.h"
+#include "store/dag_store.h"
+#include "store/store.h"
+
+/* One DAG file. */
+struct dag_entry {
+	char *file;
+	int64_t mtime_ns;
+	int64_t size;
+	bool present;          /* seen in the latest scan */
+	bool seen;             /* during a scan */
+	struct dag_spec *spec; /* the last good parse; NULL when it never parsed */
+	int64_t last_sched_ms; /* logical date of its latest scheduled run; CRON_NEVER */
+	bool last_sched_known;
+	struct dag_entry *next;
+};
+
+struct dag_manager {
+	uv_loop_t *loop;
+	struct store *store;
+	struct dag_store *ds;
+	struct job_manager *jm;
+	char *home;
+	char *dir;
+	struct dag_pool *pools; /* names owned */
+	size_t n_pools;
+	struct dag_entry *entries;
+	uv_fs_event_t fsev;
+	bool fsev_on;
+	uv_timer_t scan_timer;
+	uv_timer_t wake_timer;
+	int open_handles;
+	bool in_pass;
+	bool pass_again;
+	bool pool_dirty;    /* something changed since the last pool pass */
+	int depth;          /* nested entry points (begin/end) */
+	struct run_ctx **runs; /* runs read during this turn (dm_run_get()) */
+	size_t n_runs, cap_runs;
+	int64_t wake_at_ms; /* the earliest retry seen since the timer was armed; 0: none */
+};
+
+/* A run in memory, for the events of one turn (dm_run_get()). */
+struct run_ctx {
+	const struct dag_spec *spec;
+	struct dag_run_row run;
+	struct dag_ti_row *rows;
+	size_t n_rows;
+	struct dag_task_node *nodes;
+	struct dag_graph g;
+	struct dag_ti *tis;
+	size_t *ti_row; /* TI index -> index into rows */
+	size_t n_tis;
+	size_t *ti_task; /* TI index -> task index */
+	json_t *params;  /* the run's params (the DAG's, conf over them) */
+	bool stale;      /* a write failed: memory and store may differ; read again */
+};
+
+/* strdup of s, "" for NULL; NULL only when out of memory. */
+char *dm_xstrdup(const char *s);
+
+/* Entry points: dm_begin() opens the turn (the outermost drops the run
+ * copies and owes a pool pass); dm_end() runs what follows from the
+ * changes (dm_work_pass()), commits with the outermost turn, re-arms the
+ * wake-up timer. */
+void dm_begin(struct dag_manager *dm);
+void dm_end(struct dag_manager *dm);
+void dm_work_pass(struct dag_manager *dm);
+void dm_arm_wake(struct dag_manager *dm);
+
+/* Times: Airflow's "2024-01-31T06:00:00+00:00" (microseconds when the time
+ * has a fraction); dm_time_json gives null for 0.  dm_parse_date: an
+ * RFC 3339 date in `field`, -1 with err naming it. */
+char *dm_fmt_time(int64_t ms, char *buf, size_t size);
+json_t *dm_time_json(int64_t ms);
+int dm_parse_date(const char *text, const char *field, int64_t *ms, struct weir_error *err);
+
+/* The entry of a DAG (NULL when no file holds it); its last good parse
+ * (NULL with a WEIR_E_NOT_FOUND err); its latest scheduled logical date. */
+struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id);
+const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
+                                  struct weir_error *err);
+int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e);
+
+/* The run as read in this turn (borrowed until the turn ends); a decision
+ * on `ev` written through it; both at once.  -1 / NULL with err. */
+struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                           struct weir_error *err);
+int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_event *ev,
+                struct weir_error *err);
+int dm_run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const struct dag_event *ev, struct weir_error *err);
+
+/* Runs: a run id users may give ([A-Za-z0-9_.:+-], bounded); a new run
+ * with its TIs (WEIR_E_CONFLICT for a run id or logical date taken). */
+int dm_check_run_id(const char *run_id, struct weir_error *err);
+int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
+                  const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
+                  struct weir_error *err);
+
+#endif

@@ -1,0 +1,740 @@
+/* dag_views.c: the DAG manager's face to the API (dag_manager.h,
+ * dag_internal.h): Airflow-shaped JSON for DAGs, runs, task instances and
+ * import errors, and the dag_api_ops the Airflow routes call (triggers,
+ * pause, marks, clears, log locations).  Reads come from the store; every
+ * change goes through the run decisions of dag_manager.c in one turn.
+ */
+#include "server/dag_manager.h"
+#include "server/dag_internal.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/strvec.h"
+#include "model/cron.h"
+#include "model/dag_spec.h"
+#include "sched/dag_states.h"
+#include "store/dag_store.h"
+
+/* ---- JSON views (Airflow's field names) ---- */
+
+static json_t *schedule_json(const struct dag_spec *s)
+{
+	if (!s || s->schedule.kind == CRON_NONE)
+		return json_null();
+	return json_pack("{s:s, s:s}", "__type", "CronExpression", "value", s->schedule.text);
+}
+
+static json_t *dag_json(struct dag_manager *dm, const struct dag_row *row)
+{
+	struct dag_entry *e = dm_entry_by_id(dm, row->dag_id);
+	const struct dag_spec *s = e ? e->spec : NULL;
+	json_t *tags = json_array(), *o;
+	int64_t next = CRON_NEVER;
+
+	if (s)
+		for (size_t i = 0; i < s->tags.n; i++)
+			json_array_append_new(tags, json_pack("{s:s}", "name", s->tags.v[i]));
+	if (s && s->schedule.kind != CRON_NONE && !row->paused && row->active) {
+		int64_t last = dm_last_scheduled(dm, e);
+		int64_t due[1];
+		/* the next scheduled run's logical date: the one after the latest */
+		size_t n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms,
+		                             s->catchup, last, INT64_MAX / 2, due, 1);
+		if (n == 1)
+			next = due[0];
+	}
+	o = json_pack(
+	    "{s:s, s:o, s:b, s:b, s:b, s:s, s:o, s:o, s:o, s:[], s:i, s:i, s:b, s:o, "
+	    "s:o}",
+	    "dag_id", row->dag_id, "description",
+	    s && s->description ? json_string(s->description) : json_null(), "is_paused",
+	    row->paused, "is_active", row->active, "is_subdag", 0, "fileloc", row->file, "tags",
+	    tags, "schedule_interval", schedule_json(s), "next_dagrun",
+	    next != CRON_NEVER ? dm_time_json(next) : json_null(), "owners", "max_active_runs",
+	    s ? s->max_active_runs : 0, "max_active_tasks", s ? s->max_active_tasks : 0,
+	    "has_import_errors", row->import_error && *row->import_error, "last_parsed_time",
+	    dm_time_json(row->last_parsed_at), "timetable_description",
+	    s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
+	                                       : json_string("Never, external triggers only"));
+	if (o && next != CRON_NEVER) {
+		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
+		json_object_set_new(o, "next_dagrun_data_interval_start", dm_time_json(iv.start_ms));
+		json_object_set_new(o, "next_dagrun_data_interval_end", dm_time_json(iv.end_ms));
+		json_object_set_new(o, "next_dagrun_create_after", dm_time_json(iv.end_ms));
+	} else if (o) {
+		json_object_set_new(o, "next_dagrun_data_interval_start", json_null());
+		json_object_set_new(o, "next_dagrun_data_interval_end", json_null());
+		json_object_set_new(o, "next_dagrun_create_after", json_null());
+	}
+	if (o && s)
+		json_object_set(o, "params", s->params);
+	if (o && row->import_error && *row->import_error)
+		json_object_set_new(o, "import_error", json_string(row->import_error));
+	return o;
+}
+
+static json_t *run_json(const struct dag_run_row *r)
+{
+	json_t *conf = json_loads(r->conf && *r->conf ? r->conf : "{}", 0, NULL);
+
+	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:o, "
+	                 "s:o, s:n, s:s}",
+	                 "dag_id", r->dag_id, "dag_run_id", r->run_id, "logical_date",
+	                 dm_time_json(r->logical_date ? r->logical_date : 1), "execution_date",
+	                 dm_time_json(r->logical_date ? r->logical_date : 1), "start_date",
+	                 dm_time_json(r->start_date), "end_date", dm_time_json(r->end_date),
+	                 "data_interval_start", dm_time_json(r->data_interval_start),
+	                 "data_interval_end", dm_time_json(r->data_interval_end), "state", r->state,
+	                 "run_type", r->run_type, "conf", conf ? conf : json_object(),
+	                 "external_trigger", strcmp(r->run_type, "scheduled") != 0, "queued_at",
+	                 dm_time_json(r->queued_at), "last_scheduling_decision",
+	                 dm_time_json(r->end_date ? r->end_date : r->start_date), "note", "reason",
+	                 r->reason ? r->reason : "");
+}
+
+static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
+                       const struct dag_run_row *run)
+{
+	struct job_row job = {0};
+	bool have_job = r->job_id > 0 && store_job_get(dm->store, r->job_id, &job, NULL) == 0;
+	const char *state = r->state;
+	int64_t start = r->start_date, end_ms = r->end_date;
+	json_t *o, *outputs = NULL;
+
+	/* queued until its job runs: the job's state says when that was */
+	if (have_job && !strcmp(r->state, "queued") &&
+	    (!strcmp(job.state, "starting") || !strcmp(job.state, "running")))
+		state = "running";
+	if (have_job && !start && job.started_at && strcmp(state, "queued"))
+		start = job.started_at;
+	if (!strcmp(state, "running"))
+		end_ms = 0;
+	if (r->outputs && *r->outputs)
+		outputs = json_loads(r->outputs, 0, NULL);
+	o = json_pack(
+	    "{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:s, s:i, "
+	    "s:i, s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s}",
+	    "task_id", r->task_id, "dag_id", r->dag_id, "dag_run_id", r->run_id, "map_index",
+	    r->map_index, "execution_date", dm_time_json(run ? run->logical_date : 0), "logical_date",
+	    dm_time_json(run ? run->logical_date : 0), "start_date", dm_time_json(start), "end_date",
+	    dm_time_json(end_ms), "duration",
+	    start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null(), "state",
+	    strcmp(state, "none") ? json_string(state) : json_null(), "try_number", r->try_number,
+	    "max_tries", r->max_tries > 0 ? r->max_tries - 1 : 0, "pool", r->pool, "pool_slots",
+	    r->pool_slots, "priority_weight", r->priority, "operator", "weir", "queued_when",
+	    dm_time_json(r->queued_at), "hostname", have_job ? "localhost" : "", "unixname", "",
+	    "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null(), "rendered_command",
+	    r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
+	                                                : json_null(),
+	    "reason", r->reason ? r->reason : "", "outputs", outputs ? outputs : json_null(),
+	    "rendered_fields",
+	    json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
+	    "executor_config", "{}");
+	job_row_release(&job);
+	return o;
+}
+
+/* ---- API ops ---- */
+
+static json_t *oom(struct weir_error *err)
+{
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return NULL;
+}
+
+static json_t *op_list_dags(void *ctx, int limit, int offset, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_row *rows = NULL;
+	size_t n = 0;
+	json_t *a = json_array();
+
+	if (dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	if (limit <= 0)
+		limit = 100;
+	for (size_t i = (size_t)(offset > 0 ? offset : 0);
+	     i < n && json_array_size(a) < (size_t)limit; i++)
+		json_array_append_new(a, dag_json(dm, &rows[i]));
+	dag_rows_free(rows, n);
+	return json_pack("{s:o, s:I}", "dags", a, "total_entries", (json_int_t)n);
+}
+
+static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_row row = {0};
+	json_t *r;
+
+	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+		return NULL;
+	}
+	r = dag_json(dm, &row);
+	dag_row_release(&row);
+	return r ? r : oom(err);
+}
+
+static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	json_t *p = json_object_get(body, "is_paused"), *r = NULL;
+	struct dag_row row = {0};
+
+	if (!json_is_boolean(p)) {
+		weir_error_set(err, WEIR_E_INVALID, "is_paused: expected true or false");
+		return NULL;
+	}
+	dm_begin(dm);
+	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+		goto out;
+	}
+	if (dag_store_dag_set_paused(dm->ds, dag_id, json_is_true(p), err) < 0)
+		goto out;
+	dag_row_release(&row);
+	memset(&row, 0, sizeof row);
+	if (dag_store_dag_get(dm->ds, dag_id, &row, err) == 0)
+		r = dag_json(dm, &row);
+	log_info("DAG %s %s", dag_id, json_is_true(p) ? "paused" : "unpaused");
+out:
+	dag_row_release(&row);
+	dm_end(dm);
+	dm_arm_wake(dm);
+	return r;
+}
+
+static int dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
+{
+	struct dag_row row = {0};
+
+	if (dag_store_dag_get(dm->ds, dag_id, &row, NULL) < 0)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+	dag_row_release(&row);
+	return 0;
+}
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static const char *g_order; /* qsort has no context argument */
+
+static int cmp_run(const void *pa, const void *pb)
+{
+	const struct dag_run_row *a = pa, *b = pb;
+	const char *k = g_order;
+	int desc = 0, c = 0;
+
+	if (*k == '-') {
+		desc = 1;
+		k++;
+	}
+#define CMP_I(x, y) ((x) < (y) ? -1 : (x) > (y) ? 1 : 0)
+	if (!strcmp(k, "start_date"))
+		c = CMP_I(a->start_date, b->start_date);
+	else if (!strcmp(k, "end_date"))
+		c = CMP_I(a->end_date, b->end_date);
+	else if (!strcmp(k, "state"))
+		c = cmp_str(a->state, b->state);
+	else if (!strcmp(k, "dag_run_id") || !strcmp(k, "run_id"))
+		c = cmp_str(a->run_id, b->run_id);
+	else if (!strcmp(k, "dag_id"))
+		c = cmp_str(a->dag_id, b->dag_id);
+	else if (!strcmp(k, "id"))
+		c = CMP_I(a->id, b->id);
+	else
+		c = CMP_I(a->logical_date, b->logical_date);
+	if (c == 0)
+		c = CMP_I(a->id, b->id);
+#undef CMP_I
+	return desc ? -c : c;
+}
+
+static json_t *op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
+                            struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_query sq = {0};
+	struct dag_run_row *rows = NULL;
+	size_t n = 0;
+	json_t *a;
+	int limit = q && q->limit > 0 ? q->limit : 100, offset = q && q->offset > 0 ? q->offset : 0;
+	const char *order = q && q->order_by && *q->order_by ? q->order_by : "execution_date";
+	const char *k = order[0] == '-' ? order + 1 : order;
+	enum dag_run_state rs;
+
+	if (strcmp(k, "execution_date") && strcmp(k, "logical_date") && strcmp(k, "start_date") &&
+	    strcmp(k, "end_date") && strcmp(k, "state") && strcmp(k, "dag_run_id") &&
+	    strcmp(k, "run_id") && strcmp(k, "dag_id") && strcmp(k, "id")) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "order_by: expected [-]execution_date, start_date, end_date, state, "
+		               "dag_run_id or id, got \"%s\"",
+		               order);
+		return NULL;
+	}
+	if (q && q->state && *q->state && dag_run_state_from_name(q->state, &rs) < 0) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "state: expected queued, running, success or failed, got \"%s\"",
+		               q->state);
+		return NULL;
+	}
+	if (strcmp(dag_id, "~")) {
+		if (dag_must_exist(dm, dag_id, err) < 0)
+			return NULL;
+		sq.dag_id = dag_id;
+	}
+	sq.state = q && q->state && *q->state ? q->state : NULL;
+	if (dag_store_run_list(dm->ds, &sq, &rows, &n, err) < 0)
+		return NULL;
+	g_order = order;
+	if (n > 1)
+		qsort(rows, n, sizeof *rows, cmp_run);
+	a = json_array();
+	for (size_t i = (size_t)offset; i < n && json_array_size(a) < (size_t)limit; i++)
+		json_array_append_new(a, run_json(&rows[i]));
+	dag_run_rows_free(rows, n);
+	return json_pack("{s:o, s:I}", "dag_runs", a, "total_entries", (json_int_t)n);
+}
+
+static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                              struct weir_error *err)
+{
+	struct dag_run_row row = {0};
+	json_t *r;
+
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
+		if (err->kind == WEIR_E_NOT_FOUND)
+			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+			               run_id);
+		return NULL;
+	}
+	r = run_json(&row);
+	dag_run_row_release(&row);
+	return r ? r : oom(err);
+}
+
+static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_entry *e = dm_entry_by_id(dm, dag_id);
+	json_t *conf = json_object_get(body, "conf"), *rid = json_object_get(body, "dag_run_id"),
+	       *ld = json_object_get(body, "logical_date"), *r = NULL;
+	int64_t logical = clock_now_ms();
+	char ts[48];
+	char *run_id = NULL;
+	struct dag_run_row row = {0};
+
+	if (!e || !e->present) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+		return NULL;
+	}
+	if (body && !json_is_object(body)) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "expected a JSON object {conf, dag_run_id, "
+		               "logical_date}");
+		return NULL;
+	}
+	if (conf && !json_is_null(conf) && !json_is_object(conf)) {
+		weir_error_set(err, WEIR_E_INVALID, "conf: expected a JSON object");
+		return NULL;
+	}
+	if (ld && !json_is_null(ld)) {
+		if (!json_is_string(ld) ||
+		    dm_parse_date(json_string_value(ld), "logical_date", &logical, err) < 0) {
+			if (!json_is_string(ld))
+				weir_error_set(err, WEIR_E_INVALID,
+				               "logical_date: expected a date like "
+				               "2024-01-31T06:00:00+00:00");
+			err->kind = WEIR_E_INVALID;
+			return NULL;
+		}
+	}
+	if (rid && !json_is_null(rid)) {
+		if (!json_is_string(rid)) {
+			weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
+			return NULL;
+		}
+		run_id = dm_xstrdup(json_string_value(rid));
+	} else if (asprintf(&run_id, "manual__%s", dm_fmt_time(logical, ts, sizeof ts)) < 0) {
+		run_id = NULL;
+	}
+	if (!run_id)
+		return oom(err);
+	if (dm_check_run_id(run_id, err) < 0)
+		goto out;
+	dm_begin(dm);
+	if (dm_create_run(dm, e, run_id, "manual", logical, json_is_object(conf) ? conf : NULL, &row,
+	               err) == 0) {
+		dm_work_pass(dm);
+		dag_run_row_release(&row);
+		memset(&row, 0, sizeof row);
+		r = run_json_by_id(dm, dag_id, run_id, err);
+	} else if (err->kind == WEIR_E_CONFLICT) {
+		weir_error_set(err, WEIR_E_CONFLICT,
+		               "DAG %s already has a run with dag_run_id %s or logical_date %s",
+		               dag_id, run_id, dm_fmt_time(logical, ts, sizeof ts));
+	}
+	dm_end(dm);
+	dm_arm_wake(dm);
+out:
+	dag_run_row_release(&row);
+	free(run_id);
+	return r;
+}
+
+static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+
+	if (dag_must_exist(dm, dag_id, err) < 0)
+		return NULL;
+	return run_json_by_id(dm, dag_id, run_id, err);
+}
+
+static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, json_t *body,
+                            struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	const char *state = json_string_value(json_object_get(body, "state"));
+	struct dag_event ev = {0};
+	struct dag_run_row row = {0};
+	json_t *r = NULL;
+
+	if (!state ||
+	    (strcmp(state, "success") && strcmp(state, "failed") && strcmp(state, "queued"))) {
+		weir_error_set(err, WEIR_E_INVALID, "state: expected success, failed or queued");
+		return NULL;
+	}
+	if (!dm_spec_of(dm, dag_id, err))
+		return NULL;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+		return NULL;
+	}
+	dag_run_row_release(&row);
+	if (!strcmp(state, "queued")) {
+		ev.kind = DAG_EV_CLEAR; /* Airflow: a run set to queued is cleared */
+	} else {
+		ev.kind = DAG_EV_MARK_RUN;
+		ev.mark_run = !strcmp(state, "success") ? DAG_RUN_SUCCESS : DAG_RUN_FAILED;
+	}
+	dm_begin(dm);
+	if (dm_run_event(dm, dag_id, run_id, &ev, err) == 0) {
+		dm_work_pass(dm);
+		r = run_json_by_id(dm, dag_id, run_id, err);
+	}
+	dm_end(dm);
+	dm_arm_wake(dm);
+	return r;
+}
+
+static json_t *op_list_tis(void *ctx, const char *dag_id, const char *run_id,
+                           struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_row run = {0};
+	struct dag_ti_row *rows = NULL;
+	size_t n = 0;
+	json_t *a;
+
+	if (dag_must_exist(dm, dag_id, err) < 0)
+		return NULL;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+		return NULL;
+	}
+	if (dag_store_tis_of_run(dm->ds, dag_id, run_id, &rows, &n, err) < 0) {
+		dag_run_row_release(&run);
+		return NULL;
+	}
+	a = json_array();
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, ti_json(dm, &rows[i], &run));
+	dag_ti_rows_free(rows, n);
+	dag_run_row_release(&run);
+	return json_pack("{s:o, s:I}", "task_instances", a, "total_entries", (json_int_t)n);
+}
+
+static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                         int map_index, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_row run = {0};
+	struct dag_ti_row row = {0};
+	json_t *r;
+
+	if (dag_must_exist(dm, dag_id, err) < 0)
+		return NULL;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+		return NULL;
+	}
+	if (dag_store_ti_get(dm->ds, dag_id, run_id, task_id, map_index, &row, err) < 0) {
+		if (map_index < 0)
+			weir_error_set(err, WEIR_E_NOT_FOUND, "run %s of DAG %s has no task %s",
+			               run_id, dag_id, task_id);
+		else
+			weir_error_set(err, WEIR_E_NOT_FOUND,
+			               "run %s of DAG %s has no instance %d of task %s", run_id,
+			               dag_id, map_index, task_id);
+		dag_run_row_release(&run);
+		return NULL;
+	}
+	r = ti_json(dm, &row, &run);
+	dag_ti_row_release(&row);
+	dag_run_row_release(&run);
+	return r ? r : oom(err);
+}
+
+static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                            int map_index, int try_number, char **path, bool *ended,
+                            struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_try_row t = {0};
+	struct job_row job = {0};
+	struct job_spec *spec = NULL;
+	const char *role = "task";
+	int rc = -1;
+
+	if (dag_store_try_get(dm->ds, dag_id, run_id, task_id, map_index, try_number, &t, NULL) <
+	        0 ||
+	    t.job_id <= 0) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s run %s task %s has no try %d", dag_id,
+		               run_id, task_id, try_number);
+		goto out;
+	}
+	if (store_job_get(dm->store, t.job_id, &job, err) < 0)
+		goto out;
+	{
+		json_t *sj = json_loads(job.spec_json, 0, NULL);
+		if (sj)
+			spec = job_spec_from_json(sj, NULL);
+		json_decref(sj);
+		if (spec && !job_spec_find_role(spec, "task")) {
+			const struct role_spec *rs = job_spec_deciding_role(spec);
+			if (rs)
+				role = rs->name;
+		}
+	}
+	if (job_manager_api_ops()->log_locate(dm->jm, t.job_id, role, 0, 0, path, ended, err) < 0)
+		goto out;
+	/* the try has ended when its TI moved on, even if the job winds down */
+	if (strcmp(t.state, "queued") && strcmp(t.state, "running"))
+		*ended = *ended || t.end_date > 0;
+	rc = 0;
+out:
+	job_spec_destroy(spec);
+	job_row_release(&job);
+	dag_try_row_release(&t);
+	return rc;
+}
+
+static json_t *ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run)
+{
+	return json_pack("{s:s, s:s, s:s, s:i, s:o}", "dag_id", r->dag_id, "dag_run_id", r->run_id,
+	                 "task_id", r->task_id, "map_index", r->map_index, "execution_date",
+	                 dm_time_json(run->logical_date ? run->logical_date : 1));
+}
+
+/* Clears the chosen TIs of one run; appends the references of what it
+ * clears (or would clear) to `out`. */
+static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                     const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
+                     json_t *out, struct weir_error *err)
+{
+	struct run_ctx *rc;
+	size_t *tasks = NULL, nt = 0;
+	bool *chosen = NULL;
+	int r = -1;
+
+	rc = dm_run_get(dm, dag_id, run_id, err);
+	if (!rc)
+		return -1;
+	tasks = calloc(rc->spec->n_tasks + 1, sizeof *tasks);
+	chosen = calloc(rc->spec->n_tasks + 1, sizeof *chosen);
+	if (!tasks || !chosen) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < task_ids->n; i++) {
+		long k = dag_spec_task_index(rc->spec, task_ids->v[i]);
+		if (k < 0) {
+			weir_error_set(err, WEIR_E_INVALID, "task_ids: DAG %s has no task %s",
+			               dag_id, task_ids->v[i]);
+			goto out;
+		}
+		if (!chosen[k])
+			tasks[nt++] = (size_t)k;
+		chosen[k] = true;
+	}
+	/* what the clear touches, for the answer (the decision does it) */
+	{
+		bool *in = calloc(rc->spec->n_tasks + 1, sizeof *in);
+		if (!in) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < rc->spec->n_tasks; i++)
+			in[i] = nt == 0 || chosen[i];
+		if (downstream && nt > 0)
+			for (size_t o = 0; o < rc->spec->n_tasks; o++) {
+				size_t i = rc->spec->topo[o];
+				for (size_t u = 0; u < rc->spec->tasks[i].n_upstream; u++)
+					if (in[rc->spec->tasks[i].upstream[u]])
+						in[i] = true;
+			}
+		for (size_t i = 0; i < rc->n_tis; i++) {
+			enum dag_ti_state s = rc->tis[i].state;
+			if (!in[rc->ti_task[i]])
+				continue;
+			if (only_failed && !dag_ti_state_is_failure(s))
+				continue;
+			json_array_append_new(out, ti_ref(&rc->rows[rc->ti_row[i]], &rc->run));
+		}
+		free(in);
+	}
+	if (!dry_run) {
+		struct dag_event ev = {.kind = DAG_EV_CLEAR,
+		                       .tasks = tasks,
+		                       .n_tasks = nt,
+		                       .downstream = downstream,
+		                       .only_failed = only_failed};
+		if (dm_run_step(dm, rc, &ev, err) < 0)
+			goto out;
+	}
+	r = 0;
+out:
+	free(tasks);
+	free(chosen);
+	return r;
+}
+
+static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	json_t *rid = json_object_get(body, "dag_run_id"), *ids = json_object_get(body, "task_ids");
+	json_t *v, *out = NULL, *r = NULL;
+	struct strvec task_ids = STRVEC_INIT;
+	bool downstream = json_is_true(json_object_get(body, "include_downstream"));
+	/* Airflow's defaults: only_failed and dry_run are true unless told */
+	bool only_failed = !json_is_false(json_object_get(body, "only_failed"));
+	bool dry_run = !json_is_false(json_object_get(body, "dry_run"));
+	size_t i;
+
+	if (!dm_spec_of(dm, dag_id, err))
+		return NULL;
+	if (body && !json_is_object(body)) {
+		weir_error_set(err, WEIR_E_INVALID, "expected a JSON object");
+		return NULL;
+	}
+	if (rid && !json_is_null(rid) && !json_is_string(rid)) {
+		weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
+		return NULL;
+	}
+	if (ids && !json_is_null(ids) && !json_is_array(ids)) {
+		weir_error_set(err, WEIR_E_INVALID, "task_ids: expected a list of task ids");
+		return NULL;
+	}
+	json_array_foreach(ids, i, v)
+	{
+		if (!json_is_string(v)) {
+			weir_error_set(err, WEIR_E_INVALID, "task_ids[%zu]: expected a task id", i);
+			goto fail;
+		}
+		strvec_push(&task_ids, json_string_value(v));
+	}
+	out = json_array();
+	dm_begin(dm);
+	if (json_is_string(rid)) {
+		struct dag_run_row row = {0};
+		if (dag_store_run_get(dm->ds, dag_id, json_string_value(rid), &row, err) < 0) {
+			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+			               json_string_value(rid));
+			dm_end(dm);
+			goto fail;
+		}
+		dag_run_row_release(&row);
+		if (clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream,
+		              only_failed, dry_run, out, err) < 0) {
+			dm_end(dm);
+			goto fail;
+		}
+	} else {
+		struct dag_run_query q = {.dag_id = dag_id};
+		struct dag_run_row *rows = NULL;
+		size_t n = 0;
+		if (dag_store_run_list(dm->ds, &q, &rows, &n, err) < 0) {
+			dm_end(dm);
+			goto fail;
+		}
+		for (size_t k = 0; k < n; k++)
+			if (clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream,
+			              only_failed, dry_run, out, err) < 0) {
+				dag_run_rows_free(rows, n);
+				dm_end(dm);
+				goto fail;
+			}
+		dag_run_rows_free(rows, n);
+	}
+	dm_end(dm);
+	dm_arm_wake(dm);
+	r = json_pack("{s:O}", "task_instances", out);
+fail:
+	json_decref(out);
+	strvec_release(&task_ids);
+	return r;
+}
+
+static json_t *op_import_errors(void *ctx, int limit, int offset, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_import_error_row *rows = NULL;
+	size_t n = 0;
+	json_t *a = json_array();
+
+	if (dag_store_import_error_list(dm->ds, &rows, &n, err) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	if (limit <= 0)
+		limit = 100;
+	for (size_t i = (size_t)(offset > 0 ? offset : 0);
+	     i < n && json_array_size(a) < (size_t)limit; i++)
+		json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:o}", "import_error_id",
+		                                   (json_int_t)rows[i].id, "filename", rows[i].file,
+		                                   "stack_trace", rows[i].message, "timestamp",
+		                                   dm_time_json(rows[i].time)));
+	dag_import_error_rows_free(rows, n);
+	return json_pack("{s:o, s:I}", "import_errors", a, "total_entries", (json_int_t)n);
+}
+
+static const struct dag_api_ops ops = {
+    .list_dags = op_list_dags,
+    .get_dag = op_get_dag,
+    .patch_dag = op_patch_dag,
+    .list_runs = op_list_runs,
+    .trigger_run = op_trigger_run,
+    .get_run = op_get_run,
+    .patch_run = op_patch_run,
+    .list_tis = op_list_tis,
+    .get_ti = op_get_ti,
+    .ti_log_locate = op_ti_log_locate,
+    .clear_tis = op_clear_tis,
+    .import_errors = op_import_errors,
+};
+
+const struct dag_api_ops *dag_manager_api_ops(void)
+{
+	return &ops;
+}
+
