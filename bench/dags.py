@@ -140,11 +140,11 @@ class DagServer(BenchServer):
         cfg.write_text("resources:\n  vcores: %d\n  memory: 32g\n  gpus: 0\n"
                        "kill_grace_seconds: 1\npools:\n  default_pool: %d\n" % (slots, slots))
         self.log = open(self.dir / "server.log", "wb")
-        import subprocess as sp
-        self.proc = sp.Popen(
+        self.proc = subprocess.Popen(
             [WEIR_BIN, "server", "--listen", "127.0.0.1:%d" % self.port, "--home",
              str(self.home), "--config", str(cfg), "--dags", str(self.dags)],
-            stdout=self.log, stderr=sp.STDOUT, stdin=sp.DEVNULL, start_new_session=True)
+            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            start_new_session=True)
         deadline = time.monotonic() + 30
         self.token = None
         while True:
@@ -253,7 +253,8 @@ def main():
                 print("    %-10s failed" % t)
             else:
                 print("    %-10s %s" % (t, unit(median(xs))))
-        print("    %-10s %s   (%.2fx make's time)" % ("weir", unit(w), w / mk if mk else float("nan")))
+        print("    %-10s %s   (%.2fx make's time)"
+              % ("weir", unit(w), w / mk if mk else float("nan")))
         if s == "chain":
             print("    target: per hop <= 2x make's: %s" % ("met" if w <= 2 * mk else "missed"))
         else:
