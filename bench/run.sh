@@ -32,3 +32,6 @@ echo
 "$py" "$here/venv_start.py" --runs "${VENV_RUNS:-10}" --size-mb "${VENV_MB:-200}"
 echo
 "$py" "$here/dags.py" --runs "${DAG_RUNS:-3}" --chain "${CHAIN:-100}" --fanout "${FANOUT:-2000}"
+echo
+cc -O2 -o "${TMPDIR:-/tmp}/weir-cgroup-cost" "$here/cgroup_cost.c" && "${TMPDIR:-/tmp}/weir-cgroup-cost" 200 0 &&
+	"${TMPDIR:-/tmp}/weir-cgroup-cost" 100 4
