@@ -6,6 +6,7 @@
  * one schema version for everything.
  */
 #include "store/dag_store.h"
+#include "store/sql.h"
 
 #include <inttypes.h>
 #include <sqlite3.h>
@@ -154,19 +155,10 @@ static int oom(struct dag_store *ds, struct weir_error *err, const char *what)
 	                      what);
 }
 
-static bool name_in(const char *name, const char *const *names, size_t n)
-{
-	for (size_t i = 0; name && i < n; i++) {
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	}
-	return false;
-}
-
 static int check_name(struct dag_store *ds, const char *what, const char *name,
                       const char *const *names, size_t n, struct weir_error *err)
 {
-	if (name_in(name, names, n))
+	if (sql_name_in(name, names, n))
 		return 0;
 	char list[256] = "";
 	for (size_t i = 0; i < n; i++) {
@@ -217,41 +209,9 @@ static sqlite3_stmt *stmt_get(struct dag_store *ds, enum ds_stmt id, struct weir
 
 /* ---- binding and reading: the sentinels of dag_store.h ---- */
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
-}
-
 static void bind_text_or(sqlite3_stmt *st, int i, const char *v, const char *dflt)
 {
 	sqlite3_bind_text(st, i, v && *v ? v : dflt, -1, SQLITE_TRANSIENT);
-}
-
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v && *v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static void bind_pos_or_null(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v > 0)
-		sqlite3_bind_int64(st, i, v);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return strdup(t ? (const char *)t : "");
-}
-
-static int64_t col_i64(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, i);
 }
 
 static void col_name(sqlite3_stmt *st, int i, char *dst)
@@ -381,13 +341,13 @@ static int read_dag(sqlite3_stmt *st, void *p)
 {
 	struct dag_row *r = p;
 	memset(r, 0, sizeof(*r));
-	r->dag_id = col_text(st, 0);
-	r->file = col_text(st, 1);
+	r->dag_id = sql_col_text(st, 0);
+	r->file = sql_col_text(st, 1);
 	r->paused = sqlite3_column_int(st, 2) != 0;
 	r->active = sqlite3_column_int(st, 3) != 0;
-	r->last_parsed_at = col_i64(st, 4);
-	r->import_error = col_text(st, 5);
-	r->spec_json = col_text(st, 6);
+	r->last_parsed_at = sql_col_i64(st, 4);
+	r->import_error = sql_col_text(st, 5);
+	r->spec_json = sql_col_text(st, 6);
 	if (!r->dag_id || !r->file || !r->import_error || !r->spec_json) {
 		dag_row_release(r);
 		return -1;
@@ -408,12 +368,12 @@ int dag_store_dag_put(struct dag_store *ds, const struct dag_row *row, struct we
 	sqlite3_stmt *st = stmt_get(ds, DS_DAG_PUT, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, row->dag_id);
-	bind_text(st, 2, row->file);
+	sql_bind_text(st, 1, row->dag_id);
+	sql_bind_text(st, 2, row->file);
 	sqlite3_bind_int(st, 3, row->paused);
 	sqlite3_bind_int(st, 4, row->active);
-	bind_pos_or_null(st, 5, row->last_parsed_at);
-	bind_text(st, 6, row->import_error);
+	sql_bind_pos_or_null(st, 5, row->last_parsed_at);
+	sql_bind_text(st, 6, row->import_error);
 	bind_text_or(st, 7, row->spec_json, "{}");
 	return step_done(ds, st, "writing a DAG", err);
 }
@@ -425,7 +385,7 @@ int dag_store_dag_get(struct dag_store *ds, const char *dag_id, struct dag_row *
 	sqlite3_stmt *st = stmt_get(ds, DS_DAG_GET, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, dag_id);
+	sql_bind_text(st, 1, dag_id);
 	char missing[300];
 	snprintf(missing, sizeof(missing), "no DAG %s", dag_id ? dag_id : "");
 	return collect_one(ds, st, "reading a DAG", sizeof(*out), read_dag, release_dag, out,
@@ -451,9 +411,9 @@ static int dag_touch(struct dag_store *ds, enum ds_stmt id, const char *dag_id, 
 		return -1;
 	if (id == DS_DAG_PAUSE) {
 		sqlite3_bind_int(st, 1, flag);
-		bind_text(st, 2, dag_id);
+		sql_bind_text(st, 2, dag_id);
 	} else {
-		bind_text(st, 1, dag_id);
+		sql_bind_text(st, 1, dag_id);
 	}
 	if (step_done(ds, st, "updating a DAG", err) < 0)
 		return -1;
@@ -498,9 +458,9 @@ static int read_ie(sqlite3_stmt *st, void *p)
 	struct dag_import_error_row *r = p;
 	memset(r, 0, sizeof(*r));
 	r->id = sqlite3_column_int64(st, 0);
-	r->file = col_text(st, 1);
-	r->time = col_i64(st, 2);
-	r->message = col_text(st, 3);
+	r->file = sql_col_text(st, 1);
+	r->time = sql_col_i64(st, 2);
+	r->message = sql_col_text(st, 3);
 	if (!r->file || !r->message) {
 		dag_import_error_row_release(r);
 		return -1;
@@ -519,9 +479,9 @@ int dag_store_import_error_set(struct dag_store *ds, const char *file, int64_t t
 	sqlite3_stmt *st = stmt_get(ds, DS_IE_SET, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, file);
+	sql_bind_text(st, 1, file);
 	sqlite3_bind_int64(st, 2, time);
-	bind_text(st, 3, message);
+	sql_bind_text(st, 3, message);
 	return step_done(ds, st, "recording an import error", err);
 }
 
@@ -530,7 +490,7 @@ int dag_store_import_error_clear(struct dag_store *ds, const char *file, struct 
 	sqlite3_stmt *st = stmt_get(ds, DS_IE_CLEAR, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, file);
+	sql_bind_text(st, 1, file);
 	return step_done(ds, st, "clearing an import error", err);
 }
 
@@ -573,18 +533,18 @@ static int read_run(sqlite3_stmt *st, void *p)
 	struct dag_run_row *r = p;
 	memset(r, 0, sizeof(*r));
 	r->id = sqlite3_column_int64(st, 0);
-	r->dag_id = col_text(st, 1);
-	r->run_id = col_text(st, 2);
+	r->dag_id = sql_col_text(st, 1);
+	r->run_id = sql_col_text(st, 2);
 	col_name(st, 3, r->state);
 	col_name(st, 4, r->run_type);
 	r->logical_date = sqlite3_column_int64(st, 5);
-	r->data_interval_start = col_i64(st, 6);
-	r->data_interval_end = col_i64(st, 7);
-	r->conf = col_text(st, 8);
-	r->reason = col_text(st, 9);
-	r->queued_at = col_i64(st, 10);
-	r->start_date = col_i64(st, 11);
-	r->end_date = col_i64(st, 12);
+	r->data_interval_start = sql_col_i64(st, 6);
+	r->data_interval_end = sql_col_i64(st, 7);
+	r->conf = sql_col_text(st, 8);
+	r->reason = sql_col_text(st, 9);
+	r->queued_at = sql_col_i64(st, 10);
+	r->start_date = sql_col_i64(st, 11);
+	r->end_date = sql_col_i64(st, 12);
 	if (!r->dag_id || !r->run_id || !r->conf || !r->reason) {
 		dag_run_row_release(r);
 		return -1;
@@ -615,18 +575,18 @@ int dag_store_run_insert(struct dag_store *ds, const struct dag_run_row *row, in
 	sqlite3_stmt *st = stmt_get(ds, DS_RUN_INSERT, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, row->dag_id);
-	bind_text(st, 2, row->run_id);
-	bind_text(st, 3, row->state);
-	bind_text(st, 4, row->run_type);
+	sql_bind_text(st, 1, row->dag_id);
+	sql_bind_text(st, 2, row->run_id);
+	sql_bind_text(st, 3, row->state);
+	sql_bind_text(st, 4, row->run_type);
 	sqlite3_bind_int64(st, 5, row->logical_date);
-	bind_pos_or_null(st, 6, row->data_interval_start);
-	bind_pos_or_null(st, 7, row->data_interval_end);
+	sql_bind_pos_or_null(st, 6, row->data_interval_start);
+	sql_bind_pos_or_null(st, 7, row->data_interval_end);
 	bind_text_or(st, 8, row->conf, "{}");
-	bind_text(st, 9, row->reason);
-	bind_pos_or_null(st, 10, row->queued_at);
-	bind_pos_or_null(st, 11, row->start_date);
-	bind_pos_or_null(st, 12, row->end_date);
+	sql_bind_text(st, 9, row->reason);
+	sql_bind_pos_or_null(st, 10, row->queued_at);
+	sql_bind_pos_or_null(st, 11, row->start_date);
+	sql_bind_pos_or_null(st, 12, row->end_date);
 	char dup[400], missing[300];
 	snprintf(dup, sizeof(dup),
 	         "DAG %s already has a run with run_id %s or logical date %" PRId64, row->dag_id,
@@ -646,8 +606,8 @@ int dag_store_run_get(struct dag_store *ds, const char *dag_id, const char *run_
 	sqlite3_stmt *st = stmt_get(ds, DS_RUN_GET, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, dag_id);
-	bind_text(st, 2, run_id);
+	sql_bind_text(st, 1, dag_id);
+	sql_bind_text(st, 2, run_id);
 	char missing[400];
 	snprintf(missing, sizeof(missing), "no run %s of DAG %s", run_id ? run_id : "",
 	         dag_id ? dag_id : "");
@@ -660,8 +620,8 @@ static int bind_run_query(struct dag_store *ds, sqlite3_stmt *st, const struct d
 {
 	if (q->state && check_run_state(ds, q->state, err) < 0)
 		return -1;
-	bind_text_or_null(st, 1, q->dag_id);
-	bind_text_or_null(st, 2, q->state);
+	sql_bind_text_or_null(st, 1, q->dag_id);
+	sql_bind_text_or_null(st, 2, q->state);
 	return 0;
 }
 
@@ -715,13 +675,13 @@ int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,
 	sqlite3_stmt *st = stmt_get(ds, DS_RUN_UPDATE, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, row->state);
-	bind_text(st, 2, row->reason);
-	bind_pos_or_null(st, 3, row->queued_at);
-	bind_pos_or_null(st, 4, row->start_date);
-	bind_pos_or_null(st, 5, row->end_date);
-	bind_text(st, 6, row->dag_id);
-	bind_text(st, 7, row->run_id);
+	sql_bind_text(st, 1, row->state);
+	sql_bind_text(st, 2, row->reason);
+	sql_bind_pos_or_null(st, 3, row->queued_at);
+	sql_bind_pos_or_null(st, 4, row->start_date);
+	sql_bind_pos_or_null(st, 5, row->end_date);
+	sql_bind_text(st, 6, row->dag_id);
+	sql_bind_text(st, 7, row->run_id);
 	if (step_done(ds, st, "updating a DAG run", err) < 0)
 		return -1;
 	if (sqlite3_changes(ds->db) == 0)
@@ -737,8 +697,8 @@ int dag_store_run_delete(struct dag_store *ds, const char *dag_id, const char *r
 	sqlite3_stmt *st = stmt_get(ds, DS_RUN_DELETE, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, dag_id);
-	bind_text(st, 2, run_id);
+	sql_bind_text(st, 1, dag_id);
+	sql_bind_text(st, 2, run_id);
 	if (step_done(ds, st, "deleting a DAG run", err) < 0)
 		return -1;
 	if (sqlite3_changes(ds->db) == 0)
@@ -777,24 +737,24 @@ static int read_ti(sqlite3_stmt *st, void *p)
 {
 	struct dag_ti_row *r = p;
 	memset(r, 0, sizeof(*r));
-	r->dag_id = col_text(st, 0);
-	r->run_id = col_text(st, 1);
-	r->task_id = col_text(st, 2);
+	r->dag_id = sql_col_text(st, 0);
+	r->run_id = sql_col_text(st, 1);
+	r->task_id = sql_col_text(st, 2);
 	r->map_index = sqlite3_column_int(st, 3);
 	col_name(st, 4, r->state);
 	r->try_number = sqlite3_column_int(st, 5);
 	r->max_tries = sqlite3_column_int(st, 6);
-	r->job_id = col_i64(st, 7);
-	r->pool = col_text(st, 8);
+	r->job_id = sql_col_i64(st, 7);
+	r->pool = sql_col_text(st, 8);
 	r->pool_slots = sqlite3_column_int(st, 9);
 	r->priority = sqlite3_column_int(st, 10);
-	r->queued_at = col_i64(st, 11);
-	r->start_date = col_i64(st, 12);
-	r->end_date = col_i64(st, 13);
-	r->next_retry_at = col_i64(st, 14);
-	r->rendered_command = col_text(st, 15);
-	r->outputs = col_text(st, 16);
-	r->reason = col_text(st, 17);
+	r->queued_at = sql_col_i64(st, 11);
+	r->start_date = sql_col_i64(st, 12);
+	r->end_date = sql_col_i64(st, 13);
+	r->next_retry_at = sql_col_i64(st, 14);
+	r->rendered_command = sql_col_text(st, 15);
+	r->outputs = sql_col_text(st, 16);
+	r->reason = sql_col_text(st, 17);
 	if (!r->dag_id || !r->run_id || !r->task_id || !r->pool || !r->rendered_command ||
 	    !r->outputs || !r->reason) {
 		dag_ti_row_release(r);
@@ -816,20 +776,20 @@ static int check_ti_state(struct dag_store *ds, const char *state, struct weir_e
 /* Binds the fields every TI write carries, from index `at`. */
 static void bind_ti_fields(sqlite3_stmt *st, int at, const struct dag_ti_row *row)
 {
-	bind_text(st, at, row->state);
+	sql_bind_text(st, at, row->state);
 	sqlite3_bind_int(st, at + 1, row->try_number);
 	sqlite3_bind_int(st, at + 2, row->max_tries);
-	bind_pos_or_null(st, at + 3, row->job_id);
+	sql_bind_pos_or_null(st, at + 3, row->job_id);
 	bind_text_or(st, at + 4, row->pool, "default_pool");
 	sqlite3_bind_int(st, at + 5, row->pool_slots > 0 ? row->pool_slots : 1);
 	sqlite3_bind_int(st, at + 6, row->priority);
-	bind_pos_or_null(st, at + 7, row->queued_at);
-	bind_pos_or_null(st, at + 8, row->start_date);
-	bind_pos_or_null(st, at + 9, row->end_date);
-	bind_pos_or_null(st, at + 10, row->next_retry_at);
-	bind_text(st, at + 11, row->rendered_command);
-	bind_text_or_null(st, at + 12, row->outputs);
-	bind_text(st, at + 13, row->reason);
+	sql_bind_pos_or_null(st, at + 7, row->queued_at);
+	sql_bind_pos_or_null(st, at + 8, row->start_date);
+	sql_bind_pos_or_null(st, at + 9, row->end_date);
+	sql_bind_pos_or_null(st, at + 10, row->next_retry_at);
+	sql_bind_text(st, at + 11, row->rendered_command);
+	sql_bind_text_or_null(st, at + 12, row->outputs);
+	sql_bind_text(st, at + 13, row->reason);
 }
 
 static void ti_name(char *buf, size_t size, const char *what, const char *dag_id,
@@ -854,9 +814,9 @@ int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, stru
 	sqlite3_stmt *st = stmt_get(ds, DS_TI_INSERT, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, row->dag_id);
-	bind_text(st, 2, row->run_id);
-	bind_text(st, 3, row->task_id);
+	sql_bind_text(st, 1, row->dag_id);
+	sql_bind_text(st, 2, row->run_id);
+	sql_bind_text(st, 3, row->task_id);
 	sqlite3_bind_int(st, 4, row->map_index);
 	bind_ti_fields(st, 5, row);
 	char dup[400], missing[500];
@@ -880,9 +840,9 @@ int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_i
 	sqlite3_stmt *st = stmt_get(ds, DS_TI_GET, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, dag_id);
-	bind_text(st, 2, run_id);
-	bind_text(st, 3, task_id);
+	sql_bind_text(st, 1, dag_id);
+	sql_bind_text(st, 2, run_id);
+	sql_bind_text(st, 3, task_id);
 	sqlite3_bind_int(st, 4, map_index);
 	char missing[400];
 	ti_name(missing, sizeof(missing), "no", dag_id, run_id, task_id, map_index);
@@ -898,8 +858,8 @@ int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *r
 	sqlite3_stmt *st = stmt_get(ds, DS_TIS_OF_RUN, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, dag_id);
-	bind_text(st, 2, run_id);
+	sql_bind_text(st, 1, dag_id);
+	sql_bind_text(st, 2, run_id);
 	return collect(ds, st, "listing task instances", sizeof(**rows), read_ti, release_ti, rows,
 	               n, err);
 }
@@ -928,7 +888,7 @@ int dag_store_tis_in_state(struct dag_store *ds, const char *state, struct dag_t
 	sqlite3_stmt *st = stmt_get(ds, DS_TIS_IN_STATE, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, state);
+	sql_bind_text(st, 1, state);
 	return collect(ds, st, "listing task instances by state", sizeof(**rows), read_ti,
 	               release_ti, rows, n, err);
 }
@@ -941,9 +901,9 @@ int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, stru
 	if (!st)
 		return -1;
 	bind_ti_fields(st, 1, row);
-	bind_text(st, 15, row->dag_id);
-	bind_text(st, 16, row->run_id);
-	bind_text(st, 17, row->task_id);
+	sql_bind_text(st, 15, row->dag_id);
+	sql_bind_text(st, 16, row->run_id);
+	sql_bind_text(st, 17, row->task_id);
 	sqlite3_bind_int(st, 18, row->map_index);
 	char missing[500];
 	snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
@@ -983,16 +943,16 @@ static int read_try(sqlite3_stmt *st, void *p)
 {
 	struct dag_try_row *r = p;
 	memset(r, 0, sizeof(*r));
-	r->dag_id = col_text(st, 0);
-	r->run_id = col_text(st, 1);
-	r->task_id = col_text(st, 2);
+	r->dag_id = sql_col_text(st, 0);
+	r->run_id = sql_col_text(st, 1);
+	r->task_id = sql_col_text(st, 2);
 	r->map_index = sqlite3_column_int(st, 3);
 	r->try_number = sqlite3_column_int(st, 4);
-	r->job_id = col_i64(st, 5);
+	r->job_id = sql_col_i64(st, 5);
 	col_name(st, 6, r->state);
-	r->start_date = col_i64(st, 7);
-	r->end_date = col_i64(st, 8);
-	r->reason = col_text(st, 9);
+	r->start_date = sql_col_i64(st, 7);
+	r->end_date = sql_col_i64(st, 8);
+	r->reason = sql_col_text(st, 9);
 	if (!r->dag_id || !r->run_id || !r->task_id || !r->reason) {
 		dag_try_row_release(r);
 		return -1;
@@ -1016,16 +976,16 @@ int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struc
 	sqlite3_stmt *st = stmt_get(ds, DS_TRY_PUT, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, row->dag_id);
-	bind_text(st, 2, row->run_id);
-	bind_text(st, 3, row->task_id);
+	sql_bind_text(st, 1, row->dag_id);
+	sql_bind_text(st, 2, row->run_id);
+	sql_bind_text(st, 3, row->task_id);
 	sqlite3_bind_int(st, 4, row->map_index);
 	sqlite3_bind_int(st, 5, row->try_number);
-	bind_pos_or_null(st, 6, row->job_id);
-	bind_text(st, 7, row->state);
-	bind_pos_or_null(st, 8, row->start_date);
-	bind_pos_or_null(st, 9, row->end_date);
-	bind_text(st, 10, row->reason);
+	sql_bind_pos_or_null(st, 6, row->job_id);
+	sql_bind_text(st, 7, row->state);
+	sql_bind_pos_or_null(st, 8, row->start_date);
+	sql_bind_pos_or_null(st, 9, row->end_date);
+	sql_bind_text(st, 10, row->reason);
 	char missing[500], ti[400];
 	ti_name(ti, sizeof(ti), "no", row->dag_id, row->run_id, row->task_id, row->map_index);
 	if (row->job_id > 0)
@@ -1043,9 +1003,9 @@ int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_
 	sqlite3_stmt *st = stmt_get(ds, DS_TRY_GET, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, dag_id);
-	bind_text(st, 2, run_id);
-	bind_text(st, 3, task_id);
+	sql_bind_text(st, 1, dag_id);
+	sql_bind_text(st, 2, run_id);
+	sql_bind_text(st, 3, task_id);
 	sqlite3_bind_int(st, 4, map_index);
 	sqlite3_bind_int(st, 5, try_number);
 	char missing[500], ti[400];
@@ -1064,9 +1024,9 @@ int dag_store_tries_of_ti(struct dag_store *ds, const char *dag_id, const char *
 	sqlite3_stmt *st = stmt_get(ds, DS_TRIES_OF_TI, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, dag_id);
-	bind_text(st, 2, run_id);
-	bind_text(st, 3, task_id);
+	sql_bind_text(st, 1, dag_id);
+	sql_bind_text(st, 2, run_id);
+	sql_bind_text(st, 3, task_id);
 	sqlite3_bind_int(st, 4, map_index);
 	return collect(ds, st, "listing tries", sizeof(**rows), read_try, release_try, rows, n,
 	               err);

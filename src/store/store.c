@@ -6,6 +6,7 @@
  * last few, which the launchers' retried reports then repair.
  */
 #include "store/store.h"
+#include "store/sql.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -213,15 +214,6 @@ static const char *const job_states[] = {"queued",    "starting", "running",
 static const char *const task_states[] = {"pending", "starting", "running", "succeeded",
                                           "failed",  "killed",   "lost"};
 
-static bool name_in(const char *name, const char *const *names, size_t n)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (strcmp(name, names[i]) == 0)
-			return true;
-	}
-	return false;
-}
-
 static int db_error(struct store *s, struct weir_error *err, const char *what)
 {
 	int code = sqlite3_extended_errcode(s->db);
@@ -250,27 +242,6 @@ static sqlite3_stmt *stmt_get(struct store *s, enum stmt_id id, struct weir_erro
 
 /* ---- binding: the sentinels of store.h become NULL ---- */
 
-static void bind_text(sqlite3_stmt *st, int i, const char *v)
-{
-	sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
-}
-
-static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
-{
-	if (v && *v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, i);
-}
-
-static void bind_pos_or_null(sqlite3_stmt *st, int i, int64_t v)
-{
-	if (v > 0)
-		sqlite3_bind_int64(st, i, v);
-	else
-		sqlite3_bind_null(st, i);
-}
-
 static void bind_exit(sqlite3_stmt *st, int i, int v)
 {
 	if (v >= 0)
@@ -280,17 +251,6 @@ static void bind_exit(sqlite3_stmt *st, int i, int v)
 }
 
 /* ---- reading ---- */
-
-static char *col_text(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return strdup(t ? (const char *)t : "");
-}
-
-static int64_t col_i64(sqlite3_stmt *st, int i)
-{
-	return sqlite3_column_type(st, i) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, i);
-}
 
 static int col_exit(sqlite3_stmt *st, int i)
 {
@@ -510,22 +470,22 @@ static int read_job(sqlite3_stmt *st, struct job_row *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->id = sqlite3_column_int64(st, 0);
-	r->name = col_text(st, 1);
-	r->spec_json = col_text(st, 2);
-	r->framework = col_text(st, 3);
+	r->name = sql_col_text(st, 1);
+	r->spec_json = sql_col_text(st, 2);
+	r->framework = sql_col_text(st, 3);
 	col_state(st, 4, r->state);
-	r->reason = col_text(st, 5);
+	r->reason = sql_col_text(st, 5);
 	r->priority = sqlite3_column_int(st, 6);
 	r->attempt = sqlite3_column_int(st, 7);
 	r->max_restarts = sqlite3_column_int(st, 8);
 	r->exit_code = col_exit(st, 9);
 	r->restart_pending = sqlite3_column_int(st, 10) != 0;
-	r->submitted_at = col_i64(st, 11);
-	r->queued_at = col_i64(st, 12);
-	r->allocated_at = col_i64(st, 13);
-	r->running_at = col_i64(st, 14);
-	r->started_at = col_i64(st, 15);
-	r->ended_at = col_i64(st, 16);
+	r->submitted_at = sql_col_i64(st, 11);
+	r->queued_at = sql_col_i64(st, 12);
+	r->allocated_at = sql_col_i64(st, 13);
+	r->running_at = sql_col_i64(st, 14);
+	r->started_at = sql_col_i64(st, 15);
+	r->ended_at = sql_col_i64(st, 16);
 	if (!r->name || !r->spec_json || !r->framework || !r->reason) {
 		job_row_release(r);
 		return -1;
@@ -555,7 +515,7 @@ void job_rows_free(struct job_row *rows, size_t n)
 
 static int check_job_state(struct store *s, const char *state, struct weir_error *err)
 {
-	if (!name_in(state, job_states, sizeof(job_states) / sizeof(job_states[0])))
+	if (!sql_name_in(state, job_states, sizeof(job_states) / sizeof(job_states[0])))
 		return weir_error_set(err, WEIR_E_INVALID,
 		                      "store %s: job state \"%s\" is not one of queued, starting, "
 		                      "running, succeeded, failed, killed",
@@ -565,7 +525,7 @@ static int check_job_state(struct store *s, const char *state, struct weir_error
 
 static int check_task_state(struct store *s, const char *state, struct weir_error *err)
 {
-	if (!name_in(state, task_states, sizeof(task_states) / sizeof(task_states[0])))
+	if (!sql_name_in(state, task_states, sizeof(task_states) / sizeof(task_states[0])))
 		return weir_error_set(
 		    err, WEIR_E_INVALID,
 		    "store %s: task state \"%s\" is not one of pending, starting, "
@@ -582,22 +542,22 @@ int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
 	sqlite3_stmt *st = stmt_get(s, ST_JOB_INSERT, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, row->name && *row->name ? row->name : "job");
-	bind_text(st, 2, row->spec_json ? row->spec_json : "{}");
-	bind_text(st, 3, row->framework && *row->framework ? row->framework : "none");
-	bind_text(st, 4, row->state);
-	bind_text(st, 5, row->reason);
+	sql_bind_text(st, 1, row->name && *row->name ? row->name : "job");
+	sql_bind_text(st, 2, row->spec_json ? row->spec_json : "{}");
+	sql_bind_text(st, 3, row->framework && *row->framework ? row->framework : "none");
+	sql_bind_text(st, 4, row->state);
+	sql_bind_text(st, 5, row->reason);
 	sqlite3_bind_int(st, 6, row->priority);
 	sqlite3_bind_int(st, 7, row->attempt > 0 ? row->attempt : 1);
 	sqlite3_bind_int(st, 8, row->max_restarts);
 	bind_exit(st, 9, row->exit_code);
 	sqlite3_bind_int(st, 10, row->restart_pending);
 	sqlite3_bind_int64(st, 11, row->submitted_at);
-	bind_pos_or_null(st, 12, row->queued_at);
-	bind_pos_or_null(st, 13, row->allocated_at);
-	bind_pos_or_null(st, 14, row->running_at);
-	bind_pos_or_null(st, 15, row->started_at);
-	bind_pos_or_null(st, 16, row->ended_at);
+	sql_bind_pos_or_null(st, 12, row->queued_at);
+	sql_bind_pos_or_null(st, 13, row->allocated_at);
+	sql_bind_pos_or_null(st, 14, row->running_at);
+	sql_bind_pos_or_null(st, 15, row->started_at);
+	sql_bind_pos_or_null(st, 16, row->ended_at);
 	if (step_done(s, st, "inserting a job", err) < 0)
 		return -1;
 	if (id)
@@ -672,7 +632,7 @@ int store_job_list(struct store *s, const char *state, int limit, struct job_row
 			return -1;
 		if (!(st = stmt_get(s, ST_JOB_LIST_STATE, err)))
 			return -1;
-		bind_text(st, 1, state);
+		sql_bind_text(st, 1, state);
 		sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
 	} else {
 		if (!(st = stmt_get(s, ST_JOB_LIST, err)))
@@ -699,17 +659,17 @@ int store_job_update(struct store *s, const struct job_row *row, struct weir_err
 	sqlite3_stmt *st = stmt_get(s, ST_JOB_UPDATE, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, row->state);
-	bind_text(st, 2, row->reason);
+	sql_bind_text(st, 1, row->state);
+	sql_bind_text(st, 2, row->reason);
 	sqlite3_bind_int(st, 3, row->priority);
 	sqlite3_bind_int(st, 4, row->attempt);
 	bind_exit(st, 5, row->exit_code);
 	sqlite3_bind_int(st, 6, row->restart_pending);
-	bind_pos_or_null(st, 7, row->queued_at);
-	bind_pos_or_null(st, 8, row->allocated_at);
-	bind_pos_or_null(st, 9, row->running_at);
-	bind_pos_or_null(st, 10, row->started_at);
-	bind_pos_or_null(st, 11, row->ended_at);
+	sql_bind_pos_or_null(st, 7, row->queued_at);
+	sql_bind_pos_or_null(st, 8, row->allocated_at);
+	sql_bind_pos_or_null(st, 9, row->running_at);
+	sql_bind_pos_or_null(st, 10, row->started_at);
+	sql_bind_pos_or_null(st, 11, row->ended_at);
 	sqlite3_bind_int64(st, 12, row->id);
 	if (step_done(s, st, "updating a job", err) < 0)
 		return -1;
@@ -725,23 +685,23 @@ static int read_task(sqlite3_stmt *st, struct task_row *r)
 	memset(r, 0, sizeof(*r));
 	r->job_id = sqlite3_column_int64(st, 0);
 	r->attempt = sqlite3_column_int(st, 1);
-	r->role = col_text(st, 2);
+	r->role = sql_col_text(st, 2);
 	r->idx = sqlite3_column_int(st, 3);
 	col_state(st, 4, r->state);
-	r->reason = col_text(st, 5);
-	r->host = col_text(st, 6);
-	r->port = (int)col_i64(st, 7);
-	r->launcher_pid = (int)col_i64(st, 8);
-	r->pid = (int)col_i64(st, 9);
-	r->gpus = col_text(st, 10);
+	r->reason = sql_col_text(st, 5);
+	r->host = sql_col_text(st, 6);
+	r->port = (int)sql_col_i64(st, 7);
+	r->launcher_pid = (int)sql_col_i64(st, 8);
+	r->pid = (int)sql_col_i64(st, 9);
+	r->gpus = sql_col_text(st, 10);
 	r->exit_code = col_exit(st, 11);
-	r->signal = (int)col_i64(st, 12);
+	r->signal = (int)sql_col_i64(st, 12);
 	r->oom_killed = sqlite3_column_int(st, 13) != 0;
-	r->peak_memory_bytes = col_i64(st, 14);
-	r->cpu_time_ms = col_i64(st, 15);
-	r->registered_at = col_i64(st, 16);
-	r->started_at = col_i64(st, 17);
-	r->ended_at = col_i64(st, 18);
+	r->peak_memory_bytes = sql_col_i64(st, 14);
+	r->cpu_time_ms = sql_col_i64(st, 15);
+	r->registered_at = sql_col_i64(st, 16);
+	r->started_at = sql_col_i64(st, 17);
+	r->ended_at = sql_col_i64(st, 18);
 	if (!r->role || !r->reason || !r->host || !r->gpus) {
 		task_row_release(r);
 		return -1;
@@ -772,21 +732,21 @@ void task_rows_free(struct task_row *rows, size_t n)
 /* Binds the fields every task write carries, from index `at`. */
 static void bind_task_fields(sqlite3_stmt *st, int at, const struct task_row *row)
 {
-	bind_text(st, at, row->state);
-	bind_text(st, at + 1, row->reason);
-	bind_text_or_null(st, at + 2, row->host);
-	bind_pos_or_null(st, at + 3, row->port);
-	bind_pos_or_null(st, at + 4, row->launcher_pid);
-	bind_pos_or_null(st, at + 5, row->pid);
-	bind_text_or_null(st, at + 6, row->gpus);
+	sql_bind_text(st, at, row->state);
+	sql_bind_text(st, at + 1, row->reason);
+	sql_bind_text_or_null(st, at + 2, row->host);
+	sql_bind_pos_or_null(st, at + 3, row->port);
+	sql_bind_pos_or_null(st, at + 4, row->launcher_pid);
+	sql_bind_pos_or_null(st, at + 5, row->pid);
+	sql_bind_text_or_null(st, at + 6, row->gpus);
 	bind_exit(st, at + 7, row->exit_code);
-	bind_pos_or_null(st, at + 8, row->signal);
+	sql_bind_pos_or_null(st, at + 8, row->signal);
 	sqlite3_bind_int(st, at + 9, row->oom_killed);
-	bind_pos_or_null(st, at + 10, row->peak_memory_bytes);
-	bind_pos_or_null(st, at + 11, row->cpu_time_ms);
-	bind_pos_or_null(st, at + 12, row->registered_at);
-	bind_pos_or_null(st, at + 13, row->started_at);
-	bind_pos_or_null(st, at + 14, row->ended_at);
+	sql_bind_pos_or_null(st, at + 10, row->peak_memory_bytes);
+	sql_bind_pos_or_null(st, at + 11, row->cpu_time_ms);
+	sql_bind_pos_or_null(st, at + 12, row->registered_at);
+	sql_bind_pos_or_null(st, at + 13, row->started_at);
+	sql_bind_pos_or_null(st, at + 14, row->ended_at);
 }
 
 int store_task_insert(struct store *s, const struct task_row *row, struct weir_error *err)
@@ -801,7 +761,7 @@ int store_task_insert(struct store *s, const struct task_row *row, struct weir_e
 		return -1;
 	sqlite3_bind_int64(st, 1, row->job_id);
 	sqlite3_bind_int(st, 2, row->attempt);
-	bind_text(st, 3, row->role);
+	sql_bind_text(st, 3, row->role);
 	sqlite3_bind_int(st, 4, row->idx);
 	bind_task_fields(st, 5, row);
 	int r = sqlite3_step(st);
@@ -864,7 +824,7 @@ int store_task_get(struct store *s, int64_t job_id, int attempt, const char *rol
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int(st, 2, attempt);
-	bind_text(st, 3, role);
+	sql_bind_text(st, 3, role);
 	sqlite3_bind_int(st, 4, idx);
 	struct task_row *rows;
 	size_t n;
@@ -903,7 +863,7 @@ int store_task_update(struct store *s, const struct task_row *row, struct weir_e
 	bind_task_fields(st, 1, row);
 	sqlite3_bind_int64(st, 16, row->job_id);
 	sqlite3_bind_int(st, 17, row->attempt);
-	bind_text(st, 18, row->role);
+	sql_bind_text(st, 18, row->role);
 	sqlite3_bind_int(st, 19, row->idx);
 	if (step_done(s, st, "updating a task", err) < 0)
 		return -1;
@@ -924,8 +884,8 @@ int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
 	sqlite3_bind_int64(st, 2, time_ms);
-	bind_text(st, 3, kind);
-	bind_text(st, 4, message);
+	sql_bind_text(st, 3, kind);
+	sql_bind_text(st, 4, message);
 	int r = sqlite3_step(st);
 	sqlite3_reset(st);
 	if (r != SQLITE_DONE) {
@@ -981,8 +941,8 @@ int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows
 		e->id = sqlite3_column_int64(st, 0);
 		e->job_id = sqlite3_column_int64(st, 1);
 		e->time = sqlite3_column_int64(st, 2);
-		e->kind = col_text(st, 3);
-		e->message = col_text(st, 4);
+		e->kind = sql_col_text(st, 3);
+		e->message = sql_col_text(st, 4);
 		len++;
 		if (!e->kind || !e->message)
 			goto oom;
@@ -1011,11 +971,11 @@ int store_meta_get(struct store *s, const char *key, char **value, struct weir_e
 	sqlite3_stmt *st = stmt_get(s, ST_META_GET, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, key);
+	sql_bind_text(st, 1, key);
 	int r = sqlite3_step(st);
 	int rc;
 	if (r == SQLITE_ROW) {
-		*value = col_text(st, 0);
+		*value = sql_col_text(st, 0);
 		rc = *value ? 0 : weir_error_set(err, WEIR_E_INTERNAL, "store: out of memory");
 	} else if (r == SQLITE_DONE) {
 		rc = 1;
@@ -1031,7 +991,7 @@ int store_meta_set(struct store *s, const char *key, const char *value, struct w
 	sqlite3_stmt *st = stmt_get(s, ST_META_SET, err);
 	if (!st)
 		return -1;
-	bind_text(st, 1, key);
-	bind_text(st, 2, value);
+	sql_bind_text(st, 1, key);
+	sql_bind_text(st, 2, value);
 	return step_done(s, st, "writing meta", err);
 }
