@@ -20,14 +20,8 @@
 #include "lib/yaml.h"
 #include "model/job_spec_edit.h"
 #include "model/template.h"
+#include "model/field_reader.h"
 
-#define PATH_LEN 320
-
-struct reader {
-	const char *base_dir;
-	char path[PATH_LEN];
-	struct weir_error *err;
-};
 
 static const char *const dag_keys[] = {
 	"dag_id",   "description", "schedule", "start_date",   "end_date",
@@ -73,146 +67,6 @@ int trigger_rule_from_name(const char *name, enum trigger_rule *out)
 
 /* ---- reading helpers ---------------------------------------------------- */
 
-static void at(struct reader *r, const char *prefix, const char *key, size_t index)
-{
-	int n = key ? snprintf(r->path, sizeof r->path, "%s%s%s", prefix, *prefix ? "." : "", key)
-		    : snprintf(r->path, sizeof r->path, "%s[%zu]", prefix, index);
-	if (n < 0)
-		r->path[0] = '\0';
-}
-
-static int fail(struct reader *r, const char *fmt, const char *arg)
-{
-	char msg[WEIR_ERROR_MSG_MAX - PATH_LEN - 8];
-	snprintf(msg, sizeof msg, fmt, arg);
-	return weir_error_set(r->err, WEIR_E_INVALID, "%s: %s", r->path[0] ? r->path : "dag", msg);
-}
-
-static int oom(struct reader *r)
-{
-	return weir_error_set(r->err, WEIR_E_INTERNAL, "out of memory");
-}
-
-static const char *type_name(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "a mapping";
-	case JSON_ARRAY: return "a list";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "a value";
-}
-
-static int check_keys(struct reader *r, json_t *obj, const char *prefix, const char *const *keys)
-{
-	const char *key;
-	json_t *v;
-	json_object_foreach (obj, key, v) {
-		bool ok = false;
-		for (size_t i = 0; keys[i] && !ok; i++)
-			ok = !strcmp(keys[i], key);
-		if (!ok) {
-			char list[600] = "";
-			for (size_t i = 0; keys[i]; i++) {
-				strncat(list, keys[i], sizeof list - strlen(list) - 1);
-				if (keys[i + 1])
-					strncat(list, ", ", sizeof list - strlen(list) - 1);
-			}
-			at(r, prefix, key, 0);
-			return fail(r, "unknown key; expected one of: %s", list);
-		}
-	}
-	return 0;
-}
-
-static int need_type(struct reader *r, json_t *v, const char *what, bool ok)
-{
-	if (ok)
-		return 0;
-	char msg[160];
-	snprintf(msg, sizeof msg, "expected %s, got %%s", what);
-	return fail(r, msg, type_name(v));
-}
-
-static int get_string(struct reader *r, json_t *v, const char **out)
-{
-	if (need_type(r, v, "a string", json_is_string(v)) < 0)
-		return -1;
-	if (strlen(json_string_value(v)) != json_string_length(v))
-		return fail(r, "%s", "a string must not contain NUL characters");
-	*out = json_string_value(v);
-	return 0;
-}
-
-static int set_string(struct reader *r, char **field, const char *s)
-{
-	char *c = s ? strdup(s) : NULL;
-	if (s && !c)
-		return oom(r);
-	free(*field);
-	*field = c;
-	return 0;
-}
-
-static int dup_string(struct reader *r, json_t *v, char **field)
-{
-	const char *s;
-	if (json_is_null(v))
-		return set_string(r, field, NULL);
-	if (get_string(r, v, &s) < 0)
-		return -1;
-	return set_string(r, field, s);
-}
-
-static int get_int(struct reader *r, json_t *v, long long min, long long max, long long *out)
-{
-	if (need_type(r, v, "an integer", json_is_integer(v)) < 0)
-		return -1;
-	long long x = json_integer_value(v);
-	if (x < min || x > max) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "expected an integer from %lld to %lld, got %lld", min, max,
-			 x);
-		return fail(r, "%s", msg);
-	}
-	*out = x;
-	return 0;
-}
-
-static int get_bool(struct reader *r, json_t *v, bool *out)
-{
-	if (need_type(r, v, "true or false", json_is_boolean(v)) < 0)
-		return -1;
-	*out = json_is_true(v);
-	return 0;
-}
-
-static int read_duration(struct reader *r, json_t *v, int64_t *out)
-{
-	if (json_is_integer(v)) {
-		long long x;
-		if (get_int(r, v, 0, JOB_SPEC_MAX_TIMEOUT_S, &x) < 0)
-			return -1;
-		*out = x;
-		return 0;
-	}
-	if (json_is_string(v)) {
-		const char *s;
-		if (get_string(r, v, &s) < 0)
-			return -1;
-		struct weir_error e;
-		if (parse_duration_s(s, r->path, out, &e) < 0)
-			return weir_error_set(r->err, WEIR_E_INVALID, "%s", e.msg);
-		return 0;
-	}
-	return fail(r, "expected seconds or a duration like 30s, 5m or 1h, got %s", type_name(v));
-}
-
 static bool id_valid(const char *s, bool dots)
 {
 	if (!*s || strlen(s) > DAG_MAX_ID)
@@ -225,12 +79,12 @@ static bool id_valid(const char *s, bool dots)
 
 static bool ident_valid(const char *s)
 {
-	if (!isalpha((unsigned char)*s) && *s != '_')
+	if ((!isalpha((unsigned char)*s) && *s != '_') || strlen(s) > 128)
 		return false;
 	for (; *s; s++)
 		if (!isalnum((unsigned char)*s) && *s != '_')
 			return false;
-	return strlen(s) <= 128;
+	return true;
 }
 
 /* A path: absolute against base_dir when there is one. */
@@ -244,47 +98,30 @@ static char *resolve(const char *base_dir, const char *s)
 	return *rel && strcmp(rel, ".") ? fs_join(base_dir, rel) : strdup(base_dir);
 }
 
-static int read_path(struct reader *r, json_t *v, char **field)
-{
-	const char *s;
-	if (json_is_null(v))
-		return set_string(r, field, NULL);
-	if (get_string(r, v, &s) < 0)
-		return -1;
-	if (!*s)
-		return fail(r, "%s", "expected a path, got an empty string");
-	char *p = resolve(r->base_dir, s);
-	if (!p)
-		return oom(r);
-	free(*field);
-	*field = p;
-	return 0;
-}
-
 /* Env values may be numbers or booleans in YAML: the variable is their text. */
-static int read_env(struct reader *r, json_t *v, const char *prefix, struct env_var **env,
+static int read_env(struct field_reader *r, json_t *v, const char *prefix, struct env_var **env,
 		    size_t *n_env)
 {
 	const char *key;
 	json_t *val;
 	snprintf(r->path, sizeof r->path, "%s", prefix);
-	if (need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
+	if (field_need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
 		return -1;
 	json_object_foreach (v, key, val) {
-		at(r, prefix, key, 0);
+		field_at(r, prefix, key, 0);
 		if (!env_name_valid(key))
-			return fail(r, "%s",
+			return field_fail(r, "%s",
 				    "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
 		if (json_is_object(val) || json_is_array(val) || json_is_null(val))
-			return fail(r, "expected a string value, got %s", type_name(val));
+			return field_fail(r, "expected a string value, got %s", field_type_name(val));
 		if (json_is_string(val)) {
 			const char *s;
-			if (get_string(r, val, &s) < 0)
+			if (field_get_string(r, val, &s) < 0)
 				return -1;
 		}
 		char *text = template_value_text(val);
 		if (!text)
-			return oom(r);
+			return field_oom(r);
 		int rc = env_list_set(env, n_env, key, text, r->err);
 		free(text);
 		if (rc < 0)
@@ -293,41 +130,41 @@ static int read_env(struct reader *r, json_t *v, const char *prefix, struct env_
 	return 0;
 }
 
-static int read_resources(struct reader *r, json_t *v, const char *prefix,
+static int read_resources(struct field_reader *r, json_t *v, const char *prefix,
 			  struct dag_resources *res)
 {
 	const char *key;
 	json_t *val;
 	long long x;
 	snprintf(r->path, sizeof r->path, "%s", prefix);
-	if (need_type(r, v, "a mapping {memory, vcores, gpus}", json_is_object(v)) < 0)
+	if (field_need_type(r, v, "a mapping {memory, vcores, gpus}", json_is_object(v)) < 0)
 		return -1;
-	if (check_keys(r, v, prefix, resource_keys) < 0)
+	if (field_check_keys(r, v, prefix, resource_keys) < 0)
 		return -1;
 	json_object_foreach (v, key, val) {
-		at(r, prefix, key, 0);
+		field_at(r, prefix, key, 0);
 		if (!strcmp(key, "memory")) {
 			if (json_is_integer(val)) {
-				if (get_int(r, val, 1, (long long)JOB_SPEC_MAX_MEMORY_MB, &x) < 0)
+				if (field_get_int(r, val, 1, (long long)JOB_SPEC_MAX_MEMORY_MB, &x) < 0)
 					return -1;
 				res->memory_mb = (uint64_t)x;
 			} else {
 				const char *s;
 				struct weir_error e;
-				if (get_string(r, val, &s) < 0)
+				if (field_get_string(r, val, &s) < 0)
 					return -1;
 				if (parse_memory_mb(s, r->path, &res->memory_mb, &e) < 0)
 					return weir_error_set(r->err, WEIR_E_INVALID, "%s", e.msg);
 				if (res->memory_mb == 0 || res->memory_mb > JOB_SPEC_MAX_MEMORY_MB)
-					return fail(r, "expected a memory amount from 1m to 16t, got \"%s\"",
+					return field_fail(r, "expected a memory amount from 1m to 16t, got \"%s\"",
 						    s);
 			}
 		} else if (!strcmp(key, "vcores")) {
-			if (get_int(r, val, 1, JOB_SPEC_MAX_VCORES, &x) < 0)
+			if (field_get_int(r, val, 1, JOB_SPEC_MAX_VCORES, &x) < 0)
 				return -1;
 			res->vcores = (int)x;
 		} else {
-			if (get_int(r, val, 0, JOB_SPEC_MAX_GPUS, &x) < 0)
+			if (field_get_int(r, val, 0, JOB_SPEC_MAX_GPUS, &x) < 0)
 				return -1;
 			res->gpus = (int)x;
 		}
@@ -336,7 +173,7 @@ static int read_resources(struct reader *r, json_t *v, const char *prefix,
 }
 
 /* The keys a task and default_args share.  1 if `key` was one of them. */
-static int read_shared_arg(struct reader *r, const char *key, json_t *val, int *retries,
+static int read_shared_arg(struct field_reader *r, const char *key, json_t *val, int *retries,
 			   int64_t *retry_delay, int *exp_backoff, int64_t *max_delay,
 			   int64_t *timeout, char **pool, bool *pool_set, int *priority,
 			   bool *priority_set)
@@ -344,35 +181,35 @@ static int read_shared_arg(struct reader *r, const char *key, json_t *val, int *
 	long long x;
 	bool b;
 	if (!strcmp(key, "retries")) {
-		if (get_int(r, val, 0, DAG_MAX_RETRIES, &x) < 0)
+		if (field_get_int(r, val, 0, DAG_MAX_RETRIES, &x) < 0)
 			return -1;
 		*retries = (int)x;
 	} else if (!strcmp(key, "retry_delay")) {
-		if (read_duration(r, val, retry_delay) < 0)
+		if (field_read_duration(r, val, retry_delay) < 0)
 			return -1;
 	} else if (!strcmp(key, "retry_exponential_backoff")) {
-		if (get_bool(r, val, &b) < 0)
+		if (field_get_bool(r, val, &b) < 0)
 			return -1;
 		*exp_backoff = b;
 	} else if (!strcmp(key, "max_retry_delay")) {
-		if (read_duration(r, val, max_delay) < 0)
+		if (field_read_duration(r, val, max_delay) < 0)
 			return -1;
 	} else if (!strcmp(key, "execution_timeout")) {
-		if (read_duration(r, val, timeout) < 0)
+		if (field_read_duration(r, val, timeout) < 0)
 			return -1;
 	} else if (!strcmp(key, "pool")) {
 		*pool_set = true;
 		if (json_is_null(val))
-			return set_string(r, pool, NULL) < 0 ? -1 : 1;
+			return field_set_string(r, pool, NULL) < 0 ? -1 : 1;
 		const char *s;
-		if (get_string(r, val, &s) < 0)
+		if (field_get_string(r, val, &s) < 0)
 			return -1;
 		if (!id_valid(s, true))
-			return fail(r, "expected a pool name of [A-Za-z0-9_.-], got \"%s\"", s);
-		if (set_string(r, pool, s) < 0)
+			return field_fail(r, "expected a pool name of [A-Za-z0-9_.-], got \"%s\"", s);
+		if (field_set_string(r, pool, s) < 0)
 			return -1;
 	} else if (!strcmp(key, "priority")) {
-		if (get_int(r, val, -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, &x) < 0)
+		if (field_get_int(r, val, -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, &x) < 0)
 			return -1;
 		*priority = (int)x;
 		*priority_set = true;
@@ -382,18 +219,18 @@ static int read_shared_arg(struct reader *r, const char *key, json_t *val, int *
 	return 1;
 }
 
-static int read_default_args(struct reader *r, json_t *v, struct dag_default_args *d)
+static int read_default_args(struct field_reader *r, json_t *v, struct dag_default_args *d)
 {
 	const char *key;
 	json_t *val;
 	snprintf(r->path, sizeof r->path, "default_args");
-	if (need_type(r, v, "a mapping", json_is_object(v)) < 0)
+	if (field_need_type(r, v, "a mapping", json_is_object(v)) < 0)
 		return -1;
-	if (check_keys(r, v, "default_args", default_arg_keys) < 0)
+	if (field_check_keys(r, v, "default_args", default_arg_keys) < 0)
 		return -1;
 	json_object_foreach (v, key, val) {
 		bool pool_set = false;
-		at(r, "default_args", key, 0);
+		field_at(r, "default_args", key, 0);
 		if (!strcmp(key, "resources")) {
 			if (read_resources(r, val, "default_args.resources", &d->resources) < 0)
 				return -1;
@@ -411,7 +248,7 @@ static int read_default_args(struct reader *r, json_t *v, struct dag_default_arg
 /* ---- jobs --------------------------------------------------------------- */
 
 /* Relative paths of an inline job spec are relative to the DAG file. */
-static int resolve_job_paths(struct reader *r, json_t *job)
+static int resolve_job_paths(struct field_reader *r, json_t *job)
 {
 	json_t *v = json_object_get(job, "src_dir");
 	if (r->base_dir && json_is_string(v) && json_string_value(v)[0] != '/' &&
@@ -419,7 +256,7 @@ static int resolve_job_paths(struct reader *r, json_t *job)
 		char *p = resolve(r->base_dir, json_string_value(v));
 		if (!p || json_object_set_new(job, "src_dir", json_string(p)) < 0) {
 			free(p);
-			return oom(r);
+			return field_oom(r);
 		}
 		free(p);
 	}
@@ -440,17 +277,17 @@ static int resolve_job_paths(struct reader *r, json_t *job)
 			rc = json_array_set_new(arts, i, json_string(p));
 		free(p);
 		if (rc < 0)
-			return oom(r);
+			return field_oom(r);
 	}
 	return 0;
 }
 
-static int read_inline_job(struct reader *r, struct dag_task *t, json_t *v, const char *prefix)
+static int read_inline_job(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix)
 {
 	json_t *copy = json_deep_copy(v);
 	struct weir_error e;
 	if (!copy)
-		return oom(r);
+		return field_oom(r);
 	if (resolve_job_paths(r, copy) < 0) {
 		json_decref(copy);
 		return -1;
@@ -473,22 +310,22 @@ static int read_inline_job(struct reader *r, struct dag_task *t, json_t *v, cons
 }
 
 /* TonY's submit flags as data: "K=V" lists from a list or a mapping. */
-static int read_kv_list(struct reader *r, json_t *v, json_t **out)
+static int read_kv_list(struct field_reader *r, json_t *v, json_t **out)
 {
 	json_t *list = json_array();
 	const char *key;
 	json_t *val;
 	size_t i;
-	char base[PATH_LEN];
+	char base[FIELD_PATH_MAX];
 	snprintf(base, sizeof base, "%s", r->path);
 	if (!list)
-		return oom(r);
+		return field_oom(r);
 	if (json_is_object(v)) {
 		json_object_foreach (v, key, val) {
-			at(r, base, key, 0);
+			field_at(r, base, key, 0);
 			if (json_is_object(val) || json_is_array(val) || json_is_null(val)) {
 				json_decref(list);
-				return fail(r, "expected a string value, got %s", type_name(val));
+				return field_fail(r, "expected a string value, got %s", field_type_name(val));
 			}
 			char *text = template_value_text(val);
 			char *kv = NULL;
@@ -498,47 +335,47 @@ static int read_kv_list(struct reader *r, json_t *v, json_t **out)
 			if (!kv || json_array_append_new(list, json_string(kv)) < 0) {
 				free(kv);
 				json_decref(list);
-				return oom(r);
+				return field_oom(r);
 			}
 			free(kv);
 		}
 	} else if (json_is_array(v)) {
 		json_array_foreach (v, i, val) {
 			const char *s;
-			at(r, base, NULL, i);
-			if (get_string(r, val, &s) < 0) {
+			field_at(r, base, NULL, i);
+			if (field_get_string(r, val, &s) < 0) {
 				json_decref(list);
 				return -1;
 			}
 			if (!strchr(s, '=') || s[0] == '=') {
 				json_decref(list);
-				return fail(r, "expected NAME=value, got \"%s\"", s);
+				return field_fail(r, "expected NAME=value, got \"%s\"", s);
 			}
 			if (json_array_append(list, val) < 0) {
 				json_decref(list);
-				return oom(r);
+				return field_oom(r);
 			}
 		}
 	} else {
 		json_decref(list);
-		return need_type(r, v, "a mapping or a list of NAME=value", false);
+		return field_need_type(r, v, "a mapping or a list of NAME=value", false);
 	}
 	*out = list;
 	return 0;
 }
 
-static int read_tony(struct reader *r, struct dag_task *t, json_t *v, const char *prefix)
+static int read_tony(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix)
 {
 	const char *key;
 	json_t *val;
-	if (check_keys(r, v, prefix, tony_keys) < 0)
+	if (field_check_keys(r, v, prefix, tony_keys) < 0)
 		return -1;
 	t->tony = json_object();
 	if (!t->tony)
-		return oom(r);
+		return field_oom(r);
 	json_object_foreach (v, key, val) {
 		json_t *out = NULL;
-		at(r, prefix, key, 0);
+		field_at(r, prefix, key, 0);
 		if (!strcmp(key, "shell_env") || !strcmp(key, "container_env") ||
 		    !strcmp(key, "conf")) {
 			if (read_kv_list(r, val, &out) < 0)
@@ -547,23 +384,23 @@ static int read_tony(struct reader *r, struct dag_task *t, json_t *v, const char
 			   !strcmp(key, "src_dir")) {
 			char *p = NULL;
 			if (json_is_null(val))
-				return need_type(r, val, "a path", false);
-			if (read_path(r, val, &p) < 0)
+				return field_need_type(r, val, "a path", false);
+			if (field_read_path(r, val, &p) < 0)
 				return -1;
 			out = json_string(p);
 			free(p);
 		} else {
 			const char *s;
-			if (get_string(r, val, &s) < 0)
+			if (field_get_string(r, val, &s) < 0)
 				return -1;
 			out = json_string(s);
 		}
 		if (!out || json_object_set_new(t->tony, key, out) < 0)
-			return oom(r);
+			return field_oom(r);
 	}
 	if (!json_object_get(t->tony, "conf_file")) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
-		return fail(r, "%s", "expected conf_file (the tony.xml) in a TonY job");
+		return field_fail(r, "%s", "expected conf_file (the tony.xml) in a TonY job");
 	}
 	return 0;
 }
@@ -574,23 +411,23 @@ static bool ends_with(const char *s, const char *suffix)
 	return a >= b && !strcmp(s + a - b, suffix);
 }
 
-static int read_job(struct reader *r, struct dag_task *t, json_t *v, const char *prefix)
+static int read_job(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix)
 {
 	if (json_is_string(v)) {
 		char *p = NULL;
-		if (read_path(r, v, &p) < 0)
+		if (field_read_path(r, v, &p) < 0)
 			return -1;
 		if (ends_with(p, ".xml")) {
 			t->kind = DAG_TASK_JOB_TONY;
 			t->tony = json_pack("{s:s}", "conf_file", p);
 			free(p);
-			return t->tony ? 0 : oom(r);
+			return t->tony ? 0 : field_oom(r);
 		}
 		t->kind = DAG_TASK_JOB_FILE;
 		t->job_path = p;
 		return 0;
 	}
-	if (need_type(r, v,
+	if (field_need_type(r, v,
 		      "an inline job spec (a mapping with roles), the path of a spec file, or "
 		      "{conf_file: tony.xml, executes, ...}",
 		      json_is_object(v)) < 0)
@@ -614,25 +451,25 @@ struct task_given {
 	int64_t retry_delay, max_delay, timeout;
 };
 
-static int read_foreach(struct reader *r, struct dag_task *t, json_t *v)
+static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 {
 	if (json_is_array(v)) {
 		size_t i;
 		json_t *item;
-		char base[PATH_LEN];
+		char base[FIELD_PATH_MAX];
 		snprintf(base, sizeof base, "%s", r->path);
 		json_array_foreach (v, i, item) {
 			if (json_is_array(item) || json_is_object(item) || json_is_null(item)) {
-				at(r, base, NULL, i);
-				return fail(r, "expected a string or a number, got %s",
-					    type_name(item));
+				field_at(r, base, NULL, i);
+				return field_fail(r, "expected a string or a number, got %s",
+					    field_type_name(item));
 			}
 		}
 		t->foreach_list = json_incref(v);
 		return 0;
 	}
 	const char *s;
-	if (json_is_string(v) && get_string(r, v, &s) == 0) {
+	if (json_is_string(v) && field_get_string(r, v, &s) == 0) {
 		const char *p = s;
 		while (*p == ' ')
 			p++;
@@ -654,16 +491,16 @@ static int read_foreach(struct reader *r, struct dag_task *t, json_t *v)
 						q++;
 					if (!*q) {
 						t->foreach_param = strndup(p, (size_t)(e - p));
-						return t->foreach_param ? 0 : oom(r);
+						return t->foreach_param ? 0 : field_oom(r);
 					}
 				}
 			}
 		}
 	}
-	return fail(r, "%s", "expected a list of items or \"{{ params.NAME }}\" naming a list param");
+	return field_fail(r, "%s", "expected a list of items or \"{{ params.NAME }}\" naming a list param");
 }
 
-static int read_task(struct reader *r, struct dag_spec *dag, size_t idx, json_t *v,
+static int read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json_t *v,
 		     struct task_given *given)
 {
 	char prefix[64];
@@ -674,9 +511,9 @@ static int read_task(struct reader *r, struct dag_spec *dag, size_t idx, json_t 
 
 	snprintf(prefix, sizeof prefix, "tasks[%zu]", idx);
 	snprintf(r->path, sizeof r->path, "%s", prefix);
-	if (need_type(r, v, "a mapping with task_id and command or job", json_is_object(v)) < 0)
+	if (field_need_type(r, v, "a mapping with task_id and command or job", json_is_object(v)) < 0)
 		return -1;
-	if (check_keys(r, v, prefix, task_keys) < 0)
+	if (field_check_keys(r, v, prefix, task_keys) < 0)
 		return -1;
 	given->retries = -1;
 	given->exp_backoff = -1;
@@ -684,47 +521,47 @@ static int read_task(struct reader *r, struct dag_spec *dag, size_t idx, json_t 
 	t->resources.gpus = -1;
 
 	json_object_foreach (v, key, val) {
-		at(r, prefix, key, 0);
+		field_at(r, prefix, key, 0);
 		if (!strcmp(key, "task_id")) {
 			const char *s;
-			if (get_string(r, val, &s) < 0)
+			if (field_get_string(r, val, &s) < 0)
 				return -1;
 			if (!id_valid(s, false))
-				return fail(r,
+				return field_fail(r,
 					    "expected a task id of letters, digits, '_' and '-' (at "
 					    "most 250), got \"%s\"",
 					    s);
-			if (set_string(r, &t->task_id, s) < 0)
+			if (field_set_string(r, &t->task_id, s) < 0)
 				return -1;
 		} else if (!strcmp(key, "depends_on")) {
 			size_t i;
 			json_t *d;
 			if (json_is_string(val)) { /* one name: a list of one */
 				if (strvec_push(&t->depends_on, json_string_value(val)) < 0)
-					return oom(r);
+					return field_oom(r);
 				continue;
 			}
-			if (need_type(r, val, "a list of task ids", json_is_array(val)) < 0)
+			if (field_need_type(r, val, "a list of task ids", json_is_array(val)) < 0)
 				return -1;
 			json_array_foreach (val, i, d) {
 				const char *s;
 				char base[64];
 				snprintf(base, sizeof base, "%s.depends_on", prefix);
-				at(r, base, NULL, i);
-				if (get_string(r, d, &s) < 0)
+				field_at(r, base, NULL, i);
+				if (field_get_string(r, d, &s) < 0)
 					return -1;
 				for (size_t j = 0; j < t->depends_on.n; j++)
 					if (!strcmp(t->depends_on.v[j], s))
-						return fail(r, "\"%s\" is listed twice", s);
+						return field_fail(r, "\"%s\" is listed twice", s);
 				if (strvec_push(&t->depends_on, s) < 0)
-					return oom(r);
+					return field_oom(r);
 			}
 		} else if (!strcmp(key, "trigger_rule")) {
 			const char *s;
-			if (get_string(r, val, &s) < 0)
+			if (field_get_string(r, val, &s) < 0)
 				return -1;
 			if (trigger_rule_from_name(s, &t->trigger_rule) < 0)
-				return fail(r,
+				return field_fail(r,
 					    "expected all_success, all_done, all_failed, "
 					    "one_success, one_failed, none_failed, none_skipped or "
 					    "always, got \"%s\"",
@@ -732,11 +569,11 @@ static int read_task(struct reader *r, struct dag_spec *dag, size_t idx, json_t 
 		} else if (!strcmp(key, "command")) {
 			command = val;
 			const char *s;
-			if (get_string(r, val, &s) < 0)
+			if (field_get_string(r, val, &s) < 0)
 				return -1;
 			if (!*s)
-				return fail(r, "%s", "expected a shell command, got an empty string");
-			if (set_string(r, &t->command, s) < 0)
+				return field_fail(r, "%s", "expected a shell command, got an empty string");
+			if (field_set_string(r, &t->command, s) < 0)
 				return -1;
 		} else if (!strcmp(key, "env")) {
 			env = val;
@@ -746,7 +583,7 @@ static int read_task(struct reader *r, struct dag_spec *dag, size_t idx, json_t 
 				return -1;
 		} else if (!strcmp(key, "cwd")) {
 			cwd = val;
-			if (read_path(r, val, &t->cwd) < 0)
+			if (field_read_path(r, val, &t->cwd) < 0)
 				return -1;
 		} else if (!strcmp(key, "job")) {
 			job = val;
@@ -773,30 +610,30 @@ static int read_task(struct reader *r, struct dag_spec *dag, size_t idx, json_t 
 	}
 	if (!t->task_id) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
-		return fail(r, "%s", "expected a task_id");
+		return field_fail(r, "%s", "expected a task_id");
 	}
 	if (!command == !job) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
-		return fail(r, "%s",
+		return field_fail(r, "%s",
 			    command ? "expected exactly one of command and job, got both"
 				    : "expected exactly one of command (a shell command) and job "
 				      "(a job spec, its path, or a tony.xml)");
 	}
 	if (job) {
 		if (env || cwd) {
-			at(r, prefix, env ? "env" : "cwd", 0);
-			return fail(r, "%s",
+			field_at(r, prefix, env ? "env" : "cwd", 0);
+			return field_fail(r, "%s",
 				    "env and cwd go with command; a job task sets them in its spec");
 		}
 		if (given->resources) {
-			at(r, prefix, "resources", 0);
-			return fail(r, "%s",
+			field_at(r, prefix, "resources", 0);
+			return field_fail(r, "%s",
 				    "a job task has the resources of its roles; resources go with "
 				    "command");
 		}
 		char base[64];
 		snprintf(base, sizeof base, "%s.job", prefix);
-		at(r, prefix, "job", 0);
+		field_at(r, prefix, "job", 0);
 		if (read_job(r, t, job, base) < 0)
 			return -1;
 	}
@@ -804,7 +641,7 @@ static int read_task(struct reader *r, struct dag_spec *dag, size_t idx, json_t 
 }
 
 /* default_args, then the task's own keys, then weir's defaults. */
-static int resolve_defaults(struct reader *r, struct dag_spec *dag, struct dag_task *t,
+static int resolve_defaults(struct field_reader *r, struct dag_spec *dag, struct dag_task *t,
 			    const struct task_given *g)
 {
 	const struct dag_default_args *d = &dag->default_args;
@@ -820,7 +657,7 @@ static int resolve_defaults(struct reader *r, struct dag_spec *dag, struct dag_t
 	t->execution_timeout_s = g->timeout >= 0	   ? g->timeout
 				 : d->execution_timeout_s >= 0 ? d->execution_timeout_s
 							       : 0;
-	if (!g->pool && d->pool && set_string(r, &t->pool, d->pool) < 0)
+	if (!g->pool && d->pool && field_set_string(r, &t->pool, d->pool) < 0)
 		return -1;
 	if (!g->priority && d->priority_set)
 		t->priority = d->priority;
@@ -843,7 +680,7 @@ static int resolve_defaults(struct reader *r, struct dag_spec *dag, struct dag_t
 
 /* ---- graph -------------------------------------------------------------- */
 
-static int link_tasks(struct reader *r, struct dag_spec *dag)
+static int link_tasks(struct field_reader *r, struct dag_spec *dag)
 {
 	for (size_t i = 0; i < dag->n_tasks; i++) {
 		struct dag_task *t = &dag->tasks[i];
@@ -855,7 +692,7 @@ static int link_tasks(struct reader *r, struct dag_spec *dag)
 					 "\"%s\" is already the id of tasks[%zu]; expected unique "
 					 "task ids",
 					 t->task_id, j);
-				return fail(r, "%s", msg);
+				return field_fail(r, "%s", msg);
 			}
 	}
 	for (size_t i = 0; i < dag->n_tasks; i++) {
@@ -864,12 +701,12 @@ static int link_tasks(struct reader *r, struct dag_spec *dag)
 			continue;
 		t->upstream = calloc(t->depends_on.n, sizeof *t->upstream);
 		if (!t->upstream)
-			return oom(r);
+			return field_oom(r);
 		for (size_t k = 0; k < t->depends_on.n; k++) {
 			long u = dag_spec_task_index(dag, t->depends_on.v[k]);
 			if (u < 0) {
 				snprintf(r->path, sizeof r->path, "tasks[%zu].depends_on[%zu]", i, k);
-				return fail(r, "\"%s\" is not a task of this DAG", t->depends_on.v[k]);
+				return field_fail(r, "\"%s\" is not a task of this DAG", t->depends_on.v[k]);
 			}
 			t->upstream[t->n_upstream++] = (size_t)u;
 		}
@@ -879,7 +716,7 @@ static int link_tasks(struct reader *r, struct dag_spec *dag)
 
 /* Kahn's algorithm (ready tasks in file order first); on a cycle, walks it
  * to name it. */
-static int order_tasks(struct reader *r, struct dag_spec *dag)
+static int order_tasks(struct field_reader *r, struct dag_spec *dag)
 {
 	size_t n = dag->n_tasks, edges = 0;
 	for (size_t i = 0; i < n; i++)
@@ -893,7 +730,7 @@ static int order_tasks(struct reader *r, struct dag_spec *dag)
 	int rc = -1;
 	dag->topo = calloc(n, sizeof *dag->topo);
 	if (!pending || !first || !down || !fill || !placed || !dag->topo) {
-		oom(r);
+		field_oom(r);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -932,7 +769,7 @@ static int order_tasks(struct reader *r, struct dag_spec *dag)
 	bool *on_walk = calloc(n, sizeof *on_walk);
 	if (!walk || !on_walk) {
 		free(on_walk);
-		oom(r);
+		field_oom(r);
 		goto out;
 	}
 	size_t cur = 0;
@@ -963,7 +800,7 @@ static int order_tasks(struct reader *r, struct dag_spec *dag)
 	char full[800];
 	snprintf(full, sizeof full,
 		 "a dependency cycle: %s (each depends on the next); expected a DAG", msg);
-	fail(r, "%s", full);
+	field_fail(r, "%s", full);
 out:
 	free(pending);
 	free(first);
@@ -1017,7 +854,7 @@ out:
 	return rc;
 }
 
-static int check_template(struct reader *r, const char *text, const struct strvec *known,
+static int check_template(struct field_reader *r, const char *text, const struct strvec *known,
 			  enum template_mode mode)
 {
 	struct weir_error e;
@@ -1025,7 +862,7 @@ static int check_template(struct reader *r, const char *text, const struct strve
 		return 0;
 	if (e.kind != WEIR_E_INVALID)
 		return weir_error_set(r->err, e.kind, "%s", e.msg);
-	return fail(r, "%s", e.msg);
+	return field_fail(r, "%s", e.msg);
 }
 
 static bool has_braces(const char *s)
@@ -1051,7 +888,7 @@ static bool task_has_templates(const struct dag_task *t)
 			   has_braces(json_string_value(json_object_get(t->tony, "task_params"))));
 }
 
-static int check_templates(struct reader *r, struct dag_spec *dag)
+static int check_templates(struct field_reader *r, struct dag_spec *dag)
 {
 	for (size_t i = 0; i < dag->n_tasks; i++) {
 		struct dag_task *t = &dag->tasks[i];
@@ -1064,32 +901,32 @@ static int check_templates(struct reader *r, struct dag_spec *dag)
 			goto foreach;
 		}
 		if (known_names(dag, i, &known) < 0) {
-			oom(r);
+			field_oom(r);
 			goto next;
 		}
-		at(r, prefix, "command", 0);
+		field_at(r, prefix, "command", 0);
 		if (check_template(r, t->command, &known, TEMPLATE_SHELL) < 0)
 			goto next;
-		at(r, prefix, "cwd", 0);
+		field_at(r, prefix, "cwd", 0);
 		if (check_template(r, t->cwd, &known, TEMPLATE_RAW) < 0)
 			goto next;
 		for (size_t k = 0; k < t->n_env; k++) {
 			char base[64];
 			snprintf(base, sizeof base, "%s.env", prefix);
-			at(r, base, t->env[k].name, 0);
+			field_at(r, base, t->env[k].name, 0);
 			if (check_template(r, t->env[k].value, &known, TEMPLATE_RAW) < 0)
 				goto next;
 		}
 		if (t->job) {
 			char base[64];
 			snprintf(base, sizeof base, "%s.job", prefix);
-			at(r, base, "params", 0);
+			field_at(r, base, "params", 0);
 			if (check_template(r, t->job->params, &known, TEMPLATE_SHELL) < 0)
 				goto next;
 			for (size_t k = 0; k < t->job->n_roles; k++) {
 				char rb[160];
 				snprintf(rb, sizeof rb, "%s.roles.%s", base, t->job->roles[k].name);
-				at(r, rb, "command", 0);
+				field_at(r, rb, "command", 0);
 				if (check_template(r, t->job->roles[k].command, &known,
 						   TEMPLATE_SHELL) < 0)
 					goto next;
@@ -1098,11 +935,11 @@ static int check_templates(struct reader *r, struct dag_spec *dag)
 		if (t->tony) {
 			char base[64];
 			snprintf(base, sizeof base, "%s.job", prefix);
-			at(r, base, "executes", 0);
+			field_at(r, base, "executes", 0);
 			if (check_template(r, json_string_value(json_object_get(t->tony, "executes")),
 					   &known, TEMPLATE_SHELL) < 0)
 				goto next;
-			at(r, base, "task_params", 0);
+			field_at(r, base, "task_params", 0);
 			if (check_template(r,
 					   json_string_value(json_object_get(t->tony, "task_params")),
 					   &known, TEMPLATE_SHELL) < 0)
@@ -1112,13 +949,13 @@ foreach:
 		if (t->foreach_param) {
 			rc = -1;
 			json_t *p = json_object_get(dag->params, t->foreach_param);
-			at(r, prefix, "foreach", 0);
+			field_at(r, prefix, "foreach", 0);
 			if (!p) {
-				rc = fail(r, "\"%s\" is not in params", t->foreach_param);
+				rc = field_fail(r, "\"%s\" is not in params", t->foreach_param);
 				goto next;
 			}
 			if (!json_is_array(p)) {
-				rc = fail(r, "params.%s: expected a list to fan out over",
+				rc = field_fail(r, "params.%s: expected a list to fan out over",
 					  t->foreach_param);
 				goto next;
 			}
@@ -1134,7 +971,7 @@ next:
 
 /* ---- the DAG ------------------------------------------------------------ */
 
-static int read_time(struct reader *r, json_t *v, int64_t *out)
+static int read_time(struct field_reader *r, json_t *v, int64_t *out)
 {
 	if (json_is_null(v)) {
 		*out = CRON_NEVER;
@@ -1142,15 +979,15 @@ static int read_time(struct reader *r, json_t *v, int64_t *out)
 	}
 	if (json_is_integer(v)) {
 		long long x;
-		if (get_int(r, v, 0, 253402300799LL, &x) < 0)
+		if (field_get_int(r, v, 0, 253402300799LL, &x) < 0)
 			return -1;
 		*out = x * 1000;
 		return 0;
 	}
 	const char *s;
-	if (need_type(r, v, "a date like 2024-01-31 or 2024-01-31T06:00:00Z",
+	if (field_need_type(r, v, "a date like 2024-01-31 or 2024-01-31T06:00:00Z",
 		      json_is_string(v)) < 0 ||
-	    get_string(r, v, &s) < 0)
+	    field_get_string(r, v, &s) < 0)
 		return -1;
 	struct weir_error e;
 	if (schedule_parse_time(s, r->path, out, &e) < 0)
@@ -1158,49 +995,49 @@ static int read_time(struct reader *r, json_t *v, int64_t *out)
 	return 0;
 }
 
-static int read_params(struct reader *r, struct dag_spec *dag, json_t *v)
+static int read_params(struct field_reader *r, struct dag_spec *dag, json_t *v)
 {
 	const char *key;
 	json_t *val;
-	if (need_type(r, v, "a mapping of NAME: default value", json_is_object(v)) < 0)
+	if (field_need_type(r, v, "a mapping of NAME: default value", json_is_object(v)) < 0)
 		return -1;
 	json_object_foreach (v, key, val) {
-		at(r, "params", key, 0);
+		field_at(r, "params", key, 0);
 		if (!ident_valid(key))
-			return fail(r, "%s",
+			return field_fail(r, "%s",
 				    "expected a param name like [A-Za-z_][A-Za-z0-9_]* (it becomes "
 				    "WEIR_PARAM_<NAME>)");
 	}
 	json_decref(dag->params);
 	dag->params = json_deep_copy(v);
-	return dag->params ? 0 : oom(r);
+	return dag->params ? 0 : field_oom(r);
 }
 
-static int read_dag_field(struct reader *r, struct dag_spec *dag, const char *key, json_t *val,
+static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const char *key, json_t *val,
 			  json_t **tasks)
 {
 	long long x;
-	at(r, "", key, 0);
+	field_at(r, "", key, 0);
 	if (!strcmp(key, "dag_id")) {
 		const char *s;
-		if (get_string(r, val, &s) < 0)
+		if (field_get_string(r, val, &s) < 0)
 			return -1;
 		if (!id_valid(s, true))
-			return fail(r,
+			return field_fail(r,
 				    "expected an id of letters, digits, '_', '.' and '-' (at most "
 				    "250), got \"%s\"",
 				    s);
-		return set_string(r, &dag->dag_id, s);
+		return field_set_string(r, &dag->dag_id, s);
 	}
 	if (!strcmp(key, "description"))
-		return dup_string(r, val, &dag->description);
+		return field_dup_string(r, val, &dag->description);
 	if (!strcmp(key, "schedule")) {
 		const char *s = NULL;
 		struct weir_error e;
-		if (!json_is_null(val) && get_string(r, val, &s) < 0)
+		if (!json_is_null(val) && field_get_string(r, val, &s) < 0)
 			return -1;
 		if (cron_parse(s, &dag->schedule, &e) < 0)
-			return fail(r, "%s", e.msg);
+			return field_fail(r, "%s", e.msg);
 		return 0;
 	}
 	if (!strcmp(key, "start_date"))
@@ -1208,9 +1045,9 @@ static int read_dag_field(struct reader *r, struct dag_spec *dag, const char *ke
 	if (!strcmp(key, "end_date"))
 		return read_time(r, val, &dag->end_date_ms);
 	if (!strcmp(key, "catchup"))
-		return get_bool(r, val, &dag->catchup);
+		return field_get_bool(r, val, &dag->catchup);
 	if (!strcmp(key, "max_active_runs") || !strcmp(key, "max_active_tasks")) {
-		if (get_int(r, val, 1, 10000, &x) < 0)
+		if (field_get_int(r, val, 1, 10000, &x) < 0)
 			return -1;
 		*(key[11] == 'r' ? &dag->max_active_runs : &dag->max_active_tasks) = (int)x;
 		return 0;
@@ -1220,22 +1057,22 @@ static int read_dag_field(struct reader *r, struct dag_spec *dag, const char *ke
 	if (!strcmp(key, "tags")) {
 		size_t i;
 		json_t *tag;
-		if (need_type(r, val, "a list of strings", json_is_array(val)) < 0)
+		if (field_need_type(r, val, "a list of strings", json_is_array(val)) < 0)
 			return -1;
 		json_array_foreach (val, i, tag) {
 			const char *s;
-			at(r, "tags", NULL, i);
-			if (get_string(r, tag, &s) < 0)
+			field_at(r, "tags", NULL, i);
+			if (field_get_string(r, tag, &s) < 0)
 				return -1;
 			if (strvec_push(&dag->tags, s) < 0)
-				return oom(r);
+				return field_oom(r);
 		}
 		return 0;
 	}
 	if (!strcmp(key, "default_args"))
 		return read_default_args(r, val, &dag->default_args);
 	/* tasks: read once everything else is known */
-	if (need_type(r, val, "a list of tasks", json_is_array(val)) < 0)
+	if (field_need_type(r, val, "a list of tasks", json_is_array(val)) < 0)
 		return -1;
 	*tasks = val;
 	return 0;
@@ -1264,7 +1101,7 @@ static struct dag_spec *dag_create(void)
 	return dag;
 }
 
-static struct dag_spec *read_dag(struct reader *r, json_t *json, const char *origin)
+static struct dag_spec *read_dag(struct field_reader *r, json_t *json, const char *origin)
 {
 	struct dag_spec *dag = dag_create();
 	struct task_given *given = NULL;
@@ -1274,49 +1111,49 @@ static struct dag_spec *read_dag(struct reader *r, json_t *json, const char *ori
 
 	r->path[0] = '\0';
 	if (!dag) {
-		oom(r);
+		field_oom(r);
 		return NULL;
 	}
-	if (origin && set_string(r, &dag->file, origin) < 0)
+	if (origin && field_set_string(r, &dag->file, origin) < 0)
 		goto fail;
-	if (need_type(r, json, "a mapping with dag_id and tasks", json_is_object(json)) < 0)
+	if (field_need_type(r, json, "a mapping with dag_id and tasks", json_is_object(json)) < 0)
 		goto fail;
-	if (check_keys(r, json, "", dag_keys) < 0)
+	if (field_check_keys(r, json, "", dag_keys) < 0)
 		goto fail;
 	json_object_foreach (json, key, val)
 		if (read_dag_field(r, dag, key, val, &tasks) < 0)
 			goto fail;
 	r->path[0] = '\0';
 	if (!dag->dag_id) {
-		fail(r, "%s", "expected a dag_id");
+		field_fail(r, "%s", "expected a dag_id");
 		goto fail;
 	}
 	if (!tasks || json_array_size(tasks) == 0) {
 		snprintf(r->path, sizeof r->path, "tasks");
-		fail(r, "%s", "expected a list of at least one task");
+		field_fail(r, "%s", "expected a list of at least one task");
 		goto fail;
 	}
 	if (json_array_size(tasks) > DAG_MAX_TASKS) {
 		snprintf(r->path, sizeof r->path, "tasks");
-		fail(r, "expected at most %s tasks", "4096");
+		field_fail(r, "expected at most %s tasks", "4096");
 		goto fail;
 	}
 	if (dag->schedule.kind != CRON_NONE && dag->start_date_ms == CRON_NEVER) {
 		snprintf(r->path, sizeof r->path, "%s", "schedule");
-		fail(r, "%s", "a scheduled DAG needs a start_date (add start_date: 2024-01-01)");
+		field_fail(r, "%s", "a scheduled DAG needs a start_date (add start_date: 2024-01-01)");
 		goto fail;
 	}
 	if (dag->end_date_ms != CRON_NEVER && dag->start_date_ms != CRON_NEVER &&
 	    dag->end_date_ms < dag->start_date_ms) {
 		snprintf(r->path, sizeof r->path, "%s", "end_date");
-		fail(r, "%s", "expected a date at or after start_date");
+		field_fail(r, "%s", "expected a date at or after start_date");
 		goto fail;
 	}
 	size_t n = json_array_size(tasks);
 	dag->tasks = calloc(n, sizeof *dag->tasks);
 	given = calloc(n, sizeof *given);
 	if (!dag->tasks || !given) {
-		oom(r);
+		field_oom(r);
 		goto fail;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -1340,7 +1177,7 @@ struct dag_spec *dag_spec_from_json(json_t *json, const char *origin, const char
 				    struct weir_error *err)
 {
 	struct weir_error local;
-	struct reader r = {.base_dir = base_dir, .err = err ? err : &local};
+	struct field_reader r = {.base_dir = base_dir, .subject = "dag", .err = err ? err : &local};
 	return read_dag(&r, json, origin);
 }
 
@@ -1349,7 +1186,7 @@ struct dag_spec *dag_spec_parse_string(const char *text, size_t len, const char 
 {
 	struct yaml_lines *lines = NULL;
 	struct weir_error local;
-	struct reader r = {.base_dir = base_dir, .err = err ? err : &local};
+	struct field_reader r = {.base_dir = base_dir, .subject = "dag", .err = err ? err : &local};
 	if (!origin)
 		origin = "<dag>";
 	json_t *json = yaml_parse(text, len, origin, &lines, r.err);
@@ -1629,7 +1466,7 @@ json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task
 	if (!json_is_array(v)) {
 		weir_error_set(err, WEIR_E_INVALID,
 			       "params.%s: task %s fans out over it; expected a list, got %s",
-			       task->foreach_param, task->task_id, v ? type_name(v) : "nothing");
+			       task->foreach_param, task->task_id, v ? field_type_name(v) : "nothing");
 		return NULL;
 	}
 	size_t i;
@@ -1638,7 +1475,7 @@ json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task
 		if (json_is_array(item) || json_is_object(item) || json_is_null(item)) {
 			weir_error_set(err, WEIR_E_INVALID,
 				       "params.%s[%zu]: expected a string or a number, got %s",
-				       task->foreach_param, i, type_name(item));
+				       task->foreach_param, i, field_type_name(item));
 			return NULL;
 		}
 	return json_incref(v);

@@ -16,14 +16,8 @@
 #include "lib/fs.h"
 #include "lib/yaml.h"
 #include "model/job_spec_edit.h"
+#include "model/field_reader.h"
 
-#define PATH_MAX_LEN 320
-
-struct reader {
-	const char *base_dir;
-	char path[PATH_MAX_LEN]; /* the field an error is about */
-	struct weir_error *err;
-};
 
 static const char *const job_keys[] = {
 	"name", "framework", "priority", "entry_point", "params", "python", "src_dir",
@@ -38,135 +32,25 @@ static const char *const artifact_keys[] = {"path", "name", "archive", NULL};
 static const char *const restart_keys[] = {"max_restarts", "retry_exit_codes", NULL};
 static const char *const timeout_keys[] = {"allocation", "registration", "execution", NULL};
 
-/* Sets r->path to prefix + key (or prefix[index] when key is NULL). */
-static void at(struct reader *r, const char *prefix, const char *key, size_t index)
-{
-	/* A path cut at PATH_MAX_LEN still names the field well enough. */
-	int n = key ? snprintf(r->path, sizeof r->path, "%s%s%s", prefix, *prefix ? "." : "", key)
-		    : snprintf(r->path, sizeof r->path, "%s[%zu]", prefix, index);
-	if (n < 0)
-		r->path[0] = '\0';
-}
-
-static int fail(struct reader *r, const char *fmt, const char *arg)
-{
-	char msg[WEIR_ERROR_MSG_MAX - PATH_MAX_LEN - 8];
-	snprintf(msg, sizeof msg, fmt, arg);
-	return weir_error_set(r->err, WEIR_E_INVALID, "%s: %s", r->path[0] ? r->path : "spec",
-			      msg);
-}
-
-static const char *type_name(const json_t *j)
-{
-	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "a mapping";
-	case JSON_ARRAY: return "a list";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
-	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
-	}
-	return "a value";
-}
-
-static int check_keys(struct reader *r, json_t *obj, const char *prefix, const char *const *keys)
-{
-	const char *key;
-	json_t *v;
-	json_object_foreach (obj, key, v) {
-		bool ok = false;
-		for (size_t i = 0; keys[i]; i++)
-			if (!strcmp(keys[i], key))
-				ok = true;
-		if (!ok) {
-			char list[512] = "";
-			for (size_t i = 0; keys[i]; i++) {
-				strncat(list, keys[i], sizeof list - strlen(list) - 1);
-				if (keys[i + 1])
-					strncat(list, ", ", sizeof list - strlen(list) - 1);
-			}
-			at(r, prefix, key, 0);
-			return fail(r, "unknown key; expected one of: %s", list);
-		}
-	}
-	return 0;
-}
-
-static int need_type(struct reader *r, json_t *v, const char *what, bool ok)
-{
-	if (ok)
-		return 0;
-	char msg[128];
-	snprintf(msg, sizeof msg, "expected %s, got %%s", what);
-	return fail(r, msg, type_name(v));
-}
-
-/* A string without embedded NUL; *out borrowed from v. */
-static int get_string(struct reader *r, json_t *v, const char **out)
-{
-	if (need_type(r, v, "a string", json_is_string(v)) < 0)
-		return -1;
-	if (strlen(json_string_value(v)) != json_string_length(v))
-		return fail(r, "%s", "a string must not contain NUL characters");
-	*out = json_string_value(v);
-	return 0;
-}
-
-/* Optional strings: null (what job_spec_to_json writes for "not set") clears. */
-static int dup_string(struct reader *r, json_t *v, char **field)
-{
-	const char *s;
-	if (json_is_null(v))
-		return job_spec_set_string(field, NULL, r->err);
-	if (get_string(r, v, &s) < 0)
-		return -1;
-	return job_spec_set_string(field, s, r->err);
-}
-
-static int get_int(struct reader *r, json_t *v, long long min, long long max, long long *out)
-{
-	if (need_type(r, v, "an integer", json_is_integer(v)) < 0)
-		return -1;
-	long long x = json_integer_value(v);
-	if (x < min || x > max) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "expected an integer from %lld to %lld, got %lld", min, max,
-			 x);
-		return fail(r, "%s", msg);
-	}
-	*out = x;
-	return 0;
-}
-
-static int get_bool(struct reader *r, json_t *v, bool *out)
-{
-	if (need_type(r, v, "true or false", json_is_boolean(v)) < 0)
-		return -1;
-	*out = json_is_true(v);
-	return 0;
-}
-
 /* Env values may be written as numbers or booleans in YAML; the variable is
  * their text. */
-static int read_env(struct reader *r, json_t *v, const char *prefix, struct env_var **env,
+static int read_env(struct field_reader *r, json_t *v, const char *prefix, struct env_var **env,
 		    size_t *n_env)
 {
 	const char *key;
 	json_t *val;
 	snprintf(r->path, sizeof r->path, "%s", prefix);
-	if (need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
+	if (field_need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
 		return -1;
 	json_object_foreach (v, key, val) {
 		char buf[64];
 		const char *text;
-		at(r, prefix, key, 0);
+		field_at(r, prefix, key, 0);
 		if (!env_name_valid(key))
-			return fail(r, "%s",
+			return field_fail(r, "%s",
 				    "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
 		if (json_is_string(val)) {
-			if (get_string(r, val, &text) < 0)
+			if (field_get_string(r, val, &text) < 0)
 				return -1;
 		} else if (json_is_integer(val)) {
 			snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(val));
@@ -177,7 +61,7 @@ static int read_env(struct reader *r, json_t *v, const char *prefix, struct env_
 		} else if (json_is_boolean(val)) {
 			text = json_is_true(val) ? "true" : "false";
 		} else {
-			return fail(r, "expected a string value, got %s", type_name(val));
+			return field_fail(r, "expected a string value, got %s", field_type_name(val));
 		}
 		if (env_list_set(env, n_env, key, text, r->err) < 0)
 			return -1;
@@ -185,68 +69,27 @@ static int read_env(struct reader *r, json_t *v, const char *prefix, struct env_
 	return 0;
 }
 
-/* A path from the spec: made absolute against base_dir when there is one. */
-static int read_path(struct reader *r, json_t *v, char **field)
-{
-	const char *s;
-	if (json_is_null(v))
-		return job_spec_set_string(field, NULL, r->err);
-	if (get_string(r, v, &s) < 0)
-		return -1;
-	if (!*s)
-		return fail(r, "%s", "expected a path, got an empty string");
-	if (s[0] == '/' || !r->base_dir)
-		return job_spec_set_string(field, s, r->err);
-	const char *rel = s;
-	while (rel[0] == '.' && rel[1] == '/')
-		rel += 2;
-	char *joined = *rel && strcmp(rel, ".") ? fs_join(r->base_dir, rel) : strdup(r->base_dir);
-	if (!joined)
-		return weir_error_set(r->err, WEIR_E_INTERNAL, "out of memory");
-	free(*field);
-	*field = joined;
-	return 0;
-}
-
-static int read_memory(struct reader *r, json_t *v, uint64_t *out)
+static int read_memory(struct field_reader *r, json_t *v, uint64_t *out)
 {
 	if (json_is_integer(v)) {
 		long long x;
-		if (get_int(r, v, 1, (long long)JOB_SPEC_MAX_MEMORY_MB, &x) < 0)
+		if (field_get_int(r, v, 1, (long long)JOB_SPEC_MAX_MEMORY_MB, &x) < 0)
 			return -1;
 		*out = (uint64_t)x;
 		return 0;
 	}
 	if (json_is_string(v)) {
 		const char *s;
-		if (get_string(r, v, &s) < 0)
+		if (field_get_string(r, v, &s) < 0)
 			return -1;
 		return parse_memory_mb(s, r->path, out, r->err);
 	}
-	return fail(r, "expected an amount like 4g or 512m, got %s", type_name(v));
+	return field_fail(r, "expected an amount like 4g or 512m, got %s", field_type_name(v));
 }
 
-static int read_duration(struct reader *r, json_t *v, int64_t *out)
+static int read_role(struct field_reader *r, struct job_spec *spec, const char *name, json_t *v)
 {
-	if (json_is_integer(v)) {
-		long long x;
-		if (get_int(r, v, 0, JOB_SPEC_MAX_TIMEOUT_S, &x) < 0)
-			return -1;
-		*out = x;
-		return 0;
-	}
-	if (json_is_string(v)) {
-		const char *s;
-		if (get_string(r, v, &s) < 0)
-			return -1;
-		return parse_duration_s(s, r->path, out, r->err);
-	}
-	return fail(r, "expected seconds or a duration like 10m or 1h, got %s", type_name(v));
-}
-
-static int read_role(struct reader *r, struct job_spec *spec, const char *name, json_t *v)
-{
-	char prefix[PATH_MAX_LEN];
+	char prefix[FIELD_PATH_MAX];
 	const char *key;
 	json_t *val;
 	long long x;
@@ -255,13 +98,13 @@ static int read_role(struct reader *r, struct job_spec *spec, const char *name, 
 	snprintf(prefix, sizeof prefix, "roles.%s", name);
 	snprintf(r->path, sizeof r->path, "%s", prefix);
 	if (!role_name_valid(name))
-		return fail(r, "%s",
+		return field_fail(r, "%s",
 			    "a role name must be [a-z][a-z0-9_-]* of at most 63 characters");
 	if (json_is_null(v))
 		v = NULL; /* "ps:" alone: a role with every default */
-	else if (need_type(r, v, "a mapping of the role's fields", json_is_object(v)) < 0)
+	else if (field_need_type(r, v, "a mapping of the role's fields", json_is_object(v)) < 0)
 		return -1;
-	if (v && check_keys(r, v, prefix, role_keys) < 0)
+	if (v && field_check_keys(r, v, prefix, role_keys) < 0)
 		return -1;
 	struct role_spec *role = job_spec_add_role(spec, name, r->err);
 	if (!role)
@@ -269,49 +112,49 @@ static int read_role(struct reader *r, struct job_spec *spec, const char *name, 
 	if (!v)
 		return 0;
 	json_object_foreach (v, key, val) {
-		at(r, prefix, key, 0);
+		field_at(r, prefix, key, 0);
 		int rc = 0;
 		if (!strcmp(key, "instances")) {
-			rc = get_int(r, val, 1, JOB_SPEC_MAX_INSTANCES, &x);
+			rc = field_get_int(r, val, 1, JOB_SPEC_MAX_INSTANCES, &x);
 			role->instances = (int)x;
 		} else if (!strcmp(key, "memory")) {
 			rc = read_memory(r, val, &role->memory_mb);
 		} else if (!strcmp(key, "vcores")) {
-			rc = get_int(r, val, 1, JOB_SPEC_MAX_VCORES, &x);
+			rc = field_get_int(r, val, 1, JOB_SPEC_MAX_VCORES, &x);
 			role->vcores = (int)x;
 		} else if (!strcmp(key, "gpus")) {
-			rc = get_int(r, val, 0, JOB_SPEC_MAX_GPUS, &x);
+			rc = field_get_int(r, val, 0, JOB_SPEC_MAX_GPUS, &x);
 			role->gpus = (int)x;
 		} else if (!strcmp(key, "command")) {
-			rc = dup_string(r, val, &role->command);
+			rc = field_dup_string(r, val, &role->command);
 		} else if (!strcmp(key, "env")) {
-			char env_prefix[PATH_MAX_LEN];
+			char env_prefix[FIELD_PATH_MAX];
 			snprintf(env_prefix, sizeof env_prefix, "%s", r->path);
 			rc = read_env(r, val, env_prefix, &role->env, &role->n_env);
 		} else if (!strcmp(key, "untracked")) {
-			rc = get_bool(r, val, &role->untracked);
+			rc = field_get_bool(r, val, &role->untracked);
 			untracked_set = true;
 		} else if (!strcmp(key, "stop_on_failure")) {
-			rc = get_bool(r, val, &role->stop_on_failure);
+			rc = field_get_bool(r, val, &role->stop_on_failure);
 		} else if (!strcmp(key, "sidecar")) {
-			rc = get_bool(r, val, &role->sidecar);
+			rc = field_get_bool(r, val, &role->sidecar);
 		}
 		if (rc < 0)
 			return -1;
 	}
 	if (role->sidecar) {
 		if (untracked_set && !role->untracked) {
-			at(r, prefix, "untracked", 0);
-			return fail(r, "%s", "a sidecar role is always untracked; drop untracked: false");
+			field_at(r, prefix, "untracked", 0);
+			return field_fail(r, "%s", "a sidecar role is always untracked; drop untracked: false");
 		}
 		role->untracked = true;
 	}
 	return 0;
 }
 
-static int read_artifact(struct reader *r, struct job_spec *spec, size_t i, json_t *v)
+static int read_artifact(struct field_reader *r, struct job_spec *spec, size_t i, json_t *v)
 {
-	char prefix[PATH_MAX_LEN];
+	char prefix[FIELD_PATH_MAX];
 	char *path = NULL, *name = NULL;
 	int archive = -1;
 	int rc = -1;
@@ -319,33 +162,33 @@ static int read_artifact(struct reader *r, struct job_spec *spec, size_t i, json
 	snprintf(prefix, sizeof prefix, "artifacts[%zu]", i);
 	snprintf(r->path, sizeof r->path, "%s", prefix);
 	if (json_is_string(v)) {
-		if (read_path(r, v, &path) < 0)
+		if (field_read_path(r, v, &path) < 0)
 			goto out;
 	} else if (json_is_object(v)) {
 		json_t *p = json_object_get(v, "path");
-		if (check_keys(r, v, prefix, artifact_keys) < 0)
+		if (field_check_keys(r, v, prefix, artifact_keys) < 0)
 			goto out;
-		at(r, prefix, "path", 0);
+		field_at(r, prefix, "path", 0);
 		if (!p || json_is_null(p)) {
-			fail(r, "%s", "missing; every artifact needs a path");
+			field_fail(r, "%s", "missing; every artifact needs a path");
 			goto out;
 		}
-		if (read_path(r, p, &path) < 0)
+		if (field_read_path(r, p, &path) < 0)
 			goto out;
 		json_t *n = json_object_get(v, "name");
-		at(r, prefix, "name", 0);
-		if (n && dup_string(r, n, &name) < 0)
+		field_at(r, prefix, "name", 0);
+		if (n && field_dup_string(r, n, &name) < 0)
 			goto out;
 		json_t *a = json_object_get(v, "archive");
-		at(r, prefix, "archive", 0);
+		field_at(r, prefix, "archive", 0);
 		if (a) {
 			bool b;
-			if (get_bool(r, a, &b) < 0)
+			if (field_get_bool(r, a, &b) < 0)
 				goto out;
 			archive = b;
 		}
 	} else {
-		fail(r, "expected a path or a mapping {path, name, archive}, got %s", type_name(v));
+		field_fail(r, "expected a path or a mapping {path, name, archive}, got %s", field_type_name(v));
 		goto out;
 	}
 	rc = job_spec_add_artifact(spec, path, name, archive, r->err);
@@ -355,29 +198,29 @@ out:
 	return rc;
 }
 
-static int read_restart(struct reader *r, struct job_spec *spec, json_t *v)
+static int read_restart(struct field_reader *r, struct job_spec *spec, json_t *v)
 {
 	const char *key;
 	json_t *val;
 	long long x;
 
 	snprintf(r->path, sizeof r->path, "restart");
-	if (need_type(r, v, "a mapping {max_restarts, retry_exit_codes}", json_is_object(v)) < 0 ||
-	    check_keys(r, v, "restart", restart_keys) < 0)
+	if (field_need_type(r, v, "a mapping {max_restarts, retry_exit_codes}", json_is_object(v)) < 0 ||
+	    field_check_keys(r, v, "restart", restart_keys) < 0)
 		return -1;
 	json_object_foreach (v, key, val) {
-		at(r, "restart", key, 0);
+		field_at(r, "restart", key, 0);
 		if (!strcmp(key, "max_restarts")) {
-			if (get_int(r, val, 0, JOB_SPEC_MAX_RESTARTS, &x) < 0)
+			if (field_get_int(r, val, 0, JOB_SPEC_MAX_RESTARTS, &x) < 0)
 				return -1;
 			spec->max_restarts = (int)x;
 		} else if (json_is_integer(val)) {
-			if (get_int(r, val, 0, 255, &x) < 0)
+			if (field_get_int(r, val, 0, 255, &x) < 0)
 				return -1;
 			spec->retry_exit_min = spec->retry_exit_max = (int)x;
 		} else {
 			const char *s;
-			if (get_string(r, val, &s) < 0 ||
+			if (field_get_string(r, val, &s) < 0 ||
 			    parse_exit_range(s, r->path, &spec->retry_exit_min, &spec->retry_exit_max,
 					     r->err) < 0)
 				return -1;
@@ -386,72 +229,72 @@ static int read_restart(struct reader *r, struct job_spec *spec, json_t *v)
 	return 0;
 }
 
-static int read_timeouts(struct reader *r, struct job_spec *spec, json_t *v)
+static int read_timeouts(struct field_reader *r, struct job_spec *spec, json_t *v)
 {
 	const char *key;
 	json_t *val;
 
 	snprintf(r->path, sizeof r->path, "timeouts");
-	if (need_type(r, v, "a mapping {allocation, registration, execution}",
+	if (field_need_type(r, v, "a mapping {allocation, registration, execution}",
 		      json_is_object(v)) < 0 ||
-	    check_keys(r, v, "timeouts", timeout_keys) < 0)
+	    field_check_keys(r, v, "timeouts", timeout_keys) < 0)
 		return -1;
 	json_object_foreach (v, key, val) {
-		at(r, "timeouts", key, 0);
+		field_at(r, "timeouts", key, 0);
 		int64_t *field = !strcmp(key, "allocation")     ? &spec->allocation_timeout_s
 				 : !strcmp(key, "registration") ? &spec->registration_timeout_s
 								: &spec->execution_timeout_s;
-		if (read_duration(r, val, field) < 0)
+		if (field_read_duration(r, val, field) < 0)
 			return -1;
 	}
 	return 0;
 }
 
-static int read_job_field(struct reader *r, struct job_spec *spec, const char *key, json_t *val)
+static int read_job_field(struct field_reader *r, struct job_spec *spec, const char *key, json_t *val)
 {
 	long long x;
 	const char *s;
 
-	at(r, "", key, 0);
+	field_at(r, "", key, 0);
 	if (!strcmp(key, "name"))
-		return json_is_null(val) ? 0 : dup_string(r, val, &spec->name);
+		return json_is_null(val) ? 0 : field_dup_string(r, val, &spec->name);
 	if (!strcmp(key, "framework")) {
-		if (get_string(r, val, &s) < 0)
+		if (field_get_string(r, val, &s) < 0)
 			return -1;
 		if (framework_from_name(s, &spec->framework) < 0)
-			return fail(r, "expected tensorflow, pytorch, mxnet, horovod or none, got \"%s\"",
+			return field_fail(r, "expected tensorflow, pytorch, mxnet, horovod or none, got \"%s\"",
 				    s);
 		return 0;
 	}
 	if (!strcmp(key, "priority")) {
-		if (get_int(r, val, -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, &x) < 0)
+		if (field_get_int(r, val, -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, &x) < 0)
 			return -1;
 		spec->priority = (int)x;
 		return 0;
 	}
 	if (!strcmp(key, "entry_point"))
-		return dup_string(r, val, &spec->entry_point);
+		return field_dup_string(r, val, &spec->entry_point);
 	if (!strcmp(key, "params"))
-		return dup_string(r, val, &spec->params);
+		return field_dup_string(r, val, &spec->params);
 	if (!strcmp(key, "python"))
-		return dup_string(r, val, &spec->python);
+		return field_dup_string(r, val, &spec->python);
 	if (!strcmp(key, "src_dir"))
-		return read_path(r, val, &spec->src_dir);
+		return field_read_path(r, val, &spec->src_dir);
 	if (!strcmp(key, "env"))
 		return read_env(r, val, "env", &spec->env, &spec->n_env);
 	if (!strcmp(key, "success_policy")) {
-		if (get_string(r, val, &s) < 0)
+		if (field_get_string(r, val, &s) < 0)
 			return -1;
 		if (!strcmp(s, "chief"))
 			spec->success = SUCCESS_CHIEF;
 		else if (!strcmp(s, "all") || !strcmp(s, "all_workers"))
 			spec->success = SUCCESS_ALL_WORKERS;
 		else
-			return fail(r, "expected chief or all, got \"%s\"", s);
+			return field_fail(r, "expected chief or all, got \"%s\"", s);
 		return 0;
 	}
 	if (!strcmp(key, "fail_on_worker_failure"))
-		return get_bool(r, val, &spec->fail_on_worker_failure);
+		return field_get_bool(r, val, &spec->fail_on_worker_failure);
 	if (!strcmp(key, "restart"))
 		return read_restart(r, spec, val);
 	if (!strcmp(key, "timeouts"))
@@ -459,7 +302,7 @@ static int read_job_field(struct reader *r, struct job_spec *spec, const char *k
 	if (!strcmp(key, "artifacts")) {
 		size_t i;
 		json_t *a;
-		if (need_type(r, val, "a list of artifacts", json_is_array(val)) < 0)
+		if (field_need_type(r, val, "a list of artifacts", json_is_array(val)) < 0)
 			return -1;
 		json_array_foreach (val, i, a)
 			if (read_artifact(r, spec, i, a) < 0)
@@ -469,7 +312,7 @@ static int read_job_field(struct reader *r, struct job_spec *spec, const char *k
 	if (!strcmp(key, "roles")) {
 		const char *name;
 		json_t *role;
-		if (need_type(r, val, "a mapping of role name to role", json_is_object(val)) < 0)
+		if (field_need_type(r, val, "a mapping of role name to role", json_is_object(val)) < 0)
 			return -1;
 		json_object_foreach (val, name, role)
 			if (read_role(r, spec, name, role) < 0)
@@ -480,7 +323,7 @@ static int read_job_field(struct reader *r, struct job_spec *spec, const char *k
 }
 
 /* Reads and validates; on error r->path names the field. */
-static struct job_spec *read_spec(struct reader *r, json_t *json)
+static struct job_spec *read_spec(struct field_reader *r, json_t *json)
 {
 	const char *key;
 	json_t *val;
@@ -488,10 +331,10 @@ static struct job_spec *read_spec(struct reader *r, json_t *json)
 
 	r->path[0] = '\0';
 	if (!json || !json_is_object(json)) {
-		fail(r, "expected a mapping of job fields, got %s", json ? type_name(json) : "nothing");
+		field_fail(r, "expected a mapping of job fields, got %s", json ? field_type_name(json) : "nothing");
 		return NULL;
 	}
-	if (check_keys(r, json, "", job_keys) < 0)
+	if (field_check_keys(r, json, "", job_keys) < 0)
 		return NULL;
 	spec = job_spec_create();
 	if (!spec) {
@@ -517,7 +360,7 @@ fail:
 
 struct job_spec *job_spec_from_json(json_t *json, struct weir_error *err)
 {
-	struct reader r = {.err = err};
+	struct field_reader r = {.subject = "spec", .err = err};
 	return read_spec(&r, json);
 }
 
@@ -525,7 +368,7 @@ struct job_spec *job_spec_parse_string(const char *text, size_t len, const char 
 				       const char *base_dir, struct weir_error *err)
 {
 	struct yaml_lines *lines = NULL;
-	struct reader r = {.base_dir = base_dir, .err = err};
+	struct field_reader r = {.base_dir = base_dir, .subject = "spec", .err = err};
 	struct weir_error local;
 	if (!err)
 		r.err = err = &local;
@@ -668,7 +511,7 @@ fail:
 
 static int vfail(struct weir_error *err, const char *path, const char *fmt, const char *arg)
 {
-	char msg[WEIR_ERROR_MSG_MAX - PATH_MAX_LEN - 8];
+	char msg[WEIR_ERROR_MSG_MAX - FIELD_PATH_MAX - 8];
 	snprintf(msg, sizeof msg, fmt, arg);
 	return weir_error_set(err, WEIR_E_INVALID, "%s: %s", path, msg);
 }
@@ -676,7 +519,7 @@ static int vfail(struct weir_error *err, const char *path, const char *fmt, cons
 static int validate_env(const struct env_var *env, size_t n, const char *prefix,
 			struct weir_error *err)
 {
-	char path[PATH_MAX_LEN];
+	char path[FIELD_PATH_MAX];
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof path, "%s.%s", prefix, env[i].name ? env[i].name : "?");
 		if (!env[i].name || !env_name_valid(env[i].name))
@@ -694,7 +537,7 @@ static int validate_env(const struct env_var *env, size_t n, const char *prefix,
 static int validate_role(const struct job_spec *spec, const struct role_spec *ro,
 			 struct weir_error *err)
 {
-	char path[PATH_MAX_LEN];
+	char path[FIELD_PATH_MAX];
 	char num[160];
 
 	snprintf(path, sizeof path, "roles.%s", ro->name);
