@@ -14,6 +14,7 @@
 #define WEIR_EXEC_EXECUTOR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "lib/error.h"
@@ -27,7 +28,24 @@ struct executor_task {
 	int attempt;
 	const char *log_path; /* stdout and stderr of the launcher (and the program) go here */
 	int launcher_pid;     /* for stop_task / is_alive; 0 when unknown */
+	/* one instance's resources (read by backends that ask a cluster for them) */
+	int vcores;
+	uint64_t memory_mb;
+	int gpus;
 };
+
+/* What a gang backend (slurm) says about a gang it was given whole. */
+enum executor_gang_event {
+	EXECUTOR_GANG_SUBMITTED, /* backend_id: the cluster's id of it */
+	EXECUTOR_GANG_REJECTED,  /* the cluster refused it; reason: the cluster's words */
+	EXECUTOR_GANG_PENDING,   /* waiting in the cluster's queue; reason: why */
+	EXECUTOR_GANG_RUNNING,
+	EXECUTOR_GANG_ENDED, /* over; tasks that did not report are lost; reason: how */
+};
+
+typedef void (*executor_gang_fn)(void *arg, int64_t job_id, int attempt,
+                                 enum executor_gang_event ev, const char *backend_id,
+                                 const char *reason);
 
 /* A launcher the executor started has ended.  `exit_status` is its exit
  * code, `term_signal` the signal that ended it (0: none). */
@@ -43,10 +61,16 @@ struct executor_ops {
 	 * err (nothing started). */
 	int (*start_task)(struct executor *ex, const struct executor_task *task, int *launcher_pid,
 	                  struct weir_error *err);
+	/* Optional (NULL: start_task per task).  Starts a whole gang (every
+	 * task of one attempt) as one unit; the outcome comes later through the
+	 * backend's executor_gang_fn.  0, or -1 with err (nothing started). */
+	int (*start_gang)(struct executor *ex, const struct executor_task *tasks, size_t n,
+	                  struct weir_error *err);
 	/* Sends `sig` to the launcher (it forwards to the program and reports).
 	 * With SIGTERM the backend also arms a last resort: after the kill grace
 	 * plus 2 s, SIGKILL to everything the launcher started.  0 or -1 with err
-	 * (no such process is not an error). */
+	 * (no such process is not an error).  A gang backend stops the task's
+	 * whole gang (launcher_pid may be 0 there). */
 	int (*stop_task)(struct executor *ex, const struct executor_task *task, int sig,
 	                 struct weir_error *err);
 	/* Whether the task's launcher still exists. */

@@ -48,8 +48,22 @@ static void free_gpus(struct server_config *cfg)
 	cfg->n_gpus = 0;
 }
 
+static void free_slurm(struct server_config *cfg)
+{
+	struct server_slurm *sl = &cfg->slurm;
+	for (size_t i = 0; i < sl->n_sbatch_options; i++)
+		free(sl->sbatch_options[i]);
+	free(sl->sbatch_options);
+	free(sl->partition);
+	free(sl->account);
+	free(sl->qos);
+	free(sl->shared_dir);
+	memset(sl, 0, sizeof *sl);
+}
+
 void server_config_release(struct server_config *cfg)
 {
+	free_slurm(cfg);
 	free(cfg->home);
 	free(cfg->config_path);
 	free(cfg->listen_host);
@@ -340,6 +354,68 @@ static int apply_pools(struct server_config *cfg, json_t *p, const char *origin,
 	return 0;
 }
 
+/* `slurm: {partition, account, qos, sbatch_options: [...], shared_dir}` */
+static int apply_slurm(struct server_config *cfg, json_t *m, const char *origin,
+                       struct weir_error *err)
+{
+	struct server_slurm *sl = &cfg->slurm;
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(m))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: slurm: expected a mapping of partition, account, qos, "
+		                      "sbatch_options, shared_dir",
+		                      origin);
+	free_slurm(cfg);
+	json_object_foreach(m, key, v)
+	{
+		char **dst = !strcmp(key, "partition")    ? &sl->partition
+		             : !strcmp(key, "account")    ? &sl->account
+		             : !strcmp(key, "qos")        ? &sl->qos
+		             : !strcmp(key, "shared_dir") ? &sl->shared_dir
+		                                          : NULL;
+		if (dst) {
+			if (!json_is_string(v) || json_string_length(v) == 0)
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "%s: slurm.%s: expected a non-empty string",
+				                      origin, key);
+			if (set_str(dst, json_string_value(v), err) < 0)
+				return -1;
+		} else if (!strcmp(key, "sbatch_options")) {
+			size_t i;
+			json_t *o;
+			if (!json_is_array(v) || json_array_size(v) > 64)
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "%s: slurm.sbatch_options: expected a list of at "
+				                      "most 64 options (\"--constraint=a100\")",
+				                      origin);
+			sl->sbatch_options = calloc(json_array_size(v) + 1, sizeof(char *));
+			if (!sl->sbatch_options)
+				return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			json_array_foreach(v, i, o)
+			{
+				if (!json_is_string(o) || json_string_value(o)[0] != '-')
+					return weir_error_set(
+					    err, WEIR_E_INVALID,
+					    "%s: slurm.sbatch_options[%zu]: expected an option "
+					    "starting with -",
+					    origin, i);
+				sl->sbatch_options[i] = strdup(json_string_value(o));
+				if (!sl->sbatch_options[i])
+					return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+				sl->n_sbatch_options++;
+			}
+		} else {
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: slurm.%s: unknown key (expected partition, account, "
+			                      "qos, sbatch_options or shared_dir)",
+			                      origin, key);
+		}
+	}
+	return 0;
+}
+
 static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
                        struct weir_error *err)
 {
@@ -453,10 +529,21 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else if (!strcmp(key, "users")) {
 			if (apply_users(cfg, v, origin, err) < 0)
 				goto out;
+		} else if (!strcmp(key, "executor")) {
+			const char *e = json_string_value(v);
+			if (!e || (strcmp(e, "local") && strcmp(e, "slurm"))) {
+				weir_error_set(err, WEIR_E_INVALID,
+				               "%s: executor: expected local or slurm", origin);
+				goto out;
+			}
+			cfg->executor_slurm = !strcmp(e, "slurm");
+		} else if (!strcmp(key, "slurm")) {
+			if (apply_slurm(cfg, v, origin, err) < 0)
+				goto out;
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
 			               "%s: %s: unknown setting (expected listen, resources, "
-			               "kill_grace_seconds, dags, pools or users)",
+			               "kill_grace_seconds, dags, pools, users, executor or slurm)",
 			               origin, key);
 			goto out;
 		}

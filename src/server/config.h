@@ -40,6 +40,14 @@ struct server_config {
 	size_t n_pools;
 	struct server_user *users; /* `users: [{name, password_hash}]`: HTTP Basic auth */
 	size_t n_users;
+
+	bool executor_slurm; /* `executor: slurm` (default local) */
+	struct server_slurm {
+		char *partition, *account, *qos; /* NULL: Slurm's defaults */
+		char **sbatch_options;           /* added to every sbatch as they are */
+		size_t n_sbatch_options;
+		char *shared_dir; /* readable by every node (not used yet) */
+	} slurm;
 };
 
 /* A user of HTTP Basic auth; the hash is checked by the API (api_set_users). */
@@ -69,7 +77,9 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
 
 /* Applies a YAML configuration text (keys: listen, resources {vcores,
  * memory, gpus}, kill_grace_seconds, dags (a folder, relative to the home),
- * pools {name: slots}, users [{name, password_hash}]).  Unknown keys are errors.  A listen or dags given on
+ * pools {name: slots}, users [{name, password_hash}], executor (local or slurm),
+ * slurm {partition, account, qos, sbatch_options [...], shared_dir}).  Unknown keys
+ * are errors.  A listen or dags given on
  * the command line is kept.  `origin` names the file in errors. */
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
                              const char *origin, struct weir_error *err);

@@ -442,7 +442,7 @@ static void stop_task(struct job_manager *jm, const struct task_row *t)
 	                           .attempt = t->attempt,
 	                           .launcher_pid = t->launcher_pid};
 
-	if (!jm->exec || t->launcher_pid <= 0)
+	if (!jm->exec || (t->launcher_pid <= 0 && !jm->exec->ops->start_gang))
 		return;
 	if (jm->exec->ops->stop_task(jm->exec, &et, SIGTERM, &err) < 0)
 		log_warn("job %lld %s:%d: %s", (long long)t->job_id, t->role, t->idx, err.msg);
@@ -648,6 +648,60 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t)
 	return ok;
 }
 
+/* A gang backend (slurm) takes the whole gang at once; the outcome comes
+ * later through job_manager_on_gang_event.  On a refusal now, every task
+ * ends `lost` with the reason. */
+static bool spawn_gang(struct job_manager *jm, const struct job_row *job, struct task_row *rows,
+                       size_t n)
+{
+	struct weir_error err = {0};
+	const struct job_spec *spec = spec_of(jm, job, &err);
+	struct executor_task *et = calloc(n ? n : 1, sizeof *et);
+	char **lp = calloc(n ? n : 1, sizeof *lp);
+	bool ok = false;
+
+	if (!et || !lp) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (!spec)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct role_spec *rs = job_spec_find_role(spec, rows[i].role);
+		lp[i] = log_path(jm, rows[i].job_id, rows[i].role, rows[i].idx, rows[i].attempt);
+		if (!lp[i] || !rs) {
+			weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
+		et[i] = (struct executor_task){.job_id = rows[i].job_id,
+		                               .role = rows[i].role,
+		                               .index = rows[i].idx,
+		                               .attempt = rows[i].attempt,
+		                               .log_path = lp[i],
+		                               .vcores = rs->vcores,
+		                               .memory_mb = rs->memory_mb,
+		                               .gpus = rs->gpus};
+	}
+	ok = jm->exec->ops->start_gang(jm->exec, et, n, &err) == 0;
+out:
+	for (size_t i = 0; i < n; i++) {
+		if (!ok) {
+			task_set_state(&rows[i], TASK_LOST);
+			set_reason(&rows[i].reason, "cannot start: %s", err.msg);
+			rows[i].ended_at = clock_now_ms();
+			if (store_task_update(jm->store, &rows[i], NULL) < 0)
+				log_error("job %lld: cannot record a task", (long long)job->id);
+		}
+		if (lp)
+			free(lp[i]);
+	}
+	if (!ok)
+		log_error("job %lld: %s", (long long)job->id, err.msg);
+	free(lp);
+	free(et);
+	return ok;
+}
+
 static void start_gang(struct job_manager *jm, int64_t job_id, const struct job_alloc *a)
 {
 	struct weir_error err = {0};
@@ -681,9 +735,14 @@ static void start_gang(struct job_manager *jm, int64_t job_id, const struct job_
 		if (store_task_insert(jm->store, t, &err) < 0)
 			goto fail;
 	}
-	for (size_t i = 0; i < a->n_tasks; i++)
-		if (!spawn_task(jm, &rows[i]) && failed < 0)
-			failed = (int)i;
+	if (jm->exec && jm->exec->ops->start_gang) {
+		if (!spawn_gang(jm, &job, rows, a->n_tasks))
+			failed = 0;
+	} else {
+		for (size_t i = 0; i < a->n_tasks; i++)
+			if (!spawn_task(jm, &rows[i]) && failed < 0)
+				failed = (int)i;
+	}
 	if (failed >= 0) {
 		event(jm, job_id, "task", "%s:%d lost: %s", rows[failed].role, rows[failed].idx,
 		      rows[failed].reason);
@@ -952,6 +1011,87 @@ void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, i
 	/* an `exited` report may still be on its way: look again in a second */
 	watch_add(jm, job_id, attempt, role, index, launcher_pid, clock_mono_ms() + LOST_GRACE_MS,
 	          why);
+}
+
+void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
+                               enum executor_gang_event ev, const char *backend_id,
+                               const char *reason)
+{
+	struct job_manager *jm = arg;
+	struct weir_error err = {0};
+	struct job_row job = {0};
+	struct task_row *rows = NULL;
+	size_t n = 0;
+	char key[64];
+
+	turn_begin(jm);
+	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+		goto out;
+	snprintf(key, sizeof key, "backend_id.%lld", (long long)job_id);
+	switch (ev) {
+	case EXECUTOR_GANG_SUBMITTED:
+		/* the backend's id of the attempt, for people and for a later recovery */
+		{
+			char val[96];
+			snprintf(val, sizeof val, "%d %s", attempt, backend_id);
+			if (store_meta_set(jm->store, key, val, &err) < 0)
+				log_error("job %lld: %s", (long long)job_id, err.msg);
+		}
+		event(jm, job_id, "backend", "attempt %d: %s job %s submitted", attempt,
+		      jm->exec->ops->name, backend_id);
+		break;
+	case EXECUTOR_GANG_REJECTED: {
+		struct outcome o = {.state = JOB_FAILED, .exit_code = -1};
+		event(jm, job_id, "backend", "attempt %d refused: %s", attempt, reason);
+		if (job.attempt != attempt || winding(jm, &job))
+			break;
+		snprintf(o.reason, sizeof o.reason, "%s refused the job: %s", jm->exec->ops->name,
+		         reason);
+		outcome_set(jm, job_id, &o);
+		if (store_tasks_of_job(jm->store, job_id, attempt, &rows, &n, &err) < 0)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (task_final(&rows[i]))
+				continue;
+			task_set_state(&rows[i], TASK_LOST);
+			set_reason(&rows[i].reason, "cannot start: %s", reason);
+			rows[i].ended_at = clock_now_ms();
+			if (store_task_update(jm->store, &rows[i], &err) < 0)
+				log_error("job %lld: %s", (long long)job_id, err.msg);
+		}
+		api_notify_cluster(jm->api, job_id);
+		wind_down(jm, job_id);
+		break;
+	}
+	case EXECUTOR_GANG_PENDING:
+	case EXECUTOR_GANG_RUNNING:
+		if (job.attempt != attempt || strcmp(job.state, "starting"))
+			break;
+		if (ev == EXECUTOR_GANG_PENDING)
+			set_reason(&job.reason, "pending in %s%s%s", jm->exec->ops->name,
+			           reason[0] ? ": " : "", reason);
+		else
+			set_str(&job.reason, "");
+		if (store_job_update(jm->store, &job, &err) < 0)
+			log_error("job %lld: %s", (long long)job_id, err.msg);
+		if (ev == EXECUTOR_GANG_PENDING)
+			event(jm, job_id, "backend", "%s", job.reason);
+		break;
+	case EXECUTOR_GANG_ENDED:
+		event(jm, job_id, "backend", "attempt %d: %s", attempt, reason);
+		if (store_tasks_of_job(jm->store, job_id, attempt, &rows, &n, &err) < 0)
+			break;
+		/* tasks that did not report are lost (a report may still be in flight) */
+		for (size_t i = 0; i < n; i++)
+			if (!task_final(&rows[i]))
+				watch_add(jm, job_id, attempt, rows[i].role, rows[i].idx, 0,
+				          clock_mono_ms() + LOST_GRACE_MS, reason);
+		break;
+	}
+out:
+	task_rows_free(rows, n);
+	job_row_release(&job);
+	turn_end(jm);
 }
 
 /* ---- api ops ---- */

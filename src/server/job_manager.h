@@ -42,6 +42,12 @@ void job_manager_set_api(struct job_manager *jm, struct api *api);
 /* The api_ops of the manager (ctx: the manager). */
 const struct api_ops *job_manager_api_ops(void);
 
+/* The executor_gang_fn to give a gang backend (arg: the manager): records
+ * the backend's id, a refusal (the job fails with the backend's words), a
+ * pending reason, and an end that left tasks unreported (they become lost). */
+void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt, enum executor_gang_event ev,
+                               const char *backend_id, const char *reason);
+
 /* The executor_exit_fn to give the executor (arg: the manager). */
 void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, int index,
                                   int attempt, int launcher_pid, int64_t exit_status,

@@ -23,6 +23,7 @@
 #include "api/http.h"
 #include "exec/cgroup.h"
 #include "exec/local.h"
+#include "exec/slurm.h"
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "sched/alloc.h"
@@ -103,8 +104,38 @@ int server_prepare_home(struct server_config *cfg, struct weir_error *err)
 
 /* ---- the parts ---- */
 
+/* Under Slurm the cluster's resources are Slurm's to count: weir's own
+ * allocator gets a node it can never fill, and a job too large for the
+ * cluster is refused by sbatch, in Slurm's words. */
+#define SLURM_NODE_VCORES 1000000
+#define SLURM_NODE_MEMORY_MB ((uint64_t)1 << 40)
+#define SLURM_NODE_GPUS 256
+
+static void unbounded_node(struct server_parts *p)
+{
+	p->node.vcores = SLURM_NODE_VCORES;
+	p->node.memory_mb = SLURM_NODE_MEMORY_MB;
+	p->detected = calloc(SLURM_NODE_GPUS, sizeof *p->detected);
+	if (!p->detected)
+		return;
+	for (size_t i = 0; i < SLURM_NODE_GPUS; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "%zu", i);
+		p->detected[i] = strdup(id);
+		if (!p->detected[i])
+			break;
+		p->n_detected = i + 1;
+	}
+	p->node.gpu_ids = (const char *const *)p->detected;
+	p->node.n_gpus = p->n_detected;
+}
+
 static void detect_node(struct server_parts *p, const struct server_config *cfg)
 {
+	if (cfg->executor_slurm) {
+		unbounded_node(p);
+		return;
+	}
 	p->node.vcores = cfg->vcores > 0 ? cfg->vcores : resources_detect_vcores();
 	p->node.memory_mb = cfg->memory_mb > 0 ? cfg->memory_mb : resources_detect_memory_mb();
 	if (cfg->gpus_set) {
@@ -189,8 +220,20 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
-	p->exec = local_executor_create(loop, NULL, p->url, p->token, cfg->kill_grace_s,
-	                                job_manager_on_launcher_exit, p->jm, err);
+	if (cfg->executor_slurm) {
+		struct slurm_options so = {
+		    .partition = cfg->slurm.partition,
+		    .account = cfg->slurm.account,
+		    .qos = cfg->slurm.qos,
+		    .sbatch_options = (const char *const *)cfg->slurm.sbatch_options,
+		    .n_sbatch_options = cfg->slurm.n_sbatch_options,
+		};
+		p->exec = slurm_executor_create(loop, &so, NULL, p->url, p->token,
+		                                job_manager_on_gang_event, p->jm, err);
+	} else {
+		p->exec = local_executor_create(loop, NULL, p->url, p->token, cfg->kill_grace_s,
+		                                job_manager_on_launcher_exit, p->jm, err);
+	}
 	if (!p->exec)
 		goto out;
 	job_manager_set_executor(p->jm, p->exec);
@@ -297,7 +340,14 @@ int server_main(int argc, char **argv)
 		goto out_loop;
 	}
 
-	{
+	if (cfg.executor_slurm) {
+		printf("weir server: listening on http://%s%s%s:%d, home %s, executor: slurm "
+		       "(resources: Slurm's)\n",
+		       strchr(cfg.listen_host, ':') ? "[" : "", cfg.listen_host,
+		       strchr(cfg.listen_host, ':') ? "]" : "", http_server_port(p->http),
+		       cfg.home);
+		fflush(stdout);
+	} else {
 		char gpus[512] = "";
 		size_t off = 0;
 		for (size_t i = 0; i < p->node.n_gpus && off < sizeof gpus - 2; i++)

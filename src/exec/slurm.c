@@ -1,0 +1,779 @@
+/* slurm.c: the slurm backend: sbatch, squeue and scancel run with uv_spawn.
+ *
+ * Owns one `sjob` per gang handed to Slurm (from the sbatch until squeue
+ * shows its end), one `cmd` per command in flight (a process and its two
+ * output pipes) and the poll timer.  Everything it learns goes to the job
+ * manager through the executor_gang_fn; it decides nothing.
+ */
+#include "exec/slurm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/fs.h"
+#include "lib/log.h"
+
+#define POLL_MS 1000
+#define CMD_OUT_MAX (256 * 1024)
+
+extern char **environ;
+
+struct slurm_executor;
+
+struct sjob {
+	int64_t job_id;
+	int attempt;
+	char slurm_id[32]; /* "" until sbatch answered */
+	char state[32];    /* last state squeue showed */
+	char reason[128];  /* last pending reason told */
+	bool cancel_wanted;
+	bool cancel_sent;
+	struct sjob *next;
+};
+
+struct cmd;
+typedef void (*cmd_done_fn)(struct slurm_executor *sx, struct cmd *c);
+
+struct cmd {
+	uv_process_t proc;
+	uv_pipe_t out, err;
+	struct slurm_executor *sx; /* NULL once the executor is gone */
+	cmd_done_fn done;
+	int64_t job_id;
+	int attempt;
+	char *out_buf, *err_buf;
+	size_t out_len, err_len;
+	int64_t exit_status;
+	int term_signal;
+	int open;    /* handles not yet closed */
+	int pending; /* exit and the two EOFs still to come */
+	struct cmd *next;
+};
+
+struct slurm_executor {
+	struct executor base;
+	uv_loop_t *loop;
+	char *partition, *account, *qos;
+	char **extra;
+	size_t n_extra;
+	char *launcher;
+	bool lean;
+	char *env_server, *env_token;
+	executor_gang_fn on_gang;
+	void *arg;
+	struct sjob *jobs;
+	struct cmd *cmds;
+	uv_timer_t poll;
+	bool polling; /* a squeue is in flight */
+};
+
+int slurm_sh_quote(char *out, size_t size, const char *s)
+{
+	size_t n = strlen(out);
+
+	if (n + 2 >= size)
+		return -1;
+	out[n++] = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			if (n + 5 >= size)
+				return -1;
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			if (n + 2 >= size)
+				return -1;
+			out[n++] = *s;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+	return 0;
+}
+
+static void emit(struct slurm_executor *sx, const struct sjob *j, enum executor_gang_event ev,
+                 const char *reason)
+{
+	if (sx->on_gang)
+		sx->on_gang(sx->arg, j->job_id, j->attempt, ev, j->slurm_id, reason ? reason : "");
+}
+
+static struct sjob *sjob_find(struct slurm_executor *sx, int64_t job_id, int attempt)
+{
+	for (struct sjob *j = sx->jobs; j; j = j->next)
+		if (j->job_id == job_id && j->attempt == attempt)
+			return j;
+	return NULL;
+}
+
+static void sjob_remove(struct slurm_executor *sx, struct sjob *j)
+{
+	for (struct sjob **p = &sx->jobs; *p; p = &(*p)->next)
+		if (*p == j) {
+			*p = j->next;
+			free(j);
+			return;
+		}
+}
+
+/* ---- running a command ---- */
+
+static void cmd_closed(uv_handle_t *h)
+{
+	struct cmd *c = h->data;
+
+	if (--c->open > 0)
+		return;
+	free(c->out_buf);
+	free(c->err_buf);
+	free(c);
+}
+
+static void cmd_finish(struct cmd *c)
+{
+	struct slurm_executor *sx = c->sx;
+
+	if (--c->pending > 0)
+		return;
+	if (sx) {
+		for (struct cmd **p = &sx->cmds; *p; p = &(*p)->next)
+			if (*p == c) {
+				*p = c->next;
+				break;
+			}
+		if (c->done)
+			c->done(sx, c);
+	}
+	uv_close((uv_handle_t *)&c->proc, cmd_closed);
+	uv_close((uv_handle_t *)&c->out, cmd_closed);
+	uv_close((uv_handle_t *)&c->err, cmd_closed);
+}
+
+static void cmd_alloc(uv_handle_t *h, size_t want, uv_buf_t *buf)
+{
+	static char scratch[65536];
+	(void)h;
+	(void)want;
+	buf->base = scratch;
+	buf->len = sizeof scratch;
+}
+
+static void cmd_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct cmd *c = s->data;
+	bool is_out = s == (uv_stream_t *)&c->out;
+	char **dst = is_out ? &c->out_buf : &c->err_buf;
+	size_t *len = is_out ? &c->out_len : &c->err_len;
+
+	if (n < 0) {
+		uv_read_stop(s);
+		cmd_finish(c);
+		return;
+	}
+	if (n == 0 || *len + (size_t)n > CMD_OUT_MAX)
+		return;
+	char *p = realloc(*dst, *len + (size_t)n + 1);
+	if (!p)
+		return;
+	memcpy(p + *len, buf->base, (size_t)n);
+	*len += (size_t)n;
+	p[*len] = '\0';
+	*dst = p;
+}
+
+static void cmd_exit(uv_process_t *p, int64_t exit_status, int term_signal)
+{
+	struct cmd *c = p->data;
+	c->exit_status = exit_status;
+	c->term_signal = term_signal;
+	cmd_finish(c);
+}
+
+static char **build_env(struct slurm_executor *sx)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 4, sizeof *env);
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!strncmp(environ[i], "WEIR_SERVER=", 12) ||
+		    !strncmp(environ[i], "WEIR_TOKEN=", 11))
+			continue;
+		env[k++] = environ[i];
+	}
+	env[k++] = sx->env_server;
+	env[k++] = sx->env_token;
+	if (!getenv("WEIR_LOG"))
+		env[k++] = "WEIR_LOG=warn";
+	env[k] = NULL;
+	return env;
+}
+
+/* Runs argv[0] (found on PATH); `done` gets its exit and output. */
+static int cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int64_t job_id,
+                   int attempt, struct weir_error *err)
+{
+	struct cmd *c = calloc(1, sizeof *c);
+	uv_process_options_t opt;
+	uv_stdio_container_t stdio[3];
+	char **env = build_env(sx);
+	int r;
+
+	if (!c || !env) {
+		free(c);
+		free(env);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	c->sx = sx;
+	c->done = done;
+	c->job_id = job_id;
+	c->attempt = attempt;
+	uv_pipe_init(sx->loop, &c->out, 0);
+	uv_pipe_init(sx->loop, &c->err, 0);
+	c->out.data = c->err.data = c->proc.data = c;
+	memset(&opt, 0, sizeof opt);
+	stdio[0].flags = UV_IGNORE;
+	stdio[1].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	stdio[1].data.stream = (uv_stream_t *)&c->out;
+	stdio[2].flags = UV_CREATE_PIPE | UV_WRITABLE_PIPE;
+	stdio[2].data.stream = (uv_stream_t *)&c->err;
+	opt.file = argv[0];
+	opt.args = argv;
+	opt.env = env;
+	opt.stdio = stdio;
+	opt.stdio_count = 3;
+	opt.exit_cb = cmd_exit;
+	r = uv_spawn(sx->loop, &c->proc, &opt);
+	free(env);
+	c->open = 3;
+	if (r != 0) {
+		c->sx = NULL;
+		uv_close((uv_handle_t *)&c->proc, cmd_closed);
+		uv_close((uv_handle_t *)&c->out, cmd_closed);
+		uv_close((uv_handle_t *)&c->err, cmd_closed);
+		return weir_error_set(err, WEIR_E_INTERNAL, "cannot run %s: %s", argv[0],
+		                      uv_strerror(r));
+	}
+	c->pending = 3;
+	uv_read_start((uv_stream_t *)&c->out, cmd_alloc, cmd_read);
+	uv_read_start((uv_stream_t *)&c->err, cmd_alloc, cmd_read);
+	c->next = sx->cmds;
+	sx->cmds = c;
+	return 0;
+}
+
+/* The command's complaint, on one line, for a reason. */
+static void cmd_complaint(const struct cmd *c, char *out, size_t size)
+{
+	const char *t = c->err_len ? c->err_buf : c->out_len ? c->out_buf : "";
+	size_t k = 0;
+
+	for (; *t && k + 1 < size; t++)
+		out[k++] = (*t == '\n' || *t == '\r') ? ' ' : *t;
+	while (k > 0 && out[k - 1] == ' ')
+		k--;
+	out[k] = '\0';
+	if (k == 0)
+		snprintf(out, size, "exited %lld (signal %d)", (long long)c->exit_status,
+		         c->term_signal);
+}
+
+/* ---- cancelling ---- */
+
+static void scancel_done(struct slurm_executor *sx, struct cmd *c)
+{
+	char why[256];
+	(void)sx;
+	if (c->exit_status != 0 || c->term_signal) {
+		cmd_complaint(c, why, sizeof why);
+		log_warn("job %lld: scancel: %s", (long long)c->job_id, why);
+	}
+}
+
+static void sjob_cancel(struct slurm_executor *sx, struct sjob *j)
+{
+	struct weir_error err = {0};
+	char *argv[] = {"scancel", j->slurm_id, NULL};
+
+	if (j->cancel_sent)
+		return;
+	j->cancel_sent = true;
+	if (cmd_run(sx, argv, scancel_done, j->job_id, j->attempt, &err) < 0)
+		log_warn("job %lld: %s", (long long)j->job_id, err.msg);
+}
+
+/* ---- following jobs ---- */
+
+static bool state_final(const char *s)
+{
+	static const char *const live[] = {
+	    "PENDING",       "RUNNING",     "SUSPENDED",   "COMPLETING", "CONFIGURING",
+	    "RESIZING",      "REQUEUED",    "SIGNALING",   "STAGE_OUT",  "STOPPED",
+	    "RESV_DEL_HOLD", "REQUEUE_FED", "REQUEUE_HOLD"};
+	for (size_t i = 0; i < sizeof live / sizeof live[0]; i++)
+		if (!strcmp(s, live[i]))
+			return false;
+	return true;
+}
+
+static void poll_arm(struct slurm_executor *sx);
+
+static void squeue_done(struct slurm_executor *sx, struct cmd *c)
+{
+	struct sjob *j, *next;
+
+	sx->polling = false;
+	if (c->exit_status != 0 || c->term_signal) {
+		char why[256];
+		cmd_complaint(c, why, sizeof why);
+		log_warn("squeue: %s", why);
+		poll_arm(sx);
+		return;
+	}
+	for (j = sx->jobs; j; j = next) {
+		const char *line = c->out_buf;
+		char id[32] = "", state[32] = "", reason[128] = "";
+		bool seen = false;
+
+		next = j->next;
+		if (!j->slurm_id[0])
+			continue;
+		while (line && *line) {
+			if (sscanf(line, "%31s %31s %127[^\n]", id, state, reason) >= 2 &&
+			    !strcmp(id, j->slurm_id)) {
+				seen = true;
+				break;
+			}
+			line = strchr(line, '\n');
+			if (line)
+				line++;
+			reason[0] = '\0';
+		}
+		if (!seen) {
+			snprintf(state, sizeof state, "GONE");
+			snprintf(reason, sizeof reason, "no longer known to Slurm");
+		}
+		if (!strcmp(reason, "None"))
+			reason[0] = '\0';
+		if (!state_final(state)) {
+			if (!strcmp(state, "PENDING")) {
+				if (strcmp(j->state, state) || strcmp(j->reason, reason)) {
+					snprintf(j->reason, sizeof j->reason, "%s", reason);
+					emit(sx, j, EXECUTOR_GANG_PENDING, reason);
+				}
+			} else if (!strcmp(state, "RUNNING") && strcmp(j->state, "RUNNING")) {
+				emit(sx, j, EXECUTOR_GANG_RUNNING, "");
+			}
+			snprintf(j->state, sizeof j->state, "%s", state);
+			continue;
+		}
+		char how[200];
+		snprintf(how, sizeof how, "Slurm job %s %s%s%s", j->slurm_id, state,
+		         reason[0] ? ": " : "", reason);
+		emit(sx, j, EXECUTOR_GANG_ENDED, how);
+		sjob_remove(sx, j);
+	}
+	poll_arm(sx);
+}
+
+static void on_poll(uv_timer_t *t)
+{
+	struct slurm_executor *sx = t->data;
+	struct weir_error err = {0};
+	char *argv[] = {"squeue", "--me", "-h", "-t", "all", "-o", "%i %T %r", NULL};
+
+	if (sx->polling)
+		return;
+	if (cmd_run(sx, argv, squeue_done, 0, 0, &err) < 0) {
+		log_warn("%s", err.msg);
+		poll_arm(sx);
+		return;
+	}
+	sx->polling = true;
+}
+
+/* Polls again in a second while a submitted job of ours is not over. */
+static void poll_arm(struct slurm_executor *sx)
+{
+	for (struct sjob *j = sx->jobs; j; j = j->next)
+		if (j->slurm_id[0]) {
+			if (!sx->polling)
+				uv_timer_start(&sx->poll, on_poll, POLL_MS, 0);
+			return;
+		}
+}
+
+/* ---- submitting ---- */
+
+static void sbatch_done(struct slurm_executor *sx, struct cmd *c)
+{
+	struct sjob *j = sjob_find(sx, c->job_id, c->attempt);
+	char why[512];
+	const char *semi;
+
+	if (!j)
+		return;
+	if (c->exit_status != 0 || c->term_signal || !c->out_len) {
+		cmd_complaint(c, why, sizeof why);
+		emit(sx, j, EXECUTOR_GANG_REJECTED, why);
+		sjob_remove(sx, j);
+		return;
+	}
+	/* --parsable: "ID" or "ID;CLUSTER" */
+	semi = strpbrk(c->out_buf, ";\n");
+	snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s",
+	         (int)(semi ? (size_t)(semi - c->out_buf) : c->out_len), c->out_buf);
+	emit(sx, j, EXECUTOR_GANG_SUBMITTED, "");
+	if (j->cancel_wanted)
+		sjob_cancel(sx, j);
+	poll_arm(sx);
+}
+
+static int append(char **buf, size_t *len, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int append(char **buf, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	char *p = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	char *b = realloc(*buf, *len + (size_t)n + 1);
+	if (!b) {
+		free(p);
+		return -1;
+	}
+	memcpy(b + *len, p, (size_t)n + 1);
+	*len += (size_t)n;
+	*buf = b;
+	free(p);
+	return 0;
+}
+
+static char *dir_of(const char *path)
+{
+	char *d = strdup(path);
+	char *slash = d ? strrchr(d, '/') : NULL;
+	if (slash && slash != d)
+		*slash = '\0';
+	return d;
+}
+
+/* The batch script: one srun step per task, in the background, then wait. */
+static char *batch_script(struct slurm_executor *sx, const struct executor_task *tasks, size_t n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	int fail = 0;
+
+	fail |= append(&s, &len,
+	               "#!/bin/sh\n"
+	               "# weir job %lld, attempt %d: one srun step per task, each running weir's\n"
+	               "# launcher on its node; the launcher fetches the task's command from the\n"
+	               "# server (WEIR_SERVER, WEIR_TOKEN come from the environment).\n",
+	               (long long)tasks[0].job_id, tasks[0].attempt);
+	for (size_t i = 0; i < n && !fail; i++) {
+		const struct executor_task *t = &tasks[i];
+		char inner[8192] = "", outer[16384] = "", log[8192] = "";
+		char num[96];
+
+		/* runs on the node: the launcher listens on the node's first address */
+		strcat(inner, "h=$(hostname -I 2>/dev/null); h=${h%% *}; exec ");
+		fail |= slurm_sh_quote(inner, sizeof inner, sx->launcher);
+		if (!sx->lean)
+			strcat(inner, " launch");
+		snprintf(num, sizeof num, " --job %lld --role ", (long long)t->job_id);
+		strcat(inner, num);
+		fail |= slurm_sh_quote(inner, sizeof inner, t->role);
+		snprintf(num, sizeof num, " --index %d --attempt %d", t->index, t->attempt);
+		strcat(inner, num);
+		strcat(inner, " --host \"${h:-127.0.0.1}\"");
+		fail |= slurm_sh_quote(outer, sizeof outer, inner);
+		fail |= slurm_sh_quote(log, sizeof log, t->log_path);
+		fail |= append(&s, &len,
+		               "srun --nodes=1 --ntasks=1 --exact --cpus-per-task=%d "
+		               "--mem-per-cpu=%llu",
+		               t->vcores,
+		               (unsigned long long)((t->memory_mb + (uint64_t)t->vcores - 1) /
+		                                    (uint64_t)t->vcores));
+		if (t->gpus > 0)
+			fail |= append(&s, &len, " --gpus-per-task=%d", t->gpus);
+		fail |= append(&s, &len,
+		               " --kill-on-bad-exit=0 --open-mode=append --output=%s \\\n"
+		               "\t/bin/sh -c %s &\n",
+		               log, outer);
+	}
+	fail |= append(&s, &len, "wait\n");
+	if (fail) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int slurm_start_gang(struct executor *ex, const struct executor_task *tasks, size_t n,
+                            struct weir_error *err)
+{
+	struct slurm_executor *sx = (struct slurm_executor *)ex;
+	char *script = NULL, *dir = NULL, *path = NULL, *outpat = NULL;
+	char name[48], ntasks[32], cpus[32], mem[48], gpus[32];
+	char *argv[32 + 64];
+	struct sjob *j = NULL;
+	int a = 0, rc = -1, fd = -1;
+
+	if (n == 0)
+		return weir_error_set(err, WEIR_E_INVALID, "an empty gang");
+	for (size_t i = 1; i < n; i++)
+		if (tasks[i].vcores != tasks[0].vcores ||
+		    tasks[i].memory_mb != tasks[0].memory_mb || tasks[i].gpus != tasks[0].gpus)
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "the slurm backend needs the same vcores, memory and gpus for every "
+			    "task of a job for now (%s and %s differ)",
+			    tasks[0].role, tasks[i].role);
+	if (n > 64 * 1024)
+		return weir_error_set(err, WEIR_E_INVALID, "%zu tasks: too many for one job", n);
+	if (tasks[0].vcores < 1)
+		return weir_error_set(err, WEIR_E_INVALID, "a task needs at least 1 vcore");
+	dir = dir_of(tasks[0].log_path);
+	script = batch_script(sx, tasks, n);
+	if (!dir || !script || asprintf(&path, "%s/slurm-%d.sh", dir, tasks[0].attempt) < 0 ||
+	    asprintf(&outpat, "%s/slurm-%%j.out", dir) < 0) {
+		path = outpat = NULL;
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (fs_mkdir_p(dir, 0755, err) < 0)
+		goto out;
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	if (fd < 0 || write(fd, script, strlen(script)) != (ssize_t)strlen(script)) {
+		weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot write the batch script: %s", path,
+		               strerror(errno));
+		goto out;
+	}
+	snprintf(name, sizeof name, "--job-name=weir-%lld", (long long)tasks[0].job_id);
+	snprintf(ntasks, sizeof ntasks, "--ntasks=%zu", n);
+	snprintf(cpus, sizeof cpus, "--cpus-per-task=%d", tasks[0].vcores);
+	snprintf(mem, sizeof mem, "--mem-per-cpu=%llu",
+	         (unsigned long long)((tasks[0].memory_mb + (uint64_t)tasks[0].vcores - 1) /
+	                              (uint64_t)tasks[0].vcores));
+	snprintf(gpus, sizeof gpus, "--gpus-per-task=%d", tasks[0].gpus);
+	argv[a++] = "sbatch";
+	argv[a++] = "--parsable";
+	argv[a++] = name;
+	argv[a++] = ntasks;
+	argv[a++] = cpus;
+	argv[a++] = mem;
+	if (tasks[0].gpus > 0)
+		argv[a++] = gpus;
+	argv[a++] = "--export=ALL";
+	argv[a++] = "--output";
+	argv[a++] = outpat;
+	argv[a++] = "--open-mode=append";
+	if (sx->partition) {
+		argv[a++] = "--partition";
+		argv[a++] = sx->partition;
+	}
+	if (sx->account) {
+		argv[a++] = "--account";
+		argv[a++] = sx->account;
+	}
+	if (sx->qos) {
+		argv[a++] = "--qos";
+		argv[a++] = sx->qos;
+	}
+	for (size_t i = 0; i < sx->n_extra && i < 64; i++)
+		argv[a++] = sx->extra[i];
+	argv[a++] = path;
+	argv[a] = NULL;
+	j = calloc(1, sizeof *j);
+	if (!j) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	j->job_id = tasks[0].job_id;
+	j->attempt = tasks[0].attempt;
+	if (cmd_run(sx, argv, sbatch_done, j->job_id, j->attempt, err) < 0) {
+		free(j);
+		goto out;
+	}
+	j->next = sx->jobs;
+	sx->jobs = j;
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(script);
+	free(dir);
+	free(path);
+	free(outpat);
+	return rc;
+}
+
+static int slurm_start_task(struct executor *ex, const struct executor_task *task,
+                            int *launcher_pid, struct weir_error *err)
+{
+	*launcher_pid = 0;
+	return slurm_start_gang(ex, task, 1, err);
+}
+
+static int slurm_stop_task(struct executor *ex, const struct executor_task *task, int sig,
+                           struct weir_error *err)
+{
+	struct slurm_executor *sx = (struct slurm_executor *)ex;
+	struct sjob *j = sjob_find(sx, task->job_id, task->attempt);
+
+	(void)err;
+	if (!j || (sig != SIGTERM && sig != SIGKILL && sig != SIGINT))
+		return 0;
+	if (!j->slurm_id[0])
+		j->cancel_wanted = true; /* sbatch has not answered yet */
+	else
+		sjob_cancel(sx, j);
+	return 0;
+}
+
+static bool slurm_is_alive(struct executor *ex, const struct executor_task *task)
+{
+	struct slurm_executor *sx = (struct slurm_executor *)ex;
+	return sjob_find(sx, task->job_id, task->attempt) != NULL;
+}
+
+static void sx_closed(uv_handle_t *h)
+{
+	struct slurm_executor *sx = h->data;
+
+	for (size_t i = 0; i < sx->n_extra; i++)
+		free(sx->extra[i]);
+	free(sx->extra);
+	free(sx->partition);
+	free(sx->account);
+	free(sx->qos);
+	free(sx->launcher);
+	free(sx->env_server);
+	free(sx->env_token);
+	free(sx);
+}
+
+static void slurm_destroy(struct executor *ex)
+{
+	struct slurm_executor *sx = (struct slurm_executor *)ex;
+
+	if (!sx)
+		return;
+	while (sx->jobs) {
+		struct sjob *j = sx->jobs;
+		sx->jobs = j->next;
+		free(j);
+	}
+	/* commands in flight finish on their own, telling nobody */
+	for (struct cmd *c = sx->cmds; c; c = c->next)
+		c->sx = NULL;
+	sx->cmds = NULL;
+	uv_timer_stop(&sx->poll);
+	uv_close((uv_handle_t *)&sx->poll, sx_closed);
+}
+
+static const struct executor_ops slurm_ops = {
+    .name = "slurm",
+    .start_task = slurm_start_task,
+    .start_gang = slurm_start_gang,
+    .stop_task = slurm_stop_task,
+    .is_alive = slurm_is_alive,
+    .destroy = slurm_destroy,
+};
+
+static char *dup_opt(const char *s)
+{
+	return s && *s ? strdup(s) : NULL;
+}
+
+/* weir-launch beside this program, else this program's `launch` */
+static char *find_launcher(bool *lean)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
+
+	*lean = false;
+	if (n <= 0)
+		return NULL;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (slash) {
+		char keep[4096];
+		snprintf(keep, sizeof keep, "%s", self);
+		strcpy(slash + 1, "weir-launch");
+		if (access(self, X_OK) == 0) {
+			*lean = true;
+			return strdup(self);
+		}
+		return strdup(keep);
+	}
+	return strdup(self);
+}
+
+struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_options *opt,
+                                       const char *launcher, const char *server_url,
+                                       const char *token, executor_gang_fn on_gang, void *arg,
+                                       struct weir_error *err)
+{
+	struct slurm_executor *sx = calloc(1, sizeof *sx);
+
+	if (!sx)
+		goto oom;
+	sx->base.ops = &slurm_ops;
+	sx->loop = loop;
+	sx->on_gang = on_gang;
+	sx->arg = arg;
+	uv_timer_init(loop, &sx->poll);
+	sx->poll.data = sx;
+	sx->launcher = launcher ? strdup(launcher) : find_launcher(&sx->lean);
+	if (launcher)
+		sx->lean = strstr(launcher, "weir-launch") != NULL;
+	if (!sx->launcher)
+		goto oom;
+	if (asprintf(&sx->env_server, "WEIR_SERVER=%s", server_url) < 0) {
+		sx->env_server = NULL;
+		goto oom;
+	}
+	if (asprintf(&sx->env_token, "WEIR_TOKEN=%s", token ? token : "") < 0) {
+		sx->env_token = NULL;
+		goto oom;
+	}
+	if (opt) {
+		sx->partition = dup_opt(opt->partition);
+		sx->account = dup_opt(opt->account);
+		sx->qos = dup_opt(opt->qos);
+		if (opt->n_sbatch_options) {
+			sx->extra = calloc(opt->n_sbatch_options, sizeof *sx->extra);
+			if (!sx->extra)
+				goto oom;
+			for (size_t i = 0; i < opt->n_sbatch_options; i++) {
+				sx->extra[i] = strdup(opt->sbatch_options[i]);
+				if (!sx->extra[i])
+					goto oom;
+				sx->n_extra++;
+			}
+		}
+	}
+	return &sx->base;
+oom:
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	if (sx)
+		slurm_destroy(&sx->base);
+	return NULL;
+}

@@ -1,0 +1,46 @@
+/* slurm.h: the slurm backend: one weir gang is one Slurm job.
+ *
+ * start_gang writes a batch script (one `srun` step per task, each running
+ * weir's launcher on its node) and submits it with `sbatch`; stop_task
+ * cancels the whole Slurm job with `scancel`; a timer polls `squeue` about
+ * once a second while Slurm jobs of ours are active and tells the job
+ * manager through the executor_gang_fn.  Every command is run with uv_spawn
+ * and an argv array: no shell on the server's side, nothing blocks the loop.
+ * WEIR_SERVER and WEIR_TOKEN reach the launchers through the environment
+ * sbatch exports, never through a command line.  Nothing of a job spec is
+ * written into the script but the role names (validated identifiers, quoted
+ * anyway): launchers fetch their command over the launch protocol.
+ *
+ * First version: every task of a gang asks for the same resources (other
+ * gangs are refused with a message); Slurm jobs submitted by an earlier
+ * server are not followed after a restart.
+ */
+#ifndef WEIR_EXEC_SLURM_H
+#define WEIR_EXEC_SLURM_H
+
+#include <uv.h>
+
+#include "exec/executor.h"
+
+/* Where and how to submit; NULL or empty: Slurm's defaults. */
+struct slurm_options {
+	const char *partition;
+	const char *account;
+	const char *qos;
+	const char *const *sbatch_options; /* added as they are, before the script */
+	size_t n_sbatch_options;
+};
+
+/* Everything is copied.  `launcher` is the program the nodes run (NULL:
+ * weir-launch beside this program, else this program's `launch`).  NULL
+ * with err on out of memory. */
+struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_options *opt,
+                                       const char *launcher, const char *server_url,
+                                       const char *token, executor_gang_fn on_gang, void *arg,
+                                       struct weir_error *err);
+
+/* Appends `s` to `out` (of `size` bytes, NUL-terminated) as one single-quoted
+ * sh word.  0, or -1 when it does not fit. */
+int slurm_sh_quote(char *out, size_t size, const char *s);
+
+#endif
