@@ -1,0 +1,113 @@
+"""Jobs on the slurm backend: a weir server with `executor: slurm` on a real local Slurm cluster
+(tests/slurm/start.sh through slurmtest's module fixture: slurmctld, two slurmd, munge).
+
+One weir job is one Slurm job; each task is an srun step running weir-launch on its node.
+"""
+
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import EXAMPLES, _python_with, cli_describe, spec, wait_for
+
+slurmtest = pytest.importorskip("slurmtest")
+slurm_cluster = slurmtest.slurm_cluster
+
+# --spread-job: one task per node where it can, so that two tasks land on two nodes
+SLURM_CONFIG = """\
+executor: slurm
+kill_grace_seconds: 2
+slurm:
+  sbatch_options: ["--spread-job"]
+"""
+
+TORCH_PY = _python_with("torch")
+ACC = re.compile(r"^final accuracy: (\d\.\d{4})$", re.M)
+
+
+@pytest.fixture
+def slurm_server(make_server, slurm_cluster):
+    srv = make_server(config=SLURM_CONFIG, start=False)
+    srv.extra_env = dict(slurm_cluster.env)
+    srv.start()
+    return srv
+
+
+def _slurm_job_id(server, job_id):
+    """The Slurm job id from the job's events ("... slurm job N submitted")."""
+    for e in server.events(job_id):
+        m = re.search(r"slurm job (\d+) submitted", e["message"])
+        if m:
+            return m.group(1)
+    return None
+
+
+def test_two_tasks_run_on_two_nodes(slurm_server):
+    job = slurm_server.submit(spec({"worker": {"instances": 2, "command":
+                                               "hostname; env | grep -E '^(WEIR_|SLURMD_)' | sort"}},
+                                   name="two-nodes"))
+    job = slurm_server.wait_job(job["id"], timeout=120)
+    assert job["state"] == "succeeded", job
+    assert _slurm_job_id(slurm_server, job["id"]), slurm_server.events(job["id"])
+    nodes = set()
+    for t in job["tasks"]:
+        assert t["state"] == "succeeded" and t["exit_code"] == 0, t
+        log = slurm_server.log(job["id"], "worker", t["index"])
+        m = re.search(r"^SLURMD_NODENAME=(\S+)$", log, re.M)
+        assert m, log
+        nodes.add(m.group(1))
+        assert "WEIR_TASK_INDEX=%d" % t["index"] in log, log
+        assert "WEIR_TOKEN" not in log, "the launcher's token reached the program: " + log
+    assert len(nodes) == 2, nodes
+
+
+def test_kill_cancels_the_slurm_job(slurm_server, slurm_cluster):
+    job = slurm_server.submit(spec({"worker": {"instances": 2, "command": "sleep 300"}},
+                                   name="to-kill"))
+    slurm_server.wait_running(job["id"], timeout=60)
+    sid = _slurm_job_id(slurm_server, job["id"])
+    assert sid
+    wait_for(lambda: len([t for t in slurm_cluster.stepds(sid).values() if "batch" not in t])
+             >= 2, 30, "the job's two srun steps")
+    r = slurm_server.cli("jobs", "kill", job["id"], timeout=60)
+    assert r.returncode == 0, cli_describe(r)
+    job = slurm_server.wait_job(job["id"], timeout=60)
+    assert job["state"] == "killed", job
+    wait_for(lambda: not slurm_cluster.stepds(sid), 60, "no slurmstepd of Slurm job %s" % sid)
+    assert slurm_cluster.job_state(sid) in (None, "CANCELLED", "COMPLETED"), \
+        slurm_cluster.job_state(sid)
+
+
+def test_more_gpus_than_the_cluster_has_is_refused_in_slurms_words(slurm_server):
+    job = slurm_server.submit(spec({"worker": {"instances": 2, "gpus": 64, "command": "true"}},
+                                   name="too-big"))
+    job = slurm_server.wait_job(job["id"], timeout=60)
+    assert job["state"] == "failed", job
+    assert "sbatch" in job["reason"] and "node configuration" in job["reason"], job["reason"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(TORCH_PY is None, reason="no python3 with torch (python3-torch)")
+def test_pytorch_ddp_trains_on_slurm(slurm_server, tmp_path):
+    d = tmp_path / "imdb"
+    d.mkdir()
+    for name in ("make_data.py", "train.py"):
+        shutil.copy(EXAMPLES / "imdb" / name, d / name)
+    subprocess.run([TORCH_PY, "make_data.py", "data", "--train", "2000", "--test", "500"],
+                   cwd=d, check=True, timeout=120, capture_output=True)
+    job = slurm_server.submit(spec({"worker": {"instances": 2, "memory": "2g"}},
+                                   name="imdb-ddp", framework="pytorch", src_dir=str(d),
+                                   entry_point="train.py", python=TORCH_PY,
+                                   params="--data_dir data --epochs 3"))
+    job = slurm_server.wait_job(job["id"], timeout=300)
+    accs = []
+    for t in job["tasks"]:
+        log = slurm_server.log(job["id"], t["role"], t["index"])
+        found = ACC.findall(log)
+        assert len(found) == 1, log[-3000:]
+        accs.append(found[0])
+    assert job["state"] == "succeeded", job
+    assert len(accs) == 2 and accs[0] == accs[1], accs
+    assert float(accs[0]) > 0.6, accs
