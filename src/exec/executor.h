@@ -73,6 +73,11 @@ struct executor_ops {
 	 * whole gang (launcher_pid may be 0 there). */
 	int (*stop_task)(struct executor *ex, const struct executor_task *task, int sig,
 	                 struct weir_error *err);
+	/* Optional (gang backends).  Follows again a gang submitted before a
+	 * server restart, by the id the backend gave it (EXECUTOR_GANG_SUBMITTED);
+	 * its end comes through the executor_gang_fn.  0, or -1 with err. */
+	int (*adopt_gang)(struct executor *ex, int64_t job_id, int attempt, const char *backend_id,
+	                  struct weir_error *err);
 	/* Whether the task's launcher still exists. */
 	bool (*is_alive)(struct executor *ex, const struct executor_task *task);
 	/* Frees the executor; launchers keep running.  NULL is a no-op. */

@@ -647,6 +647,30 @@ static int slurm_stop_task(struct executor *ex, const struct executor_task *task
 	return 0;
 }
 
+static int slurm_adopt_gang(struct executor *ex, int64_t job_id, int attempt,
+                            const char *backend_id, struct weir_error *err)
+{
+	struct slurm_executor *sx = (struct slurm_executor *)ex;
+	struct sjob *j;
+
+	if (sjob_find(sx, job_id, attempt))
+		return 0;
+	if (!backend_id[0] || strlen(backend_id) >= sizeof j->slurm_id ||
+	    strspn(backend_id, "0123456789_+") != strlen(backend_id))
+		return weir_error_set(err, WEIR_E_INVALID, "job %lld: %s: not a Slurm job id",
+		                      (long long)job_id, backend_id);
+	j = calloc(1, sizeof *j);
+	if (!j)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	j->job_id = job_id;
+	j->attempt = attempt;
+	snprintf(j->slurm_id, sizeof j->slurm_id, "%s", backend_id);
+	j->next = sx->jobs;
+	sx->jobs = j;
+	poll_arm(sx);
+	return 0;
+}
+
 static bool slurm_is_alive(struct executor *ex, const struct executor_task *task)
 {
 	struct slurm_executor *sx = (struct slurm_executor *)ex;
@@ -693,6 +717,7 @@ static const struct executor_ops slurm_ops = {
     .start_task = slurm_start_task,
     .start_gang = slurm_start_gang,
     .stop_task = slurm_stop_task,
+    .adopt_gang = slurm_adopt_gang,
     .is_alive = slurm_is_alive,
     .destroy = slurm_destroy,
 };

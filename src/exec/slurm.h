@@ -12,8 +12,8 @@
  * anyway): launchers fetch their command over the launch protocol.
  *
  * First version: every task of a gang asks for the same resources (other
- * gangs are refused with a message); Slurm jobs submitted by an earlier
- * server are not followed after a restart.
+ * gangs are refused with a message).  After a restart, adopt_gang follows
+ * again a Slurm job by the id sbatch gave.
  */
 #ifndef WEIR_EXEC_SLURM_H
 #define WEIR_EXEC_SLURM_H

@@ -1695,6 +1695,27 @@ void job_manager_turn_end(struct job_manager *jm)
 
 /* ---- recovery ---- */
 
+/* A gang backend follows again the attempt it was given before the restart
+ * (by the id stored at EXECUTOR_GANG_SUBMITTED); is_alive then answers for
+ * its tasks until the backend sees the end. */
+static void adopt_gang(struct job_manager *jm, const struct job_row *job)
+{
+	struct weir_error err = {0};
+	char key[64], id[64];
+	char *v = NULL;
+	int attempt = 0;
+
+	if (!jm->exec || !jm->exec->ops->adopt_gang)
+		return;
+	snprintf(key, sizeof key, "backend_id.%lld", (long long)job->id);
+	if (store_meta_get(jm->store, key, &v, NULL) != 0 || !v)
+		return;
+	if (sscanf(v, "%d %63s", &attempt, id) == 2 && attempt == job->attempt &&
+	    jm->exec->ops->adopt_gang(jm->exec, job->id, attempt, id, &err) < 0)
+		log_error("recovery: job %lld: %s", (long long)job->id, err.msg);
+	free(v);
+}
+
 int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 {
 	struct job_row *jobs = NULL;
@@ -1734,6 +1755,7 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 			log_error("recovery: job %lld: cannot take its resources back: %s",
 			          (long long)job->id, e2.msg);
 		free(ta);
+		adopt_gang(jm, job);
 		for (size_t k = 0; k < n; k++) {
 			struct task_row *t = &rows[k];
 			struct executor_task et = {.job_id = t->job_id,
@@ -1743,7 +1765,7 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 			                           .launcher_pid = t->launcher_pid};
 			if (task_final(t))
 				continue;
-			if (jm->exec && t->launcher_pid > 0 &&
+			if (jm->exec && (t->launcher_pid > 0 || jm->exec->ops->adopt_gang) &&
 			    jm->exec->ops->is_alive(jm->exec, &et)) {
 				watch_add(jm, t->job_id, t->attempt, t->role, t->idx,
 				          t->launcher_pid, 0,

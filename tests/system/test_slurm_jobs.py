@@ -111,3 +111,45 @@ def test_pytorch_ddp_trains_on_slurm(slurm_server, tmp_path):
     assert job["state"] == "succeeded", job
     assert len(accs) == 2 and accs[0] == accs[1], accs
     assert float(accs[0]) > 0.6, accs
+
+
+def test_a_pending_job_shows_slurms_reason(slurm_server, slurm_cluster):
+    # every GPU of the cluster is held by the first job: the second waits in Slurm's queue
+    hog = slurm_server.submit(spec({"worker": {"instances": len(slurm_cluster.nodes),
+                                               "gpus": slurm_cluster.gpus,
+                                               "command": "sleep 300"}}, name="hog"))
+    slurm_server.wait_running(hog["id"], timeout=60)
+    waits = slurm_server.submit(spec({"worker": {"gpus": 1, "command": "true"}}, name="waits"))
+    wait_for(lambda: "pending in slurm" in slurm_server.job(waits["id"])["reason"], 30,
+             "the second job to show Slurm's pending reason")
+    job = slurm_server.job(waits["id"])
+    assert job["state"] == "starting" and "Resources" in job["reason"], job
+    for j in (waits, hog):
+        assert slurm_server.api("DELETE", "/api/v1/jobs/%s" % j["id"])[0] == 202
+    assert slurm_server.wait_job(waits["id"], timeout=60)["state"] == "killed"
+    assert slurm_server.wait_job(hog["id"], timeout=60)["state"] == "killed"
+
+
+def test_server_killed_while_a_slurm_job_runs_records_it_once(slurm_server, tmp_path):
+    starts = tmp_path / "starts"
+    starts.mkdir()
+    cmd = "touch %s/$WEIR_TASK_INDEX-$$; sleep 6; echo finished" % starts
+    job = slurm_server.submit(spec({"worker": {"instances": 2, "command": cmd}},
+                                   name="outlives"))
+    slurm_server.wait_running(job["id"], timeout=60)
+    wait_for(lambda: len(list(starts.iterdir())) == 2, 30, "the 2 tasks to start")
+    slurm_server.kill9()
+    slurm_server.start()
+    job = slurm_server.wait_job(job["id"], timeout=90)
+    assert job["state"] == "succeeded", (job, slurm_server.events(job["id"]))
+    assert job["attempt"] == 1, job
+    for t in job["tasks"]:
+        assert t["state"] == "succeeded", t
+        assert "finished" in slurm_server.log(job["id"], "worker", t["index"])
+    assert len(list(starts.iterdir())) == 2, "tasks ran again: %r" % list(starts.iterdir())
+    submitted = [e for e in slurm_server.events(job["id"]) if "submitted" in e["message"]
+                 and e["kind"] == "backend"]
+    assert len(submitted) == 1, submitted
+    ends = [e for e in slurm_server.events(job["id"]) if e["kind"] == "state"
+            and e["message"].startswith("succeeded")]
+    assert len(ends) == 1, ends
