@@ -62,7 +62,8 @@ fi
 for b in munged munge slurmctld slurmd sinfo scontrol; do
 	command -v "$b" >/dev/null 2>&1 || PATH=$PATH:/usr/sbin:/sbin
 	command -v "$b" >/dev/null 2>&1 ||
-		die "$b is not installed: run tests/install-deps.sh (packages slurmctld slurmd slurm-client munge)"
+		die "$b is not installed: run tests/install-deps.sh" \
+			"(packages slurmctld slurmd slurm-client munge)"
 done
 
 mkdir -p "$1"
