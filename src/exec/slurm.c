@@ -18,6 +18,7 @@
 
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/strvec.h"
 
 #define POLL_MS 1000
 #define CMD_OUT_MAX (256 * 1024)
@@ -349,8 +350,10 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 		if (!j->slurm_id[0])
 			continue;
 		while (line && *line) {
+			/* a heterogeneous job shows as ID+0, ID+1, ...: its first line speaks */
+			size_t idl = strlen(j->slurm_id);
 			if (sscanf(line, "%31s %31s %127[^\n]", id, state, reason) >= 2 &&
-			    !strcmp(id, j->slurm_id)) {
+			    !strncmp(id, j->slurm_id, idl) && (id[idl] == '\0' || id[idl] == '+')) {
 				seen = true;
 				break;
 			}
@@ -473,8 +476,54 @@ static char *dir_of(const char *path)
 	return d;
 }
 
+static uint64_t mem_per_cpu(const struct executor_task *t)
+{
+	return (t->memory_mb + (uint64_t)t->vcores - 1) / (uint64_t)t->vcores;
+}
+
+static bool same_resources(const struct executor_task *a, const struct executor_task *b)
+{
+	return a->vcores == b->vcores && a->memory_mb == b->memory_mb && a->gpus == b->gpus;
+}
+
+/* Tasks with the same resources share a component of the Slurm job; more
+ * than one component makes it a heterogeneous job.  comp[i]: task i's
+ * component; first[k]: a task of component k; count[k]: its tasks. */
+struct components {
+	size_t n;
+	size_t *comp, *first, *count;
+};
+
+static int components_of(const struct executor_task *tasks, size_t n, struct components *c)
+{
+	c->n = 0;
+	c->comp = calloc(n, sizeof *c->comp);
+	c->first = calloc(n, sizeof *c->first);
+	c->count = calloc(n, sizeof *c->count);
+	if (!c->comp || !c->first || !c->count)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < c->n && !same_resources(&tasks[c->first[k]], &tasks[i]))
+			k++;
+		if (k == c->n)
+			c->first[c->n++] = i;
+		c->comp[i] = k;
+		c->count[k]++;
+	}
+	return 0;
+}
+
+static void components_release(struct components *c)
+{
+	free(c->comp);
+	free(c->first);
+	free(c->count);
+}
+
 /* The batch script: one srun step per task, in the background, then wait. */
-static char *batch_script(struct slurm_executor *sx, const struct executor_task *tasks, size_t n)
+static char *batch_script(struct slurm_executor *sx, const struct executor_task *tasks, size_t n,
+                          const struct components *c)
 {
 	char *s = NULL;
 	size_t len = 0;
@@ -504,12 +553,12 @@ static char *batch_script(struct slurm_executor *sx, const struct executor_task 
 		strcat(inner, " --host \"${h:-127.0.0.1}\"");
 		fail |= slurm_sh_quote(outer, sizeof outer, inner);
 		fail |= slurm_sh_quote(log, sizeof log, t->log_path);
-		fail |= append(&s, &len,
-		               "srun --nodes=1 --ntasks=1 --exact --cpus-per-task=%d "
-		               "--mem-per-cpu=%llu",
-		               t->vcores,
-		               (unsigned long long)((t->memory_mb + (uint64_t)t->vcores - 1) /
-		                                    (uint64_t)t->vcores));
+		fail |= append(&s, &len, "srun");
+		if (c->n > 1)
+			fail |= append(&s, &len, " --het-group=%zu", c->comp[i]);
+		fail |= append(
+		    &s, &len, " --nodes=1 --ntasks=1 --exact --cpus-per-task=%d --mem-per-cpu=%llu",
+		    t->vcores, (unsigned long long)mem_per_cpu(t));
 		if (t->gpus > 0)
 			fail |= append(&s, &len, " --gpus-per-task=%d", t->gpus);
 		fail |= append(&s, &len,
@@ -525,32 +574,66 @@ static char *batch_script(struct slurm_executor *sx, const struct executor_task 
 	return s;
 }
 
+/* sbatch's arguments: the job-wide ones, then one group per component
+ * (separated by ":"), then the script. */
+static int sbatch_args(struct slurm_executor *sx, const struct executor_task *tasks,
+                       const struct components *c, const char *outpat, const char *path,
+                       struct strvec *av)
+{
+	int fail = 0;
+
+	fail |= strvec_push(av, "sbatch");
+	fail |= strvec_push(av, "--parsable");
+	fail |= strvec_pushf(av, "--job-name=weir-%lld", (long long)tasks[0].job_id);
+	fail |= strvec_push(av, "--export=ALL");
+	fail |= strvec_pushf(av, "--output=%s", outpat);
+	fail |= strvec_push(av, "--open-mode=append");
+	for (size_t k = 0; k < c->n; k++) {
+		const struct executor_task *t = &tasks[c->first[k]];
+		if (k > 0)
+			fail |= strvec_push(av, ":");
+		fail |= strvec_pushf(av, "--ntasks=%zu", c->count[k]);
+		fail |= strvec_pushf(av, "--cpus-per-task=%d", t->vcores);
+		fail |= strvec_pushf(av, "--mem-per-cpu=%llu", (unsigned long long)mem_per_cpu(t));
+		if (t->gpus > 0)
+			fail |= strvec_pushf(av, "--gpus-per-task=%d", t->gpus);
+		if (sx->partition)
+			fail |= strvec_pushf(av, "--partition=%s", sx->partition);
+		if (sx->account)
+			fail |= strvec_pushf(av, "--account=%s", sx->account);
+		if (sx->qos)
+			fail |= strvec_pushf(av, "--qos=%s", sx->qos);
+		for (size_t i = 0; i < sx->n_extra; i++)
+			fail |= strvec_push(av, sx->extra[i]);
+	}
+	fail |= strvec_push(av, path);
+	return fail ? -1 : 0;
+}
+
 static int slurm_start_gang(struct executor *ex, const struct executor_task *tasks, size_t n,
                             struct weir_error *err)
 {
 	struct slurm_executor *sx = (struct slurm_executor *)ex;
 	char *script = NULL, *dir = NULL, *path = NULL, *outpat = NULL;
-	char name[48], ntasks[32], cpus[32], mem[48], gpus[32];
-	char *argv[32 + 64];
+	struct strvec av = STRVEC_INIT;
+	struct components comps = {0};
 	struct sjob *j = NULL;
-	int a = 0, rc = -1, fd = -1;
+	int rc = -1, fd = -1;
 
 	if (n == 0)
 		return weir_error_set(err, WEIR_E_INVALID, "an empty gang");
-	for (size_t i = 1; i < n; i++)
-		if (tasks[i].vcores != tasks[0].vcores ||
-		    tasks[i].memory_mb != tasks[0].memory_mb || tasks[i].gpus != tasks[0].gpus)
-			return weir_error_set(
-			    err, WEIR_E_INVALID,
-			    "the slurm backend needs the same vcores, memory and gpus for every "
-			    "task of a job for now (%s and %s differ)",
-			    tasks[0].role, tasks[i].role);
 	if (n > 64 * 1024)
 		return weir_error_set(err, WEIR_E_INVALID, "%zu tasks: too many for one job", n);
-	if (tasks[0].vcores < 1)
-		return weir_error_set(err, WEIR_E_INVALID, "a task needs at least 1 vcore");
+	for (size_t i = 0; i < n; i++)
+		if (tasks[i].vcores < 1)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: a task needs at least 1 vcore", tasks[i].role);
+	if (components_of(tasks, n, &comps) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
 	dir = dir_of(tasks[0].log_path);
-	script = batch_script(sx, tasks, n);
+	script = batch_script(sx, tasks, n, &comps);
 	if (!dir || !script || asprintf(&path, "%s/slurm-%d.sh", dir, tasks[0].attempt) < 0 ||
 	    asprintf(&outpat, "%s/slurm-%%j.out", dir) < 0) {
 		path = outpat = NULL;
@@ -565,41 +648,10 @@ static int slurm_start_gang(struct executor *ex, const struct executor_task *tas
 		               strerror(errno));
 		goto out;
 	}
-	snprintf(name, sizeof name, "--job-name=weir-%lld", (long long)tasks[0].job_id);
-	snprintf(ntasks, sizeof ntasks, "--ntasks=%zu", n);
-	snprintf(cpus, sizeof cpus, "--cpus-per-task=%d", tasks[0].vcores);
-	snprintf(mem, sizeof mem, "--mem-per-cpu=%llu",
-	         (unsigned long long)((tasks[0].memory_mb + (uint64_t)tasks[0].vcores - 1) /
-	                              (uint64_t)tasks[0].vcores));
-	snprintf(gpus, sizeof gpus, "--gpus-per-task=%d", tasks[0].gpus);
-	argv[a++] = "sbatch";
-	argv[a++] = "--parsable";
-	argv[a++] = name;
-	argv[a++] = ntasks;
-	argv[a++] = cpus;
-	argv[a++] = mem;
-	if (tasks[0].gpus > 0)
-		argv[a++] = gpus;
-	argv[a++] = "--export=ALL";
-	argv[a++] = "--output";
-	argv[a++] = outpat;
-	argv[a++] = "--open-mode=append";
-	if (sx->partition) {
-		argv[a++] = "--partition";
-		argv[a++] = sx->partition;
+	if (sbatch_args(sx, tasks, &comps, outpat, path, &av) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
 	}
-	if (sx->account) {
-		argv[a++] = "--account";
-		argv[a++] = sx->account;
-	}
-	if (sx->qos) {
-		argv[a++] = "--qos";
-		argv[a++] = sx->qos;
-	}
-	for (size_t i = 0; i < sx->n_extra && i < 64; i++)
-		argv[a++] = sx->extra[i];
-	argv[a++] = path;
-	argv[a] = NULL;
 	j = calloc(1, sizeof *j);
 	if (!j) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -607,7 +659,7 @@ static int slurm_start_gang(struct executor *ex, const struct executor_task *tas
 	}
 	j->job_id = tasks[0].job_id;
 	j->attempt = tasks[0].attempt;
-	if (cmd_run(sx, argv, sbatch_done, j->job_id, j->attempt, err) < 0) {
+	if (cmd_run(sx, av.v, sbatch_done, j->job_id, j->attempt, err) < 0) {
 		free(j);
 		goto out;
 	}
@@ -617,6 +669,8 @@ static int slurm_start_gang(struct executor *ex, const struct executor_task *tas
 out:
 	if (fd >= 0)
 		close(fd);
+	strvec_release(&av);
+	components_release(&comps);
 	free(script);
 	free(dir);
 	free(path);

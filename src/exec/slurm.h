@@ -11,9 +11,9 @@
  * written into the script but the role names (validated identifiers, quoted
  * anyway): launchers fetch their command over the launch protocol.
  *
- * First version: every task of a gang asks for the same resources (other
- * gangs are refused with a message).  After a restart, adopt_gang follows
- * again a Slurm job by the id sbatch gave.
+ * Tasks that differ in resources make a heterogeneous job (one component
+ * per distinct vcores/memory/gpus; each step says its --het-group).  After a
+ * restart, adopt_gang follows again a Slurm job by the id sbatch gave.
  */
 #ifndef WEIR_EXEC_SLURM_H
 #define WEIR_EXEC_SLURM_H

@@ -153,3 +153,20 @@ def test_server_killed_while_a_slurm_job_runs_records_it_once(slurm_server, tmp_
     ends = [e for e in slurm_server.events(job["id"]) if e["kind"] == "state"
             and e["message"].startswith("succeeded")]
     assert len(ends) == 1, ends
+
+
+def test_roles_with_different_resources_make_a_heterogeneous_job(slurm_server, slurm_cluster):
+    show = "echo CPUS=$SLURM_CPUS_PER_TASK; env | grep -E '^(SLURMD_NODENAME|TF_CONFIG)='"
+    job = slurm_server.submit(spec({"chief": {"vcores": 2, "memory": "512m", "command": show},
+                                    "worker": {"instances": 2, "command": show}},
+                                   name="het", framework="tensorflow"))
+    job = slurm_server.wait_job(job["id"], timeout=120)
+    assert job["state"] == "succeeded", (job, slurm_server.events(job["id"]))
+    sid = _slurm_job_id(slurm_server, job["id"])
+    assert sid, slurm_server.events(job["id"])
+    for t in job["tasks"]:
+        log = slurm_server.log(job["id"], t["role"], t["index"])
+        assert "CPUS=%d" % (2 if t["role"] == "chief" else 1) in log, log
+        assert '"chief"' in log and '"worker"' in log, log
+    r = slurm_cluster.run(["scontrol", "-o", "show", "job", sid], check=False)
+    assert "HetJobId=%s" % sid in r.stdout or not r.stdout.strip(), r.stdout
