@@ -4,13 +4,15 @@
 One weir job is one Slurm job; each task is an srun step running weir-launch on its node.
 """
 
+import json
 import re
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
-from conftest import EXAMPLES, _python_with, cli_describe, spec, wait_for
+from conftest import EXAMPLES, TASK_PY, _python_with, cli_describe, spec, wait_for
 
 slurmtest = pytest.importorskip("slurmtest")
 slurm_cluster = slurmtest.slurm_cluster
@@ -170,3 +172,30 @@ def test_roles_with_different_resources_make_a_heterogeneous_job(slurm_server, s
         assert '"chief"' in log and '"worker"' in log, log
     r = slurm_cluster.run(["scontrol", "-o", "show", "job", sid], check=False)
     assert "HetJobId=%s" % sid in r.stdout or not r.stdout.strip(), r.stdout
+
+
+def test_tf_config_all_connect_on_slurm(slurm_server, tmp_path):
+    """The jobs issue's TF_CONFIG all-to-all check, with the tasks in Slurm's srun steps."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(Path(__file__).resolve().parent / "tfcheck.py", src / "tfcheck.py")
+    cmd = "%s tfcheck.py" % TASK_PY
+    expect = json.dumps({"chief": 1, "worker": 2, "ps": 1})
+    job = slurm_server.submit(spec({
+        "chief": {"instances": 1, "command": cmd},
+        "worker": {"instances": 2, "command": cmd},
+        "ps": {"instances": 1, "command": cmd, "untracked": True, "env": {"UNTRACKED": "1"}},
+    }, name="tfconf", framework="tensorflow", src_dir=str(src),
+        env={"EXPECT_ROLES": expect}))
+    job = slurm_server.wait_job(job["id"], timeout=180)
+    logs = {(t["role"], t["index"]): slurm_server.log(job["id"], t["role"], t["index"])
+            for t in job["tasks"]}
+    assert job["state"] == "succeeded", (json.dumps(job, indent=1), logs)
+    for t in job["tasks"]:
+        log = logs[(t["role"], t["index"])]
+        if t["role"] == "ps":
+            assert t["state"] in ("killed", "succeeded"), t
+            assert log.count("reached ") == 3, log
+        else:
+            assert t["state"] == "succeeded" and t["exit_code"] == 0, (t, log)
+            assert "ALL CONNECTED %s:%d" % (t["role"], t["index"]) in log, log
