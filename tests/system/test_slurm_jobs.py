@@ -199,3 +199,35 @@ def test_tf_config_all_connect_on_slurm(slurm_server, tmp_path):
         else:
             assert t["state"] == "succeeded" and t["exit_code"] == 0, (t, log)
             assert "ALL CONNECTED %s:%d" % (t["role"], t["index"]) in log, log
+
+
+DAG_ON_SLURM = """\
+dag_id: on_slurm
+tasks:
+  - task_id: first
+    command: echo "first on $SLURMD_NODENAME"; sleep 4; echo first done
+  - task_id: second
+    depends_on: [first]
+    command: echo "second on $SLURMD_NODENAME"
+"""
+
+
+def test_dag_tasks_run_on_slurm_and_their_logs_are_live(make_server, slurm_cluster, tmp_path):
+    from dagtest import Dags
+    srv = make_server(config=SLURM_CONFIG, start=False)
+    srv.extra_env = dict(slurm_cluster.env)
+    d = Dags(srv, tmp_path)
+    d.write("on_slurm.yaml", DAG_ON_SLURM)
+    srv.start()
+    d.wait_dag("on_slurm")
+    d.trigger("on_slurm", run_id="r1")
+    # the running task's log, through the API, before the task ends
+    wait_for(lambda: "first on " in d.log("on_slurm", "r1", "first")
+             and d.tis("on_slurm", "r1")["first"]["state"] == "running", 60,
+             "first's log while it runs")
+    assert "first done" not in d.log("on_slurm", "r1", "first")
+    run = d.wait_run("on_slurm", "r1", timeout=90)
+    assert run["state"] == "success", (run, d.tis("on_slurm", "r1"))
+    for task in ("first", "second"):
+        log = d.log("on_slurm", "r1", task)
+        assert any("%s on %s" % (task, n) in log for n in slurm_cluster.nodes), log
