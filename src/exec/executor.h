@@ -32,6 +32,7 @@ struct executor_task {
 	int vcores;
 	uint64_t memory_mb;
 	int gpus;
+	int64_t time_limit_s; /* the job's execution timeout; 0: none */
 };
 
 /* What a gang backend (slurm) says about a gang it was given whole. */

@@ -22,6 +22,7 @@
 
 #define POLL_MS 1000
 #define CMD_OUT_MAX (256 * 1024)
+#define SLURM_TIME_MARGIN_S 60
 
 extern char **environ;
 
@@ -603,6 +604,12 @@ static int sbatch_args(struct slurm_executor *sx, const struct executor_task *ta
 			fail |= strvec_pushf(av, "--account=%s", sx->account);
 		if (sx->qos)
 			fail |= strvec_pushf(av, "--qos=%s", sx->qos);
+		/* weir kills at the execution timeout; Slurm's limit is the backstop, a
+		 * minute later (it counts from the allocation, before registration) */
+		if (tasks[0].time_limit_s > 0)
+			fail |= strvec_pushf(
+			    av, "--time=%lld",
+			    (long long)((tasks[0].time_limit_s + SLURM_TIME_MARGIN_S + 59) / 60));
 		for (size_t i = 0; i < sx->n_extra; i++)
 			fail |= strvec_push(av, sx->extra[i]);
 	}

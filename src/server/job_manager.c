@@ -680,7 +680,8 @@ static bool spawn_gang(struct job_manager *jm, const struct job_row *job, struct
 		                               .log_path = lp[i],
 		                               .vcores = rs->vcores,
 		                               .memory_mb = rs->memory_mb,
-		                               .gpus = rs->gpus};
+		                               .gpus = rs->gpus,
+		                               .time_limit_s = spec->execution_timeout_s};
 	}
 	ok = jm->exec->ops->start_gang(jm->exec, et, n, &err) == 0;
 out:
