@@ -13,9 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import EXAMPLES, TASK_PY, _python_with, cli_describe, spec, wait_for
-
-slurmtest = pytest.importorskip("slurmtest")
-slurm_cluster = slurmtest.slurm_cluster
+from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
 
 # --spread-job: one task per node where it can, so that two tasks land on two nodes
 SLURM_CONFIG = """\
