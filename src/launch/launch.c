@@ -210,6 +210,10 @@ static int take_register_answer(struct launch *l, json_t *t)
 		l->kill_grace_ms = 0;
 	if (json_is_integer(json_object_get(t, "gpus")))
 		l->gpus = NULL; /* a count is not a list of ids; the server sends ids */
+	else if (json_is_null(json_object_get(t, "gpus")))
+		/* The backend bound the devices (Slurm's srun sets CUDA_VISIBLE_DEVICES
+		 * for --gpus-per-task): keep what it set. */
+		l->gpus = getenv("CUDA_VISIBLE_DEVICES");
 	if (!l->command || !l->workdir || l->workdir[0] != '/') {
 		log_error("register answer: expected \"command\" and an absolute \"workdir\"");
 		return -1;

@@ -1381,14 +1381,18 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 		                      json_pack("{s:s, s:s, s:b}", "path", spec->artifacts[i].path,
 		                                "name", spec->artifacts[i].name, "archive",
 		                                spec->artifacts[i].archive));
+	/* A backend that binds devices itself (Slurm) gets null: the launcher
+	 * keeps the CUDA_VISIBLE_DEVICES it was started with. */
+	json_t *gpus = jm->exec && jm->exec->ops->start_gang ? json_null()
+	                                                      : json_string(t->gpus ? t->gpus : "");
 	if (cmd && wd && lp && cache)
 		r = json_pack("{s:I, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:i, s:i, "
-		              "s:s, s:o, s:o, s:o, s:I, s:I}",
+		              "s:o, s:o, s:o, s:o, s:I, s:I}",
 		              "job", (json_int_t)t->job_id, "role", t->role, "index", t->idx,
 		              "attempt", t->attempt, "framework", framework_name(spec->framework),
 		              "command", cmd, "workdir", wd, "log", lp, "cache_dir", cache, "env",
 		              env_json(spec, rs), "memory_mb", (json_int_t)rs->memory_mb, "vcores",
-		              rs->vcores, "gpu_count", rs->gpus, "gpus", t->gpus ? t->gpus : "",
+		              rs->vcores, "gpu_count", rs->gpus, "gpus", gpus,
 		              "roles", roles, "artifacts", arts, "src_dir",
 		              spec->src_dir ? json_string(spec->src_dir) : json_null(),
 		              "registration_timeout_s", (json_int_t)spec->registration_timeout_s,
@@ -1396,6 +1400,7 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 	else {
 		json_decref(roles);
 		json_decref(arts);
+		json_decref(gpus);
 	}
 	if (r) {
 		/* tells apart servers on one host (job ids start at 1 in every

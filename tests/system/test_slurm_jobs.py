@@ -63,6 +63,24 @@ def test_two_tasks_run_on_two_nodes(slurm_server):
     assert len(nodes) == 2, nodes
 
 
+def test_gpus_are_the_ones_slurm_bound(slurm_server):
+    """CUDA_VISIBLE_DEVICES is what srun set for the step, not an id weir made up."""
+    job = slurm_server.submit(spec({"worker": {"instances": 2, "gpus": 2, "command":
+                                               "echo CVD=${CUDA_VISIBLE_DEVICES-unset}; "
+                                               "echo STEP=${SLURM_STEP_GPUS-${SLURM_JOB_GPUS-}}"}},
+                                   name="gpu-binding"))
+    job = slurm_server.wait_job(job["id"], timeout=120)
+    assert job["state"] == "succeeded", job
+    for t in job["tasks"]:
+        log = slurm_server.log(job["id"], "worker", t["index"])
+        cvd = re.search(r"^CVD=(.*)$", log, re.M)
+        assert cvd, log
+        ids = cvd.group(1).split(",")
+        assert len(ids) == 2 and all(i.isdigit() for i in ids), log
+        step = re.search(r"^STEP=(.*)$", log, re.M)
+        assert step and step.group(1) == cvd.group(1), log
+
+
 def test_kill_cancels_the_slurm_job(slurm_server, slurm_cluster):
     job = slurm_server.submit(spec({"worker": {"instances": 2, "command": "sleep 300"}},
                                    name="to-kill"))
