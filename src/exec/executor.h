@@ -90,4 +90,11 @@ struct executor {
 	const struct executor_ops *ops;
 };
 
+/* The environment a launcher starts with: this process's, less any
+ * WEIR_SERVER and WEIR_TOKEN, plus `env_server` and `env_token`
+ * ("WEIR_SERVER=...", "WEIR_TOKEN=...", borrowed) and WEIR_LOG=warn unless
+ * WEIR_LOG is set.  The array is new (free() it); its strings are borrowed.
+ * NULL when out of memory. */
+char **executor_launcher_env(const char *env_server, const char *env_token);
+
 #endif

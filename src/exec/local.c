@@ -23,7 +23,6 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 
-extern char **environ;
 
 struct local_executor;
 
@@ -114,32 +113,6 @@ static void on_launcher_exit(uv_process_t *p, int64_t exit_status, int term_sign
 	uv_close((uv_handle_t *)p, launcher_closed);
 }
 
-static char **build_env(struct local_executor *lx)
-{
-	size_t n = 0, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = calloc(n + 4, sizeof *env);
-	if (!env)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!strncmp(environ[i], "WEIR_SERVER=", 12) ||
-		    !strncmp(environ[i], "WEIR_TOKEN=", 11))
-			continue;
-		env[k++] = environ[i];
-	}
-	env[k++] = lx->env_server;
-	env[k++] = lx->env_token;
-	/* the task's log is the user's output: the launcher's own info lines
-	 * stay out of it unless the server was asked for them */
-	if (!getenv("WEIR_LOG"))
-		env[k++] = "WEIR_LOG=warn";
-	env[k] = NULL;
-	return env;
-}
-
 static int local_start_task(struct executor *ex, const struct executor_task *task,
                             int *launcher_pid, struct weir_error *err)
 {
@@ -176,7 +149,7 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 		goto out;
 	}
 	l = calloc(1, sizeof *l);
-	env = build_env(lx);
+	env = executor_launcher_env(lx->env_server, lx->env_token);
 	if (!l || !env || !(l->role = strdup(task->role))) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;

@@ -24,7 +24,6 @@
 #define CMD_OUT_MAX (256 * 1024)
 #define SLURM_TIME_MARGIN_S 60
 
-extern char **environ;
 
 struct slurm_executor;
 
@@ -197,30 +196,6 @@ static void cmd_exit(uv_process_t *p, int64_t exit_status, int term_signal)
 	cmd_finish(c);
 }
 
-static char **build_env(struct slurm_executor *sx)
-{
-	size_t n = 0, k = 0;
-	char **env;
-
-	while (environ[n])
-		n++;
-	env = calloc(n + 4, sizeof *env);
-	if (!env)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!strncmp(environ[i], "WEIR_SERVER=", 12) ||
-		    !strncmp(environ[i], "WEIR_TOKEN=", 11))
-			continue;
-		env[k++] = environ[i];
-	}
-	env[k++] = sx->env_server;
-	env[k++] = sx->env_token;
-	if (!getenv("WEIR_LOG"))
-		env[k++] = "WEIR_LOG=warn";
-	env[k] = NULL;
-	return env;
-}
-
 /* Runs argv[0] (found on PATH); `done` gets its exit and output. */
 static int cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int64_t job_id,
                    int attempt, struct weir_error *err)
@@ -228,7 +203,7 @@ static int cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int
 	struct cmd *c = calloc(1, sizeof *c);
 	uv_process_options_t opt;
 	uv_stdio_container_t stdio[3];
-	char **env = build_env(sx);
+	char **env = executor_launcher_env(sx->env_server, sx->env_token);
 	int r;
 
 	if (!c || !env) {
