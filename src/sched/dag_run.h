@@ -1,8 +1,8 @@
 /* dag_run.h: what a DAG run does next, from its graph, its task instances'
  * states and an event.
  *
- * Pure: no I/O, no clock (the time comes in as `now_ms`).  The server (a
- * later session) builds a dag_graph from the parsed DAG file, reads the run's
+ * Pure: no I/O, no clock (the time comes in as `now_ms`).  The server's DAG
+ * manager (server/dag_manager.c) builds a dag_graph from the parsed DAG file, reads the run's
  * task instances from the store, calls dag_run_decide() on every event, and
  * writes the changes back in one transaction: TIs that became `scheduled`
  * go to dag_pool_decide() (dag_pool.h) to become jobs, TIs marked `stop`
