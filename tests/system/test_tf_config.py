@@ -31,10 +31,13 @@ def test_chief_workers_ps_all_connect(server, tmp_path):
         if t["role"] == "ps":
             # untracked: stopped once the tracked roles finished, not a failure of the job
             assert t["state"] in ("killed", "succeeded"), t
-            assert log.count("reached ") == 3, log
+            # ps may be stopped between a peer's answer and its own "reached" line; that
+            # it reached every peer shows in the peers' logs ("heard from ps:0") below
+            assert "me ps:0" in log, log
         else:
             assert t["state"] == "succeeded" and t["exit_code"] == 0, (t, log)
             assert "ALL CONNECTED %s:%d" % (t["role"], t["index"]) in log, log
+            assert "heard from ps:0" in log, log
     ports = [(t["host"], t["port"]) for t in job["tasks"]]
     assert len(set(ports)) == 4, ports
     left = wait_no_procs(cwd_prefix=str(server.home), timeout=20)
