@@ -513,7 +513,7 @@ static char *batch_script(struct slurm_executor *sx, const struct executor_task 
 	               (long long)tasks[0].job_id, tasks[0].attempt);
 	for (size_t i = 0; i < n && !fail; i++) {
 		const struct executor_task *t = &tasks[i];
-		char inner[8192] = "", outer[16384] = "", log[8192] = "";
+		char inner[8192] = "", outer[16384] = "";
 		char num[96];
 
 		/* runs on the node: the launcher listens on the node's first address */
@@ -527,8 +527,14 @@ static char *batch_script(struct slurm_executor *sx, const struct executor_task 
 		snprintf(num, sizeof num, " --index %d --attempt %d", t->index, t->attempt);
 		strcat(inner, num);
 		strcat(inner, " --host \"${h:-127.0.0.1}\"");
+		/* The launcher and its program write the task's log themselves (as on
+		 * the local backend), so every byte is in the file before the launcher
+		 * reports the end; srun's own output forwarding could still be
+		 * flushing then. */
+		strcat(inner, " >>");
+		fail |= slurm_sh_quote(inner, sizeof inner, t->log_path);
+		strcat(inner, " 2>&1");
 		fail |= slurm_sh_quote(outer, sizeof outer, inner);
-		fail |= slurm_sh_quote(log, sizeof log, t->log_path);
 		fail |= append(&s, &len, "srun");
 		if (c->n > 1)
 			fail |= append(&s, &len, " --het-group=%zu", c->comp[i]);
@@ -537,10 +543,7 @@ static char *batch_script(struct slurm_executor *sx, const struct executor_task 
 		    t->vcores, (unsigned long long)mem_per_cpu(t));
 		if (t->gpus > 0)
 			fail |= append(&s, &len, " --gpus-per-task=%d", t->gpus);
-		fail |= append(&s, &len,
-		               " --kill-on-bad-exit=0 --open-mode=append --output=%s \\\n"
-		               "\t/bin/sh -c %s &\n",
-		               log, outer);
+		fail |= append(&s, &len, " --kill-on-bad-exit=0 \\\n\t/bin/sh -c %s &\n", outer);
 	}
 	fail |= append(&s, &len, "wait\n");
 	if (fail) {
