@@ -111,6 +111,23 @@ int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 	return 0;
 }
 
+char *fs_abs_dirname(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *cwd, *dir, *out;
+
+	if (path[0] == '/')
+		return slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	cwd = getcwd(NULL, 0);
+	if (!cwd || !slash)
+		return cwd;
+	dir = strndup(path, (size_t)(slash - path));
+	out = dir ? fs_join(cwd, dir) : NULL;
+	free(dir);
+	free(cwd);
+	return out;
+}
+
 char *fs_join(const char *a, const char *b)
 {
 	size_t la = strlen(a), lb = strlen(b);

@@ -394,35 +394,18 @@ struct job_spec *job_spec_parse_file(const char *path, struct weir_error *err)
 {
 	size_t len;
 	char *text = fs_read_file(path, &len, err);
-	char *base = NULL;
-	char *cwd = NULL;
 	struct job_spec *spec = NULL;
 
 	if (!text)
 		return NULL;
-	/* Relative paths in the file are relative to the file's directory. */
-	const char *slash = strrchr(path, '/');
-	if (path[0] == '/') {
-		base = slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-	} else {
-		cwd = getcwd(NULL, 0);
-		if (cwd && slash) {
-			char *dir = strndup(path, (size_t)(slash - path));
-			base = dir ? fs_join(cwd, dir) : NULL;
-			free(dir);
-		} else if (cwd) {
-			base = strdup(cwd);
-		}
-	}
-	if (!base) {
-		weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot find the file's directory", path);
-		goto out;
-	}
-	spec = job_spec_parse_string(text, len, path, base, err);
-out:
+	/* Relative paths in the file are relative to the file's folder. */
+	char *base = fs_abs_dirname(path);
+	if (base)
+		spec = job_spec_parse_string(text, len, path, base, err);
+	else
+		weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot find the file's folder", path);
 	free(text);
 	free(base);
-	free(cwd);
 	return spec;
 }
 
