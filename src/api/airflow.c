@@ -21,6 +21,7 @@
 
 #include <nettle/base64.h>
 
+#include "api/log_window.h"
 #include "lib/clock.h"
 #include "sched/dag_states.h"
 
@@ -867,6 +868,9 @@ static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_req
 	long try_number;
 	struct stat st;
 	size_t want, got = 0, used, clean_len = 0;
+	struct log_window win;
+	bool text = airflow_accept_text(http_request_header(req, "Accept"));
+	char msg[200];
 
 	if (parse_long(seg[7], 1, TRY_MAX, &try_number) < 0) {
 		problemf(req, 400, "try_number \"%.40s\": expected a whole number >= 1", seg[7]);
@@ -877,6 +881,22 @@ static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_req
 		return;
 	}
 	full = fc && !strcasecmp(fc, "true");
+	if (log_window_parse(req, &win, msg, sizeof msg) < 0) {
+		airflow_respond_problem(req, 400, msg);
+		return;
+	}
+	if (!text && (win.has_offset || win.length >= 0 || win.download)) {
+		airflow_respond_problem(req, 400,
+		                        "offset, length and download: only with Accept: "
+		                        "text/plain (JSON answers page with token)");
+		return;
+	}
+	if (win.has_offset && ((token && *token) || full)) {
+		airflow_respond_problem(req, 400,
+		                        "offset: expected either offset or token/full_content, "
+		                        "not both");
+		return;
+	}
 	if (token && *token && airflow_log_token_decode(token, &offset) < 0) {
 		airflow_respond_problem(req, 400,
 		                        "token: expected a continuation_token from an earlier "
@@ -897,10 +917,24 @@ static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_req
 		size = (uint64_t)st.st_size;
 	if (offset > size)
 		offset = size;
-	if (airflow_accept_text(http_request_header(req, "Accept"))) {
+	if (text) {
 		struct file_body *f;
+		uint64_t start, stop;
+		char name[4 * AIRFLOW_ID_MAX + 64];
 
-		tok = airflow_log_token_encode(size, ended);
+		if (!win.has_offset)
+			win.offset = (int64_t)offset; /* the token's (or 0) */
+		log_window_resolve(&win, size, &start, &stop);
+		if (stop > size)
+			stop = size;
+		if (map_index >= 0)
+			snprintf(name, sizeof name, "%s-%s-%s-%d-%ld.log", seg[1], seg[3], seg[5],
+			         map_index, try_number);
+		else
+			snprintf(name, sizeof name, "%s-%s-%s-%ld.log", seg[1], seg[3], seg[5],
+			         try_number);
+		log_window_headers(req, &win, size, start, ended, name);
+		tok = airflow_log_token_encode(stop, ended && stop >= size);
 		if (tok)
 			http_request_add_header(req, "X-Weir-Continuation-Token", tok);
 		if (fd < 0) {
@@ -913,8 +947,8 @@ static void route_logs(const struct dag_api_ops *ops, void *ctx, struct http_req
 			goto out;
 		}
 		f->fd = fd;
-		f->start = offset;
-		f->end = size;
+		f->start = start;
+		f->end = stop;
 		fd = -1;
 		http_request_respond_stream(req, 200, "text/plain; charset=utf-8", file_read, f,
 		                            file_free);

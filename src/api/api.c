@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "api/airflow.h"
+#include "api/log_window.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 
@@ -48,6 +49,7 @@ struct follower {
 	int fd;
 	uint64_t offset; /* where the response started in the file */
 	uint64_t sent;   /* bytes handed to MHD so far */
+	uint64_t end;    /* the byte after the last one to send (length=); UINT64_MAX: none */
 	bool follow;
 	bool ended; /* the task has ended: drain and stop */
 	bool waiting;
@@ -345,6 +347,10 @@ static ssize_t follower_read(void *arg, uint64_t pos, char *buf, size_t max)
 	ssize_t n;
 
 	(void)pos;
+	if (f->offset + f->sent >= f->end)
+		return HTTP_STREAM_END;
+	if (max > f->end - (f->offset + f->sent))
+		max = (size_t)(f->end - (f->offset + f->sent));
 	if (f->fd < 0 && f->path)
 		f->fd = open(f->path, O_RDONLY | O_CLOEXEC);
 	if (f->fd >= 0) {
@@ -386,13 +392,15 @@ static void route_logs(struct api *api, struct http_request *req, int64_t id, co
                        const char *index_s)
 {
 	struct weir_error err = {0};
-	int64_t index, attempt = API_ATTEMPT_CURRENT, offset = 0;
+	int64_t index, attempt = API_ATTEMPT_CURRENT;
 	const char *q;
 	char *path = NULL;
 	bool ended = false;
 	struct follower *f;
 	struct stat st;
-	char size_s[32];
+	struct log_window win;
+	uint64_t size = 0, start, end;
+	char msg[200], name[128];
 
 	if (!api_role_name_ok(role)) {
 		respond_status(req, 400, "role: expected a name like worker ([a-z][a-z0-9_-]*)");
@@ -407,9 +415,8 @@ static void route_logs(struct api *api, struct http_request *req, int64_t id, co
 		respond_status(req, 400, "attempt: expected a whole number >= 1");
 		return;
 	}
-	if ((q = http_request_query(req, "offset")) &&
-	    api_parse_int(q, 0, INT64_MAX / 2, &offset) < 0) {
-		respond_status(req, 400, "offset: expected a byte offset >= 0");
+	if (log_window_parse(req, &win, msg, sizeof msg) < 0) {
+		respond_status(req, 400, msg);
 		return;
 	}
 	if (api->ops->log_locate(api->ctx, id, role, (int)index, (int)attempt, &path, &ended,
@@ -430,14 +437,17 @@ static void route_logs(struct api *api, struct http_request *req, int64_t id, co
 	f->index = (int)index;
 	f->attempt = (int)attempt;
 	f->path = path;
-	f->offset = (uint64_t)offset;
 	q = http_request_query(req, "follow");
 	f->follow = q && (!strcmp(q, "true") || !strcmp(q, "1"));
 	f->ended = ended;
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
-	snprintf(size_s, sizeof size_s, "%lld",
-	         f->fd >= 0 && fstat(f->fd, &st) == 0 ? (long long)st.st_size : 0LL);
-	http_request_add_header(req, "X-Weir-Log-Size", size_s);
+	if (f->fd >= 0 && fstat(f->fd, &st) == 0)
+		size = (uint64_t)st.st_size;
+	log_window_resolve(&win, size, &start, &end);
+	f->offset = start;
+	f->end = end;
+	snprintf(name, sizeof name, "job-%lld-%s-%lld.log", (long long)id, role, (long long)index);
+	log_window_headers(req, &win, size, start, ended, name);
 	f->next = api->followers;
 	if (api->followers)
 		api->followers->prev = f;
