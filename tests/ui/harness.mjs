@@ -1,0 +1,227 @@
+// harness.mjs: what the browser tests share: a real `weir server` on a free loopback port in a
+// temporary home (a user admin with a password, the token, a DAG folder of the test's choice),
+// headless Debian chromium through playwright-core, logging in through the login page, waiting,
+// and screenshots into docs/ui/.  Nothing is mocked.  Every wait has a finite timeout.
+//
+//   const weir = await startWeir({ dags: 'path/to/dags' });
+//   const { browser, page } = await openBrowser(weir);
+//   await login(page, weir);
+//   ...
+//   await screenshot(page, 'jobs-list');
+//   await browser.close(); await weir.stop();
+
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync, openSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const WEIR_BIN = process.env.WEIR_BIN || join(REPO, 'weir');
+export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+export const SHOTS = join(REPO, 'docs', 'ui');
+const MARK_VAR = 'WEIR_SYSTEST_MARK';
+
+// Declared resources, so that the tests do not depend on this machine's size.
+const BASE_CONFIG = `resources:
+  vcores: 16
+  memory: 16g
+  gpus: 0
+kill_grace_seconds: 2
+`;
+
+export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+// Polls pred() (sync or async) until it returns something truthy; throws naming `what`.
+export async function waitFor(pred, { timeout = 30000, interval = 200, what = 'a condition' } = {}) {
+	const deadline = Date.now() + timeout;
+	let last;
+	while (Date.now() < deadline) {
+		try {
+			last = await pred();
+		} catch (e) {
+			last = e;
+		}
+		if (last && !(last instanceof Error)) return last;
+		await sleep(interval);
+	}
+	throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+}
+
+function freePort() {
+	return new Promise((res, rej) => {
+		const s = createServer();
+		s.unref();
+		s.on('error', rej);
+		s.listen(0, '127.0.0.1', () => {
+			const { port } = s.address();
+			s.close(() => res(port));
+		});
+	});
+}
+
+function hashPassword(password) {
+	const r = spawnSync(WEIR_BIN, ['hash-password'], { input: password + '\n', encoding: 'utf8', timeout: 60000 });
+	if (r.status !== 0) throw new Error(`weir hash-password exited ${r.status}: ${r.stderr}`);
+	return r.stdout.trim();
+}
+
+// Live processes whose environment holds the server's marker or whose working directory is
+// under its home: what a server's jobs left behind.
+function leftovers(mark, home) {
+	const found = [];
+	for (const name of readdirSync('/proc')) {
+		if (!/^\d+$/.test(name) || Number(name) === process.pid) continue;
+		try {
+			const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+			const st = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+			if (st === 'Z' || st === 'X') continue;
+			let env = '';
+			let cwd = '';
+			try {
+				env = readFileSync(`/proc/${name}/environ`, 'latin1');
+			} catch (e) { /* not ours to read */ }
+			try {
+				cwd = readlinkSync(`/proc/${name}/cwd`);
+			} catch (e) { /* gone or not ours */ }
+			if (env.includes(mark) || cwd === home || cwd.startsWith(home + '/')) found.push(Number(name));
+		} catch (e) {
+			// the process ended while we looked
+		}
+	}
+	return found;
+}
+
+// Starts `weir server`.  opts: dags (a folder; default an empty one in the temp dir),
+// config (YAML appended to the base config), password (admin's; default random).
+// Returns {url, port, home, dir, token, user, password, api(), logText(), stop()}.
+export async function startWeir(opts = {}) {
+	if (!WEIR_BIN) throw new Error('set WEIR_BIN');
+	const dir = mkdtempSync(join(tmpdir(), 'weir-ui-'));
+	const home = join(dir, 'home');
+	mkdirSync(home, { mode: 0o700 });
+	const dags = opts.dags ? resolve(opts.dags) : join(dir, 'dags');
+	mkdirSync(dags, { recursive: true });
+	const user = 'admin';
+	const password = opts.password || 'pw-' + randomBytes(6).toString('hex');
+	const config = BASE_CONFIG + `users:\n  - name: ${user}\n    password_hash: "${hashPassword(password)}"\n` + (opts.config || '');
+	const cfgPath = join(dir, 'weir.yaml');
+	writeFileSync(cfgPath, config);
+	const port = await freePort();
+	const url = `http://127.0.0.1:${port}`;
+	const logPath = join(dir, 'server.log');
+	const log = openSync(logPath, 'a');
+	const mark = 'weir-uitest-' + randomBytes(8).toString('hex');
+	const env = { ...process.env, [MARK_VAR]: mark };
+	delete env.WEIR_TOKEN;
+	delete env.WEIR_SERVER;
+	const proc = spawn(WEIR_BIN, ['server', '--home', home, '--listen', `127.0.0.1:${port}`, '--config', cfgPath, '--dags', dags],
+		{ stdio: ['ignore', log, log], env, detached: true });
+	let exited = null;
+	proc.on('exit', (code, sig) => (exited = { code, sig }));
+	const logText = () => {
+		try {
+			return readFileSync(logPath, 'utf8').slice(-8000);
+		} catch (e) {
+			return '';
+		}
+	};
+	const weir = { url, port, home, dir, dags, user, password, proc, mark, logText, token: null };
+	await waitFor(async () => {
+		if (exited) throw new Error(`weir server exited ${JSON.stringify(exited)}:\n${logText()}`);
+		const r = await fetch(url + '/api/v1/health').catch(() => null);
+		return r && r.ok;
+	}, { timeout: 30000, what: 'weir server healthy' }).catch((e) => {
+		if (exited) throw new Error(`weir server exited ${JSON.stringify(exited)}:\n${logText()}`);
+		throw e;
+	});
+	weir.token = readFileSync(join(home, 'token'), 'utf8').trim();
+
+	// The API with the token: {status, body (parsed JSON or text), headers}.
+	weir.api = async (method, path, body, { headers = {} } = {}) => {
+		const init = { method, headers: { Authorization: 'Bearer ' + weir.token, ...headers } };
+		if (body !== undefined) {
+			init.headers['Content-Type'] = 'application/json';
+			init.body = JSON.stringify(body);
+		}
+		const r = await fetch(url + path, init);
+		const text = await r.text();
+		let parsed = text;
+		try {
+			parsed = JSON.parse(text);
+		} catch (e) { /* text */ }
+		return { status: r.status, body: parsed, headers: r.headers };
+	};
+	weir.submit = async (spec) => {
+		const r = await weir.api('POST', '/api/v1/jobs', spec);
+		if (r.status !== 201) throw new Error(`POST /api/v1/jobs -> ${r.status} ${JSON.stringify(r.body)}`);
+		return r.body;
+	};
+	weir.job = async (id) => (await weir.api('GET', `/api/v1/jobs/${id}`)).body;
+
+	weir.stop = async () => {
+		if (!exited) {
+			proc.kill('SIGTERM');
+			const deadline = Date.now() + 15000;
+			while (!exited && Date.now() < deadline) await sleep(100);
+			if (!exited) proc.kill('SIGKILL');
+		}
+		for (const pid of leftovers(mark, home)) {
+			try {
+				process.kill(pid, 'SIGKILL');
+			} catch (e) { /* already gone */ }
+		}
+		if (!process.env.WEIR_UI_KEEP) rmSync(dir, { recursive: true, force: true });
+	};
+	return weir;
+}
+
+// A fresh headless chromium (its own temporary profile) and a page at 1280x800 on the
+// server's UI.  page.errors collects uncaught page errors and console errors.
+export async function openBrowser(weir, { width = 1280, height = 800 } = {}) {
+	const browser = await chromium.launch({
+		executablePath: CHROMIUM,
+		headless: true,
+		args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+			'--disable-component-update', '--disable-sync'],
+	});
+	const context = await browser.newContext({ viewport: { width, height }, baseURL: weir ? weir.url : undefined,
+		acceptDownloads: true });
+	const page = await context.newPage();
+	page.setDefaultTimeout(30000);
+	page.errors = [];
+	page.on('pageerror', (e) => page.errors.push('pageerror: ' + e.message));
+	page.on('console', (m) => {
+		if (m.type() === 'error') page.errors.push('console: ' + m.text());
+	});
+	return { browser, context, page };
+}
+
+// Logs in through the login page with admin's password; resolves on the jobs list.
+export async function login(page, weir, { user = weir.user, password = weir.password } = {}) {
+	await page.goto(weir.url + '/#/login');
+	await page.getByTestId('login-user').fill(user);
+	await page.getByTestId('login-password').fill(password);
+	await page.getByTestId('login-submit').click();
+	await page.getByTestId('session-user').filter({ hasText: user }).waitFor();
+	return page;
+}
+
+// Saves docs/ui/NAME.png (the viewport: small files).
+export async function screenshot(page, name) {
+	mkdirSync(SHOTS, { recursive: true });
+	const path = join(SHOTS, name + '.png');
+	await page.screenshot({ path });
+	return path;
+}
+
+// A native job spec: roles {name: {command, instances?, ...}}, each 1 vcore and 256m unless set.
+export function jobSpec(roles, job = {}) {
+	const out = { name: job.name || 'uitest', framework: job.framework || 'none', roles: {} };
+	for (const [name, role] of Object.entries(roles)) out.roles[name] = { instances: 1, memory: '256m', vcores: 1, ...role };
+	for (const [k, v] of Object.entries(job)) if (k !== 'name' && k !== 'framework') out[k] = v;
+	return out;
+}

@@ -1,0 +1,246 @@
+// jobs.js: the jobs pages: the list (#/jobs, filter by state, refreshed every 2 s) and a
+// job's page (#/jobs/ID: state and reason, the task table, events, a live log per task,
+// the Kill button).  Data: weir's own routes under /api/v1/jobs (docs/api.md).
+
+import {
+	api, clear, confirmDialog, formatBytes, formatDuration, formatTime, h, legend, logViewer, navigate,
+	poll, route, secondsBetween, stateBadge, toast,
+} from './core.js';
+
+const JOB_STATES = ['queued', 'starting', 'running', 'succeeded', 'failed', 'killed'];
+const JOB_FINAL = new Set(['succeeded', 'failed', 'killed']);
+const TASK_FINAL = new Set(['succeeded', 'failed', 'killed', 'lost']);
+const JOB_LEGEND = ['queued', 'running', 'succeeded', 'failed', 'killed'];
+
+// "2g" style memory of a role: memory_mb from the list's roles.
+function mem(mb) {
+	return mb === null || mb === undefined ? '—' : formatBytes(mb * 1024 * 1024);
+}
+
+function rolesCell(job) {
+	if (!Array.isArray(job.roles) || !job.roles.length) return '—';
+	return h('span', { class: 'roles-cell' }, job.roles.map((r) => h('span', {}, `${r.name} × ${r.instances}`)));
+}
+
+function resourcesCell(job) {
+	if (!Array.isArray(job.roles) || !job.roles.length) return '—';
+	let vc = 0, mb = 0, g = 0;
+	for (const r of job.roles) {
+		const n = r.instances || 0;
+		vc += (r.vcores || 0) * n;
+		mb += (r.memory_mb || 0) * n;
+		g += (r.gpus || 0) * n;
+	}
+	return `${vc} vcores, ${mem(mb)}` + (g ? `, ${g} GPU${g > 1 ? 's' : ''}` : '');
+}
+
+function tasksCell(job) {
+	const by = job.tasks_by_state;
+	if (!by || typeof by !== 'object') return '—';
+	const parts = Object.entries(by).filter(([, n]) => n > 0);
+	if (!parts.length) return '—';
+	return h('span', { class: 'task-states' }, parts.map(([s, n], i) => [i ? ' ' : '', stateBadge(s), ' ', String(n)]));
+}
+
+function jobDuration(job) {
+	return formatDuration(secondsBetween(job.started_at, job.ended_at));
+}
+
+// ---- #/jobs -------------------------------------------------------------------------------------
+
+route('/jobs', (root, params, query) => {
+	const state = JOB_STATES.includes(query.state) ? query.state : '';
+	const filter = h('select', { id: 'job-state-filter', 'data-testid': 'job-state-filter' },
+		h('option', { value: '' }, 'all states'),
+		JOB_STATES.map((s) => h('option', { value: s, selected: s === state }, s)));
+	filter.addEventListener('change', () => navigate('/jobs' + (filter.value ? '?state=' + filter.value : '')));
+	const tbody = h('tbody');
+	const note = h('p', { class: 'muted', 'data-testid': 'jobs-empty', hidden: true },
+		state ? `No ${state} jobs.` : 'No jobs yet: submit one with `weir submit job.yaml`.');
+	const updated = h('span', { class: 'muted', 'aria-live': 'off' });
+	root.appendChild(h('section', { class: 'page', 'data-testid': 'jobs-page' },
+		h('h1', {}, 'Jobs'),
+		h('div', { class: 'toolbar' }, h('label', { for: 'job-state-filter' }, 'State'), filter,
+			h('span', { class: 'spacer' }), updated),
+		h('div', { class: 'table-wrap' },
+			h('table', { class: 'data', 'data-testid': 'jobs-table' },
+				h('caption', { class: 'muted', hidden: true }, 'Jobs, newest first'),
+				h('thead', {}, h('tr', {},
+					['ID', 'Name', 'State', 'Roles', 'Resources', 'Tasks', 'Submitted', 'Duration']
+						.map((t) => h('th', { scope: 'col' }, t)))),
+				tbody)),
+		note, legend(JOB_LEGEND)));
+
+	let last = '';
+	return poll(async () => {
+		const body = await api('/api/v1/jobs', { query: { state: state || undefined, limit: 200 } });
+		const jobs = body.jobs || [];
+		updated.textContent = 'updated ' + formatTime(new Date().toISOString()).slice(11);
+		const key = JSON.stringify(jobs) + (jobs.some((j) => !JOB_FINAL.has(j.state)) ? Date.now() : '');
+		if (key === last) return;
+		last = key;
+		clear(tbody);
+		note.hidden = jobs.length > 0;
+		for (const j of jobs) {
+			tbody.appendChild(h('tr', { 'data-testid': 'job-row-' + j.id, 'data-state': j.state },
+				h('td', { class: 'num' }, h('a', { href: '#/jobs/' + j.id, 'aria-label': `Job ${j.id} ${j.name || ''}` }, String(j.id))),
+				h('td', {}, h('a', { href: '#/jobs/' + j.id }, j.name || '(unnamed)')),
+				h('td', { class: 'wrap' }, stateBadge(j.state), j.reason ? h('div', { class: 'muted' }, j.reason) : null),
+				h('td', {}, rolesCell(j)),
+				h('td', {}, resourcesCell(j)),
+				h('td', {}, tasksCell(j)),
+				h('td', {}, formatTime(j.submitted_at)),
+				h('td', { class: 'num' }, jobDuration(j))));
+		}
+	}, 2000);
+});
+
+// ---- #/jobs/ID ----------------------------------------------------------------------------------
+
+function taskKey(t) {
+	return `${t.role}:${t.index}`;
+}
+
+route('/jobs/:id', (root, params, query) => {
+	const id = params.id;
+	if (!/^\d+$/.test(id)) throw new Error(`no job "${id}": job ids are numbers`);
+	const title = h('h1', { 'data-testid': 'job-title' }, `Job ${id}`);
+	const stateEl = h('span', { 'data-testid': 'job-state' });
+	const reasonEl = h('span', { class: 'reason', 'data-testid': 'job-reason' });
+	const facts = h('dl', { class: 'facts' });
+	const killBtn = h('button', { type: 'button', class: 'btn danger', 'data-testid': 'kill-job', hidden: true }, 'Kill');
+	const tbody = h('tbody');
+	const events = h('ol', { class: 'events', 'data-testid': 'job-events' });
+	const logTitle = h('h2', { id: 'log-title', 'data-testid': 'log-title' }, 'Log');
+	const logBox = h('div', { class: 'log-box' });
+	root.appendChild(h('section', { class: 'page', 'data-testid': 'job-page' },
+		h('p', {}, h('a', { href: '#/jobs' }, '← Jobs')),
+		h('div', { class: 'job-head' },
+			h('div', {}, title, h('p', {}, stateEl, ' ', reasonEl), facts),
+			h('div', { class: 'toolbar' }, killBtn)),
+		h('h2', {}, 'Tasks'),
+		h('div', { class: 'table-wrap' },
+			h('table', { class: 'data', 'data-testid': 'tasks-table' },
+				h('thead', {}, h('tr', {},
+					['Role', 'Index', 'Host', 'State', 'Attempt', 'Exit code', 'Started', 'Ended', 'Peak memory', 'CPU time', 'Log']
+						.map((t) => h('th', { scope: 'col' }, t)))),
+				tbody)),
+		legend(['pending', 'running', 'succeeded', 'failed', 'killed']),
+		logTitle, logBox,
+		h('h2', {}, 'Events'), events));
+
+	let job = null;
+	let selected = query.task || null; // "role:index"
+	let viewer = null;
+	let viewerFor = '';
+	let lastTasks = '';
+	let lastEvents = 0;
+
+	const currentTask = () => (job && job.tasks || []).find((t) => taskKey(t) === selected);
+
+	function openLog(t) {
+		selected = taskKey(t);
+		const q = new URLSearchParams(query);
+		q.set('task', selected);
+		history.replaceState(null, '', `#/jobs/${id}?${q}`);
+		const want = `${selected}@${t.attempt}`;
+		if (want === viewerFor) return;
+		viewerFor = want;
+		if (viewer) viewer.stop();
+		const url = `/api/v1/jobs/${id}/tasks/${encodeURIComponent(t.role)}/${t.index}/logs?attempt=${t.attempt}`;
+		// the viewer reads once more after follow() turns false, and stops for good when the
+		// server says the task has ended (X-Weir-Task-Ended)
+		viewer = logViewer({ url, follow: () => {
+			const c = currentTask();
+			return !c || !TASK_FINAL.has(c.state);
+		} });
+		clear(logBox).appendChild(viewer);
+		logTitle.textContent = `Log of ${t.role}:${t.index} (attempt ${t.attempt})`;
+		for (const tr of tbody.children) tr.classList.toggle('selected', tr.dataset.task === selected);
+	}
+
+	function renderHead() {
+		title.textContent = `Job ${job.id} · ${job.name || '(unnamed)'}`;
+		clear(stateEl).appendChild(stateBadge(job.state));
+		reasonEl.textContent = job.reason || '';
+		killBtn.hidden = JOB_FINAL.has(job.state);
+		const rows = [
+			['Framework', job.framework || '—'],
+			['Attempt', `${job.attempt}${job.max_restarts ? ' (restarts allowed: ' + job.max_restarts + ')' : ''}`],
+			['Priority', String(job.priority ?? 0)],
+			['Submitted', formatTime(job.submitted_at)],
+			['Started', formatTime(job.started_at)],
+			['Ended', formatTime(job.ended_at)],
+			['Duration', jobDuration(job)],
+			['Exit code', job.exit_code === null || job.exit_code === undefined ? '—' : String(job.exit_code)],
+		];
+		clear(facts);
+		for (const [k, v] of rows) facts.append(h('dt', {}, k), h('dd', {}, v));
+	}
+
+	function renderTasks() {
+		const tasks = job.tasks || [];
+		const key = JSON.stringify(tasks);
+		if (key === lastTasks) return;
+		lastTasks = key;
+		clear(tbody);
+		for (const t of tasks) {
+			const k = taskKey(t);
+			const btn = h('button', { type: 'button', class: 'btn small', 'data-testid': `task-log-${t.role}-${t.index}`,
+				'aria-label': `Show the log of ${k}` }, 'Log');
+			btn.addEventListener('click', () => openLog(t));
+			const exit = t.exit_code === null || t.exit_code === undefined ? (t.signal ? `signal ${t.signal}` : '—') : String(t.exit_code);
+			tbody.appendChild(h('tr', { 'data-testid': `task-row-${t.role}-${t.index}`, 'data-task': k, 'data-state': t.state,
+				class: k === selected ? 'selected' : null },
+				h('td', {}, t.role), h('td', { class: 'num' }, String(t.index)), h('td', {}, t.host || '—'),
+				h('td', { class: 'wrap' }, stateBadge(t.state), t.reason ? h('div', { class: 'muted' }, t.reason) : null),
+				h('td', { class: 'num' }, String(t.attempt)), h('td', { class: 'num' }, exit),
+				h('td', {}, formatTime(t.started_at)), h('td', {}, formatTime(t.ended_at)),
+				h('td', { class: 'num' }, formatBytes(t.peak_memory_bytes)),
+				h('td', { class: 'num' }, t.cpu_time_ms === null || t.cpu_time_ms === undefined ? '—' : formatDuration(t.cpu_time_ms / 1000)),
+				h('td', {}, btn)));
+		}
+		if (!tasks.length) tbody.appendChild(h('tr', {}, h('td', { colspan: '11', class: 'muted' }, 'No tasks yet (the job waits for resources).')));
+		// a new attempt without tasks yet keeps the old log until it has some
+		const cur = currentTask() || tasks[0];
+		if (cur) openLog(cur);
+	}
+
+	function renderEvents(list) {
+		if (list.length === lastEvents) return;
+		lastEvents = list.length;
+		clear(events);
+		for (const e of list) {
+			events.appendChild(h('li', {}, h('time', { datetime: e.time }, formatTime(e.time)),
+				h('strong', {}, e.kind), ' ', e.message || ''));
+		}
+	}
+
+	killBtn.addEventListener('click', async () => {
+		const n = (job && job.tasks || []).length;
+		const ok = await confirmDialog(`Kill job ${id}${job && job.name ? ' (' + job.name + ')' : ''}? ` +
+			`Its ${n} task${n === 1 ? '' : 's'} will be stopped.`, { confirmLabel: 'Kill job' });
+		if (!ok) return;
+		try {
+			await api(`/api/v1/jobs/${id}`, { method: 'DELETE' });
+			toast(`Job ${id} is being killed`, 'success');
+		} catch (e) {
+			toast(`Kill failed: ${e.message}`, 'error');
+		}
+		refresh();
+	});
+
+	async function refresh() {
+		const [j, ev] = await Promise.all([api(`/api/v1/jobs/${id}`), api(`/api/v1/jobs/${id}/events`)]);
+		job = j;
+		renderHead();
+		renderTasks();
+		renderEvents(ev.events || []);
+	}
+
+	const stop = poll(refresh, 2000);
+	return () => {
+		stop();
+		if (viewer) viewer.stop();
+	};
+});
