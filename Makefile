@@ -24,7 +24,12 @@ endif
 
 LAYERS   := lib model store sched exec launch api server cli
 SRCS     := $(filter-out src/cli/launch_only_main.c,$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
-OBJS     := $(SRCS:%.c=$(BUILD)/%.o)
+# The web UI's files (ui/) compiled into weir as C arrays by tools/embed_assets.c
+# (docs/internals/ui.md).  The list is kept in a file that changes only when a
+# file is added or removed, so that either rebuilds the table.
+UI_FILES := $(shell find ui -type f ! -name '.*' 2>/dev/null | LC_ALL=C sort)
+UI_GEN   := $(BUILD)/gen/ui_assets_data.c
+OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(UI_GEN:.c=.o)
 LIB_OBJS := $(filter-out $(BUILD)/src/cli/main.o,$(OBJS))
 
 # weir-launch: the same launcher code as `weir launch`, linked against libc
@@ -39,7 +44,7 @@ DEPS     := $(OBJS:.o=.d) $(LEAN_OBJS:.o=.d)
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all deps check unit system sanitize-check demo fuzz bench clean format
+.PHONY: all deps check unit system sanitize-check demo fuzz bench clean format FORCE
 
 all: weir
 
@@ -55,6 +60,22 @@ $(BUILD)/weir-launch: $(LEAN_OBJS)
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+$(BUILD)/tools/embed_assets: tools/embed_assets.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $<
+
+$(BUILD)/gen/ui_files.list: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(UI_FILES)' | cmp -s - $@ || echo '$(UI_FILES)' > $@
+
+$(UI_GEN): $(BUILD)/tools/embed_assets $(BUILD)/gen/ui_files.list $(UI_FILES)
+	$(BUILD)/tools/embed_assets $@ ui $(UI_FILES)
+
+$(BUILD)/gen/%.o: $(BUILD)/gen/%.c
+	$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<
+
+FORCE:
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)

@@ -103,6 +103,8 @@ static const char *status_title(int status)
 		return "Gone";
 	case 413:
 		return "Payload Too Large";
+	case 415:
+		return "Unsupported Media Type";
 	case 422:
 		return "Unprocessable Entity";
 	case 503:
@@ -118,6 +120,7 @@ static const char *status_type(int status)
 	switch (status) {
 	case 400:
 	case 413:
+	case 415:
 	case 422:
 		return PROBLEM_BASE "BadRequest";
 	case 401:

@@ -15,6 +15,8 @@
 
 #include "api/airflow.h"
 #include "api/log_window.h"
+#include "api/ui_assets.h"
+#include "api/ui_auth.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 
@@ -64,6 +66,7 @@ struct api {
 	const struct dag_api_ops *dag_ops; /* NULL: workflow routes answer 503 */
 	void *dag_ctx;
 	struct basic_auth *basic; /* NULL: Bearer token only */
+	struct ui_auth *ui;       /* the web UI's sessions */
 	uv_timer_t tick;
 	bool tick_on;
 	struct waiter *waiters;
@@ -690,14 +693,49 @@ static bool request_auth_ok(struct api *api, struct http_request *req)
 	return api_auth_ok(h, api->token) || basic_auth_check(api->basic, h);
 }
 
+/* The web UI's session cookie; a state-changing request must bring the
+ * session's CSRF token too, else it is answered 403 here. */
+static enum ui_auth_result cookie_auth(struct api *api, struct http_request *req,
+                                       const char *first)
+{
+	enum ui_auth_result r = ui_auth_cookie(api->ui, req);
+
+	if (r != UI_AUTH_BAD_CSRF)
+		return r;
+	if (airflow_owns(first))
+		airflow_respond_problem(req, 403, "missing or wrong CSRF token");
+	else
+		respond_status(req, 403, "missing or wrong CSRF token: send the session's "
+		                         "csrf_token in the X-CSRF-Token header");
+	return r;
+}
+
 void api_handle(struct http_request *req, void *arg)
 {
 	struct api *api = arg;
 	const char *p = http_request_path(req);
 	char *copy = NULL;
 	char *seg[MAX_SEGMENTS];
+	char why[300];
+	enum ui_auth_result auth;
 	int n;
 
+	if (!ui_auth_method_safe(http_request_method(req)) &&
+	    !ui_auth_origin_ok(req, why, sizeof why)) {
+		if (strncmp(p, "/api/v1/jobs", 12) && strncmp(p, "/api/v1/launch", 14))
+			airflow_respond_problem(req, 403, why);
+		else
+			respond_status(req, 403, why);
+		return;
+	}
+	if (ui_auth_owns(p)) {
+		ui_auth_handle(api->ui, req, api->token, api->basic);
+		return;
+	}
+	if (ui_assets_owns(p)) {
+		ui_assets_handle(req);
+		return;
+	}
 	if (strncmp(p, "/api/v1/", 8) && strcmp(p, "/api/v1")) {
 		no_route(req);
 		return;
@@ -727,10 +765,15 @@ void api_handle(struct http_request *req, void *arg)
 		}
 		goto out;
 	}
-	if (!request_auth_ok(api, req)) {
+	if (!request_auth_ok(api, req) && (auth = cookie_auth(api, req, seg[0])) != UI_AUTH_OK) {
+		if (auth == UI_AUTH_BAD_CSRF)
+			goto out;
+		/* a Basic challenge to the UI's fetch() would pop the browser's
+		 * own password dialog: the UI has its login page */
 		http_request_add_header(req, "WWW-Authenticate",
-		                        basic_auth_count(api->basic) ? "Basic realm=\"weir\""
-		                                                     : "Bearer realm=\"weir\"");
+		                        basic_auth_count(api->basic) && !ui_auth_from_script(req)
+		                            ? "Basic realm=\"weir\""
+		                            : "Bearer realm=\"weir\"");
 		if (airflow_owns(seg[0]))
 			airflow_respond_problem(
 			    req, 401,
@@ -785,6 +828,12 @@ struct api *api_create(uv_loop_t *loop, const char *token, const struct api_ops 
 		free(api);
 		return NULL;
 	}
+	api->ui = ui_auth_create(loop);
+	if (!api->ui) {
+		free(api->token);
+		free(api);
+		return NULL;
+	}
 	api->loop = loop;
 	api->ops = ops;
 	api->ctx = ctx;
@@ -817,6 +866,7 @@ void api_destroy(struct api *api)
 	}
 	api->followers = NULL;
 	uv_timer_stop(&api->tick);
+	ui_auth_destroy(api->ui);
 	basic_auth_destroy(api->basic);
 	free(api->token);
 	uv_close((uv_handle_t *)&api->tick, api_closed);

@@ -240,6 +240,30 @@ void basic_auth_destroy(struct basic_auth *ba)
 	free(ba);
 }
 
+bool basic_auth_check_user(struct basic_auth *ba, const char *user, const char *password)
+{
+	char *userpass;
+	size_t ul, pl;
+	bool ok;
+
+	if (!ba || !ba->n || !user || !password || strchr(user, ':'))
+		return false;
+	ul = strlen(user);
+	pl = strlen(password);
+	if (ul + pl + 1 > MAX_HEADER)
+		return false;
+	userpass = malloc(ul + pl + 2);
+	if (!userpass)
+		return false;
+	memcpy(userpass, user, ul);
+	userpass[ul] = ':';
+	memcpy(userpass + ul + 1, password, pl + 1);
+	ok = basic_auth_verify(userpass, ba->users, ba->n);
+	explicit_bzero(userpass, ul + pl + 2);
+	free(userpass);
+	return ok;
+}
+
 size_t basic_auth_count(const struct basic_auth *ba)
 {
 	return ba ? ba->n : 0;

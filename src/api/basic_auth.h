@@ -70,6 +70,10 @@ void basic_auth_destroy(struct basic_auth *ba);
  * user's.  NULL, another scheme or bad base64: false. */
 bool basic_auth_check(struct basic_auth *ba, const char *authorization);
 
+/* Whether `user` is a configured user with this password (the web UI's
+ * login form; see api/ui_auth.h).  Costs one hash, known user or not. */
+bool basic_auth_check_user(struct basic_auth *ba, const char *user, const char *password);
+
 /* How many users it knows (0: do not advertise Basic). */
 size_t basic_auth_count(const struct basic_auth *ba);
 

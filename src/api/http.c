@@ -16,13 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
 
 #include "lib/log.h"
 
-#define MAX_EXTRA_HEADERS 8
+#define MAX_EXTRA_HEADERS 12
 
 struct http_stream {
 	struct http_request *req; /* NULL once the request is complete */
@@ -112,10 +113,16 @@ static void do_resume(struct http_request *req)
 
 static void add_headers(struct http_request *req, struct MHD_Response *resp, const char *ctype)
 {
+	bool cache_set = false;
+
 	MHD_add_response_header(resp, "Content-Type", ctype);
-	MHD_add_response_header(resp, "Cache-Control", "no-store");
-	for (int i = 0; i < req->n_hdr; i++)
+	for (int i = 0; i < req->n_hdr; i++) {
 		MHD_add_response_header(resp, req->hdr_name[i], req->hdr_value[i]);
+		cache_set |= !strcasecmp(req->hdr_name[i], "Cache-Control");
+	}
+	/* answers are data that changes; the UI's files say otherwise themselves */
+	if (!cache_set)
+		MHD_add_response_header(resp, "Cache-Control", "no-store");
 }
 
 static void park_answer(struct http_request *req, unsigned status, struct MHD_Response *resp)
@@ -149,6 +156,22 @@ void http_request_respond_json(struct http_request *req, int status, json_t *bod
 		return;
 	}
 	add_headers(req, resp, "application/json");
+	park_answer(req, (unsigned)status, resp);
+}
+
+void http_request_respond_static(struct http_request *req, int status, const char *content_type,
+                                 const void *data, size_t len)
+{
+	struct MHD_Response *resp;
+
+	if (req->answered)
+		return;
+	resp = MHD_create_response_from_buffer(len, (void *)data, MHD_RESPMEM_PERSISTENT);
+	if (!resp) {
+		http_request_respond_errorf(req, WEIR_E_INTERNAL, "out of memory");
+		return;
+	}
+	add_headers(req, resp, content_type);
 	park_answer(req, (unsigned)status, resp);
 }
 

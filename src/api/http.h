@@ -71,13 +71,18 @@ const char *http_request_body(const struct http_request *req, size_t *len);
 void http_request_set_data(struct http_request *req, void *data);
 void *http_request_data(const struct http_request *req);
 
-/* Adds a header to the response still to be sent (copied; at most 8). */
+/* Adds a header to the response still to be sent (copied; at most 12).
+ * Answers carry "Cache-Control: no-store" unless one is added here. */
 void http_request_add_header(struct http_request *req, const char *name, const char *value);
 
 /* Answers with `body` (reference stolen; NULL sends "{}").  Works on an
  * active request from the handler, or on a suspended one at any time (the
  * request is resumed).  Only the first answer counts. */
 void http_request_respond_json(struct http_request *req, int status, json_t *body);
+/* Answers with `len` bytes at `data`, which must outlive the server
+ * (static data such as the embedded UI files); HEAD gets the headers only. */
+void http_request_respond_static(struct http_request *req, int status, const char *content_type,
+                                 const void *data, size_t len);
 /* {"error": msg, "status": N} with N from weir_error_http_status(). */
 void http_request_respond_error(struct http_request *req, const struct weir_error *err);
 void http_request_respond_errorf(struct http_request *req, enum weir_error_kind kind,
