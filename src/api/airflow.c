@@ -35,6 +35,8 @@
 #define LOG_FRAGMENT (1u << 20)  /* JSON logs without full_content */
 #define LOG_FULL_MAX (16u << 20) /* JSON logs with full_content */
 #define TRY_MAX 100000
+#define UI_RUNS_DEFAULT 25
+#define UI_RUNS_MAX 365
 
 /* ---- answers ---- */
 
@@ -998,7 +1000,8 @@ out:
 bool airflow_owns(const char *first_segment)
 {
 	return first_segment &&
-	       (!strcmp(first_segment, "dags") || !strcmp(first_segment, "importErrors"));
+	       (!strcmp(first_segment, "dags") || !strcmp(first_segment, "importErrors") ||
+	        !strcmp(first_segment, "ui"));
 }
 
 /* dags/{dag_id}/dagRuns/{run_id}/taskInstances[/...]: n >= 5 */
@@ -1023,6 +1026,10 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct http_requ
 		if (map_index_query(req, &map_index))
 			respond_result(
 			    req, ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
+	} else if (n == 7 && !strcmp(seg[6], "tries") && ops->ti_tries) {
+		if (map_index_query(req, &map_index))
+			respond_result(
+			    req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
 	} else if (n == 7) {
 		/* Airflow's path for one instance of a mapped task */
 		if (parse_long(seg[6], 0, 1000000, &v) < 0) {
@@ -1033,9 +1040,68 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct http_requ
 		respond_result(req, ops->get_ti(ctx, seg[1], seg[3], seg[5], (int)v, &err), &err);
 	} else if (n == 8 && !strcmp(seg[6], "logs")) {
 		route_logs(ops, ctx, req, seg);
+	} else if (n == 8 && !strcmp(seg[7], "tries") && ops->ti_tries) {
+		if (parse_long(seg[6], 0, 1000000, &v) < 0) {
+			problemf(req, 400, "map_index \"%.40s\": expected a whole number >= 0",
+			         seg[6]);
+			return;
+		}
+		respond_result(req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], (int)v, &err),
+		               &err);
 	} else {
 		no_route(req);
 	}
+}
+
+/* limit for the UI's run windows: default 25, more than 365 is cut to 365 (as
+ * Airflow cuts its page limits), 0 means the default. */
+static bool ui_limit_query(struct http_request *req, int *limit)
+{
+	const char *l = http_request_query(req, "limit");
+	long v;
+
+	*limit = UI_RUNS_DEFAULT;
+	if (!l)
+		return true;
+	if (parse_long(l, 0, 1000000000L, &v) < 0) {
+		problemf(req, 400, "limit \"%.40s\": expected a whole number of runs >= 0", l);
+		return false;
+	}
+	*limit = v == 0 ? UI_RUNS_DEFAULT : v > UI_RUNS_MAX ? UI_RUNS_MAX : (int)v;
+	return true;
+}
+
+/* ui/dags and ui/dags/{dag_id}/grid|stats: what the web UI reads in one request. */
+static void route_ui(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                     char **seg, int n)
+{
+	struct weir_error err = {0};
+	int limit, offset;
+
+	if (n < 2 || strcmp(seg[1], "dags") || n == 3 || n > 4 || !ops->ui_dags ||
+	    !ops->ui_grid || !ops->ui_stats) {
+		no_route(req);
+		return;
+	}
+	if (n == 4 && strcmp(seg[3], "grid") && strcmp(seg[3], "stats")) {
+		no_route(req);
+		return;
+	}
+	if (!method_is(req, "GET")) {
+		no_method(req);
+		return;
+	}
+	if (n == 2) {
+		if (page_query(req, &limit, &offset))
+			respond_result(req, ops->ui_dags(ctx, limit, offset, &err), &err);
+		return;
+	}
+	if (!check_id(req, "dag_id", seg[2]) || !ui_limit_query(req, &limit))
+		return;
+	if (!strcmp(seg[3], "grid"))
+		respond_result(req, ops->ui_grid(ctx, seg[2], limit, &err), &err);
+	else
+		respond_result(req, ops->ui_stats(ctx, seg[2], limit, &err), &err);
 }
 
 void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct http_request *req, char **seg,
@@ -1046,6 +1112,10 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct http_reques
 	if (!ops) {
 		airflow_respond_problem(req, 503,
 		                        "this server runs no DAG manager (workflows are off)");
+		return;
+	}
+	if (!strcmp(seg[0], "ui")) {
+		route_ui(ops, ctx, req, seg, n);
 		return;
 	}
 	if (!strcmp(seg[0], "importErrors")) {
@@ -1078,6 +1148,18 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct http_reques
 			route_patch_dag(ops, ctx, req, seg[1]);
 		else
 			no_method(req);
+		return;
+	}
+	if (n == 3 && (!strcmp(seg[2], "tasks") || !strcmp(seg[2], "details"))) {
+		bool tasks = !strcmp(seg[2], "tasks");
+		if (!method_is(req, "GET"))
+			no_method(req);
+		else if (tasks && ops->dag_tasks)
+			respond_result(req, ops->dag_tasks(ctx, seg[1], &err), &err);
+		else if (!tasks && ops->dag_details)
+			respond_result(req, ops->dag_details(ctx, seg[1], &err), &err);
+		else
+			no_route(req);
 		return;
 	}
 	if (n == 3 && !strcmp(seg[2], "clearTaskInstances")) {

@@ -2,7 +2,8 @@
  * (paths, query parameters, status codes, problem+json errors; docs/api.md
  * lists what is covered).
  *
- * This module owns routing under /api/v1/dags and /api/v1/importErrors,
+ * This module owns routing under /api/v1/dags and /api/v1/importErrors (and
+ * weir's /api/v1/ui, the web UI's one-request views of the same data),
  * validation of ids, query parameters and bodies, content negotiation and
  * continuation tokens for logs, and errors as RFC 7807 problems.  What runs
  * behind each route is the server's DAG manager, through a dag_api_ops table
@@ -23,7 +24,7 @@
 /* Longest dag_id, dag_run_id or task_id accepted (Airflow's ID_LEN). */
 #define AIRFLOW_ID_MAX 250
 
-/* Whether the first path segment is one of these routes ("dags", "importErrors"). */
+/* Whether the first path segment is one of these routes ("dags", "importErrors", "ui"). */
 bool airflow_owns(const char *first_segment);
 
 /* Answers the request: seg[0..n) are the path's segments after /api/v1/

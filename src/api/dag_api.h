@@ -65,6 +65,25 @@ struct dag_api_ops {
 	/* GET /importErrors: {"import_errors":[{import_error_id,filename,stack_trace,timestamp}],
 	 * "total_entries":N} */
 	json_t *(*import_errors)(void *ctx, int limit, int offset, struct weir_error *err);
+
+	/* The DAG's structure and what the web UI reads (docs/api.md).  An op left NULL
+	 * makes its route a 404. */
+	/* GET /dags/{dag_id}/tasks: {"tasks":[Task...],"total_entries":N} by task_id */
+	json_t *(*dag_tasks)(void *ctx, const char *dag_id, struct weir_error *err);
+	/* GET /dags/{dag_id}/details: DAGDetail (DAG plus params as Param objects, dates,
+	 * catchup...) */
+	json_t *(*dag_details)(void *ctx, const char *dag_id, struct weir_error *err);
+	/* GET .../taskInstances/{task_id}/tries: {"task_instances":[one per try],
+	 * "total_entries":N} */
+	json_t *(*ti_tries)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+			    int map_index, struct weir_error *err);
+	/* GET /ui/dags: {"dags":[DAG plus last_runs],"total_entries":N,"import_errors":[...]} */
+	json_t *(*ui_dags)(void *ctx, int limit, int offset, struct weir_error *err);
+	/* GET /ui/dags/{dag_id}/grid: the newest `limit` runs (oldest first) and per task one
+	 * summary per run: {"runs":[...],"tasks":[{"task_id","is_mapped","instances":[...]}]} */
+	json_t *(*ui_grid)(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+	/* GET /ui/dags/{dag_id}/stats: {"runs":[...durations...],"counts":{state:n}} */
+	json_t *(*ui_stats)(void *ctx, const char *dag_id, int limit, struct weir_error *err);
 };
 
 #endif

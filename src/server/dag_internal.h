@@ -1,6 +1,7 @@
 /* dag_internal.h: what the pieces of the DAG manager share (dag_manager.c:
  * the folder, runs, TIs as jobs, timers; dag_views.c: the Airflow-shaped
- * JSON views and the API ops).  Not for use outside src/server/dag_*.c.
+ * JSON views and the API ops; dag_ui.c: the DAG structure and the web UI's
+ * views).  Not for use outside src/server/dag_*.c.
  *
  * Threading: everything runs on the server's loop.  Every entry point
  * brackets its work with dm_begin()/dm_end() (one SQLite transaction, the
@@ -119,5 +120,18 @@ int dm_check_run_id(const char *run_id, struct weir_error *err);
 int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
                   const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
                   struct weir_error *err);
+
+/* dag_views.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
+json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
+json_t *dm_run_json(const struct dag_run_row *r);
+
+/* dag_ui.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
+json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);
+json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err);
+json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                       int map_index, struct weir_error *err);
+json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err);
+json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_error *err);
 
 #endif

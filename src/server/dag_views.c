@@ -139,6 +139,16 @@ static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	return o;
 }
 
+json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row)
+{
+	return dag_json(dm, row);
+}
+
+json_t *dm_run_json(const struct dag_run_row *r)
+{
+	return run_json(r);
+}
+
 /* ---- API ops ---- */
 
 static json_t *oom(struct weir_error *err)
@@ -731,6 +741,12 @@ static const struct dag_api_ops ops = {
     .ti_log_locate = op_ti_log_locate,
     .clear_tis = op_clear_tis,
     .import_errors = op_import_errors,
+    .dag_tasks = dm_op_dag_tasks,
+    .dag_details = dm_op_dag_details,
+    .ti_tries = dm_op_ti_tries,
+    .ui_dags = dm_op_ui_dags,
+    .ui_grid = dm_op_ui_grid,
+    .ui_stats = dm_op_ui_stats,
 };
 
 const struct dag_api_ops *dag_manager_api_ops(void)

@@ -52,6 +52,7 @@ enum ds_stmt {
 	DS_TI_INSERT,
 	DS_TI_GET,
 	DS_TIS_OF_RUN,
+	DS_TIS_OF_LATEST_RUNS,
 	DS_TI_BY_JOB,
 	DS_TIS_IN_STATE,
 	DS_TI_UPDATE,
@@ -99,6 +100,12 @@ static const char *const ds_sql[DS_COUNT] = {
                   " AND t.run_id = ? AND t.task_id = ? AND t.map_index = ?",
     [DS_TIS_OF_RUN] = "SELECT " TI_COLS " FROM task_instances t WHERE t.dag_id = ?"
                       " AND t.run_id = ? ORDER BY t.rowid",
+    /* one read for a DAG's grid: the TIs of its newest ?2 runs, oldest run first */
+    [DS_TIS_OF_LATEST_RUNS] = "SELECT " TI_COLS " FROM task_instances t JOIN dag_runs r"
+                              " ON r.dag_id = t.dag_id AND r.run_id = t.run_id"
+                              " WHERE r.id IN (SELECT id FROM dag_runs WHERE dag_id = ?1"
+                              " ORDER BY logical_date DESC, id DESC LIMIT ?2)"
+                              " ORDER BY r.logical_date, r.id, t.rowid",
     [DS_TI_BY_JOB] = "SELECT " TI_COLS " FROM task_instances t WHERE t.job_id = ?",
     [DS_TIS_IN_STATE] = "SELECT " TI_COLS " FROM task_instances t JOIN dag_runs r"
                         " ON r.dag_id = t.dag_id AND r.run_id = t.run_id WHERE t.state = ?"
@@ -862,6 +869,20 @@ int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *r
 	sql_bind_text(st, 2, run_id);
 	return collect(ds, st, "listing task instances", sizeof(**rows), read_ti, release_ti, rows,
 	               n, err);
+}
+
+int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n_runs,
+                                 struct dag_ti_row **rows, size_t *n, struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st = stmt_get(ds, DS_TIS_OF_LATEST_RUNS, err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	sqlite3_bind_int(st, 2, n_runs > 0 ? n_runs : -1);
+	return collect(ds, st, "listing the task instances of a DAG's runs", sizeof(**rows),
+	               read_ti, release_ti, rows, n, err);
 }
 
 int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,

@@ -177,6 +177,11 @@ int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_i
  * graph's, dag_run.h). */
 int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *run_id,
                          struct dag_ti_row **rows, size_t *n, struct weir_error *err);
+/* The TIs of the DAG's newest `n_runs` runs (<= 0: every run) in one read,
+ * by the run's logical date (oldest first), then insertion order: a grid of
+ * runs and tasks without a query per run. */
+int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n_runs,
+                                 struct dag_ti_row **rows, size_t *n, struct weir_error *err);
 /* The TI whose current try runs as job `job_id` (a job's end finds its TI). */
 int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
                         struct weir_error *err);

@@ -146,3 +146,136 @@ def test_try_log_in_pieces(make_dags):
     status, _, _ = d.srv.request("GET", base[:-1] + "2?offset=-10",
                                  headers={"Accept": "text/plain"})
     assert status == 404
+
+
+# ---- DAG structure, grid, stats, tries, the UI's DAG list ----------------------------------
+
+def problem(d, path, status):
+    st, headers, data = d.srv.request("GET", "/api/v1" + path)
+    assert st == status, (path, st, data[:300])
+    assert hdr(headers, "Content-Type") == "application/problem+json", (path, headers)
+    return json.loads(data)
+
+
+def test_dag_tasks_and_details(make_dags):
+    d = make_dags(files=["diamond.yaml", "fanout.yaml"])
+    d.wait_dag("diamond")
+    d.wait_dag("fanout")
+
+    body = d.get("/dags/diamond/tasks")
+    assert body["total_entries"] == 4
+    tasks = {t["task_id"]: t for t in body["tasks"]}
+    assert [t["task_id"] for t in body["tasks"]] == ["a", "b", "c", "d"]  # by task_id
+    assert tasks["a"]["downstream_task_ids"] == ["b", "c"]
+    assert sorted(tasks["d"]["upstream_task_ids"]) == ["b", "c"]
+    assert tasks["d"]["downstream_task_ids"] == []
+    a = tasks["a"]
+    for key in ("trigger_rule", "retries", "pool", "execution_timeout", "is_mapped", "ui_color",
+                "retry_delay", "priority_weight", "class_ref"):
+        assert key in a, (key, a)
+    assert a["trigger_rule"] == "all_success" and a["is_mapped"] is False
+    assert a["pool"] == "default_pool" and a["execution_timeout"] is None
+    assert a["retry_delay"]["__type"] == "TimeDelta"
+
+    fan = {t["task_id"]: t for t in d.get("/dags/fanout/tasks")["tasks"]}
+    assert fan["work"]["is_mapped"] is True and fan["join"]["is_mapped"] is False
+    assert fan["work"]["downstream_task_ids"] == ["join"]
+
+    det = d.get("/dags/fanout/details")
+    assert det["dag_id"] == "fanout" and det["fileloc"].endswith("fanout.yaml")
+    assert det["params"]["items"]["value"] == ["x", "y", "z"], det["params"]
+    assert det["params"]["items"]["schema"]["type"] == "array"
+    assert det["params"]["side"]["schema"]["type"] == "string"
+    for key in ("schedule_interval", "timetable_description", "next_dagrun", "is_paused",
+                "catchup", "start_date", "timezone", "last_parsed"):
+        assert key in det, (key, det)
+    assert det["schedule_interval"] is None and det["catchup"] is False
+
+    # errors: unknown DAG 404, bad id 400, wrong method 405
+    assert "nope" in problem(d, "/dags/nope/tasks", 404)["detail"]
+    problem(d, "/dags/nope/details", 404)
+    problem(d, "/dags/bad%20id/tasks", 400)
+    st, _, _ = d.srv.request("POST", "/api/v1/dags/diamond/tasks", body={})
+    assert st == 405
+    # no credentials: 401 as every route
+    st, _, _ = d.srv.request("GET", "/api/v1/dags/diamond/details", token=False)
+    assert st == 401
+
+
+def test_grid_stats_and_tries(make_dags):
+    d = make_dags(files=["fanout.yaml", "flaky.yaml", "broken.yaml"])
+    d.wait_dag("fanout")
+    d.wait_dag("flaky")
+    for rid, when in (("f1", "2024-01-01T00:00:00+00:00"), ("f2", "2024-01-02T00:00:00+00:00")):
+        d.trigger("fanout", run_id=rid, logical_date=when)
+    d.trigger("flaky", run_id="k1")
+    for rid in ("f1", "f2"):
+        assert d.wait_run("fanout", rid)["state"] == "success"
+    assert d.wait_run("flaky", "k1", timeout=90)["state"] == "success"
+
+    # the grid: runs oldest first, tasks upstream first, the foreach task summed up
+    g = d.get("/ui/dags/fanout/grid")
+    assert [r["dag_run_id"] for r in g["runs"]] == ["f1", "f2"]
+    for r in g["runs"]:
+        for key in ("state", "run_type", "logical_date", "start_date", "end_date", "queued_at"):
+            assert key in r, (key, r)
+    assert [t["task_id"] for t in g["tasks"]] == ["work", "join"]
+    work, join = g["tasks"]
+    assert work["is_mapped"] is True and join["is_mapped"] is False
+    assert [i["dag_run_id"] for i in work["instances"]] == ["f1", "f2"]
+    cell = work["instances"][0]
+    assert cell["state"] == "success" and cell["map_index_count"] == 3, cell
+    assert cell["states_count"] == {"success": 3}, cell
+    assert cell["try_number"] == 1 and cell["start_date"] and cell["end_date"], cell
+    assert join["instances"][1]["state"] == "success"
+    assert join["instances"][1]["map_index_count"] is None
+    # limit keeps the newest runs
+    g1 = d.get("/ui/dags/fanout/grid?limit=1")
+    assert [r["dag_run_id"] for r in g1["runs"]] == ["f2"]
+    assert len(g1["tasks"][0]["instances"]) == 1
+    assert d.get("/ui/dags/fanout/grid?limit=100000")["runs"]  # cut to the maximum, no error
+    assert "limit" in problem(d, "/ui/dags/fanout/grid?limit=-1", 400)["detail"]
+    problem(d, "/ui/dags/fanout/grid?limit=abc", 400)
+    problem(d, "/ui/dags/nope/grid", 404)
+    problem(d, "/ui/dags/fanout/nothing", 404)
+
+    # stats: durations of the newest runs, counts of every run by state
+    s = d.get("/ui/dags/fanout/stats")
+    assert [r["dag_run_id"] for r in s["runs"]] == ["f1", "f2"]
+    assert all(r["duration_seconds"] is not None and r["duration_seconds"] >= 0
+               for r in s["runs"]), s
+    assert s["counts"]["success"] == 2 and s["counts"]["failed"] == 0, s
+    problem(d, "/ui/dags/nope/stats", 404)
+
+    # every try of a task instance: flaky failed twice, then succeeded
+    base = "/dags/flaky/dagRuns/k1/taskInstances/flaky"
+    tries = d.get(base + "/tries")
+    assert tries["total_entries"] == 3
+    assert [t["try_number"] for t in tries["task_instances"]] == [1, 2, 3]
+    assert [t["state"] for t in tries["task_instances"]] == ["up_for_retry", "up_for_retry",
+                                                          "success"]
+    for t in tries["task_instances"]:
+        assert t["job_id"] and t["start_date"] and t["end_date"], t
+        assert "reason" in t
+    g = d.get("/ui/dags/flaky/grid")
+    assert g["tasks"][0]["instances"][0]["try_number"] == 3
+    # a foreach instance's tries, by Airflow's path and by map_index=
+    one = d.get("/dags/fanout/dagRuns/f1/taskInstances/work/1/tries")["task_instances"]
+    assert [(t["map_index"], t["try_number"], t["state"]) for t in one] == [(1, 1, "success")]
+    assert d.get("/dags/fanout/dagRuns/f1/taskInstances/work/tries?map_index=2")[
+        "total_entries"] == 1
+    problem(d, base.replace("flaky/dagRuns", "flaky/dagRuns", 1) + "x/tries", 404)
+    problem(d, "/dags/flaky/dagRuns/nope/taskInstances/flaky/tries", 404)
+    problem(d, "/dags/fanout/dagRuns/f1/taskInstances/work/7/tries", 404)
+    problem(d, "/dags/fanout/dagRuns/f1/taskInstances/work/x/tries", 400)
+
+    # the UI's DAG list: DAGs with their last runs, and the import errors with their line
+    u = d.get("/ui/dags")
+    dags = {x["dag_id"]: x for x in u["dags"]}
+    assert [r["dag_run_id"] for r in dags["fanout"]["last_runs"]] == ["f1", "f2"]
+    assert dags["flaky"]["last_runs"][0]["state"] == "success"
+    for key in ("next_dagrun", "schedule_interval", "is_paused"):
+        assert key in dags["fanout"]
+    errs = [e for e in u["import_errors"] if e["filename"].endswith("broken.yaml")]
+    assert len(errs) == 1 and errs[0]["line"] == 5, u["import_errors"]
+    assert "retires" in errs[0]["message"]
