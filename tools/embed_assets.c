@@ -60,7 +60,7 @@ static int emit_file(FILE *out, size_t idx, const struct entry *e, uint64_t *has
 	FILE *in = fopen(e->file, "rb");
 	unsigned char buf[8192];
 	size_t n, col = 0;
-	uint64_t h = 1469598103934665603ull;
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a 64: offset basis */
 
 	if (!in) {
 		fprintf(stderr, "embed_assets: %s: cannot open: %s\n", e->file, strerror(errno));
@@ -70,7 +70,7 @@ static int emit_file(FILE *out, size_t idx, const struct entry *e, uint64_t *has
 	fprintf(out, "static const unsigned char asset_%zu[] = {", idx);
 	while ((n = fread(buf, 1, sizeof buf, in)) > 0) {
 		for (size_t i = 0; i < n; i++) {
-			h = (h ^ buf[i]) * 1099511628211ull;
+			h = (h ^ buf[i]) * 0x100000001b3ull; /* and prime */
 			fprintf(out, "%s%u,", col % 20 == 0 ? "\n\t" : "", buf[i]);
 			col++;
 		}
