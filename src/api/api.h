@@ -1,5 +1,7 @@
 /* api.h: the REST API of docs/api.md: routing, auth, bodies, long polls
- * and log streaming.
+ * and log streaming.  The same handler serves the web UI's files
+ * (api/ui_assets.h) and its login sessions (api/ui_auth.h), whose cookie
+ * authenticates API routes as the token does.
  *
  * The API holds no job state: every route calls one of the api_ops the
  * server fills in (the job manager), which return JSON or fill an error.
