@@ -31,3 +31,31 @@ char **executor_launcher_env(const char *env_server, const char *env_token)
 	env[k] = NULL;
 	return env;
 }
+
+int executor_placement_merge(const struct executor_placement *base,
+                             const struct executor_placement *over,
+                             struct executor_placement *out)
+{
+	static const struct executor_placement none = {0};
+	const char **opts;
+	size_t n = 0;
+
+	if (!base)
+		base = &none;
+	if (!over)
+		over = &none;
+	opts = calloc(base->n_options + over->n_options + 1, sizeof *opts);
+	if (!opts)
+		return -1;
+	for (size_t i = 0; i < base->n_options; i++)
+		opts[n++] = base->options[i];
+	for (size_t i = 0; i < over->n_options; i++)
+		opts[n++] = over->options[i];
+	out->partition = over->partition ? over->partition : base->partition;
+	out->account = over->account ? over->account : base->account;
+	out->qos = over->qos ? over->qos : base->qos;
+	out->time = over->time ? over->time : base->time;
+	out->options = opts;
+	out->n_options = n;
+	return 0;
+}

@@ -19,6 +19,24 @@
 
 #include "lib/error.h"
 
+/* Where a gang backend places one gang (for Slurm: sbatch's --partition,
+ * --account, --qos, --time and extra options).  NULL / 0: not set here.
+ * Strings borrowed. */
+struct executor_placement {
+	const char *partition, *account, *qos;
+	const char *time;           /* sbatch --time as written; NULL: from time_limit_s */
+	const char *const *options; /* added as they are */
+	size_t n_options;
+};
+
+/* `over`'s fields where set, else `base`'s; the options are base's then
+ * over's (sbatch lets a later option win).  Either may be NULL.
+ * out->options is new (free() it; its strings stay borrowed).  0, or -1
+ * when out of memory. */
+int executor_placement_merge(const struct executor_placement *base,
+                             const struct executor_placement *over,
+                             struct executor_placement *out);
+
 /* One task slot, as the executor needs it.  Strings belong to the caller
  * and are copied where kept. */
 struct executor_task {
@@ -33,6 +51,9 @@ struct executor_task {
 	uint64_t memory_mb;
 	int gpus;
 	int64_t time_limit_s; /* the job's execution timeout; 0: none */
+	/* gang backends: where the gang goes, the same for each of its tasks
+	 * (tasks[0]'s is read); NULL: the backend's defaults */
+	const struct executor_placement *place;
 };
 
 /* What a gang backend (slurm) says about a gang it was given whole. */

@@ -60,7 +60,7 @@ struct cmd {
 struct slurm_executor {
 	struct executor base;
 	uv_loop_t *loop;
-	char *partition, *account, *qos;
+	char *partition, *account, *qos, *time;
 	char **extra;
 	size_t n_extra;
 	char *launcher;
@@ -555,7 +555,7 @@ static char *batch_script(struct slurm_executor *sx, const struct executor_task 
 
 /* sbatch's arguments: the job-wide ones, then one group per component
  * (separated by ":"), then the script. */
-static int sbatch_args(struct slurm_executor *sx, const struct executor_task *tasks,
+static int sbatch_args(const struct executor_placement *pl, const struct executor_task *tasks,
                        const struct components *c, const char *outpat, const char *path,
                        struct strvec *av)
 {
@@ -563,7 +563,10 @@ static int sbatch_args(struct slurm_executor *sx, const struct executor_task *ta
 
 	fail |= strvec_push(av, "sbatch");
 	fail |= strvec_push(av, "--parsable");
-	fail |= strvec_pushf(av, "--job-name=weir-%lld", (long long)tasks[0].job_id);
+	/* one name per attempt: after a crash between sbatch and storing its
+	 * answer, the restarted server finds the attempt's job by this name */
+	fail |= strvec_pushf(av, "--job-name=weir-%lld-%d", (long long)tasks[0].job_id,
+	                     tasks[0].attempt);
 	fail |= strvec_push(av, "--export=ALL");
 	fail |= strvec_pushf(av, "--output=%s", outpat);
 	fail |= strvec_push(av, "--open-mode=append");
@@ -576,23 +579,57 @@ static int sbatch_args(struct slurm_executor *sx, const struct executor_task *ta
 		fail |= strvec_pushf(av, "--mem-per-cpu=%llu", (unsigned long long)mem_per_cpu(t));
 		if (t->gpus > 0)
 			fail |= strvec_pushf(av, "--gpus-per-task=%d", t->gpus);
-		if (sx->partition)
-			fail |= strvec_pushf(av, "--partition=%s", sx->partition);
-		if (sx->account)
-			fail |= strvec_pushf(av, "--account=%s", sx->account);
-		if (sx->qos)
-			fail |= strvec_pushf(av, "--qos=%s", sx->qos);
+		if (pl->partition)
+			fail |= strvec_pushf(av, "--partition=%s", pl->partition);
+		if (pl->account)
+			fail |= strvec_pushf(av, "--account=%s", pl->account);
+		if (pl->qos)
+			fail |= strvec_pushf(av, "--qos=%s", pl->qos);
 		/* weir kills at the execution timeout; Slurm's limit is the backstop, a
 		 * minute later (it counts from the allocation, before registration) */
-		if (tasks[0].time_limit_s > 0)
+		if (pl->time)
+			fail |= strvec_pushf(av, "--time=%s", pl->time);
+		else if (tasks[0].time_limit_s > 0)
 			fail |= strvec_pushf(
 			    av, "--time=%lld",
 			    (long long)((tasks[0].time_limit_s + SLURM_TIME_MARGIN_S + 59) / 60));
-		for (size_t i = 0; i < sx->n_extra; i++)
-			fail |= strvec_push(av, sx->extra[i]);
+		for (size_t i = 0; i < pl->n_options; i++)
+			fail |= strvec_push(av, pl->options[i]);
 	}
 	fail |= strvec_push(av, path);
 	return fail ? -1 : 0;
+}
+
+int slurm_sbatch_argv(const struct executor_placement *defaults,
+                      const struct executor_task *tasks, size_t n, const char *outpat,
+                      const char *script, struct strvec *av, struct weir_error *err)
+{
+	struct components comps = {0};
+	struct executor_placement pl = {0};
+	int rc = -1;
+
+	if (n == 0)
+		return weir_error_set(err, WEIR_E_INVALID, "an empty gang");
+	if (components_of(tasks, n, &comps) < 0 ||
+	    executor_placement_merge(defaults, tasks[0].place, &pl) < 0 ||
+	    sbatch_args(&pl, tasks, &comps, outpat, script, av) < 0)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	else
+		rc = 0;
+	free((void *)pl.options);
+	components_release(&comps);
+	return rc;
+}
+
+/* The executor's own defaults (`slurm:` of weir.yaml) as a placement. */
+static void sx_defaults(const struct slurm_executor *sx, struct executor_placement *pl)
+{
+	pl->partition = sx->partition;
+	pl->account = sx->account;
+	pl->qos = sx->qos;
+	pl->time = sx->time;
+	pl->options = (const char *const *)sx->extra;
+	pl->n_options = sx->n_extra;
 }
 
 static int slurm_start_gang(struct executor *ex, const struct executor_task *tasks, size_t n,
@@ -602,6 +639,7 @@ static int slurm_start_gang(struct executor *ex, const struct executor_task *tas
 	char *script = NULL, *dir = NULL, *path = NULL, *outpat = NULL;
 	struct strvec av = STRVEC_INIT;
 	struct components comps = {0};
+	struct executor_placement defaults = {0};
 	struct sjob *j = NULL;
 	int rc = -1, fd = -1;
 
@@ -633,10 +671,9 @@ static int slurm_start_gang(struct executor *ex, const struct executor_task *tas
 		               strerror(errno));
 		goto out;
 	}
-	if (sbatch_args(sx, tasks, &comps, outpat, path, &av) < 0) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	sx_defaults(sx, &defaults);
+	if (slurm_sbatch_argv(&defaults, tasks, n, outpat, path, &av, err) < 0)
 		goto out;
-	}
 	j = calloc(1, sizeof *j);
 	if (!j) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -726,6 +763,7 @@ static void sx_closed(uv_handle_t *h)
 	free(sx->partition);
 	free(sx->account);
 	free(sx->qos);
+	free(sx->time);
 	free(sx->launcher);
 	free(sx->env_server);
 	free(sx->env_token);
@@ -822,6 +860,7 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 		sx->partition = dup_opt(opt->partition);
 		sx->account = dup_opt(opt->account);
 		sx->qos = dup_opt(opt->qos);
+		sx->time = dup_opt(opt->time);
 		if (opt->n_sbatch_options) {
 			sx->extra = calloc(opt->n_sbatch_options, sizeof *sx->extra);
 			if (!sx->extra)

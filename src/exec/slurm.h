@@ -21,12 +21,14 @@
 #include <uv.h>
 
 #include "exec/executor.h"
+#include "lib/strvec.h"
 
 /* Where and how to submit; NULL or empty: Slurm's defaults. */
 struct slurm_options {
 	const char *partition;
 	const char *account;
 	const char *qos;
+	const char *time; /* sbatch --time; NULL: from the job's execution timeout */
 	const char *const *sbatch_options; /* added as they are, before the script */
 	size_t n_sbatch_options;
 };
@@ -38,6 +40,13 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
                                        const char *launcher, const char *server_url,
                                        const char *token, executor_gang_fn on_gang, void *arg,
                                        struct weir_error *err);
+
+/* sbatch's argv for one gang (the script at `script`, Slurm's output to
+ * `outpat`): tasks[0].place merged over `defaults` (executor_placement_merge),
+ * each value one argv element, never through a shell.  0, or -1 with err. */
+int slurm_sbatch_argv(const struct executor_placement *defaults,
+                      const struct executor_task *tasks, size_t n, const char *outpat,
+                      const char *script, struct strvec *av, struct weir_error *err);
 
 /* Appends `s` to `out` (of `size` bytes, NUL-terminated) as one single-quoted
  * sh word.  0, or -1 when it does not fit. */

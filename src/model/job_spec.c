@@ -22,8 +22,10 @@
 static const char *const job_keys[] = {
 	"name", "framework", "priority", "entry_point", "params", "python", "src_dir",
 	"artifacts", "env", "success_policy", "fail_on_worker_failure", "restart", "timeouts",
-	"roles", NULL,
+	"roles", "queue", "slurm", NULL,
 };
+static const char *const slurm_keys[] = {"partition", "account", "qos", "time", "sbatch_options",
+					 NULL};
 static const char *const role_keys[] = {
 	"instances", "memory", "vcores", "gpus", "command", "env", "untracked",
 	"stop_on_failure", "sidecar", NULL,
@@ -250,6 +252,55 @@ static int read_timeouts(struct field_reader *r, struct job_spec *spec, json_t *
 	return 0;
 }
 
+/* `slurm: {partition, account, qos, time, sbatch_options: [...]}`; checked by
+ * job_spec_validate. */
+static int read_slurm(struct field_reader *r, struct job_slurm *sl, json_t *v)
+{
+	const char *key;
+	json_t *val;
+
+	if (field_need_type(r, v, "a mapping {partition, account, qos, time, sbatch_options}",
+			    json_is_object(v)) < 0 ||
+	    field_check_keys(r, v, "slurm", slurm_keys) < 0)
+		return -1;
+	json_object_foreach (v, key, val) {
+		field_at(r, "slurm", key, 0);
+		if (!strcmp(key, "sbatch_options")) {
+			size_t i;
+			json_t *o;
+			const char *text;
+			if (field_need_type(r, val, "a list of options like --constraint=a100",
+					    json_is_array(val) && json_array_size(val) <= 64) < 0)
+				return -1;
+			sl->sbatch_options = calloc(json_array_size(val) + 1, sizeof(char *));
+			if (!sl->sbatch_options)
+				return field_oom(r);
+			json_array_foreach (val, i, o) {
+				field_at(r, "slurm.sbatch_options", NULL, i);
+				if (field_get_string(r, o, &text) < 0)
+					return -1;
+				if (!(sl->sbatch_options[i] = strdup(text)))
+					return field_oom(r);
+				sl->n_sbatch_options++;
+			}
+		} else if (!strcmp(key, "time") && json_is_integer(val)) {
+			/* minutes, as sbatch reads a bare number */
+			char buf[32];
+			snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(val));
+			if (field_set_string(r, &sl->time, buf) < 0)
+				return -1;
+		} else {
+			char **dst = !strcmp(key, "partition") ? &sl->partition
+				     : !strcmp(key, "account") ? &sl->account
+				     : !strcmp(key, "qos")     ? &sl->qos
+							       : &sl->time;
+			if (field_dup_string(r, val, dst) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int read_job_field(struct field_reader *r, struct job_spec *spec, const char *key, json_t *val)
 {
 	long long x;
@@ -278,6 +329,10 @@ static int read_job_field(struct field_reader *r, struct job_spec *spec, const c
 		return field_dup_string(r, val, &spec->params);
 	if (!strcmp(key, "python"))
 		return field_dup_string(r, val, &spec->python);
+	if (!strcmp(key, "queue"))
+		return field_dup_string(r, val, &spec->queue);
+	if (!strcmp(key, "slurm"))
+		return json_is_null(val) ? 0 : read_slurm(r, &spec->slurm, val);
 	if (!strcmp(key, "src_dir"))
 		return field_read_path(r, val, &spec->src_dir);
 	if (!strcmp(key, "env"))
@@ -480,6 +535,27 @@ json_t *job_spec_to_json(const struct job_spec *spec)
 		rc |= json_object_set_new(roles, ro->name, j);
 	}
 	rc |= json_object_set(o, "roles", roles);
+	/* only when given: specs without them read as before */
+	if (spec->queue)
+		rc |= set_str(o, "queue", spec->queue);
+	if (spec->slurm.partition || spec->slurm.account || spec->slurm.qos || spec->slurm.time ||
+	    spec->slurm.n_sbatch_options) {
+		json_t *sl = json_object(), *opts = json_array();
+		for (size_t i = 0; i < spec->slurm.n_sbatch_options; i++)
+			rc |= json_array_append_new(opts, json_string(spec->slurm.sbatch_options[i]));
+		if (spec->slurm.partition)
+			rc |= set_str(sl, "partition", spec->slurm.partition);
+		if (spec->slurm.account)
+			rc |= set_str(sl, "account", spec->slurm.account);
+		if (spec->slurm.qos)
+			rc |= set_str(sl, "qos", spec->slurm.qos);
+		if (spec->slurm.time)
+			rc |= set_str(sl, "time", spec->slurm.time);
+		if (spec->slurm.n_sbatch_options)
+			rc |= json_object_set(sl, "sbatch_options", opts);
+		json_decref(opts);
+		rc |= json_object_set_new(o, "slurm", sl);
+	}
 	if (rc)
 		goto fail;
 	json_decref(roles);
@@ -497,6 +573,54 @@ static int vfail(struct weir_error *err, const char *path, const char *fmt, cons
 	char msg[WEIR_ERROR_MSG_MAX - FIELD_PATH_MAX - 8];
 	snprintf(msg, sizeof msg, fmt, arg);
 	return weir_error_set(err, WEIR_E_INVALID, "%s: %s", path, msg);
+}
+
+int job_spec_check_slurm_value(const char *field, const char *v, bool option, bool time,
+			       struct weir_error *err)
+{
+	size_t n = v ? strlen(v) : 0;
+
+	if (n == 0 || n > 256)
+		return vfail(err, field, "%s", "expected a value of 1 to 256 characters");
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return vfail(err, field, "%s",
+				     "expected no control characters (no newline); it becomes one "
+				     "argument of sbatch");
+	if (option && v[0] != '-')
+		return vfail(err, field, "expected an option starting with -, got \"%s\"", v);
+	if (time && strspn(v, "0123456789:-") != n)
+		return vfail(err, field,
+			     "expected a Slurm time like 90, 2:00:00 or 1-12, got \"%s\"", v);
+	return 0;
+}
+
+static int validate_slurm(const struct job_spec *spec, struct weir_error *err)
+{
+	const struct job_slurm *sl = &spec->slurm;
+	char path[64];
+
+	if (spec->queue) {
+		size_t n = strlen(spec->queue);
+		if (n == 0 || n > 64 ||
+		    strspn(spec->queue, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+					"0123456789_.-") != n)
+			return vfail(err, "queue", "expected a queue name ([A-Za-z0-9_.-], at most "
+				     "64), got \"%s\"", spec->queue);
+	}
+	if ((sl->partition && job_spec_check_slurm_value("slurm.partition", sl->partition,
+							 false, false, err) < 0) ||
+	    (sl->account &&
+	     job_spec_check_slurm_value("slurm.account", sl->account, false, false, err) < 0) ||
+	    (sl->qos && job_spec_check_slurm_value("slurm.qos", sl->qos, false, false, err) < 0) ||
+	    (sl->time && job_spec_check_slurm_value("slurm.time", sl->time, false, true, err) < 0))
+		return -1;
+	for (size_t i = 0; i < sl->n_sbatch_options; i++) {
+		snprintf(path, sizeof path, "slurm.sbatch_options[%zu]", i);
+		if (job_spec_check_slurm_value(path, sl->sbatch_options[i], true, false, err) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 static int validate_env(const struct env_var *env, size_t n, const char *prefix,
@@ -629,7 +753,7 @@ int job_spec_validate(const struct job_spec *spec, struct weir_error *err)
 	for (int i = 0; i < 3; i++)
 		if (t[i] < 0 || t[i] > JOB_SPEC_MAX_TIMEOUT_S)
 			return vfail(err, tn[i], "%s", "expected 0 (no limit) to a year of seconds");
-	return 0;
+	return validate_slurm(spec, err);
 }
 
 static void env_free(struct env_var *env, size_t n)
@@ -662,6 +786,14 @@ void job_spec_destroy(struct job_spec *spec)
 	free(spec->entry_point);
 	free(spec->params);
 	free(spec->python);
+	free(spec->queue);
+	free(spec->slurm.partition);
+	free(spec->slurm.account);
+	free(spec->slurm.qos);
+	free(spec->slurm.time);
+	for (size_t i = 0; i < spec->slurm.n_sbatch_options; i++)
+		free(spec->slurm.sbatch_options[i]);
+	free(spec->slurm.sbatch_options);
 	free(spec);
 }
 

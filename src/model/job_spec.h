@@ -70,8 +70,19 @@ struct artifact {
 	bool archive;
 };
 
+/* Slurm settings of one job (`slurm:`), over its queue's; NULL / empty:
+ * the queue's.  Ignored when the job runs locally. */
+struct job_slurm {
+	char *partition, *account, *qos;
+	char *time;            /* sbatch --time as written ("90", "2:00:00", "1-12") */
+	char **sbatch_options; /* each starts with '-'; added after the queue's */
+	size_t n_sbatch_options;
+};
+
 struct job_spec {
 	char *name;      /* defaults to "job" */
+	char *queue;     /* the server's queue it is routed by; NULL: the server's executor */
+	struct job_slurm slurm;
 	enum framework framework;
 	int priority;    /* higher runs first; default 0 */
 
@@ -141,6 +152,12 @@ int job_spec_task_count(const struct job_spec *spec);
 const char *framework_name(enum framework f);
 /* -1 if `name` is not a framework. */
 int framework_from_name(const char *name, enum framework *out);
+
+/* A Slurm value as weir accepts it: non-empty, at most 256 bytes, no control
+ * characters (no newline); an option (`option`) starts with '-'; a time
+ * (`time`) is digits, ':' and '-' only.  `field` names it in err.  0 or -1. */
+int job_spec_check_slurm_value(const char *field, const char *v, bool option, bool time,
+                               struct weir_error *err);
 
 /* Parses a memory amount: "4g", "512m", "1.5g", "2048" (MiB, as TonY), "1t".
  * 0 or -1 with err (mentioning `field`). */

@@ -48,22 +48,34 @@ static void free_gpus(struct server_config *cfg)
 	cfg->n_gpus = 0;
 }
 
-static void free_slurm(struct server_config *cfg)
+static void free_slurm(struct server_slurm *sl)
 {
-	struct server_slurm *sl = &cfg->slurm;
 	for (size_t i = 0; i < sl->n_sbatch_options; i++)
 		free(sl->sbatch_options[i]);
 	free(sl->sbatch_options);
 	free(sl->partition);
 	free(sl->account);
 	free(sl->qos);
+	free(sl->time);
 	free(sl->shared_dir);
 	memset(sl, 0, sizeof *sl);
 }
 
+static void free_queues(struct server_config *cfg)
+{
+	for (size_t i = 0; i < cfg->n_queues; i++) {
+		free(cfg->queues[i].name);
+		free_slurm(&cfg->queues[i].opt);
+	}
+	free(cfg->queues);
+	cfg->queues = NULL;
+	cfg->n_queues = 0;
+}
+
 void server_config_release(struct server_config *cfg)
 {
-	free_slurm(cfg);
+	free_slurm(&cfg->slurm);
+	free_queues(cfg);
 	free(cfg->home);
 	free(cfg->config_path);
 	free(cfg->listen_host);
@@ -354,53 +366,69 @@ static int apply_pools(struct server_config *cfg, json_t *p, const char *origin,
 	return 0;
 }
 
-/* `slurm: {partition, account, qos, sbatch_options: [...], shared_dir}` */
-static int apply_slurm(struct server_config *cfg, json_t *m, const char *origin,
-                       struct weir_error *err)
+/* The keys of `slurm:` (also those of a Slurm queue) into `sl`; `where`
+ * ("slurm", "queues.gpu") names them in errors.  A key `executor` is
+ * skipped (the queue's reader took it). */
+static int read_slurm_keys(struct server_slurm *sl, json_t *m, const char *where,
+                           const char *origin, struct weir_error *err)
 {
-	struct server_slurm *sl = &cfg->slurm;
 	const char *key;
 	json_t *v;
+	char field[160];
 
-	if (!json_is_object(m))
-		return weir_error_set(err, WEIR_E_INVALID,
-		                      "%s: slurm: expected a mapping of partition, account, qos, "
-		                      "sbatch_options, shared_dir",
-		                      origin);
-	free_slurm(cfg);
 	json_object_foreach(m, key, v)
 	{
 		char **dst = !strcmp(key, "partition")    ? &sl->partition
 		             : !strcmp(key, "account")    ? &sl->account
 		             : !strcmp(key, "qos")        ? &sl->qos
+		             : !strcmp(key, "time")       ? &sl->time
 		             : !strcmp(key, "shared_dir") ? &sl->shared_dir
 		                                          : NULL;
-		if (dst) {
-			if (!json_is_string(v) || json_string_length(v) == 0)
+		snprintf(field, sizeof field, "%s.%s", where, key);
+		if (!strcmp(key, "executor")) {
+			continue;
+		} else if (dst) {
+			char num[32];
+			const char *text = json_string_value(v);
+			if (!strcmp(key, "time") && json_is_integer(v)) {
+				snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+				text = num;
+			}
+			if (!text || !*text)
 				return weir_error_set(err, WEIR_E_INVALID,
-				                      "%s: slurm.%s: expected a non-empty string",
-				                      origin, key);
-			if (set_str(dst, json_string_value(v), err) < 0)
+				                      "%s: %s: expected a non-empty string", origin,
+				                      field);
+			if (dst != &sl->shared_dir &&
+			    job_spec_check_slurm_value(field, text, false, dst == &sl->time, err) < 0) {
+				weir_error_prefix(err, "%s", origin);
+				return -1;
+			}
+			if (set_str(dst, text, err) < 0)
 				return -1;
 		} else if (!strcmp(key, "sbatch_options")) {
 			size_t i;
 			json_t *o;
 			if (!json_is_array(v) || json_array_size(v) > 64)
 				return weir_error_set(err, WEIR_E_INVALID,
-				                      "%s: slurm.sbatch_options: expected a list of at "
-				                      "most 64 options (\"--constraint=a100\")",
-				                      origin);
+				                      "%s: %s: expected a list of at most 64 options "
+				                      "(\"--constraint=a100\")",
+				                      origin, field);
 			sl->sbatch_options = calloc(json_array_size(v) + 1, sizeof(char *));
 			if (!sl->sbatch_options)
 				return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 			json_array_foreach(v, i, o)
 			{
-				if (!json_is_string(o) || json_string_value(o)[0] != '-')
-					return weir_error_set(
-					    err, WEIR_E_INVALID,
-					    "%s: slurm.sbatch_options[%zu]: expected an option "
-					    "starting with -",
-					    origin, i);
+				snprintf(field, sizeof field, "%s.sbatch_options[%zu]", where, i);
+				if (!json_is_string(o))
+					return weir_error_set(err, WEIR_E_INVALID,
+					                      "%s: %s: expected an option starting "
+					                      "with -",
+					                      origin, field);
+				if (job_spec_check_slurm_value(field, json_string_value(o), true,
+				                               false, err) < 0) {
+					weir_error_prefix(err, "%s", origin);
+					return -1;
+				}
 				sl->sbatch_options[i] = strdup(json_string_value(o));
 				if (!sl->sbatch_options[i])
 					return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -408,10 +436,79 @@ static int apply_slurm(struct server_config *cfg, json_t *m, const char *origin,
 			}
 		} else {
 			return weir_error_set(err, WEIR_E_INVALID,
-			                      "%s: slurm.%s: unknown key (expected partition, account, "
-			                      "qos, sbatch_options or shared_dir)",
-			                      origin, key);
+			                      "%s: %s: unknown key (expected partition, account, "
+			                      "qos, time, sbatch_options or shared_dir)",
+			                      origin, field);
 		}
+	}
+	return 0;
+}
+
+/* `slurm: {partition, account, qos, time, sbatch_options: [...], shared_dir}` */
+static int apply_slurm(struct server_config *cfg, json_t *m, const char *origin,
+                       struct weir_error *err)
+{
+	if (!json_is_object(m))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: slurm: expected a mapping of partition, account, qos, "
+		                      "time, sbatch_options, shared_dir",
+		                      origin);
+	free_slurm(&cfg->slurm);
+	if (json_object_get(m, "executor"))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: slurm.executor: unknown key (executor is a top-level "
+		                      "setting)",
+		                      origin);
+	return read_slurm_keys(&cfg->slurm, m, "slurm", origin, err);
+}
+
+/* `queues: {NAME: {executor: local|slurm, partition, account, ...}}` */
+static int apply_queues(struct server_config *cfg, json_t *m, const char *origin,
+                        struct weir_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(m) || json_object_size(m) > 256)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: queues: expected a mapping of queue name to {executor: "
+		                      "local|slurm, ...}",
+		                      origin);
+	free_queues(cfg);
+	cfg->queues = calloc(json_object_size(m) + 1, sizeof *cfg->queues);
+	if (!cfg->queues)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	json_object_foreach(m, key, v)
+	{
+		struct server_queue *q = &cfg->queues[cfg->n_queues];
+		const char *e = json_string_value(json_object_get(v, "executor"));
+		char where[96];
+		size_t kl = strlen(key);
+
+		if (kl == 0 || kl > 64 ||
+		    strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+		        kl)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: queues.%s: expected a queue name of [A-Za-z0-9_.-], "
+			                      "at most 64 characters",
+			                      origin, key);
+		if (!json_is_object(v) || !e || (strcmp(e, "local") && strcmp(e, "slurm")))
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: queues.%s: expected a mapping with executor: local "
+			                      "or slurm",
+			                      origin, key);
+		if (!(q->name = strdup(key)))
+			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		q->slurm = !strcmp(e, "slurm");
+		cfg->n_queues++;
+		snprintf(where, sizeof where, "queues.%s", key);
+		if (!q->slurm && json_object_size(v) > 1)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: %s: a local queue takes only executor (partition, "
+			                      "account, ... are for executor: slurm)",
+			                      origin, where);
+		if (read_slurm_keys(&q->opt, v, where, origin, err) < 0)
+			return -1;
 	}
 	return 0;
 }
@@ -540,10 +637,13 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else if (!strcmp(key, "slurm")) {
 			if (apply_slurm(cfg, v, origin, err) < 0)
 				goto out;
+		} else if (!strcmp(key, "queues")) {
+			if (apply_queues(cfg, v, origin, err) < 0)
+				goto out;
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
 			               "%s: %s: unknown setting (expected listen, resources, "
-			               "kill_grace_seconds, dags, pools, users, executor or slurm)",
+			               "kill_grace_seconds, dags, pools, users, executor, slurm or queues)",
 			               origin, key);
 			goto out;
 		}

@@ -18,6 +18,22 @@
 #define SERVER_DEFAULT_HOST "127.0.0.1"
 #define SERVER_DEFAULT_PORT 8270
 
+/* Where and how Slurm work is submitted (`slurm:` and each Slurm queue). */
+struct server_slurm {
+	char *partition, *account, *qos; /* NULL: Slurm's defaults */
+	char *time;                      /* sbatch --time as written; NULL: from the timeout */
+	char **sbatch_options;           /* added to every sbatch as they are */
+	size_t n_sbatch_options;
+	char *shared_dir; /* readable by every node (not used yet) */
+};
+
+/* A named route for jobs and DAG tasks (a job's `queue:`). */
+struct server_queue {
+	char *name;
+	bool slurm;              /* executor: slurm, else local */
+	struct server_slurm opt; /* Slurm queues only; over `slurm:` */
+};
+
 struct server_config {
 	char *home;        /* absolute or as given; default $HOME/.weir */
 	char *config_path; /* NULL: HOME/weir.yaml if it exists */
@@ -41,13 +57,10 @@ struct server_config {
 	struct server_user *users; /* `users: [{name, password_hash}]`: HTTP Basic auth */
 	size_t n_users;
 
-	bool executor_slurm; /* `executor: slurm` (default local) */
-	struct server_slurm {
-		char *partition, *account, *qos; /* NULL: Slurm's defaults */
-		char **sbatch_options;           /* added to every sbatch as they are */
-		size_t n_sbatch_options;
-		char *shared_dir; /* readable by every node (not used yet) */
-	} slurm;
+	bool executor_slurm; /* `executor: slurm` (default local): work that names no queue */
+	struct server_slurm slurm; /* defaults of all Slurm work (a queue's keys win) */
+	struct server_queue *queues; /* `queues: {name: {executor, partition, ...}}` */
+	size_t n_queues;
 };
 
 /* A user of HTTP Basic auth; the hash is checked by the API (api_set_users). */
@@ -78,7 +91,8 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
 /* Applies a YAML configuration text (keys: listen, resources {vcores,
  * memory, gpus}, kill_grace_seconds, dags (a folder, relative to the home),
  * pools {name: slots}, users [{name, password_hash}], executor (local or slurm),
- * slurm {partition, account, qos, sbatch_options [...], shared_dir}).  Unknown keys
+ * slurm {partition, account, qos, time, sbatch_options [...], shared_dir},
+ * queues {name: {executor, and for slurm the keys of slurm}}).  Unknown keys
  * are errors.  A listen or dags given on
  * the command line is kept.  `origin` names the file in errors. */
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,

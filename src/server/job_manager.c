@@ -31,6 +31,30 @@
 #define HOUSEKEEPING_MS 250
 #define LOST_GRACE_MS 1000
 
+/* A gang backend (Slurm) counts its cluster's resources itself: the jobs
+ * routed to it share an allocator of their own that never runs out, so
+ * they neither wait for nor take the local node's resources, and a job
+ * too large for the cluster is refused by the backend, in its words. */
+#define GANG_NODE_VCORES 1000000
+#define GANG_NODE_MEMORY_MB ((uint64_t)1 << 40)
+#define GANG_NODE_GPUS 256
+
+/* A queue of the server's (job_manager_set_routes), copied. */
+struct route_queue {
+	char *name;
+	bool gang;
+	struct executor_placement place; /* strings owned (const only for the type) */
+};
+
+/* Where one job runs: stored in the meta table (`route.<id>` = "local" or
+ * "slurm", then " QUEUE" when it named one) at submission, so that a
+ * restart follows the job with the same backend whatever the config
+ * says by then. */
+struct job_route {
+	bool gang;
+	char queue[72]; /* "" when none */
+};
+
 struct spec_entry {
 	int64_t job_id;
 	struct job_spec *spec;
@@ -53,10 +77,15 @@ struct launcher_watch {
 struct job_manager {
 	uv_loop_t *loop;
 	struct store *store;
-	struct alloc_state *alloc;
+	struct alloc_state *alloc;      /* the local node's */
+	struct alloc_state *gang_alloc; /* the gang backend's, unbounded; NULL without one */
 	struct node_resources node;
 	char *home;
-	struct executor *exec;
+	struct executor *exec;      /* the local backend; NULL without one */
+	struct executor *gang_exec; /* the gang backend (Slurm); NULL without one */
+	bool default_gang;          /* work that names no queue goes to gang_exec */
+	struct route_queue *queues;
+	size_t n_queues;
 	struct api *api;
 	uv_timer_t timeout_timer;
 	uv_timer_t housekeeping;
@@ -342,6 +371,60 @@ static void spec_forget(struct job_manager *jm, int64_t job_id)
 		}
 }
 
+/* ---- routes ---- */
+
+static const struct route_queue *queue_find(const struct job_manager *jm, const char *name)
+{
+	for (size_t i = 0; name && i < jm->n_queues; i++)
+		if (!strcmp(jm->queues[i].name, name))
+			return &jm->queues[i];
+	return NULL;
+}
+
+static void route_key(int64_t job_id, char *key, size_t size)
+{
+	snprintf(key, size, "route.%lld", (long long)job_id);
+}
+
+/* A job stored before routes existed (no key) runs where work without a
+ * queue runs. */
+static void route_get(struct job_manager *jm, int64_t job_id, struct job_route *r)
+{
+	char key[48], kind[16];
+	char *v = NULL;
+
+	r->gang = jm->default_gang;
+	r->queue[0] = '\0';
+	route_key(job_id, key, sizeof key);
+	if (store_meta_get(jm->store, key, &v, NULL) != 0 || !v)
+		return;
+	if (sscanf(v, "%15s %71s", kind, r->queue) >= 1)
+		r->gang = !strcmp(kind, "slurm") || !strcmp(kind, "gang");
+	free(v);
+}
+
+static struct executor *exec_of(struct job_manager *jm, int64_t job_id)
+{
+	struct job_route r;
+	route_get(jm, job_id, &r);
+	return r.gang ? jm->gang_exec : jm->exec;
+}
+
+static struct alloc_state *alloc_of(struct job_manager *jm, int64_t job_id)
+{
+	struct job_route r;
+	route_get(jm, job_id, &r);
+	return r.gang && jm->gang_alloc ? jm->gang_alloc : jm->alloc;
+}
+
+/* The job's resources back to whichever allocator holds them. */
+static void release_alloc(struct job_manager *jm, int64_t job_id)
+{
+	alloc_release(jm->alloc, job_id);
+	if (jm->gang_alloc)
+		alloc_release(jm->gang_alloc, job_id);
+}
+
 /* ---- JSON views ---- */
 
 static json_t *time_json(int64_t ms)
@@ -398,6 +481,12 @@ static json_t *job_json(struct job_manager *jm, const struct job_row *job, bool 
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
 	}
+	{
+		struct job_route rt;
+		route_get(jm, job->id, &rt);
+		json_object_set_new(o, "executor", json_string(rt.gang ? "slurm" : "local"));
+		json_object_set_new(o, "queue", rt.queue[0] ? json_string(rt.queue) : json_null());
+	}
 	if (full) {
 		json_t *spec = json_loads(job->spec_json, 0, NULL);
 		json_t *tasks = tasks_json(jm, job->id, job->attempt, err);
@@ -442,9 +531,11 @@ static void stop_task(struct job_manager *jm, const struct task_row *t)
 	                           .attempt = t->attempt,
 	                           .launcher_pid = t->launcher_pid};
 
-	if (!jm->exec || (t->launcher_pid <= 0 && !jm->exec->ops->start_gang))
+	struct executor *ex = exec_of(jm, t->job_id);
+
+	if (!ex || (t->launcher_pid <= 0 && !ex->ops->start_gang))
 		return;
-	if (jm->exec->ops->stop_task(jm->exec, &et, SIGTERM, &err) < 0)
+	if (ex->ops->stop_task(ex, &et, SIGTERM, &err) < 0)
 		log_warn("job %lld %s:%d: %s", (long long)t->job_id, t->role, t->idx, err.msg);
 }
 
@@ -484,13 +575,13 @@ static void wind_down(struct job_manager *jm, int64_t job_id)
 		}
 	}
 	if (job_final(&job)) {
-		alloc_release(jm->alloc, job_id);
+		release_alloc(jm, job_id);
 		spec_forget(jm, job_id);
 		api_notify_cluster(jm->api, job_id);
 		api_notify_logs(jm->api, job_id);
 		queue_pass(jm);
 	} else if (job.restart_pending) {
-		alloc_release(jm->alloc, job_id);
+		release_alloc(jm, job_id);
 		job.restart_pending = false;
 		job.attempt++;
 		job_set_state(&job, JOB_QUEUED);
@@ -627,12 +718,13 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t)
 	                           .log_path = lp};
 	int pid = 0;
 	bool ok = false;
+	struct executor *ex = exec_of(jm, t->job_id);
 
 	if (!lp)
 		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
-	else if (!jm->exec)
+	else if (!ex)
 		weir_error_set(&err, WEIR_E_INTERNAL, "no executor");
-	else if (jm->exec->ops->start_task(jm->exec, &et, &pid, &err) == 0)
+	else if (ex->ops->start_task(ex, &et, &pid, &err) == 0)
 		ok = true;
 	if (ok) {
 		t->launcher_pid = pid;
@@ -648,6 +740,28 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t)
 	return ok;
 }
 
+/* Where a gang goes: its queue's settings, the job's own `slurm:` over
+ * them (the backend adds its defaults under both).  place->options is new
+ * (free() it).  0, or -1 when out of memory. */
+static int job_placement(struct job_manager *jm, int64_t job_id, const struct job_spec *spec,
+                         struct executor_placement *place)
+{
+	struct job_route rt;
+	const struct route_queue *q;
+	struct executor_placement own = {
+	    .partition = spec->slurm.partition,
+	    .account = spec->slurm.account,
+	    .qos = spec->slurm.qos,
+	    .time = spec->slurm.time,
+	    .options = (const char *const *)spec->slurm.sbatch_options,
+	    .n_options = spec->slurm.n_sbatch_options,
+	};
+
+	route_get(jm, job_id, &rt);
+	q = queue_find(jm, rt.queue);
+	return executor_placement_merge(q ? &q->place : NULL, &own, place);
+}
+
 /* A gang backend (slurm) takes the whole gang at once; the outcome comes
  * later through job_manager_on_gang_event.  On a refusal now, every task
  * ends `lost` with the reason. */
@@ -658,6 +772,7 @@ static bool spawn_gang(struct job_manager *jm, const struct job_row *job, struct
 	const struct job_spec *spec = spec_of(jm, job, &err);
 	struct executor_task *et = calloc(n ? n : 1, sizeof *et);
 	char **lp = calloc(n ? n : 1, sizeof *lp);
+	struct executor_placement place = {0};
 	bool ok = false;
 
 	if (!et || !lp) {
@@ -666,6 +781,10 @@ static bool spawn_gang(struct job_manager *jm, const struct job_row *job, struct
 	}
 	if (!spec)
 		goto out;
+	if (job_placement(jm, job->id, spec, &place) < 0) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const struct role_spec *rs = job_spec_find_role(spec, rows[i].role);
 		lp[i] = log_path(jm, rows[i].job_id, rows[i].role, rows[i].idx, rows[i].attempt);
@@ -681,9 +800,10 @@ static bool spawn_gang(struct job_manager *jm, const struct job_row *job, struct
 		                               .vcores = rs->vcores,
 		                               .memory_mb = rs->memory_mb,
 		                               .gpus = rs->gpus,
-		                               .time_limit_s = spec->execution_timeout_s};
+		                               .time_limit_s = spec->execution_timeout_s,
+		                               .place = &place};
 	}
-	ok = jm->exec->ops->start_gang(jm->exec, et, n, &err) == 0;
+	ok = jm->gang_exec->ops->start_gang(jm->gang_exec, et, n, &err) == 0;
 out:
 	for (size_t i = 0; i < n; i++) {
 		if (!ok) {
@@ -698,6 +818,7 @@ out:
 	}
 	if (!ok)
 		log_error("job %lld: %s", (long long)job->id, err.msg);
+	free((void *)place.options);
 	free(lp);
 	free(et);
 	return ok;
@@ -736,7 +857,8 @@ static void start_gang(struct job_manager *jm, int64_t job_id, const struct job_
 		if (store_task_insert(jm->store, t, &err) < 0)
 			goto fail;
 	}
-	if (jm->exec && jm->exec->ops->start_gang) {
+	struct executor *ex = exec_of(jm, job_id);
+	if (ex && ex->ops->start_gang) {
 		if (!spawn_gang(jm, &job, rows, a->n_tasks))
 			failed = 0;
 	} else {
@@ -783,6 +905,7 @@ static void queue_pass(struct job_manager *jm)
 	size_t n = 0, nq = 0;
 	struct queue_entry *q = NULL;
 	struct queue_decision *d = NULL;
+	size_t n_local = 0;
 
 	if (jm->in_queue_pass) {
 		jm->queue_again = true;
@@ -797,22 +920,36 @@ again:
 	d = calloc(n ? n : 1, sizeof *d);
 	if (!q || !d)
 		goto fail;
+	/* two queues, each with its own allocator: the local jobs first in q[],
+	 * then those of the gang backend */
 	nq = 0;
-	for (size_t i = 0; i < n; i++) {
-		const struct job_spec *spec;
-		if (strcmp(rows[i].state, "queued") || rows[i].restart_pending)
-			continue;
-		spec = spec_of(jm, &rows[i], &err);
-		if (!spec) {
-			fail_job_now(jm, rows[i].id, err.msg);
-			continue;
+	for (int gang = 0; gang < 2; gang++) {
+		for (size_t i = 0; i < n; i++) {
+			const struct job_spec *spec;
+			struct job_route rt;
+			if (strcmp(rows[i].state, "queued") || rows[i].restart_pending)
+				continue;
+			route_get(jm, rows[i].id, &rt);
+			if (rt.gang != (gang == 1))
+				continue;
+			spec = spec_of(jm, &rows[i], &err);
+			if (!spec) {
+				fail_job_now(jm, rows[i].id, err.msg);
+				continue;
+			}
+			q[nq].job_id = rows[i].id;
+			q[nq].priority = rows[i].priority;
+			q[nq].spec = spec;
+			nq++;
 		}
-		q[nq].job_id = rows[i].id;
-		q[nq].priority = rows[i].priority;
-		q[nq].spec = spec;
-		nq++;
+		if (gang == 0)
+			n_local = nq;
 	}
-	if (nq > 0 && queue_schedule(jm->alloc, q, nq, d, &err) < 0)
+	if (n_local > 0 && queue_schedule(jm->alloc, q, n_local, d, &err) < 0)
+		goto fail;
+	if (nq > n_local &&
+	    queue_schedule(jm->gang_alloc ? jm->gang_alloc : jm->alloc, q + n_local, nq - n_local,
+	                   d + n_local, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < nq; i++) {
 		struct job_row *job = NULL;
@@ -971,13 +1108,14 @@ static void on_housekeeping(uv_timer_t *timer)
 		bool gone = false;
 		if (w->due_ms > 0) {
 			gone = now >= w->due_ms;
-		} else if (jm->exec) {
+		} else if (exec_of(jm, w->job_id)) {
+			struct executor *ex = exec_of(jm, w->job_id);
 			struct executor_task et = {.job_id = w->job_id,
 			                           .role = w->role,
 			                           .index = w->index,
 			                           .attempt = w->attempt,
 			                           .launcher_pid = w->launcher_pid};
-			gone = !jm->exec->ops->is_alive(jm->exec, &et);
+			gone = !ex->ops->is_alive(ex, &et);
 		}
 		if (!gone) {
 			pw = &w->next;
@@ -1039,15 +1177,15 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 				log_error("job %lld: %s", (long long)job_id, err.msg);
 		}
 		event(jm, job_id, "backend", "attempt %d: %s job %s submitted", attempt,
-		      jm->exec->ops->name, backend_id);
+		      jm->gang_exec ? jm->gang_exec->ops->name : "", backend_id);
 		break;
 	case EXECUTOR_GANG_REJECTED: {
 		struct outcome o = {.state = JOB_FAILED, .exit_code = -1};
 		event(jm, job_id, "backend", "attempt %d refused: %s", attempt, reason);
 		if (job.attempt != attempt || winding(jm, &job))
 			break;
-		snprintf(o.reason, sizeof o.reason, "%s refused the job: %s", jm->exec->ops->name,
-		         reason);
+		snprintf(o.reason, sizeof o.reason, "%s refused the job: %s",
+		         jm->gang_exec ? jm->gang_exec->ops->name : "the backend", reason);
 		outcome_set(jm, job_id, &o);
 		if (store_tasks_of_job(jm->store, job_id, attempt, &rows, &n, &err) < 0)
 			break;
@@ -1069,7 +1207,8 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 		if (job.attempt != attempt || strcmp(job.state, "starting"))
 			break;
 		if (ev == EXECUTOR_GANG_PENDING)
-			set_reason(&job.reason, "pending in %s%s%s", jm->exec->ops->name,
+			set_reason(&job.reason, "pending in %s%s%s",
+			           jm->gang_exec ? jm->gang_exec->ops->name : "the backend",
 			           reason[0] ? ": " : "", reason);
 		else
 			set_str(&job.reason, "");
@@ -1106,8 +1245,30 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 	json_t *sj = NULL;
 	char *text = NULL;
 	int rc = -1;
+	bool gang = jm->default_gang;
+	char key[48], val[96];
 
-	if (alloc_never_fits(&jm->node, spec, err) < 0) {
+	if (spec->queue) {
+		const struct route_queue *q = queue_find(jm, spec->queue);
+		if (!q) {
+			char names[512] = "";
+			size_t off = 0;
+			for (size_t i = 0; i < jm->n_queues && off < sizeof names - 1; i++)
+				off += (size_t)snprintf(names + off, sizeof names - off, "%s%s",
+				                        i ? ", " : "", jm->queues[i].name);
+			weir_error_set(err, WEIR_E_UNFIT,
+			               "queue: no queue \"%s\" on this server (%s%s)", spec->queue,
+			               jm->n_queues ? "its queues: " : "it has no queues",
+			               names);
+			goto out;
+		}
+		gang = q->gang;
+	}
+	if (gang && !jm->gang_exec) {
+		weir_error_set(err, WEIR_E_UNFIT, "queue: this server has no Slurm backend");
+		goto out;
+	}
+	if (!gang && alloc_never_fits(&jm->node, spec, err) < 0) {
 		err->kind = WEIR_E_UNFIT;
 		goto out;
 	}
@@ -1133,7 +1294,16 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 		turn_end(jm);
 		goto out;
 	}
-	event(jm, *id, "submitted", "%s: %d tasks", row.name, job_spec_task_count(spec));
+	route_key(*id, key, sizeof key);
+	snprintf(val, sizeof val, "%s%s%s", gang ? "slurm" : "local", spec->queue ? " " : "",
+	         spec->queue ? spec->queue : "");
+	if (store_meta_set(jm->store, key, val, err) < 0) {
+		turn_end(jm);
+		goto out;
+	}
+	event(jm, *id, "submitted", "%s: %d tasks, %s%s%s", row.name, job_spec_task_count(spec),
+	      gang ? "on slurm" : "local", spec->queue ? ", queue " : "",
+	      spec->queue ? spec->queue : "");
 	queue_pass(jm);
 	turn_end(jm);
 	rc = 0;
@@ -1383,8 +1553,8 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 		                                spec->artifacts[i].archive));
 	/* A backend that binds devices itself (Slurm) gets null: the launcher
 	 * keeps the CUDA_VISIBLE_DEVICES it was started with. */
-	json_t *gpus = jm->exec && jm->exec->ops->start_gang ? json_null()
-	                                                      : json_string(t->gpus ? t->gpus : "");
+	struct executor *ex = exec_of(jm, t->job_id);
+	json_t *gpus = ex && ex->ops->start_gang ? json_null() : json_string(t->gpus ? t->gpus : "");
 	if (cmd && wd && lp && cache)
 		r = json_pack("{s:I, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:i, s:i, "
 		              "s:o, s:o, s:o, s:o, s:I, s:I}",
@@ -1710,14 +1880,15 @@ static void adopt_gang(struct job_manager *jm, const struct job_row *job)
 	char key[64], id[64];
 	char *v = NULL;
 	int attempt = 0;
+	struct executor *ex = exec_of(jm, job->id);
 
-	if (!jm->exec || !jm->exec->ops->adopt_gang)
+	if (!ex || !ex->ops->adopt_gang)
 		return;
 	snprintf(key, sizeof key, "backend_id.%lld", (long long)job->id);
 	if (store_meta_get(jm->store, key, &v, NULL) != 0 || !v)
 		return;
 	if (sscanf(v, "%d %63s", &attempt, id) == 2 && attempt == job->attempt &&
-	    jm->exec->ops->adopt_gang(jm->exec, job->id, attempt, id, &err) < 0)
+	    ex->ops->adopt_gang(ex, job->id, attempt, id, &err) < 0)
 		log_error("recovery: job %lld: %s", (long long)job->id, err.msg);
 	free(v);
 }
@@ -1757,7 +1928,7 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 			ta[k].index = rows[k].idx;
 			ta[k].gpus = rows[k].gpus;
 		}
-		if (ta && n > 0 && alloc_reserve(jm->alloc, job->id, spec, ta, n, &e2) < 0)
+		if (ta && n > 0 && alloc_reserve(alloc_of(jm, job->id), job->id, spec, ta, n, &e2) < 0)
 			log_error("recovery: job %lld: cannot take its resources back: %s",
 			          (long long)job->id, e2.msg);
 		free(ta);
@@ -1771,8 +1942,9 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 			                           .launcher_pid = t->launcher_pid};
 			if (task_final(t))
 				continue;
-			if (jm->exec && (t->launcher_pid > 0 || jm->exec->ops->adopt_gang) &&
-			    jm->exec->ops->is_alive(jm->exec, &et)) {
+			struct executor *ex = exec_of(jm, job->id);
+			if (ex && (t->launcher_pid > 0 || ex->ops->adopt_gang) &&
+			    ex->ops->is_alive(ex, &et)) {
 				watch_add(jm, t->job_id, t->attempt, t->role, t->idx,
 				          t->launcher_pid, 0,
 				          "launcher vanished without reporting");
@@ -1860,7 +2032,87 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 
 void job_manager_set_executor(struct job_manager *jm, struct executor *ex)
 {
-	jm->exec = ex;
+	if (ex && ex->ops->start_gang)
+		job_manager_set_routes(jm, NULL, ex, true, NULL, 0, NULL);
+	else
+		job_manager_set_routes(jm, ex, NULL, false, NULL, 0, NULL);
+}
+
+static void queues_free(struct job_manager *jm)
+{
+	for (size_t i = 0; i < jm->n_queues; i++) {
+		struct route_queue *q = &jm->queues[i];
+		free(q->name);
+		free((void *)q->place.partition);
+		free((void *)q->place.account);
+		free((void *)q->place.qos);
+		free((void *)q->place.time);
+		for (size_t k = 0; k < q->place.n_options; k++)
+			free((void *)q->place.options[k]);
+		free((void *)q->place.options);
+	}
+	free(jm->queues);
+	jm->queues = NULL;
+	jm->n_queues = 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+int job_manager_set_routes(struct job_manager *jm, struct executor *local, struct executor *gang,
+                           bool default_gang, const struct job_manager_queue *queues, size_t n,
+                           struct weir_error *err)
+{
+	queues_free(jm);
+	jm->exec = local;
+	jm->gang_exec = gang;
+	jm->default_gang = default_gang && gang;
+	if (gang && !jm->gang_alloc) {
+		static const char *ids[GANG_NODE_GPUS];
+		static char names[GANG_NODE_GPUS][8];
+		struct node_resources unbounded = {.vcores = GANG_NODE_VCORES,
+		                                   .memory_mb = GANG_NODE_MEMORY_MB,
+		                                   .gpu_ids = ids,
+		                                   .n_gpus = GANG_NODE_GPUS};
+		for (size_t i = 0; i < GANG_NODE_GPUS; i++) {
+			snprintf(names[i], sizeof names[i], "%zu", i);
+			ids[i] = names[i];
+		}
+		jm->gang_alloc = alloc_state_create(&unbounded, err);
+		if (!jm->gang_alloc)
+			return -1;
+	}
+	if (n == 0)
+		return 0;
+	jm->queues = calloc(n, sizeof *jm->queues);
+	if (!jm->queues)
+		goto oom;
+	for (size_t i = 0; i < n; i++) {
+		struct route_queue *q = &jm->queues[i];
+		const struct executor_placement *p = &queues[i].place;
+		char **opts = calloc(p->n_options + 1, sizeof *opts);
+		jm->n_queues++;
+		q->gang = queues[i].gang;
+		q->name = strdup(queues[i].name);
+		q->place.partition = dup_or_null(p->partition);
+		q->place.account = dup_or_null(p->account);
+		q->place.qos = dup_or_null(p->qos);
+		q->place.time = dup_or_null(p->time);
+		q->place.options = (const char *const *)opts;
+		if (!q->name || !opts)
+			goto oom;
+		for (size_t k = 0; k < p->n_options; k++) {
+			if (!(opts[k] = strdup(p->options[k])))
+				goto oom;
+			q->place.n_options++;
+		}
+	}
+	return 0;
+oom:
+	queues_free(jm);
+	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 }
 
 void job_manager_set_api(struct job_manager *jm, struct api *api)
@@ -1895,6 +2147,8 @@ void job_manager_destroy(struct job_manager *jm)
 		free(w);
 	}
 	alloc_state_destroy(jm->alloc);
+	alloc_state_destroy(jm->gang_alloc);
+	queues_free(jm);
 	free(jm->home);
 	uv_timer_stop(&jm->timeout_timer);
 	uv_timer_stop(&jm->housekeeping);

@@ -15,6 +15,7 @@
 #ifndef WEIR_SERVER_JOB_MANAGER_H
 #define WEIR_SERVER_JOB_MANAGER_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include <uv.h>
@@ -35,8 +36,28 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 /* Stops the manager's timers; running tasks keep running.  NULL is a no-op. */
 void job_manager_destroy(struct job_manager *jm);
 
-/* Set before recovery; borrowed. */
+/* A queue of the server's: a name jobs (`queue:`) and DAG tasks are routed
+ * by, to the local backend or to the gang backend (Slurm) with its
+ * placement (over the backend's defaults; the job's `slurm:` wins). */
+struct job_manager_queue {
+	const char *name;
+	bool gang;
+	struct executor_placement place;
+};
+
+/* Set before recovery; borrowed.  The one backend for all work (a gang
+ * backend, e.g. Slurm, or the local one). */
 void job_manager_set_executor(struct job_manager *jm, struct executor *ex);
+
+/* Set before recovery.  The backends (borrowed; either may be NULL): work
+ * without a queue goes to `gang` when default_gang, else to `local`; a
+ * job's `queue:` must name one of `queues` (copied).  Each job's backend
+ * and queue are stored at submission (a restart follows them).  Jobs of
+ * the gang backend bypass the local node's allocator (the cluster
+ * allocates).  0, or -1 with err (out of memory). */
+int job_manager_set_routes(struct job_manager *jm, struct executor *local, struct executor *gang,
+                           bool default_gang, const struct job_manager_queue *queues, size_t n,
+                           struct weir_error *err);
 void job_manager_set_api(struct job_manager *jm, struct api *api);
 
 /* The api_ops of the manager (ctx: the manager). */

@@ -104,38 +104,8 @@ int server_prepare_home(struct server_config *cfg, struct weir_error *err)
 
 /* ---- the parts ---- */
 
-/* Under Slurm the cluster's resources are Slurm's to count: weir's own
- * allocator gets a node it can never fill, and a job too large for the
- * cluster is refused by sbatch, in Slurm's words. */
-#define SLURM_NODE_VCORES 1000000
-#define SLURM_NODE_MEMORY_MB ((uint64_t)1 << 40)
-#define SLURM_NODE_GPUS 256
-
-static void unbounded_node(struct server_parts *p)
-{
-	p->node.vcores = SLURM_NODE_VCORES;
-	p->node.memory_mb = SLURM_NODE_MEMORY_MB;
-	p->detected = calloc(SLURM_NODE_GPUS, sizeof *p->detected);
-	if (!p->detected)
-		return;
-	for (size_t i = 0; i < SLURM_NODE_GPUS; i++) {
-		char id[16];
-		snprintf(id, sizeof id, "%zu", i);
-		p->detected[i] = strdup(id);
-		if (!p->detected[i])
-			break;
-		p->n_detected = i + 1;
-	}
-	p->node.gpu_ids = (const char *const *)p->detected;
-	p->node.n_gpus = p->n_detected;
-}
-
 static void detect_node(struct server_parts *p, const struct server_config *cfg)
 {
-	if (cfg->executor_slurm) {
-		unbounded_node(p);
-		return;
-	}
 	p->node.vcores = cfg->vcores > 0 ? cfg->vcores : resources_detect_vcores();
 	p->node.memory_mb = cfg->memory_mb > 0 ? cfg->memory_mb : resources_detect_memory_mb();
 	if (cfg->gpus_set) {
@@ -166,6 +136,42 @@ static int set_users(struct server_parts *p, const struct server_config *cfg,
 	free(users);
 	if (rc < 0)
 		weir_error_prefix(err, "users");
+	return rc;
+}
+
+static bool server_uses_slurm(const struct server_config *cfg)
+{
+	if (cfg->executor_slurm)
+		return true;
+	for (size_t i = 0; i < cfg->n_queues; i++)
+		if (cfg->queues[i].slurm)
+			return true;
+	return false;
+}
+
+/* The config's queues to the job manager, with the backends. */
+static int set_routes(struct server_parts *p, const struct server_config *cfg,
+                      struct weir_error *err)
+{
+	struct job_manager_queue *q = calloc(cfg->n_queues + 1, sizeof *q);
+	int rc;
+
+	if (!q)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	for (size_t i = 0; i < cfg->n_queues; i++) {
+		const struct server_queue *c = &cfg->queues[i];
+		q[i].name = c->name;
+		q[i].gang = c->slurm;
+		q[i].place.partition = c->opt.partition;
+		q[i].place.account = c->opt.account;
+		q[i].place.qos = c->opt.qos;
+		q[i].place.time = c->opt.time;
+		q[i].place.options = (const char *const *)c->opt.sbatch_options;
+		q[i].place.n_options = c->opt.n_sbatch_options;
+	}
+	rc = job_manager_set_routes(p->jm, p->exec, p->exec_gang, cfg->executor_slurm, q,
+	                            cfg->n_queues, err);
+	free(q);
 	return rc;
 }
 
@@ -220,23 +226,26 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
-	if (cfg->executor_slurm) {
+	p->exec = local_executor_create(loop, NULL, p->url, p->token, cfg->kill_grace_s,
+	                                job_manager_on_launcher_exit, p->jm, err);
+	if (!p->exec)
+		goto out;
+	if (server_uses_slurm(cfg)) {
 		struct slurm_options so = {
 		    .partition = cfg->slurm.partition,
 		    .account = cfg->slurm.account,
 		    .qos = cfg->slurm.qos,
+		    .time = cfg->slurm.time,
 		    .sbatch_options = (const char *const *)cfg->slurm.sbatch_options,
 		    .n_sbatch_options = cfg->slurm.n_sbatch_options,
 		};
-		p->exec = slurm_executor_create(loop, &so, NULL, p->url, p->token,
-		                                job_manager_on_gang_event, p->jm, err);
-	} else {
-		p->exec = local_executor_create(loop, NULL, p->url, p->token, cfg->kill_grace_s,
-		                                job_manager_on_launcher_exit, p->jm, err);
+		p->exec_gang = slurm_executor_create(loop, &so, NULL, p->url, p->token,
+		                                     job_manager_on_gang_event, p->jm, err);
+		if (!p->exec_gang)
+			goto out;
 	}
-	if (!p->exec)
+	if (set_routes(p, cfg, err) < 0)
 		goto out;
-	job_manager_set_executor(p->jm, p->exec);
 	job_manager_set_api(p->jm, p->api);
 	rc = 0;
 out:
@@ -281,6 +290,9 @@ void server_parts_stop(struct server_parts *p)
 	if (p->exec)
 		p->exec->ops->destroy(p->exec);
 	p->exec = NULL;
+	if (p->exec_gang)
+		p->exec_gang->ops->destroy(p->exec_gang);
+	p->exec_gang = NULL;
 }
 
 void server_parts_release(struct server_parts *p)

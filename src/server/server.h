@@ -46,7 +46,8 @@ struct server_parts {
 	struct dag_manager *dm;
 	struct api *api;
 	struct http_server *http;
-	struct executor *exec;
+	struct executor *exec;      /* the local backend */
+	struct executor *exec_gang; /* Slurm, when `executor: slurm` or a queue uses it */
 	char *url; /* where launchers call back, "http://127.0.0.1:PORT" */
 	bool stopped;
 };

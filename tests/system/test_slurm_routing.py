@@ -1,0 +1,111 @@
+"""Routing: one server (executor: local) runs some work locally and some on a real local Slurm
+cluster, by queue (weir.yaml `queues:`, a job's `queue:`), with per-job Slurm settings
+(`slurm:`) over the queue's.  The cluster comes from slurmtest's module fixture."""
+
+import re
+
+import pytest
+
+from conftest import spec, wait_for
+from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
+
+# The local node is small on purpose: a 2-vcore job fits Slurm's nodes but not this node.
+ROUTED_CONFIG = """\
+executor: local
+resources:
+  vcores: 1
+  memory: 2g
+  gpus: 0
+kill_grace_seconds: 2
+slurm:
+  sbatch_options: ["--spread-job"]
+queues:
+  train: {executor: slurm}
+  light: {executor: local}
+"""
+
+NODE = re.compile(r"^SLURMD_NODENAME=(\S+)$", re.M)
+SHOW = "echo SLURMD_NODENAME=${SLURMD_NODENAME-none}; echo JOBNAME=${SLURM_JOB_NAME-none}"
+
+
+@pytest.fixture
+def routed(make_server, slurm_cluster):
+    srv = make_server(config=ROUTED_CONFIG, start=False)
+    srv.extra_env = dict(slurm_cluster.env)
+    srv.start()
+    return srv
+
+
+def test_queues_route_jobs_to_slurm_or_local(routed, slurm_cluster):
+    on_slurm = routed.submit(spec({"worker": {"instances": 2, "vcores": 2, "command": SHOW}},
+                                  name="to-slurm", queue="train"))
+    here = routed.submit(spec({"worker": {"command": SHOW}}, name="stays", queue="light"))
+    plain = routed.submit(spec({"worker": {"command": SHOW}}, name="no-queue"))
+    assert on_slurm["executor"] == "slurm" and on_slurm["queue"] == "train", on_slurm
+    assert here["executor"] == "local" and here["queue"] == "light", here
+    assert plain["executor"] == "local" and plain["queue"] is None, plain
+
+    job = routed.wait_job(on_slurm["id"], timeout=120)
+    assert job["state"] == "succeeded", (job, routed.events(job["id"]))
+    nodes = set()
+    for t in job["tasks"]:
+        log = routed.log(job["id"], "worker", t["index"])
+        m = NODE.search(log)
+        assert m and m.group(1) in slurm_cluster.nodes, log
+        nodes.add(m.group(1))
+        # one Slurm job name per attempt: found again after a crash by this name
+        assert "JOBNAME=weir-%d-1" % job["id"] in log, log
+    assert len(nodes) == 2, nodes  # --spread-job of the server-wide slurm: reached sbatch
+    for j in (here, plain):
+        job = routed.wait_job(j["id"], timeout=60)
+        assert job["state"] == "succeeded", job
+        log = routed.log(job["id"], "worker", 0)
+        assert "SLURMD_NODENAME=none" in log and "JOBNAME=none" in log, log
+    # the listing shows the route too
+    listed = {j["id"]: j for j in routed.api("GET", "/api/v1/jobs")[1]["jobs"]}
+    assert listed[on_slurm["id"]]["executor"] == "slurm"
+    assert listed[plain["id"]]["executor"] == "local"
+
+
+def test_a_job_too_big_for_the_local_node_still_goes_to_slurm(routed):
+    # 2 vcores: more than this node's 1, which would be refused (422) locally
+    r = routed.api("POST", "/api/v1/jobs", spec({"worker": {"vcores": 2, "command": "true"}}))
+    assert r[0] == 422, r
+    job = routed.submit(spec({"worker": {"vcores": 2, "command": "true"}}, queue="train"))
+    assert routed.wait_job(job["id"], timeout=120)["state"] == "succeeded"
+
+
+def test_an_unknown_queue_is_refused_naming_the_queues(routed):
+    status, body = routed.api("POST", "/api/v1/jobs",
+                              spec({"worker": {"command": "true"}}, queue="gpu"))
+    assert status == 422, body
+    msg = body.get("error", body.get("message", str(body)))
+    assert '"gpu"' in str(msg) and "train" in str(msg) and "light" in str(msg), body
+    status, body = routed.api("POST", "/api/v1/jobs",
+                              spec({"worker": {"command": "true"}},
+                                   slurm={"sbatch_options": ["exclusive"]}))
+    assert status in (400, 422), body
+    assert "slurm.sbatch_options[0]" in str(body), body
+
+
+def test_a_jobs_slurm_settings_override_the_queues(routed, slurm_cluster):
+    # a partition that does not exist: sbatch refuses, in its words
+    job = routed.submit(spec({"worker": {"command": "true"}}, queue="train",
+                             slurm={"partition": "nosuch"}))
+    job = routed.wait_job(job["id"], timeout=60)
+    assert job["state"] == "failed", job
+    assert "slurm refused the job" in job["reason"] and "partition" in job["reason"], job
+    # options after the queue's, each one argv element (spaces and quotes included)
+    job = routed.submit(spec({"worker": {"command": "echo LIMIT=$SLURM_JOB_NAME"}},
+                             queue="train",
+                             slurm={"time": "7", "sbatch_options": ["--comment=a 'b' $(c)"]}))
+    wait_for(lambda: routed.events(job["id"]) and any(
+        "submitted" in e["message"] and e["kind"] == "backend"
+        for e in routed.events(job["id"])), 60, "the Slurm submission")
+    sid = [re.search(r"slurm job (\d+) submitted", e["message"]).group(1)
+           for e in routed.events(job["id"]) if e["kind"] == "backend"
+           and "submitted" in e["message"]][0]
+    r = slurm_cluster.run(["scontrol", "-o", "show", "job", sid], check=False)
+    assert "TimeLimit=00:07:00" in r.stdout, r.stdout
+    assert "Comment=a 'b' $(c)" in r.stdout, r.stdout
+    assert routed.wait_job(job["id"], timeout=120)["state"] == "succeeded"
