@@ -1330,6 +1330,37 @@ static json_t *op_submit(void *ctx, json_t *body, struct weir_error *err)
 	return r;
 }
 
+/* What a job list shows besides the job: its roles' shape and resources, and
+ * how many tasks of the current attempt are in each state. */
+static void job_list_extras(struct job_manager *jm, const struct job_row *job, json_t *o)
+{
+	json_t *sj = json_loads(job->spec_json ? job->spec_json : "{}", 0, NULL);
+	struct job_spec *spec = sj ? job_spec_from_json(sj, NULL) : NULL;
+	json_t *roles = json_array(), *counts = json_object();
+	struct task_row *rows = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; spec && i < spec->n_roles; i++) {
+		const struct role_spec *r = &spec->roles[i];
+		json_array_append_new(roles, json_pack("{s:s, s:i, s:i, s:I, s:i}", "name", r->name,
+		                                       "instances", r->instances, "vcores",
+		                                       r->vcores, "memory_mb",
+		                                       (json_int_t)r->memory_mb, "gpus", r->gpus));
+	}
+	if (store_tasks_of_job(jm->store, job->id, job->attempt, &rows, &n, NULL) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			json_t *c = json_object_get(counts, rows[i].state);
+			json_object_set_new(counts, rows[i].state,
+			                    json_integer(c ? json_integer_value(c) + 1 : 1));
+		}
+		task_rows_free(rows, n);
+	}
+	json_object_set_new(o, "roles", roles);
+	json_object_set_new(o, "tasks_by_state", counts);
+	job_spec_destroy(spec);
+	json_decref(sj);
+}
+
 static json_t *op_list_jobs(void *ctx, const char *state, int limit, struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
@@ -1348,8 +1379,12 @@ static json_t *op_list_jobs(void *ctx, const char *state, int limit, struct weir
 	if (store_job_list(jm->store, state, limit, &rows, &n, err) < 0)
 		return NULL;
 	a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, job_json(jm, &rows[i], false, NULL));
+	for (size_t i = 0; i < n; i++) {
+		json_t *o = job_json(jm, &rows[i], false, NULL);
+		if (o)
+			job_list_extras(jm, &rows[i], o);
+		json_array_append_new(a, o);
+	}
 	job_rows_free(rows, n);
 	return json_pack("{s:o}", "jobs", a);
 }

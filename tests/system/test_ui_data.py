@@ -279,3 +279,35 @@ def test_grid_stats_and_tries(make_dags):
     errs = [e for e in u["import_errors"] if e["filename"].endswith("broken.yaml")]
     assert len(errs) == 1 and errs[0]["line"] == 5, u["import_errors"]
     assert "retires" in errs[0]["message"]
+
+
+# ---- the job list's roles and task counts ------------------------------------------------
+
+def test_job_list_roles_and_task_counts(server):
+    job = server.submit(spec({"chief": {"command": "sleep 30", "memory": "512m"},
+                              "worker": {"command": "sleep 30", "instances": 2,
+                                         "vcores": 2}}, name="shape"))
+    server.wait_running(job["id"])
+
+    def listed(state=None):
+        q = "?state=" + state if state else ""
+        status, body = server.api("GET", "/api/v1/jobs" + q)
+        assert status == 200, body
+        return {j["id"]: j for j in body["jobs"]}
+
+    j = listed()[job["id"]]
+    roles = {r["name"]: r for r in j["roles"]}
+    assert roles["chief"] == {"name": "chief", "instances": 1, "vcores": 1, "memory_mb": 512,
+                              "gpus": 0}, roles
+    assert roles["worker"]["instances"] == 2 and roles["worker"]["vcores"] == 2, roles
+    assert roles["worker"]["memory_mb"] == 256, roles
+    assert j["tasks_by_state"] == {"running": 3}, j
+    assert job["id"] in listed("running")
+    assert job["id"] not in listed("succeeded")
+
+    server.api("DELETE", "/api/v1/jobs/%s" % job["id"])
+    server.wait_job(job["id"])
+    server.wait_tasks_ended(job["id"])
+    j = listed("killed")[job["id"]]
+    assert sum(j["tasks_by_state"].values()) == 3, j
+    assert set(j["tasks_by_state"]) <= {"killed", "failed"}, j
