@@ -17,6 +17,7 @@
 #include "api/airflow.h"
 #include "api/ui_assets.h"
 #include "lib/clock.h"
+#include "lib/log.h"
 
 #define TOKEN_USER "token" /* the user a token login is shown as */
 
@@ -250,6 +251,9 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 		who = user;
 	}
 	if (!who) {
+		/* the name given is not logged: it is the client's text, maybe a
+		 * password typed in the wrong field */
+		log_warn("web UI: a failed login (%s)", given_token ? "token" : "user and password");
 		fail_later(ua, req);
 		goto out;
 	}
@@ -260,6 +264,7 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 	snprintf(cookie, sizeof cookie, UI_SESSION_COOKIE "=%s; HttpOnly; SameSite=Strict; Path=/",
 	         s.id);
 	http_request_add_header(req, "Set-Cookie", cookie);
+	log_info("web UI: %s logged in", who);
 	respond_session(req, &s);
 	explicit_bzero(cookie, sizeof cookie);
 	explicit_bzero(&s, sizeof s);
@@ -283,6 +288,7 @@ static void route_logout(struct ui_auth *ua, struct http_request *req)
 		return;
 	}
 	ui_sessions_close(ua->sessions, id);
+	log_info("web UI: %s logged out", s.user);
 	http_request_add_header(req, "Set-Cookie",
 	                        UI_SESSION_COOKIE "=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/");
 	http_request_respond_json(req, 200, json_pack("{s:s, s:b}", "user", s.user,

@@ -268,6 +268,23 @@ def test_logout_ends_the_session(server):
     assert other.call("GET", "/api/v1/jobs")[0] == 200
 
 
+def test_sessions_end_with_the_server(server):
+    b, _, _ = login(server, token=server.token)
+    assert b.call("GET", "/api/v1/jobs")[0] == 200
+    assert server.terminate() == 0
+    server.start()
+    assert b.call("GET", "/ui/session")[0] == 401
+    assert b.call("GET", "/api/v1/jobs")[0] == 401
+    # nothing secret reaches the log
+    log = server.log_text()
+    assert "token logged in" in log and "a failed login" not in log
+    assert b.cookie not in log and b.csrf not in log and server.token not in log
+    status, _, _, _ = raw(server, "POST", "/ui/login", {"token": "nope-" + "x" * 20})
+    assert status == 401
+    assert "a failed login (token)" in server.log_text()
+    assert "nope-" not in server.log_text()
+
+
 # -- other clients -------------------------------------------------------------------------
 
 def test_token_and_basic_clients_need_no_csrf(dags):
