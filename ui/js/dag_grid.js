@@ -340,7 +340,8 @@ export function createPanel(dagId, onChange) {
 			tries = (await api(tiPath(dagId, runId, taskId) + '/tries', { query: q }))
 				.task_instances || [];
 		} catch (e) {
-			if (e.status !== 404)
+			// an older server has no tries route (it reads "tries" as a map index: 400)
+			if (e.status !== 404 && e.status !== 400)
 				throw e;
 			// no tries route: the tries up to the current one, the last with the TI's state
 			tries = [];

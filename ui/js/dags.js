@@ -85,10 +85,19 @@ function importErrorsEl(errors) {
 		'aria-label': 'Import errors' },
 	h('h2', {}, `Import errors (${errors.length})`),
 	h('ul', {}, errors.map((e) => {
-		const where = e.filename + (e.line ? `:${e.line}` : '');
+		let line = e.line, msg = e.message || e.stack_trace || '';
+		// Airflow's stack_trace is "FILE:LINE: message": split it when no line came apart
+		const m = !line && msg.startsWith(e.filename + ':')
+			? /^:(\d+):\s*([\s\S]*)$/.exec(msg.slice(e.filename.length)) : null;
+		if (m) {
+			line = m[1];
+			msg = m[2];
+		} else if (msg.startsWith(e.filename + ': ')) {
+			msg = msg.slice(e.filename.length + 2);
+		}
 		return h('li', { class: 'dag-import-error', 'data-testid': 'import-error' },
-			h('code', { class: 'dag-import-file' }, where), ' ',
-			h('span', { class: 'dag-import-msg' }, e.message || e.stack_trace || ''));
+			h('code', { class: 'dag-import-file' }, e.filename + (line ? `:${line}` : '')), ' ',
+			h('span', { class: 'dag-import-msg' }, msg));
 	})));
 }
 
