@@ -155,6 +155,7 @@ describe('DAG pages', () => {
 		const panel = page.getByTestId('ti-panel');
 		await panel.getByTestId('log-text').filter({ hasText: 'boom: no marker' }).waitFor();
 		assert.match(await panel.getByTestId('ti-command').innerText(), /test -f/);
+		await panel.getByTestId('log-text').scrollIntoViewIfNeeded();
 		await screenshot(page, 'dag-task-log');
 
 		mkdirSync(dir, { recursive: true });

@@ -101,7 +101,7 @@ export function renderDurations(stats, width, onSelect) {
 		h('span', { class: 'dag-count-bad' }, `${counts.failed || 0} failed`),
 		Object.entries(counts).filter(([k]) => k !== 'success' && k !== 'failed')
 			.map(([k, v]) => `, ${v} ${k}`),
-		` (last ${runs.length} runs)`);
+		` runs in all; the last ${runs.length} below`);
 	if (!runs.length)
 		return h('div', {}, countEl, h('p', { class: 'dag-empty' }, 'No runs yet.'));
 	const H = 220, left = 56, bottom = 40, top = 10;

@@ -137,12 +137,13 @@ export function createPanel(dagId, onChange) {
 					'on:click': close }, '×')),
 			picker: h('div', { class: 'dag-panel-picker' }),
 			summary: h('div', { class: 'dag-panel-summary' }),
+			details: h('div', { class: 'dag-panel-details' }),
 			tries: h('div', { class: 'dag-tries', role: 'tablist', 'aria-label': 'Tries' }),
 			tryBody: h('div', { class: 'dag-try', role: 'tabpanel' }),
 			actions: h('div', { class: 'dag-panel-actions' }),
 		};
-		el.append(parts.head, parts.picker, parts.summary, parts.tries, parts.tryBody,
-			parts.actions);
+		el.append(parts.head, parts.picker, parts.summary, parts.actions, parts.tries,
+			parts.tryBody, parts.details);
 	}
 
 	async function markRun(state) {
@@ -310,6 +311,7 @@ export function createPanel(dagId, onChange) {
 		const ti = mine.find((t) => t.map_index === sel.mapIndex);
 		clear(parts.summary);
 		if (!ti) {
+			clear(parts.details);
 			parts.summary.append(h('p', { class: 'dag-empty' },
 				sel.isMapped ? 'This foreach task has no instances in this run (yet).'
 					: 'This task has no instance in this run.'));
@@ -330,8 +332,9 @@ export function createPanel(dagId, onChange) {
 			field('Duration', ti.duration !== null && ti.duration !== undefined
 				? formatDuration(ti.duration) : null),
 			field('Pool', ti.pool || null),
-			field('Reason', ti.reason || null)),
-		h('h3', {}, 'Rendered command'),
+			field('Reason', ti.reason || null)));
+		clear(parts.details);
+		parts.details.append(h('h3', {}, 'Rendered command'),
 		h('pre', { class: 'dag-pre', 'data-testid': 'ti-command' }, ti.rendered_command || '—'),
 		h('h3', {}, 'Outputs'), outputs || h('p', { class: 'dag-empty' }, 'None.'));
 		let tries;
