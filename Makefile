@@ -15,6 +15,8 @@ BUILD    ?= build
 ifeq ($(DEVELOPER),1)
 CFLAGS += -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
           -Wno-format-nonliteral -Wno-format-truncation
+# test hooks (e.g. WEIR_TEST_DIE_AFTER_SBATCH, docs/internals/slurm_tests.md): developer builds only
+CFLAGS += -DWEIR_TEST_HOOKS
 endif
 ifneq ($(SANITIZE),)
 CFLAGS  += -fsanitize=$(SANITIZE) -fno-omit-frame-pointer -fno-sanitize-recover=all

@@ -100,6 +100,14 @@ struct executor_ops {
 	 * its end comes through the executor_gang_fn.  0, or -1 with err. */
 	int (*adopt_gang)(struct executor *ex, int64_t job_id, int attempt, const char *backend_id,
 	                  struct weir_error *err);
+	/* Optional (gang backends).  After a restart, looks for the gang of an
+	 * attempt whose submission had not answered when the server stopped (so
+	 * no id was stored), by what start_gang submitted it with (`log_path`:
+	 * a task's, as start_gang got it).  Found: followed as by adopt_gang,
+	 * told with EXECUTOR_GANG_SUBMITTED; not found: EXECUTOR_GANG_ENDED.
+	 * Until then is_alive says yes for its tasks.  0, or -1 with err. */
+	int (*find_gang)(struct executor *ex, int64_t job_id, int attempt, const char *log_path,
+	                 struct weir_error *err);
 	/* Whether the task's launcher still exists. */
 	bool (*is_alive)(struct executor *ex, const struct executor_task *task);
 	/* Frees the executor; launchers keep running.  NULL is a no-op. */

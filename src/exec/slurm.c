@@ -35,6 +35,8 @@ struct sjob {
 	char reason[128];  /* last pending reason told */
 	bool cancel_wanted;
 	bool cancel_sent;
+	char *script;   /* while looking for it by name after a restart (find_gang) */
+	int find_tries; /* squeue failures while looking */
 	struct sjob *next;
 };
 
@@ -118,6 +120,7 @@ static void sjob_remove(struct slurm_executor *sx, struct sjob *j)
 	for (struct sjob **p = &sx->jobs; *p; p = &(*p)->next)
 		if (*p == j) {
 			*p = j->next;
+			free(j->script);
 			free(j);
 			return;
 		}
@@ -412,6 +415,13 @@ static void sbatch_done(struct slurm_executor *sx, struct cmd *c)
 	semi = strpbrk(c->out_buf, ";\n");
 	snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s",
 	         (int)(semi ? (size_t)(semi - c->out_buf) : c->out_len), c->out_buf);
+#ifdef WEIR_TEST_HOOKS
+	/* test hook (developer builds only): the server dies as if killed after
+	 * Slurm took the job and before the id is stored (the crash window that
+	 * find_gang closes) */
+	if (getenv("WEIR_TEST_DIE_AFTER_SBATCH"))
+		raise(SIGKILL);
+#endif
 	emit(sx, j, EXECUTOR_GANG_SUBMITTED, "");
 	if (j->cancel_wanted)
 		sjob_cancel(sx, j);
@@ -747,6 +757,95 @@ static int slurm_adopt_gang(struct executor *ex, int64_t job_id, int attempt,
 	return 0;
 }
 
+/* ---- finding a job whose sbatch answered no one (a crash in between) ---- */
+
+static int find_run(struct slurm_executor *sx, struct sjob *j, struct weir_error *err);
+
+static void find_done(struct slurm_executor *sx, struct cmd *c)
+{
+	struct sjob *j = sjob_find(sx, c->job_id, c->attempt);
+	struct weir_error err = {0};
+	char why[256];
+	const char *line;
+
+	if (!j || !j->script)
+		return;
+	if (c->exit_status != 0 || c->term_signal) {
+		cmd_complaint(c, why, sizeof why);
+		log_warn("job %lld: squeue: %s", (long long)j->job_id, why);
+		/* not knowing is not "none": ask again, a few times */
+		if (++j->find_tries < 5 && find_run(sx, j, &err) == 0)
+			return;
+		snprintf(why, sizeof why, "cannot ask Slurm for job weir-%lld-%d: %s",
+		         (long long)j->job_id, j->attempt, err.msg[0] ? err.msg : "squeue failed");
+		emit(sx, j, EXECUTOR_GANG_ENDED, why);
+		sjob_remove(sx, j);
+		return;
+	}
+	/* "ID|COMMAND" per job of that name: ours is the one that runs our script */
+	for (line = c->out_buf; line && *line;) {
+		const char *bar = strchr(line, '|'), *eol = strchr(line, '\n');
+		size_t cl = eol ? (size_t)(eol - bar - 1) : bar ? strlen(bar + 1) : 0;
+		if (bar && (!eol || bar < eol) && cl == strlen(j->script) &&
+		    !strncmp(bar + 1, j->script, cl) && bar > line &&
+		    (size_t)(bar - line) < sizeof j->slurm_id) {
+			size_t il = strcspn(line, "+|"); /* a heterogeneous job: ID+k */
+			snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s", (int)il, line);
+			free(j->script);
+			j->script = NULL;
+			emit(sx, j, EXECUTOR_GANG_SUBMITTED, "");
+			if (j->cancel_wanted)
+				sjob_cancel(sx, j);
+			poll_arm(sx);
+			return;
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	snprintf(why, sizeof why,
+	         "no Slurm job weir-%lld-%d: the server stopped before sbatch answered",
+	         (long long)j->job_id, j->attempt);
+	emit(sx, j, EXECUTOR_GANG_ENDED, why);
+	sjob_remove(sx, j);
+}
+
+static int find_run(struct slurm_executor *sx, struct sjob *j, struct weir_error *err)
+{
+	char name[64];
+	char *argv[] = {"squeue", "--me", "-h", "-t", "all", name, "-o", "%i|%o", NULL};
+
+	snprintf(name, sizeof name, "--name=weir-%lld-%d", (long long)j->job_id, j->attempt);
+	return cmd_run(sx, argv, find_done, j->job_id, j->attempt, err);
+}
+
+static int slurm_find_gang(struct executor *ex, int64_t job_id, int attempt,
+                           const char *log_path, struct weir_error *err)
+{
+	struct slurm_executor *sx = (struct slurm_executor *)ex;
+	struct sjob *j;
+	char *dir;
+
+	if (sjob_find(sx, job_id, attempt))
+		return 0;
+	j = calloc(1, sizeof *j);
+	dir = dir_of(log_path);
+	if (!j || !dir || asprintf(&j->script, "%s/slurm-%d.sh", dir, attempt) < 0) {
+		free(j);
+		free(dir);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	free(dir);
+	j->job_id = job_id;
+	j->attempt = attempt;
+	if (find_run(sx, j, err) < 0) {
+		free(j->script);
+		free(j);
+		return -1;
+	}
+	j->next = sx->jobs;
+	sx->jobs = j;
+	return 0;
+}
+
 static bool slurm_is_alive(struct executor *ex, const struct executor_task *task)
 {
 	struct slurm_executor *sx = (struct slurm_executor *)ex;
@@ -779,6 +878,7 @@ static void slurm_destroy(struct executor *ex)
 	while (sx->jobs) {
 		struct sjob *j = sx->jobs;
 		sx->jobs = j->next;
+		free(j->script);
 		free(j);
 	}
 	/* commands in flight finish on their own, telling nobody */
@@ -795,6 +895,7 @@ static const struct executor_ops slurm_ops = {
     .start_gang = slurm_start_gang,
     .stop_task = slurm_stop_task,
     .adopt_gang = slurm_adopt_gang,
+    .find_gang = slurm_find_gang,
     .is_alive = slurm_is_alive,
     .destroy = slurm_destroy,
 };

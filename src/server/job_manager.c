@@ -1909,23 +1909,44 @@ void job_manager_turn_end(struct job_manager *jm)
 /* A gang backend follows again the attempt it was given before the restart
  * (by the id stored at EXECUTOR_GANG_SUBMITTED); is_alive then answers for
  * its tasks until the backend sees the end. */
-static void adopt_gang(struct job_manager *jm, const struct job_row *job)
+static void adopt_gang(struct job_manager *jm, const struct job_row *job,
+                       const struct task_row *rows, size_t n)
 {
 	struct weir_error err = {0};
 	char key[64], id[64];
 	char *v = NULL;
 	int attempt = 0;
 	struct executor *ex = exec_of(jm, job->id);
+	const struct task_row *open = NULL;
 
 	if (!ex || !ex->ops->adopt_gang)
 		return;
 	snprintf(key, sizeof key, "backend_id.%lld", (long long)job->id);
-	if (store_meta_get(jm->store, key, &v, NULL) != 0 || !v)
+	if (store_meta_get(jm->store, key, &v, NULL) == 0 && v &&
+	    sscanf(v, "%d %63s", &attempt, id) == 2 && attempt == job->attempt) {
+		if (ex->ops->adopt_gang(ex, job->id, attempt, id, &err) < 0)
+			log_error("recovery: job %lld: %s", (long long)job->id, err.msg);
+		free(v);
 		return;
-	if (sscanf(v, "%d %63s", &attempt, id) == 2 && attempt == job->attempt &&
-	    ex->ops->adopt_gang(ex, job->id, attempt, id, &err) < 0)
-		log_error("recovery: job %lld: %s", (long long)job->id, err.msg);
+	}
 	free(v);
+	/* No id for this attempt: the server may have stopped between the
+	 * backend taking the gang and the id being stored.  Look for it by what
+	 * it was submitted with, rather than losing it or submitting it twice. */
+	for (size_t i = 0; i < n && !open; i++)
+		if (!task_final(&rows[i]))
+			open = &rows[i];
+	if (open && ex->ops->find_gang) {
+		char *lp = log_path(jm, job->id, open->role, open->idx, open->attempt);
+		if (!lp || ex->ops->find_gang(ex, job->id, job->attempt, lp, &err) < 0)
+			log_error("recovery: job %lld: %s", (long long)job->id,
+			          lp ? err.msg : "out of memory");
+		else
+			event(jm, job->id, "backend",
+			      "attempt %d: no %s id stored; looking for its job by name", job->attempt,
+			      ex->ops->name);
+		free(lp);
+	}
 }
 
 int job_manager_recover(struct job_manager *jm, struct weir_error *err)
@@ -1967,7 +1988,7 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 			log_error("recovery: job %lld: cannot take its resources back: %s",
 			          (long long)job->id, e2.msg);
 		free(ta);
-		adopt_gang(jm, job);
+		adopt_gang(jm, job, rows, n);
 		for (size_t k = 0; k < n; k++) {
 			struct task_row *t = &rows[k];
 			struct executor_task et = {.job_id = t->job_id,

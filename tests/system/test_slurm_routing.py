@@ -109,3 +109,44 @@ def test_a_jobs_slurm_settings_override_the_queues(routed, slurm_cluster):
     assert "TimeLimit=00:07:00" in r.stdout, r.stdout
     assert "Comment=a 'b' $(c)" in r.stdout, r.stdout
     assert routed.wait_job(job["id"], timeout=120)["state"] == "succeeded"
+
+
+def test_a_crash_between_sbatch_and_storing_its_id_finds_the_job_again(make_server, slurm_cluster,
+                                                                       tmp_path):
+    """The server dies (SIGKILL, through a developer-build test hook) right after sbatch
+    answered and before the Slurm id was stored: the restarted server finds the attempt's
+    Slurm job by its name and script, follows it and records its result once; nothing runs
+    twice."""
+    srv = make_server(config=ROUTED_CONFIG, start=False)
+    srv.extra_env = dict(slurm_cluster.env, WEIR_TEST_DIE_AFTER_SBATCH="1")
+    srv.start()
+    starts = tmp_path / "starts"
+    starts.mkdir()
+    cmd = "touch %s/$WEIR_TASK_INDEX-$$; sleep 3; echo finished" % starts
+    try:
+        status, body = srv.api("POST", "/api/v1/jobs",
+                               spec({"worker": {"instances": 2, "command": cmd}},
+                                    name="crash-window", queue="train"))
+    except OSError:
+        status, body = None, None  # the server died before it answered
+    try:
+        srv.proc.wait(30)
+    except Exception:
+        pytest.skip("this weir was built without test hooks (make DEVELOPER=1)")
+    assert srv.proc.returncode == -9, srv.log_text()
+    del srv.extra_env["WEIR_TEST_DIE_AFTER_SBATCH"]
+    srv.start()
+    jobs = srv.api("GET", "/api/v1/jobs")[1]["jobs"]
+    assert len(jobs) == 1, jobs
+    if status is not None:
+        assert status == 201 and body["id"] == jobs[0]["id"], (status, body)
+    job = srv.wait_job(jobs[0]["id"], timeout=120)
+    events = srv.events(job["id"])
+    assert job["state"] == "succeeded", (job, events)
+    assert job["attempt"] == 1, job
+    assert any("looking for its job by name" in e["message"] for e in events), events
+    submitted = [e for e in events if e["kind"] == "backend" and "submitted" in e["message"]]
+    assert len(submitted) == 1, submitted  # found, not submitted again
+    assert len(list(starts.iterdir())) == 2, list(starts.iterdir())
+    for t in job["tasks"]:
+        assert "finished" in srv.log(job["id"], "worker", t["index"])
