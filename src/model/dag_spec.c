@@ -30,12 +30,12 @@ static const char *const dag_keys[] = {
 };
 static const char *const default_arg_keys[] = {
 	"retries", "retry_delay", "retry_exponential_backoff", "max_retry_delay",
-	"execution_timeout", "pool", "priority", "resources", NULL,
+	"execution_timeout", "pool", "priority", "resources", "queue", NULL,
 };
 static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
-	"pool", "priority", "resources", "foreach", NULL,
+	"pool", "priority", "resources", "foreach", "queue", "slurm", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -219,6 +219,35 @@ static int read_shared_arg(struct field_reader *r, const char *key, json_t *val,
 	return 1;
 }
 
+/* A queue name (as a job's `queue:`), into *out. */
+static int read_queue(struct field_reader *r, json_t *val, char **out)
+{
+	const char *s;
+	if (field_get_string(r, val, &s) < 0)
+		return -1;
+	if (!id_valid(s, true) || strlen(s) > 64)
+		return field_fail(r, "expected a queue name of [A-Za-z0-9_.-] (at most 64), got \"%s\"",
+				  s);
+	return field_set_string(r, out, s);
+}
+
+/* A task's `slurm:`, checked as a job spec would check it. */
+static int read_task_slurm(struct field_reader *r, json_t *val, json_t **out)
+{
+	struct weir_error e = {0};
+	json_t *probe = json_pack("{s:{s:{s:s}}, s:O}", "roles", "t", "command", "true", "slurm",
+				  val);
+	struct job_spec *spec = probe ? job_spec_from_json(probe, &e) : NULL;
+
+	json_decref(probe);
+	if (!spec)
+		return e.msg[0] ? field_fail(r, "%s", e.msg) : field_oom(r);
+	job_spec_destroy(spec);
+	json_decref(*out);
+	*out = json_incref(val);
+	return 0;
+}
+
 static int read_default_args(struct field_reader *r, json_t *v, struct dag_default_args *d)
 {
 	const char *key;
@@ -233,6 +262,11 @@ static int read_default_args(struct field_reader *r, json_t *v, struct dag_defau
 		field_at(r, "default_args", key, 0);
 		if (!strcmp(key, "resources")) {
 			if (read_resources(r, val, "default_args.resources", &d->resources) < 0)
+				return -1;
+			continue;
+		}
+		if (!strcmp(key, "queue")) {
+			if (read_queue(r, val, &d->queue) < 0)
 				return -1;
 			continue;
 		}
@@ -597,6 +631,13 @@ static int read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, j
 		} else if (!strcmp(key, "foreach")) {
 			if (read_foreach(r, t, val) < 0)
 				return -1;
+		} else if (!strcmp(key, "queue")) {
+			if (read_queue(r, val, &t->queue) < 0)
+				return -1;
+			snprintf(t->queue_at, sizeof t->queue_at, "%s.queue", prefix);
+		} else if (!strcmp(key, "slurm")) {
+			if (read_task_slurm(r, val, &t->slurm) < 0)
+				return -1;
 		} else {
 			bool prio_set = false;
 			int rc = read_shared_arg(r, key, val, &given->retries, &given->retry_delay,
@@ -659,6 +700,11 @@ static int resolve_defaults(struct field_reader *r, struct dag_spec *dag, struct
 							       : 0;
 	if (!g->pool && d->pool && field_set_string(r, &t->pool, d->pool) < 0)
 		return -1;
+	if (!t->queue && d->queue) {
+		if (field_set_string(r, &t->queue, d->queue) < 0)
+			return -1;
+		snprintf(t->queue_at, sizeof t->queue_at, "default_args.queue");
+	}
 	if (!g->priority && d->priority_set)
 		t->priority = d->priority;
 	if (t->kind == DAG_TASK_COMMAND) {
@@ -1205,6 +1251,20 @@ struct dag_spec *dag_spec_parse_string(const char *text, size_t len, const char 
 	return dag;
 }
 
+int dag_spec_line_of(const char *file, const char *path)
+{
+	struct yaml_lines *lines = NULL;
+	size_t len;
+	char *text = fs_read_file(file, &len, NULL);
+	json_t *json = text ? yaml_parse(text, len, file, &lines, NULL) : NULL;
+	int line = json ? yaml_lines_find(lines, path) : 0;
+
+	json_decref(json);
+	yaml_lines_destroy(lines);
+	free(text);
+	return line > 0 ? line : 0;
+}
+
 struct dag_spec *dag_spec_parse_file(const char *path, struct weir_error *err)
 {
 	size_t len;
@@ -1300,6 +1360,10 @@ static json_t *task_json(const struct dag_task *t)
 	rc |= json_object_set_new(o, "max_retry_delay", json_integer(t->max_retry_delay_s));
 	rc |= json_object_set_new(o, "execution_timeout", json_integer(t->execution_timeout_s));
 	rc |= json_object_set_new(o, "pool", str_or_null(t->pool));
+	if (t->queue)
+		rc |= json_object_set_new(o, "queue", json_string(t->queue));
+	if (t->slurm)
+		rc |= json_object_set(o, "slurm", t->slurm);
 	rc |= json_object_set_new(o, "priority", json_integer(t->priority));
 	if (t->foreach_list) {
 		rc |= json_object_set(o, "foreach", t->foreach_list);
@@ -1350,6 +1414,8 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 					  json_integer(d->execution_timeout_s));
 	if (d->pool)
 		rc |= json_object_set_new(da, "pool", json_string(d->pool));
+	if (d->queue)
+		rc |= json_object_set_new(da, "queue", json_string(d->queue));
 	if (d->priority_set)
 		rc |= json_object_set_new(da, "priority", json_integer(d->priority));
 	if (d->resources.memory_mb || d->resources.vcores || d->resources.gpus >= 0)
@@ -1388,6 +1454,8 @@ static void task_release(struct dag_task *t)
 	free(t->job_path);
 	json_decref(t->tony);
 	free(t->pool);
+	free(t->queue);
+	json_decref(t->slurm);
 	json_decref(t->foreach_list);
 	free(t->foreach_param);
 }
@@ -1406,6 +1474,7 @@ void dag_spec_destroy(struct dag_spec *dag)
 	json_decref(dag->params);
 	strvec_release(&dag->tags);
 	free(dag->default_args.pool);
+	free(dag->default_args.queue);
 	free(dag);
 }
 

@@ -70,6 +70,7 @@ struct dag_default_args {
 	int64_t max_retry_delay_s;
 	int64_t execution_timeout_s;
 	char *pool;
+	char *queue; /* NULL: not given */
 	int priority;
 	bool priority_set;
 	struct dag_resources resources;
@@ -105,6 +106,9 @@ struct dag_task {
 	int64_t max_retry_delay_s; /* 0: no cap */
 	int64_t execution_timeout_s; /* 0: none */
 	char *pool;                  /* NULL: no pool */
+	char *queue;                 /* the server's queue its job goes to; NULL: the job's own */
+	char queue_at[48];           /* the field that gave it ("tasks[2].queue"), for errors */
+	json_t *slurm;               /* the job's `slurm:` settings (checked); NULL: the job's own */
 	int priority;
 	struct dag_resources resources; /* command tasks: memory, vcores (1), gpus (0) */
 
@@ -130,6 +134,10 @@ struct dag_spec {
 	size_t n_tasks;
 	size_t *topo;           /* a topological order: indices, upstream first */
 };
+
+/* The line of `path` (a field path as errors name them, "tasks[2].queue")
+ * in the YAML file `file`; 0 when unknown. */
+int dag_spec_line_of(const char *file, const char *path);
 
 /* Parses a DAG file.  Relative paths (cwd, job files, src_dir, tony
  * files) are resolved against the file's folder.  NULL with err

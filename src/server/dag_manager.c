@@ -303,6 +303,23 @@ static void load_file(struct dag_manager *dm, struct dag_entry *e)
 		import_error(dm, e, err.msg);
 		return;
 	}
+	/* a queue this server does not have: an import error at its line */
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		char names[256];
+		if (!t->queue || job_manager_has_queue(dm->jm, t->queue, names, sizeof names))
+			continue;
+		int line = dag_spec_line_of(e->file, t->queue_at);
+		char at[32] = "";
+		if (line > 0)
+			snprintf(at, sizeof at, ":%d", line);
+		snprintf(msg, sizeof msg, "%s%s: %s: no queue \"%s\" on this server (%s%s)", e->file,
+		         at, t->queue_at, t->queue, names[0] ? "its queues: " : "it has no queues",
+		         names);
+		dag_spec_destroy(spec);
+		import_error(dm, e, msg);
+		return;
+	}
 	other = dm_entry_by_id(dm, spec->dag_id);
 	if (other && other != e && other->present) {
 		snprintf(msg, sizeof msg, "%s: dag_id: \"%s\" is already the DAG of %s", e->file,
@@ -1177,6 +1194,11 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		}
 		*command = all ? all : dm_xstrdup("");
 	}
+	/* the task's route and Slurm settings win over its job's own */
+	if (t->queue)
+		json_object_set_new(j, "queue", json_string(t->queue));
+	if (t->slurm)
+		json_object_set(j, "slurm", t->slurm);
 	spec = job_spec_from_json(j, err);
 	if (!spec) {
 		weir_error_prefix(err, "job");

@@ -106,10 +106,22 @@ static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	int64_t start = r->start_date, end_ms = r->end_date;
 	json_t *o, *outputs = NULL;
 
-	/* queued until its job runs: the job's state says when that was */
+	const char *reason = r->reason ? r->reason : "";
+
+	/* queued until its job runs: the job's state says when that was; a job
+	 * waiting in Slurm's queue (reason "pending in slurm: ...") is still
+	 * queued, with Slurm's reason */
 	if (have_job && !strcmp(r->state, "queued") &&
-	    (!strcmp(job.state, "starting") || !strcmp(job.state, "running")))
-		state = "running";
+	    (!strcmp(job.state, "starting") || !strcmp(job.state, "running"))) {
+		if (!strcmp(job.state, "starting") && job.reason &&
+		    !strncmp(job.reason, "pending in ", 11))
+			reason = job.reason;
+		else
+			state = "running";
+	} else if (have_job && !strcmp(r->state, "queued") && !strcmp(job.state, "queued") &&
+	           !reason[0] && job.reason) {
+		reason = job.reason; /* waiting for the node's resources: why */
+	}
 	if (have_job && !start && job.started_at && strcmp(state, "queued"))
 		start = job.started_at;
 	if (!strcmp(state, "running"))
@@ -131,7 +143,7 @@ static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	    "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null(), "rendered_command",
 	    r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
 	                                                : json_null(),
-	    "reason", r->reason ? r->reason : "", "outputs", outputs ? outputs : json_null(),
+	    "reason", reason, "outputs", outputs ? outputs : json_null(),
 	    "rendered_fields",
 	    json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
 	    "executor_config", "{}");

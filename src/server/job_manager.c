@@ -381,6 +381,17 @@ static const struct route_queue *queue_find(const struct job_manager *jm, const 
 	return NULL;
 }
 
+bool job_manager_has_queue(struct job_manager *jm, const char *name, char *names, size_t size)
+{
+	size_t off = 0;
+
+	names[0] = '\0';
+	for (size_t i = 0; i < jm->n_queues && off < size - 1; i++)
+		off += (size_t)snprintf(names + off, size - off, "%s%s", i ? ", " : "",
+		                        jm->queues[i].name);
+	return queue_find(jm, name) != NULL;
+}
+
 static void route_key(int64_t job_id, char *key, size_t size)
 {
 	snprintf(key, size, "route.%lld", (long long)job_id);
@@ -1251,11 +1262,8 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 	if (spec->queue) {
 		const struct route_queue *q = queue_find(jm, spec->queue);
 		if (!q) {
-			char names[512] = "";
-			size_t off = 0;
-			for (size_t i = 0; i < jm->n_queues && off < sizeof names - 1; i++)
-				off += (size_t)snprintf(names + off, sizeof names - off, "%s%s",
-				                        i ? ", " : "", jm->queues[i].name);
+			char names[512];
+			job_manager_has_queue(jm, spec->queue, names, sizeof names);
 			weir_error_set(err, WEIR_E_UNFIT,
 			               "queue: no queue \"%s\" on this server (%s%s)", spec->queue,
 			               jm->n_queues ? "its queues: " : "it has no queues",

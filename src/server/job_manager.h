@@ -49,6 +49,10 @@ struct job_manager_queue {
  * backend, e.g. Slurm, or the local one). */
 void job_manager_set_executor(struct job_manager *jm, struct executor *ex);
 
+/* Whether the server has a queue `name`; `names` (of `size`) gets the
+ * names it has, ", "-separated, for a message. */
+bool job_manager_has_queue(struct job_manager *jm, const char *name, char *names, size_t size);
+
 /* Set before recovery.  The backends (borrowed; either may be NULL): work
  * without a queue goes to `gang` when default_gang, else to `local`; a
  * job's `queue:` must name one of `queues` (copied).  Each job's backend

@@ -150,3 +150,59 @@ def test_a_crash_between_sbatch_and_storing_its_id_finds_the_job_again(make_serv
     assert len(list(starts.iterdir())) == 2, list(starts.iterdir())
     for t in job["tasks"]:
         assert "finished" in srv.log(job["id"], "worker", t["index"])
+
+
+DAG_ROUTED = """\
+dag_id: routed
+tasks:
+  - task_id: prep
+    command: echo "prep on ${SLURMD_NODENAME-this machine}"
+  - task_id: train
+    depends_on: [prep]
+    queue: train
+    slurm: {sbatch_options: ["--comment=from-the-dag"]}
+    resources: {gpus: 1}
+    command: echo "train on $SLURMD_NODENAME"
+"""
+
+DAG_BAD_QUEUE = """\
+dag_id: bad_queue
+tasks:
+  - task_id: a
+    command: "true"
+  - task_id: b
+    queue: nosuch
+    command: "true"
+"""
+
+
+def test_a_dag_runs_one_task_here_and_one_on_slurm(routed, slurm_cluster, tmp_path):
+    from dagtest import Dags
+    d = Dags(routed, tmp_path)
+    d.write("routed.yaml", DAG_ROUTED)
+    d.write("bad_queue.yaml", DAG_BAD_QUEUE)
+    d.wait_dag("routed")
+    # every GPU of the cluster is held: the Slurm task waits in Slurm's queue
+    hog = routed.submit(spec({"worker": {"instances": len(slurm_cluster.nodes),
+                                         "gpus": slurm_cluster.gpus, "command": "sleep 300"}},
+                             name="hog", queue="train"))
+    routed.wait_running(hog["id"], timeout=60)
+    d.trigger("routed", run_id="r1")
+    ti = wait_for(lambda: (lambda t: t if "pending in slurm" in t["reason"] else None)(
+        d.tis("routed", "r1")["train"]), 60, "the Slurm task to show Slurm's pending reason")
+    assert ti["state"] == "queued" and "Resources" in ti["reason"], ti
+    assert d.tis("routed", "r1")["prep"]["state"] == "success"
+    job = routed.job(ti["job_id"])
+    assert job["executor"] == "slurm" and job["queue"] == "train", job
+    assert job["spec"]["slurm"]["sbatch_options"] == ["--comment=from-the-dag"], job["spec"]
+    assert routed.api("DELETE", "/api/v1/jobs/%s" % hog["id"])[0] == 202
+    run = d.wait_run("routed", "r1", timeout=120)
+    assert run["state"] == "success", (run, d.tis("routed", "r1"))
+    assert "prep on this machine" in d.log("routed", "r1", "prep")
+    log = d.log("routed", "r1", "train")
+    assert any("train on %s" % n in log for n in slurm_cluster.nodes), log
+    # a queue the server does not have: an import error at its line
+    errs = d.get("/importErrors")["import_errors"]
+    bad = [e for e in errs if e["filename"].endswith("bad_queue.yaml")]
+    assert bad and ':6: tasks[1].queue: no queue "nosuch"' in bad[0]["stack_trace"], errs
+    assert "train" in bad[0]["stack_trace"], bad
