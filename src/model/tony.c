@@ -383,7 +383,7 @@ static const struct {
 	const char *key;
 	const char *why;
 } ignored_keys[] = {
-	{"tony.yarn.", "YARN queues do not exist here; use priority"},
+	{"tony.yarn.", "no YARN here (tony.yarn.queue is the server's queue)"},
 	{"tony.application.security.", "no Kerberos here; the API token authenticates"},
 	{"tony.keytab.", "no Kerberos here; the API token authenticates"},
 	{"tony.other.namenodes", "no HDFS delegation tokens here"},
@@ -652,6 +652,13 @@ static int apply_app_key(struct builder *b, const struct tony_prop *p)
 		if (!*p->value)
 			return prop_fail(b, p, "expected a name");
 		return job_spec_set_string(&b->spec->name, p->value, b->err);
+	}
+	if (!strcmp(k, "tony.yarn.queue")) {
+		/* the server's queue (docs/slurm.md, "Routing"); YARN's own
+		 * `default` is where work goes when none is named: no queue here */
+		if (!*p->value || !strcmp(p->value, "default"))
+			return 0;
+		return job_spec_set_string(&b->spec->queue, p->value, b->err);
 	}
 	if (!strcmp(k, "tony.application.framework")) {
 		if (!strcasecmp(p->value, "standalone")) {

@@ -89,12 +89,13 @@ def test_bad_submit_flag_exits_2(server, tmp_path):
 def test_unknown_tony_key_warns_once_and_job_runs(server, tmp_path):
     src, conf = _tony_project(tmp_path, _tony_xml([
         ("tony.worker.instances", "1"), ("tony.worker.memory", "256m"),
-        ("tony.yarn.queue", "ml-team"), ("tony.application.security.enabled", "true")]))
+        ("tony.yarn.queue", "default"), ("tony.application.node-label", "gpu"),
+        ("tony.application.security.enabled", "true")]))
     r = server.cli("submit", "--conf_file", conf, "--src_dir", src, "--executes", "hello.py",
                    "--python_binary_path", TASK_PY, timeout=120)
     assert r.returncode == 0, cli_describe(r)
     out = _out(r)
-    for key in ("tony.yarn.queue", "tony.application.security.enabled"):
+    for key in ("tony.application.node-label", "tony.application.security.enabled"):
         lines = [ln for ln in out.splitlines() if key in ln]
         assert len(lines) == 1, "expected one warning line for %s:\n%s" % (key, cli_describe(r))
     jobs = server.api("GET", "/api/v1/jobs")[1]["jobs"]

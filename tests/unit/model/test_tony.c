@@ -32,6 +32,7 @@ static const char *seed_xml =
 	"    <name>tony.worker.memory</name>\n"
 	"    <value>4g</value>\n"
 	"  </property>\n"
+	"  <property><name>tony.application.node-label</name><value>gpu</value></property>\n"
 	"  <property><name>tony.yarn.queue</name><value>ml</value></property>\n"
 	"</configuration>\n";
 
@@ -118,9 +119,12 @@ static void test_seed_job(void **state)
 	assert_string_equal(s->env[0].name, "A");
 	assert_string_equal(s->env[1].name, "B");
 	assert_string_equal(s->env[1].value, "x=y");
+	/* tony.yarn.queue is the server's queue */
+	assert_non_null(s->queue);
+	assert_string_equal(s->queue, "ml");
 	/* one warning, naming the file, line and key */
 	assert_int_equal(w.n, 1);
-	snprintf(want, sizeof want, "%s:15: tony.yarn.queue: ignored", xml_path);
+	snprintf(want, sizeof want, "%s:15: tony.application.node-label: ignored", xml_path);
 	if (!strstr(w.v[0], want))
 		fail_msg("warning \"%s\"", w.v[0]);
 	free(cwd);
