@@ -46,7 +46,7 @@ DEPS     := $(OBJS:.o=.d) $(LEAN_OBJS:.o=.d)
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all deps check unit system sanitize-check demo fuzz bench clean format FORCE
+.PHONY: all deps check unit system ui-check sanitize-check demo fuzz bench clean format FORCE
 
 all: weir
 
@@ -94,12 +94,17 @@ unit: $(UNIT_BINS) $(BUILD)/weir $(BUILD)/weir-launch
 system: weir
 	WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q tests/system $(PYTEST_ARGS)
 
-# Every test: a warnings-as-errors build, unit and system tests, then the same
-# under AddressSanitizer and UBSan.
+# Browser tests of the web UI: headless chromium against a real server (tests/ui/harness.mjs).
+ui-check: weir
+	cd tests/ui && WEIR_BIN=$(CURDIR)/$(BUILD)/weir node --test --test-concurrency=1 test_*.mjs
+
+# Every test: a warnings-as-errors build, unit, system and browser tests, then unit and
+# system tests under AddressSanitizer and UBSan.
 check: deps
 	$(MAKE) DEVELOPER=1 weir
 	$(MAKE) DEVELOPER=1 unit
 	$(MAKE) DEVELOPER=1 system
+	$(MAKE) DEVELOPER=1 ui-check
 	$(MAKE) sanitize-check
 
 sanitize-check:

@@ -1,17 +1,26 @@
 #!/bin/sh
 # Installs what weir's build and tests need on a fresh Debian machine.
-# Skips apt entirely when everything is already there.
+# Skips apt entirely when everything is already there, and npm when tests/ui/node_modules is.
 set -e
 PKGS="pkg-config libuv1-dev libmicrohttpd-dev libsqlite3-dev libjansson-dev
 libyaml-dev libxml2-dev libarchive-dev nettle-dev libcmocka-dev python3-pytest python3-torch clang libclang-rt-14-dev
-procps zip sqlite3 curl jq slurmctld slurmd slurm-client munge"
+procps zip sqlite3 curl jq slurmctld slurmd slurm-client munge chromium"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-echo "installing:$missing"
-SUDO=""
-[ "$(id -u)" -ne 0 ] && SUDO="sudo"
-$SUDO apt-get update -q
-DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+# node runs the browser tests (tests/ui); any node >= 18 on PATH will do, else Debian's
+command -v node >/dev/null 2>&1 || missing="$missing nodejs npm"
+if [ -n "$missing" ]; then
+	echo "installing:$missing"
+	SUDO=""
+	[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+	$SUDO apt-get update -q
+	DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -q --no-install-recommends $missing
+fi
+# playwright-core for the browser tests, exactly as locked; skipped when it is installed and
+# the lock is not newer than the install (npm writes node_modules/.package-lock.json)
+ui="$(dirname "$0")/ui"
+if [ ! -f "$ui/node_modules/.package-lock.json" ] || [ "$ui/package-lock.json" -nt "$ui/node_modules/.package-lock.json" ]; then
+	(cd "$ui" && npm ci --no-audit --no-fund)
+fi

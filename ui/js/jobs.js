@@ -175,7 +175,7 @@ route('/jobs/:id', (root, params, query) => {
 			['Exit code', job.exit_code === null || job.exit_code === undefined ? '—' : String(job.exit_code)],
 		];
 		clear(facts);
-		for (const [k, v] of rows) facts.append(h('dt', {}, k), h('dd', {}, v));
+		for (const [k, v] of rows) facts.append(h('div', {}, h('dt', {}, k), h('dd', {}, v)));
 	}
 
 	function renderTasks() {
