@@ -180,7 +180,8 @@ export async function startWeir(opts = {}) {
 }
 
 // A fresh headless chromium (its own temporary profile) and a page at 1280x800 on the
-// server's UI.  page.errors collects uncaught page errors and console errors.
+// server's UI.  page.errors collects uncaught page errors and console errors (a resource
+// answered 4xx shows there too).
 export async function openBrowser(weir, { width = 1280, height = 800 } = {}) {
 	const browser = await chromium.launch({
 		executablePath: CHROMIUM,
@@ -207,6 +208,7 @@ export async function login(page, weir, { user = weir.user, password = weir.pass
 	await page.getByTestId('login-password').fill(password);
 	await page.getByTestId('login-submit').click();
 	await page.getByTestId('session-user').filter({ hasText: user }).waitFor();
+	page.errors.length = 0; // the session check before logging in answered 401, as it should
 	return page;
 }
 

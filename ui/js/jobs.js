@@ -97,6 +97,11 @@ route('/jobs', (root, params, query) => {
 
 // ---- #/jobs/ID ----------------------------------------------------------------------------------
 
+// Peak memory and CPU time are reported when a task ends: a 0 before that means "not yet".
+function measured(t, v) {
+	return v !== null && v !== undefined && (v > 0 || !!t.ended_at);
+}
+
 function taskKey(t) {
 	return `${t.role}:${t.index}`;
 }
@@ -196,8 +201,8 @@ route('/jobs/:id', (root, params, query) => {
 				h('td', { class: 'wrap' }, stateBadge(t.state), t.reason ? h('div', { class: 'muted' }, t.reason) : null),
 				h('td', { class: 'num' }, String(t.attempt)), h('td', { class: 'num' }, exit),
 				h('td', {}, formatTime(t.started_at)), h('td', {}, formatTime(t.ended_at)),
-				h('td', { class: 'num' }, formatBytes(t.peak_memory_bytes)),
-				h('td', { class: 'num' }, t.cpu_time_ms === null || t.cpu_time_ms === undefined ? '—' : formatDuration(t.cpu_time_ms / 1000)),
+				h('td', { class: 'num' }, measured(t, t.peak_memory_bytes) ? formatBytes(t.peak_memory_bytes) : '—'),
+				h('td', { class: 'num' }, measured(t, t.cpu_time_ms) ? formatDuration(t.cpu_time_ms / 1000) : '—'),
 				h('td', {}, btn)));
 		}
 		if (!tasks.length) tbody.appendChild(h('tr', {}, h('td', { colspan: '11', class: 'muted' }, 'No tasks yet (the job waits for resources).')));
