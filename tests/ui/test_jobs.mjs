@@ -30,6 +30,12 @@ async function lastChiefLine() {
 }
 
 test('the list shows a two-role job, its page every task and the live log of one', async () => {
+	// two that end first, so that the list and its filter have something to tell apart
+	const quick = await weir.submit(jobSpec({ worker: { command: 'echo done' } }, { name: 'ui-quick' }));
+	const failing = await weir.submit(jobSpec({ worker: { command: 'exit 3' } }, { name: 'ui-fails' }));
+	for (const j of [quick, failing]) {
+		await waitFor(async () => ['succeeded', 'failed'].includes((await weir.job(j.id)).state), { what: `job ${j.id} to end` });
+	}
 	// chief prints a line every 0.2 s for two minutes; the workers just wait
 	job = await weir.submit(jobSpec({
 		chief: { command: 'i=0; while [ $i -lt 600 ]; do i=$((i+1)); echo "chief line $i"; sleep 0.2; done' },
@@ -42,15 +48,19 @@ test('the list shows a two-role job, its page every task and the live log of one
 	assert.match(await row.textContent(), /ui-two-roles/);
 	await waitFor(async () => (await row.getAttribute('data-state')) === 'running', { what: 'the row to say running' });
 	// the roles and their instances, where the list route gives them (its `roles` field)
-	const listed = (await weir.api('GET', '/api/v1/jobs')).body.jobs.find((j) => j.id === job.id);
-	if (listed.roles) await waitFor(async () => /chief × 1/.test(await row.textContent()) && /worker × 2/.test(await row.textContent()),
+	await waitFor(async () => /chief × 1/.test(await row.textContent()) && /worker × 2/.test(await row.textContent()),
 		{ what: 'the roles column: chief × 1, worker × 2' });
 	await screenshot(page, 'jobs-list');
 
-	// the state filter: a finished-jobs view does not list the running job
+	await page.getByTestId('job-row-' + failing.id).getByText('failed').first().waitFor();
+	assert.match(await page.getByTestId('job-row-' + failing.id).textContent(), /exited 3/);
+
+	// the state filter: the succeeded view lists the quick job only
 	await page.getByLabel('State', { exact: true }).selectOption('succeeded');
-	await page.getByTestId('jobs-empty').waitFor();
+	await page.getByTestId('job-row-' + quick.id).waitFor();
 	assert.equal(await page.getByTestId('job-row-' + job.id).count(), 0);
+	assert.equal(await page.getByTestId('job-row-' + failing.id).count(), 0);
+	assert.match(page.url(), /#\/jobs\?state=succeeded$/);
 	await page.getByLabel('State', { exact: true }).selectOption('running');
 	await page.getByTestId('job-row-' + job.id).waitFor();
 
@@ -110,4 +120,90 @@ test('Kill asks for confirmation, then every task ends killed', async () => {
 	assert.match(await page.getByTestId('job-events').textContent(), /kill/i);
 	await screenshot(page, 'job-killed');
 	assert.deepEqual(page.errors, []);
+});
+
+// The first "line N" number in the loaded log text, or null.
+async function firstLine() {
+	const text = await page.getByTestId('log-text').textContent();
+	const m = /^line (\d+)\n/.exec(text);
+	return m ? Number(m[1]) : null;
+}
+
+const scroller = () => page.getByTestId('log-viewer').locator('.log-scroll');
+
+test('a large log opens at its end, loads earlier pieces upward, keeps the reader\'s place', async () => {
+	// about 1 MB at once (4 pieces and more), then a new line every 0.2 s
+	const big = await weir.submit(jobSpec({ worker: {
+		command: 'seq 1 90000 | sed "s/^/line /"; i=0; while [ $i -lt 900 ]; do i=$((i+1)); echo "tail $i"; sleep 0.2; done',
+	} }, { name: 'ui-big-log' }));
+	await waitFor(async () => {
+		const r = await weir.api('GET', `/api/v1/jobs/${big.id}/tasks/worker/0/logs?offset=-16`);
+		return r.status === 200 && /tail/.test(r.body);
+	}, { what: 'the big log written' });
+	await page.goto(`${weir.url}/#/jobs/${big.id}`);
+	await page.getByTestId('log-text').getByText('line 90000').waitFor();
+	// the end only, starting at a whole line
+	const start = await firstLine();
+	assert.ok(start > 60000, `the view opened near the end (first line ${start})`);
+	await page.getByTestId('log-earlier').waitFor();
+
+	// scrolled up a little: new lines arrive below, the view stays where the reader put it
+	await scroller().evaluate((el) => (el.scrollTop = el.scrollHeight / 2));
+	const top = await scroller().evaluate((el) => el.scrollTop);
+	const len = (await page.getByTestId('log-text').textContent()).length;
+	await waitFor(async () => (await page.getByTestId('log-text').textContent()).length > len + 20, { what: 'new lines' });
+	assert.equal(await scroller().evaluate((el) => el.scrollTop), top);
+
+	// at the top, earlier pieces come in above and the line read stays in view
+	let first = start;
+	for (let i = 0; i < 12 && first !== 1; i++) {
+		await scroller().evaluate((el) => el.scrollTo(0, 0));
+		const before = first;
+		first = await waitFor(async () => {
+			const f = await firstLine();
+			return f !== null && f < before ? f : 0;
+		}, { what: `lines before ${before}` });
+		assert.ok(await scroller().evaluate((el) => el.scrollTop) > 0, 'the view did not jump to the new top');
+	}
+	assert.equal(first, 1, 'the whole file was reached');
+	const text = await page.getByTestId('log-text').textContent();
+	assert.match(text, /^line 1\nline 2\n/);
+	assert.equal((text.match(/^line \d+$/gm) || []).length, 90000, 'every line once, none cut');
+	await page.getByTestId('log-earlier').waitFor({ state: 'hidden' });
+
+	// back at the bottom it follows again
+	await scroller().evaluate((el) => (el.scrollTop = el.scrollHeight));
+	const n = (await page.getByTestId('log-text').textContent()).length;
+	await waitFor(async () => (await page.getByTestId('log-text').textContent()).length > n, { what: 'more lines' });
+	await waitFor(() => scroller().evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight < 24),
+		{ what: 'the view to stay at the bottom' });
+
+	// Download saves the whole file under the job's name
+	const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('log-download').click()]);
+	assert.equal(download.suggestedFilename(), `job-${big.id}-worker-0.log`);
+	assert.equal((await weir.api('DELETE', `/api/v1/jobs/${big.id}`)).status, 202);
+	assert.deepEqual(page.errors, []);
+});
+
+test('the pages fit a phone screen and every control has a name', async () => {
+	await page.setViewportSize({ width: 375, height: 800 });
+	try {
+		for (const where of ['/#/jobs', `/#/jobs/${job.id}`]) {
+			await page.goto(weir.url + where);
+			await page.getByTestId(where === '/#/jobs' ? 'jobs-table' : 'tasks-table').locator('tbody tr').first().waitFor();
+			// the page does not scroll sideways (wide tables scroll inside their own box)
+			assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth + 1), where);
+			const unnamed = await page.evaluate(() => [...document.querySelectorAll('button, input, select, a[href], textarea')]
+				.filter((el) => el.offsetParent !== null)
+				.filter((el) => {
+					const name = el.getAttribute('aria-label') || (el.labels && el.labels.length && el.labels[0].textContent) ||
+						el.textContent.trim() || el.getAttribute('title') || el.getAttribute('placeholder');
+					return !name;
+				}).map((el) => el.outerHTML.slice(0, 80)));
+			assert.deepEqual(unnamed, [], `controls without a name on ${where}`);
+		}
+		await screenshot(page, 'job-page-phone');
+	} finally {
+		await page.setViewportSize({ width: 1280, height: 800 });
+	}
 });
