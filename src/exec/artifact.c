@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -285,3 +286,90 @@ out:
 	return rc;
 }
 
+
+static const char *archive_ext(const char *path)
+{
+	static const char *const exts[] = {".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tgz",
+					   ".tbz2",   ".txz",     ".tar",    ".zip",     NULL};
+	size_t n = strlen(path);
+
+	for (size_t i = 0; exts[i]; i++) {
+		size_t e = strlen(exts[i]);
+		if (n > e && !strcasecmp(path + n - e, exts[i]))
+			return exts[i];
+	}
+	return "";
+}
+
+static int copy_file(const char *from, const char *to, struct weir_error *err)
+{
+	char buf[1 << 16];
+	int in = open(from, O_RDONLY | O_CLOEXEC), out = -1, rc = -1;
+	ssize_t got;
+
+	if (in < 0)
+		return weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", from, strerror(errno));
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "%s: %s", to, strerror(errno));
+		goto out;
+	}
+	while ((got = read(in, buf, sizeof buf)) != 0) {
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0 || write(out, buf, (size_t)got) != got) {
+			weir_error_set(err, WEIR_E_INTERNAL, "copying %s to %s: %s", from, to,
+				       strerror(errno));
+			goto out;
+		}
+	}
+	if (fsync(out) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "%s: %s", to, strerror(errno));
+		goto out;
+	}
+	rc = 0;
+out:
+	close(in);
+	if (out >= 0)
+		close(out);
+	return rc;
+}
+
+int artifact_ship(const char *archive, const char *dir, const char *memo_cache, char **shipped,
+		  struct weir_error *err)
+{
+	char hex[65];
+	char *dest = NULL, *tmp = NULL;
+
+	*shipped = NULL;
+	if (artifact_hash(archive, memo_cache, hex, NULL, err) < 0)
+		return -1;
+	if (asprintf(&dest, "%s/%s%s", dir, hex, archive_ext(archive)) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	if (fs_exists(dest)) {
+		*shipped = dest;
+		return 0;
+	}
+	if (fs_mkdir_p(dir, 0755, err) < 0) {
+		free(dest);
+		return -1;
+	}
+	if (asprintf(&tmp, "%s/.%s.%ld.tmp", dir, hex, (long)getpid()) < 0) {
+		free(dest);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	unlink(tmp);
+	/* a reader sees the whole archive or none: the copy is renamed in */
+	if (copy_file(archive, tmp, err) < 0 ||
+	    (rename(tmp, dest) < 0 &&
+	     weir_error_set(err, WEIR_E_INTERNAL, "shipping %s to %s: %s", archive, dest,
+			    strerror(errno)) < 0)) {
+		unlink(tmp);
+		free(tmp);
+		free(dest);
+		return -1;
+	}
+	free(tmp);
+	*shipped = dest;
+	return 0;
+}

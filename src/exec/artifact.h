@@ -32,4 +32,12 @@ int artifact_unpack(const char *archive, const char *dest, struct weir_error *er
 int artifact_unpack_cached(const char *archive, const char *name, const char *cache_dir, char **dir,
 			   bool *unpacked, struct weir_error *err);
 
+/* Places `archive` in `dir` (a folder every node reads) under its content
+ * hash, `<sha256>.<ext>` (ext: .zip, .tar.gz, ... as the archive's name
+ * ends), once: a copy under a temporary name, then an atomic rename; an
+ * existing one is kept.  `memo_cache` is where artifact_hash keeps its memo.
+ * *shipped (caller frees) gets the path.  0, or -1 with err. */
+int artifact_ship(const char *archive, const char *dir, const char *memo_cache, char **shipped,
+		  struct weir_error *err);
+
 #endif

@@ -865,6 +865,39 @@ static int parse_args(struct launch *l, int argc, char **argv)
 	return 0;
 }
 
+/* `pattern` with each "%n" replaced by this node's name (Slurm's
+ * SLURMD_NODENAME, else the host name).  NULL when it has no %n. */
+static char *node_cache_dir(const char *pattern)
+{
+	const char *node = getenv("SLURMD_NODENAME");
+	char host[256];
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (!strstr(pattern, "%n"))
+		return NULL;
+	if (!node || !*node) {
+		if (gethostname(host, sizeof host) < 0)
+			snprintf(host, sizeof host, "node");
+		host[sizeof host - 1] = '\0';
+		node = host;
+	}
+	f = open_memstream(&out, &len);
+	if (!f)
+		return NULL;
+	for (const char *p = pattern; *p; p++) {
+		if (p[0] == '%' && p[1] == 'n') {
+			fputs(node, f);
+			p++;
+		} else {
+			fputc(*p, f);
+		}
+	}
+	fclose(f);
+	return out;
+}
+
 int launch_main(int argc, char **argv)
 {
 	struct launch l;
@@ -873,6 +906,7 @@ int launch_main(int argc, char **argv)
 	struct weir_error err = {0};
 	const char *server = getenv("WEIR_SERVER");
 	int code = EXIT_LAUNCH_FAILED, g;
+	char *node_cache = NULL;
 
 	memset(&l, 0, sizeof l);
 	memset(&c, 0, sizeof c);
@@ -895,6 +929,8 @@ int launch_main(int argc, char **argv)
 	if (workdir_prepare(l.workdir, l.src_dir, NULL, 0, NULL, &err) < 0)
 		goto failed;
 	json_t *arts = json_object_get(l.task, "artifacts");
+	/* a cache per node (Slurm with a shared_dir): "%n" is this node's name */
+	node_cache = l.cache_dir ? node_cache_dir(l.cache_dir) : NULL;
 	for (size_t i = 0; i < json_array_size(arts); i++) {
 		json_t *a = json_array_get(arts, i);
 		struct artifact art = {
@@ -906,7 +942,8 @@ int launch_main(int argc, char **argv)
 			weir_error_set(&err, WEIR_E_INVALID, "artifacts[%zu]: no path", i);
 			goto failed;
 		}
-		if (workdir_prepare(l.workdir, NULL, &art, 1, l.cache_dir, &err) < 0)
+		if (workdir_prepare(l.workdir, NULL, &art, 1, node_cache ? node_cache : l.cache_dir,
+				    &err) < 0)
 			goto failed;
 	}
 	g = wait_for_gang(&l);
@@ -936,6 +973,7 @@ failed:
 	snprintf(o.reason, sizeof o.reason, "launch failed: %s", err.msg);
 	report_exited(&l, &o);
 out:
+	free(node_cache);
 	contract_release(&c);
 	release_port(&l);
 	json_decref(l.cluster);

@@ -58,6 +58,7 @@ static void free_slurm(struct server_slurm *sl)
 	free(sl->qos);
 	free(sl->time);
 	free(sl->shared_dir);
+	free(sl->node_cache_dir);
 	memset(sl, 0, sizeof *sl);
 }
 
@@ -383,7 +384,8 @@ static int read_slurm_keys(struct server_slurm *sl, json_t *m, const char *where
 		             : !strcmp(key, "qos")        ? &sl->qos
 		             : !strcmp(key, "time")       ? &sl->time
 		             : !strcmp(key, "shared_dir") ? &sl->shared_dir
-		                                          : NULL;
+		             : !strcmp(key, "node_cache_dir") ? &sl->node_cache_dir
+		                                              : NULL;
 		snprintf(field, sizeof field, "%s.%s", where, key);
 		if (!strcmp(key, "executor")) {
 			continue;
@@ -398,7 +400,12 @@ static int read_slurm_keys(struct server_slurm *sl, json_t *m, const char *where
 				return weir_error_set(err, WEIR_E_INVALID,
 				                      "%s: %s: expected a non-empty string", origin,
 				                      field);
-			if (dst != &sl->shared_dir &&
+			if ((dst == &sl->shared_dir || dst == &sl->node_cache_dir) &&
+			    text[0] != '/')
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "%s: %s: expected an absolute path", origin,
+				                      field);
+			if (dst != &sl->shared_dir && dst != &sl->node_cache_dir &&
 			    job_spec_check_slurm_value(field, text, false, dst == &sl->time, err) < 0) {
 				weir_error_prefix(err, "%s", origin);
 				return -1;
@@ -437,7 +444,8 @@ static int read_slurm_keys(struct server_slurm *sl, json_t *m, const char *where
 		} else {
 			return weir_error_set(err, WEIR_E_INVALID,
 			                      "%s: %s: unknown key (expected partition, account, "
-			                      "qos, time, sbatch_options or shared_dir)",
+			                      "qos, time, sbatch_options, shared_dir or "
+			                      "node_cache_dir)",
 			                      origin, field);
 		}
 	}

@@ -24,7 +24,9 @@ struct server_slurm {
 	char *time;                      /* sbatch --time as written; NULL: from the timeout */
 	char **sbatch_options;           /* added to every sbatch as they are */
 	size_t n_sbatch_options;
-	char *shared_dir; /* readable by every node (not used yet) */
+	char *shared_dir;     /* read by every node: archives are shipped there */
+	char *node_cache_dir; /* where a node unpacks them ("%n": its name); NULL:
+	                       * shared_dir/nodes/%n */
 };
 
 /* A named route for jobs and DAG tasks (a job's `queue:`). */

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/artifact.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -43,6 +44,7 @@
 struct route_queue {
 	char *name;
 	bool gang;
+	char *shared_dir, *node_cache_dir; /* NULL: the server's */
 	struct executor_placement place; /* strings owned (const only for the type) */
 };
 
@@ -86,6 +88,7 @@ struct job_manager {
 	bool default_gang;          /* work that names no queue goes to gang_exec */
 	struct route_queue *queues;
 	size_t n_queues;
+	char *shared_dir, *node_cache_dir; /* gang work's, server-wide; NULL: none */
 	struct api *api;
 	uv_timer_t timeout_timer;
 	uv_timer_t housekeeping;
@@ -751,6 +754,78 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t)
 	return ok;
 }
 
+void job_manager_set_shipping(struct job_manager *jm, const char *shared_dir,
+                              const char *node_cache_dir)
+{
+	free(jm->shared_dir);
+	free(jm->node_cache_dir);
+	jm->shared_dir = shared_dir ? strdup(shared_dir) : NULL;
+	jm->node_cache_dir = node_cache_dir ? strdup(node_cache_dir) : NULL;
+}
+
+/* Where a gang job's archives go and are unpacked: its queue's shared_dir,
+ * else the server's; NULL *shared when the job ships nothing (a local job,
+ * or none is configured).  *node_cache: new, with %n for the node. */
+static void job_shipping(struct job_manager *jm, int64_t job_id, const char **shared,
+                         char **node_cache)
+{
+	struct job_route rt;
+	const struct route_queue *q;
+	const char *nc;
+
+	*shared = NULL;
+	*node_cache = NULL;
+	route_get(jm, job_id, &rt);
+	if (!rt.gang)
+		return;
+	q = queue_find(jm, rt.queue);
+	*shared = q && q->shared_dir ? q->shared_dir : jm->shared_dir;
+	if (!*shared)
+		return;
+	nc = q && q->node_cache_dir ? q->node_cache_dir : jm->node_cache_dir;
+	if (nc)
+		*node_cache = strdup(nc);
+	else if (asprintf(node_cache, "%s/nodes/%%n", *shared) < 0)
+		*node_cache = NULL;
+}
+
+/* The archive as the job's tasks read it: shipped to the shared folder when
+ * the job ships (placed there now if it is not yet: once per content). */
+static char *shipped_path(struct job_manager *jm, const char *shared, const char *archive,
+                          struct weir_error *err)
+{
+	char *dir = fs_join(shared, "artifacts"), *memo = fs_join(jm->home, "cache"), *out = NULL;
+
+	if (!dir || !memo)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	else
+		artifact_ship(archive, dir, memo, &out, err);
+	free(dir);
+	free(memo);
+	return out;
+}
+
+/* Before a gang job is submitted: each archive in the shared folder. */
+static int ship_artifacts(struct job_manager *jm, int64_t job_id, const struct job_spec *spec,
+                          struct weir_error *err)
+{
+	const char *shared;
+	char *nc;
+
+	job_shipping(jm, job_id, &shared, &nc);
+	free(nc);
+	for (size_t i = 0; shared && i < spec->n_artifacts; i++) {
+		char *p;
+		if (!spec->artifacts[i].archive)
+			continue;
+		p = shipped_path(jm, shared, spec->artifacts[i].path, err);
+		if (!p)
+			return -1;
+		free(p);
+	}
+	return 0;
+}
+
 /* Where a gang goes: its queue's settings, the job's own `slurm:` over
  * them (the backend adds its defaults under both).  place->options is new
  * (free() it).  0, or -1 when out of memory. */
@@ -796,6 +871,8 @@ static bool spawn_gang(struct job_manager *jm, const struct job_row *job, struct
 		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
+	if (ship_artifacts(jm, job->id, spec, &err) < 0)
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct role_spec *rs = job_spec_find_role(spec, rows[i].role);
 		lp[i] = log_path(jm, rows[i].job_id, rows[i].role, rows[i].idx, rows[i].attempt);
@@ -1581,19 +1658,32 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 	char *cmd = job_spec_role_command(spec, rs);
 	char *wd = workdir_path(jm, t->job_id, t->role, t->idx, t->attempt);
 	char *lp = log_path(jm, t->job_id, t->role, t->idx, t->attempt);
-	char *cache = fs_join(jm->home, "cache");
+	const char *shared = NULL;
+	char *node_cache = NULL;
+	char *cache;
 	json_t *roles = json_array(), *arts = json_array(), *r = NULL;
+
+	job_shipping(jm, t->job_id, &shared, &node_cache);
+	cache = node_cache ? node_cache : fs_join(jm->home, "cache");
 
 	for (size_t i = 0; i < spec->n_roles; i++)
 		json_array_append_new(
 		    roles, json_pack("{s:s, s:i, s:b, s:b}", "name", spec->roles[i].name,
 		                     "instances", spec->roles[i].instances, "untracked",
 		                     spec->roles[i].untracked, "sidecar", spec->roles[i].sidecar));
-	for (size_t i = 0; i < spec->n_artifacts; i++)
-		json_array_append_new(arts,
-		                      json_pack("{s:s, s:s, s:b}", "path", spec->artifacts[i].path,
-		                                "name", spec->artifacts[i].name, "archive",
-		                                spec->artifacts[i].archive));
+	for (size_t i = 0; i < spec->n_artifacts; i++) {
+		struct weir_error e2 = {0};
+		char *p = shared && spec->artifacts[i].archive
+		              ? shipped_path(jm, shared, spec->artifacts[i].path, &e2)
+		              : NULL;
+		if (shared && spec->artifacts[i].archive && !p)
+			log_warn("job %lld: %s", (long long)t->job_id, e2.msg);
+		json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path",
+		                                      p ? p : spec->artifacts[i].path, "name",
+		                                      spec->artifacts[i].name, "archive",
+		                                      spec->artifacts[i].archive));
+		free(p);
+	}
 	/* A backend that binds devices itself (Slurm) gets null: the launcher
 	 * keeps the CUDA_VISIBLE_DEVICES it was started with. */
 	struct executor *ex = exec_of(jm, t->job_id);
@@ -2107,6 +2197,8 @@ static void queues_free(struct job_manager *jm)
 	for (size_t i = 0; i < jm->n_queues; i++) {
 		struct route_queue *q = &jm->queues[i];
 		free(q->name);
+		free(q->shared_dir);
+		free(q->node_cache_dir);
 		free((void *)q->place.partition);
 		free((void *)q->place.account);
 		free((void *)q->place.qos);
@@ -2164,6 +2256,8 @@ int job_manager_set_routes(struct job_manager *jm, struct executor *local, struc
 		q->place.account = dup_or_null(p->account);
 		q->place.qos = dup_or_null(p->qos);
 		q->place.time = dup_or_null(p->time);
+		q->shared_dir = dup_or_null(queues[i].shared_dir);
+		q->node_cache_dir = dup_or_null(queues[i].node_cache_dir);
 		q->place.options = (const char *const *)opts;
 		if (!q->name || !opts)
 			goto oom;
@@ -2213,6 +2307,8 @@ void job_manager_destroy(struct job_manager *jm)
 	alloc_state_destroy(jm->alloc);
 	alloc_state_destroy(jm->gang_alloc);
 	queues_free(jm);
+	free(jm->shared_dir);
+	free(jm->node_cache_dir);
 	free(jm->home);
 	uv_timer_stop(&jm->timeout_timer);
 	uv_timer_stop(&jm->housekeeping);

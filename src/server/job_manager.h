@@ -43,7 +43,18 @@ struct job_manager_queue {
 	const char *name;
 	bool gang;
 	struct executor_placement place;
+	/* environment shipping (gang queues): NULL: the server's (set_shipping) */
+	const char *shared_dir, *node_cache_dir;
 };
+
+/* The server-wide shared_dir and node_cache_dir of gang work (copied; NULL:
+ * none: archives are read where they are, unpacked into the home's cache).
+ * A job on the gang backend with a shared_dir has each archive placed in
+ * SHARED/artifacts/<sha256>.<ext> before its submission, and its tasks
+ * unpack it into the node cache (node_cache_dir, else SHARED/nodes/%n; the
+ * launcher puts its node's name for %n). */
+void job_manager_set_shipping(struct job_manager *jm, const char *shared_dir,
+                              const char *node_cache_dir);
 
 /* Set before recovery; borrowed.  The one backend for all work (a gang
  * backend, e.g. Slurm, or the local one). */

@@ -168,7 +168,10 @@ static int set_routes(struct server_parts *p, const struct server_config *cfg,
 		q[i].place.time = c->opt.time;
 		q[i].place.options = (const char *const *)c->opt.sbatch_options;
 		q[i].place.n_options = c->opt.n_sbatch_options;
+		q[i].shared_dir = c->opt.shared_dir;
+		q[i].node_cache_dir = c->opt.node_cache_dir;
 	}
+	job_manager_set_shipping(p->jm, cfg->slurm.shared_dir, cfg->slurm.node_cache_dir);
 	rc = job_manager_set_routes(p->jm, p->exec, p->exec_gang, cfg->executor_slurm, q,
 	                            cfg->n_queues, err);
 	free(q);

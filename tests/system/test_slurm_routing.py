@@ -206,3 +206,49 @@ def test_a_dag_runs_one_task_here_and_one_on_slurm(routed, slurm_cluster, tmp_pa
     bad = [e for e in errs if e["filename"].endswith("bad_queue.yaml")]
     assert bad and ':6: tasks[1].queue: no queue "nosuch"' in bad[0]["stack_trace"], errs
     assert "train" in bad[0]["stack_trace"], bad
+
+
+def test_archives_are_shipped_once_and_unpacked_once_per_node(make_server, slurm_cluster,
+                                                              tmp_path):
+    from conftest import TASK_PY, write_venv_zip
+    import os
+    shared = tmp_path / "shared"
+    srv = make_server(config=ROUTED_CONFIG.replace(
+        "  train: {executor: slurm}",
+        "  train: {executor: slurm, shared_dir: %s}" % shared), start=False)
+    srv.extra_env = dict(slurm_cluster.env)
+    srv.start()
+    venv = write_venv_zip(tmp_path / "venv.zip", "shipped")
+    cmd = ("echo NODE=$SLURMD_NODENAME; venv/bin/python -c \"import os; "
+           "print('marker=' + open('venv/marker.txt').read().strip()); "
+           "print('wrapper=' + os.environ.get('VENV_WRAPPER', ''))\"")
+
+    def run():
+        job = srv.submit(spec({"worker": {"instances": 2, "command": cmd}}, name="ship",
+                              queue="train", artifacts=[{"path": str(venv), "name": "venv"}]))
+        job = srv.wait_job(job["id"], timeout=120)
+        logs = [srv.log(job["id"], "worker", t["index"]) for t in job["tasks"]]
+        assert job["state"] == "succeeded", (job, logs)
+        for log in logs:
+            assert "marker=shipped" in log and "wrapper=1" in log, log
+        return {re.search(r"^NODE=(\S+)$", log, re.M).group(1) for log in logs}
+
+    def trees():
+        """{node: {sha: (inode, mtime)}} of the unpacked trees in each node's cache."""
+        out = {}
+        for node in (shared / "nodes").iterdir():
+            out[node.name] = {e.name: (e.stat().st_ino, e.stat().st_mtime_ns)
+                              for e in os.scandir(node) if re.fullmatch(r"[0-9a-f]{64}", e.name)}
+        return out
+
+    nodes = run()
+    assert len(nodes) == 2, nodes
+    shipped = [p.name for p in (shared / "artifacts").iterdir()]
+    assert len(shipped) == 1 and re.fullmatch(r"[0-9a-f]{64}\.zip", shipped[0]), shipped
+    first = trees()
+    assert set(first) == nodes, first  # one cache per node, named by Slurm's node name
+    for node, t in first.items():
+        assert list(t) == [shipped[0][:64]], (node, t)  # unpacked once on each node
+    assert run() == nodes
+    assert trees() == first  # the second job unpacked nothing
+    assert [p.name for p in (shared / "artifacts").iterdir()] == shipped
