@@ -114,5 +114,8 @@ document.addEventListener('weir:session', (e) => {
 	if (!e.detail.user && parseHash().path !== '/login') clear(document.getElementById('main'));
 });
 
-if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', start);
-else start();
+// Module scripts run after parsing, when readyState is already 'interactive' but before
+// DOMContentLoaded: waiting for the event is what lets the later page modules (jobs.js,
+// dags.js) register their routes before the first dispatch.
+if (document.readyState === 'complete') start();
+else document.addEventListener('DOMContentLoaded', start);
