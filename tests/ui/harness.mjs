@@ -96,7 +96,8 @@ function leftovers(mark, home) {
 }
 
 // Starts `weir server`.  opts: dags (a folder; default an empty one in the temp dir),
-// config (YAML appended to the base config), password (admin's; default random).
+// config (YAML appended to the base config), base (YAML in place of the base config: other
+// resources), password (admin's; default random).
 // Returns {url, port, home, dir, token, user, password, api(), logText(), stop()}.
 export async function startWeir(opts = {}) {
 	if (!WEIR_BIN) throw new Error('set WEIR_BIN');
@@ -107,7 +108,7 @@ export async function startWeir(opts = {}) {
 	mkdirSync(dags, { recursive: true });
 	const user = 'admin';
 	const password = opts.password || 'pw-' + randomBytes(6).toString('hex');
-	const config = BASE_CONFIG + `users:\n  - name: ${user}\n    password_hash: "${hashPassword(password)}"\n` + (opts.config || '');
+	const config = (opts.base || BASE_CONFIG) + `users:\n  - name: ${user}\n    password_hash: "${hashPassword(password)}"\n` + (opts.config || '');
 	const cfgPath = join(dir, 'weir.yaml');
 	writeFileSync(cfgPath, config);
 	const port = await freePort();
