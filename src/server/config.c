@@ -21,8 +21,10 @@ void server_config_init(struct server_config *cfg)
 
 static void free_pools(struct server_config *cfg)
 {
-	for (size_t i = 0; i < cfg->n_pools; i++)
+	for (size_t i = 0; i < cfg->n_pools; i++) {
 		free(cfg->pools[i].name);
+		free(cfg->pools[i].queue);
+	}
 	free(cfg->pools);
 	cfg->pools = NULL;
 	cfg->n_pools = 0;
@@ -352,16 +354,28 @@ static int apply_pools(struct server_config *cfg, json_t *p, const char *origin,
 			                      "%s: pools.%s: expected a name of [A-Za-z0-9_.-], at "
 			                      "most 64 characters",
 			                      origin, key);
-		if (!json_is_integer(v) || json_integer_value(v) < -1 ||
-		    json_integer_value(v) > 1000000)
+		/* `name: SLOTS`, or `name: {slots: SLOTS, queue: QUEUE}` */
+		json_t *slots = json_is_object(v) ? json_object_get(v, "slots") : v;
+		json_t *queue = json_is_object(v) ? json_object_get(v, "queue") : NULL;
+		if (json_is_object(v) &&
+		    json_object_size(v) != (size_t)(slots != NULL) + (size_t)(queue != NULL))
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: pools.%s: expected slots and queue only", origin,
+			                      key);
+		if (!json_is_integer(slots) || json_integer_value(slots) < -1 ||
+		    json_integer_value(slots) > 1000000)
 			return weir_error_set(err, WEIR_E_INVALID,
 			                      "%s: pools.%s: expected a slot count 0..1000000 (-1: "
 			                      "unlimited)",
 			                      origin, key);
+		if (queue && (!json_is_string(queue) || !json_string_length(queue)))
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: pools.%s.queue: expected a queue name", origin, key);
 		cfg->pools[cfg->n_pools].name = strdup(key);
-		if (!cfg->pools[cfg->n_pools].name)
+		if (!cfg->pools[cfg->n_pools].name ||
+		    (queue && !(cfg->pools[cfg->n_pools].queue = strdup(json_string_value(queue)))))
 			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		cfg->pools[cfg->n_pools].slots = (int)json_integer_value(v);
+		cfg->pools[cfg->n_pools].slots = (int)json_integer_value(slots);
 		cfg->n_pools++;
 	}
 	return 0;

@@ -75,6 +75,7 @@ struct server_user {
 struct server_pool {
 	char *name;
 	int slots;
+	char *queue; /* the queue of its tasks that name none; NULL: none */
 };
 
 void server_config_init(struct server_config *cfg);

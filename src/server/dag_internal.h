@@ -47,6 +47,7 @@ struct dag_manager {
 	char *home;
 	char *dir;
 	struct dag_pool *pools; /* names owned */
+	char **pool_queues;     /* per pool: the queue of its tasks that name none; NULL: none */
 	size_t n_pools;
 	struct dag_entry *entries;
 	uv_fs_event_t fsev;

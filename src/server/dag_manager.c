@@ -1194,9 +1194,14 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		}
 		*command = all ? all : dm_xstrdup("");
 	}
-	/* the task's route and Slurm settings win over its job's own */
+	/* the task's route and Slurm settings win over its job's own; a task
+	 * that names no queue takes its pool's */
 	if (t->queue)
 		json_object_set_new(j, "queue", json_string(t->queue));
+	else if (!json_is_string(json_object_get(j, "queue")))
+		for (size_t i = 0; r->pool && i < dm->n_pools; i++)
+			if (dm->pool_queues[i] && !strcmp(dm->pools[i].name, r->pool))
+				json_object_set_new(j, "queue", json_string(dm->pool_queues[i]));
 	if (t->slurm)
 		json_object_set(j, "slurm", t->slurm);
 	spec = job_spec_from_json(j, err);
@@ -1907,11 +1912,14 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	dm->home = dm_xstrdup(home);
 	dm->dir = dm_xstrdup(dags_dir);
 	dm->pools = calloc(n_pools + 1, sizeof *dm->pools);
-	if (!dm->home || !dm->dir || !dm->pools)
+	dm->pool_queues = calloc(n_pools + 1, sizeof *dm->pool_queues);
+	if (!dm->home || !dm->dir || !dm->pools || !dm->pool_queues)
 		goto oom;
 	for (size_t i = 0; i < n_pools; i++) {
 		dm->pools[i].name = dm_xstrdup(pools[i].name);
 		if (!dm->pools[i].name)
+			goto oom;
+		if (pools[i].queue && !(dm->pool_queues[i] = dm_xstrdup(pools[i].queue)))
 			goto oom;
 		dm->pools[i].slots = pools[i].slots;
 		dm->n_pools++;
@@ -1953,7 +1961,10 @@ fail:
 		dag_store_destroy(dm->ds);
 		for (size_t i = 0; i < dm->n_pools + 1 && dm->pools; i++)
 			free((char *)dm->pools[i].name);
+		for (size_t i = 0; i < dm->n_pools + 1 && dm->pool_queues; i++)
+			free(dm->pool_queues[i]);
 		free(dm->pools);
+		free(dm->pool_queues);
 		free(dm->home);
 		free(dm->dir);
 		free(dm);
@@ -1984,9 +1995,12 @@ void dag_manager_destroy(struct dag_manager *dm)
 	}
 	dag_store_destroy(dm->ds);
 	dm->ds = NULL;
-	for (size_t i = 0; i < dm->n_pools; i++)
+	for (size_t i = 0; i < dm->n_pools; i++) {
 		free((char *)dm->pools[i].name);
+		free(dm->pool_queues[i]);
+	}
 	free(dm->pools);
+	free(dm->pool_queues);
 	free(dm->home);
 	free(dm->dir);
 	uv_timer_stop(&dm->scan_timer);

@@ -172,6 +172,17 @@ static int set_routes(struct server_parts *p, const struct server_config *cfg,
 		q[i].node_cache_dir = c->opt.node_cache_dir;
 	}
 	job_manager_set_shipping(p->jm, cfg->slurm.shared_dir, cfg->slurm.node_cache_dir);
+	for (size_t i = 0; i < cfg->n_pools; i++) {
+		bool known = !cfg->pools[i].queue;
+		for (size_t k = 0; !known && k < cfg->n_queues; k++)
+			known = !strcmp(cfg->queues[k].name, cfg->pools[i].queue);
+		if (!known) {
+			free(q);
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "pools.%s.queue: no queue \"%s\" in queues:",
+			                      cfg->pools[i].name, cfg->pools[i].queue);
+		}
+	}
 	rc = job_manager_set_routes(p->jm, p->exec, p->exec_gang, cfg->executor_slurm, q,
 	                            cfg->n_queues, err);
 	free(q);
@@ -247,8 +258,11 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		if (!p->exec_gang)
 			goto out;
 	}
-	if (set_routes(p, cfg, err) < 0)
+	if (set_routes(p, cfg, err) < 0) {
+		if (err->kind == WEIR_E_INVALID)
+			rc = -2; /* a bad configuration */
 		goto out;
+	}
 	job_manager_set_api(p->jm, p->api);
 	rc = 0;
 out:

@@ -22,6 +22,8 @@ slurm:
 queues:
   train: {executor: slurm}
   light: {executor: local}
+pools:
+  slurm_pool: {slots: 4, queue: train}
 """
 
 NODE = re.compile(r"^SLURMD_NODENAME=(\S+)$", re.M)
@@ -163,6 +165,10 @@ tasks:
     slurm: {sbatch_options: ["--comment=from-the-dag"]}
     resources: {gpus: 1}
     command: echo "train on $SLURMD_NODENAME"
+  - task_id: eval
+    depends_on: [train]
+    pool: slurm_pool
+    command: echo "eval on ${SLURMD_NODENAME-this machine}"
 """
 
 DAG_BAD_QUEUE = """\
@@ -201,6 +207,10 @@ def test_a_dag_runs_one_task_here_and_one_on_slurm(routed, slurm_cluster, tmp_pa
     assert "prep on this machine" in d.log("routed", "r1", "prep")
     log = d.log("routed", "r1", "train")
     assert any("train on %s" % n in log for n in slurm_cluster.nodes), log
+    # a task that names no queue takes its pool's
+    log = d.log("routed", "r1", "eval")
+    assert any("eval on %s" % n in log for n in slurm_cluster.nodes), log
+    assert routed.job(d.tis("routed", "r1")["eval"]["job_id"])["queue"] == "train"
     # a queue the server does not have: an import error at its line
     errs = d.get("/importErrors")["import_errors"]
     bad = [e for e in errs if e["filename"].endswith("bad_queue.yaml")]
@@ -252,3 +262,10 @@ def test_archives_are_shipped_once_and_unpacked_once_per_node(make_server, slurm
     assert run() == nodes
     assert trees() == first  # the second job unpacked nothing
     assert [p.name for p in (shared / "artifacts").iterdir()] == shipped
+
+
+def test_a_pool_naming_an_unknown_queue_stops_the_server(make_server):
+    srv = make_server(config="pools: {p: {slots: 1, queue: nope}}\n", start=False)
+    srv.start(wait=False)
+    assert srv.proc.wait(30) == 2, srv.log_text()
+    assert 'pools.p.queue: no queue "nope"' in srv.log_text(), srv.log_text()

@@ -72,6 +72,7 @@ static void test_config_errors(void **state)
 	    {"slurm: {time: \"1 hour\"}\n", "slurm.time: expected a Slurm time"},
 	    {"queues: {gpu: {partition: p}}\n", "queues.gpu: expected a mapping with executor"},
 	    {"slurm: {shared_dir: shared}\n", "slurm.shared_dir: expected an absolute path"},
+	    {"pools: {p: {slots: 1, queues: q}}\n", "pools.p: expected slots and queue only"},
 	    {"queues: {gpu: {executor: slurm, node_cache_dir: x}}\n",
 	     "queues.gpu.node_cache_dir: expected an absolute path"},
 	    {"queues: {cpu: {executor: local, partition: p}}\n", "a local queue takes only"},
@@ -108,7 +109,8 @@ static void test_config_queues(void **state)
 	                   "    executor: slurm\n"
 	                   "    partition: a100\n"
 	                   "    time: 120\n"
-	                   "    sbatch_options: [\"--constraint=nvlink\"]\n";
+	                   "    sbatch_options: [\"--constraint=nvlink\"]\n"
+	                   "pools: {small: 2, big: {slots: 1, queue: gpu}}\n";
 
 	(void)state;
 	server_config_init(&cfg);
@@ -123,6 +125,10 @@ static void test_config_queues(void **state)
 	assert_string_equal(cfg.queues[1].opt.time, "120");
 	assert_int_equal(cfg.queues[1].opt.n_sbatch_options, 1);
 	assert_string_equal(cfg.slurm.account, "ml");
+	assert_int_equal(cfg.n_pools, 2);
+	assert_null(cfg.pools[0].queue);
+	assert_int_equal(cfg.pools[1].slots, 1);
+	assert_string_equal(cfg.pools[1].queue, "gpu");
 	server_config_release(&cfg);
 }
 
