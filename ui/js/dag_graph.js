@@ -4,7 +4,7 @@
 // neighbours (a few sweeps each way), which removes most edge crossings in pipeline-shaped DAGs.
 
 import { h } from './core.js';
-import { svg, stateColour, stateName } from './dag_util.js';
+import { svg, stateColour, stateName, textColour } from './dag_util.js';
 
 const NODE_W = 170, NODE_H = 38, COL_GAP = 70, ROW_GAP = 18, PAD = 16;
 
@@ -86,16 +86,6 @@ function edgePath(a, b) {
 	const x1 = a.x + NODE_W, y1 = a.y + NODE_H / 2, x2 = b.x - 2, y2 = b.y + NODE_H / 2;
 	const mx = (x1 + x2) / 2;
 	return `M${x1},${y1} C${mx},${y1} ${mx},${y2} ${x2},${y2}`;
-}
-
-// A light or dark label on a state colour: black on light colours, white on dark ones.
-function textColour(bg) {
-	const m = /^#([0-9a-f]{6})$/i.exec(bg || '');
-	if (!m)
-		return '#000';
-	const n = parseInt(m[1], 16);
-	const lum = 0.299 * (n >> 16) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255);
-	return lum < 140 ? '#fff' : '#000';
 }
 
 // The Graph tab's SVG. states: Map task_id -> {state, count} of the selected run (count: the

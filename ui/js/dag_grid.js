@@ -6,7 +6,9 @@
 import {
 	api, h, clear, stateBadge, formatTime, formatDuration, confirmDialog, toast, logViewer,
 } from './core.js';
-import { enc, dagPath, runPath, tiPath, stateColour, stateName, runLabel, ms } from './dag_util.js';
+import {
+	enc, dagPath, runPath, tiPath, stateColour, stateName, runLabel, ms, textColour,
+} from './dag_util.js';
 
 const ACTIVE = new Set(['running', 'queued', 'scheduled', 'up_for_retry', 'restarting', 'deferred']);
 
@@ -56,6 +58,7 @@ export function renderGrid(data, sel, onCell, onRun) {
 				'on:click': () => onCell(r.dag_run_id, t.task_id, !!t.is_mapped),
 			}, t.is_mapped && ti && ti.map_index_count ? String(ti.map_index_count) : '');
 			b.style.background = stateColour(state);
+			b.style.color = textColour(stateColour(state));
 			if (sel.runId === r.dag_run_id && sel.taskId === t.task_id)
 				b.classList.add('selected');
 			tr.appendChild(h('td', {}, b));

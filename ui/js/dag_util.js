@@ -90,3 +90,13 @@ export function runDurationSeconds(run, now) {
 	const e = ms(run.end_date);
 	return ((e === null ? now : e) - s) / 1000;
 }
+
+// A light or dark label on a state colour: black on light colours, white on dark ones.
+export function textColour(bg) {
+	const m = /^#([0-9a-f]{6})$/i.exec(bg || '');
+	if (!m)
+		return '#000';
+	const n = parseInt(m[1], 16);
+	const lum = 0.299 * (n >> 16) + 0.587 * ((n >> 8) & 255) + 0.114 * (n & 255);
+	return lum < 140 ? '#fff' : '#000';
+}
