@@ -185,6 +185,29 @@ test('a large log opens at its end, loads earlier pieces upward, keeps the reade
 	assert.deepEqual(page.errors, []);
 });
 
+test('a restarted job shows each attempt\'s tasks and logs; an unknown job says so', async () => {
+	// attempt 1 exits 130 (retryable), attempt 2 succeeds
+	const j = await weir.submit(jobSpec({ worker: {
+		command: 'echo "attempt $WEIR_ATTEMPT"; [ "$WEIR_ATTEMPT" -ge 2 ] || exit 130',
+	} }, { name: 'ui-restarted', restart: { max_restarts: 1 } }));
+	await waitFor(async () => (await weir.job(j.id)).state === 'succeeded', { what: 'the job to succeed on attempt 2' });
+	await page.goto(`${weir.url}/#/jobs/${j.id}`);
+	await page.getByTestId('log-text').getByText('attempt 2').waitFor();
+	const sel = page.getByLabel('Attempt', { exact: true });
+	await sel.waitFor();
+	await sel.selectOption('1');
+	await waitFor(async () => (await page.getByTestId('task-row-worker-0').getAttribute('data-state')) === 'failed',
+		{ what: 'attempt 1\'s task, failed' });
+	assert.match(await page.getByTestId('task-row-worker-0').textContent(), /130/);
+	await page.getByTestId('log-text').getByText('attempt 1').waitFor();
+	assert.match(page.url(), /attempt=1/);
+
+	await page.goto(`${weir.url}/#/jobs/987654`);
+	await page.getByTestId('job-error').waitFor();
+	assert.match(await page.getByTestId('job-error').textContent(), /987654|no such job|not found/i);
+	page.errors.length = 0; // the 404 above is the point
+});
+
 test('the pages fit a phone screen and every control has a name', async () => {
 	await page.setViewportSize({ width: 375, height: 800 });
 	try {

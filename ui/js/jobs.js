@@ -31,7 +31,7 @@ function resourcesCell(job) {
 		mb += (r.memory_mb || 0) * n;
 		g += (r.gpus || 0) * n;
 	}
-	return `${vc} vcores, ${mem(mb)}` + (g ? `, ${g} GPU${g > 1 ? 's' : ''}` : '');
+	return `${vc} vcore${vc === 1 ? "" : "s"}, ${mem(mb)}` + (g ? `, ${g} GPU${g > 1 ? 's' : ''}` : '');
 }
 
 function tasksCell(job) {
@@ -58,8 +58,9 @@ route('/jobs', (root, params, query) => {
 	const note = h('p', { class: 'muted', 'data-testid': 'jobs-empty', hidden: true },
 		state ? `No ${state} jobs.` : 'No jobs yet: submit one with `weir submit job.yaml`.');
 	const updated = h('span', { class: 'muted', 'aria-live': 'off' });
+	const banner = h('p', { class: 'error', role: 'alert', 'data-testid': 'jobs-error', hidden: true });
 	root.appendChild(h('section', { class: 'page', 'data-testid': 'jobs-page' },
-		h('h1', {}, 'Jobs'),
+		h('h1', {}, 'Jobs'), banner,
 		h('div', { class: 'toolbar' }, h('label', { for: 'job-state-filter' }, 'State'), filter,
 			h('span', { class: 'spacer' }), updated),
 		h('div', { class: 'table-wrap' },
@@ -73,7 +74,15 @@ route('/jobs', (root, params, query) => {
 
 	let last = '';
 	return poll(async () => {
-		const body = await api('/api/v1/jobs', { query: { state: state || undefined, limit: 200 } });
+		let body;
+		try {
+			body = await api('/api/v1/jobs', { query: { state: state || undefined, limit: 200 } });
+			banner.hidden = true;
+		} catch (e) {
+			banner.textContent = 'Could not refresh: ' + e.message;
+			banner.hidden = false;
+			throw e;
+		}
 		const jobs = body.jobs || [];
 		updated.textContent = 'updated ' + formatTime(new Date().toISOString()).slice(11);
 		const key = JSON.stringify(jobs) + (jobs.some((j) => !JOB_FINAL.has(j.state)) ? Date.now() : '');
@@ -118,12 +127,19 @@ route('/jobs/:id', (root, params, query) => {
 	const events = h('ol', { class: 'events', 'data-testid': 'job-events' });
 	const logTitle = h('h2', { id: 'log-title', 'data-testid': 'log-title' }, 'Log');
 	const logBox = h('div', { class: 'log-box' });
+	let tasks = []; // of the attempt shown
+	const wantAttempt = /^\d+$/.test(query.attempt || '') ? Number(query.attempt) : null; // null: current
+	const attemptSel = h('select', { id: 'job-attempt', 'data-testid': 'job-attempt' });
+	const attemptBox = h('span', { class: 'toolbar', hidden: true }, h('label', { for: 'job-attempt' }, 'Attempt'), attemptSel);
+	attemptSel.addEventListener('change', () => navigate(`/jobs/${id}` + (attemptSel.value ? '?attempt=' + attemptSel.value : '')));
+	const banner = h('p', { class: 'error', role: 'alert', 'data-testid': 'job-error', hidden: true });
 	root.appendChild(h('section', { class: 'page', 'data-testid': 'job-page' },
 		h('p', {}, h('a', { href: '#/jobs' }, '← Jobs')),
 		h('div', { class: 'job-head' },
 			h('div', {}, title, h('p', {}, stateEl, ' ', reasonEl), facts),
 			h('div', { class: 'toolbar' }, killBtn)),
-		h('h2', {}, 'Tasks'),
+		banner,
+		h('div', { class: 'toolbar' }, h('h2', {}, 'Tasks'), attemptBox),
 		h('div', { class: 'table-wrap' },
 			h('table', { class: 'data', 'data-testid': 'tasks-table' },
 				h('thead', {}, h('tr', {},
@@ -141,7 +157,7 @@ route('/jobs/:id', (root, params, query) => {
 	let lastTasks = '';
 	let lastEvents = 0;
 
-	const currentTask = () => (job && job.tasks || []).find((t) => taskKey(t) === selected);
+	const currentTask = () => tasks.find((t) => taskKey(t) === selected);
 
 	function openLog(t) {
 		selected = taskKey(t);
@@ -184,7 +200,6 @@ route('/jobs/:id', (root, params, query) => {
 	}
 
 	function renderTasks() {
-		const tasks = job.tasks || [];
 		const key = JSON.stringify(tasks);
 		if (key === lastTasks) return;
 		lastTasks = key;
@@ -235,10 +250,29 @@ route('/jobs/:id', (root, params, query) => {
 		refresh();
 	});
 
+	function renderAttempts() {
+		attemptBox.hidden = !(job.attempt > 1);
+		if (attemptSel.options.length === job.attempt) return;
+		clear(attemptSel).appendChild(h('option', { value: '', selected: wantAttempt === null }, `${job.attempt} (current)`));
+		for (let a = job.attempt - 1; a >= 1; a--) attemptSel.appendChild(h('option', { value: String(a), selected: a === wantAttempt }, String(a)));
+	}
+
 	async function refresh() {
-		const [j, ev] = await Promise.all([api(`/api/v1/jobs/${id}`), api(`/api/v1/jobs/${id}/events`)]);
-		job = j;
+		let ev;
+		try {
+			[job, ev] = await Promise.all([api(`/api/v1/jobs/${id}`), api(`/api/v1/jobs/${id}/events`)]);
+			tasks = wantAttempt === null || wantAttempt === job.attempt ? job.tasks || []
+				: (await api(`/api/v1/jobs/${id}/tasks`, { query: { attempt: wantAttempt } })).tasks || [];
+			banner.hidden = true;
+		} catch (e) {
+			// a job that does not exist, or the server out of reach: say so, keep what is shown
+			banner.textContent = (e.status === 404 ? '' : 'Could not refresh: ') + e.message;
+			banner.hidden = false;
+			if (!job) return;
+			throw e;
+		}
 		renderHead();
+		renderAttempts();
 		renderTasks();
 		renderEvents(ev.events || []);
 	}
