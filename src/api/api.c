@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "api/airflow.h"
+#include "api/log_append.h"
 #include "api/log_window.h"
 #include "api/ui_assets.h"
 #include "api/ui_auth.h"
@@ -657,6 +658,54 @@ static void route_jobs(struct api *api, struct http_request *req, char **seg, in
 	}
 }
 
+/* POST /launch/log?job&role&index&attempt&offset: a chunk of a task's log
+ * from its launcher (--log-to-server); api/log_append.h says where it goes. */
+static void route_launch_log(struct api *api, struct http_request *req)
+{
+	struct weir_error err = {0};
+	int64_t job, index, attempt, offset;
+	const char *role = http_request_query(req, "role");
+	const char *data;
+	char *path = NULL;
+	bool ended;
+	uint64_t size = 0;
+	size_t len;
+	int r;
+
+	if (api_parse_int(http_request_query(req, "job"), 1, INT64_MAX, &job) < 0 || !role ||
+	    !api_role_name_ok(role) ||
+	    api_parse_int(http_request_query(req, "index"), 0, 1000000, &index) < 0 ||
+	    api_parse_int(http_request_query(req, "attempt"), 1, 1000000, &attempt) < 0 ||
+	    api_parse_int(http_request_query(req, "offset"), 0, INT64_MAX / 2, &offset) < 0) {
+		respond_status(req, 400,
+		               "launch/log: expected ?job=ID&role=NAME&index=N&attempt=N&offset=BYTES "
+		               "and the bytes as the body");
+		return;
+	}
+	if (api->ops->log_locate(api->ctx, job, role, (int)index, (int)attempt, &path, &ended,
+	                         &err) < 0) {
+		http_request_respond_error(req, &err);
+		return;
+	}
+	data = http_request_body(req, &len);
+	r = log_append_at(path, (uint64_t)offset, data, len, &size, &err);
+	free(path);
+	if (r < 0) {
+		http_request_respond_error(req, &err);
+		return;
+	}
+	if (r > 0) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "offset %lld: the log has %llu bytes; send from there",
+		         (long long)offset, (unsigned long long)size);
+		http_request_respond_json(req, 409,
+		                          json_pack("{s:s, s:i, s:I}", "error", msg, "status", 409,
+		                                    "size", (json_int_t)size));
+		return;
+	}
+	http_request_respond_json(req, 200, json_pack("{s:I}", "size", (json_int_t)size));
+}
+
 static void route_launch(struct api *api, struct http_request *req, char **seg, int n)
 {
 	if (n != 2) {
@@ -668,6 +717,13 @@ static void route_launch(struct api *api, struct http_request *req, char **seg, 
 			no_method(req);
 		else
 			route_cluster(api, req);
+		return;
+	}
+	if (!strcmp(seg[1], "log")) {
+		if (!method_is(req, "POST"))
+			no_method(req);
+		else
+			route_launch_log(api, req);
 		return;
 	}
 	body_op_fn op = NULL;

@@ -63,6 +63,13 @@ enum executor_gang_event {
 	EXECUTOR_GANG_PENDING,   /* waiting in the cluster's queue; reason: why */
 	EXECUTOR_GANG_RUNNING,
 	EXECUTOR_GANG_ENDED, /* over; tasks that did not report are lost; reason: how */
+	/* Over for a cause of the cluster's that names the job's own fault or
+	 * someone's decision; reason: the words to show.  Tasks that did not
+	 * report end failed (killed for CANCELLED); tasks that reported a failure
+	 * take the reason (the cluster knows better why a SIGKILL came). */
+	EXECUTOR_GANG_OOM,        /* out of memory: failed, oom_killed */
+	EXECUTOR_GANG_TIME_LIMIT, /* the cluster's time limit or deadline: failed */
+	EXECUTOR_GANG_CANCELLED,  /* cancelled by someone other than weir: killed */
 };
 
 typedef void (*executor_gang_fn)(void *arg, int64_t job_id, int attempt,
@@ -117,6 +124,10 @@ struct executor_ops {
 /* Every backend's struct starts with this. */
 struct executor {
 	const struct executor_ops *ops;
+	/* Launchers send the task's output to the server over HTTP (weir launch
+	 * --log-to-server) instead of writing the log file; set by the server
+	 * after creation (default false). */
+	bool log_to_server;
 };
 
 /* The environment a launcher starts with: this process's, less any

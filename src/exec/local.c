@@ -137,7 +137,11 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 		if (fs_mkdir_p(dir, 0755, err) < 0)
 			goto out;
 	}
-	out_fd = open(task->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	/* With the log over HTTP the launcher writes the log through the server;
+	 * its own stderr stays the server's (for what it says before it can ship). */
+	out_fd = ex->log_to_server
+	             ? fcntl(2, F_DUPFD_CLOEXEC, 3)
+	             : open(task->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 	if (out_fd < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot open the task's log: %s",
 		               task->log_path, strerror(errno));
@@ -171,6 +175,8 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 	args[a++] = att;
 	args[a++] = "--host";
 	args[a++] = "127.0.0.1";
+	if (ex->log_to_server)
+		args[a++] = "--log-to-server";
 	args[a] = NULL;
 
 	memset(&opt, 0, sizeof opt);

@@ -273,9 +273,15 @@ static void cmd_complaint(const struct cmd *c, char *out, size_t size)
 static void scancel_done(struct slurm_executor *sx, struct cmd *c)
 {
 	char why[256];
-	(void)sx;
 	if (c->exit_status != 0 || c->term_signal) {
+		struct sjob *j = sjob_find(sx, c->job_id, c->attempt);
 		cmd_complaint(c, why, sizeof why);
+		/* Someone cancelled it before us (its launchers got the SIGTERM,
+		 * reported, and weir stopped the rest): the cancel was not weir's. */
+		if (j && strstr(why, "already completing or completed")) {
+			j->cancel_sent = false;
+			return;
+		}
 		log_warn("job %lld: scancel: %s", (long long)c->job_id, why);
 	}
 }
@@ -308,6 +314,45 @@ static bool state_final(const char *s)
 
 static void poll_arm(struct slurm_executor *sx);
 
+enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state,
+                                      const char *reason, const char *nodes, bool by_weir,
+                                      char *out, size_t size)
+{
+	const char *on = nodes && *nodes ? nodes : "a node";
+
+	if (!strcmp(state, "OUT_OF_MEMORY")) {
+		snprintf(out, size, "OOMKilled (Slurm OUT_OF_MEMORY)");
+		return EXECUTOR_GANG_OOM;
+	}
+	if (!strcmp(state, "TIMEOUT")) {
+		snprintf(out, size, "timeout: Slurm time limit");
+		return EXECUTOR_GANG_TIME_LIMIT;
+	}
+	if (!strcmp(state, "DEADLINE")) {
+		snprintf(out, size, "timeout: Slurm deadline");
+		return EXECUTOR_GANG_TIME_LIMIT;
+	}
+	if (!strcmp(state, "NODE_FAIL")) {
+		snprintf(out, size, "node failure: %s", on);
+		return EXECUTOR_GANG_ENDED;
+	}
+	if (!strcmp(state, "BOOT_FAIL")) {
+		snprintf(out, size, "node failure: %s did not boot (Slurm BOOT_FAIL)", on);
+		return EXECUTOR_GANG_ENDED;
+	}
+	if (!strcmp(state, "PREEMPTED")) {
+		snprintf(out, size, "preempted by Slurm");
+		return EXECUTOR_GANG_ENDED;
+	}
+	if (!strcmp(state, "CANCELLED") && !by_weir) {
+		snprintf(out, size, "cancelled outside weir (Slurm job %s CANCELLED)", slurm_id);
+		return EXECUTOR_GANG_CANCELLED;
+	}
+	snprintf(out, size, "Slurm job %s %s%s%s", slurm_id, state, reason[0] ? ": " : "",
+	         reason);
+	return EXECUTOR_GANG_ENDED;
+}
+
 static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 {
 	struct sjob *j, *next;
@@ -322,7 +367,7 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 	}
 	for (j = sx->jobs; j; j = next) {
 		const char *line = c->out_buf;
-		char id[32] = "", state[32] = "", reason[128] = "";
+		char id[32] = "", state[32] = "", reason[128] = "", *nodes = NULL;
 		bool seen = false;
 
 		next = j->next;
@@ -341,6 +386,9 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 				line++;
 			reason[0] = '\0';
 		}
+		/* "%r|%N": the node list after the last bar */
+		if (seen && (nodes = strrchr(reason, '|')) != NULL)
+			*nodes++ = '\0';
 		if (!seen) {
 			snprintf(state, sizeof state, "GONE");
 			snprintf(reason, sizeof reason, "no longer known to Slurm");
@@ -360,9 +408,10 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 			continue;
 		}
 		char how[200];
-		snprintf(how, sizeof how, "Slurm job %s %s%s%s", j->slurm_id, state,
-		         reason[0] ? ": " : "", reason);
-		emit(sx, j, EXECUTOR_GANG_ENDED, how);
+		enum executor_gang_event ev =
+		    slurm_end_of(j->slurm_id, state, reason, nodes ? nodes : "", j->cancel_sent,
+		                 how, sizeof how);
+		emit(sx, j, ev, how);
 		sjob_remove(sx, j);
 	}
 	poll_arm(sx);
@@ -372,7 +421,7 @@ static void on_poll(uv_timer_t *t)
 {
 	struct slurm_executor *sx = t->data;
 	struct weir_error err = {0};
-	char *argv[] = {"squeue", "--me", "-h", "-t", "all", "-o", "%i %T %r", NULL};
+	char *argv[] = {"squeue", "--me", "-h", "-t", "all", "-o", "%i %T %r|%N", NULL};
 
 	if (sx->polling)
 		return;
@@ -537,13 +586,20 @@ static char *batch_script(struct slurm_executor *sx, const struct executor_task 
 		snprintf(num, sizeof num, " --index %d --attempt %d", t->index, t->attempt);
 		strcat(inner, num);
 		strcat(inner, " --host \"${h:-127.0.0.1}\"");
-		/* The launcher and its program write the task's log themselves (as on
-		 * the local backend), so every byte is in the file before the launcher
-		 * reports the end; srun's own output forwarding could still be
-		 * flushing then. */
-		strcat(inner, " >>");
-		fail |= slurm_sh_quote(inner, sizeof inner, t->log_path);
-		strcat(inner, " 2>&1");
+		if (sx->base.log_to_server) {
+			/* The launcher sends the program's output to the server, all of
+			 * it before it reports the end; its own stderr goes with the
+			 * step's to slurm-<id>.out. */
+			strcat(inner, " --log-to-server");
+		} else {
+			/* log_transport: file: the launcher and its program append to
+			 * the log on the shared file system themselves, so every byte is
+			 * in it before the end is reported (srun's forwarding could
+			 * still be flushing then). */
+			strcat(inner, " >>");
+			fail |= slurm_sh_quote(inner, sizeof inner, t->log_path);
+			strcat(inner, " 2>&1");
+		}
 		fail |= slurm_sh_quote(outer, sizeof outer, inner);
 		fail |= append(&s, &len, "srun");
 		if (c->n > 1)

@@ -48,6 +48,17 @@ int slurm_sbatch_argv(const struct executor_placement *defaults,
                       const struct executor_task *tasks, size_t n, const char *outpat,
                       const char *script, struct strvec *av, struct weir_error *err);
 
+/* What a Slurm job's final state means for weir (pure; docs/slurm.md's
+ * table).  `state` and `reason` as squeue's %T and %r, `nodes` its %N (may
+ * be empty), `by_weir`: weir cancelled it.  Writes the words to show into
+ * out (e.g. "OOMKilled (Slurm OUT_OF_MEMORY)", "node failure: n1") and
+ * returns the event to tell: EXECUTOR_GANG_ENDED (tasks that did not report
+ * are lost: COMPLETED, FAILED, NODE_FAIL, BOOT_FAIL, PREEMPTED, gone, a
+ * cancel of weir's) or EXECUTOR_GANG_OOM / _TIME_LIMIT / _CANCELLED. */
+enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state,
+                                      const char *reason, const char *nodes, bool by_weir,
+                                      char *out, size_t size);
+
 /* Appends `s` to `out` (of `size` bytes, NUL-terminated) as one single-quoted
  * sh word.  0, or -1 when it does not fit. */
 int slurm_sh_quote(char *out, size_t size, const char *s);

@@ -24,6 +24,7 @@
 
 #include "exec/cgroup.h"
 #include "launch/contract.h"
+#include "launch/logship.h"
 #include "launch/workdir.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
@@ -65,6 +66,11 @@ struct launch {
 	int64_t execution_timeout_s;
 	int64_t kill_grace_ms;
 	json_t *cluster; /* owned */
+	/* --log-to-server: the program's stdout+stderr come through a pipe and
+	 * go to the server with the launcher's own lines */
+	bool log_to_server;
+	struct logship *ship;
+	int out_r, out_w; /* the pipe; -1 when none */
 };
 
 struct outcome {
@@ -357,6 +363,39 @@ static int wait_for_gang(struct launch *l)
 	}
 }
 
+/* Sends the rest of the log (retrying for up to give_up_ms) before the end
+ * is reported, so a reader that sees the task ended sees its whole log. */
+static void ship_finish(struct launch *l, int64_t give_up_ms)
+{
+	if (!l->ship)
+		return;
+	log_set_tee(NULL, NULL);
+	if (!logship_finish(l->ship, give_up_ms))
+		log_warn("the task's log could not be sent whole to the server");
+	l->ship = NULL;
+}
+
+/* The program's output that is in the pipe now (never waits). */
+static void drain_output(struct launch *l)
+{
+	char buf[65536];
+
+	while (l->out_r >= 0) {
+		ssize_t n = read(l->out_r, buf, sizeof buf);
+		if (n > 0) {
+			logship_write(l->ship, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0) { /* every writer is gone */
+			close(l->out_r);
+			l->out_r = -1;
+		}
+		break;
+	}
+}
+
 /* POST exited until an answer comes (up to a day): nothing is lost across
  * a server restart. */
 static void report_exited(struct launch *l, const struct outcome *o)
@@ -371,6 +410,7 @@ static void report_exited(struct launch *l, const struct outcome *o)
 	                    json_integer((json_int_t)o->peak_memory_bytes));
 	json_object_set_new(body, "cpu_time_ms", json_integer(o->cpu_time_ms));
 	json_object_set_new(body, "reason", json_string(o->reason));
+	ship_finish(l, REPORT_GIVE_UP_MS);
 	for (;;) {
 		long st = call(l, "POST", "/api/v1/launch/exited", body, 10000, NULL);
 		if (st >= 200 && st < 300)
@@ -623,6 +663,10 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		static const char cd_msg[] =
 		    "weir launch: error: cannot enter the working directory\n";
 		setpgid(0, 0);
+		if (l->out_w >= 0) {
+			dup2(l->out_w, 1);
+			dup2(l->out_w, 2);
+		}
 		if (cg && cgroup_join_self(cg) < 0) {
 			if (write(2, join_msg, sizeof join_msg - 1) < 0)
 				_exit(EXIT_LAUNCH_FAILED);
@@ -640,6 +684,10 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		_exit(127);
 	}
 	setpgid(pid, pid); /* also here: no race with a signal to the group */
+	if (l->out_w >= 0) {
+		close(l->out_w); /* the program holds the write end now */
+		l->out_w = -1;
+	}
 	int64_t t0 = clock_mono_ms();
 	if (l->execution_timeout_s > 0)
 		exec_deadline = t0 + l->execution_timeout_s * 1000;
@@ -659,11 +707,13 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 		if (!started_sent && next_started < next)
 			next = next_started;
 		int timeout = next == INT64_MAX ? -1 : (int)(next > now ? next - now : 0);
-		struct pollfd pfd = {sfd, POLLIN, 0};
-		if (poll(&pfd, 1, timeout) < 0 && errno != EINTR) {
+		struct pollfd pfd[2] = {{sfd, POLLIN, 0}, {l->out_r, POLLIN, 0}};
+		if (poll(pfd, l->out_r >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR) {
 			log_error("poll: %s", strerror(errno));
 			kill_everything(pid, cg);
 		}
+		if (l->out_r >= 0 && pfd[1].revents)
+			drain_output(l);
 		struct signalfd_siginfo si;
 		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
 			int sig = (int)si.ssi_signo;
@@ -736,6 +786,7 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 	/* The program is gone; nothing it started may outlive it. */
 	kill_everything(pid, cg);
 	reap_orphans(&usage);
+	drain_output(l);
 
 	o->cpu_time_ms = usage.cpu_ms;
 	if (WIFEXITED(status)) {
@@ -815,7 +866,7 @@ static int usage(const char *why)
 {
 	log_error("%s", why);
 	fprintf(stderr, "usage: weir launch --job ID --role ROLE --index I --attempt A "
-	                "[--host ADDR]\n"
+	                "[--host ADDR] [--log-to-server]\n"
 	                "       (env: WEIR_SERVER, WEIR_TOKEN)\n");
 	return EXIT_USAGE;
 }
@@ -830,8 +881,12 @@ static int parse_args(struct launch *l, int argc, char **argv)
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: weir launch --job ID --role ROLE --index I --attempt A "
-			       "[--host ADDR]\n");
+			       "[--host ADDR] [--log-to-server]\n");
 			return 1;
+		}
+		if (!strcmp(a, "--log-to-server")) {
+			l->log_to_server = true;
+			continue;
 		}
 		if (!val) {
 			usage("an option is missing its value");
@@ -912,6 +967,7 @@ int launch_main(int argc, char **argv)
 	memset(&c, 0, sizeof c);
 	memset(&o, 0, sizeof o);
 	l.port_fd = -1;
+	l.out_r = l.out_w = -1;
 	l.host = "127.0.0.1";
 	log_set_program("weir launch");
 	g = parse_args(&l, argc, argv);
@@ -923,6 +979,19 @@ int launch_main(int argc, char **argv)
 	if (!l.http) {
 		log_error("out of memory");
 		return EXIT_LAUNCH_FAILED;
+	}
+	if (l.log_to_server) {
+		int p[2];
+		l.ship = logship_create(server, getenv("WEIR_TOKEN"), l.job, l.role, l.index,
+		                        l.attempt);
+		if (!l.ship || pipe2(p, O_CLOEXEC) < 0) {
+			log_error("cannot set up the log's pipe to the server: %s", strerror(errno));
+			goto out;
+		}
+		l.out_r = p[0];
+		l.out_w = p[1];
+		fcntl(l.out_r, F_SETFL, O_NONBLOCK);
+		log_set_tee(logship_tee, l.ship);
 	}
 	if (reserve_port(&l) < 0 || do_register(&l, false) < 0)
 		goto out;
@@ -973,6 +1042,12 @@ failed:
 	snprintf(o.reason, sizeof o.reason, "launch failed: %s", err.msg);
 	report_exited(&l, &o);
 out:
+	/* a launch that ends before any report: its lines may still help */
+	ship_finish(&l, 30000);
+	if (l.out_r >= 0)
+		close(l.out_r);
+	if (l.out_w >= 0)
+		close(l.out_w);
 	free(node_cache);
 	contract_release(&c);
 	release_port(&l);

@@ -357,13 +357,12 @@ out:
 }
 
 static int perform(struct http_client *c, const char *method, const char *path,
-		   const char *json_body, long timeout_ms, long *status, struct sink *s,
-		   struct weir_error *err)
+		   const char *ctype, const char *body, size_t body_len, long timeout_ms,
+		   long *status, struct sink *s, struct weir_error *err)
 {
 	int64_t deadline = timeout_ms > 0 ? clock_mono_ms() + timeout_ms : 0;
 	struct buf req = {0};
 	char line[512];
-	size_t body_len = json_body ? strlen(json_body) : 0;
 	int rc = -1;
 
 	*status = 0;
@@ -375,12 +374,13 @@ static int perform(struct http_client *c, const char *method, const char *path,
 		buf_add(&req, c->token, strlen(c->token));
 		buf_add(&req, "\r\n", 2);
 	}
-	if (json_body || strcmp(method, "GET")) {
-		snprintf(line, sizeof line, "%sContent-Length: %zu\r\n",
-			 json_body ? "Content-Type: application/json\r\n" : "", body_len);
+	if (body || strcmp(method, "GET")) {
+		snprintf(line, sizeof line, "%s%s%sContent-Length: %zu\r\n",
+			 body ? "Content-Type: " : "", body ? ctype : "", body ? "\r\n" : "",
+			 body_len);
 		buf_add(&req, line, strlen(line));
 	}
-	if (buf_add(&req, "\r\n", 2) < 0 || (body_len && buf_add(&req, json_body, body_len) < 0)) {
+	if (buf_add(&req, "\r\n", 2) < 0 || (body_len && buf_add(&req, body, body_len) < 0)) {
 		free(req.data);
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	}
@@ -419,12 +419,21 @@ int http_client_request(struct http_client *c, const char *method, const char *p
 			const char *json_body, long timeout_ms, struct http_response *resp,
 			struct weir_error *err)
 {
+	return http_client_request_body(c, method, path, "application/json", json_body,
+					json_body ? strlen(json_body) : 0, timeout_ms, resp, err);
+}
+
+int http_client_request_body(struct http_client *c, const char *method, const char *path,
+			     const char *content_type, const char *data, size_t len,
+			     long timeout_ms, struct http_response *resp, struct weir_error *err)
+{
 	struct buf body = {0};
 	struct sink s = {.body = &body};
 	int rc;
 
 	memset(resp, 0, sizeof *resp);
-	rc = perform(c, method, path, json_body, timeout_ms, &resp->status, &s, err);
+	rc = perform(c, method, path, content_type, data, len, timeout_ms, &resp->status, &s,
+		     err);
 	if (rc < 0) {
 		free(body.data);
 		resp->status = 0;
@@ -439,7 +448,7 @@ int http_client_stream(struct http_client *c, const char *path, http_chunk_fn on
 		       long *status, struct weir_error *err)
 {
 	struct sink s = {.on_chunk = on_chunk, .arg = arg};
-	return perform(c, "GET", path, NULL, 0, status, &s, err);
+	return perform(c, "GET", path, NULL, NULL, 0, 0, status, &s, err);
 }
 
 void http_response_release(struct http_response *resp)

@@ -32,6 +32,12 @@ int http_client_request(struct http_client *c, const char *method, const char *p
 			const char *json_body, long timeout_ms, struct http_response *resp,
 			struct weir_error *err);
 
+/* The same with a body of any bytes (NUL included) and its Content-Type;
+ * data NULL: no body. */
+int http_client_request_body(struct http_client *c, const char *method, const char *path,
+			     const char *content_type, const char *data, size_t len,
+			     long timeout_ms, struct http_response *resp, struct weir_error *err);
+
 /* Called with each piece of a streamed body; return 0 to go on, non-zero to stop. */
 typedef int (*http_chunk_fn)(const char *data, size_t len, void *arg);
 

@@ -7,12 +7,20 @@
 #include <string.h>
 
 static const char *program = "weir";
+static log_tee_fn tee;
+static void *tee_arg;
 static int level_set;
 static enum log_level min_level = LOG_INFO;
 
 void log_set_program(const char *name)
 {
 	program = name;
+}
+
+void log_set_tee(log_tee_fn fn, void *arg)
+{
+	tee = fn;
+	tee_arg = arg;
 }
 
 void log_set_level(enum log_level level)
@@ -49,4 +57,10 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	vsnprintf(line, sizeof line, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "%s: %s: %s\n", program, names[level], line);
+	if (tee) {
+		char full[2200];
+		int n = snprintf(full, sizeof full, "%s: %s: %s\n", program, names[level], line);
+		if (n > 0)
+			tee(full, (size_t)n < sizeof full ? (size_t)n : sizeof full - 1, tee_arg);
+	}
 }

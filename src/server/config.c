@@ -656,6 +656,14 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 				goto out;
 			}
 			cfg->executor_slurm = !strcmp(e, "slurm");
+		} else if (!strcmp(key, "log_transport")) {
+			const char *e = json_string_value(v);
+			if (!e || (strcmp(e, "file") && strcmp(e, "http"))) {
+				weir_error_set(err, WEIR_E_INVALID,
+				               "%s: log_transport: expected file or http", origin);
+				goto out;
+			}
+			cfg->log_transport = !strcmp(e, "http") ? SERVER_LOG_HTTP : SERVER_LOG_FILE;
 		} else if (!strcmp(key, "slurm")) {
 			if (apply_slurm(cfg, v, origin, err) < 0)
 				goto out;
@@ -665,7 +673,8 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
 			               "%s: %s: unknown setting (expected listen, resources, "
-			               "kill_grace_seconds, dags, pools, users, executor, slurm or queues)",
+			               "kill_grace_seconds, dags, pools, users, executor, log_transport, "
+			               "slurm or queues)",
 			               origin, key);
 			goto out;
 		}

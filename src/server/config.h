@@ -60,6 +60,9 @@ struct server_config {
 	size_t n_users;
 
 	bool executor_slurm; /* `executor: slurm` (default local): work that names no queue */
+	/* `log_transport: file|http`: how a task's output reaches its log; the
+	 * default (0) is file for local work, http for Slurm work */
+	enum { SERVER_LOG_DEFAULT = 0, SERVER_LOG_FILE, SERVER_LOG_HTTP } log_transport;
 	struct server_slurm slurm; /* defaults of all Slurm work (a queue's keys win) */
 	struct server_queue *queues; /* `queues: {name: {executor, partition, ...}}` */
 	size_t n_queues;
@@ -94,6 +97,7 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
 /* Applies a YAML configuration text (keys: listen, resources {vcores,
  * memory, gpus}, kill_grace_seconds, dags (a folder, relative to the home),
  * pools {name: slots}, users [{name, password_hash}], executor (local or slurm),
+ * log_transport (file or http),
  * slurm {partition, account, qos, time, sbatch_options [...], shared_dir},
  * queues {name: {executor, and for slurm the keys of slurm}}).  Unknown keys
  * are errors.  A listen or dags given on

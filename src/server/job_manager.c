@@ -73,6 +73,9 @@ struct launcher_watch {
 	int launcher_pid;
 	int64_t due_ms; /* monotonic; 0 while watching a live one */
 	char why[128];
+	/* EXECUTOR_GANG_ENDED: an unreported task is lost; OOM, TIME_LIMIT or
+	 * CANCELLED (a gang backend's verdict): see launcher_gone */
+	enum executor_gang_event end;
 	struct launcher_watch *next;
 };
 
@@ -1138,15 +1141,17 @@ static void check_timers(struct job_manager *jm)
 
 /* ---- launchers that ended or vanished ---- */
 
-static void watch_add(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
-                      int index, int launcher_pid, int64_t due_ms, const char *why)
+static struct launcher_watch *watch_add(struct job_manager *jm, int64_t job_id, int attempt,
+                                        const char *role, int index, int launcher_pid,
+                                        int64_t due_ms, const char *why)
 {
 	struct launcher_watch *w = calloc(1, sizeof *w);
 
 	if (!w || !(w->role = strdup(role))) {
 		free(w);
-		return;
+		return NULL;
 	}
+	w->end = EXECUTOR_GANG_ENDED;
 	w->job_id = job_id;
 	w->attempt = attempt;
 	w->index = index;
@@ -1155,6 +1160,31 @@ static void watch_add(struct job_manager *jm, int64_t job_id, int attempt, const
 	snprintf(w->why, sizeof w->why, "%s", why);
 	w->next = jm->watches;
 	jm->watches = w;
+	return w;
+}
+
+/* A gang backend's verdict on a task that did report a failure (a SIGKILL in
+ * a Slurm job that ran out of memory is an OOM kill): the task, and the job
+ * when this attempt decided it, take the backend's words. */
+static void verdict_on_reported(struct job_manager *jm, const struct launcher_watch *w,
+                                struct task_row *t, struct job_row *job)
+{
+	struct weir_error err = {0};
+	enum task_state ts;
+
+	if (task_state_from_name(t->state, &ts) < 0 || ts == TASK_SUCCEEDED)
+		return;
+	set_str(&t->reason, w->why);
+	if (w->end == EXECUTOR_GANG_OOM)
+		t->oom_killed = true;
+	if (store_task_update(jm->store, t, &err) < 0)
+		log_error("job %lld: %s", (long long)t->job_id, err.msg);
+	event(jm, t->job_id, "task", "%s:%d %s: %s", t->role, t->idx, t->state, t->reason);
+	if (job->attempt == t->attempt && job_final(job) && strcmp(job->state, "succeeded")) {
+		set_reason(&job->reason, "%s:%d %s", t->role, t->idx, w->why);
+		if (store_job_update(jm->store, job, &err) < 0)
+			log_error("job %lld: %s", (long long)job->id, err.msg);
+	}
 }
 
 /* The launcher is gone: if the task never reported its end, it is lost
@@ -1168,11 +1198,41 @@ static void launcher_gone(struct job_manager *jm, const struct launcher_watch *w
 
 	if (store_task_get(jm->store, w->job_id, w->attempt, w->role, w->index, &t, &err) < 0)
 		return;
-	if (task_final(&t) || store_job_get(jm->store, w->job_id, &job, &err) < 0)
+	if (store_job_get(jm->store, w->job_id, &job, &err) < 0)
 		goto out;
+	if (task_final(&t)) {
+		if (w->end != EXECUTOR_GANG_ENDED)
+			verdict_on_reported(jm, w, &t, &job);
+		goto out;
+	}
 	stopping = winding(jm, &job) || job.attempt != t.attempt;
-	task_set_state(&t, stopping ? TASK_KILLED : TASK_LOST);
-	set_str(&t.reason, stopping ? "stopped" : w->why);
+	if (stopping) {
+		task_set_state(&t, TASK_KILLED);
+		set_str(&t.reason, "stopped");
+	} else {
+		/* lost: the restart policy treats it as a SIGKILL; the backend's
+		 * verdict, when it gave one, is a failure of the job's own */
+		switch (w->end) {
+		case EXECUTOR_GANG_OOM:
+			task_set_state(&t, TASK_FAILED);
+			t.oom_killed = true;
+			t.exit_code = 137;
+			t.signal = SIGKILL;
+			break;
+		case EXECUTOR_GANG_TIME_LIMIT:
+			task_set_state(&t, TASK_FAILED);
+			t.exit_code = 124; /* as weir's own execution timeout: not retried */
+			break;
+		case EXECUTOR_GANG_CANCELLED:
+			task_set_state(&t, TASK_KILLED);
+			t.signal = SIGKILL;
+			t.exit_code = 137;
+			break;
+		default:
+			task_set_state(&t, TASK_LOST);
+		}
+		set_str(&t.reason, w->why);
+	}
 	t.ended_at = clock_now_ms();
 	if (store_task_update(jm->store, &t, &err) < 0)
 		log_error("job %lld: %s", (long long)t.job_id, err.msg);
@@ -1306,14 +1366,22 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 			event(jm, job_id, "backend", "%s", job.reason);
 		break;
 	case EXECUTOR_GANG_ENDED:
+	case EXECUTOR_GANG_OOM:
+	case EXECUTOR_GANG_TIME_LIMIT:
+	case EXECUTOR_GANG_CANCELLED:
 		event(jm, job_id, "backend", "attempt %d: %s", attempt, reason);
 		if (store_tasks_of_job(jm->store, job_id, attempt, &rows, &n, &err) < 0)
 			break;
-		/* tasks that did not report are lost (a report may still be in flight) */
+		/* tasks that did not report are lost (a report may still be in flight);
+		 * with a verdict, reported failures take its words too */
 		for (size_t i = 0; i < n; i++)
-			if (!task_final(&rows[i]))
-				watch_add(jm, job_id, attempt, rows[i].role, rows[i].idx, 0,
-				          clock_mono_ms() + LOST_GRACE_MS, reason);
+			if (!task_final(&rows[i]) || ev != EXECUTOR_GANG_ENDED) {
+				struct launcher_watch *w =
+				    watch_add(jm, job_id, attempt, rows[i].role, rows[i].idx, 0,
+				              clock_mono_ms() + LOST_GRACE_MS, reason);
+				if (w)
+					w->end = ev;
+			}
 		break;
 	}
 out:

@@ -258,6 +258,10 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		if (!p->exec_gang)
 			goto out;
 	}
+	/* the log's way: file for local work and http for Slurm's, unless set */
+	p->exec->log_to_server = cfg->log_transport == SERVER_LOG_HTTP;
+	if (p->exec_gang)
+		p->exec_gang->log_to_server = cfg->log_transport != SERVER_LOG_FILE;
 	if (set_routes(p, cfg, err) < 0) {
 		if (err->kind == WEIR_E_INVALID)
 			rc = -2; /* a bad configuration */

@@ -1,0 +1,72 @@
+"""Slurm tasks' logs over HTTP (the default `log_transport` of the slurm backend) and the end
+states Slurm gives a job, on the real local Slurm cluster (slurmtest's module fixture)."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import spec, wait_for
+from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
+from test_log_transport import EXPECTED_BYTES, PROGRAM, program_bytes
+
+SLURM_CONFIG = """\
+executor: slurm
+kill_grace_seconds: 2
+"""
+
+
+@pytest.fixture
+def slurm_server(make_server, slurm_cluster):
+    srv = make_server(config=SLURM_CONFIG, start=False)
+    srv.extra_env = dict(slurm_cluster.env)
+    srv.start()
+    return srv
+
+
+def _slurm_job_id(server, job_id):
+    for e in server.events(job_id):
+        m = re.search(r"slurm job (\d+) submitted", e["message"])
+        if m:
+            return m.group(1)
+    return None
+
+
+def test_slurm_task_log_comes_over_http_live_and_whole(slurm_server):
+    job = slurm_server.submit(spec({"worker": {"command": PROGRAM}}, name="slurm-logs"))
+    slurm_server.wait_running(job["id"], timeout=90)
+    wait_for(lambda: "line-2" in slurm_server.log(job["id"]), 30, "line-2 in the log")
+    assert slurm_server.job(job["id"])["state"] == "running", "the lines came only at the end"
+    done = slurm_server.wait_job(job["id"], timeout=90)
+    assert done["state"] == "succeeded", done
+    text = slurm_server.log(job["id"])
+    assert text.endswith("tail"), text[-300:]
+    assert program_bytes(text) == EXPECTED_BYTES
+    # the step did not write the log: the batch script has no redirection into it, and
+    # Slurm's own output file holds none of the program's lines
+    logs = Path(slurm_server.home) / "jobs" / str(job["id"]) / "logs"
+    script = (logs / "slurm-1.sh").read_text()
+    assert "--log-to-server" in script and ">>" not in script, script
+    sid = _slurm_job_id(slurm_server, job["id"])
+    out = logs / ("slurm-%s.out" % sid)
+    assert not out.exists() or "line-1" not in out.read_text()
+
+
+def test_scancel_outside_weir_says_so(slurm_server, slurm_cluster):
+    job = slurm_server.submit(spec({"worker": {"command": "echo up; sleep 300"}},
+                                   name="cancelled-outside"))
+    slurm_server.wait_running(job["id"], timeout=90)
+    sid = _slurm_job_id(slurm_server, job["id"])
+    assert sid
+    slurm_cluster.run(["scancel", sid])
+    done = slurm_server.wait_job(job["id"], timeout=90)
+    assert done["state"] in ("failed", "killed"), done
+    want = "cancelled outside weir (Slurm job %s CANCELLED)" % sid
+    # the launcher reported its program's end (SIGTERM from Slurm) before squeue showed
+    # the job CANCELLED: the task and the job then take Slurm's verdict
+    wait_for(lambda: want in slurm_server.job(job["id"])["reason"], 30,
+             "the job's reason to say %r (now %r)" % (want,
+                                                     slurm_server.job(job["id"])["reason"]))
+    task = slurm_server.job(job["id"])["tasks"][0]
+    assert task["reason"] == want, task
+    assert any(want in e["message"] for e in slurm_server.events(job["id"]))
