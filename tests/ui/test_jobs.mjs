@@ -51,6 +51,12 @@ test('the list shows a two-role job, its page every task and the live log of one
 	await waitFor(async () => /chief × 1/.test(await row.textContent()) && /worker × 2/.test(await row.textContent()),
 		{ what: 'the roles column: chief × 1, worker × 2' });
 	await screenshot(page, 'jobs-list');
+	// a refresh (every 2 s) keeps the keyboard focus where it was
+	const nameLink = page.getByTestId('job-row-' + job.id).getByRole('link', { name: 'ui-two-roles', exact: true });
+	await nameLink.focus();
+	const stamp = await page.getByTestId('jobs-updated').textContent();
+	await waitFor(async () => (await page.getByTestId('jobs-updated').textContent()) !== stamp, { what: 'a refresh of the list' });
+	assert.ok(await nameLink.evaluate((el) => el === document.activeElement), 'the focused link survived the refresh');
 
 	await page.getByTestId('job-row-' + failing.id).getByText('failed').first().waitFor();
 	assert.match(await page.getByTestId('job-row-' + failing.id).textContent(), /exited 3/);
@@ -71,6 +77,13 @@ test('the list shows a two-role job, its page every task and the live log of one
 		await waitFor(async () => (await tr.getAttribute('data-state')) === 'running', { what: `task ${t} running` });
 	}
 	assert.equal(await page.getByTestId('tasks-table').locator('tbody tr').count(), 3);
+	// the same on the job's page: focus on a Log button survives the refreshes
+	const logBtn = page.getByTestId('task-log-worker-1');
+	await logBtn.focus();
+	const duration = page.locator('dl.facts div', { hasText: 'Duration' }).locator('dd');
+	const d0 = await duration.textContent();
+	await waitFor(async () => (await duration.textContent()) !== d0, { what: 'a refresh of the job page' });
+	assert.ok(await logBtn.evaluate((el) => el === document.activeElement), 'the focused button survived the refresh');
 
 	// the chief's log, shown first, grows while the job runs
 	await page.getByTestId('task-log-chief-0').click();

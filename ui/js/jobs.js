@@ -46,6 +46,29 @@ function jobDuration(job) {
 	return formatDuration(secondsBetween(job.started_at, job.ended_at));
 }
 
+// Brings tbody's rows to `rows` (each with a data-key) touching only what changed: a row that
+// stays keeps its node, and in it only the cells that differ are replaced, so a refresh every
+// 2 s keeps keyboard focus (on a link, a Log button) and the reader's selection.
+function reconcileRows(tbody, rows) {
+	const old = new Map([...tbody.children].map((tr) => [tr.dataset.key, tr]));
+	const keep = new Set();
+	rows.forEach((tr, i) => {
+		let cur = old.get(tr.dataset.key);
+		if (cur) {
+			for (const a of tr.getAttributeNames()) cur.setAttribute(a, tr.getAttribute(a));
+			for (const a of cur.getAttributeNames()) if (!tr.hasAttribute(a)) cur.removeAttribute(a);
+			[...tr.cells].forEach((td, c) => {
+				if (!cur.cells[c]) cur.appendChild(td);
+				else if (!cur.cells[c].isEqualNode(td)) cur.replaceChild(td, cur.cells[c]);
+			});
+			while (cur.cells.length > tr.cells.length) cur.lastElementChild.remove();
+		} else cur = tr;
+		keep.add(cur);
+		if (tbody.children[i] !== cur) tbody.insertBefore(cur, tbody.children[i] || null);
+	});
+	for (const tr of [...tbody.children]) if (!keep.has(tr)) tr.remove();
+}
+
 // ---- #/jobs -------------------------------------------------------------------------------------
 
 route('/jobs', (root, params, query) => {
@@ -57,7 +80,7 @@ route('/jobs', (root, params, query) => {
 	const tbody = h('tbody');
 	const note = h('p', { class: 'muted', 'data-testid': 'jobs-empty', hidden: true },
 		state ? `No ${state} jobs.` : 'No jobs yet: submit one with `weir submit job.yaml`.');
-	const updated = h('span', { class: 'muted', 'aria-live': 'off' });
+	const updated = h('span', { class: 'muted', 'aria-live': 'off', 'data-testid': 'jobs-updated' });
 	const banner = h('p', { class: 'error', role: 'alert', 'data-testid': 'jobs-error', hidden: true });
 	root.appendChild(h('section', { class: 'page', 'data-testid': 'jobs-page' },
 		h('h1', {}, 'Jobs'), banner,
@@ -72,7 +95,6 @@ route('/jobs', (root, params, query) => {
 				tbody)),
 		note, legend(JOB_LEGEND)));
 
-	let last = '';
 	return poll(async () => {
 		let body;
 		try {
@@ -85,13 +107,9 @@ route('/jobs', (root, params, query) => {
 		}
 		const jobs = body.jobs || [];
 		updated.textContent = 'updated ' + formatTime(new Date().toISOString()).slice(11);
-		const key = JSON.stringify(jobs) + (jobs.some((j) => !JOB_FINAL.has(j.state)) ? Date.now() : '');
-		if (key === last) return;
-		last = key;
-		clear(tbody);
 		note.hidden = jobs.length > 0;
-		for (const j of jobs) {
-			tbody.appendChild(h('tr', { 'data-testid': 'job-row-' + j.id, 'data-state': j.state },
+		reconcileRows(tbody, jobs.map((j) =>
+			h('tr', { 'data-key': String(j.id), 'data-testid': 'job-row-' + j.id, 'data-state': j.state },
 				h('td', { class: 'num' }, h('a', { href: '#/jobs/' + j.id, 'aria-label': `Job ${j.id} ${j.name || ''}` }, String(j.id))),
 				h('td', {}, h('a', { href: '#/jobs/' + j.id }, j.name || '(unnamed)')),
 				h('td', { class: 'wrap' }, stateBadge(j.state), j.reason ? h('div', { class: 'muted' }, j.reason) : null),
@@ -99,8 +117,7 @@ route('/jobs', (root, params, query) => {
 				h('td', {}, resourcesCell(j)),
 				h('td', {}, tasksCell(j)),
 				h('td', {}, formatTime(j.submitted_at)),
-				h('td', { class: 'num' }, jobDuration(j))));
-		}
+				h('td', { class: 'num' }, jobDuration(j)))));
 	}, 2000);
 });
 
@@ -154,7 +171,6 @@ route('/jobs/:id', (root, params, query) => {
 	let selected = query.task || null; // "role:index"
 	let viewer = null;
 	let viewerFor = '';
-	let lastTasks = '';
 	let lastEvents = 0;
 
 	const currentTask = () => tasks.find((t) => taskKey(t) === selected);
@@ -200,17 +216,15 @@ route('/jobs/:id', (root, params, query) => {
 	}
 
 	function renderTasks() {
-		const key = JSON.stringify(tasks);
-		if (key === lastTasks) return;
-		lastTasks = key;
-		clear(tbody);
+		const rows = [];
 		for (const t of tasks) {
 			const k = taskKey(t);
 			const btn = h('button', { type: 'button', class: 'btn small', 'data-testid': `task-log-${t.role}-${t.index}`,
 				'aria-label': `Show the log of ${k}` }, 'Log');
 			btn.addEventListener('click', () => openLog(t));
 			const exit = t.exit_code === null || t.exit_code === undefined ? (t.signal ? `signal ${t.signal}` : '—') : String(t.exit_code);
-			tbody.appendChild(h('tr', { 'data-testid': `task-row-${t.role}-${t.index}`, 'data-task': k, 'data-state': t.state,
+			rows.push(h('tr', { 'data-key': `${k}@${t.attempt}`, 'data-testid': `task-row-${t.role}-${t.index}`, 'data-task': k,
+				'data-state': t.state,
 				class: k === selected ? 'selected' : null },
 				h('td', {}, t.role), h('td', { class: 'num' }, String(t.index)), h('td', {}, t.host || '—'),
 				h('td', { class: 'wrap' }, stateBadge(t.state), t.reason ? h('div', { class: 'muted' }, t.reason) : null),
@@ -220,7 +234,8 @@ route('/jobs/:id', (root, params, query) => {
 				h('td', { class: 'num' }, measured(t, t.cpu_time_ms) ? formatDuration(t.cpu_time_ms / 1000) : '—'),
 				h('td', {}, btn)));
 		}
-		if (!tasks.length) tbody.appendChild(h('tr', {}, h('td', { colspan: '11', class: 'muted' }, 'No tasks yet (the job waits for resources).')));
+		if (!tasks.length) rows.push(h('tr', { 'data-key': 'none' }, h('td', { colspan: '11', class: 'muted' }, 'No tasks yet (the job waits for resources).')));
+		reconcileRows(tbody, rows);
 		// a new attempt without tasks yet keeps the old log until it has some
 		const cur = currentTask() || tasks[0];
 		if (cur) openLog(cur);
