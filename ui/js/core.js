@@ -538,7 +538,8 @@ export function logViewer({ url, size = LOG_PIECE, follow = () => false }) {
 				wasFollowing = f;
 				showStatus();
 			} catch (e) {
-				status.textContent = 'error: ' + e.message;
+				// before its task has started a log does not exist yet: keep asking
+				status.textContent = start === null && e.status === 404 ? 'waiting for the log…' : 'error: ' + e.message;
 			} finally {
 				busy = false;
 			}
