@@ -38,11 +38,11 @@ function graphOfFile(path) {
 const enc = encodeURIComponent;
 
 describe('DAG pages', () => {
-	let weir, browser, page, dir;
+	let weir, browser, page, dir, dags;
 
 	before(async () => {
 		dir = mkdtempSync(join(tmpdir(), 'weir-ui-dags-'));
-		const dags = join(dir, 'dags');
+		dags = join(dir, 'dags');
 		mkdirSync(dags);
 		for (const f of [join(HERE, 'dags', 'ui_pipeline.yaml'), EXAMPLE])
 			copyFileSync(f, join(dags, f.split('/').pop()));
@@ -76,7 +76,8 @@ describe('DAG pages', () => {
 		await page.getByTestId('dag-row-two_models').waitFor();
 		const err = page.getByTestId('import-error');
 		await err.waitFor();
-		assert.match(await err.innerText(), /broken\.yaml:4\b.*comand.*unknown key/s);
+		assert.match(await err.innerText(), /^broken\.yaml:4 tasks\[0\]\.comand: unknown key/);
+		assert.equal(await err.locator('code').getAttribute('title'), join(dags, 'broken.yaml'));
 		const sw = page.getByTestId('pause-two_models');
 		assert.equal(await sw.isChecked(), false);
 		await sw.click();
@@ -112,11 +113,11 @@ describe('DAG pages', () => {
 		await conf.fill('{"count": 5}');
 		assert.equal(await page.getByLabel('count').inputValue(), '5');
 		await page.getByLabel('greeting').fill('from the form');
-		await page.getByLabel('marker').fill(marker);
 		await page.getByLabel('loud').check();
+		await screenshot(page, 'dag-trigger');
+		await page.getByLabel('marker').fill(marker);
 		const sent = JSON.parse(await conf.inputValue());
 		assert.deepEqual(sent, { count: 5, greeting: 'from the form', marker, loud: true });
-		await screenshot(page, 'dag-trigger');
 		await page.getByTestId('trigger-submit').click();
 		await dlg.waitFor({ state: 'detached' });
 
@@ -136,6 +137,10 @@ describe('DAG pages', () => {
 			.evaluate((e) => getComputedStyle(e).backgroundColor);
 		assert.equal(colour, 'rgb(0, 128, 0)');
 		await page.getByTestId(`grid-run-${run.dag_run_id}`).and(page.locator('[data-state="success"]')).waitFor();
+		// the conf typed in the form reached the task (its output, also shown in the panel)
+		const ti = await weir.api('GET', `/api/v1/dags/ui_pipeline/dagRuns/${enc(run.dag_run_id)}` +
+			'/taskInstances/report');
+		assert.deepEqual(ti.body.outputs, { greeting: 'from the form' });
 		await screenshot(page, 'dag-grid');
 	});
 
@@ -154,7 +159,7 @@ describe('DAG pages', () => {
 		await cell.click();
 		const panel = page.getByTestId('ti-panel');
 		await panel.getByTestId('log-text').filter({ hasText: 'boom: no marker' }).waitFor();
-		assert.match(await panel.getByTestId('ti-command').innerText(), /test -f/);
+		assert.match(await panel.getByTestId('ti-command').innerText(), /test -f "\$WEIR_PARAM_marker"/);
 		await panel.getByTestId('log-text').scrollIntoViewIfNeeded();
 		await screenshot(page, 'dag-task-log');
 
@@ -244,6 +249,11 @@ describe('DAG pages', () => {
 			assert.ok(over <= 1, `the page scrolls sideways by ${over} px`);
 			await phone.getByTestId('trigger-button').waitFor();
 			assert.ok(await phone.getByTestId('trigger-button').isVisible());
+			await phone.getByTestId('grid-cell-check-' + (await runsOf('ui_pipeline'))[0].dag_run_id).click();
+			await phone.getByTestId('ti-panel').getByTestId('log-text').waitFor();
+			const over2 = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+			assert.ok(over2 <= 1, `with the panel open the page scrolls sideways by ${over2} px`);
+			await screenshot(phone, 'dag-page-phone');
 		} finally {
 			await b2.close();
 		}

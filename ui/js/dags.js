@@ -86,17 +86,17 @@ function importErrorsEl(errors) {
 	h('h2', {}, `Import errors (${errors.length})`),
 	h('ul', {}, errors.map((e) => {
 		let line = e.line, msg = e.message || e.stack_trace || '';
-		// Airflow's stack_trace is "FILE:LINE: message": split it when no line came apart
-		const m = !line && msg.startsWith(e.filename + ':')
-			? /^:(\d+):\s*([\s\S]*)$/.exec(msg.slice(e.filename.length)) : null;
+		// the parser's message starts "FILE:LINE: " (Airflow's stack_trace too): the file and
+		// line are shown apart, so that prefix goes; the line comes from it when not given
+		const m = msg.startsWith(e.filename + ':')
+			? /^:(?:(\d+):)?\s*([\s\S]*)$/.exec(msg.slice(e.filename.length)) : null;
 		if (m) {
-			line = m[1];
+			line = line || m[1];
 			msg = m[2];
-		} else if (msg.startsWith(e.filename + ': ')) {
-			msg = msg.slice(e.filename.length + 2);
 		}
 		return h('li', { class: 'dag-import-error', 'data-testid': 'import-error' },
-			h('code', { class: 'dag-import-file' }, e.filename + (line ? `:${line}` : '')), ' ',
+			h('code', { class: 'dag-import-file', title: e.filename },
+				e.filename.split('/').pop() + (line ? `:${line}` : '')), ' ',
 			h('span', { class: 'dag-import-msg' }, msg));
 	})));
 }
@@ -416,7 +416,9 @@ route('/dags/:dag_id', async (root, params, query) => {
 		info.append(d.description ? h('span', {}, d.description) : null,
 			h('span', {}, 'Schedule: ', h('code', {}, scheduleText(d))),
 			h('span', {}, 'Next run: ', d.next_dagrun ? formatTime(d.next_dagrun) : '—'),
-			d.fileloc ? h('span', {}, 'File: ', h('code', {}, d.fileloc)) : null);
+			// the file's name; its whole path (the server's folder) on hover
+			d.fileloc ? h('span', {}, 'File: ', h('code', { title: d.fileloc },
+				d.fileloc.split('/').pop())) : null);
 	}
 
 	// The run the graph and Gantt show: the chosen one, else the newest.
