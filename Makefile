@@ -46,7 +46,7 @@ DEPS     := $(OBJS:.o=.d) $(LEAN_OBJS:.o=.d)
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all deps check unit system ui-check sanitize-check demo fuzz bench clean format FORCE
+.PHONY: all deps check unit system ui-check ui-screenshots sanitize-check demo fuzz bench clean format FORCE
 
 all: weir
 
@@ -97,6 +97,10 @@ system: weir
 # Browser tests of the web UI: headless chromium against a real server (tests/ui/harness.mjs).
 ui-check: weir
 	cd tests/ui && WEIR_BIN=$(CURDIR)/$(BUILD)/weir node --test --test-concurrency=1 test_*.mjs
+
+# The browser tests again, saving their screenshots into docs/ui (the pictures docs/ui.md shows).
+ui-screenshots: weir
+	WEIR_UI_SHOTS=$(CURDIR)/docs/ui $(MAKE) ui-check
 
 # Every test: a warnings-as-errors build, unit, system and browser tests, then unit and
 # system tests under AddressSanitizer and UBSan.

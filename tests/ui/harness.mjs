@@ -1,7 +1,7 @@
 // harness.mjs: what the browser tests share: a real `weir server` on a free loopback port in a
 // temporary home (a user admin with a password, the token, a DAG folder of the test's choice),
 // headless Debian chromium through playwright-core, logging in through the login page, waiting,
-// and screenshots into docs/ui/.  Nothing is mocked.  Every wait has a finite timeout.
+// and screenshots into SHOTS (below).  Nothing is mocked.  Every wait has a finite timeout.
 //
 //   const weir = await startWeir({ dags: 'path/to/dags' });
 //   const { browser, page } = await openBrowser(weir);
@@ -22,7 +22,9 @@ import { chromium } from 'playwright-core';
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const WEIR_BIN = process.env.WEIR_BIN || join(REPO, 'weir');
 export const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
-export const SHOTS = join(REPO, 'docs', 'ui');
+// Screenshots go to build/ui-shots, so a test run leaves the tree as it was; `make
+// ui-screenshots` sets WEIR_UI_SHOTS to docs/ui to refresh the pictures docs/ui.md shows.
+export const SHOTS = process.env.WEIR_UI_SHOTS || join(REPO, 'build', 'ui-shots');
 const MARK_VAR = 'WEIR_SYSTEST_MARK';
 
 // Declared resources, so that the tests do not depend on this machine's size.
@@ -213,7 +215,7 @@ export async function login(page, weir, { user = weir.user, password = weir.pass
 	return page;
 }
 
-// Saves docs/ui/NAME.png (the viewport: small files).
+// Saves SHOTS/NAME.png (the viewport: small files).
 export async function screenshot(page, name) {
 	mkdirSync(SHOTS, { recursive: true });
 	const path = join(SHOTS, name + '.png');
