@@ -117,7 +117,7 @@ int api_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
 	char *end;
 	long long v;
 
-	if (!s || !*s || *s == '+' || *s == '-' || *s == ' ')
+	if (!s || !*s || *s == '+' || (*s == '-' && min >= 0) || *s == ' ')
 		return -1;
 	errno = 0;
 	v = strtoll(s, &end, 10);

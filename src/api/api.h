@@ -96,7 +96,7 @@ void api_notify_logs(struct api *api, int64_t job_id);
 bool api_auth_ok(const char *authorization, const char *token);
 /* [a-z][a-z0-9_-]*, at most 63 characters. */
 bool api_role_name_ok(const char *s);
-/* A decimal integer >= min without sign or junk; 0 or -1. */
+/* A decimal integer in [min, max] with no junk, no '+' and a '-' only when min < 0; 0 or -1. */
 int api_parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
 
 #endif

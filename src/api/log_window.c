@@ -2,26 +2,11 @@
  * and their answer headers (log_window.h). */
 #include "api/log_window.h"
 
-#include <errno.h>
+#include "api/api.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* A decimal integer in [min, max], optional '-' only; -1 otherwise. */
-static int parse_i64(const char *s, int64_t min, int64_t max, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!s || !*s || *s == '+' || *s == ' ')
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
 
 int log_window_parse(const struct http_request *req, struct log_window *w, char *msg,
                      size_t msg_size)
@@ -33,7 +18,7 @@ int log_window_parse(const struct http_request *req, struct log_window *w, char 
 	memset(w, 0, sizeof *w);
 	w->length = -1;
 	if (o) {
-		if (parse_i64(o, -LOG_WINDOW_MAX_OFFSET, LOG_WINDOW_MAX_OFFSET, &w->offset) < 0) {
+		if (api_parse_int(o, -LOG_WINDOW_MAX_OFFSET, LOG_WINDOW_MAX_OFFSET, &w->offset) < 0) {
 			snprintf(msg, msg_size,
 			         "offset \"%.40s\": expected a byte offset (negative: from the "
 			         "end, -262144 is the last 256 KiB)",
@@ -42,7 +27,7 @@ int log_window_parse(const struct http_request *req, struct log_window *w, char 
 		}
 		w->has_offset = true;
 	}
-	if (l && (parse_i64(l, 0, LOG_WINDOW_MAX_OFFSET, &w->length) < 0)) {
+	if (l && (api_parse_int(l, 0, LOG_WINDOW_MAX_OFFSET, &w->length) < 0)) {
 		snprintf(msg, msg_size, "length \"%.40s\": expected a whole number of bytes >= 0",
 		         l);
 		return -1;

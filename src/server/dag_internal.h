@@ -125,6 +125,11 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
 /* dag_views.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
 json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
 json_t *dm_run_json(const struct dag_run_row *r);
+/* A task instance and its run, or a not-found error naming the DAG, run or task that is
+ * missing; on success the caller releases both rows. */
+int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, struct dag_run_row *run,
+                 struct dag_ti_row *ti, struct weir_error *err);
 
 /* dag_ui.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
 json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);

@@ -266,30 +266,14 @@ json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const 
                        int map_index, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
-	struct dag_row drow = {0};
 	struct dag_run_row run = {0};
 	struct dag_ti_row ti = {0};
 	struct dag_try_row *rows = NULL;
 	size_t n = 0;
 	json_t *a = NULL, *r = NULL;
 
-	if (dag_row_get(dm, dag_id, &drow, err) < 0)
+	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &ti, err) < 0)
 		return NULL;
-	dag_row_release(&drow);
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, NULL) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
-		return NULL;
-	}
-	if (dag_store_ti_get(dm->ds, dag_id, run_id, task_id, map_index, &ti, NULL) < 0) {
-		if (map_index < 0)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "run %s of DAG %s has no task %s",
-			               run_id, dag_id, task_id);
-		else
-			weir_error_set(err, WEIR_E_NOT_FOUND,
-			               "run %s of DAG %s has no instance %d of task %s", run_id,
-			               dag_id, map_index, task_id);
-		goto out;
-	}
 	if (dag_store_tries_of_ti(dm->ds, dag_id, run_id, task_id, map_index, &rows, &n, err) < 0)
 		goto out;
 	if (!(a = json_array())) {

@@ -486,6 +486,26 @@ static json_t *op_list_tis(void *ctx, const char *dag_id, const char *run_id,
 	return json_pack("{s:o, s:I}", "task_instances", a, "total_entries", (json_int_t)n);
 }
 
+int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, struct dag_run_row *run,
+                 struct dag_ti_row *ti, struct weir_error *err)
+{
+	if (dag_must_exist(dm, dag_id, err) < 0)
+		return -1;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, run, NULL) < 0)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+	if (dag_store_ti_get(dm->ds, dag_id, run_id, task_id, map_index, ti, NULL) < 0) {
+		dag_run_row_release(run);
+		if (map_index < 0)
+			return weir_error_set(err, WEIR_E_NOT_FOUND, "run %s of DAG %s has no task %s",
+			                      run_id, dag_id, task_id);
+		return weir_error_set(err, WEIR_E_NOT_FOUND,
+		                      "run %s of DAG %s has no instance %d of task %s", run_id, dag_id,
+		                      map_index, task_id);
+	}
+	return 0;
+}
+
 static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
                          int map_index, struct weir_error *err)
 {
@@ -494,23 +514,8 @@ static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, cons
 	struct dag_ti_row row = {0};
 	json_t *r;
 
-	if (dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &row, err) < 0)
 		return NULL;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
-		return NULL;
-	}
-	if (dag_store_ti_get(dm->ds, dag_id, run_id, task_id, map_index, &row, err) < 0) {
-		if (map_index < 0)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "run %s of DAG %s has no task %s",
-			               run_id, dag_id, task_id);
-		else
-			weir_error_set(err, WEIR_E_NOT_FOUND,
-			               "run %s of DAG %s has no instance %d of task %s", run_id,
-			               dag_id, map_index, task_id);
-		dag_run_row_release(&run);
-		return NULL;
-	}
 	r = ti_json(dm, &row, &run);
 	dag_ti_row_release(&row);
 	dag_run_row_release(&run);
