@@ -12,6 +12,7 @@ docs/internals/slurm_tests.md describes the cluster.
 """
 
 import os
+import re
 import subprocess
 import time
 from pathlib import Path
@@ -147,3 +148,20 @@ def slurm_cluster(tmp_path_factory):
         rc, err = cluster.stop()
         if rc != 0:
             print("tests/slurm/stop.sh exited %s:\n%s" % (rc, err))
+
+
+def slurm_server_of(make_server, cluster, config):
+    """A started weir server whose sbatch, squeue and scancel reach the test cluster."""
+    srv = make_server(config=config, start=False)
+    srv.extra_env = dict(cluster.env)
+    srv.start()
+    return srv
+
+
+def slurm_job_id(server, job_id):
+    """The Slurm job id from the job's events ("... slurm job N submitted"), or None."""
+    for e in server.events(job_id):
+        m = re.search(r"slurm job (\d+) submitted", e["message"])
+        if m:
+            return m.group(1)
+    return None

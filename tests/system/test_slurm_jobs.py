@@ -14,6 +14,7 @@ import pytest
 
 from conftest import EXAMPLES, TASK_PY, _python_with, cli_describe, spec, wait_for
 from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
+from slurmtest import slurm_job_id, slurm_server_of
 
 # --spread-job: one task per node where it can, so that two tasks land on two nodes
 SLURM_CONFIG = """\
@@ -29,19 +30,8 @@ ACC = re.compile(r"^final accuracy: (\d\.\d{4})$", re.M)
 
 @pytest.fixture
 def slurm_server(make_server, slurm_cluster):
-    srv = make_server(config=SLURM_CONFIG, start=False)
-    srv.extra_env = dict(slurm_cluster.env)
-    srv.start()
-    return srv
+    return slurm_server_of(make_server, slurm_cluster, SLURM_CONFIG)
 
-
-def _slurm_job_id(server, job_id):
-    """The Slurm job id from the job's events ("... slurm job N submitted")."""
-    for e in server.events(job_id):
-        m = re.search(r"slurm job (\d+) submitted", e["message"])
-        if m:
-            return m.group(1)
-    return None
 
 
 def test_two_tasks_run_on_two_nodes(slurm_server):
@@ -50,7 +40,7 @@ def test_two_tasks_run_on_two_nodes(slurm_server):
                                    name="two-nodes"))
     job = slurm_server.wait_job(job["id"], timeout=120)
     assert job["state"] == "succeeded", job
-    assert _slurm_job_id(slurm_server, job["id"]), slurm_server.events(job["id"])
+    assert slurm_job_id(slurm_server, job["id"]), slurm_server.events(job["id"])
     nodes = set()
     for t in job["tasks"]:
         assert t["state"] == "succeeded" and t["exit_code"] == 0, t
@@ -85,7 +75,7 @@ def test_kill_cancels_the_slurm_job(slurm_server, slurm_cluster):
     job = slurm_server.submit(spec({"worker": {"instances": 2, "command": "sleep 300"}},
                                    name="to-kill"))
     slurm_server.wait_running(job["id"], timeout=60)
-    sid = _slurm_job_id(slurm_server, job["id"])
+    sid = slurm_job_id(slurm_server, job["id"])
     assert sid
     wait_for(lambda: len([t for t in slurm_cluster.stepds(sid).values() if "batch" not in t])
              >= 2, 30, "the job's two srun steps")
@@ -181,7 +171,7 @@ def test_roles_with_different_resources_make_a_heterogeneous_job(slurm_server, s
                                    name="het", framework="tensorflow"))
     job = slurm_server.wait_job(job["id"], timeout=120)
     assert job["state"] == "succeeded", (job, slurm_server.events(job["id"]))
-    sid = _slurm_job_id(slurm_server, job["id"])
+    sid = slurm_job_id(slurm_server, job["id"])
     assert sid, slurm_server.events(job["id"])
     for t in job["tasks"]:
         log = slurm_server.log(job["id"], t["role"], t["index"])

@@ -1,13 +1,13 @@
 """Slurm tasks' logs over HTTP (the default `log_transport` of the slurm backend) and the end
 states Slurm gives a job, on the real local Slurm cluster (slurmtest's module fixture)."""
 
-import re
 from pathlib import Path
 
 import pytest
 
 from conftest import spec, wait_for
 from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
+from slurmtest import slurm_job_id, slurm_server_of
 from test_log_transport import EXPECTED_BYTES, PROGRAM, program_bytes
 
 SLURM_CONFIG = """\
@@ -18,18 +18,8 @@ kill_grace_seconds: 2
 
 @pytest.fixture
 def slurm_server(make_server, slurm_cluster):
-    srv = make_server(config=SLURM_CONFIG, start=False)
-    srv.extra_env = dict(slurm_cluster.env)
-    srv.start()
-    return srv
+    return slurm_server_of(make_server, slurm_cluster, SLURM_CONFIG)
 
-
-def _slurm_job_id(server, job_id):
-    for e in server.events(job_id):
-        m = re.search(r"slurm job (\d+) submitted", e["message"])
-        if m:
-            return m.group(1)
-    return None
 
 
 def test_slurm_task_log_comes_over_http_live_and_whole(slurm_server):
@@ -47,7 +37,7 @@ def test_slurm_task_log_comes_over_http_live_and_whole(slurm_server):
     logs = Path(slurm_server.home) / "jobs" / str(job["id"]) / "logs"
     script = (logs / "slurm-1.sh").read_text()
     assert "--log-to-server" in script and ">>" not in script, script
-    sid = _slurm_job_id(slurm_server, job["id"])
+    sid = slurm_job_id(slurm_server, job["id"])
     out = logs / ("slurm-%s.out" % sid)
     assert not out.exists() or "line-1" not in out.read_text()
 
@@ -56,7 +46,7 @@ def test_scancel_outside_weir_says_so(slurm_server, slurm_cluster):
     job = slurm_server.submit(spec({"worker": {"command": "echo up; sleep 300"}},
                                    name="cancelled-outside"))
     slurm_server.wait_running(job["id"], timeout=90)
-    sid = _slurm_job_id(slurm_server, job["id"])
+    sid = slurm_job_id(slurm_server, job["id"])
     assert sid
     slurm_cluster.run(["scancel", sid])
     done = slurm_server.wait_job(job["id"], timeout=90)
