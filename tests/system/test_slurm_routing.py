@@ -269,3 +269,39 @@ def test_a_pool_naming_an_unknown_queue_stops_the_server(make_server):
     srv.start(wait=False)
     assert srv.proc.wait(30) == 2, srv.log_text()
     assert 'pools.p.queue: no queue "nope"' in srv.log_text(), srv.log_text()
+
+
+DAG_CLEAR = """\
+dag_id: clear_on_slurm
+tasks:
+  - task_id: train
+    queue: train
+    command: 'if test -f {marker}; then echo second try; else touch {marker}; echo first try; sleep 300; fi'
+"""
+
+
+def test_clearing_a_running_slurm_task_cancels_its_slurm_job(routed, slurm_cluster, tmp_path):
+    from dagtest import Dags
+    from slurmtest import slurm_job_id
+    d = Dags(routed, tmp_path)
+    d.write("clear_on_slurm.yaml", DAG_CLEAR.format(marker=tmp_path / "marker"))
+    d.wait_dag("clear_on_slurm")
+    d.trigger("clear_on_slurm", run_id="c1")
+    ti = wait_for(lambda: (lambda t: t if t["state"] == "running" else None)(
+        d.tis("clear_on_slurm", "c1")["train"]), 90, "the Slurm task to run")
+    sid = wait_for(lambda: slurm_job_id(routed, ti["job_id"]), 30, "the task's Slurm job")
+    wait_for(lambda: slurm_cluster.stepds(sid), 30, "a slurmstepd of Slurm job %s" % sid)
+    wait_for(lambda: "first try" in d.log("clear_on_slurm", "c1", "train"), 30, "the first try")
+    status, body = routed.api("POST", "/api/v1/dags/clear_on_slurm/clearTaskInstances",
+                              {"dag_run_id": "c1", "task_ids": ["train"], "dry_run": False,
+                               "only_failed": False})
+    assert status == 200 and len(body["task_instances"]) == 1, (status, body)
+    # the first try's Slurm job is cancelled and leaves nothing behind; the task runs again
+    wait_for(lambda: not slurm_cluster.stepds(sid), 60, "no slurmstepd of Slurm job %s" % sid)
+    wait_for(lambda: slurm_cluster.job_state(sid) in (None, "CANCELLED"), 60,
+             "Slurm job %s cancelled (last seen %s)" % (sid, slurm_cluster.job_state(sid)))
+    run = d.wait_run("clear_on_slurm", "c1", timeout=120)
+    assert run["state"] == "success", (run, d.tis("clear_on_slurm", "c1"))
+    ti = d.tis("clear_on_slurm", "c1")["train"]
+    assert slurm_job_id(routed, ti["job_id"]) != sid
+    assert "second try" in d.log("clear_on_slurm", "c1", "train", try_number=ti["try_number"])
