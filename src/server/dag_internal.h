@@ -125,6 +125,10 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
 /* dag_views.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
 json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
 json_t *dm_run_json(const struct dag_run_row *r);
+/* A task instance the store keeps "queued" shows "running" once its job does:
+ * every task registered and the user's program started (a job still being
+ * placed, locally or in Slurm's queue, leaves it queued). */
+bool dm_job_runs(const struct job_row *job);
 /* A task instance and its run, or a not-found error naming the DAG, run or task that is
  * missing; on success the caller releases both rows. */
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,

@@ -253,7 +253,7 @@ static struct job_view job_view_get(struct dag_manager *dm, int64_t job_id)
 	struct job_row job = {0};
 
 	if (job_id > 0 && store_job_get(dm->store, job_id, &job, NULL) == 0) {
-		v.running = !strcmp(job.state, "starting") || !strcmp(job.state, "running");
+		v.running = dm_job_runs(&job);
 		v.started_at = job.started_at;
 		job_row_release(&job);
 	}

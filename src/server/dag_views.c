@@ -97,6 +97,11 @@ static json_t *run_json(const struct dag_run_row *r)
 	                 r->reason ? r->reason : "");
 }
 
+bool dm_job_runs(const struct job_row *job)
+{
+	return !strcmp(job->state, "running");
+}
+
 static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
                        const struct dag_run_row *run)
 {
@@ -108,19 +113,13 @@ static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 
 	const char *reason = r->reason ? r->reason : "";
 
-	/* queued until its job runs: the job's state says when that was; a job
-	 * waiting in Slurm's queue (reason "pending in slurm: ...") is still
-	 * queued, with Slurm's reason */
-	if (have_job && !strcmp(r->state, "queued") &&
-	    (!strcmp(job.state, "starting") || !strcmp(job.state, "running"))) {
-		if (!strcmp(job.state, "starting") && job.reason &&
-		    !strncmp(job.reason, "pending in ", 11))
-			reason = job.reason;
-		else
+	/* queued until its job runs; while it waits, the job says why (the node's
+	 * resources, or "pending in slurm: <Slurm's reason>") */
+	if (have_job && !strcmp(r->state, "queued")) {
+		if (dm_job_runs(&job))
 			state = "running";
-	} else if (have_job && !strcmp(r->state, "queued") && !strcmp(job.state, "queued") &&
-	           !reason[0] && job.reason) {
-		reason = job.reason; /* waiting for the node's resources: why */
+		else if (job.reason && *job.reason)
+			reason = job.reason;
 	}
 	if (have_job && !start && job.started_at && strcmp(state, "queued"))
 		start = job.started_at;
