@@ -220,7 +220,7 @@ def test_a_dag_runs_one_task_here_and_one_on_slurm(routed, slurm_cluster, tmp_pa
 
 def test_archives_are_shipped_once_and_unpacked_once_per_node(make_server, slurm_cluster,
                                                               tmp_path):
-    from conftest import TASK_PY, write_venv_zip
+    from conftest import write_venv_zip
     import os
     shared = tmp_path / "shared"
     srv = make_server(config=ROUTED_CONFIG.replace(
