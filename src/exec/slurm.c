@@ -556,62 +556,157 @@ static void components_release(struct components *c)
 	free(c->count);
 }
 
-/* The batch script: one srun step per task, in the background, then wait. */
+/* The launcher's command line on the node, for sh: `who` is "--role R --index
+ * I" or "--tasks LIST"; the launcher listens on the node's first address. */
+static int launcher_line(struct slurm_executor *sx, const struct executor_task *t,
+                         const char *who, char *inner, size_t size)
+{
+	int fail = 0;
+	char num[96];
+
+	snprintf(inner, size, "h=$(hostname -I 2>/dev/null); h=${h%%%% *}; exec ");
+	fail |= slurm_sh_quote(inner, size, sx->launcher);
+	if (!sx->lean)
+		strcat(inner, " launch");
+	snprintf(num, sizeof num, " --job %lld ", (long long)t->job_id);
+	strcat(inner, num);
+	if (strlen(inner) + strlen(who) + 200 >= size)
+		return -1;
+	strcat(inner, who);
+	snprintf(num, sizeof num, " --attempt %d", t->attempt);
+	strcat(inner, num);
+	strcat(inner, " --host \"${h:-127.0.0.1}\"");
+	if (sx->base.log_to_server) {
+		/* The launcher sends the program's output to the server, all of it
+		 * before it reports the end; its own stderr goes with the step's to
+		 * slurm-<id>.out. */
+		strcat(inner, " --log-to-server");
+	} else {
+		/* log_transport: file: the launcher and its program append to the
+		 * log on the shared file system themselves, so every byte is in it
+		 * before the end is reported (srun's forwarding could still be
+		 * flushing then). */
+		strcat(inner, " >>");
+		fail |= slurm_sh_quote(inner, size, t->log_path);
+		strcat(inner, " 2>&1");
+	}
+	return fail;
+}
+
+static int role_index_words(const struct executor_task *t, char *who, size_t size)
+{
+	who[0] = '\0';
+	strcat(who, "--role ");
+	if (slurm_sh_quote(who, size, t->role) < 0)
+		return -1;
+	size_t n = strlen(who);
+	snprintf(who + n, size - n, " --index %d", t->index);
+	return 0;
+}
+
+/* "--tasks ROLE:I-J,...": the tasks of component k in SLURM_PROCID order,
+ * runs of one role's consecutive indices as ranges. */
+static char *tasks_words(const struct executor_task *tasks, size_t n, const struct components *c,
+                         size_t k)
+{
+	char *s = NULL;
+	size_t len = 0;
+	int fail = append(&s, &len, "--tasks ");
+
+	for (size_t i = 0; i < n && !fail; i++) {
+		if (c->comp[i] != k)
+			continue;
+		size_t j = i;
+		while (j + 1 < n && c->comp[j + 1] == k && !strcmp(tasks[j + 1].role, tasks[i].role) &&
+		       tasks[j + 1].index == tasks[j].index + 1)
+			j++;
+		/* role names are identifiers ([a-z][a-z0-9_-]*): no quoting needed */
+		fail |= append(&s, &len, "%s%s:%d", len > 8 ? "," : "", tasks[i].role,
+		               tasks[i].index);
+		if (j > i)
+			fail |= append(&s, &len, "-%d", tasks[j].index);
+		i = j;
+	}
+	if (fail) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int srun_words(char **s, size_t *len, const struct executor_task *t,
+                      const struct components *c, size_t k, size_t ntasks, bool one)
+{
+	int fail = append(s, len, "srun");
+	if (c->n > 1)
+		fail |= append(s, len, " --het-group=%zu", k);
+	if (one)
+		fail |= append(s, len, " --nodes=1 --ntasks=1 --exact");
+	else
+		fail |= append(s, len, " --ntasks=%zu", ntasks);
+	fail |= append(s, len, " --cpus-per-task=%d --mem-per-cpu=%llu", t->vcores,
+	               (unsigned long long)mem_per_cpu(t));
+	if (t->gpus > 0)
+		fail |= append(s, len, " --gpus-per-task=%d", t->gpus);
+	fail |= append(s, len, " --kill-on-bad-exit=0");
+	return fail;
+}
+
+/* The batch script.  One task: the batch step runs the launcher itself (it
+ * already holds the task's CPUs, memory and GPUs; a step would only add its
+ * start).  Logs over HTTP: one srun step per component, each of its tasks
+ * a launcher that finds its task by SLURM_PROCID (one step starts much
+ * sooner than many).  Logs to files: one step per task, each appending to
+ * its own log. */
 static char *batch_script(struct slurm_executor *sx, const struct executor_task *tasks, size_t n,
                           const struct components *c)
 {
 	char *s = NULL;
 	size_t len = 0;
 	int fail = 0;
+	char inner[8192], outer[16384], who[512];
 
 	fail |= append(&s, &len,
 	               "#!/bin/sh\n"
-	               "# weir job %lld, attempt %d: one srun step per task, each running weir's\n"
-	               "# launcher on its node; the launcher fetches the task's command from the\n"
-	               "# server (WEIR_SERVER, WEIR_TOKEN come from the environment).\n",
+	               "# weir job %lld, attempt %d: weir's launcher for each task on its node;\n"
+	               "# it fetches the task's command from the server (WEIR_SERVER,\n"
+	               "# WEIR_TOKEN come from the environment).\n",
 	               (long long)tasks[0].job_id, tasks[0].attempt);
-	for (size_t i = 0; i < n && !fail; i++) {
-		const struct executor_task *t = &tasks[i];
-		char inner[8192] = "", outer[16384] = "";
-		char num[96];
-
-		/* runs on the node: the launcher listens on the node's first address */
-		strcat(inner, "h=$(hostname -I 2>/dev/null); h=${h%% *}; exec ");
-		fail |= slurm_sh_quote(inner, sizeof inner, sx->launcher);
-		if (!sx->lean)
-			strcat(inner, " launch");
-		snprintf(num, sizeof num, " --job %lld --role ", (long long)t->job_id);
-		strcat(inner, num);
-		fail |= slurm_sh_quote(inner, sizeof inner, t->role);
-		snprintf(num, sizeof num, " --index %d --attempt %d", t->index, t->attempt);
-		strcat(inner, num);
-		strcat(inner, " --host \"${h:-127.0.0.1}\"");
-		if (sx->base.log_to_server) {
-			/* The launcher sends the program's output to the server, all of
-			 * it before it reports the end; its own stderr goes with the
-			 * step's to slurm-<id>.out. */
-			strcat(inner, " --log-to-server");
-		} else {
-			/* log_transport: file: the launcher and its program append to
-			 * the log on the shared file system themselves, so every byte is
-			 * in it before the end is reported (srun's forwarding could
-			 * still be flushing then). */
-			strcat(inner, " >>");
-			fail |= slurm_sh_quote(inner, sizeof inner, t->log_path);
-			strcat(inner, " 2>&1");
+	if (n == 1) {
+		fail |= role_index_words(&tasks[0], who, sizeof who);
+		fail |= launcher_line(sx, &tasks[0], who, inner, sizeof inner);
+		fail |= append(&s, &len, "%s\n", inner);
+	} else if (sx->base.log_to_server) {
+		for (size_t k = 0; k < c->n && !fail; k++) {
+			/* the task list grows with the gang: buffers to fit */
+			char *tw = tasks_words(tasks, n, c, k);
+			size_t isz = (tw ? strlen(tw) : 0) + 8192, osz = 4 * isz + 16;
+			char *in = malloc(isz), *out = malloc(osz);
+			fail |= !tw || !in || !out;
+			if (!fail) {
+				out[0] = '\0';
+				fail |= launcher_line(sx, &tasks[c->first[k]], tw, in, isz);
+				fail |= slurm_sh_quote(out, osz, in);
+				fail |= srun_words(&s, &len, &tasks[c->first[k]], c, k, c->count[k],
+				                   false);
+				fail |= append(&s, &len, " \\\n\t/bin/sh -c %s &\n", out);
+			}
+			free(tw);
+			free(in);
+			free(out);
 		}
-		fail |= slurm_sh_quote(outer, sizeof outer, inner);
-		fail |= append(&s, &len, "srun");
-		if (c->n > 1)
-			fail |= append(&s, &len, " --het-group=%zu", c->comp[i]);
-		fail |= append(
-		    &s, &len, " --nodes=1 --ntasks=1 --exact --cpus-per-task=%d --mem-per-cpu=%llu",
-		    t->vcores, (unsigned long long)mem_per_cpu(t));
-		if (t->gpus > 0)
-			fail |= append(&s, &len, " --gpus-per-task=%d", t->gpus);
-		fail |= append(&s, &len, " --kill-on-bad-exit=0 \\\n\t/bin/sh -c %s &\n", outer);
+		fail |= append(&s, &len, "wait\n");
+	} else {
+		for (size_t i = 0; i < n && !fail; i++) {
+			outer[0] = '\0';
+			fail |= role_index_words(&tasks[i], who, sizeof who);
+			fail |= launcher_line(sx, &tasks[i], who, inner, sizeof inner);
+			fail |= slurm_sh_quote(outer, sizeof outer, inner);
+			fail |= srun_words(&s, &len, &tasks[i], c, c->comp[i], 1, true);
+			fail |= append(&s, &len, " \\\n\t/bin/sh -c %s &\n", outer);
+		}
+		fail |= append(&s, &len, "wait\n");
 	}
-	fail |= append(&s, &len, "wait\n");
 	if (fail) {
 		free(s);
 		return NULL;

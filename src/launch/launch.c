@@ -66,6 +66,7 @@ struct launch {
 	int64_t execution_timeout_s;
 	int64_t kill_grace_ms;
 	json_t *cluster; /* owned */
+	char picked_role[64]; /* --tasks: the role picked by SLURM_PROCID */
 	/* --log-to-server: the program's stdout+stderr come through a pipe and
 	 * go to the server with the launcher's own lines */
 	bool log_to_server;
@@ -867,14 +868,51 @@ static int usage(const char *why)
 	log_error("%s", why);
 	fprintf(stderr, "usage: weir launch --job ID --role ROLE --index I --attempt A "
 	                "[--host ADDR] [--log-to-server]\n"
+	                "       weir launch --job ID --tasks ROLE:I[-J],... --attempt A ... "
+	                "(the task is SLURM_PROCID's entry)\n"
 	                "       (env: WEIR_SERVER, WEIR_TOKEN)\n");
 	return EXIT_USAGE;
+}
+
+int launch_pick_task(const char *list, long procid, char *role, size_t role_size, int *index)
+{
+	const char *p = list;
+	long k = 0;
+
+	if (procid < 0)
+		return -1;
+	while (*p) {
+		const char *colon = strchr(p, ':');
+		char *end;
+		if (!colon || colon == p || (size_t)(colon - p) >= role_size)
+			return -1;
+		long a = strtol(colon + 1, &end, 10), b = a;
+		if (end == colon + 1 || a < 0)
+			return -1;
+		if (*end == '-') {
+			const char *s = end + 1;
+			b = strtol(s, &end, 10);
+			if (end == s || b < a)
+				return -1;
+		}
+		if (*end != ',' && *end != '\0')
+			return -1;
+		if (procid < k + (b - a + 1)) {
+			snprintf(role, role_size, "%.*s", (int)(colon - p), p);
+			*index = (int)(a + (procid - k));
+			return 0;
+		}
+		k += b - a + 1;
+		p = *end ? end + 1 : end;
+	}
+	return -1;
 }
 
 static int parse_args(struct launch *l, int argc, char **argv)
 {
 	long long v;
 	bool have_job = false, have_index = false, have_attempt = false;
+	const char *tasks = NULL;
 
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -904,6 +942,8 @@ static int parse_args(struct launch *l, int argc, char **argv)
 			have_attempt = true;
 		} else if (!strcmp(a, "--role") && *val) {
 			l->role = val;
+		} else if (!strcmp(a, "--tasks") && *val) {
+			tasks = val;
 		} else if (!strcmp(a, "--host") && *val) {
 			l->host = val;
 		} else {
@@ -913,8 +953,27 @@ static int parse_args(struct launch *l, int argc, char **argv)
 			return -1;
 		}
 	}
+	if (tasks) {
+		/* one srun step of many tasks: this one is SLURM_PROCID's entry */
+		const char *pid_s = getenv("SLURM_PROCID");
+		char *end = NULL;
+		long procid = pid_s && *pid_s ? strtol(pid_s, &end, 10) : -1;
+		if (!end || *end ||
+		    launch_pick_task(tasks, procid, l->picked_role, sizeof l->picked_role,
+		                     &l->index) < 0) {
+			char msg[300];
+			snprintf(msg, sizeof msg,
+			         "--tasks %.200s: no entry for SLURM_PROCID %s (expected "
+			         "ROLE:I[-J],... and SLURM_PROCID set)",
+			         tasks, pid_s ? pid_s : "(unset)");
+			usage(msg);
+			return -1;
+		}
+		l->role = l->picked_role;
+		have_index = true;
+	}
 	if (!have_job || !l->role || !have_index || !have_attempt) {
-		usage("--job, --role, --index and --attempt are required");
+		usage("--job, --role (or --tasks), --index and --attempt are required");
 		return -1;
 	}
 	return 0;

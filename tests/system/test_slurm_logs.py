@@ -60,3 +60,35 @@ def test_scancel_outside_weir_says_so(slurm_server, slurm_cluster):
     task = slurm_server.job(job["id"])["tasks"][0]
     assert task["reason"] == want, task
     assert any(want in e["message"] for e in slurm_server.events(job["id"]))
+
+
+def test_log_transport_file_on_slurm_writes_through_the_shared_home(make_server, slurm_cluster):
+    """log_transport: file keeps one srun step per task, each appending to its task's log."""
+    srv = make_server(config=SLURM_CONFIG + "log_transport: file\n", start=False)
+    srv.extra_env = dict(slurm_cluster.env)
+    srv.start()
+    job = srv.submit(spec({"worker": {"instances": 2, "command": "echo hello from $WEIR_TASK_INDEX"}},
+                          name="file-logs"))
+    job = srv.wait_job(job["id"], timeout=90)
+    assert job["state"] == "succeeded", job
+    for i in (0, 1):
+        assert "hello from %d" % i in srv.log(job["id"], "worker", i)
+    script = (Path(srv.home) / "jobs" / str(job["id"]) / "logs" / "slurm-1.sh").read_text()
+    assert script.count("srun ") == 2 and ">>" in script and "--log-to-server" not in script, \
+        script
+
+
+def test_a_gang_is_one_srun_step_per_component(slurm_server):
+    job = slurm_server.submit(spec({"worker": {"instances": 3, "command": "echo w $WEIR_TASK_INDEX"},
+                                    "ps": {"command": "echo p $WEIR_TASK_INDEX"}},
+                                   name="one-step"))
+    job = slurm_server.wait_job(job["id"], timeout=90)
+    assert job["state"] == "succeeded", job
+    assert sorted((t["role"], t["index"]) for t in job["tasks"]) == \
+        [("ps", 0), ("worker", 0), ("worker", 1), ("worker", 2)]
+    for t in job["tasks"]:
+        assert "%s %d" % (t["role"][0], t["index"]) in slurm_server.log(job["id"], t["role"],
+                                                                         t["index"])
+    script = (Path(slurm_server.home) / "jobs" / str(job["id"]) / "logs" / "slurm-1.sh") \
+        .read_text()
+    assert script.count("srun ") == 1 and "--tasks " in script, script
