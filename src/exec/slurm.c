@@ -2,7 +2,9 @@
  *
  * Owns one `sjob` per gang handed to Slurm (from the sbatch until squeue
  * shows its end), one `cmd` per command in flight (a process and its two
- * output pipes) and the poll timer.  Everything it learns goes to the job
+ * output pipes), the batches of gangs waiting for sbatch (one-task gangs of
+ * the same settings become one job array) and the poll and flush timers.
+ * Everything it learns goes to the job
  * manager through the executor_gang_fn; it decides nothing.
  */
 #include "exec/slurm.h"
@@ -23,6 +25,10 @@
 #define POLL_MS 1000
 #define CMD_OUT_MAX (256 * 1024)
 #define SLURM_TIME_MARGIN_S 60
+/* sbatch processes at once: more only compete with slurmctld for the CPUs */
+#define SBATCH_MAX 4
+/* one-task gangs in one array: under Slurm's default MaxArraySize (1001) */
+#define ARRAY_MAX 1000
 
 
 struct slurm_executor;
@@ -40,6 +46,26 @@ struct sjob {
 	struct sjob *next;
 };
 
+/* One sbatch to run: a gang of many tasks, or one-task gangs with the same
+ * sbatch settings (`key`) gathered into a job array while they wait for the
+ * end of the loop turn or a free sbatch slot. */
+struct batch_member {
+	int64_t job_id;
+	int attempt;
+	char *script; /* the gang's own batch script (the array element runs it) */
+	char *dir;    /* its logs directory */
+};
+
+struct batch {
+	char *key;        /* NULL: a gang of many tasks, never joined */
+	struct strvec av; /* sbatch's argv for the first member alone */
+	struct strvec res; /* its resource and placement arguments (an array's) */
+	struct batch_member *m;
+	size_t n, cap;
+	char *array_script; /* once written */
+	struct batch *next;
+};
+
 struct cmd;
 typedef void (*cmd_done_fn)(struct slurm_executor *sx, struct cmd *c);
 
@@ -50,6 +76,7 @@ struct cmd {
 	cmd_done_fn done;
 	int64_t job_id;
 	int attempt;
+	struct batch *batch; /* an array's sbatch: the gangs it submits */
 	char *out_buf, *err_buf;
 	size_t out_len, err_len;
 	int64_t exit_status;
@@ -74,6 +101,10 @@ struct slurm_executor {
 	struct cmd *cmds;
 	uv_timer_t poll;
 	bool polling; /* a squeue is in flight */
+	struct batch *batches, **batches_tail; /* waiting for sbatch, oldest first */
+	uv_timer_t flush; /* 0 ms: submits them once this loop turn is over */
+	int sbatch_running;
+	int handles; /* poll and flush, until closed */
 };
 
 int slurm_sh_quote(char *out, size_t size, const char *s)
@@ -128,12 +159,15 @@ static void sjob_remove(struct slurm_executor *sx, struct sjob *j)
 
 /* ---- running a command ---- */
 
+static void batch_free(struct batch *b);
+
 static void cmd_closed(uv_handle_t *h)
 {
 	struct cmd *c = h->data;
 
 	if (--c->open > 0)
 		return;
+	batch_free(c->batch);
 	free(c->out_buf);
 	free(c->err_buf);
 	free(c);
@@ -200,8 +234,8 @@ static void cmd_exit(uv_process_t *p, int64_t exit_status, int term_signal)
 }
 
 /* Runs argv[0] (found on PATH); `done` gets its exit and output. */
-static int cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int64_t job_id,
-                   int attempt, struct weir_error *err)
+static int cmd_spawn(struct slurm_executor *sx, char **argv, cmd_done_fn done, int64_t job_id,
+                     int attempt, struct batch *batch, struct weir_error *err)
 {
 	struct cmd *c = calloc(1, sizeof *c);
 	uv_process_options_t opt;
@@ -218,6 +252,7 @@ static int cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int
 	c->done = done;
 	c->job_id = job_id;
 	c->attempt = attempt;
+	c->batch = batch;
 	uv_pipe_init(sx->loop, &c->out, 0);
 	uv_pipe_init(sx->loop, &c->err, 0);
 	c->out.data = c->err.data = c->proc.data = c;
@@ -238,6 +273,7 @@ static int cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int
 	c->open = 3;
 	if (r != 0) {
 		c->sx = NULL;
+		c->batch = NULL; /* still the caller's */
 		uv_close((uv_handle_t *)&c->proc, cmd_closed);
 		uv_close((uv_handle_t *)&c->out, cmd_closed);
 		uv_close((uv_handle_t *)&c->err, cmd_closed);
@@ -250,6 +286,12 @@ static int cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int
 	c->next = sx->cmds;
 	sx->cmds = c;
 	return 0;
+}
+
+static int cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int64_t job_id,
+                   int attempt, struct weir_error *err)
+{
+	return cmd_spawn(sx, argv, done, job_id, attempt, NULL, err);
 }
 
 /* The command's complaint, on one line, for a reason. */
@@ -353,9 +395,92 @@ enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state,
 	return EXECUTOR_GANG_ENDED;
 }
 
+bool slurm_id_covers(const char *shown, const char *ours)
+{
+	const char *us = strchr(ours, '_');
+	size_t base;
+	char *end;
+
+	if (!strcmp(shown, ours))
+		return true;
+	if (!us) {
+		/* a heterogeneous job shows as ID+0, ID+1, ...: its first line speaks */
+		base = strlen(ours);
+		return !strncmp(shown, ours, base) && shown[base] == '+';
+	}
+	/* array elements not split off yet show collapsed: ID_[0-3,7,9-11%4] */
+	base = (size_t)(us - ours) + 1;
+	if (strncmp(shown, ours, base) || shown[base] != '[')
+		return false;
+	errno = 0;
+	unsigned long want = strtoul(us + 1, &end, 10);
+	if (errno || end == us + 1 || *end)
+		return false;
+	for (const char *p = shown + base + 1; *p && *p != ']' && *p != '%';) {
+		unsigned long lo = strtoul(p, &end, 10), hi = lo, step = 1;
+		if (end == p)
+			return false;
+		p = end;
+		if (*p == '-') {
+			hi = strtoul(p + 1, &end, 10);
+			if (end == p + 1)
+				return false;
+			p = end;
+		}
+		if (*p == ':') {
+			step = strtoul(p + 1, &end, 10);
+			if (end == p + 1 || step == 0)
+				return false;
+			p = end;
+		}
+		if (want >= lo && want <= hi && (want - lo) % step == 0)
+			return true;
+		if (*p == ',')
+			p++;
+		else if (*p && *p != ']' && *p != '%')
+			return false;
+	}
+	return false;
+}
+
+/* One line of `squeue -o '%i %T %r|%N'`, cut in place. */
+struct sq_line {
+	const char *id, *state, *reason;
+};
+
+static size_t sq_parse(char *out, struct sq_line **lines)
+{
+	size_t n = 0, cap = 0;
+
+	*lines = NULL;
+	for (char *line = out; line && *line;) {
+		char *eol = strchr(line, '\n'), *sp1, *sp2;
+		if (eol)
+			*eol = '\0';
+		sp1 = strchr(line, ' ');
+		sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+		if (sp1) {
+			if (n == cap) {
+				struct sq_line *m = realloc(*lines, (cap = cap ? 2 * cap : 64) * sizeof *m);
+				if (!m)
+					break;
+				*lines = m;
+			}
+			*sp1 = '\0';
+			if (sp2)
+				*sp2 = '\0';
+			(*lines)[n++] = (struct sq_line){line, sp1 + 1, sp2 ? sp2 + 1 : ""};
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	return n;
+}
+
 static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 {
 	struct sjob *j, *next;
+	struct sq_line *lines = NULL;
+	size_t n_lines;
 
 	sx->polling = false;
 	if (c->exit_status != 0 || c->term_signal) {
@@ -365,27 +490,22 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 		poll_arm(sx);
 		return;
 	}
+	/* parsed once: with an array of many elements, as many lines as jobs */
+	n_lines = c->out_buf ? sq_parse(c->out_buf, &lines) : 0;
 	for (j = sx->jobs; j; j = next) {
-		const char *line = c->out_buf;
-		char id[32] = "", state[32] = "", reason[128] = "", *nodes = NULL;
+		char state[32] = "", reason[128] = "", *nodes = NULL;
 		bool seen = false;
 
 		next = j->next;
 		if (!j->slurm_id[0])
 			continue;
-		while (line && *line) {
-			/* a heterogeneous job shows as ID+0, ID+1, ...: its first line speaks */
-			size_t idl = strlen(j->slurm_id);
-			if (sscanf(line, "%31s %31s %127[^\n]", id, state, reason) >= 2 &&
-			    !strncmp(id, j->slurm_id, idl) && (id[idl] == '\0' || id[idl] == '+')) {
+		for (size_t i = 0; i < n_lines; i++)
+			if (slurm_id_covers(lines[i].id, j->slurm_id)) {
+				snprintf(state, sizeof state, "%s", lines[i].state);
+				snprintf(reason, sizeof reason, "%s", lines[i].reason);
 				seen = true;
 				break;
 			}
-			line = strchr(line, '\n');
-			if (line)
-				line++;
-			reason[0] = '\0';
-		}
 		/* "%r|%N": the node list after the last bar */
 		if (seen && (nodes = strrchr(reason, '|')) != NULL)
 			*nodes++ = '\0';
@@ -414,6 +534,7 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 		emit(sx, j, ev, how);
 		sjob_remove(sx, j);
 	}
+	free(lines);
 	poll_arm(sx);
 }
 
@@ -421,7 +542,8 @@ static void on_poll(uv_timer_t *t)
 {
 	struct slurm_executor *sx = t->data;
 	struct weir_error err = {0};
-	char *argv[] = {"squeue", "--me", "-h", "-t", "all", "-o", "%i %T %r|%N", NULL};
+	/* -r: an array's elements one per line, pending ones too */
+	char *argv[] = {"squeue", "--me", "-h", "-r", "-t", "all", "-o", "%i %T %r|%N", NULL};
 
 	if (sx->polling)
 		return;
@@ -446,12 +568,16 @@ static void poll_arm(struct slurm_executor *sx)
 
 /* ---- submitting ---- */
 
+static void sbatch_slot_free(struct slurm_executor *sx);
+static void on_flush(uv_timer_t *h);
+
 static void sbatch_done(struct slurm_executor *sx, struct cmd *c)
 {
 	struct sjob *j = sjob_find(sx, c->job_id, c->attempt);
 	char why[512];
 	const char *semi;
 
+	sbatch_slot_free(sx);
 	if (!j)
 		return;
 	if (c->exit_status != 0 || c->term_signal || !c->out_len) {
@@ -714,6 +840,35 @@ static char *batch_script(struct slurm_executor *sx, const struct executor_task 
 	return s;
 }
 
+/* One component's resources and placement: `count` tasks like `t`. */
+static int component_args(const struct executor_placement *pl, const struct executor_task *t,
+                          size_t count, int64_t time_limit_s, struct strvec *av)
+{
+	int fail = 0;
+
+	fail |= strvec_pushf(av, "--ntasks=%zu", count);
+	fail |= strvec_pushf(av, "--cpus-per-task=%d", t->vcores);
+	fail |= strvec_pushf(av, "--mem-per-cpu=%llu", (unsigned long long)mem_per_cpu(t));
+	if (t->gpus > 0)
+		fail |= strvec_pushf(av, "--gpus-per-task=%d", t->gpus);
+	if (pl->partition)
+		fail |= strvec_pushf(av, "--partition=%s", pl->partition);
+	if (pl->account)
+		fail |= strvec_pushf(av, "--account=%s", pl->account);
+	if (pl->qos)
+		fail |= strvec_pushf(av, "--qos=%s", pl->qos);
+	/* weir kills at the execution timeout; Slurm's limit is the backstop, a
+	 * minute later (it counts from the allocation, before registration) */
+	if (pl->time)
+		fail |= strvec_pushf(av, "--time=%s", pl->time);
+	else if (time_limit_s > 0)
+		fail |= strvec_pushf(av, "--time=%lld",
+		                     (long long)((time_limit_s + SLURM_TIME_MARGIN_S + 59) / 60));
+	for (size_t i = 0; i < pl->n_options; i++)
+		fail |= strvec_push(av, pl->options[i]);
+	return fail;
+}
+
 /* sbatch's arguments: the job-wide ones, then one group per component
  * (separated by ":"), then the script. */
 static int sbatch_args(const struct executor_placement *pl, const struct executor_task *tasks,
@@ -732,30 +887,10 @@ static int sbatch_args(const struct executor_placement *pl, const struct executo
 	fail |= strvec_pushf(av, "--output=%s", outpat);
 	fail |= strvec_push(av, "--open-mode=append");
 	for (size_t k = 0; k < c->n; k++) {
-		const struct executor_task *t = &tasks[c->first[k]];
 		if (k > 0)
 			fail |= strvec_push(av, ":");
-		fail |= strvec_pushf(av, "--ntasks=%zu", c->count[k]);
-		fail |= strvec_pushf(av, "--cpus-per-task=%d", t->vcores);
-		fail |= strvec_pushf(av, "--mem-per-cpu=%llu", (unsigned long long)mem_per_cpu(t));
-		if (t->gpus > 0)
-			fail |= strvec_pushf(av, "--gpus-per-task=%d", t->gpus);
-		if (pl->partition)
-			fail |= strvec_pushf(av, "--partition=%s", pl->partition);
-		if (pl->account)
-			fail |= strvec_pushf(av, "--account=%s", pl->account);
-		if (pl->qos)
-			fail |= strvec_pushf(av, "--qos=%s", pl->qos);
-		/* weir kills at the execution timeout; Slurm's limit is the backstop, a
-		 * minute later (it counts from the allocation, before registration) */
-		if (pl->time)
-			fail |= strvec_pushf(av, "--time=%s", pl->time);
-		else if (tasks[0].time_limit_s > 0)
-			fail |= strvec_pushf(
-			    av, "--time=%lld",
-			    (long long)((tasks[0].time_limit_s + SLURM_TIME_MARGIN_S + 59) / 60));
-		for (size_t i = 0; i < pl->n_options; i++)
-			fail |= strvec_push(av, pl->options[i]);
+		fail |= component_args(pl, &tasks[c->first[k]], c->count[k], tasks[0].time_limit_s,
+		                       av);
 	}
 	fail |= strvec_push(av, path);
 	return fail ? -1 : 0;
@@ -791,6 +926,337 @@ static void sx_defaults(const struct slurm_executor *sx, struct executor_placeme
 	pl->time = sx->time;
 	pl->options = (const char *const *)sx->extra;
 	pl->n_options = sx->n_extra;
+}
+
+/* ---- one-task gangs as job arrays ---- */
+
+char *slurm_array_script(const char *const *scripts, const char *const *dirs, size_t n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	int fail = 0;
+
+	fail |= append(&s, &len,
+	               "#!/bin/sh\n"
+	               "# weir: a Slurm job array of one-task jobs; element I runs the batch\n"
+	               "# script of its weir job, its output next to that job's logs.\n"
+	               "case \"$SLURM_ARRAY_TASK_ID\" in\n");
+	for (size_t i = 0; i < n && !fail; i++) {
+		size_t sz = 2 * (strlen(scripts[i]) + strlen(dirs[i])) + 64;
+		char *qs = calloc(1, sz), *qd = calloc(1, sz), *d = NULL;
+		fail |= !qs || !qd || asprintf(&d, "%s/slurm-", dirs[i]) < 0;
+		if (!fail) {
+			fail |= slurm_sh_quote(qs, sz, scripts[i]);
+			fail |= slurm_sh_quote(qd, sz, d);
+			fail |= append(&s, &len,
+			               "%zu) exec /bin/sh %s >>%s\"$SLURM_ARRAY_JOB_ID\"_%zu.out 2>&1 ;;\n",
+			               i, qs, qd, i);
+		}
+		free(qs);
+		free(qd);
+		free(d);
+	}
+	fail |= append(&s, &len,
+	               "*) echo \"weir: no job for array index $SLURM_ARRAY_TASK_ID\" >&2; exit 1 ;;\n"
+	               "esac\n");
+	if (fail) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int slurm_array_index(const char *text, const char *script, size_t *index)
+{
+	size_t sz = 2 * strlen(script) + 32;
+	char *needle = calloc(1, sz);
+	const char *hit, *bol;
+	int rc = -1;
+
+	if (!needle)
+		return -1;
+	strcpy(needle, ") exec /bin/sh ");
+	if (slurm_sh_quote(needle, sz, script) < 0 || strlen(needle) + 4 >= sz)
+		goto out;
+	strcat(needle, " >>");
+	for (hit = strstr(text, needle); hit; hit = strstr(hit + 1, needle)) {
+		for (bol = hit; bol > text && bol[-1] != '\n'; bol--)
+			;
+		if (bol < hit && strspn(bol, "0123456789") == (size_t)(hit - bol)) {
+			*index = strtoul(bol, NULL, 10);
+			rc = 0;
+			break;
+		}
+	}
+out:
+	free(needle);
+	return rc;
+}
+
+/* A one-task gang's resource and placement arguments: what the gangs of one
+ * array must share. */
+static int gang_res(const struct executor_placement *defaults, const struct executor_task *t,
+                    struct strvec *res)
+{
+	struct executor_placement pl = {0};
+	int rc = -1;
+
+	if (executor_placement_merge(defaults, t->place, &pl) == 0 &&
+	    component_args(&pl, t, 1, t->time_limit_s, res) == 0)
+		rc = 0;
+	free((void *)pl.options);
+	return rc;
+}
+
+static int array_args(const struct strvec *res, size_t n, const char *outpat,
+                      const char *script, struct strvec *av)
+{
+	int fail = 0;
+
+	fail |= strvec_push(av, "sbatch");
+	fail |= strvec_push(av, "--parsable");
+	/* one name for every array: after a crash in the sbatch window, find_gang
+	 * looks among the arrays for the one whose script runs the gang's */
+	fail |= strvec_push(av, "--job-name=weir-array");
+	fail |= strvec_push(av, "--export=ALL");
+	fail |= strvec_pushf(av, "--output=%s", outpat);
+	fail |= strvec_push(av, "--open-mode=append");
+	fail |= strvec_pushf(av, "--array=0-%zu", n - 1);
+	for (size_t i = 0; i < res->n; i++)
+		fail |= strvec_push(av, res->v[i]);
+	fail |= strvec_push(av, script);
+	return fail ? -1 : 0;
+}
+
+int slurm_array_argv(const struct executor_placement *defaults, const struct executor_task *task,
+                     size_t n, const char *outpat, const char *script, struct strvec *av,
+                     struct weir_error *err)
+{
+	struct strvec res = STRVEC_INIT;
+	int rc = 0;
+
+	if (n == 0)
+		return weir_error_set(err, WEIR_E_INVALID, "an empty array");
+	if (gang_res(defaults, task, &res) < 0 || array_args(&res, n, outpat, script, av) < 0)
+		rc = weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	strvec_release(&res);
+	return rc;
+}
+
+static void batch_free(struct batch *b)
+{
+	if (!b)
+		return;
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->m[i].script);
+		free(b->m[i].dir);
+	}
+	free(b->m);
+	free(b->key);
+	free(b->array_script);
+	strvec_release(&b->av);
+	strvec_release(&b->res);
+	free(b);
+}
+
+/* sbatch did not take the batch: each of its gangs is told so. */
+static void batch_refused(struct slurm_executor *sx, struct batch *b, const char *why)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct sjob *j = sjob_find(sx, b->m[i].job_id, b->m[i].attempt);
+		if (j) {
+			emit(sx, j, EXECUTOR_GANG_REJECTED, why);
+			sjob_remove(sx, j);
+		}
+	}
+}
+
+static void sbatch_slot_free(struct slurm_executor *sx)
+{
+	sx->sbatch_running--;
+	if (sx->batches)
+		uv_timer_start(&sx->flush, on_flush, 0, 0);
+}
+
+static void array_done(struct slurm_executor *sx, struct cmd *c)
+{
+	struct batch *b = c->batch;
+	char why[512], id[32];
+	const char *semi;
+
+	sbatch_slot_free(sx);
+	if (c->exit_status != 0 || c->term_signal || !c->out_len) {
+		cmd_complaint(c, why, sizeof why);
+		batch_refused(sx, b, why);
+		return; /* the batch goes with the command */
+	}
+	semi = strpbrk(c->out_buf, ";\n");
+	snprintf(id, sizeof id, "%.*s", (int)(semi ? (size_t)(semi - c->out_buf) : c->out_len),
+	         c->out_buf);
+#ifdef WEIR_TEST_HOOKS
+	/* test hook: as in sbatch_done (the crash window that find_gang closes) */
+	if (getenv("WEIR_TEST_DIE_AFTER_SBATCH"))
+		raise(SIGKILL);
+#endif
+	for (size_t i = 0; i < b->n; i++) {
+		struct sjob *j = sjob_find(sx, b->m[i].job_id, b->m[i].attempt);
+		if (!j)
+			continue;
+		snprintf(j->slurm_id, sizeof j->slurm_id, "%s_%zu", id, i);
+		emit(sx, j, EXECUTOR_GANG_SUBMITTED, "");
+		if (j->cancel_wanted)
+			sjob_cancel(sx, j);
+	}
+	poll_arm(sx);
+}
+
+/* Runs the batch's sbatch: its gang's own for one gang, else an array whose
+ * element I runs member I's script.  The batch is gone when this returns
+ * (owned by the command until it answers, or freed). */
+static void batch_submit(struct slurm_executor *sx, struct batch *b)
+{
+	struct weir_error err = {0};
+	struct strvec av = STRVEC_INIT;
+	char *text = NULL, *outpat = NULL;
+	const char **scripts = NULL, **dirs = NULL;
+	int fd = -1;
+
+	if (b->n == 0) { /* a gang that could not join (out of memory) */
+		batch_free(b);
+		return;
+	}
+	if (b->n == 1) {
+		if (cmd_run(sx, b->av.v, sbatch_done, b->m[0].job_id, b->m[0].attempt, &err) < 0)
+			batch_refused(sx, b, err.msg);
+		else
+			sx->sbatch_running++;
+		batch_free(b);
+		return;
+	}
+	scripts = calloc(b->n, sizeof *scripts);
+	dirs = calloc(b->n, sizeof *dirs);
+	if (!scripts || !dirs)
+		goto oom;
+	for (size_t i = 0; i < b->n; i++) {
+		scripts[i] = b->m[i].script;
+		dirs[i] = b->m[i].dir;
+	}
+	text = slurm_array_script(scripts, dirs, b->n);
+	if (!text ||
+	    asprintf(&b->array_script, "%s/slurm-array-%d.sh", b->m[0].dir, b->m[0].attempt) < 0 ||
+	    asprintf(&outpat, "%s/slurm-array-%%A_%%a.out", b->m[0].dir) < 0) {
+		b->array_script = outpat = NULL;
+		goto oom;
+	}
+	fd = open(b->array_script, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0700);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "%s: cannot write the array's script: %s",
+		               b->array_script, strerror(errno));
+		goto fail;
+	}
+	if (array_args(&b->res, b->n, outpat, b->array_script, &av) < 0)
+		goto oom;
+	if (cmd_spawn(sx, av.v, array_done, 0, 0, b, &err) < 0)
+		goto fail;
+	sx->sbatch_running++;
+	b = NULL; /* the command's now */
+	goto out;
+oom:
+	weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+fail:
+	batch_refused(sx, b, err.msg);
+out:
+	if (fd >= 0)
+		close(fd);
+	batch_free(b);
+	strvec_release(&av);
+	free(text);
+	free(outpat);
+	free(scripts);
+	free(dirs);
+}
+
+/* At the next loop turn (a 0 ms timer: whatever callback started a gang,
+ * the gangs of the whole turn are in): submit the oldest batches while
+ * sbatch slots are free (the rest wait, and later one-task gangs of the same
+ * settings still join them). */
+static void on_flush(uv_timer_t *h)
+{
+	struct slurm_executor *sx = h->data;
+
+	while (sx->batches && sx->sbatch_running < SBATCH_MAX) {
+		struct batch *b = sx->batches;
+		sx->batches = b->next;
+		if (!sx->batches)
+			sx->batches_tail = &sx->batches;
+		b->next = NULL;
+		batch_submit(sx, b);
+	}
+}
+
+/* Puts a gang in a batch: a one-task gang joins a waiting batch of the same
+ * settings (below ARRAY_MAX), else each starts its own.  Takes `av` (sbatch's
+ * argv for this gang alone). */
+static int batch_add(struct slurm_executor *sx, const struct executor_task *tasks, size_t n,
+                     const struct executor_placement *defaults, struct strvec *av,
+                     const char *script, const char *dir, struct weir_error *err)
+{
+	struct strvec res = STRVEC_INIT;
+	struct batch *b = NULL;
+	char *key = NULL;
+	size_t klen = 0;
+	int fail = 0;
+
+	if (n == 1) {
+		fail |= gang_res(defaults, &tasks[0], &res);
+		for (size_t i = 0; i < res.n && !fail; i++)
+			fail |= append(&key, &klen, "%s\n", res.v[i]);
+		if (fail)
+			goto oom;
+		for (b = sx->batches; b; b = b->next)
+			if (b->key && !strcmp(b->key, key) && b->n < ARRAY_MAX)
+				break;
+	}
+	if (!b) {
+		b = calloc(1, sizeof *b);
+		if (!b)
+			goto oom;
+		b->key = key;
+		b->res = res;
+		b->av = *av;
+		key = NULL;
+		res = (struct strvec)STRVEC_INIT;
+		*av = (struct strvec)STRVEC_INIT;
+		*sx->batches_tail = b;
+		sx->batches_tail = &b->next;
+	}
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 8;
+		struct batch_member *m = realloc(b->m, cap * sizeof *m);
+		if (!m)
+			goto oom; /* b stays, as it was */
+		b->m = m;
+		b->cap = cap;
+	}
+	b->m[b->n] = (struct batch_member){.job_id = tasks[0].job_id,
+	                                   .attempt = tasks[0].attempt,
+	                                   .script = strdup(script),
+	                                   .dir = strdup(dir)};
+	if (!b->m[b->n].script || !b->m[b->n].dir) {
+		free(b->m[b->n].script);
+		free(b->m[b->n].dir);
+		goto oom;
+	}
+	b->n++;
+	if (!uv_is_active((uv_handle_t *)&sx->flush))
+		uv_timer_start(&sx->flush, on_flush, 0, 0);
+	strvec_release(&res);
+	free(key);
+	return 0;
+oom:
+	strvec_release(&res);
+	free(key);
+	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 }
 
 static int slurm_start_gang(struct executor *ex, const struct executor_task *tasks, size_t n,
@@ -842,7 +1308,9 @@ static int slurm_start_gang(struct executor *ex, const struct executor_task *tas
 	}
 	j->job_id = tasks[0].job_id;
 	j->attempt = tasks[0].attempt;
-	if (cmd_run(sx, av.v, sbatch_done, j->job_id, j->attempt, err) < 0) {
+	/* not at once: gangs started in this loop turn gather, one-task ones of
+	 * the same settings into one array (fewer sbatch processes and Slurm jobs) */
+	if (batch_add(sx, tasks, n, &defaults, &av, path, dir, err) < 0) {
 		free(j);
 		goto out;
 	}
@@ -912,6 +1380,51 @@ static int slurm_adopt_gang(struct executor *ex, int64_t job_id, int attempt,
 
 static int find_run(struct slurm_executor *sx, struct sjob *j, struct weir_error *err);
 
+static void found(struct slurm_executor *sx, struct sjob *j)
+{
+	free(j->script);
+	j->script = NULL;
+	emit(sx, j, EXECUTOR_GANG_SUBMITTED, "");
+	if (j->cancel_wanted)
+		sjob_cancel(sx, j);
+	poll_arm(sx);
+}
+
+/* Among squeue's "ID_I|COMMAND" lines of arrays, the one whose script (read
+ * back: weir wrote it) runs j's own script: sets j's id to that element. */
+static bool array_find(struct sjob *j, const char *out)
+{
+	char last[4096] = "";
+
+	for (const char *line = out; line && *line;) {
+		const char *bar = strchr(line, '|'), *eol = strchr(line, '\n');
+		const char *us = bar ? memchr(line, '_', (size_t)(bar - line)) : NULL;
+		size_t cl = bar ? (eol ? (size_t)(eol - bar - 1) : strlen(bar + 1)) : 0;
+		const char *start = line;
+		char path[4096], *text;
+		size_t idx, len;
+
+		line = eol ? eol + 1 : NULL;
+		if (!us || us == start || (eol && bar > eol) || cl == 0 || cl >= sizeof path)
+			continue;
+		snprintf(path, sizeof path, "%.*s", (int)cl, bar + 1);
+		if (!strcmp(path, last)) /* each element of one array names the same script */
+			continue;
+		snprintf(last, sizeof last, "%s", path);
+		text = fs_read_file(path, &len, NULL);
+		if (!text)
+			continue;
+		int rc = slurm_array_index(text, j->script, &idx);
+		free(text);
+		if (rc == 0 && (size_t)(us - start) + 24 < sizeof j->slurm_id) {
+			snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s_%zu", (int)(us - start), start,
+			         idx);
+			return true;
+		}
+	}
+	return false;
+}
+
 static void find_done(struct slurm_executor *sx, struct cmd *c)
 {
 	struct sjob *j = sjob_find(sx, c->job_id, c->attempt);
@@ -933,7 +1446,12 @@ static void find_done(struct slurm_executor *sx, struct cmd *c)
 		sjob_remove(sx, j);
 		return;
 	}
-	/* "ID|COMMAND" per job of that name: ours is the one that runs our script */
+	/* "ID|COMMAND" per job of that name: ours is the one that runs our script,
+	 * or the element of an array (weir-array) whose script runs it */
+	if (array_find(j, c->out_buf)) {
+		found(sx, j);
+		return;
+	}
 	for (line = c->out_buf; line && *line;) {
 		const char *bar = strchr(line, '|'), *eol = strchr(line, '\n');
 		size_t cl = eol ? (size_t)(eol - bar - 1) : bar ? strlen(bar + 1) : 0;
@@ -942,12 +1460,7 @@ static void find_done(struct slurm_executor *sx, struct cmd *c)
 		    (size_t)(bar - line) < sizeof j->slurm_id) {
 			size_t il = strcspn(line, "+|"); /* a heterogeneous job: ID+k */
 			snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s", (int)il, line);
-			free(j->script);
-			j->script = NULL;
-			emit(sx, j, EXECUTOR_GANG_SUBMITTED, "");
-			if (j->cancel_wanted)
-				sjob_cancel(sx, j);
-			poll_arm(sx);
+			found(sx, j);
 			return;
 		}
 		line = eol ? eol + 1 : NULL;
@@ -961,10 +1474,12 @@ static void find_done(struct slurm_executor *sx, struct cmd *c)
 
 static int find_run(struct slurm_executor *sx, struct sjob *j, struct weir_error *err)
 {
-	char name[64];
-	char *argv[] = {"squeue", "--me", "-h", "-t", "all", name, "-o", "%i|%o", NULL};
+	char name[80];
+	/* -r: an array's elements one per line, so that its id is ID_I */
+	char *argv[] = {"squeue", "--me", "-h", "-r", "-t", "all", name, "-o", "%i|%o", NULL};
 
-	snprintf(name, sizeof name, "--name=weir-%lld-%d", (long long)j->job_id, j->attempt);
+	snprintf(name, sizeof name, "--name=weir-%lld-%d,weir-array", (long long)j->job_id,
+	         j->attempt);
 	return cmd_run(sx, argv, find_done, j->job_id, j->attempt, err);
 }
 
@@ -1007,6 +1522,8 @@ static void sx_closed(uv_handle_t *h)
 {
 	struct slurm_executor *sx = h->data;
 
+	if (--sx->handles > 0)
+		return;
 	for (size_t i = 0; i < sx->n_extra; i++)
 		free(sx->extra[i]);
 	free(sx->extra);
@@ -1032,12 +1549,21 @@ static void slurm_destroy(struct executor *ex)
 		free(j->script);
 		free(j);
 	}
-	/* commands in flight finish on their own, telling nobody */
+	/* gangs not submitted yet: a restart finds no Slurm job for them (lost) */
+	while (sx->batches) {
+		struct batch *b = sx->batches;
+		sx->batches = b->next;
+		batch_free(b);
+	}
+	/* commands in flight finish on their own, telling nobody (an array's
+	 * batch is freed as its command closes) */
 	for (struct cmd *c = sx->cmds; c; c = c->next)
 		c->sx = NULL;
 	sx->cmds = NULL;
 	uv_timer_stop(&sx->poll);
+	uv_timer_stop(&sx->flush);
 	uv_close((uv_handle_t *)&sx->poll, sx_closed);
+	uv_close((uv_handle_t *)&sx->flush, sx_closed);
 }
 
 static const struct executor_ops slurm_ops = {
@@ -1095,6 +1621,10 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 	sx->arg = arg;
 	uv_timer_init(loop, &sx->poll);
 	sx->poll.data = sx;
+	uv_timer_init(loop, &sx->flush);
+	sx->flush.data = sx;
+	sx->handles = 2;
+	sx->batches_tail = &sx->batches;
 	sx->launcher = launcher ? strdup(launcher) : find_launcher(&sx->lean);
 	if (launcher)
 		sx->lean = strstr(launcher, "weir-launch") != NULL;

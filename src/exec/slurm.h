@@ -1,4 +1,5 @@
-/* slurm.h: the slurm backend: one weir gang is one Slurm job.
+/* slurm.h: the slurm backend: one weir gang is one Slurm job (or one element
+ * of a job array, for one-task gangs started together).
  *
  * start_gang writes a batch script (one `srun` step per task, each running
  * weir's launcher on its node) and submits it with `sbatch`; stop_task
@@ -58,6 +59,31 @@ int slurm_sbatch_argv(const struct executor_placement *defaults,
 enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state,
                                       const char *reason, const char *nodes, bool by_weir,
                                       char *out, size_t size);
+
+/* One-task gangs started in the same loop turn with the same sbatch
+ * settings are submitted as one job array (at most 1000; at most 4 sbatch
+ * processes at once).  Element I runs the I-th gang's own batch script; its
+ * backend id is "<array id>_<I>". */
+
+/* The array's script: a `case` over SLURM_ARRAY_TASK_ID, element I exec'ing
+ * `scripts[I]` with its output appended to `dirs[I]`/slurm-<array>_<I>.out.
+ * Paths quoted.  New (free() it), NULL when out of memory. */
+char *slurm_array_script(const char *const *scripts, const char *const *dirs, size_t n);
+
+/* The element of an array script's `text` that runs `script`: 0 with
+ * *index, or -1 when none does. */
+int slurm_array_index(const char *text, const char *script, size_t *index);
+
+/* sbatch's argv for an array of `n` one-task gangs like `task` (named
+ * weir-array, --array=0-(n-1), the script at `script`).  0, or -1 with err. */
+int slurm_array_argv(const struct executor_placement *defaults, const struct executor_task *task,
+                     size_t n, const char *outpat, const char *script, struct strvec *av,
+                     struct weir_error *err);
+
+/* Whether squeue's %i `shown` stands for our id `ours`: the same id, a
+ * heterogeneous job's component (ID+k for ID), or a collapsed array's pending
+ * elements (ID_[0-3,7,9-11%4] for ID_8 is false, ID_9 true). */
+bool slurm_id_covers(const char *shown, const char *ours);
 
 /* Appends `s` to `out` (of `size` bytes, NUL-terminated) as one single-quoted
  * sh word.  0, or -1 when it does not fit. */
