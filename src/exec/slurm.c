@@ -4,8 +4,8 @@
  * shows its end), one `cmd` per command in flight (a process and its two
  * output pipes), the batches of gangs waiting for sbatch (one-task gangs of
  * the same settings become one job array) and the poll and flush timers.
- * Everything it learns goes to the job
- * manager through the executor_gang_fn; it decides nothing.
+ * Everything it learns goes to the job manager through the executor_gang_fn;
+ * it decides nothing.
  */
 #include "exec/slurm.h"
 
