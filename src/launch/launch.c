@@ -72,6 +72,7 @@ struct launch {
 	bool log_to_server;
 	struct logship *ship;
 	int out_r, out_w; /* the pipe; -1 when none */
+	struct cgroup *cg; /* the program's limits; NULL: none, or RSS polling */
 };
 
 struct outcome {
@@ -601,13 +602,35 @@ static void reap_orphans(struct usage *u)
 	}
 }
 
-static int run_program(struct launch *l, const struct contract *c, struct outcome *o)
+/* The program's cgroup, made while the gang is still registering: several
+ * launchers making theirs at once after the gang is complete would put the
+ * kernel's cgroup work (milliseconds on cgroup v1) between the gang and the
+ * last task's start.  Without one, run_program() polls RSS. */
+static void prepare_limits(struct launch *l)
 {
 	struct cgroup_support cs;
-	struct cgroup *cg = NULL;
 	struct weir_error err = {0};
-	sigset_t mask, old;
 	char line[600], name[256];
+
+	if (l->memory_mb == 0 && l->vcores == 0)
+		return;
+	cgroup_detect(&cs);
+	log_info("limits: %s", cgroup_describe(&cs, line, sizeof line));
+	if (cs.version == CGROUP_NONE)
+		return;
+	/* The launcher's pid keeps names apart between servers (homes) sharing
+	 * one machine, whose job ids repeat. */
+	snprintf(name, sizeof name, "%lld-%d-%s-%d-%ld", l->job, l->attempt, l->role, l->index,
+	         (long)getpid());
+	l->cg = cgroup_create(&cs, "weir", name, l->memory_mb, l->vcores, &err);
+	if (!l->cg)
+		log_warn("%s: falling back to polling RSS", err.msg);
+}
+
+static int run_program(struct launch *l, const struct contract *c, struct outcome *o)
+{
+	struct cgroup *cg = l->cg;
+	sigset_t mask, old;
 	char **envp = NULL;
 	int sfd = -1, status = 0, rc = -1;
 	pid_t pid;
@@ -632,19 +655,6 @@ static int run_program(struct launch *l, const struct contract *c, struct outcom
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 
-	if (l->memory_mb > 0 || l->vcores > 0) {
-		cgroup_detect(&cs);
-		log_info("limits: %s", cgroup_describe(&cs, line, sizeof line));
-		if (cs.version != CGROUP_NONE) {
-			/* The launcher's pid keeps names apart between servers (homes)
-			 * sharing one machine, whose job ids repeat. */
-			snprintf(name, sizeof name, "%lld-%d-%s-%d-%ld", l->job, l->attempt, l->role,
-			         l->index, (long)getpid());
-			cg = cgroup_create(&cs, "weir", name, l->memory_mb, l->vcores, &err);
-			if (!cg)
-				log_warn("%s: falling back to polling RSS", err.msg);
-		}
-	}
 	envp = build_envp(c);
 	if (!envp) {
 		log_error("out of memory");
@@ -842,7 +852,6 @@ out:
 		}
 		free(envp);
 	}
-	cgroup_destroy(cg);
 	if (sfd >= 0)
 		close(sfd);
 	return rc;
@@ -1074,6 +1083,7 @@ int launch_main(int argc, char **argv)
 				    &err) < 0)
 			goto failed;
 	}
+	prepare_limits(&l);
 	g = wait_for_gang(&l);
 	if (g == -2) {
 		o.exit_code = code = EXIT_GANG_TIMEOUT;
@@ -1108,6 +1118,7 @@ out:
 	if (l.out_w >= 0)
 		close(l.out_w);
 	free(node_cache);
+	cgroup_destroy(l.cg);
 	contract_release(&c);
 	release_port(&l);
 	json_decref(l.cluster);
