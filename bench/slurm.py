@@ -18,13 +18,24 @@ slurmctld, 2 slurmd of 4 CPUs each, munge, all on loopback; stopped at the end, 
 starts the program), or for Slurm the latest `date +%s.%N` the tasks print.  Median of R runs
 each (the 8-task job after one warm-up of each side).  Prints the figures and weir's ratios.
 
+slurmctld starts a batch job at its next background pass, about once a second (sbatch only marks
+the job for that pass), so a batch job waits 0 to 1 s for its allocation depending on when it is
+submitted.  Run back to back, each variant would be submitted at its own phase of that pass (the
+previous run's end sets it) and the comparison would measure the phases.  So each run of each
+batch variant is submitted at the same phase (run i at (i + 0.5) / R of the pass, after the
+pass's time read from slurmctld.log's allocation lines), and the time from Slurm's allocation to
+all running, which no phase touches, is printed beside.
+
     slurm.py [--runs R] [--tasks 8] [--dag-tasks 500] [--dag-runs 1] [--keep]
 
 Needs root (slurmd and munged run as root) and Debian's slurmctld, slurmd, slurm-client, munge.
 """
 
 import argparse
+import datetime
+import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -99,6 +110,47 @@ def stamps(text):
     return out
 
 
+# -- slurmctld's passes ------------------------------------------------------------------------
+class Passes:
+    """slurmctld's background passes, from the allocation times in its log."""
+
+    def __init__(self, log):
+        self.log = log
+        self.last = []  # the latest allocation times seen, oldest first
+
+    def alloc_time(self, job_id, timeout=30):
+        """The wall-clock time slurmctld allocated job_id (its log: "sched: Allocate JobId=N"
+        or the backfill's "Started JobId=N"), remembered as a pass."""
+        pat = re.compile(r"^\[([0-9T:.-]+)\] .*(?:Allocate|Started) JobId=%s[ \n]" % job_id,
+                         re.M)
+        deadline = time.monotonic() + timeout
+        while True:
+            m = pat.search(self.log.read_text(errors="replace"))
+            if m:
+                t = datetime.datetime.strptime(m.group(1), "%Y-%m-%dT%H:%M:%S.%f").timestamp()
+                self.last = (self.last + [t])[-2:]
+                return t
+            if time.monotonic() > deadline:
+                raise RuntimeError("no allocation of job %s in %s" % (job_id, self.log))
+            time.sleep(0.05)
+
+    def period(self):
+        if len(self.last) == 2:
+            d = self.last[1] - self.last[0]
+            k = round(d)
+            if 1 <= k <= 20 and abs(d / k - 1.0) < 0.02:
+                return d / k
+        return 1.0
+
+    def wait_phase(self, phase):
+        """Sleeps until `phase` (0..1) of a pass period after one of slurmctld's passes."""
+        if not self.last:
+            return
+        p, now = self.period(), time.time()
+        k = math.ceil((now + 0.05 - self.last[-1] - phase * p) / p)
+        time.sleep(max(0.0, self.last[-1] + (k + phase) * p - now))
+
+
 # -- Slurm alone ------------------------------------------------------------------------------
 STAMP = "date +%s.%N"
 
@@ -115,9 +167,10 @@ def slurm_srun(n, work):
     return max(s) - t0, t1 - t0
 
 
-def slurm_sbatch(n, work, i, steps=1):
+def slurm_sbatch(n, work, i, passes, phase, steps=1):
     """sbatch -n N of a script with one srun step of N tasks, or (steps=N) N one-task srun
-    steps in the background, as weir's batch script has: (to running, to result)."""
+    steps in the background, as weir's batch script had, submitted at `phase` of slurmctld's
+    pass: (to running, to result, allocation to running)."""
     out = work / ("sbatch-%d-%d.out" % (steps, i))
     script = work / ("job%d.sh" % steps)
     if steps == 1:
@@ -126,6 +179,7 @@ def slurm_sbatch(n, work, i, steps=1):
         script.write_text("#!/bin/sh\n" + "".join(
             "srun --nodes=1 --ntasks=1 --exact --cpus-per-task=1 --mem-per-cpu=64 "
             "sh -c '%s' &\n" % STAMP for _ in range(steps)) + "wait\n")
+    passes.wait_phase(phase)
     t0 = time.time()
     jid = sh(["sbatch", "--parsable", "-n", str(n), "--cpus-per-task=1", "--mem-per-cpu=64M",
               "--output=%s" % out, str(script)], cwd=work).strip().split(";")[0]
@@ -133,7 +187,7 @@ def slurm_sbatch(n, work, i, steps=1):
     s = stamps(out.read_text())
     if len(s) != n:
         raise RuntimeError("sbatch job %s: %d of %d tasks printed a start" % (jid, len(s), n))
-    return max(s) - t0, t1 - t0
+    return max(s) - t0, t1 - t0, max(s) - passes.alloc_time(jid)
 
 
 def slurm_array(n, work):
@@ -210,8 +264,10 @@ class SlurmServer(benchlib.BenchServer):
                 time.sleep(0.05)
 
 
-def weir_job(srv, spec_path, n):
-    """weir submit of the n-task job: (to running, to result)."""
+def weir_job(srv, spec_path, n, passes, phase):
+    """weir submit of the n-task job at `phase` of slurmctld's pass: (to running, to result,
+    allocation to running)."""
+    passes.wait_phase(phase)
     t0 = time.time()
     r = subprocess.run([WEIR_BIN, "submit", str(spec_path)], env=srv.env, capture_output=True,
                        text=True, timeout=300)
@@ -224,7 +280,12 @@ def weir_job(srv, spec_path, n):
     starts = [parse_time(t["started_at"]) for t in job["tasks"] if t.get("started_at")]
     if len(starts) != n:
         raise RuntimeError("weir job %s: %d of %d tasks started" % (job["id"], len(starts), n))
-    return max(starts) - t0, t1 - t0
+    events = srv.api("GET", "/api/v1/jobs/%s/events" % job["id"])[1]
+    sid = [m.group(1) for e in (events.get("events", []) if isinstance(events, dict) else events)
+           for m in [re.search(r"slurm job (\d+) submitted", e.get("message", ""))] if m]
+    if not sid:
+        raise RuntimeError("weir job %s: no Slurm job id in its events" % job["id"])
+    return max(starts) - t0, t1 - t0, max(starts) - passes.alloc_time(sid[0])
 
 
 def dag_yaml(dag_id, n):
@@ -284,12 +345,9 @@ def main():
     try:
         os.environ.update(start_cluster(cdir))
         if args.only in (None, "job"):
+            passes = Passes(cdir / "log" / "slurmctld.log")
             slurm_srun(n, work)  # warm-ups, not counted
-            slurm_sbatch(n, work, 0)
             res["srun"] = [slurm_srun(n, work) for _ in range(args.runs)]
-            res["sbatch"] = [slurm_sbatch(n, work, i + 1) for i in range(args.runs)]
-            slurm_sbatch(n, work, 0, steps=n)
-            res["steps"] = [slurm_sbatch(n, work, i + 1, steps=n) for i in range(args.runs)]
             srv = SlurmServer(64)
             try:
                 spec = srv.dir / ("true%d.json" % n)
@@ -297,8 +355,17 @@ def main():
                     '{"name": "true%d", "framework": "none", "roles": {"worker": '
                     '{"instances": %d, "memory": "64m", "vcores": 1, "command": "true"}}}'
                     % (n, n))
-                weir_job(srv, spec, n)
-                res["weir"] = [weir_job(srv, spec, n) for _ in range(args.runs)]
+                slurm_sbatch(n, work, 0, passes, 0.5)
+                slurm_sbatch(n, work, 0, passes, 0.5, steps=n)
+                weir_job(srv, spec, n, passes, 0.5)
+                for k in ("sbatch", "steps", "weir"):
+                    res[k] = []
+                # interleaved, each run's three at the same phase of slurmctld's pass
+                for i in range(args.runs):
+                    phase = (i + 0.5) / args.runs
+                    res["sbatch"].append(slurm_sbatch(n, work, i + 1, passes, phase))
+                    res["steps"].append(slurm_sbatch(n, work, i + 1, passes, phase, steps=n))
+                    res["weir"].append(weir_job(srv, spec, n, passes, phase))
             finally:
                 srv.stop()
         if args.only in (None, "dag"):
@@ -326,15 +393,24 @@ def main():
         print("  %d tasks of `true`, submit to all running" % n)
         print(row("srun -n %d (Slurm)" % n, med("srun", 0)))
         print(row("sbatch -n %d, one srun step (Slurm)" % n, med("sbatch", 0)))
-        print(row("sbatch -n %d, %d one-task steps (weir's shape)" % (n, n), med("steps", 0)))
+        print(row("sbatch -n %d, %d one-task steps (weir's former shape)" % (n, n), med("steps", 0)))
         print(row("weir submit, executor: slurm", med("weir", 0), med("sbatch", 0)))
-        print(row("  the same against weir's shape", med("weir", 0), med("steps", 0)))
+        print(row("  the same against 8 one-task steps", med("weir", 0), med("steps", 0)))
         print("  %d tasks of `true`, submit to result" % n)
         print(row("srun -n %d (Slurm)" % n, med("srun", 1)))
         print(row("sbatch -n %d, one srun step (Slurm)" % n, med("sbatch", 1)))
-        print(row("sbatch -n %d, %d one-task steps (weir's shape)" % (n, n), med("steps", 1)))
+        print(row("sbatch -n %d, %d one-task steps (weir's former shape)" % (n, n), med("steps", 1)))
         print(row("weir submit, executor: slurm", med("weir", 1), med("sbatch", 1)))
-        print(row("  the same against weir's shape", med("weir", 1), med("steps", 1)))
+        print(row("  the same against 8 one-task steps", med("weir", 1), med("steps", 1)))
+        print("  %d tasks of `true`, Slurm's allocation (slurmctld.log) to all running" % n)
+        print(row("sbatch -n %d, one srun step (Slurm)" % n, med("sbatch", 2)))
+        print(row("sbatch -n %d, %d one-task steps" % (n, n), med("steps", 2)))
+        print(row("weir submit, executor: slurm", med("weir", 2), med("sbatch", 2)))
+        print("  submitted at phases %s of slurmctld's ~1 s pass; each run (ms, to running):"
+              % ", ".join("%.2f" % ((i + 0.5) / args.runs) for i in range(args.runs)))
+        for i in range(args.runs):
+            print("    sbatch %7.1f   steps %7.1f   weir %7.1f" % tuple(
+                1000 * res[k][i][0] for k in ("sbatch", "steps", "weir")))
     if "dag" in res:
         a, w = median(res["array"]), median(res["dag"])
         print("  %d independent one-task `true`, to the end (median of %d)" % (m, args.dag_runs))
@@ -347,7 +423,7 @@ def main():
         print("  %-48s %10s  (%.0f tasks/s)   (weir / Slurm %.2fx, %+.0f%%)"
               % ("weir DAG run, executor: slurm", ms(w), m / w, w / a, 100.0 * (w / a - 1)))
         print("  %-48s %10s                (weir / Slurm %.2fx, %+.0f%%)"
-              % ("  the same against weir's shape", "", w / sh_, 100.0 * (w / sh_ - 1)))
+              % ("  the same against 8 one-task steps", "", w / sh_, 100.0 * (w / sh_ - 1)))
     print("  target: weir on Slurm adds at most 10% to Slurm's own times")
     return 0
 
