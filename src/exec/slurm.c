@@ -683,14 +683,15 @@ static void components_release(struct components *c)
 }
 
 /* The launcher's command line on the node, for sh: `who` is "--role R --index
- * I" or "--tasks LIST"; the launcher listens on the node's first address. */
+ * I" or "--tasks LIST"; the launcher listens on the node's first address,
+ * which it finds itself (--host auto: no `hostname -I` process per task). */
 static int launcher_line(struct slurm_executor *sx, const struct executor_task *t,
                          const char *who, char *inner, size_t size)
 {
 	int fail = 0;
 	char num[96];
 
-	snprintf(inner, size, "h=$(hostname -I 2>/dev/null); h=${h%%%% *}; exec ");
+	snprintf(inner, size, "exec ");
 	fail |= slurm_sh_quote(inner, size, sx->launcher);
 	if (!sx->lean)
 		strcat(inner, " launch");
@@ -701,7 +702,7 @@ static int launcher_line(struct slurm_executor *sx, const struct executor_task *
 	strcat(inner, who);
 	snprintf(num, sizeof num, " --attempt %d", t->attempt);
 	strcat(inner, num);
-	strcat(inner, " --host \"${h:-127.0.0.1}\"");
+	strcat(inner, " --host auto");
 	if (sx->base.log_to_server) {
 		/* The launcher sends the program's output to the server, all of it
 		 * before it reports the end; its own stderr goes with the step's to

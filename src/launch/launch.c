@@ -7,7 +7,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ifaddrs.h>
 #include <jansson.h>
+#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <signal.h>
@@ -52,6 +54,7 @@ struct launch {
 	struct http_client *http;
 	int port_fd;
 	int port;
+	char host_buf[INET6_ADDRSTRLEN]; /* --host auto: the address found */
 	/* the register answer; the fields below borrow from it */
 	json_t *task;
 	const char *framework;
@@ -135,6 +138,37 @@ static int reserve_port(struct launch *l)
 bad:
 	log_error("--host %s: expected a numeric IPv4 or IPv6 address", l->host);
 	return -1;
+}
+
+int launch_first_address(char *out, size_t size)
+{
+	struct ifaddrs *all, *a;
+	int rc = -1;
+
+	if (getifaddrs(&all) < 0)
+		return -1;
+	/* IPv4 first, then a global IPv6 address: the first that `hostname -I`
+	 * prints (up, not loopback, not link-local) */
+	for (int pass = 0; pass < 2 && rc < 0; pass++) {
+		for (a = all; a && rc < 0; a = a->ifa_next) {
+			if (!a->ifa_addr || !(a->ifa_flags & IFF_UP) || (a->ifa_flags & IFF_LOOPBACK))
+				continue;
+			if (pass == 0 && a->ifa_addr->sa_family == AF_INET) {
+				const struct in_addr *in = &((struct sockaddr_in *)a->ifa_addr)->sin_addr;
+				if ((ntohl(in->s_addr) >> 24) != 127 &&
+				    inet_ntop(AF_INET, in, out, (socklen_t)size))
+					rc = 0;
+			} else if (pass == 1 && a->ifa_addr->sa_family == AF_INET6) {
+				const struct in6_addr *in6 =
+				    &((struct sockaddr_in6 *)a->ifa_addr)->sin6_addr;
+				if (!IN6_IS_ADDR_LINKLOCAL(in6) && !IN6_IS_ADDR_LOOPBACK(in6) &&
+				    inet_ntop(AF_INET6, in6, out, (socklen_t)size))
+					rc = 0;
+			}
+		}
+	}
+	freeifaddrs(all);
+	return rc;
 }
 
 static void release_port(struct launch *l)
@@ -876,7 +910,7 @@ static int usage(const char *why)
 {
 	log_error("%s", why);
 	fprintf(stderr, "usage: weir launch --job ID --role ROLE --index I --attempt A "
-	                "[--host ADDR] [--log-to-server]\n"
+	                "[--host ADDR|auto] [--log-to-server]\n"
 	                "       weir launch --job ID --tasks ROLE:I[-J],... --attempt A ... "
 	                "(the task is SLURM_PROCID's entry)\n"
 	                "       (env: WEIR_SERVER, WEIR_TOKEN)\n");
@@ -928,7 +962,7 @@ static int parse_args(struct launch *l, int argc, char **argv)
 		const char *val = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			printf("usage: weir launch --job ID --role ROLE --index I --attempt A "
-			       "[--host ADDR] [--log-to-server]\n");
+			       "[--host ADDR|auto] [--log-to-server]\n");
 			return 1;
 		}
 		if (!strcmp(a, "--log-to-server")) {
@@ -1060,6 +1094,13 @@ int launch_main(int argc, char **argv)
 		l.out_w = p[1];
 		fcntl(l.out_r, F_SETFL, O_NONBLOCK);
 		log_set_tee(logship_tee, l.ship);
+	}
+	if (!strcmp(l.host, "auto")) {
+		/* in the launcher rather than `hostname -I` in the batch script: one
+		 * process fewer per task before it can register */
+		if (launch_first_address(l.host_buf, sizeof l.host_buf) < 0)
+			snprintf(l.host_buf, sizeof l.host_buf, "127.0.0.1");
+		l.host = l.host_buf;
 	}
 	if (reserve_port(&l) < 0 || do_register(&l, false) < 0)
 		goto out;

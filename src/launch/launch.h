@@ -36,4 +36,9 @@ int launch_main(int argc, char **argv);
  * malformed or too short (or the role does not fit role_size). */
 int launch_pick_task(const char *list, long procid, char *role, size_t role_size, int *index);
 
+/* `--host auto`: this machine's first address as `hostname -I` lists them
+ * (an up, non-loopback IPv4 address, else a global IPv6 one), written into
+ * out.  0, or -1 when there is none. */
+int launch_first_address(char *out, size_t size);
+
 #endif

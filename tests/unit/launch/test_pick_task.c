@@ -1,9 +1,14 @@
 /* test_pick_task.c: `weir launch --tasks LIST`: which task SLURM_PROCID
- * names in a list of ROLE:I and ROLE:I-J entries, and lists refused. */
+ * names in a list of ROLE:I and ROLE:I-J entries, and lists refused; and
+ * `--host auto`'s address. */
+#include <arpa/inet.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
 
 #include <cmocka.h>
 
@@ -43,10 +48,39 @@ static void test_pick(void **state)
 	                 -1);
 }
 
+/* --host auto: the first address `hostname -I` prints (when the machine has
+ * the command and an address; else only that the answer is an address) */
+static void test_first_address(void **state)
+{
+	char addr[64], want[256] = "";
+	(void)state;
+
+	FILE *p = popen("hostname -I 2>/dev/null", "r");
+	if (p) {
+		if (!fgets(want, sizeof want, p))
+			want[0] = '\0';
+		pclose(p);
+	}
+	want[strcspn(want, " \n")] = '\0';
+	if (launch_first_address(addr, sizeof addr) < 0) {
+		assert_string_equal(want, "");
+		return;
+	}
+	unsigned char bin[16];
+	assert_true(inet_pton(strchr(addr, ':') ? AF_INET6 : AF_INET, addr, bin) == 1);
+	assert_true(strncmp(addr, "127.", 4) != 0 && strcmp(addr, "::1") != 0);
+	if (want[0])
+		assert_string_equal(addr, want);
+	/* too small a buffer for any address: no answer, not a cut one */
+	char tiny[4];
+	assert_int_equal(launch_first_address(tiny, sizeof tiny), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_pick),
+	    cmocka_unit_test(test_first_address),
 	};
 	return cmocka_run_group_tests_name("launch/pick_task", tests, NULL, NULL);
 }
