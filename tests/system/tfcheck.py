@@ -65,9 +65,10 @@ def main():
                 conn.settimeout(10)
                 name = conn.recv(256).decode().strip()
                 conn.sendall(b"ok\n")
+            # printed before it counts: the main thread may exit as soon as it does
             with lock:
+                print("heard from", name, flush=True)
                 heard.add(name)
-            print("heard from", name, flush=True)
 
     threading.Thread(target=serve, daemon=True).start()
 
