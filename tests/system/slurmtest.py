@@ -159,9 +159,10 @@ def slurm_server_of(make_server, cluster, config):
 
 
 def slurm_job_id(server, job_id):
-    """The Slurm job id from the job's events ("... slurm job N submitted"), or None."""
+    """The Slurm job id from the job's events ("... slurm job N submitted", or N_I for an
+    element of a job array), or None."""
     for e in server.events(job_id):
-        m = re.search(r"slurm job (\d+) submitted", e["message"])
+        m = re.search(r"slurm job (\d+(?:_\d+)?) submitted", e["message"])
         if m:
             return m.group(1)
     return None

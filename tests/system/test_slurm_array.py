@@ -5,12 +5,12 @@ by one.  The cluster comes from slurmtest's module fixture."""
 
 import os
 import re
-import time
 
 import pytest
 
 from conftest import wait_for
 from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
+from slurmtest import slurm_server_of
 
 CONFIG = """\
 executor: slurm
@@ -36,10 +36,7 @@ def dag_yaml(dag_id, n, command):
 
 @pytest.fixture
 def srv(make_server, slurm_cluster):
-    s = make_server(config=CONFIG, start=False)
-    s.extra_env = dict(slurm_cluster.env)
-    s.start()
-    return s
+    return slurm_server_of(make_server, slurm_cluster, CONFIG)
 
 
 def elements(server, job_id):
