@@ -7,7 +7,7 @@ slurmctld, 2 slurmd of 4 CPUs each, munge, all on loopback; stopped at the end, 
   the same 8 tasks: `srun -n 8` from the submitting host (an allocation and one step, srun
   returns when it is over); `sbatch -n 8` of a script whose one `srun` step runs them (result =
   the bench seeing the job leave squeue, polled every 20 ms); and `sbatch -n 8` of a script
-  with 8 one-task `srun --exact` steps in the background, the shape of weir's batch script.
+  with 8 one-task `srun --exact` steps in the background, the shape weir's batch script first had.
   weir's ratio is to the plain sbatch (and, on a second line, to the same shape).
 - N one-task DAG tasks of `true` (independent, one DAG run, `max_active_tasks: N`) through
   weir-on-Slurm, each task a Slurm job, beside one `sbatch --array=0-(N-1)` of `true` and
@@ -393,24 +393,30 @@ def main():
         print("  %d tasks of `true`, submit to all running" % n)
         print(row("srun -n %d (Slurm)" % n, med("srun", 0)))
         print(row("sbatch -n %d, one srun step (Slurm)" % n, med("sbatch", 0)))
-        print(row("sbatch -n %d, %d one-task steps (weir's former shape)" % (n, n), med("steps", 0)))
+        print(row("sbatch -n %d, %d one-task steps (weir's first shape)" % (n, n),
+                  med("steps", 0)))
         print(row("weir submit, executor: slurm", med("weir", 0), med("sbatch", 0)))
         print(row("  the same against 8 one-task steps", med("weir", 0), med("steps", 0)))
         print("  %d tasks of `true`, submit to result" % n)
         print(row("srun -n %d (Slurm)" % n, med("srun", 1)))
         print(row("sbatch -n %d, one srun step (Slurm)" % n, med("sbatch", 1)))
-        print(row("sbatch -n %d, %d one-task steps (weir's former shape)" % (n, n), med("steps", 1)))
+        print(row("sbatch -n %d, %d one-task steps (weir's first shape)" % (n, n),
+                  med("steps", 1)))
         print(row("weir submit, executor: slurm", med("weir", 1), med("sbatch", 1)))
         print(row("  the same against 8 one-task steps", med("weir", 1), med("steps", 1)))
         print("  %d tasks of `true`, Slurm's allocation (slurmctld.log) to all running" % n)
         print(row("sbatch -n %d, one srun step (Slurm)" % n, med("sbatch", 2)))
         print(row("sbatch -n %d, %d one-task steps" % (n, n), med("steps", 2)))
         print(row("weir submit, executor: slurm", med("weir", 2), med("sbatch", 2)))
-        print("  submitted at phases %s of slurmctld's ~1 s pass; each run (ms, to running):"
+        print("  submitted at phases %s of slurmctld's ~1 s pass; each run, ms to running "
+              "(allocation to running):"
               % ", ".join("%.2f" % ((i + 0.5) / args.runs) for i in range(args.runs)))
         for i in range(args.runs):
-            print("    sbatch %7.1f   steps %7.1f   weir %7.1f" % tuple(
-                1000 * res[k][i][0] for k in ("sbatch", "steps", "weir")))
+            print("    sbatch %7.1f (%5.1f)   steps %7.1f (%5.1f)   weir %7.1f (%5.1f)" % tuple(
+                1000 * res[k][i][j] for k in ("sbatch", "steps", "weir") for j in (0, 2)))
+        pair = lambda i: median([w[i] - b[i] for w, b in zip(res["weir"], res["sbatch"])])
+        print("  weir minus sbatch -n 8 at the same phase, median of the runs: to running "
+              "%+.1f ms, allocation to running %+.1f ms" % (1000 * pair(0), 1000 * pair(2)))
     if "dag" in res:
         a, w = median(res["array"]), median(res["dag"])
         print("  %d independent one-task `true`, to the end (median of %d)" % (m, args.dag_runs))
