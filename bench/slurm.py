@@ -56,8 +56,11 @@ def start_cluster(d):
     """Starts the test cluster in d; returns its environment (SLURM_CONF)."""
     last = None
     for _ in range(2):  # start.sh picks free ports without holding them: one retry
+        # finished jobs stay 10 min (MinJobAge): room for every run's records, as a real
+        # cluster sized for arrays of this many would have (Slurm's default is 10,000)
         r = subprocess.run(["bash", str(START), "--nodes", str(NODES), "--cpus", str(CPUS),
-                            "--gpus", "0", str(d)], capture_output=True, text=True,
+                            "--gpus", "0", "--max-jobs", "100000", str(d)],
+                           capture_output=True, text=True,
                            timeout=120, stdin=subprocess.DEVNULL)
         if r.returncode == 0:
             env = {}
@@ -313,7 +316,10 @@ def weir_dag(srv, dag_id, n, timeout=1800):
                   % (dag_id, rid, n + 10))[1]["task_instances"]
     ok = sum(1 for ti in tis if ti["state"] == "success")
     if run["state"] != "success" or ok != n:
-        raise RuntimeError("run %s: %s, %d of %d TIs succeeded" % (rid, run["state"], ok, n))
+        bad = [ti for ti in tis if ti["state"] != "success"][:3]
+        raise RuntimeError("run %s: %s, %d of %d TIs succeeded; e.g. %s" % (
+            rid, run["state"], ok, n, ["%s %s: %s" % (ti["task_id"], ti["state"], ti["reason"])
+                                      for ti in bad]))
     return parse_time(run["end_date"]) - t0
 
 

@@ -29,6 +29,10 @@
 #define SBATCH_MAX 4
 /* one-task gangs in one array: under Slurm's default MaxArraySize (1001) */
 #define ARRAY_MAX 1000
+/* sbatch told us Slurm is busy (MaxJobCount reached, the controller overloaded):
+ * the same submission again after this long, doubling up to RETRY_MAX_MS */
+#define RETRY_FIRST_MS 2000
+#define RETRY_MAX_MS 60000
 
 
 struct slurm_executor;
@@ -103,8 +107,11 @@ struct slurm_executor {
 	bool polling; /* a squeue is in flight */
 	struct batch *batches, **batches_tail; /* waiting for sbatch, oldest first */
 	uv_timer_t flush; /* 0 ms: submits them once this loop turn is over */
+	struct batch *later; /* refused because Slurm was busy: submitted again */
+	uv_timer_t retry;    /* when `later` goes back to `batches` */
+	int retry_ms;        /* the next wait; 0 after an sbatch Slurm took */
 	int sbatch_running;
-	int handles; /* poll and flush, until closed */
+	int handles; /* poll, flush and retry, until closed */
 };
 
 int slurm_sh_quote(char *out, size_t size, const char *s)
@@ -570,6 +577,13 @@ static void poll_arm(struct slurm_executor *sx)
 
 static void sbatch_slot_free(struct slurm_executor *sx);
 static void on_flush(uv_timer_t *h);
+static void batch_later(struct slurm_executor *sx, struct cmd *c, const char *why);
+
+bool slurm_sbatch_busy(const char *why)
+{
+	return strstr(why, "Resource temporarily unavailable") ||
+	       strstr(why, "temporarily unable to accept job");
+}
 
 static void sbatch_done(struct slurm_executor *sx, struct cmd *c)
 {
@@ -582,10 +596,15 @@ static void sbatch_done(struct slurm_executor *sx, struct cmd *c)
 		return;
 	if (c->exit_status != 0 || c->term_signal || !c->out_len) {
 		cmd_complaint(c, why, sizeof why);
+		if (slurm_sbatch_busy(why)) {
+			batch_later(sx, c, why);
+			return;
+		}
 		emit(sx, j, EXECUTOR_GANG_REJECTED, why);
 		sjob_remove(sx, j);
 		return;
 	}
+	sx->retry_ms = 0;
 	/* --parsable: "ID" or "ID;CLUSTER" */
 	semi = strpbrk(c->out_buf, ";\n");
 	snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s",
@@ -1088,9 +1107,13 @@ static void array_done(struct slurm_executor *sx, struct cmd *c)
 	sbatch_slot_free(sx);
 	if (c->exit_status != 0 || c->term_signal || !c->out_len) {
 		cmd_complaint(c, why, sizeof why);
-		batch_refused(sx, b, why);
-		return; /* the batch goes with the command */
+		if (slurm_sbatch_busy(why))
+			batch_later(sx, c, why);
+		else
+			batch_refused(sx, b, why); /* the batch goes with the command */
+		return;
 	}
+	sx->retry_ms = 0;
 	semi = strpbrk(c->out_buf, ";\n");
 	snprintf(id, sizeof id, "%.*s", (int)(semi ? (size_t)(semi - c->out_buf) : c->out_len),
 	         c->out_buf);
@@ -1127,11 +1150,14 @@ static void batch_submit(struct slurm_executor *sx, struct batch *b)
 		return;
 	}
 	if (b->n == 1) {
-		if (cmd_run(sx, b->av.v, sbatch_done, b->m[0].job_id, b->m[0].attempt, &err) < 0)
+		/* the command keeps the batch: Slurm may be busy and it goes again */
+		if (cmd_spawn(sx, b->av.v, sbatch_done, b->m[0].job_id, b->m[0].attempt, b,
+		              &err) < 0) {
 			batch_refused(sx, b, err.msg);
-		else
+			batch_free(b);
+		} else {
 			sx->sbatch_running++;
-		batch_free(b);
+		}
 		return;
 	}
 	scripts = calloc(b->n, sizeof *scripts);
@@ -1143,6 +1169,8 @@ static void batch_submit(struct slurm_executor *sx, struct batch *b)
 		dirs[i] = b->m[i].dir;
 	}
 	text = slurm_array_script(scripts, dirs, b->n);
+	free(b->array_script); /* a batch submitted again may have grown */
+	b->array_script = NULL;
 	if (!text ||
 	    asprintf(&b->array_script, "%s/slurm-array-%d.sh", b->m[0].dir, b->m[0].attempt) < 0 ||
 	    asprintf(&outpat, "%s/slurm-array-%%A_%%a.out", b->m[0].dir) < 0) {
@@ -1175,6 +1203,58 @@ out:
 	free(outpat);
 	free(scripts);
 	free(dirs);
+}
+
+/* The time to try Slurm again is up: the batches that waited go back in
+ * line, oldest first, ahead of newer ones. */
+static void on_retry(uv_timer_t *h)
+{
+	struct slurm_executor *sx = h->data;
+	struct batch *back = NULL;
+
+	while (sx->later) { /* `later` is newest first: turn it round */
+		struct batch *b = sx->later;
+		sx->later = b->next;
+		b->next = back;
+		back = b;
+	}
+	if (!back)
+		return;
+	struct batch *last = back;
+	while (last->next)
+		last = last->next;
+	last->next = sx->batches;
+	if (!sx->batches)
+		sx->batches_tail = &last->next;
+	sx->batches = back;
+	uv_timer_start(&sx->flush, on_flush, 0, 0);
+}
+
+/* sbatch said Slurm is busy: the command's batch waits (each of its gangs
+ * shows why, as a pending reason) and is submitted again, later each time
+ * while Slurm stays busy. */
+static void batch_later(struct slurm_executor *sx, struct cmd *c, const char *why)
+{
+	struct batch *b = c->batch;
+	char reason[640];
+
+	c->batch = NULL; /* ours again, not freed with the command */
+	if (!b)
+		return;
+	if (!sx->retry_ms)
+		sx->retry_ms = RETRY_FIRST_MS;
+	snprintf(reason, sizeof reason, "Slurm is busy, submitting again in %ds (%s)",
+	         sx->retry_ms / 1000, why);
+	for (size_t i = 0; i < b->n; i++) {
+		struct sjob *j = sjob_find(sx, b->m[i].job_id, b->m[i].attempt);
+		if (j)
+			emit(sx, j, EXECUTOR_GANG_PENDING, reason);
+	}
+	b->next = sx->later;
+	sx->later = b;
+	if (!uv_is_active((uv_handle_t *)&sx->retry))
+		uv_timer_start(&sx->retry, on_retry, (uint64_t)sx->retry_ms, 0);
+	sx->retry_ms = sx->retry_ms * 2 > RETRY_MAX_MS ? RETRY_MAX_MS : sx->retry_ms * 2;
 }
 
 /* At the next loop turn (a 0 ms timer: whatever callback started a gang,
@@ -1556,6 +1636,11 @@ static void slurm_destroy(struct executor *ex)
 		sx->batches = b->next;
 		batch_free(b);
 	}
+	while (sx->later) {
+		struct batch *b = sx->later;
+		sx->later = b->next;
+		batch_free(b);
+	}
 	/* commands in flight finish on their own, telling nobody (an array's
 	 * batch is freed as its command closes) */
 	for (struct cmd *c = sx->cmds; c; c = c->next)
@@ -1563,8 +1648,10 @@ static void slurm_destroy(struct executor *ex)
 	sx->cmds = NULL;
 	uv_timer_stop(&sx->poll);
 	uv_timer_stop(&sx->flush);
+	uv_timer_stop(&sx->retry);
 	uv_close((uv_handle_t *)&sx->poll, sx_closed);
 	uv_close((uv_handle_t *)&sx->flush, sx_closed);
+	uv_close((uv_handle_t *)&sx->retry, sx_closed);
 }
 
 static const struct executor_ops slurm_ops = {
@@ -1624,7 +1711,9 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 	sx->poll.data = sx;
 	uv_timer_init(loop, &sx->flush);
 	sx->flush.data = sx;
-	sx->handles = 2;
+	uv_timer_init(loop, &sx->retry);
+	sx->retry.data = sx;
+	sx->handles = 3;
 	sx->batches_tail = &sx->batches;
 	sx->launcher = launcher ? strdup(launcher) : find_launcher(&sx->lean);
 	if (launcher)

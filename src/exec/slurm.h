@@ -85,6 +85,14 @@ int slurm_array_argv(const struct executor_placement *defaults, const struct exe
  * elements (ID_[0-3,7,9-11%4] for ID_8 is false, ID_9 true). */
 bool slurm_id_covers(const char *shown, const char *ours);
 
+/* Whether sbatch's complaint says Slurm cannot take a job for now rather than
+ * never: "Resource temporarily unavailable" (MaxJobCount job records exist, or
+ * the controller is overloaded) after sbatch's own retries ("Slurm temporarily
+ * unable to accept job").  The executor submits such a batch again later,
+ * waiting 2 s, then twice as long each time up to a minute, and shows the
+ * gangs pending with that reason meanwhile. */
+bool slurm_sbatch_busy(const char *why);
+
 /* Appends `s` to `out` (of `size` bytes, NUL-terminated) as one single-quoted
  * sh word.  0, or -1 when it does not fit. */
 int slurm_sh_quote(char *out, size_t size, const char *s);

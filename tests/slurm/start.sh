@@ -2,7 +2,7 @@
 # tests/slurm/start.sh: a throw-away Slurm cluster on this one machine, for weir's tests.
 #
 #   start.sh [--nodes N] [--cpus N] [--mem MB] [--gpus N] [--ctld-port P] [--slurmd-port P]
-#            [--wait SECONDS] DIR
+#            [--wait SECONDS] [--max-jobs N] [--min-job-age SECONDS] DIR
 #
 # Everything lives in DIR: slurm.conf and gres.conf, a munge key and socket of its own, the
 # controller's state, the nodes' spool directories, the fake GPU device files, the daemons'
@@ -23,6 +23,8 @@ gpus=2
 ctld_port=""
 slurmd_port=""
 wait_s=30
+max_jobs=10000
+min_job_age=600
 
 say() { echo "start.sh: $*" >&2; }
 die() {
@@ -43,13 +45,15 @@ while [ $# -gt 0 ]; do
 	--ctld-port) ctld_port=$2; shift 2 ;;
 	--slurmd-port) slurmd_port=$2; shift 2 ;;
 	--wait) wait_s=$2; shift 2 ;;
+	--max-jobs) max_jobs=$2; shift 2 ;;
+	--min-job-age) min_job_age=$2; shift 2 ;;
 	-h | --help) usage ;;
 	-*) say "unknown option $1"; usage ;;
 	*) break ;;
 	esac
 done
 [ $# -eq 1 ] || usage
-for v in "$nodes" "$cpus" "$mem_mb" "$gpus" "$wait_s" ${ctld_port:+"$ctld_port"} \
+for v in "$nodes" "$cpus" "$mem_mb" "$gpus" "$wait_s" "$max_jobs" "$min_job_age" ${ctld_port:+"$ctld_port"} \
 	${slurmd_port:+"$slurmd_port"}; do
 	case "$v" in '' | *[!0-9]*) die "'$v' is not a number" ;; esac
 done
@@ -239,7 +243,8 @@ all=$(IFS=,; echo "${names[*]}")
 	echo "SchedulerParameters=batch_sched_delay=0"
 	echo "ReturnToService=2"
 	echo "KillWait=2"
-	echo "MinJobAge=600"
+	echo "MinJobAge=$min_job_age"
+	echo "MaxJobCount=$max_jobs"
 	echo "MailProg=/bin/true"
 	echo "AccountingStorageType=accounting_storage/none"
 	echo "JobAcctGatherType=jobacct_gather/none"

@@ -27,8 +27,9 @@ STOP = REPO / "tests" / "slurm" / "stop.sh"
 class SlurmCluster:
     """One cluster started by tests/slurm/start.sh in `dir`."""
 
-    def __init__(self, dir, nodes=2, gpus=2):
+    def __init__(self, dir, nodes=2, gpus=2, options=()):
         self.dir = Path(dir)
+        self.options = list(options)  # more of start.sh's options, e.g. ["--max-jobs", "1"]
         self.want_nodes = nodes
         self.gpus = gpus
         self.env = {}
@@ -39,7 +40,8 @@ class SlurmCluster:
     def start(self, timeout=60):
         t0 = time.monotonic()
         r = subprocess.run(["bash", str(START), "--nodes", str(self.want_nodes), "--gpus",
-                            str(self.gpus), str(self.dir)], capture_output=True, text=True,
+                            str(self.gpus)] + self.options + [str(self.dir)],
+                           capture_output=True, text=True,
                            timeout=timeout, stdin=subprocess.DEVNULL)
         self.start_seconds = time.monotonic() - t0
         if r.returncode != 0:
@@ -129,11 +131,11 @@ class SlurmCluster:
         return "\n".join(out)
 
 
-@pytest.fixture(scope="module")
-def slurm_cluster(tmp_path_factory):
+def cluster_running(dir, **kw):
+    """A generator for fixtures: a SlurmCluster(dir, **kw) started, then stopped."""
     if os.geteuid() != 0:
         pytest.skip("the Slurm test cluster needs root (slurmd and munged run as root)")
-    cluster = SlurmCluster(tmp_path_factory.mktemp("slurm"))
+    cluster = SlurmCluster(dir, **kw)
     try:
         try:
             cluster.start()
@@ -148,6 +150,11 @@ def slurm_cluster(tmp_path_factory):
         rc, err = cluster.stop()
         if rc != 0:
             print("tests/slurm/stop.sh exited %s:\n%s" % (rc, err))
+
+
+@pytest.fixture(scope="module")
+def slurm_cluster(tmp_path_factory):
+    yield from cluster_running(tmp_path_factory.mktemp("slurm"))
 
 
 def slurm_server_of(make_server, cluster, config):

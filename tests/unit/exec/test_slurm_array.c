@@ -89,6 +89,23 @@ static void test_array_argv(void **state)
 	assert_non_null(strstr(err.msg, "empty"));
 }
 
+/* sbatch's words, as Debian's Slurm 22.05 prints them with MaxJobCount reached
+ * (the bench's cluster hit it), against refusals that stay refusals. */
+static void test_sbatch_busy(void **state)
+{
+	(void)state;
+	assert_true(slurm_sbatch_busy(
+	    "sbatch: error: Slurm temporarily unable to accept job, sleeping and retrying "
+	    "sbatch: error: Batch job submission failed: Resource temporarily unavailable"));
+	assert_true(slurm_sbatch_busy(
+	    "sbatch: error: Batch job submission failed: Resource temporarily unavailable"));
+	assert_false(slurm_sbatch_busy("sbatch: error: Batch job submission failed: Requested "
+	                               "node configuration is not available"));
+	assert_false(slurm_sbatch_busy(
+	    "sbatch: error: Batch job submission failed: Invalid partition name specified"));
+	assert_false(slurm_sbatch_busy(""));
+}
+
 static void test_id_covers(void **state)
 {
 	(void)state;
@@ -126,6 +143,7 @@ int main(void)
 	    cmocka_unit_test(test_array_script),
 	    cmocka_unit_test(test_array_argv),
 	    cmocka_unit_test(test_id_covers),
+	    cmocka_unit_test(test_sbatch_busy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
