@@ -23,7 +23,9 @@
 #include "lib/strvec.h"
 
 #define POLL_MS 1000
-#define CMD_OUT_MAX (256 * 1024)
+/* what a command may print: squeue -t all lists every job of ours Slurm still keeps
+ * (MinJobAge), one line per array element, ~40 bytes each */
+#define CMD_OUT_MAX (64 * 1024 * 1024)
 #define SLURM_TIME_MARGIN_S 60
 /* sbatch processes at once: more only compete with slurmctld for the CPUs */
 #define SBATCH_MAX 4
@@ -85,6 +87,7 @@ struct cmd {
 	size_t out_len, err_len;
 	int64_t exit_status;
 	int term_signal;
+	bool truncated; /* it printed more than CMD_OUT_MAX: the rest was dropped */
 	int open;    /* handles not yet closed */
 	int pending; /* exit and the two EOFs still to come */
 	struct cmd *next;
@@ -221,11 +224,13 @@ static void cmd_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		cmd_finish(c);
 		return;
 	}
-	if (n == 0 || *len + (size_t)n > CMD_OUT_MAX)
+	if (n == 0)
 		return;
-	char *p = realloc(*dst, *len + (size_t)n + 1);
-	if (!p)
+	char *p = *len + (size_t)n > CMD_OUT_MAX ? NULL : realloc(*dst, *len + (size_t)n + 1);
+	if (!p) {
+		c->truncated = true;
 		return;
+	}
 	memcpy(p + *len, buf->base, (size_t)n);
 	*len += (size_t)n;
 	p[*len] = '\0';
@@ -490,10 +495,11 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 	size_t n_lines;
 
 	sx->polling = false;
-	if (c->exit_status != 0 || c->term_signal) {
+	if (c->exit_status != 0 || c->term_signal || c->truncated) {
 		char why[256];
 		cmd_complaint(c, why, sizeof why);
-		log_warn("squeue: %s", why);
+		/* a listing cut short would make the jobs after the cut look gone */
+		log_warn("squeue: %s", c->truncated ? "its listing was too long to read whole" : why);
 		poll_arm(sx);
 		return;
 	}

@@ -173,3 +173,16 @@ def slurm_job_id(server, job_id):
         if m:
             return m.group(1)
     return None
+
+
+def restart_after_sbatch_death(srv):
+    """The server was started with WEIR_TEST_DIE_AFTER_SBATCH: waits for it to die (SIGKILL,
+    right after Slurm took the job and before the id is stored), then starts it again
+    without the hook.  Skips the test on a weir built without test hooks."""
+    try:
+        srv.proc.wait(30)
+    except Exception:
+        pytest.skip("this weir was built without test hooks (make DEVELOPER=1)")
+    assert srv.proc.returncode == -9, srv.log_text()
+    del srv.extra_env["WEIR_TEST_DIE_AFTER_SBATCH"]
+    srv.start()
