@@ -16,8 +16,19 @@ import time
 DEADLINE = time.monotonic() + 90
 
 
+OUT = threading.Lock()
+
+
+def say(*words):
+    """One whole line per call: print() writes its words one by one, and the serving
+    thread's lines would mix into the main thread's."""
+    with OUT:
+        sys.stdout.write(" ".join(str(w) for w in words) + "\n")
+        sys.stdout.flush()
+
+
 def fail(msg):
-    print("FAIL: " + msg, flush=True)
+    say("FAIL: " + msg)
     sys.exit(3)
 
 
@@ -25,7 +36,7 @@ def main():
     cfg = json.loads(os.environ["TF_CONFIG"])
     cluster, task = cfg["cluster"], cfg["task"]
     me = "%s:%d" % (task["type"], task["index"])
-    print("me", me, "TF_CONFIG", json.dumps(cfg, sort_keys=True), flush=True)
+    say("me", me, "TF_CONFIG", json.dumps(cfg, sort_keys=True))
 
     # TonY's variables agree with TF_CONFIG, and weir's own agree with both
     if os.environ.get("JOB_NAME") != task["type"]:
@@ -67,7 +78,7 @@ def main():
                 conn.sendall(b"ok\n")
             # printed before it counts: the main thread may exit as soon as it does
             with lock:
-                print("heard from", name, flush=True)
+                say("heard from", name)
                 heard.add(name)
 
     threading.Thread(target=serve, daemon=True).start()
@@ -85,10 +96,10 @@ def main():
                 if time.monotonic() > DEADLINE:
                     fail("could not reach %s at %s: %s" % (name, addr, e))
                 time.sleep(0.2)
-        print("reached", name, "at", addr, flush=True)
+        say("reached", name, "at", addr)
 
     if os.environ.get("UNTRACKED") == "1":
-        print("all reached; serving until killed", flush=True)
+        say("all reached; serving until killed")
         while True:
             time.sleep(1)
     while True:
@@ -99,7 +110,7 @@ def main():
         if time.monotonic() > DEADLINE:
             fail("never heard from %s" % sorted(missing))
         time.sleep(0.1)
-    print("ALL CONNECTED", me, flush=True)
+    say("ALL CONNECTED", me)
 
 
 if __name__ == "__main__":
