@@ -40,20 +40,35 @@ def ms(x):
 
 
 class BenchServer:
-    def __init__(self, vcores=64, memory="32g", gpus=0):
-        self.dir = Path(tempfile.mkdtemp(prefix="weir-bench."))
+    """A weir server in a temporary home.  `config`: its weir.yaml text (default: the given
+    resources); `dags`: {dag_id: DAG file text} for a DAG folder, all loaded before this
+    returns; `prefix`: the temporary folder's name.  The server runs in that folder (the
+    Slurm backend's sbatch and squeue write there)."""
+
+    def __init__(self, vcores=64, memory="32g", gpus=0, config=None, dags=None,
+                 prefix="weir-bench."):
+        self.dir = Path(tempfile.mkdtemp(prefix=prefix))
         self.home = self.dir / "home"
+        self.home.mkdir()
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         cfg = self.dir / "config.yaml"
-        cfg.write_text("resources:\n  vcores: %d\n  memory: %s\n  gpus: %d\n"
+        cfg.write_text(config if config is not None else
+                       "resources:\n  vcores: %d\n  memory: %s\n  gpus: %d\n"
                        "kill_grace_seconds: 1\n" % (vcores, memory, gpus))
+        args = [WEIR_BIN, "server", "--listen", "127.0.0.1:%d" % self.port, "--home",
+                str(self.home), "--config", str(cfg)]
+        if dags is not None:
+            self.dags = self.home / "dags"
+            self.dags.mkdir()
+            for dag_id, text in dags.items():
+                (self.dags / (dag_id + ".yaml")).write_text(text)
+            args += ["--dags", str(self.dags)]
         self.log = open(self.dir / "server.log", "wb")
-        self.proc = subprocess.Popen(
-            [WEIR_BIN, "server", "--listen", "127.0.0.1:%d" % self.port, "--home",
-             str(self.home), "--config", str(cfg)],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True)
+        self.token = None
+        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT,
+                                     stdin=subprocess.DEVNULL, start_new_session=True,
+                                     cwd=self.dir)
         deadline = time.monotonic() + 30
         while True:
             if self.proc.poll() is not None:
@@ -69,6 +84,11 @@ class BenchServer:
         self.token = (self.home / "token").read_text().strip()
         self.env = dict(os.environ, WEIR_SERVER=self.url, WEIR_TOKEN=self.token,
                         WEIR_HOME=str(self.home))
+        for dag_id in dags or {}:
+            while self.api("GET", "/api/v1/dags/%s" % dag_id)[0] != 200:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("DAG %s not loaded" % dag_id)
+                time.sleep(0.05)
 
     def api(self, method, path, body=None, auth=True, timeout=60):
         data = json.dumps(body).encode() if body is not None else None

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchlib import BenchServer, WEIR_BIN, free_port, median, ms, parse_time
+from benchlib import BenchServer, median, parse_time
 
 TOOLS = ("make", "ninja", "snakemake")
 
@@ -128,42 +128,11 @@ class DagServer(BenchServer):
     """BenchServer with a DAG folder and a configuration that runs 2 tasks at once."""
 
     def __init__(self, graphs, slots=2):
-        self.dir = Path(tempfile.mkdtemp(prefix="weir-bench-dags."))
-        self.home = self.dir / "home"
-        self.dags = self.home / "dags"
-        self.dags.mkdir(parents=True)
-        for dag_id, graph in graphs.items():
-            (self.dags / (dag_id + ".yaml")).write_text(dag_yaml(dag_id, graph))
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
-        cfg = self.dir / "config.yaml"
-        cfg.write_text("resources:\n  vcores: %d\n  memory: 32g\n  gpus: 0\n"
-                       "kill_grace_seconds: 1\npools:\n  default_pool: %d\n" % (slots, slots))
-        self.log = open(self.dir / "server.log", "wb")
-        self.proc = subprocess.Popen(
-            [WEIR_BIN, "server", "--listen", "127.0.0.1:%d" % self.port, "--home",
-             str(self.home), "--config", str(cfg), "--dags", str(self.dags)],
-            stdout=self.log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True)
-        deadline = time.monotonic() + 30
-        self.token = None
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError("weir server exited: " + (self.dir / "server.log").read_text())
-            try:
-                if self.api("GET", "/api/v1/health", auth=False)[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("weir server did not come up")
-            time.sleep(0.05)
-        self.token = (self.home / "token").read_text().strip()
-        for dag_id in graphs:
-            while self.api("GET", "/api/v1/dags/%s" % dag_id)[0] != 200:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("DAG %s not loaded" % dag_id)
-                time.sleep(0.05)
+        super().__init__(
+            config="resources:\n  vcores: %d\n  memory: 32g\n  gpus: 0\n"
+                   "kill_grace_seconds: 1\npools:\n  default_pool: %d\n" % (slots, slots),
+            dags={dag_id: dag_yaml(dag_id, graph) for dag_id, graph in graphs.items()},
+            prefix="weir-bench-dags.")
 
     def run_once(self, dag_id, n, timeout=3600):
         """Seconds from the trigger to the run's end (server's end_date), checked whole."""

@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 
 import benchlib
-from benchlib import REPO, WEIR_BIN, free_port, median, ms, parse_time
+from benchlib import REPO, WEIR_BIN, median, ms, parse_time
 
 START = REPO / "tests" / "slurm" / "start.sh"
 STOP = REPO / "tests" / "slurm" / "stop.sh"
@@ -222,49 +222,11 @@ class SlurmServer(benchlib.BenchServer):
     """A weir server with `executor: slurm` (and a DAG folder when given DAG files)."""
 
     def __init__(self, slots, dags=None):
-        self.dir = Path(tempfile.mkdtemp(prefix="weir-bench-slurm."))
-        self.home = self.dir / "home"
-        self.home.mkdir()
-        self.port = free_port()
-        self.url = "http://127.0.0.1:%d" % self.port
-        cfg = self.dir / "config.yaml"
         # resources are Slurm's to count here; the declared ones only must not hold tasks back
-        cfg.write_text("executor: slurm\nresources:\n  vcores: %d\n  memory: %dg\n  gpus: 0\n"
-                       "kill_grace_seconds: 1\npools:\n  default_pool: %d\n"
-                       % (slots, slots, slots))
-        args = [WEIR_BIN, "server", "--listen", "127.0.0.1:%d" % self.port, "--home",
-                str(self.home), "--config", str(cfg)]
-        if dags:
-            dd = self.home / "dags"
-            dd.mkdir()
-            for name, text in dags.items():
-                (dd / (name + ".yaml")).write_text(text)
-            args += ["--dags", str(dd)]
-        self.log = open(self.dir / "server.log", "wb")
-        # the server's sbatch and squeue run in its working directory: Slurm writes there
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT,
-                                     stdin=subprocess.DEVNULL, start_new_session=True,
-                                     cwd=self.dir)
-        deadline = time.monotonic() + 30
-        while True:
-            if self.proc.poll() is not None:
-                raise RuntimeError("weir server exited: " + (self.dir / "server.log").read_text())
-            try:
-                if self.api("GET", "/api/v1/health", auth=False)[0] == 200:
-                    break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("weir server did not come up")
-            time.sleep(0.05)
-        self.token = (self.home / "token").read_text().strip()
-        self.env = dict(os.environ, WEIR_SERVER=self.url, WEIR_TOKEN=self.token,
-                        WEIR_HOME=str(self.home))
-        for name in dags or {}:
-            while self.api("GET", "/api/v1/dags/%s" % name)[0] != 200:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("DAG %s not loaded" % name)
-                time.sleep(0.05)
+        super().__init__(
+            config="executor: slurm\nresources:\n  vcores: %d\n  memory: %dg\n  gpus: 0\n"
+                   "kill_grace_seconds: 1\npools:\n  default_pool: %d\n" % (slots, slots, slots),
+            dags=dags, prefix="weir-bench-slurm.")
 
 
 def weir_job(srv, spec_path, n, passes, phase):
