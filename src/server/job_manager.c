@@ -24,6 +24,7 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "model/job_spec.h"
+#include "sched/due_table.h"
 #include "sched/job_progress.h"
 #include "sched/queue.h"
 #include "sched/states.h"
@@ -94,6 +95,13 @@ struct job_manager {
 	char *shared_dir, *node_cache_dir; /* gang work's, server-wide; NULL: none */
 	struct api *api;
 	uv_timer_t timeout_timer;
+	/* timeouts: the next one of each active job that has one; the jobs
+	 * this turn changed, to look at again at its end; every active job
+	 * to look at (at start, or when a note could not be kept) */
+	struct due_table dues;
+	int64_t *touched;
+	size_t n_touched, cap_touched;
+	bool timers_all;
 	uv_timer_t housekeeping;
 	struct spec_entry *specs;
 	struct launcher_watch *watches;
@@ -165,6 +173,14 @@ static void turn_begin(struct job_manager *jm)
 }
 
 static void check_timers(struct job_manager *jm);
+static void timers_touch(struct job_manager *jm, int64_t job_id);
+
+/* Writes the job's row; its timeouts are looked at again at the turn's end. */
+static int job_save(struct job_manager *jm, const struct job_row *job, struct weir_error *err)
+{
+	timers_touch(jm, job->id);
+	return store_job_update(jm->store, job, err);
+}
 
 static void ended_add(struct job_manager *jm, const struct job_row *job)
 {
@@ -281,6 +297,7 @@ static void outcome_set(struct job_manager *jm, int64_t job_id, const struct out
 	char key[48], val[PROGRESS_REASON_MAX + 64];
 	struct weir_error err = {0};
 
+	timers_touch(jm, job_id);
 	outcome_key(job_id, key, sizeof key);
 	if (o)
 		snprintf(val, sizeof val, "%s %d %s", job_state_name(o->state), o->exit_code,
@@ -583,7 +600,7 @@ static void wind_down(struct job_manager *jm, int64_t job_id)
 			job.restart_pending = false;
 			set_str(&job.reason, o.reason);
 			job.ended_at = clock_now_ms();
-			if (store_job_update(jm->store, &job, &err) < 0)
+			if (job_save(jm, &job, &err) < 0)
 				log_error("job %lld: %s", (long long)job_id, err.msg);
 			outcome_set(jm, job_id, NULL);
 			event(jm, job_id, "state", "%s%s%s", job.state, o.reason[0] ? ": " : "",
@@ -606,7 +623,7 @@ static void wind_down(struct job_manager *jm, int64_t job_id)
 		job.allocated_at = 0;
 		job.running_at = 0;
 		set_str(&job.reason, "");
-		if (store_job_update(jm->store, &job, &err) < 0)
+		if (job_save(jm, &job, &err) < 0)
 			log_error("job %lld: %s", (long long)job_id, err.msg);
 		event(jm, job_id, "state", "queued (attempt %d)", job.attempt);
 		api_notify_cluster(jm->api, job_id);
@@ -641,7 +658,7 @@ static void apply_decision(struct job_manager *jm, struct job_row *job,
 		if (d->n_stop > 0)
 			set_reason(&job->reason, "stopping: %s",
 			           d->reason[0] ? d->reason : job_state_name(o.state));
-		if (store_job_update(jm->store, job, &err) < 0)
+		if (job_save(jm, job, &err) < 0)
 			log_error("job %lld: %s", (long long)job->id, err.msg);
 		if (d->n_stop > 0) {
 			event(jm, job->id, "stopping", "%s%s%s: stopping %zu tasks",
@@ -653,7 +670,7 @@ static void apply_decision(struct job_manager *jm, struct job_row *job,
 	case PROGRESS_RESTART_GANG:
 		job->restart_pending = true;
 		set_reason(&job->reason, "restarting: %s", d->reason);
-		if (store_job_update(jm->store, job, &err) < 0)
+		if (job_save(jm, job, &err) < 0)
 			log_error("job %lld: %s", (long long)job->id, err.msg);
 		event(jm, job->id, "restart", "restarting the gang after attempt %d: %s",
 		      job->attempt, d->reason);
@@ -927,7 +944,7 @@ static void start_gang(struct job_manager *jm, int64_t job_id, const struct job_
 	job_set_state(&job, JOB_STARTING);
 	job.allocated_at = clock_now_ms();
 	set_str(&job.reason, "");
-	if (store_job_update(jm->store, &job, &err) < 0)
+	if (job_save(jm, &job, &err) < 0)
 		goto fail;
 	event(jm, job_id, "state", "starting: attempt %d, %zu tasks", job.attempt, a->n_tasks);
 	rows = calloc(a->n_tasks ? a->n_tasks : 1, sizeof *rows);
@@ -981,7 +998,7 @@ static void fail_job_now(struct job_manager *jm, int64_t job_id, const char *rea
 	job_set_state(&job, JOB_FAILED);
 	set_str(&job.reason, reason);
 	job.ended_at = clock_now_ms();
-	if (store_job_update(jm->store, &job, &err) < 0)
+	if (job_save(jm, &job, &err) < 0)
 		log_error("job %lld: %s", (long long)job_id, err.msg);
 	event(jm, job_id, "state", "failed: %s", reason);
 	ended_add(jm, &job);
@@ -1005,7 +1022,7 @@ static void queue_pass(struct job_manager *jm)
 	jm->in_queue_pass = true;
 again:
 	jm->queue_again = false;
-	if (store_jobs_active(jm->store, &rows, &n, &err) < 0)
+	if (store_jobs_queued(jm->store, &rows, &n, &err) < 0)
 		goto fail;
 	q = calloc(n ? n : 1, sizeof *q);
 	d = calloc(n ? n : 1, sizeof *d);
@@ -1056,7 +1073,7 @@ again:
 		case QUEUE_WAIT:
 			if (strcmp(job->reason ? job->reason : "", d[i].reason)) {
 				set_str(&job->reason, d[i].reason);
-				if (store_job_update(jm->store, job, &err) < 0)
+				if (job_save(jm, job, &err) < 0)
 					log_error("job %lld: %s", (long long)job->id, err.msg);
 			}
 			break;
@@ -1094,44 +1111,101 @@ static void on_timeout_timer(uv_timer_t *t)
 	turn_end(jm);
 }
 
-static void check_timers(struct job_manager *jm)
+/* jm->dues holds each active job's next timeout.  Whatever changes a job's
+ * row or outcome notes the job (job_save, outcome_set, a new job); the turn's
+ * end looks again at those and at the jobs whose time has come, so a turn's
+ * cost does not grow with the number of active jobs. */
+static void timers_touch(struct job_manager *jm, int64_t job_id)
+{
+	if (jm->n_touched == jm->cap_touched) {
+		size_t cap = jm->cap_touched ? 2 * jm->cap_touched : 64;
+		int64_t *t = realloc(jm->touched, cap * sizeof *t);
+		if (!t) {
+			jm->timers_all = true;
+			return;
+		}
+		jm->touched = t;
+		jm->cap_touched = cap;
+	}
+	jm->touched[jm->n_touched++] = job_id;
+}
+
+/* Reads the job again: files its next timeout, or acts on one that expired. */
+static void timers_review(struct job_manager *jm, int64_t job_id, int64_t now)
 {
 	struct weir_error err = {0};
-	struct job_row *rows = NULL;
-	size_t n = 0;
-	int64_t now = clock_now_ms(), next = TIMER_NEVER;
+	struct job_row job = {0};
+	struct timer_job tj = {0};
+	struct timer_result tr = {.expired = TIMER_NONE, .next_due_ms = TIMER_NEVER};
 
-	if (store_jobs_active(jm->store, &rows, &n, &err) < 0) {
-		log_error("timers: %s", err.msg);
-		return;
-	}
-	for (size_t i = 0; i < n; i++) {
-		struct timer_job tj = {0};
-		struct timer_result tr;
-		const struct job_spec *spec;
-
-		if (winding(jm, &rows[i]))
-			continue;
-		spec = spec_of(jm, &rows[i], &err);
-		if (!spec)
-			continue;
-		tj.spec = spec;
-		if (job_state_from_name(rows[i].state, &tj.state) < 0)
-			continue;
-		tj.queued_at_ms = rows[i].queued_at;
-		tj.allocated_at_ms = rows[i].allocated_at;
-		tj.running_at_ms = rows[i].running_at;
+	if (store_job_get(jm->store, job_id, &job, &err) == 0 && !winding(jm, &job) &&
+	    (tj.spec = spec_of(jm, &job, &err)) &&
+	    job_state_from_name(job.state, &tj.state) == 0) {
+		tj.queued_at_ms = job.queued_at;
+		tj.allocated_at_ms = job.allocated_at;
+		tj.running_at_ms = job.running_at;
 		timers_check(&tj, now, &tr);
-		if (tr.expired != TIMER_NONE) {
-			struct progress_event ev = {
-			    .kind = PROGRESS_TIMEOUT, .timer = tr.expired, .reason = tr.reason};
-			event(jm, rows[i].id, "timeout", "%s", tr.reason);
-			progress(jm, rows[i].id, &ev);
-		} else if (tr.next_due_ms < next) {
-			next = tr.next_due_ms;
-		}
 	}
-	job_rows_free(rows, n);
+	job_row_release(&job);
+	if (due_table_set(&jm->dues, job_id, tr.next_due_ms) < 0)
+		jm->timers_all = true;
+	if (tr.expired != TIMER_NONE) {
+		struct progress_event ev = {
+		    .kind = PROGRESS_TIMEOUT, .timer = tr.expired, .reason = tr.reason};
+		event(jm, job_id, "timeout", "%s", tr.reason);
+		progress(jm, job_id, &ev);
+	}
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Looks again at the noted jobs, each once. */
+static void timers_review_touched(struct job_manager *jm, int64_t now)
+{
+	int64_t *ids = jm->touched;
+	size_t n = jm->n_touched;
+
+	jm->touched = NULL;
+	jm->n_touched = jm->cap_touched = 0;
+	qsort(ids, n, sizeof *ids, cmp_id);
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || ids[i] != ids[i - 1])
+			timers_review(jm, ids[i], now);
+	free(ids);
+}
+
+static void check_timers(struct job_manager *jm)
+{
+	int64_t now = clock_now_ms(), next;
+	int64_t *due;
+	size_t n = 0;
+
+	if (jm->timers_all) {
+		struct weir_error err = {0};
+		struct job_row *rows = NULL;
+
+		jm->timers_all = false;
+		due_table_clear(&jm->dues);
+		if (store_jobs_active(jm->store, &rows, &n, &err) < 0) {
+			log_error("timers: %s", err.msg);
+			jm->timers_all = true;
+		}
+		for (size_t i = 0; i < n; i++)
+			timers_touch(jm, rows[i].id);
+		job_rows_free(rows, n);
+	}
+	timers_review_touched(jm, now);
+	due = due_table_due(&jm->dues, now, &n);
+	for (size_t i = 0; i < n; i++)
+		timers_review(jm, due[i], now);
+	free(due);
+	/* what the expired ones changed */
+	timers_review_touched(jm, now);
+	next = due_table_earliest(&jm->dues);
 	if (next == TIMER_NEVER)
 		uv_timer_stop(&jm->timeout_timer);
 	else
@@ -1182,7 +1256,7 @@ static void verdict_on_reported(struct job_manager *jm, const struct launcher_wa
 	event(jm, t->job_id, "task", "%s:%d %s: %s", t->role, t->idx, t->state, t->reason);
 	if (job->attempt == t->attempt && job_final(job) && strcmp(job->state, "succeeded")) {
 		set_reason(&job->reason, "%s:%d %s", t->role, t->idx, w->why);
-		if (store_job_update(jm->store, job, &err) < 0)
+		if (job_save(jm, job, &err) < 0)
 			log_error("job %lld: %s", (long long)job->id, err.msg);
 	}
 }
@@ -1360,7 +1434,7 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 			           reason[0] ? ": " : "", reason);
 		else
 			set_str(&job.reason, "");
-		if (store_job_update(jm->store, &job, &err) < 0)
+		if (job_save(jm, &job, &err) < 0)
 			log_error("job %lld: %s", (long long)job_id, err.msg);
 		if (ev == EXECUTOR_GANG_PENDING)
 			event(jm, job_id, "backend", "%s", job.reason);
@@ -1447,6 +1521,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 		turn_end(jm);
 		goto out;
 	}
+	timers_touch(jm, *id);
 	route_key(*id, key, sizeof key);
 	snprintf(val, sizeof val, "%s%s%s", gang ? "slurm" : "local", spec->queue ? " " : "",
 	         spec->queue ? spec->queue : "");
@@ -1860,7 +1935,7 @@ static json_t *op_launch_register(void *ctx, json_t *body, struct weir_error *er
 				job.running_at = clock_now_ms();
 				if (!job.started_at)
 					job.started_at = job.running_at;
-				if (store_job_update(jm->store, &job, err) == 0)
+				if (job_save(jm, &job, err) == 0)
 					event(jm, id, "state",
 					      "running: attempt %d, every task "
 					      "registered",
@@ -2246,6 +2321,7 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 	jm->node = *node;
 	uv_timer_init(loop, &jm->timeout_timer);
 	jm->timeout_timer.data = jm;
+	jm->timers_all = true;
 	uv_timer_init(loop, &jm->housekeeping);
 	jm->housekeeping.data = jm;
 	uv_timer_start(&jm->housekeeping, on_housekeeping, HOUSEKEEPING_MS, HOUSEKEEPING_MS);
@@ -2360,6 +2436,8 @@ void job_manager_destroy(struct job_manager *jm)
 		return;
 	while (jm->specs)
 		spec_forget(jm, jm->specs->job_id);
+	due_table_clear(&jm->dues);
+	free(jm->touched);
 	while (jm->ended) {
 		struct ended_job *e = jm->ended;
 		jm->ended = e->next;

@@ -151,6 +151,7 @@ enum stmt_id {
 	ST_JOB_LIST,
 	ST_JOB_LIST_STATE,
 	ST_JOBS_ACTIVE,
+	ST_JOBS_QUEUED,
 	ST_JOB_UPDATE,
 	ST_TASK_INSERT,
 	ST_TASK_GET,
@@ -177,6 +178,8 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_JOB_LIST_STATE] = "SELECT " JOB_COLS " FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?",
     [ST_JOBS_ACTIVE] = "SELECT " JOB_COLS " FROM jobs"
                        " WHERE state IN ('queued','starting','running')"
+                       " ORDER BY priority DESC, id ASC",
+    [ST_JOBS_QUEUED] = "SELECT " JOB_COLS " FROM jobs WHERE state = 'queued'"
                        " ORDER BY priority DESC, id ASC",
     [ST_JOB_UPDATE] = "UPDATE jobs SET state = ?, reason = ?, priority = ?, attempt = ?,"
                       " exit_code = ?, restart_pending = ?, queued_at = ?, allocated_at = ?,"
@@ -650,6 +653,16 @@ int store_jobs_active(struct store *s, struct job_row **rows, size_t *n, struct 
 	if (!st)
 		return -1;
 	return collect_jobs(s, st, "listing active jobs", rows, n, err);
+}
+
+int store_jobs_queued(struct store *s, struct job_row **rows, size_t *n, struct weir_error *err)
+{
+	*rows = NULL;
+	*n = 0;
+	sqlite3_stmt *st = stmt_get(s, ST_JOBS_QUEUED, err);
+	if (!st)
+		return -1;
+	return collect_jobs(s, st, "listing queued jobs", rows, n, err);
 }
 
 int store_job_update(struct store *s, const struct job_row *row, struct weir_error *err)

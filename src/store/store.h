@@ -136,6 +136,9 @@ int store_job_list(struct store *s, const char *state, int limit, struct job_row
 /* Queued, starting and running jobs by priority DESC, id ASC: the queue's
  * order and what recovery walks. */
 int store_jobs_active(struct store *s, struct job_row **rows, size_t *n, struct weir_error *err);
+/* The queued ones only, in the same order (the queue pass's read: it runs on
+ * every job's end and needs only what waits). */
+int store_jobs_queued(struct store *s, struct job_row **rows, size_t *n, struct weir_error *err);
 /* Writes every field but id, name, spec_json, framework, max_restarts and
  * submitted_at of the job `row->id`.  WEIR_E_NOT_FOUND if it is absent. */
 int store_job_update(struct store *s, const struct job_row *row, struct weir_error *err);

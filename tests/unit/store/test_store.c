@@ -188,6 +188,12 @@ static void test_jobs(void **state)
 	assert_int_equal(rows[2].id, c);
 	assert_int_equal(rows[3].id, g);
 	job_rows_free(rows, n);
+	/* queued only, in the same order */
+	assert_int_equal(store_jobs_queued(f->s, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(rows[0].id, a);
+	assert_int_equal(rows[1].id, g);
+	job_rows_free(rows, n);
 }
 
 static void test_tasks_every_attempt(void **state)
