@@ -68,6 +68,7 @@ struct launch {
 	int64_t registration_timeout_s;
 	int64_t execution_timeout_s;
 	int64_t kill_grace_ms;
+	bool backend_confines; /* register field "cgroup": false (Slurm): no cgroup of ours */
 	json_t *cluster; /* owned */
 	char picked_role[64]; /* --tasks: the role picked by SLURM_PROCID */
 	/* --log-to-server: the program's stdout+stderr come through a pipe and
@@ -240,6 +241,7 @@ static int take_register_answer(struct launch *l, json_t *t)
 	l->vcores = (int)int_field(t, "vcores", 0);
 	l->registration_timeout_s = int_field(t, "registration_timeout_s", 300);
 	l->execution_timeout_s = int_field(t, "execution_timeout_s", 0);
+	l->backend_confines = json_is_false(json_object_get(t, "cgroup"));
 	json_t *g = json_object_get(t, "kill_grace_s");
 	const char *env = getenv("WEIR_KILL_GRACE");
 	if (json_is_number(g))
@@ -639,7 +641,9 @@ static void reap_orphans(struct usage *u)
 /* The program's cgroup, made while the gang is still registering: several
  * launchers making theirs at once after the gang is complete would put the
  * kernel's cgroup work (milliseconds on cgroup v1) between the gang and the
- * last task's start.  Without one, run_program() polls RSS. */
+ * last task's start.  Without one, run_program() polls RSS.  None under a
+ * backend that confines the task itself (Slurm's step): joining a nested
+ * group would cost the program's start an RCU grace period (docs/internals/launch.md). */
 static void prepare_limits(struct launch *l)
 {
 	struct cgroup_support cs;
@@ -648,6 +652,11 @@ static void prepare_limits(struct launch *l)
 
 	if (l->memory_mb == 0 && l->vcores == 0)
 		return;
+	if (l->backend_confines) {
+		log_info("limits: the backend's (its step is the task's cgroup); memory by polling "
+		         "RSS");
+		return;
+	}
 	cgroup_detect(&cs);
 	log_info("limits: %s", cgroup_describe(&cs, line, sizeof line));
 	if (cs.version == CGROUP_NONE)

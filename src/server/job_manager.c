@@ -1857,6 +1857,9 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
 		snprintf(inst, sizeof inst, "%016llx", (unsigned long long)h);
 		json_object_set_new(r, "server_instance", json_string(inst));
+		/* a gang backend (Slurm) confines the task in its step: the
+		 * launcher makes no cgroup of its own (docs/slurm.md) */
+		json_object_set_new(r, "cgroup", json_boolean(!(ex && ex->ops->start_gang)));
 	}
 	if (wd)
 		fs_mkdir_p(wd, 0755, NULL);

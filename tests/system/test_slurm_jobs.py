@@ -89,6 +89,30 @@ def test_kill_cancels_the_slurm_job(slurm_server, slurm_cluster):
              "Slurm job %s cancelled (last seen %s)" % (sid, slurm_cluster.job_state(sid)))
 
 
+def test_a_task_over_its_memory_on_slurm_is_oomkilled_without_a_weir_cgroup(slurm_server,
+                                                                          tmp_path):
+    """Slurm's step is the task's cgroup: the launcher nests none of its own (it would cost
+    each task's start a kernel grace period); the memory limit still holds (this test cluster
+    runs Slurm with task/none, so the launcher's RSS polling is what stops the task)."""
+    (tmp_path / "hog.py").write_text(
+        "import time; chunks = [bytes([1]) * (1 << 20) for _ in range(600)]; "
+        "print('allocated', len(chunks), 'MiB', flush=True); time.sleep(5)\n")
+    job = slurm_server.submit(spec({"worker": {"memory": "128m",
+                                               "command": "grep :memory: /proc/self/cgroup; "
+                                                          "%s hog.py" % TASK_PY}},
+                                   name="oom-on-slurm", src_dir=str(tmp_path)))
+    job = slurm_server.wait_job(job["id"], timeout=120)
+    log = slurm_server.log(job["id"])
+    (task,) = job["tasks"]
+    assert job["state"] == "failed" and "OOMKilled" in (task["reason"] or ""), (job, log)
+    assert task["exit_code"] == 137, task
+    assert "allocated 600 MiB" not in log, "the task got all its memory: no limit\n" + log
+    assert task["peak_memory_bytes"] >= 128 << 20, task
+    # the program's memory cgroup is the one it was started in, not one under weir/
+    line = re.search(r"^\d+:memory:(\S*)$", log, re.M)
+    assert line and "/weir/" not in line.group(1), log
+
+
 def test_more_gpus_than_the_cluster_has_is_refused_in_slurms_words(slurm_server):
     job = slurm_server.submit(spec({"worker": {"instances": 2, "gpus": 64, "command": "true"}},
                                    name="too-big"))
