@@ -1169,6 +1169,8 @@ static void timers_review_touched(struct job_manager *jm, int64_t now)
 	int64_t *ids = jm->touched;
 	size_t n = jm->n_touched;
 
+	if (n == 0)
+		return;
 	jm->touched = NULL;
 	jm->n_touched = jm->cap_touched = 0;
 	qsort(ids, n, sizeof *ids, cmp_id);
