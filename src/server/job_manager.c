@@ -1113,8 +1113,8 @@ static void on_timeout_timer(uv_timer_t *t)
 
 /* jm->dues holds each active job's next timeout.  Whatever changes a job's
  * row or outcome notes the job (job_save, outcome_set, a new job); the turn's
- * end looks again at those and at the jobs whose time has come, so a turn's
- * cost does not grow with the number of active jobs. */
+ * end looks again at those and at the jobs whose time has come, instead of
+ * reading every active job from the store on every turn. */
 static void timers_touch(struct job_manager *jm, int64_t job_id)
 {
 	if (jm->n_touched == jm->cap_touched) {
