@@ -128,6 +128,10 @@ struct executor {
 	 * --log-to-server) instead of writing the log file; set by the server
 	 * after creation (default false). */
 	bool log_to_server;
+	/* The backend places and confines each task itself (Slurm's step: its
+	 * CPUs, memory, devices and processes): launchers keep the devices it
+	 * bound and make no cgroup of their own.  Set by the backend. */
+	bool confines_tasks;
 };
 
 /* The environment a launcher starts with: this process's, less any

@@ -1710,6 +1710,7 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 	if (!sx)
 		goto oom;
 	sx->base.ops = &slurm_ops;
+	sx->base.confines_tasks = true;
 	sx->loop = loop;
 	sx->on_gang = on_gang;
 	sx->arg = arg;

@@ -1832,7 +1832,8 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 	/* A backend that binds devices itself (Slurm) gets null: the launcher
 	 * keeps the CUDA_VISIBLE_DEVICES it was started with. */
 	struct executor *ex = exec_of(jm, t->job_id);
-	json_t *gpus = ex && ex->ops->start_gang ? json_null() : json_string(t->gpus ? t->gpus : "");
+	bool confined = ex && ex->confines_tasks;
+	json_t *gpus = confined ? json_null() : json_string(t->gpus ? t->gpus : "");
 	if (cmd && wd && lp && cache)
 		r = json_pack("{s:I, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:i, s:i, "
 		              "s:o, s:o, s:o, s:o, s:I, s:I}",
@@ -1859,9 +1860,9 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
 		snprintf(inst, sizeof inst, "%016llx", (unsigned long long)h);
 		json_object_set_new(r, "server_instance", json_string(inst));
-		/* a gang backend (Slurm) confines the task in its step: the
-		 * launcher makes no cgroup of its own (docs/slurm.md) */
-		json_object_set_new(r, "cgroup", json_boolean(!(ex && ex->ops->start_gang)));
+		/* the backend's step confines the task: the launcher makes
+		 * no cgroup of its own (docs/slurm.md) */
+		json_object_set_new(r, "cgroup", json_boolean(!confined));
 	}
 	if (wd)
 		fs_mkdir_p(wd, 0755, NULL);
