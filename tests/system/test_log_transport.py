@@ -23,18 +23,24 @@ def program_bytes(text):
         text.count("x") + (4 if text.endswith("tail") else 0)
 
 
+def assert_log_live_and_whole(server, job_id, timeout):
+    """PROGRAM's job: its second line is readable while it still runs, and at its end the log
+    holds every byte it wrote.  Returns the log."""
+    server.wait_running(job_id, timeout=timeout)
+    wait_for(lambda: "line-2" in server.log(job_id), timeout / 3, "line-2 in the log")
+    assert server.job(job_id)["state"] == "running", "the lines came only at the end"
+    done = server.wait_job(job_id, timeout=timeout)
+    assert done["state"] == "succeeded", done
+    text = server.log(job_id)
+    assert text.endswith("tail"), text[-300:]
+    assert program_bytes(text) == EXPECTED_BYTES
+    return text
+
+
 def test_http_log_is_live_and_whole(make_server):
     server = make_server(config=HTTP_CONFIG)
     job = server.submit(spec({"worker": {"command": PROGRAM}}, name="logs-http"))
-    server.wait_running(job["id"])
-    seen = wait_for(lambda: "line-2" in server.log(job["id"]), 20, "line-2 in the log")
-    assert seen
-    assert server.job(job["id"])["state"] == "running", "the lines came only at the end"
-    done = server.wait_job(job["id"], timeout=60)
-    assert done["state"] == "succeeded", done
-    text = server.log(job["id"])
-    assert text.endswith("tail"), text[-200:]
-    assert program_bytes(text) == EXPECTED_BYTES
+    text = assert_log_live_and_whole(server, job["id"], 60)
     assert [w for w in text.split() if w.startswith("line-")] == \
         ["line-%d" % i for i in range(1, 9)]
 

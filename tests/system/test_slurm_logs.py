@@ -8,7 +8,7 @@ import pytest
 from conftest import spec, wait_for
 from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
 from slurmtest import slurm_job_id, slurm_server_of
-from test_log_transport import EXPECTED_BYTES, PROGRAM, program_bytes
+from test_log_transport import PROGRAM, assert_log_live_and_whole
 
 SLURM_CONFIG = """\
 executor: slurm
@@ -24,14 +24,7 @@ def slurm_server(make_server, slurm_cluster):
 
 def test_slurm_task_log_comes_over_http_live_and_whole(slurm_server):
     job = slurm_server.submit(spec({"worker": {"command": PROGRAM}}, name="slurm-logs"))
-    slurm_server.wait_running(job["id"], timeout=90)
-    wait_for(lambda: "line-2" in slurm_server.log(job["id"]), 30, "line-2 in the log")
-    assert slurm_server.job(job["id"])["state"] == "running", "the lines came only at the end"
-    done = slurm_server.wait_job(job["id"], timeout=90)
-    assert done["state"] == "succeeded", done
-    text = slurm_server.log(job["id"])
-    assert text.endswith("tail"), text[-300:]
-    assert program_bytes(text) == EXPECTED_BYTES
+    assert_log_live_and_whole(slurm_server, job["id"], 90)
     # the step did not write the log: the batch script has no redirection into it, and
     # Slurm's own output file holds none of the program's lines
     logs = Path(slurm_server.home) / "jobs" / str(job["id"]) / "logs"

@@ -14,29 +14,28 @@
 
 #include "launch/launch.h"
 
+/* The task at SLURM_PROCID `procid` of `list` is role:index. */
+static void picks(const char *list, int procid, const char *role, int index)
+{
+	char got[16];
+	int got_index = -1;
+
+	assert_int_equal(launch_pick_task(list, procid, got, sizeof got, &got_index), 0);
+	assert_string_equal(got, role);
+	assert_int_equal(got_index, index);
+}
+
 static void test_pick(void **state)
 {
 	char role[16];
 	int index = -1;
 	(void)state;
 
-	assert_int_equal(launch_pick_task("worker:0-3,ps:0,chief:0", 0, role, sizeof role, &index),
-	                 0);
-	assert_string_equal(role, "worker");
-	assert_int_equal(index, 0);
-	assert_int_equal(launch_pick_task("worker:0-3,ps:0,chief:0", 3, role, sizeof role, &index),
-	                 0);
-	assert_string_equal(role, "worker");
-	assert_int_equal(index, 3);
-	assert_int_equal(launch_pick_task("worker:0-3,ps:0,chief:0", 4, role, sizeof role, &index),
-	                 0);
-	assert_string_equal(role, "ps");
-	assert_int_equal(index, 0);
-	assert_int_equal(launch_pick_task("worker:0-3,ps:0,chief:0", 5, role, sizeof role, &index),
-	                 0);
-	assert_string_equal(role, "chief");
-	assert_int_equal(launch_pick_task("worker:2-3,worker:7", 2, role, sizeof role, &index), 0);
-	assert_int_equal(index, 7);
+	picks("worker:0-3,ps:0,chief:0", 0, "worker", 0);
+	picks("worker:0-3,ps:0,chief:0", 3, "worker", 3);
+	picks("worker:0-3,ps:0,chief:0", 4, "ps", 0);
+	picks("worker:0-3,ps:0,chief:0", 5, "chief", 0);
+	picks("worker:2-3,worker:7", 2, "worker", 7);
 	/* past the end, negative, malformed, a role too long for the buffer */
 	assert_int_equal(launch_pick_task("worker:0-3", 4, role, sizeof role, &index), -1);
 	assert_int_equal(launch_pick_task("worker:0-3", -1, role, sizeof role, &index), -1);
