@@ -15,6 +15,8 @@ BUILD    ?= build
 ifeq ($(DEVELOPER),1)
 CFLAGS += -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
           -Wno-format-nonliteral -Wno-format-truncation
+# strcpy, sprintf and the like stop the build (src/lib/banned.h says why and what instead)
+CFLAGS += -include lib/banned.h
 # test hooks (e.g. WEIR_TEST_DIE_AFTER_SBATCH, docs/internals/slurm_tests.md): developer builds only
 CFLAGS += -DWEIR_TEST_HOOKS
 endif

@@ -579,7 +579,8 @@ static void no_route(struct http_request *req)
 static int split_path(char *path, char **seg, int max)
 {
 	int n = 0;
-	for (char *s = strtok(path, "/"); s; s = strtok(NULL, "/")) {
+	char *save;
+	for (char *s = strtok_r(path, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
 		if (n == max)
 			return -1;
 		seg[n++] = s;

@@ -20,6 +20,7 @@
 
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/str.h"
 #include "lib/strvec.h"
 
 #define POLL_MS 1000
@@ -719,28 +720,28 @@ static int launcher_line(struct slurm_executor *sx, const struct executor_task *
 	snprintf(inner, size, "exec ");
 	fail |= slurm_sh_quote(inner, size, sx->launcher);
 	if (!sx->lean)
-		strcat(inner, " launch");
+		str_append(inner, size, " launch");
 	snprintf(num, sizeof num, " --job %lld ", (long long)t->job_id);
-	strcat(inner, num);
+	str_append(inner, size, num);
 	if (strlen(inner) + strlen(who) + 200 >= size)
 		return -1;
-	strcat(inner, who);
+	str_append(inner, size, who);
 	snprintf(num, sizeof num, " --attempt %d", t->attempt);
-	strcat(inner, num);
-	strcat(inner, " --host auto");
+	str_append(inner, size, num);
+	str_append(inner, size, " --host auto");
 	if (sx->base.log_to_server) {
 		/* The launcher sends the program's output to the server, all of it
 		 * before it reports the end; its own stderr goes with the step's to
 		 * slurm-<id>.out. */
-		strcat(inner, " --log-to-server");
+		str_append(inner, size, " --log-to-server");
 	} else {
 		/* log_transport: file: the launcher and its program append to the
 		 * log on the shared file system themselves, so every byte is in it
 		 * before the end is reported (srun's forwarding could still be
 		 * flushing then). */
-		strcat(inner, " >>");
+		str_append(inner, size, " >>");
 		fail |= slurm_sh_quote(inner, size, t->log_path);
-		strcat(inner, " 2>&1");
+		str_append(inner, size, " 2>&1");
 	}
 	return fail;
 }
@@ -748,7 +749,7 @@ static int launcher_line(struct slurm_executor *sx, const struct executor_task *
 static int role_index_words(const struct executor_task *t, char *who, size_t size)
 {
 	who[0] = '\0';
-	strcat(who, "--role ");
+	str_append(who, size, "--role ");
 	if (slurm_sh_quote(who, size, t->role) < 0)
 		return -1;
 	size_t n = strlen(who);
@@ -1001,10 +1002,10 @@ int slurm_array_index(const char *text, const char *script, size_t *index)
 
 	if (!needle)
 		return -1;
-	strcpy(needle, ") exec /bin/sh ");
+	snprintf(needle, sz, "%s", ") exec /bin/sh ");
 	if (slurm_sh_quote(needle, sz, script) < 0 || strlen(needle) + 4 >= sz)
 		goto out;
-	strcat(needle, " >>");
+	str_append(needle, sz, " >>");
 	for (hit = strstr(text, needle); hit; hit = strstr(hit + 1, needle)) {
 		for (bol = hit; bol > text && bol[-1] != '\n'; bol--)
 			;
@@ -1690,7 +1691,7 @@ static char *find_launcher(bool *lean)
 	if (slash) {
 		char keep[4096];
 		snprintf(keep, sizeof keep, "%s", self);
-		strcpy(slash + 1, "weir-launch");
+		memcpy(slash + 1, "weir-launch", sizeof "weir-launch");
 		if (access(self, X_OK) == 0) {
 			*lean = true;
 			return strdup(self);

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "lib/str.h"
 #include "lib/yaml.h"
 #include "model/job_spec_edit.h"
 #include "model/template.h"
@@ -838,10 +839,10 @@ static int order_tasks(struct field_reader *r, struct dag_spec *dag)
 		seen_at++;
 	char msg[700] = "";
 	for (size_t k = seen_at; k < len; k++) {
-		strncat(msg, dag->tasks[walk[k]].task_id, sizeof msg - strlen(msg) - 1);
-		strncat(msg, " -> ", sizeof msg - strlen(msg) - 1);
+		str_append(msg, sizeof msg, dag->tasks[walk[k]].task_id);
+		str_append(msg, sizeof msg, " -> ");
 	}
-	strncat(msg, dag->tasks[cur].task_id, sizeof msg - strlen(msg) - 1);
+	str_append(msg, sizeof msg, dag->tasks[cur].task_id);
 	snprintf(r->path, sizeof r->path, "tasks[%zu].depends_on", cur);
 	char full[800];
 	snprintf(full, sizeof full,

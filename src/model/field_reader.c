@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/fs.h"
+#include "lib/str.h"
 #include "model/job_spec_edit.h"
 
 void field_at(struct field_reader *r, const char *prefix, const char *key, size_t index)
@@ -58,9 +59,9 @@ int field_check_keys(struct field_reader *r, json_t *obj, const char *prefix,
 		if (!ok) {
 			char list[512] = "";
 			for (size_t i = 0; keys[i]; i++) {
-				strncat(list, keys[i], sizeof list - strlen(list) - 1);
+				str_append(list, sizeof list, keys[i]);
 				if (keys[i + 1])
-					strncat(list, ", ", sizeof list - strlen(list) - 1);
+					str_append(list, sizeof list, ", ");
 			}
 			field_at(r, prefix, key, 0);
 			return field_fail(r, "unknown key; expected one of: %s", list);
