@@ -40,8 +40,8 @@ LIB_OBJS := $(filter-out $(BUILD)/src/cli/main.o,$(OBJS))
 # and jansson only, because it starts once per task (docs/internals/launch.md).
 LEAN_SRCS := src/cli/launch_only_main.c $(wildcard src/launch/*.c) src/exec/cgroup.c \
              src/exec/artifact_cache.c src/lib/clock.c src/lib/error.c src/lib/fs.c \
-             src/lib/http_client.c src/lib/log.c src/lib/proc.c src/lib/yaml.c src/lib/strvec.c \
-             src/model/job_spec.c src/model/job_spec_edit.c src/model/field_reader.c
+             src/lib/http_client.c src/lib/log.c src/lib/proc.c src/lib/strbuf.c \
+             src/lib/strvec.c src/model/framework.c
 LEAN_OBJS := $(LEAN_SRCS:%.c=$(BUILD)/%.o)
 DEPS     := $(OBJS:.o=.d) $(LEAN_OBJS:.o=.d)
 
@@ -59,7 +59,7 @@ $(BUILD)/weir: $(OBJS)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/weir-launch: $(LEAN_OBJS)
-	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson yaml-0.1)
+	$(CC) $(LDFLAGS) -o $@ $^ $(shell pkg-config --libs jansson)
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
