@@ -3,14 +3,14 @@
 
 #include "lib/clock.h"
 
-json_t *json_util_string_or_null(const char *s)
+json_t *json_util_string(const char *s)
 {
 	return s ? json_string(s) : json_null();
 }
 
-int json_util_set_string_or_null(json_t *o, const char *key, const char *s)
+int json_util_set_string(json_t *o, const char *key, const char *s)
 {
-	return json_object_set_new(o, key, json_util_string_or_null(s));
+	return json_object_set_new(o, key, json_util_string(s));
 }
 
 json_t *json_util_time_iso(int64_t ms)

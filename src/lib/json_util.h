@@ -10,10 +10,10 @@
 #include <stdint.h>
 
 /* s as a JSON string, or null for NULL. */
-json_t *json_util_string_or_null(const char *s);
+json_t *json_util_string(const char *s);
 
 /* Sets o[key] to s, or to null for NULL.  0, or -1 (as jansson). */
-int json_util_set_string_or_null(json_t *o, const char *key, const char *s);
+int json_util_set_string(json_t *o, const char *key, const char *s);
 
 /* A time as clock_format_iso() writes it ("2026-11-30T12:00:00.123Z");
  * null for ms <= 0 (never happened). */
