@@ -72,14 +72,21 @@ static bool has_warning(const struct strvec *w, const char *needle)
 	return false;
 }
 
+/* The NULL-ended arguments into argv[64]; their number. */
+static int args_of(va_list ap, char **argv)
+{
+	int argc = 0;
+	for (char *a; argc < 64 && (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	return argc;
+}
+
 static struct job_spec *submit(struct strvec *w, struct weir_error *err, ...)
 {
 	char *argv[64];
-	int argc = 0;
 	va_list ap;
 	va_start(ap, err);
-	for (char *a; argc < 64 && (a = va_arg(ap, char *));)
-		argv[argc++] = a;
+	int argc = args_of(ap, argv);
 	va_end(ap);
 	return submit_flags_parse(argc, argv, w, err);
 }
@@ -413,11 +420,9 @@ static struct job_spec *load_in(const char *cwd, const char *conf_dir, struct st
 				struct weir_error *err, ...)
 {
 	char *argv[64];
-	int argc = 0;
 	va_list ap;
 	va_start(ap, err);
-	for (char *a; argc < 64 && (a = va_arg(ap, char *));)
-		argv[argc++] = a;
+	int argc = args_of(ap, argv);
 	va_end(ap);
 	char *back = getcwd(NULL, 0);
 	assert_int_equal(chdir(cwd), 0);
