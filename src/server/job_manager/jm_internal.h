@@ -118,6 +118,8 @@ void jm_task_set_state(struct task_row *t, enum task_state s);
 /* The row's end as sched reads it, and sched's answer written back. */
 void jm_task_end_of(const struct task_row *t, struct task_end *out);
 void jm_task_end_apply(struct task_row *t, const struct task_end *e);
+/* The executor's view of the task (borrowing its strings). */
+struct executor_task jm_executor_task(const struct task_row *t);
 /* The rows as sched's task_status (borrowing their strings); NULL when out
  * of memory. */
 struct task_status *jm_task_statuses(const struct task_row *rows, size_t n);

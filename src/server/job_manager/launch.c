@@ -270,7 +270,12 @@ out:
 	return r;
 }
 
-json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err)
+/* A launcher's report on its task (started, exited): the job and the task
+ * loaded in a turn, `fn` records it. */
+typedef json_t *(*report_fn)(struct job_manager *jm, json_t *body, struct job_row *job,
+                             struct task_row *t, struct weir_error *err);
+
+static json_t *launch_report(void *ctx, json_t *body, report_fn fn, struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
 	struct job_row job = {0};
@@ -278,51 +283,51 @@ json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err)
 	const char *role;
 	int index, attempt;
 	int64_t id;
-	json_t *r = NULL, *v;
+	json_t *r = NULL;
 
 	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
 		return NULL;
 	jm_turn_begin(jm);
-	if (launch_load(jm, id, role, index, attempt, false, &job, &t, err) < 0)
-		goto out;
-	if (!jm_task_final(&t) && strcmp(t.state, "running")) {
-		jm_task_set_state(&t, TASK_RUNNING);
-		if ((v = json_object_get(body, "pid")) && json_is_integer(v))
-			t.pid = (int)json_integer_value(v);
-		t.started_at = clock_now_ms();
-		if (store_task_update(jm->store, &t, err) < 0)
-			goto out;
-		jm_event(jm, id, "task", "%s:%d running (pid %d)", role, index, t.pid);
-	}
-	r = json_object();
-out:
+	if (launch_load(jm, id, role, index, attempt, false, &job, &t, err) == 0)
+		r = fn(jm, body, &job, &t, err);
 	jm_turn_end(jm);
 	task_row_release(&t);
 	job_row_release(&job);
 	return r;
 }
 
-json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err)
+static json_t *started(struct job_manager *jm, json_t *body, struct job_row *job,
+                       struct task_row *t, struct weir_error *err)
 {
-	struct job_manager *jm = ctx;
-	struct job_row job = {0};
-	struct task_row t = {0};
+	json_t *v;
+
+	(void)job;
+	if (!jm_task_final(t) && strcmp(t->state, "running")) {
+		jm_task_set_state(t, TASK_RUNNING);
+		if ((v = json_object_get(body, "pid")) && json_is_integer(v))
+			t->pid = (int)json_integer_value(v);
+		t->started_at = clock_now_ms();
+		if (store_task_update(jm->store, t, err) < 0)
+			return NULL;
+		jm_event(jm, t->job_id, "task", "%s:%d running (pid %d)", t->role, t->idx, t->pid);
+	}
+	return json_object();
+}
+
+json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err)
+{
+	return launch_report(ctx, body, started, err);
+}
+
+static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job,
+                      struct task_row *t, struct weir_error *err)
+{
 	struct task_report rep = {0};
 	struct task_end end;
-	const char *role;
-	int index, attempt;
-	int64_t id;
-	json_t *r = NULL, *v;
+	json_t *v;
 
-	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
-		return NULL;
-	jm_turn_begin(jm);
-	if (launch_load(jm, id, role, index, attempt, false, &job, &t, err) < 0)
-		goto out;
-	if (jm_task_final(&t)) {
-		r = json_object(); /* a repeated report */
-		goto out;
-	}
+	if (jm_task_final(t))
+		return json_object(); /* a repeated report */
 	v = json_object_get(body, "exit_code");
 	rep.exit_code = json_is_integer(v) ? (int)json_integer_value(v) : -1;
 	v = json_object_get(body, "signal");
@@ -330,26 +335,26 @@ json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err)
 	rep.oom_killed = json_is_true(json_object_get(body, "oom_killed"));
 	v = json_object_get(body, "peak_memory_bytes");
 	if (json_is_integer(v))
-		t.peak_memory_bytes = json_integer_value(v);
+		t->peak_memory_bytes = json_integer_value(v);
 	v = json_object_get(body, "cpu_time_ms");
 	if (json_is_integer(v))
-		t.cpu_time_ms = json_integer_value(v);
+		t->cpu_time_ms = json_integer_value(v);
 	v = json_object_get(body, "reason");
 	if (json_is_string(v))
 		rep.reason = json_string_value(v);
-	t.ended_at = clock_now_ms();
-	task_end_reported(&rep, jm_winding(jm, &job) || job.attempt != attempt, &end);
-	jm_task_end_apply(&t, &end);
-	if (store_task_update(jm->store, &t, err) < 0)
-		goto out;
-	jm_event(jm, id, "task", "%s:%d %s%s%s", role, index, t.state, t.reason[0] ? ": " : "",
-	         t.reason);
-	if (attempt == job.attempt)
-		jm_task_ended(jm, id, role, index);
-	r = json_object();
-out:
-	jm_turn_end(jm);
-	task_row_release(&t);
-	job_row_release(&job);
-	return r;
+	t->ended_at = clock_now_ms();
+	task_end_reported(&rep, jm_winding(jm, job) || job->attempt != t->attempt, &end);
+	jm_task_end_apply(t, &end);
+	if (store_task_update(jm->store, t, err) < 0)
+		return NULL;
+	jm_event(jm, t->job_id, "task", "%s:%d %s%s%s", t->role, t->idx, t->state,
+	         t->reason[0] ? ": " : "", t->reason);
+	if (t->attempt == job->attempt)
+		jm_task_ended(jm, t->job_id, t->role, t->idx);
+	return json_object();
+}
+
+json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err)
+{
+	return launch_report(ctx, body, exited, err);
 }

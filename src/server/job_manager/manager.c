@@ -80,6 +80,15 @@ void jm_task_end_apply(struct task_row *t, const struct task_end *e)
 	set_str(&t->reason, e->reason);
 }
 
+struct executor_task jm_executor_task(const struct task_row *t)
+{
+	return (struct executor_task){.job_id = t->job_id,
+	                              .role = t->role,
+	                              .index = t->idx,
+	                              .attempt = t->attempt,
+	                              .launcher_pid = t->launcher_pid};
+}
+
 struct task_status *jm_task_statuses(const struct task_row *rows, size_t n)
 {
 	struct task_status *st = calloc(n ? n : 1, sizeof *st);

@@ -17,11 +17,7 @@
 static void stop_task(struct job_manager *jm, const struct task_row *t)
 {
 	struct weir_error err = {0};
-	struct executor_task et = {.job_id = t->job_id,
-	                           .role = t->role,
-	                           .index = t->idx,
-	                           .attempt = t->attempt,
-	                           .launcher_pid = t->launcher_pid};
+	struct executor_task et = jm_executor_task(t);
 	struct executor *ex = jm_exec_of(jm, t->job_id);
 
 	if (!ex || (t->launcher_pid <= 0 && !ex->ops->start_gang))

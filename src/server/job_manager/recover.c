@@ -78,11 +78,7 @@ static bool recover_task(struct job_manager *jm, struct executor *ex, const stru
                          struct task_row *t)
 {
 	struct weir_error err = {0};
-	struct executor_task et = {.job_id = t->job_id,
-	                           .role = t->role,
-	                           .index = t->idx,
-	                           .attempt = t->attempt,
-	                           .launcher_pid = t->launcher_pid};
+	struct executor_task et = jm_executor_task(t);
 	struct task_end was, end;
 
 	if (ex && (t->launcher_pid > 0 || ex->ops->adopt_gang) && ex->ops->is_alive(ex, &et)) {
