@@ -27,7 +27,7 @@ BUILD   := build-san
 endif
 
 LAYERS   := lib model store sched exec launch api server cli
-SRCS     := $(filter-out src/cli/launch_only_main.c,$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c)))
+SRCS     := $(filter-out src/cli/launch_only_main.c,$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c src/$(l)/*/*.c)))
 # The web UI's files (ui/) compiled into weir as C arrays by tools/embed_assets.c
 # (docs/internals/ui.md).  The list is kept in a file that changes only when a
 # file is added or removed, so that either rebuilds the table.
