@@ -148,7 +148,8 @@ def check_layers(tree, problems):
 			problems.append("%s: not in a layer folder (%s)" % (tree.show(rel), " ".join(LAYERS)))
 			continue
 		for line, kind, name in incs:
-			where = "%s:%d: includes %s%s%s" % (tree.show(rel), line, kind, name, ">" if kind == "<" else '"')
+			close = ">" if kind == "<" else '"'
+			where = "%s:%d: includes %s%s%s" % (tree.show(rel), line, kind, name, close)
 			if kind == "<":
 				rule = NEVER_SYSTEM.get(layer)
 				if rule and matches(name, rule[0]):
@@ -293,7 +294,8 @@ def main(argv):
 	for p in problems:
 		print(p)
 	if problems:
-		print("check_includes: %d problem(s) in %d files under %s" % (len(problems), len(tree.files), root))
+		print("check_includes: %d problem(s) in %d files under %s"
+		      % (len(problems), len(tree.files), root))
 		return 1
 	print("check_includes: %d files under %s follow the layer table" % (len(tree.files), root))
 	return 0

@@ -498,151 +498,247 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 	return field_fail(r, "%s", "expected a list of items or \"{{ params.NAME }}\" naming a list param");
 }
 
+/* One task being read: where it is, and what its keys said so far. */
+struct task_read {
+	struct dag_task *t;
+	char prefix[64]; /* "tasks[i]" */
+	struct task_given *given;
+	/* the keys that decide between a command task and a job task */
+	json_t *command, *job, *env, *cwd;
+};
+
+typedef int (*task_key_fn)(struct field_reader *r, struct task_read *tr, json_t *val);
+
+/* ---- what the task is and what it waits for ---- */
+
+static int read_task_id(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	const char *s;
+
+	if (field_get_string(r, val, &s) < 0)
+		return -1;
+	if (!dag_id_valid(s, false))
+		return field_fail(r,
+			    "expected a task id of letters, digits, '_' and '-' (at "
+			    "most 250), got \"%s\"",
+			    s);
+	return field_set_string(r, &tr->t->task_id, s);
+}
+
+static int read_depends_on(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	struct dag_task *t = tr->t;
+	size_t i;
+	json_t *d;
+
+	if (json_is_string(val)) { /* one name: a list of one */
+		if (strvec_push(&t->depends_on, json_string_value(val)) < 0)
+			return field_oom(r);
+		return 0;
+	}
+	if (field_need_type(r, val, "a list of task ids", json_is_array(val)) < 0)
+		return -1;
+	json_array_foreach (val, i, d) {
+		const char *s;
+		char base[80];
+		snprintf(base, sizeof base, "%s.depends_on", tr->prefix);
+		field_at(r, base, NULL, i);
+		if (field_get_string(r, d, &s) < 0)
+			return -1;
+		for (size_t j = 0; j < t->depends_on.n; j++)
+			if (!strcmp(t->depends_on.v[j], s))
+				return field_fail(r, "\"%s\" is listed twice", s);
+		if (strvec_push(&t->depends_on, s) < 0)
+			return field_oom(r);
+	}
+	return 0;
+}
+
+static int read_trigger_rule(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	const char *s;
+
+	if (field_get_string(r, val, &s) < 0)
+		return -1;
+	if (trigger_rule_from_name(s, &tr->t->trigger_rule) < 0)
+		return field_fail(r,
+			    "expected all_success, all_done, all_failed, "
+			    "one_success, one_failed, none_failed, none_skipped or "
+			    "always, got \"%s\"",
+			    s);
+	return 0;
+}
+
+/* ---- what it runs: a command (with env, cwd, resources) or a job ---- */
+
+static int read_command(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	const char *s;
+
+	tr->command = val;
+	if (field_get_string(r, val, &s) < 0)
+		return -1;
+	if (!*s)
+		return field_fail(r, "%s", "expected a shell command, got an empty string");
+	return field_set_string(r, &tr->t->command, s);
+}
+
+static int read_task_env(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	char base[80];
+
+	tr->env = val;
+	snprintf(base, sizeof base, "%s.env", tr->prefix);
+	return read_env(r, val, base, &tr->t->env, &tr->t->n_env);
+}
+
+static int read_cwd(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	tr->cwd = val;
+	return field_read_path(r, val, &tr->t->cwd);
+}
+
+/* Read once every key is known (check_task_kind): env and cwd decide
+ * whether a job may stand here. */
+static int note_job(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	(void)r;
+	tr->job = val;
+	return 0;
+}
+
+static int read_task_resources(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	char base[80];
+
+	snprintf(base, sizeof base, "%s.resources", tr->prefix);
+	tr->given->resources = true;
+	tr->t->resources.gpus = -1;
+	return read_resources(r, val, base, &tr->t->resources);
+}
+
+/* ---- how often and where: foreach, queue, slurm ---- */
+
+static int read_task_foreach(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	return read_foreach(r, tr->t, val);
+}
+
+static int read_task_queue(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	if (read_queue(r, val, &tr->t->queue) < 0)
+		return -1;
+	snprintf(tr->t->queue_at, sizeof tr->t->queue_at, "%s.queue", tr->prefix);
+	return 0;
+}
+
+static int read_task_slurm_key(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	return read_task_slurm(r, val, &tr->t->slurm);
+}
+
+static const struct {
+	const char *key;
+	task_key_fn read;
+} task_readers[] = {
+    {"task_id", read_task_id},
+    {"depends_on", read_depends_on},
+    {"trigger_rule", read_trigger_rule},
+    {"command", read_command},
+    {"env", read_task_env},
+    {"cwd", read_cwd},
+    {"job", note_job},
+    {"resources", read_task_resources},
+    {"foreach", read_task_foreach},
+    {"queue", read_task_queue},
+    {"slurm", read_task_slurm_key},
+};
+
+/* ---- the keys it shares with default_args ---- */
+
+static int read_task_shared(struct field_reader *r, struct task_read *tr, const char *key,
+			    json_t *val)
+{
+	struct task_given *g = tr->given;
+	bool prio_set = false;
+
+	if (read_shared_arg(r, key, val, &g->retries, &g->retry_delay, &g->exp_backoff,
+			    &g->max_delay, &g->timeout, &tr->t->pool, &g->pool, &tr->t->priority,
+			    &prio_set) < 0)
+		return -1;
+	g->priority |= prio_set;
+	return 0;
+}
+
+static int read_task_key(struct field_reader *r, struct task_read *tr, const char *key,
+			 json_t *val)
+{
+	for (size_t i = 0; i < sizeof task_readers / sizeof task_readers[0]; i++)
+		if (!strcmp(key, task_readers[i].key))
+			return task_readers[i].read(r, tr, val);
+	return read_task_shared(r, tr, key, val);
+}
+
+/* What the keys say together: a task_id, exactly one of command and job,
+ * and a job task without the keys of a command; then the job itself. */
+static int check_task_kind(struct field_reader *r, struct task_read *tr)
+{
+	const char *prefix = tr->prefix;
+
+	if (!tr->t->task_id) {
+		snprintf(r->path, sizeof r->path, "%s", prefix);
+		return field_fail(r, "%s", "expected a task_id");
+	}
+	if (!tr->command == !tr->job) {
+		snprintf(r->path, sizeof r->path, "%s", prefix);
+		return field_fail(r, "%s",
+			    tr->command ? "expected exactly one of command and job, got both"
+					: "expected exactly one of command (a shell command) and job "
+					  "(a job spec, its path, or a tony.xml)");
+	}
+	if (!tr->job)
+		return 0;
+	if (tr->env || tr->cwd) {
+		field_at(r, prefix, tr->env ? "env" : "cwd", 0);
+		return field_fail(r, "%s",
+			    "env and cwd go with command; a job task sets them in its spec");
+	}
+	if (tr->given->resources) {
+		field_at(r, prefix, "resources", 0);
+		return field_fail(r, "%s",
+			    "a job task has the resources of its roles; resources go with "
+			    "command");
+	}
+	char base[80];
+	snprintf(base, sizeof base, "%s.job", prefix);
+	field_at(r, prefix, "job", 0);
+	return read_job(r, tr->t, tr->job, base);
+}
+
 static int read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json_t *v,
 		     struct task_given *given)
 {
-	char prefix[64];
+	struct task_read tr = {.t = &dag->tasks[idx], .given = given};
 	const char *key;
 	json_t *val;
-	struct dag_task *t = &dag->tasks[idx];
-	json_t *command = NULL, *job = NULL, *env = NULL, *cwd = NULL;
 
-	snprintf(prefix, sizeof prefix, "tasks[%zu]", idx);
-	snprintf(r->path, sizeof r->path, "%s", prefix);
+	snprintf(tr.prefix, sizeof tr.prefix, "tasks[%zu]", idx);
+	snprintf(r->path, sizeof r->path, "%s", tr.prefix);
 	if (field_need_type(r, v, "a mapping with task_id and command or job", json_is_object(v)) < 0)
 		return -1;
-	if (field_check_keys(r, v, prefix, task_keys) < 0)
+	if (field_check_keys(r, v, tr.prefix, task_keys) < 0)
 		return -1;
 	given->retries = -1;
 	given->exp_backoff = -1;
 	given->retry_delay = given->max_delay = given->timeout = -1;
-	t->resources.gpus = -1;
+	tr.t->resources.gpus = -1;
 
 	json_object_foreach (v, key, val) {
-		field_at(r, prefix, key, 0);
-		if (!strcmp(key, "task_id")) {
-			const char *s;
-			if (field_get_string(r, val, &s) < 0)
-				return -1;
-			if (!dag_id_valid(s, false))
-				return field_fail(r,
-					    "expected a task id of letters, digits, '_' and '-' (at "
-					    "most 250), got \"%s\"",
-					    s);
-			if (field_set_string(r, &t->task_id, s) < 0)
-				return -1;
-		} else if (!strcmp(key, "depends_on")) {
-			size_t i;
-			json_t *d;
-			if (json_is_string(val)) { /* one name: a list of one */
-				if (strvec_push(&t->depends_on, json_string_value(val)) < 0)
-					return field_oom(r);
-				continue;
-			}
-			if (field_need_type(r, val, "a list of task ids", json_is_array(val)) < 0)
-				return -1;
-			json_array_foreach (val, i, d) {
-				const char *s;
-				char base[64];
-				snprintf(base, sizeof base, "%s.depends_on", prefix);
-				field_at(r, base, NULL, i);
-				if (field_get_string(r, d, &s) < 0)
-					return -1;
-				for (size_t j = 0; j < t->depends_on.n; j++)
-					if (!strcmp(t->depends_on.v[j], s))
-						return field_fail(r, "\"%s\" is listed twice", s);
-				if (strvec_push(&t->depends_on, s) < 0)
-					return field_oom(r);
-			}
-		} else if (!strcmp(key, "trigger_rule")) {
-			const char *s;
-			if (field_get_string(r, val, &s) < 0)
-				return -1;
-			if (trigger_rule_from_name(s, &t->trigger_rule) < 0)
-				return field_fail(r,
-					    "expected all_success, all_done, all_failed, "
-					    "one_success, one_failed, none_failed, none_skipped or "
-					    "always, got \"%s\"",
-					    s);
-		} else if (!strcmp(key, "command")) {
-			command = val;
-			const char *s;
-			if (field_get_string(r, val, &s) < 0)
-				return -1;
-			if (!*s)
-				return field_fail(r, "%s", "expected a shell command, got an empty string");
-			if (field_set_string(r, &t->command, s) < 0)
-				return -1;
-		} else if (!strcmp(key, "env")) {
-			env = val;
-			char base[64];
-			snprintf(base, sizeof base, "%s.env", prefix);
-			if (read_env(r, val, base, &t->env, &t->n_env) < 0)
-				return -1;
-		} else if (!strcmp(key, "cwd")) {
-			cwd = val;
-			if (field_read_path(r, val, &t->cwd) < 0)
-				return -1;
-		} else if (!strcmp(key, "job")) {
-			job = val;
-		} else if (!strcmp(key, "resources")) {
-			char base[64];
-			snprintf(base, sizeof base, "%s.resources", prefix);
-			given->resources = true;
-			t->resources.gpus = -1;
-			if (read_resources(r, val, base, &t->resources) < 0)
-				return -1;
-		} else if (!strcmp(key, "foreach")) {
-			if (read_foreach(r, t, val) < 0)
-				return -1;
-		} else if (!strcmp(key, "queue")) {
-			if (read_queue(r, val, &t->queue) < 0)
-				return -1;
-			snprintf(t->queue_at, sizeof t->queue_at, "%s.queue", prefix);
-		} else if (!strcmp(key, "slurm")) {
-			if (read_task_slurm(r, val, &t->slurm) < 0)
-				return -1;
-		} else {
-			bool prio_set = false;
-			int rc = read_shared_arg(r, key, val, &given->retries, &given->retry_delay,
-						 &given->exp_backoff, &given->max_delay,
-						 &given->timeout, &t->pool, &given->pool, &t->priority,
-						 &prio_set);
-			if (rc < 0)
-				return -1;
-			given->priority |= prio_set;
-		}
-	}
-	if (!t->task_id) {
-		snprintf(r->path, sizeof r->path, "%s", prefix);
-		return field_fail(r, "%s", "expected a task_id");
-	}
-	if (!command == !job) {
-		snprintf(r->path, sizeof r->path, "%s", prefix);
-		return field_fail(r, "%s",
-			    command ? "expected exactly one of command and job, got both"
-				    : "expected exactly one of command (a shell command) and job "
-				      "(a job spec, its path, or a tony.xml)");
-	}
-	if (job) {
-		if (env || cwd) {
-			field_at(r, prefix, env ? "env" : "cwd", 0);
-			return field_fail(r, "%s",
-				    "env and cwd go with command; a job task sets them in its spec");
-		}
-		if (given->resources) {
-			field_at(r, prefix, "resources", 0);
-			return field_fail(r, "%s",
-				    "a job task has the resources of its roles; resources go with "
-				    "command");
-		}
-		char base[64];
-		snprintf(base, sizeof base, "%s.job", prefix);
-		field_at(r, prefix, "job", 0);
-		if (read_job(r, t, job, base) < 0)
+		field_at(r, tr.prefix, key, 0);
+		if (read_task_key(r, &tr, key, val) < 0)
 			return -1;
 	}
-	return 0;
+	return check_task_kind(r, &tr);
 }
 
 /* default_args, then the task's own keys, then weir's defaults. */
