@@ -45,10 +45,15 @@ LEAN_SRCS := src/cli/launch_only_main.c $(wildcard src/launch/*.c) src/exec/cgro
 LEAN_OBJS := $(LEAN_SRCS:%.c=$(BUILD)/%.o)
 DEPS     := $(OBJS:.o=.d) $(LEAN_OBJS:.o=.d)
 
+# Every header compiles alone (hdr-check): one stamp per header, remade when it
+# or a header it includes changes.
+HDRS     := $(wildcard src/*/*.h src/*/*/*.h)
+HDR_OKS  := $(HDRS:%.h=$(BUILD)/hdr/%.ok)
+
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all deps check unit system ui-check ui-screenshots sanitize-check demo fuzz bench clean format FORCE
+.PHONY: all deps check hdr-check include-check unit system ui-check ui-screenshots sanitize-check demo fuzz bench clean format FORCE
 
 all: weir
 
@@ -85,10 +90,25 @@ $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
 
--include $(DEPS)
+$(BUILD)/hdr/%.ok: %.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fsyntax-only -x c -MMD -MP -MF $(@:.ok=.d) -MT $@ $<
+	@touch $@
+
+-include $(DEPS) $(HDR_OKS:.ok=.d)
 
 deps:
 	@sh tests/install-deps.sh
+
+# Each header as its own translation unit, with the build's flags: a header
+# includes what it uses (DESIGN.md: headers carry the contract).
+hdr-check: $(HDR_OKS)
+
+# Includes follow the layer table (docs/internals/README.md) and form no circle;
+# the script's own test first.
+include-check:
+	@sh tests/tools/test_check_includes.sh
+	@python3 tools/check_includes.py src
 
 unit: $(UNIT_BINS) $(BUILD)/weir $(BUILD)/weir-launch
 	@sh tests/run-unit.sh $(UNIT_BINS)
@@ -104,10 +124,12 @@ ui-check: weir
 ui-screenshots: weir
 	WEIR_UI_SHOTS=$(CURDIR)/docs/ui $(MAKE) ui-check
 
-# Every test: a warnings-as-errors build, unit, system and browser tests, then unit and
-# system tests under AddressSanitizer and UBSan.
+# Every test: a warnings-as-errors build, the header and include checks, unit, system and
+# browser tests, then unit and system tests under AddressSanitizer and UBSan.
 check: deps
 	$(MAKE) DEVELOPER=1 weir
+	$(MAKE) DEVELOPER=1 hdr-check
+	$(MAKE) include-check
 	$(MAKE) DEVELOPER=1 unit
 	$(MAKE) DEVELOPER=1 system
 	$(MAKE) DEVELOPER=1 ui-check

@@ -7,7 +7,7 @@
 
 #include "lib/fs.h"
 #include "lib/str.h"
-#include "model/job_spec_edit.h"
+#include "model/duration.h"
 
 void field_at(struct field_reader *r, const char *prefix, const char *key, size_t index)
 {
@@ -137,7 +137,7 @@ int field_read_duration(struct field_reader *r, json_t *v, int64_t *out)
 {
 	if (json_is_integer(v)) {
 		long long x;
-		if (field_get_int(r, v, 0, JOB_SPEC_MAX_TIMEOUT_S, &x) < 0)
+		if (field_get_int(r, v, 0, DURATION_MAX_S, &x) < 0)
 			return -1;
 		*out = x;
 		return 0;
@@ -146,7 +146,7 @@ int field_read_duration(struct field_reader *r, json_t *v, int64_t *out)
 		const char *s;
 		if (field_get_string(r, v, &s) < 0)
 			return -1;
-		return parse_duration_s(s, r->path, out, r->err);
+		return duration_parse_s(s, r->path, out, r->err);
 	}
 	return field_fail(r, "expected seconds or a duration like 30s, 5m or 1h, got %s",
 			  field_type_name(v));
