@@ -86,7 +86,7 @@ int ui_sessions_open(struct ui_sessions *s, const char *user, int64_t now_ms,
 	memset(&e, 0, sizeof e);
 	if (random_hex(e.id, err) < 0 || random_hex(e.csrf, err) < 0)
 		return -1;
-	strcpy(e.user, user);
+	memcpy(e.user, user, strlen(user) + 1);
 	e.last_used_ms = now_ms;
 	sweep(s, now_ms);
 	for (size_t i = 0; i < UI_SESSION_MAX && !free_slot; i++) {

@@ -3,7 +3,6 @@
 #include "cli/cli_common.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,6 +10,7 @@
 
 #include "lib/clock.h"
 #include "lib/fs.h"
+#include "lib/str.h"
 
 static char *home_default(void)
 {
@@ -132,12 +132,9 @@ bool cli_flag_is_help(const char *arg)
 int cli_parse_int(const char *text, const char *what, long long min, long long max,
 		  long long *out, struct weir_error *err)
 {
-	char *end = NULL;
-	long long v;
+	int64_t v;
 
-	errno = 0;
-	v = strtoll(text, &end, 10);
-	if (!*text || isspace((unsigned char)*text) || *end || errno || v < min || v > max)
+	if (str_to_int64(text, min, max, &v) < 0)
 		return weir_error_set(err, WEIR_E_INVALID,
 				      "%s: expected a whole number from %lld to %lld, got \"%s\"",
 				      what, min, max, text);

@@ -277,12 +277,6 @@ static void print_json(json_t *j)
 	putchar('\n');
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
 /* One call to an Airflow route that must succeed; *out gets the JSON (new reference).
  * Returns the exit status (printed when not 0). */
 static int dag_call(struct cli_ctx *ctx, const char *method, const char *path, json_t *body,
@@ -729,7 +723,7 @@ static int watch_runs(struct cli_ctx *ctx, struct run_watch *ws, size_t n)
 			}
 		}
 		if (left > 0)
-			sleep_ms(lost_since >= 0 ? 500 : POLL_MS);
+			clock_sleep_ms(lost_since >= 0 ? 500 : POLL_MS);
 	}
 	rc = failed ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 out:

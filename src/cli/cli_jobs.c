@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "lib/clock.h"
+#include "lib/str.h"
 
 #define KILL_WAIT_MS (60 * 1000)
 
@@ -76,7 +77,7 @@ static int jobs_list(struct cli_ctx *ctx, const char *state, const char *limit, 
 		 state ? "state=" : "", state ? state_esc : "", state && limit ? "&" : "",
 		 limit ? "limit=" : "");
 	if (limit)
-		strncat(path, limit, sizeof path - strlen(path) - 1);
+		str_append(path, sizeof path, limit);
 	free(state_esc);
 	rc = cli_get_json(ctx, path, &reply);
 	if (rc != CLI_EXIT_OK)

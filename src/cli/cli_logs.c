@@ -35,6 +35,7 @@ void cli_logs_usage(FILE *out)
 void cli_line_writer_init(struct cli_line_writer *w, const char *prefix, FILE *out)
 {
 	memset(w, 0, sizeof *w);
+	strbuf_init(&w->partial);
 	w->prefix = prefix;
 	w->out = out;
 }
@@ -59,23 +60,13 @@ int cli_line_writer_add(struct cli_line_writer *w, const char *data, size_t len)
 	while (len > 0) {
 		const char *nl = memchr(data, '\n', len);
 		if (!nl) {
-			if (w->len + len > w->cap) {
-				size_t cap = w->cap ? w->cap : 256;
-				while (cap < w->len + len)
-					cap *= 2;
-				char *p = realloc(w->partial, cap);
-				if (!p)
-					return -1;
-				w->partial = p;
-				w->cap = cap;
-			}
-			memcpy(w->partial + w->len, data, len);
-			w->len += len;
+			if (strbuf_add(&w->partial, data, len) < 0)
+				return -1;
 			break;
 		}
 		size_t n = (size_t)(nl - data) + 1;
-		write_line(w, w->partial ? w->partial : "", w->len, data, n);
-		w->len = 0;
+		write_line(w, w->partial.buf, w->partial.len, data, n);
+		strbuf_reset(&w->partial);
 		data += n;
 		len -= n;
 	}
@@ -85,9 +76,9 @@ int cli_line_writer_add(struct cli_line_writer *w, const char *data, size_t len)
 
 void cli_line_writer_finish(struct cli_line_writer *w)
 {
-	if (w->prefix && w->len > 0) {
-		write_line(w, w->partial, w->len, "\n", 1);
-		w->len = 0;
+	if (w->prefix && w->partial.len > 0) {
+		write_line(w, w->partial.buf, w->partial.len, "\n", 1);
+		strbuf_reset(&w->partial);
 		fflush(w->out);
 	}
 }
@@ -96,8 +87,9 @@ void cli_line_writer_release(struct cli_line_writer *w)
 {
 	if (!w)
 		return;
-	free(w->partial);
-	memset(w, 0, sizeof *w);
+	strbuf_release(&w->partial);
+	w->prefix = NULL;
+	w->out = NULL;
 }
 
 /* One selected task. */
@@ -116,12 +108,6 @@ struct follower {
 	int rc;
 	pthread_t thread;
 };
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
 
 static int call(struct follower *f, const char *path, struct cli_reply *r)
 {
@@ -225,7 +211,7 @@ static void *follow_task(void *arg)
 				f->rc = CLI_EXIT_UNREACHABLE;
 				break;
 			}
-			sleep_ms(500);
+			clock_sleep_ms(500);
 			continue;
 		}
 		lost_since = -1;
@@ -236,7 +222,7 @@ static void *follow_task(void *arg)
 		if (ended == 1)
 			break; /* what we just read was all of it */
 		if (got == 1) {
-			sleep_ms(RETRY_MS); /* no log yet: the task is starting */
+			clock_sleep_ms(RETRY_MS); /* no log yet: the task is starting */
 			continue;
 		}
 		char path[512];
@@ -249,7 +235,7 @@ static void *follow_task(void *arg)
 		/* A server that closes at once (no follow support, or an error)
 		 * must not turn this into a busy loop. */
 		if (f->offset == before && clock_mono_ms() - t0 < RETRY_MS)
-			sleep_ms(RETRY_MS);
+			clock_sleep_ms(RETRY_MS);
 	}
 	cli_line_writer_finish(&f->writer);
 	return NULL;
@@ -262,7 +248,7 @@ static int print_task(struct follower *f)
 	int64_t deadline = clock_mono_ms() + 5000;
 
 	while ((got = read_once(f)) < 0 && clock_mono_ms() < deadline)
-		sleep_ms(500);
+		clock_sleep_ms(500);
 	cli_line_writer_finish(&f->writer);
 	if (got < 0) {
 		struct cli_reply r = {0};
@@ -319,7 +305,7 @@ static json_t *fetch_tasks(struct cli_ctx *ctx, long long job, long long *attemp
 		if (json_array_size(json_object_get(reply, "tasks")) > 0 || !follow || final)
 			return reply;
 		json_decref(reply);
-		sleep_ms(RETRY_MS);
+		clock_sleep_ms(RETRY_MS);
 	}
 }
 

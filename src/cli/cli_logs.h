@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "cli/cli_common.h"
+#include "lib/strbuf.h"
 
 int cli_logs_main(int argc, char **argv, const struct cli_globals *g);
 void cli_logs_usage(FILE *out);
@@ -23,8 +24,7 @@ void cli_logs_usage(FILE *out);
 struct cli_line_writer {
 	const char *prefix; /* borrowed */
 	FILE *out;
-	char *partial;
-	size_t len, cap;
+	struct strbuf partial; /* the line so far, without its end */
 };
 
 void cli_line_writer_init(struct cli_line_writer *w, const char *prefix, FILE *out);

@@ -3,7 +3,8 @@
  * Following is a long poll of GET /api/v1/jobs/{id}?wait=1&since=VERSION
  * (every 150 ms against a server without versions): the answer
  * carries the current attempt's tasks, and cli_watch turns successive
- * answers into one line per change.  SIGINT and SIGTERM stay blocked and
+ * answers, with the job's events (GET .../events) for what happened
+ * between two of them, into one line per change.  SIGINT and SIGTERM stay blocked and
  * are taken with sigtimedwait() while sleeping between polls, so that an
  * HTTP call is never cut in half by a signal and the job is killed exactly
  * once.
@@ -106,6 +107,23 @@ int cli_submit_split(int argc, char **argv, struct cli_submit_args *a, struct we
 	return 0;
 }
 
+/* "configuration: tony.xml, then CONF_DIR/tony-site.xml, then --conf": the
+ * files TonY's lookup read, in the order they were layered. */
+static void print_conf_read(const struct strvec *read, const struct cli_submit_args *a)
+{
+	bool conf = false;
+	for (int i = 0; i < a->tony_argc; i++)
+		if (!strncmp(a->tony_argv[i], "--conf", 6) &&
+		    (a->tony_argv[i][6] == '\0' || a->tony_argv[i][6] == '='))
+			conf = true;
+	fputs("configuration:", stderr);
+	for (size_t i = 0; i < read->n; i++)
+		fprintf(stderr, "%s %s", i ? ", then" : "", read->v[i]);
+	if (read->n == 0)
+		fputs(" no file", stderr);
+	fputs(conf ? ", then --conf\n" : "\n", stderr);
+}
+
 /* Loads the spec from the file or TonY's flags; prints TonY's warnings. */
 static struct job_spec *load_spec(const struct cli_submit_args *a, struct weir_error *err)
 {
@@ -114,12 +132,18 @@ static struct job_spec *load_spec(const struct cli_submit_args *a, struct weir_e
 	if (a->spec_file) {
 		spec = job_spec_parse_file(a->spec_file, err);
 	} else {
-		struct strvec warnings = STRVEC_INIT;
-		spec = submit_flags_parse(a->tony_argc, a->tony_argv, &warnings, err);
+		struct strvec warnings = STRVEC_INIT, read = STRVEC_INIT;
+		const char *dir = getenv("TONY_CONF_DIR");
+		struct tony_lookup lookup = {dir ? dir : TONY_DEFAULT_CONF_DIR, &read};
+		spec = submit_flags_load(a->tony_argc, a->tony_argv, &lookup, &warnings, err);
 		fflush(stdout);
+		/* stderr, so that stdout still starts with "job N submitted" */
+		if (spec)
+			print_conf_read(&read, a);
 		for (size_t i = 0; i < warnings.n; i++)
 			fprintf(stderr, "warning: %s\n", warnings.v[i]);
 		strvec_release(&warnings);
+		strvec_release(&read);
 	}
 	if (!spec)
 		return NULL;
@@ -325,8 +349,17 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 				lost_since = -1;
 			}
 			snprintf(since, sizeof since, "%s", cli_json_str(r.json, "version", ""));
+			/* the events say what happened between this look and the
+			 * last: a task that went by running is reported so */
+			struct cli_reply ev;
+			snprintf(poll_path, sizeof poll_path, "%s/events", path);
+			if (cli_call(ctx, "GET", poll_path, NULL, 10000, &ev) == 0 &&
+			    cli_reply_ok(&ev))
+				cli_watch_set_events(&w, json_object_get(ev.json, "events"));
 			report_previous_attempt(ctx, &w, r.json);
 			cli_watch_update(&w, r.json, print_line, NULL);
+			cli_watch_set_events(&w, NULL);
+			cli_reply_release(&ev);
 			if (cli_job_state_is_final(cli_json_str(r.json, "state", "")) &&
 			    (cli_job_tasks_final(r.json) || ended_since_ms(&ended_at) > SETTLE_MS)) {
 				print_summary(r.json);

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cli/cli_dags.h"
+#include "lib/clock.h"
 
 #define POLL_MS 200
 #define CALL_TIMEOUT_MS 30000
@@ -37,12 +38,6 @@ void cli_tasks_usage(FILE *out)
 	      "  logs    the log of try N (default: the latest); --follow: and what it writes\n"
 	      "          until that try ends\n",
 	      out);
-}
-
-static void sleep_ms(long ms)
-{
-	struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
 }
 
 /* The TI's path, with "?map_index=I" when map >= 0 and `rest` before it. */
@@ -297,7 +292,7 @@ static int tasks_logs(struct cli_ctx *ctx, const char *dag, const char *run, con
 				goto out;
 			}
 			cli_reply_release(&why);
-			sleep_ms(500);
+			clock_sleep_ms(500);
 			continue;
 		}
 		if (lost_since >= 0) {
@@ -330,7 +325,7 @@ static int tasks_logs(struct cli_ctx *ctx, const char *dag, const char *run, con
 		ended = try_progress(now_ti, try_n) > 0;
 		json_decref(now_ti);
 		if (!ended)
-			sleep_ms(POLL_MS);
+			clock_sleep_ms(POLL_MS);
 	}
 	rc = CLI_EXIT_OK;
 out:

@@ -2,6 +2,7 @@
 #include "cli/cli_watch.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,82 @@ static int emitf(cli_watch_line_fn emit, void *arg, const char *fmt, ...)
 	return 1;
 }
 
+void cli_watch_set_events(struct cli_watch *w, json_t *events)
+{
+	w->events = json_is_array(events) ? events : NULL;
+}
+
+/* A task's states in the order it goes through them; every end is last. */
+static int state_step(const char *state)
+{
+	static const char *const steps[] = {"pending", "starting", "running"};
+	if (!state)
+		return -1;
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(state, steps[i]))
+			return i;
+	return 3;
+}
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* Whether the events of attempt `attempt` show `key` reaching `state`
+ * (pending, starting or running).  An attempt's events run from its
+ * "starting: attempt N," to the next attempt's "queued (attempt" or
+ * "starting: attempt". */
+static bool events_show(json_t *events, long long attempt, const char *key, int step)
+{
+	char start[64], mark[160];
+	bool in = false, seen = false;
+	size_t i;
+	json_t *ev;
+
+	snprintf(start, sizeof start, "starting: attempt %lld,", attempt);
+	snprintf(mark, sizeof mark, "%s %s", key, step == 1 ? "registered" : "running");
+	json_array_foreach(events, i, ev) {
+		const char *kind = cli_json_str(ev, "kind", "");
+		const char *msg = cli_json_str(ev, "message", "");
+		if (!strcmp(kind, "state")) {
+			if (starts_with(msg, start)) {
+				in = true;
+				seen = step == 0;
+			} else if (in && (starts_with(msg, "queued (attempt") ||
+					  starts_with(msg, "starting: attempt"))) {
+				in = false;
+			}
+		} else if (in && !strcmp(kind, "task") && starts_with(msg, mark) &&
+			   (msg[strlen(mark)] == ' ' || msg[strlen(mark)] == '\0')) {
+			seen = true;
+		}
+	}
+	return seen;
+}
+
+/* The lines for the states `seen` passed through on its way to `state`
+ * that the events show; seen->state follows.  Lines, or -1. */
+static int passed_through(struct cli_watch *w, struct cli_watch_task *seen, const char *state,
+			  cli_watch_line_fn emit, void *arg)
+{
+	static const char *const names[] = {"pending", "starting", "running"};
+	int lines = 0;
+
+	if (!w->events)
+		return 0;
+	for (int s = state_step(seen->state) + 1; s < state_step(state) && s < 3; s++) {
+		if (!events_show(w->events, w->attempt > 0 ? w->attempt : 1, seen->key, s))
+			continue;
+		free(seen->state);
+		seen->state = strdup(names[s]);
+		if (!seen->state)
+			return -1;
+		lines += emitf(emit, arg, "%s %s", seen->key, names[s]);
+	}
+	return lines;
+}
+
 int cli_watch_tasks(struct cli_watch *w, json_t *tasks, cli_watch_line_fn emit, void *arg)
 {
 	size_t i;
@@ -141,6 +218,10 @@ int cli_watch_tasks(struct cli_watch *w, json_t *tasks, cli_watch_line_fn emit, 
 		}
 		if (seen->state && !strcmp(seen->state, tstate))
 			continue;
+		int passed = passed_through(w, seen, tstate, emit, arg);
+		if (passed < 0)
+			return -1;
+		lines += passed;
 		free(seen->state);
 		seen->state = strdup(tstate);
 		if (!seen->state)

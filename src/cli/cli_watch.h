@@ -5,6 +5,13 @@
  * it has already reported: each task's state (by attempt, role and index),
  * the job's attempt and its waiting/failure reason.  Pure: JSON in, lines
  * out, so it is unit tested without a server.
+ *
+ * A snapshot shows where a task is, not the states it passed through since
+ * the last one.  Given the job's events (GET /api/v1/jobs/{id}/events), the
+ * watch also says each state a task went through between two snapshots:
+ * pending (its attempt's "starting: attempt N" event), starting (its
+ * "ROLE:I registered" event) and running (its "ROLE:I running" event), each
+ * once, in that order, before the state the snapshot shows.
  */
 #ifndef WEIR_CLI_CLI_WATCH_H
 #define WEIR_CLI_CLI_WATCH_H
@@ -24,6 +31,7 @@ struct cli_watch {
 	char *reason;      /* last reported job reason; NULL: none */
 	struct cli_watch_task *tasks;
 	size_t n_tasks, cap_tasks;
+	json_t *events; /* borrowed (cli_watch_set_events); NULL: snapshots only */
 };
 
 /* Receives each change line (no newline, no time stamp). */
@@ -42,6 +50,11 @@ void cli_watch_release(struct cli_watch *w);
  * The job's final state is not emitted: the caller prints a summary.
  * Returns the number of lines emitted, or -1 when out of memory. */
 int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, void *arg);
+
+/* Lends the watch the job's events (the "events" array of GET
+ * /api/v1/jobs/{id}/events) for the next updates; NULL takes them back.
+ * The caller keeps them alive while they are lent. */
+void cli_watch_set_events(struct cli_watch *w, json_t *events);
 
 /* Only the task part of cli_watch_update(): `tasks` is an array of Task
  * objects of the attempt the watch is on.  `weir submit` uses it to report

@@ -348,7 +348,7 @@ static char *find_launcher(bool *lean)
 		self[n] = '\0';
 		char *slash = strrchr(self, '/');
 		if (slash) {
-			strcpy(slash + 1, "weir-launch");
+			memcpy(slash + 1, "weir-launch", sizeof "weir-launch");
 			if (access(self, X_OK) == 0) {
 				*lean = true;
 				return strdup(self);

@@ -238,21 +238,49 @@ static char *tf_cluster_json(const struct contract_input *in)
 	return s;
 }
 
+/* What TonY's application master gives every container, whatever the
+ * framework (docs/tony.md, "The task's environment"): the task's name and
+ * index, the number of tracked tasks, the mode, the application's id and
+ * session, and IS_CHIEF on the chief (chief:*, else worker:0). */
+static void set_tony_common(const struct contract_input *in, struct env_list *l)
+{
+	int tracked = 0;
+
+	for (size_t i = 0; i < in->n_roles; i++)
+		if (!in->roles[i].untracked && !in->roles[i].sidecar)
+			tracked += in->roles[i].instances;
+	env_set(l, "JOB_NAME", in->role);
+	env_setf(l, "TASK_INDEX", "%d", in->index);
+	env_setf(l, "TASK_NUM", "%d", tracked);
+	env_set(l, "DISTRIBUTED_MODE", "GANG");
+	env_setf(l, "JOB_ID", "%lld", (long long)in->job_id);
+	env_setf(l, "APPID", "%lld", (long long)in->job_id);
+	env_setf(l, "SESSION_ID", "%d", in->attempt > 0 ? in->attempt - 1 : 0);
+	if (!strcmp(in->role, "chief") ||
+	    (!find_role(in, "chief") && !strcmp(in->role, "worker") && in->index == 0))
+		env_set(l, "IS_CHIEF", "true");
+}
+
+/* CLUSTER_SPEC: TonY's {"role": ["host:port", ...]} of the tracked world. */
+static int set_cluster_spec(const struct contract_input *in, struct env_list *l)
+{
+	char *cluster = tf_cluster_json(in);
+
+	if (!cluster)
+		return -1;
+	env_set(l, "CLUSTER_SPEC", cluster);
+	free(cluster);
+	return 0;
+}
+
 static int set_tensorflow(const struct contract_input *in, const struct contract_role *mine,
                           struct env_list *l)
 {
 	char *cluster = tf_cluster_json(in);
-	int tracked = 0;
 
 	if (!cluster)
 		return -1;
-	for (size_t i = 0; i < in->n_roles; i++)
-		if (!in->roles[i].untracked && !in->roles[i].sidecar)
-			tracked += in->roles[i].instances;
 	env_set(l, "CLUSTER_SPEC", cluster);
-	env_set(l, "JOB_NAME", in->role);
-	env_setf(l, "TASK_INDEX", "%d", in->index);
-	env_setf(l, "TASK_NUM", "%d", tracked);
 	if (!mine->sidecar) {
 		/* A sidecar is not in the cluster, so a TF_CONFIG naming it would be
 		 * one TensorFlow refuses: it gets the TonY variables only. */
@@ -286,6 +314,7 @@ static void set_pytorch(const struct contract_input *in, const struct member *m,
 	env_setf(l, "INIT_METHOD", "tcp://%s:%d", m[0].host, m[0].port);
 	env_setf(l, "RANK", "%d", w.rank);
 	env_setf(l, "WORLD_SIZE", "%d", w.size);
+	env_setf(l, "WORLD", "%d", w.size); /* TonY's name for it */
 	env_setf(l, "LOCAL_RANK", "%d", w.local_rank);
 	env_setf(l, "LOCAL_WORLD_SIZE", "%d", w.local_size);
 	env_setf(l, "GROUP_RANK", "%d", w.group_rank);
@@ -330,6 +359,7 @@ static void set_mxnet(const struct contract_input *in, const struct member *m, s
 	env_setf(l, "DMLC_NUM_SERVER", "%d", servers);
 	env_setf(l, "DMLC_NUM_WORKER", "%d", workers);
 	env_setf(l, "DMLC_TASK_ID", "%d", in->index);
+	env_set(l, "DMLC_LOCAL", "0"); /* distributed, as TonY says */
 }
 
 static int set_horovod(const struct contract_input *in, const struct member *m, size_t n, size_t me,
@@ -413,7 +443,14 @@ int contract_build(const struct contract_input *in, struct contract *out, struct
 				break;
 	}
 
-	/* The user's env first, so the contract wins where both set a name. */
+	/* TonY's horovod settings are defaults: a job that runs horovodrun
+	 * with MPI sets its own. */
+	if (in->framework == FRAMEWORK_HOROVOD) {
+		env_set(&l, "HOROVOD_CONTROLLER", "gloo");
+		env_set(&l, "HOROVOD_CPU_OPERATIONS", "gloo");
+		env_set(&l, "HOROVOD_GLOO_TIMEOUT_SECONDS", "2000");
+	}
+	/* The user's env next, so the contract wins where both set a name. */
 	if (json_is_object(in->env)) {
 		const char *k;
 		json_t *v;
@@ -428,6 +465,7 @@ int contract_build(const struct contract_input *in, struct contract *out, struct
 	env_setf(&l, "WEIR_TASK_INDEX", "%d", in->index);
 	env_setf(&l, "WEIR_ATTEMPT", "%d", in->attempt);
 	env_set(&l, "CUDA_VISIBLE_DEVICES", in->gpus ? in->gpus : "");
+	set_tony_common(in, &l);
 
 	switch (in->framework) {
 	case FRAMEWORK_TENSORFLOW:
@@ -443,7 +481,8 @@ int contract_build(const struct contract_input *in, struct contract *out, struct
 		set_mxnet(in, m, n, &l);
 		break;
 	case FRAMEWORK_HOROVOD:
-		if (!mine->sidecar && n > 0 && set_horovod(in, m, n, me, &l, out) < 0)
+		if (set_cluster_spec(in, &l) < 0 ||
+		    (!mine->sidecar && n > 0 && set_horovod(in, m, n, me, &l, out) < 0))
 			l.failed = 1;
 		break;
 	case FRAMEWORK_NONE:

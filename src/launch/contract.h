@@ -3,13 +3,17 @@
  * A pure function: the launcher passes what the register and cluster answers
  * said, and gets back the variables to add to the user program's environment
  * (TF_CONFIG, MASTER_ADDR/RANK..., DMLC_*, HOROVOD_*, WEIR_*,
- * CUDA_VISIBLE_DEVICES) and, for horovod, the text of the hostfile to write.
+ * CUDA_VISIBLE_DEVICES, and what TonY's runtimes set: JOB_NAME, TASK_INDEX,
+ * TASK_NUM, DISTRIBUTED_MODE, IS_CHIEF, WORLD, DMLC_LOCAL...) and, for
+ * horovod, the text of the hostfile to write.  TonY's horovod defaults
+ * (HOROVOD_CONTROLLER=gloo...) come first, then the user's env, then the
+ * rest, so the user can change the former and not the latter.
  * No I/O, no global state: unit-tested without a server.
  *
  * Ranks (pytorch, horovod) run over every role that is not a sidecar: chief
  * first, then worker, then the other roles in the order given; RANK is the
  * role's offset plus the index.  Local ranks group tasks by host.
- * See docs/internals/launch.md for every variable.
+ * See docs/internals/launch.md for every variable, docs/tony.md for TonY's.
  */
 #ifndef WEIR_LAUNCH_CONTRACT_H
 #define WEIR_LAUNCH_CONTRACT_H

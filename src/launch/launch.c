@@ -1,6 +1,7 @@
-/* launch.c: `weir launch`: the protocol with the server (register, gang
- * wait, started, exited), and supervising the user program (process group,
- * cgroup or RSS polling, signals, timeout, usage). */
+/* launch.c: `weir launch`: its arguments, the protocol with the server
+ * (register, gang wait, started, exited), the task's working directory,
+ * limits and framework environment; the user program itself is run and
+ * watched by supervise.c. */
 #include "launch/launch.h"
 
 #include <arpa/inet.h>
@@ -11,32 +12,25 @@
 #include <jansson.h>
 #include <net/if.h>
 #include <netinet/in.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/signalfd.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "exec/cgroup.h"
 #include "launch/contract.h"
 #include "launch/logship.h"
+#include "launch/supervise.h"
 #include "launch/workdir.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/http_client.h"
 #include "lib/log.h"
-#include "lib/proc.h"
 #include "model/job_spec.h"
 
 #define EXIT_GANG_TIMEOUT 124
-#define EXIT_LAUNCH_FAILED 125
 #define EXIT_USAGE 2
 #define REPORT_GIVE_UP_MS (24LL * 3600 * 1000)
 #define REGISTER_GIVE_UP_MS (300LL * 1000)
@@ -77,15 +71,7 @@ struct launch {
 	struct logship *ship;
 	int out_r, out_w; /* the pipe; -1 when none */
 	struct cgroup *cg; /* the program's limits; NULL: none, or RSS polling */
-};
-
-struct outcome {
-	int exit_code;
-	int signal;
-	bool oom_killed;
-	uint64_t peak_memory_bytes;
-	int64_t cpu_time_ms;
-	char reason[WEIR_ERROR_MSG_MAX + 64];
+	int64_t started_retry_ms; /* the last wait before retrying "started"; 0: none yet */
 };
 
 static void sleep_ms(int64_t ms)
@@ -436,7 +422,7 @@ static void drain_output(struct launch *l)
 
 /* POST exited until an answer comes (up to a day): nothing is lost across
  * a server restart. */
-static void report_exited(struct launch *l, const struct outcome *o)
+static void report_exited(struct launch *l, const struct supervise_outcome *o)
 {
 	json_t *body = task_key(l);
 	int64_t delay = 100, start = clock_mono_ms();
@@ -521,6 +507,22 @@ static char **build_envp(const struct contract *c)
 	return envp;
 }
 
+/* Frees what build_envp() allocated: the contract's entries, not environ's. */
+static void free_envp(char **envp)
+{
+	if (!envp)
+		return;
+	for (size_t i = 0; envp[i]; i++) {
+		bool ours = true;
+		for (size_t j = 0; environ[j]; j++)
+			if (environ[j] == envp[i])
+				ours = false;
+		if (ours)
+			free(envp[i]);
+	}
+	free(envp);
+}
+
 static int build_contract(struct launch *l, struct contract *c)
 {
 	json_t *roles = json_object_get(l->task, "roles");
@@ -577,71 +579,10 @@ out:
 	return rc;
 }
 
-static void describe_signal(int sig, char *buf, size_t size)
-{
-	const char *name = sigabbrev_np(sig);
-	snprintf(buf, size, "SIG%s", name ? name : "?");
-}
-
-/* Kills the program's process group and, with a cgroup, everything in it. */
-static void kill_everything(pid_t pgid, struct cgroup *cg)
-{
-	kill(-pgid, SIGKILL);
-	if (cg)
-		cgroup_kill_all(cg);
-}
-
-/* Usage of every process we reap: the program, and as subreaper the
- * orphans it leaves (a daemonised grandchild's CPU counts too). */
-struct usage {
-	int64_t cpu_ms;
-	uint64_t maxrss_bytes;
-};
-
-static void usage_add(struct usage *u, const struct rusage *r)
-{
-	u->cpu_ms += (int64_t)r->ru_utime.tv_sec * 1000 + r->ru_utime.tv_usec / 1000 +
-	             (int64_t)r->ru_stime.tv_sec * 1000 + r->ru_stime.tv_usec / 1000;
-	if ((uint64_t)r->ru_maxrss * 1024 > u->maxrss_bytes)
-		u->maxrss_bytes = (uint64_t)r->ru_maxrss * 1024;
-}
-
-static int kill_if_child(const struct proc_stat *p, void *arg)
-{
-	if (p->ppid == *(pid_t *)arg && p->state != 'Z')
-		kill(p->pid, SIGKILL);
-	return 0;
-}
-
-/* SIGKILLs every live child of this process (found through /proc). */
-static void kill_children(void)
-{
-	pid_t self = getpid();
-	proc_each(kill_if_child, &self);
-}
-
-static void reap_orphans(struct usage *u)
-{
-	struct rusage r;
-	struct timespec ts = {0, 2 * 1000 * 1000};
-
-	/* Killing a child orphans its own children to us: repeat until none is
-	 * left.  Without a cgroup this is what catches a setsid()ed daemon. */
-	for (int i = 0; i < 500; i++) {
-		pid_t w;
-		while ((w = wait4(-1, NULL, WNOHANG, &r)) > 0)
-			usage_add(u, &r);
-		if (w < 0)
-			break; /* ECHILD: none left */
-		kill_children();
-		nanosleep(&ts, NULL);
-	}
-}
-
 /* The program's cgroup, made while the gang is still registering: several
  * launchers making theirs at once after the gang is complete would put the
  * kernel's cgroup work (milliseconds on cgroup v1) between the gang and the
- * last task's start.  Without one, run_program() polls RSS.  None under a
+ * last task's start.  Without one, the supervisor polls RSS.  None under a
  * backend that confines the task itself (Slurm's step): joining a nested
  * group would cost the program's start an RCU grace period (docs/internals/launch.md). */
 static void prepare_limits(struct launch *l)
@@ -670,233 +611,55 @@ static void prepare_limits(struct launch *l)
 		log_warn("%s: falling back to polling RSS", err.msg);
 }
 
-static int run_program(struct launch *l, const struct contract *c, struct outcome *o)
+/* supervise_spec.report_started: POST started; after silence the next try
+ * in 200 ms, backing off to 10 s. */
+static int64_t report_started(pid_t pid, void *arg)
 {
-	struct cgroup *cg = l->cg;
-	sigset_t mask, old;
-	char **envp = NULL;
-	int sfd = -1, status = 0, rc = -1;
-	pid_t pid;
-	struct usage usage = {0, 0};
-	bool exited = false, terminating = false, started_sent = false;
-	uint64_t fallback_peak = 0;
-	int64_t exec_deadline = INT64_MAX, kill_at = INT64_MAX, next_rss = INT64_MAX;
-	int64_t next_started = 0, started_delay = 200;
+	struct launch *l = arg;
 
-	/* From here on, signals wait for the loop below, so none is lost
-	 * between the fork and the moment we can forward it. */
-	sigemptyset(&mask);
-	sigaddset(&mask, SIGCHLD);
-	sigaddset(&mask, SIGTERM);
-	sigaddset(&mask, SIGINT);
-	sigaddset(&mask, SIGHUP);
-	sigprocmask(SIG_BLOCK, &mask, &old);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		log_error("signalfd: %s", strerror(errno));
-		goto out;
-	}
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	if (post_started(l, pid) == 0)
+		return 0;
+	l->started_retry_ms = l->started_retry_ms ? backoff_next(l->started_retry_ms, 10000) : 200;
+	return l->started_retry_ms;
+}
 
-	envp = build_envp(c);
+/* supervise_spec.drain_log */
+static bool drain_log(void *arg)
+{
+	struct launch *l = arg;
+
+	drain_output(l);
+	return l->out_r >= 0;
+}
+
+/* Runs the user program under the contract's environment (supervise.h);
+ * fills `o`.  0, or -1 when it could not be started. */
+static int run_program(struct launch *l, const struct contract *c, struct supervise_outcome *o)
+{
+	char **envp = build_envp(c);
+	int rc;
+
 	if (!envp) {
 		log_error("out of memory");
-		goto out;
+		return -1;
 	}
-
-	release_port(l);
-	pid = fork();
-	if (pid < 0) {
-		log_error("fork: %s", strerror(errno));
-		goto out;
-	}
-	if (pid == 0) {
-		/* Only async-signal-safe calls until exec. */
-		static const char join_msg[] =
-		    "weir launch: error: cannot join the task's cgroup\n";
-		static const char cd_msg[] =
-		    "weir launch: error: cannot enter the working directory\n";
-		setpgid(0, 0);
-		if (l->out_w >= 0) {
-			dup2(l->out_w, 1);
-			dup2(l->out_w, 2);
-		}
-		if (cg && cgroup_join_self(cg) < 0) {
-			if (write(2, join_msg, sizeof join_msg - 1) < 0)
-				_exit(EXIT_LAUNCH_FAILED);
-			_exit(EXIT_LAUNCH_FAILED);
-		}
-		if (chdir(l->workdir) < 0) {
-			if (write(2, cd_msg, sizeof cd_msg - 1) < 0)
-				_exit(EXIT_LAUNCH_FAILED);
-			_exit(EXIT_LAUNCH_FAILED);
-		}
-		signal(SIGPIPE, SIG_DFL);
-		sigprocmask(SIG_SETMASK, &old, NULL);
-		char *const args[] = {"sh", "-c", (char *)l->command, NULL};
-		execve("/bin/sh", args, envp);
-		_exit(127);
-	}
-	setpgid(pid, pid); /* also here: no race with a signal to the group */
-	if (l->out_w >= 0) {
-		close(l->out_w); /* the program holds the write end now */
-		l->out_w = -1;
-	}
-	int64_t t0 = clock_mono_ms();
-	if (l->execution_timeout_s > 0)
-		exec_deadline = t0 + l->execution_timeout_s * 1000;
-	if (!cg && l->memory_mb > 0)
-		next_rss = t0 + 100;
-	started_sent = post_started(l, pid) == 0;
-	if (!started_sent)
-		next_started = clock_mono_ms() + started_delay;
-
-	while (!exited) {
-		int64_t now = clock_mono_ms();
-		int64_t next = exec_deadline;
-		if (kill_at < next)
-			next = kill_at;
-		if (next_rss < next)
-			next = next_rss;
-		if (!started_sent && next_started < next)
-			next = next_started;
-		int timeout = next == INT64_MAX ? -1 : (int)(next > now ? next - now : 0);
-		struct pollfd pfd[2] = {{sfd, POLLIN, 0}, {l->out_r, POLLIN, 0}};
-		if (poll(pfd, l->out_r >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR) {
-			log_error("poll: %s", strerror(errno));
-			kill_everything(pid, cg);
-		}
-		if (l->out_r >= 0 && pfd[1].revents)
-			drain_output(l);
-		struct signalfd_siginfo si;
-		while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si) {
-			int sig = (int)si.ssi_signo;
-			if (sig == SIGCHLD)
-				continue;
-			char sname[32];
-			describe_signal(sig, sname, sizeof sname);
-			if (!terminating) {
-				log_info("got %s: forwarding to the program, SIGKILL in %lld ms",
-				         sname, (long long)l->kill_grace_ms);
-				kill(-pid, sig);
-				terminating = true;
-				kill_at = clock_mono_ms() + l->kill_grace_ms;
-				snprintf(o->reason, sizeof o->reason, "killed (launcher got %s)",
-				         sname);
-			} else {
-				log_info("got %s again: killing the program now", sname);
-				kill_at = clock_mono_ms();
-			}
-		}
-		/* Reap: the program, and orphans it left to us. */
-		for (;;) {
-			int st;
-			struct rusage r;
-			pid_t w = wait4(-1, &st, WNOHANG, &r);
-			if (w <= 0)
-				break;
-			usage_add(&usage, &r);
-			if (w == pid) {
-				status = st;
-				exited = true;
-			}
-		}
-		now = clock_mono_ms();
-		if (!exited && now >= exec_deadline && !terminating) {
-			log_warn("execution timeout after %llds: stopping the program",
-			         (long long)l->execution_timeout_s);
-			kill(-pid, SIGTERM);
-			terminating = true;
-			kill_at = now + l->kill_grace_ms;
-			exec_deadline = INT64_MAX;
-			snprintf(o->reason, sizeof o->reason, "execution timeout after %llds",
-			         (long long)l->execution_timeout_s);
-		}
-		if (!exited && now >= kill_at) {
-			kill_everything(pid, cg);
-			kill_at = INT64_MAX;
-		}
-		if (!exited && now >= next_rss) {
-			uint64_t rss = cgroup_pgroup_rss(pid);
-			uint64_t limit = l->memory_mb * 1024 * 1024;
-			if (rss > fallback_peak)
-				fallback_peak = rss;
-			if (rss > limit && !o->oom_killed) {
-				log_warn("memory %llu MiB over the limit of %llu MiB: killing the "
-				         "program",
-				         (unsigned long long)(rss >> 20),
-				         (unsigned long long)l->memory_mb);
-				kill_everything(pid, cg);
-				o->oom_killed = true;
-			}
-			next_rss = now + 100;
-		}
-		if (!started_sent && now >= next_started) {
-			started_sent = post_started(l, pid) == 0;
-			started_delay = backoff_next(started_delay, 10000);
-			next_started = now + started_delay;
-		}
-	}
-	/* The program is gone; nothing it started may outlive it. */
-	kill_everything(pid, cg);
-	reap_orphans(&usage);
-	drain_output(l);
-
-	o->cpu_time_ms = usage.cpu_ms;
-	if (WIFEXITED(status)) {
-		o->exit_code = WEXITSTATUS(status);
-	} else if (WIFSIGNALED(status)) {
-		o->signal = WTERMSIG(status);
-		o->exit_code = 128 + o->signal;
-	}
-	if (cg) {
-		o->peak_memory_bytes = cgroup_peak_memory(cg);
-		if (cgroup_oom_kills(cg) > 0)
-			o->oom_killed = true;
-	}
-	if (!o->peak_memory_bytes) {
-		o->peak_memory_bytes = fallback_peak;
-		if (usage.maxrss_bytes > o->peak_memory_bytes)
-			o->peak_memory_bytes = usage.maxrss_bytes;
-	}
-	if (terminating && !strncmp(o->reason, "execution timeout", 17) && !o->oom_killed) {
-		/* Like timeout(1): 124, outside the retryable range, so the job
-		 * fails with this reason instead of restarting. */
-		o->exit_code = 124;
-		o->signal = 0;
-	}
-	if (o->oom_killed) {
-		o->exit_code = 137;
-		o->signal = SIGKILL;
-		snprintf(o->reason, sizeof o->reason, "OOMKilled (peak %llu MiB of %llu MiB)",
-		         (unsigned long long)(o->peak_memory_bytes >> 20),
-		         (unsigned long long)l->memory_mb);
-	} else if (!o->reason[0] && o->signal) {
-		char sname[32];
-		describe_signal(o->signal, sname, sizeof sname);
-		snprintf(o->reason, sizeof o->reason, "killed by %s", sname);
-	} else if (!o->reason[0] && o->exit_code) {
-		snprintf(o->reason, sizeof o->reason, "exited %d", o->exit_code);
-	}
-	log_info("program exited: code %d%s%s, peak %llu MiB, cpu %lld ms", o->exit_code,
-	         o->reason[0] ? ", " : "", o->reason,
-	         (unsigned long long)(o->peak_memory_bytes >> 20), (long long)o->cpu_time_ms);
-	rc = 0;
-out:
-	if (envp) {
-		for (size_t i = 0; envp[i]; i++) {
-			/* only the contract's entries were allocated */
-			bool ours = true;
-			for (size_t j = 0; environ[j]; j++)
-				if (environ[j] == envp[i])
-					ours = false;
-			if (ours)
-				free(envp[i]);
-		}
-		free(envp);
-	}
-	if (sfd >= 0)
-		close(sfd);
+	struct supervise_spec spec = {
+	    .command = l->command,
+	    .workdir = l->workdir,
+	    .envp = envp,
+	    .cg = l->cg,
+	    .memory_mb = l->memory_mb,
+	    .execution_timeout_s = l->execution_timeout_s,
+	    .kill_grace_ms = l->kill_grace_ms,
+	    .log_w = &l->out_w,
+	    .log_r = l->out_r,
+	    .drain_log = drain_log,
+	    .report_started = report_started,
+	    .arg = l,
+	};
+	release_port(l); /* the program may bind the port now */
+	rc = supervise_run(&spec, o);
+	free_envp(envp);
 	return rc;
 }
 
@@ -1068,7 +831,7 @@ int launch_main(int argc, char **argv)
 {
 	struct launch l;
 	struct contract c;
-	struct outcome o;
+	struct supervise_outcome o;
 	struct weir_error err = {0};
 	const char *server = getenv("WEIR_SERVER");
 	int code = EXIT_LAUNCH_FAILED, g;

@@ -1,6 +1,7 @@
 /* clock.c: time sources and ISO 8601 formatting (always UTC). */
 #include "lib/clock.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -71,4 +72,28 @@ int clock_parse_iso(const char *text, int64_t *epoch_ms)
 	tm.tm_mon -= 1;
 	*epoch_ms = (int64_t)timegm(&tm) * 1000 + ms;
 	return 0;
+}
+
+char *clock_format_airflow(int64_t epoch_ms, char *buf, size_t size)
+{
+	int64_t frac = ((epoch_ms % 1000) + 1000) % 1000;
+	time_t secs = (time_t)((epoch_ms - frac) / 1000);
+	struct tm tm;
+	char fraction[16] = "";
+
+	gmtime_r(&secs, &tm);
+	if (frac)
+		snprintf(fraction, sizeof fraction, ".%03d000", (int)frac);
+	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d%s+00:00", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, fraction);
+	return buf;
+}
+
+void clock_sleep_ms(int64_t ms)
+{
+	if (ms <= 0)
+		return;
+	struct timespec ts = {(time_t)(ms / 1000), (long)(ms % 1000) * 1000000L};
+	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
 }

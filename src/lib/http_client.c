@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/strbuf.h"
 
 struct http_client {
 	char *base_url; /* as given, without trailing slashes: for messages */
@@ -33,38 +34,6 @@ struct http_client {
 	char *token;
 	int fd; /* kept-alive connection, or -1 */
 };
-
-/* A growing byte buffer. */
-struct buf {
-	char *data;
-	size_t len, cap;
-};
-
-static int buf_add(struct buf *b, const void *p, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t ncap = b->cap ? b->cap : 1024;
-		while (ncap < b->len + n + 1)
-			ncap *= 2;
-		char *nd = realloc(b->data, ncap);
-		if (!nd)
-			return -1;
-		b->data = nd;
-		b->cap = ncap;
-	}
-	memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return 0;
-}
-
-static void buf_consume(struct buf *b, size_t n)
-{
-	memmove(b->data, b->data + n, b->len - n);
-	b->len -= n;
-	if (b->data)
-		b->data[b->len] = '\0';
-}
 
 struct http_client *http_client_create(const char *base_url, const char *token)
 {
@@ -220,13 +189,13 @@ static int send_all(int fd, const char *p, size_t n, int64_t deadline)
 }
 
 /* Reads more bytes into b; 1 read, 0 at EOF, -1 on error or timeout. */
-static int read_more(int fd, struct buf *b, int64_t deadline)
+static int read_more(int fd, struct strbuf *b, int64_t deadline)
 {
 	char tmp[16384];
 	for (;;) {
 		ssize_t r = recv(fd, tmp, sizeof tmp, 0);
 		if (r > 0)
-			return buf_add(b, tmp, (size_t)r) == 0 ? 1 : -1;
+			return strbuf_add(b, tmp, (size_t)r) == 0 ? 1 : -1;
 		if (r == 0)
 			return 0;
 		if (errno == EINTR)
@@ -239,7 +208,7 @@ static int read_more(int fd, struct buf *b, int64_t deadline)
 
 /* Where the body goes: collected into `body`, or passed to `on_chunk`. */
 struct sink {
-	struct buf *body;
+	struct strbuf *body;
 	http_chunk_fn on_chunk;
 	void *arg;
 	int stopped;
@@ -254,7 +223,7 @@ static int sink_put(struct sink *s, const char *p, size_t n)
 			s->stopped = 1;
 		return 0;
 	}
-	return buf_add(s->body, p, n);
+	return strbuf_add(s->body, p, n);
 }
 
 static const char *find_header(const char *head, const char *name)
@@ -276,47 +245,47 @@ static const char *find_header(const char *head, const char *name)
  * whether the connection may carry another request. */
 static int read_response(int fd, long *status, struct sink *s, int *reusable, int64_t deadline)
 {
-	struct buf in = {0};
+	struct strbuf in = STRBUF_INIT;
 	char *end;
 	int rc = -1;
 
 	*reusable = 0;
-	while (!(in.data && (end = strstr(in.data, "\r\n\r\n")))) {
+	while (!(end = strstr(in.buf, "\r\n\r\n"))) {
 		if (read_more(fd, &in, deadline) <= 0 || in.len > 65536)
 			goto out;
 	}
 	*end = '\0';
-	if (sscanf(in.data, "HTTP/1.%*d %ld", status) != 1)
+	if (sscanf(in.buf, "HTTP/1.%*d %ld", status) != 1)
 		goto out;
-	const char *te = find_header(in.data, "Transfer-Encoding");
-	const char *cl = find_header(in.data, "Content-Length");
-	const char *conn = find_header(in.data, "Connection");
+	const char *te = find_header(in.buf, "Transfer-Encoding");
+	const char *cl = find_header(in.buf, "Content-Length");
+	const char *conn = find_header(in.buf, "Connection");
 	int chunked = te && !strncasecmp(te, "chunked", 7);
 	int close_after = conn && !strncasecmp(conn, "close", 5);
 	long long length = cl ? atoll(cl) : -1;
-	buf_consume(&in, (size_t)(end + 4 - in.data));
+	strbuf_remove(&in, 0, (size_t)(end + 4 - in.buf));
 
 	if (chunked) {
 		for (;;) {
 			char *crlf;
-			while (!(crlf = strstr(in.data ? in.data : "", "\r\n")))
+			while (!(crlf = strstr(in.buf, "\r\n")))
 				if (read_more(fd, &in, deadline) <= 0)
 					goto out;
-			unsigned long long size = strtoull(in.data, NULL, 16);
-			buf_consume(&in, (size_t)(crlf + 2 - in.data));
+			unsigned long long size = strtoull(in.buf, NULL, 16);
+			strbuf_remove(&in, 0, (size_t)(crlf + 2 - in.buf));
 			if (size == 0)
 				break;
 			while (in.len < size + 2)
 				if (read_more(fd, &in, deadline) <= 0)
 					goto out;
-			if (sink_put(s, in.data, size) < 0)
+			if (sink_put(s, in.buf, size) < 0)
 				goto out;
-			buf_consume(&in, size + 2);
+			strbuf_remove(&in, 0, size + 2);
 			if (s->stopped)
 				goto out; /* the caller has what it wanted; drop the connection */
 		}
 		/* trailers end with an empty line */
-		while (!(in.data && strstr(in.data, "\r\n")))
+		while (!strstr(in.buf, "\r\n"))
 			if (read_more(fd, &in, deadline) <= 0)
 				goto out;
 		*reusable = !close_after;
@@ -324,10 +293,10 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 		while ((long long)in.len < length) {
 			if (s->on_chunk && in.len > 0) {
 				size_t n = in.len;
-				if (sink_put(s, in.data, n) < 0)
+				if (sink_put(s, in.buf, n) < 0)
 					goto out;
 				length -= (long long)n;
-				buf_consume(&in, n);
+				strbuf_remove(&in, 0, n);
 				if (s->stopped)
 					goto out;
 				continue;
@@ -335,14 +304,14 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 			if (read_more(fd, &in, deadline) <= 0)
 				goto out;
 		}
-		if (sink_put(s, in.data, (size_t)length) < 0)
+		if (sink_put(s, in.buf, (size_t)length) < 0)
 			goto out;
 		*reusable = !close_after;
 	} else {
 		for (;;) {
-			if (in.len && sink_put(s, in.data, in.len) < 0)
+			if (in.len && sink_put(s, in.buf, in.len) < 0)
 				goto out;
-			in.len = 0;
+			strbuf_reset(&in);
 			int r = read_more(fd, &in, deadline);
 			if (r == 0)
 				break;
@@ -352,7 +321,7 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 	}
 	rc = 0;
 out:
-	free(in.data);
+	strbuf_release(&in);
 	return rc;
 }
 
@@ -361,27 +330,27 @@ static int perform(struct http_client *c, const char *method, const char *path,
 		   long *status, struct sink *s, struct weir_error *err)
 {
 	int64_t deadline = timeout_ms > 0 ? clock_mono_ms() + timeout_ms : 0;
-	struct buf req = {0};
+	struct strbuf req = STRBUF_INIT;
 	char line[512];
 	int rc = -1;
 
 	*status = 0;
 	snprintf(line, sizeof line, "%s %s HTTP/1.1\r\nHost: %s:%s\r\nAccept: application/json\r\n",
 		 method, path, c->host ? c->host : "", c->port ? c->port : "");
-	buf_add(&req, line, strlen(line));
+	strbuf_add(&req, line, strlen(line));
 	if (c->token) {
-		buf_add(&req, "Authorization: Bearer ", 22);
-		buf_add(&req, c->token, strlen(c->token));
-		buf_add(&req, "\r\n", 2);
+		strbuf_add(&req, "Authorization: Bearer ", 22);
+		strbuf_add(&req, c->token, strlen(c->token));
+		strbuf_add(&req, "\r\n", 2);
 	}
 	if (body || strcmp(method, "GET")) {
 		snprintf(line, sizeof line, "%s%s%sContent-Length: %zu\r\n",
 			 body ? "Content-Type: " : "", body ? ctype : "", body ? "\r\n" : "",
 			 body_len);
-		buf_add(&req, line, strlen(line));
+		strbuf_add(&req, line, strlen(line));
 	}
-	if (buf_add(&req, "\r\n", 2) < 0 || (body_len && buf_add(&req, body, body_len) < 0)) {
-		free(req.data);
+	if (strbuf_add(&req, "\r\n", 2) < 0 || (body_len && strbuf_add(&req, body, body_len) < 0)) {
+		strbuf_release(&req);
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	}
 
@@ -392,7 +361,7 @@ static int perform(struct http_client *c, const char *method, const char *path,
 		if (fresh && connect_to(c, deadline, err) < 0)
 			goto out;
 		int reusable = 0;
-		if (send_all(c->fd, req.data, req.len, deadline) == 0 &&
+		if (send_all(c->fd, req.buf, req.len, deadline) == 0 &&
 		    read_response(c->fd, status, s, &reusable, deadline) == 0) {
 			if (!reusable)
 				drop_connection(c);
@@ -411,7 +380,7 @@ static int perform(struct http_client *c, const char *method, const char *path,
 		       deadline && clock_mono_ms() >= deadline ? "timed out"
 							       : "connection lost before an answer");
 out:
-	free(req.data);
+	strbuf_release(&req);
 	return rc;
 }
 
@@ -427,7 +396,7 @@ int http_client_request_body(struct http_client *c, const char *method, const ch
 			     const char *content_type, const char *data, size_t len,
 			     long timeout_ms, struct http_response *resp, struct weir_error *err)
 {
-	struct buf body = {0};
+	struct strbuf body = STRBUF_INIT;
 	struct sink s = {.body = &body};
 	int rc;
 
@@ -435,13 +404,12 @@ int http_client_request_body(struct http_client *c, const char *method, const ch
 	rc = perform(c, method, path, content_type, data, len, timeout_ms, &resp->status, &s,
 		     err);
 	if (rc < 0) {
-		free(body.data);
+		strbuf_release(&body);
 		resp->status = 0;
 		return -1;
 	}
-	resp->body = body.data ? body.data : strdup("");
-	resp->len = body.len;
-	return 0;
+	resp->body = strbuf_detach(&body, &resp->len);
+	return resp->body ? 0 : weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 }
 
 int http_client_stream(struct http_client *c, const char *path, http_chunk_fn on_chunk, void *arg,

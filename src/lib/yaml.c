@@ -224,16 +224,12 @@ static int fail_oom(struct builder *b)
 static char *child_path(const struct frame *parent, const char *key, size_t index)
 {
 	size_t plen = strlen(parent->path);
-	char *out;
-	if (key) {
-		out = malloc(plen + strlen(key) + 2);
-		if (out)
-			sprintf(out, "%s%s%s", parent->path, plen ? "." : "", key);
-	} else {
-		out = malloc(plen + 24);
-		if (out)
-			sprintf(out, "%s[%zu]", parent->path, index);
-	}
+	size_t size = key ? plen + strlen(key) + 2 : plen + 24;
+	char *out = malloc(size);
+	if (out && key)
+		snprintf(out, size, "%s%s%s", parent->path, plen ? "." : "", key);
+	else if (out)
+		snprintf(out, size, "%s[%zu]", parent->path, index);
 	return out;
 }
 

@@ -6,7 +6,8 @@
 #include <string.h>
 
 #include "lib/fs.h"
-#include "model/job_spec_edit.h"
+#include "lib/str.h"
+#include "model/duration.h"
 
 void field_at(struct field_reader *r, const char *prefix, const char *key, size_t index)
 {
@@ -58,9 +59,9 @@ int field_check_keys(struct field_reader *r, json_t *obj, const char *prefix,
 		if (!ok) {
 			char list[512] = "";
 			for (size_t i = 0; keys[i]; i++) {
-				strncat(list, keys[i], sizeof list - strlen(list) - 1);
+				str_append(list, sizeof list, keys[i]);
 				if (keys[i + 1])
-					strncat(list, ", ", sizeof list - strlen(list) - 1);
+					str_append(list, sizeof list, ", ");
 			}
 			field_at(r, prefix, key, 0);
 			return field_fail(r, "unknown key; expected one of: %s", list);
@@ -136,7 +137,7 @@ int field_read_duration(struct field_reader *r, json_t *v, int64_t *out)
 {
 	if (json_is_integer(v)) {
 		long long x;
-		if (field_get_int(r, v, 0, JOB_SPEC_MAX_TIMEOUT_S, &x) < 0)
+		if (field_get_int(r, v, 0, DURATION_MAX_S, &x) < 0)
 			return -1;
 		*out = x;
 		return 0;
@@ -145,7 +146,7 @@ int field_read_duration(struct field_reader *r, json_t *v, int64_t *out)
 		const char *s;
 		if (field_get_string(r, v, &s) < 0)
 			return -1;
-		return parse_duration_s(s, r->path, out, r->err);
+		return duration_parse_s(s, r->path, out, r->err);
 	}
 	return field_fail(r, "expected seconds or a duration like 30s, 5m or 1h, got %s",
 			  field_type_name(v));

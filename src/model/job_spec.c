@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "lib/json_util.h"
 #include "lib/yaml.h"
 #include "model/job_spec_edit.h"
 #include "model/field_reader.h"
@@ -475,11 +475,6 @@ static json_t *env_to_json(const struct env_var *env, size_t n)
 	return o;
 }
 
-static int set_str(json_t *o, const char *key, const char *v)
-{
-	return json_object_set_new(o, key, v ? json_string(v) : json_null());
-}
-
 json_t *job_spec_to_json(const struct job_spec *spec)
 {
 	json_t *o = json_object();
@@ -490,13 +485,13 @@ json_t *job_spec_to_json(const struct job_spec *spec)
 
 	if (!o || !roles || !arts)
 		goto fail;
-	rc |= set_str(o, "name", spec->name);
-	rc |= set_str(o, "framework", framework_name(spec->framework));
+	rc |= json_util_set_string(o, "name", spec->name);
+	rc |= json_util_set_string(o, "framework", framework_name(spec->framework));
 	rc |= json_object_set_new(o, "priority", json_integer(spec->priority));
-	rc |= set_str(o, "entry_point", spec->entry_point);
-	rc |= set_str(o, "params", spec->params);
-	rc |= set_str(o, "python", spec->python);
-	rc |= set_str(o, "src_dir", spec->src_dir);
+	rc |= json_util_set_string(o, "entry_point", spec->entry_point);
+	rc |= json_util_set_string(o, "params", spec->params);
+	rc |= json_util_set_string(o, "python", spec->python);
+	rc |= json_util_set_string(o, "src_dir", spec->src_dir);
 	for (size_t i = 0; i < spec->n_artifacts; i++) {
 		const struct artifact *a = &spec->artifacts[i];
 		rc |= json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path", a->path,
@@ -505,7 +500,8 @@ json_t *job_spec_to_json(const struct job_spec *spec)
 	}
 	rc |= json_object_set(o, "artifacts", arts);
 	rc |= json_object_set_new(o, "env", env_to_json(spec->env, spec->n_env));
-	rc |= set_str(o, "success_policy", spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief");
+	rc |= json_util_set_string(o, "success_policy",
+				   spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief");
 	rc |= json_object_set_new(o, "fail_on_worker_failure",
 				  json_boolean(spec->fail_on_worker_failure));
 	if (spec->retry_exit_min == spec->retry_exit_max)
@@ -527,7 +523,7 @@ json_t *job_spec_to_json(const struct job_spec *spec)
 				      ro->vcores, "gpus", ro->gpus);
 		if (!j)
 			goto fail;
-		rc |= set_str(j, "command", ro->command);
+		rc |= json_util_set_string(j, "command", ro->command);
 		rc |= json_object_set_new(j, "env", env_to_json(ro->env, ro->n_env));
 		rc |= json_object_set_new(j, "untracked", json_boolean(ro->untracked || ro->sidecar));
 		rc |= json_object_set_new(j, "stop_on_failure", json_boolean(ro->stop_on_failure));
@@ -537,20 +533,20 @@ json_t *job_spec_to_json(const struct job_spec *spec)
 	rc |= json_object_set(o, "roles", roles);
 	/* only when given: specs without them read as before */
 	if (spec->queue)
-		rc |= set_str(o, "queue", spec->queue);
+		rc |= json_util_set_string(o, "queue", spec->queue);
 	if (spec->slurm.partition || spec->slurm.account || spec->slurm.qos || spec->slurm.time ||
 	    spec->slurm.n_sbatch_options) {
 		json_t *sl = json_object(), *opts = json_array();
 		for (size_t i = 0; i < spec->slurm.n_sbatch_options; i++)
 			rc |= json_array_append_new(opts, json_string(spec->slurm.sbatch_options[i]));
 		if (spec->slurm.partition)
-			rc |= set_str(sl, "partition", spec->slurm.partition);
+			rc |= json_util_set_string(sl, "partition", spec->slurm.partition);
 		if (spec->slurm.account)
-			rc |= set_str(sl, "account", spec->slurm.account);
+			rc |= json_util_set_string(sl, "account", spec->slurm.account);
 		if (spec->slurm.qos)
-			rc |= set_str(sl, "qos", spec->slurm.qos);
+			rc |= json_util_set_string(sl, "qos", spec->slurm.qos);
 		if (spec->slurm.time)
-			rc |= set_str(sl, "time", spec->slurm.time);
+			rc |= json_util_set_string(sl, "time", spec->slurm.time);
 		if (spec->slurm.n_sbatch_options)
 			rc |= json_object_set(sl, "sbatch_options", opts);
 		json_decref(opts);
@@ -840,28 +836,4 @@ int job_spec_task_count(const struct job_spec *spec)
 	for (size_t i = 0; i < spec->n_roles; i++)
 		n += spec->roles[i].instances;
 	return n;
-}
-
-static const char *const framework_names[] = {
-	[FRAMEWORK_NONE] = "none",       [FRAMEWORK_TENSORFLOW] = "tensorflow",
-	[FRAMEWORK_PYTORCH] = "pytorch", [FRAMEWORK_MXNET] = "mxnet",
-	[FRAMEWORK_HOROVOD] = "horovod",
-};
-
-const char *framework_name(enum framework f)
-{
-	if ((int)f < 0 || (size_t)f >= sizeof framework_names / sizeof *framework_names)
-		return "none";
-	return framework_names[f];
-}
-
-int framework_from_name(const char *name, enum framework *out)
-{
-	for (size_t i = 0; i < sizeof framework_names / sizeof *framework_names; i++) {
-		if (!strcasecmp(name, framework_names[i])) {
-			*out = (enum framework)i;
-			return 0;
-		}
-	}
-	return -1;
 }

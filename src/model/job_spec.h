@@ -22,14 +22,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
-
-enum framework {
-	FRAMEWORK_NONE = 0,
-	FRAMEWORK_TENSORFLOW,
-	FRAMEWORK_PYTORCH,
-	FRAMEWORK_MXNET,
-	FRAMEWORK_HOROVOD,
-};
+#include "model/framework.h"
 
 /* Who decides a job's result.
  * SUCCESS_CHIEF: the chief's task 0, or worker 0 when there is no chief
@@ -148,10 +141,6 @@ const struct role_spec *job_spec_find_role(const struct job_spec *spec, const ch
 
 /* Total instances over all roles. */
 int job_spec_task_count(const struct job_spec *spec);
-
-const char *framework_name(enum framework f);
-/* -1 if `name` is not a framework. */
-int framework_from_name(const char *name, enum framework *out);
 
 /* A Slurm value as weir accepts it: non-empty, at most 256 bytes, no control
  * characters (no newline); an option (`option`) starts with '-'; a time

@@ -152,50 +152,6 @@ char *artifact_default_name(const char *path)
 	return base;
 }
 
-int parse_duration_s(const char *text, const char *field, int64_t *out, struct weir_error *err)
-{
-	const char *p = text;
-	int64_t total = 0;
-	bool any = false;
-
-	while (*p == ' ')
-		p++;
-	while (*p) {
-		if (!isdigit((unsigned char)*p))
-			goto bad;
-		errno = 0;
-		char *end;
-		long long v = strtoll(p, &end, 10);
-		if (errno || v > JOB_SPEC_MAX_TIMEOUT_S)
-			goto bad;
-		int64_t mult = 1;
-		switch (*end) {
-		case 's': mult = 1; end++; break;
-		case 'm': mult = 60; end++; break;
-		case 'h': mult = 3600; end++; break;
-		case 'd': mult = 86400; end++; break;
-		case '\0': break;
-		default: goto bad;
-		}
-		if (*end == '\0' && mult == 1 && any && end[-1] != 's')
-			goto bad; /* "1h30": a unit is needed after the first part */
-		total += (int64_t)v * mult;
-		if (total > JOB_SPEC_MAX_TIMEOUT_S)
-			goto bad;
-		any = true;
-		p = end;
-	}
-	if (!any)
-		goto bad;
-	*out = total;
-	return 0;
-bad:
-	return weir_error_set(err, WEIR_E_INVALID,
-			      "%s: expected a duration like 600, 90s, 10m, 1h30m or 2d "
-			      "(at most a year), got \"%s\"",
-			      field, text);
-}
-
 int parse_exit_range(const char *text, const char *field, int *min, int *max,
 		     struct weir_error *err)
 {

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "model/duration.h"
 #include "model/job_spec.h"
 
 /* Defaults of docs/jobs.md. */
@@ -33,7 +34,7 @@
 #define JOB_SPEC_MAX_MEMORY_MB    (16ull * 1024 * 1024) /* 16 TiB */
 #define JOB_SPEC_MAX_PRIORITY     1000000
 #define JOB_SPEC_MAX_RESTARTS     1000
-#define JOB_SPEC_MAX_TIMEOUT_S    (366LL * 24 * 3600)
+#define JOB_SPEC_MAX_TIMEOUT_S    DURATION_MAX_S
 #define JOB_SPEC_MAX_NAME         128
 
 /* A spec with every default set and no roles.  NULL when out of memory.
@@ -65,10 +66,6 @@ bool artifact_is_archive(const char *path);
 /* The last path component without an archive extension ("/a/venv.zip" ->
  * "venv").  Newly allocated; NULL when out of memory. */
 char *artifact_default_name(const char *path);
-
-/* "600", "90s", "10m", "1h30m", "2d" -> seconds.  0 or -1 with err
- * naming `field`. */
-int parse_duration_s(const char *text, const char *field, int64_t *out, struct weir_error *err);
 
 /* "128-255" or "137" -> [min, max] within 0..255.  0 or -1 with err. */
 int parse_exit_range(const char *text, const char *field, int *min, int *max,

@@ -17,6 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/shell.h"
+#include "lib/strbuf.h"
 #include "model/cron.h"
 
 /* ---- context ----------------------------------------------------------- */
@@ -101,40 +103,6 @@ enum template_trust template_name_trust(const char *name)
 	if (!strncmp(name, "params.", 7) || !strcmp(name, "item") || !strncmp(name, "outputs.", 8))
 		return TEMPLATE_OUTSIDE;
 	return TEMPLATE_TRUSTED;
-}
-
-/* ---- output buffer ----------------------------------------------------- */
-
-struct buf {
-	char *p;
-	size_t n, cap;
-	bool failed;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t len)
-{
-	if (b->failed)
-		return;
-	if (b->n + len + 1 > b->cap) {
-		size_t ncap = b->cap ? b->cap : 64;
-		while (ncap < b->n + len + 1)
-			ncap *= 2;
-		char *np = realloc(b->p, ncap);
-		if (!np) {
-			b->failed = true;
-			return;
-		}
-		b->p = np;
-		b->cap = ncap;
-	}
-	memcpy(b->p + b->n, s, len);
-	b->n += len;
-	b->p[b->n] = '\0';
-}
-
-static void buf_adds(struct buf *b, const char *s)
-{
-	buf_add(b, s, strlen(s));
 }
 
 /* ---- the shell's quoting, as far as it matters here --------------------- */
@@ -357,28 +325,18 @@ static const char *shell_unsafe(const struct shell *sh)
 	return NULL;
 }
 
-static void add_sq_body(struct buf *b, const char *v)
-{
-	for (const char *p = v; *p; p++) {
-		if (*p == '\'')
-			buf_adds(b, "'\\''");
-		else
-			buf_add(b, p, 1);
-	}
-}
-
-static void add_quoted(struct buf *b, const struct shell *sh, const char *v)
+/* Inside '...' the value continues the open quote; inside "..." the
+ * double quotes close around a single-quoted value and reopen after it. */
+static void add_quoted(struct strbuf *b, const struct shell *sh, const char *v)
 {
 	if (sh->sq) {
-		add_sq_body(b, v);
+		shell_quote_inner(b, v);
 	} else if (shell_top(sh) == F_DQ) {
-		buf_adds(b, "\"'");
-		add_sq_body(b, v);
-		buf_adds(b, "'\"");
+		strbuf_addch(b, '"');
+		shell_quote(b, v);
+		strbuf_addch(b, '"');
 	} else {
-		buf_adds(b, "'");
-		add_sq_body(b, v);
-		buf_adds(b, "'");
+		shell_quote(b, v);
 	}
 }
 
@@ -398,7 +356,7 @@ struct scan {
 	enum template_mode mode;
 	const struct template_ctx *ctx; /* render: values */
 	const struct strvec *known;     /* check: names */
-	struct buf *out;                /* NULL when checking */
+	struct strbuf *out;             /* NULL when checking */
 	struct shell sh;
 	struct weir_error *err;
 };
@@ -501,7 +459,7 @@ static bool name_valid(const char *p, size_t len)
 static void scan_literal(struct scan *s, const char *p, size_t len)
 {
 	if (s->out)
-		buf_add(s->out, p, len);
+		strbuf_add(s->out, p, len);
 	if (s->mode != TEMPLATE_SHELL)
 		return;
 	/* The tracker needs lookahead; a copy keeps it inside this piece. */
@@ -593,7 +551,7 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 		if (s->out)
 			add_quoted(s->out, &s->sh, value);
 	} else if (s->out) {
-		buf_adds(s->out, value);
+		strbuf_addstr(s->out, value);
 	}
 	return 0;
 }
@@ -621,15 +579,17 @@ char *template_render(const char *tmpl, const struct template_ctx *ctx, enum tem
 		      struct weir_error *err)
 {
 	static const struct template_ctx empty = TEMPLATE_CTX_INIT;
-	struct buf out = {0};
+	struct strbuf out = STRBUF_INIT;
 	struct scan s = {.tmpl = tmpl, .mode = mode, .ctx = ctx ? ctx : &empty, .out = &out,
 			 .err = err};
-	buf_add(&out, "", 0);
 	if (scan_run(&s) < 0) {
-		free(out.p);
+		strbuf_release(&out);
 		return NULL;
 	}
-	return out.p;
+	char *text = strbuf_detach(&out, NULL);
+	if (!text)
+		oom(err);
+	return text;
 }
 
 int template_check(const char *tmpl, const struct strvec *known, enum template_mode mode,

@@ -784,10 +784,14 @@ static int apply_flags(struct builder *b, const struct tony_submit *f)
 	}
 	if ((f->src_dir && job_spec_set_string(&s->src_dir, f->src_dir, b->err) < 0) ||
 	    (f->executes && job_spec_set_string(&s->entry_point, f->executes, b->err) < 0) ||
-	    (f->task_params && job_spec_set_string(&s->params, f->task_params, b->err) < 0) ||
-	    (f->python_binary_path &&
-	     job_spec_set_string(&s->python, f->python_binary_path, b->err) < 0))
+	    (f->task_params && job_spec_set_string(&s->params, f->task_params, b->err) < 0))
 		return -1;
+	if (f->python_binary_path) {
+		free(s->python);
+		s->python = tony_python_path(f->python_binary_path, f->python_venv != NULL);
+		if (!s->python)
+			return oom(b->err);
+	}
 	if (f->python_venv) {
 		for (size_t i = 0; i < s->n_artifacts; i++)
 			if (!strcmp(s->artifacts[i].name, "venv"))
@@ -903,26 +907,63 @@ fail:
 	return NULL;
 }
 
-struct job_spec *submit_flags_parse(int argc, char **argv, struct strvec *warnings,
-				    struct weir_error *err)
+char *tony_python_path(const char *path, bool have_venv)
 {
-	struct tony_submit flags;
-	struct tony_conf *conf = NULL;
-	struct job_spec *spec = NULL;
+	char *out = NULL;
+	if (path[0] == '/' || !have_venv)
+		return strdup(path);
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	if (!strncmp(path, "venv/", 5))
+		return strdup(path);
+	return asprintf(&out, "venv/%s", path) < 0 ? NULL : out;
+}
 
-	memset(&flags, 0, sizeof flags);
-	if (tony_submit_parse(argc, argv, &flags, err) < 0)
-		return NULL;
-	if (flags.conf_file) {
-		conf = tony_conf_parse_file(flags.conf_file, err);
-		if (!conf)
-			goto out;
-	} else if (!(conf = tony_conf_create())) {
-		oom(err);
-		goto out;
+/* Appends the properties of `path` to `conf` (a later one wins). */
+static int conf_layer(struct tony_conf *conf, const char *path, const struct tony_lookup *lookup,
+		      struct weir_error *err)
+{
+	struct tony_conf *layer = tony_conf_parse_file(path, err);
+	int rc = layer ? 0 : -1;
+	for (size_t i = 0; layer && rc == 0 && i < layer->n; i++) {
+		const struct tony_prop *p = &layer->props[i];
+		rc = tony_conf_set(conf, p->name, p->value, p->origin, p->line, err);
 	}
-	for (size_t i = 0; i < flags.conf.n; i++) {
-		const char *kv = flags.conf.v[i];
+	tony_conf_destroy(layer);
+	if (rc == 0 && lookup && lookup->read && strvec_push(lookup->read, path) < 0)
+		rc = oom(err);
+	return rc;
+}
+
+struct tony_conf *tony_conf_load(const struct tony_submit *flags,
+				 const struct tony_lookup *lookup, struct weir_error *err)
+{
+	struct tony_conf *conf = tony_conf_create();
+	char *site = NULL;
+	if (!conf) {
+		oom(err);
+		return NULL;
+	}
+	/* TonyClient.initTonyConf: tony-default.xml (weir's own defaults
+	 * here), the conf file or tony.xml, then tony-site.xml added after it;
+	 * --conf values are set() and so win over every file. */
+	if (flags->conf_file) {
+		if (conf_layer(conf, flags->conf_file, lookup, err) < 0)
+			goto fail;
+	} else if (lookup && fs_exists("tony.xml") && conf_layer(conf, "tony.xml", lookup, err) < 0) {
+		goto fail;
+	}
+	if (lookup && lookup->conf_dir && *lookup->conf_dir) {
+		site = fs_join(lookup->conf_dir, "tony-site.xml");
+		if (!site) {
+			oom(err);
+			goto fail;
+		}
+		if (fs_exists(site) && conf_layer(conf, site, lookup, err) < 0)
+			goto fail;
+	}
+	for (size_t i = 0; i < flags->conf.n; i++) {
+		const char *kv = flags->conf.v[i];
 		const char *eq = strchr(kv, '=');
 		char *k = strndup(kv, (size_t)(eq - kv));
 		char *key = k ? trimmed(k) : NULL;
@@ -932,11 +973,79 @@ struct job_spec *submit_flags_parse(int argc, char **argv, struct strvec *warnin
 		free(key);
 		free(val);
 		if (rc < 0)
-			goto out;
+			goto fail;
 	}
-	spec = tony_to_spec(conf, &flags, warnings, err);
+	free(site);
+	return conf;
+fail:
+	free(site);
+	tony_conf_destroy(conf);
+	return NULL;
+}
+
+/* --executes without --src_dir, run where the file is: ships the first
+ * component of its path (the file, or the folder it is in) from the
+ * current directory, so that the same relative path names it in the task's
+ * working directory.  Nothing to do for an absolute path, a module (`-m`
+ * ...), or a name a resource already ships. */
+static int ship_executes(struct job_spec *s, const char *executes, struct weir_error *err)
+{
+	const char *e = executes;
+	while (e[0] == '.' && e[1] == '/')
+		e += 2;
+	if (e[0] == '/' || e[0] == '-' || s->src_dir)
+		return 0;
+	size_t len = strcspn(e, "/ \t");
+	char *first = strndup(e, len);
+	char *abs = first ? absolute(first) : NULL;
+	int rc = 0;
+	if (!abs) {
+		rc = oom(err);
+		goto out;
+	}
+	for (size_t i = 0; i < s->n_artifacts; i++)
+		if (!strcmp(s->artifacts[i].name, first))
+			goto out; /* tony.*.resources ships it already */
+	if (!len || !strcmp(first, "..") || !strcmp(first, ".") || !fs_exists(abs)) {
+		rc = weir_error_set(err, WEIR_E_INVALID,
+				    "--executes %s: no such file in the current directory, and no "
+				    "--src_dir to find it in; pass --src_dir DIR (the folder that "
+				    "holds it, shipped to every task) or run weir submit where it is",
+				    executes);
+		goto out;
+	}
+	rc = job_spec_add_artifact(s, abs, first, 0, err);
 out:
+	free(first);
+	free(abs);
+	return rc;
+}
+
+struct job_spec *submit_flags_load(int argc, char **argv, const struct tony_lookup *lookup,
+				   struct strvec *warnings, struct weir_error *err)
+{
+	struct tony_submit flags;
+	struct tony_conf *conf = NULL;
+	struct job_spec *spec = NULL;
+
+	memset(&flags, 0, sizeof flags);
+	if (tony_submit_parse(argc, argv, &flags, err) < 0)
+		return NULL;
+	conf = tony_conf_load(&flags, lookup, err);
+	if (conf)
+		spec = tony_to_spec(conf, &flags, warnings, err);
+	if (spec && lookup && flags.executes &&
+	    (ship_executes(spec, flags.executes, err) < 0 || job_spec_validate(spec, err) < 0)) {
+		job_spec_destroy(spec);
+		spec = NULL;
+	}
 	tony_conf_destroy(conf);
 	tony_submit_release(&flags);
 	return spec;
+}
+
+struct job_spec *submit_flags_parse(int argc, char **argv, struct strvec *warnings,
+				    struct weir_error *err)
+{
+	return submit_flags_load(argc, argv, NULL, warnings, err);
 }

@@ -13,6 +13,7 @@
 #ifndef WEIR_MODEL_TONY_H
 #define WEIR_MODEL_TONY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/error.h"
@@ -88,8 +89,43 @@ int tony_submit_parse(int argc, char **argv, struct tony_submit *out, struct wei
 struct job_spec *tony_to_spec(const struct tony_conf *conf, const struct tony_submit *flags,
 			      struct strvec *warnings, struct weir_error *err);
 
+/* The interpreter that runs --executes, as TonY's client resolves
+ * --python_binary_path (docs/tony.md, "The interpreter"): an absolute path,
+ * or any path without --python_venv, as given; a relative one under the
+ * unpacked venv, `venv/PATH`, except that a PATH already starting with
+ * `venv/` is kept (a zip of the folder `venv` itself is linked at that
+ * folder, so TonY's `venv/venv/bin/python` is `venv/bin/python` here).  A
+ * leading "./" is dropped.  Caller frees; NULL when out of memory. */
+char *tony_python_path(const char *python_binary_path, bool have_venv);
+
+/* TonY's client's default for $TONY_CONF_DIR. */
+#define TONY_DEFAULT_CONF_DIR "/export/apps/tony/conf"
+
+/* What `weir submit` looks for beyond its flags, as TonY's client does. */
+struct tony_lookup {
+	const char *conf_dir; /* $TONY_CONF_DIR (or TONY_DEFAULT_CONF_DIR); NULL: none */
+	struct strvec *read;  /* gets each configuration file read, in order; may be NULL */
+};
+
+/* TonY's configuration layers, each overriding the one before:
+ * --conf_file F, or without it `tony.xml` in the current directory when
+ * there is one (lookup only); then CONF_DIR/tony-site.xml when there is one
+ * (lookup only); then the --conf flags.  An empty configuration when none
+ * is there.  NULL with err naming the file that cannot be read. */
+struct tony_conf *tony_conf_load(const struct tony_submit *flags,
+				 const struct tony_lookup *lookup, struct weir_error *err);
+
 /* The whole of `weir submit --conf_file F ...`: parses the flags, reads the
- * conf file (if any), applies --conf overrides, and builds the spec. */
+ * configuration (tony_conf_load), and builds the spec.  With a lookup, also
+ * as a local TonY user expects: an --executes given without --src_dir
+ * ships what it names from the current directory (its first path component,
+ * linked into each task's working directory as that name), and one that
+ * names nothing there is refused naming the flags.  lookup NULL: only
+ * --conf_file is read and --executes is taken as given. */
+struct job_spec *submit_flags_load(int argc, char **argv, const struct tony_lookup *lookup,
+				   struct strvec *warnings, struct weir_error *err);
+
+/* submit_flags_load(argc, argv, NULL, warnings, err). */
 struct job_spec *submit_flags_parse(int argc, char **argv, struct strvec *warnings,
 				    struct weir_error *err);
 

@@ -282,3 +282,47 @@ void progress_decision_release(struct progress_decision *d)
 	d->n_tasks = 0;
 	d->n_stop = 0;
 }
+
+bool job_progress_result(const struct progress_decision *d, enum job_state *state,
+                         int *exit_code)
+{
+	switch (d->outcome) {
+	case PROGRESS_JOB_SUCCEEDED:
+		*state = JOB_SUCCEEDED;
+		*exit_code = 0;
+		return true;
+	case PROGRESS_JOB_FAILED:
+		*state = JOB_FAILED;
+		*exit_code = d->exit_code;
+		return true;
+	case PROGRESS_JOB_KILLED:
+		*state = JOB_KILLED;
+		*exit_code = d->exit_code;
+		return true;
+	case PROGRESS_NONE:
+	case PROGRESS_RESTART_GANG:
+		break;
+	}
+	return false;
+}
+
+void job_progress_kill_idle(struct progress_decision *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->outcome = PROGRESS_JOB_KILLED;
+	out->exit_code = -1;
+	copy_text(out->reason, sizeof(out->reason), "killed by the user");
+}
+
+enum progress_gang_end job_progress_gang_end(const struct progress_gang *g)
+{
+	if (!g->all_ended)
+		return PROGRESS_GANG_WAIT;
+	if (!g->final && g->result_waits)
+		return PROGRESS_GANG_RECORD;
+	if (g->final)
+		return PROGRESS_GANG_FINAL;
+	if (g->restart_pending)
+		return PROGRESS_GANG_RESTART;
+	return PROGRESS_GANG_WAIT;
+}

@@ -105,6 +105,36 @@ bool job_progress_all_ended(const struct task_status *tasks, size_t n);
  * has not ended or succeeded without one. */
 int job_progress_effective_exit(const struct task_status *t);
 
+/* The job's result a final decision gives (SUCCEEDED, FAILED, KILLED):
+ * true with *state and *exit_code (0 for a success, else the decision's);
+ * false for NONE and RESTART_GANG. */
+bool job_progress_result(const struct progress_decision *d, enum job_state *state,
+                         int *exit_code);
+
+/* A kill of a job that has nothing running in its current attempt (queued,
+ * or its gang already being stopped for a restart): JOB_KILLED at once,
+ * "killed by the user", no exit code, nothing to stop. */
+void job_progress_kill_idle(struct progress_decision *out);
+
+/* What the end of a decided attempt means, once the server looks at it
+ * (after a decision, or a late task end while winding down). */
+struct progress_gang {
+	bool all_ended;       /* every task of the current attempt has ended */
+	bool final;           /* the job's state is final already */
+	bool result_waits;    /* a decided result waits for the last task */
+	bool restart_pending; /* RESTART_GANG was decided for the attempt */
+};
+
+enum progress_gang_end {
+	PROGRESS_GANG_WAIT = 0, /* a task still runs, or nothing was decided */
+	PROGRESS_GANG_RECORD,   /* the waiting result becomes the job's; then as FINAL */
+	PROGRESS_GANG_FINAL,    /* the job has ended: its resources go back */
+	PROGRESS_GANG_RESTART,  /* back to the queue as attempt + 1 */
+};
+
+/* A result waiting wins over a restart (a kill while restarting). */
+enum progress_gang_end job_progress_gang_end(const struct progress_gang *g);
+
 const char *progress_outcome_name(enum progress_outcome o);
 
 #endif

@@ -106,3 +106,40 @@ out:
 	free(order);
 	return rc;
 }
+
+int queue_schedule_routes(struct alloc_state *local, struct alloc_state *gang,
+                          const struct queue_entry *jobs, size_t n, struct queue_decision *out,
+                          struct weir_error *err)
+{
+	struct queue_entry *split;
+	size_t n_local = 0, k = 0;
+	int rc = -1;
+
+	if (n == 0)
+		return 0;
+	split = calloc(n, sizeof(*split));
+	if (!split)
+		return weir_error_set(err, WEIR_E_INTERNAL, "queue: out of memory");
+	for (int g = 0; g < 2; g++) {
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].gang == (g == 1))
+				split[k++] = jobs[i];
+		if (g == 0)
+			n_local = k;
+	}
+	if (n_local > 0 && queue_schedule(local, split, n_local, out, err) < 0)
+		goto out;
+	if (n > n_local &&
+	    queue_schedule(gang ? gang : local, split + n_local, n - n_local, out + n_local, err) < 0) {
+		/* undo the local half: nothing allocated when we fail */
+		for (size_t i = 0; i < n_local; i++)
+			if (out[i].action == QUEUE_START)
+				alloc_release(local, out[i].job_id);
+		queue_decisions_release(out, n_local);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(split);
+	return rc;
+}

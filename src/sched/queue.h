@@ -13,6 +13,7 @@
 #ifndef WEIR_SCHED_QUEUE_H
 #define WEIR_SCHED_QUEUE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -24,6 +25,7 @@ struct queue_entry {
 	int64_t job_id;
 	int priority;
 	const struct job_spec *spec; /* borrowed */
+	bool gang; /* routed to a gang backend (queue_schedule_routes) */
 };
 
 enum queue_action {
@@ -48,6 +50,16 @@ struct queue_decision {
  * with err (out of memory; nothing allocated then). */
 int queue_schedule(struct alloc_state *st, const struct queue_entry *jobs, size_t n,
                    struct queue_decision *out, struct weir_error *err);
+
+/* Two queues, each with its own allocator: the jobs routed to the local
+ * node (gang false) against `local`, those of a gang backend against
+ * `gang` (which counts its cluster itself; NULL: `local` too), so neither
+ * blocks the other.  out[] gets the local jobs' decisions first, then the
+ * gang backend's, each in its queue's order.  0, or -1 with err (nothing
+ * allocated then). */
+int queue_schedule_routes(struct alloc_state *local, struct alloc_state *gang,
+                          const struct queue_entry *jobs, size_t n, struct queue_decision *out,
+                          struct weir_error *err);
 
 /* Releases the allocations' memory held in decisions (not the resources in
  * the state). */

@@ -9,6 +9,7 @@
 #include <jansson.h>
 
 #include "lib/fs.h"
+#include "lib/str.h"
 #include "lib/yaml.h"
 #include "model/job_spec.h"
 
@@ -151,13 +152,11 @@ static int take_value(int argc, char **argv, int *i, const char *flag, const cha
 	return 1;
 }
 
+/* An owned setting replaced by a copy of v (never NULL here). */
 static int set_str(char **dst, const char *v, struct weir_error *err)
 {
-	char *c = strdup(v);
-	if (!c)
+	if (str_set(dst, v) < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	free(*dst);
-	*dst = c;
 	return 0;
 }
 

@@ -3,10 +3,12 @@
  *
  * Every event (a submission, a launcher's report, a launcher process that
  * ended, a kill, a timer) is handled the same way: update the store in one
- * transaction, ask sched/ what follows (queue_schedule, job_progress_decide,
- * timers_check) and carry it out through the executor.  The manager makes
- * no decision of its own beyond bookkeeping (which attempt is current, when
- * every task of an attempt has ended).
+ * transaction, ask sched/ what follows (queue_schedule_routes, task_end_*,
+ * job_progress_decide, job_progress_gang_end, timers_check) and carry it out
+ * through the executor.  The manager makes no decision of its own beyond
+ * bookkeeping (which attempt is current, when every task of an attempt has
+ * ended).  It is built in pieces, one concern each, in
+ * server/job_manager/ (jm_internal.h has the map).
  *
  * It fills the api_ops table (api/api.h) and lives on one libuv loop.
  * Ownership: the manager borrows the store, executor and node resources,

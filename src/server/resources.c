@@ -60,12 +60,12 @@ uint64_t resources_parse_memory_limit(const char *text)
 static void own_cgroup2_dir(char *out, size_t size)
 {
 	char buf[4096];
-	char *line;
+	char *line, *save;
 
 	out[0] = '\0';
 	if (read_small("/proc/self/cgroup", buf, sizeof buf) < 0)
 		return;
-	for (line = strtok(buf, "\n"); line; line = strtok(NULL, "\n"))
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
 		if (!strncmp(line, "0::", 3)) {
 			snprintf(out, size, "/sys/fs/cgroup%s", line + 3);
 			return;

@@ -47,7 +47,7 @@ static void test_sessions(void **state)
 	/* the csrf token is no session id, nor is a near miss or junk */
 	assert_false(ui_sessions_find(s, a.csrf, t0, NULL));
 	char near[UI_SESSION_ID_LEN + 1];
-	strcpy(near, a.id);
+	snprintf(near, sizeof near, "%s", a.id);
 	near[UI_SESSION_ID_LEN - 1] = near[UI_SESSION_ID_LEN - 1] == '0' ? '1' : '0';
 	assert_false(ui_sessions_find(s, near, t0, NULL));
 	near[UI_SESSION_ID_LEN - 1] = '\0';

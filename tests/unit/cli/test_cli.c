@@ -255,6 +255,59 @@ static void test_watch_changes_only(void **state)
 	cli_watch_release(&w);
 }
 
+/* Two changes between two looks: the events say what the snapshots miss. */
+static void test_watch_states_from_events(void **state)
+{
+	struct cli_watch w;
+	struct lines l;
+	(void)state;
+	json_t *ev = json_loads(
+	    "[{\"kind\":\"submitted\",\"message\":\"job: 1 tasks\"},"
+	    "{\"kind\":\"state\",\"message\":\"starting: attempt 1, 1 tasks\"},"
+	    "{\"kind\":\"task\",\"message\":\"worker:0 registered at h:1\"},"
+	    "{\"kind\":\"task\",\"message\":\"worker:10 running (pid 8)\"},"
+	    "{\"kind\":\"task\",\"message\":\"worker:0 running (pid 9)\"},"
+	    "{\"kind\":\"task\",\"message\":\"worker:0 succeeded\"},"
+	    "{\"kind\":\"state\",\"message\":\"queued (attempt 2)\"},"
+	    "{\"kind\":\"state\",\"message\":\"starting: attempt 2, 1 tasks\"}]",
+	    0, NULL);
+	assert_non_null(ev);
+
+	cli_watch_init(&w, 3);
+	cli_watch_set_events(&w, ev);
+	assert_int_equal(update(&w, "{\"state\":\"running\",\"attempt\":1,\"tasks\":[{\"role\":"
+				    "\"worker\",\"index\":0,\"state\":\"starting\"}]}",
+				&l),
+			 2);
+	assert_string_equal(l.text[0], "worker:0 pending");
+	assert_string_equal(l.text[1], "worker:0 starting");
+	/* starting, then succeeded at the next look: running is said between */
+	assert_int_equal(update(&w, "{\"state\":\"succeeded\",\"attempt\":1,\"tasks\":[{\"role\":"
+				    "\"worker\",\"index\":0,\"state\":\"succeeded\","
+				    "\"exit_code\":0}]}",
+				&l),
+			 2);
+	assert_string_equal(l.text[0], "worker:0 running");
+	assert_string_equal(l.text[1], "worker:0 succeeded");
+	/* once each: the same look again says nothing */
+	assert_int_equal(update(&w, "{\"state\":\"succeeded\",\"attempt\":1,\"tasks\":[{\"role\":"
+				    "\"worker\",\"index\":0,\"state\":\"succeeded\"}]}",
+				&l),
+			 0);
+	/* attempt 2's events show nothing of worker:0 yet: no state is made up
+	 * from attempt 1's, only pending (the attempt has started) */
+	assert_int_equal(update(&w, "{\"state\":\"running\",\"attempt\":2,\"tasks\":[{\"role\":"
+				    "\"worker\",\"index\":0,\"state\":\"failed\","
+				    "\"exit_code\":1}]}",
+				&l),
+			 3);
+	assert_string_equal(l.text[0], "job 3 restarted: attempt 2");
+	assert_string_equal(l.text[1], "worker:0 pending");
+	assert_string_equal(l.text[2], "worker:0 failed (exit 1)");
+	cli_watch_release(&w);
+	json_decref(ev);
+}
+
 static void test_watch_restart_and_oom(void **state)
 {
 	struct cli_watch w, w2;
@@ -419,6 +472,7 @@ int main(void)
 		cmocka_unit_test(test_submit_split_errors),
 		cmocka_unit_test(test_watch_changes_only),
 		cmocka_unit_test(test_watch_restart_and_oom),
+	    cmocka_unit_test(test_watch_states_from_events),
 		cmocka_unit_test(test_watch_task_text),
 		cmocka_unit_test(test_line_writer),
 		cmocka_unit_test(test_table),

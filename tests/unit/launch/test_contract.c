@@ -244,6 +244,85 @@ static void test_user_env_and_errors(void **state)
 	json_decref(env);
 }
 
+/* What TonY's runtimes set, variable for variable (docs/tony.md). */
+static void test_tony_variables(void **state)
+{
+	(void)state;
+	struct contract_role w[] = {{"worker", 2, false, false}};
+	json_t *cl = cluster_of("{\"worker\":[\"a:7\",\"b:8\"]}");
+	struct contract c;
+
+	/* PyTorchRuntime: INIT_METHOD, RANK and WORLD; the AM's common ones */
+	build(&c, FRAMEWORK_PYTORCH, w, 1, cl, "worker", 1, NULL);
+	expect_env(&c, "INIT_METHOD", "tcp://a:7");
+	expect_env(&c, "RANK", "1");
+	expect_env(&c, "WORLD", "2");
+	expect_env(&c, "JOB_NAME", "worker");
+	expect_env(&c, "TASK_INDEX", "1");
+	expect_env(&c, "TASK_NUM", "2");
+	expect_env(&c, "DISTRIBUTED_MODE", "GANG");
+	expect_env(&c, "JOB_ID", "12");
+	expect_env(&c, "APPID", "12");
+	expect_env(&c, "SESSION_ID", "2"); /* attempt 3: TonY counts sessions from 0 */
+	assert_null(contract_get(&c, "IS_CHIEF"));
+	contract_release(&c);
+	build(&c, FRAMEWORK_PYTORCH, w, 1, cl, "worker", 0, NULL);
+	expect_env(&c, "IS_CHIEF", "true"); /* worker:0 without a chief role */
+	contract_release(&c);
+	/* standalone (none): the common ones too, no cluster needed */
+	build(&c, FRAMEWORK_NONE, w, 1, NULL, "worker", 0, NULL);
+	expect_env(&c, "JOB_NAME", "worker");
+	expect_env(&c, "DISTRIBUTED_MODE", "GANG");
+	expect_env(&c, "IS_CHIEF", "true");
+	assert_null(contract_get(&c, "WORLD"));
+	contract_release(&c);
+	json_decref(cl);
+
+	/* with a chief role the chief is chief, worker:0 is not */
+	struct contract_role cw[] = {{"chief", 1, false, false}, {"worker", 1, false, false}};
+	cl = cluster_of("{\"chief\":[\"a:1\"],\"worker\":[\"a:2\"]}");
+	build(&c, FRAMEWORK_TENSORFLOW, cw, 2, cl, "worker", 0, NULL);
+	assert_null(contract_get(&c, "IS_CHIEF"));
+	expect_env(&c, "DISTRIBUTED_MODE", "GANG");
+	contract_release(&c);
+	build(&c, FRAMEWORK_TENSORFLOW, cw, 2, cl, "chief", 0, NULL);
+	expect_env(&c, "IS_CHIEF", "true");
+	contract_release(&c);
+	json_decref(cl);
+
+	/* MXNetRuntime: DMLC_LOCAL=0 */
+	struct contract_role mx[] = {{"scheduler", 1, true, false}, {"worker", 1, false, false}};
+	cl = cluster_of("{\"scheduler\":[\"s:9\"],\"worker\":[\"h:3\"]}");
+	build(&c, FRAMEWORK_MXNET, mx, 2, cl, "worker", 0, NULL);
+	expect_env(&c, "DMLC_LOCAL", "0");
+	contract_release(&c);
+	json_decref(cl);
+
+	/* HorovodRuntime: CLUSTER_SPEC, and gloo by default, which the job may change */
+	cl = cluster_of("{\"worker\":[\"a:7\",\"b:8\"]}");
+	build(&c, FRAMEWORK_HOROVOD, w, 1, cl, "worker", 0, NULL);
+	expect_env(&c, "HOROVOD_CONTROLLER", "gloo");
+	expect_env(&c, "HOROVOD_CPU_OPERATIONS", "gloo");
+	expect_env(&c, "HOROVOD_GLOO_TIMEOUT_SECONDS", "2000");
+	json_t *spec = json_loads(contract_get(&c, "CLUSTER_SPEC"), 0, NULL);
+	assert_non_null(spec);
+	assert_int_equal(json_array_size(json_object_get(spec, "worker")), 2);
+	json_decref(spec);
+	contract_release(&c);
+	json_t *env = json_loads("{\"HOROVOD_CONTROLLER\":\"mpi\",\"TASK_INDEX\":\"9\"}", 0,
+				 NULL);
+	struct contract_input in = {.framework = FRAMEWORK_HOROVOD, .roles = w, .n_roles = 1,
+				    .cluster = cl, .role = "worker", .index = 1, .attempt = 1,
+				    .job_id = 5, .env = env, .workdir = "/w"};
+	struct weir_error err = {0};
+	assert_int_equal(contract_build(&in, &c, &err), 0);
+	expect_env(&c, "HOROVOD_CONTROLLER", "mpi");
+	expect_env(&c, "TASK_INDEX", "1"); /* TonY's own variables are the contract's */
+	contract_release(&c);
+	json_decref(env);
+	json_decref(cl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,6 +331,7 @@ int main(void)
 	    cmocka_unit_test(test_mxnet),
 	    cmocka_unit_test(test_horovod),
 	    cmocka_unit_test(test_user_env_and_errors),
+	    cmocka_unit_test(test_tony_variables),
 	};
 	return cmocka_run_group_tests_name("launch/contract", tests, NULL, NULL);
 }

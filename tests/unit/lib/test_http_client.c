@@ -151,7 +151,9 @@ static void test_error_text_and_close_then_reconnect(void **state)
 
 static int collect(const char *data, size_t len, void *arg)
 {
-	strncat(arg, data, len);
+	size_t n = strlen(arg);
+	memcpy((char *)arg + n, data, len);
+	((char *)arg)[n + len] = '\0';
 	return 0;
 }
 

@@ -423,15 +423,15 @@ static void test_values(void **state)
 		assert_non_null(strstr(err.msg, "roles.w.memory: expected an amount"));
 	}
 	int64_t s;
-	assert_int_equal(parse_duration_s("600", "t", &s, &err), 0);
+	assert_int_equal(duration_parse_s("600", "t", &s, &err), 0);
 	assert_int_equal(s, 600);
-	assert_int_equal(parse_duration_s("1h30m", "t", &s, &err), 0);
+	assert_int_equal(duration_parse_s("1h30m", "t", &s, &err), 0);
 	assert_int_equal(s, 5400);
-	assert_int_equal(parse_duration_s("2d", "t", &s, &err), 0);
+	assert_int_equal(duration_parse_s("2d", "t", &s, &err), 0);
 	assert_int_equal(s, 172800);
-	assert_int_equal(parse_duration_s("1y", "t", &s, &err), -1);
-	assert_int_equal(parse_duration_s("", "t", &s, &err), -1);
-	assert_int_equal(parse_duration_s("400d", "t", &s, &err), -1);
+	assert_int_equal(duration_parse_s("1y", "t", &s, &err), -1);
+	assert_int_equal(duration_parse_s("", "t", &s, &err), -1);
+	assert_int_equal(duration_parse_s("400d", "t", &s, &err), -1);
 	int lo, hi;
 	assert_int_equal(parse_exit_range("137", "r", &lo, &hi, &err), 0);
 	assert_int_equal(lo, 137);

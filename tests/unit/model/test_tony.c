@@ -3,6 +3,7 @@
  * fields, warnings for keys without meaning here, and bad input. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "model/tony.h"
@@ -70,14 +72,21 @@ static bool has_warning(const struct strvec *w, const char *needle)
 	return false;
 }
 
+/* The NULL-ended arguments into argv[64]; their number. */
+static int args_of(va_list ap, char **argv)
+{
+	int argc = 0;
+	for (char *a; argc < 64 && (a = va_arg(ap, char *));)
+		argv[argc++] = a;
+	return argc;
+}
+
 static struct job_spec *submit(struct strvec *w, struct weir_error *err, ...)
 {
 	char *argv[64];
-	int argc = 0;
 	va_list ap;
 	va_start(ap, err);
-	for (char *a; argc < 64 && (a = va_arg(ap, char *));)
-		argv[argc++] = a;
+	int argc = args_of(ap, argv);
 	va_end(ap);
 	return submit_flags_parse(argc, argv, w, err);
 }
@@ -371,13 +380,196 @@ static void test_arity(void **state)
 	assert_int_equal(submit_flag_arity(5, argv, 5), 0);
 }
 
+static void test_python_path(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *path;
+		bool venv;
+		const char *want;
+	} cases[] = {
+		{"bin/python", true, "venv/bin/python"},  /* TonY's: under the venv */
+		{"./bin/python", true, "venv/bin/python"},
+		{"venv/bin/python", true, "venv/bin/python"}, /* zip -r venv.zip venv */
+		{"/usr/bin/python3", true, "/usr/bin/python3"},
+		{"bin/python", false, "bin/python"}, /* no venv: as given */
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *got = tony_python_path(cases[i].path, cases[i].venv);
+		assert_non_null(got);
+		if (strcmp(got, cases[i].want))
+			fail_msg("%s (venv %d): %s, expected %s", cases[i].path, cases[i].venv, got,
+				 cases[i].want);
+		free(got);
+	}
+	/* a root-zipped venv with TonY's --python_binary_path=bin/python */
+	struct weir_error err = {0};
+	struct job_spec *s = submit(NULL, &err, "--python_venv=venv.zip",
+				    "--python_binary_path=bin/python", "--executes", "train.py",
+				    "--conf", "tony.worker.instances=1", (char *)NULL);
+	if (!s)
+		fail_msg("%s", err.msg);
+	char *cmd = job_spec_role_command(s, &s->roles[0]);
+	assert_string_equal(cmd, "venv/bin/python train.py");
+	free(cmd);
+	job_spec_destroy(s);
+}
+
+/* submit_flags_load with TonY's lookups, run in `cwd`. */
+static struct job_spec *load_in(const char *cwd, const char *conf_dir, struct strvec *read,
+				struct weir_error *err, ...)
+{
+	char *argv[64];
+	va_list ap;
+	va_start(ap, err);
+	int argc = args_of(ap, argv);
+	va_end(ap);
+	char *back = getcwd(NULL, 0);
+	assert_int_equal(chdir(cwd), 0);
+	struct tony_lookup lookup = {conf_dir, read};
+	struct job_spec *s = submit_flags_load(argc, argv, &lookup, NULL, err);
+	assert_int_equal(chdir(back), 0);
+	free(back);
+	return s;
+}
+
+static const char *conf_xml(const char *k1, const char *v1, const char *k2, const char *v2,
+			    char *buf, size_t size)
+{
+	snprintf(buf, size,
+		 "<configuration><property><name>%s</name><value>%s</value></property>"
+		 "<property><name>%s</name><value>%s</value></property></configuration>\n",
+		 k1, v1, k2, v2);
+	return buf;
+}
+
+static void test_conf_lookup(void **state)
+{
+	(void)state;
+	char proj[300], site_dir[300], path[400], xml[512], want[400];
+	struct strvec read = STRVEC_INIT;
+	struct weir_error err = {0};
+
+	snprintf(proj, sizeof proj, "%s/proj", dir);
+	snprintf(site_dir, sizeof site_dir, "%s/site", dir);
+	assert_int_equal(mkdir(proj, 0755), 0);
+	assert_int_equal(mkdir(site_dir, 0755), 0);
+	snprintf(path, sizeof path, "%s/tony.xml", proj);
+	write_file(path, conf_xml("tony.worker.instances", "2", "tony.worker.memory", "1g", xml,
+				  sizeof xml));
+	snprintf(path, sizeof path, "%s/tony-site.xml", site_dir);
+	write_file(path, conf_xml("tony.worker.memory", "3g", "tony.worker.vcores", "4", xml,
+				  sizeof xml));
+
+	/* no --conf_file: ./tony.xml, then tony-site.xml over it, then --conf */
+	struct job_spec *s = load_in(proj, site_dir, &read, &err, "--executes=/bin/true",
+				     "--conf", "tony.worker.vcores=2", (char *)NULL);
+	if (!s)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s->roles[0].instances, 2);
+	assert_int_equal(s->roles[0].memory_mb, 3072);
+	assert_int_equal(s->roles[0].vcores, 2);
+	assert_int_equal(read.n, 2);
+	assert_string_equal(read.v[0], "tony.xml");
+	snprintf(want, sizeof want, "%s/tony-site.xml", site_dir);
+	assert_string_equal(read.v[1], want);
+	job_spec_destroy(s);
+	strvec_release(&read);
+
+	/* --conf_file replaces ./tony.xml; no site directory: nothing more */
+	char flag[300];
+	snprintf(flag, sizeof flag, "--conf_file=%s", xml_path);
+	s = load_in(proj, NULL, &read, &err, flag, "--executes=/bin/true", (char *)NULL);
+	if (!s)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s->roles[0].memory_mb, 4096);
+	assert_int_equal(read.n, 1);
+	assert_string_equal(read.v[0], xml_path);
+	job_spec_destroy(s);
+	strvec_release(&read);
+
+	/* a broken tony-site.xml is an error naming it */
+	snprintf(path, sizeof path, "%s/tony-site.xml", site_dir);
+	write_file(path, "<configuration><property>\n");
+	s = load_in(proj, site_dir, &read, &err, "--executes=/bin/true", (char *)NULL);
+	assert_null(s);
+	assert_non_null(strstr(err.msg, "tony-site.xml:"));
+	strvec_release(&read);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/tony.xml", proj);
+	unlink(path);
+	rmdir(site_dir);
+	rmdir(proj);
+}
+
+static void test_executes_without_src_dir(void **state)
+{
+	(void)state;
+	char proj[300], path[400], want[400];
+	struct weir_error err = {0};
+
+	snprintf(proj, sizeof proj, "%s/run", dir);
+	assert_int_equal(mkdir(proj, 0755), 0);
+	snprintf(path, sizeof path, "%s/train.py", proj);
+	write_file(path, "print(1)\n");
+	snprintf(path, sizeof path, "%s/models", proj);
+	assert_int_equal(mkdir(path, 0755), 0);
+
+	/* the named file is shipped, linked into the task's directory by its name */
+	struct job_spec *s = load_in(proj, NULL, NULL, &err, "--executes", "./train.py", "--conf",
+				     "tony.worker.instances=1", (char *)NULL);
+	if (!s)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s->n_artifacts, 1);
+	assert_string_equal(s->artifacts[0].name, "train.py");
+	snprintf(want, sizeof want, "%s/train.py", proj);
+	assert_string_equal(s->artifacts[0].path, want);
+	assert_false(s->artifacts[0].archive);
+	job_spec_destroy(s);
+
+	/* a path in a folder ships the folder, so the path still holds */
+	s = load_in(proj, NULL, NULL, &err, "--executes=models/m.py", "--conf",
+		    "tony.worker.instances=1", (char *)NULL);
+	if (!s)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s->n_artifacts, 1);
+	assert_string_equal(s->artifacts[0].name, "models");
+	assert_string_equal(s->entry_point, "models/m.py");
+	job_spec_destroy(s);
+
+	/* nothing of that name here: refused, naming the flags */
+	s = load_in(proj, NULL, NULL, &err, "--executes=missing.py", "--conf",
+		    "tony.worker.instances=1", (char *)NULL);
+	assert_null(s);
+	assert_non_null(strstr(err.msg, "--executes missing.py"));
+	assert_non_null(strstr(err.msg, "--src_dir"));
+
+	/* with --src_dir, or an absolute path, nothing is shipped */
+	s = load_in(proj, NULL, NULL, &err, "--executes=train.py", "--src_dir=.", "--conf",
+		    "tony.worker.instances=1", (char *)NULL);
+	assert_non_null(s);
+	assert_int_equal(s->n_artifacts, 0);
+	job_spec_destroy(s);
+	s = load_in(proj, NULL, NULL, &err, "--executes=/bin/true", "--conf",
+		    "tony.worker.instances=1", (char *)NULL);
+	assert_non_null(s);
+	assert_int_equal(s->n_artifacts, 0);
+	job_spec_destroy(s);
+	snprintf(path, sizeof path, "%s/train.py", proj);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/models", proj);
+	rmdir(path);
+	rmdir(proj);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_seed_job),    cmocka_unit_test(test_keys),
 		cmocka_unit_test(test_defaults_and_overrides), cmocka_unit_test(test_bad_flags),
 		cmocka_unit_test(test_bad_xml),     cmocka_unit_test(test_xml_details),
-		cmocka_unit_test(test_arity),
+		cmocka_unit_test(test_arity),	    cmocka_unit_test(test_python_path),
+		cmocka_unit_test(test_conf_lookup), cmocka_unit_test(test_executes_without_src_dir),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

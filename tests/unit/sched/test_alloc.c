@@ -352,6 +352,55 @@ static void test_queue_head_of_line(void **state)
 	alloc_state_destroy(st);
 }
 
+/* Local and gang work in one pass, each against its own allocator: a big
+ * gang job neither waits for the node nor blocks the local jobs, and a
+ * local job that waits blocks no gang job. */
+static void test_queue_routes(void **state)
+{
+	(void)state;
+	static const char *const many[] = {"0", "1", "2", "3", "4", "5", "6", "7"};
+	const struct node_resources cluster = {
+	    .vcores = 1024, .memory_mb = 1 << 20, .gpu_ids = many, .n_gpus = 8};
+	struct spec_buf b1, b2, b3, b4;
+	struct alloc_state *st = alloc_state_create(&node3, NULL);
+	struct alloc_state *gang = alloc_state_create(&cluster, NULL);
+	struct queue_entry q[] = {
+	    {.job_id = 1, .priority = 0, .spec = workers(&b1, 1, 40960, 1, 0), .gang = true},
+	    {.job_id = 2, .priority = 0, .spec = workers(&b2, 1, 30720, 1, 0)},
+	    {.job_id = 3, .priority = 0, .spec = workers(&b3, 1, 4096, 1, 0)}, /* behind 2 */
+	    {.job_id = 4, .priority = 9, .spec = workers(&b4, 2, 1024, 1, 4), .gang = true},
+	};
+	struct queue_decision d[4];
+
+	/* 2 starts locally and 3 waits behind it (16g short then) */
+	assert_int_equal(queue_schedule_routes(st, gang, q, 4, d, NULL), 0);
+	assert_int_equal(d[0].job_id, 2);
+	assert_int_equal(d[0].action, QUEUE_START);
+	assert_int_equal(d[1].job_id, 3);
+	assert_int_equal(d[1].action, QUEUE_WAIT);
+	/* the gang queue: priority first, and the 40g job (never fits this
+	 * node) starts on the cluster's allocator */
+	assert_int_equal(d[2].job_id, 4);
+	assert_int_equal(d[2].action, QUEUE_START);
+	assert_string_equal(d[2].alloc.tasks[1].gpus, "4,5,6,7");
+	assert_int_equal(d[3].job_id, 1);
+	assert_int_equal(d[3].action, QUEUE_START);
+	assert_true(alloc_holds(st, 2) && !alloc_holds(st, 1) && !alloc_holds(st, 4));
+	assert_true(alloc_holds(gang, 1) && alloc_holds(gang, 4) && !alloc_holds(gang, 2));
+	queue_decisions_release(d, 4);
+
+	/* without a gang allocator both queues take from the node's: the 40g
+	 * job can never fit it */
+	struct alloc_state *one = alloc_state_create(&node3, NULL);
+	assert_int_equal(queue_schedule_routes(one, NULL, q, 1, d, NULL), 0);
+	assert_int_equal(d[0].action, QUEUE_REJECT);
+	queue_decisions_release(d, 1);
+	assert_int_equal(queue_schedule_routes(one, NULL, q, 0, d, NULL), 0);
+	alloc_state_destroy(one);
+	alloc_state_destroy(gang);
+	alloc_state_destroy(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -363,6 +412,7 @@ int main(void)
 	    cmocka_unit_test(test_format_memory),
 	    cmocka_unit_test(test_queue_priority_then_fifo),
 	    cmocka_unit_test(test_queue_head_of_line),
+	    cmocka_unit_test(test_queue_routes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -482,6 +482,60 @@ static void test_states(void **state)
 	assert_false(task_state_can_move(TASK_LOST, TASK_RUNNING));
 }
 
+static void test_gang_end(void **state)
+{
+	(void)state;
+	struct progress_gang g = {0};
+
+	/* a task of the attempt still runs: wait, whatever was decided */
+	g.result_waits = g.restart_pending = true;
+	assert_int_equal(job_progress_gang_end(&g), PROGRESS_GANG_WAIT);
+	/* all ended: a waiting result wins over a restart (a kill while restarting) */
+	g.all_ended = true;
+	assert_int_equal(job_progress_gang_end(&g), PROGRESS_GANG_RECORD);
+	g.result_waits = false;
+	assert_int_equal(job_progress_gang_end(&g), PROGRESS_GANG_RESTART);
+	g.restart_pending = false;
+	assert_int_equal(job_progress_gang_end(&g), PROGRESS_GANG_WAIT);
+	/* already final (failed at once, late ends): its resources go back */
+	g.final = true;
+	assert_int_equal(job_progress_gang_end(&g), PROGRESS_GANG_FINAL);
+	g.result_waits = true;
+	assert_int_equal(job_progress_gang_end(&g), PROGRESS_GANG_FINAL);
+}
+
+static void test_result_and_idle_kill(void **state)
+{
+	(void)state;
+	struct progress_decision d = {.outcome = PROGRESS_JOB_FAILED, .exit_code = 3};
+	enum job_state s;
+	int code = 99;
+
+	assert_true(job_progress_result(&d, &s, &code));
+	assert_int_equal(s, JOB_FAILED);
+	assert_int_equal(code, 3);
+	d.outcome = PROGRESS_JOB_SUCCEEDED;
+	assert_true(job_progress_result(&d, &s, &code));
+	assert_int_equal(s, JOB_SUCCEEDED);
+	assert_int_equal(code, 0);
+	d.outcome = PROGRESS_RESTART_GANG;
+	code = 99;
+	assert_false(job_progress_result(&d, &s, &code));
+	assert_int_equal(code, 99);
+	d.outcome = PROGRESS_NONE;
+	assert_false(job_progress_result(&d, &s, &code));
+
+	job_progress_kill_idle(&d);
+	assert_int_equal(d.outcome, PROGRESS_JOB_KILLED);
+	assert_int_equal(d.exit_code, -1);
+	assert_string_equal(d.reason, "killed by the user");
+	assert_int_equal(d.n_stop, 0);
+	assert_null(d.stop);
+	assert_true(job_progress_result(&d, &s, &code));
+	assert_int_equal(s, JOB_KILLED);
+	assert_int_equal(code, -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -498,6 +552,8 @@ int main(void)
 	    cmocka_unit_test(test_effective_exit),
 	    cmocka_unit_test(test_timers),
 	    cmocka_unit_test(test_states),
+	    cmocka_unit_test(test_gang_end),
+	    cmocka_unit_test(test_result_and_idle_kill),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

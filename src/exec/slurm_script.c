@@ -1,0 +1,461 @@
+/* slurm_script.c: what sbatch is given: the batch script of a gang (the
+ * launcher once, or srun steps), sbatch's arguments from the placement and
+ * the tasks' resources, and the script and arguments of a job array of
+ * one-task gangs. */
+#include "exec/slurm_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/str.h"
+#include "lib/strvec.h"
+
+#define SLURM_TIME_MARGIN_S 60
+
+int slurm_sh_quote(char *out, size_t size, const char *s)
+{
+	size_t n = strlen(out);
+
+	if (n + 2 >= size)
+		return -1;
+	out[n++] = '\'';
+	for (; *s; s++) {
+		if (*s == '\'') {
+			if (n + 5 >= size)
+				return -1;
+			memcpy(out + n, "'\\''", 4);
+			n += 4;
+		} else {
+			if (n + 2 >= size)
+				return -1;
+			out[n++] = *s;
+		}
+	}
+	out[n++] = '\'';
+	out[n] = '\0';
+	return 0;
+}
+
+int slurm_append(char **buf, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	char *p = NULL;
+	int n;
+
+	va_start(ap, fmt);
+	n = vasprintf(&p, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return -1;
+	char *b = realloc(*buf, *len + (size_t)n + 1);
+	if (!b) {
+		free(p);
+		return -1;
+	}
+	memcpy(b + *len, p, (size_t)n + 1);
+	*len += (size_t)n;
+	*buf = b;
+	free(p);
+	return 0;
+}
+
+char *slurm_dir_of(const char *path)
+{
+	char *d = strdup(path);
+	char *slash = d ? strrchr(d, '/') : NULL;
+	if (slash && slash != d)
+		*slash = '\0';
+	return d;
+}
+
+static uint64_t mem_per_cpu(const struct executor_task *t)
+{
+	return (t->memory_mb + (uint64_t)t->vcores - 1) / (uint64_t)t->vcores;
+}
+
+static bool same_resources(const struct executor_task *a, const struct executor_task *b)
+{
+	return a->vcores == b->vcores && a->memory_mb == b->memory_mb && a->gpus == b->gpus;
+}
+
+int slurm_components_of(const struct executor_task *tasks, size_t n, struct components *c)
+{
+	c->n = 0;
+	c->comp = calloc(n, sizeof *c->comp);
+	c->first = calloc(n, sizeof *c->first);
+	c->count = calloc(n, sizeof *c->count);
+	if (!c->comp || !c->first || !c->count)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		size_t k = 0;
+		while (k < c->n && !same_resources(&tasks[c->first[k]], &tasks[i]))
+			k++;
+		if (k == c->n)
+			c->first[c->n++] = i;
+		c->comp[i] = k;
+		c->count[k]++;
+	}
+	return 0;
+}
+
+void slurm_components_release(struct components *c)
+{
+	free(c->comp);
+	free(c->first);
+	free(c->count);
+}
+
+/* The launcher's command line on the node, for sh: `who` is "--role R --index
+ * I" or "--tasks LIST"; the launcher listens on the node's first address,
+ * which it finds itself (--host auto: no `hostname -I` process per task). */
+static int launcher_line(struct slurm_executor *sx, const struct executor_task *t,
+                         const char *who, char *inner, size_t size)
+{
+	int fail = 0;
+	char num[96];
+
+	snprintf(inner, size, "exec ");
+	fail |= slurm_sh_quote(inner, size, sx->launcher);
+	if (!sx->lean)
+		str_append(inner, size, " launch");
+	snprintf(num, sizeof num, " --job %lld ", (long long)t->job_id);
+	str_append(inner, size, num);
+	if (strlen(inner) + strlen(who) + 200 >= size)
+		return -1;
+	str_append(inner, size, who);
+	snprintf(num, sizeof num, " --attempt %d", t->attempt);
+	str_append(inner, size, num);
+	str_append(inner, size, " --host auto");
+	if (sx->base.log_to_server) {
+		/* The launcher sends the program's output to the server, all of it
+		 * before it reports the end; its own stderr goes with the step's to
+		 * slurm-<id>.out. */
+		str_append(inner, size, " --log-to-server");
+	} else {
+		/* log_transport: file: the launcher and its program append to the
+		 * log on the shared file system themselves, so every byte is in it
+		 * before the end is reported (srun's forwarding could still be
+		 * flushing then). */
+		str_append(inner, size, " >>");
+		fail |= slurm_sh_quote(inner, size, t->log_path);
+		str_append(inner, size, " 2>&1");
+	}
+	return fail;
+}
+
+static int role_index_words(const struct executor_task *t, char *who, size_t size)
+{
+	who[0] = '\0';
+	str_append(who, size, "--role ");
+	if (slurm_sh_quote(who, size, t->role) < 0)
+		return -1;
+	size_t n = strlen(who);
+	snprintf(who + n, size - n, " --index %d", t->index);
+	return 0;
+}
+
+/* "--tasks ROLE:I-J,...": the tasks of component k in SLURM_PROCID order,
+ * runs of one role's consecutive indices as ranges. */
+static char *tasks_words(const struct executor_task *tasks, size_t n, const struct components *c,
+                         size_t k)
+{
+	char *s = NULL;
+	size_t len = 0;
+	int fail = slurm_append(&s, &len, "--tasks ");
+
+	for (size_t i = 0; i < n && !fail; i++) {
+		if (c->comp[i] != k)
+			continue;
+		size_t j = i;
+		while (j + 1 < n && c->comp[j + 1] == k && !strcmp(tasks[j + 1].role, tasks[i].role) &&
+		       tasks[j + 1].index == tasks[j].index + 1)
+			j++;
+		/* role names are identifiers ([a-z][a-z0-9_-]*): no quoting needed */
+		fail |= slurm_append(&s, &len, "%s%s:%d", len > 8 ? "," : "", tasks[i].role,
+		               tasks[i].index);
+		if (j > i)
+			fail |= slurm_append(&s, &len, "-%d", tasks[j].index);
+		i = j;
+	}
+	if (fail) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int srun_words(char **s, size_t *len, const struct executor_task *t,
+                      const struct components *c, size_t k, size_t ntasks, bool one)
+{
+	int fail = slurm_append(s, len, "srun");
+	if (c->n > 1)
+		fail |= slurm_append(s, len, " --het-group=%zu", k);
+	if (one)
+		fail |= slurm_append(s, len, " --nodes=1 --ntasks=1 --exact");
+	else
+		fail |= slurm_append(s, len, " --ntasks=%zu", ntasks);
+	fail |= slurm_append(s, len, " --cpus-per-task=%d --mem-per-cpu=%llu", t->vcores,
+	               (unsigned long long)mem_per_cpu(t));
+	if (t->gpus > 0)
+		fail |= slurm_append(s, len, " --gpus-per-task=%d", t->gpus);
+	fail |= slurm_append(s, len, " --kill-on-bad-exit=0");
+	return fail;
+}
+
+char *slurm_batch_script(struct slurm_executor *sx, const struct executor_task *tasks, size_t n,
+                         const struct components *c)
+{
+	char *s = NULL;
+	size_t len = 0;
+	int fail = 0;
+	char inner[8192], outer[16384], who[512];
+
+	fail |= slurm_append(&s, &len,
+	               "#!/bin/sh\n"
+	               "# weir job %lld, attempt %d: weir's launcher for each task on its node;\n"
+	               "# it fetches the task's command from the server (WEIR_SERVER,\n"
+	               "# WEIR_TOKEN come from the environment).\n",
+	               (long long)tasks[0].job_id, tasks[0].attempt);
+	if (n == 1) {
+		fail |= role_index_words(&tasks[0], who, sizeof who);
+		fail |= launcher_line(sx, &tasks[0], who, inner, sizeof inner);
+		fail |= slurm_append(&s, &len, "%s\n", inner);
+	} else if (sx->base.log_to_server) {
+		for (size_t k = 0; k < c->n && !fail; k++) {
+			/* the task list grows with the gang: buffers to fit */
+			char *tw = tasks_words(tasks, n, c, k);
+			size_t isz = (tw ? strlen(tw) : 0) + 8192, osz = 4 * isz + 16;
+			char *in = malloc(isz), *out = malloc(osz);
+			fail |= !tw || !in || !out;
+			if (!fail) {
+				out[0] = '\0';
+				fail |= launcher_line(sx, &tasks[c->first[k]], tw, in, isz);
+				fail |= slurm_sh_quote(out, osz, in);
+				fail |= srun_words(&s, &len, &tasks[c->first[k]], c, k, c->count[k],
+				                   false);
+				fail |= slurm_append(&s, &len, " \\\n\t/bin/sh -c %s &\n", out);
+			}
+			free(tw);
+			free(in);
+			free(out);
+		}
+		fail |= slurm_append(&s, &len, "wait\n");
+	} else {
+		for (size_t i = 0; i < n && !fail; i++) {
+			outer[0] = '\0';
+			fail |= role_index_words(&tasks[i], who, sizeof who);
+			fail |= launcher_line(sx, &tasks[i], who, inner, sizeof inner);
+			fail |= slurm_sh_quote(outer, sizeof outer, inner);
+			fail |= srun_words(&s, &len, &tasks[i], c, c->comp[i], 1, true);
+			fail |= slurm_append(&s, &len, " \\\n\t/bin/sh -c %s &\n", outer);
+		}
+		fail |= slurm_append(&s, &len, "wait\n");
+	}
+	if (fail) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* One component's resources and placement: `count` tasks like `t`. */
+static int component_args(const struct executor_placement *pl, const struct executor_task *t,
+                          size_t count, int64_t time_limit_s, struct strvec *av)
+{
+	int fail = 0;
+
+	fail |= strvec_pushf(av, "--ntasks=%zu", count);
+	fail |= strvec_pushf(av, "--cpus-per-task=%d", t->vcores);
+	fail |= strvec_pushf(av, "--mem-per-cpu=%llu", (unsigned long long)mem_per_cpu(t));
+	if (t->gpus > 0)
+		fail |= strvec_pushf(av, "--gpus-per-task=%d", t->gpus);
+	if (pl->partition)
+		fail |= strvec_pushf(av, "--partition=%s", pl->partition);
+	if (pl->account)
+		fail |= strvec_pushf(av, "--account=%s", pl->account);
+	if (pl->qos)
+		fail |= strvec_pushf(av, "--qos=%s", pl->qos);
+	/* weir kills at the execution timeout; Slurm's limit is the backstop, a
+	 * minute later (it counts from the allocation, before registration) */
+	if (pl->time)
+		fail |= strvec_pushf(av, "--time=%s", pl->time);
+	else if (time_limit_s > 0)
+		fail |= strvec_pushf(av, "--time=%lld",
+		                     (long long)((time_limit_s + SLURM_TIME_MARGIN_S + 59) / 60));
+	for (size_t i = 0; i < pl->n_options; i++)
+		fail |= strvec_push(av, pl->options[i]);
+	return fail;
+}
+
+/* sbatch's arguments: the job-wide ones, then one group per component
+ * (separated by ":"), then the script. */
+static int sbatch_args(const struct executor_placement *pl, const struct executor_task *tasks,
+                       const struct components *c, const char *outpat, const char *path,
+                       struct strvec *av)
+{
+	int fail = 0;
+
+	fail |= strvec_push(av, "sbatch");
+	fail |= strvec_push(av, "--parsable");
+	/* one name per attempt: after a crash between sbatch and storing its
+	 * answer, the restarted server finds the attempt's job by this name */
+	fail |= strvec_pushf(av, "--job-name=weir-%lld-%d", (long long)tasks[0].job_id,
+	                     tasks[0].attempt);
+	fail |= strvec_push(av, "--export=ALL");
+	fail |= strvec_pushf(av, "--output=%s", outpat);
+	fail |= strvec_push(av, "--open-mode=append");
+	for (size_t k = 0; k < c->n; k++) {
+		if (k > 0)
+			fail |= strvec_push(av, ":");
+		fail |= component_args(pl, &tasks[c->first[k]], c->count[k], tasks[0].time_limit_s,
+		                       av);
+	}
+	fail |= strvec_push(av, path);
+	return fail ? -1 : 0;
+}
+
+int slurm_sbatch_argv(const struct executor_placement *defaults,
+                      const struct executor_task *tasks, size_t n, const char *outpat,
+                      const char *script, struct strvec *av, struct weir_error *err)
+{
+	struct components comps = {0};
+	struct executor_placement pl = {0};
+	int rc = -1;
+
+	if (n == 0)
+		return weir_error_set(err, WEIR_E_INVALID, "an empty gang");
+	if (slurm_components_of(tasks, n, &comps) < 0 ||
+	    executor_placement_merge(defaults, tasks[0].place, &pl) < 0 ||
+	    sbatch_args(&pl, tasks, &comps, outpat, script, av) < 0)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	else
+		rc = 0;
+	free((void *)pl.options);
+	slurm_components_release(&comps);
+	return rc;
+}
+
+void slurm_defaults(const struct slurm_executor *sx, struct executor_placement *pl)
+{
+	pl->partition = sx->partition;
+	pl->account = sx->account;
+	pl->qos = sx->qos;
+	pl->time = sx->time;
+	pl->options = (const char *const *)sx->extra;
+	pl->n_options = sx->n_extra;
+}
+
+/* ---- one-task gangs as job arrays ---- */
+
+char *slurm_array_script(const char *const *scripts, const char *const *dirs, size_t n)
+{
+	char *s = NULL;
+	size_t len = 0;
+	int fail = 0;
+
+	fail |= slurm_append(&s, &len,
+	               "#!/bin/sh\n"
+	               "# weir: a Slurm job array of one-task jobs; element I runs the batch\n"
+	               "# script of its weir job, its output next to that job's logs.\n"
+	               "case \"$SLURM_ARRAY_TASK_ID\" in\n");
+	for (size_t i = 0; i < n && !fail; i++) {
+		size_t sz = 2 * (strlen(scripts[i]) + strlen(dirs[i])) + 64;
+		char *qs = calloc(1, sz), *qd = calloc(1, sz), *d = NULL;
+		fail |= !qs || !qd || asprintf(&d, "%s/slurm-", dirs[i]) < 0;
+		if (!fail) {
+			fail |= slurm_sh_quote(qs, sz, scripts[i]);
+			fail |= slurm_sh_quote(qd, sz, d);
+			fail |= slurm_append(&s, &len,
+			               "%zu) exec /bin/sh %s >>%s\"$SLURM_ARRAY_JOB_ID\"_%zu.out 2>&1 ;;\n",
+			               i, qs, qd, i);
+		}
+		free(qs);
+		free(qd);
+		free(d);
+	}
+	fail |= slurm_append(&s, &len,
+	               "*) echo \"weir: no job for array index $SLURM_ARRAY_TASK_ID\" >&2; exit 1 ;;\n"
+	               "esac\n");
+	if (fail) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+int slurm_array_index(const char *text, const char *script, size_t *index)
+{
+	size_t sz = 2 * strlen(script) + 32;
+	char *needle = calloc(1, sz);
+	const char *hit, *bol;
+	int rc = -1;
+
+	if (!needle)
+		return -1;
+	snprintf(needle, sz, "%s", ") exec /bin/sh ");
+	if (slurm_sh_quote(needle, sz, script) < 0 || strlen(needle) + 4 >= sz)
+		goto out;
+	str_append(needle, sz, " >>");
+	for (hit = strstr(text, needle); hit; hit = strstr(hit + 1, needle)) {
+		for (bol = hit; bol > text && bol[-1] != '\n'; bol--)
+			;
+		if (bol < hit && strspn(bol, "0123456789") == (size_t)(hit - bol)) {
+			*index = strtoul(bol, NULL, 10);
+			rc = 0;
+			break;
+		}
+	}
+out:
+	free(needle);
+	return rc;
+}
+
+int slurm_gang_res(const struct executor_placement *defaults, const struct executor_task *t,
+                   struct strvec *res)
+{
+	struct executor_placement pl = {0};
+	int rc = -1;
+
+	if (executor_placement_merge(defaults, t->place, &pl) == 0 &&
+	    component_args(&pl, t, 1, t->time_limit_s, res) == 0)
+		rc = 0;
+	free((void *)pl.options);
+	return rc;
+}
+
+int slurm_array_args(const struct strvec *res, size_t n, const char *outpat,
+                     const char *script, struct strvec *av)
+{
+	int fail = 0;
+
+	fail |= strvec_push(av, "sbatch");
+	fail |= strvec_push(av, "--parsable");
+	/* one name for every array: after a crash in the sbatch window, find_gang
+	 * looks among the arrays for the one whose script runs the gang's */
+	fail |= strvec_push(av, "--job-name=weir-array");
+	fail |= strvec_push(av, "--export=ALL");
+	fail |= strvec_pushf(av, "--output=%s", outpat);
+	fail |= strvec_push(av, "--open-mode=append");
+	fail |= strvec_pushf(av, "--array=0-%zu", n - 1);
+	for (size_t i = 0; i < res->n; i++)
+		fail |= strvec_push(av, res->v[i]);
+	fail |= strvec_push(av, script);
+	return fail ? -1 : 0;
+}
+
+int slurm_array_argv(const struct executor_placement *defaults, const struct executor_task *task,
+                     size_t n, const char *outpat, const char *script, struct strvec *av,
+                     struct weir_error *err)
+{
+	struct strvec res = STRVEC_INIT;
+	int rc = 0;
+
+	if (n == 0)
+		return weir_error_set(err, WEIR_E_INVALID, "an empty array");
+	if (slurm_gang_res(defaults, task, &res) < 0 || slurm_array_args(&res, n, outpat, script, av) < 0)
+		rc = weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	strvec_release(&res);
+	return rc;
+}

@@ -1,0 +1,386 @@
+/* supervise.c: the user program from fork to its end (supervise.h): one
+ * poll loop, one handler per event, then the outcome. */
+#include "launch/supervise.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "lib/proc.h"
+
+static void describe_signal(int sig, char *buf, size_t size)
+{
+	const char *name = sigabbrev_np(sig);
+	snprintf(buf, size, "SIG%s", name ? name : "?");
+}
+
+/* Kills the program's process group and, with a cgroup, everything in it. */
+static void kill_everything(pid_t pgid, struct cgroup *cg)
+{
+	kill(-pgid, SIGKILL);
+	if (cg)
+		cgroup_kill_all(cg);
+}
+
+/* Usage of every process we reap: the program, and as subreaper the
+ * orphans it leaves (a daemonised grandchild's CPU counts too). */
+struct usage {
+	int64_t cpu_ms;
+	uint64_t maxrss_bytes;
+};
+
+static void usage_add(struct usage *u, const struct rusage *r)
+{
+	u->cpu_ms += (int64_t)r->ru_utime.tv_sec * 1000 + r->ru_utime.tv_usec / 1000 +
+	             (int64_t)r->ru_stime.tv_sec * 1000 + r->ru_stime.tv_usec / 1000;
+	if ((uint64_t)r->ru_maxrss * 1024 > u->maxrss_bytes)
+		u->maxrss_bytes = (uint64_t)r->ru_maxrss * 1024;
+}
+
+static int kill_if_child(const struct proc_stat *p, void *arg)
+{
+	if (p->ppid == *(pid_t *)arg && p->state != 'Z')
+		kill(p->pid, SIGKILL);
+	return 0;
+}
+
+/* SIGKILLs every live child of this process (found through /proc). */
+static void kill_children(void)
+{
+	pid_t self = getpid();
+	proc_each(kill_if_child, &self);
+}
+
+static void reap_orphans(struct usage *u)
+{
+	struct rusage r;
+	struct timespec ts = {0, 2 * 1000 * 1000};
+
+	/* Killing a child orphans its own children to us: repeat until none is
+	 * left.  Without a cgroup this is what catches a setsid()ed daemon. */
+	for (int i = 0; i < 500; i++) {
+		pid_t w;
+		while ((w = wait4(-1, NULL, WNOHANG, &r)) > 0)
+			usage_add(u, &r);
+		if (w < 0)
+			break; /* ECHILD: none left */
+		kill_children();
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* The supervisor of the user program: one loop that waits (poll on the
+ * signalfd and the log pipe, timeout = the nearest deadline) and one handler
+ * per event.  Its state lives here between events. */
+struct supervisor {
+	const struct supervise_spec *spec;
+	struct supervise_outcome *o;
+	int log_r; /* the log pipe's read end while open, else -1 */
+	pid_t pid;
+	int sfd; /* SIGCHLD, SIGTERM, SIGINT, SIGHUP, blocked and read here */
+	int status; /* the program's wait status, once exited */
+	bool exited;
+	bool terminating; /* a signal went to the program; SIGKILL at kill_at */
+	bool started_sent;
+	struct usage usage;
+	uint64_t fallback_peak; /* the highest RSS polled, without a cgroup */
+	int64_t exec_deadline, kill_at, next_rss, next_started; /* INT64_MAX: none */
+};
+
+/* Blocks the signals the supervisor reads from its signalfd, so none is lost
+ * between the fork and the moment it can be forwarded.  The signalfd, or -1;
+ * `old` gets the mask the program must run with. */
+static int supervise_signals(sigset_t *old)
+{
+	sigset_t mask;
+	int sfd;
+
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, old);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sfd < 0)
+		log_error("signalfd: %s", strerror(errno));
+	return sfd;
+}
+
+/* The child's side of the fork: its own process group, the log pipe as
+ * stdout and stderr, the cgroup, the working directory, then `sh -c`.
+ * Only async-signal-safe calls until exec. */
+static _Noreturn void exec_program(const struct supervise_spec *spec, const sigset_t *old)
+{
+	static const char join_msg[] = "weir launch: error: cannot join the task's cgroup\n";
+	static const char cd_msg[] = "weir launch: error: cannot enter the working directory\n";
+
+	setpgid(0, 0);
+	if (spec->log_w && *spec->log_w >= 0) {
+		dup2(*spec->log_w, 1);
+		dup2(*spec->log_w, 2);
+	}
+	if (spec->cg && cgroup_join_self(spec->cg) < 0) {
+		if (write(2, join_msg, sizeof join_msg - 1) < 0)
+			_exit(EXIT_LAUNCH_FAILED);
+		_exit(EXIT_LAUNCH_FAILED);
+	}
+	if (chdir(spec->workdir) < 0) {
+		if (write(2, cd_msg, sizeof cd_msg - 1) < 0)
+			_exit(EXIT_LAUNCH_FAILED);
+		_exit(EXIT_LAUNCH_FAILED);
+	}
+	signal(SIGPIPE, SIG_DFL);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	char *const args[] = {"sh", "-c", (char *)spec->command, NULL};
+	execve("/bin/sh", args, spec->envp);
+	_exit(127);
+}
+
+/* How long poll() may wait: until the nearest deadline, -1 when none. */
+static int supervise_timeout(const struct supervisor *s, int64_t now)
+{
+	int64_t next = s->exec_deadline;
+
+	if (s->kill_at < next)
+		next = s->kill_at;
+	if (s->next_rss < next)
+		next = s->next_rss;
+	if (!s->started_sent && s->next_started < next)
+		next = s->next_started;
+	return next == INT64_MAX ? -1 : (int)(next > now ? next - now : 0);
+}
+
+/* A signal to the launcher: the first is forwarded to the program's group
+ * with SIGKILL kill_grace_ms later, a second one kills at once.  SIGCHLD
+ * only wakes the loop (the reap follows). */
+static void on_signals(struct supervisor *s)
+{
+	struct signalfd_siginfo si;
+
+	while (read(s->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		int sig = (int)si.ssi_signo;
+		char sname[32];
+		if (sig == SIGCHLD)
+			continue;
+		describe_signal(sig, sname, sizeof sname);
+		if (!s->terminating) {
+			log_info("got %s: forwarding to the program, SIGKILL in %lld ms", sname,
+			         (long long)s->spec->kill_grace_ms);
+			kill(-s->pid, sig);
+			s->terminating = true;
+			s->kill_at = clock_mono_ms() + s->spec->kill_grace_ms;
+			snprintf(s->o->reason, sizeof s->o->reason, "killed (launcher got %s)", sname);
+		} else {
+			log_info("got %s again: killing the program now", sname);
+			s->kill_at = clock_mono_ms();
+		}
+	}
+}
+
+/* Reaps the program, and the orphans it left to us (their usage counts). */
+static void on_child_exit(struct supervisor *s)
+{
+	for (;;) {
+		int st;
+		struct rusage r;
+		pid_t w = wait4(-1, &st, WNOHANG, &r);
+		if (w <= 0)
+			break;
+		usage_add(&s->usage, &r);
+		if (w == s->pid) {
+			s->status = st;
+			s->exited = true;
+		}
+	}
+}
+
+/* The execution timeout: SIGTERM to the group, SIGKILL after the grace. */
+static void on_exec_deadline(struct supervisor *s, int64_t now)
+{
+	log_warn("execution timeout after %llds: stopping the program",
+	         (long long)s->spec->execution_timeout_s);
+	kill(-s->pid, SIGTERM);
+	s->terminating = true;
+	s->kill_at = now + s->spec->kill_grace_ms;
+	s->exec_deadline = INT64_MAX;
+	snprintf(s->o->reason, sizeof s->o->reason, "execution timeout after %llds",
+	         (long long)s->spec->execution_timeout_s);
+}
+
+/* The grace after a forwarded signal or a timeout is over. */
+static void on_kill_deadline(struct supervisor *s)
+{
+	kill_everything(s->pid, s->spec->cg);
+	s->kill_at = INT64_MAX;
+}
+
+/* Without a cgroup: the process group's RSS against the limit, every 100 ms. */
+static void on_memory_poll(struct supervisor *s, int64_t now)
+{
+	uint64_t rss = cgroup_pgroup_rss(s->pid);
+	uint64_t limit = s->spec->memory_mb * 1024 * 1024;
+
+	if (rss > s->fallback_peak)
+		s->fallback_peak = rss;
+	if (rss > limit && !s->o->oom_killed) {
+		log_warn("memory %llu MiB over the limit of %llu MiB: killing the program",
+		         (unsigned long long)(rss >> 20), (unsigned long long)s->spec->memory_mb);
+		kill_everything(s->pid, s->spec->cg);
+		s->o->oom_killed = true;
+	}
+	s->next_rss = now + 100;
+}
+
+/* The start is reported (again, when a try was not settled). */
+static void on_report_started(struct supervisor *s, int64_t now)
+{
+	int64_t retry_ms = s->spec->report_started(s->pid, s->spec->arg);
+
+	s->started_sent = retry_ms == 0;
+	s->next_started = now + retry_ms;
+}
+
+/* The log pipe is readable (or at its end). */
+static void on_log(struct supervisor *s)
+{
+	if (s->log_r >= 0 && !s->spec->drain_log(s->spec->arg))
+		s->log_r = -1;
+}
+
+/* One wait and the events it brought, in a fixed order: log bytes, signals,
+ * exits, then each deadline that has come. */
+static void supervise_turn(struct supervisor *s)
+{
+	struct pollfd pfd[2] = {{s->sfd, POLLIN, 0}, {s->log_r, POLLIN, 0}};
+	int64_t now;
+
+	if (poll(pfd, s->log_r >= 0 ? 2 : 1, supervise_timeout(s, clock_mono_ms())) < 0 &&
+	    errno != EINTR) {
+		log_error("poll: %s", strerror(errno));
+		kill_everything(s->pid, s->spec->cg);
+	}
+	if (s->log_r >= 0 && pfd[1].revents)
+		on_log(s);
+	on_signals(s);
+	on_child_exit(s);
+	now = clock_mono_ms();
+	if (!s->exited && now >= s->exec_deadline && !s->terminating)
+		on_exec_deadline(s, now);
+	if (!s->exited && now >= s->kill_at)
+		on_kill_deadline(s);
+	if (!s->exited && now >= s->next_rss)
+		on_memory_poll(s, now);
+	if (!s->started_sent && now >= s->next_started)
+		on_report_started(s, now);
+}
+
+/* The outcome from the wait status, the cgroup's or polled peak memory and
+ * what the supervisor did (a timeout, an OOM kill, a forwarded signal). */
+static void finish_outcome(struct supervisor *s)
+{
+	struct supervise_outcome *o = s->o;
+	const struct supervise_spec *spec = s->spec;
+
+	o->cpu_time_ms = s->usage.cpu_ms;
+	if (WIFEXITED(s->status)) {
+		o->exit_code = WEXITSTATUS(s->status);
+	} else if (WIFSIGNALED(s->status)) {
+		o->signal = WTERMSIG(s->status);
+		o->exit_code = 128 + o->signal;
+	}
+	if (spec->cg) {
+		o->peak_memory_bytes = cgroup_peak_memory(spec->cg);
+		if (cgroup_oom_kills(spec->cg) > 0)
+			o->oom_killed = true;
+	}
+	if (!o->peak_memory_bytes) {
+		o->peak_memory_bytes = s->fallback_peak;
+		if (s->usage.maxrss_bytes > o->peak_memory_bytes)
+			o->peak_memory_bytes = s->usage.maxrss_bytes;
+	}
+	if (s->terminating && !strncmp(o->reason, "execution timeout", 17) && !o->oom_killed) {
+		/* Like timeout(1): 124, outside the retryable range, so the job
+		 * fails with this reason instead of restarting. */
+		o->exit_code = 124;
+		o->signal = 0;
+	}
+	if (o->oom_killed) {
+		o->exit_code = 137;
+		o->signal = SIGKILL;
+		snprintf(o->reason, sizeof o->reason, "OOMKilled (peak %llu MiB of %llu MiB)",
+		         (unsigned long long)(o->peak_memory_bytes >> 20),
+		         (unsigned long long)spec->memory_mb);
+	} else if (!o->reason[0] && o->signal) {
+		char sname[32];
+		describe_signal(o->signal, sname, sizeof sname);
+		snprintf(o->reason, sizeof o->reason, "killed by %s", sname);
+	} else if (!o->reason[0] && o->exit_code) {
+		snprintf(o->reason, sizeof o->reason, "exited %d", o->exit_code);
+	}
+	log_info("program exited: code %d%s%s, peak %llu MiB, cpu %lld ms", o->exit_code,
+	         o->reason[0] ? ", " : "", o->reason,
+	         (unsigned long long)(o->peak_memory_bytes >> 20), (long long)o->cpu_time_ms);
+}
+
+int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o)
+{
+	struct supervisor s = {
+	    .spec = spec,
+	    .o = o,
+	    .log_r = spec->log_r,
+	    .exec_deadline = INT64_MAX,
+	    .kill_at = INT64_MAX,
+	    .next_rss = INT64_MAX,
+	};
+	sigset_t old;
+	int64_t t0;
+
+	s.sfd = supervise_signals(&old);
+	if (s.sfd < 0)
+		return -1;
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	s.pid = fork();
+	if (s.pid < 0) {
+		log_error("fork: %s", strerror(errno));
+		close(s.sfd);
+		return -1;
+	}
+	if (s.pid == 0)
+		exec_program(spec, &old);
+	setpgid(s.pid, s.pid); /* also here: no race with a signal to the group */
+	if (spec->log_w && *spec->log_w >= 0) {
+		close(*spec->log_w); /* the program holds the write end now */
+		*spec->log_w = -1;
+	}
+	t0 = clock_mono_ms();
+	if (spec->execution_timeout_s > 0)
+		s.exec_deadline = t0 + spec->execution_timeout_s * 1000;
+	if (!spec->cg && spec->memory_mb > 0)
+		s.next_rss = t0 + 100;
+	/* the first report at once; a retry's delay counts from its answer */
+	int64_t retry_ms = spec->report_started(s.pid, spec->arg);
+	s.started_sent = retry_ms == 0;
+	s.next_started = clock_mono_ms() + retry_ms;
+
+	while (!s.exited)
+		supervise_turn(&s);
+	/* The program is gone; nothing it started may outlive it. */
+	kill_everything(s.pid, spec->cg);
+	reap_orphans(&s.usage);
+	on_log(&s);
+	finish_outcome(&s);
+	close(s.sfd);
+	return 0;
+}

@@ -1,0 +1,68 @@
+/* supervise.h: running the user program and watching it to its end.
+ *
+ * supervise_run() forks `sh -c command` in its own process group (in the
+ * task's cgroup when there is one, its stdout and stderr on the log pipe when
+ * there is one) and supervises it in one loop: poll() on a signalfd and the
+ * log pipe, with the nearest deadline as the timeout, then one handler per
+ * event: log bytes, a signal to the launcher (forwarded to the group, SIGKILL
+ * after the grace), a child's exit (reaped, usage counted; as subreaper also
+ * the orphans the program leaves), the execution timeout, the end of a grace,
+ * the RSS poll without a cgroup, and the retry of the "started" report.
+ * When the program is gone, everything it started is killed and reaped.
+ *
+ * The launch protocol stays with the caller (launch.c): the supervisor only
+ * calls back to report the start and to drain the log pipe.
+ */
+#ifndef WEIR_LAUNCH_SUPERVISE_H
+#define WEIR_LAUNCH_SUPERVISE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "exec/cgroup.h"
+#include "lib/error.h"
+
+/* Exit status of a launcher whose program could not be started (also the
+ * program's, when it cannot join its cgroup or enter its directory). */
+#define EXIT_LAUNCH_FAILED 125
+
+/* How the program ended, as the "exited" report carries it. */
+struct supervise_outcome {
+	int exit_code;
+	int signal;
+	bool oom_killed;
+	uint64_t peak_memory_bytes;
+	int64_t cpu_time_ms;
+	char reason[WEIR_ERROR_MSG_MAX + 64];
+};
+
+/* What to run and under which limits.  The callbacks get `arg`. */
+struct supervise_spec {
+	const char *command; /* run as /bin/sh -c command */
+	const char *workdir;
+	char **envp;
+	struct cgroup *cg; /* the program joins it; NULL: none (RSS polling with memory_mb) */
+	uint64_t memory_mb; /* 0: no limit */
+	int64_t execution_timeout_s; /* 0: none */
+	int64_t kill_grace_ms; /* SIGTERM (or a forwarded signal) to SIGKILL */
+	/* The log pipe: the write end becomes the program's stdout and stderr
+	 * and is closed here once the program holds it (*log_w set to -1);
+	 * log_w NULL or -1: the program inherits ours. */
+	int *log_w;
+	int log_r; /* the read end, polled; -1: none */
+	/* Reads what the log pipe holds now, without waiting; false once every
+	 * writer is gone (the read end is closed then). */
+	bool (*drain_log)(void *arg);
+	/* Reports the start: 0 when settled, else the ms until the next try. */
+	int64_t (*report_started)(pid_t pid, void *arg);
+	void *arg;
+};
+
+/* Runs the program and supervises it until it exits; fills `o` (reason
+ * "execution timeout after Ns", "OOMKilled (...)", "killed (launcher got
+ * SIG...)", "killed by SIG...", "exited N", or empty).  0, or -1 when it
+ * could not be started (logged). */
+int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o);
+
+#endif

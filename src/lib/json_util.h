@@ -1,0 +1,25 @@
+/* json_util.h: small jansson helpers for the JSON views: strings and
+ * times that are null when absent.
+ *
+ * Each returns a new reference (NULL only when out of memory).
+ */
+#ifndef WEIR_LIB_JSON_UTIL_H
+#define WEIR_LIB_JSON_UTIL_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* s as a JSON string, or null for NULL. */
+json_t *json_util_string(const char *s);
+
+/* Sets o[key] to s, or to null for NULL.  0, or -1 (as jansson). */
+int json_util_set_string(json_t *o, const char *key, const char *s);
+
+/* A time as clock_format_iso() writes it ("2026-11-30T12:00:00.123Z");
+ * null for ms <= 0 (never happened). */
+json_t *json_util_time_iso(int64_t ms);
+
+/* A time as clock_format_airflow() writes it; null for ms <= 0. */
+json_t *json_util_time_airflow(int64_t ms);
+
+#endif

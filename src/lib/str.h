@@ -1,0 +1,29 @@
+/* str.h: small string helpers every layer needs: replacing an owned
+ * string, copying one that may be NULL, appending into a fixed buffer, and
+ * reading a whole decimal integer.
+ */
+#ifndef WEIR_LIB_STR_H
+#define WEIR_LIB_STR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Replaces the owned string *dst with a copy of v (v NULL: *dst becomes
+ * NULL), freeing the old one.  0, or -1 when out of memory, *dst unchanged.
+ * A caller that wants "" for NULL passes `v ? v : ""`. */
+int str_set(char **dst, const char *v);
+
+/* A copy of s, or NULL for NULL (and when out of memory). */
+char *str_dup_or_null(const char *s);
+
+/* Appends src to the NUL-terminated string in dst (`size` bytes in all),
+ * cutting it to fit; dst stays NUL-terminated.  0, or -1 when src was cut
+ * (or dst was not terminated within size). */
+int str_append(char *dst, size_t size, const char *src);
+
+/* Reads `s` as a decimal integer in [min, max]: the whole string is an
+ * optional sign and digits (no spaces, no base prefix).  0, or -1 (*out
+ * untouched) for NULL, "", anything else, or a value out of range. */
+int str_to_int64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+#endif

@@ -1,0 +1,45 @@
+/* dag_spec_internal.h: what the files of the DAG reader share; nothing
+ * outside them includes it (model/dag_spec.h is the contract).
+ *
+ *   dag_spec.c        the DAG's own keys, parsing a file or a string, lookups
+ *   dag_spec_task.c   one task (and default_args): its keys, its job, its defaults
+ *   dag_spec_check.c  the whole DAG: dependencies, order and cycles, templates
+ *   dag_spec_json.c   a DAG spec as JSON
+ *
+ * Every reader takes the field_reader: on failure it returns -1 with the
+ * reader's error naming the field (r->path).
+ */
+#ifndef WEIR_MODEL_DAG_SPEC_INTERNAL_H
+#define WEIR_MODEL_DAG_SPEC_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "model/dag_spec.h"
+#include "model/field_reader.h"
+
+/* An id: letters, digits, '_' and '-' (and '.' with `dots`), at most
+ * DAG_MAX_ID characters. */
+bool dag_id_valid(const char *s, bool dots);
+/* A name templates can use: letters, digits and '_', starting with a
+ * letter or '_', at most 128 characters. */
+bool dag_ident_valid(const char *s);
+
+/* default_args into d. */
+int dag_read_default_args(struct field_reader *r, json_t *v, struct dag_default_args *d);
+/* tasks[idx] from v into dag->tasks[idx], then its defaults: its own keys
+ * first, then default_args (read before), then weir's. */
+int dag_read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json_t *v);
+
+/* Task ids unique, and every depends_on name to a task index in upstream
+ * (a name that is no task fails). */
+int dag_link_tasks(struct field_reader *r, struct dag_spec *dag);
+/* dag->topo: Kahn's algorithm, ready tasks in file order first; a cycle
+ * fails, naming it. */
+int dag_order_tasks(struct field_reader *r, struct dag_spec *dag);
+/* Every template of every task uses only variables it may. */
+int dag_check_templates(struct field_reader *r, struct dag_spec *dag);
+
+#endif

@@ -1,0 +1,264 @@
+/* jm_internal.h: the job manager's pieces and what they promise each other.
+ *
+ * Not for use outside src/server/job_manager/ (the outside contract is
+ * server/job_manager.h).  The manager is one struct job_manager (this
+ * file) holding a context per concern, each created and destroyed with it
+ * by the file that owns it:
+ *
+ *   manager.c   the manager itself: lifetime, loop turns (one transaction
+ *               per event), the journal, ended jobs told to the DAG
+ *               manager, pending results, specs of active jobs, paths
+ *   routes.c    routes: the backends, the server's queues, each job's
+ *               route and where its gang is shipped and placed
+ *   queue.c     the two allocators and the queue pass (sched decides)
+ *   start.c     starting a gang: task rows, launchers or a whole gang
+ *   progress.c  carrying out sched's decisions: stop tasks, wind down,
+ *               record a result or re-queue for a restart
+ *   launch.c    the launch protocol: register, cluster, started, exited
+ *   ops.c       the operations the API calls, and the JSON views of jobs
+ *   watch.c     launchers to look at again, backends' verdicts, the
+ *               housekeeping tick
+ *   recover.c   recovery at start
+ *   timeouts.c  sched's timeouts: the due table and its timer
+ *
+ * Every internal function takes the manager and runs inside a turn
+ * (jm_turn_begin/jm_turn_end) unless it says otherwise.
+ */
+#ifndef WEIR_SERVER_JOB_MANAGER_JM_INTERNAL_H
+#define WEIR_SERVER_JOB_MANAGER_JM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "server/job_manager.h"
+#include "sched/job_progress.h"
+#include "sched/states.h"
+#include "sched/task_end.h"
+#include "store/store.h"
+
+struct jm_routes;   /* routes.c */
+struct jm_queue;    /* queue.c */
+struct jm_watch;    /* watch.c */
+struct jm_timeouts; /* timeouts.c */
+
+struct jm_spec_entry {
+	int64_t job_id;
+	struct job_spec *spec;
+	struct jm_spec_entry *next;
+};
+
+struct jm_ended_job {
+	int64_t job_id;
+	char state[STORE_STATE_MAX];
+	int exit_code;
+	char *reason;
+	struct jm_ended_job *next;
+};
+
+struct job_manager {
+	uv_loop_t *loop;
+	struct store *store;
+	struct node_resources node;
+	char *home;
+	struct api *api;
+	struct jm_routes *routes;
+	struct jm_queue *queue;
+	struct jm_watch *watch;
+	struct jm_timeouts *timeouts;
+	struct jm_spec_entry *specs; /* parsed specs of active jobs */
+	int depth;                   /* nested turns */
+	/* jobs that reached a final state in this turn: told to end_fn at the
+	 * end of the turn, before the commit (the DAG manager's reaction shares
+	 * the transaction and the loop turn) */
+	struct jm_ended_job *ended;
+	job_manager_end_fn end_fn;
+	void *end_arg;
+};
+
+/* ---- small helpers (here once for every piece) ---- */
+
+static inline void set_str(char **dst, const char *v)
+{
+	char *c = strdup(v ? v : "");
+	if (!c)
+		return;
+	free(*dst);
+	*dst = c;
+}
+
+static inline char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* ---- manager.c ---- */
+
+void jm_set_reason(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Journals an event of the job (errors are logged). */
+void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* One SQLite transaction per event; nested calls join it.  The outermost
+ * end tells end_fn, checks timers and commits. */
+void jm_turn_begin(struct job_manager *jm);
+void jm_turn_end(struct job_manager *jm);
+/* Writes the job's row; its timeouts are looked at again at the turn's end. */
+int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_error *err);
+/* Notes a job that reached its final state, for end_fn at the turn's end. */
+void jm_ended_add(struct job_manager *jm, const struct job_row *job);
+
+bool jm_job_final(const struct job_row *job);
+bool jm_task_final(const struct task_row *t);
+void jm_job_set_state(struct job_row *job, enum job_state s);
+void jm_task_set_state(struct task_row *t, enum task_state s);
+/* The row's end as sched reads it, and sched's answer written back. */
+void jm_task_end_of(const struct task_row *t, struct task_end *out);
+void jm_task_end_apply(struct task_row *t, const struct task_end *e);
+/* The executor's view of the task (borrowing its strings). */
+struct executor_task jm_executor_task(const struct task_row *t);
+/* The rows as sched's task_status (borrowing their strings); NULL when out
+ * of memory. */
+struct task_status *jm_task_statuses(const struct task_row *rows, size_t n);
+
+/* A job's result is recorded once its last task has ended (so a killed
+ * job reads `killed` only when nothing of it runs any more).  Until then
+ * the decided outcome waits in the store's meta table, which makes it
+ * survive a server restart: "STATE EXIT_CODE REASON". */
+struct jm_outcome {
+	enum job_state state;
+	int exit_code;
+	char reason[PROGRESS_REASON_MAX];
+};
+bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct jm_outcome *o);
+/* NULL clears it. */
+void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct jm_outcome *o);
+/* Ended, or on its way to an end or a restart: late reports are recorded
+ * and nothing new is decided. */
+bool jm_winding(struct job_manager *jm, const struct job_row *job);
+
+/* New paths under the home; NULL when out of memory. */
+char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
+                  int attempt);
+char *jm_workdir_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
+                      int attempt);
+
+/* The job's parsed spec, cached while it is active (borrowed); NULL with err. */
+const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *job,
+                                  struct weir_error *err);
+void jm_spec_forget(struct job_manager *jm, int64_t job_id);
+
+/* ---- routes.c ---- */
+
+/* Where one job runs: stored in the meta table (`route.<id>` = "local" or
+ * "slurm", then " QUEUE" when it named one) at submission, so that a
+ * restart follows the job with the same backend whatever the config
+ * says by then. */
+struct jm_route {
+	bool gang;
+	char queue[72]; /* "" when none */
+};
+
+struct jm_routes *jm_routes_create(struct weir_error *err);
+void jm_routes_destroy(struct jm_routes *r);
+/* Where work goes at submission: `queue` (NULL: none) decides gang or
+ * local; 0, or -1 with err (WEIR_E_UNFIT: no such queue, no Slurm). */
+int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
+                    struct weir_error *err);
+/* Stores the route of a new job.  0, or -1 with err. */
+int jm_route_store(struct job_manager *jm, int64_t job_id, bool gang, const char *queue,
+                   struct weir_error *err);
+/* A job stored before routes existed (no key) runs where work without a
+ * queue runs. */
+void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r);
+/* The job's backend; NULL when the server has none for it. */
+struct executor *jm_exec_of(struct job_manager *jm, int64_t job_id);
+/* The gang backend (NULL: none) and its name for messages. */
+struct executor *jm_gang_exec(struct job_manager *jm);
+const char *jm_gang_name(struct job_manager *jm, const char *none);
+/* Where a gang job's archives go and are unpacked: its queue's shared_dir,
+ * else the server's; NULL *shared when the job ships nothing (a local job,
+ * or none is configured).  *node_cache: new, with %n for the node. */
+void jm_job_shipping(struct job_manager *jm, int64_t job_id, const char **shared,
+                     char **node_cache);
+/* The archive as the job's tasks read it: shipped to the shared folder when
+ * the job ships (placed there now if it is not yet: once per content). */
+char *jm_shipped_path(struct job_manager *jm, const char *shared, const char *archive,
+                      struct weir_error *err);
+/* Where a gang goes: its queue's settings, the job's own `slurm:` over
+ * them (the backend adds its defaults under both).  place->options is new
+ * (free() it).  0, or -1 when out of memory. */
+int jm_job_placement(struct job_manager *jm, int64_t job_id, const struct job_spec *spec,
+                     struct executor_placement *place);
+
+/* ---- queue.c ---- */
+
+struct jm_queue *jm_queue_create(const struct node_resources *node, struct weir_error *err);
+void jm_queue_destroy(struct jm_queue *q);
+/* Makes the gang backend's allocator (unbounded) when there is none yet. */
+int jm_queue_want_gang(struct job_manager *jm, struct weir_error *err);
+/* The allocator the job's route takes from. */
+struct alloc_state *jm_alloc_of(struct job_manager *jm, int64_t job_id);
+/* The job's resources back to whichever allocator holds them. */
+void jm_release_alloc(struct job_manager *jm, int64_t job_id);
+/* Starts what can start; a pass asked for during a pass runs after it. */
+void jm_queue_pass(struct job_manager *jm);
+/* A job that cannot run at all (its stored spec, the queue's refusal)
+ * fails at once. */
+void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason);
+
+/* ---- start.c ---- */
+
+/* The job's gang as allocated: rows, then launchers (or the whole gang). */
+void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_alloc *a);
+
+/* ---- progress.c ---- */
+
+/* Asks sched what follows the event for the job and carries it out. */
+void jm_progress(struct job_manager *jm, int64_t job_id, const struct progress_event *ev);
+/* Carries out a decision: the result waits (or the restart is pending),
+ * the tasks marked are stopped, then wind down. */
+void jm_apply_decision(struct job_manager *jm, struct job_row *job, const struct task_row *tasks,
+                       size_t n, const struct progress_decision *d);
+/* A task of the job's current attempt ended. */
+void jm_task_ended(struct job_manager *jm, int64_t job_id, const char *role, int index);
+/* When every task of the current attempt has ended: a final job gives its
+ * resources back; a restarting one goes back to the queue as attempt + 1. */
+void jm_wind_down(struct job_manager *jm, int64_t job_id);
+
+/* ---- launch.c: api_ops of the launch protocol (ctx: the manager) ---- */
+
+json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err);
+json_t *jm_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready,
+                          struct weir_error *err);
+json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err);
+json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err);
+
+/* ---- watch.c ---- */
+
+struct jm_watch *jm_watch_create(struct job_manager *jm, struct weir_error *err);
+/* Stops its tick; the context goes when its handle has closed. */
+void jm_watch_destroy(struct jm_watch *w);
+/* A launcher to look at again: ended without reporting (due_ms, monotonic:
+ * then it is gone), or found alive at recovery (due_ms 0: polled with
+ * is_alive until it is gone).  `v`: the backend's verdict for it.  -1 when
+ * out of memory. */
+int jm_watch_add(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
+                 int index, int launcher_pid, int64_t due_ms, const char *why,
+                 enum task_verdict v);
+
+/* ---- timeouts.c ---- */
+
+struct jm_timeouts *jm_timeouts_create(struct job_manager *jm, struct weir_error *err);
+/* Stops its timer; the context goes when its handle has closed. */
+void jm_timeouts_destroy(struct jm_timeouts *t);
+/* The job changed: its timeouts are looked at again at the turn's end. */
+void jm_timers_touch(struct job_manager *jm, int64_t job_id);
+/* At a turn's end: files the noted jobs' next timeouts, acts on expired
+ * ones, arms the timer for the earliest. */
+void jm_timers_check(struct job_manager *jm);
+
+#endif

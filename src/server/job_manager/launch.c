@@ -1,0 +1,360 @@
+/* launch.c: the launch protocol, the server's side (docs/launch_contract.md):
+ * a launcher registers its task (and gets what to run), waits for the
+ * cluster of its gang, says its program started, reports its end.  A report
+ * for an attempt that is no longer current is answered 410 (WEIR_E_GONE) so
+ * the launcher stops; an end is recorded as sched/task_end.c says, and
+ * sched/job_progress.c decides what follows for the job.
+ */
+#include "server/job_manager/jm_internal.h"
+
+#include <stdio.h>
+
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+
+/* Reads {"job","role","index","attempt"} of a launch call. */
+static int launch_key(json_t *body, int64_t *job, const char **role, int *index, int *attempt,
+                      struct weir_error *err)
+{
+	json_t *j = json_object_get(body, "job"), *r = json_object_get(body, "role"),
+	       *i = json_object_get(body, "index"), *a = json_object_get(body, "attempt");
+
+	if (!json_is_integer(j) || !json_is_string(r) || !json_is_integer(i) ||
+	    !json_is_integer(a) || json_integer_value(j) < 1 || json_integer_value(i) < 0 ||
+	    json_integer_value(a) < 1 || !api_role_name_ok(json_string_value(r)))
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "launch: expected {\"job\": ID, \"role\": NAME, \"index\": N, "
+		    "\"attempt\": N, ...}");
+	*job = json_integer_value(j);
+	*role = json_string_value(r);
+	*index = (int)json_integer_value(i);
+	*attempt = (int)json_integer_value(a);
+	return 0;
+}
+
+/* Loads the job and the task; WEIR_E_GONE when the attempt is no longer
+ * the one that runs (so the launcher stops). */
+static int launch_load(struct job_manager *jm, int64_t id, const char *role, int index, int attempt,
+                       bool need_current, struct job_row *job, struct task_row *t,
+                       struct weir_error *err)
+{
+	if (store_job_get(jm->store, id, job, err) < 0)
+		return weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
+	if (need_current && (jm_winding(jm, job) || job->attempt != attempt))
+		return weir_error_set(
+		    err, WEIR_E_GONE, "job %lld attempt %d is no longer current (job %s%s)",
+		    (long long)id, attempt, job->state, job->restart_pending ? ", restarting" : "");
+	if (store_task_get(jm->store, id, attempt, role, index, t, err) < 0)
+		return weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d has no task %s:%d",
+		                      (long long)id, attempt, role, index);
+	return 0;
+}
+
+static json_t *env_json(const struct job_spec *spec, const struct role_spec *rs)
+{
+	json_t *env = json_object();
+	for (size_t i = 0; i < spec->n_env; i++)
+		json_object_set_new(env, spec->env[i].name, json_string(spec->env[i].value));
+	for (size_t i = 0; i < rs->n_env; i++)
+		json_object_set_new(env, rs->env[i].name, json_string(rs->env[i].value));
+	return env;
+}
+
+static json_t *register_answer(struct job_manager *jm, const struct job_spec *spec,
+                               const struct role_spec *rs, const struct task_row *t)
+{
+	char *cmd = job_spec_role_command(spec, rs);
+	char *wd = jm_workdir_path(jm, t->job_id, t->role, t->idx, t->attempt);
+	char *lp = jm_log_path(jm, t->job_id, t->role, t->idx, t->attempt);
+	const char *shared = NULL;
+	char *node_cache = NULL;
+	char *cache;
+	json_t *roles = json_array(), *arts = json_array(), *r = NULL;
+
+	jm_job_shipping(jm, t->job_id, &shared, &node_cache);
+	cache = node_cache ? node_cache : fs_join(jm->home, "cache");
+
+	for (size_t i = 0; i < spec->n_roles; i++)
+		json_array_append_new(
+		    roles, json_pack("{s:s, s:i, s:b, s:b}", "name", spec->roles[i].name,
+		                     "instances", spec->roles[i].instances, "untracked",
+		                     spec->roles[i].untracked, "sidecar", spec->roles[i].sidecar));
+	for (size_t i = 0; i < spec->n_artifacts; i++) {
+		struct weir_error e2 = {0};
+		char *p = shared && spec->artifacts[i].archive
+		              ? jm_shipped_path(jm, shared, spec->artifacts[i].path, &e2)
+		              : NULL;
+		if (shared && spec->artifacts[i].archive && !p)
+			log_warn("job %lld: %s", (long long)t->job_id, e2.msg);
+		json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path",
+		                                      p ? p : spec->artifacts[i].path, "name",
+		                                      spec->artifacts[i].name, "archive",
+		                                      spec->artifacts[i].archive));
+		free(p);
+	}
+	/* A backend that binds devices itself (Slurm) gets null: the launcher
+	 * keeps the CUDA_VISIBLE_DEVICES it was started with. */
+	struct executor *ex = jm_exec_of(jm, t->job_id);
+	bool confined = ex && ex->confines_tasks;
+	json_t *gpus = confined ? json_null() : json_string(t->gpus ? t->gpus : "");
+	if (cmd && wd && lp && cache)
+		r = json_pack("{s:I, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:i, s:i, "
+		              "s:o, s:o, s:o, s:o, s:I, s:I}",
+		              "job", (json_int_t)t->job_id, "role", t->role, "index", t->idx,
+		              "attempt", t->attempt, "framework", framework_name(spec->framework),
+		              "command", cmd, "workdir", wd, "log", lp, "cache_dir", cache, "env",
+		              env_json(spec, rs), "memory_mb", (json_int_t)rs->memory_mb, "vcores",
+		              rs->vcores, "gpu_count", rs->gpus, "gpus", gpus,
+		              "roles", roles, "artifacts", arts, "src_dir",
+		              spec->src_dir ? json_string(spec->src_dir) : json_null(),
+		              "registration_timeout_s", (json_int_t)spec->registration_timeout_s,
+		              "execution_timeout_s", (json_int_t)spec->execution_timeout_s);
+	else {
+		json_decref(roles);
+		json_decref(arts);
+		json_decref(gpus);
+	}
+	if (r) {
+		/* tells apart servers on one host (job ids start at 1 in every
+		 * home): launchers can put it in names shared host-wide (cgroups) */
+		char inst[24];
+		uint64_t h = 1469598103934665603ULL;
+		for (const char *c = jm->home; *c; c++)
+			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+		snprintf(inst, sizeof inst, "%016llx", (unsigned long long)h);
+		json_object_set_new(r, "server_instance", json_string(inst));
+		/* the backend's step confines the task: the launcher makes
+		 * no cgroup of its own (docs/slurm.md) */
+		json_object_set_new(r, "cgroup", json_boolean(!confined));
+	}
+	if (wd)
+		fs_mkdir_p(wd, 0755, NULL);
+	free(cmd);
+	free(wd);
+	free(lp);
+	free(cache);
+	return r;
+}
+
+/* The gang is complete when no task of the attempt waits to register: the
+ * job runs, and its launchers' cluster polls are answered. */
+static void gang_complete(struct job_manager *jm, struct job_row *job, int attempt,
+                          struct weir_error *err)
+{
+	struct task_row *rows = NULL;
+	size_t n = 0;
+	bool all = true;
+
+	if (store_tasks_of_job(jm->store, job->id, attempt, &rows, &n, err) < 0)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(rows[i].state, "pending"))
+			all = false;
+	task_rows_free(rows, n);
+	if (!all)
+		return;
+	jm_job_set_state(job, JOB_RUNNING);
+	job->running_at = clock_now_ms();
+	if (!job->started_at)
+		job->started_at = job->running_at;
+	if (jm_job_save(jm, job, err) == 0)
+		jm_event(jm, job->id, "state", "running: attempt %d, every task registered",
+		         attempt);
+	api_notify_cluster(jm->api, job->id);
+}
+
+json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct task_row t = {0};
+	const struct job_spec *spec;
+	const struct role_spec *rs;
+	const char *role;
+	int index, attempt;
+	int64_t id;
+	json_t *r = NULL, *v;
+	enum task_state ts;
+
+	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
+		return NULL;
+	jm_turn_begin(jm);
+	if (launch_load(jm, id, role, index, attempt, true, &job, &t, err) < 0)
+		goto out;
+	if (jm_task_final(&t)) {
+		weir_error_set(err, WEIR_E_GONE, "job %lld %s:%d has already ended (%s)",
+		               (long long)id, role, index, t.state);
+		goto out;
+	}
+	spec = jm_spec_of(jm, &job, err);
+	if (!spec)
+		goto out;
+	rs = job_spec_find_role(spec, role);
+	if (!rs) {
+		weir_error_set(err, WEIR_E_GONE, "job %lld has no role %s", (long long)id, role);
+		goto out;
+	}
+	r = register_answer(jm, spec, rs, &t);
+	if (!r) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	if ((v = json_object_get(body, "host")) && json_is_string(v))
+		set_str(&t.host, json_string_value(v));
+	if ((v = json_object_get(body, "port")) && json_is_integer(v))
+		t.port = (int)json_integer_value(v);
+	if ((v = json_object_get(body, "pid")) && json_is_integer(v) && json_integer_value(v) > 0)
+		t.launcher_pid = (int)json_integer_value(v);
+	task_state_from_name(t.state, &ts);
+	if (ts == TASK_PENDING) {
+		jm_task_set_state(&t, TASK_STARTING);
+		t.registered_at = clock_now_ms();
+		jm_event(jm, id, "task", "%s:%d registered at %s:%d", role, index, t.host, t.port);
+	}
+	if (store_task_update(jm->store, &t, err) < 0) {
+		json_decref(r);
+		r = NULL;
+		goto out;
+	}
+	if (!strcmp(job.state, "starting"))
+		gang_complete(jm, &job, attempt, err);
+out:
+	jm_turn_end(jm);
+	task_row_release(&t);
+	job_row_release(&job);
+	return r;
+}
+
+json_t *jm_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct task_row *rows = NULL;
+	size_t n = 0;
+	json_t *cluster = NULL, *r = NULL;
+
+	*ready = false;
+	if (store_job_get(jm->store, id, &job, err) < 0) {
+		weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
+		return NULL;
+	}
+	if (jm_winding(jm, &job) || job.attempt != attempt) {
+		weir_error_set(err, WEIR_E_GONE,
+		               "job %lld attempt %d is no longer current (job %s)", (long long)id,
+		               attempt, job.state);
+		goto out;
+	}
+	if (strcmp(job.state, "running"))
+		goto out;
+	if (store_tasks_of_job(jm->store, id, attempt, &rows, &n, err) < 0)
+		goto out;
+	cluster = json_object();
+	for (size_t i = 0; i < n; i++) {
+		json_t *list = json_object_get(cluster, rows[i].role);
+		char addr[300];
+		if (!list) {
+			list = json_array();
+			json_object_set_new(cluster, rows[i].role, list);
+		}
+		snprintf(addr, sizeof addr, "%s:%d", rows[i].host, rows[i].port);
+		/* rows come in the spec's order, index ascending within a role */
+		json_array_append_new(list, json_string(addr));
+	}
+	r = json_pack("{s:b, s:o}", "ready", 1, "cluster", cluster);
+	*ready = true;
+out:
+	task_rows_free(rows, n);
+	job_row_release(&job);
+	return r;
+}
+
+/* A launcher's report on its task (started, exited): the job and the task
+ * loaded in a turn, `fn` records it. */
+typedef json_t *(*report_fn)(struct job_manager *jm, json_t *body, struct job_row *job,
+                             struct task_row *t, struct weir_error *err);
+
+static json_t *launch_report(void *ctx, json_t *body, report_fn fn, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+	struct task_row t = {0};
+	const char *role;
+	int index, attempt;
+	int64_t id;
+	json_t *r = NULL;
+
+	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
+		return NULL;
+	jm_turn_begin(jm);
+	if (launch_load(jm, id, role, index, attempt, false, &job, &t, err) == 0)
+		r = fn(jm, body, &job, &t, err);
+	jm_turn_end(jm);
+	task_row_release(&t);
+	job_row_release(&job);
+	return r;
+}
+
+static json_t *started(struct job_manager *jm, json_t *body, struct job_row *job,
+                       struct task_row *t, struct weir_error *err)
+{
+	json_t *v;
+
+	(void)job;
+	if (!jm_task_final(t) && strcmp(t->state, "running")) {
+		jm_task_set_state(t, TASK_RUNNING);
+		if ((v = json_object_get(body, "pid")) && json_is_integer(v))
+			t->pid = (int)json_integer_value(v);
+		t->started_at = clock_now_ms();
+		if (store_task_update(jm->store, t, err) < 0)
+			return NULL;
+		jm_event(jm, t->job_id, "task", "%s:%d running (pid %d)", t->role, t->idx, t->pid);
+	}
+	return json_object();
+}
+
+json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err)
+{
+	return launch_report(ctx, body, started, err);
+}
+
+static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job,
+                      struct task_row *t, struct weir_error *err)
+{
+	struct task_report rep = {0};
+	struct task_end end;
+	json_t *v;
+
+	if (jm_task_final(t))
+		return json_object(); /* a repeated report */
+	v = json_object_get(body, "exit_code");
+	rep.exit_code = json_is_integer(v) ? (int)json_integer_value(v) : -1;
+	v = json_object_get(body, "signal");
+	rep.signal = json_is_integer(v) ? (int)json_integer_value(v) : 0;
+	rep.oom_killed = json_is_true(json_object_get(body, "oom_killed"));
+	v = json_object_get(body, "peak_memory_bytes");
+	if (json_is_integer(v))
+		t->peak_memory_bytes = json_integer_value(v);
+	v = json_object_get(body, "cpu_time_ms");
+	if (json_is_integer(v))
+		t->cpu_time_ms = json_integer_value(v);
+	v = json_object_get(body, "reason");
+	if (json_is_string(v))
+		rep.reason = json_string_value(v);
+	t->ended_at = clock_now_ms();
+	task_end_reported(&rep, jm_winding(jm, job) || job->attempt != t->attempt, &end);
+	jm_task_end_apply(t, &end);
+	if (store_task_update(jm->store, t, err) < 0)
+		return NULL;
+	jm_event(jm, t->job_id, "task", "%s:%d %s%s%s", t->role, t->idx, t->state,
+	         t->reason[0] ? ": " : "", t->reason);
+	if (t->attempt == job->attempt)
+		jm_task_ended(jm, t->job_id, t->role, t->idx);
+	return json_object();
+}
+
+json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err)
+{
+	return launch_report(ctx, body, exited, err);
+}

@@ -1,0 +1,389 @@
+/* manager.c: the job manager itself (jm_internal.h has the map of its
+ * pieces): its lifetime and each concern's context, the loop turns (one
+ * SQLite transaction per event, the timeout check and the end callbacks
+ * folded in before the commit), the journal, jobs that ended in a turn,
+ * results waiting for a gang's last task, the specs of active jobs, and the
+ * paths of a job's files under the home.
+ */
+#include "server/job_manager/jm_internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+
+/* ---- helpers ---- */
+
+void jm_set_reason(char **dst, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	set_str(dst, buf);
+}
+
+void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
+{
+	char buf[768];
+	struct weir_error err = {0};
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (store_event_add(jm->store, job_id, clock_now_ms(), kind, buf, NULL, &err) < 0)
+		log_error("job %lld: cannot journal \"%s\": %s", (long long)job_id, buf, err.msg);
+}
+
+bool jm_job_final(const struct job_row *job)
+{
+	enum job_state s;
+	return job_state_from_name(job->state, &s) == 0 && job_state_is_final(s);
+}
+
+bool jm_task_final(const struct task_row *t)
+{
+	enum task_state s;
+	return task_state_from_name(t->state, &s) == 0 && task_state_is_final(s);
+}
+
+void jm_job_set_state(struct job_row *job, enum job_state s)
+{
+	snprintf(job->state, sizeof job->state, "%s", job_state_name(s));
+}
+
+void jm_task_set_state(struct task_row *t, enum task_state s)
+{
+	snprintf(t->state, sizeof t->state, "%s", task_state_name(s));
+}
+
+void jm_task_end_of(const struct task_row *t, struct task_end *out)
+{
+	memset(out, 0, sizeof *out);
+	task_state_from_name(t->state, &out->state);
+	out->exit_code = t->exit_code;
+	out->signal = t->signal;
+	out->oom_killed = t->oom_killed;
+	snprintf(out->reason, sizeof out->reason, "%s", t->reason ? t->reason : "");
+}
+
+void jm_task_end_apply(struct task_row *t, const struct task_end *e)
+{
+	jm_task_set_state(t, e->state);
+	t->exit_code = e->exit_code;
+	t->signal = e->signal;
+	t->oom_killed = e->oom_killed;
+	set_str(&t->reason, e->reason);
+}
+
+struct executor_task jm_executor_task(const struct task_row *t)
+{
+	return (struct executor_task){.job_id = t->job_id,
+	                              .role = t->role,
+	                              .index = t->idx,
+	                              .attempt = t->attempt,
+	                              .launcher_pid = t->launcher_pid};
+}
+
+struct task_status *jm_task_statuses(const struct task_row *rows, size_t n)
+{
+	struct task_status *st = calloc(n ? n : 1, sizeof *st);
+
+	for (size_t i = 0; st && i < n; i++) {
+		st[i].role = rows[i].role;
+		st[i].index = rows[i].idx;
+		task_state_from_name(rows[i].state, &st[i].state);
+		st[i].exit_code = rows[i].exit_code;
+		st[i].signal = rows[i].signal;
+		st[i].oom_killed = rows[i].oom_killed;
+		st[i].reason = rows[i].reason;
+	}
+	return st;
+}
+
+/* ---- turns ---- */
+
+void jm_turn_begin(struct job_manager *jm)
+{
+	struct weir_error err = {0};
+
+	if (jm->depth++ == 0 && store_begin(jm->store, &err) < 0)
+		log_error("store: %s", err.msg);
+}
+
+int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_error *err)
+{
+	jm_timers_touch(jm, job->id);
+	return store_job_update(jm->store, job, err);
+}
+
+void jm_ended_add(struct job_manager *jm, const struct job_row *job)
+{
+	struct jm_ended_job *e, **tail;
+
+	if (!jm->end_fn)
+		return;
+	e = calloc(1, sizeof *e);
+	if (!e || !(e->reason = strdup(job->reason ? job->reason : ""))) {
+		free(e);
+		log_error("job %lld: out of memory noting its end", (long long)job->id);
+		return;
+	}
+	e->job_id = job->id;
+	snprintf(e->state, sizeof e->state, "%s", job->state);
+	e->exit_code = job->exit_code;
+	for (tail = &jm->ended; *tail; tail = &(*tail)->next)
+		;
+	*tail = e;
+}
+
+/* Tells end_fn of every job that ended in this turn; what it does (new
+ * submissions that fail at once, kills) may end more, so until none is left. */
+static void ended_flush(struct job_manager *jm, bool tell)
+{
+	while (jm->ended) {
+		struct jm_ended_job *e = jm->ended;
+		jm->ended = e->next;
+		if (tell && jm->end_fn)
+			jm->end_fn(jm->end_arg, e->job_id, e->state, e->exit_code, e->reason);
+		free(e->reason);
+		free(e);
+	}
+}
+
+void jm_turn_end(struct job_manager *jm)
+{
+	struct weir_error err = {0};
+
+	if (jm->depth == 1) {
+		ended_flush(jm, true);
+		jm_timers_check(jm);
+		ended_flush(jm, true);
+	}
+	if (--jm->depth == 0 && store_in_transaction(jm->store)) {
+		if (store_commit(jm->store, &err) < 0) {
+			log_error("store: commit failed: %s", err.msg);
+			store_rollback(jm->store, NULL);
+		}
+		/* After the commit: clients waiting on a job see what was stored. */
+		api_notify_jobs(jm->api);
+	}
+}
+
+void job_manager_turn_begin(struct job_manager *jm)
+{
+	jm_turn_begin(jm);
+}
+
+void job_manager_turn_end(struct job_manager *jm)
+{
+	jm_turn_end(jm);
+}
+
+/* ---- results waiting for the last task ---- */
+
+static void outcome_key(int64_t job_id, char *key, size_t size)
+{
+	snprintf(key, size, "outcome.%lld", (long long)job_id);
+}
+
+bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct jm_outcome *o)
+{
+	char key[48], state[STORE_STATE_MAX];
+	char *v = NULL;
+	int n = 0;
+	bool found = false;
+
+	outcome_key(job_id, key, sizeof key);
+	if (store_meta_get(jm->store, key, &v, NULL) != 0 || !v)
+		goto out;
+	if (sscanf(v, "%15s %d %n", state, &o->exit_code, &n) < 2 ||
+	    job_state_from_name(state, &o->state) < 0)
+		goto out;
+	snprintf(o->reason, sizeof o->reason, "%s", v + n);
+	found = true;
+out:
+	free(v);
+	return found;
+}
+
+void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct jm_outcome *o)
+{
+	char key[48], val[PROGRESS_REASON_MAX + 64];
+	struct weir_error err = {0};
+
+	jm_timers_touch(jm, job_id);
+	outcome_key(job_id, key, sizeof key);
+	if (o)
+		snprintf(val, sizeof val, "%s %d %s", job_state_name(o->state), o->exit_code,
+		         o->reason);
+	else
+		val[0] = '\0';
+	if (store_meta_set(jm->store, key, val, &err) < 0)
+		log_error("job %lld: %s", (long long)job_id, err.msg);
+}
+
+bool jm_winding(struct job_manager *jm, const struct job_row *job)
+{
+	struct jm_outcome o;
+	return jm_job_final(job) || job->restart_pending || jm_outcome_get(jm, job->id, &o);
+}
+
+/* ---- paths ---- */
+
+static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, ...)
+{
+	char tail[256];
+	char *p = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(tail, sizeof tail, fmt, ap);
+	va_end(ap);
+	if (asprintf(&p, "%s/jobs/%lld/%s", jm->home, (long long)job_id, tail) < 0)
+		return NULL;
+	return p;
+}
+
+char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
+                  int attempt)
+{
+	return job_path(jm, job_id, "logs/%s-%d.%d.log", role, index, attempt);
+}
+
+char *jm_workdir_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
+                      int attempt)
+{
+	return job_path(jm, job_id, "%d/%s-%d", attempt, role, index);
+}
+
+/* ---- specs of active jobs ---- */
+
+const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *job,
+                                  struct weir_error *err)
+{
+	struct jm_spec_entry *e;
+	json_error_t je;
+	json_t *j;
+	struct job_spec *spec;
+
+	for (e = jm->specs; e; e = e->next)
+		if (e->job_id == job->id)
+			return e->spec;
+	j = json_loads(job->spec_json, 0, &je);
+	if (!j) {
+		weir_error_set(err, WEIR_E_INTERNAL, "job %lld: stored spec is not JSON: %s",
+		               (long long)job->id, je.text);
+		return NULL;
+	}
+	spec = job_spec_from_json(j, err);
+	json_decref(j);
+	if (!spec) {
+		weir_error_prefix(err, "job %lld: stored spec", (long long)job->id);
+		return NULL;
+	}
+	e = calloc(1, sizeof *e);
+	if (!e) {
+		job_spec_destroy(spec);
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	e->job_id = job->id;
+	e->spec = spec;
+	e->next = jm->specs;
+	jm->specs = e;
+	return spec;
+}
+
+void jm_spec_forget(struct job_manager *jm, int64_t job_id)
+{
+	for (struct jm_spec_entry **pe = &jm->specs; *pe; pe = &(*pe)->next)
+		if ((*pe)->job_id == job_id) {
+			struct jm_spec_entry *e = *pe;
+			*pe = e->next;
+			job_spec_destroy(e->spec);
+			free(e);
+			return;
+		}
+}
+
+/* ---- lifetime ---- */
+
+struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
+                                       const struct node_resources *node, const char *home,
+                                       struct weir_error *err)
+{
+	struct job_manager *jm = calloc(1, sizeof *jm);
+
+	if (!jm || !(jm->home = strdup(home))) {
+		free(jm);
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	jm->loop = loop;
+	jm->store = store;
+	jm->node = *node;
+	if (!(jm->routes = jm_routes_create(err)) || !(jm->queue = jm_queue_create(node, err)) ||
+	    !(jm->timeouts = jm_timeouts_create(jm, err)) || !(jm->watch = jm_watch_create(jm, err))) {
+		job_manager_destroy(jm);
+		return NULL;
+	}
+	return jm;
+}
+
+void job_manager_set_api(struct job_manager *jm, struct api *api)
+{
+	jm->api = api;
+}
+
+void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn, void *arg)
+{
+	jm->end_fn = fn;
+	jm->end_arg = arg;
+}
+
+void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_tasks)
+{
+	struct job_row *rows = NULL;
+	size_t n = 0;
+	int tasks = 0;
+
+	*active_jobs = 0;
+	*running_tasks = 0;
+	if (store_jobs_active(jm->store, &rows, &n, NULL) < 0)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct task_row *t = NULL;
+		size_t nt = 0;
+		if (store_tasks_of_job(jm->store, rows[i].id, rows[i].attempt, &t, &nt, NULL) ==
+		    0) {
+			for (size_t k = 0; k < nt; k++)
+				tasks += !jm_task_final(&t[k]);
+			task_rows_free(t, nt);
+		}
+	}
+	*active_jobs = (int)n;
+	*running_tasks = tasks;
+	job_rows_free(rows, n);
+}
+
+void job_manager_destroy(struct job_manager *jm)
+{
+	if (!jm)
+		return;
+	while (jm->specs)
+		jm_spec_forget(jm, jm->specs->job_id);
+	ended_flush(jm, false);
+	jm_watch_destroy(jm->watch);
+	jm_timeouts_destroy(jm->timeouts);
+	jm_queue_destroy(jm->queue);
+	jm_routes_destroy(jm->routes);
+	free(jm->home);
+	free(jm);
+}

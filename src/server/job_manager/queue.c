@@ -1,0 +1,206 @@
+/* queue.c: the queue context: the local node's allocator, the gang
+ * backend's (one that never runs out: the cluster counts its own
+ * resources), and the queue pass, which hands the queued jobs to
+ * sched/queue.c (queue_schedule_routes: each route against its allocator)
+ * and carries out what it decided: start, wait with a reason, or fail.
+ */
+#include "server/job_manager/jm_internal.h"
+
+#include <stdio.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "sched/queue.h"
+
+/* A gang backend (Slurm) counts its cluster's resources itself: the jobs
+ * routed to it share an allocator of their own that never runs out, so
+ * they neither wait for nor take the local node's resources, and a job
+ * too large for the cluster is refused by the backend, in its words. */
+#define GANG_NODE_VCORES 1000000
+#define GANG_NODE_MEMORY_MB ((uint64_t)1 << 40)
+#define GANG_NODE_GPUS 256
+
+struct jm_queue {
+	struct alloc_state *alloc;      /* the local node's */
+	struct alloc_state *gang_alloc; /* the gang backend's, unbounded; NULL without one */
+	bool in_pass;                   /* a pass runs (a start may end a job: no recursion) */
+	bool again;                     /* ... and another was asked for */
+};
+
+struct jm_queue *jm_queue_create(const struct node_resources *node, struct weir_error *err)
+{
+	struct jm_queue *q = calloc(1, sizeof *q);
+
+	if (!q) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	q->alloc = alloc_state_create(node, err);
+	if (!q->alloc) {
+		free(q);
+		return NULL;
+	}
+	return q;
+}
+
+void jm_queue_destroy(struct jm_queue *q)
+{
+	if (!q)
+		return;
+	alloc_state_destroy(q->alloc);
+	alloc_state_destroy(q->gang_alloc);
+	free(q);
+}
+
+int jm_queue_want_gang(struct job_manager *jm, struct weir_error *err)
+{
+	static const char *ids[GANG_NODE_GPUS];
+	static char names[GANG_NODE_GPUS][8];
+	struct node_resources unbounded = {.vcores = GANG_NODE_VCORES,
+	                                   .memory_mb = GANG_NODE_MEMORY_MB,
+	                                   .gpu_ids = ids,
+	                                   .n_gpus = GANG_NODE_GPUS};
+
+	if (jm->queue->gang_alloc)
+		return 0;
+	for (size_t i = 0; i < GANG_NODE_GPUS; i++) {
+		snprintf(names[i], sizeof names[i], "%zu", i);
+		ids[i] = names[i];
+	}
+	jm->queue->gang_alloc = alloc_state_create(&unbounded, err);
+	return jm->queue->gang_alloc ? 0 : -1;
+}
+
+struct alloc_state *jm_alloc_of(struct job_manager *jm, int64_t job_id)
+{
+	struct jm_route r;
+	jm_route_get(jm, job_id, &r);
+	return r.gang && jm->queue->gang_alloc ? jm->queue->gang_alloc : jm->queue->alloc;
+}
+
+void jm_release_alloc(struct job_manager *jm, int64_t job_id)
+{
+	alloc_release(jm->queue->alloc, job_id);
+	if (jm->queue->gang_alloc)
+		alloc_release(jm->queue->gang_alloc, job_id);
+}
+
+void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
+{
+	struct weir_error err = {0};
+	struct job_row job = {0};
+
+	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+		return;
+	jm_job_set_state(&job, JOB_FAILED);
+	set_str(&job.reason, reason);
+	job.ended_at = clock_now_ms();
+	if (jm_job_save(jm, &job, &err) < 0)
+		log_error("job %lld: %s", (long long)job_id, err.msg);
+	jm_event(jm, job_id, "state", "failed: %s", reason);
+	jm_ended_add(jm, &job);
+	jm_spec_forget(jm, job_id);
+	job_row_release(&job);
+}
+
+/* The queued jobs as sched's entries (a job whose stored spec cannot be
+ * read fails here); *nq of them. */
+static struct queue_entry *entries_of(struct job_manager *jm, struct job_row *rows, size_t n,
+                                      size_t *nq)
+{
+	struct queue_entry *q = calloc(n ? n : 1, sizeof *q);
+	struct weir_error err = {0};
+
+	*nq = 0;
+	for (size_t i = 0; q && i < n; i++) {
+		const struct job_spec *spec;
+		struct jm_route rt;
+		if (strcmp(rows[i].state, "queued") || rows[i].restart_pending)
+			continue;
+		spec = jm_spec_of(jm, &rows[i], &err);
+		if (!spec) {
+			jm_fail_job_now(jm, rows[i].id, err.msg);
+			continue;
+		}
+		jm_route_get(jm, rows[i].id, &rt);
+		q[*nq] = (struct queue_entry){.job_id = rows[i].id,
+		                              .priority = rows[i].priority,
+		                              .spec = spec,
+		                              .gang = rt.gang};
+		(*nq)++;
+	}
+	return q;
+}
+
+static void carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
+                      const struct queue_decision *d)
+{
+	struct weir_error err = {0};
+	struct job_row *job = NULL;
+
+	for (size_t k = 0; k < n && !job; k++)
+		if (rows[k].id == d->job_id)
+			job = &rows[k];
+	if (!job)
+		return;
+	switch (d->action) {
+	case QUEUE_START:
+		jm_start_gang(jm, job->id, &d->alloc);
+		break;
+	case QUEUE_WAIT:
+		if (strcmp(job->reason ? job->reason : "", d->reason)) {
+			set_str(&job->reason, d->reason);
+			if (jm_job_save(jm, job, &err) < 0)
+				log_error("job %lld: %s", (long long)job->id, err.msg);
+		}
+		break;
+	case QUEUE_REJECT:
+		jm_fail_job_now(jm, job->id, d->reason);
+		break;
+	}
+}
+
+void jm_queue_pass(struct job_manager *jm)
+{
+	struct jm_queue *qc = jm->queue;
+
+	if (qc->in_pass) {
+		qc->again = true;
+		return;
+	}
+	qc->in_pass = true;
+	do {
+		struct weir_error err = {0};
+		struct job_row *rows = NULL;
+		size_t n = 0, nq = 0;
+		struct queue_entry *q = NULL;
+		struct queue_decision *d = NULL;
+
+		qc->again = false;
+		if (store_jobs_queued(jm->store, &rows, &n, &err) < 0)
+			goto fail;
+		q = entries_of(jm, rows, n, &nq);
+		d = calloc(n ? n : 1, sizeof *d);
+		if (!q || !d) {
+			weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+			goto fail;
+		}
+		if (queue_schedule_routes(qc->alloc, qc->gang_alloc, q, nq, d, &err) < 0)
+			goto fail;
+		for (size_t i = 0; i < nq; i++)
+			carry_out(jm, rows, n, &d[i]);
+		queue_decisions_release(d, nq);
+		free(q);
+		free(d);
+		job_rows_free(rows, n);
+		continue;
+	fail:
+		log_error("queue pass: %s", err.msg);
+		free(q);
+		free(d);
+		job_rows_free(rows, n);
+		qc->in_pass = false;
+		return;
+	} while (qc->again);
+	qc->in_pass = false;
+}

@@ -1,0 +1,195 @@
+/* start.c: starting a gang the queue pass allocated.  The job goes
+ * `starting`, every task row is written `pending` with its GPU ids before
+ * any launcher can register, then one launcher per task (start_task) or
+ * the whole gang at once (a gang backend's start_gang: its archives are
+ * shipped first, its placement merged).  A launcher that cannot start ends
+ * its task `lost` at once (sched/task_end.h), and sched decides for the job.
+ */
+#include "server/job_manager/jm_internal.h"
+
+#include <stdio.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+
+static void not_started(struct task_row *t, const char *why)
+{
+	struct task_end was, now;
+
+	jm_task_end_of(t, &was);
+	task_end_not_started(&was, why, &now);
+	jm_task_end_apply(t, &now);
+	t->ended_at = clock_now_ms();
+}
+
+/* Starts one task's launcher; on failure the task ends `lost` at once. */
+static bool spawn_task(struct job_manager *jm, struct task_row *t)
+{
+	struct weir_error err = {0};
+	char *lp = jm_log_path(jm, t->job_id, t->role, t->idx, t->attempt);
+	struct executor_task et = {.job_id = t->job_id,
+	                           .role = t->role,
+	                           .index = t->idx,
+	                           .attempt = t->attempt,
+	                           .log_path = lp};
+	int pid = 0;
+	bool ok = false;
+	struct executor *ex = jm_exec_of(jm, t->job_id);
+
+	if (!lp)
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+	else if (!ex)
+		weir_error_set(&err, WEIR_E_INTERNAL, "no executor");
+	else if (ex->ops->start_task(ex, &et, &pid, &err) == 0)
+		ok = true;
+	if (ok) {
+		t->launcher_pid = pid;
+	} else {
+		not_started(t, err.msg);
+		log_error("job %lld %s:%d: %s", (long long)t->job_id, t->role, t->idx, err.msg);
+	}
+	if (store_task_update(jm->store, t, &err) < 0)
+		log_error("job %lld: %s", (long long)t->job_id, err.msg);
+	free(lp);
+	return ok;
+}
+
+/* Before a gang job is submitted: each archive in the shared folder. */
+static int ship_artifacts(struct job_manager *jm, int64_t job_id, const struct job_spec *spec,
+                          struct weir_error *err)
+{
+	const char *shared;
+	char *nc;
+
+	jm_job_shipping(jm, job_id, &shared, &nc);
+	free(nc);
+	for (size_t i = 0; shared && i < spec->n_artifacts; i++) {
+		char *p;
+		if (!spec->artifacts[i].archive)
+			continue;
+		p = jm_shipped_path(jm, shared, spec->artifacts[i].path, err);
+		if (!p)
+			return -1;
+		free(p);
+	}
+	return 0;
+}
+
+/* A gang backend (slurm) takes the whole gang at once; the outcome comes
+ * later through job_manager_on_gang_event.  On a refusal now, every task
+ * ends `lost` with the reason. */
+static bool spawn_gang(struct job_manager *jm, struct executor *ex, const struct job_row *job,
+                       struct task_row *rows, size_t n)
+{
+	struct weir_error err = {0};
+	const struct job_spec *spec = jm_spec_of(jm, job, &err);
+	struct executor_task *et = calloc(n ? n : 1, sizeof *et);
+	char **lp = calloc(n ? n : 1, sizeof *lp);
+	struct executor_placement place = {0};
+	bool ok = false;
+
+	if (!et || !lp) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (!spec)
+		goto out;
+	if (jm_job_placement(jm, job->id, spec, &place) < 0) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (ship_artifacts(jm, job->id, spec, &err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct role_spec *rs = job_spec_find_role(spec, rows[i].role);
+		lp[i] = jm_log_path(jm, rows[i].job_id, rows[i].role, rows[i].idx, rows[i].attempt);
+		if (!lp[i] || !rs) {
+			weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
+		et[i] = (struct executor_task){.job_id = rows[i].job_id,
+		                               .role = rows[i].role,
+		                               .index = rows[i].idx,
+		                               .attempt = rows[i].attempt,
+		                               .log_path = lp[i],
+		                               .vcores = rs->vcores,
+		                               .memory_mb = rs->memory_mb,
+		                               .gpus = rs->gpus,
+		                               .time_limit_s = spec->execution_timeout_s,
+		                               .place = &place};
+	}
+	ok = ex->ops->start_gang(ex, et, n, &err) == 0;
+out:
+	for (size_t i = 0; i < n; i++) {
+		if (!ok) {
+			not_started(&rows[i], err.msg);
+			if (store_task_update(jm->store, &rows[i], NULL) < 0)
+				log_error("job %lld: cannot record a task", (long long)job->id);
+		}
+		if (lp)
+			free(lp[i]);
+	}
+	if (!ok)
+		log_error("job %lld: %s", (long long)job->id, err.msg);
+	free((void *)place.options);
+	free(lp);
+	free(et);
+	return ok;
+}
+
+void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_alloc *a)
+{
+	struct weir_error err = {0};
+	struct job_row job = {0};
+	struct task_row *rows = NULL;
+	struct executor *ex;
+	int failed = -1;
+
+	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+		goto fail;
+	jm_job_set_state(&job, JOB_STARTING);
+	job.allocated_at = clock_now_ms();
+	set_str(&job.reason, "");
+	if (jm_job_save(jm, &job, &err) < 0)
+		goto fail;
+	jm_event(jm, job_id, "state", "starting: attempt %d, %zu tasks", job.attempt, a->n_tasks);
+	rows = calloc(a->n_tasks ? a->n_tasks : 1, sizeof *rows);
+	if (!rows)
+		goto fail;
+	/* every row exists before any launcher can register */
+	for (size_t i = 0; i < a->n_tasks; i++) {
+		struct task_row *t = &rows[i];
+		t->job_id = job_id;
+		t->attempt = job.attempt;
+		t->role = strdup(a->tasks[i].role);
+		t->idx = a->tasks[i].index;
+		jm_task_set_state(t, TASK_PENDING);
+		t->reason = strdup("");
+		t->host = strdup("");
+		t->gpus = strdup(a->tasks[i].gpus ? a->tasks[i].gpus : "");
+		t->exit_code = -1;
+		if (store_task_insert(jm->store, t, &err) < 0)
+			goto fail;
+	}
+	ex = jm_exec_of(jm, job_id);
+	if (ex && ex->ops->start_gang) {
+		if (!spawn_gang(jm, ex, &job, rows, a->n_tasks))
+			failed = 0;
+	} else {
+		for (size_t i = 0; i < a->n_tasks; i++)
+			if (!spawn_task(jm, &rows[i]) && failed < 0)
+				failed = (int)i;
+	}
+	if (failed >= 0) {
+		jm_event(jm, job_id, "task", "%s:%d lost: %s", rows[failed].role, rows[failed].idx,
+		         rows[failed].reason);
+		jm_task_ended(jm, job_id, rows[failed].role, rows[failed].idx);
+	}
+	goto out;
+fail:
+	log_error("job %lld: cannot start its gang: %s", (long long)job_id, err.msg);
+out:
+	if (rows)
+		task_rows_free(rows, a->n_tasks);
+	job_row_release(&job);
+}
