@@ -2,7 +2,7 @@
  * and their answer headers (log_window.h). */
 #include "api/log_window.h"
 
-#include "api/api.h"
+#include "api/request.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,8 @@ int log_window_parse(const struct http_request *req, struct log_window *w, char 
 	memset(w, 0, sizeof *w);
 	w->length = -1;
 	if (o) {
-		if (api_parse_int(o, -LOG_WINDOW_MAX_OFFSET, LOG_WINDOW_MAX_OFFSET, &w->offset) < 0) {
+		if (api_parse_int(o, -LOG_WINDOW_MAX_OFFSET, LOG_WINDOW_MAX_OFFSET, &w->offset) <
+		    0) {
 			snprintf(msg, msg_size,
 			         "offset \"%.40s\": expected a byte offset (negative: from the "
 			         "end, -262144 is the last 256 KiB)",
@@ -44,8 +45,7 @@ int log_window_parse(const struct http_request *req, struct log_window *w, char 
 	return 0;
 }
 
-void log_window_resolve(const struct log_window *w, uint64_t size, uint64_t *start,
-                        uint64_t *end)
+void log_window_resolve(const struct log_window *w, uint64_t size, uint64_t *start, uint64_t *end)
 {
 	uint64_t s;
 

@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "api/airflow.h"
+#include "api/reply.h"
 #include "api/ui_assets.h"
 #include "lib/clock.h"
 #include "lib/log.h"
@@ -68,9 +68,9 @@ static void delayed_unlink(struct delayed *d)
 
 static void respond_login_failed(struct http_request *req)
 {
-	airflow_respond_problem(req, 401,
-	                        "wrong user name or password, or wrong token: log in with a "
-	                        "user of the server's configuration or the server's token");
+	reply_problem(req, 401,
+	              "wrong user name or password, or wrong token: log in with a "
+	              "user of the server's configuration or the server's token");
 }
 
 static void on_delay(uv_timer_t *t)
@@ -229,8 +229,7 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 	char cookie[UI_SESSION_ID_LEN + 64];
 
 	if (!is_json(http_request_header(req, "Content-Type"))) {
-		airflow_respond_problem(req, 415,
-		                        "POST /ui/login: expected Content-Type: application/json");
+		reply_problem(req, 415, "POST /ui/login: expected Content-Type: application/json");
 		return;
 	}
 	body = http_request_body(req, &len);
@@ -239,9 +238,9 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 	    json_unpack_ex(j, &je, JSON_STRICT, "{s?s, s?s, s?s}", "username", &user, "password",
 	                   &password, "token", &given_token) < 0 ||
 	    (given_token ? (user || password) : !(user && password))) {
-		airflow_respond_problem(req, 400,
-		                        "POST /ui/login: expected a JSON object {\"username\": U, "
-		                        "\"password\": P} or {\"token\": T}");
+		reply_problem(req, 400,
+		              "POST /ui/login: expected a JSON object {\"username\": U, "
+		              "\"password\": P} or {\"token\": T}");
 		goto out;
 	}
 	if (given_token) {
@@ -253,12 +252,13 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 	if (!who) {
 		/* the name given is not logged: it is the client's text, maybe a
 		 * password typed in the wrong field */
-		log_warn("web UI: a failed login (%s)", given_token ? "token" : "user and password");
+		log_warn("web UI: a failed login (%s)",
+		         given_token ? "token" : "user and password");
 		fail_later(ua, req);
 		goto out;
 	}
 	if (ui_sessions_open(ua->sessions, who, clock_mono_ms(), &s, &err) < 0) {
-		airflow_respond_error(req, &err);
+		reply_problem_error(req, &err);
 		goto out;
 	}
 	snprintf(cookie, sizeof cookie, UI_SESSION_COOKIE "=%s; HttpOnly; SameSite=Strict; Path=/",
@@ -280,19 +280,19 @@ static void route_logout(struct ui_auth *ua, struct http_request *req)
 	if (!ui_cookie_value(http_request_header(req, "Cookie"), UI_SESSION_COOKIE, id,
 	                     sizeof id) ||
 	    !ui_sessions_find(ua->sessions, id, clock_mono_ms(), &s)) {
-		airflow_respond_problem(req, 401, "POST /ui/logout: not logged in");
+		reply_problem(req, 401, "POST /ui/logout: not logged in");
 		return;
 	}
 	if (!ui_session_csrf_ok(&s, http_request_header(req, UI_CSRF_HEADER))) {
-		airflow_respond_problem(req, 403, "missing or wrong CSRF token");
+		reply_problem(req, 403, "missing or wrong CSRF token");
 		return;
 	}
 	ui_sessions_close(ua->sessions, id);
 	log_info("web UI: %s logged out", s.user);
-	http_request_add_header(req, "Set-Cookie",
-	                        UI_SESSION_COOKIE "=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/");
-	http_request_respond_json(req, 200, json_pack("{s:s, s:b}", "user", s.user,
-	                                              "logged_out", 1));
+	http_request_add_header(
+	    req, "Set-Cookie", UI_SESSION_COOKIE "=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/");
+	http_request_respond_json(req, 200,
+	                          json_pack("{s:s, s:b}", "user", s.user, "logged_out", 1));
 	explicit_bzero(&s, sizeof s);
 	explicit_bzero(id, sizeof id);
 }
@@ -311,7 +311,7 @@ void ui_auth_handle(struct ui_auth *ua, struct http_request *req, const char *to
 		snprintf(msg, sizeof msg, "%s %s: method not allowed (expected %s)", method, path,
 		         is_get ? "GET" : "POST");
 		http_request_add_header(req, "Allow", is_get ? "GET" : "POST");
-		airflow_respond_problem(req, 405, msg);
+		reply_problem(req, 405, msg);
 		return;
 	}
 	if (!strcmp(path, "/ui/login")) {
@@ -322,6 +322,6 @@ void ui_auth_handle(struct ui_auth *ua, struct http_request *req, const char *to
 		respond_session(req, &s);
 		explicit_bzero(&s, sizeof s);
 	} else {
-		airflow_respond_problem(req, 401, "not logged in (or the session has expired)");
+		reply_problem(req, 401, "not logged in (or the session has expired)");
 	}
 }

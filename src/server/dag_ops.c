@@ -1,17 +1,20 @@
-/* dag_views.c: the DAG manager's face to the API (dag_manager.h,
- * dag_internal.h): Airflow-shaped JSON for DAGs, runs, task instances and
- * import errors, and the dag_api_ops the Airflow routes call (triggers,
- * pause, marks, clears, log locations).  Reads come from the store; every
- * change goes through the run decisions of dag_manager.c in one turn.
+/* dag_ops.c: the DAG manager's face to the API (dag_manager.h,
+ * dag_internal.h): the dag_api_ops the Airflow routes call for DAGs, runs,
+ * task instances and import errors (triggers, pause, marks, clears, log
+ * locations).  Reads come from the store and the manager's DAG entries and
+ * are rendered by api/dag_views.h; every change goes through the run
+ * decisions of the DAG manager in one turn.
  */
-#include "server/dag_manager.h"
+#include "server/dag_ops.h"
 #include "server/dag_internal.h"
+#include "server/dag_manager.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/dag_views.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/strvec.h"
@@ -20,81 +23,35 @@
 #include "sched/dag_states.h"
 #include "store/dag_store.h"
 
-/* ---- JSON views (Airflow's field names) ---- */
+/* ---- what the views need besides the rows ---- */
 
-static json_t *schedule_json(const struct dag_spec *s)
-{
-	if (!s || s->schedule.kind == CRON_NONE)
-		return json_null();
-	return json_pack("{s:s, s:s}", "__type", "CronExpression", "value", s->schedule.text);
-}
-
-static json_t *dag_json(struct dag_manager *dm, const struct dag_row *row)
+int64_t dm_next_dagrun(struct dag_manager *dm, const struct dag_row *row,
+                       const struct dag_spec **spec)
 {
 	struct dag_entry *e = dm_entry_by_id(dm, row->dag_id);
 	const struct dag_spec *s = e ? e->spec : NULL;
-	json_t *tags = json_array(), *o;
-	int64_t next = CRON_NEVER;
+	int64_t due[1];
 
-	if (s)
-		for (size_t i = 0; i < s->tags.n; i++)
-			json_array_append_new(tags, json_pack("{s:s}", "name", s->tags.v[i]));
-	if (s && s->schedule.kind != CRON_NONE && !row->paused && row->active) {
-		int64_t last = dm_last_scheduled(dm, e);
-		int64_t due[1];
-		/* the next scheduled run's logical date: the one after the latest */
-		size_t n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms,
-		                             s->catchup, last, INT64_MAX / 2, due, 1);
-		if (n == 1)
-			next = due[0];
-	}
-	o = json_pack(
-	    "{s:s, s:o, s:b, s:b, s:b, s:s, s:o, s:o, s:o, s:[], s:i, s:i, s:b, s:o, "
-	    "s:o}",
-	    "dag_id", row->dag_id, "description",
-	    s && s->description ? json_string(s->description) : json_null(), "is_paused",
-	    row->paused, "is_active", row->active, "is_subdag", 0, "fileloc", row->file, "tags",
-	    tags, "schedule_interval", schedule_json(s), "next_dagrun",
-	    next != CRON_NEVER ? dm_time_json(next) : json_null(), "owners", "max_active_runs",
-	    s ? s->max_active_runs : 0, "max_active_tasks", s ? s->max_active_tasks : 0,
-	    "has_import_errors", row->import_error && *row->import_error, "last_parsed_time",
-	    dm_time_json(row->last_parsed_at), "timetable_description",
-	    s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
-	                                       : json_string("Never, external triggers only"));
-	if (o && next != CRON_NEVER) {
-		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
-		json_object_set_new(o, "next_dagrun_data_interval_start", dm_time_json(iv.start_ms));
-		json_object_set_new(o, "next_dagrun_data_interval_end", dm_time_json(iv.end_ms));
-		json_object_set_new(o, "next_dagrun_create_after", dm_time_json(iv.end_ms));
-	} else if (o) {
-		json_object_set_new(o, "next_dagrun_data_interval_start", json_null());
-		json_object_set_new(o, "next_dagrun_data_interval_end", json_null());
-		json_object_set_new(o, "next_dagrun_create_after", json_null());
-	}
-	if (o && s)
-		json_object_set(o, "params", s->params);
-	if (o && row->import_error && *row->import_error)
-		json_object_set_new(o, "import_error", json_string(row->import_error));
-	return o;
+	*spec = s;
+	if (!s || s->schedule.kind == CRON_NONE || row->paused || !row->active)
+		return CRON_NEVER;
+	if (schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
+	                      dm_last_scheduled(dm, e), INT64_MAX / 2, due, 1) != 1)
+		return CRON_NEVER;
+	return due[0];
 }
 
-static json_t *run_json(const struct dag_run_row *r)
+json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row)
 {
-	json_t *conf = json_loads(r->conf && *r->conf ? r->conf : "{}", 0, NULL);
+	const struct dag_spec *s;
+	int64_t next = dm_next_dagrun(dm, row, &s);
 
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:o, "
-	                 "s:o, s:n, s:s}",
-	                 "dag_id", r->dag_id, "dag_run_id", r->run_id, "logical_date",
-	                 dm_time_json(r->logical_date ? r->logical_date : 1), "execution_date",
-	                 dm_time_json(r->logical_date ? r->logical_date : 1), "start_date",
-	                 dm_time_json(r->start_date), "end_date", dm_time_json(r->end_date),
-	                 "data_interval_start", dm_time_json(r->data_interval_start),
-	                 "data_interval_end", dm_time_json(r->data_interval_end), "state", r->state,
-	                 "run_type", r->run_type, "conf", conf ? conf : json_object(),
-	                 "external_trigger", strcmp(r->run_type, "scheduled") != 0, "queued_at",
-	                 dm_time_json(r->queued_at), "last_scheduling_decision",
-	                 dm_time_json(r->end_date ? r->end_date : r->start_date), "note", "reason",
-	                 r->reason ? r->reason : "");
+	return dag_view_dag(row, s, next);
+}
+
+json_t *dm_run_json(const struct dag_run_row *r)
+{
+	return dag_view_run(r);
 }
 
 bool dm_job_runs(const struct job_row *job)
@@ -106,58 +63,18 @@ static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
                        const struct dag_run_row *run)
 {
 	struct job_row job = {0};
-	bool have_job = r->job_id > 0 && store_job_get(dm->store, r->job_id, &job, NULL) == 0;
-	const char *state = r->state;
-	int64_t start = r->start_date, end_ms = r->end_date;
-	json_t *o, *outputs = NULL;
+	struct dag_job_view v = {0};
+	json_t *o;
 
-	const char *reason = r->reason ? r->reason : "";
-
-	/* queued until its job runs; while it waits, the job says why (the node's
-	 * resources, or "pending in slurm: <Slurm's reason>") */
-	if (have_job && !strcmp(r->state, "queued")) {
-		if (dm_job_runs(&job))
-			state = "running";
-		else if (job.reason && *job.reason)
-			reason = job.reason;
+	if (r->job_id > 0 && store_job_get(dm->store, r->job_id, &job, NULL) == 0) {
+		v.known = true;
+		v.running = dm_job_runs(&job);
+		v.started_at = job.started_at;
+		v.reason = job.reason;
 	}
-	if (have_job && !start && job.started_at && strcmp(state, "queued"))
-		start = job.started_at;
-	if (!strcmp(state, "running"))
-		end_ms = 0;
-	if (r->outputs && *r->outputs)
-		outputs = json_loads(r->outputs, 0, NULL);
-	o = json_pack(
-	    "{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:s, s:i, "
-	    "s:i, s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s}",
-	    "task_id", r->task_id, "dag_id", r->dag_id, "dag_run_id", r->run_id, "map_index",
-	    r->map_index, "execution_date", dm_time_json(run ? run->logical_date : 0), "logical_date",
-	    dm_time_json(run ? run->logical_date : 0), "start_date", dm_time_json(start), "end_date",
-	    dm_time_json(end_ms), "duration",
-	    start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null(), "state",
-	    strcmp(state, "none") ? json_string(state) : json_null(), "try_number", r->try_number,
-	    "max_tries", r->max_tries > 0 ? r->max_tries - 1 : 0, "pool", r->pool, "pool_slots",
-	    r->pool_slots, "priority_weight", r->priority, "operator", "weir", "queued_when",
-	    dm_time_json(r->queued_at), "hostname", have_job ? "localhost" : "", "unixname", "",
-	    "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null(), "rendered_command",
-	    r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
-	                                                : json_null(),
-	    "reason", reason, "outputs", outputs ? outputs : json_null(),
-	    "rendered_fields",
-	    json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
-	    "executor_config", "{}");
+	o = dag_view_ti(r, run, &v);
 	job_row_release(&job);
 	return o;
-}
-
-json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row)
-{
-	return dag_json(dm, row);
-}
-
-json_t *dm_run_json(const struct dag_run_row *r)
-{
-	return run_json(r);
 }
 
 /* ---- API ops ---- */
@@ -183,9 +100,9 @@ static json_t *op_list_dags(void *ctx, int limit, int offset, struct weir_error 
 		limit = 100;
 	for (size_t i = (size_t)(offset > 0 ? offset : 0);
 	     i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, dag_json(dm, &rows[i]));
+		json_array_append_new(a, dm_dag_json(dm, &rows[i]));
 	dag_rows_free(rows, n);
-	return json_pack("{s:o, s:I}", "dags", a, "total_entries", (json_int_t)n);
+	return dag_view_collection("dags", a, n);
 }
 
 static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
@@ -198,7 +115,7 @@ static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
 		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
 		return NULL;
 	}
-	r = dag_json(dm, &row);
+	r = dm_dag_json(dm, &row);
 	dag_row_release(&row);
 	return r ? r : oom(err);
 }
@@ -223,7 +140,7 @@ static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct 
 	dag_row_release(&row);
 	memset(&row, 0, sizeof row);
 	if (dag_store_dag_get(dm->ds, dag_id, &row, err) == 0)
-		r = dag_json(dm, &row);
+		r = dm_dag_json(dm, &row);
 	log_info("DAG %s %s", dag_id, json_is_true(p) ? "paused" : "unpaused");
 out:
 	dag_row_release(&row);
@@ -321,9 +238,9 @@ static json_t *op_list_runs(void *ctx, const char *dag_id, const struct dag_run_
 		qsort(rows, n, sizeof *rows, cmp_run);
 	a = json_array();
 	for (size_t i = (size_t)offset; i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, run_json(&rows[i]));
+		json_array_append_new(a, dag_view_run(&rows[i]));
 	dag_run_rows_free(rows, n);
-	return json_pack("{s:o, s:I}", "dag_runs", a, "total_entries", (json_int_t)n);
+	return dag_view_collection("dag_runs", a, n);
 }
 
 static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
@@ -338,7 +255,7 @@ static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const 
 			               run_id);
 		return NULL;
 	}
-	r = run_json(&row);
+	r = dag_view_run(&row);
 	dag_run_row_release(&row);
 	return r ? r : oom(err);
 }
@@ -393,8 +310,8 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 	if (dm_check_run_id(run_id, err) < 0)
 		goto out;
 	dm_begin(dm);
-	if (dm_create_run(dm, e, run_id, "manual", logical, json_is_object(conf) ? conf : NULL, &row,
-	               err) == 0) {
+	if (dm_create_run(dm, e, run_id, "manual", logical, json_is_object(conf) ? conf : NULL,
+	                  &row, err) == 0) {
 		dm_work_pass(dm);
 		dag_run_row_release(&row);
 		memset(&row, 0, sizeof row);
@@ -482,25 +399,27 @@ static json_t *op_list_tis(void *ctx, const char *dag_id, const char *run_id,
 		json_array_append_new(a, ti_json(dm, &rows[i], &run));
 	dag_ti_rows_free(rows, n);
 	dag_run_row_release(&run);
-	return json_pack("{s:o, s:I}", "task_instances", a, "total_entries", (json_int_t)n);
+	return dag_view_collection("task_instances", a, n);
 }
 
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                 const char *task_id, int map_index, struct dag_run_row *run,
-                 struct dag_ti_row *ti, struct weir_error *err)
+                 const char *task_id, int map_index, struct dag_run_row *run, struct dag_ti_row *ti,
+                 struct weir_error *err)
 {
 	if (dag_must_exist(dm, dag_id, err) < 0)
 		return -1;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, run, NULL) < 0)
-		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+		                      run_id);
 	if (dag_store_ti_get(dm->ds, dag_id, run_id, task_id, map_index, ti, NULL) < 0) {
 		dag_run_row_release(run);
 		if (map_index < 0)
-			return weir_error_set(err, WEIR_E_NOT_FOUND, "run %s of DAG %s has no task %s",
-			                      run_id, dag_id, task_id);
+			return weir_error_set(err, WEIR_E_NOT_FOUND,
+			                      "run %s of DAG %s has no task %s", run_id, dag_id,
+			                      task_id);
 		return weir_error_set(err, WEIR_E_NOT_FOUND,
-		                      "run %s of DAG %s has no instance %d of task %s", run_id, dag_id,
-		                      map_index, task_id);
+		                      "run %s of DAG %s has no instance %d of task %s", run_id,
+		                      dag_id, map_index, task_id);
 	}
 	return 0;
 }
@@ -565,13 +484,6 @@ out:
 	return rc;
 }
 
-static json_t *ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run)
-{
-	return json_pack("{s:s, s:s, s:s, s:i, s:o}", "dag_id", r->dag_id, "dag_run_id", r->run_id,
-	                 "task_id", r->task_id, "map_index", r->map_index, "execution_date",
-	                 dm_time_json(run->logical_date ? run->logical_date : 1));
-}
-
 /* Clears the chosen TIs of one run; appends the references of what it
  * clears (or would clear) to `out`. */
 static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
@@ -625,7 +537,8 @@ static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run
 				continue;
 			if (only_failed && !dag_ti_state_is_failure(s))
 				continue;
-			json_array_append_new(out, ti_ref(&rc->rows[rc->ti_row[i]], &rc->run));
+			json_array_append_new(out,
+			                      dag_view_ti_ref(&rc->rows[rc->ti_row[i]], &rc->run));
 		}
 		free(in);
 	}
@@ -736,12 +649,9 @@ static json_t *op_import_errors(void *ctx, int limit, int offset, struct weir_er
 		limit = 100;
 	for (size_t i = (size_t)(offset > 0 ? offset : 0);
 	     i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, json_pack("{s:I, s:s, s:s, s:o}", "import_error_id",
-		                                   (json_int_t)rows[i].id, "filename", rows[i].file,
-		                                   "stack_trace", rows[i].message, "timestamp",
-		                                   dm_time_json(rows[i].time)));
+		json_array_append_new(a, dag_view_import_error(&rows[i]));
 	dag_import_error_rows_free(rows, n);
-	return json_pack("{s:o, s:I}", "import_errors", a, "total_entries", (json_int_t)n);
+	return dag_view_collection("import_errors", a, n);
 }
 
 static const struct dag_api_ops ops = {
@@ -769,4 +679,3 @@ const struct dag_api_ops *dag_manager_api_ops(void)
 {
 	return &ops;
 }
-

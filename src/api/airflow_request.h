@@ -1,0 +1,49 @@
+/* airflow_request.h: what the workflow and UI routes read from a request,
+ * the way Airflow's stable REST API v1 reads it: ids, pages (limit,
+ * offset), map_index, bodies checked against the fields a schema allows,
+ * the Accept header of the log route and its continuation tokens.
+ *
+ * The checks that can fail on a client's input answer the request
+ * themselves with a 400 (or 413) problem (api/reply.h) and return false /
+ * NULL / -1; the caller then only returns.
+ */
+#ifndef WEIR_API_AIRFLOW_REQUEST_H
+#define WEIR_API_AIRFLOW_REQUEST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "api/http.h"
+
+/* Longest dag_id, dag_run_id or task_id accepted (Airflow's ID_LEN). */
+#define AIRFLOW_ID_MAX 250
+#define AIRFLOW_PAGE_DEFAULT 100
+#define AIRFLOW_PAGE_MAX 1000
+
+/* [A-Za-z0-9_.:+-]{1,250}, and neither "." nor "..". */
+bool airflow_id_ok(const char *s);
+/* airflow_id_ok, or a 400 naming `what`. */
+bool airflow_check_id(struct http_request *req, const char *what, const char *s);
+
+/* limit and offset: limit 0 means the default, more than the maximum is
+ * cut to it, a negative one is an error. */
+bool airflow_page_query(struct http_request *req, int *limit, int *offset);
+/* ?map_index=N (N >= -1); -1 when absent. */
+bool airflow_map_index_query(struct http_request *req, int *map_index);
+/* The body as a JSON object whose keys are all in `allowed` (NULL-ended). */
+json_t *airflow_read_body(struct http_request *req, const char *const *allowed);
+/* A boolean field of `body`: absent gives `def`. */
+int airflow_body_bool(struct http_request *req, json_t *body, const char *key, bool def, bool *out);
+
+/* Whether an Accept header prefers text/plain over application/json (as
+ * Airflow decides: the higher quality wins, a tie goes to text/plain; no
+ * header or neither acceptable: JSON). */
+bool airflow_accept_text(const char *accept);
+/* A log continuation token for `offset` (newly allocated; NULL on out of
+ * memory), and the offset back from one (0, or -1 when it is not ours). */
+char *airflow_log_token_encode(uint64_t offset, bool end_of_log);
+int airflow_log_token_decode(const char *token, uint64_t *offset);
+
+#endif

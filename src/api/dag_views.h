@@ -1,0 +1,57 @@
+/* dag_views.h: the Airflow-shaped JSON of the workflow routes (Airflow's
+ * stable REST API v1 objects and field names: DAG, DAGRun, TaskInstance,
+ * ImportError and their collections), rendered from typed rows
+ * (store/dag_store.h) and DAG specs (model/dag_spec.h).
+ *
+ * Pure: nothing here reads the store or the DAG manager.  What a row alone
+ * does not say comes in as plain values: a DAG's next scheduled logical
+ * date, and what a task instance's job says about it (struct dag_job_view).
+ * Every function returns a new reference, or NULL out of memory; inputs are
+ * borrowed.
+ */
+#ifndef WEIR_API_DAG_VIEWS_H
+#define WEIR_API_DAG_VIEWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "model/dag_spec.h"
+#include "store/dag_store.h"
+
+/* Airflow's times: "2024-01-31T06:00:00+00:00", with microseconds when the
+ * time has a fraction of a second; dag_view_time gives null for ms <= 0. */
+char *dag_view_fmt_time(int64_t ms, char *buf, size_t size);
+json_t *dag_view_time(int64_t ms);
+
+/* What a task instance's (or try's) job says: the store keeps a TI
+ * "queued" until its job runs (every task registered and the user's
+ * program started); meanwhile the job says why it waits. */
+struct dag_job_view {
+	bool known;         /* the TI has a job and the store has it */
+	bool running;       /* the job runs */
+	int64_t started_at; /* 0: not yet */
+	const char *reason; /* why the job waits; NULL or "" when it says nothing */
+};
+
+/* A DAG.  spec: its last good parse (NULL when it never parsed);
+ * next_ms: the logical date of its next scheduled run, CRON_NEVER for
+ * none (paused, removed, unscheduled or past its end). */
+json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *spec, int64_t next_ms);
+/* A DAGRun. */
+json_t *dag_view_run(const struct dag_run_row *r);
+/* A TaskInstance of `run` (which may be NULL: no dates); job NULL when the
+ * TI has none. */
+json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
+                    const struct dag_job_view *job);
+/* The short reference a clear answers with: {dag_id, dag_run_id, task_id,
+ * map_index, execution_date}. */
+json_t *dag_view_ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run);
+/* An ImportError. */
+json_t *dag_view_import_error(const struct dag_import_error_row *r);
+/* {key: items, "total_entries": total}; items is stolen. */
+json_t *dag_view_collection(const char *key, json_t *items, size_t total);
+
+#endif

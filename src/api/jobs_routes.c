@@ -1,0 +1,277 @@
+/* jobs_routes.c: the job routes, the job long poll and the task log route
+ * (jobs_routes.h).
+ *
+ * Request paths never reach the file system: a log path comes from the job
+ * manager, asked with a validated role name and integers.
+ */
+#include "api/jobs_routes.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "api/log_stream.h"
+#include "api/log_window.h"
+#include "api/long_poll.h"
+#include "api/reply.h"
+#include "api/request.h"
+#include "lib/clock.h"
+
+#define MAX_WAIT_S 600
+
+/* ---- GET /jobs/{id}?wait=S&since=VERSION ---- */
+
+/* A job's version: FNV-1a of its JSON (compact, sorted keys), as 16 hex
+ * digits.  Any change a client could see changes it; the server keeps no
+ * counter for it.  Adds "version" to the job. */
+static void job_add_version(json_t *job, char out[17])
+{
+	char *text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS);
+	uint64_t h = 1469598103934665603ULL;
+
+	for (const char *p = text ? text : ""; *p; p++) {
+		h ^= (unsigned char)*p;
+		h *= 1099511628211ULL;
+	}
+	free(text);
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	json_object_set_new(job, "version", json_string(out));
+}
+
+struct job_wait {
+	const struct api_ops *ops;
+	void *ctx;
+	int64_t job;
+	char since[17]; /* the version the client has */
+};
+
+static bool job_wait_check(struct http_request *req, void *arg, bool timed_out)
+{
+	struct job_wait *w = arg;
+	struct weir_error err = {0};
+	char version[17];
+	json_t *r = w->ops->get_job(w->ctx, w->job, &err);
+
+	if (r)
+		job_add_version(r, version);
+	if (!r || timed_out || strcmp(version, w->since) != 0) {
+		reply_result(req, 200, r, &err);
+		return true;
+	}
+	json_decref(r);
+	return false;
+}
+
+/* Answers at once unless the job is still at `since`; then when it changes
+ * or after S seconds. */
+static void route_get_job(const struct job_routes *jr, struct http_request *req, int64_t id)
+{
+	struct weir_error err = {0};
+	const char *since = http_request_query(req, "since");
+	const char *wait_text = http_request_query(req, "wait");
+	int64_t wait = 0;
+	char version[17];
+	struct job_wait *w;
+
+	if (wait_text && api_parse_int(wait_text, 0, MAX_WAIT_S, &wait) < 0) {
+		reply_status(req, 400, "wait: expected whole seconds from 0 to 600");
+		return;
+	}
+	json_t *r = jr->ops->get_job(jr->ctx, id, &err);
+	if (!r) {
+		reply_result(req, 200, NULL, &err);
+		return;
+	}
+	job_add_version(r, version);
+	if (wait == 0 || !since || strcmp(since, version) != 0) {
+		reply_result(req, 200, r, &err);
+		return;
+	}
+	json_decref(r);
+	w = calloc(1, sizeof *w);
+	if (w) {
+		w->ops = jr->ops;
+		w->ctx = jr->ctx;
+		w->job = id;
+		snprintf(w->since, sizeof w->since, "%s", version);
+	}
+	long_polls_add(jr->polls, req, API_WAIT_JOB, id, clock_mono_ms() + wait * 1000,
+	               job_wait_check, w);
+}
+
+void jobs_routes_notify(const struct job_routes *jr)
+{
+	long_polls_notify(jr->polls, API_WAIT_JOB, LONG_POLL_ANY_KEY);
+}
+
+/* ---- GET /jobs/{id}/tasks/{role}/{index}/logs ---- */
+
+/* What a follower asks the job manager about its task. */
+struct task_ref {
+	const struct api_ops *ops;
+	void *ctx;
+	int64_t job;
+	char role[64];
+	int index;
+	int attempt;
+};
+
+static bool task_ended(void *arg)
+{
+	struct task_ref *t = arg;
+	struct weir_error err = {0};
+	char *path = NULL;
+	bool ended = false;
+
+	if (t->ops->log_locate(t->ctx, t->job, t->role, t->index, t->attempt, &path, &ended, &err) <
+	    0)
+		ended = true; /* the job went away: end the stream */
+	free(path);
+	return ended;
+}
+
+static void route_logs(const struct job_routes *jr, struct http_request *req, int64_t id,
+                       const char *role, const char *index_s)
+{
+	struct weir_error err = {0};
+	int64_t index, attempt = API_ATTEMPT_CURRENT;
+	const char *q;
+	char *path = NULL;
+	bool ended = false;
+	struct task_ref *ref;
+	struct stat st;
+	struct log_window win;
+	struct log_stream_source src = {.fd = -1};
+	uint64_t size = 0;
+	char msg[200], name[128];
+
+	if (!api_role_name_ok(role)) {
+		reply_status(req, 400, "role: expected a name like worker ([a-z][a-z0-9_-]*)");
+		return;
+	}
+	if (api_parse_int(index_s, 0, 1000000, &index) < 0) {
+		reply_status(req, 400, "index: expected a whole number >= 0");
+		return;
+	}
+	if ((q = http_request_query(req, "attempt")) &&
+	    api_parse_int(q, 1, 1000000, &attempt) < 0) {
+		reply_status(req, 400, "attempt: expected a whole number >= 1");
+		return;
+	}
+	if (log_window_parse(req, &win, msg, sizeof msg) < 0) {
+		reply_status(req, 400, msg);
+		return;
+	}
+	if (jr->ops->log_locate(jr->ctx, id, role, (int)index, (int)attempt, &path, &ended, &err) <
+	    0) {
+		http_request_respond_error(req, &err);
+		return;
+	}
+	ref = calloc(1, sizeof *ref);
+	if (!ref) {
+		free(path);
+		reply_status(req, 500, "out of memory");
+		return;
+	}
+	ref->ops = jr->ops;
+	ref->ctx = jr->ctx;
+	ref->job = id;
+	snprintf(ref->role, sizeof ref->role, "%s", role);
+	ref->index = (int)index;
+	ref->attempt = (int)attempt;
+	q = http_request_query(req, "follow");
+	src.path = path;
+	src.follow = q && (!strcmp(q, "true") || !strcmp(q, "1"));
+	src.ended = ended;
+	src.job = id;
+	src.ended_fn = task_ended;
+	src.ended_arg = ref;
+	src.fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (src.fd >= 0 && fstat(src.fd, &st) == 0)
+		size = (uint64_t)st.st_size;
+	log_window_resolve(&win, size, &src.start, &src.end);
+	snprintf(name, sizeof name, "job-%lld-%s-%lld.log", (long long)id, role, (long long)index);
+	log_window_headers(req, &win, size, src.start, ended, name);
+	if (log_stream_respond(jr->logs, req, &src) < 0)
+		reply_status(req, 500, "out of memory");
+}
+
+/* ---- dispatch ---- */
+
+static void route_list(const struct job_routes *jr, struct http_request *req)
+{
+	struct weir_error err = {0};
+	const char *state = http_request_query(req, "state");
+	const char *lim = http_request_query(req, "limit");
+	int64_t limit = 0;
+
+	if (lim && api_parse_int(lim, 0, 1000000, &limit) < 0) {
+		reply_status(req, 400, "limit: expected a whole number >= 0");
+		return;
+	}
+	if (state && !*state)
+		state = NULL;
+	reply_result(req, 200, jr->ops->list_jobs(jr->ctx, state, (int)limit, &err), &err);
+}
+
+static void route_tasks(const struct job_routes *jr, struct http_request *req, int64_t id)
+{
+	struct weir_error err = {0};
+	const char *a = http_request_query(req, "attempt");
+	int64_t attempt = API_ATTEMPT_CURRENT;
+
+	if (a && !strcmp(a, "all"))
+		attempt = API_ATTEMPT_ALL;
+	else if (a && api_parse_int(a, 1, 1000000, &attempt) < 0) {
+		reply_status(req, 400, "attempt: expected a number >= 1 or \"all\"");
+		return;
+	}
+	reply_result(req, 200, jr->ops->tasks(jr->ctx, id, (int)attempt, &err), &err);
+}
+
+void jobs_routes_handle(const struct job_routes *jr, struct http_request *req, char **seg, int n)
+{
+	struct weir_error err = {0};
+	int64_t id;
+
+	if (n == 1) {
+		if (request_method_is(req, "POST"))
+			reply_body_op(req, 201, jr->ops->submit, jr->ctx);
+		else if (request_method_is(req, "GET"))
+			route_list(jr, req);
+		else
+			reply_no_method(req);
+		return;
+	}
+	if (api_parse_int(seg[1], 1, INT64_MAX, &id) < 0) {
+		char msg[200];
+		snprintf(msg, sizeof msg, "job id: expected a whole number >= 1, got \"%.100s\"",
+		         seg[1]);
+		reply_status(req, 400, msg);
+		return;
+	}
+	if (n == 2) {
+		if (request_method_is(req, "GET"))
+			route_get_job(jr, req, id);
+		else if (request_method_is(req, "DELETE"))
+			reply_result(req, 202, jr->ops->kill_job(jr->ctx, id, &err), &err);
+		else
+			reply_no_method(req);
+		return;
+	}
+	if (!request_method_is(req, "GET")) {
+		reply_no_method(req);
+		return;
+	}
+	if (n == 3 && !strcmp(seg[2], "tasks"))
+		route_tasks(jr, req, id);
+	else if (n == 3 && !strcmp(seg[2], "events"))
+		reply_result(req, 200, jr->ops->events(jr->ctx, id, &err), &err);
+	else if (n == 6 && !strcmp(seg[2], "tasks") && !strcmp(seg[5], "logs"))
+		route_logs(jr, req, id, seg[3], seg[4]);
+	else
+		reply_no_route(req);
+}

@@ -1,0 +1,174 @@
+/* launch_routes.c: the launch protocol's routes, the cluster long poll and
+ * shipped log chunks (launch_routes.h). */
+#include "api/launch_routes.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/log_stream.h"
+#include "api/long_poll.h"
+#include "api/reply.h"
+#include "api/request.h"
+#include "lib/clock.h"
+
+#define MAX_WAIT_S 600
+
+/* ---- GET /launch/cluster ---- */
+
+struct cluster_wait {
+	const struct api_ops *ops;
+	void *ctx;
+	int64_t job;
+	int attempt;
+};
+
+static bool cluster_wait_check(struct http_request *req, void *arg, bool timed_out)
+{
+	struct cluster_wait *w = arg;
+	struct weir_error err = {0};
+	bool ready = false;
+	json_t *r = w->ops->launch_cluster(w->ctx, w->job, w->attempt, &ready, &err);
+
+	if (r || err.kind != WEIR_OK) {
+		reply_result(req, 200, r, &err);
+		return true;
+	}
+	if (timed_out) {
+		http_request_respond_json(req, 200, json_pack("{s:b}", "ready", 0));
+		return true;
+	}
+	return false;
+}
+
+static void route_cluster(const struct job_routes *jr, struct http_request *req)
+{
+	struct weir_error err = {0};
+	int64_t job, attempt, wait = 0;
+	bool ready = false;
+	struct cluster_wait *w;
+	json_t *r;
+	const char *q;
+
+	if (api_parse_int(http_request_query(req, "job"), 1, INT64_MAX, &job) < 0 ||
+	    api_parse_int(http_request_query(req, "attempt"), 1, 1000000, &attempt) < 0) {
+		reply_status(req, 400, "launch/cluster: expected ?job=ID&attempt=N[&wait=SECONDS]");
+		return;
+	}
+	if ((q = http_request_query(req, "wait")) && api_parse_int(q, 0, MAX_WAIT_S, &wait) < 0) {
+		reply_status(req, 400, "wait: expected seconds 0..600");
+		return;
+	}
+	r = jr->ops->launch_cluster(jr->ctx, job, (int)attempt, &ready, &err);
+	if (r || err.kind != WEIR_OK) {
+		reply_result(req, 200, r, &err);
+		return;
+	}
+	if (wait == 0) {
+		http_request_respond_json(req, 200, json_pack("{s:b}", "ready", 0));
+		return;
+	}
+	w = calloc(1, sizeof *w);
+	if (w) {
+		w->ops = jr->ops;
+		w->ctx = jr->ctx;
+		w->job = job;
+		w->attempt = (int)attempt;
+	}
+	long_polls_add(jr->polls, req, API_WAIT_CLUSTER, job, clock_mono_ms() + wait * 1000,
+	               cluster_wait_check, w);
+}
+
+void launch_routes_notify_cluster(const struct job_routes *jr, int64_t job)
+{
+	long_polls_notify(jr->polls, API_WAIT_CLUSTER, job);
+}
+
+/* ---- POST /launch/log ---- */
+
+/* A chunk of a task's log from its launcher (--log-to-server);
+ * api/log_append.h says where it goes, and its followers wake. */
+static void route_log(const struct job_routes *jr, struct http_request *req)
+{
+	struct weir_error err = {0};
+	int64_t job, index, attempt, offset;
+	const char *role = http_request_query(req, "role");
+	const char *data;
+	char *path = NULL;
+	bool ended;
+	uint64_t size = 0;
+	size_t len;
+	int r;
+
+	if (api_parse_int(http_request_query(req, "job"), 1, INT64_MAX, &job) < 0 || !role ||
+	    !api_role_name_ok(role) ||
+	    api_parse_int(http_request_query(req, "index"), 0, 1000000, &index) < 0 ||
+	    api_parse_int(http_request_query(req, "attempt"), 1, 1000000, &attempt) < 0 ||
+	    api_parse_int(http_request_query(req, "offset"), 0, INT64_MAX / 2, &offset) < 0) {
+		reply_status(
+		    req, 400,
+		    "launch/log: expected ?job=ID&role=NAME&index=N&attempt=N&offset=BYTES "
+		    "and the bytes as the body");
+		return;
+	}
+	if (jr->ops->log_locate(jr->ctx, job, role, (int)index, (int)attempt, &path, &ended, &err) <
+	    0) {
+		http_request_respond_error(req, &err);
+		return;
+	}
+	data = http_request_body(req, &len);
+	r = log_stream_append(jr->logs, path, (uint64_t)offset, data, len, &size, &err);
+	free(path);
+	if (r < 0) {
+		http_request_respond_error(req, &err);
+		return;
+	}
+	if (r > 0) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "offset %lld: the log has %llu bytes; send from there",
+		         (long long)offset, (unsigned long long)size);
+		http_request_respond_json(req, 409,
+		                          json_pack("{s:s, s:i, s:I}", "error", msg, "status", 409,
+		                                    "size", (json_int_t)size));
+		return;
+	}
+	http_request_respond_json(req, 200, json_pack("{s:I}", "size", (json_int_t)size));
+}
+
+/* ---- dispatch ---- */
+
+void launch_routes_handle(const struct job_routes *jr, struct http_request *req, char **seg, int n)
+{
+	reply_body_op_fn op = NULL;
+
+	if (n != 2) {
+		reply_no_route(req);
+		return;
+	}
+	if (!strcmp(seg[1], "cluster")) {
+		if (!request_method_is(req, "GET"))
+			reply_no_method(req);
+		else
+			route_cluster(jr, req);
+		return;
+	}
+	if (!strcmp(seg[1], "log")) {
+		if (!request_method_is(req, "POST"))
+			reply_no_method(req);
+		else
+			route_log(jr, req);
+		return;
+	}
+	if (!strcmp(seg[1], "register"))
+		op = jr->ops->launch_register;
+	else if (!strcmp(seg[1], "started"))
+		op = jr->ops->launch_started;
+	else if (!strcmp(seg[1], "exited"))
+		op = jr->ops->launch_exited;
+	if (!op)
+		reply_no_route(req);
+	else if (!request_method_is(req, "POST"))
+		reply_no_method(req);
+	else
+		reply_body_op(req, 200, op, jr->ctx);
+}

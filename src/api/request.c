@@ -1,0 +1,83 @@
+/* request.c: integers, names, path segments and JSON bodies of a request
+ * (request.h). */
+#include "api/request.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+int api_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s || *s == '+' || (*s == '-' && min >= 0) || *s == ' ')
+		return -1;
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+bool api_role_name_ok(const char *s)
+{
+	size_t n;
+
+	if (!s || !(*s >= 'a' && *s <= 'z'))
+		return false;
+	n = strlen(s);
+	if (n > 63)
+		return false;
+	for (size_t i = 1; i < n; i++) {
+		char c = s[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+bool request_method_is(const struct http_request *req, const char *method)
+{
+	return !strcmp(http_request_method(req), method);
+}
+
+int request_split_path(char *path, char **seg, int max)
+{
+	char *save = NULL;
+	int n = 0;
+
+	for (char *s = strtok_r(path, "/", &save); s; s = strtok_r(NULL, "/", &save)) {
+		if (n == max)
+			return -1;
+		seg[n++] = s;
+	}
+	return n;
+}
+
+json_t *request_json_object(const struct http_request *req, struct weir_error *err)
+{
+	size_t len;
+	const char *body = http_request_body(req, &len);
+	json_error_t je;
+	json_t *j;
+
+	if (len == 0) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "request body: expected a JSON object, got nothing");
+		return NULL;
+	}
+	j = json_loadb(body, len, JSON_REJECT_DUPLICATES, &je);
+	if (!j) {
+		weir_error_set(err, WEIR_E_INVALID, "request body: invalid JSON at line %d: %s",
+		               je.line, je.text);
+		return NULL;
+	}
+	if (!json_is_object(j)) {
+		json_decref(j);
+		weir_error_set(err, WEIR_E_INVALID, "request body: expected a JSON object");
+		return NULL;
+	}
+	return j;
+}

@@ -1,0 +1,450 @@
+/* test_dag_views.c: the Airflow-shaped JSON of DAGs, runs, task instances,
+ * tasks, tries and the web UI's views, rendered from rows and specs built
+ * here (api/dag_views.h, api/dag_ui_views.h). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/dag_ui_views.h"
+#include "api/dag_views.h"
+#include "model/cron.h"
+
+static const char dag_text[] = "dag_id: d\n"
+                               "description: a test\n"
+                               "schedule: \"0 6 * * *\"\n"
+                               "start_date: 2024-01-01\n"
+                               "tags: [nightly, ml]\n"
+                               "params: {n: 3, name: x}\n"
+                               "tasks:\n"
+                               "  - task_id: zeta\n"
+                               "    command: echo z\n"
+                               "  - task_id: alpha\n"
+                               "    depends_on: [zeta]\n"
+                               "    retries: 2\n"
+                               "    command: echo a\n"
+                               "  - task_id: mid\n"
+                               "    depends_on: [zeta]\n"
+                               "    command: echo m\n";
+
+static struct dag_spec *parse(const char *text)
+{
+	struct weir_error err = {0};
+	struct dag_spec *s = dag_spec_parse_string(text, strlen(text), "d.yaml", NULL, &err);
+
+	if (!s)
+		fail_msg("%s", err.msg);
+	return s;
+}
+
+static const char *str(json_t *o, const char *key)
+{
+	return json_string_value(json_object_get(o, key));
+}
+
+static struct dag_run_row run_row(const char *run_id, const char *state, int64_t logical)
+{
+	struct dag_run_row r = {0};
+
+	r.dag_id = "d";
+	r.run_id = (char *)run_id;
+	snprintf(r.state, sizeof r.state, "%s", state);
+	snprintf(r.run_type, sizeof r.run_type, "%s", "manual");
+	r.logical_date = logical;
+	r.conf = "{\"k\": 1}";
+	r.reason = "";
+	return r;
+}
+
+static struct dag_ti_row ti_row(const char *run_id, const char *task_id, const char *state)
+{
+	struct dag_ti_row t = {0};
+
+	t.dag_id = "d";
+	t.run_id = (char *)run_id;
+	t.task_id = (char *)task_id;
+	t.map_index = -1;
+	snprintf(t.state, sizeof t.state, "%s", state);
+	t.pool = "default_pool";
+	t.pool_slots = 1;
+	t.rendered_command = "";
+	t.outputs = "";
+	t.reason = "";
+	return t;
+}
+
+static void test_times(void **state)
+{
+	char buf[48];
+	json_t *j;
+
+	(void)state;
+	assert_string_equal(
+	    dag_view_fmt_time(schedule_make_time(2024, 1, 31, 6, 0, 0), buf, sizeof buf),
+	    "2024-01-31T06:00:00+00:00");
+	assert_string_equal(
+	    dag_view_fmt_time(schedule_make_time(2024, 1, 31, 6, 0, 0) + 250, buf, sizeof buf),
+	    "2024-01-31T06:00:00.250000+00:00");
+	j = dag_view_time(0);
+	assert_true(json_is_null(j));
+	json_decref(j);
+	j = dag_view_time(1);
+	assert_string_equal(json_string_value(j), "1970-01-01T00:00:00.001000+00:00");
+	json_decref(j);
+}
+
+static void test_dag(void **state)
+{
+	struct dag_spec *s = parse(dag_text);
+	struct dag_row row = {.dag_id = "d",
+	                      .file = "/dags/d.yaml",
+	                      .active = true,
+	                      .import_error = "",
+	                      .spec_json = "{}"};
+	int64_t next = schedule_make_time(2024, 2, 1, 6, 0, 0);
+	json_t *o;
+
+	(void)state;
+	o = dag_view_dag(&row, s, next);
+	assert_non_null(o);
+	assert_string_equal(str(o, "dag_id"), "d");
+	assert_string_equal(str(o, "description"), "a test");
+	assert_string_equal(str(o, "fileloc"), "/dags/d.yaml");
+	assert_true(json_is_false(json_object_get(o, "is_paused")));
+	assert_int_equal(json_array_size(json_object_get(o, "tags")), 2);
+	assert_string_equal(str(json_array_get(json_object_get(o, "tags"), 1), "name"), "ml");
+	assert_string_equal(str(json_object_get(o, "schedule_interval"), "value"), "0 6 * * *");
+	assert_string_equal(str(o, "timetable_description"), "0 6 * * *");
+	assert_string_equal(str(o, "next_dagrun"), "2024-02-01T06:00:00+00:00");
+	/* the logical date starts its interval; the run is created when it ends */
+	assert_string_equal(str(o, "next_dagrun_data_interval_start"), "2024-02-01T06:00:00+00:00");
+	assert_string_equal(str(o, "next_dagrun_data_interval_end"), "2024-02-02T06:00:00+00:00");
+	assert_string_equal(str(o, "next_dagrun_create_after"), "2024-02-02T06:00:00+00:00");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "params"), "n")), 3);
+	assert_true(json_is_false(json_object_get(o, "has_import_errors")));
+	assert_null(json_object_get(o, "import_error"));
+	json_decref(o);
+
+	/* no parse, no next run, a broken file that still has a good version */
+	row.paused = true;
+	row.import_error = "d.yaml:3: tasks: expected a list";
+	o = dag_view_dag(&row, NULL, CRON_NEVER);
+	assert_true(json_is_null(json_object_get(o, "schedule_interval")));
+	assert_true(json_is_null(json_object_get(o, "next_dagrun")));
+	assert_true(json_is_null(json_object_get(o, "next_dagrun_create_after")));
+	assert_true(json_is_null(json_object_get(o, "description")));
+	assert_string_equal(str(o, "timetable_description"), "Never, external triggers only");
+	assert_true(json_is_true(json_object_get(o, "has_import_errors")));
+	assert_string_equal(str(o, "import_error"), row.import_error);
+	assert_null(json_object_get(o, "params"));
+	json_decref(o);
+
+	o = dag_view_details(&row, s, CRON_NEVER);
+	assert_string_equal(str(json_object_get(json_object_get(o, "params"), "name"), "__class"),
+	                    "airflow.models.param.Param");
+	assert_string_equal(
+	    str(json_object_get(json_object_get(json_object_get(o, "params"), "n"), "schema"),
+	        "type"),
+	    "integer");
+	assert_int_equal(json_integer_value(json_object_get(o, "task_count")), 3);
+	assert_string_equal(str(o, "start_date"), "2024-01-01T00:00:00+00:00");
+	assert_true(json_is_null(json_object_get(o, "end_date")));
+	json_decref(o);
+	dag_spec_destroy(s);
+}
+
+static void test_run(void **state)
+{
+	struct dag_run_row r = run_row("manual__1", "running", 0);
+	json_t *o;
+
+	(void)state;
+	r.start_date = schedule_make_time(2024, 1, 1, 0, 0, 5);
+	o = dag_view_run(&r);
+	assert_string_equal(str(o, "dag_run_id"), "manual__1");
+	/* logical date 0 is a real date: shown one millisecond in, never null */
+	assert_string_equal(str(o, "logical_date"), "1970-01-01T00:00:00.001000+00:00");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(o, "conf"), "k")), 1);
+	assert_true(json_is_true(json_object_get(o, "external_trigger")));
+	assert_true(json_is_null(json_object_get(o, "end_date")));
+	assert_string_equal(str(o, "last_scheduling_decision"), "2024-01-01T00:00:05+00:00");
+	json_decref(o);
+
+	snprintf(r.run_type, sizeof r.run_type, "scheduled");
+	r.conf = "";
+	o = dag_view_run(&r);
+	assert_true(json_is_false(json_object_get(o, "external_trigger")));
+	assert_int_equal(json_object_size(json_object_get(o, "conf")), 0);
+	json_decref(o);
+}
+
+static void test_ti(void **state)
+{
+	struct dag_run_row run = run_row("r", "running", schedule_make_time(2024, 1, 1, 0, 0, 0));
+	struct dag_ti_row t = ti_row("r", "alpha", "queued");
+	struct dag_job_view waiting = {.known = true, .reason = "pending in slurm: Resources"};
+	struct dag_job_view running = {.known = true, .running = true, .started_at = 5000};
+	json_t *o;
+
+	(void)state;
+	t.job_id = 7;
+	t.try_number = 1;
+	t.max_tries = 3;
+	t.end_date = 9000; /* a leftover of the try before */
+	o = dag_view_ti(&t, &run, &waiting);
+	assert_string_equal(str(o, "state"), "queued");
+	assert_string_equal(str(o, "reason"), "pending in slurm: Resources");
+	assert_string_equal(str(o, "hostname"), "localhost");
+	assert_int_equal(json_integer_value(json_object_get(o, "max_tries")), 2);
+	assert_int_equal(json_integer_value(json_object_get(o, "job_id")), 7);
+	assert_string_equal(str(o, "logical_date"), "2024-01-01T00:00:00+00:00");
+	json_decref(o);
+
+	o = dag_view_ti(&t, &run, &running);
+	assert_string_equal(str(o, "state"), "running");
+	assert_string_equal(str(o, "start_date"), "1970-01-01T00:00:05+00:00");
+	assert_true(json_is_null(json_object_get(o, "end_date")));
+	assert_true(json_is_null(json_object_get(o, "duration")));
+	assert_string_equal(str(o, "reason"), "");
+	json_decref(o);
+
+	/* no job: state "none" shows as null, no host */
+	t = ti_row("r", "zeta", "none");
+	t.outputs = "{\"k\": \"v\"}";
+	o = dag_view_ti(&t, NULL, NULL);
+	assert_true(json_is_null(json_object_get(o, "state")));
+	assert_string_equal(str(o, "hostname"), "");
+	assert_true(json_is_null(json_object_get(o, "job_id")));
+	assert_true(json_is_null(json_object_get(o, "logical_date")));
+	assert_string_equal(str(json_object_get(o, "outputs"), "k"), "v");
+	json_decref(o);
+
+	t = ti_row("r", "zeta", "success");
+	t.start_date = 1000;
+	t.end_date = 3500;
+	o = dag_view_ti(&t, &run, NULL);
+	assert_true(json_real_value(json_object_get(o, "duration")) == 2.5);
+	json_decref(o);
+	o = dag_view_ti_ref(&t, &run);
+	assert_int_equal(json_object_size(o), 5);
+	assert_string_equal(str(o, "execution_date"), "2024-01-01T00:00:00+00:00");
+	json_decref(o);
+}
+
+static void test_tasks(void **state)
+{
+	struct dag_spec *s = parse(dag_text);
+	json_t *o = dag_view_tasks(s), *tasks = json_object_get(o, "tasks"), *zeta;
+
+	(void)state;
+	assert_int_equal(json_integer_value(json_object_get(o, "total_entries")), 3);
+	/* by task_id, not the file's order */
+	assert_string_equal(str(json_array_get(tasks, 0), "task_id"), "alpha");
+	assert_string_equal(str(json_array_get(tasks, 1), "task_id"), "mid");
+	zeta = json_array_get(tasks, 2);
+	assert_string_equal(str(zeta, "task_id"), "zeta");
+	/* downstream in file order of the downstream task */
+	assert_int_equal(json_array_size(json_object_get(zeta, "downstream_task_ids")), 2);
+	assert_string_equal(
+	    json_string_value(json_array_get(json_object_get(zeta, "downstream_task_ids"), 0)),
+	    "alpha");
+	assert_string_equal(json_string_value(json_array_get(
+	                        json_object_get(json_array_get(tasks, 0), "upstream_task_ids"), 0)),
+	                    "zeta");
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(tasks, 0), "retries")),
+	                 2);
+	assert_string_equal(str(json_object_get(zeta, "class_ref"), "class_name"), "WeirCommand");
+	json_decref(o);
+	dag_spec_destroy(s);
+}
+
+static void test_tries(void **state)
+{
+	struct dag_run_row run = run_row("r", "running", 0);
+	struct dag_try_row tries[2] = {
+	    {.dag_id = "d",
+	     .run_id = "r",
+	     .task_id = "alpha",
+	     .map_index = -1,
+	     .try_number = 1,
+	     .job_id = 3,
+	     .state = "failed",
+	     .start_date = 1000,
+	     .end_date = 2000,
+	     .reason = "exit 1"},
+	    {.dag_id = "d",
+	     .run_id = "r",
+	     .task_id = "alpha",
+	     .map_index = -1,
+	     .try_number = 2,
+	     .job_id = 4,
+	     .state = "queued",
+	     .start_date = 0,
+	     .end_date = 0,
+	     .reason = ""},
+	};
+	struct dag_job_view jobs[2] = {{0}, {.known = true, .running = true, .started_at = 4000}};
+	json_t *o = dag_view_tries(tries, 2, jobs, &run), *a = json_object_get(o, "task_instances");
+
+	(void)state;
+	assert_int_equal(json_integer_value(json_object_get(o, "total_entries")), 2);
+	assert_string_equal(str(json_array_get(a, 0), "state"), "failed");
+	assert_true(json_real_value(json_object_get(json_array_get(a, 0), "duration")) == 1.0);
+	assert_string_equal(str(json_array_get(a, 0), "reason"), "exit 1");
+	assert_string_equal(str(json_array_get(a, 1), "state"), "running");
+	assert_string_equal(str(json_array_get(a, 1), "start_date"), "1970-01-01T00:00:04+00:00");
+	assert_true(json_is_null(json_object_get(json_array_get(a, 1), "end_date")));
+	json_decref(o);
+}
+
+static void test_ui_views(void **state)
+{
+	struct dag_spec *s = parse(dag_text);
+	struct dag_row row = {.dag_id = "d",
+	                      .file = "/dags/d.yaml",
+	                      .active = true,
+	                      .import_error = "",
+	                      .spec_json = "{}"};
+	struct dag_run_row runs[2] = {run_row("r1", "success", 1000),
+	                              run_row("r2", "running", 2000)};
+	struct dag_import_error_row ie = {.id = 4,
+	                                  .file = "/dags/x.yaml",
+	                                  .time = 1000,
+	                                  .message = "/dags/x.yaml:12: tasks[0]: expected a map"};
+	struct dag_import_error_row ie2 = {
+	    .id = 5, .file = "/dags/y.yaml", .time = 1000, .message = "cannot read the file"};
+	int64_t counts[DAG_VIEW_RUN_STATES] = {1, 2, 3, 4};
+	json_t *o;
+
+	(void)state;
+	runs[0].start_date = 1000;
+	runs[0].end_date = 4000;
+	o = dag_view_ui_dag(&row, s, CRON_NEVER, runs, 2);
+	assert_int_equal(json_array_size(json_object_get(o, "last_runs")), 2);
+	assert_string_equal(str(json_array_get(json_object_get(o, "last_runs"), 1), "dag_run_id"),
+	                    "r2");
+	assert_int_equal(json_object_size(json_array_get(json_object_get(o, "last_runs"), 0)), 7);
+	json_decref(o);
+
+	o = dag_view_ui_import_error(&ie);
+	assert_int_equal(json_integer_value(json_object_get(o, "line")), 12);
+	json_decref(o);
+	o = dag_view_ui_import_error(&ie2);
+	assert_true(json_is_null(json_object_get(o, "line")));
+	json_decref(o);
+	o = dag_view_import_error(&ie);
+	assert_string_equal(str(o, "stack_trace"), ie.message);
+	json_decref(o);
+
+	o = dag_view_stats("d", runs, 2, counts);
+	assert_int_equal(json_integer_value(json_object_get(o, "total_entries")), 10);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(o, "counts"), "failed")), 4);
+	assert_true(json_real_value(json_object_get(json_array_get(json_object_get(o, "runs"), 0),
+	                                            "duration_seconds")) == 3.0);
+	assert_true(json_is_null(
+	    json_object_get(json_array_get(json_object_get(o, "runs"), 1), "duration_seconds")));
+	json_decref(o);
+	dag_spec_destroy(s);
+}
+
+static void test_grid(void **state)
+{
+	struct dag_spec *s = parse(dag_text);
+	struct dag_run_row runs[2] = {run_row("r1", "success", 1000),
+	                              run_row("r2", "running", 2000)};
+	struct dag_ti_row tis[5] = {
+	    ti_row("r1", "zeta", "success"), ti_row("r1", "alpha", "success"),
+	    ti_row("r2", "zeta", "queued"),  ti_row("r2", "alpha", "failed"),
+	    ti_row("r2", "gone", "success"), /* a task that left the file */
+	};
+	struct dag_job_view jobs[5] = {
+	    {0}, {0}, {.known = true, .running = true, .started_at = 7000}};
+	json_t *o, *tasks, *zeta, *cell;
+
+	(void)state;
+	tis[2].job_id = 9;
+	tis[3].end_date = 8000;
+	o = dag_view_grid("d", s, runs, 2, tis, 5, jobs);
+	assert_non_null(o);
+	assert_int_equal(json_array_size(json_object_get(o, "runs")), 2);
+	tasks = json_object_get(o, "tasks");
+	/* rows upstream first: zeta, then alpha and mid in the file's order */
+	assert_int_equal(json_array_size(tasks), 3);
+	zeta = json_array_get(tasks, 0);
+	assert_string_equal(str(zeta, "task_id"), "zeta");
+	assert_string_equal(str(json_array_get(tasks, 1), "task_id"), "alpha");
+	assert_string_equal(str(json_array_get(tasks, 2), "task_id"), "mid");
+	/* the queued TI whose job runs shows running, started when the job did */
+	cell = json_array_get(json_object_get(zeta, "instances"), 1);
+	assert_string_equal(str(cell, "dag_run_id"), "r2");
+	assert_string_equal(str(cell, "state"), "running");
+	assert_string_equal(str(cell, "start_date"), "1970-01-01T00:00:07+00:00");
+	assert_true(json_is_null(json_object_get(cell, "end_date")));
+	assert_true(json_is_null(json_object_get(cell, "map_index_count")));
+	cell = json_array_get(json_object_get(json_array_get(tasks, 1), "instances"), 1);
+	assert_string_equal(str(cell, "state"), "failed");
+	assert_string_equal(str(cell, "end_date"), "1970-01-01T00:00:08+00:00");
+	/* a task without TIs in a run: no state */
+	cell = json_array_get(json_object_get(json_array_get(tasks, 2), "instances"), 0);
+	assert_true(json_is_null(json_object_get(cell, "state")));
+	json_decref(o);
+
+	/* a DAG whose file never parsed has runs but no rows */
+	o = dag_view_grid("d", NULL, runs, 2, tis, 5, NULL);
+	assert_int_equal(json_array_size(json_object_get(o, "tasks")), 0);
+	assert_int_equal(json_array_size(json_object_get(o, "runs")), 2);
+	json_decref(o);
+	dag_spec_destroy(s);
+}
+
+static void test_grid_mapped(void **state)
+{
+	static const char text[] = "dag_id: m\n"
+	                           "tasks:\n"
+	                           "  - task_id: each\n"
+	                           "    foreach: [a, b, c]\n"
+	                           "    command: echo {{ item }}\n";
+	struct dag_spec *s = parse(text);
+	struct dag_run_row runs[1] = {run_row("r1", "running", 1000)};
+	struct dag_ti_row tis[3] = {ti_row("r1", "each", "success"), ti_row("r1", "each", "failed"),
+	                            ti_row("r1", "each", "running")};
+	json_t *o, *cell;
+
+	(void)state;
+	for (int i = 0; i < 3; i++)
+		tis[i].map_index = i;
+	tis[0].try_number = 1;
+	tis[1].try_number = 3;
+	o = dag_view_grid("m", s, runs, 1, tis, 3, NULL);
+	cell = json_array_get(
+	    json_object_get(json_array_get(json_object_get(o, "tasks"), 0), "instances"), 0);
+	/* the most significant state of the instances, and how many there are */
+	assert_string_equal(str(cell, "state"), "failed");
+	assert_int_equal(json_integer_value(json_object_get(cell, "map_index_count")), 3);
+	assert_int_equal(json_integer_value(json_object_get(cell, "try_number")), 3);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(cell, "states_count"), "running")),
+	    1);
+	assert_true(json_is_null(json_object_get(cell, "end_date"))); /* one still runs */
+	json_decref(o);
+	dag_spec_destroy(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_times),       cmocka_unit_test(test_dag),
+	    cmocka_unit_test(test_run),         cmocka_unit_test(test_ti),
+	    cmocka_unit_test(test_tasks),       cmocka_unit_test(test_tries),
+	    cmocka_unit_test(test_ui_views),    cmocka_unit_test(test_grid),
+	    cmocka_unit_test(test_grid_mapped),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
