@@ -15,7 +15,7 @@
  *   progress.c  carrying out sched's decisions: stop tasks, wind down,
  *               record a result or re-queue for a restart
  *   launch.c    the launch protocol: register, cluster, started, exited
- *   ops.c       the operations the API calls, and the JSON views of jobs
+ *   ops.c       the operations the API calls (typed rows; api/ renders them)
  *   watch.c     launchers to look at again, backends' verdicts, the
  *               housekeeping tick
  *   recover.c   recovery at start
