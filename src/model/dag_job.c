@@ -181,8 +181,7 @@ static int set_try_env(struct job_spec *s, const struct strvec *env, const char 
 		if (rc < 0)
 			return -1;
 	}
-	return env_list_set(&s->env, &s->n_env, "WEIR_OUTPUT", output_path ? output_path : "",
-	                    err);
+	return env_list_set(&s->env, &s->n_env, "WEIR_OUTPUT", output_path ? output_path : "", err);
 }
 
 /* A command task's one-role job; *command gets the command that runs. */
@@ -199,8 +198,7 @@ static struct job_spec *command_job(const struct dag_job_try *t, const struct te
 		oom(err);
 		return NULL;
 	}
-	if (render(&cmd, task->command ? task->command : "", ctx, TEMPLATE_SHELL, "command",
-	           err) < 0)
+	if (render(&cmd, task->command, ctx, TEMPLATE_SHELL, "command", err) < 0)
 		goto fail;
 	if (task->cwd) {
 		char *cwd = NULL, *q, *both = NULL;
@@ -313,8 +311,8 @@ static char *roles_command(const struct job_spec *s)
  * the job's: read by the job spec's own reader, so the two cannot drift. */
 static int set_task_slurm(struct job_spec *s, json_t *slurm, struct weir_error *err)
 {
-	json_t *probe = json_pack("{s:{s:{s:s}}, s:O}", "roles", "t", "command", "true", "slurm",
-	                          slurm);
+	json_t *probe =
+	    json_pack("{s:{s:{s:s}}, s:O}", "roles", "t", "command", "true", "slurm", slurm);
 	struct job_spec *p;
 
 	if (!probe)
@@ -343,8 +341,7 @@ static int check_env_names(const struct job_spec *s, struct weir_error *err)
 	return 0;
 }
 
-struct job_spec *dag_job_build(const struct dag_job_try *t, char **command,
-                               struct weir_error *err)
+struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, struct weir_error *err)
 {
 	const struct dag_task *task = t->task;
 	struct template_ctx ctx = TEMPLATE_CTX_INIT;
@@ -363,7 +360,8 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command,
 	if (!s)
 		goto fail;
 	if (t->map_index >= 0)
-		snprintf(name, sizeof name, "%s.%s.%d", t->run->dag_id, task->task_id, t->map_index);
+		snprintf(name, sizeof name, "%s.%s.%d", t->run->dag_id, task->task_id,
+		         t->map_index);
 	else
 		snprintf(name, sizeof name, "%s.%s", t->run->dag_id, task->task_id);
 	if (task->kind == DAG_TASK_COMMAND || !s->name || !strcmp(s->name, JOB_SPEC_DEFAULT_NAME))

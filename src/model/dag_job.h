@@ -52,7 +52,6 @@ struct dag_job_try {
  * not render ("command: ...", "cwd: ...", "env.X: ...", "job.params: ...",
  * "job.roles.R.command: ...") or a job that is not valid ("job: name: ...");
  * WEIR_E_INTERNAL for a job task without its job, or out of memory. */
-struct job_spec *dag_job_build(const struct dag_job_try *t, char **command,
-                               struct weir_error *err);
+struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, struct weir_error *err);
 
 #endif

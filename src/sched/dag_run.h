@@ -2,7 +2,7 @@
  * states and an event.
  *
  * Pure: no I/O, no clock (the time comes in as `now_ms`).  The server's DAG
- * manager (server/dag_manager.c) builds a dag_graph from the parsed DAG file, reads the run's
+ * manager (server/dag_manager/run_ctx.c) builds a dag_graph from the parsed DAG file, reads the run's
  * task instances from the store, calls dag_run_decide() on every event, and
  * writes the changes back in one transaction: TIs that became `scheduled`
  * go to dag_pool_decide() (dag_pool.h) to become jobs, TIs marked `stop`

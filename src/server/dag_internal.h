@@ -1,7 +1,8 @@
-/* dag_internal.h: what the pieces of the DAG manager share (dag_manager.c:
- * the folder, runs, TIs as jobs, timers; dag_views.c: the Airflow-shaped
- * JSON views and the API ops; dag_ui.c: the DAG structure and the web UI's
- * views).  Not for use outside src/server/dag_*.c.
+/* dag_internal.h: what the pieces of the DAG manager share (dag_manager/:
+ * the folder, runs, TIs as jobs, pools, outputs, recovery, one file each;
+ * dag_views.c: the Airflow-shaped JSON views and the API ops; dag_ui.c:
+ * the DAG structure and the web UI's views).  Not for use outside
+ * src/server/dag_*.c and src/server/dag_manager/.
  *
  * Threading: everything runs on the server's loop.  Every entry point
  * brackets its work with dm_begin()/dm_end() (one SQLite transaction, the
