@@ -1,10 +1,13 @@
-/* Tests of a DAG task's try as a job (model/dag_job.h): the typed result
- * against the JSON path the DAG manager used to take, for representative
- * tasks and errors. */
+/* Tests of a DAG task's try as a job (model/dag_job.h): every field the
+ * DAG sets on a command task's job and on a job task's, the environment in
+ * its order, the command shown by the API, and the errors.  The expected
+ * jobs are what the manager's former JSON path (a job spec's JSON built,
+ * then read back) produced for the same tasks. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+
 #include <cmocka.h>
 
 #include <stdio.h>
@@ -15,186 +18,6 @@
 #include "model/job_spec_edit.h"
 
 #define OUT_PATH "/home/dag_runs/7/t.-1.1.output.json"
-
-/* ---- the JSON path (build_job before dag_job_build), for comparison ---- */
-
-static char *legacy_quote(const char *s)
-{
-	size_t n = 3;
-	char *out, *p;
-	for (const char *c = s; *c; c++)
-		n += *c == '\'' ? 4 : 1;
-	out = malloc(n);
-	p = out;
-	*p++ = '\'';
-	for (const char *c = s; *c; c++) {
-		if (*c == '\'') {
-			memcpy(p, "'\\''", 4);
-			p += 4;
-		} else {
-			*p++ = *c;
-		}
-	}
-	*p++ = '\'';
-	*p = '\0';
-	return out;
-}
-
-static int render_into(json_t *obj, const char *key, const struct template_ctx *ctx,
-                       enum template_mode mode, const char *field, struct weir_error *err)
-{
-	json_t *v = json_object_get(obj, key);
-	char *s;
-
-	if (!json_is_string(v))
-		return 0;
-	s = template_render(json_string_value(v), ctx, mode, err);
-	if (!s) {
-		weir_error_prefix(err, "%s", field);
-		return -1;
-	}
-	json_object_set_new(obj, key, json_string(s));
-	free(s);
-	return 0;
-}
-
-static struct job_spec *legacy_build(const struct dag_job_try *in, char **command,
-                                     struct weir_error *err)
-{
-	const struct dag_task *t = in->task;
-	struct template_ctx ctx = TEMPLATE_CTX_INIT;
-	struct strvec env = STRVEC_INIT;
-	json_t *j = NULL, *envj = NULL;
-	char *cmd = NULL;
-	struct job_spec *spec = NULL;
-	char name[DAG_MAX_ID + 80];
-
-	*command = NULL;
-	if (template_ctx_fill(&ctx, in->run, err) < 0 || template_env(in->run, &env, err) < 0)
-		goto out;
-	envj = json_object();
-	for (size_t i = 0; i < env.n; i++) {
-		char *eq = strchr(env.v[i], '=');
-		if (!eq)
-			continue;
-		*eq = '\0';
-		json_object_set_new(envj, env.v[i], json_string(eq + 1));
-		*eq = '=';
-	}
-	json_object_set_new(envj, "WEIR_OUTPUT", json_string(in->output_path));
-	if (in->map_index >= 0)
-		snprintf(name, sizeof name, "%s.%s.%d", in->run->dag_id, t->task_id, in->map_index);
-	else
-		snprintf(name, sizeof name, "%s.%s", in->run->dag_id, t->task_id);
-	if (t->kind == DAG_TASK_COMMAND) {
-		char mem[32];
-		cmd = template_render(t->command, &ctx, TEMPLATE_SHELL, err);
-		if (!cmd) {
-			weir_error_prefix(err, "command");
-			goto out;
-		}
-		if (t->cwd) {
-			char *cwd = template_render(t->cwd, &ctx, TEMPLATE_RAW, err), *q, *c2 = NULL;
-			if (!cwd) {
-				weir_error_prefix(err, "cwd");
-				goto out;
-			}
-			q = legacy_quote(cwd);
-			free(cwd);
-			if (asprintf(&c2, "cd %s && %s", q, cmd) < 0)
-				c2 = NULL;
-			free(q);
-			free(cmd);
-			cmd = c2;
-		}
-		for (size_t i = 0; i < t->n_env; i++) {
-			char *v = template_render(t->env[i].value, &ctx, TEMPLATE_RAW, err);
-			if (!v) {
-				weir_error_prefix(err, "env.%s", t->env[i].name);
-				goto out;
-			}
-			json_object_set_new(envj, t->env[i].name, json_string(v));
-			free(v);
-		}
-		snprintf(mem, sizeof mem, "%llum",
-		         (unsigned long long)(t->resources.memory_mb ? t->resources.memory_mb : 512));
-		j = json_pack("{s:s, s:i, s:{s:{s:i, s:s, s:i, s:i, s:s}}, s:O, s:{s:I}}", "name",
-		              name, "priority", in->priority, "roles", "task", "instances", 1,
-		              "memory", mem, "vcores",
-		              t->resources.vcores > 0 ? t->resources.vcores : 1, "gpus",
-		              t->resources.gpus > 0 ? t->resources.gpus : 0, "command", cmd, "env",
-		              envj, "timeouts", "execution", (json_int_t)t->execution_timeout_s);
-		*command = cmd;
-		cmd = NULL;
-	} else {
-		json_t *roles, *role, *jenv, *v;
-		const char *rn, *k;
-		char *all = NULL;
-
-		j = job_spec_to_json(in->job);
-		if (render_into(j, "params", &ctx, TEMPLATE_SHELL, "job.params", err) < 0)
-			goto out;
-		roles = json_object_get(j, "roles");
-		json_object_foreach(roles, rn, role)
-		{
-			char field[128];
-			snprintf(field, sizeof field, "job.roles.%s.command", rn);
-			if (render_into(role, "command", &ctx, TEMPLATE_SHELL, field, err) < 0)
-				goto out;
-		}
-		jenv = json_object_get(j, "env");
-		if (!json_is_object(jenv)) {
-			jenv = json_object();
-			json_object_set_new(j, "env", jenv);
-		}
-		json_object_foreach(envj, k, v) json_object_set(jenv, k, v);
-		if (!json_is_string(json_object_get(j, "name")) ||
-		    !strcmp(json_string_value(json_object_get(j, "name")), "job"))
-			json_object_set_new(j, "name", json_string(name));
-		if (t->execution_timeout_s > 0) {
-			json_t *to = json_object_get(j, "timeouts");
-			if (!json_is_object(to)) {
-				to = json_object();
-				json_object_set_new(j, "timeouts", to);
-			}
-			json_object_set_new(to, "execution", json_integer(t->execution_timeout_s));
-		}
-		if (in->priority)
-			json_object_set_new(j, "priority", json_integer(in->priority));
-		json_object_foreach(roles, rn, role)
-		{
-			const char *c = json_string_value(json_object_get(role, "command"));
-			char *n2 = NULL;
-			if (!c)
-				c = json_string_value(json_object_get(j, "entry_point"));
-			if (asprintf(&n2, "%s%s%s: %s", all ? all : "", all ? "\n" : "", rn,
-			             c ? c : "") < 0)
-				n2 = NULL;
-			free(all);
-			all = n2;
-		}
-		*command = all ? all : strdup("");
-	}
-	if (t->queue)
-		json_object_set_new(j, "queue", json_string(t->queue));
-	else if (!json_is_string(json_object_get(j, "queue")) && in->pool_queue)
-		json_object_set_new(j, "queue", json_string(in->pool_queue));
-	if (t->slurm)
-		json_object_set(j, "slurm", t->slurm);
-	spec = job_spec_from_json(j, err);
-	if (!spec) {
-		weir_error_prefix(err, "job");
-		free(*command);
-		*command = NULL;
-	}
-out:
-	template_ctx_release(&ctx);
-	strvec_release(&env);
-	json_decref(j);
-	json_decref(envj);
-	free(cmd);
-	return spec;
-}
 
 /* ---- fixtures ---- */
 
@@ -288,88 +111,215 @@ static void teardown(struct fixture *f)
 	dag_spec_destroy(f->dag);
 }
 
-/* Both paths give the same job (as its JSON form, which carries every
- * field) and the same command, or the same error. */
-static void assert_same(const struct dag_job_try *t)
-{
-	struct weir_error e1 = {0}, e2 = {0};
-	char *c1 = NULL, *c2 = NULL;
-	struct job_spec *s1 = dag_job_build(t, &c1, &e1);
-	struct job_spec *s2 = legacy_build(t, &c2, &e2);
+/* The environment every try of the fixture's run gets, from WEIR_DS_NODASH
+ * to WEIR_DAG_ID (WEIR_DS comes first, where a job's own WEIR_DS was). */
+#define RUN_ENV                                                                                    \
+	"WEIR_DS_NODASH=20240305", "WEIR_TS=2024-03-05T06:00:00+00:00",                            \
+	    "WEIR_LOGICAL_DATE=2024-03-05T06:00:00+00:00",                                         \
+	    "WEIR_DATA_INTERVAL_START=2024-03-05T06:00:00+00:00",                                  \
+	    "WEIR_DATA_INTERVAL_END=2024-03-06T06:00:00+00:00",                                    \
+	    "WEIR_RUN_ID=manual__2024-03-05T06:00:00+00:00", "WEIR_DAG_ID=nightly"
+#define PARAM_ENV                                                                                  \
+	"WEIR_PARAM_table=events", "WEIR_PARAM_models=[\"als\",\"knn\"]", "WEIR_PARAM_limit=100"
 
-	if (!s2) {
-		assert_null(s1);
-		assert_null(c1);
-		assert_string_equal(e1.msg, e2.msg);
-		assert_int_equal(e1.kind, e2.kind);
-		return;
+/* The job of `t` is `expected` (a job spec in YAML, its defaults as a
+ * submitted job's), with exactly the environment `env` in that order
+ * (NULL-terminated "NAME=value"), and the API shows `command`. */
+static void assert_job(const struct dag_job_try *t, const char *expected, const char *const *env,
+                       const char *command)
+{
+	struct weir_error err = {0};
+	char *cmd = NULL;
+	struct job_spec *got = dag_job_build(t, &cmd, &err);
+	struct job_spec *want =
+	    job_spec_parse_string(expected, strlen(expected), "want", NULL, &err);
+	size_t n = 0;
+
+	if (!got)
+		fail_msg("%s", err.msg);
+	if (!want)
+		fail_msg("expected job: %s", err.msg);
+	assert_string_equal(cmd, command);
+	for (; env[n]; n++) {
+		char *eq = strchr(env[n], '=');
+		assert_true(n < got->n_env);
+		assert_int_equal(strlen(got->env[n].name), (size_t)(eq - env[n]));
+		assert_memory_equal(got->env[n].name, env[n], (size_t)(eq - env[n]));
+		assert_string_equal(got->env[n].value, eq + 1);
 	}
-	if (!s1)
-		fail_msg("typed: %s", e1.msg);
-	json_t *j1 = job_spec_to_json(s1), *j2 = job_spec_to_json(s2);
-	char *t1 = json_dumps(j1, JSON_SORT_KEYS), *t2 = json_dumps(j2, JSON_SORT_KEYS);
-	assert_string_equal(t1, t2);
-	assert_string_equal(c1, c2);
-	/* env order too (the JSON form is a mapping) */
-	assert_int_equal(s1->n_env, s2->n_env);
-	for (size_t i = 0; i < s1->n_env; i++)
-		assert_string_equal(s1->env[i].name, s2->env[i].name);
-	assert_int_equal(s1->n_roles, s2->n_roles);
-	for (size_t i = 0; i < s1->n_roles; i++)
-		assert_string_equal(s1->roles[i].name, s2->roles[i].name);
-	free(t1);
-	free(t2);
-	json_decref(j1);
-	json_decref(j2);
-	free(c1);
-	free(c2);
-	job_spec_destroy(s1);
-	job_spec_destroy(s2);
+	assert_int_equal(got->n_env, n);
+	/* the rest, field by field through the job's JSON form (it has them all);
+	 * roles in their order, with the flag the JSON form writes merged */
+	json_t *jg = job_spec_to_json(got), *jw = job_spec_to_json(want);
+	json_object_del(jg, "env");
+	json_object_del(jw, "env");
+	char *tg = json_dumps(jg, JSON_SORT_KEYS), *tw = json_dumps(jw, JSON_SORT_KEYS);
+	assert_string_equal(tg, tw);
+	assert_int_equal(got->n_roles, want->n_roles);
+	for (size_t i = 0; i < got->n_roles; i++) {
+		assert_string_equal(got->roles[i].name, want->roles[i].name);
+		assert_int_equal(got->roles[i].untracked, want->roles[i].untracked);
+	}
+	free(tg);
+	free(tw);
+	json_decref(jg);
+	json_decref(jw);
+	job_spec_destroy(got);
+	job_spec_destroy(want);
+	free(cmd);
 }
 
-static void test_compare_command_tasks(void **state)
+static void assert_fails(const struct dag_job_try *t, enum weir_error_kind kind, const char *msg)
+{
+	struct weir_error err = {0};
+	char *cmd = (char *)"unset";
+	struct job_spec *got = dag_job_build(t, &cmd, &err);
+
+	assert_null(got);
+	assert_null(cmd);
+	assert_int_equal(err.kind, kind);
+	assert_string_equal(err.msg, msg);
+}
+
+/* Every field a command task sets: cwd quoted into the command, templates,
+ * resources, timeout, the TI's priority, the task's queue over its pool's,
+ * its slurm, env rendered raw over the try's (WEIR_TRY_NUMBER here). */
+static void test_command_task(void **state)
 {
 	struct fixture f;
+	const char *const env[] = {"WEIR_DS=2024-03-05",   RUN_ENV,   "WEIR_TASK_ID=extract",
+	                           "WEIR_TRY_NUMBER=mine", PARAM_ENV, "WEIR_OUTPUT=" OUT_PATH,
+	                           "DAY=2024-03-05",       "N=3",     NULL};
+	const char *cmd =
+	    "cd '/srv/it'\\''s here/20240305' && count 'events' --day 2024-03-05 > rows";
+	char want[1024];
 
 	(void)state;
+	snprintf(want, sizeof want,
+	         "name: nightly.extract\n"
+	         "priority: 2\n"
+	         "timeouts: {execution: 90}\n"
+	         "queue: cpu\n"
+	         "slurm: {partition: short, sbatch_options: [--exclusive]}\n"
+	         "roles:\n"
+	         "  task: {instances: 1, memory: 3g, vcores: 4, gpus: 1, command: \"%s\"}\n",
+	         "cd '/srv/it'\\\\''s here/20240305' && count 'events' --day 2024-03-05 > rows");
 	setup(&f, "extract", -1, NULL);
-	assert_same(&f.t);
-	f.t.pool_queue = "pooled"; /* the task's own queue (default_args) wins */
-	assert_same(&f.t);
-	teardown(&f);
-
-	setup(&f, "train", 1, "knn");
-	assert_same(&f.t);
-	teardown(&f);
-
-	setup(&f, "plain", -1, NULL);
-	assert_same(&f.t);
+	assert_job(&f.t, want, env, cmd);
 	f.t.pool_queue = "pooled";
-	assert_same(&f.t);
+	assert_job(&f.t, want, env, cmd);
 	teardown(&f);
 }
 
-static void test_compare_job_tasks(void **state)
+/* A foreach instance: its item in the command and WEIR_ITEM, DAG.TASK.N,
+ * an upstream's output, the parser's default resources. */
+static void test_command_task_instance(void **state)
 {
 	struct fixture f;
+	const char *const env[] = {"WEIR_DS=2024-03-05",    RUN_ENV,   "WEIR_TASK_ID=train",
+	                           "WEIR_TRY_NUMBER=2",     PARAM_ENV, "WEIR_ITEM=knn",
+	                           "WEIR_OUTPUT=" OUT_PATH, NULL};
+
+	(void)state;
+	setup(&f, "train", 1, "knn");
+	assert_job(&f.t,
+	           "name: nightly.train.1\n"
+	           "priority: 9\n"
+	           "queue: gpu\n"
+	           "roles: {task: {memory: 2g, command: \"train --model 'knn' --rows '42'\"}}\n",
+	           env, "train --model 'knn' --rows '42'");
+	teardown(&f);
+}
+
+/* No queue of its own: none, or its pool's; no memory at all: 512m. */
+static void test_command_task_defaults(void **state)
+{
+	struct fixture f;
+	const char *const env[] = {
+	    "WEIR_DS=2024-03-05",    RUN_ENV, "WEIR_TASK_ID=plain", "WEIR_TRY_NUMBER=2", PARAM_ENV,
+	    "WEIR_OUTPUT=" OUT_PATH, NULL};
+
+	(void)state;
+	setup(&f, "plain", -1, NULL);
+	assert_job(&f.t, "name: nightly.plain\nroles: {task: {memory: 2g, command: \"true\"}}\n",
+	           env, "true");
+	f.t.pool_queue = "pooled";
+	assert_job(&f.t,
+	           "name: nightly.plain\nqueue: pooled\n"
+	           "roles: {task: {memory: 2g, command: \"true\"}}\n",
+	           env, "true");
+	f.dag->tasks[dag_spec_task_index(f.dag, "plain")].resources.memory_mb = 0;
+	assert_job(&f.t,
+	           "name: nightly.plain\nqueue: pooled\n"
+	           "roles: {task: {memory: 512m, command: \"true\"}}\n",
+	           env, "true");
+	teardown(&f);
+}
+
+/* An inline job: params and role commands rendered, a role without a
+ * command shown with the entry point, a sidecar, the job's env kept and
+ * the try's over it (WEIR_DS in its place), the DAG's name for a job
+ * named "job", the task's timeout over the job's, its other timeouts kept,
+ * the TI's priority unless 0. */
+static void test_job_task(void **state)
+{
+	struct fixture f;
+	const char *const env[] = {"WEIR_DS=2024-03-05",
+	                           "KEEP=1",
+	                           RUN_ENV,
+	                           "WEIR_TASK_ID=dist",
+	                           "WEIR_TRY_NUMBER=2",
+	                           PARAM_ENV,
+	                           "WEIR_OUTPUT=" OUT_PATH,
+	                           NULL};
+	const char *job = "name: nightly.dist\n"
+	                  "src_dir: /src\n"
+	                  "entry_point: train.py\n"
+	                  "params: --day 2024-03-05 --table 'events'\n"
+	                  "timeouts: {allocation: 60, execution: 7200}\n"
+	                  "artifacts: [/data/venv.zip]\n"
+	                  "roles:\n"
+	                  "  chief: {command: \"python lead.py 2024-03-05\"}\n"
+	                  "  worker: {instances: 2, memory: 1g}\n"
+	                  "  board: {sidecar: true, command: tensorboard}\n";
+	const char *cmd = "chief: python lead.py 2024-03-05\nworker: train.py\nboard: tensorboard";
+	char want[1024];
 
 	(void)state;
 	setup(&f, "dist", -1, NULL);
-	assert_same(&f.t);
+	snprintf(want, sizeof want, "%spriority: 2\n", job);
+	assert_job(&f.t, want, env, cmd);
 	f.t.priority = 0;
-	assert_same(&f.t);
-	teardown(&f);
-
-	setup(&f, "named", -1, NULL);
-	assert_same(&f.t);
-	f.t.pool_queue = "pooled";
-	assert_same(&f.t);
+	assert_job(&f.t, job, env, cmd);
 	teardown(&f);
 }
 
-/* A job read from a file, and one made in code with a sidecar that is not
- * marked untracked (tony_to_spec's kind): both paths agree. */
-static void test_compare_job_bases(void **state)
+/* A job with its own name, queue and priority keeps them (a pool's queue
+ * too); the task's slurm replaces the job's whole. */
+static void test_job_task_own_settings(void **state)
+{
+	struct fixture f;
+	const char *const env[] = {
+	    "WEIR_DS=2024-03-05",    RUN_ENV, "WEIR_TASK_ID=named", "WEIR_TRY_NUMBER=2", PARAM_ENV,
+	    "WEIR_OUTPUT=" OUT_PATH, NULL};
+	const char *want = "name: own-name\n"
+	                   "priority: 5\n"
+	                   "queue: big\n"
+	                   "slurm: {account: ml, time: \"90\"}\n"
+	                   "roles: {worker: {command: run}}\n";
+
+	(void)state;
+	setup(&f, "named", -1, NULL);
+	assert_job(&f.t, want, env, "worker: run");
+	f.t.pool_queue = "pooled";
+	assert_job(&f.t, want, env, "worker: run");
+	teardown(&f);
+}
+
+/* The job of a spec file (every field of a job kept), and one made in code
+ * whose sidecar is not marked untracked (as tony_to_spec() makes them): it
+ * comes out untracked, as a job read back from JSON does. */
+static void test_job_bases(void **state)
 {
 	struct fixture f;
 	struct weir_error err = {0};
@@ -384,6 +334,9 @@ static void test_compare_job_bases(void **state)
 	                   "  worker: {instances: 3, vcores: 2, gpus: 1, env: {R: \"{{ ds }}\"},\n"
 	                   "           stop_on_failure: true}\n"
 	                   "  ps: {untracked: true, command: \"serve '{{ ds }}'\"}\n";
+	const char *const env[] = {
+	    "WEIR_DS=2024-03-05",    RUN_ENV, "WEIR_TASK_ID=dist", "WEIR_TRY_NUMBER=2", PARAM_ENV,
+	    "WEIR_OUTPUT=" OUT_PATH, NULL};
 	struct job_spec *file = job_spec_parse_string(text, strlen(text), "job.yaml", "/j", &err);
 	struct job_spec *made = job_spec_create();
 	struct role_spec *r;
@@ -397,15 +350,37 @@ static void test_compare_job_bases(void **state)
 	r->sidecar = true;
 	setup(&f, "dist", -1, NULL);
 	f.t.job = file;
-	assert_same(&f.t);
+	assert_job(&f.t,
+	           "name: nightly.dist\n"
+	           "framework: pytorch\n"
+	           "priority: 2\n"
+	           "python: venv/bin/python\n"
+	           "entry_point: main.py\n"
+	           "success_policy: all\n"
+	           "fail_on_worker_failure: true\n"
+	           "restart: {max_restarts: 3, retry_exit_codes: 137}\n"
+	           "timeouts: {execution: 7200}\n"
+	           "roles:\n"
+	           "  worker: {instances: 3, vcores: 2, gpus: 1, env: {R: \"{{ ds }}\"},\n"
+	           "           stop_on_failure: true}\n"
+	           "  ps: {untracked: true, command: \"serve '2024-03-05'\"}\n",
+	           env, "worker: main.py\nps: serve '2024-03-05'");
 	f.t.job = made;
-	assert_same(&f.t);
+	assert_job(&f.t,
+	           "name: nightly.dist\n"
+	           "priority: 2\n"
+	           "timeouts: {execution: 7200}\n"
+	           "roles:\n"
+	           "  worker: {command: \"python w.py '100'\"}\n"
+	           "  tb: {sidecar: true, untracked: true, command: tensorboard}\n",
+	           env, "worker: python w.py '100'\ntb: tensorboard");
+	assert_false(made->roles[1].untracked); /* the task's job is not changed */
 	teardown(&f);
 	job_spec_destroy(file);
 	job_spec_destroy(made);
 }
 
-static void test_compare_errors(void **state)
+static void test_errors(void **state)
 {
 	struct fixture f;
 	struct weir_error err = {0};
@@ -413,6 +388,9 @@ static void test_compare_errors(void **state)
 	char long_id[140];
 	struct job_spec *made;
 	struct role_spec *r;
+	const char *known = "known here: ds, ds_nodash, ts, logical_date, data_interval_start, "
+	                    "data_interval_end, run_id, dag_id, task_id, try_number";
+	char msg[WEIR_ERROR_MSG_MAX];
 
 	(void)state;
 	/* an output that is not there */
@@ -420,18 +398,26 @@ static void test_compare_errors(void **state)
 	json_decref(f.outputs);
 	f.outputs = json_object();
 	f.run.outputs = f.outputs;
-	assert_same(&f.t);
+	snprintf(msg, sizeof msg,
+	         "command: column 33 of the template: unknown variable \"outputs.extract.rows\"; "
+	         "%s, params.table, params.models, params.limit, item",
+	         known);
+	assert_fails(&f.t, WEIR_E_INVALID, msg);
 	teardown(&f);
 
-	/* a conf key that makes no environment name */
+	/* a conf key that makes no environment name, for both kinds of task */
 	setup(&f, "extract", -1, NULL);
 	json_decref(f.params);
 	f.params = dag_spec_run_params(f.dag, conf, &err);
 	f.run.params = f.params;
-	assert_same(&f.t);
+	assert_fails(&f.t, WEIR_E_INVALID,
+	             "job: env.WEIR_PARAM_bad-name: expected an environment variable name like "
+	             "[A-Za-z_][A-Za-z0-9_]*");
 	f.t.task = dag_spec_find_task(f.dag, "dist");
 	f.t.job = f.t.task->job;
-	assert_same(&f.t);
+	assert_fails(&f.t, WEIR_E_INVALID,
+	             "job: env.WEIR_PARAM_bad-name: expected an environment variable name like "
+	             "[A-Za-z_][A-Za-z0-9_]*");
 	teardown(&f);
 
 	/* a name over 128 characters */
@@ -439,21 +425,33 @@ static void test_compare_errors(void **state)
 	memset(long_id, 'd', sizeof long_id - 1);
 	long_id[sizeof long_id - 1] = '\0';
 	f.run.dag_id = long_id;
-	assert_same(&f.t);
+	assert_fails(&f.t, WEIR_E_INVALID, "job: name: expected a name of 1 to 128 characters");
 	teardown(&f);
 
-	/* job.params and a role's command that do not render */
+	/* job.params, then a role's command, that do not render */
 	setup(&f, "dist", -1, NULL);
 	json_decref(f.params);
 	f.params = json_object();
 	f.run.params = f.params;
-	assert_same(&f.t);
+	snprintf(msg, sizeof msg,
+	         "job.params: column 24 of the template: unknown variable \"params.table\"; "
+	         "%s, outputs.extract.rows",
+	         known);
+	assert_fails(&f.t, WEIR_E_INVALID, msg);
 	made = job_spec_create();
 	r = job_spec_add_role(made, "worker", &err);
 	job_spec_set_string(&r->command, "python w.py {{ params.limit }}", &err);
 	f.t.job = made;
-	assert_same(&f.t);
+	snprintf(msg, sizeof msg,
+	         "job.roles.worker.command: column 13 of the template: unknown variable "
+	         "\"params.limit\"; %s, outputs.extract.rows",
+	         known);
+	assert_fails(&f.t, WEIR_E_INVALID, msg);
 	job_spec_destroy(made);
+
+	/* a job task without its job */
+	f.t.job = NULL;
+	assert_fails(&f.t, WEIR_E_INTERNAL, "task dist: no job to run");
 	teardown(&f);
 	json_decref(conf);
 }
@@ -461,10 +459,13 @@ static void test_compare_errors(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_compare_command_tasks),
-		cmocka_unit_test(test_compare_job_tasks),
-		cmocka_unit_test(test_compare_job_bases),
-		cmocka_unit_test(test_compare_errors),
+	    cmocka_unit_test(test_command_task),
+	    cmocka_unit_test(test_command_task_instance),
+	    cmocka_unit_test(test_command_task_defaults),
+	    cmocka_unit_test(test_job_task),
+	    cmocka_unit_test(test_job_task_own_settings),
+	    cmocka_unit_test(test_job_bases),
+	    cmocka_unit_test(test_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
