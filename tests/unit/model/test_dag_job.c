@@ -121,6 +121,10 @@ static void teardown(struct fixture *f)
 	    "WEIR_RUN_ID=manual__2024-03-05T06:00:00+00:00", "WEIR_DAG_ID=nightly"
 #define PARAM_ENV                                                                                  \
 	"WEIR_PARAM_table=events", "WEIR_PARAM_models=[\"als\",\"knn\"]", "WEIR_PARAM_limit=100"
+/* What try 2 of a task that is no foreach instance gets, in order. */
+#define TRY_ENV(task)                                                                              \
+	"WEIR_DS=2024-03-05", RUN_ENV, "WEIR_TASK_ID=" task, "WEIR_TRY_NUMBER=2", PARAM_ENV,       \
+	    "WEIR_OUTPUT=" OUT_PATH
 
 /* The job of `t` is `expected` (a job spec in YAML, its defaults as a
  * submitted job's), with exactly the environment `env` in that order
@@ -235,9 +239,7 @@ static void test_command_task_instance(void **state)
 static void test_command_task_defaults(void **state)
 {
 	struct fixture f;
-	const char *const env[] = {
-	    "WEIR_DS=2024-03-05",    RUN_ENV, "WEIR_TASK_ID=plain", "WEIR_TRY_NUMBER=2", PARAM_ENV,
-	    "WEIR_OUTPUT=" OUT_PATH, NULL};
+	const char *const env[] = {TRY_ENV("plain"), NULL};
 
 	(void)state;
 	setup(&f, "plain", -1, NULL);
@@ -299,9 +301,7 @@ static void test_job_task(void **state)
 static void test_job_task_own_settings(void **state)
 {
 	struct fixture f;
-	const char *const env[] = {
-	    "WEIR_DS=2024-03-05",    RUN_ENV, "WEIR_TASK_ID=named", "WEIR_TRY_NUMBER=2", PARAM_ENV,
-	    "WEIR_OUTPUT=" OUT_PATH, NULL};
+	const char *const env[] = {TRY_ENV("named"), NULL};
 	const char *want = "name: own-name\n"
 	                   "priority: 5\n"
 	                   "queue: big\n"
@@ -334,9 +334,7 @@ static void test_job_bases(void **state)
 	                   "  worker: {instances: 3, vcores: 2, gpus: 1, env: {R: \"{{ ds }}\"},\n"
 	                   "           stop_on_failure: true}\n"
 	                   "  ps: {untracked: true, command: \"serve '{{ ds }}'\"}\n";
-	const char *const env[] = {
-	    "WEIR_DS=2024-03-05",    RUN_ENV, "WEIR_TASK_ID=dist", "WEIR_TRY_NUMBER=2", PARAM_ENV,
-	    "WEIR_OUTPUT=" OUT_PATH, NULL};
+	const char *const env[] = {TRY_ENV("dist"), NULL};
 	struct job_spec *file = job_spec_parse_string(text, strlen(text), "job.yaml", "/j", &err);
 	struct job_spec *made = job_spec_create();
 	struct role_spec *r;
