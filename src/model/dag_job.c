@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/shell.h"
 #include "model/job_spec_edit.h"
 
 /* The longest name the DAG gives a job: DAG.TASK.N, cut (the job's own
@@ -23,32 +24,6 @@
 static int oom(struct weir_error *err)
 {
 	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-}
-
-/* Single-quotes `s` for /bin/sh.  NULL when out of memory. */
-static char *shell_quote(const char *s)
-{
-	size_t n = 3;
-	char *out, *p;
-
-	for (const char *c = s; *c; c++)
-		n += *c == '\'' ? 4 : 1;
-	out = malloc(n);
-	if (!out)
-		return NULL;
-	p = out;
-	*p++ = '\'';
-	for (const char *c = s; *c; c++) {
-		if (*c == '\'') {
-			memcpy(p, "'\\''", 4);
-			p += 4;
-		} else {
-			*p++ = *c;
-		}
-	}
-	*p++ = '\'';
-	*p = '\0';
-	return out;
 }
 
 /* Renders `tmpl` into *out (replacing it); `field` prefixes an error. */
@@ -204,7 +179,7 @@ static struct job_spec *command_job(const struct dag_job_try *t, const struct te
 		char *cwd = NULL, *q, *both = NULL;
 		if (render(&cwd, task->cwd, ctx, TEMPLATE_RAW, "cwd", err) < 0)
 			goto fail;
-		q = shell_quote(cwd);
+		q = shell_quoted(cwd);
 		free(cwd);
 		if (!q || asprintf(&both, "cd %s && %s", q, cmd) < 0)
 			both = NULL;

@@ -23,6 +23,7 @@
 
 #include "lib/clock.h"
 #include "lib/fs.h"
+#include "lib/str.h"
 #include "model/cron.h"
 #include "server/dag_manager/folder.h"
 #include "server/dag_manager/pools.h"
@@ -41,11 +42,7 @@ char *dm_xstrdup(const char *s)
 
 void dm_set_str(char **dst, const char *v)
 {
-	char *c = dm_xstrdup(v);
-	if (!c)
-		return;
-	free(*dst);
-	*dst = c;
+	str_set(dst, v ? v : "");
 }
 
 void dm_set_state(char *dst, const char *name)

@@ -10,7 +10,7 @@
 
 #include "server/dag_internal.h"
 
-/* *dst = a copy of v ("" for NULL), the old value freed; left as it was
+/* *dst = a copy of v ("" for NULL), the old value freed (lib/str.h); left as it was
  * when out of memory. */
 void dm_set_str(char **dst, const char *v);
 
