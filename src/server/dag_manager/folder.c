@@ -1,4 +1,4 @@
-/* folder.c: the DAG folder (folder.h): one entry per DAG file seen, the
+/* folder.c: the DAG folder: one entry per DAG file seen, the
  * scan that keeps the DAG tables in step with the files, import errors,
  * and the watch (a change event and a rescan timer).
  *
@@ -7,8 +7,8 @@
  * scan timer and change event.  A broken file is an import error and
  * never stops the others; the last good version of a DAG keeps running.
  */
-#include "server/dag_manager/folder.h"
 #include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -21,8 +21,6 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "model/cron.h"
-#include "server/dag_manager/manager.h"
-#include "server/dag_manager/run_ctx.h"
 #include "store/dag_store.h"
 
 #define RESCAN_MS 2000

@@ -13,9 +13,9 @@
  * manager's turn (one transaction).  So recovery is the live path run once
  * more: a restarted server reads the same rows and decides the same way.
  */
-#include "server/dag_manager/manager.h"
 #include "server/dag_internal.h"
 #include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,11 +25,6 @@
 #include "lib/fs.h"
 #include "lib/str.h"
 #include "model/cron.h"
-#include "server/dag_manager/folder.h"
-#include "server/dag_manager/pools.h"
-#include "server/dag_manager/run_ctx.h"
-#include "server/dag_manager/runs.h"
-#include "server/dag_manager/ti_jobs.h"
 #include "store/dag_store.h"
 
 #define DEFAULT_POOL_SLOTS 128

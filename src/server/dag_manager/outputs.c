@@ -1,9 +1,9 @@
-/* outputs.c: a try's files (outputs.h): the folder of a run's tries, the
+/* outputs.c: a try's files: the folder of a run's tries, the
  * $WEIR_OUTPUT a try may write (a small JSON object, read when the try
  * succeeds), and the outputs of a run's tasks for the templates of the
  * tasks downstream (outputs.TASK.KEY).
  */
-#include "server/dag_manager/outputs.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-/* pools.c: the pool pass (pools.h): which scheduled TIs of every running
+/* pools.c: the pool pass: which scheduled TIs of every running
  * run become jobs now, as the pools' slots and each DAG's
  * max_active_tasks allow (sched/dag_pool.h decides; the order is the
  * runs' logical dates, then priority).
@@ -6,15 +6,13 @@
  * Owns: the pools' use, counted again at every pass from the queued and
  * running TIs of the store (the pools bound how many there are).
  */
-#include "server/dag_manager/pools.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/log.h"
 #include "sched/dag_pool.h"
-#include "server/dag_manager/manager.h"
-#include "server/dag_manager/ti_jobs.h"
 #include "store/dag_store.h"
 
 /* A scheduled TI of a run read in this turn. */

@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "lib/log.h"
-#include "server/dag_manager/ti_jobs.h"
+#include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
 
 int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)

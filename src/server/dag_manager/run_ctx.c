@@ -1,4 +1,4 @@
-/* run_ctx.c: a run in memory for one turn (run_ctx.h, and dm_run_get(),
+/* run_ctx.c: a run in memory for one turn (dm_run_get(),
  * dm_run_step(), dm_run_event() of server/dag_internal.h).
  *
  * Owns: the turn's run copies (dm->runs).  A copy is the run's rows read
@@ -8,7 +8,7 @@
  * A run also gets here the TIs of a task added to its DAG's file since it
  * began, and loses (state removed) those of a task that left it.
  */
-#include "server/dag_manager/run_ctx.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +18,6 @@
 #include "lib/log.h"
 #include "sched/dag_run.h"
 #include "sched/dag_states.h"
-#include "server/dag_manager/manager.h"
 
 static void run_ctx_release(struct run_ctx *rc)
 {

@@ -1,5 +1,5 @@
-/* runs.c: where a DAG's runs come from and when they start (runs.h, and
- * dm_check_run_id(), dm_create_run() of server/dag_internal.h): a
+/* runs.c: where a DAG's runs come from and when they start
+ * (dm_check_run_id(), dm_create_run() of server/dag_internal.h): a
  * trigger's or a schedule's new run with its TIs, the scheduled runs that
  * are due (catchup included), the queue of runs under max_active_runs, and
  * the runs whose retries are due.
@@ -7,7 +7,7 @@
  * Owns no state of its own: an entry's latest scheduled date is cached in
  * the entry (folder.c), everything else is read from the store.
  */
-#include "server/dag_manager/runs.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +16,6 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "model/cron.h"
-#include "server/dag_manager/manager.h"
-#include "server/dag_manager/run_ctx.h"
 #include "store/dag_store.h"
 
 /* At most this many due runs of a DAG are made in one round; the next

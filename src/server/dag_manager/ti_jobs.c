@@ -1,4 +1,4 @@
-/* ti_jobs.c: task instances as jobs (ti_jobs.h): a scheduled TI's try
+/* ti_jobs.c: task instances as jobs: a scheduled TI's try
  * handed to the job manager, and a job's end back to its run.
  *
  * Owns the server's half of a try's job: what needs I/O (the try's folder,
@@ -8,7 +8,7 @@
  * is decided here from them (a timeout or a user's kill is not retried),
  * the rest by the run (sched/dag_run.h).
  */
-#include "server/dag_manager/ti_jobs.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,9 +22,6 @@
 #include "model/template.h"
 #include "model/tony.h"
 #include "sched/dag_states.h"
-#include "server/dag_manager/manager.h"
-#include "server/dag_manager/outputs.h"
-#include "server/dag_manager/run_ctx.h"
 #include "store/dag_store.h"
 
 /* ---- turning a TI into a job ---- */
