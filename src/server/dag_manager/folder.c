@@ -335,7 +335,7 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	dm_scan(dm);
 	/* DAGs of files that went away while the server was down */
 	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
-		job_manager_turn_end(dm->jm);
+		dm_leave(dm);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -348,6 +348,6 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	}
 	dag_rows_free(rows, n);
 	/* no work pass yet: the job manager's recovery comes first */
-	job_manager_turn_end(dm->jm);
+	dm_leave(dm);
 	return 0;
 }
