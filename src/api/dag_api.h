@@ -4,7 +4,7 @@
  * The API layer (src/api/airflow.c) owns routing, auth (Bearer token or
  * Basic), query parsing (limit, offset, order_by, state), content
  * negotiation for logs and problem+json errors.  The server's DAG manager
- * (src/server/dag_manager.c) owns everything else and fills this table: each
+ * (src/server/dag_manager/) owns everything else and fills this table: each
  * op returns a new JSON reference already in Airflow's shape and field names
  * (DAG, DAGCollection, DAGRun, DAGRunCollection, TaskInstance,
  * TaskInstanceCollection, ImportErrorCollection), or NULL with err
