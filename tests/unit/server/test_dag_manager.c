@@ -114,7 +114,7 @@ static void test_folder(void **state)
 	json_t *r, *ie;
 	int dags, errs, runs;
 
-	r = f->ops->list_dags(f->dm, 100, 0, &err);
+	r = f->ops->list_dags(f->dm, &(struct dag_list_query){.limit = 100, .paused = -1}, &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
 	json_t *d = json_array_get(json_object_get(r, "dags"), 0);
@@ -256,6 +256,102 @@ static void test_trigger_and_run(void **state)
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 }
 
+static int64_t total_of(json_t *r)
+{
+	int64_t n;
+
+	assert_non_null(r);
+	n = json_integer_value(json_object_get(r, "total_entries"));
+	json_decref(r);
+	return n;
+}
+
+/* The list filters as Airflow reads them: tags (any of), dag_id_pattern
+ * (ilike "%p%"), paused, order; run and task instance filters by state,
+ * date, pool and id, across every DAG and run with "~". */
+static void test_list_filters(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	const char *ml[] = {"ml"}, *none[] = {"none-such"}, *failed[] = {"failed"},
+	           *queued[] = {"queued"}, *task_a[] = {"a"}, *other[] = {"Nightly_ETL"},
+	           *pool[] = {"default_pool"}, *no_pool[] = {"gpu"};
+	json_t *r;
+
+	write_file(f->dags, "tagged.yaml",
+	           "dag_id: Nightly_ETL\ntags: [nightly, ml]\ntasks:\n"
+	           "  - task_id: a\n    command: echo a\n");
+	assert_int_equal(dag_manager_load(f->dm, &err), 0);
+#define DAGS(...) total_of(f->ops->list_dags(f->dm, &(struct dag_list_query){__VA_ARGS__}, &err))
+	assert_int_equal(DAGS(.paused = -1), 2);
+	assert_int_equal(DAGS(.paused = -1, .tags = {ml, 1}), 1);
+	assert_int_equal(DAGS(.paused = -1, .tags = {none, 1}), 0);
+	assert_int_equal(DAGS(.paused = -1, .dag_id_pattern = "etl"), 1);
+	assert_int_equal(DAGS(.paused = -1, .dag_id_pattern = "dia%d"), 1);
+	assert_int_equal(DAGS(.paused = -1, .dag_id_pattern = "d_a"), 1);
+	assert_int_equal(DAGS(.paused = -1, .dag_id_pattern = "xyz"), 0);
+	assert_int_equal(DAGS(.paused = 1), 0);
+	assert_int_equal(DAGS(.paused = 0), 2);
+#undef DAGS
+	r = f->ops->list_dags(f->dm, &(struct dag_list_query){.paused = -1, .desc = true}, &err);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_array_get(json_object_get(r, "dags"), 0), "dag_id")),
+	                    "diamond");
+	json_decref(r);
+	/* a page counts what the filters keep */
+	r = f->ops->list_dags(
+	    f->dm, &(struct dag_list_query){.paused = -1, .limit = 1, .tags = {ml, 1}}, &err);
+	assert_int_equal(json_array_size(json_object_get(r, "dags")), 1);
+	assert_int_equal(total_of(r), 1);
+
+	/* two runs of diamond, both failed at once (no executor) */
+	json_decref(trigger(f, "{\"dag_run_id\": \"r1\", \"logical_date\": \"2024-03-01\"}",
+	                    &err));
+	json_decref(trigger(f, "{\"dag_run_id\": \"r2\", \"logical_date\": \"2024-03-05\"}",
+	                    &err));
+#define RUNS(dag, ...)                                                                             \
+	total_of(f->ops->list_runs(f->dm, dag, &(struct dag_run_list_query){__VA_ARGS__}, &err))
+	assert_int_equal(RUNS("diamond", .states = {failed, 1}), 2);
+	assert_int_equal(RUNS("diamond", .states = {queued, 1}), 0);
+	assert_int_equal(RUNS("diamond", .execution_date = {.gte = "2024-03-02T00:00:00Z"}), 1);
+	assert_int_equal(RUNS("diamond", .execution_date = {.lte = "2024-03-01T00:00:00+00:00"}),
+	                 1);
+	assert_int_equal(RUNS("diamond", .end_date = {.gte = "2000-01-01T00:00:00Z"}), 2);
+	assert_int_equal(RUNS("diamond", .updated_at = {.gte = "2999-01-01T00:00:00Z"}), 0);
+	assert_int_equal(RUNS("~", .dag_ids = {other, 1}), 0);
+	assert_int_equal(RUNS("~"), 2);
+#undef RUNS
+	assert_null(f->ops->list_runs(
+	    f->dm, "diamond", &(struct dag_run_list_query){.start_date = {.lte = "soon"}}, &err));
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_non_null(strstr(err.msg, "start_date_lte"));
+
+#define TIS(dag, run, ...)                                                                         \
+	total_of(f->ops->list_tis(f->dm, dag, run, &(struct dag_ti_list_query){__VA_ARGS__}, &err))
+	assert_int_equal(TIS("diamond", "r1", .task_ids = {task_a, 1}), 1);
+	assert_int_equal(TIS("diamond", "r1", .states = {failed, 1}), 1);
+	assert_int_equal(TIS("~", "~", .task_ids = {task_a, 1}), 2);
+	assert_int_equal(TIS("~", "~", .task_ids = {task_a, 1}, .pools = {pool, 1}), 2);
+	assert_int_equal(TIS("~", "~", .pools = {no_pool, 1}), 0);
+	assert_int_equal(TIS("~", "~", .dag_ids = {other, 1}), 0);
+	assert_int_equal(TIS("diamond", "~", .task_ids = {task_a, 1},
+	                     .execution_date = {.gte = "2024-03-02T00:00:00Z"}),
+	                 1);
+	assert_int_equal(TIS("diamond", "~", .task_ids = {task_a, 1}, .has_duration_gte = true,
+	                     .duration_gte = 1e9),
+	                 0);
+#undef TIS
+	r = f->ops->list_tis(f->dm, "diamond", "r1",
+	                     &(struct dag_ti_list_query){.limit = 1, .offset = 1}, &err);
+	assert_non_null(r);
+	assert_int_equal(json_array_size(json_object_get(r, "task_instances")), 1);
+	assert_true(total_of(r) > 1);
+	assert_null(f->ops->list_tis(f->dm, "diamond", "nope", &(struct dag_ti_list_query){0},
+	                             &err));
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+}
+
 static void test_pause(void **state)
 {
 	struct fixture *f = *state;
@@ -316,6 +412,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trigger_and_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_filters, setup, teardown),
 	    cmocka_unit_test(test_config_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
