@@ -19,15 +19,26 @@
 #include "api/request.h"
 #include "lib/clock.h"
 
-void airflow_health_add(json_t *health)
+void airflow_health_add(json_t *health, const struct api_health *st)
 {
-	char now[40];
+	char beat[40];
+	bool fresh;
 
-	clock_format_iso(clock_now_ms(), now, sizeof now);
-	json_object_set_new(health, "metadatabase", json_pack("{s:s}", "status", "healthy"));
-	json_object_set_new(
-	    health, "scheduler",
-	    json_pack("{s:s, s:s}", "status", "healthy", "latest_scheduler_heartbeat", now));
+	if (!st) {
+		json_object_set_new(health, "metadatabase", json_pack("{s:n}", "status"));
+		json_object_set_new(health, "scheduler",
+		                    json_pack("{s:n, s:n}", "status", "latest_scheduler_heartbeat"));
+		return;
+	}
+	fresh = st->last_pass_ms > 0 &&
+	        clock_now_ms() - st->last_pass_ms <= AIRFLOW_HEARTBEAT_MAX_AGE_MS;
+	clock_format_iso(st->last_pass_ms, beat, sizeof beat);
+	json_object_set_new(health, "metadatabase",
+	                    json_pack("{s:s}", "status", st->db_ok ? "healthy" : "unhealthy"));
+	json_object_set_new(health, "scheduler",
+	                    json_pack("{s:s, s:o}", "status", fresh ? "healthy" : "unhealthy",
+	                              "latest_scheduler_heartbeat",
+	                              st->last_pass_ms > 0 ? json_string(beat) : json_null()));
 }
 
 /* ---- routes ---- */

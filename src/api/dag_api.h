@@ -76,6 +76,16 @@ struct dag_ti_list_query {
 	double duration_gte, duration_lte;
 };
 
+/* What GET /health reports as Airflow's "metadatabase" and "scheduler": whether
+ * the store answered a query just now, and when the scheduler (the DAG
+ * manager's pass over its folder, runs and pools) last went round, in ms since
+ * the epoch (0: not yet).  Filled by the server at each request. */
+struct api_health {
+	bool db_ok;
+	int64_t last_pass_ms;
+};
+typedef void (*api_health_fn)(void *ctx, struct api_health *out);
+
 struct dag_api_ops {
 	/* GET /dags: {"dags":[DAG...],"total_entries":N}, total_entries counting what the
 	 * filters keep */

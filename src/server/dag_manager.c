@@ -433,6 +433,7 @@ static void on_scan_timer(uv_timer_t *t)
 	scan(dm);
 	dm_end(dm);
 	dm_arm_wake(dm);
+	dm->last_pass_ms = clock_now_ms();
 }
 
 static void on_fs_event(uv_fs_event_t *h, const char *filename, int events, int status)
@@ -1872,7 +1873,13 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 	dag_run_rows_free(runs, n);
 	dm_end(dm);
 	dm_arm_wake(dm);
+	dm->last_pass_ms = clock_now_ms();
 	return 0;
+}
+
+int64_t dag_manager_last_pass(const struct dag_manager *dm)
+{
+	return dm ? dm->last_pass_ms : 0;
 }
 
 void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs)

@@ -25,6 +25,7 @@
 #define WEIR_SERVER_DAG_MANAGER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <uv.h>
 
@@ -62,6 +63,11 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err);
 
 /* The ops table for the Airflow routes (ctx: the manager). */
 const struct dag_api_ops *dag_manager_api_ops(void);
+
+/* When the manager's periodic pass (recovery, then a rescan of the folder
+ * and a pool pass every 2 s) last ended, ms since the epoch; 0 before the
+ * first.  The scheduler's heartbeat of GET /health. */
+int64_t dag_manager_last_pass(const struct dag_manager *dm);
 
 /* For the start-up line. */
 void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs);

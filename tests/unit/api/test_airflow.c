@@ -28,6 +28,7 @@
 #include "api/api.h"
 #include "api/basic_auth.h"
 #include "api/http.h"
+#include "lib/clock.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 #define RUN_ID "manual__2024-01-01T00:00:00+00:00"
@@ -285,6 +286,15 @@ static void on_done(uv_async_t *a)
 
 static char *admin_hash;
 
+/* What the stand-in server says of its store and scheduler. */
+static struct api_health health_now;
+
+static void health_of(void *ctx, struct api_health *out)
+{
+	(void)ctx;
+	*out = health_now;
+}
+
 static void fixture_start(struct fixture *fx, bool with_dags)
 {
 	struct weir_error err = {0};
@@ -295,6 +305,7 @@ static void fixture_start(struct fixture *fx, bool with_dags)
 	assert_non_null(fx->api);
 	if (with_dags)
 		api_set_dag_ops(fx->api, &dag_ops, NULL);
+	api_set_health(fx->api, health_of, NULL);
 	if (api_set_users(fx->api, users, 2, &err) < 0)
 		fail_msg("%s", err.msg);
 	fx->http = http_server_create(&fx->loop, "127.0.0.1", 0, api_handle, fx->api, &err);
@@ -445,6 +456,7 @@ static void run(bool with_dags, client_fn fn)
 	pthread_t th;
 	void *args[2];
 
+	health_now = (struct api_health){.db_ok = true, .last_pass_ms = clock_now_ms() - 1000};
 	for (int i = 0; i < n_replies; i++)
 		free(replies[i].body);
 	memset(replies, 0, sizeof replies);
@@ -916,6 +928,55 @@ static void test_unknown_paths(void **state)
 	assert_problem(8, 404, "no such route");
 }
 
+/* Health says what the server reports: a store that failed its query and a
+ * scheduler whose last pass is old are unhealthy, and the heartbeat is the
+ * pass's time, not the request's. */
+static struct api_health health_cases[3];
+
+static void health_client(void)
+{
+	for (int i = 0; i < 3; i++) {
+		health_now = health_cases[i];
+		rq("GET", "/api/v1/health", NULL, NULL);
+	}
+}
+
+static const char *health_field(int i, const char *what, const char *key)
+{
+	static char buf[3][64];
+	json_t *h = json_loads(replies[i].body, 0, NULL);
+	json_t *v = json_object_get(json_object_get(h, what), key);
+
+	snprintf(buf[i], sizeof buf[i], "%s", json_is_null(v) ? "null" : json_string_value(v));
+	json_decref(h);
+	return buf[i];
+}
+
+static void test_health(void **state)
+{
+	int64_t now = clock_now_ms();
+
+	(void)state;
+	health_cases[0] = (struct api_health){.db_ok = true, .last_pass_ms = now - 2000};
+	health_cases[1] = (struct api_health){.db_ok = false, .last_pass_ms = now - 60000};
+	health_cases[2] = (struct api_health){.db_ok = true, .last_pass_ms = 0};
+	run(true, health_client);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(replies[i].status, 200);
+	assert_string_equal(health_field(0, "metadatabase", "status"), "healthy");
+	assert_string_equal(health_field(0, "scheduler", "status"), "healthy");
+	char beat[40];
+	clock_format_iso(now - 2000, beat, sizeof beat);
+	assert_string_equal(health_field(0, "scheduler", "latest_scheduler_heartbeat"), beat);
+	assert_string_equal(health_field(1, "metadatabase", "status"), "unhealthy");
+	assert_string_equal(health_field(1, "scheduler", "status"), "unhealthy");
+	clock_format_iso(now - 60000, beat, sizeof beat);
+	assert_string_equal(health_field(1, "scheduler", "latest_scheduler_heartbeat"), beat);
+	/* no pass yet */
+	assert_string_equal(health_field(2, "scheduler", "status"), "unhealthy");
+	assert_string_equal(health_field(2, "scheduler", "latest_scheduler_heartbeat"), "null");
+}
+
 static void test_what_ops_see(void **state)
 {
 	(void)state;
@@ -1167,6 +1228,7 @@ int main(void)
 	    cmocka_unit_test(test_helpers), cmocka_unit_test(test_password_hash),
 	    cmocka_unit_test(test_routes),  cmocka_unit_test(test_what_ops_see),
 	    cmocka_unit_test(test_list_filters), cmocka_unit_test(test_unknown_paths),
+	    cmocka_unit_test(test_health),
 	    cmocka_unit_test(test_auth),    cmocka_unit_test(test_no_dag_manager),
 	    cmocka_unit_test(test_logs),    cmocka_unit_test(test_logs_fragments),
 	};
@@ -1177,6 +1239,7 @@ int main(void)
 		return 1;
 	}
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	health_now = (struct api_health){.db_ok = true, .last_pass_ms = clock_now_ms() - 1000};
 	for (int i = 0; i < n_replies; i++)
 		free(replies[i].body);
 	free(admin_hash);

@@ -18,6 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/fs.h"
 #include "server/config.h"
 #include "server/dag_manager.h"
@@ -352,6 +353,22 @@ static void test_list_filters(void **state)
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 }
 
+/* The scheduler's heartbeat: set by recovery, then by each periodic pass. */
+static void test_last_pass(void **state)
+{
+	struct fixture *f = *state;
+	int64_t first = dag_manager_last_pass(f->dm);
+
+	assert_true(first > 0);
+	assert_true(first <= clock_now_ms());
+	usleep(50 * 1000);
+	/* the rescan timer (every 2 s) passes once */
+	while (dag_manager_last_pass(f->dm) == first)
+		uv_run(&f->loop, UV_RUN_ONCE);
+	assert_true(dag_manager_last_pass(f->dm) >= first + 50);
+	assert_int_equal(dag_manager_last_pass(NULL), 0);
+}
+
 static void test_pause(void **state)
 {
 	struct fixture *f = *state;
@@ -413,6 +430,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_trigger_and_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_filters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_last_pass, setup, teardown),
 	    cmocka_unit_test(test_config_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
