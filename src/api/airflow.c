@@ -283,8 +283,8 @@ bool airflow_owns(const char *first_segment)
 	       (!strcmp(first_segment, "dags") || !strcmp(first_segment, "importErrors"));
 }
 
-/* A map index in the path: digits (a '-' in front is a bad one); anything
- * else is another route's name, or none. */
+/* A map index in the path: digits (a '-' in front is a bad one).  Right
+ * after the task id anything else is another route's name, or none. */
 static bool looks_like_index(const char *s)
 {
 	if (*s == '-')
@@ -311,9 +311,9 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct log_strea
 {
 	struct weir_error err = {0};
 	int map_index;
+	/* {map_index}/tries: the segment before "tries" is a map index, or a 400 */
 	bool tries = ops->ti_tries && ((n == 7 && !strcmp(seg[6], "tries")) ||
-	                               (n == 8 && !strcmp(seg[7], "tries") &&
-	                                looks_like_index(seg[6])));
+	                               (n == 8 && !strcmp(seg[7], "tries")));
 
 	if (!(n == 6 || tries || (n == 7 && looks_like_index(seg[6])) ||
 	      (n == 8 && !strcmp(seg[6], "logs")))) {

@@ -291,6 +291,26 @@ out:
 	return rc;
 }
 
+int dag_manager_check_queues(struct dag_manager *dm, const struct dag_spec *spec,
+                             const char *file, struct weir_error *err)
+{
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		char names[256];
+		if (!t->queue || job_manager_has_queue(dm->jm, t->queue, names, sizeof names))
+			continue;
+		int line = dag_spec_line_of(file, t->queue_at);
+		char at[32] = "";
+		if (line > 0)
+			snprintf(at, sizeof at, ":%d", line);
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s%s: %s: no queue \"%s\" on this server (%s%s)", file, at,
+		                      t->queue_at, t->queue,
+		                      names[0] ? "its queues: " : "it has no queues", names);
+	}
+	return 0;
+}
+
 /* The file is new or changed: parse it; a good parse replaces the DAG. */
 static void load_file(struct dag_manager *dm, struct dag_entry *e)
 {
@@ -304,20 +324,9 @@ static void load_file(struct dag_manager *dm, struct dag_entry *e)
 		return;
 	}
 	/* a queue this server does not have: an import error at its line */
-	for (size_t i = 0; i < spec->n_tasks; i++) {
-		const struct dag_task *t = &spec->tasks[i];
-		char names[256];
-		if (!t->queue || job_manager_has_queue(dm->jm, t->queue, names, sizeof names))
-			continue;
-		int line = dag_spec_line_of(e->file, t->queue_at);
-		char at[32] = "";
-		if (line > 0)
-			snprintf(at, sizeof at, ":%d", line);
-		snprintf(msg, sizeof msg, "%s%s: %s: no queue \"%s\" on this server (%s%s)", e->file,
-		         at, t->queue_at, t->queue, names[0] ? "its queues: " : "it has no queues",
-		         names);
+	if (dag_manager_check_queues(dm, spec, e->file, &err) < 0) {
 		dag_spec_destroy(spec);
-		import_error(dm, e, msg);
+		import_error(dm, e, err.msg);
 		return;
 	}
 	other = dm_entry_by_id(dm, spec->dag_id);

@@ -31,6 +31,7 @@
 
 #include "api/dag_api.h"
 #include "lib/error.h"
+#include "model/dag_spec.h"
 #include "server/config.h"
 #include "server/job_manager.h"
 #include "store/store.h"
@@ -60,6 +61,12 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err);
  * timers.  Nothing finished runs again; a TI whose job still runs is left
  * to it.  0, or -1 with err. */
 int dag_manager_recover(struct dag_manager *dm, struct weir_error *err);
+
+/* Every queue the DAG's tasks name is one the job manager has; else -1 with
+ * the import error the manager records ("FILE:LINE: tasks[2].queue: no
+ * queue ..."), `file` being the DAG file as the user wrote it. */
+int dag_manager_check_queues(struct dag_manager *dm, const struct dag_spec *spec,
+                             const char *file, struct weir_error *err);
 
 /* The ops table for the Airflow routes (ctx: the manager). */
 const struct dag_api_ops *dag_manager_api_ops(void);

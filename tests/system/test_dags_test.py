@@ -319,3 +319,78 @@ def _alive(pid):
     except OSError:
         return False
     return state not in ("Z", "X")
+
+
+SERVER_CONFIG = """\
+pools: {train: 2}
+queues:
+  cpu: {executor: local}
+  gpu: {executor: slurm, partition: gpu}
+"""
+
+QUEUED_DAG = """\
+dag_id: t_queues
+tasks:
+  - task_id: prep
+    command: echo prep > @SIDE@/prep
+    queue: cpu
+    pool: train
+  - task_id: fit
+    depends_on: [prep]
+    command: echo fit > @SIDE@/fit
+    queue: gpu
+"""
+
+
+def test_reads_the_servers_configuration(tester):
+    """Queues and pools come from the server's weir.yaml (--config, else HOME/weir.yaml);
+    --executor local runs the Slurm queue's task here."""
+    cfg = tester.tmp / "weir.yaml"
+    cfg.write_text(SERVER_CONFIG)
+    path = tester.write("queued.yaml", QUEUED_DAG)
+    r = tester.run(path, "--config", cfg, "--executor", "local")
+    assert r.returncode == 0, describe(r)
+    assert summary(r.stdout) == {("prep", "-"): ("success", 1), ("fit", "-"): ("success", 1)}
+    assert (tester.side / "prep").exists() and (tester.side / "fit").exists()
+    assert "not in the server's configuration" not in r.stdout
+    tester.check_clean()
+
+    # the default: the server's home (--home, else WEIR_HOME), as `weir server` finds it
+    home = tester.tmp / "home"
+    home.mkdir()
+    (home / "weir.yaml").write_text(SERVER_CONFIG)
+    r = subprocess.run([WEIR_BIN, "--home", str(home), "dags", "test", str(path),
+                        "--executor", "local"],
+                       capture_output=True, text=True, timeout=300, env=tester.env())
+    assert r.returncode == 0, describe(r)
+    tester.check_clean()
+
+    r = tester.run(path, "--config", cfg, "--executor", "slurm")
+    assert r.returncode == 2, describe(r)
+    assert "--executor" in r.stderr
+    r = tester.run(path, "--config", tester.tmp / "nope.yaml")
+    assert r.returncode == 2, describe(r)
+    assert "nope.yaml" in r.stderr
+
+
+def test_errors_name_the_users_file(tester):
+    """A queue the server lacks is the user's file and line, not a copy's."""
+    cfg = tester.tmp / "weir.yaml"
+    cfg.write_text(SERVER_CONFIG)
+    path = tester.write("badq.yaml", """\
+dag_id: t_badq
+tasks:
+  - task_id: a
+    command: echo a
+
+  - task_id: b
+    command: echo b
+    queue: nowhere
+""")
+    r = tester.run(path, "--config", cfg)
+    assert r.returncode == 2, describe(r)
+    assert "%s:8: tasks[1].queue" % path in r.stderr, describe(r)
+    assert "cpu, gpu" in r.stderr
+    assert ".json" not in r.stderr and "weir-dags-test-" not in r.stderr, describe(r)
+    assert "triggered" not in r.stdout
+    assert tester.homes() == []
