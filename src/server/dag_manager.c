@@ -291,7 +291,7 @@ out:
 	return rc;
 }
 
-int dag_manager_check_queues(struct dag_manager *dm, const struct dag_spec *spec,
+int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
                              const char *file, struct weir_error *err)
 {
 	for (size_t i = 0; i < spec->n_tasks; i++) {
@@ -308,6 +308,24 @@ int dag_manager_check_queues(struct dag_manager *dm, const struct dag_spec *spec
 		                      t->queue_at, t->queue,
 		                      names[0] ? "its queues: " : "it has no queues", names);
 	}
+	/* more slots than its pool has: it could never run */
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		const char *pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
+		for (size_t k = 0; k < dm->n_pools; k++) {
+			if (strcmp(dm->pools[k].name, pool) || dm->pools[k].slots < 0 ||
+			    t->pool_slots <= dm->pools[k].slots)
+				continue;
+			int line = t->pool_slots_at[0] ? dag_spec_line_of(file, t->pool_slots_at) : 0;
+			char at[32] = "";
+			if (line > 0)
+				snprintf(at, sizeof at, ":%d", line);
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s%s: %s: task %s takes %d slots, but pool %s has %d",
+			                      file, at, t->pool_slots_at, t->task_id, t->pool_slots,
+			                      pool, dm->pools[k].slots);
+		}
+	}
 	return 0;
 }
 
@@ -323,8 +341,9 @@ static void load_file(struct dag_manager *dm, struct dag_entry *e)
 		import_error(dm, e, err.msg);
 		return;
 	}
-	/* a queue this server does not have: an import error at its line */
-	if (dag_manager_check_queues(dm, spec, e->file, &err) < 0) {
+	/* a queue this server does not have, a task larger than its pool: an import
+	 * error at its line */
+	if (dag_manager_check_spec(dm, spec, e->file, &err) < 0) {
 		dag_spec_destroy(spec);
 		import_error(dm, e, err.msg);
 		return;
@@ -492,7 +511,7 @@ static void fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const
 	set_state(r->state, "none");
 	r->max_tries = t->retries + 1;
 	r->pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
-	r->pool_slots = 1;
+	r->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
 	r->priority = t->priority;
 	r->rendered_command = "";
 	r->outputs = "";
@@ -620,7 +639,7 @@ again:
 		nd->retry.exponential = t->retry_exponential_backoff;
 		nd->retry.max_delay_ms = t->max_retry_delay_s * 1000;
 		nd->pool = t->pool;
-		nd->pool_slots = 1;
+		nd->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
 		nd->priority = t->priority;
 		nd->foreach = t->foreach_list || t->foreach_param;
 		if (!nd->foreach && count[i] > 1)

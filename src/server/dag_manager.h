@@ -62,10 +62,13 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err);
  * to it.  0, or -1 with err. */
 int dag_manager_recover(struct dag_manager *dm, struct weir_error *err);
 
-/* Every queue the DAG's tasks name is one the job manager has; else -1 with
- * the import error the manager records ("FILE:LINE: tasks[2].queue: no
- * queue ..."), `file` being the DAG file as the user wrote it. */
-int dag_manager_check_queues(struct dag_manager *dm, const struct dag_spec *spec,
+/* What a DAG file needs of this server: every queue its tasks name is one
+ * the job manager has, and no task takes more slots (pool_slots) than its
+ * pool has.  Else -1 with the import error the manager records
+ * ("FILE:LINE: tasks[2].queue: no queue ...", "FILE:LINE:
+ * tasks[1].pool_slots: task fit takes 3 slots, but pool gpu has 2"), `file`
+ * being the DAG file as the user wrote it. */
+int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
                              const char *file, struct weir_error *err);
 
 /* The ops table for the Airflow routes (ctx: the manager). */

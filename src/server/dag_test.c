@@ -442,13 +442,14 @@ out:
 	return rc;
 }
 
-/* One slot for each pool the DAG names that the configuration lacks (see
- * dag_test.h). */
+/* A pool the DAG names that the configuration lacks gets the slots its
+ * largest task takes (see dag_test.h). */
 static int add_pools(struct server_config *cfg, const struct dag_spec *spec, const char *file)
 {
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const char *name = spec->tasks[i].pool;
 		bool have = false;
+		int slots = 1;
 		struct server_pool *p;
 
 		if (!name || !*name || !strcmp(name, "default_pool"))
@@ -457,17 +458,21 @@ static int add_pools(struct server_config *cfg, const struct dag_spec *spec, con
 			have = have || !strcmp(cfg->pools[k].name, name);
 		if (have)
 			continue;
+		for (size_t k = 0; k < spec->n_tasks; k++)
+			if (spec->tasks[k].pool && !strcmp(spec->tasks[k].pool, name) &&
+			    spec->tasks[k].pool_slots > slots)
+				slots = spec->tasks[k].pool_slots;
 		printf("weir dags test: %s: pool %s is not in the server's configuration%s%s (a "
-		       "server leaves its tasks waiting); it gets 1 slot here\n",
+		       "server leaves its tasks waiting); it gets %d slot%s here\n",
 		       file, name, cfg->config_path ? " " : "",
-		       cfg->config_path ? cfg->config_path : "");
+		       cfg->config_path ? cfg->config_path : "", slots, slots == 1 ? "" : "s");
 		p = realloc(cfg->pools, (cfg->n_pools + 1) * sizeof *p);
 		if (!p)
 			return -1;
 		cfg->pools = p;
 		memset(&p[cfg->n_pools], 0, sizeof *p);
 		p[cfg->n_pools].name = strdup(name);
-		p[cfg->n_pools].slots = 1;
+		p[cfg->n_pools].slots = slots;
 		if (!p[cfg->n_pools].name)
 			return -1;
 		cfg->n_pools++;
@@ -668,7 +673,7 @@ int dag_test_run(const struct dag_test_opts *o)
 		goto out_loop;
 	}
 	/* checked on the user's file, so that an error names it and its line */
-	if (dag_manager_check_queues(t.parts.dm, spec, o->file, &err) < 0) {
+	if (dag_manager_check_spec(t.parts.dm, spec, o->file, &err) < 0) {
 		error_msg("%s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;

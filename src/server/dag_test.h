@@ -17,7 +17,8 @@
  * resources; only the home, DAG folder and port are the test's own.
  * `executor_local` runs the work the configuration sends to Slurm on this
  * machine instead.  A pool the DAG names that the configuration lacks gets
- * one slot (a server would leave its tasks waiting), with a line saying so.
+ * the slots of its largest task (pool_slots; a server would leave its tasks
+ * waiting), with a line saying so.
  * Every error names the file the user gave: a queue the server lacks is
  * checked on it before the manager loads its copy.
  */

@@ -394,3 +394,41 @@ tasks:
     assert ".json" not in r.stderr and "weir-dags-test-" not in r.stderr, describe(r)
     assert "triggered" not in r.stdout
     assert tester.homes() == []
+
+
+def test_pool_slots_hold_the_whole_pool(tester):
+    """Two independent tasks in a 2-slot pool: with pool_slots 2 (here from default_args)
+    they never overlap; a task wanting more than the pool has is refused at load."""
+    cfg = tester.tmp / "weir.yaml"
+    cfg.write_text("pools: {train: 2}\n")
+    step = ("date +%s.%N > @SIDE@/{0}.start; sleep 1; date +%s.%N > @SIDE@/{0}.end")
+    path = tester.write("slots.yaml", """\
+dag_id: t_slots
+default_args: {pool: train, pool_slots: 2}
+tasks:
+  - task_id: one
+    command: %s
+  - task_id: two
+    command: %s
+""" % (step.format("one"), step.format("two")))
+    r = tester.run(path, "--config", cfg)
+    assert r.returncode == 0, describe(r)
+    t = {n: (float((tester.side / ("%s.start" % n)).read_text()),
+             float((tester.side / ("%s.end" % n)).read_text())) for n in ("one", "two")}
+    first, second = sorted(t.values())
+    assert first[1] <= second[0], t  # the second started after the first ended
+    tester.check_clean()
+
+    path = tester.write("toobig.yaml", """\
+dag_id: t_toobig
+tasks:
+  - task_id: a
+    command: 'true'
+    pool: train
+    pool_slots: 3
+""")
+    r = tester.run(path, "--config", cfg)
+    assert r.returncode == 2, describe(r)
+    assert "%s:6: tasks[0].pool_slots: task a takes 3 slots, but pool train has 2" % path \
+        in r.stderr, describe(r)
+    assert tester.homes() == []

@@ -353,6 +353,56 @@ static void test_list_filters(void **state)
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 }
 
+/* pool_slots: a task instance holds that many slots of its pool; a task
+ * larger than its pool is an import error naming the file, line, task and
+ * key (default_pool has 128 slots here). */
+static void test_pool_slots(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	json_t *r, *ie, *t;
+	bool found = false;
+	size_t i;
+
+	write_file(f->dags, "wide.yaml",
+	           "dag_id: wide\ntasks:\n  - task_id: a\n    command: echo a\n"
+	           "    pool_slots: 3\n");
+	write_file(f->dags, "huge.yaml",
+	           "dag_id: huge\ntasks:\n  - task_id: a\n    command: echo a\n"
+	           "  - task_id: big\n    command: echo b\n    pool_slots: 200\n");
+	assert_int_equal(dag_manager_load(f->dm, &err), 0);
+	r = f->ops->import_errors(f->dm, 100, 0, &err);
+	assert_non_null(r);
+	json_array_foreach(json_object_get(r, "import_errors"), i, ie)
+	{
+		const char *msg = json_string_value(json_object_get(ie, "stack_trace"));
+		if (strstr(msg, "huge.yaml")) {
+			found = true;
+			assert_non_null(strstr(msg, "huge.yaml:7: tasks[1].pool_slots: task big takes "
+			                            "200 slots, but pool default_pool has 128"));
+		}
+	}
+	assert_true(found);
+	json_decref(r);
+	assert_null(f->ops->get_dag(f->dm, "huge", &err));
+
+	json_t *body = json_pack("{s:s}", "dag_run_id", "w1");
+	r = f->ops->trigger_run(f->dm, "wide", body, &err);
+	json_decref(body);
+	assert_non_null(r);
+	json_decref(r);
+	t = f->ops->get_ti(f->dm, "wide", "w1", "a", -1, &err);
+	assert_non_null(t);
+	assert_int_equal(json_integer_value(json_object_get(t, "pool_slots")), 3);
+	json_decref(t);
+	r = f->ops->dag_tasks(f->dm, "wide", &err);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(json_object_get(
+	                     json_array_get(json_object_get(r, "tasks"), 0), "pool_slots")),
+	                 3);
+	json_decref(r);
+}
+
 /* The scheduler's heartbeat: set by recovery, then by each periodic pass. */
 static void test_last_pass(void **state)
 {
@@ -431,6 +481,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_filters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_last_pass, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pool_slots, setup, teardown),
 	    cmocka_unit_test(test_config_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
