@@ -3,9 +3,12 @@
  *
  * Stateless like job_progress.c: every call looks at the whole run, so
  * recovery (EVALUATE) decides exactly as the live path would have.  The
- * event is applied to a working copy of the states, the trigger rules are
- * then evaluated once in dependency order (a cascade only flows downstream,
- * so one pass settles it), and the differences become the changes.
+ * event is applied to a working copy of the states (apply_event(): a try's
+ * end and its retry in apply_ended(), due retries, clears, marks), the
+ * trigger rules are then evaluated once in dependency order (evaluate(): a
+ * cascade only flows downstream, so one pass settles it), the run's end is
+ * decided (run_result()), and the differences become the changes
+ * (fill_changes()).
  */
 #include "sched/dag_run.h"
 
@@ -433,140 +436,190 @@ static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag
 	return weir_error_set(err, WEIR_E_INVALID, "dag: unknown event %d", (int)ev->kind);
 }
 
+/* The working copy of the run's TIs, with the graph's layout (base[],
+ * order[]); -1 with err for a bad graph, a TI count that does not match it,
+ * or a TI state out of range. */
+static int work_init(struct work *w, const struct dag_graph *g, size_t n_tis,
+                     struct weir_error *err)
+{
+	size_t n = g->n_tasks;
+
+	memset(w, 0, sizeof(*w));
+	w->g = g;
+	w->n_tis = n_tis;
+	w->base = calloc(n + 1, sizeof(*w->base));
+	w->order = calloc(n ? n : 1, sizeof(*w->order));
+	w->state = calloc(n_tis ? n_tis : 1, sizeof(*w->state));
+	w->max_tries = calloc(n_tis ? n_tis : 1, sizeof(*w->max_tries));
+	w->retry_at = calloc(n_tis ? n_tis : 1, sizeof(*w->retry_at));
+	w->stop = calloc(n_tis ? n_tis : 1, sizeof(*w->stop));
+	if (!w->base || !w->order || !w->state || !w->max_tries || !w->retry_at || !w->stop)
+		return weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");
+	if (topo_order(g, w->order, err) < 0)
+		return -1;
+	for (size_t t = 0; t < n; t++)
+		w->base[t + 1] = w->base[t] + dag_graph_task_tis(g, t);
+	if (w->base[n] != n_tis)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "dag: the run has %zu task instances; its DAG has %zu", n_tis,
+		                      w->base[n]);
+	return 0;
+}
+
+/* The TIs' states into the working copy; -1 with err for a state out of
+ * range. */
+static int work_load(struct work *w, const struct dag_ti *tis, struct weir_error *err)
+{
+	const struct dag_graph *g = w->g;
+
+	for (size_t t = 0; t < g->n_tasks; t++) {
+		for (size_t i = w->base[t]; i < w->base[t + 1]; i++) {
+			if ((unsigned)tis[i].state >= DAG_TI_STATE_COUNT)
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "dag: task %s instance %zu: state %d",
+				                      task_name(g, t), i - w->base[t],
+				                      (int)tis[i].state);
+			w->state[i] = tis[i].state;
+			w->max_tries[i] = effective_max_tries(g, t, &tis[i]);
+			w->retry_at[i] =
+			    tis[i].state == DAG_TI_UP_FOR_RETRY ? tis[i].next_retry_at : 0;
+		}
+	}
+	return 0;
+}
+
+static void work_release(struct work *w)
+{
+	free(w->base);
+	free(w->order);
+	free(w->state);
+	free(w->max_tries);
+	free(w->retry_at);
+	free(w->stop);
+}
+
+/* Retries that are due (TIMER): up_for_retry TIs whose time has come are
+ * scheduled again. */
+static void apply_due_retries(struct work *w, int64_t now_ms)
+{
+	for (size_t i = 0; i < w->n_tis; i++) {
+		if (w->state[i] == DAG_TI_UP_FOR_RETRY && w->retry_at[i] <= now_ms) {
+			w->state[i] = DAG_TI_SCHEDULED;
+			w->retry_at[i] = 0;
+		}
+	}
+}
+
+/* The event, applied to the working copy; the run's state it leads to
+ * before the trigger rules (`run` when it does not move the run).  -1 when
+ * out of memory. */
+static int apply_event(struct work *w, enum dag_run_state run, const struct dag_ti *tis,
+                       const struct dag_event *ev, int64_t now_ms, enum dag_run_state *to)
+{
+	*to = run;
+	switch (ev->kind) {
+	case DAG_EV_EVALUATE:
+		break;
+	case DAG_EV_START:
+		if (run == DAG_RUN_QUEUED)
+			*to = DAG_RUN_RUNNING;
+		break;
+	case DAG_EV_TI_ENDED:
+		if (run == DAG_RUN_RUNNING)
+			apply_ended(w, tis, ev, now_ms);
+		break;
+	case DAG_EV_TIMER:
+		if (run == DAG_RUN_RUNNING)
+			apply_due_retries(w, now_ms);
+		break;
+	case DAG_EV_CLEAR: {
+		int r = apply_clear(w, tis, ev);
+		if (r < 0)
+			return -1;
+		if (r > 0 && dag_run_state_is_final(run))
+			*to = DAG_RUN_QUEUED;
+		break;
+	}
+	case DAG_EV_MARK_TI:
+		/* a removed task is history: not marked */
+		if (w->state[ev->ti] != ev->mark_ti && w->state[ev->ti] != DAG_TI_REMOVED)
+			stop_and_set(w, ev->ti, ev->mark_ti);
+		break;
+	case DAG_EV_MARK_RUN:
+		apply_mark_run(w, ev->mark_run);
+		*to = ev->mark_run;
+		break;
+	}
+	return 0;
+}
+
+/* The differences between the working copy and `tis` into out->changes,
+ * and the earliest retry of a running run.  -1 when out of memory. */
+static int fill_changes(const struct work *w, const struct dag_ti *tis,
+                        struct dag_run_decision *out)
+{
+	size_t count = 0;
+
+	for (size_t i = 0; i < w->n_tis; i++)
+		count += ti_changed(w, tis, i);
+	if (count) {
+		out->changes = calloc(count, sizeof(*out->changes));
+		if (!out->changes)
+			return -1;
+	}
+	for (size_t i = 0; i < w->n_tis; i++) {
+		if (w->state[i] == DAG_TI_UP_FOR_RETRY && w->retry_at[i] > 0 &&
+		    (out->next_wakeup == 0 || w->retry_at[i] < out->next_wakeup))
+			out->next_wakeup = w->retry_at[i];
+		if (!ti_changed(w, tis, i))
+			continue;
+		struct dag_ti_change *c = &out->changes[out->n_changes++];
+		c->ti = i;
+		c->from = tis[i].state;
+		c->to = w->state[i];
+		c->retry_at = w->state[i] == DAG_TI_UP_FOR_RETRY ? w->retry_at[i] : 0;
+		c->max_tries = w->max_tries[i];
+		c->stop = w->stop[i];
+		if (c->to == DAG_TI_SCHEDULED && c->from != DAG_TI_SCHEDULED)
+			out->n_scheduled++;
+	}
+	if (out->run_to != DAG_RUN_RUNNING)
+		out->next_wakeup = 0;
+	return 0;
+}
+
+/* The event, then (for a running run) the trigger rules and the run's end,
+ * then the differences. */
 int dag_run_decide(const struct dag_graph *g, enum dag_run_state run, const struct dag_ti *tis,
                    size_t n_tis, const struct dag_event *ev, int64_t now_ms,
                    struct dag_run_decision *out, struct weir_error *err)
 {
-	struct work w = {.g = g, .n_tis = n_tis};
-	size_t n = g->n_tasks;
+	struct work w;
+	enum dag_run_state to;
 	int rc = -1;
 
 	memset(out, 0, sizeof(*out));
 	out->run_from = out->run_to = run;
 	if ((unsigned)run >= DAG_RUN_STATE_COUNT)
 		return weir_error_set(err, WEIR_E_INVALID, "dag: run state %d", (int)run);
-	w.base = calloc(n + 1, sizeof(*w.base));
-	w.order = calloc(n ? n : 1, sizeof(*w.order));
-	w.state = calloc(n_tis ? n_tis : 1, sizeof(*w.state));
-	w.max_tries = calloc(n_tis ? n_tis : 1, sizeof(*w.max_tries));
-	w.retry_at = calloc(n_tis ? n_tis : 1, sizeof(*w.retry_at));
-	w.stop = calloc(n_tis ? n_tis : 1, sizeof(*w.stop));
-	if (!w.base || !w.order || !w.state || !w.max_tries || !w.retry_at || !w.stop) {
+	if (work_init(&w, g, n_tis, err) < 0 || check_event(g, n_tis, ev, err) < 0 ||
+	    work_load(&w, tis, err) < 0)
+		goto out;
+	if (apply_event(&w, run, tis, ev, now_ms, &to) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");
 		goto out;
 	}
-	if (topo_order(g, w.order, err) < 0)
-		goto out;
-	for (size_t t = 0; t < n; t++)
-		w.base[t + 1] = w.base[t] + dag_graph_task_tis(g, t);
-	if (w.base[n] != n_tis) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "dag: the run has %zu task instances; its DAG has %zu", n_tis,
-		               w.base[n]);
-		goto out;
-	}
-	if (check_event(g, n_tis, ev, err) < 0)
-		goto out;
-	for (size_t t = 0; t < n; t++) {
-		for (size_t i = w.base[t]; i < w.base[t + 1]; i++) {
-			if ((unsigned)tis[i].state >= DAG_TI_STATE_COUNT) {
-				weir_error_set(err, WEIR_E_INVALID,
-				               "dag: task %s instance %zu: state %d",
-				               task_name(g, t), i - w.base[t], (int)tis[i].state);
-				goto out;
-			}
-			w.state[i] = tis[i].state;
-			w.max_tries[i] = effective_max_tries(g, t, &tis[i]);
-			w.retry_at[i] =
-			    tis[i].state == DAG_TI_UP_FOR_RETRY ? tis[i].next_retry_at : 0;
-		}
-	}
-
-	enum dag_run_state to = run;
-	switch (ev->kind) {
-	case DAG_EV_EVALUATE:
-		break;
-	case DAG_EV_START:
-		if (run == DAG_RUN_QUEUED)
-			to = DAG_RUN_RUNNING;
-		break;
-	case DAG_EV_TI_ENDED:
-		if (run == DAG_RUN_RUNNING)
-			apply_ended(&w, tis, ev, now_ms);
-		break;
-	case DAG_EV_TIMER:
-		if (run != DAG_RUN_RUNNING)
-			break;
-		for (size_t i = 0; i < n_tis; i++) {
-			if (w.state[i] == DAG_TI_UP_FOR_RETRY && w.retry_at[i] <= now_ms) {
-				w.state[i] = DAG_TI_SCHEDULED;
-				w.retry_at[i] = 0;
-			}
-		}
-		break;
-	case DAG_EV_CLEAR: {
-		int r = apply_clear(&w, tis, ev);
-		if (r < 0) {
-			weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");
-			goto out;
-		}
-		if (r > 0 && dag_run_state_is_final(run))
-			to = DAG_RUN_QUEUED;
-		break;
-	}
-	case DAG_EV_MARK_TI:
-		/* a removed task is history: not marked */
-		if (w.state[ev->ti] != ev->mark_ti && w.state[ev->ti] != DAG_TI_REMOVED)
-			stop_and_set(&w, ev->ti, ev->mark_ti);
-		break;
-	case DAG_EV_MARK_RUN:
-		apply_mark_run(&w, ev->mark_run);
-		to = ev->mark_run;
-		break;
-	}
-
 	if (to == DAG_RUN_RUNNING) {
 		evaluate(&w);
 		to = run_result(&w, to, out->reason, sizeof(out->reason));
 	}
 	out->run_to = to;
-
-	size_t count = 0;
-	for (size_t i = 0; i < n_tis; i++) {
-		count += ti_changed(&w, tis, i);
+	if (fill_changes(&w, tis, out) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");
+		goto out;
 	}
-	if (count) {
-		out->changes = calloc(count, sizeof(*out->changes));
-		if (!out->changes) {
-			weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");
-			goto out;
-		}
-	}
-	for (size_t i = 0; i < n_tis; i++) {
-		if (w.state[i] == DAG_TI_UP_FOR_RETRY && w.retry_at[i] > 0 &&
-		    (out->next_wakeup == 0 || w.retry_at[i] < out->next_wakeup))
-			out->next_wakeup = w.retry_at[i];
-		if (!ti_changed(&w, tis, i))
-			continue;
-		struct dag_ti_change *c = &out->changes[out->n_changes++];
-		c->ti = i;
-		c->from = tis[i].state;
-		c->to = w.state[i];
-		c->retry_at = w.state[i] == DAG_TI_UP_FOR_RETRY ? w.retry_at[i] : 0;
-		c->max_tries = w.max_tries[i];
-		c->stop = w.stop[i];
-		if (c->to == DAG_TI_SCHEDULED && c->from != DAG_TI_SCHEDULED)
-			out->n_scheduled++;
-	}
-	if (out->run_to != DAG_RUN_RUNNING)
-		out->next_wakeup = 0;
 	rc = 0;
 out:
-	free(w.base);
-	free(w.order);
-	free(w.state);
-	free(w.max_tries);
-	free(w.retry_at);
-	free(w.stop);
+	work_release(&w);
 	return rc;
 }

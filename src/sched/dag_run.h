@@ -2,11 +2,12 @@
  * states and an event.
  *
  * Pure: no I/O, no clock (the time comes in as `now_ms`).  The server's DAG
- * manager (server/dag_manager.c) builds a dag_graph from the parsed DAG file, reads the run's
- * task instances from the store, calls dag_run_decide() on every event, and
- * writes the changes back in one transaction: TIs that became `scheduled`
- * go to dag_pool_decide() (dag_pool.h) to become jobs, TIs marked `stop`
- * have their job killed, and the run's new state is recorded.
+ * manager (server/dag_manager/run_ctx.c) builds a dag_graph from the parsed
+ * DAG file, reads the run's task instances from the store, calls
+ * dag_run_decide() on every event, and writes the changes back in one
+ * transaction: TIs that became `scheduled` go to dag_pool_decide()
+ * (dag_pool.h) to become jobs, TIs marked `stop` have their job killed,
+ * and the run's new state is recorded.
  *
  * Task instances (TIs): every task has one, a foreach task one per item
  * (its "instances"), laid out in task order: task 0's instances, then task

@@ -1,7 +1,8 @@
-/* dag_internal.h: what the pieces of the DAG manager share (dag_manager.c:
- * the folder, runs, TIs as jobs, timers; dag_views.c: the Airflow-shaped
- * JSON views and the API ops; dag_ui.c: the DAG structure and the web UI's
- * views).  Not for use outside src/server/dag_*.c.
+/* dag_internal.h: what the pieces of the DAG manager share (dag_manager/:
+ * the folder, runs, TIs as jobs, pools, outputs, recovery, one file each;
+ * dag_ops.c: the API ops; dag_ui_ops.c: the ops of the DAG structure and
+ * the web UI's views).  Not for use outside src/server/dag_*.c and
+ * src/server/dag_manager/.
  *
  * Threading: everything runs on the server's loop.  Every entry point
  * brackets its work with dm_begin()/dm_end() (one SQLite transaction, the
@@ -123,7 +124,7 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
                   const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
                   struct weir_error *err);
 
-/* dag_views.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
+/* dag_ops.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
 json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
 json_t *dm_run_json(const struct dag_run_row *r);
 /* A task instance the store keeps "queued" shows "running" once its job does:
@@ -136,7 +137,7 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const char *task_id, int map_index, struct dag_run_row *run,
                  struct dag_ti_row *ti, struct weir_error *err);
 
-/* dag_ui.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
+/* dag_ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
 json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);
 json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err);
 json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,

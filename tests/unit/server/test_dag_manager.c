@@ -1,7 +1,8 @@
 /* test_dag_manager.c: the DAG manager on a real store and job manager, in
  * process: the folder (good and broken files, edits, removal), triggers and
  * their errors, a run carried to its end through the job manager's end
- * callback, clears; and the configuration keys it reads (dags, pools, users).
+ * callback, clears, job tasks from spec files; and the configuration keys it
+ * reads (dags, pools, users).
  *
  * No executor is given to the job manager, so every job's launcher fails to
  * start and the job fails at once, in the same loop turn: the real failure
@@ -437,6 +438,56 @@ static void test_pause(void **state)
 	json_decref(r);
 }
 
+/* Job tasks: a spec file read when the try starts, rendered; a file that
+ * does not parse fails the try at once, naming the file, without a job. */
+static void test_job_tasks(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	char *good = fs_join(f->dir, "job.yaml"), *bad = fs_join(f->dir, "bad.yaml");
+	char dag[512];
+	json_t *r, *t, *body;
+
+	write_file(f->dir, "job.yaml", "roles: {worker: {command: \"run {{ ds }}\"}}\n");
+	write_file(f->dir, "bad.yaml", "roles: {worker: {instances: many}}\n");
+	snprintf(dag, sizeof dag,
+	         "dag_id: jobs\n"
+	         "tasks:\n"
+	         "  - {task_id: good, job: %s}\n"
+	         "  - {task_id: bad, job: %s}\n",
+	         good, bad);
+	write_file(f->dags, "jobs.yaml", dag);
+	/* the folder's watch picks the new file up */
+	for (int i = 0; i < 200 && !(r = f->ops->get_dag(f->dm, "jobs", &err)); i++) {
+		uv_run(&f->loop, UV_RUN_NOWAIT);
+		usleep(10000);
+	}
+	assert_non_null(r);
+	json_decref(r);
+
+	body = json_pack("{s:s, s:s}", "dag_run_id", "j1", "logical_date", "2024-03-01T00:00:00Z");
+	r = f->ops->trigger_run(f->dm, "jobs", body, &err);
+	json_decref(body);
+	assert_non_null(r);
+	json_decref(r);
+	t = f->ops->get_ti(f->dm, "jobs", "j1", "good", -1, &err);
+	assert_non_null(t);
+	assert_string_equal(json_string_value(json_object_get(t, "rendered_command")),
+	                    "worker: run 2024-03-01");
+	assert_true(json_is_integer(json_object_get(t, "job_id")));
+	json_decref(t);
+	t = f->ops->get_ti(f->dm, "jobs", "j1", "bad", -1, &err);
+	assert_non_null(t);
+	assert_string_equal(json_string_value(json_object_get(t, "state")), "failed");
+	assert_int_equal(json_integer_value(json_object_get(t, "try_number")), 1);
+	assert_true(json_is_null(json_object_get(t, "job_id")));
+	assert_non_null(strstr(json_string_value(json_object_get(t, "reason")), "cannot start: "));
+	assert_non_null(strstr(json_string_value(json_object_get(t, "reason")), "bad.yaml:1"));
+	json_decref(t);
+	free(good);
+	free(bad);
+}
+
 static void test_config_keys(void **state)
 {
 	struct server_config cfg;
@@ -482,6 +533,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_list_filters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_last_pass, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pool_slots, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_job_tasks, setup, teardown),
 	    cmocka_unit_test(test_config_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

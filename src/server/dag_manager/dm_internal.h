@@ -1,0 +1,134 @@
+/* dm_internal.h: what the files of the DAG manager's folder
+ * (server/dag_manager/) offer each other, one section per file.  The
+ * manager's struct, its turns and what dag_views.c and dag_ui.c use too
+ * are in server/dag_internal.h; its public face is server/dag_manager.h.
+ * Not for use outside src/server/dag_manager/.
+ */
+#ifndef WEIR_SERVER_DAG_MANAGER_DM_INTERNAL_H
+#define WEIR_SERVER_DAG_MANAGER_DM_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+#include "lib/error.h"
+#include "model/dag_spec.h"
+#include "server/dag_internal.h"
+#include "store/dag_store.h"
+
+/* ---- manager.c: the small string setters of the rows, the wake-up note ---- */
+
+/* *dst = a copy of v ("" for NULL), the old value freed (lib/str.h); left as it was
+ * when out of memory. */
+void dm_set_str(char **dst, const char *v);
+
+/* A state name into a row's fixed field (STORE_STATE_MAX). */
+void dm_set_state(char *dst, const char *name);
+
+/* Something is due at `at` (epoch ms; <= 0: nothing): the wake-up timer,
+ * armed at the end of the turn, fires no later. */
+void dm_wake_note(struct dag_manager *dm, int64_t at);
+
+/* ---- folder.c: the DAG folder: one entry per DAG file, kept in step
+ * with the folder by a watch and a rescan timer ---- */
+
+/* Reads the folder: new and changed files are parsed (a broken one is an
+ * import error), missing ones deactivate their DAG.  Inside a turn; drops
+ * the turn's run copies (a new parse replaces the spec they point at). */
+void dm_scan(struct dag_manager *dm);
+
+/* Starts watching the folder: the scan timer (every RESCAN_MS) and, where
+ * the platform has one, a change event.  Each handle started counts in
+ * dm->open_handles (scan timer, then the event). */
+void dm_folder_watch(struct dag_manager *dm);
+
+/* Frees every entry (their parsed DAGs too). */
+void dm_entries_free(struct dag_manager *dm);
+
+/* ---- run_ctx.c: a run in memory for one turn: its rows read once, the
+ * graph and TIs that sched/dag_run.h decides on, and every decision written
+ * through it to the store (dm_run_get(), dm_run_step() and dm_run_event()
+ * are in server/dag_internal.h) ---- */
+
+/* Drops the run copies of this turn (the store alone holds the truth
+ * between turns). */
+void dm_run_cache_drop(struct dag_manager *dm);
+
+/* Inserts the TIs of task `t` for a run: one, or one per foreach item of
+ * the run's `params`.  0, or -1 with err. */
+int dm_insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec, const char *run_id,
+                       const struct dag_task *t, const json_t *params, struct weir_error *err);
+
+/* The TI index of (task_id, map_index) in the run, or -1. */
+long dm_run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index);
+
+/* Records the TI's current try as `state` (its reason when not NULL; its
+ * end time when `ended`), creating the try row when it has none.  Errors
+ * are logged. */
+void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, const char *state,
+                   const char *reason, bool ended);
+
+/* ---- runs.c: where runs come from and when they start: schedules
+ * (with catchup), the queue of runs under max_active_runs, due retries.
+ * dm_check_run_id() and dm_create_run() are in server/dag_internal.h.
+ * Each pass runs inside a turn and sets dm->pass_again when it moved
+ * something that another pass may follow ---- */
+
+/* Scheduled runs that are due now are created (paused DAGs make none). */
+void dm_schedule_pass(struct dag_manager *dm);
+
+/* Runs with a due retry are told so (DAG_EV_TIMER); later ones are noted
+ * for the wake-up timer. */
+void dm_retry_pass(struct dag_manager *dm);
+
+/* Queued runs start as max_active_runs allows (paused DAGs wait). */
+void dm_start_runs(struct dag_manager *dm);
+
+/* ---- pools.c: the pool pass: scheduled TIs of every running run
+ * become jobs as their pools and the DAG's max_active_tasks allow
+ * (sched/dag_pool.h decides) ---- */
+
+/* Nothing to do unless something moved since the last pass
+ * (dm->pool_dirty): the rounds of dm_work_pass() that follow a start need
+ * no second look.  A TI left waiting gets the pool's reason. */
+void dm_pool_pass(struct dag_manager *dm);
+
+/* ---- ti_jobs.c: task instances as jobs: a scheduled TI's try
+ * handed to the job manager, and a job's end back to its run ---- */
+
+/* Starts try + 1 of scheduled TI `ti` of a run read in this turn as a job.
+ * A TI that cannot become a job fails that try at once, with no retry (the
+ * same input would fail again).  A stale copy or a TI no longer scheduled
+ * is left alone. */
+void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
+
+/* The job manager's end callback (job_manager_set_end_callback(); `arg`
+ * is the manager): a DAG task's job ended; its try is recorded and the run
+ * decides, in a turn of its own.  Jobs of no DAG task are ignored. */
+void dm_on_job_end(void *arg, int64_t job_id, const char *state, int exit_code, const char *reason);
+
+/* ---- outputs.c: a try's files: the folder of a run's tries
+ * (HOME/dag_runs/RUN_ROW_ID), the $WEIR_OUTPUT file a try may write, and
+ * the outputs of a run's tasks as templates read them ---- */
+
+/* The folder of the run's try files.  Newly allocated; NULL when out of
+ * memory. */
+char *dm_try_dir(struct dag_manager *dm, int64_t run_row_id);
+
+/* The $WEIR_OUTPUT of one try: named by the run's row id and the task id
+ * (checked to be [A-Za-z0-9_-]), never by the user's run id.  Newly
+ * allocated; NULL when out of memory. */
+char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
+                     int try_number);
+
+/* The try's $WEIR_OUTPUT as compact JSON into *out: "" when the task wrote
+ * none.  -1 with `why` when it is not a small JSON object (the try fails). */
+int dm_read_outputs(const char *path, char **out, char *why, size_t why_size);
+
+/* {"TASK": {...}} of the run's tasks that wrote outputs (foreach instances
+ * aside: there are several of them).  New reference. */
+json_t *dm_run_outputs(const struct run_ctx *rc);
+
+#endif

@@ -1,0 +1,382 @@
+/* folder.c: the DAG folder: one entry per DAG file seen, the
+ * scan that keeps the DAG tables in step with the files, import errors,
+ * and the watch (a change event and a rescan timer).
+ *
+ * Owns: the entries (a file's mtime, size and last good parse; the parse
+ * of a removed file is kept so that its active runs can finish) and the
+ * scan timer and change event.  A broken file is an import error and
+ * never stops the others; the last good version of a DAG keeps running.
+ */
+#include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "model/cron.h"
+#include "store/dag_store.h"
+
+#define RESCAN_MS 2000
+#define FS_EVENT_DELAY_MS 50
+
+/* ---- DAG entries ---- */
+
+struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id)
+{
+	struct dag_entry *found = NULL;
+
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		if (e->spec && !strcmp(e->spec->dag_id, dag_id)) {
+			if (e->present)
+				return e;
+			found = e;
+		}
+	return found;
+}
+
+static struct dag_entry *entry_by_file(struct dag_manager *dm, const char *file)
+{
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		if (!strcmp(e->file, file))
+			return e;
+	return NULL;
+}
+
+const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
+                                  struct weir_error *err)
+{
+	struct dag_entry *e = dm_entry_by_id(dm, dag_id);
+
+	if (!e) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+		return NULL;
+	}
+	return e->spec;
+}
+
+static void entry_free(struct dag_entry *e)
+{
+	free(e->file);
+	dag_spec_destroy(e->spec);
+	free(e);
+}
+
+/* The logical date of the DAG's latest scheduled (or backfill) run. */
+int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct dag_run_query q = {.dag_id = e->spec->dag_id, .newest_first = true};
+	struct dag_run_row *rows = NULL;
+	size_t n = 0;
+
+	if (e->last_sched_known)
+		return e->last_sched_ms;
+	e->last_sched_ms = CRON_NEVER;
+	if (dag_store_run_list(dm->ds, &q, &rows, &n, NULL) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(rows[i].run_type, "scheduled")) {
+				e->last_sched_ms = rows[i].logical_date;
+				break;
+			}
+		dag_run_rows_free(rows, n);
+		e->last_sched_known = true;
+	}
+	return e->last_sched_ms;
+}
+
+/* ---- the folder ---- */
+
+static bool dag_file_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (name[0] == '.')
+		return false;
+	return (n > 5 && !strcmp(name + n - 5, ".yaml")) ||
+	       (n > 4 && !strcmp(name + n - 4, ".yml")) ||
+	       (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+static void import_error(struct dag_manager *dm, struct dag_entry *e, const char *msg)
+{
+	struct weir_error err = {0};
+
+	log_warn("DAG file %s: %s", e->file, msg);
+	if (dag_store_import_error_set(dm->ds, e->file, clock_now_ms(), msg, &err) < 0)
+		log_error("DAG file %s: %s", e->file, err.msg);
+	if (e->spec) {
+		/* the last good version keeps running; the DAG says why it is stale */
+		struct dag_row row = {0};
+		if (dag_store_dag_get(dm->ds, e->spec->dag_id, &row, NULL) == 0) {
+			dm_set_str(&row.import_error, msg);
+			if (dag_store_dag_put(dm->ds, &row, &err) < 0)
+				log_error("DAG %s: %s", e->spec->dag_id, err.msg);
+			dag_row_release(&row);
+		}
+	}
+}
+
+static int put_dag(struct dag_manager *dm, struct dag_entry *e, struct weir_error *err)
+{
+	json_t *j = dag_spec_to_json(e->spec);
+	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
+	struct dag_row row = {.dag_id = e->spec->dag_id,
+	                      .file = e->file,
+	                      .paused = false,
+	                      .active = true,
+	                      .last_parsed_at = clock_now_ms(),
+	                      .import_error = "",
+	                      .spec_json = text};
+	int rc = -1;
+
+	if (!text) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	rc = dag_store_dag_put(dm->ds, &row, err);
+out:
+	free(text);
+	json_decref(j);
+	return rc;
+}
+
+int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
+                           const char *file, struct weir_error *err)
+{
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		char names[256];
+		if (!t->queue || job_manager_has_queue(dm->jm, t->queue, names, sizeof names))
+			continue;
+		int line = dag_spec_line_of(file, t->queue_at);
+		char at[32] = "";
+		if (line > 0)
+			snprintf(at, sizeof at, ":%d", line);
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s%s: %s: no queue \"%s\" on this server (%s%s)", file, at,
+		                      t->queue_at, t->queue,
+		                      names[0] ? "its queues: " : "it has no queues", names);
+	}
+	/* more slots than its pool has: it could never run */
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		const char *pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
+		for (size_t k = 0; k < dm->n_pools; k++) {
+			if (strcmp(dm->pools[k].name, pool) || dm->pools[k].slots < 0 ||
+			    t->pool_slots <= dm->pools[k].slots)
+				continue;
+			int line = t->pool_slots_at[0] ? dag_spec_line_of(file, t->pool_slots_at) : 0;
+			char at[32] = "";
+			if (line > 0)
+				snprintf(at, sizeof at, ":%d", line);
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s%s: %s: task %s takes %d slots, but pool %s has %d",
+			                      file, at, t->pool_slots_at, t->task_id, t->pool_slots,
+			                      pool, dm->pools[k].slots);
+		}
+	}
+	return 0;
+}
+
+/* The file is new or changed: parse it; a good parse replaces the DAG. */
+static void load_file(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct weir_error err = {0};
+	struct dag_spec *spec = dag_spec_parse_file(e->file, &err);
+	struct dag_entry *other;
+	char msg[WEIR_ERROR_MSG_MAX + 64];
+
+	if (!spec) {
+		import_error(dm, e, err.msg);
+		return;
+	}
+	/* a queue this server does not have, a task larger than its pool: an import
+	 * error at its line */
+	if (dag_manager_check_spec(dm, spec, e->file, &err) < 0) {
+		dag_spec_destroy(spec);
+		import_error(dm, e, err.msg);
+		return;
+	}
+	other = dm_entry_by_id(dm, spec->dag_id);
+	if (other && other != e && other->present) {
+		snprintf(msg, sizeof msg, "%s: dag_id: \"%s\" is already the DAG of %s", e->file,
+		         spec->dag_id, other->file);
+		dag_spec_destroy(spec);
+		import_error(dm, e, msg);
+		return;
+	}
+	if (other && other != e && !other->present) {
+		/* the DAG moved to another file: this one takes it over */
+		dag_spec_destroy(other->spec);
+		other->spec = NULL;
+	}
+	if (e->spec && strcmp(e->spec->dag_id, spec->dag_id) &&
+	    dag_store_dag_deactivate(dm->ds, e->spec->dag_id, &err) < 0)
+		log_error("DAG %s: %s", e->spec->dag_id, err.msg);
+	dag_spec_destroy(e->spec);
+	e->spec = spec;
+	e->last_sched_known = false;
+	if (put_dag(dm, e, &err) < 0) {
+		log_error("DAG %s: %s", spec->dag_id, err.msg);
+		return;
+	}
+	if (dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
+		log_error("DAG file %s: %s", e->file, err.msg);
+	log_info("DAG %s loaded from %s (%zu tasks)", spec->dag_id, e->file, spec->n_tasks);
+}
+
+static void file_gone(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct weir_error err = {0};
+
+	e->present = false;
+	if (dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
+		log_error("DAG file %s: %s", e->file, err.msg);
+	if (e->spec) {
+		struct dag_entry *other = dm_entry_by_id(dm, e->spec->dag_id);
+		/* another file may hold the same DAG now */
+		if (!other || other == e || !other->present) {
+			if (dag_store_dag_deactivate(dm->ds, e->spec->dag_id, &err) < 0)
+				log_error("DAG %s: %s", e->spec->dag_id, err.msg);
+			log_info("DAG %s: its file %s is gone", e->spec->dag_id, e->file);
+		}
+	}
+}
+
+void dm_scan(struct dag_manager *dm)
+{
+	DIR *d = opendir(dm->dir);
+	struct dirent *de;
+
+	/* a new parse replaces the spec that the turn's runs point at */
+	dm_run_cache_drop(dm);
+
+	if (!d) {
+		log_warn("DAG folder %s: %s", dm->dir, strerror(errno));
+		return;
+	}
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		e->seen = false;
+	while ((de = readdir(d))) {
+		struct stat st;
+		char *path;
+		struct dag_entry *e;
+		int64_t mt;
+
+		if (!dag_file_name(de->d_name))
+			continue;
+		path = fs_join(dm->dir, de->d_name);
+		if (!path)
+			continue;
+		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(path);
+			continue;
+		}
+		mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		e = entry_by_file(dm, path);
+		if (!e) {
+			e = calloc(1, sizeof *e);
+			if (!e) {
+				free(path);
+				continue;
+			}
+			e->file = path;
+			path = NULL;
+			e->next = dm->entries;
+			dm->entries = e;
+		}
+		free(path);
+		e->seen = true;
+		if (e->present && e->mtime_ns == mt && e->size == (int64_t)st.st_size)
+			continue;
+		e->present = true;
+		e->mtime_ns = mt;
+		e->size = (int64_t)st.st_size;
+		load_file(dm, e);
+	}
+	closedir(d);
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		if (e->present && !e->seen)
+			file_gone(dm, e);
+}
+
+static void on_scan_timer(uv_timer_t *t)
+{
+	struct dag_manager *dm = t->data;
+
+	dm_begin(dm);
+	dm_scan(dm);
+	dm_end(dm);
+	dm_arm_wake(dm);
+	dm->last_pass_ms = clock_now_ms();
+}
+
+static void on_fs_event(uv_fs_event_t *h, const char *filename, int events, int status)
+{
+	struct dag_manager *dm = h->data;
+
+	(void)filename;
+	(void)events;
+	(void)status;
+	/* editors write in steps: look a moment later, then every RESCAN_MS */
+	uv_timer_start(&dm->scan_timer, on_scan_timer, FS_EVENT_DELAY_MS, RESCAN_MS);
+}
+
+void dm_folder_watch(struct dag_manager *dm)
+{
+	uv_timer_init(dm->loop, &dm->scan_timer);
+	dm->scan_timer.data = dm;
+	dm->open_handles++;
+	uv_timer_start(&dm->scan_timer, on_scan_timer, RESCAN_MS, RESCAN_MS);
+	if (uv_fs_event_init(dm->loop, &dm->fsev) == 0) {
+		dm->fsev.data = dm;
+		dm->open_handles++;
+		dm->fsev_on = uv_fs_event_start(&dm->fsev, on_fs_event, dm->dir, 0) == 0;
+		if (!dm->fsev_on)
+			log_warn("DAG folder %s: no change events; rescanning every %d ms", dm->dir,
+			         RESCAN_MS);
+	}
+}
+
+void dm_entries_free(struct dag_manager *dm)
+{
+	while (dm->entries) {
+		struct dag_entry *e = dm->entries;
+		dm->entries = e->next;
+		entry_free(e);
+	}
+}
+
+/* ---- start-up ---- */
+
+int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
+{
+	struct dag_row *rows = NULL;
+	size_t n = 0;
+
+	dm_begin(dm);
+	dm_scan(dm);
+	/* DAGs of files that went away while the server was down */
+	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
+		job_manager_turn_end(dm->jm);
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct dag_entry *e = dm_entry_by_id(dm, rows[i].dag_id);
+		if (!e || !e->present) {
+			struct weir_error e2 = {0};
+			if (dag_store_dag_deactivate(dm->ds, rows[i].dag_id, &e2) < 0)
+				log_error("DAG %s: %s", rows[i].dag_id, e2.msg);
+		}
+	}
+	dag_rows_free(rows, n);
+	/* no work pass yet: the job manager's recovery comes first */
+	job_manager_turn_end(dm->jm);
+	return 0;
+}

@@ -1,0 +1,329 @@
+/* manager.c: the DAG manager itself (server/dag_manager.h): its lifetime,
+ * the turns every entry point runs in, the work pass that follows a turn's
+ * changes, the wake-up timer, and the small helpers its files share.
+ *
+ * Owns: the pools (names and queues copied from the configuration), the
+ * wake-up timer (the earliest of the next due scheduled run and the next
+ * retry) and the handles' lifetime (the manager is freed when the last one
+ * closes).  The folder, runs, TIs as jobs, pools, outputs and recovery
+ * are the other files of this folder, one concern each.
+ *
+ * Nothing about runs is kept in memory between events: each event reads
+ * the run's rows, asks sched/ and writes the changes back, inside the job
+ * manager's turn (one transaction).  So recovery is the live path run once
+ * more: a restarted server reads the same rows and decides the same way.
+ */
+#include "server/dag_internal.h"
+#include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/str.h"
+#include "model/cron.h"
+#include "store/dag_store.h"
+
+#define DEFAULT_POOL_SLOTS 128
+/* ---- small helpers ---- */
+
+char *dm_xstrdup(const char *s)
+{
+	return strdup(s ? s : "");
+}
+
+void dm_set_str(char **dst, const char *v)
+{
+	str_set(dst, v ? v : "");
+}
+
+void dm_set_state(char *dst, const char *name)
+{
+	snprintf(dst, STORE_STATE_MAX, "%s", name);
+}
+
+/* ---- turns ---- */
+
+/* An entry point starts: the outermost one starts with no cached run and
+ * with a pool pass owed (whatever happened outside the manager, a job's end
+ * or a new configuration, may have freed a slot). */
+void dm_begin(struct dag_manager *dm)
+{
+	if (dm->depth++ == 0) {
+		dm_run_cache_drop(dm);
+		dm->pool_dirty = true;
+	}
+	job_manager_turn_begin(dm->jm);
+}
+
+/* Every entry point ends here: what follows from its changes, the commit
+ * (by the outermost turn), and the wake-up timer (a retry may be due).
+ * The runs cached during the turn go with the outermost end: between
+ * turns the store alone holds the truth. */
+void dm_end(struct dag_manager *dm)
+{
+	dm_work_pass(dm);
+	job_manager_turn_end(dm->jm);
+	dm_arm_wake(dm);
+	if (dm->depth > 0 && --dm->depth == 0)
+		dm_run_cache_drop(dm);
+}
+
+/* ---- times ---- */
+
+/* "2024-01-31T06:00:00+00:00", with microseconds when the time has a
+ * fraction of a second (Airflow's form). */
+char *dm_fmt_time(int64_t ms, char *buf, size_t size)
+{
+	char ts[40];
+	int64_t sec_ms = ms - (((ms % 1000) + 1000) % 1000);
+
+	schedule_format_ts(sec_ms, ts, sizeof ts);
+	if (ms == sec_ms) {
+		snprintf(buf, size, "%s", ts);
+	} else {
+		char *plus = strrchr(ts, '+');
+		if (plus)
+			*plus = '\0';
+		snprintf(buf, size, "%s.%03d000+00:00", ts, (int)(ms - sec_ms));
+	}
+	return buf;
+}
+
+json_t *dm_time_json(int64_t ms)
+{
+	char buf[48];
+	if (ms <= 0)
+		return json_null();
+	return json_string(dm_fmt_time(ms, buf, sizeof buf));
+}
+
+/* A date as Airflow clients send it: what schedule_parse_time reads, also
+ * with a fraction of a second. */
+int dm_parse_date(const char *text, const char *field, int64_t *ms, struct weir_error *err)
+{
+	char buf[80];
+	const char *dot;
+	size_t nd;
+	int frac = 0;
+
+	/* the fraction is read here: schedule_parse_time works in whole seconds */
+	dot = strchr(text, '.');
+	if (!dot || strlen(text) >= sizeof buf)
+		return schedule_parse_time(text, field, ms, err);
+	nd = strspn(dot + 1, "0123456789");
+	for (size_t i = 0; i < nd && i < 3; i++)
+		frac = frac * 10 + (dot[1 + i] - '0');
+	for (size_t i = nd; i < 3; i++)
+		frac *= 10;
+	snprintf(buf, sizeof buf, "%.*s%s", (int)(dot - text), text, dot + 1 + nd);
+	if (schedule_parse_time(buf, field, ms, err) < 0)
+		return -1;
+	*ms += frac;
+	return 0;
+}
+
+/* ---- the work pass and the wake-up timer ---- */
+
+/* Everything that follows from the turn's changes: due runs, retries,
+ * runs that may start, TIs that may become jobs, until nothing moves. */
+void dm_work_pass(struct dag_manager *dm)
+{
+	int rounds = 0;
+
+	if (dm->in_pass) {
+		dm->pass_again = true;
+		return;
+	}
+	dm->in_pass = true;
+	do {
+		dm->pass_again = false;
+		dm_schedule_pass(dm);
+		dm_retry_pass(dm);
+		dm_start_runs(dm);
+		dm_pool_pass(dm);
+	} while (dm->pass_again && ++rounds < 10000);
+	dm->in_pass = false;
+}
+
+void dm_wake_note(struct dag_manager *dm, int64_t at)
+{
+	if (at > 0 && (dm->wake_at_ms == 0 || at < dm->wake_at_ms))
+		dm->wake_at_ms = at;
+}
+
+static void on_wake(uv_timer_t *t)
+{
+	struct dag_manager *dm = t->data;
+
+	dm_begin(dm);
+	dm_end(dm);
+	dm_arm_wake(dm);
+}
+
+/* The wake-up timer: the next scheduled run that becomes due, or the next
+ * retry, whichever comes first. */
+void dm_arm_wake(struct dag_manager *dm)
+{
+	int64_t now = clock_now_ms(), next = dm->wake_at_ms > 0 ? dm->wake_at_ms : CRON_NEVER;
+	struct dag_ti_row *rows = NULL;
+	size_t n = 0;
+
+	if (dag_store_tis_in_state(dm->ds, "up_for_retry", &rows, &n, NULL) == 0) {
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].next_retry_at > 0 &&
+			    (next == CRON_NEVER || rows[i].next_retry_at < next))
+				next = rows[i].next_retry_at;
+		dag_ti_rows_free(rows, n);
+	}
+	dm->wake_at_ms = 0;
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		const struct dag_spec *s = e->spec;
+		int64_t due;
+		if (!e->present || !s || s->schedule.kind == CRON_NONE)
+			continue;
+		due = schedule_next_due(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
+		                        dm_last_scheduled(dm, e), now);
+		if (due != CRON_NEVER && (next == CRON_NEVER || due < next))
+			next = due;
+	}
+	if (next == CRON_NEVER) {
+		uv_timer_stop(&dm->wake_timer);
+		return;
+	}
+	uv_timer_start(&dm->wake_timer, on_wake, (uint64_t)(next > now ? next - now : 0) + 5, 0);
+}
+
+/* ---- lifetime ---- */
+
+int64_t dag_manager_last_pass(const struct dag_manager *dm)
+{
+	return dm ? dm->last_pass_ms : 0;
+}
+
+void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs)
+{
+	struct dag_import_error_row *ie = NULL;
+	struct dag_run_row *runs = NULL;
+	size_t n = 0;
+
+	*dags = 0;
+	*import_errors = 0;
+	*active_runs = 0;
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		*dags += e->present && e->spec;
+	if (dag_store_import_error_list(dm->ds, &ie, &n, NULL) == 0) {
+		*import_errors = (int)n;
+		dag_import_error_rows_free(ie, n);
+	}
+	if (dag_store_runs_active(dm->ds, &runs, &n, NULL) == 0) {
+		*active_runs = (int)n;
+		dag_run_rows_free(runs, n);
+	}
+}
+
+struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, struct job_manager *jm,
+                                       const char *home, const char *dags_dir,
+                                       const struct server_pool *pools, size_t n_pools,
+                                       struct weir_error *err)
+{
+	struct dag_manager *dm = calloc(1, sizeof *dm);
+	bool have_default = false;
+
+	if (!dm)
+		goto oom;
+	dm->loop = loop;
+	dm->store = store;
+	dm->jm = jm;
+	dm->home = dm_xstrdup(home);
+	dm->dir = dm_xstrdup(dags_dir);
+	dm->pools = calloc(n_pools + 1, sizeof *dm->pools);
+	dm->pool_queues = calloc(n_pools + 1, sizeof *dm->pool_queues);
+	if (!dm->home || !dm->dir || !dm->pools || !dm->pool_queues)
+		goto oom;
+	for (size_t i = 0; i < n_pools; i++) {
+		dm->pools[i].name = dm_xstrdup(pools[i].name);
+		if (!dm->pools[i].name)
+			goto oom;
+		if (pools[i].queue && !(dm->pool_queues[i] = dm_xstrdup(pools[i].queue)))
+			goto oom;
+		dm->pools[i].slots = pools[i].slots;
+		dm->n_pools++;
+		have_default = have_default || !strcmp(pools[i].name, DAG_DEFAULT_POOL);
+	}
+	if (!have_default) {
+		dm->pools[dm->n_pools].name = dm_xstrdup(DAG_DEFAULT_POOL);
+		if (!dm->pools[dm->n_pools].name)
+			goto oom;
+		dm->pools[dm->n_pools++].slots = DEFAULT_POOL_SLOTS;
+	}
+	dm->ds = dag_store_create(store, err);
+	if (!dm->ds)
+		goto fail;
+	if (fs_mkdir_p(dm->dir, 0755, err) < 0) {
+		weir_error_prefix(err, "DAG folder");
+		goto fail;
+	}
+	uv_timer_init(loop, &dm->wake_timer);
+	dm->wake_timer.data = dm;
+	dm->open_handles = 1;
+	dm_folder_watch(dm);
+	job_manager_set_end_callback(jm, dm_on_job_end, dm);
+	return dm;
+oom:
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+fail:
+	if (dm) {
+		dag_store_destroy(dm->ds);
+		for (size_t i = 0; i < dm->n_pools + 1 && dm->pools; i++)
+			free((char *)dm->pools[i].name);
+		for (size_t i = 0; i < dm->n_pools + 1 && dm->pool_queues; i++)
+			free(dm->pool_queues[i]);
+		free(dm->pools);
+		free(dm->pool_queues);
+		free(dm->home);
+		free(dm->dir);
+		free(dm);
+	}
+	return NULL;
+}
+
+static void dm_closed(uv_handle_t *h)
+{
+	struct dag_manager *dm = h->data;
+	if (--dm->open_handles == 0)
+		free(dm);
+}
+
+void dag_manager_destroy(struct dag_manager *dm)
+{
+	if (!dm)
+		return;
+	job_manager_set_end_callback(dm->jm, NULL, NULL);
+	dm_run_cache_drop(dm);
+	free(dm->runs);
+	dm->runs = NULL;
+	dm->cap_runs = 0;
+	dm_entries_free(dm);
+	dag_store_destroy(dm->ds);
+	dm->ds = NULL;
+	for (size_t i = 0; i < dm->n_pools; i++) {
+		free((char *)dm->pools[i].name);
+		free(dm->pool_queues[i]);
+	}
+	free(dm->pools);
+	free(dm->pool_queues);
+	free(dm->home);
+	free(dm->dir);
+	uv_timer_stop(&dm->scan_timer);
+	uv_timer_stop(&dm->wake_timer);
+	uv_close((uv_handle_t *)&dm->scan_timer, dm_closed);
+	uv_close((uv_handle_t *)&dm->wake_timer, dm_closed);
+	if (dm->open_handles == 3) {
+		uv_fs_event_stop(&dm->fsev);
+		uv_close((uv_handle_t *)&dm->fsev, dm_closed);
+	}
+}

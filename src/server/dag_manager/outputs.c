@@ -1,0 +1,101 @@
+/* outputs.c: a try's files: the folder of a run's tries, the
+ * $WEIR_OUTPUT a try may write (a small JSON object, read when the try
+ * succeeds), and the outputs of a run's tasks for the templates of the
+ * tasks downstream (outputs.TASK.KEY).
+ */
+#include "server/dag_manager/dm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "lib/fs.h"
+
+/* The largest $WEIR_OUTPUT read; a larger one fails the try. */
+#define OUTPUT_MAX (64 * 1024)
+
+char *dm_try_dir(struct dag_manager *dm, int64_t run_row_id)
+{
+	char *p = NULL;
+	if (asprintf(&p, "%s/dag_runs/%lld", dm->home, (long long)run_row_id) < 0)
+		return NULL;
+	return p;
+}
+
+/* Run ids and task ids come from users: the file name uses the run's row
+ * id and the task id (checked to be [A-Za-z0-9_-]). */
+char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
+                     int try_number)
+{
+	char *dir = dm_try_dir(dm, run_row_id), *p = NULL;
+
+	if (!dir)
+		return NULL;
+	if (asprintf(&p, "%s/%s.%d.%d.output.json", dir, task_id, map_index, try_number) < 0)
+		p = NULL;
+	free(dir);
+	return p;
+}
+
+int dm_read_outputs(const char *path, char **out, char *why, size_t why_size)
+{
+	struct stat st;
+	char *text;
+	size_t len = 0;
+	json_t *j;
+	json_error_t je;
+
+	*out = NULL;
+	if (stat(path, &st) < 0) {
+		*out = dm_xstrdup("");
+		return 0;
+	}
+	if (st.st_size > OUTPUT_MAX) {
+		snprintf(why, why_size, "$WEIR_OUTPUT is %lld bytes; at most %d are read",
+		         (long long)st.st_size, OUTPUT_MAX);
+		return -1;
+	}
+	text = fs_read_file(path, &len, NULL);
+	if (!text) {
+		snprintf(why, why_size, "$WEIR_OUTPUT cannot be read");
+		return -1;
+	}
+	if (len == 0 || strspn(text, " \t\r\n") == len) {
+		free(text);
+		*out = dm_xstrdup("");
+		return 0;
+	}
+	j = json_loadb(text, len, 0, &je);
+	free(text);
+	if (!json_is_object(j)) {
+		if (j)
+			snprintf(why, why_size, "$WEIR_OUTPUT: expected a JSON object");
+		else
+			snprintf(why, why_size, "$WEIR_OUTPUT is not JSON: line %d: %s", je.line,
+			         je.text);
+		json_decref(j);
+		return -1;
+	}
+	*out = json_dumps(j, JSON_COMPACT);
+	json_decref(j);
+	return *out ? 0 : -1;
+}
+
+json_t *dm_run_outputs(const struct run_ctx *rc)
+{
+	json_t *o = json_object();
+
+	for (size_t k = 0; k < rc->n_rows; k++) {
+		const struct dag_ti_row *r = &rc->rows[k];
+		json_t *v;
+		if (r->map_index >= 0 || !r->outputs || !*r->outputs)
+			continue;
+		v = json_loads(r->outputs, 0, NULL);
+		if (json_is_object(v))
+			json_object_set_new(o, r->task_id, v);
+		else
+			json_decref(v);
+	}
+	return o;
+}

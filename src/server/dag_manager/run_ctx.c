@@ -1,0 +1,418 @@
+/* run_ctx.c: a run in memory for one turn (dm_run_get(),
+ * dm_run_step(), dm_run_event() of server/dag_internal.h).
+ *
+ * Owns: the turn's run copies (dm->runs).  A copy is the run's rows read
+ * once, in task order, with the graph and TI states that
+ * sched/dag_run.h decides on; every decision is written through it to the
+ * store at once, so the two agree until the turn ends and the copy goes.
+ * A run also gets here the TIs of a task added to its DAG's file since it
+ * began, and loses (state removed) those of a task that left it.
+ */
+#include "server/dag_manager/dm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "sched/dag_run.h"
+#include "sched/dag_states.h"
+
+static void run_ctx_release(struct run_ctx *rc)
+{
+	dag_run_row_release(&rc->run);
+	dag_ti_rows_free(rc->rows, rc->n_rows);
+	free(rc->nodes);
+	free(rc->tis);
+	free(rc->ti_row);
+	free(rc->ti_task);
+	json_decref(rc->params);
+	memset(rc, 0, sizeof *rc);
+}
+
+static json_t *run_conf(const struct dag_run_row *run)
+{
+	json_t *c = json_loads(run->conf && *run->conf ? run->conf : "{}", 0, NULL);
+	if (!json_is_object(c)) {
+		json_decref(c);
+		c = json_object();
+	}
+	return c;
+}
+
+static void fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const char *run_id,
+                        const struct dag_task *t, int map_index)
+{
+	memset(r, 0, sizeof *r);
+	r->dag_id = (char *)spec->dag_id;
+	r->run_id = (char *)run_id;
+	r->task_id = t->task_id;
+	r->map_index = map_index;
+	dm_set_state(r->state, "none");
+	r->max_tries = t->retries + 1;
+	r->pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
+	r->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
+	r->priority = t->priority;
+	r->rendered_command = "";
+	r->outputs = "";
+	r->reason = "";
+}
+
+int dm_insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec, const char *run_id,
+                       const struct dag_task *t, const json_t *params, struct weir_error *err)
+{
+	struct dag_ti_row r;
+
+	if (t->foreach_list || t->foreach_param) {
+		json_t *items = dag_task_foreach_items(spec, t, params, err);
+		if (!items)
+			return -1;
+		for (size_t k = 0; k < json_array_size(items); k++) {
+			fill_ti_row(&r, spec, run_id, t, (int)k);
+			if (dag_store_ti_insert(dm->ds, &r, err) < 0) {
+				json_decref(items);
+				return -1;
+			}
+		}
+		json_decref(items);
+		return 0;
+	}
+	fill_ti_row(&r, spec, run_id, t, -1);
+	return dag_store_ti_insert(dm->ds, &r, err);
+}
+
+/* The task index of each row (-1: a task that left the file).  Rows come in
+ * task order (inserted so), so a cursor finds nearly every one at once. */
+static void rows_to_tasks(const struct dag_spec *spec, const struct dag_ti_row *rows, size_t n,
+                          long *task_of)
+{
+	size_t t = 0;
+
+	for (size_t k = 0; k < n; k++) {
+		const char *id = rows[k].task_id;
+		if (t < spec->n_tasks && !strcmp(id, spec->tasks[t].task_id)) {
+			task_of[k] = (long)t;
+		} else if (t + 1 < spec->n_tasks && !strcmp(id, spec->tasks[t + 1].task_id)) {
+			task_of[k] = (long)++t;
+		} else {
+			task_of[k] = dag_spec_task_index(spec, id);
+			if (task_of[k] >= 0)
+				t = (size_t)task_of[k];
+		}
+	}
+}
+
+static int run_load(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                    struct run_ctx *rc, struct weir_error *err)
+{
+	json_t *conf;
+	size_t n_tis = 0, n_tasks;
+	bool inserted = false;
+	long *task_of = NULL;
+	size_t *count = NULL, *first = NULL;
+
+	memset(rc, 0, sizeof *rc);
+	rc->spec = dm_spec_of(dm, dag_id, err);
+	if (!rc->spec)
+		return -1;
+	n_tasks = rc->spec->n_tasks;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &rc->run, err) < 0)
+		goto fail;
+	conf = run_conf(&rc->run);
+	rc->params = dag_spec_run_params(rc->spec, conf, err);
+	json_decref(conf);
+	if (!rc->params)
+		goto fail;
+	count = calloc(n_tasks + 1, sizeof *count);
+	first = calloc(n_tasks + 1, sizeof *first);
+	if (!count || !first)
+		goto oom;
+again:
+	if (dag_store_tis_of_run(dm->ds, dag_id, run_id, &rc->rows, &rc->n_rows, err) < 0)
+		goto fail;
+	free(task_of);
+	task_of = calloc(rc->n_rows + 1, sizeof *task_of);
+	if (!task_of)
+		goto oom;
+	rows_to_tasks(rc->spec, rc->rows, rc->n_rows, task_of);
+	memset(count, 0, (n_tasks + 1) * sizeof *count);
+	for (size_t k = 0; k < rc->n_rows; k++)
+		if (task_of[k] >= 0)
+			count[task_of[k]]++;
+	/* a task added to the file since the run began gets its TIs now */
+	if (!inserted) {
+		bool tried = false;
+		for (size_t i = 0; i < n_tasks; i++) {
+			if (count[i] > 0)
+				continue;
+			if (dm_insert_task_tis(dm, rc->spec, run_id, &rc->spec->tasks[i],
+			                       rc->params, err) < 0)
+				goto fail;
+			tried = true;
+		}
+		inserted = true;
+		if (tried) {
+			dag_ti_rows_free(rc->rows, rc->n_rows);
+			rc->rows = NULL;
+			rc->n_rows = 0;
+			goto again;
+		}
+	}
+	rc->nodes = calloc(n_tasks ? n_tasks : 1, sizeof *rc->nodes);
+	rc->tis = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->tis);
+	rc->ti_row = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->ti_row);
+	rc->ti_task = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->ti_task);
+	if (!rc->nodes || !rc->tis || !rc->ti_row || !rc->ti_task)
+		goto oom;
+	/* TIs in task order: a counting sort of the rows by task (stable, so a
+	 * foreach task's instances stay in map_index order) */
+	for (size_t i = 0; i < n_tasks; i++) {
+		const struct dag_task *t = &rc->spec->tasks[i];
+		struct dag_task_node *nd = &rc->nodes[i];
+		nd->task_id = t->task_id;
+		nd->upstream = t->upstream;
+		nd->n_upstream = t->n_upstream;
+		nd->trigger_rule = t->trigger_rule;
+		nd->retry.retries = t->retries;
+		nd->retry.delay_ms = t->retry_delay_s * 1000;
+		nd->retry.exponential = t->retry_exponential_backoff;
+		nd->retry.max_delay_ms = t->max_retry_delay_s * 1000;
+		nd->pool = t->pool;
+		nd->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
+		nd->priority = t->priority;
+		nd->foreach = t->foreach_list || t->foreach_param;
+		if (!nd->foreach && count[i] > 1)
+			count[i] = 1; /* a task that stopped being a foreach: its first row */
+		nd->n_instances = (int)count[i];
+		first[i] = n_tis;
+		n_tis += count[i];
+	}
+	memset(count, 0, (n_tasks + 1) * sizeof *count);
+	for (size_t k = 0; k < rc->n_rows; k++) {
+		long t = task_of[k];
+		size_t at;
+		if (t < 0 || count[t] >= (size_t)rc->nodes[t].n_instances)
+			continue;
+		at = first[t] + count[t]++;
+		rc->ti_row[at] = k;
+		rc->ti_task[at] = (size_t)t;
+		dag_ti_state_from_name(rc->rows[k].state, &rc->tis[at].state);
+		rc->tis[at].try_number = rc->rows[k].try_number;
+		rc->tis[at].max_tries = rc->rows[k].max_tries;
+		rc->tis[at].next_retry_at = rc->rows[k].next_retry_at;
+	}
+	rc->n_tis = n_tis;
+	rc->g.tasks = rc->nodes;
+	rc->g.n_tasks = n_tasks;
+	/* rows of tasks that left the file: removed */
+	for (size_t k = 0; k < rc->n_rows; k++) {
+		struct dag_ti_row *r = &rc->rows[k];
+		enum dag_ti_state s = DAG_TI_NONE;
+		if (task_of[k] >= 0)
+			continue;
+		dag_ti_state_from_name(r->state, &s);
+		if (dag_ti_state_is_final(s))
+			continue;
+		dm_set_state(r->state, "removed");
+		if (dag_store_ti_update(dm->ds, r, err) < 0)
+			goto fail;
+	}
+	free(task_of);
+	free(count);
+	free(first);
+	return 0;
+oom:
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+fail:
+	free(task_of);
+	free(count);
+	free(first);
+	run_ctx_release(rc);
+	return -1;
+}
+
+/* ---- the runs read in this turn ---- */
+
+void dm_run_cache_drop(struct dag_manager *dm)
+{
+	for (size_t i = 0; i < dm->n_runs; i++) {
+		run_ctx_release(dm->runs[i]);
+		free(dm->runs[i]);
+	}
+	dm->n_runs = 0;
+}
+
+/* The run as read in this turn, read now when it was not.  One event of a
+ * 2,000-task run used to read its rows three or four times (the end of a
+ * TI, the pool pass, the next TI's start); now once.  Every write of the
+ * manager's goes through this copy (dm_run_step(), start_ti(), the pool pass)
+ * and to the store at once, so the two agree until the turn ends, when the
+ * copy goes (end()).  A copy whose write failed is marked stale and read
+ * again.  Borrowed until the turn ends; NULL with err. */
+struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                           struct weir_error *err)
+{
+	struct run_ctx *rc;
+
+	for (size_t i = dm->n_runs; i-- > 0;) {
+		rc = dm->runs[i];
+		if (!rc->stale && !strcmp(rc->run.dag_id, dag_id) &&
+		    !strcmp(rc->run.run_id, run_id))
+			return rc;
+	}
+	if (dm->n_runs == dm->cap_runs) {
+		size_t cap = dm->cap_runs ? 2 * dm->cap_runs : 8;
+		struct run_ctx **v = realloc(dm->runs, cap * sizeof *v);
+		if (!v) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			return NULL;
+		}
+		dm->runs = v;
+		dm->cap_runs = cap;
+	}
+	rc = calloc(1, sizeof *rc);
+	if (!rc) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	if (run_load(dm, dag_id, run_id, rc, err) < 0) {
+		free(rc);
+		return NULL;
+	}
+	dm->runs[dm->n_runs++] = rc;
+	return rc;
+}
+
+long dm_run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index)
+{
+	for (size_t i = 0; i < rc->n_tis; i++) {
+		const struct dag_ti_row *r = &rc->rows[rc->ti_row[i]];
+		if (!strcmp(r->task_id, task_id) && r->map_index == map_index)
+			return (long)i;
+	}
+	return -1;
+}
+
+void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, const char *state,
+                   const char *reason, bool ended)
+{
+	struct weir_error err = {0};
+	struct dag_try_row t = {0};
+
+	if (r->try_number <= 0)
+		return;
+	if (dag_store_try_get(dm->ds, r->dag_id, r->run_id, r->task_id, r->map_index, r->try_number,
+	                      &t, NULL) < 0) {
+		t.dag_id = dm_xstrdup(r->dag_id);
+		t.run_id = dm_xstrdup(r->run_id);
+		t.task_id = dm_xstrdup(r->task_id);
+		t.map_index = r->map_index;
+		t.try_number = r->try_number;
+		t.job_id = r->job_id;
+		t.start_date = clock_now_ms();
+		t.reason = dm_xstrdup("");
+	}
+	dm_set_state(t.state, state);
+	if (reason)
+		dm_set_str(&t.reason, reason);
+	if (ended && !t.end_date)
+		t.end_date = clock_now_ms();
+	if (dag_store_try_put(dm->ds, &t, &err) < 0)
+		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
+	dag_try_row_release(&t);
+}
+
+/* Decides on `ev` and writes the result: TI rows, tries, the run, job
+ * kills.  0, or -1 with err (nothing written then). */
+int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_event *ev,
+                struct weir_error *err)
+{
+	struct dag_run_decision d = {0};
+	enum dag_run_state rs;
+	int64_t now = clock_now_ms();
+
+	if (dag_run_state_from_name(rc->run.state, &rs) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "run %s: bad state %s", rc->run.run_id,
+		                      rc->run.state);
+	if (dag_run_decide(&rc->g, rs, rc->tis, rc->n_tis, ev, now, &d, err) < 0)
+		return -1;
+	for (size_t i = 0; i < d.n_changes; i++) {
+		const struct dag_ti_change *c = &d.changes[i];
+		struct dag_ti_row *r = &rc->rows[rc->ti_row[c->ti]];
+		int64_t job = r->job_id;
+
+		dm_set_state(r->state, dag_ti_state_name(c->to));
+		r->max_tries = c->max_tries;
+		r->next_retry_at = c->to == DAG_TI_UP_FOR_RETRY ? c->retry_at : 0;
+		if (c->to == DAG_TI_NONE) {
+			/* cleared: a late end of the old job must not find it */
+			r->job_id = 0;
+			r->start_date = 0;
+			r->end_date = 0;
+			r->queued_at = 0;
+			dm_set_str(&r->reason, "");
+			dm_set_str(&r->outputs, "");
+		} else if (c->to == DAG_TI_SCHEDULED) {
+			dm_set_str(&r->reason, "");
+		} else if (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY) {
+			if (!r->end_date)
+				r->end_date = now;
+		}
+		if (c->stop && job > 0) {
+			struct weir_error e2 = {0};
+			if (job_manager_kill(dm->jm, job, &e2) < 0 && e2.kind != WEIR_E_CONFLICT)
+				log_warn("DAG %s run %s task %s: stopping job %lld: %s", r->dag_id,
+				         r->run_id, r->task_id, (long long)job, e2.msg);
+		}
+		if (dag_ti_state_is_active(c->from) &&
+		    (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY ||
+		     c->to == DAG_TI_NONE))
+			dm_try_update(dm, r,
+			              c->to == DAG_TI_NONE ? "failed" : dag_ti_state_name(c->to),
+			              c->to == DAG_TI_NONE ? "cleared" : NULL, true);
+		if (dag_store_ti_update(dm->ds, r, err) < 0)
+			goto fail;
+		rc->tis[c->ti].state = c->to;
+		rc->tis[c->ti].max_tries = c->max_tries;
+		rc->tis[c->ti].next_retry_at = r->next_retry_at;
+	}
+	if (d.run_to != d.run_from ||
+	    (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
+		dm_set_state(rc->run.state, dag_run_state_name(d.run_to));
+		dm_set_str(&rc->run.reason, d.reason);
+		if (d.run_to == DAG_RUN_RUNNING && !rc->run.start_date)
+			rc->run.start_date = now;
+		if (dag_run_state_is_final(d.run_to))
+			rc->run.end_date = now;
+		if (d.run_to == DAG_RUN_QUEUED) {
+			rc->run.queued_at = now;
+			rc->run.end_date = 0;
+		}
+		if (dag_store_run_update(dm->ds, &rc->run, err) < 0)
+			goto fail;
+		log_info("DAG %s run %s: %s%s%s", rc->run.dag_id, rc->run.run_id, rc->run.state,
+		         d.reason[0] ? ": " : "", d.reason);
+	}
+	if (d.next_wakeup > 0)
+		dm_wake_note(dm, d.next_wakeup);
+	if (d.n_changes > 0 || d.run_to != d.run_from)
+		dm->pool_dirty = true;
+	dag_run_decision_release(&d);
+	dm->pass_again = true;
+	return 0;
+fail:
+	rc->stale = true;
+	dm->pool_dirty = true;
+	dag_run_decision_release(&d);
+	return -1;
+}
+
+/* Loads the run, applies `ev` and writes the result; errors are logged. */
+int dm_run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const struct dag_event *ev, struct weir_error *err)
+{
+	struct run_ctx *rc = dm_run_get(dm, dag_id, run_id, err);
+
+	return rc ? dm_run_step(dm, rc, ev, err) : -1;
+}

@@ -1,0 +1,219 @@
+/* runs.c: where a DAG's runs come from and when they start
+ * (dm_check_run_id(), dm_create_run() of server/dag_internal.h): a
+ * trigger's or a schedule's new run with its TIs, the scheduled runs that
+ * are due (catchup included), the queue of runs under max_active_runs, and
+ * the runs whose retries are due.
+ *
+ * Owns no state of its own: an entry's latest scheduled date is cached in
+ * the entry (folder.c), everything else is read from the store.
+ */
+#include "server/dag_manager/dm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/log.h"
+#include "model/cron.h"
+#include "store/dag_store.h"
+
+/* At most this many due runs of a DAG are made in one round; the next
+ * round of the work pass makes more. */
+#define MAX_DUE_PER_PASS 64
+
+/* ---- the queue of runs ---- */
+
+void dm_start_runs(struct dag_manager *dm)
+{
+	struct weir_error err = {0};
+	struct dag_run_row *rows = NULL;
+	size_t n = 0, i = 0;
+
+	if (dag_store_runs_active(dm->ds, &rows, &n, &err) < 0) {
+		log_error("DAG runs: %s", err.msg);
+		return;
+	}
+	while (i < n) {
+		size_t j = i, n_queued = 0, startable;
+		int running = 0;
+		struct dag_entry *e = dm_entry_by_id(dm, rows[i].dag_id);
+		struct dag_row dr = {0};
+		bool paused = false;
+
+		while (j < n && !strcmp(rows[j].dag_id, rows[i].dag_id)) {
+			if (!strcmp(rows[j].state, "running"))
+				running++;
+			else
+				n_queued++;
+			j++;
+		}
+		/* the DAG row carries the whole spec: read it only when a run waits */
+		if (n_queued > 0 && dag_store_dag_get(dm->ds, rows[i].dag_id, &dr, NULL) == 0) {
+			paused = dr.paused;
+			dag_row_release(&dr);
+		}
+		if (e && !paused && n_queued > 0) {
+			startable = dag_runs_startable(e->spec->max_active_runs, running, n_queued);
+			for (size_t k = i; k < j && startable > 0; k++) {
+				struct dag_event ev = {.kind = DAG_EV_START};
+				if (strcmp(rows[k].state, "queued"))
+					continue;
+				startable--;
+				if (dm_run_event(dm, rows[k].dag_id, rows[k].run_id, &ev, &err) < 0)
+					log_error("DAG %s run %s: cannot start: %s", rows[k].dag_id,
+					          rows[k].run_id, err.msg);
+			}
+		}
+		i = j;
+	}
+	dag_run_rows_free(rows, n);
+}
+
+/* ---- schedules and retries ---- */
+
+void dm_schedule_pass(struct dag_manager *dm)
+{
+	int64_t now = clock_now_ms();
+
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		const struct dag_spec *s = e->spec;
+		struct dag_row dr = {0};
+		bool paused = true;
+		int64_t due[MAX_DUE_PER_PASS];
+		size_t n;
+
+		if (!e->present || !s || s->schedule.kind == CRON_NONE ||
+		    dm_entry_by_id(dm, s->dag_id) != e)
+			continue;
+		if (dag_store_dag_get(dm->ds, s->dag_id, &dr, NULL) == 0) {
+			paused = dr.paused;
+			dag_row_release(&dr);
+		}
+		if (paused)
+			continue;
+		n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
+		                      dm_last_scheduled(dm, e), now, due, MAX_DUE_PER_PASS);
+		for (size_t i = 0; i < n; i++) {
+			struct weir_error err = {0};
+			char ts[48], id[80];
+			snprintf(id, sizeof id, "scheduled__%s",
+			         dm_fmt_time(due[i], ts, sizeof ts));
+			if (dm_create_run(dm, e, id, "scheduled", due[i], NULL, NULL, &err) < 0 &&
+			    err.kind != WEIR_E_CONFLICT)
+				log_error("DAG %s: scheduled run %s: %s", s->dag_id, id, err.msg);
+			e->last_sched_ms = due[i];
+			e->last_sched_known = true;
+		}
+		if (n == MAX_DUE_PER_PASS)
+			dm->pass_again = true;
+	}
+}
+
+void dm_retry_pass(struct dag_manager *dm)
+{
+	struct weir_error err = {0};
+	struct dag_ti_row *rows = NULL;
+	size_t n = 0;
+	int64_t now = clock_now_ms();
+
+	if (dag_store_tis_in_state(dm->ds, "up_for_retry", &rows, &n, &err) < 0) {
+		log_error("DAG retries: %s", err.msg);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct dag_event ev = {.kind = DAG_EV_TIMER};
+		bool seen = false;
+		if (rows[i].next_retry_at > now) {
+			dm_wake_note(dm, rows[i].next_retry_at);
+			continue;
+		}
+		for (size_t k = 0; k < i && !seen; k++)
+			seen = rows[k].next_retry_at <= now &&
+			       !strcmp(rows[k].dag_id, rows[i].dag_id) &&
+			       !strcmp(rows[k].run_id, rows[i].run_id);
+		if (seen)
+			continue;
+		if (dm_run_event(dm, rows[i].dag_id, rows[i].run_id, &ev, &err) < 0)
+			log_error("DAG %s run %s: %s", rows[i].dag_id, rows[i].run_id, err.msg);
+	}
+	dag_ti_rows_free(rows, n);
+}
+
+/* ---- creating runs ---- */
+
+int dm_check_run_id(const char *run_id, struct weir_error *err)
+{
+	size_t n = strlen(run_id);
+
+	if (n == 0 || n > 250)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "dag_run_id: expected 1 to 250 characters");
+	for (const char *c = run_id; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "dag_run_id: control characters are not allowed");
+	return 0;
+}
+
+/* Creates a queued run with its TIs (foreach fanned out now, from the
+ * run's params).  Templates are checked against the run's params.  *out
+ * (may be NULL) gets the run row. */
+int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
+                  const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
+                  struct weir_error *err)
+{
+	const struct dag_spec *spec = e->spec;
+	struct schedule_interval iv = schedule_data_interval(&spec->schedule, logical);
+	json_t *params = NULL, *c = conf ? json_incref(conf) : json_object();
+	char *conf_text = NULL;
+	struct dag_run_row row = {0};
+	int rc = -1;
+
+	params = dag_spec_run_params(spec, c, err);
+	if (!params)
+		goto out;
+	/* a foreach over a param that a conf broke is the trigger's error */
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		json_t *items;
+		if (!t->foreach_list && !t->foreach_param)
+			continue;
+		items = dag_task_foreach_items(spec, t, params, err);
+		if (!items) {
+			weir_error_prefix(err, "conf: task %s", t->task_id);
+			err->kind = WEIR_E_INVALID;
+			goto out;
+		}
+		json_decref(items);
+	}
+	conf_text = json_dumps(c, JSON_COMPACT);
+	row.dag_id = spec->dag_id;
+	row.run_id = (char *)run_id;
+	dm_set_state(row.state, "queued");
+	dm_set_state(row.run_type, run_type);
+	row.logical_date = logical;
+	row.data_interval_start = iv.start_ms;
+	row.data_interval_end = iv.end_ms;
+	row.conf = conf_text ? conf_text : "{}";
+	row.reason = "";
+	row.queued_at = clock_now_ms();
+	if (dag_store_run_insert(dm->ds, &row, &row.id, err) < 0)
+		goto out;
+	for (size_t i = 0; i < spec->n_tasks; i++)
+		if (dm_insert_task_tis(dm, spec, run_id, &spec->tasks[i], params, err) < 0) {
+			struct weir_error e2 = {0};
+			dag_store_run_delete(dm->ds, spec->dag_id, run_id, &e2);
+			goto out;
+		}
+	log_info("DAG %s run %s: queued (%s)", spec->dag_id, run_id, run_type);
+	if (out && dag_store_run_get(dm->ds, spec->dag_id, run_id, out, err) < 0)
+		goto out;
+	dm->pass_again = true;
+	rc = 0;
+out:
+	free(conf_text);
+	json_decref(params);
+	json_decref(c);
+	return rc;
+}

@@ -1,0 +1,307 @@
+/* ti_jobs.c: task instances as jobs: a scheduled TI's try
+ * handed to the job manager, and a job's end back to its run.
+ *
+ * Owns the server's half of a try's job: what needs I/O (the try's folder,
+ * a job task's spec file or tony.xml, the foreach item from the run's
+ * params) is done here; what the job is made of is model/dag_job.h's.  A
+ * job's end carries its state and reason; whether the try may be retried
+ * is decided here from them (a timeout or a user's kill is not retried),
+ * the rest by the run (sched/dag_run.h).
+ */
+#include "server/dag_manager/dm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "model/dag_job.h"
+#include "model/template.h"
+#include "model/tony.h"
+#include "sched/dag_states.h"
+#include "store/dag_store.h"
+
+/* ---- turning a TI into a job ---- */
+
+/* The job of a tony task: its tony.xml with the task's submit-flag fields
+ * (and conf overrides) over it. */
+static struct job_spec *tony_job(const json_t *tony, struct weir_error *err)
+{
+	struct tony_submit ts = {0};
+	struct tony_conf *conf;
+	struct job_spec *spec;
+	json_t *v;
+	size_t i;
+	const char *cf = json_string_value(json_object_get(tony, "conf_file"));
+
+	conf = tony_conf_parse_file(cf, err);
+	if (!conf)
+		return NULL;
+#define TONY_STR(f)                                                                                \
+	if ((v = json_object_get(tony, #f)) && json_is_string(v))                                  \
+		ts.f = dm_xstrdup(json_string_value(v));
+	TONY_STR(conf_file)
+	TONY_STR(src_dir)
+	TONY_STR(executes)
+	TONY_STR(task_params)
+	TONY_STR(python_venv)
+	TONY_STR(python_binary_path)
+	TONY_STR(framework)
+#undef TONY_STR
+	json_array_foreach(json_object_get(tony, "shell_env"), i, v)
+	    strvec_push(&ts.shell_env, json_string_value(v));
+	json_array_foreach(json_object_get(tony, "container_env"), i, v)
+	    strvec_push(&ts.container_env, json_string_value(v));
+	json_array_foreach(json_object_get(tony, "conf"), i, v)
+	{
+		const char *kv = json_string_value(v), *eq = kv ? strchr(kv, '=') : NULL;
+		char *name;
+		strvec_push(&ts.conf, kv);
+		if (!eq)
+			continue;
+		name = strndup(kv, (size_t)(eq - kv));
+		if (name)
+			tony_conf_set(conf, name, eq + 1, "conf", 0, NULL);
+		free(name);
+	}
+	spec = tony_to_spec(conf, &ts, NULL, err);
+	tony_conf_destroy(conf);
+	tony_submit_release(&ts);
+	return spec;
+}
+
+/* A job task's job as its file says, before templating: read now, so that
+ * an edit of the file reaches the next try.  NULL with err. */
+static struct job_spec *read_task_job(const struct dag_task *t, struct weir_error *err)
+{
+	switch (t->kind) {
+	case DAG_TASK_JOB_FILE:
+		return job_spec_parse_file(t->job_path, err);
+	case DAG_TASK_JOB_TONY:
+		return tony_job(t->tony, err);
+	default:
+		weir_error_set(err, WEIR_E_INTERNAL, "not a job task");
+		return NULL;
+	}
+}
+
+/* The queue of pool `name` (the configuration's), or NULL. */
+static const char *pool_queue(const struct dag_manager *dm, const char *name)
+{
+	const char *q = NULL;
+
+	for (size_t i = 0; name && i < dm->n_pools; i++)
+		if (dm->pool_queues[i] && !strcmp(dm->pools[i].name, name))
+			q = dm->pool_queues[i];
+	return q;
+}
+
+/* The job of try `try_number` of TI `ti`: its folder made, its job read
+ * and built (model/dag_job.h).  *command gets what runs.  NULL with err:
+ * the try fails with that reason. */
+static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
+                                  int try_number, char **command, struct weir_error *err)
+{
+	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
+	struct template_run tr = {0};
+	struct dag_job_try jt = {0};
+	json_t *outputs = dm_run_outputs(rc), *items = NULL;
+	char *item = NULL, *out_path = NULL, *dir = NULL;
+	struct job_spec *read = NULL, *spec = NULL;
+
+	*command = NULL;
+	if (r->map_index >= 0) {
+		items = dag_task_foreach_items(rc->spec, t, rc->params, err);
+		if (!items)
+			goto out;
+		if ((size_t)r->map_index >= json_array_size(items)) {
+			weir_error_set(err, WEIR_E_INVALID,
+			               "foreach: no item %d (the list has %zu)", r->map_index,
+			               json_array_size(items));
+			goto out;
+		}
+		item = template_value_text(json_array_get(items, (size_t)r->map_index));
+	}
+	dir = dm_try_dir(dm, rc->run.id);
+	out_path = dm_output_path(dm, rc->run.id, t->task_id, r->map_index, try_number);
+	if (!dir || !out_path || fs_mkdir_p(dir, 0755, err) < 0) {
+		if (!err->msg[0])
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	unlink(out_path);
+	if (t->kind == DAG_TASK_JOB_FILE || t->kind == DAG_TASK_JOB_TONY) {
+		read = read_task_job(t, err);
+		if (!read)
+			goto out;
+	}
+	tr.dag_id = rc->spec->dag_id;
+	tr.run_id = rc->run.run_id;
+	tr.task_id = t->task_id;
+	tr.logical_ms = rc->run.logical_date;
+	tr.interval_start_ms = rc->run.data_interval_start;
+	tr.interval_end_ms = rc->run.data_interval_end;
+	tr.try_number = try_number;
+	tr.params = rc->params;
+	tr.outputs = outputs;
+	tr.item = item;
+	jt.task = t;
+	jt.run = &tr;
+	jt.map_index = r->map_index;
+	jt.priority = r->priority;
+	jt.output_path = out_path;
+	jt.pool_queue = pool_queue(dm, r->pool);
+	jt.job = read ? read : t->job;
+	spec = dag_job_build(&jt, command, err);
+out:
+	json_decref(outputs);
+	json_decref(items);
+	job_spec_destroy(read);
+	free(item);
+	free(out_path);
+	free(dir);
+	return spec;
+}
+
+/* ---- task ends ---- */
+
+/* Try `try_number` of a TI ended: record it and let the run decide. */
+static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                     const char *task_id, int map_index, int try_number, bool success,
+                     bool no_retry, const char *reason, int64_t job_started_at)
+{
+	struct weir_error err = {0};
+	struct run_ctx *rc;
+	struct dag_event ev = {.kind = DAG_EV_TI_ENDED};
+	struct dag_ti_row *r;
+	long ti;
+	char why[WEIR_ERROR_MSG_MAX];
+	char *outputs = NULL;
+
+	rc = dm_run_get(dm, dag_id, run_id, &err);
+	if (!rc) {
+		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
+		return;
+	}
+	ti = dm_run_find_ti(rc, task_id, map_index);
+	if (ti < 0)
+		goto out;
+	r = &rc->rows[rc->ti_row[ti]];
+	if (!dag_ti_state_is_active(rc->tis[ti].state) || r->try_number != try_number)
+		goto out; /* stale: cleared or marked meanwhile */
+	why[0] = '\0';
+	if (success) {
+		char *p = dm_output_path(dm, rc->run.id, task_id, map_index, try_number);
+		if (p && dm_read_outputs(p, &outputs, why, sizeof why) < 0) {
+			success = false;
+			no_retry = false;
+		}
+		free(p);
+		if (success && outputs)
+			dm_set_str(&r->outputs, outputs);
+	}
+	dm_set_str(&r->reason, success ? "" : why[0] ? why : reason ? reason : "failed");
+	if (job_started_at > 0 && !r->start_date)
+		r->start_date = job_started_at;
+	r->end_date = clock_now_ms();
+	dm_try_update(dm, r, success ? "success" : "failed", r->reason, true);
+	ev.ti = (size_t)ti;
+	ev.try_number = try_number;
+	ev.success = success;
+	ev.no_retry = no_retry;
+	/* the decision writes the row (with the fields above) when it moves */
+	if (dm_run_step(dm, rc, &ev, &err) < 0)
+		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
+out:
+	free(outputs);
+}
+
+void dm_on_job_end(void *arg, int64_t job_id, const char *state, int exit_code, const char *reason)
+{
+	struct dag_manager *dm = arg;
+	struct dag_ti_row r = {0};
+	struct job_row job = {0};
+	bool success = !strcmp(state, "succeeded");
+	/* the server's timer or the launcher's (which reports it as the task's reason) */
+	bool timed_out = reason && strstr(reason, "execution timeout");
+	bool user_kill = !strcmp(state, "killed");
+	char why[600];
+
+	if (dag_store_ti_by_job(dm->ds, job_id, &r, NULL) < 0)
+		return; /* not a DAG task's job */
+	dm_begin(dm);
+	store_job_get(dm->store, job_id, &job, NULL);
+	if (success)
+		why[0] = '\0';
+	else if (timed_out)
+		snprintf(why, sizeof why, "job %lld: %s (no retry)", (long long)job_id, reason);
+	else if (exit_code >= 0)
+		snprintf(why, sizeof why, "job %lld %s (exit %d)%s%s", (long long)job_id, state,
+		         exit_code, reason && *reason ? ": " : "", reason ? reason : "");
+	else
+		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, state,
+		         reason && *reason ? ": " : "", reason ? reason : "");
+	ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
+	         timed_out || user_kill, why, job.started_at);
+	job_row_release(&job);
+	dag_ti_row_release(&r);
+	dm_end(dm);
+}
+
+/* ---- starting a try ---- */
+
+void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
+{
+	struct weir_error err = {0};
+	struct dag_ti_row *r;
+	struct job_spec *spec = NULL;
+	char *command = NULL;
+	int64_t job_id = 0;
+	int try_number;
+
+	if (rc->stale || rc->tis[ti].state != DAG_TI_SCHEDULED)
+		return;
+	r = &rc->rows[rc->ti_row[ti]];
+	try_number = r->try_number + 1;
+	spec = build_job(dm, rc, ti, try_number, &command, &err);
+	if (spec && job_manager_submit_spec(dm->jm, spec, &job_id, &err) < 0)
+		job_id = 0;
+	r->try_number = try_number;
+	dm_set_state(r->state, "queued");
+	r->job_id = job_id;
+	r->queued_at = clock_now_ms();
+	r->start_date = 0;
+	r->end_date = 0;
+	r->next_retry_at = 0;
+	dm_set_str(&r->rendered_command, command ? command : "");
+	dm_set_str(&r->outputs, "");
+	dm_set_str(&r->reason, job_id ? "" : err.msg);
+	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
+		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
+		rc->stale = true;
+		goto out;
+	}
+	rc->tis[ti].state = DAG_TI_QUEUED;
+	rc->tis[ti].try_number = try_number;
+	rc->tis[ti].next_retry_at = 0;
+	dm_try_update(dm, r, "queued", "", false);
+	if (job_id) {
+		log_info("DAG %s run %s task %s%s try %d: job %lld", r->dag_id, r->run_id,
+		         r->task_id, r->map_index >= 0 ? " (instance)" : "", try_number,
+		         (long long)job_id);
+	} else {
+		char why[WEIR_ERROR_MSG_MAX + 32];
+		snprintf(why, sizeof why, "cannot start: %s", r->reason);
+		log_warn("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, why);
+		ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
+		         true, why, 0);
+	}
+	dm->pass_again = true;
+out:
+	free(command);
+	job_spec_destroy(spec);
+}
