@@ -158,6 +158,25 @@ static void date_query(struct http_request *req, const char *name, struct dag_da
 		r->lte = NULL;
 }
 
+/* The four date ranges runs and task instances are filtered by. */
+static void date_queries(struct http_request *req, struct dag_date_range *execution,
+                         struct dag_date_range *start, struct dag_date_range *end,
+                         struct dag_date_range *updated)
+{
+	date_query(req, "execution_date", execution);
+	date_query(req, "start_date", start);
+	date_query(req, "end_date", end);
+	date_query(req, "updated_at", updated);
+}
+
+/* executor: Airflow's, which weir has no meaning for. */
+static void refuse_executor(struct http_request *req)
+{
+	reply_problem(req, 400,
+	              "executor: not a filter weir has (a task's queue says where it runs: "
+	              "filter by queue)");
+}
+
 /* Every value is a run state (runs) or a task instance state. */
 static bool states_ok(struct http_request *req, const char *key, const struct str_values *s,
                       bool runs)
@@ -301,10 +320,7 @@ void airflow_list_runs(const struct dag_api_ops *ops, void *ctx, struct http_req
 	if (!run_order_ok(req, q.order_by))
 		return;
 	q.states = as_list(&states);
-	date_query(req, "execution_date", &q.execution_date);
-	date_query(req, "start_date", &q.start_date);
-	date_query(req, "end_date", &q.end_date);
-	date_query(req, "updated_at", &q.updated_at);
+	date_queries(req, &q.execution_date, &q.start_date, &q.end_date, &q.updated_at);
 	reply_picked(req, ops->list_runs(ctx, dag_id, &q, &err), &err, "dag_runs", &pick);
 }
 
@@ -452,18 +468,13 @@ void airflow_list_tis(const struct dag_api_ops *ops, void *ctx, struct http_requ
 	    !airflow_query_number(req, "duration_lte", &q.has_duration_lte, &q.duration_lte))
 		return;
 	if (executor && *executor) {
-		reply_problem(req, 400,
-		              "executor: not a filter weir has (a task's queue says where it "
-		              "runs: filter by queue)");
+		refuse_executor(req);
 		return;
 	}
 	q.states = as_list(&states);
 	q.pools = as_list(&pools);
 	q.queues = as_list(&queues);
-	date_query(req, "execution_date", &q.execution_date);
-	date_query(req, "start_date", &q.start_date);
-	date_query(req, "end_date", &q.end_date);
-	date_query(req, "updated_at", &q.updated_at);
+	date_queries(req, &q.execution_date, &q.start_date, &q.end_date, &q.updated_at);
 	reply_problem_result(req, ops->list_tis(ctx, dag_id, run_id, &q, &err), &err);
 }
 
@@ -522,9 +533,7 @@ void airflow_list_tis_batch(const struct dag_api_ops *ops, void *ctx, struct htt
 	    !body_number(req, body, "duration_lte", &q.has_duration_lte, &q.duration_lte))
 		goto out;
 	if (executors.n) {
-		reply_problem(req, 400,
-		              "executor: not a filter weir has (a task's queue says where it "
-		              "runs: filter by queue)");
+		refuse_executor(req);
 		goto out;
 	}
 	q.states = as_list(&states);
