@@ -12,43 +12,36 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/airflow_lists.h"
 #include "api/airflow_logs.h"
 #include "api/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "lib/clock.h"
-#include "sched/dag_states.h"
 
-void airflow_health_add(json_t *health)
+void airflow_health_add(json_t *health, const struct api_health *st)
 {
-	char now[40];
+	char beat[40];
+	bool fresh;
 
-	clock_format_iso(clock_now_ms(), now, sizeof now);
-	json_object_set_new(health, "metadatabase", json_pack("{s:s}", "status", "healthy"));
-	json_object_set_new(
-	    health, "scheduler",
-	    json_pack("{s:s, s:s}", "status", "healthy", "latest_scheduler_heartbeat", now));
+	if (!st) {
+		json_object_set_new(health, "metadatabase", json_pack("{s:n}", "status"));
+		json_object_set_new(health, "scheduler",
+		                    json_pack("{s:n, s:n}", "status", "latest_scheduler_heartbeat"));
+		return;
+	}
+	fresh = st->last_pass_ms > 0 &&
+	        clock_now_ms() - st->last_pass_ms <= AIRFLOW_HEARTBEAT_MAX_AGE_MS;
+	clock_format_iso(st->last_pass_ms, beat, sizeof beat);
+	json_object_set_new(health, "metadatabase",
+	                    json_pack("{s:s}", "status", st->db_ok ? "healthy" : "unhealthy"));
+	json_object_set_new(health, "scheduler",
+	                    json_pack("{s:s, s:o}", "status", fresh ? "healthy" : "unhealthy",
+	                              "latest_scheduler_heartbeat",
+	                              st->last_pass_ms > 0 ? json_string(beat) : json_null()));
 }
 
 /* ---- routes ---- */
-
-static void route_list_dags(const struct dag_api_ops *ops, void *ctx, struct http_request *req)
-{
-	struct weir_error err = {0};
-	int limit, offset;
-
-	if (airflow_page_query(req, &limit, &offset))
-		reply_problem_result(req, ops->list_dags(ctx, limit, offset, &err), &err);
-}
-
-static void route_import_errors(const struct dag_api_ops *ops, void *ctx, struct http_request *req)
-{
-	struct weir_error err = {0};
-	int limit, offset;
-
-	if (airflow_page_query(req, &limit, &offset))
-		reply_problem_result(req, ops->import_errors(ctx, limit, offset, &err), &err);
-}
 
 /* update_mask: a comma-separated list of fields; only is_paused can change. */
 static bool update_mask_ok(struct http_request *req)
@@ -99,49 +92,6 @@ static void route_patch_dag(const struct dag_api_ops *ops, void *ctx, struct htt
 	r = ops->patch_dag(ctx, dag_id, body, &err);
 	json_decref(body);
 	reply_problem_result(req, r, &err);
-}
-
-/* What the DAG manager can sort runs by (Airflow's names; '-' descending). */
-static const char *const run_order_fields[] = {
-    "id",           "dag_run_id", "run_id",   "dag_id", "state", "execution_date",
-    "logical_date", "start_date", "end_date", NULL,
-};
-
-static void route_list_runs(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                            const char *dag_id)
-{
-	struct weir_error err = {0};
-	struct dag_run_list_query q = {0};
-	enum dag_run_state st;
-
-	if (!airflow_page_query(req, &q.limit, &q.offset))
-		return;
-	q.order_by = http_request_query(req, "order_by");
-	if (q.order_by) {
-		const char *f = q.order_by[0] == '-' ? q.order_by + 1 : q.order_by;
-		bool known = false;
-		for (const char *const *a = run_order_fields; *a && !known; a++)
-			known = !strcmp(f, *a);
-		if (!known) {
-			reply_problemf(
-			    req, 400,
-			    "order_by \"%.60s\": expected execution_date, logical_date, "
-			    "start_date, end_date, state, dag_run_id, run_id, dag_id or id, "
-			    "with '-' in front for descending",
-			    q.order_by);
-			return;
-		}
-	}
-	q.state = http_request_query(req, "state");
-	if (q.state && !*q.state)
-		q.state = NULL;
-	if (q.state && dag_run_state_from_name(q.state, &st) < 0) {
-		reply_problemf(req, 400,
-		               "state \"%.40s\": expected queued, running, success or failed",
-		               q.state);
-		return;
-	}
-	reply_problem_result(req, ops->list_runs(ctx, dag_id, &q, &err), &err);
 }
 
 /* POST .../dagRuns: Airflow's DAGRun body, passed on as {conf, dag_run_id,
@@ -333,54 +283,82 @@ bool airflow_owns(const char *first_segment)
 	       (!strcmp(first_segment, "dags") || !strcmp(first_segment, "importErrors"));
 }
 
-/* dags/{dag_id}/dagRuns/{run_id}/taskInstances[/...]: n >= 5 */
+/* A map index in the path: digits (a '-' in front is a bad one).  Right
+ * after the task id anything else is another route's name, or none. */
+static bool looks_like_index(const char *s)
+{
+	if (*s == '-')
+		s++;
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+/* The map index of seg, or a 400; the caller has checked looks_like_index. */
+static bool path_map_index(struct http_request *req, const char *seg, int *map_index)
+{
+	int64_t v;
+
+	if (api_parse_int(seg, 0, 1000000, &v) < 0) {
+		reply_problemf(req, 400, "map_index \"%.40s\": expected a whole number >= 0", seg);
+		return false;
+	}
+	*map_index = (int)v;
+	return true;
+}
+
+/* dags/{dag_id}/dagRuns/{run_id}/taskInstances/{task_id}[/...]: n >= 6 */
 static void route_tis(const struct dag_api_ops *ops, void *ctx, struct log_stream *logs,
                       struct http_request *req, char **seg, int n)
 {
 	struct weir_error err = {0};
 	int map_index;
-	int64_t v;
+	/* {map_index}/tries: the segment before "tries" is a map index, or a 400 */
+	bool tries = ops->ti_tries && ((n == 7 && !strcmp(seg[6], "tries")) ||
+	                               (n == 8 && !strcmp(seg[7], "tries")));
 
+	if (!(n == 6 || tries || (n == 7 && looks_like_index(seg[6])) ||
+	      (n == 8 && !strcmp(seg[6], "logs")))) {
+		reply_problem_no_route(req);
+		return;
+	}
 	if (!request_method_is(req, "GET")) {
 		reply_problem_no_method(req);
 		return;
 	}
-	if (n == 5) {
-		reply_problem_result(req, ops->list_tis(ctx, seg[1], seg[3], &err), &err);
-		return;
-	}
 	if (!airflow_check_id(req, "task_id", seg[5]))
 		return;
-	if (n == 6) {
-		if (airflow_map_index_query(req, &map_index))
-			reply_problem_result(
-			    req, ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
-	} else if (n == 7 && !strcmp(seg[6], "tries") && ops->ti_tries) {
-		if (airflow_map_index_query(req, &map_index))
-			reply_problem_result(
-			    req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
-	} else if (n == 7) {
-		/* Airflow's path for one instance of a mapped task */
-		if (api_parse_int(seg[6], 0, 1000000, &v) < 0) {
-			reply_problemf(req, 400,
-			               "map_index \"%.40s\": expected a whole number >= 0", seg[6]);
-			return;
-		}
-		reply_problem_result(req, ops->get_ti(ctx, seg[1], seg[3], seg[5], (int)v, &err),
-		                     &err);
-	} else if (n == 8 && !strcmp(seg[6], "logs")) {
+	if (n == 8 && !strcmp(seg[6], "logs")) {
 		airflow_logs_route(ops, ctx, logs, req, seg);
-	} else if (n == 8 && !strcmp(seg[7], "tries") && ops->ti_tries) {
-		if (api_parse_int(seg[6], 0, 1000000, &v) < 0) {
-			reply_problemf(req, 400,
-			               "map_index \"%.40s\": expected a whole number >= 0", seg[6]);
-			return;
-		}
-		reply_problem_result(req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], (int)v, &err),
-		                     &err);
-	} else {
-		reply_problem_no_route(req);
+		return;
 	}
+	if (n == 6 || (n == 7 && tries)) {
+		if (!airflow_map_index_query(req, &map_index))
+			return;
+	} else if (!path_map_index(req, seg[6], &map_index)) {
+		return; /* Airflow's path for one instance of a mapped task */
+	}
+	if (tries)
+		reply_problem_result(
+		    req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
+	else
+		reply_problem_result(req, ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err),
+		                     &err);
+}
+
+/* "~" stands for every DAG or run in Airflow's list routes only; elsewhere
+ * it is a 400 that says so. */
+static bool check_id_or_all(struct http_request *req, const char *what, const char *s, bool all)
+{
+	if (all && !strcmp(s, "~"))
+		return true;
+	if (!strcmp(s, "~")) {
+		reply_problemf(req, 400,
+		               "%s \"~\": \"~\" (every one) is taken only by the list routes: GET "
+		               "/dags/~/dagRuns, GET /dags/~/dagRuns/~/taskInstances, POST "
+		               "/dags/~/dagRuns/list and POST /dags/~/dagRuns/~/taskInstances/list",
+		               what);
+		return false;
+	}
+	return airflow_check_id(req, what, s);
 }
 
 void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream *logs,
@@ -398,23 +376,37 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream 
 		else if (!request_method_is(req, "GET"))
 			reply_problem_no_method(req);
 		else
-			route_import_errors(ops, ctx, req);
+			airflow_list_import_errors(ops, ctx, req);
 		return;
 	}
 	if (n == 1) {
 		if (request_method_is(req, "GET"))
-			route_list_dags(ops, ctx, req);
+			airflow_list_dags(ops, ctx, req);
 		else
 			reply_problem_no_method(req);
 		return;
 	}
-	/* "~": every DAG, as Airflow lists runs across DAGs (GET only) */
-	if (n == 3 && !strcmp(seg[1], "~") && !strcmp(seg[2], "dagRuns") &&
-	    request_method_is(req, "GET")) {
-		route_list_runs(ops, ctx, req, seg[1]);
+	/* the batch forms of the run and task instance lists: every DAG, every run */
+	if (n == 4 && !strcmp(seg[1], "~") && !strcmp(seg[2], "dagRuns") &&
+	    !strcmp(seg[3], "list")) {
+		if (request_method_is(req, "POST"))
+			airflow_list_runs_batch(ops, ctx, req);
+		else
+			reply_problem_no_method(req);
 		return;
 	}
-	if (!airflow_check_id(req, "dag_id", seg[1]))
+	if (n == 6 && !strcmp(seg[1], "~") && !strcmp(seg[2], "dagRuns") &&
+	    !strcmp(seg[3], "~") && !strcmp(seg[4], "taskInstances") && !strcmp(seg[5], "list")) {
+		if (request_method_is(req, "POST"))
+			airflow_list_tis_batch(ops, ctx, req);
+		else
+			reply_problem_no_method(req);
+		return;
+	}
+	/* "~" as the dag_id: the runs of every DAG (GET) */
+	if (!check_id_or_all(req, "dag_id", seg[1],
+	                     (n == 3 || n == 5) && !strcmp(seg[2], "dagRuns") &&
+	                         request_method_is(req, "GET")))
 		return;
 	if (n == 2) {
 		if (request_method_is(req, "GET"))
@@ -450,14 +442,17 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream 
 	}
 	if (n == 3) {
 		if (request_method_is(req, "GET"))
-			route_list_runs(ops, ctx, req, seg[1]);
+			airflow_list_runs(ops, ctx, req, seg[1]);
 		else if (request_method_is(req, "POST"))
 			route_trigger(ops, ctx, req, seg[1]);
 		else
 			reply_problem_no_method(req);
 		return;
 	}
-	if (!airflow_check_id(req, "dag_run_id", seg[3]))
+	/* "~" as the run id: the task instances of every run (GET) */
+	if (!check_id_or_all(req, "dag_run_id", seg[3],
+	                     n == 5 && !strcmp(seg[4], "taskInstances") &&
+	                         request_method_is(req, "GET")))
 		return;
 	if (n == 4) {
 		if (request_method_is(req, "GET"))
@@ -470,6 +465,13 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream 
 	}
 	if (strcmp(seg[4], "taskInstances")) {
 		reply_problem_no_route(req);
+		return;
+	}
+	if (n == 5) {
+		if (request_method_is(req, "GET"))
+			airflow_list_tis(ops, ctx, req, seg[1], seg[3]);
+		else
+			reply_problem_no_method(req);
 		return;
 	}
 	route_tis(ops, ctx, logs, req, seg, n);

@@ -28,8 +28,13 @@ bool airflow_owns(const char *first_segment);
 void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream *logs,
                     struct http_request *req, char **seg, int n);
 
-/* Adds Airflow's health fields ("metadatabase", "scheduler") to weir's
- * health object: a server that answers runs its scheduler on this loop. */
-void airflow_health_add(json_t *health);
+/* A scheduler whose last pass is older than this is unhealthy (Airflow's
+ * scheduler_health_check_threshold). */
+#define AIRFLOW_HEARTBEAT_MAX_AGE_MS 30000
+/* Adds Airflow's health fields to weir's health object: "metadatabase"
+ * {"status"} healthy when the store answered, "scheduler" {"status",
+ * "latest_scheduler_heartbeat"} from its last pass, healthy when that is
+ * recent.  `st` NULL: not known (statuses and heartbeat null). */
+void airflow_health_add(json_t *health, const struct api_health *st);
 
 #endif

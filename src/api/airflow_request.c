@@ -75,6 +75,103 @@ bool airflow_page_query(struct http_request *req, int *limit, int *offset)
 	return true;
 }
 
+struct query_check {
+	struct http_request *req;
+	const char *const *allowed;
+};
+
+static bool query_key_known(void *arg, const char *key, const char *value)
+{
+	struct query_check *c = arg;
+	char list[512] = "";
+
+	(void)value;
+	for (const char *const *a = c->allowed; *a; a++)
+		if (!strcmp(key, *a))
+			return true;
+	for (const char *const *a = c->allowed; *a; a++)
+		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
+		         a == c->allowed ? "" : ", ", *a);
+	reply_problemf(c->req, 400, "query parameter \"%.60s\": not one this route takes (%s)",
+	               key, list);
+	return false;
+}
+
+bool airflow_query_known(struct http_request *req, const char *const *allowed)
+{
+	struct query_check c = {req, allowed};
+
+	return http_request_query_each(req, query_key_known, &c);
+}
+
+struct query_values {
+	const char *key;
+	const char **v;
+	size_t max, n;
+	bool over;
+};
+
+static bool query_value_of(void *arg, const char *key, const char *value)
+{
+	struct query_values *q = arg;
+
+	if (strcmp(key, q->key) || !value || !*value)
+		return true;
+	if (q->n == q->max) {
+		q->over = true;
+		return false;
+	}
+	q->v[q->n++] = value;
+	return true;
+}
+
+bool airflow_query_list(struct http_request *req, const char *key, const char **v, size_t max,
+                        size_t *n)
+{
+	struct query_values q = {key, v, max, 0, false};
+
+	http_request_query_each(req, query_value_of, &q);
+	*n = q.n;
+	if (q.over)
+		reply_problemf(req, 400, "%s: at most %zu values", key, max);
+	return !q.over;
+}
+
+bool airflow_query_bool(struct http_request *req, const char *key, bool def, bool *out)
+{
+	const char *v = http_request_query(req, key);
+
+	*out = def;
+	if (!v || !*v)
+		return true;
+	if (!strcasecmp(v, "true") || !strcmp(v, "1"))
+		*out = true;
+	else if (!strcasecmp(v, "false") || !strcmp(v, "0"))
+		*out = false;
+	else {
+		reply_problemf(req, 400, "%s \"%.40s\": expected true or false", key, v);
+		return false;
+	}
+	return true;
+}
+
+bool airflow_query_number(struct http_request *req, const char *key, bool *has, double *out)
+{
+	const char *v = http_request_query(req, key);
+	char *end = NULL;
+
+	*has = false;
+	if (!v || !*v)
+		return true;
+	*out = strtod(v, &end);
+	if (end == v || *end || *out != *out) {
+		reply_problemf(req, 400, "%s \"%.40s\": expected a number", key, v);
+		return false;
+	}
+	*has = true;
+	return true;
+}
+
 bool airflow_map_index_query(struct http_request *req, int *map_index)
 {
 	const char *q = http_request_query(req, "map_index");

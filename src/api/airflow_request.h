@@ -11,6 +11,7 @@
 #define WEIR_API_AIRFLOW_REQUEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
@@ -30,6 +31,17 @@ bool airflow_check_id(struct http_request *req, const char *what, const char *s)
 /* limit and offset: limit 0 means the default, more than the maximum is
  * cut to it, a negative one is an error. */
 bool airflow_page_query(struct http_request *req, int *limit, int *offset);
+/* Every query parameter is one of `allowed` (NULL-ended), or a 400 naming
+ * the first that is not and listing what the route takes. */
+bool airflow_query_known(struct http_request *req, const char *const *allowed);
+/* Every value of a repeatable parameter (?state=a&state=b, in order, empty
+ * ones left out) into v[0..max); a 400 when there are more. */
+bool airflow_query_list(struct http_request *req, const char *key, const char **v, size_t max,
+                        size_t *n);
+/* A boolean parameter (true/false, 1/0, any case); absent gives `def`. */
+bool airflow_query_bool(struct http_request *req, const char *key, bool def, bool *out);
+/* A number parameter (duration_gte=1.5); *has false when absent. */
+bool airflow_query_number(struct http_request *req, const char *key, bool *has, double *out);
 /* ?map_index=N (N >= -1); -1 when absent. */
 bool airflow_map_index_query(struct http_request *req, int *map_index);
 /* The body as a JSON object whose keys are all in `allowed` (NULL-ended). */

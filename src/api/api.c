@@ -25,6 +25,8 @@ struct api {
 	void *dag_ctx;
 	struct basic_auth *basic; /* NULL: Bearer token only */
 	struct ui_auth *ui;       /* the web UI's sessions */
+	api_health_fn health;     /* NULL: health unknown */
+	void *health_ctx;
 };
 
 bool api_auth_ok(const char *authorization, const char *token)
@@ -77,8 +79,9 @@ static enum ui_auth_result cookie_auth(struct api *api, struct http_request *req
 	return r;
 }
 
-static void route_health(struct http_request *req)
+static void route_health(struct api *api, struct http_request *req)
 {
+	struct api_health st = {0};
 	json_t *h;
 
 	if (!request_method_is(req, "GET")) {
@@ -86,8 +89,10 @@ static void route_health(struct http_request *req)
 		return;
 	}
 	h = json_pack("{s:s, s:s}", "status", "ok", "version", API_VERSION);
+	if (api->health)
+		api->health(api->health_ctx, &st);
 	if (h)
-		airflow_health_add(h);
+		airflow_health_add(h, api->health ? &st : NULL);
 	http_request_respond_json(req, 200, h);
 }
 
@@ -108,6 +113,12 @@ static void refuse(struct api *api, struct http_request *req, const char *first)
 		reply_status(req, 401,
 		             "missing or wrong token: send \"Authorization: Bearer TOKEN\" with "
 		             "the token from the server's home (HOME/token) or WEIR_TOKEN");
+}
+
+void api_set_health(struct api *api, api_health_fn fn, void *ctx)
+{
+	api->health = fn;
+	api->health_ctx = ctx;
 }
 
 void api_handle(struct http_request *req, void *arg)
@@ -155,7 +166,7 @@ void api_handle(struct http_request *req, void *arg)
 		goto out;
 	}
 	if (n == 1 && !strcmp(seg[0], "health")) {
-		route_health(req);
+		route_health(api, req);
 		goto out;
 	}
 	if (!request_auth_ok(api, req) && (auth = cookie_auth(api, req, seg[0])) != UI_AUTH_OK) {

@@ -49,6 +49,9 @@ void api_destroy(struct api *api);
  * answer through `ops` (the server's DAG manager); until this is called they
  * answer 503.  `ops` and `ctx` must outlive the api; NULL turns them off. */
 void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx);
+/* Where GET /health learns whether the store answers and when the scheduler
+ * last passed (dag_api.h); until this is called both read null. */
+void api_set_health(struct api *api, api_health_fn fn, void *ctx);
 /* Users who may authenticate with HTTP Basic besides the Bearer token (from
  * the server's configuration; see api/basic_auth.h).  Copied; replaces the
  * list before.  0, or -1 with err naming a bad hash (the list before stays). */

@@ -15,28 +15,87 @@
 #define WEIR_API_DAG_API_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <jansson.h>
 
 #include "lib/error.h"
 
-/* GET .../dagRuns query; strings may be NULL (not given). */
-struct dag_run_list_query {
-	int limit;            /* default 100 */
-	int offset;           /* default 0 */
-	const char *order_by; /* e.g. "-execution_date", "start_date" */
-	const char *state;    /* one state, or NULL */
+/* The values a list filter takes, any of which matches (Airflow's repeated
+ * parameter: an OR); n == 0: no filter. */
+struct dag_str_list {
+	const char *const *v;
+	size_t n;
 };
 
+/* NAME_gte and NAME_lte of a list query as the client wrote them (a date
+ * and time, RFC 3339); NULL: no bound.  Both bounds are inclusive; an item
+ * without that date (a run not started yet) matches no bound.  The op reads
+ * them and answers WEIR_E_INVALID naming the parameter. */
+struct dag_date_range {
+	const char *gte, *lte;
+};
+
+/* GET /dags. */
+struct dag_list_query {
+	int limit;                  /* default 100 */
+	int offset;                 /* default 0 */
+	bool desc;                  /* order_by=-dag_id (the only order: by dag_id) */
+	bool only_active;           /* leave out DAGs whose file went away (Airflow: true) */
+	int paused;                 /* 1: paused only, 0: unpaused only, -1: both */
+	const char *dag_id_pattern; /* SQL LIKE of Airflow's ilike("%p%"): '%' any run, '_' any
+	                             * one character, case-insensitive; NULL: every DAG */
+	struct dag_str_list tags;   /* DAGs with any of these tags */
+};
+
+/* GET .../dagRuns and POST /dags/~/dagRuns/list; strings may be NULL (not
+ * given).  updated_at is the run's last change of state: the latest of
+ * queued_at, start_date and end_date. */
+struct dag_run_list_query {
+	int limit;                 /* default 100 */
+	int offset;                /* default 0 */
+	const char *order_by;      /* e.g. "-execution_date", "start_date" */
+	struct dag_str_list states;  /* any of these states */
+	struct dag_str_list dag_ids; /* with dag_id "~": these DAGs only (n == 0: every DAG) */
+	struct dag_date_range execution_date, start_date, end_date, updated_at;
+};
+
+/* GET .../dagRuns/{run_id}/taskInstances and POST /dags/~/dagRuns/~/taskInstances/list.
+ * A TI's state and dates are the ones its TaskInstance shows; its queue is
+ * the task's `queue:` in the DAG file (default_args included), so a task
+ * that names none matches no queue; updated_at as for runs (queued_when,
+ * start_date, end_date); duration in seconds. */
+struct dag_ti_list_query {
+	int limit;  /* default 100 */
+	int offset; /* default 0 */
+	struct dag_str_list states, pools, queues;
+	struct dag_str_list dag_ids, run_ids, task_ids; /* the batch body's; n == 0: any */
+	struct dag_date_range execution_date, start_date, end_date, updated_at;
+	bool has_duration_gte, has_duration_lte;
+	double duration_gte, duration_lte;
+};
+
+/* What GET /health reports as Airflow's "metadatabase" and "scheduler": whether
+ * the store answered a query just now, and when the scheduler (the DAG
+ * manager's pass over its folder, runs and pools) last went round, in ms since
+ * the epoch (0: not yet).  Filled by the server at each request. */
+struct api_health {
+	bool db_ok;
+	int64_t last_pass_ms;
+};
+typedef void (*api_health_fn)(void *ctx, struct api_health *out);
+
 struct dag_api_ops {
-	/* GET /dags: {"dags":[DAG...],"total_entries":N} */
-	json_t *(*list_dags)(void *ctx, int limit, int offset, struct weir_error *err);
+	/* GET /dags: {"dags":[DAG...],"total_entries":N}, total_entries counting what the
+	 * filters keep */
+	json_t *(*list_dags)(void *ctx, const struct dag_list_query *q, struct weir_error *err);
 	/* GET /dags/{dag_id}: DAG */
 	json_t *(*get_dag)(void *ctx, const char *dag_id, struct weir_error *err);
 	/* PATCH /dags/{dag_id} {"is_paused":bool}: DAG */
 	json_t *(*patch_dag)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
-	/* GET /dags/{dag_id}/dagRuns: {"dag_runs":[...],"total_entries":N} */
+	/* GET /dags/{dag_id}/dagRuns: {"dag_runs":[...],"total_entries":N}; dag_id "~": every
+	 * DAG's */
 	json_t *(*list_runs)(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
 			     struct weir_error *err);
 	/* POST /dags/{dag_id}/dagRuns {"conf","dag_run_id","logical_date"}: DAGRun */
@@ -47,9 +106,11 @@ struct dag_api_ops {
 	/* PATCH /dags/{dag_id}/dagRuns/{run_id} {"state":"success|failed|queued"}: DAGRun */
 	json_t *(*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
 			     struct weir_error *err);
-	/* GET .../dagRuns/{run_id}/taskInstances: {"task_instances":[...],"total_entries":N} */
+	/* GET .../dagRuns/{run_id}/taskInstances: {"task_instances":[...],"total_entries":N};
+	 * dag_id and run_id "~": every DAG's, every run's (by DAG, then the run's logical date,
+	 * then the graph's order) */
 	json_t *(*list_tis)(void *ctx, const char *dag_id, const char *run_id,
-			    struct weir_error *err);
+			    const struct dag_ti_list_query *q, struct weir_error *err);
 	/* GET .../taskInstances/{task_id}[?map_index=N]: TaskInstance (map_index -1: not a
 	 * foreach instance) */
 	json_t *(*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,

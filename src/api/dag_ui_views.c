@@ -51,7 +51,7 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 	    time_or_null(s->start_date_ms), "end_date", "trigger_rule",
 	    trigger_rule_name(t->trigger_rule), "extra_links", "depends_on_past", 0, "is_mapped",
 	    mapped, "wait_for_downstream", 0, "retries", t->retries, "queue", "default", "pool",
-	    t->pool ? t->pool : "default_pool", "pool_slots", 1, "execution_timeout",
+	    t->pool ? t->pool : "default_pool", "pool_slots", t->pool_slots > 0 ? t->pool_slots : 1, "execution_timeout",
 	    timedelta_json(t->execution_timeout_s, true), "retry_delay",
 	    timedelta_json(t->retry_delay_s, false), "retry_exponential_backoff",
 	    t->retry_exponential_backoff, "max_retry_delay",

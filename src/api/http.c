@@ -293,6 +293,34 @@ const char *http_request_query(const struct http_request *req, const char *key)
 	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
 }
 
+struct query_walk {
+	bool (*fn)(void *arg, const char *key, const char *value);
+	void *arg;
+	bool stopped;
+};
+
+static enum MHD_Result query_walk_one(void *cls, enum MHD_ValueKind kind, const char *key,
+                                      const char *value)
+{
+	struct query_walk *w = cls;
+
+	(void)kind;
+	if (w->fn(w->arg, key, value))
+		return MHD_YES;
+	w->stopped = true;
+	return MHD_NO;
+}
+
+bool http_request_query_each(const struct http_request *req,
+                             bool (*fn)(void *arg, const char *key, const char *value),
+                             void *arg)
+{
+	struct query_walk w = {fn, arg, false};
+
+	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, query_walk_one, &w);
+	return !w.stopped;
+}
+
 const char *http_request_header(const struct http_request *req, const char *name)
 {
 	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);

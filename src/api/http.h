@@ -62,6 +62,12 @@ const char *http_request_method(const struct http_request *req);
 const char *http_request_path(const struct http_request *req);
 /* A query parameter or NULL. */
 const char *http_request_query(const struct http_request *req, const char *key);
+/* Calls fn for every query parameter in the order sent, repeats included
+ * (a key without '=' has value NULL); stops when fn returns false.
+ * false when fn stopped it. */
+bool http_request_query_each(const struct http_request *req,
+                             bool (*fn)(void *arg, const char *key, const char *value),
+                             void *arg);
 /* A header (case-insensitive name) or NULL. */
 const char *http_request_header(const struct http_request *req, const char *name);
 /* The body (NUL-terminated; empty string when none). */

@@ -1,5 +1,6 @@
-/* log_stream.c: log bodies, followers, and their wake-ups on appends, task
- * ends and the fallback look at the file (log_stream.h). */
+/* log_stream.c: log bodies, followers, and their wake-ups on appends, the
+ * kernel's notice of a write, task ends and the fallback look at the file
+ * (log_stream.h). */
 #include "api/log_stream.h"
 
 #include <fcntl.h>
@@ -17,6 +18,8 @@ struct follower {
 	struct log_stream_source src;
 	uint64_t sent;        /* bytes handed to MHD so far */
 	bool fed;             /* the server has appended to the file since this follow began */
+	bool heard;           /* the kernel told of a write to the file (inotify) */
+	uv_fs_event_t *watch; /* the file watched while waiting; NULL: none */
 	bool waiting;         /* the response waits for bytes (HTTP_STREAM_WAIT) */
 	int64_t next_look_ms; /* while waiting: when to look at the file again */
 	struct follower *prev, *next;
@@ -24,6 +27,7 @@ struct follower {
 
 struct log_stream {
 	uv_timer_t timer;
+	int64_t poll_ms, recheck_ms; /* LOG_STREAM_POLL_MS, LOG_STREAM_RECHECK_MS */
 	struct follower *followers;
 };
 
@@ -43,6 +47,69 @@ static void timer_arm(struct log_stream *ls)
 	}
 	now = clock_mono_ms();
 	uv_timer_start(&ls->timer, on_timer, first > now ? (uint64_t)(first - now) : 0, 0);
+}
+
+/* How long a waiting follower goes before it looks at its file again:
+ * long when it is told of writes (the server's appends, or the kernel's
+ * notice of a write on this machine), short for a file written where this
+ * machine's kernel cannot see it (a Slurm step on another node writing to
+ * a shared file system). */
+static int64_t look_after_ms(const struct follower *f)
+{
+	const struct log_stream *ls = f->ls;
+	if (!ls)
+		return LOG_STREAM_POLL_MS;
+	return f->fed || f->heard ? ls->recheck_ms : ls->poll_ms;
+}
+
+static void look(struct follower *f);
+
+static void on_file_event(uv_fs_event_t *h, const char *name, int events, int status)
+{
+	struct follower *f = h->data;
+
+	(void)name;
+	(void)events;
+	if (!f || status < 0)
+		return;
+	f->heard = true;
+	look(f);
+	if (f->ls)
+		timer_arm(f->ls);
+}
+
+static void watch_closed(uv_handle_t *h)
+{
+	free(h);
+}
+
+static void watch_stop(struct follower *f)
+{
+	if (!f->watch)
+		return;
+	f->watch->data = NULL;
+	uv_close((uv_handle_t *)f->watch, watch_closed);
+	f->watch = NULL;
+}
+
+/* A follower of a file the server does not write waits for the kernel's
+ * notice of a write (inotify through libuv); without a watch (the file is
+ * not there yet, or no watch could be made) the looks alone find bytes. */
+static void watch_start(struct follower *f)
+{
+	if (f->watch || f->fed || !f->ls || !f->src.path || f->src.fd < 0)
+		return;
+	f->watch = malloc(sizeof *f->watch);
+	if (!f->watch)
+		return;
+	if (uv_fs_event_init(f->ls->timer.loop, f->watch) < 0) {
+		free(f->watch);
+		f->watch = NULL;
+		return;
+	}
+	f->watch->data = f;
+	if (uv_fs_event_start(f->watch, on_file_event, f->src.path, 0) < 0)
+		watch_stop(f);
 }
 
 static void wake(struct follower *f)
@@ -68,11 +135,12 @@ static void look(struct follower *f)
 	if (f->src.fd >= 0 && fstat(f->src.fd, &st) == 0 &&
 	    (uint64_t)st.st_size > f->src.start + f->sent)
 		resume = true;
-	if (resume)
+	if (resume) {
 		wake(f);
-	else
-		f->next_look_ms =
-		    clock_mono_ms() + (f->fed ? LOG_STREAM_RECHECK_MS : LOG_STREAM_POLL_MS);
+	} else {
+		watch_start(f);
+		f->next_look_ms = clock_mono_ms() + look_after_ms(f);
+	}
 }
 
 static void on_timer(uv_timer_t *t)
@@ -111,7 +179,8 @@ static ssize_t follower_read(void *arg, uint64_t pos, char *buf, size_t max)
 	if (!f->src.follow || f->src.ended || !f->ls)
 		return HTTP_STREAM_END;
 	f->waiting = true;
-	f->next_look_ms = clock_mono_ms() + (f->fed ? LOG_STREAM_RECHECK_MS : LOG_STREAM_POLL_MS);
+	watch_start(f);
+	f->next_look_ms = clock_mono_ms() + look_after_ms(f);
 	timer_arm(f->ls);
 	return HTTP_STREAM_WAIT;
 }
@@ -129,6 +198,7 @@ static void follower_free(void *arg)
 	struct follower *f = arg;
 	struct log_stream *ls = f->ls;
 
+	watch_stop(f);
 	if (ls) {
 		if (f->prev)
 			f->prev->next = f->next;
@@ -187,6 +257,7 @@ int log_stream_append(struct log_stream *ls, const char *path, uint64_t offset, 
 		if (!f->src.path || strcmp(f->src.path, path))
 			continue;
 		f->fed = true;
+		watch_stop(f); /* the appends wake it from now on */
 		if (f->waiting)
 			wake(f);
 	}
@@ -202,7 +273,15 @@ struct log_stream *log_stream_create(uv_loop_t *loop)
 		return NULL;
 	uv_timer_init(loop, &ls->timer);
 	ls->timer.data = ls;
+	ls->poll_ms = LOG_STREAM_POLL_MS;
+	ls->recheck_ms = LOG_STREAM_RECHECK_MS;
 	return ls;
+}
+
+void log_stream_set_looks(struct log_stream *ls, int64_t poll_ms, int64_t recheck_ms)
+{
+	ls->poll_ms = poll_ms;
+	ls->recheck_ms = recheck_ms;
 }
 
 static void timer_closed(uv_handle_t *h)
@@ -219,6 +298,7 @@ void log_stream_destroy(struct log_stream *ls)
 		f->ls = NULL;
 		f->src.ended = true;
 		f->src.follow = false;
+		watch_stop(f);
 	}
 	ls->followers = NULL;
 	uv_timer_stop(&ls->timer);

@@ -6,12 +6,15 @@
  *
  * Where the server writes the file itself (a chunk shipped by a launcher,
  * POST /launch/log, through log_stream_append()), its followers wake when
- * the bytes are written.  A file written by someone else (a launcher or a
- * Slurm step with log_transport: file) gives no notice: its followers look
- * at the file every LOG_STREAM_POLL_MS until the server has appended to it
- * once.  A follower the server feeds still looks every
- * LOG_STREAM_RECHECK_MS, for a task end that came without a notice.  The
- * task's end reaches followers through log_stream_notify_job() (the job
+ * the bytes are written.  A file written by someone else (a local launcher
+ * with log_transport: file, the default) is watched while its follower
+ * waits (inotify, through libuv's uv_fs_event): a write on this machine
+ * wakes it.  Every waiting follower also looks at its file now and then:
+ * every LOG_STREAM_RECHECK_MS once it has been told of a write (an append
+ * or a notice), for a task end that came without a notice; every
+ * LOG_STREAM_POLL_MS until then, for a file written where this kernel
+ * cannot see it (a Slurm step on another node, a shared file system).
+ * The task's end reaches followers through log_stream_notify_job() (the job
  * manager's api_notify_logs()): they drain what is left and end.
  *
  * Lifetime: a follower lives as long as its response; destroying the
@@ -57,6 +60,11 @@ struct log_stream *log_stream_create(uv_loop_t *loop);
 /* Ends every follow and closes the timer (run the loop once more to finish
  * closing it).  NULL is a no-op. */
 void log_stream_destroy(struct log_stream *ls);
+
+/* How long waiting followers go between looks at their files (defaults:
+ * LOG_STREAM_POLL_MS, LOG_STREAM_RECHECK_MS).  Tests make both long, so
+ * that only a wake-up can deliver bytes. */
+void log_stream_set_looks(struct log_stream *ls, int64_t poll_ms, int64_t recheck_ms);
 
 /* Answers `req` 200 text/plain with the source's bytes (headers added
  * before this call go with it).  Takes what src owns, also on failure.

@@ -34,6 +34,7 @@ void cli_dags_usage(FILE *out)
 	    "       weir dags pause DAG | unpause DAG\n"
 	    "       weir dags backfill DAG --from D --to D [--conf JSON] [--wait]\n"
 	    "       weir dags test DAG_FILE [--conf JSON] [--logical-date T] [--keep]\n"
+	    "                      [--config FILE] [--executor local]\n"
 	    "\n"
 	    "  list      the DAGs (id, schedule, paused, tags, file), then the DAG files that\n"
 	    "            did not load (import errors: file, line and message)\n"
@@ -50,11 +51,13 @@ void cli_dags_usage(FILE *out)
 	    "            (ids backfill__LOGICAL_DATE; runs that exist already are kept);\n"
 	    "            --wait: follow them and exit 0 when all succeeded\n"
 	    "  test      runs one DAG file once, in this process, without a server: a\n"
-	    "            temporary home and store, the local executor, real processes; one\n"
-	    "            line per task state change, a summary, the log tail of each failed\n"
-	    "            task; exit 0 when the run succeeds, 1 when it fails, 2 for a bad\n"
-	    "            file or --conf, 130 on Ctrl-C (its jobs are killed).  --keep: keep\n"
-	    "            the temporary home (logs, store) and print its path\n"
+	    "            temporary home and store, the server's configuration (--config,\n"
+	    "            default HOME/weir.yaml: queues, pools, executor, resources), real\n"
+	    "            processes; one line per task state change, a summary, the log tail\n"
+	    "            of each failed task; exit 0 when the run succeeds, 1 when it fails,\n"
+	    "            2 for a bad file, configuration or --conf, 130 on Ctrl-C (its jobs\n"
+	    "            are killed).  --keep: keep the temporary home (logs, store) and\n"
+	    "            print its path; --executor local: run Slurm-routed tasks here\n"
 	    "  --json    the server's JSON instead of a table\n"
 	    "\n"
 	    "exit status: 0 done (a followed run succeeded), 1 the run failed or the server\n"
@@ -994,11 +997,25 @@ out:
 }
 
 /* `dags test` runs in this process (server/dag_test.h): no server, no HTTP client. */
-static int dags_test(const char *file, const char *conf_text, const char *date, bool keep)
+static int dags_test(const char *file, const char *conf_text, const char *date, bool keep,
+                     const char *config, const char *executor, const char *home)
 {
 	struct weir_error err = {0};
-	struct dag_test_opts o = {.file = file, .logical_date = date, .keep = keep};
+	struct dag_test_opts o = {.file = file,
+	                          .logical_date = date,
+	                          .keep = keep,
+	                          .config = config,
+	                          .home = home && *home ? home : getenv("WEIR_HOME")};
 	int rc;
+
+	if (executor && strcmp(executor, "local")) {
+		cli_error("--executor \"%s\": expected local (Slurm-routed tasks run here)",
+		          executor);
+		return CLI_EXIT_USAGE;
+	}
+	o.executor_local = executor != NULL;
+	if (o.home && !*o.home)
+		o.home = NULL;
 
 	if (conf_text) {
 		o.conf = cli_dags_parse_conf(conf_text, &err);
@@ -1044,9 +1061,12 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	                            {"--to", &to, NULL, NULL},
 	                            {"--conf", &conf, NULL, NULL},
 	                            {"--wait", NULL, &wait, NULL}};
+	const char *config = NULL, *executor = NULL;
 	struct dag_opt test_opts[] = {{"--conf", &conf, NULL, NULL},
 	                              {"--logical-date", &date, NULL, NULL},
-	                              {"--keep", NULL, &keep, NULL}};
+	                              {"--keep", NULL, &keep, NULL},
+	                              {"--config", &config, NULL, NULL},
+	                              {"--executor", &executor, NULL, NULL}};
 	struct dag_opt runs_opts[] = {{"--state", &state, NULL, NULL},
 	                              {"--limit", &limit, NULL, NULL},
 	                              {"--json", NULL, &as_json, NULL}};
@@ -1073,7 +1093,7 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		n_use = 4;
 	} else if (!strcmp(sub, "test")) {
 		use = test_opts;
-		n_use = 3;
+		n_use = 5;
 	} else {
 		cli_error("no command \"dags %s\"", sub);
 		cli_dags_usage(stderr);
@@ -1091,7 +1111,7 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		return CLI_EXIT_USAGE;
 	}
 	if (!strcmp(sub, "test"))
-		return dags_test(pos[0], conf, date, keep);
+		return dags_test(pos[0], conf, date, keep, config, executor, g.home);
 	if (cli_ctx_init(&ctx, &g, &err) < 0) {
 		cli_error("%s", err.msg);
 		return CLI_EXIT_FAILED;

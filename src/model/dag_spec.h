@@ -36,6 +36,7 @@
 #define DAG_DEFAULT_ACTIVE_TASKS 16
 #define DAG_DEFAULT_RETRY_DELAY_S 300
 #define DAG_MAX_RETRIES      100
+#define DAG_MAX_POOL_SLOTS   100000
 
 /* When a task may run, given its upstream tasks' states (Airflow's). */
 enum trigger_rule {
@@ -70,6 +71,7 @@ struct dag_default_args {
 	int64_t max_retry_delay_s;
 	int64_t execution_timeout_s;
 	char *pool;
+	int pool_slots; /* 0: not given */
 	char *queue; /* NULL: not given */
 	int priority;
 	bool priority_set;
@@ -106,6 +108,9 @@ struct dag_task {
 	int64_t max_retry_delay_s; /* 0: no cap */
 	int64_t execution_timeout_s; /* 0: none */
 	char *pool;                  /* NULL: no pool */
+	int pool_slots;              /* the slots of its pool an instance holds (>= 1) */
+	char pool_slots_at[48];      /* the field that gave it ("tasks[2].pool_slots"); "" when
+	                              * it is the default 1 */
 	char *queue;                 /* the server's queue its job goes to; NULL: the job's own */
 	char queue_at[48];           /* the field that gave it ("tasks[2].queue"), for errors */
 	json_t *slurm;               /* the job's `slurm:` settings (checked); NULL: the job's own */

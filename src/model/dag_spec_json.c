@@ -84,6 +84,7 @@ static json_t *task_json(const struct dag_task *t)
 	rc |= json_object_set_new(o, "max_retry_delay", json_integer(t->max_retry_delay_s));
 	rc |= json_object_set_new(o, "execution_timeout", json_integer(t->execution_timeout_s));
 	rc |= json_object_set_new(o, "pool", str_or_null(t->pool));
+	rc |= json_object_set_new(o, "pool_slots", json_integer(t->pool_slots > 0 ? t->pool_slots : 1));
 	if (t->queue)
 		rc |= json_object_set_new(o, "queue", json_string(t->queue));
 	if (t->slurm)
@@ -138,6 +139,8 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 					  json_integer(d->execution_timeout_s));
 	if (d->pool)
 		rc |= json_object_set_new(da, "pool", json_string(d->pool));
+	if (d->pool_slots > 0)
+		rc |= json_object_set_new(da, "pool_slots", json_integer(d->pool_slots));
 	if (d->queue)
 		rc |= json_object_set_new(da, "queue", json_string(d->queue));
 	if (d->priority_set)

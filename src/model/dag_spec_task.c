@@ -16,12 +16,12 @@
 
 static const char *const default_arg_keys[] = {
 	"retries", "retry_delay", "retry_exponential_backoff", "max_retry_delay",
-	"execution_timeout", "pool", "priority", "resources", "queue", NULL,
+	"execution_timeout", "pool", "pool_slots", "priority", "resources", "queue", NULL,
 };
 static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
-	"pool", "priority", "resources", "foreach", "queue", "slurm", NULL,
+	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -139,8 +139,8 @@ static int read_resources(struct field_reader *r, json_t *v, const char *prefix,
 /* The keys a task and default_args share.  1 if `key` was one of them. */
 static int read_shared_arg(struct field_reader *r, const char *key, json_t *val, int *retries,
 			   int64_t *retry_delay, int *exp_backoff, int64_t *max_delay,
-			   int64_t *timeout, char **pool, bool *pool_set, int *priority,
-			   bool *priority_set)
+			   int64_t *timeout, char **pool, bool *pool_set, int *pool_slots,
+			   int *priority, bool *priority_set)
 {
 	long long x;
 	bool b;
@@ -172,6 +172,11 @@ static int read_shared_arg(struct field_reader *r, const char *key, json_t *val,
 			return field_fail(r, "expected a pool name of [A-Za-z0-9_.-], got \"%s\"", s);
 		if (field_set_string(r, pool, s) < 0)
 			return -1;
+	} else if (!strcmp(key, "pool_slots")) {
+		/* Airflow's: the slots of its pool one instance holds while it runs */
+		if (field_get_int(r, val, 1, DAG_MAX_POOL_SLOTS, &x) < 0)
+			return -1;
+		*pool_slots = (int)x;
 	} else if (!strcmp(key, "priority")) {
 		if (field_get_int(r, val, -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, &x) < 0)
 			return -1;
@@ -236,8 +241,8 @@ int dag_read_default_args(struct field_reader *r, json_t *v, struct dag_default_
 		}
 		if (read_shared_arg(r, key, val, &d->retries, &d->retry_delay_s,
 				    &d->retry_exponential_backoff, &d->max_retry_delay_s,
-				    &d->execution_timeout_s, &d->pool, &pool_set, &d->priority,
-				    &d->priority_set) < 0)
+				    &d->execution_timeout_s, &d->pool, &pool_set, &d->pool_slots,
+				    &d->priority, &d->priority_set) < 0)
 			return -1;
 	}
 	return 0;
@@ -443,6 +448,7 @@ static int read_job(struct field_reader *r, struct dag_task *t, json_t *v, const
 struct task_given {
 	bool resources;
 	bool pool;
+	int pool_slots; /* 0: not given */
 	bool priority;
 	int retries;
 	int exp_backoff;
@@ -663,8 +669,8 @@ static int read_task_shared(struct field_reader *r, struct task_read *tr, const 
 	bool prio_set = false;
 
 	if (read_shared_arg(r, key, val, &g->retries, &g->retry_delay, &g->exp_backoff,
-			    &g->max_delay, &g->timeout, &tr->t->pool, &g->pool, &tr->t->priority,
-			    &prio_set) < 0)
+			    &g->max_delay, &g->timeout, &tr->t->pool, &g->pool, &g->pool_slots,
+			    &tr->t->priority, &prio_set) < 0)
 		return -1;
 	g->priority |= prio_set;
 	return 0;
@@ -738,6 +744,9 @@ static int read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, j
 		if (read_task_key(r, &tr, key, val) < 0)
 			return -1;
 	}
+	if (given->pool_slots)
+		snprintf(tr.t->pool_slots_at, sizeof tr.t->pool_slots_at, "%s.pool_slots",
+		         tr.prefix);
 	return check_task_kind(r, &tr);
 }
 
@@ -760,6 +769,9 @@ static int resolve_defaults(struct field_reader *r, struct dag_spec *dag, struct
 							       : 0;
 	if (!g->pool && d->pool && field_set_string(r, &t->pool, d->pool) < 0)
 		return -1;
+	t->pool_slots = g->pool_slots ? g->pool_slots : d->pool_slots ? d->pool_slots : 1;
+	if (!g->pool_slots && d->pool_slots)
+		snprintf(t->pool_slots_at, sizeof t->pool_slots_at, "default_args.pool_slots");
 	if (!t->queue && d->queue) {
 		if (field_set_string(r, &t->queue, d->queue) < 0)
 			return -1;

@@ -63,6 +63,7 @@ struct dag_manager {
 	struct run_ctx **runs; /* runs read during this turn (dm_run_get()) */
 	size_t n_runs, cap_runs;
 	int64_t wake_at_ms; /* the earliest retry seen since the timer was armed; 0: none */
+	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
 };
 
 /* A run in memory, for the events of one turn (dm_run_get()). */

@@ -25,11 +25,13 @@
 #define WEIR_SERVER_DAG_MANAGER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <uv.h>
 
 #include "api/dag_api.h"
 #include "lib/error.h"
+#include "model/dag_spec.h"
 #include "server/config.h"
 #include "server/job_manager.h"
 #include "store/store.h"
@@ -60,8 +62,22 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err);
  * to it.  0, or -1 with err. */
 int dag_manager_recover(struct dag_manager *dm, struct weir_error *err);
 
+/* What a DAG file needs of this server: every queue its tasks name is one
+ * the job manager has, and no task takes more slots (pool_slots) than its
+ * pool has.  Else -1 with the import error the manager records
+ * ("FILE:LINE: tasks[2].queue: no queue ...", "FILE:LINE:
+ * tasks[1].pool_slots: task fit takes 3 slots, but pool gpu has 2"), `file`
+ * being the DAG file as the user wrote it. */
+int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
+                             const char *file, struct weir_error *err);
+
 /* The ops table for the Airflow routes (ctx: the manager). */
 const struct dag_api_ops *dag_manager_api_ops(void);
+
+/* When the manager's periodic pass (recovery, then a rescan of the folder
+ * and a pool pass every 2 s) last ended, ms since the epoch; 0 before the
+ * first.  The scheduler's heartbeat of GET /health. */
+int64_t dag_manager_last_pass(const struct dag_manager *dm);
 
 /* For the start-up line. */
 void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs);

@@ -1,6 +1,6 @@
 /* dag_ops.c: the DAG manager's face to the API (dag_manager.h,
- * dag_internal.h): the dag_api_ops the Airflow routes call for DAGs, runs,
- * task instances and import errors (triggers, pause, marks, clears, log
+ * dag_internal.h): the dag_api_ops the Airflow routes call for one DAG, run
+ * or task instance and for import errors (the lists: dag_list_ops.c) (triggers, pause, marks, clears, log
  * locations).  Reads come from the store and the manager's DAG entries and
  * are rendered by api/dag_views.h; every change goes through the run
  * decisions of the DAG manager in one turn.
@@ -59,8 +59,8 @@ bool dm_job_runs(const struct job_row *job)
 	return !strcmp(job->state, "running");
 }
 
-static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
-                       const struct dag_run_row *run)
+json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
+                   const struct dag_run_row *run)
 {
 	struct job_row job = {0};
 	struct dag_job_view v = {0};
@@ -83,26 +83,6 @@ static json_t *oom(struct weir_error *err)
 {
 	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	return NULL;
-}
-
-static json_t *op_list_dags(void *ctx, int limit, int offset, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_row *rows = NULL;
-	size_t n = 0;
-	json_t *a = json_array();
-
-	if (dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0) {
-		json_decref(a);
-		return NULL;
-	}
-	if (limit <= 0)
-		limit = 100;
-	for (size_t i = (size_t)(offset > 0 ? offset : 0);
-	     i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, dm_dag_json(dm, &rows[i]));
-	dag_rows_free(rows, n);
-	return dag_view_collection("dags", a, n);
 }
 
 static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
@@ -149,7 +129,7 @@ out:
 	return r;
 }
 
-static int dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
+int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
 {
 	struct dag_row row = {0};
 
@@ -157,90 +137,6 @@ static int dag_must_exist(struct dag_manager *dm, const char *dag_id, struct wei
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
 	dag_row_release(&row);
 	return 0;
-}
-
-static int cmp_str(const char *a, const char *b)
-{
-	return strcmp(a ? a : "", b ? b : "");
-}
-
-static const char *g_order; /* qsort has no context argument */
-
-static int cmp_run(const void *pa, const void *pb)
-{
-	const struct dag_run_row *a = pa, *b = pb;
-	const char *k = g_order;
-	int desc = 0, c = 0;
-
-	if (*k == '-') {
-		desc = 1;
-		k++;
-	}
-#define CMP_I(x, y) ((x) < (y) ? -1 : (x) > (y) ? 1 : 0)
-	if (!strcmp(k, "start_date"))
-		c = CMP_I(a->start_date, b->start_date);
-	else if (!strcmp(k, "end_date"))
-		c = CMP_I(a->end_date, b->end_date);
-	else if (!strcmp(k, "state"))
-		c = cmp_str(a->state, b->state);
-	else if (!strcmp(k, "dag_run_id") || !strcmp(k, "run_id"))
-		c = cmp_str(a->run_id, b->run_id);
-	else if (!strcmp(k, "dag_id"))
-		c = cmp_str(a->dag_id, b->dag_id);
-	else if (!strcmp(k, "id"))
-		c = CMP_I(a->id, b->id);
-	else
-		c = CMP_I(a->logical_date, b->logical_date);
-	if (c == 0)
-		c = CMP_I(a->id, b->id);
-#undef CMP_I
-	return desc ? -c : c;
-}
-
-static json_t *op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
-                            struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_run_query sq = {0};
-	struct dag_run_row *rows = NULL;
-	size_t n = 0;
-	json_t *a;
-	int limit = q && q->limit > 0 ? q->limit : 100, offset = q && q->offset > 0 ? q->offset : 0;
-	const char *order = q && q->order_by && *q->order_by ? q->order_by : "execution_date";
-	const char *k = order[0] == '-' ? order + 1 : order;
-	enum dag_run_state rs;
-
-	if (strcmp(k, "execution_date") && strcmp(k, "logical_date") && strcmp(k, "start_date") &&
-	    strcmp(k, "end_date") && strcmp(k, "state") && strcmp(k, "dag_run_id") &&
-	    strcmp(k, "run_id") && strcmp(k, "dag_id") && strcmp(k, "id")) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "order_by: expected [-]execution_date, start_date, end_date, state, "
-		               "dag_run_id or id, got \"%s\"",
-		               order);
-		return NULL;
-	}
-	if (q && q->state && *q->state && dag_run_state_from_name(q->state, &rs) < 0) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "state: expected queued, running, success or failed, got \"%s\"",
-		               q->state);
-		return NULL;
-	}
-	if (strcmp(dag_id, "~")) {
-		if (dag_must_exist(dm, dag_id, err) < 0)
-			return NULL;
-		sq.dag_id = dag_id;
-	}
-	sq.state = q && q->state && *q->state ? q->state : NULL;
-	if (dag_store_run_list(dm->ds, &sq, &rows, &n, err) < 0)
-		return NULL;
-	g_order = order;
-	if (n > 1)
-		qsort(rows, n, sizeof *rows, cmp_run);
-	a = json_array();
-	for (size_t i = (size_t)offset; i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, dag_view_run(&rows[i]));
-	dag_run_rows_free(rows, n);
-	return dag_view_collection("dag_runs", a, n);
 }
 
 static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
@@ -333,7 +229,7 @@ static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id, str
 {
 	struct dag_manager *dm = ctx;
 
-	if (dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_must_exist(dm, dag_id, err) < 0)
 		return NULL;
 	return run_json_by_id(dm, dag_id, run_id, err);
 }
@@ -375,38 +271,11 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 	return r;
 }
 
-static json_t *op_list_tis(void *ctx, const char *dag_id, const char *run_id,
-                           struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_run_row run = {0};
-	struct dag_ti_row *rows = NULL;
-	size_t n = 0;
-	json_t *a;
-
-	if (dag_must_exist(dm, dag_id, err) < 0)
-		return NULL;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
-		return NULL;
-	}
-	if (dag_store_tis_of_run(dm->ds, dag_id, run_id, &rows, &n, err) < 0) {
-		dag_run_row_release(&run);
-		return NULL;
-	}
-	a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, ti_json(dm, &rows[i], &run));
-	dag_ti_rows_free(rows, n);
-	dag_run_row_release(&run);
-	return dag_view_collection("task_instances", a, n);
-}
-
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const char *task_id, int map_index, struct dag_run_row *run, struct dag_ti_row *ti,
                  struct weir_error *err)
 {
-	if (dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_must_exist(dm, dag_id, err) < 0)
 		return -1;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, run, NULL) < 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
@@ -434,7 +303,7 @@ static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, cons
 
 	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &row, err) < 0)
 		return NULL;
-	r = ti_json(dm, &row, &run);
+	r = dm_ti_json(dm, &row, &run);
 	dag_ti_row_release(&row);
 	dag_run_row_release(&run);
 	return r ? r : oom(err);
@@ -655,14 +524,14 @@ static json_t *op_import_errors(void *ctx, int limit, int offset, struct weir_er
 }
 
 static const struct dag_api_ops ops = {
-    .list_dags = op_list_dags,
+    .list_dags = dm_op_list_dags,
     .get_dag = op_get_dag,
     .patch_dag = op_patch_dag,
-    .list_runs = op_list_runs,
+    .list_runs = dm_op_list_runs,
     .trigger_run = op_trigger_run,
     .get_run = op_get_run,
     .patch_run = op_patch_run,
-    .list_tis = op_list_tis,
+    .list_tis = dm_op_list_tis,
     .get_ti = op_get_ti,
     .ti_log_locate = op_ti_log_locate,
     .clear_tis = op_clear_tis,

@@ -1,6 +1,7 @@
-/* dag_ops.h: what the two halves of the DAG manager's API ops share
- * (dag_ops.c: DAGs, runs, task instances, import errors; dag_ui_ops.c: a
- * DAG's structure, tries and the web UI's views).  Not for use outside
+/* dag_ops.h: what the parts of the DAG manager's API ops share (dag_ops.c:
+ * DAGs, runs, task instances, import errors; dag_list_ops.c: the lists and
+ * their filters; dag_ui_ops.c: a DAG's structure, tries and the web UI's
+ * views).  Not for use outside
  * src/server/dag_*.c.
  */
 #ifndef WEIR_SERVER_DAG_OPS_H
@@ -8,6 +9,9 @@
 
 #include <stdint.h>
 
+#include <jansson.h>
+
+#include "api/dag_api.h"
 #include "model/dag_spec.h"
 #include "server/dag_internal.h"
 #include "store/dag_store.h"
@@ -17,5 +21,19 @@
  * its end); *spec gets the DAG's last good parse (NULL: none). */
 int64_t dm_next_dagrun(struct dag_manager *dm, const struct dag_row *row,
                        const struct dag_spec **spec);
+
+/* 0, or a WEIR_E_NOT_FOUND naming the DAG when the store has no such DAG. */
+int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err);
+/* A task instance as the API shows it (TaskInstance), what its job says
+ * included; a new reference (NULL: out of memory). */
+json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
+                   const struct dag_run_row *run);
+
+/* dag_list_ops.c: GET /dags, .../dagRuns, .../taskInstances and the batch lists. */
+json_t *dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct weir_error *err);
+json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
+                        struct weir_error *err);
+json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
+                       const struct dag_ti_list_query *q, struct weir_error *err);
 
 #endif

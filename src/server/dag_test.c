@@ -26,6 +26,7 @@
 #include "lib/log.h"
 #include "model/cron.h"
 #include "model/dag_spec.h"
+#include "server/dag_manager.h"
 #include "server/server.h"
 
 #define TICK_MS 100
@@ -324,7 +325,8 @@ static void look(struct dag_test *t, const char **state)
 {
 	struct weir_error err = {0};
 	json_t *run = t->ops->get_run(t->parts.dm, t->dag_id, t->run_id, &err);
-	json_t *tis = run ? t->ops->list_tis(t->parts.dm, t->dag_id, t->run_id, &err) : NULL;
+	json_t *tis = run ? t->ops->list_tis(t->parts.dm, t->dag_id, t->run_id,
+	                                        &(struct dag_ti_list_query){.limit = 1000}, &err) : NULL;
 
 	*state = NULL;
 	if (!run || !tis) {
@@ -440,29 +442,66 @@ out:
 	return rc;
 }
 
-/* One slot for each pool the DAG names (see dag_test.h). */
-static int add_pools(struct server_config *cfg, const struct dag_spec *spec)
+/* A pool the DAG names that the configuration lacks gets the slots its
+ * largest task takes (see dag_test.h). */
+static int add_pools(struct server_config *cfg, const struct dag_spec *spec, const char *file)
 {
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const char *name = spec->tasks[i].pool;
 		bool have = false;
+		int slots = 1;
 		struct server_pool *p;
 
-		if (!name || !*name)
+		if (!name || !*name || !strcmp(name, "default_pool"))
 			continue;
 		for (size_t k = 0; k < cfg->n_pools; k++)
 			have = have || !strcmp(cfg->pools[k].name, name);
 		if (have)
 			continue;
+		for (size_t k = 0; k < spec->n_tasks; k++)
+			if (spec->tasks[k].pool && !strcmp(spec->tasks[k].pool, name) &&
+			    spec->tasks[k].pool_slots > slots)
+				slots = spec->tasks[k].pool_slots;
+		printf("weir dags test: %s: pool %s is not in the server's configuration%s%s (a "
+		       "server leaves its tasks waiting); it gets %d slot%s here\n",
+		       file, name, cfg->config_path ? " " : "",
+		       cfg->config_path ? cfg->config_path : "", slots, slots == 1 ? "" : "s");
 		p = realloc(cfg->pools, (cfg->n_pools + 1) * sizeof *p);
 		if (!p)
 			return -1;
 		cfg->pools = p;
+		memset(&p[cfg->n_pools], 0, sizeof *p);
 		p[cfg->n_pools].name = strdup(name);
-		p[cfg->n_pools].slots = 1;
+		p[cfg->n_pools].slots = slots;
 		if (!p[cfg->n_pools].name)
 			return -1;
 		cfg->n_pools++;
+	}
+	return 0;
+}
+
+/* The server's configuration as `weir server --home HOME --config FILE`
+ * reads it, with --executor local applied; the test's own home, DAG folder
+ * and port go over it afterwards. */
+static int load_server_config(struct server_config *cfg, const struct dag_test_opts *o,
+                              struct weir_error *err)
+{
+	if ((o->home && !(cfg->home = strdup(o->home))) ||
+	    (o->config && !(cfg->config_path = strdup(o->config))))
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	if (server_config_load(cfg, err) < 0)
+		return -1;
+	if (!cfg->config_path) {
+		char *def = fs_join(cfg->home, "weir.yaml");
+		if (def && fs_exists(def))
+			cfg->config_path = def;
+		else
+			free(def);
+	}
+	if (o->executor_local) {
+		cfg->executor_slurm = false;
+		for (size_t i = 0; i < cfg->n_queues; i++)
+			cfg->queues[i].slurm = false;
 	}
 	return 0;
 }
@@ -484,8 +523,25 @@ static char *make_home(void)
 	return path;
 }
 
+/* An import error of the copy, told of the user's file: the copy's path
+ * (and its line, which means nothing in the user's file) become the file's. */
+static void print_import_error(const char *msg, const char *copy, const char *file)
+{
+	size_t n = strlen(copy);
+	const char *rest = msg;
+
+	if (strncmp(msg, copy, n)) {
+		error_msg("%s", msg);
+		return;
+	}
+	rest = msg + n;
+	if (*rest == ':' && rest[1] >= '0' && rest[1] <= '9')
+		rest += 1 + strspn(rest + 1, "0123456789");
+	error_msg("%s%s", file, rest);
+}
+
 /* The DAG manager loaded the copy: else say why (its import error). */
-static int check_loaded(struct dag_test *t)
+static int check_loaded(struct dag_test *t, const char *copy, const char *file)
 {
 	struct weir_error err = {0};
 	json_t *dag = t->ops->get_dag(t->parts.dm, t->dag_id, &err);
@@ -498,9 +554,9 @@ static int check_loaded(struct dag_test *t)
 	}
 	ie = t->ops->import_errors(t->parts.dm, 100, 0, &err);
 	json_array_foreach(json_object_get(ie, "import_errors"), i, e)
-	    error_msg("%s", json_string_value(json_object_get(e, "stack_trace")));
+	    print_import_error(json_string_value(json_object_get(e, "stack_trace")), copy, file);
 	if (json_array_size(json_object_get(ie, "import_errors")) == 0)
-		error_msg("DAG %s did not load", t->dag_id);
+		error_msg("%s: DAG %s did not load", file, t->dag_id);
 	json_decref(ie);
 	return -1;
 }
@@ -571,6 +627,11 @@ int dag_test_run(const struct dag_test_opts *o)
 	}
 	json_decref(params);
 
+	if (load_server_config(&cfg, o, &err) < 0) {
+		error_msg("%s", err.msg);
+		rc = DAG_TEST_BAD_INPUT;
+		goto out;
+	}
 	home = make_home();
 	if (!home)
 		goto out;
@@ -588,7 +649,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	cfg.dags_dir = strdup(dags);
 	cfg.listen_host = strdup("127.0.0.1");
 	cfg.listen_port = 0;
-	if (!cfg.home || !cfg.dags_dir || !cfg.listen_host || add_pools(&cfg, spec) < 0)
+	if (!cfg.home || !cfg.dags_dir || !cfg.listen_host || add_pools(&cfg, spec, o->file) < 0)
 		goto out;
 	if (server_prepare_home(&cfg, &err) < 0) {
 		error_msg("home %s: %s", home, err.msg);
@@ -607,8 +668,17 @@ int dag_test_run(const struct dag_test_opts *o)
 	/* the server's own chatter (DAG loaded, run queued) is not the test's output */
 	if (!getenv("WEIR_LOG"))
 		log_set_level(LOG_WARN);
-	if (server_parts_create(&t.parts, &t.loop, &cfg, &err) < 0 ||
-	    server_parts_recover(&t.parts, &err) < 0) {
+	if (server_parts_create(&t.parts, &t.loop, &cfg, &err) < 0) {
+		error_msg("%s", err.msg);
+		goto out_loop;
+	}
+	/* checked on the user's file, so that an error names it and its line */
+	if (dag_manager_check_spec(t.parts.dm, spec, o->file, &err) < 0) {
+		error_msg("%s", err.msg);
+		rc = DAG_TEST_BAD_INPUT;
+		goto out_loop;
+	}
+	if (server_parts_recover(&t.parts, &err) < 0) {
 		error_msg("%s", err.msg);
 		goto out_loop;
 	}
@@ -618,7 +688,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	t.seen = json_object();
 	if (!t.seen)
 		goto out_loop;
-	if (check_loaded(&t) < 0) {
+	if (check_loaded(&t, copy, o->file) < 0) {
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
 	}

@@ -12,8 +12,15 @@
  * A DAG with a schedule runs once anyway: the copy the manager loads has
  * its start_date moved past the end of the calendar, so the schedule makes
  * no run of its own (the manual run's data interval still follows it).
- * Pools the DAG names get one slot each (the server's configuration is not
- * read): tasks that share a pool never overlap, as with the smallest pool.
+ * The server's configuration is read as `weir server` reads it (--config,
+ * else HOME/weir.yaml when there is one): its queues, pools, executor and
+ * resources; only the home, DAG folder and port are the test's own.
+ * `executor_local` runs the work the configuration sends to Slurm on this
+ * machine instead.  A pool the DAG names that the configuration lacks gets
+ * the slots of its largest task (pool_slots; a server would leave its tasks
+ * waiting), with a line saying so.
+ * Every error names the file the user gave: a queue the server lacks is
+ * checked on it before the manager loads its copy.
  */
 #ifndef WEIR_SERVER_DAG_TEST_H
 #define WEIR_SERVER_DAG_TEST_H
@@ -27,12 +34,17 @@ struct dag_test_opts {
 	json_t *conf;             /* a JSON object over the DAG's params, or NULL; borrowed */
 	const char *logical_date; /* any form schedule_parse_time() reads, or NULL: now */
 	bool keep;                /* keep the temporary home (its path is printed) */
+	const char *home;         /* the server's home, whose weir.yaml is read; NULL: the
+	                           * server's default ($HOME/.weir) */
+	const char *config;       /* the server's configuration file; NULL: HOME/weir.yaml */
+	bool executor_local;      /* Slurm-routed work runs locally */
 };
 
 /* Exit statuses. */
 #define DAG_TEST_SUCCESS 0
 #define DAG_TEST_FAILED 1    /* the run failed, or the test could not be carried out */
-#define DAG_TEST_BAD_INPUT 2 /* the file does not parse, or --conf/--logical-date is refused */
+#define DAG_TEST_BAD_INPUT 2 /* the file does not load, the configuration does not read, or
+                              * --conf/--logical-date is refused */
 #define DAG_TEST_INTERRUPTED 130
 
 /* Runs the test; prints to stdout (progress, summary, log tails) and stderr

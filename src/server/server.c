@@ -189,6 +189,21 @@ static int set_routes(struct server_parts *p, const struct server_config *cfg,
 	return rc;
 }
 
+/* GET /health: a query on the store (the schema version's row of its meta
+ * table) and the DAG manager's last periodic pass. */
+static void parts_health(void *ctx, struct api_health *out)
+{
+	struct server_parts *p = ctx;
+	struct weir_error err = {0};
+	char *v = NULL;
+
+	out->db_ok = store_meta_get(p->store, "schema_version", &v, &err) >= 0;
+	if (!out->db_ok)
+		log_warn("health: %s", err.msg);
+	free(v);
+	out->last_pass_ms = dag_manager_last_pass(p->dm);
+}
+
 int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_config *cfg,
                         struct weir_error *err)
 {
@@ -227,6 +242,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		goto out;
 	}
 	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
+	api_set_health(p->api, parts_health, p);
 	if (set_users(p, cfg, err) < 0) {
 		rc = -2;
 		goto out;

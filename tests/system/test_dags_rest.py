@@ -162,3 +162,60 @@ def test_tasks_logs_follow_a_running_try(make_dags):
     assert r.returncode == 0, cli_describe(r)
     assert r.stdout.splitlines() == ["line %d" % i for i in range(1, 7)], cli_describe(r)
     assert d.wait_run("talk", "t1")["state"] == "success"
+
+
+def test_list_filters_are_honoured_or_refused(make_dags):
+    """A script filtering Airflow's lists gets what it asked for, or a 400 naming the
+    parameter; unknown paths are 404; "~" lists across DAGs and runs."""
+    d = make_dags()
+    d.write("ml_nightly.yaml", "dag_id: ml_nightly\ntags: [ml]\ntasks:\n"
+            "  - {task_id: a, command: 'true'}\n")
+    d.write("etl_hourly.yaml", "dag_id: etl_hourly\ntags: [etl]\ntasks:\n"
+            "  - {task_id: a, command: 'true'}\n  - {task_id: b, command: 'false'}\n")
+    d.wait_dag("ml_nightly")
+    d.wait_dag("etl_hourly")
+    d.trigger("ml_nightly", run_id="m1", logical_date="2024-03-01T00:00:00+00:00")
+    d.trigger("etl_hourly", run_id="e1", logical_date="2024-03-05T00:00:00+00:00")
+    assert d.wait_run("ml_nightly", "m1")["state"] == "success"
+    assert d.wait_run("etl_hourly", "e1")["state"] == "failed"
+
+    def ids(body, key="dags", field="dag_id"):
+        return sorted(x[field] for x in body[key])
+
+    def refused(path, word, status=400, method="GET", body=None):
+        st, b = d.srv.api(method, "/api/v1" + path, body)
+        assert st == status and word in b["detail"], (path, st, b)
+
+    assert ids(d.get("/dags?tags=ml")) == ["ml_nightly"]
+    assert ids(d.get("/dags?tags=ml&tags=etl")) == ["etl_hourly", "ml_nightly"]
+    assert ids(d.get("/dags?dag_id_pattern=HOURLY")) == ["etl_hourly"]
+    assert d.get("/dags?paused=true")["total_entries"] == 0
+    assert ids(d.get("/dags?order_by=-dag_id"))[0] == "etl_hourly"
+    assert d.get("/dags?order_by=-dag_id")["dags"][0]["dag_id"] == "ml_nightly"
+    assert set(d.get("/dags?fields=dag_id,is_paused")["dags"][0]) == {"dag_id", "is_paused"}
+    refused("/dags?tag=ml", "tag")
+    refused("/dags?fields=owner_links", "owner_links")
+
+    assert ids(d.get("/dags/~/dagRuns?state=failed"), "dag_runs") == ["etl_hourly"]
+    assert ids(d.get("/dags/~/dagRuns?execution_date_gte=2024-03-02T00:00:00Z"),
+               "dag_runs") == ["etl_hourly"]
+    assert d.get("/dags/~/dagRuns?end_date_lte=2000-01-01T00:00:00Z")["total_entries"] == 0
+    refused("/dags/~/dagRuns?start_date_gte=soon", "start_date_gte")
+    st, b = d.srv.api("POST", "/api/v1/dags/~/dagRuns/list",
+                      {"dag_ids": ["ml_nightly"], "states": ["success"]})
+    assert st == 200 and ids(b, "dag_runs") == ["ml_nightly"], b
+
+    tis = d.get("/dags/~/dagRuns/~/taskInstances?state=failed")
+    assert [(t["dag_id"], t["task_id"]) for t in tis["task_instances"]] == [("etl_hourly", "b")]
+    assert d.get("/dags/etl_hourly/dagRuns/e1/taskInstances?limit=1")["total_entries"] == 2
+    assert len(d.get("/dags/etl_hourly/dagRuns/e1/taskInstances?limit=1")
+               ["task_instances"]) == 1
+    assert d.get("/dags/etl_hourly/dagRuns/e1/taskInstances?pool=default_pool"
+                 "&duration_gte=0")["total_entries"] == 2
+    st, b = d.srv.api("POST", "/api/v1/dags/~/dagRuns/~/taskInstances/list",
+                      {"task_ids": ["a"], "dag_ids": ["etl_hourly", "ml_nightly"]})
+    assert st == 200 and b["total_entries"] == 2, b
+    refused("/dags/etl_hourly/dagRuns/e1/taskInstances?executor=celery", "executor")
+
+    refused("/dags/etl_hourly/dagRuns/e1/taskInstances/a/xcomEntries", "no such route", 404)
+    refused("/dags/~/dagRuns/e1", "~")

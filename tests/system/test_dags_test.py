@@ -319,3 +319,116 @@ def _alive(pid):
     except OSError:
         return False
     return state not in ("Z", "X")
+
+
+SERVER_CONFIG = """\
+pools: {train: 2}
+queues:
+  cpu: {executor: local}
+  gpu: {executor: slurm, partition: gpu}
+"""
+
+QUEUED_DAG = """\
+dag_id: t_queues
+tasks:
+  - task_id: prep
+    command: echo prep > @SIDE@/prep
+    queue: cpu
+    pool: train
+  - task_id: fit
+    depends_on: [prep]
+    command: echo fit > @SIDE@/fit
+    queue: gpu
+"""
+
+
+def test_reads_the_servers_configuration(tester):
+    """Queues and pools come from the server's weir.yaml (--config, else HOME/weir.yaml);
+    --executor local runs the Slurm queue's task here."""
+    cfg = tester.tmp / "weir.yaml"
+    cfg.write_text(SERVER_CONFIG)
+    path = tester.write("queued.yaml", QUEUED_DAG)
+    r = tester.run(path, "--config", cfg, "--executor", "local")
+    assert r.returncode == 0, describe(r)
+    assert summary(r.stdout) == {("prep", "-"): ("success", 1), ("fit", "-"): ("success", 1)}
+    assert (tester.side / "prep").exists() and (tester.side / "fit").exists()
+    assert "not in the server's configuration" not in r.stdout
+    tester.check_clean()
+
+    # the default: the server's home (--home, else WEIR_HOME), as `weir server` finds it
+    home = tester.tmp / "home"
+    home.mkdir()
+    (home / "weir.yaml").write_text(SERVER_CONFIG)
+    r = subprocess.run([WEIR_BIN, "--home", str(home), "dags", "test", str(path),
+                        "--executor", "local"],
+                       capture_output=True, text=True, timeout=300, env=tester.env())
+    assert r.returncode == 0, describe(r)
+    tester.check_clean()
+
+    r = tester.run(path, "--config", cfg, "--executor", "slurm")
+    assert r.returncode == 2, describe(r)
+    assert "--executor" in r.stderr
+    r = tester.run(path, "--config", tester.tmp / "nope.yaml")
+    assert r.returncode == 2, describe(r)
+    assert "nope.yaml" in r.stderr
+
+
+def test_errors_name_the_users_file(tester):
+    """A queue the server lacks is the user's file and line, not a copy's."""
+    cfg = tester.tmp / "weir.yaml"
+    cfg.write_text(SERVER_CONFIG)
+    path = tester.write("badq.yaml", """\
+dag_id: t_badq
+tasks:
+  - task_id: a
+    command: echo a
+
+  - task_id: b
+    command: echo b
+    queue: nowhere
+""")
+    r = tester.run(path, "--config", cfg)
+    assert r.returncode == 2, describe(r)
+    assert "%s:8: tasks[1].queue" % path in r.stderr, describe(r)
+    assert "cpu, gpu" in r.stderr
+    assert ".json" not in r.stderr and "weir-dags-test-" not in r.stderr, describe(r)
+    assert "triggered" not in r.stdout
+    assert tester.homes() == []
+
+
+def test_pool_slots_hold_the_whole_pool(tester):
+    """Two independent tasks in a 2-slot pool: with pool_slots 2 (here from default_args)
+    they never overlap; a task wanting more than the pool has is refused at load."""
+    cfg = tester.tmp / "weir.yaml"
+    cfg.write_text("pools: {train: 2}\n")
+    step = ("date +%s.%N > @SIDE@/{0}.start; sleep 1; date +%s.%N > @SIDE@/{0}.end")
+    path = tester.write("slots.yaml", """\
+dag_id: t_slots
+default_args: {pool: train, pool_slots: 2}
+tasks:
+  - task_id: one
+    command: %s
+  - task_id: two
+    command: %s
+""" % (step.format("one"), step.format("two")))
+    r = tester.run(path, "--config", cfg)
+    assert r.returncode == 0, describe(r)
+    t = {n: (float((tester.side / ("%s.start" % n)).read_text()),
+             float((tester.side / ("%s.end" % n)).read_text())) for n in ("one", "two")}
+    first, second = sorted(t.values())
+    assert first[1] <= second[0], t  # the second started after the first ended
+    tester.check_clean()
+
+    path = tester.write("toobig.yaml", """\
+dag_id: t_toobig
+tasks:
+  - task_id: a
+    command: 'true'
+    pool: train
+    pool_slots: 3
+""")
+    r = tester.run(path, "--config", cfg)
+    assert r.returncode == 2, describe(r)
+    assert "%s:6: tasks[0].pool_slots: task a takes 3 slots, but pool train has 2" % path \
+        in r.stderr, describe(r)
+    assert tester.homes() == []

@@ -17,6 +17,43 @@ def test_health_needs_no_token(server):
     assert "version" in body
 
 
+def test_health_tells_the_truth(server):
+    """The heartbeat is the scheduler's last pass, not the request's time, and a
+    store that cannot answer makes the metadatabase unhealthy."""
+    import datetime
+    import sqlite3
+    import time
+
+    def heartbeat(body):
+        return datetime.datetime.fromisoformat(
+            body["scheduler"]["latest_scheduler_heartbeat"].replace("Z", "+00:00"))
+
+    status, body = server.api("GET", "/api/v1/health", token=False)
+    assert status == 200, body
+    assert body["metadatabase"] == {"status": "healthy"}
+    assert body["scheduler"]["status"] == "healthy"
+    first = heartbeat(body)
+    # two asks within one pass see the same heartbeat, and it is in the past
+    status, body = server.api("GET", "/api/v1/health", token=False)
+    now = datetime.datetime.now(datetime.timezone.utc)
+    assert heartbeat(body) <= now
+    assert (now - heartbeat(body)).total_seconds() < 30
+    # the passes go on (every 2 s): a later ask sees a later one
+    deadline = time.time() + 10
+    while heartbeat(body) == first and time.time() < deadline:
+        time.sleep(0.3)
+        body = server.api("GET", "/api/v1/health", token=False)[1]
+    assert heartbeat(body) > first, body
+
+    db = sqlite3.connect(str(server.home / "weir.db"), timeout=10)
+    db.execute("DROP TABLE meta")
+    db.commit()
+    db.close()
+    status, body = server.api("GET", "/api/v1/health", token=False)
+    assert status == 200, body
+    assert body["metadatabase"] == {"status": "unhealthy"}, body
+
+
 @pytest.mark.parametrize("token", [False, "not-the-token"])
 def test_api_refuses_without_the_right_token(server, token):
     status, body = server.api("GET", "/api/v1/jobs", token=token)

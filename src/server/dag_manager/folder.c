@@ -146,6 +146,44 @@ out:
 	return rc;
 }
 
+int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
+                           const char *file, struct weir_error *err)
+{
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		char names[256];
+		if (!t->queue || job_manager_has_queue(dm->jm, t->queue, names, sizeof names))
+			continue;
+		int line = dag_spec_line_of(file, t->queue_at);
+		char at[32] = "";
+		if (line > 0)
+			snprintf(at, sizeof at, ":%d", line);
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s%s: %s: no queue \"%s\" on this server (%s%s)", file, at,
+		                      t->queue_at, t->queue,
+		                      names[0] ? "its queues: " : "it has no queues", names);
+	}
+	/* more slots than its pool has: it could never run */
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		const char *pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
+		for (size_t k = 0; k < dm->n_pools; k++) {
+			if (strcmp(dm->pools[k].name, pool) || dm->pools[k].slots < 0 ||
+			    t->pool_slots <= dm->pools[k].slots)
+				continue;
+			int line = t->pool_slots_at[0] ? dag_spec_line_of(file, t->pool_slots_at) : 0;
+			char at[32] = "";
+			if (line > 0)
+				snprintf(at, sizeof at, ":%d", line);
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s%s: %s: task %s takes %d slots, but pool %s has %d",
+			                      file, at, t->pool_slots_at, t->task_id, t->pool_slots,
+			                      pool, dm->pools[k].slots);
+		}
+	}
+	return 0;
+}
+
 /* The file is new or changed: parse it; a good parse replaces the DAG. */
 static void load_file(struct dag_manager *dm, struct dag_entry *e)
 {
@@ -158,21 +196,11 @@ static void load_file(struct dag_manager *dm, struct dag_entry *e)
 		import_error(dm, e, err.msg);
 		return;
 	}
-	/* a queue this server does not have: an import error at its line */
-	for (size_t i = 0; i < spec->n_tasks; i++) {
-		const struct dag_task *t = &spec->tasks[i];
-		char names[256];
-		if (!t->queue || job_manager_has_queue(dm->jm, t->queue, names, sizeof names))
-			continue;
-		int line = dag_spec_line_of(e->file, t->queue_at);
-		char at[32] = "";
-		if (line > 0)
-			snprintf(at, sizeof at, ":%d", line);
-		snprintf(msg, sizeof msg, "%s%s: %s: no queue \"%s\" on this server (%s%s)",
-		         e->file, at, t->queue_at, t->queue,
-		         names[0] ? "its queues: " : "it has no queues", names);
+	/* a queue this server does not have, a task larger than its pool: an import
+	 * error at its line */
+	if (dag_manager_check_spec(dm, spec, e->file, &err) < 0) {
 		dag_spec_destroy(spec);
-		import_error(dm, e, msg);
+		import_error(dm, e, err.msg);
 		return;
 	}
 	other = dm_entry_by_id(dm, spec->dag_id);
@@ -286,6 +314,7 @@ static void on_scan_timer(uv_timer_t *t)
 	dm_scan(dm);
 	dm_end(dm);
 	dm_arm_wake(dm);
+	dm->last_pass_ms = clock_now_ms();
 }
 
 static void on_fs_event(uv_fs_event_t *h, const char *filename, int events, int status)

@@ -182,6 +182,11 @@ void dm_arm_wake(struct dag_manager *dm)
 
 /* ---- lifetime ---- */
 
+int64_t dag_manager_last_pass(const struct dag_manager *dm)
+{
+	return dm ? dm->last_pass_ms : 0;
+}
+
 void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs)
 {
 	struct dag_import_error_row *ie = NULL;

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/log.h"
 #include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
@@ -62,5 +63,6 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 	dag_run_rows_free(runs, n);
 	dm_end(dm);
 	dm_arm_wake(dm);
+	dm->last_pass_ms = clock_now_ms();
 	return 0;
 }

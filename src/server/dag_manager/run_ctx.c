@@ -52,7 +52,7 @@ static void fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const
 	dm_set_state(r->state, "none");
 	r->max_tries = t->retries + 1;
 	r->pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
-	r->pool_slots = 1;
+	r->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
 	r->priority = t->priority;
 	r->rendered_command = "";
 	r->outputs = "";
@@ -179,7 +179,7 @@ again:
 		nd->retry.exponential = t->retry_exponential_backoff;
 		nd->retry.max_delay_ms = t->max_retry_delay_s * 1000;
 		nd->pool = t->pool;
-		nd->pool_slots = 1;
+		nd->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
 		nd->priority = t->priority;
 		nd->foreach = t->foreach_list || t->foreach_param;
 		if (!nd->foreach && count[i] > 1)

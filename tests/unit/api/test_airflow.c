@@ -28,6 +28,7 @@
 #include "api/api.h"
 #include "api/basic_auth.h"
 #include "api/http.h"
+#include "lib/clock.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 #define RUN_ID "manual__2024-01-01T00:00:00+00:00"
@@ -44,6 +45,7 @@ static struct {
 	int limit, offset, map_index, try_number;
 	char order_by[64], state[32];
 	char body[1024];
+	char query[1024]; /* a list query as the op saw it (query_text) */
 } last;
 
 static char log_path[64];
@@ -65,20 +67,40 @@ static void record(const char *op, const char *dag_id, const char *run_id, const
 	}
 }
 
+/* A list filter and a date range, appended to last.query: "a,b;" and
+ * "gte..lte;" ("-" for an open end). */
+static void add_list(const struct dag_str_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		snprintf(last.query + strlen(last.query), sizeof last.query - strlen(last.query),
+		         "%s%s", i ? "," : "", l->v[i]);
+	snprintf(last.query + strlen(last.query), sizeof last.query - strlen(last.query), ";");
+}
+
+static void add_dates(const struct dag_date_range *r)
+{
+	snprintf(last.query + strlen(last.query), sizeof last.query - strlen(last.query),
+	         "%s..%s;", r->gte ?: "-", r->lte ?: "-");
+}
+
 static json_t *not_found(struct weir_error *err, const char *what)
 {
 	weir_error_set(err, WEIR_E_NOT_FOUND, "%s: no such thing", what);
 	return NULL;
 }
 
-static json_t *op_list_dags(void *ctx, int limit, int offset, struct weir_error *err)
+static json_t *op_list_dags(void *ctx, const struct dag_list_query *q, struct weir_error *err)
 {
 	(void)ctx;
 	(void)err;
 	record("list_dags", NULL, NULL, NULL, NULL);
-	last.limit = limit;
-	last.offset = offset;
-	return json_pack("{s:[{s:s}], s:i}", "dags", "dag_id", "etl", "total_entries", 1);
+	last.limit = q->limit;
+	last.offset = q->offset;
+	snprintf(last.query, sizeof last.query, "active=%d paused=%d desc=%d pattern=%s tags=",
+	         q->only_active, q->paused, q->desc, q->dag_id_pattern ?: "-");
+	add_list(&q->tags);
+	return json_pack("{s:[{s:s, s:b}], s:i}", "dags", "dag_id", "etl", "is_paused", 0,
+	                 "total_entries", 1);
 }
 
 static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
@@ -108,7 +130,14 @@ static json_t *op_list_runs(void *ctx, const char *dag_id, const struct dag_run_
 	last.limit = q->limit;
 	last.offset = q->offset;
 	snprintf(last.order_by, sizeof last.order_by, "%s", q->order_by ? q->order_by : "");
-	snprintf(last.state, sizeof last.state, "%s", q->state ? q->state : "");
+	snprintf(last.state, sizeof last.state, "%s", q->states.n ? q->states.v[0] : "");
+	last.query[0] = '\0';
+	add_list(&q->states);
+	add_list(&q->dag_ids);
+	add_dates(&q->execution_date);
+	add_dates(&q->start_date);
+	add_dates(&q->end_date);
+	add_dates(&q->updated_at);
 	return json_pack("{s:[], s:i}", "dag_runs", "total_entries", 0);
 }
 
@@ -145,11 +174,27 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 }
 
 static json_t *op_list_tis(void *ctx, const char *dag_id, const char *run_id,
-                           struct weir_error *err)
+                           const struct dag_ti_list_query *q, struct weir_error *err)
 {
 	(void)ctx;
 	(void)err;
 	record("list_tis", dag_id, run_id, NULL, NULL);
+	last.limit = q->limit;
+	last.offset = q->offset;
+	last.query[0] = '\0';
+	add_list(&q->states);
+	add_list(&q->pools);
+	add_list(&q->queues);
+	add_list(&q->dag_ids);
+	add_list(&q->run_ids);
+	add_list(&q->task_ids);
+	add_dates(&q->execution_date);
+	add_dates(&q->start_date);
+	add_dates(&q->end_date);
+	add_dates(&q->updated_at);
+	snprintf(last.query + strlen(last.query), sizeof last.query - strlen(last.query),
+	         "dur=%g..%g", q->has_duration_gte ? q->duration_gte : -1.0,
+	         q->has_duration_lte ? q->duration_lte : -1.0);
 	return json_pack("{s:[], s:i}", "task_instances", "total_entries", 0);
 }
 
@@ -244,6 +289,15 @@ static void on_done(uv_async_t *a)
 
 static char *admin_hash;
 
+/* What the stand-in server says of its store and scheduler. */
+static struct api_health health_now;
+
+static void health_of(void *ctx, struct api_health *out)
+{
+	(void)ctx;
+	*out = health_now;
+}
+
 static void fixture_start(struct fixture *fx, bool with_dags)
 {
 	struct weir_error err = {0};
@@ -254,6 +308,7 @@ static void fixture_start(struct fixture *fx, bool with_dags)
 	assert_non_null(fx->api);
 	if (with_dags)
 		api_set_dag_ops(fx->api, &dag_ops, NULL);
+	api_set_health(fx->api, health_of, NULL);
 	if (api_set_users(fx->api, users, 2, &err) < 0)
 		fail_msg("%s", err.msg);
 	fx->http = http_server_create(&fx->loop, "127.0.0.1", 0, api_handle, fx->api, &err);
@@ -404,6 +459,7 @@ static void run(bool with_dags, client_fn fn)
 	pthread_t th;
 	void *args[2];
 
+	health_now = (struct api_health){.db_ok = true, .last_pass_ms = clock_now_ms() - 1000};
 	for (int i = 0; i < n_replies; i++)
 		free(replies[i].body);
 	memset(replies, 0, sizeof replies);
@@ -742,6 +798,188 @@ static void seen_client(void)
 	snprintf(seen[7], sizeof seen[7], "%s", last.body);
 }
 
+/* The list routes' filters: what reaches the ops, and what is refused
+ * (each with a 400 naming the parameter, before any op runs). */
+static char lists_seen[16][1024];
+
+static void lists_client(void)
+{
+	int k = 0;
+#define SEEN() snprintf(lists_seen[k++], sizeof lists_seen[0], "%s %s", last.op, last.query)
+	/* 0 */ one("GET",
+	            "/api/v1/dags?tags=ml&tags=nightly&dag_id_pattern=et%25l&paused=true"
+	            "&only_active=false&order_by=-dag_id",
+	            NULL);
+	SEEN();
+	/* 1 */ one("GET", "/api/v1/dags", NULL);
+	SEEN();
+	/* 2 */ one("GET", "/api/v1/dags?fields=dag_id", NULL);
+	/* 3 */ one("GET",
+	            "/api/v1/dags/etl/dagRuns?state=running&state=queued"
+	            "&execution_date_gte=2024-01-01T00:00:00Z&end_date_lte=2024-02-01",
+	            NULL);
+	SEEN();
+	/* 4 */ one("GET",
+	            "/api/v1/dags/etl/dagRuns/r1/taskInstances?state=success&state=none&pool=p"
+	            "&queue=q&duration_gte=1.5&updated_at_lte=2024-03-01&limit=5&offset=2",
+	            NULL);
+	SEEN();
+	snprintf(lists_seen[k++], sizeof lists_seen[0], "%d %d", last.limit, last.offset);
+	/* 5 */ one("GET", "/api/v1/dags/~/dagRuns/~/taskInstances", NULL);
+	snprintf(lists_seen[k++], sizeof lists_seen[0], "%s %s %s", last.op, last.dag_id,
+	         last.run_id);
+	/* 6 */ one("POST", "/api/v1/dags/~/dagRuns/list",
+	            "{\"dag_ids\":[\"etl\",\"b\"],\"states\":[\"failed\"],\"page_limit\":5,"
+	            "\"start_date_gte\":\"2024-01-01\"}");
+	SEEN();
+	/* 7 */ one("POST", "/api/v1/dags/~/dagRuns/~/taskInstances/list",
+	            "{\"dag_ids\":[\"etl\"],\"task_ids\":[\"t\"],\"state\":[\"failed\"],"
+	            "\"duration_lte\":60}");
+	SEEN();
+	snprintf(lists_seen[k++], sizeof lists_seen[0], "%d", last.calls);
+	/* refused: none reaches an op */
+	/* 8 */ one("GET", "/api/v1/dags?tag=ml", NULL);
+	/* 9 */ one("GET", "/api/v1/dags?order_by=fileloc", NULL);
+	/* 10 */ one("GET", "/api/v1/dags?fields=dag_id,password", NULL);
+	/* 11 */ one("GET", "/api/v1/dags?paused=maybe", NULL);
+	/* 12 */ one("GET", "/api/v1/dags/etl/dagRuns?state=running&state=sleepy", NULL);
+	/* 13 */ one("GET", "/api/v1/dags/etl/dagRuns?dag_id=etl", NULL);
+	/* 14 */ one("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances?executor=celery", NULL);
+	/* 15 */ one("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances?order_by=start_date", NULL);
+	/* 16 */ one("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances?duration_gte=long", NULL);
+	/* 17 */ one("GET", "/api/v1/importErrors?order_by=filename", NULL);
+	/* 18 */ one("POST", "/api/v1/dags/~/dagRuns/list", "{\"dag_ids\":[\"a b\"]}");
+	/* 19 */ one("POST", "/api/v1/dags/~/dagRuns/list", "{\"updated\":1}");
+	/* 20 */ one("GET", "/api/v1/dags/~/dagRuns/list", NULL);
+	snprintf(lists_seen[k++], sizeof lists_seen[0], "%d", last.calls);
+#undef SEEN
+}
+
+static void test_list_filters(void **state)
+{
+	json_t *j;
+
+	(void)state;
+	run(true, lists_client);
+	assert_string_equal(lists_seen[0],
+	                    "list_dags active=0 paused=1 desc=1 pattern=et%l tags=ml,nightly;");
+	/* Airflow's defaults: active DAGs only, paused or not, by dag_id */
+	assert_string_equal(lists_seen[1], "list_dags active=1 paused=-1 desc=0 pattern=- tags=;");
+	j = json_loads(replies[2].body, 0, NULL);
+	assert_non_null(j);
+	json_t *d = json_array_get(json_object_get(j, "dags"), 0);
+	assert_string_equal(json_string_value(json_object_get(d, "dag_id")), "etl");
+	assert_null(json_object_get(d, "is_paused")); /* fields=dag_id keeps only it */
+	assert_int_equal(json_integer_value(json_object_get(j, "total_entries")), 1);
+	json_decref(j);
+	assert_string_equal(lists_seen[2], "list_runs running,queued;;2024-01-01T00:00:00Z..-;"
+	                                   "-..-;-..2024-02-01;-..-;");
+	assert_string_equal(lists_seen[3], "list_tis success,none;p;q;;;;-..-;-..-;-..-;"
+	                                   "-..2024-03-01;dur=1.5..-1");
+	assert_string_equal(lists_seen[4], "5 2");
+	assert_string_equal(lists_seen[5], "list_tis ~ ~");
+	assert_string_equal(lists_seen[6], "list_runs failed;etl,b;-..-;2024-01-01..-;-..-;-..-;");
+	assert_string_equal(lists_seen[7], "list_tis failed;;;etl;;t;-..-;-..-;-..-;-..-;"
+	                                   "dur=-1..60");
+	assert_problem(8, 400, "query parameter \"tag\"");
+	assert_problem(9, 400, "order_by");
+	assert_problem(10, 400, "password");
+	assert_problem(11, 400, "paused");
+	assert_problem(12, 400, "sleepy");
+	assert_problem(13, 400, "\"dag_id\"");
+	assert_problem(14, 400, "executor");
+	assert_problem(15, 400, "order_by");
+	assert_problem(16, 400, "duration_gte");
+	assert_problem(17, 400, "order_by");
+	assert_problem(18, 400, "dag_ids");
+	assert_problem(19, 400, "updated");
+	assert_problem(20, 405, "GET");
+	/* none of the refused requests reached an op */
+	assert_string_equal(lists_seen[8], lists_seen[9]);
+}
+
+/* Unknown paths are 404 (problem+json); "~" only where Airflow takes it. */
+static void paths_client(void)
+{
+	/* 0 */ rq("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances/train/xcomEntries", BEARER,
+	           NULL);
+	/* 1 */ rq("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances/train/2/xcomEntries", BEARER,
+	           NULL);
+	/* 2 */ rq("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances/train/-1", BEARER, NULL);
+	/* 3 */ rq("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances/train/2", BEARER, NULL);
+	/* 4 */ rq("GET", "/api/v1/dags/etl/dagRuns/r1/taskInstances/train/2/tries", BEARER, NULL);
+	/* 5 */ rq("GET", "/api/v1/dags/~/dagRuns/r1", BEARER, NULL);
+	/* 6 */ rq("GET", "/api/v1/dags/etl/dagRuns/~/taskInstances", BEARER, NULL);
+	/* 7 */ rq("GET", "/api/v1/dags/etl/dagRuns/~", BEARER, NULL);
+	/* 8 */ rq("PATCH", "/api/v1/dags/etl/dagRuns/r1/taskInstances/train/logs", BEARER, "{}");
+}
+
+static void test_unknown_paths(void **state)
+{
+	(void)state;
+	run(true, paths_client);
+	assert_problem(0, 404, "no such route");
+	assert_problem(1, 404, "no such route");
+	assert_problem(2, 400, "map_index");
+	assert_ok(3, "\"map_index\":2");
+	assert_int_equal(r_calls[0], 0); /* the 404s reached no op */
+	assert_int_equal(r_calls[1], 0);
+	assert_problem(5, 400, "dag_id \"~\"");
+	assert_ok(6, "task_instances");
+	assert_string_equal(replies[6].op, "list_tis");
+	assert_problem(7, 400, "dag_run_id \"~\"");
+	assert_problem(8, 404, "no such route");
+}
+
+/* Health says what the server reports: a store that failed its query and a
+ * scheduler whose last pass is old are unhealthy, and the heartbeat is the
+ * pass's time, not the request's. */
+static struct api_health health_cases[3];
+
+static void health_client(void)
+{
+	for (int i = 0; i < 3; i++) {
+		health_now = health_cases[i];
+		rq("GET", "/api/v1/health", NULL, NULL);
+	}
+}
+
+static const char *health_field(int i, const char *what, const char *key)
+{
+	static char buf[3][64];
+	json_t *h = json_loads(replies[i].body, 0, NULL);
+	json_t *v = json_object_get(json_object_get(h, what), key);
+
+	snprintf(buf[i], sizeof buf[i], "%s", json_is_null(v) ? "null" : json_string_value(v));
+	json_decref(h);
+	return buf[i];
+}
+
+static void test_health(void **state)
+{
+	int64_t now = clock_now_ms();
+
+	(void)state;
+	health_cases[0] = (struct api_health){.db_ok = true, .last_pass_ms = now - 2000};
+	health_cases[1] = (struct api_health){.db_ok = false, .last_pass_ms = now - 60000};
+	health_cases[2] = (struct api_health){.db_ok = true, .last_pass_ms = 0};
+	run(true, health_client);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(replies[i].status, 200);
+	assert_string_equal(health_field(0, "metadatabase", "status"), "healthy");
+	assert_string_equal(health_field(0, "scheduler", "status"), "healthy");
+	char beat[40];
+	clock_format_iso(now - 2000, beat, sizeof beat);
+	assert_string_equal(health_field(0, "scheduler", "latest_scheduler_heartbeat"), beat);
+	assert_string_equal(health_field(1, "metadatabase", "status"), "unhealthy");
+	assert_string_equal(health_field(1, "scheduler", "status"), "unhealthy");
+	clock_format_iso(now - 60000, beat, sizeof beat);
+	assert_string_equal(health_field(1, "scheduler", "latest_scheduler_heartbeat"), beat);
+	/* no pass yet */
+	assert_string_equal(health_field(2, "scheduler", "status"), "unhealthy");
+	assert_string_equal(health_field(2, "scheduler", "latest_scheduler_heartbeat"), "null");
+}
+
 static void test_what_ops_see(void **state)
 {
 	(void)state;
@@ -992,6 +1230,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_helpers), cmocka_unit_test(test_password_hash),
 	    cmocka_unit_test(test_routes),  cmocka_unit_test(test_what_ops_see),
+	    cmocka_unit_test(test_list_filters), cmocka_unit_test(test_unknown_paths),
+	    cmocka_unit_test(test_health),
 	    cmocka_unit_test(test_auth),    cmocka_unit_test(test_no_dag_manager),
 	    cmocka_unit_test(test_logs),    cmocka_unit_test(test_logs_fragments),
 	};
@@ -1002,6 +1242,7 @@ int main(void)
 		return 1;
 	}
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
+	health_now = (struct api_health){.db_ok = true, .last_pass_ms = clock_now_ms() - 1000};
 	for (int i = 0; i < n_replies; i++)
 		free(replies[i].body);
 	free(admin_hash);

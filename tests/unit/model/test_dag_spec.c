@@ -392,6 +392,50 @@ static void test_bad_files(void **state)
 	assert_int_equal(bad_mismatches, 0);
 }
 
+/* Airflow's pool_slots: per task, from default_args, 1 when neither says;
+ * a whole number >= 1, the error naming the file, line, task and key; and
+ * kept through the JSON a server stores. */
+static void test_pool_slots(void **state)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d, *e;
+	json_t *j;
+
+	(void)state;
+	d = parse_ok("dag_id: x\n"
+		     "default_args: {pool: gpu, pool_slots: 2}\n"
+		     "tasks:\n"
+		     "  - {task_id: a, command: 'true'}\n"
+		     "  - {task_id: b, command: 'true', pool_slots: 4}\n"
+		     "  - {task_id: c, command: 'true', pool: other}\n");
+	assert_int_equal(d->tasks[0].pool_slots, 2);
+	assert_string_equal(d->tasks[0].pool_slots_at, "default_args.pool_slots");
+	assert_int_equal(d->tasks[1].pool_slots, 4);
+	assert_string_equal(d->tasks[1].pool_slots_at, "tasks[1].pool_slots");
+	assert_int_equal(d->tasks[2].pool_slots, 2);
+	j = dag_spec_to_json(d);
+	e = dag_spec_from_json(j, "api", NULL, &err);
+	if (!e)
+		fail_msg("%s", err.msg);
+	assert_int_equal(e->tasks[1].pool_slots, 4);
+	assert_int_equal(e->default_args.pool_slots, 2);
+	json_decref(j);
+	dag_spec_destroy(e);
+	dag_spec_destroy(d);
+
+	d = parse_ok(HEAD TASK_A);
+	assert_int_equal(d->tasks[0].pool_slots, 1);
+	assert_string_equal(d->tasks[0].pool_slots_at, "");
+	dag_spec_destroy(d);
+
+	d = parse(HEAD "tasks:\n  - task_id: a\n    command: x\n    pool_slots: 0\n", &err);
+	assert_null(d);
+	assert_non_null(strstr(err.msg, "d.yaml:5: tasks[0].pool_slots: expected an integer from 1"));
+	d = parse(HEAD "default_args: {pool_slots: two}\n" TASK_A, &err);
+	assert_null(d);
+	assert_non_null(strstr(err.msg, "d.yaml:2: default_args.pool_slots: expected an integer"));
+}
+
 static void test_templates_and_foreach(void **state)
 {
 	(void)state;
@@ -481,6 +525,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_dag),   cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_files),
+		cmocka_unit_test(test_pool_slots),
 		cmocka_unit_test(test_templates_and_foreach), cmocka_unit_test(test_examples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

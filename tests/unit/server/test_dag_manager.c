@@ -19,6 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/clock.h"
 #include "lib/fs.h"
 #include "server/config.h"
 #include "server/dag_manager.h"
@@ -115,7 +116,7 @@ static void test_folder(void **state)
 	json_t *r, *ie;
 	int dags, errs, runs;
 
-	r = f->ops->list_dags(f->dm, 100, 0, &err);
+	r = f->ops->list_dags(f->dm, &(struct dag_list_query){.limit = 100, .paused = -1}, &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
 	json_t *d = json_array_get(json_object_get(r, "dags"), 0);
@@ -257,6 +258,168 @@ static void test_trigger_and_run(void **state)
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 }
 
+static int64_t total_of(json_t *r)
+{
+	int64_t n;
+
+	assert_non_null(r);
+	n = json_integer_value(json_object_get(r, "total_entries"));
+	json_decref(r);
+	return n;
+}
+
+/* The list filters as Airflow reads them: tags (any of), dag_id_pattern
+ * (ilike "%p%"), paused, order; run and task instance filters by state,
+ * date, pool and id, across every DAG and run with "~". */
+static void test_list_filters(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	const char *ml[] = {"ml"}, *none[] = {"none-such"}, *failed[] = {"failed"},
+	           *queued[] = {"queued"}, *task_a[] = {"a"}, *other[] = {"Nightly_ETL"},
+	           *pool[] = {"default_pool"}, *no_pool[] = {"gpu"};
+	json_t *r;
+
+	write_file(f->dags, "tagged.yaml",
+	           "dag_id: Nightly_ETL\ntags: [nightly, ml]\ntasks:\n"
+	           "  - task_id: a\n    command: echo a\n");
+	assert_int_equal(dag_manager_load(f->dm, &err), 0);
+#define DAGS(...) total_of(f->ops->list_dags(f->dm, &(struct dag_list_query){__VA_ARGS__}, &err))
+	assert_int_equal(DAGS(.paused = -1), 2);
+	assert_int_equal(DAGS(.paused = -1, .tags = {ml, 1}), 1);
+	assert_int_equal(DAGS(.paused = -1, .tags = {none, 1}), 0);
+	assert_int_equal(DAGS(.paused = -1, .dag_id_pattern = "etl"), 1);
+	assert_int_equal(DAGS(.paused = -1, .dag_id_pattern = "dia%d"), 1);
+	assert_int_equal(DAGS(.paused = -1, .dag_id_pattern = "d_a"), 1);
+	assert_int_equal(DAGS(.paused = -1, .dag_id_pattern = "xyz"), 0);
+	assert_int_equal(DAGS(.paused = 1), 0);
+	assert_int_equal(DAGS(.paused = 0), 2);
+#undef DAGS
+	r = f->ops->list_dags(f->dm, &(struct dag_list_query){.paused = -1, .desc = true}, &err);
+	assert_non_null(r);
+	assert_string_equal(json_string_value(json_object_get(
+	                        json_array_get(json_object_get(r, "dags"), 0), "dag_id")),
+	                    "diamond");
+	json_decref(r);
+	/* a page counts what the filters keep */
+	r = f->ops->list_dags(
+	    f->dm, &(struct dag_list_query){.paused = -1, .limit = 1, .tags = {ml, 1}}, &err);
+	assert_int_equal(json_array_size(json_object_get(r, "dags")), 1);
+	assert_int_equal(total_of(r), 1);
+
+	/* two runs of diamond, both failed at once (no executor) */
+	json_decref(trigger(f, "{\"dag_run_id\": \"r1\", \"logical_date\": \"2024-03-01\"}",
+	                    &err));
+	json_decref(trigger(f, "{\"dag_run_id\": \"r2\", \"logical_date\": \"2024-03-05\"}",
+	                    &err));
+#define RUNS(dag, ...)                                                                             \
+	total_of(f->ops->list_runs(f->dm, dag, &(struct dag_run_list_query){__VA_ARGS__}, &err))
+	assert_int_equal(RUNS("diamond", .states = {failed, 1}), 2);
+	assert_int_equal(RUNS("diamond", .states = {queued, 1}), 0);
+	assert_int_equal(RUNS("diamond", .execution_date = {.gte = "2024-03-02T00:00:00Z"}), 1);
+	assert_int_equal(RUNS("diamond", .execution_date = {.lte = "2024-03-01T00:00:00+00:00"}),
+	                 1);
+	assert_int_equal(RUNS("diamond", .end_date = {.gte = "2000-01-01T00:00:00Z"}), 2);
+	assert_int_equal(RUNS("diamond", .updated_at = {.gte = "2999-01-01T00:00:00Z"}), 0);
+	assert_int_equal(RUNS("~", .dag_ids = {other, 1}), 0);
+	assert_int_equal(RUNS("~"), 2);
+#undef RUNS
+	assert_null(f->ops->list_runs(
+	    f->dm, "diamond", &(struct dag_run_list_query){.start_date = {.lte = "soon"}}, &err));
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_non_null(strstr(err.msg, "start_date_lte"));
+
+#define TIS(dag, run, ...)                                                                         \
+	total_of(f->ops->list_tis(f->dm, dag, run, &(struct dag_ti_list_query){__VA_ARGS__}, &err))
+	assert_int_equal(TIS("diamond", "r1", .task_ids = {task_a, 1}), 1);
+	assert_int_equal(TIS("diamond", "r1", .states = {failed, 1}), 1);
+	assert_int_equal(TIS("~", "~", .task_ids = {task_a, 1}), 2);
+	assert_int_equal(TIS("~", "~", .task_ids = {task_a, 1}, .pools = {pool, 1}), 2);
+	assert_int_equal(TIS("~", "~", .pools = {no_pool, 1}), 0);
+	assert_int_equal(TIS("~", "~", .dag_ids = {other, 1}), 0);
+	assert_int_equal(TIS("diamond", "~", .task_ids = {task_a, 1},
+	                     .execution_date = {.gte = "2024-03-02T00:00:00Z"}),
+	                 1);
+	assert_int_equal(TIS("diamond", "~", .task_ids = {task_a, 1}, .has_duration_gte = true,
+	                     .duration_gte = 1e9),
+	                 0);
+#undef TIS
+	r = f->ops->list_tis(f->dm, "diamond", "r1",
+	                     &(struct dag_ti_list_query){.limit = 1, .offset = 1}, &err);
+	assert_non_null(r);
+	assert_int_equal(json_array_size(json_object_get(r, "task_instances")), 1);
+	assert_true(total_of(r) > 1);
+	assert_null(f->ops->list_tis(f->dm, "diamond", "nope", &(struct dag_ti_list_query){0},
+	                             &err));
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+}
+
+/* pool_slots: a task instance holds that many slots of its pool; a task
+ * larger than its pool is an import error naming the file, line, task and
+ * key (default_pool has 128 slots here). */
+static void test_pool_slots(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	json_t *r, *ie, *t;
+	bool found = false;
+	size_t i;
+
+	write_file(f->dags, "wide.yaml",
+	           "dag_id: wide\ntasks:\n  - task_id: a\n    command: echo a\n"
+	           "    pool_slots: 3\n");
+	write_file(f->dags, "huge.yaml",
+	           "dag_id: huge\ntasks:\n  - task_id: a\n    command: echo a\n"
+	           "  - task_id: big\n    command: echo b\n    pool_slots: 200\n");
+	assert_int_equal(dag_manager_load(f->dm, &err), 0);
+	r = f->ops->import_errors(f->dm, 100, 0, &err);
+	assert_non_null(r);
+	json_array_foreach(json_object_get(r, "import_errors"), i, ie)
+	{
+		const char *msg = json_string_value(json_object_get(ie, "stack_trace"));
+		if (strstr(msg, "huge.yaml")) {
+			found = true;
+			assert_non_null(strstr(msg, "huge.yaml:7: tasks[1].pool_slots: task big takes "
+			                            "200 slots, but pool default_pool has 128"));
+		}
+	}
+	assert_true(found);
+	json_decref(r);
+	assert_null(f->ops->get_dag(f->dm, "huge", &err));
+
+	json_t *body = json_pack("{s:s}", "dag_run_id", "w1");
+	r = f->ops->trigger_run(f->dm, "wide", body, &err);
+	json_decref(body);
+	assert_non_null(r);
+	json_decref(r);
+	t = f->ops->get_ti(f->dm, "wide", "w1", "a", -1, &err);
+	assert_non_null(t);
+	assert_int_equal(json_integer_value(json_object_get(t, "pool_slots")), 3);
+	json_decref(t);
+	r = f->ops->dag_tasks(f->dm, "wide", &err);
+	assert_non_null(r);
+	assert_int_equal(json_integer_value(json_object_get(
+	                     json_array_get(json_object_get(r, "tasks"), 0), "pool_slots")),
+	                 3);
+	json_decref(r);
+}
+
+/* The scheduler's heartbeat: set by recovery, then by each periodic pass. */
+static void test_last_pass(void **state)
+{
+	struct fixture *f = *state;
+	int64_t first = dag_manager_last_pass(f->dm);
+
+	assert_true(first > 0);
+	assert_true(first <= clock_now_ms());
+	usleep(50 * 1000);
+	/* the rescan timer (every 2 s) passes once */
+	while (dag_manager_last_pass(f->dm) == first)
+		uv_run(&f->loop, UV_RUN_ONCE);
+	assert_true(dag_manager_last_pass(f->dm) >= first + 50);
+	assert_int_equal(dag_manager_last_pass(NULL), 0);
+}
+
 static void test_pause(void **state)
 {
 	struct fixture *f = *state;
@@ -367,6 +530,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trigger_and_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_filters, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_last_pass, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pool_slots, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_job_tasks, setup, teardown),
 	    cmocka_unit_test(test_config_keys),
 	};

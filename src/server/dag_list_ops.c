@@ -1,0 +1,435 @@
+/* dag_list_ops.c: the DAG manager's list ops (api/dag_api.h): DAGs, runs
+ * and task instances with Airflow's filters, ordering and pages.  Reads
+ * only: rows from the store, specs from the manager's entries, rendered by
+ * api/dag_views.h; the filters apply to what an item shows.
+ */
+#include "server/dag_ops.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/dag_views.h"
+#include "sched/dag_states.h"
+
+/* ---- what the filters compare ---- */
+
+static bool str_in(const char *s, const struct dag_str_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (s && !strcmp(s, l->v[i]))
+			return true;
+	return false;
+}
+
+/* An inclusive range of times read from NAME_gte / NAME_lte. */
+struct bounds {
+	bool has_lo, has_hi;
+	int64_t lo, hi;
+};
+
+static int bounds_read(const struct dag_date_range *r, const char *name, struct bounds *b,
+                       struct weir_error *err)
+{
+	char key[48];
+
+	memset(b, 0, sizeof *b);
+	if (r->gte) {
+		snprintf(key, sizeof key, "%s_gte", name);
+		if (dm_parse_date(r->gte, key, &b->lo, err) < 0)
+			return -1;
+		b->has_lo = true;
+	}
+	if (r->lte) {
+		snprintf(key, sizeof key, "%s_lte", name);
+		if (dm_parse_date(r->lte, key, &b->hi, err) < 0)
+			return -1;
+		b->has_hi = true;
+	}
+	return 0;
+}
+
+/* `ms` 0 (no such date yet) matches no bound. */
+static bool bounds_match(const struct bounds *b, int64_t ms)
+{
+	if ((b->has_lo || b->has_hi) && ms <= 0)
+		return false;
+	return (!b->has_lo || ms >= b->lo) && (!b->has_hi || ms <= b->hi);
+}
+
+static int64_t latest(int64_t a, int64_t b, int64_t c)
+{
+	int64_t m = a > b ? a : b;
+	return m > c ? m : c;
+}
+
+/* The four date filters of runs and task instances. */
+struct date_filters {
+	struct bounds execution, start, end, updated;
+};
+
+static int date_filters_read(const struct dag_date_range *execution,
+                             const struct dag_date_range *start, const struct dag_date_range *end,
+                             const struct dag_date_range *updated, struct date_filters *f,
+                             struct weir_error *err)
+{
+	if (bounds_read(execution, "execution_date", &f->execution, err) < 0 ||
+	    bounds_read(start, "start_date", &f->start, err) < 0 ||
+	    bounds_read(end, "end_date", &f->end, err) < 0 ||
+	    bounds_read(updated, "updated_at", &f->updated, err) < 0) {
+		err->kind = WEIR_E_INVALID;
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether `p` (SQL LIKE: '%' any run of characters, '_' any one; any
+ * case) matches the start of `s`: all of it unless `open_end`. */
+static bool like(const char *s, const char *p, bool open_end)
+{
+	for (; *p; p++, s++) {
+		if (*p == '%') {
+			for (const char *t = s;; t++) {
+				if (like(t, p + 1, open_end))
+					return true;
+				if (!*t)
+					return false;
+			}
+		}
+		if (!*s || (*p != '_' && tolower((unsigned char)*p) != tolower((unsigned char)*s)))
+			return false;
+	}
+	return open_end || *s == '\0';
+}
+
+/* Airflow's dag_id.ilike("%pattern%"). */
+static bool dag_id_matches(const char *dag_id, const char *pattern)
+{
+	for (const char *s = dag_id;; s++) {
+		if (like(s, pattern, true))
+			return true;
+		if (!*s)
+			return false;
+	}
+}
+
+/* ---- DAGs ---- */
+
+static bool dag_matches(struct dag_manager *dm, const struct dag_row *row,
+                        const struct dag_list_query *q)
+{
+	const struct dag_spec *s;
+	bool tagged;
+
+	if (q->only_active && !row->active)
+		return false;
+	if (q->paused >= 0 && row->paused != (q->paused == 1))
+		return false;
+	if (q->dag_id_pattern && !dag_id_matches(row->dag_id, q->dag_id_pattern))
+		return false;
+	if (q->tags.n == 0)
+		return true;
+	dm_next_dagrun(dm, row, &s);
+	tagged = false;
+	for (size_t i = 0; s && i < s->tags.n && !tagged; i++)
+		tagged = str_in(s->tags.v[i], &q->tags);
+	return tagged;
+}
+
+json_t *dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_row *rows = NULL;
+	size_t n = 0, total = 0, skipped = 0;
+	int limit = q->limit > 0 ? q->limit : 100;
+	json_t *a = json_array();
+
+	if (!a || dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0) {
+		json_decref(a);
+		return NULL;
+	}
+	for (size_t k = 0; k < n; k++) {
+		const struct dag_row *row = &rows[q->desc ? n - 1 - k : k];
+		if (!dag_matches(dm, row, q))
+			continue;
+		total++;
+		if (skipped < (size_t)(q->offset > 0 ? q->offset : 0))
+			skipped++;
+		else if (json_array_size(a) < (size_t)limit)
+			json_array_append_new(a, dm_dag_json(dm, row));
+	}
+	dag_rows_free(rows, n);
+	return dag_view_collection("dags", a, total);
+}
+
+/* ---- runs ---- */
+
+static int cmp_str(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static const char *g_order; /* qsort has no context argument */
+
+static int cmp_run(const void *pa, const void *pb)
+{
+	const struct dag_run_row *a = pa, *b = pb;
+	const char *k = g_order;
+	int desc = 0, c = 0;
+
+	if (*k == '-') {
+		desc = 1;
+		k++;
+	}
+#define CMP_I(x, y) ((x) < (y) ? -1 : (x) > (y) ? 1 : 0)
+	if (!strcmp(k, "start_date"))
+		c = CMP_I(a->start_date, b->start_date);
+	else if (!strcmp(k, "end_date"))
+		c = CMP_I(a->end_date, b->end_date);
+	else if (!strcmp(k, "state"))
+		c = cmp_str(a->state, b->state);
+	else if (!strcmp(k, "dag_run_id") || !strcmp(k, "run_id"))
+		c = cmp_str(a->run_id, b->run_id);
+	else if (!strcmp(k, "dag_id"))
+		c = cmp_str(a->dag_id, b->dag_id);
+	else if (!strcmp(k, "id"))
+		c = CMP_I(a->id, b->id);
+	else
+		c = CMP_I(a->logical_date, b->logical_date);
+	if (c == 0)
+		c = CMP_I(a->id, b->id);
+#undef CMP_I
+	return desc ? -c : c;
+}
+
+static bool run_matches(const struct dag_run_row *r, const struct dag_run_list_query *q,
+                        const struct date_filters *f)
+{
+	return (q->states.n == 0 || str_in(r->state, &q->states)) &&
+	       (q->dag_ids.n == 0 || str_in(r->dag_id, &q->dag_ids)) &&
+	       bounds_match(&f->execution, r->logical_date ? r->logical_date : 1) &&
+	       bounds_match(&f->start, r->start_date) && bounds_match(&f->end, r->end_date) &&
+	       bounds_match(&f->updated, latest(r->queued_at, r->start_date, r->end_date));
+}
+
+json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
+                        struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_query sq = {0};
+	struct dag_run_row *rows = NULL;
+	struct date_filters f;
+	size_t n = 0, total = 0, skipped = 0;
+	json_t *a;
+	int limit = q->limit > 0 ? q->limit : 100, offset = q->offset > 0 ? q->offset : 0;
+	const char *order = q->order_by && *q->order_by ? q->order_by : "execution_date";
+	const char *k = order[0] == '-' ? order + 1 : order;
+	enum dag_run_state rs;
+
+	if (strcmp(k, "execution_date") && strcmp(k, "logical_date") && strcmp(k, "start_date") &&
+	    strcmp(k, "end_date") && strcmp(k, "state") && strcmp(k, "dag_run_id") &&
+	    strcmp(k, "run_id") && strcmp(k, "dag_id") && strcmp(k, "id")) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "order_by: expected [-]execution_date, start_date, end_date, state, "
+		               "dag_run_id or id, got \"%s\"",
+		               order);
+		return NULL;
+	}
+	for (size_t i = 0; i < q->states.n; i++)
+		if (dag_run_state_from_name(q->states.v[i], &rs) < 0) {
+			weir_error_set(err, WEIR_E_INVALID,
+			               "state: expected queued, running, success or failed, got "
+			               "\"%s\"",
+			               q->states.v[i]);
+			return NULL;
+		}
+	if (date_filters_read(&q->execution_date, &q->start_date, &q->end_date, &q->updated_at, &f,
+	                      err) < 0)
+		return NULL;
+	if (strcmp(dag_id, "~")) {
+		if (dm_dag_must_exist(dm, dag_id, err) < 0)
+			return NULL;
+		sq.dag_id = dag_id;
+	}
+	if (dag_store_run_list(dm->ds, &sq, &rows, &n, err) < 0)
+		return NULL;
+	g_order = order;
+	if (n > 1)
+		qsort(rows, n, sizeof *rows, cmp_run);
+	a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		if (!run_matches(&rows[i], q, &f))
+			continue;
+		total++;
+		if (skipped < (size_t)offset)
+			skipped++;
+		else if (json_array_size(a) < (size_t)limit)
+			json_array_append_new(a, dag_view_run(&rows[i]));
+	}
+	dag_run_rows_free(rows, n);
+	return dag_view_collection("dag_runs", a, total);
+}
+
+/* ---- task instances ---- */
+
+struct ti_filters {
+	const struct dag_ti_list_query *q;
+	struct date_filters dates;
+};
+
+/* A date the TaskInstance shows (null: 0). */
+static int64_t shown_date(json_t *ti, const char *key)
+{
+	const char *s = json_string_value(json_object_get(ti, key));
+	int64_t ms = 0;
+
+	if (!s || dm_parse_date(s, key, &ms, NULL) < 0)
+		return 0;
+	return ms;
+}
+
+static bool ti_matches(json_t *ti, const char *queue, const struct ti_filters *f)
+{
+	const struct dag_ti_list_query *q = f->q;
+	const char *state = json_string_value(json_object_get(ti, "state"));
+	json_t *d = json_object_get(ti, "duration");
+	int64_t start = shown_date(ti, "start_date"), end = shown_date(ti, "end_date");
+
+	if (q->states.n && !str_in(state ? state : "none", &q->states))
+		return false;
+	if (q->pools.n && !str_in(json_string_value(json_object_get(ti, "pool")), &q->pools))
+		return false;
+	if (q->queues.n && !str_in(queue, &q->queues))
+		return false;
+	if (q->task_ids.n &&
+	    !str_in(json_string_value(json_object_get(ti, "task_id")), &q->task_ids))
+		return false;
+	if ((q->has_duration_gte || q->has_duration_lte) &&
+	    (!json_is_number(d) ||
+	     (q->has_duration_gte && json_number_value(d) < q->duration_gte) ||
+	     (q->has_duration_lte && json_number_value(d) > q->duration_lte)))
+		return false;
+	return bounds_match(&f->dates.execution, shown_date(ti, "execution_date")) &&
+	       bounds_match(&f->dates.start, start) && bounds_match(&f->dates.end, end) &&
+	       bounds_match(&f->dates.updated, latest(shown_date(ti, "queued_when"), start, end));
+}
+
+/* The task's queue as its DAG file gives it (NULL: none). */
+static const char *task_queue(const struct dag_spec *spec, const char *task_id)
+{
+	long k = spec ? dag_spec_task_index(spec, task_id) : -1;
+
+	return k >= 0 ? spec->tasks[k].queue : NULL;
+}
+
+struct ti_page {
+	json_t *items;
+	size_t total, skipped, offset, limit;
+};
+
+/* The TIs of one run that pass the filters, into the page. */
+static int list_run_tis(struct dag_manager *dm, const struct dag_run_row *run,
+                        const struct ti_filters *f, struct ti_page *page, struct weir_error *err)
+{
+	const struct dag_spec *spec = dm_spec_of(dm, run->dag_id, NULL);
+	struct dag_ti_row *rows = NULL;
+	size_t n = 0;
+
+	if (dag_store_tis_of_run(dm->ds, run->dag_id, run->run_id, &rows, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		json_t *ti = dm_ti_json(dm, &rows[i], run);
+		if (!ti || !ti_matches(ti, task_queue(spec, rows[i].task_id), f)) {
+			json_decref(ti);
+			continue;
+		}
+		page->total++;
+		if (page->skipped < page->offset) {
+			page->skipped++;
+			json_decref(ti);
+		} else if (json_array_size(page->items) < page->limit) {
+			json_array_append_new(page->items, ti);
+		} else {
+			json_decref(ti);
+		}
+	}
+	dag_ti_rows_free(rows, n);
+	return 0;
+}
+
+/* The runs of one DAG (run_id "~": all of them, by logical date). */
+static int list_dag_tis(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                        const struct ti_filters *f, struct ti_page *page, struct weir_error *err)
+{
+	struct dag_run_query sq = {.dag_id = dag_id};
+	struct dag_run_row *runs = NULL;
+	size_t n = 0;
+	int rc = 0;
+
+	if (dag_store_run_list(dm->ds, &sq, &runs, &n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		if (strcmp(run_id, "~")
+		        ? strcmp(runs[i].run_id, run_id) != 0
+		        : (f->q->run_ids.n && !str_in(runs[i].run_id, &f->q->run_ids)))
+			continue;
+		if (!bounds_match(&f->dates.execution,
+		                  runs[i].logical_date ? runs[i].logical_date : 1))
+			continue;
+		rc = list_run_tis(dm, &runs[i], f, page, err);
+	}
+	dag_run_rows_free(runs, n);
+	return rc;
+}
+
+json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
+                       const struct dag_ti_list_query *q, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct ti_filters f = {.q = q};
+	struct ti_page page = {.offset = q->offset > 0 ? (size_t)q->offset : 0,
+	                       .limit = q->limit > 0 ? (size_t)q->limit : 100};
+	int rc = 0;
+
+	if (date_filters_read(&q->execution_date, &q->start_date, &q->end_date, &q->updated_at,
+	                      &f.dates, err) < 0)
+		return NULL;
+	if (strcmp(dag_id, "~")) {
+		struct dag_run_row run = {0};
+		if (dm_dag_must_exist(dm, dag_id, err) < 0)
+			return NULL;
+		if (strcmp(run_id, "~")) {
+			if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
+				weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s",
+				               dag_id, run_id);
+				return NULL;
+			}
+			dag_run_row_release(&run);
+		}
+	}
+	page.items = json_array();
+	if (!page.items) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	if (strcmp(dag_id, "~")) {
+		rc = list_dag_tis(dm, dag_id, run_id, &f, &page, err);
+	} else {
+		struct dag_row *dags = NULL;
+		size_t n = 0;
+		if (dag_store_dag_list(dm->ds, false, &dags, &n, err) < 0) {
+			json_decref(page.items);
+			return NULL;
+		}
+		for (size_t i = 0; i < n && rc == 0; i++)
+			if (q->dag_ids.n == 0 || str_in(dags[i].dag_id, &q->dag_ids))
+				rc = list_dag_tis(dm, dags[i].dag_id, run_id, &f, &page, err);
+		dag_rows_free(dags, n);
+	}
+	if (rc < 0) {
+		json_decref(page.items);
+		return NULL;
+	}
+	return dag_view_collection("task_instances", page.items, page.total);
+}
