@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/json_util.h"
 #include "model/cron.h"
 
 const char *const dag_view_run_states[DAG_VIEW_RUN_STATES] = {"queued", "running", "success",
@@ -13,7 +14,7 @@ const char *const dag_view_run_states[DAG_VIEW_RUN_STATES] = {"queued", "running
 
 static json_t *time_or_null(int64_t ms)
 {
-	return ms == CRON_NEVER ? json_null() : dag_view_time(ms);
+	return ms == CRON_NEVER ? json_null() : json_util_time_airflow(ms);
 }
 
 /* Airflow's TimeDelta; null for 0 when `zero_null`. */
@@ -112,9 +113,9 @@ json_t *dag_view_run_brief(const struct dag_run_row *r)
 {
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "dag_run_id", r->run_id, "state",
 	                 r->state, "run_type", r->run_type, "logical_date",
-	                 dag_view_time(r->logical_date ? r->logical_date : 1), "start_date",
-	                 dag_view_time(r->start_date), "end_date", dag_view_time(r->end_date),
-	                 "queued_at", dag_view_time(r->queued_at));
+	                 json_util_time_airflow(r->logical_date ? r->logical_date : 1), "start_date",
+	                 json_util_time_airflow(r->start_date), "end_date", json_util_time_airflow(r->end_date),
+	                 "queued_at", json_util_time_airflow(r->queued_at));
 }
 
 /* "FILE:LINE: ..." -> LINE, or 0. */
@@ -192,9 +193,9 @@ static json_t *cell_json(const struct cell *c, const char *run_id, bool mapped)
 	}
 	return json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o}", "dag_run_id", run_id, "state",
 	                 state && strcmp(state, "none") ? json_string(state) : json_null(),
-	                 "try_number", c->try_number, "start_date", dag_view_time(c->start),
-	                 "end_date", dag_view_time(c->unended ? 0 : c->end), "queued_when",
-	                 dag_view_time(c->queued), "map_index_count",
+	                 "try_number", c->try_number, "start_date", json_util_time_airflow(c->start),
+	                 "end_date", json_util_time_airflow(c->unended ? 0 : c->end), "queued_when",
+	                 json_util_time_airflow(c->queued), "map_index_count",
 	                 mapped ? json_integer(c->count) : json_null(), "states_count", counts);
 }
 
@@ -286,7 +287,7 @@ json_t *dag_view_details(const struct dag_row *row, const struct dag_spec *s, in
 	json_object_set_new(o, "orientation", json_string("LR"));
 	json_object_set_new(o, "doc_md", json_null());
 	json_object_set_new(o, "is_paused_upon_creation", json_null());
-	json_object_set_new(o, "last_parsed", dag_view_time(row->last_parsed_at));
+	json_object_set_new(o, "last_parsed", json_util_time_airflow(row->last_parsed_at));
 	json_object_set_new(o, "render_template_as_native_obj", json_false());
 	json_object_set_new(o, "template_search_path", json_null());
 	json_object_set_new(o, "timezone", json_string("Timezone('UTC')"));
@@ -319,11 +320,11 @@ json_t *dag_view_tries(const struct dag_try_row *tries, size_t n, const struct d
 		           t->dag_id, "dag_run_id", t->run_id, "task_id", t->task_id, "map_index",
 		           t->map_index, "try_number", t->try_number, "state",
 		           strcmp(state, "none") ? json_string(state) : json_null(), "start_date",
-		           dag_view_time(start), "end_date", dag_view_time(end), "duration",
+		           json_util_time_airflow(start), "end_date", json_util_time_airflow(end), "duration",
 		           start && end ? json_real((double)(end - start) / 1000.0) : json_null(),
 		           "job_id", t->job_id > 0 ? json_integer(t->job_id) : json_null(),
 		           "reason", t->reason ? t->reason : "", "execution_date",
-		           dag_view_time(run->logical_date ? run->logical_date : 1)));
+		           json_util_time_airflow(run->logical_date ? run->logical_date : 1)));
 	}
 	return dag_view_collection("task_instances", a, n);
 }
@@ -350,7 +351,7 @@ json_t *dag_view_ui_import_error(const struct dag_import_error_row *r)
 
 	return json_pack("{s:I, s:s, s:o, s:s, s:o}", "import_error_id", (json_int_t)r->id,
 	                 "filename", r->file, "line", line > 0 ? json_integer(line) : json_null(),
-	                 "message", r->message, "timestamp", dag_view_time(r->time));
+	                 "message", r->message, "timestamp", json_util_time_airflow(r->time));
 }
 
 json_t *dag_view_grid(const char *dag_id, const struct dag_spec *s, const struct dag_run_row *runs,

@@ -21,11 +21,6 @@
 #include "model/dag_spec.h"
 #include "store/dag_store.h"
 
-/* Airflow's times: "2024-01-31T06:00:00+00:00", with microseconds when the
- * time has a fraction of a second; dag_view_time gives null for ms <= 0. */
-char *dag_view_fmt_time(int64_t ms, char *buf, size_t size);
-json_t *dag_view_time(int64_t ms);
-
 /* What a task instance's (or try's) job says: the store keeps a TI
  * "queued" until its job runs (every task registered and the user's
  * program started); meanwhile the job says why it waits. */

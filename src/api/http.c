@@ -22,6 +22,7 @@
 #include <microhttpd.h>
 
 #include "lib/log.h"
+#include "lib/strbuf.h"
 
 #define MAX_EXTRA_HEADERS 12
 
@@ -37,8 +38,7 @@ struct http_request {
 	struct MHD_Connection *conn;
 	char *method;
 	char *path;
-	char *body;
-	size_t len, cap;
+	struct strbuf body; /* the upload so far */
 	bool too_big;
 	bool dispatched;
 	bool suspended;
@@ -329,8 +329,8 @@ const char *http_request_header(const struct http_request *req, const char *name
 const char *http_request_body(const struct http_request *req, size_t *len)
 {
 	if (len)
-		*len = req->len;
-	return req->body ? req->body : "";
+		*len = req->body.len;
+	return req->body.buf;
 }
 
 void http_request_set_data(struct http_request *req, void *data)
@@ -368,27 +368,12 @@ static enum MHD_Result queue_pending(struct http_request *req)
 
 static int append_body(struct http_request *req, const char *data, size_t n)
 {
-	if (req->too_big || req->len + n > HTTP_MAX_BODY) {
+	if (req->too_big || req->body.len + n > HTTP_MAX_BODY) {
 		req->too_big = true;
-		free(req->body);
-		req->body = NULL;
-		req->len = req->cap = 0;
+		strbuf_release(&req->body);
 		return 0;
 	}
-	if (req->len + n + 1 > req->cap) {
-		size_t cap = req->cap ? req->cap : 4096;
-		while (cap < req->len + n + 1)
-			cap *= 2;
-		char *b = realloc(req->body, cap);
-		if (!b)
-			return -1;
-		req->body = b;
-		req->cap = cap;
-	}
-	memcpy(req->body + req->len, data, n);
-	req->len += n;
-	req->body[req->len] = '\0';
-	return 0;
+	return strbuf_add(&req->body, data, n);
 }
 
 static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const char *url,
@@ -407,6 +392,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 			return MHD_NO;
 		req->srv = srv;
 		req->conn = conn;
+		strbuf_init(&req->body);
 		req->method = strdup(method);
 		req->path = strdup(url);
 		*con_cls = req;
@@ -468,7 +454,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	}
 	free(req->method);
 	free(req->path);
-	free(req->body);
+	strbuf_release(&req->body);
 	free(req);
 	*con_cls = NULL;
 }

@@ -1,10 +1,13 @@
 /* job_api.h: what weir's own routes (/api/v1/jobs..., /api/v1/launch...,
  * docs/api.md) ask of the server's job manager.
  *
- * The API holds no job state: every route calls one of these ops, which
- * return JSON or fill an error.  Ownership: ops return new references (or
- * NULL with err); the API sends them.  Strings passed to ops are borrowed
- * for the call.
+ * The API holds no job state: every route calls one of these ops.  The job
+ * routes' ops hand over typed rows (api/job_views.h), which the routes
+ * render; the launch protocol's return the JSON the launcher reads.  Each
+ * op returns 0 (or a new reference), or -1 (NULL) with err.  Ownership:
+ * what an op fills or returns is the caller's (job_view_release(),
+ * task_rows_free(), event_rows_free(), json_decref()).  Strings passed to
+ * ops are borrowed for the call.
  */
 #ifndef WEIR_API_JOB_API_H
 #define WEIR_API_JOB_API_H
@@ -14,23 +17,32 @@
 
 #include <jansson.h>
 
+#include "api/job_views.h"
 #include "lib/error.h"
+#include "store/store.h"
 
 /* attempt values for ops */
 #define API_ATTEMPT_CURRENT 0
 #define API_ATTEMPT_ALL (-1)
 
 struct api_ops {
-	/* POST /jobs: the body as parsed JSON; the new Job. */
-	json_t *(*submit)(void *ctx, json_t *body, struct weir_error *err);
-	/* GET /jobs: state may be NULL; limit <= 0 none. {"jobs":[...]} */
-	json_t *(*list_jobs)(void *ctx, const char *state, int limit, struct weir_error *err);
-	json_t *(*get_job)(void *ctx, int64_t id, struct weir_error *err);
-	/* DELETE /jobs/{id}: the Job (409 if ended). */
-	json_t *(*kill_job)(void *ctx, int64_t id, struct weir_error *err);
-	/* {"tasks":[...]}; attempt: N, API_ATTEMPT_CURRENT or API_ATTEMPT_ALL. */
-	json_t *(*tasks)(void *ctx, int64_t id, int attempt, struct weir_error *err);
-	json_t *(*events)(void *ctx, int64_t id, struct weir_error *err);
+	/* POST /jobs: the body as parsed JSON; *out: the new job. */
+	int (*submit)(void *ctx, json_t *body, struct job_view *out, struct weir_error *err);
+	/* GET /jobs: state may be NULL; limit <= 0 none.  *jobs: a new array
+	 * of *n views, newest first (job_views_free()). */
+	int (*list_jobs)(void *ctx, const char *state, int limit, struct job_view **jobs,
+	                 size_t *n, struct weir_error *err);
+	/* GET /jobs/{id} (404 when there is no such job). */
+	int (*get_job)(void *ctx, int64_t id, struct job_view *out, struct weir_error *err);
+	/* DELETE /jobs/{id}: *out: the job after the kill (409 if ended). */
+	int (*kill_job)(void *ctx, int64_t id, struct job_view *out, struct weir_error *err);
+	/* The tasks of an attempt: N, API_ATTEMPT_CURRENT or API_ATTEMPT_ALL
+	 * (task_rows_free()). */
+	int (*tasks)(void *ctx, int64_t id, int attempt, struct task_row **rows, size_t *n,
+	             struct weir_error *err);
+	/* The job's journal, oldest first (event_rows_free()). */
+	int (*events)(void *ctx, int64_t id, struct event_row **rows, size_t *n,
+	              struct weir_error *err);
 	/* Where a task's log is (*path newly allocated) and whether the task
 	 * has ended.  404 when there is no such job / task. */
 	int (*log_locate)(void *ctx, int64_t id, const char *role, int index, int attempt,

@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/job_views.h"
 #include "api/log_stream.h"
 #include "api/log_window.h"
 #include "api/long_poll.h"
@@ -21,6 +22,51 @@
 #include "lib/clock.h"
 
 #define MAX_WAIT_S 600
+
+/* ---- the views of what the ops hand over ---- */
+
+/* A job in full from an op's answer (rc, v, err), the view released; NULL
+ * with err. */
+static json_t *job_of(int rc, struct job_view *v, struct weir_error *err)
+{
+	json_t *r = NULL;
+
+	if (rc < 0)
+		return NULL;
+	r = job_view_job(&v->row, &v->place, v->tasks, v->n_tasks);
+	job_view_release(v);
+	if (!r)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return r;
+}
+
+static json_t *get_job(const struct api_ops *ops, void *ctx, int64_t id, struct weir_error *err)
+{
+	struct job_view v = {0};
+
+	return job_of(ops->get_job(ctx, id, &v, err), &v, err);
+}
+
+/* A job as the list shows it: its roles come from its stored spec. */
+static json_t *job_brief(const struct job_view *v)
+{
+	json_t *sj = json_loads(v->row.spec_json ? v->row.spec_json : "{}", 0, NULL);
+	struct job_spec *spec = sj ? job_spec_from_json(sj, NULL) : NULL;
+	json_t *o = job_view_job_brief(&v->row, &v->place, spec, v->tasks, v->n_tasks);
+
+	job_spec_destroy(spec);
+	json_decref(sj);
+	return o;
+}
+
+static json_t *collection_or_error(const char *key, json_t *items, struct weir_error *err)
+{
+	json_t *r = job_view_collection(key, items);
+
+	if (!r)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return r;
+}
 
 /* ---- GET /jobs/{id}?wait=S&since=VERSION ---- */
 
@@ -53,7 +99,7 @@ static bool job_wait_check(struct http_request *req, void *arg, bool timed_out)
 	struct job_wait *w = arg;
 	struct weir_error err = {0};
 	char version[17];
-	json_t *r = w->ops->get_job(w->ctx, w->job, &err);
+	json_t *r = get_job(w->ops, w->ctx, w->job, &err);
 
 	if (r)
 		job_add_version(r, version);
@@ -80,7 +126,7 @@ static void route_get_job(const struct job_routes *jr, struct http_request *req,
 		reply_status(req, 400, "wait: expected whole seconds from 0 to 600");
 		return;
 	}
-	json_t *r = jr->ops->get_job(jr->ctx, id, &err);
+	json_t *r = get_job(jr->ops, jr->ctx, id, &err);
 	if (!r) {
 		reply_result(req, 200, NULL, &err);
 		return;
@@ -207,6 +253,9 @@ static void route_list(const struct job_routes *jr, struct http_request *req)
 	const char *state = http_request_query(req, "state");
 	const char *lim = http_request_query(req, "limit");
 	int64_t limit = 0;
+	struct job_view *jobs = NULL;
+	size_t n = 0;
+	json_t *r = NULL;
 
 	if (lim && api_parse_int(lim, 0, 1000000, &limit) < 0) {
 		reply_status(req, 400, "limit: expected a whole number >= 0");
@@ -214,7 +263,14 @@ static void route_list(const struct job_routes *jr, struct http_request *req)
 	}
 	if (state && !*state)
 		state = NULL;
-	reply_result(req, 200, jr->ops->list_jobs(jr->ctx, state, (int)limit, &err), &err);
+	if (jr->ops->list_jobs(jr->ctx, state, (int)limit, &jobs, &n, &err) == 0) {
+		json_t *a = json_array();
+		for (size_t i = 0; a && i < n; i++)
+			json_array_append_new(a, job_brief(&jobs[i]));
+		job_views_free(jobs, n);
+		r = collection_or_error("jobs", a, &err);
+	}
+	reply_result(req, 200, r, &err);
 }
 
 static void route_tasks(const struct job_routes *jr, struct http_request *req, int64_t id)
@@ -222,6 +278,9 @@ static void route_tasks(const struct job_routes *jr, struct http_request *req, i
 	struct weir_error err = {0};
 	const char *a = http_request_query(req, "attempt");
 	int64_t attempt = API_ATTEMPT_CURRENT;
+	struct task_row *rows = NULL;
+	size_t n = 0;
+	json_t *r = NULL;
 
 	if (a && !strcmp(a, "all"))
 		attempt = API_ATTEMPT_ALL;
@@ -229,17 +288,55 @@ static void route_tasks(const struct job_routes *jr, struct http_request *req, i
 		reply_status(req, 400, "attempt: expected a number >= 1 or \"all\"");
 		return;
 	}
-	reply_result(req, 200, jr->ops->tasks(jr->ctx, id, (int)attempt, &err), &err);
+	if (jr->ops->tasks(jr->ctx, id, (int)attempt, &rows, &n, &err) == 0) {
+		r = collection_or_error("tasks", job_view_tasks(rows, n), &err);
+		task_rows_free(rows, n);
+	}
+	reply_result(req, 200, r, &err);
+}
+
+static void route_events(const struct job_routes *jr, struct http_request *req, int64_t id)
+{
+	struct weir_error err = {0};
+	struct event_row *rows = NULL;
+	size_t n = 0;
+	json_t *r = NULL;
+
+	if (jr->ops->events(jr->ctx, id, &rows, &n, &err) == 0) {
+		r = collection_or_error("events", job_view_events(rows, n), &err);
+		event_rows_free(rows, n);
+	}
+	reply_result(req, 200, r, &err);
+}
+
+static void route_submit(const struct job_routes *jr, struct http_request *req)
+{
+	struct weir_error err = {0};
+	json_t *body = request_json_object(req, &err);
+	struct job_view v = {0};
+	json_t *r = NULL;
+
+	if (body)
+		r = job_of(jr->ops->submit(jr->ctx, body, &v, &err), &v, &err);
+	json_decref(body);
+	reply_result(req, 201, r, &err);
+}
+
+static void route_kill(const struct job_routes *jr, struct http_request *req, int64_t id)
+{
+	struct weir_error err = {0};
+	struct job_view v = {0};
+
+	reply_result(req, 202, job_of(jr->ops->kill_job(jr->ctx, id, &v, &err), &v, &err), &err);
 }
 
 void jobs_routes_handle(const struct job_routes *jr, struct http_request *req, char **seg, int n)
 {
-	struct weir_error err = {0};
 	int64_t id;
 
 	if (n == 1) {
 		if (request_method_is(req, "POST"))
-			reply_body_op(req, 201, jr->ops->submit, jr->ctx);
+			route_submit(jr, req);
 		else if (request_method_is(req, "GET"))
 			route_list(jr, req);
 		else
@@ -257,7 +354,7 @@ void jobs_routes_handle(const struct job_routes *jr, struct http_request *req, c
 		if (request_method_is(req, "GET"))
 			route_get_job(jr, req, id);
 		else if (request_method_is(req, "DELETE"))
-			reply_result(req, 202, jr->ops->kill_job(jr->ctx, id, &err), &err);
+			route_kill(jr, req, id);
 		else
 			reply_no_method(req);
 		return;
@@ -269,7 +366,7 @@ void jobs_routes_handle(const struct job_routes *jr, struct http_request *req, c
 	if (n == 3 && !strcmp(seg[2], "tasks"))
 		route_tasks(jr, req, id);
 	else if (n == 3 && !strcmp(seg[2], "events"))
-		reply_result(req, 200, jr->ops->events(jr->ctx, id, &err), &err);
+		route_events(jr, req, id);
 	else if (n == 6 && !strcmp(seg[2], "tasks") && !strcmp(seg[5], "logs"))
 		route_logs(jr, req, id, seg[3], seg[4]);
 	else

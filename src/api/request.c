@@ -2,23 +2,17 @@
  * (request.h). */
 #include "api/request.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "lib/str.h"
 
 int api_parse_int(const char *s, int64_t min, int64_t max, int64_t *out)
 {
-	char *end;
-	long long v;
-
-	if (!s || !*s || *s == '+' || (*s == '-' && min >= 0) || *s == ' ')
+	/* stricter than str_to_int64 at the start: no '+', and '-' only where
+	 * negative numbers are allowed */
+	if (!s || *s == '+' || (*s == '-' && min >= 0))
 		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return -1;
-	*out = v;
-	return 0;
+	return str_to_int64(s, min, max, out);
 }
 
 bool api_role_name_ok(const char *s)

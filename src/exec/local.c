@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/proc.h"
 
@@ -34,14 +35,12 @@ struct launcher {
 	int index;
 	int attempt;
 	int pid;
-	struct launcher *prev, *next;
 };
 
 struct stopper {
 	uv_timer_t timer;
 	struct local_executor *lx;
 	int pid;
-	struct stopper *prev, *next;
 };
 
 struct local_executor {
@@ -54,8 +53,8 @@ struct local_executor {
 	int kill_grace_s;
 	executor_exit_fn on_exit;
 	void *arg;
-	struct launcher *launchers;
-	struct stopper *stoppers;
+	struct hashmap *launchers; /* pid -> struct launcher, until it exits */
+	struct hashmap *stoppers;  /* launcher pid -> struct stopper, until its deadline */
 };
 
 struct session_kill {
@@ -92,13 +91,8 @@ static void launcher_closed(uv_handle_t *h)
 static void launcher_unlink(struct launcher *l)
 {
 	struct local_executor *lx = l->lx;
-	if (l->prev)
-		l->prev->next = l->next;
-	else
-		lx->launchers = l->next;
-	if (l->next)
-		l->next->prev = l->prev;
-	l->prev = l->next = NULL;
+	if (hashmap_get_int(lx->launchers, l->pid) == l)
+		hashmap_remove_int(lx->launchers, l->pid);
 }
 
 static void on_launcher_exit(uv_process_t *p, int64_t exit_status, int term_signal)
@@ -210,10 +204,10 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 		goto out;
 	}
 	l->pid = l->proc.pid;
-	l->next = lx->launchers;
-	if (lx->launchers)
-		lx->launchers->prev = l;
-	lx->launchers = l;
+	/* it runs now whatever happens: without an entry (out of memory) only
+	 * is_alive knows less (a zombie reads as gone a little early) */
+	if (hashmap_put_int(lx->launchers, l->pid, l, NULL) < 0)
+		log_warn("launcher %d: out of memory noting it", l->pid);
 	*launcher_pid = l->pid;
 	l = NULL;
 	rc = 0;
@@ -238,12 +232,8 @@ static void stopper_closed(uv_handle_t *h)
 
 static void stopper_unlink(struct stopper *s)
 {
-	if (s->prev)
-		s->prev->next = s->next;
-	else
-		s->lx->stoppers = s->next;
-	if (s->next)
-		s->next->prev = s->prev;
+	if (hashmap_get_int(s->lx->stoppers, s->pid) == s)
+		hashmap_remove_int(s->lx->stoppers, s->pid);
 }
 
 static void on_stop_deadline(uv_timer_t *t)
@@ -273,12 +263,13 @@ static int local_stop_task(struct executor *ex, const struct executor_task *task
 		return weir_error_set(err, WEIR_E_INTERNAL, "cannot signal launcher %d: %s", pid,
 		                      strerror(errno));
 	if (sig == SIGTERM) {
-		for (struct stopper *s = lx->stoppers; s; s = s->next)
-			if (s->pid == pid)
-				return 0;
+		if (hashmap_find_int(lx->stoppers, pid, NULL))
+			return 0;
 		struct stopper *s = calloc(1, sizeof *s);
-		if (!s)
+		if (!s || hashmap_put_int(lx->stoppers, pid, s, NULL) < 0) {
+			free(s);
 			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		}
 		s->lx = lx;
 		s->pid = pid;
 		uv_timer_init(lx->loop, &s->timer);
@@ -286,10 +277,6 @@ static int local_stop_task(struct executor *ex, const struct executor_task *task
 		uv_timer_start(&s->timer, on_stop_deadline, (uint64_t)(lx->kill_grace_s + 2) * 1000,
 		               0);
 		uv_unref((uv_handle_t *)&s->timer);
-		s->next = lx->stoppers;
-		if (lx->stoppers)
-			lx->stoppers->prev = s;
-		lx->stoppers = s;
 	}
 	return 0;
 }
@@ -301,10 +288,9 @@ static bool local_is_alive(struct executor *ex, const struct executor_task *task
 	if (task->launcher_pid <= 1)
 		return false;
 	/* our own child stays "alive" as a zombie until libuv reaps it; the
-	 * list is the truth for those */
-	for (struct launcher *l = lx->launchers; l; l = l->next)
-		if (l->pid == task->launcher_pid)
-			return true;
+	 * map is the truth for those */
+	if (hashmap_find_int(lx->launchers, task->launcher_pid, NULL))
+		return true;
 	if (kill(task->launcher_pid, 0) == 0 || errno == EPERM) {
 		struct proc_stat ps;
 		/* A zombie is gone for our purpose: it will never report. */
@@ -319,15 +305,25 @@ static void local_destroy(struct executor *ex)
 
 	if (!lx)
 		return;
-	while (lx->launchers) {
-		struct launcher *l = lx->launchers;
-		launcher_unlink(l);
-		uv_close((uv_handle_t *)&l->proc, launcher_closed);
+	if (lx->launchers) {
+		struct hashmap_iter it;
+		hashmap_iter_init(&it, lx->launchers);
+		while (hashmap_iter_next(&it)) {
+			struct launcher *l = it.value;
+			hashmap_iter_remove(&it);
+			uv_close((uv_handle_t *)&l->proc, launcher_closed);
+		}
+		hashmap_destroy(lx->launchers);
 	}
-	while (lx->stoppers) {
-		struct stopper *s = lx->stoppers;
-		stopper_unlink(s);
-		uv_close((uv_handle_t *)&s->timer, stopper_closed);
+	if (lx->stoppers) {
+		struct hashmap_iter it;
+		hashmap_iter_init(&it, lx->stoppers);
+		while (hashmap_iter_next(&it)) {
+			struct stopper *s = it.value;
+			hashmap_iter_remove(&it);
+			uv_close((uv_handle_t *)&s->timer, stopper_closed);
+		}
+		hashmap_destroy(lx->stoppers);
 	}
 	free(lx->exe);
 	free(lx->env_server);
@@ -376,6 +372,9 @@ struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const c
 		goto oom;
 	lx->base.ops = &local_ops;
 	lx->loop = loop;
+	if (!(lx->launchers = hashmap_create(HASHMAP_KEY_INT)) ||
+	    !(lx->stoppers = hashmap_create(HASHMAP_KEY_INT)))
+		goto oom;
 	lx->kill_grace_s = kill_grace_s < 0 ? 0 : kill_grace_s;
 	lx->on_exit = on_exit;
 	lx->arg = arg;

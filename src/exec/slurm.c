@@ -7,8 +7,9 @@
  * Everything it learns goes to the job manager through the executor_gang_fn;
  * it decides nothing.
  *
- * This file: the executor itself (its ops, create and destroy), the sjob
- * list and cancelling; slurm_internal.h names the others.
+ * This file: the executor itself (its ops, create and destroy), the sjobs
+ * (a list in the order squeue's answers are told, indexed by gang and
+ * attempt) and cancelling; slurm_internal.h names the others.
  */
 #include "exec/slurm.h"
 
@@ -21,6 +22,7 @@
 
 #include "exec/slurm_internal.h"
 #include "lib/fs.h"
+#include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/strvec.h"
 
@@ -31,23 +33,49 @@ void slurm_emit(struct slurm_executor *sx, const struct sjob *j, enum executor_g
 		sx->on_gang(sx->arg, j->job_id, j->attempt, ev, j->slurm_id, reason ? reason : "");
 }
 
+/* The index's key of a gang's attempt. */
+static void sjob_key(int64_t job_id, int attempt, char *key, size_t size)
+{
+	snprintf(key, size, "%lld.%d", (long long)job_id, attempt);
+}
+
 struct sjob *sjob_find(struct slurm_executor *sx, int64_t job_id, int attempt)
 {
-	for (struct sjob *j = sx->jobs; j; j = j->next)
-		if (j->job_id == job_id && j->attempt == attempt)
-			return j;
-	return NULL;
+	char key[48];
+
+	sjob_key(job_id, attempt, key, sizeof key);
+	return hashmap_get_str(sx->jobs_by_key, key);
+}
+
+int sjob_add(struct slurm_executor *sx, struct sjob *j)
+{
+	char key[48];
+
+	sjob_key(j->job_id, j->attempt, key, sizeof key);
+	if (hashmap_put_str(sx->jobs_by_key, key, j, NULL) < 0)
+		return -1;
+	j->prev = NULL;
+	j->next = sx->jobs;
+	if (sx->jobs)
+		sx->jobs->prev = j;
+	sx->jobs = j;
+	return 0;
 }
 
 void sjob_remove(struct slurm_executor *sx, struct sjob *j)
 {
-	for (struct sjob **p = &sx->jobs; *p; p = &(*p)->next)
-		if (*p == j) {
-			*p = j->next;
-			free(j->script);
-			free(j);
-			return;
-		}
+	char key[48];
+
+	sjob_key(j->job_id, j->attempt, key, sizeof key);
+	hashmap_remove_str(sx->jobs_by_key, key);
+	if (j->prev)
+		j->prev->next = j->next;
+	else
+		sx->jobs = j->next;
+	if (j->next)
+		j->next->prev = j->prev;
+	free(j->script);
+	free(j);
 }
 
 /* ---- cancelling ---- */
@@ -131,12 +159,15 @@ static int slurm_start_gang(struct executor *ex, const struct executor_task *tas
 	j->attempt = tasks[0].attempt;
 	/* not at once: gangs started in this loop turn gather, one-task ones of
 	 * the same settings into one array (fewer sbatch processes and Slurm jobs) */
-	if (slurm_batch_add(sx, tasks, n, &defaults, &av, path, dir, err) < 0) {
+	if (sjob_add(sx, j) < 0) {
 		free(j);
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
-	j->next = sx->jobs;
-	sx->jobs = j;
+	if (slurm_batch_add(sx, tasks, n, &defaults, &av, path, dir, err) < 0) {
+		sjob_remove(sx, j);
+		goto out;
+	}
 	rc = 0;
 out:
 	if (fd >= 0)
@@ -191,8 +222,10 @@ static int slurm_adopt_gang(struct executor *ex, int64_t job_id, int attempt,
 	j->job_id = job_id;
 	j->attempt = attempt;
 	snprintf(j->slurm_id, sizeof j->slurm_id, "%s", backend_id);
-	j->next = sx->jobs;
-	sx->jobs = j;
+	if (sjob_add(sx, j) < 0) {
+		free(j);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
 	slurm_poll_arm(sx);
 	return 0;
 }
@@ -234,6 +267,8 @@ static void slurm_destroy(struct executor *ex)
 		free(j->script);
 		free(j);
 	}
+	hashmap_destroy(sx->jobs_by_key);
+	sx->jobs_by_key = NULL;
 	/* gangs not submitted yet: a restart finds no Slurm job for them (lost) */
 	while (sx->batches) {
 		struct batch *b = sx->batches;
@@ -311,6 +346,7 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 	sx->base.confines_tasks = true;
 	sx->loop = loop;
 	sx->on_gang = on_gang;
+	sx->jobs_by_key = hashmap_create(HASHMAP_KEY_STR);
 	sx->arg = arg;
 	uv_timer_init(loop, &sx->poll);
 	sx->poll.data = sx;
@@ -320,6 +356,8 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 	sx->retry.data = sx;
 	sx->handles = 3;
 	sx->batches_tail = &sx->batches;
+	if (!sx->jobs_by_key)
+		goto oom;
 	sx->launcher = launcher ? strdup(launcher) : find_launcher(&sx->lean);
 	if (launcher)
 		sx->lean = strstr(launcher, "weir-launch") != NULL;

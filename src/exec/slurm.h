@@ -93,8 +93,4 @@ bool slurm_id_covers(const char *shown, const char *ours);
  * gangs pending with that reason meanwhile. */
 bool slurm_sbatch_busy(const char *why);
 
-/* Appends `s` to `out` (of `size` bytes, NUL-terminated) as one single-quoted
- * sh word.  0, or -1 when it does not fit. */
-int slurm_sh_quote(char *out, size_t size, const char *s);
-
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/log.h"
+#include "lib/strbuf.h"
 
 /* what a command may print: squeue -t all lists every job of ours Slurm still keeps
  * (MinJobAge), one line per array element, ~40 bytes each */
@@ -20,8 +21,8 @@ static void cmd_closed(uv_handle_t *h)
 	if (--c->open > 0)
 		return;
 	slurm_batch_free(c->batch);
-	free(c->out_buf);
-	free(c->err_buf);
+	strbuf_release(&c->out_text);
+	strbuf_release(&c->err_text);
 	free(c);
 }
 
@@ -58,8 +59,7 @@ static void cmd_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 {
 	struct cmd *c = s->data;
 	bool is_out = s == (uv_stream_t *)&c->out;
-	char **dst = is_out ? &c->out_buf : &c->err_buf;
-	size_t *len = is_out ? &c->out_len : &c->err_len;
+	struct strbuf *dst = is_out ? &c->out_text : &c->err_text;
 
 	if (n < 0) {
 		uv_read_stop(s);
@@ -68,15 +68,8 @@ static void cmd_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	}
 	if (n == 0)
 		return;
-	char *p = *len + (size_t)n > CMD_OUT_MAX ? NULL : realloc(*dst, *len + (size_t)n + 1);
-	if (!p) {
+	if (dst->len + (size_t)n > CMD_OUT_MAX || strbuf_add(dst, buf->base, (size_t)n) < 0)
 		c->truncated = true;
-		return;
-	}
-	memcpy(p + *len, buf->base, (size_t)n);
-	*len += (size_t)n;
-	p[*len] = '\0';
-	*dst = p;
 }
 
 static void cmd_exit(uv_process_t *p, int64_t exit_status, int term_signal)
@@ -102,6 +95,8 @@ int slurm_cmd_spawn(struct slurm_executor *sx, char **argv, cmd_done_fn done, in
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	}
 	c->sx = sx;
+	strbuf_init(&c->out_text);
+	strbuf_init(&c->err_text);
 	c->done = done;
 	c->job_id = job_id;
 	c->attempt = attempt;
@@ -149,7 +144,7 @@ int slurm_cmd_run(struct slurm_executor *sx, char **argv, cmd_done_fn done, int6
 
 void slurm_cmd_complaint(const struct cmd *c, char *out, size_t size)
 {
-	const char *t = c->err_len ? c->err_buf : c->out_len ? c->out_buf : "";
+	const char *t = c->err_text.len ? c->err_text.buf : c->out_text.buf;
 	size_t k = 0;
 
 	for (; *t && k + 1 < size; t++)

@@ -21,8 +21,10 @@
 #include "exec/executor.h"
 #include "exec/slurm.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
 #include "lib/strvec.h"
 
+struct hashmap;
 struct slurm_executor;
 
 struct sjob {
@@ -35,7 +37,7 @@ struct sjob {
 	bool cancel_sent;
 	char *script;   /* while looking for it by name after a restart (find_gang) */
 	int find_tries; /* squeue failures while looking */
-	struct sjob *next;
+	struct sjob *prev, *next;
 };
 
 /* One sbatch to run: a gang of many tasks, or one-task gangs with the same
@@ -69,8 +71,7 @@ struct cmd {
 	int64_t job_id;
 	int attempt;
 	struct batch *batch; /* an array's sbatch: the gangs it submits */
-	char *out_buf, *err_buf;
-	size_t out_len, err_len;
+	struct strbuf out_text, err_text; /* what it printed on stdout, stderr */
 	int64_t exit_status;
 	int term_signal;
 	bool truncated; /* it printed more than CMD_OUT_MAX: the rest was dropped */
@@ -90,7 +91,8 @@ struct slurm_executor {
 	char *env_server, *env_token;
 	executor_gang_fn on_gang;
 	void *arg;
-	struct sjob *jobs;
+	struct sjob *jobs;            /* newest first */
+	struct hashmap *jobs_by_key;  /* "JOB.ATTEMPT" -> the sjob in `jobs` */
 	struct cmd *cmds;
 	uv_timer_t poll;
 	bool polling; /* a squeue is in flight */
@@ -110,6 +112,9 @@ void slurm_emit(struct slurm_executor *sx, const struct sjob *j, enum executor_g
                 const char *reason);
 /* The sjob of a gang's attempt, or NULL. */
 struct sjob *sjob_find(struct slurm_executor *sx, int64_t job_id, int attempt);
+/* Links a new one first in the list and indexes it: 0, or -1 when out of
+ * memory (j not linked). */
+int sjob_add(struct slurm_executor *sx, struct sjob *j);
 /* Unlinks and frees one. */
 void sjob_remove(struct slurm_executor *sx, struct sjob *j);
 /* scancel, once (cancel_sent). */
@@ -129,9 +134,6 @@ void slurm_cmd_complaint(const struct cmd *c, char *out, size_t size);
 
 /* ---- slurm_script.c ---- */
 
-/* Appends a formatted string to a growing buffer: 0, or -1 when out of memory. */
-int slurm_append(char **buf, size_t *len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 /* A copy of path without its last component (whole when its only "/" is the
  * first), or NULL when out of memory. */
 char *slurm_dir_of(const char *path);

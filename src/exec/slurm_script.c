@@ -4,62 +4,15 @@
  * one-task gangs. */
 #include "exec/slurm_internal.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/str.h"
+#include "lib/shell.h"
+#include "lib/strbuf.h"
 #include "lib/strvec.h"
 
 #define SLURM_TIME_MARGIN_S 60
-
-int slurm_sh_quote(char *out, size_t size, const char *s)
-{
-	size_t n = strlen(out);
-
-	if (n + 2 >= size)
-		return -1;
-	out[n++] = '\'';
-	for (; *s; s++) {
-		if (*s == '\'') {
-			if (n + 5 >= size)
-				return -1;
-			memcpy(out + n, "'\\''", 4);
-			n += 4;
-		} else {
-			if (n + 2 >= size)
-				return -1;
-			out[n++] = *s;
-		}
-	}
-	out[n++] = '\'';
-	out[n] = '\0';
-	return 0;
-}
-
-int slurm_append(char **buf, size_t *len, const char *fmt, ...)
-{
-	va_list ap;
-	char *p = NULL;
-	int n;
-
-	va_start(ap, fmt);
-	n = vasprintf(&p, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return -1;
-	char *b = realloc(*buf, *len + (size_t)n + 1);
-	if (!b) {
-		free(p);
-		return -1;
-	}
-	memcpy(b + *len, p, (size_t)n + 1);
-	*len += (size_t)n;
-	*buf = b;
-	free(p);
-	return 0;
-}
 
 char *slurm_dir_of(const char *path)
 {
@@ -107,65 +60,54 @@ void slurm_components_release(struct components *c)
 	free(c->count);
 }
 
-/* The launcher's command line on the node, for sh: `who` is "--role R --index
- * I" or "--tasks LIST"; the launcher listens on the node's first address,
- * which it finds itself (--host auto: no `hostname -I` process per task). */
-static int launcher_line(struct slurm_executor *sx, const struct executor_task *t,
-                         const char *who, char *inner, size_t size)
+/* Appends the launcher's command line on the node, for sh: `who` is
+ * "--role R --index I" or "--tasks LIST"; the launcher listens on the node's
+ * first address, which it finds itself (--host auto: no `hostname -I`
+ * process per task). */
+static void launcher_line(struct slurm_executor *sx, const struct executor_task *t,
+                          const char *who, struct strbuf *sb)
 {
-	int fail = 0;
-	char num[96];
-
-	snprintf(inner, size, "exec ");
-	fail |= slurm_sh_quote(inner, size, sx->launcher);
+	strbuf_addstr(sb, "exec ");
+	shell_quote(sb, sx->launcher);
 	if (!sx->lean)
-		str_append(inner, size, " launch");
-	snprintf(num, sizeof num, " --job %lld ", (long long)t->job_id);
-	str_append(inner, size, num);
-	if (strlen(inner) + strlen(who) + 200 >= size)
-		return -1;
-	str_append(inner, size, who);
-	snprintf(num, sizeof num, " --attempt %d", t->attempt);
-	str_append(inner, size, num);
-	str_append(inner, size, " --host auto");
+		strbuf_addstr(sb, " launch");
+	strbuf_addf(sb, " --job %lld %s --attempt %d --host auto", (long long)t->job_id, who,
+	            t->attempt);
 	if (sx->base.log_to_server) {
 		/* The launcher sends the program's output to the server, all of it
 		 * before it reports the end; its own stderr goes with the step's to
 		 * slurm-<id>.out. */
-		str_append(inner, size, " --log-to-server");
+		strbuf_addstr(sb, " --log-to-server");
 	} else {
 		/* log_transport: file: the launcher and its program append to the
 		 * log on the shared file system themselves, so every byte is in it
 		 * before the end is reported (srun's forwarding could still be
 		 * flushing then). */
-		str_append(inner, size, " >>");
-		fail |= slurm_sh_quote(inner, size, t->log_path);
-		str_append(inner, size, " 2>&1");
+		strbuf_addstr(sb, " >>");
+		shell_quote(sb, t->log_path);
+		strbuf_addstr(sb, " 2>&1");
 	}
-	return fail;
 }
 
-static int role_index_words(const struct executor_task *t, char *who, size_t size)
+/* "--role R --index I" into who (reset first). */
+static void role_index_words(const struct executor_task *t, struct strbuf *who)
 {
-	who[0] = '\0';
-	str_append(who, size, "--role ");
-	if (slurm_sh_quote(who, size, t->role) < 0)
-		return -1;
-	size_t n = strlen(who);
-	snprintf(who + n, size - n, " --index %d", t->index);
-	return 0;
+	strbuf_reset(who);
+	strbuf_addstr(who, "--role ");
+	shell_quote(who, t->role);
+	strbuf_addf(who, " --index %d", t->index);
 }
 
-/* "--tasks ROLE:I-J,...": the tasks of component k in SLURM_PROCID order,
- * runs of one role's consecutive indices as ranges. */
-static char *tasks_words(const struct executor_task *tasks, size_t n, const struct components *c,
-                         size_t k)
+/* "--tasks ROLE:I-J,..." into sb (reset first): the tasks of component k in
+ * SLURM_PROCID order, runs of one role's consecutive indices as ranges. */
+static void tasks_words(const struct executor_task *tasks, size_t n, const struct components *c,
+                        size_t k, struct strbuf *sb)
 {
-	char *s = NULL;
-	size_t len = 0;
-	int fail = slurm_append(&s, &len, "--tasks ");
+	bool first = true;
 
-	for (size_t i = 0; i < n && !fail; i++) {
+	strbuf_reset(sb);
+	strbuf_addstr(sb, "--tasks ");
+	for (size_t i = 0; i < n; i++) {
 		if (c->comp[i] != k)
 			continue;
 		size_t j = i;
@@ -173,91 +115,80 @@ static char *tasks_words(const struct executor_task *tasks, size_t n, const stru
 		       tasks[j + 1].index == tasks[j].index + 1)
 			j++;
 		/* role names are identifiers ([a-z][a-z0-9_-]*): no quoting needed */
-		fail |= slurm_append(&s, &len, "%s%s:%d", len > 8 ? "," : "", tasks[i].role,
-		               tasks[i].index);
+		strbuf_addf(sb, "%s%s:%d", first ? "" : ",", tasks[i].role, tasks[i].index);
 		if (j > i)
-			fail |= slurm_append(&s, &len, "-%d", tasks[j].index);
+			strbuf_addf(sb, "-%d", tasks[j].index);
+		first = false;
 		i = j;
 	}
-	if (fail) {
-		free(s);
-		return NULL;
-	}
-	return s;
 }
 
-static int srun_words(char **s, size_t *len, const struct executor_task *t,
-                      const struct components *c, size_t k, size_t ntasks, bool one)
+static void srun_words(struct strbuf *sb, const struct executor_task *t,
+                       const struct components *c, size_t k, size_t ntasks, bool one)
 {
-	int fail = slurm_append(s, len, "srun");
+	strbuf_addstr(sb, "srun");
 	if (c->n > 1)
-		fail |= slurm_append(s, len, " --het-group=%zu", k);
+		strbuf_addf(sb, " --het-group=%zu", k);
 	if (one)
-		fail |= slurm_append(s, len, " --nodes=1 --ntasks=1 --exact");
+		strbuf_addstr(sb, " --nodes=1 --ntasks=1 --exact");
 	else
-		fail |= slurm_append(s, len, " --ntasks=%zu", ntasks);
-	fail |= slurm_append(s, len, " --cpus-per-task=%d --mem-per-cpu=%llu", t->vcores,
-	               (unsigned long long)mem_per_cpu(t));
+		strbuf_addf(sb, " --ntasks=%zu", ntasks);
+	strbuf_addf(sb, " --cpus-per-task=%d --mem-per-cpu=%llu", t->vcores,
+	            (unsigned long long)mem_per_cpu(t));
 	if (t->gpus > 0)
-		fail |= slurm_append(s, len, " --gpus-per-task=%d", t->gpus);
-	fail |= slurm_append(s, len, " --kill-on-bad-exit=0");
-	return fail;
+		strbuf_addf(sb, " --gpus-per-task=%d", t->gpus);
+	strbuf_addstr(sb, " --kill-on-bad-exit=0");
+}
+
+/* One srun step of the script: `srun ... \ /bin/sh -c 'LAUNCHER LINE' &`. */
+static void step_line(struct slurm_executor *sx, struct strbuf *sb, const struct executor_task *t,
+                      const char *who, const struct components *c, size_t k, size_t ntasks,
+                      bool one, struct strbuf *inner)
+{
+	strbuf_reset(inner);
+	launcher_line(sx, t, who, inner);
+	srun_words(sb, t, c, k, ntasks, one);
+	strbuf_addstr(sb, " \\\n\t/bin/sh -c ");
+	shell_quote(sb, inner->buf);
+	strbuf_addstr(sb, " &\n");
+	sb->failed |= inner->failed;
 }
 
 char *slurm_batch_script(struct slurm_executor *sx, const struct executor_task *tasks, size_t n,
                          const struct components *c)
 {
-	char *s = NULL;
-	size_t len = 0;
-	int fail = 0;
-	char inner[8192], outer[16384], who[512];
+	struct strbuf sb = STRBUF_INIT, inner = STRBUF_INIT, who = STRBUF_INIT;
 
-	fail |= slurm_append(&s, &len,
-	               "#!/bin/sh\n"
-	               "# weir job %lld, attempt %d: weir's launcher for each task on its node;\n"
-	               "# it fetches the task's command from the server (WEIR_SERVER,\n"
-	               "# WEIR_TOKEN come from the environment).\n",
-	               (long long)tasks[0].job_id, tasks[0].attempt);
+	strbuf_addf(&sb,
+	            "#!/bin/sh\n"
+	            "# weir job %lld, attempt %d: weir's launcher for each task on its node;\n"
+	            "# it fetches the task's command from the server (WEIR_SERVER,\n"
+	            "# WEIR_TOKEN come from the environment).\n",
+	            (long long)tasks[0].job_id, tasks[0].attempt);
 	if (n == 1) {
-		fail |= role_index_words(&tasks[0], who, sizeof who);
-		fail |= launcher_line(sx, &tasks[0], who, inner, sizeof inner);
-		fail |= slurm_append(&s, &len, "%s\n", inner);
+		role_index_words(&tasks[0], &who);
+		sb.failed |= who.failed;
+		launcher_line(sx, &tasks[0], who.buf, &sb);
+		strbuf_addch(&sb, '\n');
 	} else if (sx->base.log_to_server) {
-		for (size_t k = 0; k < c->n && !fail; k++) {
-			/* the task list grows with the gang: buffers to fit */
-			char *tw = tasks_words(tasks, n, c, k);
-			size_t isz = (tw ? strlen(tw) : 0) + 8192, osz = 4 * isz + 16;
-			char *in = malloc(isz), *out = malloc(osz);
-			fail |= !tw || !in || !out;
-			if (!fail) {
-				out[0] = '\0';
-				fail |= launcher_line(sx, &tasks[c->first[k]], tw, in, isz);
-				fail |= slurm_sh_quote(out, osz, in);
-				fail |= srun_words(&s, &len, &tasks[c->first[k]], c, k, c->count[k],
-				                   false);
-				fail |= slurm_append(&s, &len, " \\\n\t/bin/sh -c %s &\n", out);
-			}
-			free(tw);
-			free(in);
-			free(out);
+		for (size_t k = 0; k < c->n; k++) {
+			tasks_words(tasks, n, c, k, &who);
+			sb.failed |= who.failed;
+			step_line(sx, &sb, &tasks[c->first[k]], who.buf, c, k, c->count[k], false,
+			          &inner);
 		}
-		fail |= slurm_append(&s, &len, "wait\n");
+		strbuf_addstr(&sb, "wait\n");
 	} else {
-		for (size_t i = 0; i < n && !fail; i++) {
-			outer[0] = '\0';
-			fail |= role_index_words(&tasks[i], who, sizeof who);
-			fail |= launcher_line(sx, &tasks[i], who, inner, sizeof inner);
-			fail |= slurm_sh_quote(outer, sizeof outer, inner);
-			fail |= srun_words(&s, &len, &tasks[i], c, c->comp[i], 1, true);
-			fail |= slurm_append(&s, &len, " \\\n\t/bin/sh -c %s &\n", outer);
+		for (size_t i = 0; i < n; i++) {
+			role_index_words(&tasks[i], &who);
+			sb.failed |= who.failed;
+			step_line(sx, &sb, &tasks[i], who.buf, c, c->comp[i], 1, true, &inner);
 		}
-		fail |= slurm_append(&s, &len, "wait\n");
+		strbuf_addstr(&sb, "wait\n");
 	}
-	if (fail) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	strbuf_release(&who);
+	strbuf_release(&inner);
+	return strbuf_detach(&sb, NULL); /* NULL when an add ran out of memory */
 }
 
 /* One component's resources and placement: `count` tasks like `t`. */
@@ -351,54 +282,40 @@ void slurm_defaults(const struct slurm_executor *sx, struct executor_placement *
 
 char *slurm_array_script(const char *const *scripts, const char *const *dirs, size_t n)
 {
-	char *s = NULL;
-	size_t len = 0;
-	int fail = 0;
+	struct strbuf sb = STRBUF_INIT, d = STRBUF_INIT;
 
-	fail |= slurm_append(&s, &len,
-	               "#!/bin/sh\n"
-	               "# weir: a Slurm job array of one-task jobs; element I runs the batch\n"
-	               "# script of its weir job, its output next to that job's logs.\n"
-	               "case \"$SLURM_ARRAY_TASK_ID\" in\n");
-	for (size_t i = 0; i < n && !fail; i++) {
-		size_t sz = 2 * (strlen(scripts[i]) + strlen(dirs[i])) + 64;
-		char *qs = calloc(1, sz), *qd = calloc(1, sz), *d = NULL;
-		fail |= !qs || !qd || asprintf(&d, "%s/slurm-", dirs[i]) < 0;
-		if (!fail) {
-			fail |= slurm_sh_quote(qs, sz, scripts[i]);
-			fail |= slurm_sh_quote(qd, sz, d);
-			fail |= slurm_append(&s, &len,
-			               "%zu) exec /bin/sh %s >>%s\"$SLURM_ARRAY_JOB_ID\"_%zu.out 2>&1 ;;\n",
-			               i, qs, qd, i);
-		}
-		free(qs);
-		free(qd);
-		free(d);
+	strbuf_addstr(&sb, "#!/bin/sh\n"
+	                   "# weir: a Slurm job array of one-task jobs; element I runs the batch\n"
+	                   "# script of its weir job, its output next to that job's logs.\n"
+	                   "case \"$SLURM_ARRAY_TASK_ID\" in\n");
+	for (size_t i = 0; i < n; i++) {
+		strbuf_reset(&d);
+		strbuf_addf(&d, "%s/slurm-", dirs[i]);
+		sb.failed |= d.failed;
+		strbuf_addf(&sb, "%zu) exec /bin/sh ", i);
+		shell_quote(&sb, scripts[i]);
+		strbuf_addstr(&sb, " >>");
+		shell_quote(&sb, d.buf);
+		strbuf_addf(&sb, "\"$SLURM_ARRAY_JOB_ID\"_%zu.out 2>&1 ;;\n", i);
 	}
-	fail |= slurm_append(&s, &len,
-	               "*) echo \"weir: no job for array index $SLURM_ARRAY_TASK_ID\" >&2; exit 1 ;;\n"
-	               "esac\n");
-	if (fail) {
-		free(s);
-		return NULL;
-	}
-	return s;
+	strbuf_addstr(&sb,
+	              "*) echo \"weir: no job for array index $SLURM_ARRAY_TASK_ID\" >&2; exit 1 ;;\n"
+	              "esac\n");
+	strbuf_release(&d);
+	return strbuf_detach(&sb, NULL); /* NULL when an add ran out of memory */
 }
 
 int slurm_array_index(const char *text, const char *script, size_t *index)
 {
-	size_t sz = 2 * strlen(script) + 32;
-	char *needle = calloc(1, sz);
+	struct strbuf needle = STRBUF_INIT;
 	const char *hit, *bol;
 	int rc = -1;
 
-	if (!needle)
-		return -1;
-	snprintf(needle, sz, "%s", ") exec /bin/sh ");
-	if (slurm_sh_quote(needle, sz, script) < 0 || strlen(needle) + 4 >= sz)
+	strbuf_addstr(&needle, ") exec /bin/sh ");
+	shell_quote(&needle, script);
+	if (strbuf_addstr(&needle, " >>") < 0)
 		goto out;
-	str_append(needle, sz, " >>");
-	for (hit = strstr(text, needle); hit; hit = strstr(hit + 1, needle)) {
+	for (hit = strstr(text, needle.buf); hit; hit = strstr(hit + 1, needle.buf)) {
 		for (bol = hit; bol > text && bol[-1] != '\n'; bol--)
 			;
 		if (bol < hit && strspn(bol, "0123456789") == (size_t)(hit - bol)) {
@@ -408,7 +325,7 @@ int slurm_array_index(const char *text, const char *script, size_t *index)
 		}
 	}
 out:
-	free(needle);
+	strbuf_release(&needle);
 	return rc;
 }
 

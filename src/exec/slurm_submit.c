@@ -11,6 +11,7 @@
 
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/strbuf.h"
 
 /* sbatch processes at once: more only compete with slurmctld for the CPUs */
 #define SBATCH_MAX 4
@@ -40,7 +41,7 @@ static void sbatch_done(struct slurm_executor *sx, struct cmd *c)
 	sbatch_slot_free(sx);
 	if (!j)
 		return;
-	if (c->exit_status != 0 || c->term_signal || !c->out_len) {
+	if (c->exit_status != 0 || c->term_signal || !c->out_text.len) {
 		slurm_cmd_complaint(c, why, sizeof why);
 		if (slurm_sbatch_busy(why)) {
 			batch_later(sx, c, why);
@@ -52,9 +53,9 @@ static void sbatch_done(struct slurm_executor *sx, struct cmd *c)
 	}
 	sx->retry_ms = 0;
 	/* --parsable: "ID" or "ID;CLUSTER" */
-	semi = strpbrk(c->out_buf, ";\n");
+	semi = strpbrk(c->out_text.buf, ";\n");
 	snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s",
-	         (int)(semi ? (size_t)(semi - c->out_buf) : c->out_len), c->out_buf);
+	         (int)(semi ? (size_t)(semi - c->out_text.buf) : c->out_text.len), c->out_text.buf);
 #ifdef WEIR_TEST_HOOKS
 	/* test hook (developer builds only): the server dies as if killed after
 	 * Slurm took the job and before the id is stored (the crash window that
@@ -110,7 +111,7 @@ static void array_done(struct slurm_executor *sx, struct cmd *c)
 	const char *semi;
 
 	sbatch_slot_free(sx);
-	if (c->exit_status != 0 || c->term_signal || !c->out_len) {
+	if (c->exit_status != 0 || c->term_signal || !c->out_text.len) {
 		slurm_cmd_complaint(c, why, sizeof why);
 		if (slurm_sbatch_busy(why))
 			batch_later(sx, c, why);
@@ -119,9 +120,9 @@ static void array_done(struct slurm_executor *sx, struct cmd *c)
 		return;
 	}
 	sx->retry_ms = 0;
-	semi = strpbrk(c->out_buf, ";\n");
-	snprintf(id, sizeof id, "%.*s", (int)(semi ? (size_t)(semi - c->out_buf) : c->out_len),
-	         c->out_buf);
+	semi = strpbrk(c->out_text.buf, ";\n");
+	snprintf(id, sizeof id, "%.*s", (int)(semi ? (size_t)(semi - c->out_text.buf) : c->out_text.len),
+	         c->out_text.buf);
 #ifdef WEIR_TEST_HOOKS
 	/* test hook: as in sbatch_done (the crash window that find_gang closes) */
 	if (getenv("WEIR_TEST_DIE_AFTER_SBATCH"))
@@ -287,14 +288,16 @@ int slurm_batch_add(struct slurm_executor *sx, const struct executor_task *tasks
 	struct strvec res = STRVEC_INIT;
 	struct batch *b = NULL;
 	char *key = NULL;
-	size_t klen = 0;
 	int fail = 0;
 
 	if (n == 1) {
+		struct strbuf kb = STRBUF_INIT;
 		fail |= slurm_gang_res(defaults, &tasks[0], &res);
 		for (size_t i = 0; i < res.n && !fail; i++)
-			fail |= slurm_append(&key, &klen, "%s\n", res.v[i]);
-		if (fail)
+			strbuf_addf(&kb, "%s\n", res.v[i]);
+		key = fail ? NULL : strbuf_detach(&kb, NULL);
+		strbuf_release(&kb);
+		if (!key)
 			goto oom;
 		for (b = sx->batches; b; b = b->next)
 			if (b->key && !strcmp(b->key, key) && b->n < ARRAY_MAX)

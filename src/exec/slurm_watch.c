@@ -160,7 +160,7 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 		return;
 	}
 	/* parsed once: with an array of many elements, as many lines as jobs */
-	n_lines = c->out_buf ? sq_parse(c->out_buf, &lines) : 0;
+	n_lines = sq_parse(c->out_text.buf, &lines);
 	for (j = sx->jobs; j; j = next) {
 		char state[32] = "", reason[128] = "", *nodes = NULL;
 		bool seen = false;
@@ -306,11 +306,11 @@ static void find_done(struct slurm_executor *sx, struct cmd *c)
 	}
 	/* "ID|COMMAND" per job of that name: ours is the one that runs our script,
 	 * or the element of an array (weir-array) whose script runs it */
-	if (array_find(j, c->out_buf)) {
+	if (array_find(j, c->out_text.buf)) {
 		found(sx, j);
 		return;
 	}
-	for (line = c->out_buf; line && *line;) {
+	for (line = c->out_text.buf; line && *line;) {
 		const char *bar = strchr(line, '|'), *eol = strchr(line, '\n');
 		size_t cl = eol ? (size_t)(eol - bar - 1) : bar ? strlen(bar + 1) : 0;
 		if (bar && (!eol || bar < eol) && cl == strlen(j->script) &&
@@ -360,12 +360,14 @@ int slurm_find_gang(struct executor *ex, int64_t job_id, int attempt,
 	free(dir);
 	j->job_id = job_id;
 	j->attempt = attempt;
-	if (find_run(sx, j, err) < 0) {
+	if (sjob_add(sx, j) < 0) {
 		free(j->script);
 		free(j);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	if (find_run(sx, j, err) < 0) {
+		sjob_remove(sx, j);
 		return -1;
 	}
-	j->next = sx->jobs;
-	sx->jobs = j;
 	return 0;
 }

@@ -3,6 +3,7 @@
 #include "launch/contract.h"
 
 #include "lib/fs.h"
+#include "lib/strbuf.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -366,12 +367,8 @@ static int set_horovod(const struct contract_input *in, const struct member *m, 
                        struct env_list *l, struct contract *out)
 {
 	struct world w;
-	size_t cap = 64, len = 0;
-	char *text = malloc(cap);
+	struct strbuf text = STRBUF_INIT;
 
-	if (!text)
-		return -1;
-	text[0] = '\0';
 	compute_world(m, n, me, &w);
 	env_setf(l, "HOROVOD_RANK", "%d", w.rank);
 	env_setf(l, "HOROVOD_SIZE", "%d", w.size);
@@ -388,19 +385,11 @@ static int set_horovod(const struct contract_input *in, const struct member *m, 
 		for (size_t j = 0; j < n; j++)
 			if (!strcmp(m[j].host, m[i].host))
 				slots++;
-		size_t need = len + strlen(m[i].host) + 16;
-		if (need > cap) {
-			char *nt = realloc(text, need * 2);
-			if (!nt) {
-				free(text);
-				return -1;
-			}
-			text = nt;
-			cap = need * 2;
-		}
-		len += (size_t)snprintf(text + len, cap - len, "%s:%d\n", m[i].host, slots);
+		strbuf_addf(&text, "%s:%d\n", m[i].host, slots);
 	}
-	out->hostfile = text;
+	out->hostfile = strbuf_detach(&text, NULL);
+	if (!out->hostfile)
+		return -1;
 	out->hostfile_path = fs_join(in->workdir ? in->workdir : ".", "hostfile");
 	if (!out->hostfile_path)
 		return -1;

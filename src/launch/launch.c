@@ -5,6 +5,7 @@
 #include "launch/launch.h"
 
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +29,8 @@
 #include "lib/fs.h"
 #include "lib/http_client.h"
 #include "lib/log.h"
+#include "lib/str.h"
+#include "lib/strbuf.h"
 #include "model/job_spec.h"
 
 #define EXIT_GANG_TIMEOUT 124
@@ -73,13 +76,6 @@ struct launch {
 	struct cgroup *cg; /* the program's limits; NULL: none, or RSS polling */
 	int64_t started_retry_ms; /* the last wait before retrying "started"; 0: none yet */
 };
-
-static void sleep_ms(int64_t ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
 
 static int64_t backoff_next(int64_t cur, int64_t max)
 {
@@ -296,7 +292,7 @@ static int do_register(struct launch *l, bool again)
 		}
 		if (delay == 100)
 			log_warn("server unreachable (register): retrying");
-		sleep_ms(delay);
+		clock_sleep_ms(delay);
 		delay = backoff_next(delay, 5000);
 	}
 	json_decref(body);
@@ -382,7 +378,7 @@ static int wait_for_gang(struct launch *l)
 			log_warn("server unreachable while waiting for the gang: retrying");
 		reregister = true;
 		int64_t left = deadline - clock_mono_ms();
-		sleep_ms(delay < left ? delay : (left > 0 ? left : 0));
+		clock_sleep_ms(delay < left ? delay : (left > 0 ? left : 0));
 		delay = backoff_next(delay, 5000);
 	}
 }
@@ -454,7 +450,7 @@ static void report_exited(struct launch *l, const struct supervise_outcome *o)
 		if (delay == 100)
 			log_warn("server %s: retrying the exit report until it answers",
 			         st ? "unavailable" : "unreachable");
-		sleep_ms(delay);
+		clock_sleep_ms(delay);
 		delay = backoff_next(delay, 10000);
 	}
 	json_decref(body);
@@ -663,19 +659,13 @@ static int run_program(struct launch *l, const struct contract *c, struct superv
 	return rc;
 }
 
-static int parse_int(const char *s, long long min, long long *out)
+/* A decimal integer >= min; leading white space is allowed (as strtoll
+ * reads it). */
+static int parse_int(const char *s, int64_t min, int64_t *out)
 {
-	char *end;
-	long long v;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	v = strtoll(s, &end, 10);
-	if (errno || *end || v < min)
-		return -1;
-	*out = v;
-	return 0;
+	while (s && isspace((unsigned char)*s))
+		s++;
+	return str_to_int64(s, min, INT64_MAX, out);
 }
 
 static int usage(const char *why)
@@ -725,7 +715,7 @@ int launch_pick_task(const char *list, long procid, char *role, size_t role_size
 
 static int parse_args(struct launch *l, int argc, char **argv)
 {
-	long long v;
+	int64_t v;
 	bool have_job = false, have_index = false, have_attempt = false;
 	const char *tasks = NULL;
 
@@ -800,9 +790,7 @@ static char *node_cache_dir(const char *pattern)
 {
 	const char *node = getenv("SLURMD_NODENAME");
 	char host[256];
-	char *out = NULL;
-	size_t len = 0;
-	FILE *f;
+	struct strbuf out = STRBUF_INIT;
 
 	if (!strstr(pattern, "%n"))
 		return NULL;
@@ -812,19 +800,15 @@ static char *node_cache_dir(const char *pattern)
 		host[sizeof host - 1] = '\0';
 		node = host;
 	}
-	f = open_memstream(&out, &len);
-	if (!f)
-		return NULL;
 	for (const char *p = pattern; *p; p++) {
 		if (p[0] == '%' && p[1] == 'n') {
-			fputs(node, f);
+			strbuf_addstr(&out, node);
 			p++;
 		} else {
-			fputc(*p, f);
+			strbuf_addch(&out, *p);
 		}
 	}
-	fclose(f);
-	return out;
+	return strbuf_detach(&out, NULL);
 }
 
 int launch_main(int argc, char **argv)

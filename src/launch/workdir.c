@@ -18,6 +18,7 @@
 #include "exec/artifact_cache.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/strbuf.h"
 
 extern char **environ;
 
@@ -31,27 +32,17 @@ void workdir_set_unpacker(workdir_unpack_fn fn)
 /* Reads all of fd into a NUL-terminated buffer (caller frees). */
 static char *read_all(int fd)
 {
-	size_t cap = 1024, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (len + 1 >= cap) {
-			char *n = realloc(buf, cap *= 2);
-			if (!n) {
-				free(buf);
-				return NULL;
-			}
-			buf = n;
-		}
-		ssize_t r = read(fd, buf + len, cap - len - 1);
+	struct strbuf sb = STRBUF_INIT;
+	char chunk[4096];
+
+	for (;;) {
+		ssize_t r = read(fd, chunk, sizeof chunk);
 		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r <= 0 || strbuf_add(&sb, chunk, (size_t)r) < 0)
 			break;
-		len += (size_t)r;
 	}
-	if (buf)
-		buf[len] = '\0';
-	return buf;
+	return strbuf_detach(&sb, NULL); /* NULL when out of memory */
 }
 
 int workdir_unpack_with_helper(const char *archive, const char *name, const char *cache_dir,

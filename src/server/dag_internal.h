@@ -96,11 +96,8 @@ void dm_leave(struct dag_manager *dm);
 void dm_work_pass(struct dag_manager *dm);
 void dm_arm_wake(struct dag_manager *dm);
 
-/* Times: Airflow's "2024-01-31T06:00:00+00:00" (microseconds when the time
- * has a fraction); dm_time_json gives null for 0.  dm_parse_date: an
- * RFC 3339 date in `field`, -1 with err naming it. */
-char *dm_fmt_time(int64_t ms, char *buf, size_t size);
-json_t *dm_time_json(int64_t ms);
+/* An RFC 3339 date in `field`, -1 with err naming it (Airflow's times are
+ * written by lib/clock.h's clock_format_airflow). */
 int dm_parse_date(const char *text, const char *field, int64_t *ms, struct weir_error *err);
 
 /* The entry of a DAG (NULL when no file holds it); its last good parse

@@ -198,7 +198,7 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 			return NULL;
 		}
 		run_id = dm_xstrdup(json_string_value(rid));
-	} else if (asprintf(&run_id, "manual__%s", dm_fmt_time(logical, ts, sizeof ts)) < 0) {
+	} else if (asprintf(&run_id, "manual__%s", clock_format_airflow(logical, ts, sizeof ts)) < 0) {
 		run_id = NULL;
 	}
 	if (!run_id)
@@ -215,7 +215,7 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 	} else if (err->kind == WEIR_E_CONFLICT) {
 		weir_error_set(err, WEIR_E_CONFLICT,
 		               "DAG %s already has a run with dag_run_id %s or logical_date %s",
-		               dag_id, run_id, dm_fmt_time(logical, ts, sizeof ts));
+		               dag_id, run_id, clock_format_airflow(logical, ts, sizeof ts));
 	}
 	dm_end(dm);
 	dm_arm_wake(dm);

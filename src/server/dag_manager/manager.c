@@ -84,33 +84,6 @@ void dm_leave(struct dag_manager *dm)
 
 /* ---- times ---- */
 
-/* "2024-01-31T06:00:00+00:00", with microseconds when the time has a
- * fraction of a second (Airflow's form). */
-char *dm_fmt_time(int64_t ms, char *buf, size_t size)
-{
-	char ts[40];
-	int64_t sec_ms = ms - (((ms % 1000) + 1000) % 1000);
-
-	schedule_format_ts(sec_ms, ts, sizeof ts);
-	if (ms == sec_ms) {
-		snprintf(buf, size, "%s", ts);
-	} else {
-		char *plus = strrchr(ts, '+');
-		if (plus)
-			*plus = '\0';
-		snprintf(buf, size, "%s.%03d000+00:00", ts, (int)(ms - sec_ms));
-	}
-	return buf;
-}
-
-json_t *dm_time_json(int64_t ms)
-{
-	char buf[48];
-	if (ms <= 0)
-		return json_null();
-	return json_string(dm_fmt_time(ms, buf, sizeof buf));
-}
-
 /* A date as Airflow clients send it: what schedule_parse_time reads, also
  * with a fraction of a second. */
 int dm_parse_date(const char *text, const char *field, int64_t *ms, struct weir_error *err)

@@ -98,7 +98,7 @@ void dm_schedule_pass(struct dag_manager *dm)
 			struct weir_error err = {0};
 			char ts[48], id[80];
 			snprintf(id, sizeof id, "scheduled__%s",
-			         dm_fmt_time(due[i], ts, sizeof ts));
+			         clock_format_airflow(due[i], ts, sizeof ts));
 			if (dm_create_run(dm, e, id, "scheduled", due[i], NULL, NULL, &err) < 0 &&
 			    err.kind != WEIR_E_CONFLICT)
 				log_error("DAG %s: scheduled run %s: %s", s->dag_id, id, err.msg);

@@ -15,7 +15,7 @@
  *   progress.c  carrying out sched's decisions: stop tasks, wind down,
  *               record a result or re-queue for a restart
  *   launch.c    the launch protocol: register, cluster, started, exited
- *   ops.c       the operations the API calls, and the JSON views of jobs
+ *   ops.c       the operations the API calls (typed rows; api/ renders them)
  *   watch.c     launchers to look at again, backends' verdicts, the
  *               housekeeping tick
  *   recover.c   recovery at start
@@ -35,22 +35,18 @@
 #include <jansson.h>
 #include <uv.h>
 
+#include "lib/str.h"
 #include "server/job_manager.h"
 #include "sched/job_progress.h"
 #include "sched/states.h"
 #include "sched/task_end.h"
 #include "store/store.h"
 
+struct hashmap;     /* lib/hashmap.h */
 struct jm_routes;   /* routes.c */
 struct jm_queue;    /* queue.c */
 struct jm_watch;    /* watch.c */
 struct jm_timeouts; /* timeouts.c */
-
-struct jm_spec_entry {
-	int64_t job_id;
-	struct job_spec *spec;
-	struct jm_spec_entry *next;
-};
 
 struct jm_ended_job {
 	int64_t job_id;
@@ -70,7 +66,7 @@ struct job_manager {
 	struct jm_queue *queue;
 	struct jm_watch *watch;
 	struct jm_timeouts *timeouts;
-	struct jm_spec_entry *specs; /* parsed specs of active jobs */
+	struct hashmap *specs;       /* job id -> its parsed spec, while active */
 	int depth;                   /* nested turns */
 	/* jobs that reached a final state in this turn: told to end_fn at the
 	 * end of the turn, before the commit (the DAG manager's reaction shares
@@ -79,22 +75,6 @@ struct job_manager {
 	job_manager_end_fn end_fn;
 	void *end_arg;
 };
-
-/* ---- small helpers (here once for every piece) ---- */
-
-static inline void set_str(char **dst, const char *v)
-{
-	char *c = strdup(v ? v : "");
-	if (!c)
-		return;
-	free(*dst);
-	*dst = c;
-}
-
-static inline char *dup_or_null(const char *s)
-{
-	return s ? strdup(s) : NULL;
-}
 
 /* ---- manager.c ---- */
 

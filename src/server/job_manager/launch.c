@@ -202,7 +202,7 @@ json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
 		goto out;
 	}
 	if ((v = json_object_get(body, "host")) && json_is_string(v))
-		set_str(&t.host, json_string_value(v));
+		str_set(&t.host, json_string_value(v));
 	if ((v = json_object_get(body, "port")) && json_is_integer(v))
 		t.port = (int)json_integer_value(v);
 	if ((v = json_object_get(body, "pid")) && json_is_integer(v) && json_integer_value(v) > 0)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "lib/clock.h"
+#include "lib/hashmap.h"
 #include "lib/log.h"
 
 /* ---- helpers ---- */
@@ -23,7 +24,7 @@ void jm_set_reason(char **dst, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	set_str(dst, buf);
+	str_set(dst, buf);
 }
 
 void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
@@ -77,7 +78,7 @@ void jm_task_end_apply(struct task_row *t, const struct task_end *e)
 	t->exit_code = e->exit_code;
 	t->signal = e->signal;
 	t->oom_killed = e->oom_killed;
-	set_str(&t->reason, e->reason);
+	str_set(&t->reason, e->reason);
 }
 
 struct executor_task jm_executor_task(const struct task_row *t)
@@ -268,14 +269,12 @@ char *jm_workdir_path(struct job_manager *jm, int64_t job_id, const char *role, 
 const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *job,
                                   struct weir_error *err)
 {
-	struct jm_spec_entry *e;
 	json_error_t je;
 	json_t *j;
-	struct job_spec *spec;
+	struct job_spec *spec = hashmap_get_int(jm->specs, job->id);
 
-	for (e = jm->specs; e; e = e->next)
-		if (e->job_id == job->id)
-			return e->spec;
+	if (spec)
+		return spec;
 	j = json_loads(job->spec_json, 0, &je);
 	if (!j) {
 		weir_error_set(err, WEIR_E_INTERNAL, "job %lld: stored spec is not JSON: %s",
@@ -288,29 +287,17 @@ const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *
 		weir_error_prefix(err, "job %lld: stored spec", (long long)job->id);
 		return NULL;
 	}
-	e = calloc(1, sizeof *e);
-	if (!e) {
+	if (hashmap_put_int(jm->specs, job->id, spec, NULL) < 0) {
 		job_spec_destroy(spec);
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
 	}
-	e->job_id = job->id;
-	e->spec = spec;
-	e->next = jm->specs;
-	jm->specs = e;
 	return spec;
 }
 
 void jm_spec_forget(struct job_manager *jm, int64_t job_id)
 {
-	for (struct jm_spec_entry **pe = &jm->specs; *pe; pe = &(*pe)->next)
-		if ((*pe)->job_id == job_id) {
-			struct jm_spec_entry *e = *pe;
-			*pe = e->next;
-			job_spec_destroy(e->spec);
-			free(e);
-			return;
-		}
+	job_spec_destroy(hashmap_remove_int(jm->specs, job_id));
 }
 
 /* ---- lifetime ---- */
@@ -321,7 +308,10 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 {
 	struct job_manager *jm = calloc(1, sizeof *jm);
 
-	if (!jm || !(jm->home = strdup(home))) {
+	if (!jm || !(jm->home = strdup(home)) ||
+	    !(jm->specs = hashmap_create(HASHMAP_KEY_INT))) {
+		if (jm)
+			free(jm->home);
 		free(jm);
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
@@ -377,8 +367,13 @@ void job_manager_destroy(struct job_manager *jm)
 {
 	if (!jm)
 		return;
-	while (jm->specs)
-		jm_spec_forget(jm, jm->specs->job_id);
+	if (jm->specs) {
+		struct hashmap_iter it;
+		hashmap_iter_init(&it, jm->specs);
+		while (hashmap_iter_next(&it))
+			job_spec_destroy(it.value);
+		hashmap_destroy(jm->specs);
+	}
 	ended_flush(jm, false);
 	jm_watch_destroy(jm->watch);
 	jm_timeouts_destroy(jm->timeouts);

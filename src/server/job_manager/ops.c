@@ -1,87 +1,16 @@
-/* ops.c: the operations the API calls (api_ops, api/api.h): submit, list,
- * get, kill, tasks, events, a log's place; the DAG manager's submit and
- * kill; and the JSON views of jobs and tasks they answer with.
+/* ops.c: the operations the API calls (api_ops, api/job_api.h): submit,
+ * list, get, kill, tasks, events, a log's place; and the DAG manager's
+ * submit and kill.  They hand over typed rows: api/job_views.h renders
+ * them.
  */
 #include "server/job_manager/jm_internal.h"
 
 #include <stdio.h>
 
+#include "api/job_views.h"
 #include "lib/clock.h"
 
-/* ---- JSON views ---- */
-
-static json_t *time_json(int64_t ms)
-{
-	char buf[40];
-	if (ms <= 0)
-		return json_null();
-	return json_string(clock_format_iso(ms, buf, sizeof buf));
-}
-
-static json_t *task_json(const struct task_row *t)
-{
-	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:b, s:I, "
-	                 "s:I, s:o, s:o}",
-	                 "role", t->role, "index", t->idx, "attempt", t->attempt, "state", t->state,
-	                 "reason", t->reason ? t->reason : "", "host", t->host ? t->host : "",
-	                 "port", t->port, "pid", t->pid > 0 ? json_integer(t->pid) : json_null(),
-	                 "gpus", t->gpus ? t->gpus : "", "exit_code",
-	                 t->exit_code >= 0 ? json_integer(t->exit_code) : json_null(), "signal",
-	                 t->signal > 0 ? json_integer(t->signal) : json_null(), "oom_killed",
-	                 t->oom_killed, "peak_memory_bytes", (json_int_t)t->peak_memory_bytes,
-	                 "cpu_time_ms", (json_int_t)t->cpu_time_ms, "started_at",
-	                 time_json(t->started_at), "ended_at", time_json(t->ended_at));
-}
-
-static json_t *tasks_json(struct job_manager *jm, int64_t job_id, int attempt,
-                          struct weir_error *err)
-{
-	struct task_row *rows = NULL;
-	size_t n = 0;
-	json_t *a;
-
-	if (store_tasks_of_job(jm->store, job_id, attempt, &rows, &n, err) < 0)
-		return NULL;
-	a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, task_json(&rows[i]));
-	task_rows_free(rows, n);
-	return a;
-}
-
-static json_t *job_json(struct job_manager *jm, const struct job_row *job, bool full,
-                        struct weir_error *err)
-{
-	struct jm_route rt;
-	json_t *o = json_pack(
-	    "{s:I, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o}", "id",
-	    (json_int_t)job->id, "name", job->name, "state", job->state, "reason",
-	    job->reason ? job->reason : "", "framework", job->framework ? job->framework : "none",
-	    "priority", job->priority, "attempt", job->attempt, "max_restarts", job->max_restarts,
-	    "exit_code", job->exit_code >= 0 ? json_integer(job->exit_code) : json_null(),
-	    "submitted_at", time_json(job->submitted_at), "started_at", time_json(job->started_at),
-	    "ended_at", time_json(job->ended_at));
-
-	if (!o) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		return NULL;
-	}
-	jm_route_get(jm, job->id, &rt);
-	json_object_set_new(o, "executor", json_string(rt.gang ? "slurm" : "local"));
-	json_object_set_new(o, "queue", rt.queue[0] ? json_string(rt.queue) : json_null());
-	if (full) {
-		json_t *spec = json_loads(job->spec_json, 0, NULL);
-		json_t *tasks = tasks_json(jm, job->id, job->attempt, err);
-		if (!tasks) {
-			json_decref(spec);
-			json_decref(o);
-			return NULL;
-		}
-		json_object_set_new(o, "spec", spec ? spec : json_object());
-		json_object_set_new(o, "tasks", tasks);
-	}
-	return o;
-}
+/* ---- what the views show ---- */
 
 /* The job's row, WEIR_E_NOT_FOUND in the API's words when there is none. */
 static int job_get(struct job_manager *jm, int64_t id, struct job_row *job,
@@ -92,51 +21,44 @@ static int job_get(struct job_manager *jm, int64_t id, struct job_row *job,
 	return 0;
 }
 
-static json_t *job_json_by_id(struct job_manager *jm, int64_t id, struct weir_error *err)
+static void place_of(struct job_manager *jm, int64_t id, struct job_place *place)
 {
-	struct job_row job = {0};
-	json_t *r;
+	struct jm_route rt;
 
-	if (store_job_get(jm->store, id, &job, err) < 0) {
+	jm_route_get(jm, id, &rt);
+	place->gang = rt.gang;
+	snprintf(place->queue, sizeof place->queue, "%s", rt.queue);
+}
+
+/* Adds to the view's row its place and its current attempt's tasks.  0, or
+ * -1 with err (no tasks then). */
+static int view_fill(struct job_manager *jm, struct job_view *v, struct weir_error *err)
+{
+	place_of(jm, v->row.id, &v->place);
+	if (store_tasks_of_job(jm->store, v->row.id, v->row.attempt, &v->tasks, &v->n_tasks,
+	                       err) < 0) {
+		v->tasks = NULL;
+		v->n_tasks = 0;
+		return -1;
+	}
+	return 0;
+}
+
+static int view_by_id(struct job_manager *jm, int64_t id, struct job_view *v,
+                      struct weir_error *err)
+{
+	memset(v, 0, sizeof *v);
+	if (store_job_get(jm->store, id, &v->row, err) < 0) {
 		if (err && err->kind == WEIR_E_NOT_FOUND)
 			weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job",
 			               (long long)id);
-		return NULL;
+		return -1;
 	}
-	r = job_json(jm, &job, true, err);
-	job_row_release(&job);
-	return r;
-}
-
-/* What a job list shows besides the job: its roles' shape and resources, and
- * how many tasks of the current attempt are in each state. */
-static void job_list_extras(struct job_manager *jm, const struct job_row *job, json_t *o)
-{
-	json_t *sj = json_loads(job->spec_json ? job->spec_json : "{}", 0, NULL);
-	struct job_spec *spec = sj ? job_spec_from_json(sj, NULL) : NULL;
-	json_t *roles = json_array(), *counts = json_object();
-	struct task_row *rows = NULL;
-	size_t n = 0;
-
-	for (size_t i = 0; spec && i < spec->n_roles; i++) {
-		const struct role_spec *r = &spec->roles[i];
-		json_array_append_new(roles, json_pack("{s:s, s:i, s:i, s:I, s:i}", "name", r->name,
-		                                       "instances", r->instances, "vcores",
-		                                       r->vcores, "memory_mb",
-		                                       (json_int_t)r->memory_mb, "gpus", r->gpus));
+	if (view_fill(jm, v, err) < 0) {
+		job_view_release(v);
+		return -1;
 	}
-	if (store_tasks_of_job(jm->store, job->id, job->attempt, &rows, &n, NULL) == 0) {
-		for (size_t i = 0; i < n; i++) {
-			json_t *c = json_object_get(counts, rows[i].state);
-			json_object_set_new(counts, rows[i].state,
-			                    json_integer(c ? json_integer_value(c) + 1 : 1));
-		}
-		task_rows_free(rows, n);
-	}
-	json_object_set_new(o, "roles", roles);
-	json_object_set_new(o, "tasks_by_state", counts);
-	job_spec_destroy(spec);
-	json_decref(sj);
+	return 0;
 }
 
 /* ---- submit ---- */
@@ -210,21 +132,21 @@ int job_manager_submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	return rc;
 }
 
-static json_t *op_submit(void *ctx, json_t *body, struct weir_error *err)
+static int op_submit(void *ctx, json_t *body, struct job_view *out, struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
 	struct job_spec *spec = job_spec_from_json(body, err);
-	json_t *r = NULL;
+	int rc = -1;
 	int64_t id = 0;
 
 	if (!spec)
-		return NULL;
+		return -1;
 	jm_turn_begin(jm);
 	if (submit_spec(jm, spec, &id, err) == 0)
-		r = job_json_by_id(jm, id, err);
+		rc = view_by_id(jm, id, out, err);
 	jm_turn_end(jm);
 	job_spec_destroy(spec);
-	return r;
+	return rc;
 }
 
 /* ---- kill ---- */
@@ -262,90 +184,83 @@ out:
 	return rc;
 }
 
-static json_t *op_kill_job(void *ctx, int64_t id, struct weir_error *err)
+static int op_kill_job(void *ctx, int64_t id, struct job_view *out, struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
-	json_t *r = NULL;
+	int rc = -1;
 
 	jm_turn_begin(jm);
 	if (job_manager_kill(jm, id, err) == 0)
-		r = job_json_by_id(jm, id, err);
+		rc = view_by_id(jm, id, out, err);
 	jm_turn_end(jm);
-	return r;
+	return rc;
 }
 
 /* ---- reads ---- */
 
-static json_t *op_list_jobs(void *ctx, const char *state, int limit, struct weir_error *err)
+static int op_list_jobs(void *ctx, const char *state, int limit, struct job_view **jobs,
+                        size_t *n_jobs, struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
 	struct job_row *rows = NULL;
+	struct job_view *v;
 	size_t n = 0;
 	enum job_state js;
-	json_t *a;
 
-	if (state && job_state_from_name(state, &js) < 0) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "state: expected queued, starting, running, succeeded, failed or "
-		               "killed, got \"%s\"",
-		               state);
-		return NULL;
-	}
+	if (state && job_state_from_name(state, &js) < 0)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "state: expected queued, starting, running, succeeded, failed "
+		                      "or killed, got \"%s\"",
+		                      state);
 	if (store_job_list(jm->store, state, limit, &rows, &n, err) < 0)
-		return NULL;
-	a = json_array();
-	for (size_t i = 0; i < n; i++) {
-		json_t *o = job_json(jm, &rows[i], false, NULL);
-		if (o)
-			job_list_extras(jm, &rows[i], o);
-		json_array_append_new(a, o);
+		return -1;
+	v = calloc(n ? n : 1, sizeof *v);
+	if (!v) {
+		job_rows_free(rows, n);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	}
-	job_rows_free(rows, n);
-	return json_pack("{s:o}", "jobs", a);
+	for (size_t i = 0; i < n; i++) {
+		/* a list shows a job whose tasks it could not read with none */
+		v[i].row = rows[i];
+		view_fill(jm, &v[i], NULL);
+	}
+	free(rows); /* each row's strings now belong to its view */
+	*jobs = v;
+	*n_jobs = n;
+	return 0;
 }
 
-static json_t *op_get_job(void *ctx, int64_t id, struct weir_error *err)
+static int op_get_job(void *ctx, int64_t id, struct job_view *out, struct weir_error *err)
 {
-	return job_json_by_id(ctx, id, err);
+	return view_by_id(ctx, id, out, err);
 }
 
-static json_t *op_tasks(void *ctx, int64_t id, int attempt, struct weir_error *err)
+static int op_tasks(void *ctx, int64_t id, int attempt, struct task_row **rows, size_t *n,
+                    struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
 	struct job_row job = {0};
-	json_t *a;
 
 	if (job_get(jm, id, &job, err) < 0)
-		return NULL;
+		return -1;
 	if (attempt == API_ATTEMPT_CURRENT)
 		attempt = job.attempt;
 	else if (attempt == API_ATTEMPT_ALL)
 		attempt = 0;
 	job_row_release(&job);
-	a = tasks_json(jm, id, attempt, err);
-	return a ? json_pack("{s:o}", "tasks", a) : NULL;
+	return store_tasks_of_job(jm->store, id, attempt, rows, n, err);
 }
 
-static json_t *op_events(void *ctx, int64_t id, struct weir_error *err)
+static int op_events(void *ctx, int64_t id, struct event_row **rows, size_t *n,
+                     struct weir_error *err)
 {
 	struct job_manager *jm = ctx;
 	struct job_row job = {0};
-	struct event_row *rows = NULL;
-	size_t n = 0;
-	json_t *a;
 
 	if (job_get(jm, id, &job, err) < 0)
-		return NULL;
+		return -1;
 	job_row_release(&job);
-	if (store_events_of_job(jm->store, id, &rows, &n, err) < 0)
-		return NULL;
-	a = json_array();
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a,
-		                      json_pack("{s:o, s:s, s:s}", "time", time_json(rows[i].time),
-		                                "kind", rows[i].kind, "message", rows[i].message));
-	event_rows_free(rows, n);
-	return json_pack("{s:o}", "events", a);
+	return store_events_of_job(jm->store, id, rows, n, err);
 }
 
 static int op_log_locate(void *ctx, int64_t id, const char *role, int index, int attempt,

@@ -34,7 +34,7 @@ static void record_result(struct job_manager *jm, struct job_row *job, const str
 	jm_job_set_state(job, o->state);
 	job->exit_code = o->exit_code;
 	job->restart_pending = false;
-	set_str(&job->reason, o->reason);
+	str_set(&job->reason, o->reason);
 	job->ended_at = clock_now_ms();
 	if (jm_job_save(jm, job, &err) < 0)
 		log_error("job %lld: %s", (long long)job->id, err.msg);
@@ -54,7 +54,7 @@ static void requeue(struct job_manager *jm, struct job_row *job)
 	job->queued_at = clock_now_ms();
 	job->allocated_at = 0;
 	job->running_at = 0;
-	set_str(&job->reason, "");
+	str_set(&job->reason, "");
 	if (jm_job_save(jm, job, &err) < 0)
 		log_error("job %lld: %s", (long long)job->id, err.msg);
 	jm_event(jm, job->id, "state", "queued (attempt %d)", job->attempt);

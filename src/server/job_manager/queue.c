@@ -93,7 +93,7 @@ void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
 	if (store_job_get(jm->store, job_id, &job, &err) < 0)
 		return;
 	jm_job_set_state(&job, JOB_FAILED);
-	set_str(&job.reason, reason);
+	str_set(&job.reason, reason ? reason : "");
 	job.ended_at = clock_now_ms();
 	if (jm_job_save(jm, &job, &err) < 0)
 		log_error("job %lld: %s", (long long)job_id, err.msg);
@@ -149,7 +149,7 @@ static void carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
 		break;
 	case QUEUE_WAIT:
 		if (strcmp(job->reason ? job->reason : "", d->reason)) {
-			set_str(&job->reason, d->reason);
+			str_set(&job->reason, d->reason);
 			if (jm_job_save(jm, job, &err) < 0)
 				log_error("job %lld: %s", (long long)job->id, err.msg);
 		}

@@ -111,12 +111,12 @@ int job_manager_set_routes(struct job_manager *jm, struct executor *local, struc
 		r->n_queues++;
 		q->gang = queues[i].gang;
 		q->name = strdup(queues[i].name);
-		q->place.partition = dup_or_null(p->partition);
-		q->place.account = dup_or_null(p->account);
-		q->place.qos = dup_or_null(p->qos);
-		q->place.time = dup_or_null(p->time);
-		q->shared_dir = dup_or_null(queues[i].shared_dir);
-		q->node_cache_dir = dup_or_null(queues[i].node_cache_dir);
+		q->place.partition = str_dup_or_null(p->partition);
+		q->place.account = str_dup_or_null(p->account);
+		q->place.qos = str_dup_or_null(p->qos);
+		q->place.time = str_dup_or_null(p->time);
+		q->shared_dir = str_dup_or_null(queues[i].shared_dir);
+		q->node_cache_dir = str_dup_or_null(queues[i].node_cache_dir);
 		q->place.options = (const char *const *)opts;
 		if (!q->name || !opts)
 			goto oom;
@@ -147,8 +147,8 @@ void job_manager_set_shipping(struct job_manager *jm, const char *shared_dir,
 
 	free(r->shared_dir);
 	free(r->node_cache_dir);
-	r->shared_dir = dup_or_null(shared_dir);
-	r->node_cache_dir = dup_or_null(node_cache_dir);
+	r->shared_dir = str_dup_or_null(shared_dir);
+	r->node_cache_dir = str_dup_or_null(node_cache_dir);
 }
 
 /* ---- a job's route ---- */

@@ -149,7 +149,7 @@ void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_allo
 		goto fail;
 	jm_job_set_state(&job, JOB_STARTING);
 	job.allocated_at = clock_now_ms();
-	set_str(&job.reason, "");
+	str_set(&job.reason, "");
 	if (jm_job_save(jm, &job, &err) < 0)
 		goto fail;
 	jm_event(jm, job_id, "state", "starting: attempt %d, %zu tasks", job.attempt, a->n_tasks);

@@ -81,7 +81,7 @@ static void verdict_on_reported(struct job_manager *jm, const struct launcher_wa
 	task_end_verdict(ts, t->attempt, js, job->attempt, w->verdict, &told);
 	if (!told.task)
 		return;
-	set_str(&t->reason, w->why);
+	str_set(&t->reason, w->why);
 	if (told.oom_killed)
 		t->oom_killed = true;
 	if (store_task_update(jm->store, t, &err) < 0)
@@ -327,7 +327,7 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 			jm_set_reason(&job.reason, "pending in %s%s%s", jm_gang_name(jm, "the backend"),
 			              reason[0] ? ": " : "", reason);
 		else
-			set_str(&job.reason, "");
+			str_set(&job.reason, "");
 		if (jm_job_save(jm, &job, &err) < 0)
 			log_error("job %lld: %s", (long long)job_id, err.msg);
 		if (ev == EXECUTOR_GANG_PENDING)

@@ -28,54 +28,82 @@ static char log_file[64];
 static bool task_ended;
 static bool gang_ready;
 
-static json_t *op_submit(void *ctx, json_t *body, struct weir_error *err)
+/* A job the fakes hand over: id, state and a priority to carry a number
+ * the route passed. */
+static int fake_job(struct job_view *v, int64_t id, const char *state, int priority)
 {
-	(void)ctx;
-	if (!json_object_get(body, "roles")) {
-		weir_error_set(err, WEIR_E_INVALID, "roles: required");
-		return NULL;
-	}
-	return json_pack("{s:i, s:s}", "id", 1, "state", "queued");
+	memset(v, 0, sizeof *v);
+	v->row.id = id;
+	v->row.name = strdup("t");
+	v->row.spec_json = strdup("{}");
+	v->row.reason = strdup("");
+	snprintf(v->row.state, sizeof v->row.state, "%s", state);
+	v->row.priority = priority;
+	v->row.attempt = 1;
+	v->row.exit_code = -1;
+	return 0;
 }
 
-static json_t *op_list(void *ctx, const char *state, int limit, struct weir_error *err)
+static int op_submit(void *ctx, json_t *body, struct job_view *out, struct weir_error *err)
+{
+	(void)ctx;
+	if (!json_object_get(body, "roles"))
+		return weir_error_set(err, WEIR_E_INVALID, "roles: required");
+	return fake_job(out, 1, "queued", 0);
+}
+
+/* One job in the state asked, its priority the limit asked. */
+static int op_list(void *ctx, const char *state, int limit, struct job_view **jobs, size_t *n,
+                   struct weir_error *err)
 {
 	(void)ctx;
 	(void)err;
-	return json_pack("{s:[], s:s, s:i}", "jobs", "state", state ? state : "", "limit", limit);
+	*jobs = calloc(1, sizeof **jobs);
+	*n = 1;
+	return fake_job(*jobs, 1, state ? state : "", limit);
 }
 
-static json_t *op_get(void *ctx, int64_t id, struct weir_error *err)
+static int op_get(void *ctx, int64_t id, struct job_view *out, struct weir_error *err)
 {
 	(void)ctx;
-	if (id != 1) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
-		return NULL;
-	}
-	return json_pack("{s:I}", "id", (json_int_t)id);
+	if (id != 1)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job",
+		                      (long long)id);
+	return fake_job(out, id, "running", 0);
 }
 
-static json_t *op_kill(void *ctx, int64_t id, struct weir_error *err)
+static int op_kill(void *ctx, int64_t id, struct job_view *out, struct weir_error *err)
 {
 	(void)ctx;
 	(void)id;
-	weir_error_set(err, WEIR_E_CONFLICT, "job has already ended");
-	return NULL;
+	(void)out;
+	return weir_error_set(err, WEIR_E_CONFLICT, "job has already ended");
 }
 
-static json_t *op_tasks(void *ctx, int64_t id, int attempt, struct weir_error *err)
+/* One task of the attempt asked. */
+static int op_tasks(void *ctx, int64_t id, int attempt, struct task_row **rows, size_t *n,
+                    struct weir_error *err)
 {
 	(void)ctx;
 	(void)err;
-	return json_pack("{s:[], s:I, s:i}", "tasks", "job", (json_int_t)id, "attempt", attempt);
+	*rows = calloc(1, sizeof **rows);
+	(*rows)->job_id = id;
+	(*rows)->attempt = attempt;
+	(*rows)->role = strdup("worker");
+	(*rows)->exit_code = -1;
+	*n = 1;
+	return 0;
 }
 
-static json_t *op_events(void *ctx, int64_t id, struct weir_error *err)
+static int op_events(void *ctx, int64_t id, struct event_row **rows, size_t *n,
+                     struct weir_error *err)
 {
 	(void)ctx;
 	(void)id;
 	(void)err;
-	return json_pack("{s:[]}", "events");
+	*rows = NULL;
+	*n = 0;
+	return 0;
 }
 
 static int op_log_locate(void *ctx, int64_t id, const char *role, int index, int attempt,
@@ -297,7 +325,7 @@ static void test_routes(void **state)
 	assert_non_null(strstr(replies[4].body, "invalid JSON"));
 	assert_int_equal(replies[5].status, 200);
 	assert_non_null(strstr(replies[5].body, "\"state\":\"running\""));
-	assert_non_null(strstr(replies[5].body, "\"limit\":5"));
+	assert_non_null(strstr(replies[5].body, "\"priority\":5"));
 	assert_int_equal(replies[6].status, 404);
 	assert_non_null(strstr(replies[6].body, "job 2"));
 	assert_int_equal(replies[7].status, 409);

@@ -14,6 +14,8 @@
 
 #include "api/dag_ui_views.h"
 #include "api/dag_views.h"
+#include "lib/clock.h"
+#include "lib/json_util.h"
 #include "model/cron.h"
 
 static const char dag_text[] = "dag_id: d\n"
@@ -86,15 +88,15 @@ static void test_times(void **state)
 
 	(void)state;
 	assert_string_equal(
-	    dag_view_fmt_time(schedule_make_time(2024, 1, 31, 6, 0, 0), buf, sizeof buf),
+	    clock_format_airflow(schedule_make_time(2024, 1, 31, 6, 0, 0), buf, sizeof buf),
 	    "2024-01-31T06:00:00+00:00");
 	assert_string_equal(
-	    dag_view_fmt_time(schedule_make_time(2024, 1, 31, 6, 0, 0) + 250, buf, sizeof buf),
+	    clock_format_airflow(schedule_make_time(2024, 1, 31, 6, 0, 0) + 250, buf, sizeof buf),
 	    "2024-01-31T06:00:00.250000+00:00");
-	j = dag_view_time(0);
+	j = json_util_time_airflow(0);
 	assert_true(json_is_null(j));
 	json_decref(j);
-	j = dag_view_time(1);
+	j = json_util_time_airflow(1);
 	assert_string_equal(json_string_value(j), "1970-01-01T00:00:00.001000+00:00");
 	json_decref(j);
 }

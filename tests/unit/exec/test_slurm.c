@@ -15,23 +15,6 @@
 #include "model/job_spec.h"
 #include "server/config.h"
 
-static void test_sh_quote(void **state)
-{
-	char out[64] = "x ";
-	char tiny[6] = "";
-
-	(void)state;
-	assert_int_equal(slurm_sh_quote(out, sizeof out, "worker"), 0);
-	assert_string_equal(out, "x 'worker'");
-	out[0] = '\0';
-	assert_int_equal(slurm_sh_quote(out, sizeof out, "it's $(x)"), 0);
-	assert_string_equal(out, "'it'\\''s $(x)'");
-	out[0] = '\0';
-	assert_int_equal(slurm_sh_quote(out, sizeof out, ""), 0);
-	assert_string_equal(out, "''");
-	assert_int_equal(slurm_sh_quote(tiny, sizeof tiny, "abcdef"), -1);
-}
-
 static void test_config(void **state)
 {
 	struct server_config cfg;
@@ -275,7 +258,6 @@ static void test_sbatch_argv(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_sh_quote),
 	    cmocka_unit_test(test_config),
 	    cmocka_unit_test(test_config_errors),
 	    cmocka_unit_test(test_config_queues),

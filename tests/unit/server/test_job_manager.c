@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "api/job_views.h"
 #include "lib/fs.h"
 #include "server/job_manager.h"
 #include "store/store.h"
@@ -223,6 +224,29 @@ static int teardown(void **state)
 
 /* ---- helpers ---- */
 
+/* What the job routes answer for an op's job: the Job in full. */
+static json_t *job_json(int rc, struct job_view *v)
+{
+	json_t *j = rc == 0 ? job_view_job(&v->row, &v->place, v->tasks, v->n_tasks) : NULL;
+
+	job_view_release(v);
+	return j;
+}
+
+/* What GET /jobs/{id}/events answers: {"events":[...]}. */
+static json_t *events_json(struct fixture *f, int64_t id, struct weir_error *err)
+{
+	struct event_row *rows = NULL;
+	size_t n = 0;
+	json_t *r;
+
+	if (f->ops->events(f->jm, id, &rows, &n, err) < 0)
+		return NULL;
+	r = job_view_collection("events", job_view_events(rows, n));
+	event_rows_free(rows, n);
+	return r;
+}
+
 /* Submits `workers` worker tasks through POST /jobs's op; the job's id. */
 static int64_t submit(struct fixture *f, int workers, int vcores, int max_restarts)
 {
@@ -231,7 +255,8 @@ static int64_t submit(struct fixture *f, int workers, int vcores, int max_restar
 	                         "roles", "worker", "instances", workers, "memory", "256m",
 	                         "vcores", vcores, "command", "true", "restart",
 	                         "max_restarts", max_restarts);
-	json_t *r = f->ops->submit(f->jm, body, &err);
+	struct job_view v = {0};
+	json_t *r = job_json(f->ops->submit(f->jm, body, &v, &err), &v);
 	int64_t id;
 
 	if (!r)
@@ -246,7 +271,8 @@ static int64_t submit(struct fixture *f, int workers, int vcores, int max_restar
 static json_t *get_job(struct fixture *f, int64_t id)
 {
 	struct weir_error err = {0};
-	json_t *j = f->ops->get_job(f->jm, id, &err);
+	struct job_view v = {0};
+	json_t *j = job_json(f->ops->get_job(f->jm, id, &v, &err), &v);
 	if (!j)
 		fail_msg("get job %lld: %s", (long long)id, err.msg);
 	return j;
@@ -459,7 +485,7 @@ static void test_failure_restarts_then_fails(void **state)
 	{
 		/* the event of the restart */
 		struct weir_error err = {0};
-		json_t *ev = f->ops->events(f->jm, id, &err);
+		json_t *ev = events_json(f, id, &err);
 		bool found = false;
 		for (size_t i = 0; i < json_array_size(json_object_get(ev, "events")); i++)
 			found |= !strcmp(json_string_value(json_object_get(
@@ -557,7 +583,10 @@ static void test_kill(void **state)
 	expect_job(f, queued, "killed", "killed by the user");
 
 	/* a running one is stopped, and ends when its last task has */
-	r = f->ops->kill_job(f->jm, id, &err);
+	{
+		struct job_view v = {0};
+		r = job_json(f->ops->kill_job(f->jm, id, &v, &err), &v);
+	}
 	assert_non_null(r);
 	json_decref(r);
 	expect_job(f, id, "running", "stopping: killed by user");
@@ -658,7 +687,7 @@ static void test_gang_backend_verdict(void **state)
 		assert_true(t.oom_killed);
 		task_row_release(&t);
 	}
-	ev = f->ops->events(f->jm, id, &err);
+	ev = events_json(f, id, &err);
 	assert_non_null(ev);
 	for (size_t i = 0; i < json_array_size(json_object_get(ev, "events")); i++) {
 		json_t *e = json_array_get(json_object_get(ev, "events"), i);
