@@ -91,8 +91,6 @@ char *dm_xstrdup(const char *s);
  * wake-up timer. */
 void dm_begin(struct dag_manager *dm);
 void dm_end(struct dag_manager *dm);
-/* dm_end() without the work pass and the wake-up timer: the start-up load. */
-void dm_leave(struct dag_manager *dm);
 void dm_work_pass(struct dag_manager *dm);
 void dm_arm_wake(struct dag_manager *dm);
 

@@ -364,7 +364,7 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	dm_scan(dm);
 	/* DAGs of files that went away while the server was down */
 	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
-		dm_leave(dm);
+		job_manager_turn_end(dm->jm);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -377,6 +377,6 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	}
 	dag_rows_free(rows, n);
 	/* no work pass yet: the job manager's recovery comes first */
-	dm_leave(dm);
+	job_manager_turn_end(dm->jm);
 	return 0;
 }

@@ -72,16 +72,6 @@ void dm_end(struct dag_manager *dm)
 		dm_run_cache_drop(dm);
 }
 
-/* An entry point that must not run the work pass yet (the start-up load,
- * before the job manager's recovery) ends here: the commit, and the runs
- * cached during the turn dropped as dm_end drops them. */
-void dm_leave(struct dag_manager *dm)
-{
-	job_manager_turn_end(dm->jm);
-	if (dm->depth > 0 && --dm->depth == 0)
-		dm_run_cache_drop(dm);
-}
-
 /* ---- times ---- */
 
 /* A date as Airflow clients send it: what schedule_parse_time reads, also
