@@ -120,6 +120,12 @@ class BenchServer:
             time.sleep(interval)
         raise RuntimeError("job %s not in %s after %ss" % (job_id, states, timeout))
 
+    def cpu_s(self):
+        """The server process's CPU time so far (user + system), in seconds."""
+        with open("/proc/%d/stat" % self.proc.pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def rss_kb(self):
         with open("/proc/%d/status" % self.proc.pid) as f:
             for line in f:

@@ -160,14 +160,19 @@ class DagServer(BenchServer):
 
 
 def bench_weir(graphs, runs):
+    """{dag_id: [seconds per run]}, {dag_id: [the server's CPU seconds per run]}"""
     srv = DagServer(graphs)
-    out = {}
+    out, cpu = {}, {}
     try:
         for dag_id, graph in graphs.items():
-            out[dag_id] = [srv.run_once(dag_id, len(graph)) for _ in range(runs)]
+            out[dag_id], cpu[dag_id] = [], []
+            for _ in range(runs):
+                c0 = srv.cpu_s()
+                out[dag_id].append(srv.run_once(dag_id, len(graph)))
+                cpu[dag_id].append(srv.cpu_s() - c0)
     finally:
         srv.stop()
-    return out
+    return out, cpu
 
 
 # -- main -------------------------------------------------------------------------------------
@@ -198,7 +203,7 @@ def main():
             (d / "Snakefile").write_text(snakefile(graphs[s]))
             for t in tools:
                 peers[(s, t)] = time_tool(t, d, args.runs) if t in have else None
-        weir = bench_weir({("bench_" + s): graphs[s] for s in shapes}, args.runs)
+        weir, weir_cpu = bench_weir({("bench_" + s): graphs[s] for s in shapes}, args.runs)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -224,6 +229,8 @@ def main():
                 print("    %-10s %s" % (t, unit(median(xs))))
         print("    %-10s %s   (%.2fx make's time)"
               % ("weir", unit(w), w / mk if mk else float("nan")))
+        print("    weir server CPU: %.2f ms a task (the run's CPU / %d, median of runs)"
+              % (median(weir_cpu["bench_" + s]) * 1000.0 / n, n))
         if s == "chain":
             print("    target: per hop <= 2x make's: %s" % ("met" if w <= 2 * mk else "missed"))
         else:
