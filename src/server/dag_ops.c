@@ -56,7 +56,7 @@ json_t *dm_run_json(const struct dag_run_row *r)
 
 bool dm_job_runs(const struct job_row *job)
 {
-	return !strcmp(job->state, "running");
+	return job->state == JOB_RUNNING;
 }
 
 static json_t *ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
@@ -182,7 +182,7 @@ static int cmp_run(const void *pa, const void *pb)
 	else if (!strcmp(k, "end_date"))
 		c = CMP_I(a->end_date, b->end_date);
 	else if (!strcmp(k, "state"))
-		c = cmp_str(a->state, b->state);
+		c = cmp_str(dag_run_state_name(a->state), dag_run_state_name(b->state));
 	else if (!strcmp(k, "dag_run_id") || !strcmp(k, "run_id"))
 		c = cmp_str(a->run_id, b->run_id);
 	else if (!strcmp(k, "dag_id"))
@@ -208,7 +208,7 @@ static json_t *op_list_runs(void *ctx, const char *dag_id, const struct dag_run_
 	int limit = q && q->limit > 0 ? q->limit : 100, offset = q && q->offset > 0 ? q->offset : 0;
 	const char *order = q && q->order_by && *q->order_by ? q->order_by : "execution_date";
 	const char *k = order[0] == '-' ? order + 1 : order;
-	enum dag_run_state rs;
+	enum dag_run_state rs = DAG_RUN_QUEUED;
 
 	if (strcmp(k, "execution_date") && strcmp(k, "logical_date") && strcmp(k, "start_date") &&
 	    strcmp(k, "end_date") && strcmp(k, "state") && strcmp(k, "dag_run_id") &&
@@ -230,7 +230,8 @@ static json_t *op_list_runs(void *ctx, const char *dag_id, const struct dag_run_
 			return NULL;
 		sq.dag_id = dag_id;
 	}
-	sq.state = q && q->state && *q->state ? q->state : NULL;
+	sq.by_state = q && q->state && *q->state;
+	sq.state = rs;
 	if (dag_store_run_list(dm->ds, &sq, &rows, &n, err) < 0)
 		return NULL;
 	g_order = order;
@@ -342,13 +343,13 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
                             struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
-	const char *state = json_string_value(json_object_get(body, "state"));
+	enum dag_run_state state;
 	struct dag_event ev = {0};
 	struct dag_run_row row = {0};
 	json_t *r = NULL;
 
-	if (!state ||
-	    (strcmp(state, "success") && strcmp(state, "failed") && strcmp(state, "queued"))) {
+	if (dag_run_state_from_name(json_string_value(json_object_get(body, "state")), &state) < 0 ||
+	    state == DAG_RUN_RUNNING) {
 		weir_error_set(err, WEIR_E_INVALID, "state: expected success, failed or queued");
 		return NULL;
 	}
@@ -359,11 +360,11 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 		return NULL;
 	}
 	dag_run_row_release(&row);
-	if (!strcmp(state, "queued")) {
+	if (state == DAG_RUN_QUEUED) {
 		ev.kind = DAG_EV_CLEAR; /* Airflow: a run set to queued is cleared */
 	} else {
 		ev.kind = DAG_EV_MARK_RUN;
-		ev.mark_run = !strcmp(state, "success") ? DAG_RUN_SUCCESS : DAG_RUN_FAILED;
+		ev.mark_run = state;
 	}
 	dm_begin(dm);
 	if (dm_run_event(dm, dag_id, run_id, &ev, err) == 0) {
@@ -474,7 +475,7 @@ static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id, c
 	if (job_manager_api_ops()->log_locate(dm->jm, t.job_id, role, 0, 0, path, ended, err) < 0)
 		goto out;
 	/* the try has ended when its TI moved on, even if the job winds down */
-	if (strcmp(t.state, "queued") && strcmp(t.state, "running"))
+	if (!dag_ti_state_is_active(t.state))
 		*ended = *ended || t.end_date > 0;
 	rc = 0;
 out:

@@ -22,7 +22,8 @@ static json_t *task_json(const struct task_row *t)
 {
 	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:b, s:I, "
 	                 "s:I, s:o, s:o}",
-	                 "role", t->role, "index", t->idx, "attempt", t->attempt, "state", t->state,
+	                 "role", t->role, "index", t->idx, "attempt", t->attempt, "state",
+	                 task_state_name(t->state),
 	                 "reason", t->reason ? t->reason : "", "host", t->host ? t->host : "",
 	                 "port", t->port, "pid", t->pid > 0 ? json_integer(t->pid) : json_null(),
 	                 "gpus", t->gpus ? t->gpus : "", "exit_code",
@@ -55,7 +56,7 @@ static json_t *job_json(struct job_manager *jm, const struct job_row *job, bool 
 	struct jm_route rt;
 	json_t *o = json_pack(
 	    "{s:I, s:s, s:s, s:s, s:s, s:i, s:i, s:i, s:o, s:o, s:o, s:o}", "id",
-	    (json_int_t)job->id, "name", job->name, "state", job->state, "reason",
+	    (json_int_t)job->id, "name", job->name, "state", job_state_name(job->state), "reason",
 	    job->reason ? job->reason : "", "framework", job->framework ? job->framework : "none",
 	    "priority", job->priority, "attempt", job->attempt, "max_restarts", job->max_restarts,
 	    "exit_code", job->exit_code >= 0 ? json_integer(job->exit_code) : json_null(),
@@ -127,8 +128,9 @@ static void job_list_extras(struct job_manager *jm, const struct job_row *job, j
 	}
 	if (store_tasks_of_job(jm->store, job->id, job->attempt, &rows, &n, NULL) == 0) {
 		for (size_t i = 0; i < n; i++) {
-			json_t *c = json_object_get(counts, rows[i].state);
-			json_object_set_new(counts, rows[i].state,
+			const char *name = task_state_name(rows[i].state);
+			json_t *c = json_object_get(counts, name);
+			json_object_set_new(counts, name,
 			                    json_integer(c ? json_integer_value(c) + 1 : 1));
 		}
 		task_rows_free(rows, n);
@@ -167,7 +169,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 	row.name = spec->name ? spec->name : "job";
 	row.spec_json = text;
 	row.framework = (char *)framework_name(spec->framework);
-	snprintf(row.state, sizeof row.state, "queued");
+	row.state = JOB_QUEUED;
 	row.reason = "";
 	row.priority = spec->priority;
 	row.attempt = 1;
@@ -233,19 +235,17 @@ int job_manager_kill(struct job_manager *jm, int64_t id, struct weir_error *err)
 {
 	struct job_row job = {0};
 	int rc = -1;
-	enum job_state js;
 
 	jm_turn_begin(jm);
 	if (job_get(jm, id, &job, err) < 0)
 		goto out;
 	if (jm_job_final(&job)) {
 		weir_error_set(err, WEIR_E_CONFLICT, "job %lld has already ended (%s)",
-		               (long long)id, job.state);
+		               (long long)id, job_state_name(job.state));
 		goto out;
 	}
 	jm_event(jm, id, "kill", "kill requested");
-	job_state_from_name(job.state, &js);
-	if (js == JOB_QUEUED || job.restart_pending) {
+	if (job.state == JOB_QUEUED || job.restart_pending) {
 		/* nothing runs for the current attempt (or it is already being
 		 * stopped): the job ends now, the tasks' ends are only recorded */
 		struct progress_decision d;
@@ -291,7 +291,7 @@ static json_t *op_list_jobs(void *ctx, const char *state, int limit, struct weir
 		               state);
 		return NULL;
 	}
-	if (store_job_list(jm->store, state, limit, &rows, &n, err) < 0)
+	if (store_job_list(jm->store, state ? &js : NULL, limit, &rows, &n, err) < 0)
 		return NULL;
 	a = json_array();
 	for (size_t i = 0; i < n; i++) {

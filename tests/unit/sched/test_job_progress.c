@@ -55,7 +55,7 @@ static void end_task(struct task_status *t, int exit_code, int sig, bool oom)
 {
 	t->exit_code = exit_code;
 	t->signal = sig;
-	t->oom_killed = oom;
+	t->cause = oom ? END_CAUSE_OOM : sig ? END_CAUSE_SIGNALLED : END_CAUSE_EXITED;
 	t->state = (exit_code == 0 && sig == 0 && !oom) ? TASK_SUCCEEDED : TASK_FAILED;
 }
 

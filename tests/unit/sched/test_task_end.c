@@ -18,8 +18,13 @@
 
 static struct task_end report(int exit_code, int sig, bool oom, const char *why, bool stopping)
 {
-	struct task_report r = {
-	    .exit_code = exit_code, .signal = sig, .oom_killed = oom, .reason = why};
+	/* the cause a launcher gives such an end */
+	enum end_cause cause = oom ? END_CAUSE_OOM : sig ? END_CAUSE_SIGNALLED : END_CAUSE_EXITED;
+	struct task_report r = {.cause = cause,
+	                        .exit_code = exit_code,
+	                        .signal = sig,
+	                        .oom_killed = oom,
+	                        .reason = why};
 	struct task_end e;
 	memset(&e, 0x5a, sizeof e); /* every field is written */
 	task_end_reported(&r, stopping, &e);
@@ -76,7 +81,7 @@ static struct task_end gone(bool stopping, enum task_verdict v)
 {
 	struct task_end was = {.state = TASK_RUNNING, .exit_code = -1}, e;
 	memset(&e, 0x5a, sizeof e);
-	task_end_gone(&was, stopping, v, "launcher exited 1 without reporting", &e);
+	task_end_gone(&was, stopping, v, "launcher exited 1 without reporting", SIGKILL, &e);
 	return e;
 }
 
@@ -117,7 +122,7 @@ static void test_gone(void **state)
 
 	/* what the row had is kept where the rules set nothing */
 	struct task_end was = {.state = TASK_RUNNING, .exit_code = 5, .signal = 2}, out;
-	task_end_gone(&was, false, TASK_VERDICT_NONE, NULL, &out);
+	task_end_gone(&was, false, TASK_VERDICT_NONE, NULL, SIGKILL, &out);
 	assert_int_equal(out.exit_code, 5);
 	assert_int_equal(out.signal, 2);
 	assert_string_equal(out.reason, "");
@@ -186,7 +191,7 @@ static void test_ends_decide(void **state)
 		struct task_end e = gone(false, verdicts[i]);
 		struct task_status t = {.role = "worker", .index = 0, .state = e.state,
 		                        .exit_code = e.exit_code, .signal = e.signal,
-		                        .oom_killed = e.oom_killed, .reason = e.reason};
+		                        .cause = e.cause, .reason = e.reason};
 		assert_int_equal(job_progress_decide(&spec, 1, &t, 1, &ev, &d, NULL), 0);
 		if (d.outcome != want[i])
 			fail_msg("verdict %zu: %s", i, progress_outcome_name(d.outcome));
