@@ -113,3 +113,41 @@ int dag_run_state_from_name(const char *name, enum dag_run_state *out)
 	*out = (enum dag_run_state)i;
 	return 0;
 }
+
+/* ---- what a state is ---- */
+
+bool job_state_is_final(enum job_state s)
+{
+	return s == JOB_SUCCEEDED || s == JOB_FAILED || s == JOB_KILLED;
+}
+
+bool task_state_is_final(enum task_state s)
+{
+	return s == TASK_SUCCEEDED || s == TASK_FAILED || s == TASK_KILLED || s == TASK_LOST;
+}
+
+bool job_state_is_active(enum job_state s)
+{
+	return s == JOB_QUEUED || s == JOB_STARTING || s == JOB_RUNNING;
+}
+
+bool dag_ti_state_is_final(enum dag_ti_state s)
+{
+	return s == DAG_TI_SUCCESS || s == DAG_TI_FAILED || s == DAG_TI_UPSTREAM_FAILED ||
+	       s == DAG_TI_SKIPPED || s == DAG_TI_REMOVED;
+}
+
+bool dag_ti_state_is_active(enum dag_ti_state s)
+{
+	return s == DAG_TI_QUEUED || s == DAG_TI_RUNNING;
+}
+
+bool dag_ti_state_is_failure(enum dag_ti_state s)
+{
+	return s == DAG_TI_FAILED || s == DAG_TI_UPSTREAM_FAILED;
+}
+
+bool dag_run_state_is_final(enum dag_run_state s)
+{
+	return s == DAG_RUN_SUCCESS || s == DAG_RUN_FAILED;
+}

@@ -8,13 +8,17 @@
  * ("none" is Airflow's null).  A name is turned into its enum once, where
  * text comes in (SQL, JSON, a query parameter), and back where it goes out.
  *
- * Which moves are legal, and which states are final or active, is a rule
- * of the scheduler: sched/states.h and sched/dag_states.h.
+ * What a state is (final, active, a failure) goes with it, here: the CLI
+ * and the API need it as much as the scheduler.  Which moves are legal is
+ * the scheduler's rule, beside the decisions that follow it:
+ * sched/states.h and sched/dag_states.h.
  *
  * Pure functions; no allocation.
  */
 #ifndef WEIR_MODEL_STATES_H
 #define WEIR_MODEL_STATES_H
+
+#include <stdbool.h>
 
 enum job_state {
 	JOB_QUEUED = 0,
@@ -74,5 +78,23 @@ int job_state_from_name(const char *name, enum job_state *out);
 int task_state_from_name(const char *name, enum task_state *out);
 int dag_ti_state_from_name(const char *name, enum dag_ti_state *out);
 int dag_run_state_from_name(const char *name, enum dag_run_state *out);
+
+/* ---- what a state is ---- */
+
+bool job_state_is_final(enum job_state s);
+bool task_state_is_final(enum task_state s);
+/* Queued, starting or running: holds or waits for resources. */
+bool job_state_is_active(enum job_state s);
+
+/* Final: success, failed, upstream_failed, skipped, removed (Airflow's
+ * "finished"; up_for_retry is not: it runs again). */
+bool dag_ti_state_is_final(enum dag_ti_state s);
+/* Holds a pool slot and counts for max_active_tasks: queued, running. */
+bool dag_ti_state_is_active(enum dag_ti_state s);
+/* Counts as a failure for the run's result and the trigger rules: failed,
+ * upstream_failed. */
+bool dag_ti_state_is_failure(enum dag_ti_state s);
+
+bool dag_run_state_is_final(enum dag_run_state s);
 
 #endif

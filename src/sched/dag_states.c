@@ -1,26 +1,5 @@
-/* dag_states.c: the rules of DAG run and task instance states (dag_states.h). */
+/* dag_states.c: the legal moves between DAG run and TI states (dag_states.h). */
 #include "sched/dag_states.h"
-
-bool dag_ti_state_is_final(enum dag_ti_state s)
-{
-	return s == DAG_TI_SUCCESS || s == DAG_TI_FAILED || s == DAG_TI_UPSTREAM_FAILED ||
-	       s == DAG_TI_SKIPPED || s == DAG_TI_REMOVED;
-}
-
-bool dag_ti_state_is_active(enum dag_ti_state s)
-{
-	return s == DAG_TI_QUEUED || s == DAG_TI_RUNNING;
-}
-
-bool dag_ti_state_is_failure(enum dag_ti_state s)
-{
-	return s == DAG_TI_FAILED || s == DAG_TI_UPSTREAM_FAILED;
-}
-
-bool dag_run_state_is_final(enum dag_run_state s)
-{
-	return s == DAG_RUN_SUCCESS || s == DAG_RUN_FAILED;
-}
 
 bool dag_ti_state_can_move(enum dag_ti_state from, enum dag_ti_state to)
 {

@@ -1,6 +1,5 @@
-/* dag_states.h: the rules of DAG run and task instance states: which are
- * final, active or failures, and the legal moves between them (the states
- * and their Airflow names are in model/states.h).
+/* dag_states.h: the legal moves between DAG run and task instance states
+ * (the states, their Airflow names and what each is are in model/states.h).
  *
  * Task instance (TI):
  *   none -> scheduled -> queued -> running -> success | failed | up_for_retry
@@ -26,17 +25,6 @@
 #include <stdbool.h>
 
 #include "model/states.h"
-
-/* Final: success, failed, upstream_failed, skipped, removed (Airflow's
- * "finished"; up_for_retry is not: it runs again). */
-bool dag_ti_state_is_final(enum dag_ti_state s);
-/* Holds a pool slot and counts for max_active_tasks: queued, running. */
-bool dag_ti_state_is_active(enum dag_ti_state s);
-/* Counts as a failure for the run's result and the trigger rules: failed,
- * upstream_failed. */
-bool dag_ti_state_is_failure(enum dag_ti_state s);
-
-bool dag_run_state_is_final(enum dag_run_state s);
 
 /* Whether `from` -> `to` is legal (the top of this file).  from == to is
  * legal (an idempotent write). */

@@ -1,20 +1,5 @@
-/* states.c: the rules of job and task states (states.h). */
+/* states.c: the legal moves between job and task states (states.h). */
 #include "sched/states.h"
-
-bool job_state_is_final(enum job_state s)
-{
-	return s == JOB_SUCCEEDED || s == JOB_FAILED || s == JOB_KILLED;
-}
-
-bool task_state_is_final(enum task_state s)
-{
-	return s == TASK_SUCCEEDED || s == TASK_FAILED || s == TASK_KILLED || s == TASK_LOST;
-}
-
-bool job_state_is_active(enum job_state s)
-{
-	return s == JOB_QUEUED || s == JOB_STARTING || s == JOB_RUNNING;
-}
 
 bool job_state_can_move(enum job_state from, enum job_state to)
 {

@@ -1,7 +1,7 @@
-/* states.h: the rules of job and task states: which are final or active,
- * and the legal moves between them.  The states themselves and their names
- * are nouns, in model/states.h; what may follow what is the scheduler's
- * rule, so it lives here, beside the decisions that follow it.
+/* states.h: the legal moves between job and task states.  The states, their
+ * names and what each is (final, active) are nouns, in model/states.h; what
+ * may follow what is the scheduler's rule, so it lives here, beside the
+ * decisions that follow it.
  *
  * Job:  queued -> starting -> running -> succeeded | failed | killed
  *       starting | running -> queued     (a gang restart: the next attempt)
@@ -19,11 +19,6 @@
 #include <stdbool.h>
 
 #include "model/states.h"
-
-bool job_state_is_final(enum job_state s);
-bool task_state_is_final(enum task_state s);
-/* Queued, starting or running: holds or waits for resources. */
-bool job_state_is_active(enum job_state s);
 
 /* Whether `from` -> `to` is a legal move (see the top of this file).
  * from == to is legal for unended states (an idempotent report). */

@@ -4,8 +4,6 @@
 
 #include <stddef.h>
 
-#include "store/store.h"
-
 /* A job's cause from what a row of version 3 says of its end (its state
  * and reason, the words the code of that version wrote): an SQL expression
  * over the two columns named. */

@@ -8,6 +8,9 @@
 
 #include <stddef.h>
 
+/* The schema version this build writes (one migration per version). */
+#define STORE_SCHEMA_VERSION 4
+
 /* A column a migration adds to a table: ALTER TABLE table ADD COLUMN
  * column decl. */
 struct store_column {

@@ -6,7 +6,6 @@
  * last few, which the launchers' retried reports then repair.
  */
 #include "store/store.h"
-#include "store/schema.h"
 #include "store/sql.h"
 
 #include <inttypes.h>

@@ -36,12 +36,12 @@
 #include "lib/error.h"
 #include "model/end_cause.h"
 #include "model/states.h"
+#include "store/schema.h"
 
 struct store; /* opaque */
 
-/* The schema version this build writes; store_open() migrates older files
- * forward and refuses newer ones. */
-#define STORE_SCHEMA_VERSION 4
+/* STORE_SCHEMA_VERSION (store/schema.h): the version this build writes;
+ * store_open() migrates older files forward and refuses newer ones. */
 
 #define STORE_STATE_MAX 16
 #define STORE_REASON_MAX 512

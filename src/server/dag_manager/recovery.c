@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "lib/log.h"
-#include "sched/states.h"
 #include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
 
