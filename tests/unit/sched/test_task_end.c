@@ -199,6 +199,64 @@ static void test_ends_decide(void **state)
 	}
 }
 
+/* The report's cause decides, not its exit code: an OOM is failed OOMKilled
+ * even with exit 0, an execution timeout is failed even when the program
+ * then exited 0; the verdicts and a failed start give their causes. */
+static void test_causes(void **state)
+{
+	(void)state;
+	struct task_report r = {.cause = END_CAUSE_OOM, .exit_code = 0};
+	struct task_end e;
+
+	task_end_reported(&r, false, &e);
+	assert_int_equal(e.state, TASK_FAILED);
+	assert_int_equal(e.cause, END_CAUSE_OOM);
+	assert_true(e.oom_killed);
+	assert_string_equal(e.reason, "OOMKilled");
+	assert_int_equal(e.exit_code, 0); /* as reported */
+
+	r = (struct task_report){.cause = END_CAUSE_EXEC_TIMEOUT, .exit_code = 0,
+	                         .reason = "execution timeout after 5s"};
+	task_end_reported(&r, false, &e);
+	assert_int_equal(e.state, TASK_FAILED);
+	assert_int_equal(e.cause, END_CAUSE_EXEC_TIMEOUT);
+	/* while weir stops it, it is stopped */
+	task_end_reported(&r, true, &e);
+	assert_int_equal(e.state, TASK_KILLED);
+	assert_int_equal(e.cause, END_CAUSE_STOPPED);
+	/* a program that exits 0 after weir's signal still succeeded */
+	r = (struct task_report){.cause = END_CAUSE_STOPPED, .exit_code = 0};
+	task_end_reported(&r, true, &e);
+	assert_int_equal(e.state, TASK_SUCCEEDED);
+	r = (struct task_report){.cause = END_CAUSE_LAUNCH_FAILED, .exit_code = 125,
+	                         .reason = "launch failed: x"};
+	task_end_reported(&r, false, &e);
+	assert_int_equal(e.state, TASK_FAILED);
+	assert_int_equal(e.cause, END_CAUSE_LAUNCH_FAILED);
+
+	struct task_end was = {.state = TASK_RUNNING, .exit_code = -1};
+	const enum task_verdict v[] = {TASK_VERDICT_NONE, TASK_VERDICT_OOM, TASK_VERDICT_TIME_LIMIT,
+	                               TASK_VERDICT_CANCELLED};
+	const enum end_cause want[] = {END_CAUSE_LAUNCHER_LOST, END_CAUSE_OOM,
+	                               END_CAUSE_CLUSTER_TIME_LIMIT, END_CAUSE_CLUSTER_CANCELLED};
+	for (size_t i = 0; i < 4; i++) {
+		task_end_gone(&was, false, v[i], "gone", SIGKILL, &e);
+		assert_int_equal(e.cause, want[i]);
+		task_end_gone(&was, true, v[i], "gone", SIGKILL, &e);
+		assert_int_equal(e.cause, END_CAUSE_STOPPED);
+	}
+	/* the signal number is the caller's */
+	task_end_gone(&was, false, TASK_VERDICT_OOM, "gone", 31, &e);
+	assert_int_equal(e.signal, 31);
+	assert_int_equal(e.exit_code, 128 + 31);
+
+	struct task_retold told;
+	task_end_verdict(TASK_FAILED, 1, JOB_FAILED, 1, TASK_VERDICT_TIME_LIMIT, &told);
+	assert_int_equal(told.cause, END_CAUSE_CLUSTER_TIME_LIMIT);
+	task_end_not_started(&was, "no executor", &e);
+	assert_int_equal(e.cause, END_CAUSE_LAUNCH_FAILED);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +265,7 @@ int main(void)
 	    cmocka_unit_test(test_verdict_on_reported),
 	    cmocka_unit_test(test_not_started),
 	    cmocka_unit_test(test_ends_decide),
+	    cmocka_unit_test(test_causes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
