@@ -18,6 +18,7 @@
 #include "api/reply.h"
 #include "api/request.h"
 #include "lib/clock.h"
+#include "model/states.h"
 
 void airflow_health_add(json_t *health, const struct api_health *st)
 {
@@ -163,12 +164,12 @@ static void route_patch_run(const struct dag_api_ops *ops, void *ctx, struct htt
 	static const char *const allowed[] = {"state", NULL};
 	struct weir_error err = {0};
 	json_t *body = airflow_read_body(req, allowed), *r;
-	const char *st;
+	enum dag_run_state st;
 
 	if (!body)
 		return;
-	st = json_string_value(json_object_get(body, "state"));
-	if (!st || (strcmp(st, "success") && strcmp(st, "failed") && strcmp(st, "queued"))) {
+	if (dag_run_state_from_name(json_string_value(json_object_get(body, "state")), &st) < 0 ||
+	    st == DAG_RUN_RUNNING) {
 		reply_problem(req, 400, "state: expected success, failed or queued");
 		json_decref(body);
 		return;

@@ -9,9 +9,6 @@
 #include "lib/json_util.h"
 #include "model/cron.h"
 
-const char *const dag_view_run_states[DAG_VIEW_RUN_STATES] = {"queued", "running", "success",
-                                                              "failed"};
-
 static json_t *time_or_null(int64_t ms)
 {
 	return ms == CRON_NEVER ? json_null() : json_util_time_airflow(ms);
@@ -112,7 +109,7 @@ static json_t *params_json(const json_t *params)
 json_t *dag_view_run_brief(const struct dag_run_row *r)
 {
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "dag_run_id", r->run_id, "state",
-	                 r->state, "run_type", r->run_type, "logical_date",
+	                 dag_run_state_name(r->state), "run_type", r->run_type, "logical_date",
 	                 json_util_time_airflow(r->logical_date ? r->logical_date : 1), "start_date",
 	                 json_util_time_airflow(r->start_date), "end_date", json_util_time_airflow(r->end_date),
 	                 "queued_at", json_util_time_airflow(r->queued_at));
@@ -134,24 +131,30 @@ static long message_line(const char *file, const char *msg)
 
 /* TI states, most significant first: a mapped task's cell shows the first
  * one any of its instances has (Airflow's grid does the same). */
-static const char *const state_rank[] = {
-    "failed", "upstream_failed", "up_for_retry", "queued",  "scheduled", "running",
-    "none",   "success",         "skipped",      "removed",
+static const enum dag_ti_state state_rank[] = {
+    DAG_TI_FAILED,  DAG_TI_UPSTREAM_FAILED, DAG_TI_UP_FOR_RETRY, DAG_TI_QUEUED,
+    DAG_TI_SCHEDULED, DAG_TI_RUNNING,       DAG_TI_NONE,         DAG_TI_SUCCESS,
+    DAG_TI_SKIPPED, DAG_TI_REMOVED,
 };
 #define N_STATES (sizeof state_rank / sizeof state_rank[0])
+_Static_assert(N_STATES == DAG_TI_STATE_COUNT, "every TI state has a rank");
 
-static size_t state_index(const char *s)
+static size_t state_index(enum dag_ti_state s)
 {
 	for (size_t i = 0; i < N_STATES; i++)
-		if (!strcmp(s, state_rank[i]))
+		if (s == state_rank[i])
 			return i;
-	return 6; /* "none" */
+	return state_index(DAG_TI_NONE);
 }
 
+/* Whether a cell of this rank has not ended (its end date is not shown). */
 static bool state_unended(size_t k)
 {
-	return k == 2 || k == 3 || k == 4 || k == 5 || k == 6;
+	enum dag_ti_state s = state_rank[k];
+	return s == DAG_TI_UP_FOR_RETRY || s == DAG_TI_QUEUED || s == DAG_TI_SCHEDULED ||
+	       s == DAG_TI_RUNNING || s == DAG_TI_NONE;
 }
+
 
 /* One cell: a task in a run, its instances summed up. */
 struct cell {
@@ -182,17 +185,20 @@ static void cell_add(struct cell *c, size_t st, const struct dag_ti_row *r, int6
 static json_t *cell_json(const struct cell *c, const char *run_id, bool mapped)
 {
 	json_t *counts = json_object();
-	const char *state = NULL;
+	enum dag_ti_state state = DAG_TI_NONE;
+	bool any = false;
 
 	for (size_t k = 0; k < N_STATES; k++) {
 		if (!c->by_state[k])
 			continue;
-		if (!state)
+		if (!any)
 			state = state_rank[k];
-		json_object_set_new(counts, state_rank[k], json_integer(c->by_state[k]));
+		any = true;
+		json_object_set_new(counts, dag_ti_state_name(state_rank[k]),
+		                    json_integer(c->by_state[k]));
 	}
 	return json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o}", "dag_run_id", run_id, "state",
-	                 state && strcmp(state, "none") ? json_string(state) : json_null(),
+	                 dag_view_ti_state(state),
 	                 "try_number", c->try_number, "start_date", json_util_time_airflow(c->start),
 	                 "end_date", json_util_time_airflow(c->unended ? 0 : c->end), "queued_when",
 	                 json_util_time_airflow(c->queued), "map_index_count",
@@ -305,21 +311,21 @@ json_t *dag_view_tries(const struct dag_try_row *tries, size_t n, const struct d
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
 		const struct dag_try_row *t = &tries[i];
-		const char *state = t->state;
+		enum dag_ti_state state = t->state;
 		int64_t start = t->start_date, end = t->end_date;
-		if (!strcmp(state, "queued") && jobs && jobs[i].known && jobs[i].running) {
-			state = "running";
+		if (state == DAG_TI_QUEUED && jobs && jobs[i].known && jobs[i].running) {
+			state = DAG_TI_RUNNING;
 			if (jobs[i].started_at)
 				start = jobs[i].started_at;
 		}
-		if (!strcmp(state, "running") || !strcmp(state, "queued"))
+		if (state == DAG_TI_RUNNING || state == DAG_TI_QUEUED)
 			end = 0;
 		json_array_append_new(
 		    a, json_pack(
 		           "{s:s, s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "dag_id",
 		           t->dag_id, "dag_run_id", t->run_id, "task_id", t->task_id, "map_index",
 		           t->map_index, "try_number", t->try_number, "state",
-		           strcmp(state, "none") ? json_string(state) : json_null(), "start_date",
+		           dag_view_ti_state(state), "start_date",
 		           json_util_time_airflow(start), "end_date", json_util_time_airflow(end), "duration",
 		           start && end ? json_real((double)(end - start) / 1000.0) : json_null(),
 		           "job_id", t->job_id > 0 ? json_integer(t->job_id) : json_null(),
@@ -372,8 +378,8 @@ json_t *dag_view_grid(const char *dag_id, const struct dag_spec *s, const struct
 		int64_t start = t->start_date;
 		if (ri < 0 || ti < 0)
 			continue; /* a task that left the file, or a run newer than the list */
-		if (!strcmp(t->state, "queued") && jobs && jobs[i].known && jobs[i].running) {
-			st = state_index("running");
+		if (t->state == DAG_TI_QUEUED && jobs && jobs[i].known && jobs[i].running) {
+			st = state_index(DAG_TI_RUNNING);
 			if (!start)
 				start = jobs[i].started_at;
 		}
@@ -419,7 +425,8 @@ json_t *dag_view_stats(const char *dag_id, const struct dag_run_row *runs, size_
 		json_array_append_new(a, o);
 	}
 	for (size_t k = 0; k < DAG_VIEW_RUN_STATES; k++) {
-		json_object_set_new(c, dag_view_run_states[k], json_integer(counts[k]));
+		json_object_set_new(c, dag_run_state_name((enum dag_run_state)k),
+		                    json_integer(counts[k]));
 		total += counts[k];
 	}
 	r = json_pack("{s:s, s:o, s:o, s:I}", "dag_id", dag_id, "runs", a, "counts", c,

@@ -17,11 +17,11 @@
 
 #include "api/dag_views.h"
 #include "model/dag_spec.h"
+#include "model/states.h"
 #include "store/dag_store.h"
 
-/* The run states the stats count, in this order. */
-#define DAG_VIEW_RUN_STATES 4
-extern const char *const dag_view_run_states[DAG_VIEW_RUN_STATES];
+/* The run states the stats count: every one, indexed by enum dag_run_state. */
+#define DAG_VIEW_RUN_STATES DAG_RUN_STATE_COUNT
 
 /* {"tasks":[Task...],"total_entries":N}, by task_id. */
 json_t *dag_view_tasks(const struct dag_spec *s);
@@ -47,8 +47,8 @@ json_t *dag_view_ui_import_error(const struct dag_import_error_row *r);
 json_t *dag_view_grid(const char *dag_id, const struct dag_spec *s, const struct dag_run_row *runs,
                       size_t n_runs, const struct dag_ti_row *tis, size_t n_tis,
                       const struct dag_job_view *jobs);
-/* The stats: runs with their durations, and the count of every run in each
- * of dag_view_run_states. */
+/* The stats: runs with their durations, and the count of runs in each
+ * state (counts[state]). */
 json_t *dag_view_stats(const char *dag_id, const struct dag_run_row *runs, size_t n_runs,
                        const int64_t counts[DAG_VIEW_RUN_STATES]);
 

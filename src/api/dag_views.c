@@ -65,33 +65,38 @@ json_t *dag_view_run(const struct dag_run_row *r)
 	                 json_util_time_airflow(r->start_date), "end_date", json_util_time_airflow(r->end_date),
 	                 "data_interval_start", json_util_time_airflow(r->data_interval_start),
 	                 "data_interval_end", json_util_time_airflow(r->data_interval_end), "state",
-	                 r->state, "run_type", r->run_type, "conf", conf ? conf : json_object(),
+	                 dag_run_state_name(r->state), "run_type", r->run_type, "conf", conf ? conf : json_object(),
 	                 "external_trigger", strcmp(r->run_type, "scheduled") != 0, "queued_at",
 	                 json_util_time_airflow(r->queued_at), "last_scheduling_decision",
 	                 json_util_time_airflow(r->end_date ? r->end_date : r->start_date), "note", "reason",
 	                 r->reason ? r->reason : "");
 }
 
+json_t *dag_view_ti_state(enum dag_ti_state s)
+{
+	return s == DAG_TI_NONE ? json_null() : json_string(dag_ti_state_name(s));
+}
+
 json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
                     const struct dag_job_view *job)
 {
 	bool have_job = job && job->known;
-	const char *state = r->state;
+	enum dag_ti_state state = r->state;
 	const char *reason = r->reason ? r->reason : "";
 	int64_t start = r->start_date, end_ms = r->end_date;
 	json_t *outputs = NULL;
 
 	/* queued until its job runs; while it waits, the job says why (the node's
 	 * resources, or "pending in slurm: <Slurm's reason>") */
-	if (have_job && !strcmp(r->state, "queued")) {
+	if (have_job && r->state == DAG_TI_QUEUED) {
 		if (job->running)
-			state = "running";
+			state = DAG_TI_RUNNING;
 		else if (job->reason && *job->reason)
 			reason = job->reason;
 	}
-	if (have_job && !start && job->started_at && strcmp(state, "queued"))
+	if (have_job && !start && job->started_at && state != DAG_TI_QUEUED)
 		start = job->started_at;
-	if (!strcmp(state, "running"))
+	if (state == DAG_TI_RUNNING)
 		end_ms = 0;
 	if (r->outputs && *r->outputs)
 		outputs = json_loads(r->outputs, 0, NULL);
@@ -103,7 +108,7 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 	    "logical_date", json_util_time_airflow(run ? run->logical_date : 0), "start_date",
 	    json_util_time_airflow(start), "end_date", json_util_time_airflow(end_ms), "duration",
 	    start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null(), "state",
-	    strcmp(state, "none") ? json_string(state) : json_null(), "try_number", r->try_number,
+	    dag_view_ti_state(state), "try_number", r->try_number,
 	    "max_tries", r->max_tries > 0 ? r->max_tries - 1 : 0, "pool", r->pool, "pool_slots",
 	    r->pool_slots, "priority_weight", r->priority, "operator", "weir", "queued_when",
 	    json_util_time_airflow(r->queued_at), "hostname", have_job ? "localhost" : "", "unixname", "",

@@ -19,6 +19,7 @@
 #include <jansson.h>
 
 #include "model/dag_spec.h"
+#include "model/states.h"
 #include "store/dag_store.h"
 
 /* What a task instance's (or try's) job says: the store keeps a TI
@@ -37,6 +38,8 @@ struct dag_job_view {
 json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *spec, int64_t next_ms);
 /* A DAGRun. */
 json_t *dag_view_run(const struct dag_run_row *r);
+/* A TI's state as Airflow writes it: its name, null for none. */
+json_t *dag_view_ti_state(enum dag_ti_state s);
 /* A TaskInstance of `run` (which may be NULL: no dates); job NULL when the
  * TI has none. */
 json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,

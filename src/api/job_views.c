@@ -6,16 +6,17 @@
 #include <string.h>
 
 #include "lib/json_util.h"
+#include "model/states.h"
 
-/* The one place each view reads a row's state. */
+/* The one place each view turns a row's state into the API's name. */
 static const char *job_state_text(const struct job_row *job)
 {
-	return job->state;
+	return job_state_name(job->state);
 }
 
 static const char *task_state_text(const struct task_row *t)
 {
-	return t->state;
+	return task_state_name(t->state);
 }
 
 void job_view_release(struct job_view *v)

@@ -11,6 +11,7 @@
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/str.h"
+#include "model/states.h"
 
 static char *home_default(void)
 {
@@ -282,13 +283,14 @@ int64_t cli_json_time(json_t *obj, const char *key)
 
 bool cli_job_state_is_final(const char *state)
 {
-	return state && (!strcmp(state, "succeeded") || !strcmp(state, "failed") ||
-			 !strcmp(state, "killed"));
+	enum job_state s;
+	return job_state_from_name(state, &s) == 0 && job_state_is_final(s);
 }
 
 bool cli_task_state_is_final(const char *state)
 {
-	return cli_job_state_is_final(state) || (state && !strcmp(state, "lost"));
+	enum task_state s;
+	return task_state_from_name(state, &s) == 0 && task_state_is_final(s);
 }
 
 bool cli_job_tasks_final(json_t *job)

@@ -15,6 +15,7 @@
 
 #include "lib/clock.h"
 #include "model/cron.h"
+#include "model/states.h"
 #include "server/dag_test.h"
 
 #define POLL_MS 200
@@ -114,9 +115,16 @@ const char *cli_ti_state(json_t *ti)
 
 bool cli_ti_state_is_final(const char *s)
 {
-	return s &&
-	       (!strcmp(s, "success") || !strcmp(s, "failed") || !strcmp(s, "upstream_failed") ||
-	        !strcmp(s, "skipped") || !strcmp(s, "removed"));
+	enum dag_ti_state st;
+	return dag_ti_state_from_name(s, &st) == 0 && dag_ti_state_is_final(st);
+}
+
+/* A TI's state as the API names it; none for a name this CLI does not know. */
+static enum dag_ti_state ti_state_of(const char *name)
+{
+	enum dag_ti_state st = DAG_TI_NONE;
+	dag_ti_state_from_name(name, &st);
+	return st;
 }
 
 char *cli_ti_name(json_t *ti, char *buf, size_t size)
@@ -557,14 +565,15 @@ static void watch_print_changes(struct run_watch *w, json_t *tis)
 		if (had && !strcmp(had, key))
 			continue;
 		/* Nothing happened to a TI we have not seen yet that is still waiting. */
-		if (!had && (!strcmp(state, "none") || !strcmp(state, "scheduled"))) {
+		enum dag_ti_state ts = ti_state_of(state);
+		if (!had && (ts == DAG_TI_NONE || ts == DAG_TI_SCHEDULED)) {
 			json_object_set_new(w->seen, name, json_string(key));
 			continue;
 		}
 		json_object_set_new(w->seen, name, json_string(key));
 		printf("%s %s%s%s %s", cli_format_clock(clock_now_ms(), clock, sizeof clock),
 		       w->prefix_run ? w->run : "", w->prefix_run ? " " : "", name, state);
-		if (try_n > 1 || !strcmp(state, "up_for_retry"))
+		if (try_n > 1 || ts == DAG_TI_UP_FOR_RETRY)
 			printf(" (try %lld)", try_n);
 		putchar('\n');
 	}
@@ -649,12 +658,10 @@ static int watch_step(struct cli_ctx *ctx, struct run_watch *w, const char **sta
 		w->last_tis = json_incref(tis);
 	}
 	cli_reply_release(&rt);
-	const char *s = cli_json_str(r.json, "state", "");
-	if (!strcmp(s, "success")) {
-		*state = "success";
-		out = 1;
-	} else if (!strcmp(s, "failed")) {
-		*state = "failed";
+	enum dag_run_state rs;
+	if (dag_run_state_from_name(cli_json_str(r.json, "state", ""), &rs) == 0 &&
+	    dag_run_state_is_final(rs)) {
+		*state = dag_run_state_name(rs);
 		out = 1;
 	}
 	cli_reply_release(&r);
@@ -713,7 +720,8 @@ static int watch_runs(struct cli_ctx *ctx, struct run_watch *ws, size_t n)
 				char dur[32];
 				done[i] = true;
 				left--;
-				if (!strcmp(state, "failed"))
+				enum dag_run_state rs;
+				if (dag_run_state_from_name(state, &rs) == 0 && rs == DAG_RUN_FAILED)
 					failed = true;
 				if (n == 1) {
 					putchar('\n');

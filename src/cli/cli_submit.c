@@ -22,6 +22,7 @@
 #include "lib/strvec.h"
 #include "model/job_spec.h"
 #include "model/job_spec_edit.h"
+#include "model/states.h"
 #include "model/tony.h"
 
 #define POLL_MS 150
@@ -245,8 +246,11 @@ static void print_summary(json_t *job)
 
 static int final_status(json_t *job)
 {
-	return !strcmp(cli_json_str(job, "state", ""), "succeeded") ? CLI_EXIT_OK
-								     : CLI_EXIT_FAILED;
+	enum job_state st;
+	return job_state_from_name(cli_json_str(job, "state", ""), &st) == 0 &&
+	               st == JOB_SUCCEEDED
+	           ? CLI_EXIT_OK
+	           : CLI_EXIT_FAILED;
 }
 
 /* DELETE the job; 0 when the server answered (409: it had already ended). */

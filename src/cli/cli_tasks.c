@@ -16,6 +16,7 @@
 
 #include "cli/cli_dags.h"
 #include "lib/clock.h"
+#include "model/states.h"
 
 #define POLL_MS 200
 #define CALL_TIMEOUT_MS 30000
@@ -150,7 +151,8 @@ static int try_progress(json_t *ti, long long n)
 	/* The server counts a try when it starts it (docs/internals/dags.md). */
 	if (current < n)
 		return -1;
-	if (current == n && (!strcmp(state, "queued") || !strcmp(state, "running")))
+	enum dag_ti_state ts;
+	if (current == n && dag_ti_state_from_name(state, &ts) == 0 && dag_ti_state_is_active(ts))
 		return 0;
 	return 1;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli_common.h"
+#include "model/states.h"
 
 void cli_watch_init(struct cli_watch *w, long long job_id)
 {
@@ -64,8 +65,10 @@ char *cli_watch_task_text(json_t *task, char *buf, size_t size)
 	cli_watch_task_reason(task, reason, sizeof reason);
 	/* A success needs no "(exit 0)"; a non-zero status always shows, so a
 	 * failed line says why without a look at the summary. */
-	if (!strcmp(state, "succeeded") || !cli_task_state_is_final(state)) {
-		if (*reason && strcmp(state, "succeeded") != 0)
+	enum task_state ts;
+	bool succeeded = task_state_from_name(state, &ts) == 0 && ts == TASK_SUCCEEDED;
+	if (succeeded || !cli_task_state_is_final(state)) {
+		if (*reason && !succeeded)
 			snprintf(detail, sizeof detail, " (%s)", reason);
 	} else if (sig > 0 && code < 0) {
 		snprintf(detail, sizeof detail, " (signal %lld%s%s)", sig, *reason ? ", " : "",
@@ -127,15 +130,15 @@ void cli_watch_set_events(struct cli_watch *w, json_t *events)
 	w->events = json_is_array(events) ? events : NULL;
 }
 
-/* A task's states in the order it goes through them; every end is last. */
+/* A task's states in the order it goes through them (pending, starting,
+ * running: the enum's order); every end, and a name not known, is last. */
 static int state_step(const char *state)
 {
-	static const char *const steps[] = {"pending", "starting", "running"};
+	enum task_state s;
 	if (!state)
 		return -1;
-	for (int i = 0; i < 3; i++)
-		if (!strcmp(state, steps[i]))
-			return i;
+	if (task_state_from_name(state, &s) == 0 && !task_state_is_final(s))
+		return (int)s;
 	return 3;
 }
 
@@ -181,7 +184,6 @@ static bool events_show(json_t *events, long long attempt, const char *key, int 
 static int passed_through(struct cli_watch *w, struct cli_watch_task *seen, const char *state,
 			  cli_watch_line_fn emit, void *arg)
 {
-	static const char *const names[] = {"pending", "starting", "running"};
 	int lines = 0;
 
 	if (!w->events)
@@ -190,10 +192,10 @@ static int passed_through(struct cli_watch *w, struct cli_watch_task *seen, cons
 		if (!events_show(w->events, w->attempt > 0 ? w->attempt : 1, seen->key, s))
 			continue;
 		free(seen->state);
-		seen->state = strdup(names[s]);
+		seen->state = strdup(task_state_name((enum task_state)s));
 		if (!seen->state)
 			return -1;
-		lines += emitf(emit, arg, "%s %s", seen->key, names[s]);
+		lines += emitf(emit, arg, "%s %s", seen->key, task_state_name((enum task_state)s));
 	}
 	return lines;
 }

@@ -23,6 +23,7 @@
 #include "exec/cgroup.h"
 #include "launch/contract.h"
 #include "launch/logship.h"
+#include "launch/report.h"
 #include "launch/supervise.h"
 #include "launch/workdir.h"
 #include "lib/clock.h"
@@ -422,14 +423,17 @@ static void report_exited(struct launch *l, const struct supervise_outcome *o)
 {
 	json_t *body = task_key(l);
 	int64_t delay = 100, start = clock_mono_ms();
+	struct exit_report rep = {
+	    .cause = o->cause,
+	    .exit_code = o->exit_code,
+	    .signal = o->signal,
+	    .oom_killed = o->oom_killed,
+	    .peak_memory_bytes = (int64_t)o->peak_memory_bytes,
+	    .cpu_time_ms = o->cpu_time_ms,
+	    .reason = o->reason,
+	};
 
-	json_object_set_new(body, "exit_code", json_integer(o->exit_code));
-	json_object_set_new(body, "signal", o->signal ? json_integer(o->signal) : json_null());
-	json_object_set_new(body, "oom_killed", json_boolean(o->oom_killed));
-	json_object_set_new(body, "peak_memory_bytes",
-	                    json_integer((json_int_t)o->peak_memory_bytes));
-	json_object_set_new(body, "cpu_time_ms", json_integer(o->cpu_time_ms));
-	json_object_set_new(body, "reason", json_string(o->reason));
+	exit_report_to_json(&rep, body);
 	ship_finish(l, REPORT_GIVE_UP_MS);
 	for (;;) {
 		long st = call(l, "POST", "/api/v1/launch/exited", body, 10000, NULL);
@@ -884,6 +888,7 @@ int launch_main(int argc, char **argv)
 	g = wait_for_gang(&l);
 	if (g == -2) {
 		o.exit_code = code = EXIT_GANG_TIMEOUT;
+		o.cause = END_CAUSE_GANG_TIMEOUT;
 		snprintf(o.reason, sizeof o.reason, "gang registration timeout after %llds",
 		         (long long)l.registration_timeout_s);
 		report_exited(&l, &o);
@@ -905,6 +910,7 @@ int launch_main(int argc, char **argv)
 failed:
 	log_error("%s", err.msg);
 	o.exit_code = code = EXIT_LAUNCH_FAILED;
+	o.cause = END_CAUSE_LAUNCH_FAILED;
 	snprintf(o.reason, sizeof o.reason, "launch failed: %s", err.msg);
 	report_exited(&l, &o);
 out:

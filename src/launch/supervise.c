@@ -92,6 +92,9 @@ struct supervisor {
 	int status; /* the program's wait status, once exited */
 	bool exited;
 	bool terminating; /* a signal went to the program; SIGKILL at kill_at */
+	/* why it terminates: END_CAUSE_EXEC_TIMEOUT or END_CAUSE_STOPPED (a
+	 * signal to the launcher); END_CAUSE_NONE while it does not */
+	enum end_cause stopping;
 	bool started_sent;
 	struct usage usage;
 	uint64_t fallback_peak; /* the highest RSS polled, without a cgroup */
@@ -180,6 +183,7 @@ static void on_signals(struct supervisor *s)
 			         (long long)s->spec->kill_grace_ms);
 			kill(-s->pid, sig);
 			s->terminating = true;
+			s->stopping = END_CAUSE_STOPPED;
 			s->kill_at = clock_mono_ms() + s->spec->kill_grace_ms;
 			snprintf(s->o->reason, sizeof s->o->reason, "killed (launcher got %s)", sname);
 		} else {
@@ -213,6 +217,7 @@ static void on_exec_deadline(struct supervisor *s, int64_t now)
 	         (long long)s->spec->execution_timeout_s);
 	kill(-s->pid, SIGTERM);
 	s->terminating = true;
+	s->stopping = END_CAUSE_EXEC_TIMEOUT;
 	s->kill_at = now + s->spec->kill_grace_ms;
 	s->exec_deadline = INT64_MAX;
 	snprintf(s->o->reason, sizeof s->o->reason, "execution timeout after %llds",
@@ -310,9 +315,15 @@ static void finish_outcome(struct supervisor *s)
 		if (s->usage.maxrss_bytes > o->peak_memory_bytes)
 			o->peak_memory_bytes = s->usage.maxrss_bytes;
 	}
-	if (s->terminating && !strncmp(o->reason, "execution timeout", 17) && !o->oom_killed) {
-		/* Like timeout(1): 124, outside the retryable range, so the job
-		 * fails with this reason instead of restarting. */
+	if (o->oom_killed)
+		o->cause = END_CAUSE_OOM;
+	else if (s->stopping != END_CAUSE_NONE)
+		o->cause = s->stopping;
+	else
+		o->cause = o->signal ? END_CAUSE_SIGNALLED : END_CAUSE_EXITED;
+	if (o->cause == END_CAUSE_EXEC_TIMEOUT) {
+		/* Like timeout(1): 124, the code users know for a timeout (the
+		 * cause, not the code, keeps it from being retried). */
 		o->exit_code = 124;
 		o->signal = 0;
 	}

@@ -22,6 +22,7 @@
 
 #include "exec/cgroup.h"
 #include "lib/error.h"
+#include "model/end_cause.h"
 
 /* Exit status of a launcher whose program could not be started (also the
  * program's, when it cannot join its cgroup or enter its directory). */
@@ -29,6 +30,7 @@
 
 /* How the program ended, as the "exited" report carries it. */
 struct supervise_outcome {
+	enum end_cause cause; /* exited, signalled, oom, execution_timeout, stopped */
 	int exit_code;
 	int signal;
 	bool oom_killed;

@@ -1,8 +1,5 @@
-/* dag_states.h: the states of DAG runs and task instances (Airflow's names),
- * and the legal moves between them.
- *
- * The names are the API's and the store's text; they are Airflow's so that
- * clients written for Airflow read them unchanged ("none" is Airflow's null).
+/* dag_states.h: the legal moves between DAG run and task instance states
+ * (the states, their Airflow names and what each is are in model/states.h).
  *
  * Task instance (TI):
  *   none -> scheduled -> queued -> running -> success | failed | up_for_retry
@@ -27,48 +24,7 @@
 
 #include <stdbool.h>
 
-enum dag_ti_state {
-	DAG_TI_NONE = 0,
-	DAG_TI_SCHEDULED, /* its dependencies are met; waits for a pool slot */
-	DAG_TI_QUEUED,    /* handed to the job path: a job exists */
-	DAG_TI_RUNNING,   /* its job runs */
-	DAG_TI_SUCCESS,
-	DAG_TI_FAILED,
-	DAG_TI_UP_FOR_RETRY,    /* failed; runs again at its retry time */
-	DAG_TI_UPSTREAM_FAILED, /* will not run: an upstream failed */
-	DAG_TI_SKIPPED,         /* will not run: the trigger rule said so */
-	DAG_TI_REMOVED,         /* its task is no longer in the DAG file */
-};
-
-#define DAG_TI_STATE_COUNT (DAG_TI_REMOVED + 1)
-
-enum dag_run_state {
-	DAG_RUN_QUEUED = 0,
-	DAG_RUN_RUNNING,
-	DAG_RUN_SUCCESS,
-	DAG_RUN_FAILED,
-};
-
-#define DAG_RUN_STATE_COUNT (DAG_RUN_FAILED + 1)
-
-/* "none", "scheduled", ...; never NULL ("?" out of range). */
-const char *dag_ti_state_name(enum dag_ti_state s);
-const char *dag_run_state_name(enum dag_run_state s);
-
-/* 0, or -1 when `name` is not a state (NULL included). */
-int dag_ti_state_from_name(const char *name, enum dag_ti_state *out);
-int dag_run_state_from_name(const char *name, enum dag_run_state *out);
-
-/* Final: success, failed, upstream_failed, skipped, removed (Airflow's
- * "finished"; up_for_retry is not: it runs again). */
-bool dag_ti_state_is_final(enum dag_ti_state s);
-/* Holds a pool slot and counts for max_active_tasks: queued, running. */
-bool dag_ti_state_is_active(enum dag_ti_state s);
-/* Counts as a failure for the run's result and the trigger rules: failed,
- * upstream_failed. */
-bool dag_ti_state_is_failure(enum dag_ti_state s);
-
-bool dag_run_state_is_final(enum dag_run_state s);
+#include "model/states.h"
 
 /* Whether `from` -> `to` is legal (the top of this file).  from == to is
  * legal (an idempotent write). */

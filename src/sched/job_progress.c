@@ -53,7 +53,7 @@ int job_progress_effective_exit(const struct task_status *t)
 		return 137;
 	case TASK_FAILED:
 	case TASK_KILLED:
-		if (t->oom_killed)
+		if (t->cause == END_CAUSE_OOM)
 			return 137;
 		if (t->signal > 0)
 			return 128 + t->signal;
@@ -67,7 +67,7 @@ static void failure_reason(const struct task_status *t, char *buf, size_t size)
 {
 	if (t->state == TASK_LOST)
 		snprintf(buf, size, "%s:%d lost (its launcher vanished)", t->role, t->index);
-	else if (t->oom_killed)
+	else if (t->cause == END_CAUSE_OOM)
 		snprintf(buf, size, "%s:%d OOMKilled", t->role, t->index);
 	else if (t->reason && t->reason[0])
 		snprintf(buf, size, "%s:%d %s", t->role, t->index, t->reason);
@@ -130,10 +130,29 @@ static bool fails_fast(const struct ctx *c, const struct task_status *t)
 	return c->spec->fail_on_worker_failure && strcmp(t->role, "worker") == 0;
 }
 
-static bool retryable(const struct job_spec *spec, int attempt, int exit_code)
+/* A timeout that ends the job is never retried, whatever the exit code. */
+static bool retryable(const struct job_spec *spec, int attempt, enum end_cause cause,
+                      int exit_code)
 {
+	if (cause == END_CAUSE_EXEC_TIMEOUT || cause == END_CAUSE_CLUSTER_TIME_LIMIT)
+		return false;
 	return attempt <= spec->max_restarts && exit_code >= spec->retry_exit_min &&
 	       exit_code <= spec->retry_exit_max;
+}
+
+static enum end_cause timer_cause(enum timer_kind k)
+{
+	switch (k) {
+	case TIMER_ALLOCATION:
+		return END_CAUSE_ALLOC_TIMEOUT;
+	case TIMER_REGISTRATION:
+		return END_CAUSE_GANG_TIMEOUT;
+	case TIMER_EXECUTION:
+		return END_CAUSE_EXEC_TIMEOUT;
+	case TIMER_NONE:
+		break;
+	}
+	return END_CAUSE_NONE;
 }
 
 static void stop_unended(const struct task_status *tasks, size_t n, struct progress_decision *d,
@@ -194,6 +213,7 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 	switch (ev->kind) {
 	case PROGRESS_KILL:
 		out->outcome = PROGRESS_JOB_KILLED;
+		out->cause = END_CAUSE_KILLED;
 		copy_text(out->reason, sizeof(out->reason), "killed by user");
 		stop_unended(tasks, n, out, false, &c);
 		return 0;
@@ -203,6 +223,7 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 		else
 			snprintf(out->reason, sizeof(out->reason), "%s timeout",
 			         timer_kind_name(ev->timer));
+		out->cause = timer_cause(ev->timer);
 		if (ev->timer == TIMER_REGISTRATION && attempt <= spec->max_restarts)
 			out->outcome = PROGRESS_RESTART_GANG;
 		else
@@ -225,8 +246,9 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 		int code = job_progress_effective_exit(fast);
 		failure_reason(fast, out->reason, sizeof(out->reason));
 		out->exit_code = code;
-		out->outcome =
-		    retryable(spec, attempt, code) ? PROGRESS_RESTART_GANG : PROGRESS_JOB_FAILED;
+		out->cause = fast->cause;
+		out->outcome = retryable(spec, attempt, fast->cause, code) ? PROGRESS_RESTART_GANG
+		                                                           : PROGRESS_JOB_FAILED;
 		stop_unended(tasks, n, out, false, &c);
 		return 0;
 	}
@@ -262,12 +284,14 @@ int job_progress_decide(const struct job_spec *spec, int attempt, const struct t
 		int code = job_progress_effective_exit(failed);
 		failure_reason(failed, out->reason, sizeof(out->reason));
 		out->exit_code = code;
-		out->outcome =
-		    retryable(spec, attempt, code) ? PROGRESS_RESTART_GANG : PROGRESS_JOB_FAILED;
+		out->cause = failed->cause;
+		out->outcome = retryable(spec, attempt, failed->cause, code) ? PROGRESS_RESTART_GANG
+		                                                             : PROGRESS_JOB_FAILED;
 		stop_unended(tasks, n, out, false, &c);
 		return 0;
 	}
 	out->outcome = PROGRESS_JOB_SUCCEEDED;
+	out->cause = END_CAUSE_EXITED;
 	out->exit_code = 0;
 	stop_unended(tasks, n, out, true, &c);
 	return 0;
@@ -310,6 +334,7 @@ void job_progress_kill_idle(struct progress_decision *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->outcome = PROGRESS_JOB_KILLED;
+	out->cause = END_CAUSE_KILLED;
 	out->exit_code = -1;
 	copy_text(out->reason, sizeof(out->reason), "killed by the user");
 }

@@ -12,23 +12,28 @@
  *  - tracked tasks are those of roles that are not untracked (sidecars are
  *    untracked);
  *  - a task fails when it ends failed, killed (not by us) or lost; its exit
- *    code for retry purposes is 137 if OOM-killed, 128+signal if signalled,
- *    137 if lost (its launcher vanished: taken as a SIGKILL), else its exit
- *    code;
+ *    code for retry purposes is 137 if lost (its launcher vanished: taken
+ *    as a SIGKILL), 137 for the cause oom, 128+signal if signalled, else
+ *    its exit code;
  *  - SUCCESS_CHIEF: the deciding role's (job_spec_deciding_role) index 0
  *    failing fails the job at once; another tracked task failing is ignored
  *    unless fail_on_worker_failure (a `worker`) or its role has
  *    stop_on_failure; SUCCESS_ALL_WORKERS: any tracked failure fails at
  *    once; an untracked role fails the job only with stop_on_failure;
  *  - a failure at once is a RESTART_GANG when its exit code is in
- *    [retry_exit_min, retry_exit_max] and attempt <= max_restarts, else
+ *    [retry_exit_min, retry_exit_max] and attempt <= max_restarts, unless
+ *    its cause is a timeout that ends the job (execution_timeout,
+ *    cluster_time_limit: never retried, whatever the exit code), else
  *    JOB_FAILED with that exit code; every unended task is stopped;
  *  - when every tracked task has ended without that, the policy gives the
  *    result (the deciding task's, or all succeeded) and unended untracked
  *    tasks are stopped;
  *  - kill by the user: JOB_KILLED, never retried;
  *  - allocation and execution timeouts: JOB_FAILED; a registration timeout
- *    restarts while restarts are left.
+ *    restarts while restarts are left;
+ *  - the decision's cause: the failing (or deciding) task's, killed for a
+ *    kill, the timer's (allocation_timeout, gang_timeout, execution_timeout)
+ *    for a timeout, exited for a success.
  */
 #ifndef WEIR_SCHED_JOB_PROGRESS_H
 #define WEIR_SCHED_JOB_PROGRESS_H
@@ -37,6 +42,7 @@
 #include <stddef.h>
 
 #include "lib/error.h"
+#include "model/end_cause.h"
 #include "model/job_spec.h"
 #include "sched/states.h"
 #include "sched/timers.h"
@@ -46,9 +52,9 @@ struct task_status {
 	const char *role; /* borrowed */
 	int index;
 	enum task_state state;
-	int exit_code; /* when ended; -1: none */
+	enum end_cause cause; /* when ended */
+	int exit_code;        /* when ended; -1: none */
 	int signal;    /* 0: none */
-	bool oom_killed;
 	const char *reason; /* borrowed; why it ended as the launcher said it
 	                     * ("execution timeout after 60s"); NULL or "": none */
 };
@@ -80,6 +86,7 @@ enum progress_outcome {
 
 struct progress_decision {
 	enum progress_outcome outcome;
+	enum end_cause cause; /* why (the rules above); END_CAUSE_NONE for NONE */
 	int exit_code; /* JOB_SUCCEEDED: 0; JOB_FAILED: the failing task's (-1 for a timeout) */
 	char reason[PROGRESS_REASON_MAX]; /* "worker:1 exited 1", "chief:0 OOMKilled",
 	                                   * "worker:0 killed by signal 9", ...; "" for NONE */
@@ -113,7 +120,7 @@ bool job_progress_result(const struct progress_decision *d, enum job_state *stat
 
 /* A kill of a job that has nothing running in its current attempt (queued,
  * or its gang already being stopped for a restart): JOB_KILLED at once,
- * "killed by the user", no exit code, nothing to stop. */
+ * cause killed, "killed by the user", no exit code, nothing to stop. */
 void job_progress_kill_idle(struct progress_decision *out);
 
 /* What the end of a decided attempt means, once the server looks at it

@@ -1,8 +1,7 @@
-/* states.h: job and task states, their names, and the legal moves between them.
- *
- * DESIGN.md puts the nouns in src/model/; these live in src/sched/ for now
- * because the scheduler is their first user.  The names are the API's and
- * the store's text ("queued", "running", ...; docs/api.md).
+/* states.h: the legal moves between job and task states.  The states, their
+ * names and what each is (final, active) are nouns, in model/states.h; what
+ * may follow what is the scheduler's rule, so it lives here, beside the
+ * decisions that follow it.
  *
  * Job:  queued -> starting -> running -> succeeded | failed | killed
  *       starting | running -> queued     (a gang restart: the next attempt)
@@ -19,37 +18,7 @@
 
 #include <stdbool.h>
 
-enum job_state {
-	JOB_QUEUED = 0,
-	JOB_STARTING, /* gang allocated, launchers starting / registering */
-	JOB_RUNNING,  /* every task registered: the gang is complete */
-	JOB_SUCCEEDED,
-	JOB_FAILED,
-	JOB_KILLED,
-};
-
-enum task_state {
-	TASK_PENDING = 0, /* allocated, launcher not yet registered */
-	TASK_STARTING,    /* registered, waiting for the gang */
-	TASK_RUNNING,     /* the user program runs */
-	TASK_SUCCEEDED,
-	TASK_FAILED,
-	TASK_KILLED,
-	TASK_LOST, /* its launcher vanished without reporting */
-};
-
-/* "queued", ...; never NULL ("?" for a value out of range). */
-const char *job_state_name(enum job_state s);
-const char *task_state_name(enum task_state s);
-
-/* 0, or -1 when `name` is not a state (NULL included). */
-int job_state_from_name(const char *name, enum job_state *out);
-int task_state_from_name(const char *name, enum task_state *out);
-
-bool job_state_is_final(enum job_state s);
-bool task_state_is_final(enum task_state s);
-/* Queued, starting or running: holds or waits for resources. */
-bool job_state_is_active(enum job_state s);
+#include "model/states.h"
 
 /* Whether `from` -> `to` is a legal move (see the top of this file).
  * from == to is legal for unended states (an idempotent report). */

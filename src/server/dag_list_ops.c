@@ -188,7 +188,7 @@ static int cmp_run(const void *pa, const void *pb)
 	else if (!strcmp(k, "end_date"))
 		c = CMP_I(a->end_date, b->end_date);
 	else if (!strcmp(k, "state"))
-		c = cmp_str(a->state, b->state);
+		c = cmp_str(dag_run_state_name(a->state), dag_run_state_name(b->state));
 	else if (!strcmp(k, "dag_run_id") || !strcmp(k, "run_id"))
 		c = cmp_str(a->run_id, b->run_id);
 	else if (!strcmp(k, "dag_id"))
@@ -203,10 +203,11 @@ static int cmp_run(const void *pa, const void *pb)
 	return desc ? -c : c;
 }
 
+/* `states`: a bit per enum dag_run_state asked for; 0: any. */
 static bool run_matches(const struct dag_run_row *r, const struct dag_run_list_query *q,
-                        const struct date_filters *f)
+                        unsigned states, const struct date_filters *f)
 {
-	return (q->states.n == 0 || str_in(r->state, &q->states)) &&
+	return (states == 0 || (states & (1u << r->state))) &&
 	       (q->dag_ids.n == 0 || str_in(r->dag_id, &q->dag_ids)) &&
 	       bounds_match(&f->execution, r->logical_date ? r->logical_date : 1) &&
 	       bounds_match(&f->start, r->start_date) && bounds_match(&f->end, r->end_date) &&
@@ -226,6 +227,7 @@ json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list
 	const char *order = q->order_by && *q->order_by ? q->order_by : "execution_date";
 	const char *k = order[0] == '-' ? order + 1 : order;
 	enum dag_run_state rs;
+	unsigned states = 0;
 
 	if (strcmp(k, "execution_date") && strcmp(k, "logical_date") && strcmp(k, "start_date") &&
 	    strcmp(k, "end_date") && strcmp(k, "state") && strcmp(k, "dag_run_id") &&
@@ -243,6 +245,8 @@ json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list
 			               "\"%s\"",
 			               q->states.v[i]);
 			return NULL;
+		} else {
+			states |= 1u << rs;
 		}
 	if (date_filters_read(&q->execution_date, &q->start_date, &q->end_date, &q->updated_at, &f,
 	                      err) < 0)
@@ -259,7 +263,7 @@ json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list
 		qsort(rows, n, sizeof *rows, cmp_run);
 	a = json_array();
 	for (size_t i = 0; i < n; i++) {
-		if (!run_matches(&rows[i], q, &f))
+		if (!run_matches(&rows[i], q, states, &f))
 			continue;
 		total++;
 		if (skipped < (size_t)offset)

@@ -56,7 +56,7 @@ json_t *dm_run_json(const struct dag_run_row *r)
 
 bool dm_job_runs(const struct job_row *job)
 {
-	return !strcmp(job->state, "running");
+	return job->state == JOB_RUNNING;
 }
 
 json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
@@ -238,13 +238,13 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
                             struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
-	const char *state = json_string_value(json_object_get(body, "state"));
+	enum dag_run_state state;
 	struct dag_event ev = {0};
 	struct dag_run_row row = {0};
 	json_t *r = NULL;
 
-	if (!state ||
-	    (strcmp(state, "success") && strcmp(state, "failed") && strcmp(state, "queued"))) {
+	if (dag_run_state_from_name(json_string_value(json_object_get(body, "state")), &state) < 0 ||
+	    state == DAG_RUN_RUNNING) {
 		weir_error_set(err, WEIR_E_INVALID, "state: expected success, failed or queued");
 		return NULL;
 	}
@@ -255,11 +255,11 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 		return NULL;
 	}
 	dag_run_row_release(&row);
-	if (!strcmp(state, "queued")) {
+	if (state == DAG_RUN_QUEUED) {
 		ev.kind = DAG_EV_CLEAR; /* Airflow: a run set to queued is cleared */
 	} else {
 		ev.kind = DAG_EV_MARK_RUN;
-		ev.mark_run = !strcmp(state, "success") ? DAG_RUN_SUCCESS : DAG_RUN_FAILED;
+		ev.mark_run = state;
 	}
 	dm_begin(dm);
 	if (dm_run_event(dm, dag_id, run_id, &ev, err) == 0) {
@@ -343,7 +343,7 @@ static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id, c
 	if (job_manager_api_ops()->log_locate(dm->jm, t.job_id, role, 0, 0, path, ended, err) < 0)
 		goto out;
 	/* the try has ended when its TI moved on, even if the job winds down */
-	if (strcmp(t.state, "queued") && strcmp(t.state, "running"))
+	if (!dag_ti_state_is_active(t.state))
 		*ended = *ended || t.end_date > 0;
 	rc = 0;
 out:

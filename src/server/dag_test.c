@@ -26,6 +26,7 @@
 #include "lib/log.h"
 #include "model/cron.h"
 #include "model/dag_spec.h"
+#include "model/states.h"
 #include "server/dag_manager.h"
 #include "server/server.h"
 
@@ -104,7 +105,15 @@ static char *format_duration(int64_t ms, char *buf, size_t size)
 static const char *ti_state(json_t *ti)
 {
 	const char *s = json_string_value(json_object_get(ti, "state"));
-	return s && *s ? s : "none";
+	return s && *s ? s : dag_ti_state_name(DAG_TI_NONE);
+}
+
+/* The TI's state as the API names it; none for a name not known. */
+static enum dag_ti_state ti_state_enum(json_t *ti)
+{
+	enum dag_ti_state s = DAG_TI_NONE;
+	dag_ti_state_from_name(ti_state(ti), &s);
+	return s;
 }
 
 static const char *ti_task(json_t *ti)
@@ -152,10 +161,11 @@ static void print_changes(struct dag_test *t, json_t *tis)
 			continue;
 		json_object_set_new(t->seen, name, json_string(key));
 		/* a TI that has not started is no news */
-		if (!had && (!strcmp(state, "none") || !strcmp(state, "scheduled")))
+		enum dag_ti_state ts = ti_state_enum(ti);
+		if (!had && (ts == DAG_TI_NONE || ts == DAG_TI_SCHEDULED))
 			continue;
 		printf("%s %s %s", format_clock(clock, sizeof clock), name, state);
-		if (try_n > 1 || !strcmp(state, "up_for_retry"))
+		if (try_n > 1 || ts == DAG_TI_UP_FOR_RETRY)
 			printf(" (try %d)", try_n);
 		putchar('\n');
 	}
@@ -246,7 +256,7 @@ static void print_failed_logs(struct dag_test *t)
 
 		const char *why = json_string_value(json_object_get(ti, "reason"));
 
-		if (strcmp(ti_state(ti), "failed"))
+		if (ti_state_enum(ti) != DAG_TI_FAILED)
 			continue;
 		ti_name(ti, name, sizeof name);
 		/* the try that ran last: try_number, or the one before when the count moved on */
@@ -337,11 +347,10 @@ static void look(struct dag_test *t, const char **state)
 	print_changes(t, json_object_get(tis, "task_instances"));
 	json_decref(t->tis);
 	t->tis = json_incref(json_object_get(tis, "task_instances"));
-	const char *s = json_string_value(json_object_get(run, "state"));
-	if (s && !strcmp(s, "success"))
-		*state = "success";
-	else if (s && !strcmp(s, "failed"))
-		*state = "failed";
+	enum dag_run_state rs;
+	if (dag_run_state_from_name(json_string_value(json_object_get(run, "state")), &rs) == 0 &&
+	    dag_run_state_is_final(rs))
+		*state = dag_run_state_name(rs);
 	json_decref(tis);
 	json_decref(run);
 }
@@ -358,7 +367,9 @@ static void on_tick(uv_timer_t *h)
 		if (!state)
 			return;
 		char dur[32];
-		t->failed = !strcmp(state, "failed");
+		enum dag_run_state rs = DAG_RUN_SUCCESS;
+		dag_run_state_from_name(state, &rs);
+		t->failed = rs == DAG_RUN_FAILED;
 		t->phase = PHASE_DRAINING;
 		t->drain_since_ms = now;
 		printf("dag run %s of %s %s in %s\n", t->run_id, t->dag_id, state,
@@ -406,7 +417,7 @@ static void on_signal(uv_signal_t *h, int signum)
 	}
 	if (t->phase == PHASE_RUNNING) {
 		/* the run fails first, so that no retry and no successor starts */
-		body = json_pack("{s:s}", "state", "failed");
+		body = json_pack("{s:s}", "state", dag_run_state_name(DAG_RUN_FAILED));
 		r = body ? t->ops->patch_run(t->parts.dm, t->dag_id, t->run_id, body, &err) : NULL;
 		if (!r && body)
 			error_msg("run %s: %s", t->run_id, err.msg);

@@ -131,7 +131,7 @@ json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const 
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(rows[i].state, "queued") && rows[i].job_id > 0)
+		if (rows[i].state == DAG_TI_QUEUED && rows[i].job_id > 0)
 			jobs[i] = job_view_get(dm, rows[i].job_id);
 	if (!(r = dag_view_tries(rows, n, jobs, &run)))
 		oom(err);
@@ -240,7 +240,7 @@ json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_erro
 	}
 	/* only the jobs of TIs still queued say more than the row */
 	for (size_t i = 0; s && i < nt; i++)
-		if (!strcmp(tis[i].state, "queued") && tis[i].job_id > 0)
+		if (tis[i].state == DAG_TI_QUEUED && tis[i].job_id > 0)
 			jobs[i] = job_view_get(dm, tis[i].job_id);
 	if (!(r = dag_view_grid(dag_id, s, runs, nr, tis, nt, jobs)))
 		oom(err);
@@ -268,7 +268,8 @@ json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_err
 	if (latest_runs(dm, dag_id, limit, &runs, &nr, err) < 0)
 		return NULL;
 	for (size_t k = 0; k < DAG_VIEW_RUN_STATES; k++) {
-		struct dag_run_query q = {.dag_id = dag_id, .state = dag_view_run_states[k]};
+		struct dag_run_query q = {
+		    .dag_id = dag_id, .by_state = true, .state = (enum dag_run_state)k};
 		if (dag_store_run_count(dm->ds, &q, &counts[k], err) < 0)
 			goto out;
 	}

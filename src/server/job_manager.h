@@ -25,7 +25,9 @@
 #include "api/api.h"
 #include "exec/executor.h"
 #include "lib/error.h"
+#include "model/end_cause.h"
 #include "model/job_spec.h"
+#include "model/states.h"
 #include "sched/alloc.h"
 #include "store/store.h"
 
@@ -99,12 +101,13 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err);
 /* ---- hooks for the DAG manager (server/dag_manager.h) ---- */
 
 /* Told once when a job reaches a final state (succeeded, failed, killed):
- * its exit code (-1: none) and reason ("execution timeout after 5s", ...).
+ * the cause of its end (model/end_cause.h), its exit code (-1: none) and
+ * reason ("execution timeout after 5s", ...).
  * Called at the end of the loop turn that ended it, inside that turn's
  * transaction, so what the callee writes and submits commits with it.
  * Strings are borrowed for the call. */
-typedef void (*job_manager_end_fn)(void *arg, int64_t job_id, const char *state, int exit_code,
-                                   const char *reason);
+typedef void (*job_manager_end_fn)(void *arg, int64_t job_id, enum job_state state,
+                                   enum end_cause cause, int exit_code, const char *reason);
 void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn, void *arg);
 
 /* Validates `spec` (borrowed) and queues it as a new job, as POST

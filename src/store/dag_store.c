@@ -87,7 +87,7 @@ static const char *const ds_sql[DS_COUNT] = {
     [DS_RUN_LIST_DESC] = "SELECT " RUN_COLS " FROM dag_runs" RUN_FILTER
                          " ORDER BY logical_date DESC, id DESC LIMIT ?3 OFFSET ?4",
     [DS_RUN_COUNT] = "SELECT count(*) FROM dag_runs" RUN_FILTER,
-    [DS_RUNS_ACTIVE] = "SELECT " RUN_COLS " FROM dag_runs WHERE state IN ('queued','running')"
+    [DS_RUNS_ACTIVE] = "SELECT " RUN_COLS " FROM dag_runs WHERE state IN (?,?)"
                        " ORDER BY dag_id, logical_date, id",
     [DS_RUN_UPDATE] = "UPDATE dag_runs SET state = ?, reason = ?, queued_at = ?,"
                       " start_date = ?, end_date = ? WHERE dag_id = ? AND run_id = ?",
@@ -132,11 +132,7 @@ struct dag_store {
 	sqlite3_stmt *stmt[DS_COUNT];
 };
 
-static const char *const run_states[] = {"queued", "running", "success", "failed"};
 static const char *const run_types[] = {"manual", "scheduled", "backfill"};
-static const char *const ti_states[] = {"none",    "scheduled", "queued",       "running",
-                                        "success", "failed",    "up_for_retry", "upstream_failed",
-                                        "skipped", "removed"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -221,6 +217,34 @@ static void bind_text_or(sqlite3_stmt *st, int i, const char *v, const char *dfl
 	sqlite3_bind_text(st, i, v && *v ? v : dflt, -1, SQLITE_TRANSIENT);
 }
 
+/* A state column read back into its enum: false for a name no table knows. */
+static bool col_run_state(sqlite3_stmt *st, int i, enum dag_run_state *out)
+{
+	return dag_run_state_from_name((const char *)sqlite3_column_text(st, i), out) == 0;
+}
+
+static bool col_ti_state(sqlite3_stmt *st, int i, enum dag_ti_state *out)
+{
+	return dag_ti_state_from_name((const char *)sqlite3_column_text(st, i), out) == 0;
+}
+
+static int check_run_state(struct dag_store *ds, enum dag_run_state s, struct weir_error *err)
+{
+	if ((unsigned)s >= DAG_RUN_STATE_COUNT)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: run state %d is out of range",
+		                      db_path(ds), (int)s);
+	return 0;
+}
+
+static int check_ti_state(struct dag_store *ds, enum dag_ti_state s, struct weir_error *err)
+{
+	if ((unsigned)s >= DAG_TI_STATE_COUNT)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "store %s: task instance state %d is out of range", db_path(ds),
+		                      (int)s);
+	return 0;
+}
+
 static void col_name(sqlite3_stmt *st, int i, char *dst)
 {
 	const unsigned char *t = sqlite3_column_text(st, i);
@@ -279,7 +303,14 @@ static int collect(struct dag_store *ds, sqlite3_stmt *st, const char *what, siz
 			a = b;
 			cap = c;
 		}
-		if (rd(st, a + len * size) < 0)
+		int rr = rd(st, a + len * size);
+		if (rr == -2) {
+			weir_error_set(err, WEIR_E_INTERNAL,
+			               "store %s: %s: a state this weir does not know", db_path(ds),
+			               what);
+			goto fail;
+		}
+		if (rr < 0)
 			goto nomem;
 		len++;
 	}
@@ -542,7 +573,7 @@ static int read_run(sqlite3_stmt *st, void *p)
 	r->id = sqlite3_column_int64(st, 0);
 	r->dag_id = sql_col_text(st, 1);
 	r->run_id = sql_col_text(st, 2);
-	col_name(st, 3, r->state);
+	bool known = col_run_state(st, 3, &r->state);
 	col_name(st, 4, r->run_type);
 	r->logical_date = sqlite3_column_int64(st, 5);
 	r->data_interval_start = sql_col_i64(st, 6);
@@ -552,9 +583,9 @@ static int read_run(sqlite3_stmt *st, void *p)
 	r->queued_at = sql_col_i64(st, 10);
 	r->start_date = sql_col_i64(st, 11);
 	r->end_date = sql_col_i64(st, 12);
-	if (!r->dag_id || !r->run_id || !r->conf || !r->reason) {
+	if (!r->dag_id || !r->run_id || !r->conf || !r->reason || !known) {
 		dag_run_row_release(r);
-		return -1;
+		return known ? -1 : -2;
 	}
 	return 0;
 }
@@ -562,11 +593,6 @@ static int read_run(sqlite3_stmt *st, void *p)
 static void release_run(void *p)
 {
 	dag_run_row_release(p);
-}
-
-static int check_run_state(struct dag_store *ds, const char *state, struct weir_error *err)
-{
-	return check_name(ds, "run state", state, run_states, COUNT(run_states), err);
 }
 
 int dag_store_run_insert(struct dag_store *ds, const struct dag_run_row *row, int64_t *id,
@@ -584,7 +610,7 @@ int dag_store_run_insert(struct dag_store *ds, const struct dag_run_row *row, in
 		return -1;
 	sql_bind_text(st, 1, row->dag_id);
 	sql_bind_text(st, 2, row->run_id);
-	sql_bind_text(st, 3, row->state);
+	sql_bind_text(st, 3, dag_run_state_name(row->state));
 	sql_bind_text(st, 4, row->run_type);
 	sqlite3_bind_int64(st, 5, row->logical_date);
 	sql_bind_pos_or_null(st, 6, row->data_interval_start);
@@ -625,10 +651,10 @@ int dag_store_run_get(struct dag_store *ds, const char *dag_id, const char *run_
 static int bind_run_query(struct dag_store *ds, sqlite3_stmt *st, const struct dag_run_query *q,
                           struct weir_error *err)
 {
-	if (q->state && check_run_state(ds, q->state, err) < 0)
+	if (q->by_state && check_run_state(ds, q->state, err) < 0)
 		return -1;
 	sql_bind_text_or_null(st, 1, q->dag_id);
-	sql_bind_text_or_null(st, 2, q->state);
+	sql_bind_text_or_null(st, 2, q->by_state ? dag_run_state_name(q->state) : NULL);
 	return 0;
 }
 
@@ -670,6 +696,8 @@ int dag_store_runs_active(struct dag_store *ds, struct dag_run_row **rows, size_
 	sqlite3_stmt *st = stmt_get(ds, DS_RUNS_ACTIVE, err);
 	if (!st)
 		return -1;
+	sql_bind_text(st, 1, dag_run_state_name(DAG_RUN_QUEUED));
+	sql_bind_text(st, 2, dag_run_state_name(DAG_RUN_RUNNING));
 	return collect(ds, st, "listing active DAG runs", sizeof(**rows), read_run, release_run,
 	               rows, n, err);
 }
@@ -682,7 +710,7 @@ int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,
 	sqlite3_stmt *st = stmt_get(ds, DS_RUN_UPDATE, err);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, row->state);
+	sql_bind_text(st, 1, dag_run_state_name(row->state));
 	sql_bind_text(st, 2, row->reason);
 	sql_bind_pos_or_null(st, 3, row->queued_at);
 	sql_bind_pos_or_null(st, 4, row->start_date);
@@ -748,7 +776,7 @@ static int read_ti(sqlite3_stmt *st, void *p)
 	r->run_id = sql_col_text(st, 1);
 	r->task_id = sql_col_text(st, 2);
 	r->map_index = sqlite3_column_int(st, 3);
-	col_name(st, 4, r->state);
+	bool known = col_ti_state(st, 4, &r->state);
 	r->try_number = sqlite3_column_int(st, 5);
 	r->max_tries = sqlite3_column_int(st, 6);
 	r->job_id = sql_col_i64(st, 7);
@@ -763,9 +791,9 @@ static int read_ti(sqlite3_stmt *st, void *p)
 	r->outputs = sql_col_text(st, 16);
 	r->reason = sql_col_text(st, 17);
 	if (!r->dag_id || !r->run_id || !r->task_id || !r->pool || !r->rendered_command ||
-	    !r->outputs || !r->reason) {
+	    !r->outputs || !r->reason || !known) {
 		dag_ti_row_release(r);
-		return -1;
+		return known ? -1 : -2;
 	}
 	return 0;
 }
@@ -775,15 +803,10 @@ static void release_ti(void *p)
 	dag_ti_row_release(p);
 }
 
-static int check_ti_state(struct dag_store *ds, const char *state, struct weir_error *err)
-{
-	return check_name(ds, "task instance state", state, ti_states, COUNT(ti_states), err);
-}
-
 /* Binds the fields every TI write carries, from index `at`. */
 static void bind_ti_fields(sqlite3_stmt *st, int at, const struct dag_ti_row *row)
 {
-	sql_bind_text(st, at, row->state);
+	sql_bind_text(st, at, dag_ti_state_name(row->state));
 	sqlite3_bind_int(st, at + 1, row->try_number);
 	sqlite3_bind_int(st, at + 2, row->max_tries);
 	sql_bind_pos_or_null(st, at + 3, row->job_id);
@@ -899,8 +922,8 @@ int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row 
 	                   release_ti, out, missing, err);
 }
 
-int dag_store_tis_in_state(struct dag_store *ds, const char *state, struct dag_ti_row **rows,
-                           size_t *n, struct weir_error *err)
+int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state,
+                           struct dag_ti_row **rows, size_t *n, struct weir_error *err)
 {
 	*rows = NULL;
 	*n = 0;
@@ -909,7 +932,7 @@ int dag_store_tis_in_state(struct dag_store *ds, const char *state, struct dag_t
 	sqlite3_stmt *st = stmt_get(ds, DS_TIS_IN_STATE, err);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, state);
+	sql_bind_text(st, 1, dag_ti_state_name(state));
 	return collect(ds, st, "listing task instances by state", sizeof(**rows), read_ti,
 	               release_ti, rows, n, err);
 }
@@ -970,13 +993,13 @@ static int read_try(sqlite3_stmt *st, void *p)
 	r->map_index = sqlite3_column_int(st, 3);
 	r->try_number = sqlite3_column_int(st, 4);
 	r->job_id = sql_col_i64(st, 5);
-	col_name(st, 6, r->state);
+	bool known = col_ti_state(st, 6, &r->state);
 	r->start_date = sql_col_i64(st, 7);
 	r->end_date = sql_col_i64(st, 8);
 	r->reason = sql_col_text(st, 9);
-	if (!r->dag_id || !r->run_id || !r->task_id || !r->reason) {
+	if (!r->dag_id || !r->run_id || !r->task_id || !r->reason || !known) {
 		dag_try_row_release(r);
-		return -1;
+		return known ? -1 : -2;
 	}
 	return 0;
 }
@@ -1003,7 +1026,7 @@ int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struc
 	sqlite3_bind_int(st, 4, row->map_index);
 	sqlite3_bind_int(st, 5, row->try_number);
 	sql_bind_pos_or_null(st, 6, row->job_id);
-	sql_bind_text(st, 7, row->state);
+	sql_bind_text(st, 7, dag_ti_state_name(row->state));
 	sql_bind_pos_or_null(st, 8, row->start_date);
 	sql_bind_pos_or_null(st, 9, row->end_date);
 	sql_bind_text(st, 10, row->reason);

@@ -2,9 +2,10 @@
  * import errors, DAG runs, task instances (TIs) and every try of each.
  *
  * Same contract as store.h: the store keeps and returns, it decides nothing
- * (sched/dag_run.h decides).  States are names ("queued", "up_for_retry",
- * ...; sched/dag_states.h turns them into enums); the store only checks a
- * name is known.  The tables come with the store's schema (version 3, see
+ * (sched/dag_run.h decides).  Rows carry states as enums (model/states.h);
+ * the columns hold their names, turned from and into the enums here.  The
+ * run type stays its name (manual|scheduled|backfill), checked against the
+ * store's list.  The tables come with the store's schema (version 3, see
  * docs/internals/dags.md); this module prepares its statements on the
  * store's connection and keeps them until dag_store_destroy().
  *
@@ -18,7 +19,8 @@
  * Errors: -1 with `err` filled: WEIR_E_NOT_FOUND for a missing row (or a
  * DAG, run, TI or job a new row refers to), WEIR_E_CONFLICT for a duplicate
  * key (a run_id or logical date the DAG already has), WEIR_E_INVALID for a
- * bad state or run type name, WEIR_E_INTERNAL for SQLite's own failures.
+ * state out of range or a bad run type name, WEIR_E_INTERNAL for SQLite's
+ * own failures (and a state name read back that no table knows).
  * A failed call changes nothing (inside a caller's transaction: the caller
  * rolls back).
  *
@@ -32,6 +34,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "model/states.h"
 #include "store/store.h"
 
 struct dag_store; /* opaque */
@@ -95,7 +98,7 @@ struct dag_run_row {
 	int64_t id; /* assigned by dag_store_run_insert() */
 	char *dag_id;
 	char *run_id;
-	char state[STORE_STATE_MAX];    /* queued|running|success|failed */
+	enum dag_run_state state;
 	char run_type[STORE_STATE_MAX]; /* manual|scheduled|backfill */
 	int64_t logical_date;           /* required (0 is 1970-01-01, a real date) */
 	int64_t data_interval_start;
@@ -116,8 +119,9 @@ int dag_store_run_get(struct dag_store *ds, const char *dag_id, const char *run_
                       struct dag_run_row *out, struct weir_error *err);
 
 struct dag_run_query {
-	const char *dag_id; /* NULL: every DAG */
-	const char *state;  /* NULL: every state */
+	const char *dag_id;       /* NULL: every DAG */
+	bool by_state;            /* false: every state */
+	enum dag_run_state state; /* with by_state */
 	bool newest_first;  /* by logical date (then id) */
 	int limit;          /* <= 0: no limit */
 	int offset;
@@ -150,8 +154,7 @@ struct dag_ti_row {
 	char *run_id;
 	char *task_id;
 	int map_index;               /* -1: not a foreach instance */
-	char state[STORE_STATE_MAX]; /* none|scheduled|queued|running|success|failed|
-	                              * up_for_retry|upstream_failed|skipped|removed */
+	enum dag_ti_state state;
 	int try_number;              /* tries started; 0 before the first */
 	int max_tries;               /* the last try number allowed */
 	int64_t job_id;              /* the job of the current try; 0: none */
@@ -186,10 +189,10 @@ int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n
 int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
                         struct weir_error *err);
 /* TIs in `state` across every run, by priority DESC then the run's logical
- * date (the pool decision's candidates when state is "scheduled"; the
- * active count when "queued"/"running"). */
-int dag_store_tis_in_state(struct dag_store *ds, const char *state, struct dag_ti_row **rows,
-                           size_t *n, struct weir_error *err);
+ * date (the pool decision's candidates when state is scheduled; the active
+ * count when queued/running). */
+int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state,
+                           struct dag_ti_row **rows, size_t *n, struct weir_error *err);
 /* Writes every field but the key.  WEIR_E_NOT_FOUND if absent. */
 int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err);
 void dag_ti_row_release(struct dag_ti_row *row);
@@ -205,7 +208,7 @@ struct dag_try_row {
 	int map_index;
 	int try_number; /* from 1 */
 	int64_t job_id; /* 0: none (yet) */
-	char state[STORE_STATE_MAX];
+	enum dag_ti_state state;
 	int64_t start_date;
 	int64_t end_date;
 	char *reason;

@@ -15,132 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Migration i takes a file from version i to i + 1 (index 0: the empty
- * file).  Append only: a released migration never changes. */
-static const char *const migrations[] = {
-    /* 0 -> 1: the first schema */
-    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
-    "CREATE TABLE jobs ("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    " name TEXT NOT NULL,"
-    " spec_json TEXT NOT NULL,"
-    " framework TEXT NOT NULL DEFAULT 'none',"
-    " state TEXT NOT NULL CHECK (state IN"
-    "  ('queued','starting','running','succeeded','failed','killed')),"
-    " reason TEXT NOT NULL DEFAULT '',"
-    " priority INTEGER NOT NULL DEFAULT 0,"
-    " attempt INTEGER NOT NULL DEFAULT 1,"
-    " max_restarts INTEGER NOT NULL DEFAULT 0,"
-    " exit_code INTEGER,"
-    " restart_pending INTEGER NOT NULL DEFAULT 0,"
-    " submitted_at INTEGER NOT NULL,"
-    " queued_at INTEGER, allocated_at INTEGER, running_at INTEGER,"
-    " started_at INTEGER, ended_at INTEGER);"
-    "CREATE TABLE tasks ("
-    " job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
-    " attempt INTEGER NOT NULL,"
-    " role TEXT NOT NULL,"
-    " idx INTEGER NOT NULL,"
-    " state TEXT NOT NULL CHECK (state IN"
-    "  ('pending','starting','running','succeeded','failed','killed','lost')),"
-    " reason TEXT NOT NULL DEFAULT '',"
-    " host TEXT, port INTEGER, launcher_pid INTEGER, pid INTEGER, gpus TEXT,"
-    " exit_code INTEGER, signal INTEGER, oom_killed INTEGER NOT NULL DEFAULT 0,"
-    " peak_memory_bytes INTEGER, cpu_time_ms INTEGER,"
-    " registered_at INTEGER, started_at INTEGER, ended_at INTEGER,"
-    " PRIMARY KEY (job_id, attempt, role, idx));"
-    "CREATE TABLE events ("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    " job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
-    " time INTEGER NOT NULL,"
-    " kind TEXT NOT NULL,"
-    " message TEXT NOT NULL);",
-    /* 1 -> 2: indexes for the queue, the listings and the journal */
-    "CREATE INDEX jobs_by_state ON jobs (state, priority DESC, id);"
-    "CREATE INDEX events_by_job ON events (job_id, id);",
-    /* 2 -> 3: workflows: DAGs, their runs, task instances and every try
-     * (store/dag_store.h; docs/internals/dags.md).  IF NOT EXISTS: a file
-     * whose version was set back by hand may have them already */
-    "CREATE TABLE IF NOT EXISTS dags ("
-    " dag_id TEXT PRIMARY KEY,"
-    " file TEXT NOT NULL DEFAULT '',"
-    " paused INTEGER NOT NULL DEFAULT 0,"
-    " active INTEGER NOT NULL DEFAULT 1,"
-    " last_parsed_at INTEGER,"
-    " import_error TEXT NOT NULL DEFAULT '',"
-    " spec_json TEXT NOT NULL DEFAULT '{}');"
-    "CREATE TABLE IF NOT EXISTS dag_import_errors ("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    " file TEXT NOT NULL UNIQUE,"
-    " time INTEGER NOT NULL,"
-    " message TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS dag_runs ("
-    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
-    " dag_id TEXT NOT NULL REFERENCES dags(dag_id) ON DELETE CASCADE,"
-    " run_id TEXT NOT NULL,"
-    " state TEXT NOT NULL CHECK (state IN ('queued','running','success','failed')),"
-    " run_type TEXT NOT NULL CHECK (run_type IN ('manual','scheduled','backfill')),"
-    " logical_date INTEGER NOT NULL,"
-    " data_interval_start INTEGER, data_interval_end INTEGER,"
-    " conf TEXT NOT NULL DEFAULT '{}',"
-    " reason TEXT NOT NULL DEFAULT '',"
-    " queued_at INTEGER, start_date INTEGER, end_date INTEGER,"
-    " UNIQUE (dag_id, run_id),"
-    " UNIQUE (dag_id, logical_date));"
-    "CREATE INDEX IF NOT EXISTS dag_runs_by_state ON dag_runs (state, dag_id, logical_date);"
-    "CREATE TABLE IF NOT EXISTS task_instances ("
-    " dag_id TEXT NOT NULL,"
-    " run_id TEXT NOT NULL,"
-    " task_id TEXT NOT NULL,"
-    " map_index INTEGER NOT NULL DEFAULT -1,"
-    " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
-    "  'failed','up_for_retry','upstream_failed','skipped','removed')),"
-    " try_number INTEGER NOT NULL DEFAULT 0,"
-    " max_tries INTEGER NOT NULL DEFAULT 1,"
-    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
-    " pool TEXT NOT NULL DEFAULT 'default_pool',"
-    " pool_slots INTEGER NOT NULL DEFAULT 1,"
-    " priority INTEGER NOT NULL DEFAULT 0,"
-    " queued_at INTEGER, start_date INTEGER, end_date INTEGER, next_retry_at INTEGER,"
-    " rendered_command TEXT NOT NULL DEFAULT '',"
-    " outputs TEXT,"
-    " reason TEXT NOT NULL DEFAULT '',"
-    " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
-    " FOREIGN KEY (dag_id, run_id) REFERENCES dag_runs (dag_id, run_id) ON DELETE CASCADE);"
-    "CREATE INDEX IF NOT EXISTS task_instances_by_job ON task_instances (job_id)"
-    " WHERE job_id IS NOT NULL;"
-    "CREATE INDEX IF NOT EXISTS task_instances_by_state ON task_instances (state);"
-    "CREATE TABLE IF NOT EXISTS task_instance_tries ("
-    " dag_id TEXT NOT NULL,"
-    " run_id TEXT NOT NULL,"
-    " task_id TEXT NOT NULL,"
-    " map_index INTEGER NOT NULL,"
-    " try_number INTEGER NOT NULL,"
-    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
-    " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
-    "  'failed','up_for_retry','upstream_failed','skipped','removed')),"
-    " start_date INTEGER, end_date INTEGER,"
-    " reason TEXT NOT NULL DEFAULT '',"
-    " PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"
-    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
-    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);"
-    "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
-    " WHERE job_id IS NOT NULL;",
-};
-
-#define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
-
-_Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration per schema version");
-
 #define JOB_COLS                                                                                   \
 	"id, name, spec_json, framework, state, reason, priority, attempt, max_restarts,"          \
 	" exit_code, restart_pending, submitted_at, queued_at, allocated_at, running_at,"          \
-	" started_at, ended_at"
+	" started_at, ended_at, cause"
 
 #define TASK_COLS                                                                                  \
 	"job_id, attempt, role, idx, state, reason, host, port, launcher_pid, pid, gpus,"          \
 	" exit_code, signal, oom_killed, peak_memory_bytes, cpu_time_ms, registered_at,"           \
-	" started_at, ended_at"
+	" started_at, ended_at, cause"
 
 enum stmt_id {
 	ST_BEGIN,
@@ -162,6 +45,12 @@ enum stmt_id {
 	ST_EVENTS_OF_JOB,
 	ST_META_GET,
 	ST_META_SET,
+	ST_OUTCOME_GET,
+	ST_OUTCOME_SET,
+	ST_ROUTE_GET,
+	ST_ROUTE_SET,
+	ST_BACKEND_GET,
+	ST_BACKEND_SET,
 	ST_COUNT,
 };
 
@@ -171,21 +60,21 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_JOB_INSERT] = "INSERT INTO jobs (name, spec_json, framework, state, reason, priority,"
                       " attempt, max_restarts, exit_code, restart_pending, submitted_at,"
-                      " queued_at, allocated_at, running_at, started_at, ended_at)"
-                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      " queued_at, allocated_at, running_at, started_at, ended_at, cause)"
+                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
     [ST_JOB_LIST] = "SELECT " JOB_COLS " FROM jobs ORDER BY id DESC LIMIT ?",
     [ST_JOB_LIST_STATE] = "SELECT " JOB_COLS " FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?",
     [ST_JOBS_ACTIVE] = "SELECT " JOB_COLS " FROM jobs"
-                       " WHERE state IN ('queued','starting','running')"
+                       " WHERE state IN (?,?,?)"
                        " ORDER BY priority DESC, id ASC",
-    [ST_JOBS_QUEUED] = "SELECT " JOB_COLS " FROM jobs WHERE state = 'queued'"
+    [ST_JOBS_QUEUED] = "SELECT " JOB_COLS " FROM jobs WHERE state = ?"
                        " ORDER BY priority DESC, id ASC",
     [ST_JOB_UPDATE] = "UPDATE jobs SET state = ?, reason = ?, priority = ?, attempt = ?,"
                       " exit_code = ?, restart_pending = ?, queued_at = ?, allocated_at = ?,"
-                      " running_at = ?, started_at = ?, ended_at = ? WHERE id = ?",
+                      " running_at = ?, started_at = ?, ended_at = ?, cause = ? WHERE id = ?",
     [ST_TASK_INSERT] = "INSERT INTO tasks (" TASK_COLS ")"
-                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_TASK_GET] = "SELECT " TASK_COLS " FROM tasks"
                     " WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
     [ST_TASKS_ATTEMPT] = "SELECT " TASK_COLS " FROM tasks WHERE job_id = ? AND attempt = ?"
@@ -194,7 +83,7 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_TASK_UPDATE] = "UPDATE tasks SET state = ?, reason = ?, host = ?, port = ?,"
                        " launcher_pid = ?, pid = ?, gpus = ?, exit_code = ?, signal = ?,"
                        " oom_killed = ?, peak_memory_bytes = ?, cpu_time_ms = ?,"
-                       " registered_at = ?, started_at = ?, ended_at = ?"
+                       " registered_at = ?, started_at = ?, ended_at = ?, cause = ?"
                        " WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
     [ST_EVENT_ADD] = "INSERT INTO events (job_id, time, kind, message) VALUES (?,?,?,?)",
     [ST_EVENTS_OF_JOB] = "SELECT id, job_id, time, kind, message FROM events"
@@ -202,6 +91,14 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_META_GET] = "SELECT value FROM meta WHERE key = ?",
     [ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?, ?)"
                     " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+    [ST_OUTCOME_GET] = "SELECT outcome_state, outcome_exit_code, outcome_cause, outcome_reason"
+                       " FROM jobs WHERE id = ?",
+    [ST_OUTCOME_SET] = "UPDATE jobs SET outcome_state = ?, outcome_exit_code = ?,"
+                       " outcome_cause = ?, outcome_reason = ? WHERE id = ?",
+    [ST_ROUTE_GET] = "SELECT route, route_queue FROM jobs WHERE id = ?",
+    [ST_ROUTE_SET] = "UPDATE jobs SET route = ?, route_queue = ? WHERE id = ?",
+    [ST_BACKEND_GET] = "SELECT backend_attempt, backend_id FROM jobs WHERE id = ?",
+    [ST_BACKEND_SET] = "UPDATE jobs SET backend_attempt = ?, backend_id = ? WHERE id = ?",
 };
 
 struct store {
@@ -211,11 +108,6 @@ struct store {
 	int version;
 	bool in_tx;
 };
-
-static const char *const job_states[] = {"queued",    "starting", "running",
-                                         "succeeded", "failed",   "killed"};
-static const char *const task_states[] = {"pending", "starting", "running", "succeeded",
-                                          "failed",  "killed",   "lost"};
 
 static int db_error(struct store *s, struct weir_error *err, const char *what)
 {
@@ -260,10 +152,21 @@ static int col_exit(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int(st, i);
 }
 
-static void col_state(sqlite3_stmt *st, int i, char *dst)
+/* A state or cause column read back into its enum (model/states.h,
+ * model/end_cause.h): false for a name the table does not know. */
+static bool col_job_state(sqlite3_stmt *st, int i, enum job_state *out)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
-	snprintf(dst, STORE_STATE_MAX, "%s", t ? (const char *)t : "");
+	return job_state_from_name((const char *)sqlite3_column_text(st, i), out) == 0;
+}
+
+static bool col_task_state(sqlite3_stmt *st, int i, enum task_state *out)
+{
+	return task_state_from_name((const char *)sqlite3_column_text(st, i), out) == 0;
+}
+
+static bool col_cause(sqlite3_stmt *st, int i, enum end_cause *out)
+{
+	return end_cause_from_name((const char *)sqlite3_column_text(st, i), out) == 0;
 }
 
 /* ---- open, migrate, close ---- */
@@ -322,6 +225,48 @@ out:
 	return rc;
 }
 
+/* Whether `table` has `column` (the names are the schema's, not input). */
+static int has_column(struct store *s, const char *table, const char *column, bool *has,
+                      struct weir_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	char sql[128];
+	int r;
+
+	*has = false;
+	snprintf(sql, sizeof sql, "SELECT 1 FROM pragma_table_info('%s') WHERE name = ?", table);
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return db_error(s, err, "reading the schema");
+	sql_bind_text(st, 1, column);
+	r = sqlite3_step(st);
+	sqlite3_finalize(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return db_error(s, err, "reading the schema");
+	*has = r == SQLITE_ROW;
+	return 0;
+}
+
+/* The columns migration `version` adds, each where it is missing. */
+static int add_columns(struct store *s, int version, const char *what, struct weir_error *err)
+{
+	size_t n;
+	const struct store_column *c = store_migration_columns(version, &n);
+
+	for (size_t i = 0; i < n; i++) {
+		char sql[256];
+		bool has;
+		if (has_column(s, c[i].table, c[i].column, &has, err) < 0)
+			return -1;
+		if (has)
+			continue;
+		snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", c[i].table, c[i].column,
+		         c[i].decl);
+		if (exec_sql(s, sql, what, err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 static int migrate(struct store *s, struct weir_error *err)
 {
 	int version;
@@ -343,7 +288,8 @@ static int migrate(struct store *s, struct weir_error *err)
 		 * the last good version */
 		if (exec_sql(s, "BEGIN IMMEDIATE", what, err) < 0)
 			return -1;
-		if (exec_sql(s, migrations[version], what, err) < 0 ||
+		if (add_columns(s, version, what, err) < 0 ||
+		    exec_sql(s, store_migration(version), what, err) < 0 ||
 		    exec_sql(s, set, what, err) < 0 || exec_sql(s, "COMMIT", what, err) < 0) {
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;
@@ -469,6 +415,7 @@ bool store_in_transaction(struct store *s)
 
 /* ---- jobs ---- */
 
+/* -1 when out of memory, -2 for a state or cause no table names. */
 static int read_job(sqlite3_stmt *st, struct job_row *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -476,7 +423,7 @@ static int read_job(sqlite3_stmt *st, struct job_row *r)
 	r->name = sql_col_text(st, 1);
 	r->spec_json = sql_col_text(st, 2);
 	r->framework = sql_col_text(st, 3);
-	col_state(st, 4, r->state);
+	bool known = col_job_state(st, 4, &r->state) && col_cause(st, 17, &r->cause);
 	r->reason = sql_col_text(st, 5);
 	r->priority = sqlite3_column_int(st, 6);
 	r->attempt = sqlite3_column_int(st, 7);
@@ -489,9 +436,9 @@ static int read_job(sqlite3_stmt *st, struct job_row *r)
 	r->running_at = sql_col_i64(st, 14);
 	r->started_at = sql_col_i64(st, 15);
 	r->ended_at = sql_col_i64(st, 16);
-	if (!r->name || !r->spec_json || !r->framework || !r->reason) {
+	if (!r->name || !r->spec_json || !r->framework || !r->reason || !known) {
 		job_row_release(r);
-		return -1;
+		return known ? -1 : -2;
 	}
 	return 0;
 }
@@ -516,31 +463,39 @@ void job_rows_free(struct job_row *rows, size_t n)
 	free(rows);
 }
 
-static int check_job_state(struct store *s, const char *state, struct weir_error *err)
+/* A state and a cause to write: each must have a name. */
+static int check_job_enums(struct store *s, enum job_state state, enum end_cause cause,
+                           struct weir_error *err)
 {
-	if (!sql_name_in(state, job_states, sizeof(job_states) / sizeof(job_states[0])))
+	if ((unsigned)state >= JOB_STATE_COUNT || (unsigned)cause >= END_CAUSE_COUNT)
 		return weir_error_set(err, WEIR_E_INVALID,
-		                      "store %s: job state \"%s\" is not one of queued, starting, "
-		                      "running, succeeded, failed, killed",
-		                      s->path, state);
+		                      "store %s: job state %d or cause %d is out of range", s->path,
+		                      (int)state, (int)cause);
 	return 0;
 }
 
-static int check_task_state(struct store *s, const char *state, struct weir_error *err)
+static int check_task_enums(struct store *s, enum task_state state, enum end_cause cause,
+                            struct weir_error *err)
 {
-	if (!sql_name_in(state, task_states, sizeof(task_states) / sizeof(task_states[0])))
-		return weir_error_set(
-		    err, WEIR_E_INVALID,
-		    "store %s: task state \"%s\" is not one of pending, starting, "
-		    "running, succeeded, failed, killed, lost",
-		    s->path, state);
+	if ((unsigned)state >= TASK_STATE_COUNT || (unsigned)cause >= END_CAUSE_COUNT)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "store %s: task state %d or cause %d is out of range", s->path,
+		                      (int)state, (int)cause);
 	return 0;
+}
+
+/* The error of a row read back with a name the tables do not know. */
+static int unknown_name(struct store *s, const char *what, struct weir_error *err)
+{
+	return weir_error_set(err, WEIR_E_INTERNAL,
+	                      "store %s: %s: a state or cause this weir does not know", s->path,
+	                      what);
 }
 
 int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
                      struct weir_error *err)
 {
-	if (check_job_state(s, row->state, err) < 0)
+	if (check_job_enums(s, row->state, row->cause, err) < 0)
 		return -1;
 	sqlite3_stmt *st = stmt_get(s, ST_JOB_INSERT, err);
 	if (!st)
@@ -548,7 +503,7 @@ int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
 	sql_bind_text(st, 1, row->name && *row->name ? row->name : "job");
 	sql_bind_text(st, 2, row->spec_json ? row->spec_json : "{}");
 	sql_bind_text(st, 3, row->framework && *row->framework ? row->framework : "none");
-	sql_bind_text(st, 4, row->state);
+	sql_bind_text(st, 4, job_state_name(row->state));
 	sql_bind_text(st, 5, row->reason);
 	sqlite3_bind_int(st, 6, row->priority);
 	sqlite3_bind_int(st, 7, row->attempt > 0 ? row->attempt : 1);
@@ -561,6 +516,7 @@ int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
 	sql_bind_pos_or_null(st, 14, row->running_at);
 	sql_bind_pos_or_null(st, 15, row->started_at);
 	sql_bind_pos_or_null(st, 16, row->ended_at);
+	sql_bind_text(st, 17, end_cause_name(row->cause));
 	if (step_done(s, st, "inserting a job", err) < 0)
 		return -1;
 	if (id)
@@ -586,7 +542,12 @@ static int collect_jobs(struct store *s, sqlite3_stmt *st, const char *what, str
 			a = b;
 			cap = c;
 		}
-		if (read_job(st, &a[len]) < 0)
+		int rr = read_job(st, &a[len]);
+		if (rr == -2) {
+			unknown_name(s, what, err);
+			goto fail;
+		}
+		if (rr < 0)
 			goto oom;
 		len++;
 	}
@@ -624,18 +585,18 @@ int store_job_get(struct store *s, int64_t id, struct job_row *out, struct weir_
 	return 0;
 }
 
-int store_job_list(struct store *s, const char *state, int limit, struct job_row **rows, size_t *n,
-                   struct weir_error *err)
+int store_job_list(struct store *s, const enum job_state *state, int limit, struct job_row **rows,
+                   size_t *n, struct weir_error *err)
 {
 	sqlite3_stmt *st;
 	*rows = NULL;
 	*n = 0;
 	if (state) {
-		if (check_job_state(s, state, err) < 0)
+		if (check_job_enums(s, *state, END_CAUSE_NONE, err) < 0)
 			return -1;
 		if (!(st = stmt_get(s, ST_JOB_LIST_STATE, err)))
 			return -1;
-		sql_bind_text(st, 1, state);
+		sql_bind_text(st, 1, job_state_name(*state));
 		sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
 	} else {
 		if (!(st = stmt_get(s, ST_JOB_LIST, err)))
@@ -652,6 +613,9 @@ int store_jobs_active(struct store *s, struct job_row **rows, size_t *n, struct 
 	sqlite3_stmt *st = stmt_get(s, ST_JOBS_ACTIVE, err);
 	if (!st)
 		return -1;
+	sql_bind_text(st, 1, job_state_name(JOB_QUEUED));
+	sql_bind_text(st, 2, job_state_name(JOB_STARTING));
+	sql_bind_text(st, 3, job_state_name(JOB_RUNNING));
 	return collect_jobs(s, st, "listing active jobs", rows, n, err);
 }
 
@@ -662,17 +626,18 @@ int store_jobs_queued(struct store *s, struct job_row **rows, size_t *n, struct 
 	sqlite3_stmt *st = stmt_get(s, ST_JOBS_QUEUED, err);
 	if (!st)
 		return -1;
+	sql_bind_text(st, 1, job_state_name(JOB_QUEUED));
 	return collect_jobs(s, st, "listing queued jobs", rows, n, err);
 }
 
 int store_job_update(struct store *s, const struct job_row *row, struct weir_error *err)
 {
-	if (check_job_state(s, row->state, err) < 0)
+	if (check_job_enums(s, row->state, row->cause, err) < 0)
 		return -1;
 	sqlite3_stmt *st = stmt_get(s, ST_JOB_UPDATE, err);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, row->state);
+	sql_bind_text(st, 1, job_state_name(row->state));
 	sql_bind_text(st, 2, row->reason);
 	sqlite3_bind_int(st, 3, row->priority);
 	sqlite3_bind_int(st, 4, row->attempt);
@@ -683,7 +648,8 @@ int store_job_update(struct store *s, const struct job_row *row, struct weir_err
 	sql_bind_pos_or_null(st, 9, row->running_at);
 	sql_bind_pos_or_null(st, 10, row->started_at);
 	sql_bind_pos_or_null(st, 11, row->ended_at);
-	sqlite3_bind_int64(st, 12, row->id);
+	sql_bind_text(st, 12, end_cause_name(row->cause));
+	sqlite3_bind_int64(st, 13, row->id);
 	if (step_done(s, st, "updating a job", err) < 0)
 		return -1;
 	if (sqlite3_changes(s->db) == 0)
@@ -693,6 +659,7 @@ int store_job_update(struct store *s, const struct job_row *row, struct weir_err
 
 /* ---- tasks ---- */
 
+/* -1 when out of memory, -2 for a state or cause no table names. */
 static int read_task(sqlite3_stmt *st, struct task_row *r)
 {
 	memset(r, 0, sizeof(*r));
@@ -700,7 +667,7 @@ static int read_task(sqlite3_stmt *st, struct task_row *r)
 	r->attempt = sqlite3_column_int(st, 1);
 	r->role = sql_col_text(st, 2);
 	r->idx = sqlite3_column_int(st, 3);
-	col_state(st, 4, r->state);
+	bool known = col_task_state(st, 4, &r->state) && col_cause(st, 19, &r->cause);
 	r->reason = sql_col_text(st, 5);
 	r->host = sql_col_text(st, 6);
 	r->port = (int)sql_col_i64(st, 7);
@@ -715,9 +682,9 @@ static int read_task(sqlite3_stmt *st, struct task_row *r)
 	r->registered_at = sql_col_i64(st, 16);
 	r->started_at = sql_col_i64(st, 17);
 	r->ended_at = sql_col_i64(st, 18);
-	if (!r->role || !r->reason || !r->host || !r->gpus) {
+	if (!r->role || !r->reason || !r->host || !r->gpus || !known) {
 		task_row_release(r);
-		return -1;
+		return known ? -1 : -2;
 	}
 	return 0;
 }
@@ -745,7 +712,7 @@ void task_rows_free(struct task_row *rows, size_t n)
 /* Binds the fields every task write carries, from index `at`. */
 static void bind_task_fields(sqlite3_stmt *st, int at, const struct task_row *row)
 {
-	sql_bind_text(st, at, row->state);
+	sql_bind_text(st, at, task_state_name(row->state));
 	sql_bind_text(st, at + 1, row->reason);
 	sql_bind_text_or_null(st, at + 2, row->host);
 	sql_bind_pos_or_null(st, at + 3, row->port);
@@ -760,11 +727,12 @@ static void bind_task_fields(sqlite3_stmt *st, int at, const struct task_row *ro
 	sql_bind_pos_or_null(st, at + 12, row->registered_at);
 	sql_bind_pos_or_null(st, at + 13, row->started_at);
 	sql_bind_pos_or_null(st, at + 14, row->ended_at);
+	sql_bind_text(st, at + 15, end_cause_name(row->cause));
 }
 
 int store_task_insert(struct store *s, const struct task_row *row, struct weir_error *err)
 {
-	if (check_task_state(s, row->state, err) < 0)
+	if (check_task_enums(s, row->state, row->cause, err) < 0)
 		return -1;
 	if (!row->role || !*row->role)
 		return weir_error_set(err, WEIR_E_INVALID, "store %s: a task needs a role",
@@ -808,7 +776,12 @@ static int collect_tasks(struct store *s, sqlite3_stmt *st, const char *what,
 			a = b;
 			cap = c;
 		}
-		if (read_task(st, &a[len]) < 0)
+		int rr = read_task(st, &a[len]);
+		if (rr == -2) {
+			unknown_name(s, what, err);
+			goto fail;
+		}
+		if (rr < 0)
 			goto oom;
 		len++;
 	}
@@ -868,16 +841,16 @@ int store_tasks_of_job(struct store *s, int64_t job_id, int attempt, struct task
 
 int store_task_update(struct store *s, const struct task_row *row, struct weir_error *err)
 {
-	if (check_task_state(s, row->state, err) < 0)
+	if (check_task_enums(s, row->state, row->cause, err) < 0)
 		return -1;
 	sqlite3_stmt *st = stmt_get(s, ST_TASK_UPDATE, err);
 	if (!st)
 		return -1;
 	bind_task_fields(st, 1, row);
-	sqlite3_bind_int64(st, 16, row->job_id);
-	sqlite3_bind_int(st, 17, row->attempt);
-	sql_bind_text(st, 18, row->role);
-	sqlite3_bind_int(st, 19, row->idx);
+	sqlite3_bind_int64(st, 17, row->job_id);
+	sqlite3_bind_int(st, 18, row->attempt);
+	sql_bind_text(st, 19, row->role);
+	sqlite3_bind_int(st, 20, row->idx);
 	if (step_done(s, st, "updating a task", err) < 0)
 		return -1;
 	if (sqlite3_changes(s->db) == 0)
@@ -1007,4 +980,149 @@ int store_meta_set(struct store *s, const char *key, const char *value, struct w
 	sql_bind_text(st, 1, key);
 	sql_bind_text(st, 2, value);
 	return step_done(s, st, "writing meta", err);
+}
+
+/* ---- per-job facts: columns store_job_update() leaves alone ---- */
+
+static const char *const route_names[] = {[JOB_ROUTE_LOCAL] = "local", [JOB_ROUTE_GANG] = "slurm"};
+
+/* Steps a write of one job's columns; WEIR_E_NOT_FOUND when no job has the id. */
+static int job_fact_write(struct store *s, sqlite3_stmt *st, int64_t job_id, const char *what,
+                          struct weir_error *err)
+{
+	if (step_done(s, st, what, err) < 0)
+		return -1;
+	if (sqlite3_changes(s->db) == 0)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "no job %" PRId64, job_id);
+	return 0;
+}
+
+/* Steps a read of one job's columns: 0 at its row, -1 with err. */
+static int job_fact_read(struct store *s, sqlite3_stmt *st, int64_t job_id, const char *what,
+                         struct weir_error *err)
+{
+	sqlite3_bind_int64(st, 1, job_id);
+	int r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		return 0;
+	if (r == SQLITE_DONE)
+		weir_error_set(err, WEIR_E_NOT_FOUND, "no job %" PRId64, job_id);
+	else
+		db_error(s, err, what);
+	sqlite3_reset(st);
+	return -1;
+}
+
+int store_job_outcome_get(struct store *s, int64_t job_id, struct job_outcome *out,
+                          struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(s, ST_OUTCOME_GET, err);
+	int rc = 1;
+
+	memset(out, 0, sizeof *out);
+	out->exit_code = -1;
+	if (!st || job_fact_read(s, st, job_id, "reading a job's outcome", err) < 0)
+		return -1;
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
+		const unsigned char *reason = sqlite3_column_text(st, 3);
+		if (!col_job_state(st, 0, &out->state) || !col_cause(st, 2, &out->cause)) {
+			rc = unknown_name(s, "reading a job's outcome", err);
+		} else {
+			out->exit_code = col_exit(st, 1);
+			snprintf(out->reason, sizeof out->reason, "%s",
+			         reason ? (const char *)reason : "");
+			rc = 0;
+		}
+	}
+	sqlite3_reset(st);
+	return rc;
+}
+
+int store_job_outcome_set(struct store *s, int64_t job_id, const struct job_outcome *o,
+                          struct weir_error *err)
+{
+	if (o && check_job_enums(s, o->state, o->cause, err) < 0)
+		return -1;
+	sqlite3_stmt *st = stmt_get(s, ST_OUTCOME_SET, err);
+	if (!st)
+		return -1;
+	if (o) {
+		sql_bind_text(st, 1, job_state_name(o->state));
+		bind_exit(st, 2, o->exit_code);
+		sql_bind_text(st, 3, end_cause_name(o->cause));
+		sql_bind_text(st, 4, o->reason);
+	} /* else every column NULL: none waits */
+	sqlite3_bind_int64(st, 5, job_id);
+	return job_fact_write(s, st, job_id, "writing a job's outcome", err);
+}
+
+int store_job_route_set(struct store *s, int64_t job_id, enum job_route route, const char *queue,
+                        struct weir_error *err)
+{
+	if (route != JOB_ROUTE_LOCAL && route != JOB_ROUTE_GANG)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: route %d is out of range",
+		                      s->path, (int)route);
+	sqlite3_stmt *st = stmt_get(s, ST_ROUTE_SET, err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, route_names[route]);
+	sql_bind_text_or_null(st, 2, queue);
+	sqlite3_bind_int64(st, 3, job_id);
+	return job_fact_write(s, st, job_id, "writing a job's route", err);
+}
+
+int store_job_route_get(struct store *s, int64_t job_id, enum job_route *route, char *queue,
+                        size_t size, struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(s, ST_ROUTE_GET, err);
+
+	*route = JOB_ROUTE_UNSET;
+	if (size)
+		queue[0] = '\0';
+	if (!st || job_fact_read(s, st, job_id, "reading a job's route", err) < 0)
+		return -1;
+	const char *name = (const char *)sqlite3_column_text(st, 0);
+	const unsigned char *q = sqlite3_column_text(st, 1);
+	for (size_t i = 0; name && i < sizeof route_names / sizeof route_names[0]; i++) {
+		if (route_names[i] && strcmp(name, route_names[i]) == 0)
+			*route = (enum job_route)i;
+	}
+	if (q && size)
+		snprintf(queue, size, "%s", (const char *)q);
+	sqlite3_reset(st);
+	return 0;
+}
+
+int store_job_backend_set(struct store *s, int64_t job_id, int attempt, const char *backend_id,
+                          struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(s, ST_BACKEND_SET, err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int(st, 1, attempt);
+	sql_bind_text(st, 2, backend_id);
+	sqlite3_bind_int64(st, 3, job_id);
+	return job_fact_write(s, st, job_id, "writing a job's backend id", err);
+}
+
+int store_job_backend_get(struct store *s, int64_t job_id, int *attempt, char *id, size_t size,
+                          struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(s, ST_BACKEND_GET, err);
+	int rc = 1;
+
+	*attempt = 0;
+	if (size)
+		id[0] = '\0';
+	if (!st || job_fact_read(s, st, job_id, "reading a job's backend id", err) < 0)
+		return -1;
+	const unsigned char *v = sqlite3_column_text(st, 1);
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL && v) {
+		*attempt = sqlite3_column_int(st, 0);
+		if (size)
+			snprintf(id, size, "%s", (const char *)v);
+		rc = 0;
+	}
+	sqlite3_reset(st);
+	return rc;
 }

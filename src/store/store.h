@@ -2,11 +2,12 @@
  * attempt, the event journal, and a key/value table for the server.  The
  * schema also holds the DAG tables, whose functions are in store/dag_store.h.
  *
- * The store keeps and returns; it decides nothing.  States are stored and
- * returned as their names ("queued", "running", ...; sched/states.h turns
- * them into enums): the store sits below the scheduler, so it only checks
- * that a name is one of the known ones.  The schema and its migrations are
- * described in docs/internals/store.md.
+ * The store keeps and returns; it decides nothing.  Rows carry states and
+ * causes as enums (model/states.h, model/end_cause.h); the columns hold
+ * their names, turned from and into the enums here and nowhere else in the
+ * store (a name the tables do not know reads as an error: WEIR_E_INTERNAL).
+ * The schema and its migrations are in store/schema.c and described in
+ * docs/internals/store.md.
  *
  * Threading: one handle per thread (the server has one thread).  A handle
  * keeps its prepared statements.
@@ -17,7 +18,7 @@
  *
  * Errors: every function that can fail returns -1 (or NULL) and fills `err`
  * (may be NULL): WEIR_E_NOT_FOUND for a missing row, WEIR_E_CONFLICT for a
- * duplicate task, WEIR_E_INVALID for a bad state name, WEIR_E_INTERNAL for
+ * duplicate task, WEIR_E_INVALID for a state or cause out of range, WEIR_E_INTERNAL for
  * SQLite's own failures (the message names the statement's purpose and
  * SQLite's text).  A failed call changes nothing, except inside a
  * transaction the caller opened, which the caller then rolls back.
@@ -33,14 +34,17 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "model/end_cause.h"
+#include "model/states.h"
+#include "store/schema.h"
 
 struct store; /* opaque */
 
-/* The schema version this build writes; store_open() migrates older files
- * forward and refuses newer ones. */
-#define STORE_SCHEMA_VERSION 3
+/* STORE_SCHEMA_VERSION (store/schema.h): the version this build writes;
+ * store_open() migrates older files forward and refuses newer ones. */
 
 #define STORE_STATE_MAX 16
+#define STORE_REASON_MAX 512
 
 /* One job.  Fields marked (insert) are written by store_job_insert(); all
  * but id, name, spec_json, framework, max_restarts and submitted_at are
@@ -50,7 +54,8 @@ struct job_row {
 	char *name;                  /* (insert) */
 	char *spec_json;             /* (insert) job_spec_to_json()'s text */
 	char *framework;             /* (insert) for listings without parsing the spec */
-	char state[STORE_STATE_MAX]; /* (insert) queued|starting|running|succeeded|failed|killed */
+	enum job_state state;        /* (insert) */
+	enum end_cause cause;        /* (insert) why it ended; END_CAUSE_NONE until then */
 	char *reason;                /* (insert) "" when none */
 	int priority;                /* (insert) */
 	int attempt;                 /* (insert) current attempt, from 1 */
@@ -72,7 +77,8 @@ struct task_row {
 	int attempt;
 	char *role;
 	int idx;
-	char state[STORE_STATE_MAX]; /* pending|starting|running|succeeded|failed|killed|lost */
+	enum task_state state;
+	enum end_cause cause;        /* why it ended; END_CAUSE_NONE until then */
 	char *reason;                /* "" when none; "OOMKilled" ... */
 	char *host;                  /* "" until registered */
 	int port;                    /* 0: none */
@@ -131,8 +137,8 @@ int store_job_get(struct store *s, int64_t id, struct job_row *out, struct weir_
 /* Jobs newest first (id DESC).  `state` NULL: all states; `limit` <= 0: no
  * limit.  *rows is an array of *n rows (NULL when 0), freed with
  * job_rows_free(). */
-int store_job_list(struct store *s, const char *state, int limit, struct job_row **rows, size_t *n,
-                   struct weir_error *err);
+int store_job_list(struct store *s, const enum job_state *state, int limit, struct job_row **rows,
+                   size_t *n, struct weir_error *err);
 /* Queued, starting and running jobs by priority DESC, id ASC: the queue's
  * order and what recovery walks. */
 int store_jobs_active(struct store *s, struct job_row **rows, size_t *n, struct weir_error *err);
@@ -159,6 +165,48 @@ int store_tasks_of_job(struct store *s, int64_t job_id, int attempt, struct task
 int store_task_update(struct store *s, const struct task_row *row, struct weir_error *err);
 void task_row_release(struct task_row *row);
 void task_rows_free(struct task_row *rows, size_t n);
+
+/* ---- what the job manager keeps of a job beside its row ----
+ *
+ * Columns of the job's row that store_job_update() leaves alone: each is
+ * written when its fact is learnt, by the piece that learns it. */
+
+/* A result decided for the job that waits for its gang's last task. */
+struct job_outcome {
+	enum job_state state;
+	int exit_code; /* -1: none */
+	enum end_cause cause;
+	char reason[STORE_REASON_MAX];
+};
+
+/* 0 with *out, 1 when none waits, -1 with err (WEIR_E_NOT_FOUND: no job). */
+int store_job_outcome_get(struct store *s, int64_t job_id, struct job_outcome *out,
+                          struct weir_error *err);
+/* `o` NULL: none waits any more. */
+int store_job_outcome_set(struct store *s, int64_t job_id, const struct job_outcome *o,
+                          struct weir_error *err);
+
+/* Where a job runs, fixed at its submission. */
+enum job_route {
+	JOB_ROUTE_UNSET = 0, /* stored before routes were */
+	JOB_ROUTE_LOCAL,     /* "local" */
+	JOB_ROUTE_GANG,      /* "slurm": the gang backend */
+};
+
+/* `queue` NULL or "": none. */
+int store_job_route_set(struct store *s, int64_t job_id, enum job_route route, const char *queue,
+                        struct weir_error *err);
+/* *route and the queue ("" when none) into `queue` (`size` bytes). */
+int store_job_route_get(struct store *s, int64_t job_id, enum job_route *route, char *queue,
+                        size_t size, struct weir_error *err);
+
+/* The gang backend's id of the job's attempt `attempt` (a Slurm job id). */
+int store_job_backend_set(struct store *s, int64_t job_id, int attempt, const char *backend_id,
+                          struct weir_error *err);
+/* 0 with *attempt and the id in `id` (`size` bytes), 1 when none was
+ * stored, -1 with err. */
+int store_job_backend_get(struct store *s, int64_t job_id, int *attempt, char *id, size_t size,
+                          struct weir_error *err);
 
 /* ---- events ---- */
 

@@ -15,6 +15,8 @@
 
 #include "lib/error.h"
 #include "model/dag_spec.h"
+#include "model/end_cause.h"
+#include "model/states.h"
 #include "server/dag_internal.h"
 #include "store/dag_store.h"
 
@@ -24,8 +26,8 @@
  * when out of memory. */
 void dm_set_str(char **dst, const char *v);
 
-/* A state name into a row's fixed field (STORE_STATE_MAX). */
-void dm_set_state(char *dst, const char *name);
+/* A name (a run type) into a row's fixed field (STORE_STATE_MAX). */
+void dm_set_name(char *dst, const char *name);
 
 /* Something is due at `at` (epoch ms; <= 0: nothing): the wake-up timer,
  * armed at the end of the turn, fires no later. */
@@ -67,7 +69,7 @@ long dm_run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index
 /* Records the TI's current try as `state` (its reason when not NULL; its
  * end time when `ended`), creating the try row when it has none.  Errors
  * are logged. */
-void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, const char *state,
+void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, enum dag_ti_state state,
                    const char *reason, bool ended);
 
 /* ---- runs.c: where runs come from and when they start: schedules
@@ -107,7 +109,8 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
 /* The job manager's end callback (job_manager_set_end_callback(); `arg`
  * is the manager): a DAG task's job ended; its try is recorded and the run
  * decides, in a turn of its own.  Jobs of no DAG task are ignored. */
-void dm_on_job_end(void *arg, int64_t job_id, const char *state, int exit_code, const char *reason);
+void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cause cause,
+                   int exit_code, const char *reason);
 
 /* ---- outputs.c: a try's files: the folder of a run's tries
  * (HOME/dag_runs/RUN_ROW_ID), the $WEIR_OUTPUT file a try may write, and

@@ -40,7 +40,7 @@ void dm_set_str(char **dst, const char *v)
 	str_set(dst, v ? v : "");
 }
 
-void dm_set_state(char *dst, const char *name)
+void dm_set_name(char *dst, const char *name)
 {
 	snprintf(dst, STORE_STATE_MAX, "%s", name);
 }
@@ -145,7 +145,7 @@ void dm_arm_wake(struct dag_manager *dm)
 	struct dag_ti_row *rows = NULL;
 	size_t n = 0;
 
-	if (dag_store_tis_in_state(dm->ds, "up_for_retry", &rows, &n, NULL) == 0) {
+	if (dag_store_tis_in_state(dm->ds, DAG_TI_UP_FOR_RETRY, &rows, &n, NULL) == 0) {
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].next_retry_at > 0 &&
 			    (next == CRON_NEVER || rows[i].next_retry_at < next))

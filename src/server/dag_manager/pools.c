@@ -57,7 +57,7 @@ static int pool_candidates(struct dag_manager *dm, struct pool_cand **cands, siz
 		struct run_ctx *rc;
 		size_t l;
 
-		if (strcmp(runs[k].state, "running"))
+		if (runs[k].state != DAG_RUN_RUNNING)
 			continue; /* a queued run has no scheduled TI yet */
 		rc = dm_run_get(dm, runs[k].dag_id, runs[k].run_id, &e2);
 		if (!rc)
@@ -131,7 +131,7 @@ void dm_pool_pass(struct dag_manager *dm)
 	for (size_t i = 0; i < dm->n_pools; i++)
 		dm->pools[i].used = 0;
 	/* what queued and running TIs hold (few: the pools bound them) */
-	const char *active_states[] = {"queued", "running"};
+	const enum dag_ti_state active_states[] = {DAG_TI_QUEUED, DAG_TI_RUNNING};
 	for (size_t s = 0; s < 2; s++) {
 		if (dag_store_tis_in_state(dm->ds, active_states[s], &act, &na, &err) < 0)
 			goto out;

@@ -43,14 +43,11 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 		    0) {
 			for (size_t k = 0; k < nt; k++) {
 				struct job_row job = {0};
-				if ((strcmp(tis[k].state, "queued") &&
-				     strcmp(tis[k].state, "running")) ||
-				    tis[k].job_id <= 0)
+				if (!dag_ti_state_is_active(tis[k].state) || tis[k].job_id <= 0)
 					continue;
 				if (store_job_get(dm->store, tis[k].job_id, &job, NULL) == 0 &&
-				    (!strcmp(job.state, "succeeded") ||
-				     !strcmp(job.state, "failed") || !strcmp(job.state, "killed")))
-					dm_on_job_end(dm, job.id, job.state, job.exit_code,
+				    job_state_is_final(job.state))
+					dm_on_job_end(dm, job.id, job.state, job.cause, job.exit_code,
 					              job.reason);
 				job_row_release(&job);
 			}

@@ -49,7 +49,7 @@ static void fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const
 	r->run_id = (char *)run_id;
 	r->task_id = t->task_id;
 	r->map_index = map_index;
-	dm_set_state(r->state, "none");
+	r->state = DAG_TI_NONE;
 	r->max_tries = t->retries + 1;
 	r->pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
 	r->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
@@ -197,7 +197,7 @@ again:
 		at = first[t] + count[t]++;
 		rc->ti_row[at] = k;
 		rc->ti_task[at] = (size_t)t;
-		dag_ti_state_from_name(rc->rows[k].state, &rc->tis[at].state);
+		rc->tis[at].state = rc->rows[k].state;
 		rc->tis[at].try_number = rc->rows[k].try_number;
 		rc->tis[at].max_tries = rc->rows[k].max_tries;
 		rc->tis[at].next_retry_at = rc->rows[k].next_retry_at;
@@ -208,13 +208,9 @@ again:
 	/* rows of tasks that left the file: removed */
 	for (size_t k = 0; k < rc->n_rows; k++) {
 		struct dag_ti_row *r = &rc->rows[k];
-		enum dag_ti_state s = DAG_TI_NONE;
-		if (task_of[k] >= 0)
+		if (task_of[k] >= 0 || dag_ti_state_is_final(r->state))
 			continue;
-		dag_ti_state_from_name(r->state, &s);
-		if (dag_ti_state_is_final(s))
-			continue;
-		dm_set_state(r->state, "removed");
+		r->state = DAG_TI_REMOVED;
 		if (dag_store_ti_update(dm->ds, r, err) < 0)
 			goto fail;
 	}
@@ -294,7 +290,7 @@ long dm_run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index
 	return -1;
 }
 
-void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, const char *state,
+void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, enum dag_ti_state state,
                    const char *reason, bool ended)
 {
 	struct weir_error err = {0};
@@ -313,7 +309,7 @@ void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, const cha
 		t.start_date = clock_now_ms();
 		t.reason = dm_xstrdup("");
 	}
-	dm_set_state(t.state, state);
+	t.state = state;
 	if (reason)
 		dm_set_str(&t.reason, reason);
 	if (ended && !t.end_date)
@@ -329,20 +325,16 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
                 struct weir_error *err)
 {
 	struct dag_run_decision d = {0};
-	enum dag_run_state rs;
 	int64_t now = clock_now_ms();
 
-	if (dag_run_state_from_name(rc->run.state, &rs) < 0)
-		return weir_error_set(err, WEIR_E_INTERNAL, "run %s: bad state %s", rc->run.run_id,
-		                      rc->run.state);
-	if (dag_run_decide(&rc->g, rs, rc->tis, rc->n_tis, ev, now, &d, err) < 0)
+	if (dag_run_decide(&rc->g, rc->run.state, rc->tis, rc->n_tis, ev, now, &d, err) < 0)
 		return -1;
 	for (size_t i = 0; i < d.n_changes; i++) {
 		const struct dag_ti_change *c = &d.changes[i];
 		struct dag_ti_row *r = &rc->rows[rc->ti_row[c->ti]];
 		int64_t job = r->job_id;
 
-		dm_set_state(r->state, dag_ti_state_name(c->to));
+		r->state = c->to;
 		r->max_tries = c->max_tries;
 		r->next_retry_at = c->to == DAG_TI_UP_FOR_RETRY ? c->retry_at : 0;
 		if (c->to == DAG_TI_NONE) {
@@ -368,8 +360,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		if (dag_ti_state_is_active(c->from) &&
 		    (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY ||
 		     c->to == DAG_TI_NONE))
-			dm_try_update(dm, r,
-			              c->to == DAG_TI_NONE ? "failed" : dag_ti_state_name(c->to),
+			dm_try_update(dm, r, c->to == DAG_TI_NONE ? DAG_TI_FAILED : c->to,
 			              c->to == DAG_TI_NONE ? "cleared" : NULL, true);
 		if (dag_store_ti_update(dm->ds, r, err) < 0)
 			goto fail;
@@ -379,7 +370,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 	}
 	if (d.run_to != d.run_from ||
 	    (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
-		dm_set_state(rc->run.state, dag_run_state_name(d.run_to));
+		rc->run.state = d.run_to;
 		dm_set_str(&rc->run.reason, d.reason);
 		if (d.run_to == DAG_RUN_RUNNING && !rc->run.start_date)
 			rc->run.start_date = now;
@@ -391,7 +382,8 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		}
 		if (dag_store_run_update(dm->ds, &rc->run, err) < 0)
 			goto fail;
-		log_info("DAG %s run %s: %s%s%s", rc->run.dag_id, rc->run.run_id, rc->run.state,
+		log_info("DAG %s run %s: %s%s%s", rc->run.dag_id, rc->run.run_id,
+		         dag_run_state_name(rc->run.state),
 		         d.reason[0] ? ": " : "", d.reason);
 	}
 	if (d.next_wakeup > 0)

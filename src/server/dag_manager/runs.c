@@ -42,7 +42,7 @@ void dm_start_runs(struct dag_manager *dm)
 		bool paused = false;
 
 		while (j < n && !strcmp(rows[j].dag_id, rows[i].dag_id)) {
-			if (!strcmp(rows[j].state, "running"))
+			if (rows[j].state == DAG_RUN_RUNNING)
 				running++;
 			else
 				n_queued++;
@@ -57,7 +57,7 @@ void dm_start_runs(struct dag_manager *dm)
 			startable = dag_runs_startable(e->spec->max_active_runs, running, n_queued);
 			for (size_t k = i; k < j && startable > 0; k++) {
 				struct dag_event ev = {.kind = DAG_EV_START};
-				if (strcmp(rows[k].state, "queued"))
+				if (rows[k].state != DAG_RUN_QUEUED)
 					continue;
 				startable--;
 				if (dm_run_event(dm, rows[k].dag_id, rows[k].run_id, &ev, &err) < 0)
@@ -117,7 +117,7 @@ void dm_retry_pass(struct dag_manager *dm)
 	size_t n = 0;
 	int64_t now = clock_now_ms();
 
-	if (dag_store_tis_in_state(dm->ds, "up_for_retry", &rows, &n, &err) < 0) {
+	if (dag_store_tis_in_state(dm->ds, DAG_TI_UP_FOR_RETRY, &rows, &n, &err) < 0) {
 		log_error("DAG retries: %s", err.msg);
 		return;
 	}
@@ -190,8 +190,8 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
 	conf_text = json_dumps(c, JSON_COMPACT);
 	row.dag_id = spec->dag_id;
 	row.run_id = (char *)run_id;
-	dm_set_state(row.state, "queued");
-	dm_set_state(row.run_type, run_type);
+	row.state = DAG_RUN_QUEUED;
+	dm_set_name(row.run_type, run_type);
 	row.logical_date = logical;
 	row.data_interval_start = iv.start_ms;
 	row.data_interval_end = iv.end_ms;

@@ -208,7 +208,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	if (job_started_at > 0 && !r->start_date)
 		r->start_date = job_started_at;
 	r->end_date = clock_now_ms();
-	dm_try_update(dm, r, success ? "success" : "failed", r->reason, true);
+	dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 	ev.ti = (size_t)ti;
 	ev.try_number = try_number;
 	ev.success = success;
@@ -220,15 +220,16 @@ out:
 	free(outputs);
 }
 
-void dm_on_job_end(void *arg, int64_t job_id, const char *state, int exit_code, const char *reason)
+void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cause cause,
+                   int exit_code, const char *reason)
 {
 	struct dag_manager *dm = arg;
 	struct dag_ti_row r = {0};
 	struct job_row job = {0};
-	bool success = !strcmp(state, "succeeded");
-	/* the server's timer or the launcher's (which reports it as the task's reason) */
-	bool timed_out = reason && strstr(reason, "execution timeout");
-	bool user_kill = !strcmp(state, "killed");
+	bool success = state == JOB_SUCCEEDED;
+	/* the server's timer or the launcher's: a timeout is not retried */
+	bool timed_out = cause == END_CAUSE_EXEC_TIMEOUT;
+	bool user_kill = state == JOB_KILLED;
 	char why[600];
 
 	if (dag_store_ti_by_job(dm->ds, job_id, &r, NULL) < 0)
@@ -240,10 +241,11 @@ void dm_on_job_end(void *arg, int64_t job_id, const char *state, int exit_code, 
 	else if (timed_out)
 		snprintf(why, sizeof why, "job %lld: %s (no retry)", (long long)job_id, reason);
 	else if (exit_code >= 0)
-		snprintf(why, sizeof why, "job %lld %s (exit %d)%s%s", (long long)job_id, state,
+		snprintf(why, sizeof why, "job %lld %s (exit %d)%s%s", (long long)job_id,
+		         job_state_name(state),
 		         exit_code, reason && *reason ? ": " : "", reason ? reason : "");
 	else
-		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, state,
+		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, job_state_name(state),
 		         reason && *reason ? ": " : "", reason ? reason : "");
 	ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
 	         timed_out || user_kill, why, job.started_at);
@@ -271,7 +273,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	if (spec && job_manager_submit_spec(dm->jm, spec, &job_id, &err) < 0)
 		job_id = 0;
 	r->try_number = try_number;
-	dm_set_state(r->state, "queued");
+	r->state = DAG_TI_QUEUED;
 	r->job_id = job_id;
 	r->queued_at = clock_now_ms();
 	r->start_date = 0;
@@ -288,7 +290,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	rc->tis[ti].state = DAG_TI_QUEUED;
 	rc->tis[ti].try_number = try_number;
 	rc->tis[ti].next_retry_at = 0;
-	dm_try_update(dm, r, "queued", "", false);
+	dm_try_update(dm, r, DAG_TI_QUEUED, "", false);
 	if (job_id) {
 		log_info("DAG %s run %s task %s%s try %d: job %lld", r->dag_id, r->run_id,
 		         r->task_id, r->map_index >= 0 ? " (instance)" : "", try_number,

@@ -50,7 +50,8 @@ struct jm_timeouts; /* timeouts.c */
 
 struct jm_ended_job {
 	int64_t job_id;
-	char state[STORE_STATE_MAX];
+	enum job_state state;
+	enum end_cause cause;
 	int exit_code;
 	char *reason;
 	struct jm_ended_job *next;
@@ -106,16 +107,11 @@ struct task_status *jm_task_statuses(const struct task_row *rows, size_t n);
 
 /* A job's result is recorded once its last task has ended (so a killed
  * job reads `killed` only when nothing of it runs any more).  Until then
- * the decided outcome waits in the store's meta table, which makes it
- * survive a server restart: "STATE EXIT_CODE REASON". */
-struct jm_outcome {
-	enum job_state state;
-	int exit_code;
-	char reason[PROGRESS_REASON_MAX];
-};
-bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct jm_outcome *o);
+ * the decided outcome waits in the job's row (store_job_outcome_set),
+ * which makes it survive a server restart. */
+bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct job_outcome *o);
 /* NULL clears it. */
-void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct jm_outcome *o);
+void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct job_outcome *o);
 /* Ended, or on its way to an end or a restart: late reports are recorded
  * and nothing new is decided. */
 bool jm_winding(struct job_manager *jm, const struct job_row *job);
@@ -133,10 +129,9 @@ void jm_spec_forget(struct job_manager *jm, int64_t job_id);
 
 /* ---- routes.c ---- */
 
-/* Where one job runs: stored in the meta table (`route.<id>` = "local" or
- * "slurm", then " QUEUE" when it named one) at submission, so that a
- * restart follows the job with the same backend whatever the config
- * says by then. */
+/* Where one job runs: stored in the job's row (store_job_route_set) at
+ * submission, so that a restart follows the job with the same backend
+ * whatever the config says by then. */
 struct jm_route {
 	bool gang;
 	char queue[72]; /* "" when none */

@@ -12,6 +12,7 @@
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "launch/report.h"
 
 /* Reads {"job","role","index","attempt"} of a launch call. */
 static int launch_key(json_t *body, int64_t *job, const char **role, int *index, int *attempt,
@@ -45,7 +46,7 @@ static int launch_load(struct job_manager *jm, int64_t id, const char *role, int
 	if (need_current && (jm_winding(jm, job) || job->attempt != attempt))
 		return weir_error_set(
 		    err, WEIR_E_GONE, "job %lld attempt %d is no longer current (job %s%s)",
-		    (long long)id, attempt, job->state, job->restart_pending ? ", restarting" : "");
+		    (long long)id, attempt, job_state_name(job->state), job->restart_pending ? ", restarting" : "");
 	if (store_task_get(jm->store, id, attempt, role, index, t, err) < 0)
 		return weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d has no task %s:%d",
 		                      (long long)id, attempt, role, index);
@@ -150,7 +151,7 @@ static void gang_complete(struct job_manager *jm, struct job_row *job, int attem
 	if (store_tasks_of_job(jm->store, job->id, attempt, &rows, &n, err) < 0)
 		return;
 	for (size_t i = 0; i < n; i++)
-		if (!strcmp(rows[i].state, "pending"))
+		if (rows[i].state == TASK_PENDING)
 			all = false;
 	task_rows_free(rows, n);
 	if (!all)
@@ -176,7 +177,6 @@ json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
 	int index, attempt;
 	int64_t id;
 	json_t *r = NULL, *v;
-	enum task_state ts;
 
 	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
 		return NULL;
@@ -185,7 +185,7 @@ json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
 		goto out;
 	if (jm_task_final(&t)) {
 		weir_error_set(err, WEIR_E_GONE, "job %lld %s:%d has already ended (%s)",
-		               (long long)id, role, index, t.state);
+		               (long long)id, role, index, task_state_name(t.state));
 		goto out;
 	}
 	spec = jm_spec_of(jm, &job, err);
@@ -207,8 +207,7 @@ json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
 		t.port = (int)json_integer_value(v);
 	if ((v = json_object_get(body, "pid")) && json_is_integer(v) && json_integer_value(v) > 0)
 		t.launcher_pid = (int)json_integer_value(v);
-	task_state_from_name(t.state, &ts);
-	if (ts == TASK_PENDING) {
+	if (t.state == TASK_PENDING) {
 		jm_task_set_state(&t, TASK_STARTING);
 		t.registered_at = clock_now_ms();
 		jm_event(jm, id, "task", "%s:%d registered at %s:%d", role, index, t.host, t.port);
@@ -218,7 +217,7 @@ json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
 		r = NULL;
 		goto out;
 	}
-	if (!strcmp(job.state, "starting"))
+	if (job.state == JOB_STARTING)
 		gang_complete(jm, &job, attempt, err);
 out:
 	jm_turn_end(jm);
@@ -243,10 +242,10 @@ json_t *jm_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready, struc
 	if (jm_winding(jm, &job) || job.attempt != attempt) {
 		weir_error_set(err, WEIR_E_GONE,
 		               "job %lld attempt %d is no longer current (job %s)", (long long)id,
-		               attempt, job.state);
+		               attempt, job_state_name(job.state));
 		goto out;
 	}
-	if (strcmp(job.state, "running"))
+	if (job.state != JOB_RUNNING)
 		goto out;
 	if (store_tasks_of_job(jm->store, id, attempt, &rows, &n, err) < 0)
 		goto out;
@@ -302,7 +301,7 @@ static json_t *started(struct job_manager *jm, json_t *body, struct job_row *job
 	json_t *v;
 
 	(void)job;
-	if (!jm_task_final(t) && strcmp(t->state, "running")) {
+	if (!jm_task_final(t) && t->state != TASK_RUNNING) {
 		jm_task_set_state(t, TASK_RUNNING);
 		if ((v = json_object_get(body, "pid")) && json_is_integer(v))
 			t->pid = (int)json_integer_value(v);
@@ -322,32 +321,28 @@ json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err)
 static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job,
                       struct task_row *t, struct weir_error *err)
 {
-	struct task_report rep = {0};
+	struct exit_report r;
+	struct task_report rep;
 	struct task_end end;
-	json_t *v;
 
 	if (jm_task_final(t))
 		return json_object(); /* a repeated report */
-	v = json_object_get(body, "exit_code");
-	rep.exit_code = json_is_integer(v) ? (int)json_integer_value(v) : -1;
-	v = json_object_get(body, "signal");
-	rep.signal = json_is_integer(v) ? (int)json_integer_value(v) : 0;
-	rep.oom_killed = json_is_true(json_object_get(body, "oom_killed"));
-	v = json_object_get(body, "peak_memory_bytes");
-	if (json_is_integer(v))
-		t->peak_memory_bytes = json_integer_value(v);
-	v = json_object_get(body, "cpu_time_ms");
-	if (json_is_integer(v))
-		t->cpu_time_ms = json_integer_value(v);
-	v = json_object_get(body, "reason");
-	if (json_is_string(v))
-		rep.reason = json_string_value(v);
+	exit_report_from_json(body, &r);
+	rep = (struct task_report){.cause = r.cause,
+	                           .exit_code = r.exit_code,
+	                           .signal = r.signal,
+	                           .oom_killed = r.oom_killed,
+	                           .reason = r.reason};
+	if (r.peak_memory_bytes >= 0)
+		t->peak_memory_bytes = r.peak_memory_bytes;
+	if (r.cpu_time_ms >= 0)
+		t->cpu_time_ms = r.cpu_time_ms;
 	t->ended_at = clock_now_ms();
 	task_end_reported(&rep, jm_winding(jm, job) || job->attempt != t->attempt, &end);
 	jm_task_end_apply(t, &end);
 	if (store_task_update(jm->store, t, err) < 0)
 		return NULL;
-	jm_event(jm, t->job_id, "task", "%s:%d %s%s%s", t->role, t->idx, t->state,
+	jm_event(jm, t->job_id, "task", "%s:%d %s%s%s", t->role, t->idx, task_state_name(t->state),
 	         t->reason[0] ? ": " : "", t->reason);
 	if (t->attempt == job->attempt)
 		jm_task_ended(jm, t->job_id, t->role, t->idx);

@@ -42,30 +42,29 @@ void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const ch
 
 bool jm_job_final(const struct job_row *job)
 {
-	enum job_state s;
-	return job_state_from_name(job->state, &s) == 0 && job_state_is_final(s);
+	return job_state_is_final(job->state);
 }
 
 bool jm_task_final(const struct task_row *t)
 {
-	enum task_state s;
-	return task_state_from_name(t->state, &s) == 0 && task_state_is_final(s);
+	return task_state_is_final(t->state);
 }
 
 void jm_job_set_state(struct job_row *job, enum job_state s)
 {
-	snprintf(job->state, sizeof job->state, "%s", job_state_name(s));
+	job->state = s;
 }
 
 void jm_task_set_state(struct task_row *t, enum task_state s)
 {
-	snprintf(t->state, sizeof t->state, "%s", task_state_name(s));
+	t->state = s;
 }
 
 void jm_task_end_of(const struct task_row *t, struct task_end *out)
 {
 	memset(out, 0, sizeof *out);
-	task_state_from_name(t->state, &out->state);
+	out->state = t->state;
+	out->cause = t->cause;
 	out->exit_code = t->exit_code;
 	out->signal = t->signal;
 	out->oom_killed = t->oom_killed;
@@ -75,6 +74,7 @@ void jm_task_end_of(const struct task_row *t, struct task_end *out)
 void jm_task_end_apply(struct task_row *t, const struct task_end *e)
 {
 	jm_task_set_state(t, e->state);
+	t->cause = e->cause;
 	t->exit_code = e->exit_code;
 	t->signal = e->signal;
 	t->oom_killed = e->oom_killed;
@@ -97,10 +97,10 @@ struct task_status *jm_task_statuses(const struct task_row *rows, size_t n)
 	for (size_t i = 0; st && i < n; i++) {
 		st[i].role = rows[i].role;
 		st[i].index = rows[i].idx;
-		task_state_from_name(rows[i].state, &st[i].state);
+		st[i].state = rows[i].state;
+		st[i].cause = rows[i].cause;
 		st[i].exit_code = rows[i].exit_code;
 		st[i].signal = rows[i].signal;
-		st[i].oom_killed = rows[i].oom_killed;
 		st[i].reason = rows[i].reason;
 	}
 	return st;
@@ -135,7 +135,8 @@ void jm_ended_add(struct job_manager *jm, const struct job_row *job)
 		return;
 	}
 	e->job_id = job->id;
-	snprintf(e->state, sizeof e->state, "%s", job->state);
+	e->state = job->state;
+	e->cause = job->cause;
 	e->exit_code = job->exit_code;
 	for (tail = &jm->ended; *tail; tail = &(*tail)->next)
 		;
@@ -150,7 +151,8 @@ static void ended_flush(struct job_manager *jm, bool tell)
 		struct jm_ended_job *e = jm->ended;
 		jm->ended = e->next;
 		if (tell && jm->end_fn)
-			jm->end_fn(jm->end_arg, e->job_id, e->state, e->exit_code, e->reason);
+			jm->end_fn(jm->end_arg, e->job_id, e->state, e->cause, e->exit_code,
+			           e->reason);
 		free(e->reason);
 		free(e);
 	}
@@ -187,50 +189,28 @@ void job_manager_turn_end(struct job_manager *jm)
 
 /* ---- results waiting for the last task ---- */
 
-static void outcome_key(int64_t job_id, char *key, size_t size)
+bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct job_outcome *o)
 {
-	snprintf(key, size, "outcome.%lld", (long long)job_id);
+	struct weir_error err = {0};
+	int r = store_job_outcome_get(jm->store, job_id, o, &err);
+
+	if (r < 0)
+		log_error("job %lld: %s", (long long)job_id, err.msg);
+	return r == 0;
 }
 
-bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct jm_outcome *o)
+void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct job_outcome *o)
 {
-	char key[48], state[STORE_STATE_MAX];
-	char *v = NULL;
-	int n = 0;
-	bool found = false;
-
-	outcome_key(job_id, key, sizeof key);
-	if (store_meta_get(jm->store, key, &v, NULL) != 0 || !v)
-		goto out;
-	if (sscanf(v, "%15s %d %n", state, &o->exit_code, &n) < 2 ||
-	    job_state_from_name(state, &o->state) < 0)
-		goto out;
-	snprintf(o->reason, sizeof o->reason, "%s", v + n);
-	found = true;
-out:
-	free(v);
-	return found;
-}
-
-void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct jm_outcome *o)
-{
-	char key[48], val[PROGRESS_REASON_MAX + 64];
 	struct weir_error err = {0};
 
 	jm_timers_touch(jm, job_id);
-	outcome_key(job_id, key, sizeof key);
-	if (o)
-		snprintf(val, sizeof val, "%s %d %s", job_state_name(o->state), o->exit_code,
-		         o->reason);
-	else
-		val[0] = '\0';
-	if (store_meta_set(jm->store, key, val, &err) < 0)
+	if (store_job_outcome_set(jm->store, job_id, o, &err) < 0)
 		log_error("job %lld: %s", (long long)job_id, err.msg);
 }
 
 bool jm_winding(struct job_manager *jm, const struct job_row *job)
 {
-	struct jm_outcome o;
+	struct job_outcome o;
 	return jm_job_final(job) || job->restart_pending || jm_outcome_get(jm, job->id, &o);
 }
 

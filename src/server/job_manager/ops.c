@@ -89,7 +89,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 	row.name = spec->name ? spec->name : "job";
 	row.spec_json = text;
 	row.framework = (char *)framework_name(spec->framework);
-	snprintf(row.state, sizeof row.state, "queued");
+	row.state = JOB_QUEUED;
 	row.reason = "";
 	row.priority = spec->priority;
 	row.attempt = 1;
@@ -155,19 +155,17 @@ int job_manager_kill(struct job_manager *jm, int64_t id, struct weir_error *err)
 {
 	struct job_row job = {0};
 	int rc = -1;
-	enum job_state js;
 
 	jm_turn_begin(jm);
 	if (job_get(jm, id, &job, err) < 0)
 		goto out;
 	if (jm_job_final(&job)) {
 		weir_error_set(err, WEIR_E_CONFLICT, "job %lld has already ended (%s)",
-		               (long long)id, job.state);
+		               (long long)id, job_state_name(job.state));
 		goto out;
 	}
 	jm_event(jm, id, "kill", "kill requested");
-	job_state_from_name(job.state, &js);
-	if (js == JOB_QUEUED || job.restart_pending) {
+	if (job.state == JOB_QUEUED || job.restart_pending) {
 		/* nothing runs for the current attempt (or it is already being
 		 * stopped): the job ends now, the tasks' ends are only recorded */
 		struct progress_decision d;
@@ -212,7 +210,7 @@ static int op_list_jobs(void *ctx, const char *state, int limit, struct job_view
 		                      "state: expected queued, starting, running, succeeded, failed "
 		                      "or killed, got \"%s\"",
 		                      state);
-	if (store_job_list(jm->store, state, limit, &rows, &n, err) < 0)
+	if (store_job_list(jm->store, state ? &js : NULL, limit, &rows, &n, err) < 0)
 		return -1;
 	v = calloc(n ? n : 1, sizeof *v);
 	if (!v) {

@@ -27,11 +27,12 @@ static void stop_task(struct job_manager *jm, const struct task_row *t)
 }
 
 /* The job's result, waiting in the store, becomes its state. */
-static void record_result(struct job_manager *jm, struct job_row *job, const struct jm_outcome *o)
+static void record_result(struct job_manager *jm, struct job_row *job, const struct job_outcome *o)
 {
 	struct weir_error err = {0};
 
 	jm_job_set_state(job, o->state);
+	job->cause = o->cause;
 	job->exit_code = o->exit_code;
 	job->restart_pending = false;
 	str_set(&job->reason, o->reason);
@@ -39,7 +40,8 @@ static void record_result(struct job_manager *jm, struct job_row *job, const str
 	if (jm_job_save(jm, job, &err) < 0)
 		log_error("job %lld: %s", (long long)job->id, err.msg);
 	jm_outcome_set(jm, job->id, NULL);
-	jm_event(jm, job->id, "state", "%s%s%s", job->state, o->reason[0] ? ": " : "", o->reason);
+	jm_event(jm, job->id, "state", "%s%s%s", job_state_name(job->state),
+	         o->reason[0] ? ": " : "", o->reason);
 	jm_ended_add(jm, job);
 }
 
@@ -67,7 +69,7 @@ void jm_wind_down(struct job_manager *jm, int64_t job_id)
 	struct task_row *rows = NULL;
 	struct task_status *st = NULL;
 	size_t n = 0;
-	struct jm_outcome o;
+	struct job_outcome o;
 	struct progress_gang g = {0};
 
 	if (store_job_get(jm->store, job_id, &job, &err) < 0)
@@ -113,9 +115,10 @@ void jm_apply_decision(struct job_manager *jm, struct job_row *job, const struct
                        size_t n, const struct progress_decision *d)
 {
 	struct weir_error err = {0};
-	struct jm_outcome o = {0};
+	struct job_outcome o = {0};
 
 	if (job_progress_result(d, &o.state, &o.exit_code)) {
+		o.cause = d->cause;
 		snprintf(o.reason, sizeof o.reason, "%s", d->reason);
 		jm_outcome_set(jm, job->id, &o);
 		job->restart_pending = false;
@@ -154,8 +157,6 @@ void jm_progress(struct job_manager *jm, int64_t job_id, const struct progress_e
 	struct task_status *st = NULL;
 	struct progress_decision d = {0};
 	const struct job_spec *spec;
-	enum job_state js;
-
 	if (store_job_get(jm->store, job_id, &job, &err) < 0)
 		return;
 	if (jm_winding(jm, &job)) {
@@ -166,7 +167,7 @@ void jm_progress(struct job_manager *jm, int64_t job_id, const struct progress_e
 	spec = jm_spec_of(jm, &job, &err);
 	if (!spec)
 		goto fail;
-	if (job_state_from_name(job.state, &js) == 0 && js != JOB_QUEUED &&
+	if (job.state != JOB_QUEUED &&
 	    store_tasks_of_job(jm->store, job_id, job.attempt, &rows, &n, &err) < 0)
 		goto fail;
 	st = jm_task_statuses(rows, n);

@@ -93,6 +93,7 @@ void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
 	if (store_job_get(jm->store, job_id, &job, &err) < 0)
 		return;
 	jm_job_set_state(&job, JOB_FAILED);
+	job.cause = END_CAUSE_REJECTED;
 	str_set(&job.reason, reason ? reason : "");
 	job.ended_at = clock_now_ms();
 	if (jm_job_save(jm, &job, &err) < 0)
@@ -115,7 +116,7 @@ static struct queue_entry *entries_of(struct job_manager *jm, struct job_row *ro
 	for (size_t i = 0; q && i < n; i++) {
 		const struct job_spec *spec;
 		struct jm_route rt;
-		if (strcmp(rows[i].state, "queued") || rows[i].restart_pending)
+		if (rows[i].state != JOB_QUEUED || rows[i].restart_pending)
 			continue;
 		spec = jm_spec_of(jm, &rows[i], &err);
 		if (!spec) {

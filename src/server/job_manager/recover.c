@@ -7,6 +7,7 @@
  */
 #include "server/job_manager/jm_internal.h"
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "lib/clock.h"
@@ -19,22 +20,18 @@ static void adopt_gang(struct job_manager *jm, struct executor *ex, const struct
                        const struct task_row *rows, size_t n)
 {
 	struct weir_error err = {0};
-	char key[64], id[64];
-	char *v = NULL;
+	char id[64];
 	int attempt = 0;
 	const struct task_row *open = NULL;
 
 	if (!ex || !ex->ops->adopt_gang)
 		return;
-	snprintf(key, sizeof key, "backend_id.%lld", (long long)job->id);
-	if (store_meta_get(jm->store, key, &v, NULL) == 0 && v &&
-	    sscanf(v, "%d %63s", &attempt, id) == 2 && attempt == job->attempt) {
+	if (store_job_backend_get(jm->store, job->id, &attempt, id, sizeof id, &err) == 0 &&
+	    attempt == job->attempt) {
 		if (ex->ops->adopt_gang(ex, job->id, attempt, id, &err) < 0)
 			log_error("recovery: job %lld: %s", (long long)job->id, err.msg);
-		free(v);
 		return;
 	}
-	free(v);
 	/* No id for this attempt: the server may have stopped between the
 	 * backend taking the gang and the id being stored.  Look for it by what
 	 * it was submitted with, rather than losing it or submitting it twice. */
@@ -88,12 +85,13 @@ static bool recover_task(struct job_manager *jm, struct executor *ex, const stru
 	}
 	jm_task_end_of(t, &was);
 	task_end_gone(&was, jm_winding(jm, job), TASK_VERDICT_NONE,
-	              "launcher gone while the server was down", &end);
+	              "launcher gone while the server was down", SIGKILL, &end);
 	jm_task_end_apply(t, &end);
 	t->ended_at = clock_now_ms();
 	if (store_task_update(jm->store, t, &err) < 0)
 		log_error("recovery: %s", err.msg);
-	jm_event(jm, job->id, "task", "%s:%d %s: %s", t->role, t->idx, t->state, t->reason);
+	jm_event(jm, job->id, "task", "%s:%d %s: %s", t->role, t->idx, task_state_name(t->state),
+	         t->reason);
 	return true;
 }
 
@@ -106,7 +104,7 @@ static void recover_job(struct job_manager *jm, struct job_row *job)
 	struct executor *ex = jm_exec_of(jm, job->id);
 	bool any_lost = false;
 
-	if (!strcmp(job->state, "queued") && !job->restart_pending)
+	if (job->state == JOB_QUEUED && !job->restart_pending)
 		return;
 	spec = jm_spec_of(jm, job, &err);
 	if (!spec) {

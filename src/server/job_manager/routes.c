@@ -176,35 +176,23 @@ int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
 	return 0;
 }
 
-static void route_key(int64_t job_id, char *key, size_t size)
-{
-	snprintf(key, size, "route.%lld", (long long)job_id);
-}
-
 int jm_route_store(struct job_manager *jm, int64_t job_id, bool gang, const char *queue,
                    struct weir_error *err)
 {
-	char key[48], val[96];
-
-	route_key(job_id, key, sizeof key);
-	snprintf(val, sizeof val, "%s%s%s", gang ? "slurm" : "local", queue ? " " : "",
-	         queue ? queue : "");
-	return store_meta_set(jm->store, key, val, err);
+	return store_job_route_set(jm->store, job_id, gang ? JOB_ROUTE_GANG : JOB_ROUTE_LOCAL,
+	                           queue, err);
 }
 
 void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r)
 {
-	char key[48], kind[16];
-	char *v = NULL;
+	enum job_route route = JOB_ROUTE_UNSET;
 
 	r->gang = jm->routes->default_gang;
 	r->queue[0] = '\0';
-	route_key(job_id, key, sizeof key);
-	if (store_meta_get(jm->store, key, &v, NULL) != 0 || !v)
+	if (store_job_route_get(jm->store, job_id, &route, r->queue, sizeof r->queue, NULL) < 0 ||
+	    route == JOB_ROUTE_UNSET)
 		return;
-	if (sscanf(v, "%15s %71s", kind, r->queue) >= 1)
-		r->gang = !strcmp(kind, "slurm") || !strcmp(kind, "gang");
-	free(v);
+	r->gang = route == JOB_ROUTE_GANG;
 }
 
 struct executor *jm_exec_of(struct job_manager *jm, int64_t job_id)

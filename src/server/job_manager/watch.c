@@ -9,6 +9,7 @@
  */
 #include "server/job_manager/jm_internal.h"
 
+#include <signal.h>
 #include <stdio.h>
 
 #include "lib/clock.h"
@@ -71,24 +72,21 @@ static void verdict_on_reported(struct job_manager *jm, const struct launcher_wa
 {
 	struct weir_error err = {0};
 	struct task_retold told;
-	enum task_state ts;
-	enum job_state js;
 
-	if (task_state_from_name(t->state, &ts) < 0)
-		return;
-	if (job_state_from_name(job->state, &js) < 0)
-		js = JOB_QUEUED; /* not final */
-	task_end_verdict(ts, t->attempt, js, job->attempt, w->verdict, &told);
+	task_end_verdict(t->state, t->attempt, job->state, job->attempt, w->verdict, &told);
 	if (!told.task)
 		return;
 	str_set(&t->reason, w->why);
+	t->cause = told.cause;
 	if (told.oom_killed)
 		t->oom_killed = true;
 	if (store_task_update(jm->store, t, &err) < 0)
 		log_error("job %lld: %s", (long long)t->job_id, err.msg);
-	jm_event(jm, t->job_id, "task", "%s:%d %s: %s", t->role, t->idx, t->state, t->reason);
+	jm_event(jm, t->job_id, "task", "%s:%d %s: %s", t->role, t->idx,
+	         task_state_name(t->state), t->reason);
 	if (told.job) {
 		jm_set_reason(&job->reason, "%s:%d %s", t->role, t->idx, w->why);
+		job->cause = told.cause;
 		if (jm_job_save(jm, job, &err) < 0)
 			log_error("job %lld: %s", (long long)job->id, err.msg);
 	}
@@ -115,12 +113,13 @@ static void launcher_gone(struct job_manager *jm, const struct launcher_watch *w
 	}
 	jm_task_end_of(&t, &was);
 	task_end_gone(&was, jm_winding(jm, &job) || job.attempt != t.attempt, w->verdict, w->why,
-	              &end);
+	              SIGKILL, &end);
 	jm_task_end_apply(&t, &end);
 	t.ended_at = clock_now_ms();
 	if (store_task_update(jm->store, &t, &err) < 0)
 		log_error("job %lld: %s", (long long)t.job_id, err.msg);
-	jm_event(jm, t.job_id, "task", "%s:%d %s: %s", t.role, t.idx, t.state, t.reason);
+	jm_event(jm, t.job_id, "task", "%s:%d %s: %s", t.role, t.idx, task_state_name(t.state),
+	         t.reason);
 	if (t.attempt == job.attempt)
 		jm_task_ended(jm, t.job_id, t.role, t.idx);
 out:
@@ -244,7 +243,7 @@ static void gang_refused(struct job_manager *jm, struct job_row *job, int attemp
                          const char *reason)
 {
 	struct weir_error err = {0};
-	struct jm_outcome o = {.state = JOB_FAILED, .exit_code = -1};
+	struct job_outcome o = {.state = JOB_FAILED, .cause = END_CAUSE_REJECTED, .exit_code = -1};
 	struct task_row *rows = NULL;
 	size_t n = 0;
 
@@ -299,18 +298,14 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 	struct job_manager *jm = arg;
 	struct weir_error err = {0};
 	struct job_row job = {0};
-	char key[64];
 
 	jm_turn_begin(jm);
 	if (store_job_get(jm->store, job_id, &job, &err) < 0)
 		goto out;
-	snprintf(key, sizeof key, "backend_id.%lld", (long long)job_id);
 	switch (ev) {
 	case EXECUTOR_GANG_SUBMITTED: {
 		/* the backend's id of the attempt, for people and for a later recovery */
-		char val[96];
-		snprintf(val, sizeof val, "%d %s", attempt, backend_id);
-		if (store_meta_set(jm->store, key, val, &err) < 0)
+		if (store_job_backend_set(jm->store, job_id, attempt, backend_id, &err) < 0)
 			log_error("job %lld: %s", (long long)job_id, err.msg);
 		jm_event(jm, job_id, "backend", "attempt %d: %s job %s submitted", attempt,
 		         jm_gang_name(jm, ""), backend_id);
@@ -321,7 +316,7 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 		break;
 	case EXECUTOR_GANG_PENDING:
 	case EXECUTOR_GANG_RUNNING:
-		if (job.attempt != attempt || strcmp(job.state, "starting"))
+		if (job.attempt != attempt || job.state != JOB_STARTING)
 			break;
 		if (ev == EXECUTOR_GANG_PENDING)
 			jm_set_reason(&job.reason, "pending in %s%s%s", jm_gang_name(jm, "the backend"),

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "api/api.h"
+#include "model/states.h"
 #include "api/http.h"
 #include "lib/clock.h"
 #include "lib/http_client.h"
@@ -37,7 +38,8 @@ static int fake_job(struct job_view *v, int64_t id, const char *state, int prior
 	v->row.name = strdup("t");
 	v->row.spec_json = strdup("{}");
 	v->row.reason = strdup("");
-	snprintf(v->row.state, sizeof v->row.state, "%s", state);
+	if (job_state_from_name(state, &v->row.state) < 0)
+		v->row.state = JOB_QUEUED;
 	v->row.priority = priority;
 	v->row.attempt = 1;
 	v->row.exit_code = -1;

@@ -56,7 +56,7 @@ static struct dag_run_row run_row(const char *run_id, const char *state, int64_t
 
 	r.dag_id = "d";
 	r.run_id = (char *)run_id;
-	snprintf(r.state, sizeof r.state, "%s", state);
+	assert_int_equal(dag_run_state_from_name(state, &r.state), 0);
 	snprintf(r.run_type, sizeof r.run_type, "%s", "manual");
 	r.logical_date = logical;
 	r.conf = "{\"k\": 1}";
@@ -72,7 +72,7 @@ static struct dag_ti_row ti_row(const char *run_id, const char *task_id, const c
 	t.run_id = (char *)run_id;
 	t.task_id = (char *)task_id;
 	t.map_index = -1;
-	snprintf(t.state, sizeof t.state, "%s", state);
+	assert_int_equal(dag_ti_state_from_name(state, &t.state), 0);
 	t.pool = "default_pool";
 	t.pool_slots = 1;
 	t.rendered_command = "";
@@ -276,7 +276,7 @@ static void test_tries(void **state)
 	     .map_index = -1,
 	     .try_number = 1,
 	     .job_id = 3,
-	     .state = "failed",
+	     .state = DAG_TI_FAILED,
 	     .start_date = 1000,
 	     .end_date = 2000,
 	     .reason = "exit 1"},
@@ -286,7 +286,7 @@ static void test_tries(void **state)
 	     .map_index = -1,
 	     .try_number = 2,
 	     .job_id = 4,
-	     .state = "queued",
+	     .state = DAG_TI_QUEUED,
 	     .start_date = 0,
 	     .end_date = 0,
 	     .reason = ""},

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "api/job_views.h"
+#include "model/states.h"
 
 /* 2026-11-30T12:00:00.123Z */
 #define T0 1796040000123LL
@@ -38,7 +39,7 @@ static struct task_row task(const char *role, int idx, const char *state)
 	t.attempt = 2;
 	t.role = (char *)role;
 	t.idx = idx;
-	snprintf(t.state, sizeof t.state, "%s", state);
+	assert_int_equal(task_state_from_name(state, &t.state), 0);
 	t.reason = "";
 	t.host = "";
 	t.gpus = "";
@@ -54,7 +55,7 @@ static struct job_row job(void)
 	j.name = "train";
 	j.spec_json = "{\"name\":\"train\",\"x\":[1,2]}";
 	j.framework = "pytorch";
-	snprintf(j.state, sizeof j.state, "running");
+	j.state = JOB_RUNNING;
 	j.reason = "";
 	j.priority = 3;
 	j.attempt = 2;
@@ -156,7 +157,7 @@ static void test_job_full_local_bad_spec(void **state)
 	j.spec_json = "not json";
 	j.framework = NULL;
 	j.reason = NULL;
-	snprintf(j.state, sizeof j.state, "failed");
+	j.state = JOB_FAILED;
 	j.exit_code = 2;
 	j.ended_at = T0 + 2000;
 	expect_text(job_view_job(&j, &place, NULL, 0),

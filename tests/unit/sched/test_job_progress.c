@@ -55,7 +55,7 @@ static void end_task(struct task_status *t, int exit_code, int sig, bool oom)
 {
 	t->exit_code = exit_code;
 	t->signal = sig;
-	t->oom_killed = oom;
+	t->cause = oom ? END_CAUSE_OOM : sig ? END_CAUSE_SIGNALLED : END_CAUSE_EXITED;
 	t->state = (exit_code == 0 && sig == 0 && !oom) ? TASK_SUCCEEDED : TASK_FAILED;
 }
 
@@ -536,6 +536,85 @@ static void test_result_and_idle_kill(void **state)
 	assert_int_equal(code, -1);
 }
 
+/* Decisions read the cause: an execution timeout or the cluster's time limit
+ * is never retried whatever its exit code and retry range; an OOM counts as
+ * 137 whatever the program's exit code; the decision carries the cause. */
+static void test_decisions_by_cause(void **state)
+{
+	(void)state;
+	struct spec_buf b;
+	struct role_spec roles[] = {ROLE("worker", 1)};
+	struct job_spec *spec = mk(&b, 1, roles);
+	struct progress_decision d;
+	struct task_status t[] = {RUN("worker", 0)};
+
+	spec->max_restarts = 3;
+	spec->retry_exit_min = 0;
+	spec->retry_exit_max = 255; /* everything retries ... */
+	t[0].state = TASK_FAILED;
+	t[0].cause = END_CAUSE_EXEC_TIMEOUT;
+	t[0].exit_code = 137; /* ... and the code is in the range */
+	decide(spec, 1, t, 1, "worker", 0, &d);
+	assert_int_equal(d.outcome, PROGRESS_JOB_FAILED);
+	assert_int_equal(d.cause, END_CAUSE_EXEC_TIMEOUT);
+	assert_int_equal(d.exit_code, 137);
+	progress_decision_release(&d);
+
+	t[0].cause = END_CAUSE_CLUSTER_TIME_LIMIT;
+	t[0].exit_code = 124;
+	decide(spec, 1, t, 1, "worker", 0, &d);
+	assert_int_equal(d.outcome, PROGRESS_JOB_FAILED);
+	assert_int_equal(d.cause, END_CAUSE_CLUSTER_TIME_LIMIT);
+	progress_decision_release(&d);
+
+	/* the same exit code without that cause restarts */
+	t[0].cause = END_CAUSE_EXITED;
+	decide(spec, 1, t, 1, "worker", 0, &d);
+	assert_int_equal(d.outcome, PROGRESS_RESTART_GANG);
+	assert_int_equal(d.cause, END_CAUSE_EXITED);
+	progress_decision_release(&d);
+
+	/* an OOM with any exit code is an OOM: 137, in the default range */
+	spec->retry_exit_min = 128;
+	for (int code = -1; code <= 3; code += 2) {
+		t[0].cause = END_CAUSE_OOM;
+		t[0].exit_code = code;
+		t[0].signal = 0;
+		decide(spec, 1, t, 1, "worker", 0, &d);
+		assert_int_equal(d.outcome, PROGRESS_RESTART_GANG);
+		assert_int_equal(d.exit_code, 137);
+		assert_int_equal(d.cause, END_CAUSE_OOM);
+		assert_string_equal(d.reason, "worker:0 OOMKilled");
+		progress_decision_release(&d);
+	}
+
+	/* a success, a kill, the timers */
+	t[0].state = TASK_SUCCEEDED;
+	t[0].cause = END_CAUSE_EXITED;
+	t[0].exit_code = 0;
+	decide(spec, 1, t, 1, "worker", 0, &d);
+	assert_int_equal(d.outcome, PROGRESS_JOB_SUCCEEDED);
+	assert_int_equal(d.cause, END_CAUSE_EXITED);
+	progress_decision_release(&d);
+	struct task_status run[] = {RUN("worker", 0)};
+	struct progress_event ev = {.kind = PROGRESS_KILL};
+	assert_int_equal(job_progress_decide(spec, 1, run, 1, &ev, &d, NULL), 0);
+	assert_int_equal(d.cause, END_CAUSE_KILLED);
+	progress_decision_release(&d);
+	const enum timer_kind timers[] = {TIMER_ALLOCATION, TIMER_REGISTRATION, TIMER_EXECUTION};
+	const enum end_cause causes[] = {END_CAUSE_ALLOC_TIMEOUT, END_CAUSE_GANG_TIMEOUT,
+	                                 END_CAUSE_EXEC_TIMEOUT};
+	for (size_t i = 0; i < 3; i++) {
+		ev = (struct progress_event){.kind = PROGRESS_TIMEOUT, .timer = timers[i]};
+		assert_int_equal(job_progress_decide(spec, 1, run, 1, &ev, &d, NULL), 0);
+		assert_int_equal(d.cause, causes[i]);
+		progress_decision_release(&d);
+	}
+	job_progress_kill_idle(&d);
+	assert_int_equal(d.cause, END_CAUSE_KILLED);
+	progress_decision_release(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -554,6 +633,7 @@ int main(void)
 	    cmocka_unit_test(test_states),
 	    cmocka_unit_test(test_gang_end),
 	    cmocka_unit_test(test_result_and_idle_kill),
+	    cmocka_unit_test(test_decisions_by_cause),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

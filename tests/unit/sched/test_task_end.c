@@ -18,8 +18,13 @@
 
 static struct task_end report(int exit_code, int sig, bool oom, const char *why, bool stopping)
 {
-	struct task_report r = {
-	    .exit_code = exit_code, .signal = sig, .oom_killed = oom, .reason = why};
+	/* the cause a launcher gives such an end */
+	enum end_cause cause = oom ? END_CAUSE_OOM : sig ? END_CAUSE_SIGNALLED : END_CAUSE_EXITED;
+	struct task_report r = {.cause = cause,
+	                        .exit_code = exit_code,
+	                        .signal = sig,
+	                        .oom_killed = oom,
+	                        .reason = why};
 	struct task_end e;
 	memset(&e, 0x5a, sizeof e); /* every field is written */
 	task_end_reported(&r, stopping, &e);
@@ -76,7 +81,7 @@ static struct task_end gone(bool stopping, enum task_verdict v)
 {
 	struct task_end was = {.state = TASK_RUNNING, .exit_code = -1}, e;
 	memset(&e, 0x5a, sizeof e);
-	task_end_gone(&was, stopping, v, "launcher exited 1 without reporting", &e);
+	task_end_gone(&was, stopping, v, "launcher exited 1 without reporting", SIGKILL, &e);
 	return e;
 }
 
@@ -117,7 +122,7 @@ static void test_gone(void **state)
 
 	/* what the row had is kept where the rules set nothing */
 	struct task_end was = {.state = TASK_RUNNING, .exit_code = 5, .signal = 2}, out;
-	task_end_gone(&was, false, TASK_VERDICT_NONE, NULL, &out);
+	task_end_gone(&was, false, TASK_VERDICT_NONE, NULL, SIGKILL, &out);
 	assert_int_equal(out.exit_code, 5);
 	assert_int_equal(out.signal, 2);
 	assert_string_equal(out.reason, "");
@@ -186,12 +191,70 @@ static void test_ends_decide(void **state)
 		struct task_end e = gone(false, verdicts[i]);
 		struct task_status t = {.role = "worker", .index = 0, .state = e.state,
 		                        .exit_code = e.exit_code, .signal = e.signal,
-		                        .oom_killed = e.oom_killed, .reason = e.reason};
+		                        .cause = e.cause, .reason = e.reason};
 		assert_int_equal(job_progress_decide(&spec, 1, &t, 1, &ev, &d, NULL), 0);
 		if (d.outcome != want[i])
 			fail_msg("verdict %zu: %s", i, progress_outcome_name(d.outcome));
 		progress_decision_release(&d);
 	}
+}
+
+/* The report's cause decides, not its exit code: an OOM is failed OOMKilled
+ * even with exit 0, an execution timeout is failed even when the program
+ * then exited 0; the verdicts and a failed start give their causes. */
+static void test_causes(void **state)
+{
+	(void)state;
+	struct task_report r = {.cause = END_CAUSE_OOM, .exit_code = 0};
+	struct task_end e;
+
+	task_end_reported(&r, false, &e);
+	assert_int_equal(e.state, TASK_FAILED);
+	assert_int_equal(e.cause, END_CAUSE_OOM);
+	assert_true(e.oom_killed);
+	assert_string_equal(e.reason, "OOMKilled");
+	assert_int_equal(e.exit_code, 0); /* as reported */
+
+	r = (struct task_report){.cause = END_CAUSE_EXEC_TIMEOUT, .exit_code = 0,
+	                         .reason = "execution timeout after 5s"};
+	task_end_reported(&r, false, &e);
+	assert_int_equal(e.state, TASK_FAILED);
+	assert_int_equal(e.cause, END_CAUSE_EXEC_TIMEOUT);
+	/* while weir stops it, it is stopped */
+	task_end_reported(&r, true, &e);
+	assert_int_equal(e.state, TASK_KILLED);
+	assert_int_equal(e.cause, END_CAUSE_STOPPED);
+	/* a program that exits 0 after weir's signal still succeeded */
+	r = (struct task_report){.cause = END_CAUSE_STOPPED, .exit_code = 0};
+	task_end_reported(&r, true, &e);
+	assert_int_equal(e.state, TASK_SUCCEEDED);
+	r = (struct task_report){.cause = END_CAUSE_LAUNCH_FAILED, .exit_code = 125,
+	                         .reason = "launch failed: x"};
+	task_end_reported(&r, false, &e);
+	assert_int_equal(e.state, TASK_FAILED);
+	assert_int_equal(e.cause, END_CAUSE_LAUNCH_FAILED);
+
+	struct task_end was = {.state = TASK_RUNNING, .exit_code = -1};
+	const enum task_verdict v[] = {TASK_VERDICT_NONE, TASK_VERDICT_OOM, TASK_VERDICT_TIME_LIMIT,
+	                               TASK_VERDICT_CANCELLED};
+	const enum end_cause want[] = {END_CAUSE_LAUNCHER_LOST, END_CAUSE_OOM,
+	                               END_CAUSE_CLUSTER_TIME_LIMIT, END_CAUSE_CLUSTER_CANCELLED};
+	for (size_t i = 0; i < 4; i++) {
+		task_end_gone(&was, false, v[i], "gone", SIGKILL, &e);
+		assert_int_equal(e.cause, want[i]);
+		task_end_gone(&was, true, v[i], "gone", SIGKILL, &e);
+		assert_int_equal(e.cause, END_CAUSE_STOPPED);
+	}
+	/* the signal number is the caller's */
+	task_end_gone(&was, false, TASK_VERDICT_OOM, "gone", 31, &e);
+	assert_int_equal(e.signal, 31);
+	assert_int_equal(e.exit_code, 128 + 31);
+
+	struct task_retold told;
+	task_end_verdict(TASK_FAILED, 1, JOB_FAILED, 1, TASK_VERDICT_TIME_LIMIT, &told);
+	assert_int_equal(told.cause, END_CAUSE_CLUSTER_TIME_LIMIT);
+	task_end_not_started(&was, "no executor", &e);
+	assert_int_equal(e.cause, END_CAUSE_LAUNCH_FAILED);
 }
 
 int main(void)
@@ -202,6 +265,7 @@ int main(void)
 	    cmocka_unit_test(test_verdict_on_reported),
 	    cmocka_unit_test(test_not_started),
 	    cmocka_unit_test(test_ends_decide),
+	    cmocka_unit_test(test_causes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

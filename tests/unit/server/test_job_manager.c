@@ -305,8 +305,9 @@ static void expect_task(struct fixture *f, int64_t id, int index, int attempt,
 	struct weir_error err = {0};
 
 	assert_int_equal(store_task_get(f->store, id, attempt, "worker", index, &t, &err), 0);
-	if (strcmp(t.state, state) || (reason && strcmp(t.reason, reason)))
-		fail_msg("task %d.%d: %s \"%s\", expected %s \"%s\"", index, attempt, t.state,
+	if (strcmp(task_state_name(t.state), state) || (reason && strcmp(t.reason, reason)))
+		fail_msg("task %d.%d: %s \"%s\", expected %s \"%s\"", index, attempt,
+		         task_state_name(t.state),
 		         t.reason, state, reason ? reason : "*");
 	task_row_release(&t);
 }

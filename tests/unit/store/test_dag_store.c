@@ -95,7 +95,7 @@ static void add_run(struct dag_store *ds, const char *dag, const char *run, cons
 	                        .data_interval_end = logical + 86400000,
 	                        .conf = (char *)"{\"n\":1}",
 	                        .queued_at = logical + 1};
-	snprintf(r.state, sizeof(r.state), "%s", state);
+	assert_int_equal(dag_run_state_from_name(state, &r.state), 0);
 	snprintf(r.run_type, sizeof(r.run_type), "scheduled");
 	int64_t id = 0;
 	if (dag_store_run_insert(ds, &r, &id, &err) != 0)
@@ -113,7 +113,7 @@ static void add_ti(struct dag_store *ds, const char *dag, const char *run, const
 	                       .map_index = map_index,
 	                       .max_tries = 3,
 	                       .priority = priority};
-	snprintf(t.state, sizeof(t.state), "%s", state);
+	assert_int_equal(dag_ti_state_from_name(state, &t.state), 0);
 	if (dag_store_ti_insert(ds, &t, &err) != 0)
 		fail_msg("ti insert: %s", err.msg);
 }
@@ -122,7 +122,7 @@ static int64_t add_job(struct store *s)
 {
 	struct job_row r = {.name = (char *)"ti", .reason = (char *)"", .exit_code = -1,
 	                    .submitted_at = 1};
-	snprintf(r.state, sizeof(r.state), "queued");
+	r.state = JOB_QUEUED;
 	int64_t id = 0;
 	struct weir_error err = {0};
 	if (store_job_insert(s, &r, &id, &err) != 0)
@@ -134,7 +134,7 @@ static void test_dags(void **state)
 {
 	struct fixture *f = *state;
 	struct weir_error err = {0};
-	assert_int_equal(store_schema_version(f->s), 3);
+	assert_int_equal(store_schema_version(f->s), STORE_SCHEMA_VERSION);
 
 	put_dag(f->ds, "etl", false);
 	put_dag(f->ds, "train", true);
@@ -231,7 +231,7 @@ static void test_runs(void **state)
 
 	struct dag_run_row r;
 	assert_int_equal(dag_store_run_get(f->ds, "etl", "scheduled__2", &r, &err), 0);
-	assert_string_equal(r.state, "running");
+	assert_int_equal(r.state, DAG_RUN_RUNNING);
 	assert_string_equal(r.run_type, "scheduled");
 	assert_int_equal(r.logical_date, 2000);
 	assert_int_equal(r.data_interval_end, 2000 + 86400000);
@@ -241,7 +241,7 @@ static void test_runs(void **state)
 	assert_int_equal(r.start_date, 0);
 
 	/* update: state, times, reason */
-	snprintf(r.state, sizeof(r.state), "failed");
+	r.state = DAG_RUN_FAILED;
 	free(r.reason);
 	r.reason = strdup("task load failed");
 	r.start_date = 2100;
@@ -249,7 +249,7 @@ static void test_runs(void **state)
 	assert_int_equal(dag_store_run_update(f->ds, &r, &err), 0);
 	dag_run_row_release(&r);
 	assert_int_equal(dag_store_run_get(f->ds, "etl", "scheduled__2", &r, &err), 0);
-	assert_string_equal(r.state, "failed");
+	assert_int_equal(r.state, DAG_RUN_FAILED);
 	assert_string_equal(r.reason, "task load failed");
 	assert_int_equal(r.end_date, 2200);
 	dag_run_row_release(&r);
@@ -257,7 +257,7 @@ static void test_runs(void **state)
 	/* duplicates: run_id, then logical date */
 	struct dag_run_row dup = {.dag_id = (char *)"etl", .run_id = (char *)"manual__3",
 	                          .logical_date = 9999};
-	snprintf(dup.state, sizeof(dup.state), "queued");
+	dup.state = DAG_RUN_QUEUED;
 	snprintf(dup.run_type, sizeof(dup.run_type), "manual");
 	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_CONFLICT);
@@ -266,17 +266,17 @@ static void test_runs(void **state)
 	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_CONFLICT);
 	assert_non_null(strstr(err.msg, "DAG etl already has a run"));
-	/* an unknown DAG, a bad state, a bad run type */
+	/* an unknown DAG, a state out of range, a bad run type */
 	dup.dag_id = (char *)"ghost";
 	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 	dup.dag_id = (char *)"etl";
 	dup.logical_date = 77;
-	snprintf(dup.state, sizeof(dup.state), "succeeded");
+	dup.state = (enum dag_run_state)DAG_RUN_STATE_COUNT;
 	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
-	assert_non_null(strstr(err.msg, "run state \"succeeded\" is not one of queued, running"));
-	snprintf(dup.state, sizeof(dup.state), "queued");
+	assert_non_null(strstr(err.msg, "run state 4 is out of range"));
+	dup.state = DAG_RUN_QUEUED;
 	snprintf(dup.run_type, sizeof(dup.run_type), "cron");
 	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
@@ -308,12 +308,12 @@ static void test_runs(void **state)
 	int64_t count = 0;
 	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
 	assert_int_equal(count, 4);
-	q = (struct dag_run_query){.state = "failed"};
+	q = (struct dag_run_query){.by_state = true, .state = DAG_RUN_FAILED};
 	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
 	assert_int_equal(n, 2); /* other's r1 and etl's scheduled__2 */
 	assert_string_equal(rows[0].run_id, "r1");
 	dag_run_rows_free(rows, n);
-	q.state = "lost";
+	q.state = (enum dag_run_state)99;
 	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 
@@ -324,7 +324,7 @@ static void test_runs(void **state)
 	dag_run_rows_free(rows, n);
 
 	struct dag_run_row ghost = {.dag_id = (char *)"etl", .run_id = (char *)"nope"};
-	snprintf(ghost.state, sizeof(ghost.state), "failed");
+	ghost.state = DAG_RUN_FAILED;
 	assert_int_equal(dag_store_run_update(f->ds, &ghost, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 	assert_string_equal(err.msg, "no run nope of DAG etl");
@@ -348,7 +348,7 @@ static void test_task_instances_and_tries(void **state)
 
 	struct dag_ti_row t;
 	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "train", 1, &t, &err), 0);
-	assert_string_equal(t.state, "none");
+	assert_int_equal(t.state, DAG_TI_NONE);
 	assert_int_equal(t.map_index, 1);
 	assert_int_equal(t.try_number, 0);
 	assert_int_equal(t.max_tries, 3);
@@ -360,7 +360,7 @@ static void test_task_instances_and_tries(void **state)
 
 	/* the TI becomes a job: try 1 */
 	int64_t job = add_job(f->s);
-	snprintf(t.state, sizeof(t.state), "running");
+	t.state = DAG_TI_RUNNING;
 	t.try_number = 1;
 	t.job_id = job;
 	t.queued_at = 3000;
@@ -377,7 +377,7 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &err), 0);
 	assert_string_equal(t.task_id, "train");
 	assert_int_equal(t.map_index, 1);
-	assert_string_equal(t.state, "running");
+	assert_int_equal(t.state, DAG_TI_RUNNING);
 	assert_string_equal(t.pool, "gpu_pool");
 	assert_string_equal(t.outputs, "{\"acc\":0.9}");
 	assert_string_equal(t.rendered_command, "python train.py --item 'b'");
@@ -392,7 +392,7 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 	t.job_id = 0;
-	snprintf(t.state, sizeof(t.state), "finished");
+	t.state = (enum dag_ti_state)DAG_TI_STATE_COUNT;
 	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 	dag_ti_row_release(&t);
@@ -408,7 +408,7 @@ static void test_task_instances_and_tries(void **state)
 	dag_ti_rows_free(rows, n);
 
 	/* scheduled across runs: priority, then the older run */
-	assert_int_equal(dag_store_tis_in_state(f->ds, "scheduled", &rows, &n, &err), 0);
+	assert_int_equal(dag_store_tis_in_state(f->ds, DAG_TI_SCHEDULED, &rows, &n, &err), 0);
 	assert_int_equal(n, 3);
 	assert_string_equal(rows[0].task_id, "urgent");
 	assert_string_equal(rows[1].run_id, "old");
@@ -418,7 +418,7 @@ static void test_task_instances_and_tries(void **state)
 	/* keys: duplicate, missing run, no task_id */
 	struct dag_ti_row dup = {.dag_id = (char *)"etl", .run_id = (char *)"new",
 	                         .task_id = (char *)"train", .map_index = 2};
-	snprintf(dup.state, sizeof(dup.state), "none");
+	dup.state = DAG_TI_NONE;
 	assert_int_equal(dag_store_ti_insert(f->ds, &dup, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_CONFLICT);
 	assert_string_equal(err.msg, "already have task train[2] of run new of DAG etl");
@@ -436,9 +436,9 @@ static void test_task_instances_and_tries(void **state)
 	struct dag_try_row tr = {.dag_id = (char *)"etl", .run_id = (char *)"new",
 	                         .task_id = (char *)"train", .map_index = 1, .try_number = 1,
 	                         .job_id = job, .start_date = 3001, .reason = (char *)""};
-	snprintf(tr.state, sizeof(tr.state), "running");
+	tr.state = DAG_TI_RUNNING;
 	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), 0);
-	snprintf(tr.state, sizeof(tr.state), "failed");
+	tr.state = DAG_TI_FAILED;
 	tr.end_date = 3500;
 	tr.reason = (char *)"exit 1";
 	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), 0); /* the same try, ended */
@@ -446,7 +446,7 @@ static void test_task_instances_and_tries(void **state)
 	tr.job_id = job2;
 	tr.end_date = 0;
 	tr.reason = (char *)"";
-	snprintf(tr.state, sizeof(tr.state), "running");
+	tr.state = DAG_TI_RUNNING;
 	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), 0);
 	struct dag_try_row *tries;
 	assert_int_equal(dag_store_tries_of_ti(f->ds, "etl", "new", "train", 1, &tries, &n, &err),
@@ -454,7 +454,7 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(tries[0].try_number, 1);
 	assert_int_equal(tries[0].job_id, job);
-	assert_string_equal(tries[0].state, "failed");
+	assert_int_equal(tries[0].state, DAG_TI_FAILED);
 	assert_string_equal(tries[0].reason, "exit 1");
 	assert_int_equal(tries[0].end_date, 3500);
 	assert_int_equal(tries[1].job_id, job2);
@@ -508,7 +508,7 @@ static void test_transactions_and_reopen(void **state)
 	close_both(f);
 	open_both(f);
 	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), 0);
-	assert_string_equal(r.state, "queued");
+	assert_int_equal(r.state, DAG_RUN_QUEUED);
 	dag_run_row_release(&r);
 	struct dag_ti_row t;
 	assert_int_equal(dag_store_ti_get(f->ds, "etl", "r1", "a", -1, &t, &err), 0);
@@ -536,7 +536,7 @@ static void test_migration_from_2(void **state)
 	                  " DROP TABLE dag_runs; DROP TABLE dag_import_errors; DROP TABLE dags;"
 	                  " UPDATE meta SET value = '2' WHERE key = 'schema_version'");
 	open_both(f);
-	assert_int_equal(store_schema_version(f->s), 3);
+	assert_int_equal(store_schema_version(f->s), STORE_SCHEMA_VERSION);
 	struct job_row j;
 	assert_int_equal(store_job_get(f->s, job, &j, &err), 0);
 	job_row_release(&j);

@@ -71,7 +71,7 @@ static int64_t add_job(struct store *s, const char *name, int priority, const ch
 	    .submitted_at = at,
 	    .queued_at = at,
 	};
-	snprintf(r.state, sizeof(r.state), "%s", state);
+	assert_int_equal(job_state_from_name(state, &r.state), 0);
 	int64_t id = 0;
 	struct weir_error err = {0};
 	if (store_job_insert(s, &r, &id, &err) != 0)
@@ -87,7 +87,7 @@ static void add_task(struct store *s, int64_t job, int attempt, const char *role
 	                     .idx = idx,
 	                     .exit_code = -1,
 	                     .gpus = (char *)""};
-	snprintf(t.state, sizeof(t.state), "pending");
+	t.state = TASK_PENDING;
 	struct weir_error err = {0};
 	if (store_task_insert(s, &t, &err) != 0)
 		fail_msg("task insert: %s", err.msg);
@@ -110,7 +110,7 @@ static void test_jobs(void **state)
 	assert_int_equal(store_job_get(f->s, b, &r, &err), 0);
 	assert_string_equal(r.name, "b");
 	assert_string_equal(r.framework, "pytorch");
-	assert_string_equal(r.state, "queued");
+	assert_int_equal(r.state, JOB_QUEUED);
 	assert_string_equal(r.reason, "");
 	assert_string_equal(r.spec_json, "{\"roles\":{}}");
 	assert_int_equal(r.priority, 5);
@@ -121,7 +121,7 @@ static void test_jobs(void **state)
 	assert_int_equal(r.started_at, 0);
 
 	/* update */
-	snprintf(r.state, sizeof(r.state), "failed");
+	r.state = JOB_FAILED;
 	free(r.reason);
 	r.reason = strdup("worker:1 exited 1");
 	r.exit_code = 1;
@@ -131,7 +131,7 @@ static void test_jobs(void **state)
 	assert_int_equal(store_job_update(f->s, &r, &err), 0);
 	job_row_release(&r);
 	assert_int_equal(store_job_get(f->s, b, &r, &err), 0);
-	assert_string_equal(r.state, "failed");
+	assert_int_equal(r.state, JOB_FAILED);
 	assert_string_equal(r.reason, "worker:1 exited 1");
 	assert_int_equal(r.exit_code, 1);
 	assert_int_equal(r.attempt, 2);
@@ -143,11 +143,11 @@ static void test_jobs(void **state)
 	assert_int_equal(store_job_get(f->s, b, &r, &err), 0);
 	assert_int_equal(r.exit_code, 0);
 
-	/* a bad state name and a missing job */
-	snprintf(r.state, sizeof(r.state), "done");
+	/* a state out of range and a missing job */
+	r.state = (enum job_state)JOB_STATE_COUNT;
 	assert_int_equal(store_job_update(f->s, &r, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
-	snprintf(r.state, sizeof(r.state), "failed");
+	r.state = JOB_FAILED;
 	r.id = 999;
 	assert_int_equal(store_job_update(f->s, &r, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
@@ -169,14 +169,14 @@ static void test_jobs(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(rows[0].id, d);
 	job_rows_free(rows, n);
-	assert_int_equal(store_job_list(f->s, "queued", 0, &rows, &n, &err), 0);
+	assert_int_equal(store_job_list(f->s, &(enum job_state){JOB_QUEUED}, 0, &rows, &n, &err), 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(rows[0].id, a);
 	job_rows_free(rows, n);
-	assert_int_equal(store_job_list(f->s, "killed", 0, &rows, &n, &err), 0);
+	assert_int_equal(store_job_list(f->s, &(enum job_state){JOB_KILLED}, 0, &rows, &n, &err), 0);
 	assert_int_equal(n, 0);
 	assert_null(rows);
-	assert_int_equal(store_job_list(f->s, "nope", 0, &rows, &n, &err), -1);
+	assert_int_equal(store_job_list(f->s, &(enum job_state){(enum job_state)99}, 0, &rows, &n, &err), -1);
 
 	/* active: priority DESC, id ASC */
 	int64_t e = add_job(f->s, "e", 9, "starting", 5000);
@@ -211,25 +211,25 @@ static void test_tasks_every_attempt(void **state)
 
 	/* duplicates and orphans */
 	struct task_row t = {.job_id = j, .attempt = 1, .role = (char *)"worker", .idx = 0};
-	snprintf(t.state, sizeof(t.state), "pending");
+	t.state = TASK_PENDING;
 	assert_int_equal(store_task_insert(f->s, &t, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_CONFLICT);
 	t.job_id = 4242;
 	assert_int_equal(store_task_insert(f->s, &t, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 	t.job_id = j;
-	snprintf(t.state, sizeof(t.state), "zombie");
+	t.state = (enum task_state)TASK_STATE_COUNT;
 	assert_int_equal(store_task_insert(f->s, &t, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 
 	/* update attempt 1's worker 1 with everything */
 	struct task_row r;
 	assert_int_equal(store_task_get(f->s, j, 1, "worker", 1, &r, &err), 0);
-	assert_string_equal(r.state, "pending");
+	assert_int_equal(r.state, TASK_PENDING);
 	assert_string_equal(r.host, "");
 	assert_string_equal(r.gpus, "");
 	assert_int_equal(r.exit_code, -1);
-	snprintf(r.state, sizeof(r.state), "failed");
+	r.state = TASK_FAILED;
 	free(r.reason);
 	r.reason = strdup("OOMKilled");
 	free(r.host);
@@ -250,7 +250,7 @@ static void test_tasks_every_attempt(void **state)
 	assert_int_equal(store_task_update(f->s, &r, &err), 0);
 	task_row_release(&r);
 	assert_int_equal(store_task_get(f->s, j, 1, "worker", 1, &r, &err), 0);
-	assert_string_equal(r.state, "failed");
+	assert_int_equal(r.state, TASK_FAILED);
 	assert_string_equal(r.reason, "OOMKilled");
 	assert_string_equal(r.host, "127.0.0.1");
 	assert_string_equal(r.gpus, "0,1");
@@ -281,12 +281,12 @@ static void test_tasks_every_attempt(void **state)
 	assert_int_equal(rows[1].idx, 1);
 	assert_string_equal(rows[2].role, "ps");
 	assert_int_equal(rows[2].attempt, 2);
-	assert_string_equal(rows[1].state, "pending"); /* attempt 2 untouched */
+	assert_int_equal(rows[1].state, TASK_PENDING); /* attempt 2 untouched */
 	task_rows_free(rows, n);
 	assert_int_equal(store_tasks_of_job(f->s, j, 0, &rows, &n, &err), 0);
 	assert_int_equal(n, 6);
 	assert_int_equal(rows[0].attempt, 1);
-	assert_string_equal(rows[1].state, "failed");
+	assert_int_equal(rows[1].state, TASK_FAILED);
 	assert_int_equal(rows[5].attempt, 2);
 	task_rows_free(rows, n);
 }
@@ -469,7 +469,7 @@ static void test_transactions(void **state)
 	add_task(f->s, k, 1, "worker", 0);
 	assert_int_equal(store_event_add(f->s, k, 2000, "submitted", "", NULL, &err), 0);
 	struct task_row t = {.job_id = k, .attempt = 1, .role = (char *)"worker", .idx = 0};
-	snprintf(t.state, sizeof(t.state), "pending");
+	t.state = TASK_PENDING;
 	assert_int_equal(store_task_insert(f->s, &t, &err), -1); /* duplicate */
 	/* reads inside the transaction see its writes */
 	struct job_row *rows;

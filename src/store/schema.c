@@ -1,0 +1,227 @@
+/* schema.c: the store's schema as its migrations, one per version
+ * (schema.h; docs/internals/store.md). */
+#include "store/schema.h"
+
+#include <stddef.h>
+
+/* A job's cause from what a row of version 3 says of its end (its state
+ * and reason, the words the code of that version wrote): an SQL expression
+ * over the two columns named. */
+#define JOB_CAUSE_OF(state, reason)                                                                \
+	"CASE"                                                                                     \
+	" WHEN " state " NOT IN ('succeeded','failed','killed') THEN 'none'"                       \
+	" WHEN " state " = 'succeeded' THEN 'exited'"                                              \
+	" WHEN " state " = 'killed' THEN 'killed'"                                                 \
+	" WHEN " reason " LIKE '%execution timeout%' THEN 'execution_timeout'"                     \
+	" WHEN " reason " LIKE 'allocation timeout%' THEN 'allocation_timeout'"                    \
+	" WHEN " reason " LIKE '%registration timeout%' THEN 'gang_timeout'"                       \
+	" WHEN " reason " LIKE '%OOMKilled%' THEN 'oom'"                                           \
+	" WHEN " reason " LIKE '%timeout: Slurm%' THEN 'cluster_time_limit'"                       \
+	" WHEN " reason " LIKE '%cancelled outside weir%' THEN 'cluster_cancelled'"                \
+	" WHEN " reason " LIKE '%lost (its launcher vanished)%' THEN 'launcher_lost'"              \
+	" WHEN " reason " LIKE '%launch failed%' OR " reason " LIKE '%cannot start%'"              \
+	" THEN 'launch_failed'"                                                                    \
+	" WHEN " reason " LIKE '%killed by%' THEN 'signalled'"                                     \
+	" ELSE 'exited' END"
+
+/* Migration i takes a file from version i to i + 1 (index 0: the empty
+ * file).  Append only: a released migration never changes. */
+static const char *const migrations[] = {
+    /* 0 -> 1: the first schema */
+    "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);"
+    "CREATE TABLE jobs ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " name TEXT NOT NULL,"
+    " spec_json TEXT NOT NULL,"
+    " framework TEXT NOT NULL DEFAULT 'none',"
+    " state TEXT NOT NULL CHECK (state IN"
+    "  ('queued','starting','running','succeeded','failed','killed')),"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " priority INTEGER NOT NULL DEFAULT 0,"
+    " attempt INTEGER NOT NULL DEFAULT 1,"
+    " max_restarts INTEGER NOT NULL DEFAULT 0,"
+    " exit_code INTEGER,"
+    " restart_pending INTEGER NOT NULL DEFAULT 0,"
+    " submitted_at INTEGER NOT NULL,"
+    " queued_at INTEGER, allocated_at INTEGER, running_at INTEGER,"
+    " started_at INTEGER, ended_at INTEGER);"
+    "CREATE TABLE tasks ("
+    " job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " attempt INTEGER NOT NULL,"
+    " role TEXT NOT NULL,"
+    " idx INTEGER NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN"
+    "  ('pending','starting','running','succeeded','failed','killed','lost')),"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " host TEXT, port INTEGER, launcher_pid INTEGER, pid INTEGER, gpus TEXT,"
+    " exit_code INTEGER, signal INTEGER, oom_killed INTEGER NOT NULL DEFAULT 0,"
+    " peak_memory_bytes INTEGER, cpu_time_ms INTEGER,"
+    " registered_at INTEGER, started_at INTEGER, ended_at INTEGER,"
+    " PRIMARY KEY (job_id, attempt, role, idx));"
+    "CREATE TABLE events ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " time INTEGER NOT NULL,"
+    " kind TEXT NOT NULL,"
+    " message TEXT NOT NULL);",
+    /* 1 -> 2: indexes for the queue, the listings and the journal */
+    "CREATE INDEX jobs_by_state ON jobs (state, priority DESC, id);"
+    "CREATE INDEX events_by_job ON events (job_id, id);",
+    /* 2 -> 3: workflows: DAGs, their runs, task instances and every try
+     * (store/dag_store.h; docs/internals/dags.md).  IF NOT EXISTS: a file
+     * whose version was set back by hand may have them already */
+    "CREATE TABLE IF NOT EXISTS dags ("
+    " dag_id TEXT PRIMARY KEY,"
+    " file TEXT NOT NULL DEFAULT '',"
+    " paused INTEGER NOT NULL DEFAULT 0,"
+    " active INTEGER NOT NULL DEFAULT 1,"
+    " last_parsed_at INTEGER,"
+    " import_error TEXT NOT NULL DEFAULT '',"
+    " spec_json TEXT NOT NULL DEFAULT '{}');"
+    "CREATE TABLE IF NOT EXISTS dag_import_errors ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " file TEXT NOT NULL UNIQUE,"
+    " time INTEGER NOT NULL,"
+    " message TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS dag_runs ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " dag_id TEXT NOT NULL REFERENCES dags(dag_id) ON DELETE CASCADE,"
+    " run_id TEXT NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('queued','running','success','failed')),"
+    " run_type TEXT NOT NULL CHECK (run_type IN ('manual','scheduled','backfill')),"
+    " logical_date INTEGER NOT NULL,"
+    " data_interval_start INTEGER, data_interval_end INTEGER,"
+    " conf TEXT NOT NULL DEFAULT '{}',"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " queued_at INTEGER, start_date INTEGER, end_date INTEGER,"
+    " UNIQUE (dag_id, run_id),"
+    " UNIQUE (dag_id, logical_date));"
+    "CREATE INDEX IF NOT EXISTS dag_runs_by_state ON dag_runs (state, dag_id, logical_date);"
+    "CREATE TABLE IF NOT EXISTS task_instances ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL DEFAULT -1,"
+    " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
+    "  'failed','up_for_retry','upstream_failed','skipped','removed')),"
+    " try_number INTEGER NOT NULL DEFAULT 0,"
+    " max_tries INTEGER NOT NULL DEFAULT 1,"
+    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    " pool TEXT NOT NULL DEFAULT 'default_pool',"
+    " pool_slots INTEGER NOT NULL DEFAULT 1,"
+    " priority INTEGER NOT NULL DEFAULT 0,"
+    " queued_at INTEGER, start_date INTEGER, end_date INTEGER, next_retry_at INTEGER,"
+    " rendered_command TEXT NOT NULL DEFAULT '',"
+    " outputs TEXT,"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
+    " FOREIGN KEY (dag_id, run_id) REFERENCES dag_runs (dag_id, run_id) ON DELETE CASCADE);"
+    "CREATE INDEX IF NOT EXISTS task_instances_by_job ON task_instances (job_id)"
+    " WHERE job_id IS NOT NULL;"
+    "CREATE INDEX IF NOT EXISTS task_instances_by_state ON task_instances (state);"
+    "CREATE TABLE IF NOT EXISTS task_instance_tries ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL,"
+    " try_number INTEGER NOT NULL,"
+    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
+    "  'failed','up_for_retry','upstream_failed','skipped','removed')),"
+    " start_date INTEGER, end_date INTEGER,"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"
+    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
+    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);"
+    "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
+    " WHERE job_id IS NOT NULL;",
+    /* 3 -> 4: causes and per-job facts as columns (docs/internals/store.md,
+     * "Version 4"): a cause on tasks and jobs, filled from what the old rows
+     * say; the pending outcome, the route and the backend's id move from the
+     * meta table into columns of the job, and their meta rows go */
+    /* (its new columns first: migration_columns below) */
+    "UPDATE tasks SET cause = CASE"
+    " WHEN state IN ('pending','starting','running') THEN 'none'"
+    " WHEN oom_killed OR reason LIKE 'OOMKilled%' THEN 'oom'"
+    " WHEN reason LIKE 'execution timeout%' THEN 'execution_timeout'"
+    " WHEN reason LIKE 'gang registration timeout%' THEN 'gang_timeout'"
+    " WHEN reason LIKE 'launch failed%' OR reason LIKE 'cannot start%' THEN 'launch_failed'"
+    " WHEN reason LIKE 'timeout: Slurm%' THEN 'cluster_time_limit'"
+    " WHEN reason LIKE 'cancelled outside weir%' THEN 'cluster_cancelled'"
+    " WHEN state = 'lost' THEN 'launcher_lost'"
+    " WHEN state = 'killed' THEN 'stopped'"
+    " WHEN signal > 0 THEN 'signalled'"
+    " ELSE 'exited' END;"
+    "CREATE TEMP TABLE v4_meta AS SELECT"
+    " CAST(substr(key, instr(key, '.') + 1) AS INTEGER) AS id,"
+    " substr(key, 1, instr(key, '.') - 1) AS what,"
+    " CASE WHEN instr(value, ' ') > 0 THEN substr(value, 1, instr(value, ' ') - 1)"
+    "  ELSE value END AS head,"
+    " CASE WHEN instr(value, ' ') > 0 THEN substr(value, instr(value, ' ') + 1) END AS tail"
+    " FROM meta WHERE (key LIKE 'outcome.%' OR key LIKE 'route.%' OR key LIKE 'backend_id.%')"
+    " AND value <> '';"
+    /* outcome.ID = "STATE EXIT_CODE REASON" */
+    "UPDATE jobs SET"
+    " outcome_state = (SELECT head FROM v4_meta m WHERE m.what = 'outcome' AND m.id = jobs.id),"
+    " outcome_exit_code = (SELECT CAST(substr(tail, 1, instr(tail || ' ', ' ') - 1)"
+    "  AS INTEGER) FROM v4_meta m WHERE m.what = 'outcome' AND m.id = jobs.id),"
+    " outcome_reason = (SELECT substr(tail, instr(tail || ' ', ' ') + 1)"
+    "  FROM v4_meta m WHERE m.what = 'outcome' AND m.id = jobs.id)"
+    " WHERE id IN (SELECT id FROM v4_meta WHERE what = 'outcome' AND tail IS NOT NULL);"
+    "UPDATE jobs SET outcome_exit_code = NULL WHERE outcome_exit_code < 0;"
+    /* route.ID = "local" | "slurm" [QUEUE]; "gang" was the backend's other name */
+    "UPDATE jobs SET"
+    " route = (SELECT CASE WHEN head = 'gang' THEN 'slurm' ELSE head END"
+    "  FROM v4_meta m WHERE m.what = 'route' AND m.id = jobs.id),"
+    " route_queue = (SELECT tail FROM v4_meta m WHERE m.what = 'route' AND m.id = jobs.id)"
+    " WHERE id IN (SELECT id FROM v4_meta WHERE what = 'route');"
+    /* backend_id.ID = "ATTEMPT ID" */
+    "UPDATE jobs SET"
+    " backend_attempt = (SELECT CAST(head AS INTEGER)"
+    "  FROM v4_meta m WHERE m.what = 'backend_id' AND m.id = jobs.id),"
+    " backend_id = (SELECT tail FROM v4_meta m WHERE m.what = 'backend_id' AND m.id = jobs.id)"
+    " WHERE id IN (SELECT id FROM v4_meta WHERE what = 'backend_id' AND tail IS NOT NULL);"
+    "DROP TABLE v4_meta;"
+    "DELETE FROM meta WHERE key LIKE 'outcome.%' OR key LIKE 'route.%'"
+    " OR key LIKE 'backend_id.%';"
+    "UPDATE jobs SET cause = " JOB_CAUSE_OF("state", "reason") ";"
+    "UPDATE jobs SET outcome_cause = " JOB_CAUSE_OF("outcome_state", "outcome_reason")
+    " WHERE outcome_state IS NOT NULL;",
+};
+
+/* The columns each migration adds before its SQL runs, each only when the
+ * table lacks it (SQLite has no ADD COLUMN IF NOT EXISTS; a file whose
+ * version was set back by hand may have them already). */
+static const struct store_column columns_4[] = {
+    {"tasks", "cause", "TEXT NOT NULL DEFAULT 'none'"},
+    {"jobs", "cause", "TEXT NOT NULL DEFAULT 'none'"},
+    {"jobs", "outcome_state", "TEXT"},
+    {"jobs", "outcome_exit_code", "INTEGER"},
+    {"jobs", "outcome_cause", "TEXT"},
+    {"jobs", "outcome_reason", "TEXT"},
+    {"jobs", "route", "TEXT"},
+    {"jobs", "route_queue", "TEXT"},
+    {"jobs", "backend_attempt", "INTEGER"},
+    {"jobs", "backend_id", "TEXT"},
+};
+
+#define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
+
+_Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration per schema version");
+
+const char *store_migration(int version)
+{
+	if (version < 0 || (size_t)version >= N_MIGRATIONS)
+		return NULL;
+	return migrations[version];
+}
+
+const struct store_column *store_migration_columns(int version, size_t *n)
+{
+	if (version == 3) {
+		*n = sizeof(columns_4) / sizeof(columns_4[0]);
+		return columns_4;
+	}
+	*n = 0;
+	return NULL;
+}

@@ -1,0 +1,92 @@
+"""A home written by the previous weir (store schema 3, fixtures/store_v3.sql and the logs it
+wrote, made by fixtures/gen_store_v3.py) upgrades in place: this server finds every job, task,
+run, try and log again, and the kill that was waiting for its last task when that server died
+ends the job as killed."""
+
+import shutil
+import sqlite3
+import subprocess
+from pathlib import Path
+
+from conftest import wait_for
+from dagtest import Dags, dag_config
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+
+def load_home(srv, side):
+    """The dump into HOME/weir.db with @HOME@/@SIDE@ rewritten; the logs under HOME/jobs."""
+    srv.home.mkdir(parents=True, exist_ok=True)
+    dump = (FIXTURES / "store_v3.sql").read_text()
+    dump = dump.replace("@HOME@", str(srv.home)).replace("@SIDE@", str(side))
+    db = srv.home / "weir.db"
+    with sqlite3.connect(db) as c:
+        c.executescript(dump)
+        # the waiting kill's launcher is gone: give it a pid that surely is
+        p = subprocess.Popen(["true"])
+        p.wait()
+        c.execute("UPDATE tasks SET launcher_pid = ?, pid = ? WHERE state = 'running'",
+                  (p.pid, p.pid))
+    shutil.copytree(FIXTURES / "logs_v3" / "jobs", srv.home / "jobs")
+
+
+def test_previous_store_is_found_again(make_server, tmp_path):
+    srv = make_server(config=dag_config(), start=False)
+    d = Dags(srv, tmp_path)
+    d.install("flaky.yaml")
+    d.install("timeout.yaml")
+    load_home(srv, d.side)
+    srv.start()
+    with sqlite3.connect(srv.home / "weir.db") as c:
+        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
+            == "4"
+        assert c.execute("SELECT count(*) FROM meta WHERE key <> 'schema_version'"
+                         ).fetchone()[0] == 0
+
+    status, jobs = srv.api("GET", "/api/v1/jobs")
+    assert status == 200, jobs
+    jobs = jobs["jobs"] if isinstance(jobs, dict) else jobs
+    by_name = {}
+    for j in jobs:
+        by_name.setdefault(j["name"], []).append(j)
+    assert len(jobs) == 10, [j["name"] for j in jobs]
+    assert by_name["ok"][0]["state"] == "succeeded"
+    assert by_name["bad"][0]["state"] == "failed"
+    assert by_name["bad"][0]["exit_code"] == 1
+    assert by_name["flaky"][0]["attempt"] == 2
+    assert by_name["slow"][0]["reason"] == "execution timeout after 1s"
+    assert by_name["killed"][0]["state"] == "killed"
+
+    # the kill that waited in the old meta table ends the job now that its task is gone
+    stubborn = by_name["stubborn"][0]["id"]
+    job = srv.wait_job(stubborn, timeout=30)
+    assert job["state"] == "killed", job
+
+    # every task of every attempt, and their logs
+    tasks = srv.tasks(by_name["flaky"][0]["id"], attempt="all")
+    assert [(t["attempt"], t["state"], t["exit_code"]) for t in tasks] == \
+        [(1, "failed", 137), (2, "succeeded", 0)], tasks
+    assert "hello from ok" in srv.log(by_name["ok"][0]["id"])
+    assert "about to fail" in srv.log(by_name["bad"][0]["id"])
+    for attempt in (1, 2):
+        assert "attempt=%d" % attempt in srv.log(by_name["flaky"][0]["id"], attempt=attempt)
+    assert "stubborn" in srv.log(stubborn)
+
+    # the DAG runs, their task instances, every try and its log
+    d.wait_dag("flaky")
+    assert d.run("flaky", "flaky_run")["state"] == "success"
+    assert d.run("timeout", "timeout_run")["state"] == "failed"
+    tis = d.tis("flaky", "flaky_run")
+    assert tis["flaky"]["state"] == "success" and tis["flaky"]["try_number"] == 3, tis
+    for n in (1, 2, 3):
+        assert "try %d of flaky" % n in d.log("flaky", "flaky_run", "flaky", n)
+    tis = d.tis("timeout", "timeout_run")
+    assert tis["slow"]["state"] == "failed" and tis["after"]["state"] == "upstream_failed", tis
+
+    # and the upgraded store takes new work
+    job = srv.submit({"name": "after-upgrade", "framework": "none",
+                      "roles": {"worker": {"instances": 1, "memory": "256m", "vcores": 1,
+                                           "command": "echo fine"}}})
+    job = srv.wait_job(job["id"], timeout=60)
+    assert job["state"] == "succeeded", job
+    wait_for(lambda: "fine" in srv.log(job["id"]), 10, "the new job's log")
