@@ -279,6 +279,7 @@ json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list
 
 struct ti_filters {
 	const struct dag_ti_list_query *q;
+	unsigned states; /* a bit per enum dag_ti_state asked for; 0: any */
 	struct date_filters dates;
 };
 
@@ -293,14 +294,14 @@ static int64_t shown_date(json_t *ti, const char *key)
 	return ms;
 }
 
-static bool ti_matches(json_t *ti, const char *queue, const struct ti_filters *f)
+static bool ti_matches(json_t *ti, const struct dag_ti_row *r, const char *queue,
+                       const struct ti_filters *f)
 {
 	const struct dag_ti_list_query *q = f->q;
-	const char *state = json_string_value(json_object_get(ti, "state"));
 	json_t *d = json_object_get(ti, "duration");
 	int64_t start = shown_date(ti, "start_date"), end = shown_date(ti, "end_date");
 
-	if (q->states.n && !str_in(state ? state : "none", &q->states))
+	if (f->states && !(f->states & (1u << r->state)))
 		return false;
 	if (q->pools.n && !str_in(json_string_value(json_object_get(ti, "pool")), &q->pools))
 		return false;
@@ -344,7 +345,7 @@ static int list_run_tis(struct dag_manager *dm, const struct dag_run_row *run,
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		json_t *ti = dm_ti_json(dm, &rows[i], run);
-		if (!ti || !ti_matches(ti, task_queue(spec, rows[i].task_id), f)) {
+		if (!ti || !ti_matches(ti, &rows[i], task_queue(spec, rows[i].task_id), f)) {
 			json_decref(ti);
 			continue;
 		}
@@ -396,6 +397,15 @@ json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
 	                       .limit = q->limit > 0 ? (size_t)q->limit : 100};
 	int rc = 0;
 
+	for (size_t i = 0; i < q->states.n; i++) {
+		enum dag_ti_state ts;
+		if (dag_ti_state_from_name(q->states.v[i], &ts) < 0) {
+			weir_error_set(err, WEIR_E_INVALID, "state: not a task instance state: \"%s\"",
+			               q->states.v[i]);
+			return NULL;
+		}
+		f.states |= 1u << ts;
+	}
 	if (date_filters_read(&q->execution_date, &q->start_date, &q->end_date, &q->updated_at,
 	                      &f.dates, err) < 0)
 		return NULL;
