@@ -1,0 +1,92 @@
+/* connection.h: a connection to a store or service (Airflow's Connection):
+ * its fields, its types, and its URI form.
+ *
+ * A connection has an id, a type ("postgres", "mysql", "clickhouse",
+ * "redis", "sqlite", "http", "fs", "smtp", or any other name, kept as
+ * written), host, port, login, password, schema and extra (a JSON object).
+ * The URI form is Airflow's: `TYPE://LOGIN:PASSWORD@HOST:PORT/SCHEMA?K=V`,
+ * every part percent-encoded, extra as query parameters (all string values)
+ * or as one `__extra__=<JSON>` parameter.  The schemes "postgresql",
+ * "mariadb" and "file" read as the types postgres, mysql and fs, and a '-'
+ * in a scheme reads as '_' (Airflow's rule); "https" stays its own type.
+ *
+ * SQLite and fs name a path: the host when set (Airflow's `sqlite://%2Fx.db`),
+ * else "/" followed by the schema, so `sqlite:///data/x.db` is /data/x.db
+ * (connection_path()).
+ *
+ * Ownership: a struct connection owns its strings and its extra;
+ * connection_release() frees them.  Errors: -1 with err (WEIR_E_INVALID)
+ * naming the part of the URI that is wrong; the message never holds the
+ * password.
+ */
+#ifndef WEIR_MODEL_CONNECTION_H
+#define WEIR_MODEL_CONNECTION_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "lib/error.h"
+
+/* The types weir itself drives; any other type is CONN_OTHER (stored and
+ * served, given to the tasks that list it, but never driven by weir). */
+enum conn_kind {
+	CONN_OTHER = 0,
+	CONN_POSTGRES,
+	CONN_MYSQL,
+	CONN_CLICKHOUSE,
+	CONN_REDIS,
+	CONN_SQLITE,
+	CONN_HTTP,
+	CONN_FS,
+	CONN_SMTP,
+};
+
+struct connection {
+	char *id;
+	char *type;        /* as written, after the aliases above ("postgres") */
+	enum conn_kind kind;
+	char *description; /* may be NULL */
+	char *host;        /* may be NULL */
+	int port;          /* 0: none given */
+	char *login;       /* may be NULL */
+	char *password;    /* may be NULL */
+	char *schema;      /* may be NULL */
+	json_t *extra;     /* an object, or NULL */
+};
+
+/* Longest id; ids are [A-Za-z0-9_.-], 1..CONNECTION_ID_MAX characters. */
+#define CONNECTION_ID_MAX 250
+
+/* The kind a type name stands for (after aliases; any case).  *canonical
+ * (if not NULL) gets the name to store: "postgres" for "postgresql",
+ * "mysql" for "mariadb", "fs" for "file", `type` itself otherwise. */
+enum conn_kind connection_kind_of(const char *type, const char **canonical);
+
+/* 0 if `id` is a valid connection id, else -1 with err saying why. */
+int connection_check_id(const char *id, struct weir_error *err);
+
+/* Parses `uri` into *out (zeroed first) with the given id.  0, or -1 with
+ * err; *out holds nothing on failure. */
+int connection_from_uri(const char *id, const char *uri, struct connection *out,
+			struct weir_error *err);
+
+/* The URI form of c (newly allocated, NULL when out of memory).  With
+ * with_password false the password is left out, even when set. */
+char *connection_to_uri(const struct connection *c, bool with_password);
+
+/* A deep copy of src into *dst.  0, or -1 when out of memory. */
+int connection_copy(struct connection *dst, const struct connection *src);
+
+/* The path a sqlite or fs connection names (see above); NULL when neither
+ * host nor schema is set.  Newly allocated. */
+char *connection_path(const struct connection *c);
+
+/* The environment variable that carries connection `id`: "WEIR_CONN_" and
+ * the id upper-cased, with '.' and '-' as '_' (Airflow's AIRFLOW_CONN_<ID>).
+ * Newly allocated; NULL when out of memory. */
+char *connection_env_name(const char *id);
+
+void connection_release(struct connection *c);
+
+#endif
