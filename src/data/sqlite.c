@@ -23,8 +23,10 @@ static enum data_type lite_type(sqlite3_stmt *st, int i)
 {
 	const char *t = sqlite3_column_decltype(st, i);
 
-	if (!t)
-		return DATA_TEXT;
+	if (!t) /* an expression: the first row's value says */
+		return sqlite3_column_type(st, i) == SQLITE_INTEGER ? DATA_INT
+		     : sqlite3_column_type(st, i) == SQLITE_FLOAT   ? DATA_FLOAT
+								    : DATA_TEXT;
 	if (strcasestr(t, "int"))
 		return DATA_INT;
 	if (strcasestr(t, "real") || strcasestr(t, "floa") || strcasestr(t, "doub"))

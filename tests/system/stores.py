@@ -293,6 +293,18 @@ CH_USERS = """<?xml version="1.0"?>
 """
 
 
+def _tsv_unescape(cell):
+    out, i = [], 0
+    while i < len(cell):
+        if cell[i] == "\\" and i + 1 < len(cell):
+            out.append({"n": "\n", "t": "\t", "r": "\r", "0": "\0"}.get(cell[i + 1], cell[i + 1]))
+            i += 2
+        else:
+            out.append(cell[i])
+            i += 1
+    return "".join(out)
+
+
 class ClickHouse(Store):
     """Debian's clickhouse-server (18.16), its configuration written into the directory."""
     kind = "clickhouse"
@@ -332,7 +344,7 @@ class ClickHouse(Store):
         req = urllib.request.Request(url, data=text.encode(), method="POST")
         with urllib.request.urlopen(req, timeout=60) as r:
             body = r.read().decode()
-        return [line.split("\t") for line in body.splitlines()]
+        return [[_tsv_unescape(c) for c in line.split("\t")] for line in body.splitlines()]
 
     def uri(self, db, password=PASSWORD):
         return "clickhouse://weir:%s@127.0.0.1:%d/%s" % (urllib.parse.quote(password, safe=""),

@@ -99,6 +99,18 @@ static const char *pool_queue(const struct dag_manager *dm, const char *name)
 	return q;
 }
 
+/* This program's path: what a sql or transfer task runs (model/dag_job.h). */
+static const char *weir_program(void)
+{
+	static char self[4096];
+
+	if (!self[0]) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[n > 0 ? n : 0] = '\0';
+	}
+	return self[0] ? self : NULL;
+}
+
 /* The job of try `try_number` of TI `ti`: its folder made, its job read
  * and built (model/dag_job.h).  *command gets what runs.  NULL with err:
  * the try fails with that reason. */
@@ -156,6 +168,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	jt.output_path = out_path;
 	jt.pool_queue = pool_queue(dm, r->pool);
 	jt.job = read ? read : t->job;
+	jt.weir_program = weir_program();
 	spec = dag_job_build(&jt, command, err);
 out:
 	json_decref(outputs);
