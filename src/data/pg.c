@@ -329,6 +329,13 @@ static const struct data_ops pg_ops = {
     .close = pg_close,
 };
 
+/* PostgreSQL's notices ("relation ... already exists, skipping") are not the task's news. */
+static void pg_quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message;
+}
+
 static void pg_kv(const char **keys, const char **vals, int *n, const char *k, const char *v)
 {
 	if (v && *n < 30) {
@@ -374,6 +381,7 @@ struct data_conn *data_pg_open(const struct connection *conn, struct weir_error 
 		return NULL;
 	}
 	PQsetClientEncoding(c->pg, "UTF8");
+	PQsetNoticeProcessor(c->pg, pg_quiet, NULL);
 	c->base.ops = &pg_ops;
 	return &c->base;
 }

@@ -20,6 +20,7 @@ struct pump {
 	bool begun;
 	int64_t rows;
 	int64_t start_ms, last_ms;
+	int64_t pause_at; /* test builds: WEIR_TEST_TRANSFER_PAUSE_AT */
 };
 
 static int pump_columns(void *arg, const struct data_columns *cols, struct weir_error *err)
@@ -38,6 +39,15 @@ static int pump_row(void *arg, const struct data_row *row, struct weir_error *er
 
 	if (p->target->row(p->target, row, err) < 0)
 		return -1;
+#ifdef WEIR_TEST_HOOKS
+	/* tests kill a transfer half-way: it stops here, rows sent, nothing published
+	 * (docs/internals/data.md) */
+	if (p->pause_at > 0 && p->rows + 1 == p->pause_at) {
+		fprintf(stderr, "transfer: paused at %lld rows\n", (long long)p->pause_at);
+		for (;;)
+			clock_sleep_ms(1000);
+	}
+#endif
 	if ((++p->rows & 4095) == 0) {
 		int64_t now = clock_mono_ms();
 		if (now - p->last_ms >= 1000) {
@@ -128,6 +138,10 @@ int data_transfer_run(json_t *spec, json_t **outputs, struct weir_error *err)
 	if (!p.target)
 		return -1;
 	p.start_ms = p.last_ms = clock_mono_ms();
+#ifdef WEIR_TEST_HOOKS
+	if (getenv("WEIR_TEST_TRANSFER_PAUSE_AT"))
+		p.pause_at = strtoll(getenv("WEIR_TEST_TRANSFER_PAUSE_AT"), NULL, 10);
+#endif
 	if (json_object_get(from, "file"))
 		rc = from_file(from, &p, err);
 	else
