@@ -271,11 +271,7 @@ static int ch_load_begin(struct data_conn *dc, const char *table, const struct d
 	strbuf_reset(&c->batch);
 	c->rows = 0;
 	strbuf_addf(&c->query, "INSERT INTO %s (", table);
-	for (size_t i = 0; i < cols->n; i++) {
-		if (i)
-			strbuf_addstr(&c->query, ", ");
-		sqltext_quote_ident(&c->query, cols->names[i], SQL_CLICKHOUSE);
-	}
+	sqltext_quote_idents(&c->query, cols->names, cols->n, SQL_CLICKHOUSE);
 	strbuf_addstr(&c->query, ") FORMAT TabSeparated");
 	return c->query.failed ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory") : 0;
 }

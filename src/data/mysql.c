@@ -144,11 +144,7 @@ static int my_load_begin(struct data_conn *dc, const char *table, const struct d
 	strbuf_reset(&c->batch);
 	c->rows = 0;
 	strbuf_addf(&c->head, "INSERT INTO %s (", table);
-	for (size_t i = 0; i < cols->n; i++) {
-		if (i)
-			strbuf_addstr(&c->head, ", ");
-		sqltext_quote_ident(&c->head, cols->names[i], SQL_MYSQL);
-	}
+	sqltext_quote_idents(&c->head, cols->names, cols->n, SQL_MYSQL);
 	strbuf_addstr(&c->head, ") VALUES ");
 	if (c->head.failed)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");

@@ -234,11 +234,7 @@ static int pg_load_begin(struct data_conn *dc, const char *table, const struct d
 	strbuf_addstr(&sql, "COPY ");
 	strbuf_addstr(&sql, table);
 	strbuf_addstr(&sql, " (");
-	for (size_t i = 0; i < cols->n; i++) {
-		if (i)
-			strbuf_addstr(&sql, ", ");
-		sqltext_quote_ident(&sql, cols->names[i], SQL_POSTGRES);
-	}
+	sqltext_quote_idents(&sql, cols->names, cols->n, SQL_POSTGRES);
 	strbuf_addstr(&sql, ") FROM STDIN");
 	res = PQexec(c->pg, sql.buf);
 	strbuf_release(&sql);

@@ -34,6 +34,20 @@ static enum data_type lite_type(sqlite3_stmt *st, int i)
 	return DATA_TEXT;
 }
 
+/* The statement's columns to cb. */
+static int lite_columns(sqlite3_stmt *st, int nf, const struct data_rows_cb *cb, struct weir_error *err)
+{
+	struct data_columns cols = {0};
+	int rc = 0;
+
+	for (int i = 0; i < nf && rc == 0; i++)
+		rc = data_columns_add(&cols, sqlite3_column_name(st, i), lite_type(st, i));
+	rc = rc < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
+		    : cb->columns(cb->arg, &cols, err);
+	data_columns_release(&cols);
+	return rc;
+}
+
 static int lite_run(struct data_conn *dc, const char *sql, const struct data_params *p,
 		    const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
 {
@@ -70,17 +84,8 @@ static int lite_run(struct data_conn *dc, const char *sql, const struct data_par
 	}
 	while ((s = sqlite3_step(st)) == SQLITE_ROW) {
 		struct data_row row = {(size_t)nf, v, len};
-		if (first && cb && cb->columns) {
-			struct data_columns cols = {0};
-			int r2 = 0;
-			for (int i = 0; i < nf && r2 == 0; i++)
-				r2 = data_columns_add(&cols, sqlite3_column_name(st, i), lite_type(st, i));
-			r2 = r2 < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
-				    : cb->columns(cb->arg, &cols, err);
-			data_columns_release(&cols);
-			if (r2 < 0)
-				goto out;
-		}
+		if (first && cb && cb->columns && lite_columns(st, nf, cb, err) < 0)
+			goto out;
 		first = false;
 		for (int i = 0; i < nf; i++) {
 			v[i] = (const char *)sqlite3_column_text(st, i);
@@ -94,16 +99,9 @@ static int lite_run(struct data_conn *dc, const char *sql, const struct data_par
 		lite_fail(c->db, err);
 		goto out;
 	}
-	if (first && nf > 0 && cb && cb->columns) { /* no rows: still the columns */
-		struct data_columns cols = {0};
-		int r2 = 0;
-		for (int i = 0; i < nf && r2 == 0; i++)
-			r2 = data_columns_add(&cols, sqlite3_column_name(st, i), lite_type(st, i));
-		r2 = r2 < 0 ? -1 : cb->columns(cb->arg, &cols, err);
-		data_columns_release(&cols);
-		if (r2 < 0)
-			goto out;
-	}
+	/* no rows: still the columns */
+	if (first && nf > 0 && cb && cb->columns && lite_columns(st, nf, cb, err) < 0)
+		goto out;
 	if (nf == 0)
 		*count = sqlite3_changes(c->db);
 	rc = 0;
@@ -124,11 +122,7 @@ static int lite_load_begin(struct data_conn *dc, const char *table, const struct
 	int rc = 0;
 
 	strbuf_addf(&sql, "INSERT INTO %s (", table);
-	for (size_t i = 0; i < cols->n; i++) {
-		if (i)
-			strbuf_addstr(&sql, ", ");
-		sqltext_quote_ident(&sql, cols->names[i], SQL_SQLITE);
-	}
+	sqltext_quote_idents(&sql, cols->names, cols->n, SQL_SQLITE);
 	strbuf_addstr(&sql, ") VALUES (");
 	for (size_t i = 0; i < cols->n; i++)
 		strbuf_addstr(&sql, i ? ", ?" : "?");

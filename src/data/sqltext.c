@@ -292,6 +292,15 @@ void sqltext_quote_ident(struct strbuf *out, const char *name, enum sql_dialect 
 	strbuf_addch(out, q);
 }
 
+void sqltext_quote_idents(struct strbuf *out, char *const *names, size_t n, enum sql_dialect d)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addstr(out, ", ");
+		sqltext_quote_ident(out, names[i], d);
+	}
+}
+
 int sqltext_returns_rows(const char *s)
 {
 	static const char *const words[] = {"select", "with", "show", "values", "describe",

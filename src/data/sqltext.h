@@ -67,6 +67,9 @@ void sqltext_quote_clickhouse(struct strbuf *out, const char *value, void *unuse
 /* A name quoted for the dialect: "x" (doubling ") or `x` (doubling `). */
 void sqltext_quote_ident(struct strbuf *out, const char *name, enum sql_dialect d);
 
+/* n names quoted and joined by ", ". */
+void sqltext_quote_idents(struct strbuf *out, char *const *names, size_t n, enum sql_dialect d);
+
 /* True when the statement starts (after blanks, comments and opening
  * parentheses) with a word that returns rows: SELECT, WITH, SHOW, VALUES,
  * DESCRIBE, DESC, EXPLAIN, TABLE, PRAGMA. */

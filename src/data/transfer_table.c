@@ -87,11 +87,7 @@ static const char *type_name(enum data_type ty, enum sql_dialect d, bool key)
 
 static void col_list(struct strbuf *b, const struct data_columns *cols, enum sql_dialect d)
 {
-	for (size_t i = 0; i < cols->n; i++) {
-		if (i)
-			strbuf_addstr(b, ", ");
-		sqltext_quote_ident(b, cols->names[i], d);
-	}
+	sqltext_quote_idents(b, cols->names, cols->n, d);
 }
 
 static int create_missing(struct table_target *t, struct weir_error *err)
@@ -109,11 +105,7 @@ static int create_missing(struct table_target *t, struct weir_error *err)
 	}
 	if (t->key.n && d != SQL_CLICKHOUSE) {
 		strbuf_addstr(&sql, ", PRIMARY KEY (");
-		for (size_t i = 0; i < t->key.n; i++) {
-			if (i)
-				strbuf_addstr(&sql, ", ");
-			sqltext_quote_ident(&sql, t->key.v[i], d);
-		}
+		sqltext_quote_idents(&sql, t->key.v, t->key.n, d);
 		strbuf_addch(&sql, ')');
 	}
 	strbuf_addch(&sql, ')');
@@ -121,11 +113,7 @@ static int create_missing(struct table_target *t, struct weir_error *err)
 		strbuf_addstr(&sql, " ENGINE = MergeTree ORDER BY ");
 		if (t->key.n) {
 			strbuf_addch(&sql, '(');
-			for (size_t i = 0; i < t->key.n; i++) {
-				if (i)
-					strbuf_addstr(&sql, ", ");
-				sqltext_quote_ident(&sql, t->key.v[i], d);
-			}
+			sqltext_quote_idents(&sql, t->key.v, t->key.n, d);
 			strbuf_addch(&sql, ')');
 		} else
 			strbuf_addstr(&sql, "tuple()");
@@ -236,11 +224,7 @@ static int upsert_sql(struct table_target *t, struct strbuf *sql)
 		strbuf_addstr(sql, " ON DUPLICATE KEY UPDATE ");
 	else {
 		strbuf_addstr(sql, " ON CONFLICT (");
-		for (size_t i = 0; i < t->key.n; i++) {
-			if (i)
-				strbuf_addstr(sql, ", ");
-			sqltext_quote_ident(sql, t->key.v[i], d);
-		}
+		sqltext_quote_idents(sql, t->key.v, t->key.n, d);
 		strbuf_addstr(sql, ") DO ");
 	}
 	for (size_t i = 0; i < t->cols.n; i++) {

@@ -61,6 +61,7 @@ def test_postgres_to_redis_hashes_a_million_rows_in_flat_memory(pg, pg_db, redis
     out, peak = transfer(spec, {"pg": pg.uri(pg_db), "cache": redis_server.uri(redis_db)},
                          peak=True)
     assert out["rows"] == ROWS and out["rows_per_second"] > 0, out
+    print("peak %d bytes" % peak)
     assert peak < LIMIT, "peak %d bytes" % peak
     assert r.hgetall("user:77") == {"a": "user-77", "b": __import__("hashlib").md5(b"77").hexdigest(),
                                     "n": "77"}
@@ -76,6 +77,7 @@ def test_postgres_to_postgres_a_million_rows_in_flat_memory(pg, pg_db):
             "to": {"conn": "pg", "table": "dst", "mode": "replace"}}
     out, peak = transfer(spec, {"pg": pg.uri(pg_db)}, peak=True)
     assert out["rows"] == ROWS, out
+    print("peak %d bytes" % peak)
     assert peak < LIMIT, "peak %d bytes" % peak
     assert pg.query(pg_db, "SELECT count(*), sum(n), max(a) FROM dst") == \
         pg.query(pg_db, "SELECT count(*), sum(n), max(a) FROM src")
