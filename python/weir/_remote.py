@@ -159,11 +159,14 @@ class Future:
                 break
             time.sleep(0.1)
         if job["state"] != "succeeded":
-            for p in paths:  # the first rank that raised
-                got = _load_result(p)
-                if got is not None and got[0] == "error":
-                    break
-                got = None
+            # the rank that raised first: the others' errors often follow from it (a peer
+            # gone from the collective)
+            errors = []
+            for p in paths:
+                rec = _load_result(p)
+                if rec is not None and rec[0] == "error":
+                    errors.append((p.stat().st_mtime_ns, rec))
+            got = min(errors, key=lambda e: e[0])[1] if errors else None
         for p in paths:
             try:
                 p.unlink()
@@ -366,7 +369,7 @@ def _options(cpus=1, gpus=0, memory=None, retries=0, retry_exceptions=False, tim
 def _job_name(fn) -> str:
     mod = getattr(fn, "__module__", None) or ""
     qual = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or "call"
-    qual = qual.replace(".<locals>", "")
+    qual = qual.rsplit("<locals>.", 1)[-1]  # a nested function by its own name
     name = qual if mod in ("__main__", "", "__mp_main__") else "%s.%s" % (mod, qual)
     return "".join(ch if ch.isprintable() else "_" for ch in name)[:128] or "call"
 

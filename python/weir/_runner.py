@@ -38,7 +38,7 @@ def _write(path, obj):
 def _error_record(e):
     # the traceback from the user's function on: this file's own frame left out
     tb_obj = e.__traceback__
-    if tb_obj is not None and tb_obj.tb_frame.f_code.co_filename == __file__:
+    while tb_obj is not None and tb_obj.tb_frame.f_code.co_filename == __file__:
         tb_obj = tb_obj.tb_next
     tb = "".join(traceback.format_exception(type(e), e, tb_obj))
     try:
@@ -64,11 +64,12 @@ def _train(fn, extra):
     if extra["framework"] == "pytorch" and extra["init_process_group"]:
         import torch.distributed as pg
         pg.init_process_group(backend=extra["backend"])
-    try:
-        return fn(extra["config"]) if extra["has_config"] else fn()
-    finally:
-        if pg is not None and pg.is_initialized():
-            pg.destroy_process_group()
+    value = fn(extra["config"]) if extra["has_config"] else fn()
+    # only after a success: a rank that raised keeps its connections until its error is
+    # written, so that its peers' "connection closed" errors come after it
+    if pg is not None and pg.is_initialized():
+        pg.destroy_process_group()
+    return value
 
 
 def main():
