@@ -5,6 +5,7 @@ bad input refused before any job exists."""
 
 import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -295,3 +296,37 @@ def test_bad_input_is_refused_before_any_job_exists(pyweir):
         take(1)  # a remote function is called with .remote
     assert job_count(pyweir) == before
     assert not calls.exists() or list(calls.iterdir()) == []
+
+
+IN_VENV = """
+import sys
+import weir
+
+@weir.remote(memory="128m")
+def where():
+    import weir as w
+    return sys.prefix, sys.executable, w.__file__
+
+print(repr(weir.get(where.remote())))
+"""
+
+
+def test_pip_install_into_a_venv_and_the_call_runs_in_that_venv(pyweir, tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)],
+                   check=True, timeout=120)
+    src = tmp_path / "python"  # a copy: pip builds in the folder it is given
+    shutil.copytree(REPO / "python", src, ignore=shutil.ignore_patterns("__pycache__"))
+    r = subprocess.run([str(venv / "bin" / "pip"), "install", "-q", "--no-index", str(src)], capture_output=True, text=True, timeout=300,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r
+    script = tmp_path / "in_venv.py"
+    script.write_text(IN_VENV)
+    env = pyweir.cli_env()
+    env.pop("PYTHONPATH", None)
+    r = subprocess.run([str(venv / "bin" / "python"), str(script)], capture_output=True,
+                       text=True, timeout=120, env=env, cwd=tmp_path)
+    assert r.returncode == 0, r
+    prefix, exe, module = eval(r.stdout.strip())
+    assert prefix == str(venv) and exe == str(venv / "bin" / "python"), r.stdout
+    assert module.startswith(str(venv)), module  # the installed package, not the tree's
