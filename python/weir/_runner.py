@@ -11,7 +11,6 @@ than with -m so that a call does not pay for importing the client's half of the 
 
 import os
 import sys
-import traceback
 
 # sys.path[0] is this file's folder: the package's modules must not shadow the user's
 if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
@@ -27,6 +26,7 @@ def _write(path, obj):
     try:
         data = cloudpickle.dumps(obj, protocol=5)
     except Exception as e:
+        import traceback
         data = cloudpickle.dumps(("error", "weir.errors.SerializationError",
                                   "the result cannot be pickled: %s: %s" % (type(e).__name__, e),
                                   traceback.format_exc(), None), protocol=5)
@@ -36,6 +36,7 @@ def _write(path, obj):
 
 
 def _error_record(e):
+    import traceback
     # the traceback from the user's function on: this file's own frame left out
     tb_obj = e.__traceback__
     while tb_obj is not None and tb_obj.tb_frame.f_code.co_filename == __file__:
@@ -83,7 +84,9 @@ def main():
         if mode == "train":
             value = _train(fn, extra)
         else:
-            if args or kwargs:
+            # an ObjectRef among the arguments imported weir._remote while unpickling;
+            # without one the task does not pay for importing the package
+            if "weir._remote" in sys.modules and (args or kwargs):
                 args, kwargs = _resolve(args, kwargs)
             value = fn(*args, **kwargs)
     except Exception as e:
