@@ -16,11 +16,9 @@ and where a weir call's time goes (medians, from the API's timestamps and the cl
 
 import argparse
 import concurrent.futures
-import os
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -61,18 +59,18 @@ def run_fresh(n, par, py):
         subprocess.run([py, str(child), str(call), str(res)], check=True)
         return cloudpickle.loads(res.read_bytes())
 
-    t0 = time.monotonic()
-    with concurrent.futures.ThreadPoolExecutor(par) as ex:
-        out = list(ex.map(one, range(n)))
-    wall = time.monotonic() - t0
-    assert out == [i + 1 for i in range(n)]
-    return wall
+    return _timed_map(concurrent.futures.ThreadPoolExecutor, par, one, n)
 
 
 def run_pool(n, par):
+    return _timed_map(concurrent.futures.ProcessPoolExecutor, par, trivial, n)
+
+
+def _timed_map(executor, par, fn, n):
+    """Seconds for executor(par).map(fn, range(n)), its results checked."""
     t0 = time.monotonic()
-    with concurrent.futures.ProcessPoolExecutor(par) as ex:
-        out = list(ex.map(trivial, range(n)))
+    with executor(par) as ex:
+        out = list(ex.map(fn, range(n)))
     wall = time.monotonic() - t0
     assert out == [i + 1 for i in range(n)]
     return wall

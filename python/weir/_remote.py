@@ -28,7 +28,7 @@ import cloudpickle
 
 from . import _config, _objects
 from .client import JOB_FINAL, Client
-from .errors import (ApiError, GetTimeoutError, JobFailed, SerializationError, WeirError,
+from .errors import (ApiError, GetTimeoutError, JobFailed, WeirError,
                      remote_error)
 
 RUNNER = Path(__file__).resolve().parent / "_runner.py"
