@@ -330,3 +330,33 @@ def test_pip_install_into_a_venv_and_the_call_runs_in_that_venv(pyweir, tmp_path
     prefix, exe, module = eval(r.stdout.strip())
     assert prefix == str(venv) and exe == str(venv / "bin" / "python"), r.stdout
     assert module.startswith(str(venv)), module  # the installed package, not the tree's
+
+
+def test_retries_wait_on_many_and_tensorflow_cluster(pyweir):
+    @weir.remote(retries=1, retry_exceptions=True, memory="128m")
+    def flaky():
+        import os as o
+        if o.environ["WEIR_ATTEMPT"] == "1":
+            raise RuntimeError("first attempt fails")
+        return "attempt " + o.environ["WEIR_ATTEMPT"]
+
+    fut = flaky.remote()
+    assert weir.get(fut, timeout=120) == "attempt 2"
+    assert pyweir.job(fut.job_id)["attempt"] == 2
+
+    @weir.remote(memory="128m")
+    def ident(i):
+        return i
+
+    futures = [ident.remote(i) for i in range(6)]  # more than a few: one list request a round
+    ready, rest = weir.wait(futures, num_returns=6, timeout=180)
+    assert rest == [] and sorted(weir.get(ready)) == list(range(6))
+
+    def tf_config():
+        import json
+        import os as o
+        return json.loads(o.environ["TF_CONFIG"])
+
+    cfg = weir.train(tf_config, workers=2, framework="tensorflow", memory="128m")
+    assert cfg["task"] == {"type": "worker", "index": 0}, cfg
+    assert len(cfg["cluster"]["worker"]) == 2, cfg
