@@ -116,14 +116,26 @@ class Client:
                 self._drop()
                 raise ServerUnreachable("cannot reach the weir server at %s: %s; is `weir "
                                         "server` running?" % (self.server, e)) from e
-        if resp.status >= 400:
-            text = resp.read()
-            self._check_reuse(resp)
-            self._raise(resp.status, text, method, path)
-        if stream:
-            self._local.conn = None  # the caller owns this connection now
-            return resp
-        payload = resp.read()
+            except BaseException:
+                self._drop()  # interrupted (Ctrl-C) half way: the connection is unusable
+                raise
+        try:
+            if resp.status >= 400:
+                text = resp.read()
+                self._check_reuse(resp)
+                self._raise(resp.status, text, method, path)
+            if stream:
+                self._local.conn = None  # the caller owns this connection now
+                return resp
+            payload = resp.read()
+        except ApiError:
+            raise
+        except OSError as e:
+            self._drop()
+            raise ServerUnreachable("weir server at %s: %s" % (self.server, e)) from e
+        except BaseException:
+            self._drop()
+            raise
         self._check_reuse(resp)
         if raw:
             return payload
