@@ -16,6 +16,7 @@ and where a weir call's time goes (medians, from the API's timestamps and the cl
 
 import argparse
 import concurrent.futures
+import os
 import subprocess
 import sys
 import tempfile
@@ -142,7 +143,9 @@ def main():
         run_weir(srv, 4)
         fresh = run_fresh(n, par, py)
         pool = run_pool(n, par)
+        srv_cpu, my_cpu = srv.cpu_s(), time.process_time()
         wall, futures, values, got_at, submit_s = run_weir(srv, n)
+        srv_cpu, my_cpu = srv.cpu_s() - srv_cpu, time.process_time() - my_cpu
         rows = breakdown(srv, futures, values, got_at, submit_s)
         listed = len(srv.api("GET", "/api/v1/jobs?limit=100000")[1]["jobs"])
     finally:
@@ -158,6 +161,8 @@ def main():
           "own latency, medians:" % ms((wall - fresh) / n))
     for name, xs in rows.items():
         print("  %-58s %10s" % (name, ms(median(xs))))
+    print("CPU per call beside the task's own: the server %s, the caller %s (on %d cores)"
+          % (ms(srv_cpu / n), ms(my_cpu / n), os.cpu_count()))
     print("load after: %s" % open("/proc/loadavg").read().strip())
 
 
