@@ -510,6 +510,8 @@ class RemoteFunction:
                       timeout=cur["timeout"], queue=cur["queue"], name=cur["name"],
                       python=cur["python"], env=cur["env"], priority=cur["priority"],
                       slurm=cur["slurm"])
+        if "venv" in overrides:
+            merged.pop("python")  # the venv's interpreter replaces the one chosen before
         merged.update(overrides)
         return RemoteFunction(self._fn, _options(**merged))
 
