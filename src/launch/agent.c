@@ -48,6 +48,7 @@ struct agent_task {
 	bool alive;
 	bool started_sent;   /* "started" went to the current server */
 	json_t *result;      /* "exited" or "lost", kept until acknowledged */
+	bool acked;          /* the server has the result (the journal is gone) */
 	int64_t kill_at;     /* monotonic: SIGKILL to the shim's session; INT64_MAX: none */
 };
 
@@ -236,6 +237,11 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	if (t->pidfd >= 0) {
 		close(t->pidfd);
 		t->pidfd = -1;
+	}
+	if (t->acked) {
+		/* its result was delivered before the shim was reaped */
+		task_drop(a, t);
+		return;
 	}
 	if (!task_read_journal(a, t) || t->result)
 		return;
@@ -469,6 +475,9 @@ static void on_ack(struct agent *a, json_t *msg)
 		if (!t || !t->result)
 			continue;
 		journal_remove(a->dir, t->key);
+		json_decref(t->result);
+		t->result = NULL;
+		t->acked = true;
 		if (!t->alive)
 			task_drop(a, t);
 	}
