@@ -21,6 +21,7 @@
 #include <dirent.h>
 #include <jansson.h>
 
+#include "exec/cgroup.h"
 #include "launch/journal.h"
 #include "launch/launch.h"
 #include "lib/clock.h"
@@ -30,6 +31,7 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "lib/strbuf.h"
+#include "lib/strvec.h"
 #include "lib/usock.h"
 
 #define AGENT_SOCKET "agent.sock"
@@ -49,12 +51,21 @@ struct agent_task {
 	bool started_sent;   /* "started" went to the current server */
 	json_t *result;      /* "exited" or "lost", kept until acknowledged */
 	bool acked;          /* the server has the result (the journal is gone) */
+	char *group;         /* an adopted shim's pool group, removed at its end; NULL */
 	int64_t kill_at;     /* monotonic: SIGKILL to the shim's session; INT64_MAX: none */
 };
 
 struct conn {
 	int fd;
 	struct strbuf in, out;
+};
+
+#define POOL_SIZE 2
+
+struct spare {
+	pid_t pid;
+	int wfd; /* the start goes down it */
+	char name[48];
 };
 
 struct agent {
@@ -70,6 +81,15 @@ struct agent {
 	int kill_grace_s;
 	char **env; /* the server's environment for shims (owned) */
 	bool quit;
+	/* the pool of groups made ahead (below) */
+	struct cgroup_support cs;
+	bool pool_detected, pool_on;
+	int pool_failures;
+	unsigned pool_seq;
+	struct spare spares[POOL_SIZE];
+	int n_spares;
+	struct hashmap *groups;     /* shim pid -> its pool group's name (owned), until reaped */
+	struct strvec stale_groups; /* groups whose removal the kernel refused for now */
 };
 
 static json_t *task_key_json(const struct agent_task *t)
@@ -161,6 +181,7 @@ static void task_drop(struct agent *a, struct agent_task *t)
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	json_decref(t->result);
+	free(t->group);
 	free(t);
 }
 
@@ -228,9 +249,18 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 
 /* The shim is gone: its result is in the journal, or it died without one
  * (kill -9): then the task is lost, and the server hears so. */
+static void group_remove_later(struct agent *a, const char *name);
+
 static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 {
 	char how[64];
+
+	if (t->group) {
+		proc_kill_session(t->pid); /* the group empty before it goes */
+		group_remove_later(a, t->group);
+		free(t->group);
+		t->group = NULL;
+	}
 	t->alive = false;
 	if (hashmap_get_int(a->pids, t->pid) == t)
 		hashmap_remove_int(a->pids, t->pid);
@@ -293,6 +323,15 @@ static void adopt(struct agent *a, const char *key)
 		t->pidfd = (int)syscall(SYS_pidfd_open, st.shim_pid, 0);
 		t->alive = t->pidfd >= 0;
 	}
+	if (st.group[0]) {
+		/* its pool group goes when it ends (now, if it has) */
+		if (!a->pool_detected) {
+			a->pool_detected = true;
+			cgroup_detect(&a->cs);
+			a->pool_on = a->cs.version != CGROUP_NONE;
+		}
+		t->group = strdup(st.group);
+	}
 	journal_state_release(&st);
 	if (!t->alive)
 		task_gone(a, t, -1);
@@ -320,15 +359,14 @@ static void adopt_all(struct agent *a)
 
 /* ---- the shim ---- */
 
-/* In the child: the agent's descriptors closed (there is no exec to close
- * them), signals back to their defaults, a session of its own, the task's
- * log as stdout and stderr, then the task. */
-static _Noreturn void shim_main(struct agent *a, const char *key, json_t *msg)
+/* In a new child of the agent: the agent's descriptors closed (there is no
+ * exec to close them), its signal mask undone, a session of its own, stdin
+ * from /dev/null. */
+static void child_detach(struct agent *a)
 {
-	struct launch_shim sh = {0};
-	const char *log_path = json_string_value(json_object_get(msg, "log"));
+	struct hashmap_iter it;
 	sigset_t none;
-	int fd, jfd;
+	int fd;
 
 	close(a->lfd);
 	close(a->sfd);
@@ -336,7 +374,8 @@ static _Noreturn void shim_main(struct agent *a, const char *key, json_t *msg)
 	close(a->lock_fd);
 	for (int i = 0; i < a->n_conns; i++)
 		close(a->conns[i].fd);
-	struct hashmap_iter it;
+	for (int i = 0; i < a->n_spares; i++)
+		close(a->spares[i].wfd);
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it)) {
 		struct agent_task *o = it.value;
@@ -353,6 +392,19 @@ static _Noreturn void shim_main(struct agent *a, const char *key, json_t *msg)
 		dup2(fd, 0);
 		close(fd);
 	}
+}
+
+/* The shim's task: its log as stdout and stderr, its journal, then the
+ * launcher's work (launch_shim_run).  `cg`: the group it is in already
+ * (the pool), or NULL. */
+static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
+                               const char *group)
+{
+	struct launch_shim sh = {0};
+	const char *log_path = json_string_value(json_object_get(msg, "log"));
+	char role[64];
+	int fd, jfd;
+
 	if (!json_is_true(json_object_get(msg, "log_to_server")) && log_path) {
 		char *dir = fs_abs_dirname(log_path);
 		if (dir)
@@ -367,23 +419,193 @@ static _Noreturn void shim_main(struct agent *a, const char *key, json_t *msg)
 		}
 	}
 	jfd = journal_open(a->dir, key);
-	if (jfd < 0) {
+	if (jfd < 0 || journal_key_parse(key, &sh.job, role, sizeof role, &sh.index,
+	                                 &sh.attempt) < 0) {
 		log_error("%s: cannot open the task's journal: %s", key, strerror(errno));
 		_exit(125);
 	}
-	struct agent_task *t = hashmap_get_str(a->tasks, key);
 	json_t *task = json_object_get(msg, "task");
-	sh.job = t->job;
-	sh.role = t->role;
-	sh.index = t->index;
-	sh.attempt = t->attempt;
+	sh.role = role;
 	sh.key = key;
 	sh.task = json_is_object(task) ? task : NULL;
 	sh.log_to_server = json_is_true(json_object_get(msg, "log_to_server"));
 	sh.journal_fd = jfd;
 	sh.notify_fd = a->notify_w;
-	/* the lines of the log are the task's: no buffer shared with the agent */
+	sh.cg = cg;
+	sh.group = group;
 	_exit(launch_shim_run(&sh));
+}
+
+/* ---- the pool of groups made ahead ----
+ *
+ * Moving a process into a cgroup v1 group waits for an RCU grace period
+ * (7-13 ms measured, docs/internals/launch.md); a process forked inside a
+ * group is born there for free.  So the agent keeps a few spare shims,
+ * each already in a fresh group of its own (the move paid while nothing
+ * waits), blocked on a pipe; a task with limits goes to a spare, which
+ * sets its group's limits and runs it, and a new spare is made after the
+ * turn.  The agent removes a group once its shim is reaped. */
+
+#define POOL_PARENT "weir"
+
+static _Noreturn void spare_main(struct agent *a, int rfd, int wfd, const char *name)
+{
+	struct weir_error err = {0};
+	struct strbuf in = STRBUF_INIT;
+	struct cgroup *cg;
+	char buf[65536], key[JOURNAL_KEY_MAX];
+	ssize_t n;
+
+	child_detach(a);
+	close(wfd);
+	cg = cgroup_create_empty(&a->cs, POOL_PARENT, name, &err);
+	if (!cg || cgroup_join_self(cg) < 0)
+		_exit(3);
+	while ((n = read(rfd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			strbuf_add(&in, buf, (size_t)n);
+	close(rfd);
+	json_t *msg = in.len ? json_loadb(in.buf, in.len, 0, NULL) : NULL;
+	const char *role = json_string_value(json_object_get(msg, "role"));
+	if (!msg || !role ||
+	    journal_key(key, sizeof key, (long long)json_integer_value(json_object_get(msg, "job")),
+	                role, (int)json_integer_value(json_object_get(msg, "index")),
+	                (int)json_integer_value(json_object_get(msg, "attempt"))) < 0) {
+		/* the agent left (or gave nothing): no task; the group goes too */
+		if (cgroup_move_self_to(&a->cs, POOL_PARENT) == 0)
+			cgroup_remove_named(&a->cs, POOL_PARENT, name);
+		_exit(0);
+	}
+	strbuf_release(&in);
+	shim_run(a, key, msg, cg, name);
+}
+
+static void pool_refill(struct agent *a)
+{
+	while (a->pool_on && a->n_spares < POOL_SIZE && a->pool_failures < 3) {
+		struct spare *sp = &a->spares[a->n_spares];
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return;
+		snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), a->pool_seq++);
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0)
+			spare_main(a, p[0], p[1], sp->name);
+		close(p[0]);
+		if (pid < 0) {
+			close(p[1]);
+			return;
+		}
+		sp->pid = pid;
+		sp->wfd = p[1];
+		a->n_spares++;
+	}
+}
+
+/* A group to remove once its shim is gone (retried on the tick while the
+ * kernel still says busy). */
+static void group_remove_later(struct agent *a, const char *name)
+{
+	if (cgroup_remove_named(&a->cs, POOL_PARENT, name) < 0)
+		strvec_push(&a->stale_groups, name);
+}
+
+static void groups_retry(struct agent *a)
+{
+	struct strvec left = STRVEC_INIT;
+
+	for (size_t i = 0; i < a->stale_groups.n; i++)
+		if (cgroup_remove_named(&a->cs, POOL_PARENT, a->stale_groups.v[i]) < 0)
+			strvec_push(&left, a->stale_groups.v[i]);
+	strvec_release(&a->stale_groups);
+	a->stale_groups = left;
+}
+
+/* The pool's groups of agents that are gone (killed with -9), emptied by
+ * now: removed. */
+static void pool_sweep(struct agent *a)
+{
+	char dir[600];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(dir, sizeof dir, "%s/%s", a->cs.memory_root, POOL_PARENT);
+	if (!(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		int pid;
+		if (sscanf(de->d_name, "pool-%d-", &pid) == 1 && pid != (int)getpid() &&
+		    kill(pid, 0) < 0 && errno == ESRCH)
+			cgroup_remove_named(&a->cs, POOL_PARENT, de->d_name);
+	}
+	closedir(d);
+}
+
+/* Whether the task takes a spare: given whole by the server, with limits,
+ * under no backend that confines it; the pool is made on the first one
+ * (cgroup_detect then reads the server's WEIR_CGROUP). */
+static struct spare *pool_take(struct agent *a, json_t *msg)
+{
+	json_t *task = json_object_get(msg, "task");
+
+	if (!json_is_object(task) || json_is_false(json_object_get(task, "cgroup")) ||
+	    (json_integer_value(json_object_get(task, "memory_mb")) <= 0 &&
+	     json_integer_value(json_object_get(task, "vcores")) <= 0))
+		return NULL;
+	if (!a->pool_detected) {
+		const char *pool = getenv("WEIR_AGENT_POOL");
+		a->pool_detected = true;
+		cgroup_detect(&a->cs);
+		a->pool_on = a->cs.version != CGROUP_NONE && !(pool && !strcmp(pool, "0"));
+		if (a->pool_on)
+			pool_sweep(a);
+	}
+	if (!a->pool_on || a->n_spares == 0)
+		return NULL;
+	return &a->spares[--a->n_spares];
+}
+
+/* Hands the start to the spare: the message down its pipe, then EOF. */
+static int pool_give(struct spare *sp, json_t *msg)
+{
+	char *text = json_dumps(msg, JSON_COMPACT);
+	int rc = -1;
+
+	if (text) {
+		size_t len = strlen(text), off = 0;
+		fcntl(sp->wfd, F_SETFL, fcntl(sp->wfd, F_GETFL) & ~O_NONBLOCK);
+		while (off < len) {
+			ssize_t n = write(sp->wfd, text + off, len - off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		rc = off == len ? 0 : -1;
+	}
+	free(text);
+	close(sp->wfd);
+	sp->wfd = -1;
+	return rc;
+}
+
+static void pool_close(struct agent *a)
+{
+	for (int i = 0; i < a->n_spares; i++) {
+		int st;
+		close(a->spares[i].wfd);
+		while (waitpid(a->spares[i].pid, &st, 0) < 0 && errno == EINTR)
+			;
+		group_remove_later(a, a->spares[i].name);
+	}
+	a->n_spares = 0;
+	/* a group is busy for a moment after its last process is reaped */
+	for (int i = 0; i < 100 && a->stale_groups.n; i++) {
+		clock_sleep_ms(10);
+		groups_retry(a);
+	}
 }
 
 static void on_start(struct agent *a, json_t *msg)
@@ -414,10 +636,22 @@ static void on_start(struct agent *a, json_t *msg)
 		log_error("agent: %s: out of memory", key);
 		return;
 	}
-	fflush(NULL);
-	pid = fork();
-	if (pid == 0)
-		shim_main(a, key, msg);
+	struct spare *sp = pool_take(a, msg);
+	if (sp && pool_give(sp, msg) == 0) {
+		pid = sp->pid;
+		hashmap_put_int(a->groups, pid, strdup(sp->name), NULL);
+	} else {
+		if (sp) {
+			/* the spare is gone: its group goes when it is reaped */
+			hashmap_put_int(a->groups, sp->pid, strdup(sp->name), NULL);
+		}
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			child_detach(a);
+			shim_run(a, key, msg, NULL, NULL);
+		}
+	}
 	if (pid < 0) {
 		char why[160];
 		snprintf(why, sizeof why, "cannot fork the task's shim: %s", strerror(errno));
@@ -686,11 +920,27 @@ static void on_sigchld(struct agent *a)
 	}
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		struct agent_task *t = hashmap_get_int(a->pids, pid);
-		if (!t)
-			continue;
-		/* the journal's last lines may still be in the pipe */
-		on_notify(a);
-		task_gone(a, t, st);
+		char *group = hashmap_remove_int(a->groups, pid);
+		for (int i = 0; i < a->n_spares; i++) {
+			if (a->spares[i].pid != pid)
+				continue;
+			/* a spare that died unused: it could not make or join its group */
+			close(a->spares[i].wfd);
+			group_remove_later(a, a->spares[i].name);
+			a->spares[i] = a->spares[--a->n_spares];
+			if (++a->pool_failures == 3)
+				log_warn("agent: spare shims keep failing; no groups made ahead");
+			break;
+		}
+		if (t) {
+			/* the journal's last lines may still be in the pipe */
+			on_notify(a);
+			task_gone(a, t, st);
+		}
+		if (group) {
+			group_remove_later(a, group);
+			free(group);
+		}
 	}
 }
 
@@ -716,6 +966,9 @@ static void on_adopted(struct agent *a)
 static void on_tick(struct agent *a, int64_t now)
 {
 	struct hashmap_iter it;
+
+	if (a->stale_groups.n)
+		groups_retry(a);
 
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it)) {
@@ -769,7 +1022,8 @@ static int agent_setup(struct agent *a)
 		return -1;
 	a->tasks = hashmap_create(HASHMAP_KEY_STR);
 	a->pids = hashmap_create(HASHMAP_KEY_INT);
-	return a->tasks && a->pids ? 0 : -1;
+	a->groups = hashmap_create(HASHMAP_KEY_INT);
+	return a->tasks && a->pids && a->groups ? 0 : -1;
 }
 
 static int agent_run(struct agent *a)
@@ -833,8 +1087,11 @@ static int agent_run(struct agent *a)
 			on_adopted(a);
 		on_tick(a, now);
 		flush_conns(a);
+		/* after the answers are out: the pool's next spares */
+		pool_refill(a);
 	}
 	flush_conns(a);
+	pool_close(a);
 	free(pfd);
 	return 0;
 }

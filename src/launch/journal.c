@@ -104,6 +104,8 @@ int journal_read(const char *dir, const char *key, struct journal_state *out)
 		if (!strcmp(t, "shim")) {
 			out->shim_pid = (int)json_integer_value(json_object_get(r, "pid"));
 			out->shim_start = (uint64_t)json_integer_value(json_object_get(r, "start"));
+			const char *g = json_string_value(json_object_get(r, "group"));
+			snprintf(out->group, sizeof out->group, "%s", g && !strchr(g, '/') ? g : "");
 		} else if (!strcmp(t, "started")) {
 			out->started = true;
 			out->pid = (int)json_integer_value(json_object_get(r, "pid"));

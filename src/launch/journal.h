@@ -3,9 +3,10 @@
  * One file per task attempt, DIR/KEY.journal (KEY: "JOB.ROLE.INDEX.ATTEMPT";
  * role names hold no dot), one JSON object a line, appended in this order:
  *
- *   {"t":"shim","pid":P,"start":TICKS}   the shim, first thing (its pid and
- *                                         start time: one process, not a
- *                                         reused pid)
+ *   {"t":"shim","pid":P,"start":TICKS,   the shim, first thing (its pid and
+ *    "group":NAME}                        start time: one process, not a
+ *                                         reused pid; the agent's pool group
+ *                                         it runs in, if any)
  *   {"t":"started","pid":P,"port":N}     the program runs
  *   {"t":"exited", the exited report's fields (launch/report.h),
  *    "reported": true when the shim told the server itself (HTTP)}
@@ -44,6 +45,7 @@ int journal_append(int fd, json_t *rec, bool sync);
 struct journal_state {
 	int shim_pid;        /* 0: no shim record */
 	uint64_t shim_start; /* its start time (lib/proc.h start_ticks) */
+	char group[48];      /* its pool group; "" when none */
 	bool started;
 	int pid, port;       /* from "started" */
 	json_t *exited;      /* the "exited" record (owned); NULL: none yet */

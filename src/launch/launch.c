@@ -637,6 +637,14 @@ static void prepare_limits(struct launch *l)
 	struct weir_error err = {0};
 	char line[600], name[256];
 
+	if (l->cg) {
+		/* made ahead by the agent, the shim inside already: the program is
+		 * born in it, with no move on the way to its start */
+		log_info("limits: a cgroup made ahead by the agent");
+		if (cgroup_set_limits(l->cg, l->memory_mb, l->vcores, &err) < 0)
+			log_warn("%s: the limit is not set", err.msg);
+		return;
+	}
 	if (l->memory_mb == 0 && l->vcores == 0)
 		return;
 	if (l->backend_confines) {
@@ -694,6 +702,7 @@ static int run_program(struct launch *l, const struct contract *c, struct superv
 	    .workdir = l->workdir,
 	    .envp = envp,
 	    .cg = l->cg,
+	    .cg_joined = l->shim && l->shim->cg,
 	    .memory_mb = l->memory_mb,
 	    .execution_timeout_s = l->execution_timeout_s,
 	    .kill_grace_ms = l->kill_grace_ms,
@@ -979,7 +988,10 @@ out:
 	if (l->out_w >= 0)
 		close(l->out_w);
 	free(node_cache);
-	cgroup_destroy(l->cg);
+	if (l->shim && l->shim->cg)
+		cgroup_forget(l->cg); /* the agent removes it once the shim is gone */
+	else
+		cgroup_destroy(l->cg);
 	contract_release(&c);
 	release_port(l);
 	json_decref(l->cluster);
@@ -1025,8 +1037,9 @@ int launch_shim_run(const struct launch_shim *sh)
 	l.log_to_server = sh->log_to_server;
 	l.cg = sh->cg;
 	/* who runs this task, before anything of it runs */
-	rec = json_pack("{s:s,s:i,s:I}", "t", "shim", "pid", (int)getpid(), "start",
-	                (json_int_t)(proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0));
+	rec = json_pack("{s:s,s:i,s:I,s:s?}", "t", "shim", "pid", (int)getpid(), "start",
+	                (json_int_t)(proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0),
+	                "group", sh->group);
 	if (!rec || journal_append(sh->journal_fd, rec, false) < 0) {
 		log_error("the task's journal: %s", strerror(errno));
 		json_decref(rec);

@@ -53,6 +53,7 @@ struct launch_shim {
 	int journal_fd;    /* the task's journal, open for appending */
 	int notify_fd;     /* the agent's pipe: "KEY\n" when the journal grew; -1: none */
 	struct cgroup *cg; /* made ahead by the agent (the shim is in it); NULL: none */
+	const char *group; /* its name, journalled for an agent that adopts the shim */
 };
 
 /* Runs the shim's task to its end (WEIR_SERVER and WEIR_TOKEN from the
