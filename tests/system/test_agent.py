@@ -15,7 +15,6 @@ from dagtest import Dags, dag_config
 
 def agent_server(make_server, config=None, **env):
     srv = make_server(config=config, start=False) if config else make_server(start=False)
-    srv.extra_env.update({"WEIR_AGENT": "1"})
     srv.extra_env.update(env)
     srv.start()
     return srv
@@ -176,7 +175,6 @@ def gang_spec(side, n=4, sleep=3):
 
 def test_kill9_of_the_agent_mid_dag_and_gang(make_server, tmp_path):
     srv = make_server(config=dag_config(), start=False)
-    srv.extra_env["WEIR_AGENT"] = "1"
     d = Dags(srv, tmp_path)
     items = ["i%03d" % i for i in range(200)]
     d.write("wide.yaml", FANOUT % (d.side, json.dumps(items)))
