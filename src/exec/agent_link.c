@@ -316,8 +316,6 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 static int spawn_agent(struct agent_link *l, struct weir_error *err)
 {
 	uv_process_t *p = calloc(1, sizeof *p);
-	uv_process_options_t opt;
-	uv_stdio_container_t stdio[3];
 	char *log = fs_join(l->home, "agent.log");
 	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	int out = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
@@ -328,20 +326,7 @@ static int spawn_agent(struct agent_link *l, struct weir_error *err)
 		               !p ? "out of memory" : strerror(errno));
 		goto out;
 	}
-	memset(&opt, 0, sizeof opt);
-	stdio[0].flags = UV_INHERIT_FD;
-	stdio[0].data.fd = in;
-	stdio[1].flags = UV_INHERIT_FD;
-	stdio[1].data.fd = out;
-	stdio[2].flags = UV_INHERIT_FD;
-	stdio[2].data.fd = out;
-	opt.file = l->exe;
-	opt.args = l->args;
-	opt.env = l->env;
-	opt.stdio = stdio;
-	opt.stdio_count = 3;
-	opt.flags = UV_PROCESS_DETACHED;
-	r = uv_spawn(l->loop, p, &opt);
+	r = executor_spawn_detached(l->loop, p, l->exe, l->args, l->env, in, out, NULL);
 	if (r < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cannot start the agent %s: %s", l->exe,
 		               uv_strerror(r));

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <uv.h>
 
 #include "lib/error.h"
 
@@ -157,5 +158,12 @@ struct executor {
  * WEIR_LOG is set.  The array is new (free() it); its strings are borrowed.
  * NULL when out of memory. */
 char **executor_launcher_env(const char *env_server, const char *env_token);
+
+/* uv_spawn of `file` with UV_PROCESS_DETACHED (its own session: it outlives
+ * the server), stdin `in_fd`, stdout and stderr `out_fd` (both stay the
+ * caller's to close).  libuv's result: 0, or a negative error (the handle
+ * is initialized either way: uv_close it). */
+int executor_spawn_detached(uv_loop_t *loop, uv_process_t *p, const char *file, char **args,
+                            char **env, int in_fd, int out_fd, uv_exit_cb on_exit);
 
 #endif

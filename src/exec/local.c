@@ -92,8 +92,6 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 {
 	struct local_executor *lx = (struct local_executor *)ex;
 	struct launcher *l = NULL;
-	uv_process_options_t opt;
-	uv_stdio_container_t stdio[3];
 	char job[24], idx[16], att[16];
 	char *args[14];
 	char **env = NULL;
@@ -158,27 +156,13 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 		args[a++] = "--log-to-server";
 	args[a] = NULL;
 
-	memset(&opt, 0, sizeof opt);
-	stdio[0].flags = UV_INHERIT_FD;
-	stdio[0].data.fd = in_fd;
-	stdio[1].flags = UV_INHERIT_FD;
-	stdio[1].data.fd = out_fd;
-	stdio[2].flags = UV_INHERIT_FD;
-	stdio[2].data.fd = out_fd;
-	opt.file = lx->exe;
-	opt.args = args;
-	opt.env = env;
-	opt.stdio = stdio;
-	opt.stdio_count = 3;
-	opt.flags = UV_PROCESS_DETACHED;
-	opt.exit_cb = on_launcher_exit;
-
 	l->lx = lx;
 	l->job_id = task->job_id;
 	l->index = task->index;
 	l->attempt = task->attempt;
 	l->proc.data = l;
-	r = uv_spawn(lx->loop, &l->proc, &opt);
+	r = executor_spawn_detached(lx->loop, &l->proc, lx->exe, args, env, in_fd, out_fd,
+	                            on_launcher_exit);
 	if (r != 0) {
 		weir_error_set(
 		    err, WEIR_E_INTERNAL, "job %lld %s:%d: cannot start the launcher %s: %s",
