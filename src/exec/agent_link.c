@@ -45,7 +45,7 @@ struct agent_link {
 
 struct link_write {
 	uv_write_t req;
-	uv_buf_t buf;
+	char *base;
 };
 
 static void handle_free(uv_handle_t *h)
@@ -134,24 +134,26 @@ static void on_written(uv_write_t *req, int status)
 
 	if (status < 0)
 		log_warn("agent: write: %s", uv_strerror(status));
-	free(w->buf.base);
+	free(w->base);
 	free(w);
 }
 
 static void flush_out(struct agent_link *l)
 {
 	struct link_write *w;
+	uv_buf_t b;
+	size_t len;
 
 	if (!l->pipe || l->out.len == 0)
 		return;
 	w = calloc(1, sizeof *w);
 	if (!w)
 		return;
-	size_t len;
-	w->buf.base = strbuf_detach(&l->out, &len);
-	w->buf.len = len;
-	if (uv_write(&w->req, (uv_stream_t *)l->pipe, &w->buf, 1, on_written) < 0) {
-		free(w->buf.base);
+	w->base = strbuf_detach(&l->out, &len);
+	/* libuv copies the buffer list; the bytes stay ours until on_written */
+	b = uv_buf_init(w->base, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)l->pipe, &b, 1, on_written) < 0) {
+		free(w->base);
 		free(w);
 	}
 }

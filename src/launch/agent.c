@@ -1096,6 +1096,51 @@ static int agent_run(struct agent *a)
 	return 0;
 }
 
+/* Frees what the agent holds; its shims run on. */
+static void agent_release(struct agent *a)
+{
+	struct hashmap_iter it;
+
+	while (a->n_conns > 0)
+		conn_close(a, a->n_conns - 1);
+	if (a->tasks) {
+		hashmap_iter_init(&it, a->tasks);
+		while (hashmap_iter_next(&it)) {
+			struct agent_task *t = it.value;
+			hashmap_iter_remove(&it);
+			if (t->pidfd >= 0)
+				close(t->pidfd);
+			json_decref(t->result);
+			free(t->group);
+			free(t);
+		}
+		hashmap_destroy(a->tasks);
+	}
+	hashmap_destroy(a->pids);
+	if (a->groups) {
+		hashmap_iter_init(&it, a->groups);
+		while (hashmap_iter_next(&it)) {
+			free(it.value);
+			hashmap_iter_remove(&it);
+		}
+		hashmap_destroy(a->groups);
+	}
+	strvec_release(&a->stale_groups);
+	if (a->env) {
+		if (environ == a->env)
+			environ = NULL;
+		for (size_t i = 0; a->env[i]; i++)
+			free(a->env[i]);
+		free(a->env);
+	}
+	int fds[] = {a->lfd, a->sfd, a->notify_r, a->notify_w, a->lock_fd};
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(a->home);
+	free(a->dir);
+}
+
 char *agent_home(const char *given)
 {
 	const char *h = given && *given ? given : getenv("WEIR_HOME");
@@ -1207,7 +1252,6 @@ int agent_main(int argc, char **argv)
 	else
 		rc = rc > 0 ? 0 : 1;
 	/* the journals stay: the next agent finds what this one held */
-	free(a.home);
-	free(a.dir);
+	agent_release(&a);
 	return rc;
 }
