@@ -1,7 +1,8 @@
 /* launch.c: `weir launch`: its arguments, the protocol with the server
  * (register, gang wait, started, exited), the task's working directory,
- * limits and framework environment; the user program itself is run and
- * watched by supervise.c. */
+ * limits and framework environment; the same for a shim forked by the
+ * agent (launch_shim_run: its events to the task's journal); the user
+ * program itself is run and watched by supervise.c. */
 #include "launch/launch.h"
 
 #include <arpa/inet.h>
@@ -401,7 +402,9 @@ static void ship_finish(struct launch *l, int64_t give_up_ms)
 	l->ship = NULL;
 }
 
-/* The program's output that is in the pipe now (never waits). */
+/* The program's output that is in the pipe now (never waits).  The one
+ * place a task's output passes through the launcher: a masker of secrets
+ * (for tasks that carry them) goes here, between read() and the shipper. */
 static void drain_output(struct launch *l)
 {
 	char buf[65536];

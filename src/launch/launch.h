@@ -11,8 +11,9 @@
  *
  * Reserves the task's port, registers with the server, prepares the working
  * directory (src_dir, artifacts through the shared cache), waits for the
- * whole gang, sets the framework's environment, runs the command under
- * /bin/sh -c in its own process group and cgroup, forwards signals, enforces
+ * whole gang, sets the framework's environment, runs the command (its words
+ * exec'd directly when it has no shell syntax, else under /bin/sh -c) in its
+ * own process group and cgroup, forwards signals, enforces
  * the memory limit and the execution timeout, and reports started/exited.
  * The protocol is docs/api.md's "Launch protocol"; the design is
  * docs/internals/launch.md.

@@ -244,3 +244,13 @@ def test_agent_status_without_an_agent_says_so(tmp_path):
                        capture_output=True, text=True, timeout=30)
     assert r.returncode == 1, cli_describe(r)
     assert "no agent answers" in r.stderr, cli_describe(r)
+
+
+def test_without_the_agent_each_task_has_a_launcher_process(make_server):
+    srv = agent_server(make_server, WEIR_AGENT="0")
+    job = srv.submit(spec({"worker": {"instances": 2, "command": "echo $WEIR_TASK_INDEX"}},
+                          name="launchers"))
+    job = srv.wait_job(job["id"], timeout=60)
+    assert job["state"] == "succeeded", job
+    assert agent_status(srv) is None
+    assert not (srv.home / "agent.sock").exists()
