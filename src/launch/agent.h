@@ -34,6 +34,13 @@
 /* argv[0] is "agent".  Returns the process's exit status. */
 int agent_main(int argc, char **argv);
 
+/* The socket's name in the home. */
+#define AGENT_SOCKET "agent.sock"
+
+/* `weir agent status`: asks the agent of `home` and prints its pid, its
+ * resident size and a line per task.  0, or 1 when no agent answers. */
+int agent_status_print(const char *home);
+
 /* The home `weir agent` uses: --home, else WEIR_HOME, else ~/.weir; new
  * (free() it), NULL when out of memory. */
 char *agent_home(const char *given);
