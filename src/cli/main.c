@@ -18,6 +18,7 @@
 #include "cli/cli_password.h"
 #include "data/task.h"
 #include "exec/artifact.h"
+#include "launch/agent.h"
 #include "launch/launch.h"
 #include "launch/workdir.h"
 #include "server/server.h"
@@ -37,6 +38,7 @@ static void usage(FILE *out)
 	      "  tasks      a DAG run's task instances: state, clear, logs\n"
 	      "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
 	      "  launch     (internal) the parent of every task, started by the executor\n"
+	      "  agent      the node's agent, parent of every local task (`weir agent status`)\n"
 	      "  version    print the version of this program and of the server\n"
 	      "  help CMD   the usage of a command\n"
 	      "\n"
@@ -146,6 +148,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "launch")) {
 		workdir_set_unpacker(artifact_unpack_cached);
 		return launch_main(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "agent")) {
+		workdir_set_unpacker(artifact_unpack_cached);
+		return agent_main(argc - 1, argv + 1);
 	}
 	if (argc >= 2 && !strcmp(argv[1], "artifact-unpack"))
 		return cli_artifact_unpack(argc - 1, argv + 1);

@@ -89,6 +89,11 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt, enum exec
                                const char *backend_id, const char *reason);
 
 /* The executor_exit_fn to give the executor (arg: the manager). */
+/* executor_reports_fn (exec/executor.h): the agent's started and exited
+ * reports of one read, recorded in one turn as the HTTP calls of the same
+ * names would record them. */
+void job_manager_on_agent_reports(void *arg, json_t *batch);
+
 void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, int index,
                                   int attempt, int launcher_pid, int64_t exit_status,
                                   int term_signal);

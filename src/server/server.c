@@ -260,6 +260,14 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	                                job_manager_on_launcher_exit, p->jm, err);
 	if (!p->exec)
 		goto out;
+	/* local tasks as shims of the node's agent (docs/internals/launch.md);
+	 * WEIR_AGENT=0 keeps a launcher process per task */
+	const char *use_agent = getenv("WEIR_AGENT");
+	if (!use_agent || strcmp(use_agent, "0")) {
+		struct weir_error e2 = {0};
+		if (local_executor_use_agent(p->exec, cfg->home, job_manager_on_agent_reports, &e2) < 0)
+			log_warn("the node's agent: %s; starting a launcher per task instead", e2.msg);
+	}
 	if (server_uses_slurm(cfg)) {
 		struct slurm_options so = {
 		    .partition = cfg->slurm.partition,

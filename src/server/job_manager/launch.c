@@ -305,6 +305,14 @@ static json_t *started(struct job_manager *jm, json_t *body, struct job_row *job
 		jm_task_set_state(t, TASK_RUNNING);
 		if ((v = json_object_get(body, "pid")) && json_is_integer(v))
 			t->pid = (int)json_integer_value(v);
+		/* a shim the server registered itself (the agent's): its pid and
+		 * the port it reserved come with the start */
+		if ((v = json_object_get(body, "launcher_pid")) && json_is_integer(v) &&
+		    json_integer_value(v) > 0)
+			t->launcher_pid = (int)json_integer_value(v);
+		if ((v = json_object_get(body, "port")) && json_is_integer(v) &&
+		    json_integer_value(v) > 0)
+			t->port = (int)json_integer_value(v);
 		t->started_at = clock_now_ms();
 		if (store_task_update(jm->store, t, err) < 0)
 			return NULL;
@@ -352,4 +360,29 @@ static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job,
 json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err)
 {
 	return launch_report(ctx, body, exited, err);
+}
+
+void job_manager_on_agent_reports(void *arg, json_t *batch)
+{
+	struct job_manager *jm = arg;
+	size_t i;
+	json_t *m;
+
+	jm_turn_begin(jm);
+	json_array_foreach(batch, i, m) {
+		struct weir_error err = {0};
+		const char *t = json_string_value(json_object_get(m, "t"));
+		json_t *r = NULL;
+		if (t && !strcmp(t, "started"))
+			r = jm_launch_started(jm, m, &err);
+		else if (t && !strcmp(t, "exited"))
+			r = jm_launch_exited(jm, m, &err);
+		else
+			continue;
+		/* gone (a superseded attempt): nothing to record, as a 410 */
+		if (!r && err.kind != WEIR_E_GONE)
+			log_warn("agent report %s: %s", t, err.msg);
+		json_decref(r);
+	}
+	jm_turn_end(jm);
 }
