@@ -413,8 +413,13 @@ char *connection_path(const struct connection *c)
 
 char *connection_env_name(const char *id)
 {
+	return connection_env_name_with("WEIR_CONN_", id);
+}
+
+char *connection_env_name_with(const char *prefix, const char *id)
+{
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "WEIR_CONN_");
+	strbuf_addstr(&sb, prefix);
 	for (const char *p = id; *p; p++)
 		strbuf_addch(&sb, (*p == '.' || *p == '-') ? '_' : (char)toupper((unsigned char)*p));
 	if (sb.failed) {
@@ -422,6 +427,15 @@ char *connection_env_name(const char *id)
 		return NULL;
 	}
 	return strbuf_detach(&sb, NULL);
+}
+
+void connection_id_of_env(const char *suffix, char *out, size_t size)
+{
+	size_t i;
+	for (i = 0; suffix[i] && i + 1 < size; i++)
+		out[i] = (char)tolower((unsigned char)suffix[i]);
+	if (size)
+		out[i] = '\0';
 }
 
 void connection_release(struct connection *c)
@@ -443,4 +457,11 @@ void connection_release(struct connection *c)
 	free(c->schema);
 	json_decref(c->extra);
 	memset(c, 0, sizeof(*c));
+}
+
+void connections_free(struct connection *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		connection_release(&rows[i]);
+	free(rows);
 }

@@ -87,6 +87,17 @@ char *connection_path(const struct connection *c);
  * Newly allocated; NULL when out of memory. */
 char *connection_env_name(const char *id);
 
+/* The same rule after another prefix ("WEIR_VAR_" for variables). */
+char *connection_env_name_with(const char *prefix, const char *id);
+
+/* The id an environment name after its prefix stands for: lower-cased
+ * (Airflow's rule: AIRFLOW_CONN_MY_DB is my_db), into out (size bytes).
+ * WEIR_CONN_MY_DB names "my_db", and every id that upper-cases to MY_DB
+ * (My_Db, my-db, my.db) reads that variable. */
+void connection_id_of_env(const char *suffix, char *out, size_t size);
+
 void connection_release(struct connection *c);
+/* Releases rows[0..n) and frees the array; NULL is a no-op. */
+void connections_free(struct connection *rows, size_t n);
 
 #endif
