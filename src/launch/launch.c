@@ -23,6 +23,7 @@
 #include "exec/cgroup.h"
 #include "launch/contract.h"
 #include "launch/logship.h"
+#include "launch/task_output.h"
 #include "launch/report.h"
 #include "launch/supervise.h"
 #include "launch/workdir.h"
@@ -74,6 +75,10 @@ struct launch {
 	bool log_to_server;
 	struct logship *ship;
 	int out_r, out_w; /* the pipe; -1 when none */
+	/* where the pipe's bytes go, masked (task_output.h); also without
+	 * --log-to-server when the task was given secrets */
+	struct task_output out;
+	const char *launch_error; /* the register answer's: the task must not start */
 	struct cgroup *cg; /* the program's limits; NULL: none, or RSS polling */
 	int64_t started_retry_ms; /* the last wait before retrying "started"; 0: none yet */
 };
@@ -225,6 +230,11 @@ static int take_register_answer(struct launch *l, json_t *t)
 	l->registration_timeout_s = int_field(t, "registration_timeout_s", 300);
 	l->execution_timeout_s = int_field(t, "execution_timeout_s", 0);
 	l->backend_confines = json_is_false(json_object_get(t, "cgroup"));
+	l->launch_error = str_field(t, "launch_error");
+	if (task_output_set_mask(&l->out, json_object_get(t, "mask")) < 0) {
+		log_error("out of memory");
+		return -1;
+	}
 	json_t *g = json_object_get(t, "kill_grace_s");
 	const char *env = getenv("WEIR_KILL_GRACE");
 	if (json_is_number(g))
@@ -404,12 +414,13 @@ static void drain_output(struct launch *l)
 	while (l->out_r >= 0) {
 		ssize_t n = read(l->out_r, buf, sizeof buf);
 		if (n > 0) {
-			logship_write(l->ship, buf, (size_t)n);
+			task_output_write(&l->out, buf, (size_t)n);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0) { /* every writer is gone */
+			task_output_end(&l->out);
 			close(l->out_r);
 			l->out_r = -1;
 		}
@@ -487,6 +498,11 @@ static char **build_envp(const struct contract *c)
 		const char *eq = strchr(e, '=');
 		size_t nl = eq ? (size_t)(eq - e) : strlen(e);
 		if (nl == 10 && !strncmp(e, "WEIR_TOKEN", 10))
+			continue;
+		/* connections and variables the launcher inherited: a task gets only
+		 * the connections it lists, from the contract */
+		if ((nl > 10 && !strncmp(e, "WEIR_CONN_", 10)) ||
+		    (nl > 9 && !strncmp(e, "WEIR_VAR_", 9)))
 			continue;
 		bool overridden = false;
 		for (size_t j = 0; j < c->n_env && !overridden; j++)
@@ -830,6 +846,7 @@ int launch_main(int argc, char **argv)
 	memset(&o, 0, sizeof o);
 	l.port_fd = -1;
 	l.out_r = l.out_w = -1;
+	l.out.fd = STDOUT_FILENO;
 	l.host = "127.0.0.1";
 	log_set_program("weir launch");
 	g = parse_args(&l, argc, argv);
@@ -854,6 +871,7 @@ int launch_main(int argc, char **argv)
 		l.out_w = p[1];
 		fcntl(l.out_r, F_SETFL, O_NONBLOCK);
 		log_set_tee(logship_tee, l.ship);
+		l.out.ship = l.ship;
 	}
 	if (!strcmp(l.host, "auto")) {
 		/* in the launcher rather than `hostname -I` in the batch script: one
@@ -864,6 +882,21 @@ int launch_main(int argc, char **argv)
 	}
 	if (reserve_port(&l) < 0 || do_register(&l, false) < 0)
 		goto out;
+	if (l.launch_error) {
+		weir_error_set(&err, WEIR_E_INVALID, "%s", l.launch_error);
+		goto failed;
+	}
+	if (task_output_needs_pipe(&l.out) && l.out_r < 0) {
+		/* secrets to mask: the output comes through us to the file */
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			weir_error_set(&err, WEIR_E_INTERNAL, "pipe: %s", strerror(errno));
+			goto failed;
+		}
+		l.out_r = p[0];
+		l.out_w = p[1];
+		fcntl(l.out_r, F_SETFL, O_NONBLOCK);
+	}
 	if (workdir_prepare(l.workdir, l.src_dir, NULL, 0, NULL, &err) < 0)
 		goto failed;
 	json_t *arts = json_object_get(l.task, "artifacts");
@@ -921,6 +954,7 @@ out:
 	if (l.out_w >= 0)
 		close(l.out_w);
 	free(node_cache);
+	task_output_release(&l.out);
 	cgroup_destroy(l.cg);
 	contract_release(&c);
 	release_port(&l);

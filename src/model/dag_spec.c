@@ -336,6 +336,7 @@ static void task_release(struct dag_task *t)
 	json_decref(t->slurm);
 	json_decref(t->foreach_list);
 	free(t->foreach_param);
+	strvec_release(&t->connections);
 }
 
 void dag_spec_destroy(struct dag_spec *dag)

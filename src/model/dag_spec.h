@@ -100,6 +100,10 @@ struct dag_task {
 	struct job_spec *job;    /* DAG_TASK_JOB */
 	char *job_path;          /* DAG_TASK_JOB_FILE: absolute when the file's folder is known */
 	json_t *tony;            /* DAG_TASK_JOB_TONY: the submit-flag fields, paths resolved */
+	/* `connections: [ID, ...]`: its tries get WEIR_CONN_<ID> and no other
+	 * (model/connection.h: connection_list_add(); a task kind that names
+	 * connections of its own adds them here) */
+	struct strvec connections;
 
 	/* effective values */
 	int retries;

@@ -77,6 +77,8 @@ static json_t *task_json(const struct dag_task *t)
 	case DAG_TASK_JOB_FILE: rc |= json_object_set_new(o, "job", json_string(t->job_path)); break;
 	case DAG_TASK_JOB_TONY: rc |= json_object_set(o, "job", t->tony); break;
 	}
+	if (t->connections.n)
+		rc |= json_object_set_new(o, "connections", strvec_json(&t->connections));
 	rc |= json_object_set_new(o, "retries", json_integer(t->retries));
 	rc |= json_object_set_new(o, "retry_delay", json_integer(t->retry_delay_s));
 	rc |= json_object_set_new(o, "retry_exponential_backoff",

@@ -12,6 +12,7 @@
 
 #include "lib/fs.h"
 #include "model/job_spec_edit.h"
+#include "model/connection.h"
 #include "model/template.h"
 
 static const char *const default_arg_keys[] = {
@@ -21,7 +22,8 @@ static const char *const default_arg_keys[] = {
 static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
-	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", NULL,
+	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "connections",
+	NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -643,6 +645,15 @@ static int read_task_slurm_key(struct field_reader *r, struct task_read *tr, jso
 	return read_task_slurm(r, val, &tr->t->slurm);
 }
 
+static int read_task_connections(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	struct weir_error e = {0};
+
+	if (connection_list_read(&tr->t->connections, val, &e) < 0)
+		return e.kind == WEIR_E_INVALID ? field_fail(r, "%s", e.msg) : field_oom(r);
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	task_key_fn read;
@@ -658,6 +669,7 @@ static const struct {
     {"foreach", read_task_foreach},
     {"queue", read_task_queue},
     {"slurm", read_task_slurm_key},
+    {"connections", read_task_connections},
 };
 
 /* ---- the keys it shares with default_args ---- */
