@@ -549,6 +549,38 @@ void connection_id_of_env(const char *suffix, char *out, size_t size)
 		out[i] = '\0';
 }
 
+/* Airflow's DEFAULT_SENSITIVE_FIELDS. */
+static const char *const secret_names[] = {
+    "access_token", "api_key",     "apikey", "authorization", "passphrase",   "passwd",
+    "password",     "private_key", "secret", "token",         "keyfile_dict", "service_account",
+};
+
+bool connection_secret_name(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof secret_names / sizeof secret_names[0]; i++)
+		if (strcasestr(name, secret_names[i]))
+			return true;
+	return false;
+}
+
+char *connection_extra_masked(const struct connection *c)
+{
+	json_t *copy, *v;
+	const char *key;
+	char *text;
+
+	if (!c->extra || !json_object_size(c->extra))
+		return NULL;
+	if (!(copy = json_deep_copy(c->extra)))
+		return NULL;
+	json_object_foreach (copy, key, v)
+		if (connection_secret_name(key))
+			json_object_set_new(copy, key, json_string("***"));
+	text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(copy);
+	return text;
+}
+
 int connection_list_add(struct strvec *ids, const char *id, struct weir_error *err)
 {
 	char *mine;

@@ -111,6 +111,17 @@ char *connection_env_name_with(const char *prefix, const char *id);
  * (My_Db, my-db, my.db) reads that variable. */
 void connection_id_of_env(const char *suffix, char *out, size_t size);
 
+/* Whether a field name (of an extra) is one whose value is a secret:
+ * Airflow's sensitive names (password, secret, token, api_key, apikey,
+ * access_token, authorization, passphrase, passwd, private_key,
+ * keyfile_dict, service_account), any case, anywhere in the name.  Such
+ * values are masked like the password. */
+bool connection_secret_name(const char *name);
+
+/* The extra as compact JSON text with sorted keys, the values of secret-like
+ * fields as "***"; NULL when there is no extra (or out of memory). */
+char *connection_extra_masked(const struct connection *c);
+
 /* Adds connection `id` to a task's list of the connections it gets
  * (`connections:` of a DAG task or a job spec; a sql:/transfer: task adds
  * the ones it names): checked with connection_check_id(), and left out when

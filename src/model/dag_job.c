@@ -337,6 +337,7 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 	char name[DAG_JOB_NAME_MAX];
 
 	*command = NULL;
+	ctx.src = t->secrets;
 	if (template_ctx_fill(&ctx, t->run, err) < 0 || template_env(t->run, &env, err) < 0)
 		goto fail;
 	if (task->kind == DAG_TASK_COMMAND)

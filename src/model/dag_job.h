@@ -43,6 +43,8 @@ struct dag_job_try {
 	const struct job_spec *job;     /* job tasks: the job before templating (task->job, or
 	                                   the spec read from task->job_path or task->tony);
 	                                   NULL for a command task */
+	const struct template_source *secrets; /* var.* and conn.* of the templates; NULL:
+	                                          they do not render */
 };
 
 /* The try's job, validated (free with job_spec_destroy()), and *command:

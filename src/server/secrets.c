@@ -266,20 +266,6 @@ found:
 
 /* ---- what a task gets ---- */
 
-/* Airflow's DEFAULT_SENSITIVE_FIELDS. */
-static const char *const secret_names[] = {
-    "access_token", "api_key",  "apikey",      "authorization", "passphrase",   "passwd",
-    "password",     "private_key", "secret",   "token",         "keyfile_dict", "service_account",
-};
-
-bool secrets_secret_name(const char *name)
-{
-	for (size_t i = 0; name && i < sizeof secret_names / sizeof secret_names[0]; i++)
-		if (strcasestr(name, secret_names[i]))
-			return true;
-	return false;
-}
-
 static void mask_add(json_t *mask, const char *s)
 {
 	if (s && *s)
@@ -330,7 +316,7 @@ int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, j
 		if (c.password && *c.password)
 			mask_add_encoded(mask, &c);
 		json_object_foreach (c.extra, key, v)
-			if (secrets_secret_name(key) && json_is_string(v))
+			if (connection_secret_name(key) && json_is_string(v))
 				mask_add(mask, json_string_value(v));
 		free(name);
 		free(uri);

@@ -69,15 +69,10 @@ int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out
  * URI with the password (connection_to_uri()), and in `mask` (a JSON array)
  * every text its output must never show: the password (as written and as
  * the URI encodes it), the URI itself, and the extra's secret-like values
- * (secrets_secret_name()).  0, or -1 with err: the first id that does not
+ * (connection_secret_name()).  0, or -1 with err: the first id that does not
  * resolve (env and mask may hold the ones before). */
 int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, json_t *mask,
 		     struct weir_error *err);
-
-/* Whether a field name is one whose value is a secret: Airflow's sensitive
- * names (password, secret, token, api_key, private_key, ...), any case,
- * anywhere in the name. */
-bool secrets_secret_name(const char *name);
 
 /* Every connection (each id once, as it resolves) by id. */
 struct secret_conn {

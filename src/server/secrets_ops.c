@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "lib/str.h"
-#include "lib/mask.h"
 
 static json_t *str_or_null(const char *s)
 {
@@ -17,23 +16,11 @@ static json_t *str_or_null(const char *s)
 
 /* The extra as Airflow's API shows it: its JSON text, secret-like fields
  * as "***"; null when none. */
-static json_t *extra_view(const json_t *extra)
+static json_t *extra_view(const struct connection *c)
 {
-	json_t *copy, *v;
-	const char *key;
-	char *text;
+	char *text = connection_extra_masked(c);
+	json_t *v = text ? json_string(text) : json_null();
 
-	if (!extra || !json_object_size(extra))
-		return json_null();
-	copy = json_deep_copy(extra);
-	if (!copy)
-		return NULL;
-	json_object_foreach (copy, key, v)
-		if (secrets_secret_name(key))
-			json_object_set_new(copy, key, json_string(MASK_TEXT));
-	text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
-	json_decref(copy);
-	v = text ? json_string(text) : NULL;
 	free(text);
 	return v;
 }
@@ -49,7 +36,7 @@ static json_t *conn_view(const struct connection *c, enum secret_source src, boo
 			      c->port ? json_integer(c->port) : json_null(), "source",
 			      secret_source_name(src));
 	if (o && full)
-		json_object_set_new(o, "extra", extra_view(c->extra));
+		json_object_set_new(o, "extra", extra_view(c));
 	return o;
 }
 

@@ -7,7 +7,7 @@
  * configuration or the environment is changed there (a PATCH or DELETE of
  * one answers 404 saying where it is).  A password is never in an answer;
  * an extra's fields whose names are secret-like (password, secret, token,
- * api_key, ...: secrets_secret_name()) read "***", as Airflow
+ * api_key, ...: connection_secret_name()) read "***", as Airflow
  * redacts them.
  */
 #ifndef WEIR_SERVER_SECRETS_OPS_H

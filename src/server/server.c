@@ -248,6 +248,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
+	dag_manager_set_secrets(p->dm, p->secrets);
 	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
 	api_set_secrets_ops(p->api, secrets_api_ops(), p->secrets);
 	api_set_health(p->api, parts_health, p);
