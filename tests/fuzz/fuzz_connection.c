@@ -38,6 +38,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !same(c.login, back.login) || !same(c.password, back.password) ||
 		    !same(c.schema, back.schema) || c.port != back.port)
 			abort();
+		connection_release(&back);
 		if (strstr(bare, "@") && c.password && *c.password &&
 		    connection_from_uri("fuzz", bare, &back, &err) == 0) {
 			/* written without it, it reads back without it */
@@ -45,7 +46,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				abort();
 			connection_release(&back);
 		}
-		connection_release(&back);
 		free(uri);
 		free(bare);
 		connection_release(&c);
