@@ -8,6 +8,7 @@
  */
 #include "server/secrets.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,6 +400,40 @@ static int ids_from_env(struct ids *ids, const char *prefix)
 	return 0;
 }
 
+/* Adds the ids at `offset` in n rows of `stride` bytes (a connection's id, a
+ * variable's key). */
+static int ids_add_rows(struct ids *ids, const char *prefix, const void *rows, size_t n,
+			size_t stride, size_t offset)
+{
+	for (size_t i = 0; i < n; i++) {
+		const char *id = *(char *const *)((const char *)rows + i * stride + offset);
+		if (ids_add(ids, prefix, id) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Every id of connections (conns) or variables, sorted: the overrides',
+ * the store's rows, the configuration's and the environment's. */
+static int gather_ids(struct secrets *s, bool conns, const void *store_rows, size_t n_store,
+		      struct ids *ids)
+{
+	const char *prefix = conns ? CONN_ENV_PREFIX : VAR_ENV_PREFIX;
+	size_t cs = sizeof(struct connection), co = offsetof(struct connection, id);
+	size_t vs = sizeof(struct variable), vo = offsetof(struct variable, key);
+	int rc = conns ? ids_add_rows(ids, prefix, s->over_conns, s->n_over_conns, cs, co) |
+			     ids_add_rows(ids, prefix, store_rows, n_store, cs, co) |
+			     ids_add_rows(ids, prefix, s->cfg_conns, s->n_cfg_conns, cs, co)
+		       : ids_add_rows(ids, prefix, s->over_vars, s->n_over_vars, vs, vo) |
+			     ids_add_rows(ids, prefix, store_rows, n_store, vs, vo) |
+			     ids_add_rows(ids, prefix, s->cfg_vars, s->n_cfg_vars, vs, vo);
+
+	if (rc < 0 || ids_from_env(ids, prefix) < 0)
+		return -1;
+	qsort(ids->v, ids->n, sizeof *ids->v, cmp_str);
+	return 0;
+}
+
 int secrets_conn_list(struct secrets *s, struct secret_conn **rows, size_t *n,
 		      struct weir_error *err)
 {
@@ -412,33 +447,17 @@ int secrets_conn_list(struct secrets *s, struct secret_conn **rows, size_t *n,
 	*n = 0;
 	if (secrets_store_conn_list(s->ss, &st, &n_st, err) < 0)
 		return -1;
-	for (size_t i = 0; i < s->n_over_conns; i++)
-		if (ids_add(&ids, CONN_ENV_PREFIX, s->over_conns[i].id) < 0)
-			goto oom;
-	for (size_t i = 0; i < n_st; i++)
-		if (ids_add(&ids, CONN_ENV_PREFIX, st[i].id) < 0)
-			goto oom;
-	for (size_t i = 0; i < s->n_cfg_conns; i++)
-		if (ids_add(&ids, CONN_ENV_PREFIX, s->cfg_conns[i].id) < 0)
-			goto oom;
-	if (ids_from_env(&ids, CONN_ENV_PREFIX) < 0)
-		goto oom;
-	qsort(ids.v, ids.n, sizeof *ids.v, cmp_str);
-	out = calloc(ids.n + 1, sizeof *out);
-	if (!out)
-		goto oom;
-	for (size_t i = 0; i < ids.n; i++) {
-		if (secrets_conn_resolve(s, ids.v[i], &out[len].c, &out[len].source, err) < 0)
-			goto out;
-		len++;
+	if (gather_ids(s, true, st, n_st, &ids) < 0 || !(out = calloc(ids.n + 1, sizeof *out))) {
+		oom(err);
+		goto out;
 	}
+	for (; len < ids.n; len++)
+		if (secrets_conn_resolve(s, ids.v[len], &out[len].c, &out[len].source, err) < 0)
+			goto out;
 	*rows = out;
 	*n = len;
 	out = NULL;
 	rc = 0;
-	goto out;
-oom:
-	oom(err);
 out:
 	secret_conn_list_free(out, len);
 	connections_free(st, n_st);
@@ -459,33 +478,17 @@ int secrets_var_list(struct secrets *s, struct secret_var **rows, size_t *n,
 	*n = 0;
 	if (secrets_store_var_list(s->ss, &st, &n_st, err) < 0)
 		return -1;
-	for (size_t i = 0; i < s->n_over_vars; i++)
-		if (ids_add(&ids, VAR_ENV_PREFIX, s->over_vars[i].key) < 0)
-			goto oom;
-	for (size_t i = 0; i < n_st; i++)
-		if (ids_add(&ids, VAR_ENV_PREFIX, st[i].key) < 0)
-			goto oom;
-	for (size_t i = 0; i < s->n_cfg_vars; i++)
-		if (ids_add(&ids, VAR_ENV_PREFIX, s->cfg_vars[i].key) < 0)
-			goto oom;
-	if (ids_from_env(&ids, VAR_ENV_PREFIX) < 0)
-		goto oom;
-	qsort(ids.v, ids.n, sizeof *ids.v, cmp_str);
-	out = calloc(ids.n + 1, sizeof *out);
-	if (!out)
-		goto oom;
-	for (size_t i = 0; i < ids.n; i++) {
-		if (secrets_var_resolve(s, ids.v[i], &out[len].v, &out[len].source, err) < 0)
-			goto out;
-		len++;
+	if (gather_ids(s, false, st, n_st, &ids) < 0 || !(out = calloc(ids.n + 1, sizeof *out))) {
+		oom(err);
+		goto out;
 	}
+	for (; len < ids.n; len++)
+		if (secrets_var_resolve(s, ids.v[len], &out[len].v, &out[len].source, err) < 0)
+			goto out;
 	*rows = out;
 	*n = len;
 	out = NULL;
 	rc = 0;
-	goto out;
-oom:
-	oom(err);
 out:
 	secret_var_list_free(out, len);
 	variables_free(st, n_st);

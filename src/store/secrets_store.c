@@ -286,11 +286,14 @@ int secrets_store_conn_get(struct secrets_store *ss, const char *id, struct conn
 	return rc;
 }
 
-int secrets_store_conn_list(struct secrets_store *ss, struct connection **rows, size_t *n,
-			    struct weir_error *err)
+/* Every row of statement `id` read by `read` into an array of `size`-byte
+ * rows (*rows, *n); `release` frees one. */
+static int list_rows(struct secrets_store *ss, enum ss_stmt id, size_t size,
+		     int (*read)(struct secrets_store *, sqlite3_stmt *, void *, struct weir_error *),
+		     void (*release)(void *), void **rows, size_t *n, struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ss, SS_CONN_LIST, err);
-	struct connection *v = NULL;
+	sqlite3_stmt *st = stmt_get(ss, id, err);
+	char *v = NULL;
 	size_t len = 0, cap = 0;
 	int rc;
 
@@ -301,29 +304,49 @@ int secrets_store_conn_list(struct secrets_store *ss, struct connection **rows, 
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (len == cap) {
 			size_t nc = cap ? cap * 2 : 16;
-			struct connection *nv = realloc(v, nc * sizeof *nv);
-			if (!nv)
-				goto oom;
+			char *nv = realloc(v, nc * size);
+			if (!nv) {
+				oom(err);
+				goto fail;
+			}
 			v = nv;
 			cap = nc;
 		}
-		if (read_conn(ss, st, &v[len], err) < 0)
+		if (read(ss, st, v + len * size, err) < 0)
 			goto fail;
 		len++;
 	}
 	if (rc != SQLITE_DONE) {
-		db_error(ss, err, "listing connections");
+		db_error(ss, err, "listing rows");
 		goto fail;
 	}
 	*rows = v;
 	*n = len;
 	return 0;
-oom:
-	oom(err);
 fail:
 	sqlite3_reset(st);
-	connections_free(v, len);
+	for (size_t i = 0; i < len; i++)
+		release(v + i * size);
+	free(v);
 	return -1;
+}
+
+static int read_conn_row(struct secrets_store *ss, sqlite3_stmt *st, void *row,
+			 struct weir_error *err)
+{
+	return read_conn(ss, st, row, err);
+}
+
+static void release_conn_row(void *row)
+{
+	connection_release(row);
+}
+
+int secrets_store_conn_list(struct secrets_store *ss, struct connection **rows, size_t *n,
+			    struct weir_error *err)
+{
+	return list_rows(ss, SS_CONN_LIST, sizeof **rows, read_conn_row, release_conn_row,
+			 (void **)rows, n, err);
 }
 
 static int delete_row(struct secrets_store *ss, enum ss_stmt id, const char *what, const char *key,
@@ -406,44 +429,22 @@ int secrets_store_var_get(struct secrets_store *ss, const char *key, struct vari
 	return rc;
 }
 
+static int read_var_row(struct secrets_store *ss, sqlite3_stmt *st, void *row,
+			struct weir_error *err)
+{
+	return read_var(ss, st, row, err);
+}
+
+static void release_var_row(void *row)
+{
+	variable_release(row);
+}
+
 int secrets_store_var_list(struct secrets_store *ss, struct variable **rows, size_t *n,
 			   struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ss, SS_VAR_LIST, err);
-	struct variable *v = NULL;
-	size_t len = 0, cap = 0;
-	int rc;
-
-	*rows = NULL;
-	*n = 0;
-	if (!st)
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct variable *nv = realloc(v, nc * sizeof *nv);
-			if (!nv) {
-				oom(err);
-				goto fail;
-			}
-			v = nv;
-			cap = nc;
-		}
-		if (read_var(ss, st, &v[len], err) < 0)
-			goto fail;
-		len++;
-	}
-	if (rc != SQLITE_DONE) {
-		db_error(ss, err, "listing variables");
-		goto fail;
-	}
-	*rows = v;
-	*n = len;
-	return 0;
-fail:
-	sqlite3_reset(st);
-	variables_free(v, len);
-	return -1;
+	return list_rows(ss, SS_VAR_LIST, sizeof **rows, read_var_row, release_var_row,
+			 (void **)rows, n, err);
 }
 
 int secrets_store_var_delete(struct secrets_store *ss, const char *key, struct weir_error *err)
