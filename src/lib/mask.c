@@ -5,7 +5,8 @@
  * written as "***"), or sees that the window ends inside a possible secret
  * (it stops and keeps the rest for the next feed), or writes the byte.
  * Secrets are few and short (a task's passwords and URIs), so trying each
- * at each position is cheaper than building an automaton.
+ * where one could start (a table of their first bytes) is cheaper than
+ * building an automaton.
  */
 #include "lib/mask.h"
 
@@ -17,6 +18,7 @@ struct mask {
 	size_t *len;
 	size_t n;
 	size_t max_len;
+	bool first[256]; /* the bytes a secret starts with: others are passed over fast */
 	char *held; /* bytes that may begin a secret; at most max_len - 1 */
 	size_t n_held;
 	char *win; /* the window: held + a chunk (grown as needed) */
@@ -43,6 +45,7 @@ struct mask *mask_create(const char *const *secrets, size_t n)
 		if (!(m->secret[m->n] = strdup(secrets[i])))
 			goto fail;
 		m->len[m->n++] = l;
+		m->first[(unsigned char)secrets[i][0]] = true;
 		if (l > m->max_len)
 			m->max_len = l;
 	}
@@ -108,7 +111,12 @@ static size_t scan(const struct mask *m, const char *w, size_t end, bool final, 
 
 	while (i < end) {
 		bool partial;
-		size_t l = match_at(m, w, i, end, final, &partial);
+		size_t l;
+		if (!m->first[(unsigned char)w[i]]) {
+			i++;
+			continue;
+		}
+		l = match_at(m, w, i, end, final, &partial);
 		if (partial) {
 			/* a longer secret may still match here: wait for more */
 			break;
