@@ -561,13 +561,11 @@ static int var_import(struct cli_ctx *ctx, const char *file, const char *action)
 					       : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 		if (action && strcmp(action, "overwrite")) {
 			char *path = item_path("variables", key);
-			long st = 0;
-			json_t *r = NULL;
 			struct cli_reply cr;
-			cli_call(ctx, "GET", path, NULL, CALL_TIMEOUT_MS, &cr);
+			long st;
+			cli_call(ctx, "GET", path ? path : "/", NULL, CALL_TIMEOUT_MS, &cr);
 			st = cr.status;
 			cli_reply_release(&cr);
-			json_decref(r);
 			free(path);
 			if (st == 200 && !strcmp(action, "skip")) {
 				skipped++;
