@@ -254,11 +254,18 @@ def test_task_gets_only_its_connections_and_its_log_is_masked(make_server, tmp_p
     tis = d.get("/dags/conns/dagRuns/%s/taskInstances" % run["dag_run_id"])
     answers = [json.dumps(tis)]
     for ti in tis["task_instances"]:
-        st, job = srv.api("GET", "/api/v1/jobs/%s" % ti.get("job_id", 0))
+        st, job = srv.api("GET", "/api/v1/jobs/%s" % ti["job_id"])
+        assert st == 200, (st, job)
         answers.append(json.dumps(job))
+        st, ev = srv.api("GET", "/api/v1/jobs/%s/events" % ti["job_id"])
+        answers.append(json.dumps(ev))
+    ti_path = "/api/v1/dags/conns/dagRuns/%s/taskInstances/uses" % run["dag_run_id"]
     for path in ("/api/v1/jobs", "/api/v1/dags/conns", "/api/v1/dags/conns/details",
-                 "/api/v1/dags/conns/tasks", "/api/v1/ui/dags", "/api/v1/ui/dags/conns/grid"):
+                 "/api/v1/dags/conns/tasks", "/api/v1/ui/dags", "/api/v1/ui/dags/conns/grid",
+                 "/api/v1/ui/dags/conns/stats", ti_path, ti_path + "/tries",
+                 "/api/v1/connections", "/api/v1/connections/warehouse"):
         st, body = srv.api("GET", path)
+        assert st == 200, (path, st, body)
         answers.append(json.dumps(body))
     for a in answers:
         no_secret(a)
@@ -300,3 +307,19 @@ def test_a_job_spec_lists_connections(server, tmp_path):
     st, bad = server.api("POST", "/api/v1/jobs", {"name": "x", "connections": ["a b"],
                                                    "roles": {"w": {"command": "true"}}})
     assert st == 400 and "connections" in json.dumps(bad), bad
+
+
+def test_masked_when_the_log_is_shipped_over_http(make_server, tmp_path):
+    srv = make_server(config=DEFAULT_CONFIG + "log_transport: http\n")
+    srv.api("POST", "/api/v1/connections", conn_body())
+    cmd = ('echo "uri=$WEIR_CONN_WAREHOUSE"; '
+           'pw=$(echo "$WEIR_CONN_WAREHOUSE" | sed "s|^[a-z]*://[^:]*:\\([^@]*\\)@.*|\\1|"); '
+           'i=0; while [ $i -lt 2000 ]; do printf "line %d %s\\n" $i "$pw"; i=$((i+1)); done')
+    job = srv.submit({"name": "shipped", "framework": "none", "connections": ["warehouse"],
+                      "roles": {"worker": {"instances": 1, "memory": "128m",
+                                           "command": cmd}}})
+    job = srv.wait_job(job["id"])
+    assert job["state"] == "succeeded", job
+    log = srv.log(job["id"])
+    assert "uri=***" in log and "line 1999 ***" in log, log[-2000:]
+    no_secret(log)
