@@ -5,7 +5,7 @@
 #   make SANITIZE=address,undefined  sanitizer build (objects go to build-san/)
 
 CC       ?= cc
-PKGS     := libuv libmicrohttpd sqlite3 jansson yaml-0.1 libxml-2.0 libarchive nettle
+PKGS     := libuv libmicrohttpd sqlite3 jansson yaml-0.1 libxml-2.0 libarchive nettle libpq libmariadb
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
@@ -26,7 +26,7 @@ LDFLAGS += -fsanitize=$(SANITIZE)
 BUILD   := build-san
 endif
 
-LAYERS   := lib model store sched exec launch api server cli
+LAYERS   := lib model store sched exec data launch api server cli
 SRCS     := $(filter-out src/cli/launch_only_main.c,$(foreach l,$(LAYERS),$(wildcard src/$(l)/*.c src/$(l)/*/*.c)))
 # The web UI's files (ui/) compiled into weir as C arrays by tools/embed_assets.c
 # (docs/internals/ui.md).  The list is kept in a file that changes only when a

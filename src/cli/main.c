@@ -17,6 +17,7 @@
 #include "cli/cli_artifact.h"
 #include "cli/cli_password.h"
 #include "cli/cli_secrets.h"
+#include "data/task.h"
 #include "exec/artifact.h"
 #include "launch/launch.h"
 #include "launch/workdir.h"
@@ -157,6 +158,11 @@ int main(int argc, char **argv)
 		return cli_artifact_unpack(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "hash-password"))
 		return cli_password_main(argc - 1, argv + 1);
+	/* what a DAG's sql: and transfer: tasks run (data/task.h) */
+	if (argc >= 2 && !strcmp(argv[1], "task-sql"))
+		return data_task_sql_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "task-transfer"))
+		return data_task_transfer_main(argc - 1, argv + 1);
 
 	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
 		int r;

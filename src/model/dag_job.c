@@ -170,6 +170,56 @@ static int set_try_env(struct job_spec *s, const struct strvec *env, const char 
 	return env_list_set(&s->env, &s->n_env, "WEIR_OUTPUT", output_path ? output_path : "", err);
 }
 
+/* A sql or transfer task's spec: its mapping with each string parameter
+ * rendered raw (the driver binds it; it never becomes SQL text). */
+static char *data_spec(const struct dag_task *task, const struct template_ctx *ctx,
+                       struct weir_error *err)
+{
+	json_t *spec = json_deep_copy(task->data), *params;
+	const char *k;
+	json_t *v;
+	char *text = NULL;
+
+	if (!spec) {
+		oom(err);
+		return NULL;
+	}
+	params = task->kind == DAG_TASK_SQL ? json_object_get(spec, "parameters")
+	                                    : json_object_get(json_object_get(spec, "from"), "parameters");
+	json_object_foreach (params, k, v) {
+		char *s = NULL;
+		char field[DAG_JOB_FIELD_MAX];
+		if (!json_is_string(v))
+			continue;
+		snprintf(field, sizeof field, "%s.parameters.%s",
+		         task->kind == DAG_TASK_SQL ? "sql" : "transfer.from", k);
+		if (render(&s, json_string_value(v), ctx, TEMPLATE_RAW, field, err) < 0)
+			goto out;
+		json_string_set(v, s);
+		free(s);
+	}
+	text = json_dumps(spec, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	if (!text)
+		oom(err);
+out:
+	json_decref(spec);
+	return text;
+}
+
+/* What a sql or transfer task runs: weir's own subcommand. */
+static char *data_command(const struct dag_job_try *t, struct weir_error *err)
+{
+	char *q = shell_quoted(t->weir_program ? t->weir_program : "weir"), *cmd = NULL;
+
+	if (!q || asprintf(&cmd, "exec %s %s", q,
+	                   t->task->kind == DAG_TASK_SQL ? "task-sql" : "task-transfer") < 0)
+		cmd = NULL;
+	free(q);
+	if (!cmd)
+		oom(err);
+	return cmd;
+}
+
 /* A command task's one-role job; *command gets the command that runs. */
 static struct job_spec *command_job(const struct dag_job_try *t, const struct template_ctx *ctx,
                                     const struct strvec *env, char **command,
@@ -184,7 +234,16 @@ static struct job_spec *command_job(const struct dag_job_try *t, const struct te
 		oom(err);
 		return NULL;
 	}
-	if (render(&cmd, task->command, ctx, TEMPLATE_SHELL, "command", err) < 0)
+	if (task->kind != DAG_TASK_COMMAND) {
+		char *spec = data_spec(task, ctx, err);
+		if (!spec || env_list_set(&s->env, &s->n_env, "WEIR_DATA_SPEC", spec, err) < 0) {
+			free(spec);
+			goto fail;
+		}
+		free(spec);
+		if (!(cmd = data_command(t, err)))
+			goto fail;
+	} else if (render(&cmd, task->command, ctx, TEMPLATE_SHELL, "command", err) < 0)
 		goto fail;
 	if (task->cwd) {
 		char *cwd = NULL, *q, *both = NULL;
@@ -340,7 +399,8 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 	ctx.src = t->secrets;
 	if (template_ctx_fill(&ctx, t->run, err) < 0 || template_env(t->run, &env, err) < 0)
 		goto fail;
-	if (task->kind == DAG_TASK_COMMAND)
+	if (task->kind == DAG_TASK_COMMAND || task->kind == DAG_TASK_SQL ||
+	    task->kind == DAG_TASK_TRANSFER)
 		s = command_job(t, &ctx, &env, &cmd, err);
 	else
 		s = task_job(t, &ctx, &env, err);
@@ -351,7 +411,8 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 		         t->map_index);
 	else
 		snprintf(name, sizeof name, "%s.%s", t->run->dag_id, task->task_id);
-	if (task->kind == DAG_TASK_COMMAND || !s->name || !strcmp(s->name, JOB_SPEC_DEFAULT_NAME))
+	if (task->kind == DAG_TASK_COMMAND || task->kind == DAG_TASK_SQL ||
+	    task->kind == DAG_TASK_TRANSFER || !s->name || !strcmp(s->name, JOB_SPEC_DEFAULT_NAME))
 		if (job_spec_set_string(&s->name, name, err) < 0)
 			goto fail;
 	/* the task's route and Slurm settings win over its job's own; a task
@@ -369,7 +430,8 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 		weir_error_prefix(err, "job");
 		goto fail;
 	}
-	if (task->kind != DAG_TASK_COMMAND) {
+	if (task->kind == DAG_TASK_JOB || task->kind == DAG_TASK_JOB_FILE ||
+	    task->kind == DAG_TASK_JOB_TONY) {
 		cmd = roles_command(s);
 		if (!cmd) {
 			oom(err);

@@ -6,6 +6,10 @@
  *    command rendered for the shell (after `cd CWD &&` when it has a cwd),
  *    its env values rendered raw, its execution timeout and the TI's
  *    priority;
+ *  - a sql or transfer task is a command task whose command runs weir's
+ *    own `task-sql` or `task-transfer` (data/task.h) with the task's
+ *    mapping, its parameters rendered raw (values, never SQL text), as
+ *    JSON in WEIR_DATA_SPEC;
  *  - a job task is its job (inline, or what the caller read from the task's
  *    spec file or tony.xml) with `params` and each role's command rendered
  *    for the shell; it keeps its own name unless that is the default
@@ -43,6 +47,8 @@ struct dag_job_try {
 	const struct job_spec *job;     /* job tasks: the job before templating (task->job, or
 	                                   the spec read from task->job_path or task->tony);
 	                                   NULL for a command task */
+	const char *weir_program;       /* sql and transfer tasks: the weir binary that runs
+	                                   them; NULL: "weir" on the PATH */
 	const struct template_source *secrets; /* var.* and conn.* of the templates; NULL:
 	                                          they do not render */
 };

@@ -320,6 +320,8 @@ static void task_release(struct dag_task *t)
 {
 	free(t->task_id);
 	strvec_release(&t->depends_on);
+	strvec_release(&t->connections);
+	json_decref(t->data);
 	free(t->upstream);
 	free(t->command);
 	for (size_t i = 0; i < t->n_env; i++) {
@@ -336,7 +338,6 @@ static void task_release(struct dag_task *t)
 	json_decref(t->slurm);
 	json_decref(t->foreach_list);
 	free(t->foreach_param);
-	strvec_release(&t->connections);
 }
 
 void dag_spec_destroy(struct dag_spec *dag)

@@ -2,8 +2,10 @@
  *
  * A DAG file is YAML (docs/dags.md lists every key): the DAG's id,
  * schedule, dates, concurrency limits, params and default_args, and its
- * tasks, each a shell `command` or a `job` (an inline job spec, the path of
- * a spec file, or a tony.xml with TonY's submit-flag fields).  Parsing
+ * tasks, each a shell `command`, a `job` (an inline job spec, the path of
+ * a spec file, or a tony.xml with TonY's submit-flag fields), a `sql:`
+ * statement or script on a connection, or a `transfer:` of rows between
+ * connections and files.  Parsing
  * validates everything that can be known from the file alone: keys, types,
  * unique task ids, dependencies that exist and form no cycle, and templates
  * that only use variables that will exist.  Errors read
@@ -83,6 +85,8 @@ enum dag_task_kind {
 	DAG_TASK_JOB,         /* job: an inline job spec */
 	DAG_TASK_JOB_FILE,    /* job: a path to a spec file, read by the server */
 	DAG_TASK_JOB_TONY,    /* job: {conf_file: tony.xml, executes, ...} */
+	DAG_TASK_SQL,         /* sql: a statement or script on a connection */
+	DAG_TASK_TRANSFER,    /* transfer: rows from a query or file to a table, Redis or a file */
 };
 
 struct dag_task {
@@ -100,10 +104,10 @@ struct dag_task {
 	struct job_spec *job;    /* DAG_TASK_JOB */
 	char *job_path;          /* DAG_TASK_JOB_FILE: absolute when the file's folder is known */
 	json_t *tony;            /* DAG_TASK_JOB_TONY: the submit-flag fields, paths resolved */
-	/* `connections: [ID, ...]`: its tries get WEIR_CONN_<ID> and no other
-	 * (model/connection.h: connection_list_add(); a task kind that names
-	 * connections of its own adds them here) */
-	struct strvec connections;
+	json_t *data;            /* DAG_TASK_SQL, DAG_TASK_TRANSFER: the `sql:` or `transfer:`
+	                          * mapping, checked, file paths resolved (dag_spec_data.c) */
+	struct strvec connections; /* the connection ids the task's environment gets
+	                            * (WEIR_CONN_<ID>); a sql or transfer task's own are added */
 
 	/* effective values */
 	int retries;

@@ -214,6 +214,13 @@ static bool task_has_templates(const struct dag_task *t)
 			if (has_braces(t->job->roles[k].command))
 				return true;
 	}
+	if (t->data) {
+		const char *k;
+		json_t *v;
+		json_object_foreach (dag_data_parameters(t), k, v)
+			if (has_braces(json_string_value(v)))
+				return true;
+	}
 	return t->tony && (has_braces(json_string_value(json_object_get(t->tony, "executes"))) ||
 			   has_braces(json_string_value(json_object_get(t->tony, "task_params"))));
 }
@@ -274,6 +281,18 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
 					   json_string_value(json_object_get(t->tony, "task_params")),
 					   &known, TEMPLATE_SHELL) < 0)
 				goto next;
+		}
+		if (t->data) {
+			char base[96];
+			const char *k;
+			json_t *v;
+			snprintf(base, sizeof base, "%s.%s", prefix,
+				 t->kind == DAG_TASK_SQL ? "sql.parameters" : "transfer.from.parameters");
+			json_object_foreach (dag_data_parameters(t), k, v) {
+				field_at(r, base, k, 0);
+				if (check_template(r, json_string_value(v), &known, TEMPLATE_RAW) < 0)
+					goto next;
+			}
 		}
 foreach:
 		if (t->foreach_param) {

@@ -5,6 +5,7 @@
  *   dag_spec_task.c   one task (and default_args): its keys, its job, its defaults
  *   dag_spec_check.c  the whole DAG: dependencies, order and cycles, templates
  *   dag_spec_json.c   a DAG spec as JSON
+ *   dag_spec_data.c   a sql: or transfer: task's mapping
  *
  * Every reader takes the field_reader: on failure it returns -1 with the
  * reader's error naming the field (r->path).
@@ -32,6 +33,14 @@ int dag_read_default_args(struct field_reader *r, json_t *v, struct dag_default_
 /* tasks[idx] from v into dag->tasks[idx], then its defaults: its own keys
  * first, then default_args (read before), then weir's. */
 int dag_read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json_t *v);
+
+/* A sql: (t->kind DAG_TASK_SQL) or transfer: mapping `v` at `prefix`
+ * ("tasks[2].sql") into t->data, its connection ids added to
+ * t->connections. */
+int dag_read_data(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
+/* The parameters mapping of a data task (sql.parameters,
+ * transfer.from.parameters); NULL when none.  Borrowed. */
+json_t *dag_data_parameters(const struct dag_task *t);
 
 /* Task ids unique, and every depends_on name to a task index in upstream
  * (a name that is no task fails). */

@@ -76,6 +76,11 @@ static json_t *task_json(const struct dag_task *t)
 	case DAG_TASK_JOB: rc |= json_object_set_new(o, "job", job_spec_to_json(t->job)); break;
 	case DAG_TASK_JOB_FILE: rc |= json_object_set_new(o, "job", json_string(t->job_path)); break;
 	case DAG_TASK_JOB_TONY: rc |= json_object_set(o, "job", t->tony); break;
+	case DAG_TASK_SQL:
+	case DAG_TASK_TRANSFER:
+		rc |= json_object_set(o, t->kind == DAG_TASK_SQL ? "sql" : "transfer", t->data);
+		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
+		break;
 	}
 	if (t->connections.n)
 		rc |= json_object_set_new(o, "connections", strvec_json(&t->connections));

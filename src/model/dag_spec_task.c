@@ -22,8 +22,8 @@ static const char *const default_arg_keys[] = {
 static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
-	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "connections",
-	NULL,
+	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
+	"transfer", "connections", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -512,7 +512,7 @@ struct task_read {
 	char prefix[64]; /* "tasks[i]" */
 	struct task_given *given;
 	/* the keys that decide between a command task and a job task */
-	json_t *command, *job, *env, *cwd;
+	json_t *command, *job, *env, *cwd, *sql, *transfer;
 };
 
 typedef int (*task_key_fn)(struct field_reader *r, struct task_read *tr, json_t *val);
@@ -615,6 +615,20 @@ static int note_job(struct field_reader *r, struct task_read *tr, json_t *val)
 	return 0;
 }
 
+static int note_sql(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	(void)r;
+	tr->sql = val;
+	return 0;
+}
+
+static int note_transfer(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	(void)r;
+	tr->transfer = val;
+	return 0;
+}
+
 static int read_task_resources(struct field_reader *r, struct task_read *tr, json_t *val)
 {
 	char base[80];
@@ -665,6 +679,8 @@ static const struct {
     {"env", read_task_env},
     {"cwd", read_cwd},
     {"job", note_job},
+    {"sql", note_sql},
+    {"transfer", note_transfer},
     {"resources", read_task_resources},
     {"foreach", read_task_foreach},
     {"queue", read_task_queue},
@@ -707,12 +723,23 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s", "expected a task_id");
 	}
-	if (!tr->command == !tr->job) {
+	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer != 1) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s",
-			    tr->command ? "expected exactly one of command and job, got both"
-					: "expected exactly one of command (a shell command) and job "
-					  "(a job spec, its path, or a tony.xml)");
+			    tr->command || tr->job || tr->sql || tr->transfer
+				? "expected exactly one of command, job, sql and transfer, got more"
+				: "expected exactly one of command (a shell command), job "
+				  "(a job spec, its path, or a tony.xml), sql and transfer");
+	}
+	if (tr->sql || tr->transfer) {
+		char base[80];
+		if (tr->env || tr->cwd) {
+			field_at(r, prefix, tr->env ? "env" : "cwd", 0);
+			return field_fail(r, "%s", "env and cwd go with command");
+		}
+		tr->t->kind = tr->sql ? DAG_TASK_SQL : DAG_TASK_TRANSFER;
+		snprintf(base, sizeof base, "%s.%s", prefix, tr->sql ? "sql" : "transfer");
+		return dag_read_data(r, tr->t, base, tr->sql ? tr->sql : tr->transfer);
 	}
 	if (!tr->job)
 		return 0;
@@ -791,7 +818,7 @@ static int resolve_defaults(struct field_reader *r, struct dag_spec *dag, struct
 	}
 	if (!g->priority && d->priority_set)
 		t->priority = d->priority;
-	if (t->kind == DAG_TASK_COMMAND) {
+	if (t->kind == DAG_TASK_COMMAND || t->kind == DAG_TASK_SQL || t->kind == DAG_TASK_TRANSFER) {
 		struct dag_resources *res = &t->resources;
 		if (res->memory_mb == 0)
 			res->memory_mb = d->resources.memory_mb ? d->resources.memory_mb

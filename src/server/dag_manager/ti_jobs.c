@@ -170,6 +170,18 @@ out:
 	json_decref(list);
 }
 
+/* This program's path: what a sql or transfer task runs (model/dag_job.h). */
+static const char *weir_program(void)
+{
+	static char self[4096];
+
+	if (!self[0]) {
+		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+		self[n > 0 ? n : 0] = '\0';
+	}
+	return self[0] ? self : NULL;
+}
+
 /* The job of try `try_number` of TI `ti`: its folder made, its job read
  * and built (model/dag_job.h).  *command gets what runs.  NULL with err:
  * the try fails with that reason. */
@@ -229,6 +241,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	jt.pool_queue = pool_queue(dm, r->pool);
 	jt.job = read ? read : t->job;
 	jt.secrets = dm->secrets ? &src : NULL;
+	jt.weir_program = weir_program();
 	spec = dag_job_build(&jt, command, err);
 	if (spec && check_connections(dm, spec, err) < 0) {
 		job_spec_destroy(spec);

@@ -310,7 +310,7 @@ static void test_bad_files(void **state)
 		     "tasks[0].task_id: expected a task id of letters, digits");
 	expect_error(HEAD "tasks:\n  - {task_id: a}\n", "tasks[0]: expected exactly one of command");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: x, job: y.yaml}\n",
-		     "tasks[0]: expected exactly one of command and job, got both");
+		     "tasks[0]: expected exactly one of command, job, sql and transfer, got more");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: ''}\n",
 		     "tasks[0].command: expected a shell command, got an empty string");
 	expect_error(HEAD "tasks:\n  - task_id: a\n    command: x\n    retires: 3\n",
@@ -389,6 +389,18 @@ static void test_bad_files(void **state)
 		     "outside");
 	expect_error(HEAD "tasks:\n  - task_id: a\n    job: {roles: {w: {command: 'x {{ y }}'}}}\n",
 		     "tasks[0].job.roles.w.command: column 3 of the template: unknown variable");
+	/* sql: and transfer: tasks */
+	expect_error(HEAD "tasks:\n  - task_id: a\n    sql: {conn: pg}\n",
+		     "tasks[0].sql: expected exactly one of statement and file");
+	expect_error(HEAD "tasks:\n  - task_id: a\n    sql: {conn: pg, statement: x, "
+			  "parameters: {d: '{{ nope }}'}}\n",
+		     "tasks[0].sql.parameters.d: column 1 of the template: unknown variable");
+	expect_error(HEAD "tasks:\n  - task_id: a\n    transfer: {from: {file: a.csv}, "
+			  "to: {conn: r, redis: list, key: k}}\n",
+		     "tasks[0].transfer.to.redis: expected hash, string or zset");
+	expect_error(HEAD "tasks:\n  - task_id: a\n    transfer: {from: {conn: pg, query: q}, "
+			  "to: {conn: p2, table: t, mode: upsert}}\n",
+		     "tasks[0].transfer.to.key: upsert needs a key");
 	assert_int_equal(bad_mismatches, 0);
 }
 

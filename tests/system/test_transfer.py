@@ -1,0 +1,140 @@
+"""transfer: tasks between real servers (stores.py): PostgreSQL to Redis and to PostgreSQL with
+1,000,000 rows and the task's memory flat, a transfer killed half-way (kill -9) and run again
+leaving exactly the source's rows, Redis's replace publishing at once, and files to tables and
+back.  The task's peak memory is the process's own (its maximum resident set, read by a
+parent that runs only it), the figure weir's job limits watch.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+from conftest import WEIR_BIN
+from stores import mariadb, mariadb_db, pg, pg_db, redis_db, redis_server  # noqa: F401
+
+ROWS = 1_000_000
+LIMIT = 64 * 1024 * 1024
+
+PEAK = ("import resource, subprocess, sys\n"
+        "r = subprocess.run(sys.argv[1:])\n"
+        "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024)\n"
+        "sys.exit(r.returncode)\n")
+
+
+def env_with(conns):
+    env = dict(os.environ)
+    env.pop("WEIR_OUTPUT", None)
+    for cid, uri in conns.items():
+        env["WEIR_CONN_" + cid.upper()] = uri
+    return env
+
+
+def transfer(spec, conns, peak=False):
+    """(outputs, peak bytes or None)."""
+    args = [WEIR_BIN, "task-transfer", "--spec-json", json.dumps(spec)]
+    if peak:
+        args = [sys.executable, "-c", PEAK] + args
+    r = subprocess.run(args, env=env_with(conns), capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    return json.loads(lines[0]), (int(lines[-1]) if peak else None)
+
+
+def make_source(pg, db, n=ROWS):
+    pg.query(db, "CREATE TABLE src (id bigint PRIMARY KEY, a text, b text, n int)")
+    pg.query(db, "INSERT INTO src SELECT g, 'user-' || g, md5(g::text), g %% 1000 "
+                 "FROM generate_series(1, %s) g", (n,))
+
+
+def test_postgres_to_redis_hashes_a_million_rows_in_flat_memory(pg, pg_db, redis_server,
+                                                                redis_db):
+    make_source(pg, pg_db)
+    r = redis_server.client(redis_db)
+    r.hset("user:0", mapping={"a": "yesterday"})  # published by an earlier load: replaced
+    r.sadd("weir:published:user:{id}", "user:0")
+    spec = {"from": {"conn": "pg", "query": "SELECT id, a, b, n FROM src"},
+            "to": {"conn": "cache", "redis": "hash", "key": "user:{id}", "fields": ["a", "b", "n"],
+                   "ttl": 86400, "mode": "replace"}}
+    out, peak = transfer(spec, {"pg": pg.uri(pg_db), "cache": redis_server.uri(redis_db)},
+                         peak=True)
+    assert out["rows"] == ROWS and out["rows_per_second"] > 0, out
+    print("peak %d bytes" % peak)
+    assert peak < LIMIT, "peak %d bytes" % peak
+    assert r.hgetall("user:77") == {"a": "user-77", "b": __import__("hashlib").md5(b"77").hexdigest(),
+                                    "n": "77"}
+    assert 0 < r.ttl("user:77") <= 86400
+    assert not r.exists("user:0")  # the old day's key went in the same step
+    # every key published, nothing staged left: the hashes, and the list of what was published
+    assert r.dbsize() == ROWS + 1, r.dbsize()
+
+
+def test_postgres_to_postgres_a_million_rows_in_flat_memory(pg, pg_db):
+    make_source(pg, pg_db)
+    spec = {"from": {"conn": "pg", "query": "SELECT id, a, b, n FROM src"},
+            "to": {"conn": "pg", "table": "dst", "mode": "replace"}}
+    out, peak = transfer(spec, {"pg": pg.uri(pg_db)}, peak=True)
+    assert out["rows"] == ROWS, out
+    print("peak %d bytes" % peak)
+    assert peak < LIMIT, "peak %d bytes" % peak
+    assert pg.query(pg_db, "SELECT count(*), sum(n), max(a) FROM dst") == \
+        pg.query(pg_db, "SELECT count(*), sum(n), max(a) FROM src")
+
+
+def test_a_transfer_killed_half_way_then_retried_leaves_exactly_the_source(pg, pg_db):
+    make_source(pg, pg_db, 400_000)
+    pg.query(pg_db, "CREATE TABLE dst (id bigint PRIMARY KEY, a text, b text, n int)")
+    for mode in ("append", "replace"):
+        pg.query(pg_db, "TRUNCATE dst")
+        spec = {"from": {"conn": "pg", "query": "SELECT id, a, b, n FROM src"},
+                "to": {"conn": "pg", "table": "dst", "mode": mode}, "batch": 1000}
+        # a DEVELOPER build stops after 200,000 rows (sent, not published) to be killed there
+        env = dict(env_with({"pg": pg.uri(pg_db)}), WEIR_TEST_TRANSFER_PAUSE_AT="200000")
+        p = subprocess.Popen([WEIR_BIN, "task-transfer", "--spec-json", json.dumps(spec)],
+                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        line = p.stderr.readline()
+        while line and "paused at" not in line:
+            line = p.stderr.readline()
+        assert "paused at 200000 rows" in line, "a DEVELOPER=1 build is needed: %r" % line
+        p.send_signal(signal.SIGKILL)
+        p.wait(30)
+        p.stderr.close()
+        p.stdout.close()
+        time.sleep(0.2)
+        assert pg.query(pg_db, "SELECT count(*) FROM dst") == [(0,)]  # nothing published
+        out, _ = transfer(spec, {"pg": pg.uri(pg_db)})
+        assert out["rows"] == 400_000
+        assert pg.query(pg_db, "SELECT count(*), count(DISTINCT id) FROM dst") == [(400_000, 400_000)]
+
+
+def test_file_to_tables_and_back(tmp_path, pg, pg_db, mariadb, mariadb_db):
+    src = tmp_path / "in.csv"
+    src.write_text('id,name,note\n1,ann,"a, quoted ""note"""\n2,bob,\n3,"multi\nline",""\n')
+    conns = {"pg": pg.uri(pg_db), "my": mariadb.uri(mariadb_db)}
+    out, _ = transfer({"from": {"file": str(src)}, "to": {"conn": "pg", "table": "people",
+                                                          "mode": "create"}}, conns)
+    assert out["rows"] == 3
+    assert pg.query(pg_db, "SELECT id, name, note FROM people ORDER BY id") == [
+        ("1", "ann", 'a, quoted "note"'), ("2", "bob", None), ("3", "multi\nline", "")]
+    # create refuses a table that has rows: a second load would double them
+    r = subprocess.run([WEIR_BIN, "task-transfer", "--spec-json", json.dumps(
+        {"from": {"file": str(src)}, "to": {"conn": "pg", "table": "people", "mode": "create"}})],
+        env=env_with(conns), capture_output=True, text=True, timeout=60)
+    assert r.returncode == 1 and "already has rows" in r.stderr, r.stderr
+    # upsert into MariaDB on a key, then the table out to JSON lines and CSV again
+    for _ in range(2):
+        transfer({"from": {"conn": "pg", "query": "SELECT id::int AS id, name, note FROM people"},
+                  "to": {"conn": "my", "table": "people", "mode": "upsert", "key": "id"}}, conns)
+    assert mariadb.sql(mariadb_db, "SELECT count(*) FROM people") == [["3"]]
+    transfer({"from": {"conn": "my", "query": "SELECT id, name, note FROM people ORDER BY id"},
+              "to": {"file": str(tmp_path / "out" / "people.jsonl")}}, conns)
+    rows = [json.loads(x) for x in (tmp_path / "out" / "people.jsonl").read_text().splitlines()]
+    assert rows == [{"id": 1, "name": "ann", "note": 'a, quoted "note"'},
+                    {"id": 2, "name": "bob", "note": None},
+                    {"id": 3, "name": "multi\nline", "note": ""}], rows
+    transfer({"from": {"file": str(tmp_path / "out" / "people.jsonl")},
+              "to": {"file": str(tmp_path / "back.csv")}}, conns)
+    assert (tmp_path / "back.csv").read_text() == src.read_text()
+    assert not [p for p in os.listdir(tmp_path) if ".weir-" in p]  # no temporary left
