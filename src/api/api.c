@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/airflow.h"
+#include "api/conn_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/log_stream.h"
@@ -25,6 +26,8 @@ struct api {
 	void *dag_ctx;
 	struct basic_auth *basic; /* NULL: Bearer token only */
 	struct ui_auth *ui;       /* the web UI's sessions */
+	const struct secrets_api_ops *secrets_ops; /* NULL: connection routes answer 503 */
+	void *secrets_ctx;
 	api_health_fn health;     /* NULL: health unknown */
 	void *health_ctx;
 };
@@ -51,7 +54,7 @@ bool api_auth_ok(const char *authorization, const char *token)
 /* Whether the routes under this first segment answer errors as problems. */
 static bool speaks_problems(const char *first)
 {
-	return airflow_owns(first) || ui_routes_owns(first);
+	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first);
 }
 
 /* The Bearer token, or a configured user with HTTP Basic. */
@@ -176,6 +179,8 @@ void api_handle(struct http_request *req, void *arg)
 	}
 	if (airflow_owns(seg[0]))
 		airflow_handle(api->dag_ops, api->dag_ctx, api->jobs.logs, req, seg, n);
+	else if (conn_routes_owns(seg[0]))
+		conn_routes_handle(api->secrets_ops, api->secrets_ctx, req, seg, n);
 	else if (ui_routes_owns(seg[0]))
 		ui_routes_handle(api->dag_ops, api->dag_ctx, req, seg, n);
 	else if (!strcmp(seg[0], "jobs"))
@@ -210,6 +215,12 @@ void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx)
 {
 	api->dag_ops = ops;
 	api->dag_ctx = ctx;
+}
+
+void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx)
+{
+	api->secrets_ops = ops;
+	api->secrets_ctx = ctx;
 }
 
 int api_set_users(struct api *api, const struct basic_user *users, size_t n, struct weir_error *err)

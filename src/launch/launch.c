@@ -25,6 +25,7 @@
 #include "launch/contract.h"
 #include "launch/journal.h"
 #include "launch/logship.h"
+#include "launch/task_output.h"
 #include "launch/report.h"
 #include "launch/supervise.h"
 #include "launch/workdir.h"
@@ -77,6 +78,10 @@ struct launch {
 	bool log_to_server;
 	struct logship *ship;
 	int out_r, out_w; /* the pipe; -1 when none */
+	/* where the pipe's bytes go, masked (task_output.h); also without
+	 * --log-to-server when the task was given secrets */
+	struct task_output out;
+	const char *launch_error; /* the register answer's: the task must not start */
 	struct cgroup *cg; /* the program's limits; NULL: none, or RSS polling */
 	int64_t started_retry_ms; /* the last wait before retrying "started"; 0: none yet */
 	/* forked by the agent (launch_shim_run): events go to the task's
@@ -231,6 +236,11 @@ static int take_register_answer(struct launch *l, json_t *t)
 	l->registration_timeout_s = int_field(t, "registration_timeout_s", 300);
 	l->execution_timeout_s = int_field(t, "execution_timeout_s", 0);
 	l->backend_confines = json_is_false(json_object_get(t, "cgroup"));
+	l->launch_error = str_field(t, "launch_error");
+	if (task_output_set_mask(&l->out, json_object_get(t, "mask")) < 0) {
+		log_error("out of memory");
+		return -1;
+	}
 	json_t *g = json_object_get(t, "kill_grace_s");
 	const char *env = getenv("WEIR_KILL_GRACE");
 	if (json_is_number(g))
@@ -403,8 +413,8 @@ static void ship_finish(struct launch *l, int64_t give_up_ms)
 }
 
 /* The program's output that is in the pipe now (never waits).  The one
- * place a task's output passes through the launcher: a masker of secrets
- * (for tasks that carry them) goes here, between read() and the shipper. */
+ * place a task's output passes through the launcher: task_output masks the
+ * task's secrets, then hands the bytes to the shipper or the log file. */
 static void drain_output(struct launch *l)
 {
 	char buf[65536];
@@ -412,12 +422,13 @@ static void drain_output(struct launch *l)
 	while (l->out_r >= 0) {
 		ssize_t n = read(l->out_r, buf, sizeof buf);
 		if (n > 0) {
-			logship_write(l->ship, buf, (size_t)n);
+			task_output_write(&l->out, buf, (size_t)n);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0) { /* every writer is gone */
+			task_output_end(&l->out);
 			close(l->out_r);
 			l->out_r = -1;
 		}
@@ -536,6 +547,11 @@ static char **build_envp(const struct contract *c)
 		const char *eq = strchr(e, '=');
 		size_t nl = eq ? (size_t)(eq - e) : strlen(e);
 		if (nl == 10 && !strncmp(e, "WEIR_TOKEN", 10))
+			continue;
+		/* connections and variables the launcher inherited: a task gets only
+		 * the connections it lists, from the contract */
+		if ((nl > 10 && !strncmp(e, "WEIR_CONN_", 10)) ||
+		    (nl > 9 && !strncmp(e, "WEIR_VAR_", 9)))
 			continue;
 		bool overridden = false;
 		for (size_t j = 0; j < c->n_env && !overridden; j++)
@@ -917,6 +933,7 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 		l->out_w = p[1];
 		fcntl(l->out_r, F_SETFL, O_NONBLOCK);
 		log_set_tee(logship_tee, l->ship);
+		l->out.ship = l->ship;
 	}
 	if (!strcmp(l->host, "auto")) {
 		/* in the launcher rather than `hostname -I` in the batch script: one
@@ -933,6 +950,21 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 			goto out;
 	} else if (do_register(l, false) < 0) {
 		goto out;
+	}
+	if (l->launch_error) {
+		weir_error_set(&err, WEIR_E_INVALID, "%s", l->launch_error);
+		goto failed;
+	}
+	if (task_output_needs_pipe(&l->out) && l->out_r < 0) {
+		/* secrets to mask: the output comes through us to the file */
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			weir_error_set(&err, WEIR_E_INTERNAL, "pipe: %s", strerror(errno));
+			goto failed;
+		}
+		l->out_r = p[0];
+		l->out_w = p[1];
+		fcntl(l->out_r, F_SETFL, O_NONBLOCK);
 	}
 	if (workdir_prepare(l->workdir, l->src_dir, NULL, 0, NULL, &err) < 0)
 		goto failed;
@@ -991,6 +1023,7 @@ out:
 	if (l->out_w >= 0)
 		close(l->out_w);
 	free(node_cache);
+	task_output_release(&l->out);
 	if (l->shim && l->shim->cg)
 		cgroup_forget(l->cg); /* the agent removes it once the shim is gone */
 	else
@@ -1008,6 +1041,7 @@ static void launch_init(struct launch *l)
 	memset(l, 0, sizeof *l);
 	l->port_fd = -1;
 	l->out_r = l->out_w = -1;
+	l->out.fd = STDOUT_FILENO;
 	l->host = "127.0.0.1";
 }
 

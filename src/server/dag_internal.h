@@ -21,6 +21,7 @@
 
 #include "lib/error.h"
 #include "model/dag_spec.h"
+#include "model/template.h"
 #include "sched/dag_pool.h"
 #include "sched/dag_run.h"
 #include "server/job_manager.h"
@@ -64,6 +65,8 @@ struct dag_manager {
 	size_t n_runs, cap_runs;
 	int64_t wake_at_ms; /* the earliest retry seen since the timer was armed; 0: none */
 	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
+	struct secrets *secrets; /* var.* and conn.* of templates, a task's connections; NULL:
+	                          * none */
 };
 
 /* A run in memory, for the events of one turn (dm_run_get()). */

@@ -78,6 +78,11 @@ int job_manager_set_routes(struct job_manager *jm, struct executor *local, struc
                            bool default_gang, const struct job_manager_queue *queues, size_t n,
                            struct weir_error *err);
 void job_manager_set_api(struct job_manager *jm, struct api *api);
+/* Where a task's `connections:` are resolved when its launcher registers
+ * (server/secrets.h); borrowed, must outlive the manager.  Without it a
+ * job that lists connections fails to launch, saying so. */
+struct secrets;
+void job_manager_set_secrets(struct job_manager *jm, struct secrets *secrets);
 
 /* The api_ops of the manager (ctx: the manager). */
 const struct api_ops *job_manager_api_ops(void);

@@ -123,6 +123,10 @@ char *dm_try_dir(struct dag_manager *dm, int64_t run_row_id);
 /* The $WEIR_OUTPUT of one try: named by the run's row id and the task id
  * (checked to be [A-Za-z0-9_-]), never by the user's run id.  Newly
  * allocated; NULL when out of memory. */
+/* The log of a try that could not start (no job: a template that did not
+ * render, a connection not defined): the reason, for the log route. */
+char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id,
+                        int map_index, int try_number);
 char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
                      int try_number);
 

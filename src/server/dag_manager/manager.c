@@ -198,6 +198,11 @@ void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, i
 	}
 }
 
+void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets)
+{
+	dm->secrets = secrets;
+}
+
 struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, struct job_manager *jm,
                                        const char *home, const char *dags_dir,
                                        const struct server_pool *pools, size_t n_pools,

@@ -75,6 +75,7 @@ struct job_manager {
 	struct jm_ended_job *ended;
 	job_manager_end_fn end_fn;
 	void *end_arg;
+	struct secrets *secrets; /* a task's connections (server/secrets.h); NULL: none */
 };
 
 /* ---- manager.c ---- */

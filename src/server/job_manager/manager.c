@@ -307,6 +307,11 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 	return jm;
 }
 
+void job_manager_set_secrets(struct job_manager *jm, struct secrets *secrets)
+{
+	jm->secrets = secrets;
+}
+
 void job_manager_set_api(struct job_manager *jm, struct api *api)
 {
 	jm->api = api;
