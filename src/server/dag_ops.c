@@ -401,7 +401,7 @@ static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run
 						in[i] = true;
 			}
 		for (size_t i = 0; i < rc->n_tis; i++) {
-			enum dag_ti_state s = rc->tis[i].state;
+			enum dag_ti_state s = rc->book.tis[i].state;
 			if (!in[rc->ti_task[i]])
 				continue;
 			if (only_failed && !dag_ti_state_is_failure(s))

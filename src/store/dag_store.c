@@ -207,6 +207,8 @@ static sqlite3_stmt *stmt_get(struct dag_store *ds, enum ds_stmt id, struct weir
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
+	if (!sqlite3_stmt_readonly(st) && store_write_starts(ds->s, err) < 0)
+		return NULL;
 	return st;
 }
 

@@ -191,7 +191,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	if (ti < 0)
 		goto out;
 	r = &rc->rows[rc->ti_row[ti]];
-	if (!dag_ti_state_is_active(rc->tis[ti].state) || r->try_number != try_number)
+	if (!dag_ti_state_is_active(rc->book.tis[ti].state) || r->try_number != try_number)
 		goto out; /* stale: cleared or marked meanwhile */
 	why[0] = '\0';
 	if (success) {
@@ -265,7 +265,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	int64_t job_id = 0;
 	int try_number;
 
-	if (rc->stale || rc->tis[ti].state != DAG_TI_SCHEDULED)
+	if (rc->stale || rc->book.tis[ti].state != DAG_TI_SCHEDULED)
 		return;
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
@@ -287,9 +287,13 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		rc->stale = true;
 		goto out;
 	}
-	rc->tis[ti].state = DAG_TI_QUEUED;
-	rc->tis[ti].try_number = try_number;
-	rc->tis[ti].next_retry_at = 0;
+	{
+		struct dag_ti v = rc->book.tis[ti];
+		v.state = DAG_TI_QUEUED;
+		v.try_number = try_number;
+		v.next_retry_at = 0;
+		dag_book_set(&rc->book, ti, &v);
+	}
 	dm_try_update(dm, r, DAG_TI_QUEUED, "", false);
 	if (job_id) {
 		log_info("DAG %s run %s task %s%s try %d: job %lld", r->dag_id, r->run_id,
