@@ -86,6 +86,7 @@ struct run_ctx {
 	size_t n_tis;
 	size_t *ti_task; /* TI index -> task index */
 	json_t *params;  /* the run's params (the DAG's, conf over them) */
+	bool has_outputs; /* a TI wrote outputs since the run was read (dm_run_outputs()) */
 	bool stale;      /* a write failed: memory and store may differ; read again */
 };
 

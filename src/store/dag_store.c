@@ -57,6 +57,7 @@ enum ds_stmt {
 	DS_TIS_IN_STATE,
 	DS_TI_UPDATE,
 	DS_TRY_PUT,
+	DS_TRY_END,
 	DS_TRY_GET,
 	DS_TRIES_OF_TI,
 	DS_COUNT,
@@ -120,6 +121,9 @@ static const char *const ds_sql[DS_COUNT] = {
                    " SET job_id = excluded.job_id, state = excluded.state,"
                    " start_date = excluded.start_date, end_date = excluded.end_date,"
                    " reason = excluded.reason",
+    [DS_TRY_END] = "UPDATE task_instance_tries SET state = ?, reason = COALESCE(?, reason),"
+                   " end_date = COALESCE(end_date, ?) WHERE dag_id = ? AND run_id = ?"
+                   " AND task_id = ? AND map_index = ? AND try_number = ?",
     [DS_TRY_GET] = "SELECT " TRY_COLS " FROM task_instance_tries WHERE dag_id = ?"
                    " AND run_id = ? AND task_id = ? AND map_index = ? AND try_number = ?",
     [DS_TRIES_OF_TI] = "SELECT " TRY_COLS " FROM task_instance_tries WHERE dag_id = ?"
@@ -1039,6 +1043,32 @@ int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struc
 	else
 		snprintf(missing, sizeof(missing), "%s", ti);
 	return step_write(ds, st, "writing a try", NULL, missing, err);
+}
+
+int dag_store_try_end(struct dag_store *ds, const struct dag_try_row *key, enum dag_ti_state state,
+                      const char *reason, int64_t end_date, bool *found, struct weir_error *err)
+{
+	*found = false;
+	if (check_ti_state(ds, state, err) < 0)
+		return -1;
+	sqlite3_stmt *st = stmt_get(ds, DS_TRY_END, err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_ti_state_name(state));
+	if (reason)
+		sql_bind_text(st, 2, reason);
+	else
+		sqlite3_bind_null(st, 2);
+	sql_bind_pos_or_null(st, 3, end_date);
+	sql_bind_text(st, 4, key->dag_id);
+	sql_bind_text(st, 5, key->run_id);
+	sql_bind_text(st, 6, key->task_id);
+	sqlite3_bind_int(st, 7, key->map_index);
+	sqlite3_bind_int(st, 8, key->try_number);
+	if (step_write(ds, st, "ending a try", NULL, NULL, err) < 0)
+		return -1;
+	*found = sqlite3_changes(ds->db) > 0;
+	return 0;
 }
 
 int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_id,

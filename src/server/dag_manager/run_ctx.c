@@ -209,6 +209,8 @@ again:
 		tis[at].max_tries = rc->rows[k].max_tries;
 		tis[at].next_retry_at = rc->rows[k].next_retry_at;
 	}
+	for (size_t k = 0; k < rc->n_rows && !rc->has_outputs; k++)
+		rc->has_outputs = rc->rows[k].outputs && *rc->rows[k].outputs;
 	rc->n_tis = n_tis;
 	rc->g.tasks = rc->nodes;
 	rc->g.n_tasks = n_tasks;
@@ -343,29 +345,29 @@ void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, enum dag_
                    const char *reason, bool ended)
 {
 	struct weir_error err = {0};
-	struct dag_try_row t = {0};
+	struct dag_try_row t = {.dag_id = r->dag_id, .run_id = r->run_id, .task_id = r->task_id,
+	                        .map_index = r->map_index, .try_number = r->try_number};
+	int64_t now = clock_now_ms();
+	bool found = false;
 
 	if (r->try_number <= 0)
 		return;
-	if (dag_store_try_get(dm->ds, r->dag_id, r->run_id, r->task_id, r->map_index, r->try_number,
-	                      &t, NULL) < 0) {
-		t.dag_id = dm_xstrdup(r->dag_id);
-		t.run_id = dm_xstrdup(r->run_id);
-		t.task_id = dm_xstrdup(r->task_id);
-		t.map_index = r->map_index;
-		t.try_number = r->try_number;
-		t.job_id = r->job_id;
-		t.start_date = clock_now_ms();
-		t.reason = dm_xstrdup("");
-	}
+	/* a try that ends: one UPDATE, nothing read; the try's start writes the
+	 * whole row (a try without a row, from before tries were kept, gets one) */
+	if (state != DAG_TI_QUEUED &&
+	    dag_store_try_end(dm->ds, &t, state, reason, ended ? now : 0, &found, &err) < 0)
+		goto fail;
+	if (found)
+		return;
+	t.job_id = r->job_id;
 	t.state = state;
-	if (reason)
-		dm_set_str(&t.reason, reason);
-	if (ended && !t.end_date)
-		t.end_date = clock_now_ms();
-	if (dag_store_try_put(dm->ds, &t, &err) < 0)
-		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
-	dag_try_row_release(&t);
+	t.start_date = now;
+	t.end_date = ended ? now : 0;
+	t.reason = (char *)(reason ? reason : "");
+	if (dag_store_try_put(dm->ds, &t, &err) == 0)
+		return;
+fail:
+	log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 }
 
 /* Decides on `ev` and writes the result: TI rows, tries, the run, job
@@ -406,11 +408,15 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 				log_warn("DAG %s run %s task %s: stopping job %lld: %s", r->dag_id,
 				         r->run_id, r->task_id, (long long)job, e2.msg);
 		}
+		/* the try's end, written once: the reported end brings its reason */
 		if (dag_ti_state_is_active(c->from) &&
 		    (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY ||
 		     c->to == DAG_TI_NONE))
 			dm_try_update(dm, r, c->to == DAG_TI_NONE ? DAG_TI_FAILED : c->to,
-			              c->to == DAG_TI_NONE ? "cleared" : NULL, true);
+			              c->to == DAG_TI_NONE                          ? "cleared"
+			              : ev->kind == DAG_EV_TI_ENDED && ev->ti == c->ti ? r->reason
+			                                                             : NULL,
+			              true);
 		if (dag_store_ti_update(dm->ds, r, err) < 0)
 			goto fail;
 	}

@@ -201,21 +201,25 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 			no_retry = false;
 		}
 		free(p);
-		if (success && outputs)
+		if (success && outputs && *outputs) {
 			dm_set_str(&r->outputs, outputs);
+			rc->has_outputs = true;
+		}
 	}
 	dm_set_str(&r->reason, success ? "" : why[0] ? why : reason ? reason : "failed");
 	if (job_started_at > 0 && !r->start_date)
 		r->start_date = job_started_at;
 	r->end_date = clock_now_ms();
-	dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 	ev.ti = (size_t)ti;
 	ev.try_number = try_number;
 	ev.success = success;
 	ev.no_retry = no_retry;
-	/* the decision writes the row (with the fields above) when it moves */
+	/* the decision writes the row (with the fields above) and the try's end
+	 * when it moves; a TI it left active still has its try recorded */
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
+	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
+		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 out:
 	free(outputs);
 }
