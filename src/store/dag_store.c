@@ -34,6 +34,7 @@
 enum ds_stmt {
 	DS_DAG_PUT,
 	DS_DAG_GET,
+	DS_DAG_EXISTS,
 	DS_DAG_LIST,
 	DS_DAG_LIST_ACTIVE,
 	DS_DAG_PAUSE,
@@ -70,6 +71,7 @@ static const char *const ds_sql[DS_COUNT] = {
                    " active = excluded.active, last_parsed_at = excluded.last_parsed_at,"
                    " import_error = excluded.import_error, spec_json = excluded.spec_json",
     [DS_DAG_GET] = "SELECT " DAG_COLS " FROM dags WHERE dag_id = ?",
+    [DS_DAG_EXISTS] = "SELECT 1 FROM dags WHERE dag_id = ?",
     [DS_DAG_LIST] = "SELECT " DAG_COLS " FROM dags ORDER BY dag_id",
     [DS_DAG_LIST_ACTIVE] = "SELECT " DAG_COLS " FROM dags WHERE active = 1 ORDER BY dag_id",
     [DS_DAG_PAUSE] = "UPDATE dags SET paused = ? WHERE dag_id = ?",
@@ -420,6 +422,24 @@ int dag_store_dag_put(struct dag_store *ds, const struct dag_row *row, struct we
 	sql_bind_text(st, 6, row->import_error);
 	bind_text_or(st, 7, row->spec_json, "{}");
 	return step_done(ds, st, "writing a DAG", err);
+}
+
+int dag_store_dag_exists(struct dag_store *ds, const char *dag_id, bool *exists,
+                         struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ds, DS_DAG_EXISTS, err);
+	int r;
+
+	*exists = false;
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	r = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return db_error(ds, err, "reading a DAG");
+	*exists = r == SQLITE_ROW;
+	return 0;
 }
 
 int dag_store_dag_get(struct dag_store *ds, const char *dag_id, struct dag_row *out,

@@ -62,6 +62,9 @@ struct dag_row {
 int dag_store_dag_put(struct dag_store *ds, const struct dag_row *row, struct weir_error *err);
 int dag_store_dag_get(struct dag_store *ds, const char *dag_id, struct dag_row *out,
                       struct weir_error *err);
+/* Whether a DAG row exists, without reading it (its spec is large). */
+int dag_store_dag_exists(struct dag_store *ds, const char *dag_id, bool *exists,
+                         struct weir_error *err);
 /* Every DAG by dag_id; `active_only` leaves out the removed ones. */
 int dag_store_dag_list(struct dag_store *ds, bool active_only, struct dag_row **rows, size_t *n,
                        struct weir_error *err);

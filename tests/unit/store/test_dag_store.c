@@ -138,6 +138,11 @@ static void test_dags(void **state)
 
 	put_dag(f->ds, "etl", false);
 	put_dag(f->ds, "train", true);
+	bool exists = false;
+	assert_int_equal(dag_store_dag_exists(f->ds, "train", &exists, &err), 0);
+	assert_true(exists);
+	assert_int_equal(dag_store_dag_exists(f->ds, "ghost", &exists, &err), 0);
+	assert_false(exists);
 	struct dag_row d;
 	assert_int_equal(dag_store_dag_get(f->ds, "train", &d, &err), 0);
 	assert_string_equal(d.dag_id, "train");
