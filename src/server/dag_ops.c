@@ -133,11 +133,12 @@ out:
 
 int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
 {
-	struct dag_row row = {0};
+	bool exists = false;
 
-	if (dag_store_dag_get(dm->ds, dag_id, &row, NULL) < 0)
+	if (dag_store_dag_exists(dm->ds, dag_id, &exists, err) < 0)
+		return -1;
+	if (!exists)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
-	dag_row_release(&row);
 	return 0;
 }
 
@@ -424,7 +425,7 @@ static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run
 						in[i] = true;
 			}
 		for (size_t i = 0; i < rc->n_tis; i++) {
-			enum dag_ti_state s = rc->tis[i].state;
+			enum dag_ti_state s = rc->book.tis[i].state;
 			if (!in[rc->ti_task[i]])
 				continue;
 			if (only_failed && !dag_ti_state_is_failure(s))

@@ -285,7 +285,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	if (ti < 0)
 		goto out;
 	r = &rc->rows[rc->ti_row[ti]];
-	if (!dag_ti_state_is_active(rc->tis[ti].state) || r->try_number != try_number)
+	if (!dag_ti_state_is_active(rc->book.tis[ti].state) || r->try_number != try_number)
 		goto out; /* stale: cleared or marked meanwhile */
 	why[0] = '\0';
 	if (success) {
@@ -295,21 +295,25 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 			no_retry = false;
 		}
 		free(p);
-		if (success && outputs)
+		if (success && outputs && *outputs) {
 			dm_set_str(&r->outputs, outputs);
+			rc->has_outputs = true;
+		}
 	}
 	dm_set_str(&r->reason, success ? "" : why[0] ? why : reason ? reason : "failed");
 	if (job_started_at > 0 && !r->start_date)
 		r->start_date = job_started_at;
 	r->end_date = clock_now_ms();
-	dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 	ev.ti = (size_t)ti;
 	ev.try_number = try_number;
 	ev.success = success;
 	ev.no_retry = no_retry;
-	/* the decision writes the row (with the fields above) when it moves */
+	/* the decision writes the row (with the fields above) and the try's end
+	 * when it moves; a TI it left active still has its try recorded */
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
+	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
+		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 out:
 	free(outputs);
 }
@@ -359,7 +363,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	int64_t job_id = 0;
 	int try_number;
 
-	if (rc->stale || rc->tis[ti].state != DAG_TI_SCHEDULED)
+	if (rc->stale || rc->book.tis[ti].state != DAG_TI_SCHEDULED)
 		return;
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
@@ -381,9 +385,13 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		rc->stale = true;
 		goto out;
 	}
-	rc->tis[ti].state = DAG_TI_QUEUED;
-	rc->tis[ti].try_number = try_number;
-	rc->tis[ti].next_retry_at = 0;
+	{
+		struct dag_ti v = rc->book.tis[ti];
+		v.state = DAG_TI_QUEUED;
+		v.try_number = try_number;
+		v.next_retry_at = 0;
+		dag_book_set(&rc->book, ti, &v);
+	}
 	dm_try_update(dm, r, DAG_TI_QUEUED, "", false);
 	if (job_id) {
 		log_info("DAG %s run %s task %s%s try %d: job %lld", r->dag_id, r->run_id,
