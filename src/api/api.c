@@ -28,6 +28,7 @@ struct api {
 	struct ui_auth *ui;       /* the web UI's sessions */
 	const struct secrets_api_ops *secrets_ops; /* NULL: connection routes answer 503 */
 	void *secrets_ctx;
+	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
 	api_health_fn health;     /* NULL: health unknown */
 	void *health_ctx;
 };
@@ -180,7 +181,8 @@ void api_handle(struct http_request *req, void *arg)
 	if (airflow_owns(seg[0]))
 		airflow_handle(api->dag_ops, api->dag_ctx, api->jobs.logs, req, seg, n);
 	else if (conn_routes_owns(seg[0]))
-		conn_routes_handle(api->secrets_ops, api->secrets_ctx, req, seg, n);
+		conn_routes_handle(api->secrets_ops, api->secrets_ctx, api->conn_tests, req, seg,
+				   n);
 	else if (ui_routes_owns(seg[0]))
 		ui_routes_handle(api->dag_ops, api->dag_ctx, req, seg, n);
 	else if (!strcmp(seg[0], "jobs"))
@@ -246,7 +248,8 @@ struct api *api_create(uv_loop_t *loop, const char *token, const struct api_ops 
 	api->jobs.ctx = ctx;
 	api->jobs.polls = long_polls_create(loop);
 	api->jobs.logs = log_stream_create(loop);
-	if (!api->token || !api->ui || !api->jobs.polls || !api->jobs.logs) {
+	api->conn_tests = conn_tests_create(loop);
+	if (!api->token || !api->ui || !api->jobs.polls || !api->jobs.logs || !api->conn_tests) {
 		api_destroy(api);
 		return NULL;
 	}
@@ -258,6 +261,7 @@ void api_destroy(struct api *api)
 	if (!api)
 		return;
 	long_polls_destroy(api->jobs.polls);
+	conn_tests_destroy(api->conn_tests);
 	log_stream_destroy(api->jobs.logs);
 	ui_auth_destroy(api->ui);
 	basic_auth_destroy(api->basic);

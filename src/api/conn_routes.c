@@ -128,8 +128,8 @@ static void route_one(const struct secrets_api_ops *ops, void *ctx, struct http_
 	}
 }
 
-void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct http_request *req,
-			char **seg, int n)
+void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct conn_tests *tests,
+			struct http_request *req, char **seg, int n)
 {
 	bool conn = !strcmp(seg[0], "connections");
 	struct weir_error err = {0};
@@ -152,6 +152,15 @@ void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct htt
 		} else {
 			reply_problem_no_method(req);
 		}
+		return;
+	}
+	/* POST /connections/test; a connection named "test" is still read,
+	 * changed and deleted by the other methods, as in Airflow */
+	if (n == 2 && conn && !strcmp(seg[1], "test") && request_method_is(req, "POST")) {
+		if (!(body = airflow_read_body(req, conn_fields)))
+			return;
+		conn_test_route_handle(tests, ops, ctx, req, body);
+		json_decref(body);
 		return;
 	}
 	if (n == 2) {

@@ -13,9 +13,11 @@
 #ifndef WEIR_API_SECRETS_API_H
 #define WEIR_API_SECRETS_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include <jansson.h>
+#include <uv.h>
 
 #include "lib/error.h"
 
@@ -31,6 +33,10 @@ struct secrets_mask {
 	size_t n;
 };
 
+/* A connection test's end, on the loop's thread: whether the connection
+ * answered, and what happened (borrowed; never the password). */
+typedef void (*secrets_test_done_fn)(void *arg, bool ok, const char *message);
+
 struct secrets_api_ops {
 	json_t *(*list_connections)(void *ctx, const struct secrets_list_query *q,
 				    struct weir_error *err);
@@ -39,6 +45,12 @@ struct secrets_api_ops {
 	json_t *(*patch_connection)(void *ctx, const char *id, json_t *body,
 				    const struct secrets_mask *mask, struct weir_error *err);
 	int (*delete_connection)(void *ctx, const char *id, struct weir_error *err);
+	/* POST /connections/test: starts testing the connection `body` names
+	 * off the loop (a work item of `loop`); done(arg, ...) is called once,
+	 * later, on the loop's thread.  0, or -1 with err (a bad body, an id
+	 * that resolves nowhere) and done is never called. */
+	int (*test_connection)(void *ctx, uv_loop_t *loop, json_t *body,
+			       secrets_test_done_fn done, void *arg, struct weir_error *err);
 
 	json_t *(*list_variables)(void *ctx, const struct secrets_list_query *q,
 				  struct weir_error *err);

@@ -30,6 +30,9 @@ void cli_connections_usage(FILE *out)
 	      "       weir connections list [-o table|json]\n"
 	      "       weir connections get ID [-o table|json]\n"
 	      "       weir connections delete ID\n"
+	      "       weir connections test ID\n"
+	      "       weir connections test [ID] (--conn-uri URI | --conn-json JSON |\n"
+	      "                                   --conn-type TYPE [--conn-host H] ...)\n"
 	      "\n"
 	      "  add     stores a connection in the server (its password sealed at rest);\n"
 	      "          the URI is Airflow's TYPE://LOGIN:PASSWORD@HOST:PORT/SCHEMA?K=V\n"
@@ -37,9 +40,13 @@ void cli_connections_usage(FILE *out)
 	      "          (config, store, environment); never a password\n"
 	      "  get     one connection's fields (never its password)\n"
 	      "  delete  removes a stored connection\n"
+	      "  test    whether the server reaches the connection and logs in (the one of\n"
+	      "          that id, or the one the --conn-* flags give, stored or not); prints\n"
+	      "          what happened\n"
 	      "\n"
 	      "exit status: 0 done, 1 the server refused (404: no such connection, 409: it\n"
-	      "exists), 2 bad input, 3 the server is unreachable.  See docs/connections.md.\n",
+	      "exists) or the test failed, 2 bad input, 3 the server is unreachable.  See\n"
+	      "docs/connections.md.\n",
 	      out);
 }
 
@@ -261,11 +268,11 @@ static json_t *conn_body(const char *id, const char **v)
 	json_t *b;
 
 	if (!!v[0] + !!v[1] + !!v[2] != 1) {
-		cli_error("connections add: expected one of --conn-uri, --conn-json and --conn-type");
+		cli_error("connections: expected one of --conn-uri, --conn-json and --conn-type");
 		return NULL;
 	}
 	if ((v[0] || v[1]) && (v[3] || v[4] || v[5] || v[6] || v[7] || v[8])) {
-		cli_error("connections add: --conn-host, --conn-port, ... go with --conn-type, not "
+		cli_error("connections: --conn-host, --conn-port, ... go with --conn-type, not "
 			  "with --conn-uri or --conn-json");
 		return NULL;
 	}
@@ -376,6 +383,35 @@ static int conn_get(struct cli_ctx *ctx, const char *id, bool json)
 	return rc;
 }
 
+/* `connections test`: by id (nothing but the id in the body), or the
+ * connection the --conn-* flags give.  Exit 0 when it answered, 1 not. */
+static int conn_test(struct cli_ctx *ctx, const char *id, const char **v)
+{
+	bool given = v[0] || v[1] || v[2];
+	json_t *body = given ? conn_body(id, v) : json_pack("{s:s}", "connection_id", id);
+	json_t *r = NULL;
+	long st = 0;
+	int rc;
+
+	if (!body)
+		return CLI_EXIT_USAGE;
+	rc = call(ctx, "POST", "/api/v1/connections/test", body, &r, &st);
+	json_decref(body);
+	if (rc == CLI_EXIT_OK) {
+		const char *msg = cli_json_str(r, "message", "");
+		if (json_is_true(json_object_get(r, "status"))) {
+			printf("%s\n", msg);
+		} else {
+			cli_error("connection %s: %s", id, msg);
+			rc = CLI_EXIT_FAILED;
+		}
+	} else if (st == 404) {
+		cli_error("connection \"%s\" is not defined", id);
+	}
+	json_decref(r);
+	return rc;
+}
+
 static int delete_item(struct cli_ctx *ctx, const char *what, const char *noun, const char *id)
 {
 	char *path = item_path(what, id);
@@ -414,7 +450,7 @@ int cli_connections_main(int argc, char **argv, const struct cli_globals *g0)
 	sub = argv[1];
 	want = !strcmp(sub, "list") ? 0 : 1;
 	if (strcmp(sub, "add") && strcmp(sub, "list") && strcmp(sub, "get") &&
-	    strcmp(sub, "delete")) {
+	    strcmp(sub, "delete") && strcmp(sub, "test")) {
 		cli_error("no command \"connections %s\"", sub);
 		cli_connections_usage(stderr);
 		return CLI_EXIT_USAGE;
@@ -423,11 +459,14 @@ int cli_connections_main(int argc, char **argv, const struct cli_globals *g0)
 		   cli_connections_usage);
 	if (rc != 0)
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	/* a connection tested from flags alone needs no id of its own */
+	if (!strcmp(sub, "test") && n_pos == 0 && (vals[0] || vals[1] || vals[2]))
+		pos[n_pos++] = "unsaved";
 	if (n_pos < want) {
 		cli_error("connections %s needs a connection id", sub);
 		return CLI_EXIT_USAGE;
 	}
-	if (strcmp(sub, "add") && (vals[0] || vals[1] || vals[2] || vals[3] || vals[4] ||
+	if (strcmp(sub, "add") && strcmp(sub, "test") && (vals[0] || vals[1] || vals[2] || vals[3] || vals[4] ||
 				   vals[5] || vals[6] || vals[7] || vals[8] || vals[9])) {
 		cli_error("connections %s: the --conn-* flags go with add", sub);
 		return CLI_EXIT_USAGE;
@@ -448,6 +487,8 @@ int cli_connections_main(int argc, char **argv, const struct cli_globals *g0)
 		rc = conn_list(&ctx, json);
 	else if (!strcmp(sub, "get"))
 		rc = conn_get(&ctx, pos[0], json);
+	else if (!strcmp(sub, "test"))
+		rc = conn_test(&ctx, pos[0], vals);
 	else
 		rc = delete_item(&ctx, "connections", "connection", pos[0]);
 	cli_ctx_release(&ctx);

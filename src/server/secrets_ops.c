@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/conn_test.h"
+#include "lib/log.h"
 #include "lib/str.h"
 
 static json_t *str_or_null(const char *s)
@@ -407,12 +409,90 @@ static int op_delete_variable(void *ctx, const char *key, struct weir_error *err
 	return -1;
 }
 
+/* A connection test on its way through libuv's thread pool. */
+struct conn_test_work {
+	uv_work_t work;
+	struct connection c;
+	bool ok;
+	char *message;
+	secrets_test_done_fn done;
+	void *arg;
+};
+
+static void test_run(uv_work_t *w)
+{
+	struct conn_test_work *t = w->data;
+
+	t->ok = data_conn_test(&t->c, DATA_CONN_TEST_TIMEOUT_MS, &t->message);
+}
+
+static void test_after(uv_work_t *w, int status)
+{
+	struct conn_test_work *t = w->data;
+
+	(void)status; /* never cancelled */
+	log_info("connection %s (%s) tested: %s", t->c.id, t->c.type ? t->c.type : "?",
+		 t->ok ? "reachable" : "failed");
+	t->done(t->arg, t->ok, t->message ? t->message : "out of memory");
+	connection_release(&t->c);
+	free(t->message);
+	free(t);
+}
+
+/* The connection a test body names: the fields as given (Airflow's
+ * Connection, the password included: it may not be stored), or, when it
+ * holds connection_id alone, the connection by that id from wherever it
+ * resolves. */
+static int test_body_conn(struct secrets *s, json_t *body, struct connection *out,
+			  struct weir_error *err)
+{
+	const char *id = json_string_value(json_object_get(body, "connection_id"));
+
+	if (!id)
+		return weir_error_set(err, WEIR_E_INVALID, "connection_id: expected a string (it "
+							    "is required)");
+	if (connection_check_id(id, err) < 0) {
+		weir_error_prefix(err, "connection_id");
+		return -1;
+	}
+	if (json_object_size(body) == 1)
+		return secrets_conn_resolve(s, id, out, NULL, err);
+	if (!json_object_get(body, "conn_type"))
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "conn_type: expected a string (it is required, unless "
+				      "connection_id stands alone to test the connection by id)");
+	return connection_from_json(id, body, out, err);
+}
+
+static int op_test_connection(void *ctx, uv_loop_t *loop, json_t *body, secrets_test_done_fn done,
+			      void *arg, struct weir_error *err)
+{
+	struct conn_test_work *t = calloc(1, sizeof *t);
+
+	if (!t)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	if (test_body_conn(ctx, body, &t->c, err) < 0) {
+		free(t);
+		return -1;
+	}
+	t->done = done;
+	t->arg = arg;
+	t->work.data = t;
+	if (uv_queue_work(loop, &t->work, test_run, test_after) < 0) {
+		connection_release(&t->c);
+		free(t);
+		return weir_error_set(err, WEIR_E_INTERNAL, "cannot queue the connection test");
+	}
+	return 0;
+}
+
 static const struct secrets_api_ops ops = {
     .list_connections = op_list_connections,
     .get_connection = op_get_connection,
     .add_connection = op_add_connection,
     .patch_connection = op_patch_connection,
     .delete_connection = op_delete_connection,
+    .test_connection = op_test_connection,
     .list_variables = op_list_variables,
     .get_variable = op_get_variable,
     .set_variable = op_set_variable,
