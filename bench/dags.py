@@ -151,9 +151,15 @@ class DagServer(BenchServer):
             time.sleep(0.02)
         if run["state"] != "success":
             raise RuntimeError("run %s of %s: %s" % (rid, dag_id, run["state"]))
-        tis = self.api("GET", "/api/v1/dags/%s/dagRuns/%s/taskInstances?limit=%d"
-                       % (dag_id, rid, n + 10))[1]
-        ok = sum(1 for ti in tis["task_instances"] if ti["state"] == "success")
+        # the API pages lists (at most 1000 a page, as Airflow's): read every page
+        ok, offset = 0, 0
+        while True:
+            tis = self.api("GET", "/api/v1/dags/%s/dagRuns/%s/taskInstances?limit=1000"
+                           "&offset=%d" % (dag_id, rid, offset))[1]["task_instances"]
+            ok += sum(1 for ti in tis if ti["state"] == "success")
+            offset += len(tis)
+            if not tis or offset >= n:
+                break
         if ok != n:
             raise RuntimeError("run %s of %s: %d of %d TIs succeeded" % (rid, dag_id, ok, n))
         return parse_time(run["end_date"]) - t0

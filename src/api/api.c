@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/airflow.h"
+#include "api/conn_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/log_stream.h"
@@ -25,6 +26,9 @@ struct api {
 	void *dag_ctx;
 	struct basic_auth *basic; /* NULL: Bearer token only */
 	struct ui_auth *ui;       /* the web UI's sessions */
+	const struct secrets_api_ops *secrets_ops; /* NULL: connection routes answer 503 */
+	void *secrets_ctx;
+	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
 	api_health_fn health;     /* NULL: health unknown */
 	void *health_ctx;
 };
@@ -51,7 +55,7 @@ bool api_auth_ok(const char *authorization, const char *token)
 /* Whether the routes under this first segment answer errors as problems. */
 static bool speaks_problems(const char *first)
 {
-	return airflow_owns(first) || ui_routes_owns(first);
+	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first);
 }
 
 /* The Bearer token, or a configured user with HTTP Basic. */
@@ -176,6 +180,9 @@ void api_handle(struct http_request *req, void *arg)
 	}
 	if (airflow_owns(seg[0]))
 		airflow_handle(api->dag_ops, api->dag_ctx, api->jobs.logs, req, seg, n);
+	else if (conn_routes_owns(seg[0]))
+		conn_routes_handle(api->secrets_ops, api->secrets_ctx, api->conn_tests, req, seg,
+				   n);
 	else if (ui_routes_owns(seg[0]))
 		ui_routes_handle(api->dag_ops, api->dag_ctx, req, seg, n);
 	else if (!strcmp(seg[0], "jobs"))
@@ -212,6 +219,12 @@ void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx)
 	api->dag_ctx = ctx;
 }
 
+void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx)
+{
+	api->secrets_ops = ops;
+	api->secrets_ctx = ctx;
+}
+
 int api_set_users(struct api *api, const struct basic_user *users, size_t n, struct weir_error *err)
 {
 	struct basic_auth *ba = basic_auth_create(users, n, err);
@@ -235,7 +248,8 @@ struct api *api_create(uv_loop_t *loop, const char *token, const struct api_ops 
 	api->jobs.ctx = ctx;
 	api->jobs.polls = long_polls_create(loop);
 	api->jobs.logs = log_stream_create(loop);
-	if (!api->token || !api->ui || !api->jobs.polls || !api->jobs.logs) {
+	api->conn_tests = conn_tests_create(loop);
+	if (!api->token || !api->ui || !api->jobs.polls || !api->jobs.logs || !api->conn_tests) {
 		api_destroy(api);
 		return NULL;
 	}
@@ -247,6 +261,7 @@ void api_destroy(struct api *api)
 	if (!api)
 		return;
 	long_polls_destroy(api->jobs.polls);
+	conn_tests_destroy(api->conn_tests);
 	log_stream_destroy(api->jobs.logs);
 	ui_auth_destroy(api->ui);
 	basic_auth_destroy(api->basic);

@@ -32,6 +32,7 @@
 #include "api/http.h"
 #include "api/job_api.h"
 #include "api/request.h"
+#include "api/secrets_api.h"
 #include "lib/error.h"
 
 #define API_VERSION "0.1.0"
@@ -49,6 +50,10 @@ void api_destroy(struct api *api);
  * answer through `ops` (the server's DAG manager); until this is called they
  * answer 503.  `ops` and `ctx` must outlive the api; NULL turns them off. */
 void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx);
+/* The connection and variable routes (/api/v1/connections, /api/v1/variables)
+ * answer through `ops` (the server's, server/secrets_ops.h); until this is
+ * called they answer 503. */
+void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx);
 /* Where GET /health learns whether the store answers and when the scheduler
  * last passed (dag_api.h); until this is called both read null. */
 void api_set_health(struct api *api, api_health_fn fn, void *ctx);

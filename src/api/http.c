@@ -63,6 +63,7 @@ struct http_server {
 	void *arg;
 	int port;
 	int open_handles;
+	bool resumed; /* a connection was resumed since drive() last ran MHD */
 	struct http_request *suspended;
 };
 
@@ -107,7 +108,10 @@ static void do_resume(struct http_request *req)
 	list_del(req);
 	MHD_resume_connection(req->conn);
 	/* MHD picks resumed connections up in its next run; do not count on its
-	 * wake-up fd reaching our poll in external mode */
+	 * wake-up fd reaching our poll in external mode.  Resumed from inside
+	 * MHD_run (a request's handler answering a long poll), the timer set
+	 * here would be reset by drive() after the run: the flag tells it. */
+	req->srv->resumed = true;
 	uv_timer_start(&req->srv->timer, on_timer, 0, 0);
 }
 
@@ -468,8 +472,11 @@ static void drive(struct http_server *srv)
 {
 	MHD_UNSIGNED_LONG_LONG ms;
 
+	srv->resumed = false;
 	MHD_run(srv->daemon);
-	if (MHD_get_timeout(srv->daemon, &ms) == MHD_YES)
+	if (srv->resumed)
+		uv_timer_start(&srv->timer, on_timer, 0, 0);
+	else if (MHD_get_timeout(srv->daemon, &ms) == MHD_YES)
 		uv_timer_start(&srv->timer, on_timer, ms, 0);
 	else
 		uv_timer_stop(&srv->timer);

@@ -35,6 +35,7 @@ void cli_dags_usage(FILE *out)
 	    "       weir dags pause DAG | unpause DAG\n"
 	    "       weir dags backfill DAG --from D --to D [--conf JSON] [--wait]\n"
 	    "       weir dags test DAG_FILE [--conf JSON] [--logical-date T] [--keep]\n"
+	    "                      [--conn ID=URI]... [--var KEY=VALUE]...\n"
 	    "                      [--config FILE] [--executor local]\n"
 	    "\n"
 	    "  list      the DAGs (id, schedule, paused, tags, file), then the DAG files that\n"
@@ -58,7 +59,9 @@ void cli_dags_usage(FILE *out)
 	    "            of each failed task; exit 0 when the run succeeds, 1 when it fails,\n"
 	    "            2 for a bad file, configuration or --conf, 130 on Ctrl-C (its jobs\n"
 	    "            are killed).  --keep: keep the temporary home (logs, store) and\n"
-	    "            print its path; --executor local: run Slurm-routed tasks here\n"
+	    "            print its path; --executor local: run Slurm-routed tasks here;\n"
+	    "            --conn ID=URI and --var KEY=VALUE (repeatable): connections and\n"
+	    "            variables for this run, over every other source\n"
 	    "  --json    the server's JSON instead of a table\n"
 	    "\n"
 	    "exit status: 0 done (a followed run succeeded), 1 the run failed or the server\n"
@@ -1006,13 +1009,16 @@ out:
 
 /* `dags test` runs in this process (server/dag_test.h): no server, no HTTP client. */
 static int dags_test(const char *file, const char *conf_text, const char *date, bool keep,
-                     const char *config, const char *executor, const char *home)
+                     const char *config, const char *executor, const char *home, json_t *conns,
+                     json_t *vars)
 {
 	struct weir_error err = {0};
 	struct dag_test_opts o = {.file = file,
 	                          .logical_date = date,
 	                          .keep = keep,
 	                          .config = config,
+	                          .conns = conns,
+	                          .vars = vars,
 	                          .home = home && *home ? home : getenv("WEIR_HOME")};
 	int rc;
 
@@ -1069,12 +1075,15 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	                            {"--to", &to, NULL, NULL},
 	                            {"--conf", &conf, NULL, NULL},
 	                            {"--wait", NULL, &wait, NULL}};
-	const char *config = NULL, *executor = NULL;
+	const char *config = NULL, *executor = NULL, *conn = NULL, *var = NULL;
+	json_t *conns = json_array(), *vars = json_array();
 	struct dag_opt test_opts[] = {{"--conf", &conf, NULL, NULL},
 	                              {"--logical-date", &date, NULL, NULL},
 	                              {"--keep", NULL, &keep, NULL},
 	                              {"--config", &config, NULL, NULL},
-	                              {"--executor", &executor, NULL, NULL}};
+	                              {"--executor", &executor, NULL, NULL},
+	                              {"--conn", &conn, NULL, conns},
+	                              {"--var", &var, NULL, vars}};
 	struct dag_opt runs_opts[] = {{"--state", &state, NULL, NULL},
 	                              {"--limit", &limit, NULL, NULL},
 	                              {"--json", NULL, &as_json, NULL}};
@@ -1101,16 +1110,21 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		n_use = 4;
 	} else if (!strcmp(sub, "test")) {
 		use = test_opts;
-		n_use = 5;
+		n_use = 7;
 	} else {
 		cli_error("no command \"dags %s\"", sub);
 		cli_dags_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
 	rc = parse_args(argc - 1, argv + 1, use, n_use, pos, want, &n_pos, &g, cli_dags_usage);
-	if (rc != 0)
+	if (rc != 0) {
+		json_decref(conns);
+		json_decref(vars);
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+	}
 	if (n_pos < want) {
+		json_decref(conns);
+		json_decref(vars);
 		cli_error("dags %s needs %s", sub,
 		          want == 2              ? "a DAG id and a run id"
 		          : !strcmp(sub, "test") ? "a DAG file"
@@ -1118,8 +1132,14 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		cli_dags_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	if (!strcmp(sub, "test"))
-		return dags_test(pos[0], conf, date, keep, config, executor, g.home);
+	if (!strcmp(sub, "test")) {
+		rc = dags_test(pos[0], conf, date, keep, config, executor, g.home, conns, vars);
+		json_decref(conns);
+		json_decref(vars);
+		return rc;
+	}
+	json_decref(conns);
+	json_decref(vars);
 	if (cli_ctx_init(&ctx, &g, &err) < 0) {
 		cli_error("%s", err.msg);
 		return CLI_EXIT_FAILED;

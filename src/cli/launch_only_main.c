@@ -6,12 +6,20 @@
  * nettle, SQLite, libuv) we measured at several milliseconds per exec.
  * The local executor runs it when it stands beside the server's binary.
  * Archives not yet in the cache are unpacked by `weir artifact-unpack`.
+ * `weir-launch agent` is the node's agent (launch/agent.h).
  */
+#include <string.h>
+
+#include "launch/agent.h"
 #include "launch/launch.h"
 #include "launch/workdir.h"
 
 int main(int argc, char **argv)
 {
 	workdir_set_unpacker(workdir_unpack_with_helper);
+	/* `weir-launch agent`: the node's agent, whose shims are forks of it,
+	 * so it stays as small as this binary */
+	if (argc > 1 && !strcmp(argv[1], "agent"))
+		return agent_main(argc - 1, argv + 1);
 	return launch_main(argc, argv);
 }

@@ -16,8 +16,10 @@
 #include "cli/cli_tasks.h"
 #include "cli/cli_artifact.h"
 #include "cli/cli_password.h"
+#include "cli/cli_secrets.h"
 #include "data/task.h"
 #include "exec/artifact.h"
+#include "launch/agent.h"
 #include "launch/launch.h"
 #include "launch/workdir.h"
 #include "server/server.h"
@@ -35,8 +37,11 @@ static void usage(FILE *out)
 	      "  logs       print or follow the logs of a job's tasks\n"
 	      "  dags       workflows: list, show, trigger (and follow), runs, pause, backfill, test\n"
 	      "  tasks      a DAG run's task instances: state, clear, logs\n"
+	      "  connections  connections to stores and services: add, list, get, delete\n"
+	      "  variables  variables for DAGs: set, get, list, delete, import, export\n"
 	      "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
 	      "  launch     (internal) the parent of every task, started by the executor\n"
+	      "  agent      the node's agent, parent of every local task (`weir agent status`)\n"
 	      "  version    print the version of this program and of the server\n"
 	      "  help CMD   the usage of a command\n"
 	      "\n"
@@ -116,6 +121,10 @@ static int help_main(const char *cmd)
 		cli_dags_usage(stdout);
 	else if (!strcmp(cmd, "tasks"))
 		cli_tasks_usage(stdout);
+	else if (!strcmp(cmd, "connections"))
+		cli_connections_usage(stdout);
+	else if (!strcmp(cmd, "variables"))
+		cli_variables_usage(stdout);
 	else if (!strcmp(cmd, "hash-password"))
 		cli_password_usage(stdout);
 	else if (!strcmp(cmd, "version"))
@@ -146,6 +155,10 @@ int main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "launch")) {
 		workdir_set_unpacker(artifact_unpack_cached);
 		return launch_main(argc - 1, argv + 1);
+	}
+	if (argc >= 2 && !strcmp(argv[1], "agent")) {
+		workdir_set_unpacker(artifact_unpack_cached);
+		return agent_main(argc - 1, argv + 1);
 	}
 	if (argc >= 2 && !strcmp(argv[1], "artifact-unpack"))
 		return cli_artifact_unpack(argc - 1, argv + 1);
@@ -194,6 +207,10 @@ int main(int argc, char **argv)
 		return cli_dags_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "tasks"))
 		return cli_tasks_main(sub_argc, sub_argv, &g);
+	if (!strcmp(cmd, "connections"))
+		return cli_connections_main(sub_argc, sub_argv, &g);
+	if (!strcmp(cmd, "variables"))
+		return cli_variables_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "version"))
 		return version_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "help"))

@@ -29,7 +29,25 @@ struct ch_conn {
 	struct strbuf query; /* while loading: the INSERT */
 	struct strbuf batch; /* while loading: TSV rows */
 	size_t rows;
+	long timeout_ms;     /* a POST's answer within it (0: none) */
+	char where[300];     /* "http://host:port", for messages */
 };
+
+/* The HTTP client's error without the request's path, which holds the
+ * login and password: "clickhouse: http://host:port: timed out". */
+static void ch_transport_fail(const struct ch_conn *c, struct weir_error *err)
+{
+	const char *why;
+	char reason[WEIR_ERROR_MSG_MAX];
+
+	if (!err)
+		return;
+	why = strrchr(err->msg, ':');
+	snprintf(reason, sizeof reason, "%s", why && why[1] == ' ' ? why + 2 : err->msg);
+	if (strstr(reason, "password="))
+		snprintf(reason, sizeof reason, "no answer");
+	weir_error_set(err, err->kind, "clickhouse: %s: %s", c->where, reason);
+}
 
 /* The parse of a streamed TSV answer. */
 struct ch_stream {
@@ -196,9 +214,9 @@ static int ch_post(struct ch_conn *c, const char *query, const char *body, size_
 		strbuf_addf(&path, "&query=%s", q ? q : "");
 		free(q);
 	}
-	if (http_client_request_body(c->http, "POST", path.buf, "text/plain", body, len, 0, &resp,
-				     err) < 0) {
-		weir_error_prefix(err, "clickhouse");
+	if (http_client_request_body(c->http, "POST", path.buf, "text/plain", body, len,
+				     c->timeout_ms, &resp, err) < 0) {
+		ch_transport_fail(c, err);
 		rc = -1;
 	} else if (resp.status != 200)
 		rc = ch_error(resp.body ? resp.body : "", resp.len, err);
@@ -235,7 +253,7 @@ static int ch_run(struct data_conn *dc, const char *sql, const struct data_param
 	strbuf_init(&s.cells);
 	s.status = &status;
 	if (http_client_stream(c->http, path.buf, ch_chunk, &s, &status, err) < 0) {
-		weir_error_prefix(err, "clickhouse");
+		ch_transport_fail(c, err);
 		goto done;
 	}
 	if (s.failed)
@@ -357,12 +375,12 @@ static void add_param(struct strbuf *b, const char *name, const char *v)
 	free(e);
 }
 
-struct data_conn *data_clickhouse_open(const struct connection *conn, struct weir_error *err)
+struct data_conn *data_clickhouse_open(const struct connection *conn, long timeout_ms,
+				       struct weir_error *err)
 {
 	struct ch_conn *c = calloc(1, sizeof *c);
 	struct strbuf auth = STRBUF_INIT;
 	char base[512];
-	int64_t n;
 
 	if (!c) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -375,6 +393,7 @@ struct data_conn *data_clickhouse_open(const struct connection *conn, struct wei
 	add_param(&auth, "database", conn->schema);
 	c->auth = strbuf_detach(&auth, NULL);
 	c->http = http_client_create(base, NULL);
+	snprintf(c->where, sizeof c->where, "%s", base);
 	strbuf_init(&c->query);
 	strbuf_init(&c->batch);
 	c->base.ops = &ch_ops;
@@ -384,10 +403,13 @@ struct data_conn *data_clickhouse_open(const struct connection *conn, struct wei
 		ch_close(&c->base);
 		return NULL;
 	}
-	/* a login is checked at once, as the other drivers' are */
-	if (ch_run(&c->base, "SELECT 1", &(struct data_params){0}, NULL, &n, err) < 0) {
+	/* a login is checked at once, as the other drivers' are, by a POST
+	 * (its answer bounded by the timeout, unlike a streamed GET) */
+	c->timeout_ms = timeout_ms;
+	if (ch_post(c, NULL, "SELECT 1", 8, err) < 0) {
 		ch_close(&c->base);
 		return NULL;
 	}
+	c->timeout_ms = 0;
 	return &c->base;
 }

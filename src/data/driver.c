@@ -7,12 +7,18 @@
 
 struct data_conn *data_open(const struct connection *c, struct weir_error *err)
 {
+	return data_open_timed(c, 0, err);
+}
+
+struct data_conn *data_open_timed(const struct connection *c, long timeout_ms,
+				  struct weir_error *err)
+{
 	struct data_conn *dc = NULL;
 
 	switch (c->kind) {
-	case CONN_POSTGRES: dc = data_pg_open(c, err); break;
-	case CONN_MYSQL: dc = data_mysql_open(c, err); break;
-	case CONN_CLICKHOUSE: dc = data_clickhouse_open(c, err); break;
+	case CONN_POSTGRES: dc = data_pg_open(c, timeout_ms, err); break;
+	case CONN_MYSQL: dc = data_mysql_open(c, timeout_ms, err); break;
+	case CONN_CLICKHOUSE: dc = data_clickhouse_open(c, timeout_ms, err); break;
 	case CONN_SQLITE: dc = data_sqlite_open(c, err); break;
 	default:
 		weir_error_set(err, WEIR_E_INVALID,

@@ -77,8 +77,15 @@ struct data_conn {
 };
 
 /* Opens the connection c names.  NULL with err (the server's words for a
- * refused login) for a kind weir does not drive as a database. */
+ * refused login) for a kind weir does not drive as a database.  Connecting
+ * gives up after 10 s; statements then run as long as they take. */
 struct data_conn *data_open(const struct connection *c, struct weir_error *err);
+/* The same with connecting and logging in bounded by timeout_ms (> 0; 0
+ * is data_open()), for a test of the connection (PostgreSQL's
+ * connect_timeout, MariaDB's connect and read timeouts, ClickHouse's
+ * answer to the login's SELECT 1). */
+struct data_conn *data_open_timed(const struct connection *c, long timeout_ms,
+				  struct weir_error *err);
 void data_close(struct data_conn *c);
 
 int data_run(struct data_conn *c, const char *sql, const struct data_params *p,
@@ -94,10 +101,14 @@ void data_rollback(struct data_conn *c);
  * *out.  -1 with err naming the variable when it is not set or not a URI. */
 int data_conn_from_env(const char *id, struct connection *out, struct weir_error *err);
 
-/* Each engine's opener (pg.c, mysql.c, clickhouse.c, sqlite.c). */
-struct data_conn *data_pg_open(const struct connection *c, struct weir_error *err);
-struct data_conn *data_mysql_open(const struct connection *c, struct weir_error *err);
-struct data_conn *data_clickhouse_open(const struct connection *c, struct weir_error *err);
+/* Each engine's opener (pg.c, mysql.c, clickhouse.c, sqlite.c); timeout_ms
+ * as data_open_timed()'s (SQLite opens a file: none). */
+struct data_conn *data_pg_open(const struct connection *c, long timeout_ms,
+			       struct weir_error *err);
+struct data_conn *data_mysql_open(const struct connection *c, long timeout_ms,
+				  struct weir_error *err);
+struct data_conn *data_clickhouse_open(const struct connection *c, long timeout_ms,
+				       struct weir_error *err);
 struct data_conn *data_sqlite_open(const struct connection *c, struct weir_error *err);
 
 /* Columns: helpers for drivers. */

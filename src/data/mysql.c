@@ -208,10 +208,11 @@ static const struct data_ops my_ops = {
     .close = my_close,
 };
 
-struct data_conn *data_mysql_open(const struct connection *conn, struct weir_error *err)
+struct data_conn *data_mysql_open(const struct connection *conn, long timeout_ms,
+				  struct weir_error *err)
 {
 	struct my_conn *c = calloc(1, sizeof *c);
-	unsigned int timeout = 10;
+	unsigned int timeout = timeout_ms > 0 ? (unsigned int)((timeout_ms + 999) / 1000) : 10;
 
 	if (!c || !(c->my = mysql_init(NULL))) {
 		free(c);
@@ -221,6 +222,10 @@ struct data_conn *data_mysql_open(const struct connection *conn, struct weir_err
 	strbuf_init(&c->head);
 	strbuf_init(&c->batch);
 	mysql_options(c->my, MYSQL_OPT_CONNECT_TIMEOUT, &timeout);
+	if (timeout_ms > 0) {
+		mysql_options(c->my, MYSQL_OPT_READ_TIMEOUT, &timeout);
+		mysql_options(c->my, MYSQL_OPT_WRITE_TIMEOUT, &timeout);
+	}
 	mysql_options(c->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	if (!mysql_real_connect(c->my, conn->host ? conn->host : "127.0.0.1", conn->login,
 				conn->password, conn->schema, (unsigned int)(conn->port > 0 ? conn->port : 3306),

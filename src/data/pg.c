@@ -366,10 +366,11 @@ static void pg_kv(const char **keys, const char **vals, int *n, const char *k, c
 	}
 }
 
-struct data_conn *data_pg_open(const struct connection *conn, struct weir_error *err)
+struct data_conn *data_pg_open(const struct connection *conn, long timeout_ms,
+			       struct weir_error *err)
 {
 	const char *keys[32], *vals[32];
-	char port[16];
+	char port[16], wait_s[24];
 	int n = 0;
 	struct pg_conn *c = calloc(1, sizeof *c);
 	const char *k;
@@ -388,7 +389,9 @@ struct data_conn *data_pg_open(const struct connection *conn, struct weir_error 
 	pg_kv(keys, vals, &n, "user", conn->login);
 	pg_kv(keys, vals, &n, "password", conn->password);
 	pg_kv(keys, vals, &n, "dbname", conn->schema);
-	pg_kv(keys, vals, &n, "connect_timeout", "10");
+	/* libpq's connect_timeout is whole seconds (below 2 reads as 2) */
+	snprintf(wait_s, sizeof wait_s, "%ld", timeout_ms > 0 ? (timeout_ms + 999) / 1000 : 10);
+	pg_kv(keys, vals, &n, "connect_timeout", wait_s);
 	pg_kv(keys, vals, &n, "application_name", "weir");
 	if (json_is_object(conn->extra))
 		json_object_foreach (conn->extra, k, v)

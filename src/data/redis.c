@@ -2,19 +2,23 @@
 #include "data/redis.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "data/resp.h"
 #include "lib/strbuf.h"
 
 #define REDIS_SEND_AT (64 * 1024)
+#define REDIS_CONNECT_MS 10000
 
 struct redis_client {
 	int fd;
@@ -79,6 +83,9 @@ static int read_replies(struct redis_client *r, struct weir_error *err)
 		ssize_t n = read(r->fd, r->in.buf + r->in.len, r->in.alloc - r->in.len - 1);
 		if (n < 0 && errno == EINTR)
 			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return weir_error_set(err, WEIR_E_UNAVAILABLE,
+					      "redis: no answer within the timeout");
 		if (n < 0)
 			return sys_fail("read", err);
 		if (n == 0)
@@ -130,7 +137,41 @@ int redis_call(struct redis_client *r, size_t argc, const char *const *argv, int
 	return 0;
 }
 
+/* connect() that gives up after ms milliseconds (errno ETIMEDOUT). */
+static int connect_within(int fd, const struct addrinfo *a, long ms)
+{
+	int flags = fcntl(fd, F_GETFL), soerr = 0;
+	socklen_t sl = sizeof soerr;
+	struct pollfd p = {.fd = fd, .events = POLLOUT};
+
+	if (flags < 0 || fcntl(fd, F_SETFL, flags | O_NONBLOCK) < 0)
+		return -1;
+	if (connect(fd, a->ai_addr, a->ai_addrlen) < 0) {
+		int rc;
+		if (errno != EINPROGRESS)
+			return -1;
+		while ((rc = poll(&p, 1, (int)ms)) < 0 && errno == EINTR)
+			;
+		if (rc == 0)
+			errno = ETIMEDOUT;
+		if (rc <= 0)
+			return -1;
+		getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &sl);
+		if (soerr) {
+			errno = soerr;
+			return -1;
+		}
+	}
+	return fcntl(fd, F_SETFL, flags);
+}
+
 struct redis_client *redis_open(const struct connection *c, struct weir_error *err)
+{
+	return redis_open_timed(c, 0, err);
+}
+
+struct redis_client *redis_open_timed(const struct connection *c, long timeout_ms,
+				      struct weir_error *err)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
 	struct redis_client *r = calloc(1, sizeof *r);
@@ -153,9 +194,12 @@ struct redis_client *redis_open(const struct connection *c, struct weir_error *e
 	}
 	for (struct addrinfo *a = ai; a && r->fd < 0; a = a->ai_next) {
 		r->fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-		if (r->fd >= 0 && connect(r->fd, a->ai_addr, a->ai_addrlen) < 0) {
+		if (r->fd >= 0 && connect_within(r->fd, a, timeout_ms > 0 ? timeout_ms
+								     : REDIS_CONNECT_MS) < 0) {
+			e = errno;
 			close(r->fd);
 			r->fd = -1;
+			errno = e;
 		}
 	}
 	freeaddrinfo(ai);
@@ -165,6 +209,12 @@ struct redis_client *redis_open(const struct connection *c, struct weir_error *e
 		goto fail;
 	}
 	setsockopt(r->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	if (timeout_ms > 0) {
+		struct timeval tv = {.tv_sec = timeout_ms / 1000,
+				     .tv_usec = (timeout_ms % 1000) * 1000};
+		setsockopt(r->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+		setsockopt(r->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+	}
 	if (c->password) {
 		const char *a3[] = {"AUTH", c->login ? c->login : "default", c->password};
 		const char *a2[] = {"AUTH", c->password};

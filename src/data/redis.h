@@ -19,7 +19,12 @@
 
 struct redis_client;
 
+/* Connects within 10 s; replies are waited for as long as they take. */
 struct redis_client *redis_open(const struct connection *c, struct weir_error *err);
+/* The same with the connect and every reply bounded by timeout_ms (> 0;
+ * 0 is redis_open()): a test of the connection, not a transfer. */
+struct redis_client *redis_open_timed(const struct connection *c, long timeout_ms,
+				      struct weir_error *err);
 void redis_close(struct redis_client *r);
 
 int redis_queue(struct redis_client *r, size_t argc, const char *const *argv, const size_t *len,

@@ -3,6 +3,7 @@
 #include "exec/cgroup.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -217,11 +218,59 @@ static int make_group(const char *root, const char *parent, const char *name, ch
 	return 0;
 }
 
-struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
-                             uint64_t memory_mb, int vcores, struct weir_error *err)
+/* The memory limit and the CPU quota of a made group (cg->cpu_dir "": no
+ * CPU quota can be set).  0 or -1 with err. */
+static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err)
+{
+	char num[64];
+
+	cg->memory_limit = memory_mb * 1024 * 1024;
+	if (memory_mb > 0) {
+		snprintf(num, sizeof num, "%llu", (unsigned long long)cg->memory_limit);
+		int rc;
+		if (cg->version == CGROUP_V1) {
+			/* memsw must stay >= the limit: lower it last when shrinking. */
+			if (has_file(cg->mem_dir, "memory.memsw.limit_in_bytes") &&
+			    write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num) == 0) {
+				rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
+				write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num);
+			} else {
+				rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
+				if (has_file(cg->mem_dir, "memory.memsw.limit_in_bytes"))
+					write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num);
+			}
+		} else {
+			rc = write_text(cg->mem_dir, "memory.max", num);
+			write_text(cg->mem_dir, "memory.swap.max", "0");
+		}
+		if (rc < 0)
+			return weir_error_set(err, WEIR_E_INTERNAL,
+			                      "cgroup %s: cannot set memory limit %s: %s", cg->mem_dir,
+			                      num, strerror(errno));
+	}
+	if (vcores > 0 && cg->version == CGROUP_V1 && cg->cpu_dir[0]) {
+		char period[64] = "100000";
+		read_text(cg->cpu_dir, "cpu.cfs_period_us", period, sizeof period);
+		long long p = atoll(period) > 0 ? atoll(period) : 100000;
+		snprintf(num, sizeof num, "%lld", p * vcores);
+		if (write_text(cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
+			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
+			                      cg->cpu_dir, strerror(errno));
+	} else if (vcores > 0 && cg->version == CGROUP_V2 && cg->cpu_dir[0]) {
+		snprintf(num, sizeof num, "%lld 100000", 100000LL * vcores);
+		if (write_text(cg->mem_dir, "cpu.max", num) < 0)
+			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu.max: %s",
+			                      cg->mem_dir, strerror(errno));
+	}
+	return 0;
+}
+
+/* PARENT/NAME under the memory controller, and the cpu one when `cpu`
+ * (v2: the same directory; cpu_dir then only says a quota can be set). */
+static struct cgroup *make_groups(const struct cgroup_support *s, const char *parent,
+                                  const char *name, bool cpu, struct weir_error *err)
 {
 	struct cgroup *cg;
-	char num[64];
 
 	if (s->version == CGROUP_NONE) {
 		weir_error_set(err, WEIR_E_UNAVAILABLE, "cgroup: none writable (%s)", s->why);
@@ -239,7 +288,6 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 	}
 	cg->version = s->version;
 	cg->mem_procs_fd = cg->cpu_procs_fd = -1;
-	cg->memory_limit = memory_mb * 1024 * 1024;
 	if (make_group(s->memory_root, parent, name, cg->mem_dir, sizeof cg->mem_dir) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
 		               s->memory_root, parent, name, strerror(errno));
@@ -247,74 +295,90 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 	}
 	/* A group left by a launcher that died is reused, emptied first. */
 	cgroup_kill_all(cg);
-	if (memory_mb > 0) {
-		snprintf(num, sizeof num, "%llu", (unsigned long long)cg->memory_limit);
-		int rc;
-		if (s->version == CGROUP_V1) {
-			/* memsw must stay >= the limit: lower it last when shrinking. */
-			if (has_file(cg->mem_dir, "memory.memsw.limit_in_bytes") &&
-			    write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num) == 0) {
-				rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
-				write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num);
-			} else {
-				rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
-				if (has_file(cg->mem_dir, "memory.memsw.limit_in_bytes"))
-					write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num);
-			}
-		} else {
-			rc = write_text(cg->mem_dir, "memory.max", num);
-			write_text(cg->mem_dir, "memory.swap.max", "0");
-		}
-		if (rc < 0) {
-			weir_error_set(err, WEIR_E_INTERNAL,
-			               "cgroup %s: cannot set memory limit %s: %s", cg->mem_dir,
-			               num, strerror(errno));
-			goto fail;
-		}
+	if (cpu && s->cpu && s->version == CGROUP_V1 &&
+	    make_group(s->cpu_root, parent, name, cg->cpu_dir, sizeof cg->cpu_dir) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
+		               s->cpu_root, parent, name, strerror(errno));
+		goto fail;
 	}
-	if (s->cpu && vcores > 0) {
-		const char *dir = cg->mem_dir;
-		char period[64] = "100000";
-		if (s->version == CGROUP_V1) {
-			if (make_group(s->cpu_root, parent, name, cg->cpu_dir, sizeof cg->cpu_dir) <
-			    0) {
-				weir_error_set(err, WEIR_E_INTERNAL,
-				               "cgroup %s/%s/%s: cannot create: %s", s->cpu_root,
-				               parent, name, strerror(errno));
-				goto fail;
-			}
-			dir = cg->cpu_dir;
-			read_text(dir, "cpu.cfs_period_us", period, sizeof period);
-			long long p = atoll(period) > 0 ? atoll(period) : 100000;
-			snprintf(num, sizeof num, "%lld", p * vcores);
-			if (write_text(dir, "cpu.cfs_quota_us", num) < 0) {
-				weir_error_set(err, WEIR_E_INTERNAL,
-				               "cgroup %s: cannot set cpu quota: %s", dir,
-				               strerror(errno));
-				goto fail;
-			}
-		} else {
-			snprintf(num, sizeof num, "%lld 100000", 100000LL * vcores);
-			if (write_text(dir, "cpu.max", num) < 0) {
-				weir_error_set(err, WEIR_E_INTERNAL,
-				               "cgroup %s: cannot set cpu.max: %s", dir,
-				               strerror(errno));
-				goto fail;
-			}
-		}
-	}
+	if (cpu && s->cpu && s->version == CGROUP_V2)
+		snprintf(cg->cpu_dir, sizeof cg->cpu_dir, "%s", cg->mem_dir);
 	cg->mem_procs_fd = open_procs(cg->mem_dir);
 	if (cg->mem_procs_fd < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot open cgroup.procs: %s",
 		               cg->mem_dir, strerror(errno));
 		goto fail;
 	}
-	if (cg->cpu_dir[0])
+	if (cg->version == CGROUP_V1 && cg->cpu_dir[0])
 		cg->cpu_procs_fd = open_procs(cg->cpu_dir);
 	return cg;
 fail:
 	cgroup_destroy(cg);
 	return NULL;
+}
+
+struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
+                             uint64_t memory_mb, int vcores, struct weir_error *err)
+{
+	struct cgroup *cg = make_groups(s, parent, name, vcores > 0, err);
+
+	if (cg && set_limits(cg, memory_mb, vcores, err) < 0) {
+		cgroup_destroy(cg);
+		return NULL;
+	}
+	return cg;
+}
+
+struct cgroup *cgroup_create_empty(const struct cgroup_support *s, const char *parent,
+                                   const char *name, struct weir_error *err)
+{
+	return make_groups(s, parent, name, true, err);
+}
+
+int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err)
+{
+	return set_limits(cg, memory_mb, vcores, err);
+}
+
+void cgroup_forget(struct cgroup *cg)
+{
+	if (!cg)
+		return;
+	if (cg->mem_procs_fd >= 0)
+		close(cg->mem_procs_fd);
+	if (cg->cpu_procs_fd >= 0)
+		close(cg->cpu_procs_fd);
+	free(cg);
+}
+
+int cgroup_move_self_to(const struct cgroup_support *s, const char *parent)
+{
+	char dir[CG_PATH_MAX];
+	int rc = 0;
+
+	snprintf(dir, sizeof dir, "%s/%s", s->memory_root, parent);
+	rc |= write_text(dir, "cgroup.procs", "0");
+	if (s->version == CGROUP_V1 && s->cpu) {
+		snprintf(dir, sizeof dir, "%s/%s", s->cpu_root, parent);
+		rc |= write_text(dir, "cgroup.procs", "0");
+	}
+	return rc ? -1 : 0;
+}
+
+int cgroup_remove_named(const struct cgroup_support *s, const char *parent, const char *name)
+{
+	char dir[CG_PATH_MAX];
+	int rc = 0;
+
+	snprintf(dir, sizeof dir, "%s/%s/%s", s->memory_root, parent, name);
+	if (rmdir(dir) < 0 && errno != ENOENT)
+		rc = -1;
+	if (s->version == CGROUP_V1 && s->cpu) {
+		snprintf(dir, sizeof dir, "%s/%s/%s", s->cpu_root, parent, name);
+		if (rmdir(dir) < 0 && errno != ENOENT)
+			rc = -1;
+	}
+	return rc;
 }
 
 int cgroup_join_self(const struct cgroup *cg)
@@ -384,6 +448,7 @@ static int signal_procs(const char *dir, int sig)
 	char path[CG_PATH_MAX + 64], line[64];
 	FILE *f;
 	int n = 0;
+	pid_t self = getpid();
 
 	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
 	f = fopen(path, "re");
@@ -391,7 +456,8 @@ static int signal_procs(const char *dir, int sig)
 		return -1;
 	while (fgets(line, sizeof line, f)) {
 		pid_t pid = (pid_t)atol(line);
-		if (pid > 0) {
+		/* a shim born in its task's group (the agent's pool) is in it too */
+		if (pid > 0 && pid != self) {
 			n++;
 			if (sig)
 				kill(pid, sig);
@@ -406,11 +472,29 @@ int cgroup_count_procs(const struct cgroup *cg)
 	return signal_procs(cg->mem_dir, 0);
 }
 
+static bool cgroup_holds_self(const struct cgroup *cg)
+{
+	char path[CG_PATH_MAX + 64], line[64];
+	FILE *f;
+	bool found = false;
+
+	snprintf(path, sizeof path, "%s/cgroup.procs", cg->mem_dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (!found && fgets(line, sizeof line, f))
+		found = (pid_t)atol(line) == getpid();
+	fclose(f);
+	return found;
+}
+
 int cgroup_kill_all(const struct cgroup *cg)
 {
 	struct timespec ts = {0, 10 * 1000 * 1000};
 
-	if (cg->version == CGROUP_V2 && has_file(cg->mem_dir, "cgroup.kill"))
+	/* cgroup.kill would take a shim in the group with it */
+	if (cg->version == CGROUP_V2 && has_file(cg->mem_dir, "cgroup.kill") &&
+	    !cgroup_holds_self(cg))
 		write_text(cg->mem_dir, "cgroup.kill", "1");
 	/* A process may fork while we kill: repeat until the group is empty. */
 	for (int i = 0; i < 200; i++) {

@@ -52,6 +52,28 @@ struct cgroup; /* opaque: one task's group */
 struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
                              uint64_t memory_mb, int vcores, struct weir_error *err);
 
+/* A group without limits yet, under the memory controller and, where it
+ * can be set, the cpu one (the agent's pool: made, and joined by a waiting
+ * shim, before any task needs it).  NULL with err. */
+struct cgroup *cgroup_create_empty(const struct cgroup_support *s, const char *parent,
+                                   const char *name, struct weir_error *err);
+
+/* Sets the group's limits (memory_mb 0, vcores 0: not set).  0, or -1 with
+ * err. */
+int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err);
+
+/* Frees the handle and leaves the group where it is (its owner removes it:
+ * a shim inside its own group cannot).  NULL is a no-op. */
+void cgroup_forget(struct cgroup *cg);
+
+/* Moves the calling process into PARENT itself, under each controller (a
+ * spare shim leaving its group so that the group can go).  0 or -1. */
+int cgroup_move_self_to(const struct cgroup_support *s, const char *parent);
+
+/* Removes the empty group PARENT/NAME under each controller.  0, or -1
+ * when a directory is still busy (or cannot be removed). */
+int cgroup_remove_named(const struct cgroup_support *s, const char *parent, const char *name);
+
 /* Moves the calling process into the group.  Only async-signal-safe calls
  * (write on descriptors opened by cgroup_create), so a child may call it
  * between fork and exec.  0 or -1. */
@@ -70,8 +92,8 @@ int cgroup_oom_kills(const struct cgroup *cg);
 /* Number of processes in the group now, or -1. */
 int cgroup_count_procs(const struct cgroup *cg);
 
-/* SIGKILLs every process in the group until it is empty (bounded wait of
- * about 2 s).  0 when empty. */
+/* SIGKILLs every process in the group but the caller until none is left
+ * (bounded wait of about 2 s).  0 when empty. */
 int cgroup_kill_all(const struct cgroup *cg);
 
 /* The limit it was created with, in bytes (0: none). */

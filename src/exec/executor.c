@@ -59,3 +59,26 @@ int executor_placement_merge(const struct executor_placement *base,
 	out->n_options = n;
 	return 0;
 }
+
+int executor_spawn_detached(uv_loop_t *loop, uv_process_t *p, const char *file, char **args,
+                            char **env, int in_fd, int out_fd, uv_exit_cb on_exit)
+{
+	uv_process_options_t opt;
+	uv_stdio_container_t stdio[3];
+
+	memset(&opt, 0, sizeof opt);
+	stdio[0].flags = UV_INHERIT_FD;
+	stdio[0].data.fd = in_fd;
+	stdio[1].flags = UV_INHERIT_FD;
+	stdio[1].data.fd = out_fd;
+	stdio[2].flags = UV_INHERIT_FD;
+	stdio[2].data.fd = out_fd;
+	opt.file = file;
+	opt.args = args;
+	opt.env = env;
+	opt.stdio = stdio;
+	opt.stdio_count = 3;
+	opt.flags = UV_PROCESS_DETACHED;
+	opt.exit_cb = on_exit;
+	return uv_spawn(loop, p, &opt);
+}

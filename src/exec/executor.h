@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+#include <uv.h>
+
 #include "lib/error.h"
 
 /* Where a gang backend places one gang (for Slurm: sbatch's --partition,
@@ -54,6 +57,11 @@ struct executor_task {
 	/* gang backends: where the gang goes, the same for each of its tasks
 	 * (tasks[0]'s is read); NULL: the backend's defaults */
 	const struct executor_placement *place;
+	/* The register answer of a task the job manager registered itself (a
+	 * one-task job on a backend that takes_answer): what the launcher
+	 * would have got from POST /launch/register.  Borrowed; NULL: the
+	 * launcher registers. */
+	json_t *answer;
 };
 
 /* What a gang backend (slurm) says about a gang it was given whole. */
@@ -81,6 +89,11 @@ typedef void (*executor_gang_fn)(void *arg, int64_t job_id, int attempt,
 typedef void (*executor_exit_fn)(void *arg, int64_t job_id, const char *role, int index,
                                  int attempt, int launcher_pid, int64_t exit_status,
                                  int term_signal);
+
+/* Reports of launchers that send them through the backend rather than
+ * over HTTP (the agent): a JSON array of {"t": "started"|"exited", and the
+ * body of the HTTP call of that name}, handled together (one turn). */
+typedef void (*executor_reports_fn)(void *arg, json_t *batch);
 
 struct executor;
 
@@ -132,6 +145,11 @@ struct executor {
 	 * CPUs, memory, devices and processes): launchers keep the devices it
 	 * bound and make no cgroup of their own.  Set by the backend. */
 	bool confines_tasks;
+	/* The backend hands a one-task job's register answer to its launcher
+	 * (executor_task.answer; the agent's shims): the job manager registers
+	 * such a task itself as it starts it, and no gang wait is needed.  Set
+	 * by the backend. */
+	bool takes_answer;
 };
 
 /* The environment a launcher starts with: this process's, less any
@@ -140,5 +158,12 @@ struct executor {
  * WEIR_LOG is set.  The array is new (free() it); its strings are borrowed.
  * NULL when out of memory. */
 char **executor_launcher_env(const char *env_server, const char *env_token);
+
+/* uv_spawn of `file` with UV_PROCESS_DETACHED (its own session: it outlives
+ * the server), stdin `in_fd`, stdout and stderr `out_fd` (both stay the
+ * caller's to close).  libuv's result: 0, or a negative error (the handle
+ * is initialized either way: uv_close it). */
+int executor_spawn_detached(uv_loop_t *loop, uv_process_t *p, const char *file, char **args,
+                            char **env, int in_fd, int out_fd, uv_exit_cb on_exit);
 
 #endif

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/agent_link.h"
 #include "lib/fs.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
@@ -55,31 +56,10 @@ struct local_executor {
 	void *arg;
 	struct hashmap *launchers; /* pid -> struct launcher, until it exits */
 	struct hashmap *stoppers;  /* launcher pid -> struct stopper, until its deadline */
+	/* The node's agent: when set, every task is a shim of it (no launcher
+	 * process of ours); NULL: launchers as processes */
+	struct agent_link *agent;
 };
-
-struct session_kill {
-	int sid;
-	int self;
-	int killed;
-};
-
-static int kill_if_in_session(const struct proc_stat *p, void *arg)
-{
-	struct session_kill *k = arg;
-	if (p->session == k->sid && p->pid != k->self && p->pid > 1 && kill(p->pid, SIGKILL) == 0)
-		k->killed++;
-	return 0;
-}
-
-int local_kill_session(int sid)
-{
-	struct session_kill k = {sid, (int)getpid(), 0};
-
-	if (sid <= 1)
-		return 0;
-	proc_each(kill_if_in_session, &k);
-	return k.killed;
-}
 
 static void launcher_closed(uv_handle_t *h)
 {
@@ -112,14 +92,17 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 {
 	struct local_executor *lx = (struct local_executor *)ex;
 	struct launcher *l = NULL;
-	uv_process_options_t opt;
-	uv_stdio_container_t stdio[3];
 	char job[24], idx[16], att[16];
 	char *args[14];
 	char **env = NULL;
 	char *dir = NULL, *slash;
 	int in_fd = -1, out_fd = -1, rc = -1, r;
 
+	if (lx->agent) {
+		/* the shim's pid comes with its first report */
+		*launcher_pid = 0;
+		return agent_link_start(lx->agent, task, ex->log_to_server, err);
+	}
 	dir = strdup(task->log_path);
 	if (!dir) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -173,27 +156,13 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 		args[a++] = "--log-to-server";
 	args[a] = NULL;
 
-	memset(&opt, 0, sizeof opt);
-	stdio[0].flags = UV_INHERIT_FD;
-	stdio[0].data.fd = in_fd;
-	stdio[1].flags = UV_INHERIT_FD;
-	stdio[1].data.fd = out_fd;
-	stdio[2].flags = UV_INHERIT_FD;
-	stdio[2].data.fd = out_fd;
-	opt.file = lx->exe;
-	opt.args = args;
-	opt.env = env;
-	opt.stdio = stdio;
-	opt.stdio_count = 3;
-	opt.flags = UV_PROCESS_DETACHED;
-	opt.exit_cb = on_launcher_exit;
-
 	l->lx = lx;
 	l->job_id = task->job_id;
 	l->index = task->index;
 	l->attempt = task->attempt;
 	l->proc.data = l;
-	r = uv_spawn(lx->loop, &l->proc, &opt);
+	r = executor_spawn_detached(lx->loop, &l->proc, lx->exe, args, env, in_fd, out_fd,
+	                            on_launcher_exit);
 	if (r != 0) {
 		weir_error_set(
 		    err, WEIR_E_INTERNAL, "job %lld %s:%d: cannot start the launcher %s: %s",
@@ -244,7 +213,7 @@ static void on_stop_deadline(uv_timer_t *t)
 	/* the launcher had its grace; whatever is left of the session goes */
 	if (kill(s->pid, 0) == 0 || errno == EPERM)
 		n += kill(-s->pid, SIGKILL) == 0;
-	n += local_kill_session(s->pid);
+	n += proc_kill_session(s->pid);
 	if (n > 0)
 		log_warn("launcher %d did not stop in time; killed its session", s->pid);
 	stopper_unlink(s);
@@ -257,6 +226,8 @@ static int local_stop_task(struct executor *ex, const struct executor_task *task
 	struct local_executor *lx = (struct local_executor *)ex;
 	int pid = task->launcher_pid;
 
+	if (lx->agent && agent_link_holds(lx->agent, task))
+		return agent_link_signal(lx->agent, task, sig, err);
 	if (pid <= 1)
 		return 0;
 	if (kill(pid, sig) < 0 && errno != ESRCH)
@@ -285,6 +256,8 @@ static bool local_is_alive(struct executor *ex, const struct executor_task *task
 {
 	struct local_executor *lx = (struct local_executor *)ex;
 
+	if (lx->agent && agent_link_holds(lx->agent, task))
+		return true;
 	if (task->launcher_pid <= 1)
 		return false;
 	/* our own child stays "alive" as a zombie until libuv reaps it; the
@@ -305,6 +278,7 @@ static void local_destroy(struct executor *ex)
 
 	if (!lx)
 		return;
+	agent_link_destroy(lx->agent);
 	if (lx->launchers) {
 		struct hashmap_iter it;
 		hashmap_iter_init(&it, lx->launchers);
@@ -395,4 +369,22 @@ oom:
 	if (lx)
 		local_destroy(&lx->base);
 	return NULL;
+}
+
+int local_executor_use_agent(struct executor *ex, const char *home,
+                             executor_reports_fn reports, struct weir_error *err)
+{
+	struct local_executor *lx = (struct local_executor *)ex;
+	char **env = executor_launcher_env(lx->env_server, lx->env_token);
+	char *args[] = {lx->exe, "agent", "--home", (char *)home, NULL};
+
+	if (!env)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	lx->agent = agent_link_create(lx->loop, home, lx->exe, args, env, lx->kill_grace_s,
+	                              reports, lx->on_exit, lx->arg, err);
+	free(env);
+	if (!lx->agent)
+		return -1;
+	ex->takes_answer = true;
+	return 0;
 }

@@ -1,4 +1,6 @@
-/* local.h: the local backend: one detached `weir launch` process per task.
+/* local.h: the local backend: a shim of the node's agent per task
+ * (local_executor_use_agent), or one detached `weir launch` process per
+ * task.
  *
  * Each launcher is started with uv_spawn (UV_PROCESS_DETACHED: its own
  * session, so it and the program it runs survive the server), stdin from
@@ -23,8 +25,14 @@ struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const c
                                        const char *token, int kill_grace_s,
                                        executor_exit_fn on_exit, void *arg, struct weir_error *err);
 
-/* Sends SIGKILL to every process in the session led by `sid` (a detached
- * launcher leads its own session).  Returns how many were signalled. */
-int local_kill_session(int sid);
+/* From now on every task runs as a shim of the node's agent for `home`
+ * (exec/agent_link.h: started when none answers): no process of ours per
+ * task; the shims' started and exited reports come through `reports` (with
+ * the exit function's arg), a
+ * shim that died without one through the executor_exit_fn.  Before the
+ * server's recovery, so that is_alive knows what the agent holds.  0, or
+ * -1 with err (the executor keeps starting launchers as processes). */
+int local_executor_use_agent(struct executor *ex, const char *home,
+                             executor_reports_fn reports, struct weir_error *err);
 
 #endif

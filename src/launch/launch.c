@@ -1,7 +1,8 @@
 /* launch.c: `weir launch`: its arguments, the protocol with the server
  * (register, gang wait, started, exited), the task's working directory,
- * limits and framework environment; the user program itself is run and
- * watched by supervise.c. */
+ * limits and framework environment; the same for a shim forked by the
+ * agent (launch_shim_run: its events to the task's journal); the user
+ * program itself is run and watched by supervise.c. */
 #include "launch/launch.h"
 
 #include <arpa/inet.h>
@@ -22,13 +23,16 @@
 
 #include "exec/cgroup.h"
 #include "launch/contract.h"
+#include "launch/journal.h"
 #include "launch/logship.h"
+#include "launch/task_output.h"
 #include "launch/report.h"
 #include "launch/supervise.h"
 #include "launch/workdir.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/http_client.h"
+#include "lib/proc.h"
 #include "lib/log.h"
 #include "lib/str.h"
 #include "lib/strbuf.h"
@@ -74,8 +78,15 @@ struct launch {
 	bool log_to_server;
 	struct logship *ship;
 	int out_r, out_w; /* the pipe; -1 when none */
+	/* where the pipe's bytes go, masked (task_output.h); also without
+	 * --log-to-server when the task was given secrets */
+	struct task_output out;
+	const char *launch_error; /* the register answer's: the task must not start */
 	struct cgroup *cg; /* the program's limits; NULL: none, or RSS polling */
 	int64_t started_retry_ms; /* the last wait before retrying "started"; 0: none yet */
+	/* forked by the agent (launch_shim_run): events go to the task's
+	 * journal first; NULL for `weir launch` */
+	const struct launch_shim *shim;
 };
 
 static int64_t backoff_next(int64_t cur, int64_t max)
@@ -225,6 +236,11 @@ static int take_register_answer(struct launch *l, json_t *t)
 	l->registration_timeout_s = int_field(t, "registration_timeout_s", 300);
 	l->execution_timeout_s = int_field(t, "execution_timeout_s", 0);
 	l->backend_confines = json_is_false(json_object_get(t, "cgroup"));
+	l->launch_error = str_field(t, "launch_error");
+	if (task_output_set_mask(&l->out, json_object_get(t, "mask")) < 0) {
+		log_error("out of memory");
+		return -1;
+	}
 	json_t *g = json_object_get(t, "kill_grace_s");
 	const char *env = getenv("WEIR_KILL_GRACE");
 	if (json_is_number(g))
@@ -396,7 +412,9 @@ static void ship_finish(struct launch *l, int64_t give_up_ms)
 	l->ship = NULL;
 }
 
-/* The program's output that is in the pipe now (never waits). */
+/* The program's output that is in the pipe now (never waits).  The one
+ * place a task's output passes through the launcher: task_output masks the
+ * task's secrets, then hands the bytes to the shipper or the log file. */
 static void drain_output(struct launch *l)
 {
 	char buf[65536];
@@ -404,12 +422,13 @@ static void drain_output(struct launch *l)
 	while (l->out_r >= 0) {
 		ssize_t n = read(l->out_r, buf, sizeof buf);
 		if (n > 0) {
-			logship_write(l->ship, buf, (size_t)n);
+			task_output_write(&l->out, buf, (size_t)n);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n == 0) { /* every writer is gone */
+			task_output_end(&l->out);
 			close(l->out_r);
 			l->out_r = -1;
 		}
@@ -417,8 +436,28 @@ static void drain_output(struct launch *l)
 	}
 }
 
+/* An event of the shim's task: into its journal (fsync'd for the end),
+ * then a line on the agent's pipe saying the journal grew.  The journal
+ * comes first, so that an agent restarted in between finds it there. */
+static void shim_record(struct launch *l, json_t *rec, bool sync)
+{
+	const struct launch_shim *sh = l->shim;
+
+	if (journal_append(sh->journal_fd, rec, sync) < 0)
+		log_warn("the task's journal: %s", strerror(errno));
+	if (sh->notify_fd >= 0) {
+		char line[JOURNAL_KEY_MAX + 2];
+		int n = snprintf(line, sizeof line, "%s\n", sh->key);
+		/* one write under PIPE_BUF: lines of many shims never mix; a
+		 * restarted agent (EPIPE) reads the journal instead */
+		if (n > 0 && write(sh->notify_fd, line, (size_t)n) < 0)
+			log_debug("the agent's pipe: %s", strerror(errno));
+	}
+}
+
 /* POST exited until an answer comes (up to a day): nothing is lost across
- * a server restart. */
+ * a server restart.  A shim given its task by the agent journals it
+ * instead: the agent delivers it and keeps it until the server has it. */
 static void report_exited(struct launch *l, const struct supervise_outcome *o)
 {
 	json_t *body = task_key(l);
@@ -435,6 +474,12 @@ static void report_exited(struct launch *l, const struct supervise_outcome *o)
 
 	exit_report_to_json(&rep, body);
 	ship_finish(l, REPORT_GIVE_UP_MS);
+	if (l->shim && l->shim->task) {
+		json_object_set_new(body, "t", json_string("exited"));
+		shim_record(l, body, true);
+		json_decref(body);
+		return;
+	}
 	for (;;) {
 		long st = call(l, "POST", "/api/v1/launch/exited", body, 10000, NULL);
 		if (st >= 200 && st < 300)
@@ -457,6 +502,11 @@ static void report_exited(struct launch *l, const struct supervise_outcome *o)
 		clock_sleep_ms(delay);
 		delay = backoff_next(delay, 10000);
 	}
+	if (l->shim) {
+		json_object_set_new(body, "t", json_string("exited"));
+		json_object_set_new(body, "reported", json_true());
+		shim_record(l, body, true);
+	}
 	json_decref(body);
 }
 
@@ -464,6 +514,16 @@ static int post_started(struct launch *l, pid_t pid)
 {
 	json_t *body = task_key(l);
 	json_object_set_new(body, "pid", json_integer(pid));
+	if (l->shim && !l->started_retry_ms) {
+		json_t *rec = json_pack("{s:s,s:i,s:i}", "t", "started", "pid", (int)pid, "port",
+		                        l->port);
+		shim_record(l, rec, false);
+		json_decref(rec);
+		if (l->shim->task) {
+			json_decref(body);
+			return 0;
+		}
+	}
 	long st = call(l, "POST", "/api/v1/launch/started", body, 2000, NULL);
 	json_decref(body);
 	/* An answer of any kind settles it; only silence is worth a retry. */
@@ -487,6 +547,11 @@ static char **build_envp(const struct contract *c)
 		const char *eq = strchr(e, '=');
 		size_t nl = eq ? (size_t)(eq - e) : strlen(e);
 		if (nl == 10 && !strncmp(e, "WEIR_TOKEN", 10))
+			continue;
+		/* connections and variables the launcher inherited: a task gets only
+		 * the connections it lists, from the contract */
+		if ((nl > 10 && !strncmp(e, "WEIR_CONN_", 10)) ||
+		    (nl > 9 && !strncmp(e, "WEIR_VAR_", 9)))
 			continue;
 		bool overridden = false;
 		for (size_t j = 0; j < c->n_env && !overridden; j++)
@@ -591,6 +656,14 @@ static void prepare_limits(struct launch *l)
 	struct weir_error err = {0};
 	char line[600], name[256];
 
+	if (l->cg) {
+		/* made ahead by the agent, the shim inside already: the program is
+		 * born in it, with no move on the way to its start */
+		log_info("limits: a cgroup made ahead by the agent");
+		if (cgroup_set_limits(l->cg, l->memory_mb, l->vcores, &err) < 0)
+			log_warn("%s: the limit is not set", err.msg);
+		return;
+	}
 	if (l->memory_mb == 0 && l->vcores == 0)
 		return;
 	if (l->backend_confines) {
@@ -648,6 +721,7 @@ static int run_program(struct launch *l, const struct contract *c, struct superv
 	    .workdir = l->workdir,
 	    .envp = envp,
 	    .cg = l->cg,
+	    .cg_joined = l->shim && l->shim->cg,
 	    .memory_mb = l->memory_mb,
 	    .execution_timeout_s = l->execution_timeout_s,
 	    .kill_grace_ms = l->kill_grace_ms,
@@ -815,60 +889,88 @@ static char *node_cache_dir(const char *pattern)
 	return strbuf_detach(&out, NULL);
 }
 
-int launch_main(int argc, char **argv)
+/* The task of a shim given its register answer: this host, its own port,
+ * the gang of one it is. */
+static int shim_cluster(struct launch *l)
 {
-	struct launch l;
+	char addr[300];
+
+	snprintf(addr, sizeof addr, "%s:%d", l->host, l->port);
+	l->cluster = json_pack("{s:[s]}", l->role, addr);
+	return l->cluster ? 0 : -1;
+}
+
+/* Everything after the arguments: the protocol (or the shim's journal),
+ * the working directory, limits, the gang, the contract, the program, the
+ * report.  Returns the exit status. */
+static int launch_run(struct launch *l, const char *server, const char *token)
+{
 	struct contract c;
 	struct supervise_outcome o;
 	struct weir_error err = {0};
-	const char *server = getenv("WEIR_SERVER");
 	int code = EXIT_LAUNCH_FAILED, g;
 	char *node_cache = NULL;
 
-	memset(&l, 0, sizeof l);
 	memset(&c, 0, sizeof c);
 	memset(&o, 0, sizeof o);
-	l.port_fd = -1;
-	l.out_r = l.out_w = -1;
-	l.host = "127.0.0.1";
-	log_set_program("weir launch");
-	g = parse_args(&l, argc, argv);
-	if (g != 0)
-		return g > 0 ? 0 : EXIT_USAGE;
-	if (!server || !*server)
+	if (server && *server) {
+		l->http = http_client_create(server, token);
+		if (!l->http) {
+			log_error("out of memory");
+			return EXIT_LAUNCH_FAILED;
+		}
+	} else if (!l->shim || !l->shim->task || l->log_to_server) {
 		return usage("WEIR_SERVER is not set (the server's base URL)");
-	l.http = http_client_create(server, getenv("WEIR_TOKEN"));
-	if (!l.http) {
-		log_error("out of memory");
-		return EXIT_LAUNCH_FAILED;
 	}
-	if (l.log_to_server) {
+	if (l->log_to_server) {
 		int p[2];
-		l.ship = logship_create(server, getenv("WEIR_TOKEN"), l.job, l.role, l.index,
-		                        l.attempt);
-		if (!l.ship || pipe2(p, O_CLOEXEC) < 0) {
+		l->ship = logship_create(server, token, l->job, l->role, l->index, l->attempt);
+		if (!l->ship || pipe2(p, O_CLOEXEC) < 0) {
 			log_error("cannot set up the log's pipe to the server: %s", strerror(errno));
 			goto out;
 		}
-		l.out_r = p[0];
-		l.out_w = p[1];
-		fcntl(l.out_r, F_SETFL, O_NONBLOCK);
-		log_set_tee(logship_tee, l.ship);
+		l->out_r = p[0];
+		l->out_w = p[1];
+		fcntl(l->out_r, F_SETFL, O_NONBLOCK);
+		log_set_tee(logship_tee, l->ship);
+		l->out.ship = l->ship;
 	}
-	if (!strcmp(l.host, "auto")) {
+	if (!strcmp(l->host, "auto")) {
 		/* in the launcher rather than `hostname -I` in the batch script: one
 		 * process fewer per task before it can register */
-		if (launch_first_address(l.host_buf, sizeof l.host_buf) < 0)
-			snprintf(l.host_buf, sizeof l.host_buf, "127.0.0.1");
-		l.host = l.host_buf;
+		if (launch_first_address(l->host_buf, sizeof l->host_buf) < 0)
+			snprintf(l->host_buf, sizeof l->host_buf, "127.0.0.1");
+		l->host = l->host_buf;
 	}
-	if (reserve_port(&l) < 0 || do_register(&l, false) < 0)
+	if (reserve_port(l) < 0)
 		goto out;
-	if (workdir_prepare(l.workdir, l.src_dir, NULL, 0, NULL, &err) < 0)
+	if (l->shim && l->shim->task) {
+		/* the server registered the task when it started it */
+		if (take_register_answer(l, json_incref(l->shim->task)) < 0)
+			goto out;
+	} else if (do_register(l, false) < 0) {
+		goto out;
+	}
+	if (l->launch_error) {
+		weir_error_set(&err, WEIR_E_INVALID, "%s", l->launch_error);
 		goto failed;
-	json_t *arts = json_object_get(l.task, "artifacts");
+	}
+	if (task_output_needs_pipe(&l->out) && l->out_r < 0) {
+		/* secrets to mask: the output comes through us to the file */
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0) {
+			weir_error_set(&err, WEIR_E_INTERNAL, "pipe: %s", strerror(errno));
+			goto failed;
+		}
+		l->out_r = p[0];
+		l->out_w = p[1];
+		fcntl(l->out_r, F_SETFL, O_NONBLOCK);
+	}
+	if (workdir_prepare(l->workdir, l->src_dir, NULL, 0, NULL, &err) < 0)
+		goto failed;
+	json_t *arts = json_object_get(l->task, "artifacts");
 	/* a cache per node (Slurm with a shared_dir): "%n" is this node's name */
-	node_cache = l.cache_dir ? node_cache_dir(l.cache_dir) : NULL;
+	node_cache = l->cache_dir ? node_cache_dir(l->cache_dir) : NULL;
 	for (size_t i = 0; i < json_array_size(arts); i++) {
 		json_t *a = json_array_get(arts, i);
 		struct artifact art = {
@@ -880,31 +982,31 @@ int launch_main(int argc, char **argv)
 			weir_error_set(&err, WEIR_E_INVALID, "artifacts[%zu]: no path", i);
 			goto failed;
 		}
-		if (workdir_prepare(l.workdir, NULL, &art, 1, node_cache ? node_cache : l.cache_dir,
-				    &err) < 0)
+		if (workdir_prepare(l->workdir, NULL, &art, 1,
+		                    node_cache ? node_cache : l->cache_dir, &err) < 0)
 			goto failed;
 	}
-	prepare_limits(&l);
-	g = wait_for_gang(&l);
+	prepare_limits(l);
+	g = l->shim && l->shim->task ? shim_cluster(l) : wait_for_gang(l);
 	if (g == -2) {
 		o.exit_code = code = EXIT_GANG_TIMEOUT;
 		o.cause = END_CAUSE_GANG_TIMEOUT;
 		snprintf(o.reason, sizeof o.reason, "gang registration timeout after %llds",
-		         (long long)l.registration_timeout_s);
-		report_exited(&l, &o);
+		         (long long)l->registration_timeout_s);
+		report_exited(l, &o);
 		goto out;
 	}
 	if (g < 0)
 		goto out;
-	if (build_contract(&l, &c) < 0) {
+	if (build_contract(l, &c) < 0) {
 		weir_error_set(&err, WEIR_E_INVALID, "cannot build the framework environment");
 		goto failed;
 	}
-	if (run_program(&l, &c, &o) < 0) {
+	if (run_program(l, &c, &o) < 0) {
 		weir_error_set(&err, WEIR_E_INTERNAL, "cannot run the program");
 		goto failed;
 	}
-	report_exited(&l, &o);
+	report_exited(l, &o);
 	code = o.exit_code;
 	goto out;
 failed:
@@ -912,20 +1014,74 @@ failed:
 	o.exit_code = code = EXIT_LAUNCH_FAILED;
 	o.cause = END_CAUSE_LAUNCH_FAILED;
 	snprintf(o.reason, sizeof o.reason, "launch failed: %s", err.msg);
-	report_exited(&l, &o);
+	report_exited(l, &o);
 out:
 	/* a launch that ends before any report: its lines may still help */
-	ship_finish(&l, 30000);
-	if (l.out_r >= 0)
-		close(l.out_r);
-	if (l.out_w >= 0)
-		close(l.out_w);
+	ship_finish(l, 30000);
+	if (l->out_r >= 0)
+		close(l->out_r);
+	if (l->out_w >= 0)
+		close(l->out_w);
 	free(node_cache);
-	cgroup_destroy(l.cg);
+	task_output_release(&l->out);
+	if (l->shim && l->shim->cg)
+		cgroup_forget(l->cg); /* the agent removes it once the shim is gone */
+	else
+		cgroup_destroy(l->cg);
 	contract_release(&c);
-	release_port(&l);
-	json_decref(l.cluster);
-	json_decref(l.task);
-	http_client_destroy(l.http);
+	release_port(l);
+	json_decref(l->cluster);
+	json_decref(l->task);
+	http_client_destroy(l->http);
 	return code;
+}
+
+static void launch_init(struct launch *l)
+{
+	memset(l, 0, sizeof *l);
+	l->port_fd = -1;
+	l->out_r = l->out_w = -1;
+	l->out.fd = STDOUT_FILENO;
+	l->host = "127.0.0.1";
+}
+
+int launch_main(int argc, char **argv)
+{
+	struct launch l;
+	int g;
+
+	launch_init(&l);
+	log_set_program("weir launch");
+	g = parse_args(&l, argc, argv);
+	if (g != 0)
+		return g > 0 ? 0 : EXIT_USAGE;
+	return launch_run(&l, getenv("WEIR_SERVER"), getenv("WEIR_TOKEN"));
+}
+
+int launch_shim_run(const struct launch_shim *sh)
+{
+	struct launch l;
+	json_t *rec;
+	struct proc_stat ps;
+
+	launch_init(&l);
+	log_set_program("weir launch");
+	l.shim = sh;
+	l.job = sh->job;
+	l.role = sh->role;
+	l.index = sh->index;
+	l.attempt = sh->attempt;
+	l.log_to_server = sh->log_to_server;
+	l.cg = sh->cg;
+	/* who runs this task, before anything of it runs */
+	rec = json_pack("{s:s,s:i,s:I,s:s?}", "t", "shim", "pid", (int)getpid(), "start",
+	                (json_int_t)(proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0),
+	                "group", sh->group);
+	if (!rec || journal_append(sh->journal_fd, rec, false) < 0) {
+		log_error("the task's journal: %s", strerror(errno));
+		json_decref(rec);
+		return EXIT_LAUNCH_FAILED;
+	}
+	json_decref(rec);
+	return launch_run(&l, getenv("WEIR_SERVER"), getenv("WEIR_TOKEN"));
 }

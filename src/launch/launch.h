@@ -11,8 +11,9 @@
  *
  * Reserves the task's port, registers with the server, prepares the working
  * directory (src_dir, artifacts through the shared cache), waits for the
- * whole gang, sets the framework's environment, runs the command under
- * /bin/sh -c in its own process group and cgroup, forwards signals, enforces
+ * whole gang, sets the framework's environment, runs the command (its words
+ * exec'd directly when it has no shell syntax, else under /bin/sh -c) in its
+ * own process group and cgroup, forwards signals, enforces
  * the memory limit and the execution timeout, and reports started/exited.
  * The protocol is docs/api.md's "Launch protocol"; the design is
  * docs/internals/launch.md.
@@ -25,10 +26,40 @@
 #ifndef WEIR_LAUNCH_LAUNCH_H
 #define WEIR_LAUNCH_LAUNCH_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include <jansson.h>
+
+struct cgroup; /* exec/cgroup.h */
 
 /* argv[0] is "launch".  Returns the process's exit status. */
 int launch_main(int argc, char **argv);
+
+/* A shim: the launcher forked by the node's agent (launch/agent.h) for one
+ * task, instead of an exec'd `weir launch`.  Everything is borrowed. */
+struct launch_shim {
+	long long job;
+	const char *role;
+	int index;
+	int attempt;
+	const char *key;   /* the journal's key (launch/journal.h) */
+	/* The register answer, given by the server when it started the task (a
+	 * one-task job: no gang to wait for; started and exited go to the
+	 * journal and the agent delivers them).  NULL: the task registers,
+	 * waits for its gang and reports over HTTP as `weir launch` does, and
+	 * journals its events as well. */
+	json_t *task;
+	bool log_to_server;
+	int journal_fd;    /* the task's journal, open for appending */
+	int notify_fd;     /* the agent's pipe: "KEY\n" when the journal grew; -1: none */
+	struct cgroup *cg; /* made ahead by the agent (the shim is in it); NULL: none */
+	const char *group; /* its name, journalled for an agent that adopts the shim */
+};
+
+/* Runs the shim's task to its end (WEIR_SERVER and WEIR_TOKEN from the
+ * environment, as `weir launch`).  Returns the exit status. */
+int launch_shim_run(const struct launch_shim *shim);
 
 /* --tasks LIST (one srun step running many tasks): the entry number
  * `procid` (SLURM_PROCID) of LIST, "ROLE:I" or "ROLE:I-J" entries joined by

@@ -3,6 +3,8 @@
 #include "launch/supervise.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <linux/close_range.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -11,10 +13,12 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "launch/command.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/proc.h"
@@ -121,34 +125,178 @@ static int supervise_signals(sigset_t *old)
 	return sfd;
 }
 
-/* The child's side of the fork: its own process group, the log pipe as
- * stdout and stderr, the cgroup, the working directory, then `sh -c`.
- * Only async-signal-safe calls until exec. */
-static _Noreturn void exec_program(const struct supervise_spec *spec, const sigset_t *old)
+/* What the child reports through its CLOEXEC pipe when it cannot become
+ * the program: the step, and errno.  Nothing comes when exec succeeded. */
+enum spawn_step { SPAWN_CGROUP = 1, SPAWN_CHDIR, SPAWN_EXEC };
+
+struct spawn_error {
+	int step;
+	int err;
+};
+
+/* How the child becomes the program: argv of the words when the command
+ * has no shell syntax (path: argv[0] found on the program's PATH), else
+ * sh -c.  Prepared before the fork: the child only calls what is
+ * async-signal-safe. */
+struct spawn_plan {
+	struct strvec words;
+	char *path; /* for words; NULL: sh -c */
+	char *sh_argv[4];
+};
+
+static const char *env_value(char **envp, const char *name)
 {
-	static const char join_msg[] = "weir launch: error: cannot join the task's cgroup\n";
-	static const char cd_msg[] = "weir launch: error: cannot enter the working directory\n";
+	size_t nl = strlen(name);
+	for (size_t i = 0; envp && envp[i]; i++)
+		if (!strncmp(envp[i], name, nl) && envp[i][nl] == '=')
+			return envp[i] + nl + 1;
+	return NULL;
+}
+
+/* argv[0] on the program's own PATH, as execvp would find it (the first
+ * executable file); not found: the first candidate, so that exec gives the
+ * OS's words for it. */
+static char *find_program(const char *name, char **envp, const char *workdir)
+{
+	const char *path = env_value(envp, "PATH");
+	char *first = NULL;
+
+	if (strchr(name, '/')) {
+		if (name[0] == '/' || !workdir)
+			return strdup(name);
+		/* relative to the working directory the child enters */
+		char *p;
+		return asprintf(&p, "%s/%s", workdir, name) < 0 ? NULL : p;
+	}
+	if (!path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	for (const char *d = path;; d++) {
+		const char *e = strchr(d, ':');
+		size_t dl = e ? (size_t)(e - d) : strlen(d);
+		char *cand;
+		if (asprintf(&cand, "%.*s%s%s", (int)dl, d, dl ? "/" : "", name) < 0)
+			break;
+		if (access(cand, X_OK) == 0) {
+			struct stat st;
+			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
+				free(first);
+				return cand;
+			}
+		}
+		if (!first)
+			first = cand;
+		else
+			free(cand);
+		if (!e)
+			break;
+		d = e;
+	}
+	return first ? first : strdup(name);
+}
+
+static int spawn_plan_make(const struct supervise_spec *spec, struct spawn_plan *p)
+{
+	memset(p, 0, sizeof *p);
+	int w = spec->force_shell ? 1 : command_words(spec->command, &p->words);
+	if (w < 0)
+		return -1;
+	if (w == 0) {
+		p->path = find_program(p->words.v[0], spec->envp, spec->workdir);
+		if (!p->path) {
+			strvec_release(&p->words);
+			return -1;
+		}
+		log_debug("running %s directly (no shell syntax)", p->path);
+		return 0;
+	}
+	p->sh_argv[0] = "sh";
+	p->sh_argv[1] = "-c";
+	p->sh_argv[2] = (char *)spec->command;
+	return 0;
+}
+
+static void spawn_plan_release(struct spawn_plan *p)
+{
+	strvec_release(&p->words);
+	free(p->path);
+}
+
+static _Noreturn void spawn_fail(int fd, int step, int code)
+{
+	struct spawn_error e = {step, errno};
+	if (write(fd, &e, sizeof e) < 0)
+		_exit(code);
+	_exit(code);
+}
+
+/* The child's side of the fork: its own process group, the log pipe as
+ * stdout and stderr, the cgroup, the working directory, every signal's
+ * disposition back to the default and an empty mask, descriptors above 2
+ * closed on exec, then exec.  Only async-signal-safe calls until exec; a
+ * failure goes to `err_fd` as a struct spawn_error. */
+static _Noreturn void exec_program(const struct supervise_spec *spec,
+                                   const struct spawn_plan *plan, int err_fd)
+{
+	sigset_t none;
 
 	setpgid(0, 0);
 	if (spec->log_w && *spec->log_w >= 0) {
 		dup2(*spec->log_w, 1);
 		dup2(*spec->log_w, 2);
 	}
-	if (spec->cg && cgroup_join_self(spec->cg) < 0) {
-		if (write(2, join_msg, sizeof join_msg - 1) < 0)
-			_exit(EXIT_LAUNCH_FAILED);
-		_exit(EXIT_LAUNCH_FAILED);
-	}
-	if (chdir(spec->workdir) < 0) {
-		if (write(2, cd_msg, sizeof cd_msg - 1) < 0)
-			_exit(EXIT_LAUNCH_FAILED);
-		_exit(EXIT_LAUNCH_FAILED);
-	}
-	signal(SIGPIPE, SIG_DFL);
-	sigprocmask(SIG_SETMASK, old, NULL);
-	char *const args[] = {"sh", "-c", (char *)spec->command, NULL};
-	execve("/bin/sh", args, spec->envp);
-	_exit(127);
+	if (spec->cg && !spec->cg_joined && cgroup_join_self(spec->cg) < 0)
+		spawn_fail(err_fd, SPAWN_CGROUP, EXIT_LAUNCH_FAILED);
+	if (chdir(spec->workdir) < 0)
+		spawn_fail(err_fd, SPAWN_CHDIR, EXIT_LAUNCH_FAILED);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	/* whatever the launcher (or the agent it was forked from) held open */
+	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
+	if (plan->path)
+		execve(plan->path, plan->words.v, spec->envp);
+	else
+		execve("/bin/sh", plan->sh_argv, spec->envp);
+	spawn_fail(err_fd, SPAWN_EXEC, 127);
+}
+
+/* Waits for the child's word through the pipe: 0 when it exec'd (EOF),
+ * else the step that failed with *e filled. */
+static int spawn_wait(int fd, struct spawn_error *e)
+{
+	ssize_t n;
+
+	do
+		n = read(fd, e, sizeof *e);
+	while (n < 0 && errno == EINTR);
+	return n == (ssize_t)sizeof *e ? e->step : 0;
+}
+
+/* The program could not be started: the child's exit is reaped and the
+ * outcome says why, in the OS's words. */
+static void spawn_failed(struct supervisor *s, const struct spawn_plan *plan,
+                         const struct spawn_error *e)
+{
+	struct supervise_outcome *o = s->o;
+	struct rusage r;
+	int st;
+
+	while (wait4(s->pid, &st, 0, &r) < 0 && errno == EINTR)
+		;
+	o->cause = END_CAUSE_LAUNCH_FAILED;
+	o->exit_code = e->step == SPAWN_EXEC ? 127 : EXIT_LAUNCH_FAILED;
+	if (e->step == SPAWN_CGROUP)
+		snprintf(o->reason, sizeof o->reason, "launch failed: cannot join the task's "
+		         "cgroup: %s", strerror(e->err));
+	else if (e->step == SPAWN_CHDIR)
+		snprintf(o->reason, sizeof o->reason, "launch failed: cannot enter %s: %s",
+		         s->spec->workdir, strerror(e->err));
+	else
+		snprintf(o->reason, sizeof o->reason, "launch failed: cannot run %s: %s",
+		         plan->path ? plan->words.v[0] : "/bin/sh", strerror(e->err));
+	log_error("%s", o->reason + strlen("launch failed: "));
 }
 
 /* How long poll() may wait: until the nearest deadline, -1 when none. */
@@ -356,25 +504,51 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 	    .next_rss = INT64_MAX,
 	};
 	sigset_t old;
+	struct spawn_plan plan;
+	int errp[2];
 	int64_t t0;
 
-	s.sfd = supervise_signals(&old);
-	if (s.sfd < 0)
+	if (spawn_plan_make(spec, &plan) < 0) {
+		log_error("out of memory");
 		return -1;
+	}
+	s.sfd = supervise_signals(&old);
+	if (s.sfd < 0 || pipe2(errp, O_CLOEXEC) < 0) {
+		if (s.sfd >= 0)
+			close(s.sfd);
+		spawn_plan_release(&plan);
+		return -1;
+	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	s.pid = fork();
 	if (s.pid < 0) {
 		log_error("fork: %s", strerror(errno));
 		close(s.sfd);
+		close(errp[0]);
+		close(errp[1]);
+		spawn_plan_release(&plan);
 		return -1;
 	}
 	if (s.pid == 0)
-		exec_program(spec, &old);
+		exec_program(spec, &plan, errp[1]);
+	close(errp[1]);
 	setpgid(s.pid, s.pid); /* also here: no race with a signal to the group */
 	if (spec->log_w && *spec->log_w >= 0) {
 		close(*spec->log_w); /* the program holds the write end now */
 		*spec->log_w = -1;
 	}
+	struct spawn_error se;
+	int failed = spawn_wait(errp[0], &se);
+	close(errp[0]);
+	if (failed) {
+		spawn_failed(&s, &plan, &se);
+		spawn_plan_release(&plan);
+		reap_orphans(&s.usage);
+		on_log(&s);
+		close(s.sfd);
+		return 0;
+	}
+	spawn_plan_release(&plan);
 	t0 = clock_mono_ms();
 	if (spec->execution_timeout_s > 0)
 		s.exec_deadline = t0 + spec->execution_timeout_s * 1000;

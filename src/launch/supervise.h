@@ -1,8 +1,12 @@
 /* supervise.h: running the user program and watching it to its end.
  *
- * supervise_run() forks `sh -c command` in its own process group (in the
+ * supervise_run() forks the program in its own process group (in the
  * task's cgroup when there is one, its stdout and stderr on the log pipe when
- * there is one) and supervises it in one loop: poll() on a signalfd and the
+ * there is one): exec'd directly from the command's words when it has no
+ * shell syntax (launch/command.h), else as `sh -c command`; the child resets
+ * every signal's disposition and its mask and closes what it inherited, and
+ * a failure to become the program (the cgroup, the directory, exec) comes
+ * back through a CLOEXEC pipe in the OS's words.  It supervises it in one loop: poll() on a signalfd and the
  * log pipe, with the nearest deadline as the timeout, then one handler per
  * event: log bytes, a signal to the launcher (forwarded to the group, SIGKILL
  * after the grace), a child's exit (reaped, usage counted; as subreaper also
@@ -41,10 +45,12 @@ struct supervise_outcome {
 
 /* What to run and under which limits.  The callbacks get `arg`. */
 struct supervise_spec {
-	const char *command; /* run as /bin/sh -c command */
+	const char *command; /* its words exec'd, or /bin/sh -c command */
+	bool force_shell;    /* always /bin/sh -c */
 	const char *workdir;
 	char **envp;
 	struct cgroup *cg; /* the program joins it; NULL: none (RSS polling with memory_mb) */
+	bool cg_joined;    /* the caller is in cg already: the program is born there */
 	uint64_t memory_mb; /* 0: no limit */
 	int64_t execution_timeout_s; /* 0: none */
 	int64_t kill_grace_ms; /* SIGTERM (or a forwarded signal) to SIGKILL */
@@ -63,8 +69,11 @@ struct supervise_spec {
 
 /* Runs the program and supervises it until it exits; fills `o` (reason
  * "execution timeout after Ns", "OOMKilled (...)", "killed (launcher got
- * SIG...)", "killed by SIG...", "exited N", or empty).  0, or -1 when it
- * could not be started (logged). */
+ * SIG...)", "killed by SIG...", "exited N", or empty).  A program that could
+ * not be exec'd (or enter its cgroup or directory) is an outcome too: cause
+ * launch_failed, exit code 127 (exec; 125 otherwise), reason "launch
+ * failed: cannot run NAME: <the OS's words>"; "started" is not reported.
+ * 0, or -1 when nothing could be forked (logged). */
 int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o);
 
 #endif

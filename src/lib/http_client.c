@@ -263,6 +263,11 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 	int chunked = te && !strncasecmp(te, "chunked", 7);
 	int close_after = conn && !strncasecmp(conn, "close", 5);
 	long long length = cl ? atoll(cl) : -1;
+	/* 204 and 304 have no body, whatever the headers say (RFC 9112 6.3) */
+	if (*status == 204 || *status == 304) {
+		length = 0;
+		chunked = 0;
+	}
 	strbuf_remove(&in, 0, (size_t)(end + 4 - in.buf));
 
 	if (chunked) {

@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,7 +13,7 @@ int proc_read_stat(int pid, struct proc_stat *out)
 {
 	static long page;
 	char path[64], buf[1024];
-	long long rss = 0;
+	long long rss = 0, start = 0;
 
 	if (!page)
 		page = sysconf(_SC_PAGESIZE);
@@ -31,13 +32,19 @@ int proc_read_stat(int pid, struct proc_stat *out)
 	if (!p || sscanf(p + 2, "%c %d %d %d", &out->state, &out->ppid, &out->pgrp,
 			 &out->session) != 4)
 		return -1;
-	/* rss is field 24; p + 2 is field 3 */
+	/* starttime is field 22, rss field 24; p + 2 is field 3 */
 	int field = 3;
-	for (char *q = p + 2; *q && field < 24; q++)
-		if (*q == ' ' && ++field == 24)
+	for (char *q = p + 2; *q && field < 24; q++) {
+		if (*q != ' ')
+			continue;
+		if (++field == 22)
+			start = atoll(q + 1);
+		else if (field == 24)
 			rss = atoll(q + 1);
+	}
 	out->pid = pid;
 	out->rss_bytes = rss > 0 ? (uint64_t)rss * (uint64_t)page : 0;
+	out->start_ticks = start > 0 ? (uint64_t)start : 0;
 	return 0;
 }
 
@@ -56,4 +63,28 @@ void proc_each(proc_visit_fn fn, void *arg)
 			break;
 	}
 	closedir(d);
+}
+
+struct session_kill {
+	int sid;
+	int self;
+	int killed;
+};
+
+static int kill_if_in_session(const struct proc_stat *p, void *arg)
+{
+	struct session_kill *k = arg;
+	if (p->session == k->sid && p->pid != k->self && p->pid > 1 && kill(p->pid, SIGKILL) == 0)
+		k->killed++;
+	return 0;
+}
+
+int proc_kill_session(int sid)
+{
+	struct session_kill k = {sid, (int)getpid(), 0};
+
+	if (sid <= 1)
+		return 0;
+	proc_each(kill_if_in_session, &k);
+	return k.killed;
 }

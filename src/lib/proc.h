@@ -13,6 +13,7 @@ struct proc_stat {
 	int pgrp;
 	int session;
 	uint64_t rss_bytes;
+	uint64_t start_ticks; /* when it started, in clock ticks since boot: with the pid, one process */
 };
 
 /* Reads /proc/PID/stat.  0, or -1 when the process is gone. */
@@ -23,5 +24,10 @@ typedef int (*proc_visit_fn)(const struct proc_stat *p, void *arg);
 
 /* Calls `fn` for every process that can be read. */
 void proc_each(proc_visit_fn fn, void *arg);
+
+/* Sends SIGKILL to every process in the session led by `sid` but the
+ * caller (a detached launcher or shim leads its own session).  Returns how
+ * many were signalled; 0 for sid <= 1. */
+int proc_kill_session(int sid);
 
 #endif

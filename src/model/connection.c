@@ -289,6 +289,117 @@ fail:
 	return -1;
 }
 
+static int set_text_field(char **dst, const json_t *v, const char *key, struct weir_error *err)
+{
+	if (json_is_null(v)) {
+		free(*dst);
+		*dst = NULL;
+		return 0;
+	}
+	if (!json_is_string(v))
+		return weir_error_set(err, WEIR_E_INVALID, "%s: expected a string or null", key);
+	if (str_set(dst, json_string_value(v)) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return 0;
+}
+
+static int set_extra_field(struct connection *c, const json_t *v, struct weir_error *err)
+{
+	json_t *x = NULL;
+
+	if (json_is_string(v) && json_string_length(v) > 0) {
+		x = json_loads(json_string_value(v), 0, NULL);
+		if (!json_is_object(x)) {
+			json_decref(x);
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "extra: expected a JSON object (or its text)");
+		}
+	} else if (json_is_object(v)) {
+		x = json_deep_copy(v);
+		if (!x)
+			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	} else if (!json_is_null(v) && !json_is_string(v)) {
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "extra: expected a JSON object (or its text)");
+	}
+	json_decref(c->extra);
+	c->extra = x;
+	return 0;
+}
+
+int connection_apply_json(struct connection *c, const json_t *obj, struct weir_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(obj))
+		return weir_error_set(err, WEIR_E_INVALID, "expected a JSON object of a connection's fields");
+	json_object_foreach ((json_t *)obj, key, v) {
+		if (!strcmp(key, "connection_id"))
+			continue;
+		if (!strcmp(key, "conn_type")) {
+			const char *canonical;
+			if (!json_is_string(v) || !json_string_length(v))
+				return weir_error_set(err, WEIR_E_INVALID,
+						      "conn_type: expected a type like postgres, "
+						      "mysql, redis, clickhouse, sqlite, http or fs");
+			c->kind = connection_kind_of(json_string_value(v), &canonical);
+			if (str_set(&c->type, canonical) < 0)
+				return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		} else if (!strcmp(key, "port")) {
+			if (json_is_null(v)) {
+				c->port = 0;
+			} else if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+				   json_integer_value(v) > 65535) {
+				return weir_error_set(err, WEIR_E_INVALID,
+						      "port: expected a number 0..65535 or null");
+			} else {
+				c->port = (int)json_integer_value(v);
+			}
+		} else if (!strcmp(key, "extra")) {
+			if (set_extra_field(c, v, err) < 0)
+				return -1;
+		} else {
+			char **dst = !strcmp(key, "description") ? &c->description
+				     : !strcmp(key, "host")      ? &c->host
+				     : !strcmp(key, "login")     ? &c->login
+				     : !strcmp(key, "password")  ? &c->password
+				     : !strcmp(key, "schema")    ? &c->schema
+								 : NULL;
+			if (!dst)
+				return weir_error_set(err, WEIR_E_INVALID,
+						      "%s: unknown field (expected connection_id, "
+						      "conn_type, description, host, port, login, "
+						      "password, schema or extra)",
+						      key);
+			if (set_text_field(dst, v, key, err) < 0)
+				return -1;
+		}
+	}
+	return 0;
+}
+
+int connection_from_json(const char *id, const json_t *obj, struct connection *out,
+			 struct weir_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (connection_check_id(id, err) < 0)
+		return -1;
+	if (!(out->id = strdup(id)))
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	if (connection_apply_json(out, obj, err) < 0)
+		goto fail;
+	if (!out->type) {
+		weir_error_set(err, WEIR_E_INVALID, "conn_type: expected a type (it is required)");
+		goto fail;
+	}
+	return 0;
+fail:
+	weir_error_prefix(err, "connection %s", id);
+	connection_release(out);
+	return -1;
+}
+
 /* Appends s percent-encoded: everything but unreserved characters (and
  * those in `keep`) as %XX. */
 static void pct_encode(struct strbuf *sb, const char *s, const char *keep)
@@ -413,8 +524,13 @@ char *connection_path(const struct connection *c)
 
 char *connection_env_name(const char *id)
 {
+	return connection_env_name_with("WEIR_CONN_", id);
+}
+
+char *connection_env_name_with(const char *prefix, const char *id)
+{
 	struct strbuf sb = STRBUF_INIT;
-	strbuf_addstr(&sb, "WEIR_CONN_");
+	strbuf_addstr(&sb, prefix);
 	for (const char *p = id; *p; p++)
 		strbuf_addch(&sb, (*p == '.' || *p == '-') ? '_' : (char)toupper((unsigned char)*p));
 	if (sb.failed) {
@@ -422,6 +538,91 @@ char *connection_env_name(const char *id)
 		return NULL;
 	}
 	return strbuf_detach(&sb, NULL);
+}
+
+void connection_id_of_env(const char *suffix, char *out, size_t size)
+{
+	size_t i;
+	for (i = 0; suffix[i] && i + 1 < size; i++)
+		out[i] = (char)tolower((unsigned char)suffix[i]);
+	if (size)
+		out[i] = '\0';
+}
+
+/* Airflow's DEFAULT_SENSITIVE_FIELDS. */
+static const char *const secret_names[] = {
+    "access_token", "api_key",     "apikey", "authorization", "passphrase",   "passwd",
+    "password",     "private_key", "secret", "token",         "keyfile_dict", "service_account",
+};
+
+bool connection_secret_name(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof secret_names / sizeof secret_names[0]; i++)
+		if (strcasestr(name, secret_names[i]))
+			return true;
+	return false;
+}
+
+char *connection_extra_masked(const struct connection *c)
+{
+	json_t *copy, *v;
+	const char *key;
+	char *text;
+
+	if (!c->extra || !json_object_size(c->extra))
+		return NULL;
+	if (!(copy = json_deep_copy(c->extra)))
+		return NULL;
+	json_object_foreach (copy, key, v)
+		if (connection_secret_name(key))
+			json_object_set_new(copy, key, json_string("***"));
+	text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(copy);
+	return text;
+}
+
+int connection_list_add(struct strvec *ids, const char *id, struct weir_error *err)
+{
+	char *mine;
+
+	if (connection_check_id(id, err) < 0)
+		return -1;
+	mine = connection_env_name(id);
+	if (!mine)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	for (size_t i = 0; i < ids->n; i++) {
+		char *other = connection_env_name(ids->v[i]);
+		bool same = other && !strcmp(other, mine);
+		free(other);
+		if (same) {
+			free(mine);
+			return 0;
+		}
+	}
+	free(mine);
+	if (strvec_push(ids, id) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return 0;
+}
+
+int connection_list_read(struct strvec *ids, const json_t *list, struct weir_error *err)
+{
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(list))
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "expected a list of connection ids, like [warehouse, cache]");
+	json_array_foreach ((json_t *)list, i, v) {
+		if (!json_is_string(v))
+			return weir_error_set(err, WEIR_E_INVALID,
+					      "[%zu]: expected a connection id (a string)", i);
+		if (connection_list_add(ids, json_string_value(v), err) < 0) {
+			weir_error_prefix(err, "[%zu]", i);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void connection_release(struct connection *c)
@@ -443,4 +644,11 @@ void connection_release(struct connection *c)
 	free(c->schema);
 	json_decref(c->extra);
 	memset(c, 0, sizeof(*c));
+}
+
+void connections_free(struct connection *rows, size_t n)
+{
+	for (size_t i = 0; rows && i < n; i++)
+		connection_release(&rows[i]);
+	free(rows);
 }

@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "lib/error.h"
+#include "lib/strvec.h"
 
 /* The types weir itself drives; any other type is CONN_OTHER (stored and
  * served, given to the tasks that list it, but never driven by weir). */
@@ -71,6 +72,20 @@ int connection_check_id(const char *id, struct weir_error *err);
 int connection_from_uri(const char *id, const char *uri, struct connection *out,
 			struct weir_error *err);
 
+/* Sets the fields `obj` holds, in Airflow's Connection JSON: conn_type
+ * (a non-empty string), description, host, login, password, schema
+ * (strings; null clears), port (0..65535; null clears) and extra (an
+ * object, or a string holding one, as Airflow's API sends it; null or ""
+ * clears).  "connection_id" is skipped (the caller checks it); any other key
+ * is an error naming it.  0, or -1 with err (c may then be half changed:
+ * apply to a copy). */
+int connection_apply_json(struct connection *c, const json_t *obj, struct weir_error *err);
+
+/* A connection `id` from Airflow's Connection JSON (conn_type required).
+ * 0, or -1 with err; *out holds nothing on failure. */
+int connection_from_json(const char *id, const json_t *obj, struct connection *out,
+			 struct weir_error *err);
+
 /* The URI form of c (newly allocated, NULL when out of memory).  With
  * with_password false the password is left out, even when set. */
 char *connection_to_uri(const struct connection *c, bool with_password);
@@ -87,6 +102,38 @@ char *connection_path(const struct connection *c);
  * Newly allocated; NULL when out of memory. */
 char *connection_env_name(const char *id);
 
+/* The same rule after another prefix ("WEIR_VAR_" for variables). */
+char *connection_env_name_with(const char *prefix, const char *id);
+
+/* The id an environment name after its prefix stands for: lower-cased
+ * (Airflow's rule: AIRFLOW_CONN_MY_DB is my_db), into out (size bytes).
+ * WEIR_CONN_MY_DB names "my_db", and every id that upper-cases to MY_DB
+ * (My_Db, my-db, my.db) reads that variable. */
+void connection_id_of_env(const char *suffix, char *out, size_t size);
+
+/* Whether a field name (of an extra) is one whose value is a secret:
+ * Airflow's sensitive names (password, secret, token, api_key, apikey,
+ * access_token, authorization, passphrase, passwd, private_key,
+ * keyfile_dict, service_account), any case, anywhere in the name.  Such
+ * values are masked like the password. */
+bool connection_secret_name(const char *name);
+
+/* The extra as compact JSON text with sorted keys, the values of secret-like
+ * fields as "***"; NULL when there is no extra (or out of memory). */
+char *connection_extra_masked(const struct connection *c);
+
+/* Adds connection `id` to a task's list of the connections it gets
+ * (`connections:` of a DAG task or a job spec; a sql:/transfer: task adds
+ * the ones it names): checked with connection_check_id(), and left out when
+ * an id naming the same WEIR_CONN_<ID> is there already.  0, or -1 with
+ * err. */
+int connection_list_add(struct strvec *ids, const char *id, struct weir_error *err);
+/* The same from a JSON list of ids (a DAG file's or a spec's
+ * `connections:`); errors name the item ("[2]: ..."). */
+int connection_list_read(struct strvec *ids, const json_t *list, struct weir_error *err);
+
 void connection_release(struct connection *c);
+/* Releases rows[0..n) and frees the array; NULL is a no-op. */
+void connections_free(struct connection *rows, size_t n);
 
 #endif

@@ -7,6 +7,7 @@
  * errors read as a submitted job's would ("job: name: ...").
  */
 #include "model/dag_job.h"
+#include "model/connection.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +85,15 @@ static int env_copy(struct env_var **dst, size_t *n_dst, const struct env_var *s
 
 /* A deep copy of `src`.  A sidecar role comes out untracked, as every job
  * read from its JSON form does.  NULL with err. */
+/* The ids of `from` added to `to` (once each). */
+static int add_connections(struct strvec *to, const struct strvec *from, struct weir_error *err)
+{
+	for (size_t i = 0; i < from->n; i++)
+		if (connection_list_add(to, from->v[i], err) < 0)
+			return -1;
+	return 0;
+}
+
 static struct job_spec *job_copy(const struct job_spec *src, struct weir_error *err)
 {
 	struct job_spec *s = job_spec_create();
@@ -99,7 +109,8 @@ static struct job_spec *job_copy(const struct job_spec *src, struct weir_error *
 	    job_spec_set_string(&s->entry_point, src->entry_point, err) < 0 ||
 	    job_spec_set_string(&s->params, src->params, err) < 0 ||
 	    job_spec_set_string(&s->python, src->python, err) < 0 ||
-	    env_copy(&s->env, &s->n_env, src->env, src->n_env, err) < 0)
+	    env_copy(&s->env, &s->n_env, src->env, src->n_env, err) < 0 ||
+	    add_connections(&s->connections, &src->connections, err) < 0)
 		goto fail;
 	s->framework = src->framework;
 	s->priority = src->priority;
@@ -413,6 +424,7 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 	char name[DAG_JOB_NAME_MAX];
 
 	*command = NULL;
+	ctx.src = t->secrets;
 	if (template_ctx_fill(&ctx, t->run, err) < 0 || template_env(t->run, &env, err) < 0)
 		goto fail;
 	if (task->kind == DAG_TASK_COMMAND || task->kind == DAG_TASK_SQL ||
@@ -438,6 +450,9 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 		    0)
 			goto fail;
 	if (task->slurm && set_task_slurm(s, task->slurm, err) < 0)
+		goto fail;
+	/* the task's connections join its job's own */
+	if (add_connections(&s->connections, &task->connections, err) < 0)
 		goto fail;
 	if (check_env_names(s, err) < 0 || job_spec_validate(s, err) < 0) {
 		weir_error_prefix(err, "job");

@@ -49,6 +49,8 @@ struct dag_job_try {
 	                                   NULL for a command task */
 	const char *weir_program;       /* sql and transfer tasks: the weir binary that runs
 	                                   them; NULL: "weir" on the PATH */
+	const struct template_source *secrets; /* var.* and conn.* of the templates; NULL:
+	                                          they do not render */
 };
 
 /* The try's job, validated (free with job_spec_destroy()), and *command:

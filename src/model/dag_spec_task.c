@@ -12,6 +12,7 @@
 
 #include "lib/fs.h"
 #include "model/job_spec_edit.h"
+#include "model/connection.h"
 #include "model/template.h"
 
 static const char *const default_arg_keys[] = {
@@ -22,7 +23,7 @@ static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
 	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
-	"transfer", NULL,
+	"transfer", "connections", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -658,6 +659,15 @@ static int read_task_slurm_key(struct field_reader *r, struct task_read *tr, jso
 	return read_task_slurm(r, val, &tr->t->slurm);
 }
 
+static int read_task_connections(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	struct weir_error e = {0};
+
+	if (connection_list_read(&tr->t->connections, val, &e) < 0)
+		return e.kind == WEIR_E_INVALID ? field_fail(r, "%s", e.msg) : field_oom(r);
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	task_key_fn read;
@@ -675,6 +685,7 @@ static const struct {
     {"foreach", read_task_foreach},
     {"queue", read_task_queue},
     {"slurm", read_task_slurm_key},
+    {"connections", read_task_connections},
 };
 
 /* ---- the keys it shares with default_args ---- */

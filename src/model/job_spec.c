@@ -16,13 +16,14 @@
 #include "lib/json_util.h"
 #include "lib/yaml.h"
 #include "model/job_spec_edit.h"
+#include "model/connection.h"
 #include "model/field_reader.h"
 
 
 static const char *const job_keys[] = {
 	"name", "framework", "priority", "entry_point", "params", "python", "src_dir",
 	"artifacts", "env", "success_policy", "fail_on_worker_failure", "restart", "timeouts",
-	"roles", "queue", "slurm", NULL,
+	"roles", "queue", "slurm", "connections", NULL,
 };
 static const char *const slurm_keys[] = {"partition", "account", "qos", "time", "sbatch_options",
 					 NULL};
@@ -337,6 +338,12 @@ static int read_job_field(struct field_reader *r, struct job_spec *spec, const c
 		return field_read_path(r, val, &spec->src_dir);
 	if (!strcmp(key, "env"))
 		return read_env(r, val, "env", &spec->env, &spec->n_env);
+	if (!strcmp(key, "connections")) {
+		struct weir_error e = {0};
+		if (connection_list_read(&spec->connections, val, &e) < 0)
+			return e.kind == WEIR_E_INVALID ? field_fail(r, "%s", e.msg) : field_oom(r);
+		return 0;
+	}
 	if (!strcmp(key, "success_policy")) {
 		if (field_get_string(r, val, &s) < 0)
 			return -1;
@@ -532,6 +539,12 @@ json_t *job_spec_to_json(const struct job_spec *spec)
 	}
 	rc |= json_object_set(o, "roles", roles);
 	/* only when given: specs without them read as before */
+	if (spec->connections.n) {
+		json_t *ids = json_array();
+		for (size_t i = 0; i < spec->connections.n; i++)
+			rc |= json_array_append_new(ids, json_string(spec->connections.v[i]));
+		rc |= json_object_set_new(o, "connections", ids);
+	}
 	if (spec->queue)
 		rc |= json_util_set_string(o, "queue", spec->queue);
 	if (spec->slurm.partition || spec->slurm.account || spec->slurm.qos || spec->slurm.time ||
@@ -777,6 +790,7 @@ void job_spec_destroy(struct job_spec *spec)
 	}
 	free(spec->artifacts);
 	env_free(spec->env, spec->n_env);
+	strvec_release(&spec->connections);
 	free(spec->name);
 	free(spec->src_dir);
 	free(spec->entry_point);

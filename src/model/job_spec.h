@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "lib/strvec.h"
 #include "model/framework.h"
 
 /* Who decides a job's result.
@@ -92,6 +93,10 @@ struct job_spec {
 
 	struct env_var *env; /* job-level environment of every task */
 	size_t n_env;
+	/* `connections: [ID, ...]`: each task gets WEIR_CONN_<ID> (the URI,
+	 * password included), resolved when it registers (docs/connections.md);
+	 * no other connection.  Ids only: the spec never holds a secret. */
+	struct strvec connections;
 
 	enum success_policy success;
 	bool fail_on_worker_failure; /* TonY's fail-on-worker-failure-enabled */

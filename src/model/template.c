@@ -98,9 +98,16 @@ int template_known_standard(struct strvec *known)
 	return 0;
 }
 
+/* Whether nm is a var.* or conn.* name. */
+static bool is_secret_ref(const char *nm)
+{
+	return !strncmp(nm, "var.", 4) || !strncmp(nm, "conn.", 5);
+}
+
 enum template_trust template_name_trust(const char *name)
 {
-	if (!strncmp(name, "params.", 7) || !strcmp(name, "item") || !strncmp(name, "outputs.", 8))
+	if (!strncmp(name, "params.", 7) || !strcmp(name, "item") ||
+	    !strncmp(name, "outputs.", 8) || is_secret_ref(name))
 		return TEMPLATE_OUTSIDE;
 	return TEMPLATE_TRUSTED;
 }
@@ -475,6 +482,167 @@ static void scan_literal(struct scan *s, const char *p, size_t len)
 	free(copy);
 }
 
+/* ---- var.* and conn.* ------------------------------------------------- */
+
+static const char *const conn_fields[] = {"host", "port", "login", "schema", "conn_type",
+					  "description", "extra", NULL};
+
+/* The form of a var./conn. name, checked without values: 0, or -1 with a
+ * message in msg. */
+static int secret_ref_check(const char *nm, char *msg, size_t size)
+{
+	char copy[256], *seg[5] = {0}, *save = NULL;
+	int n = 0;
+
+	snprintf(copy, sizeof copy, "%s", nm);
+	for (char *p = strtok_r(copy, ".", &save); p && n < 5; p = strtok_r(NULL, ".", &save))
+		seg[n++] = p;
+	if (!strcmp(seg[0], "var")) {
+		if (n >= 3 && !strcmp(seg[1], "value") && n == 3)
+			return 0;
+		if (n >= 3 && !strcmp(seg[1], "json"))
+			return 0;
+		snprintf(msg, size,
+			 "\"%s\": expected var.value.KEY or var.json.KEY (then .FIELD ...)", nm);
+		return -1;
+	}
+	if (n >= 3 && !strcmp(seg[2], "password")) {
+		snprintf(msg, size,
+			 "\"%s\": a connection's password is never put into a template; list "
+			 "the connection in the task's connections: and read $WEIR_CONN_<ID>",
+			 nm);
+		return -1;
+	}
+	if (n == 4 && !strcmp(seg[2], "extra")) {
+		if (!connection_secret_name(seg[3]))
+			return 0;
+		snprintf(msg, size,
+			 "\"%s\": \"%s\" reads as a secret and is never put into a template; "
+			 "read it from $WEIR_CONN_<ID> in the task",
+			 nm, seg[3]);
+		return -1;
+	}
+	for (size_t i = 0; n == 3 && conn_fields[i]; i++)
+		if (!strcmp(seg[2], conn_fields[i]))
+			return 0;
+	snprintf(msg, size,
+		 "\"%s\": expected conn.ID.FIELD, FIELD one of host, port, login, schema, "
+		 "conn_type, description, extra, or extra.KEY",
+		 nm);
+	return -1;
+}
+
+/* A field of a JSON value by a dotted path ("a.b.0"); NULL when absent. */
+static json_t *json_path(json_t *v, const char *path)
+{
+	char copy[256], *save = NULL;
+
+	snprintf(copy, sizeof copy, "%s", path);
+	for (char *p = strtok_r(copy, ".", &save); p && v; p = strtok_r(NULL, ".", &save)) {
+		if (json_is_object(v)) {
+			v = json_object_get(v, p);
+		} else if (json_is_array(v) && isdigit((unsigned char)p[0])) {
+			v = json_array_get(v, (size_t)strtoul(p, NULL, 10));
+		} else {
+			v = NULL;
+		}
+	}
+	return v;
+}
+
+static char *var_value(const struct template_source *src, const char *nm, struct weir_error *err)
+{
+	const char *key = nm + (nm[4] == 'v' ? 10 : 9); /* after var.value. / var.json. */
+	char k[256], *text = NULL, *out;
+	const char *dot = strchr(key, '.');
+	json_t *j, *f;
+
+	snprintf(k, sizeof k, "%.*s", dot ? (int)(dot - key) : (int)strlen(key), key);
+	if (src->var(src->arg, k, &text, err) < 0)
+		return NULL;
+	if (nm[4] == 'v')
+		return text;
+	j = json_loads(text, JSON_DECODE_ANY, NULL);
+	free(text);
+	if (!j) {
+		weir_error_set(err, WEIR_E_INVALID, "variable \"%s\" is not JSON (var.json reads "
+						    "it as JSON; var.value gives its text)",
+			       k);
+		return NULL;
+	}
+	f = dot ? json_path(j, dot + 1) : j;
+	if (!f) {
+		weir_error_set(err, WEIR_E_NOT_FOUND, "variable \"%s\" has no field \"%s\"", k,
+			       dot + 1);
+		json_decref(j);
+		return NULL;
+	}
+	out = template_value_text(f);
+	json_decref(j);
+	if (!out)
+		oom(err);
+	return out;
+}
+
+static char *conn_value(const struct template_source *src, const char *nm, struct weir_error *err)
+{
+	char id[256], field[64];
+	const char *p = nm + 5, *dot = strchr(p, '.'), *rest;
+	struct connection c;
+	char *out = NULL, buf[16];
+
+	snprintf(id, sizeof id, "%.*s", (int)(dot - p), p);
+	rest = dot + 1;
+	snprintf(field, sizeof field, "%.*s", (int)strcspn(rest, "."), rest);
+	if (src->conn(src->arg, id, &c, err) < 0)
+		return NULL;
+	if (!strcmp(field, "extra") && strchr(rest, '.')) {
+		json_t *v = json_object_get(c.extra, strchr(rest, '.') + 1);
+		if (!v)
+			weir_error_set(err, WEIR_E_NOT_FOUND, "connection \"%s\" has no extra field "
+							      "\"%s\"",
+				       id, strchr(rest, '.') + 1);
+		else if (!(out = template_value_text(v)))
+			oom(err);
+		connection_release(&c);
+		return out;
+	}
+	const char *v = !strcmp(field, "host")	       ? c.host
+			: !strcmp(field, "login")       ? c.login
+			: !strcmp(field, "schema")      ? c.schema
+			: !strcmp(field, "conn_type")   ? c.type
+			: !strcmp(field, "description") ? c.description
+							: NULL;
+	if (!strcmp(field, "port")) {
+		snprintf(buf, sizeof buf, "%d", c.port);
+		v = c.port ? buf : "";
+	}
+	if (!strcmp(field, "extra")) {
+		out = connection_extra_masked(&c);
+		if (!out)
+			out = strdup("");
+	} else {
+		out = strdup(v ? v : "");
+	}
+	if (!out)
+		oom(err);
+	connection_release(&c);
+	return out;
+}
+
+/* The value of a var./conn. name (render), newly allocated; NULL with err. */
+static char *secret_ref_value(const struct scan *s, const char *nm)
+{
+	const struct template_source *src = s->ctx ? s->ctx->src : NULL;
+
+	if (!src || !src->var || !src->conn) {
+		weir_error_set(s->err, WEIR_E_INVALID,
+			       "{{ %s }}: no variables or connections are read here", nm);
+		return NULL;
+	}
+	return nm[0] == 'v' ? var_value(src, nm, s->err) : conn_value(src, nm, s->err);
+}
+
 /* One `{{ ... }}` starting at `open`; *next is set past its `}}`. */
 static int scan_expr(struct scan *s, const char *open, const char **next)
 {
@@ -525,16 +693,37 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 	nm[name_len] = '\0';
 
 	const struct template_var *var = NULL;
-	bool found = s->ctx ? (var = template_ctx_get(s->ctx, nm)) != NULL
-			    : known_has(s->known, nm);
+	char *secret = NULL;
+	bool found;
+	if (is_secret_ref(nm)) {
+		char msg[400];
+		if (secret_ref_check(nm, msg, sizeof msg) < 0)
+			return scan_fail(s, open, "%s", msg);
+		if (s->ctx && !(secret = secret_ref_value(s, nm))) {
+			/* keep the source's kind (not found: the try may be retried) */
+			enum weir_error_kind kind = s->err ? s->err->kind : WEIR_E_INVALID;
+			char why[WEIR_ERROR_MSG_MAX];
+			snprintf(why, sizeof why, "{{ %s }}: %s", nm, s->err ? s->err->msg : "");
+			scan_fail(s, open, "%s", why);
+			if (s->err)
+				s->err->kind = kind;
+			return -1;
+		}
+		found = true;
+	} else {
+		found = s->ctx ? (var = template_ctx_get(s->ctx, nm)) != NULL
+			       : known_has(s->known, nm);
+	}
 	if (!found) {
 		char list[400], msg[560];
 		known_list(s, list, sizeof list);
 		snprintf(msg, sizeof msg, "unknown variable \"%s\"; known here: %s", nm, list);
 		return scan_fail(s, open, "%s", msg);
 	}
-	enum template_trust trust = var ? var->trust : template_name_trust(nm);
-	const char *value = var ? var->value : "";
+	enum template_trust trust = secret ? TEMPLATE_OUTSIDE
+				    : var  ? var->trust
+					   : template_name_trust(nm);
+	const char *value = secret ? secret : var ? var->value : "";
 	if (s->mode == TEMPLATE_SHELL && trust == TEMPLATE_TRUSTED && var && !safe_text(value))
 		trust = TEMPLATE_OUTSIDE;
 	if (s->mode == TEMPLATE_SHELL && trust == TEMPLATE_OUTSIDE) {
@@ -546,6 +735,7 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 				 "use its environment variable (WEIR_PARAM_<NAME>, WEIR_ITEM) "
 				 "there instead",
 				 nm, why);
+			free(secret);
 			return scan_fail(s, open, "%s", msg);
 		}
 		if (s->out)
@@ -553,6 +743,7 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 	} else if (s->out) {
 		strbuf_addstr(s->out, value);
 	}
+	free(secret);
 	return 0;
 }
 

@@ -4,7 +4,20 @@
  * data_interval_start, data_interval_end, run_id, dag_id, task_id,
  * try_number (produced by weir: "trusted"), and params.NAME, item,
  * outputs.TASK.KEY (from a trigger's conf, the DAG file's params, a foreach
- * list or another task's output: "outside").  `{{ 'text' }}` is a literal
+ * list or another task's output: "outside"), and the server's variables and
+ * connections (outside too, read at render time through a template_source):
+ *   var.value.KEY             variable KEY's text
+ *   var.json.KEY.F1.F2        a field of variable KEY read as JSON (objects by
+ *                             name, lists by index); var.json.KEY is the whole
+ *   conn.ID.FIELD             host, port, login, schema, conn_type,
+ *                             description, extra (its JSON, secret-like
+ *                             fields as "***")
+ *   conn.ID.extra.KEY         one field of the extra
+ * Never a password: conn.ID.password (or a secret-like extra field) is an
+ * error at parse time; a task reads its password from $WEIR_CONN_<ID>.  A
+ * DAG file's check accepts any KEY and ID (they live in the server, not the
+ * file); rendering one that is not set is an error of kind WEIR_E_NOT_FOUND
+ * naming it.  `{{ 'text' }}` is a literal
  * (the way to write "{{" itself).  Nothing else is understood: no filters,
  * no expressions, and an unknown variable is an error, never "".
  *
@@ -35,6 +48,7 @@
 
 #include "lib/error.h"
 #include "lib/strvec.h"
+#include "model/connection.h"
 
 enum template_trust {
 	TEMPLATE_TRUSTED = 0, /* produced by weir */
@@ -52,12 +66,23 @@ struct template_var {
 	enum template_trust trust;
 };
 
-/* Embed zeroed (TEMPLATE_CTX_INIT); template_ctx_release() frees it. */
+/* Where var.* and conn.* are read when rendering (the server's
+ * connections and variables).  Each returns 0 with the value (the caller's
+ * to free or release), or -1 with err (WEIR_E_NOT_FOUND: not defined). */
+struct template_source {
+	int (*var)(void *arg, const char *key, char **value, struct weir_error *err);
+	int (*conn)(void *arg, const char *id, struct connection *out, struct weir_error *err);
+	void *arg;
+};
+
+/* Embed zeroed (TEMPLATE_CTX_INIT); template_ctx_release() frees it.  `src`
+ * (borrowed; NULL: var.* and conn.* do not render) is set by the caller. */
 struct template_ctx {
 	struct template_var *v;
 	size_t n, cap;
+	const struct template_source *src;
 };
-#define TEMPLATE_CTX_INIT {NULL, 0, 0}
+#define TEMPLATE_CTX_INIT {NULL, 0, 0, NULL}
 
 /* Sets (or replaces) a variable.  0, or -1 with err when out of memory. */
 int template_ctx_set(struct template_ctx *ctx, const char *name, const char *value,

@@ -28,6 +28,20 @@ static struct dag_pool *find_pool(struct dag_pool *pools, size_t n, const char *
 	return NULL;
 }
 
+enum wait_kind { WAIT_NO_POOL = 1, WAIT_TOO_BIG, WAIT_MAX_ACTIVE, WAIT_FULL };
+
+/* What a waiting reason is worded from. */
+struct reason_key {
+	int kind;
+	const void *who; /* the pool's name, the pool or the DAG's limit */
+	int a, b;
+};
+
+static bool same_key(const struct reason_key *x, const struct reason_key *y)
+{
+	return x->kind == y->kind && x->who == y->who && x->a == y->a && x->b == y->b;
+}
+
 int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags, size_t n_dags,
                     struct dag_pool *pools, size_t n_pools, struct dag_pool_decision *out,
                     struct weir_error *err)
@@ -48,40 +62,60 @@ int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *d
 		order[i] = &c[i];
 	qsort(order, n, sizeof(*order), cand_cmp);
 
+	/* the reason of the last waiting TI and what it was made of: the TIs
+	 * waiting behind a full pool share one, worded once per pass */
+	struct reason_key last = {0}, key;
+	const char *last_reason = NULL;
 	for (size_t k = 0; k < n; k++) {
 		const struct dag_candidate *e = order[k];
 		struct dag_pool_decision *d = &out[k];
-		memset(d, 0, sizeof(*d));
 		d->candidate = (size_t)(e - c);
 		d->action = DAG_POOL_WAIT;
+		d->reason[0] = '\0';
 		const char *pname = e->pool && *e->pool ? e->pool : DAG_DEFAULT_POOL;
 		int need = e->pool_slots > 0 ? e->pool_slots : 1;
 		struct dag_limit *lim = &dags[e->dag];
 		struct dag_pool *p = find_pool(pools, n_pools, pname);
-		if (!p) {
-			snprintf(d->reason, sizeof(d->reason), "waiting: no pool named %s", pname);
+		if (!p)
+			key = (struct reason_key){WAIT_NO_POOL, pname, 0, 0};
+		else if (p->slots >= 0 && need > p->slots)
+			key = (struct reason_key){WAIT_TOO_BIG, p, need, p->slots};
+		else if (lim->max_active_tasks > 0 && lim->active >= lim->max_active_tasks)
+			key = (struct reason_key){WAIT_MAX_ACTIVE, lim, lim->active,
+			                          lim->max_active_tasks};
+		else if (p->slots >= 0 && p->used + need > p->slots)
+			key = (struct reason_key){WAIT_FULL, p, p->used, p->slots};
+		else {
+			d->action = DAG_POOL_QUEUE;
+			p->used += need;
+			lim->active++;
 			continue;
 		}
-		if (p->slots >= 0 && need > p->slots) {
+		if (last_reason && same_key(&key, &last)) {
+			memcpy(d->reason, last_reason, strlen(last_reason) + 1);
+			continue;
+		}
+		switch (key.kind) {
+		case WAIT_NO_POOL:
+			snprintf(d->reason, sizeof(d->reason), "waiting: no pool named %s", pname);
+			break;
+		case WAIT_TOO_BIG:
 			snprintf(d->reason, sizeof(d->reason),
 			         "waiting: needs %d slots; pool %s has %d", need, pname, p->slots);
-			continue;
-		}
-		if (lim->max_active_tasks > 0 && lim->active >= lim->max_active_tasks) {
+			break;
+		case WAIT_MAX_ACTIVE:
 			snprintf(d->reason, sizeof(d->reason),
 			         "waiting: dag %s max_active_tasks reached (%d/%d)",
 			         lim->dag_id ? lim->dag_id : "?", lim->active,
 			         lim->max_active_tasks);
-			continue;
-		}
-		if (p->slots >= 0 && p->used + need > p->slots) {
+			break;
+		default:
 			snprintf(d->reason, sizeof(d->reason), "waiting: pool %s full (%d/%d)",
 			         pname, p->used, p->slots);
-			continue;
+			break;
 		}
-		d->action = DAG_POOL_QUEUE;
-		p->used += need;
-		lim->active++;
+		last = key;
+		last_reason = d->reason;
 	}
 	free(order);
 	return 0;

@@ -64,9 +64,7 @@ static const char *task_name(const struct dag_graph *g, size_t t)
 	return id && *id ? id : "?";
 }
 
-/* A topological order into `order` (n_tasks entries); -1 with err naming a
- * task on a cycle, or a bad upstream. */
-static int topo_order(const struct dag_graph *g, size_t *order, struct weir_error *err)
+int dag_graph_order(const struct dag_graph *g, size_t *order, struct weir_error *err)
 {
 	size_t n = g->n_tasks;
 	size_t *missing = calloc(n ? n : 1, sizeof(*missing)); /* unplaced upstreams */
@@ -145,7 +143,7 @@ int dag_graph_check(const struct dag_graph *g, struct weir_error *err)
 	size_t *order = calloc(g->n_tasks ? g->n_tasks : 1, sizeof(*order));
 	if (!order)
 		return weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");
-	int rc = topo_order(g, order, err);
+	int rc = dag_graph_order(g, order, err);
 	free(order);
 	return rc;
 }
@@ -182,7 +180,7 @@ struct work {
 	size_t n_tis;
 };
 
-static int effective_max_tries(const struct dag_graph *g, size_t task, const struct dag_ti *ti)
+int dag_ti_max_tries(const struct dag_graph *g, size_t task, const struct dag_ti *ti)
 {
 	if (ti->max_tries > 0)
 		return ti->max_tries;
@@ -224,29 +222,39 @@ static void stop_and_set(struct work *w, size_t ti, enum dag_ti_state to)
 	w->retry_at[ti] = 0;
 }
 
+enum dag_ti_state dag_ti_after_end(const struct dag_task_node *task, const struct dag_ti *ti,
+                                   enum dag_ti_state now_state, int max_tries,
+                                   const struct dag_event *ev, int64_t now_ms, int64_t *retry_at)
+{
+	*retry_at = 0;
+	/* a scheduled TI has no job yet: the server writes a TI queued in the
+	 * same transaction that creates its job */
+	if (now_state != DAG_TI_QUEUED && now_state != DAG_TI_RUNNING)
+		return now_state; /* stale: cleared, marked, or reported twice */
+	if (ev->try_number != ti->try_number)
+		return now_state; /* a report of an older try */
+	if (ev->success)
+		return DAG_TI_SUCCESS;
+	if (!ev->no_retry && ti->try_number < max_tries) {
+		int64_t d = dag_retry_delay_ms(&task->retry, ti->try_number);
+		*retry_at = now_ms > INT64_MAX - d ? INT64_MAX : now_ms + d;
+		return DAG_TI_UP_FOR_RETRY;
+	}
+	return DAG_TI_FAILED;
+}
+
 static void apply_ended(struct work *w, const struct dag_ti *tis, const struct dag_event *ev,
                         int64_t now_ms)
 {
 	size_t i = ev->ti;
-	enum dag_ti_state s = w->state[i];
-	/* a scheduled TI has no job yet: the server writes a TI queued in the
-	 * same transaction that creates its job */
-	if (s != DAG_TI_QUEUED && s != DAG_TI_RUNNING)
-		return; /* stale: cleared, marked, or reported twice */
-	if (ev->try_number != tis[i].try_number)
-		return; /* a report of an older try */
-	if (ev->success) {
-		w->state[i] = DAG_TI_SUCCESS;
+	int64_t at;
+	enum dag_ti_state to = dag_ti_after_end(&w->g->tasks[task_of(w, i)], &tis[i], w->state[i],
+	                                        w->max_tries[i], ev, now_ms, &at);
+
+	if (to == w->state[i])
 		return;
-	}
-	size_t t = task_of(w, i);
-	if (!ev->no_retry && tis[i].try_number < w->max_tries[i]) {
-		w->state[i] = DAG_TI_UP_FOR_RETRY;
-		int64_t d = dag_retry_delay_ms(&w->g->tasks[t].retry, tis[i].try_number);
-		w->retry_at[i] = now_ms > INT64_MAX - d ? INT64_MAX : now_ms + d;
-		return;
-	}
-	w->state[i] = DAG_TI_FAILED;
+	w->state[i] = to;
+	w->retry_at[i] = at;
 }
 
 /* CLEAR: 1 when a TI changed. */
@@ -305,36 +313,52 @@ static void apply_mark_run(struct work *w, enum dag_run_state to)
 	}
 }
 
+enum dag_trigger_verdict dag_task_verdict(const struct dag_graph *g, size_t task,
+                                          enum dag_ti_state (*shown)(const void *ctx, size_t t),
+                                          const void *ctx)
+{
+	const struct dag_task_node *node = &g->tasks[task];
+	struct dag_upstream_counts c = {0};
+
+	for (size_t u = 0; u < node->n_upstream; u++)
+		dag_upstream_counts_add(&c, shown(ctx, node->upstream[u]));
+	return dag_trigger_evaluate(node->trigger_rule, &c);
+}
+
+enum dag_ti_state dag_verdict_state(enum dag_trigger_verdict v)
+{
+	switch (v) {
+	case DAG_TRIGGER_READY:
+		return DAG_TI_SCHEDULED;
+	case DAG_TRIGGER_UPSTREAM_FAILED:
+		return DAG_TI_UPSTREAM_FAILED;
+	case DAG_TRIGGER_SKIPPED:
+		return DAG_TI_SKIPPED;
+	default:
+		return DAG_TI_NONE;
+	}
+}
+
+static enum dag_ti_state work_shown(const void *ctx, size_t t)
+{
+	return task_state(ctx, t);
+}
+
 /* The trigger rules, in dependency order: one pass settles every cascade. */
 static void evaluate(struct work *w)
 {
 	const struct dag_graph *g = w->g;
 	for (size_t k = 0; k < g->n_tasks; k++) {
 		size_t t = w->order[k];
-		const struct dag_task_node *node = &g->tasks[t];
 		size_t b = w->base[t], e = w->base[t + 1];
 		bool pending = false;
 		for (size_t i = b; i < e && !pending; i++)
 			pending = w->state[i] == DAG_TI_NONE;
 		if (!pending)
 			continue;
-		struct dag_upstream_counts c = {0};
-		for (size_t u = 0; u < node->n_upstream; u++)
-			dag_upstream_counts_add(&c, task_state(w, node->upstream[u]));
-		enum dag_ti_state to;
-		switch (dag_trigger_evaluate(node->trigger_rule, &c)) {
-		case DAG_TRIGGER_READY:
-			to = DAG_TI_SCHEDULED;
-			break;
-		case DAG_TRIGGER_UPSTREAM_FAILED:
-			to = DAG_TI_UPSTREAM_FAILED;
-			break;
-		case DAG_TRIGGER_SKIPPED:
-			to = DAG_TI_SKIPPED;
-			break;
-		default:
+		enum dag_ti_state to = dag_verdict_state(dag_task_verdict(g, t, work_shown, w));
+		if (to == DAG_TI_NONE)
 			continue;
-		}
 		for (size_t i = b; i < e; i++) {
 			if (w->state[i] == DAG_TI_NONE)
 				w->state[i] = to;
@@ -391,7 +415,7 @@ static enum dag_run_state run_result(const struct work *w, enum dag_run_state ru
 static bool ti_changed(const struct work *w, const struct dag_ti *tis, size_t i)
 {
 	return w->state[i] != tis[i].state || w->stop[i] ||
-	       w->max_tries[i] != effective_max_tries(w->g, task_of(w, i), &tis[i]) ||
+	       w->max_tries[i] != dag_ti_max_tries(w->g, task_of(w, i), &tis[i]) ||
 	       (w->state[i] == DAG_TI_UP_FOR_RETRY && w->retry_at[i] != tis[i].next_retry_at);
 }
 
@@ -455,7 +479,7 @@ static int work_init(struct work *w, const struct dag_graph *g, size_t n_tis,
 	w->stop = calloc(n_tis ? n_tis : 1, sizeof(*w->stop));
 	if (!w->base || !w->order || !w->state || !w->max_tries || !w->retry_at || !w->stop)
 		return weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");
-	if (topo_order(g, w->order, err) < 0)
+	if (dag_graph_order(g, w->order, err) < 0)
 		return -1;
 	for (size_t t = 0; t < n; t++)
 		w->base[t + 1] = w->base[t] + dag_graph_task_tis(g, t);
@@ -480,7 +504,7 @@ static int work_load(struct work *w, const struct dag_ti *tis, struct weir_error
 				                      task_name(g, t), i - w->base[t],
 				                      (int)tis[i].state);
 			w->state[i] = tis[i].state;
-			w->max_tries[i] = effective_max_tries(g, t, &tis[i]);
+			w->max_tries[i] = dag_ti_max_tries(g, t, &tis[i]);
 			w->retry_at[i] =
 			    tis[i].state == DAG_TI_UP_FOR_RETRY ? tis[i].next_retry_at : 0;
 		}

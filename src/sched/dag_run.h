@@ -141,6 +141,9 @@ struct dag_run_decision {
 /* 0, or -1 with WEIR_E_INVALID naming the task: an upstream index out of
  * range or itself, a cycle, a negative foreach count. */
 int dag_graph_check(const struct dag_graph *g, struct weir_error *err);
+/* A topological order of the tasks into `order` (n_tasks entries): every
+ * task after its upstreams.  -1 with err as dag_graph_check(). */
+int dag_graph_order(const struct dag_graph *g, size_t *order, struct weir_error *err);
 /* How many TIs a run of `g` has. */
 size_t dag_graph_ti_count(const struct dag_graph *g);
 /* The index of task `task`'s first TI. */
@@ -153,6 +156,26 @@ size_t dag_graph_task_tis(const struct dag_graph *g, size_t task);
  * max_delay_ms when it is > 0 (also the fixed delay: a cap is a cap; Airflow
  * caps only the exponential one).  Saturates instead of overflowing. */
 int64_t dag_retry_delay_ms(const struct dag_retry_policy *p, int try_number);
+
+/* The last try number TI `ti` of task `task` may have: its max_tries, or
+ * the task's retries + 1 when it has none. */
+int dag_ti_max_tries(const struct dag_graph *g, size_t task, const struct dag_ti *ti);
+
+/* What the end of try ev->try_number (a DAG_EV_TI_ENDED) makes of a TI
+ * now in `now_state` whose last allowed try is `max_tries`: success,
+ * up_for_retry (*retry_at: when) or failed; `now_state` itself for a stale
+ * report (the TI is not queued or running, or it is of another try). */
+enum dag_ti_state dag_ti_after_end(const struct dag_task_node *task, const struct dag_ti *ti,
+                                   enum dag_ti_state now_state, int max_tries,
+                                   const struct dag_event *ev, int64_t now_ms, int64_t *retry_at);
+
+/* Task `task`'s trigger rule over its upstreams, each as `shown(ctx, u)`
+ * says it looks to its downstream (a foreach task: its group state); and
+ * the state a verdict moves a waiting TI to (DAG_TI_NONE: it waits). */
+enum dag_trigger_verdict dag_task_verdict(const struct dag_graph *g, size_t task,
+                                          enum dag_ti_state (*shown)(const void *ctx, size_t t),
+                                          const void *ctx);
+enum dag_ti_state dag_verdict_state(enum dag_trigger_verdict v);
 
 /* Decides for a run in state `run` with `n_tis` TIs (dag_graph_ti_count(g)).
  * 0 with `out` filled (release it), or -1 with err: WEIR_E_INVALID for a bad

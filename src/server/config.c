@@ -76,8 +76,18 @@ static void free_queues(struct server_config *cfg)
 	cfg->n_queues = 0;
 }
 
+static void free_secrets(struct server_config *cfg)
+{
+	connections_free(cfg->connections, cfg->n_connections);
+	variables_free(cfg->variables, cfg->n_variables);
+	cfg->connections = NULL;
+	cfg->variables = NULL;
+	cfg->n_connections = cfg->n_variables = 0;
+}
+
 void server_config_release(struct server_config *cfg)
 {
+	free_secrets(cfg);
 	free_slurm(&cfg->slurm);
 	free_queues(cfg);
 	free(cfg->home);
@@ -567,6 +577,69 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 	return 0;
 }
 
+/* `connections: {ID: URI | {conn_type, host, port, ...}}` */
+static int apply_connections(struct server_config *cfg, json_t *m, const char *origin,
+                             struct weir_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(m))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: connections: expected a mapping of connection id to a "
+		                      "URI or {conn_type, host, port, login, password, schema, extra}",
+		                      origin);
+	connections_free(cfg->connections, cfg->n_connections);
+	cfg->n_connections = 0;
+	cfg->connections = calloc(json_object_size(m) + 1, sizeof *cfg->connections);
+	if (!cfg->connections)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	json_object_foreach(m, key, v)
+	{
+		struct connection *c = &cfg->connections[cfg->n_connections];
+		int rc = json_is_string(v) ? connection_from_uri(key, json_string_value(v), c, err)
+		                           : connection_from_json(key, v, c, err);
+		if (rc < 0) {
+			weir_error_prefix(err, "%s: connections.%s", origin, key);
+			return -1;
+		}
+		cfg->n_connections++;
+	}
+	return 0;
+}
+
+/* `variables: {KEY: value}`: text as it is, other values as their JSON. */
+static int apply_variables(struct server_config *cfg, json_t *m, const char *origin,
+                           struct weir_error *err)
+{
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(m))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: variables: expected a mapping of key to value", origin);
+	variables_free(cfg->variables, cfg->n_variables);
+	cfg->n_variables = 0;
+	cfg->variables = calloc(json_object_size(m) + 1, sizeof *cfg->variables);
+	if (!cfg->variables)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	json_object_foreach(m, key, v)
+	{
+		struct variable *var = &cfg->variables[cfg->n_variables];
+		if (variable_check_key(key, err) < 0) {
+			weir_error_prefix(err, "%s: variables.%s", origin, key);
+			return -1;
+		}
+		var->key = strdup(key);
+		var->value = json_is_string(v) ? strdup(json_string_value(v))
+		                               : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		cfg->n_variables++;
+		if (!var->key || !var->value)
+			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
                              const char *origin, struct weir_error *err)
 {
@@ -669,11 +742,17 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else if (!strcmp(key, "queues")) {
 			if (apply_queues(cfg, v, origin, err) < 0)
 				goto out;
+		} else if (!strcmp(key, "connections")) {
+			if (apply_connections(cfg, v, origin, err) < 0)
+				goto out;
+		} else if (!strcmp(key, "variables")) {
+			if (apply_variables(cfg, v, origin, err) < 0)
+				goto out;
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
 			               "%s: %s: unknown setting (expected listen, resources, "
 			               "kill_grace_seconds, dags, pools, users, executor, log_transport, "
-			               "slurm or queues)",
+			               "slurm, queues, connections or variables)",
 			               origin, key);
 			goto out;
 		}

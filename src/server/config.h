@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "model/connection.h"
+#include "model/variable.h"
 
 #define SERVER_DEFAULT_HOST "127.0.0.1"
 #define SERVER_DEFAULT_PORT 8270
@@ -66,6 +68,12 @@ struct server_config {
 	struct server_slurm slurm; /* defaults of all Slurm work (a queue's keys win) */
 	struct server_queue *queues; /* `queues: {name: {executor, partition, ...}}` */
 	size_t n_queues;
+	/* `connections: {id: URI | {conn_type, host, ...}}` and `variables: {key:
+	 * value}`: the lowest of the three sources (docs/connections.md) */
+	struct connection *connections;
+	size_t n_connections;
+	struct variable *variables;
+	size_t n_variables;
 };
 
 /* A user of HTTP Basic auth; the hash is checked by the API (api_set_users). */
@@ -99,7 +107,10 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
  * pools {name: slots}, users [{name, password_hash}], executor (local or slurm),
  * log_transport (file or http),
  * slurm {partition, account, qos, time, sbatch_options [...], shared_dir},
- * queues {name: {executor, and for slurm the keys of slurm}}).  Unknown keys
+ * queues {name: {executor, and for slurm the keys of slurm}},
+ * connections {id: URI or {conn_type, host, port, login, password, schema,
+ * extra, description}}, variables {key: text, or any YAML value, kept as
+ * its JSON text}).  Unknown keys
  * are errors.  A listen or dags given on
  * the command line is kept.  `origin` names the file in errors. */
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,

@@ -6,8 +6,10 @@
  *
  * Threading: everything runs on the server's loop.  Every entry point
  * brackets its work with dm_begin()/dm_end() (one SQLite transaction, the
- * job manager's); the run copies of dm_run_get() live until the outermost
- * dm_end().
+ * job manager's).  The run copies of dm_run_get() are the run cache: kept
+ * across turns while their run is active, dropped when the run ends, when
+ * a rescan changes a DAG's parse, when a write through them failed, and
+ * when the store rolled a transaction back (docs/internals/server.md).
  */
 #ifndef WEIR_SERVER_DAG_INTERNAL_H
 #define WEIR_SERVER_DAG_INTERNAL_H
@@ -21,6 +23,9 @@
 
 #include "lib/error.h"
 #include "model/dag_spec.h"
+#include "lib/hashmap.h"
+#include "sched/dag_book.h"
+#include "model/template.h"
 #include "sched/dag_pool.h"
 #include "sched/dag_run.h"
 #include "server/job_manager.h"
@@ -60,13 +65,17 @@ struct dag_manager {
 	bool pass_again;
 	bool pool_dirty;    /* something changed since the last pool pass */
 	int depth;          /* nested entry points (begin/end) */
-	struct run_ctx **runs; /* runs read during this turn (dm_run_get()) */
+	struct run_ctx **runs; /* the run cache: active runs as read once (dm_run_get()) */
 	size_t n_runs, cap_runs;
+	uint64_t cache_rollbacks; /* store_rollbacks() when the cache was last checked */
 	int64_t wake_at_ms; /* the earliest retry seen since the timer was armed; 0: none */
 	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
+	struct secrets *secrets; /* var.* and conn.* of templates, a task's connections; NULL:
+	                          * none */
 };
 
-/* A run in memory, for the events of one turn (dm_run_get()). */
+/* A run in memory (dm_run_get()): kept from one turn to the next while the
+ * run is active, the store written through it at every change. */
 struct run_ctx {
 	const struct dag_spec *spec;
 	struct dag_run_row run;
@@ -74,11 +83,13 @@ struct run_ctx {
 	size_t n_rows;
 	struct dag_task_node *nodes;
 	struct dag_graph g;
-	struct dag_ti *tis;
+	struct dag_book book; /* the TIs' states, counts, ready set (sched/dag_book.h) */
+	struct hashmap *task_ix; /* task id -> task index + 1 */
 	size_t *ti_row; /* TI index -> index into rows */
 	size_t n_tis;
 	size_t *ti_task; /* TI index -> task index */
 	json_t *params;  /* the run's params (the DAG's, conf over them) */
+	bool has_outputs; /* a TI wrote outputs since the run was read (dm_run_outputs()) */
 	bool stale;      /* a write failed: memory and store may differ; read again */
 };
 
@@ -105,8 +116,9 @@ const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
                                   struct weir_error *err);
 int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e);
 
-/* The run as read in this turn (borrowed until the turn ends); a decision
- * on `ev` written through it; both at once.  -1 / NULL with err. */
+/* The run from the run cache, read now when it is not there (borrowed until
+ * the outermost dm_end()); a decision on `ev` written through it; both at
+ * once.  -1 / NULL with err. */
 struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
                            struct weir_error *err);
 int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_event *ev,

@@ -51,6 +51,11 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
  * picks them up).  NULL is a no-op. */
 void dag_manager_destroy(struct dag_manager *dm);
 
+/* Where templates read var.* and conn.*, and where a try checks the
+ * connections its task lists (server/secrets.h); borrowed. */
+struct secrets;
+void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets);
+
 /* Reads the folder once (before the job manager's recovery, so that jobs
  * it settles find their DAGs).  0, or -1 with err when the store fails. */
 int dag_manager_load(struct dag_manager *dm, struct weir_error *err);

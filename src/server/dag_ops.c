@@ -7,6 +7,7 @@
  */
 #include "server/dag_ops.h"
 #include "server/dag_internal.h"
+#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
 
 #include <inttypes.h>
@@ -16,6 +17,7 @@
 
 #include "api/dag_views.h"
 #include "lib/clock.h"
+#include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/strvec.h"
 #include "model/cron.h"
@@ -131,11 +133,12 @@ out:
 
 int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
 {
-	struct dag_row row = {0};
+	bool exists = false;
 
-	if (dag_store_dag_get(dm->ds, dag_id, &row, NULL) < 0)
+	if (dag_store_dag_exists(dm->ds, dag_id, &exists, err) < 0)
+		return -1;
+	if (!exists)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
-	dag_row_release(&row);
 	return 0;
 }
 
@@ -309,6 +312,22 @@ static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, cons
 	return r ? r : oom(err);
 }
 
+/* The log of a try that never got a job, when it has one; NULL otherwise. */
+static char *start_log(struct dag_manager *dm, const struct dag_try_row *t)
+{
+	struct dag_run_row run = {0};
+	char *p = NULL;
+
+	if (dag_store_run_get(dm->ds, t->dag_id, t->run_id, &run, NULL) == 0)
+		p = dm_start_log_path(dm, run.id, t->task_id, t->map_index, t->try_number);
+	dag_run_row_release(&run);
+	if (p && !fs_exists(p)) {
+		free(p);
+		p = NULL;
+	}
+	return p;
+}
+
 static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
                             int map_index, int try_number, char **path, bool *ended,
                             struct weir_error *err)
@@ -322,9 +341,14 @@ static int op_ti_log_locate(void *ctx, const char *dag_id, const char *run_id, c
 
 	if (dag_store_try_get(dm->ds, dag_id, run_id, task_id, map_index, try_number, &t, NULL) <
 	        0 ||
-	    t.job_id <= 0) {
+	    (t.job_id <= 0 && !(*path = start_log(dm, &t)))) {
 		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s run %s task %s has no try %d", dag_id,
 		               run_id, task_id, try_number);
+		goto out;
+	}
+	if (t.job_id <= 0) {
+		*ended = true; /* a try that could not start: its reason is its log */
+		rc = 0;
 		goto out;
 	}
 	if (store_job_get(dm->store, t.job_id, &job, err) < 0)
@@ -401,7 +425,7 @@ static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run
 						in[i] = true;
 			}
 		for (size_t i = 0; i < rc->n_tis; i++) {
-			enum dag_ti_state s = rc->tis[i].state;
+			enum dag_ti_state s = rc->book.tis[i].state;
 			if (!in[rc->ti_task[i]])
 				continue;
 			if (only_failed && !dag_ti_state_is_failure(s))

@@ -601,6 +601,25 @@ static int trigger(struct dag_test *t, const struct dag_test_opts *o, const char
 	return rc;
 }
 
+/* --conn and --var over every source. */
+static int add_overrides(struct secrets *s, const struct dag_test_opts *o, struct weir_error *err)
+{
+	size_t i;
+	json_t *v;
+
+	json_array_foreach(o->conns, i, v)
+	{
+		if (secrets_override_conn(s, json_string_value(v), err) < 0)
+			return -1;
+	}
+	json_array_foreach(o->vars, i, v)
+	{
+		if (secrets_override_var(s, json_string_value(v), err) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int dag_test_run(const struct dag_test_opts *o)
 {
 	struct weir_error err = {0};
@@ -681,6 +700,11 @@ int dag_test_run(const struct dag_test_opts *o)
 		log_set_level(LOG_WARN);
 	if (server_parts_create(&t.parts, &t.loop, &cfg, &err) < 0) {
 		error_msg("%s", err.msg);
+		goto out_loop;
+	}
+	if (add_overrides(t.parts.secrets, o, &err) < 0) {
+		error_msg("%s", err.msg);
+		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
 	}
 	/* checked on the user's file, so that an error names it and its line */

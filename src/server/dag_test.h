@@ -19,6 +19,9 @@
  * machine instead.  A pool the DAG names that the configuration lacks gets
  * the slots of its largest task (pool_slots; a server would leave its tasks
  * waiting), with a line saying so.
+ * --conn and --var win over every other source of connections and variables
+ * for the run (server/secrets.h); this process's own WEIR_CONN_<ID> and
+ * WEIR_VAR_<KEY> are the environment source, as the server's would be.
  * Every error names the file the user gave: a queue the server lacks is
  * checked on it before the manager loads its copy.
  */
@@ -38,13 +41,15 @@ struct dag_test_opts {
 	                           * server's default ($HOME/.weir) */
 	const char *config;       /* the server's configuration file; NULL: HOME/weir.yaml */
 	bool executor_local;      /* Slurm-routed work runs locally */
+	json_t *conns;            /* --conn ID=URI, a list of strings, or NULL; borrowed */
+	json_t *vars;             /* --var KEY=VALUE likewise */
 };
 
 /* Exit statuses. */
 #define DAG_TEST_SUCCESS 0
 #define DAG_TEST_FAILED 1    /* the run failed, or the test could not be carried out */
 #define DAG_TEST_BAD_INPUT 2 /* the file does not load, the configuration does not read, or
-                              * --conf/--logical-date is refused */
+                              * --conf/--logical-date/--conn/--var is refused */
 #define DAG_TEST_INTERRUPTED 130
 
 /* Runs the test; prints to stdout (progress, summary, log tails) and stderr

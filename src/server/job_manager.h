@@ -78,6 +78,11 @@ int job_manager_set_routes(struct job_manager *jm, struct executor *local, struc
                            bool default_gang, const struct job_manager_queue *queues, size_t n,
                            struct weir_error *err);
 void job_manager_set_api(struct job_manager *jm, struct api *api);
+/* Where a task's `connections:` are resolved when its launcher registers
+ * (server/secrets.h); borrowed, must outlive the manager.  Without it a
+ * job that lists connections fails to launch, saying so. */
+struct secrets;
+void job_manager_set_secrets(struct job_manager *jm, struct secrets *secrets);
 
 /* The api_ops of the manager (ctx: the manager). */
 const struct api_ops *job_manager_api_ops(void);
@@ -89,6 +94,11 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt, enum exec
                                const char *backend_id, const char *reason);
 
 /* The executor_exit_fn to give the executor (arg: the manager). */
+/* executor_reports_fn (exec/executor.h): the agent's started and exited
+ * reports of one read, recorded in one turn as the HTTP calls of the same
+ * names would record them. */
+void job_manager_on_agent_reports(void *arg, json_t *batch);
+
 void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, int index,
                                   int attempt, int launcher_pid, int64_t exit_status,
                                   int term_signal);

@@ -31,6 +31,7 @@
 #include "server/dag_manager.h"
 #include "server/job_manager.h"
 #include "server/resources.h"
+#include "server/secrets_ops.h"
 #include "server/token.h"
 #include "store/store.h"
 
@@ -227,9 +228,15 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_prefix(err, "store %s", db);
 		goto out;
 	}
+	p->secrets = secrets_create(p->store, cfg->home, cfg, err);
+	if (!p->secrets) {
+		weir_error_prefix(err, "connections and variables");
+		goto out;
+	}
 	p->jm = job_manager_create(loop, p->store, &p->node, cfg->home, err);
 	if (!p->jm)
 		goto out;
+	job_manager_set_secrets(p->jm, p->secrets);
 	p->dm = dag_manager_create(loop, p->store, p->jm, cfg->home, cfg->dags_dir, cfg->pools,
 	                           cfg->n_pools, err);
 	if (!p->dm) {
@@ -241,7 +248,9 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
+	dag_manager_set_secrets(p->dm, p->secrets);
 	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
+	api_set_secrets_ops(p->api, secrets_api_ops(), p->secrets);
 	api_set_health(p->api, parts_health, p);
 	if (set_users(p, cfg, err) < 0) {
 		rc = -2;
@@ -260,6 +269,14 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	                                job_manager_on_launcher_exit, p->jm, err);
 	if (!p->exec)
 		goto out;
+	/* local tasks as shims of the node's agent (docs/internals/launch.md);
+	 * WEIR_AGENT=0 keeps a launcher process per task */
+	const char *use_agent = getenv("WEIR_AGENT");
+	if (!use_agent || strcmp(use_agent, "0")) {
+		struct weir_error e2 = {0};
+		if (local_executor_use_agent(p->exec, cfg->home, job_manager_on_agent_reports, &e2) < 0)
+			log_warn("the node's agent: %s; starting a launcher per task instead", e2.msg);
+	}
 	if (server_uses_slurm(cfg)) {
 		struct slurm_options so = {
 		    .partition = cfg->slurm.partition,
@@ -335,6 +352,8 @@ void server_parts_stop(struct server_parts *p)
 void server_parts_release(struct server_parts *p)
 {
 	server_parts_stop(p);
+	secrets_destroy(p->secrets);
+	p->secrets = NULL;
 	store_close(p->store);
 	p->store = NULL;
 	resources_free_ids(p->detected, p->n_detected);

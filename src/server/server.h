@@ -26,6 +26,7 @@
 #include "server/config.h"
 #include "server/dag_manager.h"
 #include "server/job_manager.h"
+#include "server/secrets.h"
 #include "store/store.h"
 
 /* argv[0] is "server".  Returns the process exit status: 0 after a clean
@@ -33,7 +34,8 @@
 int server_main(int argc, char **argv);
 
 /* Everything a server runs on one loop, made in this order: the node's
- * resources, the token, the store, the job manager, the DAG manager, the
+ * resources, the token, the store, the connections and variables (with the
+ * store's key), the job manager, the DAG manager, the
  * API (with its Basic-auth users), the HTTP listener, the local executor
  * (told the listener's address).  Owned by the struct. */
 struct server_parts {
@@ -42,6 +44,7 @@ struct server_parts {
 	size_t n_detected;
 	char *token;
 	struct store *store;
+	struct secrets *secrets; /* connections and variables (server/secrets.h) */
 	struct job_manager *jm;
 	struct dag_manager *dm;
 	struct api *api;

@@ -1,4 +1,5 @@
-/* token.c: creating and reading HOME/token. */
+/* token.c: creating and reading HOME/token and HOME/secret.key: 32 random
+ * bytes as hex, made at the first start with mode 0600. */
 #include "server/token.h"
 
 #include <errno.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "store/seal.h"
 
 #define TOKEN_BYTES 32
 
@@ -24,7 +26,7 @@ static char *read_token(const char *path, struct weir_error *err)
 		t[--len] = '\0';
 	if (len < 16) {
 		weir_error_set(err, WEIR_E_INVALID,
-		               "%s: the token is too short (%zu characters; expected 32 or more); "
+		               "%s: too short (%zu characters; expected 32 or more); "
 		               "delete the file to have a new one made",
 		               path, len);
 		free(t);
@@ -33,9 +35,10 @@ static char *read_token(const char *path, struct weir_error *err)
 	return t;
 }
 
-char *server_token_load_or_create(const char *home, struct weir_error *err)
+/* HOME/NAME's text, or 32 new random bytes written there as hex. */
+static char *random_file(const char *home, const char *name, struct weir_error *err)
 {
-	char *path = fs_join(home, "token");
+	char *path = fs_join(home, name);
 	unsigned char raw[TOKEN_BYTES];
 	char hex[TOKEN_BYTES * 2 + 2];
 	char *tok = NULL;
@@ -72,4 +75,24 @@ out:
 		close(fd);
 	free(path);
 	return tok;
+}
+
+char *server_token_load_or_create(const char *home, struct weir_error *err)
+{
+	return random_file(home, "token", err);
+}
+
+int server_key_load_or_create(const char *home, uint8_t key[SEAL_KEY_SIZE], struct weir_error *err)
+{
+	char *hex = random_file(home, SERVER_KEY_FILE, err);
+	int rc;
+
+	if (!hex)
+		return -1;
+	rc = seal_key_from_hex(hex, key, err);
+	if (rc < 0)
+		weir_error_prefix(err, "%s/%s", home, SERVER_KEY_FILE);
+	memset(hex, 0, strlen(hex));
+	free(hex);
+	return rc;
 }

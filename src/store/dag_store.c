@@ -34,6 +34,7 @@
 enum ds_stmt {
 	DS_DAG_PUT,
 	DS_DAG_GET,
+	DS_DAG_EXISTS,
 	DS_DAG_LIST,
 	DS_DAG_LIST_ACTIVE,
 	DS_DAG_PAUSE,
@@ -57,6 +58,7 @@ enum ds_stmt {
 	DS_TIS_IN_STATE,
 	DS_TI_UPDATE,
 	DS_TRY_PUT,
+	DS_TRY_END,
 	DS_TRY_GET,
 	DS_TRIES_OF_TI,
 	DS_COUNT,
@@ -69,6 +71,7 @@ static const char *const ds_sql[DS_COUNT] = {
                    " active = excluded.active, last_parsed_at = excluded.last_parsed_at,"
                    " import_error = excluded.import_error, spec_json = excluded.spec_json",
     [DS_DAG_GET] = "SELECT " DAG_COLS " FROM dags WHERE dag_id = ?",
+    [DS_DAG_EXISTS] = "SELECT 1 FROM dags WHERE dag_id = ?",
     [DS_DAG_LIST] = "SELECT " DAG_COLS " FROM dags ORDER BY dag_id",
     [DS_DAG_LIST_ACTIVE] = "SELECT " DAG_COLS " FROM dags WHERE active = 1 ORDER BY dag_id",
     [DS_DAG_PAUSE] = "UPDATE dags SET paused = ? WHERE dag_id = ?",
@@ -120,6 +123,9 @@ static const char *const ds_sql[DS_COUNT] = {
                    " SET job_id = excluded.job_id, state = excluded.state,"
                    " start_date = excluded.start_date, end_date = excluded.end_date,"
                    " reason = excluded.reason",
+    [DS_TRY_END] = "UPDATE task_instance_tries SET state = ?, reason = COALESCE(?, reason),"
+                   " end_date = COALESCE(end_date, ?) WHERE dag_id = ? AND run_id = ?"
+                   " AND task_id = ? AND map_index = ? AND try_number = ?",
     [DS_TRY_GET] = "SELECT " TRY_COLS " FROM task_instance_tries WHERE dag_id = ?"
                    " AND run_id = ? AND task_id = ? AND map_index = ? AND try_number = ?",
     [DS_TRIES_OF_TI] = "SELECT " TRY_COLS " FROM task_instance_tries WHERE dag_id = ?"
@@ -207,6 +213,8 @@ static sqlite3_stmt *stmt_get(struct dag_store *ds, enum ds_stmt id, struct weir
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
+	if (!sqlite3_stmt_readonly(st) && store_write_starts(ds->s, err) < 0)
+		return NULL;
 	return st;
 }
 
@@ -414,6 +422,24 @@ int dag_store_dag_put(struct dag_store *ds, const struct dag_row *row, struct we
 	sql_bind_text(st, 6, row->import_error);
 	bind_text_or(st, 7, row->spec_json, "{}");
 	return step_done(ds, st, "writing a DAG", err);
+}
+
+int dag_store_dag_exists(struct dag_store *ds, const char *dag_id, bool *exists,
+                         struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ds, DS_DAG_EXISTS, err);
+	int r;
+
+	*exists = false;
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	r = sqlite3_step(st);
+	sqlite3_reset(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return db_error(ds, err, "reading a DAG");
+	*exists = r == SQLITE_ROW;
+	return 0;
 }
 
 int dag_store_dag_get(struct dag_store *ds, const char *dag_id, struct dag_row *out,
@@ -1037,6 +1063,32 @@ int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struc
 	else
 		snprintf(missing, sizeof(missing), "%s", ti);
 	return step_write(ds, st, "writing a try", NULL, missing, err);
+}
+
+int dag_store_try_end(struct dag_store *ds, const struct dag_try_row *key, enum dag_ti_state state,
+                      const char *reason, int64_t end_date, bool *found, struct weir_error *err)
+{
+	*found = false;
+	if (check_ti_state(ds, state, err) < 0)
+		return -1;
+	sqlite3_stmt *st = stmt_get(ds, DS_TRY_END, err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_ti_state_name(state));
+	if (reason)
+		sql_bind_text(st, 2, reason);
+	else
+		sqlite3_bind_null(st, 2);
+	sql_bind_pos_or_null(st, 3, end_date);
+	sql_bind_text(st, 4, key->dag_id);
+	sql_bind_text(st, 5, key->run_id);
+	sql_bind_text(st, 6, key->task_id);
+	sqlite3_bind_int(st, 7, key->map_index);
+	sqlite3_bind_int(st, 8, key->try_number);
+	if (step_write(ds, st, "ending a try", NULL, NULL, err) < 0)
+		return -1;
+	*found = sqlite3_changes(ds->db) > 0;
+	return 0;
 }
 
 int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_id,

@@ -62,6 +62,9 @@ struct dag_row {
 int dag_store_dag_put(struct dag_store *ds, const struct dag_row *row, struct weir_error *err);
 int dag_store_dag_get(struct dag_store *ds, const char *dag_id, struct dag_row *out,
                       struct weir_error *err);
+/* Whether a DAG row exists, without reading it (its spec is large). */
+int dag_store_dag_exists(struct dag_store *ds, const char *dag_id, bool *exists,
+                         struct weir_error *err);
 /* Every DAG by dag_id; `active_only` leaves out the removed ones. */
 int dag_store_dag_list(struct dag_store *ds, bool active_only, struct dag_row **rows, size_t *n,
                        struct weir_error *err);
@@ -217,6 +220,12 @@ struct dag_try_row {
 /* Inserts or replaces the try (key: the TI's and try_number).
  * WEIR_E_NOT_FOUND if the TI does not exist. */
 int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struct weir_error *err);
+/* The try of `key` (its TI's fields and try_number; the rest unread) is
+ * now `state`, with `reason` (NULL: the one it has) and `end_date` unless
+ * it has one (<= 0: none), written without reading it first.  *found:
+ * the try row existed (nothing is written when it does not). */
+int dag_store_try_end(struct dag_store *ds, const struct dag_try_row *key, enum dag_ti_state state,
+                      const char *reason, int64_t end_date, bool *found, struct weir_error *err);
 int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_id,
                       const char *task_id, int map_index, int try_number, struct dag_try_row *out,
                       struct weir_error *err);

@@ -187,6 +187,26 @@ static const char *const migrations[] = {
     "UPDATE jobs SET cause = " JOB_CAUSE_OF("state", "reason") ";"
     "UPDATE jobs SET outcome_cause = " JOB_CAUSE_OF("outcome_state", "outcome_reason")
     " WHERE outcome_state IS NOT NULL;",
+    /* 4 -> 5: connections and variables (store/secrets_store.h); the
+     * secret columns hold sealed bytes (store/seal.h), never clear text */
+    "CREATE TABLE IF NOT EXISTS connections ("
+    " conn_id TEXT PRIMARY KEY,"
+    " conn_type TEXT NOT NULL,"
+    " description TEXT,"
+    " host TEXT,"
+    " port INTEGER,"
+    " login TEXT,"
+    " password BLOB,"
+    " schema TEXT,"
+    " extra BLOB,"
+    " created_at INTEGER NOT NULL,"
+    " updated_at INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS variables ("
+    " key TEXT PRIMARY KEY,"
+    " value BLOB NOT NULL,"
+    " description TEXT,"
+    " created_at INTEGER NOT NULL,"
+    " updated_at INTEGER NOT NULL);",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

@@ -106,7 +106,9 @@ struct store {
 	char *path;
 	sqlite3_stmt *stmt[ST_COUNT];
 	int version;
-	bool in_tx;
+	bool in_tx;     /* store_begin() was called: the turn's writes share one transaction */
+	bool tx_begun;  /* ... and its BEGIN ran (at the turn's first write) */
+	uint64_t rollbacks; /* transactions with writes that were rolled back */
 };
 
 static int db_error(struct store *s, struct weir_error *err, const char *what)
@@ -132,6 +134,8 @@ static sqlite3_stmt *stmt_get(struct store *s, enum stmt_id id, struct weir_erro
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
+	if (!sqlite3_stmt_readonly(st) && store_write_starts(s, err) < 0)
+		return NULL;
 	return st;
 }
 
@@ -370,10 +374,30 @@ int store_begin(struct store *s, struct weir_error *err)
 	if (s->in_tx)
 		return weir_error_set(err, WEIR_E_INTERNAL,
 		                      "store %s: a transaction is already open", s->path);
-	sqlite3_stmt *st = stmt_get(s, ST_BEGIN, err);
-	if (!st || step_done(s, st, "beginning a transaction", err) < 0)
-		return -1;
+	/* BEGIN waits for the first write (store_write_starts()): a turn that
+	 * only reads costs no transaction and no commit */
 	s->in_tx = true;
+	s->tx_begun = false;
+	return 0;
+}
+
+int store_write_starts(struct store *s, struct weir_error *err)
+{
+	sqlite3_stmt *st;
+
+	if (!s->in_tx || s->tx_begun)
+		return 0;
+	st = s->stmt[ST_BEGIN];
+	if (!st) {
+		if (sqlite3_prepare_v3(s->db, stmt_sql[ST_BEGIN], -1, SQLITE_PREPARE_PERSISTENT, &st,
+		                       NULL) != SQLITE_OK)
+			return db_error(s, err, "preparing a statement");
+		s->stmt[ST_BEGIN] = st;
+	}
+	sqlite3_reset(st);
+	if (step_done(s, st, "beginning a transaction", err) < 0)
+		return -1;
+	s->tx_begun = true;
 	return 0;
 }
 
@@ -382,17 +406,27 @@ int store_commit(struct store *s, struct weir_error *err)
 	if (!s->in_tx)
 		return weir_error_set(err, WEIR_E_INTERNAL,
 		                      "store %s: commit without a transaction", s->path);
-	sqlite3_stmt *st = stmt_get(s, ST_COMMIT, err);
-	if (!st || step_done(s, st, "committing", err) < 0)
-		return -1; /* still open: the caller rolls back */
+	if (s->tx_begun) {
+		sqlite3_stmt *st = stmt_get(s, ST_COMMIT, err);
+		if (!st || step_done(s, st, "committing", err) < 0)
+			return -1; /* still open: the caller rolls back */
+	}
 	s->in_tx = false;
+	s->tx_begun = false;
 	return 0;
 }
 
 int store_rollback(struct store *s, struct weir_error *err)
 {
+	bool begun = s->tx_begun;
+
 	if (!s->in_tx)
 		return 0;
+	s->in_tx = false;
+	s->tx_begun = false;
+	if (!begun)
+		return 0;
+	s->rollbacks++;
 	/* reset every kept statement first: a pending read would hold the
 	 * transaction open */
 	for (int i = 0; i < ST_COUNT; i++) {
@@ -400,12 +434,16 @@ int store_rollback(struct store *s, struct weir_error *err)
 			sqlite3_reset(s->stmt[i]);
 	}
 	sqlite3_stmt *st = stmt_get(s, ST_ROLLBACK, err);
-	s->in_tx = false;
 	if (!st)
 		return -1;
 	if (step_done(s, st, "rolling back", err) < 0)
 		return sqlite3_get_autocommit(s->db) ? 0 : -1;
 	return 0;
+}
+
+uint64_t store_rollbacks(const struct store *s)
+{
+	return s->rollbacks;
 }
 
 bool store_in_transaction(struct store *s)

@@ -120,12 +120,25 @@ int store_schema_version(struct store *s);
  * store_close(). */
 struct sqlite3 *store_db(struct store *s);
 
-/* One transaction at a time (no nesting).  store_rollback() on a handle
- * with no open transaction is a no-op returning 0. */
+/* One transaction at a time (no nesting).  store_begin() opens it and
+ * store_commit() ends it; SQLite's BEGIN IMMEDIATE runs only at the first
+ * write in between (store_write_starts(), called by every statement that
+ * writes, here and in dag_store.c), so a turn that only reads costs no
+ * transaction.  What a commit returned 0 for survives kill -9 of the
+ * process (WAL); a commit that fails leaves the transaction open for the
+ * caller's rollback.  store_rollback() on a handle with no open
+ * transaction is a no-op returning 0. */
 int store_begin(struct store *s, struct weir_error *err);
 int store_commit(struct store *s, struct weir_error *err);
 int store_rollback(struct store *s, struct weir_error *err);
 bool store_in_transaction(struct store *s);
+/* A statement that writes is about to run: BEGIN IMMEDIATE when a
+ * transaction is open and has not begun yet.  0, or -1 with err. */
+int store_write_starts(struct store *s, struct weir_error *err);
+/* How many transactions with writes were rolled back so far: what memory
+ * kept of those writes (the DAG manager's run cache) is ahead of the file
+ * when this moved. */
+uint64_t store_rollbacks(const struct store *s);
 
 /* ---- jobs ---- */
 

@@ -22,7 +22,7 @@ srcs="src/lib/clock.c src/lib/error.c src/lib/fs.c src/lib/json_util.c src/lib/s
 	src/sched/dag_run.c src/sched/dag_states.c src/sched/dag_trigger.c"
 
 status=0
-for name in spec tony_xml submit_flags api_body dag cron template dag_run dag_job; do
+for name in spec tony_xml submit_flags api_body dag cron template dag_run dag_job connection; do
 	bin=$out/fuzz_$name
 	set -- 
 	for s in $srcs; do set -- "$@" "$root/$s"; done

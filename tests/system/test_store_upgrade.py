@@ -39,7 +39,10 @@ def test_previous_store_is_found_again(make_server, tmp_path):
     srv.start()
     with sqlite3.connect(srv.home / "weir.db") as c:
         assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
-            == "4"
+            == "5"
+        # version 5: the connections and variables tables, empty
+        assert c.execute("SELECT count(*) FROM connections").fetchone()[0] == 0
+        assert c.execute("SELECT count(*) FROM variables").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM meta WHERE key <> 'schema_version'"
                          ).fetchone()[0] == 0
 

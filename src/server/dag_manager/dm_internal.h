@@ -37,8 +37,10 @@ void dm_wake_note(struct dag_manager *dm, int64_t at);
  * with the folder by a watch and a rescan timer ---- */
 
 /* Reads the folder: new and changed files are parsed (a broken one is an
- * import error), missing ones deactivate their DAG.  Inside a turn; drops
- * the turn's run copies (a new parse replaces the spec they point at). */
+ * import error), missing ones deactivate their DAG.  Inside a turn; when a
+ * file changed or went away, drops the run cache (a new parse replaces the
+ * spec the copies point at, and tasks added to a file get their TIs when
+ * their run is read again). */
 void dm_scan(struct dag_manager *dm);
 
 /* Starts watching the folder: the scan timer (every RESCAN_MS) and, where
@@ -54,9 +56,16 @@ void dm_entries_free(struct dag_manager *dm);
  * through it to the store (dm_run_get(), dm_run_step() and dm_run_event()
  * are in server/dag_internal.h) ---- */
 
-/* Drops the run copies of this turn (the store alone holds the truth
- * between turns). */
+/* The run cache: every copy dropped; every copy dropped when the store
+ * rolled a transaction back since the last look (memory would be ahead of
+ * the file); the copies of runs that ended or went stale dropped (at the
+ * outermost turn's end, when no caller holds one). */
 void dm_run_cache_drop(struct dag_manager *dm);
+void dm_run_cache_check(struct dag_manager *dm);
+void dm_run_cache_trim(struct dag_manager *dm);
+
+/* A turn's end without the work pass (manager.c). */
+void dm_end_quiet(struct dag_manager *dm);
 
 /* Inserts the TIs of task `t` for a run: one, or one per foreach item of
  * the run's `params`.  0, or -1 with err. */
@@ -123,6 +132,10 @@ char *dm_try_dir(struct dag_manager *dm, int64_t run_row_id);
 /* The $WEIR_OUTPUT of one try: named by the run's row id and the task id
  * (checked to be [A-Za-z0-9_-]), never by the user's run id.  Newly
  * allocated; NULL when out of memory. */
+/* The log of a try that could not start (no job: a template that did not
+ * render, a connection not defined): the reason, for the log route. */
+char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id,
+                        int map_index, int try_number);
 char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
                      int try_number);
 

@@ -254,8 +254,7 @@ void dm_scan(struct dag_manager *dm)
 	DIR *d = opendir(dm->dir);
 	struct dirent *de;
 
-	/* a new parse replaces the spec that the turn's runs point at */
-	dm_run_cache_drop(dm);
+	bool changed = false;
 
 	if (!d) {
 		log_warn("DAG folder %s: %s", dm->dir, strerror(errno));
@@ -298,12 +297,22 @@ void dm_scan(struct dag_manager *dm)
 		e->present = true;
 		e->mtime_ns = mt;
 		e->size = (int64_t)st.st_size;
+		if (!changed) {
+			/* a new parse replaces the spec the cached runs point at */
+			dm_run_cache_drop(dm);
+			changed = true;
+		}
 		load_file(dm, e);
 	}
 	closedir(d);
 	for (struct dag_entry *e = dm->entries; e; e = e->next)
-		if (e->present && !e->seen)
+		if (e->present && !e->seen) {
+			if (!changed) {
+				dm_run_cache_drop(dm);
+				changed = true;
+			}
 			file_gone(dm, e);
+		}
 }
 
 static void on_scan_timer(uv_timer_t *t)
@@ -364,7 +373,7 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	dm_scan(dm);
 	/* DAGs of files that went away while the server was down */
 	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
-		job_manager_turn_end(dm->jm);
+		dm_end_quiet(dm);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -377,6 +386,6 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	}
 	dag_rows_free(rows, n);
 	/* no work pass yet: the job manager's recovery comes first */
-	job_manager_turn_end(dm->jm);
+	dm_end_quiet(dm);
 	return 0;
 }

@@ -8,8 +8,9 @@
  * closes).  The folder, runs, TIs as jobs, pools, outputs and recovery
  * are the other files of this folder, one concern each.
  *
- * Nothing about runs is kept in memory between events: each event reads
- * the run's rows, asks sched/ and writes the changes back, inside the job
+ * An active run is kept in memory between events (the run cache,
+ * run_ctx.c), but only as a copy of its rows: each event asks sched/ on the
+ * copy and writes the changes through it to the store, inside the job
  * manager's turn (one transaction).  So recovery is the live path run once
  * more: a restarted server reads the same rows and decides the same way.
  */
@@ -47,29 +48,35 @@ void dm_set_name(char *dst, const char *name)
 
 /* ---- turns ---- */
 
-/* An entry point starts: the outermost one starts with no cached run and
- * with a pool pass owed (whatever happened outside the manager, a job's end
- * or a new configuration, may have freed a slot). */
+/* An entry point starts: the outermost one owes a pool pass (whatever
+ * happened outside the manager, a job's end or a new configuration, may
+ * have freed a slot).  The run cache stays: every write goes through it. */
 void dm_begin(struct dag_manager *dm)
 {
-	if (dm->depth++ == 0) {
-		dm_run_cache_drop(dm);
+	if (dm->depth++ == 0)
 		dm->pool_dirty = true;
-	}
 	job_manager_turn_begin(dm->jm);
 }
 
+/* The turn's end without the work pass (start-up: the job manager's
+ * recovery comes first).  The outermost one drops the copies of runs that
+ * ended or went stale. */
+void dm_end_quiet(struct dag_manager *dm)
+{
+	job_manager_turn_end(dm->jm);
+	if (dm->depth > 0 && --dm->depth == 0) {
+		dm_run_cache_check(dm); /* a failed commit rolled the turn back */
+		dm_run_cache_trim(dm);
+	}
+}
+
 /* Every entry point ends here: what follows from its changes, the commit
- * (by the outermost turn), and the wake-up timer (a retry may be due).
- * The runs cached during the turn go with the outermost end: between
- * turns the store alone holds the truth. */
+ * (by the outermost turn), and the wake-up timer (a retry may be due). */
 void dm_end(struct dag_manager *dm)
 {
 	dm_work_pass(dm);
-	job_manager_turn_end(dm->jm);
+	dm_end_quiet(dm);
 	dm_arm_wake(dm);
-	if (dm->depth > 0 && --dm->depth == 0)
-		dm_run_cache_drop(dm);
 }
 
 /* ---- times ---- */
@@ -196,6 +203,11 @@ void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, i
 		*active_runs = (int)n;
 		dag_run_rows_free(runs, n);
 	}
+}
+
+void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets)
+{
+	dm->secrets = secrets;
 }
 
 struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, struct job_manager *jm,

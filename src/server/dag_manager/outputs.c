@@ -38,6 +38,19 @@ char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *tas
 	return p;
 }
 
+char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id,
+                        int map_index, int try_number)
+{
+	char *dir = dm_try_dir(dm, run_row_id), *p = NULL;
+
+	if (!dir)
+		return NULL;
+	if (asprintf(&p, "%s/%s.%d.%d.start.log", dir, task_id, map_index, try_number) < 0)
+		p = NULL;
+	free(dir);
+	return p;
+}
+
 int dm_read_outputs(const char *path, char **out, char *why, size_t why_size)
 {
 	struct stat st;
@@ -86,7 +99,8 @@ json_t *dm_run_outputs(const struct run_ctx *rc)
 {
 	json_t *o = json_object();
 
-	for (size_t k = 0; k < rc->n_rows; k++) {
+	/* most runs write none: no walk over their TIs at every start */
+	for (size_t k = 0; rc->has_outputs && k < rc->n_rows; k++) {
 		const struct dag_ti_row *r = &rc->rows[k];
 		json_t *v;
 		if (r->map_index >= 0 || !r->outputs || !*r->outputs)

@@ -70,11 +70,11 @@ static int pool_candidates(struct dag_manager *dm, struct pool_cand **cands, siz
 			(*limits)[l].max_active_tasks = rc->spec->max_active_tasks;
 			(*nl)++;
 		}
-		for (size_t i = 0; i < rc->n_tis; i++) {
+		/* the ready set: the run's scheduled TIs, without a look at the rest */
+		for (size_t q = 0; q < rc->book.n_ready; q++) {
+			size_t i = rc->book.ready[q];
 			const struct dag_ti_row *r = &rc->rows[rc->ti_row[i]];
 			struct dag_candidate *c;
-			if (rc->tis[i].state != DAG_TI_SCHEDULED)
-				continue;
 			if (*n == cap) {
 				size_t nc = cap ? 2 * cap : 64;
 				struct pool_cand *v = realloc(*cands, nc * sizeof *v);

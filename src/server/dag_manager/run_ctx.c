@@ -1,10 +1,12 @@
-/* run_ctx.c: a run in memory for one turn (dm_run_get(),
- * dm_run_step(), dm_run_event() of server/dag_internal.h).
+/* run_ctx.c: the run cache (dm_run_get(), dm_run_step(), dm_run_event()
+ * of server/dag_internal.h).
  *
- * Owns: the turn's run copies (dm->runs).  A copy is the run's rows read
- * once, in task order, with the graph and TI states that
- * sched/dag_run.h decides on; every decision is written through it to the
- * store at once, so the two agree until the turn ends and the copy goes.
+ * Owns: the run copies (dm->runs).  A copy is the run's rows read once, in
+ * task order, with the graph and the books (sched/dag_book.h) that
+ * decisions are made on; every decision is written through it to the store
+ * at once, so the two agree for as long as the copy lives: while the run is
+ * active, until a rescan changes its DAG's parse, a write through it fails,
+ * or the store rolls a transaction back (dm_run_cache_check()).
  * A run also gets here the TIs of a task added to its DAG's file since it
  * began, and loses (state removed) those of a task that left it.
  */
@@ -24,7 +26,8 @@ static void run_ctx_release(struct run_ctx *rc)
 	dag_run_row_release(&rc->run);
 	dag_ti_rows_free(rc->rows, rc->n_rows);
 	free(rc->nodes);
-	free(rc->tis);
+	dag_book_release(&rc->book);
+	hashmap_destroy(rc->task_ix);
 	free(rc->ti_row);
 	free(rc->ti_task);
 	json_decref(rc->params);
@@ -111,6 +114,7 @@ static int run_load(struct dag_manager *dm, const char *dag_id, const char *run_
 	bool inserted = false;
 	long *task_of = NULL;
 	size_t *count = NULL, *first = NULL;
+	struct dag_ti *tis = NULL;
 
 	memset(rc, 0, sizeof *rc);
 	rc->spec = dm_spec_of(dm, dag_id, err);
@@ -160,10 +164,11 @@ again:
 		}
 	}
 	rc->nodes = calloc(n_tasks ? n_tasks : 1, sizeof *rc->nodes);
-	rc->tis = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->tis);
+	tis = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *tis);
+	rc->task_ix = hashmap_create(HASHMAP_KEY_STR);
 	rc->ti_row = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->ti_row);
 	rc->ti_task = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->ti_task);
-	if (!rc->nodes || !rc->tis || !rc->ti_row || !rc->ti_task)
+	if (!rc->nodes || !tis || !rc->ti_row || !rc->ti_task || !rc->task_ix)
 		goto oom;
 	/* TIs in task order: a counting sort of the rows by task (stable, so a
 	 * foreach task's instances stay in map_index order) */
@@ -171,6 +176,8 @@ again:
 		const struct dag_task *t = &rc->spec->tasks[i];
 		struct dag_task_node *nd = &rc->nodes[i];
 		nd->task_id = t->task_id;
+		if (hashmap_put_str(rc->task_ix, t->task_id, (void *)(i + 1), NULL) < 0)
+			goto oom;
 		nd->upstream = t->upstream;
 		nd->n_upstream = t->n_upstream;
 		nd->trigger_rule = t->trigger_rule;
@@ -197,14 +204,18 @@ again:
 		at = first[t] + count[t]++;
 		rc->ti_row[at] = k;
 		rc->ti_task[at] = (size_t)t;
-		rc->tis[at].state = rc->rows[k].state;
-		rc->tis[at].try_number = rc->rows[k].try_number;
-		rc->tis[at].max_tries = rc->rows[k].max_tries;
-		rc->tis[at].next_retry_at = rc->rows[k].next_retry_at;
+		tis[at].state = rc->rows[k].state;
+		tis[at].try_number = rc->rows[k].try_number;
+		tis[at].max_tries = rc->rows[k].max_tries;
+		tis[at].next_retry_at = rc->rows[k].next_retry_at;
 	}
+	for (size_t k = 0; k < rc->n_rows && !rc->has_outputs; k++)
+		rc->has_outputs = rc->rows[k].outputs && *rc->rows[k].outputs;
 	rc->n_tis = n_tis;
 	rc->g.tasks = rc->nodes;
 	rc->g.n_tasks = n_tasks;
+	if (dag_book_init(&rc->book, &rc->g, tis, n_tis, err) < 0)
+		goto fail;
 	/* rows of tasks that left the file: removed */
 	for (size_t k = 0; k < rc->n_rows; k++) {
 		struct dag_ti_row *r = &rc->rows[k];
@@ -217,6 +228,7 @@ again:
 	free(task_of);
 	free(count);
 	free(first);
+	free(tis);
 	return 0;
 oom:
 	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -224,33 +236,64 @@ fail:
 	free(task_of);
 	free(count);
 	free(first);
+	free(tis);
 	run_ctx_release(rc);
 	return -1;
 }
 
-/* ---- the runs read in this turn ---- */
+/* ---- the run cache ---- */
+
+static void run_ctx_free(struct run_ctx *rc)
+{
+	run_ctx_release(rc);
+	free(rc);
+}
 
 void dm_run_cache_drop(struct dag_manager *dm)
 {
-	for (size_t i = 0; i < dm->n_runs; i++) {
-		run_ctx_release(dm->runs[i]);
-		free(dm->runs[i]);
-	}
+	for (size_t i = 0; i < dm->n_runs; i++)
+		run_ctx_free(dm->runs[i]);
 	dm->n_runs = 0;
 }
 
-/* The run as read in this turn, read now when it was not.  One event of a
+void dm_run_cache_check(struct dag_manager *dm)
+{
+	uint64_t rb = store_rollbacks(dm->store);
+
+	if (rb != dm->cache_rollbacks) {
+		dm_run_cache_drop(dm);
+		dm->cache_rollbacks = rb;
+	}
+}
+
+void dm_run_cache_trim(struct dag_manager *dm)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < dm->n_runs; i++) {
+		struct run_ctx *rc = dm->runs[i];
+		if (rc->stale || dag_run_state_is_final(rc->run.state))
+			run_ctx_free(rc);
+		else
+			dm->runs[kept++] = rc;
+	}
+	dm->n_runs = kept;
+}
+
+/* The run from the cache, read now when it is not there.  One event of a
  * 2,000-task run used to read its rows three or four times (the end of a
- * TI, the pool pass, the next TI's start); now once.  Every write of the
- * manager's goes through this copy (dm_run_step(), start_ti(), the pool pass)
- * and to the store at once, so the two agree until the turn ends, when the
- * copy goes (end()).  A copy whose write failed is marked stale and read
- * again.  Borrowed until the turn ends; NULL with err. */
+ * TI, the pool pass, the next TI's start), then once a turn; now once while
+ * the run is active.  Every write of the manager's goes through this copy
+ * (dm_run_step(), dm_start_ti(), the pool pass) and to the store at once,
+ * so the two agree.  A copy whose write failed is marked stale, read again
+ * at the next look and dropped at the turn's end.  Borrowed until the
+ * outermost dm_end(); NULL with err. */
 struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
                            struct weir_error *err)
 {
 	struct run_ctx *rc;
 
+	dm_run_cache_check(dm);
 	for (size_t i = dm->n_runs; i-- > 0;) {
 		rc = dm->runs[i];
 		if (!rc->stale && !strcmp(rc->run.dag_id, dag_id) &&
@@ -282,11 +325,19 @@ struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const cha
 
 long dm_run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index)
 {
-	for (size_t i = 0; i < rc->n_tis; i++) {
-		const struct dag_ti_row *r = &rc->rows[rc->ti_row[i]];
-		if (!strcmp(r->task_id, task_id) && r->map_index == map_index)
+	size_t t = (size_t)hashmap_get_str(rc->task_ix, task_id), first, end;
+
+	if (t-- == 0)
+		return -1;
+	first = rc->book.base[t];
+	end = rc->book.base[t + 1];
+	/* a foreach task's instances are in map_index order: look there first */
+	if (map_index >= 0 && first + (size_t)map_index < end &&
+	    rc->rows[rc->ti_row[first + (size_t)map_index]].map_index == map_index)
+		return (long)(first + (size_t)map_index);
+	for (size_t i = first; i < end; i++)
+		if (rc->rows[rc->ti_row[i]].map_index == map_index)
 			return (long)i;
-	}
 	return -1;
 }
 
@@ -294,29 +345,29 @@ void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, enum dag_
                    const char *reason, bool ended)
 {
 	struct weir_error err = {0};
-	struct dag_try_row t = {0};
+	struct dag_try_row t = {.dag_id = r->dag_id, .run_id = r->run_id, .task_id = r->task_id,
+	                        .map_index = r->map_index, .try_number = r->try_number};
+	int64_t now = clock_now_ms();
+	bool found = false;
 
 	if (r->try_number <= 0)
 		return;
-	if (dag_store_try_get(dm->ds, r->dag_id, r->run_id, r->task_id, r->map_index, r->try_number,
-	                      &t, NULL) < 0) {
-		t.dag_id = dm_xstrdup(r->dag_id);
-		t.run_id = dm_xstrdup(r->run_id);
-		t.task_id = dm_xstrdup(r->task_id);
-		t.map_index = r->map_index;
-		t.try_number = r->try_number;
-		t.job_id = r->job_id;
-		t.start_date = clock_now_ms();
-		t.reason = dm_xstrdup("");
-	}
+	/* a try that ends: one UPDATE, nothing read; the try's start writes the
+	 * whole row (a try without a row, from before tries were kept, gets one) */
+	if (state != DAG_TI_QUEUED &&
+	    dag_store_try_end(dm->ds, &t, state, reason, ended ? now : 0, &found, &err) < 0)
+		goto fail;
+	if (found)
+		return;
+	t.job_id = r->job_id;
 	t.state = state;
-	if (reason)
-		dm_set_str(&t.reason, reason);
-	if (ended && !t.end_date)
-		t.end_date = clock_now_ms();
-	if (dag_store_try_put(dm->ds, &t, &err) < 0)
-		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
-	dag_try_row_release(&t);
+	t.start_date = now;
+	t.end_date = ended ? now : 0;
+	t.reason = (char *)(reason ? reason : "");
+	if (dag_store_try_put(dm->ds, &t, &err) == 0)
+		return;
+fail:
+	log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 }
 
 /* Decides on `ev` and writes the result: TI rows, tries, the run, job
@@ -327,7 +378,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 	struct dag_run_decision d = {0};
 	int64_t now = clock_now_ms();
 
-	if (dag_run_decide(&rc->g, rc->run.state, rc->tis, rc->n_tis, ev, now, &d, err) < 0)
+	if (dag_book_decide(&rc->book, rc->run.state, ev, now, &d, err) < 0)
 		return -1;
 	for (size_t i = 0; i < d.n_changes; i++) {
 		const struct dag_ti_change *c = &d.changes[i];
@@ -357,17 +408,19 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 				log_warn("DAG %s run %s task %s: stopping job %lld: %s", r->dag_id,
 				         r->run_id, r->task_id, (long long)job, e2.msg);
 		}
+		/* the try's end, written once: the reported end brings its reason */
 		if (dag_ti_state_is_active(c->from) &&
 		    (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY ||
 		     c->to == DAG_TI_NONE))
 			dm_try_update(dm, r, c->to == DAG_TI_NONE ? DAG_TI_FAILED : c->to,
-			              c->to == DAG_TI_NONE ? "cleared" : NULL, true);
+			              c->to == DAG_TI_NONE                          ? "cleared"
+			              : ev->kind == DAG_EV_TI_ENDED && ev->ti == c->ti ? r->reason
+			                                                             : NULL,
+			              true);
 		if (dag_store_ti_update(dm->ds, r, err) < 0)
 			goto fail;
-		rc->tis[c->ti].state = c->to;
-		rc->tis[c->ti].max_tries = c->max_tries;
-		rc->tis[c->ti].next_retry_at = r->next_retry_at;
 	}
+	dag_book_apply(&rc->book, &d);
 	if (d.run_to != d.run_from ||
 	    (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
 		rc->run.state = d.run_to;

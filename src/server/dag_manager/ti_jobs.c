@@ -18,9 +18,11 @@
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/mask.h"
 #include "model/dag_job.h"
 #include "model/template.h"
 #include "model/tony.h"
+#include "server/secrets.h"
 #include "sched/dag_states.h"
 #include "store/dag_store.h"
 
@@ -99,6 +101,75 @@ static const char *pool_queue(const struct dag_manager *dm, const char *name)
 	return q;
 }
 
+/* ---- var.* and conn.* in templates (server/secrets.h) ---- */
+
+static int source_var(void *arg, const char *key, char **value, struct weir_error *err)
+{
+	struct variable v;
+
+	if (secrets_var_resolve(arg, key, &v, NULL, err) < 0)
+		return -1;
+	*value = v.value;
+	v.value = NULL;
+	variable_release(&v);
+	return 0;
+}
+
+static int source_conn(void *arg, const char *id, struct connection *out, struct weir_error *err)
+{
+	return secrets_conn_resolve(arg, id, out, NULL, err);
+}
+
+/* Every connection the job lists resolves now, so that a try whose
+ * connection is missing fails here, saying which (the launcher resolves
+ * them again when it registers). */
+static int check_connections(struct dag_manager *dm, const struct job_spec *spec,
+                             struct weir_error *err)
+{
+	for (size_t i = 0; i < spec->connections.n; i++) {
+		struct connection c;
+		if (!dm->secrets)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "connections: this server resolves none");
+		if (secrets_conn_resolve(dm->secrets, spec->connections.v[i], &c, NULL, err) < 0) {
+			weir_error_prefix(err, "connections");
+			return -1;
+		}
+		connection_release(&c);
+	}
+	return 0;
+}
+
+/* The command as the TI shows it, with the secrets of the job's connections
+ * masked (a password written into the DAG file itself); *command replaced. */
+static void mask_command(struct dag_manager *dm, const struct job_spec *spec, char **command)
+{
+	json_t *env = json_object(), *list = json_array();
+	const char **v = NULL;
+	struct mask *m = NULL;
+	size_t n;
+
+	if (!spec->connections.n || !*command || !env || !list ||
+	    secrets_task_env(dm->secrets, &spec->connections, env, list, NULL) < 0)
+		goto out;
+	n = json_array_size(list);
+	v = calloc(n + 1, sizeof *v);
+	for (size_t i = 0; v && i < n; i++)
+		v[i] = json_string_value(json_array_get(list, i));
+	if (v && (m = mask_create(v, n))) {
+		char *masked = mask_string(m, *command);
+		if (masked) {
+			free(*command);
+			*command = masked;
+		}
+	}
+out:
+	mask_destroy(m);
+	free(v);
+	json_decref(env);
+	json_decref(list);
+}
+
 /* This program's path: what a sql or transfer task runs (model/dag_job.h). */
 static const char *weir_program(void)
 {
@@ -124,6 +195,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	json_t *outputs = dm_run_outputs(rc), *items = NULL;
 	char *item = NULL, *out_path = NULL, *dir = NULL;
 	struct job_spec *read = NULL, *spec = NULL;
+	struct template_source src = {.var = source_var, .conn = source_conn, .arg = dm->secrets};
 
 	*command = NULL;
 	if (r->map_index >= 0) {
@@ -168,8 +240,17 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	jt.output_path = out_path;
 	jt.pool_queue = pool_queue(dm, r->pool);
 	jt.job = read ? read : t->job;
+	jt.secrets = dm->secrets ? &src : NULL;
 	jt.weir_program = weir_program();
 	spec = dag_job_build(&jt, command, err);
+	if (spec && check_connections(dm, spec, err) < 0) {
+		job_spec_destroy(spec);
+		spec = NULL;
+		free(*command);
+		*command = NULL;
+	}
+	if (spec)
+		mask_command(dm, spec, command);
 out:
 	json_decref(outputs);
 	json_decref(items);
@@ -204,7 +285,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	if (ti < 0)
 		goto out;
 	r = &rc->rows[rc->ti_row[ti]];
-	if (!dag_ti_state_is_active(rc->tis[ti].state) || r->try_number != try_number)
+	if (!dag_ti_state_is_active(rc->book.tis[ti].state) || r->try_number != try_number)
 		goto out; /* stale: cleared or marked meanwhile */
 	why[0] = '\0';
 	if (success) {
@@ -214,21 +295,25 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 			no_retry = false;
 		}
 		free(p);
-		if (success && outputs)
+		if (success && outputs && *outputs) {
 			dm_set_str(&r->outputs, outputs);
+			rc->has_outputs = true;
+		}
 	}
 	dm_set_str(&r->reason, success ? "" : why[0] ? why : reason ? reason : "failed");
 	if (job_started_at > 0 && !r->start_date)
 		r->start_date = job_started_at;
 	r->end_date = clock_now_ms();
-	dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 	ev.ti = (size_t)ti;
 	ev.try_number = try_number;
 	ev.success = success;
 	ev.no_retry = no_retry;
-	/* the decision writes the row (with the fields above) when it moves */
+	/* the decision writes the row (with the fields above) and the try's end
+	 * when it moves; a TI it left active still has its try recorded */
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
+	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
+		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 out:
 	free(outputs);
 }
@@ -278,7 +363,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	int64_t job_id = 0;
 	int try_number;
 
-	if (rc->stale || rc->tis[ti].state != DAG_TI_SCHEDULED)
+	if (rc->stale || rc->book.tis[ti].state != DAG_TI_SCHEDULED)
 		return;
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
@@ -300,9 +385,13 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		rc->stale = true;
 		goto out;
 	}
-	rc->tis[ti].state = DAG_TI_QUEUED;
-	rc->tis[ti].try_number = try_number;
-	rc->tis[ti].next_retry_at = 0;
+	{
+		struct dag_ti v = rc->book.tis[ti];
+		v.state = DAG_TI_QUEUED;
+		v.try_number = try_number;
+		v.next_retry_at = 0;
+		dag_book_set(&rc->book, ti, &v);
+	}
 	dm_try_update(dm, r, DAG_TI_QUEUED, "", false);
 	if (job_id) {
 		log_info("DAG %s run %s task %s%s try %d: job %lld", r->dag_id, r->run_id,
@@ -310,10 +399,21 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		         (long long)job_id);
 	} else {
 		char why[WEIR_ERROR_MSG_MAX + 32];
+		char *lp = dm_start_log_path(dm, rc->run.id, r->task_id, r->map_index, try_number);
 		snprintf(why, sizeof why, "cannot start: %s", r->reason);
 		log_warn("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, why);
+		/* the try's log says why, as a task's own would */
+		if (lp) {
+			char line[sizeof why + 64];
+			int n = snprintf(line, sizeof line, "weir: try %d of task %s %s\n", try_number,
+			                 r->task_id, why);
+			fs_write_file_atomic(lp, line, (size_t)(n < 0 ? 0 : n), 0644, NULL);
+			free(lp);
+		}
+		/* a variable or connection not defined yet may be by the next try
+		 * (Airflow retries such a task); a bad template stays bad */
 		ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
-		         true, why, 0);
+		         err.kind != WEIR_E_NOT_FOUND, why, 0);
 	}
 	dm->pass_again = true;
 out:

@@ -68,6 +68,9 @@ struct job_manager {
 	struct jm_watch *watch;
 	struct jm_timeouts *timeouts;
 	struct hashmap *specs;       /* job id -> its parsed spec, while active */
+	struct hashmap *outcomes;    /* job id -> its waiting result as last read or written
+	                              * (manager.c; with the spec's lifetime) */
+	uint64_t outcome_rollbacks;  /* store_rollbacks() the outcomes were read under */
 	int depth;                   /* nested turns */
 	/* jobs that reached a final state in this turn: told to end_fn at the
 	 * end of the turn, before the commit (the DAG manager's reaction shares
@@ -75,6 +78,7 @@ struct job_manager {
 	struct jm_ended_job *ended;
 	job_manager_end_fn end_fn;
 	void *end_arg;
+	struct secrets *secrets; /* a task's connections (server/secrets.h); NULL: none */
 };
 
 /* ---- manager.c ---- */
@@ -110,7 +114,9 @@ struct task_status *jm_task_statuses(const struct task_row *rows, size_t n);
  * the decided outcome waits in the job's row (store_job_outcome_set),
  * which makes it survive a server restart. */
 bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct job_outcome *o);
-/* NULL clears it. */
+/* NULL clears it.  What was read or written is kept in memory with the
+ * job's spec (jm_spec_forget() drops both), so a job's outcome is read from
+ * the store once; a rolled-back transaction drops them all. */
 void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct job_outcome *o);
 /* Ended, or on its way to an end or a restart: late reports are recorded
  * and nothing new is decided. */

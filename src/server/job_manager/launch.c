@@ -13,6 +13,7 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "launch/report.h"
+#include "server/secrets.h"
 
 /* Reads {"job","role","index","attempt"} of a launch call. */
 static int launch_key(json_t *body, int64_t *job, const char **role, int *index, int *attempt,
@@ -61,6 +62,33 @@ static json_t *env_json(const struct job_spec *spec, const struct role_spec *rs)
 	for (size_t i = 0; i < rs->n_env; i++)
 		json_object_set_new(env, rs->env[i].name, json_string(rs->env[i].value));
 	return env;
+}
+
+/* The spec's `connections:` into env (WEIR_CONN_<ID>) and the answer's
+ * "mask" (what the launcher masks in the output); resolved now, when the
+ * try starts, and never stored.  A connection that does not resolve is the
+ * answer's "launch_error": the launcher fails the task with it. */
+static void add_connections(struct job_manager *jm, const struct job_spec *spec, json_t *r)
+{
+	struct weir_error err = {0};
+	json_t *mask = json_array(), *env = json_object_get(r, "env");
+
+	if (!spec->connections.n) {
+		json_decref(mask);
+		return;
+	}
+	if (!jm->secrets)
+		weir_error_set(&err, WEIR_E_INVALID, "this server resolves no connections");
+	if (!jm->secrets || secrets_task_env(jm->secrets, &spec->connections, env, mask, &err) < 0) {
+		json_object_set_new(r, "launch_error", json_string(err.msg));
+		for (size_t i = 0; i < spec->connections.n; i++) {
+			char *n = connection_env_name(spec->connections.v[i]);
+			if (n)
+				json_object_del(env, n);
+			free(n);
+		}
+	}
+	json_object_set_new(r, "mask", mask);
 }
 
 static json_t *register_answer(struct job_manager *jm, const struct job_spec *spec,
@@ -129,6 +157,7 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 		/* the backend's step confines the task: the launcher makes
 		 * no cgroup of its own (docs/slurm.md) */
 		json_object_set_new(r, "cgroup", json_boolean(!confined));
+		add_connections(jm, spec, r);
 	}
 	if (wd)
 		fs_mkdir_p(wd, 0755, NULL);
@@ -305,6 +334,14 @@ static json_t *started(struct job_manager *jm, json_t *body, struct job_row *job
 		jm_task_set_state(t, TASK_RUNNING);
 		if ((v = json_object_get(body, "pid")) && json_is_integer(v))
 			t->pid = (int)json_integer_value(v);
+		/* a shim the server registered itself (the agent's): its pid and
+		 * the port it reserved come with the start */
+		if ((v = json_object_get(body, "launcher_pid")) && json_is_integer(v) &&
+		    json_integer_value(v) > 0)
+			t->launcher_pid = (int)json_integer_value(v);
+		if ((v = json_object_get(body, "port")) && json_is_integer(v) &&
+		    json_integer_value(v) > 0)
+			t->port = (int)json_integer_value(v);
 		t->started_at = clock_now_ms();
 		if (store_task_update(jm->store, t, err) < 0)
 			return NULL;
@@ -352,4 +389,29 @@ static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job,
 json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err)
 {
 	return launch_report(ctx, body, exited, err);
+}
+
+void job_manager_on_agent_reports(void *arg, json_t *batch)
+{
+	struct job_manager *jm = arg;
+	size_t i;
+	json_t *m;
+
+	jm_turn_begin(jm);
+	json_array_foreach(batch, i, m) {
+		struct weir_error err = {0};
+		const char *t = json_string_value(json_object_get(m, "t"));
+		json_t *r = NULL;
+		if (t && !strcmp(t, "started"))
+			r = jm_launch_started(jm, m, &err);
+		else if (t && !strcmp(t, "exited"))
+			r = jm_launch_exited(jm, m, &err);
+		else
+			continue;
+		/* gone (a superseded attempt): nothing to record, as a 410 */
+		if (!r && err.kind != WEIR_E_GONE)
+			log_warn("agent report %s: %s", t, err.msg);
+		json_decref(r);
+	}
+	jm_turn_end(jm);
 }

@@ -189,23 +189,94 @@ void job_manager_turn_end(struct job_manager *jm)
 
 /* ---- results waiting for the last task ---- */
 
+/* A job's waiting result as the store has it (kept: the store's copy is
+ * written only by jm_outcome_set()). */
+struct jm_outcome_entry {
+	bool waits;
+	struct job_outcome o;
+};
+
+static void outcomes_clear(struct job_manager *jm)
+{
+	struct hashmap_iter it;
+
+	hashmap_iter_init(&it, jm->outcomes);
+	while (hashmap_iter_next(&it)) {
+		free(it.value);
+		hashmap_iter_remove(&it);
+	}
+}
+
+/* The kept entry of the job, a new empty one when there is none (NULL when
+ * out of memory); *fresh: it was just made. */
+static struct jm_outcome_entry *outcome_entry(struct job_manager *jm, int64_t job_id,
+                                              bool *fresh)
+{
+	struct jm_outcome_entry *e;
+	uint64_t rb = store_rollbacks(jm->store);
+
+	if (rb != jm->outcome_rollbacks) {
+		outcomes_clear(jm);
+		jm->outcome_rollbacks = rb;
+	}
+	*fresh = false;
+	e = hashmap_get_int(jm->outcomes, job_id);
+	if (e)
+		return e;
+	e = calloc(1, sizeof *e);
+	if (!e || hashmap_put_int(jm->outcomes, job_id, e, NULL) < 0) {
+		free(e);
+		return NULL;
+	}
+	*fresh = true;
+	return e;
+}
+
 bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct job_outcome *o)
 {
 	struct weir_error err = {0};
-	int r = store_job_outcome_get(jm->store, job_id, o, &err);
+	bool fresh;
+	struct jm_outcome_entry *e = outcome_entry(jm, job_id, &fresh);
+	int r;
 
-	if (r < 0)
+	if (e && !fresh) {
+		if (e->waits)
+			*o = e->o;
+		return e->waits;
+	}
+	r = store_job_outcome_get(jm->store, job_id, o, &err);
+	if (r < 0) {
 		log_error("job %lld: %s", (long long)job_id, err.msg);
+		if (e)
+			free(hashmap_remove_int(jm->outcomes, job_id)); /* read again next time */
+		return false;
+	}
+	if (e) {
+		e->waits = r == 0;
+		if (e->waits)
+			e->o = *o;
+	}
 	return r == 0;
 }
 
 void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct job_outcome *o)
 {
 	struct weir_error err = {0};
+	bool fresh;
+	struct jm_outcome_entry *e = outcome_entry(jm, job_id, &fresh);
 
 	jm_timers_touch(jm, job_id);
-	if (store_job_outcome_set(jm->store, job_id, o, &err) < 0)
+	if (store_job_outcome_set(jm->store, job_id, o, &err) < 0) {
 		log_error("job %lld: %s", (long long)job_id, err.msg);
+		if (e)
+			free(hashmap_remove_int(jm->outcomes, job_id));
+		return;
+	}
+	if (e) {
+		e->waits = o != NULL;
+		if (o)
+			e->o = *o;
+	}
 }
 
 bool jm_winding(struct job_manager *jm, const struct job_row *job)
@@ -278,6 +349,7 @@ const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *
 void jm_spec_forget(struct job_manager *jm, int64_t job_id)
 {
 	job_spec_destroy(hashmap_remove_int(jm->specs, job_id));
+	free(hashmap_remove_int(jm->outcomes, job_id));
 }
 
 /* ---- lifetime ---- */
@@ -289,9 +361,12 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 	struct job_manager *jm = calloc(1, sizeof *jm);
 
 	if (!jm || !(jm->home = strdup(home)) ||
-	    !(jm->specs = hashmap_create(HASHMAP_KEY_INT))) {
-		if (jm)
+	    !(jm->specs = hashmap_create(HASHMAP_KEY_INT)) ||
+	    !(jm->outcomes = hashmap_create(HASHMAP_KEY_INT))) {
+		if (jm) {
 			free(jm->home);
+			hashmap_destroy(jm->specs);
+		}
 		free(jm);
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
@@ -305,6 +380,11 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 		return NULL;
 	}
 	return jm;
+}
+
+void job_manager_set_secrets(struct job_manager *jm, struct secrets *secrets)
+{
+	jm->secrets = secrets;
 }
 
 void job_manager_set_api(struct job_manager *jm, struct api *api)
@@ -353,6 +433,10 @@ void job_manager_destroy(struct job_manager *jm)
 		while (hashmap_iter_next(&it))
 			job_spec_destroy(it.value);
 		hashmap_destroy(jm->specs);
+	}
+	if (jm->outcomes) {
+		outcomes_clear(jm);
+		hashmap_destroy(jm->outcomes);
 	}
 	ended_flush(jm, false);
 	jm_watch_destroy(jm->watch);

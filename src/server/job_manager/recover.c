@@ -78,7 +78,9 @@ static bool recover_task(struct job_manager *jm, struct executor *ex, const stru
 	struct executor_task et = jm_executor_task(t);
 	struct task_end was, end;
 
-	if (ex && (t->launcher_pid > 0 || ex->ops->adopt_gang) && ex->ops->is_alive(ex, &et)) {
+	/* the backend knows (a launcher's pid, a gang it follows, what the
+	 * agent holds, pid or not) */
+	if (ex && ex->ops->is_alive(ex, &et)) {
 		jm_watch_add(jm, t->job_id, t->attempt, t->role, t->idx, t->launcher_pid, 0,
 		             "launcher vanished without reporting", TASK_VERDICT_NONE);
 		return false;

@@ -2,7 +2,9 @@
  * `starting`, every task row is written `pending` with its GPU ids before
  * any launcher can register, then one launcher per task (start_task) or
  * the whole gang at once (a gang backend's start_gang: its archives are
- * shipped first, its placement merged).  A launcher that cannot start ends
+ * shipped first, its placement merged).  A one-task job on a backend that
+ * takes the register answer (the agent) is registered here, its answer
+ * handed to the backend: no round trip, no gang wait.  A launcher that cannot start ends
  * its task `lost` at once (sched/task_end.h), and sched decides for the job.
  */
 #include "server/job_manager/jm_internal.h"
@@ -22,8 +24,31 @@ static void not_started(struct task_row *t, const char *why)
 	t->ended_at = clock_now_ms();
 }
 
-/* Starts one task's launcher; on failure the task ends `lost` at once. */
-static bool spawn_task(struct job_manager *jm, struct task_row *t)
+/* A one-task job on a backend that takes the register answer (the
+ * agent's shims): the server registers the task itself, as its launcher's
+ * POST /launch/register would (the task `starting` on this host, the gang of
+ * one complete: the job `running`), and the answer goes with the start.
+ * NULL with err. */
+static json_t *register_here(struct job_manager *jm, const struct task_row *t,
+                             struct weir_error *err)
+{
+	json_t *body = json_pack("{s:I,s:s,s:i,s:i,s:s,s:i}", "job", (json_int_t)t->job_id, "role",
+	                         t->role, "index", t->idx, "attempt", t->attempt, "host",
+	                         "127.0.0.1", "port", 0);
+	json_t *answer;
+
+	if (!body) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	answer = jm_launch_register(jm, body, err);
+	json_decref(body);
+	return answer;
+}
+
+/* Starts one task's launcher; on failure the task ends `lost` at once.
+ * `alone`: the job's only task. */
+static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone)
 {
 	struct weir_error err = {0};
 	char *lp = jm_log_path(jm, t->job_id, t->role, t->idx, t->attempt);
@@ -40,11 +65,31 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t)
 		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
 	else if (!ex)
 		weir_error_set(&err, WEIR_E_INTERNAL, "no executor");
+	else if (alone && ex->takes_answer && !(et.answer = register_here(jm, t, &err)))
+		; /* err says why */
 	else if (ex->ops->start_task(ex, &et, &pid, &err) == 0)
 		ok = true;
+	if (ok && et.answer) {
+		/* the row is as register_here left it; the shim's pid comes with
+		 * its start */
+		json_decref(et.answer);
+		free(lp);
+		return true;
+	}
+	json_decref(et.answer);
 	if (ok) {
 		t->launcher_pid = pid;
 	} else {
+		if (et.answer || (alone && ex && ex->takes_answer)) {
+			/* registered here: the row to end is the stored one */
+			struct weir_error e2 = {0};
+			struct task_row cur = {0};
+			if (store_task_get(jm->store, t->job_id, t->attempt, t->role, t->idx, &cur,
+			                   &e2) == 0) {
+				task_row_release(t);
+				*t = cur;
+			}
+		}
 		not_started(t, err.msg);
 		log_error("job %lld %s:%d: %s", (long long)t->job_id, t->role, t->idx, err.msg);
 	}
@@ -177,7 +222,7 @@ void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_allo
 			failed = 0;
 	} else {
 		for (size_t i = 0; i < a->n_tasks; i++)
-			if (!spawn_task(jm, &rows[i]) && failed < 0)
+			if (!spawn_task(jm, &rows[i], a->n_tasks == 1) && failed < 0)
 				failed = (int)i;
 	}
 	if (failed >= 0) {

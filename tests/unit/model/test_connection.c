@@ -136,6 +136,67 @@ static void test_env_name(void **state)
 	free(n);
 }
 
+static void test_json_fields(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	struct connection c;
+	json_t *j = json_pack("{s:s, s:s, s:s, s:i, s:s, s:s}", "conn_type", "postgresql", "host",
+			      "h", "login", "u", "port", 5432, "password", "pw", "extra",
+			      "{\"sslmode\": \"disable\", \"private_key\": \"K\"}");
+
+	assert_int_equal(connection_from_json("db", j, &c, &err), 0);
+	assert_string_equal(c.type, "postgres");
+	assert_int_equal(c.kind, CONN_POSTGRES);
+	assert_int_equal(c.port, 5432);
+	assert_string_equal(json_string_value(json_object_get(c.extra, "sslmode")), "disable");
+	char *x = connection_extra_masked(&c);
+	assert_string_equal(x, "{\"private_key\":\"***\",\"sslmode\":\"disable\"}");
+	free(x);
+	/* null clears; a field at a time */
+	json_t *p = json_pack("{s:n, s:n}", "host", "port");
+	assert_int_equal(connection_apply_json(&c, p, &err), 0);
+	assert_null(c.host);
+	assert_int_equal(c.port, 0);
+	json_decref(p);
+	const char *bad[] = {"{\"port\": -1}", "{\"port\": \"1\"}", "{\"extra\": \"[1]\"}",
+			     "{\"conn_type\": \"\"}", "{\"nope\": 1}", "{\"host\": 1}"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		json_t *b = json_loads(bad[i], 0, NULL);
+		assert_int_equal(connection_apply_json(&c, b, &err), -1);
+		assert_int_equal(err.kind, WEIR_E_INVALID);
+		json_decref(b);
+	}
+	connection_release(&c);
+	json_object_del(j, "conn_type");
+	assert_int_equal(connection_from_json("db", j, &c, &err), -1);
+	assert_non_null(strstr(err.msg, "conn_type"));
+	assert_null(strstr(err.msg, "pw"));
+	json_decref(j);
+}
+
+static void test_lists_and_names(void **state)
+{
+	(void)state;
+	struct strvec ids = STRVEC_INIT;
+	json_t *l = json_pack("[s,s,s]", "my-db", "MY_DB", "cache");
+	char id[64];
+
+	assert_int_equal(connection_list_read(&ids, l, NULL), 0);
+	assert_int_equal(ids.n, 2); /* my-db and MY_DB are one WEIR_CONN_MY_DB */
+	assert_int_equal(connection_list_add(&ids, "a b", NULL), -1);
+	json_decref(l);
+	l = json_pack("[s,i]", "x", 1);
+	assert_int_equal(connection_list_read(&ids, l, NULL), -1);
+	json_decref(l);
+	strvec_release(&ids);
+	connection_id_of_env("MY_DB", id, sizeof id);
+	assert_string_equal(id, "my_db");
+	assert_true(connection_secret_name("DB_Password"));
+	assert_true(connection_secret_name("api_key"));
+	assert_false(connection_secret_name("sslmode"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -144,6 +205,8 @@ int main(void)
 		cmocka_unit_test(test_paths),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_env_name),
+		cmocka_unit_test(test_json_fields),
+		cmocka_unit_test(test_lists_and_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -326,12 +326,95 @@ static void test_injection(void **state)
 	rmdir(dir);
 }
 
+/* ---- var.* and conn.*: a source over fixed values ---- */
+
+static int src_var(void *arg, const char *key, char **value, struct weir_error *err)
+{
+	(void)arg;
+	const char *v = !strcmp(key, "region") ? "eu 1"
+			: !strcmp(key, "cfg")  ? "{\"limits\": {\"rows\": 10}, \"names\": [\"a\", \"b\"]}"
+			: !strcmp(key, "bad")  ? "not json"
+					       : NULL;
+	if (!v)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "variable \"%s\" is not set", key);
+	*value = strdup(v);
+	return 0;
+}
+
+static int src_conn(void *arg, const char *id, struct connection *out, struct weir_error *err)
+{
+	(void)arg;
+	if (strcmp(id, "wh"))
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "connection \"%s\" is not defined", id);
+	return connection_from_uri(
+	    "wh", "postgresql://etl:s3cret@db.x:5433/dw?sslmode=require&api_token=tok", out, err);
+}
+
+static void test_secrets(void **state)
+{
+	(void)state;
+	struct template_source src = {.var = src_var, .conn = src_conn};
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	struct weir_error err = {0};
+	struct strvec known = STRVEC_INIT;
+
+	ctx.src = &src;
+	expect_render(&ctx, TEMPLATE_RAW, "{{ var.value.region }}", "eu 1");
+	expect_render(&ctx, TEMPLATE_SHELL, "echo {{ var.value.region }}", "echo 'eu 1'");
+	expect_render(&ctx, TEMPLATE_RAW, "{{ var.json.cfg.limits.rows }}/{{ var.json.cfg.names.1 }}",
+		      "10/b");
+	expect_render(&ctx, TEMPLATE_RAW, "{{ var.json.cfg.limits }}", "{\"rows\":10}");
+	expect_render(&ctx, TEMPLATE_RAW,
+		      "{{ conn.wh.host }}:{{ conn.wh.port }} {{ conn.wh.login }} {{ conn.wh.schema }} "
+		      "{{ conn.wh.conn_type }} {{ conn.wh.extra.sslmode }}",
+		      "db.x:5433 etl dw postgres require");
+	/* the whole extra, its secret-like fields masked */
+	expect_render(&ctx, TEMPLATE_RAW, "{{ conn.wh.extra }}",
+		      "{\"api_token\":\"***\",\"sslmode\":\"require\"}");
+
+	/* not set: WEIR_E_NOT_FOUND, naming it */
+	assert_null(template_render("{{ var.value.nope }}", &ctx, TEMPLATE_RAW, &err));
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_non_null(strstr(err.msg, "\"nope\" is not set"));
+	assert_null(template_render("{{ conn.other.host }}", &ctx, TEMPLATE_RAW, &err));
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_null(template_render("{{ var.json.cfg.limits.cols }}", &ctx, TEMPLATE_RAW, &err));
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_null(template_render("{{ var.json.bad.x }}", &ctx, TEMPLATE_RAW, &err));
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+
+	/* never the password, at render or check time */
+	const char *refused[] = {"{{ conn.wh.password }}", "{{ conn.wh.extra.api_token }}",
+				 "{{ conn.wh.nope }}", "{{ var.value }}", "{{ var.other.k }}",
+				 "{{ var.value.a.b }}"};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		assert_null(template_render(refused[i], &ctx, TEMPLATE_RAW, &err));
+		assert_int_equal(err.kind, WEIR_E_INVALID);
+		assert_int_equal(template_check(refused[i], &known, TEMPLATE_RAW, &err), -1);
+		assert_null(strstr(err.msg, "s3cret"));
+	}
+	assert_non_null(strstr(err.msg, "var.value.a.b"));
+	assert_int_equal(template_check("{{ conn.wh.password }}", &known, TEMPLATE_SHELL, &err), -1);
+	assert_non_null(strstr(err.msg, "password is never"));
+	/* any key or id passes the check: they live in the server */
+	assert_int_equal(template_check("x {{ var.value.anything }} {{ conn.any-id.host }}", &known,
+					TEMPLATE_SHELL, NULL),
+			 0);
+	/* and are outside values: where no quoting is safe they are refused */
+	assert_int_equal(template_check("echo `{{ var.value.k }}`", &known, TEMPLATE_SHELL, &err),
+			 -1);
+	/* without a source they do not render */
+	ctx.src = NULL;
+	assert_null(template_render("{{ var.value.region }}", &ctx, TEMPLATE_RAW, &err));
+	template_ctx_release(&ctx);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_values), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_check),  cmocka_unit_test(test_env),
-		cmocka_unit_test(test_injection),
+		cmocka_unit_test(test_injection), cmocka_unit_test(test_secrets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

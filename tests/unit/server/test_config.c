@@ -197,6 +197,54 @@ static void test_token(void **state)
 	rmdir(dir);
 }
 
+/* connections: and variables: (docs/connections.md): URIs, Airflow's fields,
+ * any YAML value as a variable's JSON text; bad entries named. */
+static void test_secrets(void **state)
+{
+	(void)state;
+	struct server_config cfg;
+	struct weir_error err = {0};
+	const char *text = "connections:\n"
+			   "  pg: postgresql://u:p@h:5432/db\n"
+			   "  api:\n"
+			   "    conn_type: http\n"
+			   "    host: api.x\n"
+			   "    port: 8443\n"
+			   "    extra: {timeout: '5'}\n"
+			   "variables:\n"
+			   "  region: eu-1\n"
+			   "  cfg: {a: [1, 2]}\n"
+			   "  n: 5\n";
+
+	server_config_init(&cfg);
+	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "w.yaml", &err), 0);
+	assert_int_equal(cfg.n_connections, 2);
+	assert_string_equal(cfg.connections[0].id, "pg");
+	assert_string_equal(cfg.connections[0].type, "postgres");
+	assert_string_equal(cfg.connections[0].password, "p");
+	assert_string_equal(cfg.connections[1].host, "api.x");
+	assert_int_equal(cfg.connections[1].port, 8443);
+	assert_int_equal(cfg.n_variables, 3);
+	assert_string_equal(cfg.variables[1].value, "{\"a\":[1,2]}");
+	assert_string_equal(cfg.variables[2].value, "5");
+	server_config_release(&cfg);
+
+	const char *bad[] = {"connections:\n  x: nonsense\n",
+			     "connections:\n  x: {host: h}\n",
+			     "connections:\n  'a b': redis://h\n",
+			     "connections: [1]\n",
+			     "variables:\n  'a b': 1\n",
+			     "variables: [1]\n"};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		server_config_init(&cfg);
+		assert_int_equal(server_config_apply_yaml(&cfg, bad[i], strlen(bad[i]), "w.yaml", &err),
+				 -1);
+		assert_non_null(strstr(err.msg, "w.yaml"));
+		assert_true(strstr(err.msg, "connections") || strstr(err.msg, "variables"));
+		server_config_release(&cfg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -204,6 +252,7 @@ int main(void)
 	    cmocka_unit_test(test_yaml),        cmocka_unit_test(test_yaml_cli_listen_wins),
 	    cmocka_unit_test(test_yaml_errors), cmocka_unit_test(test_resource_parsers),
 	    cmocka_unit_test(test_detect),      cmocka_unit_test(test_token),
+	    cmocka_unit_test(test_secrets),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

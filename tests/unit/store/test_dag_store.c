@@ -138,6 +138,11 @@ static void test_dags(void **state)
 
 	put_dag(f->ds, "etl", false);
 	put_dag(f->ds, "train", true);
+	bool exists = false;
+	assert_int_equal(dag_store_dag_exists(f->ds, "train", &exists, &err), 0);
+	assert_true(exists);
+	assert_int_equal(dag_store_dag_exists(f->ds, "ghost", &exists, &err), 0);
+	assert_false(exists);
 	struct dag_row d;
 	assert_int_equal(dag_store_dag_get(f->ds, "train", &d, &err), 0);
 	assert_string_equal(d.dag_id, "train");
@@ -464,6 +469,26 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(dag_store_try_get(f->ds, "etl", "new", "train", 1, 2, &one, &err), 0);
 	assert_int_equal(one.job_id, job2);
 	dag_try_row_release(&one);
+	/* a try's end, written without a read: the reason kept when NULL, the
+	 * first end date kept */
+	bool found = false;
+	assert_int_equal(dag_store_try_end(f->ds, &tr, DAG_TI_UP_FOR_RETRY, NULL, 4000, &found, &err),
+	                 0);
+	assert_true(found);
+	assert_int_equal(dag_store_try_end(f->ds, &tr, DAG_TI_FAILED, "exit 3", 4100, &found, &err),
+	                 0);
+	assert_int_equal(dag_store_try_get(f->ds, "etl", "new", "train", 1, 2, &one, &err), 0);
+	assert_int_equal(one.state, DAG_TI_FAILED);
+	assert_string_equal(one.reason, "exit 3");
+	assert_int_equal(one.end_date, 4000);
+	assert_int_equal(one.start_date, 3001);
+	assert_int_equal(one.job_id, job2);
+	dag_try_row_release(&one);
+	tr.try_number = 9;
+	assert_int_equal(dag_store_try_end(f->ds, &tr, DAG_TI_FAILED, NULL, 1, &found, &err), 0);
+	assert_false(found);
+	assert_int_equal(dag_store_try_get(f->ds, "etl", "new", "train", 1, 9, &one, &err), -1);
+	tr.try_number = 2;
 	assert_int_equal(dag_store_try_get(f->ds, "etl", "new", "train", 1, 3, &one, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 	assert_string_equal(err.msg, "no try 3 of task train[1] of run new of DAG etl");
@@ -501,10 +526,21 @@ static void test_transactions_and_reopen(void **state)
 	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 
+	assert_int_equal(store_rollbacks(f->s), 1);
+	/* a turn that only reads begins no transaction: its rollback is not counted */
 	assert_int_equal(store_begin(f->s, &err), 0);
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), -1);
+	assert_true(sqlite3_get_autocommit(store_db(f->s)));
+	assert_int_equal(store_rollback(f->s, &err), 0);
+	assert_int_equal(store_rollbacks(f->s), 1);
+
+	assert_int_equal(store_begin(f->s, &err), 0);
+	assert_true(sqlite3_get_autocommit(store_db(f->s)));
 	add_run(f->ds, "etl", "r1", "queued", 1);
+	assert_false(sqlite3_get_autocommit(store_db(f->s))); /* BEGIN at the first write */
 	add_ti(f->ds, "etl", "r1", "a", -1, "none", 0);
 	assert_int_equal(store_commit(f->s, &err), 0);
+	assert_true(sqlite3_get_autocommit(store_db(f->s)));
 	close_both(f);
 	open_both(f);
 	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), 0);

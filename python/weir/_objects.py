@@ -1,0 +1,139 @@
+"""The object folder: pickled arguments, results and `weir.put` objects as files.
+
+Layout under the folder (weir._config: HOME/objects unless told otherwise):
+
+  OBJ/<sha256>.tar        a `weir.put` object (or a large argument): an uncompressed tar
+                          holding `value.pkl`, named by the sha256 of the pickle.  A job
+                          lists it as an archive artifact: weir unpacks it once per content
+                          hash into its cache (per node on Slurm, after shipping it to the
+                          shared folder) and links it into every task that uses it.
+  OBJ/calls/<sha256>.pkl  one call: (function, arguments) pickled with cloudpickle; linked
+                          into the task as a plain file (`weir-call.pkl`).
+  OBJ/results/<id>.pkl    what one call returned or raised, written by the task.
+
+Every file is written under a temporary name and renamed, so a reader never sees half of
+one, and a file that is already there (same content, same name) is not written again.
+"""
+
+import hashlib
+import io
+import os
+import tarfile
+import tempfile
+import threading
+from pathlib import Path
+from typing import Optional, Set
+
+import cloudpickle
+
+from .errors import SerializationError
+
+VALUE_MEMBER = "value.pkl"
+PROTOCOL = 5
+
+_collect = threading.local()
+
+
+def dumps(obj, what: str) -> bytes:
+    """cloudpickle.dumps, with a clear error naming what could not be pickled."""
+    try:
+        return cloudpickle.dumps(obj, protocol=PROTOCOL)
+    except Exception as e:  # pickling raises TypeError, PicklingError, AttributeError...
+        raise SerializationError("%s cannot be pickled: %s: %s" % (what, type(e).__name__, e)) \
+            from e
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _write_atomic(path: Path, write, replace: bool = False) -> bool:
+    """Writes path by write(fileobj) under a temporary name, then renames; False when path
+    was already there (nothing written) unless replace."""
+    if not replace and path.exists():
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=str(path.parent))
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+        os.chmod(tmp, 0o644)
+        os.rename(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    return True
+
+
+def write_archive(objects_dir: Path, data: bytes) -> str:
+    """OBJ/<sha>.tar holding data as value.pkl (once); returns the sha."""
+    sha = digest(data)
+
+    def write(f):
+        with tarfile.open(fileobj=f, mode="w", format=tarfile.PAX_FORMAT) as tar:
+            info = tarfile.TarInfo(VALUE_MEMBER)
+            info.size = len(data)
+            info.mode = 0o444
+            tar.addfile(info, io.BytesIO(data))
+    _write_atomic(archive_path(objects_dir, sha), write)
+    return sha
+
+
+def archive_path(objects_dir: Path, sha: str) -> Path:
+    return Path(objects_dir) / (sha + ".tar")
+
+
+def artifact_name(sha: str) -> str:
+    """The name a put object has in a task's working directory."""
+    return "weir-obj-" + sha[:32]
+
+
+def write_call(objects_dir: Path, data: bytes):
+    """OBJ/calls/<sha>.pkl (once): (the path, whether this call wrote it)."""
+    path = Path(objects_dir) / "calls" / (digest(data) + ".pkl")
+    return path, _write_atomic(path, lambda f: f.write(data))
+
+
+def result_path(objects_dir: Path, call_id: str) -> Path:
+    return Path(objects_dir) / "results" / (call_id + ".pkl")
+
+
+def write_result(path: Path, data: bytes):
+    _write_atomic(path, lambda f: f.write(data), replace=True)
+
+
+def read_archive_value(objects_dir: Optional[Path], sha: str, workdir: Path = Path(".")):
+    """The object of sha: from the task's linked copy when there is one, else the archive."""
+    linked = workdir / artifact_name(sha) / VALUE_MEMBER
+    try:
+        with open(linked, "rb") as f:
+            return cloudpickle.load(f)
+    except FileNotFoundError:
+        pass
+    if objects_dir is None:
+        raise FileNotFoundError("object %s: not linked here and no object folder" % sha)
+    with tarfile.open(archive_path(objects_dir, sha)) as tar:
+        f = tar.extractfile(VALUE_MEMBER)
+        return cloudpickle.load(f)
+
+
+class collecting:
+    """While active, ObjectRefs pickled in this thread add their sha to `.found`."""
+
+    def __enter__(self):
+        self.prev = getattr(_collect, "found", None)
+        self.found: Set[str] = set()
+        _collect.found = self.found
+        return self
+
+    def __exit__(self, *exc):
+        _collect.found = self.prev
+
+
+def note_ref(sha: str):
+    found = getattr(_collect, "found", None)
+    if found is not None:
+        found.add(sha)

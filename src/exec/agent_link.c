@@ -1,0 +1,595 @@
+/* agent_link.c: the server's side of the agent's socket (agent_link.h). */
+#include "exec/agent_link.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "lib/fs.h"
+#include "lib/hashmap.h"
+#include "lib/log.h"
+#include "lib/strbuf.h"
+#include "lib/usock.h"
+
+#define AGENT_SOCKET "agent.sock"
+#define AGENT_START_WAIT_MS 5000
+
+/* A task the agent was asked to start (start_line kept until it says it
+ * spawned it, to send again after a reconnect) or says it holds. */
+struct held {
+	char *start_line;
+	int shim_pid;
+};
+
+struct agent_link {
+	uv_loop_t *loop;
+	char *home, *exe;
+	char **args, **env; /* owned copies */
+	int kill_grace_s;
+	executor_reports_fn reports;
+	executor_exit_fn lost;
+	void *arg;
+	uv_pipe_t *pipe; /* NULL while not connected */
+	uv_timer_t *pump; /* the next iteration: buffered input, then the writes */
+	uv_timer_t *retry; /* connecting again */
+	bool pump_armed;
+	struct strbuf out, in;
+	struct hashmap *held; /* key -> struct held */
+};
+
+struct link_write {
+	uv_write_t req;
+	char *base;
+};
+
+static void handle_free(uv_handle_t *h)
+{
+	free(h);
+}
+
+/* The agent's key of a task (its journal's name: launch/journal.h). */
+static void task_key(char *buf, size_t size, long long job, const char *role, int index,
+                     int attempt)
+{
+	snprintf(buf, size, "%lld.%s.%d.%d", job, role, index, attempt);
+}
+
+static void key_of_msg(char *buf, size_t size, json_t *m)
+{
+	task_key(buf, size, (long long)json_integer_value(json_object_get(m, "job")),
+	         json_string_value(json_object_get(m, "role")) ? json_string_value(json_object_get(m, "role")) : "",
+	         (int)json_integer_value(json_object_get(m, "index")),
+	         (int)json_integer_value(json_object_get(m, "attempt")));
+}
+
+static void held_free(struct held *h)
+{
+	if (h) {
+		free(h->start_line);
+		free(h);
+	}
+}
+
+static void held_drop(struct agent_link *l, const char *key)
+{
+	held_free(hashmap_remove_str(l->held, key));
+}
+
+static char **strv_copy(char *const *v)
+{
+	size_t n = 0;
+	char **c;
+
+	while (v && v[n])
+		n++;
+	c = calloc(n + 1, sizeof *c);
+	for (size_t i = 0; c && i < n; i++)
+		if (!(c[i] = strdup(v[i]))) {
+			for (size_t j = 0; j < i; j++)
+				free(c[j]);
+			free(c);
+			return NULL;
+		}
+	return c;
+}
+
+static void strv_free(char **v)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		free(v[i]);
+	free(v);
+}
+
+static void on_pump(uv_timer_t *t);
+
+static void pump_arm(struct agent_link *l)
+{
+	if (!l->pump_armed) {
+		uv_timer_start(l->pump, on_pump, 0, 0);
+		l->pump_armed = true;
+	}
+}
+
+static void queue_line(struct agent_link *l, json_t *msg)
+{
+	char *text = json_dumps(msg, JSON_COMPACT);
+
+	if (text) {
+		strbuf_addstr(&l->out, text);
+		strbuf_addch(&l->out, '\n');
+		free(text);
+	}
+	pump_arm(l);
+}
+
+static void on_written(uv_write_t *req, int status)
+{
+	struct link_write *w = (struct link_write *)req;
+
+	if (status < 0)
+		log_warn("agent: write: %s", uv_strerror(status));
+	free(w->base);
+	free(w);
+}
+
+static void flush_out(struct agent_link *l)
+{
+	struct link_write *w;
+	uv_buf_t b;
+	size_t len;
+
+	if (!l->pipe || l->out.len == 0)
+		return;
+	w = calloc(1, sizeof *w);
+	if (!w)
+		return;
+	w->base = strbuf_detach(&l->out, &len);
+	/* libuv copies the buffer list; the bytes stay ours until on_written */
+	b = uv_buf_init(w->base, (unsigned)len);
+	if (uv_write(&w->req, (uv_stream_t *)l->pipe, &b, 1, on_written) < 0) {
+		free(w->base);
+		free(w);
+	}
+}
+
+/* ---- what the agent says ---- */
+
+static void reconcile(struct agent_link *l, json_t *tasks)
+{
+	struct hashmap *seen = hashmap_create(HASHMAP_KEY_STR);
+	struct hashmap_iter it;
+	size_t i;
+	json_t *t;
+
+	if (!seen)
+		return;
+	json_array_foreach(tasks, i, t) {
+		char key[160];
+		struct held *h;
+		key_of_msg(key, sizeof key, t);
+		hashmap_put_str(seen, key, NULL, NULL);
+		h = hashmap_get_str(l->held, key);
+		if (!h) {
+			h = calloc(1, sizeof *h);
+			if (!h || hashmap_put_str(l->held, key, h, NULL) < 0) {
+				free(h);
+				continue;
+			}
+		}
+		free(h->start_line);
+		h->start_line = NULL;
+		h->shim_pid = (int)json_integer_value(json_object_get(t, "shim_pid"));
+	}
+	hashmap_iter_init(&it, l->held);
+	while (hashmap_iter_next(&it)) {
+		struct held *h = it.value;
+		const char *key = it.key_str;
+		if (hashmap_find_str(seen, key, NULL))
+			continue;
+		if (h->start_line) {
+			/* it never reached the agent: now it does */
+			strbuf_addstr(&l->out, h->start_line);
+			continue;
+		}
+		/* spawned, then unknown to the agent (its journal never written):
+		 * the task never ran; it is lost */
+		long long job;
+		int index, attempt;
+		char role[64];
+		if (sscanf(key, "%lld.%63[^.].%d.%d", &job, role, &index, &attempt) == 4)
+			l->lost(l->arg, job, role, index, attempt, h->shim_pid, -1, SIGKILL);
+		hashmap_iter_remove(&it);
+		held_free(h);
+	}
+	hashmap_destroy(seen);
+	pump_arm(l);
+}
+
+/* Every whole line of the input: spawned and held settle the table at
+ * once; started and exited go to the job manager together, lost ones to
+ * the exit callback; then what was recorded is acknowledged. */
+static void process_input(struct agent_link *l)
+{
+	json_t *batch = json_array(), *acks = json_array(), *lost = json_array();
+	size_t start = 0, i;
+	json_t *m;
+
+	for (;;) {
+		char *nl = memchr(l->in.buf + start, '\n', l->in.len - start);
+		if (!nl)
+			break;
+		*nl = '\0';
+		json_t *msg = json_loads(l->in.buf + start, 0, NULL);
+		start = (size_t)(nl - l->in.buf) + 1;
+		const char *t = json_string_value(json_object_get(msg, "t"));
+		char key[160];
+		if (!t) {
+			json_decref(msg);
+			continue;
+		}
+		key_of_msg(key, sizeof key, msg);
+		if (!strcmp(t, "spawned")) {
+			struct held *h = hashmap_get_str(l->held, key);
+			if (h) {
+				free(h->start_line);
+				h->start_line = NULL;
+				h->shim_pid = (int)json_integer_value(json_object_get(msg, "pid"));
+			}
+		} else if (!strcmp(t, "done")) {
+			held_drop(l, key); /* it reported over HTTP itself */
+		} else if (!strcmp(t, "held")) {
+			reconcile(l, json_object_get(msg, "tasks"));
+		} else if (!strcmp(t, "started") || !strcmp(t, "exited")) {
+			json_array_append(batch, msg);
+		} else if (!strcmp(t, "lost")) {
+			json_array_append(lost, msg);
+		}
+		json_decref(msg);
+	}
+	strbuf_remove(&l->in, 0, start);
+	if (json_array_size(batch) > 0)
+		l->reports(l->arg, batch);
+	json_array_foreach(batch, i, m) {
+		char key[160];
+		if (strcmp(json_string_value(json_object_get(m, "t")), "exited"))
+			continue;
+		key_of_msg(key, sizeof key, m);
+		held_drop(l, key);
+		json_array_append_new(acks, json_string(key));
+	}
+	json_array_foreach(lost, i, m) {
+		char key[160];
+		json_t *sig = json_object_get(m, "signal"), *st = json_object_get(m, "exit_status");
+		key_of_msg(key, sizeof key, m);
+		held_drop(l, key);
+		l->lost(l->arg, (int64_t)json_integer_value(json_object_get(m, "job")),
+		        json_string_value(json_object_get(m, "role")),
+		        (int)json_integer_value(json_object_get(m, "index")),
+		        (int)json_integer_value(json_object_get(m, "attempt")),
+		        (int)json_integer_value(json_object_get(m, "pid")),
+		        json_is_integer(st) ? json_integer_value(st) : -1,
+		        json_is_integer(sig) ? (int)json_integer_value(sig) : 0);
+		json_array_append_new(acks, json_string(key));
+	}
+	if (json_array_size(acks) > 0) {
+		json_t *ack = json_pack("{s:s,s:O}", "t", "ack", "keys", acks);
+		queue_line(l, ack);
+		json_decref(ack);
+	}
+	json_decref(acks);
+	json_decref(lost);
+	json_decref(batch);
+}
+
+/* ---- the connection ---- */
+
+static void link_lost(struct agent_link *l);
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	(void)h;
+	buf->base = malloc(suggested);
+	buf->len = buf->base ? suggested : 0;
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct agent_link *l = s->data;
+
+	if (n > 0) {
+		strbuf_add(&l->in, buf->base, (size_t)n);
+		process_input(l);
+	}
+	free(buf->base);
+	if (n < 0) {
+		log_warn("agent: connection lost (%s); connecting again", uv_strerror((int)n));
+		link_lost(l);
+	}
+}
+
+/* Starts `weir agent` detached: its own session, its output in
+ * HOME/agent.log; it outlives this server. */
+static int spawn_agent(struct agent_link *l, struct weir_error *err)
+{
+	uv_process_t *p = calloc(1, sizeof *p);
+	char *log = fs_join(l->home, "agent.log");
+	int in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	int out = log ? open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
+	int r = -1;
+
+	if (!p || in < 0 || out < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "cannot start the agent: %s",
+		               !p ? "out of memory" : strerror(errno));
+		goto out;
+	}
+	r = executor_spawn_detached(l->loop, p, l->exe, l->args, l->env, in, out, NULL);
+	if (r < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "cannot start the agent %s: %s", l->exe,
+		               uv_strerror(r));
+		uv_close((uv_handle_t *)p, handle_free);
+		p = NULL;
+		goto out;
+	}
+	/* the agent lives on after the server; its handle keeps nothing */
+	uv_unref((uv_handle_t *)p);
+	uv_close((uv_handle_t *)p, handle_free);
+	p = NULL;
+	r = 0;
+out:
+	free(p);
+	free(log);
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	return r;
+}
+
+static int write_all(int fd, const char *s, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, s, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Connects (starting the agent when none answers), greets it, and reads
+ * its answer: what it holds.  Blocking, bounded.  0 or -1 with err. */
+static int link_connect(struct agent_link *l, struct weir_error *err)
+{
+	int fd = usock_connect(l->home, AGENT_SOCKET, err);
+	int64_t deadline;
+	json_t *hello, *env;
+	char *text;
+
+	if (fd < 0) {
+		if (spawn_agent(l, err) < 0)
+			return -1;
+		deadline = clock_mono_ms() + AGENT_START_WAIT_MS;
+		while (fd < 0 && clock_mono_ms() < deadline) {
+			clock_sleep_ms(5);
+			fd = usock_connect(l->home, AGENT_SOCKET, err);
+		}
+		if (fd < 0)
+			return weir_error_set(err, WEIR_E_UNAVAILABLE,
+			                      "the agent did not answer at %s/%s within %d ms", l->home,
+			                      AGENT_SOCKET, AGENT_START_WAIT_MS);
+	}
+	env = json_array();
+	for (size_t i = 0; l->env[i]; i++)
+		json_array_append_new(env, json_string(l->env[i]));
+	hello = json_pack("{s:s,s:o,s:i}", "t", "hello", "env", env, "kill_grace_s",
+	                  l->kill_grace_s);
+	text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
+	json_decref(hello);
+	if (!text || write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
+		free(text);
+		close(fd);
+		return weir_error_set(err, WEIR_E_UNAVAILABLE, "the agent: cannot write: %s",
+		                      strerror(errno));
+	}
+	free(text);
+	/* its first line answers: what it holds */
+	deadline = clock_mono_ms() + AGENT_START_WAIT_MS;
+	strbuf_reset(&l->in);
+	while (!memchr(l->in.buf ? l->in.buf : "", '\n', l->in.len)) {
+		struct pollfd p = {fd, POLLIN, 0};
+		char buf[65536];
+		int64_t left = deadline - clock_mono_ms();
+		ssize_t n;
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0 || (n = read(fd, buf, sizeof buf)) <= 0) {
+			close(fd);
+			return weir_error_set(err, WEIR_E_UNAVAILABLE, "the agent did not greet back");
+		}
+		strbuf_add(&l->in, buf, (size_t)n);
+	}
+	l->pipe = calloc(1, sizeof *l->pipe);
+	if (!l->pipe || uv_pipe_init(l->loop, l->pipe, 0) < 0) {
+		free(l->pipe);
+		l->pipe = NULL;
+		close(fd);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	l->pipe->data = l;
+	if (uv_pipe_open(l->pipe, fd) < 0 ||
+	    uv_read_start((uv_stream_t *)l->pipe, on_alloc, on_read) < 0) {
+		uv_close((uv_handle_t *)l->pipe, handle_free);
+		l->pipe = NULL;
+		return weir_error_set(err, WEIR_E_INTERNAL, "the agent's socket: cannot watch it");
+	}
+	/* the answer (and what came with it) is read at once: the held list
+	 * settles the table before anyone asks */
+	process_input(l);
+	return 0;
+}
+
+static void on_retry(uv_timer_t *t)
+{
+	struct agent_link *l = t->data;
+	struct weir_error err = {0};
+
+	if (l->pipe)
+		return;
+	if (link_connect(l, &err) < 0) {
+		log_warn("agent: %s; trying again", err.msg);
+		uv_timer_start(l->retry, on_retry, 1000, 0);
+	}
+}
+
+static void link_lost(struct agent_link *l)
+{
+	if (l->pipe) {
+		uv_read_stop((uv_stream_t *)l->pipe);
+		uv_close((uv_handle_t *)l->pipe, handle_free);
+		l->pipe = NULL;
+	}
+	strbuf_reset(&l->in);
+	uv_timer_start(l->retry, on_retry, 100, 0);
+}
+
+static void on_pump(uv_timer_t *t)
+{
+	struct agent_link *l = t->data;
+
+	l->pump_armed = false;
+	if (l->in.len)
+		process_input(l);
+	flush_out(l);
+}
+
+/* ---- the executor's calls ---- */
+
+struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const char *exe,
+                                     char *const *args, char *const *env, int kill_grace_s,
+                                     executor_reports_fn reports, executor_exit_fn lost,
+                                     void *arg, struct weir_error *err)
+{
+	struct agent_link *l = calloc(1, sizeof *l);
+
+	if (!l || !(l->home = strdup(home)) || !(l->exe = strdup(exe)) ||
+	    !(l->args = strv_copy(args)) || !(l->env = strv_copy(env)) ||
+	    !(l->held = hashmap_create(HASHMAP_KEY_STR))) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto fail;
+	}
+	l->pump = calloc(1, sizeof *l->pump);
+	l->retry = calloc(1, sizeof *l->retry);
+	if (!l->pump || !l->retry) {
+		free(l->pump);
+		free(l->retry);
+		l->pump = l->retry = NULL;
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto fail;
+	}
+	l->loop = loop;
+	l->kill_grace_s = kill_grace_s;
+	l->reports = reports;
+	l->lost = lost;
+	l->arg = arg;
+	uv_timer_init(loop, l->pump);
+	uv_timer_init(loop, l->retry);
+	l->pump->data = l->retry->data = l;
+	uv_unref((uv_handle_t *)l->retry);
+	if (link_connect(l, err) < 0)
+		goto fail;
+	return l;
+fail:
+	agent_link_destroy(l);
+	return NULL;
+}
+
+int agent_link_start(struct agent_link *l, const struct executor_task *task, bool log_to_server,
+                     struct weir_error *err)
+{
+	char key[160];
+	struct held *h = calloc(1, sizeof *h);
+	json_t *m = json_pack("{s:s,s:I,s:s,s:i,s:i,s:O?,s:s,s:b}", "t", "start", "job",
+	                      (json_int_t)task->job_id, "role", task->role, "index", task->index,
+	                      "attempt", task->attempt, "task", task->answer, "log",
+	                      task->log_path, "log_to_server", log_to_server);
+	char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+
+	json_decref(m);
+	task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
+	if (!h || !text || asprintf(&h->start_line, "%s\n", text) < 0 ||
+	    hashmap_put_str(l->held, key, h, NULL) < 0) {
+		if (h)
+			free(h->start_line);
+		free(h);
+		free(text);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	strbuf_addstr(&l->out, h->start_line);
+	free(text);
+	pump_arm(l);
+	return 0;
+}
+
+int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
+                      struct weir_error *err)
+{
+	json_t *m = json_pack("{s:s,s:I,s:s,s:i,s:i,s:i}", "t", "kill", "job",
+	                      (json_int_t)task->job_id, "role", task->role, "index", task->index,
+	                      "attempt", task->attempt, "sig", sig);
+
+	if (!m)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	queue_line(l, m);
+	json_decref(m);
+	return 0;
+}
+
+bool agent_link_holds(struct agent_link *l, const struct executor_task *task)
+{
+	char key[160];
+
+	task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
+	return hashmap_find_str(l->held, key, NULL);
+}
+
+void agent_link_destroy(struct agent_link *l)
+{
+	struct hashmap_iter it;
+
+	if (!l)
+		return;
+	if (l->pipe) {
+		/* what is queued, then goodbye: an agent with nothing to do exits */
+		strbuf_addstr(&l->out, "{\"t\":\"bye\"}\n");
+		uv_buf_t b = uv_buf_init(l->out.buf, (unsigned)l->out.len);
+		uv_try_write((uv_stream_t *)l->pipe, &b, 1);
+		uv_read_stop((uv_stream_t *)l->pipe);
+		uv_close((uv_handle_t *)l->pipe, handle_free);
+	}
+	if (l->pump)
+		uv_close((uv_handle_t *)l->pump, handle_free);
+	if (l->retry)
+		uv_close((uv_handle_t *)l->retry, handle_free);
+	if (l->held) {
+		hashmap_iter_init(&it, l->held);
+		while (hashmap_iter_next(&it)) {
+			held_free(it.value);
+			hashmap_iter_remove(&it);
+		}
+		hashmap_destroy(l->held);
+	}
+	strbuf_release(&l->out);
+	strbuf_release(&l->in);
+	strv_free(l->args);
+	strv_free(l->env);
+	free(l->home);
+	free(l->exe);
+	free(l);
+}

@@ -1,0 +1,59 @@
+/* agent_link.h: the local executor's one connection to the node's agent
+ * (`weir agent`, launch/agent.h).
+ *
+ * The link connects to HOME/agent.sock, starting the agent (detached: it
+ * outlives the server) when none answers, and greets it with the server's
+ * URL and environment; the agent's answer (what it holds) is read before
+ * agent_link_create returns, so that recovery asks about tasks knowing it.
+ * After that everything is asynchronous on the libuv loop, in batches: the
+ * starts and kills of one loop turn go in one write on the next iteration
+ * (after the turn's transaction has committed: a task the store does not
+ * have is never started), and each read's reports go to the reports
+ * callback together, then are acknowledged, so the agent forgets a result
+ * only once the server has recorded it.  A lost connection is made again
+ * (the agent started again when needed); starts the agent never got are
+ * sent again, and it answers a start it knows without running it twice.
+ */
+#ifndef WEIR_EXEC_AGENT_LINK_H
+#define WEIR_EXEC_AGENT_LINK_H
+
+#include <stdbool.h>
+
+#include <jansson.h>
+#include <uv.h>
+
+#include "exec/executor.h"
+#include "lib/error.h"
+
+struct agent_link;
+
+/* `exe` and `args` (NULL-terminated, borrowed for the call) start the
+ * agent; `env` is the shims' environment (executor_launcher_env's, copied).
+ * reports: the "started" and "exited" messages of one read, a JSON array
+ * (borrowed for the call); lost: a shim that died without reporting
+ * (exit_status, term_signal as the agent saw them).  NULL with err when no
+ * agent could be reached. */
+struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const char *exe,
+                                     char *const *args, char *const *env, int kill_grace_s,
+                                     executor_reports_fn reports, executor_exit_fn lost,
+                                     void *arg, struct weir_error *err);
+
+/* Queues the task's start: the register answer when the job manager gave
+ * one (task->answer), else the shim registers over HTTP.  0 or -1 with err. */
+int agent_link_start(struct agent_link *l, const struct executor_task *task, bool log_to_server,
+                     struct weir_error *err);
+
+/* Queues a signal to the task's shim (SIGTERM: the agent's last resort
+ * follows after the kill grace plus 2 s).  0 or -1 with err. */
+int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
+                      struct weir_error *err);
+
+/* Whether the agent holds the task: started and not yet over, or over
+ * with a result not yet recorded. */
+bool agent_link_holds(struct agent_link *l, const struct executor_task *task);
+
+/* Says goodbye (an agent holding nothing exits then) and frees the link;
+ * the tasks run on.  NULL is a no-op. */
+void agent_link_destroy(struct agent_link *l);
+
+#endif

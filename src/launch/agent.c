@@ -1,0 +1,1193 @@
+/* agent.c: the node's agent (agent.h): one poll() loop over its socket,
+ * its connections, the shims' pipe, a signalfd for SIGCHLD and a pidfd per
+ * shim it adopted after a restart; a task table keyed by journal key. */
+#include "launch/agent.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <dirent.h>
+#include <jansson.h>
+
+#include "exec/cgroup.h"
+#include "launch/journal.h"
+#include "launch/launch.h"
+#include "lib/clock.h"
+#include "lib/error.h"
+#include "lib/fs.h"
+#include "lib/hashmap.h"
+#include "lib/log.h"
+#include "lib/proc.h"
+#include "lib/strbuf.h"
+#include "lib/strvec.h"
+#include "lib/usock.h"
+
+#define MAX_CONNS 16
+#define LINE_MAX_BYTES (16 * 1024 * 1024)
+
+extern char **environ;
+
+struct agent_task {
+	char key[JOURNAL_KEY_MAX];
+	long long job;
+	char role[64];
+	int index, attempt;
+	pid_t pid;           /* the shim */
+	int pidfd;           /* an adopted shim (not our child): readable at its end; -1 */
+	bool alive;
+	bool started_sent;   /* "started" went to the current server */
+	json_t *result;      /* "exited" or "lost", kept until acknowledged */
+	bool acked;          /* the server has the result (the journal is gone) */
+	char *group;         /* an adopted shim's pool group, removed at its end; NULL */
+	int64_t kill_at;     /* monotonic: SIGKILL to the shim's session; INT64_MAX: none */
+};
+
+struct conn {
+	int fd;
+	struct strbuf in, out;
+};
+
+#define POOL_SIZE 2
+
+struct spare {
+	pid_t pid;
+	int wfd; /* the start goes down it */
+	char name[48];
+};
+
+struct agent {
+	char *home, *dir;
+	int lfd, sfd, notify_r, notify_w, lock_fd;
+	struct conn conns[MAX_CONNS];
+	int n_conns;
+	int server; /* the index in conns of the server's connection; -1: none */
+	struct hashmap *tasks; /* key -> struct agent_task */
+	struct hashmap *pids;  /* shim pid -> struct agent_task (our children) */
+	int idle_s;
+	int64_t idle_since; /* monotonic; 0: not idle */
+	int kill_grace_s;
+	char **env; /* the server's environment for shims (owned) */
+	bool quit;
+	/* the pool of groups made ahead (below) */
+	struct cgroup_support cs;
+	bool pool_detected, pool_on;
+	int pool_failures;
+	unsigned pool_seq;
+	struct spare spares[POOL_SIZE];
+	int n_spares;
+	struct hashmap *groups;     /* shim pid -> its pool group's name (owned), until reaped */
+	struct strvec stale_groups; /* groups whose removal the kernel refused for now */
+};
+
+static json_t *task_key_json(const struct agent_task *t)
+{
+	return json_pack("{s:I,s:s,s:i,s:i}", "job", (json_int_t)t->job, "role", t->role, "index",
+	                 t->index, "attempt", t->attempt);
+}
+
+/* ---- connections ---- */
+
+static void conn_send(struct conn *c, json_t *msg)
+{
+	char *text = json_dumps(msg, JSON_COMPACT);
+
+	if (text) {
+		strbuf_addstr(&c->out, text);
+		strbuf_addch(&c->out, '\n');
+	}
+	free(text);
+}
+
+/* To the server, when one is connected; what is not sent is kept in the
+ * task table and sent again at the next hello. */
+static void send_server(struct agent *a, json_t *msg)
+{
+	if (a->server >= 0)
+		conn_send(&a->conns[a->server], msg);
+	json_decref(msg);
+}
+
+static void conn_close(struct agent *a, int i)
+{
+	close(a->conns[i].fd);
+	strbuf_release(&a->conns[i].in);
+	strbuf_release(&a->conns[i].out);
+	if (a->server == i)
+		a->server = -1;
+	a->n_conns--;
+	if (i != a->n_conns) {
+		a->conns[i] = a->conns[a->n_conns];
+		if (a->server == a->n_conns)
+			a->server = i;
+	}
+	memset(&a->conns[a->n_conns], 0, sizeof a->conns[0]);
+}
+
+/* Writes what each connection has waiting, without blocking. */
+static void flush_conns(struct agent *a)
+{
+	for (int i = 0; i < a->n_conns; i++) {
+		struct conn *c = &a->conns[i];
+		while (c->out.len > 0) {
+			ssize_t n = send(c->fd, c->out.buf, c->out.len, MSG_NOSIGNAL);
+			if (n > 0) {
+				strbuf_remove(&c->out, 0, (size_t)n);
+				continue;
+			}
+			break; /* EAGAIN: POLLOUT; an error: the read side sees it */
+		}
+	}
+}
+
+/* ---- tasks ---- */
+
+static struct agent_task *task_new(struct agent *a, const char *key)
+{
+	struct agent_task *t = calloc(1, sizeof *t);
+
+	if (!t || journal_key_parse(key, &t->job, t->role, sizeof t->role, &t->index,
+	                            &t->attempt) < 0) {
+		free(t);
+		return NULL;
+	}
+	snprintf(t->key, sizeof t->key, "%s", key);
+	t->pidfd = -1;
+	t->kill_at = INT64_MAX;
+	if (hashmap_put_str(a->tasks, key, t, NULL) < 0) {
+		free(t);
+		return NULL;
+	}
+	return t;
+}
+
+static void task_drop(struct agent *a, struct agent_task *t)
+{
+	hashmap_remove_str(a->tasks, t->key);
+	if (hashmap_get_int(a->pids, t->pid) == t)
+		hashmap_remove_int(a->pids, t->pid);
+	if (t->pidfd >= 0)
+		close(t->pidfd);
+	json_decref(t->result);
+	free(t->group);
+	free(t);
+}
+
+static size_t live_tasks(struct agent *a)
+{
+	struct hashmap_iter it;
+	size_t n = 0;
+
+	hashmap_iter_init(&it, a->tasks);
+	while (hashmap_iter_next(&it))
+		n += ((struct agent_task *)it.value)->alive;
+	return n;
+}
+
+static void send_started(struct agent *a, struct agent_task *t, const struct journal_state *st)
+{
+	json_t *m;
+
+	if (t->started_sent || !st->started || a->server < 0)
+		return;
+	m = task_key_json(t);
+	json_object_set_new(m, "t", json_string("started"));
+	json_object_set_new(m, "pid", json_integer(st->pid));
+	json_object_set_new(m, "port", json_integer(st->port));
+	json_object_set_new(m, "launcher_pid", json_integer(t->pid));
+	send_server(a, m);
+	t->started_sent = true;
+}
+
+static void send_result(struct agent *a, struct agent_task *t)
+{
+	if (t->result)
+		send_server(a, json_incref(t->result));
+}
+
+/* What the journal says now: "started" forwarded once, the result taken
+ * when there is one (a shim that reported over HTTP itself needs nothing
+ * more: the task is forgotten once its shim is gone).  False when the task
+ * was forgotten (t is freed then). */
+static bool task_read_journal(struct agent *a, struct agent_task *t)
+{
+	struct journal_state st;
+
+	if (journal_read(a->dir, t->key, &st) < 0)
+		return true;
+	send_started(a, t, &st);
+	if (st.exited && !t->result && !st.reported) {
+		json_t *r = st.exited;
+		json_object_set_new(r, "t", json_string("exited"));
+		t->result = json_incref(r);
+		send_result(a, t);
+	} else if (st.exited && st.reported && !t->alive) {
+		/* nothing to deliver: the server only forgets it */
+		json_t *m = task_key_json(t);
+		json_object_set_new(m, "t", json_string("done"));
+		send_server(a, m);
+		journal_remove(a->dir, t->key);
+		journal_state_release(&st);
+		task_drop(a, t);
+		return false;
+	}
+	journal_state_release(&st);
+	return true;
+}
+
+/* The shim is gone: its result is in the journal, or it died without one
+ * (kill -9): then the task is lost, and the server hears so. */
+static void group_remove_later(struct agent *a, const char *name);
+
+static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
+{
+	char how[64];
+
+	if (t->group) {
+		proc_kill_session(t->pid); /* the group empty before it goes */
+		group_remove_later(a, t->group);
+		free(t->group);
+		t->group = NULL;
+	}
+	t->alive = false;
+	if (hashmap_get_int(a->pids, t->pid) == t)
+		hashmap_remove_int(a->pids, t->pid);
+	if (t->pidfd >= 0) {
+		close(t->pidfd);
+		t->pidfd = -1;
+	}
+	if (t->acked) {
+		/* its result was delivered before the shim was reaped */
+		task_drop(a, t);
+		return;
+	}
+	if (!task_read_journal(a, t) || t->result)
+		return;
+	if (wstatus < 0)
+		snprintf(how, sizeof how, "ended");
+	else if (WIFSIGNALED(wstatus))
+		snprintf(how, sizeof how, "killed by signal %d", WTERMSIG(wstatus));
+	else
+		snprintf(how, sizeof how, "exited %d", WEXITSTATUS(wstatus));
+	/* nothing of a task whose shim died may run on */
+	proc_kill_session(t->pid);
+	json_t *m = task_key_json(t);
+	json_object_set_new(m, "t", json_string("lost"));
+	json_object_set_new(m, "pid", json_integer(t->pid));
+	char why[160];
+	snprintf(why, sizeof why, "launcher (shim %d) %s without reporting", (int)t->pid, how);
+	json_object_set_new(m, "why", json_string(why));
+	if (wstatus >= 0 && WIFSIGNALED(wstatus))
+		json_object_set_new(m, "signal", json_integer(WTERMSIG(wstatus)));
+	else if (wstatus >= 0)
+		json_object_set_new(m, "exit_status", json_integer(WEXITSTATUS(wstatus)));
+	t->result = m;
+	send_result(a, t);
+}
+
+/* A shim found in a journal at start: followed while its process lives
+ * (the same pid and start time), else gone. */
+static void adopt(struct agent *a, const char *key)
+{
+	struct journal_state st;
+	struct proc_stat ps;
+	struct agent_task *t;
+
+	if (journal_read(a->dir, key, &st) < 0)
+		return;
+	if (st.exited && st.reported) {
+		journal_remove(a->dir, key);
+		journal_state_release(&st);
+		return;
+	}
+	t = task_new(a, key);
+	if (!t) {
+		journal_state_release(&st);
+		return;
+	}
+	t->pid = st.shim_pid;
+	if (st.shim_pid > 0 && proc_read_stat(st.shim_pid, &ps) == 0 && ps.state != 'Z' &&
+	    ps.start_ticks == st.shim_start) {
+		t->pidfd = (int)syscall(SYS_pidfd_open, st.shim_pid, 0);
+		t->alive = t->pidfd >= 0;
+	}
+	if (st.group[0]) {
+		/* its pool group goes when it ends (now, if it has) */
+		if (!a->pool_detected) {
+			a->pool_detected = true;
+			cgroup_detect(&a->cs);
+			a->pool_on = a->cs.version != CGROUP_NONE;
+		}
+		t->group = strdup(st.group);
+	}
+	journal_state_release(&st);
+	if (!t->alive)
+		task_gone(a, t, -1);
+	else
+		log_info("agent: following task %s (shim %d) again", key, (int)t->pid);
+}
+
+static void adopt_all(struct agent *a)
+{
+	DIR *d = opendir(a->dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		char key[JOURNAL_KEY_MAX];
+		if (n <= 8 || strcmp(de->d_name + n - 8, ".journal") || n - 8 >= sizeof key)
+			continue;
+		snprintf(key, sizeof key, "%.*s", (int)(n - 8), de->d_name);
+		adopt(a, key);
+	}
+	closedir(d);
+}
+
+/* ---- the shim ---- */
+
+/* In a new child of the agent: the agent's descriptors closed (there is no
+ * exec to close them), its signal mask undone, a session of its own, stdin
+ * from /dev/null. */
+static void child_detach(struct agent *a)
+{
+	struct hashmap_iter it;
+	sigset_t none;
+	int fd;
+
+	close(a->lfd);
+	close(a->sfd);
+	close(a->notify_r);
+	close(a->lock_fd);
+	for (int i = 0; i < a->n_conns; i++)
+		close(a->conns[i].fd);
+	for (int i = 0; i < a->n_spares; i++)
+		close(a->spares[i].wfd);
+	hashmap_iter_init(&it, a->tasks);
+	while (hashmap_iter_next(&it)) {
+		struct agent_task *o = it.value;
+		if (o->pidfd >= 0)
+			close(o->pidfd);
+	}
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	signal(SIGPIPE, SIG_IGN); /* the agent's pipe, when the agent is gone */
+	setsid();
+	prctl(PR_SET_NAME, "weir-shim");
+	fd = open("/dev/null", O_RDONLY);
+	if (fd >= 0 && fd != 0) {
+		dup2(fd, 0);
+		close(fd);
+	}
+}
+
+/* The shim's task: its log as stdout and stderr, its journal, then the
+ * launcher's work (launch_shim_run).  `cg`: the group it is in already
+ * (the pool), or NULL. */
+static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
+                               const char *group)
+{
+	struct launch_shim sh = {0};
+	const char *log_path = json_string_value(json_object_get(msg, "log"));
+	char role[64];
+	int fd, jfd;
+
+	if (!json_is_true(json_object_get(msg, "log_to_server")) && log_path) {
+		char *dir = fs_abs_dirname(log_path);
+		if (dir)
+			fs_mkdir_p(dir, 0755, NULL);
+		free(dir);
+		fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+			if (fd > 2)
+				close(fd);
+		}
+	}
+	jfd = journal_open(a->dir, key);
+	if (jfd < 0 || journal_key_parse(key, &sh.job, role, sizeof role, &sh.index,
+	                                 &sh.attempt) < 0) {
+		log_error("%s: cannot open the task's journal: %s", key, strerror(errno));
+		_exit(125);
+	}
+	json_t *task = json_object_get(msg, "task");
+	sh.role = role;
+	sh.key = key;
+	sh.task = json_is_object(task) ? task : NULL;
+	sh.log_to_server = json_is_true(json_object_get(msg, "log_to_server"));
+	sh.journal_fd = jfd;
+	sh.notify_fd = a->notify_w;
+	sh.cg = cg;
+	sh.group = group;
+	_exit(launch_shim_run(&sh));
+}
+
+/* ---- the pool of groups made ahead ----
+ *
+ * Moving a process into a cgroup v1 group waits for an RCU grace period
+ * (7-13 ms measured, docs/internals/launch.md); a process forked inside a
+ * group is born there for free.  So the agent keeps a few spare shims,
+ * each already in a fresh group of its own (the move paid while nothing
+ * waits), blocked on a pipe; a task with limits goes to a spare, which
+ * sets its group's limits and runs it, and a new spare is made after the
+ * turn.  The agent removes a group once its shim is reaped. */
+
+#define POOL_PARENT "weir"
+
+static _Noreturn void spare_main(struct agent *a, int rfd, int wfd, const char *name)
+{
+	struct weir_error err = {0};
+	struct strbuf in = STRBUF_INIT;
+	struct cgroup *cg;
+	char buf[65536], key[JOURNAL_KEY_MAX];
+	ssize_t n;
+
+	child_detach(a);
+	close(wfd);
+	cg = cgroup_create_empty(&a->cs, POOL_PARENT, name, &err);
+	if (!cg || cgroup_join_self(cg) < 0)
+		_exit(3);
+	while ((n = read(rfd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
+		if (n > 0)
+			strbuf_add(&in, buf, (size_t)n);
+	close(rfd);
+	json_t *msg = in.len ? json_loadb(in.buf, in.len, 0, NULL) : NULL;
+	const char *role = json_string_value(json_object_get(msg, "role"));
+	if (!msg || !role ||
+	    journal_key(key, sizeof key, (long long)json_integer_value(json_object_get(msg, "job")),
+	                role, (int)json_integer_value(json_object_get(msg, "index")),
+	                (int)json_integer_value(json_object_get(msg, "attempt"))) < 0) {
+		/* the agent left (or gave nothing): no task; the group goes too */
+		if (cgroup_move_self_to(&a->cs, POOL_PARENT) == 0)
+			cgroup_remove_named(&a->cs, POOL_PARENT, name);
+		_exit(0);
+	}
+	strbuf_release(&in);
+	shim_run(a, key, msg, cg, name);
+}
+
+static void pool_refill(struct agent *a)
+{
+	while (a->pool_on && a->n_spares < POOL_SIZE && a->pool_failures < 3) {
+		struct spare *sp = &a->spares[a->n_spares];
+		int p[2];
+		if (pipe2(p, O_CLOEXEC) < 0)
+			return;
+		snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), a->pool_seq++);
+		fflush(NULL);
+		pid_t pid = fork();
+		if (pid == 0)
+			spare_main(a, p[0], p[1], sp->name);
+		close(p[0]);
+		if (pid < 0) {
+			close(p[1]);
+			return;
+		}
+		sp->pid = pid;
+		sp->wfd = p[1];
+		a->n_spares++;
+	}
+}
+
+/* A group to remove once its shim is gone (retried on the tick while the
+ * kernel still says busy). */
+static void group_remove_later(struct agent *a, const char *name)
+{
+	if (cgroup_remove_named(&a->cs, POOL_PARENT, name) < 0)
+		strvec_push(&a->stale_groups, name);
+}
+
+static void groups_retry(struct agent *a)
+{
+	struct strvec left = STRVEC_INIT;
+
+	for (size_t i = 0; i < a->stale_groups.n; i++)
+		if (cgroup_remove_named(&a->cs, POOL_PARENT, a->stale_groups.v[i]) < 0)
+			strvec_push(&left, a->stale_groups.v[i]);
+	strvec_release(&a->stale_groups);
+	a->stale_groups = left;
+}
+
+/* The pool's groups of agents that are gone (killed with -9), emptied by
+ * now: removed. */
+static void pool_sweep(struct agent *a)
+{
+	char dir[600];
+	DIR *d;
+	struct dirent *de;
+
+	snprintf(dir, sizeof dir, "%s/%s", a->cs.memory_root, POOL_PARENT);
+	if (!(d = opendir(dir)))
+		return;
+	while ((de = readdir(d))) {
+		int pid;
+		if (sscanf(de->d_name, "pool-%d-", &pid) == 1 && pid != (int)getpid() &&
+		    kill(pid, 0) < 0 && errno == ESRCH)
+			cgroup_remove_named(&a->cs, POOL_PARENT, de->d_name);
+	}
+	closedir(d);
+}
+
+/* Whether the task takes a spare: given whole by the server, with limits,
+ * under no backend that confines it; the pool is made on the first one
+ * (cgroup_detect then reads the server's WEIR_CGROUP). */
+static struct spare *pool_take(struct agent *a, json_t *msg)
+{
+	json_t *task = json_object_get(msg, "task");
+
+	if (!json_is_object(task) || json_is_false(json_object_get(task, "cgroup")) ||
+	    (json_integer_value(json_object_get(task, "memory_mb")) <= 0 &&
+	     json_integer_value(json_object_get(task, "vcores")) <= 0))
+		return NULL;
+	if (!a->pool_detected) {
+		const char *pool = getenv("WEIR_AGENT_POOL");
+		a->pool_detected = true;
+		cgroup_detect(&a->cs);
+		a->pool_on = a->cs.version != CGROUP_NONE && !(pool && !strcmp(pool, "0"));
+		if (a->pool_on)
+			pool_sweep(a);
+	}
+	if (!a->pool_on || a->n_spares == 0)
+		return NULL;
+	return &a->spares[--a->n_spares];
+}
+
+/* Hands the start to the spare: the message down its pipe, then EOF. */
+static int pool_give(struct spare *sp, json_t *msg)
+{
+	char *text = json_dumps(msg, JSON_COMPACT);
+	int rc = -1;
+
+	if (text) {
+		size_t len = strlen(text), off = 0;
+		fcntl(sp->wfd, F_SETFL, fcntl(sp->wfd, F_GETFL) & ~O_NONBLOCK);
+		while (off < len) {
+			ssize_t n = write(sp->wfd, text + off, len - off);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0)
+				break;
+			off += (size_t)n;
+		}
+		rc = off == len ? 0 : -1;
+	}
+	free(text);
+	close(sp->wfd);
+	sp->wfd = -1;
+	return rc;
+}
+
+static void pool_close(struct agent *a)
+{
+	for (int i = 0; i < a->n_spares; i++) {
+		int st;
+		close(a->spares[i].wfd);
+		while (waitpid(a->spares[i].pid, &st, 0) < 0 && errno == EINTR)
+			;
+		group_remove_later(a, a->spares[i].name);
+	}
+	a->n_spares = 0;
+	/* a group is busy for a moment after its last process is reaped */
+	for (int i = 0; i < 100 && a->stale_groups.n; i++) {
+		clock_sleep_ms(10);
+		groups_retry(a);
+	}
+}
+
+static void on_start(struct agent *a, json_t *msg)
+{
+	char key[JOURNAL_KEY_MAX];
+	const char *role = json_string_value(json_object_get(msg, "role"));
+	struct agent_task *t;
+	pid_t pid;
+
+	if (!role || journal_key(key, sizeof key,
+	                         (long long)json_integer_value(json_object_get(msg, "job")), role,
+	                         (int)json_integer_value(json_object_get(msg, "index")),
+	                         (int)json_integer_value(json_object_get(msg, "attempt"))) < 0) {
+		log_warn("agent: a start without a valid key");
+		return;
+	}
+	t = hashmap_get_str(a->tasks, key);
+	if (t) {
+		/* a start sent again after a reconnect: it runs (or ran) once */
+		json_t *m = task_key_json(t);
+		json_object_set_new(m, "t", json_string("spawned"));
+		json_object_set_new(m, "pid", json_integer(t->pid));
+		send_server(a, m);
+		return;
+	}
+	t = task_new(a, key);
+	if (!t) {
+		log_error("agent: %s: out of memory", key);
+		return;
+	}
+	struct spare *sp = pool_take(a, msg);
+	if (sp && pool_give(sp, msg) == 0) {
+		pid = sp->pid;
+		hashmap_put_int(a->groups, pid, strdup(sp->name), NULL);
+	} else {
+		if (sp) {
+			/* the spare is gone: its group goes when it is reaped */
+			hashmap_put_int(a->groups, sp->pid, strdup(sp->name), NULL);
+		}
+		fflush(NULL);
+		pid = fork();
+		if (pid == 0) {
+			child_detach(a);
+			shim_run(a, key, msg, NULL, NULL);
+		}
+	}
+	if (pid < 0) {
+		char why[160];
+		snprintf(why, sizeof why, "cannot fork the task's shim: %s", strerror(errno));
+		json_t *m = task_key_json(t);
+		json_object_set_new(m, "t", json_string("lost"));
+		json_object_set_new(m, "why", json_string(why));
+		send_server(a, m);
+		task_drop(a, t);
+		return;
+	}
+	t->pid = pid;
+	t->alive = true;
+	hashmap_put_int(a->pids, pid, t, NULL);
+	json_t *m = task_key_json(t);
+	json_object_set_new(m, "t", json_string("spawned"));
+	json_object_set_new(m, "pid", json_integer(pid));
+	send_server(a, m);
+}
+
+static struct agent_task *task_of_msg(struct agent *a, json_t *msg)
+{
+	char key[JOURNAL_KEY_MAX];
+	const char *role = json_string_value(json_object_get(msg, "role"));
+
+	if (!role || journal_key(key, sizeof key,
+	                         (long long)json_integer_value(json_object_get(msg, "job")), role,
+	                         (int)json_integer_value(json_object_get(msg, "index")),
+	                         (int)json_integer_value(json_object_get(msg, "attempt"))) < 0)
+		return NULL;
+	return hashmap_get_str(a->tasks, key);
+}
+
+/* A stop goes to the shim (it forwards it to the program's group); after
+ * SIGTERM, the kill grace plus 2 s, then SIGKILL to all of its session. */
+static void on_kill(struct agent *a, json_t *msg)
+{
+	struct agent_task *t = task_of_msg(a, msg);
+	int sig = (int)json_integer_value(json_object_get(msg, "sig"));
+
+	if (!t || !t->alive || sig <= 0)
+		return;
+	kill(t->pid, sig);
+	if (sig == SIGTERM && t->kill_at == INT64_MAX)
+		t->kill_at = clock_mono_ms() + (int64_t)(a->kill_grace_s + 2) * 1000;
+}
+
+static void on_ack(struct agent *a, json_t *msg)
+{
+	json_t *keys = json_object_get(msg, "keys");
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(keys, i, k) {
+		struct agent_task *t = hashmap_get_str(a->tasks, json_string_value(k) ? json_string_value(k) : "");
+		if (!t || !t->result)
+			continue;
+		journal_remove(a->dir, t->key);
+		json_decref(t->result);
+		t->result = NULL;
+		t->acked = true;
+		if (!t->alive)
+			task_drop(a, t);
+	}
+}
+
+static json_t *held_json(struct agent *a)
+{
+	json_t *list = json_array();
+	struct hashmap_iter it;
+
+	hashmap_iter_init(&it, a->tasks);
+	while (hashmap_iter_next(&it)) {
+		struct agent_task *t = it.value;
+		struct journal_state st;
+		json_t *e = task_key_json(t);
+		bool read = journal_read(a->dir, t->key, &st) == 0;
+		const char *state = t->alive ? (read && st.started ? "running" : "starting")
+		                             : (t->result && !strcmp(json_string_value(json_object_get(
+		                                                         t->result, "t")),
+		                                                     "lost")
+		                                    ? "lost"
+		                                    : "ended");
+		json_object_set_new(e, "key", json_string(t->key));
+		json_object_set_new(e, "shim_pid", json_integer(t->pid));
+		json_object_set_new(e, "pid", json_integer(read ? st.pid : 0));
+		json_object_set_new(e, "state", json_string(state));
+		json_object_set_new(e, "adopted", json_boolean(t->pidfd >= 0));
+		if (read)
+			journal_state_release(&st);
+		json_array_append_new(list, e);
+	}
+	return list;
+}
+
+static long self_rss_kb(void)
+{
+	struct proc_stat ps;
+	return proc_read_stat((int)getpid(), &ps) == 0 ? (long)(ps.rss_bytes / 1024) : -1;
+}
+
+/* The server's environment becomes the shims': what `weir launch` got
+ * from the local executor (executor_launcher_env), WEIR_SERVER and
+ * WEIR_TOKEN included. */
+static void take_env(struct agent *a, json_t *env)
+{
+	size_t n = json_array_size(env), k = 0;
+	char **e;
+
+	if (!json_is_array(env))
+		return;
+	e = calloc(n + 1, sizeof *e);
+	if (!e)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_string_value(json_array_get(env, i));
+		if (s && strchr(s, '=') && (e[k] = strdup(s)))
+			k++;
+	}
+	environ = e;
+	if (a->env) {
+		for (size_t i = 0; a->env[i]; i++)
+			free(a->env[i]);
+		free(a->env);
+	}
+	a->env = e;
+}
+
+static void on_hello(struct agent *a, int ci, json_t *msg)
+{
+	struct hashmap_iter it;
+	json_t *g = json_object_get(msg, "kill_grace_s");
+
+	/* a previous server's connection, if still open, closes by itself */
+	a->server = ci;
+	take_env(a, json_object_get(msg, "env"));
+	if (json_is_integer(g))
+		a->kill_grace_s = (int)json_integer_value(g);
+	send_server(a, json_pack("{s:s,s:i,s:o}", "t", "held", "agent_pid", (int)getpid(), "tasks",
+	                         held_json(a)));
+	/* what the previous server may not have had: everything again (the
+	 * server ignores what it knows) */
+	hashmap_iter_init(&it, a->tasks);
+	while (hashmap_iter_next(&it)) {
+		struct agent_task *t = it.value;
+		t->started_sent = false;
+		if (t->result) {
+			send_result(a, t);
+		} else {
+			struct journal_state st;
+			if (journal_read(a->dir, t->key, &st) == 0) {
+				send_started(a, t, &st);
+				journal_state_release(&st);
+			}
+		}
+	}
+}
+
+static void on_message(struct agent *a, int ci, json_t *msg)
+{
+	const char *t = json_string_value(json_object_get(msg, "t"));
+
+	if (!t)
+		return;
+	if (!strcmp(t, "hello")) {
+		on_hello(a, ci, msg);
+	} else if (!strcmp(t, "start")) {
+		on_start(a, msg);
+	} else if (!strcmp(t, "kill")) {
+		on_kill(a, msg);
+	} else if (!strcmp(t, "ack")) {
+		on_ack(a, msg);
+	} else if (!strcmp(t, "bye")) {
+		if (a->server == ci)
+			a->server = -1;
+		if (live_tasks(a) == 0)
+			a->quit = true;
+	} else if (!strcmp(t, "status")) {
+		json_t *m = json_pack("{s:s,s:i,s:I,s:b,s:o}", "t", "status", "agent_pid",
+		                      (int)getpid(), "rss_kb", (json_int_t)self_rss_kb(), "server",
+		                      a->server >= 0, "tasks", held_json(a));
+		conn_send(&a->conns[ci], m);
+		json_decref(m);
+	}
+}
+
+/* Reads what the connection has; each whole line is one message.  false
+ * when it is closed. */
+static bool on_conn(struct agent *a, int ci)
+{
+	struct conn *c = &a->conns[ci];
+	char buf[65536];
+	ssize_t n;
+	bool open_still;
+
+	for (;;) {
+		n = read(c->fd, buf, sizeof buf);
+		if (n > 0) {
+			strbuf_add(&c->in, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	open_still = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+	size_t start = 0;
+	for (;;) {
+		char *nl = memchr(c->in.buf + start, '\n', c->in.len - start);
+		if (!nl)
+			break;
+		*nl = '\0';
+		json_t *msg = json_loads(c->in.buf + start, 0, NULL);
+		start = (size_t)(nl - c->in.buf) + 1;
+		if (msg)
+			on_message(a, ci, msg);
+		json_decref(msg);
+	}
+	c = &a->conns[ci];
+	strbuf_remove(&c->in, 0, start);
+	return open_still && c->in.len <= LINE_MAX_BYTES;
+}
+
+static void on_accept(struct agent *a)
+{
+	for (;;) {
+		int fd = accept4(a->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		if (a->n_conns >= MAX_CONNS) {
+			close(fd);
+			continue;
+		}
+		struct conn *c = &a->conns[a->n_conns++];
+		memset(c, 0, sizeof *c);
+		c->fd = fd;
+	}
+}
+
+static void on_notify(struct agent *a)
+{
+	char buf[8192];
+	ssize_t n;
+	struct strbuf lines = STRBUF_INIT;
+
+	while ((n = read(a->notify_r, buf, sizeof buf)) > 0)
+		strbuf_add(&lines, buf, (size_t)n);
+	for (char *p = lines.buf, *nl; p && (nl = memchr(p, '\n', lines.len - (size_t)(p - lines.buf)));
+	     p = nl + 1) {
+		*nl = '\0';
+		struct agent_task *t = hashmap_get_str(a->tasks, p);
+		if (t)
+			task_read_journal(a, t);
+	}
+	strbuf_release(&lines);
+}
+
+static void on_sigchld(struct agent *a)
+{
+	struct signalfd_siginfo si;
+	int st;
+	pid_t pid;
+
+	while (read(a->sfd, &si, sizeof si) == (ssize_t)sizeof si) {
+		if (si.ssi_signo == SIGTERM || si.ssi_signo == SIGINT)
+			a->quit = true;
+	}
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		struct agent_task *t = hashmap_get_int(a->pids, pid);
+		char *group = hashmap_remove_int(a->groups, pid);
+		for (int i = 0; i < a->n_spares; i++) {
+			if (a->spares[i].pid != pid)
+				continue;
+			/* a spare that died unused: it could not make or join its group */
+			close(a->spares[i].wfd);
+			group_remove_later(a, a->spares[i].name);
+			a->spares[i] = a->spares[--a->n_spares];
+			if (++a->pool_failures == 3)
+				log_warn("agent: spare shims keep failing; no groups made ahead");
+			break;
+		}
+		if (t) {
+			/* the journal's last lines may still be in the pipe */
+			on_notify(a);
+			task_gone(a, t, st);
+		}
+		if (group) {
+			group_remove_later(a, group);
+			free(group);
+		}
+	}
+}
+
+/* Adopted shims whose pidfd says they ended. */
+static void on_adopted(struct agent *a)
+{
+	struct hashmap_iter it;
+	struct agent_task *ended[64];
+	size_t n = 0;
+
+	hashmap_iter_init(&it, a->tasks);
+	while (hashmap_iter_next(&it) && n < 64) {
+		struct agent_task *t = it.value;
+		struct pollfd q = {t->pidfd, POLLIN, 0};
+		if (t->pidfd >= 0 && poll(&q, 1, 0) > 0)
+			ended[n++] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		task_gone(a, ended[i], -1);
+}
+
+/* Deadlines: the last resort after a stop. */
+static void on_tick(struct agent *a, int64_t now)
+{
+	struct hashmap_iter it;
+
+	if (a->stale_groups.n)
+		groups_retry(a);
+
+	hashmap_iter_init(&it, a->tasks);
+	while (hashmap_iter_next(&it)) {
+		struct agent_task *t = it.value;
+		if (t->alive && now >= t->kill_at) {
+			if (proc_kill_session(t->pid) + (kill(t->pid, SIGKILL) == 0) > 0)
+				log_warn("agent: task %s did not stop in time; killed its session", t->key);
+			t->kill_at = INT64_MAX;
+		}
+	}
+}
+
+static int agent_setup(struct agent *a)
+{
+	struct weir_error err = {0};
+	char *lock;
+	sigset_t mask;
+	int p[2];
+
+	a->dir = fs_join(a->home, "agent/tasks");
+	lock = fs_join(a->home, "agent/lock");
+	if (!a->dir || !lock || fs_mkdir_p(a->dir, 0700, &err) < 0) {
+		log_error("agent: %s", err.msg[0] ? err.msg : "out of memory");
+		free(lock);
+		return -1;
+	}
+	a->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	free(lock);
+	if (a->lock_fd < 0 || flock(a->lock_fd, LOCK_EX | LOCK_NB) < 0) {
+		log_info("agent: another agent holds %s/agent/lock", a->home);
+		return 1;
+	}
+	a->lfd = usock_listen(a->home, AGENT_SOCKET, &err);
+	if (a->lfd < 0) {
+		log_error("agent: %s", err.msg);
+		return -1;
+	}
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) < 0)
+		return -1;
+	a->notify_r = p[0];
+	a->notify_w = p[1];
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGCHLD);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	a->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (a->sfd < 0)
+		return -1;
+	a->tasks = hashmap_create(HASHMAP_KEY_STR);
+	a->pids = hashmap_create(HASHMAP_KEY_INT);
+	a->groups = hashmap_create(HASHMAP_KEY_INT);
+	return a->tasks && a->pids && a->groups ? 0 : -1;
+}
+
+static int agent_run(struct agent *a)
+{
+	struct pollfd *pfd = NULL;
+	size_t cap = 0;
+
+	adopt_all(a);
+	while (!a->quit) {
+		int64_t now = clock_mono_ms();
+		size_t n_adopted = 0, k = 0, need;
+		struct hashmap_iter it;
+
+		hashmap_iter_init(&it, a->tasks);
+		while (hashmap_iter_next(&it))
+			n_adopted += ((struct agent_task *)it.value)->pidfd >= 0;
+		need = 3 + (size_t)a->n_conns + n_adopted;
+		if (need > cap) {
+			struct pollfd *np = realloc(pfd, need * sizeof *pfd);
+			if (!np)
+				break;
+			pfd = np;
+			cap = need;
+		}
+		pfd[k++] = (struct pollfd){a->lfd, POLLIN, 0};
+		pfd[k++] = (struct pollfd){a->sfd, POLLIN, 0};
+		pfd[k++] = (struct pollfd){a->notify_r, POLLIN, 0};
+		for (int i = 0; i < a->n_conns; i++)
+			pfd[k++] = (struct pollfd){a->conns[i].fd,
+			                           (short)(POLLIN | (a->conns[i].out.len ? POLLOUT : 0)), 0};
+		hashmap_iter_init(&it, a->tasks);
+		while (hashmap_iter_next(&it)) {
+			struct agent_task *t = it.value;
+			if (t->pidfd >= 0)
+				pfd[k++] = (struct pollfd){t->pidfd, POLLIN, 0};
+		}
+		/* idle: no server and no shim alive */
+		if (a->server < 0 && live_tasks(a) == 0) {
+			if (!a->idle_since)
+				a->idle_since = now;
+			if (now - a->idle_since >= (int64_t)a->idle_s * 1000)
+				break;
+		} else {
+			a->idle_since = 0;
+		}
+		int polled_conns = a->n_conns;
+		if (poll(pfd, k, 1000) < 0 && errno != EINTR)
+			break;
+		now = clock_mono_ms();
+		if (pfd[0].revents)
+			on_accept(a);
+		if (pfd[1].revents)
+			on_sigchld(a);
+		if (pfd[2].revents)
+			on_notify(a);
+		/* connections, from the last (conn_close moves the last into i) */
+		for (int i = polled_conns - 1; i >= 0; i--)
+			if (pfd[3 + i].revents & (POLLIN | POLLHUP | POLLERR) && !on_conn(a, i))
+				conn_close(a, i);
+		if (n_adopted)
+			on_adopted(a);
+		on_tick(a, now);
+		flush_conns(a);
+		/* after the answers are out: the pool's next spares */
+		pool_refill(a);
+	}
+	flush_conns(a);
+	pool_close(a);
+	free(pfd);
+	return 0;
+}
+
+/* Frees what the agent holds; its shims run on. */
+static void agent_release(struct agent *a)
+{
+	struct hashmap_iter it;
+
+	while (a->n_conns > 0)
+		conn_close(a, a->n_conns - 1);
+	if (a->tasks) {
+		hashmap_iter_init(&it, a->tasks);
+		while (hashmap_iter_next(&it)) {
+			struct agent_task *t = it.value;
+			hashmap_iter_remove(&it);
+			if (t->pidfd >= 0)
+				close(t->pidfd);
+			json_decref(t->result);
+			free(t->group);
+			free(t);
+		}
+		hashmap_destroy(a->tasks);
+	}
+	hashmap_destroy(a->pids);
+	if (a->groups) {
+		hashmap_iter_init(&it, a->groups);
+		while (hashmap_iter_next(&it)) {
+			free(it.value);
+			hashmap_iter_remove(&it);
+		}
+		hashmap_destroy(a->groups);
+	}
+	strvec_release(&a->stale_groups);
+	if (a->env) {
+		if (environ == a->env)
+			environ = NULL;
+		for (size_t i = 0; a->env[i]; i++)
+			free(a->env[i]);
+		free(a->env);
+	}
+	int fds[] = {a->lfd, a->sfd, a->notify_r, a->notify_w, a->lock_fd};
+	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	free(a->home);
+	free(a->dir);
+}
+
+static int agent_usage(void)
+{
+	fprintf(stderr, "usage: weir agent [--home DIR]\n"
+	                "       weir agent status [--home DIR]\n"
+	                "       (env: WEIR_HOME, WEIR_AGENT_IDLE_S: seconds idle before it "
+	                "exits, default 30)\n");
+	return 2;
+}
+
+int agent_main(int argc, char **argv)
+{
+	struct agent a;
+	const char *home_arg = NULL, *idle = getenv("WEIR_AGENT_IDLE_S");
+	bool status = false;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "status"))
+			status = true;
+		else if (!strcmp(argv[i], "--home") && i + 1 < argc)
+			home_arg = argv[++i];
+		else
+			return agent_usage();
+	}
+	memset(&a, 0, sizeof a);
+	a.lfd = a.sfd = a.notify_r = a.notify_w = a.lock_fd = -1;
+	a.server = -1;
+	a.kill_grace_s = 5;
+	a.idle_s = idle && *idle ? atoi(idle) : 30;
+	if (a.idle_s < 0)
+		a.idle_s = 0;
+	a.home = agent_home(home_arg);
+	if (!a.home)
+		return 1;
+	log_set_program("weir agent");
+	if (status) {
+		rc = agent_status_print(a.home);
+		free(a.home);
+		return rc;
+	}
+	if (chdir("/") < 0)
+		log_warn("agent: chdir /: %s", strerror(errno));
+	rc = agent_setup(&a);
+	if (rc == 0)
+		rc = agent_run(&a);
+	else
+		rc = rc > 0 ? 0 : 1;
+	/* the journals stay: the next agent finds what this one held */
+	agent_release(&a);
+	return rc;
+}

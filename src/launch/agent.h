@@ -1,0 +1,48 @@
+/* agent.h: the node's agent: `weir agent` (`weir-launch agent`), one per
+ * home and machine, the parent of every local task's shim.
+ *
+ *   weir agent [--home DIR]           runs it (the server starts it itself)
+ *   weir agent status [--home DIR]    what it holds: tasks, pids, states
+ *   env: WEIR_AGENT_IDLE_S (default 30): with no task and no server for
+ *        that long it exits
+ *
+ * It listens on HOME/agent.sock (mode 0600: the home's owner only) and
+ * holds HOME/agent/lock while it lives.  The server connects once and keeps
+ * the connection; both sides write newline-delimited JSON, as many
+ * messages in one write as a loop turn has (docs/internals/launch.md, "The
+ * agent"):
+ *
+ *   server -> agent   hello {server, env, kill_grace_s}, start {key fields,
+ *                     task (the register answer, or null: the shim
+ *                     registers over HTTP), log, log_to_server}, kill {key
+ *                     fields, sig}, ack {keys}, bye, status
+ *   agent -> server   held {tasks} (the answer to hello), spawned, started,
+ *                     exited (the exited report's fields), lost {why},
+ *                     status
+ *
+ * Each start forks a shim from the agent (no exec; launch_shim_run), in a
+ * session of its own; the shim journals its task's events
+ * (launch/journal.h) before it tells the agent through a pipe.  A result
+ * stays in the journal until the server acknowledges it, so it is
+ * delivered once whatever restarts; an agent restarted reads the journals,
+ * follows the shims still alive (pidfd) and reports as lost those that
+ * died without a result.
+ */
+#ifndef WEIR_LAUNCH_AGENT_H
+#define WEIR_LAUNCH_AGENT_H
+
+/* argv[0] is "agent".  Returns the process's exit status. */
+int agent_main(int argc, char **argv);
+
+/* The socket's name in the home. */
+#define AGENT_SOCKET "agent.sock"
+
+/* `weir agent status`: asks the agent of `home` and prints its pid, its
+ * resident size and a line per task.  0, or 1 when no agent answers. */
+int agent_status_print(const char *home);
+
+/* The home `weir agent` uses: --home, else WEIR_HOME, else ~/.weir; new
+ * (free() it), NULL when out of memory. */
+char *agent_home(const char *given);
+
+#endif

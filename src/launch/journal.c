@@ -1,0 +1,137 @@
+/* journal.c: a task's journal, appended and read (journal.h). */
+#include "launch/journal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/fs.h"
+
+int journal_key(char *buf, size_t size, long long job, const char *role, int index, int attempt)
+{
+	int n = snprintf(buf, size, "%lld.%s.%d.%d", job, role, index, attempt);
+	return n > 0 && (size_t)n < size && !strchr(role, '.') && !strchr(role, '/') ? 0 : -1;
+}
+
+int journal_key_parse(const char *key, long long *job, char *role_buf, size_t role_size,
+                      int *index, int *attempt)
+{
+	const char *d1 = strchr(key, '.'), *d3 = strrchr(key, '.'), *d2;
+	char *end;
+
+	if (!d1 || d3 == d1)
+		return -1;
+	for (d2 = d3 - 1; d2 > d1 && *d2 != '.'; d2--)
+		;
+	if (d2 == d1 || d2 - d1 - 1 <= 0 || (size_t)(d2 - d1 - 1) >= role_size)
+		return -1;
+	*job = strtoll(key, &end, 10);
+	if (end != d1 || *job < 1)
+		return -1;
+	*index = (int)strtol(d2 + 1, &end, 10);
+	if (end != d3 || *index < 0)
+		return -1;
+	*attempt = (int)strtol(d3 + 1, &end, 10);
+	if (*end || *attempt < 1)
+		return -1;
+	snprintf(role_buf, role_size, "%.*s", (int)(d2 - d1 - 1), d1 + 1);
+	return 0;
+}
+
+static int journal_path(char *buf, size_t size, const char *dir, const char *key)
+{
+	int n = snprintf(buf, size, "%s/%s.journal", dir, key);
+	return n > 0 && (size_t)n < size ? 0 : -1;
+}
+
+int journal_open(const char *dir, const char *key)
+{
+	char path[4096];
+
+	if (journal_path(path, sizeof path, dir, key) < 0) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+}
+
+int journal_append(int fd, json_t *rec, bool sync)
+{
+	char *text = json_dumps(rec, JSON_COMPACT);
+	size_t len;
+	int rc = -1;
+
+	if (!text)
+		return -1;
+	len = strlen(text);
+	text[len] = '\n'; /* json_dumps' NUL becomes the line's end */
+	ssize_t n;
+	do
+		n = write(fd, text, len + 1);
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)(len + 1) && (!sync || fdatasync(fd) == 0))
+		rc = 0;
+	free(text);
+	return rc;
+}
+
+int journal_read(const char *dir, const char *key, struct journal_state *out)
+{
+	char path[4096];
+	char *text, *line, *next;
+	size_t len;
+
+	memset(out, 0, sizeof *out);
+	if (journal_path(path, sizeof path, dir, key) < 0)
+		return -1;
+	text = fs_read_file(path, &len, NULL);
+	if (!text)
+		return -1;
+	for (line = text; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (!next)
+			break; /* torn: the writer died mid-line */
+		*next++ = '\0';
+		json_t *r = json_loads(line, 0, NULL);
+		const char *t = json_string_value(json_object_get(r, "t"));
+		if (!t) {
+			json_decref(r);
+			continue;
+		}
+		if (!strcmp(t, "shim")) {
+			out->shim_pid = (int)json_integer_value(json_object_get(r, "pid"));
+			out->shim_start = (uint64_t)json_integer_value(json_object_get(r, "start"));
+			const char *g = json_string_value(json_object_get(r, "group"));
+			snprintf(out->group, sizeof out->group, "%s", g && !strchr(g, '/') ? g : "");
+		} else if (!strcmp(t, "started")) {
+			out->started = true;
+			out->pid = (int)json_integer_value(json_object_get(r, "pid"));
+			out->port = (int)json_integer_value(json_object_get(r, "port"));
+		} else if (!strcmp(t, "exited") && !out->exited) {
+			out->reported = json_is_true(json_object_get(r, "reported"));
+			json_object_del(r, "t");
+			json_object_del(r, "reported");
+			out->exited = json_incref(r);
+		}
+		json_decref(r);
+	}
+	free(text);
+	return 0;
+}
+
+void journal_state_release(struct journal_state *st)
+{
+	json_decref(st->exited);
+	st->exited = NULL;
+}
+
+void journal_remove(const char *dir, const char *key)
+{
+	char path[4096];
+
+	if (journal_path(path, sizeof path, dir, key) == 0)
+		unlink(path);
+}

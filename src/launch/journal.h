@@ -1,0 +1,62 @@
+/* journal.h: a task's journal, written by its shim, read by the agent.
+ *
+ * One file per task attempt, DIR/KEY.journal (KEY: "JOB.ROLE.INDEX.ATTEMPT";
+ * role names hold no dot), one JSON object a line, appended in this order:
+ *
+ *   {"t":"shim","pid":P,"start":TICKS,   the shim, first thing (its pid and
+ *    "group":NAME}                        start time: one process, not a
+ *                                         reused pid; the agent's pool group
+ *                                         it runs in, if any)
+ *   {"t":"started","pid":P,"port":N}     the program runs
+ *   {"t":"exited", the exited report's fields (launch/report.h),
+ *    "reported": true when the shim told the server itself (HTTP)}
+ *                                         fsync'd before anyone is told
+ *
+ * A journal without "exited" whose shim is gone is a lost task; one with it
+ * holds a result the agent keeps until the server has acknowledged it (then
+ * the file is removed).  A torn last line (the shim killed mid-write) is
+ * ignored.  See docs/internals/launch.md, "The agent".
+ */
+#ifndef WEIR_LAUNCH_JOURNAL_H
+#define WEIR_LAUNCH_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <jansson.h>
+
+/* A task attempt's key; the buffer for it. */
+#define JOURNAL_KEY_MAX 128
+/* "JOB.ROLE.INDEX.ATTEMPT" into buf; 0, or -1 when it does not fit. */
+int journal_key(char *buf, size_t size, long long job, const char *role, int index, int attempt);
+/* The key's parts (role into role_buf).  0, or -1 when `key` is not one. */
+int journal_key_parse(const char *key, long long *job, char *role_buf, size_t role_size,
+                      int *index, int *attempt);
+
+/* Opens (creating, mode 0600) DIR/KEY.journal for appending.  The
+ * descriptor, or -1 with errno. */
+int journal_open(const char *dir, const char *key);
+
+/* Appends `rec` as one line (one write); fdatasync when `sync`.  0 or -1. */
+int journal_append(int fd, json_t *rec, bool sync);
+
+/* What a journal says. */
+struct journal_state {
+	int shim_pid;        /* 0: no shim record */
+	uint64_t shim_start; /* its start time (lib/proc.h start_ticks) */
+	char group[48];      /* its pool group; "" when none */
+	bool started;
+	int pid, port;       /* from "started" */
+	json_t *exited;      /* the "exited" record (owned); NULL: none yet */
+	bool reported;       /* the shim reported it over HTTP itself */
+};
+
+/* Reads DIR/KEY.journal.  0, or -1 when it cannot be read (errno). */
+int journal_read(const char *dir, const char *key, struct journal_state *out);
+void journal_state_release(struct journal_state *st);
+
+/* Removes DIR/KEY.journal. */
+void journal_remove(const char *dir, const char *key);
+
+#endif

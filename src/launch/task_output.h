@@ -1,0 +1,41 @@
+/* task_output.h: the program's output on its way to the task's log, with
+ * the task's secrets masked (lib/mask.h).
+ *
+ * The launcher reads the program's stdout and stderr from a pipe whenever
+ * they must pass through it: to ship them to the server (logship.h), or to
+ * mask them because the task was given secrets (the register answer's
+ * "mask": its connections' passwords and URIs, docs/connections.md).  What
+ * it reads goes through task_output_write(): masked, then to the shipper,
+ * or to the log file the launcher's own stdout is.  A task without secrets
+ * and without shipping keeps writing straight into its file.
+ */
+#ifndef WEIR_LAUNCH_TASK_OUTPUT_H
+#define WEIR_LAUNCH_TASK_OUTPUT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "lib/mask.h"
+#include "launch/logship.h"
+
+struct task_output {
+	struct mask *mask;    /* NULL: nothing to mask */
+	struct logship *ship; /* NULL: write to fd */
+	int fd;               /* the log file when not shipping (1: the launcher's stdout) */
+};
+
+/* The register answer's "mask" (a list of strings; absent: none).  0, or -1
+ * when out of memory (the task must then not start). */
+int task_output_set_mask(struct task_output *o, const json_t *list);
+/* Whether the output must go through the launcher (masking or shipping). */
+bool task_output_needs_pipe(const struct task_output *o);
+/* Bytes the program wrote, in order. */
+void task_output_write(struct task_output *o, const char *data, size_t n);
+/* The end of the program's output: what the masker held back goes out. */
+void task_output_end(struct task_output *o);
+/* Frees the masker. */
+void task_output_release(struct task_output *o);
+
+#endif

@@ -1,0 +1,256 @@
+"""The node's agent (`weir agent`) and its shims: a task costs one fork, and nothing is lost or
+run twice whichever of server, agent and shim is killed with -9 (docs/internals/launch.md,
+"The agent").  Each task of the kill tests appends one line to its own file: the count of
+lines is the count of runs."""
+
+import json
+import os
+import re
+import signal
+import subprocess
+
+from conftest import TASK_PY, WEIR_BIN, cli_describe, spec, wait_for
+from dagtest import Dags, dag_config
+
+
+def agent_server(make_server, config=None, **env):
+    srv = make_server(config=config, start=False) if config else make_server(start=False)
+    srv.extra_env.update(env)
+    srv.start()
+    return srv
+
+
+def agent_status(srv):
+    """{"agent_pid": N, "tasks": {key: (shim_pid, pid, state)}} from `weir agent status`."""
+    r = subprocess.run([WEIR_BIN, "agent", "status", "--home", str(srv.home)],
+                       capture_output=True, text=True, timeout=30)
+    if r.returncode != 0:
+        return None
+    m = re.match(r"agent pid (\d+)", r.stdout)
+    tasks = {}
+    for line in r.stdout.splitlines()[2:]:
+        parts = line.split()
+        if len(parts) == 4:
+            tasks[parts[0]] = (int(parts[1]), int(parts[2]), parts[3])
+    return {"agent_pid": int(m.group(1)), "tasks": tasks}
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
+    except OSError:
+        return False
+
+
+def lines(path):
+    try:
+        return path.read_text().splitlines()
+    except FileNotFoundError:
+        return []
+
+
+def test_command_without_shell_syntax_is_the_shims_child(make_server, tmp_path):
+    srv = agent_server(make_server)
+    (tmp_path / "ppid.py").write_text(
+        "import os, time\nprint('PPID', os.getppid(), flush=True)\ntime.sleep(60)\n")
+    job = srv.submit(spec({"worker": {"command": "%s ppid.py" % TASK_PY}}, name="direct",
+                          src_dir=str(tmp_path)))
+    srv.wait_running(job["id"])
+    log = wait_for(lambda: "PPID" in srv.log(job["id"]) and srv.log(job["id"]), 30,
+                   "the task's PPID line")
+    ppid = int(re.search(r"PPID (\d+)", log).group(1))
+    st = wait_for(lambda: (lambda s: s if s and s["tasks"] else None)(agent_status(srv)), 30,
+                  "the agent's status")
+    key = "%d.worker.0.1" % job["id"]
+    assert key in st["tasks"], st
+    shim_pid, program_pid, state = st["tasks"][key]
+    assert ppid == shim_pid, (ppid, st)
+    # no shell between: the program's own parent is the shim, a fork of the agent
+    with open("/proc/%d/comm" % ppid) as f:
+        assert f.read().strip() == "weir-shim"
+    with open("/proc/%d/stat" % ppid) as f:
+        assert int(f.read().rsplit(")", 1)[1].split()[1]) == st["agent_pid"]
+    assert srv.api("DELETE", "/api/v1/jobs/%s" % job["id"])[0] == 202
+    assert srv.wait_job(job["id"], timeout=60)["state"] == "killed"
+
+
+def test_shell_syntax_still_goes_through_the_shell(make_server):
+    srv = agent_server(make_server)
+    job = srv.submit(spec({"worker": {"command": "X=two; echo \"one $X\" | tr a-z A-Z"}},
+                          name="shell"))
+    job = srv.wait_job(job["id"], timeout=60)
+    assert job["state"] == "succeeded", job
+    assert "ONE TWO" in srv.log(job["id"])
+
+
+def test_missing_program_is_reported_in_the_os_words(make_server):
+    srv = agent_server(make_server)
+    job = srv.submit(spec({"worker": {"command": "no-such-program-here --flag"}},
+                          name="missing"))
+    job = srv.wait_job(job["id"], timeout=60)
+    (task,) = job["tasks"]
+    assert job["state"] == "failed", job
+    assert task["exit_code"] == 127, task
+    assert "No such file or directory" in task["reason"], task
+    assert "no-such-program-here" in task["reason"], task
+    assert "cannot run no-such-program-here: No such file or directory" in srv.log(job["id"])
+
+
+def test_cgroup_limit_still_gives_oomkilled_with_peak(make_server, tmp_path):
+    srv = agent_server(make_server)
+    (tmp_path / "hog.py").write_text(
+        "import time\nchunks = [bytes([1]) * (1 << 20) for _ in range(600)]\n"
+        "print('allocated', flush=True)\ntime.sleep(5)\n")
+    job = srv.submit(spec({"worker": {"memory": "128m", "command": "%s hog.py" % TASK_PY}},
+                          name="oom", src_dir=str(tmp_path)))
+    job = srv.wait_job(job["id"], timeout=120)
+    (task,) = job["tasks"]
+    assert task["state"] == "failed" and "OOMKilled" in task["reason"], task
+    assert task["exit_code"] == 137, task
+    assert task["peak_memory_bytes"] >= 64 << 20, task
+
+
+def test_agent_exits_when_idle_without_a_server(make_server):
+    srv = agent_server(make_server, WEIR_AGENT_IDLE_S="1")
+    job = srv.submit(spec({"worker": {"command": "true"}}, name="once"))
+    assert srv.wait_job(job["id"], timeout=60)["state"] == "succeeded"
+    # the result acknowledged, the agent holds nothing
+    st = wait_for(lambda: (lambda s: s if s and not s["tasks"] else None)(agent_status(srv)),
+                  30, "the agent holding nothing")
+    srv.kill9()  # no goodbye: the agent notices the server gone and waits out its idle time
+    wait_for(lambda: not alive(st["agent_pid"]), 60, "the idle agent to exit")
+    # the next server starts a new one
+    srv.start()
+    job = srv.submit(spec({"worker": {"command": "true"}}, name="again"))
+    assert srv.wait_job(job["id"], timeout=60)["state"] == "succeeded"
+    st2 = agent_status(srv)
+    assert st2 and st2["agent_pid"] != st["agent_pid"], (st, st2)
+
+
+def test_kill9_of_a_shim_ends_its_task_lost_and_retried(make_server, tmp_path):
+    srv = agent_server(make_server)
+    side = tmp_path / "runs"
+    job = srv.submit(spec({"worker": {"command": "echo run >> %s; sleep 60" % side}},
+                          name="shim-lost", restart={"max_restarts": 1}))
+    key = "%d.worker.0.1" % job["id"]
+    st = wait_for(lambda: (lambda s: s if s and s["tasks"].get(key, (0, 0, ""))[2] == "running"
+                           else None)(agent_status(srv)), 60, "the task running")
+    wait_for(lambda: lines(side), 30, "the first run's line")
+    shim_pid = st["tasks"][key][0]
+    os.kill(shim_pid, signal.SIGKILL)
+
+    def second_attempt():
+        j = srv.job(job["id"])
+        return j if j["attempt"] == 2 and j["state"] == "running" else None
+    wait_for(second_attempt, 60, "the second attempt")
+    tasks = srv.tasks(job["id"], attempt=1)
+    assert tasks[0]["state"] == "lost", tasks
+    assert tasks[0].get("cause", "launcher_lost") == "launcher_lost", tasks
+    wait_for(lambda: len(lines(side)) == 2, 30, "the second run's line")
+    assert srv.api("DELETE", "/api/v1/jobs/%s" % job["id"])[0] == 202
+    assert srv.wait_job(job["id"], timeout=60)["state"] == "killed"
+    assert lines(side) == ["run", "run"]
+
+
+FANOUT = """dag_id: wide
+params:
+  side: "%s"
+  items: %s
+tasks:
+  - task_id: work
+    foreach: "{{ params.items }}"
+    command: echo {{ item }} >> {{ params.side }}/{{ item }}
+  - task_id: join
+    depends_on: [work]
+    command: echo join >> {{ params.side }}/join
+"""
+
+
+def gang_spec(side, n=4, sleep=3):
+    return spec({"worker": {"instances": n, "command":
+                            "echo $WEIR_TASK_INDEX >> %s/w$WEIR_TASK_INDEX; sleep %d"
+                            % (side, sleep)}}, name="gang")
+
+
+def test_kill9_of_the_agent_mid_dag_and_gang(make_server, tmp_path):
+    srv = make_server(config=dag_config(), start=False)
+    d = Dags(srv, tmp_path)
+    items = ["i%03d" % i for i in range(200)]
+    d.write("wide.yaml", FANOUT % (d.side, json.dumps(items)))
+    srv.start()
+    d.wait_dag("wide")
+    gang_side = tmp_path / "gang"
+    gang_side.mkdir()
+    job = srv.submit(gang_spec(gang_side, sleep=4))
+    d.trigger("wide", run_id="through")
+    srv.wait_running(job["id"])
+
+    # kill the agent once part of the fan-out has run and the gang is running
+    wait_for(lambda: len([p for p in d.side.iterdir() if p.name.startswith("i")]) >= 30, 120,
+             "part of the fan-out")
+    st = agent_status(srv)
+    assert st, "no agent answers"
+    os.kill(st["agent_pid"], signal.SIGKILL)
+
+    run = d.wait_run("wide", "through", timeout=300)
+    assert run["state"] == "success", (run, srv.log_text())
+    job = srv.wait_job(job["id"], timeout=120)
+    assert job["state"] == "succeeded", job
+    # every task exactly once, and every result recorded
+    for it in items:
+        assert d.side_lines(it) == [it], (it, d.side_lines(it))
+    assert d.side_lines("join") == ["join"]
+    tis = d.tis("wide", "through")
+    assert all(t["state"] == "success" and t["try_number"] == 1 for t in tis.values()), \
+        [t for t in tis.values() if t["state"] != "success" or t["try_number"] != 1]
+    for i in range(4):
+        assert lines(gang_side / ("w%d" % i)) == [str(i)], i
+    assert all(t["state"] == "succeeded" for t in job["tasks"]), job["tasks"]
+    st2 = agent_status(srv)
+    assert st2 and st2["agent_pid"] != st["agent_pid"], (st, st2)
+
+
+def test_kill9_of_server_and_agent_together(make_server, tmp_path):
+    srv = agent_server(make_server)
+    side = tmp_path / "side"
+    side.mkdir()
+    jobs = [srv.submit(spec({"worker": {"command": "echo %d >> %s/j%d; sleep 4" % (i, side, i)}},
+                            name="solo%d" % i)) for i in range(3)]
+    gang = srv.submit(gang_spec(side, n=2, sleep=4))
+    for j in jobs + [gang]:
+        srv.wait_running(j["id"])
+    wait_for(lambda: all(lines(side / ("j%d" % i)) for i in range(3)), 60, "the jobs' lines")
+    st = agent_status(srv)
+    assert st and len(st["tasks"]) == 5, st
+    srv.kill9()
+    os.kill(st["agent_pid"], signal.SIGKILL)
+    # the shims run on without either; the server, restarted, starts an agent that finds
+    # them in their journals
+    assert all(alive(v[0]) for v in st["tasks"].values()), st
+    srv.start()
+    for j in jobs + [gang]:
+        done = srv.wait_job(j["id"], timeout=120)
+        assert done["state"] == "succeeded", done
+        assert done["attempt"] == 1, done
+    for i in range(3):
+        assert lines(side / ("j%d" % i)) == [str(i)]
+    for i in range(2):
+        assert lines(side / ("w%d" % i)) == [str(i)]
+
+
+def test_agent_status_without_an_agent_says_so(tmp_path):
+    r = subprocess.run([WEIR_BIN, "agent", "status", "--home", str(tmp_path)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 1, cli_describe(r)
+    assert "no agent answers" in r.stderr, cli_describe(r)
+
+
+def test_without_the_agent_each_task_has_a_launcher_process(make_server):
+    srv = agent_server(make_server, WEIR_AGENT="0")
+    job = srv.submit(spec({"worker": {"instances": 2, "command": "echo $WEIR_TASK_INDEX"}},
+                          name="launchers"))
+    job = srv.wait_job(job["id"], timeout=60)
+    assert job["state"] == "succeeded", job
+    assert agent_status(srv) is None
+    assert not (srv.home / "agent.sock").exists()

@@ -1,0 +1,267 @@
+/* test_secrets_store.c: sealing (store/seal.h) and the connections and
+ * variables tables against a real SQLite file: round trips, codes, and the
+ * file's bytes never holding a secret in clear. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/fs.h"
+#include "lib/str.h"
+#include "store/seal.h"
+#include "store/secrets_store.h"
+#include "store/store.h"
+
+static const uint8_t key_a[SEAL_KEY_SIZE] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
+static const uint8_t key_b[SEAL_KEY_SIZE] = {9, 8, 7};
+
+static void test_seal_round_trip(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	uint8_t *s1, *s2;
+	size_t n1, n2, pl;
+	char *plain;
+
+	assert_int_equal(seal_value(key_a, "connection x password", "hunter2", 7, &s1, &n1, &err), 0);
+	assert_int_equal(n1, 7 + SEAL_OVERHEAD);
+	assert_null(memmem(s1, n1, "hunter2", 7));
+	/* a fresh nonce each time: the same value seals differently */
+	assert_int_equal(seal_value(key_a, "connection x password", "hunter2", 7, &s2, &n2, &err), 0);
+	assert_memory_not_equal(s1, s2, n1);
+	assert_int_equal(seal_open(key_a, "connection x password", s1, n1, &plain, &pl, &err), 0);
+	assert_string_equal(plain, "hunter2");
+	assert_int_equal(pl, 7);
+	free(plain);
+	/* another key, other associated data, a changed byte: none opens */
+	assert_int_equal(seal_open(key_b, "connection x password", s1, n1, &plain, NULL, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_null(plain);
+	assert_int_equal(seal_open(key_a, "connection y password", s1, n1, &plain, NULL, &err), -1);
+	s1[n1 - 1] ^= 1;
+	assert_int_equal(seal_open(key_a, "connection x password", s1, n1, &plain, NULL, &err), -1);
+	assert_int_equal(seal_open(key_a, NULL, s1, 3, &plain, NULL, &err), -1);
+	free(s1);
+	free(s2);
+	/* empty values seal too */
+	assert_int_equal(seal_value(key_a, NULL, "", 0, &s1, &n1, &err), 0);
+	assert_int_equal(seal_open(key_a, NULL, s1, n1, &plain, NULL, &err), 0);
+	assert_string_equal(plain, "");
+	free(plain);
+	free(s1);
+}
+
+static void test_seal_key_hex(void **state)
+{
+	(void)state;
+	uint8_t k[SEAL_KEY_SIZE];
+	char hex[80];
+
+	for (int i = 0; i < SEAL_KEY_SIZE; i++)
+		snprintf(hex + 2 * i, 3, "%02x", i * 7);
+	hex[2 * SEAL_KEY_SIZE] = '\n';
+	hex[2 * SEAL_KEY_SIZE + 1] = '\0';
+	assert_int_equal(seal_key_from_hex(hex, k, NULL), 0);
+	assert_int_equal(k[3], 21);
+	assert_int_equal(seal_key_from_hex("abcd", k, NULL), -1);
+	hex[10] = 'z';
+	assert_int_equal(seal_key_from_hex(hex, k, NULL), -1);
+}
+
+struct fixture {
+	char dir[256];
+	char path[300];
+	struct store *s;
+	struct secrets_store *ss;
+};
+
+static int setup(void **state)
+{
+	struct fixture *f = calloc(1, sizeof *f);
+	struct weir_error err = {0};
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(f->dir, sizeof f->dir, "%s/weir-secrets-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(f->dir))
+		return -1;
+	snprintf(f->path, sizeof f->path, "%s/weir.db", f->dir);
+	f->s = store_open(f->path, &err);
+	if (!f->s)
+		fail_msg("store_open: %s", err.msg);
+	f->ss = secrets_store_create(f->s, key_a, &err);
+	*state = f;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fixture *f = *state;
+	char cmd[400];
+
+	secrets_store_destroy(f->ss);
+	store_close(f->s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
+	if (system(cmd) != 0)
+		return -1;
+	free(f);
+	return 0;
+}
+
+/* Whether `needle` stands anywhere in the database's files (main and WAL). */
+static bool file_has(const struct fixture *f, const char *needle)
+{
+	const char *suffix[] = {"", "-wal"};
+	bool found = false;
+
+	for (int i = 0; i < 2 && !found; i++) {
+		char p[320];
+		size_t len = 0;
+		snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
+		char *bytes = fs_exists(p) ? fs_read_file(p, &len, NULL) : NULL;
+		found = bytes && memmem(bytes, len, needle, strlen(needle)) != NULL;
+		free(bytes);
+	}
+	return found;
+}
+
+static void test_connections(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct connection c = {0}, got, *rows;
+	size_t n;
+
+	assert_int_equal(connection_from_uri("warehouse",
+					     "postgresql://etl:Pa55-word-xyz@db.example:5433/dw"
+					     "?sslmode=disable&token=tok-SECRET-42",
+					     &c, &err),
+			 0);
+	str_set(&c.description, "the warehouse");
+	assert_int_equal(secrets_store_conn_add(f->ss, &c, &err), 0);
+	assert_int_equal(secrets_store_conn_add(f->ss, &c, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_CONFLICT);
+
+	assert_int_equal(secrets_store_conn_get(f->ss, "warehouse", &got, &err), 0);
+	assert_string_equal(got.type, "postgres");
+	assert_int_equal(got.kind, CONN_POSTGRES);
+	assert_string_equal(got.host, "db.example");
+	assert_int_equal(got.port, 5433);
+	assert_string_equal(got.login, "etl");
+	assert_string_equal(got.password, "Pa55-word-xyz");
+	assert_string_equal(got.schema, "dw");
+	assert_string_equal(got.description, "the warehouse");
+	assert_string_equal(json_string_value(json_object_get(got.extra, "sslmode")), "disable");
+	connection_release(&got);
+
+	/* neither the password nor the extra's values are in the file in clear */
+	assert_true(file_has(f, "db.example"));
+	assert_false(file_has(f, "Pa55-word-xyz"));
+	assert_false(file_has(f, "tok-SECRET-42"));
+
+	free(c.host);
+	c.host = strdup("db2");
+	free(c.password);
+	c.password = NULL;
+	assert_int_equal(secrets_store_conn_update(f->ss, &c, &err), 0);
+	assert_int_equal(secrets_store_conn_get(f->ss, "warehouse", &got, &err), 0);
+	assert_string_equal(got.host, "db2");
+	assert_null(got.password);
+	connection_release(&got);
+
+	free(c.id);
+	c.id = strdup("absent");
+	assert_int_equal(secrets_store_conn_update(f->ss, &c, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_int_equal(secrets_store_conn_add(f->ss, &c, &err), 0);
+	assert_int_equal(secrets_store_conn_list(f->ss, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].id, "absent");
+	assert_string_equal(rows[1].id, "warehouse");
+	connections_free(rows, n);
+
+	assert_int_equal(secrets_store_conn_delete(f->ss, "absent", &err), 0);
+	assert_int_equal(secrets_store_conn_delete(f->ss, "absent", &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_int_equal(secrets_store_conn_get(f->ss, "absent", &got, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	connection_release(&c);
+}
+
+static void test_variables(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct variable v = {.key = "api_key", .value = "val-S3CRET-77", .description = "d"};
+	struct variable got, *rows;
+	size_t n;
+
+	assert_int_equal(secrets_store_var_set(f->ss, &v, &err), 0);
+	v.value = "val-S3CRET-78";
+	v.description = NULL;
+	assert_int_equal(secrets_store_var_set(f->ss, &v, &err), 0); /* replaces */
+	assert_int_equal(secrets_store_var_get(f->ss, "api_key", &got, &err), 0);
+	assert_string_equal(got.value, "val-S3CRET-78");
+	assert_null(got.description);
+	variable_release(&got);
+	assert_false(file_has(f, "val-S3CRET-7"));
+
+	v.key = "cfg";
+	v.value = "{\"a\": {\"b\": 1}}";
+	assert_int_equal(secrets_store_var_set(f->ss, &v, &err), 0);
+	assert_int_equal(secrets_store_var_list(f->ss, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].key, "api_key");
+	assert_string_equal(rows[1].value, "{\"a\": {\"b\": 1}}");
+	variables_free(rows, n);
+	assert_int_equal(secrets_store_var_delete(f->ss, "cfg", &err), 0);
+	assert_int_equal(secrets_store_var_delete(f->ss, "cfg", &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_int_equal(secrets_store_var_get(f->ss, "cfg", &got, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+
+	assert_int_equal(variable_check_key("a.b-c_1", NULL), 0);
+	assert_int_equal(variable_check_key("a b", NULL), -1);
+	assert_int_equal(variable_check_key("", NULL), -1);
+	char *e = variable_env_name("my.key-x");
+	assert_string_equal(e, "WEIR_VAR_MY_KEY_X");
+	free(e);
+}
+
+/* A store opened with another key reads the plain columns but refuses the
+ * sealed ones with a message that says why. */
+static void test_wrong_key(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct connection c = {0}, got;
+	struct secrets_store *other;
+
+	assert_int_equal(connection_from_uri("k", "redis://:pw-123456@h:6379/0", &c, &err), 0);
+	assert_int_equal(secrets_store_conn_add(f->ss, &c, &err), 0);
+	other = secrets_store_create(f->s, key_b, &err);
+	assert_int_equal(secrets_store_conn_get(other, "k", &got, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_non_null(strstr(err.msg, "key"));
+	assert_null(strstr(err.msg, "pw-123456"));
+	secrets_store_destroy(other);
+	connection_release(&c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_seal_round_trip),
+	    cmocka_unit_test(test_seal_key_hex),
+	    cmocka_unit_test_setup_teardown(test_connections, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_variables, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wrong_key, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
