@@ -1,5 +1,6 @@
 # weir: a plain Makefile. `make` builds ./weir; `make check` runs every test;
-# `make demo` runs the example; `make deps` installs what a fresh Debian needs.
+# `make demo` runs the example job, `make demo-pipeline` the example pipeline; `make deps`
+# installs what a fresh Debian needs.
 #
 #   make DEVELOPER=1                 warnings are errors
 #   make SANITIZE=address,undefined  sanitizer build (objects go to build-san/)
@@ -53,7 +54,7 @@ HDR_OKS  := $(HDRS:%.h=$(BUILD)/hdr/%.ok)
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 
-.PHONY: all deps check hdr-check include-check unit system ui-check ui-screenshots sanitize-check demo fuzz bench clean format FORCE
+.PHONY: all deps check hdr-check include-check unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format FORCE
 
 all: weir
 
@@ -147,6 +148,10 @@ sanitize-check:
 
 demo: deps weir
 	sh examples/demo.sh
+
+# The recommender pipeline on real PostgreSQL, ClickHouse and Redis (examples/recsys/).
+demo-pipeline: deps weir
+	WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 examples/recsys/demo_pipeline.py
 
 FUZZ_SECONDS ?= 20
 fuzz: deps

@@ -41,3 +41,8 @@ echo
 "$py" "$here/slurm.py" --runs "${SLURM_RUNS:-5}" --dag-tasks "${SLURM_DAG_TASKS:-500}" || echo "(bench/slurm.py failed)"; echo
 cc -O2 -o "${TMPDIR:-/tmp}/weir-cgroup-cost" "$here/cgroup_cost.c" && "${TMPDIR:-/tmp}/weir-cgroup-cost" 200 0 &&
 	"${TMPDIR:-/tmp}/weir-cgroup-cost" 100 4
+echo
+# transfer tasks beside psql | redis-cli --pipe, psycopg2 + redis-py and psql | psql (Debian's
+# python3-psycopg2 and python3-redis, hence the system interpreter)
+/usr/bin/python3 "$here/transfer.py" --runs "${TRANSFER_RUNS:-3}" --rows "${TRANSFER_ROWS:-1000000}" ||
+	echo "(bench/transfer.py failed)"

@@ -11,6 +11,8 @@
 
 #include <jansson.h>
 
+#include "lib/fs.h"
+
 struct file_reader {
 	FILE *f;
 	char *path;
@@ -364,6 +366,13 @@ struct file_writer *file_writer_open(const char *path, enum file_format f,
 			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 			goto fail;
 		}
+	if (slash && slash > path) { /* its folder is made when missing, as mkdir -p */
+		char *dir = strndup(path, (size_t)(slash - path));
+		int rc = dir ? fs_mkdir_p(dir, 0755, err) : weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		free(dir);
+		if (rc < 0)
+			goto fail;
+	}
 	fd = open(w->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0 || !(w->f = fdopen(fd, "w"))) {
 		weir_error_set(err, WEIR_E_INVALID, "%s: %s", w->tmp, strerror(errno));

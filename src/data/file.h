@@ -35,6 +35,8 @@ void file_reader_close(struct file_reader *r);
 
 struct file_writer;
 
+/* A writer of `path` through a temporary file beside it (renamed over it
+ * at commit); the folder is made when missing. */
 struct file_writer *file_writer_open(const char *path, enum file_format f,
 				     const struct data_columns *cols, struct weir_error *err);
 int file_writer_row(struct file_writer *w, const struct data_row *row, struct weir_error *err);

@@ -1,8 +1,9 @@
 /* pg.c: the PostgreSQL driver, through libpq (driver.h).
  *
  * A statement that returns rows is read through a cursor (DECLARE, then
- * FETCH FORWARD `batch` at a time), so only one batch is in memory; the
- * cursor lives in the caller's transaction or in one of its own.  Rows
+ * FETCH FORWARD `batch` at a time, the next asked for while the last is
+ * handed on), so at most two batches are in memory; the cursor lives in
+ * the caller's transaction or in one of its own.  Rows
  * are loaded with COPY ... FROM STDIN in the text format, handed to libpq
  * in pieces of about 256 KiB.  Parameters are bound by libpq
  * (PQexecParams): `:name` becomes `$N`.
@@ -129,6 +130,17 @@ static int pg_simple(struct pg_conn *c, const char *sql, struct weir_error *err)
 	return 0;
 }
 
+/* The result of the query sent (PQsendQuery), the connection left ready
+ * for the next; NULL when there was none. */
+static PGresult *pg_take(struct pg_conn *c)
+{
+	PGresult *res = PQgetResult(c->pg), *extra;
+
+	while ((extra = PQgetResult(c->pg)))
+		PQclear(extra);
+	return res;
+}
+
 /* A query that starts with SELECT, WITH, VALUES or TABLE, through a cursor. */
 static bool pg_cursor_fits(const char *sql)
 {
@@ -182,22 +194,36 @@ static int pg_run(struct data_conn *dc, const char *sql, const struct data_param
 		goto out;
 	PQclear(res);
 	snprintf(fetch, sizeof fetch, "FETCH FORWARD %zu FROM weir_rows", dc->batch);
+	if (!PQsendQuery(c->pg, fetch)) {
+		pg_fail(PQerrorMessage(c->pg), err);
+		goto out;
+	}
 	for (;;) {
-		int n;
-		res = PQexec(c->pg, fetch);
+		bool more;
+		res = pg_take(c);
 		if (!res || PQresultStatus(res) != PGRES_TUPLES_OK) {
 			pg_fail(res ? PQresultErrorMessage(res) : PQerrorMessage(c->pg), err);
 			PQclear(res);
 			goto out;
 		}
-		n = PQntuples(res);
-		if (pg_rows(res, first, cb, count, err) < 0) {
+		/* the next batch is asked for before this one is handed on, so the
+		 * server makes it while the target takes these */
+		more = PQntuples(res) >= (int)dc->batch;
+		if (more && !PQsendQuery(c->pg, fetch)) {
+			pg_fail(PQerrorMessage(c->pg), err);
 			PQclear(res);
 			goto out;
 		}
+		rc = pg_rows(res, first, cb, count, err);
 		PQclear(res);
+		if (rc < 0) {
+			if (more)
+				PQclear(pg_take(c));
+			goto out;
+		}
+		rc = -1;
 		first = false;
-		if (n < (int)dc->batch)
+		if (!more)
 			break;
 	}
 	if (pg_simple(c, "CLOSE weir_rows", err) < 0)

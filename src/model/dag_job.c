@@ -170,8 +170,33 @@ static int set_try_env(struct job_spec *s, const struct strvec *env, const char 
 	return env_list_set(&s->env, &s->n_env, "WEIR_OUTPUT", output_path ? output_path : "", err);
 }
 
+/* A transfer's spec[side].file rendered raw in place, like cwd; a path
+ * that was a template must come out absolute. */
+static int data_file(json_t *spec, const char *side, const struct template_ctx *ctx,
+                     struct weir_error *err)
+{
+	json_t *v = json_object_get(json_object_get(spec, side), "file");
+	const char *tmpl = json_string_value(v);
+	char field[32], *s = NULL;
+	int rc;
+
+	if (!tmpl || !strstr(tmpl, "{{"))
+		return 0;
+	snprintf(field, sizeof field, "transfer.%s.file", side);
+	if (render(&s, tmpl, ctx, TEMPLATE_RAW, field, err) < 0)
+		return -1;
+	if (s[0] != '/')
+		rc = weir_error_set(err, WEIR_E_INVALID, "%s: expected an absolute path, got \"%s\"",
+		                    field, s);
+	else
+		rc = json_string_set(v, s) < 0 ? oom(err) : 0;
+	free(s);
+	return rc;
+}
+
 /* A sql or transfer task's spec: its mapping with each string parameter
- * rendered raw (the driver binds it; it never becomes SQL text). */
+ * rendered raw (the driver binds it; it never becomes SQL text), and a
+ * transfer's file paths. */
 static char *data_spec(const struct dag_task *task, const struct template_ctx *ctx,
                        struct weir_error *err)
 {
@@ -198,6 +223,9 @@ static char *data_spec(const struct dag_task *task, const struct template_ctx *c
 		json_string_set(v, s);
 		free(s);
 	}
+	if (task->kind == DAG_TASK_TRANSFER &&
+	    (data_file(spec, "from", ctx, err) < 0 || data_file(spec, "to", ctx, err) < 0))
+		goto out;
 	text = json_dumps(spec, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (!text)
 		oom(err);

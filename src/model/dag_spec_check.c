@@ -220,6 +220,8 @@ static bool task_has_templates(const struct dag_task *t)
 		json_object_foreach (dag_data_parameters(t), k, v)
 			if (has_braces(json_string_value(v)))
 				return true;
+		if (has_braces(dag_data_file(t, "from")) || has_braces(dag_data_file(t, "to")))
+			return true;
 	}
 	return t->tony && (has_braces(json_string_value(json_object_get(t->tony, "executes"))) ||
 			   has_braces(json_string_value(json_object_get(t->tony, "task_params"))));
@@ -293,6 +295,12 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
 				if (check_template(r, json_string_value(v), &known, TEMPLATE_RAW) < 0)
 					goto next;
 			}
+			field_at(r, prefix, "transfer.from.file", 0);
+			if (check_template(r, dag_data_file(t, "from"), &known, TEMPLATE_RAW) < 0)
+				goto next;
+			field_at(r, prefix, "transfer.to.file", 0);
+			if (check_template(r, dag_data_file(t, "to"), &known, TEMPLATE_RAW) < 0)
+				goto next;
 		}
 foreach:
 		if (t->foreach_param) {

@@ -54,13 +54,18 @@ static int read_conn(struct field_reader *r, struct dag_task *t, json_t *obj, co
 	return strvec_push(&t->connections, id) < 0 ? field_oom(r) : 0;
 }
 
-/* obj.file made absolute in place. */
-static int read_file(struct field_reader *r, json_t *obj, const char *prefix)
+/* obj.file made absolute in place.  A transfer's file may start with a
+ * template ("{{ params.dir }}/x.csv"): its value decides, so it is kept as
+ * written and must render to an absolute path (model/dag_job.c). */
+static int read_file(struct field_reader *r, json_t *obj, const char *prefix, bool templated)
 {
 	char *path = NULL;
+	const char *s = json_string_value(json_object_get(obj, "file"));
 	int rc;
 
 	field_at(r, prefix, "file", 0);
+	if (templated && s && !strncmp(s, "{{", 2))
+		return 0;
 	if (field_read_path(r, json_object_get(obj, "file"), &path) < 0)
 		return -1;
 	rc = json_object_set_new(obj, "file", json_string(path));
@@ -126,7 +131,7 @@ static int read_sql(struct field_reader *r, struct dag_task *t, const char *pref
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s", "expected exactly one of statement and file");
 	}
-	if (file && read_file(r, v, prefix) < 0)
+	if (file && read_file(r, v, prefix, false) < 0)
 		return -1;
 	return read_parameters(r, v, prefix) < 0 ? -1 : read_int(r, v, prefix, "max_rows", 0, 10000);
 }
@@ -144,7 +149,7 @@ static int read_from(struct field_reader *r, struct dag_task *t, const char *pre
 			snprintf(r->path, sizeof r->path, "%s", prefix);
 			return field_fail(r, "%s", "expected a file or a conn with a query, not both");
 		}
-		return read_file(r, v, prefix) < 0 ? -1 : read_format(r, v, prefix);
+		return read_file(r, v, prefix, true) < 0 ? -1 : read_format(r, v, prefix);
 	}
 	if (read_conn(r, t, v, prefix) < 0 || get_str(r, v, prefix, "query", true, &q) < 0)
 		return -1;
@@ -161,7 +166,7 @@ static int read_to(struct field_reader *r, struct dag_task *t, const char *prefi
 	    field_check_keys(r, v, prefix, to_keys) < 0)
 		return -1;
 	if (json_object_get(v, "file"))
-		return read_file(r, v, prefix) < 0 ? -1 : read_format(r, v, prefix);
+		return read_file(r, v, prefix, true) < 0 ? -1 : read_format(r, v, prefix);
 	if (read_conn(r, t, v, prefix) < 0 || get_str(r, v, prefix, "mode", false, &mode) < 0 ||
 	    get_str(r, v, prefix, "redis", false, &kind) < 0)
 		return -1;
@@ -228,4 +233,11 @@ json_t *dag_data_parameters(const struct dag_task *t)
 	if (t->kind == DAG_TASK_SQL)
 		return json_object_get(t->data, "parameters");
 	return json_object_get(json_object_get(t->data, "from"), "parameters");
+}
+
+const char *dag_data_file(const struct dag_task *t, const char *side)
+{
+	if (!t->data || t->kind != DAG_TASK_TRANSFER)
+		return NULL;
+	return json_string_value(json_object_get(json_object_get(t->data, side), "file"));
 }

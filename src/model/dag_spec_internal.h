@@ -41,6 +41,9 @@ int dag_read_data(struct field_reader *r, struct dag_task *t, const char *prefix
 /* The parameters mapping of a data task (sql.parameters,
  * transfer.from.parameters); NULL when none.  Borrowed. */
 json_t *dag_data_parameters(const struct dag_task *t);
+/* A transfer's file at `side` ("from" or "to"), templated like cwd; NULL
+ * when that side is no file or the task no transfer.  Borrowed. */
+const char *dag_data_file(const struct dag_task *t, const char *side);
 
 /* Task ids unique, and every depends_on name to a task index in upstream
  * (a name that is no task fails). */

@@ -80,24 +80,6 @@ def summary(stdout):
     return rows
 
 
-def test_recsys_example(tester):
-    data = tester.side / "recsys"
-    r = tester.run(EXAMPLES / "dags" / "recsys_daily.yaml", "--conf",
-                   '{"data_dir": "%s", "top_n": 3}' % data, "--logical-date", "2024-03-01")
-    assert r.returncode == 0, describe(r)
-    rows = summary(r.stdout)
-    assert set(rows) == {(t, "-") for t in
-                         ("load_views", "load_catalog", "features", "train", "publish")}
-    assert all(state == "success" for state, _ in rows.values()), r.stdout
-    # a scheduled DAG runs once, as a manual run of the logical date asked for
-    assert r.stdout.count("triggered") == 1
-    assert "dag run manual__2024-03-01T00:00:00+00:00 of recsys_daily success" in r.stdout
-    # the 2-worker training job wrote one model part per rank; top_n came from --conf
-    assert (data / "model.0.csv").exists() and (data / "model.1.csv").exists()
-    assert len((data / "top-2024-03-01.csv").read_text().splitlines()) == 3
-    tester.check_clean()
-
-
 def test_two_models_example(tester):
     data = tester.side / "two"
     r = tester.run(EXAMPLES / "dags" / "two_models.yaml", "--conf",

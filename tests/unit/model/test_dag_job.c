@@ -22,7 +22,7 @@
 /* ---- fixtures ---- */
 
 static const char *const DAG = "dag_id: nightly\n"
-                               "params: {table: events, models: [als, knn], limit: 100}\n"
+                               "params: {table: events, models: [als, knn], limit: 100, dir: /out}\n"
                                "default_args: {priority: 2}\n"
                                "tasks:\n"
                                "  - task_id: extract\n"
@@ -65,7 +65,16 @@ static const char *const DAG = "dag_id: nightly\n"
                                "      queue: big\n"
                                "      priority: 5\n"
                                "      slurm: {partition: long, qos: high}\n"
-                               "      roles: {worker: {command: run}}\n";
+                               "      roles: {worker: {command: run}}\n"
+                               "  - task_id: export\n"
+                               "    transfer:\n"
+                               "      from: {conn: pg, query: 'SELECT * FROM t WHERE d = :d',\n"
+                               "             parameters: {d: \"{{ ds }}\"}}\n"
+                               "      to: {file: \"{{ params.dir }}/{{ params.table }}-{{ ds }}.csv\"}\n"
+                               "  - task_id: reload\n"
+                               "    transfer:\n"
+                               "      from: {file: \"in/{{ ds_nodash }}.jsonl\"}\n"
+                               "      to: {file: \"{{ params.table }}.csv\"}\n";
 
 struct fixture {
 	struct dag_spec *dag;
@@ -120,7 +129,8 @@ static void teardown(struct fixture *f)
 	    "WEIR_DATA_INTERVAL_END=2024-03-06T06:00:00+00:00",                                    \
 	    "WEIR_RUN_ID=manual__2024-03-05T06:00:00+00:00", "WEIR_DAG_ID=nightly"
 #define PARAM_ENV                                                                                  \
-	"WEIR_PARAM_table=events", "WEIR_PARAM_models=[\"als\",\"knn\"]", "WEIR_PARAM_limit=100"
+	"WEIR_PARAM_table=events", "WEIR_PARAM_models=[\"als\",\"knn\"]", "WEIR_PARAM_limit=100", \
+	    "WEIR_PARAM_dir=/out"
 /* What try 2 of a task that is no foreach instance gets, in order. */
 #define TRY_ENV(task)                                                                              \
 	"WEIR_DS=2024-03-05", RUN_ENV, "WEIR_TASK_ID=" task, "WEIR_TRY_NUMBER=2", PARAM_ENV,       \
@@ -398,7 +408,7 @@ static void test_errors(void **state)
 	f.run.outputs = f.outputs;
 	snprintf(msg, sizeof msg,
 	         "command: column 33 of the template: unknown variable \"outputs.extract.rows\"; "
-	         "%s, params.table, params.models, params.limit, item",
+	         "%s, params.table, params.models, params.limit, params.dir, item",
 	         known);
 	assert_fails(&f.t, WEIR_E_INVALID, msg);
 	teardown(&f);
@@ -454,6 +464,39 @@ static void test_errors(void **state)
 	json_decref(conf);
 }
 
+/* A transfer's file paths are templated like cwd: one that starts with a
+ * template is kept as written and must render absolute, one that does not
+ * is the DAG folder's. */
+static void test_transfer_files(void **state)
+{
+	struct fixture f;
+	struct weir_error err = {0};
+	char *cmd = NULL;
+	struct job_spec *got;
+	const char *spec = NULL;
+
+	(void)state;
+	setup(&f, "export", -1, NULL);
+	got = dag_job_build(&f.t, &cmd, &err);
+	if (!got)
+		fail_msg("%s", err.msg);
+	for (size_t i = 0; i < got->n_env; i++)
+		if (!strcmp(got->env[i].name, "WEIR_DATA_SPEC"))
+			spec = got->env[i].value;
+	assert_non_null(spec);
+	assert_string_equal(spec, "{\"from\":{\"conn\":\"pg\",\"query\":\"SELECT * FROM t WHERE d = :d\","
+	                          "\"parameters\":{\"d\":\"2024-03-05\"}},\"to\":{\"file\":"
+	                          "\"/out/events-2024-03-05.csv\"}}");
+	job_spec_destroy(got);
+	free(cmd);
+	teardown(&f);
+
+	setup(&f, "reload", -1, NULL);
+	assert_fails(&f.t, WEIR_E_INVALID,
+	             "transfer.to.file: expected an absolute path, got \"events.csv\"");
+	teardown(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -464,6 +507,7 @@ int main(void)
 	    cmocka_unit_test(test_job_task_own_settings),
 	    cmocka_unit_test(test_job_bases),
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_transfer_files),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

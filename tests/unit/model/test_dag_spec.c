@@ -401,6 +401,9 @@ static void test_bad_files(void **state)
 	expect_error(HEAD "tasks:\n  - task_id: a\n    transfer: {from: {conn: pg, query: q}, "
 			  "to: {conn: p2, table: t, mode: upsert}}\n",
 		     "tasks[0].transfer.to.key: upsert needs a key");
+	expect_error(HEAD "tasks:\n  - task_id: a\n    transfer: {from: {conn: pg, query: q}, "
+			  "to: {file: '{{ params.dir }}/x.csv'}}\n",
+		     "tasks[0].transfer.to.file: column 1 of the template: unknown variable");
 	assert_int_equal(bad_mismatches, 0);
 }
 
