@@ -88,10 +88,8 @@ static const char *json_type_name(const json_t *v)
 	}
 }
 
-/* Airflow's serialised params: {"name": {"__class", "value", "description", "schema"}};
- * the schema's type is the default's (a DAG file declares defaults only). */
-/* Airflow's serialized Params: the value, the description, and the JSON
- * Schema (without default and description); a plain value's is its type. */
+/* Airflow's serialised params: {"name": {"__class", "value", "description", "schema"}}, the
+ * schema the param's own without default and description; a plain value's is its type. */
 static json_t *params_json(const struct dag_spec *s)
 {
 	json_t *o = json_object();
