@@ -88,20 +88,25 @@ static const char *json_type_name(const json_t *v)
 	}
 }
 
-/* Airflow's serialised params: {"name": {"__class", "value", "description", "schema"}};
- * the schema's type is the default's (a DAG file declares defaults only). */
-static json_t *params_json(const json_t *params)
+/* Airflow's serialised params: {"name": {"__class", "value", "description", "schema"}}, the
+ * schema the param's own without default and description; a plain value's is its type. */
+static json_t *params_json(const struct dag_spec *s)
 {
 	json_t *o = json_object();
 	const char *k;
 	json_t *v;
 
-	json_object_foreach((json_t *)params, k, v)
+	json_object_foreach(s->params, k, v)
 	{
+		json_t *sc = json_object_get(s->param_schemas, k);
+		json_t *schema = sc ? json_deep_copy(sc) : json_pack("{s:s}", "type", json_type_name(v));
+		const char *desc = json_string_value(json_object_get(sc, "description"));
+		json_object_del(schema, "default");
+		json_object_del(schema, "description");
 		json_object_set_new(o, k,
-		                    json_pack("{s:s, s:O, s:n, s:{s:s}}", "__class",
-		                              "airflow.models.param.Param", "value", v,
-		                              "description", "schema", "type", json_type_name(v)));
+		                    json_pack("{s:s, s:O, s:o, s:o}", "__class",
+		                              "airflow.models.param.Param", "value", v, "description",
+		                              json_util_string(desc), "schema", schema));
 	}
 	return o;
 }
@@ -283,7 +288,7 @@ json_t *dag_view_details(const struct dag_row *row, const struct dag_spec *s, in
 
 	if (!o)
 		return NULL;
-	json_object_set_new(o, "params", params_json(s->params));
+	json_object_set_new(o, "params", params_json(s));
 	json_object_set_new(o, "catchup", json_boolean(s->catchup));
 	json_object_set_new(o, "concurrency", json_integer(s->max_active_tasks));
 	json_object_set_new(o, "start_date", time_or_null(s->start_date_ms));

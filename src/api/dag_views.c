@@ -46,8 +46,10 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 		json_object_set_new(o, "next_dagrun_data_interval_end", json_null());
 		json_object_set_new(o, "next_dagrun_create_after", json_null());
 	}
-	if (o && s)
+	if (o && s) {
 		json_object_set(o, "params", s->params);
+		json_object_set(o, "param_schemas", s->param_schemas);
+	}
 	if (o && row->import_error && *row->import_error)
 		json_object_set_new(o, "import_error", json_string(row->import_error));
 	return o;

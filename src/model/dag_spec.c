@@ -22,6 +22,7 @@
 #include "model/template.h"
 #include "model/dag_spec_internal.h"
 #include "model/field_reader.h"
+#include "model/param_schema.h"
 
 static const char *const dag_keys[] = {
 	"dag_id",   "description", "schedule", "start_date",   "end_date",
@@ -30,7 +31,8 @@ static const char *const dag_keys[] = {
 };
 static const char *const rule_names[] = {
 	"all_success", "all_done", "all_failed", "one_success",
-	"one_failed", "none_failed", "none_skipped", "always", NULL,
+	"one_failed", "none_failed", "none_skipped", "always",
+	"none_failed_min_one_success", "all_skipped", NULL,
 };
 
 const char *trigger_rule_name(enum trigger_rule r)
@@ -76,11 +78,13 @@ static int read_time(struct field_reader *r, json_t *v, int64_t *out)
 	return 0;
 }
 
+/* A param is a plain default, or a schema (model/param_schema.h) whose
+ * `default` is the default (none: null, and a run must give a value). */
 static int read_params(struct field_reader *r, struct dag_spec *dag, json_t *v)
 {
 	const char *key;
-	json_t *val;
-	if (field_need_type(r, v, "a mapping of NAME: default value", json_is_object(v)) < 0)
+	json_t *val, *defaults, *schemas;
+	if (field_need_type(r, v, "a mapping of NAME: default value or schema", json_is_object(v)) < 0)
 		return -1;
 	json_object_foreach (v, key, val) {
 		field_at(r, "params", key, 0);
@@ -88,10 +92,37 @@ static int read_params(struct field_reader *r, struct dag_spec *dag, json_t *v)
 			return field_fail(r, "%s",
 				    "expected a param name like [A-Za-z_][A-Za-z0-9_]* (it becomes "
 				    "WEIR_PARAM_<NAME>)");
+		if (param_schema_is(val) && param_schema_valid(val, r->err) < 0) {
+			weir_error_prefix(r->err, "%s", r->path);
+			return -1;
+		}
+	}
+	defaults = json_object();
+	schemas = json_object();
+	if (!defaults || !schemas)
+		goto oom;
+	json_object_foreach (v, key, val) {
+		json_t *d = val, *sc = NULL;
+		if (param_schema_is(val)) {
+			d = json_object_get(val, "default");
+			sc = json_deep_copy(val);
+			if (!sc)
+				goto oom;
+			if (json_object_set_new(schemas, key, sc) < 0)
+				goto oom;
+		}
+		if (json_object_set_new(defaults, key, d ? json_deep_copy(d) : json_null()) < 0)
+			goto oom;
 	}
 	json_decref(dag->params);
-	dag->params = json_deep_copy(v);
-	return dag->params ? 0 : field_oom(r);
+	json_decref(dag->param_schemas);
+	dag->params = defaults;
+	dag->param_schemas = schemas;
+	return 0;
+oom:
+	json_decref(defaults);
+	json_decref(schemas);
+	return field_oom(r);
 }
 
 static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const char *key, json_t *val,
@@ -169,13 +200,16 @@ static struct dag_spec *dag_create(void)
 	dag->max_active_runs = DAG_DEFAULT_ACTIVE_RUNS;
 	dag->max_active_tasks = DAG_DEFAULT_ACTIVE_TASKS;
 	dag->params = json_object();
+	dag->param_schemas = json_object();
 	cron_parse(NULL, &dag->schedule, NULL); /* no schedule: "none" */
 	struct dag_default_args *d = &dag->default_args;
 	d->retries = -1;
 	d->retry_delay_s = d->max_retry_delay_s = d->execution_timeout_s = -1;
 	d->retry_exponential_backoff = -1;
 	d->resources.gpus = -1;
-	if (!dag->params) {
+	if (!dag->params || !dag->param_schemas) {
+		json_decref(dag->params);
+		json_decref(dag->param_schemas);
 		free(dag);
 		return NULL;
 	}
@@ -352,6 +386,7 @@ void dag_spec_destroy(struct dag_spec *dag)
 	free(dag->description);
 	free(dag->file);
 	json_decref(dag->params);
+	json_decref(dag->param_schemas);
 	strvec_release(&dag->tags);
 	free(dag->default_args.pool);
 	free(dag->default_args.queue);
@@ -386,6 +421,25 @@ json_t *dag_spec_run_params(const struct dag_spec *dag, const json_t *conf,
 		return NULL;
 	}
 	return p;
+}
+
+int dag_spec_check_run_params(const struct dag_spec *dag, const json_t *params,
+			      struct weir_error *err)
+{
+	const char *key;
+	json_t *schema;
+
+	json_object_foreach (dag->param_schemas, key, schema) {
+		const json_t *v = json_object_get(params, key);
+		/* no default and none given: missing, whatever the type allows */
+		if (json_is_null(v) && !json_object_get(schema, "default"))
+			v = NULL;
+		if (param_schema_check(schema, v, err) < 0) {
+			weir_error_prefix(err, "params.%s", key);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task *task,

@@ -50,6 +50,8 @@ enum trigger_rule {
 	TRIGGER_NONE_FAILED,
 	TRIGGER_NONE_SKIPPED,
 	TRIGGER_ALWAYS,
+	TRIGGER_NONE_FAILED_MIN_ONE_SUCCESS,
+	TRIGGER_ALL_SKIPPED, /* the last: sched/dag_trigger.h counts the rules by it */
 };
 
 const char *trigger_rule_name(enum trigger_rule r);
@@ -140,7 +142,9 @@ struct dag_spec {
 	bool catchup;          /* default false */
 	int max_active_runs;
 	int max_active_tasks;
-	json_t *params;        /* object: name -> default value */
+	json_t *params;        /* object: name -> default value (null: none) */
+	json_t *param_schemas; /* object: name -> schema as written (model/param_schema.h),
+	                        * for the params given as one */
 	struct strvec tags;
 	struct dag_default_args default_args;
 	struct dag_task *tasks; /* in file order */
@@ -190,5 +194,11 @@ json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task
  * may be NULL).  New reference; NULL with err when conf is not a mapping. */
 json_t *dag_spec_run_params(const struct dag_spec *dag, const json_t *conf,
 			    struct weir_error *err);
+
+/* Checks a run's params (dag_spec_run_params()'s) against the DAG's param
+ * schemas: a param with a schema and no default must be given.  0, or -1
+ * with err (WEIR_E_INVALID) "params.NAME: expected ..., got ...". */
+int dag_spec_check_run_params(const struct dag_spec *dag, const json_t *params,
+			      struct weir_error *err);
 
 #endif

@@ -113,6 +113,20 @@ static json_t *task_json(const struct dag_task *t)
 	return o;
 }
 
+/* The params as the file gave them: a schema where there is one (it holds
+ * the default), else the plain default, so the JSON reads back the same. */
+static json_t *params_as_written(const struct dag_spec *dag)
+{
+	json_t *o = json_deep_copy(dag->params);
+	const char *k;
+	json_t *sc;
+
+	if (o)
+		json_object_foreach (dag->param_schemas, k, sc)
+			json_object_set(o, k, sc);
+	return o;
+}
+
 json_t *dag_spec_to_json(const struct dag_spec *dag)
 {
 	json_t *o = json_object();
@@ -130,7 +144,7 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 	rc |= json_object_set_new(o, "catchup", json_boolean(dag->catchup));
 	rc |= json_object_set_new(o, "max_active_runs", json_integer(dag->max_active_runs));
 	rc |= json_object_set_new(o, "max_active_tasks", json_integer(dag->max_active_tasks));
-	rc |= json_object_set(o, "params", dag->params);
+	rc |= json_object_set_new(o, "params", params_as_written(dag));
 	rc |= json_object_set_new(o, "tags", strvec_json(&dag->tags));
 	if (d->retries >= 0)
 		rc |= json_object_set_new(da, "retries", json_integer(d->retries));

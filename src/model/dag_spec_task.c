@@ -571,8 +571,9 @@ static int read_trigger_rule(struct field_reader *r, struct task_read *tr, json_
 	if (trigger_rule_from_name(s, &tr->t->trigger_rule) < 0)
 		return field_fail(r,
 			    "expected all_success, all_done, all_failed, "
-			    "one_success, one_failed, none_failed, none_skipped or "
-			    "always, got \"%s\"",
+			    "one_success, one_failed, none_failed, none_skipped, "
+			    "none_failed_min_one_success, all_skipped or always, "
+			    "got \"%s\"",
 			    s);
 	return 0;
 }

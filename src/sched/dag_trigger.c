@@ -83,6 +83,16 @@ enum dag_trigger_verdict dag_trigger_evaluate(enum trigger_rule rule,
 		if (c->skipped > 0)
 			return DAG_TRIGGER_SKIPPED;
 		return all_done ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
+	case TRIGGER_NONE_FAILED_MIN_ONE_SUCCESS:
+		if (failures > 0)
+			return DAG_TRIGGER_UPSTREAM_FAILED;
+		if (c->skipped >= c->total)
+			return DAG_TRIGGER_SKIPPED;
+		return c->success + c->skipped >= c->total ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
+	case TRIGGER_ALL_SKIPPED:
+		if (c->success > 0 || failures > 0)
+			return DAG_TRIGGER_SKIPPED;
+		return c->skipped >= c->total ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
 	case TRIGGER_ALWAYS:
 		return DAG_TRIGGER_READY;
 	}

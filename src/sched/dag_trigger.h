@@ -16,6 +16,10 @@
  *                 SKIPPED
  *   none_failed   failed|upstream_failed>0: UPSTREAM_FAILED     success+skipped == total
  *   none_skipped  skipped>0: SKIPPED                            done == total
+ *   none_failed_  failed|upstream_failed>0: UPSTREAM_FAILED;   success+skipped == total
+ *   min_one_      else skipped == total: SKIPPED
+ *   success
+ *   all_skipped   success|failed|upstream_failed>0: SKIPPED    skipped == total
  *   always        -                                             at once, even before its
  *                                                               upstreams (as Airflow)
  *
@@ -35,7 +39,7 @@
 
 /* The rules are the model's (model/dag_spec.h: enum trigger_rule and
  * trigger_rule_name()), so a parsed task's rule is used as it is. */
-#define DAG_TRIGGER_RULE_COUNT (TRIGGER_ALWAYS + 1)
+#define DAG_TRIGGER_RULE_COUNT (TRIGGER_ALL_SKIPPED + 1)
 
 /* What a TI in state none becomes. */
 enum dag_trigger_verdict {

@@ -650,7 +650,8 @@ int dag_test_run(const struct dag_test_opts *o)
 	if (o->logical_date)
 		schedule_format_ts(logical_ms, iso, sizeof iso);
 	params = dag_spec_run_params(spec, o->conf, &err);
-	if (!params) {
+	if (!params || dag_spec_check_run_params(spec, params, &err) < 0) {
+		json_decref(params);
 		error_msg("--conf: %s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;

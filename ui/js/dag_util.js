@@ -75,6 +75,19 @@ export function plainParams(params) {
 	return out;
 }
 
+// Each param's JSON Schema: Airflow's DAGDetail carries it in {"__class", "value", "schema"};
+// weir's DAG route in param_schemas. {} for a param without one.
+export function paramSchemas(dag) {
+	const out = {};
+	for (const [k, v] of Object.entries((dag && dag.params) || {})) {
+		if (v && typeof v === 'object' && !Array.isArray(v) && '__class' in v && v.schema)
+			out[k] = v.schema;
+		else
+			out[k] = (dag.param_schemas && dag.param_schemas[k]) || {};
+	}
+	return out;
+}
+
 // A short label of a run for column headers and pickers: its logical date, else its id.
 export function runLabel(run) {
 	const d = run.logical_date || run.start_date || run.queued_at;

@@ -6,7 +6,7 @@ import {
 	api, h, clear, route, poll, stateBadge, legend, formatTime, toast,
 } from './core.js';
 import {
-	enc, dagPath, runPath, dagHash, stateColour, stateName, plainParams, runLabel,
+	enc, dagPath, runPath, dagHash, stateColour, stateName, plainParams, paramSchemas, runLabel,
 	runDurationSeconds,
 } from './dag_util.js';
 import { renderGrid, gridFromRuns, createPanel } from './dag_grid.js';
@@ -186,10 +186,72 @@ route('/dags', (root) => {
 
 // ---- the trigger form -------------------------------------------------------------------------
 
-// One input per param, typed by its default; a JSON editor of the whole conf kept in step with
-// them. The conf is checked (JSON, an object) before it is sent.
+// One input per param, following its schema (a select for an enum, a number input with the
+// bounds for a number, a checkbox for a boolean, required ones marked), else typed by its
+// default; a JSON editor of the whole conf kept in step with them. The conf is checked (JSON, an
+// object) before it is sent; the server checks it against the schemas.
+function paramKind(schema, v) {
+	const types = [].concat(schema.type || []);
+	if (Array.isArray(schema.enum))
+		return 'enum';
+	if (types.includes('boolean') || (!types.length && typeof v === 'boolean'))
+		return 'boolean';
+	if (types.some((t) => t === 'integer' || t === 'number') || (!types.length && typeof v === 'number'))
+		return 'number';
+	if (types.some((t) => t === 'array' || t === 'object') ||
+	    (!types.length && v !== null && typeof v === 'object'))
+		return 'json';
+	return 'text';
+}
+
+function paramRequired(schema, v) {
+	if (schema.required === true)
+		return true;
+	const types = [].concat(schema.type || []);
+	return v === null && (types.length > 0 || Array.isArray(schema.enum)) && !types.includes('null');
+}
+
+function paramInput(id, kind, schema, v) {
+	if (kind === 'enum') {
+		const sel = h('select', { id, 'data-testid': id },
+			...schema.enum.map((opt, i) => h('option', { value: String(i) },
+				typeof opt === 'string' ? opt : JSON.stringify(opt))));
+		const at = schema.enum.findIndex((o) => JSON.stringify(o) === JSON.stringify(v));
+		if (at < 0)
+			sel.prepend(h('option', { value: '' }, '(choose)'));
+		sel.value = at < 0 ? '' : String(at);
+		return sel;
+	}
+	if (kind === 'boolean') {
+		const box = h('input', { id, type: 'checkbox', 'data-testid': id });
+		box.checked = v === true;
+		return box;
+	}
+	if (kind === 'number') {
+		const types = [].concat(schema.type || []);
+		const attrs = { id, type: 'number', 'data-testid': id,
+			step: types.includes('integer') && !types.includes('number') ? '1' : 'any',
+			value: v === null ? '' : String(v) };
+		if (typeof schema.minimum === 'number')
+			attrs.min = String(schema.minimum);
+		if (typeof schema.maximum === 'number')
+			attrs.max = String(schema.maximum);
+		return h('input', attrs);
+	}
+	if (kind === 'json')
+		return h('input', { id, type: 'text', 'data-testid': id, class: 'dag-json-input',
+			value: v === null ? '' : JSON.stringify(v), 'aria-description': 'JSON' });
+	const attrs = { id, type: 'text', 'data-testid': id, value: v === null ? '' : String(v) };
+	if (typeof schema.minLength === 'number')
+		attrs.minlength = String(schema.minLength);
+	if (typeof schema.maxLength === 'number')
+		attrs.maxlength = String(schema.maxLength);
+	return h('input', attrs);
+}
+
 function triggerDialog(dag, params, onDone) {
 	const defaults = plainParams(params);
+	const schemas = paramSchemas(Object.assign({}, dag, { params }));
 	const conf = h('textarea', { id: 'trigger-conf', rows: 8, spellcheck: 'false',
 		class: 'dag-conf', 'data-testid': 'trigger-conf', 'aria-describedby': 'trigger-conf-err' });
 	const err = h('p', { id: 'trigger-conf-err', class: 'error', role: 'alert',
@@ -199,32 +261,32 @@ function triggerDialog(dag, params, onDone) {
 	const inputs = [];
 	const fields = Object.entries(defaults).map(([name, v]) => {
 		const id = 'param-' + name;
-		let input;
-		if (typeof v === 'boolean') {
-			input = h('input', { id, type: 'checkbox', 'data-testid': id });
-			input.checked = v;
-		} else if (typeof v === 'number') {
-			input = h('input', { id, type: 'number', step: 'any', 'data-testid': id,
-				value: String(v) });
-		} else if (v !== null && typeof v === 'object') {
-			input = h('input', { id, type: 'text', 'data-testid': id, class: 'dag-json-input',
-				value: JSON.stringify(v), 'aria-description': 'JSON' });
-		} else {
-			input = h('input', { id, type: 'text', 'data-testid': id, value: v === null ? '' : v });
-		}
-		inputs.push({ name, v, input });
-		return h('div', { class: 'dag-param' }, h('label', { for: id }, name,
-			v !== null && typeof v === 'object' ? h('span', { class: 'muted' }, ' (JSON)') : null),
-		input);
+		const schema = schemas[name] || {};
+		const kind = paramKind(schema, v);
+		const required = paramRequired(schema, v);
+		const input = paramInput(id, kind, schema, v);
+		if (required)
+			input.setAttribute('required', '');
+		inputs.push({ name, v, kind, schema, input });
+		const desc = schema.description || (typeof params[name] === 'object' && params[name] &&
+			params[name].description) || '';
+		return h('div', { class: 'dag-param' }, h('label', { for: id }, schema.title || name,
+			schema.title ? h('span', { class: 'muted' }, ` (${name})`) : null,
+			kind === 'json' ? h('span', { class: 'muted' }, ' (JSON)') : null,
+			required ? h('span', { class: 'required', 'data-testid': id + '-required',
+				'aria-label': 'required' }, ' *') : null),
+		input, desc ? h('small', { class: 'muted' }, desc) : null);
 	});
 
-	const readParam = ({ v, input }) => {
-		if (typeof v === 'boolean')
+	const readParam = ({ kind, schema, input }) => {
+		if (kind === 'enum')
+			return input.value === '' ? null : schema.enum[Number(input.value)];
+		if (kind === 'boolean')
 			return input.checked;
-		if (typeof v === 'number')
+		if (kind === 'number')
 			return input.value === '' ? null : Number(input.value);
-		if (v !== null && typeof v === 'object')
-			return JSON.parse(input.value);
+		if (kind === 'json')
+			return input.value.trim() === '' ? null : JSON.parse(input.value);
 		return input.value;
 	};
 	const showErr = (msg) => {
@@ -268,7 +330,8 @@ function triggerDialog(dag, params, onDone) {
 		return obj;
 	};
 	for (const p of inputs)
-		p.input.addEventListener(p.input.type === 'checkbox' ? 'change' : 'input', fieldsToConf);
+		p.input.addEventListener(p.input.type === 'checkbox' || p.kind === 'enum' ? 'change' : 'input',
+			fieldsToConf);
 	conf.addEventListener('input', () => {
 		const obj = parseConf();
 		if (!obj)
@@ -277,7 +340,10 @@ function triggerDialog(dag, params, onDone) {
 			if (!(p.name in obj))
 				continue;
 			const val = obj[p.name];
-			if (p.input.type === 'checkbox')
+			if (p.kind === 'enum') {
+				const at = p.schema.enum.findIndex((o) => JSON.stringify(o) === JSON.stringify(val));
+				p.input.value = at < 0 ? '' : String(at);
+			} else if (p.input.type === 'checkbox')
 				p.input.checked = !!val;
 			else if (val !== null && typeof val === 'object')
 				p.input.value = JSON.stringify(val);

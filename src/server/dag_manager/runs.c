@@ -171,7 +171,7 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
 	int rc = -1;
 
 	params = dag_spec_run_params(spec, c, err);
-	if (!params)
+	if (!params || dag_spec_check_run_params(spec, params, err) < 0)
 		goto out;
 	/* a foreach over a param that a conf broke is the trigger's error */
 	for (size_t i = 0; i < spec->n_tasks; i++) {

@@ -208,21 +208,24 @@ static char verdict_letter(enum dag_trigger_verdict v)
 /* Two upstreams: n unfinished, s success, f failed, u upstream_failed, k
  * skipped.  Verdicts W wait, R ready, U upstream_failed, S skipped, per rule
  * in the order all_success, all_done, all_failed, one_success, one_failed,
- * none_failed, none_skipped, always.  Worked out by hand from Airflow's
+ * none_failed, none_skipped, always, none_failed_min_one_success,
+ * all_skipped.  Worked out by hand from Airflow's
  * TriggerRuleDep, not from the code under test. */
 static const struct {
 	const char *ups;
 	const char *want;
 } truth[] = {
-    {"nn", "WWWWWWWR"}, {"ns", "WWSRWWWR"}, {"nf", "UWWWRUWR"}, {"nu", "UWWWRUWR"},
-    {"nk", "SWSWWWSR"}, {"ss", "RRSRSRRR"}, {"sf", "URSRRURR"}, {"su", "URSRRURR"},
-    {"sk", "SRSRSRSR"}, {"ff", "URRURURR"}, {"fu", "URRURURR"}, {"fk", "URSURUSR"},
-    {"uu", "URRURURR"}, {"uk", "URSURUSR"}, {"kk", "SRSSSRSR"},
+    {"nn", "WWWWWWWRWW"}, {"ns", "WWSRWWWRWS"}, {"nf", "UWWWRUWRUS"}, {"nu", "UWWWRUWRUS"},
+    {"nk", "SWSWWWSRWW"}, {"ss", "RRSRSRRRRS"}, {"sf", "URSRRURRUS"}, {"su", "URSRRURRUS"},
+    {"sk", "SRSRSRSRRS"}, {"ff", "URRURURRUS"}, {"fu", "URRURURRUS"}, {"fk", "URSURUSRUS"},
+    {"uu", "URRURURRUS"}, {"uk", "URSURUSRUS"}, {"kk", "SRSSSRSRSR"},
     /* one upstream, and unfinished states other than none */
-    {"s", "RRSRSRRR"},  {"f", "URRURURR"},  {"k", "SRSSSRSR"},  {"r", "WWWWWWWR"},
-    {"y", "WWWWWWWR"},  {"rs", "WWSRWWWR"}, {"yf", "UWWWRUWR"},
+    {"s", "RRSRSRRRRS"},  {"f", "URRURURRUS"},  {"k", "SRSSSRSRSR"},  {"r", "WWWWWWWRWW"},
+    {"y", "WWWWWWWRWW"},  {"rs", "WWSRWWWRWS"}, {"yf", "UWWWRUWRUS"},
     /* three: the first success is enough for one_success */
-    {"nnf", "UWWWRUWR"}, {"nsf", "UWSRRUWR"}, {"ssk", "SRSRSRSR"},
+    {"nnf", "UWWWRUWRUS"}, {"nsf", "UWSRRUWRUS"}, {"ssk", "SRSRSRSRRS"},
+    /* three, all skipped or one not yet */
+    {"nkk", "SWSWWWSRWW"}, {"kkk", "SRSSSRSRSR"},
 };
 
 static void test_trigger_truth_table(void **state)
@@ -257,7 +260,9 @@ static void test_trigger_truth_table(void **state)
 		assert_int_equal(back, rule);
 	}
 	enum trigger_rule r;
-	assert_int_equal(trigger_rule_from_name("none_failed_min_one_success", &r), -1);
+	assert_int_equal(trigger_rule_from_name("none_failed_or_skipped", &r), -1);
+	assert_int_equal(trigger_rule_from_name("all_skipped", &r), 0);
+	assert_int_equal(r, TRIGGER_ALL_SKIPPED);
 	assert_string_equal(trigger_rule_name(TRIGGER_NONE_SKIPPED), "none_skipped");
 	assert_string_equal(dag_trigger_verdict_name(DAG_TRIGGER_UPSTREAM_FAILED),
 	                    "upstream_failed");
