@@ -237,7 +237,7 @@ static int ch_run(struct data_conn *dc, const char *sql, const struct data_param
 	int rc = -1;
 
 	*count = -1;
-	if (sqltext_bind(sql, SQL_CLICKHOUSE, p, NULL, NULL, &text, &order, &n, err) < 0)
+	if (sqltext_bind(sql, SQL_CLICKHOUSE, p, &text, &order, &n, err) < 0)
 		goto out;
 	free(order);
 	if (!sqltext_returns_rows(text.buf)) {

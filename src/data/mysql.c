@@ -1,10 +1,14 @@
 /* mysql.c: the MariaDB/MySQL driver, through libmariadb (driver.h).
  *
- * Rows stream with mysql_use_result (one row in memory at a time).
- * Parameters reach the server as literals written by the library's own
- * escaping (mysql_real_escape_string, for the connection's character set),
- * never pasted as they are.  Rows load as multi-row INSERTs of `batch` rows
- * (or about 1 MiB, whichever comes first), each value escaped the same way.
+ * A statement without parameters runs as text, its rows streamed with
+ * mysql_use_result (one row in memory at a time).  One with parameters is
+ * a prepared statement: `?` for each `:name`, the values bound as strings
+ * (NULL as NULL), so they never enter the SQL text; its rows stream with
+ * mysql_stmt_fetch into one buffer per column that grows to the longest
+ * value seen.  Rows load as multi-row INSERTs of `batch` rows (or about
+ * 1 MiB, whichever comes first), each value a literal written by the
+ * library's escaping (mysql_real_escape_string, for the connection's
+ * character set).
  */
 #include "data/driver.h"
 
@@ -42,11 +46,6 @@ static void my_quote_len(struct strbuf *out, const char *v, size_t n, MYSQL *my)
 	out->buf[out->len] = '\0';
 }
 
-static void my_quote(struct strbuf *out, const char *v, void *arg)
-{
-	my_quote_len(out, v, v ? strlen(v) : 0, arg);
-}
-
 static enum data_type my_type(enum enum_field_types t)
 {
 	switch (t) {
@@ -65,49 +64,49 @@ static int my_query(struct my_conn *c, const char *sql, size_t len, struct weir_
 	return 0;
 }
 
-static int my_run(struct data_conn *dc, const char *sql, const struct data_params *p,
-		  const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+static int my_stmt_fail(MYSQL_STMT *st, struct weir_error *err)
 {
-	struct my_conn *c = (struct my_conn *)dc;
-	struct strbuf text = STRBUF_INIT;
-	size_t *order = NULL, n = 0;
-	MYSQL_RES *res = NULL;
+	return weir_error_set(err, WEIR_E_INVALID, "mysql: %s", mysql_stmt_error(st));
+}
+
+/* The columns of a result (names and types) to cb->columns. */
+static int my_columns(MYSQL_FIELD *f, unsigned int nf, const struct data_rows_cb *cb,
+		      struct weir_error *err)
+{
+	struct data_columns cols = {0};
+	int rc = 0;
+
+	if (!cb || !cb->columns)
+		return 0;
+	for (unsigned int i = 0; i < nf && rc == 0; i++)
+		rc = data_columns_add(&cols, f[i].name, my_type(f[i].type));
+	rc = rc < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
+		    : cb->columns(cb->arg, &cols, err);
+	data_columns_release(&cols);
+	return rc;
+}
+
+/* A statement without parameters: text, rows through mysql_use_result. */
+static int my_run_text(struct my_conn *c, const char *sql, size_t sql_len,
+		       const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+{
+	MYSQL_RES *res;
 	MYSQL_ROW r;
 	unsigned int nf;
 	int rc = -1;
 
-	*count = 0;
-	if (sqltext_bind(sql, SQL_MYSQL, p, my_quote, c->my, &text, &order, &n, err) < 0)
-		goto out;
-	if (text.failed) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		goto out;
-	}
-	if (my_query(c, text.buf, text.len, err) < 0)
-		goto out;
+	if (my_query(c, sql, sql_len, err) < 0)
+		return -1;
 	nf = mysql_field_count(c->my);
 	if (nf == 0) {
 		*count = (int64_t)mysql_affected_rows(c->my);
-		rc = 0;
-		goto out;
+		return 0;
 	}
 	res = mysql_use_result(c->my);
-	if (!res) {
-		my_fail(c->my, err);
-		goto out;
-	}
-	if (cb && cb->columns) {
-		MYSQL_FIELD *f = mysql_fetch_fields(res);
-		struct data_columns cols = {0};
-		int r2 = 0;
-		for (unsigned int i = 0; i < nf && r2 == 0; i++)
-			r2 = data_columns_add(&cols, f[i].name, my_type(f[i].type));
-		r2 = r2 < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
-			    : cb->columns(cb->arg, &cols, err);
-		data_columns_release(&cols);
-		if (r2 < 0)
-			goto drain;
-	}
+	if (!res)
+		return my_fail(c->my, err);
+	if (my_columns(mysql_fetch_fields(res), nf, cb, err) < 0)
+		goto drain;
 	while ((r = mysql_fetch_row(res)) != NULL) {
 		unsigned long *l = mysql_fetch_lengths(res);
 		size_t len[nf];
@@ -118,18 +117,196 @@ static int my_run(struct data_conn *dc, const char *sql, const struct data_param
 			goto drain;
 		(*count)++;
 	}
-	if (mysql_errno(c->my)) {
+	if (mysql_errno(c->my))
 		my_fail(c->my, err);
-		goto out;
-	}
-	rc = 0;
+	else
+		rc = 0;
 	goto out;
 drain: /* the rest of the result must be read before the next statement */
 	while (mysql_fetch_row(res))
 		;
 out:
-	if (res)
-		mysql_free_result(res);
+	mysql_free_result(res);
+	return rc;
+}
+
+#define MY_COL_START 256
+
+/* One result column's buffer, grown to the longest value fetched. */
+struct my_col {
+	char *buf;
+	unsigned long cap; /* bytes in buf, the NUL included */
+	unsigned long len;
+	my_bool is_null;
+	my_bool truncated;
+};
+
+static int my_col_grow(struct my_col *col, MYSQL_BIND *b, unsigned long need)
+{
+	char *nb;
+
+	if (need <= col->cap)
+		return 0;
+	nb = realloc(col->buf, need);
+	if (!nb)
+		return -1;
+	col->buf = nb;
+	col->cap = need;
+	b->buffer = nb;
+	b->buffer_length = need - 1; /* room for the NUL weir adds */
+	return 0;
+}
+
+/* The rows of an executed prepared statement to cb, one at a time. */
+static int my_stmt_rows(MYSQL_STMT *st, const struct data_rows_cb *cb, int64_t *count,
+			struct weir_error *err)
+{
+	MYSQL_RES *meta = mysql_stmt_result_metadata(st);
+	unsigned int nf = mysql_stmt_field_count(st);
+	MYSQL_BIND *out = calloc(nf, sizeof *out);
+	struct my_col *col = calloc(nf, sizeof *col);
+	const char **v = calloc(nf, sizeof *v);
+	size_t *len = calloc(nf, sizeof *len);
+	int rc = -1, f;
+
+	if (!meta) {
+		my_stmt_fail(st, err);
+		goto out;
+	}
+	if (!out || !col || !v || !len) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	for (unsigned int i = 0; i < nf; i++) {
+		out[i].buffer_type = MYSQL_TYPE_STRING;
+		out[i].length = &col[i].len;
+		out[i].is_null = &col[i].is_null;
+		out[i].error = &col[i].truncated;
+		if (my_col_grow(&col[i], &out[i], MY_COL_START) < 0) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
+	}
+	if (mysql_stmt_bind_result(st, out) != 0) {
+		my_stmt_fail(st, err);
+		goto out;
+	}
+	if (my_columns(mysql_fetch_fields(meta), nf, cb, err) < 0)
+		goto out;
+	while ((f = mysql_stmt_fetch(st)) == 0 || f == MYSQL_DATA_TRUNCATED) {
+		struct data_row row = {nf, v, len};
+		int grown = 0;
+		for (unsigned int i = 0; i < nf; i++) {
+			if (col[i].is_null) {
+				v[i] = NULL;
+				len[i] = 0;
+				continue;
+			}
+			if (col[i].len >= col[i].cap) { /* longer than the buffer: read it whole */
+				if (my_col_grow(&col[i], &out[i], col[i].len + 1) < 0) {
+					weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+					goto out;
+				}
+				if (mysql_stmt_fetch_column(st, &out[i], i, 0) != 0) {
+					my_stmt_fail(st, err);
+					goto out;
+				}
+				grown = 1;
+			}
+			col[i].buf[col[i].len] = '\0';
+			v[i] = col[i].buf;
+			len[i] = col[i].len;
+		}
+		if (grown && mysql_stmt_bind_result(st, out) != 0) {
+			my_stmt_fail(st, err);
+			goto out;
+		}
+		if (cb && cb->row && cb->row(cb->arg, &row, err) < 0)
+			goto out;
+		(*count)++;
+	}
+	if (f != MYSQL_NO_DATA)
+		my_stmt_fail(st, err);
+	else
+		rc = 0;
+out:
+	if (meta)
+		mysql_free_result(meta);
+	for (unsigned int i = 0; col && i < nf; i++)
+		free(col[i].buf);
+	free(col);
+	free(out);
+	free(v);
+	free(len);
+	return rc;
+}
+
+/* A statement with parameters: prepared, the values bound in `order`. */
+static int my_run_stmt(struct my_conn *c, const struct strbuf *text, const struct data_params *p,
+		       const size_t *order, size_t n, const struct data_rows_cb *cb, int64_t *count,
+		       struct weir_error *err)
+{
+	MYSQL_STMT *st = mysql_stmt_init(c->my);
+	MYSQL_BIND *in = calloc(n, sizeof *in);
+	unsigned long *lens = calloc(n, sizeof *lens);
+	my_bool *nulls = calloc(n, sizeof *nulls);
+	int rc = -1;
+
+	if (!st || !in || !lens || !nulls) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (mysql_stmt_prepare(st, text->buf, (unsigned long)text->len) != 0) {
+		my_stmt_fail(st, err);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const char *val = p->values[order[i]];
+		in[i].buffer_type = MYSQL_TYPE_STRING;
+		in[i].buffer = (void *)(val ? val : "");
+		lens[i] = val ? (unsigned long)strlen(val) : 0;
+		in[i].buffer_length = lens[i];
+		in[i].length = &lens[i];
+		nulls[i] = val == NULL;
+		in[i].is_null = &nulls[i];
+	}
+	if (mysql_stmt_bind_param(st, in) != 0 || mysql_stmt_execute(st) != 0) {
+		my_stmt_fail(st, err);
+		goto out;
+	}
+	if (mysql_stmt_field_count(st) == 0) {
+		*count = (int64_t)mysql_stmt_affected_rows(st);
+		rc = 0;
+	} else {
+		rc = my_stmt_rows(st, cb, count, err);
+	}
+out:
+	if (st)
+		mysql_stmt_close(st); /* reads what is left of the result first */
+	free(in);
+	free(lens);
+	free(nulls);
+	return rc;
+}
+
+static int my_run(struct data_conn *dc, const char *sql, const struct data_params *p,
+		  const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+{
+	struct my_conn *c = (struct my_conn *)dc;
+	struct strbuf text = STRBUF_INIT;
+	size_t *order = NULL, n = 0;
+	int rc = -1;
+
+	*count = 0;
+	if (sqltext_bind(sql, SQL_MYSQL, p, &text, &order, &n, err) < 0)
+		goto out;
+	if (text.failed) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	rc = n ? my_run_stmt(c, &text, p, order, n, cb, count, err)
+	       : my_run_text(c, text.buf, text.len, cb, count, err);
+out:
 	strbuf_release(&text);
 	free(order);
 	return rc;

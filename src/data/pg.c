@@ -96,7 +96,7 @@ static PGresult *pg_exec_params(struct pg_conn *c, const char *sql, const struct
 	const char **vals = NULL;
 	PGresult *res = NULL;
 
-	if (sqltext_bind(sql, SQL_POSTGRES, p, NULL, NULL, &text, &order, &n, err) < 0)
+	if (sqltext_bind(sql, SQL_POSTGRES, p, &text, &order, &n, err) < 0)
 		goto out;
 	if (n && !(vals = calloc(n, sizeof *vals))) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");

@@ -61,7 +61,7 @@ static int lite_run(struct data_conn *dc, const char *sql, const struct data_par
 	bool first = true;
 
 	*count = 0;
-	if (sqltext_bind(sql, SQL_SQLITE, p, NULL, NULL, &text, &order, &n, err) < 0)
+	if (sqltext_bind(sql, SQL_SQLITE, p, &text, &order, &n, err) < 0)
 		goto out;
 	if (sqlite3_prepare_v2(c->db, text.buf, -1, &st, NULL) != SQLITE_OK) {
 		lite_fail(c->db, err);

@@ -186,17 +186,14 @@ static int add_order(size_t **order, size_t *n, size_t v)
 }
 
 int sqltext_bind(const char *s, enum sql_dialect d, const struct data_params *p,
-		 sqltext_quote_fn quote, void *quote_arg, struct strbuf *out, size_t **order,
-		 size_t *n_order, struct weir_error *err)
+		 struct strbuf *out, size_t **order, size_t *n_order, struct weir_error *err)
 {
 	size_t i = 0, *pg_slot = NULL; /* PostgreSQL: the $N of each param, 0 = none yet */
 	size_t pg_next = 0;
 
 	*order = NULL;
 	*n_order = 0;
-	if (!quote && d == SQL_CLICKHOUSE)
-		quote = sqltext_quote_clickhouse;
-	if (!quote && d == SQL_POSTGRES && p->n && !(pg_slot = calloc(p->n, sizeof *pg_slot)))
+	if (d == SQL_POSTGRES && p->n && !(pg_slot = calloc(p->n, sizeof *pg_slot)))
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	while (s[i]) {
 		int unclosed;
@@ -234,8 +231,8 @@ int sqltext_bind(const char *s, enum sql_dialect d, const struct data_params *p,
 			return weir_error_set(err, WEIR_E_INVALID,
 					      "the statement uses :%s, which parameters does not give", name);
 		}
-		if (quote) {
-			quote(out, p->values[idx], quote_arg);
+		if (d == SQL_CLICKHOUSE) {
+			sqltext_quote_clickhouse(out, p->values[idx]);
 		} else if (d == SQL_POSTGRES) {
 			if (!pg_slot[idx]) {
 				pg_slot[idx] = ++pg_next;
@@ -256,9 +253,8 @@ int sqltext_bind(const char *s, enum sql_dialect d, const struct data_params *p,
 	return 0;
 }
 
-void sqltext_quote_clickhouse(struct strbuf *out, const char *v, void *unused)
+void sqltext_quote_clickhouse(struct strbuf *out, const char *v)
 {
-	(void)unused;
 	if (!v) {
 		strbuf_addstr(out, "NULL");
 		return;

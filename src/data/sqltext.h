@@ -46,23 +46,19 @@ int data_params_find(const struct data_params *p, const char *name, const char *
 int sqltext_split(const char *script, enum sql_dialect d, struct strvec *out,
 		  struct weir_error *err);
 
-/* Writes a value (NULL: SQL NULL) as a literal of the engine. */
-typedef void (*sqltext_quote_fn)(struct strbuf *out, const char *value, void *arg);
-
 /* `sql` with each `:name` replaced: by `$N` (PostgreSQL; one N per name),
- * by `?` (MySQL, SQLite; one value per occurrence), or, when `quote` is
- * given (or for ClickHouse, whose HTTP interface before 19.x binds
- * nothing: sqltext_quote_clickhouse), by the value as a literal.  The
+ * by `?` (MySQL, SQLite; one value per occurrence), or, for ClickHouse,
+ * whose HTTP interface before 19.x binds nothing, by the value as a
+ * literal (sqltext_quote_clickhouse).  The
  * values to bind, in order, go to *order as indices into p (for `$N`: the
  * N-1th name).  *out is appended to.  A placeholder p does not give is an
  * error naming it. */
 int sqltext_bind(const char *sql, enum sql_dialect d, const struct data_params *p,
-		 sqltext_quote_fn quote, void *quote_arg, struct strbuf *out, size_t **order,
-		 size_t *n_order, struct weir_error *err);
+		 struct strbuf *out, size_t **order, size_t *n_order, struct weir_error *err);
 
 /* A value as a ClickHouse string literal: '...' with \\, \', and the
  * control characters \0 \b \f \n \r \t escaped; NULL gives NULL. */
-void sqltext_quote_clickhouse(struct strbuf *out, const char *value, void *unused);
+void sqltext_quote_clickhouse(struct strbuf *out, const char *value);
 
 /* A name quoted for the dialect: "x" (doubling ") or `x` (doubling `). */
 void sqltext_quote_ident(struct strbuf *out, const char *name, enum sql_dialect d);

@@ -78,6 +78,28 @@ def test_mariadb_script_binds_values_and_returns_rows(mariadb, mariadb_db):
     assert mariadb.sql(mariadb_db, "SELECT note FROM x WHERE id = 1") == [[INJECTION]]
 
 
+# values whose text would break a pasted literal: a backslash, quotes, UTF-8 (four-byte
+# too), NULL, and one longer than the driver's first column buffer
+AWKWARD = {"bs": "C:\\new\\table\\", "q": "it's \\' \"quoted\" `x`",
+           "utf": "caf\u00e9 \u65e5\u672c \U0001f600", "none": None,
+           "long": "\u00e9" * 3000 + INJECTION}
+
+
+def test_mariadb_binds_awkward_values_and_reads_them_back(mariadb, mariadb_db):
+    r = task("task-sql", {"conn": "my", "statement": """
+        CREATE TABLE v (id int, s longtext) DEFAULT CHARSET utf8mb4;
+        INSERT INTO v VALUES (1, :bs), (2, :q), (3, :utf), (4, :none), (5, :long);
+        SELECT id, s, :q AS echo, :none AS nothing FROM v WHERE id >= :min ORDER BY id
+    """, "parameters": dict(AWKWARD, min="1")}, {"my": mariadb.uri(mariadb_db)})
+    out = outputs(r)
+    want = [AWKWARD[k] for k in ("bs", "q", "utf", "none", "long")]
+    assert [row[1] for row in out["rows"]] == want, out["rows"]
+    assert all(row[2] == AWKWARD["q"] and row[3] is None for row in out["rows"]), out["rows"]
+    stored = mariadb.sql(mariadb_db, "SELECT id, s IS NULL, HEX(s) FROM v ORDER BY id")
+    assert [(int(i), n == "1", bytes.fromhex(h).decode() if n == "0" else None)
+            for i, n, h in stored] == list(zip(range(1, 6), [v is None for v in want], want))
+
+
 def test_clickhouse_script_escapes_values_and_returns_rows(clickhouse, clickhouse_db):
     r = task("task-sql", {"conn": "ch", "statement": SCRIPT["ch"],
                           "parameters": {"note": INJECTION, "min": "1"}},
@@ -158,6 +180,31 @@ def test_dag_sql_task_binds_conf_and_feeds_downstream(make_dags, pg, pg_db):
     value, rows = line.split("|", 1)
     assert value == "1" and json.loads(rows) == [[1, INJECTION]], line
     assert "sql: statement 3 of 3" in d.log("sqlflow", run["dag_run_id"], "load")
+
+
+def test_dag_mariadb_sql_task_binds_conf(make_dags, mariadb, mariadb_db):
+    d = make_dags(start=False)
+    d.srv.extra_env["WEIR_CONN_MY"] = mariadb.uri(mariadb_db)
+    d.write("myflow.yaml", textwrap.dedent("""\
+        dag_id: myflow
+        params: {note: "plain"}
+        tasks:
+          - task_id: load
+            sql:
+              conn: my
+              statement: |
+                CREATE TABLE IF NOT EXISTS x (id int AUTO_INCREMENT PRIMARY KEY, note text);
+                INSERT INTO x (note) VALUES (:note);
+                SELECT count(*) AS n, max(note) AS last FROM x WHERE note = :note
+              parameters: {note: "{{ params.note }}"}
+        """))
+    d.srv.start()
+    d.wait_dag("myflow")
+    run = d.trigger("myflow", conf={"note": INJECTION})
+    run = d.wait_run("myflow", run["dag_run_id"], timeout=90)
+    assert run["state"] == "success", (run, d.log("myflow", run["dag_run_id"], "load"))
+    # the table survived, with the attack stored as text
+    assert mariadb.sql(mariadb_db, "SELECT note FROM x") == [[INJECTION]]
 
 
 def test_dag_file_refuses_a_bad_sql_task(make_dags):

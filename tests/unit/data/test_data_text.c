@@ -52,7 +52,7 @@ static void test_bind_each_dialect(void **state)
 	const char *sql = "SELECT x::int, ':day', \"a:day\" FROM t -- :min\n"
 			  "WHERE d = :day AND n > :min AND e = :day";
 
-	assert_int_equal(sqltext_bind(sql, SQL_POSTGRES, &p, NULL, NULL, &out, &order, &n, &err), 0);
+	assert_int_equal(sqltext_bind(sql, SQL_POSTGRES, &p, &out, &order, &n, &err), 0);
 	assert_string_equal(out.buf, "SELECT x::int, ':day', \"a:day\" FROM t -- :min\n"
 				     "WHERE d = $1 AND n > $2 AND e = $1");
 	assert_int_equal(n, 2);
@@ -60,17 +60,26 @@ static void test_bind_each_dialect(void **state)
 	assert_int_equal(order[1], 1);
 	free(order);
 	strbuf_reset(&out);
-	assert_int_equal(sqltext_bind(sql, SQL_SQLITE, &p, NULL, NULL, &out, &order, &n, &err), 0);
+	assert_int_equal(sqltext_bind(sql, SQL_SQLITE, &p, &out, &order, &n, &err), 0);
 	assert_int_equal(n, 3);
 	assert_non_null(strstr(out.buf, "d = ? AND n > ? AND e = ?"));
 	free(order);
 	strbuf_reset(&out);
-	assert_int_equal(sqltext_bind("SELECT :day, :min", SQL_CLICKHOUSE, &p, NULL, NULL, &out,
+	/* MySQL: `?` per occurrence; a \' inside a string and # comments are not code */
+	assert_int_equal(sqltext_bind("SELECT 'a\\':day' # :min\n, :min, :day", SQL_MYSQL, &p,
+				      &out, &order, &n, &err), 0);
+	assert_string_equal(out.buf, "SELECT 'a\\':day' # :min\n, ?, ?");
+	assert_int_equal(n, 2);
+	assert_int_equal(order[0], 1);
+	assert_int_equal(order[1], 0);
+	free(order);
+	strbuf_reset(&out);
+	assert_int_equal(sqltext_bind("SELECT :day, :min", SQL_CLICKHOUSE, &p, &out,
 				      &order, &n, &err), 0);
 	assert_string_equal(out.buf, "SELECT '2024-03-01', NULL");
 	free(order);
 	strbuf_reset(&out);
-	assert_int_equal(sqltext_bind("SELECT :nope", SQL_POSTGRES, &p, NULL, NULL, &out, &order,
+	assert_int_equal(sqltext_bind("SELECT :nope", SQL_POSTGRES, &p, &out, &order,
 				      &n, &err), -1);
 	assert_non_null(strstr(err.msg, ":nope"));
 	strbuf_release(&out);
@@ -80,7 +89,7 @@ static void test_clickhouse_quoting(void **state)
 {
 	(void)state;
 	struct strbuf out = STRBUF_INIT;
-	sqltext_quote_clickhouse(&out, "'; DROP TABLE x; --\\\n\t", NULL);
+	sqltext_quote_clickhouse(&out, "'; DROP TABLE x; --\\\n\t");
 	assert_string_equal(out.buf, "'\\'; DROP TABLE x; --\\\\\\n\\t'");
 	strbuf_reset(&out);
 	sqltext_quote_ident(&out, "we`ird", SQL_MYSQL);
