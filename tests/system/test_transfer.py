@@ -1,7 +1,7 @@
 """transfer: tasks between real servers (stores.py): PostgreSQL to Redis and to PostgreSQL with
 1,000,000 rows and the task's memory flat, a transfer killed half-way (kill -9) and run again
 leaving exactly the source's rows, an append killed after its commit and before its report
-(PostgreSQL and MariaDB) whose retry finds the marker and loads nothing, Redis's replace
+(PostgreSQL, MariaDB, SQLite) whose retry finds the marker and loads nothing, Redis's replace
 publishing at once, and files to tables and back.  The task's peak memory is the process's own (its maximum resident set, read by a
 parent that runs only it), the figure weir's job limits watch.
 """
@@ -146,12 +146,20 @@ def test_file_to_tables_and_back(tmp_path, pg, pg_db, mariadb, mariadb_db):
     assert not [p for p in os.listdir(tmp_path) if ".weir-" in p]  # no temporary left
 
 
-def test_an_append_that_committed_then_died_is_not_loaded_again(pg, pg_db, mariadb, mariadb_db):
+def test_an_append_that_committed_then_died_is_not_loaded_again(tmp_path, pg, pg_db, mariadb,
+                                                                 mariadb_db):
+    import sqlite3
     make_source(pg, pg_db, 5_000)
-    conns = {"pg": pg.uri(pg_db), "my": mariadb.uri(mariadb_db)}
+    lite = tmp_path / "t.db"
+    conns = {"pg": pg.uri(pg_db), "my": mariadb.uri(mariadb_db), "lite": "sqlite:///%s" % lite}
     task = {"WEIR_DAG_ID": "daily", "WEIR_RUN_ID": "manual__1", "WEIR_TASK_ID": "load"}
+
+    def lite_count():
+        with sqlite3.connect(str(lite)) as c:
+            return c.execute("SELECT count(*) FROM dst").fetchone()[0]
     for conn, count in (("pg", lambda: pg.query(pg_db, "SELECT count(*) FROM dst")[0][0]),
-                        ("my", lambda: int(mariadb.sql(mariadb_db, "SELECT count(*) FROM dst")[0][0]))):
+                        ("my", lambda: int(mariadb.sql(mariadb_db, "SELECT count(*) FROM dst")[0][0])),
+                        ("lite", lite_count)):
         spec = {"from": {"conn": "pg", "query": "SELECT id, a, b, n FROM src"},
                 "to": {"conn": conn, "table": "dst", "mode": "append"}, "batch": 1000}
         args = [WEIR_BIN, "task-transfer", "--spec-json", json.dumps(spec)]
