@@ -17,6 +17,10 @@ struct transfer_target {
 	int (*row)(struct transfer_target *t, const struct data_row *row, struct weir_error *err);
 	int (*publish)(struct transfer_target *t, struct weir_error *err);
 	void (*destroy)(struct transfer_target *t); /* aborts what was not published */
+	/* May be NULL.  Before any row: 1 and *rows when an earlier try of the
+	 * same task instance already published (its marker is there; the load
+	 * is skipped), 0 when not, -1 with err. */
+	int (*done)(struct transfer_target *t, int64_t *rows, struct weir_error *err);
 };
 
 /* The targets, from the spec's `to` (checked here; errors "to.KEY: ..."). */

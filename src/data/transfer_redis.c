@@ -297,7 +297,7 @@ struct transfer_target *transfer_redis_target(json_t *to, size_t batch, struct w
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
 	}
-	t->base = (struct transfer_target){rt_begin, rt_row, rt_publish, rt_destroy};
+	t->base = (struct transfer_target){rt_begin, rt_row, rt_publish, rt_destroy, NULL};
 	strbuf_init(&t->k);
 	strbuf_init(&t->v);
 	strbuf_init(&t->m);

@@ -9,7 +9,10 @@
  * On PostgreSQL, MariaDB/MySQL and SQLite all of it is one transaction:
  * DELETE (replace) and the load (COPY on PostgreSQL), or the load into a
  * temporary table and one INSERT ... ON CONFLICT / ON DUPLICATE KEY
- * (upsert), then COMMIT; a try killed half-way commits nothing.
+ * (upsert), then COMMIT; a try killed half-way commits nothing.  In a
+ * DAG's task, append and create also insert the task instance's marker
+ * into weir_transfers in that transaction; a retry that finds it loads
+ * nothing and reports the rows recorded (tt_done).
  * ClickHouse has no transactions: rows load into `TABLE__weir_new` (made
  * AS the table), which RENAME TABLE puts in the table's place (replace) or
  * one INSERT ... SELECT copies in (append, create); upsert is refused.
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "data/file.h"
 #include "data/task.h"
@@ -37,7 +41,12 @@ struct table_target {
 	struct strvec key;
 	struct data_columns cols;
 	bool loading, published;
+	char *marker;         /* this task instance's key in weir_transfers; NULL: none */
+	int64_t rows;
 };
+
+#define MARKER_TABLE "weir_transfers"
+
 
 static void quote_name(struct strbuf *out, const char *name, const char *suffix, enum sql_dialect d)
 {
@@ -207,7 +216,79 @@ static int tt_row(struct transfer_target *base, const struct data_row *row, stru
 {
 	struct table_target *t = (struct table_target *)base;
 
+	t->rows++;
 	return t->dc->ops->load_row(t->dc, row, err);
+}
+
+/* ---- the marker: which task instances' appends are in ---- */
+
+/* The task instance's key, from its environment: NULL outside a DAG. */
+static char *marker_key(void)
+{
+	const char *dag = getenv("WEIR_DAG_ID"), *run = getenv("WEIR_RUN_ID");
+	const char *task = getenv("WEIR_TASK_ID"), *index = getenv("WEIR_MAP_INDEX");
+	json_t *k;
+	char *s;
+
+	if (!dag || !*dag || !run || !*run || !task || !*task)
+		return NULL;
+	k = json_pack("[s, s, s, I]", dag, run, task,
+		      (json_int_t)(index && *index ? strtoll(index, NULL, 10) : -1));
+	s = k ? json_dumps(k, JSON_COMPACT) : NULL;
+	json_decref(k);
+	return s;
+}
+
+static int marker_row(void *arg, const struct data_row *row, struct weir_error *err)
+{
+	(void)err;
+	*(int64_t *)arg = row->n && row->v[0] ? strtoll(row->v[0], NULL, 10) : 0;
+	return 0;
+}
+
+static int tt_done(struct transfer_target *base, int64_t *rows, struct weir_error *err)
+{
+	struct table_target *t = (struct table_target *)base;
+	enum sql_dialect d = t->dc->ops->dialect;
+	char *names[] = {(char *)"k"}, *values[] = {t->marker};
+	struct data_params params = {1, names, values};
+	struct data_rows_cb cb = {NULL, marker_row, rows};
+	struct strbuf sql = STRBUF_INIT;
+	int64_t n = 0;
+	int rc;
+
+	if (!t->marker)
+		return 0;
+	strbuf_addf(&sql, "CREATE TABLE IF NOT EXISTS %s (transfer_key %s PRIMARY KEY, "
+		    "row_count BIGINT NOT NULL, done_at TEXT NOT NULL)",
+		    MARKER_TABLE, d == SQL_MYSQL ? "VARCHAR(512)" : "TEXT");
+	rc = data_exec(t->dc, sql.buf, err);
+	strbuf_reset(&sql);
+	strbuf_addf(&sql, "SELECT row_count FROM %s WHERE transfer_key = :k", MARKER_TABLE);
+	if (rc == 0)
+		rc = data_run(t->dc, sql.buf, &params, &cb, &n, err);
+	strbuf_release(&sql);
+	if (rc < 0)
+		return -1;
+	return n > 0 ? 1 : 0;
+}
+
+/* In the load's transaction, just before its COMMIT. */
+static int marker_write(struct table_target *t, struct weir_error *err)
+{
+	char count[32], at[32];
+	char *names[] = {(char *)"k", (char *)"n", (char *)"at"}, *values[] = {t->marker, count, at};
+	struct data_params params = {3, names, values};
+	time_t now = time(NULL);
+	struct tm tm;
+
+	if (!t->marker)
+		return 0;
+	snprintf(count, sizeof count, "%lld", (long long)t->rows);
+	gmtime_r(&now, &tm);
+	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return data_run(t->dc, "INSERT INTO " MARKER_TABLE " (transfer_key, row_count, done_at) "
+			       "VALUES (:k, :n, :at)", &params, NULL, NULL, err);
 }
 
 static int upsert_sql(struct table_target *t, struct strbuf *sql)
@@ -301,6 +382,8 @@ static int tt_publish(struct transfer_target *base, struct weir_error *err)
 		if (data_exec(t->dc, sql.buf, err) < 0)
 			goto out;
 	}
+	if (marker_write(t, err) < 0)
+		goto out;
 	if (data_commit(t->dc, err) < 0)
 		goto out;
 	t->published = true;
@@ -322,6 +405,7 @@ static void tt_destroy(struct transfer_target *base)
 		strbuf_release(&sql);
 	}
 	data_close(t->dc); /* rolls back what was not committed */
+	free(t->marker);
 	free(t->table);
 	strbuf_release(&t->q);
 	strbuf_release(&t->stage);
@@ -349,7 +433,7 @@ struct transfer_target *transfer_table_target(json_t *to, size_t batch, struct w
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
 	}
-	t->base = (struct transfer_target){tt_begin, tt_row, tt_publish, tt_destroy};
+	t->base = (struct transfer_target){tt_begin, tt_row, tt_publish, tt_destroy, tt_done};
 	strbuf_init(&t->q);
 	strbuf_init(&t->stage);
 	t->table = strdup(table);
@@ -378,6 +462,13 @@ struct transfer_target *transfer_table_target(json_t *to, size_t batch, struct w
 		goto fail;
 	t->dc->batch = batch;
 	quote_name(&t->q, table, NULL, t->dc->ops->dialect);
+	/* append and create add rows: a retry after a try that committed would add
+	 * them twice, so the commit carries a marker the retry finds (replace and
+	 * upsert give the same table run twice; ClickHouse has no transaction to
+	 * carry one: docs/internals/data.md) */
+	if ((t->mode == MODE_APPEND || t->mode == MODE_CREATE) &&
+	    t->dc->ops->dialect != SQL_CLICKHOUSE)
+		t->marker = marker_key();
 	return &t->base;
 fail:
 	tt_destroy(&t->base);
@@ -451,7 +542,7 @@ struct transfer_target *transfer_file_target(json_t *to, struct weir_error *err)
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
 	}
-	t->base = (struct transfer_target){ft_begin, ft_row, ft_publish, ft_destroy};
+	t->base = (struct transfer_target){ft_begin, ft_row, ft_publish, ft_destroy, NULL};
 	t->fmt = f;
 	return &t->base;
 }

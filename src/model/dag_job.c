@@ -427,6 +427,11 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 	ctx.src = t->secrets;
 	if (template_ctx_fill(&ctx, t->run, err) < 0 || template_env(t->run, &env, err) < 0)
 		goto fail;
+	/* a foreach instance's index: a transfer's marker tells instances apart by it */
+	if (t->map_index >= 0 && strvec_pushf(&env, "WEIR_MAP_INDEX=%d", t->map_index) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto fail;
+	}
 	if (task->kind == DAG_TASK_COMMAND || task->kind == DAG_TASK_SQL ||
 	    task->kind == DAG_TASK_TRANSFER)
 		s = command_job(t, &ctx, &env, &cmd, err);

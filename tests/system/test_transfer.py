@@ -1,7 +1,8 @@
 """transfer: tasks between real servers (stores.py): PostgreSQL to Redis and to PostgreSQL with
 1,000,000 rows and the task's memory flat, a transfer killed half-way (kill -9) and run again
-leaving exactly the source's rows, Redis's replace publishing at once, and files to tables and
-back.  The task's peak memory is the process's own (its maximum resident set, read by a
+leaving exactly the source's rows, an append killed after its commit and before its report
+(PostgreSQL, MariaDB, SQLite) whose retry finds the marker and loads nothing, Redis's replace
+publishing at once, and files to tables and back.  The task's peak memory is the process's own (its maximum resident set, read by a
 parent that runs only it), the figure weir's job limits watch.
 """
 
@@ -41,6 +42,19 @@ def transfer(spec, conns, peak=False):
     assert r.returncode == 0, r.stderr
     lines = r.stdout.strip().splitlines()
     return json.loads(lines[0]), (int(lines[-1]) if peak else None)
+
+
+def kill_when(args, env, mark):
+    """Start args, read its log until `mark`, then kill -9 it there."""
+    p = subprocess.Popen(args, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    line = p.stderr.readline()
+    while line and mark not in line:
+        line = p.stderr.readline()
+    assert mark in line, "a DEVELOPER=1 build is needed: %r" % line
+    p.send_signal(signal.SIGKILL)
+    p.wait(30)
+    p.stderr.close()
+    p.stdout.close()
 
 
 def make_source(pg, db, n=ROWS):
@@ -92,16 +106,8 @@ def test_a_transfer_killed_half_way_then_retried_leaves_exactly_the_source(pg, p
                 "to": {"conn": "pg", "table": "dst", "mode": mode}, "batch": 1000}
         # a DEVELOPER build stops after 200,000 rows (sent, not published) to be killed there
         env = dict(env_with({"pg": pg.uri(pg_db)}), WEIR_TEST_TRANSFER_PAUSE_AT="200000")
-        p = subprocess.Popen([WEIR_BIN, "task-transfer", "--spec-json", json.dumps(spec)],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        line = p.stderr.readline()
-        while line and "paused at" not in line:
-            line = p.stderr.readline()
-        assert "paused at 200000 rows" in line, "a DEVELOPER=1 build is needed: %r" % line
-        p.send_signal(signal.SIGKILL)
-        p.wait(30)
-        p.stderr.close()
-        p.stdout.close()
+        kill_when([WEIR_BIN, "task-transfer", "--spec-json", json.dumps(spec)], env,
+                  "paused at 200000 rows")
         time.sleep(0.2)
         assert pg.query(pg_db, "SELECT count(*) FROM dst") == [(0,)]  # nothing published
         out, _ = transfer(spec, {"pg": pg.uri(pg_db)})
@@ -138,3 +144,43 @@ def test_file_to_tables_and_back(tmp_path, pg, pg_db, mariadb, mariadb_db):
               "to": {"file": str(tmp_path / "back.csv")}}, conns)
     assert (tmp_path / "back.csv").read_text() == src.read_text()
     assert not [p for p in os.listdir(tmp_path) if ".weir-" in p]  # no temporary left
+
+
+def test_an_append_that_committed_then_died_is_not_loaded_again(tmp_path, pg, pg_db, mariadb,
+                                                                 mariadb_db):
+    import sqlite3
+    make_source(pg, pg_db, 5_000)
+    lite = tmp_path / "t.db"
+    conns = {"pg": pg.uri(pg_db), "my": mariadb.uri(mariadb_db), "lite": "sqlite:///%s" % lite}
+    task = {"WEIR_DAG_ID": "daily", "WEIR_RUN_ID": "manual__1", "WEIR_TASK_ID": "load"}
+
+    def lite_count():
+        with sqlite3.connect(str(lite)) as c:
+            return c.execute("SELECT count(*) FROM dst").fetchone()[0]
+    for conn, count in (("pg", lambda: pg.query(pg_db, "SELECT count(*) FROM dst")[0][0]),
+                        ("my", lambda: int(mariadb.sql(mariadb_db, "SELECT count(*) FROM dst")[0][0])),
+                        ("lite", lite_count)):
+        spec = {"from": {"conn": "pg", "query": "SELECT id, a, b, n FROM src"},
+                "to": {"conn": conn, "table": "dst", "mode": "append"}, "batch": 1000}
+        args = [WEIR_BIN, "task-transfer", "--spec-json", json.dumps(spec)]
+        env = dict(env_with(conns), **task)
+        # the try commits, then is killed before it reports: the window a retry falls in
+        kill_when(args, dict(env, WEIR_TEST_TRANSFER_PAUSE_PUBLISHED="1"), "paused after publishing")
+        assert count() == 5_000
+        r = subprocess.run(args, env=env, capture_output=True, text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        out = json.loads(r.stdout.strip().splitlines()[0])
+        assert out["rows"] == 5_000 and out["earlier_try"] is True, out
+        assert "earlier try of this task already published 5000 rows" in r.stderr, r.stderr
+        assert count() == 5_000  # exactly the source's rows, not twice
+        # another instance of a foreach task has a key of its own: it loads
+        r = subprocess.run(args, env=dict(env, WEIR_MAP_INDEX="1"), capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stderr
+        assert json.loads(r.stdout.strip().splitlines()[0]).get("earlier_try") is None
+        assert count() == 10_000
+    # outside a DAG there is no key and no marker: an append appends
+    spec["to"]["conn"] = "pg"
+    out, _ = transfer(spec, conns)
+    assert out["rows"] == 5_000 and "earlier_try" not in out
+    assert pg.query(pg_db, "SELECT count(*) FROM weir_transfers") == [(2,)]

@@ -232,6 +232,7 @@ static void test_command_task_instance(void **state)
 	struct fixture f;
 	const char *const env[] = {"WEIR_DS=2024-03-05",    RUN_ENV,   "WEIR_TASK_ID=train",
 	                           "WEIR_TRY_NUMBER=2",     PARAM_ENV, "WEIR_ITEM=knn",
+	                           "WEIR_MAP_INDEX=1",
 	                           "WEIR_OUTPUT=" OUT_PATH, NULL};
 
 	(void)state;
