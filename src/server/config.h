@@ -62,6 +62,9 @@ struct server_config {
 	size_t n_users;
 
 	bool executor_slurm; /* `executor: slurm` (default local): work that names no queue */
+	/* local tasks each get a launcher process, no node agent: a throwaway
+	 * home (weir dags test) wants nothing that outlives it */
+	bool no_agent;
 	/* `log_transport: file|http`: how a task's output reaches its log; the
 	 * default (0) is file for local work, http for Slurm work */
 	enum { SERVER_LOG_DEFAULT = 0, SERVER_LOG_FILE, SERVER_LOG_HTTP } log_transport;

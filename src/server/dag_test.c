@@ -699,6 +699,9 @@ int dag_test_run(const struct dag_test_opts *o)
 	/* the server's own chatter (DAG loaded, run queued) is not the test's output */
 	if (!getenv("WEIR_LOG"))
 		log_set_level(LOG_WARN);
+	/* the temporary home goes when the run ends: an agent, made to outlive
+	 * its server, would outlive the home (docs/internals/launch.md) */
+	cfg.no_agent = true;
 	if (server_parts_create(&t.parts, &t.loop, &cfg, &err) < 0) {
 		error_msg("%s", err.msg);
 		goto out_loop;

@@ -270,9 +270,9 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	if (!p->exec)
 		goto out;
 	/* local tasks as shims of the node's agent (docs/internals/launch.md);
-	 * WEIR_AGENT=0 keeps a launcher process per task */
+	 * WEIR_AGENT=0 (or cfg->no_agent) keeps a launcher process per task */
 	const char *use_agent = getenv("WEIR_AGENT");
-	if (!use_agent || strcmp(use_agent, "0")) {
+	if (!cfg->no_agent && (!use_agent || strcmp(use_agent, "0"))) {
 		struct weir_error e2 = {0};
 		if (local_executor_use_agent(p->exec, cfg->home, job_manager_on_agent_reports, &e2) < 0)
 			log_warn("the node's agent: %s; starting a launcher per task instead", e2.msg);
