@@ -1,5 +1,6 @@
 """transfer: tasks between real servers (stores.py): PostgreSQL to Redis and to PostgreSQL with
-1,000,000 rows and the task's memory flat, a transfer killed half-way (kill -9) and run again
+1,000,000 rows and the task's memory flat (run alone, and as a DAG task on a server whose
+memory stays flat too), a transfer killed half-way (kill -9) and run again
 leaving exactly the source's rows, an append killed after its commit and before its report
 (PostgreSQL, MariaDB, SQLite) whose retry finds the marker and loads nothing, Redis's replace
 publishing at once, and files to tables and back.  The task's peak memory is the process's own (its maximum resident set, read by a
@@ -11,9 +12,11 @@ import os
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 
 from conftest import WEIR_BIN
+from dagtest import make_dags  # noqa: F401  (the fixture)
 from stores import mariadb, mariadb_db, pg, pg_db, redis_db, redis_server  # noqa: F401
 
 ROWS = 1_000_000
@@ -95,6 +98,47 @@ def test_postgres_to_postgres_a_million_rows_in_flat_memory(pg, pg_db):
     assert peak < LIMIT, "peak %d bytes" % peak
     assert pg.query(pg_db, "SELECT count(*), sum(n), max(a) FROM dst") == \
         pg.query(pg_db, "SELECT count(*), sum(n), max(a) FROM src")
+
+
+def rss_bytes(pid):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmRSS for pid %d" % pid)
+
+
+def test_a_million_rows_through_a_dag_run_keep_the_server_and_the_task_flat(make_dags, pg,
+                                                                            pg_db):
+    """The same transfer as a DAG task on a real server: the peak memory weir records for
+    the task stays under the limit, and the server's resident memory does not grow with the
+    rows (it sees the task's progress lines, never its rows)."""
+    make_source(pg, pg_db)
+    d = make_dags(start=False)
+    d.srv.extra_env["WEIR_CONN_PG"] = pg.uri(pg_db)
+    d.write("million.yaml", textwrap.dedent("""\
+        dag_id: million
+        tasks:
+          - task_id: copy
+            transfer:
+              from: {conn: pg, query: "SELECT id, a, b, n FROM src"}
+              to: {conn: pg, table: dst, mode: replace}
+        """))
+    d.srv.start()
+    d.wait_dag("million")
+    before = rss_bytes(d.srv.proc.pid)
+    run = d.trigger("million")
+    run = d.wait_run("million", run["dag_run_id"], timeout=300)
+    assert run["state"] == "success", (run, d.log("million", run["dag_run_id"], "copy"))
+    after = rss_bytes(d.srv.proc.pid)
+    print("server rss %d -> %d bytes" % (before, after))
+    assert after - before < 16 * 1024 * 1024, (before, after)
+    ti = d.tis("million", run["dag_run_id"])["copy"]
+    (task,) = d.srv.job(ti["job_id"])["tasks"]
+    print("task peak %s bytes" % task["peak_memory_bytes"])
+    assert task["peak_memory_bytes"] and task["peak_memory_bytes"] < LIMIT, task
+    assert pg.query(pg_db, "SELECT count(*), sum(n) FROM dst") == \
+        pg.query(pg_db, "SELECT count(*), sum(n) FROM src")
 
 
 def test_a_transfer_killed_half_way_then_retried_leaves_exactly_the_source(pg, pg_db):
