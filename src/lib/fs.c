@@ -17,6 +17,9 @@ int fs_mkdir_p(const char *path, mode_t mode, struct weir_error *err)
 
 	if (len == 0 || len >= sizeof buf)
 		return weir_error_set(err, WEIR_E_INVALID, "%s: bad directory path", path);
+	/* most often the parent is there: one call */
+	if (mkdir(path, mode) == 0 || errno == EEXIST)
+		return 0;
 	memcpy(buf, path, len + 1);
 	for (char *p = buf + 1; ; p++) {
 		if (*p == '/' || *p == '\0') {
