@@ -13,22 +13,29 @@
 int fs_mkdir_p(const char *path, mode_t mode, struct weir_error *err)
 {
 	char buf[4096];
-	size_t len = strlen(path);
+	size_t len = strlen(path), top;
 
 	if (len == 0 || len >= sizeof buf)
 		return weir_error_set(err, WEIR_E_INVALID, "%s: bad directory path", path);
 	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; ; p++) {
-		if (*p == '/' || *p == '\0') {
-			char saved = *p;
-			*p = '\0';
-			if (mkdir(buf, mode) < 0 && errno != EEXIST)
-				return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create directory: %s",
-						      buf, strerror(errno));
-			*p = saved;
-			if (saved == '\0')
-				break;
-		}
+	/* up from the end to the deepest folder there (most often the parent:
+	 * one call), then down, making each */
+	for (top = len;;) {
+		if (mkdir(buf, mode) == 0 || errno == EEXIST)
+			break;
+		char *slash = errno == ENOENT ? strrchr(buf, '/') : NULL;
+		if (!slash || slash == buf)
+			return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create directory: %s",
+			                      buf, strerror(errno));
+		*slash = '\0';
+		top = (size_t)(slash - buf);
+	}
+	while (top < len) {
+		buf[top] = '/';
+		top += strlen(buf + top);
+		if (mkdir(buf, mode) < 0 && errno != EEXIST)
+			return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create directory: %s",
+			                      buf, strerror(errno));
 	}
 	return 0;
 }

@@ -60,7 +60,13 @@ int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *d
 		return weir_error_set(err, WEIR_E_INTERNAL, "dag pool: out of memory");
 	for (size_t i = 0; i < n; i++)
 		order[i] = &c[i];
-	qsort(order, n, sizeof(*order), cand_cmp);
+	/* the ready set most often comes in order already: a pass over it
+	 * instead of a sort */
+	size_t sorted = 1;
+	while (sorted < n && cand_cmp(&order[sorted - 1], &order[sorted]) < 0)
+		sorted++;
+	if (sorted < n)
+		qsort(order, n, sizeof(*order), cand_cmp);
 
 	/* the reason of the last waiting TI and what it was made of: the TIs
 	 * waiting behind a full pool share one, worded once per pass */

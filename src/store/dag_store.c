@@ -48,6 +48,7 @@ enum ds_stmt {
 	DS_RUN_LIST_DESC,
 	DS_RUN_COUNT,
 	DS_RUNS_ACTIVE,
+	DS_RUN_QUEUED_ANY,
 	DS_RUN_UPDATE,
 	DS_RUN_DELETE,
 	DS_TI_INSERT,
@@ -92,6 +93,7 @@ static const char *const ds_sql[DS_COUNT] = {
     [DS_RUN_COUNT] = "SELECT count(*) FROM dag_runs" RUN_FILTER,
     [DS_RUNS_ACTIVE] = "SELECT " RUN_COLS " FROM dag_runs WHERE state IN (?,?)"
                        " ORDER BY dag_id, logical_date, id",
+    [DS_RUN_QUEUED_ANY] = "SELECT 1 FROM dag_runs WHERE state = ? LIMIT 1",
     [DS_RUN_UPDATE] = "UPDATE dag_runs SET state = ?, reason = ?, queued_at = ?,"
                       " start_date = ?, end_date = ? WHERE dag_id = ? AND run_id = ?",
     [DS_RUN_DELETE] = "DELETE FROM dag_runs WHERE dag_id = ? AND run_id = ?",
@@ -726,6 +728,21 @@ int dag_store_runs_active(struct dag_store *ds, struct dag_run_row **rows, size_
 	sql_bind_text(st, 2, dag_run_state_name(DAG_RUN_RUNNING));
 	return collect(ds, st, "listing active DAG runs", sizeof(**rows), read_run, release_run,
 	               rows, n, err);
+}
+
+int dag_store_run_queued_any(struct dag_store *ds, bool *any, struct weir_error *err)
+{
+	*any = false;
+	sqlite3_stmt *st = stmt_get(ds, DS_RUN_QUEUED_ANY, err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_run_state_name(DAG_RUN_QUEUED));
+	int r = sqlite3_step(st);
+	*any = r == SQLITE_ROW;
+	sqlite3_reset(st);
+	if (r != SQLITE_ROW && r != SQLITE_DONE)
+		return db_error(ds, err, "looking for queued DAG runs");
+	return 0;
 }
 
 int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,

@@ -140,6 +140,8 @@ int dag_store_run_count(struct dag_store *ds, const struct dag_run_query *q, int
  * the scheduler and recovery walk. */
 int dag_store_runs_active(struct dag_store *ds, struct dag_run_row **rows, size_t *n,
                           struct weir_error *err);
+/* Whether any run of any DAG is queued (*any), by the state's index. */
+int dag_store_run_queued_any(struct dag_store *ds, bool *any, struct weir_error *err);
 /* Writes state, reason, queued_at, start_date and end_date of the run
  * (dag_id, run_id).  WEIR_E_NOT_FOUND if absent. */
 int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,

@@ -29,7 +29,12 @@ void dm_start_runs(struct dag_manager *dm)
 	struct weir_error err = {0};
 	struct dag_run_row *rows = NULL;
 	size_t n = 0, i = 0;
+	bool any;
 
+	/* most passes find no run waiting to start: one indexed look, not
+	 * every active run read */
+	if (dag_store_run_queued_any(dm->ds, &any, &err) == 0 && !any)
+		return;
 	if (dag_store_runs_active(dm->ds, &rows, &n, &err) < 0) {
 		log_error("DAG runs: %s", err.msg);
 		return;

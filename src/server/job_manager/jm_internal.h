@@ -8,6 +8,8 @@
  *   manager.c   the manager itself: lifetime, loop turns (one transaction
  *               per event), the journal, ended jobs told to the DAG
  *               manager, pending results, specs of active jobs, paths
+ *   rows.c      the rows of active jobs kept in memory: the job's row,
+ *               its current attempt's tasks, its route (written through)
  *   routes.c    routes: the backends, the server's queues, each job's
  *               route and where its gang is shipped and placed
  *   queue.c     the two allocators and the queue pass (sched decides)
@@ -71,6 +73,8 @@ struct job_manager {
 	struct hashmap *outcomes;    /* job id -> its waiting result as last read or written
 	                              * (manager.c; with the spec's lifetime) */
 	uint64_t outcome_rollbacks;  /* store_rollbacks() the outcomes were read under */
+	struct hashmap *rows;        /* job id -> its rows while active (rows.c) */
+	uint64_t rows_rollbacks;     /* store_rollbacks() the rows were read under */
 	int depth;                   /* nested turns */
 	/* jobs that reached a final state in this turn: told to end_fn at the
 	 * end of the turn, before the commit (the DAG manager's reaction shares
@@ -91,8 +95,9 @@ void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const ch
  * end tells end_fn, checks timers and commits. */
 void jm_turn_begin(struct job_manager *jm);
 void jm_turn_end(struct job_manager *jm);
-/* Writes the job's row; its timeouts are looked at again at the turn's end. */
-int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_error *err);
+/* Whether a transaction rolled back since *seen (which it updates): what
+ * was kept from the store must be read again. */
+bool jm_rolled_back(struct job_manager *jm, uint64_t *seen);
 /* Notes a job that reached its final state, for end_fn at the turn's end. */
 void jm_ended_add(struct job_manager *jm, const struct job_row *job);
 
@@ -131,9 +136,10 @@ char *jm_workdir_path(struct job_manager *jm, int64_t job_id, const char *role, 
 /* The job's parsed spec, cached while it is active (borrowed); NULL with err. */
 const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *job,
                                   struct weir_error *err);
+/* Keeps `spec` (taken; NULL: nothing) as the job's, as jm_spec_of() would
+ * parse it from the row. */
+void jm_spec_keep(struct job_manager *jm, int64_t job_id, struct job_spec *spec);
 void jm_spec_forget(struct job_manager *jm, int64_t job_id);
-
-/* ---- routes.c ---- */
 
 /* Where one job runs: stored in the job's row (store_job_route_set) at
  * submission, so that a restart follows the job with the same backend
@@ -142,6 +148,38 @@ struct jm_route {
 	bool gang;
 	char queue[72]; /* "" when none */
 };
+
+/* ---- rows.c ---- */
+
+/* A job's rows as the manager reads and writes them.  While the job is
+ * active they are kept in memory (read from the store once, written
+ * through at each change): read them here, never from the store, and write
+ * them here, never to the store directly.  What the loads give is a copy
+ * (the caller releases it: job_row_release, task_rows_free,
+ * task_row_release).  0, or -1 with err (WEIR_E_NOT_FOUND: no such row). */
+int jm_job_load(struct job_manager *jm, int64_t job_id, struct job_row *out,
+                struct weir_error *err);
+/* Writes the job's row; its timeouts are looked at again at the turn's end. */
+int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_error *err);
+/* The tasks of the job's attempt, in the store's order (the order the rows
+ * were added in). */
+int jm_tasks_load(struct job_manager *jm, int64_t job_id, int attempt, struct task_row **rows,
+                  size_t *n, struct weir_error *err);
+int jm_task_load(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
+                 int index, struct task_row *out, struct weir_error *err);
+/* A new task row (store_task_insert), and a changed one (store_task_update). */
+int jm_task_add(struct job_manager *jm, const struct task_row *t, struct weir_error *err);
+int jm_task_save(struct job_manager *jm, const struct task_row *t, struct weir_error *err);
+/* The job's route as kept (false: not kept; routes.c reads the store), and
+ * kept (`make`: for a new job, whose entry is made now). */
+bool jm_rows_route(struct job_manager *jm, int64_t job_id, struct jm_route *r);
+void jm_rows_keep_route(struct job_manager *jm, int64_t job_id, const struct jm_route *r,
+                        bool make);
+/* Drops the job's rows (with its spec: jm_spec_forget), and all of them. */
+void jm_rows_forget(struct job_manager *jm, int64_t job_id);
+void jm_rows_destroy(struct job_manager *jm);
+
+/* ---- routes.c ---- */
 
 struct jm_routes *jm_routes_create(struct weir_error *err);
 void jm_routes_destroy(struct jm_routes *r);

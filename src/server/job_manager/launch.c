@@ -42,13 +42,13 @@ static int launch_load(struct job_manager *jm, int64_t id, const char *role, int
                        bool need_current, struct job_row *job, struct task_row *t,
                        struct weir_error *err)
 {
-	if (store_job_get(jm->store, id, job, err) < 0)
+	if (jm_job_load(jm, id, job, err) < 0)
 		return weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
 	if (need_current && (jm_winding(jm, job) || job->attempt != attempt))
 		return weir_error_set(
 		    err, WEIR_E_GONE, "job %lld attempt %d is no longer current (job %s%s)",
 		    (long long)id, attempt, job_state_name(job->state), job->restart_pending ? ", restarting" : "");
-	if (store_task_get(jm->store, id, attempt, role, index, t, err) < 0)
+	if (jm_task_load(jm, id, attempt, role, index, t, err) < 0)
 		return weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d has no task %s:%d",
 		                      (long long)id, attempt, role, index);
 	return 0;
@@ -177,7 +177,7 @@ static void gang_complete(struct job_manager *jm, struct job_row *job, int attem
 	size_t n = 0;
 	bool all = true;
 
-	if (store_tasks_of_job(jm->store, job->id, attempt, &rows, &n, err) < 0)
+	if (jm_tasks_load(jm, job->id, attempt, &rows, &n, err) < 0)
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].state == TASK_PENDING)
@@ -241,7 +241,7 @@ json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
 		t.registered_at = clock_now_ms();
 		jm_event(jm, id, "task", "%s:%d registered at %s:%d", role, index, t.host, t.port);
 	}
-	if (store_task_update(jm->store, &t, err) < 0) {
+	if (jm_task_save(jm, &t, err) < 0) {
 		json_decref(r);
 		r = NULL;
 		goto out;
@@ -264,7 +264,7 @@ json_t *jm_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready, struc
 	json_t *cluster = NULL, *r = NULL;
 
 	*ready = false;
-	if (store_job_get(jm->store, id, &job, err) < 0) {
+	if (jm_job_load(jm, id, &job, err) < 0) {
 		weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
 		return NULL;
 	}
@@ -276,7 +276,7 @@ json_t *jm_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready, struc
 	}
 	if (job.state != JOB_RUNNING)
 		goto out;
-	if (store_tasks_of_job(jm->store, id, attempt, &rows, &n, err) < 0)
+	if (jm_tasks_load(jm, id, attempt, &rows, &n, err) < 0)
 		goto out;
 	cluster = json_object();
 	for (size_t i = 0; i < n; i++) {
@@ -343,7 +343,7 @@ static json_t *started(struct job_manager *jm, json_t *body, struct job_row *job
 		    json_integer_value(v) > 0)
 			t->port = (int)json_integer_value(v);
 		t->started_at = clock_now_ms();
-		if (store_task_update(jm->store, t, err) < 0)
+		if (jm_task_save(jm, t, err) < 0)
 			return NULL;
 		jm_event(jm, t->job_id, "task", "%s:%d running (pid %d)", t->role, t->idx, t->pid);
 	}
@@ -377,7 +377,7 @@ static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job,
 	t->ended_at = clock_now_ms();
 	task_end_reported(&rep, jm_winding(jm, job) || job->attempt != t->attempt, &end);
 	jm_task_end_apply(t, &end);
-	if (store_task_update(jm->store, t, err) < 0)
+	if (jm_task_save(jm, t, err) < 0)
 		return NULL;
 	jm_event(jm, t->job_id, "task", "%s:%d %s%s%s", t->role, t->idx, task_state_name(t->state),
 	         t->reason[0] ? ": " : "", t->reason);

@@ -116,12 +116,6 @@ void jm_turn_begin(struct job_manager *jm)
 		log_error("store: %s", err.msg);
 }
 
-int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_error *err)
-{
-	jm_timers_touch(jm, job->id);
-	return store_job_update(jm->store, job, err);
-}
-
 void jm_ended_add(struct job_manager *jm, const struct job_row *job)
 {
 	struct jm_ended_job *e, **tail;
@@ -187,6 +181,16 @@ void job_manager_turn_end(struct job_manager *jm)
 	jm_turn_end(jm);
 }
 
+bool jm_rolled_back(struct job_manager *jm, uint64_t *seen)
+{
+	uint64_t rb = store_rollbacks(jm->store);
+
+	if (rb == *seen)
+		return false;
+	*seen = rb;
+	return true;
+}
+
 /* ---- results waiting for the last task ---- */
 
 /* A job's waiting result as the store has it (kept: the store's copy is
@@ -213,12 +217,9 @@ static struct jm_outcome_entry *outcome_entry(struct job_manager *jm, int64_t jo
                                               bool *fresh)
 {
 	struct jm_outcome_entry *e;
-	uint64_t rb = store_rollbacks(jm->store);
 
-	if (rb != jm->outcome_rollbacks) {
+	if (jm_rolled_back(jm, &jm->outcome_rollbacks))
 		outcomes_clear(jm);
-		jm->outcome_rollbacks = rb;
-	}
 	*fresh = false;
 	e = hashmap_get_int(jm->outcomes, job_id);
 	if (e)
@@ -346,10 +347,17 @@ const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *
 	return spec;
 }
 
+void jm_spec_keep(struct job_manager *jm, int64_t job_id, struct job_spec *spec)
+{
+	if (spec && hashmap_put_int(jm->specs, job_id, spec, NULL) < 0)
+		job_spec_destroy(spec);
+}
+
 void jm_spec_forget(struct job_manager *jm, int64_t job_id)
 {
 	job_spec_destroy(hashmap_remove_int(jm->specs, job_id));
 	free(hashmap_remove_int(jm->outcomes, job_id));
+	jm_rows_forget(jm, job_id);
 }
 
 /* ---- lifetime ---- */
@@ -362,10 +370,12 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 
 	if (!jm || !(jm->home = strdup(home)) ||
 	    !(jm->specs = hashmap_create(HASHMAP_KEY_INT)) ||
-	    !(jm->outcomes = hashmap_create(HASHMAP_KEY_INT))) {
+	    !(jm->outcomes = hashmap_create(HASHMAP_KEY_INT)) ||
+	    !(jm->rows = hashmap_create(HASHMAP_KEY_INT))) {
 		if (jm) {
 			free(jm->home);
 			hashmap_destroy(jm->specs);
+			hashmap_destroy(jm->outcomes);
 		}
 		free(jm);
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -438,6 +448,7 @@ void job_manager_destroy(struct job_manager *jm)
 		outcomes_clear(jm);
 		hashmap_destroy(jm->outcomes);
 	}
+	jm_rows_destroy(jm);
 	ended_flush(jm, false);
 	jm_watch_destroy(jm->watch);
 	jm_timeouts_destroy(jm->timeouts);

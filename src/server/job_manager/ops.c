@@ -103,6 +103,8 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 		goto out;
 	}
 	jm_timers_touch(jm, *id);
+	/* the spec as its stored text reads, without parsing the text back */
+	jm_spec_keep(jm, *id, job_spec_from_json(sj, NULL));
 	if (jm_route_store(jm, *id, gang, spec->queue, err) < 0) {
 		jm_turn_end(jm);
 		goto out;

@@ -72,9 +72,9 @@ void jm_wind_down(struct job_manager *jm, int64_t job_id)
 	struct job_outcome o;
 	struct progress_gang g = {0};
 
-	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+	if (jm_job_load(jm, job_id, &job, &err) < 0)
 		return;
-	if (store_tasks_of_job(jm->store, job_id, job.attempt, &rows, &n, &err) < 0)
+	if (jm_tasks_load(jm, job_id, job.attempt, &rows, &n, &err) < 0)
 		goto out;
 	st = jm_task_statuses(rows, n);
 	if (!st)
@@ -157,7 +157,7 @@ void jm_progress(struct job_manager *jm, int64_t job_id, const struct progress_e
 	struct task_status *st = NULL;
 	struct progress_decision d = {0};
 	const struct job_spec *spec;
-	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+	if (jm_job_load(jm, job_id, &job, &err) < 0)
 		return;
 	if (jm_winding(jm, &job)) {
 		/* winding down: late ends are only recorded */
@@ -168,7 +168,7 @@ void jm_progress(struct job_manager *jm, int64_t job_id, const struct progress_e
 	if (!spec)
 		goto fail;
 	if (job.state != JOB_QUEUED &&
-	    store_tasks_of_job(jm->store, job_id, job.attempt, &rows, &n, &err) < 0)
+	    jm_tasks_load(jm, job_id, job.attempt, &rows, &n, &err) < 0)
 		goto fail;
 	st = jm_task_statuses(rows, n);
 	if (!st)

@@ -90,7 +90,7 @@ void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
 	struct weir_error err = {0};
 	struct job_row job = {0};
 
-	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+	if (jm_job_load(jm, job_id, &job, &err) < 0)
 		return;
 	jm_job_set_state(&job, JOB_FAILED);
 	job.cause = END_CAUSE_REJECTED;

@@ -90,7 +90,7 @@ static bool recover_task(struct job_manager *jm, struct executor *ex, const stru
 	              "launcher gone while the server was down", SIGKILL, &end);
 	jm_task_end_apply(t, &end);
 	t->ended_at = clock_now_ms();
-	if (store_task_update(jm->store, t, &err) < 0)
+	if (jm_task_save(jm, t, &err) < 0)
 		log_error("recovery: %s", err.msg);
 	jm_event(jm, job->id, "task", "%s:%d %s: %s", t->role, t->idx, task_state_name(t->state),
 	         t->reason);
@@ -113,7 +113,7 @@ static void recover_job(struct job_manager *jm, struct job_row *job)
 		jm_fail_job_now(jm, job->id, err.msg);
 		return;
 	}
-	if (store_tasks_of_job(jm->store, job->id, job->attempt, &rows, &n, &err) < 0) {
+	if (jm_tasks_load(jm, job->id, job->attempt, &rows, &n, &err) < 0) {
 		log_error("recovery: job %lld: %s", (long long)job->id, err.msg);
 		return;
 	}

@@ -179,20 +179,29 @@ int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
 int jm_route_store(struct job_manager *jm, int64_t job_id, bool gang, const char *queue,
                    struct weir_error *err)
 {
-	return store_job_route_set(jm->store, job_id, gang ? JOB_ROUTE_GANG : JOB_ROUTE_LOCAL,
-	                           queue, err);
+	struct jm_route r = {.gang = gang};
+
+	if (store_job_route_set(jm->store, job_id, gang ? JOB_ROUTE_GANG : JOB_ROUTE_LOCAL, queue,
+	                        err) < 0)
+		return -1;
+	snprintf(r.queue, sizeof r.queue, "%s", queue ? queue : "");
+	jm_rows_keep_route(jm, job_id, &r, true);
+	return 0;
 }
 
 void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r)
 {
 	enum job_route route = JOB_ROUTE_UNSET;
 
+	if (jm_rows_route(jm, job_id, r))
+		return;
 	r->gang = jm->routes->default_gang;
 	r->queue[0] = '\0';
-	if (store_job_route_get(jm->store, job_id, &route, r->queue, sizeof r->queue, NULL) < 0 ||
-	    route == JOB_ROUTE_UNSET)
+	if (store_job_route_get(jm->store, job_id, &route, r->queue, sizeof r->queue, NULL) < 0)
 		return;
-	r->gang = route == JOB_ROUTE_GANG;
+	if (route != JOB_ROUTE_UNSET)
+		r->gang = route == JOB_ROUTE_GANG;
+	jm_rows_keep_route(jm, job_id, r, false);
 }
 
 struct executor *jm_exec_of(struct job_manager *jm, int64_t job_id)

@@ -84,7 +84,7 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone)
 			/* registered here: the row to end is the stored one */
 			struct weir_error e2 = {0};
 			struct task_row cur = {0};
-			if (store_task_get(jm->store, t->job_id, t->attempt, t->role, t->idx, &cur,
+			if (jm_task_load(jm, t->job_id, t->attempt, t->role, t->idx, &cur,
 			                   &e2) == 0) {
 				task_row_release(t);
 				*t = cur;
@@ -93,7 +93,7 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone)
 		not_started(t, err.msg);
 		log_error("job %lld %s:%d: %s", (long long)t->job_id, t->role, t->idx, err.msg);
 	}
-	if (store_task_update(jm->store, t, &err) < 0)
+	if (jm_task_save(jm, t, &err) < 0)
 		log_error("job %lld: %s", (long long)t->job_id, err.msg);
 	free(lp);
 	return ok;
@@ -168,7 +168,7 @@ out:
 	for (size_t i = 0; i < n; i++) {
 		if (!ok) {
 			not_started(&rows[i], err.msg);
-			if (store_task_update(jm->store, &rows[i], NULL) < 0)
+			if (jm_task_save(jm, &rows[i], NULL) < 0)
 				log_error("job %lld: cannot record a task", (long long)job->id);
 		}
 		if (lp)
@@ -190,7 +190,7 @@ void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_allo
 	struct executor *ex;
 	int failed = -1;
 
-	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+	if (jm_job_load(jm, job_id, &job, &err) < 0)
 		goto fail;
 	jm_job_set_state(&job, JOB_STARTING);
 	job.allocated_at = clock_now_ms();
@@ -213,7 +213,7 @@ void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_allo
 		t->host = strdup("");
 		t->gpus = strdup(a->tasks[i].gpus ? a->tasks[i].gpus : "");
 		t->exit_code = -1;
-		if (store_task_insert(jm->store, t, &err) < 0)
+		if (jm_task_add(jm, t, &err) < 0)
 			goto fail;
 	}
 	ex = jm_exec_of(jm, job_id);

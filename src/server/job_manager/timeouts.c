@@ -86,7 +86,7 @@ static void review(struct job_manager *jm, int64_t job_id, int64_t now)
 	struct timer_job tj = {0};
 	struct timer_result tr = {.expired = TIMER_NONE, .next_due_ms = TIMER_NEVER};
 
-	if (store_job_get(jm->store, job_id, &job, &err) == 0 && !jm_winding(jm, &job) &&
+	if (jm_job_load(jm, job_id, &job, &err) == 0 && !jm_winding(jm, &job) &&
 	    (tj.spec = jm_spec_of(jm, &job, &err))) {
 		tj.state = job.state;
 		tj.queued_at_ms = job.queued_at;

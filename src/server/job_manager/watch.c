@@ -80,7 +80,7 @@ static void verdict_on_reported(struct job_manager *jm, const struct launcher_wa
 	t->cause = told.cause;
 	if (told.oom_killed)
 		t->oom_killed = true;
-	if (store_task_update(jm->store, t, &err) < 0)
+	if (jm_task_save(jm, t, &err) < 0)
 		log_error("job %lld: %s", (long long)t->job_id, err.msg);
 	jm_event(jm, t->job_id, "task", "%s:%d %s: %s", t->role, t->idx,
 	         task_state_name(t->state), t->reason);
@@ -102,9 +102,9 @@ static void launcher_gone(struct job_manager *jm, const struct launcher_watch *w
 	struct job_row job = {0};
 	struct task_end was, end;
 
-	if (store_task_get(jm->store, w->job_id, w->attempt, w->role, w->index, &t, &err) < 0)
+	if (jm_task_load(jm, w->job_id, w->attempt, w->role, w->index, &t, &err) < 0)
 		return;
-	if (store_job_get(jm->store, w->job_id, &job, &err) < 0)
+	if (jm_job_load(jm, w->job_id, &job, &err) < 0)
 		goto out;
 	if (jm_task_final(&t)) {
 		if (w->verdict != TASK_VERDICT_NONE)
@@ -116,7 +116,7 @@ static void launcher_gone(struct job_manager *jm, const struct launcher_watch *w
 	              SIGKILL, &end);
 	jm_task_end_apply(&t, &end);
 	t.ended_at = clock_now_ms();
-	if (store_task_update(jm->store, &t, &err) < 0)
+	if (jm_task_save(jm, &t, &err) < 0)
 		log_error("job %lld: %s", (long long)t.job_id, err.msg);
 	jm_event(jm, t.job_id, "task", "%s:%d %s: %s", t.role, t.idx, task_state_name(t.state),
 	         t.reason);
@@ -253,7 +253,7 @@ static void gang_refused(struct job_manager *jm, struct job_row *job, int attemp
 	snprintf(o.reason, sizeof o.reason, "%s refused the job: %s",
 	         jm_gang_name(jm, "the backend"), reason);
 	jm_outcome_set(jm, job->id, &o);
-	if (store_tasks_of_job(jm->store, job->id, attempt, &rows, &n, &err) < 0)
+	if (jm_tasks_load(jm, job->id, attempt, &rows, &n, &err) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		struct task_end was, end;
@@ -263,7 +263,7 @@ static void gang_refused(struct job_manager *jm, struct job_row *job, int attemp
 		task_end_not_started(&was, reason, &end);
 		jm_task_end_apply(&rows[i], &end);
 		rows[i].ended_at = clock_now_ms();
-		if (store_task_update(jm->store, &rows[i], &err) < 0)
+		if (jm_task_save(jm, &rows[i], &err) < 0)
 			log_error("job %lld: %s", (long long)job->id, err.msg);
 	}
 	task_rows_free(rows, n);
@@ -282,7 +282,7 @@ static void gang_over(struct job_manager *jm, int64_t job_id, int attempt,
 	size_t n = 0;
 
 	jm_event(jm, job_id, "backend", "attempt %d: %s", attempt, reason);
-	if (store_tasks_of_job(jm->store, job_id, attempt, &rows, &n, &err) < 0)
+	if (jm_tasks_load(jm, job_id, attempt, &rows, &n, &err) < 0)
 		return;
 	for (size_t i = 0; i < n; i++)
 		if (!jm_task_final(&rows[i]) || ev != EXECUTOR_GANG_ENDED)
@@ -300,7 +300,7 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 	struct job_row job = {0};
 
 	jm_turn_begin(jm);
-	if (store_job_get(jm->store, job_id, &job, &err) < 0)
+	if (jm_job_load(jm, job_id, &job, &err) < 0)
 		goto out;
 	switch (ev) {
 	case EXECUTOR_GANG_SUBMITTED: {

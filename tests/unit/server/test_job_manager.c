@@ -9,8 +9,9 @@
  * gang (max_restarts) and then failing the job; a launcher that exits
  * without reporting (lost) and its restart; a kill of a running and of a
  * queued job; recovery after a restart of the server (a new manager on the
- * same store) with one launcher alive and one gone; a gang backend's
- * out-of-memory verdict. */
+ * same store) with one launcher alive and one gone; the rows kept in
+ * memory dropped when a turn rolls back; a gang backend's out-of-memory
+ * verdict. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -657,6 +658,34 @@ static void test_recovery(void **state)
 	expect_job(f, queued, "failed", "worker:0 lost (its launcher vanished)");
 }
 
+/* The rows kept in memory follow the store: a turn rolled back after a
+ * registration leaves the job starting and its task pending, in the store
+ * and in what the manager answers next; the registration done again is
+ * kept. */
+static void test_rollback_drops_kept_rows(void **state)
+{
+	struct fixture *f = *state;
+	int64_t id = submit(f, 1, 1, 0);
+	struct weir_error err = {0};
+	bool ready = true;
+	json_t *c;
+
+	expect_job(f, id, "starting", "");
+	job_manager_turn_begin(f->jm);
+	do_register(f, id, 0, 1);
+	expect_job(f, id, "running", "");
+	assert_int_equal(store_rollback(f->store, &err), 0);
+	job_manager_turn_end(f->jm);
+	expect_job(f, id, "starting", "");
+	expect_task(f, id, 0, 1, "pending", "");
+	c = f->ops->launch_cluster(f->jm, id, 1, &ready, &err);
+	assert_false(ready);
+	json_decref(c);
+	run_gang(f, id, 1, 1);
+	do_exited(f, id, 0, 1, 0, 0);
+	expect_job(f, id, "succeeded", "");
+}
+
 static void test_gang_backend_verdict(void **state)
 {
 	struct fixture *f = *state;
@@ -709,6 +738,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_lost_launcher, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kill, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_recovery, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rollback_drops_kept_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_backend_verdict, setup_gang, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
