@@ -430,7 +430,8 @@ static int gather_ids(struct secrets *s, bool conns, const void *store_rows, siz
 
 	if (rc < 0 || ids_from_env(ids, prefix) < 0)
 		return -1;
-	qsort(ids->v, ids->n, sizeof *ids->v, cmp_str);
+	if (ids->n > 1) /* none: v is NULL, which qsort may not take */
+		qsort(ids->v, ids->n, sizeof *ids->v, cmp_str);
 	return 0;
 }
 

@@ -122,7 +122,8 @@ static json_t *page(json_t **views, size_t n, const struct secrets_list_query *q
 
 	sort_order = o;
 	sort_tie = tie;
-	qsort(views, n, sizeof *views, cmp_views);
+	if (n > 1)
+		qsort(views, n, sizeof *views, cmp_views);
 	for (size_t i = 0; i < n; i++) {
 		if (arr && i >= from && i - from < limit)
 			json_array_append(arr, views[i]);
