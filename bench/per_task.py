@@ -114,7 +114,7 @@ def agent_rss_kb(env):
     if r.returncode != 0:
         return None
     try:
-        pid = int(json.loads(r.stdout).get("pid"))
+        pid = int(json.loads(r.stdout).get("agent_pid"))
         with open("/proc/%d/status" % pid) as f:
             for line in f:
                 if line.startswith("VmRSS:"):

@@ -1143,7 +1143,7 @@ static void agent_release(struct agent *a)
 static int agent_usage(void)
 {
 	fprintf(stderr, "usage: weir agent [--home DIR]\n"
-	                "       weir agent status [--home DIR]\n"
+	                "       weir agent status [--json] [--home DIR]\n"
 	                "       (env: WEIR_HOME, WEIR_AGENT_IDLE_S: seconds idle before it "
 	                "exits, default 30)\n");
 	return 2;
@@ -1153,12 +1153,14 @@ int agent_main(int argc, char **argv)
 {
 	struct agent a;
 	const char *home_arg = NULL, *idle = getenv("WEIR_AGENT_IDLE_S");
-	bool status = false;
+	bool status = false, as_json = false;
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "status"))
 			status = true;
+		else if (status && !strcmp(argv[i], "--json"))
+			as_json = true;
 		else if (!strcmp(argv[i], "--home") && i + 1 < argc)
 			home_arg = argv[++i];
 		else
@@ -1176,7 +1178,7 @@ int agent_main(int argc, char **argv)
 		return 1;
 	log_set_program("weir agent");
 	if (status) {
-		rc = agent_status_print(a.home);
+		rc = agent_status_print(a.home, as_json);
 		free(a.home);
 		return rc;
 	}

@@ -2,7 +2,7 @@
  * home and machine, the parent of every local task's shim.
  *
  *   weir agent [--home DIR]           runs it (the server starts it itself)
- *   weir agent status [--home DIR]    what it holds: tasks, pids, states
+ *   weir agent status [--json] [--home DIR]   what it holds: tasks, pids, states
  *   env: WEIR_AGENT_IDLE_S (default 30): with no task and no server for
  *        that long it exits
  *
@@ -31,15 +31,18 @@
 #ifndef WEIR_LAUNCH_AGENT_H
 #define WEIR_LAUNCH_AGENT_H
 
+#include <stdbool.h>
+
 /* argv[0] is "agent".  Returns the process's exit status. */
 int agent_main(int argc, char **argv);
 
 /* The socket's name in the home. */
 #define AGENT_SOCKET "agent.sock"
 
-/* `weir agent status`: asks the agent of `home` and prints its pid, its
- * resident size and a line per task.  0, or 1 when no agent answers. */
-int agent_status_print(const char *home);
+/* `weir agent status [--json]`: asks the agent of `home` and prints its pid,
+ * its resident size and a line per task, or with `as_json` its answer as it
+ * came (agent_pid, rss_kb, server, tasks).  0, or 1 when no agent answers. */
+int agent_status_print(const char *home, bool as_json);
 
 /* The home `weir agent` uses: --home, else WEIR_HOME, else ~/.weir; new
  * (free() it), NULL when out of memory. */

@@ -25,7 +25,7 @@ char *agent_home(const char *given)
 	return fs_join(h && *h ? h : ".", ".weir");
 }
 
-int agent_status_print(const char *home)
+int agent_status_print(const char *home, bool as_json)
 {
 	struct weir_error err = {0};
 	int fd = usock_connect(home, AGENT_SOCKET, &err);
@@ -58,6 +58,15 @@ int agent_status_print(const char *home)
 	if (!m) {
 		fprintf(stderr, "weir agent: no answer from the agent\n");
 		return 1;
+	}
+	if (as_json) {
+		char *text = json_dumps(m, JSON_COMPACT);
+
+		if (text)
+			puts(text);
+		free(text);
+		json_decref(m);
+		return text ? 0 : 1;
 	}
 	json_t *tasks = json_object_get(m, "tasks"), *t;
 	size_t i;

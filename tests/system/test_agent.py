@@ -71,6 +71,14 @@ def test_command_without_shell_syntax_is_the_shims_child(make_server, tmp_path):
         assert f.read().strip() == "weir-shim"
     with open("/proc/%d/stat" % ppid) as f:
         assert int(f.read().rsplit(")", 1)[1].split()[1]) == st["agent_pid"]
+    # the JSON form says the same, with the agent's resident size
+    r = subprocess.run([WEIR_BIN, "agent", "status", "--json", "--home", str(srv.home)],
+                       capture_output=True, text=True, timeout=30)
+    assert r.returncode == 0, r.stderr
+    m = json.loads(r.stdout)
+    assert m["agent_pid"] == st["agent_pid"] and m["server"] is True and m["rss_kb"] > 0, m
+    mine = [t for t in m["tasks"] if t["key"] == key]
+    assert mine and mine[0]["shim_pid"] == shim_pid and mine[0]["pid"] == program_pid, m
     assert srv.api("DELETE", "/api/v1/jobs/%s" % job["id"])[0] == 202
     assert srv.wait_job(job["id"], timeout=60)["state"] == "killed"
 
