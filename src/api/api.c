@@ -12,6 +12,7 @@
 #include "api/launch_routes.h"
 #include "api/log_stream.h"
 #include "api/long_poll.h"
+#include "api/notify_routes.h"
 #include "api/reply.h"
 #include "api/ui_assets.h"
 #include "api/ui_auth.h"
@@ -28,6 +29,8 @@ struct api {
 	struct ui_auth *ui;       /* the web UI's sessions */
 	const struct secrets_api_ops *secrets_ops; /* NULL: connection routes answer 503 */
 	void *secrets_ctx;
+	const struct notify_api_ops *notify_ops; /* NULL: notification routes answer 503 */
+	void *notify_ctx;
 	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
 	api_health_fn health;     /* NULL: health unknown */
 	void *health_ctx;
@@ -55,7 +58,8 @@ bool api_auth_ok(const char *authorization, const char *token)
 /* Whether the routes under this first segment answer errors as problems. */
 static bool speaks_problems(const char *first)
 {
-	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first);
+	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first) ||
+	       !strcmp(first, "notifications") || !strcmp(first, "slaMisses");
 }
 
 /* The Bearer token, or a configured user with HTTP Basic. */
@@ -178,7 +182,9 @@ void api_handle(struct http_request *req, void *arg)
 			refuse(api, req, seg[0]);
 		goto out;
 	}
-	if (airflow_owns(seg[0]))
+	if (notify_routes_owns(seg, n))
+		notify_routes_handle(api->notify_ops, api->notify_ctx, req, seg, n);
+	else if (airflow_owns(seg[0]))
 		airflow_handle(api->dag_ops, api->dag_ctx, api->jobs.logs, req, seg, n);
 	else if (conn_routes_owns(seg[0]))
 		conn_routes_handle(api->secrets_ops, api->secrets_ctx, api->conn_tests, req, seg,
@@ -217,6 +223,12 @@ void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx)
 {
 	api->dag_ops = ops;
 	api->dag_ctx = ctx;
+}
+
+void api_set_notification_ops(struct api *api, const struct notify_api_ops *ops, void *ctx)
+{
+	api->notify_ops = ops;
+	api->notify_ctx = ctx;
 }
 
 void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx)

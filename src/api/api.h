@@ -53,6 +53,9 @@ void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx);
 /* The connection and variable routes (/api/v1/connections, /api/v1/variables)
  * answer through `ops` (the server's, server/secrets_ops.h); until this is
  * called they answer 503. */
+/* The notification and SLA-miss routes' ops (api/notify_api.h). */
+struct notify_api_ops;
+void api_set_notification_ops(struct api *api, const struct notify_api_ops *ops, void *ctx);
 void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx);
 /* Where GET /health learns whether the store answers and when the scheduler
  * last passed (dag_api.h); until this is called both read null. */

@@ -72,6 +72,9 @@ struct dag_manager {
 	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
 	struct secrets *secrets; /* var.* and conn.* of templates, a task's connections; NULL:
 	                          * none */
+	struct notifier *notifier; /* on_failure, ... and SLA misses; NULL: none */
+	int64_t sla_next_ms;       /* the earliest SLA due time the last SLA pass saw; 0: none */
+	bool sla_dirty;            /* a run started since: the SLA pass looks again */
 };
 
 /* A run in memory (dm_run_get()): kept from one turn to the next while the

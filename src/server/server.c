@@ -31,6 +31,7 @@
 #include "server/dag_manager.h"
 #include "server/job_manager.h"
 #include "server/resources.h"
+#include "server/notifier.h"
 #include "server/secrets_ops.h"
 #include "server/token.h"
 #include "store/store.h"
@@ -233,6 +234,11 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_prefix(err, "connections and variables");
 		goto out;
 	}
+	p->notifier = notifier_create(loop, p->store, p->secrets, err);
+	if (!p->notifier) {
+		weir_error_prefix(err, "notifications");
+		goto out;
+	}
 	p->jm = job_manager_create(loop, p->store, &p->node, cfg->home, err);
 	if (!p->jm)
 		goto out;
@@ -249,7 +255,9 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		goto out;
 	}
 	dag_manager_set_secrets(p->dm, p->secrets);
+	dag_manager_set_notifier(p->dm, p->notifier);
 	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
+	api_set_notification_ops(p->api, notifier_api_ops(), p->notifier);
 	api_set_secrets_ops(p->api, secrets_api_ops(), p->secrets);
 	api_set_health(p->api, parts_health, p);
 	if (set_users(p, cfg, err) < 0) {
@@ -261,7 +269,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	if (!p->http)
 		goto out;
 	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
-	if (!p->url) {
+	if (!p->url || notifier_set_base_url(p->notifier, p->url) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -313,6 +321,10 @@ int server_parts_recover(struct server_parts *p, struct weir_error *err)
 {
 	/* the DAGs first, so that jobs the job manager's recovery settles find
 	 * their task instances' DAGs; then the runs */
+	if (notifier_recover(p->notifier, err) < 0) {
+		weir_error_prefix(err, "notifications");
+		return -1;
+	}
 	if (dag_manager_load(p->dm, err) < 0) {
 		weir_error_prefix(err, "DAGs");
 		return -1;
@@ -339,6 +351,8 @@ void server_parts_stop(struct server_parts *p)
 	p->http = NULL;
 	dag_manager_destroy(p->dm);
 	p->dm = NULL;
+	notifier_stop(p->notifier);
+	p->notifier = NULL;
 	job_manager_destroy(p->jm);
 	p->jm = NULL;
 	if (p->exec)
