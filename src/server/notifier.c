@@ -123,10 +123,13 @@ static void record(struct delivery *d, enum notify_state state, const char *erro
 
 static void on_retry_timer(uv_timer_t *t);
 
-void delivery_attempt_done(struct delivery *d, bool ok, const char *error)
+void delivery_attempt_done(struct delivery *d, bool ok, const char *why)
 {
 	struct notifier *n = d->n;
+	char error[512];
 
+	/* `why` may live in the attempt, released next */
+	snprintf(error, sizeof error, "%s", why ? why : "failed");
 	if (n->stopping) {
 		delivery_end(d);
 		return;
