@@ -33,11 +33,16 @@ json_t *notifier_row_json(const struct notify_row *r)
 			 date_or_null(r->next_attempt_at));
 }
 
+/* Airflow's SLAMiss (task_id, dag_id, execution_date, email_sent, timestamp,
+ * description, notification_sent), with weir's fields beside them. */
 json_t *notifier_sla_json(const struct sla_miss_row *r)
 {
-	return json_pack("{s:s, s:s, s:s, s:i, s:o, s:o, s:s, s:b}", "dag_id", r->dag_id,
-			 "dag_run_id", r->run_id, "task_id", r->task_id, "map_index", r->map_index,
-			 "due_at", date_or_null(r->due_at), "recorded_at",
+	return json_pack("{s:s, s:s, s:o, s:b, s:o, s:s, s:b, s:s, s:i, s:o, s:o, s:s, s:b}",
+			 "task_id", r->task_id, "dag_id", r->dag_id, "execution_date",
+			 date_or_null(r->logical_date), "email_sent", r->email_sent, "timestamp",
+			 date_or_null(r->recorded_at), "description", r->description,
+			 "notification_sent", r->notified, "dag_run_id", r->run_id, "map_index",
+			 r->map_index, "due_at", date_or_null(r->due_at), "recorded_at",
 			 date_or_null(r->recorded_at), "state_when_missed", r->state, "notified",
 			 r->notified);
 }

@@ -15,7 +15,9 @@
 #define N_WHERE                                                                                    \
 	" WHERE (?1 IS NULL OR dag_id = ?1) AND (?2 IS NULL OR run_id = ?2)"                       \
 	" AND (?3 IS NULL OR state = ?3)"
-#define S_COLS "dag_id, run_id, task_id, map_index, due_at, recorded_at, state, notified"
+#define S_COLS                                                                                     \
+	"dag_id, run_id, task_id, map_index, due_at, recorded_at, state, logical_date, description," \
+	" notified, email_sent"
 #define S_WHERE                                                                                    \
 	" WHERE (?1 IS NULL OR dag_id = ?1) AND (?2 IS NULL OR run_id = ?2)"                       \
 	" AND (?3 IS NULL OR (task_id = ?3 AND map_index = ?4))"
@@ -45,9 +47,10 @@ static const char *const ns_sql[NS_N] = {
     [NS_COUNT] = "SELECT count(*) FROM notifications" N_WHERE,
     [NS_FAIL_PENDING] = "UPDATE notifications SET state = 'failed', last_error = ?1,"
 			" next_attempt_at = NULL, updated_at = ?2 WHERE state = 'pending'",
-    [NS_SLA_ADD] = "INSERT OR IGNORE INTO sla_misses (" S_COLS ") VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-    [NS_SLA_NOTIFIED] = "UPDATE sla_misses SET notified = 1 WHERE dag_id = ?1 AND run_id = ?2"
-			" AND task_id = ?3 AND map_index = ?4",
+    [NS_SLA_ADD] = "INSERT OR IGNORE INTO sla_misses (" S_COLS ")"
+		   " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+    [NS_SLA_NOTIFIED] = "UPDATE sla_misses SET notified = 1, email_sent = ?5 WHERE dag_id = ?1"
+			" AND run_id = ?2 AND task_id = ?3 AND map_index = ?4",
     [NS_SLA_LIST] = "SELECT " S_COLS " FROM sla_misses" S_WHERE
 		    " ORDER BY recorded_at DESC, task_id LIMIT ?5 OFFSET ?6",
     [NS_SLA_COUNT] = "SELECT count(*) FROM sla_misses" S_WHERE,
@@ -329,7 +332,10 @@ int sla_store_add(struct notify_store *ns, const struct sla_miss_row *r, bool *a
 	sqlite3_bind_int64(st, 5, r->due_at);
 	sqlite3_bind_int64(st, 6, r->recorded_at);
 	sql_bind_text(st, 7, r->state);
-	sqlite3_bind_int(st, 8, r->notified);
+	sqlite3_bind_int64(st, 8, r->logical_date);
+	sql_bind_text(st, 9, r->description);
+	sqlite3_bind_int(st, 10, r->notified);
+	sqlite3_bind_int(st, 11, r->email_sent);
 	if (run(ns, st, "recording an SLA miss", err) < 0)
 		return -1;
 	*added = sqlite3_changes(ns->db) > 0;
@@ -344,6 +350,7 @@ int sla_store_set_notified(struct notify_store *ns, const struct sla_miss_row *k
 	if (!st)
 		return -1;
 	bind_sla_key(st, key);
+	sqlite3_bind_int(st, 5, key->email_sent);
 	return run(ns, st, "updating an SLA miss", err);
 }
 
@@ -354,6 +361,7 @@ void sla_miss_rows_free(struct sla_miss_row *rows, size_t n)
 		free(rows[i].run_id);
 		free(rows[i].task_id);
 		free(rows[i].state);
+		free(rows[i].description);
 	}
 	free(rows);
 }
@@ -369,8 +377,11 @@ static int read_srow(sqlite3_stmt *st, void *p)
 	r->due_at = sql_col_i64(st, 4);
 	r->recorded_at = sql_col_i64(st, 5);
 	r->state = sql_col_text(st, 6);
-	r->notified = sql_col_i64(st, 7) != 0;
-	return r->dag_id && r->run_id && r->task_id && r->state ? 0 : -1;
+	r->logical_date = sql_col_i64(st, 7);
+	r->description = sql_col_text(st, 8);
+	r->notified = sql_col_i64(st, 9) != 0;
+	r->email_sent = sql_col_i64(st, 10) != 0;
+	return r->dag_id && r->run_id && r->task_id && r->state && r->description ? 0 : -1;
 }
 
 static void free_srows_v(void *rows, size_t n)

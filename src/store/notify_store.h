@@ -81,13 +81,16 @@ struct sla_miss_row {
 	int map_index;
 	int64_t due_at, recorded_at;
 	char *state; /* the TI's state when it was seen */
-	bool notified;
+	int64_t logical_date; /* the run's */
+	char *description;    /* why: "not succeeded within 30 s of the logical date" */
+	bool notified;        /* its on_sla_miss deliveries were handed out */
+	bool email_sent;      /* and one of them was an email */
 };
 
 /* Records a miss once: *added false when that TI already had one. */
 int sla_store_add(struct notify_store *ns, const struct sla_miss_row *row, bool *added,
 		  struct weir_error *err);
-/* A miss's notifications were handed out. */
+/* A miss's notifications were handed out (key->email_sent: one was an email). */
 int sla_store_set_notified(struct notify_store *ns, const struct sla_miss_row *key,
 			   struct weir_error *err);
 

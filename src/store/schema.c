@@ -237,7 +237,10 @@ static const char *const migrations[] = {
     " due_at INTEGER NOT NULL,"
     " recorded_at INTEGER NOT NULL,"
     " state TEXT NOT NULL,"
+    " logical_date INTEGER,"
+    " description TEXT NOT NULL DEFAULT '',"
     " notified INTEGER NOT NULL DEFAULT 0,"
+    " email_sent INTEGER NOT NULL DEFAULT 0,"
     " PRIMARY KEY (dag_id, run_id, task_id, map_index));",
 };
 

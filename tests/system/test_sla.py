@@ -38,6 +38,11 @@ def test_sla_miss_after_run_start_recorded_and_notified_once(make_dags, receiver
                                                                            -1)
     assert m["notified"] is True and m["state_when_missed"] in ("queued", "running")
     assert m["due_at"] <= m["recorded_at"]
+    # Airflow's SLAMiss fields, beside weir's
+    assert m["notification_sent"] is True and m["email_sent"] is False
+    assert m["execution_date"] == d.run("s1", "r1")["logical_date"]
+    assert m["timestamp"] == m["recorded_at"]
+    assert m["description"] == "not succeeded within 1 s of the run's start"
     assert sla_misses(d.srv, "/api/v1/dags/s1/dagRuns/r1/slaMisses") == misses
     assert sla_misses(d.srv, "/api/v1/slaMisses?dag_id=other") == []
 

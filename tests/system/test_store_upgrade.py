@@ -3,6 +3,7 @@ wrote, made by fixtures/gen_store_v3.py) upgrades in place: this server finds ev
 run, try and log again, and the kill that was waiting for its last task when that server died
 ends the job as killed."""
 
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -12,6 +13,9 @@ from conftest import wait_for
 from dagtest import Dags, dag_config
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# the version this build writes, as src/store/schema.h says (migrations are appended)
+SCHEMA_VERSION = re.search(r"#define STORE_SCHEMA_VERSION (\d+)", (
+    Path(__file__).resolve().parents[2] / "src" / "store" / "schema.h").read_text()).group(1)
 
 
 def load_home(srv, side):
@@ -39,10 +43,10 @@ def test_previous_store_is_found_again(make_server, tmp_path):
     srv.start()
     with sqlite3.connect(srv.home / "weir.db") as c:
         assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
-            == "5"
-        # version 5: the connections and variables tables, empty
-        assert c.execute("SELECT count(*) FROM connections").fetchone()[0] == 0
-        assert c.execute("SELECT count(*) FROM variables").fetchone()[0] == 0
+            == SCHEMA_VERSION
+        # version 5: the connections and variables tables, empty; 6: notifications, SLA misses
+        for table in ("connections", "variables", "notifications", "sla_misses"):
+            assert c.execute("SELECT count(*) FROM %s" % table).fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM meta WHERE key <> 'schema_version'"
                          ).fetchone()[0] == 0
 

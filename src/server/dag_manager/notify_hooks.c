@@ -111,14 +111,19 @@ static void record_miss(struct dag_manager *dm, const struct run_ctx *rc, size_t
 {
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+	const struct notify_list *l = t->on[NOTIFY_ON_SLA_MISS];
 	struct notify_store *ns = notifier_store(dm->notifier);
+	char reason[160];
 	struct sla_miss_row m = {.dag_id = r->dag_id, .run_id = r->run_id, .task_id = r->task_id,
 				 .map_index = r->map_index, .due_at = due, .recorded_at = now,
-				 .state = (char *)dag_ti_state_name(r->state)};
+				 .state = (char *)dag_ti_state_name(r->state),
+				 .logical_date = rc->run.logical_date, .description = reason};
 	struct weir_error err = {0};
 	bool added = false;
-	char reason[160];
 
+	snprintf(reason, sizeof reason, "not succeeded within %lld s of the %s",
+		 (long long)t->sla.within_s,
+		 t->sla.from == SLA_FROM_RUN_START ? "run's start" : "logical date");
 	if (sla_store_add(ns, &m, &added, &err) < 0) {
 		log_error("DAG %s run %s task %s: recording an SLA miss: %s", r->dag_id, r->run_id,
 			  r->task_id, err.msg);
@@ -126,12 +131,13 @@ static void record_miss(struct dag_manager *dm, const struct run_ctx *rc, size_t
 	}
 	if (!added)
 		return;
-	snprintf(reason, sizeof reason, "not succeeded within %lld s of the %s",
-		 (long long)t->sla.within_s,
-		 t->sla.from == SLA_FROM_RUN_START ? "run's start" : "logical date");
 	log_warn("DAG %s run %s task %s: SLA missed (%s)", r->dag_id, r->run_id, r->task_id,
 		 reason);
 	emit_ti(dm, rc, t, r, NOTIFY_ON_SLA_MISS, reason);
+	if (!l || !l->n)
+		return; /* recorded; nobody to tell */
+	for (size_t i = 0; i < l->n; i++)
+		m.email_sent = m.email_sent || l->v[i].kind == NOTIFY_EMAIL;
 	if (sla_store_set_notified(ns, &m, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 }
