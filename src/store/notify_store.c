@@ -289,26 +289,52 @@ static void free_nrows_v(void *rows, size_t n)
 	notify_rows_free(rows, n);
 }
 
-int notify_store_list(struct notify_store *ns, const struct notify_query *q,
-		      struct notify_row **rows, size_t *n, int64_t *total, struct weir_error *err)
+/* What a list reads: its two statements, how its filter binds, where
+ * limit and offset go, and its rows. */
+struct list_kind {
+	enum ns_stmt count, list;
+	void (*bind)(sqlite3_stmt *, const void *q);
+	int page_at; /* the limit's parameter; the offset's follows */
+	size_t size;
+	int (*read)(sqlite3_stmt *, void *);
+	void (*free_rows)(void *, size_t);
+};
+
+static int list_rows(struct notify_store *ns, const struct list_kind *k, const void *q,
+		     int limit, int offset, void **rows, size_t *n, int64_t *total,
+		     struct weir_error *err)
 {
 	sqlite3_stmt *st;
 
 	*rows = NULL;
 	*n = 0;
 	if (total) {
-		if (!(st = stmt(ns, NS_COUNT, err)))
+		if (!(st = stmt(ns, k->count, err)))
 			return -1;
-		bind_nfilter(st, q);
+		k->bind(st, q);
 		if (count(ns, st, total, err) < 0)
 			return -1;
 	}
-	if (!(st = stmt(ns, NS_LIST, err)))
+	if (!(st = stmt(ns, k->list, err)))
 		return -1;
+	k->bind(st, q);
+	sqlite3_bind_int(st, k->page_at, limit > 0 ? limit : 100);
+	sqlite3_bind_int(st, k->page_at + 1, offset > 0 ? offset : 0);
+	return collect(ns, st, k->size, k->read, k->free_rows, rows, n, err);
+}
+
+static void bind_nfilter_v(sqlite3_stmt *st, const void *q)
+{
 	bind_nfilter(st, q);
-	sqlite3_bind_int(st, 4, q->limit > 0 ? q->limit : 100);
-	sqlite3_bind_int(st, 5, q->offset > 0 ? q->offset : 0);
-	return collect(ns, st, sizeof **rows, read_nrow_v, free_nrows_v, (void **)rows, n, err);
+}
+
+int notify_store_list(struct notify_store *ns, const struct notify_query *q,
+		      struct notify_row **rows, size_t *n, int64_t *total, struct weir_error *err)
+{
+	static const struct list_kind k = {NS_COUNT, NS_LIST, bind_nfilter_v, 4,
+					   sizeof(struct notify_row), read_nrow_v, free_nrows_v};
+
+	return list_rows(ns, &k, q, q->limit, q->offset, (void **)rows, n, total, err);
 }
 
 /* ---- SLA misses ---- */
@@ -397,24 +423,16 @@ static void bind_sfilter(sqlite3_stmt *st, const struct sla_query *q)
 	sqlite3_bind_int(st, 4, q->map_index);
 }
 
+static void bind_sfilter_v(sqlite3_stmt *st, const void *q)
+{
+	bind_sfilter(st, q);
+}
+
 int sla_store_list(struct notify_store *ns, const struct sla_query *q, struct sla_miss_row **rows,
 		   size_t *n, int64_t *total, struct weir_error *err)
 {
-	sqlite3_stmt *st;
+	static const struct list_kind k = {NS_SLA_COUNT, NS_SLA_LIST, bind_sfilter_v, 5,
+					   sizeof(struct sla_miss_row), read_srow, free_srows_v};
 
-	*rows = NULL;
-	*n = 0;
-	if (total) {
-		if (!(st = stmt(ns, NS_SLA_COUNT, err)))
-			return -1;
-		bind_sfilter(st, q);
-		if (count(ns, st, total, err) < 0)
-			return -1;
-	}
-	if (!(st = stmt(ns, NS_SLA_LIST, err)))
-		return -1;
-	bind_sfilter(st, q);
-	sqlite3_bind_int(st, 5, q->limit > 0 ? q->limit : 100);
-	sqlite3_bind_int(st, 6, q->offset > 0 ? q->offset : 0);
-	return collect(ns, st, sizeof **rows, read_srow, free_srows_v, (void **)rows, n, err);
+	return list_rows(ns, &k, q, q->limit, q->offset, (void **)rows, n, total, err);
 }

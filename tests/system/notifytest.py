@@ -75,14 +75,14 @@ def receiver():
 
 
 class SmtpSink:
-    def __init__(self, tmp, user, password):
+    def __init__(self, tmp, user, password, only_login=False):
         self.port = free_port()
         self.out = Path(tmp) / ("smtp-%d.jsonl" % self.port)
         self.log = Path(tmp) / ("smtp-%d.log" % self.port)
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(
                 ["/usr/bin/python3", str(HERE / "smtp_sink.py"), str(self.port), user, password,
-                 str(self.out)], stdout=subprocess.PIPE, stderr=log, start_new_session=True,
+                 str(self.out)] + (["LOGIN"] if only_login else []), stdout=subprocess.PIPE, stderr=log, start_new_session=True,
                 text=True)
         line = self.proc.stdout.readline()
         if "ready" not in line:
@@ -113,8 +113,8 @@ class SmtpSink:
 def smtp_sink(tmp_path):
     sinks = []
 
-    def make(user, password):
-        s = SmtpSink(tmp_path, user, password)
+    def make(user, password, only_login=False):
+        s = SmtpSink(tmp_path, user, password, only_login)
         sinks.append(s)
         return s
     yield make

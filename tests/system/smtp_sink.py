@@ -1,7 +1,9 @@
 """A real SMTP server for the notification tests: Debian's aiosmtpd, with AUTH (PLAIN and LOGIN)
 for one user, over plain TCP (AUTH without TLS allowed: weir has no TLS).
 
-    python3 smtp_sink.py PORT USER PASSWORD OUT.jsonl
+    python3 smtp_sink.py PORT USER PASSWORD OUT.jsonl [LOGIN]
+
+(LOGIN: AUTH LOGIN offered alone, no PLAIN.)
 
 Writes every message it accepts as one JSON line (envelope, login used, the message text) to
 OUT.jsonl and prints "ready" once it listens.  Stopped by the test with SIGTERM on its pid.
@@ -37,8 +39,10 @@ def main():
                 f.write(json.dumps(rec) + "\n")
             return "250 OK"
 
+    only_login = sys.argv[5:] == ["LOGIN"]
     ctl = Controller(Handler(), hostname="127.0.0.1", port=port, authenticator=authenticator,
-                     auth_require_tls=False, auth_required=True)
+                     auth_require_tls=False, auth_required=True,
+                     auth_exclude_mechanism=["PLAIN"] if only_login else None)
     ctl.start()
     print("ready", flush=True)
     done = threading.Event()

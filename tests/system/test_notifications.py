@@ -7,9 +7,10 @@ import base64
 import json
 import time
 
-from conftest import wait_for
+from conftest import free_port, wait_for
 from dagtest import make_dags  # noqa: F401  (the fixture)
 from notifytest import notifications, receiver, smtp_sink  # noqa: F401  (fixtures)
+from test_connections import store_bytes
 
 SMTP_PASSWORD = "mail-pw-7Hq2xZ"
 HTTP_PASSWORD = "hook-pw-Kd93Lm"
@@ -111,15 +112,6 @@ def test_failed_delivery_retried_recorded_and_task_unchanged(make_dags, receiver
     assert st == 400, bad
 
 
-def store_bytes(srv):
-    data = b""
-    for name in ("weir.db", "weir.db-wal"):
-        p = srv.home / name
-        if p.exists():
-            data += p.read_bytes()
-    return data
-
-
 def test_email_with_auth_webhook_by_connection_and_no_password_anywhere(make_dags, receiver,
                                                                         smtp_sink):
     sink = smtp_sink("alerts", SMTP_PASSWORD)
@@ -194,6 +186,53 @@ def test_email_with_auth_webhook_by_connection_and_no_password_anywhere(make_dag
     for secret in (SMTP_PASSWORD, HTTP_PASSWORD,
                    base64.b64encode(("weir:" + HTTP_PASSWORD).encode()).decode()):
         assert secret.encode() not in raw
+
+
+def test_auth_login_a_wrong_password_and_a_restart_with_deliveries_pending(make_dags,
+                                                                           smtp_sink):
+    login_only = smtp_sink("alerts", SMTP_PASSWORD, only_login=True)
+    d = make_dags()
+    srv = d.srv
+    for cid, pw in (("mail", SMTP_PASSWORD), ("badmail", "not-the-password")):
+        st, body = srv.api("POST", "/api/v1/connections", {
+            "connection_id": cid, "conn_type": "smtp", "host": "127.0.0.1",
+            "port": login_only.port, "login": "alerts", "password": pw})
+        assert st == 200, body
+    # nothing listens on this port: each attempt is refused, the next is far off
+    dead = "http://127.0.0.1:%d/x" % free_port()
+    d.write("n5.yaml", dag_text("n5", [
+        {"task_id": "t", "command": "true", "on_success": [
+            {"email": {"conn": "mail", "to": "ops@example.com"}},
+            {"email": {"conn": "badmail", "to": "ops@example.com"}, "retries": 0},
+            {"webhook": {"url": dead}, "retries": 5, "retry_delay": "1h"},
+        ]}]))
+    d.wait_dag("n5")
+    d.trigger("n5", run_id="r1")
+    assert d.wait_run("n5", "r1")["state"] == "success"
+    m = login_only.wait_count(1)[0]
+    assert m["authenticated"] and m["login"] == "alerts"  # by AUTH LOGIN: PLAIN is not offered
+
+    def settled():
+        notes = {n["target_kind"] + " " + n["target"].split(" ")[2]
+                 if n["target_kind"] == "email" else "webhook": n
+                 for n in run_notes(d, "n5", "r1")}
+        ok = (len(notes) == 3 and notes["email mail"]["state"] == "sent"
+              and notes["email badmail"]["state"] == "failed"
+              and notes["webhook"]["attempts"] == 1)
+        return notes if ok else None
+    notes = wait_for(settled, 60, "the mails settled and the webhook's first attempt failed")
+    assert "AUTH LOGIN" in notes["email badmail"]["last_error"], notes["email badmail"]
+    assert "535" in notes["email badmail"]["last_error"]
+    hook_note = notes["webhook"]
+    assert hook_note["state"] == "pending" and hook_note["next_attempt_at"], hook_note
+    assert "refused" in hook_note["last_error"] or "connect" in hook_note["last_error"]
+
+    srv.terminate()
+    srv.start()
+    after = {n["id"]: n for n in run_notes(d, "n5", "r1")}[hook_note["id"]]
+    assert after["state"] == "failed" and after["next_attempt_at"] is None
+    assert after["last_error"] == "the server stopped before delivering it"
+    assert SMTP_PASSWORD not in srv.log_text()
 
 
 def test_command_runs_without_a_shell_with_the_event_in_its_environment(make_dags):
