@@ -240,6 +240,10 @@ static struct delivery *delivery_new(struct notifier *n, const struct notify_tar
 						p);
 		if (!d->mail_subject)
 			goto fail;
+		/* a reason may span lines; a subject is one */
+		for (char *c = d->mail_subject; *c; c++)
+			if (*c == '\r' || *c == '\n' || *c == '\t')
+				*c = ' ';
 	}
 	if (t->kind == NOTIFY_COMMAND && command_env(d, p) < 0)
 		goto fail;

@@ -179,6 +179,9 @@ static int prepare_webhook(struct delivery *d, struct attempt_io *io, char *why,
 		goto oom;
 	if (strncmp(url.buf, "http://", 7))
 		goto bad_url;
+	for (const char *ch = url.buf; *ch; ch++)
+		if ((unsigned char)*ch <= ' ' || *ch == 0x7f)
+			goto bad_url; /* it goes into the request line and Host: */
 	{
 		const char *auth = url.buf + 7;
 		size_t al = strcspn(auth, "/?#");
@@ -198,7 +201,7 @@ static int prepare_webhook(struct delivery *d, struct attempt_io *io, char *why,
 	rc = 0;
 	goto out;
 bad_url:
-	fail(why, size, "%s", "expected an http:// URL");
+	fail(why, size, "%s", "expected an http:// URL without spaces or control characters");
 	goto out;
 oom:
 	fail(why, size, "%s", "out of memory");
