@@ -51,6 +51,14 @@ int notifier_set_base_url(struct notifier *n, const char *url)
 	return 0;
 }
 
+void notifier_counts(const struct notifier *n, uint64_t *sent, uint64_t *failed,
+		     uint64_t *attempts_failed)
+{
+	*sent = n ? n->n_sent : 0;
+	*failed = n ? n->n_failed : 0;
+	*attempts_failed = n ? n->n_attempts_failed : 0;
+}
+
 struct notify_store *notifier_store(struct notifier *n)
 {
 	return n ? n->ns : NULL;
@@ -136,6 +144,7 @@ void delivery_attempt_done(struct delivery *d, bool ok, const char *why)
 	}
 	delivery_attempt_release(d);
 	if (ok) {
+		n->n_sent++;
 		record(d, NOTIFY_SENT, "", 0);
 		log_info("notification %lld (%s, %s): sent, attempt %d", (long long)d->row_id,
 			 d->event, d->target, d->attempt);
@@ -144,9 +153,11 @@ void delivery_attempt_done(struct delivery *d, bool ok, const char *why)
 	}
 	int64_t now = clock_now_ms();
 	struct notify_retry r = notify_retry_decide(d->attempt, d->retries, d->delay_ms, now);
+	n->n_attempts_failed++;
 	log_warn("notification %lld (%s, %s): attempt %d of %d failed: %s", (long long)d->row_id,
 		 d->event, d->target, d->attempt, d->retries + 1, error);
 	if (!r.again) {
+		n->n_failed++;
 		record(d, NOTIFY_FAILED, error, 0);
 		delivery_end(d);
 		return;

@@ -22,6 +22,8 @@
 #ifndef WEIR_SERVER_NOTIFIER_H
 #define WEIR_SERVER_NOTIFIER_H
 
+#include <stdint.h>
+
 #include <jansson.h>
 #include <uv.h>
 
@@ -55,6 +57,11 @@ void notifier_emit(struct notifier *n, const struct notify_list *targets,
  * page), for payloads.  Newly allocated; "" when no base URL is set. */
 char *notifier_log_url(struct notifier *n, const char *dag_id, const char *run_id,
 		       const char *task_id, int map_index, int try_number);
+
+/* Deliveries sent, deliveries failed for good, and attempts that failed,
+ * since the server started (counters, for metrics).  n NULL: zeros. */
+void notifier_counts(const struct notifier *n, uint64_t *sent, uint64_t *failed,
+		     uint64_t *attempts_failed);
 
 /* The store's tables, for the API's ops and the SLA pass. */
 struct notify_store *notifier_store(struct notifier *n);

@@ -25,6 +25,7 @@ struct notifier {
 	struct delivery *deliveries; /* in progress */
 	int in_pool;                 /* attempts on the thread pool */
 	bool stopping;
+	uint64_t n_sent, n_failed, n_attempts_failed; /* since the start (notifier_counts()) */
 };
 
 /* One event to one target, from its first attempt to its last. */
