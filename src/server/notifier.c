@@ -72,7 +72,7 @@ int notifier_recover(struct notifier *n, struct weir_error *err)
 
 static void notifier_free_if_done(struct notifier *n)
 {
-	if (!n->stopping || n->deliveries || n->in_pool)
+	if (!n->stopping || n->deliveries || n->in_pool || n->closing)
 		return;
 	free(n->base_url);
 	free(n);
@@ -88,6 +88,7 @@ static void delivery_free(struct delivery *d)
 	free(d->conn);
 	strvec_release(&d->to);
 	free(d->subject);
+	free(d->mail_subject);
 	free(d->command);
 	free(d->body);
 	free(d->text);
@@ -101,6 +102,7 @@ static void on_timer_closed(uv_handle_t *h)
 	struct delivery *d = h->data;
 	struct notifier *n = d->n;
 
+	n->closing--;
 	delivery_free(d);
 	notifier_free_if_done(n);
 }
@@ -115,7 +117,7 @@ static void delivery_end(struct delivery *d)
 		d->next->prev = d->prev;
 	d->next = NULL;
 	d->prev = &d->next;
-	(void)n;
+	n->closing++;
 	uv_timer_stop(&d->timer);
 	uv_close((uv_handle_t *)&d->timer, on_timer_closed);
 }

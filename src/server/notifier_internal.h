@@ -24,6 +24,7 @@ struct notifier {
 	char *base_url;
 	struct delivery *deliveries; /* in progress */
 	int in_pool;                 /* attempts on the thread pool */
+	int closing;                 /* deliveries whose timer is closing */
 	bool stopping;
 	uint64_t n_sent, n_failed, n_attempts_failed; /* since the start (notifier_counts()) */
 };
