@@ -315,11 +315,11 @@ static bool route_ti(const struct dag_api_ops *ops, void *ctx, struct http_reque
 	int map_index = -1;
 	const char *sub = n >= 7 ? seg[6] : NULL;
 
+	if (n == 8 && !strcmp(seg[7], "tries"))
+		return false; /* {map_index}/tries, a bad index's 400 included */
 	/* {task_id}/{map_index}[/...]: the mapped forms */
 	if (n >= 7 && looks_like_index(seg[6])) {
 		if (n == 7 && get)
-			return false;
-		if (n == 8 && !strcmp(seg[7], "tries"))
 			return false;
 		if (!path_number(req, "map_index", seg[6], 0, &map_index))
 			return true;
