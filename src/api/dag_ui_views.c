@@ -35,7 +35,7 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 {
 	const struct dag_task *t = &s->tasks[i];
 	json_t *upstream = json_array();
-	bool mapped = t->foreach_list || t->foreach_param;
+	bool mapped = dag_task_is_mapped(t);
 	json_t *o;
 
 	for (size_t u = 0; u < t->n_upstream; u++)
@@ -396,7 +396,7 @@ json_t *dag_view_grid(const char *dag_id, const struct dag_spec *s, const struct
 	for (size_t o = 0; o < n_tasks; o++) {
 		size_t i = s->topo[o];
 		const struct dag_task *t = &s->tasks[i];
-		bool mapped = t->foreach_list || t->foreach_param;
+		bool mapped = dag_task_is_mapped(t);
 		json_t *inst = json_array();
 		for (size_t k = 0; k < nr; k++)
 			json_array_append_new(

@@ -106,7 +106,7 @@ static bool is_secret_ref(const char *nm)
 
 enum template_trust template_name_trust(const char *name)
 {
-	if (!strncmp(name, "params.", 7) || !strcmp(name, "item") ||
+	if (!strncmp(name, "params.", 7) || !strcmp(name, "item") || !strncmp(name, "item.", 5) ||
 	    !strncmp(name, "outputs.", 8) || is_secret_ref(name))
 		return TEMPLATE_OUTSIDE;
 	return TEMPLATE_TRUSTED;
@@ -860,6 +860,14 @@ int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
 	}
 	if (run->item && template_ctx_set(ctx, "item", run->item, TEMPLATE_OUTSIDE, err) < 0)
 		return -1;
+	if (json_is_object(run->item_value)) {
+		json_object_foreach ((json_t *)run->item_value, key, v) {
+			char name[300];
+			snprintf(name, sizeof name, "item.%s", key);
+			if (set_json(ctx, name, v, err) < 0)
+				return -1;
+		}
+	}
 	return 0;
 }
 
@@ -875,6 +883,8 @@ int template_env(const struct template_run *run, struct strvec *out, struct weir
 	for (size_t i = 0; i < ctx.n; i++) {
 		const char *name = ctx.v[i].name;
 		int prc;
+		if (!strncmp(name, "item.", 5))
+			continue; /* WEIR_ITEM holds the whole item */
 		if (!strncmp(name, "params.", 7)) {
 			prc = strvec_pushf(out, "WEIR_PARAM_%s=%s", name + 7, ctx.v[i].value);
 		} else {

@@ -255,6 +255,14 @@ static void apply_ended(struct work *w, const struct dag_ti *tis, const struct d
 		return;
 	w->state[i] = to;
 	w->retry_at[i] = at;
+	if (to != DAG_TI_SUCCESS)
+		return;
+	for (size_t k = 0; k < ev->n_skip; k++) {
+		size_t t = ev->skip[k];
+		for (size_t j = w->base[t]; j < w->base[t + 1]; j++)
+			if (w->state[j] == DAG_TI_NONE)
+				w->state[j] = DAG_TI_SKIPPED;
+	}
 }
 
 /* CLEAR: 1 when a TI changed. */
@@ -339,6 +347,15 @@ enum dag_ti_state dag_verdict_state(enum dag_trigger_verdict v)
 	}
 }
 
+enum dag_ti_state dag_task_next(const struct dag_graph *g, size_t task,
+                                enum dag_ti_state (*shown)(const void *ctx, size_t t),
+                                const void *ctx)
+{
+	enum dag_ti_state to = dag_verdict_state(dag_task_verdict(g, task, shown, ctx));
+
+	return to == DAG_TI_SCHEDULED && g->tasks[task].held ? DAG_TI_NONE : to;
+}
+
 static enum dag_ti_state work_shown(const void *ctx, size_t t)
 {
 	return task_state(ctx, t);
@@ -356,7 +373,7 @@ static void evaluate(struct work *w)
 			pending = w->state[i] == DAG_TI_NONE;
 		if (!pending)
 			continue;
-		enum dag_ti_state to = dag_verdict_state(dag_task_verdict(g, t, work_shown, w));
+		enum dag_ti_state to = dag_task_next(g, t, work_shown, w);
 		if (to == DAG_TI_NONE)
 			continue;
 		for (size_t i = b; i < e; i++) {
@@ -433,6 +450,14 @@ static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag
 			return weir_error_set(err, WEIR_E_INVALID,
 			                      "dag: task instance %zu; the run has %zu", ev->ti,
 			                      n_tis);
+		if (ev->n_skip && !ev->skip)
+			return weir_error_set(err, WEIR_E_INVALID, "dag: skips: no task list");
+		for (size_t k = 0; k < ev->n_skip; k++) {
+			if (ev->skip[k] >= g->n_tasks)
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "dag: skip task %zu; the DAG has %zu",
+				                      ev->skip[k], g->n_tasks);
+		}
 		if (ev->kind == DAG_EV_MARK_TI && ev->mark_ti != DAG_TI_SUCCESS &&
 		    ev->mark_ti != DAG_TI_FAILED)
 			return weir_error_set(err, WEIR_E_INVALID,
