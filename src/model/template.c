@@ -801,7 +801,15 @@ char *template_value_text(const json_t *v)
 	case JSON_INTEGER:
 		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		return strdup(buf);
-	case JSON_REAL: snprintf(buf, sizeof buf, "%.17g", json_real_value(v)); return strdup(buf);
+	case JSON_REAL:
+		/* the shortest text that reads back as the same number (0.1, not
+		 * 0.10000000000000001) */
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, sizeof buf, "%.*g", prec, json_real_value(v));
+			if (strtod(buf, NULL) == json_real_value(v))
+				break;
+		}
+		return strdup(buf);
 	case JSON_TRUE: return strdup("true");
 	case JSON_FALSE: return strdup("false");
 	case JSON_NULL: return strdup("");

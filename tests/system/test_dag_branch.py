@@ -24,6 +24,12 @@ def test_branch_skips_the_others_and_the_join_follows_its_rule(make_dags):
                   "d": "skipped", "join": "success", "after": "success",
                   "both": "skipped"}, st
     assert sorted(d.side_lines("ran")) == ["after", "b", "b2", "join"]
+    # the Task objects say which task branches
+    tasks = {t["task_id"]: t for t in d.get("/dags/branch/tasks")["tasks"]}
+    assert tasks["choose"]["branch"] is True and "branch" not in tasks["b"], tasks["choose"]
+    # the UI's grid shows the skipped ones as skipped
+    grid = {t["task_id"]: t["instances"][0]["state"] for t in d.get("/ui/dags/branch/grid")["tasks"]}
+    assert grid["c"] == grid["d"] == grid["both"] == "skipped" and grid["b"] == "success", grid
 
 
 def test_branch_of_two_and_of_none(make_dags):
@@ -111,6 +117,10 @@ def test_depends_on_past_and_wait_for_downstream_across_runs(make_dags):
     assert one["state"] == "failed", one
     st = states(d, "past", "one")
     assert (st["p"], st["w"], st["wd"]) == ("failed", "success", "failed"), st
+    tasks = {t["task_id"]: t for t in d.get("/dags/past/tasks")["tasks"]}
+    assert (tasks["p"]["depends_on_past"], tasks["p"]["wait_for_downstream"]) == (True, False)
+    # wait_for_downstream implies depends_on_past (Airflow's)
+    assert (tasks["w"]["depends_on_past"], tasks["w"]["wait_for_downstream"]) == (True, True)
 
     # run two: p waits for p of run one (failed), w for wd of run one (failed); free runs
     d.trigger("past", run_id="two", logical_date="2026-01-02T00:00:00Z")
