@@ -436,6 +436,20 @@ static bool ti_changed(const struct work *w, const struct dag_ti *tis, size_t i)
 	       (w->state[i] == DAG_TI_UP_FOR_RETRY && w->retry_at[i] != tis[i].next_retry_at);
 }
 
+/* An event's task list (`what`: "clear", "skip"): every index in range. */
+static int check_tasks(const struct dag_graph *g, const size_t *tasks, size_t n,
+                       const char *what, struct weir_error *err)
+{
+	if (n && !tasks)
+		return weir_error_set(err, WEIR_E_INVALID, "dag: %s: no task list", what);
+	for (size_t k = 0; k < n; k++) {
+		if (tasks[k] >= g->n_tasks)
+			return weir_error_set(err, WEIR_E_INVALID, "dag: %s task %zu; the DAG has %zu",
+			                      what, tasks[k], g->n_tasks);
+	}
+	return 0;
+}
+
 static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag_event *ev,
                        struct weir_error *err)
 {
@@ -450,14 +464,8 @@ static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag
 			return weir_error_set(err, WEIR_E_INVALID,
 			                      "dag: task instance %zu; the run has %zu", ev->ti,
 			                      n_tis);
-		if (ev->n_skip && !ev->skip)
-			return weir_error_set(err, WEIR_E_INVALID, "dag: skips: no task list");
-		for (size_t k = 0; k < ev->n_skip; k++) {
-			if (ev->skip[k] >= g->n_tasks)
-				return weir_error_set(err, WEIR_E_INVALID,
-				                      "dag: skip task %zu; the DAG has %zu",
-				                      ev->skip[k], g->n_tasks);
-		}
+		if (check_tasks(g, ev->skip, ev->n_skip, "skip", err) < 0)
+			return -1;
 		if (ev->kind == DAG_EV_MARK_TI && ev->mark_ti != DAG_TI_SUCCESS &&
 		    ev->mark_ti != DAG_TI_FAILED)
 			return weir_error_set(err, WEIR_E_INVALID,
@@ -466,15 +474,7 @@ static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag
 			                      dag_ti_state_name(ev->mark_ti));
 		return 0;
 	case DAG_EV_CLEAR:
-		if (ev->n_tasks && !ev->tasks)
-			return weir_error_set(err, WEIR_E_INVALID, "dag: clear: no task list");
-		for (size_t k = 0; k < ev->n_tasks; k++) {
-			if (ev->tasks[k] >= g->n_tasks)
-				return weir_error_set(err, WEIR_E_INVALID,
-				                      "dag: clear task %zu; the DAG has %zu",
-				                      ev->tasks[k], g->n_tasks);
-		}
-		return 0;
+		return check_tasks(g, ev->tasks, ev->n_tasks, "clear", err);
 	case DAG_EV_MARK_RUN:
 		if (ev->mark_run != DAG_RUN_SUCCESS && ev->mark_run != DAG_RUN_FAILED)
 			return weir_error_set(err, WEIR_E_INVALID,

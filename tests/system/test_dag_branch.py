@@ -8,6 +8,11 @@ import time
 from dagtest import make_dags  # noqa: F401  (the fixture)
 
 
+def run_to_end(d, dag_id, run_id, conf=None):
+    """Triggers run `run_id` (with `conf`) and waits for its end."""
+    return d.wait_run(dag_id, d.trigger(dag_id, conf=conf, run_id=run_id)["dag_run_id"])
+
+
 def states(d, dag_id, run_id):
     return {n: t["state"] for n, t in d.tis(dag_id, run_id).items()}
 
@@ -15,7 +20,7 @@ def states(d, dag_id, run_id):
 def test_branch_skips_the_others_and_the_join_follows_its_rule(make_dags):
     d = make_dags(files=["branch.yaml"])
     d.wait_dag("branch")
-    run = d.wait_run("branch", d.trigger("branch")["dag_run_id"])
+    run = run_to_end(d, "branch", "one")
     assert run["state"] == "success", run
     st = states(d, "branch", run["dag_run_id"])
     # b chosen: c and d skipped; b2 runs after b; join (none_failed_min_one_success) runs
@@ -35,16 +40,14 @@ def test_branch_skips_the_others_and_the_join_follows_its_rule(make_dags):
 def test_branch_of_two_and_of_none(make_dags):
     d = make_dags(files=["branch.yaml"])
     d.wait_dag("branch")
-    two = d.wait_run("branch", d.trigger("branch", conf={"pick": ["c", "b"]},
-                                         run_id="two")["dag_run_id"])
+    two = run_to_end(d, "branch", "two", {"pick": ["c", "b"]})
     assert two["state"] == "success", two
     st = states(d, "branch", "two")
     assert (st["b"], st["b2"], st["c"], st["d"], st["join"], st["both"]) == (
         "success", "success", "success", "skipped", "success", "success"), st
     # none chosen (null or []): every direct downstream skipped, the join too (all its
     # upstreams skipped), and what follows it; the run succeeds as Airflow's does
-    none = d.wait_run("branch", d.trigger("branch", conf={"pick": []},
-                                          run_id="none")["dag_run_id"])
+    none = run_to_end(d, "branch", "none", {"pick": []})
     assert none["state"] == "success", none
     st = states(d, "branch", "none")
     assert st.pop("choose") == "success"
@@ -54,8 +57,7 @@ def test_branch_of_two_and_of_none(make_dags):
 def test_branch_naming_a_task_not_downstream_fails_with_the_reason(make_dags):
     d = make_dags(files=["branch.yaml"])
     d.wait_dag("branch")
-    run = d.wait_run("branch", d.trigger("branch", conf={"pick": ["b", "after"]},
-                                         run_id="bad")["dag_run_id"])
+    run = run_to_end(d, "branch", "bad", {"pick": ["b", "after"]})
     assert run["state"] == "failed", run
     tis = d.tis("branch", "bad")
     assert tis["choose"]["state"] == "failed", tis
@@ -69,15 +71,14 @@ def test_branch_naming_a_task_not_downstream_fails_with_the_reason(make_dags):
 def test_short_circuit_skips_all_downstream_on_false(make_dags):
     d = make_dags(files=["short_circuit.yaml"])
     d.wait_dag("short_circuit")
-    run = d.wait_run("short_circuit", d.trigger("short_circuit", run_id="yes")["dag_run_id"])
+    run = run_to_end(d, "short_circuit", "yes")
     assert run["state"] == "success", run
     assert set(states(d, "short_circuit", "yes").values()) == {"success"}
     assert sorted(d.side_lines("ran")) == ["x", "y", "z"]
     # the param's text is what the task writes: "null" and '""' give null and ""
     for i, false in enumerate([False, 0, '""', "null", [], {}]):
         rid = "no%d" % i
-        run = d.wait_run("short_circuit", d.trigger("short_circuit", conf={"ok": false},
-                                                    run_id=rid)["dag_run_id"])
+        run = run_to_end(d, "short_circuit", rid, {"ok": false})
         assert run["state"] == "success", run
         st = states(d, "short_circuit", rid)
         # z's all_done would run it after a skip: a short circuit ignores the rule

@@ -64,6 +64,14 @@ static int expand(struct dag_manager *dm, struct run_ctx *rc, const struct dag_t
 	return 0;
 }
 
+static bool in_skip(const struct dag_skip *skip, size_t t)
+{
+	for (size_t i = 0; i < skip->n; i++)
+		if (skip->tasks[i] == t)
+			return true;
+	return false;
+}
+
 /* The tasks mapped over task `task`'s output: checked (a bad list fails
  * the upstream), expanded when due; *reload when rows changed. */
 static int expand_mapped(struct dag_manager *dm, struct run_ctx *rc, size_t task, json_t *output,
@@ -84,6 +92,10 @@ static int expand_mapped(struct dag_manager *dm, struct run_ctx *rc, size_t task
 		bool placeholder;
 
 		if (!mt->flow.foreach_task || mt->flow.foreach_upstream != task)
+			continue;
+		/* a branch not chosen, or below a false short circuit: its
+		 * placeholder is skipped, whatever the output holds */
+		if (in_skip(skip, m))
 			continue;
 		items = dag_task_output_items(mt, outputs, &err);
 		if (!items) {
@@ -124,7 +136,7 @@ int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, cons
 	json_t *out = outputs && *outputs ? json_loads(outputs, 0, NULL) : NULL;
 	struct weir_error err = {0};
 	bool reload = false;
-	int rc_ = -1;
+	int ret = -1;
 
 	memset(skip, 0, sizeof *skip);
 	if (t->flow.branch && dag_branch_skips(&rc->g, task, out, skip, why, why_size) < 0)
@@ -146,17 +158,17 @@ int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, cons
 		*rcp = dm_run_get(dm, r->dag_id, r->run_id, &err);
 		if (!*rcp) {
 			log_error("DAG %s run %s: %s", r->dag_id, r->run_id, err.msg);
-			rc_ = 0;
+			ret = 0;
 			goto out;
 		}
 		*ti = dm_run_find_ti(*rcp, t->task_id, -1);
 	}
-	rc_ = 0;
+	ret = 0;
 out:
-	if (rc_ < 0)
+	if (ret < 0)
 		dag_skip_release(skip);
 	json_decref(out);
-	return rc_;
+	return ret;
 }
 
 /* ---- the past ---- */
