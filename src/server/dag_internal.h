@@ -64,6 +64,7 @@ struct dag_manager {
 	bool in_pass;
 	bool pass_again;
 	bool pool_dirty;    /* something changed since the last pool pass */
+	bool past_dirty;    /* a run of a DAG with depends_on_past moved (dm_past_pass()) */
 	int depth;          /* nested entry points (begin/end) */
 	struct run_ctx **runs; /* the run cache: active runs as read once (dm_run_get()) */
 	size_t n_runs, cap_runs;

@@ -124,6 +124,7 @@ void dm_work_pass(struct dag_manager *dm)
 		dm_schedule_pass(dm);
 		dm_retry_pass(dm);
 		dm_start_runs(dm);
+		dm_past_pass(dm);
 		dm_pool_pass(dm);
 	} while (dm->pass_again && ++rounds < 10000);
 	dm->in_pass = false;

@@ -23,6 +23,7 @@
 #include "model/template.h"
 #include "model/tony.h"
 #include "server/secrets.h"
+#include "sched/dag_branch.h"
 #include "sched/dag_states.h"
 #include "store/dag_store.h"
 
@@ -196,10 +197,12 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	char *item = NULL, *out_path = NULL, *dir = NULL;
 	struct job_spec *read = NULL, *spec = NULL;
 	struct template_source src = {.var = source_var, .conn = source_conn, .arg = dm->secrets};
+	struct dag_resources item_res = {.gpus = -1};
+	bool item_res_given = false;
 
 	*command = NULL;
 	if (r->map_index >= 0) {
-		items = dag_task_foreach_items(rc->spec, t, rc->params, err);
+		items = dm_foreach_items(rc, t, err);
 		if (!items)
 			goto out;
 		if ((size_t)r->map_index >= json_array_size(items)) {
@@ -209,6 +212,10 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 			goto out;
 		}
 		item = template_value_text(json_array_get(items, (size_t)r->map_index));
+		/* an object item: item.KEY, and its own resources */
+		tr.item_value = json_array_get(items, (size_t)r->map_index);
+		if (dag_item_resources(tr.item_value, &item_res, &item_res_given, err) < 0)
+			goto out;
 	}
 	dir = dm_try_dir(dm, rc->run.id);
 	out_path = dm_output_path(dm, rc->run.id, t->task_id, r->map_index, try_number);
@@ -242,6 +249,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	jt.job = read ? read : t->job;
 	jt.secrets = dm->secrets ? &src : NULL;
 	jt.weir_program = weir_program();
+	jt.resources = item_res_given ? &item_res : NULL;
 	spec = dag_job_build(&jt, command, err);
 	if (spec && check_connections(dm, spec, err) < 0) {
 		job_spec_destroy(spec);
@@ -275,6 +283,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	long ti;
 	char why[WEIR_ERROR_MSG_MAX];
 	char *outputs = NULL;
+	struct dag_skip skip = {0};
 
 	rc = dm_run_get(dm, dag_id, run_id, &err);
 	if (!rc) {
@@ -295,6 +304,14 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 			no_retry = false;
 		}
 		free(p);
+		/* a branch's choice, a short circuit, an expansion (flow.c) */
+		if (success && dm_flow_success(dm, &rc, &ti, outputs, &skip, why, sizeof why) < 0) {
+			success = false;
+			no_retry = false;
+		}
+		if (!rc || ti < 0)
+			goto out;
+		r = &rc->rows[rc->ti_row[ti]];
 		if (success && outputs && *outputs) {
 			dm_set_str(&r->outputs, outputs);
 			rc->has_outputs = true;
@@ -308,6 +325,8 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	ev.try_number = try_number;
 	ev.success = success;
 	ev.no_retry = no_retry;
+	ev.skip = skip.tasks;
+	ev.n_skip = skip.n;
 	/* the decision writes the row (with the fields above) and the try's end
 	 * when it moves; a TI it left active still has its try recorded */
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
@@ -315,6 +334,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
 		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 out:
+	dag_skip_release(&skip);
 	free(outputs);
 }
 
