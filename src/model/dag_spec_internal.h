@@ -6,6 +6,7 @@
  *   dag_spec_check.c  the whole DAG: dependencies, order and cycles, templates
  *   dag_spec_json.c   a DAG spec as JSON
  *   dag_spec_data.c   a sql: or transfer: task's mapping
+ *   dag_spec_sensor.c a sensor: task's mapping
  *
  * Every reader takes the field_reader: on failure it returns -1 with the
  * reader's error naming the field (r->path).
@@ -38,6 +39,10 @@ int dag_read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json
  * ("tasks[2].sql") into t->data, its connection ids added to
  * t->connections. */
 int dag_read_data(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
+/* A sensor: mapping `v` at `prefix` ("tasks[2].sensor") into t->sensor
+ * (t->kind becomes DAG_TASK_SENSOR), its connection added to
+ * t->connections (dag_spec_sensor.c). */
+int dag_read_sensor(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
 /* The parameters mapping of a data task (sql.parameters,
  * transfer.from.parameters); NULL when none.  Borrowed. */
 json_t *dag_data_parameters(const struct dag_task *t);

@@ -125,6 +125,7 @@ void dm_work_pass(struct dag_manager *dm)
 		dm_retry_pass(dm);
 		dm_start_runs(dm);
 		dm_pool_pass(dm);
+		dm_sensor_pass(dm);
 	} while (dm->pass_again && ++rounds < 10000);
 	dm->in_pass = false;
 }
@@ -288,6 +289,7 @@ void dag_manager_destroy(struct dag_manager *dm)
 	if (!dm)
 		return;
 	job_manager_set_end_callback(dm->jm, NULL, NULL);
+	dm_sensors_free(dm);
 	dm_run_cache_drop(dm);
 	free(dm->runs);
 	dm->runs = NULL;
