@@ -179,6 +179,7 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	         r->run_id, r->task_id, r->try_number, dag_sensor_kind_name(t->sensor->kind));
 	dm_wake_note(dm, now);
 	dm->pass_again = true;
+	dm->pool_dirty = true; /* its slot is free again at once */
 	return true;
 }
 
