@@ -9,13 +9,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+#include <strings.h>
 
 #include "data/driver.h"
 #include "data/task.h"
 #include "lib/clock.h"
 #include "lib/http_client.h"
-#include "lib/log.h"
 
 static enum sensor_outcome say(enum sensor_outcome o, char *msg, size_t size, const char *fmt,
                                const char *a, const char *b)
@@ -290,71 +289,34 @@ int64_t sensor_external_date(const struct dag_sensor *s, int64_t logical_ms)
 	return logical_ms - json_integer_value(json_object_get(s->what, "execution_delta")) * 1000;
 }
 
-/* ---- weir task-sensor ---- */
+/* ---- what a poke reads ---- */
 
-int data_task_sensor_main(int argc, char **argv)
+int64_t sensor_time_target(int64_t logical_ms, int time_of_day_s)
 {
-	const char *text = getenv("WEIR_DATA_SPEC"), *conn_id;
-	struct weir_error err = {0};
-	struct dag_sensor *s = NULL;
-	struct connection conn = {0}, *cp = NULL;
-	struct sensor_policy pol;
-	json_t *spec;
-	int64_t logical, first, now;
-	int pokes = 0, rc = 2;
+	const int64_t day = 86400000;
+	int64_t start = logical_ms - ((logical_ms % day) + day) % day;
 
-	(void)argc;
-	(void)argv;
-	spec = text ? json_loads(text, 0, NULL) : NULL;
-	if (!spec) {
-		fprintf(stderr, "weir task-sensor: WEIR_DATA_SPEC: expected the sensor's JSON spec\n");
-		return 2;
-	}
-	logical = json_integer_value(json_object_get(spec, "logical_date_ms"));
-	s = dag_sensor_from_spec(json_object_get(spec, "sensor"), &err);
-	if (!s) {
-		fprintf(stderr, "weir task-sensor: %s\n", err.msg);
-		goto out;
-	}
-	conn_id = json_string_value(json_object_get(s->what, "conn"));
-	if (conn_id) {
-		if (data_conn_from_env(conn_id, &conn, &err) < 0) {
-			fprintf(stderr, "weir task-sensor: %s\n", err.msg);
-			rc = 1;
-			goto out;
-		}
-		cp = &conn;
-	}
-	pol = (struct sensor_policy){s->poke_interval_ms, s->timeout_ms, s->max_wait_ms,
-	                             s->exponential_backoff, s->soft_fail};
-	first = clock_now_ms();
-	for (;;) {
-		char msg[SENSOR_MSG_MAX];
-		enum sensor_outcome o;
-		struct sensor_verdict v;
+	return start + (int64_t)time_of_day_s * 1000;
+}
 
-		now = clock_now_ms();
-		o = sensor_poke(s, logical, cp, now, msg, sizeof msg);
-		v = sensor_after_poke(&pol, o, ++pokes, first, now);
-		fprintf(stderr, "weir: poke %d: %s\n", pokes, msg);
-		if (v.action == SENSOR_SUCCEED) {
-			rc = 0;
-			break;
-		}
-		if (v.action != SENSOR_WAIT) {
-			if (v.timed_out)
-				fprintf(stderr, "weir: the sensor timed out after %d pokes\n", pokes);
-			rc = v.action == SENSOR_SKIP ? SENSOR_EXIT_SKIP
-			     : v.timed_out          ? SENSOR_EXIT_TIMEOUT
-			                            : 1;
-			break;
-		}
-		clock_sleep_ms(v.next_poke_at - now);
-	}
-out:
-	if (cp)
-		connection_release(cp);
-	dag_sensor_free(s);
-	json_decref(spec);
-	return rc;
+int64_t sensor_delta_target(int64_t logical_ms, int64_t delta_s)
+{
+	return logical_ms + delta_s * 1000;
+}
+
+bool sensor_cell_truthy(const char *cell)
+{
+	static const char *const falsy[] = {"0", "f", "false", "n", "no", "off", NULL};
+	char *end;
+	double d;
+
+	if (!cell || !*cell)
+		return false;
+	for (size_t i = 0; falsy[i]; i++)
+		if (!strcasecmp(cell, falsy[i]))
+			return false;
+	d = strtod(cell, &end);
+	if (end != cell && !*end && d == 0)
+		return false;
+	return true;
 }

@@ -1,5 +1,6 @@
-/* sensor_poke.h: one poke of a sensor (model/dag_spec.h's dag_sensor), and
- * `weir task-sensor`, the process of a sensor in mode poke.
+/* sensor_poke.h: one poke of a sensor (model/dag_spec.h's dag_sensor), for
+ * the server and for `weir task-sensor`, the process of a sensor in mode
+ * poke (server/sensor_task.c).
  *
  * A poke looks once and says what it found (sched/sensor.h's outcome) and
  * a line for the record ("no file matches in/x_*.csv", "HTTP 503").  The
@@ -12,7 +13,7 @@
  * `weir task-sensor` reads its spec from WEIR_DATA_SPEC:
  * {"sensor": <the checked sensor mapping>, "logical_date_ms": N} and its
  * connection from WEIR_CONN_<ID> (data/driver.h), pokes as
- * sched/sensor.h's rules say and exits 0 when met, SENSOR_EXIT_SKIP on a
+ * sched/sensor.h's rules say (server/sensor_task.c) and exits 0 when met, SENSOR_EXIT_SKIP on a
  * soft_fail timeout, SENSOR_EXIT_TIMEOUT on a timeout, 1 when a poke
  * failed, 2 for a spec that is not valid.
  */
@@ -24,7 +25,6 @@
 
 #include "model/connection.h"
 #include "model/dag_spec.h"
-#include "sched/sensor.h"
 
 /* Exit statuses of `weir task-sensor` the server reads (Airflow's
  * BashOperator skips on 99 too). */
@@ -49,7 +49,15 @@ enum sensor_outcome sensor_external_outcome(const struct dag_sensor *s, const ch
  * execution_delta. */
 int64_t sensor_external_date(const struct dag_sensor *s, int64_t logical_ms);
 
-/* `weir task-sensor`'s main (argv[0] is the subcommand). */
-int data_task_sensor_main(int argc, char **argv);
+/* A time sensor's moment: `time` seconds into the UTC day of logical_ms;
+ * a delta sensor's: logical_ms + delta_s. */
+int64_t sensor_time_target(int64_t logical_ms, int time_of_day_s);
+int64_t sensor_delta_target(int64_t logical_ms, int64_t delta_s);
+
+/* Whether a SQL sensor's first cell counts as true: not NULL, not empty,
+ * and none of 0, 0.0, f, false, n, no, off (any case; PostgreSQL writes a
+ * boolean as t or f). */
+bool sensor_cell_truthy(const char *cell);
+
 
 #endif

@@ -114,6 +114,14 @@ enum dag_sensor_mode {
 #define DAG_SENSOR_DEFAULT_POKE_MS  60000LL
 #define DAG_SENSOR_DEFAULT_TIMEOUT_MS (7LL * 24 * 3600 * 1000)
 
+/* What one poke found (data/sensor_poke.h pokes, sched/sensor.h decides). */
+enum sensor_outcome {
+	SENSOR_MET = 0,   /* what it waits for is there */
+	SENSOR_NOT_YET,   /* not yet: poke again */
+	SENSOR_ERROR,     /* the poke could not be made (the try fails; retries apply) */
+	SENSOR_FAILED_STATE, /* the awaited task ended in a failed state: fail, no retry */
+};
+
 /* A sensor task's settings, checked (dag_spec_sensor.c). */
 struct dag_sensor {
 	enum dag_sensor_kind kind;

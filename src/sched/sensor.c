@@ -2,9 +2,6 @@
 #include "sched/sensor.h"
 
 #include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <strings.h>
 
 int64_t sensor_wait_ms(const struct sensor_policy *p, int pokes)
 {
@@ -52,32 +49,3 @@ struct sensor_verdict sensor_after_poke(const struct sensor_policy *p, enum sens
 	return v;
 }
 
-int64_t sensor_time_target(int64_t logical_ms, int time_of_day_s)
-{
-	const int64_t day = 86400000;
-	int64_t start = logical_ms - ((logical_ms % day) + day) % day;
-
-	return start + (int64_t)time_of_day_s * 1000;
-}
-
-int64_t sensor_delta_target(int64_t logical_ms, int64_t delta_s)
-{
-	return logical_ms + delta_s * 1000;
-}
-
-bool sensor_cell_truthy(const char *cell)
-{
-	static const char *const falsy[] = {"0", "f", "false", "n", "no", "off", NULL};
-	char *end;
-	double d;
-
-	if (!cell || !*cell)
-		return false;
-	for (size_t i = 0; falsy[i]; i++)
-		if (!strcasecmp(cell, falsy[i]))
-			return false;
-	d = strtod(cell, &end);
-	if (end != cell && !*end && d == 0)
-		return false;
-	return true;
-}

@@ -2,7 +2,7 @@
  *
  * Pure: the poke's outcome, the sensor's settings and the times come in;
  * a verdict comes out.  The server (server/dag_manager/sensors.c) and the
- * poking process (`weir task-sensor`, data/sensor_poke.h) both follow it,
+ * poking process (`weir task-sensor`, server/sensor_task.c) both follow it,
  * so a sensor waits the same way in either mode.
  *
  * Rules (docs/dags.md, "Sensors"):
@@ -25,13 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* What one poke found. */
-enum sensor_outcome {
-	SENSOR_MET = 0,   /* what it waits for is there */
-	SENSOR_NOT_YET,   /* not yet: poke again */
-	SENSOR_ERROR,     /* the poke could not be made (the try fails; retries apply) */
-	SENSOR_FAILED_STATE, /* the awaited task ended in a failed state: fail, no retry */
-};
+#include "model/dag_spec.h"
+
 
 struct sensor_policy {
 	int64_t poke_interval_ms; /* > 0 */
@@ -62,15 +57,5 @@ struct sensor_verdict sensor_after_poke(const struct sensor_policy *p, enum sens
 
 /* The wait after poke number `pokes` (>= 1), before the timeout's cap. */
 int64_t sensor_wait_ms(const struct sensor_policy *p, int pokes);
-
-/* A time sensor's moment: `time` seconds into the UTC day of logical_ms;
- * a delta sensor's: logical_ms + delta_s. */
-int64_t sensor_time_target(int64_t logical_ms, int time_of_day_s);
-int64_t sensor_delta_target(int64_t logical_ms, int64_t delta_s);
-
-/* Whether a SQL sensor's first cell counts as true: not NULL, not empty,
- * and none of 0, 0.0, f, false, n, no, off (any case; PostgreSQL writes a
- * boolean as t or f). */
-bool sensor_cell_truthy(const char *cell);
 
 #endif

@@ -59,36 +59,11 @@ static void test_backoff(void **state)
 	assert_int_equal(sensor_wait_ms(&p, 40), 100);
 }
 
-static void test_times(void **state)
-{
-	(void)state;
-	/* 2024-01-02T10:00:00Z; 06:30 that day; a negative epoch day rounds down */
-	assert_int_equal(sensor_time_target(1704189600000LL, 6 * 3600 + 1800), 1704177000000LL);
-	assert_int_equal(sensor_time_target(-1, 0), -86400000LL);
-	assert_int_equal(sensor_delta_target(1000, 600), 601000);
-}
-
-static void test_truthy(void **state)
-{
-	(void)state;
-	assert_false(sensor_cell_truthy(NULL));
-	assert_false(sensor_cell_truthy(""));
-	assert_false(sensor_cell_truthy("0"));
-	assert_false(sensor_cell_truthy("0.0"));
-	assert_false(sensor_cell_truthy("f"));
-	assert_false(sensor_cell_truthy("FALSE"));
-	assert_true(sensor_cell_truthy("t"));
-	assert_true(sensor_cell_truthy("1"));
-	assert_true(sensor_cell_truthy("42"));
-	assert_true(sensor_cell_truthy("ready"));
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_met_and_errors), cmocka_unit_test(test_waits_then_times_out),
-	    cmocka_unit_test(test_backoff),        cmocka_unit_test(test_times),
-	    cmocka_unit_test(test_truthy),
+	    cmocka_unit_test(test_backoff),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
