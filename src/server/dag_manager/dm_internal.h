@@ -142,6 +142,10 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
  * after a start); the next due time is noted for the wake-up timer. */
 void dm_sensor_pass(struct dag_manager *dm);
 
+/* When the next poke is due (epoch ms); CRON_NEVER when none is (the
+ * wake-up timer's). */
+int64_t dm_sensor_next_due(struct dag_manager *dm);
+
 /* A sensor's job (mode poke) ended with exit_code: true when that says
  * the sensor timed out (*skip: soft_fail), with why rewritten. */
 bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id,

@@ -161,6 +161,11 @@ void dm_arm_wake(struct dag_manager *dm)
 		dag_ti_rows_free(rows, n);
 	}
 	dm->wake_at_ms = 0;
+	{
+		int64_t poke = dm_sensor_next_due(dm);
+		if (poke != CRON_NEVER && (next == CRON_NEVER || poke < next))
+			next = poke;
+	}
 	for (struct dag_entry *e = dm->entries; e; e = e->next) {
 		const struct dag_spec *s = e->spec;
 		int64_t due;

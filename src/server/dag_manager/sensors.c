@@ -439,6 +439,13 @@ void dm_sensor_pass(struct dag_manager *dm)
 		dm_wake_note(dm, next);
 }
 
+int64_t dm_sensor_next_due(struct dag_manager *dm)
+{
+	int64_t next = dm->sensors ? due_table_earliest(&dm->sensors->due) : TIMER_NEVER;
+
+	return next == TIMER_NEVER ? CRON_NEVER : next;
+}
+
 bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id,
                     int exit_code, bool *skip, char *why, size_t why_size)
 {
