@@ -39,6 +39,9 @@ int dag_read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json
  * ("tasks[2].sql") into t->data, its connection ids added to
  * t->connections. */
 int dag_read_data(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
+/* obj.parameters, when given: a mapping of names ([A-Za-z_][A-Za-z0-9_]*, :NAME
+ * in the SQL) to strings, numbers, booleans or null. */
+int dag_read_parameters(struct field_reader *r, json_t *obj, const char *prefix);
 /* A sensor: mapping `v` at `prefix` ("tasks[2].sensor") into t->sensor
  * (t->kind becomes DAG_TASK_SENSOR), its connection added to
  * t->connections (dag_spec_sensor.c). */

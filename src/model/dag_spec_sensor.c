@@ -299,28 +299,10 @@ static int read_http(struct field_reader *r, struct dag_task *t, json_t *v, cons
 static int read_sql(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix)
 {
 	const char *q;
-	json_t *p, *x;
-	const char *k;
-	char base[FIELD_PATH_MAX];
 
 	if (read_conn(r, t, v, prefix, true) < 0 || get_str(r, v, prefix, "query", true, &q) < 0)
 		return -1;
-	p = json_object_get(v, "parameters");
-	if (!p)
-		return 0;
-	field_at(r, prefix, "parameters", 0);
-	if (field_need_type(r, p, "a mapping of NAME: value", json_is_object(p)) < 0)
-		return -1;
-	snprintf(base, sizeof base, "%s.parameters", prefix);
-	json_object_foreach (p, k, x) {
-		field_at(r, base, k, 0);
-		if (!dag_ident_valid(k))
-			return field_fail(r, "%s", "expected a name of letters, digits and '_' (:NAME in the SQL)");
-		if (json_is_object(x) || json_is_array(x))
-			return field_fail(r, "expected a string, number, boolean or null, got %s",
-					  field_type_name(x));
-	}
-	return 0;
+	return dag_read_parameters(r, v, prefix);
 }
 
 /* The kind's value at spec[name], checked (and completed) in place. */
