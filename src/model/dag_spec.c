@@ -358,6 +358,7 @@ static void task_release(struct dag_task *t)
 	strvec_release(&t->depends_on);
 	strvec_release(&t->connections);
 	json_decref(t->data);
+	dag_sensor_free(t->sensor);
 	free(t->upstream);
 	free(t->command);
 	for (size_t i = 0; i < t->n_env; i++) {

@@ -81,6 +81,10 @@ static json_t *task_json(const struct dag_task *t)
 		rc |= json_object_set(o, t->kind == DAG_TASK_SQL ? "sql" : "transfer", t->data);
 		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
 		break;
+	case DAG_TASK_SENSOR:
+		rc |= json_object_set(o, "sensor", t->sensor->spec);
+		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
+		break;
 	}
 	if (t->connections.n)
 		rc |= json_object_set_new(o, "connections", strvec_json(&t->connections));

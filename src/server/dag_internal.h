@@ -73,6 +73,7 @@ struct dag_manager {
 	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
 	struct secrets *secrets; /* var.* and conn.* of templates, a task's connections; NULL:
 	                          * none */
+	struct dm_sensors *sensors; /* the sensors the server pokes (dag_manager/sensors.c) */
 };
 
 /* A run in memory (dm_run_get()): kept from one turn to the next while the

@@ -271,10 +271,9 @@ out:
 
 /* ---- task ends ---- */
 
-/* Try `try_number` of a TI ended: record it and let the run decide. */
-static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                     const char *task_id, int map_index, int try_number, bool success,
-                     bool no_retry, const char *reason, int64_t job_started_at)
+void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, int try_number, bool success, bool no_retry,
+                 bool skipped, const char *reason, int64_t job_started_at)
 {
 	struct weir_error err = {0};
 	struct run_ctx *rc;
@@ -294,7 +293,9 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	if (ti < 0)
 		goto out;
 	r = &rc->rows[rc->ti_row[ti]];
-	if (!dag_ti_state_is_active(rc->book.tis[ti].state) || r->try_number != try_number)
+	if ((!dag_ti_state_is_active(rc->book.tis[ti].state) &&
+	     rc->book.tis[ti].state != DAG_TI_UP_FOR_RESCHEDULE) ||
+	    r->try_number != try_number)
 		goto out; /* stale: cleared or marked meanwhile */
 	why[0] = '\0';
 	if (success) {
@@ -327,12 +328,14 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	ev.no_retry = no_retry;
 	ev.skip = skip.tasks;
 	ev.n_skip = skip.n;
+	ev.skipped = skipped && !success;
 	/* the decision writes the row (with the fields above) and the try's end
 	 * when it moves; a TI it left active still has its try recorded */
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
 	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
-		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
+		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : ev.skipped ? DAG_TI_SKIPPED : DAG_TI_FAILED,
+		              r->reason, true);
 out:
 	dag_skip_release(&skip);
 	free(outputs);
@@ -365,8 +368,15 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 	else
 		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, job_state_name(state),
 		         reason && *reason ? ": " : "", reason ? reason : "");
-	ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
-	         timed_out || user_kill, why, job.started_at);
+	{
+		/* a sensor's process says a timeout by its exit status (data/sensor_poke.h) */
+		bool skip = false;
+		if (!success && dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why,
+		                               sizeof why))
+			timed_out = true;
+		dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
+		            timed_out || user_kill, skip, why, job.started_at);
+	}
 	job_row_release(&job);
 	dag_ti_row_release(&r);
 	dm_end(dm);
@@ -385,6 +395,8 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 
 	if (rc->stale || rc->book.tis[ti].state != DAG_TI_SCHEDULED)
 		return;
+	if (dm_sensor_start(dm, rc, ti))
+		return; /* a sensor the server pokes: no job */
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
 	spec = build_job(dm, rc, ti, try_number, &command, &err);
@@ -432,8 +444,8 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		}
 		/* a variable or connection not defined yet may be by the next try
 		 * (Airflow retries such a task); a bad template stays bad */
-		ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
-		         err.kind != WEIR_E_NOT_FOUND, why, 0);
+		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
+		            err.kind != WEIR_E_NOT_FOUND, false, why, 0);
 	}
 	dm->pass_again = true;
 out:
