@@ -285,6 +285,31 @@ static int b64_decode(const char *s, size_t len, char *out)
 	return 0;
 }
 
+bool basic_auth_header_user(const char *authorization, char *out, size_t size)
+{
+	char buf[BASE64_DECODE_LENGTH(MAX_HEADER) + 1];
+	const char *b64;
+	char *colon;
+	size_t len;
+
+	if (!authorization || strncasecmp(authorization, "Basic ", 6) || !size)
+		return false;
+	b64 = authorization + 6;
+	while (*b64 == ' ')
+		b64++;
+	len = strlen(b64);
+	while (len && b64[len - 1] == ' ')
+		len--;
+	if (len == 0 || len > MAX_HEADER || b64_decode(b64, len, buf) < 0)
+		return false;
+	colon = strchr(buf, ':');
+	if (colon)
+		*colon = '\0';
+	snprintf(out, size, "%s", buf);
+	explicit_bzero(buf, sizeof buf);
+	return true;
+}
+
 bool basic_auth_check(struct basic_auth *ba, const char *authorization)
 {
 	char buf[BASE64_DECODE_LENGTH(MAX_HEADER) + 1];

@@ -207,6 +207,21 @@ static const char *const migrations[] = {
     " description TEXT,"
     " created_at INTEGER NOT NULL,"
     " updated_at INTEGER NOT NULL);",
+    /* the event log: who changed what, when (store/event_log_store.h);
+     * Airflow's EventLog fields, `extra` a JSON object's text without
+     * secrets.  No foreign keys: a record outlives what it names */
+    "CREATE TABLE IF NOT EXISTS event_log ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " dttm INTEGER NOT NULL,"
+    " dag_id TEXT, task_id TEXT, run_id TEXT,"
+    " map_index INTEGER, try_number INTEGER,"
+    " event TEXT NOT NULL,"
+    " execution_date INTEGER,"
+    " owner TEXT,"
+    " extra TEXT);"
+    "CREATE INDEX IF NOT EXISTS event_log_by_dttm ON event_log (dttm);"
+    "CREATE INDEX IF NOT EXISTS event_log_by_dag ON event_log (dag_id, dttm)"
+    " WHERE dag_id IS NOT NULL;",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the
