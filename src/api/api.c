@@ -170,7 +170,7 @@ void api_handle(struct http_request *req, void *arg)
 	if (!strcmp(p, "/metrics")) {
 		/* the API's credentials: Prometheus sends the token (docs/metrics.md) */
 		if (request_auth_ok(api, req) || (auth = cookie_auth(api, req, "")) == UI_AUTH_OK)
-			metrics_route_handle(api->observe_ops, api->observe_ctx, req);
+			metrics_route_handle(api->observe_ops, api->observe_ctx, API_VERSION, req);
 		else if (auth != UI_AUTH_BAD_CSRF)
 			refuse(api, req, "");
 		return;

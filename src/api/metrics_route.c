@@ -7,7 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/api.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "api/route_table.h"
@@ -79,7 +78,8 @@ static void render_http(struct strbuf *out)
 			}
 }
 
-void metrics_route_handle(const struct observe_api_ops *ops, void *ctx, struct http_request *req)
+void metrics_route_handle(const struct observe_api_ops *ops, void *ctx, const char *version,
+                          struct http_request *req)
 {
 	struct strbuf out = STRBUF_INIT;
 	struct weir_error err = {0};
@@ -92,7 +92,7 @@ void metrics_route_handle(const struct observe_api_ops *ops, void *ctx, struct h
 	}
 	metrics_render_header(&out, "weir_build_info", "gauge",
 	                      "Always 1; the version of the server in its label.");
-	strbuf_addf(&out, "weir_build_info{version=\"%s\"} 1\n", API_VERSION);
+	strbuf_addf(&out, "weir_build_info{version=\"%s\"} 1\n", version);
 	if (ops && ops->gauges && ops->gauges(ctx, &out, &err) < 0)
 		log_warn("metrics: the gauges: %s", err.msg); /* the rest still answers */
 	metrics_render(&out);

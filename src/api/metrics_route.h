@@ -19,8 +19,9 @@
 void metrics_route_count(const char *method, int route, int status);
 
 /* Answers GET /metrics (HEAD too; other methods 405).  `ops` may be NULL
- * (no gauges). */
-void metrics_route_handle(const struct observe_api_ops *ops, void *ctx, struct http_request *req);
+ * (no gauges); `version` is the server's, for weir_build_info. */
+void metrics_route_handle(const struct observe_api_ops *ops, void *ctx, const char *version,
+                          struct http_request *req);
 
 /* Forgets the HTTP counts (unit tests). */
 void metrics_route_reset(void);
