@@ -96,6 +96,7 @@ static const struct route_row rows[] = {
     {AF "/dagStats", NULL, NULL, NULL, NULL},
     {AF "/dagWarnings", NULL, NULL, NULL, NULL},
     {AF "/dagSources/{file_token}", NULL, NULL, NULL, NULL},
+    {AF "/parseDagFile/{file_token}", NULL, NULL, "api.reparse_dag_file", NULL},
     {AF "/datasets", NULL, NULL, NULL, NULL},
     {AF "/datasets/{uri}", NULL, NULL, NULL, NULL},
     {AF "/datasets/events", "api.create_dataset_event", NULL, NULL, NULL},

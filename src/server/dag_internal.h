@@ -146,6 +146,9 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const char *task_id, int map_index, struct dag_run_row *run,
                  struct dag_ti_row *ti, struct weir_error *err);
 
+/* dag_admin_ops.c: the rest of Airflow's operations (api/dag_admin_api.h). */
+const struct dag_admin_ops *dm_admin_ops(void);
+
 /* dag_ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
 json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);
 json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err);

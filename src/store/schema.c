@@ -207,7 +207,17 @@ static const char *const migrations[] = {
     " description TEXT,"
     " created_at INTEGER NOT NULL,"
     " updated_at INTEGER NOT NULL);",
-    /* the event log: who changed what, when (store/event_log_store.h);
+    /* pools as Airflow's /pools routes change them (store/admin_store.h):
+     * seeded by the configuration, then the API's; a deleted one is kept,
+     * marked, so that the configuration does not bring it back */
+    "CREATE TABLE IF NOT EXISTS pools ("
+    " name TEXT PRIMARY KEY,"
+    " slots INTEGER NOT NULL,"
+    " description TEXT,"
+    " queue TEXT,"
+    " deleted INTEGER NOT NULL DEFAULT 0,"
+    " updated_at INTEGER NOT NULL);",
+    /* 6 -> 7: the event log: who changed what, when (store/event_log_store.h);
      * Airflow's EventLog fields, `extra` a JSON object's text without
      * secrets.  No foreign keys: a record outlives what it names */
     "CREATE TABLE IF NOT EXISTS event_log ("

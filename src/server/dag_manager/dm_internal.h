@@ -106,6 +106,13 @@ void dm_start_runs(struct dag_manager *dm);
  * no second look.  A TI left waiting gets the pool's reason. */
 void dm_pool_pass(struct dag_manager *dm);
 
+/* ---- pool_admin.c: the pools' table (store/admin_store.h) ---- */
+
+/* Seeds the table with the pools the manager was created with (the
+ * configuration's and default_pool), then takes the table's as its pools.
+ * At creation; 0 or -1 with err. */
+int dm_pools_load(struct dag_manager *dm, struct weir_error *err);
+
 /* ---- ti_jobs.c: task instances as jobs: a scheduled TI's try
  * handed to the job manager, and a job's end back to its run ---- */
 

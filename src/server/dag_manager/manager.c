@@ -248,6 +248,8 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	dm->ds = dag_store_create(store, err);
 	if (!dm->ds)
 		goto fail;
+	if (dm_pools_load(dm, err) < 0)
+		goto fail;
 	if (fs_mkdir_p(dm->dir, 0755, err) < 0) {
 		weir_error_prefix(err, "DAG folder");
 		goto fail;
