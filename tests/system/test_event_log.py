@@ -11,6 +11,7 @@ import json
 import re
 import sqlite3
 
+from airflow_schemas import check
 from conftest import spec
 from dagtest import BASIC_PASSWORD, BASIC_USER, make_dags  # noqa: F401
 from test_ui_server import login, raw
@@ -40,6 +41,7 @@ def by_event(srv, event):
 
 
 def check_shape(rec):
+    check("EventLog", rec)
     assert set(rec) == set(FIELDS), sorted(set(rec) ^ set(FIELDS))
     for k, t in FIELDS.items():
         assert isinstance(rec[k], t), (k, rec[k])
@@ -99,6 +101,7 @@ def test_who_did_what(make_dags):
     assert not [r for r in routes if "/launch/" in r], routes
 
     everything = events(srv, "?limit=1000")
+    check("EventLogCollection", everything)
     for rec in everything["event_logs"]:
         check_shape(rec)
     # no secret anywhere: not in the API's answer, not in the store's file
