@@ -14,7 +14,6 @@
 #include "lib/clock.h"
 #include "lib/json_util.h"
 #include "lib/log.h"
-#include "lib/metrics.h"
 
 /* Bodies larger than this are not parsed for their field names. */
 #define FIELDS_BODY_MAX (256 * 1024)
@@ -164,8 +163,6 @@ void event_log_note(const struct observe_api_ops *ops, void *ctx, struct http_re
 		log_warn("event log: out of memory recording %s %s", method, path);
 	else if (ops->event_record(ctx, &row, &err) < 0)
 		log_warn("event log: %s %s not recorded: %s", method, path, err.msg);
-	else
-		metrics_count(METRICS_EVENT_LOG_WRITTEN);
 	free(row.extra);
 	json_decref(extra);
 	json_decref(body);

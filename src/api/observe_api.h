@@ -20,7 +20,8 @@ struct observe_api_ops {
 	/* Appends the gauges (how many jobs, tasks, runs, task instances are in
 	 * each state) in the text exposition format. */
 	int (*gauges)(void *ctx, struct strbuf *out, struct weir_error *err);
-	/* Writes one record (its id is set). */
+	/* Records one (copied; written to the store by the end of the loop's
+	 * turn, and before any list or get). */
 	int (*event_record)(void *ctx, struct event_log_row *row, struct weir_error *err);
 	int (*event_list)(void *ctx, const struct event_log_query *q, struct event_log_row **rows,
 	                  size_t *n, int64_t *total, struct weir_error *err);
