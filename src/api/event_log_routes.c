@@ -30,8 +30,7 @@ static bool method_changes(const char *m)
 
 /* The event of a request, or NULL when the log does not keep it; `own`
  * receives a name made for a route without one. */
-static const char *event_of(const char *method, const char *path, int route, char *own,
-                            size_t size)
+static const char *event_of(const char *method, const char *path, int route, char *own, size_t size)
 {
 	const char *e;
 
@@ -191,9 +190,9 @@ static json_t *row_json(const struct event_log_row *r)
 	json_object_set_new(o, "try_number",
 	                    r->has_try_number ? json_integer(r->try_number) : json_null());
 	json_util_set_string(o, "event", r->event);
-	json_object_set_new(o, "execution_date", r->has_execution_date
-	                                             ? json_util_time_airflow(r->execution_date)
-	                                             : json_null());
+	json_object_set_new(o, "execution_date",
+	                    r->has_execution_date ? json_util_time_airflow(r->execution_date)
+	                                          : json_null());
 	json_util_set_string(o, "owner", r->owner);
 	json_util_set_string(o, "extra", r->extra);
 	return o;
@@ -273,11 +272,10 @@ static const char *query_str(struct http_request *req, const char *key)
 
 static void route_list(const struct observe_api_ops *ops, void *ctx, struct http_request *req)
 {
-	static const char *const allowed[] = {"limit",  "offset",         "order_by",
-	                                      "dag_id", "task_id",        "run_id",
-	                                      "map_index", "try_number",  "event",
-	                                      "owner",  "before",         "after",
-	                                      "included_events", "excluded_events", NULL};
+	static const char *const allowed[] = {
+	    "limit",  "offset",    "order_by",        "dag_id",          "task_id",
+	    "run_id", "map_index", "try_number",      "event",           "owner",
+	    "before", "after",     "included_events", "excluded_events", NULL};
 	struct event_log_query q = {0};
 	struct weir_error err = {0};
 	struct event_log_row *rows = NULL;
@@ -318,8 +316,8 @@ static void route_list(const struct observe_api_ops *ops, void *ctx, struct http
 	reply_problem_result(req, out, NULL);
 }
 
-void event_log_routes_handle(const struct observe_api_ops *ops, void *ctx,
-                             struct http_request *req, char **seg, int n)
+void event_log_routes_handle(const struct observe_api_ops *ops, void *ctx, struct http_request *req,
+                             char **seg, int n)
 {
 	struct weir_error err = {0};
 	struct event_log_row row;

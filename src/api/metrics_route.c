@@ -13,8 +13,8 @@
 #include "lib/log.h"
 #include "lib/metrics.h"
 
-static const char *const methods[] = {"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS",
-                                      "other"};
+static const char *const methods[] = {"GET",   "HEAD",   "POST",    "PUT",
+                                      "PATCH", "DELETE", "OPTIONS", "other"};
 #define N_METHODS (sizeof methods / sizeof methods[0])
 /* the codes the server answers; any other counts as its class ("2xx") */
 static const int codes[] = {200, 201, 202, 204, 206, 301, 302, 304, 400, 401, 403, 404,
@@ -56,7 +56,8 @@ void metrics_route_reset(void)
 
 static void render_http(struct strbuf *out)
 {
-	size_t routes = route_table_count() < ROUTE_TABLE_MAX ? route_table_count() : ROUTE_TABLE_MAX;
+	size_t routes =
+	    route_table_count() < ROUTE_TABLE_MAX ? route_table_count() : ROUTE_TABLE_MAX;
 
 	metrics_render_header(out, "weir_http_requests_total", "counter",
 	                      "HTTP requests answered, by method, route template and status code.");

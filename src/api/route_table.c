@@ -62,8 +62,8 @@ static const struct route_row rows[] = {
     {AF "/dags/{dag_id}/tasks", NULL, NULL, NULL, NULL},
     {AF "/dags/{dag_id}/tasks/{task_id}", NULL, NULL, NULL, NULL},
     {AF "/dags/{dag_id}/clearTaskInstances", "api.post_clear_task_instances", NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/updateTaskInstancesState", "api.post_set_task_instances_state", NULL,
-     NULL, NULL},
+    {AF "/dags/{dag_id}/updateTaskInstancesState", "api.post_set_task_instances_state", NULL, NULL,
+     NULL},
     {AF "/dags/{dag_id}/dagRuns", "api.post_dag_run", NULL, NULL, NULL},
     {AF "/dags/~/dagRuns/list", "", NULL, NULL, NULL},
     {AF "/dags/{dag_id}/dagRuns/{dag_run_id}", NULL, "api.update_dag_run_state", NULL,
@@ -81,8 +81,7 @@ static const struct route_row rows[] = {
     {TI "/{task_id}/{map_index}", NULL, "api.patch_mapped_task_instance", NULL, NULL},
     {TI "/{task_id}/listMapped", NULL, NULL, NULL, NULL},
     {TI "/{task_id}/setNote", NULL, "api.set_task_instance_note", NULL, NULL},
-    {TI "/{task_id}/{map_index}/setNote", NULL, "api.set_mapped_task_instance_note", NULL,
-     NULL},
+    {TI "/{task_id}/{map_index}/setNote", NULL, "api.set_mapped_task_instance_note", NULL, NULL},
     {TI "/{task_id}/dependencies", NULL, NULL, NULL, NULL},
     {TI "/{task_id}/{map_index}/dependencies", NULL, NULL, NULL, NULL},
     {TI "/{task_id}/tries", NULL, NULL, NULL, NULL},
@@ -119,8 +118,8 @@ struct split_row {
 	char buf[256];
 	const char *seg[SEG_MAX];
 	int n;
-	int fixed;   /* segments that are not {names} */
-	bool rest;   /* the last segment is {name*} */
+	int fixed; /* segments that are not {names} */
+	bool rest; /* the last segment is {name*} */
 };
 
 static struct split_row split[N_ROWS];
@@ -163,8 +162,9 @@ static void split_rows(void)
 /* Whether a {name} takes only digits. */
 static bool numeric_name(const char *name)
 {
-	static const char *const nums[] = {"{map_index}", "{task_try_number}", "{job_id}",
-	                                   "{event_log_id}", "{index}", "{import_error_id}"};
+	static const char *const nums[] = {"{map_index}", "{task_try_number}",
+	                                   "{job_id}",    "{event_log_id}",
+	                                   "{index}",     "{import_error_id}"};
 
 	for (size_t i = 0; i < sizeof nums / sizeof nums[0]; i++)
 		if (!strcmp(name, nums[i]))

@@ -30,8 +30,8 @@ struct hist_cells {
 };
 
 /* Seconds a job, a task or a run takes: from a tenth of a second to a day. */
-static const double long_bounds[] = {0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 1800, 3600, 10800,
-                                     43200, 86400};
+static const double long_bounds[] = {0.1, 0.5, 1,    5,    10,    30,    60,
+                                     300, 900, 1800, 3600, 10800, 43200, 86400};
 /* How long something waits for a slot: 10 ms to an hour. */
 static const double wait_bounds[] = {0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 900, 3600};
 /* Work inside the server: 100 us to 2.5 s. */
@@ -59,8 +59,7 @@ static const struct hist_def hist_defs[METRICS_HIST_COUNT] = {
                               "Time one commit of the store's SQLite transaction took.",
                               BOUNDS(short_bounds)},
     [METRICS_LOOP_LAG] = {"weir_loop_timer_lag_seconds",
-                          "How late the event loop's heartbeat timer fired.",
-                          BOUNDS(short_bounds)},
+                          "How late the event loop's heartbeat timer fired.", BOUNDS(short_bounds)},
     [METRICS_LOOP_TURN] = {"weir_loop_turn_seconds",
                            "Time one turn of the event loop spent working (between two waits "
                            "for events).",
@@ -172,8 +171,7 @@ void metrics_dag_run_end(const char *dag_id, bool success, double seconds)
 
 /* ---- the text format ---- */
 
-int metrics_render_header(struct strbuf *out, const char *name, const char *type,
-                          const char *help)
+int metrics_render_header(struct strbuf *out, const char *name, const char *type, const char *help)
 {
 	return strbuf_addf(out, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
 }

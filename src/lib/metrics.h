@@ -66,8 +66,7 @@ int metrics_render(struct strbuf *out);
 
 /* Helpers for whoever renders more series in the same format. */
 /* "# HELP name help\n# TYPE name type\n" */
-int metrics_render_header(struct strbuf *out, const char *name, const char *type,
-                          const char *help);
+int metrics_render_header(struct strbuf *out, const char *name, const char *type, const char *help);
 /* A label value with Prometheus's escapes (\\, \", \n). */
 int metrics_render_label_value(struct strbuf *out, const char *value);
 

@@ -23,9 +23,9 @@ const char *const event_log_order_fields[] = {
     "event_log_id", "when",           "dag_id", "task_id", "run_id", "map_index",
     "try_number",   "execution_date", "event",  "owner",   "extra",  NULL};
 /* the column of each field above, in the same order */
-static const char *const order_columns[] = {
-    "id",         "dttm",           "dag_id", "task_id", "run_id", "map_index",
-    "try_number", "execution_date", "event",  "owner",   "extra"};
+static const char *const order_columns[] = {"id",     "dttm",      "dag_id",     "task_id",
+                                            "run_id", "map_index", "try_number", "execution_date",
+                                            "event",  "owner",     "extra"};
 
 static int db_error(sqlite3 *db, struct weir_error *err, const char *what)
 {

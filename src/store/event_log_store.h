@@ -21,20 +21,20 @@
 #include "store/store.h"
 
 struct event_log_row {
-	int64_t id;       /* event_log_id; set by the insert */
-	int64_t when_ms;  /* epoch ms */
-	char *dag_id;     /* NULL: none */
-	char *task_id;    /* NULL: none */
-	char *run_id;     /* NULL: none */
+	int64_t id;      /* event_log_id; set by the insert */
+	int64_t when_ms; /* epoch ms */
+	char *dag_id;    /* NULL: none */
+	char *task_id;   /* NULL: none */
+	char *run_id;    /* NULL: none */
 	bool has_map_index;
 	int map_index;
 	bool has_try_number;
 	int try_number;
-	char *event;      /* "api.post_dag_run", "ui.login", ... */
+	char *event;            /* "api.post_dag_run", "ui.login", ... */
 	int64_t execution_date; /* the run's logical date (epoch ms); 0: none/unknown */
 	bool has_execution_date;
-	char *owner;      /* who: a user, or "token" */
-	char *extra;      /* a JSON object's text; NULL: none */
+	char *owner; /* who: a user, or "token" */
+	char *extra; /* a JSON object's text; NULL: none */
 };
 
 struct event_log_query {
@@ -43,14 +43,15 @@ struct event_log_query {
 	int map_index;
 	bool has_try_number;
 	int try_number;
-	int64_t before_ms; /* when < before; 0: no bound */
-	int64_t after_ms;  /* when > after; 0: no bound */
+	int64_t before_ms;           /* when < before; 0: no bound */
+	int64_t after_ms;            /* when > after; 0: no bound */
 	const char *const *included; /* event in this list (n_included > 0) */
 	size_t n_included;
 	const char *const *excluded; /* event not in this list */
 	size_t n_excluded;
-	const char *order_by; /* Airflow's field name, '-' first for descending; NULL: event_log_id */
-	int limit;            /* > 0 */
+	const char
+	    *order_by; /* Airflow's field name, '-' first for descending; NULL: event_log_id */
+	int limit;     /* > 0 */
 	int offset;
 };
 

@@ -39,11 +39,11 @@ static void test_histogram(void **state)
 	struct strbuf out = STRBUF_INIT;
 
 	(void)state;
-	metrics_observe(METRICS_STORE_COMMIT, 0.0002);  /* <= 0.00025 */
-	metrics_observe(METRICS_STORE_COMMIT, 0.003);   /* <= 0.005 */
-	metrics_observe(METRICS_STORE_COMMIT, 100);     /* +Inf only */
-	metrics_observe(METRICS_STORE_COMMIT, -1);      /* a clock that stepped: 0 */
-	metrics_observe_ms(METRICS_JOB_RUN, 0, 5000);   /* a start never seen: nothing */
+	metrics_observe(METRICS_STORE_COMMIT, 0.0002); /* <= 0.00025 */
+	metrics_observe(METRICS_STORE_COMMIT, 0.003);  /* <= 0.005 */
+	metrics_observe(METRICS_STORE_COMMIT, 100);    /* +Inf only */
+	metrics_observe(METRICS_STORE_COMMIT, -1);     /* a clock that stepped: 0 */
+	metrics_observe_ms(METRICS_JOB_RUN, 0, 5000);  /* a start never seen: nothing */
 	metrics_observe_ms(METRICS_JOB_RUN, 1000, 3500);
 	assert_int_equal(metrics_render(&out), 0);
 	assert_true(sample(out.buf, "weir_store_commit_seconds_bucket{le=\"0.0001\"}") == 1);

@@ -105,13 +105,13 @@ static void test_insert_list_get(void **state)
 	assert_string_equal(rows[0].event, "api.patch_dag");
 	event_log_rows_free(rows, n);
 
-	q = (struct event_log_query){.limit = 10, .included = inc, .n_included = 2,
-	                             .after_ms = 2500};
+	q = (struct event_log_query){
+	    .limit = 10, .included = inc, .n_included = 2, .after_ms = 2500};
 	assert_int_equal(event_log_list(f->s, &q, &rows, &n, &total, &err), 0);
 	assert_int_equal(total, 2);
 	event_log_rows_free(rows, n);
-	q = (struct event_log_query){.limit = 10, .excluded = inc, .n_excluded = 2,
-	                             .before_ms = 2000};
+	q = (struct event_log_query){
+	    .limit = 10, .excluded = inc, .n_excluded = 2, .before_ms = 2000};
 	assert_int_equal(event_log_list(f->s, &q, &rows, &n, &total, &err), 0);
 	assert_int_equal(total, 1);
 	event_log_rows_free(rows, n);
@@ -164,9 +164,8 @@ static void test_counts(void **state)
 	int64_t queued = 0;
 
 	for (int t = STATE_COUNT_JOBS; t <= STATE_COUNT_TASK_INSTANCES; t++)
-		assert_int_equal(store_count_by_state(f->s, (enum state_count_table)t, count, &queued,
-		                                      &err),
-		                 0);
+		assert_int_equal(
+		    store_count_by_state(f->s, (enum state_count_table)t, count, &queued, &err), 0);
 	assert_int_equal(queued, 0);
 }
 
