@@ -207,7 +207,7 @@ static const char *const migrations[] = {
     " description TEXT,"
     " created_at INTEGER NOT NULL,"
     " updated_at INTEGER NOT NULL);",
-    /* pools as Airflow's /pools routes change them (store/admin_store.h):
+    /* 5 -> 6: pools as Airflow's /pools routes change them (store/admin_store.h):
      * seeded by the configuration, then the API's; a deleted one is kept,
      * marked, so that the configuration does not bring it back */
     "CREATE TABLE IF NOT EXISTS pools ("
@@ -217,7 +217,7 @@ static const char *const migrations[] = {
     " queue TEXT,"
     " deleted INTEGER NOT NULL DEFAULT 0,"
     " updated_at INTEGER NOT NULL);",
-    /* a sensor's state between pokes (up_for_reschedule) and its pokes'
+    /* 6 -> 7: a sensor's state between pokes (up_for_reschedule) and its pokes'
      * record (store/sensor_store.h).  SQLite cannot change a CHECK, so the
      * two tables that name TI states are rebuilt: the tries first (they
      * refer to the TIs, and dropping a table deletes its rows first, which
@@ -283,6 +283,21 @@ static const char *const migrations[] = {
     " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
     " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
     "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);",
+    /* 7 -> 8: the event log: who changed what, when (store/event_log_store.h);
+     * Airflow's EventLog fields, `extra` a JSON object's text without
+     * secrets.  No foreign keys: a record outlives what it names */
+    "CREATE TABLE IF NOT EXISTS event_log ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " dttm INTEGER NOT NULL,"
+    " dag_id TEXT, task_id TEXT, run_id TEXT,"
+    " map_index INTEGER, try_number INTEGER,"
+    " event TEXT NOT NULL,"
+    " execution_date INTEGER,"
+    " owner TEXT,"
+    " extra TEXT);"
+    "CREATE INDEX IF NOT EXISTS event_log_by_dttm ON event_log (dttm);"
+    "CREATE INDEX IF NOT EXISTS event_log_by_dag ON event_log (dag_id, dttm)"
+    " WHERE dag_id IS NOT NULL;",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

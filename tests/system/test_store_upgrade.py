@@ -57,6 +57,8 @@ def test_previous_store_is_found_again(make_server, tmp_path):
         # the pools table, seeded by the configuration (default_pool at least)
         assert c.execute("SELECT count(*) FROM pools WHERE name = 'default_pool'"
                          ).fetchone()[0] == 1
+        # the event log, empty
+        assert c.execute("SELECT count(*) FROM event_log").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM meta WHERE key <> 'schema_version'"
                          ).fetchone()[0] == 0
 

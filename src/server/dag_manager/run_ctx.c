@@ -18,6 +18,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 #include "sched/dag_run.h"
 #include "sched/dag_states.h"
 
@@ -429,8 +430,15 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		dm_set_str(&rc->run.reason, d.reason);
 		if (d.run_to == DAG_RUN_RUNNING && !rc->run.start_date)
 			rc->run.start_date = now;
-		if (dag_run_state_is_final(d.run_to))
+		if (dag_run_state_is_final(d.run_to)) {
 			rc->run.end_date = now;
+			if (d.run_to != d.run_from)
+				metrics_dag_run_end(
+				    rc->run.dag_id, d.run_to == DAG_RUN_SUCCESS,
+				    (double)(now - (rc->run.start_date ? rc->run.start_date
+				                                       : rc->run.queued_at)) /
+				        1000.0);
+		}
 		if (d.run_to == DAG_RUN_QUEUED) {
 			rc->run.queued_at = now;
 			rc->run.end_date = 0;
