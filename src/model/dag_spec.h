@@ -67,6 +67,22 @@ struct dag_resources {
 	int gpus;           /* -1: not given */
 };
 
+/* How a task shapes its run's flow (model/dag_spec_flow.c; docs/dags.md,
+ * "Branches, short circuits and the past"). */
+struct dag_task_flow {
+	bool branch;              /* its output's `branch` names the downstream tasks that run */
+	bool short_circuit;       /* a false `result` in its output skips all downstream */
+	bool depends_on_past;     /* runs once the same task of the previous run succeeded
+	                           * or was skipped */
+	bool wait_for_downstream; /* and that task's direct downstream too (implies
+	                           * depends_on_past) */
+	bool past_given;          /* the task set depends_on_past or wait_for_downstream
+	                           * itself (default_args do not apply then) */
+	char *foreach_task;       /* foreach "{{ outputs.TASK.KEY }}": TASK; NULL otherwise */
+	char *foreach_key;        /* ... KEY */
+	size_t foreach_upstream;  /* TASK's index (an upstream of the task) */
+};
+
 /* default_args: what a task has unless it says otherwise.  -1 (NULL for
  * pool) means "not given" here. */
 struct dag_default_args {
@@ -83,6 +99,8 @@ struct dag_default_args {
 	struct dag_resources resources;
 	struct dag_notify *notify; /* on_failure, ... (model/notify.h); NULL: none */
 	struct dag_sla sla;        /* within_s 0: not given */
+	int depends_on_past;     /* -1: not given */
+	int wait_for_downstream; /* -1: not given */
 };
 
 enum dag_task_kind {
@@ -92,7 +110,60 @@ enum dag_task_kind {
 	DAG_TASK_JOB_TONY,    /* job: {conf_file: tony.xml, executes, ...} */
 	DAG_TASK_SQL,         /* sql: a statement or script on a connection */
 	DAG_TASK_TRANSFER,    /* transfer: rows from a query or file to a table, Redis or a file */
+	DAG_TASK_SENSOR,      /* sensor: waits for a file, another DAG's task, a time, an
+	                       * HTTP answer or a SQL value (dag_spec_sensor.c) */
 };
+
+/* What a sensor waits for (the one key of its `sensor:` mapping). */
+enum dag_sensor_kind {
+	DAG_SENSOR_FILE = 0,      /* file: {path: GLOB, folder | conn} */
+	DAG_SENSOR_EXTERNAL_TASK, /* external_task: {dag_id, task_id, states, execution_delta} */
+	DAG_SENSOR_TIME,          /* time: "HH:MM" on the logical date's day (UTC) */
+	DAG_SENSOR_DELTA,         /* delta: a duration after the logical date */
+	DAG_SENSOR_HTTP,          /* http: {url | conn, path, status, match} */
+	DAG_SENSOR_SQL,           /* sql: {conn, query, parameters} */
+};
+#define DAG_SENSOR_KIND_COUNT (DAG_SENSOR_SQL + 1)
+
+/* poke: a process holds the slot and pokes; reschedule: the server pokes
+ * and the TI holds nothing in between (up_for_reschedule). */
+enum dag_sensor_mode {
+	DAG_SENSOR_POKE = 0,
+	DAG_SENSOR_RESCHEDULE,
+};
+
+#define DAG_SENSOR_DEFAULT_POKE_MS  60000LL
+#define DAG_SENSOR_DEFAULT_TIMEOUT_MS (7LL * 24 * 3600 * 1000)
+
+/* What one poke found (data/sensor_poke.h pokes, sched/sensor.h decides). */
+enum sensor_outcome {
+	SENSOR_MET = 0,   /* what it waits for is there */
+	SENSOR_NOT_YET,   /* not yet: poke again */
+	SENSOR_ERROR,     /* the poke could not be made (the try fails; retries apply) */
+	SENSOR_FAILED_STATE, /* the awaited task ended in a failed state: fail, no retry */
+};
+
+/* A sensor task's settings, checked (dag_spec_sensor.c). */
+struct dag_sensor {
+	enum dag_sensor_kind kind;
+	enum dag_sensor_mode mode;
+	int64_t poke_interval_ms; /* > 0 */
+	int64_t timeout_ms;       /* > 0: from the try's first poke */
+	int64_t max_wait_ms;      /* the longest wait between pokes with backoff; 0: timeout */
+	bool soft_fail;           /* a timeout skips the TI instead of failing it */
+	bool exponential_backoff;
+	json_t *spec; /* the `sensor:` mapping as checked: paths absolute, defaults filled */
+	json_t *what; /* borrowed from spec: the kind's value (spec[kind name]) */
+};
+
+/* "file", "external_task", "time", "delta", "http", "sql"; "?" out of range. */
+const char *dag_sensor_kind_name(enum dag_sensor_kind k);
+/* "poke", "reschedule". */
+const char *dag_sensor_mode_name(enum dag_sensor_mode m);
+/* A sensor's settings from its checked mapping (what dag_sensor.spec holds,
+ * what `weir task-sensor` reads).  NULL with err. */
+struct dag_sensor *dag_sensor_from_spec(const json_t *spec, struct weir_error *err);
+void dag_sensor_free(struct dag_sensor *s);
 
 struct dag_task {
 	char *task_id;           /* [A-Za-z0-9_-]+ (no dots: outputs.TASK.KEY) */
@@ -111,6 +182,7 @@ struct dag_task {
 	json_t *tony;            /* DAG_TASK_JOB_TONY: the submit-flag fields, paths resolved */
 	json_t *data;            /* DAG_TASK_SQL, DAG_TASK_TRANSFER: the `sql:` or `transfer:`
 	                          * mapping, checked, file paths resolved (dag_spec_data.c) */
+	struct dag_sensor *sensor; /* DAG_TASK_SENSOR: its settings; NULL otherwise */
 	struct strvec connections; /* the connection ids the task's environment gets
 	                            * (WEIR_CONN_<ID>); a sql or transfer task's own are added */
 
@@ -139,6 +211,8 @@ struct dag_task {
 	struct dag_notify *notify;
 	const struct notify_list *on[NOTIFY_N_EVENTS];
 	struct dag_sla sla; /* its own, else default_args'; within_s 0: none */
+	/* branch, short_circuit, the past, foreach over an upstream's output */
+	struct dag_task_flow flow;
 };
 
 struct dag_spec {
@@ -200,6 +274,26 @@ long dag_spec_task_index(const struct dag_spec *dag, const char *task_id);
  * list, or for a task without foreach. */
 json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task *task,
 			       const json_t *params, struct weir_error *err);
+
+/* Whether the task fans out (foreach over a list, a param or an output). */
+bool dag_task_is_mapped(const struct dag_task *task);
+
+/* The items a task mapped over an upstream's output fans out over, with
+ * `outputs` the run's {"TASK": {...}}: a new reference to the list
+ * outputs.TASK.KEY, whose items are strings, numbers, or objects (an
+ * object's `resources` checked: dag_item_resources()).  NULL with err
+ * ("outputs.prepare.models: expected a list to fan out over, got an
+ * object") otherwise. */
+json_t *dag_task_output_items(const struct dag_task *task, const json_t *outputs,
+			      struct weir_error *err);
+
+/* The resources a foreach item asks for: an object item's `resources`
+ * mapping {cpus (or vcores), memory ("4g" or MB), gpus}, each key optional.
+ * 0 with *given false when the item has none; 0 with the given keys set
+ * in *res (the others left as they are) and *given true; -1 with err
+ * ("resources.cpus: expected ...") for a bad mapping. */
+int dag_item_resources(const json_t *item, struct dag_resources *res, bool *given,
+		       struct weir_error *err);
 
 /* The run's params: the DAG's defaults with `conf`'s keys over them (conf
  * may be NULL).  New reference; NULL with err when conf is not a mapping. */

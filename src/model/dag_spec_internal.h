@@ -6,6 +6,8 @@
  *   dag_spec_check.c  the whole DAG: dependencies, order and cycles, templates
  *   dag_spec_json.c   a DAG spec as JSON
  *   dag_spec_data.c   a sql: or transfer: task's mapping
+ *   dag_spec_flow.c   branch, short_circuit, the past, foreach over an output
+ *   dag_spec_sensor.c a sensor: task's mapping
  *
  * Every reader takes the field_reader: on failure it returns -1 with the
  * reader's error naming the field (r->path).
@@ -38,6 +40,13 @@ int dag_read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json
  * ("tasks[2].sql") into t->data, its connection ids added to
  * t->connections. */
 int dag_read_data(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
+/* obj.parameters, when given: a mapping of names ([A-Za-z_][A-Za-z0-9_]*, :NAME
+ * in the SQL) to strings, numbers, booleans or null. */
+int dag_read_parameters(struct field_reader *r, json_t *obj, const char *prefix);
+/* A sensor: mapping `v` at `prefix` ("tasks[2].sensor") into t->sensor
+ * (t->kind becomes DAG_TASK_SENSOR), its connection added to
+ * t->connections (dag_spec_sensor.c). */
+int dag_read_sensor(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
 /* The parameters mapping of a data task (sql.parameters,
  * transfer.from.parameters); NULL when none.  Borrowed. */
 json_t *dag_data_parameters(const struct dag_task *t);
@@ -53,5 +62,25 @@ int dag_link_tasks(struct field_reader *r, struct dag_spec *dag);
 int dag_order_tasks(struct field_reader *r, struct dag_spec *dag);
 /* Every template of every task uses only variables it may. */
 int dag_check_templates(struct field_reader *r, struct dag_spec *dag);
+
+/* dag_spec_flow.c: branch, short_circuit, depends_on_past,
+ * wait_for_downstream (a task's keys; the last two in default_args too) and
+ * foreach over an upstream's output. */
+bool dag_flow_is_key(const char *key);
+int dag_read_flow_key(struct field_reader *r, struct dag_task *t, const char *key, json_t *val);
+int dag_read_flow_default(struct field_reader *r, const char *key, json_t *val,
+			  struct dag_default_args *d);
+/* default_args' past keys for a task that gave none; wait_for_downstream
+ * implies depends_on_past. */
+void dag_flow_resolve(struct dag_task *t, const struct dag_default_args *d);
+/* foreach "{{ outputs.TASK.KEY }}": 1 when `s` is that form (read into
+ * t->flow), 0 when it is another, -1 with the reader's error. */
+int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const char *s);
+/* Before dag_link_tasks(): the task a foreach maps over exists and joins
+ * depends_on.  After dag_order_tasks(): the keys' combinations. */
+int dag_flow_link(struct field_reader *r, struct dag_spec *dag);
+int dag_flow_check(struct field_reader *r, struct dag_spec *dag);
+int dag_flow_to_json(const struct dag_task *t, json_t *o);
+void dag_flow_release(struct dag_task_flow *f);
 
 #endif

@@ -1,6 +1,6 @@
 /* dag_spec_json.c: a DAG spec as JSON (dag_spec_to_json), defaults
  * resolved, as the API and `weir dags show` give it. */
-#include "model/dag_spec.h"
+#include "model/dag_spec_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -81,6 +81,10 @@ static json_t *task_json(const struct dag_task *t)
 		rc |= json_object_set(o, t->kind == DAG_TASK_SQL ? "sql" : "transfer", t->data);
 		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
 		break;
+	case DAG_TASK_SENSOR:
+		rc |= json_object_set(o, "sensor", t->sensor->spec);
+		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
+		break;
 	}
 	if (t->connections.n)
 		rc |= json_object_set_new(o, "connections", strvec_json(&t->connections));
@@ -109,6 +113,7 @@ static json_t *task_json(const struct dag_task *t)
 	if (t->sla.within_s > 0)
 		rc |= json_object_set_new(o, "sla", notify_sla_to_json(&t->sla));
 	rc |= dag_notify_to_json(t->notify, o);
+	rc |= dag_flow_to_json(t, o);
 	if (rc) {
 		json_decref(o);
 		return NULL;

@@ -18,14 +18,16 @@
 static const char *const default_arg_keys[] = {
 	"retries", "retry_delay", "retry_exponential_backoff", "max_retry_delay",
 	"execution_timeout", "pool", "pool_slots", "priority", "resources", "queue",
+	"depends_on_past", "wait_for_downstream",
 	"on_failure", "on_retry", "on_success", "on_sla_miss", "sla", NULL,
 };
 static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
 	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
-	"transfer", "connections", "on_failure", "on_retry", "on_success", "on_sla_miss", "sla",
-	NULL,
+	"transfer", "connections", "branch", "short_circuit", "depends_on_past",
+	"wait_for_downstream", "sensor",
+	"on_failure", "on_retry", "on_success", "on_sla_miss", "sla", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -235,6 +237,11 @@ int dag_read_default_args(struct field_reader *r, json_t *v, struct dag_default_
 		field_at(r, "default_args", key, 0);
 		if (!strcmp(key, "resources")) {
 			if (read_resources(r, val, "default_args.resources", &d->resources) < 0)
+				return -1;
+			continue;
+		}
+		if (dag_flow_is_key(key)) {
+			if (dag_read_flow_default(r, key, val, d) < 0)
 				return -1;
 			continue;
 		}
@@ -489,6 +496,9 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 	const char *s;
 	if (json_is_string(v) && field_get_string(r, v, &s) == 0) {
 		const char *p = s;
+		int out = dag_read_foreach_output(r, t, s);
+		if (out != 0)
+			return out < 0 ? -1 : 0;
 		while (*p == ' ')
 			p++;
 		if (!strncmp(p, "{{", 2)) {
@@ -515,7 +525,8 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 			}
 		}
 	}
-	return field_fail(r, "%s", "expected a list of items or \"{{ params.NAME }}\" naming a list param");
+	return field_fail(r, "%s", "expected a list of items, \"{{ params.NAME }}\" naming a list param or "
+			  "\"{{ outputs.TASK.KEY }}\" naming an upstream task's output");
 }
 
 /* One task being read: where it is, and what its keys said so far. */
@@ -524,7 +535,7 @@ struct task_read {
 	char prefix[64]; /* "tasks[i]" */
 	struct task_given *given;
 	/* the keys that decide between a command task and a job task */
-	json_t *command, *job, *env, *cwd, *sql, *transfer;
+	json_t *command, *job, *env, *cwd, *sql, *transfer, *sensor;
 };
 
 typedef int (*task_key_fn)(struct field_reader *r, struct task_read *tr, json_t *val);
@@ -642,6 +653,13 @@ static int note_transfer(struct field_reader *r, struct task_read *tr, json_t *v
 	return 0;
 }
 
+static int note_sensor(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	(void)r;
+	tr->sensor = val;
+	return 0;
+}
+
 static int read_task_resources(struct field_reader *r, struct task_read *tr, json_t *val)
 {
 	char base[80];
@@ -694,6 +712,7 @@ static const struct {
     {"job", note_job},
     {"sql", note_sql},
     {"transfer", note_transfer},
+    {"sensor", note_sensor},
     {"resources", read_task_resources},
     {"foreach", read_task_foreach},
     {"queue", read_task_queue},
@@ -724,6 +743,8 @@ static int read_task_key(struct field_reader *r, struct task_read *tr, const cha
 		return notify_read_key(r, tr->prefix, key, val, &tr->t->notify);
 	if (!strcmp(key, "sla"))
 		return notify_read_sla(r, tr->prefix, val, &tr->t->sla);
+	if (dag_flow_is_key(key))
+		return dag_read_flow_key(r, tr->t, key, val);
 	for (size_t i = 0; i < sizeof task_readers / sizeof task_readers[0]; i++)
 		if (!strcmp(key, task_readers[i].key))
 			return task_readers[i].read(r, tr, val);
@@ -740,13 +761,22 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s", "expected a task_id");
 	}
-	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer != 1) {
+	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer + !!tr->sensor != 1) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s",
-			    tr->command || tr->job || tr->sql || tr->transfer
-				? "expected exactly one of command, job, sql and transfer, got more"
+			    tr->command || tr->job || tr->sql || tr->transfer || tr->sensor
+				? "expected exactly one of command, job, sql, transfer and sensor, got more"
 				: "expected exactly one of command (a shell command), job "
-				  "(a job spec, its path, or a tony.xml), sql and transfer");
+				  "(a job spec, its path, or a tony.xml), sql, transfer and sensor");
+	}
+	if (tr->sensor) {
+		char base[80];
+		if (tr->env || tr->cwd) {
+			field_at(r, prefix, tr->env ? "env" : "cwd", 0);
+			return field_fail(r, "%s", "env and cwd go with command");
+		}
+		snprintf(base, sizeof base, "%s.sensor", prefix);
+		return dag_read_sensor(r, tr->t, base, tr->sensor);
 	}
 	if (tr->sql || tr->transfer) {
 		char base[80];
@@ -868,5 +898,6 @@ int dag_read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json
 
 	if (read_task(r, dag, idx, v, &given) < 0)
 		return -1;
+	dag_flow_resolve(&dag->tasks[idx], &dag->default_args);
 	return resolve_defaults(r, dag, &dag->tasks[idx], &given);
 }

@@ -64,6 +64,7 @@ struct dag_manager {
 	bool in_pass;
 	bool pass_again;
 	bool pool_dirty;    /* something changed since the last pool pass */
+	bool past_dirty;    /* a run of a DAG with depends_on_past moved (dm_past_pass()) */
 	int depth;          /* nested entry points (begin/end) */
 	struct run_ctx **runs; /* the run cache: active runs as read once (dm_run_get()) */
 	size_t n_runs, cap_runs;
@@ -75,6 +76,7 @@ struct dag_manager {
 	struct notifier *notifier; /* on_failure, ... and SLA misses; NULL: none */
 	int64_t sla_next_ms;       /* the earliest SLA due time the last SLA pass saw; 0: none */
 	bool sla_dirty;            /* a run started since: the SLA pass looks again */
+	struct dm_sensors *sensors; /* the sensors the server pokes (dag_manager/sensors.c) */
 };
 
 /* A run in memory (dm_run_get()): kept from one turn to the next while the
@@ -148,6 +150,9 @@ bool dm_job_runs(const struct job_row *job);
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const char *task_id, int map_index, struct dag_run_row *run,
                  struct dag_ti_row *ti, struct weir_error *err);
+
+/* dag_admin_ops.c: the rest of Airflow's operations (api/dag_admin_api.h). */
+const struct dag_admin_ops *dm_admin_ops(void);
 
 /* dag_ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
 json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);

@@ -18,6 +18,7 @@
 #include "lib/clock.h"
 #include "lib/http_client.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 #include "lib/str.h"
 #include "sched/notify_due.h"
 
@@ -49,14 +50,6 @@ int notifier_set_base_url(struct notifier *n, const char *url)
 	free(n->base_url);
 	n->base_url = copy;
 	return 0;
-}
-
-void notifier_counts(const struct notifier *n, uint64_t *sent, uint64_t *failed,
-		     uint64_t *attempts_failed)
-{
-	*sent = n ? n->n_sent : 0;
-	*failed = n ? n->n_failed : 0;
-	*attempts_failed = n ? n->n_attempts_failed : 0;
 }
 
 struct notify_store *notifier_store(struct notifier *n)
@@ -146,7 +139,7 @@ void delivery_attempt_done(struct delivery *d, bool ok, const char *why)
 	}
 	delivery_attempt_release(d);
 	if (ok) {
-		n->n_sent++;
+		metrics_count_notification(true);
 		record(d, NOTIFY_SENT, "", 0);
 		log_info("notification %lld (%s, %s): sent, attempt %d", (long long)d->row_id,
 			 d->event, d->target, d->attempt);
@@ -155,11 +148,10 @@ void delivery_attempt_done(struct delivery *d, bool ok, const char *why)
 	}
 	int64_t now = clock_now_ms();
 	struct notify_retry r = notify_retry_decide(d->attempt, d->retries, d->delay_ms, now);
-	n->n_attempts_failed++;
 	log_warn("notification %lld (%s, %s): attempt %d of %d failed: %s", (long long)d->row_id,
 		 d->event, d->target, d->attempt, d->retries + 1, error);
 	if (!r.again) {
-		n->n_failed++;
+		metrics_count_notification(false);
 		record(d, NOTIFY_FAILED, error, 0);
 		delivery_end(d);
 		return;

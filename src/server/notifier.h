@@ -7,7 +7,8 @@
  * exchange run as libuv work (the thread pool), a command as a child
  * process; their outcome comes back to the loop, which records it and arms
  * the next attempt's timer.  A delivery's outcome never reaches a task or
- * a run: a failed one is only recorded (and logged).
+ * a run: a failed one is only recorded (and logged, and counted in
+ * weir_notifications_total, lib/metrics.h).
  *
  * Connections (conn:) are resolved on the loop at every attempt, so a
  * connection changed meanwhile is used at the next one; their passwords
@@ -21,8 +22,6 @@
  */
 #ifndef WEIR_SERVER_NOTIFIER_H
 #define WEIR_SERVER_NOTIFIER_H
-
-#include <stdint.h>
 
 #include <jansson.h>
 #include <uv.h>
@@ -57,11 +56,6 @@ void notifier_emit(struct notifier *n, const struct notify_list *targets,
  * page), for payloads.  Newly allocated; "" when no base URL is set. */
 char *notifier_log_url(struct notifier *n, const char *dag_id, const char *run_id,
 		       const char *task_id, int map_index, int try_number);
-
-/* Deliveries sent, deliveries failed for good, and attempts that failed,
- * since the server started (counters, for metrics).  n NULL: zeros. */
-void notifier_counts(const struct notifier *n, uint64_t *sent, uint64_t *failed,
-		     uint64_t *attempts_failed);
 
 /* The store's tables, for the API's ops and the SLA pass. */
 struct notify_store *notifier_store(struct notifier *n);

@@ -26,7 +26,6 @@ struct notifier {
 	int in_pool;                 /* attempts on the thread pool */
 	int closing;                 /* deliveries whose timer is closing */
 	bool stopping;
-	uint64_t n_sent, n_failed, n_attempts_failed; /* since the start (notifier_counts()) */
 };
 
 /* One event to one target, from its first attempt to its last. */

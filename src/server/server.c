@@ -28,8 +28,10 @@
 #include "lib/log.h"
 #include "sched/alloc.h"
 #include "server/config.h"
+#include "server/config_view.h"
 #include "server/dag_manager.h"
 #include "server/job_manager.h"
+#include "server/observe.h"
 #include "server/resources.h"
 #include "server/notifier.h"
 #include "server/secrets_ops.h"
@@ -239,6 +241,9 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_prefix(err, "notifications");
 		goto out;
 	}
+	p->observe = observe_create(loop, p->store, err);
+	if (!p->observe)
+		goto out;
 	p->jm = job_manager_create(loop, p->store, &p->node, cfg->home, err);
 	if (!p->jm)
 		goto out;
@@ -260,6 +265,8 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	api_set_notification_ops(p->api, notifier_api_ops(), p->notifier);
 	api_set_secrets_ops(p->api, secrets_api_ops(), p->secrets);
 	api_set_health(p->api, parts_health, p);
+	api_set_config_view(p->api, server_config_view(cfg));
+	api_set_observe_ops(p->api, observe_api_ops(), p->observe);
 	if (set_users(p, cfg, err) < 0) {
 		rc = -2;
 		goto out;
@@ -268,6 +275,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	    http_server_create(loop, cfg->listen_host, cfg->listen_port, api_handle, p->api, err);
 	if (!p->http)
 		goto out;
+	http_server_set_done(p->http, api_request_done, p->api);
 	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
 	if (!p->url || notifier_set_base_url(p->notifier, p->url) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -345,10 +353,15 @@ void server_parts_stop(struct server_parts *p)
 	if (p->stopped)
 		return;
 	p->stopped = true;
+	/* answers given while stopping reach no api */
+	if (p->http)
+		http_server_set_done(p->http, NULL, NULL);
 	api_destroy(p->api);
 	p->api = NULL;
 	http_server_destroy(p->http);
 	p->http = NULL;
+	observe_destroy(p->observe);
+	p->observe = NULL;
 	dag_manager_destroy(p->dm);
 	p->dm = NULL;
 	notifier_stop(p->notifier);

@@ -106,6 +106,9 @@ def test_failed_delivery_retried_recorded_and_task_unchanged(make_dags, receiver
     tis = d.tis("n2", "r1")
     assert tis["ok"]["state"] == "success"
     assert d.run("n2", "r1")["state"] == "success"
+    st, _, page = d.srv.request("GET", "/metrics")
+    assert st == 200
+    assert 'weir_notifications_total{result="failed"} 1' in page.decode(), page.decode()[-3000:]
     st, bad = d.srv.api("GET", "/api/v1/notifications?state=lost")
     assert st == 400 and "pending, sent or failed" in bad["detail"], bad
     st, bad = d.srv.api("GET", "/api/v1/notifications?nope=1")

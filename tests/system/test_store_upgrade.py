@@ -34,6 +34,12 @@ def load_home(srv, side):
     shutil.copytree(FIXTURES / "logs_v3" / "jobs", srv.home / "jobs")
 
 
+def schema_version():
+    """The version this build writes, as src/store/schema.h says."""
+    text = (Path(__file__).resolve().parents[2] / "src/store/schema.h").read_text()
+    return re.search(r"#define STORE_SCHEMA_VERSION (\d+)", text).group(1)
+
+
 def test_previous_store_is_found_again(make_server, tmp_path):
     srv = make_server(config=dag_config(), start=False)
     d = Dags(srv, tmp_path)
@@ -43,9 +49,21 @@ def test_previous_store_is_found_again(make_server, tmp_path):
     srv.start()
     with sqlite3.connect(srv.home / "weir.db") as c:
         assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
-            == SCHEMA_VERSION
-        # version 5: the connections and variables tables, empty; 6: notifications, SLA misses
-        for table in ("connections", "variables", "notifications", "sla_misses"):
+            == schema_version()
+        # the TI tables rebuilt for up_for_reschedule, every row kept; sensor_pokes
+        assert c.execute("SELECT count(*) FROM task_instances").fetchone()[0] == 3
+        assert c.execute("SELECT count(*) FROM task_instance_tries").fetchone()[0] == 4
+        assert c.execute("SELECT count(*) FROM sensor_pokes").fetchone()[0] == 0
+        # version 5: the connections and variables tables, empty
+        assert c.execute("SELECT count(*) FROM connections").fetchone()[0] == 0
+        assert c.execute("SELECT count(*) FROM variables").fetchone()[0] == 0
+        # the pools table, seeded by the configuration (default_pool at least)
+        assert c.execute("SELECT count(*) FROM pools WHERE name = 'default_pool'"
+                         ).fetchone()[0] == 1
+        # the event log, empty
+        assert c.execute("SELECT count(*) FROM event_log").fetchone()[0] == 0
+        # the notifications and SLA misses, empty
+        for table in ("notifications", "sla_misses"):
             assert c.execute("SELECT count(*) FROM %s" % table).fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM meta WHERE key <> 'schema_version'"
                          ).fetchone()[0] == 0

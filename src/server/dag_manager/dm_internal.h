@@ -72,6 +72,11 @@ void dm_end_quiet(struct dag_manager *dm);
 int dm_insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec, const char *run_id,
                        const struct dag_task *t, const json_t *params, struct weir_error *err);
 
+/* A new TI row of task `t` (state none, the task's tries, pool and
+ * priority); its strings borrowed from spec, run_id and t. */
+void dm_fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const char *run_id,
+                    const struct dag_task *t, int map_index);
+
 /* The TI index of (task_id, map_index) in the run, or -1. */
 long dm_run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index);
 
@@ -106,6 +111,13 @@ void dm_start_runs(struct dag_manager *dm);
  * no second look.  A TI left waiting gets the pool's reason. */
 void dm_pool_pass(struct dag_manager *dm);
 
+/* ---- pool_admin.c: the pools' table (store/admin_store.h) ---- */
+
+/* Seeds the table with the pools the manager was created with (the
+ * configuration's and default_pool), then takes the table's as its pools.
+ * At creation; 0 or -1 with err. */
+int dm_pools_load(struct dag_manager *dm, struct weir_error *err);
+
 /* ---- ti_jobs.c: task instances as jobs: a scheduled TI's try
  * handed to the job manager, and a job's end back to its run ---- */
 
@@ -120,6 +132,39 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
  * decides, in a turn of its own.  Jobs of no DAG task are ignored. */
 void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cause cause,
                    int exit_code, const char *reason);
+
+/* Try `try_number` of a TI ended (success, else failed, or skipped with
+ * `skipped`): recorded, and the run decides.  A TI no longer queued,
+ * running or up_for_reschedule, or of another try, is left alone. */
+void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, int try_number, bool success, bool no_retry,
+                 bool skipped, const char *reason, int64_t job_started_at);
+
+/* ---- sensors.c: sensors the server pokes (mode reschedule, and every
+ * external_task sensor): the TI waits up_for_reschedule between pokes,
+ * holding no slot and no process; cheap pokes on the loop, HTTP and SQL
+ * ones on libuv's worker pool (docs/internals/sensors.md) ---- */
+
+/* A scheduled TI admitted by the pools: when its task is a sensor the
+ * server pokes, its try starts here (up_for_reschedule, its first poke due
+ * now) and true is returned; false for any other task. */
+bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
+
+/* The pokes that are due (the waiting sensors are read from the store once,
+ * after a start); the next due time is noted for the wake-up timer. */
+void dm_sensor_pass(struct dag_manager *dm);
+
+/* When the next poke is due (epoch ms); CRON_NEVER when none is (the
+ * wake-up timer's). */
+int64_t dm_sensor_next_due(struct dag_manager *dm);
+
+/* A sensor's job (mode poke) ended with exit_code: true when that says
+ * the sensor timed out (*skip: soft_fail), with why rewritten. */
+bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id,
+                    int exit_code, bool *skip, char *why, size_t why_size);
+
+/* Frees the sensors' state (pokes under way finish and are dropped). */
+void dm_sensors_free(struct dag_manager *dm);
 
 /* ---- outputs.c: a try's files: the folder of a run's tries
  * (HOME/dag_runs/RUN_ROW_ID), the $WEIR_OUTPUT file a try may write, and
@@ -160,5 +205,36 @@ void dm_notify_step(struct dag_manager *dm, const struct run_ctx *rc,
  * their SLA are recorded once and notified (on_sla_miss); the next due
  * time goes to the wake-up timer. */
 void dm_sla_pass(struct dag_manager *dm);
+/* ---- flow.c: branches, short circuits, the past, foreach over an
+ * upstream's output (sched/dag_branch.h decides) ---- */
+
+struct dag_skip;
+
+/* Try of TI *ti (a run read in this turn) succeeded with `outputs` (its
+ * $WEIR_OUTPUT's text; "" or NULL: none): a branch's or a short circuit's
+ * skips into *skip (for dag_event.skip; the caller releases it), and the
+ * tasks mapped over its output expanded.  An expansion re-reads the run:
+ * *rcp and *ti name the new copy (*rcp NULL when it cannot be read; logged).
+ * -1 with `why` when the success fails the try (a bad branch choice, an
+ * output a mapped task cannot fan out over). */
+int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, const char *outputs,
+                    struct dag_skip *skip, char *why, size_t why_size);
+
+/* The items foreach task `t` fans out over in the run: a list, a param, or
+ * an upstream's output.  New reference; NULL with err. */
+json_t *dm_foreach_items(const struct run_ctx *rc, const struct dag_task *t,
+                         struct weir_error *err);
+
+/* depends_on_past: each such task's hold (rc->nodes[t].held) from the
+ * previous run; *changed (may be NULL) when one moved (the books are then
+ * unsettled).  -1 when the store could not be read (the tasks are held). */
+int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed);
+
+/* After a decision of a run: a DAG with depends_on_past tasks whose TI or
+ * run finished marks the past dirty; the past pass then re-reads the holds
+ * of the running runs of such DAGs and re-decides those that moved. */
+void dm_flow_note(struct dag_manager *dm, const struct run_ctx *rc,
+                  const struct dag_run_decision *d);
+void dm_past_pass(struct dag_manager *dm);
 
 #endif

@@ -55,9 +55,10 @@ void dm_notify_step(struct dag_manager *dm, const struct run_ctx *rc,
 		const struct dag_ti_change *c = &d->changes[i];
 		enum notify_event ev;
 
-		/* a try's end: marks and clears by hand notify nothing (as Airflow's) */
+		/* a try's end (a rescheduled sensor's too, poked by the server): marks
+		 * and clears by hand notify nothing (as Airflow's) */
 		if (c->from != DAG_TI_SCHEDULED && c->from != DAG_TI_QUEUED &&
-		    c->from != DAG_TI_RUNNING)
+		    c->from != DAG_TI_RUNNING && c->from != DAG_TI_UP_FOR_RESCHEDULE)
 			continue;
 		if (c->to == DAG_TI_SUCCESS)
 			ev = NOTIFY_ON_SUCCESS;

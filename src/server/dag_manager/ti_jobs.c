@@ -19,10 +19,12 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/mask.h"
+#include "lib/metrics.h"
 #include "model/dag_job.h"
 #include "model/template.h"
 #include "model/tony.h"
 #include "server/secrets.h"
+#include "sched/dag_branch.h"
 #include "sched/dag_states.h"
 #include "store/dag_store.h"
 
@@ -196,10 +198,12 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	char *item = NULL, *out_path = NULL, *dir = NULL;
 	struct job_spec *read = NULL, *spec = NULL;
 	struct template_source src = {.var = source_var, .conn = source_conn, .arg = dm->secrets};
+	struct dag_resources item_res = {.gpus = -1};
+	bool item_res_given = false;
 
 	*command = NULL;
 	if (r->map_index >= 0) {
-		items = dag_task_foreach_items(rc->spec, t, rc->params, err);
+		items = dm_foreach_items(rc, t, err);
 		if (!items)
 			goto out;
 		if ((size_t)r->map_index >= json_array_size(items)) {
@@ -209,6 +213,10 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 			goto out;
 		}
 		item = template_value_text(json_array_get(items, (size_t)r->map_index));
+		/* an object item: item.KEY, and its own resources */
+		tr.item_value = json_array_get(items, (size_t)r->map_index);
+		if (dag_item_resources(tr.item_value, &item_res, &item_res_given, err) < 0)
+			goto out;
 	}
 	dir = dm_try_dir(dm, rc->run.id);
 	out_path = dm_output_path(dm, rc->run.id, t->task_id, r->map_index, try_number);
@@ -242,6 +250,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	jt.job = read ? read : t->job;
 	jt.secrets = dm->secrets ? &src : NULL;
 	jt.weir_program = weir_program();
+	jt.resources = item_res_given ? &item_res : NULL;
 	spec = dag_job_build(&jt, command, err);
 	if (spec && check_connections(dm, spec, err) < 0) {
 		job_spec_destroy(spec);
@@ -263,10 +272,9 @@ out:
 
 /* ---- task ends ---- */
 
-/* Try `try_number` of a TI ended: record it and let the run decide. */
-static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                     const char *task_id, int map_index, int try_number, bool success,
-                     bool no_retry, const char *reason, int64_t job_started_at)
+void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, int try_number, bool success, bool no_retry,
+                 bool skipped, const char *reason, int64_t job_started_at)
 {
 	struct weir_error err = {0};
 	struct run_ctx *rc;
@@ -275,6 +283,7 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	long ti;
 	char why[WEIR_ERROR_MSG_MAX];
 	char *outputs = NULL;
+	struct dag_skip skip = {0};
 
 	rc = dm_run_get(dm, dag_id, run_id, &err);
 	if (!rc) {
@@ -285,7 +294,9 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	if (ti < 0)
 		goto out;
 	r = &rc->rows[rc->ti_row[ti]];
-	if (!dag_ti_state_is_active(rc->book.tis[ti].state) || r->try_number != try_number)
+	if ((!dag_ti_state_is_active(rc->book.tis[ti].state) &&
+	     rc->book.tis[ti].state != DAG_TI_UP_FOR_RESCHEDULE) ||
+	    r->try_number != try_number)
 		goto out; /* stale: cleared or marked meanwhile */
 	why[0] = '\0';
 	if (success) {
@@ -295,6 +306,14 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 			no_retry = false;
 		}
 		free(p);
+		/* a branch's choice, a short circuit, an expansion (flow.c) */
+		if (success && dm_flow_success(dm, &rc, &ti, outputs, &skip, why, sizeof why) < 0) {
+			success = false;
+			no_retry = false;
+		}
+		if (!rc || ti < 0)
+			goto out;
+		r = &rc->rows[rc->ti_row[ti]];
 		if (success && outputs && *outputs) {
 			dm_set_str(&r->outputs, outputs);
 			rc->has_outputs = true;
@@ -304,17 +323,24 @@ static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run
 	if (job_started_at > 0 && !r->start_date)
 		r->start_date = job_started_at;
 	r->end_date = clock_now_ms();
+	metrics_observe_ms(METRICS_TI_QUEUE_WAIT, r->queued_at, r->start_date);
+	metrics_observe_ms(METRICS_TI_RUN, r->start_date, r->end_date);
 	ev.ti = (size_t)ti;
 	ev.try_number = try_number;
 	ev.success = success;
 	ev.no_retry = no_retry;
+	ev.skip = skip.tasks;
+	ev.n_skip = skip.n;
+	ev.skipped = skipped && !success;
 	/* the decision writes the row (with the fields above) and the try's end
 	 * when it moves; a TI it left active still has its try recorded */
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
 	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
-		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
+		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : ev.skipped ? DAG_TI_SKIPPED : DAG_TI_FAILED,
+		              r->reason, true);
 out:
+	dag_skip_release(&skip);
 	free(outputs);
 }
 
@@ -345,8 +371,15 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 	else
 		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, job_state_name(state),
 		         reason && *reason ? ": " : "", reason ? reason : "");
-	ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
-	         timed_out || user_kill, why, job.started_at);
+	{
+		/* a sensor's process says a timeout by its exit status (data/sensor_poke.h) */
+		bool skip = false;
+		if (!success && dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why,
+		                               sizeof why))
+			timed_out = true;
+		dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
+		            timed_out || user_kill, skip, why, job.started_at);
+	}
 	job_row_release(&job);
 	dag_ti_row_release(&r);
 	dm_end(dm);
@@ -365,6 +398,8 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 
 	if (rc->stale || rc->book.tis[ti].state != DAG_TI_SCHEDULED)
 		return;
+	if (dm_sensor_start(dm, rc, ti))
+		return; /* a sensor the server pokes: no job */
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
 	spec = build_job(dm, rc, ti, try_number, &command, &err);
@@ -412,8 +447,8 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		}
 		/* a variable or connection not defined yet may be by the next try
 		 * (Airflow retries such a task); a bad template stays bad */
-		ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
-		         err.kind != WEIR_E_NOT_FOUND, why, 0);
+		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
+		            err.kind != WEIR_E_NOT_FOUND, false, why, 0);
 	}
 	dm->pass_again = true;
 out:
