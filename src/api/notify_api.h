@@ -19,10 +19,10 @@ struct notify_api_query {
 struct notify_api_ops {
 	/* {"notifications": [...], "total_entries": N}, newest first */
 	json_t *(*list_notifications)(void *ctx, const struct notify_api_query *q,
-				      struct weir_error *err);
+	                              struct weir_error *err);
 	/* {"sla_misses": [...], "total_entries": N}, newest first */
 	json_t *(*list_sla_misses)(void *ctx, const struct notify_api_query *q,
-				   struct weir_error *err);
+	                           struct weir_error *err);
 };
 
 #endif

@@ -20,7 +20,7 @@ bool notify_routes_owns(char **seg, int n)
 }
 
 void notify_routes_handle(const struct notify_api_ops *ops, void *ctx, struct http_request *req,
-			  char **seg, int n)
+                          char **seg, int n)
 {
 	static const char *const top[] = {"dag_id", "dag_run_id", "state", "limit", "offset", NULL};
 	static const char *const top_sla[] = {"dag_id", "dag_run_id", "limit", "offset", NULL};
@@ -52,11 +52,14 @@ void notify_routes_handle(const struct notify_api_ops *ops, void *ctx, struct ht
 		    (q.run_id && !airflow_check_id(req, "dag_run_id", q.run_id)))
 			return;
 	}
-	if (!airflow_query_known(req, n == 5 ? (notes ? of_run : of_run_sla) : notes ? top : top_sla) ||
+	if (!airflow_query_known(req, n == 5  ? (notes ? of_run : of_run_sla)
+	                              : notes ? top
+	                                      : top_sla) ||
 	    !airflow_page_query(req, &q.limit, &q.offset))
 		return;
 	q.state = notes ? http_request_query(req, "state") : NULL;
-	reply_problem_result(req, notes ? ops->list_notifications(ctx, &q, &err)
-					: ops->list_sla_misses(ctx, &q, &err),
-			     &err);
+	reply_problem_result(req,
+	                     notes ? ops->list_notifications(ctx, &q, &err)
+	                           : ops->list_sla_misses(ctx, &q, &err),
+	                     &err);
 }

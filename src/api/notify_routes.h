@@ -22,6 +22,6 @@ bool notify_routes_owns(char **seg, int n);
 
 /* Answers it; ops NULL: 503. */
 void notify_routes_handle(const struct notify_api_ops *ops, void *ctx, struct http_request *req,
-			  char **seg, int n);
+                          char **seg, int n);
 
 #endif

@@ -47,7 +47,7 @@ static int open_socket(const struct smtp_mail *m, long timeout_ms, struct weir_e
 	rc = getaddrinfo(m->host, port, &hints, &res);
 	if (rc)
 		return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP %s:%s: cannot resolve: %s",
-				      m->host, port, gai_strerror(rc));
+		                      m->host, port, gai_strerror(rc));
 	for (ai = res; ai; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
 		if (fd < 0)
@@ -63,7 +63,7 @@ static int open_socket(const struct smtp_mail *m, long timeout_ms, struct weir_e
 	freeaddrinfo(res);
 	if (fd < 0)
 		return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP %s:%s: cannot connect: %s",
-				      m->host, port, strerror(saved));
+		                      m->host, port, strerror(saved));
 	return fd;
 }
 
@@ -75,7 +75,8 @@ static int put(struct smtp_conn *c, const char *data, size_t n, struct weir_erro
 			continue;
 		if (w <= 0)
 			return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP: sending: %s",
-					      w < 0 && errno == EAGAIN ? "timed out" : strerror(errno));
+			                      w < 0 && errno == EAGAIN ? "timed out"
+			                                               : strerror(errno));
 		data += w;
 		n -= (size_t)w;
 	}
@@ -94,13 +95,14 @@ static int get_reply(struct smtp_conn *c, int *code, struct weir_error *err)
 			if (r < 0 && errno == EINTR)
 				continue;
 			if (r <= 0)
-				return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP: reading a reply: %s",
-						      r == 0 ? "the server closed the connection"
-						      : errno == EAGAIN ? "timed out"
-									: strerror(errno));
+				return weir_error_set(err, WEIR_E_UNAVAILABLE,
+				                      "SMTP: reading a reply: %s",
+				                      r == 0 ? "the server closed the connection"
+				                      : errno == EAGAIN ? "timed out"
+				                                        : strerror(errno));
 			if (strbuf_add(&c->in, tmp, (size_t)r) < 0 || c->in.len > 65536)
 				return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s",
-						      "SMTP: a reply too long");
+				                      "SMTP: a reply too long");
 			continue;
 		}
 		size_t len = (size_t)(nl - c->in.buf) + 1;
@@ -112,8 +114,8 @@ static int get_reply(struct smtp_conn *c, int *code, struct weir_error *err)
 		c->in.len -= len;
 		c->in.buf[c->in.len] = '\0';
 		if (strlen(c->reply) < 3 || c->reply[0] < '1' || c->reply[0] > '5')
-			return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP: not a reply: \"%.80s\"",
-					      c->reply);
+			return weir_error_set(err, WEIR_E_UNAVAILABLE,
+			                      "SMTP: not a reply: \"%.80s\"", c->reply);
 		if (!strncmp(c->reply + 4, "AUTH", 4) || !strncmp(c->reply + 4, "auth", 4)) {
 			c->auth_plain = c->auth_plain || strstr(c->reply + 8, "PLAIN");
 			c->auth_login = c->auth_login || strstr(c->reply + 8, "LOGIN");
@@ -129,7 +131,7 @@ static int get_reply(struct smtp_conn *c, int *code, struct weir_error *err)
  * have code `want` (or want2).  `what` names the step in errors, never the
  * line (it may hold a credential). */
 static int step(struct smtp_conn *c, const char *line, int want, int want2, const char *what,
-		struct weir_error *err)
+                struct weir_error *err)
 {
 	int code = 0;
 
@@ -138,8 +140,8 @@ static int step(struct smtp_conn *c, const char *line, int want, int want2, cons
 	if (get_reply(c, &code, err) < 0)
 		return -1;
 	if (code != want && code != want2)
-		return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP %s: the server answered \"%s\"",
-				      what, c->reply);
+		return weir_error_set(err, WEIR_E_UNAVAILABLE,
+		                      "SMTP %s: the server answered \"%s\"", what, c->reply);
 	return 0;
 }
 
@@ -174,14 +176,14 @@ static int authenticate(struct smtp_conn *c, const struct smtp_mail *m, struct w
 	}
 	if (!c->auth_login)
 		return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s",
-				      "SMTP: a login is set but the server offers no AUTH PLAIN or "
-				      "LOGIN (does it require TLS first?)");
+		                      "SMTP: a login is set but the server offers no AUTH PLAIN or "
+		                      "LOGIN (does it require TLS first?)");
 	char *u = smtp_base64(m->login, strlen(m->login));
 	char *p = smtp_base64(pw, strlen(pw));
 	if (!u || !p)
 		weir_error_set(err, WEIR_E_INTERNAL, "%s", "out of memory");
 	else if (step(c, "AUTH LOGIN", 334, 334, "AUTH LOGIN", err) == 0 &&
-		 step(c, u, 334, 334, "AUTH LOGIN (user)", err) == 0)
+	         step(c, u, 334, 334, "AUTH LOGIN (user)", err) == 0)
 		rc = step(c, p, 235, 235, "AUTH LOGIN", err);
 	if (p)
 		memset(p, 0, strlen(p));
@@ -204,10 +206,10 @@ static int message(struct strbuf *b, const struct smtp_mail *m)
 	for (size_t i = 0; i < m->n_to; i++)
 		strbuf_addf(b, "%s%s", i ? ", " : "", m->to[i]);
 	strbuf_addf(b,
-		    "\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\n"
-		    "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n"
-		    "\r\n",
-		    m->subject ? m->subject : "", date);
+	            "\r\nSubject: %s\r\nDate: %s\r\nMIME-Version: 1.0\r\n"
+	            "Content-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: 8bit\r\n"
+	            "\r\n",
+	            m->subject ? m->subject : "", date);
 	for (const char *s = m->body ? m->body : ""; *s;) {
 		size_t n = strcspn(s, "\r\n");
 		if (s[0] == '.')
@@ -238,21 +240,23 @@ int smtp_send(const struct smtp_mail *m, struct weir_error *err)
 	int rc = -1;
 
 	if (m->starttls)
-		return weir_error_set(err, WEIR_E_INVALID, "%s",
-				      "SMTP: starttls is not supported (weir links no TLS library); "
-				      "set \"starttls\": false with a relay that accepts plain SMTP");
+		return weir_error_set(
+		    err, WEIR_E_INVALID, "%s",
+		    "SMTP: starttls is not supported (weir links no TLS library); "
+		    "set \"starttls\": false with a relay that accepts plain SMTP");
 	if (!m->host || !*m->host)
-		return weir_error_set(err, WEIR_E_INVALID, "%s", "SMTP: the connection has no host");
+		return weir_error_set(err, WEIR_E_INVALID, "%s",
+		                      "SMTP: the connection has no host");
 	if (!m->from || !*m->from || !m->n_to)
 		return weir_error_set(err, WEIR_E_INVALID, "%s",
-				      "SMTP: expected a from address and at least one recipient");
+		                      "SMTP: expected a from address and at least one recipient");
 	if (!one_line(m->from) || !one_line(m->subject) || !one_line(m->login))
 		return weir_error_set(err, WEIR_E_INVALID, "%s",
-				      "SMTP: from, subject and login must be one line each");
+		                      "SMTP: from, subject and login must be one line each");
 	for (size_t i = 0; i < m->n_to; i++)
 		if (!one_line(m->to[i]))
 			return weir_error_set(err, WEIR_E_INVALID, "%s",
-					      "SMTP: a recipient must be one line");
+			                      "SMTP: a recipient must be one line");
 	if ((c.fd = open_socket(m, timeout, err)) < 0)
 		goto out;
 	if (step(&c, NULL, 220, 220, "greeting", err) < 0 ||

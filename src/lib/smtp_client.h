@@ -25,9 +25,9 @@ struct smtp_mail {
 	const char *from;     /* the envelope and From: address */
 	const char *const *to;
 	size_t n_to;
-	const char *subject;  /* one line */
-	const char *body;     /* text; "\n" line ends are sent as CRLF */
-	long timeout_ms;      /* per read or write; 0: 30 s */
+	const char *subject; /* one line */
+	const char *body;    /* text; "\n" line ends are sent as CRLF */
+	long timeout_ms;     /* per read or write; 0: 30 s */
 };
 
 /* Sends it.  0 when the server accepted the message (250 after DATA), -1

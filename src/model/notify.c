@@ -13,9 +13,9 @@
 #include "model/connection.h"
 
 static const char *const event_keys[NOTIFY_N_EVENTS] = {"on_failure", "on_retry", "on_success",
-							 "on_sla_miss"};
-static const char *const target_keys[] = {"webhook", "email", "command", "retries", "retry_delay",
-					  NULL};
+                                                        "on_sla_miss"};
+static const char *const target_keys[] = {"webhook", "email",       "command",
+                                          "retries", "retry_delay", NULL};
 static const char *const webhook_keys[] = {"url", "headers", "conn", NULL};
 static const char *const email_keys[] = {"conn", "to", "subject", NULL};
 static const char *const sla_keys[] = {"within", "from", NULL};
@@ -94,7 +94,7 @@ void dag_notify_destroy(struct dag_notify *n)
 
 /* A non-empty string at obj.key; *out borrowed, NULL when absent. */
 static int opt_str(struct field_reader *r, json_t *obj, const char *prefix, const char *key,
-		   const char **out)
+                   const char **out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -108,7 +108,7 @@ static int opt_str(struct field_reader *r, json_t *obj, const char *prefix, cons
 }
 
 static int read_conn_id(struct field_reader *r, json_t *obj, const char *prefix, bool required,
-			char **out)
+                        char **out)
 {
 	const char *id;
 	struct weir_error e = {0};
@@ -131,27 +131,29 @@ static int read_conn_id(struct field_reader *r, json_t *obj, const char *prefix,
 static int check_url(struct field_reader *r, const char *url)
 {
 	if (!strncmp(url, "https://", 8))
-		return field_fail(r, "%s",
-				  "https is not supported (weir has no TLS library): use an http:// "
-				  "URL, e.g. a relay on this network");
+		return field_fail(
+		    r, "%s",
+		    "https is not supported (weir has no TLS library): use an http:// "
+		    "URL, e.g. a relay on this network");
 	if (url[0] == '/')
 		return 0;
 	if (strncmp(url, "http://", 7) || !url[7] || url[7] == '/')
 		return field_fail(r,
-				  "expected http://HOST[:PORT]/PATH, or a /PATH under the "
-				  "connection's URL, got \"%s\"",
-				  url);
+		                  "expected http://HOST[:PORT]/PATH, or a /PATH under the "
+		                  "connection's URL, got \"%s\"",
+		                  url);
 	for (const char *p = url; *p; p++)
 		if ((unsigned char)*p <= ' ' || *p == 0x7f)
-			return field_fail(r, "%s", "expected a URL without spaces or control characters");
+			return field_fail(r, "%s",
+			                  "expected a URL without spaces or control characters");
 	if (memchr(url + 7, '@', strcspn(url + 7, "/?#")))
-		return field_fail(r, "%s",
-				  "a login and password go in a connection (conn:), not in the URL");
+		return field_fail(
+		    r, "%s", "a login and password go in a connection (conn:), not in the URL");
 	return 0;
 }
 
 static int read_webhook(struct field_reader *r, json_t *v, const char *prefix,
-			struct notify_target *t)
+                        struct notify_target *t)
 {
 	const char *url;
 	json_t *h;
@@ -180,13 +182,15 @@ static int read_webhook(struct field_reader *r, json_t *v, const char *prefix,
 		field_at(r, prefix, "headers", 0);
 		if (field_need_type(r, h, "a mapping of NAME: value", json_is_object(h)) < 0)
 			return -1;
-		json_object_foreach (h, name, val) {
+		json_object_foreach(h, name, val)
+		{
 			const char *s;
 			field_at(r, prefix, "headers", 0);
 			snprintf(r->path + strlen(r->path), sizeof r->path - strlen(r->path), ".%s",
-				 name);
+			         name);
 			if (!*name || strcspn(name, ":\r\n ") != strlen(name))
-				return field_fail(r, "%s", "expected a header name without ':' or spaces");
+				return field_fail(r, "%s",
+				                  "expected a header name without ':' or spaces");
 			if (field_get_string(r, val, &s) < 0)
 				return -1;
 			if (strpbrk(s, "\r\n"))
@@ -198,7 +202,7 @@ static int read_webhook(struct field_reader *r, json_t *v, const char *prefix,
 }
 
 static int read_email(struct field_reader *r, json_t *v, const char *prefix,
-		      struct notify_target *t)
+                      struct notify_target *t)
 {
 	const char *subject;
 	json_t *to;
@@ -222,10 +226,11 @@ static int read_email(struct field_reader *r, json_t *v, const char *prefix,
 	} else {
 		json_incref(to);
 	}
-	if (field_need_type(r, to, "a list of addresses", json_is_array(to) && json_array_size(to)) <
-	    0)
+	if (field_need_type(r, to, "a list of addresses",
+	                    json_is_array(to) && json_array_size(to)) < 0)
 		goto fail;
-	json_array_foreach (to, i, a) {
+	json_array_foreach(to, i, a)
+	{
 		const char *s;
 		field_at(r, prefix, "to", 0);
 		snprintf(r->path + strlen(r->path), sizeof r->path - strlen(r->path), "[%zu]", i);
@@ -253,7 +258,7 @@ fail:
 }
 
 static int read_target(struct field_reader *r, json_t *v, const char *prefix,
-		       struct notify_target *t)
+                       struct notify_target *t)
 {
 	char sub[FIELD_PATH_MAX];
 	json_t *x;
@@ -263,15 +268,15 @@ static int read_target(struct field_reader *r, json_t *v, const char *prefix,
 	t->retry_delay_s = NOTIFY_DEFAULT_RETRY_DELAY_S;
 	snprintf(r->path, sizeof r->path, "%s", prefix);
 	if (field_need_type(r, v, "a mapping with one of webhook, email and command",
-			    json_is_object(v)) < 0 ||
+	                    json_is_object(v)) < 0 ||
 	    field_check_keys(r, v, prefix, target_keys) < 0)
 		return -1;
 	kinds = !!json_object_get(v, "webhook") + !!json_object_get(v, "email") +
-		!!json_object_get(v, "command");
+	        !!json_object_get(v, "command");
 	if (kinds != 1)
 		return field_fail(r, "%s",
-				  kinds ? "expected one of webhook, email and command, got more"
-					: "expected one of webhook, email and command");
+		                  kinds ? "expected one of webhook, email and command, got more"
+		                        : "expected one of webhook, email and command");
 	if ((x = json_object_get(v, "retries"))) {
 		long long n;
 		field_at(r, prefix, "retries", 0);
@@ -307,7 +312,7 @@ static int read_target(struct field_reader *r, json_t *v, const char *prefix,
 }
 
 int notify_read_key(struct field_reader *r, const char *prefix, const char *key, json_t *val,
-		    struct dag_notify **np)
+                    struct dag_notify **np)
 {
 	enum notify_event ev;
 	char base[FIELD_PATH_MAX];
@@ -327,7 +332,7 @@ int notify_read_key(struct field_reader *r, const char *prefix, const char *key,
 	if (!list)
 		return field_oom(r);
 	if (field_need_type(r, list, "a list of deliveries (webhook, email or command)",
-			    json_is_array(list)) < 0)
+	                    json_is_array(list)) < 0)
 		goto fail;
 	if (json_array_size(list) > NOTIFY_MAX_TARGETS) {
 		field_fail(r, "expected at most %s deliveries", "32");
@@ -338,7 +343,8 @@ int notify_read_key(struct field_reader *r, const char *prefix, const char *key,
 		field_oom(r);
 		goto fail;
 	}
-	json_array_foreach (list, i, item) {
+	json_array_foreach(list, i, item)
+	{
 		char at[FIELD_PATH_MAX];
 		snprintf(at, sizeof at, "%s[%zu]", base, i);
 		l.n = i + 1;
@@ -372,18 +378,20 @@ int dag_notify_to_json(const struct dag_notify *n, json_t *out)
 
 	if (!n || !n->json)
 		return 0;
-	json_object_foreach (n->json, key, list) {
+	json_object_foreach(n->json, key, list)
+	{
 		json_t *copy = json_deep_copy(list);
 		size_t i;
 		json_t *item;
 		if (!copy)
 			return -1;
-		json_array_foreach (copy, i, item) {
+		json_array_foreach(copy, i, item)
+		{
 			json_t *h = json_object_get(json_object_get(item, "webhook"), "headers");
 			const char *name;
 			json_t *v;
-			json_object_foreach (h, name, v)
-				json_object_set_new(h, name, json_string("***"));
+			json_object_foreach(h, name, v)
+			    json_object_set_new(h, name, json_string("***"));
 		}
 		if (json_object_set_new(out, key, copy) < 0)
 			return -1;
@@ -433,7 +441,7 @@ json_t *notify_sla_to_json(const struct dag_sla *sla)
 	if (!sla || sla->within_s <= 0)
 		return NULL;
 	return json_pack("{s:I, s:s}", "within", (json_int_t)sla->within_s, "from",
-			 sla->from == SLA_FROM_RUN_START ? "run_start" : "logical_date");
+	                 sla->from == SLA_FROM_RUN_START ? "run_start" : "logical_date");
 }
 
 /* ---- the event ---- */
@@ -469,11 +477,12 @@ char *notify_payload_text(const struct notify_payload *p)
 		else
 			snprintf(ti, sizeof ti, " task %s", nz(p->task_id));
 		if (p->try_number > 0)
-			snprintf(ti + strlen(ti), sizeof ti - strlen(ti), " (try %d)", p->try_number);
+			snprintf(ti + strlen(ti), sizeof ti - strlen(ti), " (try %d)",
+			         p->try_number);
 	}
 	if (asprintf(&out, "weir: DAG %s run %s%s %s%s%s%s%s", nz(p->dag_id), nz(p->run_id), ti,
-		     what, p->reason && *p->reason ? ": " : "", nz(p->reason),
-		     p->log_url && *p->log_url ? " - " : "", nz(p->log_url)) < 0)
+	             what, p->reason && *p->reason ? ": " : "", nz(p->reason),
+	             p->log_url && *p->log_url ? " - " : "", nz(p->log_url)) < 0)
 		return NULL;
 	return out;
 }
@@ -489,11 +498,11 @@ json_t *notify_payload_json(const struct notify_payload *p)
 	if (p->logical_date_ms > 0)
 		clock_format_airflow(p->logical_date_ms, date, sizeof date);
 	o = json_pack("{s:s, s:s, s:s, s:s*, s:i, s:i, s:s, s:s, s:s?, s:s, s:s}", "event",
-		      notify_event_name(p->event, p->run_level), "dag_id", nz(p->dag_id), "run_id",
-		      nz(p->run_id), "task_id", p->run_level ? NULL : nz(p->task_id), "map_index",
-		      p->map_index, "try_number", p->try_number, "state", nz(p->state), "reason",
-		      nz(p->reason), "logical_date", date[0] ? date : NULL, "log_url",
-		      nz(p->log_url), "text", text);
+	              notify_event_name(p->event, p->run_level), "dag_id", nz(p->dag_id), "run_id",
+	              nz(p->run_id), "task_id", p->run_level ? NULL : nz(p->task_id), "map_index",
+	              p->map_index, "try_number", p->try_number, "state", nz(p->state), "reason",
+	              nz(p->reason), "logical_date", date[0] ? date : NULL, "log_url",
+	              nz(p->log_url), "text", text);
 	free(text);
 	return o;
 }
@@ -562,11 +571,11 @@ char *notify_target_masked(const struct notify_target *t)
 				host = at + 1;
 			}
 			rc = asprintf(&out, "http://%.*s/%s%s%s", (int)hl, host,
-				      host[hl] && host[hl + 1] ? "***" : "", t->conn ? " conn " : "",
-				      t->conn ? t->conn : "");
+			              host[hl] && host[hl + 1] ? "***" : "",
+			              t->conn ? " conn " : "", t->conn ? t->conn : "");
 		} else {
 			rc = asprintf(&out, "conn %s%s", t->conn ? t->conn : "",
-				      u[0] ? " /***" : "");
+			              u[0] ? " /***" : "");
 		}
 	} else if (t->kind == NOTIFY_EMAIL) {
 		struct strbuf b = STRBUF_INIT;

@@ -61,14 +61,14 @@ const char *notify_kind_name(enum notify_kind k);
 
 struct notify_target {
 	enum notify_kind kind;
-	char *url;         /* webhook: http://HOST[:PORT]/PATH, or a path under the conn's URL;
-	                    * NULL: the conn's */
-	json_t *headers;   /* webhook: {name: value}; NULL: none */
-	char *conn;        /* webhook: an http connection (optional); email: an smtp one */
-	struct strvec to;  /* email: the recipients */
-	char *subject;     /* email: a template of the event's fields; NULL: the default */
-	char *command;     /* command: its text */
-	int retries;       /* deliveries after the first */
+	char *url;        /* webhook: http://HOST[:PORT]/PATH, or a path under the conn's URL;
+	                   * NULL: the conn's */
+	json_t *headers;  /* webhook: {name: value}; NULL: none */
+	char *conn;       /* webhook: an http connection (optional); email: an smtp one */
+	struct strvec to; /* email: the recipients */
+	char *subject;    /* email: a template of the event's fields; NULL: the default */
+	char *command;    /* command: its text */
+	int retries;      /* deliveries after the first */
 	int64_t retry_delay_s;
 };
 
@@ -90,7 +90,7 @@ bool notify_is_key(const char *key);
 /* Reads key: a list of deliveries (or one delivery) at prefix.key into
  * *n, created when NULL.  0, or -1 with r's error naming the field. */
 int notify_read_key(struct field_reader *r, const char *prefix, const char *key, json_t *val,
-		    struct dag_notify **n);
+                    struct dag_notify **n);
 
 void dag_notify_destroy(struct dag_notify *n);
 
@@ -120,7 +120,7 @@ json_t *notify_sla_to_json(const struct dag_sla *sla);
 
 struct notify_payload {
 	enum notify_event event;
-	bool run_level;      /* a run's end (task_id "") */
+	bool run_level; /* a run's end (task_id "") */
 	const char *dag_id;
 	const char *run_id;
 	const char *task_id; /* "" for a run's event */

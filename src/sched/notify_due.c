@@ -36,7 +36,7 @@ static bool sla_met(enum dag_ti_state s)
 }
 
 void sla_decide(const struct sla_item *items, size_t n, int64_t now_ms, size_t *missed,
-		size_t *n_missed, int64_t *next_ms)
+                size_t *n_missed, int64_t *next_ms)
 {
 	*n_missed = 0;
 	*next_ms = 0;

@@ -35,9 +35,9 @@ struct notify_retry notify_retry_decide(int attempt, int retries, int64_t delay_
 int64_t sla_due_ms(const struct dag_sla *sla, int64_t logical_ms, int64_t run_start_ms);
 
 struct sla_item {
-	int64_t due_ms;         /* sla_due_ms(); 0: none */
+	int64_t due_ms; /* sla_due_ms(); 0: none */
 	enum dag_ti_state state;
-	bool recorded;          /* a miss is already on record */
+	bool recorded; /* a miss is already on record */
 };
 
 /* Which items missed their SLA by `now` and are not recorded yet: their
@@ -45,6 +45,6 @@ struct sla_item {
  * earliest due time still ahead of an item that may miss it into *next_ms
  * (0: none). */
 void sla_decide(const struct sla_item *items, size_t n, int64_t now_ms, size_t *missed,
-		size_t *n_missed, int64_t *next_ms);
+                size_t *n_missed, int64_t *next_ms);
 
 #endif

@@ -23,7 +23,7 @@
 #include "sched/notify_due.h"
 
 struct notifier *notifier_create(uv_loop_t *loop, struct store *store, struct secrets *secrets,
-				 struct weir_error *err)
+                                 struct weir_error *err)
 {
 	struct notifier *n = calloc(1, sizeof *n);
 
@@ -60,7 +60,7 @@ struct notify_store *notifier_store(struct notifier *n)
 int notifier_recover(struct notifier *n, struct weir_error *err)
 {
 	return notify_store_fail_pending(n->ns, "the server stopped before delivering it",
-					 clock_now_ms(), err);
+	                                 clock_now_ms(), err);
 }
 
 static void notifier_free_if_done(struct notifier *n)
@@ -120,7 +120,7 @@ static void record(struct delivery *d, enum notify_state state, const char *erro
 	struct weir_error err = {0};
 
 	if (notify_store_update(d->n->ns, d->row_id, state, d->attempt, error ? error : "", next,
-				clock_now_ms(), &err) < 0)
+	                        clock_now_ms(), &err) < 0)
 		log_error("notification %lld: %s", (long long)d->row_id, err.msg);
 }
 
@@ -142,14 +142,14 @@ void delivery_attempt_done(struct delivery *d, bool ok, const char *why)
 		metrics_count_notification(true);
 		record(d, NOTIFY_SENT, "", 0);
 		log_info("notification %lld (%s, %s): sent, attempt %d", (long long)d->row_id,
-			 d->event, d->target, d->attempt);
+		         d->event, d->target, d->attempt);
 		delivery_end(d);
 		return;
 	}
 	int64_t now = clock_now_ms();
 	struct notify_retry r = notify_retry_decide(d->attempt, d->retries, d->delay_ms, now);
 	log_warn("notification %lld (%s, %s): attempt %d of %d failed: %s", (long long)d->row_id,
-		 d->event, d->target, d->attempt, d->retries + 1, error);
+	         d->event, d->target, d->attempt, d->retries + 1, error);
 	if (!r.again) {
 		metrics_count_notification(false);
 		record(d, NOTIFY_FAILED, error, 0);
@@ -223,7 +223,7 @@ static int command_env(struct delivery *d, const struct notify_payload *p)
 }
 
 static struct delivery *delivery_new(struct notifier *n, const struct notify_target *t,
-				     const struct notify_payload *p)
+                                     const struct notify_payload *p)
 {
 	struct delivery *d = calloc(1, sizeof *d);
 	json_t *body = NULL;
@@ -240,9 +240,8 @@ static struct delivery *delivery_new(struct notifier *n, const struct notify_tar
 	if (!d->body || !d->text || !d->target || copy_target(d, t) < 0)
 		goto fail;
 	if (t->kind == NOTIFY_EMAIL) {
-		d->mail_subject = notify_render(t->subject ? t->subject
-							   : "[weir] {{ dag_id }} {{ task_id }} {{ event }}",
-						p);
+		d->mail_subject = notify_render(
+		    t->subject ? t->subject : "[weir] {{ dag_id }} {{ task_id }} {{ event }}", p);
 		if (!d->mail_subject)
 			goto fail;
 		/* a reason may span lines; a subject is one */
@@ -259,7 +258,7 @@ fail:
 }
 
 void notifier_emit(struct notifier *n, const struct notify_list *targets,
-		   const struct notify_payload *p)
+                   const struct notify_payload *p)
 {
 	if (!n || !targets || n->stopping)
 		return;
@@ -270,7 +269,8 @@ void notifier_emit(struct notifier *n, const struct notify_list *targets,
 		int64_t now = clock_now_ms();
 
 		if (!d) {
-			log_error("DAG %s run %s: a notification: out of memory", p->dag_id, p->run_id);
+			log_error("DAG %s run %s: a notification: out of memory", p->dag_id,
+			          p->run_id);
 			continue;
 		}
 		struct notify_row row = {
@@ -288,8 +288,8 @@ void notifier_emit(struct notifier *n, const struct notify_list *targets,
 		    .created_at = now,
 		};
 		if (notify_store_add(n->ns, &row, &d->row_id, &err) < 0) {
-			log_error("DAG %s run %s: recording a notification: %s", p->dag_id, p->run_id,
-				  err.msg);
+			log_error("DAG %s run %s: recording a notification: %s", p->dag_id,
+			          p->run_id, err.msg);
 			delivery_free(d);
 			continue;
 		}
@@ -325,7 +325,7 @@ void notifier_stop(struct notifier *n)
 }
 
 char *notifier_log_url(struct notifier *n, const char *dag_id, const char *run_id,
-		       const char *task_id, int map_index, int try_number)
+                       const char *task_id, int map_index, int try_number)
 {
 	char *dag = http_url_escape(dag_id), *run = http_url_escape(run_id);
 	char *task = task_id && *task_id ? http_url_escape(task_id) : NULL;
@@ -339,7 +339,7 @@ char *notifier_log_url(struct notifier *n, const char *dag_id, const char *run_i
 		if (map_index >= 0)
 			snprintf(mi, sizeof mi, "?map_index=%d", map_index);
 		rc = asprintf(&out, "%s/api/v1/dags/%s/dagRuns/%s/taskInstances/%s/logs/%d%s",
-			      n->base_url, dag, run, task, try_number > 0 ? try_number : 1, mi);
+		              n->base_url, dag, run, task, try_number > 0 ? try_number : 1, mi);
 	} else {
 		rc = asprintf(&out, "%s/ui/#/dags/%s?run=%s", n->base_url, dag, run);
 	}

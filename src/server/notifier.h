@@ -36,7 +36,7 @@ struct secrets;
 
 /* `secrets` may be NULL (every conn: then fails to resolve).  NULL with err. */
 struct notifier *notifier_create(uv_loop_t *loop, struct store *store, struct secrets *secrets,
-				 struct weir_error *err);
+                                 struct weir_error *err);
 /* The server's URL ("http://127.0.0.1:8270"), for the events' log_url. */
 int notifier_set_base_url(struct notifier *n, const char *url);
 /* Pending rows of an earlier server: failed ("the server stopped before
@@ -50,12 +50,12 @@ void notifier_stop(struct notifier *n);
 /* Hands `p` to every target of `targets` (NULL or empty: nothing): a row
  * each, pending, and its first attempt started.  Errors are logged. */
 void notifier_emit(struct notifier *n, const struct notify_list *targets,
-		   const struct notify_payload *p);
+                   const struct notify_payload *p);
 
 /* The log URL of a TI's try (the Airflow log route) or of a run (the UI's
  * page), for payloads.  Newly allocated; "" when no base URL is set. */
 char *notifier_log_url(struct notifier *n, const char *dag_id, const char *run_id,
-		       const char *task_id, int map_index, int try_number);
+                       const char *task_id, int map_index, int try_number);
 
 /* The store's tables, for the API's ops and the SLA pass. */
 struct notify_store *notifier_store(struct notifier *n);
@@ -68,7 +68,7 @@ json_t *notifier_sla_json(const struct sla_miss_row *r);
 /* The TI's SLA miss as `sla_miss` of its JSON (null when none); new
  * reference, NULL only when out of memory.  n NULL: null. */
 json_t *notifier_ti_sla_miss(struct notifier *n, const char *dag_id, const char *run_id,
-			     const char *task_id, int map_index);
+                             const char *task_id, int map_index);
 struct notify_api_ops;
 const struct notify_api_ops *notifier_api_ops(void);
 

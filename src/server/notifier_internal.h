@@ -36,7 +36,7 @@ struct delivery {
 	const char *event; /* notify_event_name(): static */
 	char *target;      /* masked, for records and logs */
 	enum notify_kind kind;
-	int attempt;       /* attempts started */
+	int attempt; /* attempts started */
 	int retries;
 	int64_t delay_ms;
 	/* the target's fields, copied */

@@ -73,7 +73,7 @@ static int fail(char *why, size_t size, const char *fmt, const char *arg)
 }
 
 static int resolve(struct delivery *d, struct connection *c, enum conn_kind want,
-		   const char *want_name, char *why, size_t size)
+                   const char *want_name, char *why, size_t size)
 {
 	struct weir_error err = {0};
 
@@ -83,7 +83,7 @@ static int resolve(struct delivery *d, struct connection *c, enum conn_kind want
 		return fail(why, size, "%s", err.msg);
 	if (c->kind != want) {
 		snprintf(why, size, "connection %s is of type %s, expected %s", d->conn,
-			 c->type ? c->type : "?", want_name);
+		         c->type ? c->type : "?", want_name);
 		return -1;
 	}
 	return 0;
@@ -99,9 +99,10 @@ static int conn_url(const struct connection *c, struct strbuf *url, char *why, s
 	bool https = (c->schema && !strcmp(c->schema, "https")) || !strncmp(h, "https://", 8);
 
 	if (https)
-		return fail(why, size, "connection %s: https is not supported (weir has no TLS "
-				       "library)",
-			    c->id);
+		return fail(why, size,
+		            "connection %s: https is not supported (weir has no TLS "
+		            "library)",
+		            c->id);
 	if (!strncmp(h, "http://", 7))
 		h += 7;
 	if (!*h)
@@ -121,13 +122,14 @@ static int add_headers(struct strbuf *b, json_t *obj, char *why, size_t size)
 	const char *name;
 	json_t *v;
 
-	json_object_foreach (obj, name, v) {
+	json_object_foreach(obj, name, v)
+	{
 		const char *s = json_string_value(v);
 		if (!s)
 			continue;
 		if (!*name || strpbrk(name, ":\r\n ") || strpbrk(s, "\r\n"))
 			return fail(why, size, "header %s: expected a name and a value on one line",
-				    name);
+			            name);
 		strbuf_addf(b, "%s: %s\r\n", name, s);
 	}
 	return 0;
@@ -229,14 +231,14 @@ static void run_webhook(struct attempt_io *io)
 		return;
 	}
 	if (http_client_request(hc, "POST", io->path, io->d->body, NOTIFY_IO_TIMEOUT_MS, &resp,
-				&err) < 0) {
+	                        &err) < 0) {
 		/* the client's message names the URL: keep what follows it */
 		const char *why = strrchr(err.msg, ':');
 		snprintf(io->error, sizeof io->error, "POST %s: %s", io->d->target,
-			 why ? why + 2 : "no answer");
+		         why ? why + 2 : "no answer");
 	} else if (resp.status < 200 || resp.status > 299) {
 		snprintf(io->error, sizeof io->error, "POST %s: HTTP %ld", io->d->target,
-			 resp.status);
+		         resp.status);
 	} else {
 		io->ok = true;
 	}
@@ -254,8 +256,8 @@ static int prepare_email(struct delivery *d, struct attempt_io *io, char *why, s
 		return -1;
 	from = json_object_get(io->c.extra, "from");
 	tls = json_object_get(io->c.extra, "starttls");
-	io->starttls = json_is_true(tls) || (json_is_string(tls) && !strcmp(json_string_value(tls),
-									    "true"));
+	io->starttls =
+	    json_is_true(tls) || (json_is_string(tls) && !strcmp(json_string_value(tls), "true"));
 	if (json_is_string(from))
 		io->from = strdup(json_string_value(from));
 	else if (io->c.login && strchr(io->c.login, '@'))
@@ -275,7 +277,8 @@ static void run_email(struct attempt_io *io)
 	json_t *o = json_loads(d->body, 0, NULL);
 	const char *k;
 	json_t *v;
-	json_object_foreach (o, k, v) {
+	json_object_foreach(o, k, v)
+	{
 		if (!strcmp(k, "text"))
 			continue;
 		if (json_is_string(v))
@@ -340,12 +343,13 @@ static void on_proc_closed(uv_handle_t *h)
 	d->running = false;
 	if (io->timed_out)
 		snprintf(error, sizeof error, "%s: killed after %d s", d->target,
-			 NOTIFY_COMMAND_TIMEOUT_MS / 1000);
+		         NOTIFY_COMMAND_TIMEOUT_MS / 1000);
 	else if (io->term_signal)
-		snprintf(error, sizeof error, "%s: killed by signal %d", d->target, io->term_signal);
+		snprintf(error, sizeof error, "%s: killed by signal %d", d->target,
+		         io->term_signal);
 	else
 		snprintf(error, sizeof error, "%s: exited with status %lld", d->target,
-			 (long long)io->exit_status);
+		         (long long)io->exit_status);
 	uv_timer_stop(&d->timer);
 	delivery_attempt_done(d, ok, error);
 }
@@ -384,12 +388,12 @@ static int start_command(struct delivery *d, struct attempt_io *io, char *why, s
 {
 	struct strvec argv = STRVEC_INIT;
 	uv_process_options_t o = {0};
-	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}, {.flags = UV_IGNORE},
-					 {.flags = UV_IGNORE}};
+	uv_stdio_container_t stdio[3] = {
+	    {.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
 	int rc = command_words(d->command, &argv);
 
 	if (rc == 1 && (strvec_push(&argv, "/bin/sh") < 0 || strvec_push(&argv, "-c") < 0 ||
-			strvec_push(&argv, d->command) < 0))
+	                strvec_push(&argv, d->command) < 0))
 		rc = -1;
 	else if (rc == 1)
 		rc = 0;
@@ -434,7 +438,7 @@ int delivery_attempt_start(struct delivery *d, char *why, size_t why_size)
 	if (d->kind == NOTIFY_COMMAND)
 		return start_command(d, io, why, why_size);
 	rc = d->kind == NOTIFY_WEBHOOK ? prepare_webhook(d, io, why, why_size)
-				       : prepare_email(d, io, why, why_size);
+	                               : prepare_email(d, io, why, why_size);
 	if (rc < 0 || uv_queue_work(d->n->loop, &io->work, work_run, work_after) < 0) {
 		if (rc == 0)
 			fail(why, why_size, "%s", "cannot queue the delivery");

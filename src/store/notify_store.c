@@ -16,7 +16,8 @@
 	" WHERE (?1 IS NULL OR dag_id = ?1) AND (?2 IS NULL OR run_id = ?2)"                       \
 	" AND (?3 IS NULL OR state = ?3)"
 #define S_COLS                                                                                     \
-	"dag_id, run_id, task_id, map_index, due_at, recorded_at, state, logical_date, description," \
+	"dag_id, run_id, task_id, map_index, due_at, recorded_at, state, logical_date, "           \
+	"description,"                                                                             \
 	" notified, email_sent"
 #define S_WHERE                                                                                    \
 	" WHERE (?1 IS NULL OR dag_id = ?1) AND (?2 IS NULL OR run_id = ?2)"                       \
@@ -37,22 +38,22 @@ enum ns_stmt {
 
 static const char *const ns_sql[NS_N] = {
     [NS_ADD] = "INSERT INTO notifications (dag_id, run_id, task_id, map_index, try_number, event,"
-	       " target_kind, target, state, attempts, max_attempts, last_error, created_at,"
-	       " updated_at, next_attempt_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,"
-	       "?13,?14)",
+               " target_kind, target, state, attempts, max_attempts, last_error, created_at,"
+               " updated_at, next_attempt_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,"
+               "?13,?14)",
     [NS_UPDATE] = "UPDATE notifications SET state = ?2, attempts = ?3, last_error = ?4,"
-		  " next_attempt_at = ?5, updated_at = ?6 WHERE id = ?1",
-    [NS_LIST] = "SELECT " N_COLS " FROM notifications" N_WHERE
-		" ORDER BY id DESC LIMIT ?4 OFFSET ?5",
+                  " next_attempt_at = ?5, updated_at = ?6 WHERE id = ?1",
+    [NS_LIST] =
+        "SELECT " N_COLS " FROM notifications" N_WHERE " ORDER BY id DESC LIMIT ?4 OFFSET ?5",
     [NS_COUNT] = "SELECT count(*) FROM notifications" N_WHERE,
     [NS_FAIL_PENDING] = "UPDATE notifications SET state = 'failed', last_error = ?1,"
-			" next_attempt_at = NULL, updated_at = ?2 WHERE state = 'pending'",
+                        " next_attempt_at = NULL, updated_at = ?2 WHERE state = 'pending'",
     [NS_SLA_ADD] = "INSERT OR IGNORE INTO sla_misses (" S_COLS ")"
-		   " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
+                   " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)",
     [NS_SLA_NOTIFIED] = "UPDATE sla_misses SET notified = 1, email_sent = ?5 WHERE dag_id = ?1"
-			" AND run_id = ?2 AND task_id = ?3 AND map_index = ?4",
+                        " AND run_id = ?2 AND task_id = ?3 AND map_index = ?4",
     [NS_SLA_LIST] = "SELECT " S_COLS " FROM sla_misses" S_WHERE
-		    " ORDER BY recorded_at DESC, task_id LIMIT ?5 OFFSET ?6",
+                    " ORDER BY recorded_at DESC, task_id LIMIT ?5 OFFSET ?6",
     [NS_SLA_COUNT] = "SELECT count(*) FROM sla_misses" S_WHERE,
 };
 
@@ -107,7 +108,7 @@ void notify_store_destroy(struct notify_store *ns)
 static sqlite3_stmt *stmt(struct notify_store *ns, enum ns_stmt id, struct weir_error *err)
 {
 	if (!ns->st[id] && sqlite3_prepare_v3(ns->db, ns_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
-					      &ns->st[id], NULL) != SQLITE_OK) {
+	                                      &ns->st[id], NULL) != SQLITE_OK) {
 		db_error(ns, err, "preparing a statement");
 		return NULL;
 	}
@@ -117,8 +118,7 @@ static sqlite3_stmt *stmt(struct notify_store *ns, enum ns_stmt id, struct weir_
 }
 
 /* Runs a statement that returns no row. */
-static int run(struct notify_store *ns, sqlite3_stmt *st, const char *what,
-	       struct weir_error *err)
+static int run(struct notify_store *ns, sqlite3_stmt *st, const char *what, struct weir_error *err)
 {
 	int rc = sqlite3_step(st);
 
@@ -127,7 +127,7 @@ static int run(struct notify_store *ns, sqlite3_stmt *st, const char *what,
 }
 
 int notify_store_add(struct notify_store *ns, const struct notify_row *r, int64_t *id,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt(ns, NS_ADD, err);
 
@@ -154,8 +154,8 @@ int notify_store_add(struct notify_store *ns, const struct notify_row *r, int64_
 }
 
 int notify_store_update(struct notify_store *ns, int64_t id, enum notify_state state, int attempts,
-			const char *last_error, int64_t next_attempt_at, int64_t now,
-			struct weir_error *err)
+                        const char *last_error, int64_t next_attempt_at, int64_t now,
+                        struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt(ns, NS_UPDATE, err);
 
@@ -171,7 +171,7 @@ int notify_store_update(struct notify_store *ns, int64_t id, enum notify_state s
 }
 
 int notify_store_fail_pending(struct notify_store *ns, const char *why, int64_t now,
-			      struct weir_error *err)
+                              struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt(ns, NS_FAIL_PENDING, err);
 
@@ -223,9 +223,9 @@ static int read_nrow(sqlite3_stmt *st, struct notify_row *r)
 	r->updated_at = sql_col_i64(st, 14);
 	r->next_attempt_at = sql_col_i64(st, 15);
 	return r->dag_id && r->run_id && r->task_id && r->event && r->target_kind && r->target &&
-			       r->last_error
-		       ? 0
-		       : -1;
+	               r->last_error
+	           ? 0
+	           : -1;
 }
 
 void notify_rows_free(struct notify_row *rows, size_t n)
@@ -245,8 +245,8 @@ void notify_rows_free(struct notify_row *rows, size_t n)
 /* Steps a list statement into an array of rows of `size` bytes read by
  * `read`; the array is freed by `free_rows` on failure. */
 static int collect(struct notify_store *ns, sqlite3_stmt *st, size_t size,
-		   int (*read)(sqlite3_stmt *, void *), void (*free_rows)(void *, size_t),
-		   void **rows, size_t *n, struct weir_error *err)
+                   int (*read)(sqlite3_stmt *, void *), void (*free_rows)(void *, size_t),
+                   void **rows, size_t *n, struct weir_error *err)
 {
 	char *v = NULL;
 	size_t cap = 0, k = 0;
@@ -300,9 +300,8 @@ struct list_kind {
 	void (*free_rows)(void *, size_t);
 };
 
-static int list_rows(struct notify_store *ns, const struct list_kind *k, const void *q,
-		     int limit, int offset, void **rows, size_t *n, int64_t *total,
-		     struct weir_error *err)
+static int list_rows(struct notify_store *ns, const struct list_kind *k, const void *q, int limit,
+                     int offset, void **rows, size_t *n, int64_t *total, struct weir_error *err)
 {
 	sqlite3_stmt *st;
 
@@ -329,10 +328,11 @@ static void bind_nfilter_v(sqlite3_stmt *st, const void *q)
 }
 
 int notify_store_list(struct notify_store *ns, const struct notify_query *q,
-		      struct notify_row **rows, size_t *n, int64_t *total, struct weir_error *err)
+                      struct notify_row **rows, size_t *n, int64_t *total, struct weir_error *err)
 {
-	static const struct list_kind k = {NS_COUNT, NS_LIST, bind_nfilter_v, 4,
-					   sizeof(struct notify_row), read_nrow_v, free_nrows_v};
+	static const struct list_kind k = {
+	    NS_COUNT,    NS_LIST,     bind_nfilter_v, 4, sizeof(struct notify_row),
+	    read_nrow_v, free_nrows_v};
 
 	return list_rows(ns, &k, q, q->limit, q->offset, (void **)rows, n, total, err);
 }
@@ -348,7 +348,7 @@ static void bind_sla_key(sqlite3_stmt *st, const struct sla_miss_row *r)
 }
 
 int sla_store_add(struct notify_store *ns, const struct sla_miss_row *r, bool *added,
-		  struct weir_error *err)
+                  struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt(ns, NS_SLA_ADD, err);
 
@@ -369,7 +369,7 @@ int sla_store_add(struct notify_store *ns, const struct sla_miss_row *r, bool *a
 }
 
 int sla_store_set_notified(struct notify_store *ns, const struct sla_miss_row *key,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt(ns, NS_SLA_NOTIFIED, err);
 
@@ -429,10 +429,11 @@ static void bind_sfilter_v(sqlite3_stmt *st, const void *q)
 }
 
 int sla_store_list(struct notify_store *ns, const struct sla_query *q, struct sla_miss_row **rows,
-		   size_t *n, int64_t *total, struct weir_error *err)
+                   size_t *n, int64_t *total, struct weir_error *err)
 {
-	static const struct list_kind k = {NS_SLA_COUNT, NS_SLA_LIST, bind_sfilter_v, 5,
-					   sizeof(struct sla_miss_row), read_srow, free_srows_v};
+	static const struct list_kind k = {
+	    NS_SLA_COUNT, NS_SLA_LIST, bind_sfilter_v, 5, sizeof(struct sla_miss_row),
+	    read_srow,    free_srows_v};
 
 	return list_rows(ns, &k, q, q->limit, q->offset, (void **)rows, n, total, err);
 }

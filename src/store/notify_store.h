@@ -54,12 +54,12 @@ struct notify_row {
 
 /* A new row (its id into *id); row->id is ignored. */
 int notify_store_add(struct notify_store *ns, const struct notify_row *row, int64_t *id,
-		     struct weir_error *err);
+                     struct weir_error *err);
 /* An attempt's outcome: state, attempts, last error ("" clears), next
  * attempt (0: none), at `now`. */
 int notify_store_update(struct notify_store *ns, int64_t id, enum notify_state state, int attempts,
-			const char *last_error, int64_t next_attempt_at, int64_t now,
-			struct weir_error *err);
+                        const char *last_error, int64_t next_attempt_at, int64_t now,
+                        struct weir_error *err);
 
 struct notify_query {
 	const char *dag_id, *run_id; /* NULL: any */
@@ -69,18 +69,18 @@ struct notify_query {
 
 /* Newest first; *total (may be NULL) the count without limit and offset. */
 int notify_store_list(struct notify_store *ns, const struct notify_query *q,
-		      struct notify_row **rows, size_t *n, int64_t *total, struct weir_error *err);
+                      struct notify_row **rows, size_t *n, int64_t *total, struct weir_error *err);
 void notify_rows_free(struct notify_row *rows, size_t n);
 
 /* Pending rows left by a server that stopped: failed with `why`. */
 int notify_store_fail_pending(struct notify_store *ns, const char *why, int64_t now,
-			      struct weir_error *err);
+                              struct weir_error *err);
 
 struct sla_miss_row {
 	char *dag_id, *run_id, *task_id;
 	int map_index;
 	int64_t due_at, recorded_at;
-	char *state; /* the TI's state when it was seen */
+	char *state;          /* the TI's state when it was seen */
 	int64_t logical_date; /* the run's */
 	char *description;    /* why: "not succeeded within 30 s of the logical date" */
 	bool notified;        /* its on_sla_miss deliveries were handed out */
@@ -89,10 +89,10 @@ struct sla_miss_row {
 
 /* Records a miss once: *added false when that TI already had one. */
 int sla_store_add(struct notify_store *ns, const struct sla_miss_row *row, bool *added,
-		  struct weir_error *err);
+                  struct weir_error *err);
 /* A miss's notifications were handed out (key->email_sent: one was an email). */
 int sla_store_set_notified(struct notify_store *ns, const struct sla_miss_row *key,
-			   struct weir_error *err);
+                           struct weir_error *err);
 
 struct sla_query {
 	const char *dag_id, *run_id, *task_id; /* NULL: any */
@@ -102,7 +102,7 @@ struct sla_query {
 
 /* Newest first; *total (may be NULL) the count without limit and offset. */
 int sla_store_list(struct notify_store *ns, const struct sla_query *q, struct sla_miss_row **rows,
-		   size_t *n, int64_t *total, struct weir_error *err);
+                   size_t *n, int64_t *total, struct weir_error *err);
 void sla_miss_rows_free(struct sla_miss_row *rows, size_t n);
 
 #endif

@@ -21,7 +21,7 @@
 #include "server/notifier.h"
 
 static void emit_ti(struct dag_manager *dm, const struct run_ctx *rc, const struct dag_task *t,
-		    const struct dag_ti_row *r, enum notify_event ev, const char *reason)
+                    const struct dag_ti_row *r, enum notify_event ev, const char *reason)
 {
 	const struct notify_list *l = t->on[ev];
 	char *url;
@@ -29,7 +29,7 @@ static void emit_ti(struct dag_manager *dm, const struct run_ctx *rc, const stru
 	if (!l || !l->n)
 		return;
 	url = notifier_log_url(dm->notifier, r->dag_id, r->run_id, r->task_id, r->map_index,
-			       r->try_number);
+	                       r->try_number);
 	struct notify_payload p = {
 	    .event = ev,
 	    .dag_id = r->dag_id,
@@ -47,7 +47,7 @@ static void emit_ti(struct dag_manager *dm, const struct run_ctx *rc, const stru
 }
 
 void dm_notify_step(struct dag_manager *dm, const struct run_ctx *rc,
-		    const struct dag_run_decision *d)
+                    const struct dag_run_decision *d)
 {
 	if (!dm->notifier)
 		return;
@@ -69,7 +69,7 @@ void dm_notify_step(struct dag_manager *dm, const struct run_ctx *rc,
 		else
 			continue;
 		emit_ti(dm, rc, &rc->spec->tasks[rc->ti_task[c->ti]], &rc->rows[rc->ti_row[c->ti]],
-			ev, NULL);
+		        ev, NULL);
 	}
 	if (d->run_to == d->run_from)
 		return;
@@ -108,32 +108,37 @@ static bool has_sla(const struct dag_spec *s)
 }
 
 static void record_miss(struct dag_manager *dm, const struct run_ctx *rc, size_t ti, int64_t due,
-			int64_t now)
+                        int64_t now)
 {
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
 	const struct notify_list *l = t->on[NOTIFY_ON_SLA_MISS];
 	struct notify_store *ns = notifier_store(dm->notifier);
 	char reason[160];
-	struct sla_miss_row m = {.dag_id = r->dag_id, .run_id = r->run_id, .task_id = r->task_id,
-				 .map_index = r->map_index, .due_at = due, .recorded_at = now,
-				 .state = (char *)dag_ti_state_name(r->state),
-				 .logical_date = rc->run.logical_date, .description = reason};
+	struct sla_miss_row m = {.dag_id = r->dag_id,
+	                         .run_id = r->run_id,
+	                         .task_id = r->task_id,
+	                         .map_index = r->map_index,
+	                         .due_at = due,
+	                         .recorded_at = now,
+	                         .state = (char *)dag_ti_state_name(r->state),
+	                         .logical_date = rc->run.logical_date,
+	                         .description = reason};
 	struct weir_error err = {0};
 	bool added = false;
 
 	snprintf(reason, sizeof reason, "not succeeded within %lld s of the %s",
-		 (long long)t->sla.within_s,
-		 t->sla.from == SLA_FROM_RUN_START ? "run's start" : "logical date");
+	         (long long)t->sla.within_s,
+	         t->sla.from == SLA_FROM_RUN_START ? "run's start" : "logical date");
 	if (sla_store_add(ns, &m, &added, &err) < 0) {
 		log_error("DAG %s run %s task %s: recording an SLA miss: %s", r->dag_id, r->run_id,
-			  r->task_id, err.msg);
+		          r->task_id, err.msg);
 		return;
 	}
 	if (!added)
 		return;
 	log_warn("DAG %s run %s task %s: SLA missed (%s)", r->dag_id, r->run_id, r->task_id,
-		 reason);
+	         reason);
 	emit_ti(dm, rc, t, r, NOTIFY_ON_SLA_MISS, reason);
 	if (!l || !l->n)
 		return; /* recorded; nobody to tell */
@@ -162,7 +167,8 @@ static int64_t sla_run(struct dag_manager *dm, struct run_ctx *rc, int64_t now)
 		items[i].due_ms = sla_due_ms(&t->sla, rc->run.logical_date, rc->run.start_date);
 		items[i].state = r->state;
 		for (size_t k = 0; items[i].due_ms && k < n_done; k++)
-			if (!strcmp(done[k].task_id, r->task_id) && done[k].map_index == r->map_index)
+			if (!strcmp(done[k].task_id, r->task_id) &&
+			    done[k].map_index == r->map_index)
 				items[i].recorded = true;
 	}
 	sla_decide(items, rc->n_tis, now, missed, &n_missed, &next);
@@ -206,7 +212,8 @@ void dm_sla_pass(struct dag_manager *dm)
 		if (!has_sla(spec))
 			continue;
 		if (!(rc = dm_run_get(dm, runs[i].dag_id, runs[i].run_id, &e2))) {
-			log_warn("SLA pass: DAG %s run %s: %s", runs[i].dag_id, runs[i].run_id, e2.msg);
+			log_warn("SLA pass: DAG %s run %s: %s", runs[i].dag_id, runs[i].run_id,
+			         e2.msg);
 			continue;
 		}
 		due = sla_run(dm, rc, now);

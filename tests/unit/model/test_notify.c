@@ -93,7 +93,7 @@ static void expect_error(const char *tasks_yaml, const char *want1, const char *
 	struct weir_error err = {0};
 	char text[1024];
 	snprintf(text, sizeof text, "dag_id: d\ntasks:\n  - task_id: a\n    command: 'true'\n%s",
-		 tasks_yaml);
+	         tasks_yaml);
 	struct dag_spec *d = parse(text, &err);
 	if (d || !strstr(err.msg, want1) || !strstr(err.msg, want2))
 		fail_msg("for %s got: %s", tasks_yaml, d ? "no error" : err.msg);
@@ -103,22 +103,20 @@ static void test_errors_name_the_field(void **state)
 {
 	(void)state;
 	expect_error("    on_failure: [{webhook: {url: 'https://x/y'}}]\n",
-		     "tasks[0].on_failure[0].webhook.url", "https is not supported");
+	             "tasks[0].on_failure[0].webhook.url", "https is not supported");
 	expect_error("    on_failure: [{webhook: {url: 'http://u:p@x/y'}}]\n",
-		     "tasks[0].on_failure[0].webhook.url", "in a connection");
+	             "tasks[0].on_failure[0].webhook.url", "in a connection");
 	expect_error("    on_failure: [{webhook: {url: /p}}]\n", "webhook.url", "needs a conn");
-	expect_error("    on_retry: [{webhook: {}}]\n", "on_retry[0].webhook",
-		     "a url, a conn");
+	expect_error("    on_retry: [{webhook: {}}]\n", "on_retry[0].webhook", "a url, a conn");
 	expect_error("    on_failure: [{email: {to: a@b.c}}]\n", "email.conn", "smtp");
 	expect_error("    on_failure: [{email: {conn: m, to: ['x y@z']}}]\n", "email.to[0]",
-		     "address");
+	             "address");
 	expect_error("    on_failure: [{webhook: {url: 'http://x/'}, command: y}]\n",
-		     "on_failure[0]", "got more");
+	             "on_failure[0]", "got more");
 	expect_error("    on_failure: [{pager: x}]\n", "on_failure[0]", "pager");
-	expect_error("    on_failure: [{command: x, retries: 99}]\n", "on_failure[0].retries",
-		     "");
+	expect_error("    on_failure: [{command: x, retries: 99}]\n", "on_failure[0].retries", "");
 	expect_error("    on_failure: [{webhook: {url: 'http://x/', headers: {A: \"b\\nc\"}}}]\n",
-		     "headers.A", "one line");
+	             "headers.A", "one line");
 	expect_error("    sla: 0\n", "tasks[0].sla", "at least 1s");
 	expect_error("    sla: {within: 1m, from: noon}\n", "tasks[0].sla.from", "run_start");
 	expect_error("    on_skip: []\n", "tasks[0]", "on_skip");
@@ -127,16 +125,23 @@ static void test_errors_name_the_field(void **state)
 static void test_payload_text_template_mask(void **state)
 {
 	(void)state;
-	struct notify_payload p = {.event = NOTIFY_ON_FAILURE, .dag_id = "d", .run_id = "r",
-				   .task_id = "t", .map_index = -1, .try_number = 2,
-				   .state = "failed", .reason = "exit 3", .log_url = "http://l",
-				   .logical_date_ms = 1000};
+	struct notify_payload p = {.event = NOTIFY_ON_FAILURE,
+	                           .dag_id = "d",
+	                           .run_id = "r",
+	                           .task_id = "t",
+	                           .map_index = -1,
+	                           .try_number = 2,
+	                           .state = "failed",
+	                           .reason = "exit 3",
+	                           .log_url = "http://l",
+	                           .logical_date_ms = 1000};
 	json_t *j = notify_payload_json(&p);
 	assert_string_equal(json_string_value(json_object_get(j, "event")), "task_failure");
 	assert_int_equal(json_integer_value(json_object_get(j, "try_number")), 2);
-	assert_non_null(strstr(json_string_value(json_object_get(j, "text")), "task t (try 2) failed"));
+	assert_non_null(
+	    strstr(json_string_value(json_object_get(j, "text")), "task t (try 2) failed"));
 	assert_string_equal(json_string_value(json_object_get(j, "logical_date")),
-			    "1970-01-01T00:00:01+00:00");
+	                    "1970-01-01T00:00:01+00:00");
 	json_decref(j);
 	p.run_level = true;
 	j = notify_payload_json(&p);
@@ -145,12 +150,13 @@ static void test_payload_text_template_mask(void **state)
 	json_decref(j);
 	p.run_level = false;
 
-	char *s = notify_render("{{ dag_id }}.{{task_id}} {{ state }} #{{ try_number }} {{ nope }}",
-				&p);
+	char *s =
+	    notify_render("{{ dag_id }}.{{task_id}} {{ state }} #{{ try_number }} {{ nope }}", &p);
 	assert_string_equal(s, "d.t failed #2 {{ nope }}");
 	free(s);
 
-	struct notify_target w = {.kind = NOTIFY_WEBHOOK, .url = (char *)"http://h:9/services/T/B/X"};
+	struct notify_target w = {.kind = NOTIFY_WEBHOOK,
+	                          .url = (char *)"http://h:9/services/T/B/X"};
 	s = notify_target_masked(&w);
 	assert_string_equal(s, "http://h:9/***");
 	free(s);

@@ -60,14 +60,14 @@ static void test_sla_decide(void **state)
 {
 	(void)state;
 	struct sla_item items[] = {
-	    {.due_ms = 100, .state = DAG_TI_RUNNING},               /* missed */
-	    {.due_ms = 100, .state = DAG_TI_SUCCESS},               /* met */
+	    {.due_ms = 100, .state = DAG_TI_RUNNING},                   /* missed */
+	    {.due_ms = 100, .state = DAG_TI_SUCCESS},                   /* met */
 	    {.due_ms = 100, .state = DAG_TI_RUNNING, .recorded = true}, /* already told */
-	    {.due_ms = 300, .state = DAG_TI_NONE},                  /* ahead */
-	    {.due_ms = 200, .state = DAG_TI_QUEUED},                /* ahead, sooner */
-	    {.due_ms = 150, .state = DAG_TI_SKIPPED},               /* cannot miss */
-	    {.due_ms = 0, .state = DAG_TI_RUNNING},                 /* no SLA */
-	    {.due_ms = 100, .state = DAG_TI_FAILED},                /* missed: not succeeded */
+	    {.due_ms = 300, .state = DAG_TI_NONE},                      /* ahead */
+	    {.due_ms = 200, .state = DAG_TI_QUEUED},                    /* ahead, sooner */
+	    {.due_ms = 150, .state = DAG_TI_SKIPPED},                   /* cannot miss */
+	    {.due_ms = 0, .state = DAG_TI_RUNNING},                     /* no SLA */
+	    {.due_ms = 100, .state = DAG_TI_FAILED},                    /* missed: not succeeded */
 	};
 	size_t missed[8], n = 99;
 	int64_t next = -1;
