@@ -14,6 +14,7 @@
 #include "api/launch_routes.h"
 #include "api/log_stream.h"
 #include "api/long_poll.h"
+#include "api/notify_routes.h"
 #include "api/metrics_route.h"
 #include "api/reply.h"
 #include "api/route_table.h"
@@ -32,6 +33,8 @@ struct api {
 	struct ui_auth *ui;       /* the web UI's sessions */
 	const struct secrets_api_ops *secrets_ops; /* NULL: connection routes answer 503 */
 	void *secrets_ctx;
+	const struct notify_api_ops *notify_ops; /* NULL: notification routes answer 503 */
+	void *notify_ctx;
 	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
 	json_t *config_view;      /* GET /config (airflow_misc.h); NULL: not exposed */
 	api_health_fn health;     /* NULL: health unknown */
@@ -63,7 +66,8 @@ bool api_auth_ok(const char *authorization, const char *token)
 static bool speaks_problems(const char *first)
 {
 	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first) ||
-	       airflow_misc_owns(first) || event_log_routes_owns(first);
+	       airflow_misc_owns(first) || event_log_routes_owns(first) ||
+	       !strcmp(first, "notifications") || !strcmp(first, "slaMisses");
 }
 
 /* The Bearer token, or a configured user with HTTP Basic; who it was is
@@ -210,7 +214,9 @@ void api_handle(struct http_request *req, void *arg)
 			refuse(api, req, seg[0]);
 		goto out;
 	}
-	if (airflow_owns(seg[0]))
+	if (notify_routes_owns(seg, n))
+		notify_routes_handle(api->notify_ops, api->notify_ctx, req, seg, n);
+	else if (airflow_owns(seg[0]))
 		airflow_handle(api->dag_ops, api->dag_ctx, api->jobs.logs, req, seg, n);
 	else if (airflow_misc_owns(seg[0]))
 		airflow_misc_handle(api->dag_ops, api->dag_ctx, api->config_view, API_VERSION, req,
@@ -270,6 +276,12 @@ void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx)
 {
 	api->dag_ops = ops;
 	api->dag_ctx = ctx;
+}
+
+void api_set_notification_ops(struct api *api, const struct notify_api_ops *ops, void *ctx)
+{
+	api->notify_ops = ops;
+	api->notify_ctx = ctx;
 }
 
 void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx)

@@ -54,6 +54,9 @@ void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx);
 /* The connection and variable routes (/api/v1/connections, /api/v1/variables)
  * answer through `ops` (the server's, server/secrets_ops.h); until this is
  * called they answer 503. */
+/* The notification and SLA-miss routes' ops (api/notify_api.h). */
+struct notify_api_ops;
+void api_set_notification_ops(struct api *api, const struct notify_api_ops *ops, void *ctx);
 void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx);
 /* What GET /config answers (Airflow's Config: {"sections":[{name, options:
  * [{key, value}]}]}, no secret in it); `view` is stolen.  Until this is

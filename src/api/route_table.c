@@ -47,6 +47,10 @@ static const struct route_row rows[] = {
     {AF "/ui/dags", NULL, NULL, NULL, NULL},
     {AF "/ui/dags/{dag_id}/grid", NULL, NULL, NULL, NULL},
     {AF "/ui/dags/{dag_id}/stats", NULL, NULL, NULL, NULL},
+    {AF "/notifications", NULL, NULL, NULL, NULL},
+    {AF "/slaMisses", NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/notifications", NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/slaMisses", NULL, NULL, NULL, NULL},
     /* Airflow's stable REST API v1 */
     {AF "/connections", "api.post_connection", NULL, NULL, NULL},
     {AF "/connections/test", "api.test_connection", NULL, NULL, NULL},

@@ -32,6 +32,7 @@ struct http_client {
 	char *host;
 	char *port;
 	char *token;
+	char *headers; /* extra "Name: value\r\n" lines; NULL: none */
 	int fd; /* kept-alive connection, or -1 */
 };
 
@@ -88,7 +89,19 @@ void http_client_destroy(struct http_client *c)
 	free(c->host);
 	free(c->port);
 	free(c->token);
+	free(c->headers);
 	free(c);
+}
+
+int http_client_set_headers(struct http_client *c, const char *lines)
+{
+	char *copy = lines && *lines ? strdup(lines) : NULL;
+
+	if (lines && *lines && !copy)
+		return -1;
+	free(c->headers);
+	c->headers = copy;
+	return 0;
 }
 
 static void drop_connection(struct http_client *c)
@@ -348,6 +361,8 @@ static int perform(struct http_client *c, const char *method, const char *path,
 		strbuf_add(&req, c->token, strlen(c->token));
 		strbuf_add(&req, "\r\n", 2);
 	}
+	if (c->headers)
+		strbuf_add(&req, c->headers, strlen(c->headers));
 	if (body || strcmp(method, "GET")) {
 		snprintf(line, sizeof line, "%s%s%sContent-Length: %zu\r\n",
 			 body ? "Content-Type: " : "", body ? ctype : "", body ? "\r\n" : "",

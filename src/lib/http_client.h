@@ -24,6 +24,11 @@ struct http_response {
 struct http_client *http_client_create(const char *base_url, const char *token);
 void http_client_destroy(struct http_client *c);
 
+/* Header lines every request sends ("Name: value\r\n" each, one line per
+ * header: the caller checked that no value holds a line break); NULL or ""
+ * clears them.  Copied; -1 on out of memory. */
+int http_client_set_headers(struct http_client *c, const char *lines);
+
 /* METHOD base_url+path with an optional JSON body.  timeout_ms 0: none.
  * Returns 0 when an HTTP answer came (any status; see resp->status), -1
  * with err (WEIR_E_UNAVAILABLE) when none came.  resp is filled in both

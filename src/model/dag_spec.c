@@ -27,7 +27,7 @@
 static const char *const dag_keys[] = {
 	"dag_id",   "description", "schedule", "start_date",   "end_date",
 	"catchup",  "max_active_runs", "max_active_tasks", "params", "tags",
-	"default_args", "tasks", NULL,
+	"default_args", "tasks", "on_failure", "on_success", "on_sla_miss", NULL,
 };
 static const char *const rule_names[] = {
 	"all_success", "all_done", "all_failed", "one_success",
@@ -183,6 +183,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 	}
 	if (!strcmp(key, "default_args"))
 		return dag_read_default_args(r, val, &dag->default_args);
+	if (notify_is_key(key))
+		return notify_read_key(r, "", key, val, &dag->notify);
 	/* tasks: read once everything else is known */
 	if (field_need_type(r, val, "a list of tasks", json_is_array(val)) < 0)
 		return -1;
@@ -375,6 +377,7 @@ static void task_release(struct dag_task *t)
 	json_decref(t->slurm);
 	json_decref(t->foreach_list);
 	free(t->foreach_param);
+	dag_notify_destroy(t->notify);
 	dag_flow_release(&t->flow);
 }
 
@@ -394,6 +397,8 @@ void dag_spec_destroy(struct dag_spec *dag)
 	strvec_release(&dag->tags);
 	free(dag->default_args.pool);
 	free(dag->default_args.queue);
+	dag_notify_destroy(dag->default_args.notify);
+	dag_notify_destroy(dag->notify);
 	free(dag);
 }
 

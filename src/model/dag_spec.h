@@ -31,6 +31,7 @@
 #include "lib/strvec.h"
 #include "model/cron.h"
 #include "model/job_spec.h"
+#include "model/notify.h"
 
 #define DAG_MAX_TASKS        4096
 #define DAG_MAX_ID           250
@@ -96,6 +97,8 @@ struct dag_default_args {
 	int priority;
 	bool priority_set;
 	struct dag_resources resources;
+	struct dag_notify *notify; /* on_failure, ... (model/notify.h); NULL: none */
+	struct dag_sla sla;        /* within_s 0: not given */
 	int depends_on_past;     /* -1: not given */
 	int wait_for_downstream; /* -1: not given */
 };
@@ -202,6 +205,12 @@ struct dag_task {
 	/* foreach: one instance per item of a list, or of a list param */
 	json_t *foreach_list;  /* NULL unless a literal list was given */
 	char *foreach_param;   /* NULL unless "{{ params.X }}" was given */
+
+	/* notifications (model/notify.h): the task's own keys; and the lists in
+	 * effect, its own or default_args' (borrowed; NULL: none) */
+	struct dag_notify *notify;
+	const struct notify_list *on[NOTIFY_N_EVENTS];
+	struct dag_sla sla; /* its own, else default_args'; within_s 0: none */
 	/* branch, short_circuit, the past, foreach over an upstream's output */
 	struct dag_task_flow flow;
 };
@@ -221,6 +230,8 @@ struct dag_spec {
 	                        * for the params given as one */
 	struct strvec tags;
 	struct dag_default_args default_args;
+	struct dag_notify *notify; /* the runs' on_failure, on_success; on_sla_miss for tasks
+	                            * without one; NULL: none */
 	struct dag_task *tasks; /* in file order */
 	size_t n_tasks;
 	size_t *topo;           /* a topological order: indices, upstream first */

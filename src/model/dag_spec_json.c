@@ -110,6 +110,9 @@ static json_t *task_json(const struct dag_task *t)
 		rc |= json_object_set_new(o, "foreach", s ? json_string(s) : NULL);
 		free(s);
 	}
+	if (t->sla.within_s > 0)
+		rc |= json_object_set_new(o, "sla", notify_sla_to_json(&t->sla));
+	rc |= dag_notify_to_json(t->notify, o);
 	rc |= dag_flow_to_json(t, o);
 	if (rc) {
 		json_decref(o);
@@ -173,8 +176,12 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 		rc |= json_object_set_new(da, "priority", json_integer(d->priority));
 	if (d->resources.memory_mb || d->resources.vcores || d->resources.gpus >= 0)
 		rc |= json_object_set_new(da, "resources", resources_json(&d->resources));
+	if (d->sla.within_s > 0)
+		rc |= json_object_set_new(da, "sla", notify_sla_to_json(&d->sla));
+	rc |= dag_notify_to_json(d->notify, da);
 	rc |= json_object_set_new(o, "default_args", da);
 	da = NULL;
+	rc |= dag_notify_to_json(dag->notify, o);
 	for (size_t i = 0; i < dag->n_tasks; i++)
 		rc |= json_array_append_new(tasks, task_json(&dag->tasks[i]));
 	rc |= json_object_set_new(o, "tasks", tasks);

@@ -18,14 +18,16 @@
 static const char *const default_arg_keys[] = {
 	"retries", "retry_delay", "retry_exponential_backoff", "max_retry_delay",
 	"execution_timeout", "pool", "pool_slots", "priority", "resources", "queue",
-	"depends_on_past", "wait_for_downstream", NULL,
+	"depends_on_past", "wait_for_downstream",
+	"on_failure", "on_retry", "on_success", "on_sla_miss", "sla", NULL,
 };
 static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
 	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
 	"transfer", "connections", "branch", "short_circuit", "depends_on_past",
-	"wait_for_downstream", "sensor", NULL,
+	"wait_for_downstream", "sensor",
+	"on_failure", "on_retry", "on_success", "on_sla_miss", "sla", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -245,6 +247,16 @@ int dag_read_default_args(struct field_reader *r, json_t *v, struct dag_default_
 		}
 		if (!strcmp(key, "queue")) {
 			if (read_queue(r, val, &d->queue) < 0)
+				return -1;
+			continue;
+		}
+		if (notify_is_key(key)) {
+			if (notify_read_key(r, "default_args", key, val, &d->notify) < 0)
+				return -1;
+			continue;
+		}
+		if (!strcmp(key, "sla")) {
+			if (notify_read_sla(r, "default_args", val, &d->sla) < 0)
 				return -1;
 			continue;
 		}
@@ -727,6 +739,10 @@ static int read_task_shared(struct field_reader *r, struct task_read *tr, const 
 static int read_task_key(struct field_reader *r, struct task_read *tr, const char *key,
 			 json_t *val)
 {
+	if (notify_is_key(key))
+		return notify_read_key(r, tr->prefix, key, val, &tr->t->notify);
+	if (!strcmp(key, "sla"))
+		return notify_read_sla(r, tr->prefix, val, &tr->t->sla);
 	if (dag_flow_is_key(key))
 		return dag_read_flow_key(r, tr->t, key, val);
 	for (size_t i = 0; i < sizeof task_readers / sizeof task_readers[0]; i++)
@@ -849,6 +865,16 @@ static int resolve_defaults(struct field_reader *r, struct dag_spec *dag, struct
 	}
 	if (!g->priority && d->priority_set)
 		t->priority = d->priority;
+	for (int e = 0; e < NOTIFY_N_EVENTS; e++) {
+		const struct dag_notify *own = t->notify, *def = d->notify;
+		t->on[e] = own && own->given[e] ? &own->on[e] : def && def->given[e] ? &def->on[e]
+											: NULL;
+	}
+	/* the DAG's on_sla_miss stands in for a task that has none */
+	if (!t->on[NOTIFY_ON_SLA_MISS] && dag->notify && dag->notify->given[NOTIFY_ON_SLA_MISS])
+		t->on[NOTIFY_ON_SLA_MISS] = &dag->notify->on[NOTIFY_ON_SLA_MISS];
+	if (t->sla.within_s <= 0)
+		t->sla = d->sla;
 	if (t->kind == DAG_TASK_COMMAND || t->kind == DAG_TASK_SQL || t->kind == DAG_TASK_TRANSFER) {
 		struct dag_resources *res = &t->resources;
 		if (res->memory_mb == 0)

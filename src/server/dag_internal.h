@@ -73,6 +73,9 @@ struct dag_manager {
 	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
 	struct secrets *secrets; /* var.* and conn.* of templates, a task's connections; NULL:
 	                          * none */
+	struct notifier *notifier; /* on_failure, ... and SLA misses; NULL: none */
+	int64_t sla_next_ms;       /* the earliest SLA due time the last SLA pass saw; 0: none */
+	bool sla_dirty;            /* a run started since: the SLA pass looks again */
 	struct dm_sensors *sensors; /* the sensors the server pokes (dag_manager/sensors.c) */
 };
 

@@ -56,6 +56,11 @@ void dag_manager_destroy(struct dag_manager *dm);
 struct secrets;
 void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets);
 
+/* Where notifications and SLA misses go (server/notifier.h); NULL: none.
+ * Borrowed: it outlives the manager. */
+struct notifier;
+void dag_manager_set_notifier(struct dag_manager *dm, struct notifier *n);
+
 /* Reads the folder once (before the job manager's recovery, so that jobs
  * it settles find their DAGs).  0, or -1 with err when the store fails. */
 int dag_manager_load(struct dag_manager *dm, struct weir_error *err);

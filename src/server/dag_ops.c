@@ -9,6 +9,7 @@
 #include "server/dag_internal.h"
 #include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
+#include "server/notifier.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -76,6 +77,10 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	}
 	o = dag_view_ti(r, run, &v);
 	job_row_release(&job);
+	if (o)
+		json_object_set_new(o, "sla_miss", notifier_ti_sla_miss(dm->notifier, r->dag_id,
+		                                                        r->run_id, r->task_id,
+		                                                        r->map_index));
 	return o;
 }
 

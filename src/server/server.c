@@ -33,6 +33,7 @@
 #include "server/job_manager.h"
 #include "server/observe.h"
 #include "server/resources.h"
+#include "server/notifier.h"
 #include "server/secrets_ops.h"
 #include "server/token.h"
 #include "store/store.h"
@@ -235,6 +236,11 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_prefix(err, "connections and variables");
 		goto out;
 	}
+	p->notifier = notifier_create(loop, p->store, p->secrets, err);
+	if (!p->notifier) {
+		weir_error_prefix(err, "notifications");
+		goto out;
+	}
 	p->observe = observe_create(loop, p->store, err);
 	if (!p->observe)
 		goto out;
@@ -254,7 +260,9 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		goto out;
 	}
 	dag_manager_set_secrets(p->dm, p->secrets);
+	dag_manager_set_notifier(p->dm, p->notifier);
 	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
+	api_set_notification_ops(p->api, notifier_api_ops(), p->notifier);
 	api_set_secrets_ops(p->api, secrets_api_ops(), p->secrets);
 	api_set_health(p->api, parts_health, p);
 	api_set_config_view(p->api, server_config_view(cfg));
@@ -269,7 +277,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		goto out;
 	http_server_set_done(p->http, api_request_done, p->api);
 	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
-	if (!p->url) {
+	if (!p->url || notifier_set_base_url(p->notifier, p->url) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
@@ -321,6 +329,10 @@ int server_parts_recover(struct server_parts *p, struct weir_error *err)
 {
 	/* the DAGs first, so that jobs the job manager's recovery settles find
 	 * their task instances' DAGs; then the runs */
+	if (notifier_recover(p->notifier, err) < 0) {
+		weir_error_prefix(err, "notifications");
+		return -1;
+	}
 	if (dag_manager_load(p->dm, err) < 0) {
 		weir_error_prefix(err, "DAGs");
 		return -1;
@@ -352,6 +364,8 @@ void server_parts_stop(struct server_parts *p)
 	p->observe = NULL;
 	dag_manager_destroy(p->dm);
 	p->dm = NULL;
+	notifier_stop(p->notifier);
+	p->notifier = NULL;
 	job_manager_destroy(p->jm);
 	p->jm = NULL;
 	if (p->exec)

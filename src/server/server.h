@@ -45,6 +45,7 @@ struct server_parts {
 	char *token;
 	struct store *store;
 	struct secrets *secrets; /* connections and variables (server/secrets.h) */
+	struct notifier *notifier; /* notifications and SLA misses (server/notifier.h) */
 	struct job_manager *jm;
 	struct dag_manager *dm;
 	struct api *api;

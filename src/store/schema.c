@@ -298,6 +298,41 @@ static const char *const migrations[] = {
     "CREATE INDEX IF NOT EXISTS event_log_by_dttm ON event_log (dttm);"
     "CREATE INDEX IF NOT EXISTS event_log_by_dag ON event_log (dag_id, dttm)"
     " WHERE dag_id IS NOT NULL;",
+    /* 8 -> 9: notifications and SLA misses (store/notify_store.h): every delivery
+     * of a DAG's on_failure, on_retry, on_success, on_sla_miss, its target
+     * as records show it (no secret), and each SLA miss once */
+    "CREATE TABLE IF NOT EXISTS notifications ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL DEFAULT '',"
+    " map_index INTEGER NOT NULL DEFAULT -1,"
+    " try_number INTEGER NOT NULL DEFAULT 0,"
+    " event TEXT NOT NULL,"
+    " target_kind TEXT NOT NULL CHECK (target_kind IN ('webhook','email','command')),"
+    " target TEXT NOT NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('pending','sent','failed')),"
+    " attempts INTEGER NOT NULL DEFAULT 0,"
+    " max_attempts INTEGER NOT NULL DEFAULT 1,"
+    " last_error TEXT NOT NULL DEFAULT '',"
+    " created_at INTEGER NOT NULL,"
+    " updated_at INTEGER NOT NULL,"
+    " next_attempt_at INTEGER);"
+    "CREATE INDEX IF NOT EXISTS notifications_run ON notifications (dag_id, run_id);"
+    "CREATE INDEX IF NOT EXISTS notifications_state ON notifications (state);"
+    "CREATE TABLE IF NOT EXISTS sla_misses ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL DEFAULT -1,"
+    " due_at INTEGER NOT NULL,"
+    " recorded_at INTEGER NOT NULL,"
+    " state TEXT NOT NULL,"
+    " logical_date INTEGER,"
+    " description TEXT NOT NULL DEFAULT '',"
+    " notified INTEGER NOT NULL DEFAULT 0,"
+    " email_sent INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index));",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

@@ -13,6 +13,9 @@ from conftest import wait_for
 from dagtest import Dags, dag_config
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+# the version this build writes, as src/store/schema.h says (migrations are appended)
+SCHEMA_VERSION = re.search(r"#define STORE_SCHEMA_VERSION (\d+)", (
+    Path(__file__).resolve().parents[2] / "src" / "store" / "schema.h").read_text()).group(1)
 
 
 def load_home(srv, side):
@@ -59,6 +62,9 @@ def test_previous_store_is_found_again(make_server, tmp_path):
                          ).fetchone()[0] == 1
         # the event log, empty
         assert c.execute("SELECT count(*) FROM event_log").fetchone()[0] == 0
+        # the notifications and SLA misses, empty
+        for table in ("notifications", "sla_misses"):
+            assert c.execute("SELECT count(*) FROM %s" % table).fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM meta WHERE key <> 'schema_version'"
                          ).fetchone()[0] == 0
 

@@ -9,6 +9,7 @@ import {
 import {
 	enc, dagPath, runPath, tiPath, stateColour, stateName, runLabel, ms, textColour,
 } from './dag_util.js';
+import { runAlerts, tiSlaText } from './dag_notify.js';
 import { waitingText, sensorFields } from './dag_sensor.js';
 
 const ACTIVE = new Set(['running', 'queued', 'scheduled', 'up_for_retry', 'up_for_reschedule', 'restarting', 'deferred']);
@@ -339,7 +340,8 @@ export function createPanel(dagId, onChange) {
 				? formatDuration(ti.duration) : null),
 			field('Pool', ti.pool || null),
 			...sensorFields(ti).map(([k, v]) => field(k, v)),
-			field('Reason', ti.reason || null)));
+			field('Reason', ti.reason || null),
+			field('SLA', tiSlaText(ti))));
 		clear(parts.details);
 		parts.details.append(h('h3', {}, 'Rendered command'),
 		h('pre', { class: 'dag-pre', 'data-testid': 'ti-command' }, ti.rendered_command || '—'),
@@ -365,7 +367,8 @@ export function createPanel(dagId, onChange) {
 	}
 
 	async function refreshRun(my) {
-		const run = await api(runPath(dagId, sel.runId));
+		const [run, alerts] = await Promise.all([api(runPath(dagId, sel.runId)),
+			runAlerts(dagId, sel.runId)]);
 		if (my !== gen)
 			return;
 		clear(parts.summary);
@@ -382,7 +385,7 @@ export function createPanel(dagId, onChange) {
 			field('Ended', run.end_date ? formatTime(run.end_date) : null),
 			field('Duration', s !== null ? formatDuration(((e ?? Date.now()) - s) / 1000) : null),
 			field('Reason', run.note || null)),
-		h('h3', {}, 'Conf'), conf);
+		h('h3', {}, 'Conf'), conf, alerts);
 	}
 
 	async function refresh() {

@@ -192,6 +192,19 @@ int dm_read_outputs(const char *path, char **out, char *why, size_t why_size);
  * aside: there are several of them).  New reference. */
 json_t *dm_run_outputs(const struct run_ctx *rc);
 
+/* ---- notify_hooks.c: notifications and SLAs (server/notifier.h) ---- */
+
+/* The notifications a decision written through `rc` calls for: a try's
+ * end (on_failure, on_retry, on_success of its task), a run's (the DAG's
+ * on_failure, on_success); a run that starts makes the SLA pass look
+ * again.  Nothing when no notifier is set. */
+void dm_notify_step(struct dag_manager *dm, const struct run_ctx *rc,
+                    const struct dag_run_decision *d);
+
+/* The SLA pass (in the work pass): when due, the active runs' TIs past
+ * their SLA are recorded once and notified (on_sla_miss); the next due
+ * time goes to the wake-up timer. */
+void dm_sla_pass(struct dag_manager *dm);
 /* ---- flow.c: branches, short circuits, the past, foreach over an
  * upstream's output (sched/dag_branch.h decides) ---- */
 

@@ -126,6 +126,7 @@ void dm_work_pass(struct dag_manager *dm)
 		dm_start_runs(dm);
 		dm_past_pass(dm);
 		dm_pool_pass(dm);
+		dm_sla_pass(dm);
 		dm_sensor_pass(dm);
 	} while (dm->pass_again && ++rounds < 10000);
 	dm->in_pass = false;
@@ -215,6 +216,12 @@ void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, i
 void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets)
 {
 	dm->secrets = secrets;
+}
+
+void dag_manager_set_notifier(struct dag_manager *dm, struct notifier *n)
+{
+	dm->notifier = n;
+	dm->sla_dirty = true;
 }
 
 struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, struct job_manager *jm,

@@ -449,6 +449,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		         dag_run_state_name(rc->run.state),
 		         d.reason[0] ? ": " : "", d.reason);
 	}
+	dm_notify_step(dm, rc, &d);
 	if (d.next_wakeup > 0)
 		dm_wake_note(dm, d.next_wakeup);
 	if (d.n_changes > 0 || d.run_to != d.run_from)
