@@ -23,7 +23,7 @@ static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
 	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
-	"transfer", "connections", NULL,
+	"transfer", "connections", "outlets", "trigger_dag", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -512,7 +512,7 @@ struct task_read {
 	char prefix[64]; /* "tasks[i]" */
 	struct task_given *given;
 	/* the keys that decide between a command task and a job task */
-	json_t *command, *job, *env, *cwd, *sql, *transfer;
+	json_t *command, *job, *env, *cwd, *sql, *transfer, *trigger;
 };
 
 typedef int (*task_key_fn)(struct field_reader *r, struct task_read *tr, json_t *val);
@@ -630,6 +630,18 @@ static int note_transfer(struct field_reader *r, struct task_read *tr, json_t *v
 	return 0;
 }
 
+static int note_trigger(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	(void)r;
+	tr->trigger = val;
+	return 0;
+}
+
+static int read_task_outlets(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	return dag_read_outlets(r, tr->t, val);
+}
+
 static int read_task_resources(struct field_reader *r, struct task_read *tr, json_t *val)
 {
 	char base[80];
@@ -687,6 +699,8 @@ static const struct {
     {"queue", read_task_queue},
     {"slurm", read_task_slurm_key},
     {"connections", read_task_connections},
+    {"trigger_dag", note_trigger},
+    {"outlets", read_task_outlets},
 };
 
 /* ---- the keys it shares with default_args ---- */
@@ -724,13 +738,25 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s", "expected a task_id");
 	}
-	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer != 1) {
+	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer + !!tr->trigger != 1) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s",
-			    tr->command || tr->job || tr->sql || tr->transfer
-				? "expected exactly one of command, job, sql and transfer, got more"
+			    tr->command || tr->job || tr->sql || tr->transfer || tr->trigger
+				? "expected exactly one of command, job, sql, transfer and "
+				  "trigger_dag, got more"
 				: "expected exactly one of command (a shell command), job "
-				  "(a job spec, its path, or a tony.xml), sql and transfer");
+				  "(a job spec, its path, or a tony.xml), sql, transfer and "
+				  "trigger_dag");
+	}
+	if (tr->trigger) {
+		char base[80];
+		if (tr->env || tr->cwd || tr->given->resources) {
+			field_at(r, prefix, tr->env ? "env" : tr->cwd ? "cwd" : "resources", 0);
+			return field_fail(r, "%s", "env, cwd and resources go with command");
+		}
+		tr->t->kind = DAG_TASK_TRIGGER_DAG;
+		snprintf(base, sizeof base, "%s.trigger_dag", prefix);
+		return dag_read_trigger(r, tr->t, base, tr->trigger);
 	}
 	if (tr->sql || tr->transfer) {
 		char base[80];
