@@ -8,6 +8,7 @@
 
 #include "api/airflow.h"
 #include "api/conn_routes.h"
+#include "api/dataset_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/log_stream.h"
@@ -29,6 +30,8 @@ struct api {
 	const struct secrets_api_ops *secrets_ops; /* NULL: connection routes answer 503 */
 	void *secrets_ctx;
 	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
+	const struct dataset_api_ops *dataset_ops; /* NULL: dataset routes answer 503 */
+	void *dataset_ctx;
 	api_health_fn health;     /* NULL: health unknown */
 	void *health_ctx;
 };
@@ -55,7 +58,8 @@ bool api_auth_ok(const char *authorization, const char *token)
 /* Whether the routes under this first segment answer errors as problems. */
 static bool speaks_problems(const char *first)
 {
-	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first);
+	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first) ||
+	       (first && !strcmp(first, "datasets"));
 }
 
 /* The Bearer token, or a configured user with HTTP Basic. */
@@ -155,6 +159,16 @@ void api_handle(struct http_request *req, void *arg)
 		reply_no_route(req);
 		return;
 	}
+	if (dataset_routes_owns(p + 7)) { /* read whole: a dataset URI may hold slashes */
+		if (!request_auth_ok(api, req) &&
+		    (auth = cookie_auth(api, req, "datasets")) != UI_AUTH_OK) {
+			if (auth != UI_AUTH_BAD_CSRF)
+				refuse(api, req, "datasets");
+			return;
+		}
+		dataset_routes_handle(api->dataset_ops, api->dataset_ctx, req, p + 7);
+		return;
+	}
 	copy = strdup(p + 7);
 	if (!copy) {
 		reply_status(req, 500, "out of memory");
@@ -217,6 +231,12 @@ void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx)
 {
 	api->dag_ops = ops;
 	api->dag_ctx = ctx;
+}
+
+void api_set_dataset_ops(struct api *api, const struct dataset_api_ops *ops, void *ctx)
+{
+	api->dataset_ops = ops;
+	api->dataset_ctx = ctx;
 }
 
 void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx)

@@ -72,6 +72,10 @@ struct dag_manager {
 	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
 	struct secrets *secrets; /* var.* and conn.* of templates, a task's connections; NULL:
 	                          * none */
+	struct dataset_store *dsets; /* datasets, their events and queue, trigger_dag waits */
+	bool datasets_dirty;  /* the dataset pass has something to look at (datasets.c) */
+	bool datasets_known;  /* the DAG files' URIs are registered (datasets.c) */
+	bool triggers_dirty;  /* a run ended: a trigger_dag task may wait for it (trigger.c) */
 };
 
 /* A run in memory (dm_run_get()): kept from one turn to the next while the
@@ -145,6 +149,15 @@ bool dm_job_runs(const struct job_row *job);
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const char *task_id, int map_index, struct dag_run_row *run,
                  struct dag_ti_row *ti, struct weir_error *err);
+
+/* dag_manager/datasets.c, for dataset_ops.c: an event of `uri` recorded
+ * (ev: its extra and source; its id, dataset id and timestamp are filled)
+ * and queued for every DAG scheduled on the URI (0, or -1 with err); a
+ * row as Airflow's DatasetEvent without created_dagruns (a new reference). */
+struct dataset_event_row;
+int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_event_row *ev,
+                     struct weir_error *err);
+json_t *dm_dataset_event_json(const struct dataset_event_row *e);
 
 /* dag_ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
 json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);

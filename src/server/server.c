@@ -29,6 +29,7 @@
 #include "sched/alloc.h"
 #include "server/config.h"
 #include "server/dag_manager.h"
+#include "server/dag_dataset_ops.h"
 #include "server/job_manager.h"
 #include "server/resources.h"
 #include "server/secrets_ops.h"
@@ -251,6 +252,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	dag_manager_set_secrets(p->dm, p->secrets);
 	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
 	api_set_secrets_ops(p->api, secrets_api_ops(), p->secrets);
+	api_set_dataset_ops(p->api, dag_manager_dataset_ops(), p->dm);
 	api_set_health(p->api, parts_health, p);
 	if (set_users(p, cfg, err) < 0) {
 		rc = -2;

@@ -147,4 +147,35 @@ int dm_read_outputs(const char *path, char **out, char *why, size_t why_size);
  * aside: there are several of them).  New reference. */
 json_t *dm_run_outputs(const struct run_ctx *rc);
 
+/* ---- ti_jobs.c, for the tries without a job (trigger.c) ---- */
+
+/* Try `try_number` of a TI ended: recorded, and the run decides (a stale
+ * try, cleared or marked meanwhile, is left alone). */
+void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, int try_number, bool success,
+                 bool no_retry, const char *reason, int64_t job_started_at);
+
+/* ---- datasets.c: outlets, dataset events, the queue, the dataset pass ---- */
+
+/* After a scan of the folder (`changed`: a file was parsed or went): the
+ * files' URIs registered as datasets, and the dataset pass owed. */
+void dm_datasets_scanned(struct dag_manager *dm, bool changed);
+
+/* TI `ti` of the run succeeded: an event for each of its task's outlets. */
+void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti);
+
+/* The DAGs scheduled on datasets whose every URI is queued get a run
+ * (nothing to do unless dm->datasets_dirty). */
+void dm_dataset_pass(struct dag_manager *dm);
+
+/* ---- trigger.c: trigger_dag tasks ---- */
+
+/* Starts try + 1 of scheduled trigger_dag TI `ti`: a run of the other DAG,
+ * then the try's end at once or a wait for the run's end. */
+void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
+
+/* The waiting tries whose run ended end (nothing to do unless
+ * dm->triggers_dirty). */
+void dm_trigger_pass(struct dag_manager *dm);
+
 #endif

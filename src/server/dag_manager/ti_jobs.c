@@ -264,9 +264,9 @@ out:
 /* ---- task ends ---- */
 
 /* Try `try_number` of a TI ended: record it and let the run decide. */
-static void ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                     const char *task_id, int map_index, int try_number, bool success,
-                     bool no_retry, const char *reason, int64_t job_started_at)
+void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, int try_number, bool success,
+                 bool no_retry, const char *reason, int64_t job_started_at)
 {
 	struct weir_error err = {0};
 	struct run_ctx *rc;
@@ -345,7 +345,7 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 	else
 		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, job_state_name(state),
 		         reason && *reason ? ": " : "", reason ? reason : "");
-	ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
+	dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
 	         timed_out || user_kill, why, job.started_at);
 	job_row_release(&job);
 	dag_ti_row_release(&r);
@@ -365,6 +365,10 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 
 	if (rc->stale || rc->book.tis[ti].state != DAG_TI_SCHEDULED)
 		return;
+	if (rc->spec->tasks[rc->ti_task[ti]].kind == DAG_TASK_TRIGGER_DAG) {
+		dm_trigger_start(dm, rc, ti); /* no job (trigger.c) */
+		return;
+	}
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
 	spec = build_job(dm, rc, ti, try_number, &command, &err);
@@ -412,7 +416,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		}
 		/* a variable or connection not defined yet may be by the next try
 		 * (Airflow retries such a task); a bad template stays bad */
-		ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
+		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
 		         err.kind != WEIR_E_NOT_FOUND, why, 0);
 	}
 	dm->pass_again = true;
