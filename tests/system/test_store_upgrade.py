@@ -38,11 +38,15 @@ def test_previous_store_is_found_again(make_server, tmp_path):
     load_home(srv, d.side)
     srv.start()
     with sqlite3.connect(srv.home / "weir.db") as c:
-        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
-            == "5"
+        assert int(c.execute("SELECT value FROM meta WHERE key = 'schema_version'"
+                             ).fetchone()[0]) >= 6
         # version 5: the connections and variables tables, empty
         assert c.execute("SELECT count(*) FROM connections").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM variables").fetchone()[0] == 0
+        # the datasets' migration: its tables, empty
+        for table in ("datasets", "dataset_events", "dataset_queue", "dag_run_dataset_events",
+                      "dag_run_triggers"):
+            assert c.execute("SELECT count(*) FROM %s" % table).fetchone()[0] == 0, table
         assert c.execute("SELECT count(*) FROM meta WHERE key <> 'schema_version'"
                          ).fetchone()[0] == 0
 
