@@ -169,3 +169,20 @@ def test_bad_trigger_dag_files_are_import_errors(make_dags):
     errs = wait_for(error, 30, "an import error for bad.yaml")
     assert "bad.yaml:4: tasks[0].trigger_dag.allowed_states[0]: expected success or failed" \
         in errs[0]["stack_trace"], errs
+
+
+def test_a_waiting_trigger_survives_a_restart(make_dags):
+    d = start_dags(make_dags, ("parent.yaml", PARENT))
+    gate = d.side / "gate-restart"
+    d.trigger("parent", run_id="p3", conf={"gate": str(gate)})
+    wait_for(lambda: d.tis("parent", "p3")["kick"]["state"] == "running", 30, "kick running")
+    wait_for(lambda: d.tis("child", "from_p3")["work"]["state"] == "running", 30,
+             "the child's task running")
+    # the server goes down hard while the parent waits; the child's task finishes meanwhile
+    d.srv.kill9()
+    gate.write_text("go")
+    d.srv.start()
+    assert d.wait_run("child", "from_p3")["state"] == "success"
+    run = d.wait_run("parent", "p3")
+    assert run["state"] == "success", (run, d.tis("parent", "p3"))
+    assert d.side_lines("after") == ["from_p3"]
