@@ -47,6 +47,21 @@ void dataset_store_destroy(struct dataset_store *ds)
 	free(ds);
 }
 
+/* Room for row n of an array of `size`-byte rows: *rows grown (doubling) when
+ * full, the new row zeroed.  NULL when out of memory (*rows kept). */
+static void *grow(void **rows, size_t n, size_t *cap, size_t size)
+{
+	if (n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		void *g = realloc(*rows, nc * size);
+		if (!g)
+			return NULL;
+		*rows = g;
+		*cap = nc;
+	}
+	return memset((char *)*rows + n * size, 0, size);
+}
+
 static sqlite3_stmt *prepare(struct dataset_store *ds, const char *sql, struct weir_error *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -223,16 +238,11 @@ int dataset_store_list(struct dataset_store *ds, const struct dataset_query *q,
 	sqlite3_bind_int(st, 3, q->limit);
 	sqlite3_bind_int(st, 4, q->offset);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct dataset_row *g = realloc(*rows, nc * sizeof *g);
-			if (!g)
-				goto fail_oom;
-			*rows = g;
-			cap = nc;
-		}
-		memset(&(*rows)[*n], 0, sizeof **rows);
-		if (read_dataset(st, &(*rows)[(*n)++]) < 0)
+		struct dataset_row *r = grow((void **)rows, *n, &cap, sizeof **rows);
+		if (!r)
+			goto fail_oom;
+		++*n;
+		if (read_dataset(st, r) < 0)
 			goto fail_oom;
 	}
 	if (rc != SQLITE_DONE) {
@@ -324,16 +334,11 @@ static int collect_events(struct dataset_store *ds, sqlite3_stmt *st,
 	*rows = NULL;
 	*n = 0;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct dataset_event_row *g = realloc(*rows, nc * sizeof *g);
-			if (!g)
-				goto fail_oom;
-			*rows = g;
-			cap = nc;
-		}
-		memset(&(*rows)[*n], 0, sizeof **rows);
-		if (read_event(st, &(*rows)[(*n)++]) < 0)
+		struct dataset_event_row *e = grow((void **)rows, *n, &cap, sizeof **rows);
+		if (!e)
+			goto fail_oom;
+		++*n;
+		if (read_event(st, e) < 0)
 			goto fail_oom;
 	}
 	if (rc != SQLITE_DONE) {
@@ -470,17 +475,10 @@ int dataset_store_event_runs(struct dataset_store *ds, int64_t event_id,
 		return -1;
 	sqlite3_bind_int64(st, 1, event_id);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dataset_run_ref *r;
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 4;
-			struct dataset_run_ref *g = realloc(*rows, nc * sizeof *g);
-			if (!g)
-				break;
-			*rows = g;
-			cap = nc;
-		}
-		r = &(*rows)[(*n)++];
-		memset(r, 0, sizeof *r);
+		struct dataset_run_ref *r = grow((void **)rows, *n, &cap, sizeof **rows);
+		if (!r)
+			break;
+		++*n;
 		r->dag_id = sql_col_text(st, 0);
 		r->run_id = sql_col_text(st, 1);
 		if (dag_run_state_from_name((const char *)sqlite3_column_text(st, 2), &r->state) < 0)
@@ -559,16 +557,10 @@ int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const
 		return -1;
 	bind_queue(st, dag_id, uri, before);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dataset_queue_row *r;
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct dataset_queue_row *g = realloc(*rows, nc * sizeof *g);
-			if (!g)
-				break;
-			*rows = g;
-			cap = nc;
-		}
-		r = &(*rows)[(*n)++];
+		struct dataset_queue_row *r = grow((void **)rows, *n, &cap, sizeof **rows);
+		if (!r)
+			break;
+		++*n;
 		r->uri = sql_col_text(st, 0);
 		r->dag_id = sql_col_text(st, 1);
 		r->created_at = sql_col_i64(st, 2);
@@ -655,17 +647,10 @@ int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dag_trigger_wait_row *w;
-		if (*n == cap) {
-			size_t nc = cap ? cap * 2 : 8;
-			struct dag_trigger_wait_row *g = realloc(*rows, nc * sizeof *g);
-			if (!g)
-				break;
-			*rows = g;
-			cap = nc;
-		}
-		w = &(*rows)[(*n)++];
-		memset(w, 0, sizeof *w);
+		struct dag_trigger_wait_row *w = grow((void **)rows, *n, &cap, sizeof **rows);
+		if (!w)
+			break;
+		++*n;
 		w->dag_id = sql_col_text(st, 0);
 		w->run_id = sql_col_text(st, 1);
 		w->task_id = sql_col_text(st, 2);

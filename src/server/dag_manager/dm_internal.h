@@ -149,6 +149,15 @@ json_t *dm_run_outputs(const struct run_ctx *rc);
 
 /* ---- ti_jobs.c, for the tries without a job (trigger.c) ---- */
 
+/* The template variables of try `try_number` of TI `ti` into *tr (which
+ * borrows the run and the two below): *outputs the run's outputs (a new
+ * reference), *item its foreach item's text (newly allocated; NULL when it
+ * is no foreach instance).  -1 with err when its item is not there (then
+ * both are NULL). */
+int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
+                        struct template_run *tr, json_t **outputs, char **item,
+                        struct weir_error *err);
+
 /* Try `try_number` of a TI ended: recorded, and the run decides (a stale
  * try, cleared or marked meanwhile, is left alone). */
 void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,

@@ -182,6 +182,44 @@ static const char *weir_program(void)
 	return self[0] ? self : NULL;
 }
 
+int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
+                        struct template_run *tr, json_t **outputs, char **item,
+                        struct weir_error *err)
+{
+	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
+
+	*outputs = NULL;
+	*item = NULL;
+	if (r->map_index >= 0) {
+		json_t *items = dag_task_foreach_items(rc->spec, t, rc->params, err);
+		if (!items)
+			return -1;
+		if ((size_t)r->map_index >= json_array_size(items)) {
+			weir_error_set(err, WEIR_E_INVALID,
+			               "foreach: no item %d (the list has %zu)", r->map_index,
+			               json_array_size(items));
+			json_decref(items);
+			return -1;
+		}
+		*item = template_value_text(json_array_get(items, (size_t)r->map_index));
+		json_decref(items);
+	}
+	*outputs = dm_run_outputs(rc);
+	memset(tr, 0, sizeof *tr);
+	tr->dag_id = rc->spec->dag_id;
+	tr->run_id = rc->run.run_id;
+	tr->task_id = t->task_id;
+	tr->logical_ms = rc->run.logical_date;
+	tr->interval_start_ms = rc->run.data_interval_start;
+	tr->interval_end_ms = rc->run.data_interval_end;
+	tr->try_number = try_number;
+	tr->params = rc->params;
+	tr->outputs = *outputs;
+	tr->item = *item;
+	return 0;
+}
+
 /* The job of try `try_number` of TI `ti`: its folder made, its job read
  * and built (model/dag_job.h).  *command gets what runs.  NULL with err:
  * the try fails with that reason. */
@@ -192,24 +230,14 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 	struct template_run tr = {0};
 	struct dag_job_try jt = {0};
-	json_t *outputs = dm_run_outputs(rc), *items = NULL;
+	json_t *outputs = NULL;
 	char *item = NULL, *out_path = NULL, *dir = NULL;
 	struct job_spec *read = NULL, *spec = NULL;
 	struct template_source src = {.var = source_var, .conn = source_conn, .arg = dm->secrets};
 
 	*command = NULL;
-	if (r->map_index >= 0) {
-		items = dag_task_foreach_items(rc->spec, t, rc->params, err);
-		if (!items)
-			goto out;
-		if ((size_t)r->map_index >= json_array_size(items)) {
-			weir_error_set(err, WEIR_E_INVALID,
-			               "foreach: no item %d (the list has %zu)", r->map_index,
-			               json_array_size(items));
-			goto out;
-		}
-		item = template_value_text(json_array_get(items, (size_t)r->map_index));
-	}
+	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &item, err) < 0)
+		goto out;
 	dir = dm_try_dir(dm, rc->run.id);
 	out_path = dm_output_path(dm, rc->run.id, t->task_id, r->map_index, try_number);
 	if (!dir || !out_path || fs_mkdir_p(dir, 0755, err) < 0) {
@@ -223,16 +251,6 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		if (!read)
 			goto out;
 	}
-	tr.dag_id = rc->spec->dag_id;
-	tr.run_id = rc->run.run_id;
-	tr.task_id = t->task_id;
-	tr.logical_ms = rc->run.logical_date;
-	tr.interval_start_ms = rc->run.data_interval_start;
-	tr.interval_end_ms = rc->run.data_interval_end;
-	tr.try_number = try_number;
-	tr.params = rc->params;
-	tr.outputs = outputs;
-	tr.item = item;
 	jt.task = t;
 	jt.run = &tr;
 	jt.map_index = r->map_index;
@@ -253,7 +271,6 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		mask_command(dm, spec, command);
 out:
 	json_decref(outputs);
-	json_decref(items);
 	job_spec_destroy(read);
 	free(item);
 	free(out_path);

@@ -72,37 +72,6 @@ static json_t *render_json(const json_t *v, const struct template_ctx *ctx, cons
 	return json_deep_copy(v);
 }
 
-/* The try's template variables, as a command's would have them. */
-static int fill_ctx(const struct run_ctx *rc, size_t ti, int try_number, struct template_ctx *ctx,
-                    json_t **outputs, char **item, struct weir_error *err)
-{
-	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
-	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
-	struct template_run tr = {0};
-
-	*outputs = dm_run_outputs(rc);
-	*item = NULL;
-	if (r->map_index >= 0) {
-		json_t *items = dag_task_foreach_items(rc->spec, t, rc->params, err);
-		if (!items)
-			return -1;
-		if ((size_t)r->map_index < json_array_size(items))
-			*item = template_value_text(json_array_get(items, (size_t)r->map_index));
-		json_decref(items);
-	}
-	tr.dag_id = rc->spec->dag_id;
-	tr.run_id = rc->run.run_id;
-	tr.task_id = t->task_id;
-	tr.logical_ms = rc->run.logical_date;
-	tr.interval_start_ms = rc->run.data_interval_start;
-	tr.interval_end_ms = rc->run.data_interval_end;
-	tr.try_number = try_number;
-	tr.params = rc->params;
-	tr.outputs = *outputs;
-	tr.item = *item;
-	return template_ctx_fill(ctx, &tr, err);
-}
-
 /* Starts the run: 0 with its id in *run_id, or -1 with err (the words the
  * API's trigger would answer). */
 static int trigger_run(struct dag_manager *dm, const struct run_ctx *rc, size_t ti, int try_number,
@@ -111,6 +80,7 @@ static int trigger_run(struct dag_manager *dm, const struct run_ctx *rc, size_t 
 	const struct dag_trigger *tg = rc->spec->tasks[rc->ti_task[ti]].trigger;
 	struct dag_entry *e = dm_entry_by_id(dm, tg->dag_id);
 	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	struct template_run tr;
 	json_t *outputs = NULL, *conf = NULL;
 	char *item = NULL, ts[48];
 	int64_t now = clock_now_ms();
@@ -121,7 +91,8 @@ static int trigger_run(struct dag_manager *dm, const struct run_ctx *rc, size_t 
 		weir_error_set(err, WEIR_E_NOT_FOUND, "trigger_dag: DAG %s: no such DAG", tg->dag_id);
 		goto out;
 	}
-	if (fill_ctx(rc, ti, try_number, &ctx, &outputs, &item, err) < 0)
+	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &item, err) < 0 ||
+	    template_ctx_fill(&ctx, &tr, err) < 0)
 		goto out;
 	conf = render_json(tg->conf, &ctx, "trigger_dag.conf", err);
 	if (!conf)
