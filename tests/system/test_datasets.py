@@ -227,3 +227,21 @@ def test_dataset_routes_fields_and_codes(make_dags):
     assert status == 204
     status, body = problem(d, "DELETE", "/dags/both/datasets/queuedEvent")
     assert status == 404, body
+
+
+def test_a_paused_dag_keeps_its_queue_until_unpaused(make_dags):
+    d = start_dags(make_dags)
+    status, dag = d.srv.api("PATCH", "/api/v1/dags/consumer?update_mask=is_paused",
+                            {"is_paused": True})
+    assert status == 200 and dag["is_paused"], dag
+    status, ev = d.srv.api("POST", "/api/v1/datasets/events", {"dataset_uri": ORDERS})
+    assert status == 200 and ev["created_dagruns"] == [], ev
+    assert d.get("/dags/consumer/datasets/queuedEvent")["total_entries"] == 1
+    assert runs(d, "consumer") == []
+    status, dag = d.srv.api("PATCH", "/api/v1/dags/consumer?update_mask=is_paused",
+                            {"is_paused": False})
+    assert status == 200 and not dag["is_paused"], dag
+    run = wait_runs(d, "consumer", 1)[0]
+    assert d.wait_run("consumer", run["dag_run_id"])["state"] == "success"
+    up = d.get("/dags/consumer/dagRuns/%s/upstreamDatasetEvents" % run["dag_run_id"])
+    assert [e["timestamp"] for e in up["dataset_events"]] == [ev["timestamp"]], up
