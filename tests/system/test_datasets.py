@@ -70,6 +70,8 @@ def test_outlets_start_the_dependent_dag_and_two_uris_wait_for_both(make_dags):
     d = start_dags(make_dags)
     dag = d.get("/dags/consumer")
     assert dag["timetable_description"] == "Triggered by datasets", dag
+    make = d.get("/dags/producer/tasks")["tasks"][0]
+    assert make["outlets"] == [ORDERS], make
 
     run = d.trigger("producer")
     d.wait_run("producer", run["dag_run_id"])

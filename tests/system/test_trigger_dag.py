@@ -89,6 +89,9 @@ def start_dags(make_dags, *files):
 
 def test_wait_for_completion_success_with_templated_conf(make_dags):
     d = start_dags(make_dags, ("parent.yaml", PARENT))
+    tasks = {t["task_id"]: t for t in d.get("/dags/parent/tasks")["tasks"]}
+    assert tasks["kick"]["class_ref"]["class_name"] == "TriggerDagRunOperator", tasks["kick"]
+    assert tasks["kick"]["trigger_dag_id"] == "child" and tasks["kick"]["kind"] == "trigger_dag"
     gate = d.side / "gate"
     run = d.trigger("parent", run_id="p1", conf={"gate": str(gate)},
                     logical_date="2024-03-05T06:00:00+00:00")
