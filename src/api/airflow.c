@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/airflow_admin.h"
 #include "api/airflow_lists.h"
 #include "api/airflow_logs.h"
 #include "api/airflow_request.h"
@@ -371,6 +372,8 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream 
 		reply_problem(req, 503, "this server runs no DAG manager (workflows are off)");
 		return;
 	}
+	if (airflow_admin_route(ops, ctx, req, seg, n))
+		return; /* the rest of Airflow's operations (api/airflow_admin.h) */
 	if (!strcmp(seg[0], "importErrors")) {
 		if (n != 1)
 			reply_problem_no_route(req);

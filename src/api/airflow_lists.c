@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "api/airflow_request.h"
+#include "api/dag_admin_api.h"
 #include "api/reply.h"
 #include "sched/dag_states.h"
 
@@ -439,10 +440,13 @@ void airflow_list_runs_batch(const struct dag_api_ops *ops, void *ctx, struct ht
 
 /* ---- task instances ---- */
 
-void airflow_list_tis(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                      const char *dag_id, const char *run_id)
+/* The list of a run's TIs, or with task_id the instances of a mapped task
+ * (listMapped, which takes order_by too: map_index, the order it has). */
+static void list_tis_of(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                        const char *dag_id, const char *run_id, const char *task_id)
 {
 	static const char *const allowed[] = {"limit",
+	                                      "order_by",
 	                                      "offset",
 	                                      DATE_PARAMS("execution_date"),
 	                                      DATE_PARAMS("start_date"),
@@ -475,7 +479,33 @@ void airflow_list_tis(const struct dag_api_ops *ops, void *ctx, struct http_requ
 	q.pools = as_list(&pools);
 	q.queues = as_list(&queues);
 	date_queries(req, &q.execution_date, &q.start_date, &q.end_date, &q.updated_at);
-	reply_problem_result(req, ops->list_tis(ctx, dag_id, run_id, &q, &err), &err);
+	if (!task_id)
+		reply_problem_result(req, ops->list_tis(ctx, dag_id, run_id, &q, &err), &err);
+	else
+		reply_problem_result(
+		    req, ops->admin->list_mapped(ctx, dag_id, run_id, task_id, &q, &err), &err);
+}
+
+void airflow_list_tis(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                      const char *dag_id, const char *run_id)
+{
+	if (http_request_query(req, "order_by")) {
+		reply_problem(req, 400, "order_by: not taken by this route");
+		return;
+	}
+	list_tis_of(ops, ctx, req, dag_id, run_id, NULL);
+}
+
+void airflow_list_mapped(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                         const char *dag_id, const char *run_id, const char *task_id)
+{
+	const char *o = http_request_query(req, "order_by");
+
+	if (o && strcmp(o, "map_index")) {
+		reply_problem(req, 400, "order_by: expected map_index (the only order)");
+		return;
+	}
+	list_tis_of(ops, ctx, req, dag_id, run_id, task_id);
 }
 
 static bool body_number(struct http_request *req, json_t *body, const char *key, bool *has,

@@ -26,6 +26,9 @@ void airflow_list_runs_batch(const struct dag_api_ops *ops, void *ctx, struct ht
 /* GET /dags/{dag_id}/dagRuns/{run_id}/taskInstances ("~" for either: every one) */
 void airflow_list_tis(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
                       const char *dag_id, const char *run_id);
+/* GET .../taskInstances/{task_id}/listMapped: a foreach task's instances */
+void airflow_list_mapped(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                         const char *dag_id, const char *run_id, const char *task_id);
 /* POST /dags/~/dagRuns/~/taskInstances/list (ListTaskInstanceForm) */
 void airflow_list_tis_batch(const struct dag_api_ops *ops, void *ctx, struct http_request *req);
 

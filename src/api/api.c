@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/airflow.h"
+#include "api/airflow_misc.h"
 #include "api/conn_routes.h"
 #include "api/dataset_routes.h"
 #include "api/jobs_routes.h"
@@ -18,7 +19,7 @@
 #include "api/ui_auth.h"
 #include "api/ui_routes.h"
 
-#define MAX_SEGMENTS 8
+#define MAX_SEGMENTS 10
 
 struct api {
 	char *token;
@@ -32,6 +33,7 @@ struct api {
 	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
 	const struct dataset_api_ops *dataset_ops; /* NULL: dataset routes answer 503 */
 	void *dataset_ctx;
+	json_t *config_view;      /* GET /config (airflow_misc.h); NULL: not exposed */
 	api_health_fn health;     /* NULL: health unknown */
 	void *health_ctx;
 };
@@ -59,7 +61,7 @@ bool api_auth_ok(const char *authorization, const char *token)
 static bool speaks_problems(const char *first)
 {
 	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first) ||
-	       (first && !strcmp(first, "datasets"));
+	       airflow_misc_owns(first) || (first && !strcmp(first, "datasets"));
 }
 
 /* The Bearer token, or a configured user with HTTP Basic. */
@@ -121,6 +123,12 @@ static void refuse(struct api *api, struct http_request *req, const char *first)
 		reply_status(req, 401,
 		             "missing or wrong token: send \"Authorization: Bearer TOKEN\" with "
 		             "the token from the server's home (HOME/token) or WEIR_TOKEN");
+}
+
+void api_set_config_view(struct api *api, json_t *view)
+{
+	json_decref(api->config_view);
+	api->config_view = view;
 }
 
 void api_set_health(struct api *api, api_health_fn fn, void *ctx)
@@ -194,6 +202,9 @@ void api_handle(struct http_request *req, void *arg)
 	}
 	if (airflow_owns(seg[0]))
 		airflow_handle(api->dag_ops, api->dag_ctx, api->jobs.logs, req, seg, n);
+	else if (airflow_misc_owns(seg[0]))
+		airflow_misc_handle(api->dag_ops, api->dag_ctx, api->config_view, API_VERSION, req,
+		                    seg, n);
 	else if (conn_routes_owns(seg[0]))
 		conn_routes_handle(api->secrets_ops, api->secrets_ctx, api->conn_tests, req, seg,
 				   n);
@@ -285,6 +296,7 @@ void api_destroy(struct api *api)
 	log_stream_destroy(api->jobs.logs);
 	ui_auth_destroy(api->ui);
 	basic_auth_destroy(api->basic);
+	json_decref(api->config_view);
 	free(api->token);
 	free(api);
 }

@@ -58,6 +58,10 @@ void api_set_dataset_ops(struct api *api, const struct dataset_api_ops *ops, voi
  * answer through `ops` (the server's, server/secrets_ops.h); until this is
  * called they answer 503. */
 void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx);
+/* What GET /config answers (Airflow's Config: {"sections":[{name, options:
+ * [{key, value}]}]}, no secret in it); `view` is stolen.  Until this is
+ * called /config answers 403. */
+void api_set_config_view(struct api *api, json_t *view);
 /* Where GET /health learns whether the store answers and when the scheduler
  * last passed (dag_api.h); until this is called both read null. */
 void api_set_health(struct api *api, api_health_fn fn, void *ctx);

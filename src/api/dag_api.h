@@ -22,6 +22,8 @@
 
 #include "lib/error.h"
 
+struct dag_admin_ops;
+
 /* The values a list filter takes, any of which matches (Airflow's repeated
  * parameter: an OR); n == 0: no filter. */
 struct dag_str_list {
@@ -145,6 +147,9 @@ struct dag_api_ops {
 	json_t *(*ui_grid)(void *ctx, const char *dag_id, int limit, struct weir_error *err);
 	/* GET /ui/dags/{dag_id}/stats: {"runs":[...durations...],"counts":{state:n}} */
 	json_t *(*ui_stats)(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+
+	/* The rest of Airflow's operations (api/dag_admin_api.h); NULL: none */
+	const struct dag_admin_ops *admin;
 };
 
 #endif

@@ -37,7 +37,7 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 {
 	const struct dag_task *t = &s->tasks[i];
 	json_t *upstream = json_array();
-	bool mapped = t->foreach_list || t->foreach_param;
+	bool mapped = dag_task_is_mapped(t);
 	json_t *o;
 
 	for (size_t u = 0; u < t->n_upstream; u++)
@@ -50,8 +50,8 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 	                                                                 : "WeirJob",
 	    "module_path", "weir", "task_id", t->task_id, "owner", "airflow", "start_date",
 	    time_or_null(s->start_date_ms), "end_date", "trigger_rule",
-	    trigger_rule_name(t->trigger_rule), "extra_links", "depends_on_past", 0, "is_mapped",
-	    mapped, "wait_for_downstream", 0, "retries", t->retries, "queue", "default", "pool",
+	    trigger_rule_name(t->trigger_rule), "extra_links", "depends_on_past", t->flow.depends_on_past, "is_mapped",
+	    mapped, "wait_for_downstream", t->flow.wait_for_downstream, "retries", t->retries, "queue", "default", "pool",
 	    t->pool ? t->pool : "default_pool", "pool_slots", t->pool_slots > 0 ? t->pool_slots : 1, "execution_timeout",
 	    timedelta_json(t->execution_timeout_s, true), "retry_delay",
 	    timedelta_json(t->retry_delay_s, false), "retry_exponential_backoff",
@@ -61,6 +61,11 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 	    t->kind == DAG_TASK_COMMAND ? "#f0ede4" : "#e8f7e4", "ui_fgcolor", "#000",
 	    "template_fields", "command", "sub_dag", "downstream_task_ids", downstream,
 	    "upstream_task_ids", upstream, "doc_md", "kind", kind_name(t->kind));
+	/* weir's: how the task shapes the flow (the UI marks them) */
+	if (o && t->flow.branch)
+		json_object_set_new(o, "branch", json_true());
+	if (o && t->flow.short_circuit)
+		json_object_set_new(o, "short_circuit", json_true());
 	if (o && t->outlets.n) { /* the datasets it updates (docs/dags.md) */
 		json_t *outlets = json_array();
 		for (size_t k = 0; outlets && k < t->outlets.n; k++)
@@ -408,7 +413,7 @@ json_t *dag_view_grid(const char *dag_id, const struct dag_spec *s, const struct
 	for (size_t o = 0; o < n_tasks; o++) {
 		size_t i = s->topo[o];
 		const struct dag_task *t = &s->tasks[i];
-		bool mapped = t->foreach_list || t->foreach_param;
+		bool mapped = dag_task_is_mapped(t);
 		json_t *inst = json_array();
 		for (size_t k = 0; k < nr; k++)
 			json_array_append_new(

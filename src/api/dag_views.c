@@ -3,8 +3,10 @@
 #include "api/dag_views.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "api/airflow_misc.h"
 #include "lib/json_util.h"
 #include "model/cron.h"
 
@@ -50,6 +52,21 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	if (o && s) {
 		json_object_set(o, "params", s->params);
 		json_object_set(o, "param_schemas", s->param_schemas);
+	}
+	if (o) {
+		/* Airflow's fields weir has no use for: the values Airflow gives them then */
+		char *token = airflow_file_token(row->dag_id);
+		json_object_set_new(o, "dag_display_name", json_string(row->dag_id));
+		json_object_set_new(o, "root_dag_id", json_null());
+		json_object_set_new(o, "last_pickled", json_null());
+		json_object_set_new(o, "last_expired", json_null());
+		json_object_set_new(o, "scheduler_lock", json_null());
+		json_object_set_new(o, "pickle_id", json_null());
+		json_object_set_new(o, "default_view", json_string("grid"));
+		json_object_set_new(o, "has_task_concurrency_limits", json_false());
+		json_object_set_new(o, "max_consecutive_failed_dag_runs", json_integer(0));
+		json_object_set_new(o, "file_token", token ? json_string(token) : json_null());
+		free(token);
 	}
 	if (o && row->import_error && *row->import_error)
 		json_object_set_new(o, "import_error", json_string(row->import_error));
@@ -97,7 +114,7 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 	enum dag_ti_state state = r->state;
 	const char *reason = r->reason ? r->reason : "";
 	int64_t start = r->start_date, end_ms = r->end_date;
-	json_t *outputs = NULL;
+	json_t *outputs = NULL, *o;
 
 	/* queued until its job runs; while it waits, the job says why (the node's
 	 * resources, or "pending in slurm: <Slurm's reason>") */
@@ -113,7 +130,7 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 		end_ms = 0;
 	if (r->outputs && *r->outputs)
 		outputs = json_loads(r->outputs, 0, NULL);
-	return json_pack(
+	o = json_pack(
 	    "{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:s, s:i, "
 	    "s:i, s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s}",
 	    "task_id", r->task_id, "dag_id", r->dag_id, "dag_run_id", r->run_id, "map_index",
@@ -131,6 +148,15 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 	    "reason", reason, "outputs", outputs ? outputs : json_null(), "rendered_fields",
 	    json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
 	    "executor_config", "{}");
+	if (o) {
+		json_t *extra = json_pack("{s:s, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n}",
+		                          "task_display_name", r->task_id, "queue", "pid",
+		                          "executor", "sla_miss", "rendered_map_index", "trigger",
+		                          "triggerer_job", "note");
+		json_object_update_missing(o, extra);
+		json_decref(extra);
+	}
+	return o;
 }
 
 json_t *dag_view_ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run)

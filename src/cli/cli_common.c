@@ -130,6 +130,66 @@ bool cli_flag_is_help(const char *arg)
 	return cli_flag_is(arg, "--help", "-h");
 }
 
+int cli_parse_args(int argc, char **argv, const struct cli_opt *opts, size_t n_opts,
+                   const char **pos, size_t max_pos, size_t *n_pos, struct cli_globals *g,
+                   void (*usage)(FILE *))
+{
+	struct weir_error err = {0};
+
+	*n_pos = 0;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		int rc;
+		size_t k;
+
+		if (cli_flag_is_help(a)) {
+			usage(stdout);
+			return 1;
+		}
+		if (a[0] != '-' || !a[1]) {
+			if (*n_pos == max_pos) {
+				cli_error("unexpected argument \"%s\"", a);
+				goto bad;
+			}
+			pos[(*n_pos)++] = a;
+			continue;
+		}
+		rc = cli_flag_global(argc, argv, &i, g, &err);
+		if (rc < 0)
+			goto bad_err;
+		if (rc > 0)
+			continue;
+		for (k = 0; k < n_opts; k++) {
+			if (opts[k].on) {
+				if (!strcmp(a, opts[k].name)) {
+					*opts[k].on = true;
+					break;
+				}
+				continue;
+			}
+			rc = cli_flag_value(argc, argv, &i, opts[k].name, opts[k].value, &err);
+			if (rc < 0)
+				goto bad_err;
+			if (rc > 0) {
+				if (opts[k].list)
+					json_array_append_new(opts[k].list,
+					                      json_string(*opts[k].value));
+				break;
+			}
+		}
+		if (k == n_opts) {
+			cli_error("unknown flag %s", a);
+			goto bad;
+		}
+	}
+	return 0;
+bad_err:
+	cli_error("%s", err.msg);
+bad:
+	usage(stderr);
+	return -1;
+}
+
 int cli_parse_int(const char *text, const char *what, long long min, long long max,
 		  long long *out, struct weir_error *err)
 {

@@ -67,6 +67,24 @@ bool cli_flag_is(const char *arg, const char *name, const char *alias);
 /* true for "-h" and "--help". */
 bool cli_flag_is_help(const char *arg);
 
+/* One flag of a subcommand for cli_parse_args(): a value flag (`value` set)
+ * stores its value into *value, borrowed from argv, and also appends it to
+ * `list` when that is set (a repeatable flag); a switch (`on` set) sets *on. */
+struct cli_opt {
+	const char *name;
+	const char **value;
+	bool *on;
+	json_t *list;
+};
+/* Splits argv[1..] (argv[0] is the subcommand) into the flags of `opts`, the
+ * global flags (into g) and at most max_pos positional arguments (into pos,
+ * their count in *n_pos).  Returns 0, 1 after printing usage for --help, or
+ * -1 after printing the error and usage (an unknown flag, a missing value,
+ * one positional too many). */
+int cli_parse_args(int argc, char **argv, const struct cli_opt *opts, size_t n_opts,
+                   const char **pos, size_t max_pos, size_t *n_pos, struct cli_globals *g,
+                   void (*usage)(FILE *));
+
 /* Strict number parsing for flag values: the whole text must be a decimal
  * integer in [min, max].  0, or -1 with err naming `what`. */
 int cli_parse_int(const char *text, const char *what, long long min, long long max,

@@ -215,76 +215,6 @@ int cli_dags_backfill_dates(const char *schedule, int64_t from_ms, int64_t to_ms
 
 /* ---- argument parsing ------------------------------------------------------------------ */
 
-/* One flag of a subcommand: a value flag stores into *value (and appends to *list when
- * list is set: repeatable), a switch sets *on. */
-struct dag_opt {
-	const char *name;
-	const char **value;
-	bool *on;
-	json_t *list;
-};
-
-/* Splits argv[1..] (argv[0] is the subcommand) into the flags of `opts`, the global flags and
- * at most max_pos positional arguments.  Returns 0, 1 for --help, or -1 (printed). */
-static int parse_args(int argc, char **argv, struct dag_opt *opts, size_t n_opts, const char **pos,
-                      size_t max_pos, size_t *n_pos, struct cli_globals *g, void (*usage)(FILE *))
-{
-	struct weir_error err = {0};
-
-	*n_pos = 0;
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int rc;
-		size_t k;
-
-		if (cli_flag_is_help(a)) {
-			usage(stdout);
-			return 1;
-		}
-		if (a[0] != '-' || !a[1]) {
-			if (*n_pos == max_pos) {
-				cli_error("unexpected argument \"%s\"", a);
-				goto bad;
-			}
-			pos[(*n_pos)++] = a;
-			continue;
-		}
-		rc = cli_flag_global(argc, argv, &i, g, &err);
-		if (rc < 0)
-			goto bad_err;
-		if (rc > 0)
-			continue;
-		for (k = 0; k < n_opts; k++) {
-			if (opts[k].on) {
-				if (!strcmp(a, opts[k].name)) {
-					*opts[k].on = true;
-					break;
-				}
-				continue;
-			}
-			rc = cli_flag_value(argc, argv, &i, opts[k].name, opts[k].value, &err);
-			if (rc < 0)
-				goto bad_err;
-			if (rc > 0) {
-				if (opts[k].list)
-					json_array_append_new(opts[k].list,
-					                      json_string(*opts[k].value));
-				break;
-			}
-		}
-		if (k == n_opts) {
-			cli_error("unknown flag %s", a);
-			goto bad;
-		}
-	}
-	return 0;
-bad_err:
-	cli_error("%s", err.msg);
-bad:
-	usage(stderr);
-	return -1;
-}
-
 static void print_json(json_t *j)
 {
 	json_dumpf(j, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -1063,28 +993,28 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 	}
 	sub = argv[1];
-	struct dag_opt trigger_opts[] = {{"--conf", &conf, NULL, NULL},
+	struct cli_opt trigger_opts[] = {{"--conf", &conf, NULL, NULL},
 	                                 {"--run-id", &run_id, NULL, NULL},
 	                                 {"--logical-date", &date, NULL, NULL},
 	                                 {"--wait", NULL, &wait, NULL}};
 	/* The flags each subcommand takes. */
-	struct dag_opt *use = NULL;
+	struct cli_opt *use = NULL;
 	size_t n_use = 0;
-	struct dag_opt list_opts[] = {{"--json", NULL, &as_json, NULL}};
-	struct dag_opt bf_opts[] = {{"--from", &from, NULL, NULL},
+	struct cli_opt list_opts[] = {{"--json", NULL, &as_json, NULL}};
+	struct cli_opt bf_opts[] = {{"--from", &from, NULL, NULL},
 	                            {"--to", &to, NULL, NULL},
 	                            {"--conf", &conf, NULL, NULL},
 	                            {"--wait", NULL, &wait, NULL}};
 	const char *config = NULL, *executor = NULL, *conn = NULL, *var = NULL;
 	json_t *conns = json_array(), *vars = json_array();
-	struct dag_opt test_opts[] = {{"--conf", &conf, NULL, NULL},
+	struct cli_opt test_opts[] = {{"--conf", &conf, NULL, NULL},
 	                              {"--logical-date", &date, NULL, NULL},
 	                              {"--keep", NULL, &keep, NULL},
 	                              {"--config", &config, NULL, NULL},
 	                              {"--executor", &executor, NULL, NULL},
 	                              {"--conn", &conn, NULL, conns},
 	                              {"--var", &var, NULL, vars}};
-	struct dag_opt runs_opts[] = {{"--state", &state, NULL, NULL},
+	struct cli_opt runs_opts[] = {{"--state", &state, NULL, NULL},
 	                              {"--limit", &limit, NULL, NULL},
 	                              {"--json", NULL, &as_json, NULL}};
 
@@ -1116,7 +1046,7 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		cli_dags_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	rc = parse_args(argc - 1, argv + 1, use, n_use, pos, want, &n_pos, &g, cli_dags_usage);
+	rc = cli_parse_args(argc - 1, argv + 1, use, n_use, pos, want, &n_pos, &g, cli_dags_usage);
 	if (rc != 0) {
 		json_decref(conns);
 		json_decref(vars);

@@ -108,73 +108,21 @@ static char *item_path(const char *what, const char *id)
 	return p;
 }
 
-/* Reads argv[*i] as one of the value flags in names[]; 1 when it was (its
- * value in vals[k]), 0 when it is none, -1 after printing an error. */
-static int take_flag(int argc, char **argv, int *i, const char *const *names, const char **vals)
-{
-	struct weir_error err = {0};
-
-	for (size_t k = 0; names[k]; k++) {
-		int rc = cli_flag_value(argc, argv, i, names[k], &vals[k], &err);
-		if (rc < 0) {
-			cli_error("%s", err.msg);
-			return -1;
-		}
-		if (rc > 0)
-			return 1;
-	}
-	return 0;
-}
-
-/* Splits argv[2..] into positionals (at most max), value flags and bool
- * flags; the global flags into g.  0, 1 (--help) or -1 (printed). */
+/* Splits argv[2..] into positionals (at most max), the value flags of
+ * names[] (into vals[]) and the switches of bools[] (into on[]); the global
+ * flags into g.  0, 1 (--help) or -1 (printed): cli_parse_args(). */
 static int parse(int argc, char **argv, const char *const *names, const char **vals,
 		 const char *const *bools, bool *on, const char **pos, size_t max, size_t *n_pos,
 		 struct cli_globals *g, void (*usage)(FILE *))
 {
-	struct weir_error err = {0};
+	struct cli_opt opts[16];
+	size_t n = 0;
 
-	*n_pos = 0;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		int rc;
-		bool known = false;
-		if (cli_flag_is_help(a)) {
-			usage(stdout);
-			return 1;
-		}
-		if (a[0] != '-' || !a[1]) {
-			if (*n_pos == max) {
-				cli_error("unexpected argument \"%s\"", a);
-				goto bad;
-			}
-			pos[(*n_pos)++] = a;
-			continue;
-		}
-		rc = cli_flag_global(argc, argv, &i, g, &err);
-		if (rc < 0) {
-			cli_error("%s", err.msg);
-			goto bad;
-		}
-		if (rc > 0)
-			continue;
-		for (size_t k = 0; bools && bools[k] && !known; k++)
-			if (!strcmp(a, bools[k]))
-				known = on[k] = true;
-		if (known)
-			continue;
-		rc = names ? take_flag(argc, argv, &i, names, vals) : 0;
-		if (rc < 0)
-			goto bad;
-		if (rc == 0) {
-			cli_error("unknown flag %s", a);
-			goto bad;
-		}
-	}
-	return 0;
-bad:
-	usage(stderr);
-	return -1;
+	for (size_t k = 0; names && names[k] && n < 16; k++)
+		opts[n++] = (struct cli_opt){names[k], &vals[k], NULL, NULL};
+	for (size_t k = 0; bools && bools[k] && n < 16; k++)
+		opts[n++] = (struct cli_opt){bools[k], NULL, &on[k], NULL};
+	return cli_parse_args(argc - 1, argv + 1, opts, n, pos, max, n_pos, g, usage);
 }
 
 /* -o table|json */

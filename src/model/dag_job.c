@@ -456,6 +456,16 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 			goto fail;
 	if (task->slurm && set_task_slurm(s, task->slurm, err) < 0)
 		goto fail;
+	/* a foreach item's own resources, for every role */
+	for (size_t i = 0; t->resources && i < s->n_roles; i++) {
+		struct role_spec *role = &s->roles[i];
+		if (t->resources->memory_mb)
+			role->memory_mb = t->resources->memory_mb;
+		if (t->resources->vcores > 0)
+			role->vcores = t->resources->vcores;
+		if (t->resources->gpus >= 0)
+			role->gpus = t->resources->gpus;
+	}
 	/* the task's connections join its job's own */
 	if (add_connections(&s->connections, &task->connections, err) < 0)
 		goto fail;

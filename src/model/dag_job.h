@@ -51,6 +51,9 @@ struct dag_job_try {
 	                                   them; NULL: "weir" on the PATH */
 	const struct template_source *secrets; /* var.* and conn.* of the templates; NULL:
 	                                          they do not render */
+	const struct dag_resources *resources; /* a foreach item's own (dag_item_resources()):
+	                                          memory, vcores, gpus given (> 0, >= 0 for
+	                                          gpus) replace every role's; NULL: none */
 };
 
 /* The try's job, validated (free with job_spec_destroy()), and *command:

@@ -209,6 +209,7 @@ static struct dag_spec *dag_create(void)
 	d->retries = -1;
 	d->retry_delay_s = d->max_retry_delay_s = d->execution_timeout_s = -1;
 	d->retry_exponential_backoff = -1;
+	d->depends_on_past = d->wait_for_downstream = -1;
 	d->resources.gpus = -1;
 	if (!dag->params || !dag->param_schemas) {
 		json_decref(dag->params);
@@ -277,7 +278,8 @@ static struct dag_spec *read_dag(struct field_reader *r, json_t *json, const cha
 		if (dag_read_task(r, dag, i, json_array_get(tasks, i)) < 0)
 			goto fail;
 	}
-	if (dag_link_tasks(r, dag) < 0 || dag_order_tasks(r, dag) < 0 ||
+	if (dag_flow_link(r, dag) < 0 || dag_link_tasks(r, dag) < 0 ||
+	    dag_order_tasks(r, dag) < 0 || dag_flow_check(r, dag) < 0 ||
 	    dag_check_templates(r, dag) < 0)
 		goto fail;
 	return dag;
@@ -377,6 +379,7 @@ static void task_release(struct dag_task *t)
 	json_decref(t->slurm);
 	json_decref(t->foreach_list);
 	free(t->foreach_param);
+	dag_flow_release(&t->flow);
 }
 
 void dag_spec_destroy(struct dag_spec *dag)

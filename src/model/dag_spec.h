@@ -68,6 +68,22 @@ struct dag_resources {
 	int gpus;           /* -1: not given */
 };
 
+/* How a task shapes its run's flow (model/dag_spec_flow.c; docs/dags.md,
+ * "Branches, short circuits and the past"). */
+struct dag_task_flow {
+	bool branch;              /* its output's `branch` names the downstream tasks that run */
+	bool short_circuit;       /* a false `result` in its output skips all downstream */
+	bool depends_on_past;     /* runs once the same task of the previous run succeeded
+	                           * or was skipped */
+	bool wait_for_downstream; /* and that task's direct downstream too (implies
+	                           * depends_on_past) */
+	bool past_given;          /* the task set depends_on_past or wait_for_downstream
+	                           * itself (default_args do not apply then) */
+	char *foreach_task;       /* foreach "{{ outputs.TASK.KEY }}": TASK; NULL otherwise */
+	char *foreach_key;        /* ... KEY */
+	size_t foreach_upstream;  /* TASK's index (an upstream of the task) */
+};
+
 /* default_args: what a task has unless it says otherwise.  -1 (NULL for
  * pool) means "not given" here. */
 struct dag_default_args {
@@ -82,6 +98,8 @@ struct dag_default_args {
 	int priority;
 	bool priority_set;
 	struct dag_resources resources;
+	int depends_on_past;     /* -1: not given */
+	int wait_for_downstream; /* -1: not given */
 };
 
 enum dag_task_kind {
@@ -137,6 +155,8 @@ struct dag_task {
 	/* foreach: one instance per item of a list, or of a list param */
 	json_t *foreach_list;  /* NULL unless a literal list was given */
 	char *foreach_param;   /* NULL unless "{{ params.X }}" was given */
+	/* branch, short_circuit, the past, foreach over an upstream's output */
+	struct dag_task_flow flow;
 };
 
 struct dag_spec {
@@ -198,6 +218,26 @@ long dag_spec_task_index(const struct dag_spec *dag, const char *task_id);
  * list, or for a task without foreach. */
 json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task *task,
 			       const json_t *params, struct weir_error *err);
+
+/* Whether the task fans out (foreach over a list, a param or an output). */
+bool dag_task_is_mapped(const struct dag_task *task);
+
+/* The items a task mapped over an upstream's output fans out over, with
+ * `outputs` the run's {"TASK": {...}}: a new reference to the list
+ * outputs.TASK.KEY, whose items are strings, numbers, or objects (an
+ * object's `resources` checked: dag_item_resources()).  NULL with err
+ * ("outputs.prepare.models: expected a list to fan out over, got an
+ * object") otherwise. */
+json_t *dag_task_output_items(const struct dag_task *task, const json_t *outputs,
+			      struct weir_error *err);
+
+/* The resources a foreach item asks for: an object item's `resources`
+ * mapping {cpus (or vcores), memory ("4g" or MB), gpus}, each key optional.
+ * 0 with *given false when the item has none; 0 with the given keys set
+ * in *res (the others left as they are) and *given true; -1 with err
+ * ("resources.cpus: expected ...") for a bad mapping. */
+int dag_item_resources(const json_t *item, struct dag_resources *res, bool *given,
+		       struct weir_error *err);
 
 /* The run's params: the DAG's defaults with `conf`'s keys over them (conf
  * may be NULL).  New reference; NULL with err when conf is not a mapping. */

@@ -153,8 +153,10 @@ static int known_names(const struct dag_spec *dag, size_t idx, struct strvec *kn
 	json_object_foreach (dag->params, key, v)
 		if (strvec_pushf(known, "params.%s", key) < 0)
 			return -1;
-	if ((dag->tasks[idx].foreach_list || dag->tasks[idx].foreach_param) &&
-	    strvec_push(known, "item") < 0)
+	if (dag_task_is_mapped(&dag->tasks[idx]) && strvec_push(known, "item") < 0)
+		return -1;
+	/* an item of an upstream's output may be an object: item.KEY */
+	if (dag->tasks[idx].flow.foreach_task && strvec_push(known, "item.*") < 0)
 		return -1;
 	if (dag_dataset_known_names(dag, known) < 0)
 		return -1;
@@ -174,7 +176,7 @@ static int known_names(const struct dag_spec *dag, size_t idx, struct strvec *kn
 			seen[u] = true;
 			stack[sp++] = u;
 			const struct dag_task *ut = &dag->tasks[u];
-			if (!ut->foreach_list && !ut->foreach_param &&
+			if (!dag_task_is_mapped(ut) &&
 			    strvec_pushf(known, "outputs.%s.*", ut->task_id) < 0)
 				goto out;
 		}

@@ -6,6 +6,7 @@
  *   dag_spec_check.c  the whole DAG: dependencies, order and cycles, templates
  *   dag_spec_json.c   a DAG spec as JSON
  *   dag_spec_data.c   a sql: or transfer: task's mapping
+ *   dag_spec_flow.c   branch, short_circuit, the past, foreach over an output
  *   dag_spec_dataset.c  outlets, trigger_dag: and a schedule on datasets
  *
  * Every reader takes the field_reader: on failure it returns -1 with the
@@ -70,5 +71,25 @@ int dag_link_tasks(struct field_reader *r, struct dag_spec *dag);
 int dag_order_tasks(struct field_reader *r, struct dag_spec *dag);
 /* Every template of every task uses only variables it may. */
 int dag_check_templates(struct field_reader *r, struct dag_spec *dag);
+
+/* dag_spec_flow.c: branch, short_circuit, depends_on_past,
+ * wait_for_downstream (a task's keys; the last two in default_args too) and
+ * foreach over an upstream's output. */
+bool dag_flow_is_key(const char *key);
+int dag_read_flow_key(struct field_reader *r, struct dag_task *t, const char *key, json_t *val);
+int dag_read_flow_default(struct field_reader *r, const char *key, json_t *val,
+			  struct dag_default_args *d);
+/* default_args' past keys for a task that gave none; wait_for_downstream
+ * implies depends_on_past. */
+void dag_flow_resolve(struct dag_task *t, const struct dag_default_args *d);
+/* foreach "{{ outputs.TASK.KEY }}": 1 when `s` is that form (read into
+ * t->flow), 0 when it is another, -1 with the reader's error. */
+int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const char *s);
+/* Before dag_link_tasks(): the task a foreach maps over exists and joins
+ * depends_on.  After dag_order_tasks(): the keys' combinations. */
+int dag_flow_link(struct field_reader *r, struct dag_spec *dag);
+int dag_flow_check(struct field_reader *r, struct dag_spec *dag);
+int dag_flow_to_json(const struct dag_task *t, json_t *o);
+void dag_flow_release(struct dag_task_flow *f);
 
 #endif

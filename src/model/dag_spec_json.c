@@ -1,6 +1,6 @@
 /* dag_spec_json.c: a DAG spec as JSON (dag_spec_to_json), defaults
  * resolved, as the API and `weir dags show` give it. */
-#include "model/dag_spec.h"
+#include "model/dag_spec_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +112,7 @@ static json_t *task_json(const struct dag_task *t)
 		rc |= json_object_set_new(o, "foreach", s ? json_string(s) : NULL);
 		free(s);
 	}
+	rc |= dag_flow_to_json(t, o);
 	if (rc) {
 		json_decref(o);
 		return NULL;

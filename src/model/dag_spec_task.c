@@ -17,13 +17,15 @@
 
 static const char *const default_arg_keys[] = {
 	"retries", "retry_delay", "retry_exponential_backoff", "max_retry_delay",
-	"execution_timeout", "pool", "pool_slots", "priority", "resources", "queue", NULL,
+	"execution_timeout", "pool", "pool_slots", "priority", "resources", "queue",
+	"depends_on_past", "wait_for_downstream", NULL,
 };
 static const char *const task_keys[] = {
 	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
 	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
-	"transfer", "connections", "outlets", "trigger_dag", NULL,
+	"transfer", "connections", "branch", "short_circuit", "depends_on_past",
+	"wait_for_downstream", "outlets", "trigger_dag", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -233,6 +235,11 @@ int dag_read_default_args(struct field_reader *r, json_t *v, struct dag_default_
 		field_at(r, "default_args", key, 0);
 		if (!strcmp(key, "resources")) {
 			if (read_resources(r, val, "default_args.resources", &d->resources) < 0)
+				return -1;
+			continue;
+		}
+		if (dag_flow_is_key(key)) {
+			if (dag_read_flow_default(r, key, val, d) < 0)
 				return -1;
 			continue;
 		}
@@ -477,6 +484,9 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 	const char *s;
 	if (json_is_string(v) && field_get_string(r, v, &s) == 0) {
 		const char *p = s;
+		int out = dag_read_foreach_output(r, t, s);
+		if (out != 0)
+			return out < 0 ? -1 : 0;
 		while (*p == ' ')
 			p++;
 		if (!strncmp(p, "{{", 2)) {
@@ -503,7 +513,8 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 			}
 		}
 	}
-	return field_fail(r, "%s", "expected a list of items or \"{{ params.NAME }}\" naming a list param");
+	return field_fail(r, "%s", "expected a list of items, \"{{ params.NAME }}\" naming a list param or "
+			  "\"{{ outputs.TASK.KEY }}\" naming an upstream task's output");
 }
 
 /* One task being read: where it is, and what its keys said so far. */
@@ -722,6 +733,8 @@ static int read_task_shared(struct field_reader *r, struct task_read *tr, const 
 static int read_task_key(struct field_reader *r, struct task_read *tr, const char *key,
 			 json_t *val)
 {
+	if (dag_flow_is_key(key))
+		return dag_read_flow_key(r, tr->t, key, val);
 	for (size_t i = 0; i < sizeof task_readers / sizeof task_readers[0]; i++)
 		if (!strcmp(key, task_readers[i].key))
 			return task_readers[i].read(r, tr, val);
@@ -868,5 +881,6 @@ int dag_read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json
 
 	if (read_task(r, dag, idx, v, &given) < 0)
 		return -1;
+	dag_flow_resolve(&dag->tasks[idx], &dag->default_args);
 	return resolve_defaults(r, dag, &dag->tasks[idx], &given);
 }

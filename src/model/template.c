@@ -106,7 +106,7 @@ static bool is_secret_ref(const char *nm)
 
 enum template_trust template_name_trust(const char *name)
 {
-	if (!strncmp(name, "params.", 7) || !strcmp(name, "item") ||
+	if (!strncmp(name, "params.", 7) || !strcmp(name, "item") || !strncmp(name, "item.", 5) ||
 	    !strncmp(name, "outputs.", 8) || is_secret_ref(name))
 		return TEMPLATE_OUTSIDE;
 	return TEMPLATE_TRUSTED;
@@ -801,7 +801,15 @@ char *template_value_text(const json_t *v)
 	case JSON_INTEGER:
 		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		return strdup(buf);
-	case JSON_REAL: snprintf(buf, sizeof buf, "%.17g", json_real_value(v)); return strdup(buf);
+	case JSON_REAL:
+		/* the shortest text that reads back as the same number (0.1, not
+		 * 0.10000000000000001) */
+		for (int prec = 15; prec <= 17; prec++) {
+			snprintf(buf, sizeof buf, "%.*g", prec, json_real_value(v));
+			if (strtod(buf, NULL) == json_real_value(v))
+				break;
+		}
+		return strdup(buf);
 	case JSON_TRUE: return strdup("true");
 	case JSON_FALSE: return strdup("false");
 	case JSON_NULL: return strdup("");
@@ -860,6 +868,14 @@ int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
 	}
 	if (run->item && template_ctx_set(ctx, "item", run->item, TEMPLATE_OUTSIDE, err) < 0)
 		return -1;
+	if (json_is_object(run->item_value)) {
+		json_object_foreach ((json_t *)run->item_value, key, v) {
+			char name[300];
+			snprintf(name, sizeof name, "item.%s", key);
+			if (set_json(ctx, name, v, err) < 0)
+				return -1;
+		}
+	}
 	return 0;
 }
 
@@ -875,6 +891,8 @@ int template_env(const struct template_run *run, struct strvec *out, struct weir
 	for (size_t i = 0; i < ctx.n; i++) {
 		const char *name = ctx.v[i].name;
 		int prc;
+		if (!strncmp(name, "item.", 5))
+			continue; /* WEIR_ITEM holds the whole item */
 		if (!strncmp(name, "params.", 7)) {
 			prc = strvec_pushf(out, "WEIR_PARAM_%s=%s", name + 7, ctx.v[i].value);
 		} else {

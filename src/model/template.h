@@ -2,7 +2,8 @@
  *
  * Variables (docs/dags.md): ds, ds_nodash, ts, logical_date,
  * data_interval_start, data_interval_end, run_id, dag_id, task_id,
- * try_number (produced by weir: "trusted"), and params.NAME, item,
+ * try_number (produced by weir: "trusted"), and params.NAME, item (item.KEY
+ * for an object item),
  * outputs.TASK.KEY (from a trigger's conf, the DAG file's params, a foreach
  * list or another task's output: "outside"), and the server's variables and
  * connections (outside too, read at render time through a template_source):
@@ -123,6 +124,8 @@ struct template_run {
 	const json_t *params;  /* the DAG's params with the trigger's conf over them; may be NULL */
 	const json_t *outputs; /* {"TASK": {"KEY": value}}; may be NULL */
 	const char *item;      /* the foreach item; NULL when not a foreach task */
+	const json_t *item_value; /* the same as JSON: an object's keys are item.KEY; may be
+	                           * NULL */
 };
 
 /* Sets every variable of `run` in ctx.  0 or -1 with err. */

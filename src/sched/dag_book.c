@@ -279,6 +279,20 @@ static int fast_ended(struct dag_book *b, const struct dag_event *ev, int64_t no
 		for (size_t k = b->down_at[t]; k < b->down_at[t + 1]; k++)
 			heap_push(b, b->down[k]);
 	}
+	/* a branch's or a short circuit's skips, before the trigger rules */
+	for (size_t s = 0; to == DAG_TI_SUCCESS && s < ev->n_skip; s++) {
+		size_t d = ev->skip[s];
+		bool moved = false;
+		for (size_t k = b->base[d]; k < b->base[d + 1]; k++) {
+			if (b->st[k] != DAG_TI_NONE)
+				continue;
+			if (fast_move(b, &f, k, DAG_TI_SKIPPED, 0) < 0)
+				goto oom;
+			moved = true;
+		}
+		for (size_t k = b->down_at[d]; moved && k < b->down_at[d + 1]; k++)
+			heap_push(b, b->down[k]);
+	}
 	while (b->n_heap > 0) {
 		size_t d = heap_pop(b), first = b->base[d], end = b->base[d + 1];
 		bool pending = false;
@@ -289,7 +303,7 @@ static int fast_ended(struct dag_book *b, const struct dag_event *ev, int64_t no
 			pending = b->st[k] == DAG_TI_NONE;
 		if (!pending)
 			continue;
-		v = dag_verdict_state(dag_task_verdict(g, d, book_shown, b));
+		v = dag_task_next(g, d, book_shown, b);
 		if (v == DAG_TI_NONE)
 			continue;
 		for (size_t k = first; k < end; k++)
@@ -336,8 +350,12 @@ int dag_book_decide(struct dag_book *b, enum dag_run_state run, const struct dag
 	memset(out, 0, sizeof *out);
 	out->run_from = out->run_to = run;
 	b->decided_full = false;
+	bool skips_ok = !ev->n_skip || ev->skip;
+
+	for (size_t k = 0; skips_ok && k < ev->n_skip; k++)
+		skips_ok = ev->skip[k] < b->g->n_tasks;
 	if (ev->kind == DAG_EV_TI_ENDED && b->settled && run == DAG_RUN_RUNNING &&
-	    ev->ti < b->n_tis) {
+	    ev->ti < b->n_tis && skips_ok) {
 		int r = fast_ended(b, ev, now_ms, out);
 		if (r < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");

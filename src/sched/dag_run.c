@@ -255,6 +255,14 @@ static void apply_ended(struct work *w, const struct dag_ti *tis, const struct d
 		return;
 	w->state[i] = to;
 	w->retry_at[i] = at;
+	if (to != DAG_TI_SUCCESS)
+		return;
+	for (size_t k = 0; k < ev->n_skip; k++) {
+		size_t t = ev->skip[k];
+		for (size_t j = w->base[t]; j < w->base[t + 1]; j++)
+			if (w->state[j] == DAG_TI_NONE)
+				w->state[j] = DAG_TI_SKIPPED;
+	}
 }
 
 /* CLEAR: 1 when a TI changed. */
@@ -339,6 +347,15 @@ enum dag_ti_state dag_verdict_state(enum dag_trigger_verdict v)
 	}
 }
 
+enum dag_ti_state dag_task_next(const struct dag_graph *g, size_t task,
+                                enum dag_ti_state (*shown)(const void *ctx, size_t t),
+                                const void *ctx)
+{
+	enum dag_ti_state to = dag_verdict_state(dag_task_verdict(g, task, shown, ctx));
+
+	return to == DAG_TI_SCHEDULED && g->tasks[task].held ? DAG_TI_NONE : to;
+}
+
 static enum dag_ti_state work_shown(const void *ctx, size_t t)
 {
 	return task_state(ctx, t);
@@ -356,7 +373,7 @@ static void evaluate(struct work *w)
 			pending = w->state[i] == DAG_TI_NONE;
 		if (!pending)
 			continue;
-		enum dag_ti_state to = dag_verdict_state(dag_task_verdict(g, t, work_shown, w));
+		enum dag_ti_state to = dag_task_next(g, t, work_shown, w);
 		if (to == DAG_TI_NONE)
 			continue;
 		for (size_t i = b; i < e; i++) {
@@ -419,6 +436,20 @@ static bool ti_changed(const struct work *w, const struct dag_ti *tis, size_t i)
 	       (w->state[i] == DAG_TI_UP_FOR_RETRY && w->retry_at[i] != tis[i].next_retry_at);
 }
 
+/* An event's task list (`what`: "clear", "skip"): every index in range. */
+static int check_tasks(const struct dag_graph *g, const size_t *tasks, size_t n,
+                       const char *what, struct weir_error *err)
+{
+	if (n && !tasks)
+		return weir_error_set(err, WEIR_E_INVALID, "dag: %s: no task list", what);
+	for (size_t k = 0; k < n; k++) {
+		if (tasks[k] >= g->n_tasks)
+			return weir_error_set(err, WEIR_E_INVALID, "dag: %s task %zu; the DAG has %zu",
+			                      what, tasks[k], g->n_tasks);
+	}
+	return 0;
+}
+
 static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag_event *ev,
                        struct weir_error *err)
 {
@@ -433,6 +464,8 @@ static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag
 			return weir_error_set(err, WEIR_E_INVALID,
 			                      "dag: task instance %zu; the run has %zu", ev->ti,
 			                      n_tis);
+		if (check_tasks(g, ev->skip, ev->n_skip, "skip", err) < 0)
+			return -1;
 		if (ev->kind == DAG_EV_MARK_TI && ev->mark_ti != DAG_TI_SUCCESS &&
 		    ev->mark_ti != DAG_TI_FAILED)
 			return weir_error_set(err, WEIR_E_INVALID,
@@ -441,15 +474,7 @@ static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag
 			                      dag_ti_state_name(ev->mark_ti));
 		return 0;
 	case DAG_EV_CLEAR:
-		if (ev->n_tasks && !ev->tasks)
-			return weir_error_set(err, WEIR_E_INVALID, "dag: clear: no task list");
-		for (size_t k = 0; k < ev->n_tasks; k++) {
-			if (ev->tasks[k] >= g->n_tasks)
-				return weir_error_set(err, WEIR_E_INVALID,
-				                      "dag: clear task %zu; the DAG has %zu",
-				                      ev->tasks[k], g->n_tasks);
-		}
-		return 0;
+		return check_tasks(g, ev->tasks, ev->n_tasks, "clear", err);
 	case DAG_EV_MARK_RUN:
 		if (ev->mark_run != DAG_RUN_SUCCESS && ev->mark_run != DAG_RUN_FAILED)
 			return weir_error_set(err, WEIR_E_INVALID,

@@ -17,8 +17,12 @@
  * Rules (docs/internals/dags.md says why):
  *  - only a `running` run schedules anything; START moves a queued run to
  *    running (max_active_runs is the caller's check: dag_pool.h);
+ *  - a success that carries skips (dag_event.skip: a branch, a short
+ *    circuit) makes the waiting TIs of those tasks skipped before the
+ *    trigger rules are evaluated; a stale end carries none;
  *  - a TI in `none` is decided by its trigger rule (dag_trigger.h) from its
- *    upstreams; a foreach upstream counts once with its group state
+ *    upstreams (a held task, dag_task_node.held, waits where it would run);
+ *    a foreach upstream counts once with its group state
  *    (dag_trigger_group_state()), so a join waits for every instance;
  *    decisions cascade through the whole graph in one call, in dependency
  *    order, so a task that ends makes its ready successors `scheduled` in
@@ -78,6 +82,8 @@ struct dag_task_node {
 	int priority;     /* higher runs first */
 	bool foreach;
 	int n_instances; /* foreach: the expanded count (>= 0); ignored (1) otherwise */
+	bool held;       /* depends_on_past not met (sched/dag_branch.h): a ready verdict
+	                  * waits; the caller re-decides (EVALUATE) when it changes */
 };
 
 struct dag_graph {
@@ -109,6 +115,10 @@ struct dag_event {
 	int try_number;      /* TI_ENDED */
 	bool success;        /* TI_ENDED */
 	bool no_retry;       /* TI_ENDED: a failure not to retry (a user's kill) */
+	const size_t *skip;  /* TI_ENDED with success: tasks whose waiting TIs become
+	                      * skipped (a branch's or a short circuit's choice,
+	                      * sched/dag_branch.h; an empty expansion); borrowed */
+	size_t n_skip;
 	const size_t *tasks; /* CLEAR: task indexes (borrowed) */
 	size_t n_tasks;
 	bool downstream;             /* CLEAR */
@@ -176,6 +186,12 @@ enum dag_trigger_verdict dag_task_verdict(const struct dag_graph *g, size_t task
                                           enum dag_ti_state (*shown)(const void *ctx, size_t t),
                                           const void *ctx);
 enum dag_ti_state dag_verdict_state(enum dag_trigger_verdict v);
+/* Both, with the task's hold: the state a waiting TI of `task` moves to
+ * (DAG_TI_NONE: it waits).  The full decision and the books' fast path
+ * (dag_book.h) both decide by it. */
+enum dag_ti_state dag_task_next(const struct dag_graph *g, size_t task,
+                                enum dag_ti_state (*shown)(const void *ctx, size_t t),
+                                const void *ctx);
 
 /* Decides for a run in state `run` with `n_tis` TIs (dag_graph_ti_count(g)).
  * 0 with `out` filled (release it), or -1 with err: WEIR_E_INVALID for a bad

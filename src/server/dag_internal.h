@@ -64,6 +64,7 @@ struct dag_manager {
 	bool in_pass;
 	bool pass_again;
 	bool pool_dirty;    /* something changed since the last pool pass */
+	bool past_dirty;    /* a run of a DAG with depends_on_past moved (dm_past_pass()) */
 	int depth;          /* nested entry points (begin/end) */
 	struct run_ctx **runs; /* the run cache: active runs as read once (dm_run_get()) */
 	size_t n_runs, cap_runs;
@@ -150,6 +151,8 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const char *task_id, int map_index, struct dag_run_row *run,
                  struct dag_ti_row *ti, struct weir_error *err);
 
+/* dag_admin_ops.c: the rest of Airflow's operations (api/dag_admin_api.h). */
+const struct dag_admin_ops *dm_admin_ops(void);
 /* dag_manager/datasets.c, for dataset_ops.c: an event of `uri` recorded
  * (ev: its extra and source; its id, dataset id and timestamp are filled)
  * and queued for every DAG scheduled on the URI (0, or -1 with err); a

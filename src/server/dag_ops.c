@@ -379,7 +379,7 @@ out:
 
 /* Clears the chosen TIs of one run; appends the references of what it
  * clears (or would clear) to `out`. */
-static int clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
+int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
                      const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
                      json_t *out, struct weir_error *err)
 {
@@ -496,7 +496,7 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 			goto fail;
 		}
 		dag_run_row_release(&row);
-		if (clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream,
+		if (dm_clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream,
 		              only_failed, dry_run, out, err) < 0) {
 			dm_end(dm);
 			goto fail;
@@ -510,7 +510,7 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 			goto fail;
 		}
 		for (size_t k = 0; k < n; k++)
-			if (clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream,
+			if (dm_clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream,
 			              only_failed, dry_run, out, err) < 0) {
 				dag_run_rows_free(rows, n);
 				dm_end(dm);
@@ -566,9 +566,16 @@ static const struct dag_api_ops ops = {
     .ui_dags = dm_op_ui_dags,
     .ui_grid = dm_op_ui_grid,
     .ui_stats = dm_op_ui_stats,
+    .admin = NULL, /* set by dag_manager_api_ops() */
 };
 
 const struct dag_api_ops *dag_manager_api_ops(void)
 {
-	return &ops;
+	static struct dag_api_ops all;
+
+	if (!all.admin) {
+		all = ops;
+		all.admin = dm_admin_ops();
+	}
+	return &all;
 }

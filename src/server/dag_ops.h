@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "api/dag_api.h"
+#include "lib/strvec.h"
 #include "model/dag_spec.h"
 #include "server/dag_internal.h"
 #include "store/dag_store.h"
@@ -28,6 +29,14 @@ int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_er
  * included; a new reference (NULL: out of memory). */
 json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
                    const struct dag_run_row *run);
+
+/* Clears the chosen TIs (task_ids; none: every task) of one run, with
+ * their downstream and only the failed ones as asked; appends the
+ * references of what it clears (or, dry_run, would clear) to `out`.
+ * Inside a turn. */
+int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
+                 json_t *out, struct weir_error *err);
 
 /* dag_list_ops.c: GET /dags, .../dagRuns, .../taskInstances and the batch lists. */
 json_t *dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct weir_error *err);

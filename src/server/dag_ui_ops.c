@@ -133,8 +133,17 @@ json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const 
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].state == DAG_TI_QUEUED && rows[i].job_id > 0)
 			jobs[i] = job_view_get(dm, rows[i].job_id);
-	if (!(r = dag_view_tries(rows, n, jobs, &run)))
+	if (!(r = dag_view_tries(rows, n, jobs, &run))) {
 		oom(err);
+	} else {
+		/* each try as a whole TaskInstance (Airflow's schema): the TI's
+		 * fields under the try's own */
+		json_t *base = dm_ti_json(dm, &ti, &run), *t;
+		size_t i;
+		json_array_foreach(json_object_get(r, "task_instances"), i, t)
+			json_object_update_missing(t, base);
+		json_decref(base);
+	}
 out:
 	free(jobs);
 	dag_try_rows_free(rows, n);

@@ -28,6 +28,7 @@
 #include "lib/log.h"
 #include "sched/alloc.h"
 #include "server/config.h"
+#include "server/config_view.h"
 #include "server/dag_manager.h"
 #include "server/dag_dataset_ops.h"
 #include "server/job_manager.h"
@@ -254,6 +255,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	api_set_secrets_ops(p->api, secrets_api_ops(), p->secrets);
 	api_set_dataset_ops(p->api, dag_manager_dataset_ops(), p->dm);
 	api_set_health(p->api, parts_health, p);
+	api_set_config_view(p->api, server_config_view(cfg));
 	if (set_users(p, cfg, err) < 0) {
 		rc = -2;
 		goto out;

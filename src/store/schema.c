@@ -207,6 +207,16 @@ static const char *const migrations[] = {
     " description TEXT,"
     " created_at INTEGER NOT NULL,"
     " updated_at INTEGER NOT NULL);",
+    /* pools as Airflow's /pools routes change them (store/admin_store.h):
+     * seeded by the configuration, then the API's; a deleted one is kept,
+     * marked, so that the configuration does not bring it back */
+    "CREATE TABLE IF NOT EXISTS pools ("
+    " name TEXT PRIMARY KEY,"
+    " slots INTEGER NOT NULL,"
+    " description TEXT,"
+    " queue TEXT,"
+    " deleted INTEGER NOT NULL DEFAULT 0,"
+    " updated_at INTEGER NOT NULL);",
     /* datasets (store/dataset_store.h): the URIs, their events, the events
      * queued for each DAG scheduled on them, the events a run consumed, and
      * the trigger_dag tasks that wait for the run they started */

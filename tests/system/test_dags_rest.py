@@ -217,5 +217,5 @@ def test_list_filters_are_honoured_or_refused(make_dags):
     assert st == 200 and b["total_entries"] == 2, b
     refused("/dags/etl_hourly/dagRuns/e1/taskInstances?executor=celery", "executor")
 
-    refused("/dags/etl_hourly/dagRuns/e1/taskInstances/a/xcomEntries", "no such route", 404)
+    refused("/dags/etl_hourly/dagRuns/e1/taskInstances/a/noSuchRoute", "no such route", 404)
     refused("/dags/~/dagRuns/e1", "~")

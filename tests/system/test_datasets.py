@@ -6,6 +6,7 @@ events of a DAG and of a URI, 404 for an unknown URI or DAG, 400 for a bad body 
 import json
 import urllib.parse
 
+from airflow_schemas import check
 from conftest import wait_for
 from dagtest import make_dags  # noqa: F401
 
@@ -63,6 +64,7 @@ def wait_runs(d, dag_id, n, timeout=60):
 def problem(d, method, path, body=None, raw=None):
     status, hdrs, data = d.srv.request(method, "/api/v1" + path, body, raw_body=raw)
     assert hdrs.get("Content-Type", "").startswith("application/problem+json"), (status, hdrs)
+    check("Error", json.loads(data))
     return status, json.loads(data)
 
 
@@ -97,6 +99,7 @@ def test_outlets_start_the_dependent_dag_and_two_uris_wait_for_both(make_dags):
     assert [(e["uri"], e["dag_id"]) for e in queued["datasets"]] == [(ORDERS, "both")], queued
     assert queued["total_entries"] == 1
     one = d.get("/dags/both/datasets/queuedEvent/%s" % q(ORDERS))
+    check("QueuedEvent", one)
     assert one["uri"] == ORDERS and one["dag_id"] == "both" and one["created_at"], one
     status, body = problem(d, "GET", "/dags/both/datasets/queuedEvent/%s" % q(CUSTOMERS))
     assert status == 404, body
@@ -130,14 +133,10 @@ def test_an_update_announced_over_rest_starts_a_run(make_dags):
     status, ev = d.srv.api("POST", "/api/v1/datasets/events",
                            {"dataset_uri": ORDERS, "extra": {"from": "ingest"}})
     assert status == 200, ev
-    for key in ("dataset_id", "dataset_uri", "extra", "source_dag_id", "source_task_id",
-                "source_run_id", "source_map_index", "created_dagruns", "timestamp"):
-        assert key in ev, (key, ev)
+    check("DatasetEvent", ev)
     run = wait_runs(d, "consumer", 1)[0]
     assert ev["created_dagruns"][0]["run_id"] == run["dag_run_id"], ev
-    for key in ("run_id", "dag_id", "logical_date", "start_date", "end_date",
-                "data_interval_start", "data_interval_end", "state"):
-        assert key in ev["created_dagruns"][0], key
+    check("BasicDAGRun", ev["created_dagruns"][0])
     run = d.wait_run("consumer", run["dag_run_id"])
     assert run["state"] == "success", run
     up = d.get("/dags/consumer/dagRuns/%s/upstreamDatasetEvents" % run["dag_run_id"])
@@ -164,13 +163,15 @@ def test_an_update_announced_over_rest_starts_a_run(make_dags):
 def test_dataset_routes_fields_and_codes(make_dags):
     d = start_dags(make_dags)
     lst = d.get("/datasets")
+    check("DatasetCollection", lst)
     assert lst["total_entries"] == 2, lst
     by = {x["uri"]: x for x in lst["datasets"]}
     assert set(by) == {ORDERS, CUSTOMERS}, by
     o = by[ORDERS]
-    for key in ("id", "uri", "extra", "created_at", "updated_at", "consuming_dags",
-                "producing_tasks"):
-        assert key in o, (key, o)
+    for c in o["consuming_dags"]:
+        check("DagScheduleDatasetReference", c)
+    for p in o["producing_tasks"]:
+        check("TaskOutletDatasetReference", p)
     assert sorted(c["dag_id"] for c in o["consuming_dags"]) == ["both", "consumer"], o
     assert [(p["dag_id"], p["task_id"]) for p in o["producing_tasks"]] == [("producer", "make")]
     assert by[CUSTOMERS]["producing_tasks"] == [], by
@@ -181,6 +182,7 @@ def test_dataset_routes_fields_and_codes(make_dags):
     assert page["total_entries"] == 2 and [x["uri"] for x in page["datasets"]] == [CUSTOMERS]
     # one dataset by its URI, percent-encoded slashes and all
     one = d.get("/datasets/%s" % q(ORDERS))
+    check("Dataset", one)
     assert one["uri"] == ORDERS and one["id"] == o["id"], one
 
     # 404s: an unknown URI, for GET and for an event; an unknown DAG's queue
@@ -218,11 +220,13 @@ def test_dataset_routes_fields_and_codes(make_dags):
         status, ev = d.srv.api("POST", "/api/v1/datasets/events", {"dataset_uri": CUSTOMERS})
         assert status == 200, ev
     evs = d.get("/datasets/events?dataset_id=%d" % by[CUSTOMERS]["id"])
+    check("DatasetEventCollection", evs)
     assert evs["total_entries"] == 2 and len(evs["dataset_events"]) == 2, evs
     assert all(e["created_dagruns"] == [] for e in evs["dataset_events"]), evs
     assert d.get("/datasets/events?source_dag_id=producer")["total_entries"] == 0
     # both has CUSTOMERS queued once (a queue row per DAG and URI), then deleted by DAG and URI
     queued = d.get("/dags/both/datasets/queuedEvent")
+    check("QueuedEventCollection", queued)
     assert queued["total_entries"] == 1, queued
     status, _, _ = d.srv.request("DELETE",
                                  "/api/v1/dags/both/datasets/queuedEvent/%s" % q(CUSTOMERS))

@@ -3,6 +3,7 @@ wrote, made by fixtures/gen_store_v3.py) upgrades in place: this server finds ev
 run, try and log again, and the kill that was waiting for its last task when that server died
 ends the job as killed."""
 
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -30,6 +31,12 @@ def load_home(srv, side):
     shutil.copytree(FIXTURES / "logs_v3" / "jobs", srv.home / "jobs")
 
 
+def schema_version():
+    """The version this build writes, as src/store/schema.h says."""
+    text = (Path(__file__).resolve().parents[2] / "src/store/schema.h").read_text()
+    return re.search(r"#define STORE_SCHEMA_VERSION (\d+)", text).group(1)
+
+
 def test_previous_store_is_found_again(make_server, tmp_path):
     srv = make_server(config=dag_config(), start=False)
     d = Dags(srv, tmp_path)
@@ -38,11 +45,14 @@ def test_previous_store_is_found_again(make_server, tmp_path):
     load_home(srv, d.side)
     srv.start()
     with sqlite3.connect(srv.home / "weir.db") as c:
-        assert int(c.execute("SELECT value FROM meta WHERE key = 'schema_version'"
-                             ).fetchone()[0]) >= 6
+        assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
+            == schema_version()
         # version 5: the connections and variables tables, empty
         assert c.execute("SELECT count(*) FROM connections").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM variables").fetchone()[0] == 0
+        # the pools table, seeded by the configuration (default_pool at least)
+        assert c.execute("SELECT count(*) FROM pools WHERE name = 'default_pool'"
+                         ).fetchone()[0] == 1
         # the datasets' migration: its tables, empty
         for table in ("datasets", "dataset_events", "dataset_queue", "dag_run_dataset_events",
                       "dag_run_triggers"):

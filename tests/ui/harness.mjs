@@ -9,10 +9,16 @@
 //   ...
 //   await screenshot(page, 'jobs-list');
 //   await browser.close(); await weir.stop();
+//
+// or, for the DAG pages, all of that at once (the DAG files copied into a fresh folder):
+//
+//   const ui = await startDagsUi('weir-ui-x-', [file], { dagCount: 1 });
+//   ... ui.weir, ui.page ...
+//   await ui.stop();
 
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync, openSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -213,6 +219,37 @@ export async function login(page, weir, { user = weir.user, password = weir.pass
 	await page.getByTestId('session-user').filter({ hasText: user }).waitFor();
 	page.errors.length = 0; // the session check before logging in answered 401, as it should
 	return page;
+}
+
+// A server whose DAG folder (in a fresh temporary folder named after `prefix`) holds a copy of
+// each of `files` and, from `extra`, more files by name and text; waits until it lists
+// `dagCount` DAGs (a broken file is an import error, not a DAG), then opens a browser and logs
+// in.  Resolves to { weir, browser, page, dir, dags, stop }; stop() closes both and removes the
+// folder.
+export async function startDagsUi(prefix, files, { extra = {}, dagCount = files.length } = {}) {
+	const dir = mkdtempSync(join(tmpdir(), prefix));
+	const dags = join(dir, 'dags');
+	const ui = { dir, dags, weir: null, browser: null, page: null };
+	ui.stop = async () => {
+		if (ui.browser)
+			await ui.browser.close();
+		if (ui.weir)
+			await ui.weir.stop();
+		rmSync(dir, { recursive: true, force: true });
+	};
+	mkdirSync(dags);
+	for (const f of files)
+		copyFileSync(f, join(dags, f.split('/').pop()));
+	for (const [name, text] of Object.entries(extra))
+		writeFileSync(join(dags, name), text);
+	ui.weir = await startWeir({ dags });
+	await waitFor(async () => {
+		const r = await ui.weir.api('GET', '/api/v1/dags');
+		return r.body.dags && r.body.dags.length === dagCount;
+	}, { timeout: 30000, what: `the server to read ${dagCount} DAG file(s)` });
+	({ browser: ui.browser, page: ui.page } = await openBrowser(ui.weir));
+	await login(ui.page, ui.weir);
+	return ui;
 }
 
 // Saves SHOTS/NAME.png (the viewport: small files).

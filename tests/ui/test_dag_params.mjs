@@ -5,34 +5,20 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO, login, openBrowser, screenshot, startWeir, waitFor } from './harness.mjs';
+import { REPO, screenshot, startDagsUi, waitFor } from './harness.mjs';
 
 describe('DAG params in the trigger form', () => {
-	let weir, browser, page, dir;
+	let ui, weir, page;
 
 	before(async () => {
-		dir = mkdtempSync(join(tmpdir(), 'weir-ui-params-'));
-		const dags = join(dir, 'dags');
-		mkdirSync(dags);
-		copyFileSync(join(REPO, 'tests', 'ui', 'dags', 'ui_params.yaml'), join(dags, 'ui_params.yaml'));
-		weir = await startWeir({ dags });
-		await waitFor(async () => {
-			const r = await weir.api('GET', '/api/v1/dags');
-			return r.body.dags && r.body.dags.length === 1;
-		}, { timeout: 30000, what: 'the server to read the DAG file' });
-		({ browser, page } = await openBrowser(weir));
-		await login(page, weir);
+		ui = await startDagsUi('weir-ui-params-', [join(REPO, 'tests', 'ui', 'dags', 'ui_params.yaml')]);
+		({ weir, page } = ui);
 	});
 
 	after(async () => {
-		if (browser)
-			await browser.close();
-		if (weir)
-			await weir.stop();
-		rmSync(dir, { recursive: true, force: true });
+		if (ui)
+			await ui.stop();
 	});
 
 	const runsOf = async () =>

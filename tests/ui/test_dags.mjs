@@ -6,10 +6,9 @@
 
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO, login, openBrowser, screenshot, startWeir, waitFor } from './harness.mjs';
+import { REPO, login, openBrowser, screenshot, startDagsUi, waitFor } from './harness.mjs';
 
 const HERE = join(REPO, 'tests', 'ui');
 const EXAMPLE = join(REPO, 'examples', 'dags', 'two_models.yaml');
@@ -38,30 +37,19 @@ function graphOfFile(path) {
 const enc = encodeURIComponent;
 
 describe('DAG pages', () => {
-	let weir, browser, page, dir, dags;
+	let ui, weir, page, dir, dags;
 
 	before(async () => {
-		dir = mkdtempSync(join(tmpdir(), 'weir-ui-dags-'));
-		dags = join(dir, 'dags');
-		mkdirSync(dags);
-		for (const f of [join(HERE, 'dags', 'ui_pipeline.yaml'), EXAMPLE])
-			copyFileSync(f, join(dags, f.split('/').pop()));
-		writeFileSync(join(dags, 'broken.yaml'), 'dag_id: broken\ntasks:\n  - task_id: a\n    comand: x\n');
-		weir = await startWeir({ dags });
-		await waitFor(async () => {
-			const r = await weir.api('GET', '/api/v1/dags');
-			return r.body.dags && r.body.dags.length === 2;
-		}, { timeout: 30000, what: 'the server to read both DAG files' });
-		({ browser, page } = await openBrowser(weir));
-		await login(page, weir);
+		ui = await startDagsUi('weir-ui-dags-', [join(HERE, 'dags', 'ui_pipeline.yaml'), EXAMPLE], {
+			extra: { 'broken.yaml': 'dag_id: broken\ntasks:\n  - task_id: a\n    comand: x\n' },
+			dagCount: 2,
+		});
+		({ weir, page, dir, dags } = ui);
 	});
 
 	after(async () => {
-		if (browser)
-			await browser.close();
-		if (weir)
-			await weir.stop();
-		rmSync(dir, { recursive: true, force: true });
+		if (ui)
+			await ui.stop();
 	});
 
 	const runsOf = async (dagId) =>

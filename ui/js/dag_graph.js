@@ -5,6 +5,7 @@
 
 import { h } from './core.js';
 import { svg, stateColour, stateName, textColour } from './dag_util.js';
+import { flowMark, flowWords } from './dag_flow.js';
 
 const NODE_W = 170, NODE_H = 38, COL_GAP = 70, ROW_GAP = 18, PAD = 16;
 
@@ -119,7 +120,8 @@ export function renderGraph(tasks, states, onSelect) {
 		const label = id.length > 20 ? id.slice(0, 19) + '…' : id;
 		const title = `${id}: ${stateName(st ? st.state : null)}` +
 			(t.is_mapped ? ` (foreach, ${st && st.count ? st.count : 0} instances)` : '') +
-			(t.trigger_rule && t.trigger_rule !== 'all_success' ? `, ${t.trigger_rule}` : '');
+			(t.trigger_rule && t.trigger_rule !== 'all_success' ? `, ${t.trigger_rule}` : '') +
+			flowWords(t);
 		const node = svg('g', {
 			class: 'dag-node', transform: `translate(${n.x},${n.y})`, tabindex: 0,
 			role: 'button', 'aria-label': title, 'data-testid': `graph-node-${id}`,
@@ -135,6 +137,8 @@ export function renderGraph(tasks, states, onSelect) {
 			svg('rect', { width: 36, height: 18, rx: 9 }),
 			svg('text', { x: 18, y: 13, 'text-anchor': 'middle' }, `[${count}]`)));
 		}
+		const mark = flowMark(t);
+		if (mark) node.appendChild(mark);
 		if (onSelect) {
 			node.addEventListener('click', () => onSelect(id));
 			node.addEventListener('keydown', (e) => {

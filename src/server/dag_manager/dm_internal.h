@@ -72,6 +72,11 @@ void dm_end_quiet(struct dag_manager *dm);
 int dm_insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec, const char *run_id,
                        const struct dag_task *t, const json_t *params, struct weir_error *err);
 
+/* A new TI row of task `t` (state none, the task's tries, pool and
+ * priority); its strings borrowed from spec, run_id and t. */
+void dm_fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const char *run_id,
+                    const struct dag_task *t, int map_index);
+
 /* The TI index of (task_id, map_index) in the run, or -1. */
 long dm_run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index);
 
@@ -105,6 +110,13 @@ void dm_start_runs(struct dag_manager *dm);
  * (dm->pool_dirty): the rounds of dm_work_pass() that follow a start need
  * no second look.  A TI left waiting gets the pool's reason. */
 void dm_pool_pass(struct dag_manager *dm);
+
+/* ---- pool_admin.c: the pools' table (store/admin_store.h) ---- */
+
+/* Seeds the table with the pools the manager was created with (the
+ * configuration's and default_pool), then takes the table's as its pools.
+ * At creation; 0 or -1 with err. */
+int dm_pools_load(struct dag_manager *dm, struct weir_error *err);
 
 /* ---- ti_jobs.c: task instances as jobs: a scheduled TI's try
  * handed to the job manager, and a job's end back to its run ---- */
@@ -147,15 +159,47 @@ int dm_read_outputs(const char *path, char **out, char *why, size_t why_size);
  * aside: there are several of them).  New reference. */
 json_t *dm_run_outputs(const struct run_ctx *rc);
 
+/* ---- flow.c: branches, short circuits, the past, foreach over an
+ * upstream's output (sched/dag_branch.h decides) ---- */
+
+struct dag_skip;
+
+/* Try of TI *ti (a run read in this turn) succeeded with `outputs` (its
+ * $WEIR_OUTPUT's text; "" or NULL: none): a branch's or a short circuit's
+ * skips into *skip (for dag_event.skip; the caller releases it), and the
+ * tasks mapped over its output expanded.  An expansion re-reads the run:
+ * *rcp and *ti name the new copy (*rcp NULL when it cannot be read; logged).
+ * -1 with `why` when the success fails the try (a bad branch choice, an
+ * output a mapped task cannot fan out over). */
+int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, const char *outputs,
+                    struct dag_skip *skip, char *why, size_t why_size);
+
+/* The items foreach task `t` fans out over in the run: a list, a param, or
+ * an upstream's output.  New reference; NULL with err. */
+json_t *dm_foreach_items(const struct run_ctx *rc, const struct dag_task *t,
+                         struct weir_error *err);
+
+/* depends_on_past: each such task's hold (rc->nodes[t].held) from the
+ * previous run; *changed (may be NULL) when one moved (the books are then
+ * unsettled).  -1 when the store could not be read (the tasks are held). */
+int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed);
+
+/* After a decision of a run: a DAG with depends_on_past tasks whose TI or
+ * run finished marks the past dirty; the past pass then re-reads the holds
+ * of the running runs of such DAGs and re-decides those that moved. */
+void dm_flow_note(struct dag_manager *dm, const struct run_ctx *rc,
+                  const struct dag_run_decision *d);
+void dm_past_pass(struct dag_manager *dm);
 /* ---- ti_jobs.c, for the tries without a job (trigger.c) ---- */
 
 /* The template variables of try `try_number` of TI `ti` into *tr (which
- * borrows the run and the two below): *outputs the run's outputs (a new
- * reference), *item its foreach item's text (newly allocated; NULL when it
- * is no foreach instance).  -1 with err when its item is not there (then
- * both are NULL). */
+ * borrows the run and the three below): *outputs the run's outputs (a new
+ * reference), *items the list its foreach fans out over (a new reference;
+ * NULL when it is no foreach instance; tr->item_value is its item), *item
+ * that item's text (newly allocated).  -1 with err when its item is not
+ * there (then all are NULL). */
 int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
-                        struct template_run *tr, json_t **outputs, char **item,
+                        struct template_run *tr, json_t **outputs, json_t **items, char **item,
                         struct weir_error *err);
 
 /* Try `try_number` of a TI ended: recorded, and the run decides (a stale

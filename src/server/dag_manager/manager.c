@@ -127,6 +127,7 @@ void dm_work_pass(struct dag_manager *dm)
 		dm_dataset_pass(dm);
 		dm_trigger_pass(dm);
 		dm_start_runs(dm);
+		dm_past_pass(dm);
 		dm_pool_pass(dm);
 	} while (dm->pass_again && ++rounds < 10000);
 	dm->in_pass = false;
@@ -250,6 +251,8 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	}
 	dm->ds = dag_store_create(store, err);
 	if (!dm->ds)
+		goto fail;
+	if (dm_pools_load(dm, err) < 0)
 		goto fail;
 	dm->dsets = dataset_store_create(store, err);
 	if (!dm->dsets)

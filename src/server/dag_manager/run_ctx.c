@@ -44,7 +44,7 @@ static json_t *run_conf(const struct dag_run_row *run)
 	return c;
 }
 
-static void fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const char *run_id,
+void dm_fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const char *run_id,
                         const struct dag_task *t, int map_index)
 {
 	memset(r, 0, sizeof *r);
@@ -72,7 +72,7 @@ int dm_insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec, cons
 		if (!items)
 			return -1;
 		for (size_t k = 0; k < json_array_size(items); k++) {
-			fill_ti_row(&r, spec, run_id, t, (int)k);
+			dm_fill_ti_row(&r, spec, run_id, t, (int)k);
 			if (dag_store_ti_insert(dm->ds, &r, err) < 0) {
 				json_decref(items);
 				return -1;
@@ -81,7 +81,7 @@ int dm_insert_task_tis(struct dag_manager *dm, const struct dag_spec *spec, cons
 		json_decref(items);
 		return 0;
 	}
-	fill_ti_row(&r, spec, run_id, t, -1);
+	dm_fill_ti_row(&r, spec, run_id, t, -1);
 	return dag_store_ti_insert(dm->ds, &r, err);
 }
 
@@ -188,7 +188,7 @@ again:
 		nd->pool = t->pool;
 		nd->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
 		nd->priority = t->priority;
-		nd->foreach = t->foreach_list || t->foreach_param;
+		nd->foreach = dag_task_is_mapped(t);
 		if (!nd->foreach && count[i] > 1)
 			count[i] = 1; /* a task that stopped being a foreach: its first row */
 		nd->n_instances = (int)count[i];
@@ -216,6 +216,7 @@ again:
 	rc->g.n_tasks = n_tasks;
 	if (dag_book_init(&rc->book, &rc->g, tis, n_tis, err) < 0)
 		goto fail;
+	dm_flow_holds(dm, rc, NULL); /* depends_on_past (flow.c); a failed read holds */
 	/* rows of tasks that left the file: removed */
 	for (size_t k = 0; k < rc->n_rows; k++) {
 		struct dag_ti_row *r = &rc->rows[k];
@@ -424,6 +425,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 			dm_datasets_on_success(dm, rc, c->ti); /* its outlets (datasets.c) */
 	}
 	dag_book_apply(&rc->book, &d);
+	dm_flow_note(dm, rc, &d);
 	if (d.run_to != d.run_from ||
 	    (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
 		rc->run.state = d.run_to;

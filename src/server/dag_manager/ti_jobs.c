@@ -23,6 +23,7 @@
 #include "model/template.h"
 #include "model/tony.h"
 #include "server/secrets.h"
+#include "sched/dag_branch.h"
 #include "sched/dag_states.h"
 #include "store/dag_store.h"
 
@@ -183,30 +184,33 @@ static const char *weir_program(void)
 }
 
 int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
-                        struct template_run *tr, json_t **outputs, char **item,
+                        struct template_run *tr, json_t **outputs, json_t **items, char **item,
                         struct weir_error *err)
 {
 	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 
 	*outputs = NULL;
+	*items = NULL;
 	*item = NULL;
+	memset(tr, 0, sizeof *tr);
 	if (r->map_index >= 0) {
-		json_t *items = dag_task_foreach_items(rc->spec, t, rc->params, err);
-		if (!items)
+		*items = dm_foreach_items(rc, t, err);
+		if (!*items)
 			return -1;
-		if ((size_t)r->map_index >= json_array_size(items)) {
+		if ((size_t)r->map_index >= json_array_size(*items)) {
 			weir_error_set(err, WEIR_E_INVALID,
 			               "foreach: no item %d (the list has %zu)", r->map_index,
-			               json_array_size(items));
-			json_decref(items);
+			               json_array_size(*items));
+			json_decref(*items);
+			*items = NULL;
 			return -1;
 		}
-		*item = template_value_text(json_array_get(items, (size_t)r->map_index));
-		json_decref(items);
+		*item = template_value_text(json_array_get(*items, (size_t)r->map_index));
+		/* an object item: item.KEY (and its own resources, for a job) */
+		tr->item_value = json_array_get(*items, (size_t)r->map_index);
 	}
 	*outputs = dm_run_outputs(rc);
-	memset(tr, 0, sizeof *tr);
 	tr->dag_id = rc->spec->dag_id;
 	tr->run_id = rc->run.run_id;
 	tr->task_id = t->task_id;
@@ -230,13 +234,17 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 	struct template_run tr = {0};
 	struct dag_job_try jt = {0};
-	json_t *outputs = NULL;
+	json_t *outputs = NULL, *items = NULL;
 	char *item = NULL, *out_path = NULL, *dir = NULL;
 	struct job_spec *read = NULL, *spec = NULL;
 	struct template_source src = {.var = source_var, .conn = source_conn, .arg = dm->secrets};
+	struct dag_resources item_res = {.gpus = -1};
+	bool item_res_given = false;
 
 	*command = NULL;
-	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &item, err) < 0)
+	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &items, &item, err) < 0 ||
+	    (tr.item_value &&
+	     dag_item_resources(tr.item_value, &item_res, &item_res_given, err) < 0))
 		goto out;
 	dir = dm_try_dir(dm, rc->run.id);
 	out_path = dm_output_path(dm, rc->run.id, t->task_id, r->map_index, try_number);
@@ -260,6 +268,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	jt.job = read ? read : t->job;
 	jt.secrets = dm->secrets ? &src : NULL;
 	jt.weir_program = weir_program();
+	jt.resources = item_res_given ? &item_res : NULL;
 	spec = dag_job_build(&jt, command, err);
 	if (spec && check_connections(dm, spec, err) < 0) {
 		job_spec_destroy(spec);
@@ -271,6 +280,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		mask_command(dm, spec, command);
 out:
 	json_decref(outputs);
+	json_decref(items);
 	job_spec_destroy(read);
 	free(item);
 	free(out_path);
@@ -292,6 +302,7 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	long ti;
 	char why[WEIR_ERROR_MSG_MAX];
 	char *outputs = NULL;
+	struct dag_skip skip = {0};
 
 	rc = dm_run_get(dm, dag_id, run_id, &err);
 	if (!rc) {
@@ -312,6 +323,14 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 			no_retry = false;
 		}
 		free(p);
+		/* a branch's choice, a short circuit, an expansion (flow.c) */
+		if (success && dm_flow_success(dm, &rc, &ti, outputs, &skip, why, sizeof why) < 0) {
+			success = false;
+			no_retry = false;
+		}
+		if (!rc || ti < 0)
+			goto out;
+		r = &rc->rows[rc->ti_row[ti]];
 		if (success && outputs && *outputs) {
 			dm_set_str(&r->outputs, outputs);
 			rc->has_outputs = true;
@@ -325,6 +344,8 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	ev.try_number = try_number;
 	ev.success = success;
 	ev.no_retry = no_retry;
+	ev.skip = skip.tasks;
+	ev.n_skip = skip.n;
 	/* the decision writes the row (with the fields above) and the try's end
 	 * when it moves; a TI it left active still has its try recorded */
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
@@ -332,6 +353,7 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
 		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
 out:
+	dag_skip_release(&skip);
 	free(outputs);
 }
 

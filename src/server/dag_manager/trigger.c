@@ -81,7 +81,7 @@ static int trigger_run(struct dag_manager *dm, const struct run_ctx *rc, size_t 
 	struct dag_entry *e = dm_entry_by_id(dm, tg->dag_id);
 	struct template_ctx ctx = TEMPLATE_CTX_INIT;
 	struct template_run tr;
-	json_t *outputs = NULL, *conf = NULL;
+	json_t *outputs = NULL, *items = NULL, *conf = NULL;
 	char *item = NULL, ts[48];
 	int64_t now = clock_now_ms();
 	int rc_ = -1;
@@ -91,7 +91,7 @@ static int trigger_run(struct dag_manager *dm, const struct run_ctx *rc, size_t 
 		weir_error_set(err, WEIR_E_NOT_FOUND, "trigger_dag: DAG %s: no such DAG", tg->dag_id);
 		goto out;
 	}
-	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &item, err) < 0 ||
+	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &items, &item, err) < 0 ||
 	    template_ctx_fill(&ctx, &tr, err) < 0)
 		goto out;
 	conf = render_json(tg->conf, &ctx, "trigger_dag.conf", err);
@@ -122,6 +122,7 @@ static int trigger_run(struct dag_manager *dm, const struct run_ctx *rc, size_t 
 out:
 	template_ctx_release(&ctx);
 	json_decref(outputs);
+	json_decref(items);
 	json_decref(conf);
 	free(item);
 	return rc_;

@@ -328,7 +328,7 @@ static void test_bad_files(void **state)
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: x, execution_timeout: forever}\n",
 		     "tasks[0].execution_timeout: expected a duration");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: x, foreach: 3}\n",
-		     "tasks[0].foreach: expected a list of items or \"{{ params.NAME }}\"");
+		     "tasks[0].foreach: expected a list of items, \"{{ params.NAME }}\"");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: x, foreach: [[1]]}\n",
 		     "tasks[0].foreach[0]: expected a string or a number, got a list");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: x, foreach: '{{ params.m }}'}\n",

@@ -3,7 +3,10 @@
  * instances, retries) are played to their end through both, side by side:
  * the same changes, the same run state and reason at every step; the
  * counts by state and the ready set always match the states; and the
- * fast path is the one taken for the ends that do not finish the run. */
+ * fast path is the one taken for the ends that do not finish the run.
+ * The same again with a run's flow: successes that carry skips (a
+ * branch's or a short circuit's, sched/dag_branch.h) and tasks held by
+ * depends_on_past, released as the server does (unsettled, EVALUATE). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "sched/dag_book.h"
+#include "sched/dag_branch.h"
 #include "sched/dag_run.h"
 
 #define MAX_TASKS 24
@@ -98,9 +102,33 @@ static void same_decision(const struct dag_run_decision *a, const struct dag_run
 	}
 }
 
+/* A success's skips: some of the task's direct downstream tasks (a
+ * branch), or all that lies downstream (a short circuit), or none. */
+static void random_skips(const struct graph *gr, size_t task, struct dag_skip *skip)
+{
+	struct dag_skip down = {0};
+	unsigned kind = rnd(4);
+
+	memset(skip, 0, sizeof *skip);
+	if (kind == 0)
+		return;
+	assert_int_equal(dag_graph_downstream(&gr->g, task, &down), 0);
+	if (kind == 3) {
+		for (size_t k = 0; k < down.n; k++)
+			assert_int_equal(dag_graph_downstream(&gr->g, down.tasks[k], &down), 0);
+		*skip = down;
+		return;
+	}
+	for (size_t k = 0; k < down.n; k++)
+		if (rnd(2))
+			assert_int_equal(dag_skip_add(skip, down.tasks[k]), 0);
+	dag_skip_release(&down);
+}
+
 /* One random run to its end: starts of scheduled TIs, ends of active ones
- * (success or not, sometimes without retry, sometimes stale), due retries. */
-static size_t play(struct graph *gr, size_t *fast)
+ * (success or not, sometimes without retry, sometimes stale), due retries;
+ * with `flow`, skips on successes and held tasks released now and then. */
+static size_t play(struct graph *gr, size_t *fast, bool flow)
 {
 	struct weir_error err = {0};
 	struct dag_book b;
@@ -110,11 +138,14 @@ static size_t play(struct graph *gr, size_t *fast)
 	int64_t now = 1000000;
 
 	memset(tis, 0, sizeof tis);
+	for (size_t t = 0; flow && t < gr->g.n_tasks; t++)
+		gr->nodes[t].held = rnd(4) == 0;
 	assert_int_equal(dag_book_init(&b, &gr->g, tis, n, &err), 0);
 	for (;;) {
 		struct dag_event ev = {.kind = DAG_EV_START};
 		struct dag_run_decision full, book;
-		size_t active[MAX_TASKS * 3], na = 0;
+		struct dag_skip skip = {0};
+		size_t active[MAX_TASKS * 3], na = 0, held = 0;
 
 		check_books(&b);
 		if (run != DAG_RUN_QUEUED) {
@@ -132,7 +163,17 @@ static size_t play(struct graph *gr, size_t *fast)
 			for (size_t i = 0; i < n; i++)
 				if (b.tis[i].state == DAG_TI_QUEUED || b.tis[i].state == DAG_TI_RUNNING)
 					active[na++] = i;
-			if (na == 0) {
+			for (size_t t = 0; t < gr->g.n_tasks; t++)
+				held += gr->nodes[t].held;
+			if (held && (na == 0 || rnd(8) == 0)) {
+				/* the previous run moved: a hold goes (all, when nothing
+				 * else can happen), the books unsettled, a full look */
+				for (size_t t = 0; t < gr->g.n_tasks; t++)
+					if (gr->nodes[t].held && (na == 0 || rnd(2)))
+						gr->nodes[t].held = false;
+				b.settled = false;
+				ev.kind = DAG_EV_EVALUATE;
+			} else if (na == 0) {
 				ev.kind = DAG_EV_TIMER;
 				now += 5000;
 			} else {
@@ -141,6 +182,11 @@ static size_t play(struct graph *gr, size_t *fast)
 				ev.try_number = b.tis[ev.ti].try_number - (rnd(10) == 0);
 				ev.success = rnd(3) != 0;
 				ev.no_retry = rnd(5) == 0;
+				if (flow && ev.success) {
+					random_skips(gr, b.task[ev.ti], &skip);
+					ev.skip = skip.tasks;
+					ev.n_skip = skip.n;
+				}
 				now += 10;
 			}
 		}
@@ -159,6 +205,7 @@ static size_t play(struct graph *gr, size_t *fast)
 		run = book.run_to;
 		dag_run_decision_release(&full);
 		dag_run_decision_release(&book);
+		dag_skip_release(&skip);
 		steps++;
 	}
 	assert_true(dag_run_state_is_final(run));
@@ -177,10 +224,24 @@ static void test_book_matches_full_decisions(void **state)
 		struct graph gr;
 		rnd_state = seed;
 		graph_random(&gr, 1 + rnd(MAX_TASKS));
-		steps += play(&gr, &fast);
+		steps += play(&gr, &fast, false);
 	}
 	/* most ends are decided by the books alone */
 	assert_true(fast * 3 > steps);
+}
+
+static void test_book_matches_full_decisions_with_skips_and_holds(void **state)
+{
+	size_t fast = 0, steps = 0;
+	(void)state;
+
+	for (unsigned seed = 1; seed <= 400; seed++) {
+		struct graph gr;
+		rnd_state = seed * 7919u;
+		graph_random(&gr, 1 + rnd(MAX_TASKS));
+		steps += play(&gr, &fast, true);
+	}
+	assert_true(fast * 4 > steps);
 }
 
 /* A chain: each end touches its one successor, whatever the length. */
@@ -274,6 +335,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_book_matches_full_decisions),
+	    cmocka_unit_test(test_book_matches_full_decisions_with_skips_and_holds),
 	    cmocka_unit_test(test_chain_end_touches_downstream_only),
 	    cmocka_unit_test(test_set_unsettles_only_visible_changes),
 	};

@@ -1,0 +1,468 @@
+/* airflow_admin.c: the routes under /dags that change things or read
+ * what dag_api.h's routes do not (airflow_admin.h): PATCH /dags, DELETE of
+ * a DAG or a run, a run's clear, marking task instances, one task, one
+ * import error, a TI's XCom entries, dependencies, links, mapped instances
+ * and one try.  Bodies are checked field by field as Airflow's schemas
+ * have them (an unknown field is a 400), with Airflow's defaults.
+ */
+#include "api/airflow_admin.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/airflow_lists.h"
+#include "api/airflow_request.h"
+#include "api/reply.h"
+#include "api/request.h"
+
+static void reply_deleted(struct http_request *req, int rc, const struct weir_error *err)
+{
+	if (rc < 0)
+		reply_problem_error(req, err);
+	else
+		http_request_respond_static(req, 204, "application/json", "", 0);
+}
+
+/* Digits after an optional '-': a map index in the path (else a route's name). */
+static bool looks_like_index(const char *s)
+{
+	if (*s == '-')
+		s++;
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+static bool path_number(struct http_request *req, const char *what, const char *seg, int min,
+                        int *out)
+{
+	int64_t v;
+
+	if (api_parse_int(seg, min, 1000000, &v) < 0) {
+		reply_problemf(req, 400, "%s \"%.40s\": expected a whole number >= %d", what, seg,
+		               min);
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
+/* new_state of a mark: success or failed (skipped is Airflow's too; weir
+ * does not mark it by hand). */
+static bool new_state_ok(struct http_request *req, json_t *body, const char **out)
+{
+	json_t *v = json_object_get(body, "new_state");
+	const char *s = json_string_value(v);
+
+	if (!v || json_is_null(v)) {
+		reply_problem(req, 400, "new_state: required (success or failed)");
+		return false;
+	}
+	if (s && !strcmp(s, "skipped")) {
+		reply_problem(req, 400,
+		              "new_state: skipped cannot be set by hand in weir; success or failed");
+		return false;
+	}
+	if (!s || (strcmp(s, "success") && strcmp(s, "failed"))) {
+		reply_problem(req, 400, "new_state: expected success or failed");
+		return false;
+	}
+	*out = s;
+	return true;
+}
+
+/* ---- PATCH /dags ---- */
+
+static void route_patch_dags(const struct dag_api_ops *ops, void *ctx, struct http_request *req)
+{
+	static const char *const allowed_q[] = {"limit", "offset", "tags", "update_mask",
+	                                        "only_active", "dag_id_pattern", NULL};
+	static const char *const allowed_b[] = {"is_paused", NULL};
+	struct weir_error err = {0};
+	struct dag_list_query q = {.paused = -1};
+	const char *tags[64], *mask = http_request_query(req, "update_mask");
+	const char *pattern = http_request_query(req, "dag_id_pattern");
+	json_t *body = NULL, *list = NULL, *out = NULL, *d;
+	size_t i;
+
+	if (!airflow_query_known(req, allowed_q) || !airflow_page_query(req, &q.limit, &q.offset) ||
+	    !airflow_query_bool(req, "only_active", true, &q.only_active) ||
+	    !airflow_query_list(req, "tags", tags, 64, &q.tags.n))
+		return;
+	q.tags.v = tags;
+	if (!pattern || !*pattern) {
+		reply_problem(req, 400, "dag_id_pattern: required (\"~\" for every DAG)");
+		return;
+	}
+	if (mask && strcmp(mask, "is_paused")) {
+		reply_problemf(req, 400, "update_mask: \"%.60s\": only is_paused can be updated",
+		               mask);
+		return;
+	}
+	q.dag_id_pattern = strcmp(pattern, "~") ? pattern : NULL;
+	if (!(body = airflow_read_body(req, allowed_b)))
+		return;
+	if (!json_is_boolean(json_object_get(body, "is_paused"))) {
+		reply_problem(req, 400, "is_paused: expected true or false");
+		goto out;
+	}
+	if (!(list = ops->list_dags(ctx, &q, &err))) {
+		reply_problem_error(req, &err);
+		goto out;
+	}
+	out = json_array();
+	json_array_foreach(json_object_get(list, "dags"), i, d)
+	{
+		json_t *r = ops->patch_dag(ctx, json_string_value(json_object_get(d, "dag_id")), body,
+		                           &err);
+		if (!r) {
+			reply_problem_error(req, &err);
+			goto out;
+		}
+		json_array_append_new(out, r);
+	}
+	reply_problem_result(req,
+	                     json_pack("{s:O, s:O}", "dags", out, "total_entries",
+	                               json_object_get(list, "total_entries")),
+	                     &err);
+out:
+	json_decref(out);
+	json_decref(list);
+	json_decref(body);
+}
+
+/* ---- marks ---- */
+
+/* POST /dags/{dag_id}/updateTaskInstancesState (UpdateTaskInstancesState). */
+static void route_mark_many(const struct dag_admin_ops *a, void *ctx, struct http_request *req,
+                            const char *dag_id)
+{
+	static const char *const allowed[] = {"dry_run",          "task_id",
+	                                      "execution_date",   "dag_run_id",
+	                                      "include_upstream", "include_downstream",
+	                                      "include_future",   "include_past",
+	                                      "new_state",        NULL};
+	struct weir_error err = {0};
+	struct dag_mark_request m = {.map_index = DAG_MAP_INDEX_ANY};
+	json_t *body = airflow_read_body(req, allowed), *rid, *ed;
+
+	if (!body)
+		return;
+	if (airflow_body_bool(req, body, "dry_run", true, &m.dry_run) < 0 ||
+	    airflow_body_bool(req, body, "include_upstream", false, &m.upstream) < 0 ||
+	    airflow_body_bool(req, body, "include_downstream", false, &m.downstream) < 0 ||
+	    airflow_body_bool(req, body, "include_future", false, &m.future) < 0 ||
+	    airflow_body_bool(req, body, "include_past", false, &m.past) < 0 ||
+	    !new_state_ok(req, body, &m.new_state))
+		goto out;
+	m.task_id = json_string_value(json_object_get(body, "task_id"));
+	if (!m.task_id || !airflow_id_ok(m.task_id)) {
+		reply_problem(req, 400, "task_id: required, a task id");
+		goto out;
+	}
+	rid = json_object_get(body, "dag_run_id");
+	ed = json_object_get(body, "execution_date");
+	if ((rid && !json_is_null(rid)) == (ed && !json_is_null(ed))) {
+		reply_problem(req, 400, "dag_run_id, execution_date: expected exactly one of them");
+		goto out;
+	}
+	if (rid && !json_is_null(rid) &&
+	    (!json_is_string(rid) || !airflow_id_ok(json_string_value(rid)))) {
+		reply_problem(req, 400, "dag_run_id: expected a DAG run's id");
+		goto out;
+	}
+	if (ed && !json_is_null(ed) && !json_is_string(ed)) {
+		reply_problem(req, 400,
+		              "execution_date: expected a date-time like 2024-01-01T00:00:00+00:00");
+		goto out;
+	}
+	m.run_id = json_string_value(rid);
+	m.execution_date = json_string_value(ed);
+	reply_problem_result(req, a->mark_tis(ctx, dag_id, &m, &err), &err);
+out:
+	json_decref(body);
+}
+
+/* PATCH .../taskInstances/{task_id}[/{map_index}] (UpdateTaskInstance):
+ * TaskInstanceReference of the TI, marked unless dry_run (default true). */
+static void route_mark_one(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                           char **seg, int map_index)
+{
+	static const char *const allowed[] = {"dry_run", "new_state", NULL};
+	struct weir_error err = {0};
+	struct dag_mark_request m = {.run_id = seg[3], .task_id = seg[5], .map_index = map_index};
+	json_t *body = airflow_read_body(req, allowed), *ti = NULL, *r = NULL;
+
+	if (!body)
+		return;
+	if (airflow_body_bool(req, body, "dry_run", true, &m.dry_run) < 0 ||
+	    !new_state_ok(req, body, &m.new_state))
+		goto out;
+	if (!(ti = ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err))) {
+		reply_problem_error(req, &err);
+		goto out;
+	}
+	if (!m.dry_run && !(r = ops->admin->mark_tis(ctx, seg[1], &m, &err))) {
+		reply_problem_error(req, &err);
+		goto out;
+	}
+	reply_problem_result(req,
+	                     json_pack("{s:O, s:O, s:O, s:O}", "task_id",
+	                               json_object_get(ti, "task_id"), "dag_id",
+	                               json_object_get(ti, "dag_id"), "execution_date",
+	                               json_object_get(ti, "execution_date"), "dag_run_id",
+	                               json_object_get(ti, "dag_run_id")),
+	                     &err);
+out:
+	json_decref(r);
+	json_decref(ti);
+	json_decref(body);
+}
+
+/* POST .../dagRuns/{run_id}/clear (ClearDagRun: dry_run, default true). */
+static void route_clear_run(const struct dag_admin_ops *a, void *ctx, struct http_request *req,
+                            const char *dag_id, const char *run_id)
+{
+	static const char *const allowed[] = {"dry_run", NULL};
+	struct weir_error err = {0};
+	json_t *body = airflow_read_body(req, allowed);
+	bool dry_run;
+
+	if (!body)
+		return;
+	if (airflow_body_bool(req, body, "dry_run", true, &dry_run) == 0)
+		reply_problem_result(req, a->clear_run(ctx, dag_id, run_id, dry_run, &err), &err);
+	json_decref(body);
+}
+
+/* ---- reads of one task instance ---- */
+
+/* GET .../xcomEntries: map_index (default: every instance), xcom_key, limit, offset. */
+static void route_xcom_list(const struct dag_admin_ops *a, void *ctx, struct http_request *req,
+                            char **seg)
+{
+	static const char *const allowed[] = {"map_index", "xcom_key", "limit", "offset", NULL};
+	struct weir_error err = {0};
+	int limit, offset, map_index = DAG_MAP_INDEX_ANY;
+
+	if (!airflow_query_known(req, allowed) || !airflow_page_query(req, &limit, &offset))
+		return;
+	if (http_request_query(req, "map_index") && !airflow_map_index_query(req, &map_index))
+		return;
+	reply_problem_result(req,
+	                     a->xcom_list(ctx, seg[1], seg[3], seg[5], map_index,
+	                                  http_request_query(req, "xcom_key"), limit, offset, &err),
+	                     &err);
+}
+
+/* GET .../xcomEntries/{key}: map_index (default -1), deserialize, stringify (default true). */
+static void route_xcom_get(const struct dag_admin_ops *a, void *ctx, struct http_request *req,
+                           char **seg)
+{
+	static const char *const allowed[] = {"map_index", "deserialize", "stringify", NULL};
+	struct weir_error err = {0};
+	int map_index;
+	bool stringify, deserialize;
+
+	if (!airflow_query_known(req, allowed) || !airflow_map_index_query(req, &map_index) ||
+	    !airflow_query_bool(req, "stringify", true, &stringify) ||
+	    !airflow_query_bool(req, "deserialize", false, &deserialize))
+		return;
+	reply_problem_result(
+	    req, a->xcom_get(ctx, seg[1], seg[3], seg[5], map_index, seg[7], stringify, &err),
+	    &err);
+}
+
+/* GET .../tries/{n}: the TaskInstance as that try left it (Airflow 2.10's
+ * try details): the TI's fields with the try's own over them. */
+static void route_try(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                      char **seg, int map_index, const char *try_seg)
+{
+	struct weir_error err = {0};
+	json_t *ti = NULL, *tries = NULL, *t;
+	int want;
+	size_t i;
+
+	if (!path_number(req, "task_try_number", try_seg, 1, &want))
+		return;
+	if (!(ti = ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err)) ||
+	    !(tries = ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err))) {
+		reply_problem_error(req, &err);
+		goto out;
+	}
+	json_array_foreach(json_object_get(tries, "task_instances"), i, t)
+	{
+		if (json_integer_value(json_object_get(t, "try_number")) == want) {
+			json_object_update(ti, t);
+			reply_problem_result(req, json_incref(ti), &err);
+			goto out;
+		}
+	}
+	reply_problemf(req, 404, "task %s of run %s (DAG %s) has no try %d", seg[5], seg[3],
+	               seg[1], want);
+out:
+	json_decref(tries);
+	json_decref(ti);
+}
+
+/* .../taskInstances/{task_id}/...: n >= 6.  Returns false for what the
+ * routes of airflow.c answer (GET of the TI, its tries, its logs). */
+static bool route_ti(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                     char **seg, int n)
+{
+	const struct dag_admin_ops *a = ops->admin;
+	struct weir_error err = {0};
+	bool get = request_method_is(req, "GET"), patch = request_method_is(req, "PATCH");
+	int map_index = -1;
+	const char *sub = n >= 7 ? seg[6] : NULL;
+
+	if (n == 8 && !strcmp(seg[7], "tries"))
+		return false; /* {map_index}/tries, a bad index's 400 included */
+	/* {task_id}/{map_index}[/...]: the mapped forms */
+	if (n >= 7 && looks_like_index(seg[6])) {
+		if (n == 7 && get)
+			return false;
+		if (!path_number(req, "map_index", seg[6], 0, &map_index))
+			return true;
+		sub = n >= 8 ? seg[7] : NULL;
+		if (n == 9 && !strcmp(seg[7], "tries") && get) {
+			if (airflow_check_id(req, "task_id", seg[5]))
+				route_try(ops, ctx, req, seg, map_index, seg[8]);
+			return true;
+		}
+		if (n > 8) {
+			reply_problem_no_route(req);
+			return true;
+		}
+	} else if (n == 6 && get) {
+		return false;
+	} else if (n == 7 && !strcmp(seg[6], "tries")) {
+		return false;
+	} else if (n == 8 && !strcmp(seg[6], "logs")) {
+		return false;
+	}
+	if (!airflow_check_id(req, "task_id", seg[5]))
+		return true;
+	if (!sub) { /* the TI itself: PATCH marks it */
+		if (patch)
+			route_mark_one(ops, ctx, req, seg, map_index);
+		else
+			reply_problem_no_method(req);
+		return true;
+	}
+	if (!strcmp(sub, "tries") && n == 8) {
+		if (get)
+			route_try(ops, ctx, req, seg, map_index, seg[7]);
+		else
+			reply_problem_no_method(req);
+		return true;
+	}
+	if (!strcmp(sub, "xcomEntries") && map_index == -1 && (n == 7 || n == 8)) {
+		if (!get)
+			reply_problem_no_method(req);
+		else if (n == 7)
+			route_xcom_list(a, ctx, req, seg);
+		else
+			route_xcom_get(a, ctx, req, seg);
+		return true;
+	}
+	if ((!strcmp(sub, "links") || !strcmp(sub, "listMapped")) && n == 7 && map_index == -1) {
+		static const char *const none[] = {NULL};
+		if (!get)
+			reply_problem_no_method(req);
+		else if (!strcmp(sub, "listMapped"))
+			airflow_list_mapped(ops, ctx, req, seg[1], seg[3], seg[5]);
+		else if (airflow_query_known(req, none))
+			reply_problem_result(
+			    req, a->ti_links(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
+		return true;
+	}
+	if (!strcmp(sub, "dependencies") && n == (map_index == -1 ? 7 : 8)) {
+		static const char *const none[] = {NULL};
+		if (!get)
+			reply_problem_no_method(req);
+		else if (airflow_query_known(req, none))
+			reply_problem_result(
+			    req, a->ti_deps(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
+		return true;
+	}
+	reply_problem_no_route(req);
+	return true;
+}
+
+bool airflow_admin_route(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                         char **seg, int n)
+{
+	const struct dag_admin_ops *a = ops->admin;
+	struct weir_error err = {0};
+
+	if (!a)
+		return false;
+	if (!strcmp(seg[0], "importErrors")) {
+		long long id;
+		char *end;
+		if (n != 2)
+			return false;
+		if (!request_method_is(req, "GET")) {
+			reply_problem_no_method(req);
+			return true;
+		}
+		id = strtoll(seg[1], &end, 10);
+		if (*end || end == seg[1] || id < 1) {
+			reply_problemf(req, 400, "import_error_id \"%.40s\": expected a whole number",
+			               seg[1]);
+			return true;
+		}
+		reply_problem_result(req, a->import_error(ctx, id, &err), &err);
+		return true;
+	}
+	if (n == 1) {
+		if (!request_method_is(req, "PATCH"))
+			return false;
+		route_patch_dags(ops, ctx, req);
+		return true;
+	}
+	/* the batch routes with "~" and the runs' lists are airflow.c's */
+	if (!strcmp(seg[1], "~"))
+		return false;
+	if (n == 2) {
+		if (!request_method_is(req, "DELETE"))
+			return false;
+		if (airflow_check_id(req, "dag_id", seg[1]))
+			reply_deleted(req, a->delete_dag(ctx, seg[1], &err), &err);
+		return true;
+	}
+	if (n == 3 && !strcmp(seg[2], "updateTaskInstancesState")) {
+		if (!request_method_is(req, "POST"))
+			reply_problem_no_method(req);
+		else if (airflow_check_id(req, "dag_id", seg[1]))
+			route_mark_many(a, ctx, req, seg[1]);
+		return true;
+	}
+	if (n == 4 && !strcmp(seg[2], "tasks")) {
+		if (!request_method_is(req, "GET"))
+			reply_problem_no_method(req);
+		else if (airflow_check_id(req, "dag_id", seg[1]) &&
+		         airflow_check_id(req, "task_id", seg[3]))
+			reply_problem_result(req, a->get_task(ctx, seg[1], seg[3], &err), &err);
+		return true;
+	}
+	if (n < 4 || strcmp(seg[2], "dagRuns") || !strcmp(seg[3], "~") ||
+	    !airflow_id_ok(seg[1]) || !airflow_id_ok(seg[3]))
+		return false; /* airflow.c answers, or refuses the ids */
+	if (n == 4) {
+		if (!request_method_is(req, "DELETE"))
+			return false;
+		reply_deleted(req, a->delete_run(ctx, seg[1], seg[3], &err), &err);
+		return true;
+	}
+	if (n == 5 && !strcmp(seg[4], "clear")) {
+		if (!request_method_is(req, "POST"))
+			reply_problem_no_method(req);
+		else
+			route_clear_run(a, ctx, req, seg[1], seg[3]);
+		return true;
+	}
+	if (n >= 6 && !strcmp(seg[4], "taskInstances"))
+		return route_ti(ops, ctx, req, seg, n);
+	return false;
+}

@@ -1,0 +1,298 @@
+/* dag_spec_flow.c: the keys of a task that shape its run's flow: branch,
+ * short_circuit, depends_on_past and wait_for_downstream (also in
+ * default_args), and a foreach over an upstream task's output
+ * ("{{ outputs.TASK.KEY }}": TASK becomes an upstream when it is not one),
+ * with the items such a foreach fans out over and the resources an item
+ * may ask for.  The run-time decisions they lead to are sched/dag_branch.h's
+ * and sched/dag_expand.h's.
+ */
+#include "model/dag_spec_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/job_spec_edit.h"
+
+static const char *const flow_keys[] = {"branch", "short_circuit", "depends_on_past",
+                                        "wait_for_downstream", NULL};
+static const char *const item_resource_keys[] = {"cpus", "vcores", "memory", "gpus", NULL};
+
+bool dag_flow_is_key(const char *key)
+{
+	for (size_t i = 0; flow_keys[i]; i++)
+		if (!strcmp(key, flow_keys[i]))
+			return true;
+	return false;
+}
+
+int dag_read_flow_key(struct field_reader *r, struct dag_task *t, const char *key, json_t *val)
+{
+	struct dag_task_flow *f = &t->flow;
+	bool b;
+
+	if (field_get_bool(r, val, &b) < 0)
+		return -1;
+	if (!strcmp(key, "branch")) {
+		f->branch = b;
+	} else if (!strcmp(key, "short_circuit")) {
+		f->short_circuit = b;
+	} else if (!strcmp(key, "depends_on_past")) {
+		f->depends_on_past = b;
+		f->past_given = true;
+	} else {
+		f->wait_for_downstream = b;
+		f->past_given = true;
+	}
+	return 0;
+}
+
+int dag_read_flow_default(struct field_reader *r, const char *key, json_t *val,
+                          struct dag_default_args *d)
+{
+	bool b;
+
+	if (strcmp(key, "depends_on_past") && strcmp(key, "wait_for_downstream"))
+		return field_fail(r, "%s", "a task's own key; default_args may give depends_on_past "
+		                           "and wait_for_downstream");
+	if (field_get_bool(r, val, &b) < 0)
+		return -1;
+	if (!strcmp(key, "depends_on_past"))
+		d->depends_on_past = b;
+	else
+		d->wait_for_downstream = b;
+	return 0;
+}
+
+void dag_flow_resolve(struct dag_task *t, const struct dag_default_args *d)
+{
+	struct dag_task_flow *f = &t->flow;
+
+	if (!f->past_given) {
+		f->depends_on_past = d->depends_on_past > 0;
+		f->wait_for_downstream = d->wait_for_downstream > 0;
+	}
+	/* Airflow: wait_for_downstream sets depends_on_past */
+	if (f->wait_for_downstream)
+		f->depends_on_past = true;
+}
+
+/* A name after "outputs." or "TASK.": [A-Za-z0-9_-]+ (task ids) or an
+ * identifier (keys); its end. */
+static const char *name_end(const char *p)
+{
+	while (isalnum((unsigned char)*p) || *p == '_' || *p == '-')
+		p++;
+	return p;
+}
+
+int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const char *s)
+{
+	const char *p = s, *task, *task_end, *key, *key_end;
+
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "{{", 2))
+		return 0;
+	p += 2;
+	while (*p == ' ')
+		p++;
+	if (strncmp(p, "outputs.", 8))
+		return 0;
+	task = p + 8;
+	task_end = name_end(task);
+	if (task_end == task || *task_end != '.')
+		return field_fail(r, "%s", "expected \"{{ outputs.TASK.KEY }}\" naming an upstream "
+		                           "task's output");
+	key = task_end + 1;
+	key_end = name_end(key);
+	p = key_end;
+	while (*p == ' ')
+		p++;
+	if (key_end == key || strncmp(p, "}}", 2))
+		return field_fail(r, "%s", "expected \"{{ outputs.TASK.KEY }}\" naming an upstream "
+		                           "task's output");
+	p += 2;
+	while (*p == ' ')
+		p++;
+	if (*p)
+		return field_fail(r, "%s", "expected \"{{ outputs.TASK.KEY }}\" alone, nothing after it");
+	t->flow.foreach_task = strndup(task, (size_t)(task_end - task));
+	t->flow.foreach_key = strndup(key, (size_t)(key_end - key));
+	if (!t->flow.foreach_task || !t->flow.foreach_key)
+		return field_oom(r);
+	return 1;
+}
+
+int dag_flow_link(struct field_reader *r, struct dag_spec *dag)
+{
+	for (size_t i = 0; i < dag->n_tasks; i++) {
+		struct dag_task *t = &dag->tasks[i];
+		const char *up = t->flow.foreach_task;
+		bool listed = false;
+
+		if (!up)
+			continue;
+		snprintf(r->path, sizeof r->path, "tasks[%zu].foreach", i);
+		if (!strcmp(up, t->task_id))
+			return field_fail(r, "outputs.%s: a task cannot fan out over its own output",
+			                  up);
+		if (dag_spec_task_index(dag, up) < 0)
+			return field_fail(r, "outputs.%s: no task of this DAG has that id", up);
+		for (size_t k = 0; k < t->depends_on.n && !listed; k++)
+			listed = !strcmp(t->depends_on.v[k], up);
+		/* as Airflow's XComArg: the task whose output it maps over is an
+		 * upstream */
+		if (!listed && strvec_push(&t->depends_on, up) < 0)
+			return field_oom(r);
+	}
+	return 0;
+}
+
+int dag_flow_check(struct field_reader *r, struct dag_spec *dag)
+{
+	for (size_t i = 0; i < dag->n_tasks; i++) {
+		struct dag_task *t = &dag->tasks[i];
+		struct dag_task_flow *f = &t->flow;
+
+		if (f->branch && f->short_circuit) {
+			snprintf(r->path, sizeof r->path, "tasks[%zu].short_circuit", i);
+			return field_fail(r, "%s", "expected one of branch and short_circuit, got both");
+		}
+		if ((f->branch || f->short_circuit) && dag_task_is_mapped(t)) {
+			snprintf(r->path, sizeof r->path, "tasks[%zu].%s", i,
+			         f->branch ? "branch" : "short_circuit");
+			return field_fail(r, "%s", "a foreach task has several instances; expected "
+			                           "one task to decide");
+		}
+		if (!f->foreach_task)
+			continue;
+		f->foreach_upstream = (size_t)dag_spec_task_index(dag, f->foreach_task);
+		if (dag_task_is_mapped(&dag->tasks[f->foreach_upstream])) {
+			snprintf(r->path, sizeof r->path, "tasks[%zu].foreach", i);
+			return field_fail(r, "outputs.%s: a foreach task has no single output to fan "
+			                     "out over",
+			                  f->foreach_task);
+		}
+	}
+	return 0;
+}
+
+void dag_flow_release(struct dag_task_flow *f)
+{
+	free(f->foreach_task);
+	free(f->foreach_key);
+	f->foreach_task = f->foreach_key = NULL;
+}
+
+int dag_flow_to_json(const struct dag_task *t, json_t *o)
+{
+	const struct dag_task_flow *f = &t->flow;
+	int rc = 0;
+
+	if (f->branch)
+		rc |= json_object_set_new(o, "branch", json_true());
+	if (f->short_circuit)
+		rc |= json_object_set_new(o, "short_circuit", json_true());
+	rc |= json_object_set_new(o, "depends_on_past", json_boolean(f->depends_on_past));
+	rc |= json_object_set_new(o, "wait_for_downstream", json_boolean(f->wait_for_downstream));
+	if (f->foreach_task) {
+		char *s = NULL;
+		if (asprintf(&s, "{{ outputs.%s.%s }}", f->foreach_task, f->foreach_key) < 0)
+			return -1;
+		rc |= json_object_set_new(o, "foreach", json_string(s));
+		free(s);
+	}
+	return rc ? -1 : 0;
+}
+
+bool dag_task_is_mapped(const struct dag_task *task)
+{
+	return task->foreach_list || task->foreach_param || task->flow.foreach_task;
+}
+
+int dag_item_resources(const json_t *item, struct dag_resources *res, bool *given,
+                       struct weir_error *err)
+{
+	struct field_reader r = {.subject = "item", .err = err};
+	json_t *v = json_object_get(item, "resources"), *val;
+	const char *key;
+	long long x;
+
+	*given = false;
+	if (!json_is_object(item) || !v)
+		return 0;
+	snprintf(r.path, sizeof r.path, "resources");
+	if (field_need_type(&r, v, "a mapping {cpus, memory, gpus}", json_is_object(v)) < 0 ||
+	    field_check_keys(&r, v, "resources", item_resource_keys) < 0)
+		return -1;
+	json_object_foreach (v, key, val) {
+		field_at(&r, "resources", key, 0);
+		if (!strcmp(key, "memory")) {
+			const char *s;
+			struct weir_error e;
+			if (json_is_integer(val)) {
+				if (field_get_int(&r, val, 1, (long long)JOB_SPEC_MAX_MEMORY_MB, &x) < 0)
+					return -1;
+				res->memory_mb = (uint64_t)x;
+				continue;
+			}
+			if (field_get_string(&r, val, &s) < 0)
+				return -1;
+			if (parse_memory_mb(s, r.path, &res->memory_mb, &e) < 0)
+				return weir_error_set(err, WEIR_E_INVALID, "%s", e.msg);
+			if (res->memory_mb == 0 || res->memory_mb > JOB_SPEC_MAX_MEMORY_MB)
+				return field_fail(&r, "expected a memory amount from 1m to 16t, got \"%s\"",
+				                  s);
+		} else if (!strcmp(key, "gpus")) {
+			if (field_get_int(&r, val, 0, JOB_SPEC_MAX_GPUS, &x) < 0)
+				return -1;
+			res->gpus = (int)x;
+		} else {
+			if (field_get_int(&r, val, 1, JOB_SPEC_MAX_VCORES, &x) < 0)
+				return -1;
+			res->vcores = (int)x;
+		}
+	}
+	*given = true;
+	return 0;
+}
+
+json_t *dag_task_output_items(const struct dag_task *task, const json_t *outputs,
+                              struct weir_error *err)
+{
+	const struct dag_task_flow *f = &task->flow;
+	json_t *v, *item;
+	size_t i;
+
+	if (!f->foreach_task) {
+		weir_error_set(err, WEIR_E_INVALID, "task %s: not mapped over an output",
+		               task->task_id);
+		return NULL;
+	}
+	v = json_object_get(json_object_get(outputs, f->foreach_task), f->foreach_key);
+	if (!json_is_array(v)) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "outputs.%s.%s: expected a list for task %s to fan out over, got %s",
+		               f->foreach_task, f->foreach_key, task->task_id,
+		               v ? field_type_name(v) : "nothing (no such key in $WEIR_OUTPUT)");
+		return NULL;
+	}
+	json_array_foreach (v, i, item) {
+		struct dag_resources res = {0};
+		bool given;
+		if (json_is_array(item) || json_is_null(item)) {
+			weir_error_set(err, WEIR_E_INVALID,
+			               "outputs.%s.%s[%zu]: expected a string, a number or an object, "
+			               "got %s",
+			               f->foreach_task, f->foreach_key, i, field_type_name(item));
+			return NULL;
+		}
+		if (dag_item_resources(item, &res, &given, err) < 0) {
+			weir_error_prefix(err, "outputs.%s.%s[%zu]", f->foreach_task, f->foreach_key, i);
+			return NULL;
+		}
+	}
+	return json_incref(v);
+}

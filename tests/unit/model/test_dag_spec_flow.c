@@ -1,0 +1,226 @@
+/* test_dag_spec_flow.c: a DAG file's flow keys (model/dag_spec_flow.c):
+ * branch, short_circuit, depends_on_past and wait_for_downstream (with
+ * default_args), foreach over an upstream's output (its implicit upstream,
+ * the items and their resources, item.KEY in templates), the JSON round
+ * trip, and every invalid form with its message. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/dag_spec.h"
+#include "model/template.h"
+
+static const char *flow_dag =
+	"dag_id: flow\n"
+	"default_args: {depends_on_past: true}\n"
+	"tasks:\n"
+	"  - task_id: prepare\n"
+	"    command: prep\n"
+	"    depends_on_past: false\n"
+	"  - task_id: choose\n"
+	"    branch: true\n"
+	"    command: choose\n"
+	"  - task_id: check\n"
+	"    short_circuit: true\n"
+	"    depends_on: [choose]\n"
+	"    wait_for_downstream: true\n"
+	"    command: check\n"
+	"  - task_id: train\n"
+	"    depends_on: [choose]\n"
+	"    foreach: \"{{  outputs.prepare.models}}\"\n"
+	"    command: train --name {{ item.name }} --lr {{ item.lr }} --all {{ item }}\n";
+
+static struct dag_spec *parse(const char *text, struct weir_error *err)
+{
+	return dag_spec_parse_string(text, strlen(text), "d.yaml", "/dags", err);
+}
+
+static void test_flow_keys(void **state)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(flow_dag, &err);
+	(void)state;
+
+	if (!d)
+		fail_msg("%s", err.msg);
+	const struct dag_task *prepare = dag_spec_find_task(d, "prepare");
+	const struct dag_task *choose = dag_spec_find_task(d, "choose");
+	const struct dag_task *check = dag_spec_find_task(d, "check");
+	const struct dag_task *train = dag_spec_find_task(d, "train");
+	assert_false(prepare->flow.depends_on_past); /* its own key over default_args */
+	assert_true(choose->flow.branch && choose->flow.depends_on_past);
+	assert_false(choose->flow.short_circuit || choose->flow.wait_for_downstream);
+	assert_true(check->flow.short_circuit && check->flow.wait_for_downstream);
+	assert_true(check->flow.depends_on_past); /* implied */
+	assert_true(dag_task_is_mapped(train) && !dag_task_is_mapped(prepare));
+	assert_string_equal(train->flow.foreach_task, "prepare");
+	assert_string_equal(train->flow.foreach_key, "models");
+	/* prepare became an upstream of train */
+	assert_int_equal(train->n_upstream, 2);
+	assert_int_equal(train->flow.foreach_upstream, 0);
+	assert_true(train->upstream[0] == 0 || train->upstream[1] == 0);
+
+	/* the JSON form reads back the same */
+	json_t *j = dag_spec_to_json(d);
+	struct dag_spec *e = dag_spec_from_json(j, "j", NULL, &err);
+	if (!e)
+		fail_msg("%s", err.msg);
+	json_t *k = dag_spec_to_json(e);
+	char *a = json_dumps(j, JSON_SORT_KEYS), *b = json_dumps(k, JSON_SORT_KEYS);
+	assert_string_equal(a, b);
+	assert_non_null(strstr(a, "\"foreach\": \"{{ outputs.prepare.models }}\""));
+	free(a);
+	free(b);
+	json_decref(j);
+	json_decref(k);
+	dag_spec_destroy(e);
+	dag_spec_destroy(d);
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(text, &err);
+	if (d)
+		fail_msg("parsed; expected: %s", want);
+	if (!strstr(err.msg, want))
+		fail_msg("got \"%s\"; expected \"%s\"", err.msg, want);
+}
+
+static void test_flow_errors(void **state)
+{
+	(void)state;
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, branch: yes please}\n",
+	             "tasks[0].branch: expected");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, branch: true,"
+	             " short_circuit: true}\n",
+	             "tasks[0].short_circuit: expected one of branch and short_circuit, got both");
+	expect_error("dag_id: x\ndefault_args: {branch: true}\ntasks:\n  - {task_id: a, command: a}\n",
+	             "default_args.branch:");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, foreach: [1, 2],"
+	             " branch: true}\n",
+	             "tasks[0].branch: a foreach task has several instances");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a,"
+	             " foreach: \"{{ outputs.b.k }}\"}\n",
+	             "tasks[0].foreach: outputs.b: no task of this DAG has that id");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a,"
+	             " foreach: \"{{ outputs.a.k }}\"}\n",
+	             "a task cannot fan out over its own output");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a}\n"
+	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a }}\"}\n",
+	             "tasks[1].foreach: expected \"{{ outputs.TASK.KEY }}\"");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a}\n"
+	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a.k }} x\"}\n",
+	             "nothing after it");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, foreach: [1]}\n"
+	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a.k }}\"}\n",
+	             "outputs.a: a foreach task has no single output");
+	/* item.KEY only where items come from an output */
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: \"a {{ item.k }}\","
+	             " foreach: [1]}\n",
+	             "unknown variable \"item.k\"");
+	/* a cycle through the implicit upstream is a cycle */
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, depends_on: [b]}\n"
+	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a.k }}\"}\n",
+	             "cycle");
+}
+
+static void test_output_items_and_resources(void **state)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(flow_dag, &err);
+	const struct dag_task *train = dag_spec_find_task(d, "train");
+	struct dag_resources res = {.gpus = -1};
+	json_t *items, *outs;
+	bool given;
+	(void)state;
+
+	outs = json_loads("{\"prepare\": {\"models\": [\"a\", 2, {\"name\": \"b\","
+	                  " \"resources\": {\"cpus\": 2, \"memory\": \"4g\", \"gpus\": 1}}]}}",
+	                  0, NULL);
+	items = dag_task_output_items(train, outs, &err);
+	assert_non_null(items);
+	assert_int_equal(json_array_size(items), 3);
+	assert_int_equal(dag_item_resources(json_array_get(items, 0), &res, &given, &err), 0);
+	assert_false(given);
+	assert_int_equal(dag_item_resources(json_array_get(items, 2), &res, &given, &err), 0);
+	assert_true(given);
+	assert_int_equal(res.vcores, 2);
+	assert_int_equal(res.memory_mb, 4096);
+	assert_int_equal(res.gpus, 1);
+	json_decref(items);
+	json_decref(outs);
+
+	static const struct {
+		const char *outs, *want;
+	} bad[] = {
+	    {"{}", "outputs.prepare.models: expected a list for task train to fan out over, "
+	           "got nothing"},
+	    {"{\"prepare\": {\"models\": {\"a\": 1}}}", "got a mapping"},
+	    {"{\"prepare\": {\"models\": [[1]]}}", "outputs.prepare.models[0]: expected a string, "
+	                                           "a number or an object, got a list"},
+	    {"{\"prepare\": {\"models\": [{\"resources\": {\"cpus\": 0}}]}}",
+	     "outputs.prepare.models[0]: resources.cpus:"},
+	    {"{\"prepare\": {\"models\": [{\"resources\": {\"disk\": 1}}]}}", "resources"},
+	    {"{\"prepare\": {\"models\": [{\"resources\": {\"memory\": \"lots\"}}]}}", "memory"},
+	    {"{\"prepare\": {\"models\": [{\"resources\": 3}]}}", "expected a mapping"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		outs = json_loads(bad[i].outs, 0, NULL);
+		memset(&err, 0, sizeof err);
+		items = dag_task_output_items(train, outs, &err);
+		if (items || !strstr(err.msg, bad[i].want))
+			fail_msg("%s: got \"%s\"; expected \"%s\"", bad[i].outs, err.msg, bad[i].want);
+		json_decref(outs);
+	}
+	dag_spec_destroy(d);
+}
+
+static void test_object_item_in_templates(void **state)
+{
+	struct weir_error err = {0};
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	json_t *item = json_loads("{\"name\": \"a b'; rm -rf /\", \"lr\": 0.1}", 0, NULL);
+	char *text = template_value_text(item);
+	struct template_run run = {.dag_id = "d", .run_id = "r", .task_id = "t", .try_number = 1,
+	                           .item = text, .item_value = item};
+	struct strvec env = STRVEC_INIT;
+	char *out;
+	(void)state;
+
+	assert_int_equal(template_ctx_fill(&ctx, &run, &err), 0);
+	out = template_render("x {{ item.name }} {{ item.lr }}", &ctx, TEMPLATE_SHELL, &err);
+	assert_non_null(out);
+	/* one quoted word each; the real number as written */
+	assert_string_equal(out, "x 'a b'\\''; rm -rf /' '0.1'");
+	free(out);
+	/* the environment has the whole item, not a variable per key */
+	assert_int_equal(template_env(&run, &env, &err), 0);
+	bool whole = false;
+	for (size_t i = 0; i < env.n; i++) {
+		assert_null(strstr(env.v[i], "WEIR_ITEM."));
+		whole = whole || !strncmp(env.v[i], "WEIR_ITEM={", 11);
+	}
+	assert_true(whole);
+	strvec_release(&env);
+	template_ctx_release(&ctx);
+	free(text);
+	json_decref(item);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_flow_keys),
+	    cmocka_unit_test(test_flow_errors),
+	    cmocka_unit_test(test_output_items_and_resources),
+	    cmocka_unit_test(test_object_item_in_templates),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
