@@ -9,12 +9,15 @@
 #include "api/airflow.h"
 #include "api/airflow_misc.h"
 #include "api/conn_routes.h"
+#include "api/event_log_routes.h"
 #include "api/dataset_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/log_stream.h"
 #include "api/long_poll.h"
+#include "api/metrics_route.h"
 #include "api/reply.h"
+#include "api/route_table.h"
 #include "api/ui_assets.h"
 #include "api/ui_auth.h"
 #include "api/ui_routes.h"
@@ -36,6 +39,8 @@ struct api {
 	json_t *config_view;      /* GET /config (airflow_misc.h); NULL: not exposed */
 	api_health_fn health;     /* NULL: health unknown */
 	void *health_ctx;
+	const struct observe_api_ops *observe_ops; /* NULL: no gauges, no event log */
+	void *observe_ctx;
 };
 
 bool api_auth_ok(const char *authorization, const char *token)
@@ -61,15 +66,26 @@ bool api_auth_ok(const char *authorization, const char *token)
 static bool speaks_problems(const char *first)
 {
 	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first) ||
-	       airflow_misc_owns(first) || (first && !strcmp(first, "datasets"));
+	       airflow_misc_owns(first) || event_log_routes_owns(first) ||
+	       (first && !strcmp(first, "datasets"));
 }
 
-/* The Bearer token, or a configured user with HTTP Basic. */
+/* The Bearer token, or a configured user with HTTP Basic; who it was is
+ * noted on the request (the event log's owner). */
 static bool request_auth_ok(struct api *api, struct http_request *req)
 {
 	const char *h = http_request_header(req, "Authorization");
+	char user[64];
 
-	return api_auth_ok(h, api->token) || basic_auth_check(api->basic, h);
+	if (api_auth_ok(h, api->token)) {
+		http_request_set_user(req, "token");
+		return true;
+	}
+	if (!basic_auth_check(api->basic, h))
+		return false;
+	if (basic_auth_header_user(h, user, sizeof user))
+		http_request_set_user(req, user);
+	return true;
 }
 
 /* The web UI's session cookie; a state-changing request must bring the
@@ -163,6 +179,14 @@ void api_handle(struct http_request *req, void *arg)
 		ui_assets_handle(req);
 		return;
 	}
+	if (!strcmp(p, "/metrics")) {
+		/* the API's credentials: Prometheus sends the token (docs/metrics.md) */
+		if (request_auth_ok(api, req) || (auth = cookie_auth(api, req, "")) == UI_AUTH_OK)
+			metrics_route_handle(api->observe_ops, api->observe_ctx, API_VERSION, req);
+		else if (auth != UI_AUTH_BAD_CSRF)
+			refuse(api, req, "");
+		return;
+	}
 	if (strncmp(p, "/api/v1/", 8) && strcmp(p, "/api/v1")) {
 		reply_no_route(req);
 		return;
@@ -208,6 +232,8 @@ void api_handle(struct http_request *req, void *arg)
 	else if (conn_routes_owns(seg[0]))
 		conn_routes_handle(api->secrets_ops, api->secrets_ctx, api->conn_tests, req, seg,
 				   n);
+	else if (event_log_routes_owns(seg[0]))
+		event_log_routes_handle(api->observe_ops, api->observe_ctx, req, seg, n);
 	else if (ui_routes_owns(seg[0]))
 		ui_routes_handle(api->dag_ops, api->dag_ctx, req, seg, n);
 	else if (!strcmp(seg[0], "jobs"))
@@ -218,6 +244,22 @@ void api_handle(struct http_request *req, void *arg)
 		reply_no_route(req);
 out:
 	free(copy);
+}
+
+void api_request_done(struct http_request *req, int status, void *arg)
+{
+	struct api *api = arg;
+	struct route_match m;
+
+	route_table_match(http_request_path(req), &m);
+	metrics_route_count(http_request_method(req), m.route, status);
+	event_log_note(api->observe_ops, api->observe_ctx, req, &m, status);
+}
+
+void api_set_observe_ops(struct api *api, const struct observe_api_ops *ops, void *ctx)
+{
+	api->observe_ops = ops;
+	api->observe_ctx = ctx;
 }
 
 void api_notify_cluster(struct api *api, int64_t job_id)

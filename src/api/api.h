@@ -31,6 +31,7 @@
 #include "api/dag_api.h"
 #include "api/http.h"
 #include "api/job_api.h"
+#include "api/observe_api.h"
 #include "api/request.h"
 #include "api/secrets_api.h"
 #include "lib/error.h"
@@ -73,6 +74,14 @@ int api_set_users(struct api *api, const struct basic_user *users, size_t n,
 
 /* The http_handler_fn to give http_server_create() (arg: the api). */
 void api_handle(struct http_request *req, void *arg);
+/* The http_done_fn to give http_server_set_done() (arg: the api): counts
+ * the request in the metrics and records it in the event log when it is
+ * one that changes state (api/event_log_routes.h). */
+void api_request_done(struct http_request *req, int status, void *arg);
+/* GET /metrics's gauges and the event log (record, /api/v1/eventLogs) go
+ * through `ops` (server/observe.h); until this is called the page has no
+ * gauges, nothing is recorded and /eventLogs answers 503. */
+void api_set_observe_ops(struct api *api, const struct observe_api_ops *ops, void *ctx);
 
 /* The gang of `job_id` may have completed (or the attempt changed):
  * re-evaluates that job's cluster long polls now. */

@@ -285,19 +285,15 @@ static int b64_decode(const char *s, size_t len, char *out)
 	return 0;
 }
 
-bool basic_auth_check(struct basic_auth *ba, const char *authorization)
+/* "user:password" of a Basic Authorization header into buf (at least
+ * BASE64_DECODE_LENGTH(MAX_HEADER) + 1 bytes); -1 when it is not one. */
+static int header_credentials(const char *authorization, char *buf)
 {
-	char buf[BASE64_DECODE_LENGTH(MAX_HEADER) + 1];
-	uint8_t mac[SHA256_DIGEST_SIZE];
-	struct hmac_sha256_ctx hctx;
 	const char *b64;
 	size_t len;
-	int64_t now = clock_mono_ms();
-	struct cache_slot *oldest;
-	bool ok;
 
-	if (!ba || !ba->n || !authorization || strncasecmp(authorization, "Basic ", 6))
-		return false;
+	if (!authorization || strncasecmp(authorization, "Basic ", 6))
+		return -1;
 	b64 = authorization + 6;
 	while (*b64 == ' ')
 		b64++;
@@ -305,6 +301,35 @@ bool basic_auth_check(struct basic_auth *ba, const char *authorization)
 	while (len && b64[len - 1] == ' ')
 		len--;
 	if (len == 0 || len > MAX_HEADER || b64_decode(b64, len, buf) < 0)
+		return -1;
+	return 0;
+}
+
+bool basic_auth_header_user(const char *authorization, char *out, size_t size)
+{
+	char buf[BASE64_DECODE_LENGTH(MAX_HEADER) + 1];
+	char *colon;
+
+	if (!size || header_credentials(authorization, buf) < 0)
+		return false;
+	colon = strchr(buf, ':');
+	if (colon)
+		*colon = '\0';
+	snprintf(out, size, "%s", buf);
+	explicit_bzero(buf, sizeof buf);
+	return true;
+}
+
+bool basic_auth_check(struct basic_auth *ba, const char *authorization)
+{
+	char buf[BASE64_DECODE_LENGTH(MAX_HEADER) + 1];
+	uint8_t mac[SHA256_DIGEST_SIZE];
+	struct hmac_sha256_ctx hctx;
+	int64_t now = clock_mono_ms();
+	struct cache_slot *oldest;
+	bool ok;
+
+	if (!ba || !ba->n || header_credentials(authorization, buf) < 0)
 		return false;
 	hmac_sha256_set_key(&hctx, sizeof ba->mac_key, ba->mac_key);
 	hmac_sha256_update(&hctx, strlen(buf), (const uint8_t *)buf);

@@ -74,6 +74,11 @@ bool basic_auth_check(struct basic_auth *ba, const char *authorization);
  * login form; see api/ui_auth.h).  Costs one hash, known user or not. */
 bool basic_auth_check_user(struct basic_auth *ba, const char *user, const char *password);
 
+/* The user name of an HTTP Basic Authorization header into `out` (the part
+ * before ':'; nothing is checked: call after basic_auth_check).  false
+ * when the header is not Basic or does not decode. */
+bool basic_auth_header_user(const char *authorization, char *out, size_t size);
+
 /* How many users it knows (0: do not advertise Basic). */
 size_t basic_auth_count(const struct basic_auth *ba);
 

@@ -154,7 +154,8 @@ static long message_line(const char *file, const char *msg)
 /* TI states, most significant first: a mapped task's cell shows the first
  * one any of its instances has (Airflow's grid does the same). */
 static const enum dag_ti_state state_rank[] = {
-    DAG_TI_FAILED,  DAG_TI_UPSTREAM_FAILED, DAG_TI_UP_FOR_RETRY, DAG_TI_QUEUED,
+    DAG_TI_FAILED,  DAG_TI_UPSTREAM_FAILED, DAG_TI_UP_FOR_RETRY, DAG_TI_UP_FOR_RESCHEDULE,
+    DAG_TI_QUEUED,
     DAG_TI_SCHEDULED, DAG_TI_RUNNING,       DAG_TI_NONE,         DAG_TI_SUCCESS,
     DAG_TI_SKIPPED, DAG_TI_REMOVED,
 };
@@ -173,7 +174,7 @@ static size_t state_index(enum dag_ti_state s)
 static bool state_unended(size_t k)
 {
 	enum dag_ti_state s = state_rank[k];
-	return s == DAG_TI_UP_FOR_RETRY || s == DAG_TI_QUEUED || s == DAG_TI_SCHEDULED ||
+	return s == DAG_TI_UP_FOR_RETRY || s == DAG_TI_UP_FOR_RESCHEDULE || s == DAG_TI_QUEUED || s == DAG_TI_SCHEDULED ||
 	       s == DAG_TI_RUNNING || s == DAG_TI_NONE;
 }
 

@@ -51,6 +51,8 @@ struct http_request {
 	char *hdr_name[MAX_EXTRA_HEADERS];
 	char *hdr_value[MAX_EXTRA_HEADERS];
 	int n_hdr;
+	char user[64];  /* http_request_set_user */
+	json_t *answer; /* the JSON answer, kept until the done callback */
 	struct http_request *prev, *next; /* in srv->suspended while suspended */
 };
 
@@ -61,6 +63,8 @@ struct http_server {
 	uv_timer_t timer;
 	http_handler_fn handler;
 	void *arg;
+	http_done_fn done;
+	void *done_arg;
 	int port;
 	int open_handles;
 	bool resumed; /* a connection was resumed since drive() last ran MHD */
@@ -147,7 +151,8 @@ void http_request_respond_json(struct http_request *req, int status, json_t *bod
 		return;
 	}
 	text = body ? json_dumps(body, JSON_COMPACT) : strdup("{}");
-	json_decref(body);
+	json_decref(req->answer);
+	req->answer = body; /* for the done callback; freed right after it */
 	if (!text) {
 		text = strdup("{\"error\":\"out of memory\",\"status\":500}");
 		status = 500;
@@ -362,9 +367,58 @@ void http_request_add_header(struct http_request *req, const char *name, const c
 	req->n_hdr++;
 }
 
+const char *http_request_peer(const struct http_request *req, char *buf, size_t size)
+{
+	const union MHD_ConnectionInfo *ci =
+	    MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	char host[INET6_ADDRSTRLEN] = "";
+
+	if (size)
+		buf[0] = '\0';
+	if (!ci || !ci->client_addr)
+		return buf;
+	if (ci->client_addr->sa_family == AF_INET) {
+		const struct sockaddr_in *a = (const struct sockaddr_in *)ci->client_addr;
+		inet_ntop(AF_INET, &a->sin_addr, host, sizeof host);
+		snprintf(buf, size, "%s:%u", host, (unsigned)ntohs(a->sin_port));
+	} else if (ci->client_addr->sa_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const struct sockaddr_in6 *)ci->client_addr;
+		inet_ntop(AF_INET6, &a->sin6_addr, host, sizeof host);
+		snprintf(buf, size, "[%s]:%u", host, (unsigned)ntohs(a->sin6_port));
+	}
+	return buf;
+}
+
+void http_request_set_user(struct http_request *req, const char *user)
+{
+	snprintf(req->user, sizeof req->user, "%s", user ? user : "");
+}
+
+const char *http_request_user(const struct http_request *req)
+{
+	return req->user;
+}
+
+json_t *http_request_answer(const struct http_request *req)
+{
+	return req->answer;
+}
+
+void http_server_set_done(struct http_server *srv, http_done_fn fn, void *arg)
+{
+	srv->done = fn;
+	srv->done_arg = arg;
+}
+
 static enum MHD_Result queue_pending(struct http_request *req)
 {
-	enum MHD_Result r = MHD_queue_response(req->conn, req->pending_status, req->pending);
+	enum MHD_Result r;
+
+	if (req->srv->done)
+		req->srv->done(req, (int)req->pending_status, req->srv->done_arg);
+	json_decref(req->answer);
+	req->answer = NULL;
+	r = MHD_queue_response(req->conn, req->pending_status, req->pending);
 	MHD_destroy_response(req->pending);
 	req->pending = NULL;
 	return r;
@@ -456,6 +510,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		free(req->hdr_name[i]);
 		free(req->hdr_value[i]);
 	}
+	json_decref(req->answer);
 	free(req->method);
 	free(req->path);
 	strbuf_release(&req->body);

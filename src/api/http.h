@@ -52,6 +52,12 @@ struct http_server *http_server_create(uv_loop_t *loop, const char *host, int po
                                        http_handler_fn handler, void *arg, struct weir_error *err);
 /* The bound port (useful with port 0). */
 int http_server_port(const struct http_server *srv);
+/* Called once per request when its answer (status) is handed to the
+ * connection, on the loop's thread, the request and its body still
+ * readable: what the metrics and the event log need of every request.
+ * NULL fn: none. */
+typedef void (*http_done_fn)(struct http_request *req, int status, void *arg);
+void http_server_set_done(struct http_server *srv, http_done_fn fn, void *arg);
 /* Stops accepting and closes every connection; suspended requests get 503.
  * Closes the uv handles; run the loop once more to finish closing them.
  * NULL is a no-op. */
@@ -72,6 +78,20 @@ bool http_request_query_each(const struct http_request *req,
 const char *http_request_header(const struct http_request *req, const char *name);
 /* The body (NUL-terminated; empty string when none). */
 const char *http_request_body(const struct http_request *req, size_t *len);
+
+/* The peer's address, "127.0.0.1:40112" or "[::1]:40112", into buf;
+ * "" when unknown.  Returns buf. */
+const char *http_request_peer(const struct http_request *req, char *buf, size_t size);
+/* Who the request authenticated as (copied, at most 63 bytes kept; NULL
+ * or "" clears it), for whoever looks at the request when it is done. */
+void http_request_set_user(struct http_request *req, const char *user);
+/* That user, or "" when none was set. */
+const char *http_request_user(const struct http_request *req);
+
+/* The JSON the request was answered with (http_request_respond_json), or
+ * NULL: readable in the http_done_fn callback only (an id the answer
+ * carries, such as a new job's). */
+json_t *http_request_answer(const struct http_request *req);
 
 /* Per-request slot for the handler's own use (e.g. a long poll's state). */
 void http_request_set_data(struct http_request *req, void *data);

@@ -198,6 +198,7 @@ enum ui_auth_result ui_auth_cookie(struct ui_auth *ua, struct http_request *req)
 	if (!ui_auth_method_safe(http_request_method(req)) &&
 	    !ui_session_csrf_ok(&s, http_request_header(req, UI_CSRF_HEADER)))
 		r = UI_AUTH_BAD_CSRF;
+	http_request_set_user(req, s.user); /* the event log's owner */
 	explicit_bzero(&s, sizeof s);
 	return r;
 }
@@ -265,6 +266,7 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 	         s.id);
 	http_request_add_header(req, "Set-Cookie", cookie);
 	log_info("web UI: %s logged in", who);
+	http_request_set_user(req, who);
 	respond_session(req, &s);
 	explicit_bzero(cookie, sizeof cookie);
 	explicit_bzero(&s, sizeof s);
@@ -289,6 +291,7 @@ static void route_logout(struct ui_auth *ua, struct http_request *req)
 	}
 	ui_sessions_close(ua->sessions, id);
 	log_info("web UI: %s logged out", s.user);
+	http_request_set_user(req, s.user);
 	http_request_add_header(
 	    req, "Set-Cookie", UI_SESSION_COOKIE "=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/");
 	http_request_respond_json(req, 200,

@@ -17,6 +17,7 @@
 #include "cli/cli_artifact.h"
 #include "cli/cli_password.h"
 #include "cli/cli_secrets.h"
+#include "server/sensor_task.h"
 #include "data/task.h"
 #include "exec/artifact.h"
 #include "launch/agent.h"
@@ -167,6 +168,8 @@ int main(int argc, char **argv)
 	/* what a DAG's sql: and transfer: tasks run (data/task.h) */
 	if (argc >= 2 && !strcmp(argv[1], "task-sql"))
 		return data_task_sql_main(argc - 1, argv + 1);
+	if (argc >= 2 && !strcmp(argv[1], "task-sensor"))
+		return sensor_task_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "task-transfer"))
 		return data_task_transfer_main(argc - 1, argv + 1);
 

@@ -9,6 +9,8 @@
 int64_t clock_now_ms(void);
 /* Milliseconds of a monotonic clock (for durations and timers). */
 int64_t clock_mono_ms(void);
+/* Nanoseconds of the same clock (short durations: a commit, a loop turn). */
+int64_t clock_mono_ns(void);
 /* "2026-11-30T12:00:00.123Z" into buf (at least 25 bytes); returns buf. */
 char *clock_format_iso(int64_t epoch_ms, char *buf, size_t size);
 /* Parses what clock_format_iso writes, also without fraction or with a

@@ -198,13 +198,19 @@ static int data_file(json_t *spec, const char *side, const struct template_ctx *
  * rendered raw (the driver binds it; it never becomes SQL text), and a
  * transfer's file paths. */
 static char *data_spec(const struct dag_task *task, const struct template_ctx *ctx,
-                       struct weir_error *err)
+                       int64_t logical_ms, struct weir_error *err)
 {
-	json_t *spec = json_deep_copy(task->data), *params;
+	json_t *spec, *params;
 	const char *k;
 	json_t *v;
 	char *text = NULL;
 
+	/* a sensor's: its checked mapping and the run's logical date (data/sensor_poke.h) */
+	if (task->kind == DAG_TASK_SENSOR)
+		spec = json_pack("{sOsI}", "sensor", task->sensor->spec, "logical_date_ms",
+		                 (json_int_t)logical_ms);
+	else
+		spec = json_deep_copy(task->data);
 	if (!spec) {
 		oom(err);
 		return NULL;
@@ -240,7 +246,9 @@ static char *data_command(const struct dag_job_try *t, struct weir_error *err)
 	char *q = shell_quoted(t->weir_program ? t->weir_program : "weir"), *cmd = NULL;
 
 	if (!q || asprintf(&cmd, "exec %s %s", q,
-	                   t->task->kind == DAG_TASK_SQL ? "task-sql" : "task-transfer") < 0)
+	                   t->task->kind == DAG_TASK_SQL      ? "task-sql"
+	                   : t->task->kind == DAG_TASK_SENSOR ? "task-sensor"
+	                                                      : "task-transfer") < 0)
 		cmd = NULL;
 	free(q);
 	if (!cmd)
@@ -263,7 +271,7 @@ static struct job_spec *command_job(const struct dag_job_try *t, const struct te
 		return NULL;
 	}
 	if (task->kind != DAG_TASK_COMMAND) {
-		char *spec = data_spec(task, ctx, err);
+		char *spec = data_spec(task, ctx, t->run->logical_ms, err);
 		if (!spec || env_list_set(&s->env, &s->n_env, "WEIR_DATA_SPEC", spec, err) < 0) {
 			free(spec);
 			goto fail;
@@ -433,7 +441,7 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 		goto fail;
 	}
 	if (task->kind == DAG_TASK_COMMAND || task->kind == DAG_TASK_SQL ||
-	    task->kind == DAG_TASK_TRANSFER)
+	    task->kind == DAG_TASK_TRANSFER || task->kind == DAG_TASK_SENSOR)
 		s = command_job(t, &ctx, &env, &cmd, err);
 	else
 		s = task_job(t, &ctx, &env, err);
@@ -445,7 +453,7 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 	else
 		snprintf(name, sizeof name, "%s.%s", t->run->dag_id, task->task_id);
 	if (task->kind == DAG_TASK_COMMAND || task->kind == DAG_TASK_SQL ||
-	    task->kind == DAG_TASK_TRANSFER || !s->name || !strcmp(s->name, JOB_SPEC_DEFAULT_NAME))
+	    task->kind == DAG_TASK_TRANSFER || task->kind == DAG_TASK_SENSOR || !s->name || !strcmp(s->name, JOB_SPEC_DEFAULT_NAME))
 		if (job_spec_set_string(&s->name, name, err) < 0)
 			goto fail;
 	/* the task's route and Slurm settings win over its job's own; a task

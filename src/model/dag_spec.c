@@ -363,6 +363,7 @@ static void task_release(struct dag_task *t)
 	strvec_release(&t->outlets);
 	dag_trigger_destroy(t->trigger);
 	json_decref(t->data);
+	dag_sensor_free(t->sensor);
 	free(t->upstream);
 	free(t->command);
 	for (size_t i = 0; i < t->n_env; i++) {

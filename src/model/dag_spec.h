@@ -110,7 +110,60 @@ enum dag_task_kind {
 	DAG_TASK_SQL,         /* sql: a statement or script on a connection */
 	DAG_TASK_TRANSFER,    /* transfer: rows from a query or file to a table, Redis or a file */
 	DAG_TASK_TRIGGER_DAG, /* trigger_dag: starts a run of another DAG (model/dataset.h) */
+	DAG_TASK_SENSOR,      /* sensor: waits for a file, another DAG's task, a time, an
+	                       * HTTP answer or a SQL value (dag_spec_sensor.c) */
 };
+
+/* What a sensor waits for (the one key of its `sensor:` mapping). */
+enum dag_sensor_kind {
+	DAG_SENSOR_FILE = 0,      /* file: {path: GLOB, folder | conn} */
+	DAG_SENSOR_EXTERNAL_TASK, /* external_task: {dag_id, task_id, states, execution_delta} */
+	DAG_SENSOR_TIME,          /* time: "HH:MM" on the logical date's day (UTC) */
+	DAG_SENSOR_DELTA,         /* delta: a duration after the logical date */
+	DAG_SENSOR_HTTP,          /* http: {url | conn, path, status, match} */
+	DAG_SENSOR_SQL,           /* sql: {conn, query, parameters} */
+};
+#define DAG_SENSOR_KIND_COUNT (DAG_SENSOR_SQL + 1)
+
+/* poke: a process holds the slot and pokes; reschedule: the server pokes
+ * and the TI holds nothing in between (up_for_reschedule). */
+enum dag_sensor_mode {
+	DAG_SENSOR_POKE = 0,
+	DAG_SENSOR_RESCHEDULE,
+};
+
+#define DAG_SENSOR_DEFAULT_POKE_MS  60000LL
+#define DAG_SENSOR_DEFAULT_TIMEOUT_MS (7LL * 24 * 3600 * 1000)
+
+/* What one poke found (data/sensor_poke.h pokes, sched/sensor.h decides). */
+enum sensor_outcome {
+	SENSOR_MET = 0,   /* what it waits for is there */
+	SENSOR_NOT_YET,   /* not yet: poke again */
+	SENSOR_ERROR,     /* the poke could not be made (the try fails; retries apply) */
+	SENSOR_FAILED_STATE, /* the awaited task ended in a failed state: fail, no retry */
+};
+
+/* A sensor task's settings, checked (dag_spec_sensor.c). */
+struct dag_sensor {
+	enum dag_sensor_kind kind;
+	enum dag_sensor_mode mode;
+	int64_t poke_interval_ms; /* > 0 */
+	int64_t timeout_ms;       /* > 0: from the try's first poke */
+	int64_t max_wait_ms;      /* the longest wait between pokes with backoff; 0: timeout */
+	bool soft_fail;           /* a timeout skips the TI instead of failing it */
+	bool exponential_backoff;
+	json_t *spec; /* the `sensor:` mapping as checked: paths absolute, defaults filled */
+	json_t *what; /* borrowed from spec: the kind's value (spec[kind name]) */
+};
+
+/* "file", "external_task", "time", "delta", "http", "sql"; "?" out of range. */
+const char *dag_sensor_kind_name(enum dag_sensor_kind k);
+/* "poke", "reschedule". */
+const char *dag_sensor_mode_name(enum dag_sensor_mode m);
+/* A sensor's settings from its checked mapping (what dag_sensor.spec holds,
+ * what `weir task-sensor` reads).  NULL with err. */
+struct dag_sensor *dag_sensor_from_spec(const json_t *spec, struct weir_error *err);
+void dag_sensor_free(struct dag_sensor *s);
 
 struct dag_trigger; /* model/dataset.h */
 
@@ -131,6 +184,7 @@ struct dag_task {
 	json_t *tony;            /* DAG_TASK_JOB_TONY: the submit-flag fields, paths resolved */
 	json_t *data;            /* DAG_TASK_SQL, DAG_TASK_TRANSFER: the `sql:` or `transfer:`
 	                          * mapping, checked, file paths resolved (dag_spec_data.c) */
+	struct dag_sensor *sensor; /* DAG_TASK_SENSOR: its settings; NULL otherwise */
 	struct strvec connections; /* the connection ids the task's environment gets
 	                            * (WEIR_CONN_<ID>); a sql or transfer task's own are added */
 	struct dag_trigger *trigger; /* DAG_TASK_TRIGGER_DAG */

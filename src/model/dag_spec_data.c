@@ -84,8 +84,7 @@ static int read_format(struct field_reader *r, json_t *obj, const char *prefix)
 	return 0;
 }
 
-/* parameters: a mapping of names to strings, numbers, booleans or null. */
-static int read_parameters(struct field_reader *r, json_t *obj, const char *prefix)
+int dag_read_parameters(struct field_reader *r, json_t *obj, const char *prefix)
 {
 	json_t *p = json_object_get(obj, "parameters"), *v;
 	char base[FIELD_PATH_MAX];
@@ -133,7 +132,7 @@ static int read_sql(struct field_reader *r, struct dag_task *t, const char *pref
 	}
 	if (file && read_file(r, v, prefix, false) < 0)
 		return -1;
-	return read_parameters(r, v, prefix) < 0 ? -1 : read_int(r, v, prefix, "max_rows", 0, 10000);
+	return dag_read_parameters(r, v, prefix) < 0 ? -1 : read_int(r, v, prefix, "max_rows", 0, 10000);
 }
 
 static int read_from(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v)
@@ -153,7 +152,7 @@ static int read_from(struct field_reader *r, struct dag_task *t, const char *pre
 	}
 	if (read_conn(r, t, v, prefix) < 0 || get_str(r, v, prefix, "query", true, &q) < 0)
 		return -1;
-	return read_parameters(r, v, prefix);
+	return dag_read_parameters(r, v, prefix);
 }
 
 static int read_to(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v)

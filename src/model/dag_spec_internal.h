@@ -7,6 +7,7 @@
  *   dag_spec_json.c   a DAG spec as JSON
  *   dag_spec_data.c   a sql: or transfer: task's mapping
  *   dag_spec_flow.c   branch, short_circuit, the past, foreach over an output
+ *   dag_spec_sensor.c a sensor: task's mapping
  *   dag_spec_dataset.c  outlets, trigger_dag: and a schedule on datasets
  *
  * Every reader takes the field_reader: on failure it returns -1 with the
@@ -40,6 +41,13 @@ int dag_read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json
  * ("tasks[2].sql") into t->data, its connection ids added to
  * t->connections. */
 int dag_read_data(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
+/* obj.parameters, when given: a mapping of names ([A-Za-z_][A-Za-z0-9_]*, :NAME
+ * in the SQL) to strings, numbers, booleans or null. */
+int dag_read_parameters(struct field_reader *r, json_t *obj, const char *prefix);
+/* A sensor: mapping `v` at `prefix` ("tasks[2].sensor") into t->sensor
+ * (t->kind becomes DAG_TASK_SENSOR), its connection added to
+ * t->connections (dag_spec_sensor.c). */
+int dag_read_sensor(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
 /* The parameters mapping of a data task (sql.parameters,
  * transfer.from.parameters); NULL when none.  Borrowed. */
 json_t *dag_data_parameters(const struct dag_task *t);

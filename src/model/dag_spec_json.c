@@ -85,6 +85,10 @@ static json_t *task_json(const struct dag_task *t)
 	case DAG_TASK_TRIGGER_DAG:
 		rc |= json_object_set_new(o, "trigger_dag", dag_trigger_to_json(t->trigger));
 		break;
+	case DAG_TASK_SENSOR:
+		rc |= json_object_set(o, "sensor", t->sensor->spec);
+		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
+		break;
 	}
 	if (t->outlets.n)
 		rc |= json_object_set_new(o, "outlets", strvec_json(&t->outlets));

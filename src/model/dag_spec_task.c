@@ -25,7 +25,7 @@ static const char *const task_keys[] = {
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
 	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
 	"transfer", "connections", "branch", "short_circuit", "depends_on_past",
-	"wait_for_downstream", "outlets", "trigger_dag", NULL,
+	"wait_for_downstream", "sensor", "outlets", "trigger_dag", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
@@ -523,7 +523,7 @@ struct task_read {
 	char prefix[64]; /* "tasks[i]" */
 	struct task_given *given;
 	/* the keys that decide between a command task and a job task */
-	json_t *command, *job, *env, *cwd, *sql, *transfer, *trigger;
+	json_t *command, *job, *env, *cwd, *sql, *transfer, *sensor, *trigger;
 };
 
 typedef int (*task_key_fn)(struct field_reader *r, struct task_read *tr, json_t *val);
@@ -641,6 +641,13 @@ static int note_transfer(struct field_reader *r, struct task_read *tr, json_t *v
 	return 0;
 }
 
+static int note_sensor(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	(void)r;
+	tr->sensor = val;
+	return 0;
+}
+
 static int note_trigger(struct field_reader *r, struct task_read *tr, json_t *val)
 {
 	(void)r;
@@ -705,6 +712,7 @@ static const struct {
     {"job", note_job},
     {"sql", note_sql},
     {"transfer", note_transfer},
+    {"sensor", note_sensor},
     {"resources", read_task_resources},
     {"foreach", read_task_foreach},
     {"queue", read_task_queue},
@@ -751,15 +759,26 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s", "expected a task_id");
 	}
-	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer + !!tr->trigger != 1) {
+	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer + !!tr->sensor + !!tr->trigger !=
+	    1) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s",
-			    tr->command || tr->job || tr->sql || tr->transfer || tr->trigger
-				? "expected exactly one of command, job, sql, transfer and "
+			    tr->command || tr->job || tr->sql || tr->transfer || tr->sensor ||
+				    tr->trigger
+				? "expected exactly one of command, job, sql, transfer, sensor and "
 				  "trigger_dag, got more"
 				: "expected exactly one of command (a shell command), job "
-				  "(a job spec, its path, or a tony.xml), sql, transfer and "
+				  "(a job spec, its path, or a tony.xml), sql, transfer, sensor and "
 				  "trigger_dag");
+	}
+	if (tr->sensor) {
+		char base[80];
+		if (tr->env || tr->cwd) {
+			field_at(r, prefix, tr->env ? "env" : "cwd", 0);
+			return field_fail(r, "%s", "env and cwd go with command");
+		}
+		snprintf(base, sizeof base, "%s.sensor", prefix);
+		return dag_read_sensor(r, tr->t, base, tr->sensor);
 	}
 	if (tr->trigger) {
 		char base[80];

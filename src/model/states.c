@@ -25,6 +25,7 @@ static const char *const ti_names[] = {
     [DAG_TI_UPSTREAM_FAILED] = "upstream_failed",
     [DAG_TI_SKIPPED] = "skipped",
     [DAG_TI_REMOVED] = "removed",
+    [DAG_TI_UP_FOR_RESCHEDULE] = "up_for_reschedule",
 };
 
 static const char *const run_names[] = {

@@ -54,9 +54,11 @@ enum dag_ti_state {
 	DAG_TI_UPSTREAM_FAILED, /* will not run: an upstream failed */
 	DAG_TI_SKIPPED,         /* will not run: the trigger rule said so */
 	DAG_TI_REMOVED,         /* its task is no longer in the DAG file */
+	DAG_TI_UP_FOR_RESCHEDULE, /* a sensor in mode reschedule between pokes: holds no
+	                           * slot and no process; the server pokes it when due */
 };
 
-#define DAG_TI_STATE_COUNT (DAG_TI_REMOVED + 1)
+#define DAG_TI_STATE_COUNT (DAG_TI_UP_FOR_RESCHEDULE + 1)
 
 enum dag_run_state {
 	DAG_RUN_QUEUED = 0,

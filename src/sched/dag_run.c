@@ -229,12 +229,15 @@ enum dag_ti_state dag_ti_after_end(const struct dag_task_node *task, const struc
 	*retry_at = 0;
 	/* a scheduled TI has no job yet: the server writes a TI queued in the
 	 * same transaction that creates its job */
-	if (now_state != DAG_TI_QUEUED && now_state != DAG_TI_RUNNING)
+	if (now_state != DAG_TI_QUEUED && now_state != DAG_TI_RUNNING &&
+	    now_state != DAG_TI_UP_FOR_RESCHEDULE)
 		return now_state; /* stale: cleared, marked, or reported twice */
 	if (ev->try_number != ti->try_number)
 		return now_state; /* a report of an older try */
 	if (ev->success)
 		return DAG_TI_SUCCESS;
+	if (ev->skipped)
+		return DAG_TI_SKIPPED;
 	if (!ev->no_retry && ti->try_number < max_tries) {
 		int64_t d = dag_retry_delay_ms(&task->retry, ti->try_number);
 		*retry_at = now_ms > INT64_MAX - d ? INT64_MAX : now_ms + d;

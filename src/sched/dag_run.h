@@ -27,6 +27,9 @@
  *    decisions cascade through the whole graph in one call, in dependency
  *    order, so a task that ends makes its ready successors `scheduled` in
  *    the same call;
+ *  - a TI that ends skipped (a sensor's soft_fail timeout) is skipped;
+ *    an end report may come for a TI queued, running or up_for_reschedule
+ *    (a sensor between pokes: server/dag_manager/sensors.c);
  *  - a TI that ends failed goes up_for_retry while try_number < max_tries
  *    (and the failure is retryable), at now + dag_retry_delay_ms(); else
  *    failed.  The TIMER event makes due retries `scheduled` again;
@@ -119,6 +122,7 @@ struct dag_event {
 	                      * skipped (a branch's or a short circuit's choice,
 	                      * sched/dag_branch.h; an empty expansion); borrowed */
 	size_t n_skip;
+	bool skipped;        /* TI_ENDED, not success: the TI ends skipped (a sensor's soft_fail) */
 	const size_t *tasks; /* CLEAR: task indexes (borrowed) */
 	size_t n_tasks;
 	bool downstream;             /* CLEAR */

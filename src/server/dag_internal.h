@@ -73,6 +73,7 @@ struct dag_manager {
 	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
 	struct secrets *secrets; /* var.* and conn.* of templates, a task's connections; NULL:
 	                          * none */
+	struct dm_sensors *sensors; /* the sensors the server pokes (dag_manager/sensors.c) */
 	struct dataset_store *dsets; /* datasets, their events and queue, trigger_dag waits */
 	bool datasets_dirty;  /* the dataset pass has something to look at (datasets.c) */
 	bool datasets_known;  /* the DAG files' URIs are registered (datasets.c) */

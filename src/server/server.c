@@ -32,6 +32,7 @@
 #include "server/dag_manager.h"
 #include "server/dag_dataset_ops.h"
 #include "server/job_manager.h"
+#include "server/observe.h"
 #include "server/resources.h"
 #include "server/secrets_ops.h"
 #include "server/token.h"
@@ -235,6 +236,9 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_prefix(err, "connections and variables");
 		goto out;
 	}
+	p->observe = observe_create(loop, p->store, err);
+	if (!p->observe)
+		goto out;
 	p->jm = job_manager_create(loop, p->store, &p->node, cfg->home, err);
 	if (!p->jm)
 		goto out;
@@ -256,6 +260,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	api_set_dataset_ops(p->api, dag_manager_dataset_ops(), p->dm);
 	api_set_health(p->api, parts_health, p);
 	api_set_config_view(p->api, server_config_view(cfg));
+	api_set_observe_ops(p->api, observe_api_ops(), p->observe);
 	if (set_users(p, cfg, err) < 0) {
 		rc = -2;
 		goto out;
@@ -264,6 +269,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	    http_server_create(loop, cfg->listen_host, cfg->listen_port, api_handle, p->api, err);
 	if (!p->http)
 		goto out;
+	http_server_set_done(p->http, api_request_done, p->api);
 	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
 	if (!p->url) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -337,10 +343,15 @@ void server_parts_stop(struct server_parts *p)
 	if (p->stopped)
 		return;
 	p->stopped = true;
+	/* answers given while stopping reach no api */
+	if (p->http)
+		http_server_set_done(p->http, NULL, NULL);
 	api_destroy(p->api);
 	p->api = NULL;
 	http_server_destroy(p->http);
 	p->http = NULL;
+	observe_destroy(p->observe);
+	p->observe = NULL;
 	dag_manager_destroy(p->dm);
 	p->dm = NULL;
 	job_manager_destroy(p->jm);

@@ -49,6 +49,7 @@ struct server_parts {
 	struct dag_manager *dm;
 	struct api *api;
 	struct http_server *http;
+	struct observe *observe;    /* metrics' gauges, the loop's watch, the event log */
 	struct executor *exec;      /* the local backend */
 	struct executor *exec_gang; /* Slurm, when `executor: slurm` or a queue uses it */
 	char *url; /* where launchers call back, "http://127.0.0.1:PORT" */

@@ -207,7 +207,7 @@ static const char *const migrations[] = {
     " description TEXT,"
     " created_at INTEGER NOT NULL,"
     " updated_at INTEGER NOT NULL);",
-    /* pools as Airflow's /pools routes change them (store/admin_store.h):
+    /* 5 -> 6: pools as Airflow's /pools routes change them (store/admin_store.h):
      * seeded by the configuration, then the API's; a deleted one is kept,
      * marked, so that the configuration does not bring it back */
     "CREATE TABLE IF NOT EXISTS pools ("
@@ -217,9 +217,93 @@ static const char *const migrations[] = {
     " queue TEXT,"
     " deleted INTEGER NOT NULL DEFAULT 0,"
     " updated_at INTEGER NOT NULL);",
-    /* datasets (store/dataset_store.h): the URIs, their events, the events
-     * queued for each DAG scheduled on them, the events a run consumed, and
-     * the trigger_dag tasks that wait for the run they started */
+    /* 6 -> 7: a sensor's state between pokes (up_for_reschedule) and its pokes'
+     * record (store/sensor_store.h).  SQLite cannot change a CHECK, so the
+     * two tables that name TI states are rebuilt: the tries first (they
+     * refer to the TIs, and dropping a table deletes its rows first, which
+     * would cascade), then the TIs, then the tries again.  The copies are
+     * SELECT *: a column another migration added makes this step fail
+     * rather than lose it. */
+    "CREATE TEMP TABLE tries_copy AS SELECT * FROM task_instance_tries;"
+    "DROP TABLE task_instance_tries;"
+    "CREATE TABLE task_instances_new ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL DEFAULT -1,"
+    " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
+    "  'failed','up_for_retry','upstream_failed','skipped','removed','up_for_reschedule')),"
+    " try_number INTEGER NOT NULL DEFAULT 0,"
+    " max_tries INTEGER NOT NULL DEFAULT 1,"
+    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    " pool TEXT NOT NULL DEFAULT 'default_pool',"
+    " pool_slots INTEGER NOT NULL DEFAULT 1,"
+    " priority INTEGER NOT NULL DEFAULT 0,"
+    " queued_at INTEGER, start_date INTEGER, end_date INTEGER, next_retry_at INTEGER,"
+    " rendered_command TEXT NOT NULL DEFAULT '',"
+    " outputs TEXT,"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
+    " FOREIGN KEY (dag_id, run_id) REFERENCES dag_runs (dag_id, run_id) ON DELETE CASCADE);"
+    "INSERT INTO task_instances_new SELECT * FROM task_instances;"
+    "DROP TABLE task_instances;"
+    "ALTER TABLE task_instances_new RENAME TO task_instances;"
+    "CREATE INDEX IF NOT EXISTS task_instances_by_job ON task_instances (job_id)"
+    " WHERE job_id IS NOT NULL;"
+    "CREATE INDEX IF NOT EXISTS task_instances_by_state ON task_instances (state);"
+    "CREATE TABLE task_instance_tries ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL,"
+    " try_number INTEGER NOT NULL,"
+    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
+    "  'failed','up_for_retry','upstream_failed','skipped','removed','up_for_reschedule')),"
+    " start_date INTEGER, end_date INTEGER,"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"
+    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
+    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);"
+    "INSERT INTO task_instance_tries SELECT * FROM tries_copy;"
+    "DROP TABLE tries_copy;"
+    "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
+    " WHERE job_id IS NOT NULL;"
+    "CREATE TABLE IF NOT EXISTS sensor_pokes ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL,"
+    " try_number INTEGER NOT NULL,"
+    " first_poke_at INTEGER NOT NULL,"
+    " last_poke_at INTEGER NOT NULL,"
+    " next_poke_at INTEGER,"
+    " pokes INTEGER NOT NULL DEFAULT 0,"
+    " last_result TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
+    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
+    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);",
+    /* 7 -> 8: the event log: who changed what, when (store/event_log_store.h);
+     * Airflow's EventLog fields, `extra` a JSON object's text without
+     * secrets.  No foreign keys: a record outlives what it names */
+    "CREATE TABLE IF NOT EXISTS event_log ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " dttm INTEGER NOT NULL,"
+    " dag_id TEXT, task_id TEXT, run_id TEXT,"
+    " map_index INTEGER, try_number INTEGER,"
+    " event TEXT NOT NULL,"
+    " execution_date INTEGER,"
+    " owner TEXT,"
+    " extra TEXT);"
+    "CREATE INDEX IF NOT EXISTS event_log_by_dttm ON event_log (dttm);"
+    "CREATE INDEX IF NOT EXISTS event_log_by_dag ON event_log (dag_id, dttm)"
+    " WHERE dag_id IS NOT NULL;",
+    /* 8 -> 9: datasets (store/dataset_store.h): the URIs, their events, the
+     * events queued for each DAG scheduled on them, the events a run
+     * consumed, and the trigger_dag tasks that wait for the run they
+     * started.  The waits name their TI without a foreign key: a rebuild of
+     * task_instances (as 6 -> 7's) would cascade into them, and a wait whose
+     * TI is gone ends harmlessly when its run does */
     "CREATE TABLE IF NOT EXISTS datasets ("
     " id INTEGER PRIMARY KEY AUTOINCREMENT,"
     " uri TEXT NOT NULL UNIQUE,"
@@ -249,9 +333,7 @@ static const char *const migrations[] = {
     " map_index INTEGER NOT NULL, try_number INTEGER NOT NULL,"
     " target_dag_id TEXT NOT NULL, target_run_id TEXT NOT NULL,"
     " created_at INTEGER NOT NULL,"
-    " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
-    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
-    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index));"
     "CREATE INDEX IF NOT EXISTS dag_run_triggers_by_target"
     " ON dag_run_triggers (target_dag_id, target_run_id);",
 };

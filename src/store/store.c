@@ -8,6 +8,9 @@
 #include "store/store.h"
 #include "store/sql.h"
 
+#include "lib/clock.h"
+#include "lib/metrics.h"
+
 #include <inttypes.h>
 #include <limits.h>
 #include <sqlite3.h>
@@ -408,8 +411,10 @@ int store_commit(struct store *s, struct weir_error *err)
 		                      "store %s: commit without a transaction", s->path);
 	if (s->tx_begun) {
 		sqlite3_stmt *st = stmt_get(s, ST_COMMIT, err);
+		int64_t t0 = clock_mono_ns();
 		if (!st || step_done(s, st, "committing", err) < 0)
 			return -1; /* still open: the caller rolls back */
+		metrics_observe(METRICS_STORE_COMMIT, (double)(clock_mono_ns() - t0) / 1e9);
 	}
 	s->in_tx = false;
 	s->tx_begun = false;

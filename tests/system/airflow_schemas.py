@@ -140,6 +140,11 @@ COLLECTIONS["DatasetEventCollection"] = ("dataset_events", "DatasetEvent", True)
 # the spec's QueuedEventCollection lists its items under `datasets`
 COLLECTIONS["QueuedEventCollection"] = ("datasets", "QueuedEvent", True)
 SCHEMAS["Provider"] = {"package_name": "str", "description": "str", "version": "str"}
+SCHEMAS["EventLog"] = {"event_log_id": "int", "when": "str", "dag_id": "str?",
+                       "task_id": "str?", "run_id": "str?", "map_index": "int?",
+                       "try_number": "int?", "event": "str", "execution_date": "str?",
+                       "owner": "str?", "extra": "str?"}
+COLLECTIONS["EventLogCollection"] = ("event_logs", "EventLog", True)
 
 
 def problems(name, value, where="$"):

@@ -47,12 +47,18 @@ def test_previous_store_is_found_again(make_server, tmp_path):
     with sqlite3.connect(srv.home / "weir.db") as c:
         assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
             == schema_version()
+        # the TI tables rebuilt for up_for_reschedule, every row kept; sensor_pokes
+        assert c.execute("SELECT count(*) FROM task_instances").fetchone()[0] == 3
+        assert c.execute("SELECT count(*) FROM task_instance_tries").fetchone()[0] == 4
+        assert c.execute("SELECT count(*) FROM sensor_pokes").fetchone()[0] == 0
         # version 5: the connections and variables tables, empty
         assert c.execute("SELECT count(*) FROM connections").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM variables").fetchone()[0] == 0
         # the pools table, seeded by the configuration (default_pool at least)
         assert c.execute("SELECT count(*) FROM pools WHERE name = 'default_pool'"
                          ).fetchone()[0] == 1
+        # the event log, empty
+        assert c.execute("SELECT count(*) FROM event_log").fetchone()[0] == 0
         # the datasets' migration: its tables, empty
         for table in ("datasets", "dataset_events", "dataset_queue", "dag_run_dataset_events",
                       "dag_run_triggers"):

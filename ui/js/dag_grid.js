@@ -9,8 +9,9 @@ import {
 import {
 	enc, dagPath, runPath, tiPath, stateColour, stateName, runLabel, ms, textColour,
 } from './dag_util.js';
+import { waitingText, sensorFields } from './dag_sensor.js';
 
-const ACTIVE = new Set(['running', 'queued', 'scheduled', 'up_for_retry', 'restarting', 'deferred']);
+const ACTIVE = new Set(['running', 'queued', 'scheduled', 'up_for_retry', 'up_for_reschedule', 'restarting', 'deferred']);
 
 // A readable summary of a foreach task's states ("3 success, 1 running").
 function countsText(counts) {
@@ -51,6 +52,8 @@ export function renderGrid(data, sel, onCell, onRun) {
 					? ': ' + countsText(ti.states_count) : ''})`;
 			if (ti && ti.try_number > 1)
 				label += `, try ${ti.try_number}`;
+			if (ti && waitingText(ti))
+				label += `, ${waitingText(ti)}`;
 			const b = h('button', {
 				type: 'button', class: 'dag-cell', title: label, 'aria-label': label,
 				'data-testid': `grid-cell-${t.task_id}-${r.dag_run_id}`,
@@ -335,6 +338,7 @@ export function createPanel(dagId, onChange) {
 			field('Duration', ti.duration !== null && ti.duration !== undefined
 				? formatDuration(ti.duration) : null),
 			field('Pool', ti.pool || null),
+			...sensorFields(ti).map(([k, v]) => field(k, v)),
 			field('Reason', ti.reason || null)));
 		clear(parts.details);
 		parts.details.append(h('h3', {}, 'Rendered command'),

@@ -16,7 +16,7 @@ import { renderGantt, renderDurations } from './dag_charts.js';
 const REFRESH_MS = 2000;
 const TABS = [['grid', 'Grid'], ['graph', 'Graph'], ['gantt', 'Gantt'], ['durations', 'Durations']];
 const RUN_LIMITS = [10, 25, 50, 100, 365];
-const TI_STATES = ['success', 'running', 'failed', 'queued', 'scheduled', 'up_for_retry',
+const TI_STATES = ['success', 'running', 'failed', 'queued', 'scheduled', 'up_for_retry', 'up_for_reschedule',
 	'upstream_failed', 'skipped', 'removed', 'none'];
 
 function scheduleText(dag) {

@@ -133,6 +133,39 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
 void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cause cause,
                    int exit_code, const char *reason);
 
+/* Try `try_number` of a TI ended (success, else failed, or skipped with
+ * `skipped`): recorded, and the run decides.  A TI no longer queued,
+ * running or up_for_reschedule, or of another try, is left alone. */
+void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, int try_number, bool success, bool no_retry,
+                 bool skipped, const char *reason, int64_t job_started_at);
+
+/* ---- sensors.c: sensors the server pokes (mode reschedule, and every
+ * external_task sensor): the TI waits up_for_reschedule between pokes,
+ * holding no slot and no process; cheap pokes on the loop, HTTP and SQL
+ * ones on libuv's worker pool (docs/internals/sensors.md) ---- */
+
+/* A scheduled TI admitted by the pools: when its task is a sensor the
+ * server pokes, its try starts here (up_for_reschedule, its first poke due
+ * now) and true is returned; false for any other task. */
+bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
+
+/* The pokes that are due (the waiting sensors are read from the store once,
+ * after a start); the next due time is noted for the wake-up timer. */
+void dm_sensor_pass(struct dag_manager *dm);
+
+/* When the next poke is due (epoch ms); CRON_NEVER when none is (the
+ * wake-up timer's). */
+int64_t dm_sensor_next_due(struct dag_manager *dm);
+
+/* A sensor's job (mode poke) ended with exit_code: true when that says
+ * the sensor timed out (*skip: soft_fail), with why rewritten. */
+bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id,
+                    int exit_code, bool *skip, char *why, size_t why_size);
+
+/* Frees the sensors' state (pokes under way finish and are dropped). */
+void dm_sensors_free(struct dag_manager *dm);
+
 /* ---- outputs.c: a try's files: the folder of a run's tries
  * (HOME/dag_runs/RUN_ROW_ID), the $WEIR_OUTPUT file a try may write, and
  * the outputs of a run's tasks as templates read them ---- */
@@ -201,12 +234,6 @@ void dm_past_pass(struct dag_manager *dm);
 int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
                         struct template_run *tr, json_t **outputs, json_t **items, char **item,
                         struct weir_error *err);
-
-/* Try `try_number` of a TI ended: recorded, and the run decides (a stale
- * try, cleared or marked meanwhile, is left alone). */
-void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                 const char *task_id, int map_index, int try_number, bool success,
-                 bool no_retry, const char *reason, int64_t job_started_at);
 
 /* ---- datasets.c: outlets, dataset events, the queue, the dataset pass ---- */
 

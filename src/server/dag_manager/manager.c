@@ -129,6 +129,7 @@ void dm_work_pass(struct dag_manager *dm)
 		dm_start_runs(dm);
 		dm_past_pass(dm);
 		dm_pool_pass(dm);
+		dm_sensor_pass(dm);
 	} while (dm->pass_again && ++rounds < 10000);
 	dm->in_pass = false;
 }
@@ -164,6 +165,11 @@ void dm_arm_wake(struct dag_manager *dm)
 		dag_ti_rows_free(rows, n);
 	}
 	dm->wake_at_ms = 0;
+	{
+		int64_t poke = dm_sensor_next_due(dm);
+		if (poke != CRON_NEVER && (next == CRON_NEVER || poke < next))
+			next = poke;
+	}
 	for (struct dag_entry *e = dm->entries; e; e = e->next) {
 		const struct dag_spec *s = e->spec;
 		int64_t due;
@@ -299,6 +305,7 @@ void dag_manager_destroy(struct dag_manager *dm)
 	if (!dm)
 		return;
 	job_manager_set_end_callback(dm->jm, NULL, NULL);
+	dm_sensors_free(dm);
 	dm_run_cache_drop(dm);
 	free(dm->runs);
 	dm->runs = NULL;

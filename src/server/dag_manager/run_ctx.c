@@ -18,6 +18,7 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 #include "sched/dag_run.h"
 #include "sched/dag_states.h"
 
@@ -435,6 +436,12 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		if (dag_run_state_is_final(d.run_to)) {
 			rc->run.end_date = now;
 			dm->triggers_dirty = true; /* a trigger_dag task may wait for it */
+			if (d.run_to != d.run_from)
+				metrics_dag_run_end(
+				    rc->run.dag_id, d.run_to == DAG_RUN_SUCCESS,
+				    (double)(now - (rc->run.start_date ? rc->run.start_date
+				                                       : rc->run.queued_at)) /
+				        1000.0);
 		}
 		if (d.run_to == DAG_RUN_QUEUED) {
 			rc->run.queued_at = now;

@@ -19,6 +19,7 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/mask.h"
+#include "lib/metrics.h"
 #include "model/dag_job.h"
 #include "model/template.h"
 #include "model/tony.h"
@@ -290,10 +291,9 @@ out:
 
 /* ---- task ends ---- */
 
-/* Try `try_number` of a TI ended: record it and let the run decide. */
 void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                 const char *task_id, int map_index, int try_number, bool success,
-                 bool no_retry, const char *reason, int64_t job_started_at)
+                 const char *task_id, int map_index, int try_number, bool success, bool no_retry,
+                 bool skipped, const char *reason, int64_t job_started_at)
 {
 	struct weir_error err = {0};
 	struct run_ctx *rc;
@@ -313,7 +313,9 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	if (ti < 0)
 		goto out;
 	r = &rc->rows[rc->ti_row[ti]];
-	if (!dag_ti_state_is_active(rc->book.tis[ti].state) || r->try_number != try_number)
+	if ((!dag_ti_state_is_active(rc->book.tis[ti].state) &&
+	     rc->book.tis[ti].state != DAG_TI_UP_FOR_RESCHEDULE) ||
+	    r->try_number != try_number)
 		goto out; /* stale: cleared or marked meanwhile */
 	why[0] = '\0';
 	if (success) {
@@ -340,18 +342,22 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	if (job_started_at > 0 && !r->start_date)
 		r->start_date = job_started_at;
 	r->end_date = clock_now_ms();
+	metrics_observe_ms(METRICS_TI_QUEUE_WAIT, r->queued_at, r->start_date);
+	metrics_observe_ms(METRICS_TI_RUN, r->start_date, r->end_date);
 	ev.ti = (size_t)ti;
 	ev.try_number = try_number;
 	ev.success = success;
 	ev.no_retry = no_retry;
 	ev.skip = skip.tasks;
 	ev.n_skip = skip.n;
+	ev.skipped = skipped && !success;
 	/* the decision writes the row (with the fields above) and the try's end
 	 * when it moves; a TI it left active still has its try recorded */
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
 	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
-		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : DAG_TI_FAILED, r->reason, true);
+		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : ev.skipped ? DAG_TI_SKIPPED : DAG_TI_FAILED,
+		              r->reason, true);
 out:
 	dag_skip_release(&skip);
 	free(outputs);
@@ -384,8 +390,15 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 	else
 		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, job_state_name(state),
 		         reason && *reason ? ": " : "", reason ? reason : "");
-	dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
-	         timed_out || user_kill, why, job.started_at);
+	{
+		/* a sensor's process says a timeout by its exit status (data/sensor_poke.h) */
+		bool skip = false;
+		if (!success && dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why,
+		                               sizeof why))
+			timed_out = true;
+		dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
+		            timed_out || user_kill, skip, why, job.started_at);
+	}
 	job_row_release(&job);
 	dag_ti_row_release(&r);
 	dm_end(dm);
@@ -408,6 +421,8 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		dm_trigger_start(dm, rc, ti); /* no job (trigger.c) */
 		return;
 	}
+	if (dm_sensor_start(dm, rc, ti))
+		return; /* a sensor the server pokes: no job */
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
 	spec = build_job(dm, rc, ti, try_number, &command, &err);
@@ -456,7 +471,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		/* a variable or connection not defined yet may be by the next try
 		 * (Airflow retries such a task); a bad template stays bad */
 		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
-		         err.kind != WEIR_E_NOT_FOUND, why, 0);
+		            err.kind != WEIR_E_NOT_FOUND, false, why, 0);
 	}
 	dm->pass_again = true;
 out:

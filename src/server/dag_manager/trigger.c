@@ -199,7 +199,7 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		write_try_files(dm, rc, r, try_number, err.msg, NULL, NULL);
 		log_warn("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
-		            err.kind != WEIR_E_NOT_FOUND, err.msg, 0);
+		            err.kind != WEIR_E_NOT_FOUND, false, err.msg, 0);
 		free(run_id);
 		return;
 	}
@@ -211,7 +211,7 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	log_info("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, what);
 	if (!tg->wait) {
 		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, true, false,
-		            NULL, 0);
+		            false, NULL, 0);
 	} else {
 		struct dag_trigger_wait_row w = {
 		    .dag_id = r->dag_id, .run_id = r->run_id, .task_id = r->task_id,
@@ -222,7 +222,7 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		    dataset_store_wait_add(dm->dsets, &w, clock_now_ms(), &err) < 0) {
 			log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 			dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number,
-			            false, false, err.msg, 0);
+			            false, false, false, err.msg, 0);
 		}
 	}
 	free(run_id);
@@ -263,7 +263,7 @@ void dm_trigger_pass(struct dag_manager *dm)
 		}
 		log_info("DAG %s run %s task %s: %s", w[i].dag_id, w[i].run_id, w[i].task_id, why);
 		dm_ti_ended(dm, w[i].dag_id, w[i].run_id, w[i].task_id, w[i].map_index,
-		            w[i].try_number, ok, false, ok ? NULL : why, 0);
+		            w[i].try_number, ok, false, false, ok ? NULL : why, 0);
 	}
 	dag_trigger_wait_rows_free(w, n);
 }

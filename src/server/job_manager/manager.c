@@ -13,6 +13,7 @@
 #include "lib/clock.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
+#include "lib/metrics.h"
 
 /* ---- helpers ---- */
 
@@ -120,6 +121,7 @@ void jm_ended_add(struct job_manager *jm, const struct job_row *job)
 {
 	struct jm_ended_job *e, **tail;
 
+	metrics_observe_ms(METRICS_JOB_RUN, job->running_at, job->ended_at);
 	if (!jm->end_fn)
 		return;
 	e = calloc(1, sizeof *e);

@@ -108,7 +108,7 @@ static void test_bad_keys_are_named(void **state)
 		     "tasks[0].trigger_dag.dag_id: is required");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n    command: x\n"
 		     "    trigger_dag: {dag_id: c}\n",
-		     "expected exactly one of command, job, sql, transfer and trigger_dag");
+		     "expected exactly one of command, job, sql, transfer, sensor and trigger_dag");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n"
 		     "    trigger_dag: {dag_id: c, allowed_states: [running]}\n",
 		     "tasks[0].trigger_dag.allowed_states[0]: expected success or failed");

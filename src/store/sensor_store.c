@@ -1,0 +1,193 @@
+/* sensor_store.c: the table sensor_pokes and an external_task sensor's
+ * read (sensor_store.h). */
+#include "store/sensor_store.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store/sql.h"
+
+static int db_fail(struct store *s, const char *what, struct weir_error *err)
+{
+	return weir_error_set(err, WEIR_E_INTERNAL, "store: %s: %s", what,
+	                      sqlite3_errmsg(store_db(s)));
+}
+
+static sqlite3_stmt *prepare(struct store *s, const char *sql, const char *what,
+                             struct weir_error *err)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) {
+		db_fail(s, what, err);
+		return NULL;
+	}
+	return st;
+}
+
+int sensor_store_put(struct store *s, const struct sensor_poke_row *r, struct weir_error *err)
+{
+	static const char sql[] =
+	    "INSERT OR REPLACE INTO sensor_pokes (dag_id, run_id, task_id, map_index, try_number,"
+	    " first_poke_at, last_poke_at, next_poke_at, pokes, last_result)"
+	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	sqlite3_stmt *st = prepare(s, sql, "recording a poke", err);
+	int rc;
+
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, r->dag_id);
+	sql_bind_text(st, 2, r->run_id);
+	sql_bind_text(st, 3, r->task_id);
+	sqlite3_bind_int(st, 4, r->map_index);
+	sqlite3_bind_int(st, 5, r->try_number);
+	sqlite3_bind_int64(st, 6, r->first_poke_at);
+	sqlite3_bind_int64(st, 7, r->last_poke_at);
+	sql_bind_pos_or_null(st, 8, r->next_poke_at);
+	sqlite3_bind_int(st, 9, r->pokes);
+	sql_bind_text(st, 10, r->last_result);
+	rc = sqlite3_step(st);
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : db_fail(s, "recording a poke", err);
+}
+
+#define COLS                                                                                       \
+	"p.dag_id, p.run_id, p.task_id, p.map_index, p.try_number, p.first_poke_at,"               \
+	" p.last_poke_at, p.next_poke_at, p.pokes, p.last_result"
+
+static int read_row(sqlite3_stmt *st, struct sensor_poke_row *r)
+{
+	const unsigned char *t = sqlite3_column_text(st, 9);
+
+	memset(r, 0, sizeof *r);
+	r->dag_id = sql_col_text(st, 0);
+	r->run_id = sql_col_text(st, 1);
+	r->task_id = sql_col_text(st, 2);
+	r->map_index = sqlite3_column_int(st, 3);
+	r->try_number = sqlite3_column_int(st, 4);
+	r->first_poke_at = sql_col_i64(st, 5);
+	r->last_poke_at = sql_col_i64(st, 6);
+	r->next_poke_at = sql_col_i64(st, 7);
+	r->pokes = sqlite3_column_int(st, 8);
+	snprintf(r->last_result, sizeof r->last_result, "%s", t ? (const char *)t : "");
+	return r->dag_id && r->run_id && r->task_id ? 0 : -1;
+}
+
+int sensor_store_get(struct store *s, const char *dag_id, const char *run_id, const char *task_id,
+                     int map_index, struct sensor_poke_row *out, struct weir_error *err)
+{
+	sqlite3_stmt *st = prepare(s,
+	                           "SELECT " COLS " FROM sensor_pokes p WHERE p.dag_id = ? AND"
+	                           " p.run_id = ? AND p.task_id = ? AND p.map_index = ?",
+	                           "reading a sensor's pokes", err);
+	int rc, ret;
+
+	memset(out, 0, sizeof *out);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	sql_bind_text(st, 2, run_id);
+	sql_bind_text(st, 3, task_id);
+	sqlite3_bind_int(st, 4, map_index);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		ret = read_row(st, out) < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory") : 0;
+	else if (rc == SQLITE_DONE)
+		ret = weir_error_set(err, WEIR_E_NOT_FOUND, "task %s has not poked", task_id);
+	else
+		ret = db_fail(s, "reading a sensor's pokes", err);
+	sqlite3_finalize(st);
+	return ret;
+}
+
+int sensor_store_waiting(struct store *s, struct sensor_poke_row **rows, size_t *n,
+                         struct weir_error *err)
+{
+	sqlite3_stmt *st = prepare(s,
+	                           "SELECT " COLS " FROM sensor_pokes p JOIN task_instances t"
+	                           " USING (dag_id, run_id, task_id, map_index)"
+	                           " WHERE t.state = 'up_for_reschedule'"
+	                           " AND t.try_number = p.try_number",
+	                           "reading the waiting sensors", err);
+	size_t cap = 0;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (*n == cap) {
+			size_t nc = cap ? 2 * cap : 16;
+			struct sensor_poke_row *v = realloc(*rows, nc * sizeof *v);
+			if (!v)
+				break;
+			*rows = v;
+			cap = nc;
+		}
+		if (read_row(st, &(*rows)[*n]) < 0) {
+			sensor_poke_row_release(&(*rows)[*n]);
+			break;
+		}
+		(*n)++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		sensor_poke_rows_free(*rows, *n);
+		*rows = NULL;
+		*n = 0;
+		return rc == SQLITE_ROW ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
+		                        : db_fail(s, "reading the waiting sensors", err);
+	}
+	return 0;
+}
+
+int sensor_store_external_state(struct store *s, const char *dag_id, const char *task_id,
+                                int64_t logical_ms, char *state, size_t size,
+                                struct weir_error *err)
+{
+	sqlite3_stmt *st =
+	    task_id ? prepare(s,
+	                      "SELECT t.state FROM dag_runs r JOIN task_instances t"
+	                      " ON t.dag_id = r.dag_id AND t.run_id = r.run_id"
+	                      " WHERE r.dag_id = ? AND r.logical_date = ? AND t.task_id = ?"
+	                      " ORDER BY t.map_index LIMIT 1",
+	                      "reading another DAG's task", err)
+	            : prepare(s, "SELECT state FROM dag_runs WHERE dag_id = ? AND logical_date = ?",
+	                      "reading another DAG's run", err);
+	int rc;
+
+	state[0] = '\0';
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	sqlite3_bind_int64(st, 2, logical_ms);
+	if (task_id)
+		sql_bind_text(st, 3, task_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW) {
+		const unsigned char *t = sqlite3_column_text(st, 0);
+		snprintf(state, size, "%s", t ? (const char *)t : "");
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail(s, "reading another DAG", err);
+}
+
+void sensor_poke_row_release(struct sensor_poke_row *r)
+{
+	if (!r)
+		return;
+	free(r->dag_id);
+	free(r->run_id);
+	free(r->task_id);
+	memset(r, 0, sizeof *r);
+}
+
+void sensor_poke_rows_free(struct sensor_poke_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sensor_poke_row_release(&rows[i]);
+	free(rows);
+}

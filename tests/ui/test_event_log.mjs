@@ -1,0 +1,52 @@
+// test_event_log.mjs: the event log page in a real browser against a real server: a
+// connection added with the token and the browser's own login listed with who, from where and
+// what, the password's value nowhere on the page, and the filter by event.
+
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import { login, openBrowser, screenshot, startWeir, waitFor } from './harness.mjs';
+
+const SECRET = 'pw-not-on-the-page-7731';
+let weir;
+let browser;
+let page;
+
+before(async () => {
+	weir = await startWeir();
+	({ browser, page } = await openBrowser(weir));
+});
+
+after(async () => {
+	if (browser) await browser.close();
+	if (weir) await weir.stop();
+});
+
+test('the event log lists who did what, and filters by event', async () => {
+	const r = await weir.api('POST', '/api/v1/connections',
+		{ connection_id: 'warehouse', conn_type: 'postgres', login: 'etl', password: SECRET });
+	assert.equal(r.status, 200, JSON.stringify(r.body));
+	await login(page, weir);
+	await page.goto(weir.url + '/#/events');
+	await page.getByTestId('events-table').waitFor();
+	const rows = page.locator('[data-testid^="event-row-"]');
+	await waitFor(async () => (await rows.count()) >= 2, { what: 'two records' });
+	// newest first: the browser's login, then the connection
+	const first = await rows.nth(0).textContent();
+	const second = await rows.nth(1).textContent();
+	assert.match(first, /ui\.login/);
+	assert.match(first, new RegExp(weir.user));
+	assert.match(first, /127\.0\.0\.1:\d+/);
+	assert.match(second, /api\.post_connection/);
+	assert.match(second, /token/);
+	assert.match(second, /connection id warehouse/);
+	assert.match(second, /fields: .*password/);
+	assert.doesNotMatch(await page.locator('main').textContent(), new RegExp(SECRET));
+	await screenshot(page, 'event-log');
+
+	await page.getByTestId('events-filter-event').fill('api.post_connection');
+	await page.getByTestId('events-filter').getByRole('button', { name: 'Filter' }).click();
+	await waitFor(async () => (await rows.count()) === 1 && /api\.post_connection/.test(await rows.nth(0).textContent()),
+		{ what: 'the filtered list' });
+	assert.match(page.url(), /#\/events\?event=api\.post_connection/);
+	assert.match(await page.getByTestId('events-total').textContent(), /of 1$/);
+});

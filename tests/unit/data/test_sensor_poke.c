@@ -1,0 +1,83 @@
+/* test_sensor_poke.c: what a poke reads (data/sensor_poke.h): a time
+ * sensor's moment, a SQL cell's truth, a file sensor's glob in a real
+ * folder (a link out of it does not count). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "data/sensor_poke.h"
+
+static void test_times(void **state)
+{
+	(void)state;
+	/* 2024-01-02T10:00:00Z; 06:30 that day; a negative epoch day rounds down */
+	assert_int_equal(sensor_time_target(1704189600000LL, 6 * 3600 + 1800), 1704177000000LL);
+	assert_int_equal(sensor_time_target(-1, 0), -86400000LL);
+	assert_int_equal(sensor_delta_target(1000, 600), 601000);
+}
+
+static void test_truthy(void **state)
+{
+	(void)state;
+	assert_false(sensor_cell_truthy(NULL));
+	assert_false(sensor_cell_truthy(""));
+	assert_false(sensor_cell_truthy("0"));
+	assert_false(sensor_cell_truthy("0.0"));
+	assert_false(sensor_cell_truthy("f"));
+	assert_false(sensor_cell_truthy("FALSE"));
+	assert_true(sensor_cell_truthy("t"));
+	assert_true(sensor_cell_truthy("1"));
+	assert_true(sensor_cell_truthy("42"));
+	assert_true(sensor_cell_truthy("ready"));
+}
+
+static void test_file_glob_stays_inside(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/weir-sensor-XXXXXX", path[256], spec[512];
+	struct weir_error err = {0};
+	struct dag_sensor *s;
+	char msg[SENSOR_MSG_MAX];
+	FILE *f;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(spec, sizeof spec, "{\"file\": {\"path\": \"*.csv\", \"folder\": \"%s\"}}", dir);
+	json_t *j = json_loads(spec, 0, NULL);
+	s = dag_sensor_from_spec(j, &err);
+	assert_non_null(s);
+	assert_int_equal(sensor_poke(s, 0, NULL, 0, msg, sizeof msg), SENSOR_NOT_YET);
+	/* a link to a file outside the folder matches the glob but does not count */
+	snprintf(path, sizeof path, "%s/out.csv", dir);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	assert_int_equal(sensor_poke(s, 0, NULL, 0, msg, sizeof msg), SENSOR_NOT_YET);
+	snprintf(path, sizeof path, "%s/in.csv", dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_int_equal(sensor_poke(s, 0, NULL, 0, msg, sizeof msg), SENSOR_MET);
+	assert_non_null(strstr(msg, "in.csv"));
+	unlink(path);
+	snprintf(path, sizeof path, "%s/out.csv", dir);
+	unlink(path);
+	rmdir(dir);
+	dag_sensor_free(s);
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_times),
+	    cmocka_unit_test(test_truthy),
+	    cmocka_unit_test(test_file_glob_stays_inside),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
