@@ -62,6 +62,42 @@ static void *grow(void **rows, size_t n, size_t *cap, size_t size)
 	return memset((char *)*rows + n * size, 0, size);
 }
 
+/* How a row of one kind is read from a statement (0, or -1 when out of
+ * memory) and how an array of them is freed. */
+struct row_kind {
+	size_t size;
+	int (*read)(sqlite3_stmt *st, void *row);
+	void (*free_rows)(void *rows, size_t n);
+	const char *what; /* for the error: "reading dataset events" */
+};
+
+/* Steps `st` to its end, each row into the array *rows (of *n), then
+ * finalizes it.  On failure the rows read are freed and *rows is NULL. */
+static int collect(struct dataset_store *ds, sqlite3_stmt *st, const struct row_kind *k,
+		   void **rows, size_t *n, struct weir_error *err)
+{
+	size_t cap = 0;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		void *row = grow(rows, *n, &cap, k->size);
+		if (!row)
+			break;
+		++*n;
+		if (k->read(st, row) < 0)
+			break;
+	}
+	sqlite3_finalize(st);
+	if (rc == SQLITE_DONE)
+		return 0;
+	k->free_rows(*rows, *n);
+	*rows = NULL;
+	*n = 0;
+	return rc == SQLITE_ROW ? oom(err) : db_error(ds, err, k->what);
+}
+
 static sqlite3_stmt *prepare(struct dataset_store *ds, const char *sql, struct weir_error *err)
 {
 	sqlite3_stmt *st = NULL;
@@ -160,8 +196,10 @@ int dataset_store_ensure(struct dataset_store *ds, const char *uri, int64_t now,
 	return 0;
 }
 
-static int read_dataset(sqlite3_stmt *st, struct dataset_row *r)
+static int read_dataset(sqlite3_stmt *st, void *row)
 {
+	struct dataset_row *r = row;
+
 	r->id = sqlite3_column_int64(st, 0);
 	r->uri = sql_col_text(st, 1);
 	r->extra = sql_col_text(st, 2);
@@ -200,6 +238,14 @@ int dataset_store_get(struct dataset_store *ds, const char *uri, struct dataset_
 	return 0;
 }
 
+static void free_datasets(void *rows, size_t n)
+{
+	dataset_rows_free(rows, n);
+}
+
+static const struct row_kind dataset_kind = {sizeof(struct dataset_row), read_dataset,
+					     free_datasets, "listing datasets"};
+
 #define DATASET_WHERE                                                                              \
 	"FROM datasets WHERE (?1 IS NULL OR instr(uri, ?1) > 0)"                                   \
 	" AND (?2 IS NULL OR uri IN (SELECT value FROM json_each(?2)))"
@@ -220,8 +266,6 @@ int dataset_store_list(struct dataset_store *ds, const struct dataset_query *q,
 					   "updated_at", "updated_at", NULL};
 	char order[128], sql[1024];
 	sqlite3_stmt *st;
-	size_t cap = 0;
-	int rc;
 
 	*rows = NULL;
 	*n = 0;
@@ -237,28 +281,7 @@ int dataset_store_list(struct dataset_store *ds, const struct dataset_query *q,
 	bind_dataset_query(st, q);
 	sqlite3_bind_int(st, 3, q->limit);
 	sqlite3_bind_int(st, 4, q->offset);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dataset_row *r = grow((void **)rows, *n, &cap, sizeof **rows);
-		if (!r)
-			goto fail_oom;
-		++*n;
-		if (read_dataset(st, r) < 0)
-			goto fail_oom;
-	}
-	if (rc != SQLITE_DONE) {
-		db_error(ds, err, "listing datasets");
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	return 0;
-fail_oom:
-	oom(err);
-fail:
-	sqlite3_finalize(st);
-	dataset_rows_free(*rows, *n);
-	*rows = NULL;
-	*n = 0;
-	return -1;
+	return collect(ds, st, &dataset_kind, (void **)rows, n, err);
 }
 
 void dataset_row_release(struct dataset_row *r)
@@ -305,8 +328,10 @@ int dataset_store_event_add(struct dataset_store *ds, const struct dataset_event
 	return 0;
 }
 
-static int read_event(sqlite3_stmt *st, struct dataset_event_row *e)
+static int read_event(sqlite3_stmt *st, void *row)
 {
+	struct dataset_event_row *e = row;
+
 	e->id = sqlite3_column_int64(st, 0);
 	e->dataset_id = sqlite3_column_int64(st, 1);
 	e->uri = sql_col_text(st, 2);
@@ -324,38 +349,13 @@ static int read_event(sqlite3_stmt *st, struct dataset_event_row *e)
 		   : -1;
 }
 
-/* Steps `st` to its end, every row an event into *rows; finalizes it. */
-static int collect_events(struct dataset_store *ds, sqlite3_stmt *st,
-			  struct dataset_event_row **rows, size_t *n, struct weir_error *err)
+static void free_events(void *rows, size_t n)
 {
-	size_t cap = 0;
-	int rc;
-
-	*rows = NULL;
-	*n = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dataset_event_row *e = grow((void **)rows, *n, &cap, sizeof **rows);
-		if (!e)
-			goto fail_oom;
-		++*n;
-		if (read_event(st, e) < 0)
-			goto fail_oom;
-	}
-	if (rc != SQLITE_DONE) {
-		db_error(ds, err, "reading dataset events");
-		goto fail;
-	}
-	sqlite3_finalize(st);
-	return 0;
-fail_oom:
-	oom(err);
-fail:
-	sqlite3_finalize(st);
-	dataset_event_rows_free(*rows, *n);
-	*rows = NULL;
-	*n = 0;
-	return -1;
+	dataset_event_rows_free(rows, n);
 }
+
+static const struct row_kind event_kind = {sizeof(struct dataset_event_row), read_event,
+					   free_events, "reading dataset events"};
 
 #define EVENT_WHERE                                                                                \
 	"FROM dataset_events e JOIN datasets d ON d.id = e.dataset_id"                             \
@@ -405,7 +405,7 @@ int dataset_store_events(struct dataset_store *ds, const struct dataset_event_qu
 	bind_event_query(st, q);
 	sqlite3_bind_int(st, 7, q->limit);
 	sqlite3_bind_int(st, 8, q->offset);
-	return collect_events(ds, st, rows, n, err);
+	return collect(ds, st, &event_kind, (void **)rows, n, err);
 }
 
 int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
@@ -427,7 +427,7 @@ int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
 		return -1;
 	sql_bind_text(st, 1, dag_id);
 	sql_bind_text(st, 2, uris_json);
-	return collect_events(ds, st, rows, n, err);
+	return collect(ds, st, &event_kind, (void **)rows, n, err);
 }
 
 int dataset_store_consume(struct dataset_store *ds, int64_t run_row_id, int64_t event_id,
@@ -457,6 +457,30 @@ void dataset_event_rows_free(struct dataset_event_row *rows, size_t n)
 	free(rows);
 }
 
+static int read_run_ref(sqlite3_stmt *st, void *row)
+{
+	struct dataset_run_ref *r = row;
+
+	r->dag_id = sql_col_text(st, 0);
+	r->run_id = sql_col_text(st, 1);
+	if (dag_run_state_from_name((const char *)sqlite3_column_text(st, 2), &r->state) < 0)
+		r->state = DAG_RUN_QUEUED;
+	r->logical_date = sql_col_i64(st, 3);
+	r->start_date = sql_col_i64(st, 4);
+	r->end_date = sql_col_i64(st, 5);
+	r->data_interval_start = sql_col_i64(st, 6);
+	r->data_interval_end = sql_col_i64(st, 7);
+	return r->dag_id && r->run_id ? 0 : -1;
+}
+
+static void free_run_refs(void *rows, size_t n)
+{
+	dataset_run_refs_free(rows, n);
+}
+
+static const struct row_kind run_ref_kind = {sizeof(struct dataset_run_ref), read_run_ref,
+					     free_run_refs, "reading an event's runs"};
+
 int dataset_store_event_runs(struct dataset_store *ds, int64_t event_id,
 			     struct dataset_run_ref **rows, size_t *n, struct weir_error *err)
 {
@@ -466,39 +490,13 @@ int dataset_store_event_runs(struct dataset_store *ds, int64_t event_id,
 				   " FROM dag_run_dataset_events x JOIN dag_runs r ON r.id = x.run_row_id"
 				   " WHERE x.event_id = ? ORDER BY r.id",
 				   err);
-	size_t cap = 0;
-	int rc;
 
 	*rows = NULL;
 	*n = 0;
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, event_id);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dataset_run_ref *r = grow((void **)rows, *n, &cap, sizeof **rows);
-		if (!r)
-			break;
-		++*n;
-		r->dag_id = sql_col_text(st, 0);
-		r->run_id = sql_col_text(st, 1);
-		if (dag_run_state_from_name((const char *)sqlite3_column_text(st, 2), &r->state) < 0)
-			r->state = DAG_RUN_QUEUED;
-		r->logical_date = sql_col_i64(st, 3);
-		r->start_date = sql_col_i64(st, 4);
-		r->end_date = sql_col_i64(st, 5);
-		r->data_interval_start = sql_col_i64(st, 6);
-		r->data_interval_end = sql_col_i64(st, 7);
-		if (!r->dag_id || !r->run_id)
-			break;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		dataset_run_refs_free(*rows, *n);
-		*rows = NULL;
-		*n = 0;
-		return rc == SQLITE_ROW ? oom(err) : db_error(ds, err, "reading an event's runs");
-	}
-	return 0;
+	return collect(ds, st, &run_ref_kind, (void **)rows, n, err);
 }
 
 void dataset_run_refs_free(struct dataset_run_ref *rows, size_t n)
@@ -539,6 +537,24 @@ static void bind_queue(sqlite3_stmt *st, const char *dag_id, const char *uri, in
 	sql_bind_pos_or_null(st, 3, before);
 }
 
+static int read_queue_row(sqlite3_stmt *st, void *row)
+{
+	struct dataset_queue_row *r = row;
+
+	r->uri = sql_col_text(st, 0);
+	r->dag_id = sql_col_text(st, 1);
+	r->created_at = sql_col_i64(st, 2);
+	return r->uri && r->dag_id ? 0 : -1;
+}
+
+static void free_queue_rows(void *rows, size_t n)
+{
+	dataset_queue_rows_free(rows, n);
+}
+
+static const struct row_kind queue_kind = {sizeof(struct dataset_queue_row), read_queue_row,
+					   free_queue_rows, "reading the dataset queue"};
+
 int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const char *uri,
 			     int64_t before, struct dataset_queue_row **rows, size_t *n,
 			     struct weir_error *err)
@@ -548,33 +564,13 @@ int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const
 				   " JOIN datasets d ON d.id = q.dataset_id" QUEUE_WHERE
 				   " ORDER BY q.target_dag_id, d.uri",
 				   err);
-	size_t cap = 0;
-	int rc;
 
 	*rows = NULL;
 	*n = 0;
 	if (!st)
 		return -1;
 	bind_queue(st, dag_id, uri, before);
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dataset_queue_row *r = grow((void **)rows, *n, &cap, sizeof **rows);
-		if (!r)
-			break;
-		++*n;
-		r->uri = sql_col_text(st, 0);
-		r->dag_id = sql_col_text(st, 1);
-		r->created_at = sql_col_i64(st, 2);
-		if (!r->uri || !r->dag_id)
-			break;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		dataset_queue_rows_free(*rows, *n);
-		*rows = NULL;
-		*n = 0;
-		return rc == SQLITE_ROW ? oom(err) : db_error(ds, err, "reading the dataset queue");
-	}
-	return 0;
+	return collect(ds, st, &queue_kind, (void **)rows, n, err);
 }
 
 int dataset_store_queue_delete(struct dataset_store *ds, const char *dag_id, const char *uri,
@@ -629,6 +625,31 @@ int dataset_store_wait_add(struct dataset_store *ds, const struct dag_trigger_wa
 	return run_done(ds, st, "recording a trigger_dag wait", err);
 }
 
+static int read_wait(sqlite3_stmt *st, void *row)
+{
+	struct dag_trigger_wait_row *w = row;
+
+	w->dag_id = sql_col_text(st, 0);
+	w->run_id = sql_col_text(st, 1);
+	w->task_id = sql_col_text(st, 2);
+	w->map_index = sqlite3_column_int(st, 3);
+	w->try_number = sqlite3_column_int(st, 4);
+	w->target_dag_id = sql_col_text(st, 5);
+	w->target_run_id = sql_col_text(st, 6);
+	if (dag_run_state_from_name((const char *)sqlite3_column_text(st, 7), &w->target_state) < 0)
+		w->target_state = DAG_RUN_FAILED;
+	return w->dag_id && w->run_id && w->task_id && w->target_dag_id && w->target_run_id ? 0
+											     : -1;
+}
+
+static void free_waits(void *rows, size_t n)
+{
+	dag_trigger_wait_rows_free(rows, n);
+}
+
+static const struct row_kind wait_kind = {sizeof(struct dag_trigger_wait_row), read_wait,
+					  free_waits, "reading trigger_dag waits"};
+
 int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_row **rows,
 			      size_t *n, struct weir_error *err)
 {
@@ -639,40 +660,12 @@ int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_
 	    " LEFT JOIN dag_runs r ON r.dag_id = t.target_dag_id AND r.run_id = t.target_run_id"
 	    " WHERE r.state IS NULL OR r.state IN ('success', 'failed')",
 	    err);
-	size_t cap = 0;
-	int rc;
 
 	*rows = NULL;
 	*n = 0;
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct dag_trigger_wait_row *w = grow((void **)rows, *n, &cap, sizeof **rows);
-		if (!w)
-			break;
-		++*n;
-		w->dag_id = sql_col_text(st, 0);
-		w->run_id = sql_col_text(st, 1);
-		w->task_id = sql_col_text(st, 2);
-		w->map_index = sqlite3_column_int(st, 3);
-		w->try_number = sqlite3_column_int(st, 4);
-		w->target_dag_id = sql_col_text(st, 5);
-		w->target_run_id = sql_col_text(st, 6);
-		if (dag_run_state_from_name((const char *)sqlite3_column_text(st, 7),
-					    &w->target_state) < 0)
-			w->target_state = DAG_RUN_FAILED;
-		if (!w->dag_id || !w->run_id || !w->task_id || !w->target_dag_id ||
-		    !w->target_run_id)
-			break;
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		dag_trigger_wait_rows_free(*rows, *n);
-		*rows = NULL;
-		*n = 0;
-		return rc == SQLITE_ROW ? oom(err) : db_error(ds, err, "reading trigger_dag waits");
-	}
-	return 0;
+	return collect(ds, st, &wait_kind, (void **)rows, n, err);
 }
 
 int dataset_store_wait_delete(struct dataset_store *ds, const struct dag_trigger_wait_row *w,
