@@ -1,14 +1,21 @@
 """Datasets on a real server: a task's outlets start the DAG scheduled on them; a DAG on two
 URIs waits for both; an update announced over REST (POST /api/v1/datasets/events) starts a run
-whose upstreamDatasetEvents lists it; and Airflow's dataset routes: their fields, the queued
+whose upstreamDatasetEvents lists it; a paused DAG's queue waits for it; the Python client's
+dataset calls; and Airflow's dataset routes: their fields, the queued
 events of a DAG and of a URI, 404 for an unknown URI or DAG, 400 for a bad body or order."""
 
 import json
+import sys
 import urllib.parse
 
+import pytest
+
 from airflow_schemas import check
-from conftest import wait_for
+from conftest import REPO, wait_for
 from dagtest import make_dags  # noqa: F401
+
+sys.path.insert(0, str(REPO / "python"))
+import weir  # noqa: E402
 
 ORDERS = "s3://bucket/orders/2024"
 CUSTOMERS = "file:///data/customers.csv"
@@ -251,3 +258,19 @@ def test_a_paused_dag_keeps_its_queue_until_unpaused(make_dags):
     assert d.wait_run("consumer", run["dag_run_id"])["state"] == "success"
     up = d.get("/dags/consumer/dagRuns/%s/upstreamDatasetEvents" % run["dag_run_id"])
     assert [e["timestamp"] for e in up["dataset_events"]] == [ev["timestamp"]], up
+
+
+def test_the_python_client_announces_and_reads_datasets(make_dags):
+    d = start_dags(make_dags)
+    c = weir.Client(server=d.srv.url, token=d.srv.token)
+    assert sorted(x["uri"] for x in c.datasets()) == [CUSTOMERS, ORDERS]
+    assert c.dataset(ORDERS)["producing_tasks"][0]["task_id"] == "make"
+    ev = c.announce_dataset(ORDERS, extra={"via": "python"})
+    run = ev["created_dagruns"][0]
+    assert run["dag_id"] == "consumer", ev
+    got = c.upstream_dataset_events("consumer", run["run_id"])
+    assert [e["extra"] for e in got] == [{"via": "python"}], got
+    assert [e["dataset_uri"] for e in c.dataset_events(dataset_id=ev["dataset_id"])] == [ORDERS]
+    with pytest.raises(weir.ApiError) as e:
+        c.announce_dataset("s3://bucket/none")
+    assert e.value.status == 404
