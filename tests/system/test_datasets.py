@@ -159,6 +159,10 @@ def test_an_update_announced_over_rest_starts_a_run(make_dags):
     assert status == 204
     status, body = problem(d, "DELETE", "/datasets/queuedEvent/%s" % q(ORDERS))
     assert status == 404, body
+    # both state-changing requests are in the event log, named by Airflow's operations
+    events = [e["event"] for e in d.get("/eventLogs?limit=100")["event_logs"]]
+    assert "api.create_dataset_event" in events, events
+    assert "api.delete_dataset_queued_events" in events, events
     # an upstreamDatasetEvents of a run no dataset started is empty; of no run, 404
     mrun = d.trigger("consumer", run_id="by_hand")
     assert d.get("/dags/consumer/dagRuns/by_hand/upstreamDatasetEvents")["dataset_events"] == []
