@@ -399,3 +399,30 @@ class Client:
 
     def import_errors(self) -> List[dict]:
         return self.request("GET", "/importErrors")["import_errors"]
+
+    # ---- datasets (Airflow's dataset routes) ---------------------------------------------
+    def datasets(self, **params) -> List[dict]:
+        """The datasets the DAG files name (`uri_pattern`, `dag_ids`, `limit`, ...), each with
+        its `consuming_dags` and `producing_tasks`."""
+        return self.request("GET", "/datasets", params=params)["datasets"]
+
+    def dataset(self, uri: str) -> dict:
+        return self.request("GET", "/datasets/%s" % _q(uri))
+
+    def dataset_events(self, **params) -> List[dict]:
+        """Dataset events (`dataset_id`, `source_dag_id`, `source_run_id`, ... as the API)."""
+        return self.request("GET", "/datasets/events", params=params)["dataset_events"]
+
+    def announce_dataset(self, uri: str, extra: Optional[Mapping[str, Any]] = None) -> dict:
+        """Tells the server the dataset was updated (Airflow's create_dataset_event): the
+        DAGs scheduled on it that are now due start.  Returns the DatasetEvent, with the
+        runs it started in `created_dagruns`."""
+        body: Dict[str, Any] = {"dataset_uri": uri}
+        if extra is not None:
+            body["extra"] = dict(extra)
+        return self.request("POST", "/datasets/events", body)
+
+    def upstream_dataset_events(self, dag_id: str, run_id: str) -> List[dict]:
+        """The dataset events a dataset-triggered run consumed."""
+        return self.request("GET", "/dags/%s/dagRuns/%s/upstreamDatasetEvents"
+                            % (_q(dag_id), _q(run_id)))["dataset_events"]

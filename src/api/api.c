@@ -10,6 +10,7 @@
 #include "api/airflow_misc.h"
 #include "api/conn_routes.h"
 #include "api/event_log_routes.h"
+#include "api/dataset_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/log_stream.h"
@@ -36,6 +37,8 @@ struct api {
 	const struct notify_api_ops *notify_ops; /* NULL: notification routes answer 503 */
 	void *notify_ctx;
 	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
+	const struct dataset_api_ops *dataset_ops; /* NULL: dataset routes answer 503 */
+	void *dataset_ctx;
 	json_t *config_view;      /* GET /config (airflow_misc.h); NULL: not exposed */
 	api_health_fn health;     /* NULL: health unknown */
 	void *health_ctx;
@@ -67,7 +70,8 @@ static bool speaks_problems(const char *first)
 {
 	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first) ||
 	       airflow_misc_owns(first) || event_log_routes_owns(first) ||
-	       !strcmp(first, "notifications") || !strcmp(first, "slaMisses");
+	       (first && (!strcmp(first, "notifications") || !strcmp(first, "slaMisses") ||
+	                  !strcmp(first, "datasets")));
 }
 
 /* The Bearer token, or a configured user with HTTP Basic; who it was is
@@ -191,6 +195,16 @@ void api_handle(struct http_request *req, void *arg)
 		reply_no_route(req);
 		return;
 	}
+	if (dataset_routes_owns(p + 7)) { /* read whole: a dataset URI may hold slashes */
+		if (!request_auth_ok(api, req) &&
+		    (auth = cookie_auth(api, req, "datasets")) != UI_AUTH_OK) {
+			if (auth != UI_AUTH_BAD_CSRF)
+				refuse(api, req, "datasets");
+			return;
+		}
+		dataset_routes_handle(api->dataset_ops, api->dataset_ctx, req, p + 7);
+		return;
+	}
 	copy = strdup(p + 7);
 	if (!copy) {
 		reply_status(req, 500, "out of memory");
@@ -282,6 +296,12 @@ void api_set_notification_ops(struct api *api, const struct notify_api_ops *ops,
 {
 	api->notify_ops = ops;
 	api->notify_ctx = ctx;
+}
+
+void api_set_dataset_ops(struct api *api, const struct dataset_api_ops *ops, void *ctx)
+{
+	api->dataset_ops = ops;
+	api->dataset_ctx = ctx;
 }
 
 void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx)

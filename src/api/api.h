@@ -51,6 +51,10 @@ void api_destroy(struct api *api);
  * answer through `ops` (the server's DAG manager); until this is called they
  * answer 503.  `ops` and `ctx` must outlive the api; NULL turns them off. */
 void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx);
+/* The dataset routes (/api/v1/datasets..., api/dataset_routes.h) answer
+ * through `ops` (the server's, server/dataset_ops.h); until set, 503. */
+struct dataset_api_ops;
+void api_set_dataset_ops(struct api *api, const struct dataset_api_ops *ops, void *ctx);
 /* The connection and variable routes (/api/v1/connections, /api/v1/variables)
  * answer through `ops` (the server's, server/secrets_ops.h); until this is
  * called they answer 503. */

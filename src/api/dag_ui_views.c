@@ -2,12 +2,14 @@
  * UI's DAG list, grid and stats (dag_ui_views.h). */
 #include "api/dag_ui_views.h"
 
+
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "lib/json_util.h"
 #include "model/cron.h"
+#include "model/dataset.h"
 
 static json_t *time_or_null(int64_t ms)
 {
@@ -28,7 +30,7 @@ static json_t *timedelta_json(int64_t seconds, bool zero_null)
 
 static const char *kind_name(enum dag_task_kind k)
 {
-	return k == DAG_TASK_COMMAND ? "command" : "job";
+	return k == DAG_TASK_COMMAND ? "command" : k == DAG_TASK_TRIGGER_DAG ? "trigger_dag" : "job";
 }
 
 static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
@@ -43,7 +45,9 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 	o = json_pack(
 	    "{s:{s:s, s:s}, s:s, s:s, s:o, s:n, s:s, s:[], s:b, s:b, s:b, s:i, s:s, s:s, s:i, "
 	    "s:o, s:o, s:b, s:o, s:i, s:s, s:s, s:s, s:[s], s:n, s:o, s:o, s:n, s:s}",
-	    "class_ref", "class_name", t->kind == DAG_TASK_COMMAND ? "WeirCommand" : "WeirJob",
+	    "class_ref", "class_name", t->kind == DAG_TASK_COMMAND       ? "WeirCommand"
+	                               : t->kind == DAG_TASK_TRIGGER_DAG ? "TriggerDagRunOperator"
+	                                                                 : "WeirJob",
 	    "module_path", "weir", "task_id", t->task_id, "owner", "airflow", "start_date",
 	    time_or_null(s->start_date_ms), "end_date", "trigger_rule",
 	    trigger_rule_name(t->trigger_rule), "extra_links", "depends_on_past", t->flow.depends_on_past, "is_mapped",
@@ -62,6 +66,14 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 		json_object_set_new(o, "branch", json_true());
 	if (o && t->flow.short_circuit)
 		json_object_set_new(o, "short_circuit", json_true());
+	if (o && t->outlets.n) { /* the datasets it updates (docs/dags.md) */
+		json_t *outlets = json_array();
+		for (size_t k = 0; outlets && k < t->outlets.n; k++)
+			json_array_append_new(outlets, json_string(t->outlets.v[k]));
+		json_object_set_new(o, "outlets", outlets ? outlets : json_array());
+	}
+	if (o && t->trigger)
+		json_object_set_new(o, "trigger_dag_id", json_string(t->trigger->dag_id));
 	return o;
 }
 

@@ -36,6 +36,7 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	    "has_import_errors", row->import_error && *row->import_error, "last_parsed_time",
 	    json_util_time_airflow(row->last_parsed_at), "timetable_description",
 	    s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
+	    : s && s->dataset_schedule.n       ? json_string("Triggered by datasets")
 	                                       : json_string("Never, external triggers only"));
 	if (o && s && next != CRON_NEVER) {
 		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
@@ -72,6 +73,16 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	return o;
 }
 
+/* A run the dataset pass started is stored as scheduled (the store's run
+ * types); Airflow calls it dataset_triggered, and its run id says so. */
+static const char *run_type_name(const struct dag_run_row *r)
+{
+	if (!strcmp(r->run_type, "scheduled") && r->run_id &&
+	    !strncmp(r->run_id, "dataset_triggered__", 19))
+		return "dataset_triggered";
+	return r->run_type;
+}
+
 json_t *dag_view_run(const struct dag_run_row *r)
 {
 	json_t *conf = json_loads(r->conf && *r->conf ? r->conf : "{}", 0, NULL);
@@ -84,7 +95,7 @@ json_t *dag_view_run(const struct dag_run_row *r)
 	                 json_util_time_airflow(r->start_date), "end_date", json_util_time_airflow(r->end_date),
 	                 "data_interval_start", json_util_time_airflow(r->data_interval_start),
 	                 "data_interval_end", json_util_time_airflow(r->data_interval_end), "state",
-	                 dag_run_state_name(r->state), "run_type", r->run_type, "conf", conf ? conf : json_object(),
+	                 dag_run_state_name(r->state), "run_type", run_type_name(r), "conf", conf ? conf : json_object(),
 	                 "external_trigger", strcmp(r->run_type, "scheduled") != 0, "queued_at",
 	                 json_util_time_airflow(r->queued_at), "last_scheduling_decision",
 	                 json_util_time_airflow(r->end_date ? r->end_date : r->start_date), "note", "reason",

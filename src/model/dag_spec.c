@@ -21,6 +21,7 @@
 #include "model/job_spec_edit.h"
 #include "model/template.h"
 #include "model/dag_spec_internal.h"
+#include "model/dataset.h"
 #include "model/field_reader.h"
 #include "model/param_schema.h"
 
@@ -145,6 +146,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		return field_dup_string(r, val, &dag->description);
 	if (!strcmp(key, "schedule")) {
 		const char *s = NULL;
+		if (json_is_array(val)) /* datasets (dag_spec_dataset.c) */
+			return dag_read_dataset_schedule(r, dag, val);
 		struct weir_error e;
 		if (!json_is_null(val) && field_get_string(r, val, &s) < 0)
 			return -1;
@@ -359,6 +362,8 @@ static void task_release(struct dag_task *t)
 	free(t->task_id);
 	strvec_release(&t->depends_on);
 	strvec_release(&t->connections);
+	strvec_release(&t->outlets);
+	dag_trigger_destroy(t->trigger);
 	json_decref(t->data);
 	dag_sensor_free(t->sensor);
 	free(t->upstream);
@@ -395,6 +400,7 @@ void dag_spec_destroy(struct dag_spec *dag)
 	json_decref(dag->params);
 	json_decref(dag->param_schemas);
 	strvec_release(&dag->tags);
+	strvec_release(&dag->dataset_schedule);
 	free(dag->default_args.pool);
 	free(dag->default_args.queue);
 	dag_notify_destroy(dag->default_args.notify);

@@ -5,7 +5,9 @@
  * tasks, each a shell `command`, a `job` (an inline job spec, the path of
  * a spec file, or a tony.xml with TonY's submit-flag fields), a `sql:`
  * statement or script on a connection, or a `transfer:` of rows between
- * connections and files.  Parsing
+ * connections and files, or a `trigger_dag:` of another DAG's run.  A task
+ * may list dataset URIs it updates (`outlets`); a DAG may be scheduled on
+ * datasets instead of a cron (model/dataset.h).  Parsing
  * validates everything that can be known from the file alone: keys, types,
  * unique task ids, dependencies that exist and form no cycle, and templates
  * that only use variables that will exist.  Errors read
@@ -110,6 +112,7 @@ enum dag_task_kind {
 	DAG_TASK_JOB_TONY,    /* job: {conf_file: tony.xml, executes, ...} */
 	DAG_TASK_SQL,         /* sql: a statement or script on a connection */
 	DAG_TASK_TRANSFER,    /* transfer: rows from a query or file to a table, Redis or a file */
+	DAG_TASK_TRIGGER_DAG, /* trigger_dag: starts a run of another DAG (model/dataset.h) */
 	DAG_TASK_SENSOR,      /* sensor: waits for a file, another DAG's task, a time, an
 	                       * HTTP answer or a SQL value (dag_spec_sensor.c) */
 };
@@ -165,6 +168,8 @@ const char *dag_sensor_mode_name(enum dag_sensor_mode m);
 struct dag_sensor *dag_sensor_from_spec(const json_t *spec, struct weir_error *err);
 void dag_sensor_free(struct dag_sensor *s);
 
+struct dag_trigger; /* model/dataset.h */
+
 struct dag_task {
 	char *task_id;           /* [A-Za-z0-9_-]+ (no dots: outputs.TASK.KEY) */
 	struct strvec depends_on; /* as written */
@@ -185,6 +190,8 @@ struct dag_task {
 	struct dag_sensor *sensor; /* DAG_TASK_SENSOR: its settings; NULL otherwise */
 	struct strvec connections; /* the connection ids the task's environment gets
 	                            * (WEIR_CONN_<ID>); a sql or transfer task's own are added */
+	struct dag_trigger *trigger; /* DAG_TASK_TRIGGER_DAG */
+	struct strvec outlets;       /* dataset URIs its success updates (model/dataset.h) */
 
 	/* effective values */
 	int retries;
@@ -220,6 +227,8 @@ struct dag_spec {
 	char *description;  /* may be NULL */
 	char *file;         /* where it was read from (origin); may be NULL */
 	struct cron schedule;
+	struct strvec dataset_schedule; /* schedule: [URI, ...]: runs when each was updated
+	                                 * since its last such run (schedule is then none) */
 	int64_t start_date_ms; /* CRON_NEVER: not given (required with a schedule) */
 	int64_t end_date_ms;   /* CRON_NEVER: none */
 	bool catchup;          /* default false */

@@ -158,6 +158,8 @@ static int known_names(const struct dag_spec *dag, size_t idx, struct strvec *kn
 	/* an item of an upstream's output may be an object: item.KEY */
 	if (dag->tasks[idx].flow.foreach_task && strvec_push(known, "item.*") < 0)
 		return -1;
+	if (dag_dataset_known_names(dag, known) < 0)
+		return -1;
 	bool *seen = calloc(dag->n_tasks, sizeof *seen);
 	size_t *stack = calloc(dag->n_tasks + 1, sizeof *stack);
 	int rc = -1;
@@ -204,7 +206,7 @@ static bool has_braces(const char *s)
 
 static bool task_has_templates(const struct dag_task *t)
 {
-	if (has_braces(t->command) || has_braces(t->cwd))
+	if (has_braces(t->command) || has_braces(t->cwd) || dag_trigger_has_templates(t))
 		return true;
 	for (size_t k = 0; k < t->n_env; k++)
 		if (has_braces(t->env[k].value))
@@ -273,6 +275,8 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
 					goto next;
 			}
 		}
+		if (dag_check_trigger_templates(r, t, &known, prefix) < 0)
+			goto next;
 		if (t->tony) {
 			char base[64];
 			snprintf(base, sizeof base, "%s.job", prefix);

@@ -8,6 +8,7 @@
  *   dag_spec_data.c   a sql: or transfer: task's mapping
  *   dag_spec_flow.c   branch, short_circuit, the past, foreach over an output
  *   dag_spec_sensor.c a sensor: task's mapping
+ *   dag_spec_dataset.c  outlets, trigger_dag: and a schedule on datasets
  *
  * Every reader takes the field_reader: on failure it returns -1 with the
  * reader's error naming the field (r->path).
@@ -53,6 +54,22 @@ json_t *dag_data_parameters(const struct dag_task *t);
 /* A transfer's file at `side` ("from" or "to"), templated like cwd; NULL
  * when that side is no file or the task no transfer.  Borrowed. */
 const char *dag_data_file(const struct dag_task *t, const char *side);
+
+/* A task's outlets: a list of dataset URIs (no URI twice). */
+int dag_read_outlets(struct field_reader *r, struct dag_task *t, json_t *v);
+/* A trigger_dag: mapping `v` at `prefix` ("tasks[2].trigger_dag") into
+ * t->trigger. */
+int dag_read_trigger(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
+/* schedule: a list of dataset URIs, into dag->dataset_schedule. */
+int dag_read_dataset_schedule(struct field_reader *r, struct dag_spec *dag, json_t *v);
+/* The trigger_dag task's templates (conf's strings, run_id) use only
+ * `known` names; whether it has any. */
+int dag_check_trigger_templates(struct field_reader *r, const struct dag_task *t,
+				const struct strvec *known, const char *prefix);
+bool dag_trigger_has_templates(const struct dag_task *t);
+/* The names a DAG scheduled on datasets adds for its tasks' templates
+ * (params.triggering_dataset_events).  0 or -1 (out of memory). */
+int dag_dataset_known_names(const struct dag_spec *dag, struct strvec *known);
 
 /* Task ids unique, and every depends_on name to a task index in upstream
  * (a name that is no task fails). */

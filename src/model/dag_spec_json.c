@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/dataset.h"
 #include "model/job_spec_edit.h"
 
 /* ---- out ---------------------------------------------------------------- */
@@ -81,11 +82,16 @@ static json_t *task_json(const struct dag_task *t)
 		rc |= json_object_set(o, t->kind == DAG_TASK_SQL ? "sql" : "transfer", t->data);
 		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
 		break;
+	case DAG_TASK_TRIGGER_DAG:
+		rc |= json_object_set_new(o, "trigger_dag", dag_trigger_to_json(t->trigger));
+		break;
 	case DAG_TASK_SENSOR:
 		rc |= json_object_set(o, "sensor", t->sensor->spec);
 		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
 		break;
 	}
+	if (t->outlets.n)
+		rc |= json_object_set_new(o, "outlets", strvec_json(&t->outlets));
 	if (t->connections.n)
 		rc |= json_object_set_new(o, "connections", strvec_json(&t->connections));
 	rc |= json_object_set_new(o, "retries", json_integer(t->retries));
@@ -146,7 +152,9 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 		goto fail;
 	rc |= json_object_set_new(o, "dag_id", json_string(dag->dag_id));
 	rc |= json_object_set_new(o, "description", str_or_null(dag->description));
-	rc |= json_object_set_new(o, "schedule", json_string(dag->schedule.text));
+	rc |= json_object_set_new(o, "schedule", dag->dataset_schedule.n
+						     ? strvec_json(&dag->dataset_schedule)
+						     : json_string(dag->schedule.text));
 	rc |= json_object_set_new(o, "start_date", time_json(dag->start_date_ms));
 	rc |= json_object_set_new(o, "end_date", time_json(dag->end_date_ms));
 	rc |= json_object_set_new(o, "catchup", json_boolean(dag->catchup));

@@ -26,7 +26,7 @@ static const char *const task_keys[] = {
 	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
 	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
 	"transfer", "connections", "branch", "short_circuit", "depends_on_past",
-	"wait_for_downstream", "sensor",
+	"wait_for_downstream", "sensor", "outlets", "trigger_dag",
 	"on_failure", "on_retry", "on_success", "on_sla_miss", "sla", NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
@@ -535,7 +535,7 @@ struct task_read {
 	char prefix[64]; /* "tasks[i]" */
 	struct task_given *given;
 	/* the keys that decide between a command task and a job task */
-	json_t *command, *job, *env, *cwd, *sql, *transfer, *sensor;
+	json_t *command, *job, *env, *cwd, *sql, *transfer, *sensor, *trigger;
 };
 
 typedef int (*task_key_fn)(struct field_reader *r, struct task_read *tr, json_t *val);
@@ -660,6 +660,18 @@ static int note_sensor(struct field_reader *r, struct task_read *tr, json_t *val
 	return 0;
 }
 
+static int note_trigger(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	(void)r;
+	tr->trigger = val;
+	return 0;
+}
+
+static int read_task_outlets(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	return dag_read_outlets(r, tr->t, val);
+}
+
 static int read_task_resources(struct field_reader *r, struct task_read *tr, json_t *val)
 {
 	char base[80];
@@ -718,6 +730,8 @@ static const struct {
     {"queue", read_task_queue},
     {"slurm", read_task_slurm_key},
     {"connections", read_task_connections},
+    {"trigger_dag", note_trigger},
+    {"outlets", read_task_outlets},
 };
 
 /* ---- the keys it shares with default_args ---- */
@@ -761,13 +775,17 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s", "expected a task_id");
 	}
-	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer + !!tr->sensor != 1) {
+	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer + !!tr->sensor + !!tr->trigger !=
+	    1) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s",
-			    tr->command || tr->job || tr->sql || tr->transfer || tr->sensor
-				? "expected exactly one of command, job, sql, transfer and sensor, got more"
+			    tr->command || tr->job || tr->sql || tr->transfer || tr->sensor ||
+				    tr->trigger
+				? "expected exactly one of command, job, sql, transfer, sensor and "
+				  "trigger_dag, got more"
 				: "expected exactly one of command (a shell command), job "
-				  "(a job spec, its path, or a tony.xml), sql, transfer and sensor");
+				  "(a job spec, its path, or a tony.xml), sql, transfer, sensor and "
+				  "trigger_dag");
 	}
 	if (tr->sensor) {
 		char base[80];
@@ -777,6 +795,16 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 		}
 		snprintf(base, sizeof base, "%s.sensor", prefix);
 		return dag_read_sensor(r, tr->t, base, tr->sensor);
+	}
+	if (tr->trigger) {
+		char base[80];
+		if (tr->env || tr->cwd || tr->given->resources) {
+			field_at(r, prefix, tr->env ? "env" : tr->cwd ? "cwd" : "resources", 0);
+			return field_fail(r, "%s", "env, cwd and resources go with command");
+		}
+		tr->t->kind = DAG_TASK_TRIGGER_DAG;
+		snprintf(base, sizeof base, "%s.trigger_dag", prefix);
+		return dag_read_trigger(r, tr->t, base, tr->trigger);
 	}
 	if (tr->sql || tr->transfer) {
 		char base[80];

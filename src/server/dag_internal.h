@@ -77,6 +77,10 @@ struct dag_manager {
 	int64_t sla_next_ms;       /* the earliest SLA due time the last SLA pass saw; 0: none */
 	bool sla_dirty;            /* a run started since: the SLA pass looks again */
 	struct dm_sensors *sensors; /* the sensors the server pokes (dag_manager/sensors.c) */
+	struct dataset_store *dsets; /* datasets, their events and queue, trigger_dag waits */
+	bool datasets_dirty;  /* the dataset pass has something to look at (datasets.c) */
+	bool datasets_known;  /* the DAG files' URIs are registered (datasets.c) */
+	bool triggers_dirty;  /* a run ended: a trigger_dag task may wait for it (trigger.c) */
 };
 
 /* A run in memory (dm_run_get()): kept from one turn to the next while the
@@ -153,6 +157,14 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
 
 /* dag_admin_ops.c: the rest of Airflow's operations (api/dag_admin_api.h). */
 const struct dag_admin_ops *dm_admin_ops(void);
+/* dag_manager/datasets.c, for dataset_ops.c: an event of `uri` recorded
+ * (ev: its extra and source; its id, dataset id and timestamp are filled)
+ * and queued for every DAG scheduled on the URI (0, or -1 with err); a
+ * row as Airflow's DatasetEvent without created_dagruns (a new reference). */
+struct dataset_event_row;
+int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_event_row *ev,
+                     struct weir_error *err);
+json_t *dm_dataset_event_json(const struct dataset_event_row *e);
 
 /* dag_ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
 json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);

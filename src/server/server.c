@@ -30,6 +30,7 @@
 #include "server/config.h"
 #include "server/config_view.h"
 #include "server/dag_manager.h"
+#include "server/dag_dataset_ops.h"
 #include "server/job_manager.h"
 #include "server/observe.h"
 #include "server/resources.h"
@@ -264,6 +265,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
 	api_set_notification_ops(p->api, notifier_api_ops(), p->notifier);
 	api_set_secrets_ops(p->api, secrets_api_ops(), p->secrets);
+	api_set_dataset_ops(p->api, dag_manager_dataset_ops(), p->dm);
 	api_set_health(p->api, parts_health, p);
 	api_set_config_view(p->api, server_config_view(cfg));
 	api_set_observe_ops(p->api, observe_api_ops(), p->observe);

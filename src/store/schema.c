@@ -333,6 +333,44 @@ static const char *const migrations[] = {
     " notified INTEGER NOT NULL DEFAULT 0,"
     " email_sent INTEGER NOT NULL DEFAULT 0,"
     " PRIMARY KEY (dag_id, run_id, task_id, map_index));",
+    /* 9 -> 10: datasets (store/dataset_store.h): the URIs, their events, the
+     * events queued for each DAG scheduled on them, the events a run
+     * consumed, and the trigger_dag tasks that wait for the run they
+     * started.  The waits name their TI without a foreign key: a rebuild of
+     * task_instances (as 6 -> 7's) would cascade into them, and a wait whose
+     * TI is gone ends harmlessly when its run does */
+    "CREATE TABLE IF NOT EXISTS datasets ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " uri TEXT NOT NULL UNIQUE,"
+    " extra TEXT NOT NULL DEFAULT '{}',"
+    " created_at INTEGER NOT NULL,"
+    " updated_at INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS dataset_events ("
+    " id INTEGER PRIMARY KEY AUTOINCREMENT,"
+    " dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,"
+    " extra TEXT NOT NULL DEFAULT '{}',"
+    " source_dag_id TEXT, source_task_id TEXT, source_run_id TEXT, source_map_index INTEGER,"
+    " timestamp INTEGER NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS dataset_events_by_dataset ON dataset_events (dataset_id, id);"
+    "CREATE TABLE IF NOT EXISTS dataset_queue ("
+    " dataset_id INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,"
+    " target_dag_id TEXT NOT NULL,"
+    " created_at INTEGER NOT NULL,"
+    " PRIMARY KEY (dataset_id, target_dag_id));"
+    "CREATE TABLE IF NOT EXISTS dag_run_dataset_events ("
+    " run_row_id INTEGER NOT NULL REFERENCES dag_runs(id) ON DELETE CASCADE,"
+    " event_id INTEGER NOT NULL REFERENCES dataset_events(id) ON DELETE CASCADE,"
+    " PRIMARY KEY (run_row_id, event_id));"
+    "CREATE INDEX IF NOT EXISTS dag_run_dataset_events_by_event"
+    " ON dag_run_dataset_events (event_id);"
+    "CREATE TABLE IF NOT EXISTS dag_run_triggers ("
+    " dag_id TEXT NOT NULL, run_id TEXT NOT NULL, task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL, try_number INTEGER NOT NULL,"
+    " target_dag_id TEXT NOT NULL, target_run_id TEXT NOT NULL,"
+    " created_at INTEGER NOT NULL,"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index));"
+    "CREATE INDEX IF NOT EXISTS dag_run_triggers_by_target"
+    " ON dag_run_triggers (target_dag_id, target_run_id);",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

@@ -119,6 +119,26 @@ COLLECTIONS = {
 SCHEMAS["DagWarning"] = {"dag_id": "str", "warning_type": "str", "message": "str",
                          "timestamp": "str"}
 SCHEMAS["Plugin"] = {"name": "str"}
+# datasets (test_datasets.py)
+SCHEMAS["Dataset"] = {"id": "int", "uri": "str", "extra": "obj?", "created_at": "str",
+                      "updated_at": "str", "consuming_dags": "list", "producing_tasks": "list"}
+SCHEMAS["DagScheduleDatasetReference"] = {"dag_id": "str?", "created_at": "str",
+                                          "updated_at": "str"}
+SCHEMAS["TaskOutletDatasetReference"] = {"dag_id": "str?", "task_id": "str?",
+                                         "created_at": "str", "updated_at": "str"}
+SCHEMAS["DatasetEvent"] = {"dataset_id": "int", "dataset_uri": "str", "extra": "obj?",
+                           "source_dag_id": "str?", "source_task_id": "str?",
+                           "source_run_id": "str?", "source_map_index": "int?",
+                           "created_dagruns": "list", "timestamp": "str"}
+SCHEMAS["BasicDAGRun"] = {"run_id": "str", "dag_id": "str", "logical_date": "str",
+                          "start_date": "str?", "end_date": "str?",
+                          "data_interval_start": "str?", "data_interval_end": "str?",
+                          "state": "str"}
+SCHEMAS["QueuedEvent"] = {"uri": "str", "dag_id": "str", "created_at": "str"}
+COLLECTIONS["DatasetCollection"] = ("datasets", "Dataset", True)
+COLLECTIONS["DatasetEventCollection"] = ("dataset_events", "DatasetEvent", True)
+# the spec's QueuedEventCollection lists its items under `datasets`
+COLLECTIONS["QueuedEventCollection"] = ("datasets", "QueuedEvent", True)
 SCHEMAS["Provider"] = {"package_name": "str", "description": "str", "version": "str"}
 SCHEMAS["EventLog"] = {"event_log_id": "int", "when": "str", "dag_id": "str?",
                        "task_id": "str?", "run_id": "str?", "map_index": "int?",

@@ -65,6 +65,10 @@ def test_previous_store_is_found_again(make_server, tmp_path):
         # the notifications and SLA misses, empty
         for table in ("notifications", "sla_misses"):
             assert c.execute("SELECT count(*) FROM %s" % table).fetchone()[0] == 0
+        # the datasets' migration: its tables, empty
+        for table in ("datasets", "dataset_events", "dataset_queue", "dag_run_dataset_events",
+                      "dag_run_triggers"):
+            assert c.execute("SELECT count(*) FROM %s" % table).fetchone()[0] == 0, table
         assert c.execute("SELECT count(*) FROM meta WHERE key <> 'schema_version'"
                          ).fetchone()[0] == 0
 

@@ -236,5 +236,39 @@ int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed);
 void dm_flow_note(struct dag_manager *dm, const struct run_ctx *rc,
                   const struct dag_run_decision *d);
 void dm_past_pass(struct dag_manager *dm);
+/* ---- ti_jobs.c, for the tries without a job (trigger.c) ---- */
+
+/* The template variables of try `try_number` of TI `ti` into *tr (which
+ * borrows the run and the three below): *outputs the run's outputs (a new
+ * reference), *items the list its foreach fans out over (a new reference;
+ * NULL when it is no foreach instance; tr->item_value is its item), *item
+ * that item's text (newly allocated).  -1 with err when its item is not
+ * there (then all are NULL). */
+int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
+                        struct template_run *tr, json_t **outputs, json_t **items, char **item,
+                        struct weir_error *err);
+
+/* ---- datasets.c: outlets, dataset events, the queue, the dataset pass ---- */
+
+/* After a scan of the folder (`changed`: a file was parsed or went): the
+ * files' URIs registered as datasets, and the dataset pass owed. */
+void dm_datasets_scanned(struct dag_manager *dm, bool changed);
+
+/* TI `ti` of the run succeeded: an event for each of its task's outlets. */
+void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti);
+
+/* The DAGs scheduled on datasets whose every URI is queued get a run
+ * (nothing to do unless dm->datasets_dirty). */
+void dm_dataset_pass(struct dag_manager *dm);
+
+/* ---- trigger.c: trigger_dag tasks ---- */
+
+/* Starts try + 1 of scheduled trigger_dag TI `ti`: a run of the other DAG,
+ * then the try's end at once or a wait for the run's end. */
+void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
+
+/* The waiting tries whose run ended end (nothing to do unless
+ * dm->triggers_dirty). */
+void dm_trigger_pass(struct dag_manager *dm);
 
 #endif

@@ -313,6 +313,7 @@ void dm_scan(struct dag_manager *dm)
 			}
 			file_gone(dm, e);
 		}
+	dm_datasets_scanned(dm, changed);
 }
 
 static void on_scan_timer(uv_timer_t *t)

@@ -27,6 +27,7 @@
 #include "lib/str.h"
 #include "model/cron.h"
 #include "store/dag_store.h"
+#include "store/dataset_store.h"
 
 #define DEFAULT_POOL_SLOTS 128
 /* ---- small helpers ---- */
@@ -123,6 +124,8 @@ void dm_work_pass(struct dag_manager *dm)
 		dm->pass_again = false;
 		dm_schedule_pass(dm);
 		dm_retry_pass(dm);
+		dm_dataset_pass(dm);
+		dm_trigger_pass(dm);
 		dm_start_runs(dm);
 		dm_past_pass(dm);
 		dm_pool_pass(dm);
@@ -264,6 +267,10 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 		goto fail;
 	if (dm_pools_load(dm, err) < 0)
 		goto fail;
+	dm->dsets = dataset_store_create(store, err);
+	if (!dm->dsets)
+		goto fail;
+	dm->triggers_dirty = true; /* runs that ended while the server was down */
 	if (fs_mkdir_p(dm->dir, 0755, err) < 0) {
 		weir_error_prefix(err, "DAG folder");
 		goto fail;
@@ -279,6 +286,7 @@ oom:
 fail:
 	if (dm) {
 		dag_store_destroy(dm->ds);
+		dataset_store_destroy(dm->dsets);
 		for (size_t i = 0; i < dm->n_pools + 1 && dm->pools; i++)
 			free((char *)dm->pools[i].name);
 		for (size_t i = 0; i < dm->n_pools + 1 && dm->pool_queues; i++)
@@ -311,6 +319,7 @@ void dag_manager_destroy(struct dag_manager *dm)
 	dm->cap_runs = 0;
 	dm_entries_free(dm);
 	dag_store_destroy(dm->ds);
+	dataset_store_destroy(dm->dsets);
 	dm->ds = NULL;
 	for (size_t i = 0; i < dm->n_pools; i++) {
 		free((char *)dm->pools[i].name);

@@ -421,6 +421,9 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 			              true);
 		if (dag_store_ti_update(dm->ds, r, err) < 0)
 			goto fail;
+		if (c->to == DAG_TI_SUCCESS && ev->kind == DAG_EV_TI_ENDED && ev->ti == c->ti &&
+		    ev->success)
+			dm_datasets_on_success(dm, rc, c->ti); /* its outlets (datasets.c) */
 	}
 	dag_book_apply(&rc->book, &d);
 	dm_flow_note(dm, rc, &d);
@@ -432,6 +435,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 			rc->run.start_date = now;
 		if (dag_run_state_is_final(d.run_to)) {
 			rc->run.end_date = now;
+			dm->triggers_dirty = true; /* a trigger_dag task may wait for it */
 			if (d.run_to != d.run_from)
 				metrics_dag_run_end(
 				    rc->run.dag_id, d.run_to == DAG_RUN_SUCCESS,

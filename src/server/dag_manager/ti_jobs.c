@@ -184,6 +184,47 @@ static const char *weir_program(void)
 	return self[0] ? self : NULL;
 }
 
+int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
+                        struct template_run *tr, json_t **outputs, json_t **items, char **item,
+                        struct weir_error *err)
+{
+	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
+
+	*outputs = NULL;
+	*items = NULL;
+	*item = NULL;
+	memset(tr, 0, sizeof *tr);
+	if (r->map_index >= 0) {
+		*items = dm_foreach_items(rc, t, err);
+		if (!*items)
+			return -1;
+		if ((size_t)r->map_index >= json_array_size(*items)) {
+			weir_error_set(err, WEIR_E_INVALID,
+			               "foreach: no item %d (the list has %zu)", r->map_index,
+			               json_array_size(*items));
+			json_decref(*items);
+			*items = NULL;
+			return -1;
+		}
+		*item = template_value_text(json_array_get(*items, (size_t)r->map_index));
+		/* an object item: item.KEY (and its own resources, for a job) */
+		tr->item_value = json_array_get(*items, (size_t)r->map_index);
+	}
+	*outputs = dm_run_outputs(rc);
+	tr->dag_id = rc->spec->dag_id;
+	tr->run_id = rc->run.run_id;
+	tr->task_id = t->task_id;
+	tr->logical_ms = rc->run.logical_date;
+	tr->interval_start_ms = rc->run.data_interval_start;
+	tr->interval_end_ms = rc->run.data_interval_end;
+	tr->try_number = try_number;
+	tr->params = rc->params;
+	tr->outputs = *outputs;
+	tr->item = *item;
+	return 0;
+}
+
 /* The job of try `try_number` of TI `ti`: its folder made, its job read
  * and built (model/dag_job.h).  *command gets what runs.  NULL with err:
  * the try fails with that reason. */
@@ -194,7 +235,7 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 	struct template_run tr = {0};
 	struct dag_job_try jt = {0};
-	json_t *outputs = dm_run_outputs(rc), *items = NULL;
+	json_t *outputs = NULL, *items = NULL;
 	char *item = NULL, *out_path = NULL, *dir = NULL;
 	struct job_spec *read = NULL, *spec = NULL;
 	struct template_source src = {.var = source_var, .conn = source_conn, .arg = dm->secrets};
@@ -202,22 +243,10 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 	bool item_res_given = false;
 
 	*command = NULL;
-	if (r->map_index >= 0) {
-		items = dm_foreach_items(rc, t, err);
-		if (!items)
-			goto out;
-		if ((size_t)r->map_index >= json_array_size(items)) {
-			weir_error_set(err, WEIR_E_INVALID,
-			               "foreach: no item %d (the list has %zu)", r->map_index,
-			               json_array_size(items));
-			goto out;
-		}
-		item = template_value_text(json_array_get(items, (size_t)r->map_index));
-		/* an object item: item.KEY, and its own resources */
-		tr.item_value = json_array_get(items, (size_t)r->map_index);
-		if (dag_item_resources(tr.item_value, &item_res, &item_res_given, err) < 0)
-			goto out;
-	}
+	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &items, &item, err) < 0 ||
+	    (tr.item_value &&
+	     dag_item_resources(tr.item_value, &item_res, &item_res_given, err) < 0))
+		goto out;
 	dir = dm_try_dir(dm, rc->run.id);
 	out_path = dm_output_path(dm, rc->run.id, t->task_id, r->map_index, try_number);
 	if (!dir || !out_path || fs_mkdir_p(dir, 0755, err) < 0) {
@@ -231,16 +260,6 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		if (!read)
 			goto out;
 	}
-	tr.dag_id = rc->spec->dag_id;
-	tr.run_id = rc->run.run_id;
-	tr.task_id = t->task_id;
-	tr.logical_ms = rc->run.logical_date;
-	tr.interval_start_ms = rc->run.data_interval_start;
-	tr.interval_end_ms = rc->run.data_interval_end;
-	tr.try_number = try_number;
-	tr.params = rc->params;
-	tr.outputs = outputs;
-	tr.item = item;
 	jt.task = t;
 	jt.run = &tr;
 	jt.map_index = r->map_index;
@@ -398,6 +417,10 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 
 	if (rc->stale || rc->book.tis[ti].state != DAG_TI_SCHEDULED)
 		return;
+	if (rc->spec->tasks[rc->ti_task[ti]].kind == DAG_TASK_TRIGGER_DAG) {
+		dm_trigger_start(dm, rc, ti); /* no job (trigger.c) */
+		return;
+	}
 	if (dm_sensor_start(dm, rc, ti))
 		return; /* a sensor the server pokes: no job */
 	r = &rc->rows[rc->ti_row[ti]];

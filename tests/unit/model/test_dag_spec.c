@@ -310,7 +310,8 @@ static void test_bad_files(void **state)
 		     "tasks[0].task_id: expected a task id of letters, digits");
 	expect_error(HEAD "tasks:\n  - {task_id: a}\n", "tasks[0]: expected exactly one of command");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: x, job: y.yaml}\n",
-		     "tasks[0]: expected exactly one of command, job, sql, transfer and sensor, got more");
+		     "tasks[0]: expected exactly one of command, job, sql, transfer, sensor and "
+		     "trigger_dag, got more");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: ''}\n",
 		     "tasks[0].command: expected a shell command, got an empty string");
 	expect_error(HEAD "tasks:\n  - task_id: a\n    command: x\n    retires: 3\n",

@@ -1,0 +1,39 @@
+/* dataset_routes.h: the dataset routes, as Airflow's stable REST API v1
+ * has them (docs/api.md):
+ *
+ *   GET    /datasets[?limit&offset&order_by&uri_pattern&dag_ids]    DatasetCollection
+ *   GET    /datasets/{uri}                                          Dataset
+ *   GET    /datasets/events[?limit&offset&order_by&dataset_id&source_dag_id&
+ *                           source_task_id&source_run_id&source_map_index]
+ *   POST   /datasets/events  {dataset_uri, extra}                   DatasetEvent
+ *   GET    /dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents
+ *   GET    /dags/{dag_id}/datasets/queuedEvent[?before]             QueuedEventCollection
+ *   DELETE /dags/{dag_id}/datasets/queuedEvent[?before]             204
+ *   GET    /dags/{dag_id}/datasets/queuedEvent/{uri}[?before]       QueuedEvent
+ *   DELETE /dags/{dag_id}/datasets/queuedEvent/{uri}[?before]       204
+ *   GET    /datasets/queuedEvent/{uri}[?before]                     QueuedEventCollection
+ *   DELETE /datasets/queuedEvent/{uri}[?before]                     204
+ *
+ * A {uri} is the rest of the path, percent-encoded by the client (its
+ * slashes too, as Airflow's clients send it); the server's HTTP layer has
+ * decoded it.  Errors are problem+json (api/reply.h).  What runs behind
+ * each route is a dataset_api_ops table (api/dataset_api.h); the router
+ * authenticates the request before handing it here.
+ */
+#ifndef WEIR_API_DATASET_ROUTES_H
+#define WEIR_API_DATASET_ROUTES_H
+
+#include <stdbool.h>
+
+#include "api/dataset_api.h"
+#include "api/http.h"
+
+/* Whether `path` (after /api/v1, "/datasets/...") is one of these routes.
+ * Read before the path is split: a URI may hold any number of slashes. */
+bool dataset_routes_owns(const char *path);
+
+/* Answers the request; `path` as for dataset_routes_owns().  ops NULL: 503. */
+void dataset_routes_handle(const struct dataset_api_ops *ops, void *ctx, struct http_request *req,
+			   const char *path);
+
+#endif

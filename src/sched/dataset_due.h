@@ -1,0 +1,48 @@
+/* dataset_due.h: runs that start runs, decided: which DAGs scheduled on
+ * datasets are due, and how a trigger_dag task that waited ends.
+ *
+ * A DAG with `schedule: [URI, ...]` is due when every one of its URIs has
+ * an event queued for it (Airflow's DatasetDagRunQueue: one row per DAG and
+ * URI, made by an event since the DAG's last dataset-triggered run and
+ * consumed by the next).  A paused DAG is not due; its queue waits.
+ *
+ * Pure: everything in, a decision out; nothing read or written elsewhere.
+ */
+#ifndef WEIR_SCHED_DATASET_DUE_H
+#define WEIR_SCHED_DATASET_DUE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "model/states.h"
+
+/* A DAG scheduled on datasets (borrowed strings). */
+struct dataset_dag {
+	const char *dag_id;
+	const char *const *uris;
+	size_t n_uris;
+	bool paused;
+};
+
+/* One queued event: the DAG it waits for and the URI it came from. */
+struct dataset_queued {
+	const char *dag_id;
+	const char *uri;
+};
+
+/* The indices into `dags` of the DAGs due now, in their order, into
+ * due[] (room for n_dags); returns how many. */
+size_t dataset_due(const struct dataset_dag *dags, size_t n_dags, const struct dataset_queued *q,
+		   size_t n_queued, size_t *due);
+
+/* How many of the DAG's URIs have an event queued (for the views:
+ * "1 of 2 datasets updated"). */
+size_t dataset_due_count(const struct dataset_dag *dag, const struct dataset_queued *q,
+			 size_t n_queued);
+
+/* A trigger_dag task's end once the run it started ended in `state`:
+ * `allowed` and `failed` are bits (1u << enum dag_run_state).  true:
+ * success; false: failure (its state in `failed`, or in neither). */
+bool dataset_trigger_outcome(unsigned allowed, unsigned failed, enum dag_run_state state);
+
+#endif

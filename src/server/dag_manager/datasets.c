@@ -1,0 +1,246 @@
+/* datasets.c: datasets in the DAG manager (dm_internal.h): a task's
+ * success records an event for each of its outlets, an outside system's
+ * announcement does the same, each event is queued for the DAGs scheduled
+ * on its URI, and the dataset pass starts the DAGs whose every URI is
+ * queued (sched/dataset_due.h decides), each run consuming the events that
+ * made it: they are its conf's triggering_dataset_events and its
+ * upstreamDatasetEvents.
+ *
+ * Owns the dataset store handle's use and the dirty flag of the pass
+ * (dm->datasets_dirty: an event was queued, or a rescan happened, since
+ * the last pass).  Runs inside the manager's turns.
+ */
+#include "server/dag_manager/dm_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "lib/json_util.h"
+#include "lib/log.h"
+#include "sched/dataset_due.h"
+#include "store/dataset_store.h"
+
+/* ---- the datasets the DAG files name ---- */
+
+/* Every URI the parsed DAGs name (outlets and schedules) is a dataset. */
+static void register_uris(struct dag_manager *dm)
+{
+	int64_t now = clock_now_ms();
+	struct weir_error err = {0};
+
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		const struct dag_spec *s = e->spec;
+		if (!e->present || !s)
+			continue;
+		for (size_t i = 0; i < s->dataset_schedule.n; i++)
+			if (dataset_store_ensure(dm->dsets, s->dataset_schedule.v[i], now, NULL, &err) < 0)
+				log_error("dataset %s: %s", s->dataset_schedule.v[i], err.msg);
+		for (size_t t = 0; t < s->n_tasks; t++)
+			for (size_t i = 0; i < s->tasks[t].outlets.n; i++)
+				if (dataset_store_ensure(dm->dsets, s->tasks[t].outlets.v[i], now, NULL,
+				                         &err) < 0)
+					log_error("dataset %s: %s", s->tasks[t].outlets.v[i], err.msg);
+	}
+}
+
+void dm_datasets_scanned(struct dag_manager *dm, bool changed)
+{
+	if (changed || !dm->datasets_known) {
+		register_uris(dm);
+		dm->datasets_known = true;
+	}
+	/* a DAG unpaused since, or a queue left by a server that stopped */
+	dm->datasets_dirty = true;
+}
+
+static bool schedules_on(const struct dag_spec *s, const char *uri)
+{
+	for (size_t i = 0; i < s->dataset_schedule.n; i++)
+		if (!strcmp(s->dataset_schedule.v[i], uri))
+			return true;
+	return false;
+}
+
+/* ---- events ---- */
+
+int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_event_row *ev,
+                     struct weir_error *err)
+{
+	int64_t now = clock_now_ms();
+
+	if (dataset_store_ensure(dm->dsets, uri, now, &ev->dataset_id, err) < 0)
+		return -1;
+	ev->timestamp = now;
+	if (dataset_store_event_add(dm->dsets, ev, &ev->id, err) < 0)
+		return -1;
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		if (!e->present || !e->spec || !schedules_on(e->spec, uri) ||
+		    dm_entry_by_id(dm, e->spec->dag_id) != e)
+			continue;
+		if (dataset_store_queue_add(dm->dsets, ev->dataset_id, e->spec->dag_id, now, err) < 0)
+			return -1;
+		dm->datasets_dirty = true;
+		dm->pass_again = true;
+	}
+	log_info("dataset %s: updated%s%s%s%s", uri, ev->has_source ? " by DAG " : "",
+	         ev->has_source ? ev->source_dag_id : "", ev->has_source ? " task " : "",
+	         ev->has_source ? ev->source_task_id : "");
+	return 0;
+}
+
+void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti)
+{
+	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
+	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+
+	for (size_t i = 0; i < t->outlets.n; i++) {
+		struct weir_error err = {0};
+		struct dataset_event_row ev = {
+		    .extra = "{}",
+		    .source_dag_id = r->dag_id,
+		    .source_task_id = r->task_id,
+		    .source_run_id = r->run_id,
+		    .source_map_index = r->map_index,
+		    .has_source = true,
+		};
+		if (dm_dataset_event(dm, t->outlets.v[i], &ev, &err) < 0)
+			log_error("DAG %s run %s task %s: dataset %s: %s", r->dag_id, r->run_id,
+			          r->task_id, t->outlets.v[i], err.msg);
+	}
+}
+
+/* ---- the dataset pass ---- */
+
+json_t *dm_dataset_event_json(const struct dataset_event_row *e)
+{
+	json_t *extra = json_loads(e->extra && *e->extra ? e->extra : "{}", 0, NULL);
+
+	return json_pack("{s:I, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)e->id,
+	                 "dataset_id", (json_int_t)e->dataset_id, "dataset_uri", e->uri, "extra",
+	                 extra ? extra : json_object(), "source_dag_id",
+	                 e->has_source ? json_string(e->source_dag_id) : json_null(),
+	                 "source_task_id", e->has_source ? json_string(e->source_task_id) : json_null(),
+	                 "source_run_id", e->has_source ? json_string(e->source_run_id) : json_null(),
+	                 "source_map_index",
+	                 e->has_source ? json_integer(e->source_map_index) : json_null(), "timestamp",
+	                 json_util_time_airflow(e->timestamp));
+}
+
+/* {"URI": [event, ...]}: what the run's tasks see as
+ * params.triggering_dataset_events. */
+static json_t *triggering_events(const struct dataset_event_row *ev, size_t n)
+{
+	json_t *by_uri = json_object();
+
+	for (size_t i = 0; by_uri && i < n; i++) {
+		json_t *list = json_object_get(by_uri, ev[i].uri);
+		if (!list) {
+			list = json_array();
+			json_object_set_new(by_uri, ev[i].uri, list);
+		}
+		json_array_append_new(list, dm_dataset_event_json(&ev[i]));
+	}
+	return by_uri;
+}
+
+/* A run of `e`'s DAG, consuming its pending events and its queue. */
+static void start_dataset_run(struct dag_manager *dm, struct dag_entry *e)
+{
+	const struct dag_spec *s = e->spec;
+	struct weir_error err = {0};
+	struct dataset_event_row *ev = NULL;
+	struct dag_run_row row = {0};
+	size_t n = 0;
+	int64_t now = clock_now_ms();
+	json_t *uris = json_array(), *conf = NULL;
+	char *uris_text = NULL, ts[48], id[80];
+
+	for (size_t i = 0; uris && i < s->dataset_schedule.n; i++)
+		json_array_append_new(uris, json_string(s->dataset_schedule.v[i]));
+	uris_text = uris ? json_dumps(uris, JSON_COMPACT) : NULL;
+	if (!uris_text ||
+	    dataset_store_events_pending(dm->dsets, s->dag_id, uris_text, &ev, &n, &err) < 0)
+		goto fail;
+	conf = json_pack("{s:o}", "triggering_dataset_events", triggering_events(ev, n));
+	snprintf(id, sizeof id, "dataset_triggered__%s", clock_format_airflow(now, ts, sizeof ts));
+	/* the store's run types are manual, scheduled and backfill: a run the
+	 * server starts by itself is scheduled; its run id says why */
+	if (!conf || dm_create_run(dm, e, id, "scheduled", now, conf, &row, &err) < 0)
+		goto fail;
+	for (size_t i = 0; i < n; i++)
+		if (dataset_store_consume(dm->dsets, row.id, ev[i].id, &err) < 0)
+			goto fail;
+	if (dataset_store_queue_delete(dm->dsets, s->dag_id, NULL, 0, NULL, &err) < 0)
+		goto fail;
+	log_info("DAG %s: run %s on %zu dataset event%s", s->dag_id, id, n, n == 1 ? "" : "s");
+	goto out;
+fail:
+	log_error("DAG %s: dataset-triggered run: %s", s->dag_id,
+	          err.msg[0] ? err.msg : "out of memory");
+out:
+	dag_run_row_release(&row);
+	dataset_event_rows_free(ev, n);
+	json_decref(uris);
+	json_decref(conf);
+	free(uris_text);
+}
+
+void dm_dataset_pass(struct dag_manager *dm)
+{
+	struct weir_error err = {0};
+	struct dataset_queue_row *q = NULL;
+	struct dataset_queued *queued = NULL;
+	struct dataset_dag *dags = NULL;
+	struct dag_entry **of = NULL;
+	size_t nq = 0, nd = 0, *due = NULL, n_due;
+
+	if (!dm->datasets_dirty)
+		return;
+	dm->datasets_dirty = false;
+	if (dataset_store_queue_list(dm->dsets, NULL, NULL, 0, &q, &nq, &err) < 0) {
+		log_error("dataset queue: %s", err.msg);
+		return;
+	}
+	if (nq == 0)
+		goto out;
+	queued = calloc(nq, sizeof *queued);
+	for (size_t i = 0; queued && i < nq; i++)
+		queued[i] = (struct dataset_queued){q[i].dag_id, q[i].uri};
+	for (struct dag_entry *e = dm->entries; e; e = e->next)
+		nd++;
+	dags = calloc(nd + 1, sizeof *dags);
+	of = calloc(nd + 1, sizeof *of);
+	due = calloc(nd + 1, sizeof *due);
+	if (!queued || !dags || !of || !due)
+		goto out;
+	nd = 0;
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		const struct dag_spec *s = e->spec;
+		struct dag_row dr = {0};
+		bool waits = false;
+		if (!e->present || !s || !s->dataset_schedule.n || dm_entry_by_id(dm, s->dag_id) != e)
+			continue;
+		for (size_t i = 0; i < nq && !waits; i++)
+			waits = !strcmp(q[i].dag_id, s->dag_id);
+		if (!waits)
+			continue;
+		dags[nd] = (struct dataset_dag){s->dag_id, (const char *const *)s->dataset_schedule.v,
+		                                s->dataset_schedule.n, true};
+		if (dag_store_dag_get(dm->ds, s->dag_id, &dr, NULL) == 0) {
+			dags[nd].paused = dr.paused;
+			dag_row_release(&dr);
+		}
+		of[nd++] = e;
+	}
+	n_due = dataset_due(dags, nd, queued, nq, due);
+	for (size_t i = 0; i < n_due; i++)
+		start_dataset_run(dm, of[due[i]]);
+out:
+	free(due);
+	free(of);
+	free(dags);
+	free(queued);
+	dataset_queue_rows_free(q, nq);
+}

@@ -1,0 +1,74 @@
+/* test_dataset_due.c: which DAGs scheduled on datasets are due; how a
+ * waiting trigger_dag task ends. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sched/dataset_due.h"
+
+static const char *const one[] = {"s3://b/a"};
+static const char *const two[] = {"s3://b/a", "s3://b/c"};
+
+static void test_a_dag_on_one_uri_is_due_once_it_is_queued(void **state)
+{
+	struct dataset_dag d = {"consumer", one, 1, false};
+	struct dataset_queued q[] = {{"consumer", "s3://b/a"}};
+	size_t due[1];
+	(void)state;
+	assert_int_equal(dataset_due(&d, 1, q, 0, due), 0);
+	assert_int_equal(dataset_due(&d, 1, q, 1, due), 1);
+	assert_int_equal(due[0], 0);
+}
+
+static void test_a_dag_on_two_uris_waits_for_both(void **state)
+{
+	struct dataset_dag d = {"both", two, 2, false};
+	struct dataset_queued q[] = {{"both", "s3://b/a"}, {"other", "s3://b/c"},
+				     {"both", "s3://b/c"}};
+	size_t due[1];
+	(void)state;
+	/* the other DAG's queue row is not this one's */
+	assert_int_equal(dataset_due(&d, 1, q, 2, due), 0);
+	assert_int_equal(dataset_due_count(&d, q, 2), 1);
+	assert_int_equal(dataset_due(&d, 1, q, 3, due), 1);
+	assert_int_equal(dataset_due_count(&d, q, 3), 2);
+}
+
+static void test_paused_and_empty_dags_are_never_due(void **state)
+{
+	struct dataset_dag d[] = {{"paused", one, 1, true}, {"none", NULL, 0, false},
+				  {"live", one, 1, false}};
+	struct dataset_queued q[] = {{"paused", "s3://b/a"}, {"live", "s3://b/a"}};
+	size_t due[3];
+	(void)state;
+	assert_int_equal(dataset_due(d, 3, q, 2, due), 1);
+	assert_int_equal(due[0], 2);
+}
+
+static void test_trigger_outcome_follows_the_state_lists(void **state)
+{
+	unsigned ok = 1u << DAG_RUN_SUCCESS, bad = 1u << DAG_RUN_FAILED;
+	(void)state;
+	assert_true(dataset_trigger_outcome(ok, bad, DAG_RUN_SUCCESS));
+	assert_false(dataset_trigger_outcome(ok, bad, DAG_RUN_FAILED));
+	/* failed allowed: the run's failure is the task's success */
+	assert_true(dataset_trigger_outcome(bad, 0, DAG_RUN_FAILED));
+	/* in neither list: a failure */
+	assert_false(dataset_trigger_outcome(ok, 0, DAG_RUN_FAILED));
+	/* in both: failed_states wins */
+	assert_false(dataset_trigger_outcome(ok | bad, bad, DAG_RUN_FAILED));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_a_dag_on_one_uri_is_due_once_it_is_queued),
+	    cmocka_unit_test(test_a_dag_on_two_uris_waits_for_both),
+	    cmocka_unit_test(test_paused_and_empty_dags_are_never_due),
+	    cmocka_unit_test(test_trigger_outcome_follows_the_state_lists),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
