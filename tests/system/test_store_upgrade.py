@@ -39,7 +39,15 @@ def test_previous_store_is_found_again(make_server, tmp_path):
     srv.start()
     with sqlite3.connect(srv.home / "weir.db") as c:
         assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
-            == "5"
+            == "6"
+        # version 6: the state CHECKs as comparisons, as strict as before
+        assert c.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                         " AND sql LIKE '%CHECK (state IN%'").fetchone()[0] == 0
+        try:
+            c.execute("UPDATE jobs SET state = 'sleeping' WHERE id = 1")
+            raise AssertionError("a job state outside the CHECK was stored")
+        except sqlite3.IntegrityError:
+            pass
         # version 5: the connections and variables tables, empty
         assert c.execute("SELECT count(*) FROM connections").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM variables").fetchone()[0] == 0
