@@ -19,8 +19,41 @@
 #include <unistd.h>
 
 #include "exec/artifact_cache.h"
+#include "lib/dynlib.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+
+/* libarchive.so.13, loaded at its first use (lib/dynlib.h), not at every start of weir */
+#define AR_FUNCS(X) X(archive_entry_hardlink) X(archive_entry_pathname) X(archive_entry_size) \
+	X(archive_error_string) X(archive_read_data_block) X(archive_read_free) \
+	X(archive_read_new) X(archive_read_next_header) X(archive_read_open_filename) \
+	X(archive_read_support_filter_all) X(archive_read_support_format_all) X(archive_write_close) \
+	X(archive_write_data_block) X(archive_write_disk_new) X(archive_write_disk_set_options) \
+	X(archive_write_finish_entry) X(archive_write_free) X(archive_write_header)
+static struct {
+	AR_FUNCS(DYNLIB_FIELD)
+} ar;
+#define AR_SYM(f) DYNLIB_SYM(ar, f)
+static const struct dynlib_sym ar_syms[] = {AR_FUNCS(AR_SYM)};
+static struct dynlib ar_lib = DYNLIB_INIT("libarchive.so.13", "Artifact archives");
+#define archive_entry_hardlink (ar.archive_entry_hardlink)
+#define archive_entry_pathname (ar.archive_entry_pathname)
+#define archive_entry_size (ar.archive_entry_size)
+#define archive_error_string (ar.archive_error_string)
+#define archive_read_data_block (ar.archive_read_data_block)
+#define archive_read_free (ar.archive_read_free)
+#define archive_read_new (ar.archive_read_new)
+#define archive_read_next_header (ar.archive_read_next_header)
+#define archive_read_open_filename (ar.archive_read_open_filename)
+#define archive_read_support_filter_all (ar.archive_read_support_filter_all)
+#define archive_read_support_format_all (ar.archive_read_support_format_all)
+#define archive_write_close (ar.archive_write_close)
+#define archive_write_data_block (ar.archive_write_data_block)
+#define archive_write_disk_new (ar.archive_write_disk_new)
+#define archive_write_disk_set_options (ar.archive_write_disk_set_options)
+#define archive_write_finish_entry (ar.archive_write_finish_entry)
+#define archive_write_free (ar.archive_write_free)
+#define archive_write_header (ar.archive_write_header)
 
 static int hash_file(const char *path, char hex[65], struct weir_error *err)
 {
@@ -143,6 +176,8 @@ int artifact_unpack(const char *archive, const char *dest, struct weir_error *er
 	struct archive_entry *e;
 	int cwd = -1, rc = -1, made = 0, r;
 
+	if (dynlib_load(&ar_lib, ar_syms, DYNLIB_COUNT(ar_syms), err) < 0)
+		return -1;
 	in = archive_read_new();
 	out = archive_write_disk_new();
 	if (!in || !out) {
