@@ -4,8 +4,7 @@
 #include <dlfcn.h>
 #include <string.h>
 
-int dynlib_load(struct dynlib *lib, const struct dynlib_sym *syms, size_t n,
-                struct weir_error *err)
+int dynlib_load(struct dynlib *lib, const struct dynlib_sym *syms, size_t n, struct weir_error *err)
 {
 	void *h;
 

@@ -41,7 +41,10 @@ struct dynlib {
 	void *handle;       /* NULL until loaded */
 };
 
-#define DYNLIB_INIT(soname, what) {(soname), (what), NULL}
+#define DYNLIB_INIT(soname, what)                                                                  \
+	{                                                                                          \
+		(soname), (what), NULL                                                             \
+	}
 /* A member of the table: a pointer of the function's own type. */
 #define DYNLIB_FIELD(f) __typeof__(f) *f;
 /* Its entry in the list of symbols of table `t`. */

@@ -314,7 +314,8 @@ static int migrate(struct store *s, struct weir_error *err)
 			return -1;
 		if (add_columns(s, version, what, err) < 0 ||
 		    exec_sql(s, store_migration(version), what, err) < 0 ||
-		    (store_migration_edits_schema(version) && bump_schema_cookie(s, what, err) < 0) ||
+		    (store_migration_edits_schema(version) &&
+		     bump_schema_cookie(s, what, err) < 0) ||
 		    exec_sql(s, set, what, err) < 0 || exec_sql(s, "COMMIT", what, err) < 0) {
 			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 			return -1;

@@ -418,7 +418,8 @@ static void test_state_checks_compare(void **state)
 		assert_int_equal(explain_count(store_db(f->s), writes[i], "OpenEphemeral"), 0);
 	int64_t j = add_job(f->s, "checked", 0, "queued", 1000);
 	char bad[128];
-	snprintf(bad, sizeof bad, "UPDATE jobs SET state = 'sleeping' WHERE id = %lld", (long long)j);
+	snprintf(bad, sizeof bad, "UPDATE jobs SET state = 'sleeping' WHERE id = %lld",
+	         (long long)j);
 	assert_int_equal(sqlite3_exec(store_db(f->s), bad, NULL, NULL, NULL),
 	                 SQLITE_CONSTRAINT_CHECK);
 	snprintf(bad, sizeof bad, "UPDATE jobs SET state = 'killed' WHERE id = %lld", (long long)j);
@@ -431,8 +432,9 @@ static void test_state_checks_compare(void **state)
 	f->s = open_ok(f->path);
 	assert_int_equal(store_schema_version(f->s), STORE_SCHEMA_VERSION);
 	assert_int_equal(explain_count(store_db(f->s), writes[0], "OpenEphemeral"), 0);
-	assert_int_equal(raw_count(f->path, "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
-	                                    " AND sql LIKE '%CHECK (state IN%'"),
+	assert_int_equal(raw_count(f->path,
+	                           "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	                           " AND sql LIKE '%CHECK (state IN%'"),
 	                 0);
 	assert_int_equal(raw_count(f->path, "SELECT count(*) FROM jobs WHERE state = 'killed'"), 1);
 }
