@@ -13,6 +13,12 @@ DL_PKGS  := libxml-2.0 libarchive libpq libmariadb
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) $(DL_PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+# the name each of DL_PKGS is opened by, as this system's library says it (its SONAME)
+soname    = $(shell readelf -d $$(pkg-config --variable=libdir $(1) 2>/dev/null)/lib$(2).so 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+SONAMES  := $(foreach p,PQ:libpq:pq MARIADB:libmariadb:mariadb XML2:libxml-2.0:xml2 ARCHIVE:libarchive:archive,\
+              $(eval n := $(call soname,$(word 2,$(subst :, ,$(p))),$(word 3,$(subst :, ,$(p)))))\
+              $(if $(n),-DWEIR_SONAME_$(word 1,$(subst :, ,$(p)))='"$(n)"'))
+CFLAGS   += $(SONAMES)
 BUILD    ?= build
 
 # snprintf truncation is deliberate where we bound messages, so that warning is off.

@@ -18,7 +18,11 @@
 
 #include "lib/dynlib.h"
 
-/* libmariadb.so.3, loaded at its first use (lib/dynlib.h), not at every start of weir */
+/* libmariadb, loaded at its first use (lib/dynlib.h), not at every start of weir;
+ * the Makefile names it as the system's library does */
+#ifndef WEIR_SONAME_MARIADB
+#define WEIR_SONAME_MARIADB "libmariadb.so.3"
+#endif
 #define MY_FUNCS(X) X(mysql_affected_rows) X(mysql_close) X(mysql_errno) X(mysql_error) \
 	X(mysql_fetch_fields) X(mysql_fetch_lengths) X(mysql_fetch_row) X(mysql_field_count) \
 	X(mysql_free_result) X(mysql_init) X(mysql_options) X(mysql_real_connect) \
@@ -31,7 +35,7 @@ static struct {
 } my_lib_fns;
 #define MY_SYM(f) DYNLIB_SYM(my_lib_fns, f)
 static const struct dynlib_sym my_syms[] = {MY_FUNCS(MY_SYM)};
-static struct dynlib my_lib = DYNLIB_INIT("libmariadb.so.3", "MySQL and MariaDB connections");
+static struct dynlib my_lib = DYNLIB_INIT(WEIR_SONAME_MARIADB, "MySQL and MariaDB connections");
 #define mysql_affected_rows (my_lib_fns.mysql_affected_rows)
 #define mysql_close (my_lib_fns.mysql_close)
 #define mysql_errno (my_lib_fns.mysql_errno)

@@ -18,7 +18,11 @@
 
 #include "lib/dynlib.h"
 
-/* libpq.so.5, loaded at its first use (lib/dynlib.h), not at every start of weir */
+/* libpq, loaded at its first use (lib/dynlib.h), not at every start of weir;
+ * the Makefile names it as the system's library does */
+#ifndef WEIR_SONAME_PQ
+#define WEIR_SONAME_PQ "libpq.so.5"
+#endif
 #define PQ_FUNCS(X) X(PQclear) X(PQcmdTuples) X(PQconnectdbParams) X(PQerrorMessage) X(PQexec) \
 	X(PQexecParams) X(PQfinish) X(PQfname) X(PQftype) X(PQgetResult) X(PQgetisnull) X(PQgetlength) \
 	X(PQgetvalue) X(PQnfields) X(PQntuples) X(PQputCopyData) X(PQputCopyEnd) \
@@ -29,7 +33,7 @@ static struct {
 } pq;
 #define PQ_SYM(f) DYNLIB_SYM(pq, f)
 static const struct dynlib_sym pq_syms[] = {PQ_FUNCS(PQ_SYM)};
-static struct dynlib pq_lib = DYNLIB_INIT("libpq.so.5", "PostgreSQL connections");
+static struct dynlib pq_lib = DYNLIB_INIT(WEIR_SONAME_PQ, "PostgreSQL connections");
 #define PQclear (pq.PQclear)
 #define PQcmdTuples (pq.PQcmdTuples)
 #define PQconnectdbParams (pq.PQconnectdbParams)

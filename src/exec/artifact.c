@@ -23,7 +23,11 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 
-/* libarchive.so.13, loaded at its first use (lib/dynlib.h), not at every start of weir */
+/* libarchive, loaded at its first use (lib/dynlib.h), not at every start of weir;
+ * the Makefile names it as the system's library does */
+#ifndef WEIR_SONAME_ARCHIVE
+#define WEIR_SONAME_ARCHIVE "libarchive.so.13"
+#endif
 #define AR_FUNCS(X) X(archive_entry_hardlink) X(archive_entry_pathname) X(archive_entry_size) \
 	X(archive_error_string) X(archive_read_data_block) X(archive_read_free) \
 	X(archive_read_new) X(archive_read_next_header) X(archive_read_open_filename) \
@@ -35,7 +39,7 @@ static struct {
 } ar;
 #define AR_SYM(f) DYNLIB_SYM(ar, f)
 static const struct dynlib_sym ar_syms[] = {AR_FUNCS(AR_SYM)};
-static struct dynlib ar_lib = DYNLIB_INIT("libarchive.so.13", "Artifact archives");
+static struct dynlib ar_lib = DYNLIB_INIT(WEIR_SONAME_ARCHIVE, "Artifact archives");
 #define archive_entry_hardlink (ar.archive_entry_hardlink)
 #define archive_entry_pathname (ar.archive_entry_pathname)
 #define archive_entry_size (ar.archive_entry_size)

@@ -25,7 +25,11 @@
 #include "lib/fs.h"
 #include "model/job_spec_edit.h"
 
-/* libxml2.so.2, loaded at its first use (lib/dynlib.h), not at every start of weir */
+/* libxml2, loaded at its first use (lib/dynlib.h), not at every start of weir;
+ * the Makefile names it as the system's library does */
+#ifndef WEIR_SONAME_XML2
+#define WEIR_SONAME_XML2 "libxml2.so.2"
+#endif
 #define XML_FUNCS(X) X(xmlCtxtGetLastError) X(xmlCtxtReadMemory) X(xmlDocGetRootElement) \
 	X(xmlFree) X(xmlFreeDoc) X(xmlFreeParserCtxt) X(xmlGetLineNo) X(xmlInitParser) \
 	X(xmlNewParserCtxt) X(xmlNodeGetContent) X(xmlStrcmp)
@@ -34,7 +38,7 @@ static struct {
 } xml;
 #define XML_SYM(f) DYNLIB_SYM(xml, f)
 static const struct dynlib_sym xml_syms[] = {XML_FUNCS(XML_SYM)};
-static struct dynlib xml_lib = DYNLIB_INIT("libxml2.so.2", "TonY XML configurations");
+static struct dynlib xml_lib = DYNLIB_INIT(WEIR_SONAME_XML2, "TonY XML configurations");
 #define xmlCtxtGetLastError (xml.xmlCtxtGetLastError)
 #define xmlCtxtReadMemory (xml.xmlCtxtReadMemory)
 #define xmlDocGetRootElement (xml.xmlDocGetRootElement)
