@@ -23,17 +23,13 @@
 #ifndef WEIR_SONAME_PQ
 #define WEIR_SONAME_PQ "libpq.so.5"
 #endif
-#define PQ_FUNCS(X) X(PQclear) X(PQcmdTuples) X(PQconnectdbParams) X(PQerrorMessage) X(PQexec) \
-	X(PQexecParams) X(PQfinish) X(PQfname) X(PQftype) X(PQgetResult) X(PQgetisnull) X(PQgetlength) \
-	X(PQgetvalue) X(PQnfields) X(PQntuples) X(PQputCopyData) X(PQputCopyEnd) \
-	X(PQresultErrorMessage) X(PQresultStatus) X(PQsendQuery) X(PQsetClientEncoding) \
-	X(PQsetNoticeProcessor) X(PQstatus)
-static struct {
-	PQ_FUNCS(DYNLIB_FIELD)
-} pq;
-#define PQ_SYM(f) DYNLIB_SYM(pq, f)
-static const struct dynlib_sym pq_syms[] = {PQ_FUNCS(PQ_SYM)};
-static struct dynlib pq_lib = DYNLIB_INIT(WEIR_SONAME_PQ, "PostgreSQL connections");
+#define PQ_FUNCS(X, t) X(t, PQclear) X(t, PQcmdTuples) X(t, PQconnectdbParams) \
+	X(t, PQerrorMessage) X(t, PQexec) X(t, PQexecParams) X(t, PQfinish) X(t, PQfname) X(t, PQftype) \
+	X(t, PQgetResult) X(t, PQgetisnull) X(t, PQgetlength) X(t, PQgetvalue) X(t, PQnfields) \
+	X(t, PQntuples) X(t, PQputCopyData) X(t, PQputCopyEnd) X(t, PQresultErrorMessage) \
+	X(t, PQresultStatus) X(t, PQsendQuery) X(t, PQsetClientEncoding) X(t, PQsetNoticeProcessor) \
+	X(t, PQstatus)
+DYNLIB_TABLE(pq, PQ_FUNCS, WEIR_SONAME_PQ, "PostgreSQL connections");
 #define PQclear (pq.PQclear)
 #define PQcmdTuples (pq.PQcmdTuples)
 #define PQconnectdbParams (pq.PQconnectdbParams)

@@ -28,18 +28,14 @@
 #ifndef WEIR_SONAME_ARCHIVE
 #define WEIR_SONAME_ARCHIVE "libarchive.so.13"
 #endif
-#define AR_FUNCS(X) X(archive_entry_hardlink) X(archive_entry_pathname) X(archive_entry_size) \
-	X(archive_error_string) X(archive_read_data_block) X(archive_read_free) \
-	X(archive_read_new) X(archive_read_next_header) X(archive_read_open_filename) \
-	X(archive_read_support_filter_all) X(archive_read_support_format_all) X(archive_write_close) \
-	X(archive_write_data_block) X(archive_write_disk_new) X(archive_write_disk_set_options) \
-	X(archive_write_finish_entry) X(archive_write_free) X(archive_write_header)
-static struct {
-	AR_FUNCS(DYNLIB_FIELD)
-} ar;
-#define AR_SYM(f) DYNLIB_SYM(ar, f)
-static const struct dynlib_sym ar_syms[] = {AR_FUNCS(AR_SYM)};
-static struct dynlib ar_lib = DYNLIB_INIT(WEIR_SONAME_ARCHIVE, "Artifact archives");
+#define AR_FUNCS(X, t) X(t, archive_entry_hardlink) X(t, archive_entry_pathname) \
+	X(t, archive_entry_size) X(t, archive_error_string) X(t, archive_read_data_block) \
+	X(t, archive_read_free) X(t, archive_read_new) X(t, archive_read_next_header) \
+	X(t, archive_read_open_filename) X(t, archive_read_support_filter_all) \
+	X(t, archive_read_support_format_all) X(t, archive_write_close) X(t, archive_write_data_block) \
+	X(t, archive_write_disk_new) X(t, archive_write_disk_set_options) \
+	X(t, archive_write_finish_entry) X(t, archive_write_free) X(t, archive_write_header)
+DYNLIB_TABLE(ar, AR_FUNCS, WEIR_SONAME_ARCHIVE, "Artifact archives");
 #define archive_entry_hardlink (ar.archive_entry_hardlink)
 #define archive_entry_pathname (ar.archive_entry_pathname)
 #define archive_entry_size (ar.archive_entry_size)

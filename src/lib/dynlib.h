@@ -5,13 +5,10 @@
  * thirty more (TLS, Kerberos, LDAP, ICU, C++, compressors) whose loading
  * was most of each command's start and most of an idle server's resident
  * memory.  A user of such a library declares its functions as a table of
- * pointers (DYNLIB_FIELD, DYNLIB_SYM) and loads it before its first call:
+ * pointers (DYNLIB_TABLE) and loads it before its first call:
  *
- *     #define PQ_FUNCS(X) X(PQclear) X(PQexec)
- *     static struct { PQ_FUNCS(DYNLIB_FIELD) } pq;
- *     #define PQ_SYM(f) DYNLIB_SYM(pq, f)
- *     static const struct dynlib_sym pq_syms[] = {PQ_FUNCS(PQ_SYM)};
- *     static struct dynlib pq_lib = DYNLIB_INIT("libpq.so.5", "PostgreSQL connections");
+ *     #define PQ_FUNCS(X, t) X(t, PQclear) X(t, PQexec)
+ *     DYNLIB_TABLE(pq, PQ_FUNCS, "libpq.so.5", "PostgreSQL connections");
  *     #define PQclear (pq.PQclear)
  *     ...
  *     if (dynlib_load(&pq_lib, pq_syms, DYNLIB_COUNT(pq_syms), err) < 0) ...
@@ -46,10 +43,18 @@ struct dynlib {
 		(soname), (what), NULL                                                             \
 	}
 /* A member of the table: a pointer of the function's own type. */
-#define DYNLIB_FIELD(f) __typeof__(f) *f;
-/* Its entry in the list of symbols of table `t`. */
+#define DYNLIB_FIELD(t, f) __typeof__(f) *f;
+/* Its entry in the list of the table's symbols. */
 #define DYNLIB_SYM(t, f) {#f, &(t).f},
 #define DYNLIB_COUNT(syms) (sizeof(syms) / sizeof((syms)[0]))
+/* Table `t` of the functions `funcs` names (funcs(X, t) is X(t, f) for
+ * each f), its list of symbols t_syms and its library t_lib. */
+#define DYNLIB_TABLE(t, funcs, soname, what)                                                       \
+	static struct {                                                                            \
+		funcs(DYNLIB_FIELD, t)                                                             \
+	} t;                                                                                       \
+	static const struct dynlib_sym t##_syms[] = {funcs(DYNLIB_SYM, t)};                        \
+	static struct dynlib t##_lib = DYNLIB_INIT(soname, what)
 
 /* Opens lib->soname (once) and fills every slot.  0, or -1 with err
  * (WEIR_E_INTERNAL: the system lacks it) naming the library, what needs it and what the loader

@@ -30,15 +30,11 @@
 #ifndef WEIR_SONAME_XML2
 #define WEIR_SONAME_XML2 "libxml2.so.2"
 #endif
-#define XML_FUNCS(X) X(xmlCtxtGetLastError) X(xmlCtxtReadMemory) X(xmlDocGetRootElement) \
-	X(xmlFree) X(xmlFreeDoc) X(xmlFreeParserCtxt) X(xmlGetLineNo) X(xmlInitParser) \
-	X(xmlNewParserCtxt) X(xmlNodeGetContent) X(xmlStrcmp)
-static struct {
-	XML_FUNCS(DYNLIB_FIELD)
-} xml;
-#define XML_SYM(f) DYNLIB_SYM(xml, f)
-static const struct dynlib_sym xml_syms[] = {XML_FUNCS(XML_SYM)};
-static struct dynlib xml_lib = DYNLIB_INIT(WEIR_SONAME_XML2, "TonY XML configurations");
+#define XML_FUNCS(X, t) X(t, xmlCtxtGetLastError) X(t, xmlCtxtReadMemory) \
+	X(t, xmlDocGetRootElement) X(t, xmlFree) X(t, xmlFreeDoc) X(t, xmlFreeParserCtxt) \
+	X(t, xmlGetLineNo) X(t, xmlInitParser) X(t, xmlNewParserCtxt) X(t, xmlNodeGetContent) \
+	X(t, xmlStrcmp)
+DYNLIB_TABLE(xml, XML_FUNCS, WEIR_SONAME_XML2, "TonY XML configurations");
 #define xmlCtxtGetLastError (xml.xmlCtxtGetLastError)
 #define xmlCtxtReadMemory (xml.xmlCtxtReadMemory)
 #define xmlDocGetRootElement (xml.xmlDocGetRootElement)

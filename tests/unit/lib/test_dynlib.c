@@ -11,26 +11,21 @@
 
 #include "lib/dynlib.h"
 
-#define M_FUNCS(X) X(cbrt) X(hypot)
-static struct {
-	M_FUNCS(DYNLIB_FIELD)
-} m;
-#define M_SYM(f) DYNLIB_SYM(m, f)
-static const struct dynlib_sym m_syms[] = {M_FUNCS(M_SYM)};
+#define M_FUNCS(X, t) X(t, cbrt) X(t, hypot)
+DYNLIB_TABLE(m, M_FUNCS, "libm.so.6", "the test");
 
 static void test_loads_once_and_calls(void **state)
 {
-	struct dynlib lib = DYNLIB_INIT("libm.so.6", "the test");
 	struct weir_error err = {0};
 	(void)state;
 
-	assert_false(dynlib_loaded(&lib));
-	assert_int_equal(dynlib_load(&lib, m_syms, DYNLIB_COUNT(m_syms), &err), 0);
-	assert_true(dynlib_loaded(&lib));
+	assert_false(dynlib_loaded(&m_lib));
+	assert_int_equal(dynlib_load(&m_lib, m_syms, DYNLIB_COUNT(m_syms), &err), 0);
+	assert_true(dynlib_loaded(&m_lib));
 	assert_true(m.cbrt(27.0) > 2.999 && m.cbrt(27.0) < 3.001);
 	assert_true(m.hypot(3.0, 4.0) > 4.999 && m.hypot(3.0, 4.0) < 5.001);
 	/* a second load keeps the first */
-	assert_int_equal(dynlib_load(&lib, m_syms, DYNLIB_COUNT(m_syms), &err), 0);
+	assert_int_equal(dynlib_load(&m_lib, m_syms, DYNLIB_COUNT(m_syms), &err), 0);
 }
 
 static void test_missing_library_is_named(void **state)
