@@ -247,12 +247,20 @@ static const char *const migrations[] = {
     " 'CHECK (run_type IN (''manual'',''scheduled'',''backfill''))',"
     " 'CHECK (" EQ_ANY3("run_type", "manual", "scheduled", "backfill") ")')"
     " WHERE type = 'table' AND name = 'dag_runs';"
-    "UPDATE sqlite_master SET sql = replace(sql,"
+    "UPDATE sqlite_master SET sql = replace(replace(sql,"
     " 'CHECK (state IN (''none'',''scheduled'',''queued'',''running'',''success'',"
     "  ''failed'',''up_for_retry'',''upstream_failed'',''skipped'',''removed''))',"
     " 'CHECK (" EQ_ANY5("state", "none", "scheduled", "queued", "running", "success")
     " OR " EQ_ANY5("state", "failed", "up_for_retry", "upstream_failed", "skipped", "removed")
-    ")')"
+    ")'),"
+    /* the same list with a sensor's state between pokes, as a rebuild of
+     * the two tables may have written it */
+    " 'CHECK (state IN (''none'',''scheduled'',''queued'',''running'',''success'',"
+    "  ''failed'',''up_for_retry'',''upstream_failed'',''skipped'',''removed'',"
+    "''up_for_reschedule''))',"
+    " 'CHECK (" EQ_ANY5("state", "none", "scheduled", "queued", "running", "success")
+    " OR " EQ_ANY6("state", "failed", "up_for_retry", "upstream_failed", "skipped", "removed",
+                   "up_for_reschedule") ")')"
     " WHERE type = 'table' AND name IN ('task_instances', 'task_instance_tries');"
     "PRAGMA writable_schema = OFF;",
 };
