@@ -6,10 +6,19 @@
 #   make SANITIZE=address,undefined  sanitizer build (objects go to build-san/)
 
 CC       ?= cc
-PKGS     := libuv libmicrohttpd sqlite3 jansson yaml-0.1 libxml-2.0 libarchive nettle libpq libmariadb
+PKGS     := libuv libmicrohttpd sqlite3 jansson yaml-0.1 nettle
+# compiled against, loaded at their first use (src/lib/dynlib.h), not linked: they pull in
+# some thirty more libraries that every start of weir would load
+DL_PKGS  := libxml-2.0 libarchive libpq libmariadb
 CFLAGS   ?= -O2 -g
-CFLAGS   += -std=c11 -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+CFLAGS   += -std=c11 -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) $(DL_PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+# the name each of DL_PKGS is opened by, as this system's library says it (its SONAME)
+soname    = $(shell readelf -d $$(pkg-config --variable=libdir $(1) 2>/dev/null)/lib$(2).so 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
+SONAMES  := $(foreach p,PQ:libpq:pq MARIADB:libmariadb:mariadb XML2:libxml-2.0:xml2 ARCHIVE:libarchive:archive,\
+              $(eval n := $(call soname,$(word 2,$(subst :, ,$(p))),$(word 3,$(subst :, ,$(p)))))\
+              $(if $(n),-DWEIR_SONAME_$(word 1,$(subst :, ,$(p)))='"$(n)"'))
+CFLAGS   += $(SONAMES)
 BUILD    ?= build
 
 # snprintf truncation is deliberate where we bound messages, so that warning is off.
@@ -53,6 +62,8 @@ HDR_OKS  := $(HDRS:%.h=$(BUILD)/hdr/%.ok)
 
 UNIT_SRCS := $(wildcard tests/unit/*/test_*.c)
 UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
+# tests that make archives themselves (test_workdir.c) call libarchive directly
+UNIT_LDLIBS := $(shell pkg-config --libs libarchive 2>/dev/null)
 
 .PHONY: all deps check hdr-check include-check unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format FORCE
 
@@ -89,7 +100,7 @@ FORCE:
 
 $(BUILD)/tests/unit/%: tests/unit/%.c $(LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) -lcmocka
+	$(CC) $(CFLAGS) -Itests/unit $(LDFLAGS) -o $@ $< $(LIB_OBJS) $(LDLIBS) $(UNIT_LDLIBS) -lcmocka
 
 $(BUILD)/hdr/%.ok: %.h
 	@mkdir -p $(dir $@)

@@ -16,6 +16,50 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/dynlib.h"
+
+/* libmariadb, loaded at its first use (lib/dynlib.h), not at every start of weir;
+ * the Makefile names it as the system's library does */
+#ifndef WEIR_SONAME_MARIADB
+#define WEIR_SONAME_MARIADB "libmariadb.so.3"
+#endif
+#define MY_FUNCS(X, t) X(t, mysql_affected_rows) X(t, mysql_close) X(t, mysql_errno) \
+	X(t, mysql_error) X(t, mysql_fetch_fields) X(t, mysql_fetch_lengths) X(t, mysql_fetch_row) \
+	X(t, mysql_field_count) X(t, mysql_free_result) X(t, mysql_init) X(t, mysql_options) \
+	X(t, mysql_real_connect) X(t, mysql_real_escape_string) X(t, mysql_real_query) \
+	X(t, mysql_stmt_affected_rows) X(t, mysql_stmt_bind_param) X(t, mysql_stmt_bind_result) \
+	X(t, mysql_stmt_close) X(t, mysql_stmt_error) X(t, mysql_stmt_execute) X(t, mysql_stmt_fetch) \
+	X(t, mysql_stmt_fetch_column) X(t, mysql_stmt_field_count) X(t, mysql_stmt_init) \
+	X(t, mysql_stmt_prepare) X(t, mysql_stmt_result_metadata) X(t, mysql_use_result)
+DYNLIB_TABLE(mdb, MY_FUNCS, WEIR_SONAME_MARIADB, "MySQL and MariaDB connections");
+#define mysql_affected_rows (mdb.mysql_affected_rows)
+#define mysql_close (mdb.mysql_close)
+#define mysql_errno (mdb.mysql_errno)
+#define mysql_error (mdb.mysql_error)
+#define mysql_fetch_fields (mdb.mysql_fetch_fields)
+#define mysql_fetch_lengths (mdb.mysql_fetch_lengths)
+#define mysql_fetch_row (mdb.mysql_fetch_row)
+#define mysql_field_count (mdb.mysql_field_count)
+#define mysql_free_result (mdb.mysql_free_result)
+#define mysql_init (mdb.mysql_init)
+#define mysql_options (mdb.mysql_options)
+#define mysql_real_connect (mdb.mysql_real_connect)
+#define mysql_real_escape_string (mdb.mysql_real_escape_string)
+#define mysql_real_query (mdb.mysql_real_query)
+#define mysql_stmt_affected_rows (mdb.mysql_stmt_affected_rows)
+#define mysql_stmt_bind_param (mdb.mysql_stmt_bind_param)
+#define mysql_stmt_bind_result (mdb.mysql_stmt_bind_result)
+#define mysql_stmt_close (mdb.mysql_stmt_close)
+#define mysql_stmt_error (mdb.mysql_stmt_error)
+#define mysql_stmt_execute (mdb.mysql_stmt_execute)
+#define mysql_stmt_fetch (mdb.mysql_stmt_fetch)
+#define mysql_stmt_fetch_column (mdb.mysql_stmt_fetch_column)
+#define mysql_stmt_field_count (mdb.mysql_stmt_field_count)
+#define mysql_stmt_init (mdb.mysql_stmt_init)
+#define mysql_stmt_prepare (mdb.mysql_stmt_prepare)
+#define mysql_stmt_result_metadata (mdb.mysql_stmt_result_metadata)
+#define mysql_use_result (mdb.mysql_use_result)
+
 #define MY_INSERT_MAX (1024 * 1024)
 
 struct my_conn {
@@ -388,9 +432,12 @@ static const struct data_ops my_ops = {
 struct data_conn *data_mysql_open(const struct connection *conn, long timeout_ms,
 				  struct weir_error *err)
 {
-	struct my_conn *c = calloc(1, sizeof *c);
+	struct my_conn *c;
 	unsigned int timeout = timeout_ms > 0 ? (unsigned int)((timeout_ms + 999) / 1000) : 10;
 
+	if (dynlib_load(&mdb_lib, mdb_syms, DYNLIB_COUNT(mdb_syms), err) < 0)
+		return NULL;
+	c = calloc(1, sizeof *c);
 	if (!c || !(c->my = mysql_init(NULL))) {
 		free(c);
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");

@@ -16,6 +16,44 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/dynlib.h"
+
+/* libpq, loaded at its first use (lib/dynlib.h), not at every start of weir;
+ * the Makefile names it as the system's library does */
+#ifndef WEIR_SONAME_PQ
+#define WEIR_SONAME_PQ "libpq.so.5"
+#endif
+#define PQ_FUNCS(X, t) X(t, PQclear) X(t, PQcmdTuples) X(t, PQconnectdbParams) \
+	X(t, PQerrorMessage) X(t, PQexec) X(t, PQexecParams) X(t, PQfinish) X(t, PQfname) X(t, PQftype) \
+	X(t, PQgetResult) X(t, PQgetisnull) X(t, PQgetlength) X(t, PQgetvalue) X(t, PQnfields) \
+	X(t, PQntuples) X(t, PQputCopyData) X(t, PQputCopyEnd) X(t, PQresultErrorMessage) \
+	X(t, PQresultStatus) X(t, PQsendQuery) X(t, PQsetClientEncoding) X(t, PQsetNoticeProcessor) \
+	X(t, PQstatus)
+DYNLIB_TABLE(pq, PQ_FUNCS, WEIR_SONAME_PQ, "PostgreSQL connections");
+#define PQclear (pq.PQclear)
+#define PQcmdTuples (pq.PQcmdTuples)
+#define PQconnectdbParams (pq.PQconnectdbParams)
+#define PQerrorMessage (pq.PQerrorMessage)
+#define PQexec (pq.PQexec)
+#define PQexecParams (pq.PQexecParams)
+#define PQfinish (pq.PQfinish)
+#define PQfname (pq.PQfname)
+#define PQftype (pq.PQftype)
+#define PQgetResult (pq.PQgetResult)
+#define PQgetisnull (pq.PQgetisnull)
+#define PQgetlength (pq.PQgetlength)
+#define PQgetvalue (pq.PQgetvalue)
+#define PQnfields (pq.PQnfields)
+#define PQntuples (pq.PQntuples)
+#define PQputCopyData (pq.PQputCopyData)
+#define PQputCopyEnd (pq.PQputCopyEnd)
+#define PQresultErrorMessage (pq.PQresultErrorMessage)
+#define PQresultStatus (pq.PQresultStatus)
+#define PQsendQuery (pq.PQsendQuery)
+#define PQsetClientEncoding (pq.PQsetClientEncoding)
+#define PQsetNoticeProcessor (pq.PQsetNoticeProcessor)
+#define PQstatus (pq.PQstatus)
+
 #define PG_COPY_CHUNK (256 * 1024)
 
 struct pg_conn {
@@ -372,10 +410,13 @@ struct data_conn *data_pg_open(const struct connection *conn, long timeout_ms,
 	const char *keys[32], *vals[32];
 	char port[16], wait_s[24];
 	int n = 0;
-	struct pg_conn *c = calloc(1, sizeof *c);
+	struct pg_conn *c;
 	const char *k;
 	json_t *v;
 
+	if (dynlib_load(&pq_lib, pq_syms, DYNLIB_COUNT(pq_syms), err) < 0)
+		return NULL;
+	c = calloc(1, sizeof *c);
 	if (!c) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;

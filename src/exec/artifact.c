@@ -19,8 +19,41 @@
 #include <unistd.h>
 
 #include "exec/artifact_cache.h"
+#include "lib/dynlib.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+
+/* libarchive, loaded at its first use (lib/dynlib.h), not at every start of weir;
+ * the Makefile names it as the system's library does */
+#ifndef WEIR_SONAME_ARCHIVE
+#define WEIR_SONAME_ARCHIVE "libarchive.so.13"
+#endif
+#define AR_FUNCS(X, t) X(t, archive_entry_hardlink) X(t, archive_entry_pathname) \
+	X(t, archive_entry_size) X(t, archive_error_string) X(t, archive_read_data_block) \
+	X(t, archive_read_free) X(t, archive_read_new) X(t, archive_read_next_header) \
+	X(t, archive_read_open_filename) X(t, archive_read_support_filter_all) \
+	X(t, archive_read_support_format_all) X(t, archive_write_close) X(t, archive_write_data_block) \
+	X(t, archive_write_disk_new) X(t, archive_write_disk_set_options) \
+	X(t, archive_write_finish_entry) X(t, archive_write_free) X(t, archive_write_header)
+DYNLIB_TABLE(ar, AR_FUNCS, WEIR_SONAME_ARCHIVE, "Artifact archives");
+#define archive_entry_hardlink (ar.archive_entry_hardlink)
+#define archive_entry_pathname (ar.archive_entry_pathname)
+#define archive_entry_size (ar.archive_entry_size)
+#define archive_error_string (ar.archive_error_string)
+#define archive_read_data_block (ar.archive_read_data_block)
+#define archive_read_free (ar.archive_read_free)
+#define archive_read_new (ar.archive_read_new)
+#define archive_read_next_header (ar.archive_read_next_header)
+#define archive_read_open_filename (ar.archive_read_open_filename)
+#define archive_read_support_filter_all (ar.archive_read_support_filter_all)
+#define archive_read_support_format_all (ar.archive_read_support_format_all)
+#define archive_write_close (ar.archive_write_close)
+#define archive_write_data_block (ar.archive_write_data_block)
+#define archive_write_disk_new (ar.archive_write_disk_new)
+#define archive_write_disk_set_options (ar.archive_write_disk_set_options)
+#define archive_write_finish_entry (ar.archive_write_finish_entry)
+#define archive_write_free (ar.archive_write_free)
+#define archive_write_header (ar.archive_write_header)
 
 static int hash_file(const char *path, char hex[65], struct weir_error *err)
 {
@@ -143,6 +176,8 @@ int artifact_unpack(const char *archive, const char *dest, struct weir_error *er
 	struct archive_entry *e;
 	int cwd = -1, rc = -1, made = 0, r;
 
+	if (dynlib_load(&ar_lib, ar_syms, DYNLIB_COUNT(ar_syms), err) < 0)
+		return -1;
 	in = archive_read_new();
 	out = archive_write_disk_new();
 	if (!in || !out) {

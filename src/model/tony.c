@@ -21,8 +21,33 @@
 #include <libxml/parser.h>
 #include <libxml/tree.h>
 
+#include "lib/dynlib.h"
 #include "lib/fs.h"
 #include "model/job_spec_edit.h"
+
+/* libxml2, loaded at its first use (lib/dynlib.h), not at every start of weir;
+ * the Makefile names it as the system's library does */
+#ifndef WEIR_SONAME_XML2
+#define WEIR_SONAME_XML2 "libxml2.so.2"
+#endif
+#define XML_FUNCS(X, t) X(t, xmlCtxtGetLastError) X(t, xmlCtxtReadMemory) \
+	X(t, xmlDocGetRootElement) X(t, xmlFree) X(t, xmlFreeDoc) X(t, xmlFreeParserCtxt) \
+	X(t, xmlGetLineNo) X(t, xmlInitParser) X(t, xmlNewParserCtxt) X(t, xmlNodeGetContent) \
+	X(t, xmlStrcmp)
+DYNLIB_TABLE(xml, XML_FUNCS, WEIR_SONAME_XML2, "TonY XML configurations");
+#define xmlCtxtGetLastError (xml.xmlCtxtGetLastError)
+#define xmlCtxtReadMemory (xml.xmlCtxtReadMemory)
+#define xmlDocGetRootElement (xml.xmlDocGetRootElement)
+/* xmlFree is libxml2's variable (the free function it was set up with):
+ * its address is what the table holds */
+#define xmlFree (*xml.xmlFree)
+#define xmlFreeDoc (xml.xmlFreeDoc)
+#define xmlFreeParserCtxt (xml.xmlFreeParserCtxt)
+#define xmlGetLineNo (xml.xmlGetLineNo)
+#define xmlInitParser (xml.xmlInitParser)
+#define xmlNewParserCtxt (xml.xmlNewParserCtxt)
+#define xmlNodeGetContent (xml.xmlNodeGetContent)
+#define xmlStrcmp (xml.xmlStrcmp)
 
 static int oom(struct weir_error *err)
 {
@@ -137,6 +162,8 @@ struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char
 		weir_error_set(err, WEIR_E_INVALID, "%s: too large for a configuration file", origin);
 		return NULL;
 	}
+	if (dynlib_load(&xml_lib, xml_syms, DYNLIB_COUNT(xml_syms), err) < 0)
+		return NULL;
 	xmlInitParser();
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt) {

@@ -142,9 +142,13 @@ static void set_state(struct dag_book *b, size_t ti, enum dag_ti_state to)
 	b->tis[ti].state = to;
 	b->st[ti] = to;
 	if (from == DAG_TI_SCHEDULED) {
-		size_t at = b->ready_at[ti], last = b->ready[--b->n_ready];
-		b->ready[at] = last;
-		b->ready_at[last] = at;
+		/* the rest keep their order (the pool decision then need not sort
+		 * them again at each pass) */
+		size_t at = b->ready_at[ti];
+		b->n_ready--;
+		memmove(&b->ready[at], &b->ready[at + 1], (b->n_ready - at) * sizeof *b->ready);
+		for (size_t k = at; k < b->n_ready; k++)
+			b->ready_at[b->ready[k]] = k;
 		b->ready_at[ti] = SIZE_MAX;
 	} else if (to == DAG_TI_SCHEDULED) {
 		b->ready_at[ti] = b->n_ready;

@@ -38,7 +38,7 @@ struct dag_book {
 	size_t *rank;                        /* task -> place in a topological order */
 	size_t *down, *down_at;              /* task t's downstream: down[down_at[t] .. down_at[t+1]) */
 	size_t count[DAG_TI_STATE_COUNT];    /* TIs in each state */
-	size_t *ready, n_ready;              /* the scheduled TIs, in no order */
+	size_t *ready, n_ready;              /* the scheduled TIs, as they became so */
 	size_t *ready_at;                    /* TI -> its place in ready[]; SIZE_MAX: not there */
 	bool settled;                        /* see above */
 	/* scratch of a decision */

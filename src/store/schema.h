@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* The schema version this build writes (one migration per version). */
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 
 /* A column a migration adds to a table: ALTER TABLE table ADD COLUMN
  * column decl. */
@@ -24,5 +24,9 @@ const char *store_migration(int version);
 /* The columns that migration adds first, each only where it is missing
  * (*n of them; NULL when none). */
 const struct store_column *store_migration_columns(int version, size_t *n);
+/* Whether that migration edits the tables' SQL in place (sqlite_master):
+ * the schema cookie is then bumped in the same transaction, so that every
+ * connection reads the new schema. */
+int store_migration_edits_schema(int version);
 
 #endif

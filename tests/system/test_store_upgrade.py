@@ -54,6 +54,14 @@ def test_previous_store_is_found_again(make_server, tmp_path):
         assert c.execute("SELECT count(*) FROM task_instances").fetchone()[0] == 3
         assert c.execute("SELECT count(*) FROM task_instance_tries").fetchone()[0] == 4
         assert c.execute("SELECT count(*) FROM sensor_pokes").fetchone()[0] == 0
+        # the state CHECKs as comparisons, as strict as before
+        assert c.execute("SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+                         " AND sql LIKE '%CHECK (state IN%'").fetchone()[0] == 0
+        try:
+            c.execute("UPDATE jobs SET state = 'sleeping' WHERE id = 1")
+            raise AssertionError("a job state outside the CHECK was stored")
+        except sqlite3.IntegrityError:
+            pass
         # version 5: the connections and variables tables, empty
         assert c.execute("SELECT count(*) FROM connections").fetchone()[0] == 0
         assert c.execute("SELECT count(*) FROM variables").fetchone()[0] == 0

@@ -125,7 +125,9 @@ void dm_pool_pass(struct dag_manager *dm)
 	dm->pool_dirty = false;
 	if (pool_candidates(dm, &cands, &ns, &cand, &limits, &nl, &err) < 0 || ns == 0)
 		goto out;
-	dec = calloc(ns, sizeof *dec);
+	/* every field of each is written by the decision: no zeroing of a
+	 * reason's room per candidate at each pass */
+	dec = malloc(ns * sizeof *dec);
 	if (!dec)
 		goto out;
 	for (size_t i = 0; i < dm->n_pools; i++)

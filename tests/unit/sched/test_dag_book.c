@@ -331,6 +331,39 @@ static void test_set_unsettles_only_visible_changes(void **state)
 	dag_book_release(&b);
 }
 
+/* The ready set keeps the order in which its TIs became scheduled when one
+ * of them leaves it (the pool decision finds it sorted then). */
+static void test_ready_set_keeps_its_order(void **state)
+{
+	struct weir_error err = {0};
+	enum { N = 6 };
+	struct dag_task_node nodes[N] = {{.task_id = "t"}};
+	struct dag_ti tis[N] = {{0}};
+	struct dag_graph g = {nodes, N};
+	struct dag_book b;
+	struct dag_run_decision d;
+	struct dag_event ev = {.kind = DAG_EV_START};
+	const size_t leave[] = {2, 0, 5};
+	(void)state;
+
+	assert_int_equal(dag_book_init(&b, &g, tis, N, &err), 0);
+	assert_int_equal(dag_book_decide(&b, DAG_RUN_QUEUED, &ev, 0, &d, &err), 0);
+	dag_book_apply(&b, &d);
+	dag_run_decision_release(&d);
+	assert_int_equal(b.n_ready, N);
+	for (size_t k = 0; k < sizeof leave / sizeof leave[0]; k++) {
+		struct dag_ti v = b.tis[leave[k]];
+		v.state = DAG_TI_QUEUED;
+		dag_book_set(&b, leave[k], &v);
+		check_books(&b);
+	}
+	assert_int_equal(b.n_ready, 3);
+	assert_int_equal(b.ready[0], 1);
+	assert_int_equal(b.ready[1], 3);
+	assert_int_equal(b.ready[2], 4);
+	dag_book_release(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -338,6 +371,7 @@ int main(void)
 	    cmocka_unit_test(test_book_matches_full_decisions_with_skips_and_holds),
 	    cmocka_unit_test(test_chain_end_touches_downstream_only),
 	    cmocka_unit_test(test_set_unsettles_only_visible_changes),
+	    cmocka_unit_test(test_ready_set_keeps_its_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -385,6 +385,62 @@ static int raw_count(const char *path, const char *sql)
 	return n;
 }
 
+/* The number of `op` instructions in the program of `sql` on `db`. */
+static int explain_count(sqlite3 *db, const char *sql, const char *op)
+{
+	char q[512];
+	sqlite3_stmt *st;
+	int n = 0;
+	snprintf(q, sizeof q, "EXPLAIN %s", sql);
+	assert_int_equal(sqlite3_prepare_v2(db, q, -1, &st, NULL), SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		n += strcmp((const char *)sqlite3_column_text(st, 1), op) == 0;
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Version 11 writes the state CHECKs as comparisons: they hold as before,
+ * and a write that sets a state builds no temporary index of the allowed
+ * values, on the connection that migrated as on a new one. */
+static void test_state_checks_compare(void **state)
+{
+	struct fixture *f = *state;
+	const char *writes[] = {
+	    "UPDATE jobs SET state = 'failed' WHERE id = 1",
+	    "UPDATE tasks SET state = 'lost' WHERE job_id = 1",
+	    "UPDATE dag_runs SET state = 'success', run_type = 'manual' WHERE id = 1",
+	    "UPDATE task_instances SET state = 'skipped' WHERE job_id = 1",
+	    "UPDATE task_instance_tries SET state = 'removed' WHERE job_id = 1",
+	};
+
+	f->s = open_ok(f->path);
+	for (size_t i = 0; i < sizeof writes / sizeof writes[0]; i++)
+		assert_int_equal(explain_count(store_db(f->s), writes[i], "OpenEphemeral"), 0);
+	int64_t j = add_job(f->s, "checked", 0, "queued", 1000);
+	char bad[128];
+	snprintf(bad, sizeof bad, "UPDATE jobs SET state = 'sleeping' WHERE id = %lld",
+	         (long long)j);
+	assert_int_equal(sqlite3_exec(store_db(f->s), bad, NULL, NULL, NULL),
+	                 SQLITE_CONSTRAINT_CHECK);
+	snprintf(bad, sizeof bad, "UPDATE jobs SET state = 'killed' WHERE id = %lld", (long long)j);
+	assert_int_equal(sqlite3_exec(store_db(f->s), bad, NULL, NULL, NULL), SQLITE_OK);
+	store_close(f->s);
+	f->s = NULL;
+
+	/* a file set back to version 5 comes up to the last in place: 6 -> 7
+	 * rebuilds the TI tables with their CHECKs as IN lists (up_for_reschedule
+	 * among them), which 10 -> 11 rewrites as comparisons */
+	raw_exec(f->path, "UPDATE meta SET value = '5' WHERE key = 'schema_version'");
+	f->s = open_ok(f->path);
+	assert_int_equal(store_schema_version(f->s), STORE_SCHEMA_VERSION);
+	assert_int_equal(explain_count(store_db(f->s), writes[0], "OpenEphemeral"), 0);
+	assert_int_equal(raw_count(f->path,
+	                           "SELECT count(*) FROM sqlite_master WHERE type = 'table'"
+	                           " AND sql LIKE '%CHECK (state IN%'"),
+	                 0);
+	assert_int_equal(raw_count(f->path, "SELECT count(*) FROM jobs WHERE state = 'killed'"), 1);
+}
+
 static void test_migrations(void **state)
 {
 	struct fixture *f = *state;
@@ -511,6 +567,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_events_and_meta, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_migrations, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_state_checks_compare, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
