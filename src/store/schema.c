@@ -426,6 +426,14 @@ static const char *const migrations[] = {
     " OR " EQ_ANY6("state", "failed", "up_for_retry", "upstream_failed", "skipped", "removed",
                    "up_for_reschedule") ")')"
     " WHERE type = 'table' AND name IN ('task_instances', 'task_instance_tries');"
+    /* a notification's state and target kind (8 -> 9), set at every
+     * delivery attempt */
+    "UPDATE sqlite_master SET sql = replace(replace(sql,"
+    " 'CHECK (target_kind IN (''webhook'',''email'',''command''))',"
+    " 'CHECK (" EQ_ANY3("target_kind", "webhook", "email", "command") ")'),"
+    " 'CHECK (state IN (''pending'',''sent'',''failed''))',"
+    " 'CHECK (" EQ_ANY3("state", "pending", "sent", "failed") ")')"
+    " WHERE type = 'table' AND name = 'notifications';"
     "PRAGMA writable_schema = OFF;",
 };
 
