@@ -8,66 +8,31 @@
 
 #include "lib/clock.h"
 
-static int db_error(sqlite3 *db, const char *what, struct weir_error *err)
-{
-	int code = sqlite3_extended_errcode(db);
-
-	if ((code & 0xff) == SQLITE_CONSTRAINT)
-		return weir_error_set(err, WEIR_E_CONFLICT, "store: %s: %s", what,
-		                      sqlite3_errmsg(db));
-	return weir_error_set(err, WEIR_E_INTERNAL, "store: %s: %s", what, sqlite3_errmsg(db));
-}
-
-static sqlite3_stmt *prepare(sqlite3 *db, const char *sql, struct weir_error *err)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_error(db, "preparing a statement", err);
-		return NULL;
-	}
-	return st;
-}
-
-/* Runs a statement that returns no rows; *changes: rows it changed. */
-static int run(sqlite3 *db, sqlite3_stmt *st, const char *what, int *changes,
-               struct weir_error *err)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(db, what, err);
-	if (changes)
-		*changes = sqlite3_changes(db);
-	return 0;
-}
-
 int admin_pool_seed(struct store *s, const struct pool_row *p, struct weir_error *err)
 {
 	sqlite3 *db = store_db(s);
 	sqlite3_stmt *st;
 
-	st = prepare(db,
-	             "INSERT INTO pools (name, slots, description, queue, deleted, updated_at)"
-	             " VALUES (?1, ?2, NULL, ?3, 0, ?4) ON CONFLICT (name) DO UPDATE SET"
-	             " queue = excluded.queue",
-	             err);
+	st = sql_prepare(db,
+	                 "INSERT INTO pools (name, slots, description, queue, deleted, updated_at)"
+	                 " VALUES (?1, ?2, NULL, ?3, 0, ?4) ON CONFLICT (name) DO UPDATE SET"
+	                 " queue = excluded.queue",
+	                 "preparing a statement", err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, p->name);
 	sqlite3_bind_int(st, 2, p->slots);
 	sql_bind_text_or_null(st, 3, p->queue);
 	sqlite3_bind_int64(st, 4, clock_now_ms());
-	return run(db, st, "seeding a pool", NULL, err);
+	return sql_run(db, st, "seeding a pool", NULL, err);
 }
 
 int admin_pool_list(struct store *s, struct pool_row **rows, size_t *n, struct weir_error *err)
 {
 	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = prepare(
+	sqlite3_stmt *st = sql_prepare(
 	    db, "SELECT name, slots, description, queue FROM pools WHERE deleted = 0 ORDER BY name",
-	    err);
+	    "preparing a statement", err);
 	size_t cap = 0;
 	int rc;
 
@@ -100,7 +65,7 @@ int admin_pool_list(struct store *s, struct pool_row **rows, size_t *n, struct w
 		*rows = NULL;
 		*n = 0;
 		return rc == SQLITE_ROW ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
-		                        : db_error(db, "listing pools", err);
+		                        : sql_error(db, "listing pools", err);
 	}
 	return 0;
 }
@@ -114,7 +79,8 @@ int admin_pool_put(struct store *s, const char *old_name, const struct pool_row 
 
 	if (!replace || strcmp(old_name, p->name)) {
 		/* the new name must be free (a deleted row of that name gives way) */
-		st = prepare(db, "SELECT deleted FROM pools WHERE name = ?", err);
+		st = sql_prepare(db, "SELECT deleted FROM pools WHERE name = ?",
+		                 "preparing a statement", err);
 		if (!st)
 			return -1;
 		sql_bind_text(st, 1, p->name);
@@ -124,26 +90,28 @@ int admin_pool_put(struct store *s, const char *old_name, const struct pool_row 
 			                      p->name);
 		}
 		sqlite3_finalize(st);
-		st = prepare(db, "DELETE FROM pools WHERE name = ? AND deleted = 1", err);
+		st = sql_prepare(db, "DELETE FROM pools WHERE name = ? AND deleted = 1",
+		                 "preparing a statement", err);
 		if (!st)
 			return -1;
 		sql_bind_text(st, 1, p->name);
-		if (run(db, st, "writing a pool", NULL, err) < 0)
+		if (sql_run(db, st, "writing a pool", NULL, err) < 0)
 			return -1;
 	}
 	if (!replace) {
-		st = prepare(db,
-		             "INSERT INTO pools (name, slots, description, queue, deleted, updated_at)"
-		             " VALUES (?1, ?2, ?3, NULL, 0, ?4)",
-		             err);
+		st = sql_prepare(
+		    db,
+		    "INSERT INTO pools (name, slots, description, queue, deleted, updated_at)"
+		    " VALUES (?1, ?2, ?3, NULL, 0, ?4)",
+		    "preparing a statement", err);
 		if (!st)
 			return -1;
 		sql_bind_text(st, 1, p->name);
 	} else {
-		st = prepare(db,
-		             "UPDATE pools SET name = ?1, slots = ?2, description = ?3,"
-		             " updated_at = ?4 WHERE name = ?5 AND deleted = 0",
-		             err);
+		st = sql_prepare(db,
+		                 "UPDATE pools SET name = ?1, slots = ?2, description = ?3,"
+		                 " updated_at = ?4 WHERE name = ?5 AND deleted = 0",
+		                 "preparing a statement", err);
 		if (!st)
 			return -1;
 		sql_bind_text(st, 1, p->name);
@@ -155,7 +123,7 @@ int admin_pool_put(struct store *s, const char *old_name, const struct pool_row 
 	else
 		sqlite3_bind_null(st, 3);
 	sqlite3_bind_int64(st, 4, clock_now_ms());
-	if (run(db, st, "writing a pool", &changes, err) < 0)
+	if (sql_run(db, st, "writing a pool", &changes, err) < 0)
 		return -1;
 	if (changes == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "Pool with name:'%s' not found",
@@ -166,15 +134,16 @@ int admin_pool_put(struct store *s, const char *old_name, const struct pool_row 
 int admin_pool_delete(struct store *s, const char *name, struct weir_error *err)
 {
 	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = prepare(
-	    db, "UPDATE pools SET deleted = 1, updated_at = ?2 WHERE name = ?1 AND deleted = 0", err);
+	sqlite3_stmt *st = sql_prepare(
+	    db, "UPDATE pools SET deleted = 1, updated_at = ?2 WHERE name = ?1 AND deleted = 0",
+	    "preparing a statement", err);
 	int changes = 0;
 
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, name);
 	sqlite3_bind_int64(st, 2, clock_now_ms());
-	if (run(db, st, "deleting a pool", &changes, err) < 0)
+	if (sql_run(db, st, "deleting a pool", &changes, err) < 0)
 		return -1;
 	if (changes == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "Pool with name:'%s' not found", name);
@@ -201,13 +170,14 @@ void pool_rows_free(struct pool_row *rows, size_t n)
 int admin_dag_delete(struct store *s, const char *dag_id, struct weir_error *err)
 {
 	sqlite3 *db = store_db(s);
-	sqlite3_stmt *st = prepare(db, "DELETE FROM dags WHERE dag_id = ?", err);
+	sqlite3_stmt *st =
+	    sql_prepare(db, "DELETE FROM dags WHERE dag_id = ?", "preparing a statement", err);
 	int changes = 0;
 
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_id);
-	if (run(db, st, "deleting a DAG", &changes, err) < 0)
+	if (sql_run(db, st, "deleting a DAG", &changes, err) < 0)
 		return -1;
 	if (changes == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);

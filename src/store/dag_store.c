@@ -887,10 +887,7 @@ int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, stru
 	sqlite3_stmt *st = stmt_get(ds, DS_TI_INSERT, err);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, row->dag_id);
-	sql_bind_text(st, 2, row->run_id);
-	sql_bind_text(st, 3, row->task_id);
-	sqlite3_bind_int(st, 4, row->map_index);
+	sql_bind_ti_key(st, 1, row->dag_id, row->run_id, row->task_id, row->map_index);
 	bind_ti_fields(st, 5, row);
 	char dup[400], missing[500];
 	ti_name(dup, sizeof(dup), "already have", row->dag_id, row->run_id, row->task_id,
@@ -913,10 +910,7 @@ int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_i
 	sqlite3_stmt *st = stmt_get(ds, DS_TI_GET, err);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, dag_id);
-	sql_bind_text(st, 2, run_id);
-	sql_bind_text(st, 3, task_id);
-	sqlite3_bind_int(st, 4, map_index);
+	sql_bind_ti_key(st, 1, dag_id, run_id, task_id, map_index);
 	char missing[400];
 	ti_name(missing, sizeof(missing), "no", dag_id, run_id, task_id, map_index);
 	return collect_one(ds, st, "reading a task instance", sizeof(*out), read_ti, release_ti,
@@ -988,10 +982,7 @@ int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, stru
 	if (!st)
 		return -1;
 	bind_ti_fields(st, 1, row);
-	sql_bind_text(st, 15, row->dag_id);
-	sql_bind_text(st, 16, row->run_id);
-	sql_bind_text(st, 17, row->task_id);
-	sqlite3_bind_int(st, 18, row->map_index);
+	sql_bind_ti_key(st, 15, row->dag_id, row->run_id, row->task_id, row->map_index);
 	char missing[500];
 	snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
 	if (step_write(ds, st, "updating a task instance", NULL, missing, err) < 0)
@@ -1063,10 +1054,7 @@ int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struc
 	sqlite3_stmt *st = stmt_get(ds, DS_TRY_PUT, err);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, row->dag_id);
-	sql_bind_text(st, 2, row->run_id);
-	sql_bind_text(st, 3, row->task_id);
-	sqlite3_bind_int(st, 4, row->map_index);
+	sql_bind_ti_key(st, 1, row->dag_id, row->run_id, row->task_id, row->map_index);
 	sqlite3_bind_int(st, 5, row->try_number);
 	sql_bind_pos_or_null(st, 6, row->job_id);
 	sql_bind_text(st, 7, dag_ti_state_name(row->state));
@@ -1097,10 +1085,7 @@ int dag_store_try_end(struct dag_store *ds, const struct dag_try_row *key, enum 
 	else
 		sqlite3_bind_null(st, 2);
 	sql_bind_pos_or_null(st, 3, end_date);
-	sql_bind_text(st, 4, key->dag_id);
-	sql_bind_text(st, 5, key->run_id);
-	sql_bind_text(st, 6, key->task_id);
-	sqlite3_bind_int(st, 7, key->map_index);
+	sql_bind_ti_key(st, 4, key->dag_id, key->run_id, key->task_id, key->map_index);
 	sqlite3_bind_int(st, 8, key->try_number);
 	if (step_write(ds, st, "ending a try", NULL, NULL, err) < 0)
 		return -1;
@@ -1116,10 +1101,7 @@ int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_
 	sqlite3_stmt *st = stmt_get(ds, DS_TRY_GET, err);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, dag_id);
-	sql_bind_text(st, 2, run_id);
-	sql_bind_text(st, 3, task_id);
-	sqlite3_bind_int(st, 4, map_index);
+	sql_bind_ti_key(st, 1, dag_id, run_id, task_id, map_index);
 	sqlite3_bind_int(st, 5, try_number);
 	char missing[500], ti[400];
 	ti_name(ti, sizeof(ti), "of", dag_id, run_id, task_id, map_index);
@@ -1137,10 +1119,7 @@ int dag_store_tries_of_ti(struct dag_store *ds, const char *dag_id, const char *
 	sqlite3_stmt *st = stmt_get(ds, DS_TRIES_OF_TI, err);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, dag_id);
-	sql_bind_text(st, 2, run_id);
-	sql_bind_text(st, 3, task_id);
-	sqlite3_bind_int(st, 4, map_index);
+	sql_bind_ti_key(st, 1, dag_id, run_id, task_id, map_index);
 	return collect(ds, st, "listing tries", sizeof(**rows), read_try, release_try, rows, n,
 	               err);
 }

@@ -17,14 +17,6 @@ struct dataset_store {
 	"e.id, e.dataset_id, d.uri, e.extra, e.source_dag_id, e.source_task_id, e.source_run_id,"  \
 	" e.source_map_index, e.timestamp"
 
-static int db_error(struct dataset_store *ds, struct weir_error *err, const char *what)
-{
-	int code = sqlite3_extended_errcode(ds->db);
-	return weir_error_set(err, code == SQLITE_BUSY || code == SQLITE_LOCKED ? WEIR_E_UNAVAILABLE
-										: WEIR_E_INTERNAL,
-			      "store: %s: %s", what, sqlite3_errmsg(ds->db));
-}
-
 static int oom(struct weir_error *err)
 {
 	return weir_error_set(err, WEIR_E_INTERNAL, "store: out of memory");
@@ -95,33 +87,7 @@ static int collect(struct dataset_store *ds, sqlite3_stmt *st, const struct row_
 	k->free_rows(*rows, *n);
 	*rows = NULL;
 	*n = 0;
-	return rc == SQLITE_ROW ? oom(err) : db_error(ds, err, k->what);
-}
-
-static sqlite3_stmt *prepare(struct dataset_store *ds, const char *sql, struct weir_error *err)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(ds->db, sql, -1, &st, NULL) != SQLITE_OK) {
-		db_error(ds, err, "preparing a statement");
-		return NULL;
-	}
-	return st;
-}
-
-/* Runs a statement that returns no rows, then finalizes it. */
-static int run_done(struct dataset_store *ds, sqlite3_stmt *st, const char *what,
-		    struct weir_error *err)
-{
-	int rc = sqlite3_step(st);
-
-	if (rc != SQLITE_DONE) {
-		db_error(ds, err, what);
-		sqlite3_finalize(st);
-		return -1;
-	}
-	sqlite3_finalize(st);
-	return 0;
+	return rc == SQLITE_ROW ? oom(err) : sql_error(ds->db, k->what, err);
 }
 
 /* The ORDER BY of `order_by` among `cols` (pairs: the API's name, the SQL
@@ -156,12 +122,12 @@ static int count_rows(struct dataset_store *ds, const char *from_where,
 	sqlite3_stmt *st;
 
 	snprintf(sql, sizeof sql, "SELECT COUNT(*) %s", from_where);
-	st = prepare(ds, sql, err);
+	st = sql_prepare(ds->db, sql, "preparing a statement", err);
 	if (!st)
 		return -1;
 	bind(st, q);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		db_error(ds, err, "counting");
+		sql_error(ds->db, "counting", err);
 		sqlite3_finalize(st);
 		return -1;
 	}
@@ -175,17 +141,18 @@ static int count_rows(struct dataset_store *ds, const char *from_where,
 int dataset_store_ensure(struct dataset_store *ds, const char *uri, int64_t now, int64_t *id,
 			 struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(ds,
-				   "INSERT INTO datasets (uri, created_at, updated_at) VALUES (?1,?2,?2)"
-				   " ON CONFLICT (uri) DO NOTHING",
-				   err);
+	sqlite3_stmt *st =
+	    sql_prepare(ds->db,
+	                "INSERT INTO datasets (uri, created_at, updated_at) VALUES (?1,?2,?2)"
+	                " ON CONFLICT (uri) DO NOTHING",
+	                "preparing a statement", err);
 	struct dataset_row r = {0};
 
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, uri);
 	sqlite3_bind_int64(st, 2, now);
-	if (run_done(ds, st, "adding a dataset", err) < 0)
+	if (sql_run(ds->db, st, "adding a dataset", NULL, err) < 0)
 		return -1;
 	if (!id)
 		return 0;
@@ -211,8 +178,9 @@ static int read_dataset(sqlite3_stmt *st, void *row)
 int dataset_store_get(struct dataset_store *ds, const char *uri, struct dataset_row *out,
 		      struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(
-	    ds, "SELECT id, uri, extra, created_at, updated_at FROM datasets WHERE uri = ?", err);
+	sqlite3_stmt *st = sql_prepare(
+	    ds->db, "SELECT id, uri, extra, created_at, updated_at FROM datasets WHERE uri = ?",
+	    "preparing a statement", err);
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -225,7 +193,7 @@ int dataset_store_get(struct dataset_store *ds, const char *uri, struct dataset_
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no dataset %.200s", uri);
 	}
 	if (rc != SQLITE_ROW) {
-		db_error(ds, err, "reading a dataset");
+		sql_error(ds->db, "reading a dataset", err);
 		sqlite3_finalize(st);
 		return -1;
 	}
@@ -275,7 +243,7 @@ int dataset_store_list(struct dataset_store *ds, const struct dataset_query *q,
 	snprintf(sql, sizeof sql,
 		 "SELECT id, uri, extra, created_at, updated_at " DATASET_WHERE "%s LIMIT ?3 OFFSET ?4",
 		 order);
-	st = prepare(ds, sql, err);
+	st = sql_prepare(ds->db, sql, "preparing a statement", err);
 	if (!st)
 		return -1;
 	bind_dataset_query(st, q);
@@ -303,11 +271,12 @@ void dataset_rows_free(struct dataset_row *rows, size_t n)
 int dataset_store_event_add(struct dataset_store *ds, const struct dataset_event_row *ev,
 			    int64_t *id, struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(ds,
-				   "INSERT INTO dataset_events (dataset_id, extra, source_dag_id,"
-				   " source_task_id, source_run_id, source_map_index, timestamp)"
-				   " VALUES (?1,?2,?3,?4,?5,?6,?7)",
-				   err);
+	sqlite3_stmt *st =
+	    sql_prepare(ds->db,
+	                "INSERT INTO dataset_events (dataset_id, extra, source_dag_id,"
+	                " source_task_id, source_run_id, source_map_index, timestamp)"
+	                " VALUES (?1,?2,?3,?4,?5,?6,?7)",
+	                "preparing a statement", err);
 
 	if (!st)
 		return -1;
@@ -321,7 +290,7 @@ int dataset_store_event_add(struct dataset_store *ds, const struct dataset_event
 	else
 		sqlite3_bind_null(st, 6);
 	sqlite3_bind_int64(st, 7, ev->timestamp);
-	if (run_done(ds, st, "recording a dataset event", err) < 0)
+	if (sql_run(ds->db, st, "recording a dataset event", NULL, err) < 0)
 		return -1;
 	if (id)
 		*id = sqlite3_last_insert_rowid(ds->db);
@@ -399,7 +368,7 @@ int dataset_store_events(struct dataset_store *ds, const struct dataset_event_qu
 		return -1;
 	snprintf(sql, sizeof sql, "SELECT " EVENT_COLS " " EVENT_WHERE "%s LIMIT ?7 OFFSET ?8",
 		 order);
-	st = prepare(ds, sql, err);
+	st = sql_prepare(ds->db, sql, "preparing a statement", err);
 	if (!st)
 		return -1;
 	bind_event_query(st, q);
@@ -412,14 +381,14 @@ int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
 				 const char *uris_json, struct dataset_event_row **rows, size_t *n,
 				 struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(
-	    ds,
+	sqlite3_stmt *st = sql_prepare(
+	    ds->db,
 	    "SELECT " EVENT_COLS " FROM dataset_events e JOIN datasets d ON d.id = e.dataset_id"
 	    " WHERE d.uri IN (SELECT value FROM json_each(?2))"
 	    " AND e.id > COALESCE((SELECT MAX(x.event_id) FROM dag_run_dataset_events x"
 	    "  JOIN dag_runs r ON r.id = x.run_row_id WHERE r.dag_id = ?1), 0)"
 	    " ORDER BY e.id",
-	    err);
+	    "preparing a statement", err);
 
 	*rows = NULL;
 	*n = 0;
@@ -433,16 +402,17 @@ int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
 int dataset_store_consume(struct dataset_store *ds, int64_t run_row_id, int64_t event_id,
 			  struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(ds,
-				   "INSERT OR IGNORE INTO dag_run_dataset_events (run_row_id, event_id)"
-				   " VALUES (?1,?2)",
-				   err);
+	sqlite3_stmt *st =
+	    sql_prepare(ds->db,
+	                "INSERT OR IGNORE INTO dag_run_dataset_events (run_row_id, event_id)"
+	                " VALUES (?1,?2)",
+	                "preparing a statement", err);
 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, run_row_id);
 	sqlite3_bind_int64(st, 2, event_id);
-	return run_done(ds, st, "linking a run to a dataset event", err);
+	return sql_run(ds->db, st, "linking a run to a dataset event", NULL, err);
 }
 
 void dataset_event_rows_free(struct dataset_event_row *rows, size_t n)
@@ -484,12 +454,13 @@ static const struct row_kind run_ref_kind = {sizeof(struct dataset_run_ref), rea
 int dataset_store_event_runs(struct dataset_store *ds, int64_t event_id,
 			     struct dataset_run_ref **rows, size_t *n, struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(ds,
-				   "SELECT r.dag_id, r.run_id, r.state, r.logical_date, r.start_date,"
-				   " r.end_date, r.data_interval_start, r.data_interval_end"
-				   " FROM dag_run_dataset_events x JOIN dag_runs r ON r.id = x.run_row_id"
-				   " WHERE x.event_id = ? ORDER BY r.id",
-				   err);
+	sqlite3_stmt *st =
+	    sql_prepare(ds->db,
+	                "SELECT r.dag_id, r.run_id, r.state, r.logical_date, r.start_date,"
+	                " r.end_date, r.data_interval_start, r.data_interval_end"
+	                " FROM dag_run_dataset_events x JOIN dag_runs r ON r.id = x.run_row_id"
+	                " WHERE x.event_id = ? ORDER BY r.id",
+	                "preparing a statement", err);
 
 	*rows = NULL;
 	*n = 0;
@@ -513,17 +484,18 @@ void dataset_run_refs_free(struct dataset_run_ref *rows, size_t n)
 int dataset_store_queue_add(struct dataset_store *ds, int64_t dataset_id, const char *dag_id,
 			    int64_t now, struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(ds,
-				   "INSERT INTO dataset_queue (dataset_id, target_dag_id, created_at)"
-				   " VALUES (?1,?2,?3) ON CONFLICT DO NOTHING",
-				   err);
+	sqlite3_stmt *st =
+	    sql_prepare(ds->db,
+	                "INSERT INTO dataset_queue (dataset_id, target_dag_id, created_at)"
+	                " VALUES (?1,?2,?3) ON CONFLICT DO NOTHING",
+	                "preparing a statement", err);
 
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, dataset_id);
 	sql_bind_text(st, 2, dag_id);
 	sqlite3_bind_int64(st, 3, now);
-	return run_done(ds, st, "queueing a dataset event", err);
+	return sql_run(ds->db, st, "queueing a dataset event", NULL, err);
 }
 
 #define QUEUE_WHERE                                                                                \
@@ -559,11 +531,12 @@ int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const
 			     int64_t before, struct dataset_queue_row **rows, size_t *n,
 			     struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(ds,
-				   "SELECT d.uri, q.target_dag_id, q.created_at FROM dataset_queue q"
-				   " JOIN datasets d ON d.id = q.dataset_id" QUEUE_WHERE
-				   " ORDER BY q.target_dag_id, d.uri",
-				   err);
+	sqlite3_stmt *st =
+	    sql_prepare(ds->db,
+	                "SELECT d.uri, q.target_dag_id, q.created_at FROM dataset_queue q"
+	                " JOIN datasets d ON d.id = q.dataset_id" QUEUE_WHERE
+	                " ORDER BY q.target_dag_id, d.uri",
+	                "preparing a statement", err);
 
 	*rows = NULL;
 	*n = 0;
@@ -576,19 +549,20 @@ int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const
 int dataset_store_queue_delete(struct dataset_store *ds, const char *dag_id, const char *uri,
 			       int64_t before, size_t *n, struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(ds,
-				   "DELETE FROM dataset_queue WHERE rowid IN (SELECT q.rowid"
-				   " FROM dataset_queue q JOIN datasets d ON d.id = q.dataset_id"
-				   QUEUE_WHERE ")",
-				   err);
+	sqlite3_stmt *st = sql_prepare(
+	    ds->db,
+	    "DELETE FROM dataset_queue WHERE rowid IN (SELECT q.rowid"
+	    " FROM dataset_queue q JOIN datasets d ON d.id = q.dataset_id" QUEUE_WHERE ")",
+	    "preparing a statement", err);
+	int changes;
 
 	if (!st)
 		return -1;
 	bind_queue(st, dag_id, uri, before);
-	if (run_done(ds, st, "deleting queued dataset events", err) < 0)
+	if (sql_run(ds->db, st, "deleting queued dataset events", &changes, err) < 0)
 		return -1;
 	if (n)
-		*n = (size_t)sqlite3_changes(ds->db);
+		*n = (size_t)changes;
 	return 0;
 }
 
@@ -606,23 +580,21 @@ void dataset_queue_rows_free(struct dataset_queue_row *rows, size_t n)
 int dataset_store_wait_add(struct dataset_store *ds, const struct dag_trigger_wait_row *w,
 			   int64_t now, struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(
-	    ds,
+	sqlite3_stmt *st = sql_prepare(
+	    ds->db,
 	    "INSERT OR REPLACE INTO dag_run_triggers (dag_id, run_id, task_id, map_index,"
-	    " try_number, target_dag_id, target_run_id, created_at) VALUES (?1,?2,?3,?4,?5,?6,?7,?8)",
-	    err);
+	    " try_number, target_dag_id, target_run_id, created_at) VALUES "
+	    "(?1,?2,?3,?4,?5,?6,?7,?8)",
+	    "preparing a statement", err);
 
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, w->dag_id);
-	sql_bind_text(st, 2, w->run_id);
-	sql_bind_text(st, 3, w->task_id);
-	sqlite3_bind_int(st, 4, w->map_index);
+	sql_bind_ti_key(st, 1, w->dag_id, w->run_id, w->task_id, w->map_index);
 	sqlite3_bind_int(st, 5, w->try_number);
 	sql_bind_text(st, 6, w->target_dag_id);
 	sql_bind_text(st, 7, w->target_run_id);
 	sqlite3_bind_int64(st, 8, now);
-	return run_done(ds, st, "recording a trigger_dag wait", err);
+	return sql_run(ds->db, st, "recording a trigger_dag wait", NULL, err);
 }
 
 static int read_wait(sqlite3_stmt *st, void *row)
@@ -653,13 +625,13 @@ static const struct row_kind wait_kind = {sizeof(struct dag_trigger_wait_row), r
 int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_row **rows,
 			      size_t *n, struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(
-	    ds,
+	sqlite3_stmt *st = sql_prepare(
+	    ds->db,
 	    "SELECT t.dag_id, t.run_id, t.task_id, t.map_index, t.try_number, t.target_dag_id,"
 	    " t.target_run_id, COALESCE(r.state, 'failed') FROM dag_run_triggers t"
 	    " LEFT JOIN dag_runs r ON r.dag_id = t.target_dag_id AND r.run_id = t.target_run_id"
 	    " WHERE r.state IS NULL OR r.state IN ('success', 'failed')",
-	    err);
+	    "preparing a statement", err);
 
 	*rows = NULL;
 	*n = 0;
@@ -671,18 +643,16 @@ int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_
 int dataset_store_wait_delete(struct dataset_store *ds, const struct dag_trigger_wait_row *w,
 			      struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(ds,
-				   "DELETE FROM dag_run_triggers WHERE dag_id = ?1 AND run_id = ?2"
-				   " AND task_id = ?3 AND map_index = ?4",
-				   err);
+	sqlite3_stmt *st =
+	    sql_prepare(ds->db,
+	                "DELETE FROM dag_run_triggers WHERE dag_id = ?1 AND run_id = ?2"
+	                " AND task_id = ?3 AND map_index = ?4",
+	                "preparing a statement", err);
 
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, w->dag_id);
-	sql_bind_text(st, 2, w->run_id);
-	sql_bind_text(st, 3, w->task_id);
-	sqlite3_bind_int(st, 4, w->map_index);
-	return run_done(ds, st, "deleting a trigger_dag wait", err);
+	sql_bind_ti_key(st, 1, w->dag_id, w->run_id, w->task_id, w->map_index);
+	return sql_run(ds->db, st, "deleting a trigger_dag wait", NULL, err);
 }
 
 void dag_trigger_wait_rows_free(struct dag_trigger_wait_row *rows, size_t n)

@@ -27,37 +27,26 @@ static const char *const order_columns[] = {"id",     "dttm",      "dag_id",    
                                             "run_id", "map_index", "try_number", "execution_date",
                                             "event",  "owner",     "extra"};
 
-static int db_error(sqlite3 *db, struct weir_error *err, const char *what)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "store: event log: %s: %s", what,
-	                      sqlite3_errmsg(db));
-}
-
-static int prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st, struct weir_error *err)
-{
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK) {
-		*st = NULL;
-		return db_error(db, err, "preparing a statement");
-	}
-	return 0;
-}
+/* what a failed prepare says */
+static const char preparing[] = "event log: preparing a statement";
 
 int event_log_insert(struct store *s, struct event_log_row *row, struct weir_error *err)
 {
 	sqlite3 *db = store_db(s);
 	sqlite3_stmt *st;
-	int rc;
 
 	if (store_write_starts(s, err) < 0)
 		return -1;
 	/* the run's logical date is Airflow's execution_date: read from the
 	 * run's row when the record names one */
-	if (prepare(db,
-	            "INSERT INTO event_log (dttm, dag_id, task_id, run_id, map_index, try_number,"
-	            " event, execution_date, owner, extra) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
-	            " (SELECT logical_date FROM dag_runs WHERE dag_id = ?2 AND run_id = ?4),"
-	            " ?8, ?9)",
-	            &st, err) < 0)
+	st = sql_prepare(
+	    db,
+	    "INSERT INTO event_log (dttm, dag_id, task_id, run_id, map_index, try_number,"
+	    " event, execution_date, owner, extra) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7,"
+	    " (SELECT logical_date FROM dag_runs WHERE dag_id = ?2 AND run_id = ?4),"
+	    " ?8, ?9)",
+	    preparing, err);
+	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, row->when_ms);
 	sql_bind_text_or_null(st, 2, row->dag_id);
@@ -70,10 +59,8 @@ int event_log_insert(struct store *s, struct event_log_row *row, struct weir_err
 	sql_bind_text(st, 7, row->event);
 	sql_bind_text_or_null(st, 8, row->owner);
 	sql_bind_text_or_null(st, 9, row->extra);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return db_error(db, err, "inserting a record");
+	if (sql_run(db, st, "event log: inserting a record", NULL, err) < 0)
+		return -1;
 	row->id = sqlite3_last_insert_rowid(db);
 	return 0;
 }
@@ -202,11 +189,11 @@ static int count_rows(sqlite3 *db, const struct event_log_query *q, int64_t *tot
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
-	if (prepare(db, sql.buf, &st, err) < 0)
+	if (!(st = sql_prepare(db, sql.buf, preparing, err)))
 		goto out;
 	where_bind(st, q);
 	if (sqlite3_step(st) != SQLITE_ROW) {
-		db_error(db, err, "counting records");
+		sql_error(db, "event log: counting records", err);
 		goto out;
 	}
 	*total = sqlite3_column_int64(st, 0);
@@ -238,7 +225,7 @@ int event_log_list(struct store *s, const struct event_log_query *q, struct even
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
-	if (count_rows(db, q, total, err) < 0 || prepare(db, sql.buf, &st, err) < 0)
+	if (count_rows(db, q, total, err) < 0 || !(st = sql_prepare(db, sql.buf, preparing, err)))
 		goto out;
 	i = where_bind(st, q);
 	sqlite3_bind_int(st, i++, q->limit > 0 ? q->limit : 100);
@@ -262,7 +249,7 @@ int event_log_list(struct store *s, const struct event_log_query *q, struct even
 		cnt++;
 	}
 	if (r != SQLITE_DONE) {
-		db_error(db, err, "listing records");
+		sql_error(db, "event log: listing records", err);
 		goto out;
 	}
 	*rows = out;
@@ -283,7 +270,7 @@ int event_log_get(struct store *s, int64_t id, struct event_log_row *out, struct
 	sqlite3_stmt *st;
 	int r, rc = -1;
 
-	if (prepare(db, "SELECT " COLS " FROM event_log WHERE id = ?", &st, err) < 0)
+	if (!(st = sql_prepare(db, "SELECT " COLS " FROM event_log WHERE id = ?", preparing, err)))
 		return -1;
 	sqlite3_bind_int64(st, 1, id);
 	r = sqlite3_step(st);
@@ -298,7 +285,7 @@ int event_log_get(struct store *s, int64_t id, struct event_log_row *out, struct
 		weir_error_set(err, WEIR_E_NOT_FOUND, "event log record %lld: no such record",
 		               (long long)id);
 	} else {
-		db_error(db, err, "reading a record");
+		sql_error(db, "event log: reading a record", err);
 	}
 	sqlite3_finalize(st);
 	return rc;
@@ -309,16 +296,14 @@ static int exec_bound(struct store *s, const char *sql, int64_t v, int64_t *chan
 {
 	sqlite3 *db = store_db(s);
 	sqlite3_stmt *st;
-	int r;
+	int changes;
 
-	if (store_write_starts(s, err) < 0 || prepare(db, sql, &st, err) < 0)
+	if (store_write_starts(s, err) < 0 || !(st = sql_prepare(db, sql, preparing, err)))
 		return -1;
 	sqlite3_bind_int64(st, 1, v);
-	r = sqlite3_step(st);
-	sqlite3_finalize(st);
-	if (r != SQLITE_DONE)
-		return db_error(db, err, "pruning");
-	*changed += sqlite3_changes(db);
+	if (sql_run(db, st, "event log: pruning", &changes, err) < 0)
+		return -1;
+	*changed += changes;
 	return 0;
 }
 
@@ -378,7 +363,7 @@ int store_count_by_state(struct store *s, enum state_count_table t,
 
 	if ((unsigned)t >= sizeof sql / sizeof sql[0])
 		return weir_error_set(err, WEIR_E_INTERNAL, "store: no such count");
-	if (prepare(db, sql[t], &st, err) < 0)
+	if (!(st = sql_prepare(db, sql[t], preparing, err)))
 		return -1;
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		const unsigned char *name = sqlite3_column_text(st, 0);
@@ -386,6 +371,6 @@ int store_count_by_state(struct store *s, enum state_count_table t,
 	}
 	sqlite3_finalize(st);
 	if (r != SQLITE_DONE)
-		return db_error(db, err, "counting by state");
+		return sql_error(db, "event log: counting by state", err);
 	return 0;
 }

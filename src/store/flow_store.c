@@ -6,15 +6,6 @@
 #include <sqlite3.h>
 #include <stdlib.h>
 
-static int prepare(struct store *s, const char *sql, sqlite3_stmt **st, struct weir_error *err)
-{
-	sqlite3 *db = store_db(s);
-
-	if (sqlite3_prepare_v2(db, sql, -1, st, NULL) != SQLITE_OK)
-		return weir_error_set(err, WEIR_E_INTERNAL, "store: %s", sqlite3_errmsg(db));
-	return 0;
-}
-
 int flow_store_previous_run(struct store *s, const char *dag_id, int64_t logical_date,
                             char **run_id, struct weir_error *err)
 {
@@ -22,10 +13,11 @@ int flow_store_previous_run(struct store *s, const char *dag_id, int64_t logical
 	int rc;
 
 	*run_id = NULL;
-	if (prepare(s,
-	            "SELECT run_id FROM dag_runs WHERE dag_id = ? AND logical_date < ?"
-	            " ORDER BY logical_date DESC, id DESC LIMIT 1",
-	            &st, err) < 0)
+	st = sql_prepare(store_db(s),
+	                 "SELECT run_id FROM dag_runs WHERE dag_id = ? AND logical_date < ?"
+	                 " ORDER BY logical_date DESC, id DESC LIMIT 1",
+	                 "preparing a statement", err);
+	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_id);
 	sqlite3_bind_int64(st, 2, logical_date);
@@ -52,7 +44,7 @@ int flow_store_task_tis_delete(struct store *s, const char *dag_id, const char *
 	for (size_t i = 0; i < sizeof sql / sizeof sql[0]; i++) {
 		sqlite3_stmt *st;
 		int rc;
-		if (prepare(s, sql[i], &st, err) < 0)
+		if (!(st = sql_prepare(store_db(s), sql[i], "preparing a statement", err)))
 			return -1;
 		sql_bind_text(st, 1, dag_id);
 		sql_bind_text(st, 2, run_id);

@@ -79,11 +79,6 @@ int notify_state_from_name(const char *name, enum notify_state *out)
 	return -1;
 }
 
-static int db_error(struct notify_store *ns, struct weir_error *err, const char *what)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "store: %s: %s", what, sqlite3_errmsg(ns->db));
-}
-
 struct notify_store *notify_store_create(struct store *s, struct weir_error *err)
 {
 	struct notify_store *ns = calloc(1, sizeof *ns);
@@ -109,21 +104,12 @@ static sqlite3_stmt *stmt(struct notify_store *ns, enum ns_stmt id, struct weir_
 {
 	if (!ns->st[id] && sqlite3_prepare_v3(ns->db, ns_sql[id], -1, SQLITE_PREPARE_PERSISTENT,
 	                                      &ns->st[id], NULL) != SQLITE_OK) {
-		db_error(ns, err, "preparing a statement");
+		sql_error(ns->db, "preparing a statement", err);
 		return NULL;
 	}
 	sqlite3_reset(ns->st[id]);
 	sqlite3_clear_bindings(ns->st[id]);
 	return ns->st[id];
-}
-
-/* Runs a statement that returns no row. */
-static int run(struct notify_store *ns, sqlite3_stmt *st, const char *what, struct weir_error *err)
-{
-	int rc = sqlite3_step(st);
-
-	sqlite3_reset(st);
-	return rc == SQLITE_DONE ? 0 : db_error(ns, err, what);
 }
 
 int notify_store_add(struct notify_store *ns, const struct notify_row *r, int64_t *id,
@@ -133,10 +119,7 @@ int notify_store_add(struct notify_store *ns, const struct notify_row *r, int64_
 
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, r->dag_id);
-	sql_bind_text(st, 2, r->run_id);
-	sql_bind_text(st, 3, r->task_id);
-	sqlite3_bind_int(st, 4, r->map_index);
+	sql_bind_ti_key(st, 1, r->dag_id, r->run_id, r->task_id, r->map_index);
 	sqlite3_bind_int(st, 5, r->try_number);
 	sql_bind_text(st, 6, r->event);
 	sql_bind_text(st, 7, r->target_kind);
@@ -147,7 +130,7 @@ int notify_store_add(struct notify_store *ns, const struct notify_row *r, int64_
 	sql_bind_text(st, 12, r->last_error);
 	sqlite3_bind_int64(st, 13, r->created_at);
 	sql_bind_pos_or_null(st, 14, r->next_attempt_at);
-	if (run(ns, st, "adding a notification", err) < 0)
+	if (sql_run_kept(ns->db, st, "adding a notification", NULL, err) < 0)
 		return -1;
 	*id = sqlite3_last_insert_rowid(ns->db);
 	return 0;
@@ -167,7 +150,7 @@ int notify_store_update(struct notify_store *ns, int64_t id, enum notify_state s
 	sql_bind_text(st, 4, last_error);
 	sql_bind_pos_or_null(st, 5, next_attempt_at);
 	sqlite3_bind_int64(st, 6, now);
-	return run(ns, st, "updating a notification", err);
+	return sql_run_kept(ns->db, st, "updating a notification", NULL, err);
 }
 
 int notify_store_fail_pending(struct notify_store *ns, const char *why, int64_t now,
@@ -179,7 +162,7 @@ int notify_store_fail_pending(struct notify_store *ns, const char *why, int64_t 
 		return -1;
 	sql_bind_text(st, 1, why);
 	sqlite3_bind_int64(st, 2, now);
-	return run(ns, st, "failing pending notifications", err);
+	return sql_run_kept(ns->db, st, "failing pending notifications", NULL, err);
 }
 
 static int count(struct notify_store *ns, sqlite3_stmt *st, int64_t *total, struct weir_error *err)
@@ -189,7 +172,7 @@ static int count(struct notify_store *ns, sqlite3_stmt *st, int64_t *total, stru
 	if (rc == SQLITE_ROW)
 		*total = sqlite3_column_int64(st, 0);
 	sqlite3_reset(st);
-	return rc == SQLITE_ROW ? 0 : db_error(ns, err, "counting");
+	return rc == SQLITE_ROW ? 0 : sql_error(ns->db, "counting", err);
 }
 
 static void bind_nfilter(sqlite3_stmt *st, const struct notify_query *q)
@@ -268,7 +251,7 @@ static int collect(struct notify_store *ns, sqlite3_stmt *st, size_t size,
 	sqlite3_reset(st);
 	if (rc != SQLITE_DONE) {
 		free_rows(v, k);
-		return db_error(ns, err, "listing");
+		return sql_error(ns->db, "listing", err);
 	}
 	*rows = v;
 	*n = k;
@@ -339,22 +322,15 @@ int notify_store_list(struct notify_store *ns, const struct notify_query *q,
 
 /* ---- SLA misses ---- */
 
-static void bind_sla_key(sqlite3_stmt *st, const struct sla_miss_row *r)
-{
-	sql_bind_text(st, 1, r->dag_id);
-	sql_bind_text(st, 2, r->run_id);
-	sql_bind_text(st, 3, r->task_id);
-	sqlite3_bind_int(st, 4, r->map_index);
-}
-
 int sla_store_add(struct notify_store *ns, const struct sla_miss_row *r, bool *added,
                   struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt(ns, NS_SLA_ADD, err);
+	int changes;
 
 	if (!st)
 		return -1;
-	bind_sla_key(st, r);
+	sql_bind_ti_key(st, 1, r->dag_id, r->run_id, r->task_id, r->map_index);
 	sqlite3_bind_int64(st, 5, r->due_at);
 	sqlite3_bind_int64(st, 6, r->recorded_at);
 	sql_bind_text(st, 7, r->state);
@@ -362,9 +338,9 @@ int sla_store_add(struct notify_store *ns, const struct sla_miss_row *r, bool *a
 	sql_bind_text(st, 9, r->description);
 	sqlite3_bind_int(st, 10, r->notified);
 	sqlite3_bind_int(st, 11, r->email_sent);
-	if (run(ns, st, "recording an SLA miss", err) < 0)
+	if (sql_run_kept(ns->db, st, "recording an SLA miss", &changes, err) < 0)
 		return -1;
-	*added = sqlite3_changes(ns->db) > 0;
+	*added = changes > 0;
 	return 0;
 }
 
@@ -375,9 +351,9 @@ int sla_store_set_notified(struct notify_store *ns, const struct sla_miss_row *k
 
 	if (!st)
 		return -1;
-	bind_sla_key(st, key);
+	sql_bind_ti_key(st, 1, key->dag_id, key->run_id, key->task_id, key->map_index);
 	sqlite3_bind_int(st, 5, key->email_sent);
-	return run(ns, st, "updating an SLA miss", err);
+	return sql_run_kept(ns->db, st, "updating an SLA miss", NULL, err);
 }
 
 void sla_miss_rows_free(struct sla_miss_row *rows, size_t n)

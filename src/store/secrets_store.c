@@ -52,15 +52,6 @@ struct secrets_store {
 	sqlite3_stmt *stmt[SS_COUNT];
 };
 
-static int db_error(struct secrets_store *ss, struct weir_error *err, const char *what)
-{
-	int code = sqlite3_extended_errcode(ss->db);
-	enum weir_error_kind kind = WEIR_E_INTERNAL;
-	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-		kind = WEIR_E_UNAVAILABLE;
-	return weir_error_set(err, kind, "store: %s: %s", what, sqlite3_errmsg(ss->db));
-}
-
 static int oom(struct weir_error *err)
 {
 	return weir_error_set(err, WEIR_E_INTERNAL, "store: out of memory");
@@ -96,7 +87,7 @@ static sqlite3_stmt *stmt_get(struct secrets_store *ss, enum ss_stmt id, struct 
 	if (!st) {
 		if (sqlite3_prepare_v3(ss->db, ss_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st,
 				       NULL) != SQLITE_OK) {
-			db_error(ss, err, "preparing a statement");
+			sql_error(ss->db, "preparing a statement", err);
 			return NULL;
 		}
 		ss->stmt[id] = st;
@@ -212,7 +203,7 @@ static int conn_write(struct secrets_store *ss, enum ss_stmt id, const struct co
 				      c->id);
 	}
 	if (rc != SQLITE_DONE)
-		return db_error(ss, err, "writing a connection");
+		return sql_error(ss->db, "writing a connection", err);
 	if (id == SS_CONN_UPDATE && sqlite3_changes(ss->db) == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no connection \"%s\" in the store",
 				      c->id);
@@ -280,7 +271,7 @@ int secrets_store_conn_get(struct secrets_store *ss, const char *id, struct conn
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no connection \"%s\" in the store",
 				      id);
 	if (rc != SQLITE_ROW)
-		return db_error(ss, err, "reading a connection");
+		return sql_error(ss->db, "reading a connection", err);
 	rc = read_conn(ss, st, out, err);
 	sqlite3_reset(st);
 	return rc;
@@ -317,7 +308,7 @@ static int list_rows(struct secrets_store *ss, enum ss_stmt id, size_t size,
 		len++;
 	}
 	if (rc != SQLITE_DONE) {
-		db_error(ss, err, "listing rows");
+		sql_error(ss->db, "listing rows", err);
 		goto fail;
 	}
 	*rows = v;
@@ -358,7 +349,7 @@ static int delete_row(struct secrets_store *ss, enum ss_stmt id, const char *wha
 		return -1;
 	sql_bind_text(st, 1, key);
 	if (sqlite3_step(st) != SQLITE_DONE)
-		return db_error(ss, err, "deleting a row");
+		return sql_error(ss->db, "deleting a row", err);
 	if (sqlite3_changes(ss->db) == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no %s \"%s\" in the store", what,
 				      key);
@@ -385,7 +376,7 @@ int secrets_store_var_set(struct secrets_store *ss, const struct variable *v,
 	if (bind_sealed(ss, st, 2, "variable", v->key, "value", v->value ? v->value : "", err) < 0)
 		return -1;
 	if (sqlite3_step(st) != SQLITE_DONE)
-		return db_error(ss, err, "writing a variable");
+		return sql_error(ss->db, "writing a variable", err);
 	return 0;
 }
 
@@ -423,7 +414,7 @@ int secrets_store_var_get(struct secrets_store *ss, const char *key, struct vari
 	if (rc == SQLITE_DONE)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no variable \"%s\" in the store", key);
 	if (rc != SQLITE_ROW)
-		return db_error(ss, err, "reading a variable");
+		return sql_error(ss->db, "reading a variable", err);
 	rc = read_var(ss, st, out, err);
 	sqlite3_reset(st);
 	return rc;

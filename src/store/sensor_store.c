@@ -9,48 +9,24 @@
 
 #include "store/sql.h"
 
-static int db_fail(struct store *s, const char *what, struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "store: %s: %s", what,
-	                      sqlite3_errmsg(store_db(s)));
-}
-
-static sqlite3_stmt *prepare(struct store *s, const char *sql, const char *what,
-                             struct weir_error *err)
-{
-	sqlite3_stmt *st = NULL;
-
-	if (sqlite3_prepare_v2(store_db(s), sql, -1, &st, NULL) != SQLITE_OK) {
-		db_fail(s, what, err);
-		return NULL;
-	}
-	return st;
-}
-
 int sensor_store_put(struct store *s, const struct sensor_poke_row *r, struct weir_error *err)
 {
 	static const char sql[] =
 	    "INSERT OR REPLACE INTO sensor_pokes (dag_id, run_id, task_id, map_index, try_number,"
 	    " first_poke_at, last_poke_at, next_poke_at, pokes, last_result)"
 	    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	sqlite3_stmt *st = prepare(s, sql, "recording a poke", err);
-	int rc;
+	sqlite3_stmt *st = sql_prepare(store_db(s), sql, "recording a poke", err);
 
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, r->dag_id);
-	sql_bind_text(st, 2, r->run_id);
-	sql_bind_text(st, 3, r->task_id);
-	sqlite3_bind_int(st, 4, r->map_index);
+	sql_bind_ti_key(st, 1, r->dag_id, r->run_id, r->task_id, r->map_index);
 	sqlite3_bind_int(st, 5, r->try_number);
 	sqlite3_bind_int64(st, 6, r->first_poke_at);
 	sqlite3_bind_int64(st, 7, r->last_poke_at);
 	sql_bind_pos_or_null(st, 8, r->next_poke_at);
 	sqlite3_bind_int(st, 9, r->pokes);
 	sql_bind_text(st, 10, r->last_result);
-	rc = sqlite3_step(st);
-	sqlite3_finalize(st);
-	return rc == SQLITE_DONE ? 0 : db_fail(s, "recording a poke", err);
+	return sql_run(store_db(s), st, "recording a poke", NULL, err);
 }
 
 #define COLS                                                                                       \
@@ -78,26 +54,23 @@ static int read_row(sqlite3_stmt *st, struct sensor_poke_row *r)
 int sensor_store_get(struct store *s, const char *dag_id, const char *run_id, const char *task_id,
                      int map_index, struct sensor_poke_row *out, struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(s,
-	                           "SELECT " COLS " FROM sensor_pokes p WHERE p.dag_id = ? AND"
-	                           " p.run_id = ? AND p.task_id = ? AND p.map_index = ?",
-	                           "reading a sensor's pokes", err);
+	sqlite3_stmt *st = sql_prepare(store_db(s),
+	                               "SELECT " COLS " FROM sensor_pokes p WHERE p.dag_id = ? AND"
+	                               " p.run_id = ? AND p.task_id = ? AND p.map_index = ?",
+	                               "reading a sensor's pokes", err);
 	int rc, ret;
 
 	memset(out, 0, sizeof *out);
 	if (!st)
 		return -1;
-	sql_bind_text(st, 1, dag_id);
-	sql_bind_text(st, 2, run_id);
-	sql_bind_text(st, 3, task_id);
-	sqlite3_bind_int(st, 4, map_index);
+	sql_bind_ti_key(st, 1, dag_id, run_id, task_id, map_index);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		ret = read_row(st, out) < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory") : 0;
 	else if (rc == SQLITE_DONE)
 		ret = weir_error_set(err, WEIR_E_NOT_FOUND, "task %s has not poked", task_id);
 	else
-		ret = db_fail(s, "reading a sensor's pokes", err);
+		ret = sql_error(store_db(s), "reading a sensor's pokes", err);
 	sqlite3_finalize(st);
 	return ret;
 }
@@ -105,12 +78,12 @@ int sensor_store_get(struct store *s, const char *dag_id, const char *run_id, co
 int sensor_store_waiting(struct store *s, struct sensor_poke_row **rows, size_t *n,
                          struct weir_error *err)
 {
-	sqlite3_stmt *st = prepare(s,
-	                           "SELECT " COLS " FROM sensor_pokes p JOIN task_instances t"
-	                           " USING (dag_id, run_id, task_id, map_index)"
-	                           " WHERE t.state = 'up_for_reschedule'"
-	                           " AND t.try_number = p.try_number",
-	                           "reading the waiting sensors", err);
+	sqlite3_stmt *st = sql_prepare(store_db(s),
+	                               "SELECT " COLS " FROM sensor_pokes p JOIN task_instances t"
+	                               " USING (dag_id, run_id, task_id, map_index)"
+	                               " WHERE t.state = 'up_for_reschedule'"
+	                               " AND t.try_number = p.try_number",
+	                               "reading the waiting sensors", err);
 	size_t cap = 0;
 	int rc;
 
@@ -138,8 +111,9 @@ int sensor_store_waiting(struct store *s, struct sensor_poke_row **rows, size_t 
 		sensor_poke_rows_free(*rows, *n);
 		*rows = NULL;
 		*n = 0;
-		return rc == SQLITE_ROW ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
-		                        : db_fail(s, "reading the waiting sensors", err);
+		return rc == SQLITE_ROW
+		           ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
+		           : sql_error(store_db(s), "reading the waiting sensors", err);
 	}
 	return 0;
 }
@@ -149,13 +123,15 @@ int sensor_store_external_state(struct store *s, const char *dag_id, const char 
                                 struct weir_error *err)
 {
 	sqlite3_stmt *st =
-	    task_id ? prepare(s,
+	    task_id
+	        ? sql_prepare(store_db(s),
 	                      "SELECT t.state FROM dag_runs r JOIN task_instances t"
 	                      " ON t.dag_id = r.dag_id AND t.run_id = r.run_id"
 	                      " WHERE r.dag_id = ? AND r.logical_date = ? AND t.task_id = ?"
 	                      " ORDER BY t.map_index LIMIT 1",
 	                      "reading another DAG's task", err)
-	            : prepare(s, "SELECT state FROM dag_runs WHERE dag_id = ? AND logical_date = ?",
+	        : sql_prepare(store_db(s),
+	                      "SELECT state FROM dag_runs WHERE dag_id = ? AND logical_date = ?",
 	                      "reading another DAG's run", err);
 	int rc;
 
@@ -172,7 +148,9 @@ int sensor_store_external_state(struct store *s, const char *dag_id, const char 
 		snprintf(state, size, "%s", t ? (const char *)t : "");
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : db_fail(s, "reading another DAG", err);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE
+	           ? 0
+	           : sql_error(store_db(s), "reading another DAG", err);
 }
 
 void sensor_poke_row_release(struct sensor_poke_row *r)

@@ -1,8 +1,72 @@
-/* sql.c: binding and reading with the store's sentinels. */
+/* sql.c: the store's SQLite error, preparing and running a statement, and
+ * binding and reading with the store's sentinels. */
 #include "store/sql.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+int sql_error(sqlite3 *db, const char *what, struct weir_error *err)
+{
+	int code = sqlite3_extended_errcode(db) & 0xff;
+	enum weir_error_kind kind = WEIR_E_INTERNAL;
+
+	if (code == SQLITE_CONSTRAINT)
+		kind = WEIR_E_CONFLICT;
+	else if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+		kind = WEIR_E_UNAVAILABLE;
+	return weir_error_set(err, kind, "store: %s: %s", what, sqlite3_errmsg(db));
+}
+
+sqlite3_stmt *sql_prepare(sqlite3 *db, const char *sql, const char *what, struct weir_error *err)
+{
+	sqlite3_stmt *st = NULL;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
+		sql_error(db, what, err);
+		sqlite3_finalize(st);
+		return NULL;
+	}
+	return st;
+}
+
+/* Steps st to its end; the error is read before st is finalized or reset. */
+static int run(sqlite3 *db, sqlite3_stmt *st, bool kept, const char *what, int *changes,
+               struct weir_error *err)
+{
+	int rc = sqlite3_step(st);
+
+	if (rc != SQLITE_DONE)
+		sql_error(db, what, err);
+	if (kept)
+		sqlite3_reset(st);
+	else
+		sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return -1;
+	if (changes)
+		*changes = sqlite3_changes(db);
+	return 0;
+}
+
+int sql_run(sqlite3 *db, sqlite3_stmt *st, const char *what, int *changes, struct weir_error *err)
+{
+	return run(db, st, false, what, changes, err);
+}
+
+int sql_run_kept(sqlite3 *db, sqlite3_stmt *st, const char *what, int *changes,
+                 struct weir_error *err)
+{
+	return run(db, st, true, what, changes, err);
+}
+
+void sql_bind_ti_key(sqlite3_stmt *st, int at, const char *dag_id, const char *run_id,
+                     const char *task_id, int map_index)
+{
+	sql_bind_text(st, at, dag_id);
+	sql_bind_text(st, at + 1, run_id);
+	sql_bind_text(st, at + 2, task_id);
+	sqlite3_bind_int(st, at + 3, map_index);
+}
 
 bool sql_name_in(const char *name, const char *const *names, size_t n)
 {

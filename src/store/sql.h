@@ -1,6 +1,8 @@
 /* sql.h: the small SQLite helpers every table module of the store shares:
- * binding the store's sentinels (0, "", -1) as NULL and reading NULL back
- * as them, so store.h and dag_store.h keep one convention. */
+ * one error ("store: WHAT: sqlite's message"), preparing and running a
+ * statement with it, binding a task instance's key, and binding the
+ * store's sentinels (0, "", -1) as NULL and reading NULL back as them, so
+ * store.h and dag_store.h keep one convention. */
 #ifndef WEIR_STORE_SQL_H
 #define WEIR_STORE_SQL_H
 
@@ -8,6 +10,33 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "lib/error.h"
+
+/* Sets err to "store: WHAT: sqlite's message" for db's last error and
+ * returns -1.  The kind follows that error: WEIR_E_CONFLICT for a
+ * constraint, WEIR_E_UNAVAILABLE for busy or locked, WEIR_E_INTERNAL for
+ * the rest.  `what` says what failed ("adding a dataset"); a module may
+ * start it with its own name ("event log: listing records"). */
+int sql_error(sqlite3 *db, const char *what, struct weir_error *err);
+
+/* `sql` prepared on db (one statement, kept by the caller, who finalizes
+ * it); NULL with sql_error(db, what) when it does not prepare. */
+sqlite3_stmt *sql_prepare(sqlite3 *db, const char *sql, const char *what, struct weir_error *err);
+
+/* Steps st, a statement that returns no row, to its end and finalizes it
+ * (also on failure).  0, with *changes (NULL: not wanted) the rows it
+ * changed; -1 with sql_error(db, what) when it did not run to the end. */
+int sql_run(sqlite3 *db, sqlite3_stmt *st, const char *what, int *changes, struct weir_error *err);
+
+/* sql_run for a kept statement: st is reset, not finalized. */
+int sql_run_kept(sqlite3 *db, sqlite3_stmt *st, const char *what, int *changes,
+                 struct weir_error *err);
+
+/* A task instance's key bound as parameters at, at+1, at+2 and at+3:
+ * dag_id, run_id, task_id (NULL as "") and map_index. */
+void sql_bind_ti_key(sqlite3_stmt *st, int at, const char *dag_id, const char *run_id,
+                     const char *task_id, int map_index);
 
 /* Whether `name` (NULL: no) is one of `names`. */
 bool sql_name_in(const char *name, const char *const *names, size_t n);

@@ -10,6 +10,14 @@
 //   await screenshot(page, 'jobs-list');
 //   await browser.close(); await weir.stop();
 //
+// or the first two at once (`startUi(opts, { loggedIn: true })` logs in too):
+//
+//   const ui = await startUi();
+//   ... ui.weir, ui.page ...
+//   await ui.stop();
+//
+// (`withUi((ui) => ({ weir, page } = ui))` does the start and the stop as a file's hooks)
+//
 // or, for the DAG pages, all of that at once (the DAG files copied into a fresh folder):
 //
 //   const ui = await startDagsUi('weir-ui-x-', [file], { dagCount: 1 });
@@ -23,6 +31,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const REPO = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -221,6 +230,43 @@ export async function login(page, weir, { user = weir.user, password = weir.pass
 	return page;
 }
 
+// startWeir(opts) and a browser on it (openBrowser), logged in when `loggedIn`.  Resolves to
+// { weir, browser, page, stop }; stop() closes both.  When a step fails, what was started is
+// stopped before the error is thrown.
+export async function startUi(opts = {}, { loggedIn = false } = {}) {
+	const ui = { weir: null, browser: null, page: null };
+	ui.stop = async () => {
+		if (ui.browser)
+			await ui.browser.close();
+		if (ui.weir)
+			await ui.weir.stop();
+	};
+	try {
+		ui.weir = await startWeir(opts);
+		({ browser: ui.browser, page: ui.page } = await openBrowser(ui.weir));
+		if (loggedIn)
+			await login(ui.page, ui.weir);
+	} catch (e) {
+		await ui.stop();
+		throw e;
+	}
+	return ui;
+}
+
+// Registers node:test's before and after hooks where it is called (a file or a describe()):
+// before resolves start() (startUi() unless given) and hands the ui to use(ui); after stops it.
+export function withUi(use, start = () => startUi()) {
+	let ui = null;
+	before(async () => {
+		ui = await start();
+		use(ui);
+	});
+	after(async () => {
+		if (ui)
+			await ui.stop();
+	});
+}
+
 // A server whose DAG folder (in a fresh temporary folder named after `prefix`) holds a copy of
 // each of `files` and, from `extra`, more files by name and text; waits until it lists
 // `dagCount` DAGs (a broken file is an import error, not a DAG), then opens a browser and logs
@@ -229,27 +275,32 @@ export async function login(page, weir, { user = weir.user, password = weir.pass
 export async function startDagsUi(prefix, files, { extra = {}, dagCount = files.length } = {}) {
 	const dir = mkdtempSync(join(tmpdir(), prefix));
 	const dags = join(dir, 'dags');
-	const ui = { dir, dags, weir: null, browser: null, page: null };
-	ui.stop = async () => {
-		if (ui.browser)
-			await ui.browser.close();
-		if (ui.weir)
-			await ui.weir.stop();
+	let ui = null;
+	try {
+		mkdirSync(dags);
+		for (const f of files)
+			copyFileSync(f, join(dags, f.split('/').pop()));
+		for (const [name, text] of Object.entries(extra))
+			writeFileSync(join(dags, name), text);
+		ui = await startUi({ dags });
+		await waitFor(async () => {
+			const r = await ui.weir.api('GET', '/api/v1/dags');
+			return r.body.dags && r.body.dags.length === dagCount;
+		}, { timeout: 30000, what: `the server to read ${dagCount} DAG file(s)` });
+		await login(ui.page, ui.weir);
+	} catch (e) {
+		if (ui)
+			await ui.stop();
 		rmSync(dir, { recursive: true, force: true });
-	};
-	mkdirSync(dags);
-	for (const f of files)
-		copyFileSync(f, join(dags, f.split('/').pop()));
-	for (const [name, text] of Object.entries(extra))
-		writeFileSync(join(dags, name), text);
-	ui.weir = await startWeir({ dags });
-	await waitFor(async () => {
-		const r = await ui.weir.api('GET', '/api/v1/dags');
-		return r.body.dags && r.body.dags.length === dagCount;
-	}, { timeout: 30000, what: `the server to read ${dagCount} DAG file(s)` });
-	({ browser: ui.browser, page: ui.page } = await openBrowser(ui.weir));
-	await login(ui.page, ui.weir);
-	return ui;
+		throw e;
+	}
+	const stopUi = ui.stop;
+	return Object.assign(ui, {
+		dir, dags, stop: async () => {
+			await stopUi();
+			rmSync(dir, { recursive: true, force: true });
+		},
+	});
 }
 
 // Saves SHOTS/NAME.png (the viewport: small files).

@@ -4,22 +4,11 @@
 // (and stores nothing), and logging out ends the session.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { jobSpec, openBrowser, screenshot, startWeir } from './harness.mjs';
+import { test } from 'node:test';
+import { jobSpec, screenshot, withUi } from './harness.mjs';
 
-let weir;
-let browser;
-let page;
-
-before(async () => {
-	weir = await startWeir();
-	({ browser, page } = await openBrowser(weir));
-});
-
-after(async () => {
-	if (browser) await browser.close();
-	if (weir) await weir.stop();
-});
+let weir, page;
+withUi((ui) => ({ weir, page } = ui));
 
 test('a page asked for without a session shows the login form', async () => {
 	await page.goto(weir.url + '/#/jobs');

@@ -2,43 +2,25 @@
 // branch not chosen shown skipped in the graph and the grid, and a task mapped over an
 // upstream's output showing its instances by map_index in the task panel.
 
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO, login, openBrowser, screenshot, startWeir, waitFor } from './harness.mjs';
+import { REPO, screenshot, startDagsUi, waitFor, withUi } from './harness.mjs';
 
 describe('branches and mapped instances in the DAG pages', () => {
-	let weir, browser, page, dir, runId;
+	let weir, page;
+	const runId = 'flow1';
+
+	withUi((ui) => ({ weir, page } = ui),
+		() => startDagsUi('weir-ui-flow-', [join(REPO, 'tests', 'ui', 'dags', 'ui_flow.yaml')]));
 
 	before(async () => {
-		dir = mkdtempSync(join(tmpdir(), 'weir-ui-flow-'));
-		const dags = join(dir, 'dags');
-		mkdirSync(dags);
-		copyFileSync(join(REPO, 'tests', 'ui', 'dags', 'ui_flow.yaml'), join(dags, 'ui_flow.yaml'));
-		weir = await startWeir({ dags });
-		await waitFor(async () => {
-			const r = await weir.api('GET', '/api/v1/dags');
-			return r.body.dags && r.body.dags.length === 1;
-		}, { timeout: 30000, what: 'the server to read the DAG file' });
-		const run = await weir.api('POST', '/api/v1/dags/ui_flow/dagRuns', { dag_run_id: 'flow1' });
+		const run = await weir.api('POST', '/api/v1/dags/ui_flow/dagRuns', { dag_run_id: runId });
 		assert.equal(run.status, 200, JSON.stringify(run.body));
-		runId = 'flow1';
 		await waitFor(async () => {
 			const r = await weir.api('GET', `/api/v1/dags/ui_flow/dagRuns/${runId}`);
 			return r.body.state === 'success';
 		}, { timeout: 60000, what: 'the run to succeed' });
-		({ browser, page } = await openBrowser(weir));
-		await login(page, weir);
-	});
-
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (weir)
-			await weir.stop();
-		rmSync(dir, { recursive: true, force: true });
 	});
 
 	test('the graph marks the branch and shows the path not chosen skipped', async () => {

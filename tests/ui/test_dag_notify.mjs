@@ -6,15 +6,14 @@
 import { after, before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { login, openBrowser, screenshot, startWeir, waitFor } from './harness.mjs';
+import { screenshot, startDagsUi, waitFor, withUi } from './harness.mjs';
 
 describe('run panel: notifications and SLA misses', () => {
-	let weir, browser, page, hooks;
+	let weir, page, hooks;
 	const posts = [];
 
-	before(async () => {
+	// the receiver first (the DAG file names its port), then the server and the browser
+	withUi((ui) => ({ weir, page } = ui), async () => {
 		hooks = createServer((req, res) => {
 			let body = '';
 			req.on('data', (c) => (body += c));
@@ -26,8 +25,7 @@ describe('run panel: notifications and SLA misses', () => {
 		});
 		await new Promise((r) => hooks.listen(0, '127.0.0.1', r));
 		const url = `http://127.0.0.1:${hooks.address().port}`;
-		weir = await startWeir();
-		writeFileSync(join(weir.dags, 'alerts.yaml'), JSON.stringify({
+		const alerts = JSON.stringify({
 			dag_id: 'alerts',
 			tasks: [
 				{ task_id: 'slow', command: 'sleep 3', sla: { within: 1, from: 'run_start' },
@@ -35,9 +33,11 @@ describe('run panel: notifications and SLA misses', () => {
 				{ task_id: 'ok', command: 'true',
 					on_success: [{ webhook: { url: url + '/down' }, retries: 0 }] },
 			],
-		}));
-		await waitFor(async () => (await weir.api('GET', '/api/v1/dags/alerts')).status === 200,
-			{ what: 'the DAG loaded' });
+		});
+		return startDagsUi('weir-ui-notify-', [], { extra: { 'alerts.yaml': alerts }, dagCount: 1 });
+	});
+
+	before(async () => {
 		const r = await weir.api('POST', '/api/v1/dags/alerts/dagRuns', { dag_run_id: 'r1' });
 		assert.equal(r.status, 200);
 		await waitFor(async () => {
@@ -46,15 +46,9 @@ describe('run panel: notifications and SLA misses', () => {
 			return run.state === 'success' && n.notifications.length === 2 &&
 				n.notifications.every((x) => x.state !== 'pending');
 		}, { timeout: 60000, what: 'the run done and both deliveries settled' });
-		({ browser, page } = await openBrowser(weir));
-		await login(page, weir);
 	});
 
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (weir)
-			await weir.stop();
+	after(() => {
 		if (hooks)
 			hooks.close();
 	});

@@ -3,23 +3,16 @@
 // the JSON editor kept in step, and the server's refusal of a conf that breaks a schema shown
 // in the form with nothing stored.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { REPO, screenshot, startDagsUi, waitFor } from './harness.mjs';
+import { REPO, screenshot, startDagsUi, waitFor, withUi } from './harness.mjs';
 
 describe('DAG params in the trigger form', () => {
-	let ui, weir, page;
+	let weir, page;
 
-	before(async () => {
-		ui = await startDagsUi('weir-ui-params-', [join(REPO, 'tests', 'ui', 'dags', 'ui_params.yaml')]);
-		({ weir, page } = ui);
-	});
-
-	after(async () => {
-		if (ui)
-			await ui.stop();
-	});
+	withUi((ui) => ({ weir, page } = ui),
+		() => startDagsUi('weir-ui-params-', [join(REPO, 'tests', 'ui', 'dags', 'ui_params.yaml')]));
 
 	const runsOf = async () =>
 		(await weir.api('GET', '/api/v1/dags/ui_params/dagRuns')).body.dag_runs;

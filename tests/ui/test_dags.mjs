@@ -4,11 +4,11 @@
 // Gantt and duration charts, marking a run failed, and the phone layout.
 // Each test saves a screenshot under docs/ui/.
 
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { REPO, login, openBrowser, screenshot, startDagsUi, waitFor } from './harness.mjs';
+import { REPO, login, openBrowser, screenshot, startDagsUi, waitFor, withUi } from './harness.mjs';
 
 const HERE = join(REPO, 'tests', 'ui');
 const EXAMPLE = join(REPO, 'examples', 'dags', 'two_models.yaml');
@@ -37,20 +37,13 @@ function graphOfFile(path) {
 const enc = encodeURIComponent;
 
 describe('DAG pages', () => {
-	let ui, weir, page, dir, dags;
+	let weir, page, dir, dags;
 
-	before(async () => {
-		ui = await startDagsUi('weir-ui-dags-', [join(HERE, 'dags', 'ui_pipeline.yaml'), EXAMPLE], {
+	withUi((ui) => ({ weir, page, dir, dags } = ui), () =>
+		startDagsUi('weir-ui-dags-', [join(HERE, 'dags', 'ui_pipeline.yaml'), EXAMPLE], {
 			extra: { 'broken.yaml': 'dag_id: broken\ntasks:\n  - task_id: a\n    comand: x\n' },
 			dagCount: 2,
-		});
-		({ weir, page, dir, dags } = ui);
-	});
-
-	after(async () => {
-		if (ui)
-			await ui.stop();
-	});
+		}));
 
 	const runsOf = async (dagId) =>
 		(await weir.api('GET', `/api/v1/dags/${dagId}/dagRuns?order_by=-execution_date`)).body.dag_runs;

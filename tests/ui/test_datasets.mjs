@@ -2,37 +2,22 @@
 // it triggers, what is queued for that DAG after one of its two datasets was updated, an update
 // announced from the page's form starting the DAG's run, and the events with their runs.
 
-import { after, before, describe, test } from 'node:test';
+import { before, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO, login, openBrowser, screenshot, startWeir, waitFor } from './harness.mjs';
+import { REPO, screenshot, startDagsUi, waitFor, withUi } from './harness.mjs';
 
 describe('the Datasets page', () => {
-	let weir, browser, page, dir;
+	let weir, page;
+
+	withUi((ui) => ({ weir, page } = ui), () => startDagsUi('weir-ui-datasets-',
+		['ui_ds_producer.yaml', 'ui_ds_consumer.yaml'].map((f) => join(REPO, 'tests', 'ui', 'dags', f))));
 
 	before(async () => {
-		dir = mkdtempSync(join(tmpdir(), 'weir-ui-datasets-'));
-		const dags = join(dir, 'dags');
-		mkdirSync(dags);
-		for (const f of ['ui_ds_producer.yaml', 'ui_ds_consumer.yaml'])
-			copyFileSync(join(REPO, 'tests', 'ui', 'dags', f), join(dags, f));
-		weir = await startWeir({ dags });
 		await waitFor(async () => {
 			const r = await weir.api('GET', '/api/v1/datasets');
 			return r.body.datasets && r.body.datasets.length === 2;
-		}, { timeout: 30000, what: 'the server to read the DAG files' });
-		({ browser, page } = await openBrowser(weir));
-		await login(page, weir);
-	});
-
-	after(async () => {
-		if (browser)
-			await browser.close();
-		if (weir)
-			await weir.stop();
-		rmSync(dir, { recursive: true, force: true });
+		}, { timeout: 30000, what: 'the server to read the DAG files\' datasets' });
 	});
 
 	const runsOf = async () =>

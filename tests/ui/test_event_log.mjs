@@ -3,23 +3,12 @@
 // what, the password's value nowhere on the page, and the filter by event.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { login, openBrowser, screenshot, startWeir, waitFor } from './harness.mjs';
+import { test } from 'node:test';
+import { login, screenshot, withUi, waitFor } from './harness.mjs';
 
 const SECRET = 'pw-not-on-the-page-7731';
-let weir;
-let browser;
-let page;
-
-before(async () => {
-	weir = await startWeir();
-	({ browser, page } = await openBrowser(weir));
-});
-
-after(async () => {
-	if (browser) await browser.close();
-	if (weir) await weir.stop();
-});
+let weir, page;
+withUi((ui) => ({ weir, page } = ui));
 
 test('the event log lists who did what, and filters by event', async () => {
 	const r = await weir.api('POST', '/api/v1/connections',
