@@ -141,7 +141,7 @@ static int check_rel_path(struct field_reader *r, const char *path)
 	if (path[0] == '/')
 		return field_fail(r,
 				  "expected a path relative to the sensor's folder (folder: or "
-				  "conn:), got \"%s\"",
+				  "conn:), got an absolute one: \"%s\"",
 				  path);
 	while (*p) {
 		size_t n = strcspn(p, "/");
