@@ -7,56 +7,46 @@ failing the try with its reason, in both modes.
 
 import http.server
 import sqlite3
-import threading
 import time
+
+import pytest
 
 from conftest import find_procs, wait_for
 from dagtest import make_dags  # noqa: F401  (the fixture)
-from test_sensors import dag, start, ti_of, wait_ti
+from test_sensors import dag, http_server, start, ti_of, wait_ti
 
 DAY = "2026-03-01T00:00:00+00:00"
 
 
-def test_file_sensor_on_the_days_folder_in_reschedule_mode(make_dags):
+@pytest.mark.parametrize("mode", ["reschedule", "poke"])
+def test_file_sensor_on_the_days_folder(make_dags, mode):
     d = make_dags(start=False)
     start(d, "ft", dag("ft", """\
         - task_id: wait
           sensor:
             file: {path: "data/{{ ds }}/_SUCCESS", folder: "%s"}
             poke_interval: 0.2
-            mode: reschedule
-        """ % d.side))
+            mode: %s
+        """ % (d.side, mode)))
     run = d.trigger("ft", logical_date=DAY)["dag_run_id"]
-    ti = wait_ti(d, "ft", run, "wait", lambda t: t["state"] == "up_for_reschedule"
-                 and "poke 2" in str(t), "two pokes")
-    # the poke looked for the day's file, not for the template
-    assert "data/2026-03-01/_SUCCESS" in str(ti), ti
+    # the pokes look for the day's file, not for the template: the server's say so in
+    # the TI's reason, the process's in the try's log
+    if mode == "reschedule":
+        wait_ti(d, "ft", run, "wait", lambda t: t["state"] == "up_for_reschedule"
+                and "poke 2" in str(t) and "data/2026-03-01/_SUCCESS" in str(t), "two pokes")
+    else:
+        wait_ti(d, "ft", run, "wait", lambda t: t["state"] == "running", "the poking job runs")
+        wait_for(lambda: find_procs("task-sensor") or None, 30, "a weir task-sensor process")
+        wait_for(lambda: "data/2026-03-01/_SUCCESS" in d.log("ft", run, "wait") or None, 30,
+                 "a poke of the day's path in the log")
     # another day's marker does not count
     (d.side / "data" / "2026-02-28").mkdir(parents=True)
     (d.side / "data" / "2026-02-28" / "_SUCCESS").write_text("")
     time.sleep(0.6)
-    assert ti_of(d, "ft", run, "wait")["state"] == "up_for_reschedule"
+    assert ti_of(d, "ft", run, "wait")["state"] in ("up_for_reschedule", "running")
     (d.side / "data" / "2026-03-01").mkdir()
     (d.side / "data" / "2026-03-01" / "_SUCCESS").write_text("")
     assert d.wait_run("ft", run, timeout=30)["state"] == "success"
-
-
-def test_file_sensor_on_the_days_folder_in_poke_mode(make_dags):
-    d = make_dags(start=False)
-    start(d, "fp", dag("fp", """\
-        - task_id: wait
-          sensor:
-            file: {path: "data/{{ ds }}/_SUCCESS", folder: "%s"}
-            poke_interval: 0.2
-        """ % d.side))
-    run = d.trigger("fp", logical_date=DAY)["dag_run_id"]
-    wait_ti(d, "fp", run, "wait", lambda t: t["state"] == "running", "the poking job runs")
-    wait_for(lambda: find_procs("task-sensor") or None, 30, "a weir task-sensor process")
-    wait_for(lambda: "data/2026-03-01/_SUCCESS" in d.log("fp", run, "wait") or None, 30,
-             "a poke of the day's path in the log")
-    (d.side / "data" / "2026-03-01").mkdir(parents=True)
-    (d.side / "data" / "2026-03-01" / "_SUCCESS").write_text("")
-    assert d.wait_run("fp", run, timeout=30)["state"] == "success"
 
 
 def test_sql_sensor_binds_the_day(make_dags, tmp_path):
@@ -100,9 +90,7 @@ class DayStatus(http.server.BaseHTTPRequestHandler):
 
 def test_http_sensor_path_with_the_day(make_dags):
     DayStatus.hits = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), DayStatus)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
+    with http_server(DayStatus) as port:
         d = make_dags(start=False)
         start(d, "hs", dag("hs", """\
             - task_id: wait
@@ -114,13 +102,11 @@ def test_http_sensor_path_with_the_day(make_dags):
                 http: {url: "http://127.0.0.1:%d", path: "/status/{{ ds_nodash }}", match: done}
                 poke_interval: 0.2
                 mode: reschedule
-            """ % (httpd.server_address[1], httpd.server_address[1])))
+            """ % (port, port)))
         run = d.trigger("hs", logical_date=DAY)["dag_run_id"]
         r = d.wait_run("hs", run, timeout=30)
         assert r["state"] == "success", r
         assert set(DayStatus.hits) == {"/status/20260301"}, DayStatus.hits
-    finally:
-        httpd.shutdown()
 
 
 def test_a_rendered_path_that_escapes_fails_the_try(make_dags):

@@ -5,6 +5,7 @@ sensor in mode reschedule holds no slot and no process while it waits: 1,000 of 
 while a pool of 2 keeps running other tasks, with the server's memory bounded.
 """
 
+import contextlib
 import http.server
 import sqlite3
 import textwrap
@@ -141,6 +142,17 @@ def test_delta_sensor_waits_after_the_logical_date(make_dags):
     assert ended.timestamp() >= now.timestamp() + 2  # not a wall-clock bound: a causal one
 
 
+@contextlib.contextmanager
+def http_server(handler):
+    """A real HTTP server on a free loopback port, in a thread of the test; yields its port."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
+
+
 class Flaky(http.server.BaseHTTPRequestHandler):
     hits = []
 
@@ -160,9 +172,7 @@ class Flaky(http.server.BaseHTTPRequestHandler):
 
 def test_http_sensor_waits_through_503_for_a_body_that_matches(make_dags):
     Flaky.hits = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
+    with http_server(Flaky) as port:
         d = make_dags(start=False)
         start(d, "hs", dag("hs", """\
             - task_id: wait
@@ -170,13 +180,11 @@ def test_http_sensor_waits_through_503_for_a_body_that_matches(make_dags):
                 http: {url: "http://127.0.0.1:%d/health", match: "status: ready"}
                 poke_interval: 0.2
                 mode: reschedule
-            """ % httpd.server_address[1]))
+            """ % port))
         run = d.trigger("hs")["dag_run_id"]
         r = d.wait_run("hs", run, timeout=30)
         assert r["state"] == "success", r
         assert len(Flaky.hits) >= 4 and set(Flaky.hits) == {"/health"}, Flaky.hits
-    finally:
-        httpd.shutdown()
 
 
 def sql_dag(conn, query):
