@@ -5,7 +5,6 @@ against a real HTTP server in the test's thread, and a rendered path that leaves
 failing the try with its reason, in both modes.
 """
 
-import http.server
 import sqlite3
 import time
 
@@ -13,7 +12,7 @@ import pytest
 
 from conftest import find_procs, wait_for
 from dagtest import make_dags  # noqa: F401  (the fixture)
-from test_sensors import dag, http_server, start, ti_of, wait_ti
+from test_sensors import Quiet, dag, http_server, start, ti_of, wait_ti
 
 DAY = "2026-03-01T00:00:00+00:00"
 
@@ -72,20 +71,13 @@ def test_sql_sensor_binds_the_day(make_dags, tmp_path):
     assert d.wait_run("sq", run, timeout=30)["state"] == "success"
 
 
-class DayStatus(http.server.BaseHTTPRequestHandler):
+class DayStatus(Quiet):
     hits = []
 
     def do_GET(self):
         DayStatus.hits.append(self.path)
         ok = self.path == "/status/20260301" and len(DayStatus.hits) > 1
-        body = b"done" if ok else b"not yet"
-        self.send_response(200 if ok else 404)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *a):
-        pass
+        self.reply(200 if ok else 404, b"done" if ok else b"not yet")
 
 
 def test_http_sensor_path_with_the_day(make_dags):

@@ -153,14 +153,10 @@ def http_server(handler):
         httpd.shutdown()
 
 
-class Flaky(http.server.BaseHTTPRequestHandler):
-    hits = []
+class Quiet(http.server.BaseHTTPRequestHandler):
+    """A handler that answers with reply() and logs nothing."""
 
-    def do_GET(self):
-        Flaky.hits.append(self.path)
-        code, body = (503, b"starting") if len(Flaky.hits) <= 2 else (200, b"status: ready\n")
-        if len(Flaky.hits) == 3:
-            body = b"status: warming\n"  # 200 but the body does not match yet
+    def reply(self, code, body):
         self.send_response(code)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -168,6 +164,17 @@ class Flaky(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *a):
         pass
+
+
+class Flaky(Quiet):
+    hits = []
+
+    def do_GET(self):
+        Flaky.hits.append(self.path)
+        code, body = (503, b"starting") if len(Flaky.hits) <= 2 else (200, b"status: ready\n")
+        if len(Flaky.hits) == 3:
+            body = b"status: warming\n"  # 200 but the body does not match yet
+        self.reply(code, body)
 
 
 def test_http_sensor_waits_through_503_for_a_body_that_matches(make_dags):
