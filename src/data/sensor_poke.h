@@ -11,7 +11,8 @@
  * pokes it in either mode (sensors.c).
  *
  * `weir task-sensor` reads its spec from WEIR_DATA_SPEC:
- * {"sensor": <the checked sensor mapping>, "logical_date_ms": N} and its
+ * {"sensor": <the checked sensor mapping, rendered for the try>,
+ * "logical_date_ms": N} and its
  * connection from WEIR_CONN_<ID> (data/driver.h), pokes as
  * sched/sensor.h's rules say (server/sensor_task.c) and exits 0 when met, SENSOR_EXIT_SKIP on a
  * soft_fail timeout, SENSOR_EXIT_TIMEOUT on a timeout, 1 when a poke

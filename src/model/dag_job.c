@@ -194,9 +194,9 @@ static int data_file(json_t *spec, const char *side, const struct template_ctx *
 	return rc;
 }
 
-/* A sql or transfer task's spec: its mapping with each string parameter
- * rendered raw (the driver binds it; it never becomes SQL text), and a
- * transfer's file paths. */
+/* A sql, transfer or sensor task's spec: its mapping with each string
+ * parameter rendered raw (the driver binds it; it never becomes SQL text),
+ * a transfer's file paths, a sensor's templated fields. */
 static char *data_spec(const struct dag_task *task, const struct template_ctx *ctx,
                        int64_t logical_ms, struct weir_error *err)
 {
@@ -205,12 +205,18 @@ static char *data_spec(const struct dag_task *task, const struct template_ctx *c
 	json_t *v;
 	char *text = NULL;
 
-	/* a sensor's: its checked mapping and the run's logical date (data/sensor_poke.h) */
-	if (task->kind == DAG_TASK_SENSOR)
-		spec = json_pack("{sOsI}", "sensor", task->sensor->spec, "logical_date_ms",
+	/* a sensor's: its mapping rendered for this try and the run's logical
+	 * date (data/sensor_poke.h) */
+	if (task->kind == DAG_TASK_SENSOR) {
+		struct dag_sensor *r = dag_sensor_render(task->sensor, ctx, err);
+		if (!r)
+			return NULL;
+		spec = json_pack("{sOsI}", "sensor", r->spec, "logical_date_ms",
 		                 (json_int_t)logical_ms);
-	else
+		dag_sensor_free(r);
+	} else {
 		spec = json_deep_copy(task->data);
+	}
 	if (!spec) {
 		oom(err);
 		return NULL;

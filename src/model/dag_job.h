@@ -9,7 +9,10 @@
  *  - a sql or transfer task is a command task whose command runs weir's
  *    own `task-sql` or `task-transfer` (data/task.h) with the task's
  *    mapping, its parameters rendered raw (values, never SQL text), as
- *    JSON in WEIR_DATA_SPEC;
+ *    JSON in WEIR_DATA_SPEC; a sensor in mode poke likewise runs
+ *    `task-sensor` with its mapping rendered for the try
+ *    (dag_sensor_render(); a value its checks refuse is a try that cannot
+ *    start);
  *  - a job task is its job (inline, or what the caller read from the task's
  *    spec file or tony.xml) with `params` and each role's command rendered
  *    for the shell; it keeps its own name unless that is the default

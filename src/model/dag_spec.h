@@ -168,6 +168,20 @@ const char *dag_sensor_mode_name(enum dag_sensor_mode m);
 struct dag_sensor *dag_sensor_from_spec(const json_t *spec, struct weir_error *err);
 void dag_sensor_free(struct dag_sensor *s);
 
+struct template_ctx; /* model/template.h */
+/* The sensor of one try: a copy of `s` with its templated fields (a file's
+ * path, an http sensor's url, path and match, a sql sensor's string
+ * parameter values, an external_task's dag_id and task_id) rendered raw
+ * from ctx (the try's variables, model/template.h), then checked as a
+ * DAG file's values are: a path still relative and without "..", a URL
+ * still http://, no space or control character in a URL or path, ids
+ * still ids.  A sql sensor's query is never rendered.  NULL with err
+ * naming the field ("sensor.file.path: ..."): WEIR_E_NOT_FOUND for a
+ * variable or connection not defined (a later try may find it),
+ * WEIR_E_INVALID for a value the checks refuse. */
+struct dag_sensor *dag_sensor_render(const struct dag_sensor *s, const struct template_ctx *ctx,
+                                     struct weir_error *err);
+
 struct dag_trigger; /* model/dataset.h */
 
 struct dag_task {

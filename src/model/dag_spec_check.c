@@ -204,9 +204,32 @@ static bool has_braces(const char *s)
 	return s && strstr(s, "{{");
 }
 
+static int any_field(void *arg, const char *field, json_t *str)
+{
+	(void)arg;
+	(void)field;
+	(void)str;
+	return 1;
+}
+
+struct sensor_check {
+	struct field_reader *r;
+	const struct strvec *known;
+	const char *prefix;
+};
+
+static int check_sensor_field(void *arg, const char *field, json_t *str)
+{
+	struct sensor_check *c = arg;
+
+	snprintf(c->r->path, sizeof c->r->path, "%s.sensor.%s", c->prefix, field);
+	return check_template(c->r, json_string_value(str), c->known, TEMPLATE_RAW);
+}
+
 static bool task_has_templates(const struct dag_task *t)
 {
-	if (has_braces(t->command) || has_braces(t->cwd) || dag_trigger_has_templates(t))
+	if (has_braces(t->command) || has_braces(t->cwd) || dag_trigger_has_templates(t) ||
+	    (t->sensor && dag_sensor_each_template(t->sensor, any_field, NULL)))
 		return true;
 	for (size_t k = 0; k < t->n_env; k++)
 		if (has_braces(t->env[k].value))
@@ -277,6 +300,11 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
 		}
 		if (dag_check_trigger_templates(r, t, &known, prefix) < 0)
 			goto next;
+		if (t->sensor) {
+			struct sensor_check c = {r, &known, prefix};
+			if (dag_sensor_each_template(t->sensor, check_sensor_field, &c) < 0)
+				goto next;
+		}
 		if (t->tony) {
 			char base[64];
 			snprintf(base, sizeof base, "%s.job", prefix);

@@ -48,6 +48,12 @@ int dag_read_parameters(struct field_reader *r, json_t *obj, const char *prefix)
  * (t->kind becomes DAG_TASK_SENSOR), its connection added to
  * t->connections (dag_spec_sensor.c). */
 int dag_read_sensor(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
+/* Calls fn on each of the sensor's templated fields that holds "{{" (see
+ * dag_sensor_render()), with its name below `sensor` ("file.path",
+ * "sql.parameters.ds") and its JSON string; stops at fn's first non-zero
+ * result and returns it, else 0. */
+typedef int (*dag_sensor_template_fn)(void *arg, const char *field, json_t *str);
+int dag_sensor_each_template(const struct dag_sensor *s, dag_sensor_template_fn fn, void *arg);
 /* The parameters mapping of a data task (sql.parameters,
  * transfer.from.parameters); NULL when none.  Borrowed. */
 json_t *dag_data_parameters(const struct dag_task *t);

@@ -3,8 +3,15 @@
  * time, delta, http, sql) and the options of the wait (poke_interval,
  * timeout, soft_fail, exponential_backoff, max_wait, mode), checked; a
  * file sensor's folder made absolute; the connection it names added to
- * the task's list.  What only a poke can tell (a URL that answers, a query
- * that runs) is learnt when it pokes (data/sensor_poke.h). */
+ * the task's list; and its templated fields (a file's path, an http
+ * sensor's url, path and match, a sql sensor's parameter values, an
+ * external_task's ids) rendered for a try and checked again.  What only a
+ * poke can tell (a URL that answers, a query that runs) is learnt when it
+ * pokes (data/sensor_poke.h).
+ *
+ * The same reader checks a DAG file's mapping (`templates`: a field that
+ * holds "{{" is a template whose value decides, checked once rendered)
+ * and a rendered one (every field checked as it is). */
 #include "model/dag_spec_internal.h"
 
 #include <regex.h>
@@ -15,6 +22,7 @@
 #include "model/connection.h"
 #include "model/duration.h"
 #include "model/states.h"
+#include "model/template.h"
 
 static const char *const kind_names[] = {
     [DAG_SENSOR_FILE] = "file", [DAG_SENSOR_EXTERNAL_TASK] = "external_task",
@@ -32,6 +40,16 @@ static const char *const ext_keys[] = {"dag_id", "task_id", "states", "failed_st
 				       "execution_delta", NULL};
 static const char *const http_keys[] = {"url", "conn", "path", "status", "match", "timeout", NULL};
 static const char *const sql_keys[] = {"conn", "query", "parameters", NULL};
+
+/* The fields of each kind that are templates (sql: the parameters' values). */
+static const char *const file_templates[] = {"path", NULL};
+static const char *const ext_templates[] = {"dag_id", "task_id", NULL};
+static const char *const http_templates[] = {"url", "path", "match", NULL};
+
+static bool has_braces(const char *s)
+{
+	return s && strstr(s, "{{");
+}
 
 const char *dag_sensor_kind_name(enum dag_sensor_kind k)
 {
@@ -121,13 +139,15 @@ static int check_rel_path(struct field_reader *r, const char *path)
 	const char *p = path;
 
 	if (path[0] == '/')
-		return field_fail(r, "%s",
+		return field_fail(r,
 				  "expected a path relative to the sensor's folder (folder: or "
-				  "conn:), got an absolute one");
+				  "conn:), got an absolute one: \"%s\"",
+				  path);
 	while (*p) {
 		size_t n = strcspn(p, "/");
 		if (n == 2 && !strncmp(p, "..", 2))
-			return field_fail(r, "%s", "expected a path inside the folder: \"..\" is not allowed");
+			return field_fail(r, "expected a path inside the folder (no \"..\"), got \"%s\"",
+					  path);
 		p += n;
 		p += *p == '/';
 	}
@@ -201,19 +221,19 @@ static int read_states(struct field_reader *r, json_t *obj, const char *prefix, 
 	return 0;
 }
 
-static int read_external(struct field_reader *r, json_t *v, const char *prefix)
+static int read_external(struct field_reader *r, json_t *v, const char *prefix, bool templates)
 {
 	const char *s;
 	int64_t d = 0;
 
 	if (get_str(r, v, prefix, "dag_id", true, &s) < 0)
 		return -1;
-	if (!dag_id_valid(s, true))
-		return field_fail(r, "%s", "expected a DAG id");
+	if (!(templates && has_braces(s)) && !dag_id_valid(s, true))
+		return field_fail(r, "expected a DAG id, got \"%s\"", s);
 	if (get_str(r, v, prefix, "task_id", false, &s) < 0)
 		return -1;
-	if (s && !dag_id_valid(s, false))
-		return field_fail(r, "%s", "expected a task id");
+	if (s && !(templates && has_braces(s)) && !dag_id_valid(s, false))
+		return field_fail(r, "expected a task id, got \"%s\"", s);
 	if (read_states(r, v, prefix, "states", "success") < 0 ||
 	    read_states(r, v, prefix, "failed_states", NULL) < 0)
 		return -1;
@@ -253,7 +273,18 @@ static int read_time(struct field_reader *r, json_t *obj, const char *prefix)
 	return 0;
 }
 
-static int read_http(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix)
+/* Whether s holds a space or a control character (which would break the
+ * request line, or add a header). */
+static bool has_blank(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return true;
+	return false;
+}
+
+static int read_http(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix,
+		     bool templates)
 {
 	const char *url, *path, *match;
 	json_t *st;
@@ -268,13 +299,25 @@ static int read_http(struct field_reader *r, struct dag_task *t, json_t *v, cons
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s", "expected exactly one of url and conn (an http connection)");
 	}
+	/* a template's value is checked once rendered (dag_sensor_render) */
+	if (templates) {
+		url = has_braces(url) ? NULL : url;
+		path = has_braces(path) ? NULL : path;
+		match = has_braces(match) ? NULL : match;
+	}
 	field_at(r, prefix, "url", 0);
 	if (url && strncmp(url, "http://", 7))
 		return field_fail(r, "expected a URL starting with http:// (plain HTTP), got \"%s\"",
 				  url);
+	if (url && has_blank(url))
+		return field_fail(r, "expected a URL without spaces or control characters, got \"%s\"",
+				  url);
 	field_at(r, prefix, "path", 0);
 	if (path && path[0] != '/')
-		return field_fail(r, "%s", "expected a path starting with '/'");
+		return field_fail(r, "expected a path starting with '/', got \"%s\"", path);
+	if (path && has_blank(path))
+		return field_fail(r, "expected a path without spaces or control characters, got \"%s\"",
+				  path);
 	if (match) {
 		regex_t re;
 		field_at(r, prefix, "match", 0);
@@ -302,12 +345,18 @@ static int read_sql(struct field_reader *r, struct dag_task *t, json_t *v, const
 
 	if (read_conn(r, t, v, prefix, true) < 0 || get_str(r, v, prefix, "query", true, &q) < 0)
 		return -1;
+	/* the query is fixed text, as a sql: task's statement; an Airflow file's
+	 * '{{ ds }}' in it would silently never match */
+	if (has_braces(q))
+		return field_fail(r, "%s",
+				  "expected a fixed query, not a template: bind values as :name and "
+				  "give them in parameters (parameters: {ds: \"{{ ds }}\"})");
 	return dag_read_parameters(r, v, prefix);
 }
 
 /* The kind's value at spec[name], checked (and completed) in place. */
 static int read_kind(struct field_reader *r, struct dag_task *t, json_t *spec, const char *prefix,
-		     enum dag_sensor_kind kind)
+		     enum dag_sensor_kind kind, bool templates)
 {
 	char sub[FIELD_PATH_MAX];
 	json_t *v = json_object_get(spec, kind_names[kind]);
@@ -335,8 +384,8 @@ static int read_kind(struct field_reader *r, struct dag_task *t, json_t *spec, c
 		return -1;
 	switch (kind) {
 	case DAG_SENSOR_FILE: return read_file(r, t, v, sub);
-	case DAG_SENSOR_EXTERNAL_TASK: return read_external(r, v, sub);
-	case DAG_SENSOR_HTTP: return read_http(r, t, v, sub);
+	case DAG_SENSOR_EXTERNAL_TASK: return read_external(r, v, sub, templates);
+	case DAG_SENSOR_HTTP: return read_http(r, t, v, sub, templates);
 	case DAG_SENSOR_SQL: return read_sql(r, t, v, sub);
 	default: return 0;
 	}
@@ -383,9 +432,9 @@ static int read_options(struct field_reader *r, json_t *spec, const char *prefix
 }
 
 /* Reads a `sensor:` mapping into a new dag_sensor (t, when given, gets the
- * connection it names). */
+ * connection it names; templates: a DAG file's mapping, not a rendered one). */
 static struct dag_sensor *read_sensor(struct field_reader *r, struct dag_task *t,
-				      const char *prefix, const json_t *v)
+				      const char *prefix, const json_t *v, bool templates)
 {
 	struct dag_sensor *s;
 	int found = -1;
@@ -417,7 +466,7 @@ static struct dag_sensor *read_sensor(struct field_reader *r, struct dag_task *t
 		return NULL;
 	}
 	s->kind = (enum dag_sensor_kind)found;
-	if (read_kind(r, t, s->spec, prefix, s->kind) < 0 || read_options(r, s->spec, prefix, s) < 0) {
+	if (read_kind(r, t, s->spec, prefix, s->kind, templates) < 0 || read_options(r, s->spec, prefix, s) < 0) {
 		dag_sensor_free(s);
 		return NULL;
 	}
@@ -427,7 +476,7 @@ static struct dag_sensor *read_sensor(struct field_reader *r, struct dag_task *t
 
 int dag_read_sensor(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v)
 {
-	struct dag_sensor *s = read_sensor(r, t, prefix, v);
+	struct dag_sensor *s = read_sensor(r, t, prefix, v, true);
 
 	if (!s)
 		return -1;
@@ -441,5 +490,88 @@ struct dag_sensor *dag_sensor_from_spec(const json_t *spec, struct weir_error *e
 {
 	struct field_reader r = {.subject = "sensor", .err = err};
 
-	return read_sensor(&r, NULL, "sensor", spec);
+	return read_sensor(&r, NULL, "sensor", spec, false);
+}
+
+/* ---- templates ---- */
+
+static int each_template(json_t *what, enum dag_sensor_kind kind, dag_sensor_template_fn fn,
+			 void *arg)
+{
+	const char *const *keys = kind == DAG_SENSOR_FILE		? file_templates
+				  : kind == DAG_SENSOR_EXTERNAL_TASK ? ext_templates
+				  : kind == DAG_SENSOR_HTTP	? http_templates
+								: NULL;
+	char field[FIELD_PATH_MAX];
+	const char *k;
+	json_t *v;
+	int rc;
+
+	for (size_t i = 0; keys && keys[i]; i++) {
+		v = json_object_get(what, keys[i]);
+		if (!has_braces(json_string_value(v)))
+			continue;
+		snprintf(field, sizeof field, "%s.%s", kind_names[kind], keys[i]);
+		if ((rc = fn(arg, field, v)) != 0)
+			return rc;
+	}
+	if (kind != DAG_SENSOR_SQL)
+		return 0;
+	json_object_foreach (json_object_get(what, "parameters"), k, v) {
+		if (!has_braces(json_string_value(v)))
+			continue;
+		snprintf(field, sizeof field, "sql.parameters.%s", k);
+		if ((rc = fn(arg, field, v)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+int dag_sensor_each_template(const struct dag_sensor *s, dag_sensor_template_fn fn, void *arg)
+{
+	return each_template(s->what, s->kind, fn, arg);
+}
+
+struct render_arg {
+	const struct template_ctx *ctx;
+	struct weir_error *err;
+};
+
+static int render_field(void *arg, const char *field, json_t *str)
+{
+	struct render_arg *a = arg;
+	char *s = template_render(json_string_value(str), a->ctx, TEMPLATE_RAW, a->err);
+	int rc;
+
+	if (!s) {
+		weir_error_prefix(a->err, "sensor.%s", field);
+		return -1;
+	}
+	rc = json_string_set(str, s);
+	free(s);
+	if (rc < 0)
+		return weir_error_set(a->err, WEIR_E_INVALID,
+				      "sensor.%s: the rendered value is not valid UTF-8", field);
+	return 0;
+}
+
+struct dag_sensor *dag_sensor_render(const struct dag_sensor *s, const struct template_ctx *ctx,
+				     struct weir_error *err)
+{
+	struct render_arg a = {ctx, err};
+	json_t *spec = json_deep_copy(s->spec);
+	struct dag_sensor *out = NULL;
+
+	if (!spec) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	/* rendered, the mapping is read again as a rendered one: every check
+	 * of a DAG file's field (a path inside the folder, an http URL, ids)
+	 * applies to the values */
+	if (each_template(json_object_get(spec, kind_names[s->kind]), s->kind, render_field, &a) ==
+	    0)
+		out = dag_sensor_from_spec(spec, err);
+	json_decref(spec);
+	return out;
 }

@@ -5,6 +5,7 @@ sensor in mode reschedule holds no slot and no process while it waits: 1,000 of 
 while a pool of 2 keeps running other tasks, with the server's memory bounded.
 """
 
+import contextlib
 import http.server
 import sqlite3
 import textwrap
@@ -141,14 +142,21 @@ def test_delta_sensor_waits_after_the_logical_date(make_dags):
     assert ended.timestamp() >= now.timestamp() + 2  # not a wall-clock bound: a causal one
 
 
-class Flaky(http.server.BaseHTTPRequestHandler):
-    hits = []
+@contextlib.contextmanager
+def http_server(handler):
+    """A real HTTP server on a free loopback port, in a thread of the test; yields its port."""
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=httpd.serve_forever, daemon=True).start()
+    try:
+        yield httpd.server_address[1]
+    finally:
+        httpd.shutdown()
 
-    def do_GET(self):
-        Flaky.hits.append(self.path)
-        code, body = (503, b"starting") if len(Flaky.hits) <= 2 else (200, b"status: ready\n")
-        if len(Flaky.hits) == 3:
-            body = b"status: warming\n"  # 200 but the body does not match yet
+
+class Quiet(http.server.BaseHTTPRequestHandler):
+    """A handler that answers with reply() and logs nothing."""
+
+    def reply(self, code, body):
         self.send_response(code)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -158,11 +166,20 @@ class Flaky(http.server.BaseHTTPRequestHandler):
         pass
 
 
+class Flaky(Quiet):
+    hits = []
+
+    def do_GET(self):
+        Flaky.hits.append(self.path)
+        code, body = (503, b"starting") if len(Flaky.hits) <= 2 else (200, b"status: ready\n")
+        if len(Flaky.hits) == 3:
+            body = b"status: warming\n"  # 200 but the body does not match yet
+        self.reply(code, body)
+
+
 def test_http_sensor_waits_through_503_for_a_body_that_matches(make_dags):
     Flaky.hits = []
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Flaky)
-    threading.Thread(target=httpd.serve_forever, daemon=True).start()
-    try:
+    with http_server(Flaky) as port:
         d = make_dags(start=False)
         start(d, "hs", dag("hs", """\
             - task_id: wait
@@ -170,13 +187,11 @@ def test_http_sensor_waits_through_503_for_a_body_that_matches(make_dags):
                 http: {url: "http://127.0.0.1:%d/health", match: "status: ready"}
                 poke_interval: 0.2
                 mode: reschedule
-            """ % httpd.server_address[1]))
+            """ % port))
         run = d.trigger("hs")["dag_run_id"]
         r = d.wait_run("hs", run, timeout=30)
         assert r["state"] == "success", r
         assert len(Flaky.hits) >= 4 and set(Flaky.hits) == {"/health"}, Flaky.hits
-    finally:
-        httpd.shutdown()
 
 
 def sql_dag(conn, query):

@@ -247,6 +247,12 @@ void dm_past_pass(struct dag_manager *dm);
 int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
                         struct template_run *tr, json_t **outputs, json_t **items, char **item,
                         struct weir_error *err);
+/* The same variables set in *ctx (TEMPLATE_CTX_INIT; the caller releases
+ * it), var.* and conn.* read from the server's secrets through *src, which
+ * this fills and which must outlive ctx.  0 or -1 with err. */
+int dm_try_template_ctx(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
+                       int try_number, struct template_source *src, struct template_ctx *ctx,
+                       struct weir_error *err);
 
 /* ---- datasets.c: outlets, dataset events, the queue, the dataset pass ---- */
 

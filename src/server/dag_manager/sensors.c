@@ -29,11 +29,13 @@
 #include "server/secrets.h"
 #include "store/sensor_store.h"
 
-/* One waiting sensor: its TI's key and its try's pokes. */
+/* One waiting sensor: its TI's key, its try's pokes and its sensor as
+ * rendered for the try. */
 struct waiting {
 	bool used;
 	bool in_flight; /* an HTTP or SQL poke is on the worker pool */
 	struct sensor_poke_row row;
+	struct dag_sensor *sensor; /* NULL until the try's first poke renders it */
 };
 
 struct dm_sensors {
@@ -95,6 +97,8 @@ static void slot_free(struct dm_sensors *ss, size_t slot)
 {
 	due_table_set(&ss->due, (int64_t)slot, TIMER_NEVER);
 	sensor_poke_row_release(&ss->w[slot].row);
+	dag_sensor_free(ss->w[slot].sensor);
+	ss->w[slot].sensor = NULL;
 	ss->w[slot].used = false;
 	ss->w[slot].in_flight = false;
 }
@@ -109,6 +113,7 @@ static long slot_add(struct dm_sensors *ss, struct sensor_poke_row *row)
 	ss->w[k].used = true;
 	ss->w[k].in_flight = false;
 	ss->w[k].row = *row;
+	ss->w[k].sensor = NULL;
 	memset(row, 0, sizeof *row);
 	if (due_table_set(&ss->due, k, ss->w[k].row.next_poke_at) < 0) {
 		slot_free(ss, (size_t)k);
@@ -340,6 +345,32 @@ static enum sensor_outcome poke_external(struct dag_manager *dm, const struct da
 	return sensor_external_outcome(s, state[0] ? state : NULL, msg, size);
 }
 
+/* The sensor of the slot's try, its fields rendered (model/dag_spec.h): at
+ * its first poke, when the try starts (again at the first after a
+ * restart).  NULL: they did not render, and the try has failed saying why,
+ * with its retries when a variable or connection is not defined yet. */
+static struct dag_sensor *render(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
+                                 const struct sensor_poke_row *row)
+{
+	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	struct template_source src;
+	struct weir_error err = {0};
+	struct dag_sensor *s = NULL;
+	char why[WEIR_ERROR_MSG_MAX + 32];
+
+	if (dm_try_template_ctx(dm, rc, ti, row->try_number, &src, &ctx, &err) == 0)
+		s = dag_sensor_render(t->sensor, &ctx, &err);
+	template_ctx_release(&ctx);
+	if (s)
+		return s;
+	snprintf(why, sizeof why, "cannot start: %s", err.msg);
+	log_warn("DAG %s run %s task %s: %s", row->dag_id, row->run_id, row->task_id, why);
+	dm_ti_ended(dm, row->dag_id, row->run_id, row->task_id, row->map_index, row->try_number,
+	            false, err.kind != WEIR_E_NOT_FOUND, false, why, 0);
+	return NULL;
+}
+
 static void poke_slot(struct dag_manager *dm, struct dm_sensors *ss, size_t slot)
 {
 	struct sensor_poke_row *row = &ss->w[slot].row;
@@ -361,7 +392,11 @@ static void poke_slot(struct dag_manager *dm, struct dm_sensors *ss, size_t slot
 		slot_free(ss, slot); /* cleared, marked, or no longer a sensor */
 		return;
 	}
-	s = rc->spec->tasks[rc->ti_task[ti]].sensor;
+	if (!ss->w[slot].sensor && !(ss->w[slot].sensor = render(dm, rc, (size_t)ti, row))) {
+		slot_free(ss, slot); /* the try has failed */
+		return;
+	}
+	s = ss->w[slot].sensor;
 	switch (s->kind) {
 	case DAG_SENSOR_HTTP:
 	case DAG_SENSOR_SQL:
@@ -473,8 +508,10 @@ void dm_sensors_free(struct dag_manager *dm)
 		return;
 	dm->sensors = NULL;
 	for (size_t i = 0; i < ss->n; i++)
-		if (ss->w[i].used)
+		if (ss->w[i].used) {
 			sensor_poke_row_release(&ss->w[i].row);
+			dag_sensor_free(ss->w[i].sensor);
+		}
 	free(ss->w);
 	ss->w = NULL;
 	ss->n = ss->cap = 0;

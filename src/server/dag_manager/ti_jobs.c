@@ -225,6 +225,26 @@ int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
 	return 0;
 }
 
+int dm_try_template_ctx(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
+                       int try_number, struct template_source *src, struct template_ctx *ctx,
+                       struct weir_error *err)
+{
+	struct template_run tr;
+	json_t *outputs = NULL, *items = NULL;
+	char *item = NULL;
+	int rc_ = -1;
+
+	*src = (struct template_source){.var = source_var, .conn = source_conn, .arg = dm->secrets};
+	ctx->src = dm->secrets ? src : NULL;
+	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &items, &item, err) == 0 &&
+	    template_ctx_fill(ctx, &tr, err) == 0)
+		rc_ = 0;
+	json_decref(outputs);
+	json_decref(items);
+	free(item);
+	return rc_;
+}
+
 /* The job of try `try_number` of TI `ti`: its folder made, its job read
  * and built (model/dag_job.h).  *command gets what runs.  NULL with err:
  * the try fails with that reason. */
