@@ -6,7 +6,7 @@
 #   make SANITIZE=address,undefined  sanitizer build (objects go to build-san/)
 
 CC       ?= cc
-PKGS     := libuv libmicrohttpd sqlite3 jansson yaml-0.1 libxml-2.0 libarchive nettle libpq libmariadb
+PKGS     := libuv libmicrohttpd gnutls sqlite3 jansson yaml-0.1 libxml-2.0 libarchive nettle libpq libmariadb
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
