@@ -188,6 +188,7 @@ tasks:
         assert tis["by_conn"]["state"] == "success", tis["by_conn"]
         # the handshake failed at every poke: no request reached the server
         assert tis["untrusted"]["state"] == "skipped", tis["untrusted"]
+        assert "certificate" in str(tis["untrusted"]), tis["untrusted"]
         assert "/health" in Health.hits and "/via-conn" in Health.hits
         assert "/untrusted" not in Health.hits
     finally:
