@@ -191,6 +191,18 @@ tasks:
         assert "certificate" in str(tis["untrusted"]), tis["untrusted"]
         assert "/health" in Health.hits and "/via-conn" in Health.hits
         assert "/untrusted" not in Health.hits
+
+        # Airflow's connection test over https: verified the same way
+        def conn_test(body):
+            st, ans = d.srv.api("POST", "/api/v1/connections/test", body)
+            assert st == 200, ans
+            return ans
+        ans = conn_test({"connection_id": "t1", "conn_type": "https", "host": "localhost",
+                         "port": port, "extra": json.dumps({"ca_file": ca})})
+        assert ans["status"] is True and "https://localhost:%d" % port in ans["message"], ans
+        ans = conn_test({"connection_id": "t2", "conn_type": "http",
+                         "host": "https://localhost:%d" % port})
+        assert ans["status"] is False and "certificate" in ans["message"], ans
     finally:
         httpd.shutdown()
 
