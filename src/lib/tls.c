@@ -61,13 +61,12 @@ static bool same_file(const struct creds *c, const char *ca_file, const struct s
 {
 	if (!ca_file != !c->ca_file || (ca_file && strcmp(ca_file, c->ca_file)))
 		return false;
-	return !ca_file || (st->st_mtim.tv_sec == c->mtime.tv_sec &&
-			    st->st_mtim.tv_nsec == c->mtime.tv_nsec && st->st_size == c->size &&
-			    st->st_ino == c->ino);
+	return !ca_file ||
+	       (st->st_mtim.tv_sec == c->mtime.tv_sec && st->st_mtim.tv_nsec == c->mtime.tv_nsec &&
+	        st->st_size == c->size && st->st_ino == c->ino);
 }
 
-static struct creds *creds_load(const char *ca_file, const struct stat *st,
-				struct weir_error *err)
+static struct creds *creds_load(const char *ca_file, const struct stat *st, struct weir_error *err)
 {
 	struct creds *c = calloc(1, sizeof *c);
 	int rc;
@@ -95,7 +94,7 @@ static struct creds *creds_load(const char *ca_file, const struct stat *st,
 		rc = gnutls_certificate_set_x509_trust_file(c->cred, ca_file, GNUTLS_X509_FMT_PEM);
 		if (rc <= 0) {
 			weir_error_set(err, WEIR_E_INVALID, "ca_file %s: %s", ca_file,
-				       rc == 0 ? "no PEM certificate in it" : gnutls_strerror(rc));
+			               rc == 0 ? "no PEM certificate in it" : gnutls_strerror(rc));
 			creds_put(c);
 			return NULL;
 		}
@@ -154,13 +153,14 @@ static bool is_ip_address(const char *host)
 }
 
 struct tls_conn *tls_conn_create(int fd, const char *host, const char *ca_file,
-				 struct weir_error *err)
+                                 struct weir_error *err)
 {
 	struct tls_conn *t = calloc(1, sizeof *t);
 	int rc;
 
 	if (ca_file && *ca_file && ca_file[0] != '/') {
-		weir_error_set(err, WEIR_E_INVALID, "ca_file %s: expected an absolute path", ca_file);
+		weir_error_set(err, WEIR_E_INVALID, "ca_file %s: expected an absolute path",
+		               ca_file);
 		free(t);
 		return NULL;
 	}
@@ -200,7 +200,7 @@ static void verify_failure(struct tls_conn *t, struct weir_error *err)
 	if (gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &out, 0) == 0 &&
 	    out.data) {
 		snprintf(t->error, sizeof t->error, "certificate verification failed: %s",
-			 (const char *)out.data);
+		         (const char *)out.data);
 		gnutls_free(out.data);
 	} else {
 		snprintf(t->error, sizeof t->error, "%s", "certificate verification failed");
@@ -236,7 +236,8 @@ static ssize_t as_errno(struct tls_conn *t, ssize_t rc)
 		errno = EINTR;
 	} else {
 		snprintf(t->error, sizeof t->error, "%s", gnutls_strerror((int)rc));
-		errno = rc == GNUTLS_E_PUSH_ERROR || rc == GNUTLS_E_PULL_ERROR ? ECONNRESET : EPROTO;
+		errno =
+		    rc == GNUTLS_E_PUSH_ERROR || rc == GNUTLS_E_PULL_ERROR ? ECONNRESET : EPROTO;
 	}
 	return -1;
 }

@@ -11,8 +11,12 @@
  * reads as EAGAIN) or non-blocking; the session never waits by itself: each
  * call that cannot go on says EAGAIN and tls_conn_wants_write() says which
  * way to poll.  The socket stays the caller's: tls_conn_destroy() does not
- * close it.  One session per thread at a time; sessions on different
- * threads are independent.
+ * close it.  A session is used by one thread at a time; sessions on
+ * different threads are independent.
+ *
+ * The trusted certificates are loaded once per process for the system's
+ * store (new system roots need a restart) and once per CA file, again when
+ * the file changes (another inode, size or mtime), and shared by sessions.
  */
 #ifndef WEIR_LIB_TLS_H
 #define WEIR_LIB_TLS_H
@@ -31,7 +35,7 @@ struct tls_conn; /* opaque */
  * CA file is not an absolute path, cannot be read or holds no certificate;
  * WEIR_E_INTERNAL otherwise). */
 struct tls_conn *tls_conn_create(int fd, const char *host, const char *ca_file,
-				 struct weir_error *err);
+                                 struct weir_error *err);
 
 /* One step of the handshake: 0 done, 1 not yet (wait as
  * tls_conn_wants_write() says, then call again), -1 with err
