@@ -6,7 +6,7 @@
 #   make SANITIZE=address,undefined  sanitizer build (objects go to build-san/)
 
 CC       ?= cc
-PKGS     := libuv libmicrohttpd sqlite3 jansson yaml-0.1 nettle
+PKGS     := libuv libmicrohttpd gnutls sqlite3 jansson yaml-0.1 nettle
 # compiled against, loaded at their first use (src/lib/dynlib.h), not linked: they pull in
 # some thirty more libraries that every start of weir would load
 DL_PKGS  := libxml-2.0 libarchive libpq libmariadb

@@ -12,6 +12,7 @@
 #include "lib/http_client.h"
 #include "lib/mask.h"
 #include "lib/strbuf.h"
+#include "lib/tls.h"
 
 #define TEST_OK "Connection successfully tested"
 
@@ -56,14 +57,15 @@ static int test_http(const struct connection *c, long timeout_ms, struct strbuf 
 
 	if (!c->host || !*c->host)
 		return weir_error_set(err, WEIR_E_INVALID, "http: the connection has no host");
-	if (!strstr(c->host, "://"))
-		strbuf_addstr(&url, "http://");
-	strbuf_addstr(&url, c->host);
+	if (connection_http_url(c, &url, err) < 0) {
+		strbuf_release(&url);
+		return -1;
+	}
 	while (url.len && url.buf[url.len - 1] == '/')
 		url.buf[--url.len] = '\0';
-	if (c->port > 0)
-		strbuf_addf(&url, ":%d", c->port);
-	if (!(h = http_client_create(url.buf, NULL))) {
+	if (!(h = http_client_create(url.buf, NULL)) ||
+	    http_client_set_tls(h, &tls_http_ops, connection_ca_file(c)) < 0) {
+		http_client_destroy(h);
 		strbuf_release(&url);
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	}

@@ -15,6 +15,8 @@
 #include "data/task.h"
 #include "lib/clock.h"
 #include "lib/http_client.h"
+#include "lib/strbuf.h"
+#include "lib/tls.h"
 
 static enum sensor_outcome say(enum sensor_outcome o, char *msg, size_t size, const char *fmt,
                                const char *a, const char *b)
@@ -105,40 +107,41 @@ static enum sensor_outcome poke_http(const struct dag_sensor *s, const struct co
 	const char *match = json_string_value(json_object_get(s->what, "match"));
 	long want = (long)json_integer_value(json_object_get(s->what, "status"));
 	double to_s = json_number_value(json_object_get(s->what, "timeout"));
+	const char *ca_file = json_string_value(json_object_get(s->what, "ca_file"));
 	char base[1024], *full = NULL;
 	const char *p;
 	struct http_client *c;
 	struct http_response resp = {0};
 	struct weir_error err = {0};
+	struct strbuf from_conn = STRBUF_INIT;
 	enum sensor_outcome o;
 
 	if (!want)
 		want = 200;
-	if (url) {
-		/* split http://host:port/path into the client's base and the path */
-		const char *slash = strchr(url + 7, '/');
-		snprintf(base, sizeof base, "%.*s", (int)(slash ? slash - url : (long)strlen(url)), url);
-		p = slash ? slash : "/";
-		if (path && asprintf(&full, "%s%s", strcmp(p, "/") ? p : "", path) > 0)
-			p = full;
-	} else {
+	if (!url) {
 		if (!conn || !conn->host)
 			return say(SENSOR_ERROR, msg, size, "http: conn %s%s has no host",
 			           json_string_value(json_object_get(s->what, "conn")), NULL);
-		if (!strncmp(conn->host, "https://", 8))
-			return say(SENSOR_ERROR, msg, size, "http: %s%s: only plain http is supported",
-			           conn->host, NULL);
-		snprintf(base, sizeof base, "%s%s", strncmp(conn->host, "http://", 7) ? "http://" : "",
-		         conn->host);
-		if (conn->port > 0) {
-			size_t n = strlen(base);
-			snprintf(base + n, sizeof base - n, ":%d", conn->port);
+		if (connection_http_url(conn, &from_conn, &err) < 0) {
+			strbuf_release(&from_conn);
+			return say(SENSOR_ERROR, msg, size, "http: %s%s", err.msg, NULL);
 		}
-		p = path ? path : "/";
+		url = from_conn.buf;
+		if (!ca_file)
+			ca_file = connection_ca_file(conn);
 	}
+	/* split http[s]://host:port/path into the client's base and the path;
+	 * `path` goes after the URL's own */
+	const char *slash = strchr(url + (strncmp(url, "https://", 8) ? 7 : 8), '/');
+	snprintf(base, sizeof base, "%.*s", (int)(slash ? slash - url : (long)strlen(url)), url);
+	p = slash ? slash : "/";
+	if (path && asprintf(&full, "%s%s", strcmp(p, "/") ? p : "", path) > 0)
+		p = full;
 	c = http_client_create(base, NULL);
-	if (!c) {
+	if (!c || http_client_set_tls(c, &tls_http_ops, ca_file) < 0) {
+		http_client_destroy(c);
 		free(full);
+		strbuf_release(&from_conn);
 		return say(SENSOR_ERROR, msg, size, "out of memory%s%s", NULL, NULL);
 	}
 	if (http_client_request(c, "GET", p, NULL, to_s > 0 ? (long)(to_s * 1000) : 10000, &resp,
@@ -166,6 +169,7 @@ static enum sensor_outcome poke_http(const struct dag_sensor *s, const struct co
 	http_response_release(&resp);
 	http_client_destroy(c);
 	free(full);
+	strbuf_release(&from_conn);
 	return o;
 }
 

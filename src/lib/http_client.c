@@ -6,7 +6,9 @@
  * about 3.4 ms per exec on the project's machines, several times the cost
  * of starting the user's own program.  weir's peers are its own server on
  * plain HTTP, so this client speaks just that: Content-Length and chunked
- * bodies, keep-alive, timeouts.  HTTPS is refused with a clear message.
+ * bodies, keep-alive, timeouts.  https goes through the TLS layer a handle
+ * is given (http_client_set_tls: the server's webhooks and sensors); this
+ * file calls it through function pointers, so the launcher links no TLS.
  */
 #include "lib/http_client.h"
 
@@ -34,6 +36,10 @@ struct http_client {
 	char *token;
 	char *headers; /* extra "Name: value\r\n" lines; NULL: none */
 	int fd; /* kept-alive connection, or -1 */
+	bool https;
+	const struct http_tls_ops *tls_ops; /* NULL: no TLS layer given */
+	char *ca_file;
+	void *tls; /* the session on fd, when https */
 };
 
 struct http_client *http_client_create(const char *base_url, const char *token)
@@ -55,22 +61,26 @@ struct http_client *http_client_create(const char *base_url, const char *token)
 		goto fail;
 	/* The host and port are parsed lazily in connect_to() so that a bad
 	 * URL becomes an error message rather than a NULL here. */
-	hp = strncmp(c->base_url, "http://", 7) == 0 ? c->base_url + 7 : NULL;
+	c->https = strncmp(c->base_url, "https://", 8) == 0;
+	hp = c->https ? c->base_url + 8
+		      : strncmp(c->base_url, "http://", 7) == 0 ? c->base_url + 7 : NULL;
 	if (hp) {
+		const char *dflt = c->https ? "443" : "80";
 		slash = strchr(hp, '/');
 		size_t hlen = slash ? (size_t)(slash - hp) : strlen(hp);
 		if (hp[0] == '[') { /* [::1]:port */
 			const char *end = memchr(hp, ']', hlen);
 			if (end) {
 				c->host = strndup(hp + 1, (size_t)(end - hp - 1));
-				c->port = strndup(end[1] == ':' ? end + 2 : "80",
-						  end[1] == ':' ? hlen - (size_t)(end - hp) - 2 : 2);
+				c->port = end[1] == ':'
+					      ? strndup(end + 2, hlen - (size_t)(end - hp) - 2)
+					      : strdup(dflt);
 			}
 		} else {
 			colon = memchr(hp, ':', hlen);
 			c->host = strndup(hp, colon ? (size_t)(colon - hp) : hlen);
 			c->port = colon ? strndup(colon + 1, hlen - (size_t)(colon - hp) - 1)
-					: strdup("80");
+					: strdup(dflt);
 		}
 	}
 	return c;
@@ -79,12 +89,22 @@ fail:
 	return NULL;
 }
 
+static void drop_connection(struct http_client *c)
+{
+	if (c->tls)
+		c->tls_ops->close(c->tls);
+	c->tls = NULL;
+	if (c->fd >= 0)
+		close(c->fd);
+	c->fd = -1;
+}
+
 void http_client_destroy(struct http_client *c)
 {
 	if (!c)
 		return;
-	if (c->fd >= 0)
-		close(c->fd);
+	drop_connection(c);
+	free(c->ca_file);
 	free(c->base_url);
 	free(c->host);
 	free(c->port);
@@ -104,11 +124,76 @@ int http_client_set_headers(struct http_client *c, const char *lines)
 	return 0;
 }
 
-static void drop_connection(struct http_client *c)
+int http_client_endpoint(const struct http_client *c, const char **host, const char **port,
+			 bool *https)
 {
-	if (c->fd >= 0)
-		close(c->fd);
-	c->fd = -1;
+	*host = c->host;
+	*port = c->port;
+	*https = c->https;
+	return c->host && c->port && c->host[0] ? 0 : -1;
+}
+
+int http_client_set_tls(struct http_client *c, const struct http_tls_ops *ops,
+			const char *ca_file)
+{
+	char *copy = ca_file && *ca_file ? strdup(ca_file) : NULL;
+
+	if (ca_file && *ca_file && !copy)
+		return -1;
+	drop_connection(c);
+	free(c->ca_file);
+	c->ca_file = copy;
+	c->tls_ops = ops;
+	return 0;
+}
+
+/* Waits until fd is ready for `events` or the deadline (0: none) passes. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd p = {.fd = fd, .events = events};
+	for (;;) {
+		int left = -1;
+		if (deadline) {
+			int64_t l = deadline - clock_mono_ms();
+			if (l <= 0)
+				return -1;
+			left = l > 60000 ? 60000 : (int)l;
+		}
+		int rc = poll(&p, 1, left);
+		if (rc > 0)
+			return 0;
+		if (rc < 0 && errno != EINTR)
+			return -1;
+	}
+}
+
+/* The TLS session on the fresh connection c->fd, its handshake done by
+ * the deadline (30 s when there is none). */
+static int start_tls(struct http_client *c, int64_t deadline, struct weir_error *err)
+{
+	struct weir_error e = {0};
+	int rc;
+
+	if (!deadline)
+		deadline = clock_mono_ms() + 30000;
+	c->tls = c->tls_ops->start(c->fd, c->host, c->ca_file, &e);
+	if (!c->tls) {
+		drop_connection(c);
+		return weir_error_set(err, e.kind, "%s: %s", c->base_url, e.msg);
+	}
+	while ((rc = c->tls_ops->handshake(c->tls, &e)) == 1) {
+		if (wait_fd(c->fd, c->tls_ops->wants_write(c->tls) ? POLLOUT : POLLIN, deadline) <
+		    0) {
+			weir_error_set(&e, WEIR_E_UNAVAILABLE, "%s", "TLS handshake: timed out");
+			rc = -1;
+			break;
+		}
+	}
+	if (rc < 0) {
+		drop_connection(c);
+		return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s: %s", c->base_url, e.msg);
+	}
+	return 0;
 }
 
 static int connect_to(struct http_client *c, int64_t deadline, struct weir_error *err)
@@ -118,10 +203,13 @@ static int connect_to(struct http_client *c, int64_t deadline, struct weir_error
 
 	if (!c->host || !c->port || !c->host[0])
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "%s: expected a server URL like http://127.0.0.1:8270%s",
-				      c->base_url,
-				      strncmp(c->base_url, "https://", 8) ? ""
-									  : " (https is not supported)");
+				      "%s: expected a server URL like http://127.0.0.1:8270",
+				      c->base_url);
+	if (c->https && !c->tls_ops)
+		return weir_error_set(err, WEIR_E_INVALID,
+				      "%s: https is not available here (this program links no "
+				      "TLS); use an http:// URL",
+				      c->base_url);
 	hints.ai_socktype = SOCK_STREAM;
 	rc = getaddrinfo(c->host, c->port, &hints, &res);
 	if (rc != 0)
@@ -161,37 +249,26 @@ static int connect_to(struct http_client *c, int64_t deadline, struct weir_error
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->fd = fd;
-	return 0;
+	return c->https ? start_tls(c, deadline, err) : 0;
 }
 
-/* Waits until fd is ready for `events` or the deadline (0: none) passes. */
-static int wait_fd(int fd, short events, int64_t deadline)
+/* After EAGAIN: the way to wait (TLS may read while writing and back). */
+static short wait_events(const struct http_client *c, short plain)
 {
-	struct pollfd p = {.fd = fd, .events = events};
-	for (;;) {
-		int left = -1;
-		if (deadline) {
-			int64_t l = deadline - clock_mono_ms();
-			if (l <= 0)
-				return -1;
-			left = l > 60000 ? 60000 : (int)l;
-		}
-		int rc = poll(&p, 1, left);
-		if (rc > 0)
-			return 0;
-		if (rc < 0 && errno != EINTR)
-			return -1;
-	}
+	if (!c->tls)
+		return plain;
+	return c->tls_ops->wants_write(c->tls) ? POLLOUT : POLLIN;
 }
 
-static int send_all(int fd, const char *p, size_t n, int64_t deadline)
+static int send_all(struct http_client *c, const char *p, size_t n, int64_t deadline)
 {
 	while (n > 0) {
-		ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
+		ssize_t w = c->tls ? c->tls_ops->send(c->tls, p, n) : send(c->fd, p, n, MSG_NOSIGNAL);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			if (errno == EAGAIN && wait_fd(fd, POLLOUT, deadline) == 0)
+			if (errno == EAGAIN &&
+			    wait_fd(c->fd, wait_events(c, POLLOUT), deadline) == 0)
 				continue;
 			return -1;
 		}
@@ -202,18 +279,19 @@ static int send_all(int fd, const char *p, size_t n, int64_t deadline)
 }
 
 /* Reads more bytes into b; 1 read, 0 at EOF, -1 on error or timeout. */
-static int read_more(int fd, struct strbuf *b, int64_t deadline)
+static int read_more(struct http_client *c, struct strbuf *b, int64_t deadline)
 {
 	char tmp[16384];
 	for (;;) {
-		ssize_t r = recv(fd, tmp, sizeof tmp, 0);
+		ssize_t r = c->tls ? c->tls_ops->recv(c->tls, tmp, sizeof tmp)
+				   : recv(c->fd, tmp, sizeof tmp, 0);
 		if (r > 0)
 			return strbuf_add(b, tmp, (size_t)r) == 0 ? 1 : -1;
 		if (r == 0)
 			return 0;
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN && wait_fd(fd, POLLIN, deadline) == 0)
+		if (errno == EAGAIN && wait_fd(c->fd, wait_events(c, POLLIN), deadline) == 0)
 			continue;
 		return -1;
 	}
@@ -256,7 +334,7 @@ static const char *find_header(const char *head, const char *name)
 
 /* Reads one response: status, headers, body into the sink.  *reusable says
  * whether the connection may carry another request. */
-static int read_response(int fd, long *status, struct sink *s, int *reusable, int64_t deadline)
+static int read_response(struct http_client *c, long *status, struct sink *s, int *reusable, int64_t deadline)
 {
 	struct strbuf in = STRBUF_INIT;
 	char *end;
@@ -264,7 +342,7 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 
 	*reusable = 0;
 	while (!(end = strstr(in.buf, "\r\n\r\n"))) {
-		if (read_more(fd, &in, deadline) <= 0 || in.len > 65536)
+		if (read_more(c, &in, deadline) <= 0 || in.len > 65536)
 			goto out;
 	}
 	*end = '\0';
@@ -287,14 +365,14 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 		for (;;) {
 			char *crlf;
 			while (!(crlf = strstr(in.buf, "\r\n")))
-				if (read_more(fd, &in, deadline) <= 0)
+				if (read_more(c, &in, deadline) <= 0)
 					goto out;
 			unsigned long long size = strtoull(in.buf, NULL, 16);
 			strbuf_remove(&in, 0, (size_t)(crlf + 2 - in.buf));
 			if (size == 0)
 				break;
 			while (in.len < size + 2)
-				if (read_more(fd, &in, deadline) <= 0)
+				if (read_more(c, &in, deadline) <= 0)
 					goto out;
 			if (sink_put(s, in.buf, size) < 0)
 				goto out;
@@ -304,7 +382,7 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 		}
 		/* trailers end with an empty line */
 		while (!strstr(in.buf, "\r\n"))
-			if (read_more(fd, &in, deadline) <= 0)
+			if (read_more(c, &in, deadline) <= 0)
 				goto out;
 		*reusable = !close_after;
 	} else if (length >= 0) {
@@ -319,7 +397,7 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 					goto out;
 				continue;
 			}
-			if (read_more(fd, &in, deadline) <= 0)
+			if (read_more(c, &in, deadline) <= 0)
 				goto out;
 		}
 		if (sink_put(s, in.buf, (size_t)length) < 0)
@@ -330,7 +408,7 @@ static int read_response(int fd, long *status, struct sink *s, int *reusable, in
 			if (in.len && sink_put(s, in.buf, in.len) < 0)
 				goto out;
 			strbuf_reset(&in);
-			int r = read_more(fd, &in, deadline);
+			int r = read_more(c, &in, deadline);
 			if (r == 0)
 				break;
 			if (r < 0)
@@ -381,8 +459,8 @@ static int perform(struct http_client *c, const char *method, const char *path,
 		if (fresh && connect_to(c, deadline, err) < 0)
 			goto out;
 		int reusable = 0;
-		if (send_all(c->fd, req.buf, req.len, deadline) == 0 &&
-		    read_response(c->fd, status, s, &reusable, deadline) == 0) {
+		if (send_all(c, req.buf, req.len, deadline) == 0 &&
+		    read_response(c, status, s, &reusable, deadline) == 0) {
 			if (!reusable)
 				drop_connection(c);
 			rc = 0;

@@ -1,7 +1,9 @@
-/* smtp_client.c: one mail over plain SMTP (smtp_client.h).  A blocking
- * socket with send and receive timeouts (Linux applies the send timeout to
- * connect() too), one reply read at a time: a reply is lines "NNN-text"
- * ending with "NNN text". */
+/* smtp_client.c: one mail over SMTP (smtp_client.h).  A blocking socket
+ * with send and receive timeouts (Linux applies the send timeout to
+ * connect() too; through TLS a timeout reads as EAGAIN), one reply read at
+ * a time: a reply is lines "NNN-text" ending with "NNN text".  TLS
+ * (lib/tls.h) from the first byte (implicit, port 465) or after STARTTLS
+ * (RFC 3207), then EHLO again, since what the server offers may change. */
 #include "lib/smtp_client.h"
 
 #include <errno.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -16,14 +19,26 @@
 
 #include <nettle/base64.h>
 
+#include "lib/clock.h"
 #include "lib/strbuf.h"
+#include "lib/tls.h"
 
 struct smtp_conn {
 	int fd;
-	struct strbuf in; /* bytes read, not yet consumed */
-	char reply[512];  /* the last reply's last line, for errors */
-	bool auth_plain, auth_login;
+	struct tls_conn *tls; /* NULL: plain */
+	struct strbuf in;     /* bytes read, not yet consumed */
+	char reply[512];      /* the last reply's last line, for errors */
+	bool auth_plain, auth_login, offers_starttls;
+	long timeout; /* ms, per read or write */
 };
+
+/* After EAGAIN: whether to try again.  Plain, EAGAIN is the socket's
+ * timeout; through TLS it may also be a record GnuTLS consumed alone (a
+ * TLS 1.3 session ticket), so the wait goes on until the timeout. */
+static bool again(const struct smtp_conn *c, int64_t since)
+{
+	return c->tls && errno == EAGAIN && clock_mono_ms() - since < c->timeout;
+}
 
 char *smtp_base64(const char *data, size_t n)
 {
@@ -69,14 +84,17 @@ static int open_socket(const struct smtp_mail *m, long timeout_ms, struct weir_e
 
 static int put(struct smtp_conn *c, const char *data, size_t n, struct weir_error *err)
 {
+	int64_t since = clock_mono_ms();
+
 	while (n > 0) {
-		ssize_t w = send(c->fd, data, n, MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
+		ssize_t w = c->tls ? tls_conn_send(c->tls, data, n) : send(c->fd, data, n, MSG_NOSIGNAL);
+		if (w < 0 && (errno == EINTR || again(c, since)))
 			continue;
 		if (w <= 0)
 			return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP: sending: %s",
 			                      w < 0 && errno == EAGAIN ? "timed out"
-			                                               : strerror(errno));
+			                      : c->tls && errno == EPROTO ? tls_conn_error(c->tls)
+			                                                  : strerror(errno));
 		data += w;
 		n -= (size_t)w;
 	}
@@ -87,19 +105,23 @@ static int put(struct smtp_conn *c, const char *data, size_t n, struct weir_erro
  * reply offers. */
 static int get_reply(struct smtp_conn *c, int *code, struct weir_error *err)
 {
+	int64_t since = clock_mono_ms();
+
 	for (;;) {
 		char *nl = c->in.len ? memchr(c->in.buf, '\n', c->in.len) : NULL;
 		if (!nl) {
 			char tmp[4096];
-			ssize_t r = recv(c->fd, tmp, sizeof tmp, 0);
-			if (r < 0 && errno == EINTR)
+			ssize_t r = c->tls ? tls_conn_recv(c->tls, tmp, sizeof tmp)
+			                   : recv(c->fd, tmp, sizeof tmp, 0);
+			if (r < 0 && (errno == EINTR || again(c, since)))
 				continue;
 			if (r <= 0)
 				return weir_error_set(err, WEIR_E_UNAVAILABLE,
 				                      "SMTP: reading a reply: %s",
 				                      r == 0 ? "the server closed the connection"
 				                      : errno == EAGAIN ? "timed out"
-				                                        : strerror(errno));
+				                      : c->tls && errno == EPROTO ? tls_conn_error(c->tls)
+				                                                  : strerror(errno));
 			if (strbuf_add(&c->in, tmp, (size_t)r) < 0 || c->in.len > 65536)
 				return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s",
 				                      "SMTP: a reply too long");
@@ -120,6 +142,8 @@ static int get_reply(struct smtp_conn *c, int *code, struct weir_error *err)
 			c->auth_plain = c->auth_plain || strstr(c->reply + 8, "PLAIN");
 			c->auth_login = c->auth_login || strstr(c->reply + 8, "LOGIN");
 		}
+		if (!strncasecmp(c->reply + 4, "STARTTLS", 8))
+			c->offers_starttls = true;
 		if (c->reply[3] != '-') {
 			*code = atoi(c->reply);
 			return 0;
@@ -143,6 +167,54 @@ static int step(struct smtp_conn *c, const char *line, int want, int want2, cons
 		return weir_error_set(err, WEIR_E_UNAVAILABLE,
 		                      "SMTP %s: the server answered \"%s\"", what, c->reply);
 	return 0;
+}
+
+/* TLS on the connection from here on, the handshake done within the
+ * timeout (each blocked read or write already waits at most that long). */
+static int start_tls(struct smtp_conn *c, const struct smtp_mail *m, long timeout,
+                     struct weir_error *err)
+{
+	struct weir_error e = {0};
+	int64_t deadline = clock_mono_ms() + timeout;
+	int rc;
+
+	/* what came after STARTTLS's answer in clear is not the server's
+	 * (RFC 3207 5: a command injected before TLS) */
+	if (c->in.len)
+		return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s",
+		                      "SMTP: the server sent data before the TLS handshake");
+	c->tls = tls_conn_create(c->fd, m->host, m->ca_file, &e);
+	if (!c->tls)
+		return weir_error_set(err, e.kind, "SMTP %s: %s", m->host, e.msg);
+	while ((rc = tls_conn_handshake(c->tls, &e)) == 1)
+		if (clock_mono_ms() >= deadline) {
+			weir_error_set(&e, WEIR_E_UNAVAILABLE, "%s", "TLS handshake: timed out");
+			rc = -1;
+			break;
+		}
+	if (rc < 0)
+		return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP %s: %s", m->host, e.msg);
+	return 0;
+}
+
+/* EHLO, and STARTTLS with EHLO again when asked for: what the server
+ * offered in clear is forgotten (RFC 3207 4.2). */
+static int hello(struct smtp_conn *c, const struct smtp_mail *m, long timeout,
+                 struct weir_error *err)
+{
+	if (step(c, "EHLO weir", 250, 250, "EHLO", err) < 0)
+		return -1;
+	if (!m->starttls || c->tls)
+		return 0;
+	if (!c->offers_starttls)
+		return weir_error_set(err, WEIR_E_UNAVAILABLE,
+		                      "SMTP %s: \"starttls\": true but the server does not offer "
+		                      "STARTTLS",
+		                      m->host);
+	if (step(c, "STARTTLS", 220, 220, "STARTTLS", err) < 0 || start_tls(c, m, timeout, err) < 0)
+		return -1;
+	c->auth_plain = c->auth_login = c->offers_starttls = false;
+	return step(c, "EHLO weir", 250, 250, "EHLO (after STARTTLS)", err);
 }
 
 static int authenticate(struct smtp_conn *c, const struct smtp_mail *m, struct weir_error *err)
@@ -236,14 +308,10 @@ int smtp_send(const struct smtp_mail *m, struct weir_error *err)
 	struct smtp_conn c = {.fd = -1, .in = STRBUF_INIT};
 	struct strbuf msg = STRBUF_INIT;
 	long timeout = m->timeout_ms > 0 ? m->timeout_ms : 30000;
+	c.timeout = timeout;
 	char line[600];
 	int rc = -1;
 
-	if (m->starttls)
-		return weir_error_set(
-		    err, WEIR_E_INVALID, "%s",
-		    "SMTP: starttls is not supported (weir links no TLS library); "
-		    "set \"starttls\": false with a relay that accepts plain SMTP");
 	if (!m->host || !*m->host)
 		return weir_error_set(err, WEIR_E_INVALID, "%s",
 		                      "SMTP: the connection has no host");
@@ -259,8 +327,9 @@ int smtp_send(const struct smtp_mail *m, struct weir_error *err)
 			                      "SMTP: a recipient must be one line");
 	if ((c.fd = open_socket(m, timeout, err)) < 0)
 		goto out;
-	if (step(&c, NULL, 220, 220, "greeting", err) < 0 ||
-	    step(&c, "EHLO weir", 250, 250, "EHLO", err) < 0)
+	if ((m->ssl || (!m->starttls && m->port == 465)) && start_tls(&c, m, timeout, err) < 0)
+		goto out;
+	if (step(&c, NULL, 220, 220, "greeting", err) < 0 || hello(&c, m, timeout, err) < 0)
 		goto out;
 	if (m->login && *m->login && authenticate(&c, m, err) < 0)
 		goto out;
@@ -287,6 +356,7 @@ int smtp_send(const struct smtp_mail *m, struct weir_error *err)
 		get_reply(&c, &code, NULL);
 	}
 out:
+	tls_conn_destroy(c.tls);
 	if (c.fd >= 0)
 		close(c.fd);
 	strbuf_release(&c.in);

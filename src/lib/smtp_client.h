@@ -1,11 +1,13 @@
 /* smtp_client.h: sending one plain-text mail over SMTP (RFC 5321), blocking,
- * for notifications: EHLO, AUTH PLAIN or LOGIN when a login is given (RFC
- * 4954), MAIL FROM, RCPT TO per recipient, DATA with the body's lines
- * dot-stuffed, QUIT.
+ * for notifications: EHLO, STARTTLS and EHLO again when asked for (RFC
+ * 3207), AUTH PLAIN or LOGIN when a login is given (RFC 4954), MAIL FROM,
+ * RCPT TO per recipient, DATA with the body's lines dot-stuffed, QUIT.
  *
- * weir links no TLS library, so STARTTLS is refused with a clear error
- * rather than sending a password in clear to a server that expects TLS.
- * Run it off the event loop (a worker thread): every read and write waits
+ * TLS (lib/tls.h: the server's certificate verified against the system's
+ * trust store and ca_file, its name against host) is either implicit (ssl,
+ * or port 465 without starttls) or STARTTLS.  With starttls the mail fails
+ * unless the server offers it, and nothing, the password least of all, is
+ * sent before the handshake.  Run it off the event loop (a worker thread): every read and write waits
  * at most `timeout_ms`.  Errors never carry the password.
  */
 #ifndef WEIR_LIB_SMTP_CLIENT_H
@@ -21,7 +23,9 @@ struct smtp_mail {
 	int port;             /* 0: 25 */
 	const char *login;    /* NULL or "": no AUTH */
 	const char *password; /* with login */
-	bool starttls;        /* refused: no TLS here */
+	bool starttls;        /* STARTTLS after EHLO, required */
+	bool ssl;             /* TLS from the first byte (also port 465) */
+	const char *ca_file;  /* NULL: the system's trust store only */
 	const char *from;     /* the envelope and From: address */
 	const char *const *to;
 	size_t n_to;
@@ -32,8 +36,9 @@ struct smtp_mail {
 
 /* Sends it.  0 when the server accepted the message (250 after DATA), -1
  * with err: WEIR_E_INVALID for what the mail or its connection says
- * (STARTTLS, no host, a line break in a header), WEIR_E_UNAVAILABLE for
- * what the server did (refused, timed out, a 4xx/5xx reply, quoted). */
+ * (no host, a line break in a header, an unreadable ca_file),
+ * WEIR_E_UNAVAILABLE for what the server did (refused, timed out, a 4xx/5xx
+ * reply, quoted, no STARTTLS offered, a certificate that does not verify). */
 int smtp_send(const struct smtp_mail *m, struct weir_error *err);
 
 /* The standard base64 of n bytes; caller frees.  NULL when out of memory. */

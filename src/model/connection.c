@@ -625,6 +625,31 @@ int connection_list_read(struct strvec *ids, const json_t *list, struct weir_err
 	return 0;
 }
 
+int connection_http_url(const struct connection *c, struct strbuf *url, struct weir_error *err)
+{
+	const char *h = c->host ? c->host : "";
+	bool https = (c->schema && !strcmp(c->schema, "https")) ||
+		     (c->type && !strcmp(c->type, "https")) || !strncmp(h, "https://", 8);
+
+	if (!strncmp(h, "http://", 7))
+		h += 7;
+	else if (!strncmp(h, "https://", 8))
+		h += 8;
+	if (!*h || *h == '/')
+		return weir_error_set(err, WEIR_E_INVALID, "connection %s: no host", c->id);
+	size_t hl = strcspn(h, "/");
+	strbuf_addf(url, "%s://%.*s", https ? "https" : "http", (int)hl, h);
+	if (c->port > 0 && !memchr(h, ':', hl))
+		strbuf_addf(url, ":%d", c->port);
+	strbuf_add(url, h + hl, strlen(h + hl));
+	return url->failed ? weir_error_set(err, WEIR_E_INTERNAL, "%s", "out of memory") : 0;
+}
+
+const char *connection_ca_file(const struct connection *c)
+{
+	return json_string_value(json_object_get(c->extra, "ca_file"));
+}
+
 void connection_release(struct connection *c)
 {
 	if (!c)

@@ -27,6 +27,7 @@
 #include <stddef.h>
 
 #include "lib/error.h"
+#include "lib/strbuf.h"
 #include "lib/strvec.h"
 
 /* The types weir itself drives; any other type is CONN_OTHER (stored and
@@ -131,6 +132,17 @@ int connection_list_add(struct strvec *ids, const char *id, struct weir_error *e
 /* The same from a JSON list of ids (a DAG file's or a spec's
  * `connections:`); errors name the item ("[2]: ..."). */
 int connection_list_read(struct strvec *ids, const json_t *list, struct weir_error *err);
+
+/* The URL an http connection names, into url: "http://" or "https://",
+ * HOST, ":PORT" when port is set and the host has none, then the path the
+ * host may carry (Airflow's HTTP connections hold "https://host/base" in
+ * host).  https when the host says so, or the type or the schema is
+ * "https".  0, or -1 with err (WEIR_E_INVALID: no host; out of memory). */
+int connection_http_url(const struct connection *c, struct strbuf *url, struct weir_error *err);
+
+/* The extra's "ca_file" (a PEM file of CAs trusted beside the system's,
+ * for a TLS peer under a private CA); NULL when not a string or unset. */
+const char *connection_ca_file(const struct connection *c);
 
 void connection_release(struct connection *c);
 /* Releases rows[0..n) and frees the array; NULL is a no-op. */

@@ -38,7 +38,8 @@ static const char *const sensor_keys[] = {"file", "external_task", "time", "delt
 static const char *const file_keys[] = {"path", "folder", "conn", NULL};
 static const char *const ext_keys[] = {"dag_id", "task_id", "states", "failed_states",
 				       "execution_delta", NULL};
-static const char *const http_keys[] = {"url", "conn", "path", "status", "match", "timeout", NULL};
+static const char *const http_keys[] = {"url",   "conn",    "path",    "status",
+                                        "match", "timeout", "ca_file", NULL};
 static const char *const sql_keys[] = {"conn", "query", "parameters", NULL};
 
 /* The fields of each kind that are templates (sql: the parameters' values). */
@@ -286,14 +287,15 @@ static bool has_blank(const char *s)
 static int read_http(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix,
 		     bool templates)
 {
-	const char *url, *path, *match;
+	const char *url, *path, *match, *ca_file;
 	json_t *st;
 	long long status = 200;
 	int64_t to = 10000;
 
 	if (get_str(r, v, prefix, "url", false, &url) < 0 || read_conn(r, t, v, prefix, false) < 0 ||
 	    get_str(r, v, prefix, "path", false, &path) < 0 ||
-	    get_str(r, v, prefix, "match", false, &match) < 0)
+	    get_str(r, v, prefix, "match", false, &match) < 0 ||
+	    get_str(r, v, prefix, "ca_file", false, &ca_file) < 0)
 		return -1;
 	if (!url == !json_object_get(v, "conn")) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
@@ -306,12 +308,21 @@ static int read_http(struct field_reader *r, struct dag_task *t, json_t *v, cons
 		match = has_braces(match) ? NULL : match;
 	}
 	field_at(r, prefix, "url", 0);
-	if (url && strncmp(url, "http://", 7))
-		return field_fail(r, "expected a URL starting with http:// (plain HTTP), got \"%s\"",
+	if (url && strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
+		return field_fail(r, "expected a URL starting with http:// or https://, got \"%s\"",
 				  url);
 	if (url && has_blank(url))
 		return field_fail(r, "expected a URL without spaces or control characters, got \"%s\"",
 				  url);
+	if (url) {
+		size_t sl = url[4] == 's' ? 8 : 7;
+		if (!url[sl] || url[sl] == '/')
+			return field_fail(r, "expected http[s]://HOST[:PORT][/PATH], got \"%s\"", url);
+	}
+	field_at(r, prefix, "ca_file", 0);
+	if (ca_file && ca_file[0] != '/')
+		return field_fail(r, "expected an absolute path to a PEM file of CA certificates, "
+				  "got \"%s\"", ca_file);
 	field_at(r, prefix, "path", 0);
 	if (path && path[0] != '/')
 		return field_fail(r, "expected a path starting with '/', got \"%s\"", path);

@@ -126,27 +126,29 @@ static int read_conn_id(struct field_reader *r, json_t *obj, const char *prefix,
 	return field_set_string(r, out, id);
 }
 
-/* http://HOST[:PORT][/PATH]: TLS is not linked into weir, so https is
- * refused here rather than failing every delivery. */
+/* The length of "http://" or "https://" at the start of url; 0: neither. */
+static size_t url_scheme_len(const char *url)
+{
+	return !strncmp(url, "http://", 7) ? 7 : !strncmp(url, "https://", 8) ? 8 : 0;
+}
+
+/* http[s]://HOST[:PORT][/PATH], or a /PATH under the connection's URL. */
 static int check_url(struct field_reader *r, const char *url)
 {
-	if (!strncmp(url, "https://", 8))
-		return field_fail(
-		    r, "%s",
-		    "https is not supported (weir has no TLS library): use an http:// "
-		    "URL, e.g. a relay on this network");
+	size_t sl = url_scheme_len(url);
+
 	if (url[0] == '/')
 		return 0;
-	if (strncmp(url, "http://", 7) || !url[7] || url[7] == '/')
+	if (!sl || !url[sl] || url[sl] == '/')
 		return field_fail(r,
-		                  "expected http://HOST[:PORT]/PATH, or a /PATH under the "
+		                  "expected http[s]://HOST[:PORT]/PATH, or a /PATH under the "
 		                  "connection's URL, got \"%s\"",
 		                  url);
 	for (const char *p = url; *p; p++)
 		if ((unsigned char)*p <= ' ' || *p == 0x7f)
 			return field_fail(r, "%s",
 			                  "expected a URL without spaces or control characters");
-	if (memchr(url + 7, '@', strcspn(url + 7, "/?#")))
+	if (memchr(url + sl, '@', strcspn(url + sl, "/?#")))
 		return field_fail(
 		    r, "%s", "a login and password go in a connection (conn:), not in the URL");
 	return 0;
@@ -562,15 +564,16 @@ char *notify_target_masked(const struct notify_target *t)
 
 	if (t->kind == NOTIFY_WEBHOOK) {
 		const char *u = t->url ? t->url : "";
-		if (!strncmp(u, "http://", 7)) {
-			const char *host = u + 7;
+		size_t sl = url_scheme_len(u);
+		if (sl) {
+			const char *host = u + sl;
 			size_t hl = strcspn(host, "/?#");
 			const char *at = memchr(host, '@', hl); /* user:password@ */
 			if (at) {
 				hl -= (size_t)(at + 1 - host);
 				host = at + 1;
 			}
-			rc = asprintf(&out, "http://%.*s/%s%s%s", (int)hl, host,
+			rc = asprintf(&out, "%.*s%.*s/%s%s%s", (int)sl, u, (int)hl, host,
 			              host[hl] && host[hl + 1] ? "***" : "",
 			              t->conn ? " conn " : "", t->conn ? t->conn : "");
 		} else {

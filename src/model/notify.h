@@ -5,7 +5,7 @@
  * under on_failure, on_retry, on_success and on_sla_miss; each delivery is
  * one of
  *
- *   webhook: {url: http://..., headers: {...}, conn: ID}   a JSON POST
+ *   webhook: {url: http[s]://..., headers: {...}, conn: ID}   a JSON POST
  *   email:   {conn: ID, to: [a@b, ...], subject: TEMPLATE}   over SMTP
  *   command: "notify.sh --page"                             a process
  *
@@ -61,7 +61,7 @@ const char *notify_kind_name(enum notify_kind k);
 
 struct notify_target {
 	enum notify_kind kind;
-	char *url;        /* webhook: http://HOST[:PORT]/PATH, or a path under the conn's URL;
+	char *url;        /* webhook: http[s]://HOST[:PORT]/PATH, or a path under the conn's URL;
 	                   * NULL: the conn's */
 	json_t *headers;  /* webhook: {name: value}; NULL: none */
 	char *conn;       /* webhook: an http connection (optional); email: an smtp one */

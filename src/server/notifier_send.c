@@ -19,6 +19,7 @@
 #include "lib/http_client.h"
 #include "lib/smtp_client.h"
 #include "lib/strbuf.h"
+#include "lib/tls.h"
 #include "model/connection.h"
 #include "server/secrets.h"
 
@@ -27,10 +28,11 @@ struct attempt_io {
 	uv_work_t work;
 	/* webhook */
 	char *base, *path, *header_lines;
+	char *ca_file; /* the connection's, webhook or email; NULL: none */
 	/* email */
 	struct connection c;
 	char *from;
-	bool starttls;
+	bool starttls, ssl;
 	/* command */
 	uv_process_t proc;
 	bool proc_open;
@@ -51,6 +53,7 @@ static void io_free(struct attempt_io *io)
 	if (io->header_lines)
 		memset(io->header_lines, 0, strlen(io->header_lines));
 	free(io->header_lines);
+	free(io->ca_file);
 	if (io->c.password)
 		memset(io->c.password, 0, strlen(io->c.password));
 	connection_release(&io->c);
@@ -91,32 +94,8 @@ static int resolve(struct delivery *d, struct connection *c, enum conn_kind want
 
 /* ---- webhooks ---- */
 
-/* "http://HOST[:PORT]" of an http connection (host may hold the scheme and
- * a path, as Airflow's HTTP connections do), and that path. */
-static int conn_url(const struct connection *c, struct strbuf *url, char *why, size_t size)
-{
-	const char *h = c->host ? c->host : "";
-	bool https = (c->schema && !strcmp(c->schema, "https")) || !strncmp(h, "https://", 8);
-
-	if (https)
-		return fail(why, size,
-		            "connection %s: https is not supported (weir has no TLS "
-		            "library)",
-		            c->id);
-	if (!strncmp(h, "http://", 7))
-		h += 7;
-	if (!*h)
-		return fail(why, size, "connection %s: no host", c->id);
-	size_t hl = strcspn(h, "/");
-	strbuf_add(url, "http://", 7);
-	strbuf_add(url, h, hl);
-	if (c->port > 0 && !memchr(h, ':', hl))
-		strbuf_addf(url, ":%d", c->port);
-	strbuf_add(url, h + hl, strlen(h + hl));
-	return 0;
-}
-
-/* Header lines from `obj` ({name: string}), CR and LF refused. */
+/* Header lines from `obj` ({name: string}), CR and LF refused; the
+ * extra's "ca_file" is weir's, not a header. */
 static int add_headers(struct strbuf *b, json_t *obj, char *why, size_t size)
 {
 	const char *name;
@@ -125,7 +104,7 @@ static int add_headers(struct strbuf *b, json_t *obj, char *why, size_t size)
 	json_object_foreach(obj, name, v)
 	{
 		const char *s = json_string_value(v);
-		if (!s)
+		if (!s || !strcmp(name, "ca_file"))
 			continue;
 		if (!*name || strpbrk(name, ":\r\n ") || strpbrk(s, "\r\n"))
 			return fail(why, size, "header %s: expected a name and a value on one line",
@@ -148,13 +127,18 @@ static int prepare_webhook(struct delivery *d, struct attempt_io *io, char *why,
 		if (resolve(d, &c, CONN_HTTP, "http", why, size) < 0)
 			goto out;
 		if (!d->url || d->url[0] == '/') {
-			if (conn_url(&c, &url, why, size) < 0)
+			struct weir_error e = {0};
+			if (connection_http_url(&c, &url, &e) < 0) {
+				fail(why, size, "%s", e.msg);
 				goto out;
+			}
 			while (url.len && url.buf[url.len - 1] == '/' && d->url)
 				url.buf[--url.len] = '\0';
 		}
 		if (json_is_object(c.extra))
 			json_object_update(headers, c.extra);
+		if (connection_ca_file(&c) && !(io->ca_file = strdup(connection_ca_file(&c))))
+			goto oom;
 		if (c.login && *c.login) {
 			char *raw = NULL, *b64;
 			if (asprintf(&raw, "%s:%s", c.login, c.password ? c.password : "") < 0)
@@ -179,13 +163,16 @@ static int prepare_webhook(struct delivery *d, struct attempt_io *io, char *why,
 		goto out;
 	if (url.failed || hdr.failed)
 		goto oom;
-	if (strncmp(url.buf, "http://", 7))
+	size_t scheme = !strncmp(url.buf, "http://", 7)    ? 7
+	                : !strncmp(url.buf, "https://", 8) ? 8
+	                                                   : 0;
+	if (!scheme)
 		goto bad_url;
 	for (const char *ch = url.buf; *ch; ch++)
 		if ((unsigned char)*ch <= ' ' || *ch == 0x7f)
 			goto bad_url; /* it goes into the request line and Host: */
 	{
-		const char *auth = url.buf + 7;
+		const char *auth = url.buf + scheme;
 		size_t al = strcspn(auth, "/?#");
 		if (!al)
 			goto bad_url;
@@ -203,7 +190,8 @@ static int prepare_webhook(struct delivery *d, struct attempt_io *io, char *why,
 	rc = 0;
 	goto out;
 bad_url:
-	fail(why, size, "%s", "expected an http:// URL without spaces or control characters");
+	fail(why, size, "%s",
+	     "expected an http:// or https:// URL without spaces or control characters");
 	goto out;
 oom:
 	fail(why, size, "%s", "out of memory");
@@ -225,17 +213,28 @@ static void run_webhook(struct attempt_io *io)
 	struct http_response resp = {0};
 	struct weir_error err = {0};
 
-	if (!hc || http_client_set_headers(hc, io->header_lines) < 0) {
+	if (!hc || http_client_set_headers(hc, io->header_lines) < 0 ||
+	    http_client_set_tls(hc, &tls_http_ops, io->ca_file) < 0) {
 		snprintf(io->error, sizeof io->error, "out of memory");
 		http_client_destroy(hc);
 		return;
 	}
 	if (http_client_request(hc, "POST", io->path, io->d->body, NOTIFY_IO_TIMEOUT_MS, &resp,
 	                        &err) < 0) {
-		/* the client's message names the URL: keep what follows it */
-		const char *why = strrchr(err.msg, ':');
-		snprintf(io->error, sizeof io->error, "POST %s: %s", io->d->target,
-		         why ? why + 2 : "no answer");
+		/* the client's message names the URL (its path may be a secret):
+		 * keep what follows it */
+		char *named = NULL;
+		const char *why = err.msg;
+		size_t bl = strlen(io->base);
+		if (asprintf(&named, "POST %s%s: ", io->base, io->path) > 0 &&
+		    !strncmp(why, named, strlen(named)))
+			why += strlen(named);
+		else if (!strncmp(why, io->base, bl) && !strncmp(why + bl, ": ", 2))
+			why += bl + 2;
+		else if (strstr(why, io->path))
+			why = "no answer";
+		free(named);
+		snprintf(io->error, sizeof io->error, "POST %s: %s", io->d->target, why);
 	} else if (resp.status < 200 || resp.status > 299) {
 		snprintf(io->error, sizeof io->error, "POST %s: HTTP %ld", io->d->target,
 		         resp.status);
@@ -248,16 +247,24 @@ static void run_webhook(struct attempt_io *io)
 
 /* ---- email ---- */
 
+/* true or "true" (URI extras are strings) */
+static bool extra_true(json_t *extra, const char *key)
+{
+	json_t *v = json_object_get(extra, key);
+	return json_is_true(v) || (json_is_string(v) && !strcmp(json_string_value(v), "true"));
+}
+
 static int prepare_email(struct delivery *d, struct attempt_io *io, char *why, size_t size)
 {
-	json_t *from, *tls;
+	json_t *from;
 
 	if (resolve(d, &io->c, CONN_SMTP, "smtp", why, size) < 0)
 		return -1;
 	from = json_object_get(io->c.extra, "from");
-	tls = json_object_get(io->c.extra, "starttls");
-	io->starttls =
-	    json_is_true(tls) || (json_is_string(tls) && !strcmp(json_string_value(tls), "true"));
+	io->starttls = extra_true(io->c.extra, "starttls");
+	io->ssl = extra_true(io->c.extra, "ssl");
+	if (connection_ca_file(&io->c) && !(io->ca_file = strdup(connection_ca_file(&io->c))))
+		return fail(why, size, "%s", "out of memory");
 	if (json_is_string(from))
 		io->from = strdup(json_string_value(from));
 	else if (io->c.login && strchr(io->c.login, '@'))
@@ -293,6 +300,8 @@ static void run_email(struct attempt_io *io)
 	    .login = io->c.login,
 	    .password = io->c.password,
 	    .starttls = io->starttls,
+	    .ssl = io->ssl,
+	    .ca_file = io->ca_file,
 	    .from = io->from,
 	    .to = (const char *const *)d->to.v,
 	    .n_to = d->to.n,

@@ -20,9 +20,9 @@ HERE = Path(__file__).resolve().parent
 
 class Receiver:
     """POSTs to http://127.0.0.1:PORT/..., each kept as (path, headers, parsed body); answers
-    `status` (settable)."""
+    `status` (settable).  With `tls` (an ssl.SSLContext for a server) it speaks https."""
 
-    def __init__(self, status=200):
+    def __init__(self, status=200, tls=None):
         self.status = status
         self.posts = []
         self.lock = threading.Lock()
@@ -48,7 +48,9 @@ class Receiver:
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.port = self.httpd.server_address[1]
-        self.url = "http://127.0.0.1:%d" % self.port
+        self.url = "http%s://127.0.0.1:%d" % ("s" if tls else "", self.port)
+        if tls:
+            self.httpd.socket = tls.wrap_socket(self.httpd.socket, server_side=True)
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
@@ -75,14 +77,14 @@ def receiver():
 
 
 class SmtpSink:
-    def __init__(self, tmp, user, password, only_login=False):
+    def __init__(self, tmp, user, password, only_login=False, tls_args=()):
         self.port = free_port()
         self.out = Path(tmp) / ("smtp-%d.jsonl" % self.port)
         self.log = Path(tmp) / ("smtp-%d.log" % self.port)
         with open(self.log, "w") as log:
             self.proc = subprocess.Popen(
                 ["/usr/bin/python3", str(HERE / "smtp_sink.py"), str(self.port), user, password,
-                 str(self.out)] + (["LOGIN"] if only_login else []), stdout=subprocess.PIPE, stderr=log, start_new_session=True,
+                 str(self.out)] + (["LOGIN"] if only_login else []) + list(tls_args), stdout=subprocess.PIPE, stderr=log, start_new_session=True,
                 text=True)
         line = self.proc.stdout.readline()
         if "ready" not in line:
@@ -113,8 +115,8 @@ class SmtpSink:
 def smtp_sink(tmp_path):
     sinks = []
 
-    def make(user, password, only_login=False):
-        s = SmtpSink(tmp_path, user, password, only_login)
+    def make(user, password, only_login=False, tls_args=()):
+        s = SmtpSink(tmp_path, user, password, only_login, tls_args)
         sinks.append(s)
         return s
     yield make

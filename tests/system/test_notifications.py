@@ -171,7 +171,7 @@ def test_email_with_auth_webhook_by_connection_and_no_password_anywhere(make_dag
     assert notes["smtp conn mail to ops@example.com, lead@example.com"]["state"] == "sent"
     assert notes["conn hooks /***"]["state"] == "sent"
     tls = notes["smtp conn tlsmail to ops@example.com"]
-    assert tls["state"] == "failed" and "starttls is not supported" in tls["last_error"], tls
+    assert tls["state"] == "failed" and "does not offer STARTTLS" in tls["last_error"], tls
     assert len(sink.messages()) == 1  # the STARTTLS one never reached the server
 
     # the passwords: in no API answer, log or store file
@@ -271,7 +271,7 @@ def test_bad_notification_keys_are_import_errors(make_dags):
     d = make_dags()
     d.write("bad1.yaml", dag_text("bad1", [
         {"task_id": "t", "command": "true",
-         "on_failure": [{"webhook": {"url": "https://hooks.example.com/x"}}]}]))
+         "on_failure": [{"webhook": {"url": "ftp://hooks.example.com/x"}}]}]))
     d.write("bad2.yaml", dag_text("bad2", [
         {"task_id": "t", "command": "true", "on_retry": [{"email": {"to": ["a@b.c"]}}]}]))
     d.write("bad3.yaml", dag_text("bad3", [
@@ -284,7 +284,7 @@ def test_bad_notification_keys_are_import_errors(make_dags):
         return errs if len(errs) >= 3 else None
     errs = wait_for(errors, 30, "three import errors")
     assert "tasks[0].on_failure[0].webhook.url" in errs["bad1.yaml"]
-    assert "https is not supported" in errs["bad1.yaml"]
+    assert "expected http[s]://HOST" in errs["bad1.yaml"]
     assert "tasks[0].on_retry[0].email.conn" in errs["bad2.yaml"]
     assert "tasks[0].sla.from" in errs["bad3.yaml"]
     assert "logical_date or run_start" in errs["bad3.yaml"]

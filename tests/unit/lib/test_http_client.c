@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "lib/http_client.h"
+#include "lib/tls.h"
 
 static int listen_fd;
 static int port;
@@ -179,9 +180,74 @@ static void test_refused_and_bad_url(void **state)
 	assert_int_equal(err.kind, WEIR_E_UNAVAILABLE);
 	assert_non_null(strstr(err.msg, "cannot connect"));
 	http_client_destroy(c);
+	/* a handle without a TLS layer (the launcher's) says so */
 	c = http_client_create("https://example.invalid", NULL);
 	assert_int_equal(http_client_request(c, "GET", "/", NULL, 2000, &r, &err), -1);
-	assert_non_null(strstr(err.msg, "https is not supported"));
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_non_null(strstr(err.msg, "https is not available here"));
+	http_client_destroy(c);
+}
+
+static void check_endpoint(const char *url, const char *host, const char *want_port,
+			   bool https)
+{
+	struct http_client *c = http_client_create(url, NULL);
+	const char *h, *p;
+	bool s;
+
+	assert_int_equal(http_client_endpoint(c, &h, &p, &s), 0);
+	assert_string_equal(h, host);
+	assert_string_equal(p, want_port);
+	assert_int_equal(s, https);
+	http_client_destroy(c);
+}
+
+static void test_https_urls(void **state)
+{
+	(void)state;
+	check_endpoint("https://hooks.slack.com/services/T0/B0/x", "hooks.slack.com", "443", true);
+	check_endpoint("https://hooks.example.com", "hooks.example.com", "443", true);
+	check_endpoint("https://127.0.0.1:8443/", "127.0.0.1", "8443", true);
+	check_endpoint("https://[::1]/x", "::1", "443", true);
+	check_endpoint("https://[::1]:9443", "::1", "9443", true);
+	check_endpoint("http://example.com/x", "example.com", "80", false);
+	check_endpoint("http://127.0.0.1:8270", "127.0.0.1", "8270", false);
+
+	const char *h, *p;
+	bool s;
+	struct http_client *c = http_client_create("ftp://example.com", NULL);
+	assert_int_equal(http_client_endpoint(c, &h, &p, &s), -1);
+	http_client_destroy(c);
+	c = http_client_create("https://", NULL);
+	assert_int_equal(http_client_endpoint(c, &h, &p, &s), -1);
+	http_client_destroy(c);
+}
+
+/* The TLS layer refuses a CA file it cannot use before any byte is sent;
+ * a peer that does not speak TLS fails the handshake, never a plain
+ * fallback. */
+static void test_tls_refusals(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	struct http_response r;
+	char url[64];
+
+	snprintf(url, sizeof url, "https://127.0.0.1:%d", port);
+	struct http_client *c = http_client_create(url, NULL);
+	assert_int_equal(http_client_set_tls(c, &tls_http_ops, "relative/ca.pem"), 0);
+	assert_int_equal(http_client_request(c, "GET", "/", NULL, 2000, &r, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_non_null(strstr(err.msg, "absolute path"));
+	assert_int_equal(http_client_set_tls(c, &tls_http_ops, "/nonexistent/ca.pem"), 0);
+	assert_int_equal(http_client_request(c, "GET", "/", NULL, 2000, &r, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_non_null(strstr(err.msg, "/nonexistent/ca.pem"));
+	/* the test server answers plain HTTP only: the handshake cannot finish */
+	assert_int_equal(http_client_set_tls(c, &tls_http_ops, NULL), 0);
+	assert_int_equal(http_client_request(c, "GET", "/", NULL, 1000, &r, &err), -1);
+	assert_int_equal(r.status, 0);
+	assert_non_null(strstr(err.msg, "TLS"));
 	http_client_destroy(c);
 }
 
@@ -201,6 +267,8 @@ int main(void)
 		cmocka_unit_test(test_error_text_and_close_then_reconnect),
 		cmocka_unit_test(test_stream),
 		cmocka_unit_test(test_refused_and_bad_url),
+		cmocka_unit_test(test_https_urls),
+		cmocka_unit_test(test_tls_refusals),
 		cmocka_unit_test(test_url_escape),
 	};
 	return cmocka_run_group_tests_name("http_client", tests, setup, teardown);

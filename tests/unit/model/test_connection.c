@@ -197,6 +197,43 @@ static void test_lists_and_names(void **state)
 	assert_false(connection_secret_name("sslmode"));
 }
 
+static void check_http_url(const char *type, const char *host, int port, const char *schema,
+			   const char *want)
+{
+	struct connection c = {.id = "h", .type = (char *)type, .host = (char *)host,
+			       .port = port, .schema = (char *)schema};
+	struct strbuf url = STRBUF_INIT;
+	struct weir_error err = {0};
+
+	assert_int_equal(connection_http_url(&c, &url, &err), 0);
+	assert_string_equal(url.buf, want);
+	strbuf_release(&url);
+}
+
+static void test_http_url(void **state)
+{
+	(void)state;
+	check_http_url("http", "127.0.0.1", 8080, NULL, "http://127.0.0.1:8080");
+	check_http_url("http", "https://hooks.slack.com/services", 0, NULL,
+		       "https://hooks.slack.com/services");
+	check_http_url("https", "localhost", 8443, NULL, "https://localhost:8443");
+	check_http_url("http", "example.com/base", 0, "https", "https://example.com/base");
+	check_http_url("http", "http://example.com:81/x", 9000, NULL, "http://example.com:81/x");
+
+	struct connection none = {.id = "h", .type = "http", .host = "https://"};
+	struct strbuf url = STRBUF_INIT;
+	struct weir_error err = {0};
+	assert_int_equal(connection_http_url(&none, &url, &err), -1);
+	assert_non_null(strstr(err.msg, "no host"));
+	strbuf_release(&url);
+
+	struct connection x = {.id = "h", .type = "http"};
+	assert_null(connection_ca_file(&x));
+	x.extra = json_pack("{s:s}", "ca_file", "/etc/ca.pem");
+	assert_string_equal(connection_ca_file(&x), "/etc/ca.pem");
+	json_decref(x.extra);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -207,6 +244,7 @@ int main(void)
 		cmocka_unit_test(test_env_name),
 		cmocka_unit_test(test_json_fields),
 		cmocka_unit_test(test_lists_and_names),
+		cmocka_unit_test(test_http_url),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

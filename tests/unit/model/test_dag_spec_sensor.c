@@ -85,6 +85,12 @@ static void test_kinds(void **state)
 	assert_int_equal(json_integer_value(json_object_get(d->tasks[0].sensor->what, "status")),
 	                 200);
 	dag_spec_destroy(d);
+	d = parse_task("    sensor: {http: {url: \"https://h/x\", ca_file: \"/etc/ca.pem\"}}\n",
+	               &err);
+	assert_non_null(d);
+	assert_string_equal(
+	    json_string_value(json_object_get(d->tasks[0].sensor->what, "ca_file")), "/etc/ca.pem");
+	dag_spec_destroy(d);
 }
 
 static void want_msg(const char *task, const char *got, const char *want)
@@ -108,7 +114,10 @@ static void test_errors(void **state)
 	expect_error("    sensor: {file: {path: \"../x\"}}\n", "tasks[0].sensor.file.path");
 	expect_error("    sensor: {file: {path: /etc/passwd}}\n", "absolute");
 	expect_error("    sensor: {time: \"25:00\"}\n", "tasks[0].sensor.time");
-	expect_error("    sensor: {http: {url: \"https://x\"}}\n", "http://");
+	expect_error("    sensor: {http: {url: \"ftp://x\"}}\n", "http:// or https://");
+	expect_error("    sensor: {http: {url: \"https://\"}}\n", "http[s]://HOST");
+	expect_error("    sensor: {http: {url: \"https://x\", ca_file: \"ca.pem\"}}\n",
+	             "absolute path");
 	expect_error("    sensor: {http: {url: \"http://x\", match: \"(\"}}\n", "regular expression");
 	expect_error("    sensor: {delta: 10m, time: \"01:00\"}\n", "got more");
 	expect_error("    sensor: {poke_interval: 5}\n", "what it waits for");

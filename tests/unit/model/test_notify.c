@@ -102,8 +102,12 @@ static void expect_error(const char *tasks_yaml, const char *want1, const char *
 static void test_errors_name_the_field(void **state)
 {
 	(void)state;
-	expect_error("    on_failure: [{webhook: {url: 'https://x/y'}}]\n",
-	             "tasks[0].on_failure[0].webhook.url", "https is not supported");
+	expect_error("    on_failure: [{webhook: {url: 'ftp://x/y'}}]\n",
+	             "tasks[0].on_failure[0].webhook.url", "expected http[s]://HOST");
+	expect_error("    on_failure: [{webhook: {url: 'https:///y'}}]\n",
+	             "tasks[0].on_failure[0].webhook.url", "expected http[s]://HOST");
+	expect_error("    on_failure: [{webhook: {url: 'https://u:p@x/y'}}]\n",
+	             "tasks[0].on_failure[0].webhook.url", "in a connection");
 	expect_error("    on_failure: [{webhook: {url: 'http://u:p@x/y'}}]\n",
 	             "tasks[0].on_failure[0].webhook.url", "in a connection");
 	expect_error("    on_failure: [{webhook: {url: /p}}]\n", "webhook.url", "needs a conn");
@@ -159,6 +163,10 @@ static void test_payload_text_template_mask(void **state)
 	                          .url = (char *)"http://h:9/services/T/B/X"};
 	s = notify_target_masked(&w);
 	assert_string_equal(s, "http://h:9/***");
+	free(s);
+	w.url = (char *)"https://hooks.slack.com/services/T/B/X";
+	s = notify_target_masked(&w);
+	assert_string_equal(s, "https://hooks.slack.com/***");
 	free(s);
 	struct notify_target c = {.kind = NOTIFY_COMMAND, .command = (char *)"page --token=abc"};
 	s = notify_target_masked(&c);
