@@ -150,8 +150,11 @@ check: deps
 # The sanitizer pass leaves out the million-row transfers (the same streaming
 # code as the smaller transfer tests, ten times the rows) and the Python
 # package's tests (Python over routes the other tests drive): both would take
-# most of the pass's time and find nothing the rest cannot.
-SAN_PYTEST_ARGS ?= -k 'not million_rows and not test_python_'
+# most of the pass's time and find nothing the rest cannot.  It also leaves out
+# the thousand waiting sensors, whose check is the server's resident memory:
+# AddressSanitizer keeps freed memory in quarantine, so that figure grows there
+# by design (the sensor tests with fewer sensors run).
+SAN_PYTEST_ARGS ?= -k 'not million_rows and not test_python_ and not a_thousand_rescheduling'
 
 sanitize-check:
 	$(MAKE) DEVELOPER=1 SANITIZE=address,undefined unit
