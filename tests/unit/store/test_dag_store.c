@@ -15,6 +15,7 @@
 
 #include "store/dag_store.h"
 #include "store/store.h"
+#include "store_tmp.h"
 
 struct fixture {
 	char dir[256];
@@ -45,11 +46,8 @@ static void close_both(struct fixture *f)
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
-	snprintf(f->dir, sizeof(f->dir), "%s/weir-dag-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
+	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-dag-store") < 0)
 		return -1;
-	snprintf(f->path, sizeof(f->path), "%s/weir.db", f->dir);
 	open_both(f);
 	*state = f;
 	return 0;
@@ -58,14 +56,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char p[400];
 	close_both(f);
-	const char *suffix[] = {"", "-wal", "-shm"};
-	for (int i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
+	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
 }

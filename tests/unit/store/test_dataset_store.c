@@ -17,6 +17,7 @@
 #include "store/dag_store.h"
 #include "store/dataset_store.h"
 #include "store/store.h"
+#include "store_tmp.h"
 
 struct fixture {
 	char dir[256];
@@ -30,12 +31,8 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct weir_error err = {0};
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(f->dir, sizeof(f->dir), "%s/weir-dataset-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
+	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-dataset-store") < 0)
 		return -1;
-	snprintf(f->path, sizeof(f->path), "%s/weir.db", f->dir);
 	f->s = store_open(f->path, &err);
 	if (!f->s)
 		fail_msg("store_open: %s", err.msg);
@@ -50,17 +47,11 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	const char *suffix[] = {"", "-wal", "-shm"};
-	char p[400];
 
 	dataset_store_destroy(f->ds);
 	dag_store_destroy(f->dags);
 	store_close(f->s);
-	for (int i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
+	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
 }

@@ -14,6 +14,7 @@
 
 #include "store/event_log_store.h"
 #include "store/store.h"
+#include "store_tmp.h"
 
 struct fixture {
 	char dir[256];
@@ -25,12 +26,8 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof *f);
 	struct weir_error err = {0};
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(f->dir, sizeof f->dir, "%s/weir-evlog-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
+	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-evlog") < 0)
 		return -1;
-	snprintf(f->path, sizeof f->path, "%s/weir.db", f->dir);
 	f->s = store_open(f->path, &err);
 	if (!f->s)
 		fail_msg("store_open: %s", err.msg);
@@ -41,12 +38,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[400];
-
 	store_close(f->s);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-	if (system(cmd) != 0)
-		return -1;
+	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
 }

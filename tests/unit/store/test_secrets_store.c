@@ -18,6 +18,7 @@
 #include "store/seal.h"
 #include "store/secrets_store.h"
 #include "store/store.h"
+#include "store_tmp.h"
 
 static const uint8_t key_a[SEAL_KEY_SIZE] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
 static const uint8_t key_b[SEAL_KEY_SIZE] = {9, 8, 7};
@@ -86,12 +87,8 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof *f);
 	struct weir_error err = {0};
-	const char *tmp = getenv("TMPDIR");
-
-	snprintf(f->dir, sizeof f->dir, "%s/weir-secrets-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
+	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-secrets") < 0)
 		return -1;
-	snprintf(f->path, sizeof f->path, "%s/weir.db", f->dir);
 	f->s = store_open(f->path, &err);
 	if (!f->s)
 		fail_msg("store_open: %s", err.msg);
@@ -103,13 +100,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char cmd[400];
-
 	secrets_store_destroy(f->ss);
 	store_close(f->s);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", f->dir);
-	if (system(cmd) != 0)
-		return -1;
+	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
 }

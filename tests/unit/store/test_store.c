@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "store/store.h"
+#include "store_tmp.h"
 
 struct fixture {
 	char dir[256];
@@ -23,11 +24,8 @@ struct fixture {
 static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
-	const char *tmp = getenv("TMPDIR");
-	snprintf(f->dir, sizeof(f->dir), "%s/weir-store-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(f->dir))
+	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-store") < 0)
 		return -1;
-	snprintf(f->path, sizeof(f->path), "%s/weir.db", f->dir);
 	*state = f;
 	return 0;
 }
@@ -35,14 +33,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char p[400];
 	store_close(f->s);
-	const char *suffix[] = {"", "-wal", "-shm"};
-	for (int i = 0; i < 3; i++) {
-		snprintf(p, sizeof(p), "%s%s", f->path, suffix[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
+	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
 }

@@ -18,6 +18,7 @@
 
 #include "store/dag_store.h"
 #include "store/store.h"
+#include "store_tmp.h"
 
 #define FIXTURE "tests/system/fixtures/store_v3.sql"
 
@@ -58,9 +59,8 @@ static int setup(void **state)
 	assert_non_null(f);
 	if (!sql)
 		fail_msg("cannot read %s (run from the repository root)", FIXTURE);
-	snprintf(f->dir, sizeof f->dir, "/tmp/weir-upgrade-XXXXXX");
-	assert_non_null(mkdtemp(f->dir));
-	snprintf(f->path, sizeof f->path, "%s/weir.db", f->dir);
+	assert_int_equal(store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path,
+	                                "weir-upgrade"), 0);
 	assert_int_equal(sqlite3_open(f->path, &db), SQLITE_OK);
 	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
 		fail_msg("loading the fixture: %s", msg ? msg : "?");
@@ -78,16 +78,10 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	struct fixture *f = *state;
-	char p[160];
-	const char *suffix[] = {"", "-wal", "-shm"};
 
 	dag_store_destroy(f->ds);
 	store_close(f->s);
-	for (int i = 0; i < 3; i++) {
-		snprintf(p, sizeof p, "%s%s", f->path, suffix[i]);
-		unlink(p);
-	}
-	rmdir(f->dir);
+	store_tmp_remove(f->dir, f->path);
 	free(f);
 	return 0;
 }
