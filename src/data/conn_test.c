@@ -10,7 +10,6 @@
 #include "data/driver.h"
 #include "data/redis.h"
 #include "lib/http_client.h"
-#include "lib/mask.h"
 #include "lib/strbuf.h"
 #include "lib/tls.h"
 
@@ -129,15 +128,7 @@ bool data_conn_test(const struct connection *c, long timeout_ms, char **msg)
 		strbuf_addstr(&out, err.msg);
 	}
 	/* the drivers never put the password in a message; a server might */
-	if (c->password && *c->password) {
-		const char *secret = c->password;
-		struct mask *m = mask_create(&secret, 1);
-		char *masked = m ? mask_string(m, out.buf ? out.buf : "") : NULL;
-		mask_destroy(m);
-		strbuf_release(&out);
-		*msg = masked;
-	} else {
-		*msg = strbuf_detach(&out, NULL);
-	}
+	*msg = connection_mask_text(c, out.buf);
+	strbuf_release(&out);
 	return rc == 0;
 }

@@ -235,11 +235,10 @@ static enum sensor_outcome poke_sql(const struct dag_sensor *s, const struct con
 
 /* ---- the kinds together ---- */
 
-enum sensor_outcome sensor_poke(const struct dag_sensor *s, int64_t logical_ms,
-                                const struct connection *conn, int64_t now_ms, char *msg,
-                                size_t msg_size)
+static enum sensor_outcome poke_kind(const struct dag_sensor *s, int64_t logical_ms,
+                                     const struct connection *conn, int64_t now_ms, char *msg,
+                                     size_t msg_size)
 {
-	msg[0] = '\0';
 	switch (s->kind) {
 	case DAG_SENSOR_FILE:
 		return poke_file(s, conn, msg, msg_size);
@@ -259,6 +258,25 @@ enum sensor_outcome sensor_poke(const struct dag_sensor *s, int64_t logical_ms,
 	}
 	return say(SENSOR_ERROR, msg, msg_size, "%s sensors are poked by the server%s",
 	           dag_sensor_kind_name(s->kind), NULL);
+}
+
+enum sensor_outcome sensor_poke(const struct dag_sensor *s, int64_t logical_ms,
+                                const struct connection *conn, int64_t now_ms, char *msg,
+                                size_t msg_size)
+{
+	enum sensor_outcome o;
+	char *masked;
+
+	msg[0] = '\0';
+	o = poke_kind(s, logical_ms, conn, now_ms, msg, msg_size);
+	/* the poke's words become the TI's reason: a server's message about a
+	 * failed login might hold the password */
+	if (conn && conn->password && *conn->password) {
+		masked = connection_mask_text(conn, msg);
+		snprintf(msg, msg_size, "%s", masked ? masked : "(the poke's message could not be masked)");
+		free(masked);
+	}
+	return o;
 }
 
 static bool state_in(json_t *list, const char *state)

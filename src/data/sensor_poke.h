@@ -36,7 +36,8 @@
 
 /* A file, time, delta, http or sql poke.  `conn` is the connection the
  * sensor names (a file sensor's fs conn, an http or sql sensor's; NULL
- * when it names none).  The message goes to msg. */
+ * when it names none).  The message goes to msg, the connection's
+ * password masked as "***" in it. */
 enum sensor_outcome sensor_poke(const struct dag_sensor *s, int64_t logical_ms,
                                 const struct connection *conn, int64_t now_ms, char *msg,
                                 size_t msg_size);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mask.h"
 #include "lib/str.h"
 #include "lib/strbuf.h"
 
@@ -561,6 +562,20 @@ bool connection_secret_name(const char *name)
 		if (strcasestr(name, secret_names[i]))
 			return true;
 	return false;
+}
+
+char *connection_mask_text(const struct connection *c, const char *text)
+{
+	const char *secret = c->password;
+	struct mask *m;
+	char *out;
+
+	if (!secret || !*secret)
+		return strdup(text ? text : "");
+	m = mask_create(&secret, 1);
+	out = m ? mask_string(m, text ? text : "") : NULL;
+	mask_destroy(m);
+	return out;
 }
 
 char *connection_extra_masked(const struct connection *c)

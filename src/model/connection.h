@@ -123,6 +123,11 @@ bool connection_secret_name(const char *name);
  * fields as "***"; NULL when there is no extra (or out of memory). */
 char *connection_extra_masked(const struct connection *c);
 
+/* `text` (a server's or a driver's message about c) with c's password shown
+ * as "***" wherever it stands; a new string (a copy when c has no password),
+ * NULL when out of memory. */
+char *connection_mask_text(const struct connection *c, const char *text);
+
 /* Adds connection `id` to a task's list of the connections it gets
  * (`connections:` of a DAG task or a job spec; a sql:/transfer: task adds
  * the ones it names): checked with connection_check_id(), and left out when

@@ -1,6 +1,7 @@
 /* test_sensor_poke.c: what a poke reads (data/sensor_poke.h): a time
  * sensor's moment, a SQL cell's truth, a file sensor's glob in a real
- * folder (a link out of it does not count). */
+ * folder (a link out of it does not count), and a SQL poke's error with
+ * the connection's password masked (a real SQLite file). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <unistd.h>
 
 #include "data/sensor_poke.h"
+#include "model/connection.h"
 
 static void test_times(void **state)
 {
@@ -72,12 +74,43 @@ static void test_file_glob_stays_inside(void **state)
 	json_decref(j);
 }
 
+static void test_sql_error_is_masked(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/weir-sensor-sql-XXXXXX", uri[128], db[128];
+	struct weir_error err = {0};
+	struct connection c;
+	struct dag_sensor *s;
+	char msg[SENSOR_MSG_MAX];
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(db, sizeof db, "%s/x.db", dir);
+	snprintf(uri, sizeof uri, "sqlite://%s", db);
+	assert_int_equal(connection_from_uri("lite", uri, &c, &err), 0);
+	free(c.password);
+	c.password = strdup("hunter2zz");
+	/* SQLite answers "no such column: hunter2zz": the password, in the server's words */
+	json_t *j = json_loads("{\"sql\": {\"conn\": \"lite\", \"query\": \"SELECT hunter2zz\"}}", 0,
+	                       NULL);
+	s = dag_sensor_from_spec(j, &err);
+	assert_non_null(s);
+	assert_int_equal(sensor_poke(s, 0, &c, 0, msg, sizeof msg), SENSOR_ERROR);
+	assert_null(strstr(msg, "hunter2zz"));
+	assert_non_null(strstr(msg, "no such column: ***"));
+	dag_sensor_free(s);
+	json_decref(j);
+	connection_release(&c);
+	unlink(db);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_times),
 	    cmocka_unit_test(test_truthy),
 	    cmocka_unit_test(test_file_glob_stays_inside),
+	    cmocka_unit_test(test_sql_error_is_masked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
