@@ -17,6 +17,7 @@
  *   progress.c  carrying out sched's decisions: stop tasks, wind down,
  *               record a result or re-queue for a restart
  *   launch.c    the launch protocol: register, cluster, started, exited
+ *   answer.c    the register answer written as text (answer.h)
  *   ops.c       the operations the API calls (typed rows; api/ renders them)
  *   watch.c     launchers to look at again, backends' verdicts, the
  *               housekeeping tick

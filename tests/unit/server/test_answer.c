@@ -151,7 +151,9 @@ static void test_string_escaper(void **state)
 	                       "a\nb\rc\td\be\ff"};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct strbuf sb = STRBUF_INIT;
-		char *want = json_dumps(json_string(cases[i]), JSON_ENCODE_ANY);
+		json_t *js = json_string(cases[i]);
+		char *want = json_dumps(js, JSON_ENCODE_ANY);
+		json_decref(js);
 		assert_int_equal(json_util_write_string(&sb, cases[i]), 0);
 		assert_string_equal(sb.buf, want); /* byte for byte as jansson writes it */
 		free(want);
