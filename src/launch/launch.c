@@ -94,8 +94,8 @@ static int64_t backoff_next(int64_t cur, int64_t max)
 	return cur * 2 > max ? max : cur * 2;
 }
 
-/* Binds host:0 and listens, so no other socket takes the port until the
- * user program is about to start. */
+/* Binds host:PORT (l->port; 0: one the kernel picks) and listens, so no
+ * other socket takes the port until the user program is about to start. */
 static int reserve_port(struct launch *l)
 {
 	struct sockaddr_storage ss;
@@ -106,12 +106,14 @@ static int reserve_port(struct launch *l)
 	if (strchr(l->host, ':')) {
 		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)&ss;
 		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons((uint16_t)l->port);
 		if (inet_pton(AF_INET6, l->host, &s6->sin6_addr) != 1)
 			goto bad;
 		len = sizeof *s6;
 	} else {
 		struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 		s4->sin_family = AF_INET;
+		s4->sin_port = htons((uint16_t)l->port);
 		if (inet_pton(AF_INET, l->host, &s4->sin_addr) != 1)
 			goto bad;
 		len = sizeof *s4;
@@ -124,7 +126,11 @@ static int reserve_port(struct launch *l)
 	setsockopt(l->port_fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 	if (bind(l->port_fd, (struct sockaddr *)&ss, len) < 0 || listen(l->port_fd, 16) < 0 ||
 	    getsockname(l->port_fd, (struct sockaddr *)&ss, &len) < 0) {
-		log_error("cannot reserve a port on %s: %s", l->host, strerror(errno));
+		if (l->port)
+			log_error("cannot hold port %d on %s, which the server picked for the "
+			          "task: %s", l->port, l->host, strerror(errno));
+		else
+			log_error("cannot reserve a port on %s: %s", l->host, strerror(errno));
 		return -1;
 	}
 	l->port = ntohs(ss.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
@@ -889,12 +895,18 @@ static char *node_cache_dir(const char *pattern)
 	return strbuf_detach(&out, NULL);
 }
 
-/* The task of a shim given its register answer: this host, its own port,
- * the gang of one it is. */
+/* The task of a shim given its register answer: the gang's cluster when
+ * the server registered a gang of several (the answer's "cluster"), else
+ * the gang of one it is: this host, its own port. */
 static int shim_cluster(struct launch *l)
 {
 	char addr[300];
+	json_t *c = json_object_get(l->task, "cluster");
 
+	if (json_is_object(c)) {
+		l->cluster = json_incref(c);
+		return 0;
+	}
 	snprintf(addr, sizeof addr, "%s:%d", l->host, l->port);
 	l->cluster = json_pack("{s:[s]}", l->role, addr);
 	return l->cluster ? 0 : -1;
@@ -941,6 +953,13 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 		if (launch_first_address(l->host_buf, sizeof l->host_buf) < 0)
 			snprintf(l->host_buf, sizeof l->host_buf, "127.0.0.1");
 		l->host = l->host_buf;
+	}
+	/* a gang's task registered by the server: the port it picked, held
+	 * from here on (the others' answers name it) */
+	if (l->shim && l->shim->task) {
+		json_int_t p = int_field(l->shim->task, "port", 0);
+		if (p > 0 && p < 65536)
+			l->port = (int)p;
 	}
 	if (reserve_port(l) < 0)
 		goto out;

@@ -262,3 +262,42 @@ def test_without_the_agent_each_task_has_a_launcher_process(make_server):
     assert job["state"] == "succeeded", job
     assert agent_status(srv) is None
     assert not (srv.home / "agent.sock").exists()
+
+
+def test_a_gang_on_the_agent_never_registers_over_http(make_server, tmp_path):
+    """A local gang is registered by the server itself, each task with a port picked for it and
+    the whole cluster in its start: no shim calls the launch routes, and every task's TF_CONFIG
+    names the same four addresses, its own among them, on the port it holds."""
+    srv = agent_server(make_server)
+    (tmp_path / "tf.py").write_text(
+        "import json, os, socket\n"
+        "c = json.loads(os.environ['TF_CONFIG'])\n"
+        "me = c['task']\n"
+        "addr = c['cluster'][me['type']][me['index']]\n"
+        "host, port = addr.rsplit(':', 1)\n"
+        "s = socket.socket()\n"
+        "s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)\n"
+        "s.bind((host, int(port)))\n"
+        "print('CLUSTER', json.dumps(c['cluster'], sort_keys=True), 'BOUND', addr, flush=True)\n")
+    cmd = "%s tf.py" % TASK_PY
+    job = srv.submit(spec({"chief": {"instances": 1, "command": cmd},
+                           "worker": {"instances": 3, "command": cmd}},
+                          name="gang4", framework="tensorflow", src_dir=str(tmp_path)))
+    job = srv.wait_job(job["id"], timeout=120)
+    logs = [srv.log(job["id"], t["role"], t["index"]) for t in job["tasks"]]
+    assert job["state"] == "succeeded", (job, logs)
+    clusters = set()
+    for t, log in zip(job["tasks"], logs):
+        m = re.search(r"CLUSTER (.*) BOUND (\S+)", log)
+        assert m, log
+        clusters.add(m.group(1))
+        assert m.group(2) == "127.0.0.1:%d" % t["port"], (t, log)
+    assert len(clusters) == 1, clusters
+    cluster = json.loads(clusters.pop())
+    assert len(cluster["chief"]) == 1 and len(cluster["worker"]) == 3, cluster
+    assert len(set(cluster["chief"] + cluster["worker"])) == 4, cluster
+    status, _, data = srv.request("GET", "/metrics")
+    assert status == 200
+    calls = [line for line in data.decode().splitlines()
+             if line.startswith("weir_http_requests_total") and "/launch/" in line]
+    assert not calls, calls

@@ -142,3 +142,16 @@ int jm_answer_write(struct strbuf *sb, const struct jm_answer *a)
 	strbuf_addch(sb, '}');
 	return rc || sb->failed ? -1 : 0;
 }
+
+int jm_answer_add_gang(struct strbuf *sb, int port, const char *cluster_json)
+{
+	if (sb->len < 2 || sb->buf[sb->len - 1] != '}')
+		return -1;
+	/* the object's closing brace gives way to the two fields */
+	strbuf_remove(sb, sb->len - 1, 1);
+	if (strbuf_add(sb, ",\"port\":", 8) < 0 || strbuf_addi(sb, port) < 0 ||
+	    strbuf_add(sb, ",\"cluster\":", 11) < 0 ||
+	    strbuf_add(sb, cluster_json, strlen(cluster_json)) < 0 || strbuf_add(sb, "}", 1) < 0)
+		return -1;
+	return 0;
+}

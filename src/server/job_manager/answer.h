@@ -40,4 +40,10 @@ struct jm_answer {
  * or a string is not valid UTF-8 (sb then holds a part). */
 int jm_answer_write(struct strbuf *sb, const struct jm_answer *a);
 
+/* A gang's task registered by the server (start.c): adds "port" (picked
+ * for it) and "cluster" (cluster_json: the gang's {role: ["host:port",
+ * ...]} as JSON text) to the answer sb holds, which jm_answer_write wrote.
+ * 0, or -1 when out of memory or sb holds no object. */
+int jm_answer_add_gang(struct strbuf *sb, int port, const char *cluster_json);
+
 #endif

@@ -2,18 +2,26 @@
  * `starting`, every task row is written `pending` with its GPU ids before
  * any launcher can register, then one launcher per task (start_task) or
  * the whole gang at once (a gang backend's start_gang: its archives are
- * shipped first, its placement merged).  A one-task job on a backend that
- * takes the register answer (the agent) is registered here, its answer
- * handed to the backend: no round trip, no gang wait.  A launcher that cannot start ends
+ * shipped first, its placement merged).  On a backend that takes the
+ * register answer (the agent), every task is registered here, a gang's
+ * with ports picked for them and the whole cluster in each answer, the
+ * answer handed to the backend: no round trip, no gang wait.  A launcher that cannot start ends
  * its task `lost` at once (sched/task_end.h), and sched decides for the job.
  */
 #include "server/job_manager/jm_internal.h"
 
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/metrics.h"
+#include "server/job_manager/answer.h"
 
 static void not_started(struct task_row *t, const char *why)
 {
@@ -30,22 +38,99 @@ static void not_started(struct task_row *t, const char *why)
  * POST /launch/register would (the task `starting` on this host, the gang of
  * one complete: the job `running`), and the answer's text goes with the
  * start.  0, or -1 with err. */
-static int register_here(struct job_manager *jm, const struct task_row *t, struct strbuf *answer,
-                         struct weir_error *err)
+static int register_here(struct job_manager *jm, const struct task_row *t, int port,
+                         struct strbuf *answer, struct weir_error *err)
 {
 	struct jm_register_call c = {.job_id = t->job_id,
 	                             .role = t->role,
 	                             .index = t->idx,
 	                             .attempt = t->attempt,
 	                             .host = "127.0.0.1",
-	                             .port = 0};
+	                             .port = port};
 
 	return jm_register(jm, &c, answer, err);
 }
 
+/* A port of this host that no socket holds now: bound to 127.0.0.1:0 and
+ * let go.  Its task's shim binds it again before anything else, and holds
+ * it until its program starts (as it holds the port it picks itself).  The
+ * port, or -1 with err. */
+static int free_port(struct weir_error *err)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	else
+		weir_error_set(err, WEIR_E_INTERNAL, "cannot pick a port for the gang: %s",
+		               strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* A gang of several tasks on a backend that takes the register answer
+ * (the agent's shims, all on this host): every task registered here, each
+ * with a port picked for it, so the gang is complete before any shim
+ * starts, and each answer carries the task's port and the whole cluster:
+ * no registration over HTTP, no wait for the gang.  0 with answers[i] for
+ * rows[i], or -1 with err, the rows then reloaded as stored (some may be
+ * registered: their shims register again over HTTP, which is idempotent). */
+static int register_gang_here(struct job_manager *jm, struct task_row *rows, size_t n,
+                              struct strbuf *answers, struct weir_error *err)
+{
+	int *ports = calloc(n, sizeof *ports);
+	json_t *cluster = NULL;
+	char *text = NULL;
+	bool ready = false;
+	int rc = -1;
+
+	if (!ports) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((ports[i] = free_port(err)) < 0 ||
+		    register_here(jm, &rows[i], ports[i], &answers[i], err) < 0)
+			goto out;
+	/* {"ready": true, "cluster": {...}}, the cluster poll's answer */
+	cluster = jm_launch_cluster(jm, rows[0].job_id, rows[0].attempt, &ready, err);
+	if (!cluster || !ready ||
+	    !(text = json_dumps(json_object_get(cluster, "cluster"), JSON_COMPACT))) {
+		if (!err->msg[0])
+			weir_error_set(err, WEIR_E_INTERNAL, "the gang registered here is not complete");
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (jm_answer_add_gang(&answers[i], ports[i], text) < 0) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
+	rc = 0;
+out:
+	if (rc < 0)
+		for (size_t i = 0; i < n; i++) {
+			struct task_row cur = {0};
+			strbuf_release(&answers[i]);
+			if (jm_task_load(jm, rows[i].job_id, rows[i].attempt, rows[i].role, rows[i].idx,
+			                 &cur, NULL) == 0) {
+				task_row_release(&rows[i]);
+				rows[i] = cur;
+			}
+		}
+	free(text);
+	json_decref(cluster);
+	free(ports);
+	return rc;
+}
+
 /* Starts one task's launcher; on failure the task ends `lost` at once.
- * `alone`: the job's only task. */
-static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone)
+ * `alone`: the job's only task; `given`: its register answer when the
+ * task was registered here already (register_gang_here), else NULL. */
+static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone, const char *given)
 {
 	struct weir_error err = {0};
 	char *lp = jm_log_path(jm, t->job_id, t->role, t->idx, t->attempt);
@@ -63,11 +148,11 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone)
 		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
 	else if (!ex)
 		weir_error_set(&err, WEIR_E_INTERNAL, "no executor");
-	else if (alone && ex->takes_answer && register_here(jm, t, &answer, &err) < 0)
+	else if (!given && alone && ex->takes_answer && register_here(jm, t, 0, &answer, &err) < 0)
 		; /* err says why */
 	else {
-		registered = alone && ex->takes_answer;
-		et.answer = registered ? answer.buf : NULL;
+		registered = given || (alone && ex->takes_answer);
+		et.answer = given ? given : registered ? answer.buf : NULL;
 		ok = ex->ops->start_task(ex, &et, &pid, &err) == 0;
 	}
 	strbuf_release(&answer);
@@ -80,7 +165,7 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone)
 	if (ok) {
 		t->launcher_pid = pid;
 	} else {
-		if (registered || (alone && ex && ex->takes_answer)) {
+		if (registered || given || (alone && ex && ex->takes_answer)) {
 			/* registered here: the row to end is the stored one */
 			struct weir_error e2 = {0};
 			struct task_row cur = {0};
@@ -222,9 +307,22 @@ void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_allo
 		if (!spawn_gang(jm, ex, &job, rows, a->n_tasks))
 			failed = 0;
 	} else {
+		struct strbuf *answers = NULL;
+		if (ex && ex->takes_answer && a->n_tasks > 1 &&
+		    (answers = calloc(a->n_tasks, sizeof *answers)) &&
+		    register_gang_here(jm, rows, a->n_tasks, answers, &err) < 0) {
+			log_warn("job %lld: %s; its tasks register themselves", (long long)job_id,
+			         err.msg);
+			free(answers);
+			answers = NULL;
+		}
 		for (size_t i = 0; i < a->n_tasks; i++)
-			if (!spawn_task(jm, &rows[i], a->n_tasks == 1) && failed < 0)
+			if (!spawn_task(jm, &rows[i], a->n_tasks == 1, answers ? answers[i].buf : NULL) &&
+			    failed < 0)
 				failed = (int)i;
+		for (size_t i = 0; answers && i < a->n_tasks; i++)
+			strbuf_release(&answers[i]);
+		free(answers);
 	}
 	if (failed >= 0) {
 		jm_event(jm, job_id, "task", "%s:%d lost: %s", rows[failed].role, rows[failed].idx,
