@@ -59,7 +59,12 @@ struct conn {
 	struct strbuf in, out;
 };
 
-#define POOL_SIZE 2
+/* The pool's size follows demand: at least POOL_FLOOR spares, as many as
+ * the largest burst of starts in one turn seen lately (up to POOL_MAX);
+ * back to the floor after POOL_QUIET_MS without a burst above it. */
+#define POOL_FLOOR 2
+#define POOL_MAX 16
+#define POOL_QUIET_MS 30000
 
 struct spare {
 	pid_t pid;
@@ -85,8 +90,11 @@ struct agent {
 	bool pool_detected, pool_on;
 	int pool_failures;
 	unsigned pool_seq;
-	struct spare spares[POOL_SIZE];
+	struct spare spares[POOL_MAX];
 	int n_spares;
+	int pool_want;         /* spares to keep: POOL_FLOOR..POOL_MAX */
+	int64_t pool_burst_at; /* monotonic: the last turn of more starts than the floor */
+	int turn_starts;       /* starts in this loop turn */
 	struct hashmap *groups;     /* shim pid -> its pool group's name (owned), until reaped */
 	struct strvec stale_groups; /* groups whose removal the kernel refused for now */
 };
@@ -481,7 +489,7 @@ static _Noreturn void spare_main(struct agent *a, int rfd, int wfd, const char *
 
 static void pool_refill(struct agent *a)
 {
-	while (a->pool_on && a->n_spares < POOL_SIZE && a->pool_failures < 3) {
+	while (a->pool_on && a->n_spares < a->pool_want && a->pool_failures < 3) {
 		struct spare *sp = &a->spares[a->n_spares];
 		int p[2];
 		if (pipe2(p, O_CLOEXEC) < 0)
@@ -541,16 +549,32 @@ static void pool_sweep(struct agent *a)
 	closedir(d);
 }
 
-/* Whether the task takes a spare: given whole by the server, with limits,
- * under no backend that confines it; the pool is made on the first one
- * (cgroup_detect then reads the server's WEIR_CGROUP). */
+/* Spares over the wanted number let go: EOF on their pipe, and each
+ * leaves and removes its group (the agent removes it too once it reaps
+ * the spare, in case it could not). */
+static void pool_shrink(struct agent *a)
+{
+	while (a->n_spares > a->pool_want) {
+		struct spare *sp = &a->spares[--a->n_spares];
+		close(sp->wfd);
+		hashmap_put_int(a->groups, sp->pid, strdup(sp->name), NULL);
+	}
+}
+
+/* Whether the task takes a spare: one with limits, under no backend that
+ * confines it; the pool is made on the first one (cgroup_detect then
+ * reads the server's WEIR_CGROUP).  A spare runs a task given whole by
+ * the server (its register answer says its limits) and one that registers
+ * over HTTP (a gang's) alike: every role of a job has a memory limit
+ * (model/job_spec.c), so the latter always has limits. */
 static struct spare *pool_take(struct agent *a, json_t *msg)
 {
 	json_t *task = json_object_get(msg, "task");
 
-	if (!json_is_object(task) || json_is_false(json_object_get(task, "cgroup")) ||
-	    (json_integer_value(json_object_get(task, "memory_mb")) <= 0 &&
-	     json_integer_value(json_object_get(task, "vcores")) <= 0))
+	if (json_is_object(task) &&
+	    (json_is_false(json_object_get(task, "cgroup")) ||
+	     (json_integer_value(json_object_get(task, "memory_mb")) <= 0 &&
+	      json_integer_value(json_object_get(task, "vcores")) <= 0)))
 		return NULL;
 	if (!a->pool_detected) {
 		const char *pool = getenv("WEIR_AGENT_POOL");
@@ -560,9 +584,28 @@ static struct spare *pool_take(struct agent *a, json_t *msg)
 		if (a->pool_on)
 			pool_sweep(a);
 	}
-	if (!a->pool_on || a->n_spares == 0)
+	if (!a->pool_on)
+		return NULL;
+	a->turn_starts++;
+	if (a->n_spares == 0)
 		return NULL;
 	return &a->spares[--a->n_spares];
+}
+
+/* After a turn: the pool's size for the next ones, from the turn's starts
+ * with limits. */
+static void pool_size_update(struct agent *a, int64_t now)
+{
+	if (a->turn_starts > POOL_FLOOR) {
+		int want = a->turn_starts < POOL_MAX ? a->turn_starts : POOL_MAX;
+		if (want > a->pool_want)
+			a->pool_want = want;
+		a->pool_burst_at = now;
+	} else if (a->pool_want > POOL_FLOOR && now - a->pool_burst_at >= POOL_QUIET_MS) {
+		a->pool_want = POOL_FLOOR;
+		pool_shrink(a);
+	}
+	a->turn_starts = 0;
 }
 
 /* Hands the start to the spare: the message down its pipe, then EOF. */
@@ -1087,6 +1130,7 @@ static int agent_run(struct agent *a)
 		on_tick(a, now);
 		flush_conns(a);
 		/* after the answers are out: the pool's next spares */
+		pool_size_update(a, now);
 		pool_refill(a);
 	}
 	flush_conns(a);
@@ -1170,6 +1214,7 @@ int agent_main(int argc, char **argv)
 	a.lfd = a.sfd = a.notify_r = a.notify_w = a.lock_fd = -1;
 	a.server = -1;
 	a.kill_grace_s = 5;
+	a.pool_want = POOL_FLOOR;
 	a.idle_s = idle && *idle ? atoi(idle) : 30;
 	if (a.idle_s < 0)
 		a.idle_s = 0;
