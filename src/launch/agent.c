@@ -35,6 +35,8 @@
 #include "lib/usock.h"
 
 #define MAX_CONNS 16
+/* How long a "started" waits for its task's "exited" (docs/internals/launch.md) */
+#define STARTED_HOLD_MS 10
 #define LINE_MAX_BYTES (16 * 1024 * 1024)
 
 extern char **environ;
@@ -48,6 +50,9 @@ struct agent_task {
 	int pidfd;           /* an adopted shim (not our child): readable at its end; -1 */
 	bool alive;
 	bool started_sent;   /* "started" went to the current server */
+	int64_t hold_until;  /* monotonic: "started" held until then, for its "exited"
+	                        to go in the same write; INT64_MAX: none held */
+	int started_pid, started_port; /* the held "started"'s */
 	json_t *result;      /* "exited" or "lost", kept until acknowledged */
 	bool acked;          /* the server has the result (the journal is gone) */
 	char *group;         /* an adopted shim's pool group, removed at its end; NULL */
@@ -173,6 +178,7 @@ static struct agent_task *task_new(struct agent *a, const char *key)
 	snprintf(t->key, sizeof t->key, "%s", key);
 	t->pidfd = -1;
 	t->kill_at = INT64_MAX;
+	t->hold_until = INT64_MAX;
 	if (hashmap_put_str(a->tasks, key, t, NULL) < 0) {
 		free(t);
 		return NULL;
@@ -203,19 +209,49 @@ static size_t live_tasks(struct agent *a)
 	return n;
 }
 
-static void send_started(struct agent *a, struct agent_task *t, const struct journal_state *st)
+/* "started" to the server now (the one held, if any). */
+static void started_send_now(struct agent *a, struct agent_task *t, int pid, int port)
 {
 	json_t *m;
 
-	if (t->started_sent || !st->started || a->server < 0)
+	t->hold_until = INT64_MAX;
+	if (t->started_sent || a->server < 0)
 		return;
 	m = task_key_json(t);
 	json_object_set_new(m, "t", json_string("started"));
-	json_object_set_new(m, "pid", json_integer(st->pid));
-	json_object_set_new(m, "port", json_integer(st->port));
+	json_object_set_new(m, "pid", json_integer(pid));
+	json_object_set_new(m, "port", json_integer(port));
 	json_object_set_new(m, "launcher_pid", json_integer(t->pid));
 	send_server(a, m);
 	t->started_sent = true;
+}
+
+/* The held "started" goes before anything else of its task. */
+static void started_flush(struct agent *a, struct agent_task *t)
+{
+	if (t->hold_until != INT64_MAX)
+		started_send_now(a, t, t->started_pid, t->started_port);
+}
+
+/* The journal's "started" for the server.  Held up to STARTED_HOLD_MS when
+ * `hold` and the task has not ended: a short task's "exited" then goes in
+ * the same write, and the server takes one read's reports in one store
+ * transaction (one commit a task instead of two).  Nothing is lost by
+ * the wait: it is in the journal, which a restarted agent reads again. */
+static void send_started(struct agent *a, struct agent_task *t, const struct journal_state *st,
+                         bool hold)
+{
+	if (t->started_sent || !st->started || a->server < 0)
+		return;
+	if (hold && !st->exited && t->alive) {
+		if (t->hold_until == INT64_MAX) {
+			t->hold_until = clock_mono_ms() + STARTED_HOLD_MS;
+			t->started_pid = st->pid;
+			t->started_port = st->port;
+		}
+		return;
+	}
+	started_send_now(a, t, st->pid, st->port);
 }
 
 static void send_result(struct agent *a, struct agent_task *t)
@@ -234,7 +270,7 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 
 	if (journal_read(a->dir, t->key, &st) < 0)
 		return true;
-	send_started(a, t, &st);
+	send_started(a, t, &st, true);
 	if (st.exited && !t->result && !st.reported) {
 		json_t *r = st.exited;
 		json_object_set_new(r, "t", json_string("exited"));
@@ -282,6 +318,7 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	}
 	if (!task_read_journal(a, t) || t->result)
 		return;
+	started_flush(a, t);
 	if (wstatus < 0)
 		snprintf(how, sizeof how, "ended");
 	else if (WIFSIGNALED(wstatus))
@@ -843,8 +880,9 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 			send_result(a, t);
 		} else {
 			struct journal_state st;
+			t->hold_until = INT64_MAX;
 			if (journal_read(a->dir, t->key, &st) == 0) {
-				send_started(a, t, &st);
+				send_started(a, t, &st, false);
 				journal_state_release(&st);
 			}
 		}
@@ -1004,7 +1042,8 @@ static void on_adopted(struct agent *a)
 		task_gone(a, ended[i], -1);
 }
 
-/* Deadlines: the last resort after a stop. */
+/* Deadlines: a held "started" whose wait is over, and the last resort
+ * after a stop. */
 static void on_tick(struct agent *a, int64_t now)
 {
 	struct hashmap_iter it;
@@ -1015,6 +1054,8 @@ static void on_tick(struct agent *a, int64_t now)
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it)) {
 		struct agent_task *t = it.value;
+		if (now >= t->hold_until)
+			started_flush(a, t);
 		if (t->alive && now >= t->kill_at) {
 			if (proc_kill_session(t->pid) + (kill(t->pid, SIGKILL) == 0) > 0)
 				log_warn("agent: task %s did not stop in time; killed its session", t->key);
@@ -1077,11 +1118,16 @@ static int agent_run(struct agent *a)
 	while (!a->quit) {
 		int64_t now = clock_mono_ms();
 		size_t n_adopted = 0, k = 0, need;
+		int64_t wake = now + 1000; /* the tick; sooner for a held "started" */
 		struct hashmap_iter it;
 
 		hashmap_iter_init(&it, a->tasks);
-		while (hashmap_iter_next(&it))
-			n_adopted += ((struct agent_task *)it.value)->pidfd >= 0;
+		while (hashmap_iter_next(&it)) {
+			struct agent_task *t = it.value;
+			n_adopted += t->pidfd >= 0;
+			if (t->hold_until < wake)
+				wake = t->hold_until;
+		}
 		need = 3 + (size_t)a->n_conns + n_adopted;
 		if (need > cap) {
 			struct pollfd *np = realloc(pfd, need * sizeof *pfd);
@@ -1112,7 +1158,7 @@ static int agent_run(struct agent *a)
 			a->idle_since = 0;
 		}
 		int polled_conns = a->n_conns;
-		if (poll(pfd, k, 1000) < 0 && errno != EINTR)
+		if (poll(pfd, k, wake > now ? (int)(wake - now) : 0) < 0 && errno != EINTR)
 			break;
 		now = clock_mono_ms();
 		if (pfd[0].revents)
