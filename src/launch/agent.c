@@ -24,6 +24,7 @@
 #include "exec/cgroup.h"
 #include "launch/journal.h"
 #include "launch/launch.h"
+#include "launch/supervise.h"
 #include "lib/clock.h"
 #include "lib/error.h"
 #include "lib/fs.h"
@@ -440,9 +441,9 @@ static void child_detach(struct agent *a)
 
 /* The shim's task: its log as stdout and stderr, its journal, then the
  * launcher's work (launch_shim_run).  `cg`: the group it is in already
- * (the pool), or NULL. */
+ * (the pool), or NULL; `start_ticks`: its start time read ahead, or 0. */
 static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
-                               const char *group)
+                               const char *group, uint64_t start_ticks)
 {
 	struct launch_shim sh = {0};
 	const char *log_path = json_string_value(json_object_get(msg, "log"));
@@ -477,6 +478,7 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 	sh.notify_fd = a->notify_w;
 	sh.cg = cg;
 	sh.group = group;
+	sh.start_ticks = start_ticks;
 	_exit(launch_shim_run(&sh));
 }
 
@@ -497,6 +499,7 @@ static _Noreturn void spare_main(struct agent *a, int rfd, int wfd, const char *
 	struct weir_error err = {0};
 	struct strbuf in = STRBUF_INIT;
 	struct cgroup *cg;
+	struct proc_stat ps;
 	char buf[65536], key[JOURNAL_KEY_MAX];
 	ssize_t n;
 
@@ -505,6 +508,8 @@ static _Noreturn void spare_main(struct agent *a, int rfd, int wfd, const char *
 	cg = cgroup_create_empty(&a->cs, POOL_PARENT, name, &err);
 	if (!cg || cgroup_join_self(cg) < 0)
 		_exit(3);
+	/* what the journal's first line needs, while no task waits */
+	uint64_t start_ticks = proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0;
 	while ((n = read(rfd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
 		if (n > 0)
 			strbuf_add(&in, buf, (size_t)n);
@@ -521,7 +526,7 @@ static _Noreturn void spare_main(struct agent *a, int rfd, int wfd, const char *
 		_exit(0);
 	}
 	strbuf_release(&in);
-	shim_run(a, key, msg, cg, name);
+	shim_run(a, key, msg, cg, name, start_ticks);
 }
 
 static void pool_refill(struct agent *a)
@@ -728,7 +733,7 @@ static void on_start(struct agent *a, json_t *msg)
 		pid = fork();
 		if (pid == 0) {
 			child_detach(a);
-			shim_run(a, key, msg, NULL, NULL);
+			shim_run(a, key, msg, NULL, NULL, 0);
 		}
 	}
 	if (pid < 0) {
@@ -1100,6 +1105,7 @@ static int agent_setup(struct agent *a)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
+	supervise_note_ignored(); /* once, for every shim forked from here */
 	a->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (a->sfd < 0)
 		return -1;
