@@ -1,7 +1,9 @@
 /* agent.c: the node's agent (agent.h): one poll() loop over its socket,
  * its connections, the shims' pipe, a signalfd for SIGCHLD and a pidfd per
- * shim it adopted after a restart; a task table keyed by journal key. */
+ * shim it adopted after a restart; a task table keyed by journal key; the
+ * spare shims of agent_pool.c. */
 #include "launch/agent.h"
+#include "launch/agent_pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,7 +34,6 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "lib/strbuf.h"
-#include "lib/strvec.h"
 #include "lib/usock.h"
 
 #define MAX_CONNS 16
@@ -65,19 +66,6 @@ struct conn {
 	struct strbuf in, out;
 };
 
-/* The pool's size follows demand: at least POOL_FLOOR spares, as many as
- * the largest burst of starts in one turn seen lately (up to POOL_MAX);
- * back to the floor after POOL_QUIET_MS without a burst above it. */
-#define POOL_FLOOR 2
-#define POOL_MAX 16
-#define POOL_QUIET_MS 30000
-
-struct spare {
-	pid_t pid;
-	int wfd; /* the start goes down it */
-	char name[48];
-};
-
 struct agent {
 	char *home, *dir;
 	int lfd, sfd, notify_r, notify_w, lock_fd;
@@ -91,18 +79,7 @@ struct agent {
 	int kill_grace_s;
 	char **env; /* the server's environment for shims (owned) */
 	bool quit;
-	/* the pool of groups made ahead (below) */
-	struct cgroup_support cs;
-	bool pool_detected, pool_on;
-	int pool_failures;
-	unsigned pool_seq;
-	struct spare spares[POOL_MAX];
-	int n_spares;
-	int pool_want;         /* spares to keep: POOL_FLOOR..POOL_MAX */
-	int64_t pool_burst_at; /* monotonic: the last turn of more starts than the floor */
-	int turn_starts;       /* starts in this loop turn */
-	struct hashmap *groups;     /* shim pid -> its pool group's name (owned), until reaped */
-	struct strvec stale_groups; /* groups whose removal the kernel refused for now */
+	struct agent_pool pool; /* groups made ahead (agent_pool.h) */
 };
 
 static json_t *task_key_json(const struct agent_task *t)
@@ -293,15 +270,13 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 
 /* The shim is gone: its result is in the journal, or it died without one
  * (kill -9): then the task is lost, and the server hears so. */
-static void group_remove_later(struct agent *a, const char *name);
-
 static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 {
 	char how[64];
 
 	if (t->group) {
 		proc_kill_session(t->pid); /* the group empty before it goes */
-		group_remove_later(a, t->group);
+		agent_pool_remove_group(&a->pool, t->group);
 		free(t->group);
 		t->group = NULL;
 	}
@@ -370,11 +345,7 @@ static void adopt(struct agent *a, const char *key)
 	}
 	if (st.group[0]) {
 		/* its pool group goes when it ends (now, if it has) */
-		if (!a->pool_detected) {
-			a->pool_detected = true;
-			cgroup_detect(&a->cs);
-			a->pool_on = a->cs.version != CGROUP_NONE;
-		}
+		agent_pool_detect(&a->pool);
 		t->group = strdup(st.group);
 	}
 	journal_state_release(&st);
@@ -419,8 +390,7 @@ static void child_detach(struct agent *a)
 	close(a->lock_fd);
 	for (int i = 0; i < a->n_conns; i++)
 		close(a->conns[i].fd);
-	for (int i = 0; i < a->n_spares; i++)
-		close(a->spares[i].wfd);
+	agent_pool_close_in_child(&a->pool);
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it)) {
 		struct agent_task *o = it.value;
@@ -482,214 +452,26 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 	_exit(launch_shim_run(&sh));
 }
 
-/* ---- the pool of groups made ahead ----
- *
- * Moving a process into a cgroup v1 group waits for an RCU grace period
- * (7-13 ms measured, docs/internals/launch.md); a process forked inside a
- * group is born there for free.  So the agent keeps a few spare shims,
- * each already in a fresh group of its own (the move paid while nothing
- * waits), blocked on a pipe; a task with limits goes to a spare, which
- * sets its group's limits and runs it, and a new spare is made after the
- * turn.  The agent removes a group once its shim is reaped. */
-
-#define POOL_PARENT "weir"
-
-static _Noreturn void spare_main(struct agent *a, int rfd, int wfd, const char *name)
+/* agent_pool_hooks: a spare is a child of the agent, and runs its task as
+ * a shim forked fresh would */
+static void spare_detach(void *arg)
 {
-	struct weir_error err = {0};
-	struct strbuf in = STRBUF_INIT;
-	struct cgroup *cg;
-	struct proc_stat ps;
-	char buf[65536], key[JOURNAL_KEY_MAX];
-	ssize_t n;
+	child_detach(arg);
+}
 
-	child_detach(a);
-	close(wfd);
-	cg = cgroup_create_empty(&a->cs, POOL_PARENT, name, &err);
-	if (!cg || cgroup_join_self(cg) < 0)
-		_exit(3);
-	/* what the journal's first line needs, while no task waits */
-	uint64_t start_ticks = proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0;
-	while ((n = read(rfd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			strbuf_add(&in, buf, (size_t)n);
-	close(rfd);
-	json_t *msg = in.len ? json_loadb(in.buf, in.len, 0, NULL) : NULL;
+static void spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *group,
+                      uint64_t start_ticks)
+{
+	char key[JOURNAL_KEY_MAX];
 	const char *role = json_string_value(json_object_get(msg, "role"));
-	if (!msg || !role ||
-	    journal_key(key, sizeof key, (long long)json_integer_value(json_object_get(msg, "job")),
-	                role, (int)json_integer_value(json_object_get(msg, "index")),
-	                (int)json_integer_value(json_object_get(msg, "attempt"))) < 0) {
-		/* the agent left (or gave nothing): no task; the group goes too */
-		if (cgroup_move_self_to(&a->cs, POOL_PARENT) == 0)
-			cgroup_remove_named(&a->cs, POOL_PARENT, name);
-		_exit(0);
-	}
-	strbuf_release(&in);
-	shim_run(a, key, msg, cg, name, start_ticks);
-}
 
-static void pool_refill(struct agent *a)
-{
-	while (a->pool_on && a->n_spares < a->pool_want && a->pool_failures < 3) {
-		struct spare *sp = &a->spares[a->n_spares];
-		int p[2];
-		if (pipe2(p, O_CLOEXEC) < 0)
-			return;
-		snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), a->pool_seq++);
-		fflush(NULL);
-		pid_t pid = fork();
-		if (pid == 0)
-			spare_main(a, p[0], p[1], sp->name);
-		close(p[0]);
-		if (pid < 0) {
-			close(p[1]);
-			return;
-		}
-		sp->pid = pid;
-		sp->wfd = p[1];
-		a->n_spares++;
-	}
-}
-
-/* A group to remove once its shim is gone (retried on the tick while the
- * kernel still says busy). */
-static void group_remove_later(struct agent *a, const char *name)
-{
-	if (cgroup_remove_named(&a->cs, POOL_PARENT, name) < 0)
-		strvec_push(&a->stale_groups, name);
-}
-
-static void groups_retry(struct agent *a)
-{
-	struct strvec left = STRVEC_INIT;
-
-	for (size_t i = 0; i < a->stale_groups.n; i++)
-		if (cgroup_remove_named(&a->cs, POOL_PARENT, a->stale_groups.v[i]) < 0)
-			strvec_push(&left, a->stale_groups.v[i]);
-	strvec_release(&a->stale_groups);
-	a->stale_groups = left;
-}
-
-/* The pool's groups of agents that are gone (killed with -9), emptied by
- * now: removed. */
-static void pool_sweep(struct agent *a)
-{
-	char dir[600];
-	DIR *d;
-	struct dirent *de;
-
-	snprintf(dir, sizeof dir, "%s/%s", a->cs.memory_root, POOL_PARENT);
-	if (!(d = opendir(dir)))
+	/* on_start checked the key before it gave the start to the spare */
+	if (!role || journal_key(key, sizeof key,
+	                         (long long)json_integer_value(json_object_get(msg, "job")), role,
+	                         (int)json_integer_value(json_object_get(msg, "index")),
+	                         (int)json_integer_value(json_object_get(msg, "attempt"))) < 0)
 		return;
-	while ((de = readdir(d))) {
-		int pid;
-		if (sscanf(de->d_name, "pool-%d-", &pid) == 1 && pid != (int)getpid() &&
-		    kill(pid, 0) < 0 && errno == ESRCH)
-			cgroup_remove_named(&a->cs, POOL_PARENT, de->d_name);
-	}
-	closedir(d);
-}
-
-/* Spares over the wanted number let go: EOF on their pipe, and each
- * leaves and removes its group (the agent removes it too once it reaps
- * the spare, in case it could not). */
-static void pool_shrink(struct agent *a)
-{
-	while (a->n_spares > a->pool_want) {
-		struct spare *sp = &a->spares[--a->n_spares];
-		close(sp->wfd);
-		hashmap_put_int(a->groups, sp->pid, strdup(sp->name), NULL);
-	}
-}
-
-/* Whether the task takes a spare: one with limits, under no backend that
- * confines it; the pool is made on the first one (cgroup_detect then
- * reads the server's WEIR_CGROUP).  A spare runs a task given whole by
- * the server (its register answer says its limits) and one that registers
- * over HTTP (a gang's) alike: every role of a job has a memory limit
- * (model/job_spec.c), so the latter always has limits. */
-static struct spare *pool_take(struct agent *a, json_t *msg)
-{
-	json_t *task = json_object_get(msg, "task");
-
-	if (json_is_object(task) &&
-	    (json_is_false(json_object_get(task, "cgroup")) ||
-	     (json_integer_value(json_object_get(task, "memory_mb")) <= 0 &&
-	      json_integer_value(json_object_get(task, "vcores")) <= 0)))
-		return NULL;
-	if (!a->pool_detected) {
-		const char *pool = getenv("WEIR_AGENT_POOL");
-		a->pool_detected = true;
-		cgroup_detect(&a->cs);
-		a->pool_on = a->cs.version != CGROUP_NONE && !(pool && !strcmp(pool, "0"));
-		if (a->pool_on)
-			pool_sweep(a);
-	}
-	if (!a->pool_on)
-		return NULL;
-	a->turn_starts++;
-	if (a->n_spares == 0)
-		return NULL;
-	return &a->spares[--a->n_spares];
-}
-
-/* After a turn: the pool's size for the next ones, from the turn's starts
- * with limits. */
-static void pool_size_update(struct agent *a, int64_t now)
-{
-	if (a->turn_starts > POOL_FLOOR) {
-		int want = a->turn_starts < POOL_MAX ? a->turn_starts : POOL_MAX;
-		if (want > a->pool_want)
-			a->pool_want = want;
-		a->pool_burst_at = now;
-	} else if (a->pool_want > POOL_FLOOR && now - a->pool_burst_at >= POOL_QUIET_MS) {
-		a->pool_want = POOL_FLOOR;
-		pool_shrink(a);
-	}
-	a->turn_starts = 0;
-}
-
-/* Hands the start to the spare: the message down its pipe, then EOF. */
-static int pool_give(struct spare *sp, json_t *msg)
-{
-	char *text = json_dumps(msg, JSON_COMPACT);
-	int rc = -1;
-
-	if (text) {
-		size_t len = strlen(text), off = 0;
-		fcntl(sp->wfd, F_SETFL, fcntl(sp->wfd, F_GETFL) & ~O_NONBLOCK);
-		while (off < len) {
-			ssize_t n = write(sp->wfd, text + off, len - off);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		rc = off == len ? 0 : -1;
-	}
-	free(text);
-	close(sp->wfd);
-	sp->wfd = -1;
-	return rc;
-}
-
-static void pool_close(struct agent *a)
-{
-	for (int i = 0; i < a->n_spares; i++) {
-		int st;
-		close(a->spares[i].wfd);
-		while (waitpid(a->spares[i].pid, &st, 0) < 0 && errno == EINTR)
-			;
-		group_remove_later(a, a->spares[i].name);
-	}
-	a->n_spares = 0;
-	/* a group is busy for a moment after its last process is reaped */
-	for (int i = 0; i < 100 && a->stale_groups.n; i++) {
-		clock_sleep_ms(10);
-		groups_retry(a);
-	}
+	shim_run(arg, key, msg, cg, group, start_ticks);
 }
 
 static void on_start(struct agent *a, json_t *msg)
@@ -720,15 +502,11 @@ static void on_start(struct agent *a, json_t *msg)
 		log_error("agent: %s: out of memory", key);
 		return;
 	}
-	struct spare *sp = pool_take(a, msg);
-	if (sp && pool_give(sp, msg) == 0) {
+	struct agent_spare *sp = agent_pool_take(&a->pool, msg);
+	if (sp && agent_pool_give(&a->pool, sp, msg) == 0) {
 		pid = sp->pid;
-		hashmap_put_int(a->groups, pid, strdup(sp->name), NULL);
 	} else {
-		if (sp) {
-			/* the spare is gone: its group goes when it is reaped */
-			hashmap_put_int(a->groups, sp->pid, strdup(sp->name), NULL);
-		}
+		/* none, or the spare is gone (its group goes when it is reaped) */
 		fflush(NULL);
 		pid = fork();
 		if (pid == 0) {
@@ -871,6 +649,9 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 	/* a previous server's connection, if still open, closes by itself */
 	a->server = ci;
 	take_env(a, json_object_get(msg, "env"));
+	/* spares were forked with the previous server's environment (its URL,
+	 * its token): new ones are made after this turn */
+	agent_pool_retire(&a->pool);
 	if (json_is_integer(g))
 		a->kill_grace_s = (int)json_integer_value(g);
 	send_server(a, json_pack("{s:s,s:i,s:o}", "t", "held", "agent_pid", (int)getpid(), "tasks",
@@ -1005,27 +786,12 @@ static void on_sigchld(struct agent *a)
 	}
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		struct agent_task *t = hashmap_get_int(a->pids, pid);
-		char *group = hashmap_remove_int(a->groups, pid);
-		for (int i = 0; i < a->n_spares; i++) {
-			if (a->spares[i].pid != pid)
-				continue;
-			/* a spare that died unused: it could not make or join its group */
-			close(a->spares[i].wfd);
-			group_remove_later(a, a->spares[i].name);
-			a->spares[i] = a->spares[--a->n_spares];
-			if (++a->pool_failures == 3)
-				log_warn("agent: spare shims keep failing; no groups made ahead");
-			break;
-		}
 		if (t) {
 			/* the journal's last lines may still be in the pipe */
 			on_notify(a);
 			task_gone(a, t, st);
 		}
-		if (group) {
-			group_remove_later(a, group);
-			free(group);
-		}
+		agent_pool_reaped(&a->pool, pid);
 	}
 }
 
@@ -1053,8 +819,7 @@ static void on_tick(struct agent *a, int64_t now)
 {
 	struct hashmap_iter it;
 
-	if (a->stale_groups.n)
-		groups_retry(a);
+	agent_pool_tick(&a->pool);
 
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it)) {
@@ -1111,8 +876,10 @@ static int agent_setup(struct agent *a)
 		return -1;
 	a->tasks = hashmap_create(HASHMAP_KEY_STR);
 	a->pids = hashmap_create(HASHMAP_KEY_INT);
-	a->groups = hashmap_create(HASHMAP_KEY_INT);
-	return a->tasks && a->pids && a->groups ? 0 : -1;
+	struct agent_pool_hooks hooks = {spare_detach, spare_run, a};
+	if (agent_pool_init(&a->pool, &hooks) < 0)
+		return -1;
+	return a->tasks && a->pids ? 0 : -1;
 }
 
 static int agent_run(struct agent *a)
@@ -1182,11 +949,10 @@ static int agent_run(struct agent *a)
 		on_tick(a, now);
 		flush_conns(a);
 		/* after the answers are out: the pool's next spares */
-		pool_size_update(a, now);
-		pool_refill(a);
+		agent_pool_turn_end(&a->pool, now);
 	}
 	flush_conns(a);
-	pool_close(a);
+	agent_pool_close(&a->pool);
 	free(pfd);
 	return 0;
 }
@@ -1212,15 +978,7 @@ static void agent_release(struct agent *a)
 		hashmap_destroy(a->tasks);
 	}
 	hashmap_destroy(a->pids);
-	if (a->groups) {
-		hashmap_iter_init(&it, a->groups);
-		while (hashmap_iter_next(&it)) {
-			free(it.value);
-			hashmap_iter_remove(&it);
-		}
-		hashmap_destroy(a->groups);
-	}
-	strvec_release(&a->stale_groups);
+	agent_pool_release(&a->pool);
 	if (a->env) {
 		if (environ == a->env)
 			environ = NULL;
@@ -1266,7 +1024,6 @@ int agent_main(int argc, char **argv)
 	a.lfd = a.sfd = a.notify_r = a.notify_w = a.lock_fd = -1;
 	a.server = -1;
 	a.kill_grace_s = 5;
-	a.pool_want = POOL_FLOOR;
 	a.idle_s = idle && *idle ? atoi(idle) : 30;
 	if (a.idle_s < 0)
 		a.idle_s = 0;
