@@ -175,18 +175,23 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg)
 	return rc;
 }
 
+int agent_pool_want(int want, int turn_starts, int64_t now, int64_t *burst_at)
+{
+	if (turn_starts > POOL_FLOOR) {
+		int burst = turn_starts < AGENT_POOL_MAX ? turn_starts : AGENT_POOL_MAX;
+		*burst_at = now;
+		return burst > want ? burst : want;
+	}
+	if (want > POOL_FLOOR && now - *burst_at >= POOL_QUIET_MS)
+		return POOL_FLOOR;
+	return want < POOL_FLOOR ? POOL_FLOOR : want;
+}
+
 void agent_pool_turn_end(struct agent_pool *p, int64_t now)
 {
-	if (p->turn_starts > POOL_FLOOR) {
-		int want = p->turn_starts < AGENT_POOL_MAX ? p->turn_starts : AGENT_POOL_MAX;
-		if (want > p->want)
-			p->want = want;
-		p->burst_at = now;
-	} else if (p->want > POOL_FLOOR && now - p->burst_at >= POOL_QUIET_MS) {
-		p->want = POOL_FLOOR;
-		pool_shrink(p);
-	}
+	p->want = agent_pool_want(p->want, p->turn_starts, now, &p->burst_at);
 	p->turn_starts = 0;
+	pool_shrink(p);
 	pool_refill(p);
 }
 

@@ -78,8 +78,16 @@ struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg);
  * spare is gone. */
 int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg);
 
-/* After a turn: the pool's size from the turn's starts, then new spares
- * forked up to it.  `now`: monotonic ms. */
+/* The rule of the pool's size (pure): after a turn of `turn_starts` starts
+ * with limits at `now` (monotonic ms), the number of spares to keep, from
+ * `want` the number so far; *burst_at is the time of the last turn of more
+ * than 2, updated here.  More than 2: up to that many (at most
+ * AGENT_POOL_MAX, never fewer than before); else 2 after 30 s since the
+ * last such turn. */
+int agent_pool_want(int want, int turn_starts, int64_t now, int64_t *burst_at);
+
+/* After a turn: the pool's size from the turn's starts (spares over it let
+ * go), then new spares forked up to it.  `now`: monotonic ms. */
 void agent_pool_turn_end(struct agent_pool *p, int64_t now);
 
 /* Every spare let go (they were forked with an environment that changed);
