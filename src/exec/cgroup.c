@@ -264,6 +264,14 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 			const char *second = cg->memory_limit <= now ? "memory.memsw.limit_in_bytes"
 			                                             : "memory.limit_in_bytes";
 			rc = write_text(cg->mem_dir, first, num);
+			if (rc < 0 && errno == EINVAL) {
+				/* the limit in force was not what we thought (read
+				 * failed): the other order */
+				const char *t = first;
+				first = second;
+				second = t;
+				rc = write_text(cg->mem_dir, first, num);
+			}
 			if (rc == 0)
 				rc = write_text(cg->mem_dir, second, num);
 		} else if (cg->version == CGROUP_V1) {
