@@ -452,6 +452,20 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 	_exit(launch_shim_run(&sh));
 }
 
+/* The journal key of a start or kill message (its job, role, index and
+ * attempt) into key (JOURNAL_KEY_MAX).  0, or -1 when it has none. */
+static int msg_key(json_t *msg, char *key)
+{
+	const char *role = json_string_value(json_object_get(msg, "role"));
+
+	if (!role)
+		return -1;
+	return journal_key(key, JOURNAL_KEY_MAX,
+	                   (long long)json_integer_value(json_object_get(msg, "job")), role,
+	                   (int)json_integer_value(json_object_get(msg, "index")),
+	                   (int)json_integer_value(json_object_get(msg, "attempt")));
+}
+
 /* agent_pool_hooks: a spare is a child of the agent, and runs its task as
  * a shim forked fresh would */
 static void spare_detach(void *arg)
@@ -463,13 +477,9 @@ static void spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *gro
                       uint64_t start_ticks)
 {
 	char key[JOURNAL_KEY_MAX];
-	const char *role = json_string_value(json_object_get(msg, "role"));
 
 	/* on_start checked the key before it gave the start to the spare */
-	if (!role || journal_key(key, sizeof key,
-	                         (long long)json_integer_value(json_object_get(msg, "job")), role,
-	                         (int)json_integer_value(json_object_get(msg, "index")),
-	                         (int)json_integer_value(json_object_get(msg, "attempt"))) < 0)
+	if (msg_key(msg, key) < 0)
 		return;
 	shim_run(arg, key, msg, cg, group, start_ticks);
 }
@@ -477,14 +487,10 @@ static void spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *gro
 static void on_start(struct agent *a, json_t *msg)
 {
 	char key[JOURNAL_KEY_MAX];
-	const char *role = json_string_value(json_object_get(msg, "role"));
 	struct agent_task *t;
 	pid_t pid;
 
-	if (!role || journal_key(key, sizeof key,
-	                         (long long)json_integer_value(json_object_get(msg, "job")), role,
-	                         (int)json_integer_value(json_object_get(msg, "index")),
-	                         (int)json_integer_value(json_object_get(msg, "attempt"))) < 0) {
+	if (msg_key(msg, key) < 0) {
 		log_warn("agent: a start without a valid key");
 		return;
 	}
@@ -536,12 +542,8 @@ static void on_start(struct agent *a, json_t *msg)
 static struct agent_task *task_of_msg(struct agent *a, json_t *msg)
 {
 	char key[JOURNAL_KEY_MAX];
-	const char *role = json_string_value(json_object_get(msg, "role"));
 
-	if (!role || journal_key(key, sizeof key,
-	                         (long long)json_integer_value(json_object_get(msg, "job")), role,
-	                         (int)json_integer_value(json_object_get(msg, "index")),
-	                         (int)json_integer_value(json_object_get(msg, "attempt"))) < 0)
+	if (msg_key(msg, key) < 0)
 		return NULL;
 	return hashmap_get_str(a->tasks, key);
 }
