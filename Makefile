@@ -6,16 +6,17 @@
 #   make SANITIZE=address,undefined  sanitizer build (objects go to build-san/)
 
 CC       ?= cc
-PKGS     := libuv libmicrohttpd gnutls sqlite3 jansson yaml-0.1 nettle
+PKGS     := libuv sqlite3 jansson yaml-0.1 nettle
 # compiled against, loaded at their first use (src/lib/dynlib.h), not linked: they pull in
-# some thirty more libraries that every start of weir would load
-DL_PKGS  := libxml-2.0 libarchive libpq libmariadb
+# some forty more libraries that every start of weir (each CLI command) would load
+DL_PKGS  := libxml-2.0 libarchive libpq libmariadb libmicrohttpd gnutls
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) $(DL_PKGS) 2>/dev/null)
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
 # the name each of DL_PKGS is opened by, as this system's library says it (its SONAME)
 soname    = $(shell readelf -d $$(pkg-config --variable=libdir $(1) 2>/dev/null)/lib$(2).so 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
-SONAMES  := $(foreach p,PQ:libpq:pq MARIADB:libmariadb:mariadb XML2:libxml-2.0:xml2 ARCHIVE:libarchive:archive,\
+SONAMES  := $(foreach p,PQ:libpq:pq MARIADB:libmariadb:mariadb XML2:libxml-2.0:xml2 ARCHIVE:libarchive:archive \
+              MHD:libmicrohttpd:microhttpd GNUTLS:gnutls:gnutls,\
               $(eval n := $(call soname,$(word 2,$(subst :, ,$(p))),$(word 3,$(subst :, ,$(p)))))\
               $(if $(n),-DWEIR_SONAME_$(word 1,$(subst :, ,$(p)))='"$(n)"'))
 CFLAGS   += $(SONAMES)

@@ -8,7 +8,8 @@ beside its floor, with the ratio to the target:
 - `weir submit` of a G-task gang of `true` to its result, beside the shell floor (a shell that
   starts G `true` and waits; target 3x); the CLI's own start (`weir --version`, no server)
   is printed apart, and the submit's figure less it;
-- the server's CPU per DAG task, over the chain and the fan-out (target 0.3 ms);
+- the server's CPU per DAG task, over the chain and the fan-out (target 0.3 ms), and beside
+  it the node's: the agent's own, and its shims' with their programs' (what it reaped);
 - resident memory: the idle server (target 10 MB), the agent when `weir agent status` answers
   (target 2 MB; else "no agent"), and what R running `sleep` tasks add per task (target
   100 KB, in the server and in the agent).
@@ -20,6 +21,7 @@ Median of --runs rounds each.  Figures, not assertions: docs/benchmarks.md keeps
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -57,7 +59,7 @@ def dag_figures(runs, chain, fanout):
     """make's and weir's seconds per run of each shape, and weir's server CPU per task."""
     graphs = {"chain": deps("chain", chain), "fanout": deps("fanout", fanout)}
     work = Path(tempfile.mkdtemp(prefix="weir-bench-per-task."))
-    mk, weir, cpu = {}, {}, {}
+    mk, weir, cpu, node = {}, {}, {}, {}
     try:
         for s, g in graphs.items():
             d = work / s
@@ -66,18 +68,23 @@ def dag_figures(runs, chain, fanout):
         srv = DagServer({"bench_" + s: g for s, g in graphs.items()})
         try:
             for s, g in graphs.items():
-                mk[s], weir[s], cpu[s] = [], [], []
+                mk[s], weir[s], cpu[s], node[s] = [], [], [], []
                 for _ in range(runs):
                     # alternate the two, so that a change of the machine's load hits both
                     mk[s] += time_tool("make", work / s, 1) or []
                     c0 = srv.cpu_s()
+                    a0 = proc_cpu_s(agent_pid(srv.env))
                     weir[s].append(srv.run_once("bench_" + s, len(g)))
                     cpu[s].append((srv.cpu_s() - c0) / len(g))
+                    # the agent's own CPU, and its shims' with their programs' (reaped)
+                    a1 = proc_cpu_s(agent_pid(srv.env))
+                    if a0 and a1:
+                        node[s].append(((a1[0] - a0[0]) / len(g), (a1[1] - a0[1]) / len(g)))
         finally:
             srv.stop()
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return mk, weir, cpu
+    return mk, weir, cpu, node
 
 
 def gang_figures(runs, n):
@@ -104,17 +111,35 @@ def gang_figures(runs, n):
     return floor, cli, result, ended
 
 
-def agent_rss_kb(env):
-    """The agent's VmRSS when `weir agent status` answers with its pid, else None."""
+def agent_pid(env):
+    """The node agent's pid when `weir agent status` answers with it, else None."""
     try:
         r = subprocess.run([WEIR_BIN, "agent", "status", "--json"], env=env,
                            capture_output=True, text=True, timeout=10)
-    except (OSError, subprocess.TimeoutExpired):
+        return int(json.loads(r.stdout).get("agent_pid")) if r.returncode == 0 else None
+    except (OSError, subprocess.TimeoutExpired, ValueError, TypeError, AttributeError):
         return None
-    if r.returncode != 0:
+
+
+def proc_cpu_s(pid):
+    """(its own CPU seconds, its reaped children's) from /proc/PID/stat; None without pid."""
+    if pid is None:
         return None
     try:
-        pid = int(json.loads(r.stdout).get("agent_pid"))
+        with open("/proc/%d/stat" % pid) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    tck = os.sysconf("SC_CLK_TCK")
+    return ((int(fields[11]) + int(fields[12])) / tck, (int(fields[13]) + int(fields[14])) / tck)
+
+
+def agent_rss_kb(env):
+    """The agent's VmRSS when `weir agent status` answers with its pid, else None."""
+    pid = agent_pid(env)
+    if pid is None:
+        return None
+    try:
         with open("/proc/%d/status" % pid) as f:
             for line in f:
                 if line.startswith("VmRSS:"):
@@ -161,7 +186,7 @@ def main():
         print("make is not installed")
         return 1
 
-    mk, weir, cpu = dag_figures(args.runs, args.chain, args.fanout)
+    mk, weir, cpu, node = dag_figures(args.runs, args.chain, args.fanout)
     floor, cli, result, ended = gang_figures(max(args.runs, 5), args.gang)
     idle, busy, agent_idle, agent_busy = memory_figures(args.running)
 
@@ -186,6 +211,11 @@ def main():
           % (median(cpu["chain"]) * 1e3, median(cpu["fanout"]) * 1e3))
     ratio_line("server CPU per task (fan-out)", median(cpu["fanout"]) * 1e3, TARGETS["cpu_ms"],
                unit=" ms")
+    for s in ("chain", "fanout"):
+        if node[s]:
+            print("  node CPU per DAG task (%s): agent %.2f ms, shim and program %.2f ms"
+                  % (s, median([a for a, _ in node[s]]) * 1e3,
+                     median([c for _, c in node[s]]) * 1e3))
     print("  resident memory: server idle %d KB, with %d running tasks %d KB"
           % (idle, args.running, busy))
     ratio_line("server idle", idle / 1024.0, TARGETS["idle_mb"], unit=" MB")

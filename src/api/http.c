@@ -21,8 +21,39 @@
 
 #include <microhttpd.h>
 
+#include "lib/dynlib.h"
 #include "lib/log.h"
 #include "lib/strbuf.h"
+
+/* libmicrohttpd, loaded when the server starts (lib/dynlib.h), not at every
+ * start of weir: it pulls in GnuTLS and eight more libraries that a command
+ * of the CLI would load for nothing.  The Makefile names it as the system's
+ * library does. */
+#ifndef WEIR_SONAME_MHD
+#define WEIR_SONAME_MHD "libmicrohttpd.so.12"
+#endif
+#define MHD_FUNCS(X, t) X(t, MHD_add_response_header) X(t, MHD_create_response_from_buffer) \
+	X(t, MHD_create_response_from_callback) X(t, MHD_destroy_response) \
+	X(t, MHD_get_connection_info) X(t, MHD_get_connection_values) X(t, MHD_get_daemon_info) \
+	X(t, MHD_get_timeout) X(t, MHD_lookup_connection_value) X(t, MHD_queue_response) \
+	X(t, MHD_resume_connection) X(t, MHD_run) X(t, MHD_start_daemon) X(t, MHD_stop_daemon) \
+	X(t, MHD_suspend_connection)
+DYNLIB_TABLE(mhd, MHD_FUNCS, WEIR_SONAME_MHD, "the HTTP server");
+#define MHD_add_response_header (mhd.MHD_add_response_header)
+#define MHD_create_response_from_buffer (mhd.MHD_create_response_from_buffer)
+#define MHD_create_response_from_callback (mhd.MHD_create_response_from_callback)
+#define MHD_destroy_response (mhd.MHD_destroy_response)
+#define MHD_get_connection_info (mhd.MHD_get_connection_info)
+#define MHD_get_connection_values (mhd.MHD_get_connection_values)
+#define MHD_get_daemon_info (mhd.MHD_get_daemon_info)
+#define MHD_get_timeout (mhd.MHD_get_timeout)
+#define MHD_lookup_connection_value (mhd.MHD_lookup_connection_value)
+#define MHD_queue_response (mhd.MHD_queue_response)
+#define MHD_resume_connection (mhd.MHD_resume_connection)
+#define MHD_run (mhd.MHD_run)
+#define MHD_start_daemon (mhd.MHD_start_daemon)
+#define MHD_stop_daemon (mhd.MHD_stop_daemon)
+#define MHD_suspend_connection (mhd.MHD_suspend_connection)
 
 #define MAX_EXTRA_HEADERS 12
 
@@ -578,7 +609,8 @@ struct http_server *http_server_create(uv_loop_t *loop, const char *host, int po
 		return NULL;
 	}
 	memset(&ss, 0, sizeof ss);
-	if (resolve(host, port, &ss, err) < 0)
+	if (resolve(host, port, &ss, err) < 0 ||
+	    dynlib_load(&mhd_lib, mhd_syms, DYNLIB_COUNT(mhd_syms), err) < 0)
 		return NULL;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;

@@ -13,6 +13,7 @@
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/hashmap.h"
+#include "lib/json_util.h"
 #include "lib/log.h"
 #include "lib/strbuf.h"
 #include "lib/usock.h"
@@ -510,29 +511,45 @@ fail:
 	return NULL;
 }
 
+int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, bool log_to_server)
+{
+	int rc = 0;
+
+	strbuf_addstr(sb, "{\"t\":\"start\",\"job\":");
+	strbuf_addi(sb, task->job_id);
+	strbuf_addstr(sb, ",\"role\":");
+	rc |= json_util_write_string(sb, task->role);
+	strbuf_addstr(sb, ",\"index\":");
+	strbuf_addi(sb, task->index);
+	strbuf_addstr(sb, ",\"attempt\":");
+	strbuf_addi(sb, task->attempt);
+	strbuf_addstr(sb, ",\"task\":");
+	strbuf_addstr(sb, task->answer ? task->answer : "null");
+	strbuf_addstr(sb, ",\"log\":");
+	rc |= json_util_write_string(sb, task->log_path);
+	strbuf_addstr(sb, log_to_server ? ",\"log_to_server\":true}\n"
+	                                : ",\"log_to_server\":false}\n");
+	return rc < 0 || sb->failed ? -1 : 0;
+}
+
 int agent_link_start(struct agent_link *l, const struct executor_task *task, bool log_to_server,
                      struct weir_error *err)
 {
 	char key[160];
 	struct held *h = calloc(1, sizeof *h);
-	json_t *m = json_pack("{s:s,s:I,s:s,s:i,s:i,s:O?,s:s,s:b}", "t", "start", "job",
-	                      (json_int_t)task->job_id, "role", task->role, "index", task->index,
-	                      "attempt", task->attempt, "task", task->answer, "log",
-	                      task->log_path, "log_to_server", log_to_server);
-	char *text = m ? json_dumps(m, JSON_COMPACT) : NULL;
+	struct strbuf sb = STRBUF_INIT;
 
-	json_decref(m);
 	task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
-	if (!h || !text || asprintf(&h->start_line, "%s\n", text) < 0 ||
+	if (!h || agent_link_start_line(&sb, task, log_to_server) < 0 ||
+	    !(h->start_line = strbuf_detach(&sb, NULL)) ||
 	    hashmap_put_str(l->held, key, h, NULL) < 0) {
 		if (h)
 			free(h->start_line);
 		free(h);
-		free(text);
+		strbuf_release(&sb);
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	}
 	strbuf_addstr(&l->out, h->start_line);
-	free(text);
 	pump_arm(l);
 	return 0;
 }

@@ -24,6 +24,7 @@
 
 #include "exec/executor.h"
 #include "lib/error.h"
+#include "lib/strbuf.h"
 
 struct agent_link;
 
@@ -42,6 +43,12 @@ struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const ch
  * one (task->answer), else the shim registers over HTTP.  0 or -1 with err. */
 int agent_link_start(struct agent_link *l, const struct executor_task *task, bool log_to_server,
                      struct weir_error *err);
+
+/* Appends the start message's line to sb, written without a tree:
+ * {"t":"start","job","role","index","attempt","task" (task->answer's text
+ * as it is, or null),"log","log_to_server"} and a newline, as the agent
+ * reads it.  0, or -1 (out of memory, a string not UTF-8). */
+int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, bool log_to_server);
 
 /* Queues a signal to the task's shim (SIGTERM: the agent's last resort
  * follows after the kill grace plus 2 s).  0 or -1 with err. */

@@ -59,9 +59,9 @@ struct executor_task {
 	const struct executor_placement *place;
 	/* The register answer of a task the job manager registered itself (a
 	 * one-task job on a backend that takes_answer): what the launcher
-	 * would have got from POST /launch/register.  Borrowed; NULL: the
-	 * launcher registers. */
-	json_t *answer;
+	 * would have got from POST /launch/register, as JSON text (one
+	 * object).  Borrowed; NULL: the launcher registers. */
+	const char *answer;
 };
 
 /* What a gang backend (slurm) says about a gang it was given whole. */

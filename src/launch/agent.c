@@ -67,7 +67,8 @@ struct conn {
 };
 
 struct agent {
-	char *home, *dir;
+	char *home, *dir;   /* dir: the journals' (journal_dir_for) */
+	bool dir_in_memory; /* dir is ours alone in memory: removed when empty at the end */
 	int lfd, sfd, notify_r, notify_w, lock_fd;
 	struct conn conns[MAX_CONNS];
 	int n_conns;
@@ -843,13 +844,17 @@ static int agent_setup(struct agent *a)
 	sigset_t mask;
 	int p[2];
 
-	a->dir = fs_join(a->home, "agent/tasks");
+	a->dir = journal_dir_for(a->home, &a->dir_in_memory);
 	lock = fs_join(a->home, "agent/lock");
-	if (!a->dir || !lock || fs_mkdir_p(a->dir, 0700, &err) < 0) {
+	char *own = fs_join(a->home, "agent");
+	if (!a->dir || !lock || !own || fs_mkdir_p(own, 0700, &err) < 0 ||
+	    fs_mkdir_p(a->dir, 0700, &err) < 0) {
 		log_error("agent: %s", err.msg[0] ? err.msg : "out of memory");
+		free(own);
 		free(lock);
 		return -1;
 	}
+	free(own);
 	a->lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	free(lock);
 	if (a->lock_fd < 0 || flock(a->lock_fd, LOCK_EX | LOCK_NB) < 0) {
@@ -955,6 +960,10 @@ static int agent_run(struct agent *a)
 	}
 	flush_conns(a);
 	agent_pool_close(&a->pool);
+	/* the folder in memory goes with the last journal (else a restarted
+	 * agent reads what is left) */
+	if (a->dir_in_memory)
+		rmdir(a->dir);
 	free(pfd);
 	return 0;
 }

@@ -1,11 +1,17 @@
-/* journal.c: a task's journal, appended and read (journal.h). */
+/* journal.c: a task's journal, appended and read, and the folder the
+ * journals live in (journal.h). */
 #include "launch/journal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/magic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "lib/fs.h"
@@ -134,4 +140,78 @@ void journal_remove(const char *dir, const char *key)
 
 	if (journal_path(path, sizeof path, dir, key) == 0)
 		unlink(path);
+}
+
+/* ---- where the journals live ---- */
+
+/* FNV-1a, 64 bits: a short stable name for a home's path. */
+static uint64_t path_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ULL;
+	return h;
+}
+
+/* Whether dir holds a file named *.journal. */
+static bool holds_journals(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	bool any = false;
+
+	if (!d)
+		return false;
+	while (!any && (de = readdir(d))) {
+		size_t n = strlen(de->d_name);
+		any = n > 8 && !strcmp(de->d_name + n - 8, ".journal");
+	}
+	closedir(d);
+	return any;
+}
+
+/* base/weir-UID-HASH made or found, and only if it is ours alone: a
+ * directory (not a link) owned by this user, mode 0700, on a file system
+ * kept in memory.  Allocated, or NULL. */
+static char *memory_dir(const char *base, const char *home)
+{
+	char real[PATH_MAX], name[64];
+	struct stat st;
+	struct statfs fs;
+	char *dir;
+
+	if (!base || base[0] != '/' || statfs(base, &fs) < 0 || fs.f_type != TMPFS_MAGIC)
+		return NULL;
+	if (!realpath(home, real))
+		return NULL;
+	snprintf(name, sizeof name, "weir-%u-%016llx", (unsigned)geteuid(),
+	         (unsigned long long)path_hash(real));
+	if (!(dir = fs_join(base, name)))
+		return NULL;
+	if ((mkdir(dir, 0700) < 0 && errno != EEXIST) || lstat(dir, &st) < 0 ||
+	    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		free(dir);
+		return NULL;
+	}
+	return dir;
+}
+
+char *journal_dir_for(const char *home, bool *in_memory)
+{
+	char *old = fs_join(home, "agent/tasks"), *dir = NULL;
+
+	*in_memory = false;
+	if (!old)
+		return NULL;
+	/* an earlier agent's journals stay where it wrote them */
+	if (holds_journals(old))
+		return old;
+	dir = memory_dir(getenv("XDG_RUNTIME_DIR"), home);
+	if (!dir)
+		dir = memory_dir("/dev/shm", home);
+	if (!dir)
+		return old;
+	free(old);
+	*in_memory = true;
+	return dir;
 }

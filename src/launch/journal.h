@@ -1,6 +1,7 @@
 /* journal.h: a task's journal, written by its shim, read by the agent.
  *
- * One file per task attempt, DIR/KEY.journal (KEY: "JOB.ROLE.INDEX.ATTEMPT";
+ * One file per task attempt, DIR/KEY.journal (DIR: journal_dir_for(), below;
+ * KEY: "JOB.ROLE.INDEX.ATTEMPT";
  * role names hold no dot), one JSON object a line, appended in this order:
  *
  *   {"t":"shim","pid":P,"start":TICKS,   the shim, first thing (its pid and
@@ -63,5 +64,16 @@ void journal_state_release(struct journal_state *st);
 
 /* Removes DIR/KEY.journal. */
 void journal_remove(const char *dir, const char *key);
+
+/* The folder of the journals of the agent of `home` (allocated; NULL when
+ * out of memory), made (mode 0700) if missing.  A journal must outlive any
+ * process, not the machine (a reboot ends its task too), so it lives in
+ * memory when it can: under $XDG_RUNTIME_DIR, else /dev/shm, as
+ * "weir-UID-HASH" (HASH: of the home's real path), accepted only as a
+ * directory of this user's that no one else may enter; else (and while
+ * HOME/agent/tasks holds journals of an earlier agent) HOME/agent/tasks.
+ * The same home always gets the same folder, so a restarted agent finds
+ * its predecessor's journals.  *in_memory says which it is. */
+char *journal_dir_for(const char *home, bool *in_memory);
 
 #endif

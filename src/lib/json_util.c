@@ -1,5 +1,9 @@
-/* json_util.c: null-when-absent strings and times for the JSON views. */
+/* json_util.c: null-when-absent strings and times for the JSON views;
+ * JSON strings written into a strbuf. */
 #include "lib/json_util.h"
+
+#include <stdio.h>
+#include <string.h>
 
 #include "lib/clock.h"
 
@@ -23,4 +27,74 @@ json_t *json_util_time_airflow(int64_t ms)
 {
 	char buf[48];
 	return ms <= 0 ? json_null() : json_string(clock_format_airflow(ms, buf, sizeof buf));
+}
+
+/* The length of the UTF-8 sequence at s (a lead byte >= 0x80), or 0 when it
+ * is not a valid one (overlong, a surrogate, above U+10FFFF, cut short). */
+static size_t utf8_len(const unsigned char *s)
+{
+	unsigned c = s[0], cp;
+	size_t n;
+
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+int json_util_write_string(struct strbuf *sb, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s, *run;
+
+	if (!s)
+		return strbuf_add(sb, "null", 4);
+	strbuf_addch(sb, '"');
+	run = p;
+	while (*p) {
+		const char *esc = NULL;
+		char u[8];
+		size_t n;
+
+		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) {
+			p++;
+			continue;
+		}
+		if (*p >= 0x80) {
+			if (!(n = utf8_len(p)))
+				return -1;
+			p += n;
+			continue;
+		}
+		strbuf_add(sb, run, (size_t)(p - run));
+		switch (*p) {
+		case '"': esc = "\\\""; break;
+		case '\\': esc = "\\\\"; break;
+		case '\b': esc = "\\b"; break;
+		case '\f': esc = "\\f"; break;
+		case '\n': esc = "\\n"; break;
+		case '\r': esc = "\\r"; break;
+		case '\t': esc = "\\t"; break;
+		default:
+			snprintf(u, sizeof u, "\\u%04X", *p);
+			esc = u;
+		}
+		strbuf_addstr(sb, esc);
+		run = ++p;
+	}
+	strbuf_add(sb, run, (size_t)(p - run));
+	strbuf_addch(sb, '"');
+	return sb->failed ? -1 : 0;
 }

@@ -1,5 +1,6 @@
 /* json_util.h: small jansson helpers for the JSON views: strings and
- * times that are null when absent.
+ * times that are null when absent; and JSON strings written straight into
+ * a strbuf, for messages written without building a tree.
  *
  * Each returns a new reference (NULL only when out of memory).
  */
@@ -8,6 +9,8 @@
 
 #include <jansson.h>
 #include <stdint.h>
+
+#include "lib/strbuf.h"
 
 /* s as a JSON string, or null for NULL. */
 json_t *json_util_string(const char *s);
@@ -22,4 +25,10 @@ json_t *json_util_time_iso(int64_t ms);
 /* A time as clock_format_airflow() writes it; null for ms <= 0. */
 json_t *json_util_time_airflow(int64_t ms);
 
+
+/* Appends s to sb as a JSON string (quoted; '"', '\\' and control
+ * characters escaped as jansson's json_dumps writes them; other bytes as
+ * they are), or null for NULL.  0, or -1 when s is not valid UTF-8 (which
+ * jansson refuses too) or sb is out of memory (sb->failed). */
+int json_util_write_string(struct strbuf *sb, const char *s);
 #endif

@@ -131,3 +131,16 @@ void strbuf_release(struct strbuf *sb)
 		free(sb->buf);
 	strbuf_init(sb);
 }
+
+int strbuf_addi(struct strbuf *sb, long long v)
+{
+	char buf[24], *p = buf + sizeof buf;
+	unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
+
+	do
+		*--p = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*--p = '-';
+	return strbuf_add(sb, p, (size_t)(buf + sizeof buf - p));
+}

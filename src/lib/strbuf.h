@@ -38,6 +38,8 @@ int strbuf_grow(struct strbuf *sb, size_t extra);
 int strbuf_add(struct strbuf *sb, const void *data, size_t len);
 int strbuf_addstr(struct strbuf *sb, const char *s);
 int strbuf_addch(struct strbuf *sb, int c);
+/* v in decimal, without printf's cost. */
+int strbuf_addi(struct strbuf *sb, long long v);
 int strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
 	__attribute__((format(printf, 2, 0)));

@@ -1,7 +1,8 @@
 /* tls.c: client TLS sessions with GnuTLS (tls.h).
  *
- * GnuTLS is the library libmicrohttpd already loads into weir, so https
- * costs weir no new shared library; the lean launcher links none of this
+ * GnuTLS is the library libmicrohttpd already loads into the server, so
+ * https costs it no new shared library; it is opened at the first session
+ * (below), so a CLI command never loads it; the lean launcher links none of this
  * (lib/http_client.c reaches it only through the handle's http_tls_ops).
  * Loading the system's trust store takes milliseconds (about 14 ms for
  * Debian's 144 roots, measured on a loaded machine), which a thousand
@@ -21,6 +22,57 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+
+#include "lib/dynlib.h"
+
+/* GnuTLS, loaded at the first session (lib/dynlib.h), under tls_lock since
+ * sessions start on any thread; not at every start of weir, which would
+ * load it and eight more libraries for nothing.  The Makefile names it as
+ * the system's library does. */
+#ifndef WEIR_SONAME_GNUTLS
+#define WEIR_SONAME_GNUTLS "libgnutls.so.30"
+#endif
+#define GT_FUNCS(X, t) X(t, gnutls_bye) X(t, gnutls_free) \
+	X(t, gnutls_certificate_allocate_credentials) \
+	X(t, gnutls_certificate_free_credentials) X(t, gnutls_certificate_set_x509_system_trust) \
+	X(t, gnutls_certificate_set_x509_trust_file) X(t, gnutls_certificate_verification_status_print) \
+	X(t, gnutls_credentials_set) X(t, gnutls_deinit) X(t, gnutls_error_is_fatal) \
+	X(t, gnutls_handshake) X(t, gnutls_init) X(t, gnutls_record_get_direction) \
+	X(t, gnutls_record_recv) X(t, gnutls_record_send) X(t, gnutls_server_name_set) \
+	X(t, gnutls_session_get_verify_cert_status) X(t, gnutls_session_set_verify_cert) \
+	X(t, gnutls_set_default_priority) X(t, gnutls_strerror) X(t, gnutls_transport_set_int2)
+DYNLIB_TABLE(gt, GT_FUNCS, WEIR_SONAME_GNUTLS, "TLS (https, SMTP over TLS)");
+#define gnutls_bye (gt.gnutls_bye)
+#define gnutls_certificate_allocate_credentials (gt.gnutls_certificate_allocate_credentials)
+#define gnutls_certificate_free_credentials (gt.gnutls_certificate_free_credentials)
+#define gnutls_certificate_set_x509_system_trust (gt.gnutls_certificate_set_x509_system_trust)
+#define gnutls_certificate_set_x509_trust_file (gt.gnutls_certificate_set_x509_trust_file)
+#define gnutls_certificate_verification_status_print (gt.gnutls_certificate_verification_status_print)
+#define gnutls_credentials_set (gt.gnutls_credentials_set)
+#define gnutls_deinit (gt.gnutls_deinit)
+#define gnutls_error_is_fatal (gt.gnutls_error_is_fatal)
+#define gnutls_handshake (gt.gnutls_handshake)
+#define gnutls_init (gt.gnutls_init)
+#define gnutls_record_get_direction (gt.gnutls_record_get_direction)
+#define gnutls_record_recv (gt.gnutls_record_recv)
+#define gnutls_record_send (gt.gnutls_record_send)
+#define gnutls_server_name_set (gt.gnutls_server_name_set)
+#define gnutls_session_get_verify_cert_status (gt.gnutls_session_get_verify_cert_status)
+#define gnutls_session_set_verify_cert (gt.gnutls_session_set_verify_cert)
+#define gnutls_set_default_priority (gt.gnutls_set_default_priority)
+#define gnutls_strerror (gt.gnutls_strerror)
+#define gnutls_transport_set_int2 (gt.gnutls_transport_set_int2)
+static pthread_mutex_t tls_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int tls_lib_load(struct weir_error *err)
+{
+	int rc;
+
+	pthread_mutex_lock(&tls_lock);
+	rc = dynlib_load(&gt_lib, gt_syms, DYNLIB_COUNT(gt_syms), err);
+	pthread_mutex_unlock(&tls_lock);
+	return rc;
+}
 
 /* Credentials for one CA file (or none: ca_file NULL), shared. */
 struct creds {
@@ -168,6 +220,10 @@ struct tls_conn *tls_conn_create(int fd, const char *host, const char *ca_file,
 		weir_error_set(err, WEIR_E_INTERNAL, "%s", "out of memory");
 		return NULL;
 	}
+	if (tls_lib_load(err) < 0) {
+		free(t);
+		return NULL;
+	}
 	if (!(t->creds = creds_get(ca_file && *ca_file ? ca_file : NULL, err))) {
 		free(t);
 		return NULL;
@@ -201,7 +257,7 @@ static void verify_failure(struct tls_conn *t, struct weir_error *err)
 	    out.data) {
 		snprintf(t->error, sizeof t->error, "certificate verification failed: %s",
 		         (const char *)out.data);
-		gnutls_free(out.data);
+		(*gt.gnutls_free)(out.data); /* the library's variable: its free */
 	} else {
 		snprintf(t->error, sizeof t->error, "%s", "certificate verification failed");
 	}

@@ -42,10 +42,20 @@ static bool same_key(const struct reason_key *x, const struct reason_key *y)
 	return x->kind == y->kind && x->who == y->who && x->a == y->a && x->b == y->b;
 }
 
-int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags, size_t n_dags,
-                    struct dag_pool *pools, size_t n_pools, struct dag_pool_decision *out,
-                    struct weir_error *err)
+/* Whether no pool has a slot free (none is unlimited). */
+static bool pools_full(const struct dag_pool *pools, size_t n)
 {
+	for (size_t i = 0; i < n; i++)
+		if (pools[i].slots < 0 || pools[i].used < pools[i].slots)
+			return false;
+	return true;
+}
+
+static int decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags, size_t n_dags,
+                  struct dag_pool *pools, size_t n_pools, struct dag_pool_decision *out,
+                  size_t *n_out, bool stop, struct weir_error *err)
+{
+	*n_out = 0;
 	if (n == 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
@@ -97,6 +107,9 @@ int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *d
 			lim->active++;
 			continue;
 		}
+		/* every pool full: no later candidate can start either */
+		if (stop && key.kind == WAIT_FULL && pools_full(pools, n_pools))
+			n = k + 1;
 		if (last_reason && same_key(&key, &last)) {
 			memcpy(d->reason, last_reason, strlen(last_reason) + 1);
 			continue;
@@ -123,8 +136,25 @@ int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *d
 		last = key;
 		last_reason = d->reason;
 	}
+	*n_out = n;
 	free(order);
 	return 0;
+}
+
+int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags, size_t n_dags,
+                    struct dag_pool *pools, size_t n_pools, struct dag_pool_decision *out,
+                    struct weir_error *err)
+{
+	size_t done;
+
+	return decide(c, n, dags, n_dags, pools, n_pools, out, &done, false, err);
+}
+
+int dag_pool_decide_prefix(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
+                           size_t n_dags, struct dag_pool *pools, size_t n_pools,
+                           struct dag_pool_decision *out, size_t *n_out, struct weir_error *err)
+{
+	return decide(c, n, dags, n_dags, pools, n_pools, out, n_out, true, err);
 }
 
 size_t dag_runs_startable(int max_active_runs, int running, size_t n_queued)

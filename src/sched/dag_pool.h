@@ -71,6 +71,15 @@ int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *d
                     struct dag_pool *pools, size_t n_pools, struct dag_pool_decision *out,
                     struct weir_error *err);
 
+/* As dag_pool_decide, but it stops at the first candidate (in the order
+ * above) that waits for a full pool while every pool is full (none
+ * unlimited): no later one could start.  out[0..*n_out) are written (the
+ * last of them that candidate); the candidates not named there wait, and
+ * have no decision.  Same errors. */
+int dag_pool_decide_prefix(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
+                           size_t n_dags, struct dag_pool *pools, size_t n_pools,
+                           struct dag_pool_decision *out, size_t *n_out, struct weir_error *err);
+
 /* How many of a DAG's `n_queued` queued runs (oldest logical date first)
  * start now, with `running` runs running; max_active_runs <= 0: no limit. */
 size_t dag_runs_startable(int max_active_runs, int running, size_t n_queued);

@@ -120,10 +120,12 @@ typedef void (*job_manager_end_fn)(void *arg, int64_t job_id, enum job_state sta
                                    enum end_cause cause, int exit_code, const char *reason);
 void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn, void *arg);
 
-/* Validates `spec` (borrowed) and queues it as a new job, as POST
- * /api/v1/jobs does; a queue pass follows at once.  0 with *job_id, or -1
- * with err (WEIR_E_INVALID, WEIR_E_UNFIT: it can never fit this node). */
-int job_manager_submit_spec(struct job_manager *jm, const struct job_spec *spec, int64_t *job_id,
+/* Validates `spec` and queues it as a new job, as POST /api/v1/jobs does;
+ * a queue pass follows at once.  `spec` is taken (destroyed on failure):
+ * on success it stays the job's spec as built, written to the store as
+ * text but never parsed back.  0 with *job_id, or -1 with err
+ * (WEIR_E_INVALID, WEIR_E_UNFIT: it can never fit this node). */
+int job_manager_submit_spec(struct job_manager *jm, struct job_spec *spec, int64_t *job_id,
                             struct weir_error *err);
 
 /* Kills a job as DELETE /api/v1/jobs/ID does.  WEIR_E_NOT_FOUND,

@@ -57,6 +57,8 @@ enum ds_stmt {
 	DS_TIS_OF_LATEST_RUNS,
 	DS_TI_BY_JOB,
 	DS_TIS_IN_STATE,
+	DS_POOL_USE,
+	DS_RUNS_RUNNING,
 	DS_TI_UPDATE,
 	DS_TRY_PUT,
 	DS_TRY_END,
@@ -115,6 +117,10 @@ static const char *const ds_sql[DS_COUNT] = {
     [DS_TIS_IN_STATE] = "SELECT " TI_COLS " FROM task_instances t JOIN dag_runs r"
                         " ON r.dag_id = t.dag_id AND r.run_id = t.run_id WHERE t.state = ?"
                         " ORDER BY t.priority DESC, r.logical_date, r.id, t.rowid",
+    /* the pool pass's: what the active TIs hold, and which runs run */
+    [DS_POOL_USE] = "SELECT dag_id, pool, pool_slots FROM task_instances WHERE state IN (?,?)",
+    [DS_RUNS_RUNNING] = "SELECT dag_id, run_id FROM dag_runs WHERE state = ?"
+                        " ORDER BY dag_id, logical_date, id",
     [DS_TI_UPDATE] = "UPDATE task_instances SET state = ?, try_number = ?, max_tries = ?,"
                      " job_id = ?, pool = ?, pool_slots = ?, priority = ?, queued_at = ?,"
                      " start_date = ?, end_date = ?, next_retry_at = ?, rendered_command = ?,"
@@ -972,6 +978,45 @@ int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state,
 	sql_bind_text(st, 1, dag_ti_state_name(state));
 	return collect(ds, st, "listing task instances by state", sizeof(**rows), read_ti,
 	               release_ti, rows, n, err);
+}
+
+/* Steps st, handing each row's first three columns to fn (text, text and
+ * the third as text or an int); st reset. */
+static int each_row(struct dag_store *ds, sqlite3_stmt *st, const char *what, bool third_int,
+                    dag_store_row3_fn fn, void *arg, struct weir_error *err)
+{
+	int r;
+
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *a = (const char *)sqlite3_column_text(st, 0);
+		const char *b = (const char *)sqlite3_column_text(st, 1);
+		fn(arg, a ? a : "", b ? b : "", third_int ? sqlite3_column_int(st, 2) : 0);
+	}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : db_error(ds, err, what);
+}
+
+int dag_store_pool_use(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
+                       struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ds, DS_POOL_USE, err);
+
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_ti_state_name(DAG_TI_QUEUED));
+	sql_bind_text(st, 2, dag_ti_state_name(DAG_TI_RUNNING));
+	return each_row(ds, st, "counting the pools' use", true, fn, arg, err);
+}
+
+int dag_store_runs_running(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
+                           struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ds, DS_RUNS_RUNNING, err);
+
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_run_state_name(DAG_RUN_RUNNING));
+	return each_row(ds, st, "listing running DAG runs", false, fn, arg, err);
 }
 
 int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err)

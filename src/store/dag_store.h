@@ -193,6 +193,17 @@ int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n
 /* The TI whose current try runs as job `job_id` (a job's end finds its TI). */
 int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
                         struct weir_error *err);
+/* A row of a narrow read: two texts (never NULL; borrowed for the call)
+ * and an int. */
+typedef void (*dag_store_row3_fn)(void *arg, const char *a, const char *b, int c);
+/* What every queued and running TI holds: fn(arg, dag_id, pool, pool_slots)
+ * for each (pool "" for the default one).  0, or -1 with err. */
+int dag_store_pool_use(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
+                       struct weir_error *err);
+/* The running runs, by DAG then logical date: fn(arg, dag_id, run_id, 0).
+ * 0, or -1 with err. */
+int dag_store_runs_running(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
+                           struct weir_error *err);
 /* TIs in `state` across every run, by priority DESC then the run's logical
  * date (the pool decision's candidates when state is scheduled; the active
  * count when queued/running). */

@@ -3,8 +3,12 @@
  * max_active_tasks allow (sched/dag_pool.h decides; the order is the
  * runs' logical dates, then priority).
  *
- * Owns: the pools' use, counted again at every pass from the queued and
- * running TIs of the store (the pools bound how many there are).
+ * Owns: the pools' use, counted again at every pass from a narrow read of
+ * the queued and running TIs (the pools bound how many there are).  When
+ * every pool is full the decision stops at the first TI that waits: the
+ * TIs behind it keep the reason they show (those that show none get
+ * theirs), so a pass over a wide fan-out costs its few starts, not its
+ * thousand waiting TIs.
  */
 #include "server/dag_manager/dm_internal.h"
 
@@ -31,148 +35,221 @@ static struct dag_pool *pool_find(struct dag_manager *dm, const char *name)
 	return NULL;
 }
 
-/* Appends the scheduled TIs of running runs to *cands (the runs come from
- * this turn's copies, so the run a job's end just read costs nothing more).
- * Runs are ordered as the pool decision wants them: logical date, then the
- * run's row id and the TI's row order.  -1 with err. */
-static int pool_candidates(struct dag_manager *dm, struct pool_cand **cands, size_t *n,
-                           struct dag_candidate **cand, struct dag_limit **limits, size_t *nl,
-                           struct weir_error *err)
+/* What the pass gathers: the running runs, the DAGs' limits, the
+ * candidates. */
+struct pool_gather {
+	struct dag_manager *dm;
+	struct run_ctx **runs;
+	size_t *run_dag; /* per run: its DAG's index into limits */
+	size_t n_runs, cap_runs;
+	struct pool_cand *cands;
+	struct dag_candidate *cand;
+	size_t n, cap;
+	struct dag_limit *limits;
+	size_t nl, cap_l;
+	bool oom;
+};
+
+/* Grows *v (of *cap elements of `size`) to hold n + 1. */
+static bool room(void **v, size_t *cap, size_t n, size_t size)
 {
-	struct dag_run_row *runs = NULL;
-	size_t n_runs = 0, cap = 0;
-	int ret = -1;
+	size_t nc;
+	void *w;
 
-	*cands = NULL;
-	*cand = NULL;
-	*limits = NULL;
-	*n = *nl = 0;
-	if (dag_store_runs_active(dm->ds, &runs, &n_runs, err) < 0)
-		return -1;
-	*limits = calloc(n_runs + 1, sizeof **limits);
-	if (!*limits)
-		goto oom;
-	for (size_t k = 0; k < n_runs; k++) {
-		struct weir_error e2 = {0};
-		struct run_ctx *rc;
-		size_t l;
+	if (n < *cap)
+		return true;
+	nc = *cap ? 2 * *cap : 16;
+	if (!(w = realloc(*v, nc * size)))
+		return false;
+	*v = w;
+	*cap = nc;
+	return true;
+}
 
-		if (runs[k].state != DAG_RUN_RUNNING)
-			continue; /* a queued run has no scheduled TI yet */
-		rc = dm_run_get(dm, runs[k].dag_id, runs[k].run_id, &e2);
-		if (!rc)
-			continue; /* its DAG is gone (recovery says so); it waits */
-		for (l = 0; l < *nl; l++)
-			if (!strcmp((*limits)[l].dag_id, rc->run.dag_id))
-				break;
-		if (l == *nl) {
-			(*limits)[l].dag_id = rc->run.dag_id;
-			(*limits)[l].max_active_tasks = rc->spec->max_active_tasks;
-			(*nl)++;
+/* A running run from the store: kept, with its DAG's limit. */
+static void gather_run(void *arg, const char *dag_id, const char *run_id, int unused)
+{
+	struct pool_gather *g = arg;
+	struct weir_error e2 = {0};
+	struct run_ctx *rc;
+	size_t l, cap = g->cap_runs;
+
+	(void)unused;
+	if (g->oom)
+		return;
+	rc = dm_run_get(g->dm, dag_id, run_id, &e2);
+	if (!rc)
+		return; /* its DAG is gone (recovery says so); it waits */
+	for (l = 0; l < g->nl; l++)
+		if (!strcmp(g->limits[l].dag_id, rc->run.dag_id))
+			break;
+	if (l == g->nl) {
+		if (!room((void **)&g->limits, &g->cap_l, g->nl, sizeof *g->limits)) {
+			g->oom = true;
+			return;
 		}
-		/* the ready set: the run's scheduled TIs, without a look at the rest */
+		g->limits[l] = (struct dag_limit){.dag_id = rc->run.dag_id,
+		                                  .max_active_tasks = rc->spec->max_active_tasks};
+		g->nl++;
+	}
+	if (!room((void **)&g->runs, &g->cap_runs, g->n_runs, sizeof *g->runs) ||
+	    !room((void **)&g->run_dag, &cap, g->n_runs, sizeof *g->run_dag)) {
+		g->oom = true;
+		return;
+	}
+	g->runs[g->n_runs] = rc;
+	g->run_dag[g->n_runs++] = l;
+}
+
+/* The scheduled TIs of the runs (their ready sets, without a look at the
+ * rest) as candidates; `unreasoned`: only those that show no reason yet. */
+static bool gather_candidates(struct pool_gather *g, bool unreasoned)
+{
+	size_t cap2 = g->cap;
+
+	for (size_t k = 0; k < g->n_runs; k++) {
+		struct run_ctx *rc = g->runs[k];
+		if (rc->stale)
+			continue;
 		for (size_t q = 0; q < rc->book.n_ready; q++) {
 			size_t i = rc->book.ready[q];
 			const struct dag_ti_row *r = &rc->rows[rc->ti_row[i]];
-			struct dag_candidate *c;
-			if (*n == cap) {
-				size_t nc = cap ? 2 * cap : 64;
-				struct pool_cand *v = realloc(*cands, nc * sizeof *v);
-				struct dag_candidate *w;
-				if (!v)
-					goto oom;
-				*cands = v;
-				w = realloc(*cand, nc * sizeof *w);
-				if (!w)
-					goto oom;
-				*cand = w;
-				cap = nc;
-			}
-			(*cands)[*n].rc = rc;
-			(*cands)[*n].ti = i;
-			c = &(*cand)[*n];
-			memset(c, 0, sizeof *c);
-			c->dag = l;
-			c->priority = r->priority;
-			c->pool = r->pool;
-			c->pool_slots = r->pool_slots;
-			c->run_order = rc->run.logical_date;
-			c->ti_order = ((size_t)rc->run.id << 32) | rc->ti_row[i];
-			(*n)++;
+			if (unreasoned && r->reason && *r->reason)
+				continue;
+			if (!room((void **)&g->cands, &g->cap, g->n, sizeof *g->cands) ||
+			    !room((void **)&g->cand, &cap2, g->n, sizeof *g->cand))
+				return false;
+			g->cands[g->n] = (struct pool_cand){.rc = rc, .ti = i};
+			g->cand[g->n] = (struct dag_candidate){
+			    .dag = g->run_dag[k],
+			    .priority = r->priority,
+			    .pool = r->pool,
+			    .pool_slots = r->pool_slots,
+			    .run_order = rc->run.logical_date,
+			    .ti_order = ((size_t)rc->run.id << 32) | rc->ti_row[i]};
+			g->n++;
 		}
 	}
-	ret = 0;
-	goto out;
-oom:
-	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-out:
-	dag_run_rows_free(runs, n_runs);
-	return ret;
+	return true;
+}
+
+/* A queued or running TI: what it holds of its pool and its DAG's limit. */
+static void count_use(void *arg, const char *dag_id, const char *pool, int slots)
+{
+	struct pool_gather *g = arg;
+	struct dag_pool *p = pool_find(g->dm, pool);
+
+	if (p)
+		p->used += slots > 0 ? slots : 1;
+	for (size_t l = 0; l < g->nl; l++)
+		if (!strcmp(g->limits[l].dag_id, dag_id)) {
+			g->limits[l].active++;
+			break;
+		}
+}
+
+/* Writes TI row r's waiting reason when it changed. */
+static void set_reason(struct dag_manager *dm, struct pool_cand *c, const char *reason)
+{
+	struct weir_error err = {0};
+	struct dag_ti_row *r = &c->rc->rows[c->rc->ti_row[c->ti]];
+
+	if (!strcmp(r->reason ? r->reason : "", reason))
+		return;
+	dm_set_str(&r->reason, reason);
+	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
+		log_error("DAG %s: %s", r->dag_id, err.msg);
+		c->rc->stale = true;
+	}
+}
+
+/* Whether no pool has a slot free (none is unlimited): then no TI can
+ * start, and the pass only words the reasons of those that show none. */
+static bool all_full(const struct dag_manager *dm)
+{
+	for (size_t i = 0; i < dm->n_pools; i++)
+		if (dm->pools[i].slots < 0 || dm->pools[i].used < dm->pools[i].slots)
+			return false;
+	return dm->n_pools > 0;
+}
+
+/* Decides for the candidates and acts: starts, reasons.  `prefix`: stop at
+ * the first that waits once every pool is full (those behind it keep their
+ * reasons; those without one get theirs after). */
+static void decide_and_act(struct dag_manager *dm, struct pool_gather *g, bool prefix,
+                           struct weir_error *err)
+{
+	/* every field of each is written by the decision: no zeroing of a
+	 * reason's room per candidate at each pass */
+	struct dag_pool_decision *dec = malloc(g->n * sizeof *dec);
+	size_t n_dec = 0;
+	int rc;
+
+	if (!dec) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return;
+	}
+	rc = prefix ? dag_pool_decide_prefix(g->cand, g->n, g->limits, g->nl, dm->pools,
+	                                     dm->n_pools, dec, &n_dec, err)
+	            : dag_pool_decide(g->cand, g->n, g->limits, g->nl, dm->pools, dm->n_pools,
+	                              dec, err);
+	if (rc == 0 && !prefix)
+		n_dec = g->n;
+	for (size_t i = 0; rc == 0 && i < n_dec; i++) {
+		struct pool_cand *c = &g->cands[dec[i].candidate];
+		if (c->rc->stale)
+			continue;
+		if (dec[i].action == DAG_POOL_QUEUE)
+			dm_start_ti(dm, c->rc, c->ti);
+		else
+			set_reason(dm, c, dec[i].reason);
+	}
+	free(dec);
+	if (rc == 0 && n_dec < g->n) {
+		/* the pools are full now: the rest that show no reason get theirs */
+		g->n = 0;
+		if (!gather_candidates(g, true))
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		else if (g->n)
+			decide_and_act(dm, g, false, err);
+	}
 }
 
 void dm_pool_pass(struct dag_manager *dm)
 {
 	struct weir_error err = {0};
-	struct dag_ti_row *act = NULL;
-	size_t ns = 0, na = 0, nl = 0;
-	struct dag_limit *limits = NULL;
-	struct pool_cand *cands = NULL;
-	struct dag_candidate *cand = NULL;
-	struct dag_pool_decision *dec = NULL;
+	struct pool_gather g = {.dm = dm};
+	bool full;
 
 	if (!dm->pool_dirty)
 		return;
 	dm->pool_dirty = false;
-	if (pool_candidates(dm, &cands, &ns, &cand, &limits, &nl, &err) < 0 || ns == 0)
+	if (dag_store_runs_running(dm->ds, gather_run, &g, &err) < 0)
 		goto out;
-	/* every field of each is written by the decision: no zeroing of a
-	 * reason's room per candidate at each pass */
-	dec = malloc(ns * sizeof *dec);
-	if (!dec)
+	if (g.oom) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (g.n_runs == 0)
 		goto out;
 	for (size_t i = 0; i < dm->n_pools; i++)
 		dm->pools[i].used = 0;
 	/* what queued and running TIs hold (few: the pools bound them) */
-	const enum dag_ti_state active_states[] = {DAG_TI_QUEUED, DAG_TI_RUNNING};
-	for (size_t s = 0; s < 2; s++) {
-		if (dag_store_tis_in_state(dm->ds, active_states[s], &act, &na, &err) < 0)
-			goto out;
-		for (size_t i = 0; i < na; i++) {
-			struct dag_pool *p = pool_find(dm, act[i].pool);
-			if (p)
-				p->used += act[i].pool_slots > 0 ? act[i].pool_slots : 1;
-			for (size_t l = 0; l < nl; l++)
-				if (!strcmp(limits[l].dag_id, act[i].dag_id))
-					limits[l].active++;
-		}
-		dag_ti_rows_free(act, na);
-		act = NULL;
-		na = 0;
-	}
-	if (dag_pool_decide(cand, ns, limits, nl, dm->pools, dm->n_pools, dec, &err) < 0)
+	if (dag_store_pool_use(dm->ds, count_use, &g, &err) < 0)
 		goto out;
-	for (size_t i = 0; i < ns; i++) {
-		struct pool_cand *c = &cands[dec[i].candidate];
-		struct dag_ti_row *r;
-		if (c->rc->stale)
-			continue;
-		r = &c->rc->rows[c->rc->ti_row[c->ti]];
-		if (dec[i].action == DAG_POOL_QUEUE) {
-			dm_start_ti(dm, c->rc, c->ti);
-		} else if (strcmp(r->reason ? r->reason : "", dec[i].reason)) {
-			dm_set_str(&r->reason, dec[i].reason);
-			if (dag_store_ti_update(dm->ds, r, &err) < 0) {
-				log_error("DAG %s: %s", r->dag_id, err.msg);
-				c->rc->stale = true;
-			}
-		}
+	full = all_full(dm);
+	if (!gather_candidates(&g, full)) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
 	}
+	if (g.n)
+		decide_and_act(dm, &g, true, &err);
 out:
 	if (err.msg[0])
 		log_error("DAG pools: %s", err.msg);
-	dag_ti_rows_free(act, na);
-	free(limits);
-	free(cands);
-	free(cand);
-	free(dec);
+	free(g.runs);
+	free(g.run_dag);
+	free(g.limits);
+	free(g.cands);
+	free(g.cand);
 }

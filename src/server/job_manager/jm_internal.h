@@ -17,6 +17,7 @@
  *   progress.c  carrying out sched's decisions: stop tasks, wind down,
  *               record a result or re-queue for a restart
  *   launch.c    the launch protocol: register, cluster, started, exited
+ *   answer.c    the register answer written as text (answer.h)
  *   ops.c       the operations the API calls (typed rows; api/ renders them)
  *   watch.c     launchers to look at again, backends' verdicts, the
  *               housekeeping tick
@@ -38,6 +39,7 @@
 #include <uv.h>
 
 #include "lib/str.h"
+#include "lib/strbuf.h"
 #include "server/job_manager.h"
 #include "sched/job_progress.h"
 #include "sched/states.h"
@@ -251,6 +253,23 @@ void jm_wind_down(struct job_manager *jm, int64_t job_id);
 /* ---- launch.c: api_ops of the launch protocol (ctx: the manager) ---- */
 
 json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err);
+
+/* A task's registration, as POST /launch/register says it or as the
+ * manager makes it for a shim it starts itself: host NULL and port -1 keep
+ * the row's, pid 0 none. */
+struct jm_register_call {
+	int64_t job_id;
+	const char *role;
+	int index, attempt;
+	const char *host;
+	int port, pid;
+};
+
+/* Registers the task (pending -> starting; the gang complete: the job
+ * running) and appends its register answer (answer.h) to *answer.  0, or
+ * -1 with err (WEIR_E_GONE: no longer current). */
+int jm_register(struct job_manager *jm, const struct jm_register_call *c, struct strbuf *answer,
+                struct weir_error *err);
 json_t *jm_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready,
                           struct weir_error *err);
 json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err);

@@ -13,6 +13,8 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "launch/report.h"
+#include "lib/strbuf.h"
+#include "server/job_manager/answer.h"
 #include "server/secrets.h"
 
 /* Reads {"job","role","index","attempt"} of a launch call. */
@@ -64,35 +66,38 @@ static json_t *env_json(const struct job_spec *spec, const struct role_spec *rs)
 	return env;
 }
 
-/* The spec's `connections:` into env (WEIR_CONN_<ID>) and the answer's
+/* The spec's `connections:` into the answer's env (WEIR_CONN_<ID>) and its
  * "mask" (what the launcher masks in the output); resolved now, when the
  * try starts, and never stored.  A connection that does not resolve is the
- * answer's "launch_error": the launcher fails the task with it. */
-static void add_connections(struct job_manager *jm, const struct job_spec *spec, json_t *r)
+ * answer's "launch_error": the launcher fails the task with it.  *env and
+ * *mask are new trees; *launch_error "" when none. */
+static void add_connections(struct job_manager *jm, const struct job_spec *spec,
+                            const struct role_spec *rs, json_t **env, json_t **mask,
+                            char *launch_error, size_t size)
 {
 	struct weir_error err = {0};
-	json_t *mask = json_array(), *env = json_object_get(r, "env");
 
-	if (!spec->connections.n) {
-		json_decref(mask);
-		return;
-	}
+	*env = env_json(spec, rs);
+	*mask = json_array();
+	launch_error[0] = '\0';
 	if (!jm->secrets)
 		weir_error_set(&err, WEIR_E_INVALID, "this server resolves no connections");
-	if (!jm->secrets || secrets_task_env(jm->secrets, &spec->connections, env, mask, &err) < 0) {
-		json_object_set_new(r, "launch_error", json_string(err.msg));
+	if (!jm->secrets ||
+	    secrets_task_env(jm->secrets, &spec->connections, *env, *mask, &err) < 0) {
+		snprintf(launch_error, size, "%s", err.msg);
 		for (size_t i = 0; i < spec->connections.n; i++) {
 			char *n = connection_env_name(spec->connections.v[i]);
 			if (n)
-				json_object_del(env, n);
+				json_object_del(*env, n);
 			free(n);
 		}
 	}
-	json_object_set_new(r, "mask", mask);
 }
 
-static json_t *register_answer(struct job_manager *jm, const struct job_spec *spec,
-                               const struct role_spec *rs, const struct task_row *t)
+/* Appends task t's register answer (answer.h) to sb.  0, or -1. */
+static int register_answer(struct job_manager *jm, const struct job_spec *spec,
+                           const struct role_spec *rs, const struct task_row *t,
+                           struct strbuf *sb)
 {
 	char *cmd = job_spec_role_command(spec, rs);
 	char *wd = jm_workdir_path(jm, t->job_id, t->role, t->idx, t->attempt);
@@ -100,73 +105,73 @@ static json_t *register_answer(struct job_manager *jm, const struct job_spec *sp
 	const char *shared = NULL;
 	char *node_cache = NULL;
 	char *cache;
-	json_t *roles = json_array(), *arts = json_array(), *r = NULL;
+	char **paths = NULL;
+	json_t *env = NULL, *mask = NULL;
+	char launch_error[WEIR_ERROR_MSG_MAX];
+	char inst[24];
+	uint64_t h = 1469598103934665603ULL;
+	int rc = -1;
 
 	jm_job_shipping(jm, t->job_id, &shared, &node_cache);
 	cache = node_cache ? node_cache : fs_join(jm->home, "cache");
-
-	for (size_t i = 0; i < spec->n_roles; i++)
-		json_array_append_new(
-		    roles, json_pack("{s:s, s:i, s:b, s:b}", "name", spec->roles[i].name,
-		                     "instances", spec->roles[i].instances, "untracked",
-		                     spec->roles[i].untracked, "sidecar", spec->roles[i].sidecar));
-	for (size_t i = 0; i < spec->n_artifacts; i++) {
+	if (shared && spec->n_artifacts && !(paths = calloc(spec->n_artifacts, sizeof *paths)))
+		goto out;
+	for (size_t i = 0; paths && i < spec->n_artifacts; i++) {
 		struct weir_error e2 = {0};
-		char *p = shared && spec->artifacts[i].archive
-		              ? jm_shipped_path(jm, shared, spec->artifacts[i].path, &e2)
-		              : NULL;
-		if (shared && spec->artifacts[i].archive && !p)
+		if (!spec->artifacts[i].archive)
+			continue;
+		paths[i] = jm_shipped_path(jm, shared, spec->artifacts[i].path, &e2);
+		if (!paths[i])
 			log_warn("job %lld: %s", (long long)t->job_id, e2.msg);
-		json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path",
-		                                      p ? p : spec->artifacts[i].path, "name",
-		                                      spec->artifacts[i].name, "archive",
-		                                      spec->artifacts[i].archive));
-		free(p);
 	}
-	/* A backend that binds devices itself (Slurm) gets null: the launcher
-	 * keeps the CUDA_VISIBLE_DEVICES it was started with. */
-	struct executor *ex = jm_exec_of(jm, t->job_id);
-	bool confined = ex && ex->confines_tasks;
-	json_t *gpus = confined ? json_null() : json_string(t->gpus ? t->gpus : "");
-	if (cmd && wd && lp && cache)
-		r = json_pack("{s:I, s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:o, s:I, s:i, s:i, "
-		              "s:o, s:o, s:o, s:o, s:I, s:I}",
-		              "job", (json_int_t)t->job_id, "role", t->role, "index", t->idx,
-		              "attempt", t->attempt, "framework", framework_name(spec->framework),
-		              "command", cmd, "workdir", wd, "log", lp, "cache_dir", cache, "env",
-		              env_json(spec, rs), "memory_mb", (json_int_t)rs->memory_mb, "vcores",
-		              rs->vcores, "gpu_count", rs->gpus, "gpus", gpus,
-		              "roles", roles, "artifacts", arts, "src_dir",
-		              spec->src_dir ? json_string(spec->src_dir) : json_null(),
-		              "registration_timeout_s", (json_int_t)spec->registration_timeout_s,
-		              "execution_timeout_s", (json_int_t)spec->execution_timeout_s);
-	else {
-		json_decref(roles);
-		json_decref(arts);
-		json_decref(gpus);
-	}
-	if (r) {
-		/* tells apart servers on one host (job ids start at 1 in every
-		 * home): launchers can put it in names shared host-wide (cgroups) */
-		char inst[24];
-		uint64_t h = 1469598103934665603ULL;
-		for (const char *c = jm->home; *c; c++)
-			h = (h ^ (unsigned char)*c) * 1099511628211ULL;
-		snprintf(inst, sizeof inst, "%016llx", (unsigned long long)h);
-		json_object_set_new(r, "server_instance", json_string(inst));
-		/* the backend's step confines the task: the launcher makes
-		 * no cgroup of its own (docs/slurm.md) */
-		json_object_set_new(r, "cgroup", json_boolean(!confined));
-		add_connections(jm, spec, r);
+	launch_error[0] = '\0';
+	if (spec->connections.n)
+		add_connections(jm, spec, rs, &env, &mask, launch_error, sizeof launch_error);
+	/* tells apart servers on one host (job ids start at 1 in every home):
+	 * launchers can put it in names shared host-wide (cgroups) */
+	for (const char *c = jm->home; *c; c++)
+		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+	snprintf(inst, sizeof inst, "%016llx", (unsigned long long)h);
+	if (cmd && wd && lp && cache && (!spec->connections.n || (env && mask))) {
+		/* A backend that binds devices itself (Slurm) gets null gpus: the
+		 * launcher keeps the CUDA_VISIBLE_DEVICES it was started with; and
+		 * no cgroup of its own: the backend's step confines the task
+		 * (docs/slurm.md) */
+		struct executor *ex = jm_exec_of(jm, t->job_id);
+		bool confined = ex && ex->confines_tasks;
+		struct jm_answer a = {.spec = spec,
+		                      .rs = rs,
+		                      .job_id = t->job_id,
+		                      .role = t->role,
+		                      .index = t->idx,
+		                      .attempt = t->attempt,
+		                      .command = cmd,
+		                      .workdir = wd,
+		                      .log = lp,
+		                      .cache_dir = cache,
+		                      .gpus = confined ? NULL : t->gpus ? t->gpus : "",
+		                      .artifact_paths = (const char *const *)paths,
+		                      .server_instance = inst,
+		                      .cgroup = !confined,
+		                      .env = env,
+		                      .mask = mask,
+		                      .launch_error = launch_error[0] ? launch_error : NULL};
+		rc = jm_answer_write(sb, &a);
 	}
 	/* the work folder is the launcher's to make (workdir_prepare), on its
 	 * node: five mkdirs a task were the largest part of the server's
 	 * kernel time */
+out:
+	for (size_t i = 0; paths && i < spec->n_artifacts; i++)
+		free(paths[i]);
+	free(paths);
+	json_decref(env);
+	json_decref(mask);
 	free(cmd);
 	free(wd);
 	free(lp);
 	free(cache);
-	return r;
+	return rc;
 }
 
 /* The gang is complete when no task of the attempt waits to register: the
@@ -196,63 +201,79 @@ static void gang_complete(struct job_manager *jm, struct job_row *job, int attem
 	api_notify_cluster(jm->api, job->id);
 }
 
-json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
+int jm_register(struct job_manager *jm, const struct jm_register_call *c, struct strbuf *answer,
+                struct weir_error *err)
 {
-	struct job_manager *jm = ctx;
 	struct job_row job = {0};
 	struct task_row t = {0};
 	const struct job_spec *spec;
 	const struct role_spec *rs;
-	const char *role;
-	int index, attempt;
-	int64_t id;
-	json_t *r = NULL, *v;
+	int rc = -1;
 
-	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
-		return NULL;
 	jm_turn_begin(jm);
-	if (launch_load(jm, id, role, index, attempt, true, &job, &t, err) < 0)
+	if (launch_load(jm, c->job_id, c->role, c->index, c->attempt, true, &job, &t, err) < 0)
 		goto out;
 	if (jm_task_final(&t)) {
 		weir_error_set(err, WEIR_E_GONE, "job %lld %s:%d has already ended (%s)",
-		               (long long)id, role, index, task_state_name(t.state));
+		               (long long)c->job_id, c->role, c->index, task_state_name(t.state));
 		goto out;
 	}
 	spec = jm_spec_of(jm, &job, err);
 	if (!spec)
 		goto out;
-	rs = job_spec_find_role(spec, role);
+	rs = job_spec_find_role(spec, c->role);
 	if (!rs) {
-		weir_error_set(err, WEIR_E_GONE, "job %lld has no role %s", (long long)id, role);
+		weir_error_set(err, WEIR_E_GONE, "job %lld has no role %s", (long long)c->job_id,
+		               c->role);
 		goto out;
 	}
-	r = register_answer(jm, spec, rs, &t);
-	if (!r) {
+	if (register_answer(jm, spec, rs, &t, answer) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
-	if ((v = json_object_get(body, "host")) && json_is_string(v))
-		str_set(&t.host, json_string_value(v));
-	if ((v = json_object_get(body, "port")) && json_is_integer(v))
-		t.port = (int)json_integer_value(v);
-	if ((v = json_object_get(body, "pid")) && json_is_integer(v) && json_integer_value(v) > 0)
-		t.launcher_pid = (int)json_integer_value(v);
+	if (c->host)
+		str_set(&t.host, c->host);
+	if (c->port >= 0)
+		t.port = c->port;
+	if (c->pid > 0)
+		t.launcher_pid = c->pid;
 	if (t.state == TASK_PENDING) {
 		jm_task_set_state(&t, TASK_STARTING);
 		t.registered_at = clock_now_ms();
-		jm_event(jm, id, "task", "%s:%d registered at %s:%d", role, index, t.host, t.port);
+		jm_event(jm, c->job_id, "task", "%s:%d registered at %s:%d", c->role, c->index,
+		         t.host, t.port);
 	}
-	if (jm_task_save(jm, &t, err) < 0) {
-		json_decref(r);
-		r = NULL;
+	if (jm_task_save(jm, &t, err) < 0)
 		goto out;
-	}
 	if (job.state == JOB_STARTING)
-		gang_complete(jm, &job, attempt, err);
+		gang_complete(jm, &job, c->attempt, err);
+	rc = 0;
 out:
 	jm_turn_end(jm);
 	task_row_release(&t);
 	job_row_release(&job);
+	return rc;
+}
+
+json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
+{
+	struct jm_register_call c = {.port = -1};
+	struct strbuf sb = STRBUF_INIT;
+	json_t *v, *r = NULL;
+
+	if (launch_key(body, &c.job_id, &c.role, &c.index, &c.attempt, err) < 0)
+		return NULL;
+	if ((v = json_object_get(body, "host")) && json_is_string(v))
+		c.host = json_string_value(v);
+	if ((v = json_object_get(body, "port")) && json_is_integer(v))
+		c.port = (int)json_integer_value(v);
+	if ((v = json_object_get(body, "pid")) && json_is_integer(v) && json_integer_value(v) > 0)
+		c.pid = (int)json_integer_value(v);
+	/* the HTTP route answers a tree: the answer's text read back */
+	if (jm_register(ctx, &c, &sb, err) == 0 &&
+	    !(r = json_loadb(sb.buf, sb.len, 0, NULL)))
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	strbuf_release(&sb);
 	return r;
 }
 

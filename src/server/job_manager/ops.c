@@ -64,9 +64,10 @@ static int view_by_id(struct job_manager *jm, int64_t id, struct job_view *v,
 /* ---- submit ---- */
 
 /* Stores a validated spec as a queued job and runs a queue pass (inside the
- * caller's turn). */
-static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int64_t *id,
-                       struct weir_error *err)
+ * caller's turn).  `keep` (taken; NULL: none) becomes the job's spec;
+ * without it the spec is read back from the tree its stored text is. */
+static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
+                       struct job_spec *keep, int64_t *id, struct weir_error *err)
 {
 	struct job_row row = {0};
 	json_t *sj = NULL;
@@ -104,7 +105,8 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 	}
 	jm_timers_touch(jm, *id);
 	/* the spec as its stored text reads, without parsing the text back */
-	jm_spec_keep(jm, *id, job_spec_from_json(sj, NULL));
+	jm_spec_keep(jm, *id, keep ? keep : job_spec_from_json(sj, NULL));
+	keep = NULL;
 	if (jm_route_store(jm, *id, gang, spec->queue, err) < 0) {
 		jm_turn_end(jm);
 		goto out;
@@ -116,20 +118,27 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, int6
 	jm_turn_end(jm);
 	rc = 0;
 out:
+	job_spec_destroy(keep);
 	free(text);
 	json_decref(sj);
 	return rc;
 }
 
-int job_manager_submit_spec(struct job_manager *jm, const struct job_spec *spec, int64_t *job_id,
+int job_manager_submit_spec(struct job_manager *jm, struct job_spec *spec, int64_t *job_id,
                             struct weir_error *err)
 {
 	int rc;
 
-	if (job_spec_validate(spec, err) < 0)
+	if (job_spec_validate(spec, err) < 0) {
+		job_spec_destroy(spec);
 		return -1;
+	}
+	/* what reading the stored text back would settle: a sidecar is
+	 * untracked (job_spec_to_json writes it so) */
+	for (size_t i = 0; i < spec->n_roles; i++)
+		spec->roles[i].untracked |= spec->roles[i].sidecar;
 	jm_turn_begin(jm);
-	rc = submit_spec(jm, spec, job_id, err);
+	rc = submit_spec(jm, spec, spec, job_id, err);
 	jm_turn_end(jm);
 	return rc;
 }
@@ -144,7 +153,7 @@ static int op_submit(void *ctx, json_t *body, struct job_view *out, struct weir_
 	if (!spec)
 		return -1;
 	jm_turn_begin(jm);
-	if (submit_spec(jm, spec, &id, err) == 0)
+	if (submit_spec(jm, spec, NULL, &id, err) == 0)
 		rc = view_by_id(jm, id, out, err);
 	jm_turn_end(jm);
 	job_spec_destroy(spec);

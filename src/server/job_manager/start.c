@@ -28,23 +28,19 @@ static void not_started(struct task_row *t, const char *why)
 /* A one-task job on a backend that takes the register answer (the
  * agent's shims): the server registers the task itself, as its launcher's
  * POST /launch/register would (the task `starting` on this host, the gang of
- * one complete: the job `running`), and the answer goes with the start.
- * NULL with err. */
-static json_t *register_here(struct job_manager *jm, const struct task_row *t,
-                             struct weir_error *err)
+ * one complete: the job `running`), and the answer's text goes with the
+ * start.  0, or -1 with err. */
+static int register_here(struct job_manager *jm, const struct task_row *t, struct strbuf *answer,
+                         struct weir_error *err)
 {
-	json_t *body = json_pack("{s:I,s:s,s:i,s:i,s:s,s:i}", "job", (json_int_t)t->job_id, "role",
-	                         t->role, "index", t->idx, "attempt", t->attempt, "host",
-	                         "127.0.0.1", "port", 0);
-	json_t *answer;
+	struct jm_register_call c = {.job_id = t->job_id,
+	                             .role = t->role,
+	                             .index = t->idx,
+	                             .attempt = t->attempt,
+	                             .host = "127.0.0.1",
+	                             .port = 0};
 
-	if (!body) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		return NULL;
-	}
-	answer = jm_launch_register(jm, body, err);
-	json_decref(body);
-	return answer;
+	return jm_register(jm, &c, answer, err);
 }
 
 /* Starts one task's launcher; on failure the task ends `lost` at once.
@@ -59,29 +55,32 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone)
 	                           .attempt = t->attempt,
 	                           .log_path = lp};
 	int pid = 0;
-	bool ok = false;
+	bool ok = false, registered = false;
 	struct executor *ex = jm_exec_of(jm, t->job_id);
+	struct strbuf answer = STRBUF_INIT;
 
 	if (!lp)
 		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
 	else if (!ex)
 		weir_error_set(&err, WEIR_E_INTERNAL, "no executor");
-	else if (alone && ex->takes_answer && !(et.answer = register_here(jm, t, &err)))
+	else if (alone && ex->takes_answer && register_here(jm, t, &answer, &err) < 0)
 		; /* err says why */
-	else if (ex->ops->start_task(ex, &et, &pid, &err) == 0)
-		ok = true;
-	if (ok && et.answer) {
+	else {
+		registered = alone && ex->takes_answer;
+		et.answer = registered ? answer.buf : NULL;
+		ok = ex->ops->start_task(ex, &et, &pid, &err) == 0;
+	}
+	strbuf_release(&answer);
+	if (ok && registered) {
 		/* the row is as register_here left it; the shim's pid comes with
 		 * its start */
-		json_decref(et.answer);
 		free(lp);
 		return true;
 	}
-	json_decref(et.answer);
 	if (ok) {
 		t->launcher_pid = pid;
 	} else {
-		if (et.answer || (alone && ex && ex->takes_answer)) {
+		if (registered || (alone && ex && ex->takes_answer)) {
 			/* registered here: the row to end is the stored one */
 			struct weir_error e2 = {0};
 			struct task_row cur = {0};

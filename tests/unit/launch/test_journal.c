@@ -1,5 +1,5 @@
 /* test_journal.c: a task's journal: keys both ways, records appended and
- * read back, a torn last line ignored. */
+ * read back, a torn last line ignored; the folder the journals live in. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "launch/journal.h"
@@ -86,11 +87,91 @@ static void test_records_and_a_torn_line(void **state)
 	assert_int_equal(fs_remove_tree(dir), 0);
 }
 
+/* The journals' folder: in memory under XDG_RUNTIME_DIR (a tmpfs: one made
+ * in /dev/shm stands for it), the same for the same home, 0700; not a
+ * folder someone else could enter; HOME/agent/tasks while it holds an
+ * earlier agent's journals, and when nothing in memory is usable. */
+static void test_journal_dir(void **state)
+{
+	char home[] = "/tmp/weir-journal-home-XXXXXX", run[] = "/dev/shm/weir-test-run-XXXXXX";
+	char *old_xdg = getenv("XDG_RUNTIME_DIR") ? strdup(getenv("XDG_RUNTIME_DIR")) : NULL;
+	char *d1, *d2, *tasks;
+	bool mem = false;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(home));
+	if (!mkdtemp(run)) {
+		/* no /dev/shm here: the home's folder is all there is */
+		unsetenv("XDG_RUNTIME_DIR");
+		d1 = journal_dir_for(home, &mem);
+		assert_false(mem);
+		free(d1);
+		assert_int_equal(fs_remove_tree(home), 0);
+		free(old_xdg);
+		return;
+	}
+	setenv("XDG_RUNTIME_DIR", run, 1);
+	d1 = journal_dir_for(home, &mem);
+	assert_non_null(d1);
+	assert_true(mem);
+	assert_memory_equal(d1, run, strlen(run));
+	assert_int_equal(stat(d1, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	d2 = journal_dir_for(home, &mem);
+	assert_string_equal(d1, d2);
+	free(d2);
+
+	/* open to others: refused here, and /dev/shm's own folder taken instead */
+	assert_int_equal(chmod(d1, 0755), 0);
+	d2 = journal_dir_for(home, &mem);
+	assert_non_null(d2);
+	assert_true(strncmp(d2, run, strlen(run)) != 0);
+	if (mem)
+		rmdir(d2);
+	free(d2);
+	rmdir(d1);
+	free(d1);
+
+	/* an earlier agent's journals keep the home's folder */
+	tasks = fs_join(home, "agent/tasks");
+	assert_int_equal(fs_mkdir_p(tasks, 0700, NULL), 0);
+	int fd = journal_open(tasks, "7.task.0.1");
+	assert_true(fd >= 0);
+	close(fd);
+	d1 = journal_dir_for(home, &mem);
+	assert_false(mem);
+	assert_string_equal(d1, tasks);
+	free(d1);
+	free(tasks);
+
+	/* a runtime folder that is not in memory is passed over */
+	setenv("XDG_RUNTIME_DIR", home, 1);
+	journal_remove(d1 = fs_join(home, "agent/tasks"), "7.task.0.1");
+	free(d1);
+	d1 = journal_dir_for(home, &mem);
+	assert_non_null(d1);
+	assert_true(strncmp(d1, home, strlen(home)) != 0 || !mem);
+	if (mem)
+		rmdir(d1);
+	free(d1);
+
+	if (old_xdg)
+		setenv("XDG_RUNTIME_DIR", old_xdg, 1);
+	else
+		unsetenv("XDG_RUNTIME_DIR");
+	free(old_xdg);
+	assert_int_equal(fs_remove_tree(run), 0);
+	assert_int_equal(fs_remove_tree(home), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_key_round_trip),
 	    cmocka_unit_test(test_records_and_a_torn_line),
+	    cmocka_unit_test(test_journal_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

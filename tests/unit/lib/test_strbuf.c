@@ -65,6 +65,23 @@ static void test_add_and_grow(void **state)
 	assert_string_equal(sb.buf, "");
 }
 
+static void test_addi(void **state)
+{
+	struct strbuf sb = STRBUF_INIT;
+	(void)state;
+	assert_int_equal(strbuf_addi(&sb, 0), 0);
+	strbuf_addch(&sb, ' ');
+	strbuf_addi(&sb, -42);
+	strbuf_addch(&sb, ' ');
+	strbuf_addi(&sb, 123456789012LL);
+	strbuf_addch(&sb, ' ');
+	strbuf_addi(&sb, INT64_MIN);
+	strbuf_addch(&sb, ' ');
+	strbuf_addi(&sb, INT64_MAX);
+	assert_string_equal(sb.buf, "0 -42 123456789012 -9223372036854775808 9223372036854775807");
+	strbuf_release(&sb);
+}
+
 static void test_addf(void **state)
 {
 	(void)state;
@@ -157,7 +174,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_empty),         cmocka_unit_test(test_add_and_grow),
-		cmocka_unit_test(test_addf),          cmocka_unit_test(test_remove_reset),
+		cmocka_unit_test(test_addf), cmocka_unit_test(test_addi),          cmocka_unit_test(test_remove_reset),
 		cmocka_unit_test(test_detach),        cmocka_unit_test(test_failed_is_sticky),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

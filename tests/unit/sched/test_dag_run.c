@@ -988,6 +988,51 @@ static void test_pool_serialises_run(void **state)
 	run_free(&r);
 }
 
+/* The prefix decision stops at the first TI that waits once every pool is
+ * full, in the same order and with the same reasons as the whole one; an
+ * unlimited pool or a pool with room left keeps it going. */
+static void test_pool_prefix(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	struct dag_limit dags[] = {{"d", 0, 0}};
+	struct dag_pool_decision d[4];
+	size_t n = 99;
+	struct dag_candidate c[] = {
+	    {.dag = 0, .run_order = 100, .ti_order = 0, .pool = "p", .priority = 1},
+	    {.dag = 0, .run_order = 200, .ti_order = 0, .pool = "p", .priority = 5},
+	    {.dag = 0, .run_order = 50, .ti_order = 9, .pool = "p", .priority = 1},
+	    {.dag = 0, .run_order = 60, .ti_order = 9, .pool = "q", .priority = 0},
+	};
+	struct dag_pool p1[] = {{"p", 1, 0}, {"q", 1, 1}};
+	assert_int_equal(dag_pool_decide_prefix(c, 4, dags, 1, p1, 2, d, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(d[0].candidate, 1); /* priority first */
+	assert_int_equal(d[0].action, DAG_POOL_QUEUE);
+	assert_int_equal(d[1].candidate, 2);
+	assert_int_equal(d[1].action, DAG_POOL_WAIT);
+	assert_string_equal(d[1].reason, "waiting: pool p full (1/1)");
+	assert_int_equal(p1[0].used, 1);
+
+	/* q has room: every candidate is decided, as dag_pool_decide does */
+	struct dag_pool p2[] = {{"p", 1, 0}, {"q", 1, 0}};
+	dags[0].active = 0;
+	assert_int_equal(dag_pool_decide_prefix(c, 4, dags, 1, p2, 2, d, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(d[3].candidate, 3);
+	assert_int_equal(d[3].action, DAG_POOL_QUEUE);
+	assert_string_equal(d[2].reason, "waiting: pool p full (1/1)");
+
+	/* an unlimited pool never fills */
+	struct dag_pool p3[] = {{"p", 1, 1}, {"q", -1, 7}};
+	dags[0].active = 0;
+	assert_int_equal(dag_pool_decide_prefix(c, 4, dags, 1, p3, 2, d, &n, &err), 0);
+	assert_int_equal(n, 4);
+	assert_int_equal(d[3].action, DAG_POOL_QUEUE);
+	assert_int_equal(dag_pool_decide_prefix(c, 0, dags, 1, p3, 2, d, &n, &err), 0);
+	assert_int_equal(n, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1007,6 +1052,7 @@ int main(void)
 	    cmocka_unit_test(test_foreach_join),
 	    cmocka_unit_test(test_evaluate_recovers),
 	    cmocka_unit_test(test_pools),
+	    cmocka_unit_test(test_pool_prefix),
 	    cmocka_unit_test(test_max_active),
 	    cmocka_unit_test(test_pool_serialises_run),
 	};
