@@ -26,7 +26,14 @@ struct cgroup {
 	int mem_procs_fd;          /* cgroup.procs, opened for cgroup_join_self */
 	int cpu_procs_fd;
 	uint64_t memory_limit;
+	bool memsw;              /* v1: memory.memsw.limit_in_bytes exists */
+	long cpu_period_us;      /* v1: the group's CFS period */
+	uint64_t limit_in_force; /* v1: memory.limit_in_bytes now; 0: not known */
 };
+
+/* v1's "no limit" of a new group (PAGE_COUNTER_MAX pages, page-rounded) is
+ * above any limit we write. */
+#define V1_NO_LIMIT UINT64_MAX
 
 static int write_text(const char *dir, const char *file, const char *text)
 {
@@ -169,10 +176,21 @@ enum cgroup_version cgroup_detect(struct cgroup_support *s)
 		s->version = CGROUP_V1;
 		s->memory = true;
 		snprintf(s->memory_root, sizeof s->memory_root, "%s", v1_mem);
+		char wdir[CG_PATH_MAX];
+		snprintf(wdir, sizeof wdir, "%s/weir", v1_mem);
+		s->memsw = has_file(wdir, "memory.memsw.limit_in_bytes");
 		if (v1_cpu[0] && make_parent(v1_cpu, "weir") == 0) {
+			char dir[CG_PATH_MAX], period[64];
 			s->cpu = true;
 			snprintf(s->cpu_root, sizeof s->cpu_root, "%s", v1_cpu);
+			/* a new group's period is the kernel's default, as the parent's */
+			snprintf(dir, sizeof dir, "%s/weir", v1_cpu);
+			s->cpu_period_us = read_text(dir, "cpu.cfs_period_us", period, sizeof period) == 0
+			                       ? atol(period)
+			                       : 0;
 		}
+		if (s->cpu_period_us <= 0)
+			s->cpu_period_us = 100000;
 		return s->version;
 	}
 	snprintf(s->why, sizeof s->why, "%s",
@@ -202,8 +220,9 @@ static int open_procs(const char *dir)
 	return open(path, O_WRONLY | O_CLOEXEC);
 }
 
+/* 0 with *made true when the group is new, false when it was there. */
 static int make_group(const char *root, const char *parent, const char *name, char *out,
-                      size_t size)
+                      size_t size, bool *made)
 {
 	if ((size_t)snprintf(out, size, "%s/%s/%s", root, parent, name) >= size) {
 		errno = ENAMETOOLONG;
@@ -211,11 +230,14 @@ static int make_group(const char *root, const char *parent, const char *name, ch
 	}
 	char pdir[CG_PATH_MAX];
 	snprintf(pdir, sizeof pdir, "%s/%s", root, parent);
-	if (mkdir(pdir, 0755) < 0 && errno != EEXIST)
-		return -1;
-	if (mkdir(out, 0755) < 0 && errno != EEXIST)
-		return -1;
-	return 0;
+	*made = mkdir(out, 0755) == 0;
+	if (!*made && errno == ENOENT) {
+		/* the parent first (gone since cgroup_detect made it) */
+		if (mkdir(pdir, 0755) < 0 && errno != EEXIST)
+			return -1;
+		*made = mkdir(out, 0755) == 0;
+	}
+	return *made || errno == EEXIST ? 0 : -1;
 }
 
 /* The memory limit and the CPU quota of a made group (cg->cpu_dir "": no
@@ -228,31 +250,45 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 	if (memory_mb > 0) {
 		snprintf(num, sizeof num, "%llu", (unsigned long long)cg->memory_limit);
 		int rc;
-		if (cg->version == CGROUP_V1) {
-			/* memsw must stay >= the limit: lower it last when shrinking. */
-			if (has_file(cg->mem_dir, "memory.memsw.limit_in_bytes") &&
-			    write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num) == 0) {
-				rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
-				write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num);
-			} else {
-				rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
-				if (has_file(cg->mem_dir, "memory.memsw.limit_in_bytes"))
-					write_text(cg->mem_dir, "memory.memsw.limit_in_bytes", num);
+		if (cg->version == CGROUP_V1 && cg->memsw) {
+			/* memsw >= limit at every moment: down, the limit first; up, memsw */
+			uint64_t now = cg->limit_in_force;
+			if (!now) {
+				char cur[64];
+				now = read_text(cg->mem_dir, "memory.limit_in_bytes", cur, sizeof cur) == 0
+				          ? strtoull(cur, NULL, 10)
+				          : V1_NO_LIMIT;
 			}
+			const char *first = cg->memory_limit <= now ? "memory.limit_in_bytes"
+			                                            : "memory.memsw.limit_in_bytes";
+			const char *second = cg->memory_limit <= now ? "memory.memsw.limit_in_bytes"
+			                                             : "memory.limit_in_bytes";
+			rc = write_text(cg->mem_dir, first, num);
+			if (rc < 0 && errno == EINVAL) {
+				/* the limit in force was not what we thought (read
+				 * failed): the other order */
+				const char *t = first;
+				first = second;
+				second = t;
+				rc = write_text(cg->mem_dir, first, num);
+			}
+			if (rc == 0)
+				rc = write_text(cg->mem_dir, second, num);
+		} else if (cg->version == CGROUP_V1) {
+			rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
 		} else {
 			rc = write_text(cg->mem_dir, "memory.max", num);
 			write_text(cg->mem_dir, "memory.swap.max", "0");
 		}
+		if (rc == 0)
+			cg->limit_in_force = cg->memory_limit;
 		if (rc < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL,
 			                      "cgroup %s: cannot set memory limit %s: %s", cg->mem_dir,
 			                      num, strerror(errno));
 	}
 	if (vcores > 0 && cg->version == CGROUP_V1 && cg->cpu_dir[0]) {
-		char period[64] = "100000";
-		read_text(cg->cpu_dir, "cpu.cfs_period_us", period, sizeof period);
-		long long p = atoll(period) > 0 ? atoll(period) : 100000;
-		snprintf(num, sizeof num, "%lld", p * vcores);
+		snprintf(num, sizeof num, "%lld", (long long)cg->cpu_period_us * vcores);
 		if (write_text(cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
 			                      cg->cpu_dir, strerror(errno));
@@ -271,6 +307,7 @@ static struct cgroup *make_groups(const struct cgroup_support *s, const char *pa
                                   const char *name, bool cpu, struct weir_error *err)
 {
 	struct cgroup *cg;
+	bool made;
 
 	if (s->version == CGROUP_NONE) {
 		weir_error_set(err, WEIR_E_UNAVAILABLE, "cgroup: none writable (%s)", s->why);
@@ -288,15 +325,21 @@ static struct cgroup *make_groups(const struct cgroup_support *s, const char *pa
 	}
 	cg->version = s->version;
 	cg->mem_procs_fd = cg->cpu_procs_fd = -1;
-	if (make_group(s->memory_root, parent, name, cg->mem_dir, sizeof cg->mem_dir) < 0) {
+	cg->memsw = s->memsw;
+	cg->cpu_period_us = s->cpu_period_us > 0 ? s->cpu_period_us : 100000;
+	if (make_group(s->memory_root, parent, name, cg->mem_dir, sizeof cg->mem_dir, &made) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
 		               s->memory_root, parent, name, strerror(errno));
 		goto fail;
 	}
-	/* A group left by a launcher that died is reused, emptied first. */
-	cgroup_kill_all(cg);
+	/* A group left by a launcher that died is reused, emptied first; a
+	 * new one has no process and no limit yet. */
+	if (made)
+		cg->limit_in_force = V1_NO_LIMIT;
+	else
+		cgroup_kill_all(cg);
 	if (cpu && s->cpu && s->version == CGROUP_V1 &&
-	    make_group(s->cpu_root, parent, name, cg->cpu_dir, sizeof cg->cpu_dir) < 0) {
+	    make_group(s->cpu_root, parent, name, cg->cpu_dir, sizeof cg->cpu_dir, &made) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
 		               s->cpu_root, parent, name, strerror(errno));
 		goto fail;

@@ -30,6 +30,8 @@ struct cgroup_support {
 	bool cpu;              /* a CPU quota can be set */
 	char memory_root[256]; /* v1: the memory controller's mount; v2: the unified mount */
 	char cpu_root[256];    /* v1: the cpu controller's mount; v2: same as memory_root */
+	bool memsw;            /* v1: memory.memsw.* exist (swap accounting on) */
+	long cpu_period_us;    /* v1: a new group's CFS period (read once, from the parent) */
 	char why[256];         /* when version is CGROUP_NONE: what was missing */
 };
 
@@ -58,8 +60,9 @@ struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent,
 struct cgroup *cgroup_create_empty(const struct cgroup_support *s, const char *parent,
                                    const char *name, struct weir_error *err);
 
-/* Sets the group's limits (memory_mb 0, vcores 0: not set).  0, or -1 with
- * err. */
+/* Sets the group's limits (memory_mb 0, vcores 0: not set), in an order
+ * that needs no failed write (v1: memsw >= limit at every moment, whether
+ * the limit goes up or down).  0, or -1 with err. */
 int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err);
 
 /* Frees the handle and leaves the group where it is (its owner removes it:

@@ -1,7 +1,9 @@
 /* agent.c: the node's agent (agent.h): one poll() loop over its socket,
  * its connections, the shims' pipe, a signalfd for SIGCHLD and a pidfd per
- * shim it adopted after a restart; a task table keyed by journal key. */
+ * shim it adopted after a restart; a task table keyed by journal key; the
+ * spare shims of agent_pool.c. */
 #include "launch/agent.h"
+#include "launch/agent_pool.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +26,7 @@
 #include "exec/cgroup.h"
 #include "launch/journal.h"
 #include "launch/launch.h"
+#include "launch/supervise.h"
 #include "lib/clock.h"
 #include "lib/error.h"
 #include "lib/fs.h"
@@ -31,10 +34,11 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "lib/strbuf.h"
-#include "lib/strvec.h"
 #include "lib/usock.h"
 
 #define MAX_CONNS 16
+/* How long a "started" waits for its task's "exited" (docs/internals/launch.md) */
+#define STARTED_HOLD_MS 10
 #define LINE_MAX_BYTES (16 * 1024 * 1024)
 
 extern char **environ;
@@ -48,6 +52,9 @@ struct agent_task {
 	int pidfd;           /* an adopted shim (not our child): readable at its end; -1 */
 	bool alive;
 	bool started_sent;   /* "started" went to the current server */
+	int64_t hold_until;  /* monotonic: "started" held until then, for its "exited"
+	                        to go in the same write; INT64_MAX: none held */
+	int started_pid, started_port; /* the held "started"'s */
 	json_t *result;      /* "exited" or "lost", kept until acknowledged */
 	bool acked;          /* the server has the result (the journal is gone) */
 	char *group;         /* an adopted shim's pool group, removed at its end; NULL */
@@ -57,14 +64,6 @@ struct agent_task {
 struct conn {
 	int fd;
 	struct strbuf in, out;
-};
-
-#define POOL_SIZE 2
-
-struct spare {
-	pid_t pid;
-	int wfd; /* the start goes down it */
-	char name[48];
 };
 
 struct agent {
@@ -81,15 +80,7 @@ struct agent {
 	int kill_grace_s;
 	char **env; /* the server's environment for shims (owned) */
 	bool quit;
-	/* the pool of groups made ahead (below) */
-	struct cgroup_support cs;
-	bool pool_detected, pool_on;
-	int pool_failures;
-	unsigned pool_seq;
-	struct spare spares[POOL_SIZE];
-	int n_spares;
-	struct hashmap *groups;     /* shim pid -> its pool group's name (owned), until reaped */
-	struct strvec stale_groups; /* groups whose removal the kernel refused for now */
+	struct agent_pool pool; /* groups made ahead (agent_pool.h) */
 };
 
 static json_t *task_key_json(const struct agent_task *t)
@@ -166,6 +157,7 @@ static struct agent_task *task_new(struct agent *a, const char *key)
 	snprintf(t->key, sizeof t->key, "%s", key);
 	t->pidfd = -1;
 	t->kill_at = INT64_MAX;
+	t->hold_until = INT64_MAX;
 	if (hashmap_put_str(a->tasks, key, t, NULL) < 0) {
 		free(t);
 		return NULL;
@@ -196,19 +188,49 @@ static size_t live_tasks(struct agent *a)
 	return n;
 }
 
-static void send_started(struct agent *a, struct agent_task *t, const struct journal_state *st)
+/* "started" to the server now (the one held, if any). */
+static void started_send_now(struct agent *a, struct agent_task *t, int pid, int port)
 {
 	json_t *m;
 
-	if (t->started_sent || !st->started || a->server < 0)
+	t->hold_until = INT64_MAX;
+	if (t->started_sent || a->server < 0)
 		return;
 	m = task_key_json(t);
 	json_object_set_new(m, "t", json_string("started"));
-	json_object_set_new(m, "pid", json_integer(st->pid));
-	json_object_set_new(m, "port", json_integer(st->port));
+	json_object_set_new(m, "pid", json_integer(pid));
+	json_object_set_new(m, "port", json_integer(port));
 	json_object_set_new(m, "launcher_pid", json_integer(t->pid));
 	send_server(a, m);
 	t->started_sent = true;
+}
+
+/* The held "started" goes before anything else of its task. */
+static void started_flush(struct agent *a, struct agent_task *t)
+{
+	if (t->hold_until != INT64_MAX)
+		started_send_now(a, t, t->started_pid, t->started_port);
+}
+
+/* The journal's "started" for the server.  Held up to STARTED_HOLD_MS when
+ * `hold` and the task has not ended: a short task's "exited" then goes in
+ * the same write, and the server takes one read's reports in one store
+ * transaction (one commit a task instead of two).  Nothing is lost by
+ * the wait: it is in the journal, which a restarted agent reads again. */
+static void send_started(struct agent *a, struct agent_task *t, const struct journal_state *st,
+                         bool hold)
+{
+	if (t->started_sent || !st->started || a->server < 0)
+		return;
+	if (hold && !st->exited && t->alive) {
+		if (t->hold_until == INT64_MAX) {
+			t->hold_until = clock_mono_ms() + STARTED_HOLD_MS;
+			t->started_pid = st->pid;
+			t->started_port = st->port;
+		}
+		return;
+	}
+	started_send_now(a, t, st->pid, st->port);
 }
 
 static void send_result(struct agent *a, struct agent_task *t)
@@ -227,7 +249,7 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 
 	if (journal_read(a->dir, t->key, &st) < 0)
 		return true;
-	send_started(a, t, &st);
+	send_started(a, t, &st, true);
 	if (st.exited && !t->result && !st.reported) {
 		json_t *r = st.exited;
 		json_object_set_new(r, "t", json_string("exited"));
@@ -249,15 +271,13 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 
 /* The shim is gone: its result is in the journal, or it died without one
  * (kill -9): then the task is lost, and the server hears so. */
-static void group_remove_later(struct agent *a, const char *name);
-
 static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 {
 	char how[64];
 
 	if (t->group) {
 		proc_kill_session(t->pid); /* the group empty before it goes */
-		group_remove_later(a, t->group);
+		agent_pool_remove_group(&a->pool, t->group);
 		free(t->group);
 		t->group = NULL;
 	}
@@ -275,6 +295,7 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	}
 	if (!task_read_journal(a, t) || t->result)
 		return;
+	started_flush(a, t);
 	if (wstatus < 0)
 		snprintf(how, sizeof how, "ended");
 	else if (WIFSIGNALED(wstatus))
@@ -325,11 +346,7 @@ static void adopt(struct agent *a, const char *key)
 	}
 	if (st.group[0]) {
 		/* its pool group goes when it ends (now, if it has) */
-		if (!a->pool_detected) {
-			a->pool_detected = true;
-			cgroup_detect(&a->cs);
-			a->pool_on = a->cs.version != CGROUP_NONE;
-		}
+		agent_pool_detect(&a->pool);
 		t->group = strdup(st.group);
 	}
 	journal_state_release(&st);
@@ -374,8 +391,7 @@ static void child_detach(struct agent *a)
 	close(a->lock_fd);
 	for (int i = 0; i < a->n_conns; i++)
 		close(a->conns[i].fd);
-	for (int i = 0; i < a->n_spares; i++)
-		close(a->spares[i].wfd);
+	agent_pool_close_in_child(&a->pool);
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it)) {
 		struct agent_task *o = it.value;
@@ -396,9 +412,9 @@ static void child_detach(struct agent *a)
 
 /* The shim's task: its log as stdout and stderr, its journal, then the
  * launcher's work (launch_shim_run).  `cg`: the group it is in already
- * (the pool), or NULL. */
+ * (the pool), or NULL; `start_ticks`: its start time read ahead, or 0. */
 static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
-                               const char *group)
+                               const char *group, uint64_t start_ticks)
 {
 	struct launch_shim sh = {0};
 	const char *log_path = json_string_value(json_object_get(msg, "log"));
@@ -433,192 +449,49 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 	sh.notify_fd = a->notify_w;
 	sh.cg = cg;
 	sh.group = group;
+	sh.start_ticks = start_ticks;
 	_exit(launch_shim_run(&sh));
 }
 
-/* ---- the pool of groups made ahead ----
- *
- * Moving a process into a cgroup v1 group waits for an RCU grace period
- * (7-13 ms measured, docs/internals/launch.md); a process forked inside a
- * group is born there for free.  So the agent keeps a few spare shims,
- * each already in a fresh group of its own (the move paid while nothing
- * waits), blocked on a pipe; a task with limits goes to a spare, which
- * sets its group's limits and runs it, and a new spare is made after the
- * turn.  The agent removes a group once its shim is reaped. */
-
-#define POOL_PARENT "weir"
-
-static _Noreturn void spare_main(struct agent *a, int rfd, int wfd, const char *name)
+/* The journal key of a start or kill message (its job, role, index and
+ * attempt) into key (JOURNAL_KEY_MAX).  0, or -1 when it has none. */
+static int msg_key(json_t *msg, char *key)
 {
-	struct weir_error err = {0};
-	struct strbuf in = STRBUF_INIT;
-	struct cgroup *cg;
-	char buf[65536], key[JOURNAL_KEY_MAX];
-	ssize_t n;
-
-	child_detach(a);
-	close(wfd);
-	cg = cgroup_create_empty(&a->cs, POOL_PARENT, name, &err);
-	if (!cg || cgroup_join_self(cg) < 0)
-		_exit(3);
-	while ((n = read(rfd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			strbuf_add(&in, buf, (size_t)n);
-	close(rfd);
-	json_t *msg = in.len ? json_loadb(in.buf, in.len, 0, NULL) : NULL;
 	const char *role = json_string_value(json_object_get(msg, "role"));
-	if (!msg || !role ||
-	    journal_key(key, sizeof key, (long long)json_integer_value(json_object_get(msg, "job")),
-	                role, (int)json_integer_value(json_object_get(msg, "index")),
-	                (int)json_integer_value(json_object_get(msg, "attempt"))) < 0) {
-		/* the agent left (or gave nothing): no task; the group goes too */
-		if (cgroup_move_self_to(&a->cs, POOL_PARENT) == 0)
-			cgroup_remove_named(&a->cs, POOL_PARENT, name);
-		_exit(0);
-	}
-	strbuf_release(&in);
-	shim_run(a, key, msg, cg, name);
+
+	if (!role)
+		return -1;
+	return journal_key(key, JOURNAL_KEY_MAX,
+	                   (long long)json_integer_value(json_object_get(msg, "job")), role,
+	                   (int)json_integer_value(json_object_get(msg, "index")),
+	                   (int)json_integer_value(json_object_get(msg, "attempt")));
 }
 
-static void pool_refill(struct agent *a)
+/* agent_pool_hooks: a spare is a child of the agent, and runs its task as
+ * a shim forked fresh would */
+static void spare_detach(void *arg)
 {
-	while (a->pool_on && a->n_spares < POOL_SIZE && a->pool_failures < 3) {
-		struct spare *sp = &a->spares[a->n_spares];
-		int p[2];
-		if (pipe2(p, O_CLOEXEC) < 0)
-			return;
-		snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), a->pool_seq++);
-		fflush(NULL);
-		pid_t pid = fork();
-		if (pid == 0)
-			spare_main(a, p[0], p[1], sp->name);
-		close(p[0]);
-		if (pid < 0) {
-			close(p[1]);
-			return;
-		}
-		sp->pid = pid;
-		sp->wfd = p[1];
-		a->n_spares++;
-	}
+	child_detach(arg);
 }
 
-/* A group to remove once its shim is gone (retried on the tick while the
- * kernel still says busy). */
-static void group_remove_later(struct agent *a, const char *name)
+static void spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *group,
+                      uint64_t start_ticks)
 {
-	if (cgroup_remove_named(&a->cs, POOL_PARENT, name) < 0)
-		strvec_push(&a->stale_groups, name);
-}
+	char key[JOURNAL_KEY_MAX];
 
-static void groups_retry(struct agent *a)
-{
-	struct strvec left = STRVEC_INIT;
-
-	for (size_t i = 0; i < a->stale_groups.n; i++)
-		if (cgroup_remove_named(&a->cs, POOL_PARENT, a->stale_groups.v[i]) < 0)
-			strvec_push(&left, a->stale_groups.v[i]);
-	strvec_release(&a->stale_groups);
-	a->stale_groups = left;
-}
-
-/* The pool's groups of agents that are gone (killed with -9), emptied by
- * now: removed. */
-static void pool_sweep(struct agent *a)
-{
-	char dir[600];
-	DIR *d;
-	struct dirent *de;
-
-	snprintf(dir, sizeof dir, "%s/%s", a->cs.memory_root, POOL_PARENT);
-	if (!(d = opendir(dir)))
+	/* on_start checked the key before it gave the start to the spare */
+	if (msg_key(msg, key) < 0)
 		return;
-	while ((de = readdir(d))) {
-		int pid;
-		if (sscanf(de->d_name, "pool-%d-", &pid) == 1 && pid != (int)getpid() &&
-		    kill(pid, 0) < 0 && errno == ESRCH)
-			cgroup_remove_named(&a->cs, POOL_PARENT, de->d_name);
-	}
-	closedir(d);
-}
-
-/* Whether the task takes a spare: given whole by the server, with limits,
- * under no backend that confines it; the pool is made on the first one
- * (cgroup_detect then reads the server's WEIR_CGROUP). */
-static struct spare *pool_take(struct agent *a, json_t *msg)
-{
-	json_t *task = json_object_get(msg, "task");
-
-	if (!json_is_object(task) || json_is_false(json_object_get(task, "cgroup")) ||
-	    (json_integer_value(json_object_get(task, "memory_mb")) <= 0 &&
-	     json_integer_value(json_object_get(task, "vcores")) <= 0))
-		return NULL;
-	if (!a->pool_detected) {
-		const char *pool = getenv("WEIR_AGENT_POOL");
-		a->pool_detected = true;
-		cgroup_detect(&a->cs);
-		a->pool_on = a->cs.version != CGROUP_NONE && !(pool && !strcmp(pool, "0"));
-		if (a->pool_on)
-			pool_sweep(a);
-	}
-	if (!a->pool_on || a->n_spares == 0)
-		return NULL;
-	return &a->spares[--a->n_spares];
-}
-
-/* Hands the start to the spare: the message down its pipe, then EOF. */
-static int pool_give(struct spare *sp, json_t *msg)
-{
-	char *text = json_dumps(msg, JSON_COMPACT);
-	int rc = -1;
-
-	if (text) {
-		size_t len = strlen(text), off = 0;
-		fcntl(sp->wfd, F_SETFL, fcntl(sp->wfd, F_GETFL) & ~O_NONBLOCK);
-		while (off < len) {
-			ssize_t n = write(sp->wfd, text + off, len - off);
-			if (n < 0 && errno == EINTR)
-				continue;
-			if (n <= 0)
-				break;
-			off += (size_t)n;
-		}
-		rc = off == len ? 0 : -1;
-	}
-	free(text);
-	close(sp->wfd);
-	sp->wfd = -1;
-	return rc;
-}
-
-static void pool_close(struct agent *a)
-{
-	for (int i = 0; i < a->n_spares; i++) {
-		int st;
-		close(a->spares[i].wfd);
-		while (waitpid(a->spares[i].pid, &st, 0) < 0 && errno == EINTR)
-			;
-		group_remove_later(a, a->spares[i].name);
-	}
-	a->n_spares = 0;
-	/* a group is busy for a moment after its last process is reaped */
-	for (int i = 0; i < 100 && a->stale_groups.n; i++) {
-		clock_sleep_ms(10);
-		groups_retry(a);
-	}
+	shim_run(arg, key, msg, cg, group, start_ticks);
 }
 
 static void on_start(struct agent *a, json_t *msg)
 {
 	char key[JOURNAL_KEY_MAX];
-	const char *role = json_string_value(json_object_get(msg, "role"));
 	struct agent_task *t;
 	pid_t pid;
 
-	if (!role || journal_key(key, sizeof key,
-	                         (long long)json_integer_value(json_object_get(msg, "job")), role,
-	                         (int)json_integer_value(json_object_get(msg, "index")),
-	                         (int)json_integer_value(json_object_get(msg, "attempt"))) < 0) {
+	if (msg_key(msg, key) < 0) {
 		log_warn("agent: a start without a valid key");
 		return;
 	}
@@ -636,20 +509,16 @@ static void on_start(struct agent *a, json_t *msg)
 		log_error("agent: %s: out of memory", key);
 		return;
 	}
-	struct spare *sp = pool_take(a, msg);
-	if (sp && pool_give(sp, msg) == 0) {
+	struct agent_spare *sp = agent_pool_take(&a->pool, msg);
+	if (sp && agent_pool_give(&a->pool, sp, msg) == 0) {
 		pid = sp->pid;
-		hashmap_put_int(a->groups, pid, strdup(sp->name), NULL);
 	} else {
-		if (sp) {
-			/* the spare is gone: its group goes when it is reaped */
-			hashmap_put_int(a->groups, sp->pid, strdup(sp->name), NULL);
-		}
+		/* none, or the spare is gone (its group goes when it is reaped) */
 		fflush(NULL);
 		pid = fork();
 		if (pid == 0) {
 			child_detach(a);
-			shim_run(a, key, msg, NULL, NULL);
+			shim_run(a, key, msg, NULL, NULL, 0);
 		}
 	}
 	if (pid < 0) {
@@ -674,12 +543,8 @@ static void on_start(struct agent *a, json_t *msg)
 static struct agent_task *task_of_msg(struct agent *a, json_t *msg)
 {
 	char key[JOURNAL_KEY_MAX];
-	const char *role = json_string_value(json_object_get(msg, "role"));
 
-	if (!role || journal_key(key, sizeof key,
-	                         (long long)json_integer_value(json_object_get(msg, "job")), role,
-	                         (int)json_integer_value(json_object_get(msg, "index")),
-	                         (int)json_integer_value(json_object_get(msg, "attempt"))) < 0)
+	if (msg_key(msg, key) < 0)
 		return NULL;
 	return hashmap_get_str(a->tasks, key);
 }
@@ -787,6 +652,9 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 	/* a previous server's connection, if still open, closes by itself */
 	a->server = ci;
 	take_env(a, json_object_get(msg, "env"));
+	/* spares were forked with the previous server's environment (its URL,
+	 * its token): new ones are made after this turn */
+	agent_pool_retire(&a->pool);
 	if (json_is_integer(g))
 		a->kill_grace_s = (int)json_integer_value(g);
 	send_server(a, json_pack("{s:s,s:i,s:o}", "t", "held", "agent_pid", (int)getpid(), "tasks",
@@ -801,8 +669,9 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 			send_result(a, t);
 		} else {
 			struct journal_state st;
+			t->hold_until = INT64_MAX;
 			if (journal_read(a->dir, t->key, &st) == 0) {
-				send_started(a, t, &st);
+				send_started(a, t, &st, false);
 				journal_state_release(&st);
 			}
 		}
@@ -920,27 +789,12 @@ static void on_sigchld(struct agent *a)
 	}
 	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
 		struct agent_task *t = hashmap_get_int(a->pids, pid);
-		char *group = hashmap_remove_int(a->groups, pid);
-		for (int i = 0; i < a->n_spares; i++) {
-			if (a->spares[i].pid != pid)
-				continue;
-			/* a spare that died unused: it could not make or join its group */
-			close(a->spares[i].wfd);
-			group_remove_later(a, a->spares[i].name);
-			a->spares[i] = a->spares[--a->n_spares];
-			if (++a->pool_failures == 3)
-				log_warn("agent: spare shims keep failing; no groups made ahead");
-			break;
-		}
 		if (t) {
 			/* the journal's last lines may still be in the pipe */
 			on_notify(a);
 			task_gone(a, t, st);
 		}
-		if (group) {
-			group_remove_later(a, group);
-			free(group);
-		}
+		agent_pool_reaped(&a->pool, pid);
 	}
 }
 
@@ -962,17 +816,19 @@ static void on_adopted(struct agent *a)
 		task_gone(a, ended[i], -1);
 }
 
-/* Deadlines: the last resort after a stop. */
+/* Deadlines: a held "started" whose wait is over, and the last resort
+ * after a stop. */
 static void on_tick(struct agent *a, int64_t now)
 {
 	struct hashmap_iter it;
 
-	if (a->stale_groups.n)
-		groups_retry(a);
+	agent_pool_tick(&a->pool);
 
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it)) {
 		struct agent_task *t = it.value;
+		if (now >= t->hold_until)
+			started_flush(a, t);
 		if (t->alive && now >= t->kill_at) {
 			if (proc_kill_session(t->pid) + (kill(t->pid, SIGKILL) == 0) > 0)
 				log_warn("agent: task %s did not stop in time; killed its session", t->key);
@@ -1021,13 +877,16 @@ static int agent_setup(struct agent *a)
 	sigprocmask(SIG_BLOCK, &mask, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
+	supervise_note_ignored(); /* once, for every shim forked from here */
 	a->sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
 	if (a->sfd < 0)
 		return -1;
 	a->tasks = hashmap_create(HASHMAP_KEY_STR);
 	a->pids = hashmap_create(HASHMAP_KEY_INT);
-	a->groups = hashmap_create(HASHMAP_KEY_INT);
-	return a->tasks && a->pids && a->groups ? 0 : -1;
+	struct agent_pool_hooks hooks = {spare_detach, spare_run, a};
+	if (agent_pool_init(&a->pool, &hooks) < 0)
+		return -1;
+	return a->tasks && a->pids ? 0 : -1;
 }
 
 static int agent_run(struct agent *a)
@@ -1039,11 +898,16 @@ static int agent_run(struct agent *a)
 	while (!a->quit) {
 		int64_t now = clock_mono_ms();
 		size_t n_adopted = 0, k = 0, need;
+		int64_t wake = now + 1000; /* the tick; sooner for a held "started" */
 		struct hashmap_iter it;
 
 		hashmap_iter_init(&it, a->tasks);
-		while (hashmap_iter_next(&it))
-			n_adopted += ((struct agent_task *)it.value)->pidfd >= 0;
+		while (hashmap_iter_next(&it)) {
+			struct agent_task *t = it.value;
+			n_adopted += t->pidfd >= 0;
+			if (t->hold_until < wake)
+				wake = t->hold_until;
+		}
 		need = 3 + (size_t)a->n_conns + n_adopted;
 		if (need > cap) {
 			struct pollfd *np = realloc(pfd, need * sizeof *pfd);
@@ -1074,7 +938,7 @@ static int agent_run(struct agent *a)
 			a->idle_since = 0;
 		}
 		int polled_conns = a->n_conns;
-		if (poll(pfd, k, 1000) < 0 && errno != EINTR)
+		if (poll(pfd, k, wake > now ? (int)(wake - now) : 0) < 0 && errno != EINTR)
 			break;
 		now = clock_mono_ms();
 		if (pfd[0].revents)
@@ -1092,10 +956,10 @@ static int agent_run(struct agent *a)
 		on_tick(a, now);
 		flush_conns(a);
 		/* after the answers are out: the pool's next spares */
-		pool_refill(a);
+		agent_pool_turn_end(&a->pool, now);
 	}
 	flush_conns(a);
-	pool_close(a);
+	agent_pool_close(&a->pool);
 	/* the folder in memory goes with the last journal (else a restarted
 	 * agent reads what is left) */
 	if (a->dir_in_memory)
@@ -1125,15 +989,7 @@ static void agent_release(struct agent *a)
 		hashmap_destroy(a->tasks);
 	}
 	hashmap_destroy(a->pids);
-	if (a->groups) {
-		hashmap_iter_init(&it, a->groups);
-		while (hashmap_iter_next(&it)) {
-			free(it.value);
-			hashmap_iter_remove(&it);
-		}
-		hashmap_destroy(a->groups);
-	}
-	strvec_release(&a->stale_groups);
+	agent_pool_release(&a->pool);
 	if (a->env) {
 		if (environ == a->env)
 			environ = NULL;

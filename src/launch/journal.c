@@ -64,7 +64,7 @@ int journal_open(const char *dir, const char *key)
 	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 }
 
-int journal_append(int fd, json_t *rec, bool sync)
+int journal_append(int fd, json_t *rec)
 {
 	char *text = json_dumps(rec, JSON_COMPACT);
 	size_t len;
@@ -78,7 +78,7 @@ int journal_append(int fd, json_t *rec, bool sync)
 	do
 		n = write(fd, text, len + 1);
 	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)(len + 1) && (!sync || fdatasync(fd) == 0))
+	if (n == (ssize_t)(len + 1))
 		rc = 0;
 	free(text);
 	return rc;

@@ -11,7 +11,12 @@
  *   {"t":"started","pid":P,"port":N}     the program runs
  *   {"t":"exited", the exited report's fields (launch/report.h),
  *    "reported": true when the shim told the server itself (HTTP)}
- *                                         fsync'd before anyone is told
+ *
+ * No record is fsync'd.  The journal must survive the death of any process
+ * (kill -9 of the shim, the agent, the server), which the page cache gives:
+ * a line written is there for the next reader.  A power loss can lose the
+ * store's last commits too (it runs WAL with synchronous=NORMAL), so the
+ * journal is kept to the same level rather than paying 0.3-0.7 ms a task.
  *
  * A journal without "exited" whose shim is gone is a lost task; one with it
  * holds a result the agent keeps until the server has acknowledged it (then
@@ -39,8 +44,8 @@ int journal_key_parse(const char *key, long long *job, char *role_buf, size_t ro
  * descriptor, or -1 with errno. */
 int journal_open(const char *dir, const char *key);
 
-/* Appends `rec` as one line (one write); fdatasync when `sync`.  0 or -1. */
-int journal_append(int fd, json_t *rec, bool sync);
+/* Appends `rec` as one line (one write, no fsync: see the top).  0 or -1. */
+int journal_append(int fd, json_t *rec);
 
 /* What a journal says. */
 struct journal_state {

@@ -442,14 +442,18 @@ static void drain_output(struct launch *l)
 	}
 }
 
-/* An event of the shim's task: into its journal (fsync'd for the end),
- * then a line on the agent's pipe saying the journal grew.  The journal
- * comes first, so that an agent restarted in between finds it there. */
-static void shim_record(struct launch *l, json_t *rec, bool sync)
+/* An event of the shim's task: into its journal, then a line on the
+ * agent's pipe saying the journal grew.  The journal comes first, so that
+ * an agent restarted in between finds it there.  Not fsync'd, the end
+ * neither: the page cache keeps it across the death of any process (the
+ * shim, the agent, the server killed with -9), and a power loss can lose
+ * the store's last commits too (WAL, synchronous=NORMAL), so the journal
+ * is held to the same level (launch/journal.h). */
+static void shim_record(struct launch *l, json_t *rec)
 {
 	const struct launch_shim *sh = l->shim;
 
-	if (journal_append(sh->journal_fd, rec, sync) < 0)
+	if (journal_append(sh->journal_fd, rec) < 0)
 		log_warn("the task's journal: %s", strerror(errno));
 	if (sh->notify_fd >= 0) {
 		char line[JOURNAL_KEY_MAX + 2];
@@ -482,7 +486,7 @@ static void report_exited(struct launch *l, const struct supervise_outcome *o)
 	ship_finish(l, REPORT_GIVE_UP_MS);
 	if (l->shim && l->shim->task) {
 		json_object_set_new(body, "t", json_string("exited"));
-		shim_record(l, body, true);
+		shim_record(l, body);
 		json_decref(body);
 		return;
 	}
@@ -511,7 +515,7 @@ static void report_exited(struct launch *l, const struct supervise_outcome *o)
 	if (l->shim) {
 		json_object_set_new(body, "t", json_string("exited"));
 		json_object_set_new(body, "reported", json_true());
-		shim_record(l, body, true);
+		shim_record(l, body);
 	}
 	json_decref(body);
 }
@@ -523,7 +527,7 @@ static int post_started(struct launch *l, pid_t pid)
 	if (l->shim && !l->started_retry_ms) {
 		json_t *rec = json_pack("{s:s,s:i,s:i}", "t", "started", "pid", (int)pid, "port",
 		                        l->port);
-		shim_record(l, rec, false);
+		shim_record(l, rec);
 		json_decref(rec);
 		if (l->shim->task) {
 			json_decref(body);
@@ -1082,6 +1086,7 @@ int launch_shim_run(const struct launch_shim *sh)
 	struct launch l;
 	json_t *rec;
 	struct proc_stat ps;
+	uint64_t start = sh->start_ticks;
 
 	launch_init(&l);
 	log_set_program("weir launch");
@@ -1093,10 +1098,11 @@ int launch_shim_run(const struct launch_shim *sh)
 	l.log_to_server = sh->log_to_server;
 	l.cg = sh->cg;
 	/* who runs this task, before anything of it runs */
+	if (!start && proc_read_stat((int)getpid(), &ps) == 0)
+		start = ps.start_ticks;
 	rec = json_pack("{s:s,s:i,s:I,s:s?}", "t", "shim", "pid", (int)getpid(), "start",
-	                (json_int_t)(proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0),
-	                "group", sh->group);
-	if (!rec || journal_append(sh->journal_fd, rec, false) < 0) {
+	                (json_int_t)start, "group", sh->group);
+	if (!rec || journal_append(sh->journal_fd, rec) < 0) {
 		log_error("the task's journal: %s", strerror(errno));
 		json_decref(rec);
 		return EXIT_LAUNCH_FAILED;

@@ -28,6 +28,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -55,6 +56,7 @@ struct launch_shim {
 	int notify_fd;     /* the agent's pipe: "KEY\n" when the journal grew; -1: none */
 	struct cgroup *cg; /* made ahead by the agent (the shim is in it); NULL: none */
 	const char *group; /* its name, journalled for an agent that adopts the shim */
+	uint64_t start_ticks; /* the shim's start time (lib/proc.h), read ahead; 0: not yet */
 };
 
 /* Runs the shim's task to its end (WEIR_SERVER and WEIR_TOKEN from the

@@ -229,9 +229,25 @@ static _Noreturn void spawn_fail(int fd, int step, int code)
 	_exit(code);
 }
 
+static sigset_t ignored_sigs; /* supervise_note_ignored */
+static bool ignored_known;
+
+void supervise_note_ignored(void)
+{
+	sigemptyset(&ignored_sigs);
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
+		    sa.sa_handler == SIG_IGN)
+			sigaddset(&ignored_sigs, sig);
+	}
+	ignored_known = true;
+}
+
 /* The child's side of the fork: its own process group, the log pipe as
  * stdout and stderr, the cgroup, the working directory, every signal's
- * disposition back to the default and an empty mask, descriptors above 2
+ * disposition back to the default (the ignored ones: exec resets handlers
+ * itself) and an empty mask, descriptors above 2
  * closed on exec, then exec.  Only async-signal-safe calls until exec; a
  * failure goes to `err_fd` as a struct spawn_error. */
 static _Noreturn void exec_program(const struct supervise_spec *spec,
@@ -249,7 +265,7 @@ static _Noreturn void exec_program(const struct supervise_spec *spec,
 	if (chdir(spec->workdir) < 0)
 		spawn_fail(err_fd, SPAWN_CHDIR, EXIT_LAUNCH_FAILED);
 	for (int sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
+		if (sigismember(&ignored_sigs, sig) == 1)
 			signal(sig, SIG_DFL);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
@@ -512,6 +528,8 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 		log_error("out of memory");
 		return -1;
 	}
+	if (!ignored_known)
+		supervise_note_ignored();
 	s.sfd = supervise_signals(&old);
 	if (s.sfd < 0 || pipe2(errp, O_CLOEXEC) < 0) {
 		if (s.sfd >= 0)

@@ -67,6 +67,14 @@ struct supervise_spec {
 	void *arg;
 };
 
+/* Notes which signals this process ignores now (SIG_IGN is the one
+ * disposition an exec keeps; a handler goes back to the default by
+ * itself): the program's side of the fork then resets those alone, not
+ * all 64.  Call it after the process's last change of a disposition to
+ * SIG_IGN (the agent, at its start: its forks inherit the note);
+ * supervise_run() calls it when nothing did. */
+void supervise_note_ignored(void);
+
 /* Runs the program and supervises it until it exits; fills `o` (reason
  * "execution timeout after Ns", "OOMKilled (...)", "killed (launcher got
  * SIG...)", "killed by SIG...", "exited N", or empty).  A program that could

@@ -1,6 +1,7 @@
 /* test_cgroup.c: real processes in a real cgroup: the memory limit kills a
  * process that allocates past it and the OOM is seen, the CPU quota is
- * written, kill_all empties a group, the RSS fallback counts a group.
+ * written, the memory limit goes down and up (v1: memsw with it), kill_all
+ * empties a group, the RSS fallback counts a group.
  * Skipped (with a message) where no cgroup is writable. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -112,6 +113,63 @@ static void test_under_limit(void **state)
 	cgroup_destroy(cg);
 }
 
+/* A v1 memory file of the group, as a number (0: unreadable). */
+static unsigned long long v1_value(const char *name, const char *file)
+{
+	char path[600], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/weir-test/%s/%s", support.memory_root, name, file);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof buf, f))
+		buf[0] = '\0';
+	fclose(f);
+	return strtoull(buf, NULL, 10);
+}
+
+static void assert_v1_limits(const char *name, unsigned long long mb)
+{
+	if (support.version != CGROUP_V1)
+		return;
+	assert_int_equal(v1_value(name, "memory.limit_in_bytes"), mb << 20);
+	if (support.memsw)
+		assert_int_equal(v1_value(name, "memory.memsw.limit_in_bytes"), mb << 20);
+}
+
+/* The memory limit goes down and up again, on a new group and on one left
+ * with a limit (memsw >= limit must hold at each write, or the kernel
+ * refuses it). */
+static void test_limits_down_and_up(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	char name[64];
+
+	if (support.version == CGROUP_NONE)
+		skip();
+	snprintf(name, sizeof name, "%s", name_for("updown"));
+	struct cgroup *cg = cgroup_create_empty(&support, "weir-test", name, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	assert_int_equal(cgroup_set_limits(cg, 64, 1, &err), 0);
+	assert_v1_limits(name, 64);
+	assert_int_equal(cgroup_set_limits(cg, 256, 1, &err), 0);
+	assert_v1_limits(name, 256);
+	assert_int_equal(cgroup_set_limits(cg, 32, 1, &err), 0);
+	assert_v1_limits(name, 32);
+	cgroup_forget(cg);
+	/* the same group again, its limit of before unknown to the new handle */
+	cg = cgroup_create(&support, "weir-test", name, 512, 0, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	assert_v1_limits(name, 512);
+	assert_int_equal(cgroup_set_limits(cg, 16, 0, &err), 0);
+	assert_v1_limits(name, 16);
+	cgroup_destroy(cg);
+}
+
 static void test_kill_all(void **state)
 {
 	(void)state;
@@ -174,6 +232,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_oom_killed),
 	    cmocka_unit_test(test_under_limit),
+	    cmocka_unit_test(test_limits_down_and_up),
 	    cmocka_unit_test(test_kill_all),
 	    cmocka_unit_test(test_pgroup_rss),
 	};

@@ -53,7 +53,7 @@ static void test_records_and_a_torn_line(void **state)
 	assert_true(fd >= 0);
 	json_t *r = json_pack("{s:s,s:i,s:I,s:s}", "t", "shim", "pid", 100, "start", (json_int_t)77,
 	                      "group", "pool-1-2");
-	assert_int_equal(journal_append(fd, r, false), 0);
+	assert_int_equal(journal_append(fd, r), 0);
 	json_decref(r);
 	assert_int_equal(journal_read(dir, "5.worker.0.1", &st), 0);
 	assert_int_equal(st.shim_pid, 100);
@@ -64,10 +64,10 @@ static void test_records_and_a_torn_line(void **state)
 	journal_state_release(&st);
 
 	r = json_pack("{s:s,s:i,s:i}", "t", "started", "pid", 101, "port", 4000);
-	assert_int_equal(journal_append(fd, r, false), 0);
+	assert_int_equal(journal_append(fd, r), 0);
 	json_decref(r);
 	r = json_pack("{s:s,s:i,s:s}", "t", "exited", "exit_code", 3, "cause", "exited");
-	assert_int_equal(journal_append(fd, r, true), 0);
+	assert_int_equal(journal_append(fd, r), 0);
 	json_decref(r);
 	/* a writer killed mid-line */
 	assert_int_equal(write(fd, "{\"t\":\"exi", 9), 9);

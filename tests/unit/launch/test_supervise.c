@@ -9,6 +9,7 @@
 #include <cmocka.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -167,6 +168,31 @@ static void output_through_the_log_pipe(void **state)
 	assert_string_equal(c.log, "out\nerr\n");
 }
 
+/* A signal the launcher ignores (the one disposition exec keeps) is the
+ * default again in the program: its SigIgn mask is empty of it. */
+static void ignored_signals_come_back_to_default(void **state)
+{
+	struct calls c = {0};
+	struct supervise_outcome o;
+	int p[2];
+	(void)state;
+
+	signal(SIGUSR1, SIG_IGN);
+	supervise_note_ignored();
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	c.log_r = p[0];
+	int log_w = p[1];
+	run("grep SigIgn /proc/self/status", 0, &c, &log_w, &o);
+	signal(SIGUSR1, SIG_DFL);
+	supervise_note_ignored();
+	assert_int_equal(o.exit_code, 0);
+	const char *mask = strstr(c.log, "SigIgn:");
+	assert_non_null(mask);
+	unsigned long long bits = strtoull(mask + strlen("SigIgn:"), NULL, 16);
+	assert_int_equal(bits & (1ULL << (SIGUSR1 - 1)), 0);
+}
+
 /* Nothing the program started outlives it: a child in its group, and one
  * that left the group with setsid (caught as an orphan of the subreaper). */
 static void nothing_outlives_the_program(void **state)
@@ -192,6 +218,7 @@ int main(void)
 	    cmocka_unit_test(timeout_then_kill),
 	    cmocka_unit_test(started_retried_until_settled),
 	    cmocka_unit_test(output_through_the_log_pipe),
+	    cmocka_unit_test(ignored_signals_come_back_to_default),
 	    cmocka_unit_test(nothing_outlives_the_program),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
