@@ -20,7 +20,10 @@ static void stop_task(struct job_manager *jm, const struct task_row *t)
 	struct executor_task et = jm_executor_task(t);
 	struct executor *ex = jm_exec_of(jm, t->job_id);
 
-	if (!ex || (t->launcher_pid <= 0 && !ex->ops->start_gang))
+	/* no launcher pid yet: a gang backend's task, or one the server
+	 * registered itself and handed to the agent (its shim's pid comes with
+	 * its start), is still the backend's to stop */
+	if (!ex || (t->launcher_pid <= 0 && !ex->ops->start_gang && !ex->takes_answer))
 		return;
 	if (ex->ops->stop_task(ex, &et, SIGTERM, &err) < 0)
 		log_warn("job %lld %s:%d: %s", (long long)t->job_id, t->role, t->idx, err.msg);
