@@ -822,8 +822,6 @@ static void on_tick(struct agent *a, int64_t now)
 {
 	struct hashmap_iter it;
 
-	agent_pool_tick(&a->pool);
-
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it)) {
 		struct agent_task *t = it.value;

@@ -189,6 +189,7 @@ int agent_pool_want(int want, int turn_starts, int64_t now, int64_t *burst_at)
 
 void agent_pool_turn_end(struct agent_pool *p, int64_t now)
 {
+	agent_pool_tick(p);
 	p->want = agent_pool_want(p->want, p->turn_starts, now, &p->burst_at);
 	p->turn_starts = 0;
 	pool_shrink(p);
@@ -212,8 +213,7 @@ void agent_pool_close_in_child(const struct agent_pool *p)
 
 void agent_pool_remove_group(struct agent_pool *p, const char *name)
 {
-	if (cgroup_remove_named(&p->cs, POOL_PARENT, name) < 0)
-		strvec_push(&p->stale, name);
+	strvec_push(&p->stale, name);
 }
 
 void agent_pool_reaped(struct agent_pool *p, pid_t pid)

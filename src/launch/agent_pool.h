@@ -86,8 +86,9 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg);
  * last such turn. */
 int agent_pool_want(int want, int turn_starts, int64_t now, int64_t *burst_at);
 
-/* After a turn: the pool's size from the turn's starts (spares over it let
- * go), then new spares forked up to it.  `now`: monotonic ms. */
+/* After a turn, once its messages are out: the groups of the shims that
+ * ended removed, the pool's size from the turn's starts (spares over it
+ * let go), then new spares forked up to it.  `now`: monotonic ms. */
 void agent_pool_turn_end(struct agent_pool *p, int64_t now);
 
 /* Every spare let go (they were forked with an environment that changed);
@@ -98,11 +99,14 @@ void agent_pool_retire(struct agent_pool *p);
 void agent_pool_close_in_child(const struct agent_pool *p);
 
 /* A child of the agent was reaped: a spare that died unused is dropped,
- * the group of a child that had one is removed. */
+ * the group of a child that had one is to be removed. */
 void agent_pool_reaped(struct agent_pool *p, pid_t pid);
 
-/* Removes the group NAME (an adopted shim's, once it ended); retried on
- * agent_pool_tick() while the kernel says busy. */
+/* The group NAME (an adopted shim's, once it ended) is to be removed: by
+ * agent_pool_tick(), which agent_pool_turn_end() calls after the turn's
+ * messages are out (a cgroup's rmdir costs a fraction of a millisecond, and
+ * the exit report of the shim just reaped should not wait for it), and
+ * again while the kernel says busy. */
 void agent_pool_remove_group(struct agent_pool *p, const char *name);
 void agent_pool_tick(struct agent_pool *p);
 
