@@ -99,7 +99,7 @@ static void test_plain(void **state)
 	                      .index = 0,
 	                      .attempt = 1,
 	                      .command = "true",
-	                      .workdir = "/h/work/7",
+	                      .workdir = "/srv/weir/jobs/7/1/worker-0",
 	                      .log = "/h/logs/7.log",
 	                      .cache_dir = "/h/cache",
 	                      .gpus = "",
