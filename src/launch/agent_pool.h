@@ -55,7 +55,7 @@ struct agent_pool {
 	int64_t burst_at;   /* monotonic ms: the last turn of more starts than the floor */
 	int turn_starts;    /* starts with limits in this turn */
 	struct hashmap *groups; /* child pid -> its group's name (owned), until reaped */
-	struct strvec stale;    /* groups whose removal the kernel refused for now */
+	struct strvec stale;    /* groups to remove after the turn, or refused by the kernel for now */
 	struct agent_pool_hooks hooks;
 };
 
