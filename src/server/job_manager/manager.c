@@ -315,7 +315,9 @@ char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int 
 char *jm_workdir_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
                       int attempt)
 {
-	return job_path(jm, job_id, "%d/%s-%d", attempt, role, index);
+	/* ROLE-INDEX.ATTEMPT beside logs/: one folder a try, not two (a new inode
+	 * costs the file system more than its name suggests) */
+	return job_path(jm, job_id, "%s-%d.%d", role, index, attempt);
 }
 
 /* ---- specs of active jobs ---- */
