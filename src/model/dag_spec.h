@@ -83,6 +83,10 @@ struct dag_task_flow {
 	char *foreach_task;       /* foreach "{{ outputs.TASK.KEY }}": TASK; NULL otherwise */
 	char *foreach_key;        /* ... KEY */
 	size_t foreach_upstream;  /* TASK's index (an upstream of the task) */
+	size_t *mapped_by;        /* the tasks whose foreach maps over this task's output:
+	                           * indices, in file order (NULL when none); so a task's
+	                           * end looks only at those */
+	size_t n_mapped_by;
 };
 
 /* default_args: what a task has unless it says otherwise.  -1 (NULL for

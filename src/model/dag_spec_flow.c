@@ -154,7 +154,8 @@ int dag_flow_check(struct field_reader *r, struct dag_spec *dag)
 {
 	for (size_t i = 0; i < dag->n_tasks; i++) {
 		struct dag_task *t = &dag->tasks[i];
-		struct dag_task_flow *f = &t->flow;
+		struct dag_task_flow *f = &t->flow, *up;
+		size_t *v;
 
 		if (f->branch && f->short_circuit) {
 			snprintf(r->path, sizeof r->path, "tasks[%zu].short_circuit", i);
@@ -169,12 +170,18 @@ int dag_flow_check(struct field_reader *r, struct dag_spec *dag)
 		if (!f->foreach_task)
 			continue;
 		f->foreach_upstream = (size_t)dag_spec_task_index(dag, f->foreach_task);
+		up = &dag->tasks[f->foreach_upstream].flow;
 		if (dag_task_is_mapped(&dag->tasks[f->foreach_upstream])) {
 			snprintf(r->path, sizeof r->path, "tasks[%zu].foreach", i);
 			return field_fail(r, "outputs.%s: a foreach task has no single output to fan "
 			                     "out over",
 			                  f->foreach_task);
 		}
+		v = realloc(up->mapped_by, (up->n_mapped_by + 1) * sizeof *v);
+		if (!v)
+			return field_oom(r);
+		up->mapped_by = v;
+		up->mapped_by[up->n_mapped_by++] = i;
 	}
 	return 0;
 }
@@ -183,7 +190,10 @@ void dag_flow_release(struct dag_task_flow *f)
 {
 	free(f->foreach_task);
 	free(f->foreach_key);
+	free(f->mapped_by);
 	f->foreach_task = f->foreach_key = NULL;
+	f->mapped_by = NULL;
+	f->n_mapped_by = 0;
 }
 
 int dag_flow_to_json(const struct dag_task *t, json_t *o)

@@ -102,6 +102,7 @@ int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const ch
 /* Before dag_link_tasks(): the task a foreach maps over exists and joins
  * depends_on.  After dag_order_tasks(): the keys' combinations. */
 int dag_flow_link(struct field_reader *r, struct dag_spec *dag);
+/* ... and each task's mapped_by filled. */
 int dag_flow_check(struct field_reader *r, struct dag_spec *dag);
 int dag_flow_to_json(const struct dag_task *t, json_t *o);
 void dag_flow_release(struct dag_task_flow *f);

@@ -72,27 +72,31 @@ static bool in_skip(const struct dag_skip *skip, size_t t)
 	return false;
 }
 
-/* The tasks mapped over task `task`'s output: checked (a bad list fails
- * the upstream), expanded when due; *reload when rows changed. */
+/* The tasks mapped over task `task`'s output (its flow's mapped_by, so a
+ * task nobody maps over costs nothing): checked (a bad list fails the
+ * upstream), expanded when due; *reload when rows changed. */
 static int expand_mapped(struct dag_manager *dm, struct run_ctx *rc, size_t task, json_t *output,
                          struct dag_skip *skip, bool *reload, char *why, size_t why_size)
 {
 	const struct dag_spec *spec = rc->spec;
-	json_t *outputs = json_pack("{sO}", spec->tasks[task].task_id, output ? output : json_null());
+	const struct dag_task_flow *f = &spec->tasks[task].flow;
+	json_t *outputs;
 
+	if (!f->n_mapped_by)
+		return 0;
+	outputs = json_pack("{sO}", spec->tasks[task].task_id, output ? output : json_null());
 	if (!outputs) {
 		snprintf(why, why_size, "out of memory");
 		return -1;
 	}
-	for (size_t m = 0; m < spec->n_tasks; m++) {
+	for (size_t k = 0; k < f->n_mapped_by; k++) {
+		size_t m = f->mapped_by[k];
 		const struct dag_task *mt = &spec->tasks[m];
 		struct weir_error err = {0};
 		size_t first = rc->book.base[m], end = rc->book.base[m + 1], n;
 		json_t *items;
 		bool placeholder;
 
-		if (!mt->flow.foreach_task || mt->flow.foreach_upstream != task)
-			continue;
 		/* a branch not chosen, or below a false short circuit: its
 		 * placeholder is skipped, whatever the output holds */
 		if (in_skip(skip, m))
@@ -150,7 +154,7 @@ int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, cons
 	if (reload) {
 		/* the ending TI's row as it stands, then the run read again */
 		dm_set_str(&r->outputs, outputs);
-		if (dag_store_ti_update(dm->ds, r, &err) < 0) {
+		if (dm_ti_save(dm, rc, r, &err) < 0) {
 			snprintf(why, why_size, "%s", err.msg);
 			goto out;
 		}

@@ -1,8 +1,9 @@
 /* test_dag_spec_flow.c: a DAG file's flow keys (model/dag_spec_flow.c):
  * branch, short_circuit, depends_on_past and wait_for_downstream (with
  * default_args), foreach over an upstream's output (its implicit upstream,
- * the items and their resources, item.KEY in templates), the JSON round
- * trip, and every invalid form with its message. */
+ * the items and their resources, item.KEY in templates, the tasks mapped
+ * over each task's output), the JSON round trip, and every invalid form
+ * with its message. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -79,6 +80,50 @@ static void test_flow_keys(void **state)
 	free(b);
 	json_decref(j);
 	json_decref(k);
+	dag_spec_destroy(e);
+	dag_spec_destroy(d);
+}
+
+/* Each task lists the tasks mapped over its output, in file order; a task
+ * nobody maps over lists none (the JSON form too). */
+static void test_mapped_by(void **state)
+{
+	static const char *text =
+		"dag_id: m\n"
+		"tasks:\n"
+		"  - {task_id: a, command: a}\n"
+		"  - {task_id: b, command: b}\n"
+		"  - {task_id: x, command: x, foreach: \"{{ outputs.a.k }}\"}\n"
+		"  - {task_id: y, command: y, foreach: \"{{ outputs.b.k }}\"}\n"
+		"  - {task_id: z, command: z, foreach: \"{{ outputs.a.j }}\"}\n";
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(text, &err), *e;
+	json_t *j;
+	(void)state;
+
+	if (!d)
+		fail_msg("%s", err.msg);
+	j = dag_spec_to_json(d);
+	e = dag_spec_from_json(j, "j", NULL, &err);
+	json_decref(j);
+	if (!e)
+		fail_msg("%s", err.msg);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct dag_spec *s = pass ? e : d;
+		const struct dag_task *a = dag_spec_find_task(s, "a");
+		const struct dag_task *b = dag_spec_find_task(s, "b");
+		assert_int_equal(a->flow.n_mapped_by, 2);
+		assert_string_equal(s->tasks[a->flow.mapped_by[0]].task_id, "x");
+		assert_string_equal(s->tasks[a->flow.mapped_by[1]].task_id, "z");
+		assert_int_equal(b->flow.n_mapped_by, 1);
+		assert_string_equal(s->tasks[b->flow.mapped_by[0]].task_id, "y");
+		for (const char *id = "xyz"; *id; id++) {
+			char name[2] = {*id, 0};
+			const struct dag_task *t = dag_spec_find_task(s, name);
+			assert_int_equal(t->flow.n_mapped_by, 0);
+			assert_null(t->flow.mapped_by);
+		}
+	}
 	dag_spec_destroy(e);
 	dag_spec_destroy(d);
 }
@@ -218,6 +263,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flow_keys),
+	    cmocka_unit_test(test_mapped_by),
 	    cmocka_unit_test(test_flow_errors),
 	    cmocka_unit_test(test_output_items_and_resources),
 	    cmocka_unit_test(test_object_item_in_templates),
