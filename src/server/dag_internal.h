@@ -62,6 +62,7 @@ struct dag_manager {
 	uv_timer_t wake_timer;
 	int open_handles;
 	bool in_pass;
+	bool in_job_end;    /* dm_on_job_end(): its TIs' writes may wait for the turn's end */
 	bool pass_again;
 	bool pool_dirty;    /* something changed since the last pool pass */
 	bool past_dirty;    /* a run of a DAG with depends_on_past moved (dm_past_pass()) */
@@ -100,6 +101,12 @@ struct run_ctx {
 	json_t *params;  /* the run's params (the DAG's, conf over them) */
 	bool has_outputs; /* a TI wrote outputs since the run was read (dm_run_outputs()) */
 	bool stale;      /* a write failed: memory and store may differ; read again */
+	/* rows whose write waits for the turn's end (dm_ti_defer()): a TI that
+	 * became scheduled is written once, with the reason the pool pass gives
+	 * it or as queued by its start, not once per step */
+	bool *pending;        /* per row; NULL until one waits */
+	size_t *pending_rows; /* the rows that waited, in order (some since written) */
+	size_t n_pending, cap_pending;
 };
 
 /* strdup of s, "" for NULL; NULL only when out of memory. */

@@ -86,6 +86,21 @@ long dm_run_find_ti(const struct run_ctx *rc, const char *task_id, int map_index
 void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, enum dag_ti_state state,
                    const char *reason, bool ended);
 
+/* Writes row `r` of the run (one of rc->rows) now, and no more at the
+ * turn's end.  0, or -1 with err (the copy is then stale). */
+int dm_ti_save(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r,
+               struct weir_error *err);
+
+/* Row `r`'s write may wait for the end of the turn: inside the work pass or
+ * a job's end (where nothing reads the TIs' rows from the store before the
+ * pass's end), a TI's changes of one turn are then written once; elsewhere
+ * it is written now.  A write that fails is logged, the copy made stale. */
+void dm_ti_defer(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r);
+
+/* The rows that wait, written (every copy's): at each turn's end, before a
+ * run is read from the store and before the run cache is dropped. */
+void dm_ti_flush(struct dag_manager *dm);
+
 /* ---- runs.c: where runs come from and when they start: schedules
  * (with catchup), the queue of runs under max_active_runs, due retries.
  * dm_check_run_id() and dm_create_run() are in server/dag_internal.h.

@@ -48,6 +48,7 @@ json_t *dm_foreach_items(const struct run_ctx *rc, const struct dag_task *t,
 static int expand(struct dag_manager *dm, struct run_ctx *rc, const struct dag_task *m, size_t n,
                   struct weir_error *err)
 {
+	dm_ti_flush(dm); /* no write waits for a row this deletes */
 	if (flow_store_task_tis_delete(dm->store, rc->run.dag_id, rc->run.run_id, m->task_id,
 	                               err) < 0)
 		return -1;
@@ -212,6 +213,7 @@ int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed)
 		*changed = false;
 	if (!spec_has_past(spec))
 		return 0;
+	dm_ti_flush(dm); /* the previous run's rows as they stand */
 	if (flow_store_previous_run(dm->store, rc->run.dag_id, rc->run.logical_date, &prev, &err) <
 	        0 ||
 	    (prev && dag_store_tis_of_run(dm->ds, rc->run.dag_id, prev, &rows, &n, &err) < 0)) {

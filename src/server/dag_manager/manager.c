@@ -64,6 +64,7 @@ void dm_begin(struct dag_manager *dm)
  * ended or went stale. */
 void dm_end_quiet(struct dag_manager *dm)
 {
+	dm_ti_flush(dm); /* before the commit */
 	job_manager_turn_end(dm->jm);
 	if (dm->depth > 0 && --dm->depth == 0) {
 		dm_run_cache_check(dm); /* a failed commit rolled the turn back */

@@ -148,19 +148,16 @@ static void count_use(void *arg, const char *dag_id, const char *pool, int slots
 		}
 }
 
-/* Writes TI row r's waiting reason when it changed. */
+/* TI row r's waiting reason, when it changed, written by the turn's end
+ * (with its scheduled state when that waits too: one write). */
 static void set_reason(struct dag_manager *dm, struct pool_cand *c, const char *reason)
 {
-	struct weir_error err = {0};
 	struct dag_ti_row *r = &c->rc->rows[c->rc->ti_row[c->ti]];
 
 	if (!strcmp(r->reason ? r->reason : "", reason))
 		return;
 	dm_set_str(&r->reason, reason);
-	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
-		log_error("DAG %s: %s", r->dag_id, err.msg);
-		c->rc->stale = true;
-	}
+	dm_ti_defer(dm, c->rc, r);
 }
 
 /* Whether no pool has a slot free (none is unlimited): then no TI can

@@ -29,6 +29,8 @@ static void run_ctx_release(struct run_ctx *rc)
 	free(rc->nodes);
 	dag_book_release(&rc->book);
 	hashmap_destroy(rc->task_ix);
+	free(rc->pending);
+	free(rc->pending_rows);
 	free(rc->ti_row);
 	free(rc->ti_task);
 	json_decref(rc->params);
@@ -251,20 +253,89 @@ static void run_ctx_free(struct run_ctx *rc)
 	free(rc);
 }
 
-void dm_run_cache_drop(struct dag_manager *dm)
+/* Every copy freed, what waits unwritten with them. */
+static void cache_free(struct dag_manager *dm)
 {
 	for (size_t i = 0; i < dm->n_runs; i++)
 		run_ctx_free(dm->runs[i]);
 	dm->n_runs = 0;
 }
 
+void dm_run_cache_drop(struct dag_manager *dm)
+{
+	dm_ti_flush(dm);
+	cache_free(dm);
+}
+
 void dm_run_cache_check(struct dag_manager *dm)
 {
 	uint64_t rb = store_rollbacks(dm->store);
 
+	/* the rows that wait were decided in the turn rolled back: dropped */
 	if (rb != dm->cache_rollbacks) {
-		dm_run_cache_drop(dm);
+		cache_free(dm);
 		dm->cache_rollbacks = rb;
+	}
+}
+
+/* ---- writes that wait for the turn's end ---- */
+
+int dm_ti_save(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r,
+               struct weir_error *err)
+{
+	if (rc->pending)
+		rc->pending[r - rc->rows] = false;
+	if (dag_store_ti_update(dm->ds, r, err) < 0) {
+		rc->stale = true;
+		return -1;
+	}
+	return 0;
+}
+
+/* Writes row r now; a failure logged. */
+static void save_logged(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r)
+{
+	struct weir_error err = {0};
+
+	if (dm_ti_save(dm, rc, r, &err) < 0)
+		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
+}
+
+void dm_ti_defer(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r)
+{
+	size_t k = (size_t)(r - rc->rows);
+
+	if (dm->depth == 0 || (!dm->in_pass && !dm->in_job_end))
+		goto now;
+	if (!rc->pending && !(rc->pending = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->pending)))
+		goto now;
+	if (rc->pending[k])
+		return;
+	if (rc->n_pending == rc->cap_pending) {
+		size_t cap = rc->cap_pending ? 2 * rc->cap_pending : 16;
+		size_t *v = realloc(rc->pending_rows, cap * sizeof *v);
+		if (!v)
+			goto now;
+		rc->pending_rows = v;
+		rc->cap_pending = cap;
+	}
+	rc->pending_rows[rc->n_pending++] = k;
+	rc->pending[k] = true;
+	return;
+now:
+	save_logged(dm, rc, r);
+}
+
+void dm_ti_flush(struct dag_manager *dm)
+{
+	for (size_t i = 0; i < dm->n_runs; i++) {
+		struct run_ctx *rc = dm->runs[i];
+		for (size_t j = 0; j < rc->n_pending; j++) {
+			size_t k = rc->pending_rows[j];
+			if (rc->pending[k])
+				save_logged(dm, rc, &rc->rows[k]);
+		}
+		rc->n_pending = 0;
 	}
 }
 
@@ -302,6 +373,7 @@ struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const cha
 		    !strcmp(rc->run.run_id, run_id))
 			return rc;
 	}
+	dm_ti_flush(dm); /* the store as the copies say (a stale one's own rows too) */
 	if (dm->n_runs == dm->cap_runs) {
 		size_t cap = dm->cap_runs ? 2 * dm->cap_runs : 8;
 		struct run_ctx **v = realloc(dm->runs, cap * sizeof *v);
@@ -419,7 +491,11 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 			              : ev->kind == DAG_EV_TI_ENDED && ev->ti == c->ti ? r->reason
 			                                                             : NULL,
 			              true);
-		if (dag_store_ti_update(dm->ds, r, err) < 0)
+		/* a TI that became scheduled is written at the latest by the
+		 * turn's end, most often by its start in the same turn */
+		if (c->from == DAG_TI_NONE && c->to == DAG_TI_SCHEDULED)
+			dm_ti_defer(dm, rc, r);
+		else if (dm_ti_save(dm, rc, r, err) < 0)
 			goto fail;
 		if (c->to == DAG_TI_SUCCESS && ev->kind == DAG_EV_TI_ENDED && ev->ti == c->ti &&
 		    ev->success)

@@ -157,7 +157,7 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	dm_set_str(&r->rendered_command, "");
 	dm_set_str(&r->outputs, "");
 	dm_set_str(&r->reason, "waiting: the first poke is due");
-	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
+	if (dm_ti_save(dm, rc, r, &err) < 0) {
 		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 		rc->stale = true;
 		return true;
@@ -207,7 +207,7 @@ static void show_wait(struct dag_manager *dm, const struct sensor_poke_row *row)
 	if (r->reason && !strcmp(r->reason, why))
 		return;
 	dm_set_str(&r->reason, why);
-	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
+	if (dm_ti_save(dm, rc, r, &err) < 0) {
 		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 		rc->stale = true;
 	}

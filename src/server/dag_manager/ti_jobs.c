@@ -412,12 +412,16 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 		         reason && *reason ? ": " : "", reason ? reason : "");
 	{
 		/* a sensor's process says a timeout by its exit status (data/sensor_poke.h) */
-		bool skip = false;
+		bool skip = false, was = dm->in_job_end;
 		if (!success && dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why,
 		                               sizeof why))
 			timed_out = true;
+		/* nothing reads the TIs' rows before this turn's pool pass: the
+		 * downstream it schedules are written once, at their start */
+		dm->in_job_end = true;
 		dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
 		            timed_out || user_kill, skip, why, job.started_at);
+		dm->in_job_end = was;
 	}
 	job_row_release(&job);
 	dag_ti_row_release(&r);
@@ -460,7 +464,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	dm_set_str(&r->rendered_command, command ? command : "");
 	dm_set_str(&r->outputs, "");
 	dm_set_str(&r->reason, job_id ? "" : err.msg);
-	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
+	if (dm_ti_save(dm, rc, r, &err) < 0) {
 		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 		rc->stale = true;
 		goto out;

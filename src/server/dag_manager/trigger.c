@@ -180,7 +180,7 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	dm_set_str(&r->reason, "");
 	snprintf(what, sizeof what, "trigger_dag %s", tg->dag_id);
 	dm_set_str(&r->rendered_command, what);
-	if (dag_store_ti_update(dm->ds, r, &err) < 0) {
+	if (dm_ti_save(dm, rc, r, &err) < 0) {
 		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 		rc->stale = true;
 		return;
@@ -218,7 +218,7 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		    .map_index = r->map_index, .try_number = try_number,
 		    .target_dag_id = tg->dag_id, .target_run_id = run_id,
 		};
-		if (dag_store_ti_update(dm->ds, r, &err) < 0 ||
+		if (dm_ti_save(dm, rc, r, &err) < 0 ||
 		    dataset_store_wait_add(dm->dsets, &w, clock_now_ms(), &err) < 0) {
 			log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 			dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number,
