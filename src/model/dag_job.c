@@ -439,7 +439,7 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 
 	*command = NULL;
 	ctx.src = t->secrets;
-	if (template_ctx_fill(&ctx, t->run, err) < 0 || template_env(t->run, &env, err) < 0)
+	if (template_ctx_fill(&ctx, t->run, err) < 0 || template_ctx_env(&ctx, &env, err) < 0)
 		goto fail;
 	/* a foreach instance's index: a transfer's marker tells instances apart by it */
 	if (t->map_index >= 0 && strvec_pushf(&env, "WEIR_MAP_INDEX=%d", t->map_index) < 0) {

@@ -879,37 +879,39 @@ int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
 	return 0;
 }
 
-int template_env(const struct template_run *run, struct strvec *out, struct weir_error *err)
+int template_ctx_env(const struct template_ctx *ctx, struct strvec *out, struct weir_error *err)
 {
-	struct template_ctx ctx = TEMPLATE_CTX_INIT;
-	struct template_run r = *run;
-	int rc = -1;
-
-	r.outputs = NULL; /* not in the environment: $WEIR_OUTPUT files carry them */
-	if (template_ctx_fill(&ctx, &r, err) < 0)
-		goto out;
-	for (size_t i = 0; i < ctx.n; i++) {
-		const char *name = ctx.v[i].name;
+	for (size_t i = 0; i < ctx->n; i++) {
+		const char *name = ctx->v[i].name;
 		int prc;
 		if (!strncmp(name, "item.", 5))
 			continue; /* WEIR_ITEM holds the whole item */
+		if (!strncmp(name, "outputs.", 8))
+			continue; /* not in the environment: $WEIR_OUTPUT files carry them */
 		if (!strncmp(name, "params.", 7)) {
-			prc = strvec_pushf(out, "WEIR_PARAM_%s=%s", name + 7, ctx.v[i].value);
+			prc = strvec_pushf(out, "WEIR_PARAM_%s=%s", name + 7, ctx->v[i].value);
 		} else {
 			char upper[64];
 			size_t j;
 			for (j = 0; name[j] && j + 1 < sizeof upper; j++)
 				upper[j] = (char)toupper((unsigned char)name[j]);
 			upper[j] = '\0';
-			prc = strvec_pushf(out, "WEIR_%s=%s", upper, ctx.v[i].value);
+			prc = strvec_pushf(out, "WEIR_%s=%s", upper, ctx->v[i].value);
 		}
-		if (prc < 0) {
-			oom(err);
-			goto out;
-		}
+		if (prc < 0)
+			return oom(err);
 	}
-	rc = 0;
-out:
+	return 0;
+}
+
+int template_env(const struct template_run *run, struct strvec *out, struct weir_error *err)
+{
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	struct template_run r = *run;
+	int rc;
+
+	r.outputs = NULL; /* not read: the environment leaves them out */
+	rc = template_ctx_fill(&ctx, &r, err) < 0 ? -1 : template_ctx_env(&ctx, out, err);
 	template_ctx_release(&ctx);
 	return rc;
 }

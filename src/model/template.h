@@ -139,6 +139,11 @@ int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
  * Appended to `out`.  0 or -1 with err. */
 int template_env(const struct template_run *run, struct strvec *out, struct weir_error *err);
 
+/* The same entries from a context template_ctx_fill() filled (its outputs.*
+ * and item.* left out, as above; any other name set since is written as a
+ * standard one): a try's templates and environment from one fill. */
+int template_ctx_env(const struct template_ctx *ctx, struct strvec *out, struct weir_error *err);
+
 /* The text a JSON value stands for in a template: a string as it is,
  * numbers and booleans as written, null as "", lists and mappings as
  * compact JSON.  Newly allocated; NULL when out of memory. */

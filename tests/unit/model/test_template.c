@@ -222,6 +222,25 @@ static void test_env(void **state)
 	assert_int_equal(env.n, sizeof want / sizeof want[0]);
 	for (size_t i = 0; i < env.n; i++)
 		assert_string_equal(env.v[i], want[i]);
+
+	/* the same entries from a context filled with the outputs and an
+	 * object item too (a try's templates and environment from one fill) */
+	json_t *outputs = json_pack("{s:{s:s}}", "prep", "path", "/x");
+	json_t *item = json_pack("{s:s}", "name", "gbdt");
+	struct template_ctx ctx = TEMPLATE_CTX_INIT;
+	struct strvec env2 = STRVEC_INIT;
+	run.outputs = outputs;
+	run.item_value = item;
+	assert_int_equal(template_ctx_fill(&ctx, &run, NULL), 0);
+	assert_non_null(template_ctx_get(&ctx, "outputs.prep.path"));
+	assert_int_equal(template_ctx_env(&ctx, &env2, NULL), 0);
+	assert_int_equal(env2.n, env.n);
+	for (size_t i = 0; i < env.n; i++)
+		assert_string_equal(env2.v[i], want[i]);
+	template_ctx_release(&ctx);
+	strvec_release(&env2);
+	json_decref(outputs);
+	json_decref(item);
 	strvec_release(&env);
 	json_decref(params);
 }
