@@ -63,6 +63,8 @@ struct dag_manager {
 	int open_handles;
 	bool in_pass;
 	bool in_job_end;    /* dm_on_job_end(): its TIs' writes may wait for the turn's end */
+	bool no_retries;    /* the store holds no up_for_retry TI: the last look found none,
+	                     * and no TI was written so since, nor a turn rolled back */
 	bool pass_again;
 	bool pool_dirty;    /* something changed since the last pool pass */
 	bool past_dirty;    /* a run of a DAG with depends_on_past moved (dm_past_pass()) */

@@ -159,7 +159,9 @@ void dm_arm_wake(struct dag_manager *dm)
 	struct dag_ti_row *rows = NULL;
 	size_t n = 0;
 
-	if (dag_store_tis_in_state(dm->ds, DAG_TI_UP_FOR_RETRY, &rows, &n, NULL) == 0) {
+	if (!dm->no_retries &&
+	    dag_store_tis_in_state(dm->ds, DAG_TI_UP_FOR_RETRY, &rows, &n, NULL) == 0) {
+		dm->no_retries = n == 0;
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].next_retry_at > 0 &&
 			    (next == CRON_NEVER || rows[i].next_retry_at < next))

@@ -274,6 +274,7 @@ void dm_run_cache_check(struct dag_manager *dm)
 	/* the rows that wait were decided in the turn rolled back: dropped */
 	if (rb != dm->cache_rollbacks) {
 		cache_free(dm);
+		dm->no_retries = false; /* a retry the turn took may be back */
 		dm->cache_rollbacks = rb;
 	}
 }
@@ -285,6 +286,8 @@ int dm_ti_save(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r,
 {
 	if (rc->pending)
 		rc->pending[r - rc->rows] = false;
+	if (r->state == DAG_TI_UP_FOR_RETRY)
+		dm->no_retries = false;
 	if (dag_store_ti_update(dm->ds, r, err) < 0) {
 		rc->stale = true;
 		return -1;

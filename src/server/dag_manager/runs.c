@@ -122,10 +122,13 @@ void dm_retry_pass(struct dag_manager *dm)
 	size_t n = 0;
 	int64_t now = clock_now_ms();
 
+	if (dm->no_retries)
+		return;
 	if (dag_store_tis_in_state(dm->ds, DAG_TI_UP_FOR_RETRY, &rows, &n, &err) < 0) {
 		log_error("DAG retries: %s", err.msg);
 		return;
 	}
+	dm->no_retries = n == 0;
 	for (size_t i = 0; i < n; i++) {
 		struct dag_event ev = {.kind = DAG_EV_TIMER};
 		bool seen = false;
