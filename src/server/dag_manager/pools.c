@@ -101,12 +101,33 @@ static void gather_run(void *arg, const char *dag_id, const char *run_id, int un
 	g->run_dag[g->n_runs++] = l;
 }
 
+/* Room for every scheduled TI of the runs at once: one allocation a pass,
+ * not a doubling per sixteen candidates. */
+static bool reserve_candidates(struct pool_gather *g)
+{
+	size_t total = 0;
+
+	for (size_t k = 0; k < g->n_runs; k++)
+		total += g->runs[k]->book.n_ready;
+	if (total <= g->cap || total == 0)
+		return true;
+	free(g->cands);
+	free(g->cand);
+	g->cands = malloc(total * sizeof *g->cands);
+	g->cand = malloc(total * sizeof *g->cand);
+	g->cap = g->cands && g->cand ? total : 0;
+	return g->cap > 0;
+}
+
 /* The scheduled TIs of the runs (their ready sets, without a look at the
  * rest) as candidates; `unreasoned`: only those that show no reason yet. */
 static bool gather_candidates(struct pool_gather *g, bool unreasoned)
 {
-	size_t cap2 = g->cap;
+	size_t cap2;
 
+	if (!reserve_candidates(g))
+		return false;
+	cap2 = g->cap;
 	for (size_t k = 0; k < g->n_runs; k++) {
 		struct run_ctx *rc = g->runs[k];
 		if (rc->stale)
