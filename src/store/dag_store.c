@@ -60,6 +60,7 @@ enum ds_stmt {
 	DS_POOL_USE,
 	DS_RUNS_RUNNING,
 	DS_TI_UPDATE,
+	DS_TI_SET_STATE,
 	DS_TRY_PUT,
 	DS_TRY_END,
 	DS_TRY_GET,
@@ -126,6 +127,10 @@ static const char *const ds_sql[DS_COUNT] = {
                      " start_date = ?, end_date = ?, next_retry_at = ?, rendered_command = ?,"
                      " outputs = ?, reason = ?"
                      " WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ?",
+    [DS_TI_SET_STATE] = "UPDATE task_instances SET state = ?, max_tries = ?, queued_at = ?,"
+                        " start_date = ?, end_date = ?, next_retry_at = ?, outputs = ?,"
+                        " reason = ?"
+                        " WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ?",
     [DS_TRY_PUT] = "INSERT INTO task_instance_tries (" TRY_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?)"
                    " ON CONFLICT (dag_id, run_id, task_id, map_index, try_number) DO UPDATE"
                    " SET job_id = excluded.job_id, state = excluded.state,"
@@ -1019,16 +1024,13 @@ int dag_store_runs_running(struct dag_store *ds, dag_store_row3_fn fn, void *arg
 	return each_row(ds, st, "listing running DAG runs", false, fn, arg, err);
 }
 
-int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err)
+/* Steps a TI's UPDATE (its key bound); WEIR_E_NOT_FOUND when no row
+ * changed. */
+static int ti_write(struct dag_store *ds, sqlite3_stmt *st, const struct dag_ti_row *row,
+                    struct weir_error *err)
 {
-	if (check_ti_state(ds, row->state, err) < 0)
-		return -1;
-	sqlite3_stmt *st = stmt_get(ds, DS_TI_UPDATE, err);
-	if (!st)
-		return -1;
-	bind_ti_fields(st, 1, row);
-	sql_bind_ti_key(st, 15, row->dag_id, row->run_id, row->task_id, row->map_index);
 	char missing[500];
+
 	snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
 	if (step_write(ds, st, "updating a task instance", NULL, missing, err) < 0)
 		return -1;
@@ -1038,6 +1040,38 @@ int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, stru
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
 	}
 	return 0;
+}
+
+int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err)
+{
+	if (check_ti_state(ds, row->state, err) < 0)
+		return -1;
+	sqlite3_stmt *st = stmt_get(ds, DS_TI_UPDATE, err);
+	if (!st)
+		return -1;
+	bind_ti_fields(st, 1, row);
+	sql_bind_ti_key(st, 15, row->dag_id, row->run_id, row->task_id, row->map_index);
+	return ti_write(ds, st, row, err);
+}
+
+int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
+                           struct weir_error *err)
+{
+	if (check_ti_state(ds, row->state, err) < 0)
+		return -1;
+	sqlite3_stmt *st = stmt_get(ds, DS_TI_SET_STATE, err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_ti_state_name(row->state));
+	sqlite3_bind_int(st, 2, row->max_tries);
+	sql_bind_pos_or_null(st, 3, row->queued_at);
+	sql_bind_pos_or_null(st, 4, row->start_date);
+	sql_bind_pos_or_null(st, 5, row->end_date);
+	sql_bind_pos_or_null(st, 6, row->next_retry_at);
+	sql_bind_text_or_null(st, 7, row->outputs);
+	sql_bind_text(st, 8, row->reason);
+	sql_bind_ti_key(st, 9, row->dag_id, row->run_id, row->task_id, row->map_index);
+	return ti_write(ds, st, row, err);
 }
 
 /* ---- tries ---- */

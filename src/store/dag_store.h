@@ -211,6 +211,13 @@ int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state,
                            struct dag_ti_row **rows, size_t *n, struct weir_error *err);
 /* Writes every field but the key.  WEIR_E_NOT_FOUND if absent. */
 int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err);
+/* Writes what a TI's state change moves: state, max_tries, queued_at,
+ * start_date, end_date, next_retry_at, outputs and reason.  For a row
+ * whose try_number, job_id, pool, pool_slots, priority and rendered_command
+ * are as stored: the job's index and its key's check are left alone (a
+ * sixth cheaper than dag_store_ti_update()).  WEIR_E_NOT_FOUND if absent. */
+int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
+                           struct weir_error *err);
 void dag_ti_row_release(struct dag_ti_row *row);
 void dag_ti_rows_free(struct dag_ti_row *rows, size_t n);
 

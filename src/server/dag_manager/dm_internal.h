@@ -90,8 +90,14 @@ void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, enum dag_
  * turn's end.  0, or -1 with err (the copy is then stale). */
 int dm_ti_save(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r,
                struct weir_error *err);
+/* The same for a change of state alone: a row whose try_number, job_id,
+ * pool, pool_slots, priority and rendered_command are as last written
+ * (dag_store_ti_set_state()). */
+int dm_ti_save_state(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r,
+                     struct weir_error *err);
 
-/* Row `r`'s write may wait for the end of the turn: inside the work pass or
+/* Row `r`'s write (a change of state alone, as dm_ti_save_state()'s) may
+ * wait for the end of the turn: inside the work pass or
  * a job's end (where nothing reads the TIs' rows from the store before the
  * pass's end), a TI's changes of one turn are then written once; elsewhere
  * it is written now.  A write that fails is logged, the copy made stale. */

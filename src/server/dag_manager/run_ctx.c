@@ -281,26 +281,38 @@ void dm_run_cache_check(struct dag_manager *dm)
 
 /* ---- writes that wait for the turn's end ---- */
 
-int dm_ti_save(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r,
-               struct weir_error *err)
+static int save(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r, bool whole,
+                struct weir_error *err)
 {
 	if (rc->pending)
 		rc->pending[r - rc->rows] = false;
 	if (r->state == DAG_TI_UP_FOR_RETRY)
 		dm->no_retries = false;
-	if (dag_store_ti_update(dm->ds, r, err) < 0) {
+	if ((whole ? dag_store_ti_update : dag_store_ti_set_state)(dm->ds, r, err) < 0) {
 		rc->stale = true;
 		return -1;
 	}
 	return 0;
 }
 
-/* Writes row r now; a failure logged. */
+int dm_ti_save(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r,
+               struct weir_error *err)
+{
+	return save(dm, rc, r, true, err);
+}
+
+int dm_ti_save_state(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r,
+                     struct weir_error *err)
+{
+	return save(dm, rc, r, false, err);
+}
+
+/* Writes row r's state now; a failure logged. */
 static void save_logged(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r)
 {
 	struct weir_error err = {0};
 
-	if (dm_ti_save(dm, rc, r, &err) < 0)
+	if (dm_ti_save_state(dm, rc, r, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 }
 
@@ -498,8 +510,8 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		 * turn's end, most often by its start in the same turn */
 		if (c->from == DAG_TI_NONE && c->to == DAG_TI_SCHEDULED)
 			dm_ti_defer(dm, rc, r);
-		else if (dm_ti_save(dm, rc, r, err) < 0)
-			goto fail;
+		else if ((c->to == DAG_TI_NONE ? dm_ti_save : dm_ti_save_state)(dm, rc, r, err) < 0)
+			goto fail; /* a clear drops the job: the whole row */
 		if (c->to == DAG_TI_SUCCESS && ev->kind == DAG_EV_TI_ENDED && ev->ti == c->ti &&
 		    ev->success)
 			dm_datasets_on_success(dm, rc, c->ti); /* its outlets (datasets.c) */

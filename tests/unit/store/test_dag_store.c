@@ -379,6 +379,34 @@ static void test_task_instances_and_tries(void **state)
 	assert_string_equal(t.outputs, "{\"acc\":0.9}");
 	assert_string_equal(t.rendered_command, "python train.py --item 'b'");
 	assert_int_equal(t.start_date, 3001);
+
+	/* its end: the state's fields written, the rest left as stored (a
+	 * job id, pool or command in memory that differs is not written) */
+	t.state = DAG_TI_SUCCESS;
+	t.end_date = 3005;
+	t.max_tries = 4;
+	free(t.reason);
+	t.reason = strdup("done");
+	free(t.outputs);
+	t.outputs = strdup("{\"acc\":0.95}");
+	t.job_id = job + 100;
+	free(t.pool);
+	t.pool = strdup("other");
+	assert_int_equal(dag_store_ti_set_state(f->ds, &t, &err), 0);
+	dag_ti_row_release(&t);
+	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &err), 0);
+	assert_int_equal(t.state, DAG_TI_SUCCESS);
+	assert_int_equal(t.end_date, 3005);
+	assert_int_equal(t.start_date, 3001);
+	assert_int_equal(t.max_tries, 4);
+	assert_string_equal(t.reason, "done");
+	assert_string_equal(t.outputs, "{\"acc\":0.95}");
+	assert_string_equal(t.pool, "gpu_pool");
+	assert_int_equal(t.try_number, 1);
+	assert_string_equal(t.rendered_command, "python train.py --item 'b'");
+	t.map_index = 7; /* no such TI */
+	assert_int_equal(dag_store_ti_set_state(f->ds, &t, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 	dag_ti_row_release(&t);
 	assert_int_equal(dag_store_ti_by_job(f->ds, job + 100, &t, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
