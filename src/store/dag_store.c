@@ -119,7 +119,10 @@ static const char *const ds_sql[DS_COUNT] = {
                         " ON r.dag_id = t.dag_id AND r.run_id = t.run_id WHERE t.state = ?"
                         " ORDER BY t.priority DESC, r.logical_date, r.id, t.rowid",
     /* the pool pass's: what the active TIs hold, and which runs run */
-    [DS_POOL_USE] = "SELECT dag_id, pool, pool_slots FROM task_instances WHERE state IN (?,?)",
+    /* two searches of the state index: an IN over it costs twice as much */
+    [DS_POOL_USE] = "SELECT dag_id, pool, pool_slots FROM task_instances WHERE state = ?"
+                    " UNION ALL SELECT dag_id, pool, pool_slots FROM task_instances"
+                    " WHERE state = ?",
     [DS_RUNS_RUNNING] = "SELECT dag_id, run_id FROM dag_runs WHERE state = ?"
                         " ORDER BY dag_id, logical_date, id",
     [DS_TI_UPDATE] = "UPDATE task_instances SET state = ?, try_number = ?, max_tries = ?,"

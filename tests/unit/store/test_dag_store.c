@@ -110,6 +110,47 @@ static void add_ti(struct dag_store *ds, const char *dag, const char *run, const
 		fail_msg("ti insert: %s", err.msg);
 }
 
+/* What dag_store_pool_use() hands over: rows, and slots per DAG. */
+struct use_seen {
+	int rows, etl_slots, ml_slots;
+};
+
+static void note_use(void *arg, const char *dag_id, const char *pool, int slots)
+{
+	struct use_seen *u = arg;
+	u->rows++;
+	assert_string_equal(pool, "default_pool");
+	if (!strcmp(dag_id, "etl"))
+		u->etl_slots += slots;
+	else if (!strcmp(dag_id, "ml"))
+		u->ml_slots += slots;
+}
+
+/* The pool pass's read: every queued and running TI, of any run, and
+ * nothing else. */
+static void test_pool_use(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct use_seen u = {0};
+
+	put_dag(f->ds, "etl", false);
+	put_dag(f->ds, "ml", false);
+	add_run(f->ds, "etl", "r1", "running", 1000);
+	add_run(f->ds, "ml", "r1", "failed", 1000);
+	add_ti(f->ds, "etl", "r1", "a", -1, "queued", 0);
+	add_ti(f->ds, "etl", "r1", "b", -1, "running", 0);
+	add_ti(f->ds, "etl", "r1", "c", -1, "scheduled", 0);
+	add_ti(f->ds, "etl", "r1", "d", -1, "success", 0);
+	add_ti(f->ds, "etl", "r1", "e", 0, "queued", 0);
+	add_ti(f->ds, "ml", "r1", "a", -1, "running", 0);
+	add_ti(f->ds, "ml", "r1", "b", -1, "up_for_retry", 0);
+	assert_int_equal(dag_store_pool_use(f->ds, note_use, &u, &err), 0);
+	assert_int_equal(u.rows, 4);
+	assert_int_equal(u.etl_slots, 3);
+	assert_int_equal(u.ml_slots, 1);
+}
+
 static int64_t add_job(struct store *s)
 {
 	struct job_row r = {.name = (char *)"ti", .reason = (char *)"", .exit_code = -1,
@@ -612,6 +653,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_import_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_task_instances_and_tries, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pool_use, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_transactions_and_reopen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_migration_from_2, setup, teardown),
 	};
