@@ -114,7 +114,8 @@ static const char *const ds_sql[DS_COUNT] = {
                               " WHERE r.id IN (SELECT id FROM dag_runs WHERE dag_id = ?1"
                               " ORDER BY logical_date DESC, id DESC LIMIT ?2)"
                               " ORDER BY r.logical_date, r.id, t.rowid",
-    [DS_TI_BY_JOB] = "SELECT " TI_COLS " FROM task_instances t WHERE t.job_id = ?",
+    [DS_TI_BY_JOB] = "SELECT " TI_COLS ", j.started_at FROM task_instances t"
+                     " LEFT JOIN jobs j ON j.id = t.job_id WHERE t.job_id = ?",
     [DS_TIS_IN_STATE] = "SELECT " TI_COLS " FROM task_instances t JOIN dag_runs r"
                         " ON r.dag_id = t.dag_id AND r.run_id = t.run_id WHERE t.state = ?"
                         " ORDER BY t.priority DESC, r.logical_date, r.id, t.rowid",
@@ -959,18 +960,44 @@ int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n
 	               read_ti, release_ti, rows, n, err);
 }
 
-int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
-                        struct weir_error *err)
+/* A TI with its job's start (the column after TI_COLS). */
+struct ti_of_job {
+	struct dag_ti_row ti;
+	int64_t started_at;
+};
+
+static int read_ti_of_job(sqlite3_stmt *st, void *p)
 {
+	struct ti_of_job *r = p;
+	int rc = read_ti(st, &r->ti);
+
+	r->started_at = rc == 0 ? sql_col_i64(st, 18) : 0;
+	return rc;
+}
+
+int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
+                        int64_t *job_started_at, struct weir_error *err)
+{
+	struct ti_of_job r = {0};
+	char missing[100];
+	int rc;
+
 	memset(out, 0, sizeof(*out));
+	if (job_started_at)
+		*job_started_at = 0;
 	sqlite3_stmt *st = stmt_get(ds, DS_TI_BY_JOB, err);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
-	char missing[100];
 	snprintf(missing, sizeof(missing), "no task instance runs as job %" PRId64, job_id);
-	return collect_one(ds, st, "finding a job's task instance", sizeof(*out), read_ti,
-	                   release_ti, out, missing, err);
+	rc = collect_one(ds, st, "finding a job's task instance", sizeof(r), read_ti_of_job,
+	                 release_ti, &r, missing, err);
+	if (rc == 0) {
+		*out = r.ti;
+		if (job_started_at)
+			*job_started_at = r.started_at;
+	}
+	return rc;
 }
 
 int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state,

@@ -190,9 +190,11 @@ int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *r
  * runs and tasks without a query per run. */
 int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n_runs,
                                  struct dag_ti_row **rows, size_t *n, struct weir_error *err);
-/* The TI whose current try runs as job `job_id` (a job's end finds its TI). */
+/* The TI whose current try runs as job `job_id` (a job's end finds its TI),
+ * and when that job started (*job_started_at, when not NULL: the job's
+ * started_at, 0 when it has none): one read, not the job's whole row. */
 int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
-                        struct weir_error *err);
+                        int64_t *job_started_at, struct weir_error *err);
 /* A row of a narrow read: two texts (never NULL; borrowed for the call)
  * and an int. */
 typedef void (*dag_store_row3_fn)(void *arg, const char *a, const char *b, int c);

@@ -388,17 +388,16 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 {
 	struct dag_manager *dm = arg;
 	struct dag_ti_row r = {0};
-	struct job_row job = {0};
+	int64_t started_at = 0;
 	bool success = state == JOB_SUCCEEDED;
 	/* the server's timer or the launcher's: a timeout is not retried */
 	bool timed_out = cause == END_CAUSE_EXEC_TIMEOUT;
 	bool user_kill = state == JOB_KILLED;
 	char why[600];
 
-	if (dag_store_ti_by_job(dm->ds, job_id, &r, NULL) < 0)
+	if (dag_store_ti_by_job(dm->ds, job_id, &r, &started_at, NULL) < 0)
 		return; /* not a DAG task's job */
 	dm_begin(dm);
-	store_job_get(dm->store, job_id, &job, NULL);
 	if (success)
 		why[0] = '\0';
 	else if (timed_out)
@@ -420,10 +419,9 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 		 * downstream it schedules are written once, at their start */
 		dm->in_job_end = true;
 		dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
-		            timed_out || user_kill, skip, why, job.started_at);
+		            timed_out || user_kill, skip, why, started_at);
 		dm->in_job_end = was;
 	}
-	job_row_release(&job);
 	dag_ti_row_release(&r);
 	dm_end(dm);
 }

@@ -412,7 +412,20 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), 0);
 	dag_ti_row_release(&t);
 
-	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &err), 0);
+	int64_t started = -1;
+	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &started, &err), 0);
+	assert_int_equal(started, 0); /* the job has not started */
+	{
+		struct job_row jr = {0};
+		assert_int_equal(store_job_get(f->s, job, &jr, &err), 0);
+		jr.state = JOB_RUNNING;
+		jr.started_at = 4242;
+		assert_int_equal(store_job_update(f->s, &jr, &err), 0);
+		job_row_release(&jr);
+		dag_ti_row_release(&t);
+		assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &started, &err), 0);
+		assert_int_equal(started, 4242); /* its job's start, read with it */
+	}
 	assert_string_equal(t.task_id, "train");
 	assert_int_equal(t.map_index, 1);
 	assert_int_equal(t.state, DAG_TI_RUNNING);
@@ -435,7 +448,7 @@ static void test_task_instances_and_tries(void **state)
 	t.pool = strdup("other");
 	assert_int_equal(dag_store_ti_set_state(f->ds, &t, &err), 0);
 	dag_ti_row_release(&t);
-	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &err), 0);
+	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, NULL, &err), 0);
 	assert_int_equal(t.state, DAG_TI_SUCCESS);
 	assert_int_equal(t.end_date, 3005);
 	assert_int_equal(t.start_date, 3001);
@@ -449,7 +462,7 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(dag_store_ti_set_state(f->ds, &t, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 	dag_ti_row_release(&t);
-	assert_int_equal(dag_store_ti_by_job(f->ds, job + 100, &t, &err), -1);
+	assert_int_equal(dag_store_ti_by_job(f->ds, job + 100, &t, NULL, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 
 	/* a job that does not exist */
