@@ -244,16 +244,17 @@ static int make_group(const char *root, const char *parent, const char *name, ch
 
 /* A group that was there (the pool's, taken again; a dead launcher's):
  * emptied, and what its earlier tasks left is not counted for the next:
- * v1's page cache charged to it reclaimed, the peak watermarks reset (the
- * kernel starts them again at the usage now), and the OOM kills so far
- * kept as the baseline (v1 and v2 count them for the group's life; v2's
- * memory.peak cannot be reset, so a reused v2 group's peak is its life's). */
+ * the peak watermarks reset (v1: the kernel starts them again at the usage
+ * now, which is why the pool keeps only groups that hold little,
+ * cgroup_usage_named), and the OOM kills so far kept as the baseline (v1
+ * and v2 count them for the group's life; v2's memory.peak cannot be
+ * reset, so a reused v2 group's peak is its life's).  No force_empty: on
+ * pages it cannot reclaim (tmpfs without swap) it retries for 0.4 ms. */
 static void reset_reused(struct cgroup *cg)
 {
 	cg->reused = true;
 	cgroup_kill_all(cg);
 	if (cg->version == CGROUP_V1) {
-		write_text(cg->mem_dir, "memory.force_empty", "0");
 		write_text(cg->mem_dir, "memory.max_usage_in_bytes", "0");
 		if (cg->memsw)
 			write_text(cg->mem_dir, "memory.memsw.max_usage_in_bytes", "0");
@@ -455,6 +456,18 @@ int cgroup_remove_named(const struct cgroup_support *s, const char *parent, cons
 			rc = -1;
 	}
 	return rc;
+}
+
+uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent,
+                            const char *name)
+{
+	char dir[CG_PATH_MAX], buf[64];
+
+	snprintf(dir, sizeof dir, "%s/%s/%s", s->memory_root, parent, name);
+	if (read_text(dir, s->version == CGROUP_V1 ? "memory.usage_in_bytes" : "memory.current",
+	              buf, sizeof buf) < 0)
+		return UINT64_MAX;
+	return strtoull(buf, NULL, 10);
 }
 
 int cgroup_join_self(const struct cgroup *cg)

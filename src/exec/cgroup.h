@@ -48,8 +48,8 @@ const char *cgroup_describe(const struct cgroup_support *s, char *buf, size_t si
 
 struct cgroup; /* opaque: one task's group */
 
-/* Creates (or reuses, emptied and reset: page cache reclaimed, peak and OOM
- * count started again, limits not asked for lifted) PARENT/NAME with the
+/* Creates (or reuses, emptied and reset: peak watermark and OOM count
+ * started again, limits not asked for lifted) PARENT/NAME with the
  * limits; memory_mb 0 or vcores 0: that limit is not set.  `name` is one path component.  NULL
  * with err when the support is CGROUP_NONE or a write is refused. */
 struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
@@ -77,6 +77,12 @@ int cgroup_move_self_to(const struct cgroup_support *s, const char *parent);
 /* Removes the empty group PARENT/NAME under each controller.  0, or -1
  * when a directory is still busy (or cannot be removed). */
 int cgroup_remove_named(const struct cgroup_support *s, const char *parent, const char *name);
+
+/* The memory charged to PARENT/NAME now, in bytes (page cache and kernel
+ * memory its processes left, once they are gone); UINT64_MAX when the
+ * kernel does not say. */
+uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent,
+                            const char *name);
 
 /* Moves the calling process into the group.  Only async-signal-safe calls
  * (write on descriptors opened by cgroup_create), so a child may call it

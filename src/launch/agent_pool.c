@@ -21,6 +21,8 @@
 #define POOL_PARENT "weir"
 #define POOL_FLOOR 2
 #define POOL_QUIET_MS 30000
+/* a group that holds more once its task ended is removed, not reused */
+#define POOL_REUSE_MAX (1024 * 1024)
 
 int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks)
 {
@@ -264,8 +266,15 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 		return;
 	/* Its task's processes are gone with the shim (the spare that takes
 	 * the group kills any left).  Kept for the next spare, up to the
-	 * pool's size, on v1 only: v2's memory.peak cannot be reset. */
+	 * pool's size, on v1 only (v2's memory.peak cannot be reset), and only
+	 * while what the task left charged there (page cache, tmpfs files) is
+	 * small: the next task's peak starts from it, and its limit holds it. */
+	uint64_t left = 0;
 	if (p->on && p->cs.version == CGROUP_V1 && p->free.n < (size_t)p->want)
+		left = cgroup_usage_named(&p->cs, POOL_PARENT, group);
+	log_debug("agent: group %s of %d: %llu bytes left", group, (int)pid, (unsigned long long)left);
+	if (p->on && p->cs.version == CGROUP_V1 && p->free.n < (size_t)p->want &&
+	    left <= POOL_REUSE_MAX)
 		strvec_push(&p->free, group);
 	else
 		agent_pool_remove_group(p, group);

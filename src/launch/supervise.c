@@ -6,11 +6,13 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -229,7 +231,7 @@ static _Noreturn void spawn_fail(int fd, int step, int code)
 	_exit(code);
 }
 
-static sigset_t ignored_sigs; /* supervise_note_ignored */
+static sigset_t ignored_sigs; /* supervise_note_ignored: not SIG_DFL */
 static bool ignored_known;
 
 void supervise_note_ignored(void)
@@ -238,18 +240,21 @@ void supervise_note_ignored(void)
 	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction sa;
 		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
-		    sa.sa_handler == SIG_IGN)
+		    sa.sa_handler != SIG_DFL)
 			sigaddset(&ignored_sigs, sig);
 	}
 	ignored_known = true;
 }
 
-/* The child's side of the fork: its own process group, the log pipe as
+/* The child's side of the spawn: its own process group, the log pipe as
  * stdout and stderr, the cgroup, the working directory, every signal's
- * disposition back to the default (the ignored ones: exec resets handlers
- * itself) and an empty mask, descriptors above 2
- * closed on exec, then exec.  Only async-signal-safe calls until exec; a
- * failure goes to `err_fd` as a struct spawn_error. */
+ * disposition back to the default (those not at the default already: an
+ * ignored one would outlive exec, a handler must not run in a child that
+ * shares its parent's memory) and an empty mask, descriptors above 2
+ * closed on exec, then exec.  Only async-signal-safe calls until exec,
+ * and no write to memory the parent uses (the child runs in it, the parent
+ * stopped, until exec: spawn_child); a failure goes to `err_fd` as a
+ * struct spawn_error. */
 static _Noreturn void exec_program(const struct supervise_spec *spec,
                                    const struct spawn_plan *plan, int err_fd)
 {
@@ -276,6 +281,49 @@ static _Noreturn void exec_program(const struct supervise_spec *spec,
 	else
 		execve("/bin/sh", plan->sh_argv, spec->envp);
 	spawn_fail(err_fd, SPAWN_EXEC, 127);
+}
+
+struct spawn_args {
+	const struct supervise_spec *spec;
+	const struct spawn_plan *plan;
+	int err_fd;
+};
+
+static int spawn_child_main(void *arg)
+{
+	const struct spawn_args *a = arg;
+	exec_program(a->spec, a->plan, a->err_fd);
+}
+
+/* The child's own stack while it shares the shim's memory; the shim is one
+ * thread and spawns one program. */
+#define SPAWN_STACK (64 * 1024)
+
+/* Starts the child as vfork does (clone CLONE_VM|CLONE_VFORK): no page
+ * tables copied and torn down again, the parent stopped until the child
+ * execs or exits.  Every signal is blocked around it so that no handler of
+ * the parent runs on the child's stack (the child resets dispositions, then
+ * empties its mask).  The child's pid, or -1 with errno. */
+static pid_t spawn_child(const struct supervise_spec *spec, const struct spawn_plan *plan,
+                         int err_fd)
+{
+	struct spawn_args a = {spec, plan, err_fd};
+	sigset_t all, saved;
+	void *stack = mmap(NULL, SPAWN_STACK, PROT_READ | PROT_WRITE,
+	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+	pid_t pid;
+
+	if (stack == MAP_FAILED)
+		return -1;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &saved);
+	pid = clone(spawn_child_main, (char *)stack + SPAWN_STACK,
+	            CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	int err = errno;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	munmap(stack, SPAWN_STACK);
+	errno = err;
+	return pid;
 }
 
 /* Waits for the child's word through the pipe: 0 when it exec'd (EOF),
@@ -538,17 +586,15 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 		return -1;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	s.pid = fork();
+	s.pid = spawn_child(spec, &plan, errp[1]);
 	if (s.pid < 0) {
-		log_error("fork: %s", strerror(errno));
+		log_error("clone: %s", strerror(errno));
 		close(s.sfd);
 		close(errp[0]);
 		close(errp[1]);
 		spawn_plan_release(&plan);
 		return -1;
 	}
-	if (s.pid == 0)
-		exec_program(spec, &plan, errp[1]);
 	close(errp[1]);
 	setpgid(s.pid, s.pid); /* also here: no race with a signal to the group */
 	if (spec->log_w && *spec->log_w >= 0) {
