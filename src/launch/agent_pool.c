@@ -314,17 +314,8 @@ void agent_pool_close(struct agent_pool *p)
 
 void agent_pool_release(struct agent_pool *p)
 {
-	struct hashmap_iter it;
-
-	if (p->groups) {
-		hashmap_iter_init(&it, p->groups);
-		while (hashmap_iter_next(&it)) {
-			free(it.value);
-			hashmap_iter_remove(&it);
-		}
-		hashmap_destroy(p->groups);
-		p->groups = NULL;
-	}
+	hashmap_destroy_free(p->groups, free);
+	p->groups = NULL;
 	strvec_release(&p->stale);
 	strvec_release(&p->free);
 }
