@@ -272,7 +272,8 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 	uint64_t left = 0;
 	if (p->on && p->cs.version == CGROUP_V1 && p->free.n < (size_t)p->want)
 		left = cgroup_usage_named(&p->cs, POOL_PARENT, group);
-	log_debug("agent: group %s of %d: %llu bytes left", group, (int)pid, (unsigned long long)left);
+	log_debug("agent: group %s of %d: %llu bytes left", group, (int)pid,
+	          (unsigned long long)left);
 	if (p->on && p->cs.version == CGROUP_V1 && p->free.n < (size_t)p->want &&
 	    left <= POOL_REUSE_MAX)
 		strvec_push(&p->free, group);

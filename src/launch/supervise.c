@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -295,9 +294,11 @@ static int spawn_child_main(void *arg)
 	exec_program(a->spec, a->plan, a->err_fd);
 }
 
-/* The child's own stack while it shares the shim's memory; the shim is one
- * thread and spawns one program. */
+/* The child's own stack while it shares the launcher's memory (one thread,
+ * one program at a time; untouched pages cost nothing, and no mmap and
+ * munmap a task). */
 #define SPAWN_STACK (64 * 1024)
+static _Alignas(64) char spawn_stack[SPAWN_STACK];
 
 /* Starts the child as vfork does (clone CLONE_VM|CLONE_VFORK): no page
  * tables copied and torn down again, the parent stopped until the child
@@ -309,19 +310,14 @@ static pid_t spawn_child(const struct supervise_spec *spec, const struct spawn_p
 {
 	struct spawn_args a = {spec, plan, err_fd};
 	sigset_t all, saved;
-	void *stack = mmap(NULL, SPAWN_STACK, PROT_READ | PROT_WRITE,
-	                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
 	pid_t pid;
 
-	if (stack == MAP_FAILED)
-		return -1;
 	sigfillset(&all);
 	sigprocmask(SIG_SETMASK, &all, &saved);
-	pid = clone(spawn_child_main, (char *)stack + SPAWN_STACK,
-	            CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	pid = clone(spawn_child_main, spawn_stack + SPAWN_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+	            &a);
 	int err = errno;
 	sigprocmask(SIG_SETMASK, &saved, NULL);
-	munmap(stack, SPAWN_STACK);
 	errno = err;
 	return pid;
 }
