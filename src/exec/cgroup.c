@@ -279,22 +279,19 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 		uint64_t want = memory_mb > 0 ? cg->memory_limit : V1_NO_LIMIT;
 		int rc;
 		if (cg->version == CGROUP_V1 && cg->memsw) {
-			/* memsw >= limit at every moment: down, the limit first; up, memsw */
-			uint64_t now = cg->limit_in_force;
-			if (!now) {
-				char cur[64];
-				now = read_text(cg->mem_dir, "memory.limit_in_bytes", cur, sizeof cur) == 0
-				          ? strtoull(cur, NULL, 10)
-				          : V1_NO_LIMIT;
-			}
+			/* memsw >= limit at every moment: down, the limit first; up,
+			 * memsw.  Not known (a reused group): not read either, the
+			 * limit first, which holds when a fan-out's tasks ask for
+			 * the same, and the other order on EINVAL */
+			uint64_t now = cg->limit_in_force ? cg->limit_in_force : V1_NO_LIMIT;
 			const char *first = want <= now ? "memory.limit_in_bytes"
 			                                : "memory.memsw.limit_in_bytes";
 			const char *second = want <= now ? "memory.memsw.limit_in_bytes"
 			                                 : "memory.limit_in_bytes";
 			rc = write_text(cg->mem_dir, first, num);
 			if (rc < 0 && errno == EINVAL) {
-				/* the limit in force was not what we thought (read
-				 * failed): the other order */
+				/* the limit in force was not what we thought: the
+				 * other order */
 				const char *t = first;
 				first = second;
 				second = t;

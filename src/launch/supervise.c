@@ -591,8 +591,8 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 		spawn_plan_release(&plan);
 		return -1;
 	}
+	/* no setpgid here: the child's own ran before this one resumed (vfork) */
 	close(errp[1]);
-	setpgid(s.pid, s.pid); /* also here: no race with a signal to the group */
 	if (spec->log_w && *spec->log_w >= 0) {
 		close(*spec->log_w); /* the program holds the write end now */
 		*spec->log_w = -1;

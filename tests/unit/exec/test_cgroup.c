@@ -170,6 +170,44 @@ static void test_limits_down_and_up(void **state)
 	cgroup_destroy(cg);
 }
 
+/* A group taken again (the agent's pool keeps them): what the task before
+ * left, its OOM kill, its peak, its limit, does not carry over. */
+static void test_reused_group_starts_clean(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	char name[64];
+	int status;
+
+	if (support.version != CGROUP_V1)
+		skip();
+	snprintf(name, sizeof name, "%s", name_for("again"));
+	struct cgroup *cg = cgroup_create(&support, "weir-test", name, 64, 1, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	pid_t pid = spawn_in(cg, 256);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_true(cgroup_oom_kills(cg) >= 1);
+	assert_true(cgroup_peak_memory(cg) >= (48ull << 20));
+	cgroup_forget(cg);
+
+	/* the next task asks for no memory limit, only CPU */
+	cg = cgroup_create_empty(&support, "weir-test", name, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	assert_int_equal(cgroup_set_limits(cg, 0, 1, &err), 0);
+	assert_int_equal(cgroup_oom_kills(cg), 0);
+	assert_true(cgroup_peak_memory(cg) < (8ull << 20));
+	assert_true(v1_value(name, "memory.limit_in_bytes") > (1ull << 40));
+	pid = spawn_in(cg, 128); /* over the earlier limit: fits now */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(cgroup_oom_kills(cg), 0);
+	assert_true(cgroup_peak_memory(cg) >= (100ull << 20));
+	cgroup_destroy(cg);
+}
+
 static void test_kill_all(void **state)
 {
 	(void)state;
@@ -233,6 +271,7 @@ int main(void)
 	    cmocka_unit_test(test_oom_killed),
 	    cmocka_unit_test(test_under_limit),
 	    cmocka_unit_test(test_limits_down_and_up),
+	    cmocka_unit_test(test_reused_group_starts_clean),
 	    cmocka_unit_test(test_kill_all),
 	    cmocka_unit_test(test_pgroup_rss),
 	};
