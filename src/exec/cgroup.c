@@ -313,11 +313,18 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 			                      num, strerror(errno));
 	}
 	if ((vcores > 0 || cg->reused) && cg->version == CGROUP_V1 && cg->cpu_dir[0]) {
+		char cur[64];
 		if (vcores > 0)
 			snprintf(num, sizeof num, "%lld", (long long)cg->cpu_period_us * vcores);
 		else
 			snprintf(num, sizeof num, "-1");
-		if (write_text(cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
+		/* a reused group's quota is most often the one asked for again:
+		 * a read is cheaper than the kernel's bandwidth update (its
+		 * locks are shared by every group being set at once) */
+		bool same = cg->reused &&
+		            read_text(cg->cpu_dir, "cpu.cfs_quota_us", cur, sizeof cur) == 0 &&
+		            atoll(cur) == atoll(num);
+		if (!same && write_text(cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
 			                      cg->cpu_dir, strerror(errno));
 	} else if ((vcores > 0 || cg->reused) && cg->version == CGROUP_V2 && cg->cpu_dir[0]) {

@@ -170,6 +170,22 @@ static void test_limits_down_and_up(void **state)
 	cgroup_destroy(cg);
 }
 
+/* The v1 CFS quota of the group (0: unreadable). */
+static long long cpu_quota(const char *name)
+{
+	char path[600], buf[64] = "";
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/weir-test/%s/cpu.cfs_quota_us", support.cpu_root, name);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof buf, f))
+		buf[0] = '\0';
+	fclose(f);
+	return atoll(buf);
+}
+
 /* A group taken again (the agent's pool keeps them): what the task before
  * left, its OOM kill, its peak, its limit, does not carry over. */
 static void test_reused_group_starts_clean(void **state)
@@ -205,6 +221,14 @@ static void test_reused_group_starts_clean(void **state)
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	assert_int_equal(cgroup_oom_kills(cg), 0);
 	assert_true(cgroup_peak_memory(cg) >= (100ull << 20));
+	if (support.cpu) {
+		/* the quota asked for again is kept; none asked for: lifted */
+		assert_int_equal(cpu_quota(name), support.cpu_period_us);
+		assert_int_equal(cgroup_set_limits(cg, 0, 2, &err), 0);
+		assert_int_equal(cpu_quota(name), 2 * support.cpu_period_us);
+		assert_int_equal(cgroup_set_limits(cg, 0, 0, &err), 0);
+		assert_int_equal(cpu_quota(name), -1);
+	}
 	cgroup_destroy(cg);
 }
 
