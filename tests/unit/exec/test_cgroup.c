@@ -113,20 +113,32 @@ static void test_under_limit(void **state)
 	cgroup_destroy(cg);
 }
 
-/* A v1 memory file of the group, as a number (0: unreadable). */
-static unsigned long long v1_value(const char *name, const char *file)
+/* A v1 file of the group under `root`, as a number (0: unreadable). */
+static long long group_value(const char *root, const char *name, const char *file)
 {
 	char path[600], buf[64] = "";
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/weir-test/%s/%s", support.memory_root, name, file);
+	snprintf(path, sizeof path, "%s/weir-test/%s/%s", root, name, file);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
 	if (!fgets(buf, sizeof buf, f))
 		buf[0] = '\0';
 	fclose(f);
-	return strtoull(buf, NULL, 10);
+	return strtoll(buf, NULL, 10);
+}
+
+/* A v1 memory file of the group, as a number (0: unreadable). */
+static unsigned long long v1_value(const char *name, const char *file)
+{
+	return (unsigned long long)group_value(support.memory_root, name, file);
+}
+
+/* The v1 CFS quota of the group (-1: none; 0: unreadable). */
+static long long cpu_quota(const char *name)
+{
+	return group_value(support.cpu_root, name, "cpu.cfs_quota_us");
 }
 
 static void assert_v1_limits(const char *name, unsigned long long mb)
@@ -168,22 +180,6 @@ static void test_limits_down_and_up(void **state)
 	assert_int_equal(cgroup_set_limits(cg, 16, 0, &err), 0);
 	assert_v1_limits(name, 16);
 	cgroup_destroy(cg);
-}
-
-/* The v1 CFS quota of the group (0: unreadable). */
-static long long cpu_quota(const char *name)
-{
-	char path[600], buf[64] = "";
-	FILE *f;
-
-	snprintf(path, sizeof path, "%s/weir-test/%s/cpu.cfs_quota_us", support.cpu_root, name);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	if (!fgets(buf, sizeof buf, f))
-		buf[0] = '\0';
-	fclose(f);
-	return atoll(buf);
 }
 
 /* A group taken again (the agent's pool keeps them): what the task before
