@@ -269,13 +269,15 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 	 * pool's size, on v1 only (v2's memory.peak cannot be reset), and only
 	 * while what the task left charged there (page cache, tmpfs files) is
 	 * small: the next task's peak starts from it, and its limit holds it. */
-	uint64_t left = 0;
-	if (p->on && p->cs.version == CGROUP_V1 && p->free.n < (size_t)p->want)
-		left = cgroup_usage_named(&p->cs, POOL_PARENT, group);
-	log_debug("agent: group %s of %d: %llu bytes left", group, (int)pid,
-	          (unsigned long long)left);
-	if (p->on && p->cs.version == CGROUP_V1 && p->free.n < (size_t)p->want &&
-	    left <= POOL_REUSE_MAX)
+	bool keep = p->on && p->cs.version == CGROUP_V1 && p->free.n < (size_t)p->want;
+	if (keep) {
+		/* UINT64_MAX when the group is gone (a spare let go removes its own) */
+		uint64_t left = cgroup_usage_named(&p->cs, POOL_PARENT, group);
+		log_debug("agent: group %s: %llu bytes left by its task", group,
+		          (unsigned long long)left);
+		keep = left <= POOL_REUSE_MAX;
+	}
+	if (keep)
 		strvec_push(&p->free, group);
 	else
 		agent_pool_remove_group(p, group);
