@@ -77,6 +77,11 @@ static void held_free(struct held *h)
 	}
 }
 
+static void held_free_value(void *value)
+{
+	held_free(value);
+}
+
 static void held_drop(struct agent_link *l, const char *key)
 {
 	held_free(hashmap_remove_str(l->held, key));
@@ -578,8 +583,6 @@ bool agent_link_holds(struct agent_link *l, const struct executor_task *task)
 
 void agent_link_destroy(struct agent_link *l)
 {
-	struct hashmap_iter it;
-
 	if (!l)
 		return;
 	if (l->pipe) {
@@ -594,14 +597,7 @@ void agent_link_destroy(struct agent_link *l)
 		uv_close((uv_handle_t *)l->pump, handle_free);
 	if (l->retry)
 		uv_close((uv_handle_t *)l->retry, handle_free);
-	if (l->held) {
-		hashmap_iter_init(&it, l->held);
-		while (hashmap_iter_next(&it)) {
-			held_free(it.value);
-			hashmap_iter_remove(&it);
-		}
-		hashmap_destroy(l->held);
-	}
+	hashmap_destroy_free(l->held, held_free_value);
 	strbuf_release(&l->out);
 	strbuf_release(&l->in);
 	strv_free(l->args);

@@ -29,6 +29,8 @@ struct cgroup {
 	bool memsw;              /* v1: memory.memsw.limit_in_bytes exists */
 	long cpu_period_us;      /* v1: the group's CFS period */
 	uint64_t limit_in_force; /* v1: memory.limit_in_bytes now; 0: not known */
+	bool reused;             /* the group was there: limits not asked for are lifted */
+	int oom_base;            /* OOM kills counted before this handle (a reused group) */
 };
 
 /* v1's "no limit" of a new group (PAGE_COUNTER_MAX pages, page-rounded) is
@@ -240,6 +242,27 @@ static int make_group(const char *root, const char *parent, const char *name, ch
 	return *made || errno == EEXIST ? 0 : -1;
 }
 
+/* A group that was there (the pool's, taken again; a dead launcher's):
+ * emptied, and what its earlier tasks left is not counted for the next:
+ * the peak watermarks reset (v1: the kernel starts them again at the usage
+ * now, which is why the pool keeps only groups that hold little,
+ * cgroup_usage_named), and the OOM kills so far kept as the baseline (v1
+ * and v2 count them for the group's life; v2's memory.peak cannot be
+ * reset, so a reused v2 group's peak is its life's).  No force_empty: on
+ * pages it cannot reclaim (tmpfs without swap) it retries for 0.4 ms. */
+static void reset_reused(struct cgroup *cg)
+{
+	cg->reused = true;
+	cgroup_kill_all(cg);
+	if (cg->version == CGROUP_V1) {
+		write_text(cg->mem_dir, "memory.max_usage_in_bytes", "0");
+		if (cg->memsw)
+			write_text(cg->mem_dir, "memory.memsw.max_usage_in_bytes", "0");
+	}
+	int kills = cgroup_oom_kills(cg);
+	cg->oom_base = kills > 0 ? kills : 0;
+}
+
 /* The memory limit and the CPU quota of a made group (cg->cpu_dir "": no
  * CPU quota can be set).  0 or -1 with err. */
 static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err)
@@ -247,26 +270,28 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 	char num[64];
 
 	cg->memory_limit = memory_mb * 1024 * 1024;
-	if (memory_mb > 0) {
-		snprintf(num, sizeof num, "%llu", (unsigned long long)cg->memory_limit);
+	if (memory_mb > 0 || cg->reused) {
+		/* none asked for, on a reused group: the earlier task's lifted */
+		if (memory_mb > 0)
+			snprintf(num, sizeof num, "%llu", (unsigned long long)cg->memory_limit);
+		else
+			snprintf(num, sizeof num, "%s", cg->version == CGROUP_V1 ? "-1" : "max");
+		uint64_t want = memory_mb > 0 ? cg->memory_limit : V1_NO_LIMIT;
 		int rc;
 		if (cg->version == CGROUP_V1 && cg->memsw) {
-			/* memsw >= limit at every moment: down, the limit first; up, memsw */
-			uint64_t now = cg->limit_in_force;
-			if (!now) {
-				char cur[64];
-				now = read_text(cg->mem_dir, "memory.limit_in_bytes", cur, sizeof cur) == 0
-				          ? strtoull(cur, NULL, 10)
-				          : V1_NO_LIMIT;
-			}
-			const char *first = cg->memory_limit <= now ? "memory.limit_in_bytes"
-			                                            : "memory.memsw.limit_in_bytes";
-			const char *second = cg->memory_limit <= now ? "memory.memsw.limit_in_bytes"
-			                                             : "memory.limit_in_bytes";
+			/* memsw >= limit at every moment: down, the limit first; up,
+			 * memsw.  Not known (a reused group): not read either, the
+			 * limit first, which holds when a fan-out's tasks ask for
+			 * the same, and the other order on EINVAL */
+			uint64_t now = cg->limit_in_force ? cg->limit_in_force : V1_NO_LIMIT;
+			const char *first = want <= now ? "memory.limit_in_bytes"
+			                                : "memory.memsw.limit_in_bytes";
+			const char *second = want <= now ? "memory.memsw.limit_in_bytes"
+			                                 : "memory.limit_in_bytes";
 			rc = write_text(cg->mem_dir, first, num);
 			if (rc < 0 && errno == EINVAL) {
-				/* the limit in force was not what we thought (read
-				 * failed): the other order */
+				/* the limit in force was not what we thought: the
+				 * other order */
 				const char *t = first;
 				first = second;
 				second = t;
@@ -281,19 +306,32 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 			write_text(cg->mem_dir, "memory.swap.max", "0");
 		}
 		if (rc == 0)
-			cg->limit_in_force = cg->memory_limit;
+			cg->limit_in_force = want;
 		if (rc < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL,
 			                      "cgroup %s: cannot set memory limit %s: %s", cg->mem_dir,
 			                      num, strerror(errno));
 	}
-	if (vcores > 0 && cg->version == CGROUP_V1 && cg->cpu_dir[0]) {
-		snprintf(num, sizeof num, "%lld", (long long)cg->cpu_period_us * vcores);
-		if (write_text(cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
+	if ((vcores > 0 || cg->reused) && cg->version == CGROUP_V1 && cg->cpu_dir[0]) {
+		char cur[64];
+		if (vcores > 0)
+			snprintf(num, sizeof num, "%lld", (long long)cg->cpu_period_us * vcores);
+		else
+			snprintf(num, sizeof num, "-1");
+		/* a reused group's quota is most often the one asked for again:
+		 * a read is cheaper than the kernel's bandwidth update (its
+		 * locks are shared by every group being set at once) */
+		bool same = cg->reused &&
+		            read_text(cg->cpu_dir, "cpu.cfs_quota_us", cur, sizeof cur) == 0 &&
+		            atoll(cur) == atoll(num);
+		if (!same && write_text(cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
 			                      cg->cpu_dir, strerror(errno));
-	} else if (vcores > 0 && cg->version == CGROUP_V2 && cg->cpu_dir[0]) {
-		snprintf(num, sizeof num, "%lld 100000", 100000LL * vcores);
+	} else if ((vcores > 0 || cg->reused) && cg->version == CGROUP_V2 && cg->cpu_dir[0]) {
+		if (vcores > 0)
+			snprintf(num, sizeof num, "%lld 100000", 100000LL * vcores);
+		else
+			snprintf(num, sizeof num, "max 100000");
 		if (write_text(cg->mem_dir, "cpu.max", num) < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu.max: %s",
 			                      cg->mem_dir, strerror(errno));
@@ -337,7 +375,7 @@ static struct cgroup *make_groups(const struct cgroup_support *s, const char *pa
 	if (made)
 		cg->limit_in_force = V1_NO_LIMIT;
 	else
-		cgroup_kill_all(cg);
+		reset_reused(cg);
 	if (cpu && s->cpu && s->version == CGROUP_V1 &&
 	    make_group(s->cpu_root, parent, name, cg->cpu_dir, sizeof cg->cpu_dir, &made) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s/%s/%s: cannot create: %s",
@@ -424,6 +462,18 @@ int cgroup_remove_named(const struct cgroup_support *s, const char *parent, cons
 	return rc;
 }
 
+uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent,
+                            const char *name)
+{
+	char dir[CG_PATH_MAX], buf[64];
+
+	snprintf(dir, sizeof dir, "%s/%s/%s", s->memory_root, parent, name);
+	if (read_text(dir, s->version == CGROUP_V1 ? "memory.usage_in_bytes" : "memory.current",
+	              buf, sizeof buf) < 0)
+		return UINT64_MAX;
+	return strtoull(buf, NULL, 10);
+}
+
 int cgroup_join_self(const struct cgroup *cg)
 {
 	/* "0" is the writer itself, in both v1 and v2. */
@@ -477,7 +527,7 @@ int cgroup_oom_kills(const struct cgroup *cg)
 	if (read_text(cg->mem_dir, file, buf, sizeof buf) < 0)
 		return -1;
 	long long v = keyed_value(buf, "oom_kill");
-	return v < 0 ? -1 : (int)v;
+	return v < 0 ? -1 : (int)v - cg->oom_base;
 }
 
 uint64_t cgroup_memory_limit(const struct cgroup *cg)

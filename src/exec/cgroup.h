@@ -48,8 +48,9 @@ const char *cgroup_describe(const struct cgroup_support *s, char *buf, size_t si
 
 struct cgroup; /* opaque: one task's group */
 
-/* Creates (or reuses, emptied) PARENT/NAME with the limits; memory_mb 0 or
- * vcores 0: that limit is not set.  `name` is one path component.  NULL
+/* Creates (or reuses, emptied and reset: peak watermark and OOM count
+ * started again, limits not asked for lifted) PARENT/NAME with the
+ * limits; memory_mb 0 or vcores 0: that limit is not set.  `name` is one path component.  NULL
  * with err when the support is CGROUP_NONE or a write is refused. */
 struct cgroup *cgroup_create(const struct cgroup_support *s, const char *parent, const char *name,
                              uint64_t memory_mb, int vcores, struct weir_error *err);
@@ -77,6 +78,12 @@ int cgroup_move_self_to(const struct cgroup_support *s, const char *parent);
  * when a directory is still busy (or cannot be removed). */
 int cgroup_remove_named(const struct cgroup_support *s, const char *parent, const char *name);
 
+/* The memory charged to PARENT/NAME now, in bytes (page cache and kernel
+ * memory its processes left, once they are gone); UINT64_MAX when the
+ * kernel does not say. */
+uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent,
+                            const char *name);
+
 /* Moves the calling process into the group.  Only async-signal-safe calls
  * (write on descriptors opened by cgroup_create), so a child may call it
  * between fork and exec.  0 or -1. */
@@ -88,8 +95,9 @@ int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct weir_error *err);
 /* Highest memory use of the group in bytes; 0 if the kernel does not say. */
 uint64_t cgroup_peak_memory(const struct cgroup *cg);
 
-/* How many processes the OOM killer killed inside the group (v1
- * memory.oom_control, v2 memory.events "oom_kill"); -1 if unknown. */
+/* How many processes the OOM killer killed inside the group since this
+ * handle was made (v1 memory.oom_control, v2 memory.events "oom_kill",
+ * less what a reused group had counted); -1 if unknown. */
 int cgroup_oom_kills(const struct cgroup *cg);
 
 /* Number of processes in the group now, or -1. */

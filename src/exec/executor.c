@@ -82,3 +82,11 @@ int executor_spawn_detached(uv_loop_t *loop, uv_process_t *p, const char *file, 
 	opt.exit_cb = on_exit;
 	return uv_spawn(loop, p, &opt);
 }
+
+int executor_pick_port(struct executor *ex, struct weir_error *err)
+{
+	if (!ex || !ex->ops->pick_port)
+		return weir_error_set(err, WEIR_E_UNAVAILABLE, "the %s backend picks no ports",
+		                      ex ? ex->ops->name : "(no)");
+	return ex->ops->pick_port(ex, err);
+}

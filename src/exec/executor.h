@@ -130,6 +130,12 @@ struct executor_ops {
 	                 struct weir_error *err);
 	/* Whether the task's launcher still exists. */
 	bool (*is_alive)(struct executor *ex, const struct executor_task *task);
+	/* Optional (backends whose tasks run where the server can tell a free
+	 * port: local).  A TCP port free now on the host the backend runs its
+	 * tasks on, for a task whose register answer the server writes
+	 * (takes_answer gangs); the task binds it again first thing.  The port,
+	 * or -1 with err.  Call it through executor_pick_port(). */
+	int (*pick_port)(struct executor *ex, struct weir_error *err);
 	/* Frees the executor; launchers keep running.  NULL is a no-op. */
 	void (*destroy)(struct executor *ex);
 };
@@ -151,6 +157,10 @@ struct executor {
 	 * by the backend. */
 	bool takes_answer;
 };
+
+/* ex->ops->pick_port, or -1 with err when the backend (or a NULL `ex`)
+ * has none. */
+int executor_pick_port(struct executor *ex, struct weir_error *err);
 
 /* The environment a launcher starts with: this process's, less any
  * WEIR_SERVER and WEIR_TOKEN, plus `env_server` and `env_token`

@@ -328,11 +328,33 @@ static char *find_launcher(bool *lean)
 	return strdup("/proc/self/exe");
 }
 
+/* A port of this host (where the local backend runs every task) that no
+ * socket holds now: bound to 127.0.0.1:0 and let go.  The task's shim binds
+ * it again before anything else and holds it until its program starts. */
+static int local_pick_port(struct executor *ex, struct weir_error *err)
+{
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof a;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
+
+	(void)ex;
+	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
+	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
+		port = ntohs(a.sin_port);
+	else
+		weir_error_set(err, WEIR_E_INTERNAL, "cannot pick a port for the gang: %s",
+		               strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
 static const struct executor_ops local_ops = {
     .name = "local",
     .start_task = local_start_task,
     .stop_task = local_stop_task,
     .is_alive = local_is_alive,
+    .pick_port = local_pick_port,
     .destroy = local_destroy,
 };
 

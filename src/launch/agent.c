@@ -165,16 +165,26 @@ static struct agent_task *task_new(struct agent *a, const char *key)
 	return t;
 }
 
-static void task_drop(struct agent *a, struct agent_task *t)
+/* a task's own parts (hashmap_destroy_free's too) */
+static void task_free(void *value)
 {
-	hashmap_remove_str(a->tasks, t->key);
-	if (hashmap_get_int(a->pids, t->pid) == t)
-		hashmap_remove_int(a->pids, t->pid);
+	struct agent_task *t = value;
+
+	if (!t)
+		return;
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	json_decref(t->result);
 	free(t->group);
 	free(t);
+}
+
+static void task_drop(struct agent *a, struct agent_task *t)
+{
+	hashmap_remove_str(a->tasks, t->key);
+	if (hashmap_get_int(a->pids, t->pid) == t)
+		hashmap_remove_int(a->pids, t->pid);
+	task_free(t);
 }
 
 static size_t live_tasks(struct agent *a)
@@ -247,6 +257,10 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 {
 	struct journal_state st;
 
+	/* the result is the journal's last word: nothing more to read (a short
+	 * task's "started" and "exited" notes and its reaping come together) */
+	if (t->result)
+		return true;
 	if (journal_read(a->dir, t->key, &st) < 0)
 		return true;
 	send_started(a, t, &st, true);
@@ -969,23 +983,9 @@ static int agent_run(struct agent *a)
 /* Frees what the agent holds; its shims run on. */
 static void agent_release(struct agent *a)
 {
-	struct hashmap_iter it;
-
 	while (a->n_conns > 0)
 		conn_close(a, a->n_conns - 1);
-	if (a->tasks) {
-		hashmap_iter_init(&it, a->tasks);
-		while (hashmap_iter_next(&it)) {
-			struct agent_task *t = it.value;
-			hashmap_iter_remove(&it);
-			if (t->pidfd >= 0)
-				close(t->pidfd);
-			json_decref(t->result);
-			free(t->group);
-			free(t);
-		}
-		hashmap_destroy(a->tasks);
-	}
+	hashmap_destroy_free(a->tasks, task_free);
 	hashmap_destroy(a->pids);
 	agent_pool_release(&a->pool);
 	if (a->env) {

@@ -21,6 +21,8 @@
 #define POOL_PARENT "weir"
 #define POOL_FLOOR 2
 #define POOL_QUIET_MS 30000
+/* a group that holds more once its task ended is removed, not reused */
+#define POOL_REUSE_MAX (1024 * 1024)
 
 int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks)
 {
@@ -97,6 +99,27 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 	_exit(125);
 }
 
+/* The last group kept for reuse, taken off the list into `out`. */
+static void pool_pop_free(struct agent_pool *p, char *out, size_t size)
+{
+	char *name = p->free.v[--p->free.n];
+
+	p->free.v[p->free.n] = NULL;
+	snprintf(out, size, "%s", name);
+	free(name);
+}
+
+/* Groups kept for reuse over `keep`: removed. */
+static void pool_trim_free(struct agent_pool *p, int keep)
+{
+	char name[sizeof p->spares[0].name];
+
+	while (p->free.n > (size_t)(keep > 0 ? keep : 0)) {
+		pool_pop_free(p, name, sizeof name);
+		agent_pool_remove_group(p, name);
+	}
+}
+
 static void pool_refill(struct agent_pool *p)
 {
 	while (p->on && p->n_spares < p->want && p->failures < 3) {
@@ -104,7 +127,13 @@ static void pool_refill(struct agent_pool *p)
 		int fds[2];
 		if (pipe2(fds, O_CLOEXEC) < 0)
 			return;
-		snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), p->seq++);
+		if (p->free.n) {
+			/* a group whose task ended: the spare finds it there and
+			 * resets it (cgroup_create_empty), cheaper than a new one */
+			pool_pop_free(p, sp->name, sizeof sp->name);
+		} else {
+			snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), p->seq++);
+		}
 		fflush(NULL);
 		pid_t pid = fork();
 		if (pid == 0)
@@ -112,6 +141,7 @@ static void pool_refill(struct agent_pool *p)
 		close(fds[0]);
 		if (pid < 0) {
 			close(fds[1]);
+			strvec_push(&p->free, sp->name); /* kept for the next try */
 			return;
 		}
 		sp->pid = pid;
@@ -130,6 +160,7 @@ static void pool_shrink(struct agent_pool *p)
 		close(sp->wfd);
 		hashmap_put_int(p->groups, sp->pid, strdup(sp->name), NULL);
 	}
+	pool_trim_free(p, p->want);
 }
 
 struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg)
@@ -231,10 +262,26 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 			log_warn("agent: spare shims keep failing; no groups made ahead");
 		break;
 	}
-	if (group) {
-		agent_pool_remove_group(p, group);
-		free(group);
+	if (!group)
+		return;
+	/* Its task's processes are gone with the shim (the spare that takes
+	 * the group kills any left).  Kept for the next spare, up to the
+	 * pool's size, on v1 only (v2's memory.peak cannot be reset), and only
+	 * while what the task left charged there (page cache, tmpfs files) is
+	 * small: the next task's peak starts from it, and its limit holds it. */
+	bool keep = p->on && p->cs.version == CGROUP_V1 && p->free.n < (size_t)p->want;
+	if (keep) {
+		/* UINT64_MAX when the group is gone (a spare let go removes its own) */
+		uint64_t left = cgroup_usage_named(&p->cs, POOL_PARENT, group);
+		log_debug("agent: group %s: %llu bytes left by its task", group,
+		          (unsigned long long)left);
+		keep = left <= POOL_REUSE_MAX;
 	}
+	if (keep)
+		strvec_push(&p->free, group);
+	else
+		agent_pool_remove_group(p, group);
+	free(group);
 }
 
 void agent_pool_tick(struct agent_pool *p)
@@ -260,6 +307,7 @@ void agent_pool_close(struct agent_pool *p)
 		agent_pool_remove_group(p, p->spares[i].name);
 	}
 	p->n_spares = 0;
+	pool_trim_free(p, 0);
 	/* a group is busy for a moment after its last process is reaped */
 	for (int i = 0; i < 100 && p->stale.n; i++) {
 		clock_sleep_ms(10);
@@ -269,16 +317,8 @@ void agent_pool_close(struct agent_pool *p)
 
 void agent_pool_release(struct agent_pool *p)
 {
-	struct hashmap_iter it;
-
-	if (p->groups) {
-		hashmap_iter_init(&it, p->groups);
-		while (hashmap_iter_next(&it)) {
-			free(it.value);
-			hashmap_iter_remove(&it);
-		}
-		hashmap_destroy(p->groups);
-		p->groups = NULL;
-	}
+	hashmap_destroy_free(p->groups, free);
+	p->groups = NULL;
 	strvec_release(&p->stale);
+	strvec_release(&p->free);
 }

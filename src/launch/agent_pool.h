@@ -8,7 +8,10 @@
  * a spare, which sets its group's limits and runs it.  How many spares:
  * after a turn of k starts, up to min(max(2, the largest k seen lately),
  * AGENT_POOL_MAX); back to 2 after 30 s without a turn of more than 2.
- * The agent removes a group once its shim is reaped.
+ * Once a task's shim is reaped its group is kept, up to the pool's size,
+ * for the next spare, which resets it (v1: cgroup_create_empty on a group
+ * that is there); a mkdir and an rmdir per task under each controller
+ * saved.  Groups over that, and every group on v2, are removed.
  */
 #ifndef WEIR_LAUNCH_AGENT_POOL_H
 #define WEIR_LAUNCH_AGENT_POOL_H
@@ -56,6 +59,7 @@ struct agent_pool {
 	int turn_starts;    /* starts with limits in this turn */
 	struct hashmap *groups; /* child pid -> its group's name (owned), until reaped */
 	struct strvec stale;    /* groups to remove after the turn, or refused by the kernel for now */
+	struct strvec free;     /* emptied groups of ended tasks, for the next spares (v1) */
 	struct agent_pool_hooks hooks;
 };
 
@@ -99,7 +103,8 @@ void agent_pool_retire(struct agent_pool *p);
 void agent_pool_close_in_child(const struct agent_pool *p);
 
 /* A child of the agent was reaped: a spare that died unused is dropped,
- * the group of a child that had one is to be removed. */
+ * the group of a child that had one is kept for the next spare or, over
+ * the pool's size, removed. */
 void agent_pool_reaped(struct agent_pool *p, pid_t pid);
 
 /* The group NAME (an adopted shim's, once it ended) is to be removed: by

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -229,7 +230,7 @@ static _Noreturn void spawn_fail(int fd, int step, int code)
 	_exit(code);
 }
 
-static sigset_t ignored_sigs; /* supervise_note_ignored */
+static sigset_t ignored_sigs; /* supervise_note_ignored: not SIG_DFL */
 static bool ignored_known;
 
 void supervise_note_ignored(void)
@@ -238,18 +239,21 @@ void supervise_note_ignored(void)
 	for (int sig = 1; sig < NSIG; sig++) {
 		struct sigaction sa;
 		if (sig != SIGKILL && sig != SIGSTOP && sigaction(sig, NULL, &sa) == 0 &&
-		    sa.sa_handler == SIG_IGN)
+		    sa.sa_handler != SIG_DFL)
 			sigaddset(&ignored_sigs, sig);
 	}
 	ignored_known = true;
 }
 
-/* The child's side of the fork: its own process group, the log pipe as
+/* The child's side of the spawn: its own process group, the log pipe as
  * stdout and stderr, the cgroup, the working directory, every signal's
- * disposition back to the default (the ignored ones: exec resets handlers
- * itself) and an empty mask, descriptors above 2
- * closed on exec, then exec.  Only async-signal-safe calls until exec; a
- * failure goes to `err_fd` as a struct spawn_error. */
+ * disposition back to the default (those not at the default already: an
+ * ignored one would outlive exec, a handler must not run in a child that
+ * shares its parent's memory) and an empty mask, descriptors above 2
+ * closed on exec, then exec.  Only async-signal-safe calls until exec,
+ * and no write to memory the parent uses (the child runs in it, the parent
+ * stopped, until exec: spawn_child); a failure goes to `err_fd` as a
+ * struct spawn_error. */
 static _Noreturn void exec_program(const struct supervise_spec *spec,
                                    const struct spawn_plan *plan, int err_fd)
 {
@@ -276,6 +280,46 @@ static _Noreturn void exec_program(const struct supervise_spec *spec,
 	else
 		execve("/bin/sh", plan->sh_argv, spec->envp);
 	spawn_fail(err_fd, SPAWN_EXEC, 127);
+}
+
+struct spawn_args {
+	const struct supervise_spec *spec;
+	const struct spawn_plan *plan;
+	int err_fd;
+};
+
+static int spawn_child_main(void *arg)
+{
+	const struct spawn_args *a = arg;
+	exec_program(a->spec, a->plan, a->err_fd);
+}
+
+/* The child's own stack while it shares the launcher's memory (one thread,
+ * one program at a time; untouched pages cost nothing, and no mmap and
+ * munmap a task). */
+#define SPAWN_STACK (64 * 1024)
+static _Alignas(64) char spawn_stack[SPAWN_STACK];
+
+/* Starts the child as vfork does (clone CLONE_VM|CLONE_VFORK): no page
+ * tables copied and torn down again, the parent stopped until the child
+ * execs or exits.  Every signal is blocked around it so that no handler of
+ * the parent runs on the child's stack (the child resets dispositions, then
+ * empties its mask).  The child's pid, or -1 with errno. */
+static pid_t spawn_child(const struct supervise_spec *spec, const struct spawn_plan *plan,
+                         int err_fd)
+{
+	struct spawn_args a = {spec, plan, err_fd};
+	sigset_t all, saved;
+	pid_t pid;
+
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &saved);
+	pid = clone(spawn_child_main, spawn_stack + SPAWN_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
+	            &a);
+	int err = errno;
+	sigprocmask(SIG_SETMASK, &saved, NULL);
+	errno = err;
+	return pid;
 }
 
 /* Waits for the child's word through the pipe: 0 when it exec'd (EOF),
@@ -538,19 +582,17 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 		return -1;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	s.pid = fork();
+	s.pid = spawn_child(spec, &plan, errp[1]);
 	if (s.pid < 0) {
-		log_error("fork: %s", strerror(errno));
+		log_error("clone: %s", strerror(errno));
 		close(s.sfd);
 		close(errp[0]);
 		close(errp[1]);
 		spawn_plan_release(&plan);
 		return -1;
 	}
-	if (s.pid == 0)
-		exec_program(spec, &plan, errp[1]);
+	/* no setpgid here: the child's own ran before this one resumed (vfork) */
 	close(errp[1]);
-	setpgid(s.pid, s.pid); /* also here: no race with a signal to the group */
 	if (spec->log_w && *spec->log_w >= 0) {
 		close(*spec->log_w); /* the program holds the write end now */
 		*spec->log_w = -1;

@@ -67,12 +67,13 @@ struct supervise_spec {
 	void *arg;
 };
 
-/* Notes which signals this process ignores now (SIG_IGN is the one
- * disposition an exec keeps; a handler goes back to the default by
- * itself): the program's side of the fork then resets those alone, not
- * all 64.  Call it after the process's last change of a disposition to
- * SIG_IGN (the agent, at its start: its forks inherit the note);
- * supervise_run() calls it when nothing did. */
+/* Notes which signals this process does not leave at the default now
+ * (SIG_IGN is the one disposition an exec keeps; a handler must not run
+ * in the program's side of the spawn, which shares the parent's memory
+ * until exec): that side then resets those alone, not all 64.  Call it
+ * after the process's last change of a disposition (the agent, at its
+ * start: its forks inherit the note); supervise_run() calls it when
+ * nothing did. */
 void supervise_note_ignored(void);
 
 /* Runs the program and supervises it until it exits; fills `o` (reason

@@ -68,12 +68,19 @@ struct hashmap *hashmap_create(enum hashmap_key_kind kind)
 
 void hashmap_destroy(struct hashmap *m)
 {
+	hashmap_destroy_free(m, NULL);
+}
+
+void hashmap_destroy_free(struct hashmap *m, void (*free_value)(void *value))
+{
 	if (!m)
 		return;
 	for (size_t i = 0; i < m->n_buckets; i++) {
 		struct hashmap_node *n = m->buckets[i];
 		while (n) {
 			struct hashmap_node *next = n->next;
+			if (free_value)
+				free_value(n->value);
 			free(n->key_str);
 			free(n);
 			n = next;

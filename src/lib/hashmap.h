@@ -7,8 +7,8 @@
  * doubles when it holds more than 3/4 of its buckets' worth.
  *
  * Ownership: a string map keeps its own copy of each key.  Values are the
- * caller's: the map never frees one (remove hands it back; free the values
- * by iterating before hashmap_destroy()).  NULL is a valid value, so get
+ * caller's: the map never frees one (remove hands it back;
+ * hashmap_destroy_free() frees them with the map).  NULL is a valid value, so get
  * tells "absent" apart through its return.
  *
  * Iteration visits every entry once, in no particular order.  During it,
@@ -35,6 +35,10 @@ struct hashmap_node;
 struct hashmap *hashmap_create(enum hashmap_key_kind kind);
 /* Frees the map and its keys (not the values).  NULL: nothing. */
 void hashmap_destroy(struct hashmap *m);
+/* Frees the map and its keys, and hands each value to `free_value` first
+ * (values the map holds: NULL ones too, so free_value must take NULL as
+ * free() does).  NULL map: nothing. */
+void hashmap_destroy_free(struct hashmap *m, void (*free_value)(void *value));
 
 size_t hashmap_count(const struct hashmap *m);
 

@@ -333,6 +333,45 @@ def test_gang_tasks_with_limits_run_in_the_pools_groups(make_server):
     assert len(set(groups)) == 4, groups
 
 
+def test_a_reused_group_counts_only_its_own_task(make_server, tmp_path):
+    # an ended task's group is taken again by a later spare (cgroup v1): what the earlier task
+    # left there (an OOM kill, a peak, page cache it wrote) must not show in the next one's end
+    srv = agent_server(make_server)
+    (tmp_path / "hog.py").write_text(
+        "import time\nchunks = [bytes([1]) * (1 << 20) for _ in range(600)]\ntime.sleep(5)\n")
+    (tmp_path / "cache.py").write_text(
+        "with open('big', 'wb') as f:\n"
+        "    for _ in range(150):\n        f.write(bytes(1 << 20))\n"
+        "print(open('/proc/self/cgroup').read())\n")
+    groups, small = [], spec({"worker": {"memory": "512m", "command": "cat /proc/self/cgroup"}},
+                             name="small")
+    oom = srv.wait_job(srv.submit(spec({"worker": {"memory": "128m",
+                                                    "command": "%s hog.py" % TASK_PY}},
+                                       name="oom", src_dir=str(tmp_path)))["id"], timeout=120)
+    (task,) = oom["tasks"]
+    assert "OOMKilled" in task["reason"], task
+    cache = srv.wait_job(srv.submit(spec({"worker": {"memory": "512m",
+                                                      "command": "%s cache.py" % TASK_PY}},
+                                         name="cache", src_dir=str(tmp_path)))["id"], timeout=120)
+    assert cache["state"] == "succeeded", (cache, srv.log(cache["id"]))
+    groups += memory_groups(srv, cache["id"], 1)
+    if not groups[0] or "/weir/pool-" not in groups[0]:
+        import pytest
+        pytest.skip("no pool group here: the tasks ran without one (%s)" % groups)
+    for _ in range(5):
+        job = srv.wait_job(srv.submit(small)["id"], timeout=60)
+        (task,) = job["tasks"]
+        assert job["state"] == "succeeded", (job, srv.log(job["id"]))
+        assert not task["reason"] or "OOM" not in task["reason"], task
+        # the hog's 128 MiB and the 150 MiB of page cache were reset with the group
+        assert 0 < task["peak_memory_bytes"] < 64 << 20, task
+        groups += memory_groups(srv, job["id"], 1)
+    if any(re.match(r"\d+:(?:[^:]*,)?memory", line)
+           for line in open("/proc/self/cgroup").read().splitlines()):
+        # cgroup v1: seven tasks one after another on a pool of two, so groups come back
+        assert len(set(groups)) < len(groups), groups
+
+
 def iso_seconds(text):
     import datetime
     return datetime.datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()

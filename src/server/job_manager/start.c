@@ -51,27 +51,6 @@ static int register_here(struct job_manager *jm, const struct task_row *t, int p
 	return jm_register(jm, &c, answer, err);
 }
 
-/* A port of this host that no socket holds now: bound to 127.0.0.1:0 and
- * let go.  Its task's shim binds it again before anything else, and holds
- * it until its program starts (as it holds the port it picks itself).  The
- * port, or -1 with err. */
-static int free_port(struct weir_error *err)
-{
-	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-	socklen_t len = sizeof a;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), port = -1;
-
-	if (fd >= 0 && bind(fd, (struct sockaddr *)&a, sizeof a) == 0 &&
-	    getsockname(fd, (struct sockaddr *)&a, &len) == 0)
-		port = ntohs(a.sin_port);
-	else
-		weir_error_set(err, WEIR_E_INTERNAL, "cannot pick a port for the gang: %s",
-		               strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	return port;
-}
-
 /* A gang of several tasks on a backend that takes the register answer
  * (the agent's shims, all on this host): every task registered here, each
  * with a port picked for it, so the gang is complete before any shim
@@ -93,7 +72,7 @@ static int register_gang_here(struct job_manager *jm, struct task_row *rows, siz
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if ((ports[i] = free_port(err)) < 0 ||
+		if ((ports[i] = executor_pick_port(jm_exec_of(jm, rows[i].job_id), err)) < 0 ||
 		    register_here(jm, &rows[i], ports[i], &answers[i], err) < 0)
 			goto out;
 	/* {"ready": true, "cluster": {...}}, the cluster poll's answer */

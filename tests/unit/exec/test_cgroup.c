@@ -113,20 +113,32 @@ static void test_under_limit(void **state)
 	cgroup_destroy(cg);
 }
 
-/* A v1 memory file of the group, as a number (0: unreadable). */
-static unsigned long long v1_value(const char *name, const char *file)
+/* A v1 file of the group under `root`, as a number (0: unreadable). */
+static long long group_value(const char *root, const char *name, const char *file)
 {
 	char path[600], buf[64] = "";
 	FILE *f;
 
-	snprintf(path, sizeof path, "%s/weir-test/%s/%s", support.memory_root, name, file);
+	snprintf(path, sizeof path, "%s/weir-test/%s/%s", root, name, file);
 	f = fopen(path, "r");
 	if (!f)
 		return 0;
 	if (!fgets(buf, sizeof buf, f))
 		buf[0] = '\0';
 	fclose(f);
-	return strtoull(buf, NULL, 10);
+	return strtoll(buf, NULL, 10);
+}
+
+/* A v1 memory file of the group, as a number (0: unreadable). */
+static unsigned long long v1_value(const char *name, const char *file)
+{
+	return (unsigned long long)group_value(support.memory_root, name, file);
+}
+
+/* The v1 CFS quota of the group (-1: none; 0: unreadable). */
+static long long cpu_quota(const char *name)
+{
+	return group_value(support.cpu_root, name, "cpu.cfs_quota_us");
 }
 
 static void assert_v1_limits(const char *name, unsigned long long mb)
@@ -167,6 +179,52 @@ static void test_limits_down_and_up(void **state)
 	assert_v1_limits(name, 512);
 	assert_int_equal(cgroup_set_limits(cg, 16, 0, &err), 0);
 	assert_v1_limits(name, 16);
+	cgroup_destroy(cg);
+}
+
+/* A group taken again (the agent's pool keeps them): what the task before
+ * left, its OOM kill, its peak, its limit, does not carry over. */
+static void test_reused_group_starts_clean(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	char name[64];
+	int status;
+
+	if (support.version != CGROUP_V1)
+		skip();
+	snprintf(name, sizeof name, "%s", name_for("again"));
+	struct cgroup *cg = cgroup_create(&support, "weir-test", name, 64, 1, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	pid_t pid = spawn_in(cg, 256);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_true(cgroup_oom_kills(cg) >= 1);
+	assert_true(cgroup_peak_memory(cg) >= (48ull << 20));
+	cgroup_forget(cg);
+
+	/* the next task asks for no memory limit, only CPU */
+	cg = cgroup_create_empty(&support, "weir-test", name, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	assert_int_equal(cgroup_set_limits(cg, 0, 1, &err), 0);
+	assert_int_equal(cgroup_oom_kills(cg), 0);
+	assert_true(cgroup_peak_memory(cg) < (8ull << 20));
+	assert_true(v1_value(name, "memory.limit_in_bytes") > (1ull << 40));
+	pid = spawn_in(cg, 128); /* over the earlier limit: fits now */
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(cgroup_oom_kills(cg), 0);
+	assert_true(cgroup_peak_memory(cg) >= (100ull << 20));
+	if (support.cpu) {
+		/* the quota asked for again is kept; none asked for: lifted */
+		assert_int_equal(cpu_quota(name), support.cpu_period_us);
+		assert_int_equal(cgroup_set_limits(cg, 0, 2, &err), 0);
+		assert_int_equal(cpu_quota(name), 2 * support.cpu_period_us);
+		assert_int_equal(cgroup_set_limits(cg, 0, 0, &err), 0);
+		assert_int_equal(cpu_quota(name), -1);
+	}
 	cgroup_destroy(cg);
 }
 
@@ -233,6 +291,7 @@ int main(void)
 	    cmocka_unit_test(test_oom_killed),
 	    cmocka_unit_test(test_under_limit),
 	    cmocka_unit_test(test_limits_down_and_up),
+	    cmocka_unit_test(test_reused_group_starts_clean),
 	    cmocka_unit_test(test_kill_all),
 	    cmocka_unit_test(test_pgroup_rss),
 	};

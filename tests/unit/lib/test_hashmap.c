@@ -151,6 +151,45 @@ static void test_many_str_iterate(void **state)
 	hashmap_destroy(m);
 }
 
+static int freed[N];
+static size_t n_freed;
+
+static void count_free(void *value)
+{
+	n_freed++;
+	if (value)
+		freed[*(int *)value]++;
+	free(value);
+}
+
+/* destroy_free hands every value held to the function once (NULL ones
+ * too), and none that was removed before */
+static void test_destroy_free(void **state)
+{
+	(void)state;
+	struct hashmap *m = hashmap_create(HASHMAP_KEY_INT);
+	for (int i = 0; i < N; i++) {
+		int *v = malloc(sizeof *v);
+		assert_non_null(v);
+		*v = i;
+		assert_int_equal(hashmap_put_int(m, i, v, NULL), 0);
+	}
+	assert_int_equal(hashmap_put_int(m, N, NULL, NULL), 0);
+	free(hashmap_remove_int(m, 7));
+	hashmap_destroy_free(m, count_free);
+	assert_int_equal(n_freed, N);
+	for (int i = 0; i < N; i++)
+		assert_int_equal(freed[i], i == 7 ? 0 : 1);
+	hashmap_destroy_free(NULL, count_free);
+	assert_int_equal(n_freed, N);
+
+	/* a string map's values too, with free itself */
+	m = hashmap_create(HASHMAP_KEY_STR);
+	assert_int_equal(hashmap_put_str(m, "a", strdup("x"), NULL), 0);
+	assert_int_equal(hashmap_put_str(m, "b", strdup("y"), NULL), 0);
+	hashmap_destroy_free(m, free);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -158,6 +197,7 @@ int main(void)
 		cmocka_unit_test(test_str_basics),
 		cmocka_unit_test(test_many_int),
 		cmocka_unit_test(test_many_str_iterate),
+		cmocka_unit_test(test_destroy_free),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
