@@ -471,110 +471,163 @@ struct job_spec *job_spec_parse_file(const char *path, struct weir_error *err)
 	return spec;
 }
 
-static json_t *env_to_json(const struct env_var *env, size_t n)
+/* The writer of the native form: `"key":`, with the comma before it unless
+ * it opens its object. */
+static void put_key(struct strbuf *sb, const char *key, int *rc)
 {
-	json_t *o = json_object();
-	for (size_t i = 0; o && i < n; i++)
-		if (json_object_set_new(o, env[i].name, json_string(env[i].value)) < 0) {
-			json_decref(o);
-			return NULL;
-		}
-	return o;
+	if (sb->len && sb->buf[sb->len - 1] != '{')
+		strbuf_addch(sb, ',');
+	*rc |= json_util_write_string(sb, key);
+	strbuf_addch(sb, ':');
 }
 
-json_t *job_spec_to_json(const struct job_spec *spec)
+static void put_string(struct strbuf *sb, const char *key, const char *v, int *rc)
 {
-	json_t *o = json_object();
-	json_t *roles = json_object();
-	json_t *arts = json_array();
+	put_key(sb, key, rc);
+	*rc |= json_util_write_string(sb, v);
+}
+
+static void put_int(struct strbuf *sb, const char *key, long long v, int *rc)
+{
+	put_key(sb, key, rc);
+	strbuf_addi(sb, v);
+}
+
+static void put_bool(struct strbuf *sb, const char *key, bool v, int *rc)
+{
+	put_key(sb, key, rc);
+	strbuf_addstr(sb, v ? "true" : "false");
+}
+
+static void put_env(struct strbuf *sb, const struct env_var *env, size_t n, int *rc)
+{
+	put_key(sb, "env", rc);
+	strbuf_addch(sb, '{');
+	for (size_t i = 0; i < n; i++)
+		put_string(sb, env[i].name, env[i].value, rc);
+	strbuf_addch(sb, '}');
+}
+
+/* A list of strings as an array value. */
+static void put_strings(struct strbuf *sb, const char *key, char *const *v, size_t n, int *rc)
+{
+	put_key(sb, key, rc);
+	strbuf_addch(sb, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addch(sb, ',');
+		*rc |= json_util_write_string(sb, v[i]);
+	}
+	strbuf_addch(sb, ']');
+}
+
+static void put_role(struct strbuf *sb, const struct role_spec *ro, int *rc)
+{
+	char buf[64];
+
+	put_key(sb, ro->name, rc);
+	strbuf_addch(sb, '{');
+	put_int(sb, "instances", ro->instances, rc);
+	put_string(sb, "memory", format_memory_mb(ro->memory_mb, buf, sizeof buf), rc);
+	put_int(sb, "vcores", ro->vcores, rc);
+	put_int(sb, "gpus", ro->gpus, rc);
+	put_string(sb, "command", ro->command, rc);
+	put_env(sb, ro->env, ro->n_env, rc);
+	put_bool(sb, "untracked", ro->untracked || ro->sidecar, rc);
+	put_bool(sb, "stop_on_failure", ro->stop_on_failure, rc);
+	put_bool(sb, "sidecar", ro->sidecar, rc);
+	strbuf_addch(sb, '}');
+}
+
+static void put_slurm(struct strbuf *sb, const struct job_slurm *sl, int *rc)
+{
+	if (!sl->partition && !sl->account && !sl->qos && !sl->time && !sl->n_sbatch_options)
+		return;
+	put_key(sb, "slurm", rc);
+	strbuf_addch(sb, '{');
+	if (sl->partition)
+		put_string(sb, "partition", sl->partition, rc);
+	if (sl->account)
+		put_string(sb, "account", sl->account, rc);
+	if (sl->qos)
+		put_string(sb, "qos", sl->qos, rc);
+	if (sl->time)
+		put_string(sb, "time", sl->time, rc);
+	if (sl->n_sbatch_options)
+		put_strings(sb, "sbatch_options", sl->sbatch_options, sl->n_sbatch_options, rc);
+	strbuf_addch(sb, '}');
+}
+
+int job_spec_write_json(struct strbuf *sb, const struct job_spec *spec)
+{
 	char buf[64];
 	int rc = 0;
 
-	if (!o || !roles || !arts)
-		goto fail;
-	rc |= json_util_set_string(o, "name", spec->name);
-	rc |= json_util_set_string(o, "framework", framework_name(spec->framework));
-	rc |= json_object_set_new(o, "priority", json_integer(spec->priority));
-	rc |= json_util_set_string(o, "entry_point", spec->entry_point);
-	rc |= json_util_set_string(o, "params", spec->params);
-	rc |= json_util_set_string(o, "python", spec->python);
-	rc |= json_util_set_string(o, "src_dir", spec->src_dir);
+	strbuf_addch(sb, '{');
+	put_string(sb, "name", spec->name, &rc);
+	put_string(sb, "framework", framework_name(spec->framework), &rc);
+	put_int(sb, "priority", spec->priority, &rc);
+	put_string(sb, "entry_point", spec->entry_point, &rc);
+	put_string(sb, "params", spec->params, &rc);
+	put_string(sb, "python", spec->python, &rc);
+	put_string(sb, "src_dir", spec->src_dir, &rc);
+	put_key(sb, "artifacts", &rc);
+	strbuf_addch(sb, '[');
 	for (size_t i = 0; i < spec->n_artifacts; i++) {
 		const struct artifact *a = &spec->artifacts[i];
-		rc |= json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path", a->path,
-							    "name", a->name, "archive",
-							    (int)a->archive));
+		if (i)
+			strbuf_addch(sb, ',');
+		strbuf_addch(sb, '{');
+		put_string(sb, "path", a->path, &rc);
+		put_string(sb, "name", a->name, &rc);
+		put_bool(sb, "archive", a->archive, &rc);
+		strbuf_addch(sb, '}');
 	}
-	rc |= json_object_set(o, "artifacts", arts);
-	rc |= json_object_set_new(o, "env", env_to_json(spec->env, spec->n_env));
-	rc |= json_util_set_string(o, "success_policy",
-				   spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief");
-	rc |= json_object_set_new(o, "fail_on_worker_failure",
-				  json_boolean(spec->fail_on_worker_failure));
+	strbuf_addch(sb, ']');
+	put_env(sb, spec->env, spec->n_env, &rc);
+	put_string(sb, "success_policy", spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief",
+	           &rc);
+	put_bool(sb, "fail_on_worker_failure", spec->fail_on_worker_failure, &rc);
 	if (spec->retry_exit_min == spec->retry_exit_max)
 		snprintf(buf, sizeof buf, "%d", spec->retry_exit_min);
 	else
 		snprintf(buf, sizeof buf, "%d-%d", spec->retry_exit_min, spec->retry_exit_max);
-	rc |= json_object_set_new(o, "restart",
-				  json_pack("{s:i, s:s}", "max_restarts", spec->max_restarts,
-					    "retry_exit_codes", buf));
-	rc |= json_object_set_new(o, "timeouts",
-				  json_pack("{s:I, s:I, s:I}", "allocation",
-					    (json_int_t)spec->allocation_timeout_s, "registration",
-					    (json_int_t)spec->registration_timeout_s, "execution",
-					    (json_int_t)spec->execution_timeout_s));
-	for (size_t i = 0; i < spec->n_roles; i++) {
-		const struct role_spec *ro = &spec->roles[i];
-		json_t *j = json_pack("{s:i, s:s, s:i, s:i}", "instances", ro->instances, "memory",
-				      format_memory_mb(ro->memory_mb, buf, sizeof buf), "vcores",
-				      ro->vcores, "gpus", ro->gpus);
-		if (!j)
-			goto fail;
-		rc |= json_util_set_string(j, "command", ro->command);
-		rc |= json_object_set_new(j, "env", env_to_json(ro->env, ro->n_env));
-		rc |= json_object_set_new(j, "untracked", json_boolean(ro->untracked || ro->sidecar));
-		rc |= json_object_set_new(j, "stop_on_failure", json_boolean(ro->stop_on_failure));
-		rc |= json_object_set_new(j, "sidecar", json_boolean(ro->sidecar));
-		rc |= json_object_set_new(roles, ro->name, j);
-	}
-	rc |= json_object_set(o, "roles", roles);
+	put_key(sb, "restart", &rc);
+	strbuf_addch(sb, '{');
+	put_int(sb, "max_restarts", spec->max_restarts, &rc);
+	put_string(sb, "retry_exit_codes", buf, &rc);
+	strbuf_addch(sb, '}');
+	put_key(sb, "timeouts", &rc);
+	strbuf_addch(sb, '{');
+	put_int(sb, "allocation", spec->allocation_timeout_s, &rc);
+	put_int(sb, "registration", spec->registration_timeout_s, &rc);
+	put_int(sb, "execution", spec->execution_timeout_s, &rc);
+	strbuf_addch(sb, '}');
+	put_key(sb, "roles", &rc);
+	strbuf_addch(sb, '{');
+	for (size_t i = 0; i < spec->n_roles; i++)
+		put_role(sb, &spec->roles[i], &rc);
+	strbuf_addch(sb, '}');
 	/* only when given: specs without them read as before */
-	if (spec->connections.n) {
-		json_t *ids = json_array();
-		for (size_t i = 0; i < spec->connections.n; i++)
-			rc |= json_array_append_new(ids, json_string(spec->connections.v[i]));
-		rc |= json_object_set_new(o, "connections", ids);
-	}
+	if (spec->connections.n)
+		put_strings(sb, "connections", spec->connections.v, spec->connections.n, &rc);
 	if (spec->queue)
-		rc |= json_util_set_string(o, "queue", spec->queue);
-	if (spec->slurm.partition || spec->slurm.account || spec->slurm.qos || spec->slurm.time ||
-	    spec->slurm.n_sbatch_options) {
-		json_t *sl = json_object(), *opts = json_array();
-		for (size_t i = 0; i < spec->slurm.n_sbatch_options; i++)
-			rc |= json_array_append_new(opts, json_string(spec->slurm.sbatch_options[i]));
-		if (spec->slurm.partition)
-			rc |= json_util_set_string(sl, "partition", spec->slurm.partition);
-		if (spec->slurm.account)
-			rc |= json_util_set_string(sl, "account", spec->slurm.account);
-		if (spec->slurm.qos)
-			rc |= json_util_set_string(sl, "qos", spec->slurm.qos);
-		if (spec->slurm.time)
-			rc |= json_util_set_string(sl, "time", spec->slurm.time);
-		if (spec->slurm.n_sbatch_options)
-			rc |= json_object_set(sl, "sbatch_options", opts);
-		json_decref(opts);
-		rc |= json_object_set_new(o, "slurm", sl);
-	}
-	if (rc)
-		goto fail;
-	json_decref(roles);
-	json_decref(arts);
-	return o;
-fail:
-	json_decref(o);
-	json_decref(roles);
-	json_decref(arts);
-	return NULL;
+		put_string(sb, "queue", spec->queue, &rc);
+	put_slurm(sb, &spec->slurm, &rc);
+	strbuf_addch(sb, '}');
+	return rc || sb->failed ? -1 : 0;
+}
+
+json_t *job_spec_to_json(const struct job_spec *spec)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j = NULL;
+
+	/* the tree is the text read back: one place knows the layout */
+	if (job_spec_write_json(&sb, spec) == 0)
+		j = json_loadb(sb.buf, sb.len, 0, NULL);
+	strbuf_release(&sb);
+	return j;
 }
 
 static int vfail(struct weir_error *err, const char *path, const char *fmt, const char *arg)

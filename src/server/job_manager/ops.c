@@ -70,8 +70,8 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
                        struct job_spec *keep, int64_t *id, struct weir_error *err)
 {
 	struct job_row row = {0};
+	struct strbuf text = STRBUF_INIT;
 	json_t *sj = NULL;
-	char *text = NULL;
 	int rc = -1;
 	bool gang;
 
@@ -81,14 +81,12 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 		err->kind = WEIR_E_UNFIT;
 		goto out;
 	}
-	sj = job_spec_to_json(spec);
-	text = sj ? json_dumps(sj, JSON_COMPACT) : NULL;
-	if (!text) {
+	if (job_spec_write_json(&text, spec) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
 	row.name = spec->name ? spec->name : "job";
-	row.spec_json = text;
+	row.spec_json = text.buf;
 	row.framework = (char *)framework_name(spec->framework);
 	row.state = JOB_QUEUED;
 	row.reason = "";
@@ -104,8 +102,11 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 		goto out;
 	}
 	jm_timers_touch(jm, *id);
-	/* the spec as its stored text reads, without parsing the text back */
-	jm_spec_keep(jm, *id, keep ? keep : job_spec_from_json(sj, NULL));
+	/* the spec as its stored text reads: the caller's (settled as the text
+	 * reads) or the text read back */
+	if (!keep && (sj = json_loadb(text.buf, text.len, 0, NULL)))
+		keep = job_spec_from_json(sj, NULL);
+	jm_spec_keep(jm, *id, keep);
 	keep = NULL;
 	if (jm_route_store(jm, *id, gang, spec->queue, err) < 0) {
 		jm_turn_end(jm);
@@ -119,7 +120,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	rc = 0;
 out:
 	job_spec_destroy(keep);
-	free(text);
+	strbuf_release(&text);
 	json_decref(sj);
 	return rc;
 }
