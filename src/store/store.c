@@ -45,6 +45,10 @@ enum stmt_id {
 	ST_TASKS_ALL,
 	ST_TASK_UPDATE,
 	ST_EVENT_ADD,
+	ST_EVENT_ADD2, /* 2, 4, 8 and 16 rows a statement: store_events_add */
+	ST_EVENT_ADD4,
+	ST_EVENT_ADD8,
+	ST_EVENT_ADD16,
 	ST_EVENTS_OF_JOB,
 	ST_META_GET,
 	ST_META_SET,
@@ -56,6 +60,13 @@ enum stmt_id {
 	ST_BACKEND_SET,
 	ST_COUNT,
 };
+
+/* the rows of a multi-row INSERT of events */
+#define EV1 "(?,?,?,?)"
+#define EV2 EV1 "," EV1
+#define EV4 EV2 "," EV2
+#define EV8 EV4 "," EV4
+#define EV16 EV8 "," EV8
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -88,7 +99,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                        " oom_killed = ?, peak_memory_bytes = ?, cpu_time_ms = ?,"
                        " registered_at = ?, started_at = ?, ended_at = ?, cause = ?"
                        " WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
-    [ST_EVENT_ADD] = "INSERT INTO events (job_id, time, kind, message) VALUES (?,?,?,?)",
+    [ST_EVENT_ADD] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV1,
+    [ST_EVENT_ADD2] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV2,
+    [ST_EVENT_ADD4] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV4,
+    [ST_EVENT_ADD8] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV8,
+    [ST_EVENT_ADD16] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV16,
     [ST_EVENTS_OF_JOB] = "SELECT id, job_id, time, kind, message FROM events"
                          " WHERE job_id = ? ORDER BY id",
     [ST_META_GET] = "SELECT value FROM meta WHERE key = ?",
@@ -951,6 +966,47 @@ int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char
 	}
 	if (id)
 		*id = sqlite3_last_insert_rowid(s->db);
+	return 0;
+}
+
+int store_events_add(struct store *s, const struct event_row *rows, size_t n,
+                     struct weir_error *err)
+{
+	static const enum stmt_id by_size[] = {ST_EVENT_ADD16, ST_EVENT_ADD8, ST_EVENT_ADD4,
+	                                       ST_EVENT_ADD2, ST_EVENT_ADD};
+	size_t done = 0, k = 0;
+
+	/* the largest statement that fits what is left: each INSERT's fixed
+	 * cost (its autoincrement counter, its start and end) paid once for up
+	 * to 16 rows, the ids in the rows' order */
+	while (done < n) {
+		size_t m = (size_t)16 >> k;
+		sqlite3_stmt *st;
+		int r;
+		if (n - done < m) {
+			k++; /* 1 always fits */
+			continue;
+		}
+		if (!(st = stmt_get(s, by_size[k], err)))
+			return -1;
+		for (size_t i = 0; i < m; i++) {
+			const struct event_row *e = &rows[done + i];
+			int at = (int)(4 * i);
+			sqlite3_bind_int64(st, at + 1, e->job_id);
+			sqlite3_bind_int64(st, at + 2, e->time);
+			sql_bind_text(st, at + 3, e->kind);
+			sql_bind_text(st, at + 4, e->message);
+		}
+		r = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (r != SQLITE_DONE) {
+			if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_FOREIGNKEY)
+				return weir_error_set(err, WEIR_E_NOT_FOUND,
+				                      "an event of a job that does not exist");
+			return db_error(s, err, "adding events");
+		}
+		done += m;
+	}
 	return 0;
 }
 

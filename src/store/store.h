@@ -226,6 +226,11 @@ int store_job_backend_get(struct store *s, int64_t job_id, int *attempt, char *i
 /* *id (may be NULL) gets the event's id. */
 int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
                     const char *message, int64_t *id, struct weir_error *err);
+/* rows[0..n) (their id ignored) in one transaction's worth of statements,
+ * their ids ascending in the array's order.  All or, on error, none of a
+ * statement's (up to 16) rows: WEIR_E_NOT_FOUND when a job is absent. */
+int store_events_add(struct store *s, const struct event_row *rows, size_t n,
+                     struct weir_error *err);
 /* A job's events in order (id ASC). */
 int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows, size_t *n,
                         struct weir_error *err);

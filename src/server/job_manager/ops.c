@@ -12,10 +12,12 @@
 
 /* ---- what the views show ---- */
 
-/* The job's row, WEIR_E_NOT_FOUND in the API's words when there is none. */
+/* The job's row, WEIR_E_NOT_FOUND in the API's words when there is none.
+ * The views read the store: what a turn wrote behind is written first. */
 static int job_get(struct job_manager *jm, int64_t id, struct job_row *job,
                    struct weir_error *err)
 {
+	jm_settle(jm);
 	if (store_job_get(jm->store, id, job, err) < 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
 	return 0;
@@ -48,6 +50,7 @@ static int view_by_id(struct job_manager *jm, int64_t id, struct job_view *v,
                       struct weir_error *err)
 {
 	memset(v, 0, sizeof *v);
+	jm_settle(jm);
 	if (store_job_get(jm->store, id, &v->row, err) < 0) {
 		if (err && err->kind == WEIR_E_NOT_FOUND)
 			weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job",
@@ -97,10 +100,11 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	row.submitted_at = clock_now_ms();
 	row.queued_at = row.submitted_at;
 	jm_turn_begin(jm);
-	if (store_job_insert(jm->store, &row, id, err) < 0) {
+	if (jm_job_add(jm, &row, err) < 0) {
 		jm_turn_end(jm);
 		goto out;
 	}
+	*id = row.id;
 	jm_timers_touch(jm, *id);
 	/* the spec as its stored text reads: the caller's (settled as the text
 	 * reads) or the text read back */
@@ -222,6 +226,7 @@ static int op_list_jobs(void *ctx, const char *state, int limit, struct job_view
 		                      "state: expected queued, starting, running, succeeded, failed "
 		                      "or killed, got \"%s\"",
 		                      state);
+	jm_settle(jm);
 	if (store_job_list(jm->store, state ? &js : NULL, limit, &rows, &n, err) < 0)
 		return -1;
 	v = calloc(n ? n : 1, sizeof *v);

@@ -101,6 +101,7 @@ void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
 	jm_event(jm, job_id, "state", "failed: %s", reason);
 	jm_ended_add(jm, &job);
 	jm_spec_forget(jm, job_id);
+	jm_timers_forget(jm, job_id);
 	job_row_release(&job);
 }
 
@@ -178,6 +179,7 @@ void jm_queue_pass(struct job_manager *jm)
 		struct queue_decision *d = NULL;
 
 		qc->again = false;
+		jm_rows_flush(jm); /* the states it reads */
 		if (store_jobs_queued(jm->store, &rows, &n, &err) < 0)
 			goto fail;
 		q = entries_of(jm, rows, n, &nq);
