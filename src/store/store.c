@@ -33,6 +33,7 @@ enum stmt_id {
 	ST_COMMIT,
 	ST_ROLLBACK,
 	ST_JOB_INSERT,
+	ST_JOB_INSERT_ROUTED,
 	ST_JOB_GET,
 	ST_JOB_LIST,
 	ST_JOB_LIST_STATE,
@@ -76,6 +77,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                       " attempt, max_restarts, exit_code, restart_pending, submitted_at,"
                       " queued_at, allocated_at, running_at, started_at, ended_at, cause)"
                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_JOB_INSERT_ROUTED] = "INSERT INTO jobs (name, spec_json, framework, state, reason,"
+                             " priority, attempt, max_restarts, exit_code, restart_pending,"
+                             " submitted_at, queued_at, allocated_at, running_at, started_at,"
+                             " ended_at, cause, route, route_queue)"
+                             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
     [ST_JOB_LIST] = "SELECT " JOB_COLS " FROM jobs ORDER BY id DESC LIMIT ?",
     [ST_JOB_LIST_STATE] = "SELECT " JOB_COLS " FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?",
@@ -577,14 +583,25 @@ static int unknown_name(struct store *s, const char *what, struct weir_error *er
 	                      what);
 }
 
-int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
-                     struct weir_error *err)
+static const char *const route_names[] = {[JOB_ROUTE_LOCAL] = "local", [JOB_ROUTE_GANG] = "slurm"};
+
+/* store_job_insert(), with the route's columns when `route` is set. */
+static int job_insert(struct store *s, const struct job_row *row, enum job_route route,
+                      const char *queue, int64_t *id, struct weir_error *err)
 {
 	if (check_job_enums(s, row->state, row->cause, err) < 0)
 		return -1;
-	sqlite3_stmt *st = stmt_get(s, ST_JOB_INSERT, err);
+	if (route != JOB_ROUTE_UNSET && route != JOB_ROUTE_LOCAL && route != JOB_ROUTE_GANG)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: route %d is out of range",
+		                      s->path, (int)route);
+	sqlite3_stmt *st =
+	    stmt_get(s, route == JOB_ROUTE_UNSET ? ST_JOB_INSERT : ST_JOB_INSERT_ROUTED, err);
 	if (!st)
 		return -1;
+	if (route != JOB_ROUTE_UNSET) {
+		sql_bind_text(st, 18, route_names[route]);
+		sql_bind_text_or_null(st, 19, queue);
+	}
 	sql_bind_text(st, 1, row->name && *row->name ? row->name : "job");
 	sql_bind_text(st, 2, row->spec_json ? row->spec_json : "{}");
 	sql_bind_text(st, 3, row->framework && *row->framework ? row->framework : "none");
@@ -607,6 +624,21 @@ int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
 	if (id)
 		*id = sqlite3_last_insert_rowid(s->db);
 	return 0;
+}
+
+int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
+                     struct weir_error *err)
+{
+	return job_insert(s, row, JOB_ROUTE_UNSET, NULL, id, err);
+}
+
+int store_job_insert_routed(struct store *s, const struct job_row *row, enum job_route route,
+                            const char *queue, int64_t *id, struct weir_error *err)
+{
+	if (route == JOB_ROUTE_UNSET)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: a job's route must be set",
+		                      s->path);
+	return job_insert(s, row, route, queue, id, err);
 }
 
 /* Steps a SELECT of job rows into a new array. */
@@ -1110,7 +1142,6 @@ int store_meta_set(struct store *s, const char *key, const char *value, struct w
 
 /* ---- per-job facts: columns store_job_update() leaves alone ---- */
 
-static const char *const route_names[] = {[JOB_ROUTE_LOCAL] = "local", [JOB_ROUTE_GANG] = "slurm"};
 
 /* Steps a write of one job's columns; WEIR_E_NOT_FOUND when no job has the id. */
 static int job_fact_write(struct store *s, sqlite3_stmt *st, int64_t job_id, const char *what,

@@ -209,6 +209,10 @@ enum job_route {
 /* `queue` NULL or "": none. */
 int store_job_route_set(struct store *s, int64_t job_id, enum job_route route, const char *queue,
                         struct weir_error *err);
+/* store_job_insert() with its route in the same row (one write instead of
+ * two): `route` LOCAL or GANG. */
+int store_job_insert_routed(struct store *s, const struct job_row *row, enum job_route route,
+                            const char *queue, int64_t *id, struct weir_error *err);
 /* *route and the queue ("" when none) into `queue` (`size` bytes). */
 int store_job_route_get(struct store *s, int64_t job_id, enum job_route *route, char *queue,
                         size_t size, struct weir_error *err);

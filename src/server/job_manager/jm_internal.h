@@ -162,8 +162,10 @@ int jm_job_load(struct job_manager *jm, int64_t job_id, struct job_row *out,
 /* Writes the job's row (behind, inside a turn: see jm_rows_flush); its
  * timeouts are looked at again at the turn's end. */
 int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_error *err);
-/* A new job's row (store_job_insert, now: row->id gets its id), kept. */
-int jm_job_add(struct job_manager *jm, struct job_row *row, struct weir_error *err);
+/* A new job's row with its route (store_job_insert_routed, now: row->id
+ * gets its id), both kept. */
+int jm_job_add(struct job_manager *jm, struct job_row *row, const struct jm_route *route,
+               struct weir_error *err);
 /* A job's result is recorded once its last task has ended (so a killed
  * job reads `killed` only when nothing of it runs any more).  Until then
  * the decided outcome waits in the job's row (store_job_outcome_set),
@@ -206,9 +208,6 @@ void jm_routes_destroy(struct jm_routes *r);
  * local; 0, or -1 with err (WEIR_E_UNFIT: no such queue, no Slurm). */
 int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
                     struct weir_error *err);
-/* Stores the route of a new job.  0, or -1 with err. */
-int jm_route_store(struct job_manager *jm, int64_t job_id, bool gang, const char *queue,
-                   struct weir_error *err);
 /* A job stored before routes existed (no key) runs where work without a
  * queue runs. */
 void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r);
@@ -242,7 +241,10 @@ int jm_queue_want_gang(struct job_manager *jm, struct weir_error *err);
 struct alloc_state *jm_alloc_of(struct job_manager *jm, int64_t job_id);
 /* The job's resources back to whichever allocator holds them. */
 void jm_release_alloc(struct job_manager *jm, int64_t job_id);
-/* Starts what can start; a pass asked for during a pass runs after it. */
+/* A job's row is written queued: the next pass reads the queue. */
+void jm_queue_note(struct job_manager *jm);
+/* Starts what can start; a pass asked for during a pass runs after it.  It
+ * reads the queue only when a job may wait there (jm_queue_note). */
 void jm_queue_pass(struct job_manager *jm);
 /* A job that cannot run at all (its stored spec, the queue's refusal)
  * fails at once. */

@@ -73,6 +73,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
                        struct job_spec *keep, int64_t *id, struct weir_error *err)
 {
 	struct job_row row = {0};
+	struct jm_route route = {0};
 	struct strbuf text = STRBUF_INIT;
 	json_t *sj = NULL;
 	int rc = -1;
@@ -99,8 +100,10 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	row.exit_code = -1;
 	row.submitted_at = clock_now_ms();
 	row.queued_at = row.submitted_at;
+	route.gang = gang;
+	snprintf(route.queue, sizeof route.queue, "%s", spec->queue ? spec->queue : "");
 	jm_turn_begin(jm);
-	if (jm_job_add(jm, &row, err) < 0) {
+	if (jm_job_add(jm, &row, &route, err) < 0) {
 		jm_turn_end(jm);
 		goto out;
 	}
@@ -112,10 +115,6 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 		keep = job_spec_from_json(sj, NULL);
 	jm_spec_keep(jm, *id, keep);
 	keep = NULL;
-	if (jm_route_store(jm, *id, gang, spec->queue, err) < 0) {
-		jm_turn_end(jm);
-		goto out;
-	}
 	jm_event(jm, *id, "submitted", "%s: %d tasks, %s%s%s", row.name, job_spec_task_count(spec),
 	         gang ? "on slurm" : "local", spec->queue ? ", queue " : "",
 	         spec->queue ? spec->queue : "");

@@ -25,7 +25,18 @@ struct jm_queue {
 	struct alloc_state *gang_alloc; /* the gang backend's, unbounded; NULL without one */
 	bool in_pass;                   /* a pass runs (a start may end a job: no recursion) */
 	bool again;                     /* ... and another was asked for */
+	/* a job may wait in the store's queue: true at start, when a row is
+	 * written queued (jm_queue_note) or a transaction rolled back; false
+	 * after a pass that left none waiting.  A pass without it reads nothing:
+	 * most passes (one at each job's end) find an empty queue. */
+	bool maybe_queued;
+	uint64_t rollbacks;             /* store_rollbacks() it was decided under */
 };
+
+void jm_queue_note(struct job_manager *jm)
+{
+	jm->queue->maybe_queued = true;
+}
 
 struct jm_queue *jm_queue_create(const struct node_resources *node, struct weir_error *err)
 {
@@ -35,6 +46,7 @@ struct jm_queue *jm_queue_create(const struct node_resources *node, struct weir_
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
 	}
+	q->maybe_queued = true;
 	q->alloc = alloc_state_create(node, err);
 	if (!q->alloc) {
 		free(q);
@@ -134,22 +146,28 @@ static struct queue_entry *entries_of(struct job_manager *jm, struct job_row *ro
 	return q;
 }
 
-static void carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
+/* Carries out the decision; false when the job may still wait queued. */
+static bool carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
                       const struct queue_decision *d)
 {
 	struct weir_error err = {0};
-	struct job_row *job = NULL;
+	struct job_row *job = NULL, now = {0};
+	bool left = true;
 
 	for (size_t k = 0; k < n && !job; k++)
 		if (rows[k].id == d->job_id)
 			job = &rows[k];
 	if (!job)
-		return;
+		return false;
 	switch (d->action) {
 	case QUEUE_START:
 		jm_start_gang(jm, job->id, &d->alloc);
+		/* a start that failed before its first write leaves it queued */
+		left = jm_job_load(jm, job->id, &now, &err) < 0 || now.state != JOB_QUEUED;
+		job_row_release(&now);
 		break;
 	case QUEUE_WAIT:
+		left = false;
 		if (strcmp(job->reason ? job->reason : "", d->reason)) {
 			str_set(&job->reason, d->reason);
 			if (jm_job_save(jm, job, &err) < 0)
@@ -160,6 +178,7 @@ static void carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
 		jm_fail_job_now(jm, job->id, d->reason);
 		break;
 	}
+	return left;
 }
 
 void jm_queue_pass(struct job_manager *jm)
@@ -170,6 +189,10 @@ void jm_queue_pass(struct job_manager *jm)
 		qc->again = true;
 		return;
 	}
+	if (jm_rolled_back(jm, &qc->rollbacks))
+		qc->maybe_queued = true;
+	if (!qc->maybe_queued)
+		return;
 	qc->in_pass = true;
 	do {
 		struct weir_error err = {0};
@@ -177,12 +200,17 @@ void jm_queue_pass(struct job_manager *jm)
 		size_t n = 0, nq = 0;
 		struct queue_entry *q = NULL;
 		struct queue_decision *d = NULL;
+		bool waits = false;
 
 		qc->again = false;
+		qc->maybe_queued = false; /* what this pass leaves, and notes during it */
 		jm_rows_flush(jm); /* the states it reads */
 		if (store_jobs_queued(jm->store, &rows, &n, &err) < 0)
 			goto fail;
 		q = entries_of(jm, rows, n, &nq);
+		/* restarting ones are not the pass's yet */
+		for (size_t i = 0; i < n; i++)
+			waits |= rows[i].state == JOB_QUEUED && rows[i].restart_pending;
 		d = calloc(n ? n : 1, sizeof *d);
 		if (!q || !d) {
 			weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
@@ -191,13 +219,16 @@ void jm_queue_pass(struct job_manager *jm)
 		if (queue_schedule_routes(qc->alloc, qc->gang_alloc, q, nq, d, &err) < 0)
 			goto fail;
 		for (size_t i = 0; i < nq; i++)
-			carry_out(jm, rows, n, &d[i]);
+			waits |= !carry_out(jm, rows, n, &d[i]);
+		if (waits)
+			qc->maybe_queued = true;
 		queue_decisions_release(d, nq);
 		free(q);
 		free(d);
 		job_rows_free(rows, n);
 		continue;
 	fail:
+		qc->maybe_queued = true;
 		log_error("queue pass: %s", err.msg);
 		free(q);
 		free(d);

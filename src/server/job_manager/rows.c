@@ -256,13 +256,18 @@ static void keep_row(struct job_manager *jm, const struct job_row *row)
 	e->have_row = true;
 }
 
-int jm_job_add(struct job_manager *jm, struct job_row *row, struct weir_error *err)
+int jm_job_add(struct job_manager *jm, struct job_row *row, const struct jm_route *route,
+               struct weir_error *err)
 {
 	struct jm_rows_entry *e;
 
-	if (store_job_insert(jm->store, row, &row->id, err) < 0)
+	if (store_job_insert_routed(jm->store, row, route->gang ? JOB_ROUTE_GANG : JOB_ROUTE_LOCAL,
+	                            route->queue[0] ? route->queue : NULL, &row->id, err) < 0)
 		return -1;
+	if (row->state == JOB_QUEUED)
+		jm_queue_note(jm);
 	keep_row(jm, row);
+	jm_rows_keep_route(jm, row->id, route, true);
 	/* a new job: no result waits */
 	if ((e = entry_of(jm, row->id, false)))
 		e->have_outcome = true;
@@ -302,6 +307,8 @@ int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_e
 	struct job_row copy;
 
 	jm_timers_touch(jm, job->id);
+	if (job->state == JOB_QUEUED)
+		jm_queue_note(jm);
 	if (e && e->have_row && row_same(&e->row, job))
 		return 0; /* kept already */
 	if (e && e->have_row && jm->depth > 0 && job_row_copy(job, &copy) == 0) {
