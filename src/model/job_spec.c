@@ -471,47 +471,65 @@ struct job_spec *job_spec_parse_file(const char *path, struct weir_error *err)
 	return spec;
 }
 
-/* The writer of the native form: `"key":`, with the comma before it unless
- * it opens its object. */
-static void put_key(struct strbuf *sb, const char *key, int *rc)
+/* The writer of the native form.  A key of the layout's own is written
+ * as K("key"), quoted already (`"key":`); the comma before it unless it
+ * opens its object. */
+#define K(key) "\"" key "\":"
+
+static void put_sep(struct strbuf *sb)
 {
 	if (sb->len && sb->buf[sb->len - 1] != '{')
 		strbuf_addch(sb, ',');
-	*rc |= json_util_write_string(sb, key);
+}
+
+/* A key that is a name of the spec's (a role, a variable): a JSON string. */
+static void put_name(struct strbuf *sb, const char *name, int *rc)
+{
+	put_sep(sb);
+	*rc |= json_util_write_string(sb, name);
 	strbuf_addch(sb, ':');
 }
 
-static void put_string(struct strbuf *sb, const char *key, const char *v, int *rc)
+static void put_key(struct strbuf *sb, const char *quoted)
 {
-	put_key(sb, key, rc);
+	put_sep(sb);
+	strbuf_addstr(sb, quoted);
+}
+
+static void put_string(struct strbuf *sb, const char *quoted, const char *v, int *rc)
+{
+	put_key(sb, quoted);
 	*rc |= json_util_write_string(sb, v);
 }
 
-static void put_int(struct strbuf *sb, const char *key, long long v, int *rc)
+static void put_int(struct strbuf *sb, const char *quoted, long long v)
 {
-	put_key(sb, key, rc);
+	put_key(sb, quoted);
 	strbuf_addi(sb, v);
 }
 
-static void put_bool(struct strbuf *sb, const char *key, bool v, int *rc)
+static void put_bool(struct strbuf *sb, const char *quoted, bool v)
 {
-	put_key(sb, key, rc);
+	put_key(sb, quoted);
 	strbuf_addstr(sb, v ? "true" : "false");
 }
 
 static void put_env(struct strbuf *sb, const struct env_var *env, size_t n, int *rc)
 {
-	put_key(sb, "env", rc);
+	put_key(sb, K("env"));
 	strbuf_addch(sb, '{');
-	for (size_t i = 0; i < n; i++)
-		put_string(sb, env[i].name, env[i].value, rc);
+	for (size_t i = 0; i < n; i++) {
+		put_name(sb, env[i].name, rc);
+		*rc |= json_util_write_string(sb, env[i].value);
+	}
 	strbuf_addch(sb, '}');
 }
 
 /* A list of strings as an array value. */
-static void put_strings(struct strbuf *sb, const char *key, char *const *v, size_t n, int *rc)
+static void put_strings(struct strbuf *sb, const char *quoted, char *const *v, size_t n,
+			int *rc)
 {
-	put_key(sb, key, rc);
+	put_key(sb, quoted);
 	strbuf_addch(sb, '[');
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -525,17 +543,17 @@ static void put_role(struct strbuf *sb, const struct role_spec *ro, int *rc)
 {
 	char buf[64];
 
-	put_key(sb, ro->name, rc);
+	put_name(sb, ro->name, rc);
 	strbuf_addch(sb, '{');
-	put_int(sb, "instances", ro->instances, rc);
-	put_string(sb, "memory", format_memory_mb(ro->memory_mb, buf, sizeof buf), rc);
-	put_int(sb, "vcores", ro->vcores, rc);
-	put_int(sb, "gpus", ro->gpus, rc);
-	put_string(sb, "command", ro->command, rc);
+	put_int(sb, K("instances"), ro->instances);
+	put_string(sb, K("memory"), format_memory_mb(ro->memory_mb, buf, sizeof buf), rc);
+	put_int(sb, K("vcores"), ro->vcores);
+	put_int(sb, K("gpus"), ro->gpus);
+	put_string(sb, K("command"), ro->command, rc);
 	put_env(sb, ro->env, ro->n_env, rc);
-	put_bool(sb, "untracked", ro->untracked || ro->sidecar, rc);
-	put_bool(sb, "stop_on_failure", ro->stop_on_failure, rc);
-	put_bool(sb, "sidecar", ro->sidecar, rc);
+	put_bool(sb, K("untracked"), ro->untracked || ro->sidecar);
+	put_bool(sb, K("stop_on_failure"), ro->stop_on_failure);
+	put_bool(sb, K("sidecar"), ro->sidecar);
 	strbuf_addch(sb, '}');
 }
 
@@ -543,18 +561,18 @@ static void put_slurm(struct strbuf *sb, const struct job_slurm *sl, int *rc)
 {
 	if (!sl->partition && !sl->account && !sl->qos && !sl->time && !sl->n_sbatch_options)
 		return;
-	put_key(sb, "slurm", rc);
+	put_key(sb, K("slurm"));
 	strbuf_addch(sb, '{');
 	if (sl->partition)
-		put_string(sb, "partition", sl->partition, rc);
+		put_string(sb, K("partition"), sl->partition, rc);
 	if (sl->account)
-		put_string(sb, "account", sl->account, rc);
+		put_string(sb, K("account"), sl->account, rc);
 	if (sl->qos)
-		put_string(sb, "qos", sl->qos, rc);
+		put_string(sb, K("qos"), sl->qos, rc);
 	if (sl->time)
-		put_string(sb, "time", sl->time, rc);
+		put_string(sb, K("time"), sl->time, rc);
 	if (sl->n_sbatch_options)
-		put_strings(sb, "sbatch_options", sl->sbatch_options, sl->n_sbatch_options, rc);
+		put_strings(sb, K("sbatch_options"), sl->sbatch_options, sl->n_sbatch_options, rc);
 	strbuf_addch(sb, '}');
 }
 
@@ -563,56 +581,57 @@ int job_spec_write_json(struct strbuf *sb, const struct job_spec *spec)
 	char buf[64];
 	int rc = 0;
 
+	strbuf_grow(sb, 1024); /* a spec's usual size: few reallocations */
 	strbuf_addch(sb, '{');
-	put_string(sb, "name", spec->name, &rc);
-	put_string(sb, "framework", framework_name(spec->framework), &rc);
-	put_int(sb, "priority", spec->priority, &rc);
-	put_string(sb, "entry_point", spec->entry_point, &rc);
-	put_string(sb, "params", spec->params, &rc);
-	put_string(sb, "python", spec->python, &rc);
-	put_string(sb, "src_dir", spec->src_dir, &rc);
-	put_key(sb, "artifacts", &rc);
+	put_string(sb, K("name"), spec->name, &rc);
+	put_string(sb, K("framework"), framework_name(spec->framework), &rc);
+	put_int(sb, K("priority"), spec->priority);
+	put_string(sb, K("entry_point"), spec->entry_point, &rc);
+	put_string(sb, K("params"), spec->params, &rc);
+	put_string(sb, K("python"), spec->python, &rc);
+	put_string(sb, K("src_dir"), spec->src_dir, &rc);
+	put_key(sb, K("artifacts"));
 	strbuf_addch(sb, '[');
 	for (size_t i = 0; i < spec->n_artifacts; i++) {
 		const struct artifact *a = &spec->artifacts[i];
 		if (i)
 			strbuf_addch(sb, ',');
 		strbuf_addch(sb, '{');
-		put_string(sb, "path", a->path, &rc);
-		put_string(sb, "name", a->name, &rc);
-		put_bool(sb, "archive", a->archive, &rc);
+		put_string(sb, K("path"), a->path, &rc);
+		put_string(sb, K("name"), a->name, &rc);
+		put_bool(sb, K("archive"), a->archive);
 		strbuf_addch(sb, '}');
 	}
 	strbuf_addch(sb, ']');
 	put_env(sb, spec->env, spec->n_env, &rc);
-	put_string(sb, "success_policy", spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief",
+	put_string(sb, K("success_policy"), spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief",
 	           &rc);
-	put_bool(sb, "fail_on_worker_failure", spec->fail_on_worker_failure, &rc);
+	put_bool(sb, K("fail_on_worker_failure"), spec->fail_on_worker_failure);
 	if (spec->retry_exit_min == spec->retry_exit_max)
 		snprintf(buf, sizeof buf, "%d", spec->retry_exit_min);
 	else
 		snprintf(buf, sizeof buf, "%d-%d", spec->retry_exit_min, spec->retry_exit_max);
-	put_key(sb, "restart", &rc);
+	put_key(sb, K("restart"));
 	strbuf_addch(sb, '{');
-	put_int(sb, "max_restarts", spec->max_restarts, &rc);
-	put_string(sb, "retry_exit_codes", buf, &rc);
+	put_int(sb, K("max_restarts"), spec->max_restarts);
+	put_string(sb, K("retry_exit_codes"), buf, &rc);
 	strbuf_addch(sb, '}');
-	put_key(sb, "timeouts", &rc);
+	put_key(sb, K("timeouts"));
 	strbuf_addch(sb, '{');
-	put_int(sb, "allocation", spec->allocation_timeout_s, &rc);
-	put_int(sb, "registration", spec->registration_timeout_s, &rc);
-	put_int(sb, "execution", spec->execution_timeout_s, &rc);
+	put_int(sb, K("allocation"), spec->allocation_timeout_s);
+	put_int(sb, K("registration"), spec->registration_timeout_s);
+	put_int(sb, K("execution"), spec->execution_timeout_s);
 	strbuf_addch(sb, '}');
-	put_key(sb, "roles", &rc);
+	put_key(sb, K("roles"));
 	strbuf_addch(sb, '{');
 	for (size_t i = 0; i < spec->n_roles; i++)
 		put_role(sb, &spec->roles[i], &rc);
 	strbuf_addch(sb, '}');
 	/* only when given: specs without them read as before */
 	if (spec->connections.n)
-		put_strings(sb, "connections", spec->connections.v, spec->connections.n, &rc);
+		put_strings(sb, K("connections"), spec->connections.v, spec->connections.n, &rc);
 	if (spec->queue)
-		put_string(sb, "queue", spec->queue, &rc);
+		put_string(sb, K("queue"), spec->queue, &rc);
 	put_slurm(sb, &spec->slurm, &rc);
 	strbuf_addch(sb, '}');
 	return rc || sb->failed ? -1 : 0;
@@ -685,20 +704,30 @@ static int validate_slurm(const struct job_spec *spec, struct weir_error *err)
 	return 0;
 }
 
+/* env[i]'s error, its path written only now (a spec is validated at each
+ * DAG task's start: a path a variable was most of the cost). */
+static int env_fail(const struct env_var *env, size_t i, const char *prefix, const char *msg,
+		    struct weir_error *err)
+{
+	char path[FIELD_PATH_MAX];
+
+	snprintf(path, sizeof path, "%s.%s", prefix, env[i].name ? env[i].name : "?");
+	return vfail(err, path, "%s", msg);
+}
+
 static int validate_env(const struct env_var *env, size_t n, const char *prefix,
 			struct weir_error *err)
 {
-	char path[FIELD_PATH_MAX];
 	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s.%s", prefix, env[i].name ? env[i].name : "?");
 		if (!env[i].name || !env_name_valid(env[i].name))
-			return vfail(err, path, "%s",
-				     "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
+			return env_fail(env, i, prefix,
+					"expected an environment variable name like "
+					"[A-Za-z_][A-Za-z0-9_]*", err);
 		if (!env[i].value)
-			return vfail(err, path, "%s", "expected a value");
+			return env_fail(env, i, prefix, "expected a value", err);
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(env[i].name, env[j].name))
-				return vfail(err, path, "%s", "set twice");
+			if (env[i].name[0] == env[j].name[0] && !strcmp(env[i].name, env[j].name))
+				return env_fail(env, i, prefix, "set twice", err);
 	}
 	return 0;
 }

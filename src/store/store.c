@@ -46,10 +46,6 @@ enum stmt_id {
 	ST_TASKS_ALL,
 	ST_TASK_UPDATE,
 	ST_EVENT_ADD,
-	ST_EVENT_ADD2, /* 2, 4, 8 and 16 rows a statement: store_events_add */
-	ST_EVENT_ADD4,
-	ST_EVENT_ADD8,
-	ST_EVENT_ADD16,
 	ST_EVENTS_OF_JOB,
 	ST_META_GET,
 	ST_META_SET,
@@ -62,12 +58,10 @@ enum stmt_id {
 	ST_COUNT,
 };
 
-/* the rows of a multi-row INSERT of events */
-#define EV1 "(?,?,?,?)"
-#define EV2 EV1 "," EV1
-#define EV4 EV2 "," EV2
-#define EV8 EV4 "," EV4
-#define EV16 EV8 "," EV8
+/* an INSERT of events, its VALUES once a row (store_events_add) */
+#define EVENTS_INSERT "INSERT INTO events (job_id, time, kind, message) VALUES "
+#define EVENT_VALUES "(?,?,?,?)"
+#define EVENTS_MAX STORE_EVENTS_MAX
 
 static const char *const stmt_sql[ST_COUNT] = {
     [ST_BEGIN] = "BEGIN IMMEDIATE",
@@ -105,11 +99,7 @@ static const char *const stmt_sql[ST_COUNT] = {
                        " oom_killed = ?, peak_memory_bytes = ?, cpu_time_ms = ?,"
                        " registered_at = ?, started_at = ?, ended_at = ?, cause = ?"
                        " WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
-    [ST_EVENT_ADD] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV1,
-    [ST_EVENT_ADD2] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV2,
-    [ST_EVENT_ADD4] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV4,
-    [ST_EVENT_ADD8] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV8,
-    [ST_EVENT_ADD16] = "INSERT INTO events (job_id, time, kind, message) VALUES " EV16,
+    [ST_EVENT_ADD] = EVENTS_INSERT EVENT_VALUES,
     [ST_EVENTS_OF_JOB] = "SELECT id, job_id, time, kind, message FROM events"
                          " WHERE job_id = ? ORDER BY id",
     [ST_META_GET] = "SELECT value FROM meta WHERE key = ?",
@@ -129,6 +119,7 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *stmt[ST_COUNT];
+	sqlite3_stmt *events_stmt[EVENTS_MAX]; /* [i]: an INSERT of i + 1 events */
 	int version;
 	bool in_tx;     /* store_begin() was called: the turn's writes share one transaction */
 	bool tx_begun;  /* ... and its BEGIN ran (at the turn's first write) */
@@ -389,6 +380,8 @@ void store_close(struct store *s)
 		return;
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);
+	for (int i = 0; i < EVENTS_MAX; i++)
+		sqlite3_finalize(s->events_stmt[i]);
 	if (s->in_tx)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(s->db);
@@ -1001,25 +994,47 @@ int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char
 	return 0;
 }
 
+/* The kept INSERT of n (1..EVENTS_MAX) events, made on first use, reset
+ * and unbound; NULL with err. */
+static sqlite3_stmt *events_stmt(struct store *s, size_t n, struct weir_error *err)
+{
+	sqlite3_stmt *st = s->events_stmt[n - 1];
+
+	if (!st) {
+		char sql[sizeof EVENTS_INSERT + EVENTS_MAX * sizeof EVENT_VALUES];
+		size_t len = strlen(EVENTS_INSERT);
+		memcpy(sql, EVENTS_INSERT, len);
+		for (size_t i = 0; i < n; i++) {
+			if (i)
+				sql[len++] = ',';
+			memcpy(sql + len, EVENT_VALUES, strlen(EVENT_VALUES));
+			len += strlen(EVENT_VALUES);
+		}
+		sql[len] = '\0';
+		if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) !=
+		    SQLITE_OK) {
+			db_error(s, err, "preparing a statement");
+			return NULL;
+		}
+		s->events_stmt[n - 1] = st;
+	}
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	if (store_write_starts(s, err) < 0)
+		return NULL;
+	return st;
+}
+
 int store_events_add(struct store *s, const struct event_row *rows, size_t n,
                      struct weir_error *err)
 {
-	static const enum stmt_id by_size[] = {ST_EVENT_ADD16, ST_EVENT_ADD8, ST_EVENT_ADD4,
-	                                       ST_EVENT_ADD2, ST_EVENT_ADD};
-	size_t done = 0, k = 0;
-
-	/* the largest statement that fits what is left: each INSERT's fixed
-	 * cost (its autoincrement counter, its start and end) paid once for up
-	 * to 16 rows, the ids in the rows' order */
-	while (done < n) {
-		size_t m = (size_t)16 >> k;
-		sqlite3_stmt *st;
+	/* up to EVENTS_MAX rows a statement: an INSERT's fixed cost (its start
+	 * and end, the autoincrement counter) paid once for a turn's events */
+	for (size_t done = 0; done < n;) {
+		size_t m = n - done < EVENTS_MAX ? n - done : EVENTS_MAX;
+		sqlite3_stmt *st = events_stmt(s, m, err);
 		int r;
-		if (n - done < m) {
-			k++; /* 1 always fits */
-			continue;
-		}
-		if (!(st = stmt_get(s, by_size[k], err)))
+		if (!st)
 			return -1;
 		for (size_t i = 0; i < m; i++) {
 			const struct event_row *e = &rows[done + i];

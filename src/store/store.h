@@ -230,9 +230,11 @@ int store_job_backend_get(struct store *s, int64_t job_id, int *attempt, char *i
 /* *id (may be NULL) gets the event's id. */
 int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
                     const char *message, int64_t *id, struct weir_error *err);
-/* rows[0..n) (their id ignored) in one transaction's worth of statements,
- * their ids ascending in the array's order.  All or, on error, none of a
- * statement's (up to 16) rows: WEIR_E_NOT_FOUND when a job is absent. */
+/* rows[0..n) (their id ignored), up to STORE_EVENTS_MAX in one INSERT,
+ * their ids ascending in the array's order.  On error none of that
+ * statement's rows is stored (WEIR_E_NOT_FOUND: a job is absent); those of
+ * the statements before it are (n <= STORE_EVENTS_MAX: all or none). */
+#define STORE_EVENTS_MAX 16
 int store_events_add(struct store *s, const struct event_row *rows, size_t n,
                      struct weir_error *err);
 /* A job's events in order (id ASC). */

@@ -62,17 +62,21 @@ static int events_keep(struct job_manager *jm, int64_t job_id, int64_t time, con
 	return 0;
 }
 
-/* Writes the turn's events: all in a few statements, or, when that fails,
- * one by one to say which could not be. */
+/* Writes the turn's events: a statement for up to STORE_EVENTS_MAX of
+ * them, or, when one fails (nothing of it stored), its events one by one to
+ * say which could not be. */
 static void events_flush(struct job_manager *jm)
 {
 	struct jm_events *q = jm->events;
-	struct weir_error err = {0};
 
 	if (!q || q->n == 0)
 		return;
-	if (store_events_add(jm->store, q->v, q->n, &err) < 0)
-		for (size_t i = 0; i < q->n; i++) {
+	for (size_t at = 0; at < q->n; at += STORE_EVENTS_MAX) {
+		size_t m = q->n - at < STORE_EVENTS_MAX ? q->n - at : STORE_EVENTS_MAX;
+		struct weir_error err = {0};
+		if (store_events_add(jm->store, q->v + at, m, &err) == 0)
+			continue;
+		for (size_t i = at; i < at + m; i++) {
 			struct event_row *e = &q->v[i];
 			struct weir_error e2 = {0};
 			if (store_event_add(jm->store, e->job_id, e->time, e->kind, e->message, NULL,
@@ -80,6 +84,7 @@ static void events_flush(struct job_manager *jm)
 				log_error("job %lld: cannot journal \"%s\": %s", (long long)e->job_id,
 				          e->message, e2.msg);
 		}
+	}
 	for (size_t i = 0; i < q->n; i++)
 		event_row_release(&q->v[i]);
 	q->n = 0;
