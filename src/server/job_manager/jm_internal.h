@@ -241,10 +241,11 @@ int jm_queue_want_gang(struct job_manager *jm, struct weir_error *err);
 struct alloc_state *jm_alloc_of(struct job_manager *jm, int64_t job_id);
 /* The job's resources back to whichever allocator holds them. */
 void jm_release_alloc(struct job_manager *jm, int64_t job_id);
-/* A job's row is written queued: the next pass reads the queue. */
-void jm_queue_note(struct job_manager *jm);
+/* The job's row is written queued: the next pass looks at it. */
+void jm_queue_note(struct job_manager *jm, int64_t job_id);
 /* Starts what can start; a pass asked for during a pass runs after it.  It
- * reads the queue only when a job may wait there (jm_queue_note). */
+ * looks at the noted jobs' kept rows (the store's queue when they are not
+ * known: at start, after a rollback), and at nothing when none is. */
 void jm_queue_pass(struct job_manager *jm);
 /* A job that cannot run at all (its stored spec, the queue's refusal)
  * fails at once. */

@@ -265,7 +265,7 @@ int jm_job_add(struct job_manager *jm, struct job_row *row, const struct jm_rout
 	                            route->queue[0] ? route->queue : NULL, &row->id, err) < 0)
 		return -1;
 	if (row->state == JOB_QUEUED)
-		jm_queue_note(jm);
+		jm_queue_note(jm, row->id);
 	keep_row(jm, row);
 	jm_rows_keep_route(jm, row->id, route, true);
 	/* a new job: no result waits */
@@ -308,7 +308,7 @@ int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_e
 
 	jm_timers_touch(jm, job->id);
 	if (job->state == JOB_QUEUED)
-		jm_queue_note(jm);
+		jm_queue_note(jm, job->id);
 	if (e && e->have_row && row_same(&e->row, job))
 		return 0; /* kept already */
 	if (e && e->have_row && jm->depth > 0 && job_row_copy(job, &copy) == 0) {
