@@ -90,7 +90,8 @@ static int queued_rows(struct job_manager *jm, struct job_row **rows, size_t *n,
 	if (jm_rolled_back(jm, &qc->rollbacks))
 		qc->known = false;
 	if (qc->known && (v = calloc(m ? m : 1, sizeof *v))) {
-		qsort(ids, m, sizeof *ids, cmp_id);
+		if (m)
+			qsort(ids, m, sizeof *ids, cmp_id);
 		for (size_t i = 0; i < m; i++) {
 			if (i && ids[i] == ids[i - 1])
 				continue;
@@ -108,7 +109,8 @@ static int queued_rows(struct job_manager *jm, struct job_row **rows, size_t *n,
 	}
 	free(ids);
 	if (qc->known && v) {
-		qsort(v, *n, sizeof *v, cmp_queue);
+		if (*n)
+			qsort(v, *n, sizeof *v, cmp_queue);
 		*rows = v;
 		return 0;
 	}
