@@ -471,65 +471,22 @@ struct job_spec *job_spec_parse_file(const char *path, struct weir_error *err)
 	return spec;
 }
 
-/* The writer of the native form.  A key of the layout's own is written
- * as K("key"), quoted already (`"key":`); the comma before it unless it
- * opens its object. */
-#define K(key) "\"" key "\":"
-
-static void put_sep(struct strbuf *sb)
-{
-	if (sb->len && sb->buf[sb->len - 1] != '{')
-		strbuf_addch(sb, ',');
-}
-
-/* A key that is a name of the spec's (a role, a variable): a JSON string. */
-static void put_name(struct strbuf *sb, const char *name, int *rc)
-{
-	put_sep(sb);
-	*rc |= json_util_write_string(sb, name);
-	strbuf_addch(sb, ':');
-}
-
-static void put_key(struct strbuf *sb, const char *quoted)
-{
-	put_sep(sb);
-	strbuf_addstr(sb, quoted);
-}
-
-static void put_string(struct strbuf *sb, const char *quoted, const char *v, int *rc)
-{
-	put_key(sb, quoted);
-	*rc |= json_util_write_string(sb, v);
-}
-
-static void put_int(struct strbuf *sb, const char *quoted, long long v)
-{
-	put_key(sb, quoted);
-	strbuf_addi(sb, v);
-}
-
-static void put_bool(struct strbuf *sb, const char *quoted, bool v)
-{
-	put_key(sb, quoted);
-	strbuf_addstr(sb, v ? "true" : "false");
-}
+/* The writer of the native form: members through lib/json_util.h's
+ * writers, in the layout's order. */
 
 static void put_env(struct strbuf *sb, const struct env_var *env, size_t n, int *rc)
 {
-	put_key(sb, K("env"));
+	json_util_write_key(sb, "env");
 	strbuf_addch(sb, '{');
-	for (size_t i = 0; i < n; i++) {
-		put_name(sb, env[i].name, rc);
-		*rc |= json_util_write_string(sb, env[i].value);
-	}
+	for (size_t i = 0; i < n; i++)
+		*rc |= json_util_write_field(sb, env[i].name, env[i].value);
 	strbuf_addch(sb, '}');
 }
 
 /* A list of strings as an array value. */
-static void put_strings(struct strbuf *sb, const char *quoted, char *const *v, size_t n,
-			int *rc)
+static void put_strings(struct strbuf *sb, const char *key, char *const *v, size_t n, int *rc)
 {
-	put_key(sb, quoted);
+	json_util_write_key(sb, key);
 	strbuf_addch(sb, '[');
 	for (size_t i = 0; i < n; i++) {
 		if (i)
@@ -543,17 +500,18 @@ static void put_role(struct strbuf *sb, const struct role_spec *ro, int *rc)
 {
 	char buf[64];
 
-	put_name(sb, ro->name, rc);
+	*rc |= json_util_write_key(sb, ro->name);
 	strbuf_addch(sb, '{');
-	put_int(sb, K("instances"), ro->instances);
-	put_string(sb, K("memory"), format_memory_mb(ro->memory_mb, buf, sizeof buf), rc);
-	put_int(sb, K("vcores"), ro->vcores);
-	put_int(sb, K("gpus"), ro->gpus);
-	put_string(sb, K("command"), ro->command, rc);
+	json_util_write_int_field(sb, "instances", ro->instances);
+	*rc |= json_util_write_field(sb, "memory",
+	                             format_memory_mb(ro->memory_mb, buf, sizeof buf));
+	json_util_write_int_field(sb, "vcores", ro->vcores);
+	json_util_write_int_field(sb, "gpus", ro->gpus);
+	*rc |= json_util_write_field(sb, "command", ro->command);
 	put_env(sb, ro->env, ro->n_env, rc);
-	put_bool(sb, K("untracked"), ro->untracked || ro->sidecar);
-	put_bool(sb, K("stop_on_failure"), ro->stop_on_failure);
-	put_bool(sb, K("sidecar"), ro->sidecar);
+	json_util_write_bool_field(sb, "untracked", ro->untracked || ro->sidecar);
+	json_util_write_bool_field(sb, "stop_on_failure", ro->stop_on_failure);
+	json_util_write_bool_field(sb, "sidecar", ro->sidecar);
 	strbuf_addch(sb, '}');
 }
 
@@ -561,18 +519,18 @@ static void put_slurm(struct strbuf *sb, const struct job_slurm *sl, int *rc)
 {
 	if (!sl->partition && !sl->account && !sl->qos && !sl->time && !sl->n_sbatch_options)
 		return;
-	put_key(sb, K("slurm"));
+	json_util_write_key(sb, "slurm");
 	strbuf_addch(sb, '{');
 	if (sl->partition)
-		put_string(sb, K("partition"), sl->partition, rc);
+		*rc |= json_util_write_field(sb, "partition", sl->partition);
 	if (sl->account)
-		put_string(sb, K("account"), sl->account, rc);
+		*rc |= json_util_write_field(sb, "account", sl->account);
 	if (sl->qos)
-		put_string(sb, K("qos"), sl->qos, rc);
+		*rc |= json_util_write_field(sb, "qos", sl->qos);
 	if (sl->time)
-		put_string(sb, K("time"), sl->time, rc);
+		*rc |= json_util_write_field(sb, "time", sl->time);
 	if (sl->n_sbatch_options)
-		put_strings(sb, K("sbatch_options"), sl->sbatch_options, sl->n_sbatch_options, rc);
+		put_strings(sb, "sbatch_options", sl->sbatch_options, sl->n_sbatch_options, rc);
 	strbuf_addch(sb, '}');
 }
 
@@ -583,55 +541,55 @@ int job_spec_write_json(struct strbuf *sb, const struct job_spec *spec)
 
 	strbuf_grow(sb, 1024); /* a spec's usual size: few reallocations */
 	strbuf_addch(sb, '{');
-	put_string(sb, K("name"), spec->name, &rc);
-	put_string(sb, K("framework"), framework_name(spec->framework), &rc);
-	put_int(sb, K("priority"), spec->priority);
-	put_string(sb, K("entry_point"), spec->entry_point, &rc);
-	put_string(sb, K("params"), spec->params, &rc);
-	put_string(sb, K("python"), spec->python, &rc);
-	put_string(sb, K("src_dir"), spec->src_dir, &rc);
-	put_key(sb, K("artifacts"));
+	rc |= json_util_write_field(sb, "name", spec->name);
+	rc |= json_util_write_field(sb, "framework", framework_name(spec->framework));
+	json_util_write_int_field(sb, "priority", spec->priority);
+	rc |= json_util_write_field(sb, "entry_point", spec->entry_point);
+	rc |= json_util_write_field(sb, "params", spec->params);
+	rc |= json_util_write_field(sb, "python", spec->python);
+	rc |= json_util_write_field(sb, "src_dir", spec->src_dir);
+	json_util_write_key(sb, "artifacts");
 	strbuf_addch(sb, '[');
 	for (size_t i = 0; i < spec->n_artifacts; i++) {
 		const struct artifact *a = &spec->artifacts[i];
 		if (i)
 			strbuf_addch(sb, ',');
 		strbuf_addch(sb, '{');
-		put_string(sb, K("path"), a->path, &rc);
-		put_string(sb, K("name"), a->name, &rc);
-		put_bool(sb, K("archive"), a->archive);
+		rc |= json_util_write_field(sb, "path", a->path);
+		rc |= json_util_write_field(sb, "name", a->name);
+		json_util_write_bool_field(sb, "archive", a->archive);
 		strbuf_addch(sb, '}');
 	}
 	strbuf_addch(sb, ']');
 	put_env(sb, spec->env, spec->n_env, &rc);
-	put_string(sb, K("success_policy"), spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief",
-	           &rc);
-	put_bool(sb, K("fail_on_worker_failure"), spec->fail_on_worker_failure);
+	rc |= json_util_write_field(sb, "success_policy",
+	                            spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief");
+	json_util_write_bool_field(sb, "fail_on_worker_failure", spec->fail_on_worker_failure);
 	if (spec->retry_exit_min == spec->retry_exit_max)
 		snprintf(buf, sizeof buf, "%d", spec->retry_exit_min);
 	else
 		snprintf(buf, sizeof buf, "%d-%d", spec->retry_exit_min, spec->retry_exit_max);
-	put_key(sb, K("restart"));
+	json_util_write_key(sb, "restart");
 	strbuf_addch(sb, '{');
-	put_int(sb, K("max_restarts"), spec->max_restarts);
-	put_string(sb, K("retry_exit_codes"), buf, &rc);
+	json_util_write_int_field(sb, "max_restarts", spec->max_restarts);
+	rc |= json_util_write_field(sb, "retry_exit_codes", buf);
 	strbuf_addch(sb, '}');
-	put_key(sb, K("timeouts"));
+	json_util_write_key(sb, "timeouts");
 	strbuf_addch(sb, '{');
-	put_int(sb, K("allocation"), spec->allocation_timeout_s);
-	put_int(sb, K("registration"), spec->registration_timeout_s);
-	put_int(sb, K("execution"), spec->execution_timeout_s);
+	json_util_write_int_field(sb, "allocation", spec->allocation_timeout_s);
+	json_util_write_int_field(sb, "registration", spec->registration_timeout_s);
+	json_util_write_int_field(sb, "execution", spec->execution_timeout_s);
 	strbuf_addch(sb, '}');
-	put_key(sb, K("roles"));
+	json_util_write_key(sb, "roles");
 	strbuf_addch(sb, '{');
 	for (size_t i = 0; i < spec->n_roles; i++)
 		put_role(sb, &spec->roles[i], &rc);
 	strbuf_addch(sb, '}');
 	/* only when given: specs without them read as before */
 	if (spec->connections.n)
-		put_strings(sb, K("connections"), spec->connections.v, spec->connections.n, &rc);
+		put_strings(sb, "connections", spec->connections.v, spec->connections.n, &rc);
 	if (spec->queue)
-		put_string(sb, K("queue"), spec->queue, &rc);
+		rc |= json_util_write_field(sb, "queue", spec->queue);
 	put_slurm(sb, &spec->slurm, &rc);
 	strbuf_addch(sb, '}');
 	return rc || sb->failed ? -1 : 0;

@@ -6,10 +6,12 @@
  * by the file that owns it:
  *
  *   manager.c   the manager itself: lifetime, loop turns (one transaction
- *               per event), the journal, ended jobs told to the DAG
- *               manager, pending results, specs of active jobs, paths
- *   rows.c      the rows of active jobs kept in memory: the job's row,
- *               its current attempt's tasks, its route (written through)
+ *               per event), the journal (a turn's events written at its
+ *               end), ended jobs told to the DAG manager, specs of active
+ *               jobs, paths
+ *   rows.c      the rows of active jobs kept in memory: the job's row, its
+ *               waiting result, its current attempt's tasks, its route
+ *               (changes written behind, once, at the turn's end)
  *   routes.c    routes: the backends, the server's queues, each job's
  *               route and where its gang is shipped and placed
  *   queue.c     the two allocators and the queue pass (sched decides)
