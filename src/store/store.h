@@ -225,7 +225,7 @@ int store_job_backend_set(struct store *s, int64_t job_id, int attempt, const ch
 int store_job_backend_get(struct store *s, int64_t job_id, int *attempt, char *id, size_t size,
                           struct weir_error *err);
 
-/* ---- events ---- */
+/* ---- events (store/job_events.c) ---- */
 
 /* *id (may be NULL) gets the event's id. */
 int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
