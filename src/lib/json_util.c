@@ -98,3 +98,42 @@ int json_util_write_string(struct strbuf *sb, const char *s)
 	strbuf_addch(sb, '"');
 	return sb->failed ? -1 : 0;
 }
+
+int json_util_write_key(struct strbuf *sb, const char *key)
+{
+	size_t n = 0;
+
+	if (sb->len && sb->buf[sb->len - 1] != '{')
+		strbuf_addch(sb, ',');
+	/* a key of plain ASCII (most: the writers' own) is copied as it is */
+	while (key[n] >= 0x20 && key[n] < 0x7f && key[n] != '"' && key[n] != '\\')
+		n++;
+	if (key[n] || strbuf_grow(sb, n + 3) < 0) {
+		int rc = json_util_write_string(sb, key);
+		strbuf_addch(sb, ':');
+		return rc;
+	}
+	sb->buf[sb->len] = '"';
+	memcpy(sb->buf + sb->len + 1, key, n);
+	memcpy(sb->buf + sb->len + 1 + n, "\":", 3); /* and the NUL */
+	sb->len += n + 3;
+	return 0;
+}
+
+int json_util_write_field(struct strbuf *sb, const char *key, const char *v)
+{
+	int rc = json_util_write_key(sb, key);
+	return json_util_write_string(sb, v) | rc;
+}
+
+void json_util_write_int_field(struct strbuf *sb, const char *key, long long v)
+{
+	json_util_write_key(sb, key);
+	strbuf_addi(sb, v);
+}
+
+void json_util_write_bool_field(struct strbuf *sb, const char *key, bool v)
+{
+	json_util_write_key(sb, key);
+	strbuf_addstr(sb, v ? "true" : "false");
+}

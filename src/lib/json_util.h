@@ -8,6 +8,7 @@
 #define WEIR_LIB_JSON_UTIL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "lib/strbuf.h"
@@ -31,4 +32,15 @@ json_t *json_util_time_airflow(int64_t ms);
  * they are), or null for NULL.  0, or -1 when s is not valid UTF-8 (which
  * jansson refuses too) or sb is out of memory (sb->failed). */
 int json_util_write_string(struct strbuf *sb, const char *s);
+
+/* Appends `"key":`, with a ',' before it unless sb is empty or ends with
+ * '{' (an object's first member): the members of an object written one
+ * after the other.  The key is written as a JSON string (plain ASCII copied
+ * at once).  0, or -1 as json_util_write_string. */
+int json_util_write_key(struct strbuf *sb, const char *key);
+/* A member: the key, then s as a JSON string (null for NULL), an integer
+ * or true/false.  0, or -1 as json_util_write_string (sb->failed tells). */
+int json_util_write_field(struct strbuf *sb, const char *key, const char *s);
+void json_util_write_int_field(struct strbuf *sb, const char *key, long long v);
+void json_util_write_bool_field(struct strbuf *sb, const char *key, bool v);
 #endif

@@ -471,110 +471,140 @@ struct job_spec *job_spec_parse_file(const char *path, struct weir_error *err)
 	return spec;
 }
 
-static json_t *env_to_json(const struct env_var *env, size_t n)
+/* The writer of the native form: members through lib/json_util.h's
+ * writers, in the layout's order. */
+
+static void put_env(struct strbuf *sb, const struct env_var *env, size_t n, int *rc)
 {
-	json_t *o = json_object();
-	for (size_t i = 0; o && i < n; i++)
-		if (json_object_set_new(o, env[i].name, json_string(env[i].value)) < 0) {
-			json_decref(o);
-			return NULL;
-		}
-	return o;
+	json_util_write_key(sb, "env");
+	strbuf_addch(sb, '{');
+	for (size_t i = 0; i < n; i++)
+		*rc |= json_util_write_field(sb, env[i].name, env[i].value);
+	strbuf_addch(sb, '}');
 }
 
-json_t *job_spec_to_json(const struct job_spec *spec)
+/* A list of strings as an array value. */
+static void put_strings(struct strbuf *sb, const char *key, char *const *v, size_t n, int *rc)
 {
-	json_t *o = json_object();
-	json_t *roles = json_object();
-	json_t *arts = json_array();
+	json_util_write_key(sb, key);
+	strbuf_addch(sb, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			strbuf_addch(sb, ',');
+		*rc |= json_util_write_string(sb, v[i]);
+	}
+	strbuf_addch(sb, ']');
+}
+
+static void put_role(struct strbuf *sb, const struct role_spec *ro, int *rc)
+{
+	char buf[64];
+
+	*rc |= json_util_write_key(sb, ro->name);
+	strbuf_addch(sb, '{');
+	json_util_write_int_field(sb, "instances", ro->instances);
+	*rc |= json_util_write_field(sb, "memory",
+	                             format_memory_mb(ro->memory_mb, buf, sizeof buf));
+	json_util_write_int_field(sb, "vcores", ro->vcores);
+	json_util_write_int_field(sb, "gpus", ro->gpus);
+	*rc |= json_util_write_field(sb, "command", ro->command);
+	put_env(sb, ro->env, ro->n_env, rc);
+	json_util_write_bool_field(sb, "untracked", ro->untracked || ro->sidecar);
+	json_util_write_bool_field(sb, "stop_on_failure", ro->stop_on_failure);
+	json_util_write_bool_field(sb, "sidecar", ro->sidecar);
+	strbuf_addch(sb, '}');
+}
+
+static void put_slurm(struct strbuf *sb, const struct job_slurm *sl, int *rc)
+{
+	if (!sl->partition && !sl->account && !sl->qos && !sl->time && !sl->n_sbatch_options)
+		return;
+	json_util_write_key(sb, "slurm");
+	strbuf_addch(sb, '{');
+	if (sl->partition)
+		*rc |= json_util_write_field(sb, "partition", sl->partition);
+	if (sl->account)
+		*rc |= json_util_write_field(sb, "account", sl->account);
+	if (sl->qos)
+		*rc |= json_util_write_field(sb, "qos", sl->qos);
+	if (sl->time)
+		*rc |= json_util_write_field(sb, "time", sl->time);
+	if (sl->n_sbatch_options)
+		put_strings(sb, "sbatch_options", sl->sbatch_options, sl->n_sbatch_options, rc);
+	strbuf_addch(sb, '}');
+}
+
+int job_spec_write_json(struct strbuf *sb, const struct job_spec *spec)
+{
 	char buf[64];
 	int rc = 0;
 
-	if (!o || !roles || !arts)
-		goto fail;
-	rc |= json_util_set_string(o, "name", spec->name);
-	rc |= json_util_set_string(o, "framework", framework_name(spec->framework));
-	rc |= json_object_set_new(o, "priority", json_integer(spec->priority));
-	rc |= json_util_set_string(o, "entry_point", spec->entry_point);
-	rc |= json_util_set_string(o, "params", spec->params);
-	rc |= json_util_set_string(o, "python", spec->python);
-	rc |= json_util_set_string(o, "src_dir", spec->src_dir);
+	strbuf_grow(sb, 1024); /* a spec's usual size: few reallocations */
+	strbuf_addch(sb, '{');
+	rc |= json_util_write_field(sb, "name", spec->name);
+	rc |= json_util_write_field(sb, "framework", framework_name(spec->framework));
+	json_util_write_int_field(sb, "priority", spec->priority);
+	rc |= json_util_write_field(sb, "entry_point", spec->entry_point);
+	rc |= json_util_write_field(sb, "params", spec->params);
+	rc |= json_util_write_field(sb, "python", spec->python);
+	rc |= json_util_write_field(sb, "src_dir", spec->src_dir);
+	json_util_write_key(sb, "artifacts");
+	strbuf_addch(sb, '[');
 	for (size_t i = 0; i < spec->n_artifacts; i++) {
 		const struct artifact *a = &spec->artifacts[i];
-		rc |= json_array_append_new(arts, json_pack("{s:s, s:s, s:b}", "path", a->path,
-							    "name", a->name, "archive",
-							    (int)a->archive));
+		if (i)
+			strbuf_addch(sb, ',');
+		strbuf_addch(sb, '{');
+		rc |= json_util_write_field(sb, "path", a->path);
+		rc |= json_util_write_field(sb, "name", a->name);
+		json_util_write_bool_field(sb, "archive", a->archive);
+		strbuf_addch(sb, '}');
 	}
-	rc |= json_object_set(o, "artifacts", arts);
-	rc |= json_object_set_new(o, "env", env_to_json(spec->env, spec->n_env));
-	rc |= json_util_set_string(o, "success_policy",
-				   spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief");
-	rc |= json_object_set_new(o, "fail_on_worker_failure",
-				  json_boolean(spec->fail_on_worker_failure));
+	strbuf_addch(sb, ']');
+	put_env(sb, spec->env, spec->n_env, &rc);
+	rc |= json_util_write_field(sb, "success_policy",
+	                            spec->success == SUCCESS_ALL_WORKERS ? "all" : "chief");
+	json_util_write_bool_field(sb, "fail_on_worker_failure", spec->fail_on_worker_failure);
 	if (spec->retry_exit_min == spec->retry_exit_max)
 		snprintf(buf, sizeof buf, "%d", spec->retry_exit_min);
 	else
 		snprintf(buf, sizeof buf, "%d-%d", spec->retry_exit_min, spec->retry_exit_max);
-	rc |= json_object_set_new(o, "restart",
-				  json_pack("{s:i, s:s}", "max_restarts", spec->max_restarts,
-					    "retry_exit_codes", buf));
-	rc |= json_object_set_new(o, "timeouts",
-				  json_pack("{s:I, s:I, s:I}", "allocation",
-					    (json_int_t)spec->allocation_timeout_s, "registration",
-					    (json_int_t)spec->registration_timeout_s, "execution",
-					    (json_int_t)spec->execution_timeout_s));
-	for (size_t i = 0; i < spec->n_roles; i++) {
-		const struct role_spec *ro = &spec->roles[i];
-		json_t *j = json_pack("{s:i, s:s, s:i, s:i}", "instances", ro->instances, "memory",
-				      format_memory_mb(ro->memory_mb, buf, sizeof buf), "vcores",
-				      ro->vcores, "gpus", ro->gpus);
-		if (!j)
-			goto fail;
-		rc |= json_util_set_string(j, "command", ro->command);
-		rc |= json_object_set_new(j, "env", env_to_json(ro->env, ro->n_env));
-		rc |= json_object_set_new(j, "untracked", json_boolean(ro->untracked || ro->sidecar));
-		rc |= json_object_set_new(j, "stop_on_failure", json_boolean(ro->stop_on_failure));
-		rc |= json_object_set_new(j, "sidecar", json_boolean(ro->sidecar));
-		rc |= json_object_set_new(roles, ro->name, j);
-	}
-	rc |= json_object_set(o, "roles", roles);
+	json_util_write_key(sb, "restart");
+	strbuf_addch(sb, '{');
+	json_util_write_int_field(sb, "max_restarts", spec->max_restarts);
+	rc |= json_util_write_field(sb, "retry_exit_codes", buf);
+	strbuf_addch(sb, '}');
+	json_util_write_key(sb, "timeouts");
+	strbuf_addch(sb, '{');
+	json_util_write_int_field(sb, "allocation", spec->allocation_timeout_s);
+	json_util_write_int_field(sb, "registration", spec->registration_timeout_s);
+	json_util_write_int_field(sb, "execution", spec->execution_timeout_s);
+	strbuf_addch(sb, '}');
+	json_util_write_key(sb, "roles");
+	strbuf_addch(sb, '{');
+	for (size_t i = 0; i < spec->n_roles; i++)
+		put_role(sb, &spec->roles[i], &rc);
+	strbuf_addch(sb, '}');
 	/* only when given: specs without them read as before */
-	if (spec->connections.n) {
-		json_t *ids = json_array();
-		for (size_t i = 0; i < spec->connections.n; i++)
-			rc |= json_array_append_new(ids, json_string(spec->connections.v[i]));
-		rc |= json_object_set_new(o, "connections", ids);
-	}
+	if (spec->connections.n)
+		put_strings(sb, "connections", spec->connections.v, spec->connections.n, &rc);
 	if (spec->queue)
-		rc |= json_util_set_string(o, "queue", spec->queue);
-	if (spec->slurm.partition || spec->slurm.account || spec->slurm.qos || spec->slurm.time ||
-	    spec->slurm.n_sbatch_options) {
-		json_t *sl = json_object(), *opts = json_array();
-		for (size_t i = 0; i < spec->slurm.n_sbatch_options; i++)
-			rc |= json_array_append_new(opts, json_string(spec->slurm.sbatch_options[i]));
-		if (spec->slurm.partition)
-			rc |= json_util_set_string(sl, "partition", spec->slurm.partition);
-		if (spec->slurm.account)
-			rc |= json_util_set_string(sl, "account", spec->slurm.account);
-		if (spec->slurm.qos)
-			rc |= json_util_set_string(sl, "qos", spec->slurm.qos);
-		if (spec->slurm.time)
-			rc |= json_util_set_string(sl, "time", spec->slurm.time);
-		if (spec->slurm.n_sbatch_options)
-			rc |= json_object_set(sl, "sbatch_options", opts);
-		json_decref(opts);
-		rc |= json_object_set_new(o, "slurm", sl);
-	}
-	if (rc)
-		goto fail;
-	json_decref(roles);
-	json_decref(arts);
-	return o;
-fail:
-	json_decref(o);
-	json_decref(roles);
-	json_decref(arts);
-	return NULL;
+		rc |= json_util_write_field(sb, "queue", spec->queue);
+	put_slurm(sb, &spec->slurm, &rc);
+	strbuf_addch(sb, '}');
+	return rc || sb->failed ? -1 : 0;
+}
+
+json_t *job_spec_to_json(const struct job_spec *spec)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *j = NULL;
+
+	/* the tree is the text read back: one place knows the layout */
+	if (job_spec_write_json(&sb, spec) == 0)
+		j = json_loadb(sb.buf, sb.len, 0, NULL);
+	strbuf_release(&sb);
+	return j;
 }
 
 static int vfail(struct weir_error *err, const char *path, const char *fmt, const char *arg)
@@ -632,20 +662,30 @@ static int validate_slurm(const struct job_spec *spec, struct weir_error *err)
 	return 0;
 }
 
+/* env[i]'s error, its path written only now (a spec is validated at each
+ * DAG task's start: a path a variable was most of the cost). */
+static int env_fail(const struct env_var *env, size_t i, const char *prefix, const char *msg,
+		    struct weir_error *err)
+{
+	char path[FIELD_PATH_MAX];
+
+	snprintf(path, sizeof path, "%s.%s", prefix, env[i].name ? env[i].name : "?");
+	return vfail(err, path, "%s", msg);
+}
+
 static int validate_env(const struct env_var *env, size_t n, const char *prefix,
 			struct weir_error *err)
 {
-	char path[FIELD_PATH_MAX];
 	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof path, "%s.%s", prefix, env[i].name ? env[i].name : "?");
 		if (!env[i].name || !env_name_valid(env[i].name))
-			return vfail(err, path, "%s",
-				     "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
+			return env_fail(env, i, prefix,
+					"expected an environment variable name like "
+					"[A-Za-z_][A-Za-z0-9_]*", err);
 		if (!env[i].value)
-			return vfail(err, path, "%s", "expected a value");
+			return env_fail(env, i, prefix, "expected a value", err);
 		for (size_t j = 0; j < i; j++)
-			if (!strcmp(env[i].name, env[j].name))
-				return vfail(err, path, "%s", "set twice");
+			if (env[i].name[0] == env[j].name[0] && !strcmp(env[i].name, env[j].name))
+				return env_fail(env, i, prefix, "set twice", err);
 	}
 	return 0;
 }

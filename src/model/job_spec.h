@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "model/framework.h"
 
@@ -126,7 +127,14 @@ struct job_spec *job_spec_parse_file(const char *path, struct weir_error *err);
 struct job_spec *job_spec_parse_string(const char *text, size_t len, const char *origin,
 				       const char *base_dir, struct weir_error *err);
 
-/* The native JSON form.  New reference; NULL only when out of memory. */
+/* Appends the native JSON form to sb, compact (what json_dumps(tree,
+ * JSON_COMPACT) writes: no spaces, keys in their fixed order): the one
+ * place that knows the layout, so the text stored for a job is written
+ * without a tree.  0, or -1 when out of memory or a string is not UTF-8. */
+int job_spec_write_json(struct strbuf *sb, const struct job_spec *spec);
+
+/* The native JSON form as a tree (job_spec_write_json()'s text read back).
+ * New reference; NULL only when out of memory. */
 json_t *job_spec_to_json(const struct job_spec *spec);
 
 /* Checks every rule docs/jobs.md states.  0, or -1 with err. */

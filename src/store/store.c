@@ -1,5 +1,6 @@
 /* store.c: the SQLite store (store.h): schema and migrations, prepared
- * statements kept in the handle, jobs, tasks, events and meta.
+ * statements kept in the handle, jobs, tasks and meta (a job's events:
+ * job_events.c).
  *
  * One connection in WAL mode with synchronous=NORMAL: a server crash
  * (kill -9) loses no committed transaction; only a power cut can lose the
@@ -7,6 +8,7 @@
  */
 #include "store/store.h"
 #include "store/sql.h"
+#include "store/store_internal.h"
 
 #include "lib/clock.h"
 #include "lib/metrics.h"
@@ -33,6 +35,7 @@ enum stmt_id {
 	ST_COMMIT,
 	ST_ROLLBACK,
 	ST_JOB_INSERT,
+	ST_JOB_INSERT_ROUTED,
 	ST_JOB_GET,
 	ST_JOB_LIST,
 	ST_JOB_LIST_STATE,
@@ -44,8 +47,6 @@ enum stmt_id {
 	ST_TASKS_ATTEMPT,
 	ST_TASKS_ALL,
 	ST_TASK_UPDATE,
-	ST_EVENT_ADD,
-	ST_EVENTS_OF_JOB,
 	ST_META_GET,
 	ST_META_SET,
 	ST_OUTCOME_GET,
@@ -65,6 +66,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                       " attempt, max_restarts, exit_code, restart_pending, submitted_at,"
                       " queued_at, allocated_at, running_at, started_at, ended_at, cause)"
                       " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+    [ST_JOB_INSERT_ROUTED] = "INSERT INTO jobs (name, spec_json, framework, state, reason,"
+                             " priority, attempt, max_restarts, exit_code, restart_pending,"
+                             " submitted_at, queued_at, allocated_at, running_at, started_at,"
+                             " ended_at, cause, route, route_queue)"
+                             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
     [ST_JOB_LIST] = "SELECT " JOB_COLS " FROM jobs ORDER BY id DESC LIMIT ?",
     [ST_JOB_LIST_STATE] = "SELECT " JOB_COLS " FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?",
@@ -88,9 +94,6 @@ static const char *const stmt_sql[ST_COUNT] = {
                        " oom_killed = ?, peak_memory_bytes = ?, cpu_time_ms = ?,"
                        " registered_at = ?, started_at = ?, ended_at = ?, cause = ?"
                        " WHERE job_id = ? AND attempt = ? AND role = ? AND idx = ?",
-    [ST_EVENT_ADD] = "INSERT INTO events (job_id, time, kind, message) VALUES (?,?,?,?)",
-    [ST_EVENTS_OF_JOB] = "SELECT id, job_id, time, kind, message FROM events"
-                         " WHERE job_id = ? ORDER BY id",
     [ST_META_GET] = "SELECT value FROM meta WHERE key = ?",
     [ST_META_SET] = "INSERT INTO meta (key, value) VALUES (?, ?)"
                     " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -108,6 +111,7 @@ struct store {
 	sqlite3 *db;
 	char *path;
 	sqlite3_stmt *stmt[ST_COUNT];
+	sqlite3_stmt *events[STORE_EVENT_SLOTS]; /* job_events.c's */
 	int version;
 	bool in_tx;     /* store_begin() was called: the turn's writes share one transaction */
 	bool tx_begun;  /* ... and its BEGIN ran (at the turn's first write) */
@@ -123,23 +127,44 @@ static int db_error(struct store *s, struct weir_error *err, const char *what)
 	return weir_error_set(err, kind, "store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
 }
 
-/* The kept statement `id`, reset and unbound; NULL with err. */
-static sqlite3_stmt *stmt_get(struct store *s, enum stmt_id id, struct weir_error *err)
+int store_db_error(struct store *s, struct weir_error *err, const char *what)
 {
-	sqlite3_stmt *st = s->stmt[id];
+	return db_error(s, err, what);
+}
+
+const char *store_path(struct store *s)
+{
+	return s->path;
+}
+
+sqlite3_stmt **store_event_slots(struct store *s)
+{
+	return s->events;
+}
+
+sqlite3_stmt *store_stmt_in(struct store *s, sqlite3_stmt **slot, const char *sql,
+                            struct weir_error *err)
+{
+	sqlite3_stmt *st = *slot;
 	if (!st) {
-		if (sqlite3_prepare_v3(s->db, stmt_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st,
-		                       NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, &st, NULL) !=
+		    SQLITE_OK) {
 			db_error(s, err, "preparing a statement");
 			return NULL;
 		}
-		s->stmt[id] = st;
+		*slot = st;
 	}
 	sqlite3_reset(st);
 	sqlite3_clear_bindings(st);
 	if (!sqlite3_stmt_readonly(st) && store_write_starts(s, err) < 0)
 		return NULL;
 	return st;
+}
+
+/* The kept statement `id`, reset and unbound; NULL with err. */
+static sqlite3_stmt *stmt_get(struct store *s, enum stmt_id id, struct weir_error *err)
+{
+	return store_stmt_in(s, &s->stmt[id], stmt_sql[id], err);
 }
 
 /* ---- binding: the sentinels of store.h become NULL ---- */
@@ -368,6 +393,8 @@ void store_close(struct store *s)
 		return;
 	for (int i = 0; i < ST_COUNT; i++)
 		sqlite3_finalize(s->stmt[i]);
+	for (int i = 0; i < STORE_EVENT_SLOTS; i++)
+		sqlite3_finalize(s->events[i]);
 	if (s->in_tx)
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
 	sqlite3_close(s->db);
@@ -562,14 +589,25 @@ static int unknown_name(struct store *s, const char *what, struct weir_error *er
 	                      what);
 }
 
-int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
-                     struct weir_error *err)
+static const char *const route_names[] = {[JOB_ROUTE_LOCAL] = "local", [JOB_ROUTE_GANG] = "slurm"};
+
+/* store_job_insert(), with the route's columns when `route` is set. */
+static int job_insert(struct store *s, const struct job_row *row, enum job_route route,
+                      const char *queue, int64_t *id, struct weir_error *err)
 {
 	if (check_job_enums(s, row->state, row->cause, err) < 0)
 		return -1;
-	sqlite3_stmt *st = stmt_get(s, ST_JOB_INSERT, err);
+	if (route != JOB_ROUTE_UNSET && route != JOB_ROUTE_LOCAL && route != JOB_ROUTE_GANG)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: route %d is out of range",
+		                      s->path, (int)route);
+	sqlite3_stmt *st =
+	    stmt_get(s, route == JOB_ROUTE_UNSET ? ST_JOB_INSERT : ST_JOB_INSERT_ROUTED, err);
 	if (!st)
 		return -1;
+	if (route != JOB_ROUTE_UNSET) {
+		sql_bind_text(st, 18, route_names[route]);
+		sql_bind_text_or_null(st, 19, queue);
+	}
 	sql_bind_text(st, 1, row->name && *row->name ? row->name : "job");
 	sql_bind_text(st, 2, row->spec_json ? row->spec_json : "{}");
 	sql_bind_text(st, 3, row->framework && *row->framework ? row->framework : "none");
@@ -592,6 +630,21 @@ int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
 	if (id)
 		*id = sqlite3_last_insert_rowid(s->db);
 	return 0;
+}
+
+int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
+                     struct weir_error *err)
+{
+	return job_insert(s, row, JOB_ROUTE_UNSET, NULL, id, err);
+}
+
+int store_job_insert_routed(struct store *s, const struct job_row *row, enum job_route route,
+                            const char *queue, int64_t *id, struct weir_error *err)
+{
+	if (route == JOB_ROUTE_UNSET)
+		return weir_error_set(err, WEIR_E_INVALID, "store %s: a job's route must be set",
+		                      s->path);
+	return job_insert(s, row, route, queue, id, err);
 }
 
 /* Steps a SELECT of job rows into a new array. */
@@ -930,95 +983,6 @@ int store_task_update(struct store *s, const struct task_row *row, struct weir_e
 	return 0;
 }
 
-/* ---- events ---- */
-
-int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
-                    const char *message, int64_t *id, struct weir_error *err)
-{
-	sqlite3_stmt *st = stmt_get(s, ST_EVENT_ADD, err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	sqlite3_bind_int64(st, 2, time_ms);
-	sql_bind_text(st, 3, kind);
-	sql_bind_text(st, 4, message);
-	int r = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (r != SQLITE_DONE) {
-		if (sqlite3_extended_errcode(s->db) == SQLITE_CONSTRAINT_FOREIGNKEY)
-			return weir_error_set(err, WEIR_E_NOT_FOUND, "no job %" PRId64, job_id);
-		return db_error(s, err, "adding an event");
-	}
-	if (id)
-		*id = sqlite3_last_insert_rowid(s->db);
-	return 0;
-}
-
-void event_row_release(struct event_row *row)
-{
-	if (!row)
-		return;
-	free(row->kind);
-	free(row->message);
-	row->kind = row->message = NULL;
-}
-
-void event_rows_free(struct event_row *rows, size_t n)
-{
-	if (!rows)
-		return;
-	for (size_t i = 0; i < n; i++)
-		event_row_release(&rows[i]);
-	free(rows);
-}
-
-int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows, size_t *n,
-                        struct weir_error *err)
-{
-	struct event_row *a = NULL;
-	size_t len = 0, cap = 0;
-	int r;
-	*rows = NULL;
-	*n = 0;
-	sqlite3_stmt *st = stmt_get(s, ST_EVENTS_OF_JOB, err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t c = cap ? cap * 2 : 16;
-			struct event_row *b = realloc(a, c * sizeof(*b));
-			if (!b)
-				goto oom;
-			a = b;
-			cap = c;
-		}
-		struct event_row *e = &a[len];
-		e->id = sqlite3_column_int64(st, 0);
-		e->job_id = sqlite3_column_int64(st, 1);
-		e->time = sqlite3_column_int64(st, 2);
-		e->kind = sql_col_text(st, 3);
-		e->message = sql_col_text(st, 4);
-		len++;
-		if (!e->kind || !e->message)
-			goto oom;
-	}
-	if (r != SQLITE_DONE) {
-		db_error(s, err, "listing events");
-		goto fail;
-	}
-	sqlite3_reset(st);
-	*rows = a;
-	*n = len;
-	return 0;
-oom:
-	weir_error_set(err, WEIR_E_INTERNAL, "store %s: listing events: out of memory", s->path);
-fail:
-	sqlite3_reset(st);
-	event_rows_free(a, len);
-	return -1;
-}
-
 /* ---- meta ---- */
 
 int store_meta_get(struct store *s, const char *key, char **value, struct weir_error *err)
@@ -1054,7 +1018,6 @@ int store_meta_set(struct store *s, const char *key, const char *value, struct w
 
 /* ---- per-job facts: columns store_job_update() leaves alone ---- */
 
-static const char *const route_names[] = {[JOB_ROUTE_LOCAL] = "local", [JOB_ROUTE_GANG] = "slurm"};
 
 /* Steps a write of one job's columns; WEIR_E_NOT_FOUND when no job has the id. */
 static int job_fact_write(struct store *s, sqlite3_stmt *st, int64_t job_id, const char *what,

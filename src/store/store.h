@@ -209,6 +209,10 @@ enum job_route {
 /* `queue` NULL or "": none. */
 int store_job_route_set(struct store *s, int64_t job_id, enum job_route route, const char *queue,
                         struct weir_error *err);
+/* store_job_insert() with its route in the same row (one write instead of
+ * two): `route` LOCAL or GANG. */
+int store_job_insert_routed(struct store *s, const struct job_row *row, enum job_route route,
+                            const char *queue, int64_t *id, struct weir_error *err);
 /* *route and the queue ("" when none) into `queue` (`size` bytes). */
 int store_job_route_get(struct store *s, int64_t job_id, enum job_route *route, char *queue,
                         size_t size, struct weir_error *err);
@@ -221,11 +225,18 @@ int store_job_backend_set(struct store *s, int64_t job_id, int attempt, const ch
 int store_job_backend_get(struct store *s, int64_t job_id, int *attempt, char *id, size_t size,
                           struct weir_error *err);
 
-/* ---- events ---- */
+/* ---- events (store/job_events.c) ---- */
 
 /* *id (may be NULL) gets the event's id. */
 int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
                     const char *message, int64_t *id, struct weir_error *err);
+/* rows[0..n) (their id ignored), up to STORE_EVENTS_MAX in one INSERT,
+ * their ids ascending in the array's order.  On error none of that
+ * statement's rows is stored (WEIR_E_NOT_FOUND: a job is absent); those of
+ * the statements before it are (n <= STORE_EVENTS_MAX: all or none). */
+#define STORE_EVENTS_MAX 16
+int store_events_add(struct store *s, const struct event_row *rows, size_t n,
+                     struct weir_error *err);
 /* A job's events in order (id ASC). */
 int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows, size_t *n,
                         struct weir_error *err);

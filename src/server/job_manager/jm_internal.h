@@ -6,10 +6,12 @@
  * by the file that owns it:
  *
  *   manager.c   the manager itself: lifetime, loop turns (one transaction
- *               per event), the journal, ended jobs told to the DAG
- *               manager, pending results, specs of active jobs, paths
- *   rows.c      the rows of active jobs kept in memory: the job's row,
- *               its current attempt's tasks, its route (written through)
+ *               per event), the journal (a turn's events written at its
+ *               end), ended jobs told to the DAG manager, specs of active
+ *               jobs, paths
+ *   rows.c      the rows of active jobs kept in memory: the job's row, its
+ *               waiting result, its current attempt's tasks, its route
+ *               (changes written behind, once, at the turn's end)
  *   routes.c    routes: the backends, the server's queues, each job's
  *               route and where its gang is shipped and placed
  *   queue.c     the two allocators and the queue pass (sched decides)
@@ -51,6 +53,7 @@ struct jm_routes;   /* routes.c */
 struct jm_queue;    /* queue.c */
 struct jm_watch;    /* watch.c */
 struct jm_timeouts; /* timeouts.c */
+struct jm_events;   /* manager.c */
 
 struct jm_ended_job {
 	int64_t job_id;
@@ -72,11 +75,11 @@ struct job_manager {
 	struct jm_watch *watch;
 	struct jm_timeouts *timeouts;
 	struct hashmap *specs;       /* job id -> its parsed spec, while active */
-	struct hashmap *outcomes;    /* job id -> its waiting result as last read or written
-	                              * (manager.c; with the spec's lifetime) */
-	uint64_t outcome_rollbacks;  /* store_rollbacks() the outcomes were read under */
 	struct hashmap *rows;        /* job id -> its rows while active (rows.c) */
 	uint64_t rows_rollbacks;     /* store_rollbacks() the rows were read under */
+	int64_t *unwritten;          /* jobs whose kept rows the store has not yet (rows.c) */
+	size_t n_unwritten, cap_unwritten;
+	struct jm_events *events;    /* the turn's events, not yet written (manager.c) */
 	int depth;                   /* nested turns */
 	/* jobs that reached a final state in this turn: told to end_fn at the
 	 * end of the turn, before the commit (the DAG manager's reaction shares
@@ -90,9 +93,15 @@ struct job_manager {
 /* ---- manager.c ---- */
 
 void jm_set_reason(char **dst, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Journals an event of the job (errors are logged). */
+/* Journals an event of the job (errors are logged): inside a turn it is
+ * written at the turn's end, with the turn's other events in one statement,
+ * in the order they came. */
 void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* Writes what the turn wrote behind (jm_rows_flush) and its events: before
+ * a read of jobs, tasks or events from the store inside a turn, and at its
+ * end. */
+void jm_settle(struct job_manager *jm);
 /* One SQLite transaction per event; nested calls join it.  The outermost
  * end tells end_fn, checks timers and commits. */
 void jm_turn_begin(struct job_manager *jm);
@@ -116,15 +125,6 @@ struct executor_task jm_executor_task(const struct task_row *t);
  * of memory. */
 struct task_status *jm_task_statuses(const struct task_row *rows, size_t n);
 
-/* A job's result is recorded once its last task has ended (so a killed
- * job reads `killed` only when nothing of it runs any more).  Until then
- * the decided outcome waits in the job's row (store_job_outcome_set),
- * which makes it survive a server restart. */
-bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct job_outcome *o);
-/* NULL clears it.  What was read or written is kept in memory with the
- * job's spec (jm_spec_forget() drops both), so a job's outcome is read from
- * the store once; a rolled-back transaction drops them all. */
-void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct job_outcome *o);
 /* Ended, or on its way to an end or a restart: late reports are recorded
  * and nothing new is decided. */
 bool jm_winding(struct job_manager *jm, const struct job_row *job);
@@ -161,15 +161,29 @@ struct jm_route {
  * task_row_release).  0, or -1 with err (WEIR_E_NOT_FOUND: no such row). */
 int jm_job_load(struct job_manager *jm, int64_t job_id, struct job_row *out,
                 struct weir_error *err);
-/* Writes the job's row; its timeouts are looked at again at the turn's end. */
+/* Writes the job's row (behind, inside a turn: see jm_rows_flush); its
+ * timeouts are looked at again at the turn's end. */
 int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_error *err);
+/* A new job's row with its route (store_job_insert_routed, now: row->id
+ * gets its id), both kept. */
+int jm_job_add(struct job_manager *jm, struct job_row *row, const struct jm_route *route,
+               struct weir_error *err);
+/* A job's result is recorded once its last task has ended (so a killed
+ * job reads `killed` only when nothing of it runs any more).  Until then
+ * the decided outcome waits in the job's row (store_job_outcome_set),
+ * which makes it survive a server restart.  Kept with the job's rows (read
+ * from the store once, written behind as a row is). */
+bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct job_outcome *o);
+/* NULL clears it. */
+void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct job_outcome *o);
 /* The tasks of the job's attempt, in the store's order (the order the rows
  * were added in). */
 int jm_tasks_load(struct job_manager *jm, int64_t job_id, int attempt, struct task_row **rows,
                   size_t *n, struct weir_error *err);
 int jm_task_load(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
                  int index, struct task_row *out, struct weir_error *err);
-/* A new task row (store_task_insert), and a changed one (store_task_update). */
+/* A new task row (store_task_insert), and a changed one (store_task_update),
+ * both written behind inside a turn. */
 int jm_task_add(struct job_manager *jm, const struct task_row *t, struct weir_error *err);
 int jm_task_save(struct job_manager *jm, const struct task_row *t, struct weir_error *err);
 /* The job's route as kept (false: not kept; routes.c reads the store), and
@@ -177,7 +191,14 @@ int jm_task_save(struct job_manager *jm, const struct task_row *t, struct weir_e
 bool jm_rows_route(struct job_manager *jm, int64_t job_id, struct jm_route *r);
 void jm_rows_keep_route(struct job_manager *jm, int64_t job_id, const struct jm_route *r,
                         bool make);
-/* Drops the job's rows (with its spec: jm_spec_forget), and all of them. */
+/* Writes every kept row, result and task the store has not yet, each
+ * once, in the turn's transaction: at the turn's end, before the DAG
+ * manager hears of ended jobs, and before anything reads jobs or tasks
+ * from the store in a turn (the queue pass, the API's views).  A write that
+ * fails is logged and drops its job's entry. */
+void jm_rows_flush(struct job_manager *jm);
+/* Drops the job's rows, written first (with its spec: jm_spec_forget), and
+ * all of them. */
 void jm_rows_forget(struct job_manager *jm, int64_t job_id);
 void jm_rows_destroy(struct job_manager *jm);
 
@@ -189,9 +210,6 @@ void jm_routes_destroy(struct jm_routes *r);
  * local; 0, or -1 with err (WEIR_E_UNFIT: no such queue, no Slurm). */
 int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
                     struct weir_error *err);
-/* Stores the route of a new job.  0, or -1 with err. */
-int jm_route_store(struct job_manager *jm, int64_t job_id, bool gang, const char *queue,
-                   struct weir_error *err);
 /* A job stored before routes existed (no key) runs where work without a
  * queue runs. */
 void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r);
@@ -225,7 +243,11 @@ int jm_queue_want_gang(struct job_manager *jm, struct weir_error *err);
 struct alloc_state *jm_alloc_of(struct job_manager *jm, int64_t job_id);
 /* The job's resources back to whichever allocator holds them. */
 void jm_release_alloc(struct job_manager *jm, int64_t job_id);
-/* Starts what can start; a pass asked for during a pass runs after it. */
+/* The job's row is written queued: the next pass looks at it. */
+void jm_queue_note(struct job_manager *jm, int64_t job_id);
+/* Starts what can start; a pass asked for during a pass runs after it.  It
+ * looks at the noted jobs' kept rows (the store's queue when they are not
+ * known: at start, after a rollback), and at nothing when none is. */
 void jm_queue_pass(struct job_manager *jm);
 /* A job that cannot run at all (its stored spec, the queue's refusal)
  * fails at once. */
@@ -295,6 +317,8 @@ struct jm_timeouts *jm_timeouts_create(struct job_manager *jm, struct weir_error
 void jm_timeouts_destroy(struct jm_timeouts *t);
 /* The job changed: its timeouts are looked at again at the turn's end. */
 void jm_timers_touch(struct job_manager *jm, int64_t job_id);
+/* The job has ended: not looked at again unless touched anew. */
+void jm_timers_forget(struct job_manager *jm, int64_t job_id);
 /* At a turn's end: files the noted jobs' next timeouts, acts on expired
  * ones, arms the timer for the earliest. */
 void jm_timers_check(struct job_manager *jm);

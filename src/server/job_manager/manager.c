@@ -1,9 +1,10 @@
 /* manager.c: the job manager itself (jm_internal.h has the map of its
  * pieces): its lifetime and each concern's context, the loop turns (one
  * SQLite transaction per event, the timeout check and the end callbacks
- * folded in before the commit), the journal, jobs that ended in a turn,
- * results waiting for a gang's last task, the specs of active jobs, and the
- * paths of a job's files under the home.
+ * folded in before the commit, what the turn wrote behind written then),
+ * the journal (a turn's events written together at its end), jobs that
+ * ended in a turn, the specs of active jobs, and the paths of a job's files
+ * under the home.
  */
 #include "server/job_manager/jm_internal.h"
 
@@ -28,16 +29,100 @@ void jm_set_reason(char **dst, const char *fmt, ...)
 	str_set(dst, buf);
 }
 
+/* The turn's events, in the order they came, written at its end. */
+struct jm_events {
+	struct event_row *v;
+	size_t n, cap;
+};
+
+/* Keeps the event for the turn's end; -1 when out of memory. */
+static int events_keep(struct job_manager *jm, int64_t job_id, int64_t time, const char *kind,
+                       const char *message)
+{
+	struct jm_events *q = jm->events;
+	struct event_row *e;
+
+	if (!q && !(q = jm->events = calloc(1, sizeof *q)))
+		return -1;
+	if (q->n == q->cap) {
+		size_t cap = q->cap ? 2 * q->cap : 16;
+		struct event_row *v = realloc(q->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		q->v = v;
+		q->cap = cap;
+	}
+	e = &q->v[q->n];
+	*e = (struct event_row){.job_id = job_id, .time = time};
+	if (!(e->kind = strdup(kind)) || !(e->message = strdup(message))) {
+		event_row_release(e);
+		return -1;
+	}
+	q->n++;
+	return 0;
+}
+
+/* Writes the turn's events: a statement for up to STORE_EVENTS_MAX of
+ * them, or, when one fails (nothing of it stored), its events one by one to
+ * say which could not be. */
+static void events_flush(struct job_manager *jm)
+{
+	struct jm_events *q = jm->events;
+
+	if (!q || q->n == 0)
+		return;
+	for (size_t at = 0; at < q->n; at += STORE_EVENTS_MAX) {
+		size_t m = q->n - at < STORE_EVENTS_MAX ? q->n - at : STORE_EVENTS_MAX;
+		struct weir_error err = {0};
+		if (store_events_add(jm->store, q->v + at, m, &err) == 0)
+			continue;
+		for (size_t i = at; i < at + m; i++) {
+			struct event_row *e = &q->v[i];
+			struct weir_error e2 = {0};
+			if (store_event_add(jm->store, e->job_id, e->time, e->kind, e->message, NULL,
+			                    &e2) < 0)
+				log_error("job %lld: cannot journal \"%s\": %s", (long long)e->job_id,
+				          e->message, e2.msg);
+		}
+	}
+	for (size_t i = 0; i < q->n; i++)
+		event_row_release(&q->v[i]);
+	q->n = 0;
+}
+
+static void events_destroy(struct job_manager *jm)
+{
+	struct jm_events *q = jm->events;
+
+	if (!q)
+		return;
+	for (size_t i = 0; i < q->n; i++)
+		event_row_release(&q->v[i]);
+	free(q->v);
+	free(q);
+	jm->events = NULL;
+}
+
+void jm_settle(struct job_manager *jm)
+{
+	jm_rows_flush(jm);
+	events_flush(jm);
+}
+
 void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const char *fmt, ...)
 {
 	char buf[768];
 	struct weir_error err = {0};
+	int64_t now = clock_now_ms();
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (store_event_add(jm->store, job_id, clock_now_ms(), kind, buf, NULL, &err) < 0)
+	if (jm->depth > 0 && events_keep(jm, job_id, now, kind, buf) == 0)
+		return;
+	events_flush(jm); /* those before it first */
+	if (store_event_add(jm->store, job_id, now, kind, buf, NULL, &err) < 0)
 		log_error("job %lld: cannot journal \"%s\": %s", (long long)job_id, buf, err.msg);
 }
 
@@ -146,9 +231,12 @@ static void ended_flush(struct job_manager *jm, bool tell)
 	while (jm->ended) {
 		struct jm_ended_job *e = jm->ended;
 		jm->ended = e->next;
-		if (tell && jm->end_fn)
+		if (tell && jm->end_fn) {
+			/* what it reads of the job is in the store */
+			jm_rows_flush(jm);
 			jm->end_fn(jm->end_arg, e->job_id, e->state, e->cause, e->exit_code,
 			           e->reason);
+		}
 		free(e->reason);
 		free(e);
 	}
@@ -162,6 +250,8 @@ void jm_turn_end(struct job_manager *jm)
 		ended_flush(jm, true);
 		jm_timers_check(jm);
 		ended_flush(jm, true);
+		/* what the turn wrote behind, before its commit */
+		jm_settle(jm);
 	}
 	if (--jm->depth == 0 && store_in_transaction(jm->store)) {
 		if (store_commit(jm->store, &err) < 0) {
@@ -194,93 +284,6 @@ bool jm_rolled_back(struct job_manager *jm, uint64_t *seen)
 }
 
 /* ---- results waiting for the last task ---- */
-
-/* A job's waiting result as the store has it (kept: the store's copy is
- * written only by jm_outcome_set()). */
-struct jm_outcome_entry {
-	bool waits;
-	struct job_outcome o;
-};
-
-static void outcomes_clear(struct job_manager *jm)
-{
-	struct hashmap_iter it;
-
-	hashmap_iter_init(&it, jm->outcomes);
-	while (hashmap_iter_next(&it)) {
-		free(it.value);
-		hashmap_iter_remove(&it);
-	}
-}
-
-/* The kept entry of the job, a new empty one when there is none (NULL when
- * out of memory); *fresh: it was just made. */
-static struct jm_outcome_entry *outcome_entry(struct job_manager *jm, int64_t job_id,
-                                              bool *fresh)
-{
-	struct jm_outcome_entry *e;
-
-	if (jm_rolled_back(jm, &jm->outcome_rollbacks))
-		outcomes_clear(jm);
-	*fresh = false;
-	e = hashmap_get_int(jm->outcomes, job_id);
-	if (e)
-		return e;
-	e = calloc(1, sizeof *e);
-	if (!e || hashmap_put_int(jm->outcomes, job_id, e, NULL) < 0) {
-		free(e);
-		return NULL;
-	}
-	*fresh = true;
-	return e;
-}
-
-bool jm_outcome_get(struct job_manager *jm, int64_t job_id, struct job_outcome *o)
-{
-	struct weir_error err = {0};
-	bool fresh;
-	struct jm_outcome_entry *e = outcome_entry(jm, job_id, &fresh);
-	int r;
-
-	if (e && !fresh) {
-		if (e->waits)
-			*o = e->o;
-		return e->waits;
-	}
-	r = store_job_outcome_get(jm->store, job_id, o, &err);
-	if (r < 0) {
-		log_error("job %lld: %s", (long long)job_id, err.msg);
-		if (e)
-			free(hashmap_remove_int(jm->outcomes, job_id)); /* read again next time */
-		return false;
-	}
-	if (e) {
-		e->waits = r == 0;
-		if (e->waits)
-			e->o = *o;
-	}
-	return r == 0;
-}
-
-void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct job_outcome *o)
-{
-	struct weir_error err = {0};
-	bool fresh;
-	struct jm_outcome_entry *e = outcome_entry(jm, job_id, &fresh);
-
-	jm_timers_touch(jm, job_id);
-	if (store_job_outcome_set(jm->store, job_id, o, &err) < 0) {
-		log_error("job %lld: %s", (long long)job_id, err.msg);
-		if (e)
-			free(hashmap_remove_int(jm->outcomes, job_id));
-		return;
-	}
-	if (e) {
-		e->waits = o != NULL;
-		if (o)
-			e->o = *o;
-	}
-}
 
 bool jm_winding(struct job_manager *jm, const struct job_row *job)
 {
@@ -360,7 +363,6 @@ void jm_spec_keep(struct job_manager *jm, int64_t job_id, struct job_spec *spec)
 void jm_spec_forget(struct job_manager *jm, int64_t job_id)
 {
 	job_spec_destroy(hashmap_remove_int(jm->specs, job_id));
-	free(hashmap_remove_int(jm->outcomes, job_id));
 	jm_rows_forget(jm, job_id);
 }
 
@@ -374,12 +376,10 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 
 	if (!jm || !(jm->home = strdup(home)) ||
 	    !(jm->specs = hashmap_create(HASHMAP_KEY_INT)) ||
-	    !(jm->outcomes = hashmap_create(HASHMAP_KEY_INT)) ||
 	    !(jm->rows = hashmap_create(HASHMAP_KEY_INT))) {
 		if (jm) {
 			free(jm->home);
 			hashmap_destroy(jm->specs);
-			hashmap_destroy(jm->outcomes);
 		}
 		free(jm);
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -420,6 +420,7 @@ void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_t
 
 	*active_jobs = 0;
 	*running_tasks = 0;
+	jm_rows_flush(jm);
 	if (store_jobs_active(jm->store, &rows, &n, NULL) < 0)
 		return;
 	for (size_t i = 0; i < n; i++) {
@@ -448,11 +449,8 @@ void job_manager_destroy(struct job_manager *jm)
 			job_spec_destroy(it.value);
 		hashmap_destroy(jm->specs);
 	}
-	if (jm->outcomes) {
-		outcomes_clear(jm);
-		hashmap_destroy(jm->outcomes);
-	}
 	jm_rows_destroy(jm);
+	events_destroy(jm);
 	ended_flush(jm, false);
 	jm_watch_destroy(jm->watch);
 	jm_timeouts_destroy(jm->timeouts);

@@ -12,10 +12,12 @@
 
 /* ---- what the views show ---- */
 
-/* The job's row, WEIR_E_NOT_FOUND in the API's words when there is none. */
+/* The job's row, WEIR_E_NOT_FOUND in the API's words when there is none.
+ * The views read the store: what a turn wrote behind is written first. */
 static int job_get(struct job_manager *jm, int64_t id, struct job_row *job,
                    struct weir_error *err)
 {
+	jm_settle(jm);
 	if (store_job_get(jm->store, id, job, err) < 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
 	return 0;
@@ -48,6 +50,7 @@ static int view_by_id(struct job_manager *jm, int64_t id, struct job_view *v,
                       struct weir_error *err)
 {
 	memset(v, 0, sizeof *v);
+	jm_settle(jm);
 	if (store_job_get(jm->store, id, &v->row, err) < 0) {
 		if (err && err->kind == WEIR_E_NOT_FOUND)
 			weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job",
@@ -70,8 +73,9 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
                        struct job_spec *keep, int64_t *id, struct weir_error *err)
 {
 	struct job_row row = {0};
+	struct jm_route route = {0};
+	struct strbuf text = STRBUF_INIT;
 	json_t *sj = NULL;
-	char *text = NULL;
 	int rc = -1;
 	bool gang;
 
@@ -81,14 +85,12 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 		err->kind = WEIR_E_UNFIT;
 		goto out;
 	}
-	sj = job_spec_to_json(spec);
-	text = sj ? json_dumps(sj, JSON_COMPACT) : NULL;
-	if (!text) {
+	if (job_spec_write_json(&text, spec) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
 	row.name = spec->name ? spec->name : "job";
-	row.spec_json = text;
+	row.spec_json = text.buf;
 	row.framework = (char *)framework_name(spec->framework);
 	row.state = JOB_QUEUED;
 	row.reason = "";
@@ -98,19 +100,21 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	row.exit_code = -1;
 	row.submitted_at = clock_now_ms();
 	row.queued_at = row.submitted_at;
+	route.gang = gang;
+	snprintf(route.queue, sizeof route.queue, "%s", spec->queue ? spec->queue : "");
 	jm_turn_begin(jm);
-	if (store_job_insert(jm->store, &row, id, err) < 0) {
+	if (jm_job_add(jm, &row, &route, err) < 0) {
 		jm_turn_end(jm);
 		goto out;
 	}
+	*id = row.id;
 	jm_timers_touch(jm, *id);
-	/* the spec as its stored text reads, without parsing the text back */
-	jm_spec_keep(jm, *id, keep ? keep : job_spec_from_json(sj, NULL));
+	/* the spec as its stored text reads: the caller's (settled as the text
+	 * reads) or the text read back */
+	if (!keep && (sj = json_loadb(text.buf, text.len, 0, NULL)))
+		keep = job_spec_from_json(sj, NULL);
+	jm_spec_keep(jm, *id, keep);
 	keep = NULL;
-	if (jm_route_store(jm, *id, gang, spec->queue, err) < 0) {
-		jm_turn_end(jm);
-		goto out;
-	}
 	jm_event(jm, *id, "submitted", "%s: %d tasks, %s%s%s", row.name, job_spec_task_count(spec),
 	         gang ? "on slurm" : "local", spec->queue ? ", queue " : "",
 	         spec->queue ? spec->queue : "");
@@ -119,7 +123,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	rc = 0;
 out:
 	job_spec_destroy(keep);
-	free(text);
+	strbuf_release(&text);
 	json_decref(sj);
 	return rc;
 }
@@ -221,6 +225,7 @@ static int op_list_jobs(void *ctx, const char *state, int limit, struct job_view
 		                      "state: expected queued, starting, running, succeeded, failed "
 		                      "or killed, got \"%s\"",
 		                      state);
+	jm_settle(jm);
 	if (store_job_list(jm->store, state ? &js : NULL, limit, &rows, &n, err) < 0)
 		return -1;
 	v = calloc(n ? n : 1, sizeof *v);

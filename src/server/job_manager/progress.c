@@ -105,6 +105,7 @@ void jm_wind_down(struct job_manager *jm, int64_t job_id)
 	}
 	jm_release_alloc(jm, job_id);
 	jm_spec_forget(jm, job_id);
+	jm_timers_forget(jm, job_id);
 	api_notify_cluster(jm->api, job_id);
 	api_notify_logs(jm->api, job_id);
 	jm_queue_pass(jm);

@@ -25,7 +25,106 @@ struct jm_queue {
 	struct alloc_state *gang_alloc; /* the gang backend's, unbounded; NULL without one */
 	bool in_pass;                   /* a pass runs (a start may end a job: no recursion) */
 	bool again;                     /* ... and another was asked for */
+	/* the jobs that may wait in the queue, when that is known: each row
+	 * written queued notes its id (jm_queue_note) and a pass keeps those it
+	 * leaves waiting, so a pass reads their kept rows (rows.c), and one
+	 * with none reads nothing (most passes: one runs at each job's end).
+	 * Unknown at start, after a rolled-back transaction or when a note could
+	 * not be kept: the pass reads the store's queue. */
+	bool known;
+	int64_t *ids;
+	size_t n_ids, cap_ids;
+	uint64_t rollbacks;             /* store_rollbacks() it was known under */
 };
+
+void jm_queue_note(struct job_manager *jm, int64_t job_id)
+{
+	struct jm_queue *qc = jm->queue;
+
+	if (jm_rolled_back(jm, &qc->rollbacks))
+		qc->known = false;
+	if (!qc->known)
+		return;
+	if (qc->n_ids == qc->cap_ids) {
+		size_t cap = qc->cap_ids ? 2 * qc->cap_ids : 16;
+		int64_t *v = realloc(qc->ids, cap * sizeof *v);
+		if (!v) {
+			qc->known = false;
+			return;
+		}
+		qc->ids = v;
+		qc->cap_ids = cap;
+	}
+	qc->ids[qc->n_ids++] = job_id;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* The store's queue order: priority DESC, id ASC. */
+static int cmp_queue(const void *a, const void *b)
+{
+	const struct job_row *x = a, *y = b;
+	if (x->priority != y->priority)
+		return x->priority < y->priority ? 1 : -1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+/* The queued jobs in the queue's order (store_jobs_queued's): their kept
+ * rows when they are known, else the store's.  0, or -1 with err. */
+static int queued_rows(struct job_manager *jm, struct job_row **rows, size_t *n,
+                       struct weir_error *err)
+{
+	struct jm_queue *qc = jm->queue;
+	int64_t *ids = qc->ids;
+	size_t m = qc->n_ids;
+	struct job_row *v = NULL;
+
+	qc->ids = NULL;
+	qc->n_ids = qc->cap_ids = 0;
+	*rows = NULL;
+	*n = 0;
+	if (jm_rolled_back(jm, &qc->rollbacks))
+		qc->known = false;
+	if (qc->known && (v = calloc(m ? m : 1, sizeof *v))) {
+		if (m)
+			qsort(ids, m, sizeof *ids, cmp_id);
+		for (size_t i = 0; i < m; i++) {
+			if (i && ids[i] == ids[i - 1])
+				continue;
+			if (jm_job_load(jm, ids[i], &v[*n], err) < 0) {
+				job_rows_free(v, *n);
+				v = NULL;
+				*n = 0;
+				break;
+			}
+			if (v[*n].state == JOB_QUEUED)
+				(*n)++;
+			else
+				job_row_release(&v[*n]);
+		}
+	}
+	free(ids);
+	if (qc->known && v) {
+		if (*n)
+			qsort(v, *n, sizeof *v, cmp_queue);
+		*rows = v;
+		return 0;
+	}
+	/* the store's queue, from which the pass knows them again */
+	free(v);
+	*n = 0;
+	qc->known = true;
+	jm_rows_flush(jm); /* the states it reads */
+	if (store_jobs_queued(jm->store, rows, n, err) < 0) {
+		qc->known = false;
+		return -1;
+	}
+	return 0;
+}
 
 struct jm_queue *jm_queue_create(const struct node_resources *node, struct weir_error *err)
 {
@@ -49,6 +148,7 @@ void jm_queue_destroy(struct jm_queue *q)
 		return;
 	alloc_state_destroy(q->alloc);
 	alloc_state_destroy(q->gang_alloc);
+	free(q->ids);
 	free(q);
 }
 
@@ -101,6 +201,7 @@ void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
 	jm_event(jm, job_id, "state", "failed: %s", reason);
 	jm_ended_add(jm, &job);
 	jm_spec_forget(jm, job_id);
+	jm_timers_forget(jm, job_id);
 	job_row_release(&job);
 }
 
@@ -133,22 +234,28 @@ static struct queue_entry *entries_of(struct job_manager *jm, struct job_row *ro
 	return q;
 }
 
-static void carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
+/* Carries out the decision; false when the job may still wait queued. */
+static bool carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
                       const struct queue_decision *d)
 {
 	struct weir_error err = {0};
-	struct job_row *job = NULL;
+	struct job_row *job = NULL, now = {0};
+	bool left = true;
 
 	for (size_t k = 0; k < n && !job; k++)
 		if (rows[k].id == d->job_id)
 			job = &rows[k];
 	if (!job)
-		return;
+		return false;
 	switch (d->action) {
 	case QUEUE_START:
 		jm_start_gang(jm, job->id, &d->alloc);
+		/* a start that failed before its first write leaves it queued */
+		left = jm_job_load(jm, job->id, &now, &err) < 0 || now.state != JOB_QUEUED;
+		job_row_release(&now);
 		break;
 	case QUEUE_WAIT:
+		left = false;
 		if (strcmp(job->reason ? job->reason : "", d->reason)) {
 			str_set(&job->reason, d->reason);
 			if (jm_job_save(jm, job, &err) < 0)
@@ -159,6 +266,7 @@ static void carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
 		jm_fail_job_now(jm, job->id, d->reason);
 		break;
 	}
+	return left;
 }
 
 void jm_queue_pass(struct job_manager *jm)
@@ -169,6 +277,10 @@ void jm_queue_pass(struct job_manager *jm)
 		qc->again = true;
 		return;
 	}
+	if (jm_rolled_back(jm, &qc->rollbacks))
+		qc->known = false;
+	if (qc->known && qc->n_ids == 0)
+		return; /* none waits */
 	qc->in_pass = true;
 	do {
 		struct weir_error err = {0};
@@ -178,9 +290,13 @@ void jm_queue_pass(struct job_manager *jm)
 		struct queue_decision *d = NULL;
 
 		qc->again = false;
-		if (store_jobs_queued(jm->store, &rows, &n, &err) < 0)
+		if (queued_rows(jm, &rows, &n, &err) < 0)
 			goto fail;
 		q = entries_of(jm, rows, n, &nq);
+		/* restarting ones are not the pass's yet: they stay */
+		for (size_t i = 0; i < n; i++)
+			if (rows[i].state == JOB_QUEUED && rows[i].restart_pending)
+				jm_queue_note(jm, rows[i].id);
 		d = calloc(n ? n : 1, sizeof *d);
 		if (!q || !d) {
 			weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
@@ -189,13 +305,15 @@ void jm_queue_pass(struct job_manager *jm)
 		if (queue_schedule_routes(qc->alloc, qc->gang_alloc, q, nq, d, &err) < 0)
 			goto fail;
 		for (size_t i = 0; i < nq; i++)
-			carry_out(jm, rows, n, &d[i]);
+			if (!carry_out(jm, rows, n, &d[i]))
+				jm_queue_note(jm, d[i].job_id); /* it stays */
 		queue_decisions_release(d, nq);
 		free(q);
 		free(d);
 		job_rows_free(rows, n);
 		continue;
 	fail:
+		qc->known = false;
 		log_error("queue pass: %s", err.msg);
 		free(q);
 		free(d);

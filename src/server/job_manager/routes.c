@@ -176,19 +176,6 @@ int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
 	return 0;
 }
 
-int jm_route_store(struct job_manager *jm, int64_t job_id, bool gang, const char *queue,
-                   struct weir_error *err)
-{
-	struct jm_route r = {.gang = gang};
-
-	if (store_job_route_set(jm->store, job_id, gang ? JOB_ROUTE_GANG : JOB_ROUTE_LOCAL, queue,
-	                        err) < 0)
-		return -1;
-	snprintf(r.queue, sizeof r.queue, "%s", queue ? queue : "");
-	jm_rows_keep_route(jm, job_id, &r, true);
-	return 0;
-}
-
 void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r)
 {
 	enum job_route route = JOB_ROUTE_UNSET;

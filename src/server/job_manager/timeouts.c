@@ -77,6 +77,20 @@ void jm_timers_touch(struct job_manager *jm, int64_t job_id)
 	tc->touched[tc->n_touched++] = job_id;
 }
 
+void jm_timers_forget(struct job_manager *jm, int64_t job_id)
+{
+	struct jm_timeouts *tc = jm->timeouts;
+	size_t k = 0;
+
+	/* a final job has no timeout: nothing to read it again for */
+	for (size_t i = 0; i < tc->n_touched; i++)
+		if (tc->touched[i] != job_id)
+			tc->touched[k++] = tc->touched[i];
+	tc->n_touched = k;
+	if (due_table_set(&tc->dues, job_id, TIMER_NEVER) < 0)
+		tc->all = true;
+}
+
 /* Reads the job again: files its next timeout, or acts on one that expired. */
 static void review(struct job_manager *jm, int64_t job_id, int64_t now)
 {
@@ -142,6 +156,7 @@ void jm_timers_check(struct job_manager *jm)
 
 		tc->all = false;
 		due_table_clear(&tc->dues);
+		jm_rows_flush(jm);
 		if (store_jobs_active(jm->store, &rows, &n, &err) < 0) {
 			log_error("timers: %s", err.msg);
 			tc->all = true;

@@ -174,6 +174,96 @@ static void assert_same(const struct job_spec *a, const struct job_spec *b)
 	assert_int_equal(a->priority, b->priority);
 }
 
+/* The text stored for a job is the writer's: what the tree built before
+ * it wrote (json_dumps, JSON_COMPACT), byte for byte, with every key and
+ * strings that need escaping; the tree read back from it is the same. */
+static const char *written_spec =
+	"name: \"imdb \\\"q\\\" é\"\n"
+	"framework: tensorflow\n"
+	"priority: -3\n"
+	"entry_point: train.py\n"
+	"params: \"--epochs 2\\t--x \\\\y\"\n"
+	"python: venv/bin/python\n"
+	"src_dir: ./src\n"
+	"artifacts:\n"
+	"  - {path: ./venv.zip, name: venv}\n"
+	"  - {path: /data/dir, archive: false}\n"
+	"env: {KEY: \"va\\\"lue\\n\", NUM: 3}\n"
+	"success_policy: all\n"
+	"fail_on_worker_failure: true\n"
+	"restart: {max_restarts: 2, retry_exit_codes: \"1-137\"}\n"
+	"timeouts: {allocation: 10m, registration: 300, execution: 1h30m}\n"
+	"queue: gpu.q\n"
+	"slurm: {partition: p1, account: acc, qos: high, time: \"2:00:00\", sbatch_options: [\"--exclusive\", \"--mem=0\"]}\n"
+	"connections: [db1, warehouse]\n"
+	"roles:\n"
+	"  chief: {command: \"echo \\\"hi\\\" && exit 0\", memory: 1536m}\n"
+	"  worker:\n"
+	"    instances: 2\n"
+	"    memory: 4g\n"
+	"    vcores: 2\n"
+	"    gpus: 1\n"
+	"    env: {ROLE_ENV: x}\n"
+	"    stop_on_failure: true\n"
+	"  tb: {command: tensorboard --logdir x, sidecar: true}\n";
+
+static void expect_written(const char *yaml, const char *want)
+{
+	struct weir_error err = {0};
+	struct job_spec *s = parse(yaml, &err);
+	struct strbuf sb = STRBUF_INIT;
+	json_t *tree, *back;
+
+	if (!s)
+		fail_msg("%s", err.msg);
+	assert_int_equal(job_spec_write_json(&sb, s), 0);
+	assert_string_equal(sb.buf, want);
+	tree = job_spec_to_json(s);
+	back = json_loads(want, 0, NULL);
+	assert_non_null(tree);
+	assert_non_null(back);
+	assert_true(json_equal(tree, back));
+	json_decref(tree);
+	json_decref(back);
+	strbuf_release(&sb);
+	job_spec_destroy(s);
+}
+
+static void test_written_text(void **state)
+{
+	(void)state;
+	expect_written(written_spec,
+	               "{\"name\":\"imdb \\\"q\\\" é\",\"framework\":\"tensorflow\",\"priority\":-3,"
+	               "\"entry_point\":\"train.py\",\"params\":\"--epochs 2\\t--x \\\\y\","
+	               "\"python\":\"venv/bin/python\",\"src_dir\":\"/base/src\","
+	               "\"artifacts\":[{\"path\":\"/base/venv.zip\",\"name\":\"venv\",\"archive\":true},"
+	               "{\"path\":\"/data/dir\",\"name\":\"dir\",\"archive\":false}],"
+	               "\"env\":{\"KEY\":\"va\\\"lue\\n\",\"NUM\":\"3\"},\"success_policy\":\"all\","
+	               "\"fail_on_worker_failure\":true,\"restart\":{\"max_restarts\":2,"
+	               "\"retry_exit_codes\":\"1-137\"},\"timeouts\":{\"allocation\":600,"
+	               "\"registration\":300,\"execution\":5400},\"roles\":{\"chief\":{\"instances\":1,"
+	               "\"memory\":\"1536m\",\"vcores\":1,\"gpus\":0,"
+	               "\"command\":\"echo \\\"hi\\\" && exit 0\",\"env\":{},\"untracked\":false,"
+	               "\"stop_on_failure\":false,\"sidecar\":false},\"worker\":{\"instances\":2,"
+	               "\"memory\":\"4g\",\"vcores\":2,\"gpus\":1,\"command\":null,"
+	               "\"env\":{\"ROLE_ENV\":\"x\"},\"untracked\":false,\"stop_on_failure\":true,"
+	               "\"sidecar\":false},\"tb\":{\"instances\":1,\"memory\":\"2g\",\"vcores\":1,"
+	               "\"gpus\":0,\"command\":\"tensorboard --logdir x\",\"env\":{},\"untracked\":true,"
+	               "\"stop_on_failure\":false,\"sidecar\":true}},\"connections\":[\"db1\","
+	               "\"warehouse\"],\"queue\":\"gpu.q\",\"slurm\":{\"partition\":\"p1\","
+	               "\"account\":\"acc\",\"qos\":\"high\",\"time\":\"2:00:00\","
+	               "\"sbatch_options\":[\"--exclusive\",\"--mem=0\"]}}");
+	expect_written("entry_point: t.py\nroles: {worker: {memory: 1536m}}\n",
+	               "{\"name\":\"job\",\"framework\":\"none\",\"priority\":0,"
+	               "\"entry_point\":\"t.py\",\"params\":null,\"python\":null,\"src_dir\":null,"
+	               "\"artifacts\":[],\"env\":{},\"success_policy\":\"chief\","
+	               "\"fail_on_worker_failure\":false,\"restart\":{\"max_restarts\":0,"
+	               "\"retry_exit_codes\":\"128-255\"},\"timeouts\":{\"allocation\":0,"
+	               "\"registration\":300,\"execution\":0},\"roles\":{\"worker\":{\"instances\":1,"
+	               "\"memory\":\"1536m\",\"vcores\":1,\"gpus\":0,\"command\":null,\"env\":{},"
+	               "\"untracked\":false,\"stop_on_failure\":false,\"sidecar\":false}}}");
+}
+
 static void test_round_trip(void **state)
 {
 	(void)state;
@@ -456,7 +546,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_full_spec),      cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_round_trip),     cmocka_unit_test(test_bad_inputs),
+		cmocka_unit_test(test_round_trip),     cmocka_unit_test(test_written_text),
+		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_from_json_api),  cmocka_unit_test(test_parse_file_lines),
 		cmocka_unit_test(test_validate_built), cmocka_unit_test(test_deciding_role),
 		cmocka_unit_test(test_values),

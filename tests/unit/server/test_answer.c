@@ -171,12 +171,43 @@ static void test_string_escaper(void **state)
 	strbuf_release(&sb);
 }
 
+/* An object's members written one after the other: the comma only between
+ * them, plain keys copied, others escaped as strings are; the text reads as
+ * the tree jansson would write. */
+static void test_members(void **state)
+{
+	(void)state;
+	struct strbuf sb = STRBUF_INIT;
+
+	strbuf_addch(&sb, '{');
+	assert_int_equal(json_util_write_field(&sb, "name", "a\"b"), 0);
+	json_util_write_int_field(&sb, "n", -42);
+	json_util_write_bool_field(&sb, "ok", true);
+	assert_int_equal(json_util_write_key(&sb, "k\"ey\n\xc3\xa9"), 0);
+	strbuf_addch(&sb, '{');
+	assert_int_equal(json_util_write_field(&sb, "inner", NULL), 0);
+	strbuf_addstr(&sb, "}}");
+	assert_string_equal(sb.buf, "{\"name\":\"a\\\"b\",\"n\":-42,\"ok\":true,"
+	                            "\"k\\\"ey\\n\xc3\xa9\":{\"inner\":null}}");
+	json_t *j = json_loads(sb.buf, 0, NULL);
+	assert_non_null(j);
+	char *back = json_dumps(j, JSON_COMPACT);
+	assert_string_equal(back, sb.buf);
+	free(back);
+	json_decref(j);
+	/* a key that is not UTF-8 is refused, as a string is */
+	strbuf_reset(&sb);
+	assert_int_equal(json_util_write_key(&sb, "\x80"), -1);
+	strbuf_release(&sb);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_plain),
 	    cmocka_unit_test(test_escapes),
 	    cmocka_unit_test(test_string_escaper),
+	    cmocka_unit_test(test_members),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -321,6 +321,79 @@ static void test_events_and_meta(void **state)
 	free(v);
 }
 
+/* A turn's events written together: every size of statement (16, 8, 4, 2,
+ * 1 rows) in one call, ids ascending in the array's order, read back as
+ * one by one would have stored them; a missing job fails the call. */
+static void test_events_in_batches(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct event_row in[31], *ev;
+	char msg[31][16];
+	size_t n;
+	f->s = open_ok(f->path);
+	int64_t a = add_job(f->s, "a", 0, "queued", 1000), b = add_job(f->s, "b", 0, "queued", 1000);
+	int64_t before = 0;
+	assert_int_equal(store_event_add(f->s, a, 1, "submitted", "first", &before, &err), 0);
+	for (int i = 0; i < 31; i++) {
+		snprintf(msg[i], sizeof msg[i], "e%d 'x'", i);
+		in[i] = (struct event_row){.job_id = i % 3 ? a : b,
+		                           .time = 100 + i,
+		                           .kind = (char *)(i % 2 ? "task" : "state"),
+		                           .message = msg[i]};
+	}
+	assert_int_equal(store_events_add(f->s, in, 31, &err), 0);
+	assert_int_equal(store_events_of_job(f->s, a, &ev, &n, &err), 0);
+	assert_int_equal(n, 1 + 20);
+	assert_string_equal(ev[0].message, "first");
+	for (size_t i = 1, k = 0; i < n; i++, k++) {
+		while (k % 3 == 0)
+			k++;
+		assert_true(ev[i].id > ev[i - 1].id);
+		assert_string_equal(ev[i].message, msg[k]);
+		assert_int_equal(ev[i].time, 100 + (int64_t)k);
+		assert_string_equal(ev[i].kind, k % 2 ? "task" : "state");
+	}
+	event_rows_free(ev, n);
+	assert_int_equal(store_events_of_job(f->s, b, &ev, &n, &err), 0);
+	assert_int_equal(n, 11);
+	assert_true(ev[0].id > before);
+	assert_string_equal(ev[10].message, msg[30]);
+	event_rows_free(ev, n);
+	in[0].job_id = 999;
+	assert_int_equal(store_events_add(f->s, in, 3, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+}
+
+/* A job inserted with its route reads it back as store_job_route_set wrote
+ * it; an unset route is refused. */
+static void test_insert_routed(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct job_row r = {.name = (char *)"r",
+	                    .spec_json = (char *)"{}",
+	                    .reason = (char *)"",
+	                    .attempt = 1,
+	                    .exit_code = -1,
+	                    .state = JOB_QUEUED,
+	                    .submitted_at = 5};
+	enum job_route route = JOB_ROUTE_UNSET;
+	char queue[72];
+	int64_t id = 0, id2 = 0;
+	f->s = open_ok(f->path);
+	assert_int_equal(store_job_insert_routed(f->s, &r, JOB_ROUTE_GANG, "gpu.q", &id, &err), 0);
+	assert_int_equal(store_job_route_get(f->s, id, &route, queue, sizeof queue, &err), 0);
+	assert_int_equal(route, JOB_ROUTE_GANG);
+	assert_string_equal(queue, "gpu.q");
+	assert_int_equal(store_job_insert_routed(f->s, &r, JOB_ROUTE_LOCAL, NULL, &id2, &err), 0);
+	assert_int_equal(store_job_route_get(f->s, id2, &route, queue, sizeof queue, &err), 0);
+	assert_int_equal(route, JOB_ROUTE_LOCAL);
+	assert_string_equal(queue, "");
+	assert_int_equal(store_job_insert_routed(f->s, &r, JOB_ROUTE_UNSET, NULL, &id2, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+}
+
 static void test_reopen_keeps_data(void **state)
 {
 	struct fixture *f = *state;
@@ -557,6 +630,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_jobs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tasks_every_attempt, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_events_and_meta, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_events_in_batches, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_insert_routed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_reopen_keeps_data, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_migrations, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_state_checks_compare, setup, teardown),
