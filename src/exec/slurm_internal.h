@@ -134,9 +134,10 @@ void slurm_cmd_complaint(const struct cmd *c, char *out, size_t size);
 
 /* ---- slurm_script.c ---- */
 
-/* A copy of path without its last component (whole when its only "/" is the
- * first), or NULL when out of memory. */
-char *slurm_dir_of(const char *path);
+/* The folder of a job's Slurm files (batch scripts, the batch step's
+ * output): logs/ beside the task's log at `log_path` (HOME/jobs/ID/logs,
+ * where they always were), or NULL when out of memory. */
+char *slurm_dir_of(const char *log_path);
 
 /* Tasks with the same resources share a component of the Slurm job; more
  * than one component makes it a heterogeneous job.  comp[i]: task i's

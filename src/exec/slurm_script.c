@@ -14,12 +14,14 @@
 
 #define SLURM_TIME_MARGIN_S 60
 
-char *slurm_dir_of(const char *path)
+char *slurm_dir_of(const char *log_path)
 {
-	char *d = strdup(path);
-	char *slash = d ? strrchr(d, '/') : NULL;
-	if (slash && slash != d)
-		*slash = '\0';
+	const char *slash = strrchr(log_path, '/');
+	int len = slash ? (int)(slash - log_path) : 0;
+	char *d = NULL;
+
+	if (asprintf(&d, "%.*s%slogs", len, log_path, slash ? "/" : "") < 0)
+		return NULL;
 	return d;
 }
 

@@ -92,3 +92,20 @@ def test_logs_of_unknown_task_is_404(server):
     assert status == 404, body
     status, body = server.api("GET", "/api/v1/jobs/%s/tasks/worker/7/logs" % job["id"])
     assert status == 404, body
+
+
+def test_a_task_log_sits_beside_its_folder_and_an_earlier_layout_still_reads(server):
+    from pathlib import Path
+    job = server.submit(spec({"worker": {"command": "echo beside"}}, name="layout"))
+    assert server.wait_job(job["id"], timeout=60)["state"] == "succeeded"
+    jobdir = Path(server.home) / "jobs" / str(job["id"])
+    log = jobdir / "worker-0.1.log"
+    assert (jobdir / "worker-0.1").is_dir(), sorted(p.name for p in jobdir.iterdir())
+    assert "beside" in log.read_text(), sorted(p.name for p in jobdir.iterdir())
+    assert not (jobdir / "logs").exists(), "a logs/ folder made for a local task"
+    # a job of an earlier version kept its logs in jobs/ID/logs/
+    (jobdir / "logs").mkdir()
+    log.rename(jobdir / "logs" / "worker-0.1.log")
+    assert "beside" in server.log(job["id"])
+    r = server.cli("logs", job["id"], "--role", "worker", "--index", "0", timeout=60)
+    assert r.returncode == 0 and "beside" in r.stdout, cli_describe(r)

@@ -134,6 +134,11 @@ char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int 
                   int attempt);
 char *jm_workdir_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
                       int attempt);
+/* The path task ROLE-INDEX's log of `attempt` is read from: jm_log_path(),
+ * or the earlier layout's HOME/jobs/ID/logs/... when only that one exists
+ * (a job run before the upgrade).  NULL when out of memory. */
+char *jm_log_path_found(struct job_manager *jm, int64_t job_id, const char *role, int index,
+                        int attempt);
 
 /* The job's parsed spec, cached while it is active (borrowed); NULL with err. */
 const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *job,

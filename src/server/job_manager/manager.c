@@ -8,8 +8,10 @@
  */
 #include "server/job_manager/jm_internal.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/hashmap.h"
@@ -312,7 +314,26 @@ static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, .
 char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
                   int attempt)
 {
-	return job_path(jm, job_id, "logs/%s-%d.%d.log", role, index, attempt);
+	/* ROLE-INDEX.ATTEMPT.log beside the try's folder, not in a logs/ of its
+	 * own: a one-task job (every DAG task) makes one directory fewer */
+	return job_path(jm, job_id, "%s-%d.%d.log", role, index, attempt);
+}
+
+char *jm_log_path_found(struct job_manager *jm, int64_t job_id, const char *role, int index,
+                        int attempt)
+{
+	char *p = jm_log_path(jm, job_id, role, index, attempt), *before;
+
+	if (!p || access(p, F_OK) == 0 || errno != ENOENT)
+		return p;
+	/* a task of an earlier version wrote HOME/jobs/ID/logs/ROLE-INDEX.ATTEMPT.log */
+	before = job_path(jm, job_id, "logs/%s-%d.%d.log", role, index, attempt);
+	if (before && access(before, F_OK) == 0) {
+		free(p);
+		return before;
+	}
+	free(before);
+	return p;
 }
 
 char *jm_workdir_path(struct job_manager *jm, int64_t job_id, const char *role, int index,

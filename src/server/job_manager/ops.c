@@ -295,7 +295,7 @@ static int op_log_locate(void *ctx, int64_t id, const char *role, int index, int
 		               role, index, attempt);
 		goto out;
 	}
-	*path = jm_log_path(jm, id, role, index, attempt);
+	*path = jm_log_path_found(jm, id, role, index, attempt);
 	if (!*path) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
