@@ -1,11 +1,13 @@
-/* dag_store.c: the workflow tables (dag_store.h): DAGs, import errors, runs,
- * task instances and tries, with statements kept in the handle and
- * prepared on the store's connection.
+/* dag_store.c: the workflow tables (dag_store.h): DAGs, import errors, runs
+ * and task instances (tries: dag_store_tries.c), with the SQL of every
+ * statement, kept in the handle and prepared on the store's connection, and
+ * the helpers that step and read them (dag_store_internal.h).
  *
  * The tables themselves are created by store.c's migration 3, so a file has
  * one schema version for everything.
  */
 #include "store/dag_store.h"
+#include "store/dag_store_internal.h"
 #include "store/sql.h"
 
 #include <inttypes.h>
@@ -30,43 +32,6 @@
 #define DAG_COLS "dag_id, file, paused, active, last_parsed_at, import_error, spec_json"
 
 #define RUN_FILTER " WHERE (?1 IS NULL OR dag_id = ?1) AND (?2 IS NULL OR state = ?2)"
-
-enum ds_stmt {
-	DS_DAG_PUT,
-	DS_DAG_GET,
-	DS_DAG_EXISTS,
-	DS_DAG_LIST,
-	DS_DAG_LIST_ACTIVE,
-	DS_DAG_PAUSE,
-	DS_DAG_DEACTIVATE,
-	DS_IE_SET,
-	DS_IE_CLEAR,
-	DS_IE_LIST,
-	DS_RUN_INSERT,
-	DS_RUN_GET,
-	DS_RUN_LIST_ASC,
-	DS_RUN_LIST_DESC,
-	DS_RUN_COUNT,
-	DS_RUNS_ACTIVE,
-	DS_RUN_QUEUED_ANY,
-	DS_RUN_UPDATE,
-	DS_RUN_DELETE,
-	DS_TI_INSERT,
-	DS_TI_GET,
-	DS_TIS_OF_RUN,
-	DS_TIS_OF_LATEST_RUNS,
-	DS_TI_BY_JOB,
-	DS_TIS_IN_STATE,
-	DS_POOL_USE,
-	DS_RUNS_RUNNING,
-	DS_TI_UPDATE,
-	DS_TI_SET_STATE,
-	DS_TRY_PUT,
-	DS_TRY_END,
-	DS_TRY_GET,
-	DS_TRIES_OF_TI,
-	DS_COUNT,
-};
 
 static const char *const ds_sql[DS_COUNT] = {
     /* a re-parse keeps `paused`: only a new DAG takes it from the row */
@@ -149,17 +114,11 @@ static const char *const ds_sql[DS_COUNT] = {
                        " AND run_id = ? AND task_id = ? AND map_index = ? ORDER BY try_number",
 };
 
-struct dag_store {
-	struct store *s;
-	sqlite3 *db;
-	sqlite3_stmt *stmt[DS_COUNT];
-};
-
 static const char *const run_types[] = {"manual", "scheduled", "backfill"};
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-static const char *db_path(const struct dag_store *ds)
+const char *ds_db_path(const struct dag_store *ds)
 {
 	const char *p = sqlite3_db_filename(ds->db, "main");
 	return p && *p ? p : ":memory:";
@@ -171,13 +130,13 @@ static int db_error(struct dag_store *ds, struct weir_error *err, const char *wh
 	enum weir_error_kind kind = WEIR_E_INTERNAL;
 	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
 		kind = WEIR_E_UNAVAILABLE;
-	return weir_error_set(err, kind, "store %s: %s: %s", db_path(ds), what,
+	return weir_error_set(err, kind, "store %s: %s: %s", ds_db_path(ds), what,
 	                      sqlite3_errmsg(ds->db));
 }
 
 static int oom(struct dag_store *ds, struct weir_error *err, const char *what)
 {
-	return weir_error_set(err, WEIR_E_INTERNAL, "store %s: %s: out of memory", db_path(ds),
+	return weir_error_set(err, WEIR_E_INTERNAL, "store %s: %s: out of memory", ds_db_path(ds),
 	                      what);
 }
 
@@ -192,7 +151,7 @@ static int check_name(struct dag_store *ds, const char *what, const char *name,
 		snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", names[i]);
 	}
 	return weir_error_set(err, WEIR_E_INVALID, "store %s: %s \"%s\" is not one of %s",
-	                      db_path(ds), what, name ? name : "", list);
+	                      ds_db_path(ds), what, name ? name : "", list);
 }
 
 struct dag_store *dag_store_create(struct store *s, struct weir_error *err)
@@ -217,7 +176,7 @@ void dag_store_destroy(struct dag_store *ds)
 }
 
 /* The kept statement `id`, reset and unbound; NULL with err. */
-static sqlite3_stmt *stmt_get(struct dag_store *ds, enum ds_stmt id, struct weir_error *err)
+sqlite3_stmt *ds_stmt_get(struct dag_store *ds, enum ds_stmt id, struct weir_error *err)
 {
 	sqlite3_stmt *st = ds->stmt[id];
 	if (!st) {
@@ -248,7 +207,7 @@ static bool col_run_state(sqlite3_stmt *st, int i, enum dag_run_state *out)
 	return dag_run_state_from_name((const char *)sqlite3_column_text(st, i), out) == 0;
 }
 
-static bool col_ti_state(sqlite3_stmt *st, int i, enum dag_ti_state *out)
+bool ds_col_ti_state(sqlite3_stmt *st, int i, enum dag_ti_state *out)
 {
 	return dag_ti_state_from_name((const char *)sqlite3_column_text(st, i), out) == 0;
 }
@@ -257,16 +216,16 @@ static int check_run_state(struct dag_store *ds, enum dag_run_state s, struct we
 {
 	if ((unsigned)s >= DAG_RUN_STATE_COUNT)
 		return weir_error_set(err, WEIR_E_INVALID, "store %s: run state %d is out of range",
-		                      db_path(ds), (int)s);
+		                      ds_db_path(ds), (int)s);
 	return 0;
 }
 
-static int check_ti_state(struct dag_store *ds, enum dag_ti_state s, struct weir_error *err)
+int ds_check_ti_state(struct dag_store *ds, enum dag_ti_state s, struct weir_error *err)
 {
 	if ((unsigned)s >= DAG_TI_STATE_COUNT)
 		return weir_error_set(err, WEIR_E_INVALID,
-		                      "store %s: task instance state %d is out of range", db_path(ds),
-		                      (int)s);
+		                      "store %s: task instance state %d is out of range",
+		                      ds_db_path(ds), (int)s);
 	return 0;
 }
 
@@ -288,8 +247,8 @@ static int step_done(struct dag_store *ds, sqlite3_stmt *st, const char *what,
 
 /* Steps a write whose constraint failures mean something: a duplicate key
  * is `dup` (WEIR_E_CONFLICT), a missing parent `missing` (WEIR_E_NOT_FOUND). */
-static int step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, const char *dup,
-                      const char *missing, struct weir_error *err)
+int ds_step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, const char *dup,
+                  const char *missing, struct weir_error *err)
 {
 	int r = sqlite3_step(st);
 	sqlite3_reset(st);
@@ -303,15 +262,12 @@ static int step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, 
 	return db_error(ds, err, what);
 }
 
-typedef int (*read_row_fn)(sqlite3_stmt *st, void *row);
-typedef void (*release_row_fn)(void *row);
-
 /* Steps a SELECT into a new array of rows of `size` bytes; `rows_out` is
  * the caller's `struct x **` (written with memcpy: a void ** may not alias
  * it). */
-static int collect(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
-                   read_row_fn rd, release_row_fn rel, void *rows_out, size_t *n,
-                   struct weir_error *err)
+int ds_collect(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
+               read_row_fn rd, release_row_fn rel, void *rows_out, size_t *n,
+               struct weir_error *err)
 {
 	char *a = NULL;
 	void *result = NULL;
@@ -331,8 +287,8 @@ static int collect(struct dag_store *ds, sqlite3_stmt *st, const char *what, siz
 		int rr = rd(st, a + len * size);
 		if (rr == -2) {
 			weir_error_set(err, WEIR_E_INTERNAL,
-			               "store %s: %s: a state this weir does not know", db_path(ds),
-			               what);
+			               "store %s: %s: a state this weir does not know",
+			               ds_db_path(ds), what);
 			goto fail;
 		}
 		if (rr < 0)
@@ -359,13 +315,13 @@ fail:
 }
 
 /* Collects at most one row into `out`; WEIR_E_NOT_FOUND with `missing`. */
-static int collect_one(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
-                       read_row_fn rd, release_row_fn rel, void *out, const char *missing,
-                       struct weir_error *err)
+int ds_collect_one(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
+                   read_row_fn rd, release_row_fn rel, void *out, const char *missing,
+                   struct weir_error *err)
 {
 	char *rows;
 	size_t n;
-	if (collect(ds, st, what, size, rd, rel, &rows, &n, err) < 0)
+	if (ds_collect(ds, st, what, size, rd, rel, &rows, &n, err) < 0)
 		return -1;
 	if (n == 0) {
 		free(rows);
@@ -427,8 +383,8 @@ int dag_store_dag_put(struct dag_store *ds, const struct dag_row *row, struct we
 {
 	if (!row->dag_id || !*row->dag_id)
 		return weir_error_set(err, WEIR_E_INVALID, "store %s: a DAG needs a dag_id",
-		                      db_path(ds));
-	sqlite3_stmt *st = stmt_get(ds, DS_DAG_PUT, err);
+		                      ds_db_path(ds));
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_DAG_PUT, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, row->dag_id);
@@ -444,7 +400,7 @@ int dag_store_dag_put(struct dag_store *ds, const struct dag_row *row, struct we
 int dag_store_dag_exists(struct dag_store *ds, const char *dag_id, bool *exists,
                          struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ds, DS_DAG_EXISTS, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_DAG_EXISTS, err);
 	int r;
 
 	*exists = false;
@@ -463,14 +419,14 @@ int dag_store_dag_get(struct dag_store *ds, const char *dag_id, struct dag_row *
                       struct weir_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	sqlite3_stmt *st = stmt_get(ds, DS_DAG_GET, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_DAG_GET, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_id);
 	char missing[300];
 	snprintf(missing, sizeof(missing), "no DAG %s", dag_id ? dag_id : "");
-	return collect_one(ds, st, "reading a DAG", sizeof(*out), read_dag, release_dag, out,
-	                   missing, err);
+	return ds_collect_one(ds, st, "reading a DAG", sizeof(*out), read_dag, release_dag, out,
+	                      missing, err);
 }
 
 int dag_store_dag_list(struct dag_store *ds, bool active_only, struct dag_row **rows, size_t *n,
@@ -478,16 +434,17 @@ int dag_store_dag_list(struct dag_store *ds, bool active_only, struct dag_row **
 {
 	*rows = NULL;
 	*n = 0;
-	sqlite3_stmt *st = stmt_get(ds, active_only ? DS_DAG_LIST_ACTIVE : DS_DAG_LIST, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, active_only ? DS_DAG_LIST_ACTIVE : DS_DAG_LIST, err);
 	if (!st)
 		return -1;
-	return collect(ds, st, "listing DAGs", sizeof(**rows), read_dag, release_dag, rows, n, err);
+	return ds_collect(ds, st, "listing DAGs", sizeof(**rows), read_dag, release_dag, rows, n,
+	                  err);
 }
 
 static int dag_touch(struct dag_store *ds, enum ds_stmt id, const char *dag_id, int flag,
                      struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ds, id, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, id, err);
 	if (!st)
 		return -1;
 	if (id == DS_DAG_PAUSE) {
@@ -557,7 +514,7 @@ static void release_ie(void *p)
 int dag_store_import_error_set(struct dag_store *ds, const char *file, int64_t time,
                                const char *message, struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ds, DS_IE_SET, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_IE_SET, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, file);
@@ -568,7 +525,7 @@ int dag_store_import_error_set(struct dag_store *ds, const char *file, int64_t t
 
 int dag_store_import_error_clear(struct dag_store *ds, const char *file, struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ds, DS_IE_CLEAR, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_IE_CLEAR, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, file);
@@ -580,11 +537,11 @@ int dag_store_import_error_list(struct dag_store *ds, struct dag_import_error_ro
 {
 	*rows = NULL;
 	*n = 0;
-	sqlite3_stmt *st = stmt_get(ds, DS_IE_LIST, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_IE_LIST, err);
 	if (!st)
 		return -1;
-	return collect(ds, st, "listing import errors", sizeof(**rows), read_ie, release_ie, rows,
-	               n, err);
+	return ds_collect(ds, st, "listing import errors", sizeof(**rows), read_ie, release_ie,
+	                  rows, n, err);
 }
 
 /* ---- runs ---- */
@@ -647,8 +604,8 @@ int dag_store_run_insert(struct dag_store *ds, const struct dag_run_row *row, in
 	if (!row->dag_id || !*row->dag_id || !row->run_id || !*row->run_id)
 		return weir_error_set(err, WEIR_E_INVALID,
 		                      "store %s: a DAG run needs a dag_id and a run_id",
-		                      db_path(ds));
-	sqlite3_stmt *st = stmt_get(ds, DS_RUN_INSERT, err);
+		                      ds_db_path(ds));
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUN_INSERT, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, row->dag_id);
@@ -668,7 +625,7 @@ int dag_store_run_insert(struct dag_store *ds, const struct dag_run_row *row, in
 	         "DAG %s already has a run with run_id %s or logical date %" PRId64, row->dag_id,
 	         row->run_id, row->logical_date);
 	snprintf(missing, sizeof(missing), "no DAG %s", row->dag_id);
-	if (step_write(ds, st, "inserting a DAG run", dup, missing, err) < 0)
+	if (ds_step_write(ds, st, "inserting a DAG run", dup, missing, err) < 0)
 		return -1;
 	if (id)
 		*id = sqlite3_last_insert_rowid(ds->db);
@@ -679,7 +636,7 @@ int dag_store_run_get(struct dag_store *ds, const char *dag_id, const char *run_
                       struct dag_run_row *out, struct weir_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	sqlite3_stmt *st = stmt_get(ds, DS_RUN_GET, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUN_GET, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_id);
@@ -687,8 +644,8 @@ int dag_store_run_get(struct dag_store *ds, const char *dag_id, const char *run_
 	char missing[400];
 	snprintf(missing, sizeof(missing), "no run %s of DAG %s", run_id ? run_id : "",
 	         dag_id ? dag_id : "");
-	return collect_one(ds, st, "reading a DAG run", sizeof(*out), read_run, release_run, out,
-	                   missing, err);
+	return ds_collect_one(ds, st, "reading a DAG run", sizeof(*out), read_run, release_run, out,
+	                      missing, err);
 }
 
 static int bind_run_query(struct dag_store *ds, sqlite3_stmt *st, const struct dag_run_query *q,
@@ -706,20 +663,21 @@ int dag_store_run_list(struct dag_store *ds, const struct dag_run_query *q,
 {
 	*rows = NULL;
 	*n = 0;
-	sqlite3_stmt *st = stmt_get(ds, q->newest_first ? DS_RUN_LIST_DESC : DS_RUN_LIST_ASC, err);
+	sqlite3_stmt *st =
+	    ds_stmt_get(ds, q->newest_first ? DS_RUN_LIST_DESC : DS_RUN_LIST_ASC, err);
 	if (!st || bind_run_query(ds, st, q, err) < 0)
 		return -1;
 	sqlite3_bind_int(st, 3, q->limit > 0 ? q->limit : -1);
 	sqlite3_bind_int(st, 4, q->offset > 0 ? q->offset : 0);
-	return collect(ds, st, "listing DAG runs", sizeof(**rows), read_run, release_run, rows, n,
-	               err);
+	return ds_collect(ds, st, "listing DAG runs", sizeof(**rows), read_run, release_run, rows,
+	                  n, err);
 }
 
 int dag_store_run_count(struct dag_store *ds, const struct dag_run_query *q, int64_t *count,
                         struct weir_error *err)
 {
 	*count = 0;
-	sqlite3_stmt *st = stmt_get(ds, DS_RUN_COUNT, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUN_COUNT, err);
 	if (!st || bind_run_query(ds, st, q, err) < 0)
 		return -1;
 	int r = sqlite3_step(st);
@@ -736,19 +694,19 @@ int dag_store_runs_active(struct dag_store *ds, struct dag_run_row **rows, size_
 {
 	*rows = NULL;
 	*n = 0;
-	sqlite3_stmt *st = stmt_get(ds, DS_RUNS_ACTIVE, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUNS_ACTIVE, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_run_state_name(DAG_RUN_QUEUED));
 	sql_bind_text(st, 2, dag_run_state_name(DAG_RUN_RUNNING));
-	return collect(ds, st, "listing active DAG runs", sizeof(**rows), read_run, release_run,
-	               rows, n, err);
+	return ds_collect(ds, st, "listing active DAG runs", sizeof(**rows), read_run, release_run,
+	                  rows, n, err);
 }
 
 int dag_store_run_queued_any(struct dag_store *ds, bool *any, struct weir_error *err)
 {
 	*any = false;
-	sqlite3_stmt *st = stmt_get(ds, DS_RUN_QUEUED_ANY, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUN_QUEUED_ANY, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_run_state_name(DAG_RUN_QUEUED));
@@ -765,7 +723,7 @@ int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,
 {
 	if (check_run_state(ds, row->state, err) < 0)
 		return -1;
-	sqlite3_stmt *st = stmt_get(ds, DS_RUN_UPDATE, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUN_UPDATE, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_run_state_name(row->state));
@@ -787,7 +745,7 @@ int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,
 int dag_store_run_delete(struct dag_store *ds, const char *dag_id, const char *run_id,
                          struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ds, DS_RUN_DELETE, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUN_DELETE, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_id);
@@ -834,7 +792,7 @@ static int read_ti(sqlite3_stmt *st, void *p)
 	r->run_id = sql_col_text(st, 1);
 	r->task_id = sql_col_text(st, 2);
 	r->map_index = sqlite3_column_int(st, 3);
-	bool known = col_ti_state(st, 4, &r->state);
+	bool known = ds_col_ti_state(st, 4, &r->state);
 	r->try_number = sqlite3_column_int(st, 5);
 	r->max_tries = sqlite3_column_int(st, 6);
 	r->job_id = sql_col_i64(st, 7);
@@ -880,8 +838,8 @@ static void bind_ti_fields(sqlite3_stmt *st, int at, const struct dag_ti_row *ro
 	sql_bind_text(st, at + 13, row->reason);
 }
 
-static void ti_name(char *buf, size_t size, const char *what, const char *dag_id,
-                    const char *run_id, const char *task_id, int map_index)
+void ds_ti_name(char *buf, size_t size, const char *what, const char *dag_id, const char *run_id,
+                const char *task_id, int map_index)
 {
 	if (map_index >= 0)
 		snprintf(buf, size, "%s task %s[%d] of run %s of DAG %s", what,
@@ -894,19 +852,19 @@ static void ti_name(char *buf, size_t size, const char *what, const char *dag_id
 
 int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err)
 {
-	if (check_ti_state(ds, row->state, err) < 0)
+	if (ds_check_ti_state(ds, row->state, err) < 0)
 		return -1;
 	if (!row->task_id || !*row->task_id)
 		return weir_error_set(err, WEIR_E_INVALID,
-		                      "store %s: a task instance needs a task_id", db_path(ds));
-	sqlite3_stmt *st = stmt_get(ds, DS_TI_INSERT, err);
+		                      "store %s: a task instance needs a task_id", ds_db_path(ds));
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_INSERT, err);
 	if (!st)
 		return -1;
 	sql_bind_ti_key(st, 1, row->dag_id, row->run_id, row->task_id, row->map_index);
 	bind_ti_fields(st, 5, row);
 	char dup[400], missing[500];
-	ti_name(dup, sizeof(dup), "already have", row->dag_id, row->run_id, row->task_id,
-	        row->map_index);
+	ds_ti_name(dup, sizeof(dup), "already have", row->dag_id, row->run_id, row->task_id,
+	           row->map_index);
 	if (row->job_id > 0)
 		snprintf(missing, sizeof(missing), "no run %s of DAG %s, or no job %" PRId64,
 		         row->run_id ? row->run_id : "", row->dag_id ? row->dag_id : "",
@@ -914,7 +872,7 @@ int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, stru
 	else
 		snprintf(missing, sizeof(missing), "no run %s of DAG %s",
 		         row->run_id ? row->run_id : "", row->dag_id ? row->dag_id : "");
-	return step_write(ds, st, "inserting a task instance", dup, missing, err);
+	return ds_step_write(ds, st, "inserting a task instance", dup, missing, err);
 }
 
 int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_id,
@@ -922,14 +880,14 @@ int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_i
                      struct weir_error *err)
 {
 	memset(out, 0, sizeof(*out));
-	sqlite3_stmt *st = stmt_get(ds, DS_TI_GET, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_GET, err);
 	if (!st)
 		return -1;
 	sql_bind_ti_key(st, 1, dag_id, run_id, task_id, map_index);
 	char missing[400];
-	ti_name(missing, sizeof(missing), "no", dag_id, run_id, task_id, map_index);
-	return collect_one(ds, st, "reading a task instance", sizeof(*out), read_ti, release_ti,
-	                   out, missing, err);
+	ds_ti_name(missing, sizeof(missing), "no", dag_id, run_id, task_id, map_index);
+	return ds_collect_one(ds, st, "reading a task instance", sizeof(*out), read_ti, release_ti,
+	                      out, missing, err);
 }
 
 int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *run_id,
@@ -937,13 +895,13 @@ int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *r
 {
 	*rows = NULL;
 	*n = 0;
-	sqlite3_stmt *st = stmt_get(ds, DS_TIS_OF_RUN, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TIS_OF_RUN, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_id);
 	sql_bind_text(st, 2, run_id);
-	return collect(ds, st, "listing task instances", sizeof(**rows), read_ti, release_ti, rows,
-	               n, err);
+	return ds_collect(ds, st, "listing task instances", sizeof(**rows), read_ti, release_ti,
+	                  rows, n, err);
 }
 
 int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n_runs,
@@ -951,13 +909,13 @@ int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n
 {
 	*rows = NULL;
 	*n = 0;
-	sqlite3_stmt *st = stmt_get(ds, DS_TIS_OF_LATEST_RUNS, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TIS_OF_LATEST_RUNS, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_id);
 	sqlite3_bind_int(st, 2, n_runs > 0 ? n_runs : -1);
-	return collect(ds, st, "listing the task instances of a DAG's runs", sizeof(**rows),
-	               read_ti, release_ti, rows, n, err);
+	return ds_collect(ds, st, "listing the task instances of a DAG's runs", sizeof(**rows),
+	                  read_ti, release_ti, rows, n, err);
 }
 
 /* A TI with its job's start (the column after TI_COLS). */
@@ -985,13 +943,13 @@ int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row 
 	memset(out, 0, sizeof(*out));
 	if (job_started_at)
 		*job_started_at = 0;
-	sqlite3_stmt *st = stmt_get(ds, DS_TI_BY_JOB, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_BY_JOB, err);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
 	snprintf(missing, sizeof(missing), "no task instance runs as job %" PRId64, job_id);
-	rc = collect_one(ds, st, "finding a job's task instance", sizeof(r), read_ti_of_job,
-	                 release_ti, &r, missing, err);
+	rc = ds_collect_one(ds, st, "finding a job's task instance", sizeof(r), read_ti_of_job,
+	                    release_ti, &r, missing, err);
 	if (rc == 0) {
 		*out = r.ti;
 		if (job_started_at)
@@ -1000,19 +958,19 @@ int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row 
 	return rc;
 }
 
-int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state,
-                           struct dag_ti_row **rows, size_t *n, struct weir_error *err)
+int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state, struct dag_ti_row **rows,
+                           size_t *n, struct weir_error *err)
 {
 	*rows = NULL;
 	*n = 0;
-	if (check_ti_state(ds, state, err) < 0)
+	if (ds_check_ti_state(ds, state, err) < 0)
 		return -1;
-	sqlite3_stmt *st = stmt_get(ds, DS_TIS_IN_STATE, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TIS_IN_STATE, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_ti_state_name(state));
-	return collect(ds, st, "listing task instances by state", sizeof(**rows), read_ti,
-	               release_ti, rows, n, err);
+	return ds_collect(ds, st, "listing task instances by state", sizeof(**rows), read_ti,
+	                  release_ti, rows, n, err);
 }
 
 /* Steps st, handing each row's first three columns to fn (text, text and
@@ -1034,7 +992,7 @@ static int each_row(struct dag_store *ds, sqlite3_stmt *st, const char *what, bo
 int dag_store_pool_use(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
                        struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ds, DS_POOL_USE, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_POOL_USE, err);
 
 	if (!st)
 		return -1;
@@ -1046,7 +1004,7 @@ int dag_store_pool_use(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
 int dag_store_runs_running(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
                            struct weir_error *err)
 {
-	sqlite3_stmt *st = stmt_get(ds, DS_RUNS_RUNNING, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUNS_RUNNING, err);
 
 	if (!st)
 		return -1;
@@ -1062,11 +1020,11 @@ static int ti_write(struct dag_store *ds, sqlite3_stmt *st, const struct dag_ti_
 	char missing[500];
 
 	snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
-	if (step_write(ds, st, "updating a task instance", NULL, missing, err) < 0)
+	if (ds_step_write(ds, st, "updating a task instance", NULL, missing, err) < 0)
 		return -1;
 	if (sqlite3_changes(ds->db) == 0) {
-		ti_name(missing, sizeof(missing), "no", row->dag_id, row->run_id, row->task_id,
-		        row->map_index);
+		ds_ti_name(missing, sizeof(missing), "no", row->dag_id, row->run_id, row->task_id,
+		           row->map_index);
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
 	}
 	return 0;
@@ -1074,9 +1032,9 @@ static int ti_write(struct dag_store *ds, sqlite3_stmt *st, const struct dag_ti_
 
 int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err)
 {
-	if (check_ti_state(ds, row->state, err) < 0)
+	if (ds_check_ti_state(ds, row->state, err) < 0)
 		return -1;
-	sqlite3_stmt *st = stmt_get(ds, DS_TI_UPDATE, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_UPDATE, err);
 	if (!st)
 		return -1;
 	bind_ti_fields(st, 1, row);
@@ -1087,9 +1045,9 @@ int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, stru
 int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
                            struct weir_error *err)
 {
-	if (check_ti_state(ds, row->state, err) < 0)
+	if (ds_check_ti_state(ds, row->state, err) < 0)
 		return -1;
-	sqlite3_stmt *st = stmt_get(ds, DS_TI_SET_STATE, err);
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_SET_STATE, err);
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_ti_state_name(row->state));
@@ -1102,133 +1060,4 @@ int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
 	sql_bind_text(st, 8, row->reason);
 	sql_bind_ti_key(st, 9, row->dag_id, row->run_id, row->task_id, row->map_index);
 	return ti_write(ds, st, row, err);
-}
-
-/* ---- tries ---- */
-
-void dag_try_row_release(struct dag_try_row *row)
-{
-	if (!row)
-		return;
-	free(row->dag_id);
-	free(row->run_id);
-	free(row->task_id);
-	free(row->reason);
-	row->dag_id = row->run_id = row->task_id = row->reason = NULL;
-}
-
-void dag_try_rows_free(struct dag_try_row *rows, size_t n)
-{
-	if (!rows)
-		return;
-	for (size_t i = 0; i < n; i++)
-		dag_try_row_release(&rows[i]);
-	free(rows);
-}
-
-static int read_try(sqlite3_stmt *st, void *p)
-{
-	struct dag_try_row *r = p;
-	memset(r, 0, sizeof(*r));
-	r->dag_id = sql_col_text(st, 0);
-	r->run_id = sql_col_text(st, 1);
-	r->task_id = sql_col_text(st, 2);
-	r->map_index = sqlite3_column_int(st, 3);
-	r->try_number = sqlite3_column_int(st, 4);
-	r->job_id = sql_col_i64(st, 5);
-	bool known = col_ti_state(st, 6, &r->state);
-	r->start_date = sql_col_i64(st, 7);
-	r->end_date = sql_col_i64(st, 8);
-	r->reason = sql_col_text(st, 9);
-	if (!r->dag_id || !r->run_id || !r->task_id || !r->reason || !known) {
-		dag_try_row_release(r);
-		return known ? -1 : -2;
-	}
-	return 0;
-}
-
-static void release_try(void *p)
-{
-	dag_try_row_release(p);
-}
-
-int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struct weir_error *err)
-{
-	if (check_ti_state(ds, row->state, err) < 0)
-		return -1;
-	if (row->try_number < 1)
-		return weir_error_set(err, WEIR_E_INVALID,
-		                      "store %s: try number %d; expected 1 or more", db_path(ds),
-		                      row->try_number);
-	sqlite3_stmt *st = stmt_get(ds, DS_TRY_PUT, err);
-	if (!st)
-		return -1;
-	sql_bind_ti_key(st, 1, row->dag_id, row->run_id, row->task_id, row->map_index);
-	sqlite3_bind_int(st, 5, row->try_number);
-	sql_bind_pos_or_null(st, 6, row->job_id);
-	sql_bind_text(st, 7, dag_ti_state_name(row->state));
-	sql_bind_pos_or_null(st, 8, row->start_date);
-	sql_bind_pos_or_null(st, 9, row->end_date);
-	sql_bind_text(st, 10, row->reason);
-	char missing[500], ti[400];
-	ti_name(ti, sizeof(ti), "no", row->dag_id, row->run_id, row->task_id, row->map_index);
-	if (row->job_id > 0)
-		snprintf(missing, sizeof(missing), "%s, or no job %" PRId64, ti, row->job_id);
-	else
-		snprintf(missing, sizeof(missing), "%s", ti);
-	return step_write(ds, st, "writing a try", NULL, missing, err);
-}
-
-int dag_store_try_end(struct dag_store *ds, const struct dag_try_row *key, enum dag_ti_state state,
-                      const char *reason, int64_t end_date, bool *found, struct weir_error *err)
-{
-	*found = false;
-	if (check_ti_state(ds, state, err) < 0)
-		return -1;
-	sqlite3_stmt *st = stmt_get(ds, DS_TRY_END, err);
-	if (!st)
-		return -1;
-	sql_bind_text(st, 1, dag_ti_state_name(state));
-	if (reason)
-		sql_bind_text(st, 2, reason);
-	else
-		sqlite3_bind_null(st, 2);
-	sql_bind_pos_or_null(st, 3, end_date);
-	sql_bind_ti_key(st, 4, key->dag_id, key->run_id, key->task_id, key->map_index);
-	sqlite3_bind_int(st, 8, key->try_number);
-	if (step_write(ds, st, "ending a try", NULL, NULL, err) < 0)
-		return -1;
-	*found = sqlite3_changes(ds->db) > 0;
-	return 0;
-}
-
-int dag_store_try_get(struct dag_store *ds, const char *dag_id, const char *run_id,
-                      const char *task_id, int map_index, int try_number, struct dag_try_row *out,
-                      struct weir_error *err)
-{
-	memset(out, 0, sizeof(*out));
-	sqlite3_stmt *st = stmt_get(ds, DS_TRY_GET, err);
-	if (!st)
-		return -1;
-	sql_bind_ti_key(st, 1, dag_id, run_id, task_id, map_index);
-	sqlite3_bind_int(st, 5, try_number);
-	char missing[500], ti[400];
-	ti_name(ti, sizeof(ti), "of", dag_id, run_id, task_id, map_index);
-	snprintf(missing, sizeof(missing), "no try %d %s", try_number, ti);
-	return collect_one(ds, st, "reading a try", sizeof(*out), read_try, release_try, out,
-	                   missing, err);
-}
-
-int dag_store_tries_of_ti(struct dag_store *ds, const char *dag_id, const char *run_id,
-                          const char *task_id, int map_index, struct dag_try_row **rows, size_t *n,
-                          struct weir_error *err)
-{
-	*rows = NULL;
-	*n = 0;
-	sqlite3_stmt *st = stmt_get(ds, DS_TRIES_OF_TI, err);
-	if (!st)
-		return -1;
-	sql_bind_ti_key(st, 1, dag_id, run_id, task_id, map_index);
-	return collect(ds, st, "listing tries", sizeof(**rows), read_try, release_try, rows, n,
-	               err);
 }
