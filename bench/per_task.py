@@ -9,7 +9,8 @@ beside its floor, with the ratio to the target:
   starts G `true` and waits; target 3x); the CLI's own start (`weir --version`, no server)
   is printed apart, and the submit's figure less it;
 - the server's CPU per DAG task, over the chain and the fan-out (target 0.3 ms), and beside
-  it the node's: the agent's own, and its shims' with their programs' (what it reaped);
+  it the node's: the agent's own, and its shims' with their programs' (those it reaped and
+  those still alive, spares back in its pool);
 - resident memory: the idle server (target 10 MB), the agent when `weir agent status` answers
   (target 2 MB; else "no agent"), and what R running `sleep` tasks add per task (target
   100 KB, in the server and in the agent).
@@ -121,17 +122,46 @@ def agent_pid(env):
         return None
 
 
-def proc_cpu_s(pid):
-    """(its own CPU seconds, its reaped children's) from /proc/PID/stat; None without pid."""
-    if pid is None:
-        return None
+def stat_ticks(pid):
+    """(own, reaped children's) clock ticks from /proc/PID/stat; None when it is gone."""
     try:
         with open("/proc/%d/stat" % pid) as f:
             fields = f.read().rsplit(")", 1)[1].split()
     except OSError:
         return None
+    return int(fields[11]) + int(fields[12]), int(fields[13]) + int(fields[14])
+
+
+def live_children(pid):
+    out = []
+    try:
+        for tid in os.listdir("/proc/%d/task" % pid):
+            with open("/proc/%d/task/%s/children" % (pid, tid)) as f:
+                out += [int(c) for c in f.read().split()]
+    except OSError:
+        pass
+    return out
+
+
+def tree_ticks(pid):
+    """Ticks of a live process with everything below it, reaped or alive."""
+    t = stat_ticks(pid)
+    if t is None:
+        return 0
+    return t[0] + t[1] + sum(tree_ticks(c) for c in live_children(pid))
+
+
+def proc_cpu_s(pid):
+    """(its own CPU seconds, its children's: those it reaped and those alive, with theirs) from
+    /proc; None without pid.  A shim back in the agent's pool holds its tasks' CPU until it
+    exits, so the live ones count too."""
+    if pid is None:
+        return None
+    t = stat_ticks(pid)
+    if t is None:
+        return None
     tck = os.sysconf("SC_CLK_TCK")
-    return ((int(fields[11]) + int(fields[12])) / tck, (int(fields[13]) + int(fields[14])) / tck)
+    return t[0] / tck, (t[1] + sum(tree_ticks(c) for c in live_children(pid))) / tck
 
 
 def agent_rss_kb(env):
