@@ -79,13 +79,13 @@ bool sql_name_in(const char *name, const char *const *names, size_t n)
 
 void sql_bind_text(sqlite3_stmt *st, int i, const char *v)
 {
-	sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, i, v ? v : "", -1, SQLITE_STATIC);
 }
 
 void sql_bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
 {
 	if (v && *v)
-		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, i, v, -1, SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, i);
 }

@@ -41,6 +41,12 @@ void sql_bind_ti_key(sqlite3_stmt *st, int at, const char *dag_id, const char *r
 /* Whether `name` (NULL: no) is one of `names`. */
 bool sql_name_in(const char *name, const char *const *names, size_t n);
 
+/* Text binders bind v in place (SQLITE_STATIC), not a copy: v must stay
+ * as it is until the statement was stepped for the last time with it.  The
+ * store's functions bind, step and reset within one call, with values of
+ * the caller's rows or the model's name tables, so copying each one (a
+ * malloc and a free a value) bought nothing. */
+
 /* Text, NULL as "". */
 void sql_bind_text(sqlite3_stmt *st, int i, const char *v);
 /* Text, or NULL for NULL and "". */
