@@ -435,6 +435,35 @@ static const char *const migrations[] = {
     " 'CHECK (" EQ_ANY3("state", "pending", "sent", "failed") ")')"
     " WHERE type = 'table' AND name = 'notifications';"
     "PRAGMA writable_schema = OFF;",
+    /* 11 -> 12: a TI's tries keyed by their primary key alone (WITHOUT
+     * ROWID): a try was stored twice, in the table and in the key's index,
+     * and every new try wrote both; and no index by job: no query reads
+     * tries by job, and the job_id reference only matters when a job is
+     * deleted, which weir never does (a row deleted by hand is still set
+     * NULL, by a scan).  Copied as 6 -> 7 does (SELECT *: a column another
+     * migration added makes this step fail rather than lose it); the CHECK
+     * is 10 -> 11's */
+    "CREATE TEMP TABLE tries_copy AS SELECT * FROM task_instance_tries;"
+    "DROP TABLE task_instance_tries;"
+    "CREATE TABLE task_instance_tries ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL,"
+    " try_number INTEGER NOT NULL,"
+    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    " state TEXT NOT NULL CHECK ((state = 'none' OR state = 'scheduled' OR state = 'queued'"
+    " OR state = 'running' OR state = 'success') OR (state = 'failed'"
+    " OR state = 'up_for_retry' OR state = 'upstream_failed' OR state = 'skipped'"
+    " OR state = 'removed' OR state = 'up_for_reschedule')),"
+    " start_date INTEGER, end_date INTEGER,"
+    " reason TEXT NOT NULL DEFAULT '',"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"
+    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
+    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE)"
+    " WITHOUT ROWID;"
+    "INSERT INTO task_instance_tries SELECT * FROM tries_copy;"
+    "DROP TABLE tries_copy;",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

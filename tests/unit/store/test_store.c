@@ -504,6 +504,15 @@ static void test_state_checks_compare(void **state)
 	                           " AND sql LIKE '%CHECK (state IN%'"),
 	                 0);
 	assert_int_equal(raw_count(f->path, "SELECT count(*) FROM jobs WHERE state = 'killed'"), 1);
+	/* 11 -> 12: the tries keyed by their primary key alone, no index by job */
+	assert_int_equal(raw_count(f->path, "SELECT count(*) FROM sqlite_master"
+	                                    " WHERE name = 'task_instance_tries'"
+	                                    " AND sql LIKE '%WITHOUT ROWID'"),
+	                 1);
+	assert_int_equal(raw_count(f->path, "SELECT count(*) FROM sqlite_master"
+	                                    " WHERE tbl_name = 'task_instance_tries'"
+	                                    " AND type = 'index'"),
+	                 0);
 }
 
 static void test_migrations(void **state)
