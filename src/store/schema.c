@@ -38,6 +38,24 @@
 	"(" EQ_(c, a) " OR " EQ_(c, b) " OR " EQ_(c, d) " OR " EQ_(c, e) " OR " EQ_(c, f)         \
 	" OR " EQ_(c, g) " OR " EQ_(c, h) ")"
 
+/* The tries table's columns before its state and after it, as 2 -> 3, 6 -> 7
+ * and 11 -> 12 write them (the SQL each wrote is fixed; only the text is
+ * shared) */
+#define TRIES_HEAD                                                                                 \
+	"CREATE TABLE task_instance_tries ("                                                       \
+	" dag_id TEXT NOT NULL,"                                                                   \
+	" run_id TEXT NOT NULL,"                                                                   \
+	" task_id TEXT NOT NULL,"                                                                  \
+	" map_index INTEGER NOT NULL,"                                                             \
+	" try_number INTEGER NOT NULL,"                                                            \
+	" job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+#define TRIES_TAIL                                                                                 \
+	" start_date INTEGER, end_date INTEGER,"                                                   \
+	" reason TEXT NOT NULL DEFAULT '',"                                                        \
+	" PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"                           \
+	" FOREIGN KEY (dag_id, run_id, task_id, map_index)"                                        \
+	"  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE)"
+
 /* Migration i takes a file from version i to i + 1 (index 0: the empty
  * file).  Append only: a released migration never changes. */
 static const char *const migrations[] = {
@@ -142,11 +160,7 @@ static const char *const migrations[] = {
     " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
     " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
     "  'failed','up_for_retry','upstream_failed','skipped','removed')),"
-    " start_date INTEGER, end_date INTEGER,"
-    " reason TEXT NOT NULL DEFAULT '',"
-    " PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"
-    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
-    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);"
+    TRIES_TAIL ";"
     "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
     " WHERE job_id IS NOT NULL;",
     /* 3 -> 4: causes and per-job facts as columns (docs/internals/store.md,
@@ -265,20 +279,10 @@ static const char *const migrations[] = {
     "CREATE INDEX IF NOT EXISTS task_instances_by_job ON task_instances (job_id)"
     " WHERE job_id IS NOT NULL;"
     "CREATE INDEX IF NOT EXISTS task_instances_by_state ON task_instances (state);"
-    "CREATE TABLE task_instance_tries ("
-    " dag_id TEXT NOT NULL,"
-    " run_id TEXT NOT NULL,"
-    " task_id TEXT NOT NULL,"
-    " map_index INTEGER NOT NULL,"
-    " try_number INTEGER NOT NULL,"
-    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    TRIES_HEAD
     " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
     "  'failed','up_for_retry','upstream_failed','skipped','removed','up_for_reschedule')),"
-    " start_date INTEGER, end_date INTEGER,"
-    " reason TEXT NOT NULL DEFAULT '',"
-    " PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"
-    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
-    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE);"
+    TRIES_TAIL ";"
     "INSERT INTO task_instance_tries SELECT * FROM tries_copy;"
     "DROP TABLE tries_copy;"
     "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
@@ -445,22 +449,12 @@ static const char *const migrations[] = {
      * is 10 -> 11's */
     "CREATE TEMP TABLE tries_copy AS SELECT * FROM task_instance_tries;"
     "DROP TABLE task_instance_tries;"
-    "CREATE TABLE task_instance_tries ("
-    " dag_id TEXT NOT NULL,"
-    " run_id TEXT NOT NULL,"
-    " task_id TEXT NOT NULL,"
-    " map_index INTEGER NOT NULL,"
-    " try_number INTEGER NOT NULL,"
-    " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
+    TRIES_HEAD
     " state TEXT NOT NULL CHECK ((state = 'none' OR state = 'scheduled' OR state = 'queued'"
     " OR state = 'running' OR state = 'success') OR (state = 'failed'"
     " OR state = 'up_for_retry' OR state = 'upstream_failed' OR state = 'skipped'"
     " OR state = 'removed' OR state = 'up_for_reschedule')),"
-    " start_date INTEGER, end_date INTEGER,"
-    " reason TEXT NOT NULL DEFAULT '',"
-    " PRIMARY KEY (dag_id, run_id, task_id, map_index, try_number),"
-    " FOREIGN KEY (dag_id, run_id, task_id, map_index)"
-    "  REFERENCES task_instances (dag_id, run_id, task_id, map_index) ON DELETE CASCADE)"
+    TRIES_TAIL
     " WITHOUT ROWID;"
     "INSERT INTO task_instance_tries SELECT * FROM tries_copy;"
     "DROP TABLE tries_copy;",
