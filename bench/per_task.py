@@ -10,7 +10,7 @@ beside its floor, with the ratio to the target:
   is printed apart, and the submit's figure less it;
 - the server's CPU per DAG task, over the chain and the fan-out (target 0.3 ms), and beside
   it the node's: the agent's own, and its shims' with their programs' (those it reaped and
-  those still alive, spares back in its pool);
+  those still alive, the spares in its pool);
 - resident memory: the idle server (target 10 MB), the agent when `weir agent status` answers
   (target 2 MB; else "no agent"), and what R running `sleep` tasks add per task (target
   100 KB, in the server and in the agent).
@@ -153,8 +153,8 @@ def tree_ticks(pid):
 
 def proc_cpu_s(pid):
     """(its own CPU seconds, its children's: those it reaped and those alive, with theirs) from
-    /proc; None without pid.  A shim back in the agent's pool holds its tasks' CPU until it
-    exits, so the live ones count too."""
+    /proc; None without pid.  A live child's CPU (a spare, a shim still running) is not in
+    the reaped figure yet, so the live ones count too."""
     if pid is None:
         return None
     t = stat_ticks(pid)
