@@ -29,7 +29,17 @@
 #define GUARD_MS 20000
 #define HOUR_MS 3600000
 
-static char log_file[64];
+static char log_file[4096];
+
+/* The test's log file, in the temporary directory, not the one the suite
+ * runs in. */
+static void name_log_file(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	snprintf(log_file, sizeof log_file, "%s/weir-log-stream-%d.log",
+		 tmp && *tmp ? tmp : "/tmp", (int)getpid());
+}
 static bool task_ended;
 
 struct fixture {
@@ -207,7 +217,7 @@ static void follow_test(bool direct)
 {
 	struct fixture fx = {0};
 
-	snprintf(log_file, sizeof log_file, "weir-log-stream-%d.log", (int)getpid());
+	name_log_file();
 	unlink(log_file);
 	task_ended = false;
 	fx.direct = direct;
@@ -239,7 +249,7 @@ static void test_window(void **state)
 	FILE *f;
 
 	(void)state;
-	snprintf(log_file, sizeof log_file, "weir-log-stream-%d.log", (int)getpid());
+	name_log_file();
 	f = fopen(log_file, "w");
 	assert_non_null(f);
 	fputs("0123456789", f);
