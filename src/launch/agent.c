@@ -15,7 +15,9 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <limits.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -426,17 +428,25 @@ static void child_detach(struct agent *a)
 
 /* The shim's task: its log as stdout and stderr, its journal, then the
  * launcher's work (launch_shim_run).  `cg`: the group it is in already
- * (the pool), or NULL; `start_ticks`: its start time read ahead, or 0. */
+ * (the pool), or NULL; `start_ticks`: its start time read ahead, or 0;
+ * `sd`: the spare's folders made ahead (spare_dirs.h), or NULL: the job's
+ * folder, the work folder and the log are renamed into place from there
+ * when they can be, else made here as by a shim forked fresh. */
 static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
-                               const char *group, uint64_t start_ticks)
+                               const char *group, uint64_t start_ticks, struct spare_dir *sd)
 {
 	struct launch_shim sh = {0};
 	const char *log_path = json_string_value(json_object_get(msg, "log"));
+	json_t *task = json_object_get(msg, "task");
+	bool to_server = json_is_true(json_object_get(msg, "log_to_server"));
 	char role[64];
-	int fd, jfd;
+	int fd, jfd, code;
 
-	if (!json_is_true(json_object_get(msg, "log_to_server")) && log_path) {
-		char *dir = fs_abs_dirname(log_path);
+	if (!to_server && log_path) {
+		bool placed = sd && sd->ready &&
+		              spare_dir_place(sd, log_path,
+		                              json_string_value(json_object_get(task, "workdir"))) == 0;
+		char *dir = placed ? NULL : fs_abs_dirname(log_path);
 		if (dir)
 			fs_mkdir_p(dir, 0755, NULL);
 		free(dir);
@@ -454,17 +464,21 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 		log_error("%s: cannot open the task's journal: %s", key, strerror(errno));
 		_exit(125);
 	}
-	json_t *task = json_object_get(msg, "task");
 	sh.role = role;
 	sh.key = key;
 	sh.task = json_is_object(task) ? task : NULL;
-	sh.log_to_server = json_is_true(json_object_get(msg, "log_to_server"));
+	sh.log_to_server = to_server;
 	sh.journal_fd = jfd;
 	sh.notify_fd = a->notify_w;
 	sh.cg = cg;
 	sh.group = group;
 	sh.start_ticks = start_ticks;
-	_exit(launch_shim_run(&sh));
+	code = launch_shim_run(&sh);
+	/* after the task's end is journalled: what is left of the spare's
+	 * folder (empty, when its parts went into a job's folder there) */
+	if (sd)
+		spare_dir_clear(sd->path);
+	_exit(code);
 }
 
 /* The journal key of a start or kill message (its job, role, index and
@@ -489,14 +503,14 @@ static void spare_detach(void *arg)
 }
 
 static void spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *group,
-                      uint64_t start_ticks)
+                      uint64_t start_ticks, struct spare_dir *sd)
 {
 	char key[JOURNAL_KEY_MAX];
 
 	/* on_start checked the key before it gave the start to the spare */
 	if (msg_key(msg, key) < 0)
 		return;
-	shim_run(arg, key, msg, cg, group, start_ticks);
+	shim_run(arg, key, msg, cg, group, start_ticks, sd);
 }
 
 static void on_start(struct agent *a, json_t *msg)
@@ -532,7 +546,7 @@ static void on_start(struct agent *a, json_t *msg)
 		pid = fork();
 		if (pid == 0) {
 			child_detach(a);
-			shim_run(a, key, msg, NULL, NULL, 0);
+			shim_run(a, key, msg, NULL, NULL, 0, NULL);
 		}
 	}
 	if (pid < 0) {
@@ -896,7 +910,20 @@ static int agent_setup(struct agent *a)
 	a->tasks = hashmap_create(HASHMAP_KEY_STR);
 	a->pids = hashmap_create(HASHMAP_KEY_INT);
 	struct agent_pool_hooks hooks = {spare_detach, spare_run, a};
-	if (agent_pool_init(&a->pool, &hooks) < 0)
+	/* where the server puts jobs (its home's real path: the paths in its
+	 * starts); not there (an agent started before any server): the spares
+	 * make no folders ahead */
+	char real[PATH_MAX], *jobs = NULL;
+	if (realpath(a->home, real))
+		jobs = fs_join(real, "jobs");
+	struct stat jst;
+	if (jobs && (stat(jobs, &jst) < 0 || !S_ISDIR(jst.st_mode))) {
+		free(jobs);
+		jobs = NULL;
+	}
+	int prc = agent_pool_init(&a->pool, &hooks, jobs);
+	free(jobs);
+	if (prc < 0)
 		return -1;
 	return a->tasks && a->pids ? 0 : -1;
 }

@@ -24,12 +24,15 @@
 /* a group that holds more once its task ended is removed, not reused */
 #define POOL_REUSE_MAX (1024 * 1024)
 
-int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks)
+int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks,
+                    const char *jobs)
 {
 	memset(p, 0, sizeof *p);
 	p->want = POOL_FLOOR;
 	p->hooks = *hooks;
 	p->groups = hashmap_create(HASHMAP_KEY_INT);
+	if (jobs && !(p->jobs = strdup(jobs)))
+		return -1;
 	return p->groups ? 0 : -1;
 }
 
@@ -64,14 +67,19 @@ void agent_pool_detect(struct agent_pool *p)
 	p->on = p->cs.version != CGROUP_NONE && !(pool && !strcmp(pool, "0"));
 	if (p->cs.version != CGROUP_NONE)
 		pool_sweep(p);
+	spare_dirs_sweep(p->jobs, getpid());
 }
 
-/* In the spare: its group made and joined, then the start awaited; EOF
- * (the agent let it go, or is gone): out of the group, which goes too. */
-static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const char *name)
+/* In the spare: its task's folders made (spare_dirs.h: their inodes
+ * charged to the agent's group, not the task's), its group made and
+ * joined, then the start awaited; EOF (the agent let it go, or is gone):
+ * out of the group, which goes too, and so does the folder. */
+static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const char *name,
+                                 pid_t agent)
 {
 	struct weir_error err = {0};
 	struct strbuf in = STRBUF_INIT;
+	struct spare_dir sd;
 	struct cgroup *cg;
 	struct proc_stat ps;
 	char buf[65536];
@@ -79,9 +87,16 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 
 	p->hooks.detach(p->hooks.arg);
 	close(wfd);
+	if (p->jobs && spare_dir_make(&sd, p->jobs, agent, getpid()) < 0)
+		log_debug("agent: spare %d: no folders made ahead: %s", (int)getpid(),
+		          strerror(errno));
+	else if (!p->jobs)
+		memset(&sd, 0, sizeof sd);
 	cg = cgroup_create_empty(&p->cs, POOL_PARENT, name, &err);
-	if (!cg || cgroup_join_self(cg) < 0)
+	if (!cg || cgroup_join_self(cg) < 0) {
+		spare_dir_clear(sd.path);
 		_exit(3);
+	}
 	/* what the journal's first line needs, while no task waits */
 	uint64_t start_ticks = proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0;
 	while ((n = read(rfd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
@@ -91,11 +106,12 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 	json_t *msg = in.len ? json_loadb(in.buf, in.len, 0, NULL) : NULL;
 	strbuf_release(&in);
 	if (!msg) {
+		spare_dir_clear(sd.path);
 		if (cgroup_move_self_to(&p->cs, POOL_PARENT) == 0)
 			cgroup_remove_named(&p->cs, POOL_PARENT, name);
 		_exit(0);
 	}
-	p->hooks.run(p->hooks.arg, msg, cg, name, start_ticks);
+	p->hooks.run(p->hooks.arg, msg, cg, name, start_ticks, &sd);
 	_exit(125);
 }
 
@@ -135,9 +151,9 @@ static void pool_refill(struct agent_pool *p)
 			snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), p->seq++);
 		}
 		fflush(NULL);
-		pid_t pid = fork();
+		pid_t agent = getpid(), pid = fork();
 		if (pid == 0)
-			spare_main(p, fds[0], fds[1], sp->name);
+			spare_main(p, fds[0], fds[1], sp->name, agent);
 		close(fds[0]);
 		if (pid < 0) {
 			close(fds[1]);
@@ -250,10 +266,12 @@ void agent_pool_remove_group(struct agent_pool *p, const char *name)
 void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 {
 	char *group = hashmap_remove_int(p->groups, pid);
+	bool spare = group != NULL;
 
 	for (int i = 0; i < p->n_spares; i++) {
 		if (p->spares[i].pid != pid)
 			continue;
+		spare = true;
 		/* a spare that died unused: it could not make or join its group */
 		close(p->spares[i].wfd);
 		agent_pool_remove_group(p, p->spares[i].name);
@@ -262,6 +280,10 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 			log_warn("agent: spare shims keep failing; no groups made ahead");
 		break;
 	}
+	/* most often gone already: renamed into its job's place, or removed
+	 * by the spare itself */
+	if (spare)
+		spare_dirs_remove_of(p->jobs, getpid(), pid);
 	if (!group)
 		return;
 	/* Its task's processes are gone with the shim (the spare that takes
@@ -305,6 +327,7 @@ void agent_pool_close(struct agent_pool *p)
 		while (waitpid(p->spares[i].pid, &st, 0) < 0 && errno == EINTR)
 			;
 		agent_pool_remove_group(p, p->spares[i].name);
+		spare_dirs_remove_of(p->jobs, getpid(), p->spares[i].pid);
 	}
 	p->n_spares = 0;
 	pool_trim_free(p, 0);
@@ -319,6 +342,8 @@ void agent_pool_release(struct agent_pool *p)
 {
 	hashmap_destroy_free(p->groups, free);
 	p->groups = NULL;
+	free(p->jobs);
+	p->jobs = NULL;
 	strvec_release(&p->stale);
 	strvec_release(&p->free);
 }

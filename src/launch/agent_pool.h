@@ -11,7 +11,8 @@
  * Once a task's shim is reaped its group is kept, up to the pool's size,
  * for the next spare, which resets it (v1: cgroup_create_empty on a group
  * that is there); a mkdir and an rmdir per task under each controller
- * saved.  Groups over that, and every group on v2, are removed.
+ * saved.  Groups over that, and every group on v2, are removed.  Each
+ * spare also makes its task's folders and log ahead (spare_dirs.h).
  */
 #ifndef WEIR_LAUNCH_AGENT_POOL_H
 #define WEIR_LAUNCH_AGENT_POOL_H
@@ -23,6 +24,7 @@
 #include <jansson.h>
 
 #include "exec/cgroup.h"
+#include "launch/spare_dirs.h"
 #include "lib/hashmap.h"
 #include "lib/strvec.h"
 
@@ -41,9 +43,10 @@ struct agent_pool_hooks {
 	void (*detach)(void *arg);
 	/* runs the task given to the spare: `msg` the start message, `cg` the
 	 * group it is in, `group` its name, `start_ticks` its start time
-	 * (lib/proc.h); must not return (the spare exits 125 if it does) */
+	 * (lib/proc.h), `sd` its folders made ahead (spare_dirs.h; not ready
+	 * when none); must not return (the spare exits 125 if it does) */
 	void (*run)(void *arg, json_t *msg, struct cgroup *cg, const char *group,
-	            uint64_t start_ticks);
+	            uint64_t start_ticks, struct spare_dir *sd);
 	void *arg;
 };
 
@@ -60,15 +63,21 @@ struct agent_pool {
 	struct hashmap *groups; /* child pid -> its group's name (owned), until reaped */
 	struct strvec stale;    /* groups to remove after the turn, or refused by the kernel for now */
 	struct strvec free;     /* emptied groups of ended tasks, for the next spares (v1) */
+	/* the real path of HOME/jobs, where spares make their task's folders
+	 * ahead (spare_dirs.h); NULL: they do not (owned) */
+	char *jobs;
 	struct agent_pool_hooks hooks;
 };
 
-/* An empty pool; nothing is made before the first task with limits.  0 or
- * -1 (out of memory). */
-int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks);
+/* An empty pool; nothing is made before the first task with limits.
+ * `jobs`: the real path of HOME/jobs (copied), or NULL: no folders made
+ * ahead.  0 or -1 (out of memory). */
+int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks,
+                    const char *jobs);
 
 /* Once: cgroup_detect (reading WEIR_CGROUP), WEIR_AGENT_POOL=0 turns the
- * spares off, and the groups of agents that are gone are removed. */
+ * spares off, and the groups and spare folders of agents that are gone
+ * are removed. */
 void agent_pool_detect(struct agent_pool *p);
 
 /* The spare for a start, or NULL (none left, the pool off, or a task
@@ -104,7 +113,8 @@ void agent_pool_close_in_child(const struct agent_pool *p);
 
 /* A child of the agent was reaped: a spare that died unused is dropped,
  * the group of a child that had one is kept for the next spare or, over
- * the pool's size, removed. */
+ * the pool's size, removed; the folder of a spare, used or not, is
+ * removed (spare_dirs.h: what its task left there, if anything). */
 void agent_pool_reaped(struct agent_pool *p, pid_t pid);
 
 /* The group NAME (an adopted shim's, once it ended) is to be removed: by
