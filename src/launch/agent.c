@@ -271,6 +271,9 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 		json_object_set_new(r, "t", json_string("exited"));
 		t->result = json_incref(r);
 		send_result(a, t);
+		/* its shim comes back to the pool, most often: no fork for it */
+		if (t->alive && t->pidfd < 0)
+			agent_pool_task_ended(&a->pool, t->pid);
 	} else if (st.exited && st.reported && !t->alive) {
 		/* nothing to deliver: the server only forgets it */
 		json_t *m = task_key_json(t);
@@ -431,17 +434,21 @@ static void child_detach(struct agent *a)
  * (the pool), or NULL; `start_ticks`: its start time read ahead, or 0;
  * `sd`: the spare's folders made ahead (spare_dirs.h), or NULL: the job's
  * folder, the work folder and the log are renamed into place from there
- * when they can be, else made here as by a shim forked fresh. */
-static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
-                               const char *group, uint64_t start_ticks, struct spare_dir *sd)
+ * when they can be, else made here as by a shim forked fresh.  Returns
+ * the exit status; *again: the task's end is journalled and nothing of it
+ * is left in this process (its log and journal closed, no thread), so that
+ * the shim may run another. */
+static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
+                     const char *group, uint64_t start_ticks, struct spare_dir *sd, bool *again)
 {
 	struct launch_shim sh = {0};
 	const char *log_path = json_string_value(json_object_get(msg, "log"));
 	json_t *task = json_object_get(msg, "task");
-	bool to_server = json_is_true(json_object_get(msg, "log_to_server"));
+	bool to_server = json_is_true(json_object_get(msg, "log_to_server")), ended = false;
 	char role[64];
 	int fd, jfd, code;
 
+	*again = false;
 	if (!to_server && log_path) {
 		bool placed = sd && sd->ready &&
 		              spare_dir_place(sd, log_path,
@@ -450,7 +457,7 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 		if (dir)
 			fs_mkdir_p(dir, 0755, NULL);
 		free(dir);
-		fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
@@ -462,7 +469,9 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 	if (jfd < 0 || journal_key_parse(key, &sh.job, role, sizeof role, &sh.index,
 	                                 &sh.attempt) < 0) {
 		log_error("%s: cannot open the task's journal: %s", key, strerror(errno));
-		_exit(125);
+		if (jfd >= 0)
+			close(jfd);
+		return 125;
 	}
 	sh.role = role;
 	sh.key = key;
@@ -473,12 +482,16 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 	sh.cg = cg;
 	sh.group = group;
 	sh.start_ticks = start_ticks;
+	sh.end_journalled = &ended;
 	code = launch_shim_run(&sh);
+	close(jfd);
 	/* after the task's end is journalled: what is left of the spare's
 	 * folder (empty, when its parts went into a job's folder there) */
 	if (sd)
 		spare_dir_clear(sd->path);
-	_exit(code);
+	/* a shim that reported over HTTP, or shipped its log (a thread), ends */
+	*again = ended && sh.task && !to_server;
+	return code;
 }
 
 /* The journal key of a start or kill message (its job, role, index and
@@ -502,15 +515,38 @@ static void spare_detach(void *arg)
 	child_detach(arg);
 }
 
-static void spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *group,
-                      uint64_t start_ticks, struct spare_dir *sd)
+static int spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *group,
+                     uint64_t start_ticks, struct spare_dir *sd, int *code)
 {
 	char key[JOURNAL_KEY_MAX];
+	bool again;
 
 	/* on_start checked the key before it gave the start to the spare */
 	if (msg_key(msg, key) < 0)
-		return;
-	shim_run(arg, key, msg, cg, group, start_ticks, sd);
+		return 0;
+	*code = shim_task(arg, key, msg, cg, group, start_ticks, sd, &again);
+	return again;
+}
+
+/* agent_pool_hooks.back: "free PID" on the shims' pipe, after the lines
+ * of its task (the agent reads them first).  The pipe is non-blocking: a
+ * full one is waited for a while; an agent gone (EPIPE) or silent: -1,
+ * and the shim exits instead, which the agent sees as well. */
+static int spare_back(void *arg)
+{
+	struct agent *a = arg;
+	char line[32];
+	int n = snprintf(line, sizeof line, "free %d\n", (int)getpid());
+
+	for (int i = 0; i < 100; i++) {
+		if (write(a->notify_w, line, (size_t)n) == n)
+			return 0;
+		if (errno != EAGAIN && errno != EINTR)
+			return -1;
+		struct pollfd q = {a->notify_w, POLLOUT, 0};
+		poll(&q, 1, 10);
+	}
+	return -1;
 }
 
 static void on_start(struct agent *a, json_t *msg)
@@ -545,8 +581,9 @@ static void on_start(struct agent *a, json_t *msg)
 		fflush(NULL);
 		pid = fork();
 		if (pid == 0) {
+			bool again;
 			child_detach(a);
-			shim_run(a, key, msg, NULL, NULL, 0, NULL);
+			_exit(shim_task(a, key, msg, NULL, NULL, 0, NULL, &again));
 		}
 	}
 	if (pid < 0) {
@@ -787,6 +824,34 @@ static void on_accept(struct agent *a)
 	}
 }
 
+/* "free PID": a shim of the pool whose task ended waits for another.  Its
+ * task's lines came first on the same pipe, so its journal's end is read;
+ * from here the pid is a spare's, not the task's.  One that says so
+ * without an end in its journal is not trusted: killed, and reaped as a
+ * shim that died (its task lost). */
+static void on_free(struct agent *a, pid_t pid)
+{
+	struct agent_task *t = hashmap_get_int(a->pids, pid);
+
+	if (t && !t->result && !t->acked)
+		task_read_journal(a, t);
+	if (!t || (!t->result && !t->acked)) {
+		log_warn("agent: shim %d says it is free without its task's end; killed",
+		         (int)pid);
+		agent_pool_back(&a->pool, pid, false); /* let go: EOF */
+		if (t)
+			kill(pid, SIGKILL);
+		return;
+	}
+	started_flush(a, t);
+	hashmap_remove_int(a->pids, pid);
+	t->alive = false;
+	t->kill_at = INT64_MAX;
+	if (t->acked)
+		task_drop(a, t);
+	agent_pool_back(&a->pool, pid, true);
+}
+
 static void on_notify(struct agent *a)
 {
 	char buf[8192];
@@ -798,6 +863,10 @@ static void on_notify(struct agent *a)
 	for (char *p = lines.buf, *nl; p && (nl = memchr(p, '\n', lines.len - (size_t)(p - lines.buf)));
 	     p = nl + 1) {
 		*nl = '\0';
+		if (!strncmp(p, "free ", 5)) {
+			on_free(a, (pid_t)atoi(p + 5));
+			continue;
+		}
 		struct agent_task *t = hashmap_get_str(a->tasks, p);
 		if (t)
 			task_read_journal(a, t);
@@ -909,7 +978,7 @@ static int agent_setup(struct agent *a)
 		return -1;
 	a->tasks = hashmap_create(HASHMAP_KEY_STR);
 	a->pids = hashmap_create(HASHMAP_KEY_INT);
-	struct agent_pool_hooks hooks = {spare_detach, spare_run, a};
+	struct agent_pool_hooks hooks = {spare_detach, spare_run, spare_back, a};
 	/* where the server puts jobs (its home's real path: the paths in its
 	 * starts); not there (an agent started before any server): the spares
 	 * make no folders ahead */
