@@ -15,7 +15,9 @@
 #include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
+#include <limits.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -269,6 +271,9 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 		json_object_set_new(r, "t", json_string("exited"));
 		t->result = json_incref(r);
 		send_result(a, t);
+		/* its shim comes back to the pool, most often: no fork for it */
+		if (t->alive && t->pidfd < 0)
+			agent_pool_task_ended(&a->pool, t->pid);
 	} else if (st.exited && st.reported && !t->alive) {
 		/* nothing to deliver: the server only forgets it */
 		json_t *m = task_key_json(t);
@@ -426,21 +431,33 @@ static void child_detach(struct agent *a)
 
 /* The shim's task: its log as stdout and stderr, its journal, then the
  * launcher's work (launch_shim_run).  `cg`: the group it is in already
- * (the pool), or NULL; `start_ticks`: its start time read ahead, or 0. */
-static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
-                               const char *group, uint64_t start_ticks)
+ * (the pool), or NULL; `start_ticks`: its start time read ahead, or 0;
+ * `sd`: the spare's folders made ahead (spare_dirs.h), or NULL: the job's
+ * folder, the work folder and the log are renamed into place from there
+ * when they can be, else made here as by a shim forked fresh.  Returns
+ * the exit status; *again: the task's end is journalled and nothing of it
+ * is left in this process (its log and journal closed, no thread), so that
+ * the shim may run another. */
+static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgroup *cg,
+                     const char *group, uint64_t start_ticks, struct spare_dir *sd, bool *again)
 {
 	struct launch_shim sh = {0};
 	const char *log_path = json_string_value(json_object_get(msg, "log"));
+	json_t *task = json_object_get(msg, "task");
+	bool to_server = json_is_true(json_object_get(msg, "log_to_server")), ended = false;
 	char role[64];
-	int fd, jfd;
+	int fd, jfd, code;
 
-	if (!json_is_true(json_object_get(msg, "log_to_server")) && log_path) {
-		char *dir = fs_abs_dirname(log_path);
+	*again = false;
+	if (!to_server && log_path) {
+		bool placed = sd && sd->ready &&
+		              spare_dir_place(sd, log_path,
+		                              json_string_value(json_object_get(task, "workdir"))) == 0;
+		char *dir = placed ? NULL : fs_abs_dirname(log_path);
 		if (dir)
 			fs_mkdir_p(dir, 0755, NULL);
 		free(dir);
-		fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+		fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
 		if (fd >= 0) {
 			dup2(fd, 1);
 			dup2(fd, 2);
@@ -452,19 +469,29 @@ static _Noreturn void shim_run(struct agent *a, const char *key, json_t *msg, st
 	if (jfd < 0 || journal_key_parse(key, &sh.job, role, sizeof role, &sh.index,
 	                                 &sh.attempt) < 0) {
 		log_error("%s: cannot open the task's journal: %s", key, strerror(errno));
-		_exit(125);
+		if (jfd >= 0)
+			close(jfd);
+		return 125;
 	}
-	json_t *task = json_object_get(msg, "task");
 	sh.role = role;
 	sh.key = key;
 	sh.task = json_is_object(task) ? task : NULL;
-	sh.log_to_server = json_is_true(json_object_get(msg, "log_to_server"));
+	sh.log_to_server = to_server;
 	sh.journal_fd = jfd;
 	sh.notify_fd = a->notify_w;
 	sh.cg = cg;
 	sh.group = group;
 	sh.start_ticks = start_ticks;
-	_exit(launch_shim_run(&sh));
+	sh.end_journalled = &ended;
+	code = launch_shim_run(&sh);
+	close(jfd);
+	/* after the task's end is journalled: what is left of the spare's
+	 * folder (empty, when its parts went into a job's folder there) */
+	if (sd)
+		spare_dir_clear(sd->path);
+	/* a shim that reported over HTTP, or shipped its log (a thread), ends */
+	*again = ended && sh.task && !to_server;
+	return code;
 }
 
 /* The journal key of a start or kill message (its job, role, index and
@@ -488,15 +515,38 @@ static void spare_detach(void *arg)
 	child_detach(arg);
 }
 
-static void spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *group,
-                      uint64_t start_ticks)
+static int spare_run(void *arg, json_t *msg, struct cgroup *cg, const char *group,
+                     uint64_t start_ticks, struct spare_dir *sd, int *code)
 {
 	char key[JOURNAL_KEY_MAX];
+	bool again;
 
 	/* on_start checked the key before it gave the start to the spare */
 	if (msg_key(msg, key) < 0)
-		return;
-	shim_run(arg, key, msg, cg, group, start_ticks);
+		return 0;
+	*code = shim_task(arg, key, msg, cg, group, start_ticks, sd, &again);
+	return again;
+}
+
+/* agent_pool_hooks.back: "free PID" on the shims' pipe, after the lines
+ * of its task (the agent reads them first).  The pipe is non-blocking: a
+ * full one is waited for a while; an agent gone (EPIPE) or silent: -1,
+ * and the shim exits instead, which the agent sees as well. */
+static int spare_back(void *arg)
+{
+	struct agent *a = arg;
+	char line[32];
+	int n = snprintf(line, sizeof line, "free %d\n", (int)getpid());
+
+	for (int i = 0; i < 100; i++) {
+		if (write(a->notify_w, line, (size_t)n) == n)
+			return 0;
+		if (errno != EAGAIN && errno != EINTR)
+			return -1;
+		struct pollfd q = {a->notify_w, POLLOUT, 0};
+		poll(&q, 1, 10);
+	}
+	return -1;
 }
 
 static void on_start(struct agent *a, json_t *msg)
@@ -531,8 +581,9 @@ static void on_start(struct agent *a, json_t *msg)
 		fflush(NULL);
 		pid = fork();
 		if (pid == 0) {
+			bool again;
 			child_detach(a);
-			shim_run(a, key, msg, NULL, NULL, 0);
+			_exit(shim_task(a, key, msg, NULL, NULL, 0, NULL, &again));
 		}
 	}
 	if (pid < 0) {
@@ -773,6 +824,34 @@ static void on_accept(struct agent *a)
 	}
 }
 
+/* "free PID": a shim of the pool whose task ended waits for another.  Its
+ * task's lines came first on the same pipe, so its journal's end is read;
+ * from here the pid is a spare's, not the task's.  One that says so
+ * without an end in its journal is not trusted: killed, and reaped as a
+ * shim that died (its task lost). */
+static void on_free(struct agent *a, pid_t pid)
+{
+	struct agent_task *t = hashmap_get_int(a->pids, pid);
+
+	if (t && !t->result && !t->acked)
+		task_read_journal(a, t);
+	if (!t || (!t->result && !t->acked)) {
+		log_warn("agent: shim %d says it is free without its task's end; killed",
+		         (int)pid);
+		agent_pool_back(&a->pool, pid, false); /* let go: EOF */
+		if (t)
+			kill(pid, SIGKILL);
+		return;
+	}
+	started_flush(a, t);
+	hashmap_remove_int(a->pids, pid);
+	t->alive = false;
+	t->kill_at = INT64_MAX;
+	if (t->acked)
+		task_drop(a, t);
+	agent_pool_back(&a->pool, pid, true);
+}
+
 static void on_notify(struct agent *a)
 {
 	char buf[8192];
@@ -784,6 +863,10 @@ static void on_notify(struct agent *a)
 	for (char *p = lines.buf, *nl; p && (nl = memchr(p, '\n', lines.len - (size_t)(p - lines.buf)));
 	     p = nl + 1) {
 		*nl = '\0';
+		if (!strncmp(p, "free ", 5)) {
+			on_free(a, (pid_t)atoi(p + 5));
+			continue;
+		}
 		struct agent_task *t = hashmap_get_str(a->tasks, p);
 		if (t)
 			task_read_journal(a, t);
@@ -895,8 +978,21 @@ static int agent_setup(struct agent *a)
 		return -1;
 	a->tasks = hashmap_create(HASHMAP_KEY_STR);
 	a->pids = hashmap_create(HASHMAP_KEY_INT);
-	struct agent_pool_hooks hooks = {spare_detach, spare_run, a};
-	if (agent_pool_init(&a->pool, &hooks) < 0)
+	struct agent_pool_hooks hooks = {spare_detach, spare_run, spare_back, a};
+	/* where the server puts jobs (its home's real path: the paths in its
+	 * starts); not there (an agent started before any server): the spares
+	 * make no folders ahead */
+	char real[PATH_MAX], *jobs = NULL;
+	if (realpath(a->home, real))
+		jobs = fs_join(real, "jobs");
+	struct stat jst;
+	if (jobs && (stat(jobs, &jst) < 0 || !S_ISDIR(jst.st_mode))) {
+		free(jobs);
+		jobs = NULL;
+	}
+	int prc = agent_pool_init(&a->pool, &hooks, jobs);
+	free(jobs);
+	if (prc < 0)
 		return -1;
 	return a->tasks && a->pids ? 0 : -1;
 }

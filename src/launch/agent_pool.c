@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +24,23 @@
 #define POOL_QUIET_MS 30000
 /* a group that holds more once its task ended is removed, not reused */
 #define POOL_REUSE_MAX (1024 * 1024)
+/* the same, for a shim that stays in its group after its task: its own
+ * pages are charged there too */
+#define POOL_BACK_MAX (2 * 1024 * 1024)
+/* pipes kept open to children running a task, for them to come back; over
+ * it a start's pipe is closed after the start (the shim exits after it) */
+#define POOL_KEPT_MAX 256
 
-int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks)
+int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks,
+                    const char *jobs)
 {
 	memset(p, 0, sizeof *p);
 	p->want = POOL_FLOOR;
 	p->hooks = *hooks;
-	p->groups = hashmap_create(HASHMAP_KEY_INT);
-	return p->groups ? 0 : -1;
+	p->children = hashmap_create(HASHMAP_KEY_INT);
+	if (jobs && !(p->jobs = strdup(jobs)))
+		return -1;
+	return p->children ? 0 : -1;
 }
 
 /* The pool's groups of agents that are gone (killed with -9), emptied by
@@ -64,39 +74,145 @@ void agent_pool_detect(struct agent_pool *p)
 	p->on = p->cs.version != CGROUP_NONE && !(pool && !strcmp(pool, "0"));
 	if (p->cs.version != CGROUP_NONE)
 		pool_sweep(p);
+	spare_dirs_sweep(p->jobs, getpid());
 }
 
-/* In the spare: its group made and joined, then the start awaited; EOF
- * (the agent let it go, or is gone): out of the group, which goes too. */
-static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const char *name)
+/* One start line from the agent, or NULL: EOF (the agent let the spare
+ * go, or is gone), or a line that is no JSON.  `in` keeps what follows. */
+static json_t *read_start(int rfd, struct strbuf *in)
+{
+	char buf[65536];
+
+	for (;;) {
+		char *nl = in->len ? memchr(in->buf, '\n', in->len) : NULL;
+		if (nl) {
+			size_t len = (size_t)(nl - in->buf);
+			json_t *msg = json_loadb(in->buf, len, 0, NULL);
+			strbuf_remove(in, 0, len + 1);
+			return msg;
+		}
+		ssize_t n = read(rfd, buf, sizeof buf);
+		if (n > 0)
+			strbuf_add(in, buf, (size_t)n);
+		else if (n < 0 && errno == EINTR)
+			continue;
+		else
+			return NULL;
+	}
+}
+
+/* At a start: what a shim forked fresh has.  A shim back from a task has
+ * the supervisor's signals blocked still, and may hold some sent for its
+ * last task (a stop that came as it ended): every one of them was sent
+ * before the agent read "free", so before this start, and is dropped
+ * here; then the mask is empty again. */
+static void spare_signals_fresh(void)
+{
+	static const int sigs[] = {SIGCHLD, SIGTERM, SIGINT, SIGHUP};
+	struct timespec zero = {0, 0};
+	sigset_t set, none;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		sigaddset(&set, sigs[i]);
+	while (sigtimedwait(&set, NULL, &zero) > 0)
+		;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* Let go: out of its group, which goes, and its folder too. */
+static _Noreturn void spare_leave(struct agent_pool *p, struct spare_dir *sd, const char *name)
+{
+	spare_dir_clear(sd->path);
+	if (cgroup_move_self_to(&p->cs, POOL_PARENT) == 0)
+		cgroup_remove_named(&p->cs, POOL_PARENT, name);
+	_exit(0);
+}
+
+/* Whether a shim whose task ended may wait for another: cgroup v1 (a v2
+ * group's peak cannot be reset), fewer than AGENT_POOL_TASKS_MAX tasks so
+ * far, its agent the same and not letting it go, nothing else in its
+ * group, and little charged there (the task's page cache and the shim's
+ * own pages, which the next task's peak starts from). */
+static bool spare_may_serve_again(struct agent_pool *p, struct cgroup *cg, const char *name,
+                                  int rfd, pid_t agent, int tasks)
+{
+	struct pollfd q = {rfd, POLLIN, 0};
+
+	if (p->cs.version != CGROUP_V1 || tasks >= AGENT_POOL_TASKS_MAX || getppid() != agent)
+		return false;
+	if (poll(&q, 1, 0) != 0) /* EOF (let go), or a start it was not to get yet */
+		return false;
+	if (cgroup_count_procs(cg) != 0) /* (itself not counted) */
+		return false;
+	uint64_t left = cgroup_usage_named(&p->cs, POOL_PARENT, name);
+	log_debug("agent: shim %d: %llu bytes charged to %s after its task", (int)getpid(),
+	          (unsigned long long)left, name);
+	return left <= POOL_BACK_MAX;
+}
+
+/* In the spare: its task's folders made (spare_dirs.h: their inodes
+ * charged to the agent's group, not the task's), its group made and
+ * joined, then the start awaited; EOF (the agent let it go, or is gone):
+ * out of the group, which goes too, and so does the folder.  After a
+ * task, when it may, it resets its group as a kept one is reset
+ * (cgroup_create_empty: the limits the next start sets, the peak, the OOM
+ * count, all from the kernel), makes its folders again, says "free" and
+ * waits for the next start; else it exits with its task's status. */
+static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const char *name,
+                                 pid_t agent)
 {
 	struct weir_error err = {0};
 	struct strbuf in = STRBUF_INIT;
+	struct spare_dir sd;
 	struct cgroup *cg;
 	struct proc_stat ps;
-	char buf[65536];
-	ssize_t n;
 
 	p->hooks.detach(p->hooks.arg);
 	close(wfd);
+	/* the agent's log, for the shim's lines between tasks */
+	int log_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
+	memset(&sd, 0, sizeof sd);
+	if (p->jobs && spare_dir_make(&sd, p->jobs, agent, getpid()) < 0)
+		log_debug("agent: spare %d: no folders made ahead: %s", (int)getpid(),
+		          strerror(errno));
 	cg = cgroup_create_empty(&p->cs, POOL_PARENT, name, &err);
-	if (!cg || cgroup_join_self(cg) < 0)
+	if (!cg || cgroup_join_self(cg) < 0) {
+		spare_dir_clear(sd.path);
 		_exit(3);
+	}
 	/* what the journal's first line needs, while no task waits */
 	uint64_t start_ticks = proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0;
-	while ((n = read(rfd, buf, sizeof buf)) > 0 || (n < 0 && errno == EINTR))
-		if (n > 0)
-			strbuf_add(&in, buf, (size_t)n);
-	close(rfd);
-	json_t *msg = in.len ? json_loadb(in.buf, in.len, 0, NULL) : NULL;
-	strbuf_release(&in);
-	if (!msg) {
-		if (cgroup_move_self_to(&p->cs, POOL_PARENT) == 0)
-			cgroup_remove_named(&p->cs, POOL_PARENT, name);
-		_exit(0);
+	for (int tasks = 1;; tasks++) {
+		json_t *msg = read_start(rfd, &in);
+		if (!msg)
+			spare_leave(p, &sd, name);
+		spare_signals_fresh();
+		int code = 125;
+		int again = p->hooks.run(p->hooks.arg, msg, cg, name, start_ticks, &sd, &code);
+		json_decref(msg);
+		if (log_fd >= 0) {
+			dup2(log_fd, 1);
+			dup2(log_fd, 2);
+		}
+		if (!again || !spare_may_serve_again(p, cg, name, rfd, agent, tasks))
+			_exit(code);
+		struct cgroup *reset = cgroup_create_empty(&p->cs, POOL_PARENT, name, &err);
+		cgroup_forget(cg);
+		cg = reset;
+		if (!cg) {
+			log_debug("agent: shim %d: %s", (int)getpid(), err.msg);
+			_exit(code);
+		}
+		if (p->jobs && spare_dir_make(&sd, p->jobs, agent, getpid()) < 0)
+			log_debug("agent: shim %d: no folders made ahead: %s", (int)getpid(),
+			          strerror(errno));
+		if (p->hooks.back(p->hooks.arg) < 0) {
+			spare_dir_clear(sd.path);
+			_exit(code);
+		}
 	}
-	p->hooks.run(p->hooks.arg, msg, cg, name, start_ticks);
-	_exit(125);
 }
 
 /* The last group kept for reuse, taken off the list into `out`. */
@@ -122,11 +238,13 @@ static void pool_trim_free(struct agent_pool *p, int keep)
 
 static void pool_refill(struct agent_pool *p)
 {
-	while (p->on && p->n_spares < p->want && p->failures < 3) {
+	/* shims whose task ended come back soon: no fork in their stead */
+	while (p->on && p->n_spares + p->n_back_soon < p->want && p->failures < 3) {
 		struct agent_spare *sp = &p->spares[p->n_spares];
 		int fds[2];
 		if (pipe2(fds, O_CLOEXEC) < 0)
 			return;
+		memset(sp, 0, sizeof *sp);
 		if (p->free.n) {
 			/* a group whose task ended: the spare finds it there and
 			 * resets it (cgroup_create_empty), cheaper than a new one */
@@ -135,9 +253,9 @@ static void pool_refill(struct agent_pool *p)
 			snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), p->seq++);
 		}
 		fflush(NULL);
-		pid_t pid = fork();
+		pid_t agent = getpid(), pid = fork();
 		if (pid == 0)
-			spare_main(p, fds[0], fds[1], sp->name);
+			spare_main(p, fds[0], fds[1], sp->name, agent);
 		close(fds[0]);
 		if (pid < 0) {
 			close(fds[1]);
@@ -146,19 +264,63 @@ static void pool_refill(struct agent_pool *p)
 		}
 		sp->pid = pid;
 		sp->wfd = fds[1];
+		sp->gen = p->gen;
 		p->n_spares++;
 	}
 }
 
-/* Spares over the wanted number let go: EOF on their pipe; each leaves and
- * removes its group, and the agent removes it too once it reaps the spare,
- * in case it could not. */
-static void pool_shrink(struct agent_pool *p)
+/* A child's entry gone: its counts undone, its pipe closed. */
+static void child_forget(struct agent_pool *p, struct agent_spare *c)
 {
-	while (p->n_spares > p->want) {
-		struct agent_spare *sp = &p->spares[--p->n_spares];
+	if (c->ended && c->wfd >= 0)
+		p->n_back_soon--;
+	if (c->wfd >= 0) {
+		close(c->wfd);
+		p->n_kept--;
+	}
+	c->ended = false;
+	c->wfd = -1;
+}
+
+/* `sp` (a copy) among the children, its pipe closed unless `keep`. */
+static void pool_child(struct agent_pool *p, const struct agent_spare *sp, bool keep)
+{
+	struct agent_spare *c = malloc(sizeof *c);
+
+	if (!keep && sp->wfd >= 0)
 		close(sp->wfd);
-		hashmap_put_int(p->groups, sp->pid, strdup(sp->name), NULL);
+	if (!c) {
+		if (keep && sp->wfd >= 0)
+			close(sp->wfd);
+		return; /* its group is left to the next sweep */
+	}
+	*c = *sp;
+	c->ended = false;
+	if (!keep)
+		c->wfd = -1;
+	void *was = NULL;
+	if (hashmap_put_int(p->children, c->pid, c, &was) < 0) {
+		if (c->wfd >= 0)
+			close(c->wfd);
+		free(c);
+		return;
+	}
+	if (c->wfd >= 0)
+		p->n_kept++;
+	if (was) {
+		child_forget(p, was);
+		free(was);
+	}
+}
+
+/* Spares over `keep` let go, the newest first: EOF on their pipe; each
+ * leaves and removes its group, and the agent removes it too once it
+ * reaps the spare, in case it could not. */
+static void pool_shrink(struct agent_pool *p, int keep)
+{
+	while (p->n_spares > keep) {
+		struct agent_spare *sp = &p->spares[--p->n_spares];
+		pool_child(p, sp, false);
 	}
 	pool_trim_free(p, p->want);
 }
@@ -178,7 +340,12 @@ struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg)
 	p->turn_starts++;
 	if (p->n_spares == 0)
 		return NULL;
-	return &p->spares[--p->n_spares];
+	/* the one waiting longest: its folders and group are surely ready
+	 * (one just back may still be making them) */
+	p->taken = p->spares[0];
+	memmove(&p->spares[0], &p->spares[1], (size_t)(p->n_spares - 1) * sizeof p->spares[0]);
+	p->n_spares--;
+	return &p->taken;
 }
 
 int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg)
@@ -187,7 +354,9 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg)
 	int rc = -1;
 
 	if (text) {
+		/* one line: JSON_COMPACT writes no newline of its own */
 		size_t len = strlen(text), off = 0;
+		text[len++] = '\n';
 		fcntl(sp->wfd, F_SETFL, fcntl(sp->wfd, F_GETFL) & ~O_NONBLOCK);
 		while (off < len) {
 			ssize_t n = write(sp->wfd, text + off, len - off);
@@ -200,10 +369,43 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg)
 		rc = off == len ? 0 : -1;
 	}
 	free(text);
-	close(sp->wfd);
+	/* the pipe stays for the shim to come back after its task */
+	pool_child(p, sp, rc == 0 && p->n_kept < POOL_KEPT_MAX);
 	sp->wfd = -1;
-	hashmap_put_int(p->groups, sp->pid, strdup(sp->name), NULL);
 	return rc;
+}
+
+void agent_pool_task_ended(struct agent_pool *p, pid_t pid)
+{
+	struct agent_spare *c = hashmap_get_int(p->children, pid);
+
+	if (c && c->wfd >= 0 && !c->ended) {
+		c->ended = true;
+		p->n_back_soon++;
+	}
+}
+
+bool agent_pool_back(struct agent_pool *p, pid_t pid, bool take)
+{
+	struct agent_spare *c = hashmap_get_int(p->children, pid);
+
+	if (!c || c->wfd < 0)
+		return false;
+	/* over the wanted number too: a shim back is one fork fewer for the
+	 * next start, and the idle ones over it go after a quiet while */
+	if (!take || !p->on || c->gen != p->gen || p->n_spares >= AGENT_POOL_MAX) {
+		child_forget(p, c); /* EOF: it leaves, its group with it */
+		return false;
+	}
+	if (c->ended)
+		p->n_back_soon--;
+	p->n_kept--;
+	hashmap_remove_int(p->children, pid);
+	c->ended = false;
+	c->used = true;
+	p->spares[p->n_spares++] = *c;
+	free(c);
+	return true;
 }
 
 int agent_pool_want(int want, int turn_starts, int64_t now, int64_t *burst_at)
@@ -222,8 +424,12 @@ void agent_pool_turn_end(struct agent_pool *p, int64_t now)
 {
 	agent_pool_tick(p);
 	p->want = agent_pool_want(p->want, p->turn_starts, now, &p->burst_at);
+	if (p->turn_starts)
+		p->busy_at = now;
 	p->turn_starts = 0;
-	pool_shrink(p);
+	/* shims back from their tasks stay while starts keep coming: as many
+	 * as ran at once, at most AGENT_POOL_MAX */
+	pool_shrink(p, now - p->busy_at >= POOL_QUIET_MS ? p->want : AGENT_POOL_MAX);
 	pool_refill(p);
 }
 
@@ -231,15 +437,26 @@ void agent_pool_retire(struct agent_pool *p)
 {
 	int want = p->want;
 
+	p->gen++; /* those running a task go when they come back */
 	p->want = 0;
-	pool_shrink(p);
+	pool_shrink(p, 0);
 	p->want = want;
 }
 
 void agent_pool_close_in_child(const struct agent_pool *p)
 {
+	struct hashmap_iter it;
+
 	for (int i = 0; i < p->n_spares; i++)
 		close(p->spares[i].wfd);
+	/* a pipe to a shim running a task: its EOF must come when the agent
+	 * goes, whichever child lives on */
+	hashmap_iter_init(&it, p->children);
+	while (hashmap_iter_next(&it)) {
+		const struct agent_spare *c = it.value;
+		if (c->wfd >= 0)
+			close(c->wfd);
+	}
 }
 
 void agent_pool_remove_group(struct agent_pool *p, const char *name)
@@ -249,20 +466,40 @@ void agent_pool_remove_group(struct agent_pool *p, const char *name)
 
 void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 {
-	char *group = hashmap_remove_int(p->groups, pid);
+	struct agent_spare *c = hashmap_remove_int(p->children, pid);
+	char group[sizeof p->spares[0].name] = "";
+	bool spare = c != NULL;
 
+	if (c) {
+		child_forget(p, c);
+		snprintf(group, sizeof group, "%s", c->name);
+		free(c);
+	}
 	for (int i = 0; i < p->n_spares; i++) {
-		if (p->spares[i].pid != pid)
+		struct agent_spare *sp = &p->spares[i];
+		if (sp->pid != pid)
 			continue;
-		/* a spare that died unused: it could not make or join its group */
-		close(p->spares[i].wfd);
-		agent_pool_remove_group(p, p->spares[i].name);
-		p->spares[i] = p->spares[--p->n_spares];
-		if (++p->failures == 3)
-			log_warn("agent: spare shims keep failing; no groups made ahead");
+		spare = true;
+		close(sp->wfd);
+		if (sp->used) {
+			/* back from a task, then gone (killed): its group is as
+			 * any task's */
+			snprintf(group, sizeof group, "%s", sp->name);
+		} else {
+			/* a spare that died unused: it could not make or join its group */
+			agent_pool_remove_group(p, sp->name);
+			if (++p->failures == 3)
+				log_warn("agent: spare shims keep failing; no groups made ahead");
+		}
+		memmove(sp, sp + 1, (size_t)(p->n_spares - i - 1) * sizeof *sp);
+		p->n_spares--;
 		break;
 	}
-	if (!group)
+	/* most often gone already: renamed into its job's place, or removed
+	 * by the spare itself */
+	if (spare)
+		spare_dirs_remove_of(p->jobs, getpid(), pid);
+	if (!group[0])
 		return;
 	/* Its task's processes are gone with the shim (the spare that takes
 	 * the group kills any left).  Kept for the next spare, up to the
@@ -281,7 +518,6 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 		strvec_push(&p->free, group);
 	else
 		agent_pool_remove_group(p, group);
-	free(group);
 }
 
 void agent_pool_tick(struct agent_pool *p)
@@ -299,14 +535,22 @@ void agent_pool_tick(struct agent_pool *p)
 
 void agent_pool_close(struct agent_pool *p)
 {
+	struct hashmap_iter it;
+
 	for (int i = 0; i < p->n_spares; i++) {
 		int st;
 		close(p->spares[i].wfd);
 		while (waitpid(p->spares[i].pid, &st, 0) < 0 && errno == EINTR)
 			;
 		agent_pool_remove_group(p, p->spares[i].name);
+		spare_dirs_remove_of(p->jobs, getpid(), p->spares[i].pid);
 	}
 	p->n_spares = 0;
+	/* shims running a task exit after it (EOF), their groups left to the
+	 * next agent's sweep */
+	hashmap_iter_init(&it, p->children);
+	while (hashmap_iter_next(&it))
+		child_forget(p, it.value);
 	pool_trim_free(p, 0);
 	/* a group is busy for a moment after its last process is reaped */
 	for (int i = 0; i < 100 && p->stale.n; i++) {
@@ -317,8 +561,10 @@ void agent_pool_close(struct agent_pool *p)
 
 void agent_pool_release(struct agent_pool *p)
 {
-	hashmap_destroy_free(p->groups, free);
-	p->groups = NULL;
+	hashmap_destroy_free(p->children, free);
+	p->children = NULL;
+	free(p->jobs);
+	p->jobs = NULL;
 	strvec_release(&p->stale);
 	strvec_release(&p->free);
 }

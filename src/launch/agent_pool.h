@@ -11,7 +11,14 @@
  * Once a task's shim is reaped its group is kept, up to the pool's size,
  * for the next spare, which resets it (v1: cgroup_create_empty on a group
  * that is there); a mkdir and an rmdir per task under each controller
- * saved.  Groups over that, and every group on v2, are removed.
+ * saved.  Groups over that, and every group on v2, are removed.  Each
+ * spare also makes its task's folders and log ahead (spare_dirs.h).
+ *
+ * A spare's task ended, the shim comes back (v1): its group reset as a
+ * kept one is, a new folder made, it says "free" and waits for the next
+ * start on the same pipe: one fork a task fewer.  The agent tells, for
+ * each child, a spare (`spares`) from one running a task (its task table)
+ * by that word alone, which comes after the task's end on the same pipe.
  */
 #ifndef WEIR_LAUNCH_AGENT_POOL_H
 #define WEIR_LAUNCH_AGENT_POOL_H
@@ -23,15 +30,24 @@
 #include <jansson.h>
 
 #include "exec/cgroup.h"
+#include "launch/spare_dirs.h"
 #include "lib/hashmap.h"
 #include "lib/strvec.h"
 
 #define AGENT_POOL_MAX 16
+/* the most tasks one shim runs before it exits (what a task's run may
+ * leave in the shim's own memory stays bounded) */
+#define AGENT_POOL_TASKS_MAX 200
 
+/* A child of the pool's making: an idle spare (in `spares`), or one given
+ * a task or let go (in `children`, until reaped). */
 struct agent_spare {
 	pid_t pid;
-	int wfd; /* the start goes down it */
-	char name[48];
+	int wfd;        /* its pipe: starts go down it; EOF lets it go; -1: closed */
+	char name[48];  /* its group */
+	unsigned gen;   /* the environment it has (agent_pool_retire's count) */
+	bool used;      /* it ran a task already (back in the pool after it) */
+	bool ended;     /* its task has ended: back soon, unless it exits */
 };
 
 /* What a spare needs of the agent, in the spare (the child of a fork). */
@@ -41,9 +57,16 @@ struct agent_pool_hooks {
 	void (*detach)(void *arg);
 	/* runs the task given to the spare: `msg` the start message, `cg` the
 	 * group it is in, `group` its name, `start_ticks` its start time
-	 * (lib/proc.h); must not return (the spare exits 125 if it does) */
-	void (*run)(void *arg, json_t *msg, struct cgroup *cg, const char *group,
-	            uint64_t start_ticks);
+	 * (lib/proc.h), `sd` its folders made ahead (spare_dirs.h; not ready
+	 * when none).  Returns with *code the exit status: 1 when the task's
+	 * end is in its journal and nothing of the task is left in the process
+	 * (no thread, no descriptor but the spare's), so that it may run
+	 * another; 0 when it must exit. */
+	int (*run)(void *arg, json_t *msg, struct cgroup *cg, const char *group,
+	           uint64_t start_ticks, struct spare_dir *sd, int *code);
+	/* tells the agent the spare is free again ("free PID" on the shims'
+	 * pipe, after its task's end): 0, or -1 when the agent is gone */
+	int (*back)(void *arg);
 	void *arg;
 };
 
@@ -52,23 +75,34 @@ struct agent_pool {
 	bool detected, on;
 	int failures; /* spares that died unused; 3 turn the pool off */
 	unsigned seq;
-	struct agent_spare spares[AGENT_POOL_MAX];
+	unsigned gen; /* agent_pool_retire's count: spares of an older one go */
+	struct agent_spare spares[AGENT_POOL_MAX]; /* idle, the longest waiting first */
+	struct agent_spare taken; /* agent_pool_take's, until agent_pool_give */
 	int n_spares;
 	int want;           /* spares to keep */
 	int64_t burst_at;   /* monotonic ms: the last turn of more starts than the floor */
+	int64_t busy_at;    /* monotonic ms: the last turn with a start with limits */
 	int turn_starts;    /* starts with limits in this turn */
-	struct hashmap *groups; /* child pid -> its group's name (owned), until reaped */
+	struct hashmap *children; /* pid -> struct agent_spare (owned): given or let go */
+	int n_kept;         /* children whose pipe is kept open (to come back) */
+	int n_back_soon;    /* those whose task ended: not replaced by a fork meanwhile */
 	struct strvec stale;    /* groups to remove after the turn, or refused by the kernel for now */
 	struct strvec free;     /* emptied groups of ended tasks, for the next spares (v1) */
+	/* the real path of HOME/jobs, where spares make their task's folders
+	 * ahead (spare_dirs.h); NULL: they do not (owned) */
+	char *jobs;
 	struct agent_pool_hooks hooks;
 };
 
-/* An empty pool; nothing is made before the first task with limits.  0 or
- * -1 (out of memory). */
-int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks);
+/* An empty pool; nothing is made before the first task with limits.
+ * `jobs`: the real path of HOME/jobs (copied), or NULL: no folders made
+ * ahead.  0 or -1 (out of memory). */
+int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks,
+                    const char *jobs);
 
 /* Once: cgroup_detect (reading WEIR_CGROUP), WEIR_AGENT_POOL=0 turns the
- * spares off, and the groups of agents that are gone are removed. */
+ * spares off, and the groups and spare folders of agents that are gone
+ * are removed. */
 void agent_pool_detect(struct agent_pool *p);
 
 /* The spare for a start, or NULL (none left, the pool off, or a task
@@ -77,10 +111,23 @@ void agent_pool_detect(struct agent_pool *p);
  * every role of a job has a memory limit, model/job_spec.c). */
 struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg);
 
-/* Hands the start to `sp` (the message down its pipe, then EOF); either
- * way its group is removed once `sp->pid` is reaped.  0, or -1 when the
+/* Hands the start to `sp` (the message down its pipe, one line); its pipe
+ * stays open for it to come back after its task (agent_pool_back); its
+ * group is kept or removed once `sp->pid` is reaped.  0, or -1 when the
  * spare is gone. */
 int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg);
+
+/* The task of child `pid` has ended (its journal says so): it may come
+ * back, and is not replaced by a new spare while it may. */
+void agent_pool_task_ended(struct agent_pool *p, pid_t pid);
+
+/* Child `pid` says it is free again, its task's end journalled and read
+ * (`take`; false: it is not to be trusted): an idle spare once more
+ * (true), or let go (false: EOF on its pipe) when not `take`, the pool is
+ * full or off, or the child's environment is older than the last
+ * agent_pool_retire.  False too for a pid that is no child of the pool's
+ * with its pipe open. */
+bool agent_pool_back(struct agent_pool *p, pid_t pid, bool take);
 
 /* The rule of the pool's size (pure): after a turn of `turn_starts` starts
  * with limits at `now` (monotonic ms), the number of spares to keep, from
@@ -91,12 +138,15 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg);
 int agent_pool_want(int want, int turn_starts, int64_t now, int64_t *burst_at);
 
 /* After a turn, once its messages are out: the groups of the shims that
- * ended removed, the pool's size from the turn's starts (spares over it
- * let go), then new spares forked up to it.  `now`: monotonic ms. */
+ * ended removed, the pool's size from the turn's starts, then new spares
+ * forked up to it (less the shims whose task ended: they come back).
+ * Spares over it, shims back from a task among them, are let go once 30 s
+ * passed without a start, else over AGENT_POOL_MAX.  `now`: monotonic ms. */
 void agent_pool_turn_end(struct agent_pool *p, int64_t now);
 
-/* Every spare let go (they were forked with an environment that changed);
- * new ones come at the turn's end. */
+/* Every spare let go (they were forked with an environment that changed),
+ * and those running a task when they come back; new ones come at the
+ * turn's end. */
 void agent_pool_retire(struct agent_pool *p);
 
 /* In a child of the agent that is not a spare: the spares' pipes closed. */
@@ -104,7 +154,8 @@ void agent_pool_close_in_child(const struct agent_pool *p);
 
 /* A child of the agent was reaped: a spare that died unused is dropped,
  * the group of a child that had one is kept for the next spare or, over
- * the pool's size, removed. */
+ * the pool's size, removed; the folder of a spare, used or not, is
+ * removed (spare_dirs.h: what its task left there, if anything). */
 void agent_pool_reaped(struct agent_pool *p, pid_t pid);
 
 /* The group NAME (an adopted shim's, once it ended) is to be removed: by

@@ -449,11 +449,12 @@ static void drain_output(struct launch *l)
  * shim, the agent, the server killed with -9), and a power loss can lose
  * the store's last commits too (WAL, synchronous=NORMAL), so the journal
  * is held to the same level (launch/journal.h). */
-static void shim_record(struct launch *l, json_t *rec)
+static int shim_record(struct launch *l, json_t *rec)
 {
 	const struct launch_shim *sh = l->shim;
+	int rc = journal_append(sh->journal_fd, rec);
 
-	if (journal_append(sh->journal_fd, rec) < 0)
+	if (rc < 0)
 		log_warn("the task's journal: %s", strerror(errno));
 	if (sh->notify_fd >= 0) {
 		char line[JOURNAL_KEY_MAX + 2];
@@ -463,6 +464,7 @@ static void shim_record(struct launch *l, json_t *rec)
 		if (n > 0 && write(sh->notify_fd, line, (size_t)n) < 0)
 			log_debug("the agent's pipe: %s", strerror(errno));
 	}
+	return rc;
 }
 
 /* POST exited until an answer comes (up to a day): nothing is lost across
@@ -486,7 +488,8 @@ static void report_exited(struct launch *l, const struct supervise_outcome *o)
 	ship_finish(l, REPORT_GIVE_UP_MS);
 	if (l->shim && l->shim->task) {
 		json_object_set_new(body, "t", json_string("exited"));
-		shim_record(l, body);
+		if (shim_record(l, body) == 0 && l->shim->end_journalled)
+			*l->shim->end_journalled = true;
 		json_decref(body);
 		return;
 	}
@@ -1047,9 +1050,9 @@ out:
 		close(l->out_w);
 	free(node_cache);
 	task_output_release(&l->out);
-	if (l->shim && l->shim->cg)
-		cgroup_forget(l->cg); /* the agent removes it once the shim is gone */
-	else
+	/* a group made ahead is the pool's (launch/agent_pool.h): the shim's
+	 * caller resets it for the next task, or the agent removes it */
+	if (!(l->shim && l->shim->cg))
 		cgroup_destroy(l->cg);
 	contract_release(&c);
 	release_port(l);

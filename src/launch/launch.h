@@ -54,9 +54,12 @@ struct launch_shim {
 	bool log_to_server;
 	int journal_fd;    /* the task's journal, open for appending */
 	int notify_fd;     /* the agent's pipe: "KEY\n" when the journal grew; -1: none */
-	struct cgroup *cg; /* made ahead by the agent (the shim is in it); NULL: none */
+	struct cgroup *cg; /* made ahead by the agent (the shim is in it; the caller's, not
+	                      freed here); NULL: none */
 	const char *group; /* its name, journalled for an agent that adopts the shim */
 	uint64_t start_ticks; /* the shim's start time (lib/proc.h), read ahead; 0: not yet */
+	/* set true once the task's "exited" is in its journal; NULL: not asked */
+	bool *end_journalled;
 };
 
 /* Runs the shim's task to its end (WEIR_SERVER and WEIR_TOKEN from the

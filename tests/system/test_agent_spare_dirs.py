@@ -1,0 +1,73 @@
+"""A task's folders made ahead by the agent's spare shims (docs/internals/launch.md, "Folders
+made ahead"): each try's work folder and log land at HOME/jobs/ID/ROLE-I.A(.log) whether the
+job's folder is new (the spare's folder becomes it) or there already (a retry, a gang's other
+tasks); the spares' folders of a gone agent are swept, and none is left once the agent exits."""
+
+import os
+
+from conftest import spec, wait_for
+
+
+def agent_server(make_server):
+    return make_server()
+
+
+def spares_of(srv):
+    d = srv.home / "jobs" / ".spares"
+    return {p.name: p for p in d.iterdir()} if d.is_dir() else {}
+
+
+def ready_spares(srv, n):
+    """The spares' folders once n of them hold their .work and .log."""
+    def ready():
+        got = {k: p for k, p in spares_of(srv).items()
+               if (p / ".work").is_dir() and (p / ".log").is_file()}
+        return got if len(got) >= n else None
+    return wait_for(ready, 30, "%d spares' folders made ahead" % n)
+
+
+def test_each_try_lands_in_its_place_and_nothing_is_left(make_server, tmp_path):
+    srv = agent_server(make_server)
+    # a spare folder of an agent that is gone (pid 1 is no agent of this home)
+    stale = srv.home / "jobs" / ".spares" / "1-2"
+    (stale / ".work").mkdir(parents=True)
+    (stale / ".log").write_text("")
+    warm = srv.wait_job(srv.submit(spec({"worker": {"command": "true"}}, name="warm"))["id"])
+    assert warm["state"] == "succeeded", warm
+    if not spares_of(srv) and not stale.exists():
+        import pytest
+        pytest.skip("no spares here (no writable cgroup): nothing is made ahead")
+    wait_for(lambda: not stale.exists(), 30, "the gone agent's spare folder swept")
+    before = {os.stat(p).st_ino for p in ready_spares(srv, 2).values()}
+
+    marker = tmp_path / "marker"
+    cmd = "pwd; echo try $WEIR_ATTEMPT; test -e %s || { touch %s; exit 1; }" % (marker, marker)
+    job = srv.wait_job(srv.submit(spec({"worker": {"command": cmd}}, name="retried",
+                                       restart={"max_restarts": 1, "retry_exit_codes": "1"}))["id"])
+    assert job["state"] == "succeeded" and job["attempt"] == 2, job
+    jobdir = srv.home / "jobs" / str(job["id"])
+    # the first try's spare folder became the job's folder: no inode made at the start
+    assert os.stat(jobdir).st_ino in before, (os.stat(jobdir).st_ino, before)
+    assert sorted(os.listdir(jobdir)) == ["worker-0.1", "worker-0.1.log", "worker-0.2",
+                                          "worker-0.2.log"]
+    for attempt in (1, 2):
+        out = (jobdir / ("worker-0.%d.log" % attempt)).read_text().splitlines()
+        assert out[:2] == [str(jobdir / ("worker-0.%d" % attempt)), "try %d" % attempt], out
+        assert (jobdir / ("worker-0.%d" % attempt)).is_dir()
+
+    # a gang of three: one job folder, each task's parts in it
+    gang = srv.wait_job(srv.submit(spec({"worker": {"instances": 3, "command": "pwd"}},
+                                        name="gang"))["id"])
+    assert gang["state"] == "succeeded", gang
+    gdir = srv.home / "jobs" / str(gang["id"])
+    assert sorted(os.listdir(gdir)) == sorted(
+        ["worker-%d.1" % i for i in range(3)] + ["worker-%d.1.log" % i for i in range(3)])
+    for i in range(3):
+        assert (gdir / ("worker-%d.1.log" % i)).read_text().strip() == str(
+            gdir / ("worker-%d.1" % i))
+    # while they wait, spares' folders hold nothing but their two parts
+    for p in spares_of(srv).values():
+        assert set(os.listdir(p)) <= {".work", ".log"}, (p, os.listdir(p))
+    # a clean stop: the agent lets its spares go and exits; none of their folders is left
+    srv.terminate()
+    wait_for(lambda: not spares_of(srv), 30, "no spare folder left after the agent's exit")
