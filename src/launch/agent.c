@@ -42,6 +42,9 @@
 /* How long a "started" waits for its task's "exited" (docs/internals/launch.md) */
 #define STARTED_HOLD_MS 10
 #define LINE_MAX_BYTES (16 * 1024 * 1024)
+/* How many times a start is given again to a new shim when the one given
+ * it died before its journal's first line (its program never started) */
+#define TASK_RESTARTS_MAX 2
 
 extern char **environ;
 
@@ -61,6 +64,10 @@ struct agent_task {
 	bool acked;          /* the server has the result (the journal is gone) */
 	char *group;         /* an adopted shim's pool group, removed at its end; NULL */
 	int64_t kill_at;     /* monotonic: SIGKILL to the shim's session; INT64_MAX: none */
+	json_t *start;       /* the start, until the journal's first line is read: given
+	                        again if the shim dies before it (task_restart); NULL */
+	int restarts;        /* how many times it was */
+	bool stopping;       /* a signal was sent to it: never started again */
 };
 
 struct conn {
@@ -177,6 +184,7 @@ static void task_free(void *value)
 	if (t->pidfd >= 0)
 		close(t->pidfd);
 	json_decref(t->result);
+	json_decref(t->start);
 	free(t->group);
 	free(t);
 }
@@ -265,6 +273,11 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 		return true;
 	if (journal_read(a->dir, t->key, &st) < 0)
 		return true;
+	if (st.shim_pid && t->start) {
+		/* begun: never given again */
+		json_decref(t->start);
+		t->start = NULL;
+	}
 	send_started(a, t, &st, true);
 	if (st.exited && !t->result && !st.reported) {
 		json_t *r = st.exited;
@@ -287,6 +300,8 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 	journal_state_release(&st);
 	return true;
 }
+
+static bool task_restart(struct agent *a, struct agent_task *t, int wstatus);
 
 /* The shim is gone: its result is in the journal, or it died without one
  * (kill -9): then the task is lost, and the server hears so. */
@@ -315,6 +330,8 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	if (!task_read_journal(a, t) || t->result)
 		return;
 	started_flush(a, t);
+	if (task_restart(a, t, wstatus))
+		return;
 	if (wstatus < 0)
 		snprintf(how, sizeof how, "ended");
 	else if (WIFSIGNALED(wstatus))
@@ -327,7 +344,13 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	json_object_set_new(m, "t", json_string("lost"));
 	json_object_set_new(m, "pid", json_integer(t->pid));
 	char why[160];
-	snprintf(why, sizeof why, "launcher (shim %d) %s without reporting", (int)t->pid, how);
+	if (t->restarts)
+		snprintf(why, sizeof why,
+		         "launcher (shim %d) %s without reporting; its task never began on %d shims",
+		         (int)t->pid, how, t->restarts + 1);
+	else
+		snprintf(why, sizeof why, "launcher (shim %d) %s without reporting", (int)t->pid,
+		         how);
 	json_object_set_new(m, "why", json_string(why));
 	if (wstatus >= 0 && WIFSIGNALED(wstatus))
 		json_object_set_new(m, "signal", json_integer(WTERMSIG(wstatus)));
@@ -549,6 +572,38 @@ static int spare_back(void *arg)
 	return -1;
 }
 
+/* The task's shim: a spare of the pool when one fits (and `pool`), else a
+ * fork.  Its
+ * pid, or -1 (errno). */
+static pid_t task_spawn(struct agent *a, const char *key, json_t *msg, bool pool)
+{
+	struct agent_spare *sp = pool ? agent_pool_take(&a->pool, msg) : NULL;
+
+	if (sp && agent_pool_give(&a->pool, sp, msg) == 0)
+		return sp->pid;
+	/* none, or the spare is gone (its group goes when it is reaped) */
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		bool again;
+		child_detach(a);
+		_exit(shim_task(a, key, msg, NULL, NULL, 0, NULL, &again));
+	}
+	return pid;
+}
+
+/* `pid` runs task `t`: the server hears so. */
+static void task_spawned(struct agent *a, struct agent_task *t, pid_t pid)
+{
+	t->pid = pid;
+	t->alive = true;
+	hashmap_put_int(a->pids, pid, t, NULL);
+	json_t *m = task_key_json(t);
+	json_object_set_new(m, "t", json_string("spawned"));
+	json_object_set_new(m, "pid", json_integer(pid));
+	send_server(a, m);
+}
+
 static void on_start(struct agent *a, json_t *msg)
 {
 	char key[JOURNAL_KEY_MAX];
@@ -573,19 +628,7 @@ static void on_start(struct agent *a, json_t *msg)
 		log_error("agent: %s: out of memory", key);
 		return;
 	}
-	struct agent_spare *sp = agent_pool_take(&a->pool, msg);
-	if (sp && agent_pool_give(&a->pool, sp, msg) == 0) {
-		pid = sp->pid;
-	} else {
-		/* none, or the spare is gone (its group goes when it is reaped) */
-		fflush(NULL);
-		pid = fork();
-		if (pid == 0) {
-			bool again;
-			child_detach(a);
-			_exit(shim_task(a, key, msg, NULL, NULL, 0, NULL, &again));
-		}
-	}
+	pid = task_spawn(a, key, msg, true);
 	if (pid < 0) {
 		char why[160];
 		snprintf(why, sizeof why, "cannot fork the task's shim: %s", strerror(errno));
@@ -596,13 +639,38 @@ static void on_start(struct agent *a, json_t *msg)
 		task_drop(a, t);
 		return;
 	}
-	t->pid = pid;
-	t->alive = true;
-	hashmap_put_int(a->pids, pid, t, NULL);
-	json_t *m = task_key_json(t);
-	json_object_set_new(m, "t", json_string("spawned"));
-	json_object_set_new(m, "pid", json_integer(pid));
-	send_server(a, m);
+	t->start = json_incref(msg);
+	task_spawned(a, t, pid);
+}
+
+/* A shim died before its task's journal had its first line (the "shim"
+ * record, written before anything of the task runs: launch_shim_run), so
+ * its program never started: most often a spare that could not prepare,
+ * the start written to it as it died.  The start is given to a shim
+ * forked fresh, up to TASK_RESTARTS_MAX times, never for a task sent a signal.
+ * True when it was (a new shim runs it). */
+static bool task_restart(struct agent *a, struct agent_task *t, int wstatus)
+{
+	if (!t->start || t->stopping || t->started_sent || wstatus < 0 ||
+	    journal_is_blank(a->dir, t->key) != 1)
+		return false;
+	bool unprepared = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == AGENT_SPARE_UNPREPARED;
+	if (unprepared)
+		agent_pool_spare_failed(&a->pool, t->pid);
+	if (t->restarts >= TASK_RESTARTS_MAX)
+		return false;
+	log_warn("agent: %s: shim %d %s %d before its task began; given to a new shim", t->key,
+	         (int)t->pid, WIFSIGNALED(wstatus) ? "killed by signal" : "exited",
+	         WIFSIGNALED(wstatus) ? WTERMSIG(wstatus) : WEXITSTATUS(wstatus));
+	proc_kill_session(t->pid); /* nothing of it may linger */
+	/* a fresh fork, whose program joins its group at its start: the
+	 * pool's spares may be failing alike */
+	pid_t pid = task_spawn(a, t->key, t->start, false);
+	if (pid < 0)
+		return false;
+	t->restarts++;
+	task_spawned(a, t, pid);
+	return true;
 }
 
 static struct agent_task *task_of_msg(struct agent *a, json_t *msg)
@@ -623,6 +691,7 @@ static void on_kill(struct agent *a, json_t *msg)
 
 	if (!t || !t->alive || sig <= 0)
 		return;
+	t->stopping = true;
 	kill(t->pid, sig);
 	if (sig == SIGTERM && t->kill_at == INT64_MAX)
 		t->kill_at = clock_mono_ms() + (int64_t)(a->kill_grace_s + 2) * 1000;

@@ -152,6 +152,31 @@ static bool spare_may_serve_again(struct agent_pool *p, struct cgroup *cg, const
 	return left <= POOL_BACK_MAX;
 }
 
+/* Test builds: WEIR_TEST_SPARE_FAIL=FILE makes the spare that creates FILE
+ * (the first one) fail as one that cannot prepare, once a start is in its
+ * pipe (a start given to a dying spare, unread); "always": every spare. */
+static void spare_test_fail(int rfd, struct weir_error *err)
+{
+#ifdef WEIR_TEST_HOOKS
+	const char *hook = getenv("WEIR_TEST_SPARE_FAIL");
+	int fd = -1;
+
+	if (!hook || !*hook)
+		return;
+	if (strcmp(hook, "always") && (fd = open(hook, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+		return;
+	if (fd >= 0)
+		close(fd);
+	struct pollfd q = {rfd, POLLIN, 0};
+	while (poll(&q, 1, -1) < 0 && errno == EINTR)
+		;
+	weir_error_set(err, WEIR_E_INTERNAL, "WEIR_TEST_SPARE_FAIL: failing as if its group could not be made");
+#else
+	(void)rfd;
+	(void)err;
+#endif
+}
+
 /* In the spare: its task's folders made (spare_dirs.h: their inodes
  * charged to the agent's group, not the task's), its group made and
  * joined, then the start awaited; EOF (the agent let it go, or is gone):
@@ -178,9 +203,17 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 		log_debug("agent: spare %d: no folders made ahead: %s", (int)getpid(),
 		          strerror(errno));
 	cg = cgroup_create_empty(&p->cs, POOL_PARENT, name, &err);
-	if (!cg || cgroup_join_self(cg) < 0) {
+	if (cg && cgroup_join_self(cg) < 0)
+		weir_error_set(&err, WEIR_E_INTERNAL, "cannot join %s: %s", name, strerror(errno));
+	else if (cg)
+		spare_test_fail(rfd, &err);
+	else if (!err.msg[0])
+		weir_error_set(&err, WEIR_E_INTERNAL, "cannot make %s", name);
+	if (!cg || err.msg[0]) {
+		log_warn("agent: spare %d: %s (exits %d unused)", (int)getpid(), err.msg,
+		         AGENT_SPARE_UNPREPARED);
 		spare_dir_clear(sd.path);
-		_exit(3);
+		_exit(AGENT_SPARE_UNPREPARED);
 	}
 	/* what the journal's first line needs, while no task waits */
 	uint64_t start_ticks = proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0;
@@ -464,6 +497,16 @@ void agent_pool_remove_group(struct agent_pool *p, const char *name)
 	strvec_push(&p->stale, name);
 }
 
+void agent_pool_spare_failed(struct agent_pool *p, pid_t pid)
+{
+	struct agent_spare *c = hashmap_get_int(p->children, pid);
+
+	if (!c || c->used)
+		return;
+	if (++p->failures == 3)
+		log_warn("agent: spare shims keep failing; no groups made ahead");
+}
+
 void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 {
 	struct agent_spare *c = hashmap_remove_int(p->children, pid);
@@ -486,8 +529,10 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid)
 			 * any task's */
 			snprintf(group, sizeof group, "%s", sp->name);
 		} else {
-			/* a spare that died unused: it could not make or join its group */
+			/* a spare that died unused: it could not make or join its
+			 * group (AGENT_SPARE_UNPREPARED, its reason in the log) */
 			agent_pool_remove_group(p, sp->name);
+			log_warn("agent: spare %d died unused", (int)pid);
 			if (++p->failures == 3)
 				log_warn("agent: spare shims keep failing; no groups made ahead");
 		}

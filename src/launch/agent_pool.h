@@ -35,6 +35,11 @@
 #include "lib/strvec.h"
 
 #define AGENT_POOL_MAX 16
+/* The exit status of a spare that could not make or join its group, before
+ * it read any start (none of weir's own codes: 124 gang timeout, 125 launch
+ * failed, 127 exec).  It writes why to the agent's log first.  A start the
+ * agent wrote to it as it died is given again (agent.c: its journal blank). */
+#define AGENT_SPARE_UNPREPARED 123
 /* the most tasks one shim runs before it exits (what a task's run may
  * leave in the shim's own memory stays bounded) */
 #define AGENT_POOL_TASKS_MAX 200
@@ -151,6 +156,10 @@ void agent_pool_retire(struct agent_pool *p);
 
 /* In a child of the agent that is not a spare: the spares' pipes closed. */
 void agent_pool_close_in_child(const struct agent_pool *p);
+
+/* A child given a start died before it read it (AGENT_SPARE_UNPREPARED,
+ * its task's journal blank): counted as a spare that died unused. */
+void agent_pool_spare_failed(struct agent_pool *p, pid_t pid);
 
 /* A child of the agent was reaped: a spare that died unused is dropped,
  * the group of a child that had one is kept for the next spare or, over

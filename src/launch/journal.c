@@ -134,6 +134,18 @@ void journal_state_release(struct journal_state *st)
 	st->exited = NULL;
 }
 
+int journal_is_blank(const char *dir, const char *key)
+{
+	char path[4096];
+	struct stat sb;
+
+	if (journal_path(path, sizeof path, dir, key) < 0)
+		return -1;
+	if (stat(path, &sb) < 0)
+		return errno == ENOENT ? 1 : -1;
+	return sb.st_size == 0;
+}
+
 void journal_remove(const char *dir, const char *key)
 {
 	char path[4096];

@@ -62,6 +62,12 @@ struct journal_state {
 int journal_read(const char *dir, const char *key, struct journal_state *out);
 void journal_state_release(struct journal_state *st);
 
+/* Whether DIR/KEY.journal holds nothing at all: 1 when it is not there or
+ * empty (its shim never wrote its first line, the "shim" record, which
+ * comes before anything of the task runs: its program never started), 0
+ * when it holds anything, -1 when that cannot be told (errno). */
+int journal_is_blank(const char *dir, const char *key);
+
 /* Removes DIR/KEY.journal. */
 void journal_remove(const char *dir, const char *key);
 
