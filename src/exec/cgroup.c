@@ -31,6 +31,7 @@ struct cgroup {
 	uint64_t limit_in_force; /* v1: memory.limit_in_bytes now; 0: not known */
 	bool reused;             /* the group was there: limits not asked for are lifted */
 	int oom_base;            /* OOM kills counted before this handle (a reused group) */
+	long long quota_in_force; /* v1: cpu.cfs_quota_us as this handle set it; 0: not known */
 };
 
 /* v1's "no limit" of a new group (PAGE_COUNTER_MAX pages, page-rounded) is
@@ -278,7 +279,11 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 			snprintf(num, sizeof num, "%s", cg->version == CGROUP_V1 ? "-1" : "max");
 		uint64_t want = memory_mb > 0 ? cg->memory_limit : V1_NO_LIMIT;
 		int rc;
-		if (cg->version == CGROUP_V1 && cg->memsw) {
+		if (cg->version == CGROUP_V1 && cg->limit_in_force == want) {
+			/* set so by this handle (a shim's group reset in place,
+			 * cgroup_reset_own): nothing to write */
+			rc = 0;
+		} else if (cg->version == CGROUP_V1 && cg->memsw) {
 			/* memsw >= limit at every moment: down, the limit first; up,
 			 * memsw.  Not known (a reused group): not read either, the
 			 * limit first, which holds when a fan-out's tasks ask for
@@ -321,12 +326,15 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 		/* a reused group's quota is most often the one asked for again:
 		 * a read is cheaper than the kernel's bandwidth update (its
 		 * locks are shared by every group being set at once) */
-		bool same = cg->reused &&
-		            read_text(cg->cpu_dir, "cpu.cfs_quota_us", cur, sizeof cur) == 0 &&
-		            atoll(cur) == atoll(num);
+		bool same = cg->quota_in_force
+		                    ? cg->quota_in_force == atoll(num)
+		                    : cg->reused &&
+		                          read_text(cg->cpu_dir, "cpu.cfs_quota_us", cur, sizeof cur) == 0 &&
+		                          atoll(cur) == atoll(num);
 		if (!same && write_text(cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
 			                      cg->cpu_dir, strerror(errno));
+		cg->quota_in_force = atoll(num);
 	} else if ((vcores > 0 || cg->reused) && cg->version == CGROUP_V2 && cg->cpu_dir[0]) {
 		if (vcores > 0)
 			snprintf(num, sizeof num, "%lld 100000", 100000LL * vcores);
@@ -419,6 +427,21 @@ struct cgroup *cgroup_create_empty(const struct cgroup_support *s, const char *p
 int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err)
 {
 	return set_limits(cg, memory_mb, vcores, err);
+}
+
+int cgroup_reset_own(struct cgroup *cg)
+{
+	if (cg->version != CGROUP_V1)
+		return -1;
+	cg->reused = true;
+	if (write_text(cg->mem_dir, "memory.max_usage_in_bytes", "0") < 0)
+		return -1;
+	if (cg->memsw)
+		write_text(cg->mem_dir, "memory.memsw.max_usage_in_bytes", "0");
+	int kills = cgroup_oom_kills(cg); /* less the old baseline */
+	if (kills > 0)
+		cg->oom_base += kills;
+	return 0;
 }
 
 void cgroup_forget(struct cgroup *cg)

@@ -66,6 +66,15 @@ struct cgroup *cgroup_create_empty(const struct cgroup_support *s, const char *p
  * the limit goes up or down).  0, or -1 with err. */
 int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err);
 
+/* The group of a shim back from its task, reset in place for the next one
+ * (v1; the caller is in it and found no other process there): the peak
+ * watermarks reset, the OOM kills so far the new baseline, the limits it
+ * set kept as known, so that the next cgroup_set_limits writes only what
+ * differs.  What cgroup_create_empty does to a group that is there, less
+ * its mkdirs, its search for processes and its reopened cgroup.procs.  0,
+ * or -1 (the group is gone: the caller exits). */
+int cgroup_reset_own(struct cgroup *cg);
+
 /* Frees the handle and leaves the group where it is (its owner removes it:
  * a shim inside its own group cannot).  NULL is a no-op. */
 void cgroup_forget(struct cgroup *cg);

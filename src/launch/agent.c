@@ -263,6 +263,8 @@ static void send_result(struct agent *a, struct agent_task *t)
  * when there is one (a shim that reported over HTTP itself needs nothing
  * more: the task is forgotten once its shim is gone).  False when the task
  * was forgotten (t is freed then). */
+static bool task_take_state(struct agent *a, struct agent_task *t, struct journal_state *st_in);
+
 static bool task_read_journal(struct agent *a, struct agent_task *t)
 {
 	struct journal_state st;
@@ -273,6 +275,48 @@ static bool task_read_journal(struct agent *a, struct agent_task *t)
 		return true;
 	if (journal_read(a->dir, t->key, &st) < 0)
 		return true;
+	return task_take_state(a, t, &st);
+}
+
+/* A shim's note "KEY RECORD": the record it journalled, taken as read from
+ * the journal (its lines before it are known already: a "started" with a
+ * "started" held or sent); the journal is read instead when the note is
+ * not enough (an end whose "started" was not seen, or no record). */
+static void task_note(struct agent *a, struct agent_task *t, const char *record)
+{
+	struct journal_state st;
+
+	if (t->result)
+		return;
+	memset(&st, 0, sizeof st);
+	journal_state_add(&st, record);
+	if (st.started && t->start) {
+		json_decref(t->start); /* begun (its "shim" line is before) */
+		t->start = NULL;
+	}
+	bool seen_started = t->started_sent || t->hold_until != INT64_MAX;
+	if (st.exited ? (!seen_started || t->start) : !st.started) {
+		/* a program that never started ends too (launch failed): the
+		 * journal tells that, and any line the notes missed */
+		journal_state_release(&st);
+		task_read_journal(a, t);
+		return;
+	}
+	if (st.exited) {
+		/* its "started" first, with the same pid and port */
+		st.started = true;
+		st.pid = t->started_pid;
+		st.port = t->started_port;
+	}
+	task_take_state(a, t, &st);
+}
+
+/* What the journal says (st, consumed) taken.  False when the task was
+ * forgotten (t is freed then). */
+static bool task_take_state(struct agent *a, struct agent_task *t, struct journal_state *st_in)
+{
+	struct journal_state st = *st_in;
+
 	if (st.shim_pid && t->start) {
 		/* begun: never given again */
 		json_decref(t->start);
@@ -936,8 +980,13 @@ static void on_notify(struct agent *a)
 			on_free(a, (pid_t)atoi(p + 5));
 			continue;
 		}
+		char *rec = strchr(p, ' ');
+		if (rec)
+			*rec++ = '\0';
 		struct agent_task *t = hashmap_get_str(a->tasks, p);
-		if (t)
+		if (t && rec)
+			task_note(a, t, rec);
+		else if (t)
 			task_read_journal(a, t);
 	}
 	strbuf_release(&lines);

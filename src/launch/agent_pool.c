@@ -181,9 +181,9 @@ static void spare_test_fail(int rfd, struct weir_error *err)
  * charged to the agent's group, not the task's), its group made and
  * joined, then the start awaited; EOF (the agent let it go, or is gone):
  * out of the group, which goes too, and so does the folder.  After a
- * task, when it may, it resets its group as a kept one is reset
- * (cgroup_create_empty: the limits the next start sets, the peak, the OOM
- * count, all from the kernel), makes its folders again, says "free" and
+ * task, when it may, it resets its group in place (cgroup_reset_own: the
+ * peak and the OOM count; the limits it set are known, and the next start
+ * writes only those that differ), makes its folders again, says "free" and
  * waits for the next start; else it exits with its task's status. */
 static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const char *name,
                                  pid_t agent)
@@ -231,11 +231,10 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 		}
 		if (!again || !spare_may_serve_again(p, cg, name, rfd, agent, tasks))
 			_exit(code);
-		struct cgroup *reset = cgroup_create_empty(&p->cs, POOL_PARENT, name, &err);
-		cgroup_forget(cg);
-		cg = reset;
-		if (!cg) {
-			log_debug("agent: shim %d: %s", (int)getpid(), err.msg);
+		/* in place: it is in its group, alone (spare_may_serve_again) */
+		if (cgroup_reset_own(cg) < 0) {
+			log_debug("agent: shim %d: cannot reset %s: %s", (int)getpid(), name,
+			          strerror(errno));
 			_exit(code);
 		}
 		if (p->jobs && spare_dir_make(&sd, p->jobs, agent, getpid()) < 0)
@@ -390,7 +389,7 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg)
 		/* one line: JSON_COMPACT writes no newline of its own */
 		size_t len = strlen(text), off = 0;
 		text[len++] = '\n';
-		fcntl(sp->wfd, F_SETFL, fcntl(sp->wfd, F_GETFL) & ~O_NONBLOCK);
+		/* blocking (pipe2 without O_NONBLOCK, pool_refill) */
 		while (off < len) {
 			ssize_t n = write(sp->wfd, text + off, len - off);
 			if (n < 0 && errno == EINTR)

@@ -64,24 +64,62 @@ int journal_open(const char *dir, const char *key)
 	return open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
 }
 
-int journal_append(int fd, json_t *rec)
+char *journal_line(json_t *rec, size_t *len)
 {
 	char *text = json_dumps(rec, JSON_COMPACT);
-	size_t len;
-	int rc = -1;
 
 	if (!text)
-		return -1;
-	len = strlen(text);
-	text[len] = '\n'; /* json_dumps' NUL becomes the line's end */
+		return NULL;
+	*len = strlen(text);
+	text[(*len)++] = '\n'; /* json_dumps' NUL becomes the line's end */
+	return text;
+}
+
+int journal_append_line(int fd, const char *line, size_t len)
+{
 	ssize_t n;
+
 	do
-		n = write(fd, text, len + 1);
+		n = write(fd, line, len);
 	while (n < 0 && errno == EINTR);
-	if (n == (ssize_t)(len + 1))
-		rc = 0;
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+int journal_append(int fd, json_t *rec)
+{
+	size_t len;
+	char *text = journal_line(rec, &len);
+	int rc = text ? journal_append_line(fd, text, len) : -1;
+
 	free(text);
 	return rc;
+}
+
+void journal_state_add(struct journal_state *out, const char *line)
+{
+	json_t *r = json_loads(line, 0, NULL);
+	const char *t = json_string_value(json_object_get(r, "t"));
+
+	if (!t) {
+		json_decref(r);
+		return;
+	}
+	if (!strcmp(t, "shim")) {
+		out->shim_pid = (int)json_integer_value(json_object_get(r, "pid"));
+		out->shim_start = (uint64_t)json_integer_value(json_object_get(r, "start"));
+		const char *g = json_string_value(json_object_get(r, "group"));
+		snprintf(out->group, sizeof out->group, "%s", g && !strchr(g, '/') ? g : "");
+	} else if (!strcmp(t, "started")) {
+		out->started = true;
+		out->pid = (int)json_integer_value(json_object_get(r, "pid"));
+		out->port = (int)json_integer_value(json_object_get(r, "port"));
+	} else if (!strcmp(t, "exited") && !out->exited) {
+		out->reported = json_is_true(json_object_get(r, "reported"));
+		json_object_del(r, "t");
+		json_object_del(r, "reported");
+		out->exited = json_incref(r);
+	}
+	json_decref(r);
 }
 
 int journal_read(const char *dir, const char *key, struct journal_state *out)
@@ -101,28 +139,7 @@ int journal_read(const char *dir, const char *key, struct journal_state *out)
 		if (!next)
 			break; /* torn: the writer died mid-line */
 		*next++ = '\0';
-		json_t *r = json_loads(line, 0, NULL);
-		const char *t = json_string_value(json_object_get(r, "t"));
-		if (!t) {
-			json_decref(r);
-			continue;
-		}
-		if (!strcmp(t, "shim")) {
-			out->shim_pid = (int)json_integer_value(json_object_get(r, "pid"));
-			out->shim_start = (uint64_t)json_integer_value(json_object_get(r, "start"));
-			const char *g = json_string_value(json_object_get(r, "group"));
-			snprintf(out->group, sizeof out->group, "%s", g && !strchr(g, '/') ? g : "");
-		} else if (!strcmp(t, "started")) {
-			out->started = true;
-			out->pid = (int)json_integer_value(json_object_get(r, "pid"));
-			out->port = (int)json_integer_value(json_object_get(r, "port"));
-		} else if (!strcmp(t, "exited") && !out->exited) {
-			out->reported = json_is_true(json_object_get(r, "reported"));
-			json_object_del(r, "t");
-			json_object_del(r, "reported");
-			out->exited = json_incref(r);
-		}
-		json_decref(r);
+		journal_state_add(out, line);
 	}
 	free(text);
 	return 0;

@@ -46,6 +46,11 @@ int journal_open(const char *dir, const char *key);
 
 /* Appends `rec` as one line (one write, no fsync: see the top).  0 or -1. */
 int journal_append(int fd, json_t *rec);
+/* The same in two steps: `rec` as a line ending in a newline (allocated,
+ * *len its length; NULL when out of memory), then appended.  The shim
+ * sends the same line to the agent on its pipe (journal_state_add). */
+char *journal_line(json_t *rec, size_t *len);
+int journal_append_line(int fd, const char *line, size_t len);
 
 /* What a journal says. */
 struct journal_state {
@@ -61,6 +66,9 @@ struct journal_state {
 /* Reads DIR/KEY.journal.  0, or -1 when it cannot be read (errno). */
 int journal_read(const char *dir, const char *key, struct journal_state *out);
 void journal_state_release(struct journal_state *st);
+/* One record (a line, without its newline) added to `st`, as journal_read
+ * reads each; a line that is no record is ignored. */
+void journal_state_add(struct journal_state *st, const char *line);
 
 /* Whether DIR/KEY.journal holds nothing at all: 1 when it is not there or
  * empty (its shim never wrote its first line, the "shim" record, which

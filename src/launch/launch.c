@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <ifaddrs.h>
 #include <jansson.h>
+#include <limits.h>
 #include <net/if.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -452,18 +453,32 @@ static void drain_output(struct launch *l)
 static int shim_record(struct launch *l, json_t *rec)
 {
 	const struct launch_shim *sh = l->shim;
-	int rc = journal_append(sh->journal_fd, rec);
+	size_t len = 0;
+	char *text = journal_line(rec, &len);
+	int rc = text ? journal_append_line(sh->journal_fd, text, len) : -1;
 
 	if (rc < 0)
 		log_warn("the task's journal: %s", strerror(errno));
 	if (sh->notify_fd >= 0) {
-		char line[JOURNAL_KEY_MAX + 2];
-		int n = snprintf(line, sizeof line, "%s\n", sh->key);
-		/* one write under PIPE_BUF: lines of many shims never mix; a
+		/* "KEY RECORD": the line just journalled, so that the agent need
+		 * not read the journal; "KEY" alone when it does not fit.  One
+		 * write under PIPE_BUF: lines of many shims never mix; a
 		 * restarted agent (EPIPE) reads the journal instead */
-		if (n > 0 && write(sh->notify_fd, line, (size_t)n) < 0)
+		char line[PIPE_BUF];
+		size_t klen = strlen(sh->key);
+		size_t n = klen + 1;
+		memcpy(line, sh->key, klen);
+		if (rc == 0 && klen + 1 + len <= sizeof line) {
+			line[klen] = ' ';
+			memcpy(line + klen + 1, text, len);
+			n = klen + 1 + len;
+		} else {
+			line[klen] = '\n';
+		}
+		if (write(sh->notify_fd, line, n) < 0)
 			log_debug("the agent's pipe: %s", strerror(errno));
 	}
+	free(text);
 	return rc;
 }
 
