@@ -429,11 +429,31 @@ int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 	return set_limits(cg, memory_mb, vcores, err);
 }
 
+/* A v1 limit file as a number: V1_NO_LIMIT for the kernel's "none"
+ * (PAGE_COUNTER_MAX pages), 0 when it cannot be read. */
+static uint64_t v1_limit(const char *dir, const char *file)
+{
+	char buf[64];
+
+	if (read_text(dir, file, buf, sizeof buf) < 0)
+		return 0;
+	unsigned long long v = strtoull(buf, NULL, 10);
+	return v >= (1ull << 62) ? V1_NO_LIMIT : (uint64_t)v;
+}
+
 int cgroup_reset_own(struct cgroup *cg)
 {
 	if (cg->version != CGROUP_V1)
 		return -1;
 	cg->reused = true;
+	/* the limits in force from the kernel, not from what this handle set:
+	 * the task may have written its group's files (the agent's user owns
+	 * them), and the next task must get what it asks for */
+	uint64_t limit = v1_limit(cg->mem_dir, "memory.limit_in_bytes");
+	if (cg->memsw && v1_limit(cg->mem_dir, "memory.memsw.limit_in_bytes") != limit)
+		limit = 0; /* not known: set_limits finds the order that holds */
+	cg->limit_in_force = limit;
+	cg->quota_in_force = 0; /* read again by set_limits (a reused group) */
 	if (write_text(cg->mem_dir, "memory.max_usage_in_bytes", "0") < 0)
 		return -1;
 	if (cg->memsw)

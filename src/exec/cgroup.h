@@ -68,9 +68,9 @@ int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 
 /* The group of a shim back from its task, reset in place for the next one
  * (v1; the caller is in it and found no other process there): the peak
- * watermarks reset, the OOM kills so far the new baseline, the limits it
- * set kept as known, so that the next cgroup_set_limits writes only what
- * differs.  What cgroup_create_empty does to a group that is there, less
+ * watermarks reset, the OOM kills so far the new baseline, the limits in
+ * force read from the kernel (the task may have changed them), so that the
+ * next cgroup_set_limits writes only what differs.  What cgroup_create_empty does to a group that is there, less
  * its mkdirs, its search for processes and its reopened cgroup.procs.  0,
  * or -1 (the group is gone: the caller exits). */
 int cgroup_reset_own(struct cgroup *cg);

@@ -182,8 +182,8 @@ static void spare_test_fail(int rfd, struct weir_error *err)
  * joined, then the start awaited; EOF (the agent let it go, or is gone):
  * out of the group, which goes too, and so does the folder.  After a
  * task, when it may, it resets its group in place (cgroup_reset_own: the
- * peak and the OOM count; the limits it set are known, and the next start
- * writes only those that differ), makes its folders again, says "free" and
+ * peak and the OOM count; the limits in force read from the kernel, and
+ * the next start writes only those that differ), makes its folders again, says "free" and
  * waits for the next start; else it exits with its task's status. */
 static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const char *name,
                                  pid_t agent)

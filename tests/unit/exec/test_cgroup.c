@@ -1,6 +1,7 @@
 /* test_cgroup.c: real processes in a real cgroup: the memory limit kills a
  * process that allocates past it and the OOM is seen, the CPU quota is
- * written, the memory limit goes down and up (v1: memsw with it), kill_all
+ * written, the memory limit goes down and up (v1: memsw with it), a group
+ * reset in place does not keep limits its task wrote, kill_all
  * empties a group, the RSS fallback counts a group.
  * Skipped (with a message) where no cgroup is writable. */
 #include <setjmp.h>
@@ -228,6 +229,55 @@ static void test_reused_group_starts_clean(void **state)
 	cgroup_destroy(cg);
 }
 
+/* A v1 file of the group under `root` written as a task in it could. */
+static void group_write(const char *root, const char *name, const char *file, long long v)
+{
+	char path[600];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/weir-test/%s/%s", root, name, file);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%lld", v);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A shim's group reset in place for its next task (cgroup_reset_own):
+ * limits its task wrote itself do not stay for the next one. */
+static void test_reset_own_after_its_task_changed_limits(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	char name[64];
+
+	if (support.version != CGROUP_V1)
+		skip();
+	snprintf(name, sizeof name, "%s", name_for("own"));
+	struct cgroup *cg = cgroup_create(&support, "weir-test", name, 64, 1, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	assert_v1_limits(name, 64);
+	/* the task raises its own limit (memsw first, so memsw >= limit holds) */
+	if (support.memsw)
+		group_write(support.memory_root, name, "memory.memsw.limit_in_bytes", 512ll << 20);
+	group_write(support.memory_root, name, "memory.limit_in_bytes", 512ll << 20);
+	if (support.cpu)
+		group_write(support.cpu_root, name, "cpu.cfs_quota_us", 4 * support.cpu_period_us);
+	assert_int_equal(cgroup_reset_own(cg), 0);
+	/* the next task asks for what the one before was given */
+	assert_int_equal(cgroup_set_limits(cg, 64, 1, &err), 0);
+	assert_v1_limits(name, 64);
+	if (support.cpu)
+		assert_int_equal(cpu_quota(name), support.cpu_period_us);
+	/* and again with nothing changed: still right */
+	assert_int_equal(cgroup_reset_own(cg), 0);
+	assert_int_equal(cgroup_set_limits(cg, 32, 2, &err), 0);
+	assert_v1_limits(name, 32);
+	if (support.cpu)
+		assert_int_equal(cpu_quota(name), 2 * support.cpu_period_us);
+	cgroup_destroy(cg);
+}
+
 static void test_kill_all(void **state)
 {
 	(void)state;
@@ -292,6 +342,7 @@ int main(void)
 	    cmocka_unit_test(test_under_limit),
 	    cmocka_unit_test(test_limits_down_and_up),
 	    cmocka_unit_test(test_reused_group_starts_clean),
+	    cmocka_unit_test(test_reset_own_after_its_task_changed_limits),
 	    cmocka_unit_test(test_kill_all),
 	    cmocka_unit_test(test_pgroup_rss),
 	};
