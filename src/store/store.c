@@ -356,9 +356,26 @@ static int migrate(struct store *s, struct weir_error *err)
 	return 0;
 }
 
+/* SQLite counts every allocation it makes for sqlite3_memory_used() (which
+ * weir never asks) under one global mutex: ~300 allocations a DAG task.  Off,
+ * once, before the library starts (the first store opened does it; a call
+ * after the start is refused by SQLite and changes nothing). */
+static void sqlite_no_memstatus(void)
+{
+	static bool done;
+
+	if (!done) {
+		done = true;
+		(void)sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	}
+}
+
 struct store *store_open(const char *path, struct weir_error *err)
 {
-	struct store *s = calloc(1, sizeof(*s));
+	struct store *s;
+
+	sqlite_no_memstatus();
+	s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
 		weir_error_set(err, WEIR_E_INTERNAL, "store %s: out of memory", path);
