@@ -107,6 +107,28 @@ json_t *dag_view_ti_state(enum dag_ti_state s)
 	return s == DAG_TI_NONE ? json_null() : json_string(dag_ti_state_name(s));
 }
 
+/* A TI's view built field by field: the first value missing spoils it. */
+struct ti_fields {
+	json_t *o;
+	bool failed;
+};
+
+static void put(struct ti_fields *b, const char *key, json_t *v)
+{
+	if (!v || !b->o || b->failed) {
+		json_decref(v);
+		b->failed = true;
+	} else if (json_object_set_new(b->o, key, v) < 0) {
+		b->failed = true; /* json_object_set_new dropped v */
+	}
+}
+
+/* json_pack's "s": NULL text (or not UTF-8) is no value */
+static json_t *str(const char *s)
+{
+	return s ? json_string(s) : NULL;
+}
+
 json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
                     const struct dag_job_view *job)
 {
@@ -130,32 +152,51 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 		end_ms = 0;
 	if (r->outputs && *r->outputs)
 		outputs = json_loads(r->outputs, 0, NULL);
-	o = json_pack(
-	    "{s:s, s:s, s:s, s:i, s:o, s:o, s:o, s:o, s:o, s:o, s:i, s:i, s:s, s:i, "
-	    "s:i, s:s, s:o, s:s, s:s, s:o, s:o, s:s, s:o, s:o, s:s}",
-	    "task_id", r->task_id, "dag_id", r->dag_id, "dag_run_id", r->run_id, "map_index",
-	    r->map_index, "execution_date", json_util_time_airflow(run ? run->logical_date : 0),
-	    "logical_date", json_util_time_airflow(run ? run->logical_date : 0), "start_date",
-	    json_util_time_airflow(start), "end_date", json_util_time_airflow(end_ms), "duration",
-	    start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null(), "state",
-	    dag_view_ti_state(state), "try_number", r->try_number,
-	    "max_tries", r->max_tries > 0 ? r->max_tries - 1 : 0, "pool", r->pool, "pool_slots",
-	    r->pool_slots, "priority_weight", r->priority, "operator", "weir", "queued_when",
-	    json_util_time_airflow(r->queued_at), "hostname", have_job ? "localhost" : "", "unixname", "",
-	    "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null(), "rendered_command",
-	    r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
-	                                                : json_null(),
-	    "reason", reason, "outputs", outputs ? outputs : json_null(), "rendered_fields",
-	    json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""),
-	    "executor_config", "{}");
-	if (o) {
-		json_t *extra = json_pack("{s:s, s:n, s:n, s:n, s:n, s:n, s:n, s:n, s:n}",
-		                          "task_display_name", r->task_id, "queue", "pid",
-		                          "executor", "sla_miss", "rendered_map_index", "trigger",
-		                          "triggerer_job", "note");
-		json_object_update_missing(o, extra);
-		json_decref(extra);
+	/* set one by one in json_pack's order (the same text), without its
+	 * format read at each of a listing's TIs (it was half a TI's view);
+	 * as with json_pack, any value missing (NULL text, no memory) is none */
+	struct ti_fields b = {.o = json_object()};
+	put(&b, "task_id", str(r->task_id));
+	put(&b, "dag_id", str(r->dag_id));
+	put(&b, "dag_run_id", str(r->run_id));
+	put(&b, "map_index", json_integer(r->map_index));
+	put(&b, "execution_date", json_util_time_airflow(run ? run->logical_date : 0));
+	put(&b, "logical_date", json_util_time_airflow(run ? run->logical_date : 0));
+	put(&b, "start_date", json_util_time_airflow(start));
+	put(&b, "end_date", json_util_time_airflow(end_ms));
+	put(&b, "duration",
+	    start && end_ms ? json_real((double)(end_ms - start) / 1000.0) : json_null());
+	put(&b, "state", dag_view_ti_state(state));
+	put(&b, "try_number", json_integer(r->try_number));
+	put(&b, "max_tries", json_integer(r->max_tries > 0 ? r->max_tries - 1 : 0));
+	put(&b, "pool", str(r->pool));
+	put(&b, "pool_slots", json_integer(r->pool_slots));
+	put(&b, "priority_weight", json_integer(r->priority));
+	put(&b, "operator", json_string("weir"));
+	put(&b, "queued_when", json_util_time_airflow(r->queued_at));
+	put(&b, "hostname", json_string(have_job ? "localhost" : ""));
+	put(&b, "unixname", json_string(""));
+	put(&b, "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null());
+	put(&b, "rendered_command", r->rendered_command && *r->rendered_command
+	                                ? json_string(r->rendered_command)
+	                                : json_null());
+	put(&b, "reason", str(reason));
+	put(&b, "outputs", outputs ? outputs : json_null());
+	put(&b, "rendered_fields",
+	    json_pack("{s:s}", "command", r->rendered_command ? r->rendered_command : ""));
+	put(&b, "executor_config", json_string("{}"));
+	/* Airflow's fields weir has nothing for */
+	put(&b, "task_display_name", str(r->task_id));
+	static const char *const nulls[] = {"queue",  "pid",     "executor",      "sla_miss",
+	                                    "rendered_map_index", "trigger", "triggerer_job",
+	                                    "note"};
+	for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
+		put(&b, nulls[i], json_null());
+	if (b.failed) {
+		json_decref(b.o);
+		return NULL;
 	}
+	o = b.o;
 	return o;
 }
 

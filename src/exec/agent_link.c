@@ -297,11 +297,18 @@ static void process_input(struct agent_link *l)
 
 static void link_lost(struct agent_link *l);
 
+/* One room for every read: on_read copies what came into the link's input
+ * before the loop reads again (one thread), so a malloc and a free of
+ * libuv's 64 KB suggestion a read bought nothing (the free of so large a
+ * block also made malloc merge its small free lists each time). */
+static char read_room[65536];
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	(void)h;
-	buf->base = malloc(suggested);
-	buf->len = buf->base ? suggested : 0;
+	(void)suggested;
+	buf->base = read_room;
+	buf->len = sizeof read_room;
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
@@ -312,7 +319,6 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 		strbuf_add(&l->in, buf->base, (size_t)n);
 		process_input(l);
 	}
-	free(buf->base);
 	if (n < 0) {
 		log_warn("agent: connection lost (%s); connecting again", uv_strerror((int)n));
 		link_lost(l);

@@ -81,18 +81,60 @@ int clock_parse_iso(const char *text, int64_t *epoch_ms)
 	return 0;
 }
 
+static char *put2(char *p, int v)
+{
+	p[0] = (char)('0' + v / 10);
+	p[1] = (char)('0' + v % 10);
+	return p + 2;
+}
+
 char *clock_format_airflow(int64_t epoch_ms, char *buf, size_t size)
 {
 	int64_t frac = ((epoch_ms % 1000) + 1000) % 1000;
 	time_t secs = (time_t)((epoch_ms - frac) / 1000);
 	struct tm tm;
-	char fraction[16] = "";
+	char out[40], *p = out;
+	int year;
+	size_t len;
 
 	gmtime_r(&secs, &tm);
-	if (frac)
-		snprintf(fraction, sizeof fraction, ".%03d000", (int)frac);
-	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d%s+00:00", tm.tm_year + 1900,
-		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, fraction);
+	year = tm.tm_year + 1900;
+	if (year < 0 || year > 9999) {
+		char fraction[16] = "";
+		if (frac)
+			snprintf(fraction, sizeof fraction, ".%03d000", (int)frac);
+		snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d%s+00:00", year, tm.tm_mon + 1,
+		         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, fraction);
+		return buf;
+	}
+	/* by hand: the API writes several a row (snprintf was 2 % of a TI listing) */
+	p = put2(p, year / 100);
+	p = put2(p, year % 100);
+	*p++ = '-';
+	p = put2(p, tm.tm_mon + 1);
+	*p++ = '-';
+	p = put2(p, tm.tm_mday);
+	*p++ = 'T';
+	p = put2(p, tm.tm_hour);
+	*p++ = ':';
+	p = put2(p, tm.tm_min);
+	*p++ = ':';
+	p = put2(p, tm.tm_sec);
+	if (frac) {
+		*p++ = '.';
+		*p++ = (char)('0' + frac / 100);
+		p = put2(p, (int)(frac % 100));
+		memcpy(p, "000", 3);
+		p += 3;
+	}
+	memcpy(p, "+00:00", 7);
+	len = (size_t)(p - out) + 6;
+	if (size) {
+		if (len >= size)
+			len = size - 1;
+		memcpy(buf, out, len);
+		buf[len] = '\0';
+	}
 	return buf;
 }
 

@@ -29,6 +29,25 @@ int strvec_push(struct strvec *sv, const char *s)
 	return c ? strvec_take(sv, c) : -1;
 }
 
+int strvec_push_kv(struct strvec *sv, const char *prefix, const char *name, const char *value)
+{
+	size_t a, b, c;
+	char *s;
+
+	if (!value)
+		value = "";
+	a = strlen(prefix);
+	b = strlen(name);
+	c = strlen(value);
+	if (!(s = malloc(a + b + c + 2)))
+		return -1;
+	memcpy(s, prefix, a);
+	memcpy(s + a, name, b);
+	s[a + b] = '=';
+	memcpy(s + a + b + 1, value, c + 1);
+	return strvec_take(sv, s);
+}
+
 int strvec_pushf(struct strvec *sv, const char *fmt, ...)
 {
 	char *s = NULL;

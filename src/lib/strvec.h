@@ -19,6 +19,9 @@ struct strvec {
 
 /* Appends a copy of `s`.  0, or -1 when out of memory (the list unchanged). */
 int strvec_push(struct strvec *sv, const char *s);
+/* Appends the text PREFIX NAME=VALUE (one allocation, no format; a NULL
+ * value is "").  0 or -1. */
+int strvec_push_kv(struct strvec *sv, const char *prefix, const char *name, const char *value);
 /* Appends a formatted string.  0 or -1. */
 int strvec_pushf(struct strvec *sv, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void strvec_release(struct strvec *sv);

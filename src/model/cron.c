@@ -89,22 +89,77 @@ static int days_in_month(int64_t y, int m)
 	return m == 2 && leap_year(y) ? 29 : dm[m - 1];
 }
 
+static char *put2(char *p, int v)
+{
+	p[0] = (char)('0' + v / 10);
+	p[1] = (char)('0' + v % 10);
+	return p + 2;
+}
+
+/* `text` (len bytes) into buf as snprintf would: cut to size - 1, ended. */
+static char *put_out(char *buf, size_t size, const char *text, size_t len)
+{
+	if (size) {
+		if (len >= size)
+			len = size - 1;
+		memcpy(buf, text, len);
+		buf[len] = '\0';
+	}
+	return buf;
+}
+
+/* The date's digits by hand (a DAG task's job formats three: snprintf was
+ * most of its template's context); a year outside 0..9999 by snprintf. */
+static size_t put_date(char *out, const struct civil *c, bool nodash)
+{
+	char *p = out;
+	int y = (int)c->year;
+
+	p = put2(p, y / 100);
+	p = put2(p, y % 100);
+	if (!nodash)
+		*p++ = '-';
+	p = put2(p, c->month);
+	if (!nodash)
+		*p++ = '-';
+	p = put2(p, c->day);
+	return (size_t)(p - out);
+}
+
 char *schedule_format_ts(int64_t ms, char *buf, size_t size)
 {
 	struct civil c;
+	char out[32], *p;
+
 	civil_from_ms(ms, &c);
-	snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02d+00:00", (long long)c.year, c.month,
-		 c.day, c.hour, c.minute, c.second);
-	return buf;
+	if (c.year < 0 || c.year > 9999) {
+		snprintf(buf, size, "%04lld-%02d-%02dT%02d:%02d:%02d+00:00", (long long)c.year,
+		         c.month, c.day, c.hour, c.minute, c.second);
+		return buf;
+	}
+	p = out + put_date(out, &c, false);
+	*p++ = 'T';
+	p = put2(p, c.hour);
+	*p++ = ':';
+	p = put2(p, c.minute);
+	*p++ = ':';
+	p = put2(p, c.second);
+	memcpy(p, "+00:00", 6);
+	return put_out(buf, size, out, (size_t)(p - out) + 6);
 }
 
 char *schedule_format_ds(int64_t ms, bool nodash, char *buf, size_t size)
 {
 	struct civil c;
+	char out[16];
+
 	civil_from_ms(ms, &c);
-	snprintf(buf, size, nodash ? "%04lld%02d%02d" : "%04lld-%02d-%02d", (long long)c.year,
-		 c.month, c.day);
-	return buf;
+	if (c.year < 0 || c.year > 9999) {
+		snprintf(buf, size, nodash ? "%04lld%02d%02d" : "%04lld-%02d-%02d",
+		         (long long)c.year, c.month, c.day);
+		return buf;
+	}
+	return put_out(buf, size, out, put_date(out, &c, nodash));
 }
 
 /* Reads exactly `n` digits. */

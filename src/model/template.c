@@ -889,14 +889,14 @@ int template_ctx_env(const struct template_ctx *ctx, struct strvec *out, struct 
 		if (!strncmp(name, "outputs.", 8))
 			continue; /* not in the environment: $WEIR_OUTPUT files carry them */
 		if (!strncmp(name, "params.", 7)) {
-			prc = strvec_pushf(out, "WEIR_PARAM_%s=%s", name + 7, ctx->v[i].value);
+			prc = strvec_push_kv(out, "WEIR_PARAM_", name + 7, ctx->v[i].value);
 		} else {
 			char upper[64];
 			size_t j;
 			for (j = 0; name[j] && j + 1 < sizeof upper; j++)
 				upper[j] = (char)toupper((unsigned char)name[j]);
 			upper[j] = '\0';
-			prc = strvec_pushf(out, "WEIR_%s=%s", upper, ctx->v[i].value);
+			prc = strvec_push_kv(out, "WEIR_", upper, ctx->v[i].value);
 		}
 		if (prc < 0)
 			return oom(err);

@@ -294,18 +294,35 @@ static int64_t shown_date(json_t *ti, const char *key)
 	return ms;
 }
 
-static bool ti_matches(json_t *ti, const struct dag_ti_row *r, const char *queue,
+/* The task's queue as its DAG file gives it (NULL: none). */
+static const char *task_queue(const struct dag_spec *spec, const char *task_id)
+{
+	long k = spec ? dag_spec_task_index(spec, task_id) : -1;
+
+	return k >= 0 ? spec->tasks[k].queue : NULL;
+}
+
+static bool has_bounds(const struct bounds *b)
+{
+	return b->has_lo || b->has_hi;
+}
+
+/* Whether TI `ti` (row r of DAG `spec`) passes the filters.  What no filter
+ * asks for is not looked up: its task's queue (a search of the DAG's tasks,
+ * so a listing was quadratic in them) and the dates read back from the text. */
+static bool ti_matches(json_t *ti, const struct dag_ti_row *r, const struct dag_spec *spec,
                        const struct ti_filters *f)
 {
 	const struct dag_ti_list_query *q = f->q;
+	const struct date_filters *fd = &f->dates;
 	json_t *d = json_object_get(ti, "duration");
-	int64_t start = shown_date(ti, "start_date"), end = shown_date(ti, "end_date");
+	int64_t start, end;
 
 	if (f->states && !(f->states & (1u << r->state)))
 		return false;
 	if (q->pools.n && !str_in(json_string_value(json_object_get(ti, "pool")), &q->pools))
 		return false;
-	if (q->queues.n && !str_in(queue, &q->queues))
+	if (q->queues.n && !str_in(task_queue(spec, r->task_id), &q->queues))
 		return false;
 	if (q->task_ids.n &&
 	    !str_in(json_string_value(json_object_get(ti, "task_id")), &q->task_ids))
@@ -315,17 +332,14 @@ static bool ti_matches(json_t *ti, const struct dag_ti_row *r, const char *queue
 	     (q->has_duration_gte && json_number_value(d) < q->duration_gte) ||
 	     (q->has_duration_lte && json_number_value(d) > q->duration_lte)))
 		return false;
-	return bounds_match(&f->dates.execution, shown_date(ti, "execution_date")) &&
-	       bounds_match(&f->dates.start, start) && bounds_match(&f->dates.end, end) &&
-	       bounds_match(&f->dates.updated, latest(shown_date(ti, "queued_when"), start, end));
-}
-
-/* The task's queue as its DAG file gives it (NULL: none). */
-static const char *task_queue(const struct dag_spec *spec, const char *task_id)
-{
-	long k = spec ? dag_spec_task_index(spec, task_id) : -1;
-
-	return k >= 0 ? spec->tasks[k].queue : NULL;
+	if (!has_bounds(&fd->execution) && !has_bounds(&fd->start) && !has_bounds(&fd->end) &&
+	    !has_bounds(&fd->updated))
+		return true;
+	start = shown_date(ti, "start_date");
+	end = shown_date(ti, "end_date");
+	return bounds_match(&fd->execution, shown_date(ti, "execution_date")) &&
+	       bounds_match(&fd->start, start) && bounds_match(&fd->end, end) &&
+	       bounds_match(&fd->updated, latest(shown_date(ti, "queued_when"), start, end));
 }
 
 struct ti_page {
@@ -345,7 +359,7 @@ static int list_run_tis(struct dag_manager *dm, const struct dag_run_row *run,
 		return -1;
 	for (size_t i = 0; i < n; i++) {
 		json_t *ti = dm_ti_json(dm, &rows[i], run);
-		if (!ti || !ti_matches(ti, &rows[i], task_queue(spec, rows[i].task_id), f)) {
+		if (!ti || !ti_matches(ti, &rows[i], spec, f)) {
 			json_decref(ti);
 			continue;
 		}

@@ -69,7 +69,7 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	struct dag_job_view v = {0};
 	json_t *o;
 
-	if (r->job_id > 0 && store_job_get(dm->store, r->job_id, &job, NULL) == 0) {
+	if (r->job_id > 0 && store_job_glance(dm->store, r->job_id, &job, NULL) == 0) {
 		v.known = true;
 		v.running = dm_job_runs(&job);
 		v.started_at = job.started_at;

@@ -33,6 +33,7 @@ enum ns_stmt {
 	NS_SLA_NOTIFIED,
 	NS_SLA_LIST,
 	NS_SLA_COUNT,
+	NS_SLA_ONE,
 	NS_N,
 };
 
@@ -55,6 +56,11 @@ static const char *const ns_sql[NS_N] = {
     [NS_SLA_LIST] = "SELECT " S_COLS " FROM sla_misses" S_WHERE
                     " ORDER BY recorded_at DESC, task_id LIMIT ?5 OFFSET ?6",
     [NS_SLA_COUNT] = "SELECT count(*) FROM sla_misses" S_WHERE,
+    /* one TI's (its key whole): a look-up by the primary key, where S_WHERE's
+     * "?1 IS NULL OR" terms scan the table and sort (a TI listing asks this
+     * once per TI) */
+    [NS_SLA_ONE] = "SELECT " S_COLS " FROM sla_misses WHERE dag_id = ?1 AND run_id = ?2"
+                   " AND task_id = ?3 AND map_index = ?4 LIMIT ?5 OFFSET ?6",
 };
 
 static const char *const state_names[] = {"pending", "sent", "failed"};
@@ -410,6 +416,11 @@ int sla_store_list(struct notify_store *ns, const struct sla_query *q, struct sl
 	static const struct list_kind k = {
 	    NS_SLA_COUNT, NS_SLA_LIST, bind_sfilter_v, 5, sizeof(struct sla_miss_row),
 	    read_srow,    free_srows_v};
+	static const struct list_kind one = {
+	    NS_SLA_COUNT, NS_SLA_ONE, bind_sfilter_v, 5, sizeof(struct sla_miss_row),
+	    read_srow,    free_srows_v};
+	bool key = q->dag_id && q->run_id && q->task_id;
 
-	return list_rows(ns, &k, q, q->limit, q->offset, (void **)rows, n, total, err);
+	return list_rows(ns, key ? &one : &k, q, q->limit, q->offset, (void **)rows, n, total,
+	                 err);
 }

@@ -147,6 +147,10 @@ int store_job_insert(struct store *s, const struct job_row *row, int64_t *id,
                      struct weir_error *err);
 /* Fills `out` (released by the caller) or WEIR_E_NOT_FOUND. */
 int store_job_get(struct store *s, int64_t id, struct job_row *out, struct weir_error *err);
+/* As store_job_get, but only id, state, reason and started_at are read (the
+ * rest of `out` zero, its text NULL): what a TI's view shows of its job,
+ * without the spec's text.  Released with job_row_release. */
+int store_job_glance(struct store *s, int64_t id, struct job_row *out, struct weir_error *err);
 /* Jobs newest first (id DESC).  `state` NULL: all states; `limit` <= 0: no
  * limit.  *rows is an array of *n rows (NULL when 0), freed with
  * job_rows_free(). */

@@ -212,6 +212,12 @@ def test_list_filters_are_honoured_or_refused(make_dags):
                ["task_instances"]) == 1
     assert d.get("/dags/etl_hourly/dagRuns/e1/taskInstances?pool=default_pool"
                  "&duration_gte=0")["total_entries"] == 2
+    # the date filters read the dates back from each TI's view
+    assert d.get("/dags/etl_hourly/dagRuns/e1/taskInstances?start_date_gte="
+                 "2000-01-01T00:00:00Z")["total_entries"] == 2
+    assert d.get("/dags/etl_hourly/dagRuns/e1/taskInstances?end_date_lte="
+                 "2000-01-01T00:00:00Z")["total_entries"] == 0
+    assert d.get("/dags/etl_hourly/dagRuns/e1/taskInstances?queue=nosuch")["total_entries"] == 0
     st, b = d.srv.api("POST", "/api/v1/dags/~/dagRuns/~/taskInstances/list",
                       {"task_ids": ["a"], "dag_ids": ["etl_hourly", "ml_nightly"]})
     assert st == 200 and b["total_entries"] == 2, b
