@@ -145,7 +145,9 @@ static bool spare_may_serve_again(struct agent_pool *p, struct cgroup *cg, const
 		return false;
 	if (poll(&q, 1, 0) != 0) /* EOF (let go), or a start it was not to get yet */
 		return false;
-	if (cgroup_count_procs(cg) != 0) /* (itself not counted) */
+	/* the kill after its task found it alone: no second read of
+	 * cgroup.procs (itself not counted) */
+	if (!cgroup_take_emptied(cg) && cgroup_count_procs(cg) != 0)
 		return false;
 	uint64_t left = cgroup_usage_named(&p->cs, POOL_PARENT, name);
 	log_debug("agent: shim %d: %llu bytes charged to %s after its task", (int)getpid(),
