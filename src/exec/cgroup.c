@@ -32,6 +32,7 @@ struct cgroup {
 	bool reused;             /* the group was there: limits not asked for are lifted */
 	int oom_base;            /* OOM kills counted before this handle (a reused group) */
 	long long quota_in_force; /* v1: cpu.cfs_quota_us as this handle set it; 0: not known */
+	bool emptied; /* the last cgroup_kill_all found none but the caller (cgroup_take_emptied) */
 };
 
 /* v1's "no limit" of a new group (PAGE_COUNTER_MAX pages, page-rounded) is
@@ -426,6 +427,7 @@ struct cgroup *cgroup_create_empty(const struct cgroup_support *s, const char *p
 
 int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err)
 {
+	cg->emptied = false;
 	return set_limits(cg, memory_mb, vcores, err);
 }
 
@@ -443,6 +445,7 @@ static uint64_t v1_limit(const char *dir, const char *file)
 
 int cgroup_reset_own(struct cgroup *cg)
 {
+	cg->emptied = false;
 	if (cg->version != CGROUP_V1)
 		return -1;
 	cg->reused = true;
@@ -608,6 +611,13 @@ int cgroup_count_procs(const struct cgroup *cg)
 	return signal_procs(cg->mem_dir, 0);
 }
 
+bool cgroup_take_emptied(struct cgroup *cg)
+{
+	bool e = cg->emptied;
+	cg->emptied = false;
+	return e;
+}
+
 static bool cgroup_holds_self(const struct cgroup *cg)
 {
 	char path[CG_PATH_MAX + 64], line[64];
@@ -624,10 +634,11 @@ static bool cgroup_holds_self(const struct cgroup *cg)
 	return found;
 }
 
-int cgroup_kill_all(const struct cgroup *cg)
+int cgroup_kill_all(struct cgroup *cg)
 {
 	struct timespec ts = {0, 10 * 1000 * 1000};
 
+	cg->emptied = false;
 	/* cgroup.kill would take a shim in the group with it */
 	if (cg->version == CGROUP_V2 && has_file(cg->mem_dir, "cgroup.kill") &&
 	    !cgroup_holds_self(cg))
@@ -635,8 +646,10 @@ int cgroup_kill_all(const struct cgroup *cg)
 	/* A process may fork while we kill: repeat until the group is empty. */
 	for (int i = 0; i < 200; i++) {
 		int n = signal_procs(cg->mem_dir, SIGKILL);
-		if (n <= 0)
+		if (n <= 0) {
+			cg->emptied = n == 0;
 			return n < 0 ? -1 : 0;
+		}
 		nanosleep(&ts, NULL);
 	}
 	return -1;

@@ -114,7 +114,14 @@ int cgroup_count_procs(const struct cgroup *cg);
 
 /* SIGKILLs every process in the group but the caller until none is left
  * (bounded wait of about 2 s).  0 when empty. */
-int cgroup_kill_all(const struct cgroup *cg);
+int cgroup_kill_all(struct cgroup *cg);
+
+/* True when the last cgroup_kill_all on this handle ended finding none but
+ * the caller in the group, and neither cgroup_set_limits nor
+ * cgroup_reset_own came since (nothing of a task can have been born there
+ * in between); the note is used up.  A shim asks it after its task instead
+ * of reading cgroup.procs again (cgroup_count_procs). */
+bool cgroup_take_emptied(struct cgroup *cg);
 
 /* The limit it was created with, in bytes (0: none). */
 uint64_t cgroup_memory_limit(const struct cgroup *cg);

@@ -617,13 +617,15 @@ static int spare_back(void *arg)
 }
 
 /* The task's shim: a spare of the pool when one fits (and `pool`), else a
- * fork.  Its
- * pid, or -1 (errno). */
-static pid_t task_spawn(struct agent *a, const char *key, json_t *msg, bool pool)
+ * fork.  `line` (`len` bytes): the start as the server wrote it, which a
+ * spare is given as it is (the agent changes nothing in a start), or NULL.
+ * Its pid, or -1 (errno). */
+static pid_t task_spawn(struct agent *a, const char *key, json_t *msg, const char *line,
+                        size_t len, bool pool)
 {
 	struct agent_spare *sp = pool ? agent_pool_take(&a->pool, msg) : NULL;
 
-	if (sp && agent_pool_give(&a->pool, sp, msg) == 0)
+	if (sp && agent_pool_give(&a->pool, sp, msg, line, len) == 0)
 		return sp->pid;
 	/* none, or the spare is gone (its group goes when it is reaped) */
 	fflush(NULL);
@@ -648,7 +650,7 @@ static void task_spawned(struct agent *a, struct agent_task *t, pid_t pid)
 	send_server(a, m);
 }
 
-static void on_start(struct agent *a, json_t *msg)
+static void on_start(struct agent *a, json_t *msg, const char *line, size_t len)
 {
 	char key[JOURNAL_KEY_MAX];
 	struct agent_task *t;
@@ -672,7 +674,7 @@ static void on_start(struct agent *a, json_t *msg)
 		log_error("agent: %s: out of memory", key);
 		return;
 	}
-	pid = task_spawn(a, key, msg, true);
+	pid = task_spawn(a, key, msg, line, len, true);
 	if (pid < 0) {
 		char why[160];
 		snprintf(why, sizeof why, "cannot fork the task's shim: %s", strerror(errno));
@@ -709,7 +711,7 @@ static bool task_restart(struct agent *a, struct agent_task *t, int wstatus)
 	proc_kill_session(t->pid); /* nothing of it may linger */
 	/* a fresh fork, whose program joins its group at its start: the
 	 * pool's spares may be failing alike */
-	pid_t pid = task_spawn(a, t->key, t->start, false);
+	pid_t pid = task_spawn(a, t->key, t->start, NULL, 0, false);
 	if (pid < 0)
 		return false;
 	t->restarts++;
@@ -856,7 +858,8 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 	}
 }
 
-static void on_message(struct agent *a, int ci, json_t *msg)
+/* One message; `line` (`len` bytes) is its text as received. */
+static void on_message(struct agent *a, int ci, json_t *msg, const char *line, size_t len)
 {
 	const char *t = json_string_value(json_object_get(msg, "t"));
 
@@ -865,7 +868,7 @@ static void on_message(struct agent *a, int ci, json_t *msg)
 	if (!strcmp(t, "hello")) {
 		on_hello(a, ci, msg);
 	} else if (!strcmp(t, "start")) {
-		on_start(a, msg);
+		on_start(a, msg, line, len);
 	} else if (!strcmp(t, "kill")) {
 		on_kill(a, msg);
 	} else if (!strcmp(t, "ack")) {
@@ -910,10 +913,13 @@ static bool on_conn(struct agent *a, int ci)
 		if (!nl)
 			break;
 		*nl = '\0';
-		json_t *msg = json_loads(c->in.buf + start, 0, NULL);
+		const char *line = c->in.buf + start;
+		size_t len = (size_t)(nl - line);
+		json_t *msg = json_loads(line, 0, NULL);
 		start = (size_t)(nl - c->in.buf) + 1;
+		/* a NUL inside: what was parsed is not the whole line */
 		if (msg)
-			on_message(a, ci, msg);
+			on_message(a, ci, msg, memchr(line, '\0', len) ? NULL : line, len);
 		json_decref(msg);
 	}
 	c = &a->conns[ci];

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -144,7 +145,9 @@ static bool spare_may_serve_again(struct agent_pool *p, struct cgroup *cg, const
 		return false;
 	if (poll(&q, 1, 0) != 0) /* EOF (let go), or a start it was not to get yet */
 		return false;
-	if (cgroup_count_procs(cg) != 0) /* (itself not counted) */
+	/* the kill after its task found it alone: no second read of
+	 * cgroup.procs (itself not counted) */
+	if (!cgroup_take_emptied(cg) && cgroup_count_procs(cg) != 0)
 		return false;
 	uint64_t left = cgroup_usage_named(&p->cs, POOL_PARENT, name);
 	log_debug("agent: shim %d: %llu bytes charged to %s after its task", (int)getpid(),
@@ -380,25 +383,38 @@ struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg)
 	return &p->taken;
 }
 
-int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg)
+int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg,
+                    const char *line, size_t len)
 {
-	char *text = json_dumps(msg, JSON_COMPACT);
+	char *text = NULL;
 	int rc = -1;
 
-	if (text) {
+	if (!line) {
 		/* one line: JSON_COMPACT writes no newline of its own */
-		size_t len = strlen(text), off = 0;
-		text[len++] = '\n';
+		text = json_dumps(msg, JSON_COMPACT);
+		line = text;
+		len = text ? strlen(text) : 0;
+	}
+	if (line) {
+		/* the line and its newline in one write (writev: no copy) */
+		struct iovec iov[2] = {{(void *)line, len}, {(void *)"\n", 1}};
+		size_t off = 0, total = len + 1;
 		/* blocking (pipe2 without O_NONBLOCK, pool_refill) */
-		while (off < len) {
-			ssize_t n = write(sp->wfd, text + off, len - off);
+		while (off < total) {
+			ssize_t n;
+			if (off < len) {
+				struct iovec v[2] = {{(char *)iov[0].iov_base + off, len - off}, iov[1]};
+				n = writev(sp->wfd, v, 2);
+			} else {
+				n = write(sp->wfd, "\n", 1);
+			}
 			if (n < 0 && errno == EINTR)
 				continue;
 			if (n <= 0)
 				break;
 			off += (size_t)n;
 		}
-		rc = off == len ? 0 : -1;
+		rc = off == total ? 0 : -1;
 	}
 	free(text);
 	/* the pipe stays for the shim to come back after its task */

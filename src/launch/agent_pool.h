@@ -116,11 +116,13 @@ void agent_pool_detect(struct agent_pool *p);
  * every role of a job has a memory limit, model/job_spec.c). */
 struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg);
 
-/* Hands the start to `sp` (the message down its pipe, one line); its pipe
- * stays open for it to come back after its task (agent_pool_back); its
- * group is kept or removed once `sp->pid` is reaped.  0, or -1 when the
- * spare is gone. */
-int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg);
+/* Hands the start to `sp` (the message down its pipe, one line): `line`
+ * (`len` bytes, no newline) as the server sent it when the agent changed
+ * nothing in it, else NULL and `msg` is encoded.  Its pipe stays open for
+ * it to come back after its task (agent_pool_back); its group is kept or
+ * removed once `sp->pid` is reaped.  0, or -1 when the spare is gone. */
+int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg,
+                    const char *line, size_t len);
 
 /* The task of child `pid` has ended (its journal says so): it may come
  * back, and is not replaced by a new spare while it may. */

@@ -106,13 +106,16 @@ struct supervisor {
 	int64_t exec_deadline, kill_at, next_rss, next_started; /* INT64_MAX: none */
 };
 
+/* The signalfd, made at the first task and kept: a shim that serves again
+ * (agent_pool.c) reads the same signals with it at every task. */
+static int sup_sfd = -1;
+
 /* Blocks the signals the supervisor reads from its signalfd, so none is lost
  * between the fork and the moment it can be forwarded.  The signalfd, or -1;
  * `old` gets the mask the program must run with. */
 static int supervise_signals(sigset_t *old)
 {
 	sigset_t mask;
-	int sfd;
 
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGCHLD);
@@ -120,14 +123,19 @@ static int supervise_signals(sigset_t *old)
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGHUP);
 	sigprocmask(SIG_BLOCK, &mask, old);
-	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0)
-		log_error("signalfd: %s", strerror(errno));
-	return sfd;
+	if (sup_sfd < 0) {
+		sup_sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+		if (sup_sfd < 0)
+			log_error("signalfd: %s", strerror(errno));
+	}
+	return sup_sfd;
 }
 
-/* What the child reports through its CLOEXEC pipe when it cannot become
- * the program: the step, and errno.  Nothing comes when exec succeeded. */
+/* What the child reports when it cannot become the program: the step, and
+ * errno.  It writes them in the parent's memory, which it shares until it
+ * execs or exits (CLONE_VM|CLONE_VFORK: spawn_child), and the parent reads
+ * them only once it resumes, as glibc's posix_spawn does: no pipe made,
+ * read and closed a task.  Step 0: exec succeeded. */
 enum spawn_step { SPAWN_CGROUP = 1, SPAWN_CHDIR, SPAWN_EXEC };
 
 struct spawn_error {
@@ -142,8 +150,46 @@ struct spawn_error {
 struct spawn_plan {
 	struct strvec words;
 	char *path; /* for words; NULL: sh -c */
+	bool cached; /* path from the last search's memory (prog_seen), not searched now */
 	char *sh_argv[4];
 };
+
+/* What this process's last search of a PATH found: a shim that serves again
+ * (agent_pool.c) runs the same few programs task after task, and a search
+ * is an access() per PATH directory (16 with a long PATH, ~15 us).  Keyed by
+ * the PATH string and the name, trusted for PROG_SEEN_MS after the search,
+ * and never blindly: exec of the remembered file failing (gone, no longer
+ * executable, a directory now) searches afresh at once (supervise_run), so
+ * the one way to run another program than a fresh search would find is a
+ * file made executable earlier in PATH than the one remembered in the last
+ * PROG_SEEN_MS.  100 ms: a shim of a fan-out or a chain gets a task every
+ * 5-10 ms, so about nine searches in ten are saved, and no person installing
+ * a program sees an older one run longer than that. */
+#define PROG_SEEN_MS 100
+static struct {
+	char *path_env, *name, *found;
+	int64_t at_ms;
+} prog_seen;
+
+static void prog_seen_forget(void)
+{
+	free(prog_seen.path_env);
+	free(prog_seen.name);
+	free(prog_seen.found);
+	memset(&prog_seen, 0, sizeof prog_seen);
+}
+
+static void prog_seen_note(const char *path_env, const char *name, const char *found)
+{
+	prog_seen_forget();
+	prog_seen.path_env = strdup(path_env);
+	prog_seen.name = strdup(name);
+	prog_seen.found = strdup(found);
+	if (!prog_seen.path_env || !prog_seen.name || !prog_seen.found)
+		prog_seen_forget();
+	else
+		prog_seen.at_ms = clock_mono_ms();
+}
 
 static const char *env_value(char **envp, const char *name)
 {
@@ -157,11 +203,12 @@ static const char *env_value(char **envp, const char *name)
 /* argv[0] on the program's own PATH, as execvp would find it (the first
  * executable file); not found: the first candidate, so that exec gives the
  * OS's words for it. */
-static char *find_program(const char *name, char **envp, const char *workdir)
+static char *find_program(const char *name, char **envp, const char *workdir, bool *cached)
 {
 	const char *path = env_value(envp, "PATH");
 	char *first = NULL;
 
+	*cached = false;
 	if (strchr(name, '/')) {
 		if (name[0] == '/' || !workdir)
 			return strdup(name);
@@ -171,6 +218,11 @@ static char *find_program(const char *name, char **envp, const char *workdir)
 	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
+	if (prog_seen.found && clock_mono_ms() - prog_seen.at_ms < PROG_SEEN_MS &&
+	    !strcmp(prog_seen.name, name) && !strcmp(prog_seen.path_env, path)) {
+		*cached = true;
+		return strdup(prog_seen.found);
+	}
 	for (const char *d = path;; d++) {
 		const char *e = strchr(d, ':');
 		size_t dl = e ? (size_t)(e - d) : strlen(d);
@@ -181,6 +233,7 @@ static char *find_program(const char *name, char **envp, const char *workdir)
 			struct stat st;
 			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
 				free(first);
+				prog_seen_note(path, name, cand);
 				return cand;
 			}
 		}
@@ -202,7 +255,7 @@ static int spawn_plan_make(const struct supervise_spec *spec, struct spawn_plan 
 	if (w < 0)
 		return -1;
 	if (w == 0) {
-		p->path = find_program(p->words.v[0], spec->envp, spec->workdir);
+		p->path = find_program(p->words.v[0], spec->envp, spec->workdir, &p->cached);
 		if (!p->path) {
 			strvec_release(&p->words);
 			return -1;
@@ -222,11 +275,12 @@ static void spawn_plan_release(struct spawn_plan *p)
 	free(p->path);
 }
 
-static _Noreturn void spawn_fail(int fd, int step, int code)
+static volatile struct spawn_error spawn_err;
+
+static _Noreturn void spawn_fail(int step, int code)
 {
-	struct spawn_error e = {step, errno};
-	if (write(fd, &e, sizeof e) < 0)
-		_exit(code);
+	spawn_err.err = errno;
+	spawn_err.step = step;
 	_exit(code);
 }
 
@@ -252,10 +306,9 @@ void supervise_note_ignored(void)
  * shares its parent's memory) and an empty mask, descriptors above 2
  * closed on exec, then exec.  Only async-signal-safe calls until exec,
  * and no write to memory the parent uses (the child runs in it, the parent
- * stopped, until exec: spawn_child); a failure goes to `err_fd` as a
- * struct spawn_error. */
+ * stopped, until exec: spawn_child) but `spawn_err`, where a failure goes. */
 static _Noreturn void exec_program(const struct supervise_spec *spec,
-                                   const struct spawn_plan *plan, int err_fd)
+                                   const struct spawn_plan *plan)
 {
 	sigset_t none;
 
@@ -265,9 +318,9 @@ static _Noreturn void exec_program(const struct supervise_spec *spec,
 		dup2(*spec->log_w, 2);
 	}
 	if (spec->cg && !spec->cg_joined && cgroup_join_self(spec->cg) < 0)
-		spawn_fail(err_fd, SPAWN_CGROUP, EXIT_LAUNCH_FAILED);
+		spawn_fail(SPAWN_CGROUP, EXIT_LAUNCH_FAILED);
 	if (chdir(spec->workdir) < 0)
-		spawn_fail(err_fd, SPAWN_CHDIR, EXIT_LAUNCH_FAILED);
+		spawn_fail(SPAWN_CHDIR, EXIT_LAUNCH_FAILED);
 	for (int sig = 1; sig < NSIG; sig++)
 		if (sigismember(&ignored_sigs, sig) == 1)
 			signal(sig, SIG_DFL);
@@ -279,19 +332,18 @@ static _Noreturn void exec_program(const struct supervise_spec *spec,
 		execve(plan->path, plan->words.v, spec->envp);
 	else
 		execve("/bin/sh", plan->sh_argv, spec->envp);
-	spawn_fail(err_fd, SPAWN_EXEC, 127);
+	spawn_fail(SPAWN_EXEC, 127);
 }
 
 struct spawn_args {
 	const struct supervise_spec *spec;
 	const struct spawn_plan *plan;
-	int err_fd;
 };
 
 static int spawn_child_main(void *arg)
 {
 	const struct spawn_args *a = arg;
-	exec_program(a->spec, a->plan, a->err_fd);
+	exec_program(a->spec, a->plan);
 }
 
 /* The child's own stack while it shares the launcher's memory (one thread,
@@ -305,14 +357,15 @@ static _Alignas(64) char spawn_stack[SPAWN_STACK];
  * execs or exits.  Every signal is blocked around it so that no handler of
  * the parent runs on the child's stack (the child resets dispositions, then
  * empties its mask).  The child's pid, or -1 with errno. */
-static pid_t spawn_child(const struct supervise_spec *spec, const struct spawn_plan *plan,
-                         int err_fd)
+static pid_t spawn_child(const struct supervise_spec *spec, const struct spawn_plan *plan)
 {
-	struct spawn_args a = {spec, plan, err_fd};
+	struct spawn_args a = {spec, plan};
 	sigset_t all, saved;
 	pid_t pid;
 
 	sigfillset(&all);
+	spawn_err.step = 0;
+	spawn_err.err = 0;
 	sigprocmask(SIG_SETMASK, &all, &saved);
 	pid = clone(spawn_child_main, spawn_stack + SPAWN_STACK, CLONE_VM | CLONE_VFORK | SIGCHLD,
 	            &a);
@@ -322,16 +375,14 @@ static pid_t spawn_child(const struct supervise_spec *spec, const struct spawn_p
 	return pid;
 }
 
-/* Waits for the child's word through the pipe: 0 when it exec'd (EOF),
- * else the step that failed with *e filled. */
-static int spawn_wait(int fd, struct spawn_error *e)
+/* The child's word, once spawn_child has returned (the child exec'd or
+ * exited by then): 0 when it exec'd, else the step that failed with *e
+ * filled. */
+static int spawn_wait(struct spawn_error *e)
 {
-	ssize_t n;
-
-	do
-		n = read(fd, e, sizeof *e);
-	while (n < 0 && errno == EINTR);
-	return n == (ssize_t)sizeof *e ? e->step : 0;
+	e->step = spawn_err.step;
+	e->err = spawn_err.err;
+	return e->step;
 }
 
 /* The program could not be started: the child's exit is reaped and the
@@ -565,7 +616,6 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 	};
 	sigset_t old;
 	struct spawn_plan plan;
-	int errp[2];
 	int64_t t0;
 
 	if (spawn_plan_make(spec, &plan) < 0) {
@@ -575,37 +625,44 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 	if (!ignored_known)
 		supervise_note_ignored();
 	s.sfd = supervise_signals(&old);
-	if (s.sfd < 0 || pipe2(errp, O_CLOEXEC) < 0) {
-		if (s.sfd >= 0)
-			close(s.sfd);
+	if (s.sfd < 0) {
 		spawn_plan_release(&plan);
 		return -1;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	s.pid = spawn_child(spec, &plan, errp[1]);
-	if (s.pid < 0) {
-		log_error("clone: %s", strerror(errno));
-		close(s.sfd);
-		close(errp[0]);
-		close(errp[1]);
+	struct spawn_error se;
+	int failed;
+	for (;;) {
+		s.pid = spawn_child(spec, &plan);
+		if (s.pid < 0) {
+			log_error("clone: %s", strerror(errno));
+			spawn_plan_release(&plan);
+			return -1;
+		}
+		/* no setpgid here: the child's own ran before this one resumed (vfork) */
+		failed = spawn_wait(&se);
+		if (!failed || se.step != SPAWN_EXEC || !plan.cached)
+			break;
+		/* the remembered program is not there as it was: search afresh */
+		struct rusage r;
+		while (wait4(s.pid, NULL, 0, &r) < 0 && errno == EINTR)
+			;
+		prog_seen_forget();
 		spawn_plan_release(&plan);
-		return -1;
+		if (spawn_plan_make(spec, &plan) < 0) {
+			log_error("out of memory");
+			return -1;
+		}
 	}
-	/* no setpgid here: the child's own ran before this one resumed (vfork) */
-	close(errp[1]);
 	if (spec->log_w && *spec->log_w >= 0) {
 		close(*spec->log_w); /* the program holds the write end now */
 		*spec->log_w = -1;
 	}
-	struct spawn_error se;
-	int failed = spawn_wait(errp[0], &se);
-	close(errp[0]);
 	if (failed) {
 		spawn_failed(&s, &plan, &se);
 		spawn_plan_release(&plan);
 		reap_orphans(&s.usage);
 		on_log(&s);
-		close(s.sfd);
 		return 0;
 	}
 	spawn_plan_release(&plan);
@@ -626,6 +683,5 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 	reap_orphans(&s.usage);
 	on_log(&s);
 	finish_outcome(&s);
-	close(s.sfd);
 	return 0;
 }

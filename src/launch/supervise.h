@@ -6,7 +6,7 @@
  * shell syntax (launch/command.h), else as `sh -c command`; the child resets
  * every signal's disposition and its mask and closes what it inherited, and
  * a failure to become the program (the cgroup, the directory, exec) comes
- * back through a CLOEXEC pipe in the OS's words.  It supervises it in one loop: poll() on a signalfd and the
+ * back in the memory the child shares until exec, in the OS's words.  It supervises it in one loop: poll() on a signalfd and the
  * log pipe, with the nearest deadline as the timeout, then one handler per
  * event: log bytes, a signal to the launcher (forwarded to the group, SIGKILL
  * after the grace), a child's exit (reaped, usage counted; as subreaper also

@@ -299,8 +299,15 @@ static void test_kill_all(void **state)
 	for (int i = 0; i < 200 && cgroup_count_procs(cg) < 2; i++)
 		usleep(10000);
 	assert_true(cgroup_count_procs(cg) >= 2);
+	assert_false(cgroup_take_emptied(cg)); /* no kill yet */
 	assert_int_equal(cgroup_kill_all(cg), 0);
 	assert_int_equal(cgroup_count_procs(cg), 0);
+	/* the kill's last look found it empty; the note is used once */
+	assert_true(cgroup_take_emptied(cg));
+	assert_false(cgroup_take_emptied(cg));
+	assert_int_equal(cgroup_kill_all(cg), 0);
+	assert_int_equal(cgroup_set_limits(cg, 128, 0, &err), 0);
+	assert_false(cgroup_take_emptied(cg)); /* a start came since */
 	int status;
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	cgroup_destroy(cg);
