@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/str.h"
+
 int64_t clock_now_ms(void)
 {
 	struct timespec ts;
@@ -81,13 +83,6 @@ int clock_parse_iso(const char *text, int64_t *epoch_ms)
 	return 0;
 }
 
-static char *put2(char *p, int v)
-{
-	p[0] = (char)('0' + v / 10);
-	p[1] = (char)('0' + v % 10);
-	return p + 2;
-}
-
 char *clock_format_airflow(int64_t epoch_ms, char *buf, size_t size)
 {
 	int64_t frac = ((epoch_ms % 1000) + 1000) % 1000;
@@ -95,7 +90,6 @@ char *clock_format_airflow(int64_t epoch_ms, char *buf, size_t size)
 	struct tm tm;
 	char out[40], *p = out;
 	int year;
-	size_t len;
 
 	gmtime_r(&secs, &tm);
 	year = tm.tm_year + 1900;
@@ -108,34 +102,27 @@ char *clock_format_airflow(int64_t epoch_ms, char *buf, size_t size)
 		return buf;
 	}
 	/* by hand: the API writes several a row (snprintf was 2 % of a TI listing) */
-	p = put2(p, year / 100);
-	p = put2(p, year % 100);
+	p = str_put2(p, year / 100);
+	p = str_put2(p, year % 100);
 	*p++ = '-';
-	p = put2(p, tm.tm_mon + 1);
+	p = str_put2(p, tm.tm_mon + 1);
 	*p++ = '-';
-	p = put2(p, tm.tm_mday);
+	p = str_put2(p, tm.tm_mday);
 	*p++ = 'T';
-	p = put2(p, tm.tm_hour);
+	p = str_put2(p, tm.tm_hour);
 	*p++ = ':';
-	p = put2(p, tm.tm_min);
+	p = str_put2(p, tm.tm_min);
 	*p++ = ':';
-	p = put2(p, tm.tm_sec);
+	p = str_put2(p, tm.tm_sec);
 	if (frac) {
 		*p++ = '.';
 		*p++ = (char)('0' + frac / 100);
-		p = put2(p, (int)(frac % 100));
+		p = str_put2(p, (int)(frac % 100));
 		memcpy(p, "000", 3);
 		p += 3;
 	}
 	memcpy(p, "+00:00", 7);
-	len = (size_t)(p - out) + 6;
-	if (size) {
-		if (len >= size)
-			len = size - 1;
-		memcpy(buf, out, len);
-		buf[len] = '\0';
-	}
-	return buf;
+	return str_copy_cut(buf, size, out, (size_t)(p - out) + 6);
 }
 
 void clock_sleep_ms(int64_t ms)

@@ -47,3 +47,21 @@ int str_to_int64(const char *s, int64_t min, int64_t max, int64_t *out)
 	*out = v;
 	return 0;
 }
+
+char *str_put2(char *p, int v)
+{
+	p[0] = (char)('0' + v / 10);
+	p[1] = (char)('0' + v % 10);
+	return p + 2;
+}
+
+char *str_copy_cut(char *buf, size_t size, const char *text, size_t len)
+{
+	if (size) {
+		if (len >= size)
+			len = size - 1;
+		memcpy(buf, text, len);
+		buf[len] = '\0';
+	}
+	return buf;
+}

@@ -1,6 +1,7 @@
 /* str.h: small string helpers every layer needs: replacing an owned
- * string, copying one that may be NULL, appending into a fixed buffer, and
- * reading a whole decimal integer.
+ * string, copying one that may be NULL, appending into a fixed buffer,
+ * reading a whole decimal integer, and writing digits by hand where
+ * snprintf costs too much (timestamps formatted per task).
  */
 #ifndef WEIR_LIB_STR_H
 #define WEIR_LIB_STR_H
@@ -25,5 +26,13 @@ int str_append(char *dst, size_t size, const char *src);
  * optional sign and digits (no spaces, no base prefix).  0, or -1 (*out
  * untouched) for NULL, "", anything else, or a value out of range. */
 int str_to_int64(const char *s, int64_t min, int64_t max, int64_t *out);
+
+/* Two decimal digits of v (0..99) at p; returns p + 2. */
+char *str_put2(char *p, int v);
+
+/* The first `len` bytes of `text` into buf as snprintf("%s") would write
+ * them: cut to size - 1 and terminated (nothing written when size is 0).
+ * Returns buf. */
+char *str_copy_cut(char *buf, size_t size, const char *text, size_t len);
 
 #endif

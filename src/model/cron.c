@@ -17,6 +17,8 @@
 #include <string.h>
 #include <strings.h>
 
+#include "lib/str.h"
+
 #define MS_MIN  60000LL
 #define MS_HOUR 3600000LL
 #define MS_DAY  86400000LL
@@ -89,25 +91,6 @@ static int days_in_month(int64_t y, int m)
 	return m == 2 && leap_year(y) ? 29 : dm[m - 1];
 }
 
-static char *put2(char *p, int v)
-{
-	p[0] = (char)('0' + v / 10);
-	p[1] = (char)('0' + v % 10);
-	return p + 2;
-}
-
-/* `text` (len bytes) into buf as snprintf would: cut to size - 1, ended. */
-static char *put_out(char *buf, size_t size, const char *text, size_t len)
-{
-	if (size) {
-		if (len >= size)
-			len = size - 1;
-		memcpy(buf, text, len);
-		buf[len] = '\0';
-	}
-	return buf;
-}
-
 /* The date's digits by hand (a DAG task's job formats three: snprintf was
  * most of its template's context); a year outside 0..9999 by snprintf. */
 static size_t put_date(char *out, const struct civil *c, bool nodash)
@@ -115,14 +98,14 @@ static size_t put_date(char *out, const struct civil *c, bool nodash)
 	char *p = out;
 	int y = (int)c->year;
 
-	p = put2(p, y / 100);
-	p = put2(p, y % 100);
+	p = str_put2(p, y / 100);
+	p = str_put2(p, y % 100);
 	if (!nodash)
 		*p++ = '-';
-	p = put2(p, c->month);
+	p = str_put2(p, c->month);
 	if (!nodash)
 		*p++ = '-';
-	p = put2(p, c->day);
+	p = str_put2(p, c->day);
 	return (size_t)(p - out);
 }
 
@@ -139,13 +122,13 @@ char *schedule_format_ts(int64_t ms, char *buf, size_t size)
 	}
 	p = out + put_date(out, &c, false);
 	*p++ = 'T';
-	p = put2(p, c.hour);
+	p = str_put2(p, c.hour);
 	*p++ = ':';
-	p = put2(p, c.minute);
+	p = str_put2(p, c.minute);
 	*p++ = ':';
-	p = put2(p, c.second);
+	p = str_put2(p, c.second);
 	memcpy(p, "+00:00", 6);
-	return put_out(buf, size, out, (size_t)(p - out) + 6);
+	return str_copy_cut(buf, size, out, (size_t)(p - out) + 6);
 }
 
 char *schedule_format_ds(int64_t ms, bool nodash, char *buf, size_t size)
@@ -159,7 +142,7 @@ char *schedule_format_ds(int64_t ms, bool nodash, char *buf, size_t size)
 		         (long long)c.year, c.month, c.day);
 		return buf;
 	}
-	return put_out(buf, size, out, put_date(out, &c, nodash));
+	return str_copy_cut(buf, size, out, put_date(out, &c, nodash));
 }
 
 /* Reads exactly `n` digits. */
