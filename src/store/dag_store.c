@@ -314,23 +314,34 @@ fail:
 	return -1;
 }
 
-/* Collects at most one row into `out`; WEIR_E_NOT_FOUND with `missing`. */
+/* Collects at most one row into `out`; WEIR_E_NOT_FOUND with `missing`.
+ * One step, read straight into `out` (no array of rows for a key's read);
+ * rows after the first are not read. */
 int ds_collect_one(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
                    read_row_fn rd, release_row_fn rel, void *out, const char *missing,
                    struct weir_error *err)
 {
-	char *rows;
-	size_t n;
-	if (ds_collect(ds, st, what, size, rd, rel, &rows, &n, err) < 0)
-		return -1;
-	if (n == 0) {
-		free(rows);
+	int r = sqlite3_step(st), rr;
+
+	(void)size;
+	(void)rel;
+	if (r == SQLITE_DONE) {
+		sqlite3_reset(st);
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
 	}
-	memcpy(out, rows, size);
-	for (size_t i = 1; i < n; i++)
-		rel(rows + i * size);
-	free(rows);
+	if (r != SQLITE_ROW) {
+		db_error(ds, err, what);
+		sqlite3_reset(st);
+		return -1;
+	}
+	rr = rd(st, out);
+	sqlite3_reset(st);
+	if (rr == -2)
+		return weir_error_set(err, WEIR_E_INTERNAL,
+		                      "store %s: %s: a state this weir does not know", ds_db_path(ds),
+		                      what);
+	if (rr < 0)
+		return oom(ds, err, what);
 	return 0;
 }
 
