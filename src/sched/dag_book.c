@@ -36,11 +36,13 @@ int dag_book_init(struct dag_book *b, const struct dag_graph *g, const struct da
 	b->down_at = xcalloc(n + 1, sizeof *b->down_at);
 	b->ready = xcalloc(n_tis, sizeof *b->ready);
 	b->ready_at = xcalloc(n_tis, sizeof *b->ready_at);
+	b->fresh = xcalloc(n_tis, sizeof *b->fresh);
+	b->fresh_over = true;
 	b->heap = xcalloc(n, sizeof *b->heap);
 	b->queued = xcalloc(n, sizeof *b->queued);
 	order = xcalloc(n, sizeof *order);
 	if (!b->tis || !b->st || !b->base || !b->task || !b->rank || !b->down_at || !b->ready ||
-	    !b->ready_at || !b->heap || !b->queued || !order)
+	    !b->ready_at || !b->fresh || !b->heap || !b->queued || !order)
 		goto oom;
 	if (dag_graph_order(g, order, err) < 0)
 		goto fail;
@@ -115,6 +117,7 @@ void dag_book_release(struct dag_book *b)
 	free(b->down_at);
 	free(b->ready);
 	free(b->ready_at);
+	free(b->fresh);
 	free(b->heap);
 	free(b->queued);
 	memset(b, 0, sizeof *b);
@@ -153,6 +156,10 @@ static void set_state(struct dag_book *b, size_t ti, enum dag_ti_state to)
 	} else if (to == DAG_TI_SCHEDULED) {
 		b->ready_at[ti] = b->n_ready;
 		b->ready[b->n_ready++] = ti;
+		if (b->n_fresh < b->n_tis)
+			b->fresh[b->n_fresh++] = ti;
+		else
+			b->fresh_over = true;
 	}
 }
 

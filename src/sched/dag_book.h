@@ -40,6 +40,12 @@ struct dag_book {
 	size_t count[DAG_TI_STATE_COUNT];    /* TIs in each state */
 	size_t *ready, n_ready;              /* the scheduled TIs, as they became so */
 	size_t *ready_at;                    /* TI -> its place in ready[]; SIZE_MAX: not there */
+	/* the TIs that became scheduled since the reader last emptied this
+	 * log (n_fresh = 0, fresh_over = false: the pool pass's order of the
+	 * waiting TIs follows it); fresh_over: more than n_tis did, or the
+	 * books are new: the reader takes the whole ready set instead */
+	size_t *fresh, n_fresh;
+	bool fresh_over;
 	bool settled;                        /* see above */
 	/* scratch of a decision */
 	size_t *heap, n_heap;

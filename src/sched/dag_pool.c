@@ -53,9 +53,11 @@ static bool pools_full(const struct dag_pool *pools, size_t n)
 
 static int decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags, size_t n_dags,
                   struct dag_pool *pools, size_t n_pools, struct dag_pool_decision *out,
-                  size_t *n_out, bool stop, struct weir_error *err)
+                  size_t *n_out, bool stop, bool *stopped, struct weir_error *err)
 {
 	*n_out = 0;
+	if (stopped)
+		*stopped = false;
 	if (n == 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
@@ -108,8 +110,11 @@ static int decide(const struct dag_candidate *c, size_t n, struct dag_limit *dag
 			continue;
 		}
 		/* every pool full: no later candidate can start either */
-		if (stop && key.kind == WAIT_FULL && pools_full(pools, n_pools))
+		if (stop && key.kind == WAIT_FULL && pools_full(pools, n_pools)) {
 			n = k + 1;
+			if (stopped)
+				*stopped = true;
+		}
 		if (last_reason && same_key(&key, &last)) {
 			memcpy(d->reason, last_reason, strlen(last_reason) + 1);
 			continue;
@@ -147,14 +152,22 @@ int dag_pool_decide(const struct dag_candidate *c, size_t n, struct dag_limit *d
 {
 	size_t done;
 
-	return decide(c, n, dags, n_dags, pools, n_pools, out, &done, false, err);
+	return decide(c, n, dags, n_dags, pools, n_pools, out, &done, false, NULL, err);
 }
 
 int dag_pool_decide_prefix(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
                            size_t n_dags, struct dag_pool *pools, size_t n_pools,
                            struct dag_pool_decision *out, size_t *n_out, struct weir_error *err)
 {
-	return decide(c, n, dags, n_dags, pools, n_pools, out, n_out, true, err);
+	return decide(c, n, dags, n_dags, pools, n_pools, out, n_out, true, NULL, err);
+}
+
+int dag_pool_decide_batch(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
+                          size_t n_dags, struct dag_pool *pools, size_t n_pools,
+                          struct dag_pool_decision *out, size_t *n_out, bool *stopped,
+                          struct weir_error *err)
+{
+	return decide(c, n, dags, n_dags, pools, n_pools, out, n_out, true, stopped, err);
 }
 
 size_t dag_runs_startable(int max_active_runs, int running, size_t n_queued)

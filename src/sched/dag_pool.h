@@ -80,6 +80,18 @@ int dag_pool_decide_prefix(const struct dag_candidate *c, size_t n, struct dag_l
                            size_t n_dags, struct dag_pool *pools, size_t n_pools,
                            struct dag_pool_decision *out, size_t *n_out, struct weir_error *err);
 
+/* dag_pool_decide_prefix() on the next `n` candidates of one order, given
+ * a batch at a time (the pools' and DAGs' counts carry the batches before
+ * it): *stopped says whether it stopped at out[*n_out - 1]; when it did
+ * not, the next batch goes on as one call over both would (the reasons'
+ * wording included).  A pass that reads its waiting TIs in this order a
+ * few at a time thus reads only what it can start and the one that
+ * stops it.  Same errors. */
+int dag_pool_decide_batch(const struct dag_candidate *c, size_t n, struct dag_limit *dags,
+                          size_t n_dags, struct dag_pool *pools, size_t n_pools,
+                          struct dag_pool_decision *out, size_t *n_out, bool *stopped,
+                          struct weir_error *err);
+
 /* How many of a DAG's `n_queued` queued runs (oldest logical date first)
  * start now, with `running` runs running; max_active_runs <= 0: no limit. */
 size_t dag_runs_startable(int max_active_runs, int running, size_t n_queued);

@@ -109,6 +109,19 @@ struct run_ctx {
 	bool *pending;        /* per row; NULL until one waits */
 	size_t *pending_rows; /* the rows that waited, in order (some since written) */
 	size_t n_pending, cap_pending;
+	/* the pool pass's order (pools.c): every TI that was scheduled since
+	 * the copy was read, by priority (highest first) then row; those no
+	 * longer scheduled are skipped, and one scheduled again is in place */
+	struct dm_pool_ent *pord;
+	size_t n_pord, pord_head; /* pord[0..pord_head): none scheduled */
+	bool *in_pord;            /* per TI: in pord */
+	bool pord_unreasoned;     /* a scheduled TI may show no reason yet */
+};
+
+/* A TI in a run's pool order. */
+struct dm_pool_ent {
+	int priority;
+	size_t row, ti;
 };
 
 /* strdup of s, "" for NULL; NULL only when out of memory. */

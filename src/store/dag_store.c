@@ -81,6 +81,10 @@ static const char *const ds_sql[DS_COUNT] = {
                               " ORDER BY r.logical_date, r.id, t.rowid",
     [DS_TI_BY_JOB] = "SELECT " TI_COLS ", j.started_at FROM task_instances t"
                      " LEFT JOIN jobs j ON j.id = t.job_id WHERE t.job_id = ?",
+    /* a job's end: its TI's key and try, its start */
+    [DS_TI_KEY_BY_JOB] = "SELECT t.dag_id, t.run_id, t.task_id, t.map_index, t.try_number,"
+                         " j.started_at FROM task_instances t"
+                         " LEFT JOIN jobs j ON j.id = t.job_id WHERE t.job_id = ?",
     [DS_TIS_IN_STATE] = "SELECT " TI_COLS " FROM task_instances t JOIN dag_runs r"
                         " ON r.dag_id = t.dag_id AND r.run_id = t.run_id WHERE t.state = ?"
                         " ORDER BY t.priority DESC, r.logical_date, r.id, t.rowid",
@@ -314,23 +318,34 @@ fail:
 	return -1;
 }
 
-/* Collects at most one row into `out`; WEIR_E_NOT_FOUND with `missing`. */
+/* Collects at most one row into `out`; WEIR_E_NOT_FOUND with `missing`.
+ * One step, read straight into `out` (no array of rows for a key's read);
+ * rows after the first are not read. */
 int ds_collect_one(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
                    read_row_fn rd, release_row_fn rel, void *out, const char *missing,
                    struct weir_error *err)
 {
-	char *rows;
-	size_t n;
-	if (ds_collect(ds, st, what, size, rd, rel, &rows, &n, err) < 0)
-		return -1;
-	if (n == 0) {
-		free(rows);
+	int r = sqlite3_step(st), rr;
+
+	(void)size;
+	(void)rel;
+	if (r == SQLITE_DONE) {
+		sqlite3_reset(st);
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
 	}
-	memcpy(out, rows, size);
-	for (size_t i = 1; i < n; i++)
-		rel(rows + i * size);
-	free(rows);
+	if (r != SQLITE_ROW) {
+		db_error(ds, err, what);
+		sqlite3_reset(st);
+		return -1;
+	}
+	rr = rd(st, out);
+	sqlite3_reset(st);
+	if (rr == -2)
+		return weir_error_set(err, WEIR_E_INTERNAL,
+		                      "store %s: %s: a state this weir does not know", ds_db_path(ds),
+		                      what);
+	if (rr < 0)
+		return oom(ds, err, what);
 	return 0;
 }
 
@@ -954,6 +969,47 @@ int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row 
 		*out = r.ti;
 		if (job_started_at)
 			*job_started_at = r.started_at;
+	}
+	return rc;
+}
+
+static int read_ti_key_of_job(sqlite3_stmt *st, void *p)
+{
+	struct ti_of_job *r = p;
+
+	memset(r, 0, sizeof *r);
+	r->ti.dag_id = sql_col_text(st, 0);
+	r->ti.run_id = sql_col_text(st, 1);
+	r->ti.task_id = sql_col_text(st, 2);
+	r->ti.map_index = sqlite3_column_int(st, 3);
+	r->ti.try_number = sqlite3_column_int(st, 4);
+	r->started_at = sql_col_i64(st, 5);
+	if (!r->ti.dag_id || !r->ti.run_id || !r->ti.task_id) {
+		dag_ti_row_release(&r->ti);
+		return -1;
+	}
+	return 0;
+}
+
+int dag_store_ti_key_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
+                            int64_t *job_started_at, struct weir_error *err)
+{
+	struct ti_of_job r = {0};
+	char missing[100];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	*job_started_at = 0;
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_KEY_BY_JOB, err);
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	snprintf(missing, sizeof(missing), "no task instance runs as job %" PRId64, job_id);
+	rc = ds_collect_one(ds, st, "finding a job's task instance", sizeof(r),
+	                    read_ti_key_of_job, release_ti, &r, missing, err);
+	if (rc == 0) {
+		*out = r.ti;
+		*job_started_at = r.started_at;
 	}
 	return rc;
 }

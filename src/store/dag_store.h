@@ -195,6 +195,11 @@ int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n
  * started_at, 0 when it has none): one read, not the job's whole row. */
 int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
                         int64_t *job_started_at, struct weir_error *err);
+/* As dag_store_ti_by_job, but only the TI's key (dag_id, run_id, task_id,
+ * map_index) and try_number are read; the other fields are 0 or NULL (a
+ * job's end needs no more: the run's copy holds the rest). */
+int dag_store_ti_key_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
+                            int64_t *job_started_at, struct weir_error *err);
 /* A row of a narrow read: two texts (never NULL; borrowed for the call)
  * and an int. */
 typedef void (*dag_store_row3_fn)(void *arg, const char *a, const char *b, int c);

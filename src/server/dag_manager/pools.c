@@ -4,11 +4,14 @@
  * runs' logical dates, then priority).
  *
  * Owns: the pools' use, counted again at every pass from a narrow read of
- * the queued and running TIs (the pools bound how many there are).  When
- * every pool is full the decision stops at the first TI that waits: the
- * TIs behind it keep the reason they show (those that show none get
- * theirs), so a pass over a wide fan-out costs its few starts, not its
- * thousand waiting TIs.
+ * the queued and running TIs (the pools bound how many there are), and
+ * each run copy's pool order (rc->pord: its scheduled TIs by priority and
+ * row, kept from pass to pass from the books' log of TIs that became
+ * scheduled).  The candidates are read from the runs' orders merged, a
+ * batch at a time; when every pool is full the decision stops at the
+ * first TI that waits: the TIs behind it are not read and keep the reason
+ * they show (those that show none get theirs), so a pass over a wide
+ * fan-out costs its few starts, not its thousand waiting TIs.
  */
 #include "server/dag_manager/dm_internal.h"
 
@@ -42,9 +45,11 @@ struct pool_gather {
 	struct run_ctx **runs;
 	size_t *run_dag; /* per run: its DAG's index into limits */
 	size_t n_runs, cap_runs;
+	size_t *at; /* per run: its next place in its pool order */
 	struct pool_cand *cands;
 	struct dag_candidate *cand;
-	size_t n, cap;
+	struct dag_pool_decision *dec;
+	size_t n, cap, cap2, cap3;
 	struct dag_limit *limits;
 	size_t nl, cap_l;
 	bool oom;
@@ -101,55 +106,176 @@ static void gather_run(void *arg, const char *dag_id, const char *run_id, int un
 	g->run_dag[g->n_runs++] = l;
 }
 
-/* Room for every scheduled TI of the runs at once: one allocation a pass,
- * not a doubling per sixteen candidates. */
-static bool reserve_candidates(struct pool_gather *g)
+static int ent_cmp(const void *a, const void *b)
 {
-	size_t total = 0;
+	const struct dm_pool_ent *x = a, *y = b;
 
-	for (size_t k = 0; k < g->n_runs; k++)
-		total += g->runs[k]->book.n_ready;
-	if (total <= g->cap || total == 0)
-		return true;
-	free(g->cands);
-	free(g->cand);
-	g->cands = malloc(total * sizeof *g->cands);
-	g->cand = malloc(total * sizeof *g->cand);
-	g->cap = g->cands && g->cand ? total : 0;
-	return g->cap > 0;
+	if (x->priority != y->priority)
+		return x->priority > y->priority ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-/* The scheduled TIs of the runs (their ready sets, without a look at the
- * rest) as candidates; `unreasoned`: only those that show no reason yet. */
-static bool gather_candidates(struct pool_gather *g, bool unreasoned)
+static void pord_add(struct run_ctx *rc, size_t ti)
 {
-	size_t cap2;
+	rc->in_pord[ti] = true;
+	rc->pord[rc->n_pord++] = (struct dm_pool_ent){
+	    .priority = rc->rows[rc->ti_row[ti]].priority, .row = rc->ti_row[ti], .ti = ti};
+}
 
-	if (!reserve_candidates(g))
-		return false;
-	cap2 = g->cap;
-	for (size_t k = 0; k < g->n_runs; k++) {
-		struct run_ctx *rc = g->runs[k];
-		if (rc->stale)
-			continue;
-		for (size_t q = 0; q < rc->book.n_ready; q++) {
-			size_t i = rc->book.ready[q];
-			const struct dag_ti_row *r = &rc->rows[rc->ti_row[i]];
-			if (unreasoned && r->reason && *r->reason)
-				continue;
-			if (!room((void **)&g->cands, &g->cap, g->n, sizeof *g->cands) ||
-			    !room((void **)&g->cand, &cap2, g->n, sizeof *g->cand))
-				return false;
-			g->cands[g->n] = (struct pool_cand){.rc = rc, .ti = i};
-			g->cand[g->n] = (struct dag_candidate){
-			    .dag = g->run_dag[k],
-			    .priority = r->priority,
-			    .pool = r->pool,
-			    .pool_slots = r->pool_slots,
-			    .run_order = rc->run.logical_date,
-			    .ti_order = ((size_t)rc->run.id << 32) | rc->ti_row[i]};
-			g->n++;
+/* The run's pool order brought up to its books: the TIs that became
+ * scheduled since (the books' log) put in place, the leading ones no
+ * longer scheduled passed, and those no longer scheduled dropped once
+ * they outnumber those that are.  Work: what changed, not the number
+ * waiting. */
+static bool pord_sync(struct run_ctx *rc)
+{
+	struct dag_book *b = &rc->book;
+	size_t n_new = 0;
+
+	if (!rc->pord) {
+		rc->pord = malloc((rc->n_tis ? rc->n_tis : 1) * sizeof *rc->pord);
+		rc->in_pord = calloc(rc->n_tis ? rc->n_tis : 1, sizeof *rc->in_pord);
+		if (!rc->pord || !rc->in_pord) {
+			free(rc->pord);
+			free(rc->in_pord);
+			rc->pord = NULL;
+			rc->in_pord = NULL;
+			return false;
 		}
+		rc->n_pord = rc->pord_head = 0;
+		b->fresh_over = true;
+	}
+	if (b->fresh_over) {
+		for (size_t q = 0; q < b->n_ready; q++)
+			if (!rc->in_pord[b->ready[q]])
+				pord_add(rc, b->ready[q]), n_new++;
+		rc->pord_head = 0;
+		rc->pord_unreasoned = true;
+	} else if (b->n_fresh) {
+		size_t few = 0;
+		for (size_t q = 0; q < b->n_fresh && few <= 8; q++)
+			few += !rc->in_pord[b->fresh[q]];
+		for (size_t q = 0; q < b->n_fresh; q++) {
+			size_t ti = b->fresh[q], lo = 0, hi = rc->n_pord;
+			struct dm_pool_ent e;
+			if (rc->in_pord[ti]) {
+				rc->pord_head = 0; /* scheduled again, in its place */
+				continue;
+			}
+			if (few > 8) {
+				pord_add(rc, ti), n_new++; /* many: sorted below */
+				continue;
+			}
+			/* a few: each put in place */
+			e = (struct dm_pool_ent){.priority = rc->rows[rc->ti_row[ti]].priority,
+			                         .row = rc->ti_row[ti],
+			                         .ti = ti};
+			while (lo < hi) {
+				size_t mid = lo + (hi - lo) / 2;
+				if (ent_cmp(&rc->pord[mid], &e) < 0)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			memmove(&rc->pord[lo + 1], &rc->pord[lo], (rc->n_pord - lo) * sizeof *rc->pord);
+			rc->pord[lo] = e;
+			rc->n_pord++;
+			rc->in_pord[ti] = true;
+			if (lo < rc->pord_head)
+				rc->pord_head = lo;
+		}
+		rc->pord_unreasoned = true;
+	}
+	if (n_new) {
+		qsort(rc->pord, rc->n_pord, sizeof *rc->pord, ent_cmp);
+		rc->pord_head = 0;
+	}
+	b->n_fresh = 0;
+	b->fresh_over = false;
+	if (rc->n_pord - b->n_ready > b->n_ready + 64) {
+		size_t k = 0;
+		for (size_t q = 0; q < rc->n_pord; q++) {
+			if (b->ready_at[rc->pord[q].ti] != SIZE_MAX)
+				rc->pord[k++] = rc->pord[q];
+			else
+				rc->in_pord[rc->pord[q].ti] = false;
+		}
+		rc->n_pord = k;
+		rc->pord_head = 0;
+	}
+	while (rc->pord_head < rc->n_pord && b->ready_at[rc->pord[rc->pord_head].ti] == SIZE_MAX)
+		rc->pord_head++;
+	return true;
+}
+
+/* Run k's next candidate in its pool order from g->at[k] (NULL: none);
+ * `unreasoned`: only those that show no reason yet. */
+static const struct dm_pool_ent *run_next(struct pool_gather *g, size_t k, bool unreasoned)
+{
+	struct run_ctx *rc = g->runs[k];
+
+	if (rc->stale || (unreasoned && !rc->pord_unreasoned))
+		return NULL;
+	for (; g->at[k] < rc->n_pord; g->at[k]++) {
+		const struct dm_pool_ent *e = &rc->pord[g->at[k]];
+		const char *why = rc->rows[e->row].reason;
+		if (rc->book.ready_at[e->ti] == SIZE_MAX || (unreasoned && why && *why))
+			continue;
+		return e;
+	}
+	return NULL;
+}
+
+/* The next candidate of the pass in dag_pool.h's order (priority, the
+ * run's logical date, the TI's order), merged from the runs' orders;
+ * false when none is left or out of memory (g->oom). */
+static bool next_candidate(struct pool_gather *g, bool unreasoned)
+{
+	const struct dm_pool_ent *best = NULL;
+	size_t bk = 0;
+
+	for (size_t k = 0; k < g->n_runs; k++) {
+		const struct dm_pool_ent *e = run_next(g, k, unreasoned);
+		if (!e)
+			continue;
+		if (best) {
+			const struct run_ctx *x = g->runs[k], *y = g->runs[bk];
+			if (e->priority != best->priority) {
+				if (e->priority < best->priority)
+					continue;
+			} else if (x->run.logical_date != y->run.logical_date) {
+				if (x->run.logical_date > y->run.logical_date)
+					continue;
+			} else if (x->run.id != y->run.id) {
+				if (x->run.id > y->run.id)
+					continue;
+			} else
+				continue; /* one run: its own order */
+		}
+		best = e;
+		bk = k;
+	}
+	if (!best)
+		return false;
+	if (!room((void **)&g->cands, &g->cap, g->n, sizeof *g->cands) ||
+	    !room((void **)&g->cand, &g->cap2, g->n, sizeof *g->cand) ||
+	    !room((void **)&g->dec, &g->cap3, g->n, sizeof *g->dec)) {
+		g->oom = true;
+		return false;
+	}
+	{
+		struct run_ctx *rc = g->runs[bk];
+		const struct dag_ti_row *r = &rc->rows[best->row];
+		g->cands[g->n] = (struct pool_cand){.rc = rc, .ti = best->ti};
+		g->cand[g->n] = (struct dag_candidate){
+		    .dag = g->run_dag[bk],
+		    .priority = r->priority,
+		    .pool = r->pool,
+		    .pool_slots = r->pool_slots,
+		    .run_order = rc->run.logical_date,
+		    .ti_order = ((size_t)rc->run.id << 32) | best->row};
+		g->n++;
+		g->at[bk]++;
 	}
 	return true;
 }
@@ -191,46 +317,73 @@ static bool all_full(const struct dag_manager *dm)
 	return dm->n_pools > 0;
 }
 
-/* Decides for the candidates and acts: starts, reasons.  `prefix`: stop at
- * the first that waits once every pool is full (those behind it keep their
- * reasons; those without one get theirs after). */
-static void decide_and_act(struct dag_manager *dm, struct pool_gather *g, bool prefix,
-                           struct weir_error *err)
+/* How many candidates the first batch of a pass reads: the free slots
+ * and the one that stops the decision, a few more for the TIs that wait
+ * for something else (every batch after doubles it). */
+static size_t first_batch(const struct dag_manager *dm)
 {
-	/* every field of each is written by the decision: no zeroing of a
-	 * reason's room per candidate at each pass */
-	struct dag_pool_decision *dec = malloc(g->n * sizeof *dec);
-	size_t n_dec = 0;
-	int rc;
+	size_t n = 8;
 
-	if (!dec) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		return;
+	for (size_t i = 0; i < dm->n_pools; i++) {
+		if (dm->pools[i].slots < 0)
+			return 256; /* nothing stops the decision: it reads them all */
+		if (dm->pools[i].used < dm->pools[i].slots)
+			n += (size_t)(dm->pools[i].slots - dm->pools[i].used);
 	}
-	rc = prefix ? dag_pool_decide_prefix(g->cand, g->n, g->limits, g->nl, dm->pools,
-	                                     dm->n_pools, dec, &n_dec, err)
-	            : dag_pool_decide(g->cand, g->n, g->limits, g->nl, dm->pools, dm->n_pools,
-	                              dec, err);
-	if (rc == 0 && !prefix)
-		n_dec = g->n;
-	for (size_t i = 0; rc == 0 && i < n_dec; i++) {
-		struct pool_cand *c = &g->cands[dec[i].candidate];
+	return n;
+}
+
+/* Decides for the candidates read in order, a batch at a time, and acts:
+ * starts, reasons.  `prefix`: stop at the first that waits once every
+ * pool is full (those behind it keep their reasons; those without one get
+ * theirs after); `unreasoned`: read only the TIs that show no reason. */
+static void decide_and_act(struct dag_manager *dm, struct pool_gather *g, bool prefix,
+                           bool unreasoned, struct weir_error *err)
+{
+	size_t n_dec = 0, batch = first_batch(dm);
+	bool stopped = false;
+	int rc = 0;
+
+	g->n = 0;
+	for (size_t k = 0; k < g->n_runs; k++)
+		g->at[k] = g->runs[k]->pord_head;
+	while (!stopped) {
+		size_t start = g->n, got = 0;
+		while (got < batch && next_candidate(g, unreasoned))
+			got++;
+		if (g->oom) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			return;
+		}
+		if (got == 0)
+			break;
+		/* every field of each is written by the decision */
+		if (prefix)
+			rc = dag_pool_decide_batch(g->cand + start, got, g->limits, g->nl, dm->pools,
+			                           dm->n_pools, g->dec + start, &got, &stopped, err);
+		else
+			rc = dag_pool_decide(g->cand + start, got, g->limits, g->nl, dm->pools,
+			                     dm->n_pools, g->dec + start, err);
+		if (rc < 0)
+			return;
+		for (size_t i = start; i < start + got; i++)
+			g->dec[i].candidate += start;
+		n_dec = start + got;
+		if (batch < (SIZE_MAX >> 2))
+			batch *= 2;
+	}
+	for (size_t i = 0; i < n_dec; i++) {
+		struct pool_cand *c = &g->cands[g->dec[i].candidate];
 		if (c->rc->stale)
 			continue;
-		if (dec[i].action == DAG_POOL_QUEUE)
+		if (g->dec[i].action == DAG_POOL_QUEUE)
 			dm_start_ti(dm, c->rc, c->ti);
 		else
-			set_reason(dm, c, dec[i].reason);
+			set_reason(dm, c, g->dec[i].reason);
 	}
-	free(dec);
-	if (rc == 0 && n_dec < g->n) {
-		/* the pools are full now: the rest that show no reason get theirs */
-		g->n = 0;
-		if (!gather_candidates(g, true))
-			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		else if (g->n)
-			decide_and_act(dm, g, false, err);
-	}
+	/* the pools are full now: the rest that show no reason get theirs */
+	if (stopped)
+		decide_and_act(dm, g, false, true, err);
 }
 
 void dm_pool_pass(struct dag_manager *dm)
@@ -250,24 +403,37 @@ void dm_pool_pass(struct dag_manager *dm)
 	}
 	if (g.n_runs == 0)
 		goto out;
+	g.at = calloc(g.n_runs, sizeof *g.at);
+	if (!g.at) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < g.n_runs; k++)
+		if (!g.runs[k]->stale && !pord_sync(g.runs[k])) {
+			weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
 	for (size_t i = 0; i < dm->n_pools; i++)
 		dm->pools[i].used = 0;
 	/* what queued and running TIs hold (few: the pools bound them) */
 	if (dag_store_pool_use(dm->ds, count_use, &g, &err) < 0)
 		goto out;
+	/* every pool full: no TI can start; only those that show no reason
+	 * get theirs */
 	full = all_full(dm);
-	if (!gather_candidates(&g, full)) {
-		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
-		goto out;
-	}
-	if (g.n)
-		decide_and_act(dm, &g, true, &err);
+	decide_and_act(dm, &g, true, full, &err);
+	if (!err.msg[0])
+		for (size_t k = 0; k < g.n_runs; k++)
+			if (!g.runs[k]->stale)
+				g.runs[k]->pord_unreasoned = false; /* each that waits has one */
 out:
 	if (err.msg[0])
 		log_error("DAG pools: %s", err.msg);
 	free(g.runs);
 	free(g.run_dag);
 	free(g.limits);
+	free(g.at);
 	free(g.cands);
 	free(g.cand);
+	free(g.dec);
 }

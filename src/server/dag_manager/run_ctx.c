@@ -28,6 +28,8 @@ static void run_ctx_release(struct run_ctx *rc)
 	dag_ti_rows_free(rc->rows, rc->n_rows);
 	free(rc->nodes);
 	dag_book_release(&rc->book);
+	free(rc->pord);
+	free(rc->in_pord);
 	hashmap_destroy(rc->task_ix);
 	free(rc->pending);
 	free(rc->pending_rows);

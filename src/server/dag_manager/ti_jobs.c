@@ -395,7 +395,7 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 	bool user_kill = state == JOB_KILLED;
 	char why[600];
 
-	if (dag_store_ti_by_job(dm->ds, job_id, &r, &started_at, NULL) < 0)
+	if (dag_store_ti_key_by_job(dm->ds, job_id, &r, &started_at, NULL) < 0)
 		return; /* not a DAG task's job */
 	dm_begin(dm);
 	if (success)

@@ -1033,6 +1033,75 @@ static void test_pool_prefix(void **state)
 	assert_int_equal(n, 0);
 }
 
+/* Many waiting TIs, few slots: decided a batch at a time, in order, the
+ * decision is the whole one's (the same TIs started, the same reasons,
+ * the same stop, the same counts), whatever the batches' sizes. */
+static void test_pool_batches(void **state)
+{
+	(void)state;
+	enum { N = 2000 };
+	struct weir_error err = {0};
+	static struct dag_candidate c[N];
+	static struct dag_pool_decision whole[N], part[N];
+	static const char *pools_of[] = {"p", "q", NULL, "none"};
+	unsigned seed = 7;
+
+	for (size_t i = 0; i < N; i++) {
+		seed = seed * 1103515245u + 12345u;
+		c[i] = (struct dag_candidate){.dag = (seed >> 8) % 2,
+		                              .run_order = (int64_t)((seed >> 12) % 3),
+		                              .ti_order = i,
+		                              .priority = (int)((seed >> 16) % 4),
+		                              .pool = pools_of[(seed >> 20) % 4],
+		                              .pool_slots = (int)((seed >> 24) % 3)};
+	}
+	/* in the decision's order, as the pass reads them */
+	for (size_t i = 1; i < N; i++)
+		for (size_t j = i; j > 0; j--) {
+			struct dag_candidate *x = &c[j - 1], *y = &c[j], t;
+			bool before = y->priority != x->priority   ? y->priority > x->priority
+			              : y->run_order != x->run_order ? y->run_order < x->run_order
+			                                             : y->ti_order < x->ti_order;
+			if (!before)
+				break;
+			t = *x, *x = *y, *y = t;
+		}
+	const size_t sizes[] = {1, 2, 3, 7, 64, N};
+	for (int used = 0; used < 4; used++) {
+		struct dag_limit d0[] = {{"a", 3, 1}, {"b", 0, 0}};
+		struct dag_pool p0[] = {{"p", 4, used}, {"q", 2, 0}, {"default_pool", 3, 1}};
+		size_t n_whole = 0;
+		assert_int_equal(dag_pool_decide_prefix(c, N, d0, 2, p0, 3, whole, &n_whole, &err), 0);
+		assert_true(n_whole < N); /* few slots: it stops early */
+		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+			struct dag_limit d1[] = {{"a", 3, 1}, {"b", 0, 0}};
+			struct dag_pool p1[] = {{"p", 4, used}, {"q", 2, 0}, {"default_pool", 3, 1}};
+			size_t at = 0, got;
+			bool stopped = false;
+			while (!stopped && at < N) {
+				size_t take = N - at < sizes[s] ? N - at : sizes[s];
+				assert_int_equal(dag_pool_decide_batch(c + at, take, d1, 2, p1, 3,
+				                                       part + at, &got, &stopped, &err),
+				                 0);
+				for (size_t i = at; i < at + got; i++)
+					part[i].candidate += at;
+				at += got;
+			}
+			assert_true(stopped);
+			assert_int_equal(at, n_whole);
+			for (size_t i = 0; i < n_whole; i++) {
+				assert_int_equal(part[i].candidate, whole[i].candidate);
+				assert_int_equal(part[i].action, whole[i].action);
+				assert_string_equal(part[i].reason, whole[i].reason);
+			}
+			for (size_t i = 0; i < 3; i++)
+				assert_int_equal(p1[i].used, p0[i].used);
+			assert_int_equal(d1[0].active, d0[0].active);
+			assert_int_equal(d1[1].active, d0[1].active);
+		}
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1053,6 +1122,7 @@ int main(void)
 	    cmocka_unit_test(test_evaluate_recovers),
 	    cmocka_unit_test(test_pools),
 	    cmocka_unit_test(test_pool_prefix),
+	    cmocka_unit_test(test_pool_batches),
 	    cmocka_unit_test(test_max_active),
 	    cmocka_unit_test(test_pool_serialises_run),
 	};

@@ -425,6 +425,22 @@ static void test_task_instances_and_tries(void **state)
 		dag_ti_row_release(&t);
 		assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &started, &err), 0);
 		assert_int_equal(started, 4242); /* its job's start, read with it */
+		{
+			/* the narrow read: the key, the try and the start alone */
+			struct dag_ti_row k = {0};
+			int64_t at = -1;
+			assert_int_equal(dag_store_ti_key_by_job(f->ds, job, &k, &at, &err), 0);
+			assert_int_equal(at, 4242);
+			assert_string_equal(k.dag_id, t.dag_id);
+			assert_string_equal(k.run_id, t.run_id);
+			assert_string_equal(k.task_id, "train");
+			assert_int_equal(k.map_index, 1);
+			assert_int_equal(k.try_number, t.try_number);
+			assert_null(k.rendered_command);
+			dag_ti_row_release(&k);
+			assert_int_equal(dag_store_ti_key_by_job(f->ds, job + 999, &k, &at, &err), -1);
+			assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+		}
 	}
 	assert_string_equal(t.task_id, "train");
 	assert_int_equal(t.map_index, 1);
