@@ -233,10 +233,7 @@ static char *find_program(const char *name, char **envp, const char *workdir, bo
 			struct stat st;
 			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
 				free(first);
-				/* a relative PATH entry is the shim's own folder's, which
-				 * a later task's search need not share: not remembered */
-				if (cand[0] == '/')
-					prog_seen_note(path, name, cand);
+				prog_seen_note(path, name, cand);
 				return cand;
 			}
 		}
