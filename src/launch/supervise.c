@@ -150,46 +150,9 @@ struct spawn_error {
 struct spawn_plan {
 	struct strvec words;
 	char *path; /* for words; NULL: sh -c */
-	bool cached; /* path from the last search's memory (prog_seen), not searched now */
 	char *sh_argv[4];
 };
 
-/* What this process's last search of a PATH found: a shim that serves again
- * (agent_pool.c) runs the same few programs task after task, and a search
- * is an access() per PATH directory (16 with a long PATH, ~15 us).  Keyed by
- * the PATH string and the name, trusted for PROG_SEEN_MS after the search,
- * and never blindly: exec of the remembered file failing (gone, no longer
- * executable, a directory now) searches afresh at once (supervise_run), so
- * the one way to run another program than a fresh search would find is a
- * file made executable earlier in PATH than the one remembered in the last
- * PROG_SEEN_MS.  100 ms: a shim of a fan-out or a chain gets a task every
- * 5-10 ms, so about nine searches in ten are saved, and no person installing
- * a program sees an older one run longer than that. */
-#define PROG_SEEN_MS 100
-static struct {
-	char *path_env, *name, *found;
-	int64_t at_ms;
-} prog_seen;
-
-static void prog_seen_forget(void)
-{
-	free(prog_seen.path_env);
-	free(prog_seen.name);
-	free(prog_seen.found);
-	memset(&prog_seen, 0, sizeof prog_seen);
-}
-
-static void prog_seen_note(const char *path_env, const char *name, const char *found)
-{
-	prog_seen_forget();
-	prog_seen.path_env = strdup(path_env);
-	prog_seen.name = strdup(name);
-	prog_seen.found = strdup(found);
-	if (!prog_seen.path_env || !prog_seen.name || !prog_seen.found)
-		prog_seen_forget();
-	else
-		prog_seen.at_ms = clock_mono_ms();
-}
 
 static const char *env_value(char **envp, const char *name)
 {
@@ -203,12 +166,11 @@ static const char *env_value(char **envp, const char *name)
 /* argv[0] on the program's own PATH, as execvp would find it (the first
  * executable file); not found: the first candidate, so that exec gives the
  * OS's words for it. */
-static char *find_program(const char *name, char **envp, const char *workdir, bool *cached)
+static char *find_program(const char *name, char **envp, const char *workdir)
 {
 	const char *path = env_value(envp, "PATH");
 	char *first = NULL;
 
-	*cached = false;
 	if (strchr(name, '/')) {
 		if (name[0] == '/' || !workdir)
 			return strdup(name);
@@ -218,11 +180,6 @@ static char *find_program(const char *name, char **envp, const char *workdir, bo
 	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
-	if (prog_seen.found && clock_mono_ms() - prog_seen.at_ms < PROG_SEEN_MS &&
-	    !strcmp(prog_seen.name, name) && !strcmp(prog_seen.path_env, path)) {
-		*cached = true;
-		return strdup(prog_seen.found);
-	}
 	for (const char *d = path;; d++) {
 		const char *e = strchr(d, ':');
 		size_t dl = e ? (size_t)(e - d) : strlen(d);
@@ -233,7 +190,6 @@ static char *find_program(const char *name, char **envp, const char *workdir, bo
 			struct stat st;
 			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
 				free(first);
-				prog_seen_note(path, name, cand);
 				return cand;
 			}
 		}
@@ -255,7 +211,7 @@ static int spawn_plan_make(const struct supervise_spec *spec, struct spawn_plan 
 	if (w < 0)
 		return -1;
 	if (w == 0) {
-		p->path = find_program(p->words.v[0], spec->envp, spec->workdir, &p->cached);
+		p->path = find_program(p->words.v[0], spec->envp, spec->workdir);
 		if (!p->path) {
 			strvec_release(&p->words);
 			return -1;
@@ -630,30 +586,15 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 		return -1;
 	}
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
-	struct spawn_error se;
-	int failed;
-	for (;;) {
-		s.pid = spawn_child(spec, &plan);
-		if (s.pid < 0) {
-			log_error("clone: %s", strerror(errno));
-			spawn_plan_release(&plan);
-			return -1;
-		}
-		/* no setpgid here: the child's own ran before this one resumed (vfork) */
-		failed = spawn_wait(&se);
-		if (!failed || se.step != SPAWN_EXEC || !plan.cached)
-			break;
-		/* the remembered program is not there as it was: search afresh */
-		struct rusage r;
-		while (wait4(s.pid, NULL, 0, &r) < 0 && errno == EINTR)
-			;
-		prog_seen_forget();
+	s.pid = spawn_child(spec, &plan);
+	if (s.pid < 0) {
+		log_error("clone: %s", strerror(errno));
 		spawn_plan_release(&plan);
-		if (spawn_plan_make(spec, &plan) < 0) {
-			log_error("out of memory");
-			return -1;
-		}
+		return -1;
 	}
+	/* no setpgid here: the child's own ran before this one resumed (vfork) */
+	struct spawn_error se;
+	int failed = spawn_wait(&se);
 	if (spec->log_w && *spec->log_w >= 0) {
 		close(*spec->log_w); /* the program holds the write end now */
 		*spec->log_w = -1;
