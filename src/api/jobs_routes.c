@@ -87,10 +87,47 @@ static void job_add_version(json_t *job, char out[17])
 	json_object_set_new(job, "version", json_string(out));
 }
 
+/* "events=1" on a job's answer: it carries the job's events too, as GET
+ * .../events lists them, so that a follower reads a change and what led to it
+ * in one request.  Added after the version, which stays the job's alone.  A
+ * failed read of the events leaves the key out (the client asks apart). */
+static bool wants_events(const struct http_request *req)
+{
+	const char *e = http_request_query(req, "events");
+
+	return e && (!strcmp(e, "1") || !strcmp(e, "true"));
+}
+
+/* A job's events as an array; NULL with err. */
+static json_t *job_events(const struct api_ops *ops, void *ctx, int64_t id,
+                          struct weir_error *err)
+{
+	struct event_row *rows = NULL;
+	size_t n = 0;
+
+	if (ops->events(ctx, id, &rows, &n, err) < 0)
+		return NULL;
+	json_t *events = job_view_events(rows, n);
+	event_rows_free(rows, n);
+	if (!events)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return events;
+}
+
+static void job_add_events(const struct api_ops *ops, void *ctx, json_t *job, int64_t id)
+{
+	struct weir_error err = {0};
+	json_t *events = job_events(ops, ctx, id, &err);
+
+	if (events)
+		json_object_set_new(job, "events", events);
+}
+
 struct job_wait {
 	const struct api_ops *ops;
 	void *ctx;
 	int64_t job;
+	bool events;    /* events=1 */
 	char since[17]; /* the version the client has */
 };
 
@@ -104,6 +141,8 @@ static bool job_wait_check(struct http_request *req, void *arg, bool timed_out)
 	if (r)
 		job_add_version(r, version);
 	if (!r || timed_out || strcmp(version, w->since) != 0) {
+		if (r && w->events)
+			job_add_events(w->ops, w->ctx, r, w->job);
 		reply_result(req, 200, r, &err);
 		return true;
 	}
@@ -133,6 +172,8 @@ static void route_get_job(const struct job_routes *jr, struct http_request *req,
 	}
 	job_add_version(r, version);
 	if (wait == 0 || !since || strcmp(since, version) != 0) {
+		if (wants_events(req))
+			job_add_events(jr->ops, jr->ctx, r, id);
 		reply_result(req, 200, r, &err);
 		return;
 	}
@@ -142,6 +183,7 @@ static void route_get_job(const struct job_routes *jr, struct http_request *req,
 		w->ops = jr->ops;
 		w->ctx = jr->ctx;
 		w->job = id;
+		w->events = wants_events(req);
 		snprintf(w->since, sizeof w->since, "%s", version);
 	}
 	long_polls_add(jr->polls, req, API_WAIT_JOB, id, clock_mono_ms() + wait * 1000,
@@ -298,15 +340,9 @@ static void route_tasks(const struct job_routes *jr, struct http_request *req, i
 static void route_events(const struct job_routes *jr, struct http_request *req, int64_t id)
 {
 	struct weir_error err = {0};
-	struct event_row *rows = NULL;
-	size_t n = 0;
-	json_t *r = NULL;
+	json_t *events = job_events(jr->ops, jr->ctx, id, &err);
 
-	if (jr->ops->events(jr->ctx, id, &rows, &n, &err) == 0) {
-		r = collection_or_error("events", job_view_events(rows, n), &err);
-		event_rows_free(rows, n);
-	}
-	reply_result(req, 200, r, &err);
+	reply_result(req, 200, events ? collection_or_error("events", events, &err) : NULL, &err);
 }
 
 static void route_submit(const struct job_routes *jr, struct http_request *req)
@@ -319,6 +355,15 @@ static void route_submit(const struct job_routes *jr, struct http_request *req)
 	if (body)
 		r = job_of(jr->ops->submit(jr->ctx, body, &v, &err), &v, &err);
 	json_decref(body);
+	/* the version a follower's first long poll starts from, as GET gives it */
+	if (r) {
+		char version[17];
+		json_t *id = json_object_get(r, "id");
+
+		job_add_version(r, version);
+		if (wants_events(req) && json_is_integer(id))
+			job_add_events(jr->ops, jr->ctx, r, json_integer_value(id));
+	}
 	reply_result(req, 201, r, &err);
 }
 

@@ -1,10 +1,11 @@
 /* cli_submit.c: `weir submit`: parse locally, POST, follow to the end.
  *
- * Following is a long poll of GET /api/v1/jobs/{id}?wait=1&since=VERSION
- * (every 150 ms against a server without versions): the answer
- * carries the current attempt's tasks, and cli_watch turns successive
- * answers, with the job's events (GET .../events) for what happened
- * between two of them, into one line per change.  SIGINT and SIGTERM stay blocked and
+ * Following is a long poll of GET /api/v1/jobs/{id}?wait=1&since=VERSION&events=1
+ * (every 150 ms against a server without versions), starting from the
+ * version of the submission's answer: each answer carries the current
+ * attempt's tasks and the job's events (GET .../events against a server that
+ * leaves them out), and cli_watch turns successive answers, with the events
+ * for what happened between two of them, into one line per change.  SIGINT and SIGTERM stay blocked and
  * are taken with sigtimedwait() while sleeping between polls, so that an
  * HTTP call is never cut in half by a signal and the job is killed exactly
  * once.
@@ -292,7 +293,40 @@ static void report_previous_attempt(struct cli_ctx *ctx, struct cli_watch *w, js
 	cli_reply_release(&r);
 }
 
-int cli_submit_follow(struct cli_ctx *ctx, long long id)
+/* One look at the job: its lines printed (with the events the answer
+ * carries, else those of GET .../events: a server before events=1), and
+ * true with *rc when the job has ended and its summary is printed. */
+static bool follow_look(struct cli_ctx *ctx, struct cli_watch *w, json_t *job, const char *path,
+			int64_t *ended_at, int *rc)
+{
+	struct cli_reply ev = {0};
+	json_t *events = json_object_get(job, "events");
+
+	if (!json_is_array(events)) {
+		char ev_path[160];
+
+		/* the events say what happened between this look and the
+		 * last: a task that went by running is reported so */
+		snprintf(ev_path, sizeof ev_path, "%s/events", path);
+		events = cli_call(ctx, "GET", ev_path, NULL, 10000, &ev) == 0 && cli_reply_ok(&ev)
+		             ? json_object_get(ev.json, "events")
+		             : NULL;
+	}
+	cli_watch_set_events(w, events);
+	report_previous_attempt(ctx, w, job);
+	cli_watch_update(w, job, print_line, NULL);
+	cli_watch_set_events(w, NULL);
+	cli_reply_release(&ev);
+	if (cli_job_state_is_final(cli_json_str(job, "state", "")) &&
+	    (cli_job_tasks_final(job) || ended_since_ms(ended_at) > SETTLE_MS)) {
+		print_summary(job);
+		*rc = final_status(job);
+		return true;
+	}
+	return false;
+}
+
+int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 {
 	struct cli_watch w;
 	char path[64];
@@ -310,6 +344,14 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 		interrupts = 1;
 		kill_pending = true;
 	}
+	/* The submission's answer is the first look when it has a version:
+	 * the first request is then already a long poll. */
+	if (!kill_pending && first && json_is_string(json_object_get(first, "version"))) {
+		snprintf(since, sizeof since, "%s", cli_json_str(first, "version", ""));
+		if (follow_look(ctx, &w, first, path, &ended_at, &rc))
+			goto out;
+		fflush(stdout);
+	}
 	for (;;) {
 		struct cli_reply r;
 
@@ -320,12 +362,14 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 				kill_pending = false;
 		}
 		/* A long poll: the server answers when the job changes from the
-		 * version we have, or after a second (so Ctrl-C is seen soon). */
+		 * version we have, or after a second (so Ctrl-C is seen soon),
+		 * with the job's events in the same answer. */
 		char poll_path[160];
 		if (since[0])
-			snprintf(poll_path, sizeof poll_path, "%s?wait=1&since=%s", path, since);
+			snprintf(poll_path, sizeof poll_path, "%s?wait=1&since=%s&events=1", path,
+				 since);
 		else
-			snprintf(poll_path, sizeof poll_path, "%s", path);
+			snprintf(poll_path, sizeof poll_path, "%s?events=1", path);
 		if (cli_call(ctx, "GET", poll_path, NULL, 10000, &r) < 0) {
 			since[0] = '\0';
 			int64_t now = clock_mono_ms();
@@ -353,25 +397,10 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 				lost_since = -1;
 			}
 			snprintf(since, sizeof since, "%s", cli_json_str(r.json, "version", ""));
-			/* the events say what happened between this look and the
-			 * last: a task that went by running is reported so */
-			struct cli_reply ev;
-			snprintf(poll_path, sizeof poll_path, "%s/events", path);
-			if (cli_call(ctx, "GET", poll_path, NULL, 10000, &ev) == 0 &&
-			    cli_reply_ok(&ev))
-				cli_watch_set_events(&w, json_object_get(ev.json, "events"));
-			report_previous_attempt(ctx, &w, r.json);
-			cli_watch_update(&w, r.json, print_line, NULL);
-			cli_watch_set_events(&w, NULL);
-			cli_reply_release(&ev);
-			if (cli_job_state_is_final(cli_json_str(r.json, "state", "")) &&
-			    (cli_job_tasks_final(r.json) || ended_since_ms(&ended_at) > SETTLE_MS)) {
-				print_summary(r.json);
-				rc = final_status(r.json);
-				cli_reply_release(&r);
-				break;
-			}
+			bool done = follow_look(ctx, &w, r.json, path, &ended_at, &rc);
 			cli_reply_release(&r);
+			if (done)
+				break;
 		}
 		fflush(stdout);
 		if (sleep_for_signal(lost_since >= 0 ? 500 : since[0] ? 0 : POLL_MS)) {
@@ -387,6 +416,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id)
 			}
 		}
 	}
+out:
 	fflush(stdout);
 	cli_watch_release(&w);
 	return rc;
@@ -437,7 +467,9 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 	}
 	if (!a.detach)
 		cli_signals_block();
-	if (cli_call(&ctx, "POST", "/api/v1/jobs", body, 60000, &r) < 0 || !cli_reply_ok(&r)) {
+	if (cli_call(&ctx, "POST", a.detach ? "/api/v1/jobs" : "/api/v1/jobs?events=1", body, 60000,
+		     &r) < 0 ||
+	    !cli_reply_ok(&r)) {
 		rc = cli_report(&ctx, &r);
 		goto out;
 	}
@@ -449,7 +481,7 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 	}
 	printf("job %lld submitted\n", id);
 	fflush(stdout);
-	rc = a.detach ? CLI_EXIT_OK : cli_submit_follow(&ctx, id);
+	rc = a.detach ? CLI_EXIT_OK : cli_submit_follow(&ctx, id, r.json);
 out:
 	cli_reply_release(&r);
 	cli_ctx_release(&ctx);

@@ -19,8 +19,9 @@ void cli_submit_usage(FILE *out);
 /* Follows job `id` until it ends, printing each change and the summary;
  * SIGINT/SIGTERM (blocked by the caller, see cli_signals_block()) kill the
  * job first.  Returns 0 when it succeeded, 1 when it failed or was killed,
- * 3 when the server stayed unreachable. */
-int cli_submit_follow(struct cli_ctx *ctx, long long id);
+ * 3 when the server stayed unreachable.  `first` (may be NULL): the
+ * submission's answer, the first look when it carries a version. */
+int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first);
 
 /* Blocks SIGINT and SIGTERM so that they are taken only between HTTP calls
  * (cli_submit_follow() waits for them while it sleeps). */

@@ -38,3 +38,28 @@ def test_long_poll_rejects_a_bad_wait(server):
     job = server.submit(spec({"worker": {"command": "true"}}, name="bad-wait"))
     status, body = server.api("GET", "/api/v1/jobs/%s?wait=forever&since=x" % job["id"])
     assert status == 400 and "wait" in body["error"], body
+
+
+def test_events_ride_with_the_job_and_the_submission_has_a_version(server):
+    status, job = server.api("POST", "/api/v1/jobs?events=1",
+                             spec({"worker": {"command": "sleep 1"}}, name="with-events"))
+    assert status == 201, job
+    assert job["version"] and [e["kind"] for e in job["events"]][:1] == ["submitted"], job
+    job = server.wait_running(job["id"])
+    current = server.job(job["id"])
+    assert "events" not in current, current
+    # The events do not change the version; they are those of GET .../events.
+    status, both = server.api("GET", "/api/v1/jobs/%s?events=1" % job["id"])
+    assert status == 200 and both["version"] == current["version"], both
+    listed = server.api("GET", "/api/v1/jobs/%s/events" % job["id"])[1]["events"]
+    assert both["events"] == listed, both
+    # A long poll with events=1 answers each change with the events up to it.
+    for _ in range(20):
+        status, changed = server.api("GET", "/api/v1/jobs/%s?wait=30&since=%s&events=1"
+                                     % (job["id"], current["version"]), timeout=60)
+        assert status == 200 and changed["version"] != current["version"], changed
+        current = changed
+        if changed["state"] == "succeeded":
+            break
+    assert changed["state"] == "succeeded", changed
+    assert any(e["message"] == "worker:0 succeeded" for e in changed["events"]), changed
