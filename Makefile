@@ -12,7 +12,16 @@ PKGS     := libuv sqlite3 jansson yaml-0.1 nettle
 DL_PKGS  := libxml-2.0 libarchive libpq libmariadb libmicrohttpd gnutls
 CFLAGS   ?= -O2 -g
 CFLAGS   += -std=c11 -D_GNU_SOURCE -Isrc $(shell pkg-config --cflags $(PKGS) $(DL_PKGS) 2>/dev/null)
+# linked from their static archives where this system has them all (Debian's -dev packages
+# do): every start of weir (each CLI command) then maps libc and libm only, not seven
+# libraries; the dynamic loader's work was half of a `weir --version` (docs/benchmarks.md)
+STATIC_A := $(foreach a,uv_a sqlite3 jansson yaml nettle,\
+              $(wildcard $(shell pkg-config --variable=libdir libuv 2>/dev/null)/lib$(a).a))
+ifeq ($(words $(STATIC_A)),5)
+LDLIBS   += $(STATIC_A) -lpthread -ldl -lrt -lm
+else
 LDLIBS   += $(shell pkg-config --libs $(PKGS) 2>/dev/null) -lm
+endif
 # the name each of DL_PKGS is opened by, as this system's library says it (its SONAME)
 soname    = $(shell readelf -d $$(pkg-config --variable=libdir $(1) 2>/dev/null)/lib$(2).so 2>/dev/null | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')
 SONAMES  := $(foreach p,PQ:libpq:pq MARIADB:libmariadb:mariadb XML2:libxml-2.0:xml2 ARCHIVE:libarchive:archive \
