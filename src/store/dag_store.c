@@ -79,8 +79,6 @@ static const char *const ds_sql[DS_COUNT] = {
                               " WHERE r.id IN (SELECT id FROM dag_runs WHERE dag_id = ?1"
                               " ORDER BY logical_date DESC, id DESC LIMIT ?2)"
                               " ORDER BY r.logical_date, r.id, t.rowid",
-    [DS_TI_BY_JOB] = "SELECT " TI_COLS ", j.started_at FROM task_instances t"
-                     " LEFT JOIN jobs j ON j.id = t.job_id WHERE t.job_id = ?",
     /* a job's end: its TI's key and try, its start */
     [DS_TI_KEY_BY_JOB] = "SELECT t.dag_id, t.run_id, t.task_id, t.map_index, t.try_number,"
                          " j.started_at FROM task_instances t"
@@ -933,45 +931,11 @@ int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n
 	                  read_ti, release_ti, rows, n, err);
 }
 
-/* A TI with its job's start (the column after TI_COLS). */
+/* A TI's key and try with its job's start. */
 struct ti_of_job {
 	struct dag_ti_row ti;
 	int64_t started_at;
 };
-
-static int read_ti_of_job(sqlite3_stmt *st, void *p)
-{
-	struct ti_of_job *r = p;
-	int rc = read_ti(st, &r->ti);
-
-	r->started_at = rc == 0 ? sql_col_i64(st, 18) : 0;
-	return rc;
-}
-
-int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
-                        int64_t *job_started_at, struct weir_error *err)
-{
-	struct ti_of_job r = {0};
-	char missing[100];
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (job_started_at)
-		*job_started_at = 0;
-	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_BY_JOB, err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	snprintf(missing, sizeof(missing), "no task instance runs as job %" PRId64, job_id);
-	rc = ds_collect_one(ds, st, "finding a job's task instance", sizeof(r), read_ti_of_job,
-	                    release_ti, &r, missing, err);
-	if (rc == 0) {
-		*out = r.ti;
-		if (job_started_at)
-			*job_started_at = r.started_at;
-	}
-	return rc;
-}
 
 static int read_ti_key_of_job(sqlite3_stmt *st, void *p)
 {
