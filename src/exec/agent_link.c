@@ -13,6 +13,7 @@
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/hashmap.h"
+#include "lib/json_line.h"
 #include "lib/json_util.h"
 #include "lib/log.h"
 #include "lib/strbuf.h"
@@ -231,7 +232,7 @@ static void process_input(struct agent_link *l)
 		if (!nl)
 			break;
 		*nl = '\0';
-		json_t *msg = json_loads(l->in.buf + start, 0, NULL);
+		json_t *msg = json_line_loads(l->in.buf + start);
 		start = (size_t)(nl - l->in.buf) + 1;
 		const char *t = json_string_value(json_object_get(msg, "t"));
 		char key[160];
