@@ -237,31 +237,34 @@ static void col_name(sqlite3_stmt *st, int i, char *dst)
 	snprintf(dst, STORE_STATE_MAX, "%s", t ? (const char *)t : "");
 }
 
+int ds_step(struct dag_store *ds, sqlite3_stmt *st)
+{
+	int r = sqlite3_step(st);
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : sqlite3_extended_errcode(ds->db);
+}
+
 static int step_done(struct dag_store *ds, sqlite3_stmt *st, const char *what,
                      struct weir_error *err)
 {
-	int r = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (r != SQLITE_DONE)
-		return db_error(ds, err, what);
-	return 0;
+	return ds_step(ds, st) ? db_error(ds, err, what) : 0;
 }
 
-/* Steps a write whose constraint failures mean something: a duplicate key
- * is `dup` (WEIR_E_CONFLICT), a missing parent `missing` (WEIR_E_NOT_FOUND). */
-int ds_step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, const char *dup,
-                  const char *missing, struct weir_error *err)
+int ds_write_failed(struct dag_store *ds, int code, const char *what, const char *dup,
+                    const char *missing, struct weir_error *err)
 {
-	int r = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (r == SQLITE_DONE)
-		return 0;
-	int code = sqlite3_extended_errcode(ds->db);
 	if ((code == SQLITE_CONSTRAINT_PRIMARYKEY || code == SQLITE_CONSTRAINT_UNIQUE) && dup)
 		return weir_error_set(err, WEIR_E_CONFLICT, "%s", dup);
 	if (code == SQLITE_CONSTRAINT_FOREIGNKEY && missing)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
 	return db_error(ds, err, what);
+}
+
+int ds_step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, const char *dup,
+                  const char *missing, struct weir_error *err)
+{
+	int code = ds_step(ds, st);
+	return code ? ds_write_failed(ds, code, what, dup, missing, err) : 0;
 }
 
 /* Steps a SELECT into a new array of rows of `size` bytes; `rows_out` is
@@ -875,6 +878,9 @@ int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, stru
 		return -1;
 	sql_bind_ti_key(st, 1, row->dag_id, row->run_id, row->task_id, row->map_index);
 	bind_ti_fields(st, 5, row);
+	int code = ds_step(ds, st);
+	if (!code)
+		return 0;
 	char dup[400], missing[500];
 	ds_ti_name(dup, sizeof(dup), "already have", row->dag_id, row->run_id, row->task_id,
 	           row->map_index);
@@ -885,7 +891,7 @@ int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, stru
 	else
 		snprintf(missing, sizeof(missing), "no run %s of DAG %s",
 		         row->run_id ? row->run_id : "", row->dag_id ? row->dag_id : "");
-	return ds_step_write(ds, st, "inserting a task instance", dup, missing, err);
+	return ds_write_failed(ds, code, "inserting a task instance", dup, missing, err);
 }
 
 int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_id,
@@ -1038,10 +1044,12 @@ static int ti_write(struct dag_store *ds, sqlite3_stmt *st, const struct dag_ti_
                     struct weir_error *err)
 {
 	char missing[500];
+	int code = ds_step(ds, st);
 
-	snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
-	if (ds_step_write(ds, st, "updating a task instance", NULL, missing, err) < 0)
-		return -1;
+	if (code) {
+		snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
+		return ds_write_failed(ds, code, "updating a task instance", NULL, missing, err);
+	}
 	if (sqlite3_changes(ds->db) == 0) {
 		ds_ti_name(missing, sizeof(missing), "no", row->dag_id, row->run_id, row->task_id,
 		           row->map_index);

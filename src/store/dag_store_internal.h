@@ -72,6 +72,15 @@ int ds_check_ti_state(struct dag_store *ds, enum dag_ti_state s, struct weir_err
 void ds_ti_name(char *buf, size_t size, const char *what, const char *dag_id, const char *run_id,
                 const char *task_id, int map_index);
 
+/* Steps a write and resets it: 0 when done, else SQLite's extended code,
+ * for ds_write_failed() (a caller names what failed only when it did). */
+int ds_step(struct dag_store *ds, sqlite3_stmt *st);
+/* The error of a write that failed with `code`: a duplicate key is `dup`
+ * (WEIR_E_CONFLICT), a missing parent `missing` (WEIR_E_NOT_FOUND), each
+ * when not NULL; else the database's.  -1. */
+int ds_write_failed(struct dag_store *ds, int code, const char *what, const char *dup,
+                    const char *missing, struct weir_error *err);
+
 /* Steps a write whose constraint failures mean something: a duplicate key
  * is `dup` (WEIR_E_CONFLICT), a missing parent `missing` (WEIR_E_NOT_FOUND). */
 int ds_step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, const char *dup,
