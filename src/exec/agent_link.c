@@ -59,7 +59,40 @@ static void handle_free(uv_handle_t *h)
 static void task_key(char *buf, size_t size, long long job, const char *role, int index,
                      int attempt)
 {
-	snprintf(buf, size, "%lld.%s.%d.%d", job, role, index, attempt);
+	/* one a message: written by hand, snprintf's parse of the format cost
+	 * more than the rest of the key (the same text: "%lld.%s.%d.%d") */
+	char num[3][24];
+	size_t nlen[3], rlen = strlen(role), at = 0;
+	long long v[3] = {job, index, attempt};
+
+	for (int i = 0; i < 3; i++) {
+		unsigned long long u = v[i] < 0 ? 0ULL - (unsigned long long)v[i] : (unsigned long long)v[i];
+		char t[24];
+		size_t n = 0, k = 0;
+		do
+			t[n++] = (char)('0' + u % 10);
+		while (u /= 10);
+		if (v[i] < 0)
+			num[i][k++] = '-';
+		while (n)
+			num[i][k++] = t[--n];
+		nlen[i] = k;
+	}
+	if (nlen[0] + rlen + nlen[1] + nlen[2] + 4 > size) {
+		snprintf(buf, size, "%lld.%s.%d.%d", job, role, index, attempt);
+		return;
+	}
+	memcpy(buf, num[0], nlen[0]);
+	at = nlen[0];
+	buf[at++] = '.';
+	memcpy(buf + at, role, rlen);
+	at += rlen;
+	for (int i = 1; i < 3; i++) {
+		buf[at++] = '.';
+		memcpy(buf + at, num[i], nlen[i]);
+		at += nlen[i];
+	}
+	buf[at] = '\0';
 }
 
 static void key_of_msg(char *buf, size_t size, json_t *m)
@@ -240,8 +273,8 @@ static void process_input(struct agent_link *l)
 			json_decref(msg);
 			continue;
 		}
-		key_of_msg(key, sizeof key, msg);
 		if (!strcmp(t, "spawned")) {
+			key_of_msg(key, sizeof key, msg);
 			struct held *h = hashmap_get_str(l->held, key);
 			if (h) {
 				free(h->start_line);
@@ -249,6 +282,7 @@ static void process_input(struct agent_link *l)
 				h->shim_pid = (int)json_integer_value(json_object_get(msg, "pid"));
 			}
 		} else if (!strcmp(t, "done")) {
+			key_of_msg(key, sizeof key, msg);
 			held_drop(l, key); /* it reported over HTTP itself */
 		} else if (!strcmp(t, "held")) {
 			reconcile(l, json_object_get(msg, "tasks"));
