@@ -246,6 +246,9 @@ int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, cons
 json_t *dm_foreach_items(const struct run_ctx *rc, const struct dag_task *t,
                          struct weir_error *err);
 
+/* Whether a task of spec depends_on_past (a run's copy keeps the answer:
+ * rc->has_past). */
+bool dm_spec_has_past(const struct dag_spec *spec);
 /* depends_on_past: each such task's hold (rc->nodes[t].held) from the
  * previous run; *changed (may be NULL) when one moved (the books are then
  * unsettled).  -1 when the store could not be read (the tasks are held). */

@@ -221,6 +221,7 @@ again:
 	rc->g.n_tasks = n_tasks;
 	if (dag_book_init(&rc->book, &rc->g, tis, n_tis, err) < 0)
 		goto fail;
+	rc->has_past = dm_spec_has_past(rc->spec);
 	dm_flow_holds(dm, rc, NULL); /* depends_on_past (flow.c); a failed read holds */
 	/* rows of tasks that left the file: removed */
 	for (size_t k = 0; k < rc->n_rows; k++) {
