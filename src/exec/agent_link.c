@@ -251,12 +251,25 @@ static void reconcile(struct agent_link *l, json_t *tasks)
 	pump_arm(l);
 }
 
+/* Key `key` into the acknowledgement being written ({"t":"ack","keys":[...]},
+ * as text: a tree and its dump cost more than the line); a key that is not
+ * valid UTF-8 is left out, as a JSON string could not hold it. */
+static void ack_add(struct strbuf *acks, const char *key)
+{
+	size_t at = acks->len;
+
+	strbuf_addstr(acks, at ? "," : "{\"t\":\"ack\",\"keys\":[");
+	if (json_util_write_string(acks, key) < 0 && !acks->failed)
+		strbuf_remove(acks, at, acks->len - at);
+}
+
 /* Every whole line of the input: spawned and held settle the table at
  * once; started and exited go to the job manager together, lost ones to
  * the exit callback; then what was recorded is acknowledged. */
 static void process_input(struct agent_link *l)
 {
-	json_t *batch = json_array(), *acks = json_array(), *lost = json_array();
+	json_t *batch = json_array(), *lost = json_array();
+	struct strbuf acks = STRBUF_INIT;
 	size_t start = 0, i;
 	json_t *m;
 
@@ -302,7 +315,7 @@ static void process_input(struct agent_link *l)
 			continue;
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
-		json_array_append_new(acks, json_string(key));
+		ack_add(&acks, key);
 	}
 	json_array_foreach(lost, i, m) {
 		char key[160];
@@ -316,14 +329,15 @@ static void process_input(struct agent_link *l)
 		        (int)json_integer_value(json_object_get(m, "pid")),
 		        json_is_integer(st) ? json_integer_value(st) : -1,
 		        json_is_integer(sig) ? (int)json_integer_value(sig) : 0);
-		json_array_append_new(acks, json_string(key));
+		ack_add(&acks, key);
 	}
-	if (json_array_size(acks) > 0) {
-		json_t *ack = json_pack("{s:s,s:O}", "t", "ack", "keys", acks);
-		queue_line(l, ack);
-		json_decref(ack);
+	if (acks.len > 0) {
+		strbuf_addstr(&acks, "]}\n");
+		if (!acks.failed)
+			strbuf_add(&l->out, acks.buf, acks.len);
+		pump_arm(l);
 	}
-	json_decref(acks);
+	strbuf_release(&acks);
 	json_decref(lost);
 	json_decref(batch);
 }
