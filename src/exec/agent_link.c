@@ -13,6 +13,7 @@
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/hashmap.h"
+#include "lib/json_line.h"
 #include "lib/json_util.h"
 #include "lib/log.h"
 #include "lib/strbuf.h"
@@ -58,7 +59,40 @@ static void handle_free(uv_handle_t *h)
 static void task_key(char *buf, size_t size, long long job, const char *role, int index,
                      int attempt)
 {
-	snprintf(buf, size, "%lld.%s.%d.%d", job, role, index, attempt);
+	/* one a message: written by hand, snprintf's parse of the format cost
+	 * more than the rest of the key (the same text: "%lld.%s.%d.%d") */
+	char num[3][24];
+	size_t nlen[3], rlen = strlen(role), at = 0;
+	long long v[3] = {job, index, attempt};
+
+	for (int i = 0; i < 3; i++) {
+		unsigned long long u = v[i] < 0 ? 0ULL - (unsigned long long)v[i] : (unsigned long long)v[i];
+		char t[24];
+		size_t n = 0, k = 0;
+		do
+			t[n++] = (char)('0' + u % 10);
+		while (u /= 10);
+		if (v[i] < 0)
+			num[i][k++] = '-';
+		while (n)
+			num[i][k++] = t[--n];
+		nlen[i] = k;
+	}
+	if (nlen[0] + rlen + nlen[1] + nlen[2] + 4 > size) {
+		snprintf(buf, size, "%lld.%s.%d.%d", job, role, index, attempt);
+		return;
+	}
+	memcpy(buf, num[0], nlen[0]);
+	at = nlen[0];
+	buf[at++] = '.';
+	memcpy(buf + at, role, rlen);
+	at += rlen;
+	for (int i = 1; i < 3; i++) {
+		buf[at++] = '.';
+		memcpy(buf + at, num[i], nlen[i]);
+		at += nlen[i];
+	}
+	buf[at] = '\0';
 }
 
 static void key_of_msg(char *buf, size_t size, json_t *m)
@@ -217,12 +251,25 @@ static void reconcile(struct agent_link *l, json_t *tasks)
 	pump_arm(l);
 }
 
+/* Key `key` into the acknowledgement being written ({"t":"ack","keys":[...]},
+ * as text: a tree and its dump cost more than the line); a key that is not
+ * valid UTF-8 is left out, as a JSON string could not hold it. */
+static void ack_add(struct strbuf *acks, const char *key)
+{
+	size_t at = acks->len;
+
+	strbuf_addstr(acks, at ? "," : "{\"t\":\"ack\",\"keys\":[");
+	if (json_util_write_string(acks, key) < 0 && !acks->failed)
+		strbuf_remove(acks, at, acks->len - at);
+}
+
 /* Every whole line of the input: spawned and held settle the table at
  * once; started and exited go to the job manager together, lost ones to
  * the exit callback; then what was recorded is acknowledged. */
 static void process_input(struct agent_link *l)
 {
-	json_t *batch = json_array(), *acks = json_array(), *lost = json_array();
+	json_t *batch = json_array(), *lost = json_array();
+	struct strbuf acks = STRBUF_INIT;
 	size_t start = 0, i;
 	json_t *m;
 
@@ -231,7 +278,7 @@ static void process_input(struct agent_link *l)
 		if (!nl)
 			break;
 		*nl = '\0';
-		json_t *msg = json_loads(l->in.buf + start, 0, NULL);
+		json_t *msg = json_line_loads(l->in.buf + start);
 		start = (size_t)(nl - l->in.buf) + 1;
 		const char *t = json_string_value(json_object_get(msg, "t"));
 		char key[160];
@@ -239,8 +286,8 @@ static void process_input(struct agent_link *l)
 			json_decref(msg);
 			continue;
 		}
-		key_of_msg(key, sizeof key, msg);
 		if (!strcmp(t, "spawned")) {
+			key_of_msg(key, sizeof key, msg);
 			struct held *h = hashmap_get_str(l->held, key);
 			if (h) {
 				free(h->start_line);
@@ -248,6 +295,7 @@ static void process_input(struct agent_link *l)
 				h->shim_pid = (int)json_integer_value(json_object_get(msg, "pid"));
 			}
 		} else if (!strcmp(t, "done")) {
+			key_of_msg(key, sizeof key, msg);
 			held_drop(l, key); /* it reported over HTTP itself */
 		} else if (!strcmp(t, "held")) {
 			reconcile(l, json_object_get(msg, "tasks"));
@@ -267,7 +315,7 @@ static void process_input(struct agent_link *l)
 			continue;
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
-		json_array_append_new(acks, json_string(key));
+		ack_add(&acks, key);
 	}
 	json_array_foreach(lost, i, m) {
 		char key[160];
@@ -281,14 +329,15 @@ static void process_input(struct agent_link *l)
 		        (int)json_integer_value(json_object_get(m, "pid")),
 		        json_is_integer(st) ? json_integer_value(st) : -1,
 		        json_is_integer(sig) ? (int)json_integer_value(sig) : 0);
-		json_array_append_new(acks, json_string(key));
+		ack_add(&acks, key);
 	}
-	if (json_array_size(acks) > 0) {
-		json_t *ack = json_pack("{s:s,s:O}", "t", "ack", "keys", acks);
-		queue_line(l, ack);
-		json_decref(ack);
+	if (acks.len > 0) {
+		strbuf_addstr(&acks, "]}\n");
+		if (!acks.failed)
+			strbuf_add(&l->out, acks.buf, acks.len);
+		pump_arm(l);
 	}
-	json_decref(acks);
+	strbuf_release(&acks);
 	json_decref(lost);
 	json_decref(batch);
 }

@@ -100,8 +100,12 @@ struct run_ctx {
 	size_t *ti_row; /* TI index -> index into rows */
 	size_t n_tis;
 	size_t *ti_task; /* TI index -> task index */
+	/* job id -> row index + 1, for a job's end (dm_run_by_job()); an entry
+	 * whose row runs another job since is left, and not believed */
+	struct hashmap *by_job;
 	json_t *params;  /* the run's params (the DAG's, conf over them) */
 	bool has_outputs; /* a TI wrote outputs since the run was read (dm_run_outputs()) */
+	bool has_past;    /* a task of its DAG depends_on_past (read with the spec) */
 	bool stale;      /* a write failed: memory and store may differ; read again */
 	/* rows whose write waits for the turn's end (dm_ti_defer()): a TI that
 	 * became scheduled is written once, with the reason the pool pass gives

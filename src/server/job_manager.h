@@ -111,13 +111,15 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err);
 /* ---- hooks for the DAG manager (server/dag_manager.h) ---- */
 
 /* Told once when a job reaches a final state (succeeded, failed, killed):
- * the cause of its end (model/end_cause.h), its exit code (-1: none) and
- * reason ("execution timeout after 5s", ...).
+ * the cause of its end (model/end_cause.h), its exit code (-1: none),
+ * reason ("execution timeout after 5s", ...) and when it started (its
+ * started_at; 0: it never did).
  * Called at the end of the loop turn that ended it, inside that turn's
  * transaction, so what the callee writes and submits commits with it.
  * Strings are borrowed for the call. */
 typedef void (*job_manager_end_fn)(void *arg, int64_t job_id, enum job_state state,
-                                   enum end_cause cause, int exit_code, const char *reason);
+                                   enum end_cause cause, int exit_code, const char *reason,
+                                   int64_t started_at);
 void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn, void *arg);
 
 /* Validates `spec` and queues it as a new job, as POST /api/v1/jobs does;

@@ -79,8 +79,6 @@ static const char *const ds_sql[DS_COUNT] = {
                               " WHERE r.id IN (SELECT id FROM dag_runs WHERE dag_id = ?1"
                               " ORDER BY logical_date DESC, id DESC LIMIT ?2)"
                               " ORDER BY r.logical_date, r.id, t.rowid",
-    [DS_TI_BY_JOB] = "SELECT " TI_COLS ", j.started_at FROM task_instances t"
-                     " LEFT JOIN jobs j ON j.id = t.job_id WHERE t.job_id = ?",
     /* a job's end: its TI's key and try, its start */
     [DS_TI_KEY_BY_JOB] = "SELECT t.dag_id, t.run_id, t.task_id, t.map_index, t.try_number,"
                          " j.started_at FROM task_instances t"
@@ -239,31 +237,34 @@ static void col_name(sqlite3_stmt *st, int i, char *dst)
 	snprintf(dst, STORE_STATE_MAX, "%s", t ? (const char *)t : "");
 }
 
+int ds_step(struct dag_store *ds, sqlite3_stmt *st)
+{
+	int r = sqlite3_step(st);
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : sqlite3_extended_errcode(ds->db);
+}
+
 static int step_done(struct dag_store *ds, sqlite3_stmt *st, const char *what,
                      struct weir_error *err)
 {
-	int r = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (r != SQLITE_DONE)
-		return db_error(ds, err, what);
-	return 0;
+	return ds_step(ds, st) ? db_error(ds, err, what) : 0;
 }
 
-/* Steps a write whose constraint failures mean something: a duplicate key
- * is `dup` (WEIR_E_CONFLICT), a missing parent `missing` (WEIR_E_NOT_FOUND). */
-int ds_step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, const char *dup,
-                  const char *missing, struct weir_error *err)
+int ds_write_failed(struct dag_store *ds, int code, const char *what, const char *dup,
+                    const char *missing, struct weir_error *err)
 {
-	int r = sqlite3_step(st);
-	sqlite3_reset(st);
-	if (r == SQLITE_DONE)
-		return 0;
-	int code = sqlite3_extended_errcode(ds->db);
 	if ((code == SQLITE_CONSTRAINT_PRIMARYKEY || code == SQLITE_CONSTRAINT_UNIQUE) && dup)
 		return weir_error_set(err, WEIR_E_CONFLICT, "%s", dup);
 	if (code == SQLITE_CONSTRAINT_FOREIGNKEY && missing)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
 	return db_error(ds, err, what);
+}
+
+int ds_step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, const char *dup,
+                  const char *missing, struct weir_error *err)
+{
+	int code = ds_step(ds, st);
+	return code ? ds_write_failed(ds, code, what, dup, missing, err) : 0;
 }
 
 /* Steps a SELECT into a new array of rows of `size` bytes; `rows_out` is
@@ -877,6 +878,9 @@ int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, stru
 		return -1;
 	sql_bind_ti_key(st, 1, row->dag_id, row->run_id, row->task_id, row->map_index);
 	bind_ti_fields(st, 5, row);
+	int code = ds_step(ds, st);
+	if (!code)
+		return 0;
 	char dup[400], missing[500];
 	ds_ti_name(dup, sizeof(dup), "already have", row->dag_id, row->run_id, row->task_id,
 	           row->map_index);
@@ -887,7 +891,7 @@ int dag_store_ti_insert(struct dag_store *ds, const struct dag_ti_row *row, stru
 	else
 		snprintf(missing, sizeof(missing), "no run %s of DAG %s",
 		         row->run_id ? row->run_id : "", row->dag_id ? row->dag_id : "");
-	return ds_step_write(ds, st, "inserting a task instance", dup, missing, err);
+	return ds_write_failed(ds, code, "inserting a task instance", dup, missing, err);
 }
 
 int dag_store_ti_get(struct dag_store *ds, const char *dag_id, const char *run_id,
@@ -933,45 +937,11 @@ int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n
 	                  read_ti, release_ti, rows, n, err);
 }
 
-/* A TI with its job's start (the column after TI_COLS). */
+/* A TI's key and try with its job's start. */
 struct ti_of_job {
 	struct dag_ti_row ti;
 	int64_t started_at;
 };
-
-static int read_ti_of_job(sqlite3_stmt *st, void *p)
-{
-	struct ti_of_job *r = p;
-	int rc = read_ti(st, &r->ti);
-
-	r->started_at = rc == 0 ? sql_col_i64(st, 18) : 0;
-	return rc;
-}
-
-int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
-                        int64_t *job_started_at, struct weir_error *err)
-{
-	struct ti_of_job r = {0};
-	char missing[100];
-	int rc;
-
-	memset(out, 0, sizeof(*out));
-	if (job_started_at)
-		*job_started_at = 0;
-	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_BY_JOB, err);
-	if (!st)
-		return -1;
-	sqlite3_bind_int64(st, 1, job_id);
-	snprintf(missing, sizeof(missing), "no task instance runs as job %" PRId64, job_id);
-	rc = ds_collect_one(ds, st, "finding a job's task instance", sizeof(r), read_ti_of_job,
-	                    release_ti, &r, missing, err);
-	if (rc == 0) {
-		*out = r.ti;
-		if (job_started_at)
-			*job_started_at = r.started_at;
-	}
-	return rc;
-}
 
 static int read_ti_key_of_job(sqlite3_stmt *st, void *p)
 {
@@ -1074,10 +1044,12 @@ static int ti_write(struct dag_store *ds, sqlite3_stmt *st, const struct dag_ti_
                     struct weir_error *err)
 {
 	char missing[500];
+	int code = ds_step(ds, st);
 
-	snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
-	if (ds_step_write(ds, st, "updating a task instance", NULL, missing, err) < 0)
-		return -1;
+	if (code) {
+		snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
+		return ds_write_failed(ds, code, "updating a task instance", NULL, missing, err);
+	}
 	if (sqlite3_changes(ds->db) == 0) {
 		ds_ti_name(missing, sizeof(missing), "no", row->dag_id, row->run_id, row->task_id,
 		           row->map_index);

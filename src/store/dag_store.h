@@ -190,14 +190,12 @@ int dag_store_tis_of_run(struct dag_store *ds, const char *dag_id, const char *r
  * runs and tasks without a query per run. */
 int dag_store_tis_of_latest_runs(struct dag_store *ds, const char *dag_id, int n_runs,
                                  struct dag_ti_row **rows, size_t *n, struct weir_error *err);
-/* The TI whose current try runs as job `job_id` (a job's end finds its TI),
- * and when that job started (*job_started_at, when not NULL: the job's
- * started_at, 0 when it has none): one read, not the job's whole row. */
-int dag_store_ti_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
-                        int64_t *job_started_at, struct weir_error *err);
-/* As dag_store_ti_by_job, but only the TI's key (dag_id, run_id, task_id,
- * map_index) and try_number are read; the other fields are 0 or NULL (a
- * job's end needs no more: the run's copy holds the rest). */
+/* The TI whose current try runs as job `job_id` (a job's end finds its TI)
+ * and when that job started (*job_started_at: the job's started_at, 0 when
+ * it has none), in one read, not the job's whole row.  Only the TI's key
+ * (dag_id, run_id, task_id, map_index) and try_number are read; the other
+ * fields are 0 or NULL (a job's end needs no more: the run's copy holds the
+ * rest; dag_store_ti_get reads the whole row by that key). */
 int dag_store_ti_key_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_row *out,
                             int64_t *job_started_at, struct weir_error *err);
 /* A row of a narrow read: two texts (never NULL; borrowed for the call)

@@ -37,7 +37,6 @@ enum ds_stmt {
 	DS_TI_GET,
 	DS_TIS_OF_RUN,
 	DS_TIS_OF_LATEST_RUNS,
-	DS_TI_BY_JOB,
 	DS_TI_KEY_BY_JOB,
 	DS_TIS_IN_STATE,
 	DS_POOL_USE,
@@ -72,6 +71,15 @@ int ds_check_ti_state(struct dag_store *ds, enum dag_ti_state s, struct weir_err
 /* "WHAT task T[I] of run R of DAG D" into buf, for errors. */
 void ds_ti_name(char *buf, size_t size, const char *what, const char *dag_id, const char *run_id,
                 const char *task_id, int map_index);
+
+/* Steps a write and resets it: 0 when done, else SQLite's extended code,
+ * for ds_write_failed() (a caller names what failed only when it did). */
+int ds_step(struct dag_store *ds, sqlite3_stmt *st);
+/* The error of a write that failed with `code`: a duplicate key is `dup`
+ * (WEIR_E_CONFLICT), a missing parent `missing` (WEIR_E_NOT_FOUND), each
+ * when not NULL; else the database's.  -1. */
+int ds_write_failed(struct dag_store *ds, int code, const char *what, const char *dup,
+                    const char *missing, struct weir_error *err);
 
 /* Steps a write whose constraint failures mean something: a duplicate key
  * is `dup` (WEIR_E_CONFLICT), a missing parent `missing` (WEIR_E_NOT_FOUND). */

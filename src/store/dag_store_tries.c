@@ -74,13 +74,16 @@ int dag_store_try_put(struct dag_store *ds, const struct dag_try_row *row, struc
 	sql_bind_pos_or_null(st, 8, row->start_date);
 	sql_bind_pos_or_null(st, 9, row->end_date);
 	sql_bind_text(st, 10, row->reason);
+	int code = ds_step(ds, st);
+	if (!code)
+		return 0;
 	char missing[500], ti[400];
 	ds_ti_name(ti, sizeof(ti), "no", row->dag_id, row->run_id, row->task_id, row->map_index);
 	if (row->job_id > 0)
 		snprintf(missing, sizeof(missing), "%s, or no job %" PRId64, ti, row->job_id);
 	else
 		snprintf(missing, sizeof(missing), "%s", ti);
-	return ds_step_write(ds, st, "writing a try", NULL, missing, err);
+	return ds_write_failed(ds, code, "writing a try", NULL, missing, err);
 }
 
 int dag_store_try_end(struct dag_store *ds, const struct dag_try_row *key, enum dag_ti_state state,

@@ -64,6 +64,13 @@ void dm_run_cache_drop(struct dag_manager *dm);
 void dm_run_cache_check(struct dag_manager *dm);
 void dm_run_cache_trim(struct dag_manager *dm);
 
+/* The run copy whose row `*row` runs job `job_id` now (the store agrees:
+ * every write goes through the copy), or NULL when no copy knows it (the
+ * store then says).  dm_run_note_job() notes row `row`'s job_id in its
+ * copy's index, wherever a row gets a job. */
+struct run_ctx *dm_run_by_job(struct dag_manager *dm, int64_t job_id, size_t *row);
+void dm_run_note_job(struct run_ctx *rc, size_t row);
+
 /* A turn's end without the work pass (manager.c). */
 void dm_end_quiet(struct dag_manager *dm);
 
@@ -152,7 +159,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
  * is the manager): a DAG task's job ended; its try is recorded and the run
  * decides, in a turn of its own.  Jobs of no DAG task are ignored. */
 void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cause cause,
-                   int exit_code, const char *reason);
+                   int exit_code, const char *reason, int64_t started_at);
 
 /* Try `try_number` of a TI ended (success, else failed, or skipped with
  * `skipped`): recorded, and the run decides.  A TI no longer queued,
@@ -246,6 +253,9 @@ int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, cons
 json_t *dm_foreach_items(const struct run_ctx *rc, const struct dag_task *t,
                          struct weir_error *err);
 
+/* Whether a task of spec depends_on_past (a run's copy keeps the answer:
+ * rc->has_past). */
+bool dm_spec_has_past(const struct dag_spec *spec);
 /* depends_on_past: each such task's hold (rc->nodes[t].held) from the
  * previous run; *changed (may be NULL) when one moved (the books are then
  * unsettled).  -1 when the store could not be read (the tasks are held). */

@@ -21,7 +21,7 @@
 #include "sched/dag_branch.h"
 #include "store/flow_store.h"
 
-static bool spec_has_past(const struct dag_spec *spec)
+bool dm_spec_has_past(const struct dag_spec *spec)
 {
 	for (size_t i = 0; i < spec->n_tasks; i++)
 		if (spec->tasks[i].flow.depends_on_past)
@@ -211,7 +211,7 @@ int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed)
 
 	if (changed)
 		*changed = false;
-	if (!spec_has_past(spec))
+	if (!rc->has_past)
 		return 0;
 	dm_ti_flush(dm); /* the previous run's rows as they stand */
 	if (flow_store_previous_run(dm->store, rc->run.dag_id, rc->run.logical_date, &prev, &err) <
@@ -257,7 +257,7 @@ int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed)
 void dm_flow_note(struct dag_manager *dm, const struct run_ctx *rc,
                   const struct dag_run_decision *d)
 {
-	if (dm->past_dirty || !spec_has_past(rc->spec))
+	if (dm->past_dirty || !rc->has_past)
 		return;
 	if (d->run_to != d->run_from) {
 		dm->past_dirty = true;
@@ -291,7 +291,7 @@ void dm_past_pass(struct dag_manager *dm)
 		if (runs[i].state != DAG_RUN_RUNNING)
 			continue;
 		spec = dm_spec_of(dm, runs[i].dag_id, NULL);
-		if (!spec || !spec_has_past(spec))
+		if (!spec || !dm_spec_has_past(spec))
 			continue;
 		rc = dm_run_get(dm, runs[i].dag_id, runs[i].run_id, &err);
 		if (!rc || dm_flow_holds(dm, rc, &changed) < 0 || !changed)

@@ -23,32 +23,31 @@ char *dm_try_dir(struct dag_manager *dm, int64_t run_row_id)
 	return p;
 }
 
-/* Run ids and task ids come from users: the file name uses the run's row
- * id and the task id (checked to be [A-Za-z0-9_-]). */
+/* A file of a try in its run's folder: TASK.MAP_INDEX.TRY.suffix.  Run ids
+ * and task ids come from users: the name uses the run's row id and the
+ * task id (checked to be [A-Za-z0-9_-]).  One format, not the folder's and
+ * then the file's: each start and end makes two or three of these. */
+static char *try_file(struct dag_manager *dm, int64_t run_row_id, const char *task_id,
+                      int map_index, int try_number, const char *suffix)
+{
+	char *p = NULL;
+
+	if (asprintf(&p, "%s/dag_runs/%lld/%s.%d.%d.%s", dm->home, (long long)run_row_id, task_id,
+	             map_index, try_number, suffix) < 0)
+		return NULL;
+	return p;
+}
+
 char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
                      int try_number)
 {
-	char *dir = dm_try_dir(dm, run_row_id), *p = NULL;
-
-	if (!dir)
-		return NULL;
-	if (asprintf(&p, "%s/%s.%d.%d.output.json", dir, task_id, map_index, try_number) < 0)
-		p = NULL;
-	free(dir);
-	return p;
+	return try_file(dm, run_row_id, task_id, map_index, try_number, "output.json");
 }
 
 char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id,
                         int map_index, int try_number)
 {
-	char *dir = dm_try_dir(dm, run_row_id), *p = NULL;
-
-	if (!dir)
-		return NULL;
-	if (asprintf(&p, "%s/%s.%d.%d.start.log", dir, task_id, map_index, try_number) < 0)
-		p = NULL;
-	free(dir);
-	return p;
+	return try_file(dm, run_row_id, task_id, map_index, try_number, "start.log");
 }
 
 int dm_read_outputs(const char *path, char **out, char *why, size_t why_size)

@@ -48,7 +48,7 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 				if (store_job_get(dm->store, tis[k].job_id, &job, NULL) == 0 &&
 				    job_state_is_final(job.state))
 					dm_on_job_end(dm, job.id, job.state, job.cause, job.exit_code,
-					              job.reason);
+					              job.reason, job.started_at);
 				job_row_release(&job);
 			}
 			dag_ti_rows_free(tis, nt);

@@ -31,6 +31,7 @@ static void run_ctx_release(struct run_ctx *rc)
 	free(rc->pord);
 	free(rc->in_pord);
 	hashmap_destroy(rc->task_ix);
+	hashmap_destroy(rc->by_job);
 	free(rc->pending);
 	free(rc->pending_rows);
 	free(rc->ti_row);
@@ -216,11 +217,16 @@ again:
 	}
 	for (size_t k = 0; k < rc->n_rows && !rc->has_outputs; k++)
 		rc->has_outputs = rc->rows[k].outputs && *rc->rows[k].outputs;
+	if (!(rc->by_job = hashmap_create(HASHMAP_KEY_INT)))
+		goto oom;
+	for (size_t k = 0; k < rc->n_rows; k++)
+		dm_run_note_job(rc, k);
 	rc->n_tis = n_tis;
 	rc->g.tasks = rc->nodes;
 	rc->g.n_tasks = n_tasks;
 	if (dag_book_init(&rc->book, &rc->g, tis, n_tis, err) < 0)
 		goto fail;
+	rc->has_past = dm_spec_has_past(rc->spec);
 	dm_flow_holds(dm, rc, NULL); /* depends_on_past (flow.c); a failed read holds */
 	/* rows of tasks that left the file: removed */
 	for (size_t k = 0; k < rc->n_rows; k++) {
@@ -248,6 +254,29 @@ fail:
 }
 
 /* ---- the run cache ---- */
+
+void dm_run_note_job(struct run_ctx *rc, size_t row)
+{
+	int64_t job = rc->rows[row].job_id;
+
+	/* a note that cannot be kept: the job's end asks the store */
+	if (job > 0)
+		hashmap_put_int(rc->by_job, job, (void *)(row + 1), NULL);
+}
+
+struct run_ctx *dm_run_by_job(struct dag_manager *dm, int64_t job_id, size_t *row)
+{
+	dm_run_cache_check(dm); /* as dm_run_get(): no copy of a turn rolled back */
+	for (size_t i = 0; i < dm->n_runs; i++) {
+		struct run_ctx *rc = dm->runs[i];
+		size_t k = (size_t)hashmap_get_int(rc->by_job, job_id);
+		if (!rc->stale && k > 0 && k <= rc->n_rows && rc->rows[k - 1].job_id == job_id) {
+			*row = k - 1;
+			return rc;
+		}
+	}
+	return NULL;
+}
 
 static void run_ctx_free(struct run_ctx *rc)
 {

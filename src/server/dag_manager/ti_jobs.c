@@ -383,19 +383,42 @@ out:
 	free(outputs);
 }
 
+/* The TI whose current try runs as job_id, its key and try into *r (the
+ * strings its own): from the run's copy when one holds it, else the store;
+ * -1 when none does. */
+static int ti_of_job(struct dag_manager *dm, int64_t job_id, struct dag_ti_row *r)
+{
+	int64_t ignored;
+	size_t k;
+	const struct run_ctx *rc = dm_run_by_job(dm, job_id, &k);
+
+	if (!rc)
+		return dag_store_ti_key_by_job(dm->ds, job_id, r, &ignored, NULL);
+	memset(r, 0, sizeof *r);
+	r->dag_id = strdup(rc->rows[k].dag_id);
+	r->run_id = strdup(rc->rows[k].run_id);
+	r->task_id = strdup(rc->rows[k].task_id);
+	r->map_index = rc->rows[k].map_index;
+	r->try_number = rc->rows[k].try_number;
+	if (!r->dag_id || !r->run_id || !r->task_id) {
+		dag_ti_row_release(r);
+		return dag_store_ti_key_by_job(dm->ds, job_id, r, &ignored, NULL);
+	}
+	return 0;
+}
+
 void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cause cause,
-                   int exit_code, const char *reason)
+                   int exit_code, const char *reason, int64_t started_at)
 {
 	struct dag_manager *dm = arg;
 	struct dag_ti_row r = {0};
-	int64_t started_at = 0;
 	bool success = state == JOB_SUCCEEDED;
 	/* the server's timer or the launcher's: a timeout is not retried */
 	bool timed_out = cause == END_CAUSE_EXEC_TIMEOUT;
 	bool user_kill = state == JOB_KILLED;
 	char why[600];
 
-	if (dag_store_ti_key_by_job(dm->ds, job_id, &r, &started_at, NULL) < 0)
+	if (ti_of_job(dm, job_id, &r) < 0)
 		return; /* not a DAG task's job */
 	dm_begin(dm);
 	if (success)
@@ -455,6 +478,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	r->try_number = try_number;
 	r->state = DAG_TI_QUEUED;
 	r->job_id = job_id;
+	dm_run_note_job(rc, rc->ti_row[ti]);
 	r->queued_at = clock_now_ms();
 	r->start_date = 0;
 	r->end_date = 0;

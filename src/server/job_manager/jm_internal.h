@@ -60,6 +60,7 @@ struct jm_ended_job {
 	enum job_state state;
 	enum end_cause cause;
 	int exit_code;
+	int64_t started_at;
 	char *reason;
 	struct jm_ended_job *next;
 };

@@ -221,6 +221,7 @@ void jm_ended_add(struct job_manager *jm, const struct job_row *job)
 	e->state = job->state;
 	e->cause = job->cause;
 	e->exit_code = job->exit_code;
+	e->started_at = job->started_at;
 	for (tail = &jm->ended; *tail; tail = &(*tail)->next)
 		;
 	*tail = e;
@@ -237,7 +238,7 @@ static void ended_flush(struct job_manager *jm, bool tell)
 			/* what it reads of the job is in the store */
 			jm_rows_flush(jm);
 			jm->end_fn(jm->end_arg, e->job_id, e->state, e->cause, e->exit_code,
-			           e->reason);
+			           e->reason, e->started_at);
 		}
 		free(e->reason);
 		free(e);

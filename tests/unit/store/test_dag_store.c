@@ -412,9 +412,19 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), 0);
 	dag_ti_row_release(&t);
 
+	/* a job's end finds its TI: the key, the try and the job's start alone */
 	int64_t started = -1;
-	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &started, &err), 0);
+	assert_int_equal(dag_store_ti_key_by_job(f->ds, job, &t, &started, &err), 0);
 	assert_int_equal(started, 0); /* the job has not started */
+	assert_string_equal(t.dag_id, "etl");
+	assert_string_equal(t.run_id, "new");
+	assert_string_equal(t.task_id, "train");
+	assert_int_equal(t.map_index, 1);
+	assert_int_equal(t.try_number, 1);
+	assert_null(t.rendered_command);
+	assert_null(t.pool);
+	assert_int_equal(t.state, DAG_TI_NONE); /* not read */
+	dag_ti_row_release(&t);
 	{
 		struct job_row jr = {0};
 		assert_int_equal(store_job_get(f->s, job, &jr, &err), 0);
@@ -422,26 +432,18 @@ static void test_task_instances_and_tries(void **state)
 		jr.started_at = 4242;
 		assert_int_equal(store_job_update(f->s, &jr, &err), 0);
 		job_row_release(&jr);
-		dag_ti_row_release(&t);
-		assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, &started, &err), 0);
+		assert_int_equal(dag_store_ti_key_by_job(f->ds, job, &t, &started, &err), 0);
 		assert_int_equal(started, 4242); /* its job's start, read with it */
-		{
-			/* the narrow read: the key, the try and the start alone */
-			struct dag_ti_row k = {0};
-			int64_t at = -1;
-			assert_int_equal(dag_store_ti_key_by_job(f->ds, job, &k, &at, &err), 0);
-			assert_int_equal(at, 4242);
-			assert_string_equal(k.dag_id, t.dag_id);
-			assert_string_equal(k.run_id, t.run_id);
-			assert_string_equal(k.task_id, "train");
-			assert_int_equal(k.map_index, 1);
-			assert_int_equal(k.try_number, t.try_number);
-			assert_null(k.rendered_command);
-			dag_ti_row_release(&k);
-			assert_int_equal(dag_store_ti_key_by_job(f->ds, job + 999, &k, &at, &err), -1);
-			assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
-		}
+		assert_string_equal(t.task_id, "train");
+		assert_int_equal(t.try_number, 1);
+		dag_ti_row_release(&t);
+		assert_int_equal(dag_store_ti_key_by_job(f->ds, job + 999, &t, &started, &err), -1);
+		assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+		assert_null(t.dag_id);
 	}
+	/* the whole row, by its key */
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "train", 1, &t, &err), 0);
+	assert_int_equal(t.job_id, job);
 	assert_string_equal(t.task_id, "train");
 	assert_int_equal(t.map_index, 1);
 	assert_int_equal(t.state, DAG_TI_RUNNING);
@@ -464,7 +466,8 @@ static void test_task_instances_and_tries(void **state)
 	t.pool = strdup("other");
 	assert_int_equal(dag_store_ti_set_state(f->ds, &t, &err), 0);
 	dag_ti_row_release(&t);
-	assert_int_equal(dag_store_ti_by_job(f->ds, job, &t, NULL, &err), 0);
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "train", 1, &t, &err), 0);
+	assert_int_equal(t.job_id, job);
 	assert_int_equal(t.state, DAG_TI_SUCCESS);
 	assert_int_equal(t.end_date, 3005);
 	assert_int_equal(t.start_date, 3001);
@@ -478,7 +481,7 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(dag_store_ti_set_state(f->ds, &t, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 	dag_ti_row_release(&t);
-	assert_int_equal(dag_store_ti_by_job(f->ds, job + 100, &t, NULL, &err), -1);
+	assert_int_equal(dag_store_ti_key_by_job(f->ds, job + 100, &t, &started, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 
 	/* a job that does not exist */
