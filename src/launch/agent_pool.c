@@ -149,7 +149,7 @@ static bool spare_may_serve_again(struct agent_pool *p, struct cgroup *cg, const
 	 * cgroup.procs (itself not counted) */
 	if (!cgroup_take_emptied(cg) && cgroup_count_procs(cg) != 0)
 		return false;
-	uint64_t left = cgroup_usage_named(&p->cs, POOL_PARENT, name);
+	uint64_t left = cgroup_usage(cg);
 	log_debug("agent: shim %d: %llu bytes charged to %s after its task", (int)getpid(),
 	          (unsigned long long)left, name);
 	return left <= POOL_BACK_MAX;
