@@ -240,7 +240,9 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 			          strerror(errno));
 			_exit(code);
 		}
-		if (p->jobs && spare_dir_make(&sd, p->jobs, agent, getpid()) < 0)
+		/* under its task's names: most often the next one's too */
+		if (p->jobs && spare_dir_make_named(&sd, p->jobs, agent, getpid(), sd.placed_work,
+		                                    sd.placed_log) < 0)
 			log_debug("agent: shim %d: no folders made ahead: %s", (int)getpid(),
 			          strerror(errno));
 		if (p->hooks.back(p->hooks.arg) < 0) {
