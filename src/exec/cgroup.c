@@ -18,6 +18,7 @@
 #include "lib/proc.h"
 
 #define CG_PATH_MAX 512
+#define CG_FILES_MAX 12
 
 struct cgroup {
 	enum cgroup_version version;
@@ -33,6 +34,21 @@ struct cgroup {
 	int oom_base;            /* OOM kills counted before this handle (a reused group) */
 	long long quota_in_force; /* v1: cpu.cfs_quota_us as this handle set it; 0: not known */
 	bool emptied; /* the last cgroup_kill_all found none but the caller (cgroup_take_emptied) */
+	/* memory.oom_control's (memory.events') count as read while the group
+	 * held none but the caller, and nothing since: the reset in place
+	 * takes it instead of reading the file again (no process, no kill) */
+	bool oom_read_empty;
+	int oom_read;
+	/* the group's files this handle read or wrote, kept open: a shim of
+	 * the pool reads and writes the same ones task after task, and a
+	 * cgroup file read again from offset 0 says what it says now (not
+	 * cgroup.procs: v1 keeps its list for the descriptor a while) */
+	struct cg_file {
+		const char *dir; /* mem_dir or cpu_dir; NULL: a free slot */
+		const char *file;
+		int flags;
+		int fd;
+	} files[CG_FILES_MAX];
 };
 
 /* v1's "no limit" of a new group (PAGE_COUNTER_MAX pages, page-rounded) is
@@ -68,6 +84,99 @@ static int read_text(const char *dir, const char *file, char *buf, size_t size)
 		return -1;
 	got = read(fd, buf, size - 1);
 	close(fd);
+	if (got < 0)
+		return -1;
+	buf[got] = '\0';
+	return 0;
+}
+
+/* The handle's descriptor for dir/file opened with `flags`, opened now if
+ * none is kept (`file` a string constant); -1 (errno). */
+static int cg_file_fd(struct cgroup *cg, const char *dir, const char *file, int flags)
+{
+	char path[CG_PATH_MAX + 64];
+	struct cg_file *free_slot = NULL;
+
+	for (int i = 0; i < CG_FILES_MAX; i++) {
+		struct cg_file *f = &cg->files[i];
+		if (f->dir == dir && f->flags == flags && !strcmp(f->file, file))
+			return f->fd;
+		if (!f->dir && !free_slot)
+			free_slot = f;
+	}
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	int fd = open(path, flags | O_CLOEXEC);
+	if (fd >= 0 && free_slot)
+		*free_slot = (struct cg_file){dir, file, flags, fd};
+	return fd;
+}
+
+/* A kept descriptor that failed is closed (its group may be gone and made
+ * again: the next use opens the file anew); one not kept, too. */
+static void cg_file_drop(struct cgroup *cg, int fd)
+{
+	for (int i = 0; i < CG_FILES_MAX; i++)
+		if (cg->files[i].dir && cg->files[i].fd == fd)
+			cg->files[i].dir = NULL;
+	close(fd);
+}
+
+static bool cg_file_kept(const struct cgroup *cg, int fd)
+{
+	for (int i = 0; i < CG_FILES_MAX; i++)
+		if (cg->files[i].dir && cg->files[i].fd == fd)
+			return true;
+	return false;
+}
+
+static void cg_files_close(struct cgroup *cg)
+{
+	for (int i = 0; i < CG_FILES_MAX; i++)
+		if (cg->files[i].dir) {
+			close(cg->files[i].fd);
+			cg->files[i].dir = NULL;
+		}
+}
+
+/* One pwrite (`write`) or pread at offset 0 of dir/file through the
+ * handle's kept descriptor, once more on a fresh one when the kept one's
+ * group is gone (ENODEV: removed and made again since).  The bytes, or -1. */
+static ssize_t cg_io(struct cgroup *cg, const char *dir, const char *file, bool write, void *buf,
+                     size_t n)
+{
+	for (int tries = 0; tries < 2; tries++) {
+		int fd = cg_file_fd(cg, dir, file, write ? O_WRONLY : O_RDONLY);
+		if (fd < 0)
+			return -1;
+		bool kept = cg_file_kept(cg, fd);
+		ssize_t got = write ? pwrite(fd, buf, n, 0) : pread(fd, buf, n, 0);
+		if (got >= 0) {
+			if (!kept)
+				close(fd);
+			return got;
+		}
+		int e = errno;
+		cg_file_drop(cg, fd);
+		errno = e;
+		if (!kept || e != ENODEV)
+			return -1;
+	}
+	return -1;
+}
+
+/* write_text and read_text through the handle's kept descriptors: the
+ * same result, without an open and a close each time. */
+static int cg_write(struct cgroup *cg, const char *dir, const char *file, const char *text)
+{
+	size_t n = strlen(text);
+
+	return cg_io(cg, dir, file, true, (void *)text, n) == (ssize_t)n ? 0 : -1;
+}
+
+static int cg_read(struct cgroup *cg, const char *dir, const char *file, char *buf, size_t size)
+{
+	ssize_t got = cg_io(cg, dir, file, false, buf, size - 1);
+
 	if (got < 0)
 		return -1;
 	buf[got] = '\0';
@@ -257,9 +366,9 @@ static void reset_reused(struct cgroup *cg)
 	cg->reused = true;
 	cgroup_kill_all(cg);
 	if (cg->version == CGROUP_V1) {
-		write_text(cg->mem_dir, "memory.max_usage_in_bytes", "0");
+		cg_write(cg, cg->mem_dir, "memory.max_usage_in_bytes", "0");
 		if (cg->memsw)
-			write_text(cg->mem_dir, "memory.memsw.max_usage_in_bytes", "0");
+			cg_write(cg, cg->mem_dir, "memory.memsw.max_usage_in_bytes", "0");
 	}
 	int kills = cgroup_oom_kills(cg);
 	cg->oom_base = kills > 0 ? kills : 0;
@@ -294,22 +403,22 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 			                                : "memory.memsw.limit_in_bytes";
 			const char *second = want <= now ? "memory.memsw.limit_in_bytes"
 			                                 : "memory.limit_in_bytes";
-			rc = write_text(cg->mem_dir, first, num);
+			rc = cg_write(cg, cg->mem_dir, first, num);
 			if (rc < 0 && errno == EINVAL) {
 				/* the limit in force was not what we thought: the
 				 * other order */
 				const char *t = first;
 				first = second;
 				second = t;
-				rc = write_text(cg->mem_dir, first, num);
+				rc = cg_write(cg, cg->mem_dir, first, num);
 			}
 			if (rc == 0)
-				rc = write_text(cg->mem_dir, second, num);
+				rc = cg_write(cg, cg->mem_dir, second, num);
 		} else if (cg->version == CGROUP_V1) {
-			rc = write_text(cg->mem_dir, "memory.limit_in_bytes", num);
+			rc = cg_write(cg, cg->mem_dir, "memory.limit_in_bytes", num);
 		} else {
-			rc = write_text(cg->mem_dir, "memory.max", num);
-			write_text(cg->mem_dir, "memory.swap.max", "0");
+			rc = cg_write(cg, cg->mem_dir, "memory.max", num);
+			cg_write(cg, cg->mem_dir, "memory.swap.max", "0");
 		}
 		if (rc == 0)
 			cg->limit_in_force = want;
@@ -330,9 +439,9 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 		bool same = cg->quota_in_force
 		                    ? cg->quota_in_force == atoll(num)
 		                    : cg->reused &&
-		                          read_text(cg->cpu_dir, "cpu.cfs_quota_us", cur, sizeof cur) == 0 &&
+		                          cg_read(cg, cg->cpu_dir, "cpu.cfs_quota_us", cur, sizeof cur) == 0 &&
 		                          atoll(cur) == atoll(num);
-		if (!same && write_text(cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
+		if (!same && cg_write(cg, cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
 			                      cg->cpu_dir, strerror(errno));
 		cg->quota_in_force = atoll(num);
@@ -341,7 +450,7 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 			snprintf(num, sizeof num, "%lld 100000", 100000LL * vcores);
 		else
 			snprintf(num, sizeof num, "max 100000");
-		if (write_text(cg->mem_dir, "cpu.max", num) < 0)
+		if (cg_write(cg, cg->mem_dir, "cpu.max", num) < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu.max: %s",
 			                      cg->mem_dir, strerror(errno));
 	}
@@ -428,20 +537,23 @@ struct cgroup *cgroup_create_empty(const struct cgroup_support *s, const char *p
 int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct weir_error *err)
 {
 	cg->emptied = false;
+	cg->oom_read_empty = false;
 	return set_limits(cg, memory_mb, vcores, err);
 }
 
 /* A v1 limit file as a number: V1_NO_LIMIT for the kernel's "none"
  * (PAGE_COUNTER_MAX pages), 0 when it cannot be read. */
-static uint64_t v1_limit(const char *dir, const char *file)
+static uint64_t v1_limit(struct cgroup *cg, const char *file)
 {
 	char buf[64];
 
-	if (read_text(dir, file, buf, sizeof buf) < 0)
+	if (cg_read(cg, cg->mem_dir, file, buf, sizeof buf) < 0)
 		return 0;
 	unsigned long long v = strtoull(buf, NULL, 10);
 	return v >= (1ull << 62) ? V1_NO_LIMIT : (uint64_t)v;
 }
+
+static int oom_count(struct cgroup *cg);
 
 int cgroup_reset_own(struct cgroup *cg)
 {
@@ -452,16 +564,20 @@ int cgroup_reset_own(struct cgroup *cg)
 	/* the limits in force from the kernel, not from what this handle set:
 	 * the task may have written its group's files (the agent's user owns
 	 * them), and the next task must get what it asks for */
-	uint64_t limit = v1_limit(cg->mem_dir, "memory.limit_in_bytes");
-	if (cg->memsw && v1_limit(cg->mem_dir, "memory.memsw.limit_in_bytes") != limit)
+	uint64_t limit = v1_limit(cg, "memory.limit_in_bytes");
+	if (cg->memsw && v1_limit(cg, "memory.memsw.limit_in_bytes") != limit)
 		limit = 0; /* not known: set_limits finds the order that holds */
 	cg->limit_in_force = limit;
 	cg->quota_in_force = 0; /* read again by set_limits (a reused group) */
-	if (write_text(cg->mem_dir, "memory.max_usage_in_bytes", "0") < 0)
+	if (cg_write(cg, cg->mem_dir, "memory.max_usage_in_bytes", "0") < 0)
 		return -1;
 	if (cg->memsw)
-		write_text(cg->mem_dir, "memory.memsw.max_usage_in_bytes", "0");
-	int kills = cgroup_oom_kills(cg); /* less the old baseline */
+		cg_write(cg, cg->mem_dir, "memory.memsw.max_usage_in_bytes", "0");
+	/* the count read after its task, the group empty since (no process:
+	 * no kill), else read now */
+	int count = cg->oom_read_empty ? cg->oom_read : oom_count(cg);
+	cg->oom_read_empty = false;
+	int kills = count < 0 ? -1 : count - cg->oom_base; /* less the old baseline */
 	if (kills > 0)
 		cg->oom_base += kills;
 	return 0;
@@ -471,6 +587,7 @@ void cgroup_forget(struct cgroup *cg)
 {
 	if (!cg)
 		return;
+	cg_files_close(cg);
 	if (cg->mem_procs_fd >= 0)
 		close(cg->mem_procs_fd);
 	if (cg->cpu_procs_fd >= 0)
@@ -508,16 +625,29 @@ int cgroup_remove_named(const struct cgroup_support *s, const char *parent, cons
 	return rc;
 }
 
+static uint64_t usage_of(const char *text)
+{
+	return text ? strtoull(text, NULL, 10) : UINT64_MAX;
+}
+
+#define USAGE_FILE(v) ((v) == CGROUP_V1 ? "memory.usage_in_bytes" : "memory.current")
+
 uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent,
                             const char *name)
 {
 	char dir[CG_PATH_MAX], buf[64];
 
 	snprintf(dir, sizeof dir, "%s/%s/%s", s->memory_root, parent, name);
-	if (read_text(dir, s->version == CGROUP_V1 ? "memory.usage_in_bytes" : "memory.current",
-	              buf, sizeof buf) < 0)
-		return UINT64_MAX;
-	return strtoull(buf, NULL, 10);
+	return usage_of(read_text(dir, USAGE_FILE(s->version), buf, sizeof buf) < 0 ? NULL : buf);
+}
+
+uint64_t cgroup_usage(struct cgroup *cg)
+{
+	char buf[64];
+
+	return usage_of(cg_read(cg, cg->mem_dir, USAGE_FILE(cg->version), buf, sizeof buf) < 0
+	                    ? NULL
+	                    : buf);
 }
 
 int cgroup_join_self(const struct cgroup *cg)
@@ -543,11 +673,11 @@ int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct weir_error *err)
 	return 0;
 }
 
-uint64_t cgroup_peak_memory(const struct cgroup *cg)
+uint64_t cgroup_peak_memory(struct cgroup *cg)
 {
 	char buf[64];
 	const char *file = cg->version == CGROUP_V1 ? "memory.max_usage_in_bytes" : "memory.peak";
-	if (read_text(cg->mem_dir, file, buf, sizeof buf) < 0)
+	if (cg_read(cg, cg->mem_dir, file, buf, sizeof buf) < 0)
 		return 0;
 	return strtoull(buf, NULL, 10);
 }
@@ -566,14 +696,27 @@ static long long keyed_value(const char *text, const char *key)
 	return -1;
 }
 
-int cgroup_oom_kills(const struct cgroup *cg)
+/* The group's OOM kills in its life (memory.oom_control, memory.events),
+ * or -1; noted for the reset in place when the group held none but the
+ * caller. */
+static int oom_count(struct cgroup *cg)
 {
 	char buf[1024];
 	const char *file = cg->version == CGROUP_V1 ? "memory.oom_control" : "memory.events";
-	if (read_text(cg->mem_dir, file, buf, sizeof buf) < 0)
+	if (cg_read(cg, cg->mem_dir, file, buf, sizeof buf) < 0)
 		return -1;
 	long long v = keyed_value(buf, "oom_kill");
-	return v < 0 ? -1 : (int)v - cg->oom_base;
+	if (v >= 0 && cg->emptied) {
+		cg->oom_read_empty = true;
+		cg->oom_read = (int)v;
+	}
+	return v < 0 ? -1 : (int)v;
+}
+
+int cgroup_oom_kills(struct cgroup *cg)
+{
+	int v = oom_count(cg);
+	return v < 0 ? -1 : v - cg->oom_base;
 }
 
 uint64_t cgroup_memory_limit(const struct cgroup *cg)
@@ -639,6 +782,7 @@ int cgroup_kill_all(struct cgroup *cg)
 	struct timespec ts = {0, 10 * 1000 * 1000};
 
 	cg->emptied = false;
+	cg->oom_read_empty = false;
 	/* cgroup.kill would take a shim in the group with it */
 	if (cg->version == CGROUP_V2 && has_file(cg->mem_dir, "cgroup.kill") &&
 	    !cgroup_holds_self(cg))
@@ -661,6 +805,7 @@ void cgroup_destroy(struct cgroup *cg)
 
 	if (!cg)
 		return;
+	cg_files_close(cg);
 	if (cg->mem_dir[0]) {
 		cgroup_kill_all(cg);
 		/* rmdir is EBUSY until the last killed process has fully exited. */

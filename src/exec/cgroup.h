@@ -92,6 +92,8 @@ int cgroup_remove_named(const struct cgroup_support *s, const char *parent, cons
  * kernel does not say. */
 uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent,
                             const char *name);
+/* The same of the handle's group (its descriptor kept open). */
+uint64_t cgroup_usage(struct cgroup *cg);
 
 /* Moves the calling process into the group.  Only async-signal-safe calls
  * (write on descriptors opened by cgroup_create), so a child may call it
@@ -102,12 +104,12 @@ int cgroup_join_self(const struct cgroup *cg);
 int cgroup_add_pid(const struct cgroup *cg, pid_t pid, struct weir_error *err);
 
 /* Highest memory use of the group in bytes; 0 if the kernel does not say. */
-uint64_t cgroup_peak_memory(const struct cgroup *cg);
+uint64_t cgroup_peak_memory(struct cgroup *cg);
 
 /* How many processes the OOM killer killed inside the group since this
  * handle was made (v1 memory.oom_control, v2 memory.events "oom_kill",
  * less what a reused group had counted); -1 if unknown. */
-int cgroup_oom_kills(const struct cgroup *cg);
+int cgroup_oom_kills(struct cgroup *cg);
 
 /* Number of processes in the group now, or -1. */
 int cgroup_count_procs(const struct cgroup *cg);

@@ -149,7 +149,7 @@ static bool spare_may_serve_again(struct agent_pool *p, struct cgroup *cg, const
 	 * cgroup.procs (itself not counted) */
 	if (!cgroup_take_emptied(cg) && cgroup_count_procs(cg) != 0)
 		return false;
-	uint64_t left = cgroup_usage_named(&p->cs, POOL_PARENT, name);
+	uint64_t left = cgroup_usage(cg);
 	log_debug("agent: shim %d: %llu bytes charged to %s after its task", (int)getpid(),
 	          (unsigned long long)left, name);
 	return left <= POOL_BACK_MAX;
@@ -240,7 +240,9 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 			          strerror(errno));
 			_exit(code);
 		}
-		if (p->jobs && spare_dir_make(&sd, p->jobs, agent, getpid()) < 0)
+		/* under its task's names: most often the next one's too */
+		if (p->jobs && spare_dir_make_named(&sd, p->jobs, agent, getpid(), sd.placed_work,
+		                                    sd.placed_log) < 0)
 			log_debug("agent: shim %d: no folders made ahead: %s", (int)getpid(),
 			          strerror(errno));
 		if (p->hooks.back(p->hooks.arg) < 0) {

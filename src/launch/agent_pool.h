@@ -38,7 +38,7 @@
 /* The exit status of a spare that could not make or join its group, before
  * it read any start (none of weir's own codes: 124 gang timeout, 125 launch
  * failed, 127 exec).  It writes why to the agent's log first.  A start the
- * agent wrote to it as it died is given again (agent.c: its journal blank). */
+ * agent wrote to it as it died is given again (agent_task.c: its journal blank). */
 #define AGENT_SPARE_UNPREPARED 123
 /* the most tasks one shim runs before it exits (what a task's run may
  * leave in the shim's own memory stays bounded) */

@@ -35,20 +35,34 @@ static int join(char *out, const char *dir, const char *name)
 	return n > 0 && n < SPARE_DIRS_PATH_MAX ? 0 : -1;
 }
 
-int spare_dir_make(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_t pid)
+/* Whether `name` may name a spare's work folder or log: one component, not
+ * "." or "..", not the names a spare starts with. */
+static bool name_ok(const char *name)
 {
-	char p[SPARE_DIRS_PATH_MAX];
+	return name && *name && !strchr(name, '/') && strlen(name) < SPARE_DIRS_NAME_MAX &&
+	       strcmp(name, ".") && strcmp(name, "..") && strcmp(name, WORK_NAME) &&
+	       strcmp(name, LOG_NAME);
+}
+
+int spare_dir_make_named(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_t pid,
+                         const char *work_name, const char *log_name)
+{
+	char p[SPARE_DIRS_PATH_MAX], work[SPARE_DIRS_NAME_MAX], log[SPARE_DIRS_NAME_MAX];
 	int fd;
 
-	sd->ready = false;
-	sd->path[0] = '\0';
-	sd->jobs_len = 0;
+	/* the names first: they may be sd's own (placed_*), cleared below */
+	bool named = name_ok(work_name) && name_ok(log_name) && strcmp(work_name, log_name);
+	snprintf(work, sizeof work, "%s", named ? work_name : WORK_NAME);
+	snprintf(log, sizeof log, "%s", named ? log_name : LOG_NAME);
+	memset(sd, 0, sizeof *sd);
 	if (!jobs || !*jobs || spare_dir_path(sd->path, sizeof sd->path, jobs, agent_pid, pid) < 0) {
 		sd->path[0] = '\0';
 		errno = EINVAL;
 		return -1;
 	}
 	sd->jobs_len = strlen(jobs);
+	memcpy(sd->work, work, sizeof work);
+	memcpy(sd->log, log, sizeof log);
 	int made = mkdir(sd->path, 0755);
 	if (made < 0 && errno == ENOENT) {
 		/* JOBS/.spares first (the first spare of this home) */
@@ -59,8 +73,8 @@ int spare_dir_make(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_
 	}
 	if (made < 0 && errno != EEXIST)
 		return -1;
-	if (join(p, sd->path, WORK_NAME) < 0 ||
-	    (mkdir(p, 0755) < 0 && errno != EEXIST) || join(p, sd->path, LOG_NAME) < 0)
+	if (join(p, sd->path, sd->work) < 0 ||
+	    (mkdir(p, 0755) < 0 && errno != EEXIST) || join(p, sd->path, sd->log) < 0)
 		return -1;
 	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
@@ -68,6 +82,11 @@ int spare_dir_make(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_
 	close(fd);
 	sd->ready = true;
 	return 0;
+}
+
+int spare_dir_make(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_t pid)
+{
+	return spare_dir_make_named(sd, jobs, agent_pid, pid, NULL, NULL);
 }
 
 /* The last component of `path`, or NULL when it has none (or ends in /). */
@@ -106,6 +125,12 @@ static bool placeable(const struct spare_dir *sd, const char *log, const char *w
 	return id && id[0] != '.' && jd == sd->jobs_len && !strncmp(job_dir, sd->path, jd);
 }
 
+static void spare_dir_note_placed(struct spare_dir *sd, const char *work, const char *log)
+{
+	snprintf(sd->placed_work, sizeof sd->placed_work, "%s", work);
+	snprintf(sd->placed_log, sizeof sd->placed_log, "%s", log);
+}
+
 static int rename_new(const char *from, const char *to)
 {
 	return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE);
@@ -118,18 +143,23 @@ int spare_dir_place(struct spare_dir *sd, const char *log, const char *workdir)
 	bool ready = sd->ready;
 
 	sd->ready = false;
+	sd->placed_work[0] = sd->placed_log[0] = '\0';
 	if (!ready || !placeable(sd, log, workdir, job_dir, &log_name, &work_name))
 		return -1;
-	/* the try's names first, inside the spare's own folder */
-	if (join(a, sd->path, WORK_NAME) < 0 || join(b, sd->path, work_name) < 0 ||
-	    rename_new(a, b) < 0)
+	/* the try's names first, inside the spare's own folder (none to give
+	 * when they have them already) */
+	if (strcmp(sd->work, work_name) &&
+	    (join(a, sd->path, sd->work) < 0 || join(b, sd->path, work_name) < 0 ||
+	     rename_new(a, b) < 0))
 		return -1;
-	if (join(a, sd->path, LOG_NAME) < 0 || join(b, sd->path, log_name) < 0 ||
-	    rename_new(a, b) < 0)
+	if (strcmp(sd->log, log_name) &&
+	    (join(a, sd->path, sd->log) < 0 || join(b, sd->path, log_name) < 0 ||
+	     rename_new(a, b) < 0))
 		return -1;
 	/* the whole folder becomes the job's, when it has none yet */
 	if (rename_new(sd->path, job_dir) == 0) {
 		sd->path[0] = '\0';
+		spare_dir_note_placed(sd, work_name, log_name);
 		return 0;
 	}
 	if (errno != EEXIST && errno != ENOTEMPTY)
@@ -142,6 +172,8 @@ int spare_dir_place(struct spare_dir *sd, const char *log, const char *workdir)
 		if (join(a, sd->path, names[i]) < 0 || join(b, job_dir, names[i]) < 0 ||
 		    rename_new(a, b) < 0)
 			rc = -1;
+	if (rc == 0)
+		spare_dir_note_placed(sd, work_name, log_name);
 	return rc;
 }
 

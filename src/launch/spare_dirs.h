@@ -12,7 +12,9 @@
  *   HOME/jobs/.spares/AGENTPID-PID/.log   an empty log file (0644)
  *
  * and at its start renames them into place: .work and .log to the try's
- * names inside its folder, then the folder to HOME/jobs/ID when there is
+ * names inside its folder (a spare back from a task makes them under its
+ * task's names, most often the next task's too: no rename then), then the
+ * folder to HOME/jobs/ID when there is
  * none (RENAME_NOREPLACE); when there is one (a retry, a gang's second
  * task), the two into it, the spare's folder left empty.  A rename makes
  * no inode.  Nothing is ever replaced: any failure (a name taken, another
@@ -33,11 +35,18 @@
 
 #define SPARE_DIRS_PATH_MAX 4096
 
+#define SPARE_DIRS_NAME_MAX 256
+
 /* One spare's folder. */
 struct spare_dir {
 	char path[SPARE_DIRS_PATH_MAX]; /* JOBS/.spares/AGENTPID-PID; "" when none */
 	size_t jobs_len;                /* JOBS's length in path */
-	bool ready;                     /* .work and .log are in it */
+	bool ready;                     /* the work folder and the log are in it */
+	/* the names they have there: .work and .log, or the names of the
+	 * task before (spare_dir_make_named) */
+	char work[SPARE_DIRS_NAME_MAX], log[SPARE_DIRS_NAME_MAX];
+	/* spare_dir_place's, when it placed both: the names they took */
+	char placed_work[SPARE_DIRS_NAME_MAX], placed_log[SPARE_DIRS_NAME_MAX];
 };
 
 /* The folder of spare `pid` of agent `agent_pid` under `jobs` (the real
@@ -48,12 +57,20 @@ int spare_dir_path(char *out, size_t size, const char *jobs, pid_t agent_pid, pi
  * (JOBS/.spares too, the first time; what is there already is kept).  0 with sd->ready, or -1 (errno) with nothing ready; `jobs`
  * NULL or "": -1 at once. */
 int spare_dir_make(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_t pid);
+/* The same with the work folder and the log named `work_name` and
+ * `log_name` in the spare's folder (a spare back from a task: its task's
+ * names, most often the next one's too, which then go into place without
+ * a rename of their own); NULL or not placeable (".", "..", ".work", ".log",
+ * a slash, too long, both the same): .work and .log. */
+int spare_dir_make_named(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_t pid,
+                         const char *work_name, const char *log_name);
 
 /* At the task's start: the work folder placed at `workdir` and the log at
  * `log`, both JOBS/ID/NAME with the same ID (JOBS: the folder's parent's
  * parent, ID not starting with a dot).  0 when both are in place (the
  * job's folder too), -1 when not all are: the caller makes what is
- * missing.  Either way sd->ready is false after. */
+ * missing.  Either way sd->ready is false after; sd->placed_work and
+ * sd->placed_log are the names placed, or "". */
 int spare_dir_place(struct spare_dir *sd, const char *log, const char *workdir);
 
 /* The folder at `path` removed with what it holds, files and empty

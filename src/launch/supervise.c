@@ -163,6 +163,68 @@ static const char *env_value(char **envp, const char *name)
 	return NULL;
 }
 
+/* A file a search takes: executable and a regular file. */
+static bool runnable(const char *path)
+{
+	struct stat st;
+
+	return access(path, X_OK) == 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* What this process's last search of a PATH found: a shim that serves again
+ * (agent_pool.c) runs the same few programs task after task, and a search
+ * is an access() per PATH directory (16 with a long PATH).  Keyed by the
+ * PATH string and the name, for PROG_SEEN_MS after the search, and checked
+ * as the search checks what it finds (runnable) before it is taken: gone,
+ * no longer executable, no longer a file, and the search is made afresh.
+ * So a fresh search and the memory differ only for a program made
+ * executable, in those 100 ms, in a PATH directory before the one
+ * remembered.  100 ms: a shim of a fan-out or a chain gets a task every
+ * 5-10 ms.  Only absolute finds are kept (a relative PATH entry is
+ * relative to where the search runs). */
+#define PROG_SEEN_MS 100
+static struct {
+	char *path_env, *name, *found;
+	int64_t at_ms;
+} prog_seen;
+
+static void prog_seen_forget(void)
+{
+	free(prog_seen.path_env);
+	free(prog_seen.name);
+	free(prog_seen.found);
+	memset(&prog_seen, 0, sizeof prog_seen);
+}
+
+static void prog_seen_note(const char *path_env, const char *name, const char *found)
+{
+	prog_seen_forget();
+	if (found[0] != '/')
+		return;
+	prog_seen.path_env = strdup(path_env);
+	prog_seen.name = strdup(name);
+	prog_seen.found = strdup(found);
+	if (!prog_seen.path_env || !prog_seen.name || !prog_seen.found)
+		prog_seen_forget();
+	else
+		prog_seen.at_ms = clock_mono_ms();
+}
+
+/* The remembered find for `name` on `path`, still runnable; NULL: search. */
+static char *prog_seen_take(const char *path, const char *name)
+{
+	if (!prog_seen.found)
+		return NULL;
+	if (clock_mono_ms() - prog_seen.at_ms >= PROG_SEEN_MS || strcmp(prog_seen.name, name) ||
+	    strcmp(prog_seen.path_env, path))
+		return NULL;
+	if (!runnable(prog_seen.found)) {
+		prog_seen_forget();
+		return NULL;
+	}
+	return strdup(prog_seen.found);
+}
+
 /* argv[0] on the program's own PATH, as execvp would find it (the first
  * executable file); not found: the first candidate, so that exec gives the
  * OS's words for it. */
@@ -180,18 +242,19 @@ static char *find_program(const char *name, char **envp, const char *workdir)
 	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
+	char *seen = prog_seen_take(path, name);
+	if (seen)
+		return seen;
 	for (const char *d = path;; d++) {
 		const char *e = strchr(d, ':');
 		size_t dl = e ? (size_t)(e - d) : strlen(d);
 		char *cand;
 		if (asprintf(&cand, "%.*s%s%s", (int)dl, d, dl ? "/" : "", name) < 0)
 			break;
-		if (access(cand, X_OK) == 0) {
-			struct stat st;
-			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode)) {
-				free(first);
-				return cand;
-			}
+		if (runnable(cand)) {
+			free(first);
+			prog_seen_note(path, name, cand);
+			return cand;
 		}
 		if (!first)
 			first = cand;

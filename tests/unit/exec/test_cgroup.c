@@ -183,6 +183,21 @@ static void test_limits_down_and_up(void **state)
 	cgroup_destroy(cg);
 }
 
+/* A new v1 group WHAT-PID (into name) limited to 64 MiB and a core; the
+ * test skipped without cgroup v1. */
+static struct cgroup *v1_group_64mb(const char *what, char *name, size_t size)
+{
+	struct weir_error err = {0};
+
+	if (support.version != CGROUP_V1)
+		skip();
+	snprintf(name, size, "%s", name_for(what));
+	struct cgroup *cg = cgroup_create(&support, "weir-test", name, 64, 1, &err);
+	if (!cg)
+		fail_msg("%s", err.msg);
+	return cg;
+}
+
 /* A group taken again (the agent's pool keeps them): what the task before
  * left, its OOM kill, its peak, its limit, does not carry over. */
 static void test_reused_group_starts_clean(void **state)
@@ -191,13 +206,7 @@ static void test_reused_group_starts_clean(void **state)
 	struct weir_error err = {0};
 	char name[64];
 	int status;
-
-	if (support.version != CGROUP_V1)
-		skip();
-	snprintf(name, sizeof name, "%s", name_for("again"));
-	struct cgroup *cg = cgroup_create(&support, "weir-test", name, 64, 1, &err);
-	if (!cg)
-		fail_msg("%s", err.msg);
+	struct cgroup *cg = v1_group_64mb("again", name, sizeof name);
 	pid_t pid = spawn_in(cg, 256);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status));
@@ -242,6 +251,17 @@ static void group_write(const char *root, const char *name, const char *file, lo
 	assert_int_equal(fclose(f), 0);
 }
 
+/* What a task may do to its own group: its limits raised (memsw first, so
+ * memsw >= limit holds), its CPU quota too. */
+static void raise_own_limits(const char *name)
+{
+	if (support.memsw)
+		group_write(support.memory_root, name, "memory.memsw.limit_in_bytes", 512ll << 20);
+	group_write(support.memory_root, name, "memory.limit_in_bytes", 512ll << 20);
+	if (support.cpu)
+		group_write(support.cpu_root, name, "cpu.cfs_quota_us", 4 * support.cpu_period_us);
+}
+
 /* A shim's group reset in place for its next task (cgroup_reset_own):
  * limits its task wrote itself do not stay for the next one. */
 static void test_reset_own_after_its_task_changed_limits(void **state)
@@ -257,12 +277,8 @@ static void test_reset_own_after_its_task_changed_limits(void **state)
 	if (!cg)
 		fail_msg("%s", err.msg);
 	assert_v1_limits(name, 64);
-	/* the task raises its own limit (memsw first, so memsw >= limit holds) */
-	if (support.memsw)
-		group_write(support.memory_root, name, "memory.memsw.limit_in_bytes", 512ll << 20);
-	group_write(support.memory_root, name, "memory.limit_in_bytes", 512ll << 20);
-	if (support.cpu)
-		group_write(support.cpu_root, name, "cpu.cfs_quota_us", 4 * support.cpu_period_us);
+	/* the task raises its own limits */
+	raise_own_limits(name);
 	assert_int_equal(cgroup_reset_own(cg), 0);
 	/* the next task asks for what the one before was given */
 	assert_int_equal(cgroup_set_limits(cg, 64, 1, &err), 0);
@@ -275,6 +291,43 @@ static void test_reset_own_after_its_task_changed_limits(void **state)
 	assert_v1_limits(name, 32);
 	if (support.cpu)
 		assert_int_equal(cpu_quota(name), 2 * support.cpu_period_us);
+	/* the files the handle keeps open read what is there now: a task
+	 * that raised its limits again, read through the same descriptors */
+	raise_own_limits(name);
+	assert_int_equal(cgroup_reset_own(cg), 0);
+	assert_int_equal(cgroup_set_limits(cg, 32, 2, &err), 0);
+	assert_v1_limits(name, 32);
+	if (support.cpu)
+		assert_int_equal(cpu_quota(name), 2 * support.cpu_period_us);
+	cgroup_destroy(cg);
+}
+
+/* A shim's task OOM-killed, then its group reset in place: the count read
+ * after the task (the group empty) is the next task's baseline, and a
+ * kill in the next task is counted for it, read again through the same
+ * descriptor. */
+static void test_reset_own_after_an_oom_kill(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	char name[64];
+	int status;
+	struct cgroup *cg = v1_group_64mb("ownoom", name, sizeof name);
+	for (int task = 0; task < 2; task++) {
+		pid_t pid = spawn_in(cg, 256);
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFSIGNALED(status));
+		assert_int_equal(cgroup_kill_all(cg), 0); /* as the supervisor does at the end */
+		assert_true(cgroup_oom_kills(cg) >= 1);
+		assert_int_equal(cgroup_reset_own(cg), 0);
+		assert_int_equal(cgroup_set_limits(cg, 64, 1, &err), 0);
+		assert_int_equal(cgroup_oom_kills(cg), 0);
+	}
+	/* a task that fits: none */
+	pid_t pid = spawn_in(cg, 8);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(cgroup_oom_kills(cg), 0);
 	cgroup_destroy(cg);
 }
 
@@ -346,6 +399,7 @@ int main(void)
 	char line[512];
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_oom_killed),
+	    cmocka_unit_test(test_reset_own_after_an_oom_kill),
 	    cmocka_unit_test(test_under_limit),
 	    cmocka_unit_test(test_limits_down_and_up),
 	    cmocka_unit_test(test_reused_group_starts_clean),

@@ -69,6 +69,17 @@ static void p(char *out, const char *fmt, const char *a)
 	snprintf(out, 512, fmt, jobs, a);
 }
 
+/* JOBS/.spares/SPARE holds the work folder WORK and the log LOG. */
+static void assert_parts(const char *spare, const char *work, const char *log)
+{
+	char path[1024];
+
+	snprintf(path, sizeof path, "%s/.spares/%s/%s", jobs, spare, work);
+	assert_true(is_dir(path));
+	snprintf(path, sizeof path, "%s/.spares/%s/%s", jobs, spare, log);
+	assert_true(is_file(path));
+}
+
 static void test_a_new_job_takes_the_whole_folder(void **state)
 {
 	struct spare_dir sd;
@@ -81,10 +92,7 @@ static void test_a_new_job_takes_the_whole_folder(void **state)
 	snprintf(spare, sizeof spare, "%s", sd.path);
 	p(dir, "%s/.spares/%s", "100-200");
 	assert_string_equal(spare, dir);
-	p(dir, "%s/.spares/100-200/%s", ".work");
-	assert_true(is_dir(dir));
-	p(dir, "%s/.spares/100-200/%s", ".log");
-	assert_true(is_file(dir));
+	assert_parts("100-200", ".work", ".log");
 	p(log, "%s/%s/worker-0.1.log", "7");
 	p(wd, "%s/%s/worker-0.1", "7");
 	assert_int_equal(spare_dir_place(&sd, log, wd), 0);
@@ -196,6 +204,56 @@ static void test_elsewhere_is_refused(void **state)
 	assert_true(gone(wd));
 }
 
+/* A spare back from a task makes the next folders under its task's names:
+ * a task with the same names takes them as they are, one with others
+ * gets them renamed; names that could not be a task's are not taken. */
+static void test_the_last_tasks_names_are_made_ahead(void **state)
+{
+	struct spare_dir sd;
+	char log[512], wd[512], dir[512];
+
+	(void)state;
+	assert_int_equal(spare_dir_make(&sd, jobs, 100, 205), 0);
+	p(log, "%s/%s/task-0.1.log", "20");
+	p(wd, "%s/%s/task-0.1", "20");
+	assert_int_equal(spare_dir_place(&sd, log, wd), 0);
+	assert_string_equal(sd.placed_work, "task-0.1");
+	assert_string_equal(sd.placed_log, "task-0.1.log");
+	/* the next folders under those names */
+	assert_int_equal(spare_dir_make_named(&sd, jobs, 100, 205, sd.placed_work, sd.placed_log), 0);
+	assert_parts("100-205", "task-0.1", "task-0.1.log");
+	p(dir, "%s/.spares/100-205/%s", ".work");
+	assert_true(gone(dir));
+	p(log, "%s/%s/task-0.1.log", "21");
+	p(wd, "%s/%s/task-0.1", "21");
+	assert_int_equal(spare_dir_place(&sd, log, wd), 0);
+	assert_true(is_file(log));
+	assert_true(is_dir(wd));
+	/* others: renamed into place all the same */
+	assert_int_equal(spare_dir_make_named(&sd, jobs, 100, 205, sd.placed_work, sd.placed_log), 0);
+	p(log, "%s/%s/worker-1.2.log", "22");
+	p(wd, "%s/%s/worker-1.2", "22");
+	assert_int_equal(spare_dir_place(&sd, log, wd), 0);
+	assert_true(is_file(log));
+	assert_true(is_dir(wd));
+	p(dir, "%s/%s/task-0.1", "22");
+	assert_true(gone(dir));
+	/* the log's name for the work folder and the other way round */
+	assert_int_equal(spare_dir_make_named(&sd, jobs, 100, 205, "a", "b"), 0);
+	p(log, "%s/%s/a", "23");
+	p(wd, "%s/%s/b", "23");
+	assert_int_equal(spare_dir_place(&sd, log, wd), -1); /* left to the caller */
+	assert_int_equal(spare_dir_clear(sd.path), 0);
+	/* not a task's names: .work and .log */
+	const char *bad[][2] = {{"x", "x"}, {"..", "l"}, {"w", "a/b"}, {".log", "l"}, {NULL, "l"}};
+	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+		assert_int_equal(spare_dir_make_named(&sd, jobs, 100, 206, bad[i][0], bad[i][1]), 0);
+		assert_string_equal(sd.work, ".work");
+		assert_string_equal(sd.log, ".log");
+		assert_int_equal(spare_dir_clear(sd.path), 0);
+	}
+}
+
 static void test_clear_keeps_what_is_not_empty(void **state)
 {
 	char dir[512], f[600];
@@ -246,6 +304,7 @@ int main(void)
 	    cmocka_unit_test(test_an_existing_job_gets_the_parts),
 	    cmocka_unit_test(test_a_taken_name_is_left_to_the_caller),
 	    cmocka_unit_test(test_elsewhere_is_refused),
+	    cmocka_unit_test(test_the_last_tasks_names_are_made_ahead),
 	    cmocka_unit_test(test_clear_keeps_what_is_not_empty),
 	    cmocka_unit_test(test_the_sweep_takes_other_agents_folders),
 	};

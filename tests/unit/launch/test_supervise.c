@@ -1,6 +1,7 @@
 /* test_supervise.c: the user program run and watched to its end: exit codes,
- * signals, the execution timeout, the "started" retries, the log pipe, and
- * nothing it started outliving it. */
+ * signals, the execution timeout, the "started" retries, the log pipe,
+ * nothing it started outliving it, and the program found on PATH as a fresh
+ * search would find it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -13,7 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "launch/supervise.h"
@@ -63,13 +66,13 @@ static bool on_log(void *arg)
 	}
 }
 
-static void run(const char *command, int64_t timeout_s, struct calls *c, int *log_w,
-                struct supervise_outcome *o)
+static void run_env(const char *command, int64_t timeout_s, struct calls *c, int *log_w,
+                    struct supervise_outcome *o, char **envp)
 {
 	struct supervise_spec spec = {
 	    .command = command,
 	    .workdir = ".",
-	    .envp = environ,
+	    .envp = envp,
 	    .execution_timeout_s = timeout_s,
 	    .kill_grace_ms = 200,
 	    .log_w = log_w,
@@ -80,6 +83,12 @@ static void run(const char *command, int64_t timeout_s, struct calls *c, int *lo
 	};
 	memset(o, 0, sizeof *o);
 	assert_int_equal(supervise_run(&spec, o), 0);
+}
+
+static void run(const char *command, int64_t timeout_s, struct calls *c, int *log_w,
+                struct supervise_outcome *o)
+{
+	run_env(command, timeout_s, c, log_w, o, environ);
 }
 
 static void exit_code_and_reason(void **state)
@@ -209,6 +218,95 @@ static void nothing_outlives_the_program(void **state)
 	assert_int_equal(errno, ECHILD);
 }
 
+/* An executable script DIR/NAME that prints WORD. */
+static void put_prog(const char *dir, const char *name, const char *word)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "#!/bin/sh\necho %s\n", word);
+	fclose(f);
+	assert_int_equal(chmod(path, 0755), 0);
+}
+
+/* `name` run directly on PATH=a:b, its output. */
+static void run_on_path(const char *name, char **envp, struct calls *c, struct supervise_outcome *o)
+{
+	int p[2];
+
+	memset(c, 0, sizeof *c);
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	fcntl(p[0], F_SETFL, O_NONBLOCK);
+	c->log_r = p[0];
+	int log_w = p[1];
+	run_env(name, 0, c, &log_w, o, envp);
+	if (c->log_r >= 0)
+		close(c->log_r);
+}
+
+/* What the last search found is remembered a short while, never blindly:
+ * the program gone, a fresh search finds the other at once; a program put
+ * earlier on PATH is found once the window (100 ms) is over; a name found
+ * nowhere is the OS's words each time. */
+static void program_found_as_a_fresh_search_would(void **state)
+{
+	char tmp[] = "/tmp/weir-test-path.XXXXXX", a[64], b[64], path[200], prog[96];
+	struct calls c;
+	struct supervise_outcome o;
+	(void)state;
+
+	assert_non_null(mkdtemp(tmp));
+	snprintf(a, sizeof a, "%s/a", tmp);
+	snprintf(b, sizeof b, "%s/b", tmp);
+	assert_int_equal(mkdir(a, 0755), 0);
+	assert_int_equal(mkdir(b, 0755), 0);
+	snprintf(path, sizeof path, "PATH=%s:%s:/usr/bin:/bin", a, b);
+	char *envp[] = {path, NULL};
+
+	put_prog(b, "weirprog", "from-b");
+	run_on_path("weirprog", envp, &c, &o);
+	assert_int_equal(o.exit_code, 0);
+	assert_string_equal(c.log, "from-b\n");
+	run_on_path("weirprog", envp, &c, &o); /* remembered */
+	assert_string_equal(c.log, "from-b\n");
+	/* gone from b, in a now: found at once */
+	snprintf(prog, sizeof prog, "%s/weirprog", b);
+	assert_int_equal(unlink(prog), 0);
+	put_prog(a, "weirprog", "from-a");
+	run_on_path("weirprog", envp, &c, &o);
+	assert_int_equal(o.exit_code, 0);
+	assert_string_equal(c.log, "from-a\n");
+	/* b's again: a's, earlier on PATH, still */
+	put_prog(b, "weirprog", "from-b");
+	run_on_path("weirprog", envp, &c, &o);
+	assert_string_equal(c.log, "from-a\n");
+	/* a's not executable: b's at once */
+	snprintf(prog, sizeof prog, "%s/weirprog", a);
+	assert_int_equal(chmod(prog, 0644), 0);
+	run_on_path("weirprog", envp, &c, &o);
+	assert_string_equal(c.log, "from-b\n");
+	/* a's executable again, after the window: a fresh search finds it */
+	assert_int_equal(chmod(prog, 0755), 0);
+	struct timespec ts = {0, 150 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+	run_on_path("weirprog", envp, &c, &o);
+	assert_string_equal(c.log, "from-a\n");
+	/* nowhere */
+	for (int i = 0; i < 2; i++) {
+		run_on_path("weir-no-such-prog", envp, &c, &o);
+		assert_int_equal(o.exit_code, 127);
+		assert_string_equal(o.reason, "launch failed: cannot run weir-no-such-prog: No such "
+		                              "file or directory");
+	}
+	unlink(prog);
+	snprintf(prog, sizeof prog, "%s/weirprog", b);
+	unlink(prog);
+	rmdir(a);
+	rmdir(b);
+	rmdir(tmp);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -220,6 +318,7 @@ int main(void)
 	    cmocka_unit_test(output_through_the_log_pipe),
 	    cmocka_unit_test(ignored_signals_come_back_to_default),
 	    cmocka_unit_test(nothing_outlives_the_program),
+	    cmocka_unit_test(program_found_as_a_fresh_search_would),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

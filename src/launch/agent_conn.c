@@ -1,0 +1,253 @@
+/* agent_conn.c: the agent's connections (agent_state.h): lines read and
+ * written without blocking, and the server's messages: hello (its
+ * environment taken, what the agent holds told), start, kill, ack, bye,
+ * status. */
+#include "launch/agent_state.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+
+extern char **environ;
+
+static void conn_send(struct conn *c, json_t *msg)
+{
+	char *text = json_dumps(msg, JSON_COMPACT);
+
+	if (text) {
+		strbuf_addstr(&c->out, text);
+		strbuf_addch(&c->out, '\n');
+	}
+	free(text);
+}
+
+void agent_send(struct agent *a, json_t *msg)
+{
+	if (a->server >= 0)
+		conn_send(&a->conns[a->server], msg);
+	json_decref(msg);
+}
+
+void agent_conn_close(struct agent *a, int i)
+{
+	close(a->conns[i].fd);
+	strbuf_release(&a->conns[i].in);
+	strbuf_release(&a->conns[i].out);
+	if (a->server == i)
+		a->server = -1;
+	a->n_conns--;
+	if (i != a->n_conns) {
+		a->conns[i] = a->conns[a->n_conns];
+		if (a->server == a->n_conns)
+			a->server = i;
+	}
+	memset(&a->conns[a->n_conns], 0, sizeof a->conns[0]);
+}
+
+/* Writes what each connection has waiting, without blocking. */
+void agent_flush_conns(struct agent *a)
+{
+	for (int i = 0; i < a->n_conns; i++) {
+		struct conn *c = &a->conns[i];
+		while (c->out.len > 0) {
+			ssize_t n = send(c->fd, c->out.buf, c->out.len, MSG_NOSIGNAL);
+			if (n > 0) {
+				strbuf_remove(&c->out, 0, (size_t)n);
+				continue;
+			}
+			break; /* EAGAIN: POLLOUT; an error: the read side sees it */
+		}
+	}
+}
+
+static struct agent_task *task_of_msg(struct agent *a, json_t *msg)
+{
+	char key[JOURNAL_KEY_MAX];
+
+	if (agent_msg_key(msg, key) < 0)
+		return NULL;
+	return hashmap_get_str(a->tasks, key);
+}
+
+/* A stop goes to the shim (it forwards it to the program's group); after
+ * SIGTERM, the kill grace plus 2 s, then SIGKILL to all of its session. */
+static void on_kill(struct agent *a, json_t *msg)
+{
+	struct agent_task *t = task_of_msg(a, msg);
+	int sig = (int)json_integer_value(json_object_get(msg, "sig"));
+
+	if (!t || !t->alive || sig <= 0)
+		return;
+	t->stopping = true;
+	kill(t->pid, sig);
+	if (sig == SIGTERM && t->kill_at == INT64_MAX)
+		t->kill_at = clock_mono_ms() + (int64_t)(a->kill_grace_s + 2) * 1000;
+}
+
+static void on_ack(struct agent *a, json_t *msg)
+{
+	json_t *keys = json_object_get(msg, "keys");
+	size_t i;
+	json_t *k;
+
+	json_array_foreach(keys, i, k) {
+		struct agent_task *t = hashmap_get_str(a->tasks, json_string_value(k) ? json_string_value(k) : "");
+		if (!t || !t->result)
+			continue;
+		journal_remove(a->dir, t->key);
+		json_decref(t->result);
+		t->result = NULL;
+		t->acked = true;
+		if (!t->alive)
+			agent_task_drop(a, t);
+	}
+}
+
+/* The server's environment becomes the shims': what `weir launch` got
+ * from the local executor (executor_launcher_env), WEIR_SERVER and
+ * WEIR_TOKEN included. */
+static void take_env(struct agent *a, json_t *env)
+{
+	size_t n = json_array_size(env), k = 0;
+	char **e;
+
+	if (!json_is_array(env))
+		return;
+	e = calloc(n + 1, sizeof *e);
+	if (!e)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_string_value(json_array_get(env, i));
+		if (s && strchr(s, '=') && (e[k] = strdup(s)))
+			k++;
+	}
+	environ = e;
+	if (a->env) {
+		for (size_t i = 0; a->env[i]; i++)
+			free(a->env[i]);
+		free(a->env);
+	}
+	a->env = e;
+}
+
+static void on_hello(struct agent *a, int ci, json_t *msg)
+{
+	struct hashmap_iter it;
+	json_t *g = json_object_get(msg, "kill_grace_s");
+
+	/* a previous server's connection, if still open, closes by itself */
+	a->server = ci;
+	take_env(a, json_object_get(msg, "env"));
+	/* spares were forked with the previous server's environment (its URL,
+	 * its token): new ones are made after this turn */
+	agent_pool_retire(&a->pool);
+	if (json_is_integer(g))
+		a->kill_grace_s = (int)json_integer_value(g);
+	agent_send(a, json_pack("{s:s,s:i,s:o}", "t", "held", "agent_pid", (int)getpid(), "tasks",
+	                         agent_held_json(a)));
+	/* what the previous server may not have had: everything again (the
+	 * server ignores what it knows) */
+	hashmap_iter_init(&it, a->tasks);
+	while (hashmap_iter_next(&it)) {
+		struct agent_task *t = it.value;
+		t->started_sent = false;
+		if (t->result) {
+			agent_send_result(a, t);
+		} else {
+			struct journal_state st;
+			t->hold_until = INT64_MAX;
+			if (journal_read(a->dir, t->key, &st) == 0) {
+				agent_send_started(a, t, &st, false);
+				journal_state_release(&st);
+			}
+		}
+	}
+}
+
+/* One message; `line` (`len` bytes) is its text as received. */
+static void on_message(struct agent *a, int ci, json_t *msg, const char *line, size_t len)
+{
+	const char *t = json_string_value(json_object_get(msg, "t"));
+
+	if (!t)
+		return;
+	if (!strcmp(t, "hello")) {
+		on_hello(a, ci, msg);
+	} else if (!strcmp(t, "start")) {
+		agent_on_start(a, msg, line, len);
+	} else if (!strcmp(t, "kill")) {
+		on_kill(a, msg);
+	} else if (!strcmp(t, "ack")) {
+		on_ack(a, msg);
+	} else if (!strcmp(t, "bye")) {
+		if (a->server == ci)
+			a->server = -1;
+		if (agent_live_tasks(a) == 0)
+			a->quit = true;
+	} else if (!strcmp(t, "status")) {
+		json_t *m = agent_status_json(a);
+		conn_send(&a->conns[ci], m);
+		json_decref(m);
+	}
+}
+
+/* Reads what the connection has; each whole line is one message.  false
+ * when it is closed. */
+bool agent_on_conn(struct agent *a, int ci)
+{
+	struct conn *c = &a->conns[ci];
+	char buf[65536];
+	ssize_t n;
+	bool open_still;
+
+	for (;;) {
+		n = read(c->fd, buf, sizeof buf);
+		if (n > 0) {
+			strbuf_add(&c->in, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		break;
+	}
+	open_still = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
+	size_t start = 0;
+	for (;;) {
+		char *nl = memchr(c->in.buf + start, '\n', c->in.len - start);
+		if (!nl)
+			break;
+		*nl = '\0';
+		const char *line = c->in.buf + start;
+		size_t len = (size_t)(nl - line);
+		json_t *msg = json_loads(line, 0, NULL);
+		start = (size_t)(nl - c->in.buf) + 1;
+		/* a NUL inside: what was parsed is not the whole line */
+		if (msg)
+			on_message(a, ci, msg, memchr(line, '\0', len) ? NULL : line, len);
+		json_decref(msg);
+	}
+	c = &a->conns[ci];
+	strbuf_remove(&c->in, 0, start);
+	return open_still && c->in.len <= LINE_MAX_BYTES;
+}
+
+void agent_on_accept(struct agent *a)
+{
+	for (;;) {
+		int fd = accept4(a->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		if (fd < 0)
+			return;
+		if (a->n_conns >= MAX_CONNS) {
+			close(fd);
+			continue;
+		}
+		struct conn *c = &a->conns[a->n_conns++];
+		memset(c, 0, sizeof *c);
+		c->fd = fd;
+	}
+}

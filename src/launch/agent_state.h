@@ -1,0 +1,150 @@
+/* agent_state.h: the node's agent's state (launch/agent.h) and the contract
+ * between its files, all run in the agent's one thread:
+ *
+ *   agent.c       setup, the poll() loop, the end
+ *   agent_conn.c  the connections: the server's messages read and answered
+ *   agent_task.c  the task table: journals read, reports to the server,
+ *                 shims' notes and ends, recovery after a restart
+ *   agent_shim.c  a task's shim: a spare of the pool or a fork, and what
+ *                 runs in it
+ *   agent_held.c  what the agent holds, as "held" and "status" say it
+ */
+#ifndef WEIR_LAUNCH_AGENT_STATE_H
+#define WEIR_LAUNCH_AGENT_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <jansson.h>
+
+#include "launch/agent_pool.h"
+#include "launch/journal.h"
+#include "lib/hashmap.h"
+#include "lib/strbuf.h"
+
+#define MAX_CONNS 16
+/* How long a "started" waits for its task's "exited" (docs/internals/launch.md) */
+#define STARTED_HOLD_MS 10
+#define LINE_MAX_BYTES (16 * 1024 * 1024)
+/* How many times a start is given again to a new shim when the one given
+ * it died before its journal's first line (its program never started) */
+#define TASK_RESTARTS_MAX 2
+
+struct agent_task {
+	char key[JOURNAL_KEY_MAX];
+	long long job;
+	char role[64];
+	int index, attempt;
+	pid_t pid;           /* the shim */
+	int pidfd;           /* an adopted shim (not our child): readable at its end; -1 */
+	bool alive;
+	bool started_sent;   /* "started" went to the current server */
+	int64_t hold_until;  /* monotonic: "started" held until then, for its "exited"
+	                        to go in the same write; INT64_MAX: none held */
+	int started_pid, started_port; /* the held "started"'s */
+	json_t *result;      /* "exited" or "lost", kept until acknowledged */
+	bool acked;          /* the server has the result (the journal is gone) */
+	char *group;         /* an adopted shim's pool group, removed at its end; NULL */
+	int64_t kill_at;     /* monotonic: SIGKILL to the shim's session; INT64_MAX: none */
+	json_t *start;       /* the start, until the journal's first line is read: given
+	                        again if the shim dies before it (agent_task.c: task_restart); NULL */
+	int restarts;        /* how many times it was */
+	bool stopping;       /* a signal was sent to it: never started again */
+};
+
+struct conn {
+	int fd;
+	struct strbuf in, out;
+};
+
+struct agent {
+	char *home, *dir;   /* dir: the journals' (journal_dir_for) */
+	bool dir_in_memory; /* dir is ours alone in memory: removed when empty at the end */
+	int lfd, sfd, notify_r, notify_w, lock_fd;
+	struct conn conns[MAX_CONNS];
+	int n_conns;
+	int server; /* the index in conns of the server's connection; -1: none */
+	struct hashmap *tasks; /* key -> struct agent_task */
+	struct hashmap *pids;  /* shim pid -> struct agent_task (our children) */
+	int idle_s;
+	int64_t idle_since; /* monotonic; 0: not idle */
+	int kill_grace_s;
+	char **env; /* the server's environment for shims (owned) */
+	bool quit;
+	struct agent_pool pool; /* groups made ahead (agent_pool.h) */
+};
+
+/* ---- agent_conn.c ---- */
+
+/* `msg` (consumed) to the server, when one is connected; what is not sent
+ * is kept in the task table and sent again at the next hello. */
+void agent_send(struct agent *a, json_t *msg);
+/* Connection i closed; the last one takes its place in conns. */
+void agent_conn_close(struct agent *a, int i);
+/* Writes what each connection has waiting, without blocking. */
+void agent_flush_conns(struct agent *a);
+/* Reads what connection ci has; each whole line is one message, handled.
+ * false when it is closed. */
+bool agent_on_conn(struct agent *a, int ci);
+/* New connections accepted (up to MAX_CONNS). */
+void agent_on_accept(struct agent *a);
+
+/* ---- agent_task.c ---- */
+
+/* {job, role, index, attempt} of t (new) */
+json_t *agent_task_key_json(const struct agent_task *t);
+/* A new task in the table for journal key `key`, or NULL (a bad key, out
+ * of memory). */
+struct agent_task *agent_task_new(struct agent *a, const char *key);
+/* a task's own parts (hashmap_destroy_free's too) */
+void agent_task_free(void *value);
+/* t out of the table and freed */
+void agent_task_drop(struct agent *a, struct agent_task *t);
+/* the tasks whose shim is alive */
+size_t agent_live_tasks(struct agent *a);
+/* The journal's "started" (st) for the server, once.  Held up to
+ * STARTED_HOLD_MS when `hold` and the task has not ended, for its "exited"
+ * to go in the same write. */
+void agent_send_started(struct agent *a, struct agent_task *t, const struct journal_state *st,
+                        bool hold);
+/* t's result, if it has one, to the server again */
+void agent_send_result(struct agent *a, struct agent_task *t);
+/* At start: every journal's task followed (its shim alive) or reported. */
+void agent_adopt_all(struct agent *a);
+/* The shims' pipe: their notes read and taken. */
+void agent_on_notify(struct agent *a);
+/* The signalfd: children reaped (their tasks gone), SIGTERM/SIGINT. */
+void agent_on_sigchld(struct agent *a);
+/* Adopted shims whose pidfd says they ended. */
+void agent_on_adopted(struct agent *a);
+/* Deadlines: a held "started" whose wait is over, and the last resort
+ * after a stop.  `now`: monotonic ms. */
+void agent_on_tick(struct agent *a, int64_t now);
+
+/* ---- agent_shim.c ---- */
+
+/* The journal key of a start or kill message (its job, role, index and
+ * attempt) into key (JOURNAL_KEY_MAX).  0, or -1 when it has none. */
+int agent_msg_key(json_t *msg, char *key);
+/* A start: its task's shim given it (a spare, or a fork), the server told. */
+void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len);
+/* The task's shim: a spare of the pool when one fits (and `pool`), else a
+ * fork.  `line` (`len` bytes): the start as the server wrote it, or NULL.
+ * Its pid, or -1 (errno). */
+pid_t agent_task_spawn(struct agent *a, const char *key, json_t *msg, const char *line,
+                       size_t len, bool pool);
+/* `pid` runs task `t`: the server hears so. */
+void agent_task_spawned(struct agent *a, struct agent_task *t, pid_t pid);
+/* What the pool's spares need of the agent (agent_pool_hooks). */
+void agent_spare_hooks(struct agent *a, struct agent_pool_hooks *hooks);
+
+/* ---- agent_held.c ---- */
+
+/* A line per task: key, shim_pid, pid, state, adopted (new). */
+json_t *agent_held_json(struct agent *a);
+/* The answer to "status": agent_pid, rss_kb, server, tasks (new). */
+json_t *agent_status_json(struct agent *a);
+
+#endif
