@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/json_line.h"
 
 extern char **environ;
 
@@ -224,7 +225,7 @@ bool agent_on_conn(struct agent *a, int ci)
 		*nl = '\0';
 		const char *line = c->in.buf + start;
 		size_t len = (size_t)(nl - line);
-		json_t *msg = json_loads(line, 0, NULL);
+		json_t *msg = json_line_loads(line);
 		start = (size_t)(nl - c->in.buf) + 1;
 		/* a NUL inside: what was parsed is not the whole line */
 		if (msg)
