@@ -97,6 +97,9 @@ struct agent_pool {
 	 * ahead (spare_dirs.h); NULL: they do not (owned) */
 	char *jobs;
 	struct agent_pool_hooks hooks;
+	/* this process's pid, read once: the agent's; in a spare, or a shim
+	 * the agent forked fresh, its own (set first thing after the fork) */
+	pid_t self;
 };
 
 /* An empty pool; nothing is made before the first task with limits.
