@@ -113,6 +113,10 @@ static int agent_run(struct agent *a)
 			if (t->hold_until < wake)
 				wake = t->hold_until;
 		}
+		/* new spares held back for programs just starting (agent_pool.h) */
+		int64_t refill = agent_pool_wake(&a->pool);
+		if (refill < wake)
+			wake = refill;
 		need = 3 + (size_t)a->n_conns + n_adopted;
 		if (need > cap) {
 			struct pollfd *np = realloc(pfd, need * sizeof *pfd);

@@ -312,9 +312,19 @@ static void pool_refill(struct agent_pool *p)
 	}
 }
 
+/* The start given to `c` begun (or over): not waited for any longer. */
+static void child_begun(struct agent_pool *p, struct agent_spare *c)
+{
+	if (c->unbegun) {
+		c->unbegun = false;
+		p->n_unbegun--;
+	}
+}
+
 /* A child's entry gone: its counts undone, its pipe closed. */
 static void child_forget(struct agent_pool *p, struct agent_spare *c)
 {
+	child_begun(p, c);
 	if (c->ended && c->wfd >= 0)
 		p->n_back_soon--;
 	if (c->wfd >= 0) {
@@ -339,6 +349,7 @@ static void pool_child(struct agent_pool *p, const struct agent_spare *sp, bool 
 	}
 	*c = *sp;
 	c->ended = false;
+	c->unbegun = false;
 	if (!keep)
 		c->wfd = -1;
 	void *was = NULL;
@@ -426,15 +437,45 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg,
 	}
 	free(text);
 	/* the pipe stays for the shim to come back after its task */
+	pid_t pid = sp->pid;
 	pool_child(p, sp, rc == 0 && p->n_kept < POOL_KEPT_MAX);
 	sp->wfd = -1;
+	struct agent_spare *c = rc == 0 ? hashmap_get_int(p->children, pid) : NULL;
+	if (c && !c->unbegun) {
+		/* the next spares wait for its program to start (turn_end) */
+		c->unbegun = true;
+		p->n_unbegun++;
+		p->given_at = clock_mono_ms();
+	}
 	return rc;
+}
+
+void agent_pool_task_begun(struct agent_pool *p, pid_t pid)
+{
+	struct agent_spare *c = hashmap_get_int(p->children, pid);
+
+	if (c)
+		child_begun(p, c);
+}
+
+bool agent_pool_refill_waits(const struct agent_pool *p, int64_t now)
+{
+	return p->n_unbegun > 0 && now - p->given_at < AGENT_POOL_REFILL_WAIT_MS;
+}
+
+int64_t agent_pool_wake(const struct agent_pool *p)
+{
+	if (p->n_unbegun > 0 && p->on && p->n_spares + p->n_back_soon < p->want)
+		return p->given_at + AGENT_POOL_REFILL_WAIT_MS;
+	return INT64_MAX;
 }
 
 void agent_pool_task_ended(struct agent_pool *p, pid_t pid)
 {
 	struct agent_spare *c = hashmap_get_int(p->children, pid);
 
+	if (c)
+		child_begun(p, c);
 	if (c && c->wfd >= 0 && !c->ended) {
 		c->ended = true;
 		p->n_back_soon++;
@@ -455,6 +496,7 @@ bool agent_pool_back(struct agent_pool *p, pid_t pid, bool take)
 	}
 	if (c->ended)
 		p->n_back_soon--;
+	child_begun(p, c);
 	p->n_kept--;
 	hashmap_remove_int(p->children, pid);
 	c->ended = false;
@@ -486,7 +528,9 @@ void agent_pool_turn_end(struct agent_pool *p, int64_t now)
 	/* shims back from their tasks stay while starts keep coming: as many
 	 * as ran at once, at most AGENT_POOL_MAX */
 	pool_shrink(p, now - p->busy_at >= POOL_QUIET_MS ? p->want : AGENT_POOL_MAX);
-	pool_refill(p);
+	/* the programs of the starts just given first (agent_pool_task_begun) */
+	if (!agent_pool_refill_waits(p, now))
+		pool_refill(p);
 }
 
 void agent_pool_retire(struct agent_pool *p)
