@@ -210,7 +210,7 @@ void agent_task_spawned(struct agent *a, struct agent_task *t, pid_t pid)
 	json_t *m = agent_task_key_json(t);
 	json_object_set_new(m, "t", json_string("spawned"));
 	json_object_set_new(m, "pid", json_integer(pid));
-	agent_send(a, m);
+	agent_send_lazy(a, m);
 }
 
 void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len)
