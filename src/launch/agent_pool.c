@@ -442,10 +442,12 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg,
 	sp->wfd = -1;
 	struct agent_spare *c = rc == 0 ? hashmap_get_int(p->children, pid) : NULL;
 	if (c && !c->unbegun) {
-		/* the next spares wait for its program to start (turn_end) */
+		/* the next spares wait for its program to start (turn_end),
+		 * counted from the first start of a run of them given: starts
+		 * that keep coming do not hold the spares back for longer */
 		c->unbegun = true;
-		p->n_unbegun++;
-		p->given_at = clock_mono_ms();
+		if (p->n_unbegun++ == 0)
+			p->given_at = clock_mono_ms();
 	}
 	return rc;
 }

@@ -99,7 +99,7 @@ struct agent_pool {
 	char *jobs;
 	struct agent_pool_hooks hooks;
 	int n_unbegun;      /* children given a start whose program has not started */
-	int64_t given_at;   /* monotonic ms: the last start given to a spare */
+	int64_t given_at;   /* monotonic ms: the first start given while n_unbegun > 0 */
 	/* this process's pid, read once: the agent's; in a spare, or a shim
 	 * the agent forked fresh, its own (set first thing after the fork) */
 	pid_t self;
@@ -159,7 +159,7 @@ void agent_pool_turn_end(struct agent_pool *p, int64_t now);
 
 /* The program of the task given to child `pid` started (or the task
  * ended): new spares need not wait for it any longer.  Until every start
- * given has begun, or AGENT_POOL_REFILL_WAIT_MS after the last was given,
+ * given has begun, or AGENT_POOL_REFILL_WAIT_MS after the first of them,
  * agent_pool_turn_end() forks no new spare: the forks would take the CPU
  * from the programs just starting (a gang's).  A start that finds no spare
  * meanwhile is given a shim forked fresh, as always. */
