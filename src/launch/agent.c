@@ -113,6 +113,13 @@ static int agent_run(struct agent *a)
 			if (t->hold_until < wake)
 				wake = t->hold_until;
 		}
+		/* new spares held back for programs just starting (agent_pool.h) */
+		int64_t refill = agent_pool_wake(&a->pool), due = agent_conns_due(a);
+		if (refill < wake)
+			wake = refill;
+		/* a "spawned" held for the lines that follow it (agent_send_lazy) */
+		if (due < wake)
+			wake = due;
 		need = 3 + (size_t)a->n_conns + n_adopted;
 		if (need > cap) {
 			struct pollfd *np = realloc(pfd, need * sizeof *pfd);
@@ -125,8 +132,9 @@ static int agent_run(struct agent *a)
 		pfd[k++] = (struct pollfd){a->sfd, POLLIN, 0};
 		pfd[k++] = (struct pollfd){a->notify_r, POLLIN, 0};
 		for (int i = 0; i < a->n_conns; i++)
-			pfd[k++] = (struct pollfd){a->conns[i].fd,
-			                           (short)(POLLIN | (a->conns[i].out.len ? POLLOUT : 0)), 0};
+			pfd[k++] = (struct pollfd){
+			    a->conns[i].fd,
+			    (short)(POLLIN | (agent_conn_wants_write(a, i, now) ? POLLOUT : 0)), 0};
 		hashmap_iter_init(&it, a->tasks);
 		while (hashmap_iter_next(&it)) {
 			struct agent_task *t = it.value;
@@ -159,11 +167,11 @@ static int agent_run(struct agent *a)
 		if (n_adopted)
 			agent_on_adopted(a);
 		agent_on_tick(a, now);
-		agent_flush_conns(a);
+		agent_flush_conns(a, false);
 		/* after the answers are out: the pool's next spares */
 		agent_pool_turn_end(&a->pool, now);
 	}
-	agent_flush_conns(a);
+	agent_flush_conns(a, true);
 	agent_pool_close(&a->pool);
 	/* the folder in memory goes with the last journal (else a restarted
 	 * agent reads what is left) */

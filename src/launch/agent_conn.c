@@ -12,14 +12,19 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/json_line.h"
 
 extern char **environ;
 
-static void conn_send(struct conn *c, json_t *msg)
+static void conn_send(struct conn *c, json_t *msg, bool lazy)
 {
 	char *text = json_dumps(msg, JSON_COMPACT);
 
 	if (text) {
+		if (!lazy)
+			c->lazy_since = 0;
+		else if (!c->out.len)
+			c->lazy_since = clock_mono_ms();
 		strbuf_addstr(&c->out, text);
 		strbuf_addch(&c->out, '\n');
 	}
@@ -29,8 +34,40 @@ static void conn_send(struct conn *c, json_t *msg)
 void agent_send(struct agent *a, json_t *msg)
 {
 	if (a->server >= 0)
-		conn_send(&a->conns[a->server], msg);
+		conn_send(&a->conns[a->server], msg, false);
 	json_decref(msg);
+}
+
+void agent_send_lazy(struct agent *a, json_t *msg)
+{
+	if (a->server >= 0)
+		conn_send(&a->conns[a->server], msg, true);
+	json_decref(msg);
+}
+
+/* Whether connection c's output waits at `now` (lazy lines alone, not due). */
+static bool conn_holds(const struct conn *c, int64_t now)
+{
+	return c->lazy_since && now < c->lazy_since + LAZY_HOLD_MS;
+}
+
+bool agent_conn_wants_write(const struct agent *a, int i, int64_t now)
+{
+	const struct conn *c = &a->conns[i];
+
+	return c->out.len > 0 && !conn_holds(c, now);
+}
+
+int64_t agent_conns_due(const struct agent *a)
+{
+	int64_t due = INT64_MAX;
+
+	for (int i = 0; i < a->n_conns; i++) {
+		const struct conn *c = &a->conns[i];
+		if (c->out.len && c->lazy_since && c->lazy_since + LAZY_HOLD_MS < due)
+			due = c->lazy_since + LAZY_HOLD_MS;
+	}
+	return due;
 }
 
 void agent_conn_close(struct agent *a, int i)
@@ -50,10 +87,16 @@ void agent_conn_close(struct agent *a, int i)
 }
 
 /* Writes what each connection has waiting, without blocking. */
-void agent_flush_conns(struct agent *a)
+void agent_flush_conns(struct agent *a, bool all)
 {
+	int64_t now = clock_mono_ms();
+
 	for (int i = 0; i < a->n_conns; i++) {
 		struct conn *c = &a->conns[i];
+		if (!all && conn_holds(c, now))
+			continue;
+		/* what is left after a short write is sent as soon as it can */
+		c->lazy_since = 0;
 		while (c->out.len > 0) {
 			ssize_t n = send(c->fd, c->out.buf, c->out.len, MSG_NOSIGNAL);
 			if (n > 0) {
@@ -191,7 +234,7 @@ static void on_message(struct agent *a, int ci, json_t *msg, const char *line, s
 			a->quit = true;
 	} else if (!strcmp(t, "status")) {
 		json_t *m = agent_status_json(a);
-		conn_send(&a->conns[ci], m);
+		conn_send(&a->conns[ci], m, false);
 		json_decref(m);
 	}
 }
@@ -224,7 +267,7 @@ bool agent_on_conn(struct agent *a, int ci)
 		*nl = '\0';
 		const char *line = c->in.buf + start;
 		size_t len = (size_t)(nl - line);
-		json_t *msg = json_loads(line, 0, NULL);
+		json_t *msg = json_line_loads(line);
 		start = (size_t)(nl - c->in.buf) + 1;
 		/* a NUL inside: what was parsed is not the whole line */
 		if (msg)

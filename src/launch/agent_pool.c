@@ -16,6 +16,7 @@
 
 #include "lib/clock.h"
 #include "lib/error.h"
+#include "lib/json_line.h"
 #include "lib/log.h"
 #include "lib/proc.h"
 #include "lib/strbuf.h"
@@ -39,6 +40,7 @@ int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks,
 	p->want = POOL_FLOOR;
 	p->hooks = *hooks;
 	p->children = hashmap_create(HASHMAP_KEY_INT);
+	p->self = getpid();
 	if (jobs && !(p->jobs = strdup(jobs)))
 		return -1;
 	return p->children ? 0 : -1;
@@ -88,7 +90,10 @@ static json_t *read_start(int rfd, struct strbuf *in)
 		char *nl = in->len ? memchr(in->buf, '\n', in->len) : NULL;
 		if (nl) {
 			size_t len = (size_t)(nl - in->buf);
-			json_t *msg = json_loadb(in->buf, len, 0, NULL);
+			*nl = '\0';
+			/* the agent's lines hold no NUL (agent_conn.c): the scan
+			 * reads the line whole */
+			json_t *msg = json_line_loads(in->buf);
 			strbuf_remove(in, 0, len + 1);
 			return msg;
 		}
@@ -150,7 +155,7 @@ static bool spare_may_serve_again(struct agent_pool *p, struct cgroup *cg, const
 	if (!cgroup_take_emptied(cg) && cgroup_count_procs(cg) != 0)
 		return false;
 	uint64_t left = cgroup_usage(cg);
-	log_debug("agent: shim %d: %llu bytes charged to %s after its task", (int)getpid(),
+	log_debug("agent: shim %d: %llu bytes charged to %s after its task", (int)p->self,
 	          (unsigned long long)left, name);
 	return left <= POOL_BACK_MAX;
 }
@@ -197,13 +202,14 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 	struct cgroup *cg;
 	struct proc_stat ps;
 
+	p->self = getpid();
 	p->hooks.detach(p->hooks.arg);
 	close(wfd);
 	/* the agent's log, for the shim's lines between tasks */
 	int log_fd = fcntl(2, F_DUPFD_CLOEXEC, 3);
 	memset(&sd, 0, sizeof sd);
-	if (p->jobs && spare_dir_make(&sd, p->jobs, agent, getpid()) < 0)
-		log_debug("agent: spare %d: no folders made ahead: %s", (int)getpid(),
+	if (p->jobs && spare_dir_make(&sd, p->jobs, agent, p->self) < 0)
+		log_debug("agent: spare %d: no folders made ahead: %s", (int)p->self,
 		          strerror(errno));
 	cg = cgroup_create_empty(&p->cs, POOL_PARENT, name, &err);
 	if (cg && cgroup_join_self(cg) < 0)
@@ -213,13 +219,13 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 	else if (!err.msg[0])
 		weir_error_set(&err, WEIR_E_INTERNAL, "cannot make %s", name);
 	if (!cg || err.msg[0]) {
-		log_warn("agent: spare %d: %s (exits %d unused)", (int)getpid(), err.msg,
+		log_warn("agent: spare %d: %s (exits %d unused)", (int)p->self, err.msg,
 		         AGENT_SPARE_UNPREPARED);
 		spare_dir_clear(sd.path);
 		_exit(AGENT_SPARE_UNPREPARED);
 	}
 	/* what the journal's first line needs, while no task waits */
-	uint64_t start_ticks = proc_read_stat((int)getpid(), &ps) == 0 ? ps.start_ticks : 0;
+	uint64_t start_ticks = proc_read_stat((int)p->self, &ps) == 0 ? ps.start_ticks : 0;
 	for (int tasks = 1;; tasks++) {
 		json_t *msg = read_start(rfd, &in);
 		if (!msg)
@@ -236,14 +242,14 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 			_exit(code);
 		/* in place: it is in its group, alone (spare_may_serve_again) */
 		if (cgroup_reset_own(cg) < 0) {
-			log_debug("agent: shim %d: cannot reset %s: %s", (int)getpid(), name,
+			log_debug("agent: shim %d: cannot reset %s: %s", (int)p->self, name,
 			          strerror(errno));
 			_exit(code);
 		}
 		/* under its task's names: most often the next one's too */
-		if (p->jobs && spare_dir_make_named(&sd, p->jobs, agent, getpid(), sd.placed_work,
+		if (p->jobs && spare_dir_make_named(&sd, p->jobs, agent, p->self, sd.placed_work,
 		                                    sd.placed_log) < 0)
-			log_debug("agent: shim %d: no folders made ahead: %s", (int)getpid(),
+			log_debug("agent: shim %d: no folders made ahead: %s", (int)p->self,
 			          strerror(errno));
 		if (p->hooks.back(p->hooks.arg) < 0) {
 			spare_dir_clear(sd.path);
@@ -287,10 +293,10 @@ static void pool_refill(struct agent_pool *p)
 			 * resets it (cgroup_create_empty), cheaper than a new one */
 			pool_pop_free(p, sp->name, sizeof sp->name);
 		} else {
-			snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)getpid(), p->seq++);
+			snprintf(sp->name, sizeof sp->name, "pool-%d-%u", (int)p->self, p->seq++);
 		}
 		fflush(NULL);
-		pid_t agent = getpid(), pid = fork();
+		pid_t agent = p->self, pid = fork();
 		if (pid == 0)
 			spare_main(p, fds[0], fds[1], sp->name, agent);
 		close(fds[0]);
@@ -306,9 +312,19 @@ static void pool_refill(struct agent_pool *p)
 	}
 }
 
+/* The start given to `c` begun (or over): not waited for any longer. */
+static void child_begun(struct agent_pool *p, struct agent_spare *c)
+{
+	if (c->unbegun) {
+		c->unbegun = false;
+		p->n_unbegun--;
+	}
+}
+
 /* A child's entry gone: its counts undone, its pipe closed. */
 static void child_forget(struct agent_pool *p, struct agent_spare *c)
 {
+	child_begun(p, c);
 	if (c->ended && c->wfd >= 0)
 		p->n_back_soon--;
 	if (c->wfd >= 0) {
@@ -333,6 +349,7 @@ static void pool_child(struct agent_pool *p, const struct agent_spare *sp, bool 
 	}
 	*c = *sp;
 	c->ended = false;
+	c->unbegun = false;
 	if (!keep)
 		c->wfd = -1;
 	void *was = NULL;
@@ -420,15 +437,47 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg,
 	}
 	free(text);
 	/* the pipe stays for the shim to come back after its task */
+	pid_t pid = sp->pid;
 	pool_child(p, sp, rc == 0 && p->n_kept < POOL_KEPT_MAX);
 	sp->wfd = -1;
+	struct agent_spare *c = rc == 0 ? hashmap_get_int(p->children, pid) : NULL;
+	if (c && !c->unbegun) {
+		/* the next spares wait for its program to start (turn_end),
+		 * counted from the first start of a run of them given: starts
+		 * that keep coming do not hold the spares back for longer */
+		c->unbegun = true;
+		if (p->n_unbegun++ == 0)
+			p->given_at = clock_mono_ms();
+	}
 	return rc;
+}
+
+void agent_pool_task_begun(struct agent_pool *p, pid_t pid)
+{
+	struct agent_spare *c = hashmap_get_int(p->children, pid);
+
+	if (c)
+		child_begun(p, c);
+}
+
+bool agent_pool_refill_waits(const struct agent_pool *p, int64_t now)
+{
+	return p->n_unbegun > 0 && now - p->given_at < AGENT_POOL_REFILL_WAIT_MS;
+}
+
+int64_t agent_pool_wake(const struct agent_pool *p)
+{
+	if (p->n_unbegun > 0 && p->on && p->n_spares + p->n_back_soon < p->want)
+		return p->given_at + AGENT_POOL_REFILL_WAIT_MS;
+	return INT64_MAX;
 }
 
 void agent_pool_task_ended(struct agent_pool *p, pid_t pid)
 {
 	struct agent_spare *c = hashmap_get_int(p->children, pid);
 
+	if (c)
+		child_begun(p, c);
 	if (c && c->wfd >= 0 && !c->ended) {
 		c->ended = true;
 		p->n_back_soon++;
@@ -449,6 +498,7 @@ bool agent_pool_back(struct agent_pool *p, pid_t pid, bool take)
 	}
 	if (c->ended)
 		p->n_back_soon--;
+	child_begun(p, c);
 	p->n_kept--;
 	hashmap_remove_int(p->children, pid);
 	c->ended = false;
@@ -480,7 +530,9 @@ void agent_pool_turn_end(struct agent_pool *p, int64_t now)
 	/* shims back from their tasks stay while starts keep coming: as many
 	 * as ran at once, at most AGENT_POOL_MAX */
 	pool_shrink(p, now - p->busy_at >= POOL_QUIET_MS ? p->want : AGENT_POOL_MAX);
-	pool_refill(p);
+	/* the programs of the starts just given first (agent_pool_task_begun) */
+	if (!agent_pool_refill_waits(p, now))
+		pool_refill(p);
 }
 
 void agent_pool_retire(struct agent_pool *p)

@@ -53,6 +53,7 @@ struct agent_spare {
 	unsigned gen;   /* the environment it has (agent_pool_retire's count) */
 	bool used;      /* it ran a task already (back in the pool after it) */
 	bool ended;     /* its task has ended: back soon, unless it exits */
+	bool unbegun;   /* given a start whose program has not started yet */
 };
 
 /* What a spare needs of the agent, in the spare (the child of a fork). */
@@ -97,6 +98,11 @@ struct agent_pool {
 	 * ahead (spare_dirs.h); NULL: they do not (owned) */
 	char *jobs;
 	struct agent_pool_hooks hooks;
+	int n_unbegun;      /* children given a start whose program has not started */
+	int64_t given_at;   /* monotonic ms: the first start given while n_unbegun > 0 */
+	/* this process's pid, read once: the agent's; in a spare, or a shim
+	 * the agent forked fresh, its own (set first thing after the fork) */
+	pid_t self;
 };
 
 /* An empty pool; nothing is made before the first task with limits.
@@ -150,6 +156,20 @@ int agent_pool_want(int want, int turn_starts, int64_t now, int64_t *burst_at);
  * Spares over it, shims back from a task among them, are let go once 30 s
  * passed without a start, else over AGENT_POOL_MAX.  `now`: monotonic ms. */
 void agent_pool_turn_end(struct agent_pool *p, int64_t now);
+
+/* The program of the task given to child `pid` started (or the task
+ * ended): new spares need not wait for it any longer.  Until every start
+ * given has begun, or AGENT_POOL_REFILL_WAIT_MS after the first of them,
+ * agent_pool_turn_end() forks no new spare: the forks would take the CPU
+ * from the programs just starting (a gang's).  A start that finds no spare
+ * meanwhile is given a shim forked fresh, as always. */
+#define AGENT_POOL_REFILL_WAIT_MS 20
+void agent_pool_task_begun(struct agent_pool *p, pid_t pid);
+/* Whether agent_pool_turn_end() at `now` holds new spares back so. */
+bool agent_pool_refill_waits(const struct agent_pool *p, int64_t now);
+/* When a refill waits for starts to begin: the monotonic ms at which it
+ * goes ahead anyway (the agent's poll wakes for it); else INT64_MAX. */
+int64_t agent_pool_wake(const struct agent_pool *p);
 
 /* Every spare let go (they were forked with an environment that changed),
  * and those running a task when they come back; new ones come at the

@@ -79,6 +79,8 @@ static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgrou
 		bool placed = sd && sd->ready &&
 		              spare_dir_place(sd, log_path,
 		                              json_string_value(json_object_get(task, "workdir"))) == 0;
+		/* both in place: the work folder at the task's "workdir" */
+		sh.workdir_placed = placed && json_is_string(json_object_get(task, "workdir"));
 		char *dir = placed ? NULL : fs_abs_dirname(log_path);
 		if (dir)
 			fs_mkdir_p(dir, 0755, NULL);
@@ -109,6 +111,7 @@ static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgrou
 	sh.group = group;
 	sh.start_ticks = start_ticks;
 	sh.end_journalled = &ended;
+	sh.pid = a->pool.self;
 	code = launch_shim_run(&sh);
 	close(jfd);
 	/* after the task's end is journalled: what is left of the spare's
@@ -162,7 +165,7 @@ static int spare_back(void *arg)
 {
 	struct agent *a = arg;
 	char line[32];
-	int n = snprintf(line, sizeof line, "free %d\n", (int)getpid());
+	int n = snprintf(line, sizeof line, "free %d\n", (int)a->pool.self);
 
 	for (int i = 0; i < 100; i++) {
 		if (write(a->notify_w, line, (size_t)n) == n)
@@ -191,6 +194,7 @@ pid_t agent_task_spawn(struct agent *a, const char *key, json_t *msg, const char
 	pid_t pid = fork();
 	if (pid == 0) {
 		bool again;
+		a->pool.self = getpid();
 		child_detach(a);
 		_exit(shim_task(a, key, msg, NULL, NULL, 0, NULL, &again));
 	}
@@ -206,7 +210,7 @@ void agent_task_spawned(struct agent *a, struct agent_task *t, pid_t pid)
 	json_t *m = agent_task_key_json(t);
 	json_object_set_new(m, "t", json_string("spawned"));
 	json_object_set_new(m, "pid", json_integer(pid));
-	agent_send(a, m);
+	agent_send_lazy(a, m);
 }
 
 void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len)

@@ -57,6 +57,9 @@ struct agent_task {
 struct conn {
 	int fd;
 	struct strbuf in, out;
+	/* monotonic ms since `out` holds lines that may wait (agent_send_lazy)
+	 * and nothing else; 0: it holds none, or something that may not */
+	int64_t lazy_since;
 };
 
 struct agent {
@@ -81,10 +84,24 @@ struct agent {
 /* `msg` (consumed) to the server, when one is connected; what is not sent
  * is kept in the task table and sent again at the next hello. */
 void agent_send(struct agent *a, json_t *msg);
+/* The same for a message the server may hear up to LAZY_HOLD_MS later
+ * ("spawned": the server only notes the shim's pid and lets go of the start
+ * it kept to send again): it waits in the connection's output until
+ * anything else is written after it, or the time is up.  Most often the
+ * task's "started" and "exited" follow within it, and the server reads
+ * the three in one wake instead of two.  The order of the lines is kept. */
+#define LAZY_HOLD_MS 10
+void agent_send_lazy(struct agent *a, json_t *msg);
+/* When connection i has output it does not hold back at `now`: POLLOUT. */
+bool agent_conn_wants_write(const struct agent *a, int i, int64_t now);
+/* The time at which lazy output is due (the poll's timeout); INT64_MAX
+ * when none waits. */
+int64_t agent_conns_due(const struct agent *a);
 /* Connection i closed; the last one takes its place in conns. */
 void agent_conn_close(struct agent *a, int i);
-/* Writes what each connection has waiting, without blocking. */
-void agent_flush_conns(struct agent *a);
+/* Writes what each connection has waiting, without blocking; lazy output
+ * alone only once due, unless `all`. */
+void agent_flush_conns(struct agent *a, bool all);
 /* Reads what connection ci has; each whole line is one message, handled.
  * false when it is closed. */
 bool agent_on_conn(struct agent *a, int ci);

@@ -195,6 +195,9 @@ static bool task_take_state(struct agent *a, struct agent_task *t, struct journa
 		t->start = NULL;
 	}
 	agent_send_started(a, t, &st, true);
+	/* its program runs (or the task is over): the pool's next forks may go */
+	if ((st.started || st.exited) && t->alive && t->pidfd < 0)
+		agent_pool_task_begun(&a->pool, t->pid);
 	if (st.exited && !t->result && !st.reported) {
 		json_t *r = st.exited;
 		json_object_set_new(r, "t", json_string("exited"));

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "lib/json_line.h"
 
 int journal_key(char *buf, size_t size, long long job, const char *role, int index, int attempt)
 {
@@ -97,7 +98,7 @@ int journal_append(int fd, json_t *rec)
 
 void journal_state_add(struct journal_state *out, const char *line)
 {
-	json_t *r = json_loads(line, 0, NULL);
+	json_t *r = json_line_loads(line);
 	const char *t = json_string_value(json_object_get(r, "t"));
 
 	if (!t) {

@@ -1007,7 +1007,10 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 		l->out_w = p[1];
 		fcntl(l->out_r, F_SETFL, O_NONBLOCK);
 	}
-	if (workdir_prepare(l->workdir, l->src_dir, NULL, 0, NULL, &err) < 0)
+	/* a work folder the spare put in place is there: with nothing to link
+	 * into it, no mkdir to find it so */
+	if ((!l->shim || !l->shim->workdir_placed || (l->src_dir && *l->src_dir)) &&
+	    workdir_prepare(l->workdir, l->src_dir, NULL, 0, NULL, &err) < 0)
 		goto failed;
 	json_t *arts = json_object_get(l->task, "artifacts");
 	/* a cache per node (Slurm with a shared_dir): "%n" is this node's name */
@@ -1116,9 +1119,10 @@ int launch_shim_run(const struct launch_shim *sh)
 	l.log_to_server = sh->log_to_server;
 	l.cg = sh->cg;
 	/* who runs this task, before anything of it runs */
-	if (!start && proc_read_stat((int)getpid(), &ps) == 0)
+	pid_t self = sh->pid > 0 ? sh->pid : getpid();
+	if (!start && proc_read_stat((int)self, &ps) == 0)
 		start = ps.start_ticks;
-	rec = json_pack("{s:s,s:i,s:I,s:s?}", "t", "shim", "pid", (int)getpid(), "start",
+	rec = json_pack("{s:s,s:i,s:I,s:s?}", "t", "shim", "pid", (int)self, "start",
 	                (json_int_t)start, "group", sh->group);
 	if (!rec || journal_append(sh->journal_fd, rec) < 0) {
 		log_error("the task's journal: %s", strerror(errno));

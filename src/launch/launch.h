@@ -29,6 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <jansson.h>
 
@@ -60,6 +61,10 @@ struct launch_shim {
 	uint64_t start_ticks; /* the shim's start time (lib/proc.h), read ahead; 0: not yet */
 	/* set true once the task's "exited" is in its journal; NULL: not asked */
 	bool *end_journalled;
+	pid_t pid;         /* the shim's own pid, read once by its caller; 0: not known */
+	/* the task's work folder is there already, put in place with the log
+	 * from the spare's folder (launch/spare_dirs.h): not made again */
+	bool workdir_placed;
 };
 
 /* Runs the shim's task to its end (WEIR_SERVER and WEIR_TOKEN from the

@@ -6,9 +6,11 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/fs.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -44,6 +46,21 @@ static bool name_ok(const char *name)
 	       strcmp(name, LOG_NAME);
 }
 
+void spare_dirs_spread(const char *dir)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	int flags = 0;
+
+	if (fd < 0)
+		return;
+	/* the kernel reads and writes an int, whatever the macro says */
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) == 0 && !(flags & FS_TOPDIR_FL)) {
+		flags |= FS_TOPDIR_FL;
+		(void)ioctl(fd, FS_IOC_SETFLAGS, &flags);
+	}
+	close(fd);
+}
+
 int spare_dir_make_named(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_t pid,
                          const char *work_name, const char *log_name)
 {
@@ -67,7 +84,9 @@ int spare_dir_make_named(struct spare_dir *sd, const char *jobs, pid_t agent_pid
 	if (made < 0 && errno == ENOENT) {
 		/* JOBS/.spares first (the first spare of this home) */
 		snprintf(p, sizeof p, "%s" SPARES, jobs);
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+		if (mkdir(p, 0755) == 0)
+			spare_dirs_spread(p);
+		else if (errno != EEXIST)
 			return -1;
 		made = mkdir(sd->path, 0755);
 	}
@@ -220,6 +239,8 @@ int spare_dirs_sweep(const char *jobs, pid_t self)
 		return -1;
 	if (!(d = opendir(dir)))
 		return errno == ENOENT ? 0 : -1;
+	/* a .spares an agent made before it was marked */
+	spare_dirs_spread(dir);
 	while ((de = readdir(d))) {
 		int agent, pid;
 		if (sscanf(de->d_name, "%d-%d", &agent, &pid) == 2 && agent != (int)self &&

@@ -2,7 +2,8 @@
  * job's place whole, or into an existing job's folder part by part; a log
  * or work folder elsewhere, or a name taken, is left to the caller;
  * clearing takes files and empty folders only; the sweep takes other
- * agents' folders, not this one's. */
+ * agents' folders, not this one's; .spares is marked a top of hierarchy
+ * (ext4's FS_TOPDIR_FL) where the file system has inode flags. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -297,6 +300,44 @@ static void test_the_sweep_takes_other_agents_folders(void **state)
 	assert_int_equal(spare_dirs_sweep(NULL, 300), -1);
 }
 
+/* The inode flags of `path`, or -1 where the file system has none. */
+static int dir_flags(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), flags = 0;
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, FS_IOC_GETFLAGS, &flags) < 0)
+		flags = -1;
+	close(fd);
+	return flags;
+}
+
+static void test_the_spares_folder_is_a_top_of_hierarchy(void **state)
+{
+	struct spare_dir sd;
+	char spares[512];
+	int flags;
+
+	(void)state;
+	snprintf(spares, sizeof spares, "%s/.spares", jobs);
+	assert_int_equal(spare_dir_make(&sd, jobs, 400, 401), 0);
+	flags = dir_flags(spares);
+	if (flags < 0)
+		skip(); /* no inode flags here (tmpfs): nothing to mark */
+	assert_true(flags & FS_TOPDIR_FL);
+	/* one an earlier agent made unmarked: the sweep marks it */
+	int fd = open(spares, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	flags &= ~FS_TOPDIR_FL;
+	assert_int_equal(ioctl(fd, FS_IOC_SETFLAGS, &flags), 0);
+	close(fd);
+	assert_false(dir_flags(spares) & FS_TOPDIR_FL);
+	assert_int_equal(spare_dirs_sweep(jobs, 400), 0);
+	assert_true(dir_flags(spares) & FS_TOPDIR_FL);
+	spare_dirs_remove_of(jobs, 400, 401);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +348,7 @@ int main(void)
 	    cmocka_unit_test(test_the_last_tasks_names_are_made_ahead),
 	    cmocka_unit_test(test_clear_keeps_what_is_not_empty),
 	    cmocka_unit_test(test_the_sweep_takes_other_agents_folders),
+	    cmocka_unit_test(test_the_spares_folder_is_a_top_of_hierarchy),
 	};
 	return cmocka_run_group_tests_name("launch/spare_dirs", tests, setup, teardown);
 }
