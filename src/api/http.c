@@ -175,22 +175,35 @@ static void park_answer(struct http_request *req, unsigned status, struct MHD_Re
 void http_request_respond_json(struct http_request *req, int status, json_t *body)
 {
 	char *text;
-	struct MHD_Response *resp;
 
 	if (req->answered) {
 		json_decref(body);
 		return;
 	}
 	text = body ? json_dumps(body, JSON_COMPACT) : strdup("{}");
+	http_request_respond_json_text(req, status, text, text ? strlen(text) : 0, body);
+}
+
+void http_request_respond_json_text(struct http_request *req, int status, char *text, size_t len,
+                                    json_t *answer)
+{
+	struct MHD_Response *resp;
+
+	if (req->answered) {
+		free(text);
+		json_decref(answer);
+		return;
+	}
 	json_decref(req->answer);
-	req->answer = body; /* for the done callback; freed right after it */
+	req->answer = answer; /* for the done callback; freed right after it */
 	if (!text) {
 		text = strdup("{\"error\":\"out of memory\",\"status\":500}");
 		status = 500;
 		if (!text)
 			return;
+		len = strlen(text);
 	}
-	resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(text);
 		return;

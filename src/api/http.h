@@ -105,6 +105,11 @@ void http_request_add_header(struct http_request *req, const char *name, const c
  * active request from the handler, or on a suspended one at any time (the
  * request is resumed).  Only the first answer counts. */
 void http_request_respond_json(struct http_request *req, int status, json_t *body);
+/* The same with JSON the caller wrote itself: `text` (`len` bytes, ownership
+ * taken; NULL: out of memory, answered 500) as application/json, and
+ * `answer` (stolen; NULL: none) as what http_request_answer() shows. */
+void http_request_respond_json_text(struct http_request *req, int status, char *text, size_t len,
+                                    json_t *answer);
 /* Answers with `len` bytes at `data`, which must outlive the server
  * (static data such as the embedded UI files); HEAD gets the headers only. */
 void http_request_respond_static(struct http_request *req, int status, const char *content_type,
