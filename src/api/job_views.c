@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/json_util.h"
 #include "model/states.h"
 
@@ -141,6 +142,114 @@ json_t *job_view_events(const struct event_row *rows, size_t n)
 	for (size_t i = 0; a && i < n; i++)
 		json_array_append_new(a, job_view_event(&rows[i]));
 	return a;
+}
+
+/* ---- written as text ---- */
+
+/* A member that is an integer, or null when `present` is false. */
+static void write_int_or_null(struct strbuf *sb, const char *key, bool present, long long v)
+{
+	json_util_write_key(sb, key);
+	if (present)
+		strbuf_addi(sb, v);
+	else
+		strbuf_add(sb, "null", 4);
+}
+
+/* A time as json_util_time_iso() makes it: null for ms <= 0. */
+static void write_time(struct strbuf *sb, const char *key, int64_t ms)
+{
+	char buf[40];
+
+	json_util_write_key(sb, key);
+	if (ms <= 0)
+		strbuf_add(sb, "null", 4);
+	else
+		json_util_write_string(sb, clock_format_iso(ms, buf, sizeof buf));
+}
+
+static int write_task(struct strbuf *sb, const struct task_row *t)
+{
+	int rc = 0;
+
+	strbuf_addch(sb, '{');
+	rc |= json_util_write_field(sb, "role", t->role);
+	json_util_write_int_field(sb, "index", t->idx);
+	json_util_write_int_field(sb, "attempt", t->attempt);
+	rc |= json_util_write_field(sb, "state", task_state_text(t));
+	rc |= json_util_write_field(sb, "reason", t->reason ? t->reason : "");
+	rc |= json_util_write_field(sb, "host", t->host ? t->host : "");
+	json_util_write_int_field(sb, "port", t->port);
+	write_int_or_null(sb, "pid", t->pid > 0, t->pid);
+	rc |= json_util_write_field(sb, "gpus", t->gpus ? t->gpus : "");
+	write_int_or_null(sb, "exit_code", t->exit_code >= 0, t->exit_code);
+	write_int_or_null(sb, "signal", t->signal > 0, t->signal);
+	json_util_write_bool_field(sb, "oom_killed", t->oom_killed);
+	json_util_write_int_field(sb, "peak_memory_bytes", (long long)t->peak_memory_bytes);
+	json_util_write_int_field(sb, "cpu_time_ms", (long long)t->cpu_time_ms);
+	write_time(sb, "started_at", t->started_at);
+	write_time(sb, "ended_at", t->ended_at);
+	strbuf_addch(sb, '}');
+	return rc;
+}
+
+static int dump_to_strbuf(const char *buf, size_t size, void *data)
+{
+	return strbuf_add(data, buf, size);
+}
+
+int job_view_job_write(struct strbuf *sb, const struct job_row *job,
+                       const struct job_place *place, const struct task_row *tasks,
+                       size_t n_tasks)
+{
+	json_t *spec = json_loads(job->spec_json ? job->spec_json : "", 0, NULL);
+	int rc = 0;
+
+	strbuf_addch(sb, '{');
+	json_util_write_int_field(sb, "id", (long long)job->id);
+	rc |= json_util_write_field(sb, "name", job->name ? job->name : "");
+	rc |= json_util_write_field(sb, "state", job_state_text(job));
+	rc |= json_util_write_field(sb, "reason", job->reason ? job->reason : "");
+	rc |= json_util_write_field(sb, "framework", job->framework ? job->framework : "none");
+	json_util_write_int_field(sb, "priority", job->priority);
+	json_util_write_int_field(sb, "attempt", job->attempt);
+	json_util_write_int_field(sb, "max_restarts", job->max_restarts);
+	write_int_or_null(sb, "exit_code", job->exit_code >= 0, job->exit_code);
+	write_time(sb, "submitted_at", job->submitted_at);
+	write_time(sb, "started_at", job->started_at);
+	write_time(sb, "ended_at", job->ended_at);
+	rc |= json_util_write_field(sb, "executor", place->gang ? "slurm" : "local");
+	rc |= json_util_write_field(sb, "queue", place->queue[0] ? place->queue : NULL);
+	/* the stored spec as the tree would show it: read back, then written */
+	json_util_write_key(sb, "spec");
+	if (!spec || json_dump_callback(spec, dump_to_strbuf, sb, JSON_COMPACT) < 0)
+		strbuf_add(sb, "{}", 2);
+	json_decref(spec);
+	json_util_write_key(sb, "tasks");
+	strbuf_addch(sb, '[');
+	for (size_t i = 0; i < n_tasks; i++) {
+		if (i)
+			strbuf_addch(sb, ',');
+		rc |= write_task(sb, &tasks[i]);
+	}
+	strbuf_add(sb, "]}", 2);
+	return rc < 0 || sb->failed ? -1 : 0;
+}
+
+int job_view_events_write(struct strbuf *sb, const struct event_row *rows, size_t n)
+{
+	int rc = 0;
+
+	strbuf_addch(sb, '[');
+	for (size_t i = 0; i < n; i++) {
+		strbuf_add(sb, i ? ",{" : "{", i ? 2 : 1);
+		write_time(sb, "time", rows[i].time);
+		rc |= json_util_write_field(sb, "kind", rows[i].kind);
+		rc |= json_util_write_field(sb, "message", rows[i].message);
+		strbuf_addch(sb, '}');
+	}
+	strbuf_addch(sb, ']');
+	return rc < 0 || sb->failed ? -1 : 0;
 }
 
 json_t *job_view_collection(const char *key, json_t *items)
