@@ -271,7 +271,7 @@ static void test_job_written_as_the_tree_dumps(void **state)
 	j.name = "\xe2\x82\xac job";
 	j.exit_code = 0;
 	j.ended_at = T0 + 5;
-	j.spec_json = "{\"name\": \"x\", \"roles\": {\"w\": {\"n\": 1.5, \"e\": [true, null]}}}";
+	j.spec_json = "{\"name\":\"x\u00e9\",\"roles\":{\"w\":{\"n\":1,\"e\":[true,null]}}}";
 	t[0].pid = 12;
 	t[0].host = "127.0.0.1";
 	t[0].port = 40000;
@@ -290,6 +290,33 @@ static void test_job_written_as_the_tree_dumps(void **state)
 	j.reason = NULL;
 	place.queue[0] = '\0';
 	expect_written_as_tree(&j, &place, t, 1);
+	j.spec_json = NULL;
+	expect_written_as_tree(&j, &place, t, 1);
+}
+
+/* The spec the job manager stores, job_spec_write_json()'s, is copied as
+ * it is, and that is what the tree shows of it. */
+static void test_job_written_with_its_stored_spec(void **state)
+{
+	static const char spec_text[] =
+	    "{\"name\":\"train\",\"roles\":{\"worker\":{\"instances\":3,\"memory\":\"2g\","
+	    "\"vcores\":2,\"command\":\"echo \\\"hi\\\"\"}}}";
+	struct weir_error err = {0};
+	json_t *sj = json_loads(spec_text, 0, NULL);
+	struct job_spec *spec = job_spec_from_json(sj, &err);
+	struct strbuf stored = STRBUF_INIT;
+	struct job_row j = job();
+	struct job_place place = {0};
+
+	(void)state;
+	if (!spec)
+		fail_msg("%s", err.msg);
+	assert_int_equal(job_spec_write_json(&stored, spec), 0);
+	j.spec_json = stored.buf;
+	expect_written_as_tree(&j, &place, NULL, 0);
+	job_spec_destroy(spec);
+	json_decref(sj);
+	strbuf_release(&stored);
 }
 
 static void test_events_written_as_the_tree_dumps(void **state)
@@ -349,6 +376,7 @@ int main(void)
 	    cmocka_unit_test(test_job_brief_no_spec_no_tasks),
 	    cmocka_unit_test(test_events),
 	    cmocka_unit_test(test_job_written_as_the_tree_dumps),
+	    cmocka_unit_test(test_job_written_with_its_stored_spec),
 	    cmocka_unit_test(test_events_written_as_the_tree_dumps),
 	    cmocka_unit_test(test_release),
 	};
