@@ -227,10 +227,17 @@ int job_view_job_write(struct strbuf *sb, const struct job_row *job,
 		strbuf_add(sb, "{}", 2);
 	json_util_write_key(sb, "tasks");
 	strbuf_addch(sb, '[');
-	for (size_t i = 0; i < n_tasks; i++) {
-		if (i)
+	for (size_t i = 0, n = 0; i < n_tasks; i++) {
+		size_t mark = sb->len;
+
+		if (n)
 			strbuf_addch(sb, ',');
-		rc |= write_task(sb, &tasks[i]);
+		/* a task with a string that is not UTF-8 is left out, as the
+		 * tree leaves out the element it cannot make */
+		if (write_task(sb, &tasks[i]) < 0 && !sb->failed)
+			strbuf_remove(sb, mark, sb->len - mark);
+		else
+			n++;
 	}
 	strbuf_add(sb, "]}", 2);
 	return rc < 0 || sb->failed ? -1 : 0;
@@ -238,18 +245,24 @@ int job_view_job_write(struct strbuf *sb, const struct job_row *job,
 
 int job_view_events_write(struct strbuf *sb, const struct event_row *rows, size_t n)
 {
-	int rc = 0;
-
 	strbuf_addch(sb, '[');
-	for (size_t i = 0; i < n; i++) {
-		strbuf_add(sb, i ? ",{" : "{", i ? 2 : 1);
+	for (size_t i = 0, k = 0; i < n; i++) {
+		size_t mark = sb->len;
+		int rc = 0;
+
+		strbuf_add(sb, k ? ",{" : "{", k ? 2 : 1);
 		write_time(sb, "time", rows[i].time);
 		rc |= json_util_write_field(sb, "kind", rows[i].kind);
 		rc |= json_util_write_field(sb, "message", rows[i].message);
 		strbuf_addch(sb, '}');
+		/* left out when not UTF-8, as the tree leaves it out */
+		if (rc < 0 && !sb->failed)
+			strbuf_remove(sb, mark, sb->len - mark);
+		else
+			k++;
 	}
 	strbuf_addch(sb, ']');
-	return rc < 0 || sb->failed ? -1 : 0;
+	return sb->failed ? -1 : 0;
 }
 
 json_t *job_view_collection(const char *key, json_t *items)

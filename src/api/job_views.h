@@ -68,8 +68,10 @@ json_t *job_view_events(const struct event_row *rows, size_t n);
  * json_dumps() escapes them: what a route that answers with the text
  * alone writes without building a tree.  The Job's spec is the stored
  * text as it is (compact, as the job manager stores it: what the tree
- * shows of it), or {} when that is not an object's text.  0, or -1 when
- * out of memory (or a string not UTF-8: sb->failed tells them apart). */
+ * shows of it), or {} when that is not an object's text.  A task or an
+ * event with a string that is not UTF-8 is left out, as the trees leave
+ * out the element they cannot make.  0, or -1 when out of memory (or one
+ * of the Job's own strings is not UTF-8: sb->failed tells them apart). */
 int job_view_job_write(struct strbuf *sb, const struct job_row *job,
                        const struct job_place *place, const struct task_row *tasks,
                        size_t n_tasks);

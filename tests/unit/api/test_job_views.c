@@ -292,6 +292,12 @@ static void test_job_written_as_the_tree_dumps(void **state)
 	expect_written_as_tree(&j, &place, t, 1);
 	j.spec_json = NULL;
 	expect_written_as_tree(&j, &place, t, 1);
+	/* a task whose reason is not UTF-8 is left out of both */
+	t[1].reason = "\xc3(";
+	expect_written_as_tree(&j, &place, t, 3);
+	t[0].reason = "\xff";
+	t[2].host = "\xe2\x82";
+	expect_written_as_tree(&j, &place, t, 3);
 }
 
 /* The spec the job manager stores, job_spec_write_json()'s, is copied as
@@ -339,10 +345,18 @@ static void test_events_written_as_the_tree_dumps(void **state)
 		free(text);
 		json_decref(tree);
 	}
-	/* not UTF-8: refused, as jansson refuses it */
+	/* not UTF-8: left out, as the tree leaves out what jansson refuses */
 	e[0].message = "\xff";
-	strbuf_reset(&sb);
-	assert_int_equal(job_view_events_write(&sb, e, 1), -1);
+	for (size_t n = 1; n <= 3; n++) {
+		json_t *tree = job_view_events(e, n);
+		char *text = json_dumps(tree, JSON_COMPACT);
+
+		strbuf_reset(&sb);
+		assert_int_equal(job_view_events_write(&sb, e, n), 0);
+		assert_string_equal(sb.buf, text);
+		free(text);
+		json_decref(tree);
+	}
 	strbuf_release(&sb);
 }
 
