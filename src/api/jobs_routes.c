@@ -209,6 +209,7 @@ static void reply_job_text(const struct api_ops *ops, void *ctx, struct http_req
 struct job_wait {
 	const struct api_ops *ops;
 	void *ctx;
+	struct long_polls *polls;
 	int64_t job;
 	struct events_ask events;
 	char since[17]; /* the version the client has */
@@ -224,6 +225,7 @@ static bool job_wait_check(struct http_request *req, void *arg, bool timed_out)
 		reply_result(req, 200, NULL, &err);
 		return true;
 	}
+	long_polls_seen(w->polls, API_WAIT_JOB, w->job, t.version);
 	if (!timed_out && !strcmp(t.version, w->since)) {
 		strbuf_release(&t.sb);
 		return false;
@@ -233,7 +235,9 @@ static bool job_wait_check(struct http_request *req, void *arg, bool timed_out)
 }
 
 /* Answers at once unless the job is still at `since`; then when it changes
- * or after S seconds. */
+ * or after S seconds.  A follower asks again right after each answer, with
+ * the version it got: when no job has changed since that answer was
+ * written (no notice came), the job is not read again to find it the same. */
 static void route_get_job(const struct job_routes *jr, struct http_request *req, int64_t id)
 {
 	struct weir_error err = {0};
@@ -250,23 +254,27 @@ static void route_get_job(const struct job_routes *jr, struct http_request *req,
 	}
 	if (events_ask_of(req, id, &ea) < 0)
 		return;
-	if (job_text_get(jr->ops, jr->ctx, id, &t, &err) < 0) {
-		reply_result(req, 200, NULL, &err);
-		return;
-	}
-	if (wait == 0 || !since || strcmp(since, t.version) != 0) {
-		reply_job_text(jr->ops, jr->ctx, req, 200, &t, &ea, NULL);
-		return;
+	if (wait == 0 || !since || !long_polls_still(jr->polls, API_WAIT_JOB, id, since)) {
+		if (job_text_get(jr->ops, jr->ctx, id, &t, &err) < 0) {
+			reply_result(req, 200, NULL, &err);
+			return;
+		}
+		long_polls_seen(jr->polls, API_WAIT_JOB, id, t.version);
+		if (wait == 0 || !since || strcmp(since, t.version) != 0) {
+			reply_job_text(jr->ops, jr->ctx, req, 200, &t, &ea, NULL);
+			return;
+		}
+		strbuf_release(&t.sb);
 	}
 	w = calloc(1, sizeof *w);
 	if (w) {
 		w->ops = jr->ops;
 		w->ctx = jr->ctx;
+		w->polls = jr->polls;
 		w->job = id;
 		w->events = ea;
-		snprintf(w->since, sizeof w->since, "%s", t.version);
+		snprintf(w->since, sizeof w->since, "%s", since);
 	}
-	strbuf_release(&t.sb);
 	long_polls_add(jr->polls, req, API_WAIT_JOB, id, clock_mono_ms() + wait * 1000,
 	               job_wait_check, w);
 }
@@ -444,6 +452,7 @@ static void route_submit(const struct job_routes *jr, struct http_request *req)
 		reply_result(req, 201, NULL, &err);
 		return;
 	}
+	long_polls_seen(jr->polls, API_WAIT_JOB, v.row.id, t.version);
 	struct events_ask ea = {wants_events(req) ? v.row.id : 0, -1};
 	/* what the event log reads of the answer: the new job's id */
 	json_t *answer = json_pack("{s:I}", "id", (json_int_t)v.row.id);
