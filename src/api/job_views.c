@@ -193,9 +193,8 @@ static int write_task(struct strbuf *sb, const struct task_row *t)
 	return rc;
 }
 
-int job_view_job_write(struct strbuf *sb, const struct job_row *job,
-                       const struct job_place *place, const struct task_row *tasks,
-                       size_t n_tasks)
+int job_view_job_write(struct strbuf *sb, const struct job_row *job, const struct job_place *place,
+                       const struct task_row *tasks, size_t n_tasks)
 {
 	const char *spec = job->spec_json ? job->spec_json : "";
 	size_t spec_len = strlen(spec);

@@ -72,9 +72,8 @@ json_t *job_view_events(const struct event_row *rows, size_t n);
  * event with a string that is not UTF-8 is left out, as the trees leave
  * out the element they cannot make.  0, or -1 when out of memory (or one
  * of the Job's own strings is not UTF-8: sb->failed tells them apart). */
-int job_view_job_write(struct strbuf *sb, const struct job_row *job,
-                       const struct job_place *place, const struct task_row *tasks,
-                       size_t n_tasks);
+int job_view_job_write(struct strbuf *sb, const struct job_row *job, const struct job_place *place,
+                       const struct task_row *tasks, size_t n_tasks);
 int job_view_events_write(struct strbuf *sb, const struct event_row *rows, size_t n);
 
 /* {key: items}; items is stolen. */
