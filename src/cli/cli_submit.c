@@ -23,6 +23,7 @@
 
 #include "cli/cli_watch.h"
 #include "lib/clock.h"
+#include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "model/job_spec.h"
 #include "model/job_spec_edit.h"
@@ -456,8 +457,7 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 	struct job_spec *spec = NULL;
 	struct cli_ctx ctx = {0};
 	struct cli_reply r = {0};
-	char *body = NULL;
-	json_t *json = NULL;
+	struct strbuf body = STRBUF_INIT;
 	int rc = CLI_EXIT_USAGE;
 
 	a.tony_argv = calloc((size_t)argc + 1, sizeof *a.tony_argv);
@@ -480,9 +480,8 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	json = job_spec_to_json(spec);
-	body = json ? json_dumps(json, JSON_COMPACT) : NULL;
-	if (!body) {
+	/* the body is the spec's JSON as the model writes it, without a tree */
+	if (job_spec_write_json(&body, spec) < 0) {
 		cli_error("out of memory");
 		rc = CLI_EXIT_FAILED;
 		goto out;
@@ -494,8 +493,8 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 	}
 	if (!a.detach)
 		cli_signals_block();
-	if (cli_call(&ctx, "POST", a.detach ? "/api/v1/jobs" : "/api/v1/jobs?events=1", body, 60000,
-		     &r) < 0 ||
+	if (cli_call(&ctx, "POST", a.detach ? "/api/v1/jobs" : "/api/v1/jobs?events=1", body.buf,
+		     60000, &r) < 0 ||
 	    !cli_reply_ok(&r)) {
 		rc = cli_report(&ctx, &r);
 		goto out;
@@ -512,8 +511,7 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 out:
 	cli_reply_release(&r);
 	cli_ctx_release(&ctx);
-	free(body);
-	json_decref(json);
+	strbuf_release(&body);
 	job_spec_destroy(spec);
 	free(a.tony_argv);
 	return rc;
