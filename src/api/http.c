@@ -85,6 +85,11 @@ struct http_request {
 	char user[64];  /* http_request_set_user */
 	json_t *answer; /* the JSON answer, kept until the done callback */
 	struct http_request *prev, *next; /* in srv->suspended while suspended */
+	/* answered, its done callback still to come (srv->done_first) */
+	bool done_pending;
+	bool completed;                 /* MHD is through with it: conn is gone */
+	char peer[64];                  /* http_request_peer's, kept for then */
+	struct http_request *done_next; /* in srv->done_first */
 };
 
 struct http_server {
@@ -100,6 +105,11 @@ struct http_server {
 	int open_handles;
 	bool resumed; /* a connection was resumed since drive() last ran MHD */
 	struct http_request *suspended;
+	/* Answers handed to their connections whose done callback is still to
+	 * come, oldest first: called from `idle`, after what else the loop
+	 * turn that sent them does, or before the next request's handler. */
+	uv_idle_t idle;
+	struct http_request *done_first, **done_last;
 };
 
 static void drive(struct http_server *srv);
@@ -175,22 +185,35 @@ static void park_answer(struct http_request *req, unsigned status, struct MHD_Re
 void http_request_respond_json(struct http_request *req, int status, json_t *body)
 {
 	char *text;
-	struct MHD_Response *resp;
 
 	if (req->answered) {
 		json_decref(body);
 		return;
 	}
 	text = body ? json_dumps(body, JSON_COMPACT) : strdup("{}");
+	http_request_respond_json_text(req, status, text, text ? strlen(text) : 0, body);
+}
+
+void http_request_respond_json_text(struct http_request *req, int status, char *text, size_t len,
+                                    json_t *answer)
+{
+	struct MHD_Response *resp;
+
+	if (req->answered) {
+		free(text);
+		json_decref(answer);
+		return;
+	}
 	json_decref(req->answer);
-	req->answer = body; /* for the done callback; freed right after it */
+	req->answer = answer; /* for the done callback; freed right after it */
 	if (!text) {
 		text = strdup("{\"error\":\"out of memory\",\"status\":500}");
 		status = 500;
 		if (!text)
 			return;
+		len = strlen(text);
 	}
-	resp = MHD_create_response_from_buffer(strlen(text), text, MHD_RESPMEM_MUST_FREE);
+	resp = MHD_create_response_from_buffer(len, text, MHD_RESPMEM_MUST_FREE);
 	if (!resp) {
 		free(text);
 		return;
@@ -330,7 +353,8 @@ const char *http_request_path(const struct http_request *req)
 
 const char *http_request_query(const struct http_request *req, const char *key)
 {
-	return MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key);
+	return req->conn ? MHD_lookup_connection_value(req->conn, MHD_GET_ARGUMENT_KIND, key)
+	                 : NULL;
 }
 
 struct query_walk {
@@ -357,13 +381,14 @@ bool http_request_query_each(const struct http_request *req,
 {
 	struct query_walk w = {fn, arg, false};
 
-	MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, query_walk_one, &w);
+	if (req->conn)
+		MHD_get_connection_values(req->conn, MHD_GET_ARGUMENT_KIND, query_walk_one, &w);
 	return !w.stopped;
 }
 
 const char *http_request_header(const struct http_request *req, const char *name)
 {
-	return MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name);
+	return req->conn ? MHD_lookup_connection_value(req->conn, MHD_HEADER_KIND, name) : NULL;
 }
 
 const char *http_request_body(const struct http_request *req, size_t *len)
@@ -401,11 +426,14 @@ void http_request_add_header(struct http_request *req, const char *name, const c
 const char *http_request_peer(const struct http_request *req, char *buf, size_t size)
 {
 	const union MHD_ConnectionInfo *ci =
-	    MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	    req->conn ? MHD_get_connection_info(req->conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS)
+	              : NULL;
 	char host[INET6_ADDRSTRLEN] = "";
 
 	if (size)
 		buf[0] = '\0';
+	if (!req->conn) /* done with: what it was */
+		snprintf(buf, size, "%s", req->peer);
 	if (!ci || !ci->client_addr)
 		return buf;
 	if (ci->client_addr->sa_family == AF_INET) {
@@ -441,14 +469,67 @@ void http_server_set_done(struct http_server *srv, http_done_fn fn, void *arg)
 	srv->done_arg = arg;
 }
 
+static void request_free(struct http_request *req)
+{
+	for (int i = 0; i < req->n_hdr; i++) {
+		free(req->hdr_name[i]);
+		free(req->hdr_value[i]);
+	}
+	json_decref(req->answer);
+	free(req->method);
+	free(req->path);
+	strbuf_release(&req->body);
+	free(req);
+}
+
+/* The done callbacks of the answers sent so far, oldest first; a request
+ * MHD is already through with is freed after its own. */
+static void done_flush(struct http_server *srv)
+{
+	while (srv->done_first) {
+		struct http_request *req = srv->done_first;
+
+		srv->done_first = req->done_next;
+		if (!srv->done_first)
+			srv->done_last = &srv->done_first;
+		req->done_pending = false;
+		srv->done(req, (int)req->pending_status, srv->done_arg);
+		json_decref(req->answer);
+		req->answer = NULL;
+		if (req->completed)
+			request_free(req);
+	}
+	uv_idle_stop(&srv->idle);
+}
+
+static void on_idle(uv_idle_t *h)
+{
+	done_flush(h->data);
+}
+
+/* The answer goes to the connection now; what the done callback does
+ * (the metrics, the event log's write to the store) waits until the loop
+ * has nothing more urgent in this turn (the agent's starts of the job just
+ * submitted), and comes before the next request is handled all the same. */
 static enum MHD_Result queue_pending(struct http_request *req)
 {
+	struct http_server *srv = req->srv;
 	enum MHD_Result r;
 
-	if (req->srv->done)
-		req->srv->done(req, (int)req->pending_status, req->srv->done_arg);
-	json_decref(req->answer);
-	req->answer = NULL;
+	if (srv->done && !req->done_pending) {
+		char peer[sizeof req->peer];
+
+		snprintf(req->peer, sizeof req->peer, "%s",
+		         http_request_peer(req, peer, sizeof peer));
+		req->done_pending = true;
+		req->done_next = NULL;
+		*srv->done_last = req;
+		srv->done_last = &req->done_next;
+		uv_idle_start(&srv->idle, on_idle);
+	} else {
+		json_decref(req->answer);
+		req->answer = NULL;
+	}
 	r = MHD_queue_response(req->conn, req->pending_status, req->pending);
 	MHD_destroy_response(req->pending);
 	req->pending = NULL;
@@ -506,6 +587,8 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 	}
 	if (!req->dispatched) {
 		req->dispatched = true;
+		/* what the answers before it left to do is done before it starts */
+		done_flush(srv);
 		if (req->too_big) {
 			respond_status(req, 413, "request body too large: at most 4 MiB allowed");
 		} else {
@@ -537,16 +620,13 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		req->stream->req = NULL;
 	if (req->pending)
 		MHD_destroy_response(req->pending);
-	for (int i = 0; i < req->n_hdr; i++) {
-		free(req->hdr_name[i]);
-		free(req->hdr_value[i]);
-	}
-	json_decref(req->answer);
-	free(req->method);
-	free(req->path);
-	strbuf_release(&req->body);
-	free(req);
+	req->pending = NULL;
 	*con_cls = NULL;
+	req->conn = NULL;
+	if (req->done_pending)
+		req->completed = true; /* freed once its done callback has run */
+	else
+		request_free(req);
 }
 
 static void on_timer(uv_timer_t *t)
@@ -650,8 +730,11 @@ struct http_server *http_server_create(uv_loop_t *loop, const char *host, int po
 		return NULL;
 	}
 	uv_timer_init(loop, &srv->timer);
+	uv_idle_init(loop, &srv->idle);
+	srv->done_last = &srv->done_first;
 	srv->poll.data = srv;
 	srv->timer.data = srv;
+	srv->idle.data = srv;
 	uv_poll_start(&srv->poll, UV_READABLE, on_poll);
 	drive(srv);
 	return srv;
@@ -665,7 +748,7 @@ int http_server_port(const struct http_server *srv)
 static void free_on_close(uv_handle_t *h)
 {
 	struct http_server *srv = h->data;
-	/* libuv gives no order between the two close callbacks */
+	/* libuv gives no order between the close callbacks */
 	if (--srv->open_handles == 0)
 		free(srv);
 }
@@ -687,11 +770,14 @@ void http_server_destroy(struct http_server *srv)
 		}
 	}
 	MHD_run(srv->daemon);
+	done_flush(srv);
 	MHD_stop_daemon(srv->daemon);
 	srv->daemon = NULL;
+	done_flush(srv);
 	uv_poll_stop(&srv->poll);
 	uv_timer_stop(&srv->timer);
-	srv->open_handles = 2;
+	srv->open_handles = 3;
 	uv_close((uv_handle_t *)&srv->poll, free_on_close);
 	uv_close((uv_handle_t *)&srv->timer, free_on_close);
+	uv_close((uv_handle_t *)&srv->idle, free_on_close);
 }

@@ -52,10 +52,15 @@ struct http_server *http_server_create(uv_loop_t *loop, const char *host, int po
                                        http_handler_fn handler, void *arg, struct weir_error *err);
 /* The bound port (useful with port 0). */
 int http_server_port(const struct http_server *srv);
-/* Called once per request when its answer (status) is handed to the
+/* Called once per request after its answer (status) was handed to the
  * connection, on the loop's thread, the request and its body still
- * readable: what the metrics and the event log need of every request.
- * NULL fn: none. */
+ * readable (its query and headers only while the connection lasts; its
+ * peer always): what the metrics and the event log need of every request.
+ * It comes late in the loop turn that sent the answer, after the turn's
+ * other work (the agent's starts of a job just submitted need not wait for
+ * the event log's write), and always before the next request's handler
+ * runs, so a request sees what the done callbacks of the answers before it
+ * wrote.  NULL fn: none. */
 typedef void (*http_done_fn)(struct http_request *req, int status, void *arg);
 void http_server_set_done(struct http_server *srv, http_done_fn fn, void *arg);
 /* Stops accepting and closes every connection; suspended requests get 503.
@@ -105,6 +110,11 @@ void http_request_add_header(struct http_request *req, const char *name, const c
  * active request from the handler, or on a suspended one at any time (the
  * request is resumed).  Only the first answer counts. */
 void http_request_respond_json(struct http_request *req, int status, json_t *body);
+/* The same with JSON the caller wrote itself: `text` (`len` bytes, ownership
+ * taken; NULL: out of memory, answered 500) as application/json, and
+ * `answer` (stolen; NULL: none) as what http_request_answer() shows. */
+void http_request_respond_json_text(struct http_request *req, int status, char *text, size_t len,
+                                    json_t *answer);
 /* Answers with `len` bytes at `data`, which must outlive the server
  * (static data such as the embedded UI files); HEAD gets the headers only. */
 void http_request_respond_static(struct http_request *req, int status, const char *content_type,

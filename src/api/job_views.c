@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/clock.h"
 #include "lib/json_util.h"
 #include "model/states.h"
 
@@ -141,6 +142,126 @@ json_t *job_view_events(const struct event_row *rows, size_t n)
 	for (size_t i = 0; a && i < n; i++)
 		json_array_append_new(a, job_view_event(&rows[i]));
 	return a;
+}
+
+/* ---- written as text ---- */
+
+/* A member that is an integer, or null when `present` is false. */
+static void write_int_or_null(struct strbuf *sb, const char *key, bool present, long long v)
+{
+	json_util_write_key(sb, key);
+	if (present)
+		strbuf_addi(sb, v);
+	else
+		strbuf_add(sb, "null", 4);
+}
+
+/* A time as json_util_time_iso() makes it: null for ms <= 0. */
+static void write_time(struct strbuf *sb, const char *key, int64_t ms)
+{
+	char buf[40];
+
+	json_util_write_key(sb, key);
+	if (ms <= 0)
+		strbuf_add(sb, "null", 4);
+	else
+		json_util_write_string(sb, clock_format_iso(ms, buf, sizeof buf));
+}
+
+static int write_task(struct strbuf *sb, const struct task_row *t)
+{
+	int rc = 0;
+
+	strbuf_addch(sb, '{');
+	rc |= json_util_write_field(sb, "role", t->role);
+	json_util_write_int_field(sb, "index", t->idx);
+	json_util_write_int_field(sb, "attempt", t->attempt);
+	rc |= json_util_write_field(sb, "state", task_state_text(t));
+	rc |= json_util_write_field(sb, "reason", t->reason ? t->reason : "");
+	rc |= json_util_write_field(sb, "host", t->host ? t->host : "");
+	json_util_write_int_field(sb, "port", t->port);
+	write_int_or_null(sb, "pid", t->pid > 0, t->pid);
+	rc |= json_util_write_field(sb, "gpus", t->gpus ? t->gpus : "");
+	write_int_or_null(sb, "exit_code", t->exit_code >= 0, t->exit_code);
+	write_int_or_null(sb, "signal", t->signal > 0, t->signal);
+	json_util_write_bool_field(sb, "oom_killed", t->oom_killed);
+	json_util_write_int_field(sb, "peak_memory_bytes", (long long)t->peak_memory_bytes);
+	json_util_write_int_field(sb, "cpu_time_ms", (long long)t->cpu_time_ms);
+	write_time(sb, "started_at", t->started_at);
+	write_time(sb, "ended_at", t->ended_at);
+	strbuf_addch(sb, '}');
+	return rc;
+}
+
+int job_view_job_write(struct strbuf *sb, const struct job_row *job, const struct job_place *place,
+                       const struct task_row *tasks, size_t n_tasks)
+{
+	const char *spec = job->spec_json ? job->spec_json : "";
+	size_t spec_len = strlen(spec);
+	int rc = 0;
+
+	strbuf_addch(sb, '{');
+	json_util_write_int_field(sb, "id", (long long)job->id);
+	rc |= json_util_write_field(sb, "name", job->name ? job->name : "");
+	rc |= json_util_write_field(sb, "state", job_state_text(job));
+	rc |= json_util_write_field(sb, "reason", job->reason ? job->reason : "");
+	rc |= json_util_write_field(sb, "framework", job->framework ? job->framework : "none");
+	json_util_write_int_field(sb, "priority", job->priority);
+	json_util_write_int_field(sb, "attempt", job->attempt);
+	json_util_write_int_field(sb, "max_restarts", job->max_restarts);
+	write_int_or_null(sb, "exit_code", job->exit_code >= 0, job->exit_code);
+	write_time(sb, "submitted_at", job->submitted_at);
+	write_time(sb, "started_at", job->started_at);
+	write_time(sb, "ended_at", job->ended_at);
+	rc |= json_util_write_field(sb, "executor", place->gang ? "slurm" : "local");
+	rc |= json_util_write_field(sb, "queue", place->queue[0] ? place->queue : NULL);
+	/* the stored spec as it is: the job manager stored the compact text
+	 * job_spec_write_json() writes, which the tree reads back and dumps
+	 * the same (reading it costs more than the rest of the job); a text
+	 * that is no object at all shows as {}, as there */
+	json_util_write_key(sb, "spec");
+	if (spec_len >= 2 && spec[0] == '{' && spec[spec_len - 1] == '}')
+		strbuf_add(sb, spec, spec_len);
+	else
+		strbuf_add(sb, "{}", 2);
+	json_util_write_key(sb, "tasks");
+	strbuf_addch(sb, '[');
+	for (size_t i = 0, n = 0; i < n_tasks; i++) {
+		size_t mark = sb->len;
+
+		if (n)
+			strbuf_addch(sb, ',');
+		/* a task with a string that is not UTF-8 is left out, as the
+		 * tree leaves out the element it cannot make */
+		if (write_task(sb, &tasks[i]) < 0 && !sb->failed)
+			strbuf_remove(sb, mark, sb->len - mark);
+		else
+			n++;
+	}
+	strbuf_add(sb, "]}", 2);
+	return rc < 0 || sb->failed ? -1 : 0;
+}
+
+int job_view_events_write(struct strbuf *sb, const struct event_row *rows, size_t n)
+{
+	strbuf_addch(sb, '[');
+	for (size_t i = 0, k = 0; i < n; i++) {
+		size_t mark = sb->len;
+		int rc = 0;
+
+		strbuf_add(sb, k ? ",{" : "{", k ? 2 : 1);
+		write_time(sb, "time", rows[i].time);
+		rc |= json_util_write_field(sb, "kind", rows[i].kind);
+		rc |= json_util_write_field(sb, "message", rows[i].message);
+		strbuf_addch(sb, '}');
+		/* left out when not UTF-8, as the tree leaves it out */
+		if (rc < 0 && !sb->failed)
+			strbuf_remove(sb, mark, sb->len - mark);
+		else
+			k++;
+	}
+	strbuf_addch(sb, ']');
+	return sb->failed ? -1 : 0;
 }
 
 json_t *job_view_collection(const char *key, json_t *items)

@@ -7,6 +7,8 @@
  * job_place).  The ops of api/job_api.h hand a job over as a struct
  * job_view, which the routes render and release.  Every render function
  * returns a new reference, or NULL out of memory; inputs are borrowed.
+ * The long poll's answers are written as text instead (job_view_job_write),
+ * once per change, and never built as a tree.
  */
 #ifndef WEIR_API_JOB_VIEWS_H
 #define WEIR_API_JOB_VIEWS_H
@@ -16,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "lib/strbuf.h"
 #include "model/job_spec.h"
 #include "store/store.h"
 
@@ -60,6 +63,19 @@ json_t *job_view_job_brief(const struct job_row *job, const struct job_place *pl
 json_t *job_view_event(const struct event_row *e);
 /* [Event...] in the rows' order. */
 json_t *job_view_events(const struct event_row *rows, size_t n);
+/* The same Job and Events written straight into sb as compact JSON, the
+ * members in the order of the trees above, strings escaped as
+ * json_dumps() escapes them: what a route that answers with the text
+ * alone writes without building a tree.  The Job's spec is the stored
+ * text as it is (compact, as the job manager stores it: what the tree
+ * shows of it), or {} when that is not an object's text.  A task or an
+ * event with a string that is not UTF-8 is left out, as the trees leave
+ * out the element they cannot make.  0, or -1 when out of memory (or one
+ * of the Job's own strings is not UTF-8: sb->failed tells them apart). */
+int job_view_job_write(struct strbuf *sb, const struct job_row *job, const struct job_place *place,
+                       const struct task_row *tasks, size_t n_tasks);
+int job_view_events_write(struct strbuf *sb, const struct event_row *rows, size_t n);
+
 /* {key: items}; items is stolen. */
 json_t *job_view_collection(const char *key, json_t *items);
 

@@ -20,6 +20,7 @@
 #include "api/reply.h"
 #include "api/request.h"
 #include "lib/clock.h"
+#include "lib/strbuf.h"
 
 #define MAX_WAIT_S 600
 
@@ -38,13 +39,6 @@ static json_t *job_of(int rc, struct job_view *v, struct weir_error *err)
 	if (!r)
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	return r;
-}
-
-static json_t *get_job(const struct api_ops *ops, void *ctx, int64_t id, struct weir_error *err)
-{
-	struct job_view v = {0};
-
-	return job_of(ops->get_job(ctx, id, &v, err), &v, err);
 }
 
 /* A job as the list shows it: its roles come from its stored spec. */
@@ -70,27 +64,62 @@ static json_t *collection_or_error(const char *key, json_t *items, struct weir_e
 
 /* ---- GET /jobs/{id}?wait=S&since=VERSION ---- */
 
-/* A job's version: FNV-1a of its JSON (compact, sorted keys), as 16 hex
- * digits.  Any change a client could see changes it; the server keeps no
- * counter for it.  Adds "version" to the job. */
-static void job_add_version(json_t *job, char out[17])
+/* A job as its answer's text, before the version and the events go in: its
+ * compact JSON as job_view_job_write() writes it (always the same bytes for
+ * the same job), written once, without a tree, and hashed as it is. */
+struct job_text {
+	struct strbuf sb;
+	char version[17];
+};
+
+/* The text of view v (borrowed), and its version: FNV-1a of the text, as
+ * 16 hex digits.  Any change a client could see changes it; the server
+ * keeps no counter for it.  0, or -1 with err. */
+static int job_text_make(const struct job_view *v, struct job_text *t, struct weir_error *err)
 {
-	char *text = json_dumps(job, JSON_COMPACT | JSON_SORT_KEYS);
 	uint64_t h = 1469598103934665603ULL;
 
-	for (const char *p = text ? text : ""; *p; p++) {
-		h ^= (unsigned char)*p;
+	strbuf_init(&t->sb);
+	if (job_view_job_write(&t->sb, &v->row, &v->place, v->tasks, v->n_tasks) < 0) {
+		strbuf_release(&t->sb);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < t->sb.len; i++) {
+		h ^= (unsigned char)t->sb.buf[i];
 		h *= 1099511628211ULL;
 	}
-	free(text);
-	snprintf(out, 17, "%016llx", (unsigned long long)h);
-	json_object_set_new(job, "version", json_string(out));
+	snprintf(t->version, sizeof t->version, "%016llx", (unsigned long long)h);
+	return 0;
+}
+
+/* Job `id`'s text, as the op reads it now.  0, or -1 with err. */
+static int job_text_get(const struct api_ops *ops, void *ctx, int64_t id, struct job_text *t,
+                        struct weir_error *err)
+{
+	struct job_view v = {0};
+	int rc;
+
+	if (ops->get_job(ctx, id, &v, err) < 0)
+		return -1;
+	rc = job_text_make(&v, t, err);
+	job_view_release(&v);
+	return rc;
 }
 
 /* "events=1" on a job's answer: it carries the job's events too, as GET
  * .../events lists them, so that a follower reads a change and what led to it
  * in one request.  Added after the version, which stays the job's alone.  A
- * failed read of the events leaves the key out (the client asks apart). */
+ * failed read of the events leaves the key out (the client asks apart).
+ *
+ * "events_from=N" with it: only the events after the first N (a follower
+ * that has those from an earlier answer), and "events_from" in the answer
+ * says where its "events" start: N, or 0 (the whole list) when the job has
+ * fewer than N. */
+struct events_ask {
+	int64_t job;  /* 0: no events */
+	int64_t from; /* -1: no events_from, the whole list */
+};
+
 static bool wants_events(const struct http_request *req)
 {
 	const char *e = http_request_query(req, "events");
@@ -98,7 +127,22 @@ static bool wants_events(const struct http_request *req)
 	return e && (!strcmp(e, "1") || !strcmp(e, "true"));
 }
 
-/* A job's events as an array; NULL with err. */
+/* The request's events=1 and events_from for job `id`; -1 (answered 400)
+ * when events_from is not a count. */
+static int events_ask_of(struct http_request *req, int64_t id, struct events_ask *ea)
+{
+	const char *from = http_request_query(req, "events_from");
+
+	ea->job = wants_events(req) ? id : 0;
+	ea->from = -1;
+	if (from && api_parse_int(from, 0, INT32_MAX, &ea->from) < 0) {
+		reply_status(req, 400, "events_from: expected a whole number >= 0");
+		return -1;
+	}
+	return 0;
+}
+
+/* A job's events as an array (GET .../events); NULL with err. */
 static json_t *job_events(const struct api_ops *ops, void *ctx, int64_t id,
                           struct weir_error *err)
 {
@@ -114,20 +158,60 @@ static json_t *job_events(const struct api_ops *ops, void *ctx, int64_t id,
 	return events;
 }
 
-static void job_add_events(const struct api_ops *ops, void *ctx, json_t *job, int64_t id)
+/* `,"events":[...]` into sb: a job's events from the `from`th on (all of
+ * them when it has fewer), then `,"events_from":N` when the request named
+ * one.  A failed read of the events writes nothing. */
+static void write_events(const struct api_ops *ops, void *ctx, const struct events_ask *ea,
+                         struct strbuf *sb)
 {
 	struct weir_error err = {0};
-	json_t *events = job_events(ops, ctx, id, &err);
+	struct event_row *rows = NULL;
+	size_t n = 0, from;
 
-	if (events)
-		json_object_set_new(job, "events", events);
+	if (ops->events(ctx, ea->job, &rows, &n, &err) < 0)
+		return;
+	from = ea->from > 0 && (uint64_t)ea->from <= n ? (size_t)ea->from : 0;
+	strbuf_addstr(sb, ",\"events\":");
+	if (job_view_events_write(sb, n > 0 ? rows + from : rows, n - from) < 0)
+		sb->failed = true;
+	if (ea->from >= 0)
+		strbuf_addf(sb, ",\"events_from\":%zu", from);
+	event_rows_free(rows, n);
+}
+
+/* Answers `status` with the job's text (taken) and its "version", then its
+ * "events" (and "events_from") as `ea` asks, as if they had been set on the
+ * job and the whole dumped.  `answer` (stolen; NULL: none) is what the
+ * request's done callback reads. */
+static void reply_job_text(const struct api_ops *ops, void *ctx, struct http_request *req,
+                           int status, struct job_text *t, const struct events_ask *ea,
+                           json_t *answer)
+{
+	struct strbuf *sb = &t->sb;
+	size_t len;
+	char *text;
+
+	sb->len--; /* the closing brace, put back below */
+	strbuf_addf(sb, ",\"version\":\"%s\"", t->version);
+	if (ea->job > 0)
+		write_events(ops, ctx, ea, sb);
+	strbuf_addch(sb, '}');
+	if (sb->failed) {
+		strbuf_release(sb);
+		json_decref(answer);
+		reply_status(req, 500, "out of memory");
+		return;
+	}
+	text = strbuf_detach(sb, &len);
+	http_request_respond_json_text(req, status, text, len, answer);
 }
 
 struct job_wait {
 	const struct api_ops *ops;
 	void *ctx;
+	struct long_polls *polls;
 	int64_t job;
-	bool events;    /* events=1 */
+	struct events_ask events;
 	char since[17]; /* the version the client has */
 };
 
@@ -135,56 +219,61 @@ static bool job_wait_check(struct http_request *req, void *arg, bool timed_out)
 {
 	struct job_wait *w = arg;
 	struct weir_error err = {0};
-	char version[17];
-	json_t *r = get_job(w->ops, w->ctx, w->job, &err);
+	struct job_text t;
 
-	if (r)
-		job_add_version(r, version);
-	if (!r || timed_out || strcmp(version, w->since) != 0) {
-		if (r && w->events)
-			job_add_events(w->ops, w->ctx, r, w->job);
-		reply_result(req, 200, r, &err);
+	if (job_text_get(w->ops, w->ctx, w->job, &t, &err) < 0) {
+		reply_result(req, 200, NULL, &err);
 		return true;
 	}
-	json_decref(r);
-	return false;
+	long_polls_seen(w->polls, API_WAIT_JOB, w->job, t.version);
+	if (!timed_out && !strcmp(t.version, w->since)) {
+		strbuf_release(&t.sb);
+		return false;
+	}
+	reply_job_text(w->ops, w->ctx, req, 200, &t, &w->events, NULL);
+	return true;
 }
 
 /* Answers at once unless the job is still at `since`; then when it changes
- * or after S seconds. */
+ * or after S seconds.  A follower asks again right after each answer, with
+ * the version it got: when no job has changed since that answer was
+ * written (no notice came), the job is not read again to find it the same. */
 static void route_get_job(const struct job_routes *jr, struct http_request *req, int64_t id)
 {
 	struct weir_error err = {0};
 	const char *since = http_request_query(req, "since");
 	const char *wait_text = http_request_query(req, "wait");
 	int64_t wait = 0;
-	char version[17];
+	struct job_text t;
 	struct job_wait *w;
+	struct events_ask ea;
 
 	if (wait_text && api_parse_int(wait_text, 0, MAX_WAIT_S, &wait) < 0) {
 		reply_status(req, 400, "wait: expected whole seconds from 0 to 600");
 		return;
 	}
-	json_t *r = get_job(jr->ops, jr->ctx, id, &err);
-	if (!r) {
-		reply_result(req, 200, NULL, &err);
+	if (events_ask_of(req, id, &ea) < 0)
 		return;
+	if (wait == 0 || !since || !long_polls_still(jr->polls, API_WAIT_JOB, id, since)) {
+		if (job_text_get(jr->ops, jr->ctx, id, &t, &err) < 0) {
+			reply_result(req, 200, NULL, &err);
+			return;
+		}
+		long_polls_seen(jr->polls, API_WAIT_JOB, id, t.version);
+		if (wait == 0 || !since || strcmp(since, t.version) != 0) {
+			reply_job_text(jr->ops, jr->ctx, req, 200, &t, &ea, NULL);
+			return;
+		}
+		strbuf_release(&t.sb);
 	}
-	job_add_version(r, version);
-	if (wait == 0 || !since || strcmp(since, version) != 0) {
-		if (wants_events(req))
-			job_add_events(jr->ops, jr->ctx, r, id);
-		reply_result(req, 200, r, &err);
-		return;
-	}
-	json_decref(r);
 	w = calloc(1, sizeof *w);
 	if (w) {
 		w->ops = jr->ops;
 		w->ctx = jr->ctx;
+		w->polls = jr->polls;
 		w->job = id;
-		w->events = wants_events(req);
-		snprintf(w->since, sizeof w->since, "%s", version);
+		w->events = ea;
+		snprintf(w->since, sizeof w->since, "%s", since);
 	}
 	long_polls_add(jr->polls, req, API_WAIT_JOB, id, clock_mono_ms() + wait * 1000,
 	               job_wait_check, w);
@@ -350,21 +439,25 @@ static void route_submit(const struct job_routes *jr, struct http_request *req)
 	struct weir_error err = {0};
 	json_t *body = request_json_object(req, &err);
 	struct job_view v = {0};
-	json_t *r = NULL;
+	struct job_text t;
+	int rc = -1;
 
 	if (body)
-		r = job_of(jr->ops->submit(jr->ctx, body, &v, &err), &v, &err);
+		rc = jr->ops->submit(jr->ctx, body, &v, &err);
 	json_decref(body);
-	/* the version a follower's first long poll starts from, as GET gives it */
-	if (r) {
-		char version[17];
-		json_t *id = json_object_get(r, "id");
-
-		job_add_version(r, version);
-		if (wants_events(req) && json_is_integer(id))
-			job_add_events(jr->ops, jr->ctx, r, json_integer_value(id));
+	/* the job with the version a follower's first long poll starts from,
+	 * as GET gives it */
+	if (rc < 0 || job_text_make(&v, &t, &err) < 0) {
+		job_view_release(&v);
+		reply_result(req, 201, NULL, &err);
+		return;
 	}
-	reply_result(req, 201, r, &err);
+	long_polls_seen(jr->polls, API_WAIT_JOB, v.row.id, t.version);
+	struct events_ask ea = {wants_events(req) ? v.row.id : 0, -1};
+	/* what the event log reads of the answer: the new job's id */
+	json_t *answer = json_pack("{s:I}", "id", (json_int_t)v.row.id);
+	reply_job_text(jr->ops, jr->ctx, req, 201, &t, &ea, answer);
+	job_view_release(&v);
 }
 
 static void route_kill(const struct job_routes *jr, struct http_request *req, int64_t id)

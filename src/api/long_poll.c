@@ -2,7 +2,9 @@
  * (long_poll.h). */
 #include "api/long_poll.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <jansson.h>
 
@@ -19,10 +21,23 @@ struct waiter {
 	struct waiter *prev, *next;
 };
 
+#define SEEN_SLOTS 8
+
+/* What a check saw of a key, and the notice count of its kind then. */
+struct seen {
+	int kind;
+	int64_t key;
+	uint64_t notices;
+	char what[LONG_POLL_SEEN_MAX + 1];
+};
+
 struct long_polls {
 	uv_timer_t timer;
 	bool timer_on;
 	struct waiter *waiters;
+	uint64_t notices[LONG_POLL_KINDS]; /* long_polls_notify() calls, by kind */
+	struct seen seen[SEEN_SLOTS];
+	size_t seen_next; /* the slot the next new key takes */
 };
 
 static void on_deadline(uv_timer_t *t);
@@ -142,6 +157,9 @@ void long_polls_notify(struct long_polls *lp, int kind, int64_t key)
 
 	if (!lp)
 		return;
+	/* what was seen of every key of the kind may be out of date now */
+	if (kind >= 0 && kind < LONG_POLL_KINDS)
+		lp->notices[kind]++;
 	for (w = lp->waiters; w; w = wn) {
 		wn = w->next;
 		if (w->kind == kind && (key == LONG_POLL_ANY_KEY || w->key == key))
@@ -149,4 +167,35 @@ void long_polls_notify(struct long_polls *lp, int kind, int64_t key)
 	}
 	if (any)
 		timer_arm(lp);
+}
+
+void long_polls_seen(struct long_polls *lp, int kind, int64_t key, const char *what)
+{
+	struct seen *slot = NULL;
+
+	if (!lp || kind < 0 || kind >= LONG_POLL_KINDS || strlen(what) > LONG_POLL_SEEN_MAX)
+		return;
+	for (size_t i = 0; i < SEEN_SLOTS && !slot; i++)
+		if (lp->seen[i].what[0] && lp->seen[i].kind == kind && lp->seen[i].key == key)
+			slot = &lp->seen[i];
+	if (!slot) {
+		slot = &lp->seen[lp->seen_next];
+		lp->seen_next = (lp->seen_next + 1) % SEEN_SLOTS;
+	}
+	slot->kind = kind;
+	slot->key = key;
+	slot->notices = lp->notices[kind];
+	snprintf(slot->what, sizeof slot->what, "%s", what);
+}
+
+bool long_polls_still(const struct long_polls *lp, int kind, int64_t key, const char *what)
+{
+	if (!lp || kind < 0 || kind >= LONG_POLL_KINDS || !what[0])
+		return false;
+	for (size_t i = 0; i < SEEN_SLOTS; i++) {
+		const struct seen *s = &lp->seen[i];
+		if (s->what[0] && s->kind == kind && s->key == key)
+			return s->notices == lp->notices[kind] && !strcmp(s->what, what);
+	}
+	return false;
 }

@@ -7,6 +7,9 @@
  * timer, armed for the earliest deadline, asks a waiter a last time when
  * its deadline comes.  A suspended request costs nothing meanwhile.
  *
+ * long_polls_seen() and long_polls_still() spare a new request a read of
+ * what it waits on when nothing was noticed since it was last read.
+ *
  * The check answers the request and returns true when it has an answer;
  * the waiter is then freed (its `arg` with free()).  Destroying the set
  * answers every waiter 503 {"error": "the server is stopping"}.
@@ -44,5 +47,19 @@ int long_polls_add(struct long_polls *lp, struct http_request *req, int kind, in
 /* Asks the waiters of `kind` whose key is `key` (LONG_POLL_ANY_KEY: all of
  * that kind) again. */
 void long_polls_notify(struct long_polls *lp, int kind, int64_t key);
+
+/* What a check saw, remembered until the next notice of its kind: a
+ * request that comes with what was last seen of `key` (its version, a
+ * NUL-terminated text of at most LONG_POLL_SEEN_MAX bytes) can wait at once,
+ * without reading it again, as long as no notice came since (nothing of
+ * that kind can have changed without one).  A few keys are remembered,
+ * the one seen longest ago forgotten first.  kind: 0..LONG_POLL_KINDS-1;
+ * others are not remembered. */
+#define LONG_POLL_KINDS 4
+#define LONG_POLL_SEEN_MAX 32
+void long_polls_seen(struct long_polls *lp, int kind, int64_t key, const char *what);
+/* true when `what` is what long_polls_seen() remembered of `key` and no
+ * notice of `kind` came since. */
+bool long_polls_still(const struct long_polls *lp, int kind, int64_t key, const char *what);
 
 #endif

@@ -1,14 +1,17 @@
 /* cli_submit.c: `weir submit`: parse locally, POST, follow to the end.
  *
- * Following is a long poll of GET /api/v1/jobs/{id}?wait=1&since=VERSION&events=1
- * (every 150 ms against a server without versions), starting from the
- * version of the submission's answer: each answer carries the current
- * attempt's tasks and the job's events (GET .../events against a server that
- * leaves them out), and cli_watch turns successive answers, with the events
- * for what happened between two of them, into one line per change.  SIGINT and SIGTERM stay blocked and
- * are taken with sigtimedwait() while sleeping between polls, so that an
- * HTTP call is never cut in half by a signal and the job is killed exactly
- * once.
+ * Following is a long poll of GET
+ * /api/v1/jobs/{id}?wait=1&since=VERSION&events=1&events_from=N (every
+ * 150 ms against a server without versions), starting from the version and
+ * the events of the submission's answer: each answer carries the current
+ * attempt's tasks and the job's events after the N the follower already has
+ * (all of them from a server that ignores events_from; GET .../events
+ * against one that leaves them out), and cli_watch turns successive
+ * answers, with the events for what happened between two of them, into one
+ * line per change.  The answer that says the job ended has all the summary
+ * needs: no request follows it.  SIGINT and SIGTERM stay blocked and are
+ * taken with sigtimedwait() while sleeping between polls, so that an HTTP
+ * call is never cut in half by a signal and the job is killed exactly once.
  */
 #include "cli/cli_submit.h"
 
@@ -20,6 +23,7 @@
 
 #include "cli/cli_watch.h"
 #include "lib/clock.h"
+#include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "model/job_spec.h"
 #include "model/job_spec_edit.h"
@@ -293,30 +297,48 @@ static void report_previous_attempt(struct cli_ctx *ctx, struct cli_watch *w, js
 	cli_reply_release(&r);
 }
 
-/* One look at the job: its lines printed (with the events the answer
- * carries, else those of GET .../events: a server before events=1), and
- * true with *rc when the job has ended and its summary is printed. */
-static bool follow_look(struct cli_ctx *ctx, struct cli_watch *w, json_t *job, const char *path,
-			int64_t *ended_at, int *rc)
+/* The job's events as far as this look: the answer's own, after those of
+ * the earlier answers when it carries only the later ones ("events_from",
+ * where they start), else those of GET .../events (a server before
+ * events=1, or a list that does not follow on from what *all has).  *all
+ * (owned) keeps them for the next look; NULL when none could be read. */
+static json_t *look_events(struct cli_ctx *ctx, json_t *job, const char *path, json_t **all)
 {
-	struct cli_reply ev = {0};
 	json_t *events = json_object_get(job, "events");
+	json_t *from = json_object_get(job, "events_from");
+	long long f = json_is_integer(from) ? json_integer_value(from) : 0;
+	struct cli_reply ev = {0};
+	char ev_path[160];
 
-	if (!json_is_array(events)) {
-		char ev_path[160];
-
-		/* the events say what happened between this look and the
-		 * last: a task that went by running is reported so */
-		snprintf(ev_path, sizeof ev_path, "%s/events", path);
-		events = cli_call(ctx, "GET", ev_path, NULL, 10000, &ev) == 0 && cli_reply_ok(&ev)
-		             ? json_object_get(ev.json, "events")
-		             : NULL;
+	if (json_is_array(events) && f == 0) {
+		json_decref(*all);
+		*all = json_incref(events);
+		return *all;
 	}
-	cli_watch_set_events(w, events);
+	if (json_is_array(events) && *all && (size_t)f == json_array_size(*all) &&
+	    json_array_extend(*all, events) == 0)
+		return *all;
+	/* the events say what happened between this look and the last: a
+	 * task that went by running is reported so */
+	json_decref(*all);
+	*all = NULL;
+	snprintf(ev_path, sizeof ev_path, "%s/events", path);
+	if (cli_call(ctx, "GET", ev_path, NULL, 10000, &ev) == 0 && cli_reply_ok(&ev) &&
+	    json_is_array(json_object_get(ev.json, "events")))
+		*all = json_incref(json_object_get(ev.json, "events"));
+	cli_reply_release(&ev);
+	return *all;
+}
+
+/* One look at the job: its lines printed (with its events, look_events),
+ * and true with *rc when the job has ended and its summary is printed. */
+static bool follow_look(struct cli_ctx *ctx, struct cli_watch *w, json_t *job, const char *path,
+			json_t **events, int64_t *ended_at, int *rc)
+{
+	cli_watch_set_events(w, look_events(ctx, job, path, events));
 	report_previous_attempt(ctx, w, job);
 	cli_watch_update(w, job, print_line, NULL);
 	cli_watch_set_events(w, NULL);
-	cli_reply_release(&ev);
 	if (cli_job_state_is_final(cli_json_str(job, "state", "")) &&
 	    (cli_job_tasks_final(job) || ended_since_ms(ended_at) > SETTLE_MS)) {
 		print_summary(job);
@@ -336,6 +358,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 	int64_t ended_at = -1;
 	int rc = CLI_EXIT_FAILED;
 	char since[17] = "";
+	json_t *events = NULL; /* the job's events as far as the last look */
 
 	snprintf(path, sizeof path, "/api/v1/jobs/%lld", id);
 	cli_watch_init(&w, id);
@@ -348,7 +371,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 	 * the first request is then already a long poll. */
 	if (!kill_pending && first && json_is_string(json_object_get(first, "version"))) {
 		snprintf(since, sizeof since, "%s", cli_json_str(first, "version", ""));
-		if (follow_look(ctx, &w, first, path, &ended_at, &rc))
+		if (follow_look(ctx, &w, first, path, &events, &ended_at, &rc))
 			goto out;
 		fflush(stdout);
 	}
@@ -364,8 +387,12 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 		/* A long poll: the server answers when the job changes from the
 		 * version we have, or after a second (so Ctrl-C is seen soon),
 		 * with the job's events in the same answer. */
-		char poll_path[160];
-		if (since[0])
+		char poll_path[192];
+		if (since[0] && events)
+			snprintf(poll_path, sizeof poll_path,
+				 "%s?wait=1&since=%s&events=1&events_from=%zu", path, since,
+				 json_array_size(events));
+		else if (since[0])
 			snprintf(poll_path, sizeof poll_path, "%s?wait=1&since=%s&events=1", path,
 				 since);
 		else
@@ -397,7 +424,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 				lost_since = -1;
 			}
 			snprintf(since, sizeof since, "%s", cli_json_str(r.json, "version", ""));
-			bool done = follow_look(ctx, &w, r.json, path, &ended_at, &rc);
+			bool done = follow_look(ctx, &w, r.json, path, &events, &ended_at, &rc);
 			cli_reply_release(&r);
 			if (done)
 				break;
@@ -418,6 +445,7 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 	}
 out:
 	fflush(stdout);
+	json_decref(events);
 	cli_watch_release(&w);
 	return rc;
 }
@@ -429,8 +457,7 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 	struct job_spec *spec = NULL;
 	struct cli_ctx ctx = {0};
 	struct cli_reply r = {0};
-	char *body = NULL;
-	json_t *json = NULL;
+	struct strbuf body = STRBUF_INIT;
 	int rc = CLI_EXIT_USAGE;
 
 	a.tony_argv = calloc((size_t)argc + 1, sizeof *a.tony_argv);
@@ -453,9 +480,8 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 		cli_error("%s", err.msg);
 		goto out;
 	}
-	json = job_spec_to_json(spec);
-	body = json ? json_dumps(json, JSON_COMPACT) : NULL;
-	if (!body) {
+	/* the body is the spec's JSON as the model writes it, without a tree */
+	if (job_spec_write_json(&body, spec) < 0) {
 		cli_error("out of memory");
 		rc = CLI_EXIT_FAILED;
 		goto out;
@@ -467,8 +493,8 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 	}
 	if (!a.detach)
 		cli_signals_block();
-	if (cli_call(&ctx, "POST", a.detach ? "/api/v1/jobs" : "/api/v1/jobs?events=1", body, 60000,
-		     &r) < 0 ||
+	if (cli_call(&ctx, "POST", a.detach ? "/api/v1/jobs" : "/api/v1/jobs?events=1", body.buf,
+		     60000, &r) < 0 ||
 	    !cli_reply_ok(&r)) {
 		rc = cli_report(&ctx, &r);
 		goto out;
@@ -485,8 +511,7 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 out:
 	cli_reply_release(&r);
 	cli_ctx_release(&ctx);
-	free(body);
-	json_decref(json);
+	strbuf_release(&body);
 	job_spec_destroy(spec);
 	free(a.tony_argv);
 	return rc;

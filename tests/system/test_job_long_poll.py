@@ -63,3 +63,31 @@ def test_events_ride_with_the_job_and_the_submission_has_a_version(server):
             break
     assert changed["state"] == "succeeded", changed
     assert any(e["message"] == "worker:0 succeeded" for e in changed["events"]), changed
+
+
+def test_events_from_answers_only_the_later_events(server):
+    status, job = server.api("POST", "/api/v1/jobs?events=1",
+                             spec({"worker": {"command": "true"}}, name="events-from"))
+    assert status == 201 and "events_from" not in job, job
+    final = server.wait_job(job["id"])
+    listed = server.api("GET", "/api/v1/jobs/%s/events" % job["id"])[1]["events"]
+    assert len(listed) >= 3, listed
+    # Those after the first 2, and where they start.
+    status, tail = server.api("GET", "/api/v1/jobs/%s?events=1&events_from=2" % job["id"])
+    assert status == 200 and tail["events_from"] == 2, tail
+    assert tail["events"] == listed[2:], tail
+    assert tail["version"] == final["version"], tail
+    # All of them: nothing new after the last.
+    status, none = server.api("GET", "/api/v1/jobs/%s?events=1&events_from=%d"
+                              % (job["id"], len(listed)))
+    assert status == 200 and none["events"] == [] and none["events_from"] == len(listed), none
+    # More than the job has: the whole list, from 0.
+    status, whole = server.api("GET", "/api/v1/jobs/%s?events=1&events_from=%d"
+                               % (job["id"], len(listed) + 5))
+    assert status == 200 and whole["events_from"] == 0 and whole["events"] == listed, whole
+    # A long poll that is answered at once (a stale version) carries them the same way.
+    status, poll = server.api("GET", "/api/v1/jobs/%s?wait=5&since=0&events=1&events_from=1"
+                              % job["id"], timeout=10)
+    assert status == 200 and poll["events"] == listed[1:] and poll["events_from"] == 1, poll
+    status, body = server.api("GET", "/api/v1/jobs/%s?events=1&events_from=-1" % job["id"])
+    assert status == 400 and "events_from" in body["error"], body

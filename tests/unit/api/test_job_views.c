@@ -240,6 +240,126 @@ static void test_events(void **state)
 	assert_null(job_view_collection("jobs", NULL));
 }
 
+/* job_view_job_write() writes what json_dumps() makes of job_view_job(),
+ * byte for byte: the long poll's version is a hash of that text. */
+static void expect_written_as_tree(const struct job_row *j, const struct job_place *place,
+                                   const struct task_row *t, size_t n)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *tree = job_view_job(j, place, t, n);
+	char *text = tree ? json_dumps(tree, JSON_COMPACT) : NULL;
+
+	assert_non_null(text);
+	assert_int_equal(job_view_job_write(&sb, j, place, t, n), 0);
+	assert_string_equal(sb.buf, text);
+	free(text);
+	json_decref(tree);
+	strbuf_release(&sb);
+}
+
+static void test_job_written_as_the_tree_dumps(void **state)
+{
+	struct job_row j = job();
+	struct job_place place = {.gang = true};
+	struct task_row t[3] = {task("worker", 0, "running"), task("worker", 1, "failed"),
+	                        task("ps", 0, "killed")};
+
+	(void)state;
+	expect_written_as_tree(&j, &place, NULL, 0);
+	snprintf(place.queue, sizeof place.queue, "gpu \"a\"");
+	j.reason = "stopping: worker:1 failed\n\ttab \x01 \"q\" \\ caf\xc3\xa9 /";
+	j.name = "\xe2\x82\xac job";
+	j.exit_code = 0;
+	j.ended_at = T0 + 5;
+	j.spec_json = "{\"name\":\"x\u00e9\",\"roles\":{\"w\":{\"n\":1,\"e\":[true,null]}}}";
+	t[0].pid = 12;
+	t[0].host = "127.0.0.1";
+	t[0].port = 40000;
+	t[0].started_at = T0;
+	t[1].exit_code = 1;
+	t[1].reason = "exited 1";
+	t[1].peak_memory_bytes = 1LL << 40;
+	t[1].cpu_time_ms = 7;
+	t[1].ended_at = T0 + 999;
+	t[2].signal = 15;
+	t[2].oom_killed = true;
+	t[2].gpus = "0,1";
+	expect_written_as_tree(&j, &place, t, 3);
+	j.spec_json = "not json";
+	j.framework = NULL;
+	j.reason = NULL;
+	place.queue[0] = '\0';
+	expect_written_as_tree(&j, &place, t, 1);
+	j.spec_json = NULL;
+	expect_written_as_tree(&j, &place, t, 1);
+	/* a task whose reason is not UTF-8 is left out of both */
+	t[1].reason = "\xc3(";
+	expect_written_as_tree(&j, &place, t, 3);
+	t[0].reason = "\xff";
+	t[2].host = "\xe2\x82";
+	expect_written_as_tree(&j, &place, t, 3);
+}
+
+/* The spec the job manager stores, job_spec_write_json()'s, is copied as
+ * it is, and that is what the tree shows of it. */
+static void test_job_written_with_its_stored_spec(void **state)
+{
+	static const char spec_text[] =
+	    "{\"name\":\"train\",\"roles\":{\"worker\":{\"instances\":3,\"memory\":\"2g\","
+	    "\"vcores\":2,\"command\":\"echo \\\"hi\\\"\"}}}";
+	struct weir_error err = {0};
+	json_t *sj = json_loads(spec_text, 0, NULL);
+	struct job_spec *spec = job_spec_from_json(sj, &err);
+	struct strbuf stored = STRBUF_INIT;
+	struct job_row j = job();
+	struct job_place place = {0};
+
+	(void)state;
+	if (!spec)
+		fail_msg("%s", err.msg);
+	assert_int_equal(job_spec_write_json(&stored, spec), 0);
+	j.spec_json = stored.buf;
+	expect_written_as_tree(&j, &place, NULL, 0);
+	job_spec_destroy(spec);
+	json_decref(sj);
+	strbuf_release(&stored);
+}
+
+static void test_events_written_as_the_tree_dumps(void **state)
+{
+	struct event_row e[3] = {
+	    {.id = 1, .job_id = 7, .time = T0, .kind = "submitted", .message = "train: 2 tasks"},
+	    {.id = 2, .job_id = 7, .time = 0, .kind = "kill", .message = "a \"b\"\n\xc3\xa9"},
+	    {.id = 3, .job_id = 7, .time = T0 + 1, .kind = "state", .message = ""},
+	};
+	struct strbuf sb = STRBUF_INIT;
+
+	(void)state;
+	for (size_t n = 0; n <= 3; n++) {
+		json_t *tree = job_view_events(e, n);
+		char *text = json_dumps(tree, JSON_COMPACT);
+
+		strbuf_reset(&sb);
+		assert_int_equal(job_view_events_write(&sb, e, n), 0);
+		assert_string_equal(sb.buf, text);
+		free(text);
+		json_decref(tree);
+	}
+	/* not UTF-8: left out, as the tree leaves out what jansson refuses */
+	e[0].message = "\xff";
+	for (size_t n = 1; n <= 3; n++) {
+		json_t *tree = job_view_events(e, n);
+		char *text = json_dumps(tree, JSON_COMPACT);
+
+		strbuf_reset(&sb);
+		assert_int_equal(job_view_events_write(&sb, e, n), 0);
+		assert_string_equal(sb.buf, text);
+		free(text);
+		json_decref(tree);
+	}
+	strbuf_release(&sb);
+}
+
 static void test_release(void **state)
 {
 	struct job_view *v = calloc(2, sizeof *v);
@@ -269,6 +389,9 @@ int main(void)
 	    cmocka_unit_test(test_job_brief),
 	    cmocka_unit_test(test_job_brief_no_spec_no_tasks),
 	    cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_job_written_as_the_tree_dumps),
+	    cmocka_unit_test(test_job_written_with_its_stored_spec),
+	    cmocka_unit_test(test_events_written_as_the_tree_dumps),
 	    cmocka_unit_test(test_release),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
