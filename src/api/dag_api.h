@@ -113,6 +113,11 @@ struct dag_api_ops {
 	 * then the graph's order) */
 	json_t *(*list_tis)(void *ctx, const char *dag_id, const char *run_id,
 			    const struct dag_ti_list_query *q, struct weir_error *err);
+	/* The same answer as its JSON text, newly allocated (*len its length: the bytes
+	 * json_dumps(JSON_COMPACT) writes of list_tis's), without a tree per TI; NULL with
+	 * err.  May be NULL: the routes use list_tis */
+	char *(*list_tis_text)(void *ctx, const char *dag_id, const char *run_id,
+			       const struct dag_ti_list_query *q, size_t *len, struct weir_error *err);
 	/* GET .../taskInstances/{task_id}[?map_index=N]: TaskInstance (map_index -1: not a
 	 * foreach instance) */
 	json_t *(*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,

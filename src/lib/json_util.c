@@ -2,6 +2,7 @@
  * JSON strings written into a strbuf. */
 #include "lib/json_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -136,4 +137,33 @@ void json_util_write_bool_field(struct strbuf *sb, const char *key, bool v)
 {
 	json_util_write_key(sb, key);
 	strbuf_addstr(sb, v ? "true" : "false");
+}
+
+int json_util_write_real(struct strbuf *sb, double v)
+{
+	char buf[40], *e;
+	int n;
+
+	if (!isfinite(v))
+		return -1;
+	n = snprintf(buf, sizeof buf - 3, "%.17g", v);
+	if (n < 0 || (size_t)n >= sizeof buf - 3)
+		return -1;
+	e = strchr(buf, 'e');
+	if (!e && !strchr(buf, '.')) {
+		memcpy(buf + n, ".0", 3);
+		n += 2;
+	}
+	if (e) {
+		char *from = e + 1, *to = e + 1;
+		if (*from == '-')
+			from++, to++;
+		else if (*from == '+')
+			from++;
+		while (*from == '0' && from[1])
+			from++;
+		memmove(to, from, strlen(from) + 1);
+		n = (int)strlen(buf);
+	}
+	return strbuf_add(sb, buf, (size_t)n);
 }
