@@ -473,8 +473,9 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
 	spec = build_job(dm, rc, ti, try_number, &command, &err);
-	/* the spec is the job's from here (job_manager_submit_spec takes it) */
-	if (spec && job_manager_submit_spec(dm->jm, spec, &job_id, &err) < 0)
+	/* the spec is the job's from here (job_manager_submit_valid takes it;
+	 * dag_job_build validated it) */
+	if (spec && job_manager_submit_valid(dm->jm, spec, &job_id, &err) < 0)
 		job_id = 0;
 	spec = NULL;
 	r->try_number = try_number;
