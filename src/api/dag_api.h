@@ -105,6 +105,10 @@ struct dag_api_ops {
 	/* GET /dags/{dag_id}/dagRuns/{run_id}: DAGRun */
 	json_t *(*get_run)(void *ctx, const char *dag_id, const char *run_id,
 			   struct weir_error *err);
+	/* The same answer as its JSON text, newly allocated (*len its length), without a
+	 * tree (the run is what a client polls); NULL with err.  May be NULL: get_run */
+	char *(*get_run_text)(void *ctx, const char *dag_id, const char *run_id, size_t *len,
+			      struct weir_error *err);
 	/* PATCH /dags/{dag_id}/dagRuns/{run_id} {"state":"success|failed|queued"}: DAGRun */
 	json_t *(*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
 			     struct weir_error *err);

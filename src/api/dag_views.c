@@ -103,6 +103,50 @@ json_t *dag_view_run(const struct dag_run_row *r)
 	                 r->reason ? r->reason : "");
 }
 
+/* A time as the views show it, with its key; null for ms <= 0. */
+static void put_time(struct strbuf *sb, const char *key, int64_t ms);
+static bool put_tree(struct strbuf *sb, const char *key, json_t *v);
+
+int dag_view_run_write(struct strbuf *sb, const struct dag_run_row *r)
+{
+	size_t at = sb->len;
+	json_t *conf;
+	bool ok = true;
+
+	/* json_pack's "s": a missing text is no view */
+	if (!r->dag_id || !r->run_id || !dag_run_state_name(r->state))
+		return -1;
+	conf = json_loads(r->conf && *r->conf ? r->conf : "{}", 0, NULL);
+	if (!conf)
+		conf = json_object();
+	strbuf_addch(sb, '{');
+	ok &= json_util_write_field(sb, "dag_id", r->dag_id) == 0;
+	ok &= json_util_write_field(sb, "dag_run_id", r->run_id) == 0;
+	put_time(sb, "logical_date", r->logical_date ? r->logical_date : 1);
+	put_time(sb, "execution_date", r->logical_date ? r->logical_date : 1);
+	put_time(sb, "start_date", r->start_date);
+	put_time(sb, "end_date", r->end_date);
+	put_time(sb, "data_interval_start", r->data_interval_start);
+	put_time(sb, "data_interval_end", r->data_interval_end);
+	ok &= json_util_write_field(sb, "state", dag_run_state_name(r->state)) == 0;
+	ok &= json_util_write_field(sb, "run_type", run_type_name(r)) == 0;
+	ok &= conf && put_tree(sb, "conf", conf);
+	json_util_write_bool_field(sb, "external_trigger", strcmp(r->run_type, "scheduled") != 0);
+	put_time(sb, "queued_at", r->queued_at);
+	put_time(sb, "last_scheduling_decision", r->end_date ? r->end_date : r->start_date);
+	json_util_write_key(sb, "note");
+	strbuf_add(sb, "null", 4);
+	ok &= json_util_write_field(sb, "reason", r->reason ? r->reason : "") == 0;
+	strbuf_addch(sb, '}');
+	json_decref(conf);
+	if (!ok && !sb->failed) {
+		sb->len = at;
+		sb->buf[at] = '\0';
+		return -1;
+	}
+	return sb->failed ? -1 : 0;
+}
+
 json_t *dag_view_ti_state(enum dag_ti_state s)
 {
 	return s == DAG_TI_NONE ? json_null() : json_string(dag_ti_state_name(s));

@@ -39,6 +39,10 @@ struct dag_job_view {
 json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *spec, int64_t next_ms);
 /* A DAGRun. */
 json_t *dag_view_run(const struct dag_run_row *r);
+/* The same DAGRun as the text json_dumps(JSON_COMPACT) writes of it, at the
+ * end of sb.  0; -1 when the run has no view (dag_view_run's NULL; sb left
+ * as it was) or sb ran out of memory (sb->failed). */
+int dag_view_run_write(struct strbuf *sb, const struct dag_run_row *r);
 /* A TI's state as Airflow writes it: its name, null for none. */
 json_t *dag_view_ti_state(enum dag_ti_state s);
 /* A TaskInstance of `run` (which may be NULL: no dates); job NULL when the

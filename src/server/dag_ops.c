@@ -272,6 +272,35 @@ static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id, str
 	return run_json_by_id(dm, dag_id, run_id, err);
 }
 
+static char *op_get_run_text(void *ctx, const char *dag_id, const char *run_id, size_t *len,
+                             struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_row row = {0};
+	struct strbuf sb = STRBUF_INIT;
+	char *text;
+
+	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+		return NULL;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
+		if (err->kind == WEIR_E_NOT_FOUND)
+			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+			               run_id);
+		return NULL;
+	}
+	if (dag_view_run_write(&sb, &row) < 0) {
+		strbuf_release(&sb);
+		dag_run_row_release(&row);
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	dag_run_row_release(&row);
+	text = strbuf_detach(&sb, len);
+	if (!text)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return text;
+}
+
 static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, json_t *body,
                             struct weir_error *err)
 {
@@ -589,6 +618,7 @@ static const struct dag_api_ops ops = {
     .list_runs = dm_op_list_runs,
     .trigger_run = op_trigger_run,
     .get_run = op_get_run,
+    .get_run_text = op_get_run_text,
     .patch_run = op_patch_run,
     .list_tis = dm_op_list_tis,
     .list_tis_text = dm_op_list_tis_text,

@@ -307,6 +307,50 @@ static void test_ti_text(void **state)
 	json_decref(sla);
 }
 
+/* A run written as text is the text of its tree (none when it has none). */
+static void test_run_text(void **state)
+{
+	static const char *const confs[] = {"", "{}", "{\"k\": [1, 2.5, \"v\\n\"], \"z\": null}",
+	                                    "[1, 2]", "not json", NULL};
+	static const char *const ids[] = {"manual__1", "dataset_triggered__x", "caf\xc3\xa9",
+	                                  "bad\xff"};
+	static const char *const types[] = {"manual", "scheduled", "backfill"};
+	static const char *const states[] = {"queued", "running", "success", "failed"};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof confs / sizeof *confs; c++)
+		for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+			for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+				struct dag_run_row r = run_row(ids[i], states[(c + i + t) % 4],
+				                               t == 2 ? 0 : 1700000000123);
+				struct strbuf sb = STRBUF_INIT;
+				json_t *o;
+				int rc;
+				snprintf(r.run_type, sizeof r.run_type, "%s", types[t]);
+				r.conf = (char *)confs[c];
+				r.start_date = c ? 1700000001000 : 0;
+				r.end_date = c > 2 ? 1700000002500 : 0;
+				r.queued_at = i ? 1700000000500 : 0;
+				r.data_interval_start = t ? 1700000000000 : 0;
+				r.data_interval_end = t ? 1700000000999 : 0;
+				r.reason = i == 3 ? "why \"not\"" : "";
+				o = dag_view_run(&r);
+				strbuf_addch(&sb, '[');
+				rc = dag_view_run_write(&sb, &r);
+				if (!o) {
+					assert_int_equal(rc, -1);
+					assert_string_equal(sb.buf, "[");
+				} else {
+					char *want = json_dumps(o, JSON_COMPACT);
+					assert_int_equal(rc, 0);
+					assert_string_equal(sb.buf + 1, want);
+					free(want);
+				}
+				json_decref(o);
+				strbuf_release(&sb);
+			}
+}
+
 static void test_real_text(void **state)
 {
 	static const double v[] = {0, 1, 2.5, 0.1, 0.012, 1234567.891, 1e21, 1e-7, 123e-300,
@@ -530,6 +574,7 @@ int main(void)
 	    cmocka_unit_test(test_times),       cmocka_unit_test(test_dag),
 	    cmocka_unit_test(test_run),         cmocka_unit_test(test_ti),
 	    cmocka_unit_test(test_ti_text),     cmocka_unit_test(test_real_text),
+	    cmocka_unit_test(test_run_text),
 	    cmocka_unit_test(test_tasks),       cmocka_unit_test(test_tries),
 	    cmocka_unit_test(test_ui_views),    cmocka_unit_test(test_grid),
 	    cmocka_unit_test(test_grid_mapped),
