@@ -331,9 +331,8 @@ int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struc
 		json_util_write_real(sb, (double)(sh.end_date - sh.start_date) / 1000.0);
 	else
 		strbuf_add(sb, "null", 4);
-	ok &= json_util_write_field(sb, "state", sh.state == DAG_TI_NONE
-	                                             ? NULL
-	                                             : dag_ti_state_name(sh.state)) == 0;
+	ok &= json_util_write_field(
+	          sb, "state", sh.state == DAG_TI_NONE ? NULL : dag_ti_state_name(sh.state)) == 0;
 	json_util_write_int_field(sb, "try_number", r->try_number);
 	json_util_write_int_field(sb, "max_tries", r->max_tries > 0 ? r->max_tries - 1 : 0);
 	ok &= json_util_write_field(sb, "pool", r->pool) == 0;
@@ -347,10 +346,9 @@ int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struc
 		json_util_write_int_field(sb, "job_id", r->job_id);
 	else
 		put_null(sb, "job_id");
-	ok &= json_util_write_field(sb, "rendered_command",
-	                            r->rendered_command && *r->rendered_command
-	                                ? r->rendered_command
-	                                : NULL) == 0;
+	ok &= json_util_write_field(
+	          sb, "rendered_command",
+	          r->rendered_command && *r->rendered_command ? r->rendered_command : NULL) == 0;
 	ok &= json_util_write_field(sb, "reason", sh.reason) == 0;
 	if (r->outputs && *r->outputs) {
 		json_t *outputs = json_loads(r->outputs, 0, NULL);

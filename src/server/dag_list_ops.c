@@ -14,8 +14,8 @@
 #include "lib/clock.h"
 #include "lib/json_util.h"
 #include "lib/strbuf.h"
-#include "server/notifier.h"
 #include "sched/dag_states.h"
+#include "server/notifier.h"
 
 /* ---- what the filters compare ---- */
 
@@ -295,8 +295,8 @@ static int64_t shown_date(int64_t ms)
 	char buf[48];
 	int64_t out = 0;
 
-	if (ms <= 0 || dm_parse_date(clock_format_airflow(ms, buf, sizeof buf), "date", &out,
-	                             NULL) < 0)
+	if (ms <= 0 ||
+	    dm_parse_date(clock_format_airflow(ms, buf, sizeof buf), "date", &out, NULL) < 0)
 		return 0;
 	return out;
 }
@@ -336,7 +336,8 @@ static bool ti_matches(const struct dag_ti_row *r, const struct dag_run_row *run
 		return false;
 	if (q->has_duration_gte || q->has_duration_lte) {
 		double d = (double)(sh->end_date - sh->start_date) / 1000.0;
-		if (!sh->start_date || !sh->end_date || (q->has_duration_gte && d < q->duration_gte) ||
+		if (!sh->start_date || !sh->end_date ||
+		    (q->has_duration_gte && d < q->duration_gte) ||
 		    (q->has_duration_lte && d > q->duration_lte))
 			return false;
 	}
@@ -438,8 +439,7 @@ static int list_dag_tis(struct dag_manager *dm, const char *dag_id, const char *
 }
 
 char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
-                          const struct dag_ti_list_query *q, size_t *len,
-                          struct weir_error *err)
+                          const struct dag_ti_list_query *q, size_t *len, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct ti_filters f = {.q = q};

@@ -59,7 +59,6 @@ json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list
 json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
                        const struct dag_ti_list_query *q, struct weir_error *err);
 char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
-                          const struct dag_ti_list_query *q, size_t *len,
-                          struct weir_error *err);
+                          const struct dag_ti_list_query *q, size_t *len, struct weir_error *err);
 
 #endif

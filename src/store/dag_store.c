@@ -109,10 +109,11 @@ static const char *const ds_sql[DS_COUNT] = {
                         " start_date = ?, end_date = ?, next_retry_at = ?, rendered_command = ?,"
                         " outputs = ?, reason = ? WHERE rowid = ?19"
                         " AND dag_id = ?15 AND run_id = ?16 AND task_id = ?17 AND map_index = ?18",
-    [DS_TI_SET_STATE_AT] = "UPDATE task_instances SET state = ?, max_tries = ?, queued_at = ?,"
-                           " start_date = ?, end_date = ?, next_retry_at = ?, outputs = ?,"
-                           " reason = ? WHERE rowid = ?13"
-                           " AND dag_id = ?9 AND run_id = ?10 AND task_id = ?11 AND map_index = ?12",
+    [DS_TI_SET_STATE_AT] =
+        "UPDATE task_instances SET state = ?, max_tries = ?, queued_at = ?,"
+        " start_date = ?, end_date = ?, next_retry_at = ?, outputs = ?,"
+        " reason = ? WHERE rowid = ?13"
+        " AND dag_id = ?9 AND run_id = ?10 AND task_id = ?11 AND map_index = ?12",
     [DS_TRY_PUT] = "INSERT INTO task_instance_tries (" TRY_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?)"
                    " ON CONFLICT (dag_id, run_id, task_id, map_index, try_number) DO UPDATE"
                    " SET job_id = excluded.job_id, state = excluded.state,"
@@ -1073,8 +1074,8 @@ static int ti_write(struct dag_store *ds, sqlite3_stmt *st, const struct dag_ti_
 /* Steps a TI's UPDATE by its row id (bound at `at`, the key before it):
  * 1 when it wrote the row; 0 when no row has that id and key (the caller
  * writes by the key then); -1 with err. */
-static int ti_write_at(struct dag_store *ds, sqlite3_stmt *st, int at,
-                       const struct dag_ti_row *row, struct weir_error *err)
+static int ti_write_at(struct dag_store *ds, sqlite3_stmt *st, int at, const struct dag_ti_row *row,
+                       struct weir_error *err)
 {
 	char missing[500];
 	int code;
@@ -1129,7 +1130,8 @@ int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
 	if (ds_check_ti_state(ds, row->state, err) < 0)
 		return -1;
 	for (int by_id = row->rowid > 0; by_id >= 0; by_id--) {
-		sqlite3_stmt *st = ds_stmt_get(ds, by_id ? DS_TI_SET_STATE_AT : DS_TI_SET_STATE, err);
+		sqlite3_stmt *st =
+		    ds_stmt_get(ds, by_id ? DS_TI_SET_STATE_AT : DS_TI_SET_STATE, err);
 		int rc;
 		if (!st)
 			return -1;
@@ -1141,4 +1143,3 @@ int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
 	}
 	return 0;
 }
-

@@ -24,7 +24,7 @@
  * call (its seekAndWrite keeps 17 bits of the size: its own writes are at
  * most a 64 KiB page); 120 KiB holds a commit of 29 pages of 4 KiB */
 #define BATCH_MAX (120u * 1024)
-#define FRAME_HEADER 24      /* SQLite's WAL frame header */
+#define FRAME_HEADER 24 /* SQLite's WAL frame header */
 
 struct wb_file {
 	sqlite3_file base;  /* pMethods: this VFS's */
@@ -110,8 +110,9 @@ static int wb_write(sqlite3_file *f, const void *buf, int n, sqlite3_int64 off)
 	if (!w->wal || n <= 0)
 		FLUSHED(w->real->pMethods->xWrite(w->real, buf, n, off));
 	/* not where the kept writes end (or too much): those first */
-	if (pend.len && (pend.f != w || pend.off + (sqlite3_int64)pend.len != off ||
-	                 pend.len + (size_t)n > BATCH_MAX) &&
+	if (pend.len &&
+	    (pend.f != w || pend.off + (sqlite3_int64)pend.len != off ||
+	     pend.len + (size_t)n > BATCH_MAX) &&
 	    (rc = flush()) != SQLITE_OK)
 		return rc;
 	if (!keep((size_t)n))

@@ -272,8 +272,8 @@ static void test_ti_text(void **state)
 	struct dag_job_view running = {.known = true, .running = true, .started_at = 5000};
 	struct dag_job_view gone = {0};
 	const struct dag_job_view *jobs[] = {NULL, &gone, &waiting, &running};
-	static const char *const states[] = {"none", "scheduled", "queued", "running", "success",
-	                                     "failed", "up_for_retry", "skipped"};
+	static const char *const states[] = {"none",    "scheduled", "queued",       "running",
+	                                     "success", "failed",    "up_for_retry", "skipped"};
 	static const char *const texts[] = {"", "echo \"a\\b\"\n\t\x01", "caf\xc3\xa9 \xe2\x82\xac",
 	                                    "bad \xff utf-8"};
 	static const int64_t ends[] = {0, 3500, 1001, 1000 + 1234567, 1000 + 100000000000LL};
@@ -294,7 +294,8 @@ static void test_ti_text(void **state)
 					t.rendered_command = (char *)texts[k];
 					t.reason = (char *)texts[(k + 1) % 4];
 					t.outputs = e == 2 ? "{\"k\": [1, 2.5, \"v\"], \"z\": null}"
-					            : e == 3 ? "not json" : "";
+					            : e == 3 ? "not json"
+					                     : "";
 					same_ti_text(&t, e == 4 ? NULL : &run, jobs[j],
 					             e == 1 ? sla : NULL);
 				}
@@ -310,8 +311,8 @@ static void test_ti_text(void **state)
 /* A run written as text is the text of its tree (none when it has none). */
 static void test_run_text(void **state)
 {
-	static const char *const confs[] = {"", "{}", "{\"k\": [1, 2.5, \"v\\n\"], \"z\": null}",
-	                                    "[1, 2]", "not json", NULL};
+	static const char *const confs[] = {
+	    "", "{}", "{\"k\": [1, 2.5, \"v\\n\"], \"z\": null}", "[1, 2]", "not json", NULL};
 	static const char *const ids[] = {"manual__1", "dataset_triggered__x", "caf\xc3\xa9",
 	                                  "bad\xff"};
 	static const char *const types[] = {"manual", "scheduled", "backfill"};
@@ -353,8 +354,9 @@ static void test_run_text(void **state)
 
 static void test_real_text(void **state)
 {
-	static const double v[] = {0, 1, 2.5, 0.1, 0.012, 1234567.891, 1e21, 1e-7, 123e-300,
-	                           -3.25, 1e300, 100, 0.30000000000000004, 5e-324};
+	static const double v[] = {
+	    0,    1,        2.5,   0.1,   0.012, 1234567.891,         1e21,
+	    1e-7, 123e-300, -3.25, 1e300, 100,   0.30000000000000004, 5e-324};
 	(void)state;
 	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
 		struct strbuf sb = STRBUF_INIT;
@@ -571,13 +573,12 @@ static void test_grid_mapped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_times),       cmocka_unit_test(test_dag),
-	    cmocka_unit_test(test_run),         cmocka_unit_test(test_ti),
-	    cmocka_unit_test(test_ti_text),     cmocka_unit_test(test_real_text),
-	    cmocka_unit_test(test_run_text),
-	    cmocka_unit_test(test_tasks),       cmocka_unit_test(test_tries),
-	    cmocka_unit_test(test_ui_views),    cmocka_unit_test(test_grid),
-	    cmocka_unit_test(test_grid_mapped),
+	    cmocka_unit_test(test_times),    cmocka_unit_test(test_dag),
+	    cmocka_unit_test(test_run),      cmocka_unit_test(test_ti),
+	    cmocka_unit_test(test_ti_text),  cmocka_unit_test(test_real_text),
+	    cmocka_unit_test(test_run_text), cmocka_unit_test(test_tasks),
+	    cmocka_unit_test(test_tries),    cmocka_unit_test(test_ui_views),
+	    cmocka_unit_test(test_grid),     cmocka_unit_test(test_grid_mapped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,9 +32,8 @@ static sqlite3 *open_db(const char *path, const char *vfs)
 {
 	sqlite3 *db = NULL;
 
-	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE,
-	                                 vfs),
-	                 SQLITE_OK);
+	assert_int_equal(
+	    sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, vfs), SQLITE_OK);
 	sqlite3_busy_timeout(db, 5000);
 	exec_ok(db, "PRAGMA journal_mode = WAL");
 	exec_ok(db, "PRAGMA synchronous = NORMAL");
