@@ -159,6 +159,25 @@ out:
 	json_decref(body);
 }
 
+/* GET a run: its text when the ops write one, else its tree. */
+static void get_run(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                    const char *dag_id, const char *run_id)
+{
+	struct weir_error err = {0};
+	size_t len = 0;
+	char *text;
+
+	if (!ops->get_run_text) {
+		reply_problem_result(req, ops->get_run(ctx, dag_id, run_id, &err), &err);
+		return;
+	}
+	text = ops->get_run_text(ctx, dag_id, run_id, &len, &err);
+	if (!text)
+		reply_problem_error(req, &err);
+	else
+		reply_text(req, 200, "application/json", text, len);
+}
+
 static void route_patch_run(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
                             const char *dag_id, const char *run_id)
 {
@@ -460,7 +479,7 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream 
 		return;
 	if (n == 4) {
 		if (request_method_is(req, "GET"))
-			reply_problem_result(req, ops->get_run(ctx, seg[1], seg[3], &err), &err);
+			get_run(ops, ctx, req, seg[1], seg[3]);
 		else if (request_method_is(req, "PATCH"))
 			route_patch_run(ops, ctx, req, seg[1], seg[3]);
 		else

@@ -442,6 +442,26 @@ void airflow_list_runs_batch(const struct dag_api_ops *ops, void *ctx, struct ht
 
 /* The list of a run's TIs, or with task_id the instances of a mapped task
  * (listMapped, which takes order_by too: map_index, the order it has). */
+/* A TI listing's answer: its text when the ops write one, else its tree. */
+static void list_tis_answer(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
+                            const char *dag_id, const char *run_id,
+                            const struct dag_ti_list_query *q)
+{
+	struct weir_error err = {0};
+	size_t len = 0;
+	char *text;
+
+	if (!ops->list_tis_text) {
+		reply_problem_result(req, ops->list_tis(ctx, dag_id, run_id, q, &err), &err);
+		return;
+	}
+	text = ops->list_tis_text(ctx, dag_id, run_id, q, &len, &err);
+	if (!text)
+		reply_problem_error(req, &err);
+	else
+		reply_text(req, 200, "application/json", text, len);
+}
+
 static void list_tis_of(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
                         const char *dag_id, const char *run_id, const char *task_id)
 {
@@ -480,7 +500,7 @@ static void list_tis_of(const struct dag_api_ops *ops, void *ctx, struct http_re
 	q.queues = as_list(&queues);
 	date_queries(req, &q.execution_date, &q.start_date, &q.end_date, &q.updated_at);
 	if (!task_id)
-		reply_problem_result(req, ops->list_tis(ctx, dag_id, run_id, &q, &err), &err);
+		list_tis_answer(ops, ctx, req, dag_id, run_id, &q);
 	else
 		reply_problem_result(
 		    req, ops->admin->list_mapped(ctx, dag_id, run_id, task_id, &q, &err), &err);
@@ -541,7 +561,6 @@ void airflow_list_tis_batch(const struct dag_api_ops *ops, void *ctx, struct htt
 	                                      "queue",
 	                                      "executor",
 	                                      NULL};
-	struct weir_error err = {0};
 	struct dag_ti_list_query q = {0};
 	struct str_values states, pools, queues, dag_ids, run_ids, task_ids, executors;
 	json_t *body = airflow_read_body(req, allowed);
@@ -572,7 +591,7 @@ void airflow_list_tis_batch(const struct dag_api_ops *ops, void *ctx, struct htt
 	q.dag_ids = as_list(&dag_ids);
 	q.run_ids = as_list(&run_ids);
 	q.task_ids = as_list(&task_ids);
-	reply_problem_result(req, ops->list_tis(ctx, "~", "~", &q, &err), &err);
+	list_tis_answer(ops, ctx, req, "~", "~", &q);
 out:
 	json_decref(body);
 }

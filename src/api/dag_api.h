@@ -105,6 +105,10 @@ struct dag_api_ops {
 	/* GET /dags/{dag_id}/dagRuns/{run_id}: DAGRun */
 	json_t *(*get_run)(void *ctx, const char *dag_id, const char *run_id,
 			   struct weir_error *err);
+	/* The same answer as its JSON text, newly allocated (*len its length), without a
+	 * tree (the run is what a client polls); NULL with err.  May be NULL: get_run */
+	char *(*get_run_text)(void *ctx, const char *dag_id, const char *run_id, size_t *len,
+			      struct weir_error *err);
 	/* PATCH /dags/{dag_id}/dagRuns/{run_id} {"state":"success|failed|queued"}: DAGRun */
 	json_t *(*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
 			     struct weir_error *err);
@@ -113,6 +117,11 @@ struct dag_api_ops {
 	 * then the graph's order) */
 	json_t *(*list_tis)(void *ctx, const char *dag_id, const char *run_id,
 			    const struct dag_ti_list_query *q, struct weir_error *err);
+	/* The same answer as its JSON text, newly allocated (*len its length: the bytes
+	 * json_dumps(JSON_COMPACT) writes of list_tis's), without a tree per TI; NULL with
+	 * err.  May be NULL: the routes use list_tis */
+	char *(*list_tis_text)(void *ctx, const char *dag_id, const char *run_id,
+			       const struct dag_ti_list_query *q, size_t *len, struct weir_error *err);
 	/* GET .../taskInstances/{task_id}[?map_index=N]: TaskInstance (map_index -1: not a
 	 * foreach instance) */
 	json_t *(*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,

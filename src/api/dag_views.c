@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "api/airflow_misc.h"
+#include "lib/clock.h"
 #include "lib/json_util.h"
 #include "model/cron.h"
 
@@ -102,6 +103,50 @@ json_t *dag_view_run(const struct dag_run_row *r)
 	                 r->reason ? r->reason : "");
 }
 
+/* A time as the views show it, with its key; null for ms <= 0. */
+static void put_time(struct strbuf *sb, const char *key, int64_t ms);
+static bool put_tree(struct strbuf *sb, const char *key, json_t *v);
+
+int dag_view_run_write(struct strbuf *sb, const struct dag_run_row *r)
+{
+	size_t at = sb->len;
+	json_t *conf;
+	bool ok = true;
+
+	/* json_pack's "s": a missing text is no view */
+	if (!r->dag_id || !r->run_id || !dag_run_state_name(r->state))
+		return -1;
+	conf = json_loads(r->conf && *r->conf ? r->conf : "{}", 0, NULL);
+	if (!conf)
+		conf = json_object();
+	strbuf_addch(sb, '{');
+	ok &= json_util_write_field(sb, "dag_id", r->dag_id) == 0;
+	ok &= json_util_write_field(sb, "dag_run_id", r->run_id) == 0;
+	put_time(sb, "logical_date", r->logical_date ? r->logical_date : 1);
+	put_time(sb, "execution_date", r->logical_date ? r->logical_date : 1);
+	put_time(sb, "start_date", r->start_date);
+	put_time(sb, "end_date", r->end_date);
+	put_time(sb, "data_interval_start", r->data_interval_start);
+	put_time(sb, "data_interval_end", r->data_interval_end);
+	ok &= json_util_write_field(sb, "state", dag_run_state_name(r->state)) == 0;
+	ok &= json_util_write_field(sb, "run_type", run_type_name(r)) == 0;
+	ok &= conf && put_tree(sb, "conf", conf);
+	json_util_write_bool_field(sb, "external_trigger", strcmp(r->run_type, "scheduled") != 0);
+	put_time(sb, "queued_at", r->queued_at);
+	put_time(sb, "last_scheduling_decision", r->end_date ? r->end_date : r->start_date);
+	json_util_write_key(sb, "note");
+	strbuf_add(sb, "null", 4);
+	ok &= json_util_write_field(sb, "reason", r->reason ? r->reason : "") == 0;
+	strbuf_addch(sb, '}');
+	json_decref(conf);
+	if (!ok && !sb->failed) {
+		sb->len = at;
+		sb->buf[at] = '\0';
+		return -1;
+	}
+	return sb->failed ? -1 : 0;
+}
+
 json_t *dag_view_ti_state(enum dag_ti_state s)
 {
 	return s == DAG_TI_NONE ? json_null() : json_string(dag_ti_state_name(s));
@@ -129,27 +174,49 @@ static json_t *str(const char *s)
 	return s ? json_string(s) : NULL;
 }
 
-json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
-                    const struct dag_job_view *job)
+void dag_view_ti_shown(const struct dag_ti_row *r, const struct dag_job_view *job,
+                       struct dag_ti_shown *out)
 {
 	bool have_job = job && job->known;
-	enum dag_ti_state state = r->state;
-	const char *reason = r->reason ? r->reason : "";
-	int64_t start = r->start_date, end_ms = r->end_date;
-	json_t *outputs = NULL, *o;
 
+	out->state = r->state;
+	out->reason = r->reason ? r->reason : "";
+	out->start_date = r->start_date;
+	out->end_date = r->end_date;
 	/* queued until its job runs; while it waits, the job says why (the node's
 	 * resources, or "pending in slurm: <Slurm's reason>") */
 	if (have_job && r->state == DAG_TI_QUEUED) {
 		if (job->running)
-			state = DAG_TI_RUNNING;
+			out->state = DAG_TI_RUNNING;
 		else if (job->reason && *job->reason)
-			reason = job->reason;
+			out->reason = job->reason;
 	}
-	if (have_job && !start && job->started_at && state != DAG_TI_QUEUED)
-		start = job->started_at;
-	if (state == DAG_TI_RUNNING)
-		end_ms = 0;
+	if (have_job && !out->start_date && job->started_at && out->state != DAG_TI_QUEUED)
+		out->start_date = job->started_at;
+	if (out->state == DAG_TI_RUNNING)
+		out->end_date = 0;
+}
+
+bool dag_view_ti_needs_job(const struct dag_ti_row *r)
+{
+	return r->job_id > 0 && (r->state == DAG_TI_QUEUED || !r->start_date);
+}
+
+json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
+                    const struct dag_job_view *job)
+{
+	bool have_job = job && job->known;
+	struct dag_ti_shown sh;
+	enum dag_ti_state state;
+	const char *reason;
+	int64_t start, end_ms;
+	json_t *outputs = NULL, *o;
+
+	dag_view_ti_shown(r, job, &sh);
+	state = sh.state;
+	reason = sh.reason;
+	start = sh.start_date;
+	end_ms = sh.end_date;
 	if (r->outputs && *r->outputs)
 		outputs = json_loads(r->outputs, 0, NULL);
 	/* set one by one in json_pack's order (the same text), without its
@@ -198,6 +265,120 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 	}
 	o = b.o;
 	return o;
+}
+
+/* A time as json_util_time_airflow shows it: null for ms <= 0. */
+static void put_time(struct strbuf *sb, const char *key, int64_t ms)
+{
+	char buf[48];
+
+	json_util_write_key(sb, key);
+	if (ms <= 0)
+		strbuf_add(sb, "null", 4);
+	else
+		json_util_write_string(sb, clock_format_airflow(ms, buf, sizeof buf));
+}
+
+static void put_null(struct strbuf *sb, const char *key)
+{
+	json_util_write_key(sb, key);
+	strbuf_add(sb, "null", 4);
+}
+
+/* A value given as a tree, as json_dumps writes it inside its parent (null
+ * for NULL); false when it cannot be written. */
+static bool put_tree(struct strbuf *sb, const char *key, json_t *v)
+{
+	char *t;
+
+	if (!v) {
+		put_null(sb, key);
+		return true;
+	}
+	t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	if (!t)
+		return false;
+	json_util_write_key(sb, key);
+	strbuf_addstr(sb, t);
+	free(t);
+	return true;
+}
+
+int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struct dag_run_row *run,
+                      const struct dag_job_view *job, json_t *sla_miss)
+{
+	bool have_job = job && job->known, ok = true;
+	size_t at = sb->len;
+	struct dag_ti_shown sh;
+	int64_t logical = run ? run->logical_date : 0;
+
+	dag_view_ti_shown(r, job, &sh);
+	/* the fields in dag_view_ti's order; a missing text (NULL, not UTF-8)
+	 * spoils the TI as it does there */
+	if (!r->task_id || !r->dag_id || !r->run_id || !r->pool)
+		return -1;
+	strbuf_addch(sb, '{');
+	ok &= json_util_write_field(sb, "task_id", r->task_id) == 0;
+	ok &= json_util_write_field(sb, "dag_id", r->dag_id) == 0;
+	ok &= json_util_write_field(sb, "dag_run_id", r->run_id) == 0;
+	json_util_write_int_field(sb, "map_index", r->map_index);
+	put_time(sb, "execution_date", logical);
+	put_time(sb, "logical_date", logical);
+	put_time(sb, "start_date", sh.start_date);
+	put_time(sb, "end_date", sh.end_date);
+	json_util_write_key(sb, "duration");
+	if (sh.start_date && sh.end_date)
+		json_util_write_real(sb, (double)(sh.end_date - sh.start_date) / 1000.0);
+	else
+		strbuf_add(sb, "null", 4);
+	ok &= json_util_write_field(
+	          sb, "state", sh.state == DAG_TI_NONE ? NULL : dag_ti_state_name(sh.state)) == 0;
+	json_util_write_int_field(sb, "try_number", r->try_number);
+	json_util_write_int_field(sb, "max_tries", r->max_tries > 0 ? r->max_tries - 1 : 0);
+	ok &= json_util_write_field(sb, "pool", r->pool) == 0;
+	json_util_write_int_field(sb, "pool_slots", r->pool_slots);
+	json_util_write_int_field(sb, "priority_weight", r->priority);
+	json_util_write_field(sb, "operator", "weir");
+	put_time(sb, "queued_when", r->queued_at);
+	json_util_write_field(sb, "hostname", have_job ? "localhost" : "");
+	json_util_write_field(sb, "unixname", "");
+	if (r->job_id > 0)
+		json_util_write_int_field(sb, "job_id", r->job_id);
+	else
+		put_null(sb, "job_id");
+	ok &= json_util_write_field(
+	          sb, "rendered_command",
+	          r->rendered_command && *r->rendered_command ? r->rendered_command : NULL) == 0;
+	ok &= json_util_write_field(sb, "reason", sh.reason) == 0;
+	if (r->outputs && *r->outputs) {
+		json_t *outputs = json_loads(r->outputs, 0, NULL);
+		ok &= put_tree(sb, "outputs", outputs);
+		json_decref(outputs);
+	} else {
+		put_null(sb, "outputs");
+	}
+	json_util_write_key(sb, "rendered_fields");
+	strbuf_addch(sb, '{');
+	ok &= json_util_write_field(sb, "command",
+	                            r->rendered_command ? r->rendered_command : "") == 0;
+	strbuf_addch(sb, '}');
+	json_util_write_field(sb, "executor_config", "{}");
+	json_util_write_field(sb, "task_display_name", r->task_id);
+	put_null(sb, "queue");
+	put_null(sb, "pid");
+	put_null(sb, "executor");
+	ok &= put_tree(sb, "sla_miss", sla_miss);
+	put_null(sb, "rendered_map_index");
+	put_null(sb, "trigger");
+	put_null(sb, "triggerer_job");
+	put_null(sb, "note");
+	strbuf_addch(sb, '}');
+	if (!ok && !sb->failed) {
+		sb->len = at;
+		sb->buf[at] = '\0';
+		return -1;
+	}
+	return sb->failed ? -1 : 0;
 }
 
 json_t *dag_view_ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run)

@@ -18,6 +18,7 @@
 
 #include <jansson.h>
 
+#include "lib/strbuf.h"
 #include "model/dag_spec.h"
 #include "model/states.h"
 #include "store/dag_store.h"
@@ -38,12 +39,38 @@ struct dag_job_view {
 json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *spec, int64_t next_ms);
 /* A DAGRun. */
 json_t *dag_view_run(const struct dag_run_row *r);
+/* The same DAGRun as the text json_dumps(JSON_COMPACT) writes of it, at the
+ * end of sb.  0; -1 when the run has no view (dag_view_run's NULL; sb left
+ * as it was) or sb ran out of memory (sb->failed). */
+int dag_view_run_write(struct strbuf *sb, const struct dag_run_row *r);
 /* A TI's state as Airflow writes it: its name, null for none. */
 json_t *dag_view_ti_state(enum dag_ti_state s);
 /* A TaskInstance of `run` (which may be NULL: no dates); job NULL when the
  * TI has none. */
 json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
                     const struct dag_job_view *job);
+/* What a TI shows once its job is heard (dag_view_ti's fields): the state
+ * (queued reads running once its job runs), the reason (the waiting job's
+ * when the TI has none), the start (the job's when the row has none) and
+ * the end (none while running). */
+struct dag_ti_shown {
+	enum dag_ti_state state;
+	const char *reason; /* borrowed from the row or the job view */
+	int64_t start_date, end_date;
+};
+void dag_view_ti_shown(const struct dag_ti_row *r, const struct dag_job_view *job,
+                       struct dag_ti_shown *out);
+/* Whether the TI's view needs more of its job than that the job exists:
+ * false when the TI has no job, or is not queued and has its start (the
+ * store keeps every job a TI names, so a view may then take it as known). */
+bool dag_view_ti_needs_job(const struct dag_ti_row *r);
+/* dag_view_ti with "sla_miss" set to `sla_miss` (borrowed; NULL: null),
+ * written as the text json_dumps(JSON_COMPACT) writes of that tree, at the
+ * end of sb.  0; -1 when the TI has no view (dag_view_ti's NULL: a text
+ * missing or not UTF-8; sb left as it was), or sb ran out of memory
+ * (sb->failed). */
+int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struct dag_run_row *run,
+                      const struct dag_job_view *job, json_t *sla_miss);
 /* The short reference a clear answers with: {dag_id, dag_run_id, task_id,
  * map_index, execution_date}. */
 json_t *dag_view_ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run);

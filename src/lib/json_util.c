@@ -2,6 +2,7 @@
  * JSON strings written into a strbuf. */
 #include "lib/json_util.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -55,23 +56,46 @@ static size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
+/* 1: a byte a JSON string holds as it is (plain ASCII but '"' and '\\') */
+static const unsigned char plain_byte[256] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 1, 0, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 1,
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+};
+
+/* One byte, without strbuf_add's call when there is room. */
+static void put_byte(struct strbuf *sb, char c)
+{
+	if (sb->len + 1 < sb->alloc && !sb->failed) {
+		sb->buf[sb->len++] = c;
+		sb->buf[sb->len] = '\0';
+	} else {
+		strbuf_addch(sb, c);
+	}
+}
+
 int json_util_write_string(struct strbuf *sb, const char *s)
 {
 	const unsigned char *p = (const unsigned char *)s, *run;
 
 	if (!s)
 		return strbuf_add(sb, "null", 4);
-	strbuf_addch(sb, '"');
+	put_byte(sb, '"');
 	run = p;
-	while (*p) {
+	for (;;) {
 		const char *esc = NULL;
 		char u[8];
 		size_t n;
 
-		if (*p >= 0x20 && *p != '"' && *p != '\\' && *p < 0x80) {
+		while (plain_byte[*p])
 			p++;
-			continue;
-		}
+		if (!*p)
+			break;
 		if (*p >= 0x80) {
 			if (!(n = utf8_len(p)))
 				return -1;
@@ -95,7 +119,7 @@ int json_util_write_string(struct strbuf *sb, const char *s)
 		run = ++p;
 	}
 	strbuf_add(sb, run, (size_t)(p - run));
-	strbuf_addch(sb, '"');
+	put_byte(sb, '"');
 	return sb->failed ? -1 : 0;
 }
 
@@ -104,13 +128,13 @@ int json_util_write_key(struct strbuf *sb, const char *key)
 	size_t n = 0;
 
 	if (sb->len && sb->buf[sb->len - 1] != '{')
-		strbuf_addch(sb, ',');
+		put_byte(sb, ',');
 	/* a key of plain ASCII (most: the writers' own) is copied as it is */
-	while (key[n] >= 0x20 && key[n] < 0x7f && key[n] != '"' && key[n] != '\\')
+	while (plain_byte[(unsigned char)key[n]])
 		n++;
 	if (key[n] || strbuf_grow(sb, n + 3) < 0) {
 		int rc = json_util_write_string(sb, key);
-		strbuf_addch(sb, ':');
+		put_byte(sb, ':');
 		return rc;
 	}
 	sb->buf[sb->len] = '"';
@@ -136,4 +160,33 @@ void json_util_write_bool_field(struct strbuf *sb, const char *key, bool v)
 {
 	json_util_write_key(sb, key);
 	strbuf_addstr(sb, v ? "true" : "false");
+}
+
+int json_util_write_real(struct strbuf *sb, double v)
+{
+	char buf[40], *e;
+	int n;
+
+	if (!isfinite(v))
+		return -1;
+	n = snprintf(buf, sizeof buf - 3, "%.17g", v);
+	if (n < 0 || (size_t)n >= sizeof buf - 3)
+		return -1;
+	e = strchr(buf, 'e');
+	if (!e && !strchr(buf, '.')) {
+		memcpy(buf + n, ".0", 3);
+		n += 2;
+	}
+	if (e) {
+		char *from = e + 1, *to = e + 1;
+		if (*from == '-')
+			from++, to++;
+		else if (*from == '+')
+			from++;
+		while (*from == '0' && from[1])
+			from++;
+		memmove(to, from, strlen(from) + 1);
+		n = (int)strlen(buf);
+	}
+	return strbuf_add(sb, buf, (size_t)n);
 }

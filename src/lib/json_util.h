@@ -43,4 +43,9 @@ int json_util_write_key(struct strbuf *sb, const char *key);
 int json_util_write_field(struct strbuf *sb, const char *key, const char *s);
 void json_util_write_int_field(struct strbuf *sb, const char *key, long long v);
 void json_util_write_bool_field(struct strbuf *sb, const char *key, bool v);
+/* A real as jansson's json_dumps writes it (17 significant digits, a ".0"
+ * added when neither '.' nor 'e' shows, the exponent without '+' or leading
+ * zeros).  -1 when it is not finite (jansson has no such real) or sb is out
+ * of memory. */
+int json_util_write_real(struct strbuf *sb, double v);
 #endif

@@ -106,6 +106,7 @@ struct run_ctx {
 	json_t *params;  /* the run's params (the DAG's, conf over them) */
 	bool has_outputs; /* a TI wrote outputs since the run was read (dm_run_outputs()) */
 	bool has_past;    /* a task of its DAG depends_on_past (read with the spec) */
+	bool dir_made;    /* its tries' folder was made since the run was read (a start's) */
 	bool stale;      /* a write failed: memory and store may differ; read again */
 	/* rows whose write waits for the turn's end (dm_ti_defer()): a TI that
 	 * became scheduled is written once, with the reason the pool pass gives

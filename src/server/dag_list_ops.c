@@ -11,7 +11,11 @@
 #include <string.h>
 
 #include "api/dag_views.h"
+#include "lib/clock.h"
+#include "lib/json_util.h"
+#include "lib/strbuf.h"
 #include "sched/dag_states.h"
+#include "server/notifier.h"
 
 /* ---- what the filters compare ---- */
 
@@ -284,14 +288,17 @@ struct ti_filters {
 };
 
 /* A date the TaskInstance shows (null: 0). */
-static int64_t shown_date(json_t *ti, const char *key)
+/* A time as a filter reads it back from the TI's text (0: null, or text
+ * that does not read as a date). */
+static int64_t shown_date(int64_t ms)
 {
-	const char *s = json_string_value(json_object_get(ti, key));
-	int64_t ms = 0;
+	char buf[48];
+	int64_t out = 0;
 
-	if (!s || dm_parse_date(s, key, &ms, NULL) < 0)
+	if (ms <= 0 ||
+	    dm_parse_date(clock_format_airflow(ms, buf, sizeof buf), "date", &out, NULL) < 0)
 		return 0;
-	return ms;
+	return out;
 }
 
 /* The task's queue as its DAG file gives it (NULL: none). */
@@ -307,73 +314,102 @@ static bool has_bounds(const struct bounds *b)
 	return b->has_lo || b->has_hi;
 }
 
-/* Whether TI `ti` (row r of DAG `spec`) passes the filters.  What no filter
- * asks for is not looked up: its task's queue (a search of the DAG's tasks,
- * so a listing was quadratic in them) and the dates read back from the text. */
-static bool ti_matches(json_t *ti, const struct dag_ti_row *r, const struct dag_spec *spec,
+/* Whether TI row r of DAG `spec` (of `run`), showing `sh`, passes the
+ * filters: what the TI's view shows of it (dag_view_ti).  What no filter asks
+ * for is not looked up: its task's queue (a search of the DAG's tasks, so a
+ * listing was quadratic in them) and the dates. */
+static bool ti_matches(const struct dag_ti_row *r, const struct dag_run_row *run,
+                       const struct dag_ti_shown *sh, const struct dag_spec *spec,
                        const struct ti_filters *f)
 {
 	const struct dag_ti_list_query *q = f->q;
 	const struct date_filters *fd = &f->dates;
-	json_t *d = json_object_get(ti, "duration");
 	int64_t start, end;
 
 	if (f->states && !(f->states & (1u << r->state)))
 		return false;
-	if (q->pools.n && !str_in(json_string_value(json_object_get(ti, "pool")), &q->pools))
+	if (q->pools.n && !str_in(r->pool, &q->pools))
 		return false;
 	if (q->queues.n && !str_in(task_queue(spec, r->task_id), &q->queues))
 		return false;
-	if (q->task_ids.n &&
-	    !str_in(json_string_value(json_object_get(ti, "task_id")), &q->task_ids))
+	if (q->task_ids.n && !str_in(r->task_id, &q->task_ids))
 		return false;
-	if ((q->has_duration_gte || q->has_duration_lte) &&
-	    (!json_is_number(d) ||
-	     (q->has_duration_gte && json_number_value(d) < q->duration_gte) ||
-	     (q->has_duration_lte && json_number_value(d) > q->duration_lte)))
-		return false;
+	if (q->has_duration_gte || q->has_duration_lte) {
+		double d = (double)(sh->end_date - sh->start_date) / 1000.0;
+		if (!sh->start_date || !sh->end_date ||
+		    (q->has_duration_gte && d < q->duration_gte) ||
+		    (q->has_duration_lte && d > q->duration_lte))
+			return false;
+	}
 	if (!has_bounds(&fd->execution) && !has_bounds(&fd->start) && !has_bounds(&fd->end) &&
 	    !has_bounds(&fd->updated))
 		return true;
-	start = shown_date(ti, "start_date");
-	end = shown_date(ti, "end_date");
-	return bounds_match(&fd->execution, shown_date(ti, "execution_date")) &&
+	start = shown_date(sh->start_date);
+	end = shown_date(sh->end_date);
+	return bounds_match(&fd->execution, shown_date(run ? run->logical_date : 0)) &&
 	       bounds_match(&fd->start, start) && bounds_match(&fd->end, end) &&
-	       bounds_match(&fd->updated, latest(shown_date(ti, "queued_when"), start, end));
+	       bounds_match(&fd->updated, latest(shown_date(r->queued_at), start, end));
 }
 
+/* A page of TIs, written as their JSON text one after the other. */
 struct ti_page {
-	json_t *items;
-	size_t total, skipped, offset, limit;
+	struct strbuf items; /* the TIs on the page, ',' between them */
+	size_t n, total, skipped, offset, limit;
 };
 
-/* The TIs of one run that pass the filters, into the page. */
+/* The TIs of one run that pass the filters, into the page.  Each is
+ * written, also those off the page: one whose text cannot be written (no
+ * view) is none, as in dm_ti_json's listing, and counts for nothing. */
 static int list_run_tis(struct dag_manager *dm, const struct dag_run_row *run,
                         const struct ti_filters *f, struct ti_page *page, struct weir_error *err)
 {
 	const struct dag_spec *spec = dm_spec_of(dm, run->dag_id, NULL);
 	struct dag_ti_row *rows = NULL;
 	size_t n = 0;
+	bool no_sla;
 
 	if (dag_store_tis_of_run(dm->ds, run->dag_id, run->run_id, &rows, &n, err) < 0)
 		return -1;
-	for (size_t i = 0; i < n; i++) {
-		json_t *ti = dm_ti_json(dm, &rows[i], run);
-		if (!ti || !ti_matches(ti, &rows[i], spec, f)) {
-			json_decref(ti);
+	no_sla = !notifier_run_has_sla_miss(dm->notifier, run->dag_id, run->run_id);
+	for (size_t i = 0; i < n && !page->items.failed; i++) {
+		struct dag_ti_shown sh;
+		size_t at = page->items.len;
+
+		/* what the filters read; the view's own look at the job is dm_ti_write's */
+		if (f->q->has_duration_gte || f->q->has_duration_lte ||
+		    has_bounds(&f->dates.start) || has_bounds(&f->dates.end) ||
+		    has_bounds(&f->dates.updated)) {
+			struct job_row job = {0};
+			struct dag_job_view v = {0};
+			dm_ti_job_view(dm, &rows[i], &job, &v);
+			dag_view_ti_shown(&rows[i], &v, &sh);
+			bool ok = ti_matches(&rows[i], run, &sh, spec, f);
+			job_row_release(&job);
+			if (!ok)
+				continue;
+		} else if (!ti_matches(&rows[i], run, &(struct dag_ti_shown){0}, spec, f)) {
+			continue;
+		}
+		if (page->n)
+			strbuf_addch(&page->items, ',');
+		if (dm_ti_write(dm, &page->items, &rows[i], run, no_sla) < 0) {
+			page->items.len = at; /* no view: none */
+			page->items.buf[at] = '\0';
 			continue;
 		}
 		page->total++;
 		if (page->skipped < page->offset) {
 			page->skipped++;
-			json_decref(ti);
-		} else if (json_array_size(page->items) < page->limit) {
-			json_array_append_new(page->items, ti);
-		} else {
-			json_decref(ti);
+		} else if (page->n < page->limit) {
+			page->n++;
+			continue;
 		}
+		page->items.len = at; /* off the page */
+		page->items.buf[at] = '\0';
 	}
 	dag_ti_rows_free(rows, n);
+	if (page->items.failed)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	return 0;
 }
 
@@ -402,13 +438,15 @@ static int list_dag_tis(struct dag_manager *dm, const char *dag_id, const char *
 	return rc;
 }
 
-json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
-                       const struct dag_ti_list_query *q, struct weir_error *err)
+char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
+                          const struct dag_ti_list_query *q, size_t *len, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct ti_filters f = {.q = q};
-	struct ti_page page = {.offset = q->offset > 0 ? (size_t)q->offset : 0,
+	struct ti_page page = {.items = STRBUF_INIT,
+	                       .offset = q->offset > 0 ? (size_t)q->offset : 0,
 	                       .limit = q->limit > 0 ? (size_t)q->limit : 100};
+	struct strbuf out = STRBUF_INIT;
 	int rc = 0;
 
 	for (size_t i = 0; i < q->states.n; i++) {
@@ -436,18 +474,13 @@ json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
 			dag_run_row_release(&run);
 		}
 	}
-	page.items = json_array();
-	if (!page.items) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		return NULL;
-	}
 	if (strcmp(dag_id, "~")) {
 		rc = list_dag_tis(dm, dag_id, run_id, &f, &page, err);
 	} else {
 		struct dag_row *dags = NULL;
 		size_t n = 0;
 		if (dag_store_dag_list(dm->ds, false, &dags, &n, err) < 0) {
-			json_decref(page.items);
+			strbuf_release(&page.items);
 			return NULL;
 		}
 		for (size_t i = 0; i < n && rc == 0; i++)
@@ -456,8 +489,35 @@ json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
 		dag_rows_free(dags, n);
 	}
 	if (rc < 0) {
-		json_decref(page.items);
+		strbuf_release(&page.items);
 		return NULL;
 	}
-	return dag_view_collection("task_instances", page.items, page.total);
+	/* as dag_view_collection's tree is written */
+	strbuf_grow(&out, page.items.len + 64);
+	strbuf_add(&out, "{\"task_instances\":[", 19);
+	strbuf_add(&out, page.items.buf, page.items.len);
+	strbuf_addch(&out, ']');
+	json_util_write_int_field(&out, "total_entries", (long long)page.total);
+	strbuf_addch(&out, '}');
+	strbuf_release(&page.items);
+	char *text = strbuf_detach(&out, len);
+	if (!text)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return text;
+}
+
+json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
+                       const struct dag_ti_list_query *q, struct weir_error *err)
+{
+	size_t len = 0;
+	char *text = dm_op_list_tis_text(ctx, dag_id, run_id, q, &len, err);
+	json_t *o;
+
+	if (!text)
+		return NULL;
+	o = json_loadb(text, len, 0, NULL);
+	free(text);
+	if (!o)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return o;
 }

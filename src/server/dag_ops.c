@@ -62,6 +62,23 @@ bool dm_job_runs(const struct job_row *job)
 	return job->state == JOB_RUNNING;
 }
 
+void dm_ti_job_view(struct dag_manager *dm, const struct dag_ti_row *r, struct job_row *job,
+                    struct dag_job_view *v)
+{
+	if (r->job_id <= 0)
+		return;
+	if (!dag_view_ti_needs_job(r)) {
+		v->known = true;
+		return;
+	}
+	if (store_job_glance(dm->store, r->job_id, job, NULL) == 0) {
+		v->known = true;
+		v->running = dm_job_runs(job);
+		v->started_at = job->started_at;
+		v->reason = job->reason;
+	}
+}
+
 json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
                    const struct dag_run_row *run)
 {
@@ -69,12 +86,7 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	struct dag_job_view v = {0};
 	json_t *o;
 
-	if (r->job_id > 0 && store_job_glance(dm->store, r->job_id, &job, NULL) == 0) {
-		v.known = true;
-		v.running = dm_job_runs(&job);
-		v.started_at = job.started_at;
-		v.reason = job.reason;
-	}
+	dm_ti_job_view(dm, r, &job, &v);
 	o = dag_view_ti(r, run, &v);
 	job_row_release(&job);
 	if (o)
@@ -82,6 +94,24 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 		                                                        r->run_id, r->task_id,
 		                                                        r->map_index));
 	return o;
+}
+
+int dm_ti_write(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
+                const struct dag_run_row *run, bool no_sla_miss)
+{
+	struct job_row job = {0};
+	struct dag_job_view v = {0};
+	json_t *sla = NULL;
+	int rc;
+
+	dm_ti_job_view(dm, r, &job, &v);
+	if (!no_sla_miss)
+		sla = notifier_ti_sla_miss(dm->notifier, r->dag_id, r->run_id, r->task_id,
+		                           r->map_index);
+	rc = dag_view_ti_write(sb, r, run, &v, sla);
+	json_decref(sla);
+	job_row_release(&job);
+	return rc;
 }
 
 /* ---- API ops ---- */
@@ -240,6 +270,35 @@ static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id, str
 	if (dm_dag_must_exist(dm, dag_id, err) < 0)
 		return NULL;
 	return run_json_by_id(dm, dag_id, run_id, err);
+}
+
+static char *op_get_run_text(void *ctx, const char *dag_id, const char *run_id, size_t *len,
+                             struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_row row = {0};
+	struct strbuf sb = STRBUF_INIT;
+	char *text;
+
+	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+		return NULL;
+	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
+		if (err->kind == WEIR_E_NOT_FOUND)
+			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+			               run_id);
+		return NULL;
+	}
+	if (dag_view_run_write(&sb, &row) < 0) {
+		strbuf_release(&sb);
+		dag_run_row_release(&row);
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	dag_run_row_release(&row);
+	text = strbuf_detach(&sb, len);
+	if (!text)
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	return text;
 }
 
 static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, json_t *body,
@@ -559,8 +618,10 @@ static const struct dag_api_ops ops = {
     .list_runs = dm_op_list_runs,
     .trigger_run = op_trigger_run,
     .get_run = op_get_run,
+    .get_run_text = op_get_run_text,
     .patch_run = op_patch_run,
     .list_tis = dm_op_list_tis,
+    .list_tis_text = dm_op_list_tis_text,
     .get_ti = op_get_ti,
     .ti_log_locate = op_ti_log_locate,
     .clear_tis = op_clear_tis,

@@ -12,6 +12,7 @@
 #include <jansson.h>
 
 #include "api/dag_api.h"
+#include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "model/dag_spec.h"
 #include "server/dag_internal.h"
@@ -25,10 +26,23 @@ int64_t dm_next_dagrun(struct dag_manager *dm, const struct dag_row *row,
 
 /* 0, or a WEIR_E_NOT_FOUND naming the DAG when the store has no such DAG. */
 int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err);
+/* What the TI's job says, into *v (zeroed by the caller); *job (zeroed)
+ * holds the row v borrows from: job_row_release it.  The job is read only
+ * when the view needs more than that it exists (dag_view_ti_needs_job). */
+struct dag_job_view;
+struct job_row;
+void dm_ti_job_view(struct dag_manager *dm, const struct dag_ti_row *r, struct job_row *job,
+                    struct dag_job_view *v);
 /* A task instance as the API shows it (TaskInstance), what its job says
  * included; a new reference (NULL: out of memory). */
 json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
                    const struct dag_run_row *run);
+/* The same TI as the text json_dumps(JSON_COMPACT) writes of dm_ti_json's
+ * tree, at the end of sb (dag_view_ti_write: -1 when the TI has no view, or
+ * out of memory).  no_sla_miss: the caller knows the TI's run has no SLA
+ * miss (notifier_run_has_sla_miss), so none is looked up. */
+int dm_ti_write(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
+                const struct dag_run_row *run, bool no_sla_miss);
 
 /* Clears the chosen TIs (task_ids; none: every task) of one run, with
  * their downstream and only the failed ones as asked; appends the
@@ -44,5 +58,7 @@ json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list
                         struct weir_error *err);
 json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
                        const struct dag_ti_list_query *q, struct weir_error *err);
+char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
+                          const struct dag_ti_list_query *q, size_t *len, struct weir_error *err);
 
 #endif

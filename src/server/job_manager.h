@@ -129,6 +129,11 @@ void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn,
  * (WEIR_E_INVALID, WEIR_E_UNFIT: it can never fit this node). */
 int job_manager_submit_spec(struct job_manager *jm, struct job_spec *spec, int64_t *job_id,
                             struct weir_error *err);
+/* job_manager_submit_spec for a spec that passed job_spec_validate() and
+ * was not changed since (the DAG manager's, built by dag_job_build(), which
+ * validates it): not checked again. */
+int job_manager_submit_valid(struct job_manager *jm, struct job_spec *spec, int64_t *job_id,
+                             struct weir_error *err);
 
 /* Kills a job as DELETE /api/v1/jobs/ID does.  WEIR_E_NOT_FOUND,
  * WEIR_E_CONFLICT (already ended). */

@@ -69,6 +69,9 @@ json_t *notifier_sla_json(const struct sla_miss_row *r);
  * reference, NULL only when out of memory.  n NULL: null. */
 json_t *notifier_ti_sla_miss(struct notifier *n, const char *dag_id, const char *run_id,
                              const char *task_id, int map_index);
+/* Whether any TI of the run has an SLA miss (true when the store cannot
+ * tell: the caller then asks TI by TI).  n NULL: false. */
+bool notifier_run_has_sla_miss(struct notifier *n, const char *dag_id, const char *run_id);
 struct notify_api_ops;
 const struct notify_api_ops *notifier_api_ops(void);
 

@@ -65,6 +65,15 @@ json_t *notifier_ti_sla_miss(struct notifier *n, const char *dag_id, const char 
 	return o;
 }
 
+bool notifier_run_has_sla_miss(struct notifier *n, const char *dag_id, const char *run_id)
+{
+	bool has = false;
+
+	if (!n)
+		return false;
+	return sla_store_run_has(n->ns, dag_id, run_id, &has, NULL) < 0 || has;
+}
+
 static json_t *collection(const char *key, json_t *items, int64_t total, struct weir_error *err)
 {
 	json_t *o =

@@ -23,7 +23,7 @@
 #define TI_COLS                                                                                    \
 	"t.dag_id, t.run_id, t.task_id, t.map_index, t.state, t.try_number, t.max_tries,"          \
 	" t.job_id, t.pool, t.pool_slots, t.priority, t.queued_at, t.start_date, t.end_date,"      \
-	" t.next_retry_at, t.rendered_command, t.outputs, t.reason"
+	" t.next_retry_at, t.rendered_command, t.outputs, t.reason, t.rowid"
 
 #define TRY_COLS                                                                                   \
 	"dag_id, run_id, task_id, map_index, try_number, job_id, state, start_date, end_date,"     \
@@ -102,6 +102,18 @@ static const char *const ds_sql[DS_COUNT] = {
                         " start_date = ?, end_date = ?, next_retry_at = ?, outputs = ?,"
                         " reason = ?"
                         " WHERE dag_id = ? AND run_id = ? AND task_id = ? AND map_index = ?",
+    /* the same two found by the row's id (a look-up, not a search of the key's
+     * text), the key checked on the row found */
+    [DS_TI_UPDATE_AT] = "UPDATE task_instances SET state = ?, try_number = ?, max_tries = ?,"
+                        " job_id = ?, pool = ?, pool_slots = ?, priority = ?, queued_at = ?,"
+                        " start_date = ?, end_date = ?, next_retry_at = ?, rendered_command = ?,"
+                        " outputs = ?, reason = ? WHERE rowid = ?19"
+                        " AND dag_id = ?15 AND run_id = ?16 AND task_id = ?17 AND map_index = ?18",
+    [DS_TI_SET_STATE_AT] =
+        "UPDATE task_instances SET state = ?, max_tries = ?, queued_at = ?,"
+        " start_date = ?, end_date = ?, next_retry_at = ?, outputs = ?,"
+        " reason = ? WHERE rowid = ?13"
+        " AND dag_id = ?9 AND run_id = ?10 AND task_id = ?11 AND map_index = ?12",
     [DS_TRY_PUT] = "INSERT INTO task_instance_tries (" TRY_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?)"
                    " ON CONFLICT (dag_id, run_id, task_id, map_index, try_number) DO UPDATE"
                    " SET job_id = excluded.job_id, state = excluded.state,"
@@ -822,6 +834,7 @@ static int read_ti(sqlite3_stmt *st, void *p)
 	r->rendered_command = sql_col_text(st, 15);
 	r->outputs = sql_col_text(st, 16);
 	r->reason = sql_col_text(st, 17);
+	r->rowid = sqlite3_column_int64(st, 18);
 	if (!r->dag_id || !r->run_id || !r->task_id || !r->pool || !r->rendered_command ||
 	    !r->outputs || !r->reason || !known) {
 		dag_ti_row_release(r);
@@ -1058,10 +1071,37 @@ static int ti_write(struct dag_store *ds, sqlite3_stmt *st, const struct dag_ti_
 	return 0;
 }
 
+/* Steps a TI's UPDATE by its row id (bound at `at`, the key before it):
+ * 1 when it wrote the row; 0 when no row has that id and key (the caller
+ * writes by the key then); -1 with err. */
+static int ti_write_at(struct dag_store *ds, sqlite3_stmt *st, int at, const struct dag_ti_row *row,
+                       struct weir_error *err)
+{
+	char missing[500];
+	int code;
+
+	sqlite3_bind_int64(st, at, row->rowid);
+	if ((code = ds_step(ds, st))) {
+		snprintf(missing, sizeof(missing), "no job %" PRId64, row->job_id);
+		return ds_write_failed(ds, code, "updating a task instance", NULL, missing, err);
+	}
+	return sqlite3_changes(ds->db) > 0;
+}
+
 int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err)
 {
 	if (ds_check_ti_state(ds, row->state, err) < 0)
 		return -1;
+	if (row->rowid > 0) {
+		sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_UPDATE_AT, err);
+		int rc;
+		if (!st)
+			return -1;
+		bind_ti_fields(st, 1, row);
+		sql_bind_ti_key(st, 15, row->dag_id, row->run_id, row->task_id, row->map_index);
+		if ((rc = ti_write_at(ds, st, 19, row, err)) != 0)
+			return rc < 0 ? -1 : 0;
+	}
 	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_UPDATE, err);
 	if (!st)
 		return -1;
@@ -1070,14 +1110,9 @@ int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, stru
 	return ti_write(ds, st, row, err);
 }
 
-int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
-                           struct weir_error *err)
+/* dag_store_ti_set_state's values and key, from 1 */
+static void bind_ti_state(sqlite3_stmt *st, const struct dag_ti_row *row)
 {
-	if (ds_check_ti_state(ds, row->state, err) < 0)
-		return -1;
-	sqlite3_stmt *st = ds_stmt_get(ds, DS_TI_SET_STATE, err);
-	if (!st)
-		return -1;
 	sql_bind_text(st, 1, dag_ti_state_name(row->state));
 	sqlite3_bind_int(st, 2, row->max_tries);
 	sql_bind_pos_or_null(st, 3, row->queued_at);
@@ -1087,5 +1122,24 @@ int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
 	sql_bind_text_or_null(st, 7, row->outputs);
 	sql_bind_text(st, 8, row->reason);
 	sql_bind_ti_key(st, 9, row->dag_id, row->run_id, row->task_id, row->map_index);
-	return ti_write(ds, st, row, err);
+}
+
+int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
+                           struct weir_error *err)
+{
+	if (ds_check_ti_state(ds, row->state, err) < 0)
+		return -1;
+	for (int by_id = row->rowid > 0; by_id >= 0; by_id--) {
+		sqlite3_stmt *st =
+		    ds_stmt_get(ds, by_id ? DS_TI_SET_STATE_AT : DS_TI_SET_STATE, err);
+		int rc;
+		if (!st)
+			return -1;
+		bind_ti_state(st, row);
+		if (!by_id)
+			return ti_write(ds, st, row, err);
+		if ((rc = ti_write_at(ds, st, 13, row, err)) != 0)
+			return rc < 0 ? -1 : 0;
+	}
+	return 0;
 }

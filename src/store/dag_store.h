@@ -173,6 +173,8 @@ struct dag_ti_row {
 	char *rendered_command; /* "" until rendered */
 	char *outputs;          /* a JSON object's text; "" when none */
 	char *reason;           /* "waiting: pool gpu_pool full (1/1)", "exit 1"; "" */
+	int64_t rowid;          /* the store's id of the row, as read (0: not known); an
+	                           update finds the row by it, its key checked, else by the key */
 };
 
 /* WEIR_E_CONFLICT if the key exists; WEIR_E_NOT_FOUND if the run (or a

@@ -34,6 +34,7 @@ enum ns_stmt {
 	NS_SLA_LIST,
 	NS_SLA_COUNT,
 	NS_SLA_ONE,
+	NS_SLA_RUN_HAS,
 	NS_N,
 };
 
@@ -61,6 +62,8 @@ static const char *const ns_sql[NS_N] = {
      * once per TI) */
     [NS_SLA_ONE] = "SELECT " S_COLS " FROM sla_misses WHERE dag_id = ?1 AND run_id = ?2"
                    " AND task_id = ?3 AND map_index = ?4 LIMIT ?5 OFFSET ?6",
+    /* whether a run has any (the primary key's first two columns) */
+    [NS_SLA_RUN_HAS] = "SELECT 1 FROM sla_misses WHERE dag_id = ?1 AND run_id = ?2 LIMIT 1",
 };
 
 static const char *const state_names[] = {"pending", "sent", "failed"};
@@ -423,4 +426,22 @@ int sla_store_list(struct notify_store *ns, const struct sla_query *q, struct sl
 
 	return list_rows(ns, key ? &one : &k, q, q->limit, q->offset, (void **)rows, n, total,
 	                 err);
+}
+
+int sla_store_run_has(struct notify_store *ns, const char *dag_id, const char *run_id, bool *has,
+                      struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt(ns, NS_SLA_RUN_HAS, err);
+	int rc;
+
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	sql_bind_text(st, 2, run_id);
+	rc = sqlite3_step(st);
+	*has = rc == SQLITE_ROW;
+	sqlite3_reset(st);
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return sql_error(ns->db, "reading SLA misses", err);
+	return 0;
 }

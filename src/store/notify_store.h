@@ -104,5 +104,8 @@ struct sla_query {
 int sla_store_list(struct notify_store *ns, const struct sla_query *q, struct sla_miss_row **rows,
                    size_t *n, int64_t *total, struct weir_error *err);
 void sla_miss_rows_free(struct sla_miss_row *rows, size_t n);
+/* Whether any TI of the run has an SLA miss, into *has. */
+int sla_store_run_has(struct notify_store *ns, const char *dag_id, const char *run_id, bool *has,
+                      struct weir_error *err);
 
 #endif

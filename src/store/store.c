@@ -9,6 +9,7 @@
 #include "store/store.h"
 #include "store/sql.h"
 #include "store/store_internal.h"
+#include "store/wal_batch.h"
 
 #include "lib/clock.h"
 #include "lib/metrics.h"
@@ -383,9 +384,10 @@ struct store *store_open(const char *path, struct weir_error *err)
 	}
 	/* one thread uses the connection (the server's loop), so SQLite's own
 	 * locks around each call are not needed (they were 5 % of a task) */
+	/* a commit's WAL frames in one write, not two a page (store/wal_batch.h) */
 	if (sqlite3_open_v2(path, &s->db,
 	                    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-	                    NULL) != SQLITE_OK) {
+	                    wal_batch_vfs()) != SQLITE_OK) {
 		weir_error_set(err, WEIR_E_INTERNAL, "store %s: cannot open: %s", path,
 		               s->db ? sqlite3_errmsg(s->db) : "out of memory");
 		goto fail;

@@ -248,7 +248,7 @@ int dm_try_template_ctx(struct dag_manager *dm, const struct run_ctx *rc, size_t
 /* The job of try `try_number` of TI `ti`: its folder made, its job read
  * and built (model/dag_job.h).  *command gets what runs.  NULL with err:
  * the try fails with that reason. */
-static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
+static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, size_t ti,
                                   int try_number, char **command, struct weir_error *err)
 {
 	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
@@ -269,11 +269,13 @@ static struct job_spec *build_job(struct dag_manager *dm, const struct run_ctx *
 		goto out;
 	dir = dm_try_dir(dm, rc->run.id);
 	out_path = dm_output_path(dm, rc->run.id, t->task_id, r->map_index, try_number);
-	if (!dir || !out_path || fs_mkdir_p(dir, 0755, err) < 0) {
+	/* the folder once per copy of the run, not at each start */
+	if (!dir || !out_path || (!rc->dir_made && fs_mkdir_p(dir, 0755, err) < 0)) {
 		if (!err->msg[0])
 			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
+	rc->dir_made = true;
 	unlink(out_path);
 	if (t->kind == DAG_TASK_JOB_FILE || t->kind == DAG_TASK_JOB_TONY) {
 		read = read_task_job(t, err);
@@ -471,8 +473,9 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	r = &rc->rows[rc->ti_row[ti]];
 	try_number = r->try_number + 1;
 	spec = build_job(dm, rc, ti, try_number, &command, &err);
-	/* the spec is the job's from here (job_manager_submit_spec takes it) */
-	if (spec && job_manager_submit_spec(dm->jm, spec, &job_id, &err) < 0)
+	/* the spec is the job's from here (job_manager_submit_valid takes it;
+	 * dag_job_build validated it) */
+	if (spec && job_manager_submit_valid(dm->jm, spec, &job_id, &err) < 0)
 		job_id = 0;
 	spec = NULL;
 	r->try_number = try_number;

@@ -131,12 +131,18 @@ out:
 int job_manager_submit_spec(struct job_manager *jm, struct job_spec *spec, int64_t *job_id,
                             struct weir_error *err)
 {
-	int rc;
-
 	if (job_spec_validate(spec, err) < 0) {
 		job_spec_destroy(spec);
 		return -1;
 	}
+	return job_manager_submit_valid(jm, spec, job_id, err);
+}
+
+int job_manager_submit_valid(struct job_manager *jm, struct job_spec *spec, int64_t *job_id,
+                             struct weir_error *err)
+{
+	int rc;
+
 	/* what reading the stored text back would settle: a sidecar is
 	 * untracked (job_spec_to_json writes it so) */
 	for (size_t i = 0; i < spec->n_roles; i++)

@@ -239,6 +239,137 @@ static void test_ti(void **state)
 	json_decref(o);
 }
 
+/* The TI written as text is the text of its tree, sla_miss set as the
+ * DAG manager sets it; *none: neither has a view. */
+static void same_ti_text(const struct dag_ti_row *t, const struct dag_run_row *run,
+                         const struct dag_job_view *job, json_t *sla)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *o = dag_view_ti(t, run, job);
+	int rc;
+
+	strbuf_addstr(&sb, "[");
+	rc = dag_view_ti_write(&sb, t, run, job, sla);
+	if (!o) {
+		assert_int_equal(rc, -1);
+		assert_string_equal(sb.buf, "[");
+	} else {
+		char *want;
+		json_object_set(o, "sla_miss", sla ? sla : json_null());
+		want = json_dumps(o, JSON_COMPACT);
+		assert_int_equal(rc, 0);
+		assert_string_equal(sb.buf + 1, want);
+		free(want);
+	}
+	json_decref(o);
+	strbuf_release(&sb);
+}
+
+static void test_ti_text(void **state)
+{
+	struct dag_run_row run = run_row("r", "running", schedule_make_time(2024, 1, 1, 0, 0, 0));
+	struct dag_job_view waiting = {.known = true, .reason = "pending in slurm: Resources"};
+	struct dag_job_view running = {.known = true, .running = true, .started_at = 5000};
+	struct dag_job_view gone = {0};
+	const struct dag_job_view *jobs[] = {NULL, &gone, &waiting, &running};
+	static const char *const states[] = {"none",    "scheduled", "queued",       "running",
+	                                     "success", "failed",    "up_for_retry", "skipped"};
+	static const char *const texts[] = {"", "echo \"a\\b\"\n\t\x01", "caf\xc3\xa9 \xe2\x82\xac",
+	                                    "bad \xff utf-8"};
+	static const int64_t ends[] = {0, 3500, 1001, 1000 + 1234567, 1000 + 100000000000LL};
+	json_t *sla = json_pack("{s:s, s:i}", "task_id", "alpha", "n", 1);
+
+	(void)state;
+	for (size_t s = 0; s < sizeof states / sizeof *states; s++)
+		for (size_t j = 0; j < sizeof jobs / sizeof *jobs; j++)
+			for (size_t k = 0; k < sizeof texts / sizeof *texts; k++)
+				for (size_t e = 0; e < sizeof ends / sizeof *ends; e++) {
+					struct dag_ti_row t = ti_row("r", "alpha", states[s]);
+					t.job_id = j ? 7 : 0;
+					t.try_number = (int)k;
+					t.max_tries = (int)e;
+					t.start_date = e % 2 ? 1000 : 0;
+					t.end_date = ends[e];
+					t.queued_at = e ? 900 : 0;
+					t.rendered_command = (char *)texts[k];
+					t.reason = (char *)texts[(k + 1) % 4];
+					t.outputs = e == 2 ? "{\"k\": [1, 2.5, \"v\"], \"z\": null}"
+					            : e == 3 ? "not json"
+					                     : "";
+					same_ti_text(&t, e == 4 ? NULL : &run, jobs[j],
+					             e == 1 ? sla : NULL);
+				}
+	/* a text missing spoils the TI in both */
+	struct dag_ti_row t = ti_row("r", "alpha", "success");
+	t.pool = NULL;
+	same_ti_text(&t, &run, NULL, NULL);
+	t = ti_row("r", "bad\xc3", "success");
+	same_ti_text(&t, &run, NULL, NULL);
+	json_decref(sla);
+}
+
+/* A run written as text is the text of its tree (none when it has none). */
+static void test_run_text(void **state)
+{
+	static const char *const confs[] = {
+	    "", "{}", "{\"k\": [1, 2.5, \"v\\n\"], \"z\": null}", "[1, 2]", "not json", NULL};
+	static const char *const ids[] = {"manual__1", "dataset_triggered__x", "caf\xc3\xa9",
+	                                  "bad\xff"};
+	static const char *const types[] = {"manual", "scheduled", "backfill"};
+	static const char *const states[] = {"queued", "running", "success", "failed"};
+
+	(void)state;
+	for (size_t c = 0; c < sizeof confs / sizeof *confs; c++)
+		for (size_t i = 0; i < sizeof ids / sizeof *ids; i++)
+			for (size_t t = 0; t < sizeof types / sizeof *types; t++) {
+				struct dag_run_row r = run_row(ids[i], states[(c + i + t) % 4],
+				                               t == 2 ? 0 : 1700000000123);
+				struct strbuf sb = STRBUF_INIT;
+				json_t *o;
+				int rc;
+				snprintf(r.run_type, sizeof r.run_type, "%s", types[t]);
+				r.conf = (char *)confs[c];
+				r.start_date = c ? 1700000001000 : 0;
+				r.end_date = c > 2 ? 1700000002500 : 0;
+				r.queued_at = i ? 1700000000500 : 0;
+				r.data_interval_start = t ? 1700000000000 : 0;
+				r.data_interval_end = t ? 1700000000999 : 0;
+				r.reason = i == 3 ? "why \"not\"" : "";
+				o = dag_view_run(&r);
+				strbuf_addch(&sb, '[');
+				rc = dag_view_run_write(&sb, &r);
+				if (!o) {
+					assert_int_equal(rc, -1);
+					assert_string_equal(sb.buf, "[");
+				} else {
+					char *want = json_dumps(o, JSON_COMPACT);
+					assert_int_equal(rc, 0);
+					assert_string_equal(sb.buf + 1, want);
+					free(want);
+				}
+				json_decref(o);
+				strbuf_release(&sb);
+			}
+}
+
+static void test_real_text(void **state)
+{
+	static const double v[] = {
+	    0,    1,        2.5,   0.1,   0.012, 1234567.891,         1e21,
+	    1e-7, 123e-300, -3.25, 1e300, 100,   0.30000000000000004, 5e-324};
+	(void)state;
+	for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+		struct strbuf sb = STRBUF_INIT;
+		json_t *r = json_real(v[i]);
+		char *want = json_dumps(r, JSON_ENCODE_ANY);
+		assert_int_equal(json_util_write_real(&sb, v[i]), 0);
+		assert_string_equal(sb.buf, want);
+		free(want);
+		json_decref(r);
+		strbuf_release(&sb);
+	}
+}
+
 static void test_tasks(void **state)
 {
 	struct dag_spec *s = parse(dag_text);
@@ -442,11 +573,12 @@ static void test_grid_mapped(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_times),       cmocka_unit_test(test_dag),
-	    cmocka_unit_test(test_run),         cmocka_unit_test(test_ti),
-	    cmocka_unit_test(test_tasks),       cmocka_unit_test(test_tries),
-	    cmocka_unit_test(test_ui_views),    cmocka_unit_test(test_grid),
-	    cmocka_unit_test(test_grid_mapped),
+	    cmocka_unit_test(test_times),    cmocka_unit_test(test_dag),
+	    cmocka_unit_test(test_run),      cmocka_unit_test(test_ti),
+	    cmocka_unit_test(test_ti_text),  cmocka_unit_test(test_real_text),
+	    cmocka_unit_test(test_run_text), cmocka_unit_test(test_tasks),
+	    cmocka_unit_test(test_tries),    cmocka_unit_test(test_ui_views),
+	    cmocka_unit_test(test_grid),     cmocka_unit_test(test_grid_mapped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

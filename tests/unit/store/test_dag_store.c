@@ -484,6 +484,25 @@ static void test_task_instances_and_tries(void **state)
 	assert_int_equal(dag_store_ti_key_by_job(f->ds, job + 100, &t, &started, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 
+	/* a row found by its id, whose key changed in memory: the key's row is
+	 * written, not the one with that id */
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "train", 0, &t, &err), 0);
+	assert_true(t.rowid > 0);
+	t.map_index = 2;
+	t.state = DAG_TI_SKIPPED;
+	assert_int_equal(dag_store_ti_set_state(f->ds, &t, &err), 0);
+	t.state = DAG_TI_QUEUED;
+	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), 0);
+	dag_ti_row_release(&t);
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "train", 0, &t, &err), 0);
+	assert_int_equal(t.state, DAG_TI_NONE);
+	dag_ti_row_release(&t);
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "train", 2, &t, &err), 0);
+	assert_int_equal(t.state, DAG_TI_QUEUED);
+	t.state = DAG_TI_NONE;
+	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), 0);
+	dag_ti_row_release(&t);
+
 	/* a job that does not exist */
 	assert_int_equal(dag_store_ti_get(f->ds, "etl", "new", "extract", -1, &t, &err), 0);
 	t.job_id = job + 100;
