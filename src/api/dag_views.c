@@ -134,8 +134,7 @@ int dag_view_run_write(struct strbuf *sb, const struct dag_run_row *r)
 	json_util_write_bool_field(sb, "external_trigger", strcmp(r->run_type, "scheduled") != 0);
 	put_time(sb, "queued_at", r->queued_at);
 	put_time(sb, "last_scheduling_decision", r->end_date ? r->end_date : r->start_date);
-	json_util_write_key(sb, "note");
-	strbuf_add(sb, "null", 4);
+	json_util_write_field(sb, "note", NULL);
 	ok &= json_util_write_field(sb, "reason", r->reason ? r->reason : "") == 0;
 	strbuf_addch(sb, '}');
 	json_decref(conf);
@@ -272,17 +271,7 @@ static void put_time(struct strbuf *sb, const char *key, int64_t ms)
 {
 	char buf[48];
 
-	json_util_write_key(sb, key);
-	if (ms <= 0)
-		strbuf_add(sb, "null", 4);
-	else
-		json_util_write_string(sb, clock_format_airflow(ms, buf, sizeof buf));
-}
-
-static void put_null(struct strbuf *sb, const char *key)
-{
-	json_util_write_key(sb, key);
-	strbuf_add(sb, "null", 4);
+	json_util_write_field(sb, key, ms > 0 ? clock_format_airflow(ms, buf, sizeof buf) : NULL);
 }
 
 /* A value given as a tree, as json_dumps writes it inside its parent (null
@@ -292,7 +281,7 @@ static bool put_tree(struct strbuf *sb, const char *key, json_t *v)
 	char *t;
 
 	if (!v) {
-		put_null(sb, key);
+		json_util_write_field(sb, key, NULL);
 		return true;
 	}
 	t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -345,7 +334,7 @@ int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struc
 	if (r->job_id > 0)
 		json_util_write_int_field(sb, "job_id", r->job_id);
 	else
-		put_null(sb, "job_id");
+		json_util_write_field(sb, "job_id", NULL);
 	ok &= json_util_write_field(
 	          sb, "rendered_command",
 	          r->rendered_command && *r->rendered_command ? r->rendered_command : NULL) == 0;
@@ -355,7 +344,7 @@ int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struc
 		ok &= put_tree(sb, "outputs", outputs);
 		json_decref(outputs);
 	} else {
-		put_null(sb, "outputs");
+		json_util_write_field(sb, "outputs", NULL);
 	}
 	json_util_write_key(sb, "rendered_fields");
 	strbuf_addch(sb, '{');
@@ -364,14 +353,14 @@ int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struc
 	strbuf_addch(sb, '}');
 	json_util_write_field(sb, "executor_config", "{}");
 	json_util_write_field(sb, "task_display_name", r->task_id);
-	put_null(sb, "queue");
-	put_null(sb, "pid");
-	put_null(sb, "executor");
+	json_util_write_field(sb, "queue", NULL);
+	json_util_write_field(sb, "pid", NULL);
+	json_util_write_field(sb, "executor", NULL);
 	ok &= put_tree(sb, "sla_miss", sla_miss);
-	put_null(sb, "rendered_map_index");
-	put_null(sb, "trigger");
-	put_null(sb, "triggerer_job");
-	put_null(sb, "note");
+	json_util_write_field(sb, "rendered_map_index", NULL);
+	json_util_write_field(sb, "trigger", NULL);
+	json_util_write_field(sb, "triggerer_job", NULL);
+	json_util_write_field(sb, "note", NULL);
 	strbuf_addch(sb, '}');
 	if (!ok && !sb->failed) {
 		sb->len = at;
