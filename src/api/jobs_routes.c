@@ -198,7 +198,8 @@ static void reply_job_text(const struct api_ops *ops, void *ctx, struct http_req
  * that changes from `since` but has not ended answers MS milliseconds after
  * the first change the waiter saw (when the job had already changed as the
  * request came: MS after it came), or at its deadline if that is sooner;
- * a job that has ended answers at once, as without gather.  The answer is
+ * a job that has ended, or that has a reason, answers at once, as without
+ * gather.  The answer is
  * read when it goes, so it carries every change of the MS, and only what
  * was committed (the checks run after a turn's commit or from a timer,
  * never inside a turn). */
@@ -215,13 +216,22 @@ struct job_wait {
 	char since[17];    /* the version the client has */
 };
 
+/* Whether a change to view v can wait for more: the job has not ended and
+ * has no reason to show (a job's reason, "waiting: 4g memory" or
+ * "restarting: worker:0 exited 137", may last only until its next change,
+ * and a follower prints it: it answers at once, as without gather). */
+static bool job_gatherable(const struct job_view *v)
+{
+	return !job_state_is_final(v->row.state) && !(v->row.reason && v->row.reason[0]);
+}
+
 /* Whether a gathered wait of view v goes on gathering: the job changed and
- * has not ended.  Then the waiter of `req` answers at the latest
+ * the change can wait.  Then the waiter of `req` answers at the latest
  * w->gather_ms from now. */
 static bool job_wait_gathers(struct job_wait *w, struct http_request *req,
                              const struct job_view *v)
 {
-	if (w->gather_ms <= 0 || job_state_is_final(v->row.state))
+	if (w->gather_ms <= 0 || !job_gatherable(v))
 		return false;
 	if (!w->gathering) {
 		w->gathering = true;
@@ -301,7 +311,7 @@ static void route_get_job(const struct job_routes *jr, struct http_request *req,
 		}
 		long_polls_seen(jr->polls, API_WAIT_JOB, id, t.version);
 		gathering = gather > 0 && strcmp(since ? since : "", t.version) != 0 &&
-		            !job_state_is_final(v.row.state);
+		            job_gatherable(&v);
 		job_view_release(&v);
 		if (wait == 0 || !since || (strcmp(since, t.version) != 0 && !gathering)) {
 			reply_job_text(jr->ops, jr->ctx, req, 200, &t, &ea, NULL);
