@@ -199,10 +199,9 @@ static void reply_job_text(const struct api_ops *ops, void *ctx, struct http_req
  * the first change the waiter saw (when the job had already changed as the
  * request came: MS after it came), or at its deadline if that is sooner;
  * a job that has ended, or that has a reason, answers at once, as without
- * gather.  The answer is
- * read when it goes, so it carries every change of the MS, and only what
- * was committed (the checks run after a turn's commit or from a timer,
- * never inside a turn). */
+ * gather.  The answer is read when it goes, so it carries every change of
+ * the MS, and only what was committed (the checks run after a turn's
+ * commit or from a timer, never inside a turn). */
 #define MAX_GATHER_MS 60000
 
 struct job_wait {
@@ -228,8 +227,7 @@ static bool job_gatherable(const struct job_view *v)
 /* Whether a gathered wait of view v goes on gathering: the job changed and
  * the change can wait.  Then the waiter of `req` answers at the latest
  * w->gather_ms from now. */
-static bool job_wait_gathers(struct job_wait *w, struct http_request *req,
-                             const struct job_view *v)
+static bool job_wait_gathers(struct job_wait *w, struct http_request *req, const struct job_view *v)
 {
 	if (w->gather_ms <= 0 || !job_gatherable(v))
 		return false;
@@ -276,7 +274,8 @@ static bool job_wait_check(struct http_request *req, void *arg, bool timed_out)
 }
 
 /* Answers at once unless the job is still at `since` (or, with gather, has
- * changed without ending); then when it changes or after S seconds.  A
+ * changed without ending or getting a reason); then when it changes (with
+ * gather: as job_wait_check says) or after S seconds.  A
  * follower asks again right after each answer, with the version it got:
  * when no job has changed since that answer was written (no notice came),
  * the job is not read again to find it the same. */
@@ -304,14 +303,15 @@ static void route_get_job(const struct job_routes *jr, struct http_request *req,
 	if (events_ask_of(req, id, &ea) < 0)
 		return;
 	if (wait == 0 || !since || !long_polls_still(jr->polls, API_WAIT_JOB, id, since)) {
-		if (jr->ops->get_job(jr->ctx, id, &v, &err) < 0 || job_text_make(&v, &t, &err) < 0) {
+		if (jr->ops->get_job(jr->ctx, id, &v, &err) < 0 ||
+		    job_text_make(&v, &t, &err) < 0) {
 			job_view_release(&v);
 			reply_result(req, 200, NULL, &err);
 			return;
 		}
 		long_polls_seen(jr->polls, API_WAIT_JOB, id, t.version);
-		gathering = gather > 0 && strcmp(since ? since : "", t.version) != 0 &&
-		            job_gatherable(&v);
+		gathering =
+		    gather > 0 && strcmp(since ? since : "", t.version) != 0 && job_gatherable(&v);
 		job_view_release(&v);
 		if (wait == 0 || !since || (strcmp(since, t.version) != 0 && !gathering)) {
 			reply_job_text(jr->ops, jr->ctx, req, 200, &t, &ea, NULL);
