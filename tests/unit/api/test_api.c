@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,12 +384,24 @@ static void test_long_poll(void **state)
 	assert_int_equal(replies[2].status, 410);
 }
 
+/* Set by the client as it sends its gathered request: the changes after the
+ * first wait for it and one tick more (500 ms for the request to arrive),
+ * so a client slow to read the first answer cannot miss them. */
+static atomic_bool gather_asked;
+
 /* Job 1 changes twice while running, then ends, each change notified. */
 static void job1_changes(uv_timer_t *t)
 {
 	static int step;
+	static bool seen_asked;
 	struct fixture *fx = t->data;
 
+	if (step == 0)
+		seen_asked = false;
+	if (step >= 1 && !seen_asked) {
+		seen_asked = atomic_load(&gather_asked);
+		return;
+	}
 	if (++step < 3) {
 		job1_priority = step;
 	} else {
@@ -419,6 +432,7 @@ static void gather_client(struct fixture *fx, struct http_client *c)
 	version_of(replies[1].body, v);
 	/* gathered for longer than the job runs: the end answers */
 	snprintf(path, sizeof path, "/api/v1/jobs/1?wait=30&since=%s&gather=60000", v);
+	atomic_store(&gather_asked, true);
 	req(c, 2, "GET", path, NULL);
 	req(c, 3, "GET", "/api/v1/jobs/1?wait=1&since=x&gather=soon", NULL);
 	req(c, 4, "GET", "/api/v1/jobs/1?wait=1&since=x&gather=60001", NULL);
@@ -432,6 +446,7 @@ static void test_job_gather(void **state)
 	memset(replies, 0, sizeof replies);
 	job1_state = "running";
 	job1_priority = 0;
+	atomic_store(&gather_asked, false);
 	fixture_start(&fx);
 	uv_timer_start(&fx.timer, job1_changes, 500, 500);
 	run_client(&fx, gather_client);
