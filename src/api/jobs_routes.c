@@ -21,6 +21,7 @@
 #include "api/request.h"
 #include "lib/clock.h"
 #include "lib/strbuf.h"
+#include "model/states.h"
 
 #define MAX_WAIT_S 600
 
@@ -90,20 +91,6 @@ static int job_text_make(const struct job_view *v, struct job_text *t, struct we
 	}
 	snprintf(t->version, sizeof t->version, "%016llx", (unsigned long long)h);
 	return 0;
-}
-
-/* Job `id`'s text, as the op reads it now.  0, or -1 with err. */
-static int job_text_get(const struct api_ops *ops, void *ctx, int64_t id, struct job_text *t,
-                        struct weir_error *err)
-{
-	struct job_view v = {0};
-	int rc;
-
-	if (ops->get_job(ctx, id, &v, err) < 0)
-		return -1;
-	rc = job_text_make(&v, t, err);
-	job_view_release(&v);
-	return rc;
 }
 
 /* "events=1" on a job's answer: it carries the job's events too, as GET
@@ -206,61 +193,127 @@ static void reply_job_text(const struct api_ops *ops, void *ctx, struct http_req
 	http_request_respond_json_text(req, status, text, len, answer);
 }
 
+/* "gather=MS" on a long poll: a follower that reads every state a task
+ * passed through from the job's events needs no answer per change.  A job
+ * that changes from `since` but has not ended answers MS milliseconds after
+ * the first change the waiter saw (when the job had already changed as the
+ * request came: MS after it came), or at its deadline if that is sooner;
+ * a job that has ended, or that has a reason, answers at once, as without
+ * gather.  The answer is read when it goes, so it carries every change of
+ * the MS, and only what was committed (the checks run after a turn's
+ * commit or from a timer, never inside a turn). */
+#define MAX_GATHER_MS 60000
+
 struct job_wait {
 	const struct api_ops *ops;
 	void *ctx;
 	struct long_polls *polls;
 	int64_t job;
 	struct events_ask events;
-	char since[17]; /* the version the client has */
+	int64_t gather_ms; /* 0: answer each change at once */
+	bool gathering;    /* a change is waiting for the gather's end */
+	char since[17];    /* the version the client has */
 };
+
+/* Whether a change to view v can wait for more: the job has not ended and
+ * has no reason to show (a job's reason, "waiting: 4g memory" or
+ * "restarting: worker:0 exited 137", may last only until its next change,
+ * and a follower prints it: it answers at once, as without gather). */
+static bool job_gatherable(const struct job_view *v)
+{
+	return !job_state_is_final(v->row.state) && !(v->row.reason && v->row.reason[0]);
+}
+
+/* Whether a gathered wait of view v goes on gathering: the job changed and
+ * the change can wait.  Then the waiter of `req` answers at the latest
+ * w->gather_ms from now. */
+static bool job_wait_gathers(struct job_wait *w, struct http_request *req, const struct job_view *v)
+{
+	if (w->gather_ms <= 0 || !job_gatherable(v))
+		return false;
+	if (!w->gathering) {
+		w->gathering = true;
+		long_polls_hurry(w->polls, req, clock_mono_ms() + w->gather_ms);
+	}
+	return true;
+}
 
 static bool job_wait_check(struct http_request *req, void *arg, bool timed_out)
 {
 	struct job_wait *w = arg;
 	struct weir_error err = {0};
+	struct job_view v = {0};
 	struct job_text t;
+	int rc;
 
-	if (job_text_get(w->ops, w->ctx, w->job, &t, &err) < 0) {
+	if (w->ops->get_job(w->ctx, w->job, &v, &err) < 0) {
+		reply_result(req, 200, NULL, &err);
+		return true;
+	}
+	/* gathering: only the job's end answers before the gather's; no
+	 * text, no version is needed to know that */
+	if (w->gathering && !timed_out && job_wait_gathers(w, req, &v)) {
+		job_view_release(&v);
+		return false;
+	}
+	rc = job_text_make(&v, &t, &err);
+	if (rc < 0) {
+		job_view_release(&v);
 		reply_result(req, 200, NULL, &err);
 		return true;
 	}
 	long_polls_seen(w->polls, API_WAIT_JOB, w->job, t.version);
-	if (!timed_out && !strcmp(t.version, w->since)) {
+	if (!timed_out && (!strcmp(t.version, w->since) || job_wait_gathers(w, req, &v))) {
+		job_view_release(&v);
 		strbuf_release(&t.sb);
 		return false;
 	}
+	job_view_release(&v);
 	reply_job_text(w->ops, w->ctx, req, 200, &t, &w->events, NULL);
 	return true;
 }
 
-/* Answers at once unless the job is still at `since`; then when it changes
- * or after S seconds.  A follower asks again right after each answer, with
- * the version it got: when no job has changed since that answer was
- * written (no notice came), the job is not read again to find it the same. */
+/* Answers at once unless the job is still at `since` (or, with gather, has
+ * changed without ending or getting a reason); then when it changes (with
+ * gather: as job_wait_check says) or after S seconds.  A
+ * follower asks again right after each answer, with the version it got:
+ * when no job has changed since that answer was written (no notice came),
+ * the job is not read again to find it the same. */
 static void route_get_job(const struct job_routes *jr, struct http_request *req, int64_t id)
 {
 	struct weir_error err = {0};
 	const char *since = http_request_query(req, "since");
 	const char *wait_text = http_request_query(req, "wait");
-	int64_t wait = 0;
+	const char *gather_text = http_request_query(req, "gather");
+	int64_t wait = 0, gather = 0, now;
+	struct job_view v = {0};
 	struct job_text t;
 	struct job_wait *w;
 	struct events_ask ea;
+	bool gathering = false;
 
 	if (wait_text && api_parse_int(wait_text, 0, MAX_WAIT_S, &wait) < 0) {
 		reply_status(req, 400, "wait: expected whole seconds from 0 to 600");
 		return;
 	}
+	if (gather_text && api_parse_int(gather_text, 0, MAX_GATHER_MS, &gather) < 0) {
+		reply_status(req, 400, "gather: expected whole milliseconds from 0 to 60000");
+		return;
+	}
 	if (events_ask_of(req, id, &ea) < 0)
 		return;
 	if (wait == 0 || !since || !long_polls_still(jr->polls, API_WAIT_JOB, id, since)) {
-		if (job_text_get(jr->ops, jr->ctx, id, &t, &err) < 0) {
+		if (jr->ops->get_job(jr->ctx, id, &v, &err) < 0 ||
+		    job_text_make(&v, &t, &err) < 0) {
+			job_view_release(&v);
 			reply_result(req, 200, NULL, &err);
 			return;
 		}
 		long_polls_seen(jr->polls, API_WAIT_JOB, id, t.version);
-		if (wait == 0 || !since || strcmp(since, t.version) != 0) {
+		gathering =
+		    gather > 0 && strcmp(since ? since : "", t.version) != 0 && job_gatherable(&v);
+		job_view_release(&v);
+		if (wait == 0 || !since || (strcmp(since, t.version) != 0 && !gathering)) {
 			reply_job_text(jr->ops, jr->ctx, req, 200, &t, &ea, NULL);
 			return;
 		}
@@ -273,9 +326,13 @@ static void route_get_job(const struct job_routes *jr, struct http_request *req,
 		w->polls = jr->polls;
 		w->job = id;
 		w->events = ea;
+		w->gather_ms = gather;
+		w->gathering = gathering;
 		snprintf(w->since, sizeof w->since, "%s", since);
 	}
-	long_polls_add(jr->polls, req, API_WAIT_JOB, id, clock_mono_ms() + wait * 1000,
+	now = clock_mono_ms();
+	long_polls_add(jr->polls, req, API_WAIT_JOB, id,
+	               now + (gathering && gather < wait * 1000 ? gather : wait * 1000),
 	               job_wait_check, w);
 }
 

@@ -169,6 +169,20 @@ void long_polls_notify(struct long_polls *lp, int kind, int64_t key)
 		timer_arm(lp);
 }
 
+void long_polls_hurry(struct long_polls *lp, struct http_request *req, int64_t at_ms)
+{
+	if (!lp)
+		return;
+	for (struct waiter *w = lp->waiters; w; w = w->next)
+		if (w->req == req) {
+			if (at_ms < w->deadline_ms) {
+				w->deadline_ms = at_ms;
+				timer_arm(lp);
+			}
+			return;
+		}
+}
+
 void long_polls_seen(struct long_polls *lp, int kind, int64_t key, const char *what)
 {
 	struct seen *slot = NULL;

@@ -7,6 +7,9 @@
  * timer, armed for the earliest deadline, asks a waiter a last time when
  * its deadline comes.  A suspended request costs nothing meanwhile.
  *
+ * long_polls_hurry() lets a check answer sooner than the deadline it came
+ * with (a follower that gathers changes: at most so long after the first).
+ *
  * long_polls_seen() and long_polls_still() spare a new request a read of
  * what it waits on when nothing was noticed since it was last read.
  *
@@ -47,6 +50,11 @@ int long_polls_add(struct long_polls *lp, struct http_request *req, int kind, in
 /* Asks the waiters of `kind` whose key is `key` (LONG_POLL_ANY_KEY: all of
  * that kind) again. */
 void long_polls_notify(struct long_polls *lp, int kind, int64_t key);
+/* Brings the deadline of the waiter of `req` forward to `at_ms` (monotonic)
+ * when that is earlier: it is then asked with timed_out at `at_ms`.  May be
+ * called from its check (which then returns false); a request that is not
+ * waiting is a no-op. */
+void long_polls_hurry(struct long_polls *lp, struct http_request *req, int64_t at_ms);
 
 /* What a check saw, remembered until the next notice of its kind: a
  * request that comes with what was last seen of `key` (its version, a

@@ -1,11 +1,13 @@
 /* cli_submit.c: `weir submit`: parse locally, POST, follow to the end.
  *
  * Following is a long poll of GET
- * /api/v1/jobs/{id}?wait=1&since=VERSION&events=1&events_from=N (every
- * 150 ms against a server without versions), starting from the version and
- * the events of the submission's answer: each answer carries the current
- * attempt's tasks and the job's events after the N the follower already has
- * (all of them from a server that ignores events_from; GET .../events
+ * /api/v1/jobs/{id}?wait=1&since=VERSION&gather=100&events=1&events_from=N
+ * (every 150 ms against a server without versions), starting from the
+ * version and the events of the submission's answer: the server answers
+ * 100 ms after the first change it saw, or at once when the job ended, so
+ * that a short job is one answer.  Each answer carries the current
+ * attempt's tasks and the job's events after the N the follower already
+ * has (all of them from a server that ignores events_from; GET .../events
  * against one that leaves them out), and cli_watch turns successive
  * answers, with the events for what happened between two of them, into one
  * line per change.  The answer that says the job ended has all the summary
@@ -31,6 +33,10 @@
 #include "model/tony.h"
 
 #define POLL_MS 150
+/* How long the server may gather a job's changes before it answers a
+ * follow (GATHER_MS after the first; an end answers at once): the lines
+ * still come within a blink, and a short job costs one wake-up. */
+#define GATHER_MS 100
 /* A server restart (even kill -9 and start) is survivable; a server gone
  * for this long is not coming back on its own. */
 #define UNREACHABLE_GIVE_UP_MS (10 * 60 * 1000)
@@ -385,16 +391,17 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 				kill_pending = false;
 		}
 		/* A long poll: the server answers when the job changes from the
-		 * version we have, or after a second (so Ctrl-C is seen soon),
+		 * version we have (GATHER_MS after the first change, at once when
+		 * the job ended), or after a second (so Ctrl-C is seen soon),
 		 * with the job's events in the same answer. */
 		char poll_path[192];
 		if (since[0] && events)
 			snprintf(poll_path, sizeof poll_path,
-				 "%s?wait=1&since=%s&events=1&events_from=%zu", path, since,
-				 json_array_size(events));
+				 "%s?wait=1&since=%s&gather=%d&events=1&events_from=%zu", path,
+				 since, GATHER_MS, json_array_size(events));
 		else if (since[0])
-			snprintf(poll_path, sizeof poll_path, "%s?wait=1&since=%s&events=1", path,
-				 since);
+			snprintf(poll_path, sizeof poll_path, "%s?wait=1&since=%s&gather=%d&events=1",
+				 path, since, GATHER_MS);
 		else
 			snprintf(poll_path, sizeof poll_path, "%s?events=1", path);
 		if (cli_call(ctx, "GET", poll_path, NULL, 10000, &r) < 0) {

@@ -1,5 +1,6 @@
 """GET /api/v1/jobs/{id}?wait=S&since=VERSION: answered when the job changes, or after S."""
 
+import threading
 import time
 
 from conftest import spec
@@ -91,3 +92,60 @@ def test_events_from_answers_only_the_later_events(server):
     assert status == 200 and poll["events"] == listed[1:] and poll["events_from"] == 1, poll
     status, body = server.api("GET", "/api/v1/jobs/%s?events=1&events_from=-1" % job["id"])
     assert status == 400 and "events_from" in body["error"], body
+
+
+def test_a_gathered_wait_holds_changes_until_the_end(server):
+    """gather=MS: a change that does not end the job waits for more; the end answers at once."""
+    status, job = server.api("POST", "/api/v1/jobs",
+                             spec({"worker": {"command": "sleep 2"}}, name="gather"))
+    assert status == 201, job
+    first = job["version"]
+    answers = {}
+
+    def ask(name, query):
+        # A client timeout far below wait: an answer left for the deadline fails here.
+        answers[name] = server.api("GET", "/api/v1/jobs/%s?wait=600&since=%s%s"
+                                   % (job["id"], first, query), timeout=60)
+
+    threads = [threading.Thread(target=ask, args=("plain", "")),
+               threading.Thread(target=ask, args=("gathered", "&gather=60000&events=1"))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    status, plain = answers["plain"]
+    assert status == 200 and plain["version"] != first, plain
+    # The plain wait answered the first change, while the job still ran...
+    assert plain["state"] not in ("succeeded", "failed", "killed"), plain
+    # ...the gathered one every change up to the end, answered as it came.
+    status, gathered = answers["gathered"]
+    assert status == 200 and gathered["state"] == "succeeded", gathered
+    assert gathered["version"] == server.job(job["id"])["version"], gathered
+    assert any(e["message"].startswith("worker:0 running") for e in gathered["events"]), \
+        gathered["events"]
+
+
+def test_a_gathered_wait_answers_a_change_after_its_gather(server):
+    status, job = server.api("POST", "/api/v1/jobs",
+                             spec({"worker": {"command": "sleep 30"}}, name="gather-end"))
+    assert status == 201, job
+    # Running for the next half minute: the gather's end answers, not the job's.
+    status, changed = server.api("GET", "/api/v1/jobs/%s?wait=600&since=%s&gather=200"
+                                 % (job["id"], job["version"]), timeout=25)
+    assert status == 200 and changed["version"] != job["version"], changed
+    assert changed["state"] not in ("succeeded", "failed", "killed"), changed
+    # Nothing changes: a gathered wait still waits for its deadline.
+    current = server.wait_running(job["id"])
+    current = server.job(job["id"])
+    status, same = server.api("GET", "/api/v1/jobs/%s?wait=1&since=%s&gather=100"
+                              % (job["id"], current["version"]), timeout=10)
+    assert status == 200 and same["version"] == current["version"], same
+    server.api("DELETE", "/api/v1/jobs/%s" % job["id"])
+
+
+def test_a_gathered_wait_rejects_a_bad_gather(server):
+    job = server.submit(spec({"worker": {"command": "true"}}, name="bad-gather"))
+    for bad in ("soon", "-1", "60001", ""):
+        status, body = server.api("GET", "/api/v1/jobs/%s?wait=1&since=x&gather=%s"
+                                  % (job["id"], bad))
+        assert status == 400 and "gather" in body["error"], (bad, body)

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -65,13 +66,17 @@ static int op_list(void *ctx, const char *state, int limit, struct job_view **jo
 	return fake_job(*jobs, 1, state ? state : "", limit);
 }
 
+/* What GET /jobs/1 shows (test_job_gather changes it). */
+static const char *job1_state = "running";
+static int job1_priority;
+
 static int op_get(void *ctx, int64_t id, struct job_view *out, struct weir_error *err)
 {
 	(void)ctx;
 	if (id != 1)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job",
 		                      (long long)id);
-	return fake_job(out, id, "running", 0);
+	return fake_job(out, id, job1_state, job1_priority);
 }
 
 static int op_kill(void *ctx, int64_t id, struct job_view *out, struct weir_error *err)
@@ -379,6 +384,91 @@ static void test_long_poll(void **state)
 	assert_int_equal(replies[2].status, 410);
 }
 
+/* Set by the client as it sends its gathered request: the changes after the
+ * first wait for it and one tick more (500 ms for the request to arrive),
+ * so a client slow to read the first answer cannot miss them. */
+static atomic_bool gather_asked;
+
+/* Job 1 changes twice while running, then ends, each change notified. */
+static void job1_changes(uv_timer_t *t)
+{
+	static int step;
+	static bool seen_asked;
+	struct fixture *fx = t->data;
+
+	if (step == 0)
+		seen_asked = false;
+	if (step >= 1 && !seen_asked) {
+		seen_asked = atomic_load(&gather_asked);
+		return;
+	}
+	if (++step < 3) {
+		job1_priority = step;
+	} else {
+		job1_state = "succeeded";
+		uv_timer_stop(t);
+	}
+	api_notify_jobs(fx->api);
+}
+
+/* The version in a job's answer (16 hex digits) into v. */
+static void version_of(const char *body, char v[17])
+{
+	const char *p = strstr(body, "\"version\":\"");
+
+	snprintf(v, 17, "%s", p ? p + 11 : "");
+}
+
+static void gather_client(struct fixture *fx, struct http_client *c)
+{
+	char path[160], v[17];
+
+	(void)fx;
+	req(c, 0, "GET", "/api/v1/jobs/1", NULL);
+	version_of(replies[0].body, v);
+	/* plain: the first change answers */
+	snprintf(path, sizeof path, "/api/v1/jobs/1?wait=30&since=%s", v);
+	req(c, 1, "GET", path, NULL);
+	version_of(replies[1].body, v);
+	/* gathered for longer than the job runs: the end answers */
+	snprintf(path, sizeof path, "/api/v1/jobs/1?wait=30&since=%s&gather=60000", v);
+	atomic_store(&gather_asked, true);
+	req(c, 2, "GET", path, NULL);
+	req(c, 3, "GET", "/api/v1/jobs/1?wait=1&since=x&gather=soon", NULL);
+	req(c, 4, "GET", "/api/v1/jobs/1?wait=1&since=x&gather=60001", NULL);
+}
+
+static void test_job_gather(void **state)
+{
+	struct fixture fx;
+
+	(void)state;
+	memset(replies, 0, sizeof replies);
+	job1_state = "running";
+	job1_priority = 0;
+	atomic_store(&gather_asked, false);
+	fixture_start(&fx);
+	uv_timer_start(&fx.timer, job1_changes, 500, 500);
+	run_client(&fx, gather_client);
+	fixture_stop(&fx);
+	job1_state = "running";
+	job1_priority = 0;
+
+	assert_int_equal(replies[0].status, 200);
+	assert_int_equal(replies[1].status, 200);
+	assert_non_null(strstr(replies[1].body, "\"state\":\"running\""));
+	assert_null(strstr(replies[1].body, "\"priority\":0"));
+	/* held through the change that left it running, answered at the end
+	 * (long before the 30 s, which the client's 20 s would not see) */
+	assert_int_equal(replies[2].status, 200);
+	assert_non_null(strstr(replies[2].body, "\"state\":\"succeeded\""));
+	assert_non_null(strstr(replies[2].body, "\"priority\":2"));
+	assert_int_equal(replies[3].status, 400);
+	assert_non_null(strstr(replies[3].body, "gather"));
+	assert_int_equal(replies[4].status, 400);
+	assert_non_null(strstr(replies[4].body, "gather"));
+}
+
 static void grow_log(uv_timer_t *t)
 {
 	static int step;
@@ -457,6 +547,7 @@ int main(void)
 	    cmocka_unit_test(test_helpers),
 	    cmocka_unit_test(test_routes),
 	    cmocka_unit_test(test_long_poll),
+	    cmocka_unit_test(test_job_gather),
 	    cmocka_unit_test(test_logs_follow),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
