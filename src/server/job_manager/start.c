@@ -58,6 +58,28 @@ static int register_here(struct job_manager *jm, const struct task_row *t, int p
  * no registration over HTTP, no wait for the gang.  0 with answers[i] for
  * rows[i], or -1 with err, the rows then reloaded as stored (some may be
  * registered: their shims register again over HTTP, which is idempotent). */
+/* A port for a gang's task that none of the `n` picked before it has: a
+ * port let go is free for the kernel to hand out again at once, and it
+ * picks at random (a 32-task gang met a repeat once in some twenty), so a
+ * repeat is picked again.  The port, or -1 with err. */
+static int pick_port_apart(struct job_manager *jm, int64_t job_id, const int *ports, size_t n,
+                           struct weir_error *err)
+{
+	for (int tries = 0; tries < 16; tries++) {
+		int port = executor_pick_port(jm_exec_of(jm, job_id), err);
+		size_t i = 0;
+
+		if (port < 0)
+			return -1;
+		while (i < n && ports[i] != port)
+			i++;
+		if (i == n)
+			return port;
+	}
+	return weir_error_set(err, WEIR_E_INTERNAL,
+	                      "cannot pick a port for the gang: the same ones come again");
+}
+
 static int register_gang_here(struct job_manager *jm, struct task_row *rows, size_t n,
                               struct strbuf *answers, struct weir_error *err)
 {
@@ -72,7 +94,7 @@ static int register_gang_here(struct job_manager *jm, struct task_row *rows, siz
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++)
-		if ((ports[i] = executor_pick_port(jm_exec_of(jm, rows[i].job_id), err)) < 0 ||
+		if ((ports[i] = pick_port_apart(jm, rows[i].job_id, ports, i, err)) < 0 ||
 		    register_here(jm, &rows[i], ports[i], &answers[i], err) < 0)
 			goto out;
 	/* {"ready": true, "cluster": {...}}, the cluster poll's answer */

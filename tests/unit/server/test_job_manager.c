@@ -50,6 +50,8 @@ struct stop {
 struct test_exec {
 	struct executor base;
 	struct launcher launchers[MAX_LAUNCHERS];
+	int ports[MAX_LAUNCHERS]; /* the "port" of each launcher's answer, 0: none */
+	size_t n_picks;           /* pick_port calls (answers mode) */
 	size_t n_launchers;
 	struct stop stops[MAX_LAUNCHERS];
 	size_t n_stops;
@@ -71,6 +73,8 @@ static int te_start_task(struct executor *ex, const struct executor_task *task, 
 	l->attempt = task->attempt;
 	l->pid = 1000 + (int)te->n_launchers;
 	l->alive = true;
+	const char *port = task->answer ? strstr(task->answer, "\"port\":") : NULL;
+	te->ports[te->n_launchers - 1] = port ? atoi(port + 7) : 0;
 	*pid = l->pid;
 	return 0;
 }
@@ -137,6 +141,25 @@ static const struct executor_ops te_ops = {
     .destroy = te_destroy,
 };
 
+/* Ports as a kernel may hand out ports let go: the same one again. */
+static int te_pick_port(struct executor *ex, struct weir_error *err)
+{
+	static const int seq[] = {7001, 7001, 7002, 7001, 7002, 7003};
+	struct test_exec *te = (struct test_exec *)ex;
+
+	(void)err;
+	return seq[te->n_picks++ % (sizeof seq / sizeof seq[0])];
+}
+
+static const struct executor_ops te_answer_ops = {
+    .name = "testanswer",
+    .start_task = te_start_task,
+    .stop_task = te_stop_task,
+    .is_alive = te_is_alive,
+    .pick_port = te_pick_port,
+    .destroy = te_destroy,
+};
+
 static const struct executor_ops te_gang_ops = {
     .name = "testgang",
     .start_task = te_start_task,
@@ -200,6 +223,15 @@ static int setup_with(void **state, const struct executor_ops *ops)
 static int setup(void **state)
 {
 	return setup_with(state, &te_ops);
+}
+
+static int setup_answer(void **state)
+{
+	int rc = setup_with(state, &te_answer_ops);
+	struct fixture *f = *state;
+
+	f->ex.base.takes_answer = true;
+	return rc;
 }
 
 static int setup_gang(void **state)
@@ -729,6 +761,20 @@ static void test_gang_backend_verdict(void **state)
 	json_decref(ev);
 }
 
+/* A gang registered by the server: each task its own port, though the
+ * picker hands out one it gave before. */
+static void test_gang_ports_apart(void **state)
+{
+	struct fixture *f = *state;
+
+	submit(f, 3, 1, 0);
+	assert_int_equal(f->ex.n_launchers, 3);
+	assert_int_equal(f->ex.ports[0], 7001);
+	assert_int_equal(f->ex.ports[1], 7002);
+	assert_int_equal(f->ex.ports[2], 7003);
+	assert_int_equal(f->ex.n_picks, 6);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -740,6 +786,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_recovery, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rollback_drops_kept_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_backend_verdict, setup_gang, teardown),
+	    cmocka_unit_test_setup_teardown(test_gang_ports_apart, setup_answer, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
