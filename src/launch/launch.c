@@ -750,6 +750,9 @@ static int run_program(struct launch *l, const struct contract *c, struct superv
 	    .envp = envp,
 	    .cg = l->cg,
 	    .cg_joined = l->shim && l->shim->cg,
+	    /* the journal takes the report at once: the cgroup is swept after
+	     * it (launch_run), not over HTTP, whose report may take retries */
+	    .sweep_after = l->shim && l->shim->task && !l->log_to_server,
 	    .memory_mb = l->memory_mb,
 	    .execution_timeout_s = l->execution_timeout_s,
 	    .kill_grace_ms = l->kill_grace_ms,
@@ -1051,6 +1054,9 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 		goto failed;
 	}
 	report_exited(l, &o);
+	/* what was moved into the group, after the report (supervise.h) */
+	if (o.sweep_left)
+		cgroup_kill_all(l->cg);
 	code = o.exit_code;
 	goto out;
 failed:
