@@ -34,6 +34,9 @@ struct cgroup {
 	int oom_base;            /* OOM kills counted before this handle (a reused group) */
 	long long quota_in_force; /* v1: cpu.cfs_quota_us as this handle set it; 0: not known */
 	bool emptied; /* the last cgroup_kill_all found none but the caller (cgroup_take_emptied) */
+	/* the process that made the handle, which alone uses it (a shim born
+	 * in its group is in cgroup.procs too): no getpid a read of the list */
+	pid_t self;
 	/* memory.oom_control's (memory.events') count as read while the group
 	 * held none but the caller, and nothing since: the reset in place
 	 * takes it instead of reading the file again (no process, no kill) */
@@ -480,6 +483,7 @@ static struct cgroup *make_groups(const struct cgroup_support *s, const char *pa
 		return NULL;
 	}
 	cg->version = s->version;
+	cg->self = getpid();
 	cg->mem_procs_fd = cg->cpu_procs_fd = -1;
 	cg->memsw = s->memsw;
 	cg->cpu_period_us = s->cpu_period_us > 0 ? s->cpu_period_us : 100000;
@@ -724,34 +728,51 @@ uint64_t cgroup_memory_limit(const struct cgroup *cg)
 	return cg->memory_limit;
 }
 
-/* Sends `sig` to every pid in dir/cgroup.procs; the number found. */
-static int signal_procs(const char *dir, int sig)
+/* Sends `sig` to every pid in the group's cgroup.procs but the caller's;
+ * the number found.  Read with open and read (no stdio: no fstat, no
+ * buffer allocated), a pid split between two reads carried over. */
+static int signal_procs(const struct cgroup *cg, int sig)
 {
-	char path[CG_PATH_MAX + 64], line[64];
-	FILE *f;
-	int n = 0;
-	pid_t self = getpid();
+	char path[CG_PATH_MAX + 64], buf[4096];
+	size_t have = 0;
+	int n = 0, fd;
 
-	snprintf(path, sizeof path, "%s/cgroup.procs", dir);
-	f = fopen(path, "re");
-	if (!f)
+	snprintf(path, sizeof path, "%s/cgroup.procs", cg->mem_dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return -1;
-	while (fgets(line, sizeof line, f)) {
-		pid_t pid = (pid_t)atol(line);
-		/* a shim born in its task's group (the agent's pool) is in it too */
-		if (pid > 0 && pid != self) {
-			n++;
-			if (sig)
-				kill(pid, sig);
+	for (;;) {
+		ssize_t r = read(fd, buf + have, sizeof buf - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		size_t start = 0;
+		for (size_t i = 0; i < have; i++) {
+			if (buf[i] != '\n')
+				continue;
+			pid_t pid = (pid_t)strtol(buf + start, NULL, 10);
+			start = i + 1;
+			/* a shim born in its task's group (the agent's pool) is in it too */
+			if (pid > 0 && pid != cg->self) {
+				n++;
+				if (sig)
+					kill(pid, sig);
+			}
 		}
+		memmove(buf, buf + start, have - start);
+		have -= start;
+		if (have == sizeof buf)
+			have = 0; /* no pid is that long */
 	}
-	fclose(f);
+	close(fd);
 	return n;
 }
 
 int cgroup_count_procs(const struct cgroup *cg)
 {
-	return signal_procs(cg->mem_dir, 0);
+	return signal_procs(cg, 0);
 }
 
 bool cgroup_take_emptied(struct cgroup *cg)
@@ -772,7 +793,7 @@ static bool cgroup_holds_self(const struct cgroup *cg)
 	if (!f)
 		return false;
 	while (!found && fgets(line, sizeof line, f))
-		found = (pid_t)atol(line) == getpid();
+		found = (pid_t)atol(line) == cg->self;
 	fclose(f);
 	return found;
 }
@@ -789,7 +810,7 @@ int cgroup_kill_all(struct cgroup *cg)
 		write_text(cg->mem_dir, "cgroup.kill", "1");
 	/* A process may fork while we kill: repeat until the group is empty. */
 	for (int i = 0; i < 200; i++) {
-		int n = signal_procs(cg->mem_dir, SIGKILL);
+		int n = signal_procs(cg, SIGKILL);
 		if (n <= 0) {
 			cg->emptied = n == 0;
 			return n < 0 ? -1 : 0;

@@ -130,7 +130,7 @@ static void spare_signals_fresh(void)
 /* Let go: out of its group, which goes, and its folder too. */
 static _Noreturn void spare_leave(struct agent_pool *p, struct spare_dir *sd, const char *name)
 {
-	spare_dir_clear(sd->path);
+	spare_dir_remove(sd);
 	if (cgroup_move_self_to(&p->cs, POOL_PARENT) == 0)
 		cgroup_remove_named(&p->cs, POOL_PARENT, name);
 	_exit(0);
@@ -221,7 +221,7 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 	if (!cg || err.msg[0]) {
 		log_warn("agent: spare %d: %s (exits %d unused)", (int)p->self, err.msg,
 		         AGENT_SPARE_UNPREPARED);
-		spare_dir_clear(sd.path);
+		spare_dir_remove(&sd);
 		_exit(AGENT_SPARE_UNPREPARED);
 	}
 	/* what the journal's first line needs, while no task waits */
@@ -252,7 +252,7 @@ static _Noreturn void spare_main(struct agent_pool *p, int rfd, int wfd, const c
 			log_debug("agent: shim %d: no folders made ahead: %s", (int)p->self,
 			          strerror(errno));
 		if (p->hooks.back(p->hooks.arg) < 0) {
-			spare_dir_clear(sd.path);
+			spare_dir_remove(&sd);
 			_exit(code);
 		}
 	}

@@ -559,8 +559,10 @@ static int post_started(struct launch *l, pid_t pid)
 }
 
 /* The program's environment: ours minus WEIR_TOKEN (never handed to user
- * code) and minus what the contract sets, then the contract. */
-static char **build_envp(const struct contract *c)
+ * code) and minus what the contract sets, then the contract.  *own: the
+ * index of its first entry of the contract's (allocated here); those
+ * before it are environ's. */
+static char **build_envp(const struct contract *c, size_t *own)
 {
 	size_t n = 0, k = 0;
 	char **envp;
@@ -583,11 +585,12 @@ static char **build_envp(const struct contract *c)
 			continue;
 		bool overridden = false;
 		for (size_t j = 0; j < c->n_env && !overridden; j++)
-			overridden =
-			    strlen(c->env[j].name) == nl && !strncmp(c->env[j].name, e, nl);
+			overridden = c->env[j].name[0] == e[0] && !strncmp(c->env[j].name, e, nl) &&
+			             c->env[j].name[nl] == '\0';
 		if (!overridden)
 			envp[k++] = (char *)e;
 	}
+	*own = k;
 	for (size_t j = 0; j < c->n_env; j++) {
 		size_t len = strlen(c->env[j].name) + strlen(c->env[j].value) + 2;
 		char *kv = malloc(len);
@@ -600,19 +603,14 @@ static char **build_envp(const struct contract *c)
 	return envp;
 }
 
-/* Frees what build_envp() allocated: the contract's entries, not environ's. */
-static void free_envp(char **envp)
+/* Frees what build_envp() allocated: the contract's entries (from `own`
+ * on), not environ's. */
+static void free_envp(char **envp, size_t own)
 {
 	if (!envp)
 		return;
-	for (size_t i = 0; envp[i]; i++) {
-		bool ours = true;
-		for (size_t j = 0; environ[j]; j++)
-			if (environ[j] == envp[i])
-				ours = false;
-		if (ours)
-			free(envp[i]);
-	}
+	for (size_t i = own; envp[i]; i++)
+		free(envp[i]);
 	free(envp);
 }
 
@@ -737,7 +735,8 @@ static bool drain_log(void *arg)
  * fills `o`.  0, or -1 when it could not be started. */
 static int run_program(struct launch *l, const struct contract *c, struct supervise_outcome *o)
 {
-	char **envp = build_envp(c);
+	size_t own = 0;
+	char **envp = build_envp(c, &own);
 	int rc;
 
 	if (!envp) {
@@ -750,6 +749,9 @@ static int run_program(struct launch *l, const struct contract *c, struct superv
 	    .envp = envp,
 	    .cg = l->cg,
 	    .cg_joined = l->shim && l->shim->cg,
+	    /* the journal takes the report at once: the cgroup is swept after
+	     * it (launch_run), not over HTTP, whose report may take retries */
+	    .sweep_after = l->shim && l->shim->task && !l->log_to_server,
 	    .memory_mb = l->memory_mb,
 	    .execution_timeout_s = l->execution_timeout_s,
 	    .kill_grace_ms = l->kill_grace_ms,
@@ -761,7 +763,7 @@ static int run_program(struct launch *l, const struct contract *c, struct superv
 	};
 	release_port(l); /* the program may bind the port now */
 	rc = supervise_run(&spec, o);
-	free_envp(envp);
+	free_envp(envp, own);
 	return rc;
 }
 
@@ -1051,6 +1053,9 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 		goto failed;
 	}
 	report_exited(l, &o);
+	/* what was moved into the group, after the report (supervise.h) */
+	if (o.sweep_left)
+		cgroup_kill_all(l->cg);
 	code = o.exit_code;
 	goto out;
 failed:

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #define SPARES "/.spares"
+/* the folder a spare gives, inside its own (spare_dir_path) */
+#define NEXT_NAME "next"
 #define WORK_NAME ".work"
 #define LOG_NAME ".log"
 
@@ -61,6 +63,42 @@ void spare_dirs_spread(const char *dir)
 	close(fd);
 }
 
+/* mkdir, made when there (EEXIST) too.  0 or -1. */
+static int mkdir_there(const char *path)
+{
+	return mkdir(path, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
+/* The spare's own folder JOBS/.spares/AGENTPID-PID (and .spares, marked,
+ * the first time), then the one it gives inside it.  The spare's folder is
+ * made in .spares, a top of hierarchy: ext4 picks its block group as for a
+ * top-level folder (Orlov), which scans every group's counts, about 0.15
+ * ms of kernel time a folder measured here against 0.02 ms for a folder
+ * in its parent's group.  So it is made once per spare, and each folder it
+ * gives (`next`, which becomes a job's) is made inside it, in its group. */
+static int make_next(const struct spare_dir *sd, const char *jobs)
+{
+	char p[SPARE_DIRS_PATH_MAX];
+
+	if (mkdir(sd->path, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	int made = mkdir(sd->own, 0755);
+	if (made < 0 && errno == ENOENT) {
+		/* JOBS/.spares first (the first spare of this home) */
+		snprintf(p, sizeof p, "%s" SPARES, jobs);
+		if (mkdir(p, 0755) == 0)
+			spare_dirs_spread(p);
+		else if (errno != EEXIST)
+			return -1;
+		made = mkdir(sd->own, 0755);
+	}
+	if (made < 0 && errno != EEXIST)
+		return -1;
+	return mkdir_there(sd->path);
+}
+
 int spare_dir_make_named(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_t pid,
                          const char *work_name, const char *log_name)
 {
@@ -72,25 +110,16 @@ int spare_dir_make_named(struct spare_dir *sd, const char *jobs, pid_t agent_pid
 	snprintf(work, sizeof work, "%s", named ? work_name : WORK_NAME);
 	snprintf(log, sizeof log, "%s", named ? log_name : LOG_NAME);
 	memset(sd, 0, sizeof *sd);
-	if (!jobs || !*jobs || spare_dir_path(sd->path, sizeof sd->path, jobs, agent_pid, pid) < 0) {
-		sd->path[0] = '\0';
+	if (!jobs || !*jobs || spare_dir_path(sd->own, sizeof sd->own, jobs, agent_pid, pid) < 0 ||
+	    join(sd->path, sd->own, NEXT_NAME) < 0) {
+		sd->path[0] = sd->own[0] = '\0';
 		errno = EINVAL;
 		return -1;
 	}
 	sd->jobs_len = strlen(jobs);
 	memcpy(sd->work, work, sizeof work);
 	memcpy(sd->log, log, sizeof log);
-	int made = mkdir(sd->path, 0755);
-	if (made < 0 && errno == ENOENT) {
-		/* JOBS/.spares first (the first spare of this home) */
-		snprintf(p, sizeof p, "%s" SPARES, jobs);
-		if (mkdir(p, 0755) == 0)
-			spare_dirs_spread(p);
-		else if (errno != EEXIST)
-			return -1;
-		made = mkdir(sd->path, 0755);
-	}
-	if (made < 0 && errno != EEXIST)
+	if (make_next(sd, jobs) < 0)
 		return -1;
 	if (join(p, sd->path, sd->work) < 0 ||
 	    (mkdir(p, 0755) < 0 && errno != EEXIST) || join(p, sd->path, sd->log) < 0)
@@ -196,8 +225,11 @@ int spare_dir_place(struct spare_dir *sd, const char *log, const char *workdir)
 	return rc;
 }
 
-int spare_dir_clear(const char *path)
+/* `path` and what it holds, files and empty folders, and at `depth` 1
+ * (a spare's own folder) the folder it gives (NEXT_NAME) the same way. */
+static int clear_at(const char *path, int depth)
 {
+	char sub[SPARE_DIRS_PATH_MAX];
 	DIR *d;
 	struct dirent *de;
 	int rc = 0;
@@ -210,6 +242,11 @@ int spare_dir_clear(const char *path)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
+		if (depth == 1 && !strcmp(de->d_name, NEXT_NAME) && join(sub, path, NEXT_NAME) == 0) {
+			if (clear_at(sub, 0) < 0)
+				rc = -1;
+			continue;
+		}
 		/* a file (or a link: never followed), else an empty folder */
 		if (unlinkat(dirfd(d), de->d_name, 0) < 0 &&
 		    unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0)
@@ -221,12 +258,22 @@ int spare_dir_clear(const char *path)
 	return rc;
 }
 
+int spare_dir_clear(const char *path)
+{
+	return clear_at(path, 0);
+}
+
+int spare_dir_remove(const struct spare_dir *sd)
+{
+	return clear_at(sd->own, 1);
+}
+
 void spare_dirs_remove_of(const char *jobs, pid_t agent_pid, pid_t pid)
 {
 	char p[SPARE_DIRS_PATH_MAX];
 
 	if (jobs && *jobs && spare_dir_path(p, sizeof p, jobs, agent_pid, pid) == 0)
-		spare_dir_clear(p);
+		clear_at(p, 1);
 }
 
 int spare_dirs_sweep(const char *jobs, pid_t self)
@@ -245,7 +292,7 @@ int spare_dirs_sweep(const char *jobs, pid_t self)
 		int agent, pid;
 		if (sscanf(de->d_name, "%d-%d", &agent, &pid) == 2 && agent != (int)self &&
 		    join(p, dir, de->d_name) == 0)
-			spare_dir_clear(p);
+			clear_at(p, 1);
 	}
 	closedir(d);
 	return 0;

@@ -7,9 +7,10 @@
  * HOME/jobs/ID/ROLE-I.A.log.  A spare makes them while it waits for its
  * start, under a name of its own:
  *
- *   HOME/jobs/.spares/AGENTPID-PID/       the spare's folder (0755)
- *   HOME/jobs/.spares/AGENTPID-PID/.work  an empty work folder (0755)
- *   HOME/jobs/.spares/AGENTPID-PID/.log   an empty log file (0644)
+ *   HOME/jobs/.spares/AGENTPID-PID/            the spare's own folder, kept
+ *   HOME/jobs/.spares/AGENTPID-PID/next/       the folder it gives (0755)
+ *   HOME/jobs/.spares/AGENTPID-PID/next/.work  an empty work folder (0755)
+ *   HOME/jobs/.spares/AGENTPID-PID/next/.log   an empty log file (0644)
  *
  * and at its start renames them into place: .work and .log to the try's
  * names inside its folder (a spare back from a task makes them under its
@@ -52,7 +53,8 @@ void spare_dirs_spread(const char *dir);
 
 /* One spare's folder. */
 struct spare_dir {
-	char path[SPARE_DIRS_PATH_MAX]; /* JOBS/.spares/AGENTPID-PID; "" when none */
+	char own[SPARE_DIRS_PATH_MAX];  /* JOBS/.spares/AGENTPID-PID, kept; "" when none */
+	char path[SPARE_DIRS_PATH_MAX]; /* own/next, the folder it gives; "" when none */
 	size_t jobs_len;                /* JOBS's length in path */
 	bool ready;                     /* the work folder and the log are in it */
 	/* the names they have there: .work and .log, or the names of the
@@ -90,6 +92,10 @@ int spare_dir_place(struct spare_dir *sd, const char *log, const char *workdir);
  * folders only (a folder that is not empty stays, and so does `path`
  * then).  A missing `path` is not an error.  0, or -1. */
 int spare_dir_clear(const char *path);
+
+/* The spare's own folder removed, with the folder it gives and its parts
+ * (the same care: files and empty folders only). */
+int spare_dir_remove(const struct spare_dir *sd);
 
 /* The agent's: spare `pid`'s folder removed (it was reaped, or let go). */
 void spare_dirs_remove_of(const char *jobs, pid_t agent_pid, pid_t pid);

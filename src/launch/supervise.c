@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <linux/close_range.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -96,6 +97,7 @@ struct supervisor {
 	int sfd; /* SIGCHLD, SIGTERM, SIGINT, SIGHUP, blocked and read here */
 	int status; /* the program's wait status, once exited */
 	bool exited;
+	bool no_child; /* the last wait4 said ECHILD: no child, alive or not */
 	bool terminating; /* a signal went to the program; SIGKILL at kill_at */
 	/* why it terminates: END_CAUSE_EXEC_TIMEOUT or END_CAUSE_STOPPED (a
 	 * signal to the launcher); END_CAUSE_NONE while it does not */
@@ -478,8 +480,10 @@ static void on_child_exit(struct supervisor *s)
 		int st;
 		struct rusage r;
 		pid_t w = wait4(-1, &st, WNOHANG, &r);
-		if (w <= 0)
+		if (w <= 0) {
+			s->no_child = w < 0 && errno == ECHILD;
 			break;
+		}
 		usage_add(&s->usage, &r);
 		if (w == s->pid) {
 			s->status = st;
@@ -623,6 +627,29 @@ static void finish_outcome(struct supervisor *s)
 	         (unsigned long long)(o->peak_memory_bytes >> 20), (long long)o->cpu_time_ms);
 }
 
+/* This process made child subreaper, once: the attribute stays with the
+ * process (a shim that serves again keeps it from its first task); a fork
+ * does not inherit it, so a child of a process that set it starts over
+ * (subreaper_forked). */
+static bool subreaper_set;
+
+static void subreaper_forked(void)
+{
+	subreaper_set = false;
+}
+
+static void supervise_subreaper(void)
+{
+	static bool hooked;
+
+	if (subreaper_set)
+		return;
+	if (!hooked && pthread_atfork(NULL, NULL, subreaper_forked) == 0)
+		hooked = true;
+	if (prctl(PR_SET_CHILD_SUBREAPER, 1) == 0 && hooked)
+		subreaper_set = true;
+}
+
 int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o)
 {
 	struct supervisor s = {
@@ -648,7 +675,7 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 		spawn_plan_release(&plan);
 		return -1;
 	}
-	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	supervise_subreaper();
 	s.pid = spawn_child(spec, &plan);
 	if (s.pid < 0) {
 		log_error("clone: %s", strerror(errno));
@@ -682,9 +709,21 @@ int supervise_run(const struct supervise_spec *spec, struct supervise_outcome *o
 
 	while (!s.exited)
 		supervise_turn(&s);
-	/* The program is gone; nothing it started may outlive it. */
-	kill_everything(s.pid, spec->cg);
-	reap_orphans(&s.usage);
+	/* The program is gone; nothing it started may outlive it.  No child
+	 * left: as child subreaper, every descendant of the program that
+	 * outlived its parent came back to this process, so none is alive;
+	 * its process group (in our session, which only our descendants
+	 * join) is empty, and its number may be another's by now.  The
+	 * cgroup may still hold what was moved into it: swept by the caller
+	 * after its report when it asked to (sweep_after), else here. */
+	if (!s.no_child) {
+		kill_everything(s.pid, spec->cg);
+		reap_orphans(&s.usage);
+	} else if (spec->cg && spec->sweep_after) {
+		o->sweep_left = true;
+	} else if (spec->cg) {
+		cgroup_kill_all(spec->cg);
+	}
 	on_log(&s);
 	finish_outcome(&s);
 	return 0;

@@ -12,7 +12,9 @@
  * after the grace), a child's exit (reaped, usage counted; as subreaper also
  * the orphans the program leaves), the execution timeout, the end of a grace,
  * the RSS poll without a cgroup, and the retry of the "started" report.
- * When the program is gone, everything it started is killed and reaped.
+ * When the program is gone, everything it started is killed and reaped
+ * (with spec.sweep_after and no child left, the cgroup's sweep is the
+ * caller's, after its report).
  *
  * The launch protocol stays with the caller (launch.c): the supervisor only
  * calls back to report the start and to drain the log pipe.
@@ -41,6 +43,10 @@ struct supervise_outcome {
 	uint64_t peak_memory_bytes;
 	int64_t cpu_time_ms;
 	char reason[WEIR_ERROR_MSG_MAX + 64];
+	/* spec.sweep_after and the program left no process of ours: the
+	 * cgroup is not swept yet (cgroup_kill_all), the caller does it once
+	 * it has reported */
+	bool sweep_left;
 };
 
 /* What to run and under which limits.  The callbacks get `arg`. */
@@ -51,6 +57,12 @@ struct supervise_spec {
 	char **envp;
 	struct cgroup *cg; /* the program joins it; NULL: none (RSS polling with memory_mb) */
 	bool cg_joined;    /* the caller is in cg already: the program is born there */
+	/* The caller reports at once (the shim's journal) and sweeps the cgroup
+	 * after its report: when the program's exit left this process no child
+	 * (as child subreaper every descendant of the program comes back to
+	 * it, so none is alive), the process group's kill and the cgroup's
+	 * sweep are not made before the outcome (outcome.sweep_left). */
+	bool sweep_after;
 	uint64_t memory_mb; /* 0: no limit */
 	int64_t execution_timeout_s; /* 0: none */
 	int64_t kill_grace_ms; /* SIGTERM (or a forwarded signal) to SIGKILL */

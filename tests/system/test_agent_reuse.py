@@ -27,3 +27,30 @@ def test_shims_serve_again_with_a_fresh_shims_signal_state(make_server):
         import pytest
         pytest.skip("no pool groups on cgroup v1 here: shims do not come back (%s)" % seen)
     assert len({ppid for ppid, _, _ in seen[1:]}) < len(seen) - 1, seen
+
+
+def test_a_process_moved_into_the_tasks_group_is_killed_after_it(make_server):
+    """The shim reports before it sweeps its group when the program left it no child
+    (supervise.h, sweep_after): what was moved into the group all the same is killed, after the
+    report, as before it."""
+    import subprocess
+    srv = make_server()
+    # a first task, so that the next one finds a spare in a pool group
+    warm = srv.wait_job(srv.submit(spec({"worker": {"command": "true"}}, name="warm"))["id"])
+    assert warm["state"] == "succeeded", warm
+    outsider = subprocess.Popen(["sleep", "300"])
+    try:
+        cmd = ("g=$(sed -n 's/^[0-9]*:memory://p' /proc/self/cgroup); echo GROUP $g; "
+               "echo %d > /sys/fs/cgroup/memory$g/cgroup.procs && echo MOVED" % outsider.pid)
+        job = srv.wait_job(srv.submit(spec({"worker": {"command": cmd}}, name="moved"))["id"])
+        log = srv.log(job["id"])
+        group = re.search(r"GROUP (\S+)", log)
+        if not group or "/weir/" not in group.group(1) or "MOVED" not in log:
+            import pytest
+            pytest.skip("no group on cgroup v1 to move a process into here: %r" % log)
+        assert job["state"] == "succeeded", job
+        assert outsider.wait(timeout=30) == -9
+    finally:
+        if outsider.poll() is None:
+            outsider.kill()
+            outsider.wait()

@@ -12,9 +12,15 @@ def agent_server(make_server):
     return make_server()
 
 
-def spares_of(srv):
+def own_folders(srv):
+    """The spares' own folders, HOME/jobs/.spares/AGENTPID-PID."""
     d = srv.home / "jobs" / ".spares"
     return {p.name: p for p in d.iterdir()} if d.is_dir() else {}
+
+
+def spares_of(srv):
+    """The folders the spares give (each own folder's `next`, which becomes a job's)."""
+    return {k: p / "next" for k, p in own_folders(srv).items() if (p / "next").is_dir()}
 
 
 def parts(p):
@@ -47,11 +53,11 @@ def test_each_try_lands_in_its_place_and_nothing_is_left(make_server, tmp_path):
     srv = agent_server(make_server)
     # a spare folder of an agent that is gone (pid 1 is no agent of this home)
     stale = srv.home / "jobs" / ".spares" / "1-2"
-    (stale / ".work").mkdir(parents=True)
-    (stale / ".log").write_text("")
+    (stale / "next" / ".work").mkdir(parents=True)
+    (stale / "next" / ".log").write_text("")
     warm = srv.wait_job(srv.submit(spec({"worker": {"command": "true"}}, name="warm"))["id"])
     assert warm["state"] == "succeeded", warm
-    if not spares_of(srv) and not stale.exists():
+    if not own_folders(srv) and not stale.exists():
         import pytest
         pytest.skip("no spares here (no writable cgroup): nothing is made ahead")
     wait_for(lambda: not stale.exists(), 30, "the gone agent's spare folder swept")
@@ -88,4 +94,4 @@ def test_each_try_lands_in_its_place_and_nothing_is_left(make_server, tmp_path):
         assert got is not None and len(got[0]) <= 1 and len(got[1]) <= 1, (p, os.listdir(p))
     # a clean stop: the agent lets its spares go and exits; none of their folders is left
     srv.terminate()
-    wait_for(lambda: not spares_of(srv), 30, "no spare folder left after the agent's exit")
+    wait_for(lambda: not own_folders(srv), 30, "no spare folder left after the agent's exit")

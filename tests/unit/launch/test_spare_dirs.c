@@ -72,14 +72,15 @@ static void p(char *out, const char *fmt, const char *a)
 	snprintf(out, 512, fmt, jobs, a);
 }
 
-/* JOBS/.spares/SPARE holds the work folder WORK and the log LOG. */
+/* JOBS/.spares/SPARE/next (the folder the spare gives) holds the work
+ * folder WORK and the log LOG. */
 static void assert_parts(const char *spare, const char *work, const char *log)
 {
 	char path[1024];
 
-	snprintf(path, sizeof path, "%s/.spares/%s/%s", jobs, spare, work);
+	snprintf(path, sizeof path, "%s/.spares/%s/next/%s", jobs, spare, work);
 	assert_true(is_dir(path));
-	snprintf(path, sizeof path, "%s/.spares/%s/%s", jobs, spare, log);
+	snprintf(path, sizeof path, "%s/.spares/%s/next/%s", jobs, spare, log);
 	assert_true(is_file(path));
 }
 
@@ -93,7 +94,7 @@ static void test_a_new_job_takes_the_whole_folder(void **state)
 	assert_int_equal(spare_dir_make(&sd, jobs, 100, 200), 0);
 	assert_true(sd.ready);
 	snprintf(spare, sizeof spare, "%s", sd.path);
-	p(dir, "%s/.spares/%s", "100-200");
+	p(dir, "%s/.spares/%s/next", "100-200");
 	assert_string_equal(spare, dir);
 	assert_parts("100-200", ".work", ".log");
 	p(log, "%s/%s/worker-0.1.log", "7");
@@ -103,6 +104,9 @@ static void test_a_new_job_takes_the_whole_folder(void **state)
 	assert_true(is_file(log));
 	assert_true(is_dir(wd));
 	assert_true(gone(spare));
+	/* the spare's own folder stays, for the next folder it gives */
+	p(dir, "%s/.spares/%s", "100-200");
+	assert_true(is_dir(dir));
 	p(dir, "%s/%s/.work", "7");
 	assert_true(gone(dir));
 	/* nothing to clear after: the folder is the job's now */
@@ -225,7 +229,7 @@ static void test_the_last_tasks_names_are_made_ahead(void **state)
 	/* the next folders under those names */
 	assert_int_equal(spare_dir_make_named(&sd, jobs, 100, 205, sd.placed_work, sd.placed_log), 0);
 	assert_parts("100-205", "task-0.1", "task-0.1.log");
-	p(dir, "%s/.spares/100-205/%s", ".work");
+	p(dir, "%s/.spares/100-205/next/%s", ".work");
 	assert_true(gone(dir));
 	p(log, "%s/%s/task-0.1.log", "21");
 	p(wd, "%s/%s/task-0.1", "21");
@@ -293,10 +297,15 @@ static void test_the_sweep_takes_other_agents_folders(void **state)
 	assert_int_equal(spare_dirs_sweep(jobs, 300), 0);
 	assert_true(is_dir(mine.path));
 	assert_true(gone(theirs.path));
+	assert_true(gone(theirs.own));
 	/* this agent's own, once its spare is reaped */
-	snprintf(path, sizeof path, "%s", mine.path);
+	snprintf(path, sizeof path, "%s", mine.own);
 	spare_dirs_remove_of(jobs, 300, 301);
 	assert_true(gone(path));
+	/* a spare's own removal: what it gives with it */
+	assert_int_equal(spare_dir_make(&mine, jobs, 300, 303), 0);
+	assert_int_equal(spare_dir_remove(&mine), 0);
+	assert_true(gone(mine.own));
 	assert_int_equal(spare_dirs_sweep(NULL, 300), -1);
 }
 
