@@ -161,11 +161,7 @@ static void write_time(struct strbuf *sb, const char *key, int64_t ms)
 {
 	char buf[40];
 
-	json_util_write_key(sb, key);
-	if (ms <= 0)
-		strbuf_add(sb, "null", 4);
-	else
-		json_util_write_string(sb, clock_format_iso(ms, buf, sizeof buf));
+	json_util_write_field(sb, key, ms > 0 ? clock_format_iso(ms, buf, sizeof buf) : NULL);
 }
 
 static int write_task(struct strbuf *sb, const struct task_row *t)

@@ -325,6 +325,19 @@ static void test_job_written_with_its_stored_spec(void **state)
 	strbuf_release(&stored);
 }
 
+/* The first n of e written as text: what jansson's dump of their tree is. */
+static void expect_events_as_tree(struct strbuf *sb, const struct event_row *e, size_t n)
+{
+	json_t *tree = job_view_events(e, n);
+	char *text = json_dumps(tree, JSON_COMPACT);
+
+	strbuf_reset(sb);
+	assert_int_equal(job_view_events_write(sb, e, n), 0);
+	assert_string_equal(sb->buf, text);
+	free(text);
+	json_decref(tree);
+}
+
 static void test_events_written_as_the_tree_dumps(void **state)
 {
 	struct event_row e[3] = {
@@ -335,28 +348,12 @@ static void test_events_written_as_the_tree_dumps(void **state)
 	struct strbuf sb = STRBUF_INIT;
 
 	(void)state;
-	for (size_t n = 0; n <= 3; n++) {
-		json_t *tree = job_view_events(e, n);
-		char *text = json_dumps(tree, JSON_COMPACT);
-
-		strbuf_reset(&sb);
-		assert_int_equal(job_view_events_write(&sb, e, n), 0);
-		assert_string_equal(sb.buf, text);
-		free(text);
-		json_decref(tree);
-	}
+	for (size_t n = 0; n <= 3; n++)
+		expect_events_as_tree(&sb, e, n);
 	/* not UTF-8: left out, as the tree leaves out what jansson refuses */
 	e[0].message = "\xff";
-	for (size_t n = 1; n <= 3; n++) {
-		json_t *tree = job_view_events(e, n);
-		char *text = json_dumps(tree, JSON_COMPACT);
-
-		strbuf_reset(&sb);
-		assert_int_equal(job_view_events_write(&sb, e, n), 0);
-		assert_string_equal(sb.buf, text);
-		free(text);
-		json_decref(tree);
-	}
+	for (size_t n = 1; n <= 3; n++)
+		expect_events_as_tree(&sb, e, n);
 	strbuf_release(&sb);
 }
 
