@@ -159,19 +159,13 @@ out:
 	json_decref(body);
 }
 
-/* GET a run: its text when the ops write one, else its tree. */
+/* GET a run: the text the ops write (no tree: the run is what clients poll). */
 static void get_run(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
                     const char *dag_id, const char *run_id)
 {
 	struct weir_error err = {0};
 	size_t len = 0;
-	char *text;
-
-	if (!ops->get_run_text) {
-		reply_problem_result(req, ops->get_run(ctx, dag_id, run_id, &err), &err);
-		return;
-	}
-	text = ops->get_run_text(ctx, dag_id, run_id, &len, &err);
+	char *text = ops->get_run_text(ctx, dag_id, run_id, &len, &err);
 	if (!text)
 		reply_problem_error(req, &err);
 	else

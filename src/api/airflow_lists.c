@@ -442,20 +442,14 @@ void airflow_list_runs_batch(const struct dag_api_ops *ops, void *ctx, struct ht
 
 /* The list of a run's TIs, or with task_id the instances of a mapped task
  * (listMapped, which takes order_by too: map_index, the order it has). */
-/* A TI listing's answer: its text when the ops write one, else its tree. */
+/* A TI listing's answer: the text the ops write (no tree a TI). */
 static void list_tis_answer(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
                             const char *dag_id, const char *run_id,
                             const struct dag_ti_list_query *q)
 {
 	struct weir_error err = {0};
 	size_t len = 0;
-	char *text;
-
-	if (!ops->list_tis_text) {
-		reply_problem_result(req, ops->list_tis(ctx, dag_id, run_id, q, &err), &err);
-		return;
-	}
-	text = ops->list_tis_text(ctx, dag_id, run_id, q, &len, &err);
+	char *text = ops->list_tis_text(ctx, dag_id, run_id, q, &len, &err);
 	if (!text)
 		reply_problem_error(req, &err);
 	else

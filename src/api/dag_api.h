@@ -102,11 +102,13 @@ struct dag_api_ops {
 			     struct weir_error *err);
 	/* POST /dags/{dag_id}/dagRuns {"conf","dag_run_id","logical_date"}: DAGRun */
 	json_t *(*trigger_run)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
-	/* GET /dags/{dag_id}/dagRuns/{run_id}: DAGRun */
+	/* A DAGRun as a tree (the DAG tests' report, unit tests); the route answers
+	 * with get_run_text */
 	json_t *(*get_run)(void *ctx, const char *dag_id, const char *run_id,
 			   struct weir_error *err);
 	/* The same answer as its JSON text, newly allocated (*len its length), without a
-	 * tree (the run is what a client polls); NULL with err.  May be NULL: get_run */
+	 * tree (the run is what a client polls); NULL with err.  GET
+	 * /dags/{dag_id}/dagRuns/{run_id} */
 	char *(*get_run_text)(void *ctx, const char *dag_id, const char *run_id, size_t *len,
 			      struct weir_error *err);
 	/* PATCH /dags/{dag_id}/dagRuns/{run_id} {"state":"success|failed|queued"}: DAGRun */
@@ -119,7 +121,7 @@ struct dag_api_ops {
 			    const struct dag_ti_list_query *q, struct weir_error *err);
 	/* The same answer as its JSON text, newly allocated (*len its length: the bytes
 	 * json_dumps(JSON_COMPACT) writes of list_tis's), without a tree per TI; NULL with
-	 * err.  May be NULL: the routes use list_tis */
+	 * err.  What the listing routes answer */
 	char *(*list_tis_text)(void *ctx, const char *dag_id, const char *run_id,
 			       const struct dag_ti_list_query *q, size_t *len, struct weir_error *err);
 	/* GET .../taskInstances/{task_id}[?map_index=N]: TaskInstance (map_index -1: not a

@@ -177,18 +177,26 @@ int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_er
 	return 0;
 }
 
+/* Run `run_id` of DAG `dag_id` into row; -1 with err ("DAG D has no run R"
+ * when there is none). */
+static int run_row_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                         struct dag_run_row *row, struct weir_error *err)
+{
+	if (dag_store_run_get(dm->ds, dag_id, run_id, row, err) == 0)
+		return 0;
+	if (err->kind == WEIR_E_NOT_FOUND)
+		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+	return -1;
+}
+
 static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
                               struct weir_error *err)
 {
 	struct dag_run_row row = {0};
 	json_t *r;
 
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
-		if (err->kind == WEIR_E_NOT_FOUND)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-			               run_id);
+	if (run_row_by_id(dm, dag_id, run_id, &row, err) < 0)
 		return NULL;
-	}
 	r = dag_view_run(&row);
 	dag_run_row_release(&row);
 	return r ? r : oom(err);
@@ -280,14 +288,9 @@ static char *op_get_run_text(void *ctx, const char *dag_id, const char *run_id, 
 	struct strbuf sb = STRBUF_INIT;
 	char *text;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_must_exist(dm, dag_id, err) < 0 ||
+	    run_row_by_id(dm, dag_id, run_id, &row, err) < 0)
 		return NULL;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
-		if (err->kind == WEIR_E_NOT_FOUND)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-			               run_id);
-		return NULL;
-	}
 	if (dag_view_run_write(&sb, &row) < 0) {
 		strbuf_release(&sb);
 		dag_run_row_release(&row);

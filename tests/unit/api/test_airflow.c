@@ -242,6 +242,29 @@ static json_t *op_import_errors(void *ctx, int limit, int offset, struct weir_er
 	return json_pack("{s:[], s:i}", "import_errors", "total_entries", 0);
 }
 
+/* The text ops the routes answer with: the trees above, dumped. */
+static char *dumped(json_t *o, size_t *len)
+{
+	char *t = o ? json_dumps(o, JSON_COMPACT) : NULL;
+
+	json_decref(o);
+	*len = t ? strlen(t) : 0;
+	return t;
+}
+
+static char *op_get_run_text(void *ctx, const char *dag_id, const char *run_id, size_t *len,
+                             struct weir_error *err)
+{
+	return dumped(op_get_run(ctx, dag_id, run_id, err), len);
+}
+
+static char *op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
+                              const struct dag_ti_list_query *q, size_t *len,
+                              struct weir_error *err)
+{
+	return dumped(op_list_tis(ctx, dag_id, run_id, q, err), len);
+}
+
 static const struct dag_api_ops dag_ops = {
     .list_dags = op_list_dags,
     .get_dag = op_get_dag,
@@ -249,8 +272,10 @@ static const struct dag_api_ops dag_ops = {
     .list_runs = op_list_runs,
     .trigger_run = op_trigger,
     .get_run = op_get_run,
+    .get_run_text = op_get_run_text,
     .patch_run = op_patch_run,
     .list_tis = op_list_tis,
+    .list_tis_text = op_list_tis_text,
     .get_ti = op_get_ti,
     .ti_log_locate = op_log_locate,
     .clear_tis = op_clear,
