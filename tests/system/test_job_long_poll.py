@@ -97,7 +97,7 @@ def test_events_from_answers_only_the_later_events(server):
 def test_a_gathered_wait_holds_changes_until_the_end(server):
     """gather=MS: a change that does not end the job waits for more; the end answers at once."""
     status, job = server.api("POST", "/api/v1/jobs",
-                             spec({"worker": {"command": "sleep 2"}}, name="gather"))
+                             spec({"worker": {"command": "sleep 4"}}, name="gather"))
     assert status == 201, job
     first = job["version"]
     answers = {}
