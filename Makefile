@@ -123,10 +123,10 @@ deps:
 	@sh tests/install-deps.sh
 
 # Each header as its own translation unit, with the build's flags: a header
-# includes what it uses (DESIGN.md: headers carry the contract).
+# includes what it uses (docs/internals/design.md: headers carry the contract).
 hdr-check: $(HDR_OKS)
 
-# Includes follow the layer table (docs/internals/README.md) and form no circle;
+# Includes follow the layer tables of docs/internals/design.md and form no circle;
 # the script's own test first.
 include-check:
 	@sh tests/tools/test_check_includes.sh

@@ -1,16 +1,18 @@
 #!/usr/bin/env python3
 """Checks that the includes under src/ follow the layer table.
 
-Usage: tools/check_includes.py [SRC_DIR]      (SRC_DIR defaults to src)
+Usage: tools/check_includes.py [--design FILE] [SRC_DIR]
+       (SRC_DIR defaults to src, FILE to docs/internals/design.md)
 
-The layers, lowest first (docs/internals/README.md):
+The layers, lowest first, and what each never includes are read from the
+tables of docs/internals/design.md ('Layers', 'What a layer never includes',
+'Header groups'):
 
     lib -> model -> store -> sched -> exec -> data -> launch -> api -> server -> cli
 
 A file in src/<layer>/ (or a folder below it) may include its own layer and the
-layers below it.  On top of that order, the 'never' column of the layer table
-forbids some includes a layer's rank would allow; NEVER_LAYERS and
-NEVER_SYSTEM below carry those lines.  Finally no two pieces may include each
+layers below it.  On top of that order, the design's 'never' lines forbid some
+includes a layer's rank would allow.  Finally no two pieces may include each
 other, directly or round a longer circle: a piece is a .c and its .h, with the
 files it is split into (Tree.piece_of), and the check reports each circle with
 the include lines that make it.
@@ -24,48 +26,66 @@ import os
 import re
 import sys
 
-LAYERS = ["lib", "model", "store", "sched", "exec", "data", "launch", "api", "server", "cli"]
-RANK = {name: i for i, name in enumerate(LAYERS)}
+DESIGN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "docs", "internals", "design.md")
+NAME = re.compile(r"`([^`]+)`")
 
-# Layers below a layer that it still never includes, with the reason.
-NEVER_LAYERS = {
-	"sched": {
-		"store": "sched is pure: state and events in, decisions out; it never reads the store",
-	},
-	"exec": {
-		"sched": "exec carries out actions; it never decides what to run",
-	},
-	"data": {
-		"store": "data moves rows between a task's connections; it never reads weir's store",
-		"sched": "data carries out a task's statements; it never decides what to run",
-	},
-	"launch": {
-		"data": "the launcher links libc and jansson only; it never links the database drivers",
-		"store": "the launcher never links the store",
-		"sched": "the launcher never links the scheduler",
-	},
-	"cli": {
-		"store": "the command line talks to the HTTP API, never to the store",
-		"sched": "the command line talks to the HTTP API, never to the scheduler",
-	},
-}
 
-_IO = ["unistd.h", "fcntl.h", "dirent.h", "poll.h", "signal.h", "spawn.h", "pthread.h",
-       "sys/wait.h", "sys/socket.h", "sys/stat.h", "sys/signalfd.h", "netdb.h",
-       "netinet/", "arpa/", "uv.h", "sqlite3.h", "microhttpd.h"]
-_NET_DB_LOOP = ["sys/socket.h", "netdb.h", "netinet/", "arpa/", "poll.h", "spawn.h",
-                "sys/wait.h", "pthread.h", "signal.h", "uv.h", "sqlite3.h", "microhttpd.h"]
-_NOT_LEAN = ["sqlite3.h", "uv.h", "microhttpd.h", "yaml.h", "libxml/", "archive.h", "nettle/"]
+def table_rows(text, heading):
+	"""The body rows of the first table after `heading`, as lists of cells."""
+	lines = text.splitlines()
+	try:
+		i = next(n for n, line in enumerate(lines) if line.strip() == heading)
+	except StopIteration:
+		raise SystemExit("check_includes: %s has no heading %r" % (DESIGN, heading))
+	rows = []
+	for line in lines[i + 1:]:
+		if line.startswith("#"):
+			break
+		if not line.startswith("|"):
+			if rows:
+				break
+			continue
+		cells = [c.strip() for c in line.strip().strip("|").split("|")]
+		if set("".join(cells)) <= set("-: "):
+			continue  # the row under the header
+		rows.append(cells)
+	return rows[1:]  # the header row itself
 
-# System headers a layer never includes: (prefixes, reason, whole_closure).
-# A prefix ending in '/' names a folder of headers.  With whole_closure the
-# rule also holds for every project header the layer's files reach, because
-# what it guards is what the layer's files link.
-NEVER_SYSTEM = {
-	"sched": (_IO, "sched is pure: it never spawns, sleeps, touches a file or a socket", False),
-	"model": (_NET_DB_LOOP, "model does no I/O beyond reading the file it parses", False),
-	"launch": (_NOT_LEAN, "the launcher is lean: it links libc and jansson only", True),
-}
+
+def read_design(path):
+	"""(layers in rank order, never-layers, never-system) from the design's
+	tables: 'Layers', 'What a layer never includes' and 'Header groups'."""
+	with open(path, encoding="utf-8") as f:
+		text = f.read()
+	layers = [NAME.match(r[0]).group(1) for r in table_rows(text, "## Layers")]
+	groups = {NAME.match(r[0]).group(1): NAME.findall(r[1])
+	          for r in table_rows(text, "### Header groups")}
+	never_layers, never_system = {}, {}
+	for layer_cell, what, why in table_rows(text, "### What a layer never includes"):
+		layer = NAME.match(layer_cell).group(1)
+		names = NAME.findall(what)
+		if what.startswith("headers"):
+			prefixes = [h for g in names for h in groups[g]]
+			never_system[layer] = (prefixes, why, "what it reaches" in what)
+		else:
+			for name in names:
+				never_layers.setdefault(layer, {})[name] = why
+	return layers, never_layers, never_system
+
+
+# The layers, lowest first; the layers below a layer that it still never
+# includes, with the reason; the system headers a layer never includes:
+# (prefixes, reason, whole_closure).  A prefix ending in '/' names a folder of
+# headers.  With whole_closure the rule also holds for every project header
+# the layer's files reach, because what it guards is what the layer's files
+# link.  All three come from docs/internals/design.md.
+LAYERS, NEVER_LAYERS, NEVER_SYSTEM, RANK = [], {}, {}, {}
+
+
+def load_design(path):
+	global LAYERS, NEVER_LAYERS, NEVER_SYSTEM, RANK
+	LAYERS, NEVER_LAYERS, NEVER_SYSTEM = read_design(path)
+	RANK = {name: i for i, name in enumerate(LAYERS)}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s*([<"])([^>"]+)[>"]')
 
@@ -284,10 +304,17 @@ def check_circles(tree, problems):
 
 
 def main(argv):
-	if len(argv) > 2 or (len(argv) == 2 and argv[1].startswith("-")):
-		sys.stderr.write("usage: %s [SRC_DIR]\n" % argv[0])
+	args, design = argv[1:], DESIGN
+	if len(args) >= 2 and args[0] == "--design":
+		design, args = args[1], args[2:]
+	if len(args) > 1 or (args and args[0].startswith("-")):
+		sys.stderr.write("usage: %s [--design FILE] [SRC_DIR]\n" % argv[0])
 		return 2
-	root = argv[1] if len(argv) == 2 else "src"
+	root = args[0] if args else "src"
+	if not os.path.isfile(design):
+		sys.stderr.write("%s: no such design: %s\n" % (argv[0], design))
+		return 2
+	load_design(design)
 	if not os.path.isdir(root):
 		sys.stderr.write("%s: no such folder: %s\n" % (argv[0], root))
 		return 2

@@ -47,8 +47,9 @@ clean_tree() {
 	put server/jobs/ctx.c '#include "server/jobs/ctx.h"'
 }
 
+# run [ARGS...]: the script on $tmp/src, with ARGS before the folder.
 run() {
-	out=$(cd "$tmp" && python3 "$script" src 2>&1)
+	out=$(cd "$tmp" && python3 "$script" "$@" src 2>&1)
 	rc=$?
 }
 
@@ -152,6 +153,21 @@ put exec/run_parse.c '#include "exec/run_parse.h"' '#include "exec/step.h"'
 put exec/step.h ''
 put exec/step.c '#include "exec/step.h"' '#include "exec/run_parse.h"'
 expect_fail "circle through a split piece" "include circle: src/exec/run -> src/exec/step -> src/exec/run"
+
+# The rules come from the design's tables: a design with one more 'never' line
+# (api never includes store) fails the clean tree's api/routes.c, with its reason.
+design=$(dirname "$script")/../docs/internals/design.md
+sed 's/^| `cli` | `store` |/| `api` | `store` | the routes answer through the server, never from the store |\n&/' \
+	"$design" >"$tmp/design.md"
+clean_tree
+run --design "$tmp/design.md"
+if [ "$rc" -eq 1 ] && printf '%s\n' "$out" | grep -qF 'src/api/routes.c:1: includes "store/db.h": the routes answer'; then
+	ok
+else
+	bad "a never line added to the design: expected api/routes.c refused, rc=$rc"
+fi
+run --design "$tmp/none.md"
+if [ "$rc" -eq 2 ]; then ok; else bad "a design that is not there: expected rc 2, got $rc"; fi
 
 echo "test_check_includes: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
