@@ -1,10 +1,10 @@
 /* Tests of lib/run_as: a user resolved, written as WEIR_TASK_USER's text and
  * read back; malformed text refused. */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
 
 #include <string.h>
 
