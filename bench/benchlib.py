@@ -4,6 +4,8 @@ its API, and timing.  Standard library only; not a test (nothing here asserts a 
 import datetime
 import json
 import os
+import pwd
+import re
 import shutil
 import signal
 import socket
@@ -53,9 +55,14 @@ class BenchServer:
         self.port = free_port()
         self.url = "http://127.0.0.1:%d" % self.port
         cfg = self.dir / "config.yaml"
-        cfg.write_text(config if config is not None else
-                       "resources:\n  vcores: %d\n  memory: %s\n  gpus: %d\n"
-                       "kill_grace_seconds: 1\n" % (vcores, memory, gpus))
+        text = (config if config is not None else
+                "resources:\n  vcores: %d\n  memory: %s\n  gpus: %d\n"
+                "kill_grace_seconds: 1\n" % (vcores, memory, gpus))
+        # tasks as the server's own user (docs/security.md: the shared mode): the home is in
+        # a folder of mkdtemp's (0700) that no other user could enter, and tasks write beside
+        if not re.search(r"^task_user\s*:", text, re.M):
+            text = text.rstrip("\n") + "\ntask_user: %s\n" % pwd.getpwuid(os.geteuid()).pw_name
+        cfg.write_text(text)
         args = [WEIR_BIN, "server", "--listen", "127.0.0.1:%d" % self.port, "--home",
                 str(self.home), "--config", str(cfg)]
         if dags is not None:

@@ -35,6 +35,10 @@ export WEIR_HOME="$tmp/home" WEIR_SERVER="http://127.0.0.1:$port"
 unset WEIR_TOKEN
 
 echo "== weir server on 127.0.0.1:$port, home $WEIR_HOME"
+# the job reads the example's files and writes beside its home, in a folder (mktemp's, 0700)
+# no other user may enter: its tasks run as this user, even as root (docs/security.md)
+mkdir -p "$WEIR_HOME"
+printf 'task_user: %s\n' "$(id -un)" >"$WEIR_HOME/weir.yaml"
 "$weir" server --listen "127.0.0.1:$port" --home "$WEIR_HOME" >"$tmp/server.log" 2>&1 &
 server_pid=$!
 i=0

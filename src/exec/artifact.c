@@ -292,7 +292,12 @@ int artifact_unpack_cached(const char *archive, const char *name, const char *ca
 	if (!(stat(tree, &st) == 0 && S_ISDIR(st.st_mode))) {
 		snprintf(tmp, sizeof tmp, "%s/%s.tmp.%ld", cache_dir, hex, (long)getpid());
 		fs_remove_tree(tmp);
-		if (artifact_unpack(archive, tmp, err) < 0)
+		/* readable by the tasks whatever our umask (the server's is 066:
+		 * its files are its own; a tree here is the task's code) */
+		mode_t mask = umask(022);
+		int ur = artifact_unpack(archive, tmp, err);
+		umask(mask);
+		if (ur < 0)
 			goto out;
 		nftw(tmp, make_read_only, 32, FTW_PHYS | FTW_DEPTH);
 		/* rename() makes the tree appear whole or not at all. */

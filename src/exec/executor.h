@@ -163,11 +163,14 @@ struct executor {
 int executor_pick_port(struct executor *ex, struct weir_error *err);
 
 /* The environment a launcher starts with: this process's, less any
- * WEIR_SERVER and WEIR_TOKEN, plus `env_server` and `env_token`
- * ("WEIR_SERVER=...", "WEIR_TOKEN=...", borrowed) and WEIR_LOG=warn unless
- * WEIR_LOG is set.  The array is new (free() it); its strings are borrowed.
- * NULL when out of memory. */
-char **executor_launcher_env(const char *env_server, const char *env_token);
+ * WEIR_SERVER, WEIR_TOKEN and WEIR_TASK_USER (lib/run_as.h), plus
+ * `env_server` and `env_token` ("WEIR_SERVER=...", "WEIR_TOKEN=...",
+ * borrowed), `env_task_user` ("WEIR_TASK_USER=...", the user its tasks run
+ * as; NULL: the launcher's own) and WEIR_LOG=warn unless WEIR_LOG is set.
+ * The array is new (free() it); its strings are borrowed.  NULL when out
+ * of memory. */
+char **executor_launcher_env(const char *env_server, const char *env_token,
+                             const char *env_task_user);
 
 /* uv_spawn of `file` with UV_PROCESS_DETACHED (its own session: it outlives
  * the server), stdin `in_fd`, stdout and stderr `out_fd` (both stay the

@@ -48,9 +48,10 @@ struct local_executor {
 	struct executor base;
 	uv_loop_t *loop;
 	char *exe;
-	bool lean;        /* exe is weir-launch, which takes no "launch" word */
-	char *env_server; /* "WEIR_SERVER=..." */
-	char *env_token;  /* "WEIR_TOKEN=..." */
+	bool lean;           /* exe is weir-launch, which takes no "launch" word */
+	char *env_server;    /* "WEIR_SERVER=..." */
+	char *env_token;     /* "WEIR_TOKEN=..." */
+	char *env_task_user; /* "WEIR_TASK_USER=..."; NULL: tasks run as we do */
 	int kill_grace_s;
 	executor_exit_fn on_exit;
 	void *arg;
@@ -130,7 +131,7 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 		goto out;
 	}
 	l = calloc(1, sizeof *l);
-	env = executor_launcher_env(lx->env_server, lx->env_token);
+	env = executor_launcher_env(lx->env_server, lx->env_token, lx->env_task_user);
 	if (!l || !env || !(l->role = strdup(task->role))) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
@@ -302,6 +303,7 @@ static void local_destroy(struct executor *ex)
 	free(lx->exe);
 	free(lx->env_server);
 	free(lx->env_token);
+	free(lx->env_task_user);
 	free(lx);
 }
 
@@ -393,11 +395,29 @@ oom:
 	return NULL;
 }
 
+int local_executor_set_task_user(struct executor *ex, const struct run_as *ra,
+                                 struct weir_error *err)
+{
+	struct local_executor *lx = (struct local_executor *)ex;
+	char text[RUN_AS_TEXT_MAX];
+
+	free(lx->env_task_user);
+	lx->env_task_user = NULL;
+	if (!ra || !ra->set)
+		return 0;
+	if (run_as_format(ra, text, sizeof text) < 0 ||
+	    asprintf(&lx->env_task_user, "%s=%s", RUN_AS_ENV, text) < 0) {
+		lx->env_task_user = NULL;
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
 int local_executor_use_agent(struct executor *ex, const char *home,
                              executor_reports_fn reports, struct weir_error *err)
 {
 	struct local_executor *lx = (struct local_executor *)ex;
-	char **env = executor_launcher_env(lx->env_server, lx->env_token);
+	char **env = executor_launcher_env(lx->env_server, lx->env_token, lx->env_task_user);
 	char *args[] = {lx->exe, "agent", "--home", (char *)home, NULL};
 
 	if (!env)

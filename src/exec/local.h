@@ -15,6 +15,7 @@
 #include <uv.h>
 
 #include "exec/executor.h"
+#include "lib/run_as.h"
 
 /* `server_url` ("http://127.0.0.1:8270") and `token` are copied.
  * `exe` is the program to run as the launcher (NULL: /proc/self/exe).
@@ -24,6 +25,13 @@
 struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const char *server_url,
                                        const char *token, int kill_grace_s,
                                        executor_exit_fn on_exit, void *arg, struct weir_error *err);
+
+/* The user every task's program runs as from now on (ra copied as
+ * WEIR_TASK_USER into the launchers' and the agent's environment: before
+ * local_executor_use_agent); NULL or !set: the launcher's own.  0, or -1
+ * with err when out of memory. */
+int local_executor_set_task_user(struct executor *ex, const struct run_as *ra,
+                                 struct weir_error *err);
 
 /* From now on every task runs as a shim of the node's agent for `home`
  * (exec/agent_link.h: started when none answers): no process of ours per

@@ -35,6 +35,9 @@ static int agent_setup(struct agent *a)
 	sigset_t mask;
 	int p[2];
 
+	/* as the server's (it starts us with it; an agent started otherwise
+	 * too): the jobs' folders it makes 0711, the logs 0600 */
+	umask(066);
 	a->dir = journal_dir_for(a->home, &a->dir_in_memory);
 	lock = fs_join(a->home, "agent/lock");
 	char *own = fs_join(a->home, "agent");

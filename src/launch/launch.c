@@ -58,6 +58,8 @@ struct launch {
 	int port_fd;
 	int port;
 	char host_buf[INET6_ADDRSTRLEN]; /* --host auto: the address found */
+	/* the user the program runs as (RUN_AS_ENV, from the local executor) */
+	struct run_as run_as;
 	/* the register answer; the fields below borrow from it */
 	json_t *task;
 	const char *framework;
@@ -747,6 +749,7 @@ static int run_program(struct launch *l, const struct contract *c, struct superv
 	    .command = l->command,
 	    .workdir = l->workdir,
 	    .envp = envp,
+	    .run_as = &l->run_as,
 	    .cg = l->cg,
 	    .cg_joined = l->shim && l->shim->cg,
 	    /* the journal takes the report at once: the cgroup is swept after
@@ -1032,6 +1035,13 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 		                    node_cache ? node_cache : l->cache_dir, &err) < 0)
 			goto failed;
 	}
+	if (run_as_parse(getenv(RUN_AS_ENV), &l->run_as) < 0) {
+		weir_error_set(&err, WEIR_E_INVALID, "%s: expected UID:GID:GROUPS, got \"%.100s\"",
+		               RUN_AS_ENV, getenv(RUN_AS_ENV));
+		goto failed;
+	}
+	if (workdir_give(l->workdir, &l->run_as, &err) < 0)
+		goto failed;
 	prepare_limits(l);
 	g = l->shim && l->shim->task ? shim_cluster(l) : wait_for_gang(l);
 	if (g == -2) {

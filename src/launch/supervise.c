@@ -138,7 +138,7 @@ static int supervise_signals(sigset_t *old)
  * execs or exits (CLONE_VM|CLONE_VFORK: spawn_child), and the parent reads
  * them only once it resumes, as glibc's posix_spawn does: no pipe made,
  * read and closed a task.  Step 0: exec succeeded. */
-enum spawn_step { SPAWN_CGROUP = 1, SPAWN_CHDIR, SPAWN_EXEC };
+enum spawn_step { SPAWN_CGROUP = 1, SPAWN_USER, SPAWN_CHDIR, SPAWN_EXEC };
 
 struct spawn_error {
 	int step;
@@ -153,6 +153,10 @@ struct spawn_plan {
 	struct strvec words;
 	char *path; /* for words; NULL: sh -c */
 	char *sh_argv[4];
+	/* With another user to run as: the files after `path` on PATH that
+	 * the launcher may run, tried in turn when that user may not (a PATH
+	 * folder of the launcher's own, say /root/bin, comes first) */
+	struct strvec later;
 };
 
 
@@ -229,11 +233,15 @@ static char *prog_seen_take(const char *path, const char *name)
 
 /* argv[0] on the program's own PATH, as execvp would find it (the first
  * executable file); not found: the first candidate, so that exec gives the
- * OS's words for it. */
-static char *find_program(const char *name, char **envp, const char *workdir)
+ * OS's words for it.  `later` (NULL: not wanted): every runnable file after
+ * the one found, what the child tries when the task's user may not run
+ * that one (a PATH folder of the launcher's own, say /root/bin, first);
+ * no remembered find is taken then. */
+static char *find_program(const char *name, char **envp, const char *workdir,
+                          struct strvec *later)
 {
 	const char *path = env_value(envp, "PATH");
-	char *first = NULL;
+	char *first = NULL, *found = NULL;
 
 	if (strchr(name, '/')) {
 		if (name[0] == '/' || !workdir)
@@ -244,7 +252,7 @@ static char *find_program(const char *name, char **envp, const char *workdir)
 	}
 	if (!path)
 		path = "/usr/local/bin:/usr/bin:/bin";
-	char *seen = prog_seen_take(path, name);
+	char *seen = later ? NULL : prog_seen_take(path, name);
 	if (seen)
 		return seen;
 	for (const char *d = path;; d++) {
@@ -253,19 +261,28 @@ static char *find_program(const char *name, char **envp, const char *workdir)
 		char *cand;
 		if (asprintf(&cand, "%.*s%s%s", (int)dl, d, dl ? "/" : "", name) < 0)
 			break;
-		if (runnable(cand)) {
-			free(first);
-			prog_seen_note(path, name, cand);
-			return cand;
-		}
-		if (!first)
-			first = cand;
-		else
+		if (found) {
+			if (runnable(cand))
+				strvec_push(later, cand);
 			free(cand);
+		} else if (runnable(cand)) {
+			free(first);
+			first = NULL;
+			prog_seen_note(path, name, cand);
+			found = cand;
+			if (!later)
+				return found;
+		} else if (!first) {
+			first = cand;
+		} else {
+			free(cand);
+		}
 		if (!e)
 			break;
 		d = e;
 	}
+	if (found)
+		return found;
 	return first ? first : strdup(name);
 }
 
@@ -276,7 +293,9 @@ static int spawn_plan_make(const struct supervise_spec *spec, struct spawn_plan 
 	if (w < 0)
 		return -1;
 	if (w == 0) {
-		p->path = find_program(p->words.v[0], spec->envp, spec->workdir);
+		bool other = spec->run_as && spec->run_as->set;
+		p->path = find_program(p->words.v[0], spec->envp, spec->workdir,
+		                       other ? &p->later : NULL);
 		if (!p->path) {
 			strvec_release(&p->words);
 			return -1;
@@ -293,6 +312,7 @@ static int spawn_plan_make(const struct supervise_spec *spec, struct spawn_plan 
 static void spawn_plan_release(struct spawn_plan *p)
 {
 	strvec_release(&p->words);
+	strvec_release(&p->later);
 	free(p->path);
 }
 
@@ -321,10 +341,14 @@ void supervise_note_ignored(void)
 }
 
 /* The child's side of the spawn: its own process group, the log pipe as
- * stdout and stderr, the cgroup, the working directory, every signal's
- * disposition back to the default (those not at the default already: an
- * ignored one would outlive exec, a handler must not run in a child that
- * shares its parent's memory) and an empty mask, descriptors above 2
+ * stdout and stderr, the cgroup, the task's user (after the cgroup: its
+ * cgroup.procs is root's), the working directory (entered as that user, so
+ * a folder it may not enter fails here), umask 022 (the server's is 066),
+ * every signal's disposition back to the default (those not at the
+ * default already: an ignored one would outlive exec, a handler must not
+ * run in a child that shares its parent's memory) and an empty mask, the
+ * next file on PATH when the task's user may not run the first (execvp's
+ * way), descriptors above 2
  * closed on exec, then exec.  Only async-signal-safe calls until exec,
  * and no write to memory the parent uses (the child runs in it, the parent
  * stopped, until exec: spawn_child) but `spawn_err`, where a failure goes. */
@@ -340,6 +364,9 @@ static _Noreturn void exec_program(const struct supervise_spec *spec,
 	}
 	if (spec->cg && !spec->cg_joined && cgroup_join_self(spec->cg) < 0)
 		spawn_fail(SPAWN_CGROUP, EXIT_LAUNCH_FAILED);
+	if (run_as_become(spec->run_as) < 0)
+		spawn_fail(SPAWN_USER, EXIT_LAUNCH_FAILED);
+	umask(022);
 	if (chdir(spec->workdir) < 0)
 		spawn_fail(SPAWN_CHDIR, EXIT_LAUNCH_FAILED);
 	for (int sig = 1; sig < NSIG; sig++)
@@ -349,9 +376,12 @@ static _Noreturn void exec_program(const struct supervise_spec *spec,
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* whatever the launcher (or the agent it was forked from) held open */
 	close_range(3, ~0U, CLOSE_RANGE_CLOEXEC);
-	if (plan->path)
+	if (plan->path) {
 		execve(plan->path, plan->words.v, spec->envp);
-	else
+		/* the task's user may not run it: the next on PATH, as execvp */
+		for (size_t i = 0; (errno == EACCES || errno == ENOENT) && i < plan->later.n; i++)
+			execve(plan->later.v[i], plan->words.v, spec->envp);
+	} else
 		execve("/bin/sh", plan->sh_argv, spec->envp);
 	spawn_fail(SPAWN_EXEC, 127);
 }
@@ -422,6 +452,10 @@ static void spawn_failed(struct supervisor *s, const struct spawn_plan *plan,
 	if (e->step == SPAWN_CGROUP)
 		snprintf(o->reason, sizeof o->reason, "launch failed: cannot join the task's "
 		         "cgroup: %s", strerror(e->err));
+	else if (e->step == SPAWN_USER)
+		snprintf(o->reason, sizeof o->reason,
+		         "launch failed: cannot become the task's user (uid %lu): %s",
+		         (unsigned long)s->spec->run_as->uid, strerror(e->err));
 	else if (e->step == SPAWN_CHDIR)
 		snprintf(o->reason, sizeof o->reason, "launch failed: cannot enter %s: %s",
 		         s->spec->workdir, strerror(e->err));

@@ -5,8 +5,8 @@
  * there is one): exec'd directly from the command's words when it has no
  * shell syntax (launch/command.h), else as `sh -c command`; the child resets
  * every signal's disposition and its mask and closes what it inherited, and
- * a failure to become the program (the cgroup, the directory, exec) comes
- * back in the memory the child shares until exec, in the OS's words.  It supervises it in one loop: poll() on a signalfd and the
+ * a failure to become the program (the cgroup, the user, the directory,
+ * exec) comes back in the memory the child shares until exec, in the OS's words.  It supervises it in one loop: poll() on a signalfd and the
  * log pipe, with the nearest deadline as the timeout, then one handler per
  * event: log bytes, a signal to the launcher (forwarded to the group, SIGKILL
  * after the grace), a child's exit (reaped, usage counted; as subreaper also
@@ -28,6 +28,7 @@
 
 #include "exec/cgroup.h"
 #include "lib/error.h"
+#include "lib/run_as.h"
 #include "model/end_cause.h"
 
 /* Exit status of a launcher whose program could not be started (also the
@@ -55,6 +56,10 @@ struct supervise_spec {
 	bool force_shell;    /* always /bin/sh -c */
 	const char *workdir;
 	char **envp;
+	/* The user the program runs as (its groups, gid, uid taken in the child
+	 * after it joined its cgroup, before it enters workdir); NULL or !set:
+	 * the launcher's own.  The program's umask is 022 either way. */
+	const struct run_as *run_as;
 	struct cgroup *cg; /* the program joins it; NULL: none (RSS polling with memory_mb) */
 	bool cg_joined;    /* the caller is in cg already: the program is born there */
 	/* The caller reports at once (the shim's journal) and sweeps the cgroup

@@ -201,3 +201,16 @@ int workdir_prepare(const char *workdir, const char *src_dir, const struct artif
 	}
 	return 0;
 }
+
+int workdir_give(const char *workdir, const struct run_as *ra, struct weir_error *err)
+{
+	if (!ra || !ra->set)
+		return 0;
+	/* the folder is ours (made by this launcher or its spare, in a job's
+	 * folder only root writes): chown and chmod by name follow no link */
+	if (chown(workdir, ra->uid, ra->gid) < 0 || chmod(workdir, 0700) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL,
+		                      "workdir %s: cannot give it to the task's user (uid %lu): %s",
+		                      workdir, (unsigned long)ra->uid, strerror(errno));
+	return 0;
+}

@@ -21,6 +21,7 @@
 #include <stddef.h>
 
 #include "lib/error.h"
+#include "lib/run_as.h"
 #include "model/job_spec.h"
 
 /* Same contract as artifact_unpack_cached() in exec/artifact.h. */
@@ -40,5 +41,10 @@ int workdir_unpack_with_helper(const char *archive, const char *name, const char
  * src_dir and cache_dir may be NULL (no archives then). */
 int workdir_prepare(const char *workdir, const char *src_dir, const struct artifact *artifacts,
 		    size_t n_artifacts, const char *cache_dir, struct weir_error *err);
+
+/* The working directory given to the task's user: owned by ra's uid and
+ * primary gid, mode 0700 (the links in it stay the launcher's).  Nothing
+ * when ra is NULL or not set.  0, or -1 with err. */
+int workdir_give(const char *workdir, const struct run_as *ra, struct weir_error *err);
 
 #endif

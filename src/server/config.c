@@ -94,6 +94,7 @@ void server_config_release(struct server_config *cfg)
 	free(cfg->config_path);
 	free(cfg->listen_host);
 	free(cfg->dags_dir);
+	free(cfg->task_user);
 	free_pools(cfg);
 	free_users(cfg);
 	free_gpus(cfg);
@@ -728,6 +729,14 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 				goto out;
 			}
 			cfg->executor_slurm = !strcmp(e, "slurm");
+		} else if (!strcmp(key, "task_user")) {
+			if (!json_is_string(v) || json_string_length(v) == 0) {
+				weir_error_set(err, WEIR_E_INVALID,
+				               "%s: task_user: expected a user's name", origin);
+				goto out;
+			}
+			if (set_str(&cfg->task_user, json_string_value(v), err) < 0)
+				goto out;
 		} else if (!strcmp(key, "log_transport")) {
 			const char *e = json_string_value(v);
 			if (!e || (strcmp(e, "file") && strcmp(e, "http"))) {
@@ -752,7 +761,7 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 			weir_error_set(err, WEIR_E_INVALID,
 			               "%s: %s: unknown setting (expected listen, resources, "
 			               "kill_grace_seconds, dags, pools, users, executor, log_transport, "
-			               "slurm, queues, connections or variables)",
+			               "task_user, slurm, queues, connections or variables)",
 			               origin, key);
 			goto out;
 		}

@@ -68,6 +68,9 @@ struct server_config {
 	/* `log_transport: file|http`: how a task's output reaches its log; the
 	 * default (0) is file for local work, http for Slurm work */
 	enum { SERVER_LOG_DEFAULT = 0, SERVER_LOG_FILE, SERVER_LOG_HTTP } log_transport;
+	/* `task_user: NAME`: the user local tasks run as; NULL: `nobody` when
+	 * the server runs as root, else the server's own (server/task_user.h) */
+	char *task_user;
 	struct server_slurm slurm; /* defaults of all Slurm work (a queue's keys win) */
 	struct server_queue *queues; /* `queues: {name: {executor, partition, ...}}` */
 	size_t n_queues;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <uv.h>
 
@@ -36,6 +37,7 @@
 #include "server/resources.h"
 #include "server/notifier.h"
 #include "server/secrets_ops.h"
+#include "server/task_user.h"
 #include "server/token.h"
 #include "store/store.h"
 
@@ -285,7 +287,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	}
 	p->exec = local_executor_create(loop, NULL, p->url, p->token, cfg->kill_grace_s,
 	                                job_manager_on_launcher_exit, p->jm, err);
-	if (!p->exec)
+	if (!p->exec || local_executor_set_task_user(p->exec, task_user_current(), err) < 0)
 		goto out;
 	/* local tasks as shims of the node's agent (docs/internals/launch.md);
 	 * WEIR_AGENT=0 (or cfg->no_agent) keeps a launcher process per task */
@@ -402,7 +404,8 @@ int server_main(int argc, char **argv)
 	struct server_config cfg;
 	struct weir_error err = {0};
 	struct server_parts *p = &s.parts;
-	char mem[32], cg_line[512];
+	char mem[32], cg_line[512], tu_line[512];
+	struct task_user tu;
 	struct cgroup_support cg;
 	int rc = 1, r;
 
@@ -422,7 +425,17 @@ int server_main(int argc, char **argv)
 		rc = 2;
 		goto out;
 	}
-	if (server_prepare_home(&cfg, &err) < 0) {
+	/* what the server makes is its own (folders 0711, files 0600); a task
+	 * gets umask 022 of its own (supervise.c) */
+	umask(066);
+	if (task_user_decide(cfg.task_user, geteuid(), &tu, &err) < 0) {
+		log_error("%s", err.msg);
+		rc = 2;
+		goto out;
+	}
+	task_user_set_current(&tu);
+	if (server_prepare_home(&cfg, &err) < 0 ||
+	    task_user_tighten_home(cfg.home, &tu, &err) < 0) {
 		log_error("home: %s", err.msg);
 		goto out;
 	}
@@ -459,8 +472,10 @@ int server_main(int argc, char **argv)
 		cgroup_detect(&cg);
 		printf("weir server: memory limits: %s\n",
 		       cgroup_describe(&cg, cg_line, sizeof cg_line));
-		fflush(stdout);
 	}
+	task_user_describe(&tu, tu_line, sizeof tu_line);
+	printf("%s\n", tu_line);
+	fflush(stdout);
 
 	if (server_parts_recover(p, &err) < 0) {
 		log_error("%s", err.msg);

@@ -11,6 +11,8 @@ left behind by its jobs is killed: we find them by the marker put in the server'
 
 import json
 import os
+import pwd
+import re
 import signal
 import socket
 import subprocess
@@ -28,6 +30,20 @@ WEIR_BIN = os.environ.get("WEIR_BIN") or str(REPO / "weir")
 EXAMPLES = REPO / "examples"
 FINAL_STATES = ("succeeded", "failed", "killed")
 MARK_VAR = "WEIR_SYSTEST_MARK"
+# The tests run as root and write into pytest's folders (0700, root's): their servers run
+# tasks as the server's own user, the documented shared mode (docs/security.md), unless a
+# test asks for the default (Server.shared_task_user = False: tests/system/test_task_user.py).
+SERVER_USER = pwd.getpwuid(os.geteuid()).pw_name
+
+
+def with_task_user(text, user=SERVER_USER):
+    """The configuration's text with `task_user: USER` added when it names none."""
+    text = text or ""
+    if re.search(r"^task_user\s*:", text, re.M):
+        return text
+    if text.strip():
+        text = text.rstrip("\n") + "\n"
+    return text + "task_user: %s\n" % user
 
 
 def _python_with(module):
@@ -152,6 +168,7 @@ class Server:
         self._log = None
         self._token = None
         self.starts = 0
+        self.shared_task_user = True
 
     # -- process ---------------------------------------------------------------------------
     def start(self, listen=True, wait=True, timeout=30):
@@ -159,9 +176,14 @@ class Server:
         args = [WEIR_BIN, "server", "--home", str(self.home)]
         if listen:
             args += ["--listen", "127.0.0.1:%d" % self.port]
-        if self.config is not None:
+        config = self.config
+        if self.shared_task_user:
+            if config is None and (self.home / "weir.yaml").exists():
+                config = (self.home / "weir.yaml").read_text()
+            config = with_task_user(config)
+        if config is not None:
             cfg = self.home.parent / ("%s-config.yaml" % self.name)
-            cfg.write_text(self.config)
+            cfg.write_text(config)
             args += ["--config", str(cfg)]
         env = dict(os.environ)
         env.pop("WEIR_TOKEN", None)

@@ -28,7 +28,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { copyFileSync, mkdtempSync, mkdirSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync, openSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, before } from 'node:test';
@@ -125,7 +125,10 @@ export async function startWeir(opts = {}) {
 	mkdirSync(dags, { recursive: true });
 	const user = 'admin';
 	const password = opts.password || 'pw-' + randomBytes(6).toString('hex');
-	const config = (opts.base || BASE_CONFIG) + `users:\n  - name: ${user}\n    password_hash: "${hashPassword(password)}"\n` + (opts.config || '');
+	let config = (opts.base || BASE_CONFIG) + `users:\n  - name: ${user}\n    password_hash: "${hashPassword(password)}"\n` + (opts.config || '');
+	// tasks as the server's own user (docs/security.md: the shared mode): the home sits in a
+	// temporary folder (0700) no other user could enter, and tasks write beside it
+	if (!/^task_user\s*:/m.test(config)) config += `task_user: ${userInfo().username}\n`;
 	const cfgPath = join(dir, 'weir.yaml');
 	writeFileSync(cfgPath, config);
 	const port = await freePort();

@@ -10,6 +10,7 @@
  */
 #include "server/dag_manager/dm_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "server/secrets.h"
 #include "sched/dag_branch.h"
 #include "sched/dag_states.h"
+#include "server/task_user.h"
 #include "store/dag_store.h"
 
 /* ---- turning a TI into a job ---- */
@@ -277,6 +279,13 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	}
 	rc->dir_made = true;
 	unlink(out_path);
+	/* a task of another user cannot make files in the run's folder: its
+	 * $WEIR_OUTPUT is made for it, empty (no outputs) until it writes */
+	if (task_user_make_file(out_path) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot make it for the task's user: %s",
+		               out_path, strerror(errno));
+		goto out;
+	}
 	if (t->kind == DAG_TASK_JOB_FILE || t->kind == DAG_TASK_JOB_TONY) {
 		read = read_task_job(t, err);
 		if (!read)
