@@ -25,6 +25,11 @@ int variable_check_key(const char *key, struct weir_error *err)
 	return 0;
 }
 
+bool variable_is_secret(const char *key)
+{
+	return connection_secret_name(key);
+}
+
 char *variable_env_name(const char *key)
 {
 	return connection_env_name_with("WEIR_VAR_", key);

@@ -9,6 +9,7 @@
 #ifndef WEIR_MODEL_VARIABLE_H
 #define WEIR_MODEL_VARIABLE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "lib/error.h"
@@ -27,6 +28,11 @@ int variable_check_key(const char *key, struct weir_error *err);
 /* "WEIR_VAR_" and the key upper-cased, '.' and '-' as '_'.  Newly
  * allocated; NULL when out of memory. */
 char *variable_env_name(const char *key);
+/* Whether the value of variable `key` is a secret: the key holds one of
+ * the sensitive names (connection_secret_name(): Airflow's list and the
+ * configuration's sensitive_var_conn_names), any case.  Such a value is
+ * "***" in every answer, log and rendered command (docs/security.md). */
+bool variable_is_secret(const char *key);
 /* A deep copy; 0 or -1 when out of memory. */
 int variable_copy(struct variable *dst, const struct variable *src);
 void variable_release(struct variable *v);

@@ -13,7 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mask.h"
+#include "lib/shell.h"
 #include "lib/str.h"
+#include "lib/strbuf.h"
 #include "server/token.h"
 
 extern char **environ;
@@ -55,6 +58,10 @@ struct secrets *secrets_create(struct store *store, const char *home,
 		oom(err);
 		return NULL;
 	}
+	/* the configuration's sensitive names, for every part of this process */
+	connection_secret_names_reset();
+	if (cfg && connection_secret_names_add(cfg->sensitive_names, err) < 0)
+		goto fail;
 	if (server_key_load_or_create(home, key, err) < 0)
 		goto fail;
 	s->ss = secrets_store_create(store, key, err);
@@ -324,6 +331,69 @@ int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, j
 		connection_release(&c);
 	}
 	return 0;
+}
+
+int secrets_mask_add(struct strvec *mask, const char *value)
+{
+	struct strbuf quoted = STRBUF_INIT;
+	const char *forms[2] = {value, NULL};
+	int rc = 0;
+
+	if (!value || !*value)
+		return 0;
+	if (strchr(value, '\'')) {
+		if (shell_quote_inner(&quoted, value) < 0) {
+			strbuf_release(&quoted);
+			return -1;
+		}
+		forms[1] = quoted.buf;
+	}
+	for (size_t f = 0; f < 2 && forms[f] && rc == 0; f++) {
+		bool have = false;
+		for (size_t i = 0; i < mask->n && !have; i++)
+			have = !strcmp(mask->v[i], forms[f]);
+		if (!have)
+			rc = strvec_push(mask, forms[f]);
+	}
+	strbuf_release(&quoted);
+	return rc;
+}
+
+/* Every string of `j` masked in place. */
+static int mask_tree(json_t *j, const struct mask *m)
+{
+	size_t i;
+	const char *key;
+	json_t *v;
+
+	if (json_is_string(j)) {
+		char *masked = mask_string(m, json_string_value(j));
+		int rc = masked ? json_string_set(j, masked) : -1;
+		free(masked);
+		return rc;
+	}
+	if (json_is_array(j))
+		json_array_foreach (j, i, v)
+			if (mask_tree(v, m) < 0)
+				return -1;
+	if (json_is_object(j))
+		json_object_foreach (j, key, v)
+			if (mask_tree(v, m) < 0)
+				return -1;
+	return 0;
+}
+
+char *secrets_mask_json_text(const char *json_text, const struct strvec *mask)
+{
+	json_t *j = json_loads(json_text, JSON_DECODE_ANY, NULL);
+	struct mask *m = mask_create((const char *const *)mask->v, mask->n);
+	char *out = NULL;
+
+	if (j && m && mask_tree(j, m) == 0)
+		out = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
+	mask_destroy(m);
+	json_decref(j);
+	return out;
 }
 
 /* ---- lists ---- */

@@ -1,7 +1,7 @@
 /* secrets_store.c: the connections and variables tables (secrets_store.h),
  * with statements kept in the handle and the secret columns sealed
  * (store/seal.h) with the associated data "connection ID password",
- * "connection ID extra" and "variable KEY value".
+ * "connection ID extra", "variable KEY value" and "job ID spec".
  */
 #include "store/secrets_store.h"
 #include "store/sql.h"
@@ -25,6 +25,8 @@ enum ss_stmt {
 	SS_VAR_GET,
 	SS_VAR_LIST,
 	SS_VAR_DELETE,
+	SS_SPEC_PUT,
+	SS_SPEC_GET,
 	SS_COUNT,
 };
 
@@ -44,6 +46,8 @@ static const char *const ss_sql[SS_COUNT] = {
     [SS_VAR_GET] = "SELECT key, value, description FROM variables WHERE key = ?",
     [SS_VAR_LIST] = "SELECT key, value, description FROM variables ORDER BY key",
     [SS_VAR_DELETE] = "DELETE FROM variables WHERE key = ?",
+    [SS_SPEC_PUT] = "INSERT OR REPLACE INTO job_sealed_specs (job_id, spec) VALUES (?1, ?2)",
+    [SS_SPEC_GET] = "SELECT spec FROM job_sealed_specs WHERE job_id = ?",
 };
 
 struct secrets_store {
@@ -441,4 +445,45 @@ int secrets_store_var_list(struct secrets_store *ss, struct variable **rows, siz
 int secrets_store_var_delete(struct secrets_store *ss, const char *key, struct weir_error *err)
 {
 	return delete_row(ss, SS_VAR_DELETE, "variable", key, err);
+}
+
+/* ---- jobs' specs with secrets ---- */
+
+int secrets_store_spec_put(struct secrets_store *ss, int64_t job_id, const char *text,
+			   struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ss, SS_SPEC_PUT, err);
+	char id[24];
+
+	if (!st)
+		return -1;
+	snprintf(id, sizeof id, "%lld", (long long)job_id);
+	sqlite3_bind_int64(st, 1, job_id);
+	if (bind_sealed(ss, st, 2, "job", id, "spec", text, err) < 0)
+		return -1;
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return sql_error(ss->db, "writing a job's sealed spec", err);
+	return 0;
+}
+
+int secrets_store_spec_get(struct secrets_store *ss, int64_t job_id, char **text,
+			   struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ss, SS_SPEC_GET, err);
+	char id[24];
+	int rc;
+
+	*text = NULL;
+	if (!st)
+		return -1;
+	snprintf(id, sizeof id, "%lld", (long long)job_id);
+	sqlite3_bind_int64(st, 1, job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %s has no sealed spec", id);
+	if (rc != SQLITE_ROW)
+		return sql_error(ss->db, "reading a job's sealed spec", err);
+	rc = col_opened(ss, st, 0, "job", id, "spec", text, err);
+	sqlite3_reset(st);
+	return rc;
 }
