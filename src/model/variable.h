@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "lib/error.h"
+#include "lib/strvec.h"
 
 struct variable {
 	char *key;
@@ -33,6 +34,17 @@ char *variable_env_name(const char *key);
  * configuration's sensitive_var_conn_names), any case.  Such a value is
  * "***" in every answer, log and rendered command (docs/security.md). */
 bool variable_is_secret(const char *key);
+/* Adds a secret variable's value to a job's `mask` (model/job_spec.h), and
+ * the value as a shell template writes it between quotes (each ' as '\'')
+ * when that differs; each once, empty values never.  0, or -1 (out of
+ * memory). */
+int variable_mask_add(struct strvec *mask, const char *value);
+
+/* JSON text with every string in it (at any depth) masked: each text of
+ * `mask` as "***".  Newly allocated compact JSON; NULL when the text is not
+ * JSON or out of memory. */
+char *variable_mask_json(const char *json_text, const struct strvec *mask);
+
 /* A deep copy; 0 or -1 when out of memory. */
 int variable_copy(struct variable *dst, const struct variable *src);
 void variable_release(struct variable *v);

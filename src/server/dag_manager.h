@@ -56,6 +56,12 @@ void dag_manager_destroy(struct dag_manager *dm);
 struct secrets;
 void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets);
 
+/* `dag_folder_symlinks: never` (true): a DAG file that is a symbolic link
+ * is never read; false (the default, `inside`): read when its target is
+ * inside the DAG folder.  Either way a refused link is an import error that
+ * names the link, never the target's content. */
+void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never);
+
 /* Where notifications and SLA misses go (server/notifier.h); NULL: none.
  * Borrowed: it outlives the manager. */
 struct notifier;

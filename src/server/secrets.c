@@ -13,10 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/mask.h"
-#include "lib/shell.h"
+#include "lib/log.h"
 #include "lib/str.h"
-#include "lib/strbuf.h"
 #include "server/token.h"
 
 extern char **environ;
@@ -48,10 +46,14 @@ const char *secret_source_name(enum secret_source s)
 	return "?";
 }
 
+static int scrub_clear_copies(struct secrets *s, struct store *store, const char *names,
+			      struct weir_error *err);
+
 struct secrets *secrets_create(struct store *store, const char *home,
 			       const struct server_config *cfg, struct weir_error *err)
 {
 	uint8_t key[SEAL_KEY_SIZE];
+	struct weir_error e2 = {0};
 	struct secrets *s = calloc(1, sizeof *s);
 
 	if (!s) {
@@ -88,6 +90,10 @@ struct secrets *secrets_create(struct store *store, const char *home,
 			goto fail;
 		}
 	}
+	/* not fatal: a variable that does not open (another key) is an error
+	 * of its own lookups; the masking is tried again at the next start */
+	if (scrub_clear_copies(s, store, cfg ? cfg->sensitive_names : NULL, &e2) < 0)
+		log_warn("%s", e2.msg);
 	return s;
 fail:
 	secrets_destroy(s);
@@ -333,67 +339,47 @@ int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, j
 	return 0;
 }
 
-int secrets_mask_add(struct strvec *mask, const char *value)
+/* What versions before 13 (or before a name was added to
+ * sensitive_var_conn_names) wrote in clear, masked once per list of names:
+ * the meta row "secrets_masked_names" says which list the store was last
+ * masked for. */
+static int scrub_clear_copies(struct secrets *s, struct store *store, const char *names,
+			      struct weir_error *err)
 {
-	struct strbuf quoted = STRBUF_INIT;
-	const char *forms[2] = {value, NULL};
-	int rc = 0;
+	struct strvec texts = STRVEC_INIT;
+	struct secret_var *rows = NULL;
+	char *done = NULL;
+	size_t n = 0;
+	int rc = -1;
 
-	if (!value || !*value)
+	if (!names)
+		names = "";
+	if (store_meta_get(store, "secrets_masked_names", &done, NULL) == 0 && done &&
+	    !strcmp(done, names)) {
+		free(done);
 		return 0;
-	if (strchr(value, '\'')) {
-		if (shell_quote_inner(&quoted, value) < 0) {
-			strbuf_release(&quoted);
-			return -1;
+	}
+	free(done);
+	if (secrets_var_list(s, &rows, &n, err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (variable_is_secret(rows[i].v.key) &&
+		    variable_mask_add(&texts, rows[i].v.value) < 0) {
+			oom(err);
+			goto out;
 		}
-		forms[1] = quoted.buf;
-	}
-	for (size_t f = 0; f < 2 && forms[f] && rc == 0; f++) {
-		bool have = false;
-		for (size_t i = 0; i < mask->n && !have; i++)
-			have = !strcmp(mask->v[i], forms[f]);
-		if (!have)
-			rc = strvec_push(mask, forms[f]);
-	}
-	strbuf_release(&quoted);
+	if (secrets_store_scrub(s->ss, &texts, err) < 0 ||
+	    store_meta_set(store, "secrets_masked_names", names, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		weir_error_prefix(err, "masking the secret variables a version before wrote in clear");
+	for (size_t i = 0; i < texts.n; i++)
+		memset(texts.v[i], 0, strlen(texts.v[i]));
+	strvec_release(&texts);
+	secret_var_list_free(rows, n);
 	return rc;
-}
-
-/* Every string of `j` masked in place. */
-static int mask_tree(json_t *j, const struct mask *m)
-{
-	size_t i;
-	const char *key;
-	json_t *v;
-
-	if (json_is_string(j)) {
-		char *masked = mask_string(m, json_string_value(j));
-		int rc = masked ? json_string_set(j, masked) : -1;
-		free(masked);
-		return rc;
-	}
-	if (json_is_array(j))
-		json_array_foreach (j, i, v)
-			if (mask_tree(v, m) < 0)
-				return -1;
-	if (json_is_object(j))
-		json_object_foreach (j, key, v)
-			if (mask_tree(v, m) < 0)
-				return -1;
-	return 0;
-}
-
-char *secrets_mask_json_text(const char *json_text, const struct strvec *mask)
-{
-	json_t *j = json_loads(json_text, JSON_DECODE_ANY, NULL);
-	struct mask *m = mask_create((const char *const *)mask->v, mask->n);
-	char *out = NULL;
-
-	if (j && m && mask_tree(j, m) == 0)
-		out = json_dumps(j, JSON_COMPACT | JSON_ENCODE_ANY);
-	mask_destroy(m);
-	json_decref(j);
-	return out;
 }
 
 /* ---- lists ---- */

@@ -74,17 +74,6 @@ int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out
 int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, json_t *mask,
 		     struct weir_error *err);
 
-/* Adds a secret variable's value to a job's `mask` (model/job_spec.h), and
- * the value as a shell template writes it between quotes (each ' as '\'')
- * when that differs; each once, empty values never.  0, or -1 (out of
- * memory). */
-int secrets_mask_add(struct strvec *mask, const char *value);
-
-/* JSON text with every string in it (at any depth) masked: each text of
- * `mask` as "***".  Newly allocated compact JSON; NULL when the text is not
- * JSON or out of memory. */
-char *secrets_mask_json_text(const char *json_text, const struct strvec *mask);
-
 /* Every connection (each id once, as it resolves) by id. */
 struct secret_conn {
 	struct connection c;

@@ -78,4 +78,12 @@ int secrets_store_spec_put(struct secrets_store *ss, int64_t job_id, const char 
 int secrets_store_spec_get(struct secrets_store *ss, int64_t job_id, char **text,
 			   struct weir_error *err);
 
+/* Masks `texts` (the secret variables' values, model/variable.h's
+ * variable_mask_add() forms) wherever a version before 13 wrote them in
+ * clear: jobs' specs (an active job's spec sealed first, as above) and task
+ * instances' rendered commands.  One transaction; 0, or -1 with err and
+ * nothing changed. */
+int secrets_store_scrub(struct secrets_store *ss, const struct strvec *texts,
+			struct weir_error *err);
+
 #endif

@@ -184,25 +184,70 @@ int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
 	return 0;
 }
 
+char *dm_dag_file_path(struct dag_manager *dm, const char *path, char *msg, size_t size)
+{
+	struct stat st;
+	char *real = NULL, *dir = NULL;
+	size_t n;
+
+	msg[0] = '\0';
+	if (lstat(path, &st) < 0)
+		return NULL;
+	if (!S_ISLNK(st.st_mode))
+		return strdup(path);
+	if (dm->symlinks_never) {
+		snprintf(msg, size,
+		         "%s: a symbolic link: not read (dag_folder_symlinks: never; "
+		         "put the file itself in the DAG folder)",
+		         path);
+		return NULL;
+	}
+	/* the target as the kernel resolves it, every link on the way */
+	real = realpath(path, NULL);
+	dir = realpath(dm->dir, NULL);
+	n = dir ? strlen(dir) : 0;
+	if (!real || !dir || strncmp(real, dir, n) || real[n] != '/') {
+		if (real || errno != ENOENT)
+			snprintf(msg, size,
+			         "%s: a symbolic link to a file outside the DAG folder: not read "
+			         "(dag_folder_symlinks: inside)",
+			         path);
+		free(real);
+		real = NULL;
+	}
+	free(dir);
+	return real;
+}
+
 /* The file is new or changed: parse it; a good parse replaces the DAG. */
 static void load_file(struct dag_manager *dm, struct dag_entry *e)
 {
 	struct weir_error err = {0};
-	struct dag_spec *spec = dag_spec_parse_file(e->file, &err);
+	struct dag_spec *spec = NULL;
 	struct dag_entry *other;
 	char msg[WEIR_ERROR_MSG_MAX + 64];
+	char *read = dm_dag_file_path(dm, e->file, msg, sizeof msg);
 
+	if (!read) {
+		import_error(dm, e, msg[0] ? msg : "the file is gone");
+		return;
+	}
+	/* a link's target is read by its real path, checked just now */
+	spec = dag_spec_parse_file(read, &err);
 	if (!spec) {
+		free(read);
 		import_error(dm, e, err.msg);
 		return;
 	}
 	/* a queue this server does not have, a task larger than its pool: an import
 	 * error at its line */
-	if (dag_manager_check_spec(dm, spec, e->file, &err) < 0) {
+	if (dag_manager_check_spec(dm, spec, read, &err) < 0) {
+		free(read);
 		dag_spec_destroy(spec);
 		import_error(dm, e, err.msg);
 		return;
 	}
+	free(read);
 	other = dm_entry_by_id(dm, spec->dag_id);
 	if (other && other != e && other->present) {
 		snprintf(msg, sizeof msg, "%s: dag_id: \"%s\" is already the DAG of %s", e->file,
@@ -264,7 +309,9 @@ void dm_scan(struct dag_manager *dm)
 		e->seen = false;
 	while ((de = readdir(d))) {
 		struct stat st;
-		char *path;
+		char msg[WEIR_ERROR_MSG_MAX];
+		char *path, *read;
+		bool refused;
 		struct dag_entry *e;
 		int64_t mt;
 
@@ -273,10 +320,17 @@ void dm_scan(struct dag_manager *dm)
 		path = fs_join(dm->dir, de->d_name);
 		if (!path)
 			continue;
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		/* a symbolic link that may not be read: an import error (once per
+		 * change of the link), its target never opened */
+		read = dm_dag_file_path(dm, path, msg, sizeof msg);
+		refused = !read && msg[0];
+		if (refused ? lstat(path, &st) < 0
+		            : !read || stat(read, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(read);
 			free(path);
 			continue;
 		}
+		free(read);
 		mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 		e = entry_by_file(dm, path);
 		if (!e) {
@@ -292,11 +346,20 @@ void dm_scan(struct dag_manager *dm)
 		}
 		free(path);
 		e->seen = true;
-		if (e->present && e->mtime_ns == mt && e->size == (int64_t)st.st_size)
+		if ((e->present || e->refused) && e->refused == refused && e->mtime_ns == mt &&
+		    e->size == (int64_t)st.st_size)
 			continue;
-		e->present = true;
 		e->mtime_ns = mt;
 		e->size = (int64_t)st.st_size;
+		e->refused = refused;
+		if (refused) {
+			/* the last good version (if any) keeps running, as for a
+			 * broken file */
+			e->present = e->spec != NULL;
+			import_error(dm, e, msg);
+			continue;
+		}
+		e->present = true;
 		if (!changed) {
 			/* a new parse replaces the spec the cached runs point at */
 			dm_run_cache_drop(dm);
@@ -305,7 +368,15 @@ void dm_scan(struct dag_manager *dm)
 		load_file(dm, e);
 	}
 	closedir(d);
-	for (struct dag_entry *e = dm->entries; e; e = e->next)
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		struct weir_error err = {0};
+		if (e->refused && !e->seen) {
+			/* a refused link gone: so is its import error */
+			e->refused = false;
+			if (!e->present &&
+			    dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
+				log_error("DAG file %s: %s", e->file, err.msg);
+		}
 		if (e->present && !e->seen) {
 			if (!changed) {
 				dm_run_cache_drop(dm);
@@ -313,6 +384,7 @@ void dm_scan(struct dag_manager *dm)
 			}
 			file_gone(dm, e);
 		}
+	}
 	dm_datasets_scanned(dm, changed);
 }
 

@@ -224,6 +224,11 @@ void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets)
 	dm->secrets = secrets;
 }
 
+void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never)
+{
+	dm->symlinks_never = never;
+}
+
 void dag_manager_set_notifier(struct dag_manager *dm, struct notifier *n)
 {
 	dm->notifier = n;

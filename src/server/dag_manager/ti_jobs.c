@@ -135,7 +135,7 @@ static int source_var_noted(void *arg, const char *key, char **value, struct wei
 
 	if (source_var(nv->secrets, key, value, err) < 0)
 		return -1;
-	if (variable_is_secret(key) && secrets_mask_add(nv->mask, *value) < 0) {
+	if (variable_is_secret(key) && variable_mask_add(nv->mask, *value) < 0) {
 		free(*value);
 		*value = NULL;
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -328,7 +328,7 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	jt.resources = item_res_given ? &item_res : NULL;
 	spec = dag_job_build(&jt, command, err);
 	for (size_t i = 0; spec && i < secret_values.n; i++)
-		if (secrets_mask_add(&spec->mask, secret_values.v[i]) < 0) {
+		if (variable_mask_add(&spec->mask, secret_values.v[i]) < 0) {
 			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 			job_spec_destroy(spec);
 			spec = NULL;

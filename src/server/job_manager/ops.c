@@ -94,7 +94,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	}
 	/* a spec with secrets (a DAG task's secret variables): the row holds it
 	 * masked, the store's sealed table the spec itself */
-	if (spec->mask.n && !(masked = secrets_mask_json_text(text.buf, &spec->mask))) {
+	if (spec->mask.n && !(masked = variable_mask_json(text.buf, &spec->mask))) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
