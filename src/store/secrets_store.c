@@ -633,16 +633,24 @@ out:
 int secrets_store_scrub(struct secrets_store *ss, const struct strvec *texts,
 			struct weir_error *err)
 {
+	int rc = 0;
+
 	if (!texts->n)
 		return 0;
-	if (sqlite3_exec(ss->db, "SAVEPOINT scrub", NULL, NULL, NULL) != SQLITE_OK)
-		return sql_error(ss->db, "masking secrets written in clear", err);
-	for (size_t i = 0; i < texts->n; i++)
+	/* the old bytes zeroed where SQLite frees them, and the WAL's old
+	 * frames gone once the masked pages are in the file */
+	if (sqlite3_exec(ss->db, "PRAGMA secure_delete = ON; SAVEPOINT scrub", NULL, NULL,
+			 NULL) != SQLITE_OK)
+		rc = sql_error(ss->db, "masking secrets written in clear", err);
+	for (size_t i = 0; rc == 0 && i < texts->n; i++)
 		if (scrub_one(ss, texts->v[i], texts, err) < 0) {
-			sqlite3_exec(ss->db, "ROLLBACK TO scrub; RELEASE scrub", NULL, NULL, NULL);
-			return -1;
+			sqlite3_exec(ss->db, "ROLLBACK TO scrub", NULL, NULL, NULL);
+			rc = -1;
 		}
-	if (sqlite3_exec(ss->db, "RELEASE scrub", NULL, NULL, NULL) != SQLITE_OK)
-		return sql_error(ss->db, "masking secrets written in clear", err);
-	return 0;
+	if (sqlite3_exec(ss->db, "RELEASE scrub", NULL, NULL, NULL) != SQLITE_OK && rc == 0)
+		rc = sql_error(ss->db, "masking secrets written in clear", err);
+	if (rc == 0)
+		sqlite3_exec(ss->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	sqlite3_exec(ss->db, "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
+	return rc;
 }
