@@ -56,6 +56,7 @@ struct dag_manager {
 	char *home;
 	char *dir;
 	bool symlinks_never; /* dag_folder_symlinks: never */
+	char *paths_root;    /* the folder a DAG's files must be in; NULL: dir */
 	struct dag_pool *pools; /* names owned */
 	char **pool_queues;     /* per pool: the queue of its tasks that name none; NULL: none */
 	size_t n_pools;

@@ -1,6 +1,8 @@
 """DAG files that are symbolic links (issue 25): read only when the link's target is inside the
 DAG folder (`dag_folder_symlinks: inside`, the default) or never (`never`); a refused link is an
 import error that names the link and never shows the target's content, nor does /dagSources.
+The files a DAG names that the server reads (a `job:` spec file, a tony.xml) stay inside the
+folder too.
 """
 
 import os
@@ -92,3 +94,44 @@ def test_a_bad_setting_is_named(make_server, tmp_path):
     srv.start(wait=False)
     assert srv.proc.wait(60) != 0
     assert "dag_folder_symlinks: expected inside or never" in srv.log_text()
+
+
+JOB_DAG = """\
+dag_id: %s
+tasks:
+  - task_id: t
+    job: %s
+"""
+JOB_SPEC = "name: j\nroles:\n  task: {command: 'echo job-ran', memory: 256m}\n"
+
+
+def test_job_files_stay_inside_the_folder(make_server, tmp_path):
+    srv = make_server(config=dag_config(), start=False)
+    d = Dags(srv, tmp_path)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "job.yaml").write_text(OUTSIDE_FIRST + "\n")
+    (d.dir / "specs").mkdir()
+    (d.dir / "specs" / "job.yaml").write_text(JOB_SPEC)
+    os.symlink(outside / "job.yaml", d.dir / "specs" / "linked.yaml")
+    d.write("inside_job.yaml", JOB_DAG % ("inside_job", "specs/job.yaml"))
+    d.write("abs_job.yaml", JOB_DAG % ("abs_job", outside / "job.yaml"))
+    d.write("up_job.yaml", JOB_DAG % ("up_job", "../../outside/job.yaml"))
+    d.write("link_job.yaml", JOB_DAG % ("link_job", "specs/linked.yaml"))
+    srv.start()
+    d.wait_dag("inside_job")
+    errs = wait_errors(d, {"abs_job.yaml", "up_job.yaml", "link_job.yaml"})
+    for name in ("abs_job.yaml", "up_job.yaml", "link_job.yaml"):
+        assert "is not inside the DAG folder" in errs[name], errs
+    assert "NEVER-SHOWN" not in repr(errs)
+    run = d.wait_run("inside_job", d.trigger("inside_job")["dag_run_id"])
+    assert run["state"] == "success", run
+
+    # a job file turned into a link to a file outside after its DAG loaded: the try fails,
+    # saying why, and shows nothing of the file
+    os.unlink(d.dir / "specs" / "job.yaml")
+    os.symlink(outside / "job.yaml", d.dir / "specs" / "job.yaml")
+    run = d.wait_run("inside_job", d.trigger("inside_job")["dag_run_id"])
+    assert run["state"] == "failed", run
+    log = d.log("inside_job", run["dag_run_id"], "t")
+    assert "is not inside the DAG folder" in log and "NEVER-SHOWN" not in log, log

@@ -149,6 +149,22 @@ out:
 int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
                            const char *file, struct weir_error *err)
 {
+	/* a job file or tony.xml the server will read: inside the folder (one
+	 * that is not there yet is looked for at each try) */
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		const char *p = t->kind == DAG_TASK_JOB_FILE ? t->job_path
+		                : t->kind == DAG_TASK_JOB_TONY
+		                    ? json_string_value(json_object_get(t->tony, "conf_file"))
+		                    : NULL;
+		struct weir_error e2 = {0};
+		char *real = p ? dm_dag_named_file(dm, p, "job", &e2) : NULL;
+		bool inside = real != NULL;
+		free(real);
+		if (inside || !p || e2.kind == WEIR_E_NOT_FOUND)
+			continue;
+		return weir_error_set(err, e2.kind, "%s: task %s: %s", file, t->task_id, e2.msg);
+	}
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const struct dag_task *t = &spec->tasks[i];
 		char names[256];
@@ -184,11 +200,43 @@ int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
 	return 0;
 }
 
+/* `path`'s real path (every link resolved) when it lies below folder
+ * `dir`'s; NULL otherwise (errno ENOENT when it does not exist). */
+static char *real_path_inside(const char *dir, const char *path)
+{
+	char *real = realpath(path, NULL), *rdir = realpath(dir, NULL);
+	size_t n = rdir ? strlen(rdir) : 0;
+	int saved = errno;
+
+	if (real && rdir && (strncmp(real, rdir, n) || real[n] != '/')) {
+		free(real);
+		real = NULL;
+		saved = EACCES;
+	}
+	free(rdir);
+	errno = real ? 0 : saved ? saved : EACCES;
+	return real;
+}
+
+char *dm_dag_named_file(struct dag_manager *dm, const char *path, const char *what,
+                        struct weir_error *err)
+{
+	const char *dir = dm->paths_root ? dm->paths_root : dm->dir;
+	char *real = real_path_inside(dir, path);
+
+	if (!real)
+		weir_error_set(err, errno == ENOENT ? WEIR_E_NOT_FOUND : WEIR_E_INVALID,
+		               errno == ENOENT ? "%s: %s: no such file"
+		                               : "%s: %s is not inside the DAG folder: the server "
+		                                 "reads no file a DAG names outside it",
+		               what, path);
+	return real;
+}
+
 char *dm_dag_file_path(struct dag_manager *dm, const char *path, char *msg, size_t size)
 {
 	struct stat st;
-	char *real = NULL, *dir = NULL;
-	size_t n;
+	char *real = NULL;
 
 	msg[0] = '\0';
 	if (lstat(path, &st) < 0)
@@ -203,19 +251,12 @@ char *dm_dag_file_path(struct dag_manager *dm, const char *path, char *msg, size
 		return NULL;
 	}
 	/* the target as the kernel resolves it, every link on the way */
-	real = realpath(path, NULL);
-	dir = realpath(dm->dir, NULL);
-	n = dir ? strlen(dir) : 0;
-	if (!real || !dir || strncmp(real, dir, n) || real[n] != '/') {
-		if (real || errno != ENOENT)
-			snprintf(msg, size,
-			         "%s: a symbolic link to a file outside the DAG folder: not read "
-			         "(dag_folder_symlinks: inside)",
-			         path);
-		free(real);
-		real = NULL;
-	}
-	free(dir);
+	real = real_path_inside(dm->dir, path);
+	if (!real && errno != ENOENT)
+		snprintf(msg, size,
+		         "%s: a symbolic link to a file outside the DAG folder: not read "
+		         "(dag_folder_symlinks: inside)",
+		         path);
 	return real;
 }
 

@@ -32,14 +32,13 @@
 
 /* The job of a tony task: its tony.xml with the task's submit-flag fields
  * (and conf overrides) over it. */
-static struct job_spec *tony_job(const json_t *tony, struct weir_error *err)
+static struct job_spec *tony_job(const json_t *tony, const char *cf, struct weir_error *err)
 {
 	struct tony_submit ts = {0};
 	struct tony_conf *conf;
 	struct job_spec *spec;
 	json_t *v;
 	size_t i;
-	const char *cf = json_string_value(json_object_get(tony, "conf_file"));
 
 	conf = tony_conf_parse_file(cf, err);
 	if (!conf)
@@ -78,18 +77,33 @@ static struct job_spec *tony_job(const json_t *tony, struct weir_error *err)
 }
 
 /* A job task's job as its file says, before templating: read now, so that
- * an edit of the file reaches the next try.  NULL with err. */
-static struct job_spec *read_task_job(const struct dag_task *t, struct weir_error *err)
+ * an edit of the file reaches the next try; the file by its real path, which
+ * must be inside the DAG folder (checked again now: a link may have been
+ * turned).  NULL with err. */
+static struct job_spec *read_task_job(struct dag_manager *dm, const struct dag_task *t,
+                                      struct weir_error *err)
 {
+	const char *named = t->kind == DAG_TASK_JOB_FILE
+	                        ? t->job_path
+	                        : json_string_value(json_object_get(t->tony, "conf_file"));
+	char *real = named ? dm_dag_named_file(dm, named, "job", err) : NULL;
+	struct job_spec *spec = NULL;
+
+	if (!real)
+		return NULL;
 	switch (t->kind) {
 	case DAG_TASK_JOB_FILE:
-		return job_spec_parse_file(t->job_path, err);
+		spec = job_spec_parse_file(real, err);
+		break;
 	case DAG_TASK_JOB_TONY:
-		return tony_job(t->tony, err);
+		spec = tony_job(t->tony, real, err);
+		break;
 	default:
 		weir_error_set(err, WEIR_E_INTERNAL, "not a job task");
-		return NULL;
+		break;
 	}
+	free(real);
+	return spec;
 }
 
 /* The queue of pool `name` (the configuration's), or NULL. */
@@ -312,7 +326,7 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	rc->dir_made = true;
 	unlink(out_path);
 	if (t->kind == DAG_TASK_JOB_FILE || t->kind == DAG_TASK_JOB_TONY) {
-		read = read_task_job(t, err);
+		read = read_task_job(dm, t, err);
 		if (!read)
 			goto out;
 	}
