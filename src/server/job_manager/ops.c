@@ -79,6 +79,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	struct strbuf text = STRBUF_INIT;
 	json_t *sj = NULL;
 	char *masked = NULL;
+	struct weir_error e2 = {0};
 	int rc = -1;
 	bool gang;
 
@@ -118,8 +119,8 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	}
 	*id = row.id;
 	if (masked && jm->secrets &&
-	    secrets_store_spec_put(secrets_store_of(jm->secrets), *id, text.buf, err) < 0)
-		log_error("job %lld: its spec with secrets: %s", (long long)*id, err->msg);
+	    secrets_store_spec_put(secrets_store_of(jm->secrets), *id, text.buf, &e2) < 0)
+		log_error("job %lld: its spec with secrets: %s", (long long)*id, e2.msg);
 	jm_timers_touch(jm, *id);
 	/* the spec as its stored text reads: the caller's (settled as the text
 	 * reads) or the text read back */
