@@ -587,7 +587,7 @@ static int var_export(struct cli_ctx *ctx, const char *file)
 {
 	struct weir_error err = {0};
 	json_t *items, *out = json_object(), *it;
-	size_t i;
+	size_t i, masked = 0;
 	char *text;
 	int rc = list_all(ctx, "variables", &items);
 
@@ -598,7 +598,14 @@ static int var_export(struct cli_ctx *ctx, const char *file)
 	json_array_foreach(items, i, it)
 	{
 		const char *value = cli_json_str(it, "value", "");
-		json_t *j = json_loads(value, JSON_DECODE_ANY, NULL);
+		json_t *j;
+		/* a secret variable's value is never answered (docs/security.md):
+		 * "***" in the file would overwrite it at an import */
+		if (!strcmp(value, "***")) {
+			masked++;
+			continue;
+		}
+		j = json_loads(value, JSON_DECODE_ANY, NULL);
 		json_object_set_new(out, cli_json_str(it, "key", "?"), j ? j : json_string(value));
 	}
 	text = json_dumps(out, JSON_INDENT(4) | JSON_SORT_KEYS);
@@ -606,7 +613,10 @@ static int var_export(struct cli_ctx *ctx, const char *file)
 		cli_error("%s: %s", file, text ? err.msg : "out of memory");
 		rc = CLI_EXIT_FAILED;
 	} else {
-		printf("%zu variables successfully exported to %s\n", json_array_size(items), file);
+		printf("%zu variables successfully exported to %s\n", json_object_size(out), file);
+		if (masked)
+			printf("%zu secret variables left out: the server shows them as ***\n",
+			       masked);
 	}
 	free(text);
 	json_decref(items);

@@ -556,10 +556,40 @@ static const char *const secret_names[] = {
     "password",     "private_key", "secret", "token",         "keyfile_dict", "service_account",
 };
 
+/* The names the configuration adds (sensitive_var_conn_names), set once at
+ * the server's start, before any thread reads them. */
+static struct strvec extra_secret_names = STRVEC_INIT;
+
+int connection_secret_names_add(const char *names, struct weir_error *err)
+{
+	const char *p = names ? names : "";
+
+	while (*p) {
+		size_t n;
+		while (*p == ',' || *p == ' ' || *p == '\t')
+			p++;
+		n = strcspn(p, ",");
+		while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if (n && strvec_pushf(&extra_secret_names, "%.*s", (int)n, p) < 0)
+			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		p += strcspn(p, ",");
+	}
+	return 0;
+}
+
+void connection_secret_names_reset(void)
+{
+	strvec_release(&extra_secret_names);
+}
+
 bool connection_secret_name(const char *name)
 {
 	for (size_t i = 0; name && i < sizeof secret_names / sizeof secret_names[0]; i++)
 		if (strcasestr(name, secret_names[i]))
+			return true;
+	for (size_t i = 0; name && i < extra_secret_names.n; i++)
+		if (strcasestr(name, extra_secret_names.v[i]))
 			return true;
 	return false;
 }

@@ -118,6 +118,12 @@ void connection_id_of_env(const char *suffix, char *out, size_t size);
  * keyfile_dict, service_account), any case, anywhere in the name.  Such
  * values are masked like the password. */
 bool connection_secret_name(const char *name);
+/* Adds names to that list (Airflow's sensitive_var_conn_names: a comma-
+ * separated text; blanks around a name are dropped, empty names ignored).
+ * Process-wide: the server calls it once at start, before its threads;
+ * reset() drops them.  0, or -1 with err (out of memory). */
+int connection_secret_names_add(const char *names, struct weir_error *err);
+void connection_secret_names_reset(void);
 
 /* The extra as compact JSON text with sorted keys, the values of secret-like
  * fields as "***"; NULL when there is no extra (or out of memory). */

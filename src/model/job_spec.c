@@ -23,7 +23,7 @@
 static const char *const job_keys[] = {
 	"name", "framework", "priority", "entry_point", "params", "python", "src_dir",
 	"artifacts", "env", "success_policy", "fail_on_worker_failure", "restart", "timeouts",
-	"roles", "queue", "slurm", "connections", NULL,
+	"roles", "queue", "slurm", "connections", "mask", NULL,
 };
 static const char *const slurm_keys[] = {"partition", "account", "qos", "time", "sbatch_options",
 					 NULL};
@@ -344,6 +344,22 @@ static int read_job_field(struct field_reader *r, struct job_spec *spec, const c
 			return e.kind == WEIR_E_INVALID ? field_fail(r, "%s", e.msg) : field_oom(r);
 		return 0;
 	}
+	if (!strcmp(key, "mask")) {
+		size_t i;
+		json_t *m;
+		if (field_need_type(r, val, "a list of texts", json_is_array(val)) < 0)
+			return -1;
+		json_array_foreach(val, i, m)
+		{
+			if (!json_is_string(m))
+				return field_fail(r, "%s", "expected a list of texts");
+			if (!json_string_length(m))
+				continue;
+			if (strvec_push(&spec->mask, json_string_value(m)) < 0)
+				return field_oom(r);
+		}
+		return 0;
+	}
 	if (!strcmp(key, "success_policy")) {
 		if (field_get_string(r, val, &s) < 0)
 			return -1;
@@ -588,6 +604,8 @@ int job_spec_write_json(struct strbuf *sb, const struct job_spec *spec)
 	/* only when given: specs without them read as before */
 	if (spec->connections.n)
 		put_strings(sb, "connections", spec->connections.v, spec->connections.n, &rc);
+	if (spec->mask.n)
+		put_strings(sb, "mask", spec->mask.v, spec->mask.n, &rc);
 	if (spec->queue)
 		rc |= json_util_write_field(sb, "queue", spec->queue);
 	put_slurm(sb, &spec->slurm, &rc);
@@ -831,6 +849,7 @@ void job_spec_destroy(struct job_spec *spec)
 	free(spec->artifacts);
 	env_free(spec->env, spec->n_env);
 	strvec_release(&spec->connections);
+	strvec_release(&spec->mask);
 	free(spec->name);
 	free(spec->src_dir);
 	free(spec->entry_point);

@@ -98,6 +98,12 @@ struct job_spec {
 	 * password included), resolved when it registers (docs/connections.md);
 	 * no other connection.  Ids only: the spec never holds a secret. */
 	struct strvec connections;
+	/* `mask: [text, ...]`: texts no output or view of the job shows (the
+	 * task's log masks them, like its connections' passwords): the values
+	 * of the secret variables a DAG task's templates put into it.  A spec
+	 * that has them is stored sealed, and shown with them as "***"
+	 * (docs/security.md). */
+	struct strvec mask;
 
 	enum success_policy success;
 	bool fail_on_worker_failure; /* TonY's fail-on-worker-failure-enabled */

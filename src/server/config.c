@@ -10,6 +10,7 @@
 
 #include "lib/fs.h"
 #include "lib/str.h"
+#include "lib/strbuf.h"
 #include "lib/yaml.h"
 #include "model/job_spec.h"
 
@@ -95,6 +96,7 @@ void server_config_release(struct server_config *cfg)
 	free(cfg->listen_host);
 	free(cfg->dags_dir);
 	free(cfg->task_user);
+	free(cfg->sensitive_names);
 	free_pools(cfg);
 	free_users(cfg);
 	free_gpus(cfg);
@@ -609,6 +611,39 @@ static int apply_connections(struct server_config *cfg, json_t *m, const char *o
 	return 0;
 }
 
+/* `sensitive_var_conn_names`: a list of names or Airflow's comma-separated
+ * text, kept as one comma-separated text (connection_secret_names_add()). */
+static int apply_sensitive_names(struct server_config *cfg, json_t *v, const char *origin,
+                                 struct weir_error *err)
+{
+	struct strbuf sb = STRBUF_INIT;
+	size_t i;
+	json_t *name;
+
+	if (json_is_string(v))
+		return set_str(&cfg->sensitive_names, json_string_value(v), err);
+	if (!json_is_array(v))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: sensitive_var_conn_names: expected a list of names "
+		                      "(or a comma-separated text)",
+		                      origin);
+	json_array_foreach(v, i, name)
+	{
+		const char *s = json_string_value(name);
+		if (!s || !*s || strchr(s, ',')) {
+			strbuf_release(&sb);
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: sensitive_var_conn_names[%zu]: expected a name "
+			                      "(text without a comma)",
+			                      origin, i);
+		}
+		strbuf_addf(&sb, "%s%s", i ? "," : "", s);
+	}
+	free(cfg->sensitive_names);
+	cfg->sensitive_names = strbuf_detach(&sb, NULL);
+	return 0;
+}
+
 /* `variables: {KEY: value}`: text as it is, other values as their JSON. */
 static int apply_variables(struct server_config *cfg, json_t *m, const char *origin,
                            struct weir_error *err)
@@ -757,11 +792,24 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else if (!strcmp(key, "variables")) {
 			if (apply_variables(cfg, v, origin, err) < 0)
 				goto out;
+		} else if (!strcmp(key, "sensitive_var_conn_names")) {
+			if (apply_sensitive_names(cfg, v, origin, err) < 0)
+				goto out;
+		} else if (!strcmp(key, "dag_folder_symlinks")) {
+			const char *e = json_string_value(v);
+			if (!e || (strcmp(e, "inside") && strcmp(e, "never"))) {
+				weir_error_set(err, WEIR_E_INVALID,
+				               "%s: dag_folder_symlinks: expected inside or never",
+				               origin);
+				goto out;
+			}
+			cfg->dag_symlinks_never = !strcmp(e, "never");
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
 			               "%s: %s: unknown setting (expected listen, resources, "
 			               "kill_grace_seconds, dags, pools, users, executor, log_transport, "
-			               "task_user, slurm, queues, connections or variables)",
+			               "task_user, slurm, queues, connections, variables, "
+			               "sensitive_var_conn_names or dag_folder_symlinks)",
 			               origin, key);
 			goto out;
 		}

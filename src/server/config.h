@@ -80,6 +80,14 @@ struct server_config {
 	size_t n_connections;
 	struct variable *variables;
 	size_t n_variables;
+	/* `sensitive_var_conn_names: [name, ...]` (or "a,b"): names added to
+	 * the sensitive ones (model/connection.h), as one comma-separated text;
+	 * NULL: none */
+	char *sensitive_names;
+	/* `dag_folder_symlinks: inside|never`: a DAG file that is a symbolic
+	 * link is read when its target is inside the DAG folder (default), or
+	 * never */
+	bool dag_symlinks_never;
 };
 
 /* A user of HTTP Basic auth; the hash is checked by the API (api_set_users). */

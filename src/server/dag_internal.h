@@ -42,6 +42,9 @@ struct dag_entry {
 	struct dag_spec *spec; /* the last good parse; NULL when it never parsed */
 	int64_t last_sched_ms; /* logical date of its latest scheduled run; CRON_NEVER */
 	bool last_sched_known;
+	/* a symbolic link refused by dag_folder_symlinks (dm_dag_file_open());
+	 * mtime_ns and size are the link's own then */
+	bool refused;
 	struct dag_entry *next;
 };
 
@@ -52,6 +55,8 @@ struct dag_manager {
 	struct job_manager *jm;
 	char *home;
 	char *dir;
+	bool symlinks_never; /* dag_folder_symlinks: never */
+	char *paths_root;    /* the folder a DAG's files must be in; NULL: dir */
 	struct dag_pool *pools; /* names owned */
 	char **pool_queues;     /* per pool: the queue of its tasks that name none; NULL: none */
 	size_t n_pools;

@@ -56,6 +56,16 @@ void dag_manager_destroy(struct dag_manager *dm);
 struct secrets;
 void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets);
 
+/* `dag_folder_symlinks: never` (true): a DAG file that is a symbolic link
+ * is never read; false (the default, `inside`): read when its target is
+ * inside the DAG folder.  Either way a refused link is an import error that
+ * names the link, never the target's content. */
+void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never);
+/* The folder a DAG's job files and tony.xml must be in (copied; NULL: the
+ * DAG folder): `weir dags test` runs a copy of a DAG file kept elsewhere,
+ * whose files are in the original's folder. */
+void dag_manager_set_paths_root(struct dag_manager *dm, const char *dir);
+
 /* Where notifications and SLA misses go (server/notifier.h); NULL: none.
  * Borrowed: it outlives the manager. */
 struct notifier;

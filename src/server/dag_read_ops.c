@@ -90,12 +90,20 @@ int dm_op_dag_source(void *ctx, const char *dag_id, char **text, size_t *len,
 {
 	struct dag_manager *dm = ctx;
 	struct dag_entry *e = dm_entry_by_id(dm, dag_id);
+	char msg[WEIR_ERROR_MSG_MAX];
+	char *path;
 
 	if (!e || !e->present)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no DAG file holds it",
 		                      dag_id);
-	/* the path is the manager's own, never the request's */
-	*text = fs_read_file(e->file, len, NULL);
+	/* the path is the manager's own, never the request's; a link is read
+	 * only as dag_folder_symlinks lets it, checked again now */
+	path = dm_dag_file_path(dm, e->file, msg, sizeof msg);
+	if (!path)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: %s", dag_id,
+		                      msg[0] ? msg : "its file is gone");
+	*text = fs_read_file(path, len, NULL);
+	free(path);
 	if (!*text)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: its file cannot be read",
 		                      dag_id);

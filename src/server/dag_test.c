@@ -626,7 +626,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	struct dag_test t;
 	struct server_config cfg;
 	struct dag_spec *spec = NULL;
-	char *home = NULL, *dags = NULL, *copy = NULL, *name = NULL;
+	char *home = NULL, *dags = NULL, *copy = NULL, *name = NULL, *base = NULL;
 	char iso[64];
 	int64_t logical_ms;
 	json_t *params;
@@ -711,6 +711,10 @@ int dag_test_run(const struct dag_test_opts *o)
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
 	}
+	/* the DAG's job files are where the user's file is, not in the copy's folder */
+	base = fs_abs_dirname(o->file);
+	dag_manager_set_paths_root(t.parts.dm, base);
+	free(base);
 	/* checked on the user's file, so that an error names it and its line */
 	if (dag_manager_check_spec(t.parts.dm, spec, o->file, &err) < 0) {
 		error_msg("%s", err.msg);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/log.h"
 #include "lib/str.h"
 #include "server/token.h"
 
@@ -45,16 +46,24 @@ const char *secret_source_name(enum secret_source s)
 	return "?";
 }
 
+static int scrub_clear_copies(struct secrets *s, struct store *store, const char *names,
+			      struct weir_error *err);
+
 struct secrets *secrets_create(struct store *store, const char *home,
 			       const struct server_config *cfg, struct weir_error *err)
 {
 	uint8_t key[SEAL_KEY_SIZE];
+	struct weir_error e2 = {0};
 	struct secrets *s = calloc(1, sizeof *s);
 
 	if (!s) {
 		oom(err);
 		return NULL;
 	}
+	/* the configuration's sensitive names, for every part of this process */
+	connection_secret_names_reset();
+	if (cfg && connection_secret_names_add(cfg->sensitive_names, err) < 0)
+		goto fail;
 	if (server_key_load_or_create(home, key, err) < 0)
 		goto fail;
 	s->ss = secrets_store_create(store, key, err);
@@ -81,6 +90,10 @@ struct secrets *secrets_create(struct store *store, const char *home,
 			goto fail;
 		}
 	}
+	/* not fatal: a variable that does not open (another key) is an error
+	 * of its own lookups; the masking is tried again at the next start */
+	if (scrub_clear_copies(s, store, cfg ? cfg->sensitive_names : NULL, &e2) < 0)
+		log_warn("%s", e2.msg);
 	return s;
 fail:
 	secrets_destroy(s);
@@ -324,6 +337,49 @@ int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, j
 		connection_release(&c);
 	}
 	return 0;
+}
+
+/* What versions before 13 (or before a name was added to
+ * sensitive_var_conn_names) wrote in clear, masked once per list of names:
+ * the meta row "secrets_masked_names" says which list the store was last
+ * masked for. */
+static int scrub_clear_copies(struct secrets *s, struct store *store, const char *names,
+			      struct weir_error *err)
+{
+	struct strvec texts = STRVEC_INIT;
+	struct secret_var *rows = NULL;
+	char *done = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	if (!names)
+		names = "";
+	if (store_meta_get(store, "secrets_masked_names", &done, NULL) == 0 && done &&
+	    !strcmp(done, names)) {
+		free(done);
+		return 0;
+	}
+	free(done);
+	if (secrets_var_list(s, &rows, &n, err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (variable_is_secret(rows[i].v.key) &&
+		    variable_mask_add(&texts, rows[i].v.value) < 0) {
+			oom(err);
+			goto out;
+		}
+	if (secrets_store_scrub(s->ss, &texts, err) < 0 ||
+	    store_meta_set(store, "secrets_masked_names", names, err) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0)
+		weir_error_prefix(err, "masking the secret variables a version before wrote in clear");
+	for (size_t i = 0; i < texts.n; i++)
+		memset(texts.v[i], 0, strlen(texts.v[i]));
+	strvec_release(&texts);
+	secret_var_list_free(rows, n);
+	return rc;
 }
 
 /* ---- lists ---- */

@@ -42,9 +42,13 @@ static json_t *conn_view(const struct connection *c, enum secret_source src, boo
 	return o;
 }
 
+/* A Variable; a secret one's value as "***" (variable_is_secret(), as
+ * Airflow 3's API answers). */
 static json_t *var_view(const struct variable *v, enum secret_source src)
 {
-	return json_pack("{s:s, s:s, s:o, s:s}", "key", v->key, "value", v->value, "description",
+	const char *value = variable_is_secret(v->key) ? "***" : v->value;
+
+	return json_pack("{s:s, s:s, s:o, s:s}", "key", v->key, "value", value, "description",
 			 str_or_null(v->description), "source", secret_source_name(src));
 }
 

@@ -458,6 +458,12 @@ static const char *const migrations[] = {
     " WITHOUT ROWID;"
     "INSERT INTO task_instance_tries SELECT * FROM tries_copy;"
     "DROP TABLE tries_copy;",
+    /* 12 -> 13: the specs of jobs that carry secrets (a DAG task's secret
+     * variables, model/job_spec.h's mask), sealed (store/secrets_store.h);
+     * the jobs table holds them masked */
+    "CREATE TABLE IF NOT EXISTS job_sealed_specs ("
+    " job_id INTEGER PRIMARY KEY REFERENCES jobs(id) ON DELETE CASCADE,"
+    " spec BLOB NOT NULL);",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

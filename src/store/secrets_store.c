@@ -1,7 +1,7 @@
 /* secrets_store.c: the connections and variables tables (secrets_store.h),
  * with statements kept in the handle and the secret columns sealed
  * (store/seal.h) with the associated data "connection ID password",
- * "connection ID extra" and "variable KEY value".
+ * "connection ID extra", "variable KEY value" and "job ID spec".
  */
 #include "store/secrets_store.h"
 #include "store/sql.h"
@@ -25,6 +25,8 @@ enum ss_stmt {
 	SS_VAR_GET,
 	SS_VAR_LIST,
 	SS_VAR_DELETE,
+	SS_SPEC_PUT,
+	SS_SPEC_GET,
 	SS_COUNT,
 };
 
@@ -44,6 +46,8 @@ static const char *const ss_sql[SS_COUNT] = {
     [SS_VAR_GET] = "SELECT key, value, description FROM variables WHERE key = ?",
     [SS_VAR_LIST] = "SELECT key, value, description FROM variables ORDER BY key",
     [SS_VAR_DELETE] = "DELETE FROM variables WHERE key = ?",
+    [SS_SPEC_PUT] = "INSERT OR REPLACE INTO job_sealed_specs (job_id, spec) VALUES (?1, ?2)",
+    [SS_SPEC_GET] = "SELECT spec FROM job_sealed_specs WHERE job_id = ?",
 };
 
 struct secrets_store {
@@ -441,4 +445,212 @@ int secrets_store_var_list(struct secrets_store *ss, struct variable **rows, siz
 int secrets_store_var_delete(struct secrets_store *ss, const char *key, struct weir_error *err)
 {
 	return delete_row(ss, SS_VAR_DELETE, "variable", key, err);
+}
+
+/* ---- jobs' specs with secrets ---- */
+
+int secrets_store_spec_put(struct secrets_store *ss, int64_t job_id, const char *text,
+			   struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ss, SS_SPEC_PUT, err);
+	char id[24];
+
+	if (!st)
+		return -1;
+	snprintf(id, sizeof id, "%lld", (long long)job_id);
+	sqlite3_bind_int64(st, 1, job_id);
+	if (bind_sealed(ss, st, 2, "job", id, "spec", text, err) < 0)
+		return -1;
+	if (sqlite3_step(st) != SQLITE_DONE)
+		return sql_error(ss->db, "writing a job's sealed spec", err);
+	return 0;
+}
+
+int secrets_store_spec_get(struct secrets_store *ss, int64_t job_id, char **text,
+			   struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(ss, SS_SPEC_GET, err);
+	char id[24];
+	int rc;
+
+	*text = NULL;
+	if (!st)
+		return -1;
+	snprintf(id, sizeof id, "%lld", (long long)job_id);
+	sqlite3_bind_int64(st, 1, job_id);
+	rc = sqlite3_step(st);
+	if (rc == SQLITE_DONE)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %s has no sealed spec", id);
+	if (rc != SQLITE_ROW)
+		return sql_error(ss->db, "reading a job's sealed spec", err);
+	rc = col_opened(ss, st, 0, "job", id, "spec", text, err);
+	sqlite3_reset(st);
+	return rc;
+}
+
+/* ---- clear copies a version before 13 wrote ---- */
+
+/* A job whose spec holds a secret in clear. */
+struct clear_job {
+	int64_t id;
+	char *spec;
+	bool active;
+};
+
+static void clear_jobs_free(struct clear_job *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].spec)
+			memset(v[i].spec, 0, strlen(v[i].spec));
+		free(v[i].spec);
+	}
+	free(v);
+}
+
+/* The jobs whose spec_json holds `needle` (a secret as JSON text writes it). */
+static int clear_jobs(struct secrets_store *ss, const char *needle, struct clear_job **out,
+		      size_t *n, struct weir_error *err)
+{
+	sqlite3_stmt *st = NULL;
+	struct clear_job *v = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	*out = NULL;
+	*n = 0;
+	if (sqlite3_prepare_v2(ss->db,
+			       "SELECT id, spec_json, state NOT IN ('succeeded','failed','killed')"
+			       " FROM jobs WHERE instr(spec_json, ?1) > 0",
+			       -1, &st, NULL) != SQLITE_OK)
+		return sql_error(ss->db, "finding secrets in jobs' specs", err);
+	sql_bind_text(st, 1, needle);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (len == cap) {
+			size_t nc = cap ? cap * 2 : 16;
+			struct clear_job *nv = realloc(v, nc * sizeof *nv);
+			if (!nv)
+				break;
+			v = nv;
+			cap = nc;
+		}
+		v[len].id = sqlite3_column_int64(st, 0);
+		v[len].active = sqlite3_column_int(st, 2) != 0;
+		if (!(v[len].spec = strdup((const char *)sqlite3_column_text(st, 1))))
+			break;
+		len++;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		clear_jobs_free(v, len);
+		return rc == SQLITE_ROW ? oom(err) : sql_error(ss->db, "reading jobs' specs", err);
+	}
+	*out = v;
+	*n = len;
+	return 0;
+}
+
+/* Job j's spec_json masked; an active job's spec sealed first, since it
+ * may still be needed to start its tasks. */
+static int mask_job(struct secrets_store *ss, const struct clear_job *j,
+		    const struct strvec *texts, struct weir_error *err)
+{
+	char *masked = variable_mask_json(j->spec, texts);
+	sqlite3_stmt *st = NULL;
+	int rc = -1;
+
+	if (!masked)
+		return weir_error_set(err, WEIR_E_INTERNAL, "store: job %lld: its spec is not JSON",
+				      (long long)j->id);
+	if (j->active) {
+		struct weir_error e2 = {0};
+		char *have = NULL;
+		if (secrets_store_spec_get(ss, j->id, &have, &e2) < 0 &&
+		    (e2.kind != WEIR_E_NOT_FOUND ||
+		     secrets_store_spec_put(ss, j->id, j->spec, err) < 0))
+			goto out;
+		free(have);
+	}
+	if (sqlite3_prepare_v2(ss->db, "UPDATE jobs SET spec_json = ?2 WHERE id = ?1", -1, &st,
+			       NULL) != SQLITE_OK) {
+		sql_error(ss->db, "masking a job's spec", err);
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, j->id);
+	sql_bind_text(st, 2, masked);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		sql_error(ss->db, "masking a job's spec", err);
+	else
+		rc = 0;
+out:
+	sqlite3_finalize(st);
+	free(masked);
+	return rc;
+}
+
+/* One text masked wherever a version before wrote it in clear. */
+static int scrub_one(struct secrets_store *ss, const char *text, const struct strvec *texts,
+		     struct weir_error *err)
+{
+	json_t *js = json_string(text);
+	char *quoted = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
+	struct clear_job *jobs = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t n = 0;
+	int rc = -1;
+
+	json_decref(js);
+	if (!quoted)
+		return oom(err);
+	/* the JSON text of the string, without its quotes */
+	quoted[strlen(quoted) - 1] = '\0';
+	if (clear_jobs(ss, quoted + 1, &jobs, &n, err) < 0)
+		goto out;
+	for (size_t i = 0; i < n; i++)
+		if (mask_job(ss, &jobs[i], texts, err) < 0)
+			goto out;
+	if (sqlite3_prepare_v2(ss->db,
+			       "UPDATE task_instances SET rendered_command ="
+			       " replace(rendered_command, ?1, '***')"
+			       " WHERE instr(rendered_command, ?1) > 0",
+			       -1, &st, NULL) != SQLITE_OK) {
+		sql_error(ss->db, "masking rendered commands", err);
+		goto out;
+	}
+	sql_bind_text(st, 1, text);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		sql_error(ss->db, "masking rendered commands", err);
+		goto out;
+	}
+	rc = 0;
+out:
+	sqlite3_finalize(st);
+	clear_jobs_free(jobs, n);
+	memset(quoted, 0, strlen(quoted));
+	free(quoted);
+	return rc;
+}
+
+int secrets_store_scrub(struct secrets_store *ss, const struct strvec *texts,
+			struct weir_error *err)
+{
+	int rc = 0;
+
+	if (!texts->n)
+		return 0;
+	/* the old bytes zeroed where SQLite frees them, and the WAL's old
+	 * frames gone once the masked pages are in the file */
+	if (sqlite3_exec(ss->db, "PRAGMA secure_delete = ON; SAVEPOINT scrub", NULL, NULL,
+			 NULL) != SQLITE_OK)
+		rc = sql_error(ss->db, "masking secrets written in clear", err);
+	for (size_t i = 0; rc == 0 && i < texts->n; i++)
+		if (scrub_one(ss, texts->v[i], texts, err) < 0) {
+			sqlite3_exec(ss->db, "ROLLBACK TO scrub", NULL, NULL, NULL);
+			rc = -1;
+		}
+	if (sqlite3_exec(ss->db, "RELEASE scrub", NULL, NULL, NULL) != SQLITE_OK && rc == 0)
+		rc = sql_error(ss->db, "masking secrets written in clear", err);
+	if (rc == 0)
+		sqlite3_exec(ss->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+	sqlite3_exec(ss->db, "PRAGMA secure_delete = OFF", NULL, NULL, NULL);
+	return rc;
 }

@@ -3,7 +3,7 @@
  *
  * Connections are rows of model/connection.h's fields, variables of
  * model/variable.h's (a key, a value: text, JSON being text too, and a
- * description).  The secret columns
+ * description); and the specs of jobs that carry secrets, whole.  The secret columns
  * (a connection's password and extra, a variable's value) are sealed with
  * the server's key (store/seal.h) before they are written and opened when
  * read: the file never holds them in clear.  The rest (type, host, port,
@@ -65,5 +65,25 @@ int secrets_store_var_get(struct secrets_store *ss, const char *key, struct vari
 int secrets_store_var_list(struct secrets_store *ss, struct variable **rows, size_t *n,
 			   struct weir_error *err);
 int secrets_store_var_delete(struct secrets_store *ss, const char *key, struct weir_error *err);
+
+/* ---- jobs' specs with secrets (migration 13) ---- */
+
+/* A job's spec as JSON text, sealed: the spec of a job whose `mask` is not
+ * empty (model/job_spec.h), which the jobs table holds masked.  Adds or
+ * replaces. */
+int secrets_store_spec_put(struct secrets_store *ss, int64_t job_id, const char *text,
+			   struct weir_error *err);
+/* The text opened into *text (the caller frees it); WEIR_E_NOT_FOUND when
+ * the job has none. */
+int secrets_store_spec_get(struct secrets_store *ss, int64_t job_id, char **text,
+			   struct weir_error *err);
+
+/* Masks `texts` (the secret variables' values, model/variable.h's
+ * variable_mask_add() forms) wherever a version before 13 wrote them in
+ * clear: jobs' specs (an active job's spec sealed first, as above) and task
+ * instances' rendered commands.  One transaction; 0, or -1 with err and
+ * nothing changed. */
+int secrets_store_scrub(struct secrets_store *ss, const struct strvec *texts,
+			struct weir_error *err);
 
 #endif

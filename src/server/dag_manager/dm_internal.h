@@ -42,6 +42,19 @@ void dm_wake_note(struct dag_manager *dm, int64_t at);
  * spec the copies point at, and tasks added to a file get their TIs when
  * their run is read again). */
 void dm_scan(struct dag_manager *dm);
+/* The path DAG file `path` is read through: a copy of it, or, for a
+ * symbolic link that dag_folder_symlinks lets be read (its target inside
+ * the DAG folder), the target's real path.  NULL with msg (an import error
+ * naming the link, never the target) when it may not be read; NULL with
+ * msg "" when the file is gone. */
+char *dm_dag_file_path(struct dag_manager *dm, const char *path, char *msg, size_t size);
+/* The real path of a file a DAG names that the server itself reads (a
+ * `job:` spec file, a TonY conf_file), when it lies inside the DAG folder
+ * (dag_manager_set_paths_root()'s folder when set); NULL with err
+ * (WEIR_E_NOT_FOUND: no such file; WEIR_E_INVALID: outside), `what`
+ * naming the field. */
+char *dm_dag_named_file(struct dag_manager *dm, const char *path, const char *what,
+                        struct weir_error *err);
 
 /* Starts watching the folder: the scan timer (every RESCAN_MS) and, where
  * the platform has one, a change event.  Each handle started counts in

@@ -149,6 +149,22 @@ out:
 int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
                            const char *file, struct weir_error *err)
 {
+	/* a job file or tony.xml the server will read: inside the folder (one
+	 * that is not there yet is looked for at each try) */
+	for (size_t i = 0; i < spec->n_tasks; i++) {
+		const struct dag_task *t = &spec->tasks[i];
+		const char *p = t->kind == DAG_TASK_JOB_FILE ? t->job_path
+		                : t->kind == DAG_TASK_JOB_TONY
+		                    ? json_string_value(json_object_get(t->tony, "conf_file"))
+		                    : NULL;
+		struct weir_error e2 = {0};
+		char *real = p ? dm_dag_named_file(dm, p, "job", &e2) : NULL;
+		bool inside = real != NULL;
+		free(real);
+		if (inside || !p || e2.kind == WEIR_E_NOT_FOUND)
+			continue;
+		return weir_error_set(err, e2.kind, "%s: task %s: %s", file, t->task_id, e2.msg);
+	}
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const struct dag_task *t = &spec->tasks[i];
 		char names[256];
@@ -184,25 +200,95 @@ int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
 	return 0;
 }
 
+/* `path`'s real path (every link resolved) when it lies below folder
+ * `dir`'s; NULL otherwise (errno ENOENT when it does not exist). */
+static char *real_path_inside(const char *dir, const char *path)
+{
+	char *real = realpath(path, NULL), *rdir = realpath(dir, NULL);
+	size_t n = rdir ? strlen(rdir) : 0;
+	int saved = errno;
+
+	if (real && rdir && (strncmp(real, rdir, n) || real[n] != '/')) {
+		free(real);
+		real = NULL;
+		saved = EACCES;
+	}
+	free(rdir);
+	errno = real ? 0 : saved ? saved : EACCES;
+	return real;
+}
+
+char *dm_dag_named_file(struct dag_manager *dm, const char *path, const char *what,
+                        struct weir_error *err)
+{
+	const char *dir = dm->paths_root ? dm->paths_root : dm->dir;
+	char *real = real_path_inside(dir, path);
+
+	if (!real)
+		weir_error_set(err, errno == ENOENT ? WEIR_E_NOT_FOUND : WEIR_E_INVALID,
+		               errno == ENOENT ? "%s: %s: no such file"
+		                               : "%s: %s is not inside the DAG folder: the server "
+		                                 "reads no file a DAG names outside it",
+		               what, path);
+	return real;
+}
+
+char *dm_dag_file_path(struct dag_manager *dm, const char *path, char *msg, size_t size)
+{
+	struct stat st;
+	char *real = NULL;
+
+	msg[0] = '\0';
+	if (lstat(path, &st) < 0)
+		return NULL;
+	if (!S_ISLNK(st.st_mode))
+		return strdup(path);
+	if (dm->symlinks_never) {
+		snprintf(msg, size,
+		         "%s: a symbolic link: not read (dag_folder_symlinks: never; "
+		         "put the file itself in the DAG folder)",
+		         path);
+		return NULL;
+	}
+	/* the target as the kernel resolves it, every link on the way */
+	real = real_path_inside(dm->dir, path);
+	if (!real && errno != ENOENT)
+		snprintf(msg, size,
+		         "%s: a symbolic link to a file outside the DAG folder: not read "
+		         "(dag_folder_symlinks: inside)",
+		         path);
+	return real;
+}
+
 /* The file is new or changed: parse it; a good parse replaces the DAG. */
 static void load_file(struct dag_manager *dm, struct dag_entry *e)
 {
 	struct weir_error err = {0};
-	struct dag_spec *spec = dag_spec_parse_file(e->file, &err);
+	struct dag_spec *spec = NULL;
 	struct dag_entry *other;
 	char msg[WEIR_ERROR_MSG_MAX + 64];
+	char *read = dm_dag_file_path(dm, e->file, msg, sizeof msg);
 
+	if (!read) {
+		import_error(dm, e, msg[0] ? msg : "the file is gone");
+		return;
+	}
+	/* a link's target is read by its real path, checked just now */
+	spec = dag_spec_parse_file(read, &err);
 	if (!spec) {
+		free(read);
 		import_error(dm, e, err.msg);
 		return;
 	}
 	/* a queue this server does not have, a task larger than its pool: an import
 	 * error at its line */
-	if (dag_manager_check_spec(dm, spec, e->file, &err) < 0) {
+	if (dag_manager_check_spec(dm, spec, read, &err) < 0) {
+		free(read);
 		dag_spec_destroy(spec);
 		import_error(dm, e, err.msg);
 		return;
 	}
+	free(read);
 	other = dm_entry_by_id(dm, spec->dag_id);
 	if (other && other != e && other->present) {
 		snprintf(msg, sizeof msg, "%s: dag_id: \"%s\" is already the DAG of %s", e->file,
@@ -264,7 +350,9 @@ void dm_scan(struct dag_manager *dm)
 		e->seen = false;
 	while ((de = readdir(d))) {
 		struct stat st;
-		char *path;
+		char msg[WEIR_ERROR_MSG_MAX];
+		char *path, *read;
+		bool refused;
 		struct dag_entry *e;
 		int64_t mt;
 
@@ -273,10 +361,17 @@ void dm_scan(struct dag_manager *dm)
 		path = fs_join(dm->dir, de->d_name);
 		if (!path)
 			continue;
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode)) {
+		/* a symbolic link that may not be read: an import error (once per
+		 * change of the link), its target never opened */
+		read = dm_dag_file_path(dm, path, msg, sizeof msg);
+		refused = !read && msg[0];
+		if (refused ? lstat(path, &st) < 0
+		            : !read || stat(read, &st) < 0 || !S_ISREG(st.st_mode)) {
+			free(read);
 			free(path);
 			continue;
 		}
+		free(read);
 		mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
 		e = entry_by_file(dm, path);
 		if (!e) {
@@ -292,11 +387,20 @@ void dm_scan(struct dag_manager *dm)
 		}
 		free(path);
 		e->seen = true;
-		if (e->present && e->mtime_ns == mt && e->size == (int64_t)st.st_size)
+		if ((e->present || e->refused) && e->refused == refused && e->mtime_ns == mt &&
+		    e->size == (int64_t)st.st_size)
 			continue;
-		e->present = true;
 		e->mtime_ns = mt;
 		e->size = (int64_t)st.st_size;
+		e->refused = refused;
+		if (refused) {
+			/* the last good version (if any) keeps running, as for a
+			 * broken file */
+			e->present = e->spec != NULL;
+			import_error(dm, e, msg);
+			continue;
+		}
+		e->present = true;
 		if (!changed) {
 			/* a new parse replaces the spec the cached runs point at */
 			dm_run_cache_drop(dm);
@@ -305,7 +409,15 @@ void dm_scan(struct dag_manager *dm)
 		load_file(dm, e);
 	}
 	closedir(d);
-	for (struct dag_entry *e = dm->entries; e; e = e->next)
+	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+		struct weir_error err = {0};
+		if (e->refused && !e->seen) {
+			/* a refused link gone: so is its import error */
+			e->refused = false;
+			if (!e->present &&
+			    dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
+				log_error("DAG file %s: %s", e->file, err.msg);
+		}
 		if (e->present && !e->seen) {
 			if (!changed) {
 				dm_run_cache_drop(dm);
@@ -313,6 +425,7 @@ void dm_scan(struct dag_manager *dm)
 			}
 			file_gone(dm, e);
 		}
+	}
 	dm_datasets_scanned(dm, changed);
 }
 

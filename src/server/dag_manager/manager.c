@@ -224,6 +224,17 @@ void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets)
 	dm->secrets = secrets;
 }
 
+void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never)
+{
+	dm->symlinks_never = never;
+}
+
+void dag_manager_set_paths_root(struct dag_manager *dm, const char *dir)
+{
+	free(dm->paths_root);
+	dm->paths_root = dir ? strdup(dir) : NULL;
+}
+
 void dag_manager_set_notifier(struct dag_manager *dm, struct notifier *n)
 {
 	dm->notifier = n;
@@ -332,6 +343,7 @@ void dag_manager_destroy(struct dag_manager *dm)
 	free(dm->pool_queues);
 	free(dm->home);
 	free(dm->dir);
+	free(dm->paths_root);
 	uv_timer_stop(&dm->scan_timer);
 	uv_timer_stop(&dm->wake_timer);
 	uv_close((uv_handle_t *)&dm->scan_timer, dm_closed);

@@ -34,14 +34,13 @@
 
 /* The job of a tony task: its tony.xml with the task's submit-flag fields
  * (and conf overrides) over it. */
-static struct job_spec *tony_job(const json_t *tony, struct weir_error *err)
+static struct job_spec *tony_job(const json_t *tony, const char *cf, struct weir_error *err)
 {
 	struct tony_submit ts = {0};
 	struct tony_conf *conf;
 	struct job_spec *spec;
 	json_t *v;
 	size_t i;
-	const char *cf = json_string_value(json_object_get(tony, "conf_file"));
 
 	conf = tony_conf_parse_file(cf, err);
 	if (!conf)
@@ -80,18 +79,33 @@ static struct job_spec *tony_job(const json_t *tony, struct weir_error *err)
 }
 
 /* A job task's job as its file says, before templating: read now, so that
- * an edit of the file reaches the next try.  NULL with err. */
-static struct job_spec *read_task_job(const struct dag_task *t, struct weir_error *err)
+ * an edit of the file reaches the next try; the file by its real path, which
+ * must be inside the DAG folder (checked again now: a link may have been
+ * turned).  NULL with err. */
+static struct job_spec *read_task_job(struct dag_manager *dm, const struct dag_task *t,
+                                      struct weir_error *err)
 {
+	const char *named = t->kind == DAG_TASK_JOB_FILE
+	                        ? t->job_path
+	                        : json_string_value(json_object_get(t->tony, "conf_file"));
+	char *real = named ? dm_dag_named_file(dm, named, "job", err) : NULL;
+	struct job_spec *spec = NULL;
+
+	if (!real)
+		return NULL;
 	switch (t->kind) {
 	case DAG_TASK_JOB_FILE:
-		return job_spec_parse_file(t->job_path, err);
+		spec = job_spec_parse_file(real, err);
+		break;
 	case DAG_TASK_JOB_TONY:
-		return tony_job(t->tony, err);
+		spec = tony_job(t->tony, real, err);
+		break;
 	default:
 		weir_error_set(err, WEIR_E_INTERNAL, "not a job task");
-		return NULL;
+		break;
 	}
+	free(real);
+	return spec;
 }
 
 /* The queue of pool `name` (the configuration's), or NULL. */
@@ -124,6 +138,33 @@ static int source_conn(void *arg, const char *id, struct connection *out, struct
 	return secrets_conn_resolve(arg, id, out, NULL, err);
 }
 
+/* A try's templates' variables, the secret ones noted: their values join
+ * the job's `mask` (model/job_spec.h). */
+struct noted_vars {
+	struct secrets *secrets;
+	struct strvec *mask;
+};
+
+static int source_var_noted(void *arg, const char *key, char **value, struct weir_error *err)
+{
+	struct noted_vars *nv = arg;
+
+	if (source_var(nv->secrets, key, value, err) < 0)
+		return -1;
+	if (variable_is_secret(key) && variable_mask_add(nv->mask, *value) < 0) {
+		free(*value);
+		*value = NULL;
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	}
+	return 0;
+}
+
+static int source_conn_noted(void *arg, const char *id, struct connection *out,
+                             struct weir_error *err)
+{
+	return source_conn(((struct noted_vars *)arg)->secrets, id, out, err);
+}
+
 /* Every connection the job lists resolves now, so that a try whose
  * connection is missing fails here, saying which (the launcher resolves
  * them again when it registers). */
@@ -145,7 +186,8 @@ static int check_connections(struct dag_manager *dm, const struct job_spec *spec
 }
 
 /* The command as the TI shows it, with the secrets of the job's connections
- * masked (a password written into the DAG file itself); *command replaced. */
+ * (a password written into the DAG file itself) and its `mask` (the secret
+ * variables its templates used) masked; *command replaced. */
 static void mask_command(struct dag_manager *dm, const struct job_spec *spec, char **command)
 {
 	json_t *env = json_object(), *list = json_array();
@@ -153,9 +195,12 @@ static void mask_command(struct dag_manager *dm, const struct job_spec *spec, ch
 	struct mask *m = NULL;
 	size_t n;
 
-	if (!spec->connections.n || !*command || !env || !list ||
-	    secrets_task_env(dm->secrets, &spec->connections, env, list, NULL) < 0)
+	if ((!spec->connections.n && !spec->mask.n) || !*command || !env || !list ||
+	    (spec->connections.n &&
+	     secrets_task_env(dm->secrets, &spec->connections, env, list, NULL) < 0))
 		goto out;
+	for (size_t i = 0; i < spec->mask.n; i++)
+		json_array_append_new(list, json_string(spec->mask.v[i]));
 	n = json_array_size(list);
 	v = calloc(n + 1, sizeof *v);
 	for (size_t i = 0; v && i < n; i++)
@@ -260,7 +305,10 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	json_t *outputs = NULL, *items = NULL;
 	char *item = NULL, *out_path = NULL, *dir = NULL;
 	struct job_spec *read = NULL, *spec = NULL;
-	struct template_source src = {.var = source_var, .conn = source_conn, .arg = dm->secrets};
+	struct strvec secret_values = STRVEC_INIT;
+	struct noted_vars noted = {.secrets = dm->secrets, .mask = &secret_values};
+	struct template_source src = {
+	    .var = source_var_noted, .conn = source_conn_noted, .arg = &noted};
 	struct dag_resources item_res = {.gpus = -1};
 	bool item_res_given = false;
 
@@ -287,7 +335,7 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 		goto out;
 	}
 	if (t->kind == DAG_TASK_JOB_FILE || t->kind == DAG_TASK_JOB_TONY) {
-		read = read_task_job(t, err);
+		read = read_task_job(dm, t, err);
 		if (!read)
 			goto out;
 	}
@@ -302,6 +350,14 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	jt.weir_program = weir_program();
 	jt.resources = item_res_given ? &item_res : NULL;
 	spec = dag_job_build(&jt, command, err);
+	for (size_t i = 0; spec && i < secret_values.n; i++)
+		if (variable_mask_add(&spec->mask, secret_values.v[i]) < 0) {
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			job_spec_destroy(spec);
+			spec = NULL;
+			free(*command);
+			*command = NULL;
+		}
 	if (spec && check_connections(dm, spec, err) < 0) {
 		job_spec_destroy(spec);
 		spec = NULL;
@@ -311,6 +367,7 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	if (spec)
 		mask_command(dm, spec, command);
 out:
+	strvec_release(&secret_values);
 	json_decref(outputs);
 	json_decref(items);
 	job_spec_destroy(read);

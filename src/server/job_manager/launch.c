@@ -67,8 +67,9 @@ static json_t *env_json(const struct job_spec *spec, const struct role_spec *rs)
 }
 
 /* The spec's `connections:` into the answer's env (WEIR_CONN_<ID>) and its
- * "mask" (what the launcher masks in the output); resolved now, when the
- * try starts, and never stored.  A connection that does not resolve is the
+ * "mask" (what the launcher masks in the output), with the spec's own
+ * `mask` (the secret variables a DAG task's templates used); resolved now,
+ * when the try starts, and never stored.  A connection that does not resolve is the
  * answer's "launch_error": the launcher fails the task with it.  *env and
  * *mask are new trees; *launch_error "" when none. */
 static void add_connections(struct job_manager *jm, const struct job_spec *spec,
@@ -80,6 +81,10 @@ static void add_connections(struct job_manager *jm, const struct job_spec *spec,
 	*env = env_json(spec, rs);
 	*mask = json_array();
 	launch_error[0] = '\0';
+	for (size_t i = 0; *mask && i < spec->mask.n; i++)
+		json_array_append_new(*mask, json_string(spec->mask.v[i]));
+	if (!spec->connections.n)
+		return;
 	if (!jm->secrets)
 		weir_error_set(&err, WEIR_E_INVALID, "this server resolves no connections");
 	if (!jm->secrets ||
@@ -125,14 +130,14 @@ static int register_answer(struct job_manager *jm, const struct job_spec *spec,
 			log_warn("job %lld: %s", (long long)t->job_id, e2.msg);
 	}
 	launch_error[0] = '\0';
-	if (spec->connections.n)
+	if (spec->connections.n || spec->mask.n)
 		add_connections(jm, spec, rs, &env, &mask, launch_error, sizeof launch_error);
 	/* tells apart servers on one host (job ids start at 1 in every home):
 	 * launchers can put it in names shared host-wide (cgroups) */
 	for (const char *c = jm->home; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
 	snprintf(inst, sizeof inst, "%016llx", (unsigned long long)h);
-	if (cmd && wd && lp && cache && (!spec->connections.n || (env && mask))) {
+	if (cmd && wd && lp && cache && (!(spec->connections.n || spec->mask.n) || (env && mask))) {
 		/* A backend that binds devices itself (Slurm) gets null gpus: the
 		 * launcher keeps the CUDA_VISIBLE_DEVICES it was started with; and
 		 * no cgroup of its own: the backend's step confines the task

@@ -17,6 +17,7 @@
 #include "lib/hashmap.h"
 #include "lib/log.h"
 #include "lib/metrics.h"
+#include "server/secrets.h"
 
 /* ---- helpers ---- */
 
@@ -354,9 +355,23 @@ const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *
 	json_t *j;
 	struct job_spec *spec = hashmap_get_int(jm->specs, job->id);
 
+	struct weir_error e2 = {0};
+	char *sealed = NULL;
+
 	if (spec)
 		return spec;
-	j = json_loads(job->spec_json, 0, &je);
+	/* a spec with secrets: the sealed one, the row's is masked */
+	if (jm->secrets &&
+	    secrets_store_spec_get(secrets_store_of(jm->secrets), job->id, &sealed, &e2) < 0 &&
+	    e2.kind != WEIR_E_NOT_FOUND) {
+		if (err)
+			*err = e2;
+		return NULL;
+	}
+	j = json_loads(sealed ? sealed : job->spec_json, 0, &je);
+	if (sealed)
+		memset(sealed, 0, strlen(sealed));
+	free(sealed);
 	if (!j) {
 		weir_error_set(err, WEIR_E_INTERNAL, "job %lld: stored spec is not JSON: %s",
 		               (long long)job->id, je.text);

@@ -9,6 +9,8 @@
 
 #include "api/job_views.h"
 #include "lib/clock.h"
+#include "lib/log.h"
+#include "server/secrets.h"
 
 /* ---- what the views show ---- */
 
@@ -76,6 +78,8 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	struct jm_route route = {0};
 	struct strbuf text = STRBUF_INIT;
 	json_t *sj = NULL;
+	char *masked = NULL;
+	struct weir_error e2 = {0};
 	int rc = -1;
 	bool gang;
 
@@ -89,8 +93,14 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
+	/* a spec with secrets (a DAG task's secret variables): the row holds it
+	 * masked, the store's sealed table the spec itself */
+	if (spec->mask.n && !(masked = variable_mask_json(text.buf, &spec->mask))) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
 	row.name = spec->name ? spec->name : "job";
-	row.spec_json = text.buf;
+	row.spec_json = masked ? masked : text.buf;
 	row.framework = (char *)framework_name(spec->framework);
 	row.state = JOB_QUEUED;
 	row.reason = "";
@@ -108,6 +118,9 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 		goto out;
 	}
 	*id = row.id;
+	if (masked && jm->secrets &&
+	    secrets_store_spec_put(secrets_store_of(jm->secrets), *id, text.buf, &e2) < 0)
+		log_error("job %lld: its spec with secrets: %s", (long long)*id, e2.msg);
 	jm_timers_touch(jm, *id);
 	/* the spec as its stored text reads: the caller's (settled as the text
 	 * reads) or the text read back */
@@ -123,6 +136,9 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	rc = 0;
 out:
 	job_spec_destroy(keep);
+	if (masked)
+		memset(text.buf, 0, text.len);
+	free(masked);
 	strbuf_release(&text);
 	json_decref(sj);
 	return rc;

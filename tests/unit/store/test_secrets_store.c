@@ -18,6 +18,7 @@
 #include "store/seal.h"
 #include "store/secrets_store.h"
 #include "store/store.h"
+#include "model/variable.h"
 #include "store_tmp.h"
 
 static const uint8_t key_a[SEAL_KEY_SIZE] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
@@ -247,6 +248,79 @@ static void test_wrong_key(void **state)
 	connection_release(&c);
 }
 
+/* Secret-looking keys (Airflow's names and the configuration's), a value's
+ * masked forms, and JSON masked at any depth. */
+static void test_secret_names_and_masks(void **state)
+{
+	(void)state;
+	struct strvec m = STRVEC_INIT;
+	char *j;
+
+	assert_true(variable_is_secret("api_key"));
+	assert_true(variable_is_secret("DB_PASSWORD"));
+	assert_true(variable_is_secret("my_secret_token"));
+	assert_false(variable_is_secret("plain"));
+	assert_false(variable_is_secret("customer_pin"));
+	assert_int_equal(connection_secret_names_add(" pin ,, iban", NULL), 0);
+	assert_true(variable_is_secret("customer_PIN"));
+	assert_true(variable_is_secret("my_iban_2"));
+	connection_secret_names_reset();
+	assert_false(variable_is_secret("customer_pin"));
+
+	assert_int_equal(variable_mask_add(&m, "it's"), 0);
+	assert_int_equal(variable_mask_add(&m, "it's"), 0); /* once */
+	assert_int_equal(variable_mask_add(&m, ""), 0);     /* never empty */
+	assert_int_equal(m.n, 2);
+	assert_string_equal(m.v[0], "it's");
+	assert_string_equal(m.v[1], "it'\\''s"); /* as a shell template quotes it */
+	j = variable_mask_json("{\"a\":[\"x it's y\",{\"b\":\"it'\\\\''s\"}],\"n\":1}", &m);
+	assert_string_equal(j, "{\"a\":[\"x *** y\",{\"b\":\"***\"}],\"n\":1}");
+	free(j);
+	assert_null(variable_mask_json("{nope", &m));
+	strvec_release(&m);
+}
+
+/* A job's spec with secrets sealed beside its row, and what a version
+ * before 13 wrote in clear masked: a finished job's spec, an active one's
+ * (sealed first), a TI's rendered command. */
+static void test_specs_sealed_and_scrubbed(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct strvec m = STRVEC_INIT;
+	int64_t ended = 0, active = 0;
+	char *text;
+	struct job_row r = {.name = (char *)"j",
+			    .spec_json = (char *)"{\"roles\":{\"task\":{\"command\":\"echo "
+						 "'sp-CLEAR-5150'\"}}}",
+			    .framework = (char *)"none",
+			    .reason = (char *)"",
+			    .attempt = 1,
+			    .exit_code = -1,
+			    .state = JOB_SUCCEEDED};
+
+	assert_int_equal(secrets_store_spec_get(f->ss, 1, &text, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_int_equal(store_job_insert(f->s, &r, &ended, &err), 0);
+	r.state = JOB_RUNNING;
+	assert_int_equal(store_job_insert(f->s, &r, &active, &err), 0);
+	assert_true(file_has(f, "sp-CLEAR-5150"));
+
+	assert_int_equal(variable_mask_add(&m, "sp-CLEAR-5150"), 0);
+	assert_int_equal(secrets_store_scrub(f->ss, &m, &err), 0);
+	assert_false(file_has(f, "sp-CLEAR-5150"));
+	/* the active job's spec kept, sealed; the ended one's not */
+	assert_int_equal(secrets_store_spec_get(f->ss, active, &text, &err), 0);
+	assert_non_null(strstr(text, "sp-CLEAR-5150"));
+	free(text);
+	assert_int_equal(secrets_store_spec_get(f->ss, ended, &text, &err), -1);
+	assert_int_equal(secrets_store_spec_put(f->ss, ended, "{\"x\":\"sp-2\"}", &err), 0);
+	assert_int_equal(secrets_store_spec_get(f->ss, ended, &text, &err), 0);
+	assert_string_equal(text, "{\"x\":\"sp-2\"}");
+	free(text);
+	strvec_release(&m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -255,6 +329,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_connections, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_variables, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_wrong_key, setup, teardown),
+	    cmocka_unit_test(test_secret_names_and_masks),
+	    cmocka_unit_test_setup_teardown(test_specs_sealed_and_scrubbed, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
