@@ -209,24 +209,24 @@ static enum auth_gate_result check(struct auth_gate *g, struct http_request *req
 	return AUTH_GATE_WAIT;
 }
 
-/* The verdict a redispatched request carries, or -1. */
-static int marked(struct http_request *req)
+/* Whether the answer is known without a check: the verdict a redispatched
+ * request carries, or no gate. */
+static bool settled(const struct auth_gate *g, struct http_request *req, enum auth_gate_result *r)
 {
 	int m = http_request_mark(req);
 
-	return m == MARK_OK ? AUTH_GATE_OK : m == MARK_NO ? AUTH_GATE_NO : -1;
+	*r = m == MARK_OK ? AUTH_GATE_OK : AUTH_GATE_NO;
+	return m == MARK_OK || m == MARK_NO || !g;
 }
 
 enum auth_gate_result auth_gate_basic(struct auth_gate *g, struct http_request *req,
                                       const char *authorization, int64_t *retry_s)
 {
 	struct basic_attempt a;
-	int m = marked(req);
+	enum auth_gate_result r;
 
-	if (m >= 0)
-		return (enum auth_gate_result)m;
-	if (!g)
-		return AUTH_GATE_NO;
+	if (settled(g, req, &r))
+		return r;
 	return check(g, req, basic_auth_begin(g->basic, authorization, &a), &a, retry_s);
 }
 
@@ -234,11 +234,9 @@ enum auth_gate_result auth_gate_user(struct auth_gate *g, struct http_request *r
                                      const char *user, const char *password, int64_t *retry_s)
 {
 	struct basic_attempt a;
-	int m = marked(req);
+	enum auth_gate_result r;
 
-	if (m >= 0)
-		return (enum auth_gate_result)m;
-	if (!g)
-		return AUTH_GATE_NO;
+	if (settled(g, req, &r))
+		return r;
 	return check(g, req, basic_auth_begin_user(g->basic, user, password, &a), &a, retry_s);
 }

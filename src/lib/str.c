@@ -66,7 +66,7 @@ char *str_copy_cut(char *buf, size_t size, const char *text, size_t len)
 	return buf;
 }
 
-static int hex_digit(char c)
+int str_hex_digit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -81,8 +81,8 @@ bool str_url_has_control(const char *url)
 {
 	for (const char *p = url; p && *p; p++) {
 		int c = (unsigned char)*p;
-		if (c == '%' && hex_digit(p[1]) >= 0 && hex_digit(p[2]) >= 0) {
-			c = hex_digit(p[1]) << 4 | hex_digit(p[2]);
+		if (c == '%' && str_hex_digit(p[1]) >= 0 && str_hex_digit(p[2]) >= 0) {
+			c = str_hex_digit(p[1]) << 4 | str_hex_digit(p[2]);
 			p += 2;
 		}
 		if (c < 0x20 || c == 0x7f)

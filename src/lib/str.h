@@ -36,6 +36,9 @@ char *str_put2(char *p, int v);
  * Returns buf. */
 char *str_copy_cut(char *buf, size_t size, const char *text, size_t len);
 
+/* The value of one hex digit (either case), or -1. */
+int str_hex_digit(char c);
+
 /* Whether a URL as sent (its %XX escapes not yet decoded) holds a control
  * character, raw or escaped: a byte below 0x20 or 0x7f (%00, %0a, %1B,
  * %7f...).  A '%' not followed by two hex digits is not an escape. */
