@@ -46,10 +46,11 @@
 	X(t, MHD_add_response_header)                                                              \
 	X(t, MHD_create_response_from_buffer)                                                      \
 	X(t, MHD_create_response_from_callback)                                                    \
-	X(t, MHD_destroy_response) X(t, MHD_get_connection_info) X(t, MHD_get_connection_values)   \
-	    X(t, MHD_get_daemon_info) X(t, MHD_get_timeout) X(t, MHD_lookup_connection_value)      \
-	        X(t, MHD_queue_response) X(t, MHD_resume_connection) X(t, MHD_run)                 \
-	            X(t, MHD_start_daemon) X(t, MHD_stop_daemon) X(t, MHD_suspend_connection)
+	X(t, MHD_destroy_response)                                                                 \
+	X(t, MHD_get_connection_info) X(t, MHD_get_connection_values) X(t, MHD_get_daemon_info)    \
+	    X(t, MHD_get_timeout) X(t, MHD_lookup_connection_value) X(t, MHD_queue_response)       \
+	        X(t, MHD_resume_connection) X(t, MHD_run) X(t, MHD_start_daemon)                   \
+	            X(t, MHD_stop_daemon) X(t, MHD_suspend_connection)
 DYNLIB_TABLE(mhd, MHD_FUNCS, WEIR_SONAME_MHD, "the HTTP server");
 #define MHD_add_response_header (mhd.MHD_add_response_header)
 #define MHD_create_response_from_buffer (mhd.MHD_create_response_from_buffer)
@@ -74,13 +75,21 @@ DYNLIB_TABLE(mhd, MHD_FUNCS, WEIR_SONAME_MHD, "the HTTP server");
 /* the most the soft open-file limit is raised to */
 #define NOFILE_CAP 65536u
 
+/* Sockets waiting for a request's head, or for its body, oldest first:
+ * each is closed when it has waited timeout_ms. */
+struct wait_list {
+	struct conn_track *first, *last;
+	unsigned n;
+	uint64_t timeout_ms;
+};
+
 /* One accepted socket (MHD's socket context). */
 struct conn_track {
 	struct http_server *srv;
 	int fd;
-	bool in_head;        /* in srv's pending-head list */
-	bool bad_target;     /* this request's target holds a control character */
-	uint64_t head_since; /* uv_now() when the wait for a head began */
+	struct wait_list *list; /* waiting for its head or its body; NULL: neither */
+	bool bad_target;        /* this request's target holds a control character */
+	uint64_t since;         /* uv_now() when that wait began */
 	struct conn_track *prev, *next;
 };
 
@@ -140,43 +149,40 @@ struct http_server {
 	uv_idle_t idle;
 	struct http_request *done_first, **done_last;
 	bool tls; /* the daemon speaks TLS (never yet) */
-	/* sockets waiting for a request head, oldest first */
-	struct conn_track *head_first, *head_last;
-	unsigned n_heads;
-	uint64_t header_timeout_ms;
+	struct wait_list heads, bodies;
 	unsigned max_heads, conn_limit;
 	uint64_t crowd_said_ms; /* when too many pending heads were last logged */
-	uv_timer_t head_timer;
+	uv_timer_t wait_timer;  /* for the first deadline of heads and bodies */
 };
 
 static void drive(struct http_server *srv);
 static void on_timer(uv_timer_t *t);
 static void free_on_close(uv_handle_t *h);
 
-static void head_del(struct conn_track *t)
+static void wait_del(struct conn_track *t)
 {
-	struct http_server *srv = t->srv;
+	struct wait_list *l = t->list;
 
-	if (!t->in_head)
+	if (!l)
 		return;
 	if (t->prev)
 		t->prev->next = t->next;
 	else
-		srv->head_first = t->next;
+		l->first = t->next;
 	if (t->next)
 		t->next->prev = t->prev;
 	else
-		srv->head_last = t->prev;
+		l->last = t->prev;
 	t->prev = t->next = NULL;
-	t->in_head = false;
-	srv->n_heads--;
+	t->list = NULL;
+	l->n--;
 }
 
-/* Ends a socket whose head is late or crowded out: MHD reads its end and
- * closes it in its next run. */
-static void head_cut(struct conn_track *t)
+/* Ends a socket that waited too long or is crowded out: MHD reads its end
+ * and closes it in its next run. */
+static void wait_cut(struct conn_track *t)
 {
-	head_del(t);
+	wait_del(t);
 	if (t->fd >= 0)
 		shutdown(t->fd, SHUT_RDWR);
 	/* MHD is to run again soon, also when cut from inside its run */
@@ -184,50 +190,56 @@ static void head_cut(struct conn_track *t)
 	uv_timer_start(&t->srv->timer, on_timer, 0, 0);
 }
 
-static void on_head_timer(uv_timer_t *h);
+static void on_wait_timer(uv_timer_t *h);
 
-/* The timer for the oldest pending head's deadline. */
-static void head_arm(struct http_server *srv)
+/* The timer for the first deadline of both lists. */
+static void wait_arm(struct http_server *srv)
 {
-	uint64_t now = uv_now(srv->loop), due;
+	uint64_t now = uv_now(srv->loop), due = UINT64_MAX;
+	struct wait_list *lists[] = {&srv->heads, &srv->bodies};
 
-	if (!srv->head_first) {
-		uv_timer_stop(&srv->head_timer);
-		return;
-	}
-	due = srv->head_first->head_since + srv->header_timeout_ms;
-	uv_timer_start(&srv->head_timer, on_head_timer, due > now ? due - now : 0, 0);
+	for (int i = 0; i < 2; i++)
+		if (lists[i]->first && lists[i]->first->since + lists[i]->timeout_ms < due)
+			due = lists[i]->first->since + lists[i]->timeout_ms;
+	if (due == UINT64_MAX)
+		uv_timer_stop(&srv->wait_timer);
+	else
+		uv_timer_start(&srv->wait_timer, on_wait_timer, due > now ? due - now : 0, 0);
 }
 
-static void on_head_timer(uv_timer_t *h)
+static void on_wait_timer(uv_timer_t *h)
 {
 	struct http_server *srv = h->data;
 	uint64_t now = uv_now(srv->loop);
+	struct wait_list *lists[] = {&srv->heads, &srv->bodies};
 
-	while (srv->head_first && srv->head_first->head_since + srv->header_timeout_ms <= now)
-		head_cut(srv->head_first);
-	head_arm(srv);
+	for (int i = 0; i < 2; i++)
+		while (lists[i]->first && lists[i]->first->since + lists[i]->timeout_ms <= now)
+			wait_cut(lists[i]->first);
+	wait_arm(srv);
 }
 
 /* The socket now waits for a request head (accepted, or its previous
- * request done); one too many closes the oldest waiting. */
-static void head_add(struct conn_track *t)
+ * request done) or for a request's body; one head too many closes the
+ * socket that has waited longest for its head. */
+static void wait_add(struct conn_track *t, struct wait_list *l)
 {
 	struct http_server *srv = t->srv;
 
-	if (t->in_head)
+	if (t->list == l)
 		return;
-	t->head_since = uv_now(srv->loop);
-	t->prev = srv->head_last;
+	wait_del(t);
+	t->since = uv_now(srv->loop);
+	t->prev = l->last;
 	t->next = NULL;
-	if (srv->head_last)
-		srv->head_last->next = t;
+	if (l->last)
+		l->last->next = t;
 	else
-		srv->head_first = t;
-	srv->head_last = t;
-	t->in_head = true;
-	srv->n_heads++;
-	if (srv->n_heads > srv->max_heads) {
+		l->first = t;
+	l->last = t;
+	t->list = l;
+	l->n++;
+	if (l == &srv->heads && l->n > srv->max_heads) {
 		/* said once a minute at most: a flood would fill the log */
 		if (!srv->crowd_said_ms || uv_now(srv->loop) - srv->crowd_said_ms >= 60000) {
 			log_warn("HTTP: more than %u connections wait for a request head: closing "
@@ -235,10 +247,10 @@ static void head_add(struct conn_track *t)
 			         srv->max_heads);
 			srv->crowd_said_ms = uv_now(srv->loop);
 		}
-		head_cut(srv->head_first);
+		wait_cut(l->first);
 	}
-	if (srv->head_first == t || !uv_is_active((uv_handle_t *)&srv->head_timer))
-		head_arm(srv);
+	if (l->first == t || !uv_is_active((uv_handle_t *)&srv->wait_timer))
+		wait_arm(srv);
 }
 
 static struct conn_track *track_of(struct MHD_Connection *conn)
@@ -265,13 +277,13 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 		t->srv = srv;
 		t->fd = ci ? ci->connect_fd : -1;
 		*socket_context = t;
-		head_add(t);
+		wait_add(t, &srv->heads);
 	} else if (t) {
-		head_del(t);
+		wait_del(t);
 		free(t);
 		*socket_context = NULL;
-		if (!srv->head_first)
-			uv_timer_stop(&srv->head_timer);
+		if (!srv->heads.first && !srv->bodies.first)
+			uv_timer_stop(&srv->wait_timer);
 	}
 }
 
@@ -794,7 +806,7 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 		struct conn_track *t = track_of(conn);
 
 		if (t)
-			head_del(t); /* the head is in */
+			wait_del(t); /* the head is in */
 		req = calloc(1, sizeof *req);
 		if (!req)
 			return MHD_NO;
@@ -828,6 +840,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 			respond_status(req, 413, "request body too large: at most 4 MiB allowed");
 			return queue_pending(req);
 		}
+		if (t && ((cl && strtoull(cl, NULL, 10) > 0) ||
+		          MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")))
+			wait_add(t, &srv->bodies); /* a body follows: it has its deadline */
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -837,6 +852,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 		return MHD_YES;
 	}
 	if (!req->dispatched) {
+		struct conn_track *t = track_of(conn);
+
+		if (t)
+			wait_del(t); /* the body is in */
 		req->dispatched = true;
 		/* what the answers before it left to do is done before it starts */
 		done_flush(srv);
@@ -861,7 +880,7 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 		struct conn_track *t = track_of(conn);
 
 		if (t) /* kept alive: the next request's head is awaited */
-			head_add(t);
+			wait_add(t, &t->srv->heads);
 	}
 	if (!req)
 		return;
@@ -1006,17 +1025,20 @@ struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, i
 		lim.idle_timeout_s = HTTP_DEFAULT_IDLE_TIMEOUT_S;
 	if (!lim.max_pending_heads)
 		lim.max_pending_heads = HTTP_DEFAULT_MAX_PENDING_HEADS;
-	srv->header_timeout_ms = (uint64_t)lim.header_timeout_s * 1000;
+	if (!lim.body_timeout_s)
+		lim.body_timeout_s = HTTP_DEFAULT_BODY_TIMEOUT_S;
+	srv->heads.timeout_ms = (uint64_t)lim.header_timeout_s * 1000;
+	srv->bodies.timeout_ms = (uint64_t)lim.body_timeout_s * 1000;
 	srv->conn_limit = connection_limit();
 	srv->max_heads = lim.max_pending_heads < srv->conn_limit / 2 ? lim.max_pending_heads
 	                                                             : srv->conn_limit / 2;
 	/* the timers first: MHD's callbacks may start them */
 	uv_timer_init(loop, &srv->timer);
-	uv_timer_init(loop, &srv->head_timer);
+	uv_timer_init(loop, &srv->wait_timer);
 	uv_idle_init(loop, &srv->idle);
 	srv->done_last = &srv->done_first;
 	srv->timer.data = srv;
-	srv->head_timer.data = srv;
+	srv->wait_timer.data = srv;
 	srv->idle.data = srv;
 	srv->daemon = MHD_start_daemon(
 	    flags, (uint16_t)port, NULL, NULL, on_access, srv, MHD_OPTION_SOCK_ADDR,
@@ -1051,7 +1073,7 @@ struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, i
 close_handles:
 	srv->open_handles = 3;
 	uv_close((uv_handle_t *)&srv->timer, free_on_close);
-	uv_close((uv_handle_t *)&srv->head_timer, free_on_close);
+	uv_close((uv_handle_t *)&srv->wait_timer, free_on_close);
 	uv_close((uv_handle_t *)&srv->idle, free_on_close);
 	return NULL;
 }
@@ -1092,10 +1114,10 @@ void http_server_destroy(struct http_server *srv)
 	done_flush(srv);
 	uv_poll_stop(&srv->poll);
 	uv_timer_stop(&srv->timer);
-	uv_timer_stop(&srv->head_timer);
+	uv_timer_stop(&srv->wait_timer);
 	srv->open_handles = 4;
 	uv_close((uv_handle_t *)&srv->poll, free_on_close);
 	uv_close((uv_handle_t *)&srv->timer, free_on_close);
-	uv_close((uv_handle_t *)&srv->head_timer, free_on_close);
+	uv_close((uv_handle_t *)&srv->wait_timer, free_on_close);
 	uv_close((uv_handle_t *)&srv->idle, free_on_close);
 }

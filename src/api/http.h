@@ -57,6 +57,10 @@ struct http_limits {
 	 * whole request head (request line and headers): the connection is
 	 * closed when it takes longer.  Default HTTP_DEFAULT_HEADER_TIMEOUT_S. */
 	unsigned header_timeout_s;
+	/* From a request's head to the end of its body (a declared length
+	 * over 0, or a chunked one): a body sent slower is cut off.  Default
+	 * HTTP_DEFAULT_BODY_TIMEOUT_S. */
+	unsigned body_timeout_s;
 	/* No byte either way for this long while a body is read or an answer
 	 * written: closed.  A suspended request (a long poll, a log follower
 	 * waiting for bytes) is the server's own wait and never idle.
@@ -70,6 +74,7 @@ struct http_limits {
 };
 
 #define HTTP_DEFAULT_HEADER_TIMEOUT_S 10u
+#define HTTP_DEFAULT_BODY_TIMEOUT_S 60u
 #define HTTP_DEFAULT_IDLE_TIMEOUT_S 60u
 #define HTTP_DEFAULT_MAX_PENDING_HEADS 1024u
 

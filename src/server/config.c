@@ -578,8 +578,8 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 	return 0;
 }
 
-/* `http: {header_timeout_seconds, idle_timeout_seconds, max_pending_heads,
- * secure_cookie}` */
+/* `http: {header_timeout_seconds, body_timeout_seconds, idle_timeout_seconds,
+ * max_pending_heads, secure_cookie}` */
 static int apply_http(struct server_config *cfg, json_t *h, const char *origin,
                       struct weir_error *err)
 {
@@ -589,6 +589,7 @@ static int apply_http(struct server_config *cfg, json_t *h, const char *origin,
 		size_t off;
 	} nums[] = {
 	    {"header_timeout_seconds", 3600, offsetof(struct server_config, http_header_timeout_s)},
+	    {"body_timeout_seconds", 86400, offsetof(struct server_config, http_body_timeout_s)},
 	    {"idle_timeout_seconds", 86400, offsetof(struct server_config, http_idle_timeout_s)},
 	    {"max_pending_heads", 1000000, offsetof(struct server_config, http_max_pending_heads)},
 	};
@@ -598,7 +599,8 @@ static int apply_http(struct server_config *cfg, json_t *h, const char *origin,
 	if (!json_is_object(h))
 		return weir_error_set(err, WEIR_E_INVALID,
 		                      "%s: http: expected a mapping of header_timeout_seconds, "
-		                      "idle_timeout_seconds, max_pending_heads, secure_cookie",
+		                      "body_timeout_seconds, idle_timeout_seconds, "
+		                      "max_pending_heads, secure_cookie",
 		                      origin);
 	json_object_foreach(h, key, v)
 	{
@@ -617,8 +619,9 @@ static int apply_http(struct server_config *cfg, json_t *h, const char *origin,
 		if (i == sizeof nums / sizeof nums[0])
 			return weir_error_set(err, WEIR_E_INVALID,
 			                      "%s: http.%s: unknown setting (expected "
-			                      "header_timeout_seconds, idle_timeout_seconds, "
-			                      "max_pending_heads or secure_cookie)",
+			                      "header_timeout_seconds, body_timeout_seconds, "
+			                      "idle_timeout_seconds, max_pending_heads or "
+			                      "secure_cookie)",
 			                      origin, key);
 		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
 		    json_integer_value(v) > nums[i].max)

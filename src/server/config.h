@@ -77,10 +77,12 @@ struct server_config {
 	size_t n_connections;
 	struct variable *variables;
 	size_t n_variables;
-	/* `http: {header_timeout_seconds, idle_timeout_seconds, max_pending_heads,
-	 * secure_cookie}`: the HTTP server's limits (api/http.h; 0: its
-	 * defaults) and whether the UI's cookie always says Secure */
-	unsigned http_header_timeout_s, http_idle_timeout_s, http_max_pending_heads;
+	/* `http: {header_timeout_seconds, body_timeout_seconds,
+	 * idle_timeout_seconds, max_pending_heads, secure_cookie}`: the HTTP
+	 * server's limits (api/http.h; 0: its defaults) and whether the UI's
+	 * cookie always says Secure */
+	unsigned http_header_timeout_s, http_body_timeout_s, http_idle_timeout_s;
+	unsigned http_max_pending_heads;
 	bool http_secure_cookie;
 };
 

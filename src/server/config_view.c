@@ -66,6 +66,8 @@ json_t *server_config_view(const struct server_config *cfg)
 	opt_int(o, "header_timeout_seconds",
 	        cfg->http_header_timeout_s ? cfg->http_header_timeout_s
 	                                   : HTTP_DEFAULT_HEADER_TIMEOUT_S);
+	opt_int(o, "body_timeout_seconds",
+	        cfg->http_body_timeout_s ? cfg->http_body_timeout_s : HTTP_DEFAULT_BODY_TIMEOUT_S);
 	opt_int(o, "idle_timeout_seconds",
 	        cfg->http_idle_timeout_s ? cfg->http_idle_timeout_s : HTTP_DEFAULT_IDLE_TIMEOUT_S);
 	opt_int(o, "max_pending_heads",

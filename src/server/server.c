@@ -275,8 +275,12 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	}
 	api_set_secure_cookie(p->api, cfg->http_secure_cookie);
 	{
-		struct http_limits lim = {cfg->http_header_timeout_s, cfg->http_idle_timeout_s,
-		                          cfg->http_max_pending_heads};
+		struct http_limits lim = {
+		    .header_timeout_s = cfg->http_header_timeout_s,
+		    .body_timeout_s = cfg->http_body_timeout_s,
+		    .idle_timeout_s = cfg->http_idle_timeout_s,
+		    .max_pending_heads = cfg->http_max_pending_heads,
+		};
 		unsigned long nofile = http_raise_nofile_limit();
 
 		p->http = http_server_create_with(loop, cfg->listen_host, cfg->listen_port, &lim,

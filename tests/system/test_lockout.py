@@ -138,31 +138,56 @@ def test_a_silent_client_is_closed_by_the_server(server):
         s.close()
 
 
+def trickle(sock, data):
+    """Sends data a byte each 0.5 s until the server hangs up; the bytes sent."""
+    sent = 0
+    for b in data:
+        try:
+            sock.sendall(bytes([b]))
+        except OSError:
+            break  # closed while sending
+        sent += 1
+        sock.settimeout(0.5)
+        try:
+            if sock.recv(4096) == b"":
+                break
+        except socket.timeout:
+            pass
+        except ConnectionResetError:
+            break
+    return sent
+
+
 def test_a_trickled_head_is_closed_at_its_deadline(make_server):
-    """One byte a second keeps an idle timeout away, not the header timeout."""
+    """A byte each half second keeps an idle timeout away, not the header timeout."""
     srv = make_server(config=DEFAULT_CONFIG + "http:\n  header_timeout_seconds: 2\n")
     s = socket.create_connection(("127.0.0.1", srv.port), timeout=30)
     head = b"GET /api/v1/health HTTP/1.1\r\nHost: x\r\nX-Slow: " + b"a" * 200
     try:
-        sent = 0
-        for b in head:
-            try:
-                s.sendall(bytes([b]))
-            except OSError:
-                break  # closed while sending
-            sent += 1
-            s.settimeout(0.5)
-            try:
-                if s.recv(4096) == b"":
-                    break
-            except socket.timeout:
-                pass
-            except ConnectionResetError:
-                break
-        assert sent < len(head), "the server read a head trickled over %d s" % len(head)
+        sent = trickle(s, head)
+        assert sent < len(head), "the server read a head trickled over %d s" % (len(head) / 2)
         assert closed_by_server(s)
     finally:
         s.close()
+
+
+def test_a_trickled_body_is_closed_at_its_deadline(make_server):
+    """A whole head, then a body a byte each half second: cut at the body's deadline,
+    before any credentials are looked at."""
+    srv = make_server(config=DEFAULT_CONFIG + "http:\n  body_timeout_seconds: 2\n")
+    body = b'{"key": "slow", "value": "' + b"v" * 200 + b'"}'
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=30)
+    try:
+        s.sendall(b"POST /api/v1/variables HTTP/1.1\r\nHost: x\r\n"
+                  b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body))
+        sent = trickle(s, body)
+        assert sent < len(body), "the server read a body trickled over %d s" % (len(body) / 2)
+        assert closed_by_server(s)
+    finally:
+        s.close()
+    # a body sent at once is read as ever
+    status, answer = srv.api("POST", "/api/v1/variables", {"key": "quick", "value": "v"})
+    assert status == 200, answer
 
 
 def test_a_long_poll_outlives_the_timeouts(make_server):

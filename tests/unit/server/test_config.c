@@ -250,7 +250,8 @@ static void test_http(void **state)
 	(void)state;
 	struct server_config cfg;
 	struct weir_error err = {0};
-	const char *text = "http:\n  header_timeout_seconds: 3\n  idle_timeout_seconds: 30\n"
+	const char *text = "http:\n  header_timeout_seconds: 3\n  body_timeout_seconds: 20\n"
+	                   "  idle_timeout_seconds: 30\n"
 	                   "  max_pending_heads: 50\n  secure_cookie: true\n";
 
 	server_config_init(&cfg);
@@ -258,6 +259,7 @@ static void test_http(void **state)
 	assert_false(cfg.http_secure_cookie);
 	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "w.yaml", &err), 0);
 	assert_int_equal(cfg.http_header_timeout_s, 3);
+	assert_int_equal(cfg.http_body_timeout_s, 20);
 	assert_int_equal(cfg.http_idle_timeout_s, 30);
 	assert_int_equal(cfg.http_max_pending_heads, 50);
 	assert_true(cfg.http_secure_cookie);
