@@ -3,20 +3,23 @@
  */
 #include "api/api.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/airflow.h"
 #include "api/airflow_misc.h"
+#include "api/auth_gate.h"
 #include "api/conn_routes.h"
-#include "api/event_log_routes.h"
 #include "api/dataset_routes.h"
+#include "api/event_log_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/log_stream.h"
 #include "api/long_poll.h"
-#include "api/notify_routes.h"
 #include "api/metrics_route.h"
+#include "api/notify_routes.h"
 #include "api/reply.h"
 #include "api/route_table.h"
 #include "api/ui_assets.h"
@@ -30,8 +33,8 @@ struct api {
 	struct job_routes jobs;            /* the job manager's ops, polls and logs */
 	const struct dag_api_ops *dag_ops; /* NULL: workflow routes answer 503 */
 	void *dag_ctx;
-	struct basic_auth *basic; /* NULL: Bearer token only */
-	struct ui_auth *ui;       /* the web UI's sessions */
+	struct auth_gate *gate; /* HTTP Basic users and their checks off the loop */
+	struct ui_auth *ui;     /* the web UI's sessions */
 	const struct secrets_api_ops *secrets_ops; /* NULL: connection routes answer 503 */
 	void *secrets_ctx;
 	const struct notify_api_ops *notify_ops; /* NULL: notification routes answer 503 */
@@ -39,8 +42,8 @@ struct api {
 	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
 	const struct dataset_api_ops *dataset_ops; /* NULL: dataset routes answer 503 */
 	void *dataset_ctx;
-	json_t *config_view;      /* GET /config (airflow_misc.h); NULL: not exposed */
-	api_health_fn health;     /* NULL: health unknown */
+	json_t *config_view;  /* GET /config (airflow_misc.h); NULL: not exposed */
+	api_health_fn health; /* NULL: health unknown */
 	void *health_ctx;
 	const struct observe_api_ops *observe_ops; /* NULL: no gauges, no event log */
 	void *observe_ctx;
@@ -52,7 +55,8 @@ bool api_auth_ok(const char *authorization, const char *token)
 	size_t gl, tl;
 	unsigned char diff = 0;
 
-	if (!authorization || !token || strncmp(authorization, "Bearer ", 7))
+	/* the scheme's name is case-insensitive (RFC 9110 11.1) */
+	if (!authorization || !token || strncasecmp(authorization, "Bearer ", 7))
 		return false;
 	given = authorization + 7;
 	while (*given == ' ')
@@ -75,21 +79,39 @@ static bool speaks_problems(const char *first)
 }
 
 /* The Bearer token, or a configured user with HTTP Basic; who it was is
- * noted on the request (the event log's owner). */
-static bool request_auth_ok(struct api *api, struct http_request *req)
+ * noted on the request (the event log's owner).  A Basic password is
+ * checked off the loop (api/auth_gate.h): AUTH_GATE_WAIT, the request
+ * suspended and handed to api_handle again with the verdict;
+ * AUTH_GATE_THROTTLED and AUTH_GATE_BUSY are answered here. */
+static enum auth_gate_result request_auth(struct api *api, struct http_request *req,
+                                          const char *first)
 {
 	const char *h = http_request_header(req, "Authorization");
-	char user[64];
+	char user[64], msg[160];
+	int64_t retry_s = 1;
+	enum auth_gate_result r;
 
 	if (api_auth_ok(h, api->token)) {
 		http_request_set_user(req, "token");
-		return true;
+		return AUTH_GATE_OK;
 	}
-	if (!basic_auth_check(api->basic, h))
-		return false;
-	if (basic_auth_header_user(h, user, sizeof user))
+	r = auth_gate_basic(api->gate, req, h, &retry_s);
+	if (r == AUTH_GATE_OK && basic_auth_header_user(h, user, sizeof user))
 		http_request_set_user(req, user);
-	return true;
+	if (r != AUTH_GATE_THROTTLED && r != AUTH_GATE_BUSY)
+		return r;
+	snprintf(msg, sizeof msg, "%lld", (long long)retry_s);
+	http_request_add_header(req, "Retry-After", msg);
+	snprintf(msg, sizeof msg,
+	         r == AUTH_GATE_THROTTLED
+	             ? "too many password checks from this address: try again in %lld s"
+	             : "too many password checks waiting: try again in %lld s",
+	         (long long)retry_s);
+	if (speaks_problems(first))
+		reply_problem(req, r == AUTH_GATE_THROTTLED ? 429 : 503, msg);
+	else
+		reply_status(req, r == AUTH_GATE_THROTTLED ? 429 : 503, msg);
+	return r;
 }
 
 /* The web UI's session cookie; a state-changing request must bring the
@@ -132,7 +154,7 @@ static void refuse(struct api *api, struct http_request *req, const char *first)
 	/* a Basic challenge to the UI's fetch() would pop the browser's own
 	 * password dialog: the UI has its login page */
 	http_request_add_header(req, "WWW-Authenticate",
-	                        basic_auth_count(api->basic) && !ui_auth_from_script(req)
+	                        auth_gate_count(api->gate) && !ui_auth_from_script(req)
 	                            ? "Basic realm=\"weir\""
 	                            : "Bearer realm=\"weir\"");
 	if (speaks_problems(first))
@@ -143,6 +165,24 @@ static void refuse(struct api *api, struct http_request *req, const char *first)
 		reply_status(req, 401,
 		             "missing or wrong token: send \"Authorization: Bearer TOKEN\" with "
 		             "the token from the server's home (HOME/token) or WEIR_TOKEN");
+}
+
+/* The API's credentials or the UI's session: true to go on; false when
+ * the request was answered (401, 403, 429, 503) or waits for its check. */
+static bool credentials_ok(struct api *api, struct http_request *req, const char *first)
+{
+	enum auth_gate_result r = request_auth(api, req, first);
+	enum ui_auth_result auth;
+
+	if (r == AUTH_GATE_OK)
+		return true;
+	if (r != AUTH_GATE_NO)
+		return false;
+	if ((auth = cookie_auth(api, req, first)) == UI_AUTH_OK)
+		return true;
+	if (auth != UI_AUTH_BAD_CSRF)
+		refuse(api, req, first);
+	return false;
 }
 
 void api_set_config_view(struct api *api, json_t *view)
@@ -164,7 +204,6 @@ void api_handle(struct http_request *req, void *arg)
 	char *copy = NULL;
 	char *seg[MAX_SEGMENTS];
 	char why[300];
-	enum ui_auth_result auth;
 	int n;
 
 	if (!ui_auth_method_safe(http_request_method(req)) &&
@@ -176,7 +215,7 @@ void api_handle(struct http_request *req, void *arg)
 		return;
 	}
 	if (ui_auth_owns(p)) {
-		ui_auth_handle(api->ui, req, api->token, api->basic);
+		ui_auth_handle(api->ui, req, api->token, api->gate);
 		return;
 	}
 	if (ui_assets_owns(p)) {
@@ -185,10 +224,8 @@ void api_handle(struct http_request *req, void *arg)
 	}
 	if (!strcmp(p, "/metrics")) {
 		/* the API's credentials: Prometheus sends the token (docs/metrics.md) */
-		if (request_auth_ok(api, req) || (auth = cookie_auth(api, req, "")) == UI_AUTH_OK)
+		if (credentials_ok(api, req, ""))
 			metrics_route_handle(api->observe_ops, api->observe_ctx, API_VERSION, req);
-		else if (auth != UI_AUTH_BAD_CSRF)
-			refuse(api, req, "");
 		return;
 	}
 	if (strncmp(p, "/api/v1/", 8) && strcmp(p, "/api/v1")) {
@@ -196,12 +233,8 @@ void api_handle(struct http_request *req, void *arg)
 		return;
 	}
 	if (dataset_routes_owns(p + 7)) { /* read whole: a dataset URI may hold slashes */
-		if (!request_auth_ok(api, req) &&
-		    (auth = cookie_auth(api, req, "datasets")) != UI_AUTH_OK) {
-			if (auth != UI_AUTH_BAD_CSRF)
-				refuse(api, req, "datasets");
+		if (!credentials_ok(api, req, "datasets"))
 			return;
-		}
 		dataset_routes_handle(api->dataset_ops, api->dataset_ctx, req, p + 7);
 		return;
 	}
@@ -223,11 +256,8 @@ void api_handle(struct http_request *req, void *arg)
 		route_health(api, req);
 		goto out;
 	}
-	if (!request_auth_ok(api, req) && (auth = cookie_auth(api, req, seg[0])) != UI_AUTH_OK) {
-		if (auth != UI_AUTH_BAD_CSRF)
-			refuse(api, req, seg[0]);
+	if (!credentials_ok(api, req, seg[0]))
 		goto out;
-	}
 	if (notify_routes_owns(seg, n))
 		notify_routes_handle(api->notify_ops, api->notify_ctx, req, seg, n);
 	else if (airflow_owns(seg[0]))
@@ -237,7 +267,7 @@ void api_handle(struct http_request *req, void *arg)
 		                    seg, n);
 	else if (conn_routes_owns(seg[0]))
 		conn_routes_handle(api->secrets_ops, api->secrets_ctx, api->conn_tests, req, seg,
-				   n);
+		                   n);
 	else if (event_log_routes_owns(seg[0]))
 		event_log_routes_handle(api->observe_ops, api->observe_ctx, req, seg, n);
 	else if (ui_routes_owns(seg[0]))
@@ -310,15 +340,14 @@ void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, voi
 	api->secrets_ctx = ctx;
 }
 
+void api_set_secure_cookie(struct api *api, bool always)
+{
+	ui_auth_set_secure_cookie(api->ui, always);
+}
+
 int api_set_users(struct api *api, const struct basic_user *users, size_t n, struct weir_error *err)
 {
-	struct basic_auth *ba = basic_auth_create(users, n, err);
-
-	if (!ba)
-		return -1;
-	basic_auth_destroy(api->basic);
-	api->basic = ba;
-	return 0;
+	return auth_gate_set_users(api->gate, users, n, err);
 }
 
 struct api *api_create(uv_loop_t *loop, const char *token, const struct api_ops *ops, void *ctx)
@@ -334,7 +363,9 @@ struct api *api_create(uv_loop_t *loop, const char *token, const struct api_ops 
 	api->jobs.polls = long_polls_create(loop);
 	api->jobs.logs = log_stream_create(loop);
 	api->conn_tests = conn_tests_create(loop);
-	if (!api->token || !api->ui || !api->jobs.polls || !api->jobs.logs || !api->conn_tests) {
+	api->gate = auth_gate_create(loop, 0, 0);
+	if (!api->token || !api->ui || !api->jobs.polls || !api->jobs.logs || !api->conn_tests ||
+	    !api->gate) {
 		api_destroy(api);
 		return NULL;
 	}
@@ -349,7 +380,7 @@ void api_destroy(struct api *api)
 	conn_tests_destroy(api->conn_tests);
 	log_stream_destroy(api->jobs.logs);
 	ui_auth_destroy(api->ui);
-	basic_auth_destroy(api->basic);
+	auth_gate_destroy(api->gate);
 	json_decref(api->config_view);
 	free(api->token);
 	free(api);

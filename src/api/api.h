@@ -75,6 +75,10 @@ void api_set_health(struct api *api, api_health_fn fn, void *ctx);
 int api_set_users(struct api *api, const struct basic_user *users, size_t n,
                   struct weir_error *err);
 
+/* Whether the web UI's session cookie always says Secure (a server reached
+ * over https through a proxy); else it does when the request came over TLS. */
+void api_set_secure_cookie(struct api *api, bool always);
+
 /* The http_handler_fn to give http_server_create() (arg: the api). */
 void api_handle(struct http_request *req, void *arg);
 /* The http_done_fn to give http_server_set_done() (arg: the api): counts

@@ -240,30 +240,6 @@ void basic_auth_destroy(struct basic_auth *ba)
 	free(ba);
 }
 
-bool basic_auth_check_user(struct basic_auth *ba, const char *user, const char *password)
-{
-	char *userpass;
-	size_t ul, pl;
-	bool ok;
-
-	if (!ba || !ba->n || !user || !password || strchr(user, ':'))
-		return false;
-	ul = strlen(user);
-	pl = strlen(password);
-	if (ul + pl + 1 > MAX_HEADER)
-		return false;
-	userpass = malloc(ul + pl + 2);
-	if (!userpass)
-		return false;
-	memcpy(userpass, user, ul);
-	userpass[ul] = ':';
-	memcpy(userpass + ul + 1, password, pl + 1);
-	ok = basic_auth_verify(userpass, ba->users, ba->n);
-	explicit_bzero(userpass, ul + pl + 2);
-	free(userpass);
-	return ok;
-}
-
 size_t basic_auth_count(const struct basic_auth *ba)
 {
 	return ba ? ba->n : 0;
@@ -320,35 +296,113 @@ bool basic_auth_header_user(const char *authorization, char *out, size_t size)
 	return true;
 }
 
-bool basic_auth_check(struct basic_auth *ba, const char *authorization)
+/* Fills *a from "user:password" (ul bytes of name): 1 for a cached
+ * success, 0 to run, -1 out of memory. */
+static int begin_userpass(struct basic_auth *ba, const char *userpass, size_t ul,
+                          struct basic_attempt *a)
 {
-	char buf[BASE64_DECODE_LENGTH(MAX_HEADER) + 1];
-	uint8_t mac[SHA256_DIGEST_SIZE];
 	struct hmac_sha256_ctx hctx;
 	int64_t now = clock_mono_ms();
-	struct cache_slot *oldest;
-	bool ok;
+	const char *hash = ba->users[0].password_hash;
 
-	if (!ba || !ba->n || header_credentials(authorization, buf) < 0)
-		return false;
+	memset(a, 0, sizeof *a);
 	hmac_sha256_set_key(&hctx, sizeof ba->mac_key, ba->mac_key);
-	hmac_sha256_update(&hctx, strlen(buf), (const uint8_t *)buf);
-	hmac_sha256_digest(&hctx, sizeof mac, mac);
-	oldest = &ba->cache[0];
+	hmac_sha256_update(&hctx, strlen(userpass), (const uint8_t *)userpass);
+	hmac_sha256_digest(&hctx, sizeof a->mac, a->mac);
 	for (int i = 0; i < CACHE_SLOTS; i++) {
 		struct cache_slot *s = &ba->cache[i];
-		if (s->expires_ms > now && memeql_sec(s->mac, mac, sizeof mac)) {
-			explicit_bzero(buf, sizeof buf);
-			return true;
-		}
-		if (s->expires_ms < oldest->expires_ms)
-			oldest = s;
+		if (s->expires_ms > now && memeql_sec(s->mac, a->mac, sizeof a->mac))
+			return 1;
 	}
-	ok = basic_auth_verify(buf, ba->users, ba->n);
+	for (size_t i = 0; i < ba->n; i++) {
+		if (strlen(ba->users[i].name) == ul && !memcmp(ba->users[i].name, userpass, ul)) {
+			hash = ba->users[i].password_hash;
+			a->known = true;
+			break;
+		}
+	}
+	a->userpass = strdup(userpass);
+	a->hash = strdup(hash);
+	if (!a->userpass || !a->hash) {
+		basic_auth_finish(NULL, a);
+		return -1;
+	}
+	return 0;
+}
+
+int basic_auth_begin(struct basic_auth *ba, const char *authorization, struct basic_attempt *a)
+{
+	char buf[BASE64_DECODE_LENGTH(MAX_HEADER) + 1];
+	const char *colon;
+	int rc;
+
+	if (!ba || !ba->n || header_credentials(authorization, buf) < 0)
+		return -1;
+	colon = strchr(buf, ':');
+	rc = begin_userpass(ba, buf, colon ? (size_t)(colon - buf) : strlen(buf), a);
 	explicit_bzero(buf, sizeof buf);
-	if (ok) {
-		memcpy(oldest->mac, mac, sizeof mac);
+	return rc;
+}
+
+int basic_auth_begin_user(struct basic_auth *ba, const char *user, const char *password,
+                          struct basic_attempt *a)
+{
+	char *userpass;
+	size_t ul, pl;
+	int rc;
+
+	if (!ba || !ba->n || !user || !password || strchr(user, ':'))
+		return -1;
+	ul = strlen(user);
+	pl = strlen(password);
+	if (ul + pl + 1 > MAX_HEADER || !(userpass = malloc(ul + pl + 2)))
+		return -1;
+	memcpy(userpass, user, ul);
+	userpass[ul] = ':';
+	memcpy(userpass + ul + 1, password, pl + 1);
+	rc = begin_userpass(ba, userpass, ul, a);
+	explicit_bzero(userpass, ul + pl + 2);
+	free(userpass);
+	return rc;
+}
+
+void basic_auth_run(struct basic_attempt *a)
+{
+	const char *colon = a->userpass ? strchr(a->userpass, ':') : NULL;
+
+	/* an unknown name is hashed all the same: timing tells no names */
+	a->ok = basic_auth_verify_password(colon ? colon + 1 : "", a->hash) && a->known && colon;
+}
+
+bool basic_auth_finish(struct basic_auth *ba, struct basic_attempt *a)
+{
+	bool ok = a->ok;
+
+	if (ok && ba) {
+		int64_t now = clock_mono_ms();
+		struct cache_slot *oldest = &ba->cache[0];
+		for (int i = 1; i < CACHE_SLOTS; i++)
+			if (ba->cache[i].expires_ms < oldest->expires_ms)
+				oldest = &ba->cache[i];
+		memcpy(oldest->mac, a->mac, sizeof a->mac);
 		oldest->expires_ms = now + CACHE_TTL_MS;
 	}
+	if (a->userpass) {
+		explicit_bzero(a->userpass, strlen(a->userpass));
+		free(a->userpass);
+	}
+	free(a->hash);
+	explicit_bzero(a, sizeof *a);
 	return ok;
+}
+
+bool basic_auth_check(struct basic_auth *ba, const char *authorization)
+{
+	struct basic_attempt a;
+	int rc = basic_auth_begin(ba, authorization, &a);
+
+	if (rc != 0)
+		return rc == 1;
+	basic_auth_run(&a);
+	return basic_auth_finish(ba, &a);
 }

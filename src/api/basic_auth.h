@@ -25,6 +25,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/error.h"
 
@@ -66,13 +67,35 @@ struct basic_auth *basic_auth_create(const struct basic_user *users, size_t n,
                                      struct weir_error *err);
 void basic_auth_destroy(struct basic_auth *ba);
 
-/* Whether the header value "Basic BASE64(user:password)" is a configured
- * user's.  NULL, another scheme or bad base64: false. */
-bool basic_auth_check(struct basic_auth *ba, const char *authorization);
+/* One check of credentials in three steps, so that the hash can run on
+ * another thread (api/auth_gate.h): begin on the loop, run anywhere,
+ * finish on the loop.  Everything it holds is its own copy. */
+struct basic_attempt {
+	char *userpass;  /* "user:password", zeroed when freed */
+	char *hash;      /* the hash to compare with: the user's, or the first
+	                  * user's for an unknown name (the same cost) */
+	bool known;      /* the name is a configured user's */
+	bool ok;         /* what run found */
+	uint8_t mac[32]; /* the cache's key for a success */
+};
 
-/* Whether `user` is a configured user with this password (the web UI's
- * login form; see api/ui_auth.h).  Costs one hash, known user or not. */
-bool basic_auth_check_user(struct basic_auth *ba, const char *user, const char *password);
+/* From the header value "Basic BASE64(user:password)": 1 when these
+ * credentials succeeded a moment ago (nothing to hash; *a untouched), 0
+ * with *a to run, -1 when there is nothing to check (NULL, another scheme,
+ * bad base64, no users) or out of memory. */
+int basic_auth_begin(struct basic_auth *ba, const char *authorization, struct basic_attempt *a);
+/* The same for a user name and password (the web UI's login form). */
+int basic_auth_begin_user(struct basic_auth *ba, const char *user, const char *password,
+                          struct basic_attempt *a);
+/* The hash and the comparison: a->ok.  Touches nothing but *a (any thread). */
+void basic_auth_run(struct basic_attempt *a);
+/* a->ok, a success remembered in ba's cache (ba NULL: not), *a freed. */
+bool basic_auth_finish(struct basic_auth *ba, struct basic_attempt *a);
+
+/* begin, run and finish at once, on the caller's thread: whether the header
+ * value "Basic BASE64(user:password)" is a configured user's.  NULL,
+ * another scheme or bad base64: false. */
+bool basic_auth_check(struct basic_auth *ba, const char *authorization);
 
 /* The user name of an HTTP Basic Authorization header into `out` (the part
  * before ':'; nothing is checked: call after basic_auth_check).  false

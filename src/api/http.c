@@ -7,6 +7,14 @@
  * place MHD allows it for an active connection; an answer to a suspended
  * request is parked in the request and the request resumed, so MHD calls
  * the access callback again and it is queued there.
+ *
+ * Limits (http.h's struct http_limits, docs/security.md): every accepted
+ * socket gets a struct conn_track (MHD's socket context); while its request
+ * head is still to come it sits in a list ordered by when that wait began,
+ * and a timer shuts down the sockets whose head is late (shutdown(2) only:
+ * MHD sees the end of the stream and closes and frees the connection
+ * itself).  The same list gives the oldest pending head to close when too
+ * many are pending.  MHD's own connection timeout is the idle one.
  */
 #include "api/http.h"
 
@@ -17,12 +25,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 
 #include <microhttpd.h>
 
 #include "lib/dynlib.h"
 #include "lib/log.h"
+#include "lib/str.h"
 #include "lib/strbuf.h"
 
 /* libmicrohttpd, loaded when the server starts (lib/dynlib.h), not at every
@@ -32,12 +42,15 @@
 #ifndef WEIR_SONAME_MHD
 #define WEIR_SONAME_MHD "libmicrohttpd.so.12"
 #endif
-#define MHD_FUNCS(X, t) X(t, MHD_add_response_header) X(t, MHD_create_response_from_buffer) \
-	X(t, MHD_create_response_from_callback) X(t, MHD_destroy_response) \
-	X(t, MHD_get_connection_info) X(t, MHD_get_connection_values) X(t, MHD_get_daemon_info) \
-	X(t, MHD_get_timeout) X(t, MHD_lookup_connection_value) X(t, MHD_queue_response) \
-	X(t, MHD_resume_connection) X(t, MHD_run) X(t, MHD_start_daemon) X(t, MHD_stop_daemon) \
-	X(t, MHD_suspend_connection)
+#define MHD_FUNCS(X, t)                                                                            \
+	X(t, MHD_add_response_header)                                                              \
+	X(t, MHD_create_response_from_buffer)                                                      \
+	X(t, MHD_create_response_from_callback)                                                    \
+	X(t, MHD_destroy_response)                                                                 \
+	X(t, MHD_get_connection_info) X(t, MHD_get_connection_values) X(t, MHD_get_daemon_info)    \
+	    X(t, MHD_get_timeout) X(t, MHD_lookup_connection_value) X(t, MHD_queue_response)       \
+	        X(t, MHD_resume_connection) X(t, MHD_run) X(t, MHD_start_daemon)                   \
+	            X(t, MHD_stop_daemon) X(t, MHD_suspend_connection)
 DYNLIB_TABLE(mhd, MHD_FUNCS, WEIR_SONAME_MHD, "the HTTP server");
 #define MHD_add_response_header (mhd.MHD_add_response_header)
 #define MHD_create_response_from_buffer (mhd.MHD_create_response_from_buffer)
@@ -56,6 +69,29 @@ DYNLIB_TABLE(mhd, MHD_FUNCS, WEIR_SONAME_MHD, "the HTTP server");
 #define MHD_suspend_connection (mhd.MHD_suspend_connection)
 
 #define MAX_EXTRA_HEADERS 12
+/* file descriptors kept back from the connection limit for the server's
+ * own: the store, log files, the agent's link, launchers' pipes */
+#define FD_RESERVE_MIN 256u
+/* the most the soft open-file limit is raised to */
+#define NOFILE_CAP 65536u
+
+/* Sockets waiting for a request's head, or for its body, oldest first:
+ * each is closed when it has waited timeout_ms. */
+struct wait_list {
+	struct conn_track *first, *last;
+	unsigned n;
+	uint64_t timeout_ms;
+};
+
+/* One accepted socket (MHD's socket context). */
+struct conn_track {
+	struct http_server *srv;
+	int fd;
+	struct wait_list *list; /* waiting for its head or its body; NULL: neither */
+	bool bad_target;        /* this request's target holds a control character */
+	uint64_t since;         /* uv_now() when that wait began */
+	struct conn_track *prev, *next;
+};
 
 struct http_stream {
 	struct http_request *req; /* NULL once the request is complete */
@@ -77,13 +113,15 @@ struct http_request {
 	struct MHD_Response *pending;
 	unsigned pending_status;
 	bool answered;
+	bool started; /* the first access call is past */
+	int mark;     /* http_request_set_mark */
 	void *data;
 	struct http_stream *stream;
 	char *hdr_name[MAX_EXTRA_HEADERS];
 	char *hdr_value[MAX_EXTRA_HEADERS];
 	int n_hdr;
-	char user[64];  /* http_request_set_user */
-	json_t *answer; /* the JSON answer, kept until the done callback */
+	char user[64];                    /* http_request_set_user */
+	json_t *answer;                   /* the JSON answer, kept until the done callback */
 	struct http_request *prev, *next; /* in srv->suspended while suspended */
 	/* answered, its done callback still to come (srv->done_first) */
 	bool done_pending;
@@ -110,10 +148,186 @@ struct http_server {
 	 * turn that sent them does, or before the next request's handler. */
 	uv_idle_t idle;
 	struct http_request *done_first, **done_last;
+	bool tls; /* the daemon speaks TLS (never yet) */
+	struct wait_list heads, bodies;
+	unsigned max_heads, conn_limit;
+	uint64_t crowd_said_ms; /* when too many pending heads were last logged */
+	uv_timer_t wait_timer;  /* for the first deadline of heads and bodies */
 };
 
 static void drive(struct http_server *srv);
 static void on_timer(uv_timer_t *t);
+static void free_on_close(uv_handle_t *h);
+
+static void wait_del(struct conn_track *t)
+{
+	struct wait_list *l = t->list;
+
+	if (!l)
+		return;
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		l->first = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	else
+		l->last = t->prev;
+	t->prev = t->next = NULL;
+	t->list = NULL;
+	l->n--;
+}
+
+/* Ends a socket that waited too long or is crowded out: MHD reads its end
+ * and closes it in its next run. */
+static void wait_cut(struct conn_track *t)
+{
+	wait_del(t);
+	if (t->fd >= 0)
+		shutdown(t->fd, SHUT_RDWR);
+	/* MHD is to run again soon, also when cut from inside its run */
+	t->srv->resumed = true;
+	uv_timer_start(&t->srv->timer, on_timer, 0, 0);
+}
+
+static void on_wait_timer(uv_timer_t *h);
+
+/* The timer for the first deadline of both lists. */
+static void wait_arm(struct http_server *srv)
+{
+	uint64_t now = uv_now(srv->loop), due = UINT64_MAX;
+	struct wait_list *lists[] = {&srv->heads, &srv->bodies};
+
+	for (int i = 0; i < 2; i++)
+		if (lists[i]->first && lists[i]->first->since + lists[i]->timeout_ms < due)
+			due = lists[i]->first->since + lists[i]->timeout_ms;
+	if (due == UINT64_MAX)
+		uv_timer_stop(&srv->wait_timer);
+	else
+		uv_timer_start(&srv->wait_timer, on_wait_timer, due > now ? due - now : 0, 0);
+}
+
+static void on_wait_timer(uv_timer_t *h)
+{
+	struct http_server *srv = h->data;
+	uint64_t now = uv_now(srv->loop);
+	struct wait_list *lists[] = {&srv->heads, &srv->bodies};
+
+	for (int i = 0; i < 2; i++)
+		while (lists[i]->first && lists[i]->first->since + lists[i]->timeout_ms <= now)
+			wait_cut(lists[i]->first);
+	wait_arm(srv);
+}
+
+/* The socket now waits for a request head (accepted, or its previous
+ * request done) or for a request's body; one head too many closes the
+ * socket that has waited longest for its head. */
+static void wait_add(struct conn_track *t, struct wait_list *l)
+{
+	struct http_server *srv = t->srv;
+
+	if (t->list == l)
+		return;
+	wait_del(t);
+	t->since = uv_now(srv->loop);
+	t->prev = l->last;
+	t->next = NULL;
+	if (l->last)
+		l->last->next = t;
+	else
+		l->first = t;
+	l->last = t;
+	t->list = l;
+	l->n++;
+	if (l == &srv->heads && l->n > srv->max_heads) {
+		/* said once a minute at most: a flood would fill the log */
+		if (!srv->crowd_said_ms || uv_now(srv->loop) - srv->crowd_said_ms >= 60000) {
+			log_warn("HTTP: more than %u connections wait for a request head: closing "
+			         "the oldest of them as more come (http.max_pending_heads)",
+			         srv->max_heads);
+			srv->crowd_said_ms = uv_now(srv->loop);
+		}
+		wait_cut(l->first);
+	}
+	if (l->first == t || !uv_is_active((uv_handle_t *)&srv->wait_timer))
+		wait_arm(srv);
+}
+
+static struct conn_track *track_of(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *ci =
+	    conn ? MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT) : NULL;
+
+	return ci ? ci->socket_context : NULL;
+}
+
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode toe)
+{
+	struct http_server *srv = cls;
+	struct conn_track *t = *socket_context;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		const union MHD_ConnectionInfo *ci =
+		    MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+		t = calloc(1, sizeof *t);
+		if (!t)
+			return; /* untracked: MHD's idle timeout still ends it */
+		t->srv = srv;
+		t->fd = ci ? ci->connect_fd : -1;
+		*socket_context = t;
+		wait_add(t, &srv->heads);
+	} else if (t) {
+		wait_del(t);
+		free(t);
+		*socket_context = NULL;
+		if (!srv->heads.first && !srv->bodies.first)
+			uv_timer_stop(&srv->wait_timer);
+	}
+}
+
+/* The request line is in (MHD's URI log callback: the target as sent,
+ * before MHD decodes it and a %00 cuts it short). */
+static void *on_uri(void *cls, const char *uri, struct MHD_Connection *conn)
+{
+	struct conn_track *t = track_of(conn);
+
+	(void)cls;
+	if (t)
+		t->bad_target = str_url_has_control(uri);
+	return NULL;
+}
+
+struct length_walk {
+	const char *first;
+	bool differ;
+};
+
+static enum MHD_Result length_one(void *cls, enum MHD_ValueKind kind, const char *key,
+                                  const char *value)
+{
+	struct length_walk *w = cls;
+
+	(void)kind;
+	if (strcasecmp(key, "Content-Length"))
+		return MHD_YES;
+	if (!w->first)
+		w->first = value ? value : "";
+	else if (strcmp(w->first, value ? value : ""))
+		w->differ = true;
+	return MHD_YES;
+}
+
+/* Whether two Content-Length headers disagree (RFC 9112 6.3: the length is
+ * then unknown, the message an error; equal repeats are one length). */
+static bool lengths_differ(struct MHD_Connection *conn)
+{
+	struct length_walk w = {NULL, false};
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, length_one, &w);
+	return w.differ;
+}
 
 static void list_add(struct http_request *req)
 {
@@ -341,6 +555,37 @@ bool http_request_is_suspended(const struct http_request *req)
 	return req->suspended;
 }
 
+bool http_request_is_tls(const struct http_request *req)
+{
+	return req->srv->tls;
+}
+
+void http_request_set_mark(struct http_request *req, int mark)
+{
+	req->mark = mark;
+}
+
+int http_request_mark(const struct http_request *req)
+{
+	return req->mark;
+}
+
+/* The handler's turn; no answer and no suspension gets 500. */
+static void dispatch(struct http_request *req)
+{
+	req->srv->handler(req, req->srv->arg);
+	if (!req->pending && !req->suspended && !req->answered)
+		http_request_respond_errorf(req, WEIR_E_INTERNAL,
+		                            "%s %s: the server gave no answer", req->method,
+		                            req->path);
+}
+
+void http_request_redispatch(struct http_request *req)
+{
+	if (!req->answered && req->conn)
+		dispatch(req);
+}
+
 const char *http_request_method(const struct http_request *req)
 {
 	return req->method;
@@ -376,8 +621,7 @@ static enum MHD_Result query_walk_one(void *cls, enum MHD_ValueKind kind, const 
 }
 
 bool http_request_query_each(const struct http_request *req,
-                             bool (*fn)(void *arg, const char *key, const char *value),
-                             void *arg)
+                             bool (*fn)(void *arg, const char *key, const char *value), void *arg)
 {
 	struct query_walk w = {fn, arg, false};
 
@@ -412,6 +656,9 @@ void http_request_add_header(struct http_request *req, const char *name, const c
 {
 	if (req->n_hdr >= MAX_EXTRA_HEADERS)
 		return;
+	for (int i = 0; i < req->n_hdr; i++) /* a redispatched handler's again */
+		if (!strcasecmp(req->hdr_name[i], name) && !strcmp(req->hdr_value[i], value))
+			return;
 	char *n = strdup(name), *v = strdup(value);
 	if (!n || !v) {
 		free(n);
@@ -556,7 +803,10 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 	(void)version;
 	if (!req) {
 		const char *cl;
+		struct conn_track *t = track_of(conn);
 
+		if (t)
+			wait_del(t); /* the head is in */
 		req = calloc(1, sizeof *req);
 		if (!req)
 			return MHD_NO;
@@ -568,6 +818,19 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 		*con_cls = req;
 		if (!req->method || !req->path)
 			return MHD_NO;
+		if ((t && t->bad_target) || lengths_differ(conn)) {
+			/* answered before a byte of a body is read: the connection
+			 * is not to be read on */
+			req->dispatched = true;
+			http_request_add_header(req, "Connection", "close");
+			respond_status(req, 400,
+			               t && t->bad_target
+			                   ? "the request target holds a control character "
+			                     "(%00-%1F or %7F, escaped or not): not allowed in a "
+			                     "path, an id or a query"
+			                   : "two Content-Length headers with different values");
+			return queue_pending(req);
+		}
 		cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
 		if (cl && strtoull(cl, NULL, 10) > 16ull * HTTP_MAX_BODY) {
 			/* refuse before reading a byte of something that large; a
@@ -577,6 +840,9 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 			respond_status(req, 413, "request body too large: at most 4 MiB allowed");
 			return queue_pending(req);
 		}
+		if (t && ((cl && strtoull(cl, NULL, 10) > 0) ||
+		          MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")))
+			wait_add(t, &srv->bodies); /* a body follows: it has its deadline */
 		return MHD_YES;
 	}
 	if (*upload_size) {
@@ -586,18 +852,17 @@ static enum MHD_Result on_access(void *cls, struct MHD_Connection *conn, const c
 		return MHD_YES;
 	}
 	if (!req->dispatched) {
+		struct conn_track *t = track_of(conn);
+
+		if (t)
+			wait_del(t); /* the body is in */
 		req->dispatched = true;
 		/* what the answers before it left to do is done before it starts */
 		done_flush(srv);
-		if (req->too_big) {
+		if (req->too_big)
 			respond_status(req, 413, "request body too large: at most 4 MiB allowed");
-		} else {
-			srv->handler(req, srv->arg);
-		}
-		if (!req->pending && !req->suspended && !req->answered)
-			http_request_respond_errorf(req, WEIR_E_INTERNAL,
-			                            "%s %s: the server gave no answer", req->method,
-			                            req->path);
+		else
+			dispatch(req);
 	}
 	if (req->pending)
 		return queue_pending(req);
@@ -610,8 +875,13 @@ static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	struct http_request *req = *con_cls;
 
 	(void)cls;
-	(void)conn;
 	(void)toe;
+	{
+		struct conn_track *t = track_of(conn);
+
+		if (t) /* kept alive: the next request's head is awaited */
+			wait_add(t, &t->srv->heads);
+	}
 	if (!req)
 		return;
 	if (req->suspended)
@@ -676,9 +946,55 @@ static int resolve(const char *host, int port, struct sockaddr_storage *ss, stru
 	return 0;
 }
 
+unsigned long http_raise_nofile_limit(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 1024;
+	/* capped: the tasks inherit it, and a program that closes every
+	 * possible descriptor before an exec walks the whole range */
+	rlim_t want = rl.rlim_max < NOFILE_CAP ? rl.rlim_max : NOFILE_CAP;
+	if (rl.rlim_cur < want) {
+		struct rlimit up = {want, rl.rlim_max};
+		if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+			rl.rlim_cur = want;
+	}
+	return rl.rlim_cur == RLIM_INFINITY ? 1ul << 20 : (unsigned long)rl.rlim_cur;
+}
+
+/* The connection limit for the soft RLIMIT_NOFILE now in force: a quarter
+ * of the files (at least FD_RESERVE_MIN) kept for the server's own. */
+static unsigned connection_limit(void)
+{
+	struct rlimit rl;
+	unsigned long n = 1024, reserve;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0)
+		n = rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > (1ul << 20)
+		        ? 1ul << 20
+		        : (unsigned long)rl.rlim_cur;
+	reserve = n / 4 > FD_RESERVE_MIN ? n / 4 : FD_RESERVE_MIN;
+	return n > reserve + 64 ? (unsigned)(n - reserve) : 64u;
+}
+
+unsigned http_server_connection_limit(const struct http_server *srv)
+{
+	return srv->conn_limit;
+}
+
 struct http_server *http_server_create(uv_loop_t *loop, const char *host, int port,
                                        http_handler_fn handler, void *arg, struct weir_error *err)
 {
+	return http_server_create_with(loop, host, port, NULL, handler, arg, err);
+}
+
+struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, int port,
+                                            const struct http_limits *limits,
+                                            http_handler_fn handler, void *arg,
+                                            struct weir_error *err)
+{
+	struct http_limits lim = limits ? *limits : (struct http_limits){0};
 	struct http_server *srv;
 	struct sockaddr_storage ss;
 	unsigned flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME;
@@ -702,16 +1018,38 @@ struct http_server *http_server_create(uv_loop_t *loop, const char *host, int po
 	srv->loop = loop;
 	srv->handler = handler;
 	srv->arg = arg;
+	srv->tls = (flags & MHD_USE_TLS) != 0;
+	if (!lim.header_timeout_s)
+		lim.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S;
+	if (!lim.idle_timeout_s)
+		lim.idle_timeout_s = HTTP_DEFAULT_IDLE_TIMEOUT_S;
+	if (!lim.max_pending_heads)
+		lim.max_pending_heads = HTTP_DEFAULT_MAX_PENDING_HEADS;
+	if (!lim.body_timeout_s)
+		lim.body_timeout_s = HTTP_DEFAULT_BODY_TIMEOUT_S;
+	srv->heads.timeout_ms = (uint64_t)lim.header_timeout_s * 1000;
+	srv->bodies.timeout_ms = (uint64_t)lim.body_timeout_s * 1000;
+	srv->conn_limit = connection_limit();
+	srv->max_heads = lim.max_pending_heads < srv->conn_limit / 2 ? lim.max_pending_heads
+	                                                             : srv->conn_limit / 2;
+	/* the timers first: MHD's callbacks may start them */
+	uv_timer_init(loop, &srv->timer);
+	uv_timer_init(loop, &srv->wait_timer);
+	uv_idle_init(loop, &srv->idle);
+	srv->done_last = &srv->done_first;
+	srv->timer.data = srv;
+	srv->wait_timer.data = srv;
+	srv->idle.data = srv;
 	srv->daemon = MHD_start_daemon(
 	    flags, (uint16_t)port, NULL, NULL, on_access, srv, MHD_OPTION_SOCK_ADDR,
 	    (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
-	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)600, MHD_OPTION_LISTENING_ADDRESS_REUSE,
-	    (unsigned)1, MHD_OPTION_END);
+	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_URI_LOG_CALLBACK, on_uri,
+	    srv, MHD_OPTION_CONNECTION_TIMEOUT, lim.idle_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
+	    srv->conn_limit, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
 	if (!srv->daemon) {
 		weir_error_set(err, WEIR_E_UNAVAILABLE,
 		               "cannot listen on %s:%d (address in use or not local?)", host, port);
-		free(srv);
-		return NULL;
+		goto close_handles;
 	}
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_LISTEN_FD);
 	if (info) {
@@ -726,18 +1064,18 @@ struct http_server *http_server_create(uv_loop_t *loop, const char *host, int po
 	if (!info || uv_poll_init(loop, &srv->poll, info->epoll_fd) != 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cannot watch the HTTP server's epoll fd");
 		MHD_stop_daemon(srv->daemon);
-		free(srv);
-		return NULL;
+		goto close_handles;
 	}
-	uv_timer_init(loop, &srv->timer);
-	uv_idle_init(loop, &srv->idle);
-	srv->done_last = &srv->done_first;
 	srv->poll.data = srv;
-	srv->timer.data = srv;
-	srv->idle.data = srv;
 	uv_poll_start(&srv->poll, UV_READABLE, on_poll);
 	drive(srv);
 	return srv;
+close_handles:
+	srv->open_handles = 3;
+	uv_close((uv_handle_t *)&srv->timer, free_on_close);
+	uv_close((uv_handle_t *)&srv->wait_timer, free_on_close);
+	uv_close((uv_handle_t *)&srv->idle, free_on_close);
+	return NULL;
 }
 
 int http_server_port(const struct http_server *srv)
@@ -776,8 +1114,10 @@ void http_server_destroy(struct http_server *srv)
 	done_flush(srv);
 	uv_poll_stop(&srv->poll);
 	uv_timer_stop(&srv->timer);
-	srv->open_handles = 3;
+	uv_timer_stop(&srv->wait_timer);
+	srv->open_handles = 4;
 	uv_close((uv_handle_t *)&srv->poll, free_on_close);
 	uv_close((uv_handle_t *)&srv->timer, free_on_close);
+	uv_close((uv_handle_t *)&srv->wait_timer, free_on_close);
 	uv_close((uv_handle_t *)&srv->idle, free_on_close);
 }

@@ -9,6 +9,10 @@
  * callback; a streamed response may ask to wait (HTTP_STREAM_WAIT) and is
  * resumed with http_request_resume().  A suspended connection costs no CPU.
  *
+ * A request whose target holds a control character (raw or %XX-escaped:
+ * %00 would cut the decoded path short) or whose Content-Length headers
+ * disagree gets 400 here, without reaching the handler.
+ *
  * Lifetime: a struct http_request lives from its first byte until MHD
  * completes the connection's request; whoever keeps a pointer to a suspended
  * request must answer or resume it before forgetting it.  Destroying the
@@ -46,10 +50,48 @@ typedef void (*http_stream_free_fn)(void *arg);
 
 #define HTTP_MAX_BODY (4u << 20)
 
+/* What a slow, silent or too numerous client may hold (docs/security.md);
+ * 0 in a field: its default. */
+struct http_limits {
+	/* From a connection's accept, or the end of its previous request, to a
+	 * whole request head (request line and headers): the connection is
+	 * closed when it takes longer.  Default HTTP_DEFAULT_HEADER_TIMEOUT_S. */
+	unsigned header_timeout_s;
+	/* From a request's head to the end of its body (a declared length
+	 * over 0, or a chunked one): a body sent slower is cut off.  Default
+	 * HTTP_DEFAULT_BODY_TIMEOUT_S. */
+	unsigned body_timeout_s;
+	/* No byte either way for this long while a body is read or an answer
+	 * written: closed.  A suspended request (a long poll, a log follower
+	 * waiting for bytes) is the server's own wait and never idle.
+	 * Default HTTP_DEFAULT_IDLE_TIMEOUT_S. */
+	unsigned idle_timeout_s;
+	/* Connections whose head has not arrived, at most: one more closes the
+	 * oldest of them.  Default HTTP_DEFAULT_MAX_PENDING_HEADS, and at most
+	 * half the connection limit (the open-file limit less a reserve for
+	 * the server's own files). */
+	unsigned max_pending_heads;
+};
+
+#define HTTP_DEFAULT_HEADER_TIMEOUT_S 10u
+#define HTTP_DEFAULT_BODY_TIMEOUT_S 60u
+#define HTTP_DEFAULT_IDLE_TIMEOUT_S 60u
+#define HTTP_DEFAULT_MAX_PENDING_HEADS 1024u
+
 /* Listens on host:port (host a literal IPv4/IPv6 address or a name; port 0
- * picks a free one).  NULL with err when the address is bad or taken. */
+ * picks a free one).  NULL with err when the address is bad or taken.
+ * http_server_create() has the default limits. */
 struct http_server *http_server_create(uv_loop_t *loop, const char *host, int port,
                                        http_handler_fn handler, void *arg, struct weir_error *err);
+struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, int port,
+                                            const struct http_limits *limits,
+                                            http_handler_fn handler, void *arg,
+                                            struct weir_error *err);
+/* The connection limit the server runs with (from RLIMIT_NOFILE). */
+unsigned http_server_connection_limit(const struct http_server *srv);
+/* Raises this process's soft RLIMIT_NOFILE to its hard limit, at most
+ * 65536 (a server holds a socket per client); the soft limit now in force. */
+unsigned long http_raise_nofile_limit(void);
 /* The bound port (useful with port 0). */
 int http_server_port(const struct http_server *srv);
 /* Called once per request after its answer (status) was handed to the
@@ -77,8 +119,7 @@ const char *http_request_query(const struct http_request *req, const char *key);
  * (a key without '=' has value NULL); stops when fn returns false.
  * false when fn stopped it. */
 bool http_request_query_each(const struct http_request *req,
-                             bool (*fn)(void *arg, const char *key, const char *value),
-                             void *arg);
+                             bool (*fn)(void *arg, const char *key, const char *value), void *arg);
 /* A header (case-insensitive name) or NULL. */
 const char *http_request_header(const struct http_request *req, const char *name);
 /* The body (NUL-terminated; empty string when none). */
@@ -102,7 +143,8 @@ json_t *http_request_answer(const struct http_request *req);
 void http_request_set_data(struct http_request *req, void *data);
 void *http_request_data(const struct http_request *req);
 
-/* Adds a header to the response still to be sent (copied; at most 12).
+/* Adds a header to the response still to be sent (copied; at most 12; an
+ * exact repeat of one added before is not added again).
  * Answers carry "Cache-Control: no-store" unless one is added here. */
 void http_request_add_header(struct http_request *req, const char *name, const char *value);
 
@@ -127,6 +169,19 @@ void http_request_respond_errorf(struct http_request *req, enum weir_error_kind 
  * response is released, also when the client goes away. */
 void http_request_respond_stream(struct http_request *req, int status, const char *content_type,
                                  http_stream_fn read_fn, void *arg, http_stream_free_fn free_fn);
+
+/* Whether the request came over TLS to this server (a daemon started with
+ * TLS; none is today): what the session cookie's Secure follows. */
+bool http_request_is_tls(const struct http_request *req);
+
+/* A small number the handler keeps on the request across a redispatch
+ * (0 until set): the credentials' verdict decided off the loop. */
+void http_request_set_mark(struct http_request *req, int mark);
+int http_request_mark(const struct http_request *req);
+/* Hands a suspended request to the handler again, as if it had just
+ * arrived (its mark kept): for work done off the loop on its behalf.  The
+ * handler answers or suspends it again; no answer gets 500. */
+void http_request_redispatch(struct http_request *req);
 
 /* Holds the request without an answer (long poll).  From the handler only. */
 void http_request_suspend(struct http_request *req);

@@ -32,6 +32,7 @@ struct ui_auth {
 	uv_loop_t *loop;
 	struct ui_sessions *sessions;
 	struct delayed *delayed;
+	bool secure_always; /* ui_auth_set_secure_cookie */
 };
 
 struct ui_auth *ui_auth_create(uv_loop_t *loop)
@@ -115,6 +116,17 @@ static void fail_later(struct ui_auth *ua, struct http_request *req)
 	d->timer.data = d;
 	uv_timer_start(&d->timer, on_delay, UI_LOGIN_FAIL_DELAY_MS, 0);
 	http_request_suspend(req);
+}
+
+void ui_auth_set_secure_cookie(struct ui_auth *ua, bool always)
+{
+	ua->secure_always = always;
+}
+
+/* "; Secure" when the browser reached the server over https. */
+static const char *secure_attr(const struct ui_auth *ua, const struct http_request *req)
+{
+	return ua->secure_always || http_request_is_tls(req) ? "; Secure" : "";
 }
 
 bool ui_auth_owns(const char *path)
@@ -218,7 +230,7 @@ static bool is_json(const char *ctype)
 }
 
 static void route_login(struct ui_auth *ua, struct http_request *req, const char *token,
-                        struct basic_auth *basic)
+                        struct auth_gate *gate)
 {
 	const char *body;
 	size_t len;
@@ -227,7 +239,9 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 	const char *user = NULL, *password = NULL, *given_token = NULL, *who = NULL;
 	struct ui_session s;
 	struct weir_error err = {0};
-	char cookie[UI_SESSION_ID_LEN + 64];
+	char cookie[UI_SESSION_ID_LEN + 80];
+	int64_t retry_s = 1;
+	enum auth_gate_result r;
 
 	if (!is_json(http_request_header(req, "Content-Type"))) {
 		reply_problem(req, 415, "POST /ui/login: expected Content-Type: application/json");
@@ -247,8 +261,19 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 	if (given_token) {
 		if (str_eq_ct(token, given_token))
 			who = TOKEN_USER;
-	} else if (basic_auth_check_user(basic, user, password)) {
+	} else if ((r = auth_gate_user(gate, req, user, password, &retry_s)) == AUTH_GATE_OK) {
 		who = user;
+	} else if (r == AUTH_GATE_WAIT) {
+		goto out; /* checked off the loop; back here with the verdict */
+	} else if (r != AUTH_GATE_NO) {
+		char after[32];
+		snprintf(after, sizeof after, "%lld", (long long)retry_s);
+		http_request_add_header(req, "Retry-After", after);
+		reply_problemf(req, r == AUTH_GATE_THROTTLED ? 429 : 503,
+		               "too many password checks %s: try again in %lld s",
+		               r == AUTH_GATE_THROTTLED ? "from this address" : "waiting",
+		               (long long)retry_s);
+		goto out;
 	}
 	if (!who) {
 		/* the name given is not logged: it is the client's text, maybe a
@@ -262,8 +287,9 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 		reply_problem_error(req, &err);
 		goto out;
 	}
-	snprintf(cookie, sizeof cookie, UI_SESSION_COOKIE "=%s; HttpOnly; SameSite=Strict; Path=/",
-	         s.id);
+	snprintf(cookie, sizeof cookie,
+	         UI_SESSION_COOKIE "=%s; HttpOnly; SameSite=Strict; Path=/%s", s.id,
+	         secure_attr(ua, req));
 	http_request_add_header(req, "Set-Cookie", cookie);
 	log_info("web UI: %s logged in", who);
 	http_request_set_user(req, who);
@@ -292,8 +318,13 @@ static void route_logout(struct ui_auth *ua, struct http_request *req)
 	ui_sessions_close(ua->sessions, id);
 	log_info("web UI: %s logged out", s.user);
 	http_request_set_user(req, s.user);
-	http_request_add_header(
-	    req, "Set-Cookie", UI_SESSION_COOKIE "=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/");
+	{
+		char cookie[96];
+		snprintf(cookie, sizeof cookie,
+		         UI_SESSION_COOKIE "=; Max-Age=0; HttpOnly; SameSite=Strict; Path=/%s",
+		         secure_attr(ua, req));
+		http_request_add_header(req, "Set-Cookie", cookie);
+	}
 	http_request_respond_json(req, 200,
 	                          json_pack("{s:s, s:b}", "user", s.user, "logged_out", 1));
 	explicit_bzero(&s, sizeof s);
@@ -301,7 +332,7 @@ static void route_logout(struct ui_auth *ua, struct http_request *req)
 }
 
 void ui_auth_handle(struct ui_auth *ua, struct http_request *req, const char *token,
-                    struct basic_auth *basic)
+                    struct auth_gate *gate)
 {
 	const char *path = http_request_path(req);
 	const char *method = http_request_method(req);
@@ -318,7 +349,7 @@ void ui_auth_handle(struct ui_auth *ua, struct http_request *req, const char *to
 		return;
 	}
 	if (!strcmp(path, "/ui/login")) {
-		route_login(ua, req, token, basic);
+		route_login(ua, req, token, gate);
 	} else if (!strcmp(path, "/ui/logout")) {
 		route_logout(ua, req);
 	} else if (session_of(ua, req, &s)) {

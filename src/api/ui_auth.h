@@ -28,7 +28,7 @@
 
 #include <uv.h>
 
-#include "api/basic_auth.h"
+#include "api/auth_gate.h"
 #include "api/http.h"
 #include "api/ui_session.h"
 
@@ -48,10 +48,15 @@ void ui_auth_destroy(struct ui_auth *ua);
 
 /* Whether path is one of /ui/login, /ui/session, /ui/logout. */
 bool ui_auth_owns(const char *path);
-/* Answers one of those routes.  `token` is the server's token; `basic`
- * (may be NULL) the configured users. */
+/* Answers one of those routes.  `token` is the server's token; `gate`
+ * (may be NULL) checks the configured users' passwords, off the loop: a
+ * login may be suspended and handed to the router again with the verdict. */
 void ui_auth_handle(struct ui_auth *ua, struct http_request *req, const char *token,
-                    struct basic_auth *basic);
+                    struct auth_gate *gate);
+/* Whether the session cookie always says Secure (a server reached over
+ * https through a proxy); else it says so when the request came over TLS
+ * (http_request_is_tls). */
+void ui_auth_set_secure_cookie(struct ui_auth *ua, bool always);
 
 enum ui_auth_result {
 	UI_AUTH_NONE,    /* no cookie, or no live session with its id */

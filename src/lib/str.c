@@ -65,3 +65,28 @@ char *str_copy_cut(char *buf, size_t size, const char *text, size_t len)
 	}
 	return buf;
 }
+
+int str_hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool str_url_has_control(const char *url)
+{
+	for (const char *p = url; p && *p; p++) {
+		int c = (unsigned char)*p;
+		if (c == '%' && str_hex_digit(p[1]) >= 0 && str_hex_digit(p[2]) >= 0) {
+			c = str_hex_digit(p[1]) << 4 | str_hex_digit(p[2]);
+			p += 2;
+		}
+		if (c < 0x20 || c == 0x7f)
+			return true;
+	}
+	return false;
+}

@@ -6,6 +6,7 @@
 #ifndef WEIR_LIB_STR_H
 #define WEIR_LIB_STR_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -34,5 +35,13 @@ char *str_put2(char *p, int v);
  * them: cut to size - 1 and terminated (nothing written when size is 0).
  * Returns buf. */
 char *str_copy_cut(char *buf, size_t size, const char *text, size_t len);
+
+/* The value of one hex digit (either case), or -1. */
+int str_hex_digit(char c);
+
+/* Whether a URL as sent (its %XX escapes not yet decoded) holds a control
+ * character, raw or escaped: a byte below 0x20 or 0x7f (%00, %0a, %1B,
+ * %7f...).  A '%' not followed by two hex digits is not an escape. */
+bool str_url_has_control(const char *url);
 
 #endif

@@ -60,17 +60,6 @@ int connection_check_id(const char *id, struct weir_error *err)
 	return 0;
 }
 
-static int hex_value(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* Percent-decodes s[0..n) (and '+' as a space when plus_space) into a new
  * string; NULL on a bad escape, an encoded NUL, or out of memory. */
 static char *pct_decode(const char *s, size_t n, bool plus_space)
@@ -85,7 +74,7 @@ static char *pct_decode(const char *s, size_t n, bool plus_space)
 				free(out);
 				return NULL;
 			}
-			int a = hex_value(s[i + 1]), b = hex_value(s[i + 2]);
+			int a = str_hex_digit(s[i + 1]), b = str_hex_digit(s[i + 2]);
 			if (a < 0 || b < 0 || (a == 0 && b == 0)) {
 				free(out);
 				return NULL;

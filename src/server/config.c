@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -580,6 +581,61 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 	return 0;
 }
 
+/* `http: {header_timeout_seconds, body_timeout_seconds, idle_timeout_seconds,
+ * max_pending_heads, secure_cookie}` */
+static int apply_http(struct server_config *cfg, json_t *h, const char *origin,
+                      struct weir_error *err)
+{
+	static const struct {
+		const char *key;
+		long long max;
+		size_t off;
+	} nums[] = {
+	    {"header_timeout_seconds", 3600, offsetof(struct server_config, http_header_timeout_s)},
+	    {"body_timeout_seconds", 86400, offsetof(struct server_config, http_body_timeout_s)},
+	    {"idle_timeout_seconds", 86400, offsetof(struct server_config, http_idle_timeout_s)},
+	    {"max_pending_heads", 1000000, offsetof(struct server_config, http_max_pending_heads)},
+	};
+	const char *key;
+	json_t *v;
+
+	if (!json_is_object(h))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: http: expected a mapping of header_timeout_seconds, "
+		                      "body_timeout_seconds, idle_timeout_seconds, "
+		                      "max_pending_heads, secure_cookie",
+		                      origin);
+	json_object_foreach(h, key, v)
+	{
+		size_t i;
+
+		if (!strcmp(key, "secure_cookie")) {
+			if (!json_is_boolean(v))
+				return weir_error_set(err, WEIR_E_INVALID,
+				                      "%s: http.secure_cookie: expected true or false",
+				                      origin);
+			cfg->http_secure_cookie = json_is_true(v);
+			continue;
+		}
+		for (i = 0; i < sizeof nums / sizeof nums[0] && strcmp(key, nums[i].key); i++)
+			;
+		if (i == sizeof nums / sizeof nums[0])
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: http.%s: unknown setting (expected "
+			                      "header_timeout_seconds, body_timeout_seconds, "
+			                      "idle_timeout_seconds, max_pending_heads or "
+			                      "secure_cookie)",
+			                      origin, key);
+		if (!json_is_integer(v) || json_integer_value(v) < 1 ||
+		    json_integer_value(v) > nums[i].max)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: http.%s: expected a whole number from 1 to %lld",
+			                      origin, key, nums[i].max);
+		*(unsigned *)((char *)cfg + nums[i].off) = (unsigned)json_integer_value(v);
+	}
+	return 0;
+}
+
 /* `connections: {ID: URI | {conn_type, host, port, ...}}` */
 static int apply_connections(struct server_config *cfg, json_t *m, const char *origin,
                              struct weir_error *err)
@@ -756,6 +812,9 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else if (!strcmp(key, "users")) {
 			if (apply_users(cfg, v, origin, err) < 0)
 				goto out;
+		} else if (!strcmp(key, "http")) {
+			if (apply_http(cfg, v, origin, err) < 0)
+				goto out;
 		} else if (!strcmp(key, "executor")) {
 			const char *e = json_string_value(v);
 			if (!e || (strcmp(e, "local") && strcmp(e, "slurm"))) {
@@ -807,8 +866,8 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else {
 			weir_error_set(err, WEIR_E_INVALID,
 			               "%s: %s: unknown setting (expected listen, resources, "
-			               "kill_grace_seconds, dags, pools, users, executor, log_transport, "
-			               "task_user, slurm, queues, connections, variables, "
+			               "kill_grace_seconds, dags, pools, users, http, executor, "
+			               "log_transport, task_user, slurm, queues, connections, variables, "
 			               "sensitive_var_conn_names or dag_folder_symlinks)",
 			               origin, key);
 			goto out;

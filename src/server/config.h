@@ -88,6 +88,13 @@ struct server_config {
 	 * link is read when its target is inside the DAG folder (default), or
 	 * never */
 	bool dag_symlinks_never;
+	/* `http: {header_timeout_seconds, body_timeout_seconds,
+	 * idle_timeout_seconds, max_pending_heads, secure_cookie}`: the HTTP
+	 * server's limits (api/http.h; 0: its defaults) and whether the UI's
+	 * cookie always says Secure */
+	unsigned http_header_timeout_s, http_body_timeout_s, http_idle_timeout_s;
+	unsigned http_max_pending_heads;
+	bool http_secure_cookie;
 };
 
 /* A user of HTTP Basic auth; the hash is checked by the API (api_set_users). */

@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/http.h"
+
 static void opt(json_t *options, const char *key, const char *value)
 {
 	if (value)
@@ -60,6 +62,18 @@ json_t *server_config_view(const struct server_config *cfg)
 	         cfg->listen_host ? cfg->listen_host : SERVER_DEFAULT_HOST, cfg->listen_port);
 	opt(o, "listen", listen);
 	opt(o, "auth_backends", cfg->n_users ? "bearer token, basic auth" : "bearer token");
+	/* the HTTP server's limits (docs/security.md), a default where none is set */
+	opt_int(o, "header_timeout_seconds",
+	        cfg->http_header_timeout_s ? cfg->http_header_timeout_s
+	                                   : HTTP_DEFAULT_HEADER_TIMEOUT_S);
+	opt_int(o, "body_timeout_seconds",
+	        cfg->http_body_timeout_s ? cfg->http_body_timeout_s : HTTP_DEFAULT_BODY_TIMEOUT_S);
+	opt_int(o, "idle_timeout_seconds",
+	        cfg->http_idle_timeout_s ? cfg->http_idle_timeout_s : HTTP_DEFAULT_IDLE_TIMEOUT_S);
+	opt_int(o, "max_pending_heads",
+	        cfg->http_max_pending_heads ? cfg->http_max_pending_heads
+	                                    : HTTP_DEFAULT_MAX_PENDING_HEADS);
+	opt(o, "secure_cookie", cfg->http_secure_cookie ? "true" : "false");
 	o = section(sections, "resources");
 	opt_int(o, "vcores", cfg->vcores);
 	opt_int(o, "memory_mb", (long long)cfg->memory_mb);

@@ -276,10 +276,23 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		rc = -2;
 		goto out;
 	}
-	p->http =
-	    http_server_create(loop, cfg->listen_host, cfg->listen_port, api_handle, p->api, err);
-	if (!p->http)
-		goto out;
+	api_set_secure_cookie(p->api, cfg->http_secure_cookie);
+	{
+		struct http_limits lim = {
+		    .header_timeout_s = cfg->http_header_timeout_s,
+		    .body_timeout_s = cfg->http_body_timeout_s,
+		    .idle_timeout_s = cfg->http_idle_timeout_s,
+		    .max_pending_heads = cfg->http_max_pending_heads,
+		};
+		unsigned long nofile = http_raise_nofile_limit();
+
+		p->http = http_server_create_with(loop, cfg->listen_host, cfg->listen_port, &lim,
+		                                  api_handle, p->api, err);
+		if (!p->http)
+			goto out;
+		log_info("HTTP: at most %u connections (open files: %lu)",
+		         http_server_connection_limit(p->http), nofile);
+	}
 	http_server_set_done(p->http, api_request_done, p->api);
 	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
 	if (!p->url || notifier_set_base_url(p->notifier, p->url) < 0) {

@@ -1,4 +1,5 @@
-/* Tests of lib/str: str_set, str_dup_or_null, str_append, str_to_int64. */
+/* Tests of lib/str: str_set, str_dup_or_null, str_append, str_to_int64,
+ * str_url_has_control. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -85,6 +86,40 @@ static void test_to_int64(void **state)
 	assert_int_equal(str_to_int64(NULL, 0, 1, &v), -1);
 }
 
+static void test_url_has_control(void **state)
+{
+	(void)state;
+	const char *bad[] = {"/api/v1/variables/k4%00zzz",
+	                     "/a%0a",
+	                     "/a%0A",
+	                     "/a%1b",
+	                     "/a%1F",
+	                     "/a%7f",
+	                     "/a%7F",
+	                     "/a?x=%09",
+	                     "/a\x01",
+	                     "%00",
+	                     NULL};
+	const char *good[] = {"/api/v1/variables/k4",
+	                      "/a%20b",
+	                      "/a%2Fb",
+	                      "/a%",
+	                      "/a%0",
+	                      "/a%zz",
+	                      "/a%g0",
+	                      "/a%80",
+	                      "/a?x=%7e",
+	                      "",
+	                      NULL};
+	for (int i = 0; bad[i]; i++)
+		if (!str_url_has_control(bad[i]))
+			fail_msg("\"%s\": no control character seen", bad[i]);
+	for (int i = 0; good[i]; i++)
+		if (str_url_has_control(good[i]))
+			fail_msg("\"%s\": a control character seen", good[i]);
+	assert_false(str_url_has_control(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -92,6 +127,7 @@ int main(void)
 		cmocka_unit_test(test_dup_or_null),
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_to_int64),
+		cmocka_unit_test(test_url_has_control),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

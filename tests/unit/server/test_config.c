@@ -245,6 +245,33 @@ static void test_secrets(void **state)
 	}
 }
 
+static void test_http(void **state)
+{
+	(void)state;
+	struct server_config cfg;
+	struct weir_error err = {0};
+	const char *text = "http:\n  header_timeout_seconds: 3\n  body_timeout_seconds: 20\n"
+	                   "  idle_timeout_seconds: 30\n"
+	                   "  max_pending_heads: 50\n  secure_cookie: true\n";
+
+	server_config_init(&cfg);
+	assert_int_equal(cfg.http_header_timeout_s, 0); /* 0: api/http.h's defaults */
+	assert_false(cfg.http_secure_cookie);
+	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "w.yaml", &err), 0);
+	assert_int_equal(cfg.http_header_timeout_s, 3);
+	assert_int_equal(cfg.http_body_timeout_s, 20);
+	assert_int_equal(cfg.http_idle_timeout_s, 30);
+	assert_int_equal(cfg.http_max_pending_heads, 50);
+	assert_true(cfg.http_secure_cookie);
+	server_config_release(&cfg);
+	expect_yaml_error("http:\n  header_timeout_seconds: 0\n", "http.header_timeout_seconds");
+	expect_yaml_error("http:\n  idle_timeout_seconds: x\n", "http.idle_timeout_seconds");
+	expect_yaml_error("http:\n  max_pending_heads: -1\n", "http.max_pending_heads");
+	expect_yaml_error("http:\n  secure_cookie: 1\n", "http.secure_cookie");
+	expect_yaml_error("http:\n  timeout: 1\n", "http.timeout: unknown");
+	expect_yaml_error("http: 5\n", "http:");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -252,7 +279,7 @@ int main(void)
 	    cmocka_unit_test(test_yaml),        cmocka_unit_test(test_yaml_cli_listen_wins),
 	    cmocka_unit_test(test_yaml_errors), cmocka_unit_test(test_resource_parsers),
 	    cmocka_unit_test(test_detect),      cmocka_unit_test(test_token),
-	    cmocka_unit_test(test_secrets),
+	    cmocka_unit_test(test_secrets),     cmocka_unit_test(test_http),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
