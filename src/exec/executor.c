@@ -4,26 +4,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/env_scrub.h"
+
 extern char **environ;
 
-char **executor_launcher_env(const char *env_server, const char *env_token)
+char **executor_launcher_env(const char *env_server, const char *env_secret,
+                             const char *env_mask)
 {
 	size_t n = 0, k = 0;
 	char **env;
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 4, sizeof *env);
+	env = calloc(n + 5, sizeof *env);
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (!strncmp(environ[i], "WEIR_SERVER=", 12) ||
-		    !strncmp(environ[i], "WEIR_TOKEN=", 11))
+		/* the server's token, connections and secrets stay here */
+		if (!strncmp(environ[i], "WEIR_SERVER=", 12) || env_scrub_drops(environ[i]))
 			continue;
 		env[k++] = environ[i];
 	}
 	env[k++] = (char *)env_server;
-	env[k++] = (char *)env_token;
+	if (env_secret)
+		env[k++] = (char *)env_secret;
+	if (env_mask)
+		env[k++] = (char *)env_mask;
 	/* the task's log is the user's output: the launcher's own info lines
 	 * stay out of it unless the server was asked for them */
 	if (!getenv("WEIR_LOG"))
