@@ -46,25 +46,6 @@ struct api {
 	void *observe_ctx;
 };
 
-bool api_auth_ok(const char *authorization, const char *token)
-{
-	const char *given;
-	size_t gl, tl;
-	unsigned char diff = 0;
-
-	if (!authorization || !token || strncmp(authorization, "Bearer ", 7))
-		return false;
-	given = authorization + 7;
-	while (*given == ' ')
-		given++;
-	gl = strlen(given);
-	tl = strlen(token);
-	/* the length is no secret; the bytes are compared without an early exit */
-	for (size_t i = 0; i < tl; i++)
-		diff |= (unsigned char)(token[i] ^ (i < gl ? given[i] : 0));
-	return diff == 0 && gl == tl && tl > 0;
-}
-
 /* Whether the routes under this first segment answer errors as problems. */
 static bool speaks_problems(const char *first)
 {

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/api.h"
 #include "api/log_stream.h"
 #include "api/long_poll.h"
 #include "api/reply.h"
@@ -212,8 +211,8 @@ static void route_log(const struct job_routes *jr, struct http_request *req)
 
 /* A call whose JSON body names its task: op answers it once the request
  * proves to come from that task's launcher. */
-static void route_task_call(const struct job_routes *jr, struct http_request *req,
-                            const char *name, reply_body_op_fn op)
+static void route_task_call(const struct job_routes *jr, struct http_request *req, const char *name,
+                            reply_body_op_fn op)
 {
 	struct weir_error err = {0};
 	json_t *body = request_json_object(req, &err);
@@ -222,10 +221,10 @@ static void route_task_call(const struct job_routes *jr, struct http_request *re
 	       *a = json_object_get(body, "attempt");
 	json_t *r = NULL;
 
-	if (body && (!json_is_integer(j) || !role || !api_role_name_ok(role) ||
-	             !json_is_integer(i) || !json_is_integer(a) || json_integer_value(i) < 0 ||
-	             json_integer_value(i) > 1000000 || json_integer_value(a) < 1 ||
-	             json_integer_value(a) > 1000000)) {
+	if (body &&
+	    (!json_is_integer(j) || !role || !api_role_name_ok(role) || !json_is_integer(i) ||
+	     !json_is_integer(a) || json_integer_value(i) < 0 || json_integer_value(i) > 1000000 ||
+	     json_integer_value(a) < 1 || json_integer_value(a) > 1000000)) {
 		char msg[200];
 		snprintf(msg, sizeof msg,
 		         "launch/%s: expected a body naming the task: {\"job\": ID, \"role\": "

@@ -541,9 +541,8 @@ struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const ch
 	struct agent_link *l = calloc(1, sizeof *l);
 
 	if (!l || !(l->home = strdup(home)) || !(l->exe = strdup(exe)) ||
-	    !(l->token = strdup(token ? token : "")) ||
-	    !(l->args = strv_copy(args)) || !(l->env = strv_copy(env)) ||
-	    !(l->held = hashmap_create(HASHMAP_KEY_STR))) {
+	    !(l->token = strdup(token ? token : "")) || !(l->args = strv_copy(args)) ||
+	    !(l->env = strv_copy(env)) || !(l->held = hashmap_create(HASHMAP_KEY_STR))) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto fail;
 	}

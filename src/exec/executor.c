@@ -8,8 +8,7 @@
 
 extern char **environ;
 
-char **executor_launcher_env(const char *env_server, const char *env_secret,
-                             const char *env_mask)
+char **executor_launcher_env(const char *env_server, const char *env_secret, const char *env_mask)
 {
 	size_t n = 0, k = 0;
 	char **env;

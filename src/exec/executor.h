@@ -171,8 +171,7 @@ int executor_pick_port(struct executor *ex, struct weir_error *err);
  * its environment at its start; borrowed, NULL: none) and WEIR_LOG=warn
  * unless WEIR_LOG is set.  The array is new (free() it); its strings are
  * borrowed.  NULL when out of memory. */
-char **executor_launcher_env(const char *env_server, const char *env_secret,
-                             const char *env_mask);
+char **executor_launcher_env(const char *env_server, const char *env_secret, const char *env_mask);
 
 /* uv_spawn of `file` with UV_PROCESS_DETACHED (its own session: it outlives
  * the server), stdin `in_fd`, stdout and stderr `out_fd` (both stay the

@@ -104,8 +104,7 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 
 	/* the launcher's proof on the launch routes, for this task only: no
 	 * token (docs/security.md) */
-	launch_secret_task(lx->token, task->job_id, task->role, task->index, task->attempt,
-	                   secret);
+	launch_secret_task(lx->token, task->job_id, task->role, task->index, task->attempt, secret);
 	if (lx->agent) {
 		/* the shim's pid comes with its first report */
 		*launcher_pid = 0;

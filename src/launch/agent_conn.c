@@ -192,7 +192,8 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 	free(a->token);
 	a->token = NULL;
 	if (json_string_value(json_array_get(json_object_get(msg, "mask"), 0)))
-		a->token = strdup(json_string_value(json_array_get(json_object_get(msg, "mask"), 0)));
+		a->token =
+		    strdup(json_string_value(json_array_get(json_object_get(msg, "mask"), 0)));
 	/* spares were forked with the previous server's environment (its URL,
 	 * its token): new ones are made after this turn */
 	agent_pool_retire(&a->pool);

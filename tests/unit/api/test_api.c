@@ -19,11 +19,12 @@
 #include <unistd.h>
 
 #include "api/api.h"
-#include "model/states.h"
 #include "api/http.h"
+#include "api/request.h"
 #include "exec/launch_secret.h"
 #include "lib/clock.h"
 #include "lib/http_client.h"
+#include "model/states.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 
@@ -273,8 +274,8 @@ static void req(struct http_client *c, int slot, const char *method, const char 
 
 /* req() as the launcher of task worker:0 of the job's attempt: its launch
  * secret (exec/launch_secret.h), derived from the server's token. */
-static void launcher_req(struct fixture *fx, int slot, int64_t job, int attempt,
-                         const char *method, const char *path, const char *body)
+static void launcher_req(struct fixture *fx, int slot, int64_t job, int attempt, const char *method,
+                         const char *path, const char *body)
 {
 	char url[64], secret[LAUNCH_SECRET_HEX + 1];
 	struct http_client *c;

@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec/local.h"
 #include "exec/launch_secret.h"
+#include "exec/local.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
 
