@@ -42,13 +42,24 @@ static bool secret_ok(const struct job_routes *jr, struct http_request *req, int
 	return ok;
 }
 
+/* Whether the request brings what a launch secret looks like ("Bearer " and
+ * 64 characters): checked before a body is read, so that no credential
+ * shaped otherwise (none, the API's users) makes the server parse one. */
+static bool secret_shaped(struct http_request *req)
+{
+	const char *h = http_request_header(req, "Authorization");
+
+	return h && !strncmp(h, "Bearer ", 7) && strlen(h + 7) == LAUNCH_SECRET_HEX;
+}
+
 /* The answer to a launch call without its task's secret: 403 for the API's
- * own credentials (the token, a user), which are no launcher's; else 401. */
+ * own credentials (the token, a user), which are no launcher's; else 401.
+ * job 0: the call's task is not read yet. */
 static void refuse(const struct job_routes *jr, struct http_request *req, int64_t job,
                    const char *role, int index, int attempt)
 {
 	const char *h = http_request_header(req, "Authorization");
-	char msg[400];
+	char msg[400], task[120] = "";
 
 	if (h && (!strncmp(h, "Basic ", 6) || api_auth_ok(h, jr->launch_key))) {
 		reply_status(req, 403,
@@ -57,18 +68,15 @@ static void refuse(const struct job_routes *jr, struct http_request *req, int64_
 		             "are refused here (docs/security.md)");
 		return;
 	}
-	if (role)
-		snprintf(msg, sizeof msg,
-		         "missing or wrong launch secret for job %lld task %.64s:%d attempt %d: "
-		         "send \"Authorization: Bearer SECRET\" with the secret the server gave "
-		         "the task's launcher",
-		         (long long)job, role, index, attempt);
-	else
-		snprintf(msg, sizeof msg,
-		         "missing or wrong launch secret for job %lld attempt %d: send "
-		         "\"Authorization: Bearer SECRET\" with the secret the server gave the "
-		         "task's launcher",
-		         (long long)job, attempt);
+	if (job > 0 && role)
+		snprintf(task, sizeof task, " for job %lld task %.64s:%d attempt %d", (long long)job,
+		         role, index, attempt);
+	else if (job > 0)
+		snprintf(task, sizeof task, " for job %lld attempt %d", (long long)job, attempt);
+	snprintf(msg, sizeof msg,
+	         "missing or wrong launch secret%s: send \"Authorization: Bearer SECRET\" with the "
+	         "secret the server gave the task's launcher",
+	         task);
 	http_request_add_header(req, "WWW-Authenticate", "Bearer realm=\"weir-launch\"");
 	reply_status(req, 401, msg);
 }
@@ -255,6 +263,10 @@ void launch_routes_handle(const struct job_routes *jr, struct http_request *req,
 
 	if (n != 2) {
 		reply_no_route(req);
+		return;
+	}
+	if (!secret_shaped(req)) {
+		refuse(jr, req, 0, NULL, 0, 0);
 		return;
 	}
 	if (!strcmp(seg[1], "cluster")) {
