@@ -4,11 +4,13 @@ task finds none of the server's secrets in its own environment or its launcher's
 the agent); what a task prints of the server's token is masked in its log."""
 
 import base64
+import os
+import subprocess
 import sys
 
 import pytest
 
-from conftest import DEFAULT_CONFIG, spec
+from conftest import DEFAULT_CONFIG, WEIR_BIN, spec, wait_for
 from dagtest import BASIC_PASSWORD, BASIC_USER, password_hash
 from launchtest import attempt_secret, launch_secret
 
@@ -161,3 +163,27 @@ def test_task_printing_the_token_shows_stars(make_server, agent):
     assert token not in server.log_text()
     agent_log = server.home / "agent.log"
     assert not agent_log.exists() or token not in agent_log.read_text(errors="replace")
+
+
+def test_agent_started_by_hand_drops_the_servers_secrets(tmp_path):
+    """`weir agent` started from a shell that holds the token and connections runs itself
+    again without them: its /proc/PID/environ (which its shims' show too) has none."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = dict(os.environ, WEIR_TOKEN="tok-" + OTHER_SECRET, WEIR_CONN_LEAKED=CONN_URI,
+               MY_API_TOKEN=OTHER_SECRET, WEIR_AGENT_IDLE_S="1")
+    proc = subprocess.Popen([WEIR_BIN, "agent", "--home", str(home)], env=env,
+                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    try:
+        # the socket is made after the agent's start (and its run again, the same pid)
+        wait_for(lambda: (home / "agent.sock").exists() or proc.poll() is not None, 30,
+                 "the agent's socket")
+        environ = open("/proc/%d/environ" % proc.pid, "rb").read().decode(errors="replace")
+    finally:
+        proc.kill()
+        proc.wait(timeout=30)
+    assert "PATH=" in environ
+    for leak in ("WEIR_TOKEN=", "WEIR_CONN_LEAKED=", "MY_API_TOKEN=", CONN_PASSWORD,
+                 OTHER_SECRET):
+        assert leak not in environ, leak
