@@ -2,22 +2,24 @@
 #include "lib/env_scrub.h"
 
 #include <string.h>
-#include <strings.h>
 
 static const char *const prefixes[] = {"WEIR_CONN_", "WEIR_VAR_", "AIRFLOW_CONN_", "AIRFLOW_VAR_"};
 static const char *const words[] = {"PASSWORD",   "PASSWD",     "PASSPHRASE", "SECRET",
                                     "TOKEN",      "CREDENTIAL", "API_KEY",    "APIKEY",
                                     "ACCESS_KEY", "PRIVATE_KEY"};
 
-/* Whether name[0..len) holds `word`, any case. */
-static bool holds(const char *name, size_t len, const char *word)
+static char upper(char c)
 {
-	size_t wl = strlen(word);
+	return c >= 'a' && c <= 'z' ? (char)(c - 'a' + 'A') : c;
+}
 
-	for (size_t i = 0; i + wl <= len; i++)
-		if (!strncasecmp(name + i, word, wl))
-			return true;
-	return false;
+/* Whether `word` (upper case) stands at s, any case, within `room` bytes. */
+static bool at(const char *s, size_t room, const char *word)
+{
+	for (size_t i = 0; word[i]; i++)
+		if (i >= room || upper(s[i]) != word[i])
+			return false;
+	return true;
 }
 
 bool env_scrub_drops(const char *entry)
@@ -30,9 +32,17 @@ bool env_scrub_drops(const char *entry)
 		if (len > pl && !strncmp(entry, prefixes[i], pl))
 			return true;
 	}
-	for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-		if (holds(entry, len, words[i]))
-			return true;
+	/* one pass over the name, a word tried only where its first letter
+	 * stands: a launcher reads its whole environment per task (a search of
+	 * every word at every byte cost some 14 us for 37 names) */
+	for (size_t i = 0; i < len; i++) {
+		char c = upper(entry[i]);
+		if (c != 'P' && c != 'S' && c != 'T' && c != 'C' && c != 'A')
+			continue;
+		for (size_t w = 0; w < sizeof words / sizeof words[0]; w++)
+			if (words[w][0] == c && at(entry + i, len - i, words[w]))
+				return true;
+	}
 	return false;
 }
 
