@@ -99,8 +99,4 @@ void api_notify_jobs(struct api *api);
 /* A task ended: log followers of the job check at once. */
 void api_notify_logs(struct api *api, int64_t job_id);
 
-/* Whether an Authorization header value carries `token` (constant time in
- * the token's length).  Exposed for tests. */
-bool api_auth_ok(const char *authorization, const char *token);
-
 #endif

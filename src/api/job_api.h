@@ -73,6 +73,9 @@ struct job_routes {
 	void *ctx;
 	struct long_polls *polls;
 	struct log_stream *logs;
+	/* the key of launchers' secrets (exec/launch_secret.h): the server's
+	 * token, which the launch routes themselves refuse */
+	const char *launch_key;
 };
 
 #endif

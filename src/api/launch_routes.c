@@ -1,18 +1,86 @@
 /* launch_routes.c: the launch protocol's routes, the cluster long poll and
- * shipped log chunks (launch_routes.h). */
+ * shipped log chunks (launch_routes.h), each answered to its task's
+ * launcher alone (its launch secret). */
 #include "api/launch_routes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "api/log_stream.h"
 #include "api/long_poll.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "exec/launch_secret.h"
 #include "lib/clock.h"
 
 #define MAX_WAIT_S 600
+
+/* ---- who may call ---- */
+
+/* Whether the request's "Authorization: Bearer SECRET" is the launch secret
+ * of task ROLE:INDEX of the job's attempt, or the attempt's own (a Slurm
+ * script's launchers); role NULL: only the attempt's is known to ask for. */
+static bool secret_ok(const struct job_routes *jr, struct http_request *req, int64_t job,
+                      const char *role, int index, int attempt)
+{
+	const char *h = http_request_header(req, "Authorization");
+	char want[LAUNCH_SECRET_HEX + 1];
+	bool ok = false;
+
+	if (!h)
+		return false;
+	if (role) {
+		launch_secret_task(jr->launch_key, job, role, index, attempt, want);
+		ok = api_auth_ok(h, want);
+	}
+	if (!ok) {
+		launch_secret_attempt(jr->launch_key, job, attempt, want);
+		ok = api_auth_ok(h, want);
+	}
+	memset(want, 0, sizeof want);
+	return ok;
+}
+
+/* Whether the request brings what a launch secret looks like ("Bearer " and
+ * 64 characters): checked before a body is read, so that no credential
+ * shaped otherwise (none, the API's users) makes the server parse one. */
+static bool secret_shaped(struct http_request *req)
+{
+	const char *h = http_request_header(req, "Authorization");
+
+	return h && !strncmp(h, "Bearer ", 7) && strlen(h + 7) == LAUNCH_SECRET_HEX;
+}
+
+/* The answer to a launch call without its task's secret: 403 for the API's
+ * own credentials (the token, a user), which are no launcher's; else 401.
+ * job 0: the call's task is not read yet. */
+static void refuse(const struct job_routes *jr, struct http_request *req, int64_t job,
+                   const char *role, int index, int attempt)
+{
+	const char *h = http_request_header(req, "Authorization");
+	char msg[400], task[120] = "";
+
+	if (h && (!strncasecmp(h, "Basic ", 6) || api_auth_ok(h, jr->launch_key))) {
+		reply_status(req, 403,
+		             "the launch routes answer a task's own launcher only, with its launch "
+		             "secret (WEIR_LAUNCH_SECRET); the API token and users' credentials "
+		             "are refused here (docs/security.md)");
+		return;
+	}
+	if (job > 0 && role)
+		snprintf(task, sizeof task, " for job %lld task %.64s:%d attempt %d", (long long)job,
+		         role, index, attempt);
+	else if (job > 0)
+		snprintf(task, sizeof task, " for job %lld attempt %d", (long long)job, attempt);
+	snprintf(msg, sizeof msg,
+	         "missing or wrong launch secret%s: send \"Authorization: Bearer SECRET\" with the "
+	         "secret the server gave the task's launcher",
+	         task);
+	http_request_add_header(req, "WWW-Authenticate", "Bearer realm=\"weir-launch\"");
+	reply_status(req, 401, msg);
+}
 
 /* ---- GET /launch/cluster ---- */
 
@@ -44,15 +112,24 @@ static bool cluster_wait_check(struct http_request *req, void *arg, bool timed_o
 static void route_cluster(const struct job_routes *jr, struct http_request *req)
 {
 	struct weir_error err = {0};
-	int64_t job, attempt, wait = 0;
+	int64_t job, attempt, wait = 0, index = 0;
+	const char *role = http_request_query(req, "role");
 	bool ready = false;
 	struct cluster_wait *w;
 	json_t *r;
 	const char *q;
 
 	if (api_parse_int(http_request_query(req, "job"), 1, INT64_MAX, &job) < 0 ||
-	    api_parse_int(http_request_query(req, "attempt"), 1, 1000000, &attempt) < 0) {
-		reply_status(req, 400, "launch/cluster: expected ?job=ID&attempt=N[&wait=SECONDS]");
+	    api_parse_int(http_request_query(req, "attempt"), 1, 1000000, &attempt) < 0 ||
+	    (role && (!api_role_name_ok(role) ||
+	              api_parse_int(http_request_query(req, "index"), 0, 1000000, &index) < 0))) {
+		reply_status(req, 400,
+		             "launch/cluster: expected ?job=ID&attempt=N&role=NAME&index=N"
+		             "[&wait=SECONDS]");
+		return;
+	}
+	if (!secret_ok(jr, req, job, role, (int)index, (int)attempt)) {
+		refuse(jr, req, job, role, (int)index, (int)attempt);
 		return;
 	}
 	if ((q = http_request_query(req, "wait")) && api_parse_int(q, 0, MAX_WAIT_S, &wait) < 0) {
@@ -111,6 +188,10 @@ static void route_log(const struct job_routes *jr, struct http_request *req)
 		    "and the bytes as the body");
 		return;
 	}
+	if (!secret_ok(jr, req, job, role, (int)index, (int)attempt)) {
+		refuse(jr, req, job, role, (int)index, (int)attempt);
+		return;
+	}
 	if (jr->ops->log_locate(jr->ctx, job, role, (int)index, (int)attempt, &path, &ended, &err) <
 	    0) {
 		http_request_respond_error(req, &err);
@@ -135,6 +216,46 @@ static void route_log(const struct job_routes *jr, struct http_request *req)
 	http_request_respond_json(req, 200, json_pack("{s:I}", "size", (json_int_t)size));
 }
 
+/* ---- register, started, exited ---- */
+
+/* A call whose JSON body names its task: op answers it once the request
+ * proves to come from that task's launcher. */
+static void route_task_call(const struct job_routes *jr, struct http_request *req, const char *name,
+                            reply_body_op_fn op)
+{
+	struct weir_error err = {0};
+	json_t *body = request_json_object(req, &err);
+	const char *role = json_string_value(json_object_get(body, "role"));
+	json_t *j = json_object_get(body, "job"), *i = json_object_get(body, "index"),
+	       *a = json_object_get(body, "attempt");
+	json_t *r = NULL;
+
+	if (body &&
+	    (!json_is_integer(j) || !role || !api_role_name_ok(role) || !json_is_integer(i) ||
+	     !json_is_integer(a) || json_integer_value(i) < 0 || json_integer_value(i) > 1000000 ||
+	     json_integer_value(a) < 1 || json_integer_value(a) > 1000000)) {
+		char msg[200];
+		snprintf(msg, sizeof msg,
+		         "launch/%s: expected a body naming the task: {\"job\": ID, \"role\": "
+		         "NAME, \"index\": N, \"attempt\": N, ...}",
+		         name);
+		json_decref(body);
+		reply_status(req, 400, msg);
+		return;
+	}
+	if (body && !secret_ok(jr, req, json_integer_value(j), role, (int)json_integer_value(i),
+	                       (int)json_integer_value(a))) {
+		refuse(jr, req, json_integer_value(j), role, (int)json_integer_value(i),
+		       (int)json_integer_value(a));
+		json_decref(body);
+		return;
+	}
+	if (body)
+		r = op(jr->ctx, body, &err);
+	json_decref(body);
+	reply_result(req, 200, r, &err);
+}
+
 /* ---- dispatch ---- */
 
 void launch_routes_handle(const struct job_routes *jr, struct http_request *req, char **seg, int n)
@@ -143,6 +264,10 @@ void launch_routes_handle(const struct job_routes *jr, struct http_request *req,
 
 	if (n != 2) {
 		reply_no_route(req);
+		return;
+	}
+	if (!secret_shaped(req)) {
+		refuse(jr, req, 0, NULL, 0, 0);
 		return;
 	}
 	if (!strcmp(seg[1], "cluster")) {
@@ -170,5 +295,5 @@ void launch_routes_handle(const struct job_routes *jr, struct http_request *req,
 	else if (!request_method_is(req, "POST"))
 		reply_no_method(req);
 	else
-		reply_body_op(req, 200, op, jr->ctx);
+		route_task_call(jr, req, seg[1], op);
 }

@@ -3,6 +3,7 @@
 #include "api/request.h"
 
 #include <string.h>
+#include <strings.h>
 
 #include "lib/str.h"
 
@@ -74,4 +75,24 @@ json_t *request_json_object(const struct http_request *req, struct weir_error *e
 		return NULL;
 	}
 	return j;
+}
+
+bool api_auth_ok(const char *authorization, const char *token)
+{
+	const char *given;
+	size_t gl, tl;
+	unsigned char diff = 0;
+
+	/* the scheme's name is case-insensitive (RFC 9110 11.1) */
+	if (!authorization || !token || strncasecmp(authorization, "Bearer ", 7))
+		return false;
+	given = authorization + 7;
+	while (*given == ' ')
+		given++;
+	gl = strlen(given);
+	tl = strlen(token);
+	/* the length is no secret; the bytes are compared without an early exit */
+	for (size_t i = 0; i < tl; i++)
+		diff |= (unsigned char)(token[i] ^ (i < gl ? given[i] : 0));
+	return diff == 0 && gl == tl && tl > 0;
 }

@@ -20,6 +20,10 @@ int api_parse_int(const char *s, int64_t min, int64_t max, int64_t *out);
 bool api_role_name_ok(const char *s);
 
 bool request_method_is(const struct http_request *req, const char *method);
+/* Whether an Authorization header value is "Bearer TOKEN" with this
+ * `token` (constant time in the token's length): the API's token, or a
+ * launcher's secret (api/launch_routes.c). */
+bool api_auth_ok(const char *authorization, const char *token);
 /* Splits `path` (changed in place) at '/' into at most `max` non-empty
  * segments; the count, or -1 when there are more (seg[] then holds the
  * first `max`). */

@@ -33,6 +33,7 @@ struct agent_link {
 	uv_loop_t *loop;
 	char *home, *exe;
 	char **args, **env; /* owned copies */
+	char *token;        /* masked in every task's output (the hello's "mask") */
 	int kill_grace_s;
 	executor_reports_fn reports;
 	executor_exit_fn lost;
@@ -451,8 +452,8 @@ static int link_connect(struct agent_link *l, struct weir_error *err)
 	env = json_array();
 	for (size_t i = 0; l->env[i]; i++)
 		json_array_append_new(env, json_string(l->env[i]));
-	hello = json_pack("{s:s,s:o,s:i}", "t", "hello", "env", env, "kill_grace_s",
-	                  l->kill_grace_s);
+	hello = json_pack("{s:s,s:o,s:i,s:[s]}", "t", "hello", "env", env, "kill_grace_s",
+	                  l->kill_grace_s, "mask", l->token);
 	text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
 	json_decref(hello);
 	if (!text || write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
@@ -533,15 +534,15 @@ static void on_pump(uv_timer_t *t)
 /* ---- the executor's calls ---- */
 
 struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const char *exe,
-                                     char *const *args, char *const *env, int kill_grace_s,
-                                     executor_reports_fn reports, executor_exit_fn lost,
-                                     void *arg, struct weir_error *err)
+                                     char *const *args, char *const *env, const char *token,
+                                     int kill_grace_s, executor_reports_fn reports,
+                                     executor_exit_fn lost, void *arg, struct weir_error *err)
 {
 	struct agent_link *l = calloc(1, sizeof *l);
 
 	if (!l || !(l->home = strdup(home)) || !(l->exe = strdup(exe)) ||
-	    !(l->args = strv_copy(args)) || !(l->env = strv_copy(env)) ||
-	    !(l->held = hashmap_create(HASHMAP_KEY_STR))) {
+	    !(l->token = strdup(token ? token : "")) || !(l->args = strv_copy(args)) ||
+	    !(l->env = strv_copy(env)) || !(l->held = hashmap_create(HASHMAP_KEY_STR))) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -571,7 +572,8 @@ fail:
 	return NULL;
 }
 
-int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, bool log_to_server)
+int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, bool log_to_server,
+                          const char *secret)
 {
 	int rc = 0;
 
@@ -587,20 +589,24 @@ int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, b
 	strbuf_addstr(sb, task->answer ? task->answer : "null");
 	strbuf_addstr(sb, ",\"log\":");
 	rc |= json_util_write_string(sb, task->log_path);
-	strbuf_addstr(sb, log_to_server ? ",\"log_to_server\":true}\n"
-	                                : ",\"log_to_server\":false}\n");
+	strbuf_addstr(sb, log_to_server ? ",\"log_to_server\":true" : ",\"log_to_server\":false");
+	if (secret) {
+		strbuf_addstr(sb, ",\"secret\":");
+		rc |= json_util_write_string(sb, secret);
+	}
+	strbuf_addstr(sb, "}\n");
 	return rc < 0 || sb->failed ? -1 : 0;
 }
 
 int agent_link_start(struct agent_link *l, const struct executor_task *task, bool log_to_server,
-                     struct weir_error *err)
+                     const char *secret, struct weir_error *err)
 {
 	char key[160];
 	struct held *h = calloc(1, sizeof *h);
 	struct strbuf sb = STRBUF_INIT;
 
 	task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
-	if (!h || agent_link_start_line(&sb, task, log_to_server) < 0 ||
+	if (!h || agent_link_start_line(&sb, task, log_to_server, secret) < 0 ||
 	    !(h->start_line = strbuf_detach(&sb, NULL)) ||
 	    hashmap_put_str(l->held, key, h, NULL) < 0) {
 		if (h)
@@ -657,6 +663,7 @@ void agent_link_destroy(struct agent_link *l)
 	strbuf_release(&l->in);
 	strv_free(l->args);
 	strv_free(l->env);
+	free(l->token);
 	free(l->home);
 	free(l->exe);
 	free(l);

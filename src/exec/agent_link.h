@@ -29,26 +29,32 @@
 struct agent_link;
 
 /* `exe` and `args` (NULL-terminated, borrowed for the call) start the
- * agent; `env` is the shims' environment (executor_launcher_env's, copied).
+ * agent; `env` is the shims' environment (executor_launcher_env's, copied);
+ * `token` (copied) goes in the hello's "mask" only, over the agent's socket,
+ * so that every shim masks it in its task's output (never in an
+ * environment).
  * reports: the "started" and "exited" messages of one read, a JSON array
  * (borrowed for the call); lost: a shim that died without reporting
  * (exit_status, term_signal as the agent saw them).  NULL with err when no
  * agent could be reached. */
 struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const char *exe,
-                                     char *const *args, char *const *env, int kill_grace_s,
-                                     executor_reports_fn reports, executor_exit_fn lost,
-                                     void *arg, struct weir_error *err);
+                                     char *const *args, char *const *env, const char *token,
+                                     int kill_grace_s, executor_reports_fn reports,
+                                     executor_exit_fn lost, void *arg, struct weir_error *err);
 
 /* Queues the task's start: the register answer when the job manager gave
- * one (task->answer), else the shim registers over HTTP.  0 or -1 with err. */
+ * one (task->answer), else the shim registers over HTTP with `secret`, the
+ * task's launch secret (exec/launch_secret.h).  0 or -1 with err. */
 int agent_link_start(struct agent_link *l, const struct executor_task *task, bool log_to_server,
-                     struct weir_error *err);
+                     const char *secret, struct weir_error *err);
 
 /* Appends the start message's line to sb, written without a tree:
  * {"t":"start","job","role","index","attempt","task" (task->answer's text
- * as it is, or null),"log","log_to_server"} and a newline, as the agent
- * reads it.  0, or -1 (out of memory, a string not UTF-8). */
-int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, bool log_to_server);
+ * as it is, or null),"log","log_to_server","secret"} and a newline, as the
+ * agent reads it ("secret" left out when NULL).  0, or -1 (out of memory, a
+ * string not UTF-8). */
+int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, bool log_to_server,
+                          const char *secret);
 
 /* Queues a signal to the task's shim (SIGTERM: the agent's last resort
  * follows after the kill grace plus 2 s).  0 or -1 with err. */

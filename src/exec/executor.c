@@ -4,11 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/env_scrub.h"
 #include "lib/run_as.h"
 
 extern char **environ;
 
-char **executor_launcher_env(const char *env_server, const char *env_token,
+char **executor_launcher_env(const char *env_server, const char *env_secret, const char *env_mask,
                              const char *env_task_user)
 {
 	size_t n = 0, k = 0;
@@ -20,14 +21,18 @@ char **executor_launcher_env(const char *env_server, const char *env_token,
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		if (!strncmp(environ[i], "WEIR_SERVER=", 12) ||
-		    !strncmp(environ[i], "WEIR_TOKEN=", 11) ||
+		/* the server's token, connections and secrets stay here, and the
+		 * user tasks run as is the server's to say */
+		if (!strncmp(environ[i], "WEIR_SERVER=", 12) || env_scrub_drops(environ[i]) ||
 		    !strncmp(environ[i], RUN_AS_ENV "=", sizeof RUN_AS_ENV))
 			continue;
 		env[k++] = environ[i];
 	}
 	env[k++] = (char *)env_server;
-	env[k++] = (char *)env_token;
+	if (env_secret)
+		env[k++] = (char *)env_secret;
+	if (env_mask)
+		env[k++] = (char *)env_mask;
 	if (env_task_user)
 		env[k++] = (char *)env_task_user;
 	/* the task's log is the user's output: the launcher's own info lines

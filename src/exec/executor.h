@@ -162,14 +162,18 @@ struct executor {
  * has none. */
 int executor_pick_port(struct executor *ex, struct weir_error *err);
 
-/* The environment a launcher starts with: this process's, less any
- * WEIR_SERVER, WEIR_TOKEN and WEIR_TASK_USER (lib/run_as.h), plus
- * `env_server` and `env_token` ("WEIR_SERVER=...", "WEIR_TOKEN=...",
- * borrowed), `env_task_user` ("WEIR_TASK_USER=...", the user its tasks run
- * as; NULL: the launcher's own) and WEIR_LOG=warn unless WEIR_LOG is set.
- * The array is new (free() it); its strings are borrowed.  NULL when out
- * of memory. */
-char **executor_launcher_env(const char *env_server, const char *env_token,
+/* The environment a launcher (or the node's agent, or sbatch) starts with:
+ * this process's, less WEIR_SERVER, WEIR_TASK_USER (lib/run_as.h) and what
+ * lib/env_scrub.h drops (the token, the server's connections and variables,
+ * secret-looking names), plus `env_server` ("WEIR_SERVER=...", borrowed),
+ * `env_secret` ("WEIR_LAUNCH_SECRET=...") and `env_mask`
+ * ("WEIR_MASK_TOKEN=...": the token, for the launcher to mask in its task's
+ * output; it wipes both from its environment at its start), `env_task_user`
+ * ("WEIR_TASK_USER=...", the user its tasks run as; NULL: the launcher's
+ * own) (each borrowed, NULL: none) and WEIR_LOG=warn unless WEIR_LOG is
+ * set.  The array is new (free() it); its strings are borrowed.  NULL when
+ * out of memory. */
+char **executor_launcher_env(const char *env_server, const char *env_secret, const char *env_mask,
                              const char *env_task_user);
 
 /* uv_spawn of `file` with UV_PROCESS_DETACHED (its own session: it outlives

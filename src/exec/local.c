@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "exec/agent_link.h"
+#include "exec/launch_secret.h"
 #include "lib/fs.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
@@ -50,7 +51,8 @@ struct local_executor {
 	char *exe;
 	bool lean;           /* exe is weir-launch, which takes no "launch" word */
 	char *env_server;    /* "WEIR_SERVER=..." */
-	char *env_token;     /* "WEIR_TOKEN=..." */
+	char *token;         /* the key of launchers' secrets (exec/launch_secret.h) */
+	char *env_mask;      /* "WEIR_MASK_TOKEN=...": the token, masked in tasks' output */
 	char *env_task_user; /* "WEIR_TASK_USER=..."; NULL: tasks run as we do */
 	int kill_grace_s;
 	executor_exit_fn on_exit;
@@ -97,13 +99,19 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 	char *args[14];
 	char **env = NULL;
 	char *dir = NULL, *slash;
+	char secret[LAUNCH_SECRET_HEX + 1];
+	char env_secret[sizeof "WEIR_LAUNCH_SECRET=" + LAUNCH_SECRET_HEX];
 	int in_fd = -1, out_fd = -1, rc = -1, r;
 
+	/* the launcher's proof on the launch routes, for this task only: no
+	 * token (docs/security.md) */
+	launch_secret_task(lx->token, task->job_id, task->role, task->index, task->attempt, secret);
 	if (lx->agent) {
 		/* the shim's pid comes with its first report */
 		*launcher_pid = 0;
-		return agent_link_start(lx->agent, task, ex->log_to_server, err);
+		return agent_link_start(lx->agent, task, ex->log_to_server, secret, err);
 	}
+	snprintf(env_secret, sizeof env_secret, "WEIR_LAUNCH_SECRET=%s", secret);
 	dir = strdup(task->log_path);
 	if (!dir) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -131,7 +139,7 @@ static int local_start_task(struct executor *ex, const struct executor_task *tas
 		goto out;
 	}
 	l = calloc(1, sizeof *l);
-	env = executor_launcher_env(lx->env_server, lx->env_token, lx->env_task_user);
+	env = executor_launcher_env(lx->env_server, env_secret, lx->env_mask, lx->env_task_user);
 	if (!l || !env || !(l->role = strdup(task->role))) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
@@ -302,7 +310,8 @@ static void local_destroy(struct executor *ex)
 	}
 	free(lx->exe);
 	free(lx->env_server);
-	free(lx->env_token);
+	free(lx->token);
+	free(lx->env_mask);
 	free(lx->env_task_user);
 	free(lx);
 }
@@ -383,8 +392,10 @@ struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const c
 		lx->env_server = NULL;
 		goto oom;
 	}
-	if (asprintf(&lx->env_token, "WEIR_TOKEN=%s", token ? token : "") < 0) {
-		lx->env_token = NULL;
+	if (!(lx->token = strdup(token ? token : "")))
+		goto oom;
+	if (asprintf(&lx->env_mask, "WEIR_MASK_TOKEN=%s", lx->token) < 0) {
+		lx->env_mask = NULL;
 		goto oom;
 	}
 	return &lx->base;
@@ -417,13 +428,13 @@ int local_executor_use_agent(struct executor *ex, const char *home,
                              executor_reports_fn reports, struct weir_error *err)
 {
 	struct local_executor *lx = (struct local_executor *)ex;
-	char **env = executor_launcher_env(lx->env_server, lx->env_token, lx->env_task_user);
+	char **env = executor_launcher_env(lx->env_server, NULL, NULL, lx->env_task_user);
 	char *args[] = {lx->exe, "agent", "--home", (char *)home, NULL};
 
 	if (!env)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	lx->agent = agent_link_create(lx->loop, home, lx->exe, args, env, lx->kill_grace_s,
-	                              reports, lx->on_exit, lx->arg, err);
+	lx->agent = agent_link_create(lx->loop, home, lx->exe, args, env, lx->token,
+	                              lx->kill_grace_s, reports, lx->on_exit, lx->arg, err);
 	free(env);
 	if (!lx->agent)
 		return -1;

@@ -251,7 +251,7 @@ static void sx_closed(uv_handle_t *h)
 	free(sx->time);
 	free(sx->launcher);
 	free(sx->env_server);
-	free(sx->env_token);
+	free(sx->token);
 	free(sx);
 }
 
@@ -367,10 +367,8 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 		sx->env_server = NULL;
 		goto oom;
 	}
-	if (asprintf(&sx->env_token, "WEIR_TOKEN=%s", token ? token : "") < 0) {
-		sx->env_token = NULL;
+	if (!(sx->token = strdup(token ? token : "")))
 		goto oom;
-	}
 	if (opt) {
 		sx->partition = dup_opt(opt->partition);
 		sx->account = dup_opt(opt->account);

@@ -86,7 +86,7 @@ int slurm_cmd_spawn(struct slurm_executor *sx, char **argv, cmd_done_fn done, in
 	struct cmd *c = calloc(1, sizeof *c);
 	uv_process_options_t opt;
 	uv_stdio_container_t stdio[3];
-	char **env = executor_launcher_env(sx->env_server, sx->env_token, NULL);
+	char **env = executor_launcher_env(sx->env_server, NULL, NULL, NULL);
 	int r;
 
 	if (!c || !env) {

@@ -88,7 +88,8 @@ struct slurm_executor {
 	size_t n_extra;
 	char *launcher;
 	bool lean;
-	char *env_server, *env_token;
+	char *env_server;
+	char *token; /* the key of launchers' secrets (exec/launch_secret.h) */
 	executor_gang_fn on_gang;
 	void *arg;
 	struct sjob *jobs;            /* newest first */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "exec/launch_secret.h"
 #include "lib/shell.h"
 #include "lib/strbuf.h"
 #include "lib/strvec.h"
@@ -160,13 +161,20 @@ char *slurm_batch_script(struct slurm_executor *sx, const struct executor_task *
                          const struct components *c)
 {
 	struct strbuf sb = STRBUF_INIT, inner = STRBUF_INIT, who = STRBUF_INIT;
+	char secret[LAUNCH_SECRET_HEX + 1];
 
+	/* one environment for every launcher of the script (a step of many
+	 * tasks picks its own at its SLURM_PROCID): the attempt's secret, not
+	 * a task's (exec/launch_secret.h) */
+	launch_secret_attempt(sx->token, tasks[0].job_id, tasks[0].attempt, secret);
 	strbuf_addf(&sb,
 	            "#!/bin/sh\n"
 	            "# weir job %lld, attempt %d: weir's launcher for each task on its node;\n"
-	            "# it fetches the task's command from the server (WEIR_SERVER,\n"
-	            "# WEIR_TOKEN come from the environment).\n",
-	            (long long)tasks[0].job_id, tasks[0].attempt);
+	            "# it fetches the task's command from the server (WEIR_SERVER from the\n"
+	            "# environment, the attempt's launch secret below).\n"
+	            "WEIR_LAUNCH_SECRET=%s\n"
+	            "export WEIR_LAUNCH_SECRET\n",
+	            (long long)tasks[0].job_id, tasks[0].attempt, secret);
 	if (n == 1) {
 		role_index_words(&tasks[0], &who);
 		sb.failed |= who.failed;

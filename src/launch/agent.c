@@ -21,6 +21,7 @@
 
 #include "launch/supervise.h"
 #include "lib/clock.h"
+#include "lib/env_scrub.h"
 #include "lib/error.h"
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -203,6 +204,7 @@ static void agent_release(struct agent *a)
 	for (size_t i = 0; i < sizeof fds / sizeof fds[0]; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
+	free(a->token);
 	free(a->home);
 	free(a->dir);
 }
@@ -214,6 +216,29 @@ static int agent_usage(void)
 	                "       (env: WEIR_HOME, WEIR_AGENT_IDLE_S: seconds idle before it "
 	                "exits, default 30)\n");
 	return 2;
+}
+
+/* Runs this program again (argv[-1..argc)) with the environment less what
+ * lib/env_scrub.h drops; returns only when that fails. */
+static void run_again_scrubbed(int argc, char **argv)
+{
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ[n])
+		n++;
+	env = calloc(n + 1, sizeof *env);
+	if (!env)
+		return;
+	for (size_t i = 0; i < n; i++)
+		if (!env_scrub_drops(environ[i]))
+			env[k++] = environ[i];
+	(void)argc;
+	execve("/proc/self/exe", argv - 1, env);
+	log_warn("agent: cannot run itself again without the server's secrets in its "
+	         "environment: %s",
+	         strerror(errno));
+	free(env);
 }
 
 int agent_main(int argc, char **argv)
@@ -249,6 +274,8 @@ int agent_main(int argc, char **argv)
 		free(a.home);
 		return rc;
 	}
+	if (env_scrub_count(environ) > 0)
+		run_again_scrubbed(argc, argv);
 	if (chdir("/") < 0)
 		log_warn("agent: chdir /: %s", strerror(errno));
 	rc = agent_setup(&a);

@@ -33,7 +33,13 @@
 
 #include <stdbool.h>
 
-/* argv[0] is "agent".  Returns the process's exit status. */
+/* argv[0] is "agent", argv[-1] the program's name (the mains pass their
+ * argv + 1).  An agent started with what lib/env_scrub.h drops in its
+ * environment (the server's token, connections, secret-looking names: by
+ * hand, from a shell) runs itself again without them first, so that
+ * neither it nor its shims (forks: /proc/PID/environ shows the block the
+ * agent was started with) nor their programs hold them.  Returns the
+ * process's exit status. */
 int agent_main(int argc, char **argv);
 
 /* The socket's name in the home. */

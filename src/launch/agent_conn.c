@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/env_scrub.h"
 #include "lib/json_line.h"
 
 extern char **environ;
@@ -152,8 +153,8 @@ static void on_ack(struct agent *a, json_t *msg)
 }
 
 /* The server's environment becomes the shims': what `weir launch` got
- * from the local executor (executor_launcher_env), WEIR_SERVER and
- * WEIR_TOKEN included. */
+ * from the local executor (executor_launcher_env: WEIR_SERVER, no token),
+ * less what lib/env_scrub.h drops should a server send it anyway. */
 static void take_env(struct agent *a, json_t *env)
 {
 	size_t n = json_array_size(env), k = 0;
@@ -166,7 +167,7 @@ static void take_env(struct agent *a, json_t *env)
 		return;
 	for (size_t i = 0; i < n; i++) {
 		const char *s = json_string_value(json_array_get(env, i));
-		if (s && strchr(s, '=') && (e[k] = strdup(s)))
+		if (s && strchr(s, '=') && !env_scrub_drops(s) && (e[k] = strdup(s)))
 			k++;
 	}
 	environ = e;
@@ -186,6 +187,13 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 	/* a previous server's connection, if still open, closes by itself */
 	a->server = ci;
 	take_env(a, json_object_get(msg, "env"));
+	/* the server's token, masked in every task's output: kept in memory
+	 * (the shims are forks), never in an environment */
+	free(a->token);
+	a->token = NULL;
+	if (json_string_value(json_array_get(json_object_get(msg, "mask"), 0)))
+		a->token =
+		    strdup(json_string_value(json_array_get(json_object_get(msg, "mask"), 0)));
 	/* spares were forked with the previous server's environment (its URL,
 	 * its token): new ones are made after this turn */
 	agent_pool_retire(&a->pool);

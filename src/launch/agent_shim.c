@@ -112,6 +112,8 @@ static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgrou
 	sh.start_ticks = start_ticks;
 	sh.end_journalled = &ended;
 	sh.pid = a->pool.self;
+	sh.secret = json_string_value(json_object_get(msg, "secret"));
+	sh.token = a->token;
 	code = launch_shim_run(&sh);
 	close(jfd);
 	/* after the task's end is journalled: what is left of the spare's

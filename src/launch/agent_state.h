@@ -75,6 +75,7 @@ struct agent {
 	int64_t idle_since; /* monotonic; 0: not idle */
 	int kill_grace_s;
 	char **env; /* the server's environment for shims (owned) */
+	char *token; /* the server's token, to mask in tasks' output (the hello's); NULL: none */
 	bool quit;
 	struct agent_pool pool; /* groups made ahead (agent_pool.h) */
 };

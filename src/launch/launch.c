@@ -26,15 +26,16 @@
 #include "launch/contract.h"
 #include "launch/journal.h"
 #include "launch/logship.h"
-#include "launch/task_output.h"
 #include "launch/report.h"
 #include "launch/supervise.h"
+#include "launch/task_output.h"
 #include "launch/workdir.h"
 #include "lib/clock.h"
+#include "lib/env_scrub.h"
 #include "lib/fs.h"
 #include "lib/http_client.h"
-#include "lib/proc.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "lib/str.h"
 #include "lib/strbuf.h"
 #include "model/job_spec.h"
@@ -55,6 +56,9 @@ struct launch {
 	const char *host;
 	/* server */
 	struct http_client *http;
+	/* what the output masks besides the answer's "mask": the launch secret
+	 * and (a shim's) the server's token; NULL: none */
+	const char *own_secrets[2];
 	int port_fd;
 	int port;
 	char host_buf[INET6_ADDRSTRLEN]; /* --host auto: the address found */
@@ -246,7 +250,7 @@ static int take_register_answer(struct launch *l, json_t *t)
 	l->execution_timeout_s = int_field(t, "execution_timeout_s", 0);
 	l->backend_confines = json_is_false(json_object_get(t, "cgroup"));
 	l->launch_error = str_field(t, "launch_error");
-	if (task_output_set_mask(&l->out, json_object_get(t, "mask")) < 0) {
+	if (task_output_set_mask(&l->out, json_object_get(t, "mask"), l->own_secrets, 2) < 0) {
 		log_error("out of memory");
 		return -1;
 	}
@@ -355,8 +359,10 @@ static int wait_for_gang(struct launch *l)
 			wait_s = 30;
 		if (wait_s < 1)
 			wait_s = 1;
-		snprintf(path, sizeof path, "/api/v1/launch/cluster?job=%lld&attempt=%d&wait=%lld",
-		         l->job, l->attempt, (long long)wait_s);
+		/* role names are identifiers: nothing to escape */
+		snprintf(path, sizeof path,
+		         "/api/v1/launch/cluster?job=%lld&attempt=%d&role=%s&index=%d&wait=%lld",
+		         l->job, l->attempt, l->role, l->index, (long long)wait_s);
 		json_t *answer = NULL;
 		long st = call(l, "GET", path, NULL, (wait_s + 15) * 1000, &answer);
 		if (st == 200 && json_is_true(json_object_get(answer, "ready"))) {
@@ -560,8 +566,11 @@ static int post_started(struct launch *l, pid_t pid)
 	return st == 0 || st >= 500 ? -1 : 0;
 }
 
-/* The program's environment: ours minus WEIR_TOKEN (never handed to user
- * code) and minus what the contract sets, then the contract.  *own: the
+/* The program's environment: ours minus what lib/env_scrub.h drops (the
+ * token, the launch secret, connections and variables the launcher
+ * inherited, secret-looking names: a task gets only the connections it
+ * lists, from the contract) and minus what the contract sets, then the
+ * contract.  *own: the
  * index of its first entry of the contract's (allocated here); those
  * before it are environ's. */
 static char **build_envp(const struct contract *c, size_t *own)
@@ -578,12 +587,7 @@ static char **build_envp(const struct contract *c, size_t *own)
 		const char *e = environ[i];
 		const char *eq = strchr(e, '=');
 		size_t nl = eq ? (size_t)(eq - e) : strlen(e);
-		if (nl == 10 && !strncmp(e, "WEIR_TOKEN", 10))
-			continue;
-		/* connections and variables the launcher inherited: a task gets only
-		 * the connections it lists, from the contract */
-		if ((nl > 10 && !strncmp(e, "WEIR_CONN_", 10)) ||
-		    (nl > 9 && !strncmp(e, "WEIR_VAR_", 9)))
+		if (env_scrub_drops(e))
 			continue;
 		bool overridden = false;
 		for (size_t j = 0; j < c->n_env && !overridden; j++)
@@ -786,7 +790,7 @@ static int usage(const char *why)
 	                "[--host ADDR|auto] [--log-to-server]\n"
 	                "       weir launch --job ID --tasks ROLE:I[-J],... --attempt A ... "
 	                "(the task is SLURM_PROCID's entry)\n"
-	                "       (env: WEIR_SERVER, WEIR_TOKEN)\n");
+	                "       (env: WEIR_SERVER, WEIR_LAUNCH_SECRET)\n");
 	return EXIT_USAGE;
 }
 
@@ -942,7 +946,7 @@ static int shim_cluster(struct launch *l)
 /* Everything after the arguments: the protocol (or the shim's journal),
  * the working directory, limits, the gang, the contract, the program, the
  * report.  Returns the exit status. */
-static int launch_run(struct launch *l, const char *server, const char *token)
+static int launch_run(struct launch *l, const char *server, const char *secret)
 {
 	struct contract c;
 	struct supervise_outcome o;
@@ -953,7 +957,7 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 	memset(&c, 0, sizeof c);
 	memset(&o, 0, sizeof o);
 	if (server && *server) {
-		l->http = http_client_create(server, token);
+		l->http = http_client_create(server, secret);
 		if (!l->http) {
 			log_error("out of memory");
 			return EXIT_LAUNCH_FAILED;
@@ -963,7 +967,7 @@ static int launch_run(struct launch *l, const char *server, const char *token)
 	}
 	if (l->log_to_server) {
 		int p[2];
-		l->ship = logship_create(server, token, l->job, l->role, l->index, l->attempt);
+		l->ship = logship_create(server, secret, l->job, l->role, l->index, l->attempt);
 		if (!l->ship || pipe2(p, O_CLOEXEC) < 0) {
 			log_error("cannot set up the log's pipe to the server: %s", strerror(errno));
 			goto out;
@@ -1104,17 +1108,41 @@ static void launch_init(struct launch *l)
 	l->host = "127.0.0.1";
 }
 
+/* The variable `name`'s value (WEIR_LAUNCH_SECRET, WEIR_MASK_TOKEN),
+ * copied, then wiped where the kernel shows it, before the program can
+ * look: a process's /proc/PID/environ reads the block it was started with,
+ * which unsetenv leaves as it was.  NULL when not set (or out of memory). */
+static char *take_env_secret(const char *name)
+{
+	char *v = getenv(name);
+	char *copy = v ? strdup(v) : NULL;
+
+	if (v) {
+		memset(v, 'x', strlen(v));
+		unsetenv(name);
+	}
+	return copy;
+}
+
 int launch_main(int argc, char **argv)
 {
 	struct launch l;
-	int g;
+	char *secret, *token;
+	int g, rc;
 
 	launch_init(&l);
 	log_set_program("weir launch");
 	g = parse_args(&l, argc, argv);
 	if (g != 0)
 		return g > 0 ? 0 : EXIT_USAGE;
-	return launch_run(&l, getenv("WEIR_SERVER"), getenv("WEIR_TOKEN"));
+	secret = take_env_secret("WEIR_LAUNCH_SECRET");
+	token = take_env_secret("WEIR_MASK_TOKEN");
+	l.own_secrets[0] = secret;
+	l.own_secrets[1] = token;
+	rc = launch_run(&l, getenv("WEIR_SERVER"), secret);
+	free(secret);
+	free(token);
+	return rc;
 }
 
 int launch_shim_run(const struct launch_shim *sh)
@@ -1145,5 +1173,7 @@ int launch_shim_run(const struct launch_shim *sh)
 		return EXIT_LAUNCH_FAILED;
 	}
 	json_decref(rec);
-	return launch_run(&l, getenv("WEIR_SERVER"), getenv("WEIR_TOKEN"));
+	l.own_secrets[0] = sh->secret;
+	l.own_secrets[1] = sh->token;
+	return launch_run(&l, getenv("WEIR_SERVER"), sh->secret);
 }

@@ -4,7 +4,8 @@
  *               [--log-to-server]
  *   weir launch --job ID --tasks ROLE:I[-J],... --attempt A ...  (Slurm: the
  *               task is the SLURM_PROCID-th of the list)
- *   env: WEIR_SERVER (base URL), WEIR_TOKEN; optional WEIR_KILL_GRACE (s)
+ *   env: WEIR_SERVER (base URL), WEIR_LAUNCH_SECRET (its proof on the launch
+ *        routes, exec/launch_secret.h); optional WEIR_KILL_GRACE (s)
  *
  * --log-to-server: the program's stdout and stderr go to the server over
  * HTTP (launch/logship.h) instead of the launcher's own stdout and stderr.
@@ -65,10 +66,15 @@ struct launch_shim {
 	/* the task's work folder is there already, put in place with the log
 	 * from the spare's folder (launch/spare_dirs.h): not made again */
 	bool workdir_placed;
+	/* the task's launch secret (the start's "secret": its proof on the
+	 * launch routes), and the server's token (the hello's "mask"): both
+	 * masked in the task's output; NULL: none */
+	const char *secret, *token;
 };
 
-/* Runs the shim's task to its end (WEIR_SERVER and WEIR_TOKEN from the
- * environment, as `weir launch`).  Returns the exit status. */
+/* Runs the shim's task to its end (WEIR_SERVER from the environment, the
+ * launch secret from the start, as `weir launch` has them).  Returns the
+ * exit status. */
 int launch_shim_run(const struct launch_shim *shim);
 
 /* --tasks LIST (one srun step running many tasks): the entry number

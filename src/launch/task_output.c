@@ -5,19 +5,23 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-int task_output_set_mask(struct task_output *o, const json_t *list)
+int task_output_set_mask(struct task_output *o, const json_t *list, const char *const *extra,
+                         size_t n_extra)
 {
 	size_t n = json_array_size(list), k = 0;
 	const char **v;
 
-	if (n == 0)
+	if (n + n_extra == 0)
 		return 0;
-	v = calloc(n, sizeof *v);
+	v = calloc(n + n_extra, sizeof *v);
 	if (!v)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		if (json_is_string(json_array_get(list, i)))
 			v[k++] = json_string_value(json_array_get(list, i));
+	for (size_t i = 0; i < n_extra; i++)
+		if (extra[i])
+			v[k++] = extra[i];
 	mask_destroy(o->mask);
 	o->mask = mask_create(v, k);
 	free(v);

@@ -4,10 +4,14 @@
  * The launcher reads the program's stdout and stderr from a pipe whenever
  * they must pass through it: to ship them to the server (logship.h), or to
  * mask them because the task was given secrets (the register answer's
- * "mask": its connections' passwords and URIs, docs/connections.md).  What
+ * "mask": its connections' passwords and URIs, docs/connections.md) or its
+ * launcher holds some (its launch secret, a shim's copy of the server's
+ * token: docs/security.md).  What
  * it reads goes through task_output_write(): masked, then to the shipper,
  * or to the log file the launcher's own stdout is.  A task without secrets
- * and without shipping keeps writing straight into its file.
+ * and without shipping would keep writing straight into its file; every
+ * launcher has its launch secret, so that is a launcher's started by hand
+ * without one.
  */
 #ifndef WEIR_LAUNCH_TASK_OUTPUT_H
 #define WEIR_LAUNCH_TASK_OUTPUT_H
@@ -26,9 +30,12 @@ struct task_output {
 	int fd;               /* the log file when not shipping (1: the launcher's stdout) */
 };
 
-/* The register answer's "mask" (a list of strings; absent: none).  0, or -1
- * when out of memory (the task must then not start). */
-int task_output_set_mask(struct task_output *o, const json_t *list);
+/* The register answer's "mask" (a list of strings; absent: none) and
+ * extra[0..n_extra) (the launcher's own secrets: its launch secret, the
+ * server's token; NULL entries skipped).  0, or -1 when out of memory (the
+ * task must then not start). */
+int task_output_set_mask(struct task_output *o, const json_t *list, const char *const *extra,
+                         size_t n_extra);
 /* Whether the output must go through the launcher (masking or shipping). */
 bool task_output_needs_pipe(const struct task_output *o);
 /* Bytes the program wrote, in order. */

@@ -5,6 +5,7 @@ POST /api/v1/launch/log route's offsets and errors."""
 import json
 
 from conftest import DEFAULT_CONFIG, spec, wait_for
+from launchtest import launch_secret
 
 HTTP_CONFIG = DEFAULT_CONFIG + "log_transport: http\n"
 
@@ -48,7 +49,9 @@ def test_http_log_is_live_and_whole(make_server):
 def post_log(server, job, offset, body, attempt=1, role="worker", index=0):
     path = "/api/v1/launch/log?job=%s&role=%s&index=%s&attempt=%s&offset=%s" % (
         job, role, index, attempt, offset)
+    # as the task's launcher: its launch secret, not the API's token
     status, _, data = server.request("POST", path, raw_body=body,
+                                     token=launch_secret(server.token, job, role, index, attempt),
                                      headers={"Content-Type": "application/octet-stream"})
     return status, json.loads(data or b"{}")
 

@@ -236,12 +236,17 @@ int jm_register(struct job_manager *jm, const struct jm_register_call *c, struct
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
-	if (c->host)
-		str_set(&t.host, c->host);
-	if (c->port >= 0)
-		t.port = c->port;
-	if (c->pid > 0)
-		t.launcher_pid = c->pid;
+	/* where a task listens is its launcher's to say until its program
+	 * runs; a register after that (only its launcher can make one) keeps
+	 * what its gang was told */
+	if (t.state == TASK_PENDING || t.state == TASK_STARTING) {
+		if (c->host)
+			str_set(&t.host, c->host);
+		if (c->port >= 0)
+			t.port = c->port;
+		if (c->pid > 0)
+			t.launcher_pid = c->pid;
+	}
 	if (t.state == TASK_PENDING) {
 		jm_task_set_state(&t, TASK_STARTING);
 		t.registered_at = clock_now_ms();

@@ -19,10 +19,12 @@
 #include <unistd.h>
 
 #include "api/api.h"
-#include "model/states.h"
 #include "api/http.h"
+#include "api/request.h"
+#include "exec/launch_secret.h"
 #include "lib/clock.h"
 #include "lib/http_client.h"
+#include "model/states.h"
 
 #define TOKEN "0123456789abcdef0123456789abcdef"
 
@@ -270,6 +272,21 @@ static void req(struct http_client *c, int slot, const char *method, const char 
 	http_response_release(&resp);
 }
 
+/* req() as the launcher of task worker:0 of the job's attempt: its launch
+ * secret (exec/launch_secret.h), derived from the server's token. */
+static void launcher_req(struct fixture *fx, int slot, int64_t job, int attempt, const char *method,
+                         const char *path, const char *body)
+{
+	char url[64], secret[LAUNCH_SECRET_HEX + 1];
+	struct http_client *c;
+
+	snprintf(url, sizeof url, "http://127.0.0.1:%d", fx->port);
+	launch_secret_task(TOKEN, job, "worker", 0, attempt, secret);
+	c = http_client_create(url, secret);
+	req(c, slot, method, path, body);
+	http_client_destroy(c);
+}
+
 static void routes_client(struct fixture *fx, struct http_client *c)
 {
 	char url[64];
@@ -301,7 +318,11 @@ static void routes_client(struct fixture *fx, struct http_client *c)
 	req(c, 10, "PUT", "/api/v1/jobs/1", NULL);
 	req(c, 11, "GET", "/api/v1/jobs/1/tasks?attempt=all", NULL);
 	req(c, 12, "GET", "/api/v1/jobs/1/tasks/Bad..Role/0/logs", NULL);
-	req(c, 13, "POST", "/api/v1/launch/register", "{\"attempt\":2}");
+	/* the API token is no launcher's */
+	req(c, 13, "POST", "/api/v1/launch/register",
+	    "{\"job\":1,\"role\":\"worker\",\"index\":0,\"attempt\":2}");
+	launcher_req(fx, 15, 1, 2, "POST", "/api/v1/launch/register",
+	             "{\"job\":1,\"role\":\"worker\",\"index\":0,\"attempt\":2}");
 	big = malloc(HTTP_MAX_BODY + 100);
 	memset(big, ' ', HTTP_MAX_BODY + 99);
 	big[0] = '{';
@@ -342,8 +363,10 @@ static void test_routes(void **state)
 	assert_int_equal(replies[11].status, 200);
 	assert_non_null(strstr(replies[11].body, "\"attempt\":-1"));
 	assert_int_equal(replies[12].status, 400);
-	assert_int_equal(replies[13].status, 410);
+	assert_int_equal(replies[13].status, 403);
+	assert_non_null(strstr(replies[13].body, "launch secret"));
 	assert_int_equal(replies[14].status, 413);
+	assert_int_equal(replies[15].status, 410);
 }
 
 static void on_gang_ready(uv_timer_t *t)
@@ -355,10 +378,13 @@ static void on_gang_ready(uv_timer_t *t)
 
 static void poll_client(struct fixture *fx, struct http_client *c)
 {
-	(void)fx;
-	req(c, 0, "GET", "/api/v1/launch/cluster?job=2&attempt=1&wait=1", NULL);
-	req(c, 1, "GET", "/api/v1/launch/cluster?job=1&attempt=1&wait=30", NULL);
-	req(c, 2, "GET", "/api/v1/launch/cluster?job=1&attempt=2&wait=30", NULL);
+	(void)c;
+	launcher_req(fx, 0, 2, 1, "GET",
+	             "/api/v1/launch/cluster?job=2&attempt=1&role=worker&index=0&wait=1", NULL);
+	launcher_req(fx, 1, 1, 1, "GET",
+	             "/api/v1/launch/cluster?job=1&attempt=1&role=worker&index=0&wait=30", NULL);
+	launcher_req(fx, 2, 1, 2, "GET",
+	             "/api/v1/launch/cluster?job=1&attempt=2&role=worker&index=0&wait=30", NULL);
 }
 
 static void test_long_poll(void **state)

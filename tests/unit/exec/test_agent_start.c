@@ -24,7 +24,7 @@ static void check(const struct executor_task *t, bool log_to_server)
 	json_t *got;
 
 	assert_non_null(want);
-	assert_int_equal(agent_link_start_line(&sb, t, log_to_server), 0);
+	assert_int_equal(agent_link_start_line(&sb, t, log_to_server, NULL), 0);
 	assert_true(sb.len > 0 && sb.buf[sb.len - 1] == '\n');
 	assert_null(memchr(sb.buf, '\n', sb.len - 1)); /* one line */
 	got = json_loadb(sb.buf, sb.len, JSON_REJECT_DUPLICATES, NULL);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "exec/launch_secret.h"
 #include "exec/local.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
@@ -60,7 +61,7 @@ static int setup(void **state)
 	/* $5 is the role */
 	fputs("#!/bin/sh\n"
 	      "echo \"args: $*\"\n"
-	      "echo \"env: $WEIR_SERVER $WEIR_TOKEN\"\n"
+	      "echo \"env: $WEIR_SERVER [$WEIR_TOKEN] $WEIR_LAUNCH_SECRET\"\n"
 	      "case \"$5\" in\n"
 	      "sleepy) exec sleep 30 ;;\n"
 	      "stubborn) trap '' TERM; sleep 30; exit 0 ;;\n"
@@ -114,6 +115,7 @@ static void test_start_args_env_log(void **state)
 	struct executor_task t = {.job_id = 7, .role = "quick", .index = 2, .attempt = 3};
 	int pid = 0;
 	char *text;
+	char secret[LAUNCH_SECRET_HEX + 1], want[128];
 
 	(void)state;
 	snprintf(log, sizeof log, "%s/jobs/7/logs/quick-2.3.log", dir);
@@ -133,7 +135,10 @@ static void test_start_args_env_log(void **state)
 	assert_non_null(text);
 	assert_non_null(strstr(
 	    text, "args: launch --job 7 --role quick --index 2 --attempt 3 --host 127.0.0.1"));
-	assert_non_null(strstr(text, "env: http://127.0.0.1:1 tok"));
+	/* no token: the task's launch secret (exec/launch_secret.h) */
+	launch_secret_task("tok", 7, "quick", 2, 3, secret);
+	snprintf(want, sizeof want, "env: http://127.0.0.1:1 [] %s\n", secret);
+	assert_non_null(strstr(text, want));
 	free(text);
 	t.launcher_pid = pid;
 	assert_false(ex->ops->is_alive(ex, &t));
