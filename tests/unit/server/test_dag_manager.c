@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -444,12 +445,16 @@ static void test_job_tasks(void **state)
 {
 	struct fixture *f = *state;
 	struct weir_error err = {0};
-	char *good = fs_join(f->dir, "job.yaml"), *bad = fs_join(f->dir, "bad.yaml");
+	/* inside the DAG folder (the server reads no file a DAG names outside
+	 * it), in a folder of their own that the scan does not read */
+	char *specs = fs_join(f->dags, "specs");
+	char *good = fs_join(specs, "job.yaml"), *bad = fs_join(specs, "bad.yaml");
 	char dag[512];
 	json_t *r, *t, *body;
 
-	write_file(f->dir, "job.yaml", "roles: {worker: {command: \"run {{ ds }}\"}}\n");
-	write_file(f->dir, "bad.yaml", "roles: {worker: {instances: many}}\n");
+	assert_int_equal(mkdir(specs, 0755), 0);
+	write_file(specs, "job.yaml", "roles: {worker: {command: \"run {{ ds }}\"}}\n");
+	write_file(specs, "bad.yaml", "roles: {worker: {instances: many}}\n");
 	snprintf(dag, sizeof dag,
 	         "dag_id: jobs\n"
 	         "tasks:\n"
@@ -485,6 +490,7 @@ static void test_job_tasks(void **state)
 	assert_non_null(strstr(json_string_value(json_object_get(t, "reason")), "bad.yaml:1"));
 	json_decref(t);
 	free(good);
+	free(specs);
 	free(bad);
 }
 
