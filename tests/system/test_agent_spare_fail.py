@@ -3,27 +3,17 @@
 with its reason in the agent's log, and the start, its journal blank (the program never
 began), is given to another shim: the task runs exactly once and succeeds.  Test builds
 only: WEIR_TEST_SPARE_FAIL=FILE fails the spare that creates FILE once a start is in its
-pipe; "always" every spare."""
+pipe; "always" every spare.  Without cgroups there are no spares to fail: every task runs
+once on a shim forked fresh, and the hook has nothing to act on."""
 
-import time
-
-import pytest
-
+from cgroup_paths import cgroups  # noqa: F401  (the fixture)
+from cgroup_paths import agent_server, groups_on
 from conftest import spec, wait_for
 
 
 def agent_log(srv):
     p = srv.home / "agent.log"
     return p.read_text(errors="replace") if p.exists() else ""
-
-
-def within(pred, timeout):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if pred():
-            return True
-        time.sleep(0.1)
-    return False
 
 
 def run_jobs(srv, tmp_path, n, name):
@@ -35,14 +25,17 @@ def run_jobs(srv, tmp_path, n, name):
         assert out.read_text() == "ran\n", out.read_text()  # once, never twice
 
 
-def test_a_start_given_to_a_dying_spare_runs_once(make_server, tmp_path):
+def test_a_start_given_to_a_dying_spare_runs_once(make_server, tmp_path, cgroups):
     marker = tmp_path / "spare-fail"
-    srv = make_server(start=False)
-    srv.extra_env["WEIR_TEST_SPARE_FAIL"] = str(marker)
-    srv.start()
+    srv = agent_server(make_server, cgroups, WEIR_TEST_SPARE_FAIL=str(marker))
     run_jobs(srv, tmp_path, 1, "warm")
-    if not within(marker.exists, 10):
-        pytest.skip("no spares here (no writable cgroup)")
+    if not groups_on(srv):
+        run_jobs(srv, tmp_path, 4, "job")
+        assert not marker.exists(), "a spare without cgroups"
+        assert "exits 123 unused" not in agent_log(srv), agent_log(srv)
+        assert "without reporting" not in srv.log_text()
+        return
+    wait_for(marker.exists, 30, "a spare that fails once a start is in its pipe")
     # spares are taken the longest waiting first and come back last: within three
     # tasks one after another, the failing one gets a start
     run_jobs(srv, tmp_path, 4, "job")
@@ -53,14 +46,16 @@ def test_a_start_given_to_a_dying_spare_runs_once(make_server, tmp_path):
     assert "without reporting" not in srv.log_text()
 
 
-def test_every_spare_failing_turns_the_pool_off_and_nothing_is_lost(make_server, tmp_path):
-    srv = make_server(start=False)
-    srv.extra_env["WEIR_TEST_SPARE_FAIL"] = "always"
-    srv.start()
+def test_every_spare_failing_turns_the_pool_off_and_nothing_is_lost(make_server, tmp_path,
+                                                                    cgroups):
+    srv = agent_server(make_server, cgroups, WEIR_TEST_SPARE_FAIL="always")
     run_jobs(srv, tmp_path, 1, "warm")
     spares = srv.home / "jobs" / ".spares"
-    if not within(lambda: spares.is_dir() and any(spares.iterdir()), 10):
-        pytest.skip("no spares here (no writable cgroup)")
     run_jobs(srv, tmp_path, 5, "job")
     log = agent_log(srv)
-    assert "spare shims keep failing; no groups made ahead" in log, log
+    if groups_on(srv):
+        assert "spare shims keep failing; no groups made ahead" in log, log
+    else:
+        # no pool to turn off: nothing was made ahead, nothing failed
+        assert not (spares.is_dir() and any(spares.iterdir())), list(spares.iterdir())
+        assert "exits 123 unused" not in log and "keep failing" not in log, log

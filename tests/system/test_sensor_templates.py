@@ -6,13 +6,12 @@ failing the try with its reason, in both modes.
 """
 
 import sqlite3
-import time
 
 import pytest
 
 from conftest import find_procs, wait_for
 from dagtest import make_dags  # noqa: F401  (the fixture)
-from test_sensors import Quiet, dag, http_server, start, ti_of, wait_ti
+from test_sensors import Quiet, after_next_poke, dag, http_server, start, wait_ti
 
 DAY = "2026-03-01T00:00:00+00:00"
 
@@ -41,8 +40,8 @@ def test_file_sensor_on_the_days_folder(make_dags, mode):
     # another day's marker does not count
     (d.side / "data" / "2026-02-28").mkdir(parents=True)
     (d.side / "data" / "2026-02-28" / "_SUCCESS").write_text("")
-    time.sleep(0.6)
-    assert ti_of(d, "ft", run, "wait")["state"] in ("up_for_reschedule", "running")
+    ti = after_next_poke(d, "ft", run, "wait", mode)
+    assert ti["state"] in ("up_for_reschedule", "running"), ti
     (d.side / "data" / "2026-03-01").mkdir()
     (d.side / "data" / "2026-03-01" / "_SUCCESS").write_text("")
     assert d.wait_run("ft", run, timeout=30)["state"] == "success"

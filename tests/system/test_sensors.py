@@ -7,10 +7,10 @@ while a pool of 2 keeps running other tasks, with the server's memory bounded.
 
 import contextlib
 import http.server
+import re
 import sqlite3
 import textwrap
 import threading
-import time
 from datetime import datetime, timezone
 
 from conftest import find_procs, wait_for
@@ -46,6 +46,31 @@ def wait_ti(d, dag_id, run_id, task_id, pred, what, timeout=60):
                     timeout, what)
 
 
+def last_poke(text):
+    """The number of the latest poke a text records ("poke 3: no file matches ..."), 0 if none."""
+    return max((int(n) for n in re.findall(r"\bpoke (\d+):", text or "")), default=0)
+
+
+def after_next_poke(d, dag_id, run_id, task_id, mode="reschedule"):
+    """Waits for a poke that began after this call, and returns the TI then.  The pokes are
+    recorded one by one, each after the one before: in the TI's reason in mode reschedule (the
+    server pokes), in the try's log in mode poke (the job's process writes it as it pokes). So
+    with poke N the last recorded now, poke N+1 looked at the world as it is now.  A sensor that
+    stops waiting instead (it succeeded, failed) ends the wait too: the caller's assertion on
+    the state tells."""
+    waiting = "up_for_reschedule" if mode == "reschedule" else "running"
+
+    def pokes(ti):
+        return last_poke(str(ti) if mode == "reschedule" else d.log(dag_id, run_id, task_id))
+
+    seen = pokes(ti_of(d, dag_id, run_id, task_id))
+
+    def moved():
+        ti = ti_of(d, dag_id, run_id, task_id)
+        return ti if ti["state"] != waiting or pokes(ti) > seen else None
+    return wait_for(moved, 30, "poke %d of %s (or its end)" % (seen + 1, task_id))
+
+
 def test_file_sensor_reschedule_waits_without_a_job_then_succeeds(make_dags):
     d = make_dags(start=False)
     start(d, "fs", dag("fs", """\
@@ -64,8 +89,8 @@ def test_file_sensor_reschedule_waits_without_a_job_then_succeeds(make_dags):
     assert ti["start_date"], ti  # waiting since
     (d.side / "in").mkdir()
     (d.side / "in" / "x.txt").write_text("not a csv")
-    time.sleep(0.5)
-    assert ti_of(d, "fs", run, "wait")["state"] == "up_for_reschedule"
+    ti = after_next_poke(d, "fs", run, "wait")
+    assert ti["state"] == "up_for_reschedule", ti
     (d.side / "in" / "day.csv").write_text("a,b\n")
     r = d.wait_run("fs", run, timeout=30)
     assert r["state"] == "success", r
@@ -120,8 +145,8 @@ def test_external_task_sensor_waits_for_another_dags_task(make_dags):
     # another logical date does not count
     other = d.trigger("up", logical_date="2026-03-02T00:00:00+00:00")["dag_run_id"]
     assert d.wait_run("up", other)["state"] == "success"
-    time.sleep(0.6)
-    assert ti_of(d, "down", run, "wait")["state"] == "up_for_reschedule"
+    ti = after_next_poke(d, "down", run, "wait")
+    assert ti["state"] == "up_for_reschedule", ti
     up = d.trigger("up", logical_date=when)["dag_run_id"]
     assert d.wait_run("up", up)["state"] == "success"
     assert d.wait_run("down", run, timeout=30)["state"] == "success"
@@ -227,8 +252,8 @@ def test_sql_sensor_on_postgres(make_dags, pg, pg_db):
     run = d.trigger("sq")["dag_run_id"]
     wait_ti(d, "sq", run, "wait", lambda t: "poke 2" in str(t), "two pokes")
     pg.query(pg_db, "INSERT INTO flags VALUES (false)")
-    time.sleep(0.5)
-    assert ti_of(d, "sq", run, "wait")["state"] == "up_for_reschedule"
+    ti = after_next_poke(d, "sq", run, "wait")
+    assert ti["state"] == "up_for_reschedule", ti
     pg.query(pg_db, "INSERT INTO flags VALUES (true)")
     assert d.wait_run("sq", run, timeout=30)["state"] == "success"
 

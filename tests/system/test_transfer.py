@@ -13,9 +13,8 @@ import signal
 import subprocess
 import sys
 import textwrap
-import time
 
-from conftest import WEIR_BIN
+from conftest import WEIR_BIN, wait_for
 from dagtest import make_dags  # noqa: F401  (the fixture)
 from stores import mariadb, mariadb_db, pg, pg_db, redis_db, redis_server  # noqa: F401
 
@@ -152,7 +151,11 @@ def test_a_transfer_killed_half_way_then_retried_leaves_exactly_the_source(pg, p
         env = dict(env_with({"pg": pg.uri(pg_db)}), WEIR_TEST_TRANSFER_PAUSE_AT="200000")
         kill_when([WEIR_BIN, "task-transfer", "--spec-json", json.dumps(spec)], env,
                   "paused at 200000 rows")
-        time.sleep(0.2)
+        # the killed client's session gone from the server: what it sent is all done with
+        wait_for(lambda: pg.query(pg_db, "SELECT count(*) FROM pg_stat_activity WHERE"
+                                  " backend_type = 'client backend' AND datname ="
+                                  " current_database() AND pid <> pg_backend_pid()") == [(0,)],
+                 30, "the killed transfer's session to end")
         assert pg.query(pg_db, "SELECT count(*) FROM dst") == [(0,)]  # nothing published
         out, _ = transfer(spec, {"pg": pg.uri(pg_db)})
         assert out["rows"] == 400_000

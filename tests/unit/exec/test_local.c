@@ -11,6 +11,7 @@
 #include <cmocka.h>
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -64,7 +65,7 @@ static int setup(void **state)
 	      "echo \"env: $WEIR_SERVER [$WEIR_TOKEN] $WEIR_LAUNCH_SECRET\"\n"
 	      "case \"$5\" in\n"
 	      "sleepy) exec sleep 30 ;;\n"
-	      "stubborn) trap '' TERM; sleep 30; exit 0 ;;\n"
+	      "stubborn) trap '' TERM; echo trap-set; sleep 30; exit 0 ;;\n"
 	      "esac\n"
 	      "exit 3\n",
 	      f);
@@ -86,6 +87,24 @@ static void run_until(uv_loop_t *loop, struct ended *e, int count, int64_t max_m
 	int64_t deadline = clock_mono_ms() + max_ms;
 	while (e->count < count && clock_mono_ms() < deadline)
 		uv_run(loop, UV_RUN_NOWAIT), usleep(10000);
+}
+
+/* Waits until the task's log holds `line` (the fake launcher writes it to
+ * its stdout, the log); fails the test after max_ms. */
+static void wait_log_line(const char *log, const char *line, int64_t max_ms)
+{
+	int64_t deadline = clock_mono_ms() + max_ms;
+	for (;;) {
+		struct weir_error err = {0};
+		char *text = fs_read_file(log, NULL, &err);
+		bool found = text && strstr(text, line);
+		free(text);
+		if (found)
+			return;
+		if (clock_mono_ms() >= deadline)
+			fail_msg("no \"%s\" in %s after %lld ms", line, log, (long long)max_ms);
+		usleep(10000);
+	}
 }
 
 static struct executor *make(uv_loop_t *loop, struct ended *e, int grace)
@@ -162,8 +181,9 @@ static void test_stop_with_sigterm(void **state)
 	assert_int_equal(ex->ops->start_task(ex, &t, &pid, &err), 0);
 	t.launcher_pid = pid;
 	assert_true(ex->ops->is_alive(ex, &t));
-	/* detached: a session of its own */
-	usleep(50000);
+	/* detached: a session of its own, set before the script runs (its
+	 * first line in the log says it does) */
+	wait_log_line(log, "args: ", 5000);
 	assert_int_equal(getsid(pid), pid);
 	assert_int_equal(ex->ops->stop_task(ex, &t, SIGTERM, &err), 0);
 	run_until(&loop, &e, 1, 5000);
@@ -191,7 +211,7 @@ static void test_last_resort_kill(void **state)
 	struct executor *ex = make(&loop, &e, 0);
 	assert_int_equal(ex->ops->start_task(ex, &t, &pid, &err), 0);
 	t.launcher_pid = pid;
-	usleep(200000); /* let the trap be set */
+	wait_log_line(log, "trap-set", 5000); /* the script says so once its trap is set */
 	t0 = clock_mono_ms();
 	assert_int_equal(ex->ops->stop_task(ex, &t, SIGTERM, &err), 0);
 	run_until(&loop, &e, 1, 10000);
