@@ -3,7 +3,8 @@
  * again the gang it was given (adopt_gang, or find_gang when no id was
  * stored), launchers still alive are watched (watch.c), tasks whose
  * launcher is gone end as sched/task_end.c says, and sched decides for the
- * job; then a queue pass.
+ * job.  Nothing starts here: the first queue pass is job_manager_open()'s,
+ * once the whole server has started.
  */
 #include "server/job_manager/jm_internal.h"
 
@@ -140,7 +141,6 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 		goto out;
 	for (size_t i = 0; i < nj; i++)
 		recover_job(jm, &jobs[i]);
-	jm_queue_pass(jm);
 	rc = 0;
 out:
 	job_rows_free(jobs, nj);

@@ -216,6 +216,7 @@ static int setup_with(void **state, const struct executor_ops *ops)
 	f->ex.base.ops = ops;
 	f->ops = job_manager_api_ops();
 	manager_up(f);
+	job_manager_open(f->jm);
 	*state = f;
 	return 0;
 }
@@ -658,6 +659,7 @@ static void test_recovery(void **state)
 	spawned = f->ex.n_launchers;
 	manager_up(f);
 	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	job_manager_open(f->jm);
 
 	/* nothing with a row is started again; the dead launcher's task is
 	 * lost, which fails its job (no restarts) and stops the other task */
@@ -683,11 +685,42 @@ static void test_recovery(void **state)
 	manager_down(f);
 	manager_up(f);
 	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	job_manager_open(f->jm);
 	expect_task(f, queued, 0, 1, "running", NULL);
 	te_find(&f->ex, queued, "worker", 0, 1)->alive = false;
 	run_for(f, 600);
 	expect_task(f, queued, 0, 1, "lost", "launcher vanished without reporting");
 	expect_job(f, queued, "failed", "worker:0 lost (its launcher vanished)");
+}
+
+/* A manager still starting hands nothing out: a job submitted (or found
+ * queued by recovery) before job_manager_open() waits, without a launcher,
+ * and the open starts it. */
+static void test_nothing_starts_before_open(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	int64_t early, queued;
+
+	manager_down(f);
+	manager_up(f);
+	early = submit(f, 1, 1, 0);
+	expect_job(f, early, "queued", NULL);
+	assert_int_equal(launchers_of(f, early, 1), 0);
+	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	expect_job(f, early, "queued", NULL);
+	assert_int_equal(launchers_of(f, early, 1), 0);
+
+	/* a restart before the open: the queued job is still only queued */
+	manager_down(f);
+	manager_up(f);
+	queued = submit(f, 1, 1, 0);
+	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	assert_int_equal(launchers_of(f, early, 1) + launchers_of(f, queued, 1), 0);
+	job_manager_open(f->jm);
+	assert_int_equal(launchers_of(f, early, 1), 1);
+	assert_int_equal(launchers_of(f, queued, 1), 1);
+	expect_job(f, early, "starting", NULL);
 }
 
 /* The rows kept in memory follow the store: a turn rolled back after a
@@ -779,6 +812,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_gang_succeeds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nothing_starts_before_open, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_restarts_then_fails, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_restart_waits_for_the_gang, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_launcher, setup, teardown),
