@@ -163,6 +163,14 @@ struct executor {
 	 * such a task itself as it starts it, and no gang wait is needed.  Set
 	 * by the backend. */
 	bool takes_answer;
+	/* The backend holds every task it was given until the server has
+	 * recorded its end, across server restarts (the agent: its journals),
+	 * and a start reaches it only after the turn that made it committed.
+	 * So after a restart, a task it does not hold that never reported
+	 * `started` never reached it (the server stopped between the commit and
+	 * the write): the job manager starts it again, nothing counted.  Set by
+	 * the backend. */
+	bool keeps_tasks;
 };
 
 /* ex->ops->pick_port, or -1 with err when the backend (or a NULL `ex`)

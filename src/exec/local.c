@@ -414,5 +414,6 @@ int local_executor_use_agent(struct executor *ex, const char *home,
 	if (!lx->agent)
 		return -1;
 	ex->takes_answer = true;
+	ex->keeps_tasks = true;
 	return 0;
 }

@@ -267,6 +267,12 @@ void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
 
 /* The job's gang as allocated: rows, then launchers (or the whole gang). */
 void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_alloc *a);
+/* Recovery: task `t` (of a job of `n_tasks` tasks), whose start never
+ * reached a backend that keeps its tasks (executor.keeps_tasks), is started
+ * again with the answer its registration gives now (a gang's task keeps
+ * its port; a task still pending registers itself).  Whether it started;
+ * if not, it ended `lost` (saved), as a first start that fails. */
+bool jm_start_again(struct job_manager *jm, struct task_row *t, size_t n_tasks);
 
 /* ---- progress.c ---- */
 

@@ -796,6 +796,46 @@ static void test_gang_backend_verdict(void **state)
 
 /* A gang registered by the server: each task its own port, though the
  * picker hands out one it gave before. */
+/* A backend that keeps its tasks (the agent) and does not hold one after a
+ * restart that never reported `started`: its start never reached the
+ * backend (the server stopped between the commit and the write).  It is
+ * started again, not lost: a gang's task with the port and cluster its
+ * first answer had, a one-task job's registered again; nothing counts as
+ * an attempt.  A task that did report `started` and is gone is lost. */
+static void test_start_that_never_reached_the_backend(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	int64_t gang = submit(f, 3, 1, 0), one = submit(f, 1, 1, 0);
+	size_t spawned = f->ex.n_launchers;
+	int port1 = f->ex.ports[1];
+
+	f->ex.base.keeps_tasks = true;
+	assert_int_equal(spawned, 4);
+	expect_job(f, gang, "running", NULL);
+	do_started(f, gang, 2, 1);
+	/* the server dies; the backend never got worker:1's and the one-task
+	 * job's starts, and worker:2, which had started, is gone too */
+	manager_down(f);
+	te_find(&f->ex, gang, "worker", 1, 1)->alive = false;
+	te_find(&f->ex, one, "worker", 0, 1)->alive = false;
+	te_find(&f->ex, gang, "worker", 2, 1)->alive = false;
+	manager_up(f);
+	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	job_manager_open(f->jm);
+
+	assert_int_equal(f->ex.n_launchers, spawned + 2);
+	assert_int_equal(f->ex.launchers[spawned].job_id, gang);
+	assert_int_equal(f->ex.launchers[spawned].index, 1);
+	assert_int_equal(f->ex.ports[spawned], port1);
+	assert_int_equal(f->ex.launchers[spawned + 1].job_id, one);
+	expect_task(f, one, 0, 1, "starting", NULL);
+	expect_job(f, one, "running", NULL);
+	assert_int_equal(job_attempt(f, one), 1);
+	expect_task(f, gang, 2, 1, "lost", "launcher gone while the server was down");
+	expect_task(f, gang, 1, 1, "starting", NULL);
+}
+
 static void test_gang_ports_apart(void **state)
 {
 	struct fixture *f = *state;
@@ -821,6 +861,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rollback_drops_kept_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_backend_verdict, setup_gang, teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_ports_apart, setup_answer, teardown),
+	    cmocka_unit_test_setup_teardown(test_start_that_never_reached_the_backend, setup_answer,
+	                                    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
