@@ -75,7 +75,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 # tests that make archives themselves (test_workdir.c) call libarchive directly
 UNIT_LDLIBS := $(shell pkg-config --libs libarchive 2>/dev/null)
 
-.PHONY: all deps check hdr-check include-check unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format FORCE
+.PHONY: all deps check chaos hdr-check include-check unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format FORCE
 
 all: weir
 
@@ -156,6 +156,13 @@ check: deps
 	$(MAKE) DEVELOPER=1 system
 	$(MAKE) DEVELOPER=1 ui-check
 	$(MAKE) sanitize-check
+
+# The chaos test at the issue's size: a DAG of 10 layers of 20 tasks and a 4-worker job while
+# the server is killed with kill -9 twenty times (tests/system/test_chaos_server_kill.py;
+# `make check` runs its short variant), with stress-ng --cpu 2 beside it when installed.
+chaos: weir
+	WEIR_CHAOS_FULL=1 WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q -s \
+		tests/system/test_chaos_server_kill.py $(PYTEST_ARGS)
 
 # The sanitizer pass leaves out the million-row transfers (the same streaming
 # code as the smaller transfer tests, ten times the rows) and the Python

@@ -42,6 +42,9 @@ struct agent_link {
 	uv_timer_t *pump; /* the next iteration: buffered input, then the writes */
 	uv_timer_t *retry; /* connecting again */
 	bool pump_armed;
+	/* the server has finished starting (agent_link_open): reports are
+	 * told; until then they wait in `in`, read but not told */
+	bool open;
 	struct strbuf out, in;
 	struct hashmap *held; /* key -> struct held */
 };
@@ -264,9 +267,18 @@ static void ack_add(struct strbuf *acks, const char *key)
 		strbuf_remove(acks, at, acks->len - at);
 }
 
+/* Whether line `t` is a report for the job manager (told only once the
+ * link is open). */
+static bool is_report(const char *t)
+{
+	return !strcmp(t, "started") || !strcmp(t, "exited") || !strcmp(t, "lost");
+}
+
 /* Every whole line of the input: spawned and held settle the table at
  * once; started and exited go to the job manager together, lost ones to
- * the exit callback; then what was recorded is acknowledged. */
+ * the exit callback; then what was recorded is acknowledged.  While the
+ * link is not open (the server still starting) it stops at the first
+ * report: that line and the rest wait in the input for agent_link_open. */
 static void process_input(struct agent_link *l)
 {
 	json_t *batch = json_array(), *lost = json_array();
@@ -280,9 +292,14 @@ static void process_input(struct agent_link *l)
 			break;
 		*nl = '\0';
 		json_t *msg = json_line_loads(l->in.buf + start);
-		start = (size_t)(nl - l->in.buf) + 1;
 		const char *t = json_string_value(json_object_get(msg, "t"));
 		char key[160];
+		if (t && !l->open && is_report(t)) {
+			*nl = '\n';
+			json_decref(msg);
+			break;
+		}
+		start = (size_t)(nl - l->in.buf) + 1;
 		if (!t) {
 			json_decref(msg);
 			continue;
@@ -491,8 +508,9 @@ static int link_connect(struct agent_link *l, struct weir_error *err)
 		l->pipe = NULL;
 		return weir_error_set(err, WEIR_E_INTERNAL, "the agent's socket: cannot watch it");
 	}
-	/* the answer (and what came with it) is read at once: the held list
-	 * settles the table before anyone asks */
+	/* the answer is read at once: the held list settles the table before
+	 * anyone asks (is_alive at recovery); the reports that came with it
+	 * wait until the link is open */
 	process_input(l);
 	return 0;
 }
@@ -632,6 +650,15 @@ int agent_link_signal(struct agent_link *l, const struct executor_task *task, in
 	queue_line(l, m);
 	json_decref(m);
 	return 0;
+}
+
+void agent_link_open(struct agent_link *l)
+{
+	if (!l || l->open)
+		return;
+	l->open = true;
+	/* what waited is told at the next loop iteration (on_pump) */
+	pump_arm(l);
 }
 
 bool agent_link_holds(struct agent_link *l, const struct executor_task *task)

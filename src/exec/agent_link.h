@@ -61,6 +61,12 @@ int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, b
 int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
                       struct weir_error *err);
 
+/* The server has finished starting: the agent's reports (started, exited,
+ * lost), kept until now, are told from the next loop iteration on.  Until
+ * then the link only settles what the agent holds (agent_link_holds).
+ * NULL is a no-op. */
+void agent_link_open(struct agent_link *l);
+
 /* Whether the agent holds the task: started and not yet over, or over
  * with a result not yet recorded. */
 bool agent_link_holds(struct agent_link *l, const struct executor_task *task);

@@ -136,6 +136,13 @@ struct executor_ops {
 	 * (takes_answer gangs); the task binds it again first thing.  The port,
 	 * or -1 with err.  Call it through executor_pick_port(). */
 	int (*pick_port)(struct executor *ex, struct weir_error *err);
+	/* Optional (backends that may hear of their tasks before the server
+	 * asks: the agent's reports, kept while no server listened).  The
+	 * server has finished starting (its recovery read, every part made):
+	 * from now on the backend may call its callbacks with what it hears.
+	 * Before, it keeps it (read, not told), and only settles what it holds
+	 * (is_alive answers from the start). */
+	void (*open)(struct executor *ex);
 	/* Frees the executor; launchers keep running.  NULL is a no-op. */
 	void (*destroy)(struct executor *ex);
 };
@@ -156,6 +163,14 @@ struct executor {
 	 * such a task itself as it starts it, and no gang wait is needed.  Set
 	 * by the backend. */
 	bool takes_answer;
+	/* The backend holds every task it was given until the server has
+	 * recorded its end, across server restarts (the agent: its journals),
+	 * and a start reaches it only after the turn that made it committed.
+	 * So after a restart, a task it does not hold that never reported
+	 * `started` never reached it (the server stopped between the commit and
+	 * the write): the job manager starts it again, nothing counted.  Set by
+	 * the backend. */
+	bool keeps_tasks;
 };
 
 /* ex->ops->pick_port, or -1 with err when the backend (or a NULL `ex`)

@@ -360,12 +360,18 @@ static int local_pick_port(struct executor *ex, struct weir_error *err)
 	return port;
 }
 
+static void local_open(struct executor *ex)
+{
+	agent_link_open(((struct local_executor *)ex)->agent);
+}
+
 static const struct executor_ops local_ops = {
     .name = "local",
     .start_task = local_start_task,
     .stop_task = local_stop_task,
     .is_alive = local_is_alive,
     .pick_port = local_pick_port,
+    .open = local_open,
     .destroy = local_destroy,
 };
 
@@ -439,5 +445,6 @@ int local_executor_use_agent(struct executor *ex, const char *home,
 	if (!lx->agent)
 		return -1;
 	ex->takes_answer = true;
+	ex->keeps_tasks = true;
 	return 0;
 }

@@ -157,6 +157,19 @@ void dag_run_decision_release(struct dag_run_decision *d)
 	d->n_changes = 0;
 }
 
+enum dag_start_fault dag_start_fault_of(enum weir_error_kind kind)
+{
+	switch (kind) {
+	case WEIR_E_INTERNAL:
+	case WEIR_E_UNAVAILABLE:
+		return DAG_START_WAIT;
+	case WEIR_E_NOT_FOUND:
+		return DAG_START_RETRY;
+	default:
+		return DAG_START_FAIL;
+	}
+}
+
 void dag_run_apply(const struct dag_run_decision *d, struct dag_ti *tis, enum dag_run_state *run)
 {
 	for (size_t i = 0; i < d->n_changes; i++) {

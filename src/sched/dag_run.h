@@ -208,6 +208,23 @@ int dag_run_decide(const struct dag_graph *g, enum dag_run_state run, const stru
 
 void dag_run_decision_release(struct dag_run_decision *d);
 
+/* What a TI's try means when it could not be made a job, by the kind of
+ * its error. */
+enum dag_start_fault {
+	/* a fault of the server's own (WEIR_E_INTERNAL: out of memory, a store
+	 * write, a folder it cannot make; WEIR_E_UNAVAILABLE): not the task's.
+	 * No try is spent: the TI stays scheduled and is started again later */
+	DAG_START_WAIT,
+	/* an input that may be there by the next try (WEIR_E_NOT_FOUND: a
+	 * variable or connection not defined yet; Airflow retries such a
+	 * task): the try fails, its retries apply */
+	DAG_START_RETRY,
+	/* the same input would fail again (a template, a job file, a job that
+	 * can never fit): the try fails without retry */
+	DAG_START_FAIL,
+};
+enum dag_start_fault dag_start_fault_of(enum weir_error_kind kind);
+
 /* Writes a decision's changes into `tis` and `*run` (what the server does to
  * its rows; the tests use it to play runs forward). */
 void dag_run_apply(const struct dag_run_decision *d, struct dag_ti *tis, enum dag_run_state *run);

@@ -89,6 +89,10 @@ struct dag_manager {
 	bool datasets_dirty;  /* the dataset pass has something to look at (datasets.c) */
 	bool datasets_known;  /* the DAG files' URIs are registered (datasets.c) */
 	bool triggers_dirty;  /* a run ended: a trigger_dag task may wait for it (trigger.c) */
+	/* an active run's DAG file was missing at the last settle (recovery.c):
+	 * its TIs' job ends could not be applied; a scan that loads DAGs settles
+	 * the runs again */
+	bool runs_wait_dag;
 };
 
 /* A run in memory (dm_run_get()): kept from one turn to the next while the

@@ -104,9 +104,19 @@ void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, i
                                   int term_signal);
 
 /* Recovery at start: rebuilds allocations from the active jobs' tasks,
- * marks tasks whose launcher is gone `lost` and lets sched decide, then
- * runs a queue pass.  0, or -1 with err when the store cannot be read. */
+ * marks tasks whose launcher is gone `lost` and lets sched decide.  No
+ * job starts before job_manager_open().  0, or -1 with err when the store
+ * cannot be read. */
 int job_manager_recover(struct job_manager *jm, struct weir_error *err);
+
+/* The server has finished starting (the job manager's recovery read, the
+ * DAGs loaded and their runs recovered, every backend made): the manager
+ * hands work out from now on, and the backends tell what they heard
+ * meanwhile (executor ops' `open`: the agent's reports kept while no server
+ * listened).  Runs the first queue pass.  Until then a manager starts
+ * nothing: a queue pass waits for this call, so that no job is started
+ * while its backend, its allocation or its DAG is not known yet. */
+void job_manager_open(struct job_manager *jm);
 
 /* ---- hooks for the DAG manager (server/dag_manager.h) ---- */
 

@@ -363,6 +363,9 @@ int server_parts_recover(struct server_parts *p, struct weir_error *err)
 		weir_error_prefix(err, "DAG recovery");
 		return -1;
 	}
+	/* the server has started: work is handed out from here, and the
+	 * backends tell what they heard meanwhile (docs/internals/recovery.md) */
+	job_manager_open(p->jm);
 	return 0;
 }
 

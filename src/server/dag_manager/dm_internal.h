@@ -64,6 +64,16 @@ void dm_folder_watch(struct dag_manager *dm);
 /* Frees every entry (their parsed DAGs too). */
 void dm_entries_free(struct dag_manager *dm);
 
+/* ---- recovery.c ---- */
+
+/* Every active run whose DAG is loaded is settled: its TIs whose job is
+ * final (ended while the server was down, or while the run's DAG file was
+ * missing, so that its end could not be applied then) end from the job's
+ * stored result, and the run is evaluated.  A run whose DAG is not loaded
+ * waits (dm->runs_wait_dag), and is settled by the scan that loads it.
+ * Inside a turn.  0, or -1 with err when the runs cannot be read. */
+int dm_settle_runs(struct dag_manager *dm, struct weir_error *err);
+
 /* ---- run_ctx.c: a run in memory for one turn: its rows read once, the
  * graph and TIs that sched/dag_run.h decides on, and every decision written
  * through it to the store (dm_run_get(), dm_run_step() and dm_run_event()

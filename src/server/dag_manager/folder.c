@@ -426,6 +426,13 @@ void dm_scan(struct dag_manager *dm)
 			file_gone(dm, e);
 		}
 	}
+	/* runs that waited for their DAG: the jobs that ended meanwhile end
+	 * their TIs now (recovery.c) */
+	if (changed && dm->runs_wait_dag) {
+		struct weir_error err = {0};
+		if (dm_settle_runs(dm, &err) < 0)
+			log_error("DAG folder %s: %s", dm->dir, err.msg);
+	}
 	dm_datasets_scanned(dm, changed);
 }
 

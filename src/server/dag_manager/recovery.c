@@ -5,7 +5,9 @@
  * ended while the server was down end their TIs now, from the jobs'
  * stored results (the job manager's recovery ran first), and every active
  * run is evaluated as it would have been; a TI whose job still runs is
- * left to it.
+ * left to it.  A run whose DAG file is missing waits; the scan that loads
+ * the DAG again settles it the same way (a job that ended meanwhile could
+ * not reach its TI: its end is applied then, once).
  */
 #include "server/dag_internal.h"
 #include "server/dag_manager.h"
@@ -17,16 +19,14 @@
 #include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
 
-int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
+int dm_settle_runs(struct dag_manager *dm, struct weir_error *err)
 {
 	struct dag_run_row *runs = NULL;
 	size_t n = 0;
 
-	dm_begin(dm);
-	if (dag_store_runs_active(dm->ds, &runs, &n, err) < 0) {
-		dm_end(dm);
+	if (dag_store_runs_active(dm->ds, &runs, &n, err) < 0)
 		return -1;
-	}
+	dm->runs_wait_dag = false;
 	for (size_t i = 0; i < n; i++) {
 		struct dag_ti_row *tis = NULL;
 		size_t nt = 0;
@@ -36,9 +36,11 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 		if (!dm_entry_by_id(dm, runs[i].dag_id)) {
 			log_warn("DAG %s run %s: the DAG's file is gone; the run waits for it",
 			         runs[i].dag_id, runs[i].run_id);
+			dm->runs_wait_dag = true;
 			continue;
 		}
-		/* jobs that ended while the server was down settle their TIs */
+		/* jobs that ended while their end could not be applied settle
+		 * their TIs */
 		if (dag_store_tis_of_run(dm->ds, runs[i].dag_id, runs[i].run_id, &tis, &nt, &e2) ==
 		    0) {
 			for (size_t k = 0; k < nt; k++) {
@@ -58,6 +60,16 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 			          e2.msg);
 	}
 	dag_run_rows_free(runs, n);
+	return 0;
+}
+
+int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
+{
+	dm_begin(dm);
+	if (dm_settle_runs(dm, err) < 0) {
+		dm_end(dm);
+		return -1;
+	}
 	dm_end(dm);
 	dm_arm_wake(dm);
 	dm->last_pass_ms = clock_now_ms();

@@ -519,6 +519,10 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 
 /* ---- starting a try ---- */
 
+/* A try the server could not start for a fault of its own is tried again
+ * this long after (no try spent). */
+#define START_AGAIN_MS 1000
+
 void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 {
 	struct weir_error err = {0};
@@ -544,6 +548,14 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	if (spec && job_manager_submit_valid(dm->jm, spec, &job_id, &err) < 0)
 		job_id = 0;
 	spec = NULL;
+	if (!job_id && dag_start_fault_of(err.kind) == DAG_START_WAIT) {
+		/* the server's own fault: no try spent; the TI stays scheduled and
+		 * the wake-up timer brings a pass back */
+		log_warn("DAG %s run %s task %s: cannot start it now: %s; trying again", r->dag_id,
+		         r->run_id, r->task_id, err.msg);
+		dm_wake_note(dm, clock_now_ms() + START_AGAIN_MS);
+		goto out;
+	}
 	r->try_number = try_number;
 	r->state = DAG_TI_QUEUED;
 	r->job_id = job_id;
@@ -588,7 +600,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		/* a variable or connection not defined yet may be by the next try
 		 * (Airflow retries such a task); a bad template stays bad */
 		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
-		            err.kind != WEIR_E_NOT_FOUND, false, why, 0);
+		            dag_start_fault_of(err.kind) != DAG_START_RETRY, false, why, 0);
 	}
 	dm->pass_again = true;
 out:

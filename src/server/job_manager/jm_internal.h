@@ -82,6 +82,7 @@ struct job_manager {
 	size_t n_unwritten, cap_unwritten;
 	struct jm_events *events;    /* the turn's events, not yet written (manager.c) */
 	int depth;                   /* nested turns */
+	bool open;                /* job_manager_open(): work is handed out */
 	/* jobs that reached a final state in this turn: told to end_fn at the
 	 * end of the turn, before the commit (the DAG manager's reaction shares
 	 * the transaction and the loop turn) */
@@ -221,6 +222,8 @@ int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
 void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r);
 /* The job's backend; NULL when the server has none for it. */
 struct executor *jm_exec_of(struct job_manager *jm, int64_t job_id);
+/* The local backend (NULL: none). */
+struct executor *jm_local_exec(struct job_manager *jm);
 /* The gang backend (NULL: none) and its name for messages. */
 struct executor *jm_gang_exec(struct job_manager *jm);
 const char *jm_gang_name(struct job_manager *jm, const char *none);
@@ -253,7 +256,8 @@ void jm_release_alloc(struct job_manager *jm, int64_t job_id);
 void jm_queue_note(struct job_manager *jm, int64_t job_id);
 /* Starts what can start; a pass asked for during a pass runs after it.  It
  * looks at the noted jobs' kept rows (the store's queue when they are not
- * known: at start, after a rollback), and at nothing when none is. */
+ * known: at start, after a rollback), and at nothing when none is.  Before
+ * job_manager_open() it does nothing (the open runs the first pass). */
 void jm_queue_pass(struct job_manager *jm);
 /* A job that cannot run at all (its stored spec, the queue's refusal)
  * fails at once. */
@@ -263,6 +267,12 @@ void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
 
 /* The job's gang as allocated: rows, then launchers (or the whole gang). */
 void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_alloc *a);
+/* Recovery: task `t` (of a job of `n_tasks` tasks), whose start never
+ * reached a backend that keeps its tasks (executor.keeps_tasks), is started
+ * again with the answer its registration gives now (a gang's task keeps
+ * its port; a task still pending registers itself).  Whether it started;
+ * if not, it ended `lost` (saved), as a first start that fails. */
+bool jm_start_again(struct job_manager *jm, struct task_row *t, size_t n_tasks);
 
 /* ---- progress.c ---- */
 

@@ -449,6 +449,21 @@ void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn,
 	jm->end_arg = arg;
 }
 
+void job_manager_open(struct job_manager *jm)
+{
+	struct executor *backends[2] = {jm_local_exec(jm), jm_gang_exec(jm)};
+
+	if (jm->open)
+		return;
+	jm->open = true;
+	for (size_t i = 0; i < 2; i++)
+		if (backends[i] && backends[i]->ops->open)
+			backends[i]->ops->open(backends[i]);
+	jm_turn_begin(jm);
+	jm_queue_pass(jm);
+	jm_turn_end(jm);
+}
+
 void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_tasks)
 {
 	struct job_row *rows = NULL;

@@ -273,6 +273,8 @@ void jm_queue_pass(struct job_manager *jm)
 {
 	struct jm_queue *qc = jm->queue;
 
+	if (!jm->open)
+		return; /* still starting: job_manager_open() runs the first pass */
 	if (qc->in_pass) {
 		qc->again = true;
 		return;

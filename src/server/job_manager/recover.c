@@ -3,7 +3,8 @@
  * again the gang it was given (adopt_gang, or find_gang when no id was
  * stored), launchers still alive are watched (watch.c), tasks whose
  * launcher is gone end as sched/task_end.c says, and sched decides for the
- * job; then a queue pass.
+ * job.  Nothing starts here: the first queue pass is job_manager_open()'s,
+ * once the whole server has started.
  */
 #include "server/job_manager/jm_internal.h"
 
@@ -69,10 +70,11 @@ static void reserve(struct job_manager *jm, const struct job_row *job, const str
 	free(ta);
 }
 
-/* An unended task: its launcher is watched while alive, else the task
- * ends now.  Whether it ended. */
+/* An unended task: its launcher is watched while alive; a task whose
+ * start never reached a backend that keeps its tasks is started again;
+ * else the task ends now.  Whether it ended.  `n`: the attempt's tasks. */
 static bool recover_task(struct job_manager *jm, struct executor *ex, const struct job_row *job,
-                         struct task_row *t)
+                         struct task_row *t, size_t n)
 {
 	struct weir_error err = {0};
 	struct executor_task et = jm_executor_task(t);
@@ -85,6 +87,11 @@ static bool recover_task(struct job_manager *jm, struct executor *ex, const stru
 		             "launcher vanished without reporting", TASK_VERDICT_NONE);
 		return false;
 	}
+	/* never ran: the server stopped between the commit of its start and
+	 * the write to the backend; a try of the task's own it was not */
+	if (ex && ex->keeps_tasks && (t->state == TASK_PENDING || t->state == TASK_STARTING) &&
+	    !jm_winding(jm, job))
+		return !jm_start_again(jm, t, n);
 	jm_task_end_of(t, &was);
 	task_end_gone(&was, jm_winding(jm, job), TASK_VERDICT_NONE,
 	              "launcher gone while the server was down", SIGKILL, &end);
@@ -120,7 +127,7 @@ static void recover_job(struct job_manager *jm, struct job_row *job)
 	reserve(jm, job, spec, rows, n);
 	adopt_gang(jm, ex, job, rows, n);
 	for (size_t k = 0; k < n; k++)
-		if (!jm_task_final(&rows[k]) && recover_task(jm, ex, job, &rows[k]))
+		if (!jm_task_final(&rows[k]) && recover_task(jm, ex, job, &rows[k], n))
 			any_lost = true;
 	task_rows_free(rows, n);
 	if (any_lost || jm_winding(jm, job)) {
@@ -140,7 +147,6 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 		goto out;
 	for (size_t i = 0; i < nj; i++)
 		recover_job(jm, &jobs[i]);
-	jm_queue_pass(jm);
 	rc = 0;
 out:
 	job_rows_free(jobs, nj);

@@ -198,6 +198,11 @@ struct executor *jm_exec_of(struct job_manager *jm, int64_t job_id)
 	return r.gang ? jm->routes->gang_exec : jm->routes->exec;
 }
 
+struct executor *jm_local_exec(struct job_manager *jm)
+{
+	return jm->routes->exec;
+}
+
 struct executor *jm_gang_exec(struct job_manager *jm)
 {
 	return jm->routes->gang_exec;

@@ -80,25 +80,17 @@ static int pick_port_apart(struct job_manager *jm, int64_t job_id, const int *po
 	                      "cannot pick a port for the gang: the same ones come again");
 }
 
-static int register_gang_here(struct job_manager *jm, struct task_row *rows, size_t n,
-                              struct strbuf *answers, struct weir_error *err)
+/* Appends the gang's whole cluster (every task of `t`'s attempt registered)
+ * to answers[i], with ports[i], i < n.  0, or -1 with err. */
+static int add_cluster(struct job_manager *jm, const struct task_row *t, struct strbuf *answers,
+                       const int *ports, size_t n, struct weir_error *err)
 {
-	int *ports = calloc(n, sizeof *ports);
-	json_t *cluster = NULL;
-	char *text = NULL;
+	/* {"ready": true, "cluster": {...}}, the cluster poll's answer */
 	bool ready = false;
+	json_t *cluster = jm_launch_cluster(jm, t->job_id, t->attempt, &ready, err);
+	char *text = NULL;
 	int rc = -1;
 
-	if (!ports) {
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		if ((ports[i] = pick_port_apart(jm, rows[i].job_id, ports, i, err)) < 0 ||
-		    register_here(jm, &rows[i], ports[i], &answers[i], err) < 0)
-			goto out;
-	/* {"ready": true, "cluster": {...}}, the cluster poll's answer */
-	cluster = jm_launch_cluster(jm, rows[0].job_id, rows[0].attempt, &ready, err);
 	if (!cluster || !ready ||
 	    !(text = json_dumps(json_object_get(cluster, "cluster"), JSON_COMPACT))) {
 		if (!err->msg[0])
@@ -112,6 +104,27 @@ static int register_gang_here(struct job_manager *jm, struct task_row *rows, siz
 		}
 	rc = 0;
 out:
+	free(text);
+	json_decref(cluster);
+	return rc;
+}
+
+static int register_gang_here(struct job_manager *jm, struct task_row *rows, size_t n,
+                              struct strbuf *answers, struct weir_error *err)
+{
+	int *ports = calloc(n, sizeof *ports);
+	int rc = -1;
+
+	if (!ports) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((ports[i] = pick_port_apart(jm, rows[i].job_id, ports, i, err)) < 0 ||
+		    register_here(jm, &rows[i], ports[i], &answers[i], err) < 0)
+			goto out;
+	rc = add_cluster(jm, &rows[0], answers, ports, n, err);
+out:
 	if (rc < 0)
 		for (size_t i = 0; i < n; i++) {
 			struct task_row cur = {0};
@@ -122,8 +135,6 @@ out:
 				rows[i] = cur;
 			}
 		}
-	free(text);
-	json_decref(cluster);
 	free(ports);
 	return rc;
 }
@@ -182,6 +193,32 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone, c
 	if (jm_task_save(jm, t, &err) < 0)
 		log_error("job %lld: %s", (long long)t->job_id, err.msg);
 	free(lp);
+	return ok;
+}
+
+bool jm_start_again(struct job_manager *jm, struct task_row *t, size_t n_tasks)
+{
+	struct weir_error err = {0};
+	struct strbuf answer = STRBUF_INIT;
+	bool ok;
+
+	/* a gang's task registered here: the answer its first start carried,
+	 * written again from the rows (its port, the cluster its peers got) */
+	if (n_tasks > 1 && t->state == TASK_STARTING &&
+	    (register_here(jm, t, t->port, &answer, &err) < 0 ||
+	     add_cluster(jm, t, &answer, &t->port, 1, &err) < 0)) {
+		log_warn("job %lld %s:%d: %s; it registers itself", (long long)t->job_id, t->role,
+		         t->idx, err.msg);
+		strbuf_release(&answer);
+	}
+	ok = spawn_task(jm, t, n_tasks == 1, answer.len ? answer.buf : NULL);
+	if (ok)
+		jm_event(jm, t->job_id, "task",
+		         "%s:%d started again: its start never reached the %s", t->role, t->idx,
+		         jm_exec_of(jm, t->job_id)->ops->name);
+	else
+		jm_event(jm, t->job_id, "task", "%s:%d lost: %s", t->role, t->idx, t->reason);
+	strbuf_release(&answer);
 	return ok;
 }
 

@@ -1102,6 +1102,19 @@ static void test_pool_batches(void **state)
 	}
 }
 
+/* A try that could not become a job: the server's own fault spends no try;
+ * a missing variable or connection fails the try with its retries; any
+ * other input fails it for good. */
+static void test_start_fault(void **state)
+{
+	(void)state;
+	assert_int_equal(dag_start_fault_of(WEIR_E_INTERNAL), DAG_START_WAIT);
+	assert_int_equal(dag_start_fault_of(WEIR_E_UNAVAILABLE), DAG_START_WAIT);
+	assert_int_equal(dag_start_fault_of(WEIR_E_NOT_FOUND), DAG_START_RETRY);
+	assert_int_equal(dag_start_fault_of(WEIR_E_INVALID), DAG_START_FAIL);
+	assert_int_equal(dag_start_fault_of(WEIR_E_UNFIT), DAG_START_FAIL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1125,6 +1138,7 @@ int main(void)
 	    cmocka_unit_test(test_pool_batches),
 	    cmocka_unit_test(test_max_active),
 	    cmocka_unit_test(test_pool_serialises_run),
+	    cmocka_unit_test(test_start_fault),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -90,6 +90,7 @@ static int setup(void **state)
 	assert_int_equal(dag_manager_load(f->dm, &err), 0);
 	assert_int_equal(job_manager_recover(f->jm, &err), 0);
 	assert_int_equal(dag_manager_recover(f->dm, &err), 0);
+	job_manager_open(f->jm);
 	*state = f;
 	return 0;
 }

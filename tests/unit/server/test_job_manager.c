@@ -216,6 +216,7 @@ static int setup_with(void **state, const struct executor_ops *ops)
 	f->ex.base.ops = ops;
 	f->ops = job_manager_api_ops();
 	manager_up(f);
+	job_manager_open(f->jm);
 	*state = f;
 	return 0;
 }
@@ -658,6 +659,7 @@ static void test_recovery(void **state)
 	spawned = f->ex.n_launchers;
 	manager_up(f);
 	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	job_manager_open(f->jm);
 
 	/* nothing with a row is started again; the dead launcher's task is
 	 * lost, which fails its job (no restarts) and stops the other task */
@@ -683,11 +685,42 @@ static void test_recovery(void **state)
 	manager_down(f);
 	manager_up(f);
 	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	job_manager_open(f->jm);
 	expect_task(f, queued, 0, 1, "running", NULL);
 	te_find(&f->ex, queued, "worker", 0, 1)->alive = false;
 	run_for(f, 600);
 	expect_task(f, queued, 0, 1, "lost", "launcher vanished without reporting");
 	expect_job(f, queued, "failed", "worker:0 lost (its launcher vanished)");
+}
+
+/* A manager still starting hands nothing out: a job submitted (or found
+ * queued by recovery) before job_manager_open() waits, without a launcher,
+ * and the open starts it. */
+static void test_nothing_starts_before_open(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	int64_t early, queued;
+
+	manager_down(f);
+	manager_up(f);
+	early = submit(f, 1, 1, 0);
+	expect_job(f, early, "queued", NULL);
+	assert_int_equal(launchers_of(f, early, 1), 0);
+	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	expect_job(f, early, "queued", NULL);
+	assert_int_equal(launchers_of(f, early, 1), 0);
+
+	/* a restart before the open: the queued job is still only queued */
+	manager_down(f);
+	manager_up(f);
+	queued = submit(f, 1, 1, 0);
+	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	assert_int_equal(launchers_of(f, early, 1) + launchers_of(f, queued, 1), 0);
+	job_manager_open(f->jm);
+	assert_int_equal(launchers_of(f, early, 1), 1);
+	assert_int_equal(launchers_of(f, queued, 1), 1);
+	expect_job(f, early, "starting", NULL);
 }
 
 /* The rows kept in memory follow the store: a turn rolled back after a
@@ -763,6 +796,46 @@ static void test_gang_backend_verdict(void **state)
 
 /* A gang registered by the server: each task its own port, though the
  * picker hands out one it gave before. */
+/* A backend that keeps its tasks (the agent) and does not hold one after a
+ * restart that never reported `started`: its start never reached the
+ * backend (the server stopped between the commit and the write).  It is
+ * started again, not lost: a gang's task with the port and cluster its
+ * first answer had, a one-task job's registered again; nothing counts as
+ * an attempt.  A task that did report `started` and is gone is lost. */
+static void test_start_that_never_reached_the_backend(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	int64_t gang = submit(f, 3, 1, 0), one = submit(f, 1, 1, 0);
+	size_t spawned = f->ex.n_launchers;
+	int port1 = f->ex.ports[1];
+
+	f->ex.base.keeps_tasks = true;
+	assert_int_equal(spawned, 4);
+	expect_job(f, gang, "running", NULL);
+	do_started(f, gang, 2, 1);
+	/* the server dies; the backend never got worker:1's and the one-task
+	 * job's starts, and worker:2, which had started, is gone too */
+	manager_down(f);
+	te_find(&f->ex, gang, "worker", 1, 1)->alive = false;
+	te_find(&f->ex, one, "worker", 0, 1)->alive = false;
+	te_find(&f->ex, gang, "worker", 2, 1)->alive = false;
+	manager_up(f);
+	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	job_manager_open(f->jm);
+
+	assert_int_equal(f->ex.n_launchers, spawned + 2);
+	assert_int_equal(f->ex.launchers[spawned].job_id, gang);
+	assert_int_equal(f->ex.launchers[spawned].index, 1);
+	assert_int_equal(f->ex.ports[spawned], port1);
+	assert_int_equal(f->ex.launchers[spawned + 1].job_id, one);
+	expect_task(f, one, 0, 1, "starting", NULL);
+	expect_job(f, one, "running", NULL);
+	assert_int_equal(job_attempt(f, one), 1);
+	expect_task(f, gang, 2, 1, "lost", "launcher gone while the server was down");
+	expect_task(f, gang, 1, 1, "starting", NULL);
+}
+
 static void test_gang_ports_apart(void **state)
 {
 	struct fixture *f = *state;
@@ -779,6 +852,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_gang_succeeds, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nothing_starts_before_open, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failure_restarts_then_fails, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_restart_waits_for_the_gang, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_lost_launcher, setup, teardown),
@@ -787,6 +861,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rollback_drops_kept_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_backend_verdict, setup_gang, teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_ports_apart, setup_answer, teardown),
+	    cmocka_unit_test_setup_teardown(test_start_that_never_reached_the_backend, setup_answer,
+	                                    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
