@@ -126,8 +126,8 @@ static void test_reports_wait_for_open(void **state)
 	close(lfd);
 	assert_int_equal(uv_loop_init(&loop), 0);
 	n_reports = 0;
-	l = agent_link_create(&loop, dir, "/bin/false", args, env, 2, on_reports, on_lost, NULL,
-	                      &err);
+	l = agent_link_create(&loop, dir, "/bin/false", args, env, NULL, 2, on_reports, on_lost,
+	                      NULL, &err);
 	assert_non_null(l);
 	/* what it holds is known at once; the result that came with it is not
 	 * told to a server still starting, however long the loop runs */
