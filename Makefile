@@ -30,6 +30,13 @@ SONAMES  := $(foreach p,PQ:libpq:pq MARIADB:libmariadb:mariadb XML2:libxml-2.0:x
               $(if $(n),-DWEIR_SONAME_$(word 1,$(subst :, ,$(p)))='"$(n)"'))
 CFLAGS   += $(SONAMES)
 BUILD    ?= build
+# The version has one source, python/weir/_version.py: the Python package and its
+# pyproject.toml read it, and so does this (`weir --version`, the API's `version`).
+VERSION  := $(shell sed -n 's/^__version__ = "\([^"]*\)"$$/\1/p' python/weir/_version.py)
+ifeq ($(VERSION),)
+$(error python/weir/_version.py: no line __version__ = "X.Y.Z")
+endif
+CFLAGS   += -DWEIR_VERSION='"$(VERSION)"'
 
 # snprintf truncation is deliberate where we bound messages, so that warning is off.
 ifeq ($(DEVELOPER),1)
@@ -118,6 +125,9 @@ $(BUILD)/hdr/%.ok: %.h
 	@touch $@
 
 -include $(DEPS) $(HDR_OKS:.ok=.d)
+
+# the objects that print the version: remade when it changes
+$(BUILD)/src/cli/main.o $(BUILD)/src/api/api.o: python/weir/_version.py
 
 deps:
 	@sh tests/install-deps.sh

@@ -21,7 +21,7 @@ from .client import Client
 from .errors import (ApiError, GetTimeoutError, JobFailed, RemoteError, ResourceError,
                      SerializationError, ServerUnreachable, WeirError)
 
-__version__ = "0.1.0"
+from ._version import __version__  # noqa: E402  (the one source of the version)
 
 __all__ = ["remote", "get", "wait", "put", "train", "init", "kill", "cancel", "Client",
            "Future", "ObjectRef", "RemoteFunction", "WeirError", "ApiError", "ResourceError",
