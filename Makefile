@@ -82,7 +82,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 # tests that make archives themselves (test_workdir.c) call libarchive directly
 UNIT_LDLIBS := $(shell pkg-config --libs libarchive 2>/dev/null)
 
-.PHONY: all deps check hdr-check include-check unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format FORCE
+.PHONY: all deps check hdr-check include-check unit python-unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format FORCE
 
 all: weir
 
@@ -145,6 +145,11 @@ include-check:
 unit: $(UNIT_BINS) $(BUILD)/weir $(BUILD)/weir-launch
 	@sh tests/run-unit.sh $(UNIT_BINS)
 
+# The Python package's own tests (no server; tests/python) and mypy --strict on it.
+python-unit: weir
+	WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q tests/python
+	cd python && /usr/bin/python3 -m mypy --strict weir
+
 system: weir
 	WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q tests/system $(PYTEST_ARGS)
 
@@ -156,13 +161,15 @@ ui-check: weir
 ui-screenshots: weir
 	WEIR_UI_SHOTS=$(CURDIR)/docs/ui $(MAKE) ui-check
 
-# Every test: a warnings-as-errors build, the header and include checks, unit, system and
-# browser tests, then unit and system tests under AddressSanitizer and UBSan.
+# Every test: a warnings-as-errors build, the header and include checks, unit, the Python
+# package's unit tests and type check, system and browser tests, then unit and system
+# tests under AddressSanitizer and UBSan.
 check: deps
 	$(MAKE) DEVELOPER=1 weir
 	$(MAKE) DEVELOPER=1 hdr-check
 	$(MAKE) include-check
 	$(MAKE) DEVELOPER=1 unit
+	$(MAKE) DEVELOPER=1 python-unit
 	$(MAKE) DEVELOPER=1 system
 	$(MAKE) DEVELOPER=1 ui-check
 	$(MAKE) sanitize-check
