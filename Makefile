@@ -30,6 +30,13 @@ SONAMES  := $(foreach p,PQ:libpq:pq MARIADB:libmariadb:mariadb XML2:libxml-2.0:x
               $(if $(n),-DWEIR_SONAME_$(word 1,$(subst :, ,$(p)))='"$(n)"'))
 CFLAGS   += $(SONAMES)
 BUILD    ?= build
+# The version has one source, python/weir/_version.py: the Python package and its
+# pyproject.toml read it, and so does this (`weir --version`, the API's `version`).
+VERSION  := $(shell sed -n 's/^__version__ = "\([^"]*\)"$$/\1/p' python/weir/_version.py)
+ifeq ($(VERSION),)
+$(error python/weir/_version.py: no line __version__ = "X.Y.Z")
+endif
+CFLAGS   += -DWEIR_VERSION='"$(VERSION)"'
 
 # snprintf truncation is deliberate where we bound messages, so that warning is off.
 ifeq ($(DEVELOPER),1)
@@ -75,7 +82,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 # tests that make archives themselves (test_workdir.c) call libarchive directly
 UNIT_LDLIBS := $(shell pkg-config --libs libarchive 2>/dev/null)
 
-.PHONY: all deps check chaos hdr-check include-check unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format FORCE
+.PHONY: all deps check chaos hdr-check include-check unit python-unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format FORCE
 
 all: weir
 
@@ -119,6 +126,9 @@ $(BUILD)/hdr/%.ok: %.h
 
 -include $(DEPS) $(HDR_OKS:.ok=.d)
 
+# the objects that print the version: remade when it changes
+$(BUILD)/src/cli/main.o $(BUILD)/src/api/api.o: python/weir/_version.py
+
 deps:
 	@sh tests/install-deps.sh
 
@@ -135,6 +145,11 @@ include-check:
 unit: $(UNIT_BINS) $(BUILD)/weir $(BUILD)/weir-launch
 	@sh tests/run-unit.sh $(UNIT_BINS)
 
+# The Python package's own tests (no server; tests/python) and mypy --strict on it.
+python-unit: weir
+	WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q tests/python
+	cd python && /usr/bin/python3 -m mypy --strict weir
+
 system: weir
 	WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q tests/system $(PYTEST_ARGS)
 
@@ -146,13 +161,15 @@ ui-check: weir
 ui-screenshots: weir
 	WEIR_UI_SHOTS=$(CURDIR)/docs/ui $(MAKE) ui-check
 
-# Every test: a warnings-as-errors build, the header and include checks, unit, system and
-# browser tests, then unit and system tests under AddressSanitizer and UBSan.
+# Every test: a warnings-as-errors build, the header and include checks, unit, the Python
+# package's unit tests and type check, system and browser tests, then unit and system
+# tests under AddressSanitizer and UBSan.
 check: deps
 	$(MAKE) DEVELOPER=1 weir
 	$(MAKE) DEVELOPER=1 hdr-check
 	$(MAKE) include-check
 	$(MAKE) DEVELOPER=1 unit
+	$(MAKE) DEVELOPER=1 python-unit
 	$(MAKE) DEVELOPER=1 system
 	$(MAKE) DEVELOPER=1 ui-check
 	$(MAKE) sanitize-check

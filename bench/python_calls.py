@@ -29,7 +29,7 @@ from benchlib import REPO, BenchServer, median, ms, parse_time
 
 sys.path.insert(0, str(REPO / "python"))
 import weir  # noqa: E402
-from weir import _remote  # noqa: E402
+from weir.remote import functions as _remote  # noqa: E402  (where a call is submitted)
 
 FLOOR_CHILD = r"""
 import sys, cloudpickle

@@ -1,103 +1,14 @@
-"""The task side of a remote call: run by the caller's interpreter as a script,
-`PYTHON .../weir/_runner.py`, in the task's working directory, where weir has linked the
-call (`weir-call.pkl`) and every object it uses (`weir-obj-<sha>/value.pkl`).
-
-It unpickles (mode, function, args, kwargs, extra), replaces top-level ObjectRefs by their
-values, runs the function and writes ("ok", value) or ("error", type, message, traceback,
-pickled exception) to $WEIR_PY_RESULT (per rank for weir.train: RESULT.<rank>.pkl, rank 0's
-being the answer).  Exit status: 0, or 1 when the function raised.  Run as a script rather
-than with -m so that a call does not pay for importing the client's half of the package.
-"""
+"""The old path of the task side of a call, now weir/worker/runner.py: a job submitted by an
+earlier weir still runs `PYTHON .../weir/_runner.py`, and this runs the runner in its place
+(as a script too, without importing the package)."""
 
 import os
 import sys
 
-# sys.path[0] is this file's folder: the package's modules must not shadow the user's
-if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(__file__)):
-    del sys.path[0]
-
-import cloudpickle  # noqa: E402
-
-CALL = "weir-call.pkl"
-
-
-def _write(path, obj):
-    tmp = "%s.tmp-%d" % (path, os.getpid())
-    try:
-        data = cloudpickle.dumps(obj, protocol=5)
-    except Exception as e:
-        import traceback
-        data = cloudpickle.dumps(("error", "weir.errors.SerializationError",
-                                  "the result cannot be pickled: %s: %s" % (type(e).__name__, e),
-                                  traceback.format_exc(), None), protocol=5)
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.rename(tmp, path)
-
-
-def _error_record(e):
-    import traceback
-    # the traceback from the user's function on: this file's own frame left out
-    tb_obj = e.__traceback__
-    while tb_obj is not None and tb_obj.tb_frame.f_code.co_filename == __file__:
-        tb_obj = tb_obj.tb_next
-    tb = "".join(traceback.format_exception(type(e), e, tb_obj))
-    try:
-        exc = cloudpickle.dumps(e, protocol=5)
-        cloudpickle.loads(exc)  # one that cannot be read back is sent as text only
-    except Exception:
-        exc = None
-    cls = type(e)
-    name = cls.__qualname__ if cls.__module__ == "builtins" else "%s.%s" % (
-        cls.__module__, cls.__qualname__)
-    return ("error", name, str(e), tb, exc)
-
-
-def _resolve(args, kwargs):
-    from weir._remote import ObjectRef, _get_ref
-    args = tuple(_get_ref(a) if isinstance(a, ObjectRef) else a for a in args)
-    kwargs = {k: _get_ref(v) if isinstance(v, ObjectRef) else v for k, v in kwargs.items()}
-    return args, kwargs
-
-
-def _train(fn, extra):
-    pg = None
-    if extra["framework"] == "pytorch" and extra["init_process_group"]:
-        import torch.distributed as pg
-        pg.init_process_group(backend=extra["backend"])
-    value = fn(extra["config"]) if extra["has_config"] else fn()
-    # only after a success: a rank that raised keeps its connections until its error is
-    # written, so that its peers' "connection closed" errors come after it
-    if pg is not None and pg.is_initialized():
-        pg.destroy_process_group()
-    return value
-
-
-def main():
-    result = os.environ["WEIR_PY_RESULT"]
-    with open(CALL, "rb") as f:
-        mode, fn, args, kwargs, extra = cloudpickle.load(f)
-    if mode == "train":
-        rank = int(os.environ.get("RANK") or os.environ.get("WEIR_TASK_INDEX") or 0)
-        result = "%s.%d.pkl" % (result[:-4] if result.endswith(".pkl") else result, rank)
-    try:
-        if mode == "train":
-            value = _train(fn, extra)
-        else:
-            # an ObjectRef among the arguments imported weir._remote while unpickling;
-            # without one the task does not pay for importing the package
-            if "weir._remote" in sys.modules and (args or kwargs):
-                args, kwargs = _resolve(args, kwargs)
-            value = fn(*args, **kwargs)
-    except Exception as e:
-        rec = _error_record(e)
-        sys.stderr.write(rec[3])
-        _write(result, rec)
-        sys.stdout.flush()
-        return 1
-    _write(result, ("ok", value))
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    _here = os.path.dirname(os.path.abspath(__file__))
+    # sys.path[0] is this file's folder: the package's modules must not shadow the user's
+    if sys.path and os.path.abspath(sys.path[0]) == _here:
+        del sys.path[0]
+    import runpy
+    runpy.run_path(os.path.join(_here, "worker", "runner.py"), run_name="__main__")

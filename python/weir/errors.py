@@ -6,7 +6,7 @@ instance of the original exception's class when that class allows it (so `except
 ValueError` still catches a remote ValueError).
 """
 
-from typing import Any, Optional
+from typing import Any, Dict, Optional, Tuple, Type
 
 
 class WeirError(Exception):
@@ -47,7 +47,8 @@ class JobFailed(WeirError):
     """A job ended without a result (killed, out of memory, lost, timed out): `job` is the
     Job as the API shows it, `log_tail` the end of its first task's log."""
 
-    def __init__(self, message: str, job: Optional[dict] = None, log_tail: str = ""):
+    def __init__(self, message: str, job: Optional[Dict[str, Any]] = None,
+                 log_tail: str = "") -> None:
         self.job = job or {}
         self.log_tail = log_tail
         text = message
@@ -71,10 +72,10 @@ class RemoteError(WeirError):
         Exception.__init__(self, "%s: %s (in job %s)\n\nRemote traceback:\n%s"
                            % (type_name, message, job_id, remote_traceback.rstrip()))
 
-    def __str__(self):
-        return self.args[0] if self.args else ""
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
 
-    def __reduce__(self):
+    def __reduce__(self) -> Tuple[Type["RemoteError"], Tuple[Any, ...]]:
         return (RemoteError, (self.type_name, self.remote_message, self.remote_traceback,
                               None, self.job_id))
 
@@ -85,7 +86,8 @@ def remote_error(type_name: str, message: str, tb: str, cause: Optional[BaseExce
     if cause is not None and isinstance(cause, Exception):
         cls = type(cause)
         try:
-            both = type("RemoteError(%s)" % cls.__name__, (RemoteError, cls), {})
+            both: Type[RemoteError] = type("RemoteError(%s)" % cls.__name__,
+                                           (RemoteError, cls), {})
             err = both.__new__(both)
             RemoteError.__init__(err, type_name, message, tb, cause, job_id)
             err.__dict__.update(getattr(cause, "__dict__", {}))

@@ -36,7 +36,12 @@
 #include "api/secrets_api.h"
 #include "lib/error.h"
 
-#define API_VERSION "0.1.0"
+/* The server's version in /health and /version: weir's own, set by the Makefile from
+ * python/weir/_version.py (the one source of the version). */
+#ifndef WEIR_VERSION
+#error "WEIR_VERSION is set by the Makefile, from python/weir/_version.py"
+#endif
+#define API_VERSION WEIR_VERSION
 
 struct api; /* opaque */
 

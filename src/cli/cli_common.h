@@ -17,8 +17,10 @@
 #include "lib/error.h"
 #include "lib/http_client.h"
 
+/* The version comes from the Makefile (-DWEIR_VERSION), which reads it from
+ * python/weir/_version.py: one source for the program and the Python package. */
 #ifndef WEIR_VERSION
-#define WEIR_VERSION "0.1.0"
+#error "WEIR_VERSION is set by the Makefile, from python/weir/_version.py"
 #endif
 
 #define CLI_DEFAULT_SERVER "http://127.0.0.1:8270"

@@ -22,11 +22,11 @@ import tarfile
 import tempfile
 import threading
 from pathlib import Path
-from typing import Optional, Set
+from typing import IO, Any, Callable, Optional, Set, Tuple
 
 import cloudpickle
 
-from .errors import SerializationError
+from ..errors import SerializationError
 
 VALUE_MEMBER = "value.pkl"
 PROTOCOL = 5
@@ -34,20 +34,22 @@ PROTOCOL = 5
 _collect = threading.local()
 
 
-def dumps(obj, what: str) -> bytes:
+def dumps(obj: Any, what: str) -> bytes:
     """cloudpickle.dumps, with a clear error naming what could not be pickled."""
     try:
-        return cloudpickle.dumps(obj, protocol=PROTOCOL)
+        data: bytes = cloudpickle.dumps(obj, protocol=PROTOCOL)
+        return data
     except Exception as e:  # pickling raises TypeError, PicklingError, AttributeError...
         raise SerializationError("%s cannot be pickled: %s: %s" % (what, type(e).__name__, e)) \
             from e
 
 
 def digest(data: bytes) -> str:
+    """The name of data in the folder: its sha256, in hex."""
     return hashlib.sha256(data).hexdigest()
 
 
-def _write_atomic(path: Path, write, replace: bool = False) -> bool:
+def _write_atomic(path: Path, write: Callable[[IO[bytes]], Any], replace: bool = False) -> bool:
     """Writes path by write(fileobj) under a temporary name, then renames; False when path
     was already there (nothing written) unless replace."""
     if not replace and path.exists():
@@ -72,7 +74,7 @@ def write_archive(objects_dir: Path, data: bytes) -> str:
     """OBJ/<sha>.tar holding data as value.pkl (once); returns the sha."""
     sha = digest(data)
 
-    def write(f):
+    def write(f: IO[bytes]) -> None:
         with tarfile.open(fileobj=f, mode="w", format=tarfile.PAX_FORMAT) as tar:
             info = tarfile.TarInfo(VALUE_MEMBER)
             info.size = len(data)
@@ -83,6 +85,7 @@ def write_archive(objects_dir: Path, data: bytes) -> str:
 
 
 def archive_path(objects_dir: Path, sha: str) -> Path:
+    """OBJ/<sha>.tar."""
     return Path(objects_dir) / (sha + ".tar")
 
 
@@ -91,21 +94,24 @@ def artifact_name(sha: str) -> str:
     return "weir-obj-" + sha[:32]
 
 
-def write_call(objects_dir: Path, data: bytes):
+def write_call(objects_dir: Path, data: bytes) -> Tuple[Path, bool]:
     """OBJ/calls/<sha>.pkl (once): (the path, whether this call wrote it)."""
     path = Path(objects_dir) / "calls" / (digest(data) + ".pkl")
     return path, _write_atomic(path, lambda f: f.write(data))
 
 
 def result_path(objects_dir: Path, call_id: str) -> Path:
+    """OBJ/results/<id>.pkl: where the task writes what one call returned or raised."""
     return Path(objects_dir) / "results" / (call_id + ".pkl")
 
 
-def write_result(path: Path, data: bytes):
+def write_result(path: Path, data: bytes) -> None:
+    """Writes (or replaces) a result file."""
     _write_atomic(path, lambda f: f.write(data), replace=True)
 
 
-def read_archive_value(objects_dir: Optional[Path], sha: str, workdir: Path = Path(".")):
+def read_archive_value(objects_dir: Optional[Path], sha: str,
+                       workdir: Path = Path(".")) -> Any:
     """The object of sha: from the task's linked copy when there is one, else the archive."""
     linked = workdir / artifact_name(sha) / VALUE_MEMBER
     try:
@@ -116,24 +122,25 @@ def read_archive_value(objects_dir: Optional[Path], sha: str, workdir: Path = Pa
     if objects_dir is None:
         raise FileNotFoundError("object %s: not linked here and no object folder" % sha)
     with tarfile.open(archive_path(objects_dir, sha)) as tar:
-        f = tar.extractfile(VALUE_MEMBER)
-        return cloudpickle.load(f)
+        member = tar.extractfile(VALUE_MEMBER)
+        return cloudpickle.load(member)
 
 
 class collecting:
     """While active, ObjectRefs pickled in this thread add their sha to `.found`."""
 
-    def __enter__(self):
+    def __enter__(self) -> "collecting":
         self.prev = getattr(_collect, "found", None)
         self.found: Set[str] = set()
         _collect.found = self.found
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: Any) -> None:
         _collect.found = self.prev
 
 
-def note_ref(sha: str):
+def note_ref(sha: str) -> None:
+    """An ObjectRef of sha is being pickled: noted when a `collecting` is active."""
     found = getattr(_collect, "found", None)
     if found is not None:
         found.add(sha)
