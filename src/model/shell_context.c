@@ -23,6 +23,7 @@ enum frame {
 	F_ARITH,     /* $(( ... )): refused */
 	F_ARITH_SQ,  /* bash's $[ ... ]: refused */
 	F_ARITH_CMD, /* bash's (( ... )) command: refused */
+	F_ARRAY,     /* bash's NAME=( ... ): words, no commands */
 };
 
 #define ENV_ADVICE "use its environment variable (WEIR_PARAM_<NAME>, WEIR_ITEM) there instead"
@@ -41,7 +42,7 @@ enum frame {
 
 static bool is_cmd_frame(enum frame f)
 {
-	return f == F_TOP || f == F_CMDSUB || f == F_BACKTICK;
+	return f == F_TOP || f == F_CMDSUB || f == F_BACKTICK || f == F_ARRAY;
 }
 
 void shell_ctx_init(struct shell_ctx *sh)
@@ -57,18 +58,18 @@ static enum frame top(const struct shell_ctx *sh)
 	return (enum frame)sh->stack[sh->sp - 1];
 }
 
-/* The command being read: that of the innermost frame that holds commands. */
-static struct shell_cmd *cur_cmd(struct shell_ctx *sh)
+/* The frame of the command being read: the innermost that holds words. */
+static int cur_idx(const struct shell_ctx *sh)
 {
 	int i = sh->sp - 1;
 	while (i > 0 && !is_cmd_frame((enum frame)sh->stack[i]))
 		i--;
-	return &sh->cmd[i];
+	return i;
 }
 
-static const struct shell_cmd *cur_cmd_c(const struct shell_ctx *sh)
+static struct shell_cmd *cur_cmd(struct shell_ctx *sh)
 {
-	return cur_cmd((struct shell_ctx *)sh);
+	return &sh->cmd[cur_idx(sh)];
 }
 
 static void push(struct shell_ctx *sh, enum frame f)
@@ -82,10 +83,21 @@ static void push(struct shell_ctx *sh, enum frame f)
 	sh->stack[sh->sp++] = (unsigned char)f;
 }
 
+static bool is_expansion(enum frame f)
+{
+	return f != F_TOP && f != F_DQ && f != F_ARRAY;
+}
+
 static void pop(struct shell_ctx *sh)
 {
-	if (sh->sp > 1)
+	if (sh->sp > 1) {
+		enum frame f = top(sh);
 		sh->sp--;
+		/* "$(echo)eval" is eval: a command's name is read from the text
+		 * after the last expansion */
+		if (is_expansion(f))
+			cur_cmd(sh)->lit_from = cur_cmd(sh)->wlen;
+	}
 }
 
 /* ---- words and commands ----------------------------------------------- */
@@ -149,17 +161,20 @@ static void word_end(struct shell_ctx *sh)
 	if (!cm->in_word)
 		return;
 	const char *w = cm->word;
-	const char *base = strrchr(w, '/') ? strrchr(w, '/') + 1 : w;
+	const char *lit = w + (cm->lit_from < cm->wlen ? cm->lit_from : cm->wlen);
+	const char *base = strrchr(lit, '/') ? strrchr(lit, '/') + 1 : lit;
 	cm->in_word = false;
 	if (cm->redir) {
 		cm->redir = cm->heredoc = false;
 	} else if (cm->dbracket) {
 		if (!strcmp(w, "]]"))
 			cm->dbracket = false;
+	} else if (sh->stack[cur_idx(sh)] == F_ARRAY) {
+		/* an element: no command name */
 	} else if (!cm->name[0]) {
 		if (!strcmp(w, "[["))
 			cm->dbracket = true;
-		else if (!assign_name(w) && !in_list(w, prefixes) && !cm->wlong)
+		else if (!assign_name(w) && !in_list(lit, prefixes) && !cm->wlong)
 			snprintf(cm->name, sizeof cm->name, "%s", base[0] ? base : "/");
 	} else if (in_list(cm->name, attr_declarers) && is_option(w) && strpbrk(w + 1, "in")) {
 		cm->decl_attr = true;
@@ -176,7 +191,7 @@ static void word_end(struct shell_ctx *sh)
 	if (!cm->wlong && in_list(base, joiners))
 		cm->joins = true;
 	snprintf(cm->prev, sizeof cm->prev, "%s", cm->wlong ? "" : w);
-	cm->wlen = 0;
+	cm->wlen = cm->lit_from = 0;
 	cm->wlong = false;
 	cm->word[0] = '\0';
 }
@@ -233,6 +248,7 @@ static void heredoc_line_end(struct shell_ctx *sh)
 static size_t dollar(struct shell_ctx *sh, const char *s, bool plain)
 {
 	word_add(sh, '$');
+	cur_cmd(sh)->lit_from = cur_cmd(sh)->wlen;
 	if (s[1] == '(' && s[2] == '(') {
 		push(sh, F_ARITH);
 		return 3;
@@ -248,6 +264,7 @@ static size_t dollar(struct shell_ctx *sh, const char *s, bool plain)
 	}
 	if (s[1] == '[') {
 		push(sh, F_ARITH_SQ);
+		sh->broken = "after bash's $[...], which dash reads as plain text; " ENV_ADVICE;
 		return 2;
 	}
 	if (plain && s[1] == '\'') {
@@ -266,10 +283,17 @@ static size_t feed_arith(struct shell_ctx *sh, const char *s)
 	word_add(sh, c);
 	switch (c) {
 	case '\\':
-		return s[1] ? 2 : 1;
 	case '"':
-		push(sh, F_DQ);
-		return 1;
+	case '\'':
+		/* quotes in arithmetic: dash and bash differ, (( )) is not
+		 * arithmetic to dash at all */
+		sh->broken = "after a quote or backslash inside arithmetic, which shells read "
+		             "differently; " ENV_ADVICE;
+		if (c == '"')
+			push(sh, F_DQ);
+		else if (c == '\'')
+			sh->sq = true;
+		return c == '\\' && s[1] ? 2 : 1;
 	case '`':
 		push(sh, F_BACKTICK);
 		return 1;
@@ -339,6 +363,9 @@ static size_t feed_plain(struct shell_ctx *sh, const char *s)
 	enum frame f = top(sh);
 	bool was_word_start = sh->word_start;
 	bool cmd = is_cmd_frame(f);
+	if (f == F_ARRAY && strchr(";|&<>(", c))
+		sh->broken = "after a syntax error in bash's NAME=(...), from which bash goes on "
+		             "reading at the next line, maybe inside a value; " ENV_ADVICE;
 	sh->word_start = strchr(" \t\n;&|()", c) != NULL;
 	if (!cmd) { /* ${ ... }: refused inside; only its end matters */
 		word_add(sh, c);
@@ -401,7 +428,15 @@ static size_t feed_plain(struct shell_ctx *sh, const char *s)
 		}
 		cmd_end(sh);
 		return 1;
-	case '(':
+	case '(': {
+		struct shell_cmd *cm = cur_cmd(sh);
+		if (f != F_ARRAY && cm->in_word && !cm->wlong && cm->wlen > 0 &&
+		    cm->word[cm->wlen - 1] == '=' && assign_name(cm->word) &&
+		    strlen(cm->word) == cm->wlen) {
+			push(sh, F_ARRAY); /* bash's NAME=( ... ) */
+			sh->word_start = true;
+			return 1;
+		}
 		if (was_word_start && s[1] == '(') {
 			cmd_end(sh);
 			push(sh, F_ARITH_CMD);
@@ -411,8 +446,11 @@ static size_t feed_plain(struct shell_ctx *sh, const char *s)
 			sh->depth[sh->sp - 1]++;
 		cmd_end(sh);
 		return 1;
+	}
 	case ')':
 		cmd_end(sh);
+		if (f == F_ARRAY)
+			pop(sh);
 		if (f == F_CMDSUB) {
 			if (sh->depth[sh->sp - 1] == 0)
 				pop(sh);
@@ -429,9 +467,14 @@ static size_t feed_plain(struct shell_ctx *sh, const char *s)
 		return 1;
 	case '<':
 	case '>': {
-		struct shell_cmd *cm;
+		struct shell_cmd *cm = cur_cmd(sh);
+		if (cm->in_word && cm->wlen > 0 && strspn(cm->word, "0123456789") == cm->wlen) {
+			/* "2>": a file descriptor, not a word */
+			cm->in_word = false;
+			cm->wlen = 0;
+			cm->word[0] = '\0';
+		}
 		word_end(sh);
-		cm = cur_cmd(sh);
 		cm->redir = true;
 		if (c == '<' && s[1] == '<' && s[2] == '<')
 			return 3; /* bash's here-string: a word follows */
@@ -473,8 +516,13 @@ static size_t feed(struct shell_ctx *sh, const char *s)
 		}
 		return 1;
 	}
+	/* a backslash just before a value would escape its opening quote */
+	sh->after_backslash = c == '\\' && !s[1] && (!sh->sq || sh->ansi);
 	if (sh->sq) {
 		if (sh->ansi && c == '\\' && s[1]) {
+			if (s[1] == '\'')
+				sh->broken = "after \\' inside $'...', which ends the quote to "
+				             "dash; " ENV_ADVICE;
 			word_add(sh, s[1]);
 			return 2;
 		}
@@ -511,7 +559,7 @@ void shell_ctx_feed(struct shell_ctx *sh, const char *text, size_t len)
 
 void shell_ctx_value(struct shell_ctx *sh)
 {
-	sh->after_dollar = false;
+	sh->after_dollar = sh->after_backslash = false;
 	sh->word_start = false;
 	word_add(sh, '\1');
 }
@@ -533,9 +581,10 @@ static bool in_subscript(const char *w)
 static const char *const special_vars[] = {"PS0", "PS1",      "PS2", "PS3", "PS4", "PROMPT_COMMAND",
                                            "ENV", "BASH_ENV", NULL};
 
-static const char *cmd_unsafe(const struct shell_ctx *sh)
+/* The rules of one command, `cm`, whose current word holds the value (or
+ * the $(...) the value is in, whose output takes its place). */
+static const char *cmd_unsafe(const struct shell_ctx *sh, const struct shell_cmd *cm)
 {
-	const struct shell_cmd *cm = cur_cmd_c(sh);
 	const char *w = cm->word;
 	size_t an = assign_name(w);
 	static const char *const code[] = {"eval", "trap", "alias", "fc", NULL};
@@ -603,6 +652,11 @@ const char *shell_ctx_unsafe(const struct shell_ctx *sh)
 		return "in a comment; " ENV_ADVICE;
 	if (sh->ansi)
 		return "inside $'...'; " ENV_ADVICE;
+	if (sh->broken)
+		return sh->broken;
+	if (sh->after_backslash)
+		return "right after a backslash, which would escape the quote it starts "
+		       "with; " ENV_ADVICE;
 	if (sh->after_dollar)
 		return "right after a $ (bash reads $'...' there); " ENV_ADVICE;
 	for (int i = 0; i < sh->sp; i++) {
@@ -621,7 +675,16 @@ const char *shell_ctx_unsafe(const struct shell_ctx *sh)
 			break;
 		}
 	}
-	return cmd_unsafe(sh);
+	/* the command the value is in, then each command whose word holds the
+	 * $(...) or `...` around it: eval "$(printf %s VALUE)" runs the value */
+	for (int i = sh->sp - 1; i >= 0; i--) {
+		if (!is_cmd_frame((enum frame)sh->stack[i]))
+			continue;
+		const char *why = cmd_unsafe(sh, &sh->cmd[i]);
+		if (why)
+			return why;
+	}
+	return NULL;
 }
 
 enum shell_quoting shell_ctx_quoting(const struct shell_ctx *sh)

@@ -27,7 +27,11 @@
  *     su, runuser, script, flock), or any word after ssh or watch (they join
  *     their arguments into a remote or inner shell's command);
  *   - as the value of PS0-PS4, PROMPT_COMMAND, ENV or BASH_ENV (the shell
- *     expands them as code).
+ *     expands them as code);
+ *   - anywhere after text that dash and bash read differently, or after a
+ *     syntax error bash goes on from at the next line (which may be inside
+ *     a value): bash's $[...]; a quote or backslash inside arithmetic; \'
+ *     inside $'...'; ( ; | & < > inside bash's NAME=(...).
  * docs/security.md lists what was checked with dash and bash and why.
  */
 #ifndef WEIR_MODEL_SHELL_CONTEXT_H
@@ -43,7 +47,8 @@
 struct shell_cmd {
 	char word[48]; /* the current word so far, quotes removed ('\1' for a value) */
 	size_t wlen;
-	bool wlong; /* longer than word[] holds */
+	bool wlong;      /* longer than word[] holds */
+	size_t lit_from; /* where in word the text after the last expansion starts */
 	bool in_word;
 	char name[16];  /* the command's name (its basename), "" until read */
 	char prev[8];   /* the word before the current one */
@@ -67,10 +72,13 @@ struct shell_ctx {
 	bool sq;       /* inside '...' */
 	bool ansi;     /* inside $'...' */
 	bool comment;
-	bool word_start;   /* the last character ended a word */
-	bool after_dollar; /* the last character was an unquoted $ */
-	bool int_attr;     /* declare -i/-n seen: assignments may be arithmetic */
-	int heredoc;       /* 0: none, 1: announced (body from the next line), 2: in the body */
+	bool word_start;      /* the last character ended a word */
+	bool after_dollar;    /* the last character was an unquoted $ */
+	bool after_backslash; /* ... a backslash that quotes what follows */
+	bool int_attr;        /* declare -i/-n seen: assignments may be arithmetic */
+	const char *broken;   /* why every later value is refused (text that sh and bash
+	                       * read differently, or not at all), or NULL */
+	int heredoc;          /* 0: none, 1: announced (body from the next line), 2: in the body */
 	bool strip_tabs;
 	char delim[64];
 	char line[80]; /* the body line so far, to spot the delimiter */
