@@ -96,7 +96,7 @@ static void pop(struct shell_ctx *sh)
 		/* "$(echo)eval" is eval: a command's name is read from the text
 		 * after the last expansion */
 		if (is_expansion(f))
-			cur_cmd(sh)->lit_from = cur_cmd(sh)->wlen;
+			cur_cmd(sh)->tlen = 0;
 	}
 }
 
@@ -111,6 +111,15 @@ static void word_add(struct shell_ctx *sh, char c)
 	else
 		cm->wlong = true;
 	cm->word[cm->wlen] = '\0';
+	if (c == '/') {
+		cm->tlen = 0;
+		cm->tlong = false;
+	} else if (cm->tlen + 1 < sizeof cm->tail) {
+		cm->tail[cm->tlen++] = c;
+	} else {
+		cm->tlong = true;
+	}
+	cm->tail[cm->tlen] = '\0';
 }
 
 static bool in_list(const char *w, const char *const *list)
@@ -129,9 +138,9 @@ static const char *const shells[] = {"sh",   "bash",    "dash",   "zsh",   "ksh"
 /* Programs that join their arguments into a command another shell runs. */
 static const char *const joiners[] = {"ssh", "watch", NULL};
 /* Words after which the next word is still in a command's first place. */
-static const char *const prefixes[] = {"!",       "{",       "if",    "then",  "else",
-                                       "elif",    "do",      "while", "until", "time",
-                                       "command", "builtin", "exec",  NULL};
+static const char *const prefixes[] = {"!",       "{",       "if",    "then",   "else",
+                                       "elif",    "do",      "while", "until",  "time",
+                                       "command", "builtin", "exec",  "coproc", NULL};
 static const char *const declarers[] = {"declare", "typeset", "local", "export", "readonly", NULL};
 /* Those of them whose -i and -n make values arithmetic or names. */
 static const char *const attr_declarers[] = {"declare", "typeset", "local", NULL};
@@ -154,6 +163,9 @@ static bool is_option(const char *w)
 	return (w[0] == '-' || w[0] == '+') && w[1] && w[1] != '-';
 }
 
+static const char *const special_vars[] = {"PS0", "PS1",      "PS2", "PS3", "PS4", "PROMPT_COMMAND",
+                                           "ENV", "BASH_ENV", NULL};
+
 /* The word being read is complete. */
 static void word_end(struct shell_ctx *sh)
 {
@@ -161,12 +173,16 @@ static void word_end(struct shell_ctx *sh)
 	if (!cm->in_word)
 		return;
 	const char *w = cm->word;
-	const char *lit = w + (cm->lit_from < cm->wlen ? cm->lit_from : cm->wlen);
-	const char *base = strrchr(lit, '/') ? strrchr(lit, '/') + 1 : lit;
+	/* a program's name: the text after the last / or expansion
+	 * ("$(echo)eval" is eval), "" when too long to tell */
+	const char *base = cm->tlong ? "" : cm->tail;
+	bool end_of_opts = !strcmp(w, "--") || !strcmp(w, "-");
 	cm->in_word = false;
 	if (cm->redir) {
-		cm->redir = cm->heredoc = false;
-	} else if (cm->dbracket) {
+		cm->redir = cm->heredoc = cm->herestring = false;
+		goto done; /* a file name: no part of the command's arguments */
+	}
+	if (cm->dbracket) {
 		if (!strcmp(w, "]]"))
 			cm->dbracket = false;
 	} else if (sh->stack[cur_idx(sh)] == F_ARRAY) {
@@ -174,26 +190,36 @@ static void word_end(struct shell_ctx *sh)
 	} else if (!cm->name[0]) {
 		if (!strcmp(w, "[["))
 			cm->dbracket = true;
-		else if (!assign_name(w) && !in_list(lit, prefixes) && !cm->wlong)
+		else if (!assign_name(w) && !in_list(base, prefixes) && !is_option(w) &&
+		         !end_of_opts && !cm->wlong)
 			snprintf(cm->name, sizeof cm->name, "%s", base[0] ? base : "/");
+	} else if (!strcmp(cm->name, "function") && !strcmp(w, "{")) {
+		cm->name[0] = '\0'; /* function NAME { ...: commands follow */
 	} else if (in_list(cm->name, attr_declarers) && is_option(w) && strpbrk(w + 1, "in")) {
 		cm->decl_attr = true;
 		sh->int_attr = true;
+	} else if (!strcmp(cm->name, "printf") && !strcmp(cm->prev, "-v") &&
+	           in_list(w, special_vars)) {
+		cm->decl_attr = true; /* printf -v PS4 ...: the value becomes code */
 	}
-	if (cm->shell && cm->script && !cm->opt_arg && !is_option(w))
-		cm->script = false; /* that was the script; positional arguments follow */
+	if (cm->shell && !cm->operands && !cm->opt_arg && !is_option(w) && !end_of_opts)
+		cm->operands = true; /* the script (or -c's): positional arguments follow */
 	cm->opt_arg = cm->shell && (!strcmp(w, "-o") || !strcmp(w, "+o") || !strcmp(w, "-O") ||
 	                            !strcmp(w, "+O"));
-	if (!cm->wlong && in_list(base, shells))
+	if (!(cm->shell && cm->operands) && in_list(base, shells)) {
+		/* (after a shell's operands, "sh" is only an argument: $0) */
 		cm->shell = true;
-	else if (cm->shell && ((is_option(w) && strchr(w, 'c')) || !strncmp(w, "--command", 9)))
+		cm->operands = false;
+	} else if (cm->shell && ((is_option(w) && strchr(w, 'c')) || !strncmp(w, "--command", 9))) {
 		cm->script = true;
-	if (!cm->wlong && in_list(base, joiners))
+	}
+	if (in_list(base, joiners))
 		cm->joins = true;
 	snprintf(cm->prev, sizeof cm->prev, "%s", cm->wlong ? "" : w);
-	cm->wlen = cm->lit_from = 0;
-	cm->wlong = false;
-	cm->word[0] = '\0';
+done:
+	cm->wlen = cm->tlen = 0;
+	cm->wlong = cm->tlong = false;
+	cm->word[0] = cm->tail[0] = '\0';
 }
 
 /* The simple command is complete (; & | newline ( )). */
@@ -248,7 +274,7 @@ static void heredoc_line_end(struct shell_ctx *sh)
 static size_t dollar(struct shell_ctx *sh, const char *s, bool plain)
 {
 	word_add(sh, '$');
-	cur_cmd(sh)->lit_from = cur_cmd(sh)->wlen;
+	cur_cmd(sh)->tlen = 0;
 	if (s[1] == '(' && s[2] == '(') {
 		push(sh, F_ARITH);
 		return 3;
@@ -476,8 +502,10 @@ static size_t feed_plain(struct shell_ctx *sh, const char *s)
 		}
 		word_end(sh);
 		cm->redir = true;
-		if (c == '<' && s[1] == '<' && s[2] == '<')
+		if (c == '<' && s[1] == '<' && s[2] == '<') {
+			cm->herestring = true;
 			return 3; /* bash's here-string: a word follows */
+		}
 		if (c == '<' && s[1] == '<') {
 			cm->heredoc = true;
 			heredoc_start(sh, s + 2);
@@ -578,9 +606,6 @@ static bool in_subscript(const char *w)
 	return true;
 }
 
-static const char *const special_vars[] = {"PS0", "PS1",      "PS2", "PS3", "PS4", "PROMPT_COMMAND",
-                                           "ENV", "BASH_ENV", NULL};
-
 /* The rules of one command, `cm`, whose current word holds the value (or
  * the $(...) the value is in, whose output takes its place). */
 static const char *cmd_unsafe(const struct shell_ctx *sh, const struct shell_cmd *cm)
@@ -593,8 +618,11 @@ static const char *cmd_unsafe(const struct shell_ctx *sh, const struct shell_cmd
 
 	if (cm->heredoc)
 		return "as a here-document's delimiter; " ENV_ADVICE;
+	if (cm->redir && cm->herestring && cm->shell)
+		return "in a here-string, the standard input of a shell, which may read it as "
+		       "commands; " ENV_ADVICE;
 	if (cm->redir)
-		return NULL; /* a file name: as safe as any argument */
+		return NULL; /* a file name or a here-string: as safe as any argument */
 	if (cm->dbracket)
 		return "inside bash's [[ ... ]], whose -eq, -lt, ... operands are arithmetic and "
 		       "whose -v takes a variable name, where bash runs a[$(...)] even within "
@@ -602,11 +630,13 @@ static const char *cmd_unsafe(const struct shell_ctx *sh, const struct shell_cmd
 	if (cm->joins)
 		return "in the arguments of ssh or watch, which join them into a command for "
 		       "another shell; " ENV_ADVICE;
-	if (cm->shell && (cm->script || cm->opt_arg || w[0] == '-' || w[0] == '+'))
-		return "in the script of a shell's -c, which the inner shell runs as code; pass "
-		       "it as an argument after the script (sh -c '... \"$1\" ...' sh {{ params.X "
-		       "}}) "
+	if (cm->shell && !cm->operands && cm->script)
+		return "in the script of a shell's -c, which the inner shell runs as code; pass it "
+		       "as an argument after the script (sh -c '... \"$1\" ...' sh {{ params.X }}) "
 		       "or use its environment variable there";
+	if (cm->shell && !cm->operands)
+		return "before a shell's script, where it could be an option such as -c; write "
+		       "the script or its file in the template and pass the value after it";
 	if (an) {
 		char nm[32];
 		snprintf(nm, sizeof nm, "%.*s", (int)(an < sizeof nm - 1 ? an : sizeof nm - 1), w);
@@ -637,8 +667,11 @@ static const char *cmd_unsafe(const struct shell_ctx *sh, const struct shell_cmd
 			       "the value of NAME=value may be templated), " NAME_ADVICE;
 	}
 	if ((!strcmp(cm->name, "printf") || !strcmp(cm->name, "test") || !strcmp(cm->name, "[")) &&
-	    !strcmp(cm->prev, "-v"))
+	    (!strcmp(cm->prev, "-v") || !strncmp(w, "-v", 2)))
 		return "after -v, where bash reads a variable name, " NAME_ADVICE;
+	if (!strcmp(cm->name, "printf") && cm->decl_attr)
+		return "in a printf -v into PS0-PS4, PROMPT_COMMAND, ENV or BASH_ENV, which the "
+		       "shell expands as code; set those from fixed text";
 	return NULL;
 }
 

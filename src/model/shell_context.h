@@ -13,8 +13,8 @@
  * command calls it, reads the text again as code or as arithmetic (whose
  * `a[$(cmd)]` runs cmd in bash, and whose $(cmd) runs in every shell):
  *   - inside backticks, ${...}, $'...', a here-document or a comment,
- *     right after an unquoted $ (bash reads $'...' there), or as a
- *     here-document's delimiter;
+ *     right after an unquoted $ (bash reads $'...' there) or a backslash,
+ *     or as a here-document's delimiter;
  *   - inside arithmetic: $((...)), bash's $[...] and ((...)) (for ((...))
  *     too), and anywhere inside bash's [[ ... ]];
  *   - as an argument of eval, trap, alias, fc, let, read, unset, mapfile,
@@ -24,15 +24,21 @@
  *     with -i or -n (after one, every later NAME=value too); an array
  *     subscript being assigned (a[...]=);
  *   - as the script of a shell's -c (sh, bash, dash, zsh, ksh, ... and
- *     su, runuser, script, flock), or any word after ssh or watch (they join
- *     their arguments into a remote or inner shell's command);
+ *     su, runuser, script, flock), or before a shell's script or script
+ *     file (where it could be -c), or in a here-string to a shell; any word
+ *     after ssh or watch (they join their arguments into a remote or inner
+ *     shell's command);
  *   - as the value of PS0-PS4, PROMPT_COMMAND, ENV or BASH_ENV (the shell
- *     expands them as code);
+ *     expands them as code), also through printf -v;
+ *   - inside a $(...) or `...` whose output lands in any of these places;
  *   - anywhere after text that dash and bash read differently, or after a
  *     syntax error bash goes on from at the next line (which may be inside
  *     a value): bash's $[...]; a quote or backslash inside arithmetic; \'
  *     inside $'...'; ( ; | & < > inside bash's NAME=(...).
- * docs/security.md lists what was checked with dash and bash and why.
+ * A command is known by the text of its name after the last expansion
+ * ("$(true)eval" is eval); one named by an expansion alone ($CMD) is not.
+ * docs/security.md lists what was checked with dash and bash and why, and
+ * what a check of the text cannot see (values stored and read back).
  */
 #ifndef WEIR_MODEL_SHELL_CONTEXT_H
 #define WEIR_MODEL_SHELL_CONTEXT_H
@@ -47,19 +53,23 @@
 struct shell_cmd {
 	char word[48]; /* the current word so far, quotes removed ('\1' for a value) */
 	size_t wlen;
-	bool wlong;      /* longer than word[] holds */
-	size_t lit_from; /* where in word the text after the last expansion starts */
+	bool wlong;    /* longer than word[] holds */
+	char tail[24]; /* its text after the last '/' or expansion (a program's name) */
+	size_t tlen;
+	bool tlong;
 	bool in_word;
-	char name[16];  /* the command's name (its basename), "" until read */
-	char prev[8];   /* the word before the current one */
-	bool redir;     /* the current word is a redirection's target */
-	bool heredoc;   /* ... a here-document's delimiter */
-	bool shell;     /* a shell (sh, bash, su, ...) is named in this command */
-	bool script;    /* ... with -c: its script word is next */
-	bool opt_arg;   /* the next word is an option's argument (-o NAME) */
-	bool joins;     /* ssh or watch named: later words become shell code */
-	bool decl_attr; /* declare/typeset/local/... with -i or -n */
-	bool dbracket;  /* inside [[ ... ]] */
+	char name[16];   /* the command's name (its basename), "" until read */
+	char prev[8];    /* the word before the current one */
+	bool redir;      /* the current word is a redirection's target */
+	bool heredoc;    /* ... a here-document's delimiter */
+	bool herestring; /* ... a here-string (<<<), standard input */
+	bool shell;      /* a shell (sh, bash, su, ...) is named in this command */
+	bool script;     /* ... with -c */
+	bool operands;   /* ... and its first operand (script or file) is read */
+	bool opt_arg;    /* the next word is an option's argument (-o NAME) */
+	bool joins;      /* ssh or watch named: later words become shell code */
+	bool decl_attr;  /* declare/typeset/local/... with -i or -n, printf -v PS4 */
+	bool dbracket;   /* inside [[ ... ]] */
 };
 
 /* Embed it; shell_ctx_init() before use.  No allocation. */

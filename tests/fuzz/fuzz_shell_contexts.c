@@ -26,11 +26,11 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* No fragment reads a variable back ($NAME, $1, a bare name in
- * arithmetic), prints the environment or reads standard input: a value
- * stored and read back, or fed to a program as code, is the command's own
- * doing and beyond what a template can see (docs/security.md).  Each
- * shell's -c comes with its opening quote, so no fragment names a shell
- * that would read standard input. */
+ * arithmetic), prints the environment or feeds a value to standard input
+ * (<<<, a pipe): a value stored and read back, or fed to a program that
+ * reads it as code (bash -c 'bash -c 'sh <<< VALUE runs it), is the
+ * command's own doing and beyond what a template can see
+ * (docs/security.md). */
 static const char *const fragments[] = {
     "{{ params.x }}",
     "{{ params.x }}",
@@ -60,7 +60,6 @@ static const char *const fragments[] = {
     "<<'E'\n",
     "\nE\n",
     "<<-EOF\n",
-    "<<<",
     "eval ",
     "trap ",
     "let ",
