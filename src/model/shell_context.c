@@ -193,6 +193,9 @@ static void word_end(struct shell_ctx *sh)
 		else if (!assign_name(w) && !in_list(base, prefixes) && !is_option(w) &&
 		         !end_of_opts && !cm->wlong)
 			snprintf(cm->name, sizeof cm->name, "%s", base[0] ? base : "/");
+		if (!strcmp(cm->name, "alias")) /* dash expands aliases in scripts too */
+			sh->broken = "after alias, which can give a later command the meaning of "
+			             "eval; " ENV_ADVICE;
 	} else if (!strcmp(cm->name, "function") && !strcmp(w, "{")) {
 		cm->name[0] = '\0'; /* function NAME { ...: commands follow */
 	} else if (in_list(cm->name, attr_declarers) && is_option(w) && strpbrk(w + 1, "in")) {
@@ -351,8 +354,10 @@ static size_t feed_arith(struct shell_ctx *sh, const char *s)
 		pop(sh);
 		if (s[1] == ')')
 			return 2;
-		/* "$((a) b)" or "((a) b)": a subshell inside $( ) or ( ), not
-		 * arithmetic; its values were refused, and reading goes on */
+		/* "$((a) b)" or "((a) b)": bash reads a subshell inside $( ) or
+		 * ( ), dash goes on with the arithmetic up to the next "))" */
+		sh->broken = "after $((...) or ((...) closed by a single ), which dash and bash "
+		             "read differently; " ENV_ADVICE;
 		if (f == F_ARITH)
 			push(sh, F_CMDSUB);
 		else if (top(sh) == F_CMDSUB)

@@ -33,8 +33,9 @@
  *   - inside a $(...) or `...` whose output lands in any of these places;
  *   - anywhere after text that dash and bash read differently, or after a
  *     syntax error bash goes on from at the next line (which may be inside
- *     a value): bash's $[...]; a quote or backslash inside arithmetic; \'
- *     inside $'...'; ( ; | & < > inside bash's NAME=(...).
+ *     a value): bash's $[...]; a quote or backslash inside arithmetic;
+ *     $((a) b); \' inside $'...'; ( ; | & < > inside bash's NAME=(...);
+ *     and after alias (a later command's name could mean eval).
  * A command is known by the text of its name after the last expansion
  * ("$(true)eval" is eval); one named by an expansion alone ($CMD) is not.
  * docs/security.md lists what was checked with dash and bash and why, and

@@ -435,6 +435,7 @@ static void test_shell_contexts(void **state)
 	    "trap -- 'echo {{ params.x }}' EXIT",
 	    "let n={{ params.x }}",
 	    "alias a={{ params.x }}\na",
+	    "alias e=eval\ne {{ params.x }}",
 	    "read {{ params.x }} </dev/null",
 	    "unset {{ params.x }}",
 	    "printf -v {{ params.x }} %s y",
@@ -471,6 +472,7 @@ static void test_shell_contexts(void **state)
 	    "X=(a [{{ params.x }}]=1)",
 	    "echo $[1] {{ params.x }}",
 	    "echo $(( ')' )) {{ params.x }}",
+	    "$(()command eval ; {{ params.x }}\n))",
 	    "(( 1 ' )) {{ params.x }}'",
 	    "echo $'\\'' {{ params.x }}",
 	};
