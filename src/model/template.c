@@ -20,6 +20,7 @@
 #include "lib/shell.h"
 #include "lib/strbuf.h"
 #include "model/cron.h"
+#include "model/shell_context.h"
 
 /* ---- context ----------------------------------------------------------- */
 
@@ -112,238 +113,20 @@ enum template_trust template_name_trust(const char *name)
 	return TEMPLATE_TRUSTED;
 }
 
-/* ---- the shell's quoting, as far as it matters here --------------------- */
-
-enum frame {
-	F_TOP,      /* plain text */
-	F_CMDSUB,   /* $( ... ): plain text again */
-	F_DQ,       /* " ... " */
-	F_BACKTICK, /* ` ... `: quoting rules of its own; refused */
-	F_BRACE,    /* ${ ... }: refused */
-};
-
-#define SHELL_DEPTH 32
-
-struct shell {
-	enum frame stack[SHELL_DEPTH];
-	int parens[SHELL_DEPTH]; /* open "(" inside a $( frame */
-	int sp;                  /* stack[sp - 1] is the current frame */
-	bool overflow;           /* nested deeper than we follow: refuse values */
-	bool sq;                 /* inside '...' */
-	bool ansi;               /* inside $'...' */
-	bool comment;
-	bool word_start;
-	int heredoc; /* 0: none, 1: announced (body from the next line), 2: in the body */
-	bool strip_tabs;
-	char delim[64];
-	char line[80]; /* the body line so far, to spot the delimiter */
-	size_t line_len;
-	bool line_long;
-};
-
-static void shell_init(struct shell *sh)
-{
-	memset(sh, 0, sizeof *sh);
-	sh->stack[0] = F_TOP;
-	sh->sp = 1;
-	sh->word_start = true;
-}
-
-static enum frame shell_top(const struct shell *sh)
-{
-	return sh->stack[sh->sp - 1];
-}
-
-static void shell_push(struct shell *sh, enum frame f)
-{
-	if (sh->sp == SHELL_DEPTH) {
-		sh->overflow = true;
-		return;
-	}
-	sh->parens[sh->sp] = 0;
-	sh->stack[sh->sp++] = f;
-}
-
-static void shell_pop(struct shell *sh)
-{
-	if (sh->sp > 1)
-		sh->sp--;
-}
-
-/* After "<<" at s: reads the delimiter word (quotes removed). */
-static void heredoc_start(struct shell *sh, const char *s)
-{
-	size_t n = 0;
-	sh->strip_tabs = *s == '-';
-	if (*s == '-')
-		s++;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	while (*s && !strchr(" \t\n;|&<>()", *s)) {
-		if (*s != '\'' && *s != '"' && *s != '\\' && n + 1 < sizeof sh->delim)
-			sh->delim[n++] = *s;
-		s++;
-	}
-	sh->delim[n] = '\0';
-	sh->heredoc = 1;
-}
-
-static void heredoc_line_end(struct shell *sh)
-{
-	const char *l = sh->line;
-	size_t len = sh->line_len;
-	if (sh->strip_tabs)
-		while (len > 0 && *l == '\t') {
-			l++;
-			len--;
-		}
-	if (!sh->line_long && len == strlen(sh->delim) && !memcmp(l, sh->delim, len))
-		sh->heredoc = 0;
-	sh->line_len = 0;
-	sh->line_long = false;
-}
-
-/* Feeds the character at s[0] (s[1..] is lookahead); returns how many
- * characters it consumed (1 or 2). */
-static size_t shell_feed(struct shell *sh, const char *s)
-{
-	char c = s[0];
-	if (sh->heredoc == 2) {
-		if (c == '\n')
-			heredoc_line_end(sh);
-		else if (sh->line_len + 1 < sizeof sh->line)
-			sh->line[sh->line_len++] = c;
-		else
-			sh->line_long = true;
-		return 1;
-	}
-	if (sh->comment) {
-		if (c == '\n') {
-			sh->comment = false;
-			sh->word_start = true;
-			if (sh->heredoc == 1)
-				sh->heredoc = 2;
-		}
-		return 1;
-	}
-	if (sh->sq) {
-		if (sh->ansi && c == '\\' && s[1])
-			return 2;
-		if (c == '\'')
-			sh->sq = sh->ansi = false;
-		return 1;
-	}
-	enum frame top = shell_top(sh);
-	if (top == F_DQ) {
-		if (c == '\\' && s[1])
-			return 2;
-		if (c == '"')
-			shell_pop(sh);
-		else if (c == '$' && s[1] == '(') {
-			shell_push(sh, F_CMDSUB);
-			return 2;
-		} else if (c == '$' && s[1] == '{') {
-			shell_push(sh, F_BRACE);
-			return 2;
-		} else if (c == '`')
-			shell_push(sh, F_BACKTICK);
-		return 1;
-	}
-	/* plain text: top level, $( ), ` `, ${ } */
-	bool was_word_start = sh->word_start;
-	sh->word_start = strchr(" \t\n;&|()", c) != NULL;
-	switch (c) {
-	case '\\':
-		return s[1] ? 2 : 1;
-	case '\'': sh->sq = true; return 1;
-	case '"': shell_push(sh, F_DQ); return 1;
-	case '`':
-		if (top == F_BACKTICK)
-			shell_pop(sh);
-		else
-			shell_push(sh, F_BACKTICK);
-		return 1;
-	case '$':
-		if (s[1] == '(') {
-			shell_push(sh, F_CMDSUB);
-			sh->word_start = true;
-			return 2;
-		}
-		if (s[1] == '{') {
-			shell_push(sh, F_BRACE);
-			return 2;
-		}
-		if (s[1] == '\'') {
-			sh->sq = sh->ansi = true;
-			return 2;
-		}
-		return 1;
-	case '(':
-		if (top == F_CMDSUB)
-			sh->parens[sh->sp - 1]++;
-		return 1;
-	case ')':
-		if (top == F_CMDSUB) {
-			if (sh->parens[sh->sp - 1] == 0)
-				shell_pop(sh);
-			else
-				sh->parens[sh->sp - 1]--;
-		}
-		return 1;
-	case '}':
-		if (top == F_BRACE)
-			shell_pop(sh);
-		return 1;
-	case '#':
-		if (was_word_start)
-			sh->comment = true;
-		return 1;
-	case '<':
-		if (s[1] == '<' && s[2] != '<') {
-			heredoc_start(sh, s + 2);
-			return 2;
-		}
-		return 1;
-	case '\n':
-		if (sh->heredoc == 1 && sh->sp == 1)
-			sh->heredoc = 2;
-		return 1;
-	default: return 1;
-	}
-}
-
-/* Why an outside value cannot go here, or NULL when it can. */
-static const char *shell_unsafe(const struct shell *sh)
-{
-	if (sh->overflow)
-		return "in quoting nested too deeply to follow";
-	if (sh->heredoc == 2)
-		return "in a here-document";
-	if (sh->comment)
-		return "in a comment";
-	if (sh->ansi)
-		return "inside $'...'";
-	for (int i = 0; i < sh->sp; i++) {
-		if (sh->stack[i] == F_BACKTICK)
-			return "inside `...` (use $(...) instead)";
-		if (sh->stack[i] == F_BRACE)
-			return "inside ${...}";
-	}
-	return NULL;
-}
+/* ---- the shell's quoting (model/shell_context.h) ---------------------- */
 
 /* Inside '...' the value continues the open quote; inside "..." the
  * double quotes close around a single-quoted value and reopen after it. */
-static void add_quoted(struct strbuf *b, const struct shell *sh, const char *v)
+static void add_quoted(struct strbuf *b, const struct shell_ctx *sh, const char *v)
 {
-	if (sh->sq) {
-		shell_quote_inner(b, v);
-	} else if (shell_top(sh) == F_DQ) {
+	switch (shell_ctx_quoting(sh)) {
+	case SHELL_QUOTE_INNER: shell_quote_inner(b, v); break;
+	case SHELL_QUOTE_REOPEN:
 		strbuf_addch(b, '"');
 		shell_quote(b, v);
 		strbuf_addch(b, '"');
-	} else {
-		shell_quote(b, v);
+		break;
+	case SHELL_QUOTE_WORD: shell_quote(b, v); break;
 	}
 }
 
@@ -364,7 +147,9 @@ struct scan {
 	const struct template_ctx *ctx; /* render: values */
 	const struct strvec *known;     /* check: names */
 	struct strbuf *out;             /* NULL when checking */
-	struct shell sh;
+	struct shell_ctx sh;
+	struct strbuf pending; /* literal text the tracker has not read: literal
+				* pieces ({{ 'x' }} too) are read together, as sh sees them */
 	struct weir_error *err;
 };
 
@@ -462,24 +247,23 @@ static bool name_valid(const char *p, size_t len)
 	return true;
 }
 
-/* Literal text: copied out, and followed by the quoting tracker. */
+/* Literal text: copied out, and kept for the quoting tracker. */
 static void scan_literal(struct scan *s, const char *p, size_t len)
 {
 	if (s->out)
 		strbuf_add(s->out, p, len);
-	if (s->mode != TEMPLATE_SHELL)
-		return;
-	/* The tracker needs lookahead; a copy keeps it inside this piece. */
-	char *copy = strndup(p, len);
-	if (!copy) {
-		if (s->out)
-			s->out->failed = true;
-		s->sh.overflow = true;
-		return;
-	}
-	for (size_t i = 0; i < len;)
-		i += shell_feed(&s->sh, copy + i);
-	free(copy);
+	if (s->mode == TEMPLATE_SHELL)
+		strbuf_add(&s->pending, p, len);
+}
+
+/* The tracker reads the literal text that stands before a value. */
+static void scan_flush(struct scan *s)
+{
+	if (s->pending.failed)
+		s->sh.overflow = true; /* out of memory: refuse values from here on */
+	else
+		shell_ctx_feed(&s->sh, s->pending.buf, s->pending.len);
+	strbuf_reset(&s->pending);
 }
 
 /* ---- var.* and conn.* ------------------------------------------------- */
@@ -726,15 +510,15 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 	const char *value = secret ? secret : var ? var->value : "";
 	if (s->mode == TEMPLATE_SHELL && trust == TEMPLATE_TRUSTED && var && !safe_text(value))
 		trust = TEMPLATE_OUTSIDE;
+	if (s->mode == TEMPLATE_SHELL)
+		scan_flush(s);
 	if (s->mode == TEMPLATE_SHELL && trust == TEMPLATE_OUTSIDE) {
-		const char *why = shell_unsafe(&s->sh);
+		const char *why = shell_ctx_unsafe(&s->sh);
 		if (why) {
-			char msg[400];
+			char msg[800];
 			snprintf(msg, sizeof msg,
-				 "{{ %s }} comes from outside and cannot be quoted safely %s; "
-				 "use its environment variable (WEIR_PARAM_<NAME>, WEIR_ITEM) "
-				 "there instead",
-				 nm, why);
+				 "{{ %s }} comes from outside and cannot be quoted safely %s", nm,
+				 why);
 			free(secret);
 			return scan_fail(s, open, "%s", msg);
 		}
@@ -743,6 +527,8 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 	} else if (s->out) {
 		strbuf_addstr(s->out, value);
 	}
+	if (s->mode == TEMPLATE_SHELL)
+		shell_ctx_value(&s->sh);
 	free(secret);
 	return 0;
 }
@@ -750,7 +536,9 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 static int scan_run(struct scan *s)
 {
 	const char *p = s->tmpl;
-	shell_init(&s->sh);
+	int rc = 0;
+	shell_ctx_init(&s->sh);
+	strbuf_init(&s->pending);
 	for (;;) {
 		const char *open = strstr(p, "{{");
 		if (!open) {
@@ -758,12 +546,15 @@ static int scan_run(struct scan *s)
 			break;
 		}
 		scan_literal(s, p, (size_t)(open - p));
-		if (scan_expr(s, open, &p) < 0)
-			return -1;
+		if (scan_expr(s, open, &p) < 0) {
+			rc = -1;
+			break;
+		}
 	}
-	if (s->out && s->out->failed)
+	strbuf_release(&s->pending);
+	if (rc == 0 && s->out && s->out->failed)
 		return oom(s->err);
-	return 0;
+	return rc;
 }
 
 char *template_render(const char *tmpl, const struct template_ctx *ctx, enum template_mode mode,

@@ -27,9 +27,10 @@
  * renderer follows the shell's quoting around each `{{ }}` and writes the
  * value single-quoted ('\'' for a quote) in plain text and inside $(...),
  * closes and reopens a "double-quoted" string around it, and continues an
- * already 'single-quoted' one.  Where no quoting is safe (inside backticks,
- * ${...}, $'...' or a here-document) an outside value is an error that says
- * to use the WEIR_PARAM_<X> / WEIR_ITEM environment variables instead.
+ * already 'single-quoted' one.  Where no quoting is safe an outside value
+ * is an error that says why and what to do instead (model/shell_context.h
+ * lists the places: backticks, ${...}, $'...', here-documents, arithmetic,
+ * bash's [[ ]], eval and trap, a shell's -c script, ...).
  * Trusted values are inserted as they are (they are dates and names); one
  * that holds any character outside [A-Za-z0-9_.:+,=@%/-] is quoted like an
  * outside value, so a run id chosen by a user cannot inject either.

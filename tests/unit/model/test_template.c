@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "model/cron.h"
@@ -345,6 +347,224 @@ static void test_injection(void **state)
 	rmdir(dir);
 }
 
+/* ---- every shell context x hostile values (docs/security.md) ---- */
+
+/* Runs `cmd` with `shell -c` in `dir`, its output to /dev/null, killed
+ * after 10 s. */
+static void run_shell(const char *shell, const char *dir, const char *cmd)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		if (null < 0 || chdir(dir) < 0)
+			_exit(127);
+		dup2(null, 0);
+		dup2(null, 1);
+		dup2(null, 2);
+		alarm(10);
+		execl(shell, shell, "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+}
+
+static void test_shell_contexts(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/weir-contexts-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char pwned[128];
+	snprintf(pwned, sizeof pwned, "%s/PWNED", dir);
+
+	/* each would create PWNED if the shell ran code from it */
+	const char *forms[] = {
+	    "a[$(touch %s)]", /* the probe's: bash runs a subscript's $() */
+	    "$(touch %s)",
+	    "`touch %s`",
+	    "'; touch %s; '",
+	    "\"; touch %s; \"",
+	    "x\ntouch %s\n",
+	    "1)); touch %s; ((1",
+	    "1 ]] || touch %s; [[ 1",
+	    "\\'; touch %s; \\'",
+	    "x) touch %s;; (y",
+	    "EOF\ntouch %s\nEOF",
+	    "1 + $(touch %s)",
+	    "a[`touch %s`]",
+	};
+	enum { N = sizeof forms / sizeof forms[0] };
+	char values[N][300];
+	for (size_t i = 0; i < N; i++)
+		snprintf(values[i], sizeof values[i], forms[i], pwned);
+
+	/* where a value is refused: no quoting makes it safe */
+	const char *refused[] = {
+	    "echo result=$(( {{ params.x }} + 1 ))", /* the probe's two */
+	    "echo \"$(( {{ params.x }} ))\"",
+	    "echo $(({{ params.x }}))",
+	    "echo $(( $(echo {{ params.x }}) + 1 ))",
+	    "echo $[ {{ params.x }} + 1 ]",
+	    "(( {{ params.x }} > 1 )) && echo big",
+	    "for ((i = 0; i < {{ params.x }}; i++)); do :; done",
+	    "[[ {{ params.x }} -eq 1 ]]",
+	    "[[ -v {{ params.x }} ]]",
+	    "[[ \"{{ params.x }}\" == y && 1 -lt {{ params.x }} ]]",
+	    "[[ a == a && {{ params.x }} -eq 1 ]]",
+	    "eval echo {{ params.x }}",
+	    "command eval \"echo {{ params.x }}\"",
+	    "`echo `command eval echo {{ params.x }}",
+	    "time -p eval echo {{ params.x }}",
+	    "coproc eval echo {{ params.x }}",
+	    "function f { eval echo {{ params.x }}; }; f",
+	    "printf -v PS4 %s {{ params.x }}; set -x; :",
+	    "/a/very/long/path/that/goes/on/and/on/for/a/while/bin/bash -c {{ params.x }}",
+	    "bash -c >/dev/null {{ params.x }}",
+	    "bash -c -- {{ params.x }}",
+	    "bash <<< {{ params.x }}",
+	    "bash -c 'bash -c sh' <<< {{ params.x }}",
+	    "bash {{ params.x }} {{ params.x }}",
+	    "$(true)eval echo {{ params.x }}",
+	    "eval \"$(printf %s {{ params.x }})\"",
+	    "eval `printf %s {{ params.x }}`",
+	    "sh -c \"$(echo {{ params.x }})\"",
+	    "declare -i n=$(echo {{ params.x }})",
+	    "PS4=$(echo {{ params.x }}); set -x; :",
+	    "trap {{ params.x }} EXIT",
+	    "trap -- 'echo {{ params.x }}' EXIT",
+	    "let n={{ params.x }}",
+	    "alias a={{ params.x }}\na",
+	    "alias e=eval\ne {{ params.x }}",
+	    "read {{ params.x }} </dev/null",
+	    "unset {{ params.x }}",
+	    "printf -v {{ params.x }} %s y",
+	    "test -v {{ params.x }}",
+	    "[ -v {{ params.x }} ]",
+	    "declare {{ params.x }}=1",
+	    "declare -i n={{ params.x }}",
+	    "2>&1 declare -i n={{ params.x }}",
+	    ">/dev/null eval {{ params.x }}",
+	    "typeset -i n; n={{ params.x }}",
+	    "f() { local -n r={{ params.x }}; r=1; }; f",
+	    "a[{{ params.x }}]=1",
+	    "sh -c {{ params.x }}",
+	    "sh -c 'echo {{ params.x }}'",
+	    "bash -c \"echo {{ params.x }}\"",
+	    "bash -ec 'echo {{ params.x }}'",
+	    "env bash -o errexit -c 'echo {{ params.x }}'",
+	    "echo | xargs sh -c 'echo {{ params.x }}'",
+	    "/bin/dash -c 'echo '{{ params.x }}",
+	    "ssh localhost echo {{ params.x }}",
+	    "PS4={{ params.x }}; set -x; :",
+	    "export BASH_ENV={{ params.x }}; bash -c :",
+	    "env BASH_ENV={{ params.x }} bash -c :",
+	    "echo ${{ params.x }}",
+	    "echo \\{{ params.x }}",
+	    "echo \"\\{{ params.x }}\"",
+	    "cat <<{{ params.x }}\nx\n",
+	    "echo $({{ '(' }} {{ params.x }} ))",
+	    "cat <<EOF\n{{ params.x }}\nEOF",
+	    "echo `echo {{ params.x }}`",
+	    "echo ${X:-{{ params.x }}}",
+	    "export X=((PS4=(({{ params.x }}",
+	    "X=(a; {{ params.x }})",
+	    "X=(a [{{ params.x }}]=1)",
+	    "echo $[1] {{ params.x }}",
+	    "echo $(( ')' )) {{ params.x }}",
+	    "$(()command eval ; {{ params.x }}\n))",
+	    "(( 1 ' )) {{ params.x }}'",
+	    "echo $'\\'' {{ params.x }}",
+	};
+	/* where a quoted value is one literal string */
+	const char *accepted[] = {
+	    "echo {{ params.x }}",
+	    "echo \"v={{ params.x }}\"",
+	    "echo 'v={{ params.x }}'",
+	    "case {{ params.x }} in a) echo a;; *) echo other;; esac",
+	    "case y in {{ params.x }}) echo hit;; *) echo miss;; esac",
+	    "case y in \"{{ params.x }}\"|z) echo hit;; esac",
+	    "[ {{ params.x }} -eq 1 ]",
+	    "test {{ params.x }} -lt 2",
+	    "[ \"{{ params.x }}\" = y ]",
+	    "export X={{ params.x }}; echo \"$X\"",
+	    "f() { local v={{ params.x }}; echo \"$v\"; }; f",
+	    "readonly R={{ params.x }}",
+	    "X={{ params.x }} env",
+	    "cat < {{ params.x }}",
+	    "cat <<< {{ params.x }}",
+	    "sh -c 'echo \"$1\"' sh {{ params.x }}",
+	    "bash -c 'printf \"%s\\n\" \"$@\"' bash {{ params.x }}",
+	    "x=$(echo {{ params.x }}); echo \"$x\"",
+	    "echo \"$(sh -c 'echo \"$1\"' sh {{ params.x }})\"",
+	    "export X=$(echo {{ params.x }}); echo \"$X\"",
+	    "X=(a {{ params.x }} \"{{ params.x }}\"); echo \"${X[1]}\"",
+	    "printf '%d\\n' {{ params.x }}",
+	    "printf -v out %s {{ params.x }}",
+	    "echo $(( 1 + 2 )) {{ params.x }}",
+	    "echo $(( (1 + 2) * 3 )) {{ params.x }}",
+	    "[[ 1 -eq 1 ]] && echo {{ params.x }}",
+	    "eval 'echo hi'; echo {{ params.x }}",
+	    "sh -c 'echo hi'; echo {{ params.x }}",
+	    "bash -c 'echo \"$1\"' -- {{ params.x }}",
+	    "sh -e -c 'echo \"$1\"' sh {{ params.x }} {{ params.x }}",
+	    "echo {{ params.x }} >/dev/null; sh -c 'echo hi'",
+	    "a[1]=2; echo {{ params.x }}",
+	    ": $((x = 1)); echo \"{{ params.x }}\"",
+	    "echo \"$HOME\"{{ params.x }}",
+	    "echo $HOME {{ params.x }}",
+	    "cat <<EOF\nbody\nEOF\necho {{ params.x }}",
+	};
+	const char *shells[] = {"/bin/sh", "/bin/bash"};
+	struct strvec known = STRVEC_INIT;
+	assert_int_equal(strvec_push(&known, "params.x"), 0);
+	for (size_t v = 0; v < N; v++) {
+		struct template_ctx ctx = TEMPLATE_CTX_INIT;
+		assert_int_equal(
+		    template_ctx_set(&ctx, "params.x", values[v], TEMPLATE_OUTSIDE, NULL), 0);
+		for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+			struct weir_error err = {0};
+			char *cmd = template_render(refused[i], &ctx, TEMPLATE_SHELL, &err);
+			if (cmd) {
+				for (size_t sh = 0; sh < 2; sh++)
+					run_shell(shells[sh], dir, cmd);
+				fail_msg(
+				    "\"%s\" rendered as \"%s\" (%s a marker), expected a refusal",
+				    refused[i], cmd,
+				    access(pwned, F_OK) == 0 ? "and it created" : "without");
+			}
+			assert_int_equal(err.kind, WEIR_E_INVALID);
+			assert_non_null(strstr(err.msg, "cannot be quoted safely"));
+			assert_non_null(strstr(err.msg, "of the template"));
+			assert_int_equal(template_check(refused[i], &known, TEMPLATE_SHELL, &err),
+			                 -1);
+		}
+		for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+			char *cmd = render(accepted[i], &ctx, TEMPLATE_SHELL);
+			assert_int_equal(template_check(accepted[i], &known, TEMPLATE_SHELL, NULL),
+			                 0);
+			for (size_t sh = 0; sh < 2; sh++) {
+				run_shell(shells[sh], dir, cmd);
+				if (access(pwned, F_OK) == 0)
+					fail_msg("%s ran code from value \"%s\" in \"%s\": \"%s\"",
+					         shells[sh], values[v], accepted[i], cmd);
+			}
+			free(cmd);
+		}
+		template_ctx_release(&ctx);
+	}
+	strvec_release(&known);
+	/* the test can fail: the probe's command as weir rendered it before
+	 * (its value single-quoted in the arithmetic) runs the value's command */
+	char probe[400];
+	snprintf(probe, sizeof probe, "echo result=$(( 'a[$(touch %s)]' + 1 ))", pwned);
+	run_shell("/bin/sh", dir, probe);
+	assert_int_equal(access(pwned, F_OK), 0);
+	char rm[200];
+	snprintf(rm, sizeof rm, "rm -rf '%s'", dir);
+	assert_int_equal(system(rm), 0);
+}
+
 /* ---- var.* and conn.*: a source over fixed values ---- */
 
 static int src_var(void *arg, const char *key, char **value, struct weir_error *err)
@@ -434,6 +654,7 @@ int main(void)
 		cmocka_unit_test(test_values), cmocka_unit_test(test_errors),
 		cmocka_unit_test(test_check),  cmocka_unit_test(test_env),
 		cmocka_unit_test(test_injection), cmocka_unit_test(test_secrets),
+		cmocka_unit_test(test_shell_contexts),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
