@@ -17,7 +17,9 @@ char **executor_launcher_env(const char *env_server, const char *env_secret, con
 
 	while (environ[n])
 		n++;
-	env = calloc(n + 5, sizeof *env);
+	/* ours, then at most: server, secret, mask, task user, WEIR_LOG and
+	 * the NULL */
+	env = calloc(n + 6, sizeof *env);
 	if (!env)
 		return NULL;
 	for (size_t i = 0; i < n; i++) {
