@@ -9,14 +9,13 @@
  * the DAG again settles it the same way (a job that ended meanwhile could
  * not reach its TI: its end is applied then, once).
  */
-#include "server/dag_internal.h"
+#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
 
 #include <string.h>
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
 
 int dm_settle_runs(struct dag_manager *dm, struct weir_error *err)

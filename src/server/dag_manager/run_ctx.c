@@ -1,5 +1,5 @@
 /* run_ctx.c: the run cache (dm_run_get(), dm_run_step(), dm_run_event()
- * of server/dag_internal.h).
+ * of dm_internal.h).
  *
  * Owns: the run copies (dm->runs).  A copy is the run's rows read once, in
  * task order, with the graph and the books (sched/dag_book.h) that

@@ -1,5 +1,5 @@
 /* runs.c: where a DAG's runs come from and when they start
- * (dm_check_run_id(), dm_create_run() of server/dag_internal.h): a
+ * (dm_check_run_id(), dm_create_run() of dm_internal.h): a
  * trigger's or a schedule's new run with its TIs, the scheduled runs that
  * are due (catchup included), the queue of runs under max_active_runs, and
  * the runs whose retries are due.

@@ -1,11 +1,10 @@
-/* dag_ops.h: what the parts of the DAG manager's API ops share (dag_ops.c:
- * DAGs, runs, task instances, import errors; dag_list_ops.c: the lists and
- * their filters; dag_ui_ops.c: a DAG's structure, tries and the web UI's
- * views).  Not for use outside
- * src/server/dag_*.c.
+/* ops.h: what the parts of the DAG manager's API ops share (ops.c:
+ * DAGs, runs, task instances, import errors; list_ops.c: the lists and
+ * their filters; ui_ops.c: a DAG's structure, tries and the web UI's
+ * views).  Not for use outside the ops files of src/server/dag_manager/.
  */
-#ifndef WEIR_SERVER_DAG_OPS_H
-#define WEIR_SERVER_DAG_OPS_H
+#ifndef WEIR_SERVER_DAG_MANAGER_OPS_H
+#define WEIR_SERVER_DAG_MANAGER_OPS_H
 
 #include <stdint.h>
 
@@ -15,7 +14,7 @@
 #include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "model/dag_spec.h"
-#include "server/dag_internal.h"
+#include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
 
 /* The logical date of the DAG's next scheduled run (the one after its
@@ -52,7 +51,7 @@ int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
                  json_t *out, struct weir_error *err);
 
-/* dag_list_ops.c: GET /dags, .../dagRuns, .../taskInstances and the batch lists. */
+/* list_ops.c: GET /dags, .../dagRuns, .../taskInstances and the batch lists. */
 json_t *dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct weir_error *err);
 json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
                         struct weir_error *err);

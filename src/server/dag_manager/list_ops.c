@@ -1,9 +1,9 @@
-/* dag_list_ops.c: the DAG manager's list ops (api/dag_api.h): DAGs, runs
+/* list_ops.c: the DAG manager's list ops (api/dag_api.h): DAGs, runs
  * and task instances with Airflow's filters, ordering and pages.  Reads
  * only: rows from the store, specs from the manager's entries, rendered by
  * api/dag_views.h; the filters apply to what an item shows.
  */
-#include "server/dag_ops.h"
+#include "server/dag_manager/ops.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -1,14 +1,13 @@
-/* dag_admin_ops.c: the changes of api/dag_admin_api.h: marking task
+/* admin_ops.c: the changes of api/dag_admin_api.h: marking task
  * instances success or failed (with their relatives in the run and the
  * same tasks in earlier or later runs), clearing a whole run, deleting a
  * run or a DAG's records; and the ops table (the reads are in
- * dag_read_ops.c, pools in dag_manager/pool_admin.c).  Every change goes
+ * read_ops.c, pools in pool_admin.c).  Every change goes
  * through the run decisions (sched/dag_run.h) in one turn.
  */
-#include "server/dag_admin_ops.h"
-#include "server/dag_internal.h"
+#include "server/dag_manager/admin_ops.h"
 #include "server/dag_manager/dm_internal.h"
-#include "server/dag_ops.h"
+#include "server/dag_manager/ops.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,12 +1,11 @@
-/* dag_ops.c: the DAG manager's face to the API (dag_manager.h,
- * dag_internal.h): the dag_api_ops the Airflow routes call for one DAG, run
- * or task instance and for import errors (the lists: dag_list_ops.c) (triggers, pause, marks, clears, log
+/* ops.c: the DAG manager's face to the API (dag_manager.h,
+ * dm_internal.h): the dag_api_ops the Airflow routes call for one DAG, run
+ * or task instance and for import errors (the lists: list_ops.c) (triggers, pause, marks, clears, log
  * locations).  Reads come from the store and the manager's DAG entries and
  * are rendered by api/dag_views.h; every change goes through the run
  * decisions of the DAG manager in one turn.
  */
-#include "server/dag_ops.h"
-#include "server/dag_internal.h"
+#include "server/dag_manager/ops.h"
 #include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
 #include "server/notifier.h"

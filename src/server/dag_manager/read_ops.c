@@ -1,16 +1,15 @@
-/* dag_read_ops.c: the reads of api/dag_admin_api.h: one task, DAG
+/* read_ops.c: the reads of api/dag_admin_api.h: one task, DAG
  * statistics, a DAG's source and its re-parse, one import error, a task
  * instance's XCom entries (its outputs), dependencies, links and mapped
- * instances.  The ops are listed in dag_admin_ops.c's table.
+ * instances.  The ops are listed in admin_ops.c's table.
  *
  * XCom entries are a TI's outputs ($WEIR_OUTPUT, a JSON object): one entry
  * per key, and `return_value` for the whole object, as Airflow's
  * multiple_outputs tasks push them (a key of that name wins over it).
  */
-#include "server/dag_admin_ops.h"
-#include "server/dag_internal.h"
+#include "server/dag_manager/admin_ops.h"
 #include "server/dag_manager/dm_internal.h"
-#include "server/dag_ops.h"
+#include "server/dag_manager/ops.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,11 +1,11 @@
-/* dag_dataset_ops.c: the dataset routes' ops (dag_dataset_ops.h) in
+/* dataset_ops.c: the dataset routes' ops (dag_manager.h) in
  * Airflow's shapes: Dataset (with the DAGs that consume it and the tasks
  * that produce it, from the DAG files as parsed now), DatasetEvent (with
  * the runs it started), QueuedEvent and their collections.  An event
  * announced over REST is recorded in a turn of the manager, so the run it
  * completes is created, and its first tasks started, before the answer.
  */
-#include "server/dag_dataset_ops.h"
+#include "server/dag_manager.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,8 @@
 #include "lib/json_util.h"
 #include "api/dag_views.h"
 #include "model/dataset.h"
-#include "server/dag_internal.h"
-#include "server/dag_ops.h"
+#include "server/dag_manager/dm_internal.h"
+#include "server/dag_manager/ops.h"
 #include "store/dataset_store.h"
 
 static json_t *oom(struct weir_error *err)
