@@ -1,7 +1,7 @@
 /* admin_ops.h: the DAG manager's ops of api/dag_admin_api.h (the rest
  * of Airflow's operations), one file per concern: admin_ops.c (the
  * changes: marks, clears and deletions, and the table), read_ops.c
- * (the reads), pool_admin.c (pools).  Not for use outside
+ * (the reads); pools are pool_admin.c's (dm_internal.h).  Not for use outside
  * src/server/dag_manager/.
  */
 #ifndef WEIR_SERVER_DAG_MANAGER_ADMIN_OPS_H
@@ -35,13 +35,5 @@ json_t *dm_op_ti_links(void *ctx, const char *dag_id, const char *run_id, const 
                        int map_index, struct weir_error *err);
 json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
                           struct dag_ti_list_query *q, struct weir_error *err);
-
-/* pool_admin.c */
-json_t *dm_op_list_pools(void *ctx, int limit, int offset, const char *order_by,
-                         struct weir_error *err);
-json_t *dm_op_get_pool(void *ctx, const char *name, struct weir_error *err);
-json_t *dm_op_add_pool(void *ctx, json_t *body, struct weir_error *err);
-json_t *dm_op_patch_pool(void *ctx, const char *name, json_t *body, struct weir_error *err);
-int dm_op_delete_pool(void *ctx, const char *name, struct weir_error *err);
 
 #endif

@@ -188,10 +188,6 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
 /* ops.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
 json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
 json_t *dm_run_json(const struct dag_run_row *r);
-/* A task instance the store keeps "queued" shows "running" once its job does:
- * every task registered and the user's program started (a job still being
- * placed, locally or in Slurm's queue, leaves it queued). */
-bool dm_job_runs(const struct job_row *job);
 /* A task instance and its run, or a not-found error naming the DAG, run or task that is
  * missing; on success the caller releases both rows. */
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
@@ -367,6 +363,15 @@ void dm_pool_pass(struct dag_manager *dm);
  * At creation; 0 or -1 with err. */
 int dm_pools_load(struct dag_manager *dm, struct weir_error *err);
 
+/* The ops of Airflow's /pools routes (api/dag_admin_api.h; ctx: the
+ * manager), listed in admin_ops.c's table. */
+json_t *dm_op_list_pools(void *ctx, int limit, int offset, const char *order_by,
+                         struct weir_error *err);
+json_t *dm_op_get_pool(void *ctx, const char *name, struct weir_error *err);
+json_t *dm_op_add_pool(void *ctx, json_t *body, struct weir_error *err);
+json_t *dm_op_patch_pool(void *ctx, const char *name, json_t *body, struct weir_error *err);
+int dm_op_delete_pool(void *ctx, const char *name, struct weir_error *err);
+
 /* ---- ti_jobs.c: task instances as jobs: a scheduled TI's try
  * handed to the job manager, and a job's end back to its run ---- */
 
@@ -488,6 +493,13 @@ int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed);
 void dm_flow_note(struct dag_manager *dm, const struct run_ctx *rc,
                   const struct dag_run_decision *d);
 void dm_past_pass(struct dag_manager *dm);
+/* ---- ti_jobs.c, for the ops and the pools' table ---- */
+
+/* A task instance the store keeps "queued" shows "running" once its job does:
+ * every task registered and the user's program started (a job still being
+ * placed, locally or in Slurm's queue, leaves it queued). */
+bool dm_job_runs(const struct job_row *job);
+
 /* ---- ti_jobs.c, for the tries without a job (trigger.c) ---- */
 
 /* The template variables of try `try_number` of TI `ti` into *tr (which

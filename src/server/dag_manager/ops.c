@@ -56,11 +56,6 @@ json_t *dm_run_json(const struct dag_run_row *r)
 	return dag_view_run(r);
 }
 
-bool dm_job_runs(const struct job_row *job)
-{
-	return job->state == JOB_RUNNING;
-}
-
 void dm_ti_job_view(struct dag_manager *dm, const struct dag_ti_row *r, struct job_row *job,
                     struct dag_job_view *v)
 {

@@ -7,9 +7,7 @@
  * Owns: dm->pools and dm->pool_queues once the manager is created (the
  * copies made from the configuration are replaced by the table's).
  */
-#include "server/dag_manager/admin_ops.h"
 #include "server/dag_manager/dm_internal.h"
-#include "server/dag_manager/ops.h"
 
 #include <stdlib.h>
 #include <string.h>

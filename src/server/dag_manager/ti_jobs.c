@@ -6,7 +6,8 @@
  * params) is done here; what the job is made of is model/dag_job.h's.  A
  * job's end carries its state and reason; whether the try may be retried
  * is decided here from them (a timeout or a user's kill is not retried),
- * the rest by the run (sched/dag_run.h).
+ * the rest by the run (sched/dag_run.h).  Whether a TI's job already
+ * runs (dm_job_runs()) is here too, for the ops and the pools' table.
  */
 #include "server/dag_manager/dm_internal.h"
 
@@ -606,4 +607,9 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 out:
 	free(command);
 	job_spec_destroy(spec);
+}
+
+bool dm_job_runs(const struct job_row *job)
+{
+	return job->state == JOB_RUNNING;
 }
