@@ -55,51 +55,109 @@ struct dag_entry {
 	struct dag_entry *next;
 };
 
+/* The manager holds a context per concern, each written by the file named
+ * on it (others read it, and raise its dirty flag when they move what its
+ * pass looks at).  A pass with a dirty flag does nothing while the flag is
+ * down and lowers it when it runs. */
+
+/* manager.c: the turns, the work pass, the wake-up timer. */
+struct dm_turn {
+	int depth;       /* nested entry points (dm_begin()/dm_end()) */
+	bool in_pass;    /* inside dm_work_pass() */
+	bool in_job_end; /* dm_on_job_end(): its TIs' writes may wait for the turn's end */
+	bool pass_again; /* a pass moved something that another pass may follow */
+	uv_timer_t wake_timer;
+	int64_t wake_at_ms;   /* the earliest due time noted since the timer was armed; 0: none */
+	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
+};
+
+/* folder.c: the DAG folder, its entries, its watch. */
+struct dm_folder {
+	char *dir;
+	bool symlinks_never; /* dag_folder_symlinks: never */
+	char *paths_root;    /* the folder a DAG's files must be in; NULL: dir */
+	struct dag_entry *entries;
+	uv_fs_event_t fsev;
+	bool fsev_on;
+	uv_timer_t scan_timer;
+};
+
+/* run_ctx.c: the run cache: active runs as read once (dm_run_get()). */
+struct dm_run_cache {
+	struct run_ctx **runs;
+	size_t n, cap;
+	uint64_t rollbacks; /* store_rollbacks() when the cache was last checked */
+};
+
+/* pool_admin.c (the pools, from the table) and pools.c (the pool pass). */
+struct dm_pools {
+	struct dag_pool *list; /* names owned */
+	char **queues;         /* per pool: the queue of its tasks that name none; NULL: none */
+	size_t n;
+	bool dirty; /* something changed since the last pool pass */
+};
+
+/* runs.c: due retries (the wake-up timer's look, dm_arm_wake(), learns
+ * it too). */
+struct dm_retries {
+	/* the store holds no up_for_retry TI: the last look found none, and no
+	 * TI was written so since, nor a turn rolled back */
+	bool none;
+};
+
+/* flow.c: depends_on_past. */
+struct dm_past {
+	bool dirty; /* a run of a DAG with depends_on_past moved (dm_past_pass()) */
+};
+
+/* notify_hooks.c: SLAs. */
+struct dm_slas {
+	int64_t next_ms; /* the earliest SLA due time the last SLA pass saw; 0: none */
+	bool dirty;      /* a run started since: the SLA pass looks again */
+};
+
+/* datasets.c: datasets, their events and queue (the store is shared with
+ * trigger.c's waits and dataset_ops.c). */
+struct dm_datasets {
+	struct dataset_store *store;
+	bool dirty; /* the dataset pass has something to look at */
+	bool known; /* the DAG files' URIs are registered */
+};
+
+/* trigger.c: trigger_dag tries that wait for the run they started. */
+struct dm_triggers {
+	bool dirty; /* a run ended: a trigger_dag task may wait for it */
+};
+
+/* recovery.c: settling the runs at start. */
+struct dm_recovery {
+	/* an active run's DAG file was missing at the last settle: its TIs'
+	 * job ends could not be applied; a scan that loads DAGs settles the
+	 * runs again */
+	bool wait_dag;
+};
+
 struct dag_manager {
 	uv_loop_t *loop;
 	struct store *store;
 	struct dag_store *ds;
 	struct job_manager *jm;
 	char *home;
-	char *dir;
-	bool symlinks_never; /* dag_folder_symlinks: never */
-	char *paths_root;    /* the folder a DAG's files must be in; NULL: dir */
-	struct dag_pool *pools; /* names owned */
-	char **pool_queues;     /* per pool: the queue of its tasks that name none; NULL: none */
-	size_t n_pools;
-	struct dag_entry *entries;
-	uv_fs_event_t fsev;
-	bool fsev_on;
-	uv_timer_t scan_timer;
-	uv_timer_t wake_timer;
-	int open_handles;
-	bool in_pass;
-	bool in_job_end;    /* dm_on_job_end(): its TIs' writes may wait for the turn's end */
-	bool no_retries;    /* the store holds no up_for_retry TI: the last look found none,
-	                     * and no TI was written so since, nor a turn rolled back */
-	bool pass_again;
-	bool pool_dirty;    /* something changed since the last pool pass */
-	bool past_dirty;    /* a run of a DAG with depends_on_past moved (dm_past_pass()) */
-	int depth;          /* nested entry points (begin/end) */
-	struct run_ctx **runs; /* the run cache: active runs as read once (dm_run_get()) */
-	size_t n_runs, cap_runs;
-	uint64_t cache_rollbacks; /* store_rollbacks() when the cache was last checked */
-	int64_t wake_at_ms; /* the earliest retry seen since the timer was armed; 0: none */
-	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
-	struct secrets *secrets; /* var.* and conn.* of templates, a task's connections; NULL:
-	                          * none */
+	struct secrets *secrets;   /* var.* and conn.* of templates, a task's connections;
+	                            * NULL: none */
 	struct notifier *notifier; /* on_failure, ... and SLA misses; NULL: none */
-	int64_t sla_next_ms;       /* the earliest SLA due time the last SLA pass saw; 0: none */
-	bool sla_dirty;            /* a run started since: the SLA pass looks again */
-	struct dm_sensors *sensors; /* the sensors the server pokes (dag_manager/sensors.c) */
-	struct dataset_store *dsets; /* datasets, their events and queue, trigger_dag waits */
-	bool datasets_dirty;  /* the dataset pass has something to look at (datasets.c) */
-	bool datasets_known;  /* the DAG files' URIs are registered (datasets.c) */
-	bool triggers_dirty;  /* a run ended: a trigger_dag task may wait for it (trigger.c) */
-	/* an active run's DAG file was missing at the last settle (recovery.c):
-	 * its TIs' job ends could not be applied; a scan that loads DAGs settles
-	 * the runs again */
-	bool runs_wait_dag;
+	int open_handles;          /* handles to close at destroy (manager.c) */
+	struct dm_turn turn;
+	struct dm_folder folder;
+	struct dm_run_cache cache;
+	struct dm_pools pools;
+	struct dm_retries retries;
+	struct dm_past past;
+	struct dm_slas sla;
+	struct dm_datasets datasets;
+	struct dm_triggers triggers;
+	struct dm_recovery recovery;
+	struct dm_sensors *sensors; /* the sensors the server pokes (sensors.c) */
 };
 
 /* A run in memory (dm_run_get()): kept from one turn to the next while the
@@ -264,7 +322,7 @@ void dm_entries_free(struct dag_manager *dm);
  * final (ended while the server was down, or while the run's DAG file was
  * missing, so that its end could not be applied then) end from the job's
  * stored result, and the run is evaluated.  A run whose DAG is not loaded
- * waits (dm->runs_wait_dag), and is settled by the scan that loads it.
+ * waits (dm->recovery.wait_dag), and is settled by the scan that loads it.
  * Inside a turn.  0, or -1 with err when the runs cannot be read. */
 int dm_settle_runs(struct dag_manager *dm, struct weir_error *err);
 
@@ -334,7 +392,7 @@ void dm_ti_flush(struct dag_manager *dm);
 /* ---- runs.c: where runs come from and when they start: schedules
  * (with catchup), the queue of runs under max_active_runs, due retries.
  * dm_check_run_id() and dm_create_run() are in server/dm_internal.h.
- * Each pass runs inside a turn and sets dm->pass_again when it moved
+ * Each pass runs inside a turn and sets dm->turn.pass_again when it moved
  * something that another pass may follow ---- */
 
 /* Scheduled runs that are due now are created (paused DAGs make none). */
@@ -352,7 +410,7 @@ void dm_start_runs(struct dag_manager *dm);
  * (sched/dag_pool.h decides) ---- */
 
 /* Nothing to do unless something moved since the last pass
- * (dm->pool_dirty): the rounds of dm_work_pass() that follow a start need
+ * (dm->pools.dirty): the rounds of dm_work_pass() that follow a start need
  * no second look.  A TI left waiting gets the pool's reason. */
 void dm_pool_pass(struct dag_manager *dm);
 
@@ -528,7 +586,7 @@ void dm_datasets_scanned(struct dag_manager *dm, bool changed);
 void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti);
 
 /* The DAGs scheduled on datasets whose every URI is queued get a run
- * (nothing to do unless dm->datasets_dirty). */
+ * (nothing to do unless dm->datasets.dirty). */
 void dm_dataset_pass(struct dag_manager *dm);
 
 /* ---- trigger.c: trigger_dag tasks ---- */
@@ -538,7 +596,7 @@ void dm_dataset_pass(struct dag_manager *dm);
 void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
 
 /* The waiting tries whose run ended end (nothing to do unless
- * dm->triggers_dirty). */
+ * dm->triggers.dirty). */
 void dm_trigger_pass(struct dag_manager *dm);
 
 #endif

@@ -183,8 +183,8 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	log_info("DAG %s run %s task %s try %d: a %s sensor the server pokes", r->dag_id,
 	         r->run_id, r->task_id, r->try_number, dag_sensor_kind_name(t->sensor->kind));
 	dm_wake_note(dm, now);
-	dm->pass_again = true;
-	dm->pool_dirty = true; /* its slot is free again at once */
+	dm->turn.pass_again = true;
+	dm->pools.dirty = true; /* its slot is free again at once */
 	return true;
 }
 

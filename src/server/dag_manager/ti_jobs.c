@@ -114,9 +114,9 @@ static const char *pool_queue(const struct dag_manager *dm, const char *name)
 {
 	const char *q = NULL;
 
-	for (size_t i = 0; name && i < dm->n_pools; i++)
-		if (dm->pool_queues[i] && !strcmp(dm->pools[i].name, name))
-			q = dm->pool_queues[i];
+	for (size_t i = 0; name && i < dm->pools.n; i++)
+		if (dm->pools.queues[i] && !strcmp(dm->pools.list[i].name, name))
+			q = dm->pools.queues[i];
 	return q;
 }
 
@@ -503,16 +503,16 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 		         reason && *reason ? ": " : "", reason ? reason : "");
 	{
 		/* a sensor's process says a timeout by its exit status (data/sensor_poke.h) */
-		bool skip = false, was = dm->in_job_end;
+		bool skip = false, was = dm->turn.in_job_end;
 		if (!success && dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why,
 		                               sizeof why))
 			timed_out = true;
 		/* nothing reads the TIs' rows before this turn's pool pass: the
 		 * downstream it schedules are written once, at their start */
-		dm->in_job_end = true;
+		dm->turn.in_job_end = true;
 		dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
 		            timed_out || user_kill, skip, why, started_at);
-		dm->in_job_end = was;
+		dm->turn.in_job_end = was;
 	}
 	dag_ti_row_release(&r);
 	dm_end(dm);
@@ -603,7 +603,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
 		            dag_start_fault_of(err.kind) != DAG_START_RETRY, false, why, 0);
 	}
-	dm->pass_again = true;
+	dm->turn.pass_again = true;
 out:
 	free(command);
 	job_spec_destroy(spec);
