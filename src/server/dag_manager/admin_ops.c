@@ -38,7 +38,7 @@ static int op_delete_dag(void *ctx, const char *dag_id, struct weir_error *err)
 	int64_t active = 0;
 	int rc = -1;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	dm_begin(dm);
 	for (int s = 0; s < 2; s++) {
@@ -82,7 +82,7 @@ static int op_delete_run(void *ctx, const char *dag_id, const char *run_id,
 	struct dag_run_row row = {0};
 	int rc = -1;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	dm_begin(dm);
 	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, NULL) < 0) {

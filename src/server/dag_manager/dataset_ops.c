@@ -239,7 +239,7 @@ static json_t *op_upstream(void *ctx, const char *dag_id, const char *run_id,
 	struct dag_run_row run = {0};
 	struct dataset_event_query q = {.limit = 100000};
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return NULL;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)
@@ -264,7 +264,7 @@ static int queue_rows(struct dag_manager *dm, const char *dag_id, const char *ur
 		err->kind = WEIR_E_INVALID;
 		return -1;
 	}
-	if (dag_id && dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dag_id && dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	if (uri && dataset_store_get(dm->datasets.store, uri, &d, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)

@@ -49,7 +49,7 @@ struct dag_entry {
 	struct dag_spec *spec; /* the last good parse; NULL when it never parsed */
 	int64_t last_sched_ms; /* logical date of its latest scheduled run; CRON_NEVER */
 	bool last_sched_known;
-	/* a symbolic link refused by dag_folder_symlinks (dm_dag_file_open());
+	/* a symbolic link refused by dag_folder_symlinks (dm_dag_file_path());
 	 * mtime_ns and size are the link's own then */
 	bool refused;
 	struct dag_entry *next;
@@ -203,8 +203,9 @@ struct dm_pool_ent {
 	size_t row, ti;
 };
 
-/* strdup of s, "" for NULL; NULL only when out of memory. */
-char *dm_xstrdup(const char *s);
+/* A copy of s, "" for NULL; NULL when out of memory (unlike git's xstrdup
+ * it does not die then). */
+char *dm_strdup_or_empty(const char *s);
 
 /* Entry points: dm_begin() opens the turn (the outermost drops the run
  * copies and owes a pool pass); dm_end() runs what follows from the
@@ -347,7 +348,7 @@ struct run_ctx *dm_run_by_job(struct dag_manager *dm, int64_t job_id, size_t *ro
 void dm_run_note_job(struct run_ctx *rc, size_t row);
 
 /* A turn's end without the work pass (manager.c). */
-void dm_end_quiet(struct dag_manager *dm);
+void dm_end_no_pass(struct dag_manager *dm);
 
 /* Inserts the TIs of task `t` for a run: one, or one per foreach item of
  * the run's `params`.  0, or -1 with err. */

@@ -496,7 +496,7 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	dm_scan(dm);
 	/* DAGs of files that went away while the server was down */
 	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
-		dm_end_quiet(dm);
+		dm_end_no_pass(dm);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -509,6 +509,6 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	}
 	dag_rows_free(rows, n);
 	/* no work pass yet: the job manager's recovery comes first */
-	dm_end_quiet(dm);
+	dm_end_no_pass(dm);
 	return 0;
 }

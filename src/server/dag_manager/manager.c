@@ -32,7 +32,7 @@
 #define DEFAULT_POOL_SLOTS 128
 /* ---- small helpers ---- */
 
-char *dm_xstrdup(const char *s)
+char *dm_strdup_or_empty(const char *s)
 {
 	return strdup(s ? s : "");
 }
@@ -62,7 +62,7 @@ void dm_begin(struct dag_manager *dm)
 /* The turn's end without the work pass (start-up: the job manager's
  * recovery comes first).  The outermost one drops the copies of runs that
  * ended or went stale. */
-void dm_end_quiet(struct dag_manager *dm)
+void dm_end_no_pass(struct dag_manager *dm)
 {
 	dm_ti_flush(dm); /* before the commit */
 	job_manager_turn_end(dm->jm);
@@ -77,7 +77,7 @@ void dm_end_quiet(struct dag_manager *dm)
 void dm_end(struct dag_manager *dm)
 {
 	dm_work_pass(dm);
-	dm_end_quiet(dm);
+	dm_end_no_pass(dm);
 	dm_arm_wake(dm);
 }
 
@@ -256,24 +256,24 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	dm->loop = loop;
 	dm->store = store;
 	dm->jm = jm;
-	dm->home = dm_xstrdup(home);
-	dm->folder.dir = dm_xstrdup(dags_dir);
+	dm->home = dm_strdup_or_empty(home);
+	dm->folder.dir = dm_strdup_or_empty(dags_dir);
 	dm->pools.list = calloc(n_pools + 1, sizeof *dm->pools.list);
 	dm->pools.queues = calloc(n_pools + 1, sizeof *dm->pools.queues);
 	if (!dm->home || !dm->folder.dir || !dm->pools.list || !dm->pools.queues)
 		goto oom;
 	for (size_t i = 0; i < n_pools; i++) {
-		dm->pools.list[i].name = dm_xstrdup(pools[i].name);
+		dm->pools.list[i].name = dm_strdup_or_empty(pools[i].name);
 		if (!dm->pools.list[i].name)
 			goto oom;
-		if (pools[i].queue && !(dm->pools.queues[i] = dm_xstrdup(pools[i].queue)))
+		if (pools[i].queue && !(dm->pools.queues[i] = dm_strdup_or_empty(pools[i].queue)))
 			goto oom;
 		dm->pools.list[i].slots = pools[i].slots;
 		dm->pools.n++;
 		have_default = have_default || !strcmp(pools[i].name, DAG_DEFAULT_POOL);
 	}
 	if (!have_default) {
-		dm->pools.list[dm->pools.n].name = dm_xstrdup(DAG_DEFAULT_POOL);
+		dm->pools.list[dm->pools.n].name = dm_strdup_or_empty(DAG_DEFAULT_POOL);
 		if (!dm->pools.list[dm->pools.n].name)
 			goto oom;
 		dm->pools.list[dm->pools.n++].slots = DEFAULT_POOL_SLOTS;

@@ -24,7 +24,7 @@ int64_t dm_next_dagrun(struct dag_manager *dm, const struct dag_row *row,
                        const struct dag_spec **spec);
 
 /* 0, or a WEIR_E_NOT_FOUND naming the DAG when the store has no such DAG. */
-int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err);
+int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_error *err);
 /* What the TI's job says, into *v (zeroed by the caller); *job (zeroed)
  * holds the row v borrows from: job_row_release it.  The job is read only
  * when the view needs more than that it exists (dag_view_ti_needs_job). */
@@ -40,8 +40,8 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
  * tree, at the end of sb (dag_view_ti_write: -1 when the TI has no view, or
  * out of memory).  no_sla_miss: the caller knows the TI's run has no SLA
  * miss (notifier_run_has_sla_miss), so none is looked up. */
-int dm_ti_write(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
-                const struct dag_run_row *run, bool no_sla_miss);
+int dm_ti_json_append(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
+                      const struct dag_run_row *run, bool no_sla_miss);
 
 /* Clears the chosen TIs (task_ids; none: every task) of one run, with
  * their downstream and only the failed ones as asked; appends the

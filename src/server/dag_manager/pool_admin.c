@@ -67,7 +67,7 @@ int dm_pools_load(struct dag_manager *dm, struct weir_error *err)
 	}
 	if (rc == 0)
 		rc = pools_rebuild(dm, err);
-	dm_end_quiet(dm); /* at start-up: the job manager's recovery comes first */
+	dm_end_no_pass(dm); /* at start-up: the job manager's recovery comes first */
 	return rc;
 }
 

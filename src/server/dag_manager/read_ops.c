@@ -197,7 +197,7 @@ static int task_tis(struct dag_manager *dm, const char *dag_id, const char *run_
 	struct dag_ti_row *all = NULL;
 	size_t na = 0, k = 0;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, run, NULL) < 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,

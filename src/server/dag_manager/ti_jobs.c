@@ -48,7 +48,7 @@ static struct job_spec *tony_job(const json_t *tony, const char *cf, struct weir
 		return NULL;
 #define TONY_STR(f)                                                                                \
 	if ((v = json_object_get(tony, #f)) && json_is_string(v))                                  \
-		ts.f = dm_xstrdup(json_string_value(v));
+		ts.f = dm_strdup_or_empty(json_string_value(v));
 	TONY_STR(conf_file)
 	TONY_STR(src_dir)
 	TONY_STR(executes)
