@@ -244,18 +244,7 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
                   const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
                   struct weir_error *err);
 
-/* ops.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
-json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
-json_t *dm_run_json(const struct dag_run_row *r);
-/* A task instance and its run, or a not-found error naming the DAG, run or task that is
- * missing; on success the caller releases both rows. */
-int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                 const char *task_id, int map_index, struct dag_run_row *run,
-                 struct dag_ti_row *ti, struct weir_error *err);
-
-/* admin_ops.c: the rest of Airflow's operations (api/dag_admin_api.h). */
-const struct dag_admin_ops *dm_admin_ops(void);
-/* dag_manager/datasets.c, for dataset_ops.c: an event of `uri` recorded
+/* datasets.c, for dataset_ops.c: an event of `uri` recorded
  * (ev: its extra and source; its id, dataset id and timestamp are filled)
  * and queued for every DAG scheduled on the URI (0, or -1 with err); a
  * row as Airflow's DatasetEvent without created_dagruns (a new reference). */
@@ -263,15 +252,6 @@ struct dataset_event_row;
 int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_event_row *ev,
                      struct weir_error *err);
 json_t *dm_dataset_event_json(const struct dataset_event_row *e);
-
-/* ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
-json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);
-json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err);
-json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-                       int map_index, struct weir_error *err);
-json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err);
-json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_error *err);
-json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_error *err);
 
 /* ---- manager.c: the small string setters of the rows, the wake-up note ---- */
 

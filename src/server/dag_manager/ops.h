@@ -1,7 +1,9 @@
-/* ops.h: what the parts of the DAG manager's API ops share (ops.c:
- * DAGs, runs, task instances, import errors; list_ops.c: the lists and
- * their filters; ui_ops.c: a DAG's structure, tries and the web UI's
- * views).  Not for use outside the ops files of src/server/dag_manager/.
+/* ops.h: what the DAG manager's API ops share (ops.c: DAGs, runs, task
+ * instances, import errors, the dag_api_ops table; list_ops.c: the lists
+ * and their filters; ui_ops.c: a DAG's structure, tries and the web UI's
+ * views; admin_ops.c, read_ops.c and dataset_ops.c use them too).  The ops
+ * sit on top of the manager's core (dm_internal.h), which never includes
+ * this.  Not for use outside the ops files of src/server/dag_manager/.
  */
 #ifndef WEIR_SERVER_DAG_MANAGER_OPS_H
 #define WEIR_SERVER_DAG_MANAGER_OPS_H
@@ -16,6 +18,27 @@
 #include "model/dag_spec.h"
 #include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
+
+/* ops.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
+json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
+json_t *dm_run_json(const struct dag_run_row *r);
+/* A task instance and its run, or a not-found error naming the DAG, run or task that is
+ * missing; on success the caller releases both rows. */
+int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, struct dag_run_row *run,
+                 struct dag_ti_row *ti, struct weir_error *err);
+
+/* admin_ops.c: the rest of Airflow's operations (api/dag_admin_api.h). */
+const struct dag_admin_ops *dm_admin_ops(void);
+
+/* ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
+json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);
+json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err);
+json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                       int map_index, struct weir_error *err);
+json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err);
+json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_error *err);
 
 /* The logical date of the DAG's next scheduled run (the one after its
  * latest), CRON_NEVER when none is due (paused, removed, unscheduled, past
