@@ -30,6 +30,7 @@
 #include <uv.h>
 
 #include "api/dag_api.h"
+#include "api/dataset_api.h"
 #include "lib/error.h"
 #include "model/dag_spec.h"
 #include "server/config.h"
@@ -93,6 +94,11 @@ int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
 
 /* The ops table for the Airflow routes (ctx: the manager). */
 const struct dag_api_ops *dag_manager_api_ops(void);
+
+/* The dataset routes' ops (api/dataset_api.h): datasets, their events, the
+ * queues of the DAGs scheduled on them, the events a run consumed (ctx:
+ * the manager). */
+const struct dataset_api_ops *dag_manager_dataset_ops(void);
 
 /* When the manager's periodic pass (recovery, then a rescan of the folder
  * and a pool pass every 2 s) last ended, ms since the epoch; 0 before the

@@ -31,7 +31,6 @@
 #include "server/config.h"
 #include "server/config_view.h"
 #include "server/dag_manager.h"
-#include "server/dag_dataset_ops.h"
 #include "server/job_manager.h"
 #include "server/observe.h"
 #include "server/resources.h"

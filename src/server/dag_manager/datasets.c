@@ -6,8 +6,8 @@
  * made it: they are its conf's triggering_dataset_events and its
  * upstreamDatasetEvents.
  *
- * Owns the dataset store handle's use and the dirty flag of the pass
- * (dm->datasets_dirty: an event was queued, or a rescan happened, since
+ * Owns dm->datasets: the dataset store handle and the dirty flag of the pass
+ * (dm->datasets.dirty: an event was queued, or a rescan happened, since
  * the last pass).  Runs inside the manager's turns.
  */
 #include "server/dag_manager/dm_internal.h"
@@ -30,16 +30,18 @@ static void register_uris(struct dag_manager *dm)
 	int64_t now = clock_now_ms();
 	struct weir_error err = {0};
 
-	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		const struct dag_spec *s = e->spec;
 		if (!e->present || !s)
 			continue;
 		for (size_t i = 0; i < s->dataset_schedule.n; i++)
-			if (dataset_store_ensure(dm->dsets, s->dataset_schedule.v[i], now, NULL, &err) < 0)
+			if (dataset_store_ensure(dm->datasets.store, s->dataset_schedule.v[i], now,
+			                         NULL, &err) < 0)
 				log_error("dataset %s: %s", s->dataset_schedule.v[i], err.msg);
 		for (size_t t = 0; t < s->n_tasks; t++)
 			for (size_t i = 0; i < s->tasks[t].outlets.n; i++)
-				if (dataset_store_ensure(dm->dsets, s->tasks[t].outlets.v[i], now, NULL,
+				if (dataset_store_ensure(dm->datasets.store,
+				                         s->tasks[t].outlets.v[i], now, NULL,
 				                         &err) < 0)
 					log_error("dataset %s: %s", s->tasks[t].outlets.v[i], err.msg);
 	}
@@ -47,12 +49,12 @@ static void register_uris(struct dag_manager *dm)
 
 void dm_datasets_scanned(struct dag_manager *dm, bool changed)
 {
-	if (changed || !dm->datasets_known) {
+	if (changed || !dm->datasets.known) {
 		register_uris(dm);
-		dm->datasets_known = true;
+		dm->datasets.known = true;
 	}
 	/* a DAG unpaused since, or a queue left by a server that stopped */
-	dm->datasets_dirty = true;
+	dm->datasets.dirty = true;
 }
 
 static bool schedules_on(const struct dag_spec *s, const char *uri)
@@ -70,19 +72,20 @@ int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_eve
 {
 	int64_t now = clock_now_ms();
 
-	if (dataset_store_ensure(dm->dsets, uri, now, &ev->dataset_id, err) < 0)
+	if (dataset_store_ensure(dm->datasets.store, uri, now, &ev->dataset_id, err) < 0)
 		return -1;
 	ev->timestamp = now;
-	if (dataset_store_event_add(dm->dsets, ev, &ev->id, err) < 0)
+	if (dataset_store_event_add(dm->datasets.store, ev, &ev->id, err) < 0)
 		return -1;
-	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		if (!e->present || !e->spec || !schedules_on(e->spec, uri) ||
 		    dm_entry_by_id(dm, e->spec->dag_id) != e)
 			continue;
-		if (dataset_store_queue_add(dm->dsets, ev->dataset_id, e->spec->dag_id, now, err) < 0)
+		if (dataset_store_queue_add(dm->datasets.store, ev->dataset_id, e->spec->dag_id,
+		                            now, err) < 0)
 			return -1;
-		dm->datasets_dirty = true;
-		dm->pass_again = true;
+		dm->datasets.dirty = true;
+		dm->turn.pass_again = true;
 	}
 	log_info("dataset %s: updated%s%s%s%s", uri, ev->has_source ? " by DAG " : "",
 	         ev->has_source ? ev->source_dag_id : "", ev->has_source ? " task " : "",
@@ -160,8 +163,8 @@ static void start_dataset_run(struct dag_manager *dm, struct dag_entry *e)
 	for (size_t i = 0; uris && i < s->dataset_schedule.n; i++)
 		json_array_append_new(uris, json_string(s->dataset_schedule.v[i]));
 	uris_text = uris ? json_dumps(uris, JSON_COMPACT) : NULL;
-	if (!uris_text ||
-	    dataset_store_events_pending(dm->dsets, s->dag_id, uris_text, &ev, &n, &err) < 0)
+	if (!uris_text || dataset_store_events_pending(dm->datasets.store, s->dag_id, uris_text,
+	                                               &ev, &n, &err) < 0)
 		goto fail;
 	conf = json_pack("{s:o}", "triggering_dataset_events", triggering_events(ev, n));
 	snprintf(id, sizeof id, "dataset_triggered__%s", clock_format_airflow(now, ts, sizeof ts));
@@ -170,9 +173,9 @@ static void start_dataset_run(struct dag_manager *dm, struct dag_entry *e)
 	if (!conf || dm_create_run(dm, e, id, "scheduled", now, conf, &row, &err) < 0)
 		goto fail;
 	for (size_t i = 0; i < n; i++)
-		if (dataset_store_consume(dm->dsets, row.id, ev[i].id, &err) < 0)
+		if (dataset_store_consume(dm->datasets.store, row.id, ev[i].id, &err) < 0)
 			goto fail;
-	if (dataset_store_queue_delete(dm->dsets, s->dag_id, NULL, 0, NULL, &err) < 0)
+	if (dataset_store_queue_delete(dm->datasets.store, s->dag_id, NULL, 0, NULL, &err) < 0)
 		goto fail;
 	log_info("DAG %s: run %s on %zu dataset event%s", s->dag_id, id, n, n == 1 ? "" : "s");
 	goto out;
@@ -196,10 +199,10 @@ void dm_dataset_pass(struct dag_manager *dm)
 	struct dag_entry **of = NULL;
 	size_t nq = 0, nd = 0, *due = NULL, n_due;
 
-	if (!dm->datasets_dirty)
+	if (!dm->datasets.dirty)
 		return;
-	dm->datasets_dirty = false;
-	if (dataset_store_queue_list(dm->dsets, NULL, NULL, 0, &q, &nq, &err) < 0) {
+	dm->datasets.dirty = false;
+	if (dataset_store_queue_list(dm->datasets.store, NULL, NULL, 0, &q, &nq, &err) < 0) {
 		log_error("dataset queue: %s", err.msg);
 		return;
 	}
@@ -208,7 +211,7 @@ void dm_dataset_pass(struct dag_manager *dm)
 	queued = calloc(nq, sizeof *queued);
 	for (size_t i = 0; queued && i < nq; i++)
 		queued[i] = (struct dataset_queued){q[i].dag_id, q[i].uri};
-	for (struct dag_entry *e = dm->entries; e; e = e->next)
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
 		nd++;
 	dags = calloc(nd + 1, sizeof *dags);
 	of = calloc(nd + 1, sizeof *of);
@@ -216,7 +219,7 @@ void dm_dataset_pass(struct dag_manager *dm)
 	if (!queued || !dags || !of || !due)
 		goto out;
 	nd = 0;
-	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		const struct dag_spec *s = e->spec;
 		struct dag_row dr = {0};
 		bool waits = false;

@@ -1,8 +1,20 @@
-/* dm_internal.h: what the files of the DAG manager's folder
- * (server/dag_manager/) offer each other, one section per file.  The
- * manager's struct, its turns and what dag_views.c and dag_ui.c use too
- * are in server/dag_internal.h; its public face is server/dag_manager.h.
- * Not for use outside src/server/dag_manager/.
+/* dm_internal.h: the DAG manager's insides, for the files of its folder
+ * (server/dag_manager/) alone; its public face is server/dag_manager.h.
+ *
+ * First what every file shares: the manager's struct (one context per
+ * concern, each owned by the file of that concern), the run copy, the
+ * turns (dm_begin()/dm_end()), dm_run_get(), dm_run_step(),
+ * dm_create_run() and the time helpers; then what each file offers the
+ * others, one section per file.  The API's ops (ops.c, list_ops.c,
+ * ui_ops.c, read_ops.c, admin_ops.c, dataset_ops.c) sit on top: they share
+ * ops.h and admin_ops.h, and nothing here calls them.
+ *
+ * Threading: everything runs on the server's loop.  Every entry point
+ * brackets its work with dm_begin()/dm_end() (one SQLite transaction, the
+ * job manager's).  The run copies of dm_run_get() are the run cache: kept
+ * across turns while their run is active, dropped when the run ends, when
+ * a rescan changes a DAG's parse, when a write through them failed, and
+ * when the store rolled a transaction back (docs/internals/server.md).
  */
 #ifndef WEIR_SERVER_DAG_MANAGER_DM_INTERNAL_H
 #define WEIR_SERVER_DAG_MANAGER_DM_INTERNAL_H
@@ -12,13 +24,234 @@
 #include <stdint.h>
 
 #include <jansson.h>
+#include <uv.h>
 
 #include "lib/error.h"
+#include "lib/hashmap.h"
 #include "model/dag_spec.h"
 #include "model/end_cause.h"
 #include "model/states.h"
-#include "server/dag_internal.h"
+#include "model/template.h"
+#include "sched/dag_book.h"
+#include "sched/dag_pool.h"
+#include "sched/dag_run.h"
+#include "server/job_manager.h"
 #include "store/dag_store.h"
+#include "store/store.h"
+
+/* One DAG file. */
+struct dag_entry {
+	char *file;
+	int64_t mtime_ns;
+	int64_t size;
+	bool present;          /* seen in the latest scan */
+	bool seen;             /* during a scan */
+	struct dag_spec *spec; /* the last good parse; NULL when it never parsed */
+	int64_t last_sched_ms; /* logical date of its latest scheduled run; CRON_NEVER */
+	bool last_sched_known;
+	/* a symbolic link refused by dag_folder_symlinks (dm_dag_file_path());
+	 * mtime_ns and size are the link's own then */
+	bool refused;
+	struct dag_entry *next;
+};
+
+/* The manager holds a context per concern, each written by the file named
+ * on it (others read it, and raise its dirty flag when they move what its
+ * pass looks at).  A pass with a dirty flag does nothing while the flag is
+ * down and lowers it when it runs. */
+
+/* manager.c: the turns, the work pass, the wake-up timer. */
+struct dm_turn {
+	int depth;       /* nested entry points (dm_begin()/dm_end()) */
+	bool in_pass;    /* inside dm_work_pass() */
+	bool in_job_end; /* dm_on_job_end(): its TIs' writes may wait for the turn's end */
+	bool pass_again; /* a pass moved something that another pass may follow */
+	uv_timer_t wake_timer;
+	int64_t wake_at_ms;   /* the earliest due time noted since the timer was armed; 0: none */
+	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
+};
+
+/* folder.c: the DAG folder, its entries, its watch. */
+struct dm_folder {
+	char *dir;
+	bool symlinks_never; /* dag_folder_symlinks: never */
+	char *paths_root;    /* the folder a DAG's files must be in; NULL: dir */
+	struct dag_entry *entries;
+	uv_fs_event_t fsev;
+	bool fsev_on;
+	uv_timer_t scan_timer;
+};
+
+/* run_ctx.c: the run cache: active runs as read once (dm_run_get()). */
+struct dm_run_cache {
+	struct run_ctx **runs;
+	size_t n, cap;
+	uint64_t rollbacks; /* store_rollbacks() when the cache was last checked */
+};
+
+/* pool_admin.c (the pools, from the table) and pools.c (the pool pass). */
+struct dm_pools {
+	struct dag_pool *list; /* names owned */
+	char **queues;         /* per pool: the queue of its tasks that name none; NULL: none */
+	size_t n;
+	bool dirty; /* something changed since the last pool pass */
+};
+
+/* runs.c: due retries (the wake-up timer's look, dm_arm_wake(), learns
+ * it too). */
+struct dm_retries {
+	/* the store holds no up_for_retry TI: the last look found none, and no
+	 * TI was written so since, nor a turn rolled back */
+	bool none;
+};
+
+/* flow.c: depends_on_past. */
+struct dm_past {
+	bool dirty; /* a run of a DAG with depends_on_past moved (dm_past_pass()) */
+};
+
+/* notify_hooks.c: SLAs. */
+struct dm_slas {
+	int64_t next_ms; /* the earliest SLA due time the last SLA pass saw; 0: none */
+	bool dirty;      /* a run started since: the SLA pass looks again */
+};
+
+/* datasets.c: datasets, their events and queue (the store is shared with
+ * trigger.c's waits and dataset_ops.c). */
+struct dm_datasets {
+	struct dataset_store *store;
+	bool dirty; /* the dataset pass has something to look at */
+	bool known; /* the DAG files' URIs are registered */
+};
+
+/* trigger.c: trigger_dag tries that wait for the run they started. */
+struct dm_triggers {
+	bool dirty; /* a run ended: a trigger_dag task may wait for it */
+};
+
+/* recovery.c: settling the runs at start. */
+struct dm_recovery {
+	/* an active run's DAG file was missing at the last settle: its TIs'
+	 * job ends could not be applied; a scan that loads DAGs settles the
+	 * runs again */
+	bool wait_dag;
+};
+
+struct dag_manager {
+	uv_loop_t *loop;
+	struct store *store;
+	struct dag_store *ds;
+	struct job_manager *jm;
+	char *home;
+	struct secrets *secrets;   /* var.* and conn.* of templates, a task's connections;
+	                            * NULL: none */
+	struct notifier *notifier; /* on_failure, ... and SLA misses; NULL: none */
+	int open_handles;          /* handles to close at destroy (manager.c) */
+	struct dm_turn turn;
+	struct dm_folder folder;
+	struct dm_run_cache cache;
+	struct dm_pools pools;
+	struct dm_retries retries;
+	struct dm_past past;
+	struct dm_slas sla;
+	struct dm_datasets datasets;
+	struct dm_triggers triggers;
+	struct dm_recovery recovery;
+	struct dm_sensors *sensors; /* the sensors the server pokes (sensors.c) */
+};
+
+/* A run in memory (dm_run_get()): kept from one turn to the next while the
+ * run is active, the store written through it at every change. */
+struct run_ctx {
+	const struct dag_spec *spec;
+	struct dag_run_row run;
+	struct dag_ti_row *rows;
+	size_t n_rows;
+	struct dag_task_node *nodes;
+	struct dag_graph g;
+	struct dag_book book; /* the TIs' states, counts, ready set (sched/dag_book.h) */
+	struct hashmap *task_ix; /* task id -> task index + 1 */
+	size_t *ti_row; /* TI index -> index into rows */
+	size_t n_tis;
+	size_t *ti_task; /* TI index -> task index */
+	/* job id -> row index + 1, for a job's end (dm_run_by_job()); an entry
+	 * whose row runs another job since is left, and not believed */
+	struct hashmap *by_job;
+	json_t *params;  /* the run's params (the DAG's, conf over them) */
+	bool has_outputs; /* a TI wrote outputs since the run was read (dm_run_outputs()) */
+	bool has_past;    /* a task of its DAG depends_on_past (read with the spec) */
+	bool dir_made;    /* its tries' folder was made since the run was read (a start's) */
+	bool stale;      /* a write failed: memory and store may differ; read again */
+	/* rows whose write waits for the turn's end (dm_ti_defer()): a TI that
+	 * became scheduled is written once, with the reason the pool pass gives
+	 * it or as queued by its start, not once per step */
+	bool *pending;        /* per row; NULL until one waits */
+	size_t *pending_rows; /* the rows that waited, in order (some since written) */
+	size_t n_pending, cap_pending;
+	/* the pool pass's order (pools.c): every TI that was scheduled since
+	 * the copy was read, by priority (highest first) then row; those no
+	 * longer scheduled are skipped, and one scheduled again is in place */
+	struct dm_pool_ent *pord;
+	size_t n_pord, pord_head; /* pord[0..pord_head): none scheduled */
+	bool *in_pord;            /* per TI: in pord */
+	bool pord_unreasoned;     /* a scheduled TI may show no reason yet */
+};
+
+/* A TI in a run's pool order. */
+struct dm_pool_ent {
+	int priority;
+	size_t row, ti;
+};
+
+/* A copy of s, "" for NULL; NULL when out of memory (unlike git's xstrdup
+ * it does not die then). */
+char *dm_strdup_or_empty(const char *s);
+
+/* Entry points: dm_begin() opens the turn (the outermost drops the run
+ * copies and owes a pool pass); dm_end() runs what follows from the
+ * changes (dm_work_pass()), commits with the outermost turn, re-arms the
+ * wake-up timer. */
+void dm_begin(struct dag_manager *dm);
+void dm_end(struct dag_manager *dm);
+void dm_work_pass(struct dag_manager *dm);
+void dm_arm_wake(struct dag_manager *dm);
+
+/* An RFC 3339 date in `field`, -1 with err naming it (Airflow's times are
+ * written by lib/clock.h's clock_format_airflow). */
+int dm_parse_date(const char *text, const char *field, int64_t *ms, struct weir_error *err);
+
+/* The entry of a DAG (NULL when no file holds it); its last good parse
+ * (NULL with a WEIR_E_NOT_FOUND err); its latest scheduled logical date. */
+struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id);
+const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
+                                  struct weir_error *err);
+int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e);
+
+/* The run from the run cache, read now when it is not there (borrowed until
+ * the outermost dm_end()); a decision on `ev` written through it; both at
+ * once.  -1 / NULL with err. */
+struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                           struct weir_error *err);
+int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_event *ev,
+                struct weir_error *err);
+int dm_run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const struct dag_event *ev, struct weir_error *err);
+
+/* Runs: a run id users may give ([A-Za-z0-9_.:+-], bounded); a new run
+ * with its TIs (WEIR_E_CONFLICT for a run id or logical date taken). */
+int dm_check_run_id(const char *run_id, struct weir_error *err);
+int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
+                  const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
+                  struct weir_error *err);
+
+/* datasets.c, for dataset_ops.c: an event of `uri` recorded
+ * (ev: its extra and source; its id, dataset id and timestamp are filled)
+ * and queued for every DAG scheduled on the URI (0, or -1 with err); a
+ * row as Airflow's DatasetEvent without created_dagruns (a new reference). */
+struct dataset_event_row;
+int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_event_row *ev,
+                     struct weir_error *err);
+json_t *dm_dataset_event_json(const struct dataset_event_row *e);
 
 /* ---- manager.c: the small string setters of the rows, the wake-up note ---- */
 
@@ -70,14 +303,14 @@ void dm_entries_free(struct dag_manager *dm);
  * final (ended while the server was down, or while the run's DAG file was
  * missing, so that its end could not be applied then) end from the job's
  * stored result, and the run is evaluated.  A run whose DAG is not loaded
- * waits (dm->runs_wait_dag), and is settled by the scan that loads it.
+ * waits (dm->recovery.wait_dag), and is settled by the scan that loads it.
  * Inside a turn.  0, or -1 with err when the runs cannot be read. */
 int dm_settle_runs(struct dag_manager *dm, struct weir_error *err);
 
 /* ---- run_ctx.c: a run in memory for one turn: its rows read once, the
  * graph and TIs that sched/dag_run.h decides on, and every decision written
  * through it to the store (dm_run_get(), dm_run_step() and dm_run_event()
- * are in server/dag_internal.h) ---- */
+ * are in server/dm_internal.h) ---- */
 
 /* The run cache: every copy dropped; every copy dropped when the store
  * rolled a transaction back since the last look (memory would be ahead of
@@ -95,7 +328,7 @@ struct run_ctx *dm_run_by_job(struct dag_manager *dm, int64_t job_id, size_t *ro
 void dm_run_note_job(struct run_ctx *rc, size_t row);
 
 /* A turn's end without the work pass (manager.c). */
-void dm_end_quiet(struct dag_manager *dm);
+void dm_end_no_pass(struct dag_manager *dm);
 
 /* Inserts the TIs of task `t` for a run: one, or one per foreach item of
  * the run's `params`.  0, or -1 with err. */
@@ -139,8 +372,8 @@ void dm_ti_flush(struct dag_manager *dm);
 
 /* ---- runs.c: where runs come from and when they start: schedules
  * (with catchup), the queue of runs under max_active_runs, due retries.
- * dm_check_run_id() and dm_create_run() are in server/dag_internal.h.
- * Each pass runs inside a turn and sets dm->pass_again when it moved
+ * dm_check_run_id() and dm_create_run() are in server/dm_internal.h.
+ * Each pass runs inside a turn and sets dm->turn.pass_again when it moved
  * something that another pass may follow ---- */
 
 /* Scheduled runs that are due now are created (paused DAGs make none). */
@@ -158,7 +391,7 @@ void dm_start_runs(struct dag_manager *dm);
  * (sched/dag_pool.h decides) ---- */
 
 /* Nothing to do unless something moved since the last pass
- * (dm->pool_dirty): the rounds of dm_work_pass() that follow a start need
+ * (dm->pools.dirty): the rounds of dm_work_pass() that follow a start need
  * no second look.  A TI left waiting gets the pool's reason. */
 void dm_pool_pass(struct dag_manager *dm);
 
@@ -168,6 +401,15 @@ void dm_pool_pass(struct dag_manager *dm);
  * configuration's and default_pool), then takes the table's as its pools.
  * At creation; 0 or -1 with err. */
 int dm_pools_load(struct dag_manager *dm, struct weir_error *err);
+
+/* The ops of Airflow's /pools routes (api/dag_admin_api.h; ctx: the
+ * manager), listed in admin_ops.c's table. */
+json_t *dm_op_list_pools(void *ctx, int limit, int offset, const char *order_by,
+                         struct weir_error *err);
+json_t *dm_op_get_pool(void *ctx, const char *name, struct weir_error *err);
+json_t *dm_op_add_pool(void *ctx, json_t *body, struct weir_error *err);
+json_t *dm_op_patch_pool(void *ctx, const char *name, json_t *body, struct weir_error *err);
+int dm_op_delete_pool(void *ctx, const char *name, struct weir_error *err);
 
 /* ---- ti_jobs.c: task instances as jobs: a scheduled TI's try
  * handed to the job manager, and a job's end back to its run ---- */
@@ -290,6 +532,13 @@ int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed);
 void dm_flow_note(struct dag_manager *dm, const struct run_ctx *rc,
                   const struct dag_run_decision *d);
 void dm_past_pass(struct dag_manager *dm);
+/* ---- ti_jobs.c, for the ops and the pools' table ---- */
+
+/* A task instance the store keeps "queued" shows "running" once its job does:
+ * every task registered and the user's program started (a job still being
+ * placed, locally or in Slurm's queue, leaves it queued). */
+bool dm_job_runs(const struct job_row *job);
+
 /* ---- ti_jobs.c, for the tries without a job (trigger.c) ---- */
 
 /* The template variables of try `try_number` of TI `ti` into *tr (which
@@ -318,7 +567,7 @@ void dm_datasets_scanned(struct dag_manager *dm, bool changed);
 void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti);
 
 /* The DAGs scheduled on datasets whose every URI is queued get a run
- * (nothing to do unless dm->datasets_dirty). */
+ * (nothing to do unless dm->datasets.dirty). */
 void dm_dataset_pass(struct dag_manager *dm);
 
 /* ---- trigger.c: trigger_dag tasks ---- */
@@ -328,7 +577,7 @@ void dm_dataset_pass(struct dag_manager *dm);
 void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
 
 /* The waiting tries whose run ended end (nothing to do unless
- * dm->triggers_dirty). */
+ * dm->triggers.dirty). */
 void dm_trigger_pass(struct dag_manager *dm);
 
 #endif

@@ -3,7 +3,7 @@
  * output expanded, both when the upstream's try succeeds; depends_on_past
  * and wait_for_downstream as holds on the run's tasks, read from the
  * previous run when the run is read and again when a run of a DAG with
- * such tasks moves (the past pass).
+ * such tasks moves (the past pass; its dirty flag is dm->past).
  *
  * An expansion replaces the mapped task's instances (the placeholder with
  * map_index -1 that waited for the upstream, or instances a clear reset)
@@ -257,16 +257,16 @@ int dm_flow_holds(struct dag_manager *dm, struct run_ctx *rc, bool *changed)
 void dm_flow_note(struct dag_manager *dm, const struct run_ctx *rc,
                   const struct dag_run_decision *d)
 {
-	if (dm->past_dirty || !rc->has_past)
+	if (dm->past.dirty || !rc->has_past)
 		return;
 	if (d->run_to != d->run_from) {
-		dm->past_dirty = true;
+		dm->past.dirty = true;
 		return;
 	}
 	for (size_t i = 0; i < d->n_changes; i++)
 		if (dag_ti_state_is_final(d->changes[i].to) !=
 		    dag_ti_state_is_final(d->changes[i].from))
-			dm->past_dirty = true;
+			dm->past.dirty = true;
 }
 
 void dm_past_pass(struct dag_manager *dm)
@@ -275,9 +275,9 @@ void dm_past_pass(struct dag_manager *dm)
 	struct weir_error err = {0};
 	size_t n = 0;
 
-	if (!dm->past_dirty)
+	if (!dm->past.dirty)
 		return;
-	dm->past_dirty = false;
+	dm->past.dirty = false;
 	if (dag_store_runs_active(dm->ds, &runs, &n, &err) < 0) {
 		log_error("depends_on_past: %s", err.msg);
 		return;

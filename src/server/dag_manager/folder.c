@@ -2,7 +2,7 @@
  * scan that keeps the DAG tables in step with the files, import errors,
  * and the watch (a change event and a rescan timer).
  *
- * Owns: the entries (a file's mtime, size and last good parse; the parse
+ * Owns dm->folder: the entries (a file's mtime, size and last good parse; the parse
  * of a removed file is kept so that its active runs can finish) and the
  * scan timer and change event.  A broken file is an import error and
  * never stops the others; the last good version of a DAG keeps running.
@@ -32,7 +32,7 @@ struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id)
 {
 	struct dag_entry *found = NULL;
 
-	for (struct dag_entry *e = dm->entries; e; e = e->next)
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
 		if (e->spec && !strcmp(e->spec->dag_id, dag_id)) {
 			if (e->present)
 				return e;
@@ -43,7 +43,7 @@ struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id)
 
 static struct dag_entry *entry_by_file(struct dag_manager *dm, const char *file)
 {
-	for (struct dag_entry *e = dm->entries; e; e = e->next)
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
 		if (!strcmp(e->file, file))
 			return e;
 	return NULL;
@@ -183,18 +183,19 @@ int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
 	for (size_t i = 0; i < spec->n_tasks; i++) {
 		const struct dag_task *t = &spec->tasks[i];
 		const char *pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
-		for (size_t k = 0; k < dm->n_pools; k++) {
-			if (strcmp(dm->pools[k].name, pool) || dm->pools[k].slots < 0 ||
-			    t->pool_slots <= dm->pools[k].slots)
+		for (size_t k = 0; k < dm->pools.n; k++) {
+			if (strcmp(dm->pools.list[k].name, pool) || dm->pools.list[k].slots < 0 ||
+			    t->pool_slots <= dm->pools.list[k].slots)
 				continue;
 			int line = t->pool_slots_at[0] ? dag_spec_line_of(file, t->pool_slots_at) : 0;
 			char at[32] = "";
 			if (line > 0)
 				snprintf(at, sizeof at, ":%d", line);
-			return weir_error_set(err, WEIR_E_INVALID,
-			                      "%s%s: %s: task %s takes %d slots, but pool %s has %d",
-			                      file, at, t->pool_slots_at, t->task_id, t->pool_slots,
-			                      pool, dm->pools[k].slots);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s%s: %s: task %s takes %d slots, but pool %s has %d", file, at,
+			    t->pool_slots_at, t->task_id, t->pool_slots, pool,
+			    dm->pools.list[k].slots);
 		}
 	}
 	return 0;
@@ -221,7 +222,7 @@ static char *real_path_inside(const char *dir, const char *path)
 char *dm_dag_named_file(struct dag_manager *dm, const char *path, const char *what,
                         struct weir_error *err)
 {
-	const char *dir = dm->paths_root ? dm->paths_root : dm->dir;
+	const char *dir = dm->folder.paths_root ? dm->folder.paths_root : dm->folder.dir;
 	char *real = real_path_inside(dir, path);
 
 	if (!real)
@@ -243,7 +244,7 @@ char *dm_dag_file_path(struct dag_manager *dm, const char *path, char *msg, size
 		return NULL;
 	if (!S_ISLNK(st.st_mode))
 		return strdup(path);
-	if (dm->symlinks_never) {
+	if (dm->folder.symlinks_never) {
 		snprintf(msg, size,
 		         "%s: a symbolic link: not read (dag_folder_symlinks: never; "
 		         "put the file itself in the DAG folder)",
@@ -251,7 +252,7 @@ char *dm_dag_file_path(struct dag_manager *dm, const char *path, char *msg, size
 		return NULL;
 	}
 	/* the target as the kernel resolves it, every link on the way */
-	real = real_path_inside(dm->dir, path);
+	real = real_path_inside(dm->folder.dir, path);
 	if (!real && errno != ENOENT)
 		snprintf(msg, size,
 		         "%s: a symbolic link to a file outside the DAG folder: not read "
@@ -337,16 +338,16 @@ static void file_gone(struct dag_manager *dm, struct dag_entry *e)
 
 void dm_scan(struct dag_manager *dm)
 {
-	DIR *d = opendir(dm->dir);
+	DIR *d = opendir(dm->folder.dir);
 	struct dirent *de;
 
 	bool changed = false;
 
 	if (!d) {
-		log_warn("DAG folder %s: %s", dm->dir, strerror(errno));
+		log_warn("DAG folder %s: %s", dm->folder.dir, strerror(errno));
 		return;
 	}
-	for (struct dag_entry *e = dm->entries; e; e = e->next)
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
 		e->seen = false;
 	while ((de = readdir(d))) {
 		struct stat st;
@@ -358,7 +359,7 @@ void dm_scan(struct dag_manager *dm)
 
 		if (!dag_file_name(de->d_name))
 			continue;
-		path = fs_join(dm->dir, de->d_name);
+		path = fs_join(dm->folder.dir, de->d_name);
 		if (!path)
 			continue;
 		/* a symbolic link that may not be read: an import error (once per
@@ -382,8 +383,8 @@ void dm_scan(struct dag_manager *dm)
 			}
 			e->file = path;
 			path = NULL;
-			e->next = dm->entries;
-			dm->entries = e;
+			e->next = dm->folder.entries;
+			dm->folder.entries = e;
 		}
 		free(path);
 		e->seen = true;
@@ -409,7 +410,7 @@ void dm_scan(struct dag_manager *dm)
 		load_file(dm, e);
 	}
 	closedir(d);
-	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		struct weir_error err = {0};
 		if (e->refused && !e->seen) {
 			/* a refused link gone: so is its import error */
@@ -428,10 +429,10 @@ void dm_scan(struct dag_manager *dm)
 	}
 	/* runs that waited for their DAG: the jobs that ended meanwhile end
 	 * their TIs now (recovery.c) */
-	if (changed && dm->runs_wait_dag) {
+	if (changed && dm->recovery.wait_dag) {
 		struct weir_error err = {0};
 		if (dm_settle_runs(dm, &err) < 0)
-			log_error("DAG folder %s: %s", dm->dir, err.msg);
+			log_error("DAG folder %s: %s", dm->folder.dir, err.msg);
 	}
 	dm_datasets_scanned(dm, changed);
 }
@@ -444,7 +445,7 @@ static void on_scan_timer(uv_timer_t *t)
 	dm_scan(dm);
 	dm_end(dm);
 	dm_arm_wake(dm);
-	dm->last_pass_ms = clock_now_ms();
+	dm->turn.last_pass_ms = clock_now_ms();
 }
 
 static void on_fs_event(uv_fs_event_t *h, const char *filename, int events, int status)
@@ -455,30 +456,31 @@ static void on_fs_event(uv_fs_event_t *h, const char *filename, int events, int 
 	(void)events;
 	(void)status;
 	/* editors write in steps: look a moment later, then every RESCAN_MS */
-	uv_timer_start(&dm->scan_timer, on_scan_timer, FS_EVENT_DELAY_MS, RESCAN_MS);
+	uv_timer_start(&dm->folder.scan_timer, on_scan_timer, FS_EVENT_DELAY_MS, RESCAN_MS);
 }
 
 void dm_folder_watch(struct dag_manager *dm)
 {
-	uv_timer_init(dm->loop, &dm->scan_timer);
-	dm->scan_timer.data = dm;
+	uv_timer_init(dm->loop, &dm->folder.scan_timer);
+	dm->folder.scan_timer.data = dm;
 	dm->open_handles++;
-	uv_timer_start(&dm->scan_timer, on_scan_timer, RESCAN_MS, RESCAN_MS);
-	if (uv_fs_event_init(dm->loop, &dm->fsev) == 0) {
-		dm->fsev.data = dm;
+	uv_timer_start(&dm->folder.scan_timer, on_scan_timer, RESCAN_MS, RESCAN_MS);
+	if (uv_fs_event_init(dm->loop, &dm->folder.fsev) == 0) {
+		dm->folder.fsev.data = dm;
 		dm->open_handles++;
-		dm->fsev_on = uv_fs_event_start(&dm->fsev, on_fs_event, dm->dir, 0) == 0;
-		if (!dm->fsev_on)
-			log_warn("DAG folder %s: no change events; rescanning every %d ms", dm->dir,
-			         RESCAN_MS);
+		dm->folder.fsev_on =
+		    uv_fs_event_start(&dm->folder.fsev, on_fs_event, dm->folder.dir, 0) == 0;
+		if (!dm->folder.fsev_on)
+			log_warn("DAG folder %s: no change events; rescanning every %d ms",
+			         dm->folder.dir, RESCAN_MS);
 	}
 }
 
 void dm_entries_free(struct dag_manager *dm)
 {
-	while (dm->entries) {
-		struct dag_entry *e = dm->entries;
-		dm->entries = e->next;
+	while (dm->folder.entries) {
+		struct dag_entry *e = dm->folder.entries;
+		dm->folder.entries = e->next;
 		entry_free(e);
 	}
 }
@@ -494,7 +496,7 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	dm_scan(dm);
 	/* DAGs of files that went away while the server was down */
 	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
-		dm_end_quiet(dm);
+		dm_end_no_pass(dm);
 		return -1;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -507,6 +509,6 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	}
 	dag_rows_free(rows, n);
 	/* no work pass yet: the job manager's recovery comes first */
-	dm_end_quiet(dm);
+	dm_end_no_pass(dm);
 	return 0;
 }

@@ -2,10 +2,11 @@
  * the turns every entry point runs in, the work pass that follows a turn's
  * changes, the wake-up timer, and the small helpers its files share.
  *
- * Owns: the pools (names and queues copied from the configuration), the
- * wake-up timer (the earliest of the next due scheduled run and the next
- * retry) and the handles' lifetime (the manager is freed when the last one
- * closes).  The folder, runs, TIs as jobs, pools, outputs and recovery
+ * Owns: the turn's context (dm->turn: the turns' depth, the work pass,
+ * the wake-up timer: the earliest of the next due scheduled run and the
+ * next retry), the pools copied from the configuration until pool_admin.c
+ * takes the table's, and the handles' lifetime (the manager is freed when
+ * the last one closes).  The folder, runs, TIs as jobs, pools, outputs and recovery
  * are the other files of this folder, one concern each.
  *
  * An active run is kept in memory between events (the run cache,
@@ -14,9 +15,8 @@
  * manager's turn (one transaction).  So recovery is the live path run once
  * more: a restarted server reads the same rows and decides the same way.
  */
-#include "server/dag_internal.h"
-#include "server/dag_manager.h"
 #include "server/dag_manager/dm_internal.h"
+#include "server/dag_manager.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +32,7 @@
 #define DEFAULT_POOL_SLOTS 128
 /* ---- small helpers ---- */
 
-char *dm_xstrdup(const char *s)
+char *dm_strdup_or_empty(const char *s)
 {
 	return strdup(s ? s : "");
 }
@@ -54,19 +54,19 @@ void dm_set_name(char *dst, const char *name)
  * have freed a slot).  The run cache stays: every write goes through it. */
 void dm_begin(struct dag_manager *dm)
 {
-	if (dm->depth++ == 0)
-		dm->pool_dirty = true;
+	if (dm->turn.depth++ == 0)
+		dm->pools.dirty = true;
 	job_manager_turn_begin(dm->jm);
 }
 
 /* The turn's end without the work pass (start-up: the job manager's
  * recovery comes first).  The outermost one drops the copies of runs that
  * ended or went stale. */
-void dm_end_quiet(struct dag_manager *dm)
+void dm_end_no_pass(struct dag_manager *dm)
 {
 	dm_ti_flush(dm); /* before the commit */
 	job_manager_turn_end(dm->jm);
-	if (dm->depth > 0 && --dm->depth == 0) {
+	if (dm->turn.depth > 0 && --dm->turn.depth == 0) {
 		dm_run_cache_check(dm); /* a failed commit rolled the turn back */
 		dm_run_cache_trim(dm);
 	}
@@ -77,7 +77,7 @@ void dm_end_quiet(struct dag_manager *dm)
 void dm_end(struct dag_manager *dm)
 {
 	dm_work_pass(dm);
-	dm_end_quiet(dm);
+	dm_end_no_pass(dm);
 	dm_arm_wake(dm);
 }
 
@@ -116,13 +116,13 @@ void dm_work_pass(struct dag_manager *dm)
 {
 	int rounds = 0;
 
-	if (dm->in_pass) {
-		dm->pass_again = true;
+	if (dm->turn.in_pass) {
+		dm->turn.pass_again = true;
 		return;
 	}
-	dm->in_pass = true;
+	dm->turn.in_pass = true;
 	do {
-		dm->pass_again = false;
+		dm->turn.pass_again = false;
 		dm_schedule_pass(dm);
 		dm_retry_pass(dm);
 		dm_dataset_pass(dm);
@@ -132,14 +132,14 @@ void dm_work_pass(struct dag_manager *dm)
 		dm_pool_pass(dm);
 		dm_sla_pass(dm);
 		dm_sensor_pass(dm);
-	} while (dm->pass_again && ++rounds < 10000);
-	dm->in_pass = false;
+	} while (dm->turn.pass_again && ++rounds < 10000);
+	dm->turn.in_pass = false;
 }
 
 void dm_wake_note(struct dag_manager *dm, int64_t at)
 {
-	if (at > 0 && (dm->wake_at_ms == 0 || at < dm->wake_at_ms))
-		dm->wake_at_ms = at;
+	if (at > 0 && (dm->turn.wake_at_ms == 0 || at < dm->turn.wake_at_ms))
+		dm->turn.wake_at_ms = at;
 }
 
 static void on_wake(uv_timer_t *t)
@@ -155,26 +155,27 @@ static void on_wake(uv_timer_t *t)
  * retry, whichever comes first. */
 void dm_arm_wake(struct dag_manager *dm)
 {
-	int64_t now = clock_now_ms(), next = dm->wake_at_ms > 0 ? dm->wake_at_ms : CRON_NEVER;
+	int64_t now = clock_now_ms(),
+	        next = dm->turn.wake_at_ms > 0 ? dm->turn.wake_at_ms : CRON_NEVER;
 	struct dag_ti_row *rows = NULL;
 	size_t n = 0;
 
-	if (!dm->no_retries &&
+	if (!dm->retries.none &&
 	    dag_store_tis_in_state(dm->ds, DAG_TI_UP_FOR_RETRY, &rows, &n, NULL) == 0) {
-		dm->no_retries = n == 0;
+		dm->retries.none = n == 0;
 		for (size_t i = 0; i < n; i++)
 			if (rows[i].next_retry_at > 0 &&
 			    (next == CRON_NEVER || rows[i].next_retry_at < next))
 				next = rows[i].next_retry_at;
 		dag_ti_rows_free(rows, n);
 	}
-	dm->wake_at_ms = 0;
+	dm->turn.wake_at_ms = 0;
 	{
 		int64_t poke = dm_sensor_next_due(dm);
 		if (poke != CRON_NEVER && (next == CRON_NEVER || poke < next))
 			next = poke;
 	}
-	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		const struct dag_spec *s = e->spec;
 		int64_t due;
 		if (!e->present || !s || s->schedule.kind == CRON_NONE)
@@ -185,17 +186,18 @@ void dm_arm_wake(struct dag_manager *dm)
 			next = due;
 	}
 	if (next == CRON_NEVER) {
-		uv_timer_stop(&dm->wake_timer);
+		uv_timer_stop(&dm->turn.wake_timer);
 		return;
 	}
-	uv_timer_start(&dm->wake_timer, on_wake, (uint64_t)(next > now ? next - now : 0) + 5, 0);
+	uv_timer_start(&dm->turn.wake_timer, on_wake, (uint64_t)(next > now ? next - now : 0) + 5,
+	               0);
 }
 
 /* ---- lifetime ---- */
 
 int64_t dag_manager_last_pass(const struct dag_manager *dm)
 {
-	return dm ? dm->last_pass_ms : 0;
+	return dm ? dm->turn.last_pass_ms : 0;
 }
 
 void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs)
@@ -207,7 +209,7 @@ void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, i
 	*dags = 0;
 	*import_errors = 0;
 	*active_runs = 0;
-	for (struct dag_entry *e = dm->entries; e; e = e->next)
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
 		*dags += e->present && e->spec;
 	if (dag_store_import_error_list(dm->ds, &ie, &n, NULL) == 0) {
 		*import_errors = (int)n;
@@ -226,19 +228,19 @@ void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets)
 
 void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never)
 {
-	dm->symlinks_never = never;
+	dm->folder.symlinks_never = never;
 }
 
 void dag_manager_set_paths_root(struct dag_manager *dm, const char *dir)
 {
-	free(dm->paths_root);
-	dm->paths_root = dir ? strdup(dir) : NULL;
+	free(dm->folder.paths_root);
+	dm->folder.paths_root = dir ? strdup(dir) : NULL;
 }
 
 void dag_manager_set_notifier(struct dag_manager *dm, struct notifier *n)
 {
 	dm->notifier = n;
-	dm->sla_dirty = true;
+	dm->sla.dirty = true;
 }
 
 struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, struct job_manager *jm,
@@ -254,43 +256,43 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	dm->loop = loop;
 	dm->store = store;
 	dm->jm = jm;
-	dm->home = dm_xstrdup(home);
-	dm->dir = dm_xstrdup(dags_dir);
-	dm->pools = calloc(n_pools + 1, sizeof *dm->pools);
-	dm->pool_queues = calloc(n_pools + 1, sizeof *dm->pool_queues);
-	if (!dm->home || !dm->dir || !dm->pools || !dm->pool_queues)
+	dm->home = dm_strdup_or_empty(home);
+	dm->folder.dir = dm_strdup_or_empty(dags_dir);
+	dm->pools.list = calloc(n_pools + 1, sizeof *dm->pools.list);
+	dm->pools.queues = calloc(n_pools + 1, sizeof *dm->pools.queues);
+	if (!dm->home || !dm->folder.dir || !dm->pools.list || !dm->pools.queues)
 		goto oom;
 	for (size_t i = 0; i < n_pools; i++) {
-		dm->pools[i].name = dm_xstrdup(pools[i].name);
-		if (!dm->pools[i].name)
+		dm->pools.list[i].name = dm_strdup_or_empty(pools[i].name);
+		if (!dm->pools.list[i].name)
 			goto oom;
-		if (pools[i].queue && !(dm->pool_queues[i] = dm_xstrdup(pools[i].queue)))
+		if (pools[i].queue && !(dm->pools.queues[i] = dm_strdup_or_empty(pools[i].queue)))
 			goto oom;
-		dm->pools[i].slots = pools[i].slots;
-		dm->n_pools++;
+		dm->pools.list[i].slots = pools[i].slots;
+		dm->pools.n++;
 		have_default = have_default || !strcmp(pools[i].name, DAG_DEFAULT_POOL);
 	}
 	if (!have_default) {
-		dm->pools[dm->n_pools].name = dm_xstrdup(DAG_DEFAULT_POOL);
-		if (!dm->pools[dm->n_pools].name)
+		dm->pools.list[dm->pools.n].name = dm_strdup_or_empty(DAG_DEFAULT_POOL);
+		if (!dm->pools.list[dm->pools.n].name)
 			goto oom;
-		dm->pools[dm->n_pools++].slots = DEFAULT_POOL_SLOTS;
+		dm->pools.list[dm->pools.n++].slots = DEFAULT_POOL_SLOTS;
 	}
 	dm->ds = dag_store_create(store, err);
 	if (!dm->ds)
 		goto fail;
 	if (dm_pools_load(dm, err) < 0)
 		goto fail;
-	dm->dsets = dataset_store_create(store, err);
-	if (!dm->dsets)
+	dm->datasets.store = dataset_store_create(store, err);
+	if (!dm->datasets.store)
 		goto fail;
-	dm->triggers_dirty = true; /* runs that ended while the server was down */
-	if (fs_mkdir_p(dm->dir, 0755, err) < 0) {
+	dm->triggers.dirty = true; /* runs that ended while the server was down */
+	if (fs_mkdir_p(dm->folder.dir, 0755, err) < 0) {
 		weir_error_prefix(err, "DAG folder");
 		goto fail;
 	}
-	uv_timer_init(loop, &dm->wake_timer);
-	dm->wake_timer.data = dm;
+	uv_timer_init(loop, &dm->turn.wake_timer);
+	dm->turn.wake_timer.data = dm;
 	dm->open_handles = 1;
 	dm_folder_watch(dm);
 	job_manager_set_end_callback(jm, dm_on_job_end, dm);
@@ -300,15 +302,15 @@ oom:
 fail:
 	if (dm) {
 		dag_store_destroy(dm->ds);
-		dataset_store_destroy(dm->dsets);
-		for (size_t i = 0; i < dm->n_pools + 1 && dm->pools; i++)
-			free((char *)dm->pools[i].name);
-		for (size_t i = 0; i < dm->n_pools + 1 && dm->pool_queues; i++)
-			free(dm->pool_queues[i]);
-		free(dm->pools);
-		free(dm->pool_queues);
+		dataset_store_destroy(dm->datasets.store);
+		for (size_t i = 0; i < dm->pools.n + 1 && dm->pools.list; i++)
+			free((char *)dm->pools.list[i].name);
+		for (size_t i = 0; i < dm->pools.n + 1 && dm->pools.queues; i++)
+			free(dm->pools.queues[i]);
+		free(dm->pools.list);
+		free(dm->pools.queues);
 		free(dm->home);
-		free(dm->dir);
+		free(dm->folder.dir);
 		free(dm);
 	}
 	return NULL;
@@ -328,28 +330,28 @@ void dag_manager_destroy(struct dag_manager *dm)
 	job_manager_set_end_callback(dm->jm, NULL, NULL);
 	dm_sensors_free(dm);
 	dm_run_cache_drop(dm);
-	free(dm->runs);
-	dm->runs = NULL;
-	dm->cap_runs = 0;
+	free(dm->cache.runs);
+	dm->cache.runs = NULL;
+	dm->cache.cap = 0;
 	dm_entries_free(dm);
 	dag_store_destroy(dm->ds);
-	dataset_store_destroy(dm->dsets);
+	dataset_store_destroy(dm->datasets.store);
 	dm->ds = NULL;
-	for (size_t i = 0; i < dm->n_pools; i++) {
-		free((char *)dm->pools[i].name);
-		free(dm->pool_queues[i]);
+	for (size_t i = 0; i < dm->pools.n; i++) {
+		free((char *)dm->pools.list[i].name);
+		free(dm->pools.queues[i]);
 	}
-	free(dm->pools);
-	free(dm->pool_queues);
+	free(dm->pools.list);
+	free(dm->pools.queues);
 	free(dm->home);
-	free(dm->dir);
-	free(dm->paths_root);
-	uv_timer_stop(&dm->scan_timer);
-	uv_timer_stop(&dm->wake_timer);
-	uv_close((uv_handle_t *)&dm->scan_timer, dm_closed);
-	uv_close((uv_handle_t *)&dm->wake_timer, dm_closed);
+	free(dm->folder.dir);
+	free(dm->folder.paths_root);
+	uv_timer_stop(&dm->folder.scan_timer);
+	uv_timer_stop(&dm->turn.wake_timer);
+	uv_close((uv_handle_t *)&dm->folder.scan_timer, dm_closed);
+	uv_close((uv_handle_t *)&dm->turn.wake_timer, dm_closed);
 	if (dm->open_handles == 3) {
-		uv_fs_event_stop(&dm->fsev);
-		uv_close((uv_handle_t *)&dm->fsev, dm_closed);
+		uv_fs_event_stop(&dm->folder.fsev);
+		uv_close((uv_handle_t *)&dm->folder.fsev, dm_closed);
 	}
 }

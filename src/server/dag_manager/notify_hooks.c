@@ -7,7 +7,8 @@
  * The SLA pass runs in the work pass, but only when a run started since
  * the last one or the earliest due time it saw has come; that time goes
  * to the wake-up timer (dm_wake_note()), so a miss is seen when it happens
- * and not at some polling interval.
+ * and not at some polling interval.  Owns dm->sla (that time, and the
+ * flag a run's start raises).
  */
 #include "server/dag_manager/dm_internal.h"
 
@@ -74,7 +75,7 @@ void dm_notify_step(struct dag_manager *dm, const struct run_ctx *rc,
 	if (d->run_to == d->run_from)
 		return;
 	if (d->run_to == DAG_RUN_RUNNING)
-		dm->sla_dirty = true;
+		dm->sla.dirty = true;
 	if ((d->run_to != DAG_RUN_SUCCESS && d->run_to != DAG_RUN_FAILED) || !rc->spec->notify)
 		return;
 	enum notify_event ev = d->run_to == DAG_RUN_SUCCESS ? NOTIFY_ON_SUCCESS : NOTIFY_ON_FAILURE;
@@ -190,18 +191,18 @@ void dm_sla_pass(struct dag_manager *dm)
 
 	if (!dm->notifier)
 		return;
-	if (!dm->sla_dirty && (dm->sla_next_ms == 0 || now < dm->sla_next_ms)) {
-		dm_wake_note(dm, dm->sla_next_ms);
+	if (!dm->sla.dirty && (dm->sla.next_ms == 0 || now < dm->sla.next_ms)) {
+		dm_wake_note(dm, dm->sla.next_ms);
 		return;
 	}
-	dm->sla_dirty = false;
+	dm->sla.dirty = false;
 	bool any = false;
-	for (struct dag_entry *e = dm->entries; e && !any; e = e->next)
+	for (struct dag_entry *e = dm->folder.entries; e && !any; e = e->next)
 		any = e->present && has_sla(e->spec);
 	if (!any || dag_store_runs_active(dm->ds, &runs, &n, &err) < 0) {
 		if (any)
 			log_error("SLA pass: %s", err.msg);
-		dm->sla_next_ms = 0;
+		dm->sla.next_ms = 0;
 		return;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -221,6 +222,6 @@ void dm_sla_pass(struct dag_manager *dm)
 			next = due;
 	}
 	dag_run_rows_free(runs, n);
-	dm->sla_next_ms = next;
+	dm->sla.next_ms = next;
 	dm_wake_note(dm, next);
 }

@@ -60,7 +60,7 @@ int dm_read_outputs(const char *path, char **out, char *why, size_t why_size)
 
 	*out = NULL;
 	if (stat(path, &st) < 0) {
-		*out = dm_xstrdup("");
+		*out = dm_strdup_or_empty("");
 		return 0;
 	}
 	if (st.st_size > OUTPUT_MAX) {
@@ -75,7 +75,7 @@ int dm_read_outputs(const char *path, char **out, char *why, size_t why_size)
 	}
 	if (len == 0 || strspn(text, " \t\r\n") == len) {
 		free(text);
-		*out = dm_xstrdup("");
+		*out = dm_strdup_or_empty("");
 		return 0;
 	}
 	j = json_loadb(text, len, 0, &je);

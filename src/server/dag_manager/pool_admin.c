@@ -4,12 +4,10 @@
  * the manager's pools (what the pool pass decides with) are rebuilt from it
  * after every change.
  *
- * Owns: dm->pools and dm->pool_queues once the manager is created (the
+ * Owns: dm->pools.list, .queues and .n once the manager is created (the
  * copies made from the configuration are replaced by the table's).
  */
-#include "server/dag_admin_ops.h"
 #include "server/dag_manager/dm_internal.h"
-#include "server/dag_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +16,7 @@
 #include "sched/dag_pool.h"
 #include "store/admin_store.h"
 
-/* dm->pools and dm->pool_queues from the table's rows. */
+/* dm->pools.list and dm->pools.queues from the table's rows. */
 static int pools_rebuild(struct dag_manager *dm, struct weir_error *err)
 {
 	struct pool_row *rows = NULL;
@@ -43,16 +41,16 @@ static int pools_rebuild(struct dag_manager *dm, struct weir_error *err)
 		rows[i].name = rows[i].queue = NULL;
 	}
 	pool_rows_free(rows, n);
-	for (size_t i = 0; i < dm->n_pools; i++) {
-		free((char *)dm->pools[i].name);
-		free(dm->pool_queues[i]);
+	for (size_t i = 0; i < dm->pools.n; i++) {
+		free((char *)dm->pools.list[i].name);
+		free(dm->pools.queues[i]);
 	}
-	free(dm->pools);
-	free(dm->pool_queues);
-	dm->pools = pools;
-	dm->pool_queues = queues;
-	dm->n_pools = n;
-	dm->pool_dirty = true; /* a TI waiting for a pool may fit now */
+	free(dm->pools.list);
+	free(dm->pools.queues);
+	dm->pools.list = pools;
+	dm->pools.queues = queues;
+	dm->pools.n = n;
+	dm->pools.dirty = true; /* a TI waiting for a pool may fit now */
 	return 0;
 }
 
@@ -61,15 +59,15 @@ int dm_pools_load(struct dag_manager *dm, struct weir_error *err)
 	int rc = 0;
 
 	dm_begin(dm);
-	for (size_t i = 0; i < dm->n_pools && rc == 0; i++) {
-		struct pool_row p = {.name = (char *)dm->pools[i].name,
-		                     .slots = dm->pools[i].slots,
-		                     .queue = dm->pool_queues[i]};
+	for (size_t i = 0; i < dm->pools.n && rc == 0; i++) {
+		struct pool_row p = {.name = (char *)dm->pools.list[i].name,
+		                     .slots = dm->pools.list[i].slots,
+		                     .queue = dm->pools.queues[i]};
 		rc = admin_pool_seed(dm->store, &p, err);
 	}
 	if (rc == 0)
 		rc = pools_rebuild(dm, err);
-	dm_end_quiet(dm); /* at start-up: the job manager's recovery comes first */
+	dm_end_no_pass(dm); /* at start-up: the job manager's recovery comes first */
 	return rc;
 }
 
@@ -85,7 +83,7 @@ static struct pool_use *pools_use(struct dag_manager *dm, struct weir_error *err
 {
 	static const enum dag_ti_state states[] = {DAG_TI_SCHEDULED, DAG_TI_QUEUED,
 	                                           DAG_TI_RUNNING};
-	struct pool_use *u = calloc(dm->n_pools + 1, sizeof *u);
+	struct pool_use *u = calloc(dm->pools.n + 1, sizeof *u);
 
 	if (!u) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -100,8 +98,8 @@ static struct pool_use *pools_use(struct dag_manager *dm, struct weir_error *err
 		}
 		for (size_t i = 0; i < n; i++) {
 			int slots = tis[i].pool_slots > 0 ? tis[i].pool_slots : 1;
-			for (size_t k = 0; k < dm->n_pools; k++) {
-				if (strcmp(dm->pools[k].name, tis[i].pool))
+			for (size_t k = 0; k < dm->pools.n; k++) {
+				if (strcmp(dm->pools.list[k].name, tis[i].pool))
 					continue;
 				if (states[s] == DAG_TI_SCHEDULED) {
 					u[k].scheduled += slots;
@@ -171,8 +169,8 @@ static json_t *pools_json(struct dag_manager *dm, const char *only, struct weir_
 		struct pool_use none = {0}, *pu = &none;
 		if (only && strcmp(only, rows[i].name))
 			continue;
-		for (size_t k = 0; k < dm->n_pools; k++)
-			if (!strcmp(dm->pools[k].name, rows[i].name))
+		for (size_t k = 0; k < dm->pools.n; k++)
+			if (!strcmp(dm->pools.list[k].name, rows[i].name))
 				pu = &u[k];
 		json_array_append_new(a, pool_json(&p, rows[i].description, pu));
 	}

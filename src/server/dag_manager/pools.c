@@ -3,7 +3,8 @@
  * max_active_tasks allow (sched/dag_pool.h decides; the order is the
  * runs' logical dates, then priority).
  *
- * Owns: the pools' use, counted again at every pass from a narrow read of
+ * Owns: dm->pools.dirty (raised wherever a TI becomes scheduled or a
+ * pool's slots free up), the pools' use, counted again at every pass from a narrow read of
  * the queued and running TIs (the pools bound how many there are), and
  * each run copy's pool order (rc->pord: its scheduled TIs by priority and
  * row, kept from pass to pass from the books' log of TIs that became
@@ -32,9 +33,9 @@ static struct dag_pool *pool_find(struct dag_manager *dm, const char *name)
 {
 	if (!name || !*name)
 		name = DAG_DEFAULT_POOL;
-	for (size_t i = 0; i < dm->n_pools; i++)
-		if (!strcmp(dm->pools[i].name, name))
-			return &dm->pools[i];
+	for (size_t i = 0; i < dm->pools.n; i++)
+		if (!strcmp(dm->pools.list[i].name, name))
+			return &dm->pools.list[i];
 	return NULL;
 }
 
@@ -311,10 +312,10 @@ static void set_reason(struct dag_manager *dm, struct pool_cand *c, const char *
  * start, and the pass only words the reasons of those that show none. */
 static bool all_full(const struct dag_manager *dm)
 {
-	for (size_t i = 0; i < dm->n_pools; i++)
-		if (dm->pools[i].slots < 0 || dm->pools[i].used < dm->pools[i].slots)
+	for (size_t i = 0; i < dm->pools.n; i++)
+		if (dm->pools.list[i].slots < 0 || dm->pools.list[i].used < dm->pools.list[i].slots)
 			return false;
-	return dm->n_pools > 0;
+	return dm->pools.n > 0;
 }
 
 /* How many candidates the first batch of a pass reads: the free slots
@@ -324,11 +325,11 @@ static size_t first_batch(const struct dag_manager *dm)
 {
 	size_t n = 8;
 
-	for (size_t i = 0; i < dm->n_pools; i++) {
-		if (dm->pools[i].slots < 0)
+	for (size_t i = 0; i < dm->pools.n; i++) {
+		if (dm->pools.list[i].slots < 0)
 			return 256; /* nothing stops the decision: it reads them all */
-		if (dm->pools[i].used < dm->pools[i].slots)
-			n += (size_t)(dm->pools[i].slots - dm->pools[i].used);
+		if (dm->pools.list[i].used < dm->pools.list[i].slots)
+			n += (size_t)(dm->pools.list[i].slots - dm->pools.list[i].used);
 	}
 	return n;
 }
@@ -359,11 +360,12 @@ static void decide_and_act(struct dag_manager *dm, struct pool_gather *g, bool p
 			break;
 		/* every field of each is written by the decision */
 		if (prefix)
-			rc = dag_pool_decide_batch(g->cand + start, got, g->limits, g->nl, dm->pools,
-			                           dm->n_pools, g->dec + start, &got, &stopped, err);
+			rc = dag_pool_decide_batch(g->cand + start, got, g->limits, g->nl,
+			                           dm->pools.list, dm->pools.n, g->dec + start,
+			                           &got, &stopped, err);
 		else
-			rc = dag_pool_decide(g->cand + start, got, g->limits, g->nl, dm->pools,
-			                     dm->n_pools, g->dec + start, err);
+			rc = dag_pool_decide(g->cand + start, got, g->limits, g->nl, dm->pools.list,
+			                     dm->pools.n, g->dec + start, err);
 		if (rc < 0)
 			return;
 		for (size_t i = start; i < start + got; i++)
@@ -392,9 +394,9 @@ void dm_pool_pass(struct dag_manager *dm)
 	struct pool_gather g = {.dm = dm};
 	bool full;
 
-	if (!dm->pool_dirty)
+	if (!dm->pools.dirty)
 		return;
-	dm->pool_dirty = false;
+	dm->pools.dirty = false;
 	if (dag_store_runs_running(dm->ds, gather_run, &g, &err) < 0)
 		goto out;
 	if (g.oom) {
@@ -413,8 +415,8 @@ void dm_pool_pass(struct dag_manager *dm)
 			weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
 			goto out;
 		}
-	for (size_t i = 0; i < dm->n_pools; i++)
-		dm->pools[i].used = 0;
+	for (size_t i = 0; i < dm->pools.n; i++)
+		dm->pools.list[i].used = 0;
 	/* what queued and running TIs hold (few: the pools bound them) */
 	if (dag_store_pool_use(dm->ds, count_use, &g, &err) < 0)
 		goto out;

@@ -1,7 +1,8 @@
 /* recovery.c: a restarted server picks its runs up again
  * (dag_manager_recover() of server/dag_manager.h).
  *
- * Owns nothing: recovery is the live path run once more.  The jobs that
+ * Owns dm->recovery (a run that waits for its DAG file); otherwise
+ * recovery is the live path run once more.  The jobs that
  * ended while the server was down end their TIs now, from the jobs'
  * stored results (the job manager's recovery ran first), and every active
  * run is evaluated as it would have been; a TI whose job still runs is
@@ -9,14 +10,13 @@
  * the DAG again settles it the same way (a job that ended meanwhile could
  * not reach its TI: its end is applied then, once).
  */
-#include "server/dag_internal.h"
+#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
 
 #include <string.h>
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
 
 int dm_settle_runs(struct dag_manager *dm, struct weir_error *err)
@@ -26,7 +26,7 @@ int dm_settle_runs(struct dag_manager *dm, struct weir_error *err)
 
 	if (dag_store_runs_active(dm->ds, &runs, &n, err) < 0)
 		return -1;
-	dm->runs_wait_dag = false;
+	dm->recovery.wait_dag = false;
 	for (size_t i = 0; i < n; i++) {
 		struct dag_ti_row *tis = NULL;
 		size_t nt = 0;
@@ -36,7 +36,7 @@ int dm_settle_runs(struct dag_manager *dm, struct weir_error *err)
 		if (!dm_entry_by_id(dm, runs[i].dag_id)) {
 			log_warn("DAG %s run %s: the DAG's file is gone; the run waits for it",
 			         runs[i].dag_id, runs[i].run_id);
-			dm->runs_wait_dag = true;
+			dm->recovery.wait_dag = true;
 			continue;
 		}
 		/* jobs that ended while their end could not be applied settle
@@ -72,6 +72,6 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 	}
 	dm_end(dm);
 	dm_arm_wake(dm);
-	dm->last_pass_ms = clock_now_ms();
+	dm->turn.last_pass_ms = clock_now_ms();
 	return 0;
 }

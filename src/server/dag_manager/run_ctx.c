@@ -1,7 +1,7 @@
 /* run_ctx.c: the run cache (dm_run_get(), dm_run_step(), dm_run_event()
- * of server/dag_internal.h).
+ * of dm_internal.h).
  *
- * Owns: the run copies (dm->runs).  A copy is the run's rows read once, in
+ * Owns: the run copies (dm->cache.runs).  A copy is the run's rows read once, in
  * task order, with the graph and the books (sched/dag_book.h) that
  * decisions are made on; every decision is written through it to the store
  * at once, so the two agree for as long as the copy lives: while the run is
@@ -267,8 +267,8 @@ void dm_run_note_job(struct run_ctx *rc, size_t row)
 struct run_ctx *dm_run_by_job(struct dag_manager *dm, int64_t job_id, size_t *row)
 {
 	dm_run_cache_check(dm); /* as dm_run_get(): no copy of a turn rolled back */
-	for (size_t i = 0; i < dm->n_runs; i++) {
-		struct run_ctx *rc = dm->runs[i];
+	for (size_t i = 0; i < dm->cache.n; i++) {
+		struct run_ctx *rc = dm->cache.runs[i];
 		size_t k = (size_t)hashmap_get_int(rc->by_job, job_id);
 		if (!rc->stale && k > 0 && k <= rc->n_rows && rc->rows[k - 1].job_id == job_id) {
 			*row = k - 1;
@@ -287,9 +287,9 @@ static void run_ctx_free(struct run_ctx *rc)
 /* Every copy freed, what waits unwritten with them. */
 static void cache_free(struct dag_manager *dm)
 {
-	for (size_t i = 0; i < dm->n_runs; i++)
-		run_ctx_free(dm->runs[i]);
-	dm->n_runs = 0;
+	for (size_t i = 0; i < dm->cache.n; i++)
+		run_ctx_free(dm->cache.runs[i]);
+	dm->cache.n = 0;
 }
 
 void dm_run_cache_drop(struct dag_manager *dm)
@@ -303,10 +303,10 @@ void dm_run_cache_check(struct dag_manager *dm)
 	uint64_t rb = store_rollbacks(dm->store);
 
 	/* the rows that wait were decided in the turn rolled back: dropped */
-	if (rb != dm->cache_rollbacks) {
+	if (rb != dm->cache.rollbacks) {
 		cache_free(dm);
-		dm->no_retries = false; /* a retry the turn took may be back */
-		dm->cache_rollbacks = rb;
+		dm->retries.none = false; /* a retry the turn took may be back */
+		dm->cache.rollbacks = rb;
 	}
 }
 
@@ -318,7 +318,7 @@ static int save(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *r
 	if (rc->pending)
 		rc->pending[r - rc->rows] = false;
 	if (r->state == DAG_TI_UP_FOR_RETRY)
-		dm->no_retries = false;
+		dm->retries.none = false;
 	if ((whole ? dag_store_ti_update : dag_store_ti_set_state)(dm->ds, r, err) < 0) {
 		rc->stale = true;
 		return -1;
@@ -351,7 +351,7 @@ void dm_ti_defer(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *
 {
 	size_t k = (size_t)(r - rc->rows);
 
-	if (dm->depth == 0 || (!dm->in_pass && !dm->in_job_end))
+	if (dm->turn.depth == 0 || (!dm->turn.in_pass && !dm->turn.in_job_end))
 		goto now;
 	if (!rc->pending && !(rc->pending = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->pending)))
 		goto now;
@@ -374,8 +374,8 @@ now:
 
 void dm_ti_flush(struct dag_manager *dm)
 {
-	for (size_t i = 0; i < dm->n_runs; i++) {
-		struct run_ctx *rc = dm->runs[i];
+	for (size_t i = 0; i < dm->cache.n; i++) {
+		struct run_ctx *rc = dm->cache.runs[i];
 		for (size_t j = 0; j < rc->n_pending; j++) {
 			size_t k = rc->pending_rows[j];
 			if (rc->pending[k])
@@ -389,14 +389,14 @@ void dm_run_cache_trim(struct dag_manager *dm)
 {
 	size_t kept = 0;
 
-	for (size_t i = 0; i < dm->n_runs; i++) {
-		struct run_ctx *rc = dm->runs[i];
+	for (size_t i = 0; i < dm->cache.n; i++) {
+		struct run_ctx *rc = dm->cache.runs[i];
 		if (rc->stale || dag_run_state_is_final(rc->run.state))
 			run_ctx_free(rc);
 		else
-			dm->runs[kept++] = rc;
+			dm->cache.runs[kept++] = rc;
 	}
-	dm->n_runs = kept;
+	dm->cache.n = kept;
 }
 
 /* The run from the cache, read now when it is not there.  One event of a
@@ -413,22 +413,22 @@ struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const cha
 	struct run_ctx *rc;
 
 	dm_run_cache_check(dm);
-	for (size_t i = dm->n_runs; i-- > 0;) {
-		rc = dm->runs[i];
+	for (size_t i = dm->cache.n; i-- > 0;) {
+		rc = dm->cache.runs[i];
 		if (!rc->stale && !strcmp(rc->run.dag_id, dag_id) &&
 		    !strcmp(rc->run.run_id, run_id))
 			return rc;
 	}
 	dm_ti_flush(dm); /* the store as the copies say (a stale one's own rows too) */
-	if (dm->n_runs == dm->cap_runs) {
-		size_t cap = dm->cap_runs ? 2 * dm->cap_runs : 8;
-		struct run_ctx **v = realloc(dm->runs, cap * sizeof *v);
+	if (dm->cache.n == dm->cache.cap) {
+		size_t cap = dm->cache.cap ? 2 * dm->cache.cap : 8;
+		struct run_ctx **v = realloc(dm->cache.runs, cap * sizeof *v);
 		if (!v) {
 			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 			return NULL;
 		}
-		dm->runs = v;
-		dm->cap_runs = cap;
+		dm->cache.runs = v;
+		dm->cache.cap = cap;
 	}
 	rc = calloc(1, sizeof *rc);
 	if (!rc) {
@@ -439,7 +439,7 @@ struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const cha
 		free(rc);
 		return NULL;
 	}
-	dm->runs[dm->n_runs++] = rc;
+	dm->cache.runs[dm->cache.n++] = rc;
 	return rc;
 }
 
@@ -557,7 +557,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 			rc->run.start_date = now;
 		if (dag_run_state_is_final(d.run_to)) {
 			rc->run.end_date = now;
-			dm->triggers_dirty = true; /* a trigger_dag task may wait for it */
+			dm->triggers.dirty = true; /* a trigger_dag task may wait for it */
 			if (d.run_to != d.run_from)
 				metrics_dag_run_end(
 				    rc->run.dag_id, d.run_to == DAG_RUN_SUCCESS,
@@ -579,13 +579,13 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 	if (d.next_wakeup > 0)
 		dm_wake_note(dm, d.next_wakeup);
 	if (d.n_changes > 0 || d.run_to != d.run_from)
-		dm->pool_dirty = true;
+		dm->pools.dirty = true;
 	dag_run_decision_release(&d);
-	dm->pass_again = true;
+	dm->turn.pass_again = true;
 	return 0;
 fail:
 	rc->stale = true;
-	dm->pool_dirty = true;
+	dm->pools.dirty = true;
 	dag_run_decision_release(&d);
 	return -1;
 }

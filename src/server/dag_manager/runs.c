@@ -1,11 +1,12 @@
 /* runs.c: where a DAG's runs come from and when they start
- * (dm_check_run_id(), dm_create_run() of server/dag_internal.h): a
+ * (dm_check_run_id(), dm_create_run() of dm_internal.h): a
  * trigger's or a schedule's new run with its TIs, the scheduled runs that
  * are due (catchup included), the queue of runs under max_active_runs, and
  * the runs whose retries are due.
  *
- * Owns no state of its own: an entry's latest scheduled date is cached in
- * the entry (folder.c), everything else is read from the store.
+ * Owns dm->retries (whether the store holds no due retry); an entry's
+ * latest scheduled date is cached in the entry (folder.c), everything
+ * else is read from the store.
  */
 #include "server/dag_manager/dm_internal.h"
 
@@ -81,7 +82,7 @@ void dm_schedule_pass(struct dag_manager *dm)
 {
 	int64_t now = clock_now_ms();
 
-	for (struct dag_entry *e = dm->entries; e; e = e->next) {
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		const struct dag_spec *s = e->spec;
 		struct dag_row dr = {0};
 		bool paused = true;
@@ -111,7 +112,7 @@ void dm_schedule_pass(struct dag_manager *dm)
 			e->last_sched_known = true;
 		}
 		if (n == MAX_DUE_PER_PASS)
-			dm->pass_again = true;
+			dm->turn.pass_again = true;
 	}
 }
 
@@ -122,13 +123,13 @@ void dm_retry_pass(struct dag_manager *dm)
 	size_t n = 0;
 	int64_t now = clock_now_ms();
 
-	if (dm->no_retries)
+	if (dm->retries.none)
 		return;
 	if (dag_store_tis_in_state(dm->ds, DAG_TI_UP_FOR_RETRY, &rows, &n, &err) < 0) {
 		log_error("DAG retries: %s", err.msg);
 		return;
 	}
-	dm->no_retries = n == 0;
+	dm->retries.none = n == 0;
 	for (size_t i = 0; i < n; i++) {
 		struct dag_event ev = {.kind = DAG_EV_TIMER};
 		bool seen = false;
@@ -217,7 +218,7 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
 	log_info("DAG %s run %s: queued (%s)", spec->dag_id, run_id, run_type);
 	if (out && dag_store_run_get(dm->ds, spec->dag_id, run_id, out, err) < 0)
 		goto out;
-	dm->pass_again = true;
+	dm->turn.pass_again = true;
 	rc = 0;
 out:
 	free(conf_text);

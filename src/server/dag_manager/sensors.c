@@ -168,9 +168,9 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	v.next_retry_at = 0;
 	dag_book_set(&rc->book, ti, &v);
 	dm_try_update(dm, r, DAG_TI_UP_FOR_RESCHEDULE, "", false);
-	row.dag_id = dm_xstrdup(r->dag_id);
-	row.run_id = dm_xstrdup(r->run_id);
-	row.task_id = dm_xstrdup(r->task_id);
+	row.dag_id = dm_strdup_or_empty(r->dag_id);
+	row.run_id = dm_strdup_or_empty(r->run_id);
+	row.task_id = dm_strdup_or_empty(r->task_id);
 	row.map_index = r->map_index;
 	row.try_number = r->try_number;
 	row.first_poke_at = now;
@@ -183,8 +183,8 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	log_info("DAG %s run %s task %s try %d: a %s sensor the server pokes", r->dag_id,
 	         r->run_id, r->task_id, r->try_number, dag_sensor_kind_name(t->sensor->kind));
 	dm_wake_note(dm, now);
-	dm->pass_again = true;
-	dm->pool_dirty = true; /* its slot is free again at once */
+	dm->turn.pass_again = true;
+	dm->pools.dirty = true; /* its slot is free again at once */
 	return true;
 }
 

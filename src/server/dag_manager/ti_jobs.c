@@ -6,7 +6,8 @@
  * params) is done here; what the job is made of is model/dag_job.h's.  A
  * job's end carries its state and reason; whether the try may be retried
  * is decided here from them (a timeout or a user's kill is not retried),
- * the rest by the run (sched/dag_run.h).
+ * the rest by the run (sched/dag_run.h).  Whether a TI's job already
+ * runs (dm_job_runs()) is here too, for the ops and the pools' table.
  */
 #include "server/dag_manager/dm_internal.h"
 
@@ -47,7 +48,7 @@ static struct job_spec *tony_job(const json_t *tony, const char *cf, struct weir
 		return NULL;
 #define TONY_STR(f)                                                                                \
 	if ((v = json_object_get(tony, #f)) && json_is_string(v))                                  \
-		ts.f = dm_xstrdup(json_string_value(v));
+		ts.f = dm_strdup_or_empty(json_string_value(v));
 	TONY_STR(conf_file)
 	TONY_STR(src_dir)
 	TONY_STR(executes)
@@ -113,9 +114,9 @@ static const char *pool_queue(const struct dag_manager *dm, const char *name)
 {
 	const char *q = NULL;
 
-	for (size_t i = 0; name && i < dm->n_pools; i++)
-		if (dm->pool_queues[i] && !strcmp(dm->pools[i].name, name))
-			q = dm->pool_queues[i];
+	for (size_t i = 0; name && i < dm->pools.n; i++)
+		if (dm->pools.queues[i] && !strcmp(dm->pools.list[i].name, name))
+			q = dm->pools.queues[i];
 	return q;
 }
 
@@ -502,16 +503,16 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 		         reason && *reason ? ": " : "", reason ? reason : "");
 	{
 		/* a sensor's process says a timeout by its exit status (data/sensor_poke.h) */
-		bool skip = false, was = dm->in_job_end;
+		bool skip = false, was = dm->turn.in_job_end;
 		if (!success && dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why,
 		                               sizeof why))
 			timed_out = true;
 		/* nothing reads the TIs' rows before this turn's pool pass: the
 		 * downstream it schedules are written once, at their start */
-		dm->in_job_end = true;
+		dm->turn.in_job_end = true;
 		dm_ti_ended(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number, success,
 		            timed_out || user_kill, skip, why, started_at);
-		dm->in_job_end = was;
+		dm->turn.in_job_end = was;
 	}
 	dag_ti_row_release(&r);
 	dm_end(dm);
@@ -602,8 +603,13 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, false,
 		            dag_start_fault_of(err.kind) != DAG_START_RETRY, false, why, 0);
 	}
-	dm->pass_again = true;
+	dm->turn.pass_again = true;
 out:
 	free(command);
 	job_spec_destroy(spec);
+}
+
+bool dm_job_runs(const struct job_row *job)
+{
+	return job->state == JOB_RUNNING;
 }

@@ -4,9 +4,9 @@
  * checked), with no job and no process.  Without wait_for_completion the
  * try succeeds at once; with it the TI stays running and a row of the
  * store's dag_run_triggers says which run it waits for.  A run that ends
- * marks the waits dirty (run_ctx.c), and the trigger pass ends the tries
- * whose run ended: success when its state is allowed
- * (sched/dataset_due.h decides).
+ * marks the waits dirty (dm->triggers, raised by run_ctx.c), and the
+ * trigger pass ends the tries whose run ended: success when its state is
+ * allowed (sched/dataset_due.h decides).
  *
  * A try's output is {"dag_id", "run_id"} of the run it started (downstream
  * templates read outputs.TASK.run_id); its log says what it did.
@@ -193,7 +193,7 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		dag_book_set(&rc->book, ti, &v);
 	}
 	dm_try_update(dm, r, DAG_TI_RUNNING, "", false);
-	dm->pass_again = true;
+	dm->turn.pass_again = true;
 	if (trigger_run(dm, rc, ti, try_number, &run_id, &err) < 0) {
 		/* a DAG not there yet may be by the next try; a refused conf stays refused */
 		write_try_files(dm, rc, r, try_number, err.msg, NULL, NULL);
@@ -219,7 +219,7 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		    .target_dag_id = tg->dag_id, .target_run_id = run_id,
 		};
 		if (dm_ti_save(dm, rc, r, &err) < 0 ||
-		    dataset_store_wait_add(dm->dsets, &w, clock_now_ms(), &err) < 0) {
+		    dataset_store_wait_add(dm->datasets.store, &w, clock_now_ms(), &err) < 0) {
 			log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
 			dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number,
 			            false, false, false, err.msg, 0);
@@ -234,10 +234,10 @@ void dm_trigger_pass(struct dag_manager *dm)
 	struct dag_trigger_wait_row *w = NULL;
 	size_t n = 0;
 
-	if (!dm->triggers_dirty)
+	if (!dm->triggers.dirty)
 		return;
-	dm->triggers_dirty = false;
-	if (dataset_store_waits_ended(dm->dsets, &w, &n, &err) < 0) {
+	dm->triggers.dirty = false;
+	if (dataset_store_waits_ended(dm->datasets.store, &w, &n, &err) < 0) {
 		log_error("trigger_dag waits: %s", err.msg);
 		return;
 	}
@@ -257,7 +257,7 @@ void dm_trigger_pass(struct dag_manager *dm)
 		         w[i].target_dag_id, dag_run_state_name(w[i].target_state),
 		         ok ? "" : (failed & (1u << w[i].target_state)) ? " (one of failed_states)"
 		                                                       : " (not one of allowed_states)");
-		if (dataset_store_wait_delete(dm->dsets, &w[i], &err) < 0) {
+		if (dataset_store_wait_delete(dm->datasets.store, &w[i], &err) < 0) {
 			log_error("trigger_dag wait: %s", err.msg);
 			continue;
 		}

@@ -1,12 +1,11 @@
-/* dag_ops.c: the DAG manager's face to the API (dag_manager.h,
- * dag_internal.h): the dag_api_ops the Airflow routes call for one DAG, run
- * or task instance and for import errors (the lists: dag_list_ops.c) (triggers, pause, marks, clears, log
+/* ops.c: the DAG manager's face to the API (dag_manager.h,
+ * dm_internal.h): the dag_api_ops the Airflow routes call for one DAG, run
+ * or task instance and for import errors (the lists: list_ops.c) (triggers, pause, marks, clears, log
  * locations).  Reads come from the store and the manager's DAG entries and
  * are rendered by api/dag_views.h; every change goes through the run
  * decisions of the DAG manager in one turn.
  */
-#include "server/dag_ops.h"
-#include "server/dag_internal.h"
+#include "server/dag_manager/ops.h"
 #include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
 #include "server/notifier.h"
@@ -57,11 +56,6 @@ json_t *dm_run_json(const struct dag_run_row *r)
 	return dag_view_run(r);
 }
 
-bool dm_job_runs(const struct job_row *job)
-{
-	return job->state == JOB_RUNNING;
-}
-
 void dm_ti_job_view(struct dag_manager *dm, const struct dag_ti_row *r, struct job_row *job,
                     struct dag_job_view *v)
 {
@@ -96,8 +90,8 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	return o;
 }
 
-int dm_ti_write(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
-                const struct dag_run_row *run, bool no_sla_miss)
+int dm_ti_json_append(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
+                      const struct dag_run_row *run, bool no_sla_miss)
 {
 	struct job_row job = {0};
 	struct dag_job_view v = {0};
@@ -166,7 +160,7 @@ out:
 	return r;
 }
 
-int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
+int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
 {
 	bool exists = false;
 
@@ -243,7 +237,7 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 			weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
 			return NULL;
 		}
-		run_id = dm_xstrdup(json_string_value(rid));
+		run_id = dm_strdup_or_empty(json_string_value(rid));
 	} else if (asprintf(&run_id, "manual__%s", clock_format_airflow(logical, ts, sizeof ts)) < 0) {
 		run_id = NULL;
 	}
@@ -275,7 +269,7 @@ static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id, str
 {
 	struct dag_manager *dm = ctx;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return NULL;
 	return run_json_by_id(dm, dag_id, run_id, err);
 }
@@ -288,7 +282,7 @@ static char *op_get_run_text(void *ctx, const char *dag_id, const char *run_id, 
 	struct strbuf sb = STRBUF_INIT;
 	char *text;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0 ||
+	if (dm_dag_check_exists(dm, dag_id, err) < 0 ||
 	    run_row_by_id(dm, dag_id, run_id, &row, err) < 0)
 		return NULL;
 	if (dag_view_run_write(&sb, &row) < 0) {
@@ -345,7 +339,7 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const char *task_id, int map_index, struct dag_run_row *run, struct dag_ti_row *ti,
                  struct weir_error *err)
 {
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, run, NULL) < 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,

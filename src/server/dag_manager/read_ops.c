@@ -1,16 +1,15 @@
-/* dag_read_ops.c: the reads of api/dag_admin_api.h: one task, DAG
+/* read_ops.c: the reads of api/dag_admin_api.h: one task, DAG
  * statistics, a DAG's source and its re-parse, one import error, a task
  * instance's XCom entries (its outputs), dependencies, links and mapped
- * instances.  The ops are listed in dag_admin_ops.c's table.
+ * instances.  The ops are listed in admin_ops.c's table.
  *
  * XCom entries are a TI's outputs ($WEIR_OUTPUT, a JSON object): one entry
  * per key, and `return_value` for the whole object, as Airflow's
  * multiple_outputs tasks push them (a key of that name wins over it).
  */
-#include "server/dag_admin_ops.h"
-#include "server/dag_internal.h"
+#include "server/dag_manager/admin_ops.h"
 #include "server/dag_manager/dm_internal.h"
-#include "server/dag_ops.h"
+#include "server/dag_manager/ops.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -198,7 +197,7 @@ static int task_tis(struct dag_manager *dm, const char *dag_id, const char *run_
 	struct dag_ti_row *all = NULL;
 	size_t na = 0, k = 0;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, run, NULL) < 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,

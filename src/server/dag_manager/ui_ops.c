@@ -1,18 +1,18 @@
-/* dag_ui_ops.c: the ops of a DAG's structure (Airflow's Task and
+/* ui_ops.c: the ops of a DAG's structure (Airflow's Task and
  * DAGDetail), of every try of a task instance, and of the web UI's
  * one-request views (the DAG list with recent runs, the grid of runs by
  * tasks, run durations and counts): they read the rows and hand them to
- * api/dag_ui_views.h.  The ops are declared in dag_internal.h and listed in
- * dag_ops.c's table.
+ * api/dag_ui_views.h.  The ops are declared in dm_internal.h and listed in
+ * ops.c's table.
  *
  * Reads only: no turn (dm_begin/dm_end) is needed.  The grid reads the
  * store in three queries whatever the number of runs and tasks (the runs,
  * every TI of those runs, and the jobs of TIs still queued), because the UI
  * polls it every two seconds.
  */
-#include "server/dag_internal.h"
+#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
-#include "server/dag_ops.h"
+#include "server/dag_manager/ops.h"
 
 #include <inttypes.h>
 #include <stdio.h>

@@ -1,11 +1,12 @@
-/* dag_ops.h: what the parts of the DAG manager's API ops share (dag_ops.c:
- * DAGs, runs, task instances, import errors; dag_list_ops.c: the lists and
- * their filters; dag_ui_ops.c: a DAG's structure, tries and the web UI's
- * views).  Not for use outside
- * src/server/dag_*.c.
+/* ops.h: what the DAG manager's API ops share (ops.c: DAGs, runs, task
+ * instances, import errors, the dag_api_ops table; list_ops.c: the lists
+ * and their filters; ui_ops.c: a DAG's structure, tries and the web UI's
+ * views; admin_ops.c, read_ops.c and dataset_ops.c use them too).  The ops
+ * sit on top of the manager's core (dm_internal.h), which never includes
+ * this.  Not for use outside the ops files of src/server/dag_manager/.
  */
-#ifndef WEIR_SERVER_DAG_OPS_H
-#define WEIR_SERVER_DAG_OPS_H
+#ifndef WEIR_SERVER_DAG_MANAGER_OPS_H
+#define WEIR_SERVER_DAG_MANAGER_OPS_H
 
 #include <stdint.h>
 
@@ -15,8 +16,29 @@
 #include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "model/dag_spec.h"
-#include "server/dag_internal.h"
+#include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
+
+/* ops.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
+json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
+json_t *dm_run_json(const struct dag_run_row *r);
+/* A task instance and its run, or a not-found error naming the DAG, run or task that is
+ * missing; on success the caller releases both rows. */
+int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                 const char *task_id, int map_index, struct dag_run_row *run,
+                 struct dag_ti_row *ti, struct weir_error *err);
+
+/* admin_ops.c: the rest of Airflow's operations (api/dag_admin_api.h). */
+const struct dag_admin_ops *dm_admin_ops(void);
+
+/* ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
+json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);
+json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err);
+json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                       int map_index, struct weir_error *err);
+json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err);
+json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_error *err);
 
 /* The logical date of the DAG's next scheduled run (the one after its
  * latest), CRON_NEVER when none is due (paused, removed, unscheduled, past
@@ -25,7 +47,7 @@ int64_t dm_next_dagrun(struct dag_manager *dm, const struct dag_row *row,
                        const struct dag_spec **spec);
 
 /* 0, or a WEIR_E_NOT_FOUND naming the DAG when the store has no such DAG. */
-int dm_dag_must_exist(struct dag_manager *dm, const char *dag_id, struct weir_error *err);
+int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_error *err);
 /* What the TI's job says, into *v (zeroed by the caller); *job (zeroed)
  * holds the row v borrows from: job_row_release it.  The job is read only
  * when the view needs more than that it exists (dag_view_ti_needs_job). */
@@ -41,8 +63,8 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
  * tree, at the end of sb (dag_view_ti_write: -1 when the TI has no view, or
  * out of memory).  no_sla_miss: the caller knows the TI's run has no SLA
  * miss (notifier_run_has_sla_miss), so none is looked up. */
-int dm_ti_write(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
-                const struct dag_run_row *run, bool no_sla_miss);
+int dm_ti_json_append(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
+                      const struct dag_run_row *run, bool no_sla_miss);
 
 /* Clears the chosen TIs (task_ids; none: every task) of one run, with
  * their downstream and only the failed ones as asked; appends the
@@ -52,7 +74,7 @@ int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
                  json_t *out, struct weir_error *err);
 
-/* dag_list_ops.c: GET /dags, .../dagRuns, .../taskInstances and the batch lists. */
+/* list_ops.c: GET /dags, .../dagRuns, .../taskInstances and the batch lists. */
 json_t *dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct weir_error *err);
 json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
                         struct weir_error *err);

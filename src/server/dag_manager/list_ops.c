@@ -1,9 +1,9 @@
-/* dag_list_ops.c: the DAG manager's list ops (api/dag_api.h): DAGs, runs
+/* list_ops.c: the DAG manager's list ops (api/dag_api.h): DAGs, runs
  * and task instances with Airflow's filters, ordering and pages.  Reads
  * only: rows from the store, specs from the manager's entries, rendered by
  * api/dag_views.h; the filters apply to what an item shows.
  */
-#include "server/dag_ops.h"
+#include "server/dag_manager/ops.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -256,7 +256,7 @@ json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list
 	                      err) < 0)
 		return NULL;
 	if (strcmp(dag_id, "~")) {
-		if (dm_dag_must_exist(dm, dag_id, err) < 0)
+		if (dm_dag_check_exists(dm, dag_id, err) < 0)
 			return NULL;
 		sq.dag_id = dag_id;
 	}
@@ -375,7 +375,7 @@ static int list_run_tis(struct dag_manager *dm, const struct dag_run_row *run,
 		struct dag_ti_shown sh;
 		size_t at = page->items.len;
 
-		/* what the filters read; the view's own look at the job is dm_ti_write's */
+		/* what the filters read; the view's own look at the job is dm_ti_json_append's */
 		if (f->q->has_duration_gte || f->q->has_duration_lte ||
 		    has_bounds(&f->dates.start) || has_bounds(&f->dates.end) ||
 		    has_bounds(&f->dates.updated)) {
@@ -392,7 +392,7 @@ static int list_run_tis(struct dag_manager *dm, const struct dag_run_row *run,
 		}
 		if (page->n)
 			strbuf_addch(&page->items, ',');
-		if (dm_ti_write(dm, &page->items, &rows[i], run, no_sla) < 0) {
+		if (dm_ti_json_append(dm, &page->items, &rows[i], run, no_sla) < 0) {
 			page->items.len = at; /* no view: none */
 			page->items.buf[at] = '\0';
 			continue;
@@ -463,7 +463,7 @@ char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
 		return NULL;
 	if (strcmp(dag_id, "~")) {
 		struct dag_run_row run = {0};
-		if (dm_dag_must_exist(dm, dag_id, err) < 0)
+		if (dm_dag_check_exists(dm, dag_id, err) < 0)
 			return NULL;
 		if (strcmp(run_id, "~")) {
 			if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {

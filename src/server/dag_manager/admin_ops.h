@@ -1,11 +1,11 @@
-/* dag_admin_ops.h: the DAG manager's ops of api/dag_admin_api.h (the rest
- * of Airflow's operations), one file per concern: dag_admin_ops.c (the
- * changes: marks, clears and deletions, and the table), dag_read_ops.c
- * (the reads), dag_manager/pool_admin.c (pools).  Not for use outside
- * src/server/dag_*.c and src/server/dag_manager/.
+/* admin_ops.h: the DAG manager's ops of api/dag_admin_api.h (the rest
+ * of Airflow's operations), one file per concern: admin_ops.c (the
+ * changes: marks, clears and deletions, and the table), read_ops.c
+ * (the reads); pools are pool_admin.c's (dm_internal.h).  Not for use outside
+ * src/server/dag_manager/.
  */
-#ifndef WEIR_SERVER_DAG_ADMIN_OPS_H
-#define WEIR_SERVER_DAG_ADMIN_OPS_H
+#ifndef WEIR_SERVER_DAG_MANAGER_ADMIN_OPS_H
+#define WEIR_SERVER_DAG_MANAGER_ADMIN_OPS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -16,7 +16,7 @@
 #include "api/dag_api.h"
 #include "lib/error.h"
 
-/* dag_read_ops.c */
+/* read_ops.c */
 json_t *dm_op_get_task(void *ctx, const char *dag_id, const char *task_id,
                        struct weir_error *err);
 json_t *dm_op_dag_stats(void *ctx, const char *const *dag_ids, size_t n, struct weir_error *err);
@@ -35,13 +35,5 @@ json_t *dm_op_ti_links(void *ctx, const char *dag_id, const char *run_id, const 
                        int map_index, struct weir_error *err);
 json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
                           struct dag_ti_list_query *q, struct weir_error *err);
-
-/* dag_manager/pool_admin.c */
-json_t *dm_op_list_pools(void *ctx, int limit, int offset, const char *order_by,
-                         struct weir_error *err);
-json_t *dm_op_get_pool(void *ctx, const char *name, struct weir_error *err);
-json_t *dm_op_add_pool(void *ctx, json_t *body, struct weir_error *err);
-json_t *dm_op_patch_pool(void *ctx, const char *name, json_t *body, struct weir_error *err);
-int dm_op_delete_pool(void *ctx, const char *name, struct weir_error *err);
 
 #endif

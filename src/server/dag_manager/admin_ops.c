@@ -1,14 +1,13 @@
-/* dag_admin_ops.c: the changes of api/dag_admin_api.h: marking task
+/* admin_ops.c: the changes of api/dag_admin_api.h: marking task
  * instances success or failed (with their relatives in the run and the
  * same tasks in earlier or later runs), clearing a whole run, deleting a
  * run or a DAG's records; and the ops table (the reads are in
- * dag_read_ops.c, pools in dag_manager/pool_admin.c).  Every change goes
+ * read_ops.c, pools in pool_admin.c).  Every change goes
  * through the run decisions (sched/dag_run.h) in one turn.
  */
-#include "server/dag_admin_ops.h"
-#include "server/dag_internal.h"
+#include "server/dag_manager/admin_ops.h"
 #include "server/dag_manager/dm_internal.h"
-#include "server/dag_ops.h"
+#include "server/dag_manager/ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +38,7 @@ static int op_delete_dag(void *ctx, const char *dag_id, struct weir_error *err)
 	int64_t active = 0;
 	int rc = -1;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	dm_begin(dm);
 	for (int s = 0; s < 2; s++) {
@@ -83,7 +82,7 @@ static int op_delete_run(void *ctx, const char *dag_id, const char *run_id,
 	struct dag_run_row row = {0};
 	int rc = -1;
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	dm_begin(dm);
 	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, NULL) < 0) {

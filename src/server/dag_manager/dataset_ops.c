@@ -1,11 +1,11 @@
-/* dag_dataset_ops.c: the dataset routes' ops (dag_dataset_ops.h) in
+/* dataset_ops.c: the dataset routes' ops (dag_manager.h) in
  * Airflow's shapes: Dataset (with the DAGs that consume it and the tasks
  * that produce it, from the DAG files as parsed now), DatasetEvent (with
  * the runs it started), QueuedEvent and their collections.  An event
  * announced over REST is recorded in a turn of the manager, so the run it
  * completes is created, and its first tasks started, before the answer.
  */
-#include "server/dag_dataset_ops.h"
+#include "server/dag_manager.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +14,8 @@
 #include "lib/json_util.h"
 #include "api/dag_views.h"
 #include "model/dataset.h"
-#include "server/dag_internal.h"
-#include "server/dag_ops.h"
+#include "server/dag_manager/dm_internal.h"
+#include "server/dag_manager/ops.h"
 #include "store/dataset_store.h"
 
 static json_t *oom(struct weir_error *err)
@@ -34,7 +34,7 @@ static bool lists(const struct strvec *v, const char *s)
 
 /* The DAGs of the folder as parsed now (one entry per DAG id). */
 #define EACH_SPEC(dm, e, s)                                                                        \
-	for (struct dag_entry *e = (dm)->entries; e; e = e->next)                                  \
+	for (struct dag_entry *e = (dm)->folder.entries; e; e = e->next)                           \
 		for (const struct dag_spec *s = e->present ? e->spec : NULL;                       \
 		     s && dm_entry_by_id((dm), s->dag_id) == e; s = NULL)
 
@@ -95,7 +95,7 @@ static json_t *op_list(void *ctx, const struct dataset_list_params *q, struct we
 			return oom(err);
 		dq.uris_json = uris_text;
 	}
-	if (dataset_store_list(dm->dsets, &dq, &rows, &n, &total, err) < 0) {
+	if (dataset_store_list(dm->datasets.store, &dq, &rows, &n, &total, err) < 0) {
 		free(uris_text);
 		return NULL;
 	}
@@ -114,7 +114,7 @@ static json_t *op_get(void *ctx, const char *uri, struct weir_error *err)
 	struct dataset_row r = {0};
 	json_t *o;
 
-	if (dataset_store_get(dm->dsets, uri, &r, err) < 0) {
+	if (dataset_store_get(dm->datasets.store, uri, &r, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)
 			weir_error_set(err, WEIR_E_NOT_FOUND, "no dataset with uri %.300s", uri);
 		return NULL;
@@ -131,7 +131,7 @@ static json_t *event_json(struct dag_manager *dm, const struct dataset_event_row
 	size_t n = 0;
 	json_t *o = dm_dataset_event_json(e), *list = json_array();
 
-	if (o && list && dataset_store_event_runs(dm->dsets, e->id, &runs, &n, NULL) == 0)
+	if (o && list && dataset_store_event_runs(dm->datasets.store, e->id, &runs, &n, NULL) == 0)
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(
 			    list,
@@ -159,7 +159,7 @@ static json_t *events_json(struct dag_manager *dm, const struct dataset_event_qu
 	int64_t total = 0;
 	json_t *items, *out;
 
-	if (dataset_store_events(dm->dsets, q, &rows, &n, &total, err) < 0)
+	if (dataset_store_events(dm->datasets.store, q, &rows, &n, &total, err) < 0)
 		return NULL;
 	items = json_array();
 	for (size_t i = 0; items && i < n; i++)
@@ -199,7 +199,7 @@ static json_t *op_create_event(void *ctx, json_t *body, struct weir_error *err)
 		weir_error_set(err, WEIR_E_INVALID, "extra: expected a JSON object");
 		return NULL;
 	}
-	if (dataset_store_get(dm->dsets, json_string_value(u), &d, err) < 0) {
+	if (dataset_store_get(dm->datasets.store, json_string_value(u), &d, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)
 			weir_error_set(err, WEIR_E_NOT_FOUND,
 			               "no dataset with uri %.300s: a DAG file must name it (outlets or "
@@ -221,7 +221,8 @@ static json_t *op_create_event(void *ctx, json_t *body, struct weir_error *err)
 		int64_t total = 0;
 		struct dataset_event_query q = {.dataset_id = ev.dataset_id, .order_by = "-id",
 		                                .limit = 1};
-		if (dataset_store_events(dm->dsets, &q, &rows, &n, &total, err) == 0 && n == 1)
+		if (dataset_store_events(dm->datasets.store, &q, &rows, &n, &total, err) == 0 &&
+		    n == 1)
 			out = event_json(dm, &rows[0]);
 		dataset_event_rows_free(rows, n);
 		if (!out && !err->msg[0])
@@ -238,7 +239,7 @@ static json_t *op_upstream(void *ctx, const char *dag_id, const char *run_id,
 	struct dag_run_row run = {0};
 	struct dataset_event_query q = {.limit = 100000};
 
-	if (dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return NULL;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)
@@ -263,15 +264,15 @@ static int queue_rows(struct dag_manager *dm, const char *dag_id, const char *ur
 		err->kind = WEIR_E_INVALID;
 		return -1;
 	}
-	if (dag_id && dm_dag_must_exist(dm, dag_id, err) < 0)
+	if (dag_id && dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
-	if (uri && dataset_store_get(dm->dsets, uri, &d, err) < 0) {
+	if (uri && dataset_store_get(dm->datasets.store, uri, &d, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)
 			weir_error_set(err, WEIR_E_NOT_FOUND, "no dataset with uri %.300s", uri);
 		return -1;
 	}
 	dataset_row_release(&d);
-	if (dataset_store_queue_list(dm->dsets, dag_id, uri, *before_ms, rows, n, err) < 0)
+	if (dataset_store_queue_list(dm->datasets.store, dag_id, uri, *before_ms, rows, n, err) < 0)
 		return -1;
 	if (*n == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no queued event%s%s%s%.300s",
@@ -321,7 +322,7 @@ static int op_delete_queued(void *ctx, const char *dag_id, const char *uri, cons
 		return -1;
 	dataset_queue_rows_free(rows, n);
 	dm_begin(dm);
-	rc = dataset_store_queue_delete(dm->dsets, dag_id, uri, b, NULL, err);
+	rc = dataset_store_queue_delete(dm->datasets.store, dag_id, uri, b, NULL, err);
 	dm_end(dm);
 	return rc;
 }
