@@ -14,7 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 #include "launch/launch.h"
 #include "launch/spare_dirs.h"
 #include "lib/fs.h"

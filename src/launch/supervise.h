@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 #include "lib/error.h"
 #include "lib/run_as.h"
 #include "model/end_cause.h"

@@ -22,7 +22,7 @@
 
 #include "api/api.h"
 #include "api/http.h"
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 #include "exec/local.h"
 #include "exec/slurm.h"
 #include "lib/fs.h"
