@@ -28,8 +28,8 @@ static void run_ctx_release(struct run_ctx *rc)
 	dag_ti_rows_free(rc->rows, rc->n_rows);
 	free(rc->nodes);
 	dag_book_release(&rc->book);
-	free(rc->pord);
-	free(rc->in_pord);
+	free(rc->pool_order);
+	free(rc->in_pool_order);
 	hashmap_destroy(rc->task_ix);
 	hashmap_destroy(rc->by_job);
 	free(rc->pending);
