@@ -10,6 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include "model/field_reader.h"
+#include "model/template.h"
+
 static int oom(struct weir_error *err)
 {
 	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -266,4 +269,36 @@ bool env_name_valid(const char *name)
 			return false;
 	}
 	return true;
+}
+
+int env_list_read(struct field_reader *r, json_t *v, const char *prefix, struct env_var **env,
+                  size_t *n_env)
+{
+	const char *key;
+	json_t *val;
+
+	snprintf(r->path, sizeof r->path, "%s", prefix);
+	if (field_need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
+		return -1;
+	json_object_foreach (v, key, val) {
+		field_at(r, prefix, key, 0);
+		if (!env_name_valid(key))
+			return field_fail(r, "%s",
+			                  "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
+		if (json_is_object(val) || json_is_array(val) || json_is_null(val))
+			return field_fail(r, "expected a string value, got %s", field_type_name(val));
+		if (json_is_string(val)) {
+			const char *s;
+			if (field_get_string(r, val, &s) < 0)
+				return -1;
+		}
+		char *text = template_value_text(val);
+		if (!text)
+			return field_oom(r);
+		int rc = env_list_set(env, n_env, key, text, r->err);
+		free(text);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }
