@@ -13,11 +13,6 @@
 #include "model/field_reader.h"
 #include "model/template.h"
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-}
-
 struct job_spec *job_spec_create(void)
 {
 	struct job_spec *s = calloc(1, sizeof *s);
@@ -46,7 +41,7 @@ struct role_spec *job_spec_add_role(struct job_spec *spec, const char *name,
 	struct role_spec *nr = copy ? realloc(spec->roles, (spec->n_roles + 1) * sizeof *nr) : NULL;
 	if (!nr) {
 		free(copy);
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	spec->roles = nr;
@@ -65,7 +60,7 @@ int env_list_set(struct env_var **env, size_t *n_env, const char *name, const ch
 {
 	char *v = strdup(value ? value : "");
 	if (!v)
-		return oom(err);
+		return weir_error_oom(err);
 	for (size_t i = 0; i < *n_env; i++) {
 		if (!strcmp((*env)[i].name, name)) {
 			free((*env)[i].value);
@@ -78,7 +73,7 @@ int env_list_set(struct env_var **env, size_t *n_env, const char *name, const ch
 	if (!nv) {
 		free(n);
 		free(v);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	*env = nv;
 	nv[*n_env].name = n;
@@ -98,7 +93,7 @@ int job_spec_add_artifact(struct job_spec *spec, const char *path, const char *n
 	if (!na) {
 		free(p);
 		free(n);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	spec->artifacts = na;
 	na[spec->n_artifacts].path = p;
@@ -112,7 +107,7 @@ int job_spec_set_string(char **field, const char *value, struct weir_error *err)
 {
 	char *v = NULL;
 	if (value && !(v = strdup(value)))
-		return oom(err);
+		return weir_error_oom(err);
 	free(*field);
 	*field = v;
 	return 0;
