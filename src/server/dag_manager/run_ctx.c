@@ -18,9 +18,9 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "lib/metrics.h"
 #include "sched/dag_run.h"
 #include "sched/dag_states.h"
+#include "server/observe_series.h"
 
 static void run_ctx_release(struct run_ctx *rc)
 {
@@ -559,7 +559,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 			rc->run.end_date = now;
 			dm->triggers_dirty = true; /* a trigger_dag task may wait for it */
 			if (d.run_to != d.run_from)
-				metrics_dag_run_end(
+				observe_series_dag_run_end(
 				    rc->run.dag_id, d.run_to == DAG_RUN_SUCCESS,
 				    (double)(now - (rc->run.start_date ? rc->run.start_date
 				                                       : rc->run.queued_at)) /

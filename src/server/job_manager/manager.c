@@ -16,8 +16,8 @@
 #include "lib/clock.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
-#include "lib/metrics.h"
 #include "server/secrets.h"
+#include "server/observe_series.h"
 
 /* ---- helpers ---- */
 
@@ -209,7 +209,7 @@ void jm_ended_add(struct job_manager *jm, const struct job_row *job)
 {
 	struct jm_ended_job *e, **tail;
 
-	metrics_observe_ms(METRICS_JOB_RUN, job->running_at, job->ended_at);
+	observe_series_time_ms(OBSERVE_JOB_RUN, job->running_at, job->ended_at);
 	if (!jm->end_fn)
 		return;
 	e = calloc(1, sizeof *e);
