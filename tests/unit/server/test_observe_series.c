@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "lib/metrics.h"
+#include "metrics_page.h"
 #include "server/observe_series.h"
 #include "store/store.h"
 
@@ -22,21 +23,6 @@ static int reset(void **state)
 	observe_series_add();
 	metrics_reset();
 	return 0;
-}
-
-/* The value of the sample line that starts with `key` ("name{labels}"). */
-static double sample(const char *page, const char *key)
-{
-	size_t n = strlen(key);
-
-	for (const char *p = page; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
-		if (!strncmp(p, key, n) && p[n] == ' ') {
-			double v = -1;
-			sscanf(p + n + 1, "%lf", &v);
-			return v;
-		}
-	fail_msg("no sample %s in the page", key);
-	return -1;
 }
 
 static void test_job_times(void **state)
