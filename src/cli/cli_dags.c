@@ -16,7 +16,8 @@
 #include "lib/clock.h"
 #include "model/cron.h"
 #include "model/states.h"
-#include "server/dag_test.h"
+#include "cli/cli_dag_test.h"
+#include "cli/cli_ti.h"
 
 #define POLL_MS 200
 #define CALL_TIMEOUT_MS 30000
@@ -108,37 +109,6 @@ int cli_dag_report(const struct cli_ctx *ctx, const struct cli_reply *r)
 	if (r->status == 400 || r->status == 422)
 		return CLI_EXIT_USAGE;
 	return CLI_EXIT_FAILED;
-}
-
-const char *cli_ti_state(json_t *ti)
-{
-	const char *s = json_string_value(json_object_get(ti, "state"));
-	return s && *s ? s : "none";
-}
-
-bool cli_ti_state_is_final(const char *s)
-{
-	enum dag_ti_state st;
-	return dag_ti_state_from_name(s, &st) == 0 && dag_ti_state_is_final(st);
-}
-
-/* A TI's state as the API names it; none for a name this CLI does not know. */
-static enum dag_ti_state ti_state_of(const char *name)
-{
-	enum dag_ti_state st = DAG_TI_NONE;
-	dag_ti_state_from_name(name, &st);
-	return st;
-}
-
-char *cli_ti_name(json_t *ti, char *buf, size_t size)
-{
-	long long map = cli_json_int(ti, "map_index", -1);
-
-	if (map >= 0)
-		snprintf(buf, size, "%s[%lld]", cli_json_str(ti, "task_id", "?"), map);
-	else
-		snprintf(buf, size, "%s", cli_json_str(ti, "task_id", "?"));
-	return buf;
 }
 
 json_t *cli_dags_parse_conf(const char *text, struct weir_error *err)
@@ -481,38 +451,6 @@ struct run_watch {
 	bool prefix_run; /* several runs: prefix lines with the run id */
 };
 
-static void watch_print_changes(struct run_watch *w, json_t *tis)
-{
-	json_t *ti;
-	size_t i;
-
-	json_array_foreach(tis, i, ti)
-	{
-		char name[300], key[340], clock[32];
-		const char *state = cli_ti_state(ti);
-		long long try_n = cli_json_int(ti, "try_number", 0);
-
-		cli_ti_name(ti, name, sizeof name);
-		snprintf(key, sizeof key, "%s/%lld", state, try_n);
-		const char *had = json_string_value(json_object_get(w->seen, name));
-		if (had && !strcmp(had, key))
-			continue;
-		/* Nothing happened to a TI we have not seen yet that is still waiting. */
-		enum dag_ti_state ts = ti_state_of(state);
-		if (!had && (ts == DAG_TI_NONE || ts == DAG_TI_SCHEDULED)) {
-			json_object_set_new(w->seen, name, json_string(key));
-			continue;
-		}
-		json_object_set_new(w->seen, name, json_string(key));
-		printf("%s %s%s%s %s", cli_format_clock(clock_now_ms(), clock, sizeof clock),
-		       w->prefix_run ? w->run : "", w->prefix_run ? " " : "", name, state);
-		if (try_n > 1 || ts == DAG_TI_UP_FOR_RETRY)
-			printf(" (try %lld)", try_n);
-		putchar('\n');
-	}
-	fflush(stdout);
-}
-
 static void print_ti_table(json_t *tis)
 {
 	static const char *const header[] = {"TASK", "STATE", "TRY", "STARTED", "DURATION"};
@@ -586,7 +524,7 @@ static int watch_step(struct cli_ctx *ctx, struct run_watch *w, const char **sta
 	}
 	if (cli_reply_ok(&rt) && rt.json) {
 		json_t *tis = json_object_get(rt.json, "task_instances");
-		watch_print_changes(w, tis);
+		cli_ti_print_changes(w->seen, tis, w->prefix_run ? w->run : NULL);
 		json_decref(w->last_tis);
 		w->last_tis = json_incref(tis);
 	}
@@ -937,7 +875,7 @@ out:
 	return rc;
 }
 
-/* `dags test` runs in this process (server/dag_test.h): no server, no HTTP client. */
+/* `dags test` runs in this process (cli/cli_dag_test.h): no server, no HTTP client. */
 static int dags_test(const char *file, const char *conf_text, const char *date, bool keep,
                      const char *config, const char *executor, const char *home, json_t *conns,
                      json_t *vars)

@@ -28,13 +28,6 @@ char *cli_dag_path(const char *dag, const char *run, const char *rest);
  * cli_report) and returns the exit status for it. */
 int cli_dag_report(const struct cli_ctx *ctx, const struct cli_reply *r);
 
-/* A task instance's state as text: "none" for Airflow's null. */
-const char *cli_ti_state(json_t *ti);
-/* success, failed, upstream_failed, skipped, removed: the TI will not run again on its own
- * (up_for_retry will). */
-bool cli_ti_state_is_final(const char *state);
-/* "task" or "task[2]" (a foreach instance) into buf; returns buf. */
-char *cli_ti_name(json_t *ti, char *buf, size_t size);
 
 /* --conf: `text` must be a JSON object.  A new reference, or NULL with err saying what is
  * wrong and where. */

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cli/cli_dags.h"
+#include "cli/cli_ti.h"
 #include "lib/clock.h"
 #include "model/states.h"
 

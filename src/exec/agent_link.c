@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec/agent_proto.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/hashmap.h"
@@ -19,7 +20,6 @@
 #include "lib/strbuf.h"
 #include "lib/usock.h"
 
-#define AGENT_SOCKET "agent.sock"
 #define AGENT_START_WAIT_MS 5000
 
 /* A task the agent was asked to start (start_line kept until it says it
@@ -59,52 +59,10 @@ static void handle_free(uv_handle_t *h)
 	free(h);
 }
 
-/* The agent's key of a task (its journal's name: launch/journal.h). */
-static void task_key(char *buf, size_t size, long long job, const char *role, int index,
-                     int attempt)
-{
-	/* one a message: written by hand, snprintf's parse of the format cost
-	 * more than the rest of the key (the same text: "%lld.%s.%d.%d") */
-	char num[3][24];
-	size_t nlen[3], rlen = strlen(role), at = 0;
-	long long v[3] = {job, index, attempt};
-
-	for (int i = 0; i < 3; i++) {
-		unsigned long long u = v[i] < 0 ? 0ULL - (unsigned long long)v[i] : (unsigned long long)v[i];
-		char t[24];
-		size_t n = 0, k = 0;
-		do
-			t[n++] = (char)('0' + u % 10);
-		while (u /= 10);
-		if (v[i] < 0)
-			num[i][k++] = '-';
-		while (n)
-			num[i][k++] = t[--n];
-		nlen[i] = k;
-	}
-	if (nlen[0] + rlen + nlen[1] + nlen[2] + 4 > size) {
-		snprintf(buf, size, "%lld.%s.%d.%d", job, role, index, attempt);
-		return;
-	}
-	memcpy(buf, num[0], nlen[0]);
-	at = nlen[0];
-	buf[at++] = '.';
-	memcpy(buf + at, role, rlen);
-	at += rlen;
-	for (int i = 1; i < 3; i++) {
-		buf[at++] = '.';
-		memcpy(buf + at, num[i], nlen[i]);
-		at += nlen[i];
-	}
-	buf[at] = '\0';
-}
-
+/* The key of the task message m names (agent_proto.h). */
 static void key_of_msg(char *buf, size_t size, json_t *m)
 {
-	task_key(buf, size, (long long)json_integer_value(json_object_get(m, "job")),
-	         json_string_value(json_object_get(m, "role")) ? json_string_value(json_object_get(m, "role")) : "",
-	         (int)json_integer_value(json_object_get(m, "index")),
-	         (int)json_integer_value(json_object_get(m, "attempt")));
+	agent_proto_msg_key(m, buf, size);
 }
 
 static void held_free(struct held *h)
@@ -162,13 +120,7 @@ static void pump_arm(struct agent_link *l)
 
 static void queue_line(struct agent_link *l, json_t *msg)
 {
-	char *text = json_dumps(msg, JSON_COMPACT);
-
-	if (text) {
-		strbuf_addstr(&l->out, text);
-		strbuf_addch(&l->out, '\n');
-		free(text);
-	}
+	agent_proto_frame(&l->out, msg);
 	pump_arm(l);
 }
 
@@ -228,7 +180,7 @@ static void reconcile(struct agent_link *l, json_t *tasks)
 		}
 		free(h->start_line);
 		h->start_line = NULL;
-		h->shim_pid = (int)json_integer_value(json_object_get(t, "shim_pid"));
+		h->shim_pid = (int)json_integer_value(json_object_get(t, AGENT_KEY_SHIM_PID));
 	}
 	hashmap_iter_init(&it, l->held);
 	while (hashmap_iter_next(&it)) {
@@ -262,7 +214,7 @@ static void ack_add(struct strbuf *acks, const char *key)
 {
 	size_t at = acks->len;
 
-	strbuf_addstr(acks, at ? "," : "{\"t\":\"ack\",\"keys\":[");
+	strbuf_addstr(acks, at ? "," : "{\"" AGENT_KEY_KIND "\":\"" AGENT_MSG_ACK "\",\"" AGENT_KEY_KEYS "\":[");
 	if (json_util_write_string(acks, key) < 0 && !acks->failed)
 		strbuf_remove(acks, at, acks->len - at);
 }
@@ -271,7 +223,7 @@ static void ack_add(struct strbuf *acks, const char *key)
  * link is open). */
 static bool is_report(const char *t)
 {
-	return !strcmp(t, "started") || !strcmp(t, "exited") || !strcmp(t, "lost");
+	return !strcmp(t, AGENT_MSG_STARTED) || !strcmp(t, AGENT_MSG_EXITED) || !strcmp(t, AGENT_MSG_LOST);
 }
 
 /* Every whole line of the input: spawned and held settle the table at
@@ -287,39 +239,39 @@ static void process_input(struct agent_link *l)
 	json_t *m;
 
 	for (;;) {
-		char *nl = memchr(l->in.buf + start, '\n', l->in.len - start);
-		if (!nl)
+		size_t at = start, len;
+		char *line = agent_proto_next_line(&l->in, &start, &len);
+		if (!line)
 			break;
-		*nl = '\0';
-		json_t *msg = json_line_loads(l->in.buf + start);
-		const char *t = json_string_value(json_object_get(msg, "t"));
+		json_t *msg = json_line_loads(line);
+		const char *t = agent_proto_kind(msg);
 		char key[160];
 		if (t && !l->open && is_report(t)) {
-			*nl = '\n';
+			line[len] = '\n'; /* it waits in the input for agent_link_open */
+			start = at;
 			json_decref(msg);
 			break;
 		}
-		start = (size_t)(nl - l->in.buf) + 1;
 		if (!t) {
 			json_decref(msg);
 			continue;
 		}
-		if (!strcmp(t, "spawned")) {
+		if (!strcmp(t, AGENT_MSG_SPAWNED)) {
 			key_of_msg(key, sizeof key, msg);
 			struct held *h = hashmap_get_str(l->held, key);
 			if (h) {
 				free(h->start_line);
 				h->start_line = NULL;
-				h->shim_pid = (int)json_integer_value(json_object_get(msg, "pid"));
+				h->shim_pid = (int)json_integer_value(json_object_get(msg, AGENT_KEY_PID));
 			}
-		} else if (!strcmp(t, "done")) {
+		} else if (!strcmp(t, AGENT_MSG_DONE)) {
 			key_of_msg(key, sizeof key, msg);
 			held_drop(l, key); /* it reported over HTTP itself */
-		} else if (!strcmp(t, "held")) {
-			reconcile(l, json_object_get(msg, "tasks"));
-		} else if (!strcmp(t, "started") || !strcmp(t, "exited")) {
+		} else if (!strcmp(t, AGENT_MSG_HELD)) {
+			reconcile(l, json_object_get(msg, AGENT_KEY_TASKS));
+		} else if (!strcmp(t, AGENT_MSG_STARTED) || !strcmp(t, AGENT_MSG_EXITED)) {
 			json_array_append(batch, msg);
-		} else if (!strcmp(t, "lost")) {
+		} else if (!strcmp(t, AGENT_MSG_LOST)) {
 			json_array_append(lost, msg);
 		}
 		json_decref(msg);
@@ -329,7 +281,7 @@ static void process_input(struct agent_link *l)
 		l->reports(l->arg, batch);
 	json_array_foreach(batch, i, m) {
 		char key[160];
-		if (strcmp(json_string_value(json_object_get(m, "t")), "exited"))
+		if (strcmp(agent_proto_kind(m), AGENT_MSG_EXITED))
 			continue;
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
@@ -337,14 +289,14 @@ static void process_input(struct agent_link *l)
 	}
 	json_array_foreach(lost, i, m) {
 		char key[160];
-		json_t *sig = json_object_get(m, "signal"), *st = json_object_get(m, "exit_status");
+		json_t *sig = json_object_get(m, AGENT_KEY_SIGNAL), *st = json_object_get(m, AGENT_KEY_EXIT_STATUS);
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
-		l->lost(l->arg, (int64_t)json_integer_value(json_object_get(m, "job")),
-		        json_string_value(json_object_get(m, "role")),
-		        (int)json_integer_value(json_object_get(m, "index")),
-		        (int)json_integer_value(json_object_get(m, "attempt")),
-		        (int)json_integer_value(json_object_get(m, "pid")),
+		l->lost(l->arg, (int64_t)json_integer_value(json_object_get(m, AGENT_KEY_JOB)),
+		        json_string_value(json_object_get(m, AGENT_KEY_ROLE)),
+		        (int)json_integer_value(json_object_get(m, AGENT_KEY_INDEX)),
+		        (int)json_integer_value(json_object_get(m, AGENT_KEY_ATTEMPT)),
+		        (int)json_integer_value(json_object_get(m, AGENT_KEY_PID)),
 		        json_is_integer(st) ? json_integer_value(st) : -1,
 		        json_is_integer(sig) ? (int)json_integer_value(sig) : 0);
 		ack_add(&acks, key);
@@ -448,7 +400,7 @@ static int write_all(int fd, const char *s, size_t n)
  * its answer: what it holds.  Blocking, bounded.  0 or -1 with err. */
 static int link_connect(struct agent_link *l, struct weir_error *err)
 {
-	int fd = usock_connect(l->home, AGENT_SOCKET, err);
+	int fd = usock_connect(l->home, AGENT_PROTO_SOCKET, err);
 	int64_t deadline;
 	json_t *hello, *env;
 	char *text;
@@ -459,18 +411,18 @@ static int link_connect(struct agent_link *l, struct weir_error *err)
 		deadline = clock_mono_ms() + AGENT_START_WAIT_MS;
 		while (fd < 0 && clock_mono_ms() < deadline) {
 			clock_sleep_ms(5);
-			fd = usock_connect(l->home, AGENT_SOCKET, err);
+			fd = usock_connect(l->home, AGENT_PROTO_SOCKET, err);
 		}
 		if (fd < 0)
 			return weir_error_set(err, WEIR_E_UNAVAILABLE,
 			                      "the agent did not answer at %s/%s within %d ms", l->home,
-			                      AGENT_SOCKET, AGENT_START_WAIT_MS);
+			                      AGENT_PROTO_SOCKET, AGENT_START_WAIT_MS);
 	}
 	env = json_array();
 	for (size_t i = 0; l->env[i]; i++)
 		json_array_append_new(env, json_string(l->env[i]));
-	hello = json_pack("{s:s,s:o,s:i,s:[s]}", "t", "hello", "env", env, "kill_grace_s",
-	                  l->kill_grace_s, "mask", l->token);
+	hello = json_pack("{s:s,s:o,s:i,s:[s]}", AGENT_KEY_KIND, AGENT_MSG_HELLO, AGENT_KEY_ENV, env,
+	                  AGENT_KEY_KILL_GRACE_S, l->kill_grace_s, AGENT_KEY_MASK, l->token);
 	text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
 	json_decref(hello);
 	if (!text || write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
@@ -595,21 +547,22 @@ int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, b
 {
 	int rc = 0;
 
-	strbuf_addstr(sb, "{\"t\":\"start\",\"job\":");
+	strbuf_addstr(sb, "{\"" AGENT_KEY_KIND "\":\"" AGENT_MSG_START "\",\"" AGENT_KEY_JOB "\":");
 	strbuf_addi(sb, task->job_id);
-	strbuf_addstr(sb, ",\"role\":");
+	strbuf_addstr(sb, ",\"" AGENT_KEY_ROLE "\":");
 	rc |= json_util_write_string(sb, task->role);
-	strbuf_addstr(sb, ",\"index\":");
+	strbuf_addstr(sb, ",\"" AGENT_KEY_INDEX "\":");
 	strbuf_addi(sb, task->index);
-	strbuf_addstr(sb, ",\"attempt\":");
+	strbuf_addstr(sb, ",\"" AGENT_KEY_ATTEMPT "\":");
 	strbuf_addi(sb, task->attempt);
-	strbuf_addstr(sb, ",\"task\":");
+	strbuf_addstr(sb, ",\"" AGENT_KEY_TASK "\":");
 	strbuf_addstr(sb, task->answer ? task->answer : "null");
-	strbuf_addstr(sb, ",\"log\":");
+	strbuf_addstr(sb, ",\"" AGENT_KEY_LOG "\":");
 	rc |= json_util_write_string(sb, task->log_path);
-	strbuf_addstr(sb, log_to_server ? ",\"log_to_server\":true" : ",\"log_to_server\":false");
+	strbuf_addstr(sb, log_to_server ? ",\"" AGENT_KEY_LOG_TO_SERVER "\":true"
+	                           : ",\"" AGENT_KEY_LOG_TO_SERVER "\":false");
 	if (secret) {
-		strbuf_addstr(sb, ",\"secret\":");
+		strbuf_addstr(sb, ",\"" AGENT_KEY_SECRET "\":");
 		rc |= json_util_write_string(sb, secret);
 	}
 	strbuf_addstr(sb, "}\n");
@@ -623,7 +576,7 @@ int agent_link_start(struct agent_link *l, const struct executor_task *task, boo
 	struct held *h = calloc(1, sizeof *h);
 	struct strbuf sb = STRBUF_INIT;
 
-	task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
+	agent_proto_task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
 	if (!h || agent_link_start_line(&sb, task, log_to_server, secret) < 0 ||
 	    !(h->start_line = strbuf_detach(&sb, NULL)) ||
 	    hashmap_put_str(l->held, key, h, NULL) < 0) {
@@ -641,9 +594,10 @@ int agent_link_start(struct agent_link *l, const struct executor_task *task, boo
 int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
                       struct weir_error *err)
 {
-	json_t *m = json_pack("{s:s,s:I,s:s,s:i,s:i,s:i}", "t", "kill", "job",
-	                      (json_int_t)task->job_id, "role", task->role, "index", task->index,
-	                      "attempt", task->attempt, "sig", sig);
+	json_t *m = json_pack("{s:s,s:I,s:s,s:i,s:i,s:i}", AGENT_KEY_KIND, AGENT_MSG_KILL,
+	                      AGENT_KEY_JOB, (json_int_t)task->job_id, AGENT_KEY_ROLE, task->role,
+	                      AGENT_KEY_INDEX, task->index, AGENT_KEY_ATTEMPT, task->attempt,
+	                      AGENT_KEY_SIG, sig);
 
 	if (!m)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -665,7 +619,7 @@ bool agent_link_holds(struct agent_link *l, const struct executor_task *task)
 {
 	char key[160];
 
-	task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
+	agent_proto_task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
 	return hashmap_find_str(l->held, key, NULL);
 }
 
@@ -675,7 +629,7 @@ void agent_link_destroy(struct agent_link *l)
 		return;
 	if (l->pipe) {
 		/* what is queued, then goodbye: an agent with nothing to do exits */
-		strbuf_addstr(&l->out, "{\"t\":\"bye\"}\n");
+		strbuf_addstr(&l->out, "{\"" AGENT_KEY_KIND "\":\"" AGENT_MSG_BYE "\"}\n");
 		uv_buf_t b = uv_buf_init(l->out.buf, (unsigned)l->out.len);
 		uv_try_write((uv_stream_t *)l->pipe, &b, 1);
 		uv_read_stop((uv_stream_t *)l->pipe);

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exec/artifact_cache.h"
+#include "lib/artifact_cache.h"
 #include "lib/dynlib.h"
 #include "lib/fs.h"
 #include "lib/log.h"

@@ -1,5 +1,5 @@
 /* artifact.h: archives (zip, tar, tar.gz/bz2/xz, conda-pack) unpacked once
- * per content hash into the cache (layout in exec/artifact_cache.h), shared
+ * per content hash into the cache (layout in lib/artifact_cache.h), shared
  * read-only by every task and job that uses the same archive.
  *
  * Links libarchive and nettle; the lean launcher reaches these functions by

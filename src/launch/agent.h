@@ -10,7 +10,8 @@
  * holds HOME/agent/lock while it lives.  The server connects once and keeps
  * the connection; both sides write newline-delimited JSON, as many
  * messages in one write as a loop turn has (docs/internals/launch.md, "The
- * agent"):
+ * agent"); exec/agent_proto.h defines the kinds, keys and framing both
+ * ends use:
  *
  *   server -> agent   hello {server, env, kill_grace_s}, start {key fields,
  *                     task (the register answer, or null: the shim
@@ -33,6 +34,8 @@
 
 #include <stdbool.h>
 
+#include "exec/agent_proto.h"
+
 /* argv[0] is "agent", argv[-1] the program's name (the mains pass their
  * argv + 1).  An agent started with what lib/env_scrub.h drops in its
  * environment (the server's token, connections, secret-looking names: by
@@ -43,7 +46,7 @@
 int agent_main(int argc, char **argv);
 
 /* The socket's name in the home. */
-#define AGENT_SOCKET "agent.sock"
+#define AGENT_SOCKET AGENT_PROTO_SOCKET
 
 /* `weir agent status [--json]`: asks the agent of `home` and prints its pid,
  * its resident size and a line per task, or with `as_json` its answer as it

@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "exec/agent_proto.h"
 #include "lib/clock.h"
 #include "lib/env_scrub.h"
 #include "lib/json_line.h"
@@ -19,17 +20,14 @@ extern char **environ;
 
 static void conn_send(struct conn *c, json_t *msg, bool lazy)
 {
-	char *text = json_dumps(msg, JSON_COMPACT);
+	bool was_empty = !c->out.len;
 
-	if (text) {
-		if (!lazy)
-			c->lazy_since = 0;
-		else if (!c->out.len)
-			c->lazy_since = clock_mono_ms();
-		strbuf_addstr(&c->out, text);
-		strbuf_addch(&c->out, '\n');
-	}
-	free(text);
+	if (agent_proto_frame(&c->out, msg) < 0)
+		return;
+	if (!lazy)
+		c->lazy_since = 0;
+	else if (was_empty)
+		c->lazy_since = clock_mono_ms();
 }
 
 void agent_send(struct agent *a, json_t *msg)
@@ -123,7 +121,7 @@ static struct agent_task *task_of_msg(struct agent *a, json_t *msg)
 static void on_kill(struct agent *a, json_t *msg)
 {
 	struct agent_task *t = task_of_msg(a, msg);
-	int sig = (int)json_integer_value(json_object_get(msg, "sig"));
+	int sig = (int)json_integer_value(json_object_get(msg, AGENT_KEY_SIG));
 
 	if (!t || !t->alive || sig <= 0)
 		return;
@@ -135,7 +133,7 @@ static void on_kill(struct agent *a, json_t *msg)
 
 static void on_ack(struct agent *a, json_t *msg)
 {
-	json_t *keys = json_object_get(msg, "keys");
+	json_t *keys = json_object_get(msg, AGENT_KEY_KEYS);
 	size_t i;
 	json_t *k;
 
@@ -182,25 +180,25 @@ static void take_env(struct agent *a, json_t *env)
 static void on_hello(struct agent *a, int ci, json_t *msg)
 {
 	struct hashmap_iter it;
-	json_t *g = json_object_get(msg, "kill_grace_s");
+	json_t *g = json_object_get(msg, AGENT_KEY_KILL_GRACE_S);
 
 	/* a previous server's connection, if still open, closes by itself */
 	a->server = ci;
-	take_env(a, json_object_get(msg, "env"));
+	take_env(a, json_object_get(msg, AGENT_KEY_ENV));
 	/* the server's token, masked in every task's output: kept in memory
 	 * (the shims are forks), never in an environment */
 	free(a->token);
 	a->token = NULL;
-	if (json_string_value(json_array_get(json_object_get(msg, "mask"), 0)))
+	if (json_string_value(json_array_get(json_object_get(msg, AGENT_KEY_MASK), 0)))
 		a->token =
-		    strdup(json_string_value(json_array_get(json_object_get(msg, "mask"), 0)));
+		    strdup(json_string_value(json_array_get(json_object_get(msg, AGENT_KEY_MASK), 0)));
 	/* spares were forked with the previous server's environment (its URL,
 	 * its token): new ones are made after this turn */
 	agent_pool_retire(&a->pool);
 	if (json_is_integer(g))
 		a->kill_grace_s = (int)json_integer_value(g);
-	agent_send(a, json_pack("{s:s,s:i,s:o}", "t", "held", "agent_pid", (int)getpid(), "tasks",
-	                         agent_held_json(a)));
+	agent_send(a, json_pack("{s:s,s:i,s:o}", AGENT_KEY_KIND, AGENT_MSG_HELD, AGENT_KEY_AGENT_PID,
+	                        (int)getpid(), AGENT_KEY_TASKS, agent_held_json(a)));
 	/* what the previous server may not have had: everything again (the
 	 * server ignores what it knows) */
 	hashmap_iter_init(&it, a->tasks);
@@ -223,24 +221,24 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 /* One message; `line` (`len` bytes) is its text as received. */
 static void on_message(struct agent *a, int ci, json_t *msg, const char *line, size_t len)
 {
-	const char *t = json_string_value(json_object_get(msg, "t"));
+	const char *t = agent_proto_kind(msg);
 
 	if (!t)
 		return;
-	if (!strcmp(t, "hello")) {
+	if (!strcmp(t, AGENT_MSG_HELLO)) {
 		on_hello(a, ci, msg);
-	} else if (!strcmp(t, "start")) {
+	} else if (!strcmp(t, AGENT_MSG_START)) {
 		agent_on_start(a, msg, line, len);
-	} else if (!strcmp(t, "kill")) {
+	} else if (!strcmp(t, AGENT_MSG_KILL)) {
 		on_kill(a, msg);
-	} else if (!strcmp(t, "ack")) {
+	} else if (!strcmp(t, AGENT_MSG_ACK)) {
 		on_ack(a, msg);
-	} else if (!strcmp(t, "bye")) {
+	} else if (!strcmp(t, AGENT_MSG_BYE)) {
 		if (a->server == ci)
 			a->server = -1;
 		if (agent_live_tasks(a) == 0)
 			a->quit = true;
-	} else if (!strcmp(t, "status")) {
+	} else if (!strcmp(t, AGENT_MSG_STATUS)) {
 		json_t *m = agent_status_json(a);
 		conn_send(&a->conns[ci], m, false);
 		json_decref(m);
@@ -269,14 +267,11 @@ bool agent_on_conn(struct agent *a, int ci)
 	open_still = n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK);
 	size_t start = 0;
 	for (;;) {
-		char *nl = memchr(c->in.buf + start, '\n', c->in.len - start);
-		if (!nl)
+		size_t len;
+		const char *line = agent_proto_next_line(&c->in, &start, &len);
+		if (!line)
 			break;
-		*nl = '\0';
-		const char *line = c->in.buf + start;
-		size_t len = (size_t)(nl - line);
 		json_t *msg = json_line_loads(line);
-		start = (size_t)(nl - c->in.buf) + 1;
 		/* a NUL inside: what was parsed is not the whole line */
 		if (msg)
 			on_message(a, ci, msg, memchr(line, '\0', len) ? NULL : line, len);

@@ -29,7 +29,7 @@
 
 #include <jansson.h>
 
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 #include "launch/spare_dirs.h"
 #include "lib/hashmap.h"
 #include "lib/strvec.h"

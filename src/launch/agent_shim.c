@@ -14,7 +14,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 #include "launch/launch.h"
 #include "launch/spare_dirs.h"
 #include "lib/fs.h"
@@ -210,7 +210,7 @@ void agent_task_spawned(struct agent *a, struct agent_task *t, pid_t pid)
 	t->alive = true;
 	hashmap_put_int(a->pids, pid, t, NULL);
 	json_t *m = agent_task_key_json(t);
-	json_object_set_new(m, "t", json_string("spawned"));
+	json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_SPAWNED));
 	json_object_set_new(m, "pid", json_integer(pid));
 	agent_send_lazy(a, m);
 }
@@ -229,7 +229,7 @@ void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len)
 	if (t) {
 		/* a start sent again after a reconnect: it runs (or ran) once */
 		json_t *m = agent_task_key_json(t);
-		json_object_set_new(m, "t", json_string("spawned"));
+		json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_SPAWNED));
 		json_object_set_new(m, "pid", json_integer(t->pid));
 		agent_send(a, m);
 		return;
@@ -244,7 +244,7 @@ void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len)
 		char why[160];
 		snprintf(why, sizeof why, "cannot fork the task's shim: %s", strerror(errno));
 		json_t *m = agent_task_key_json(t);
-		json_object_set_new(m, "t", json_string("lost"));
+		json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_LOST));
 		json_object_set_new(m, "why", json_string(why));
 		agent_send(a, m);
 		agent_task_drop(a, t);

@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 
+#include "exec/agent_proto.h"
 #include "launch/agent_pool.h"
 #include "launch/journal.h"
 #include "lib/hashmap.h"

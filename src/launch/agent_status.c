@@ -38,7 +38,7 @@ int agent_status_print(const char *home, bool as_json)
 		        strerror(errno));
 		return 1;
 	}
-	static const char ask[] = "{\"t\":\"status\"}\n";
+	static const char ask[] = "{\"" AGENT_KEY_KIND "\":\"" AGENT_MSG_STATUS "\"}\n";
 	if (write(fd, ask, sizeof ask - 1) < 0) {
 		close(fd);
 		return 1;

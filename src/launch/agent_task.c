@@ -89,7 +89,7 @@ static void started_send_now(struct agent *a, struct agent_task *t, int pid, int
 	if (t->started_sent || a->server < 0)
 		return;
 	m = agent_task_key_json(t);
-	json_object_set_new(m, "t", json_string("started"));
+	json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_STARTED));
 	json_object_set_new(m, "pid", json_integer(pid));
 	json_object_set_new(m, "port", json_integer(port));
 	json_object_set_new(m, "launcher_pid", json_integer(t->pid));
@@ -200,7 +200,7 @@ static bool task_take_state(struct agent *a, struct agent_task *t, struct journa
 		agent_pool_task_begun(&a->pool, t->pid);
 	if (st.exited && !t->result && !st.reported) {
 		json_t *r = st.exited;
-		json_object_set_new(r, "t", json_string("exited"));
+		json_object_set_new(r, AGENT_KEY_KIND, json_string(AGENT_MSG_EXITED));
 		t->result = json_incref(r);
 		agent_send_result(a, t);
 		/* its shim comes back to the pool, most often: no fork for it */
@@ -209,7 +209,7 @@ static bool task_take_state(struct agent *a, struct agent_task *t, struct journa
 	} else if (st.exited && st.reported && !t->alive) {
 		/* nothing to deliver: the server only forgets it */
 		json_t *m = agent_task_key_json(t);
-		json_object_set_new(m, "t", json_string("done"));
+		json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_DONE));
 		agent_send(a, m);
 		journal_remove(a->dir, t->key);
 		journal_state_release(&st);
@@ -260,7 +260,7 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	/* nothing of a task whose shim died may run on */
 	proc_kill_session(t->pid);
 	json_t *m = agent_task_key_json(t);
-	json_object_set_new(m, "t", json_string("lost"));
+	json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_LOST));
 	json_object_set_new(m, "pid", json_integer(t->pid));
 	char why[160];
 	if (t->restarts)

@@ -14,13 +14,14 @@
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "exec/agent_proto.h"
 #include "lib/fs.h"
 #include "lib/json_line.h"
 
 int journal_key(char *buf, size_t size, long long job, const char *role, int index, int attempt)
 {
-	int n = snprintf(buf, size, "%lld.%s.%d.%d", job, role, index, attempt);
-	return n > 0 && (size_t)n < size && !strchr(role, '.') && !strchr(role, '/') ? 0 : -1;
+	int rc = agent_proto_task_key(buf, size, job, role, index, attempt);
+	return rc == 0 && !strchr(role, '.') && !strchr(role, '/') ? 0 : -1;
 }
 
 int journal_key_parse(const char *key, long long *job, char *role_buf, size_t role_size,

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 #include "launch/contract.h"
 #include "launch/journal.h"
 #include "launch/logship.h"

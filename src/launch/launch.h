@@ -34,7 +34,7 @@
 
 #include <jansson.h>
 
-struct cgroup; /* exec/cgroup.h */
+struct cgroup; /* launch/cgroup.h */
 
 /* argv[0] is "launch".  Returns the process's exit status. */
 int launch_main(int argc, char **argv);

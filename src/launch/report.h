@@ -1,5 +1,5 @@
 /* report.h: the launcher's `exited` report, both ends of it: the launcher
- * writes it (launch.c) and the server reads it (server/job_manager/launch.c),
+ * writes it (launch.c) and the server reads it (server/job_manager/protocol.c),
  * so its fields are named in one place (docs/internals/launch.md).
  *
  * The fields: exit_code, signal (null: none), oom_killed, peak_memory_bytes,

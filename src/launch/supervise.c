@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "launch/command.h"
+#include "lib/shell.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/proc.h"
@@ -289,7 +289,7 @@ static char *find_program(const char *name, char **envp, const char *workdir,
 static int spawn_plan_make(const struct supervise_spec *spec, struct spawn_plan *p)
 {
 	memset(p, 0, sizeof *p);
-	int w = spec->force_shell ? 1 : command_words(spec->command, &p->words);
+	int w = spec->force_shell ? 1 : shell_words(spec->command, &p->words);
 	if (w < 0)
 		return -1;
 	if (w == 0) {

@@ -3,7 +3,7 @@
  * supervise_run() forks the program in its own process group (in the
  * task's cgroup when there is one, its stdout and stderr on the log pipe when
  * there is one): exec'd directly from the command's words when it has no
- * shell syntax (launch/command.h), else as `sh -c command`; the child resets
+ * shell syntax (lib/shell.h), else as `sh -c command`; the child resets
  * every signal's disposition and its mask and closes what it inherited, and
  * a failure to become the program (the cgroup, the user, the directory,
  * exec) comes back in the memory the child shares until exec, in the OS's words.  It supervises it in one loop: poll() on a signalfd and the
@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 #include "lib/error.h"
 #include "lib/run_as.h"
 #include "model/end_cause.h"

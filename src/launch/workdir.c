@@ -15,7 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "exec/artifact_cache.h"
+#include "lib/artifact_cache.h"
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/strbuf.h"

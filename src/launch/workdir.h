@@ -3,7 +3,7 @@
  * workdir_prepare() makes the working directory, links every top-level entry
  * of the job's src_dir into it, and links each artifact as its name:
  * directories (archive=false) directly, archives through the shared cache
- * (exec/artifact_cache.h): one already unpacked is linked at once; one that
+ * (lib/artifact_cache.h): one already unpacked is linked at once; one that
  * is not is unpacked by the registered unpacker first.
  *
  * Why an unpacker hook: the launcher is started once per task, so its start

@@ -64,3 +64,14 @@ int weir_error_http_status(enum weir_error_kind kind)
 	}
 	return 500;
 }
+
+int weir_error_oom(struct weir_error *err)
+{
+	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+}
+
+void *weir_error_oom_null(struct weir_error *err)
+{
+	weir_error_oom(err);
+	return NULL;
+}

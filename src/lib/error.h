@@ -40,6 +40,12 @@ int weir_error_set(struct weir_error *err, enum weir_error_kind kind, const char
 void weir_error_prefix(struct weir_error *err, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Out of memory: WEIR_E_INTERNAL, "out of memory" (err may be NULL).
+ * weir_error_oom returns -1 and weir_error_oom_null NULL, so that a caller
+ * returns either at once. */
+int weir_error_oom(struct weir_error *err);
+void *weir_error_oom_null(struct weir_error *err);
+
 void weir_error_clear(struct weir_error *err);
 
 /* The HTTP status for an error kind. */

@@ -1,76 +1,113 @@
 /* metrics.h: the process's metrics registry, in Prometheus's text
  * exposition format (docs/metrics.md lists every series).
  *
- * The registry is a set of fixed arrays made at start: counting an event is
- * one or a few relaxed atomic additions, never an allocation or a lock, so
- * any layer may count on its hot path and any thread may count (a libuv work
- * item's thread too).  Histograms keep their sum in integer nanoseconds.
+ * The registry knows no series of its own: it gives the types a series is
+ * made of (histograms with fixed buckets, counters), the text format, and
+ * the list of sources a page renders.  The layer that measures a thing
+ * defines its series (the store its commits, store/store.c; the server its
+ * jobs, task instances, DAG runs, loop and notifications,
+ * server/observe_series.c; the API its HTTP counters, api/metrics_route.c)
+ * and adds its source once.
  *
- * The series here are the ones whose events happen below the API layer (the
- * store's commits, the loop, jobs, task instances, DAG runs, notifications);
- * the API adds its HTTP series and the gauges it asks the server for when it
- * renders the page (api/metrics_route.h).
+ * Counting is one or a few relaxed atomic additions, never an allocation
+ * or a lock, so any layer may count on its hot path and any thread may
+ * count (a libuv work item's thread too).  Histograms keep their sum in
+ * integer nanoseconds.
  */
 #ifndef WEIR_LIB_METRICS_H
 #define WEIR_LIB_METRICS_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include "lib/strbuf.h"
 
-/* The histograms, each with its own fixed buckets (metrics.c). */
-enum metrics_hist {
-	METRICS_JOB_QUEUE_WAIT, /* weir_job_queue_wait_seconds: queued -> allocated */
-	METRICS_JOB_RUN,        /* weir_job_run_seconds: running -> ended (last attempt) */
-	METRICS_TI_QUEUE_WAIT,  /* weir_task_instance_queue_wait_seconds: queued -> started */
-	METRICS_TI_RUN,         /* weir_task_instance_run_seconds: a try, started -> ended */
-	METRICS_STORE_COMMIT,   /* weir_store_commit_seconds: one COMMIT */
-	METRICS_LOOP_LAG,       /* weir_loop_timer_lag_seconds: how late a timer fired */
-	METRICS_LOOP_TURN,      /* weir_loop_turn_seconds: a loop turn's work */
-	METRICS_HIST_COUNT
+#define METRICS_MAX_BOUNDS 16
+
+/* The buckets every series shares (cumulative "le" bounds, in seconds). */
+/* Seconds a job, a task or a run takes: from a tenth of a second to a day. */
+#define METRICS_BOUNDS_LONG_N 14
+extern const double metrics_bounds_long[METRICS_BOUNDS_LONG_N];
+/* How long something waits for a slot: 10 ms to an hour. */
+#define METRICS_BOUNDS_WAIT_N 12
+extern const double metrics_bounds_wait[METRICS_BOUNDS_WAIT_N];
+/* Work inside the server: 100 us to 2.5 s. */
+#define METRICS_BOUNDS_SHORT_N 14
+extern const double metrics_bounds_short[METRICS_BOUNDS_SHORT_N];
+
+/* A histogram's counts: one per bucket (the last one: +Inf only, summed
+ * when rendered), the count and the sum in nanoseconds.  Zero is empty. */
+struct metrics_hist_cells {
+	atomic_uint_fast64_t bucket[METRICS_MAX_BOUNDS + 1];
+	atomic_uint_fast64_t count;
+	atomic_uint_fast64_t sum_ns;
 };
 
-/* The plain counters. */
-enum metrics_counter {
-	METRICS_NOTIFICATIONS_SENT,   /* weir_notifications_total{result="sent"} */
-	METRICS_NOTIFICATIONS_FAILED, /* weir_notifications_total{result="failed"} */
-	METRICS_EVENT_LOG_WRITTEN,    /* weir_event_log_records_total */
-	METRICS_EVENT_LOG_PRUNED,     /* weir_event_log_pruned_total */
-	METRICS_COUNTER_COUNT
+/* A histogram without labels: its name, help, buckets and counts. */
+struct metrics_hist {
+	const char *name;
+	const char *help;
+	const double *bounds;
+	int n_bounds;
+	struct metrics_hist_cells cells;
 };
 
-/* How many DAGs have their own dag_id label; the runs of DAGs past that
- * count under dag_id="_other" (the page stays bounded). */
-#define METRICS_DAG_MAX 512
+/* A static initializer: METRICS_HIST("weir_x_seconds", "help", long). */
+#define METRICS_HIST(name_, help_, kind)                                                           \
+	{                                                                                          \
+		.name = (name_), .help = (help_), .bounds = metrics_bounds_##kind,                 \
+		.n_bounds = (int)(sizeof metrics_bounds_##kind / sizeof metrics_bounds_##kind[0])  \
+	}
 
-/* Records one observation of `seconds` (negative counts as 0). */
-void metrics_observe(enum metrics_hist h, double seconds);
+/* Records one observation of `seconds` into cells with those bounds
+ * (negative or NaN counts as 0). */
+void metrics_cells_observe(struct metrics_hist_cells *c, const double *bounds, int n_bounds,
+                           double seconds);
+/* The same into a histogram. */
+void metrics_hist_observe(struct metrics_hist *h, double seconds);
 /* The same from two millisecond times (end before start counts as 0;
  * either one 0 or below: nothing is recorded, the time is unknown). */
-void metrics_observe_ms(enum metrics_hist h, int64_t start_ms, int64_t end_ms);
-/* Adds one, or n, to a counter. */
-void metrics_count(enum metrics_counter c);
-void metrics_count_add(enum metrics_counter c, uint64_t n);
-/* A notification's delivery ended: sent (true) or failed for good (false).
- * A retried delivery counts once, at its end. */
-void metrics_count_notification(bool sent);
-/* A DAG run reached a final state after `seconds` (its start to its end).
- * From the loop's thread only: the first run of a DAG takes its slot. */
-void metrics_dag_run_end(const char *dag_id, bool success, double seconds);
+void metrics_hist_observe_ms(struct metrics_hist *h, int64_t start_ms, int64_t end_ms);
 
-/* Appends the text of every series above (HELP, TYPE, samples) to `out`.
- * 0, or -1 when out of memory.  From the loop's thread. */
-int metrics_render(struct strbuf *out);
+/* Adds n to a counter; reads one. */
+void metrics_counter_add(atomic_uint_fast64_t *c, uint64_t n);
+uint64_t metrics_counter_load(atomic_uint_fast64_t *c);
 
-/* Helpers for whoever renders more series in the same format. */
+/* ---- the text format ---- */
+
 /* "# HELP name help\n# TYPE name type\n" */
 int metrics_render_header(struct strbuf *out, const char *name, const char *type, const char *help);
 /* A label value with Prometheus's escapes (\\, \", \n). */
 int metrics_render_label_value(struct strbuf *out, const char *value);
+/* The samples of one histogram's cells (no header); `labels` ("dag_id=\"x\","
+ * with its trailing comma, or "") go first in every sample's label set. */
+void metrics_render_cells(struct strbuf *out, const char *name, const char *labels,
+                          struct metrics_hist_cells *c, const double *bounds, int n_bounds);
+/* A histogram without labels: header and samples. */
+void metrics_render_hist(struct strbuf *out, struct metrics_hist *h);
 
-/* Sets every series back to zero and forgets the DAGs (unit tests). */
+/* ---- the sources a page renders ---- */
+
+/* A layer's series: render appends them (header and samples) to out, from
+ * the loop's thread; reset sets them to zero (unit tests).  Statically
+ * allocated by its owner; `next` is the registry's. */
+struct metrics_source {
+	void (*render)(struct strbuf *out);
+	void (*reset)(void);
+	struct metrics_source *next;
+};
+
+/* Adds a source to the page, once (adding it again does nothing); the page
+ * renders sources in the order they were first added.  From the loop's
+ * thread, before the page is asked for. */
+void metrics_add_source(struct metrics_source *s);
+
+/* Appends every source's series to `out`.  0, or -1 when out of memory. */
+int metrics_render(struct strbuf *out);
+
+/* Sets every source's series back to zero (unit tests). */
 void metrics_reset(void);
 
 #endif

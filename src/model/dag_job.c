@@ -22,11 +22,6 @@
 /* An error's field prefix ("env.NAME"), as long as weir_error_prefix() keeps. */
 #define DAG_JOB_FIELD_MAX 256
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-}
-
 /* Renders `tmpl` into *out (replacing it); `field` prefixes an error. */
 static int render(char **out, const char *tmpl, const struct template_ctx *ctx,
                   enum template_mode mode, const char *field, struct weir_error *err)
@@ -65,7 +60,7 @@ static int slurm_copy(struct job_slurm *dst, const struct job_slurm *src, struct
 		return 0;
 	dst->sbatch_options = calloc(src->n_sbatch_options + 1, sizeof *dst->sbatch_options);
 	if (!dst->sbatch_options)
-		return oom(err);
+		return weir_error_oom(err);
 	for (size_t i = 0; i < src->n_sbatch_options; i++) {
 		if (job_spec_set_string(&dst->sbatch_options[i], src->sbatch_options[i], err) < 0)
 			return -1;
@@ -99,7 +94,7 @@ static struct job_spec *job_copy(const struct job_spec *src, struct weir_error *
 	struct job_spec *s = job_spec_create();
 
 	if (!s) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	if (job_spec_set_string(&s->name, src->name, err) < 0 ||
@@ -161,7 +156,7 @@ static int set_try_env(struct job_spec *s, const struct strvec *env, const char 
 			continue;
 		name = strndup(env->v[i], (size_t)(eq - env->v[i]));
 		if (!name)
-			return oom(err);
+			return weir_error_oom(err);
 		rc = env_list_set(&s->env, &s->n_env, name, eq + 1, err);
 		free(name);
 		if (rc < 0)
@@ -189,7 +184,7 @@ static int data_file(json_t *spec, const char *side, const struct template_ctx *
 		rc = weir_error_set(err, WEIR_E_INVALID, "%s: expected an absolute path, got \"%s\"",
 		                    field, s);
 	else
-		rc = json_string_set(v, s) < 0 ? oom(err) : 0;
+		rc = json_string_set(v, s) < 0 ? weir_error_oom(err) : 0;
 	free(s);
 	return rc;
 }
@@ -218,7 +213,7 @@ static char *data_spec(const struct dag_task *task, const struct template_ctx *c
 		spec = json_deep_copy(task->data);
 	}
 	if (!spec) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	params = task->kind == DAG_TASK_SQL ? json_object_get(spec, "parameters")
@@ -240,7 +235,7 @@ static char *data_spec(const struct dag_task *task, const struct template_ctx *c
 		goto out;
 	text = json_dumps(spec, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	if (!text)
-		oom(err);
+		weir_error_oom(err);
 out:
 	json_decref(spec);
 	return text;
@@ -258,7 +253,7 @@ static char *data_command(const struct dag_job_try *t, struct weir_error *err)
 		cmd = NULL;
 	free(q);
 	if (!cmd)
-		oom(err);
+		weir_error_oom(err);
 	return cmd;
 }
 
@@ -273,7 +268,7 @@ static struct job_spec *command_job(const struct dag_job_try *t, const struct te
 	char *cmd = NULL;
 
 	if (!s) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	if (task->kind != DAG_TASK_COMMAND) {
@@ -299,7 +294,7 @@ static struct job_spec *command_job(const struct dag_job_try *t, const struct te
 		free(cmd);
 		cmd = both;
 		if (!cmd) {
-			oom(err);
+			weir_error_oom(err);
 			goto fail;
 		}
 	}
@@ -403,7 +398,7 @@ static int set_task_slurm(struct job_spec *s, json_t *slurm, struct weir_error *
 	struct job_spec *p;
 
 	if (!probe)
-		return oom(err);
+		return weir_error_oom(err);
 	p = job_spec_from_json(probe, err);
 	json_decref(probe);
 	if (!p)
@@ -491,7 +486,7 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 	    task->kind == DAG_TASK_JOB_TONY) {
 		cmd = roles_command(s);
 		if (!cmd) {
-			oom(err);
+			weir_error_oom(err);
 			goto fail;
 		}
 	}

@@ -68,38 +68,6 @@ static char *resolve(const char *base_dir, const char *s)
 	return *rel && strcmp(rel, ".") ? fs_join(base_dir, rel) : strdup(base_dir);
 }
 
-/* Env values may be numbers or booleans in YAML: the variable is their text. */
-static int read_env(struct field_reader *r, json_t *v, const char *prefix, struct env_var **env,
-		    size_t *n_env)
-{
-	const char *key;
-	json_t *val;
-	snprintf(r->path, sizeof r->path, "%s", prefix);
-	if (field_need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
-		return -1;
-	json_object_foreach (v, key, val) {
-		field_at(r, prefix, key, 0);
-		if (!env_name_valid(key))
-			return field_fail(r, "%s",
-				    "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
-		if (json_is_object(val) || json_is_array(val) || json_is_null(val))
-			return field_fail(r, "expected a string value, got %s", field_type_name(val));
-		if (json_is_string(val)) {
-			const char *s;
-			if (field_get_string(r, val, &s) < 0)
-				return -1;
-		}
-		char *text = template_value_text(val);
-		if (!text)
-			return field_oom(r);
-		int rc = env_list_set(env, n_env, key, text, r->err);
-		free(text);
-		if (rc < 0)
-			return -1;
-	}
-	return 0;
-}
-
 static int read_resources(struct field_reader *r, json_t *v, const char *prefix,
 			  struct dag_resources *res)
 {
@@ -621,7 +589,7 @@ static int read_task_env(struct field_reader *r, struct task_read *tr, json_t *v
 
 	tr->env = val;
 	snprintf(base, sizeof base, "%s.env", tr->prefix);
-	return read_env(r, val, base, &tr->t->env, &tr->t->n_env);
+	return env_list_read(r, val, base, &tr->t->env, &tr->t->n_env);
 }
 
 static int read_cwd(struct field_reader *r, struct task_read *tr, json_t *val)

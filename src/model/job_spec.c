@@ -35,43 +35,6 @@ static const char *const artifact_keys[] = {"path", "name", "archive", NULL};
 static const char *const restart_keys[] = {"max_restarts", "retry_exit_codes", NULL};
 static const char *const timeout_keys[] = {"allocation", "registration", "execution", NULL};
 
-/* Env values may be written as numbers or booleans in YAML; the variable is
- * their text. */
-static int read_env(struct field_reader *r, json_t *v, const char *prefix, struct env_var **env,
-		    size_t *n_env)
-{
-	const char *key;
-	json_t *val;
-	snprintf(r->path, sizeof r->path, "%s", prefix);
-	if (field_need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
-		return -1;
-	json_object_foreach (v, key, val) {
-		char buf[64];
-		const char *text;
-		field_at(r, prefix, key, 0);
-		if (!env_name_valid(key))
-			return field_fail(r, "%s",
-				    "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
-		if (json_is_string(val)) {
-			if (field_get_string(r, val, &text) < 0)
-				return -1;
-		} else if (json_is_integer(val)) {
-			snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(val));
-			text = buf;
-		} else if (json_is_real(val)) {
-			snprintf(buf, sizeof buf, "%.17g", json_real_value(val));
-			text = buf;
-		} else if (json_is_boolean(val)) {
-			text = json_is_true(val) ? "true" : "false";
-		} else {
-			return field_fail(r, "expected a string value, got %s", field_type_name(val));
-		}
-		if (env_list_set(env, n_env, key, text, r->err) < 0)
-			return -1;
-	}
-	return 0;
-}
-
 static int read_memory(struct field_reader *r, json_t *v, uint64_t *out)
 {
 	if (json_is_integer(v)) {
@@ -133,7 +96,7 @@ static int read_role(struct field_reader *r, struct job_spec *spec, const char *
 		} else if (!strcmp(key, "env")) {
 			char env_prefix[FIELD_PATH_MAX];
 			snprintf(env_prefix, sizeof env_prefix, "%s", r->path);
-			rc = read_env(r, val, env_prefix, &role->env, &role->n_env);
+			rc = env_list_read(r, val, env_prefix, &role->env, &role->n_env);
 		} else if (!strcmp(key, "untracked")) {
 			rc = field_get_bool(r, val, &role->untracked);
 			untracked_set = true;
@@ -337,7 +300,7 @@ static int read_job_field(struct field_reader *r, struct job_spec *spec, const c
 	if (!strcmp(key, "src_dir"))
 		return field_read_path(r, val, &spec->src_dir);
 	if (!strcmp(key, "env"))
-		return read_env(r, val, "env", &spec->env, &spec->n_env);
+		return env_list_read(r, val, "env", &spec->env, &spec->n_env);
 	if (!strcmp(key, "connections")) {
 		struct weir_error e = {0};
 		if (connection_list_read(&spec->connections, val, &e) < 0)

@@ -10,10 +10,8 @@
 #include <string.h>
 #include <strings.h>
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-}
+#include "model/field_reader.h"
+#include "model/template.h"
 
 struct job_spec *job_spec_create(void)
 {
@@ -43,7 +41,7 @@ struct role_spec *job_spec_add_role(struct job_spec *spec, const char *name,
 	struct role_spec *nr = copy ? realloc(spec->roles, (spec->n_roles + 1) * sizeof *nr) : NULL;
 	if (!nr) {
 		free(copy);
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	spec->roles = nr;
@@ -62,7 +60,7 @@ int env_list_set(struct env_var **env, size_t *n_env, const char *name, const ch
 {
 	char *v = strdup(value ? value : "");
 	if (!v)
-		return oom(err);
+		return weir_error_oom(err);
 	for (size_t i = 0; i < *n_env; i++) {
 		if (!strcmp((*env)[i].name, name)) {
 			free((*env)[i].value);
@@ -75,7 +73,7 @@ int env_list_set(struct env_var **env, size_t *n_env, const char *name, const ch
 	if (!nv) {
 		free(n);
 		free(v);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	*env = nv;
 	nv[*n_env].name = n;
@@ -95,7 +93,7 @@ int job_spec_add_artifact(struct job_spec *spec, const char *path, const char *n
 	if (!na) {
 		free(p);
 		free(n);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	spec->artifacts = na;
 	na[spec->n_artifacts].path = p;
@@ -109,7 +107,7 @@ int job_spec_set_string(char **field, const char *value, struct weir_error *err)
 {
 	char *v = NULL;
 	if (value && !(v = strdup(value)))
-		return oom(err);
+		return weir_error_oom(err);
 	free(*field);
 	*field = v;
 	return 0;
@@ -266,4 +264,36 @@ bool env_name_valid(const char *name)
 			return false;
 	}
 	return true;
+}
+
+int env_list_read(struct field_reader *r, json_t *v, const char *prefix, struct env_var **env,
+                  size_t *n_env)
+{
+	const char *key;
+	json_t *val;
+
+	snprintf(r->path, sizeof r->path, "%s", prefix);
+	if (field_need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
+		return -1;
+	json_object_foreach (v, key, val) {
+		field_at(r, prefix, key, 0);
+		if (!env_name_valid(key))
+			return field_fail(r, "%s",
+			                  "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
+		if (json_is_object(val) || json_is_array(val) || json_is_null(val))
+			return field_fail(r, "expected a string value, got %s", field_type_name(val));
+		if (json_is_string(val)) {
+			const char *s;
+			if (field_get_string(r, val, &s) < 0)
+				return -1;
+		}
+		char *text = template_value_text(val);
+		if (!text)
+			return field_oom(r);
+		int rc = env_list_set(env, n_env, key, text, r->err);
+		free(text);
+		if (rc < 0)
+			return -1;
+	}
+	return 0;
 }

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
 
 #include "lib/error.h"
 #include "model/duration.h"
@@ -78,5 +79,15 @@ char *format_memory_mb(uint64_t mb, char *buf, size_t size);
 /* Role names: [a-z][a-z0-9_-]{0,62}.  Env names: [A-Za-z_][A-Za-z0-9_]*. */
 bool role_name_valid(const char *name);
 bool env_name_valid(const char *name);
+
+struct field_reader; /* model/field_reader.h */
+/* An `env:` mapping of NAME: value at `prefix` (a job's, a role's, a DAG
+ * task's), each set into env/n_env (env_list_set: a name again replaces).
+ * A value may be a string, a number or a boolean (YAML writes them bare):
+ * the variable is its text as template_value_text() writes it (0.1, not
+ * 0.10000000000000001).  -1 with r->err naming the entry: not a mapping, a
+ * bad name, a list, mapping or null value; out of memory. */
+int env_list_read(struct field_reader *r, json_t *v, const char *prefix, struct env_var **env,
+                  size_t *n_env);
 
 #endif

@@ -24,17 +24,12 @@
 
 /* ---- context ----------------------------------------------------------- */
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-}
-
 int template_ctx_set(struct template_ctx *ctx, const char *name, const char *value,
 		     enum template_trust trust, struct weir_error *err)
 {
 	char *v = strdup(value ? value : "");
 	if (!v)
-		return oom(err);
+		return weir_error_oom(err);
 	for (size_t i = 0; i < ctx->n; i++) {
 		if (!strcmp(ctx->v[i].name, name)) {
 			free(ctx->v[i].value);
@@ -48,7 +43,7 @@ int template_ctx_set(struct template_ctx *ctx, const char *name, const char *val
 		struct template_var *nv = realloc(ctx->v, ncap * sizeof *nv);
 		if (!nv) {
 			free(v);
-			return oom(err);
+			return weir_error_oom(err);
 		}
 		ctx->v = nv;
 		ctx->cap = ncap;
@@ -56,7 +51,7 @@ int template_ctx_set(struct template_ctx *ctx, const char *name, const char *val
 	char *n = strdup(name);
 	if (!n) {
 		free(v);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	ctx->v[ctx->n].name = n;
 	ctx->v[ctx->n].value = v;
@@ -364,7 +359,7 @@ static char *var_value(const struct template_source *src, const char *nm, struct
 	out = template_value_text(f);
 	json_decref(j);
 	if (!out)
-		oom(err);
+		weir_error_oom(err);
 	return out;
 }
 
@@ -387,7 +382,7 @@ static char *conn_value(const struct template_source *src, const char *nm, struc
 							      "\"%s\"",
 				       id, strchr(rest, '.') + 1);
 		else if (!(out = template_value_text(v)))
-			oom(err);
+			weir_error_oom(err);
 		connection_release(&c);
 		return out;
 	}
@@ -409,7 +404,7 @@ static char *conn_value(const struct template_source *src, const char *nm, struc
 		out = strdup(v ? v : "");
 	}
 	if (!out)
-		oom(err);
+		weir_error_oom(err);
 	connection_release(&c);
 	return out;
 }
@@ -553,7 +548,7 @@ static int scan_run(struct scan *s)
 	}
 	strbuf_release(&s->pending);
 	if (rc == 0 && s->out && s->out->failed)
-		return oom(s->err);
+		return weir_error_oom(s->err);
 	return rc;
 }
 
@@ -570,7 +565,7 @@ char *template_render(const char *tmpl, const struct template_ctx *ctx, enum tem
 	}
 	char *text = strbuf_detach(&out, NULL);
 	if (!text)
-		oom(err);
+		weir_error_oom(err);
 	return text;
 }
 
@@ -613,7 +608,7 @@ static int set_json(struct template_ctx *ctx, const char *name, const json_t *v,
 {
 	char *text = template_value_text(v);
 	if (!text)
-		return oom(err);
+		return weir_error_oom(err);
 	int rc = template_ctx_set(ctx, name, text, TEMPLATE_OUTSIDE, err);
 	free(text);
 	return rc;
@@ -690,7 +685,7 @@ int template_ctx_env(const struct template_ctx *ctx, struct strvec *out, struct 
 			prc = strvec_push_kv(out, "WEIR_", upper, ctx->v[i].value);
 		}
 		if (prc < 0)
-			return oom(err);
+			return weir_error_oom(err);
 	}
 	return 0;
 }

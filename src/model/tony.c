@@ -49,11 +49,6 @@ DYNLIB_TABLE(xml, XML_FUNCS, WEIR_SONAME_XML2, "TonY XML configurations");
 #define xmlNodeGetContent (xml.xmlNodeGetContent)
 #define xmlStrcmp (xml.xmlStrcmp)
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-}
-
 struct tony_conf *tony_conf_create(void)
 {
 	return calloc(1, sizeof(struct tony_conf));
@@ -82,7 +77,7 @@ int tony_conf_set(struct tony_conf *conf, const char *name, const char *value,
 		free(n);
 		free(v);
 		free(o);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	conf->props = np;
 	np[conf->n].name = n;
@@ -133,7 +128,7 @@ static int read_property(struct tony_conf *conf, xmlNodePtr prop, const char *or
 		*slot = trimmed(text ? (const char *)text : "");
 		xmlFree(text);
 		if (!*slot) {
-			oom(err);
+			weir_error_oom(err);
 			goto out;
 		}
 	}
@@ -167,7 +162,7 @@ struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char
 	xmlInitParser();
 	ctxt = xmlNewParserCtxt();
 	if (!ctxt) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	/* No XML_PARSE_NOENT (no entity substitution), no DTDLOAD/DTDATTR. */
@@ -201,7 +196,7 @@ struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char
 	}
 	conf = tony_conf_create();
 	if (!conf) {
-		oom(err);
+		weir_error_oom(err);
 		goto out;
 	}
 	for (xmlNodePtr c = root->children; c; c = c->next) {
@@ -376,7 +371,7 @@ int tony_submit_parse(int argc, char **argv, struct tony_submit *out, struct wei
 		}
 		if (f->kind == F_LIST) {
 			if (strvec_push((struct strvec *)((char *)out + f->off), value) < 0) {
-				oom(err);
+				weir_error_oom(err);
 				goto fail;
 			}
 			continue;
@@ -384,7 +379,7 @@ int tony_submit_parse(int argc, char **argv, struct tony_submit *out, struct wei
 		char **slot = (char **)((char *)out + f->off);
 		char *copy = f->kind == F_PATH ? absolute(value) : strdup(value);
 		if (!copy) {
-			oom(err);
+			weir_error_oom(err);
 			goto fail;
 		}
 		free(*slot);
@@ -461,7 +456,7 @@ static int warn(struct builder *b, const struct tony_prop *p, const char *why)
 				  why);
 	else
 		rc = strvec_pushf(b->warnings, "%s %s: ignored: %s", p->origin, p->name, why);
-	return rc < 0 ? oom(b->err) : 0;
+	return rc < 0 ? weir_error_oom(b->err) : 0;
 }
 
 static int prop_fail(struct builder *b, const struct tony_prop *p, const char *what)
@@ -544,13 +539,13 @@ static int add_resources(struct builder *b, const struct tony_prop *p)
 	char *list = strdup(p->value);
 	int rc = -1;
 	if (!list)
-		return oom(b->err);
+		return weir_error_oom(b->err);
 	for (char *save = NULL, *item = strtok_r(list, ",", &save); item;
 	     item = strtok_r(NULL, ",", &save)) {
 		char *path = trimmed(item), *name = NULL, *abs = NULL;
 		int archive = -1;
 		if (!path) {
-			oom(b->err);
+			weir_error_oom(b->err);
 			goto out;
 		}
 		char *hash = strrchr(path, '#');
@@ -582,7 +577,7 @@ static int add_resources(struct builder *b, const struct tony_prop *p)
 		for (size_t i = 0; abs && i < b->spec->n_artifacts; i++)
 			if (!strcmp(b->spec->artifacts[i].path, abs))
 				dup = true; /* the same file listed for two roles */
-		int a = !abs ? oom(b->err)
+		int a = !abs ? weir_error_oom(b->err)
 			: dup ? 0
 			      : job_spec_add_artifact(b->spec, abs, name && *name ? name : NULL, archive,
 						      b->err);
@@ -658,7 +653,7 @@ static int apply_role_list(struct builder *b, const char *key, const char *dflt,
 	const struct tony_prop *p = tony_conf_get(b->conf, key);
 	char *list = strdup(p ? p->value : dflt);
 	if (!list)
-		return oom(b->err);
+		return weir_error_oom(b->err);
 	for (char *save = NULL, *item = strtok_r(list, ", \t\n", &save); item;
 	     item = strtok_r(NULL, ", \t\n", &save)) {
 		for (size_t i = 0; i < b->spec->n_roles; i++)
@@ -746,13 +741,13 @@ static int apply_app_key(struct builder *b, const struct tony_prop *p)
 		char *list = strdup(p->value);
 		int rc = 0;
 		if (!list)
-			return oom(b->err);
+			return weir_error_oom(b->err);
 		for (char *save = NULL, *item = strtok_r(list, ",", &save); item && rc == 0;
 		     item = strtok_r(NULL, ",", &save)) {
 			char *kv = trimmed(item);
 			char *eq = kv ? strchr(kv, '=') : NULL;
 			if (!kv)
-				rc = oom(b->err);
+				rc = weir_error_oom(b->err);
 			else if (!eq || eq == kv || (*eq = '\0', !env_name_valid(kv)))
 				rc = prop_fail(b, p, "expected NAME=VALUE,NAME=VALUE");
 			else
@@ -817,7 +812,7 @@ static int apply_flags(struct builder *b, const struct tony_submit *f)
 		free(s->python);
 		s->python = tony_python_path(f->python_binary_path, f->python_venv != NULL);
 		if (!s->python)
-			return oom(b->err);
+			return weir_error_oom(b->err);
 	}
 	if (f->python_venv) {
 		for (size_t i = 0; i < s->n_artifacts; i++)
@@ -858,7 +853,7 @@ struct job_spec *tony_to_spec(const struct tony_conf *conf, const struct tony_su
 	conf = b.conf;
 	b.spec = job_spec_create();
 	if (!b.spec) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	b.spec->framework = FRAMEWORK_TENSORFLOW; /* TonY's default */
@@ -958,7 +953,7 @@ static int conf_layer(struct tony_conf *conf, const char *path, const struct ton
 	}
 	tony_conf_destroy(layer);
 	if (rc == 0 && lookup && lookup->read && strvec_push(lookup->read, path) < 0)
-		rc = oom(err);
+		rc = weir_error_oom(err);
 	return rc;
 }
 
@@ -968,7 +963,7 @@ struct tony_conf *tony_conf_load(const struct tony_submit *flags,
 	struct tony_conf *conf = tony_conf_create();
 	char *site = NULL;
 	if (!conf) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	/* TonyClient.initTonyConf: tony-default.xml (weir's own defaults
@@ -983,7 +978,7 @@ struct tony_conf *tony_conf_load(const struct tony_submit *flags,
 	if (lookup && lookup->conf_dir && *lookup->conf_dir) {
 		site = fs_join(lookup->conf_dir, "tony-site.xml");
 		if (!site) {
-			oom(err);
+			weir_error_oom(err);
 			goto fail;
 		}
 		if (fs_exists(site) && conf_layer(conf, site, lookup, err) < 0)
@@ -995,7 +990,7 @@ struct tony_conf *tony_conf_load(const struct tony_submit *flags,
 		char *k = strndup(kv, (size_t)(eq - kv));
 		char *key = k ? trimmed(k) : NULL;
 		char *val = trimmed(eq + 1);
-		int rc = key && val ? tony_conf_set(conf, key, val, "--conf", 0, err) : oom(err);
+		int rc = key && val ? tony_conf_set(conf, key, val, "--conf", 0, err) : weir_error_oom(err);
 		free(k);
 		free(key);
 		free(val);
@@ -1027,7 +1022,7 @@ static int ship_executes(struct job_spec *s, const char *executes, struct weir_e
 	char *abs = first ? absolute(first) : NULL;
 	int rc = 0;
 	if (!abs) {
-		rc = oom(err);
+		rc = weir_error_oom(err);
 		goto out;
 	}
 	for (size_t i = 0; i < s->n_artifacts; i++)

@@ -18,9 +18,9 @@
 #include "lib/clock.h"
 #include "lib/http_client.h"
 #include "lib/log.h"
-#include "lib/metrics.h"
 #include "lib/str.h"
 #include "sched/notify_due.h"
+#include "server/observe_series.h"
 
 struct notifier *notifier_create(uv_loop_t *loop, struct store *store, struct secrets *secrets,
                                  struct weir_error *err)
@@ -139,7 +139,7 @@ void delivery_attempt_done(struct delivery *d, bool ok, const char *why)
 	}
 	delivery_attempt_release(d);
 	if (ok) {
-		metrics_count_notification(true);
+		observe_series_notification(true);
 		record(d, NOTIFY_SENT, "", 0);
 		log_info("notification %lld (%s, %s): sent, attempt %d", (long long)d->row_id,
 		         d->event, d->target, d->attempt);
@@ -151,7 +151,7 @@ void delivery_attempt_done(struct delivery *d, bool ok, const char *why)
 	log_warn("notification %lld (%s, %s): attempt %d of %d failed: %s", (long long)d->row_id,
 	         d->event, d->target, d->attempt, d->retries + 1, error);
 	if (!r.again) {
-		metrics_count_notification(false);
+		observe_series_notification(false);
 		record(d, NOTIFY_FAILED, error, 0);
 		delivery_end(d);
 		return;

@@ -4,7 +4,7 @@
  * copied into an attempt_io (the worker touches nothing else).  On the
  * thread pool: a webhook's POST (lib/http_client.h) or a mail
  * (lib/smtp_client.h).  A command is a child process, spawned without a
- * shell when it needs none (launch/command.h), the event in its
+ * shell when it needs none (lib/shell.h), the event in its
  * environment only: no value of the event is ever put into its text.
  */
 #include "server/notifier.h"
@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "launch/command.h"
+#include "lib/shell.h"
 #include "lib/http_client.h"
 #include "lib/smtp_client.h"
 #include "lib/strbuf.h"
@@ -399,7 +399,7 @@ static int start_command(struct delivery *d, struct attempt_io *io, char *why, s
 	uv_process_options_t o = {0};
 	uv_stdio_container_t stdio[3] = {
 	    {.flags = UV_IGNORE}, {.flags = UV_IGNORE}, {.flags = UV_IGNORE}};
-	int rc = command_words(d->command, &argv);
+	int rc = shell_words(d->command, &argv);
 
 	if (rc == 1 && (strvec_push(&argv, "/bin/sh") < 0 || strvec_push(&argv, "-c") < 0 ||
 	                strvec_push(&argv, d->command) < 0))

@@ -15,6 +15,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/metrics.h"
+#include "server/observe_series.h"
 #include "model/states.h"
 #include "store/event_log_store.h"
 
@@ -42,7 +43,7 @@ static void on_prepare(uv_prepare_t *h)
 	struct observe *o = h->data;
 
 	if (o->turn_start_ns)
-		metrics_observe(METRICS_LOOP_TURN, (double)(uv_hrtime() - o->turn_start_ns) / 1e9);
+		observe_series_time(OBSERVE_LOOP_TURN, (double)(uv_hrtime() - o->turn_start_ns) / 1e9);
 	o->turn_start_ns = 0;
 }
 
@@ -51,7 +52,7 @@ static void on_heartbeat(uv_timer_t *t)
 	struct observe *o = t->data;
 	uint64_t now = uv_hrtime();
 
-	metrics_observe(METRICS_LOOP_LAG, now > o->due_ns ? (double)(now - o->due_ns) / 1e9 : 0);
+	observe_series_time(OBSERVE_LOOP_LAG, now > o->due_ns ? (double)(now - o->due_ns) / 1e9 : 0);
 	o->due_ns = now + (uint64_t)OBSERVE_HEARTBEAT_MS * 1000000u;
 	uv_timer_start(&o->heartbeat, on_heartbeat, OBSERVE_HEARTBEAT_MS, 0);
 }
@@ -66,7 +67,7 @@ static void prune(struct observe *o)
 		log_warn("event log: pruning: %s", err.msg);
 		return;
 	}
-	metrics_count_add(METRICS_EVENT_LOG_PRUNED, (uint64_t)removed);
+	observe_series_count(OBSERVE_EVENT_LOG_PRUNED, (uint64_t)removed);
 	if (removed)
 		log_info("event log: %lld old records pruned", (long long)removed);
 }
@@ -86,6 +87,7 @@ struct observe *observe_create(uv_loop_t *loop, struct store *store, struct weir
 	}
 	o->loop = loop;
 	o->store = store;
+	observe_series_add();
 	uv_prepare_init(loop, &o->prepare);
 	uv_check_init(loop, &o->check);
 	uv_timer_init(loop, &o->heartbeat);

@@ -30,11 +30,6 @@ struct secrets {
 	size_t n_cfg_vars, n_over_vars;
 };
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-}
-
 const char *secret_source_name(enum secret_source s)
 {
 	switch (s) {
@@ -57,7 +52,7 @@ struct secrets *secrets_create(struct store *store, const char *home,
 	struct secrets *s = calloc(1, sizeof *s);
 
 	if (!s) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	/* the configuration's sensitive names, for every part of this process */
@@ -76,7 +71,7 @@ struct secrets *secrets_create(struct store *store, const char *home,
 			if (connection_copy(&s->cfg_conns[i], &cfg->connections[i]) < 0)
 				break;
 		if (s->n_cfg_conns != cfg->n_connections) {
-			oom(err);
+			weir_error_oom(err);
 			goto fail;
 		}
 	}
@@ -86,7 +81,7 @@ struct secrets *secrets_create(struct store *store, const char *home,
 			if (variable_copy(&s->cfg_vars[i], &cfg->variables[i]) < 0)
 				break;
 		if (s->n_cfg_vars != cfg->n_variables) {
-			oom(err);
+			weir_error_oom(err);
 			goto fail;
 		}
 	}
@@ -176,7 +171,7 @@ int secrets_conn_resolve(struct secrets *s, const char *id, struct connection *o
 		if (same_env_name(CONN_ENV_PREFIX, s->over_conns[i].id, id)) {
 			from = SECRET_OVERRIDE;
 			if (connection_copy(out, &s->over_conns[i]) < 0)
-				return oom(err);
+				return weir_error_oom(err);
 			goto found;
 		}
 	}
@@ -202,7 +197,7 @@ int secrets_conn_resolve(struct secrets *s, const char *id, struct connection *o
 		if (!strcmp(s->cfg_conns[i].id, id)) {
 			from = SECRET_CONFIG;
 			if (connection_copy(out, &s->cfg_conns[i]) < 0)
-				return oom(err);
+				return weir_error_oom(err);
 			goto found;
 		}
 	}
@@ -214,7 +209,7 @@ found:
 	/* the id as asked, whichever spelling the source used */
 	if (strcmp(out->id, id) && str_set(&out->id, id) < 0) {
 		connection_release(out);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	if (src)
 		*src = from;
@@ -242,7 +237,7 @@ int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out
 	if (env) {
 		struct variable ev = {.key = (char *)key, .value = (char *)env};
 		if (variable_copy(out, &ev) < 0)
-			return oom(err);
+			return weir_error_oom(err);
 		from = SECRET_ENV;
 		goto found;
 	}
@@ -267,10 +262,10 @@ int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out
 				      key, name);
 	}
 	if (variable_copy(out, v) < 0)
-		return oom(err);
+		return weir_error_oom(err);
 	if (strcmp(out->key, key) && str_set(&out->key, key) < 0) {
 		variable_release(out);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 found:
 	if (src)
@@ -322,7 +317,7 @@ int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, j
 			free(name);
 			free(uri);
 			connection_release(&c);
-			return oom(err);
+			return weir_error_oom(err);
 		}
 		json_object_set_new(env, name, json_string(uri));
 		mask_add(mask, uri);
@@ -365,7 +360,7 @@ static int scrub_clear_copies(struct secrets *s, struct store *store, const char
 	for (size_t i = 0; i < n; i++)
 		if (variable_is_secret(rows[i].v.key) &&
 		    variable_mask_add(&texts, rows[i].v.value) < 0) {
-			oom(err);
+			weir_error_oom(err);
 			goto out;
 		}
 	if (secrets_store_scrub(s->ss, &texts, err) < 0 ||
@@ -505,7 +500,7 @@ int secrets_conn_list(struct secrets *s, struct secret_conn **rows, size_t *n,
 	if (secrets_store_conn_list(s->ss, &st, &n_st, err) < 0)
 		return -1;
 	if (gather_ids(s, true, st, n_st, &ids) < 0 || !(out = calloc(ids.n + 1, sizeof *out))) {
-		oom(err);
+		weir_error_oom(err);
 		goto out;
 	}
 	for (; len < ids.n; len++)
@@ -536,7 +531,7 @@ int secrets_var_list(struct secrets *s, struct secret_var **rows, size_t *n,
 	if (secrets_store_var_list(s->ss, &st, &n_st, err) < 0)
 		return -1;
 	if (gather_ids(s, false, st, n_st, &ids) < 0 || !(out = calloc(ids.n + 1, sizeof *out))) {
-		oom(err);
+		weir_error_oom(err);
 		goto out;
 	}
 	for (; len < ids.n; len++)
@@ -583,7 +578,7 @@ int secrets_override_conn(struct secrets *s, const char *id_eq_uri, struct weir_
 	nv = realloc(s->over_conns, (s->n_over_conns + 1) * sizeof *nv);
 	if (!nv) {
 		connection_release(&c);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	s->over_conns = nv;
 	s->over_conns[s->n_over_conns++] = c;
@@ -604,11 +599,11 @@ int secrets_override_var(struct secrets *s, const char *key_eq_value, struct wei
 	}
 	struct variable src = {.key = key, .value = (char *)value};
 	if (variable_copy(&v, &src) < 0)
-		return oom(err);
+		return weir_error_oom(err);
 	nv = realloc(s->over_vars, (s->n_over_vars + 1) * sizeof *nv);
 	if (!nv) {
 		variable_release(&v);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	s->over_vars = nv;
 	s->over_vars[s->n_over_vars++] = v;

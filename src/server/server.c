@@ -4,7 +4,7 @@
  * API (the API calls it), the API before the HTTP listener (the listener
  * hands it requests), the executor once the port is known (launchers are
  * told where to call back).  Teardown is the reverse; no task is touched.
- * That assembly is server_parts_*, so that `weir dags test` (dag_test.c)
+ * That assembly is server_parts_*, so that `weir dags test` (cli/cli_dag_test.c)
  * runs the very same parts rather than a copy of them.
  */
 #include "server/server.h"
@@ -22,7 +22,7 @@
 
 #include "api/api.h"
 #include "api/http.h"
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 #include "exec/local.h"
 #include "exec/slurm.h"
 #include "lib/fs.h"

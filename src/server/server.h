@@ -8,7 +8,7 @@
  * store, exit 0.
  *
  * The assembly of the parts (server_parts_*) is shared with `weir dags
- * test` (server/dag_test.h), which runs the same parts in its own process
+ * test` (cli/cli_dag_test.h), which runs the same parts in its own process
  * on a temporary home.
  */
 #ifndef WEIR_SERVER_SERVER_H

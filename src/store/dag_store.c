@@ -148,12 +148,6 @@ static int db_error(struct dag_store *ds, struct weir_error *err, const char *wh
 	                      sqlite3_errmsg(ds->db));
 }
 
-static int oom(struct dag_store *ds, struct weir_error *err, const char *what)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "store %s: %s: out of memory", ds_db_path(ds),
-	                      what);
-}
-
 static int check_name(struct dag_store *ds, const char *what, const char *name,
                       const char *const *names, size_t n, struct weir_error *err)
 {
@@ -322,7 +316,8 @@ int ds_collect(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t 
 	*n = len;
 	return 0;
 nomem:
-	oom(ds, err, what);
+	weir_error_oom(err);
+	weir_error_prefix(err, "store %s: %s", ds_db_path(ds), what);
 fail:
 	sqlite3_reset(st);
 	for (size_t i = 0; i < len; i++)
@@ -357,8 +352,11 @@ int ds_collect_one(struct dag_store *ds, sqlite3_stmt *st, const char *what, siz
 		return weir_error_set(err, WEIR_E_INTERNAL,
 		                      "store %s: %s: a state this weir does not know", ds_db_path(ds),
 		                      what);
-	if (rr < 0)
-		return oom(ds, err, what);
+	if (rr < 0) {
+		weir_error_oom(err);
+		weir_error_prefix(err, "store %s: %s", ds_db_path(ds), what);
+		return -1;
+	}
 	return 0;
 }
 

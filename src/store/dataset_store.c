@@ -17,17 +17,12 @@ struct dataset_store {
 	"e.id, e.dataset_id, d.uri, e.extra, e.source_dag_id, e.source_task_id, e.source_run_id,"  \
 	" e.source_map_index, e.timestamp"
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "store: out of memory");
-}
-
 struct dataset_store *dataset_store_create(struct store *s, struct weir_error *err)
 {
 	struct dataset_store *ds = calloc(1, sizeof *ds);
 
 	if (!ds) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	ds->db = store_db(s);
@@ -87,7 +82,7 @@ static int collect(struct dataset_store *ds, sqlite3_stmt *st, const struct row_
 	k->free_rows(*rows, *n);
 	*rows = NULL;
 	*n = 0;
-	return rc == SQLITE_ROW ? oom(err) : sql_error(ds->db, k->what, err);
+	return rc == SQLITE_ROW ? weir_error_oom(err) : sql_error(ds->db, k->what, err);
 }
 
 /* The ORDER BY of `order_by` among `cols` (pairs: the API's name, the SQL
@@ -201,7 +196,7 @@ int dataset_store_get(struct dataset_store *ds, const char *uri, struct dataset_
 	sqlite3_finalize(st);
 	if (rc < 0) {
 		dataset_row_release(out);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	return 0;
 }

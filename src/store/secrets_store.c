@@ -56,18 +56,13 @@ struct secrets_store {
 	sqlite3_stmt *stmt[SS_COUNT];
 };
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "store: out of memory");
-}
-
 struct secrets_store *secrets_store_create(struct store *s, const uint8_t key[SEAL_KEY_SIZE],
 					   struct weir_error *err)
 {
 	struct secrets_store *ss = calloc(1, sizeof *ss);
 
 	if (!ss) {
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	ss->db = store_db(s);
@@ -125,7 +120,7 @@ static int bind_sealed(struct secrets_store *ss, sqlite3_stmt *st, int i, const 
 		return 0;
 	}
 	if (!(ad = seal_ad(what, id, column)))
-		return oom(err);
+		return weir_error_oom(err);
 	rc = seal_value(ss->key, ad, plain, strlen(plain), &b, &n, err);
 	free(ad);
 	if (rc < 0)
@@ -147,7 +142,7 @@ static int col_opened(struct secrets_store *ss, sqlite3_stmt *st, int i, const c
 	if (sqlite3_column_type(st, i) == SQLITE_NULL)
 		return 0;
 	if (!(ad = seal_ad(what, id, column)))
-		return oom(err);
+		return weir_error_oom(err);
 	rc = seal_open(ss->key, ad, b, (size_t)n, out, NULL, err);
 	free(ad);
 	if (rc < 0)
@@ -185,7 +180,7 @@ static int bind_conn(struct secrets_store *ss, sqlite3_stmt *st, const struct co
 		return -1;
 	if (c->extra && json_object_size(c->extra) > 0 &&
 	    !(extra = json_dumps(c->extra, JSON_COMPACT | JSON_SORT_KEYS)))
-		return oom(err);
+		return weir_error_oom(err);
 	rc = bind_sealed(ss, st, 9, "connection", c->id, "extra", extra, err);
 	free(extra);
 	return rc;
@@ -237,7 +232,7 @@ static int read_conn(struct secrets_store *ss, sqlite3_stmt *st, struct connecti
 	    col_text_or_null(st, 5, &c->login) < 0 || col_text_or_null(st, 7, &c->schema) < 0 ||
 	    !c->id || !c->type) {
 		connection_release(c);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	c->kind = connection_kind_of(c->type, NULL);
 	c->port = (int)sql_col_i64(st, 4);
@@ -301,7 +296,7 @@ static int list_rows(struct secrets_store *ss, enum ss_stmt id, size_t size,
 			size_t nc = cap ? cap * 2 : 16;
 			char *nv = realloc(v, nc * size);
 			if (!nv) {
-				oom(err);
+				weir_error_oom(err);
 				goto fail;
 			}
 			v = nv;
@@ -391,7 +386,7 @@ static int read_var(struct secrets_store *ss, sqlite3_stmt *st, struct variable 
 	if (col_text_or_null(st, 0, &v->key) < 0 || col_text_or_null(st, 2, &v->description) < 0 ||
 	    !v->key) {
 		variable_release(v);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	if (col_opened(ss, st, 1, "variable", v->key, "value", &v->value, err) < 0) {
 		variable_release(v);
@@ -399,7 +394,7 @@ static int read_var(struct secrets_store *ss, sqlite3_stmt *st, struct variable 
 	}
 	if (!v->value && !(v->value = strdup(""))) {
 		variable_release(v);
-		return oom(err);
+		return weir_error_oom(err);
 	}
 	return 0;
 }
@@ -542,7 +537,7 @@ static int clear_jobs(struct secrets_store *ss, const char *needle, struct clear
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		clear_jobs_free(v, len);
-		return rc == SQLITE_ROW ? oom(err) : sql_error(ss->db, "reading jobs' specs", err);
+		return rc == SQLITE_ROW ? weir_error_oom(err) : sql_error(ss->db, "reading jobs' specs", err);
 	}
 	*out = v;
 	*n = len;
@@ -600,7 +595,7 @@ static int scrub_one(struct secrets_store *ss, const char *text, const struct st
 
 	json_decref(js);
 	if (!quoted)
-		return oom(err);
+		return weir_error_oom(err);
 	/* the JSON text of the string, without its quotes */
 	quoted[strlen(quoted) - 1] = '\0';
 	if (clear_jobs(ss, quoted + 1, &jobs, &n, err) < 0)

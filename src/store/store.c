@@ -371,11 +371,33 @@ static void sqlite_no_memstatus(void)
 	}
 }
 
+/* The store's series on the metrics page (lib/metrics.h). */
+static struct metrics_hist commit_seconds = METRICS_HIST(
+    "weir_store_commit_seconds", "Time one commit of the store's SQLite transaction took.", short);
+
+static void render_series(struct strbuf *out)
+{
+	metrics_render_hist(out, &commit_seconds);
+}
+
+static void reset_series(void)
+{
+	memset(&commit_seconds.cells, 0, sizeof commit_seconds.cells);
+}
+
+static struct metrics_source series = {render_series, reset_series, NULL};
+
+void store_series_add(void)
+{
+	metrics_add_source(&series);
+}
+
 struct store *store_open(const char *path, struct weir_error *err)
 {
 	struct store *s;
 
 	sqlite_no_memstatus();
+	store_series_add();
 	s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(path))) {
 		free(s);
@@ -489,7 +511,7 @@ int store_commit(struct store *s, struct weir_error *err)
 		int64_t t0 = clock_mono_ns();
 		if (!st || step_done(s, st, "committing", err) < 0)
 			return -1; /* still open: the caller rolls back */
-		metrics_observe(METRICS_STORE_COMMIT, (double)(clock_mono_ns() - t0) / 1e9);
+		metrics_hist_observe(&commit_seconds, (double)(clock_mono_ns() - t0) / 1e9);
 	}
 	s->in_tx = false;
 	s->tx_begun = false;

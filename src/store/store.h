@@ -104,6 +104,10 @@ struct event_row {
 	char *message;
 };
 
+/* Adds the store's series (weir_store_commit_seconds) to the metrics page;
+ * store_open() does it.  Once; again does nothing. */
+void store_series_add(void);
+
 /* Opens (creating if absent) the database at `path`, turns on WAL and
  * foreign keys, and migrates the schema to STORE_SCHEMA_VERSION.  NULL on
  * error (an unreadable file, a newer schema, a failed migration). */

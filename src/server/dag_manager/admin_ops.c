@@ -19,11 +19,6 @@
 #include "store/admin_store.h"
 #include "store/dag_store.h"
 
-static int oom(struct weir_error *err)
-{
-	return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-}
-
 static bool run_active(enum dag_run_state s)
 {
 	return s == DAG_RUN_QUEUED || s == DAG_RUN_RUNNING;
@@ -120,7 +115,7 @@ static json_t *op_clear_run(void *ctx, const char *dag_id, const char *run_id, b
 
 	if (!refs || !dm_spec_of(dm, dag_id, err)) {
 		json_decref(refs);
-		return refs ? NULL : (oom(err), NULL);
+		return refs ? NULL : weir_error_oom_null(err);
 	}
 	dm_begin(dm);
 	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, NULL) < 0) {
@@ -271,7 +266,7 @@ static json_t *op_mark_tis(void *ctx, const char *dag_id, const struct dag_mark_
 	}
 	if (!(in = calloc(s->n_tasks + 1, sizeof *in)) || !(out = json_array())) {
 		free(in);
-		oom(err);
+		weir_error_oom(err);
 		return NULL;
 	}
 	mark_tasks(s, (size_t)t, m->upstream, m->downstream, in);

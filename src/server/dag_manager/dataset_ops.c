@@ -18,12 +18,6 @@
 #include "server/dag_manager/ops.h"
 #include "store/dataset_store.h"
 
-static json_t *oom(struct weir_error *err)
-{
-	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return NULL;
-}
-
 static bool lists(const struct strvec *v, const char *s)
 {
 	for (size_t i = 0; i < v->n; i++)
@@ -92,7 +86,7 @@ static json_t *op_list(void *ctx, const struct dataset_list_params *q, struct we
 		uris_text = uris ? json_dumps(uris, JSON_COMPACT) : NULL;
 		json_decref(uris);
 		if (!uris_text)
-			return oom(err);
+			return weir_error_oom_null(err);
 		dq.uris_json = uris_text;
 	}
 	if (dataset_store_list(dm->datasets.store, &dq, &rows, &n, &total, err) < 0) {
@@ -105,7 +99,7 @@ static json_t *op_list(void *ctx, const struct dataset_list_params *q, struct we
 	dataset_rows_free(rows, n);
 	free(uris_text);
 	out = items ? dag_view_collection("datasets", items, (size_t)total) : NULL;
-	return out ? out : oom(err);
+	return out ? out : weir_error_oom_null(err);
 }
 
 static json_t *op_get(void *ctx, const char *uri, struct weir_error *err)
@@ -121,7 +115,7 @@ static json_t *op_get(void *ctx, const char *uri, struct weir_error *err)
 	}
 	o = dataset_json(dm, &r);
 	dataset_row_release(&r);
-	return o ? o : oom(err);
+	return o ? o : weir_error_oom_null(err);
 }
 
 /* A DatasetEvent with the runs it started (BasicDAGRun). */
@@ -166,7 +160,7 @@ static json_t *events_json(struct dag_manager *dm, const struct dataset_event_qu
 		json_array_append_new(items, event_json(dm, &rows[i]));
 	dataset_event_rows_free(rows, n);
 	out = items ? dag_view_collection("dataset_events", items, (size_t)total) : NULL;
-	return out ? out : oom(err);
+	return out ? out : weir_error_oom_null(err);
 }
 
 static json_t *op_events(void *ctx, const struct dataset_event_params *p, struct weir_error *err)
@@ -210,7 +204,7 @@ static json_t *op_create_event(void *ctx, json_t *body, struct weir_error *err)
 	dataset_row_release(&d);
 	extra = json_is_object(x) ? json_dumps(x, JSON_COMPACT) : strdup("{}");
 	if (!extra)
-		return oom(err);
+		return weir_error_oom_null(err);
 	ev.extra = extra;
 	dm_begin(dm);
 	rc = dm_dataset_event(dm, json_string_value(u), &ev, err);
@@ -226,7 +220,7 @@ static json_t *op_create_event(void *ctx, json_t *body, struct weir_error *err)
 			out = event_json(dm, &rows[0]);
 		dataset_event_rows_free(rows, n);
 		if (!out && !err->msg[0])
-			oom(err);
+			weir_error_oom_null(err);
 	}
 	free(extra);
 	return out;
@@ -306,7 +300,7 @@ static json_t *op_queued(void *ctx, const char *dag_id, const char *uri, const c
 		out = dag_view_collection("datasets", items, n);
 	}
 	dataset_queue_rows_free(rows, n);
-	return out ? out : oom(err);
+	return out ? out : weir_error_oom_null(err);
 }
 
 static int op_delete_queued(void *ctx, const char *dag_id, const char *uri, const char *before,

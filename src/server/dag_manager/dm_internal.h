@@ -191,10 +191,10 @@ struct run_ctx {
 	/* the pool pass's order (pools.c): every TI that was scheduled since
 	 * the copy was read, by priority (highest first) then row; those no
 	 * longer scheduled are skipped, and one scheduled again is in place */
-	struct dm_pool_ent *pord;
-	size_t n_pord, pord_head; /* pord[0..pord_head): none scheduled */
-	bool *in_pord;            /* per TI: in pord */
-	bool pord_unreasoned;     /* a scheduled TI may show no reason yet */
+	struct dm_pool_ent *pool_order;
+	size_t n_pool_order, pool_order_head; /* pool_order[0..pool_order_head): none scheduled */
+	bool *in_pool_order;                  /* per TI: in pool_order */
+	bool pool_order_unreasoned;           /* a scheduled TI may show no reason yet */
 };
 
 /* A TI in a run's pool order. */

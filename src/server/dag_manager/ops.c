@@ -110,12 +110,6 @@ int dm_ti_json_append(struct dag_manager *dm, struct strbuf *sb, const struct da
 
 /* ---- API ops ---- */
 
-static json_t *oom(struct weir_error *err)
-{
-	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return NULL;
-}
-
 static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
@@ -128,7 +122,7 @@ static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
 	}
 	r = dm_dag_json(dm, &row);
 	dag_row_release(&row);
-	return r ? r : oom(err);
+	return r ? r : weir_error_oom_null(err);
 }
 
 static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
@@ -193,7 +187,7 @@ static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const 
 		return NULL;
 	r = dag_view_run(&row);
 	dag_run_row_release(&row);
-	return r ? r : oom(err);
+	return r ? r : weir_error_oom_null(err);
 }
 
 static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
@@ -242,7 +236,7 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 		run_id = NULL;
 	}
 	if (!run_id)
-		return oom(err);
+		return weir_error_oom_null(err);
 	if (dm_check_run_id(run_id, err) < 0)
 		goto out;
 	dm_begin(dm);
@@ -370,7 +364,7 @@ static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, cons
 	r = dm_ti_json(dm, &row, &run);
 	dag_ti_row_release(&row);
 	dag_run_row_release(&run);
-	return r ? r : oom(err);
+	return r ? r : weir_error_oom_null(err);
 }
 
 /* The log of a try that never got a job, when it has one; NULL otherwise. */

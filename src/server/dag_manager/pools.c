@@ -6,7 +6,7 @@
  * Owns: dm->pools.dirty (raised wherever a TI becomes scheduled or a
  * pool's slots free up), the pools' use, counted again at every pass from a narrow read of
  * the queued and running TIs (the pools bound how many there are), and
- * each run copy's pool order (rc->pord: its scheduled TIs by priority and
+ * each run copy's pool order (rc->pool_order: its scheduled TIs by priority and
  * row, kept from pass to pass from the books' log of TIs that became
  * scheduled).  The candidates are read from the runs' orders merged, a
  * batch at a time; when every pool is full the decision stops at the
@@ -116,10 +116,10 @@ static int ent_cmp(const void *a, const void *b)
 	return x->row < y->row ? -1 : x->row > y->row;
 }
 
-static void pord_add(struct run_ctx *rc, size_t ti)
+static void pool_order_add(struct run_ctx *rc, size_t ti)
 {
-	rc->in_pord[ti] = true;
-	rc->pord[rc->n_pord++] = (struct dm_pool_ent){
+	rc->in_pool_order[ti] = true;
+	rc->pool_order[rc->n_pool_order++] = (struct dm_pool_ent){
 	    .priority = rc->rows[rc->ti_row[ti]].priority, .row = rc->ti_row[ti], .ti = ti};
 }
 
@@ -128,43 +128,43 @@ static void pord_add(struct run_ctx *rc, size_t ti)
  * longer scheduled passed, and those no longer scheduled dropped once
  * they outnumber those that are.  Work: what changed, not the number
  * waiting. */
-static bool pord_sync(struct run_ctx *rc)
+static bool pool_order_sync(struct run_ctx *rc)
 {
 	struct dag_book *b = &rc->book;
 	size_t n_new = 0;
 
-	if (!rc->pord) {
-		rc->pord = malloc((rc->n_tis ? rc->n_tis : 1) * sizeof *rc->pord);
-		rc->in_pord = calloc(rc->n_tis ? rc->n_tis : 1, sizeof *rc->in_pord);
-		if (!rc->pord || !rc->in_pord) {
-			free(rc->pord);
-			free(rc->in_pord);
-			rc->pord = NULL;
-			rc->in_pord = NULL;
+	if (!rc->pool_order) {
+		rc->pool_order = malloc((rc->n_tis ? rc->n_tis : 1) * sizeof *rc->pool_order);
+		rc->in_pool_order = calloc(rc->n_tis ? rc->n_tis : 1, sizeof *rc->in_pool_order);
+		if (!rc->pool_order || !rc->in_pool_order) {
+			free(rc->pool_order);
+			free(rc->in_pool_order);
+			rc->pool_order = NULL;
+			rc->in_pool_order = NULL;
 			return false;
 		}
-		rc->n_pord = rc->pord_head = 0;
+		rc->n_pool_order = rc->pool_order_head = 0;
 		b->fresh_over = true;
 	}
 	if (b->fresh_over) {
 		for (size_t q = 0; q < b->n_ready; q++)
-			if (!rc->in_pord[b->ready[q]])
-				pord_add(rc, b->ready[q]), n_new++;
-		rc->pord_head = 0;
-		rc->pord_unreasoned = true;
+			if (!rc->in_pool_order[b->ready[q]])
+				pool_order_add(rc, b->ready[q]), n_new++;
+		rc->pool_order_head = 0;
+		rc->pool_order_unreasoned = true;
 	} else if (b->n_fresh) {
 		size_t few = 0;
 		for (size_t q = 0; q < b->n_fresh && few <= 8; q++)
-			few += !rc->in_pord[b->fresh[q]];
+			few += !rc->in_pool_order[b->fresh[q]];
 		for (size_t q = 0; q < b->n_fresh; q++) {
-			size_t ti = b->fresh[q], lo = 0, hi = rc->n_pord;
+			size_t ti = b->fresh[q], lo = 0, hi = rc->n_pool_order;
 			struct dm_pool_ent e;
-			if (rc->in_pord[ti]) {
-				rc->pord_head = 0; /* scheduled again, in its place */
+			if (rc->in_pool_order[ti]) {
+				rc->pool_order_head = 0; /* scheduled again, in its place */
 				continue;
 			}
 			if (few > 8) {
-				pord_add(rc, ti), n_new++; /* many: sorted below */
+				pool_order_add(rc, ti), n_new++; /* many: sorted below */
 				continue;
 			}
 			/* a few: each put in place */
@@ -173,39 +173,39 @@ static bool pord_sync(struct run_ctx *rc)
 			                         .ti = ti};
 			while (lo < hi) {
 				size_t mid = lo + (hi - lo) / 2;
-				if (ent_cmp(&rc->pord[mid], &e) < 0)
+				if (ent_cmp(&rc->pool_order[mid], &e) < 0)
 					lo = mid + 1;
 				else
 					hi = mid;
 			}
-			memmove(&rc->pord[lo + 1], &rc->pord[lo], (rc->n_pord - lo) * sizeof *rc->pord);
-			rc->pord[lo] = e;
-			rc->n_pord++;
-			rc->in_pord[ti] = true;
-			if (lo < rc->pord_head)
-				rc->pord_head = lo;
+			memmove(&rc->pool_order[lo + 1], &rc->pool_order[lo], (rc->n_pool_order - lo) * sizeof *rc->pool_order);
+			rc->pool_order[lo] = e;
+			rc->n_pool_order++;
+			rc->in_pool_order[ti] = true;
+			if (lo < rc->pool_order_head)
+				rc->pool_order_head = lo;
 		}
-		rc->pord_unreasoned = true;
+		rc->pool_order_unreasoned = true;
 	}
 	if (n_new) {
-		qsort(rc->pord, rc->n_pord, sizeof *rc->pord, ent_cmp);
-		rc->pord_head = 0;
+		qsort(rc->pool_order, rc->n_pool_order, sizeof *rc->pool_order, ent_cmp);
+		rc->pool_order_head = 0;
 	}
 	b->n_fresh = 0;
 	b->fresh_over = false;
-	if (rc->n_pord - b->n_ready > b->n_ready + 64) {
+	if (rc->n_pool_order - b->n_ready > b->n_ready + 64) {
 		size_t k = 0;
-		for (size_t q = 0; q < rc->n_pord; q++) {
-			if (b->ready_at[rc->pord[q].ti] != SIZE_MAX)
-				rc->pord[k++] = rc->pord[q];
+		for (size_t q = 0; q < rc->n_pool_order; q++) {
+			if (b->ready_at[rc->pool_order[q].ti] != SIZE_MAX)
+				rc->pool_order[k++] = rc->pool_order[q];
 			else
-				rc->in_pord[rc->pord[q].ti] = false;
+				rc->in_pool_order[rc->pool_order[q].ti] = false;
 		}
-		rc->n_pord = k;
-		rc->pord_head = 0;
+		rc->n_pool_order = k;
+		rc->pool_order_head = 0;
 	}
-	while (rc->pord_head < rc->n_pord && b->ready_at[rc->pord[rc->pord_head].ti] == SIZE_MAX)
-		rc->pord_head++;
+	while (rc->pool_order_head < rc->n_pool_order && b->ready_at[rc->pool_order[rc->pool_order_head].ti] == SIZE_MAX)
+		rc->pool_order_head++;
 	return true;
 }
 
@@ -215,10 +215,10 @@ static const struct dm_pool_ent *run_next(struct pool_gather *g, size_t k, bool 
 {
 	struct run_ctx *rc = g->runs[k];
 
-	if (rc->stale || (unreasoned && !rc->pord_unreasoned))
+	if (rc->stale || (unreasoned && !rc->pool_order_unreasoned))
 		return NULL;
-	for (; g->at[k] < rc->n_pord; g->at[k]++) {
-		const struct dm_pool_ent *e = &rc->pord[g->at[k]];
+	for (; g->at[k] < rc->n_pool_order; g->at[k]++) {
+		const struct dm_pool_ent *e = &rc->pool_order[g->at[k]];
 		const char *why = rc->rows[e->row].reason;
 		if (rc->book.ready_at[e->ti] == SIZE_MAX || (unreasoned && why && *why))
 			continue;
@@ -347,7 +347,7 @@ static void decide_and_act(struct dag_manager *dm, struct pool_gather *g, bool p
 
 	g->n = 0;
 	for (size_t k = 0; k < g->n_runs; k++)
-		g->at[k] = g->runs[k]->pord_head;
+		g->at[k] = g->runs[k]->pool_order_head;
 	while (!stopped) {
 		size_t start = g->n, got = 0;
 		while (got < batch && next_candidate(g, unreasoned))
@@ -411,7 +411,7 @@ void dm_pool_pass(struct dag_manager *dm)
 		goto out;
 	}
 	for (size_t k = 0; k < g.n_runs; k++)
-		if (!g.runs[k]->stale && !pord_sync(g.runs[k])) {
+		if (!g.runs[k]->stale && !pool_order_sync(g.runs[k])) {
 			weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
 			goto out;
 		}
@@ -427,7 +427,7 @@ void dm_pool_pass(struct dag_manager *dm)
 	if (!err.msg[0])
 		for (size_t k = 0; k < g.n_runs; k++)
 			if (!g.runs[k]->stale)
-				g.runs[k]->pord_unreasoned = false; /* each that waits has one */
+				g.runs[k]->pool_order_unreasoned = false; /* each that waits has one */
 out:
 	if (err.msg[0])
 		log_error("DAG pools: %s", err.msg);

@@ -24,12 +24,6 @@
 
 #define XCOM_RETURN "return_value"
 
-static json_t *oom(struct weir_error *err)
-{
-	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return NULL;
-}
-
 json_t *dm_op_get_task(void *ctx, const char *dag_id, const char *task_id,
                        struct weir_error *err)
 {
@@ -55,7 +49,7 @@ json_t *dm_op_dag_stats(void *ctx, const char *const *dag_ids, size_t n, struct 
 	json_t *dags = json_array();
 
 	if (!dags)
-		return oom(err);
+		return weir_error_oom_null(err);
 	for (size_t i = 0; i < n; i++) {
 		bool exists = false, dup = false;
 		json_t *stats;
@@ -136,7 +130,7 @@ json_t *dm_op_import_error(void *ctx, long long id, struct weir_error *err)
 		return NULL;
 	for (size_t i = 0; i < n && !r; i++)
 		if (rows[i].id == id && !(r = dag_view_import_error(&rows[i])))
-			oom(err);
+			weir_error_oom_null(err);
 	dag_import_error_rows_free(rows, n);
 	if (!r && !err->msg[0])
 		weir_error_set(err, WEIR_E_NOT_FOUND, "no import error %lld", id);
@@ -237,7 +231,7 @@ json_t *dm_op_xcom_list(void *ctx, const char *dag_id, const char *run_id, const
 	if (!all || !page || task_tis(dm, dag_id, run_id, task_id, &run, &tis, &n, err) < 0) {
 		json_decref(all);
 		json_decref(page);
-		return err->msg[0] ? NULL : oom(err);
+		return err->msg[0] ? NULL : weir_error_oom_null(err);
 	}
 	for (size_t i = 0; i < n; i++)
 		if (map_index == DAG_MAP_INDEX_ANY || tis[i].map_index == map_index)
@@ -263,7 +257,7 @@ json_t *dm_op_xcom_get(void *ctx, const char *dag_id, const char *run_id, const 
 	json_t *items = json_array(), *r = NULL;
 
 	if (!items)
-		return oom(err);
+		return weir_error_oom_null(err);
 	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &ti, err) < 0) {
 		json_decref(items);
 		return NULL;
@@ -298,7 +292,7 @@ json_t *dm_op_ti_deps(void *ctx, const char *dag_id, const char *run_id, const c
 	char why[512];
 
 	if (!a)
-		return oom(err);
+		return weir_error_oom_null(err);
 	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &ti, err) < 0) {
 		json_decref(a);
 		return NULL;
@@ -367,7 +361,7 @@ json_t *dm_op_ti_links(void *ctx, const char *dag_id, const char *run_id, const 
 	char *ui = NULL, *api = NULL;
 
 	if (!a)
-		return oom(err);
+		return weir_error_oom_null(err);
 	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &ti, err) < 0) {
 		json_decref(a);
 		return NULL;

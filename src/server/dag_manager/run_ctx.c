@@ -18,9 +18,9 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "lib/metrics.h"
 #include "sched/dag_run.h"
 #include "sched/dag_states.h"
+#include "server/observe_series.h"
 
 static void run_ctx_release(struct run_ctx *rc)
 {
@@ -28,8 +28,8 @@ static void run_ctx_release(struct run_ctx *rc)
 	dag_ti_rows_free(rc->rows, rc->n_rows);
 	free(rc->nodes);
 	dag_book_release(&rc->book);
-	free(rc->pord);
-	free(rc->in_pord);
+	free(rc->pool_order);
+	free(rc->in_pool_order);
 	hashmap_destroy(rc->task_ix);
 	hashmap_destroy(rc->by_job);
 	free(rc->pending);
@@ -559,7 +559,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 			rc->run.end_date = now;
 			dm->triggers.dirty = true; /* a trigger_dag task may wait for it */
 			if (d.run_to != d.run_from)
-				metrics_dag_run_end(
+				observe_series_dag_run_end(
 				    rc->run.dag_id, d.run_to == DAG_RUN_SUCCESS,
 				    (double)(now - (rc->run.start_date ? rc->run.start_date
 				                                       : rc->run.queued_at)) /

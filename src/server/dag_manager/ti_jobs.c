@@ -21,7 +21,6 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/mask.h"
-#include "lib/metrics.h"
 #include "model/dag_job.h"
 #include "model/template.h"
 #include "model/tony.h"
@@ -29,6 +28,7 @@
 #include "sched/dag_branch.h"
 #include "sched/dag_states.h"
 #include "server/task_user.h"
+#include "server/observe_series.h"
 #include "store/dag_store.h"
 
 /* ---- turning a TI into a job ---- */
@@ -431,8 +431,8 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	if (job_started_at > 0 && !r->start_date)
 		r->start_date = job_started_at;
 	r->end_date = clock_now_ms();
-	metrics_observe_ms(METRICS_TI_QUEUE_WAIT, r->queued_at, r->start_date);
-	metrics_observe_ms(METRICS_TI_RUN, r->start_date, r->end_date);
+	observe_series_time_ms(OBSERVE_TI_QUEUE_WAIT, r->queued_at, r->start_date);
+	observe_series_time_ms(OBSERVE_TI_RUN, r->start_date, r->end_date);
 	ev.ti = (size_t)ti;
 	ev.try_number = try_number;
 	ev.success = success;

@@ -26,12 +26,6 @@
 
 #define LAST_RUNS 10
 
-static json_t *oom(struct weir_error *err)
-{
-	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return NULL;
-}
-
 static int dag_row_get(struct dag_manager *dm, const char *dag_id, struct dag_row *row,
                        struct weir_error *err)
 {
@@ -64,7 +58,7 @@ json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err)
 	if (!s)
 		return NULL;
 	r = dag_view_tasks(s);
-	return r ? r : oom(err);
+	return r ? r : weir_error_oom_null(err);
 }
 
 /* ---- GET /dags/{dag_id}/details ---- */
@@ -89,7 +83,7 @@ json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err)
 		o = dag_view_details(&row, s, next);
 	}
 	dag_row_release(&row);
-	return o ? o : oom(err);
+	return o ? o : weir_error_oom_null(err);
 }
 
 /* ---- effective states: a TI (or try) is "queued" in the store until its
@@ -127,14 +121,14 @@ json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const 
 	if (dag_store_tries_of_ti(dm->ds, dag_id, run_id, task_id, map_index, &rows, &n, err) < 0)
 		goto out;
 	if (!(jobs = calloc(n + 1, sizeof *jobs))) {
-		oom(err);
+		weir_error_oom_null(err);
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (rows[i].state == DAG_TI_QUEUED && rows[i].job_id > 0)
 			jobs[i] = job_view_get(dm, rows[i].job_id);
 	if (!(r = dag_view_tries(rows, n, jobs, &run))) {
-		oom(err);
+		weir_error_oom_null(err);
 	} else {
 		/* each try as a whole TaskInstance (Airflow's schema): the TI's
 		 * fields under the try's own */
@@ -185,7 +179,7 @@ json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err)
 	a = json_array();
 	errs = json_array();
 	if (!a || !errs) {
-		oom(err);
+		weir_error_oom_null(err);
 		goto out;
 	}
 	if (limit <= 0)
@@ -204,7 +198,7 @@ json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err)
 		}
 		dag_run_rows_free(runs, nr);
 		if (!d) {
-			oom(err);
+			weir_error_oom_null(err);
 			goto out;
 		}
 		json_array_append_new(a, d);
@@ -244,7 +238,7 @@ json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_erro
 	if (dag_store_tis_of_latest_runs(dm->ds, dag_id, limit, &tis, &nt, err) < 0)
 		goto out;
 	if (!(jobs = calloc(nt + 1, sizeof *jobs))) {
-		oom(err);
+		weir_error_oom_null(err);
 		goto out;
 	}
 	/* only the jobs of TIs still queued say more than the row */
@@ -252,7 +246,7 @@ json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_erro
 		if (tis[i].state == DAG_TI_QUEUED && tis[i].job_id > 0)
 			jobs[i] = job_view_get(dm, tis[i].job_id);
 	if (!(r = dag_view_grid(dag_id, s, runs, nr, tis, nt, jobs)))
-		oom(err);
+		weir_error_oom_null(err);
 out:
 	free(jobs);
 	dag_ti_rows_free(tis, nt);
@@ -283,7 +277,7 @@ json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_err
 			goto out;
 	}
 	if (!(r = dag_view_stats(dag_id, runs, nr, counts)))
-		oom(err);
+		weir_error_oom_null(err);
 out:
 	dag_run_rows_free(runs, nr);
 	return r;

@@ -12,13 +12,13 @@
  *   rows.c      the rows of active jobs kept in memory: the job's row, its
  *               waiting result, its current attempt's tasks, its route
  *               (changes written behind, once, at the turn's end)
- *   routes.c    routes: the backends, the server's queues, each job's
+ *   placement.c where work goes: the backends, the server's queues, each job's
  *               route and where its gang is shipped and placed
  *   queue.c     the two allocators and the queue pass (sched decides)
  *   start.c     starting a gang: task rows, launchers or a whole gang
  *   progress.c  carrying out sched's decisions: stop tasks, wind down,
  *               record a result or re-queue for a restart
- *   launch.c    the launch protocol: register, cluster, started, exited
+ *   protocol.c  the launch protocol: register, cluster, started, exited
  *   answer.c    the register answer written as text (answer.h)
  *   ops.c       the operations the API calls (typed rows; api/ renders them)
  *   watch.c     launchers to look at again, backends' verdicts, the
@@ -49,7 +49,7 @@
 #include "store/store.h"
 
 struct hashmap;     /* lib/hashmap.h */
-struct jm_routes;   /* routes.c */
+struct jm_placement;   /* placement.c */
 struct jm_queue;    /* queue.c */
 struct jm_watch;    /* watch.c */
 struct jm_timeouts; /* timeouts.c */
@@ -71,7 +71,7 @@ struct job_manager {
 	struct node_resources node;
 	char *home;
 	struct api *api;
-	struct jm_routes *routes;
+	struct jm_placement *placement;
 	struct jm_queue *queue;
 	struct jm_watch *watch;
 	struct jm_timeouts *timeouts;
@@ -193,7 +193,7 @@ int jm_task_load(struct job_manager *jm, int64_t job_id, int attempt, const char
  * both written behind inside a turn. */
 int jm_task_add(struct job_manager *jm, const struct task_row *t, struct weir_error *err);
 int jm_task_save(struct job_manager *jm, const struct task_row *t, struct weir_error *err);
-/* The job's route as kept (false: not kept; routes.c reads the store), and
+/* The job's route as kept (false: not kept; placement.c reads the store), and
  * kept (`make`: for a new job, whose entry is made now). */
 bool jm_rows_route(struct job_manager *jm, int64_t job_id, struct jm_route *r);
 void jm_rows_keep_route(struct job_manager *jm, int64_t job_id, const struct jm_route *r,
@@ -209,10 +209,10 @@ void jm_rows_flush(struct job_manager *jm);
 void jm_rows_forget(struct job_manager *jm, int64_t job_id);
 void jm_rows_destroy(struct job_manager *jm);
 
-/* ---- routes.c ---- */
+/* ---- placement.c ---- */
 
-struct jm_routes *jm_routes_create(struct weir_error *err);
-void jm_routes_destroy(struct jm_routes *r);
+struct jm_placement *jm_placement_create(struct weir_error *err);
+void jm_placement_destroy(struct jm_placement *r);
 /* Where work goes at submission: `queue` (NULL: none) decides gang or
  * local; 0, or -1 with err (WEIR_E_UNFIT: no such queue, no Slurm). */
 int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
@@ -288,7 +288,7 @@ void jm_task_ended(struct job_manager *jm, int64_t job_id, const char *role, int
  * resources back; a restarting one goes back to the queue as attempt + 1. */
 void jm_wind_down(struct job_manager *jm, int64_t job_id);
 
-/* ---- launch.c: api_ops of the launch protocol (ctx: the manager) ---- */
+/* ---- protocol.c: api_ops of the launch protocol (ctx: the manager) ---- */
 
 json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err);
 

@@ -16,8 +16,8 @@
 #include "lib/clock.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
-#include "lib/metrics.h"
 #include "server/secrets.h"
+#include "server/observe_series.h"
 
 /* ---- helpers ---- */
 
@@ -209,7 +209,7 @@ void jm_ended_add(struct job_manager *jm, const struct job_row *job)
 {
 	struct jm_ended_job *e, **tail;
 
-	metrics_observe_ms(METRICS_JOB_RUN, job->running_at, job->ended_at);
+	observe_series_time_ms(OBSERVE_JOB_RUN, job->running_at, job->ended_at);
 	if (!jm->end_fn)
 		return;
 	e = calloc(1, sizeof *e);
@@ -425,7 +425,7 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 	jm->loop = loop;
 	jm->store = store;
 	jm->node = *node;
-	if (!(jm->routes = jm_routes_create(err)) || !(jm->queue = jm_queue_create(node, err)) ||
+	if (!(jm->placement = jm_placement_create(err)) || !(jm->queue = jm_queue_create(node, err)) ||
 	    !(jm->timeouts = jm_timeouts_create(jm, err)) || !(jm->watch = jm_watch_create(jm, err))) {
 		job_manager_destroy(jm);
 		return NULL;
@@ -507,7 +507,7 @@ void job_manager_destroy(struct job_manager *jm)
 	jm_watch_destroy(jm->watch);
 	jm_timeouts_destroy(jm->timeouts);
 	jm_queue_destroy(jm->queue);
-	jm_routes_destroy(jm->routes);
+	jm_placement_destroy(jm->placement);
 	free(jm->home);
 	free(jm);
 }

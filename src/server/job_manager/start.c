@@ -20,8 +20,8 @@
 
 #include "lib/clock.h"
 #include "lib/log.h"
-#include "lib/metrics.h"
 #include "server/job_manager/answer.h"
+#include "server/observe_series.h"
 
 static void not_started(struct task_row *t, const char *why)
 {
@@ -317,7 +317,7 @@ void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_allo
 		goto fail;
 	jm_job_set_state(&job, JOB_STARTING);
 	job.allocated_at = clock_now_ms();
-	metrics_observe_ms(METRICS_JOB_QUEUE_WAIT, job.queued_at, job.allocated_at);
+	observe_series_time_ms(OBSERVE_JOB_QUEUE_WAIT, job.queued_at, job.allocated_at);
 	str_set(&job.reason, "");
 	if (jm_job_save(jm, &job, &err) < 0)
 		goto fail;

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "cli/cli_dags.h"
+#include "cli/cli_ti.h"
 #include "model/cron.h"
 
 static void test_parse_conf(void **state)

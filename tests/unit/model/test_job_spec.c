@@ -542,6 +542,33 @@ static void test_values(void **state)
 	assert_true(artifact_is_archive("/a/x.TGZ"));
 }
 
+/* A job's env and a DAG task's env are read by one function
+ * (env_list_read, model/job_spec_edit.h): a number is written as YAML wrote it, a null is
+ * refused naming the entry. */
+static void test_env_values_as_written(void **state)
+{
+	static const char text[] = "entry_point: t.py\n"
+	                           "env: {LR: 0.1, N: 3, ON: true, NAME: x}\n"
+	                           "roles: {worker: {instances: 1, env: {R: 2.5}}}\n";
+	static const char bad[] = "entry_point: t.py\nenv: {X: null}\nroles: {worker: {}}\n";
+	struct weir_error err = {0};
+	struct job_spec *s;
+
+	(void)state;
+	s = parse(text, &err);
+	if (!s)
+		fail_msg("%s", err.msg);
+	assert_int_equal(s->n_env, 4);
+	for (size_t i = 0; i < s->n_env; i++)
+		if (!strcmp(s->env[i].name, "LR"))
+			assert_string_equal(s->env[i].value, "0.1");
+	assert_string_equal(s->roles[0].env[0].value, "2.5");
+	job_spec_destroy(s);
+	assert_null(parse(bad, &err));
+	assert_non_null(strstr(err.msg, "env.X"));
+	assert_non_null(strstr(err.msg, "expected a string value, got null"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -550,7 +577,7 @@ int main(void)
 		cmocka_unit_test(test_bad_inputs),
 		cmocka_unit_test(test_from_json_api),  cmocka_unit_test(test_parse_file_lines),
 		cmocka_unit_test(test_validate_built), cmocka_unit_test(test_deciding_role),
-		cmocka_unit_test(test_values),
+		cmocka_unit_test(test_values), cmocka_unit_test(test_env_values_as_written),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,8 +12,8 @@
  * back to polling a process group's RSS (cgroup_pgroup_rss()).
  * See docs/internals/limits.md.
  */
-#ifndef WEIR_EXEC_CGROUP_H
-#define WEIR_EXEC_CGROUP_H
+#ifndef WEIR_LAUNCH_CGROUP_H
+#define WEIR_LAUNCH_CGROUP_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-/* dag_test.h: `weir dags test DAG_FILE`: one run of a DAG file in this
+/* cli_dag_test.h: `weir dags test DAG_FILE`: one run of a DAG file in this
  * process, without a server, for CI.
  *
  * It makes a temporary home and DAG folder, assembles the same parts as
@@ -25,8 +25,8 @@
  * Every error names the file the user gave: a queue the server lacks is
  * checked on it before the manager loads its copy.
  */
-#ifndef WEIR_SERVER_DAG_TEST_H
-#define WEIR_SERVER_DAG_TEST_H
+#ifndef WEIR_CLI_DAG_TEST_H
+#define WEIR_CLI_DAG_TEST_H
 
 #include <stdbool.h>
 

@@ -1,4 +1,4 @@
-/* routes.c: where work goes.  Owns the routes context: the local and the
+/* placement.c: where work goes.  Owns the placement context: the local and the
  * gang backend (borrowed), the server's queues (copied), the server-wide
  * shipping folders; answers, per job, which backend it runs on (its route,
  * stored at submission), where a gang job's archives are shipped, and where
@@ -19,7 +19,7 @@ struct route_queue {
 	struct executor_placement place;   /* strings owned (const only for the type) */
 };
 
-struct jm_routes {
+struct jm_placement {
 	struct executor *exec;      /* the local backend; NULL without one */
 	struct executor *gang_exec; /* the gang backend (Slurm); NULL without one */
 	bool default_gang;          /* work that names no queue goes to gang_exec */
@@ -28,16 +28,16 @@ struct jm_routes {
 	char *shared_dir, *node_cache_dir; /* gang work's, server-wide; NULL: none */
 };
 
-struct jm_routes *jm_routes_create(struct weir_error *err)
+struct jm_placement *jm_placement_create(struct weir_error *err)
 {
-	struct jm_routes *r = calloc(1, sizeof *r);
+	struct jm_placement *r = calloc(1, sizeof *r);
 
 	if (!r)
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	return r;
 }
 
-static void queues_free(struct jm_routes *r)
+static void queues_free(struct jm_placement *r)
 {
 	for (size_t i = 0; i < r->n_queues; i++) {
 		struct route_queue *q = &r->queues[i];
@@ -57,7 +57,7 @@ static void queues_free(struct jm_routes *r)
 	r->n_queues = 0;
 }
 
-void jm_routes_destroy(struct jm_routes *r)
+void jm_placement_destroy(struct jm_placement *r)
 {
 	if (!r)
 		return;
@@ -67,7 +67,7 @@ void jm_routes_destroy(struct jm_routes *r)
 	free(r);
 }
 
-static const struct route_queue *queue_find(const struct jm_routes *r, const char *name)
+static const struct route_queue *queue_find(const struct jm_placement *r, const char *name)
 {
 	for (size_t i = 0; name && i < r->n_queues; i++)
 		if (!strcmp(r->queues[i].name, name))
@@ -77,7 +77,7 @@ static const struct route_queue *queue_find(const struct jm_routes *r, const cha
 
 bool job_manager_has_queue(struct job_manager *jm, const char *name, char *names, size_t size)
 {
-	const struct jm_routes *r = jm->routes;
+	const struct jm_placement *r = jm->placement;
 	size_t off = 0;
 
 	names[0] = '\0';
@@ -91,7 +91,7 @@ int job_manager_set_routes(struct job_manager *jm, struct executor *local, struc
                            bool default_gang, const struct job_manager_queue *queues, size_t n,
                            struct weir_error *err)
 {
-	struct jm_routes *r = jm->routes;
+	struct jm_placement *r = jm->placement;
 
 	queues_free(r);
 	r->exec = local;
@@ -143,7 +143,7 @@ void job_manager_set_executor(struct job_manager *jm, struct executor *ex)
 void job_manager_set_shipping(struct job_manager *jm, const char *shared_dir,
                               const char *node_cache_dir)
 {
-	struct jm_routes *r = jm->routes;
+	struct jm_placement *r = jm->placement;
 
 	free(r->shared_dir);
 	free(r->node_cache_dir);
@@ -156,7 +156,7 @@ void job_manager_set_shipping(struct job_manager *jm, const char *shared_dir,
 int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
                     struct weir_error *err)
 {
-	const struct jm_routes *r = jm->routes;
+	const struct jm_placement *r = jm->placement;
 
 	*gang = r->default_gang;
 	if (queue) {
@@ -182,7 +182,7 @@ void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r)
 
 	if (jm_rows_route(jm, job_id, r))
 		return;
-	r->gang = jm->routes->default_gang;
+	r->gang = jm->placement->default_gang;
 	r->queue[0] = '\0';
 	if (store_job_route_get(jm->store, job_id, &route, r->queue, sizeof r->queue, NULL) < 0)
 		return;
@@ -195,22 +195,22 @@ struct executor *jm_exec_of(struct job_manager *jm, int64_t job_id)
 {
 	struct jm_route r;
 	jm_route_get(jm, job_id, &r);
-	return r.gang ? jm->routes->gang_exec : jm->routes->exec;
+	return r.gang ? jm->placement->gang_exec : jm->placement->exec;
 }
 
 struct executor *jm_local_exec(struct job_manager *jm)
 {
-	return jm->routes->exec;
+	return jm->placement->exec;
 }
 
 struct executor *jm_gang_exec(struct job_manager *jm)
 {
-	return jm->routes->gang_exec;
+	return jm->placement->gang_exec;
 }
 
 const char *jm_gang_name(struct job_manager *jm, const char *none)
 {
-	return jm->routes->gang_exec ? jm->routes->gang_exec->ops->name : none;
+	return jm->placement->gang_exec ? jm->placement->gang_exec->ops->name : none;
 }
 
 /* ---- shipping and placement of gang work ---- */
@@ -218,7 +218,7 @@ const char *jm_gang_name(struct job_manager *jm, const char *none)
 void jm_job_shipping(struct job_manager *jm, int64_t job_id, const char **shared,
                      char **node_cache)
 {
-	const struct jm_routes *r = jm->routes;
+	const struct jm_placement *r = jm->placement;
 	struct jm_route rt;
 	const struct route_queue *q;
 	const char *nc;
@@ -268,6 +268,6 @@ int jm_job_placement(struct job_manager *jm, int64_t job_id, const struct job_sp
 	};
 
 	jm_route_get(jm, job_id, &rt);
-	q = queue_find(jm->routes, rt.queue);
+	q = queue_find(jm->placement, rt.queue);
 	return executor_placement_merge(q ? &q->place : NULL, &own, place);
 }

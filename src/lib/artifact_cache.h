@@ -10,8 +10,8 @@
  * (which links neither libarchive nor nettle, to start fast) can link an
  * archive that is already in the cache.
  */
-#ifndef WEIR_EXEC_ARTIFACT_CACHE_H
-#define WEIR_EXEC_ARTIFACT_CACHE_H
+#ifndef WEIR_LIB_ARTIFACT_CACHE_H
+#define WEIR_LIB_ARTIFACT_CACHE_H
 
 #include <stddef.h>
 

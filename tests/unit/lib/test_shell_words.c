@@ -1,4 +1,4 @@
-/* test_command.c: which commands run without a shell, and their words. */
+/* test_shell_words.c: which commands run without a shell, and their words. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,14 +7,14 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "launch/command.h"
+#include "lib/shell.h"
 
 static void test_plain_words_run_directly(void **state)
 {
 	struct strvec w = STRVEC_INIT;
 
 	(void)state;
-	assert_int_equal(command_words("  python3   train.py --lr 0.1\t-v ", &w), 0);
+	assert_int_equal(shell_words("  python3   train.py --lr 0.1\t-v ", &w), 0);
 	assert_int_equal(w.n, 5);
 	assert_string_equal(w.v[0], "python3");
 	assert_string_equal(w.v[1], "train.py");
@@ -23,11 +23,11 @@ static void test_plain_words_run_directly(void **state)
 	assert_string_equal(w.v[4], "-v");
 	assert_null(w.v[5]);
 	strvec_release(&w);
-	assert_false(command_needs_shell("true"));
-	assert_false(command_needs_shell("/usr/bin/env python3 -c print"));
-	assert_false(command_needs_shell("sleep 300"));
-	assert_false(command_needs_shell("echo done."));
-	assert_false(command_needs_shell("exporter --x")); /* a keyword only as a whole word */
+	assert_false(shell_needed("true"));
+	assert_false(shell_needed("/usr/bin/env python3 -c print"));
+	assert_false(shell_needed("sleep 300"));
+	assert_false(shell_needed("echo done."));
+	assert_false(shell_needed("exporter --x")); /* a keyword only as a whole word */
 }
 
 static void test_shell_syntax_needs_the_shell(void **state)
@@ -41,9 +41,9 @@ static void test_shell_syntax_needs_the_shell(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		if (!command_needs_shell(cases[i]))
+		if (!shell_needed(cases[i]))
 			fail_msg("%s: expected the shell", cases[i]);
-		assert_int_equal(command_words(cases[i], &w), 1);
+		assert_int_equal(shell_words(cases[i], &w), 1);
 		assert_int_equal(w.n, 0);
 	}
 }
@@ -58,16 +58,16 @@ static void test_keywords_and_builtins_need_the_shell(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
-		if (!command_needs_shell(cases[i]))
+		if (!shell_needed(cases[i]))
 			fail_msg("%s: expected the shell", cases[i]);
 }
 
 static void test_empty_command_goes_to_the_shell(void **state)
 {
 	(void)state;
-	assert_true(command_needs_shell(""));
-	assert_true(command_needs_shell("  \t "));
-	assert_true(command_needs_shell(NULL));
+	assert_true(shell_needed(""));
+	assert_true(shell_needed("  \t "));
+	assert_true(shell_needed(NULL));
 }
 
 int main(void)

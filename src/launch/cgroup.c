@@ -1,6 +1,6 @@
 /* cgroup.c: per-task memory and CPU limits on cgroup v1 or v2, peak memory
  * and OOM detection, killing a group, and the /proc RSS fallback. */
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 
 #include <ctype.h>
 #include <stdbool.h>

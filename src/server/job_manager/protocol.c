@@ -1,4 +1,4 @@
-/* launch.c: the launch protocol, the server's side (docs/internals/launch.md):
+/* protocol.c: the launch protocol, the server's side (docs/internals/launch.md):
  * a launcher registers its task (and gets what to run), waits for the
  * cluster of its gang, says its program started, reports its end.  A report
  * for an attempt that is no longer current is answered 410 (WEIR_E_GONE) so

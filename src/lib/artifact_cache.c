@@ -1,5 +1,5 @@
 /* artifact_cache.c: cache layout and lookups without hashing or unpacking. */
-#include "exec/artifact_cache.h"
+#include "lib/artifact_cache.h"
 
 #include <dirent.h>
 #include <errno.h>

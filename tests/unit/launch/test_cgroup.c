@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "exec/cgroup.h"
+#include "launch/cgroup.h"
 
 static struct cgroup_support support;
 
@@ -412,7 +412,7 @@ int main(void)
 	if (support.version == CGROUP_NONE)
 		fprintf(stderr,
 		        "test_cgroup: no writable cgroup here; the cgroup tests are skipped\n");
-	int rc = cmocka_run_group_tests_name("exec/cgroup", tests, NULL, NULL);
+	int rc = cmocka_run_group_tests_name("launch/cgroup", tests, NULL, NULL);
 	if (support.version != CGROUP_NONE) {
 		snprintf(line, sizeof line, "%s/weir-test", support.memory_root);
 		rmdir(line);

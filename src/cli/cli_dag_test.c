@@ -1,5 +1,5 @@
-/* dag_test.c: `weir dags test`: one run of a DAG file in this process
- * (dag_test.h).
+/* cli_dag_test.c: `weir dags test`: one run of a DAG file in this process
+ * (cli_dag_test.h).
  *
  * Owns the temporary home, the loop and the follow-up of the one run.  The
  * run itself is the server's: the parts come from server_parts_create(),
@@ -8,7 +8,7 @@
  * by a timer that reads its rows (in process: a read costs microseconds),
  * rather than a hook in the DAG manager, which knows nothing of tests.
  */
-#include "server/dag_test.h"
+#include "cli/cli_dag_test.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -21,6 +21,8 @@
 
 #include <uv.h>
 
+#include "cli/cli_common.h"
+#include "cli/cli_ti.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/log.h"
@@ -61,143 +63,58 @@ struct dag_test {
 	json_t *tis;  /* the latest task instances */
 };
 
-/* ---- output ---- */
-
-static void error_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void error_msg(const char *fmt, ...)
-{
-	va_list ap;
-
-	fflush(stdout);
-	fputs("weir: error: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-static char *format_clock(char *buf, size_t size)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	strftime(buf, size, "%H:%M:%S", &tm);
-	return buf;
-}
-
-/* As `weir dags trigger --wait` prints durations. */
-static char *format_duration(int64_t ms, char *buf, size_t size)
-{
-	if (ms < 0)
-		snprintf(buf, size, "-");
-	else if (ms < 1000)
-		snprintf(buf, size, "%dms", (int)ms);
-	else if (ms < 60000)
-		snprintf(buf, size, "%d.%ds", (int)(ms / 1000), (int)(ms % 1000 / 100));
-	else if (ms < 3600000LL)
-		snprintf(buf, size, "%dm%02ds", (int)(ms / 60000), (int)(ms % 60000 / 1000));
-	else
-		snprintf(buf, size, "%dh%02dm", (int)(ms / 3600000), (int)(ms % 3600000 / 60000));
-	return buf;
-}
-
-static const char *ti_state(json_t *ti)
-{
-	const char *s = json_string_value(json_object_get(ti, "state"));
-	return s && *s ? s : dag_ti_state_name(DAG_TI_NONE);
-}
+/* ---- output: the CLI's printers (cli_common.h, cli_ti.h) ---- */
 
 /* The TI's state as the API names it; none for a name not known. */
 static enum dag_ti_state ti_state_enum(json_t *ti)
 {
 	enum dag_ti_state s = DAG_TI_NONE;
-	dag_ti_state_from_name(ti_state(ti), &s);
+	dag_ti_state_from_name(cli_ti_state(ti), &s);
 	return s;
 }
 
 static const char *ti_task(json_t *ti)
 {
-	const char *s = json_string_value(json_object_get(ti, "task_id"));
-	return s ? s : "?";
+	return cli_json_str(ti, "task_id", "?");
 }
 
 static int ti_map_index(json_t *ti)
 {
-	json_t *m = json_object_get(ti, "map_index");
-	return json_is_integer(m) ? (int)json_integer_value(m) : -1;
+	return (int)cli_json_int(ti, "map_index", -1);
 }
 
 static int ti_try(json_t *ti)
 {
-	return (int)json_integer_value(json_object_get(ti, "try_number"));
-}
-
-static char *ti_name(json_t *ti, char *buf, size_t size)
-{
-	if (ti_map_index(ti) >= 0)
-		snprintf(buf, size, "%s[%d]", ti_task(ti), ti_map_index(ti));
-	else
-		snprintf(buf, size, "%s", ti_task(ti));
-	return buf;
-}
-
-/* One line per state change, as `weir dags trigger --wait` prints them. */
-static void print_changes(struct dag_test *t, json_t *tis)
-{
-	json_t *ti;
-	size_t i;
-
-	json_array_foreach(tis, i, ti)
-	{
-		char name[300], key[64], clock[16];
-		const char *state = ti_state(ti);
-		int try_n = ti_try(ti);
-
-		ti_name(ti, name, sizeof name);
-		snprintf(key, sizeof key, "%s/%d", state, try_n);
-		const char *had = json_string_value(json_object_get(t->seen, name));
-		if (had && !strcmp(had, key))
-			continue;
-		json_object_set_new(t->seen, name, json_string(key));
-		/* a TI that has not started is no news */
-		enum dag_ti_state ts = ti_state_enum(ti);
-		if (!had && (ts == DAG_TI_NONE || ts == DAG_TI_SCHEDULED))
-			continue;
-		printf("%s %s %s", format_clock(clock, sizeof clock), name, state);
-		if (try_n > 1 || ts == DAG_TI_UP_FOR_RETRY)
-			printf(" (try %d)", try_n);
-		putchar('\n');
-	}
-	fflush(stdout);
+	return (int)cli_json_int(ti, "try_number", 0);
 }
 
 static void print_summary(struct dag_test *t)
 {
+	static const char *const header[] = {"TASK", "MAP INDEX", "STATE", "TRIES", "DURATION"};
+	struct cli_table tab;
 	json_t *ti;
-	size_t i, w = 4;
+	size_t i;
 
+	if (cli_table_init(&tab, 5, header) < 0)
+		return;
 	json_array_foreach(t->tis, i, ti)
 	{
-		if (strlen(ti_task(ti)) > w)
-			w = strlen(ti_task(ti));
-	}
-	printf("\n%-*s  %-9s  %-15s  %-5s  %s\n", (int)w, "TASK", "MAP INDEX", "STATE", "TRIES",
-	       "DURATION");
-	json_array_foreach(t->tis, i, ti)
-	{
-		char map[16], dur[32];
+		char map[16], tries[16], dur[32];
 		json_t *d = json_object_get(ti, "duration");
 
 		if (ti_map_index(ti) >= 0)
 			snprintf(map, sizeof map, "%d", ti_map_index(ti));
 		else
 			snprintf(map, sizeof map, "-");
-		format_duration(json_is_number(d) ? (int64_t)(json_number_value(d) * 1000) : -1,
-		                dur, sizeof dur);
-		printf("%-*s  %-9s  %-15s  %-5d  %s\n", (int)w, ti_task(ti), map, ti_state(ti),
-		       ti_try(ti), dur);
+		snprintf(tries, sizeof tries, "%d", ti_try(ti));
+		cli_format_duration(json_is_number(d) ? (int64_t)(json_number_value(d) * 1000) : -1,
+		                    dur, sizeof dur);
+		const char *row[] = {ti_task(ti), map, cli_ti_state(ti), tries, dur};
+		cli_table_add(&tab, row);
 	}
+	putchar('\n');
+	cli_table_print(&tab, stdout);
+	cli_table_release(&tab);
 }
 
 /* The last LOG_TAIL_LINES lines of a file. */
@@ -258,7 +175,7 @@ static void print_failed_logs(struct dag_test *t)
 
 		if (ti_state_enum(ti) != DAG_TI_FAILED)
 			continue;
-		ti_name(ti, name, sizeof name);
+		cli_ti_name(ti, name, sizeof name);
 		/* the try that ran last: try_number, or the one before when the count moved on */
 		if (t->ops->ti_log_locate(t->parts.dm, t->dag_id, t->run_id, ti_task(ti),
 		                          ti_map_index(ti), try_n, &path, &ended, &err) < 0 &&
@@ -288,13 +205,13 @@ static void kill_jobs(struct dag_test *t)
 	struct weir_error err = {0};
 
 	if (store_jobs_active(t->parts.store, &rows, &n, &err) < 0) {
-		error_msg("cannot list the jobs to kill: %s", err.msg);
+		cli_error("cannot list the jobs to kill: %s", err.msg);
 		return;
 	}
 	for (size_t i = 0; i < n; i++)
 		if (job_manager_kill(t->parts.jm, rows[i].id, &err) < 0 &&
 		    err.kind != WEIR_E_CONFLICT)
-			error_msg("job %lld: %s", (long long)rows[i].id, err.msg);
+			cli_error("job %lld: %s", (long long)rows[i].id, err.msg);
 	job_rows_free(rows, n);
 }
 
@@ -340,11 +257,11 @@ static void look(struct dag_test *t, const char **state)
 
 	*state = NULL;
 	if (!run || !tis) {
-		error_msg("run %s: %s", t->run_id, err.msg);
+		cli_error("run %s: %s", t->run_id, err.msg);
 		json_decref(run);
 		return;
 	}
-	print_changes(t, json_object_get(tis, "task_instances"));
+	cli_ti_print_changes(t->seen, json_object_get(tis, "task_instances"), NULL);
 	json_decref(t->tis);
 	t->tis = json_incref(json_object_get(tis, "task_instances"));
 	enum dag_run_state rs;
@@ -373,7 +290,7 @@ static void on_tick(uv_timer_t *h)
 		t->phase = PHASE_DRAINING;
 		t->drain_since_ms = now;
 		printf("dag run %s of %s %s in %s\n", t->run_id, t->dag_id, state,
-		       format_duration(now - t->started_ms, dur, sizeof dur));
+		       cli_format_duration(now - t->started_ms, dur, sizeof dur));
 		fflush(stdout);
 	}
 	if (t->phase != PHASE_DRAINING)
@@ -387,13 +304,13 @@ static void on_tick(uv_timer_t *h)
 		return;
 	}
 	if (!t->killed && now - t->drain_since_ms > DRAIN_MS) {
-		error_msg("%d jobs and %d launchers still running %ds after the run ended: "
+		cli_error("%d jobs and %d launchers still running %ds after the run ended: "
 		          "killing them",
 		          jobs, procs, DRAIN_MS / 1000);
 		t->killed = true;
 		kill_jobs(t);
 	} else if (now - t->drain_since_ms > 2 * DRAIN_MS) {
-		error_msg("%d jobs and %d launchers did not end; leaving them", jobs, procs);
+		cli_error("%d jobs and %d launchers did not end; leaving them", jobs, procs);
 		t->failed = true;
 		finish(t);
 	}
@@ -420,7 +337,7 @@ static void on_signal(uv_signal_t *h, int signum)
 		body = json_pack("{s:s}", "state", dag_run_state_name(DAG_RUN_FAILED));
 		r = body ? t->ops->patch_run(t->parts.dm, t->dag_id, t->run_id, body, &err) : NULL;
 		if (!r && body)
-			error_msg("run %s: %s", t->run_id, err.msg);
+			cli_error("run %s: %s", t->run_id, err.msg);
 		json_decref(r);
 		json_decref(body);
 		t->phase = PHASE_DRAINING;
@@ -527,7 +444,7 @@ static char *make_home(void)
 	if (asprintf(&path, "%s/weir-dags-test-XXXXXX", tmp) < 0)
 		return NULL;
 	if (!mkdtemp(path)) {
-		error_msg("cannot make a temporary home under %s: %s", tmp, strerror(errno));
+		cli_error("cannot make a temporary home under %s: %s", tmp, strerror(errno));
 		free(path);
 		return NULL;
 	}
@@ -542,13 +459,13 @@ static void print_import_error(const char *msg, const char *copy, const char *fi
 	const char *rest = msg;
 
 	if (strncmp(msg, copy, n)) {
-		error_msg("%s", msg);
+		cli_error("%s", msg);
 		return;
 	}
 	rest = msg + n;
 	if (*rest == ':' && rest[1] >= '0' && rest[1] <= '9')
 		rest += 1 + strspn(rest + 1, "0123456789");
-	error_msg("%s%s", file, rest);
+	cli_error("%s%s", file, rest);
 }
 
 /* The DAG manager loaded the copy: else say why (its import error). */
@@ -567,7 +484,7 @@ static int check_loaded(struct dag_test *t, const char *copy, const char *file)
 	json_array_foreach(json_object_get(ie, "import_errors"), i, e)
 	    print_import_error(json_string_value(json_object_get(e, "stack_trace")), copy, file);
 	if (json_array_size(json_object_get(ie, "import_errors")) == 0)
-		error_msg("%s: DAG %s did not load", file, t->dag_id);
+		cli_error("%s: DAG %s did not load", file, t->dag_id);
 	json_decref(ie);
 	return -1;
 }
@@ -587,7 +504,7 @@ static int trigger(struct dag_test *t, const struct dag_test_opts *o, const char
 	run = t->ops->trigger_run(t->parts.dm, t->dag_id, body, &err);
 	json_decref(body);
 	if (!run) {
-		error_msg("%s", err.msg);
+		cli_error("%s", err.msg);
 		return err.kind == WEIR_E_INVALID ? DAG_TEST_BAD_INPUT : DAG_TEST_FAILED;
 	}
 	const char *id = json_string_value(json_object_get(run, "dag_run_id"));
@@ -637,13 +554,13 @@ int dag_test_run(const struct dag_test_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 	spec = dag_spec_parse_file(o->file, &err);
 	if (!spec) {
-		error_msg("%s", err.msg);
+		cli_error("%s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
 	}
 	if (o->logical_date &&
 	    schedule_parse_time(o->logical_date, "--logical-date", &logical_ms, &err) < 0) {
-		error_msg("%s", err.msg);
+		cli_error("%s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
 	}
@@ -652,14 +569,14 @@ int dag_test_run(const struct dag_test_opts *o)
 	params = dag_spec_run_params(spec, o->conf, &err);
 	if (!params || dag_spec_check_run_params(spec, params, &err) < 0) {
 		json_decref(params);
-		error_msg("--conf: %s", err.msg);
+		cli_error("--conf: %s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
 	}
 	json_decref(params);
 
 	if (load_server_config(&cfg, o, &err) < 0) {
-		error_msg("%s", err.msg);
+		cli_error("%s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
 	}
@@ -670,7 +587,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	if (!dags || asprintf(&name, "%s.json", spec->dag_id) < 0 || !(copy = fs_join(dags, name)))
 		goto out;
 	if (fs_mkdir_p(dags, 0755, &err) < 0 || write_copy(spec, copy, &err) < 0) {
-		error_msg("%s: %s", home, err.msg);
+		cli_error("%s: %s", home, err.msg);
 		goto out;
 	}
 	free(cfg.home);
@@ -683,11 +600,11 @@ int dag_test_run(const struct dag_test_opts *o)
 	if (!cfg.home || !cfg.dags_dir || !cfg.listen_host || add_pools(&cfg, spec, o->file) < 0)
 		goto out;
 	if (server_prepare_home(&cfg, &err) < 0) {
-		error_msg("home %s: %s", home, err.msg);
+		cli_error("home %s: %s", home, err.msg);
 		goto out;
 	}
 	if (uv_loop_init(&t.loop) != 0) {
-		error_msg("cannot create the event loop");
+		cli_error("cannot create the event loop");
 		goto out;
 	}
 	/* a Ctrl-C during set-up is seen once the loop runs: the home is removed all the same */
@@ -703,11 +620,11 @@ int dag_test_run(const struct dag_test_opts *o)
 	 * its server, would outlive the home (docs/internals/launch.md) */
 	cfg.no_agent = true;
 	if (server_parts_create(&t.parts, &t.loop, &cfg, &err) < 0) {
-		error_msg("%s", err.msg);
+		cli_error("%s", err.msg);
 		goto out_loop;
 	}
 	if (add_overrides(t.parts.secrets, o, &err) < 0) {
-		error_msg("%s", err.msg);
+		cli_error("%s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
 	}
@@ -717,12 +634,12 @@ int dag_test_run(const struct dag_test_opts *o)
 	free(base);
 	/* checked on the user's file, so that an error names it and its line */
 	if (dag_manager_check_spec(t.parts.dm, spec, o->file, &err) < 0) {
-		error_msg("%s", err.msg);
+		cli_error("%s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
 	}
 	if (server_parts_recover(&t.parts, &err) < 0) {
-		error_msg("%s", err.msg);
+		cli_error("%s", err.msg);
 		goto out_loop;
 	}
 	t.ops = dag_manager_api_ops();
@@ -761,7 +678,7 @@ out:
 	if (home && o->keep) {
 		printf("kept the test's home: %s\n", home);
 	} else if (home && fs_remove_tree(home) < 0) {
-		error_msg("cannot remove %s: %s", home, strerror(errno));
+		cli_error("cannot remove %s: %s", home, strerror(errno));
 	}
 	fflush(stdout);
 	json_decref(t.seen);
