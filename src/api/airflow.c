@@ -292,12 +292,6 @@ out:
 
 /* ---- dispatch ---- */
 
-bool airflow_owns(const char *first_segment)
-{
-	return first_segment &&
-	       (!strcmp(first_segment, "dags") || !strcmp(first_segment, "importErrors"));
-}
-
 /* A map index in the path: digits (a '-' in front is a bad one).  Right
  * after the task id anything else is another route's name, or none. */
 static bool looks_like_index(const char *s)

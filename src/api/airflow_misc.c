@@ -15,18 +15,6 @@
 #include "api/reply.h"
 #include "api/request.h"
 
-static const char *const owned[] = {"pools",   "dagStats", "dagSources", "parseDagFile",
-                                    "version", "config",   "dagWarnings", "plugins",
-                                    "providers", NULL};
-
-bool airflow_misc_owns(const char *first_segment)
-{
-	for (const char *const *o = owned; first_segment && *o; o++)
-		if (!strcmp(first_segment, *o))
-			return true;
-	return false;
-}
-
 /* ---- file tokens: base64url of the DAG's id, so that no path is ever
  * given or taken ---- */
 

@@ -20,11 +20,6 @@ static const char *const conn_fields[] = {"connection_id", "conn_type", "descrip
 					  "port", "login", "password", "schema", "extra", NULL};
 static const char *const var_fields[] = {"key", "value", "description", NULL};
 
-bool conn_routes_owns(const char *first)
-{
-	return first && (!strcmp(first, "connections") || !strcmp(first, "variables"));
-}
-
 /* [A-Za-z0-9_.-]{1,250}: the ids of connections and the keys of variables. */
 static bool id_ok(struct http_request *req, const char *what, const char *id)
 {

@@ -22,9 +22,6 @@
 #include "api/http.h"
 #include "api/secrets_api.h"
 
-/* Whether the first path segment is one of these ("connections", "variables"). */
-bool conn_routes_owns(const char *first_segment);
-
 /* Answers the request: seg[0..n) after /api/v1/.  ops NULL: 503.  tests:
  * where POST /connections/test waits (NULL: that route answers 501). */
 void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct conn_tests *tests,

@@ -169,11 +169,6 @@ void event_log_note(const struct observe_api_ops *ops, void *ctx, struct http_re
 
 /* ---- the routes ---- */
 
-bool event_log_routes_owns(const char *first_segment)
-{
-	return first_segment && !strcmp(first_segment, "eventLogs");
-}
-
 static json_t *row_json(const struct event_log_row *r)
 {
 	json_t *o = json_object();

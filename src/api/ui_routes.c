@@ -10,11 +10,6 @@
 #define UI_RUNS_DEFAULT 25
 #define UI_RUNS_MAX 365
 
-bool ui_routes_owns(const char *first_segment)
-{
-	return first_segment && !strcmp(first_segment, "ui");
-}
-
 /* limit for the UI's run windows: default 25, more than 365 is cut to 365 (as
  * Airflow cuts its page limits), 0 means the default. */
 static bool ui_limit_query(struct http_request *req, int *limit)
