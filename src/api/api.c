@@ -9,17 +9,17 @@
 #include <strings.h>
 
 #include "api/auth_gate.h"
-#include "api/conn_test_route.h"
-#include "api/event_log_routes.h"
+#include "api/airflow/conn_test_route.h"
+#include "api/airflow/event_log_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
-#include "api/log_stream.h"
+#include "api/logs/log_stream.h"
 #include "api/long_poll.h"
 #include "api/metrics_route.h"
 #include "api/reply.h"
 #include "api/route_table.h"
 #include "api/routes.h"
-#include "api/ui_auth.h"
+#include "api/ui/ui_auth.h"
 
 #define MAX_SEGMENTS 10
 

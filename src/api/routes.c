@@ -5,20 +5,20 @@
 
 #include <string.h>
 
-#include "api/airflow.h"
-#include "api/airflow_misc.h"
-#include "api/conn_routes.h"
-#include "api/dataset_routes.h"
-#include "api/event_log_routes.h"
+#include "api/airflow/airflow.h"
+#include "api/airflow/airflow_misc.h"
+#include "api/airflow/conn_routes.h"
+#include "api/airflow/dataset_routes.h"
+#include "api/airflow/event_log_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/metrics_route.h"
-#include "api/notify_routes.h"
+#include "api/airflow/notify_routes.h"
 #include "api/reply.h"
 #include "api/request.h"
-#include "api/ui_assets.h"
-#include "api/ui_auth.h"
-#include "api/ui_routes.h"
+#include "api/ui/ui_assets.h"
+#include "api/ui/ui_auth.h"
+#include "api/ui/ui_routes.h"
 
 /* ---- outside /api/v1 ---- */
 

@@ -1,10 +1,10 @@
 /* notify_routes.c: the notification and SLA-miss routes (notify_routes.h):
  * the path's ids checked, the query read, the op answered. */
-#include "api/notify_routes.h"
+#include "api/airflow/notify_routes.h"
 
 #include <string.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 
 void notify_routes_handle(const struct notify_api_ops *ops, void *ctx, struct http_request *req,

@@ -18,7 +18,7 @@
 
 #include <stdbool.h>
 
-#include "api/conn_test_route.h"
+#include "api/airflow/conn_test_route.h"
 #include "api/http.h"
 #include "api/secrets_api.h"
 

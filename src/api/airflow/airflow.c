@@ -7,15 +7,15 @@
  * (an unknown field is a 400) and handed on in the contract's shape, with
  * Airflow's defaults filled in.
  */
-#include "api/airflow.h"
+#include "api/airflow/airflow.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "api/airflow_admin.h"
-#include "api/airflow_lists.h"
-#include "api/airflow_logs.h"
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_admin.h"
+#include "api/airflow/airflow_lists.h"
+#include "api/airflow/airflow_logs.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "lib/clock.h"

@@ -3,7 +3,7 @@
  * re-parse, the version, the configuration, DAG warnings, plugins and
  * providers.
  */
-#include "api/airflow_misc.h"
+#include "api/airflow/airflow_misc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +11,7 @@
 
 #include <nettle/base64.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 

@@ -5,12 +5,12 @@
  * handed on; the body is read as a JSON object (an unknown field is a 400)
  * and checked field by field by the server.
  */
-#include "api/conn_routes.h"
+#include "api/airflow/conn_routes.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 

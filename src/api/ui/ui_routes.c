@@ -1,9 +1,9 @@
 /* ui_routes.c: the web UI's workflow views (ui_routes.h). */
-#include "api/ui_routes.h"
+#include "api/ui/ui_routes.h"
 
 #include <string.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 
