@@ -292,13 +292,16 @@ const char *route_table_event(int route, const char *method)
 	return NULL;
 }
 
-/* Tried in this order where a path's row does not hold: the UI's login
- * first, as its paths are also the UI's files'. */
+/* The entries that read raw paths, tried in this order where a path's row
+ * does not hold: the UI's login first, as its paths are under the UI's
+ * files' /ui/. */
 static const struct route_entry *const claimants[] = {&route_ui_login, &route_ui_files,
                                                       &route_metrics, &route_datasets};
 
-/* The first segment under /api/v1 of each group; a NULL entry is a 404
- * (every path there is a row), in the group's voice. */
+/* The group of each first segment under /api/v1: who answers a path there
+ * that no row matches, and whether errors there are problems.  A NULL entry
+ * answers such a path with weir's plain 404 (every path the group answers
+ * is a row, or a claim), though its 401 and its too-deep 404 are problems. */
 static const struct route_group {
 	const char *first;
 	const struct route_entry *entry;
