@@ -8,54 +8,32 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/airflow.h"
-#include "api/airflow_misc.h"
 #include "api/auth_gate.h"
-#include "api/conn_routes.h"
-#include "api/dataset_routes.h"
-#include "api/event_log_routes.h"
+#include "api/airflow/conn_test_route.h"
+#include "api/airflow/event_log_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
-#include "api/log_stream.h"
+#include "api/logs/log_stream.h"
 #include "api/long_poll.h"
 #include "api/metrics_route.h"
-#include "api/notify_routes.h"
 #include "api/reply.h"
 #include "api/route_table.h"
-#include "api/ui_assets.h"
-#include "api/ui_auth.h"
-#include "api/ui_routes.h"
+#include "api/routes.h"
+#include "api/ui/ui_auth.h"
 
 #define MAX_SEGMENTS 10
 
 struct api {
-	char *token;
-	struct job_routes jobs;            /* the job manager's ops, polls and logs */
-	const struct dag_api_ops *dag_ops; /* NULL: workflow routes answer 503 */
-	void *dag_ctx;
-	struct auth_gate *gate; /* HTTP Basic users and their checks off the loop */
-	struct ui_auth *ui;     /* the web UI's sessions */
-	const struct secrets_api_ops *secrets_ops; /* NULL: connection routes answer 503 */
-	void *secrets_ctx;
-	const struct notify_api_ops *notify_ops; /* NULL: notification routes answer 503 */
-	void *notify_ctx;
-	struct conn_tests *conn_tests;             /* POST /connections/test in progress */
-	const struct dataset_api_ops *dataset_ops; /* NULL: dataset routes answer 503 */
-	void *dataset_ctx;
-	json_t *config_view;  /* GET /config (airflow_misc.h); NULL: not exposed */
-	api_health_fn health; /* NULL: health unknown */
-	void *health_ctx;
-	const struct observe_api_ops *observe_ops; /* NULL: no gauges, no event log */
-	void *observe_ctx;
+	struct route_ctx rc; /* what the route table's handlers answer through */
 };
 
 /* Whether the routes under this first segment answer errors as problems. */
 static bool speaks_problems(const char *first)
 {
-	return airflow_owns(first) || ui_routes_owns(first) || conn_routes_owns(first) ||
-	       airflow_misc_owns(first) || event_log_routes_owns(first) ||
-	       (first && (!strcmp(first, "notifications") || !strcmp(first, "slaMisses") ||
-	                  !strcmp(first, "datasets")));
+	bool problems;
+
+	route_table_group(first, &problems);
+	return problems;
 }
 
 /* The Bearer token, or a configured user with HTTP Basic; who it was is
@@ -71,11 +49,11 @@ static enum auth_gate_result request_auth(struct api *api, struct http_request *
 	int64_t retry_s = 1;
 	enum auth_gate_result r;
 
-	if (api_auth_ok(h, api->token)) {
+	if (api_auth_ok(h, api->rc.token)) {
 		http_request_set_user(req, "token");
 		return AUTH_GATE_OK;
 	}
-	r = auth_gate_basic(api->gate, req, h, &retry_s);
+	r = auth_gate_basic(api->rc.gate, req, h, &retry_s);
 	if (r == AUTH_GATE_OK && basic_auth_header_user(h, user, sizeof user))
 		http_request_set_user(req, user);
 	if (r != AUTH_GATE_THROTTLED && r != AUTH_GATE_BUSY)
@@ -98,7 +76,7 @@ static enum auth_gate_result request_auth(struct api *api, struct http_request *
  * session's CSRF token too, else it is answered 403 here. */
 static enum ui_auth_result cookie_auth(struct api *api, struct http_request *req, const char *first)
 {
-	enum ui_auth_result r = ui_auth_cookie(api->ui, req);
+	enum ui_auth_result r = ui_auth_cookie(api->rc.ui, req);
 
 	if (r != UI_AUTH_BAD_CSRF)
 		return r;
@@ -111,30 +89,13 @@ static enum ui_auth_result cookie_auth(struct api *api, struct http_request *req
 	return r;
 }
 
-static void route_health(struct api *api, struct http_request *req)
-{
-	struct api_health st = {0};
-	json_t *h;
-
-	if (!request_method_is(req, "GET")) {
-		reply_no_method(req);
-		return;
-	}
-	h = json_pack("{s:s, s:s}", "status", "ok", "version", API_VERSION);
-	if (api->health)
-		api->health(api->health_ctx, &st);
-	if (h)
-		airflow_health_add(h, api->health ? &st : NULL);
-	http_request_respond_json(req, 200, h);
-}
-
 /* 401, with a challenge the client can answer. */
 static void refuse(struct api *api, struct http_request *req, const char *first)
 {
 	/* a Basic challenge to the UI's fetch() would pop the browser's own
 	 * password dialog: the UI has its login page */
 	http_request_add_header(req, "WWW-Authenticate",
-	                        auth_gate_count(api->gate) && !ui_auth_from_script(req)
+	                        auth_gate_count(api->rc.gate) && !ui_auth_from_script(req)
 	                            ? "Basic realm=\"weir\""
 	                            : "Bearer realm=\"weir\"");
 	if (speaks_problems(first))
@@ -167,20 +128,22 @@ static bool credentials_ok(struct api *api, struct http_request *req, const char
 
 void api_set_config_view(struct api *api, json_t *view)
 {
-	json_decref(api->config_view);
-	api->config_view = view;
+	json_decref(api->rc.config_view);
+	api->rc.config_view = view;
 }
 
 void api_set_health(struct api *api, api_health_fn fn, void *ctx)
 {
-	api->health = fn;
-	api->health_ctx = ctx;
+	api->rc.health = fn;
+	api->rc.health_ctx = ctx;
 }
 
 void api_handle(struct http_request *req, void *arg)
 {
 	struct api *api = arg;
 	const char *p = http_request_path(req);
+	const struct route_entry *e;
+	struct route_match m;
 	char *copy = NULL;
 	char *seg[MAX_SEGMENTS];
 	char why[300];
@@ -194,28 +157,21 @@ void api_handle(struct http_request *req, void *arg)
 			reply_status(req, 403, why);
 		return;
 	}
-	if (ui_auth_owns(p)) {
-		ui_auth_handle(api->ui, req, api->token, api->gate);
-		return;
-	}
-	if (ui_assets_owns(p)) {
-		ui_assets_handle(req);
-		return;
-	}
-	if (!strcmp(p, "/metrics")) {
-		/* the API's credentials: Prometheus sends the token (docs/metrics.md) */
-		if (credentials_ok(api, req, ""))
-			metrics_route_handle(api->observe_ops, api->observe_ctx, API_VERSION, req);
+	/* one look-up: the path's row, the entry that answers it */
+	route_table_match(p, &m);
+	e = route_table_entry(&m, p);
+	if (e && (e->flags & ROUTE_ROOT)) {
+		if ((e->flags & ROUTE_OPEN) || credentials_ok(api, req, ""))
+			e->handle(&api->rc, req, NULL, 0);
 		return;
 	}
 	if (strncmp(p, "/api/v1/", 8) && strcmp(p, "/api/v1")) {
 		reply_no_route(req);
 		return;
 	}
-	if (dataset_routes_owns(p + 7)) { /* read whole: a dataset URI may hold slashes */
-		if (!credentials_ok(api, req, "datasets"))
-			return;
-		dataset_routes_handle(api->dataset_ops, api->dataset_ctx, req, p + 7);
+	if (e && (e->flags & ROUTE_WHOLE_PATH)) { /* read whole: a dataset URI may hold slashes */
+		if (credentials_ok(api, req, "datasets"))
+			e->handle(&api->rc, req, NULL, 0);
 		return;
 	}
 	copy = strdup(p + 7);
@@ -232,34 +188,16 @@ void api_handle(struct http_request *req, void *arg)
 			reply_no_route(req);
 		goto out;
 	}
-	if (n == 1 && !strcmp(seg[0], "health")) {
-		route_health(api, req);
-		goto out;
-	}
-	if (!strcmp(seg[0], "launch")) {
-		/* a task's launcher, by its own secret: no API principal
-		 * (launch_routes.c) */
-		launch_routes_handle(&api->jobs, req, seg, n);
+	/* /health, and a task's launcher by its own secret (launch_routes.c),
+	 * go without the API's credentials */
+	if (e && (e->flags & ROUTE_OPEN)) {
+		e->handle(&api->rc, req, seg, n);
 		goto out;
 	}
 	if (!credentials_ok(api, req, seg[0]))
 		goto out;
-	if (notify_routes_owns(seg, n))
-		notify_routes_handle(api->notify_ops, api->notify_ctx, req, seg, n);
-	else if (airflow_owns(seg[0]))
-		airflow_handle(api->dag_ops, api->dag_ctx, api->jobs.logs, req, seg, n);
-	else if (airflow_misc_owns(seg[0]))
-		airflow_misc_handle(api->dag_ops, api->dag_ctx, api->config_view, API_VERSION, req,
-		                    seg, n);
-	else if (conn_routes_owns(seg[0]))
-		conn_routes_handle(api->secrets_ops, api->secrets_ctx, api->conn_tests, req, seg,
-		                   n);
-	else if (event_log_routes_owns(seg[0]))
-		event_log_routes_handle(api->observe_ops, api->observe_ctx, req, seg, n);
-	else if (ui_routes_owns(seg[0]))
-		ui_routes_handle(api->dag_ops, api->dag_ctx, req, seg, n);
-	else if (!strcmp(seg[0], "jobs"))
-		jobs_routes_handle(&api->jobs, req, seg, n);
+	if (e)
+		e->handle(&api->rc, req, seg, n);
 	else
 		reply_no_route(req);
 out:
@@ -273,65 +211,65 @@ void api_request_done(struct http_request *req, int status, void *arg)
 
 	route_table_match(http_request_path(req), &m);
 	metrics_route_count(http_request_method(req), m.route, status);
-	event_log_note(api->observe_ops, api->observe_ctx, req, &m, status);
+	event_log_note(api->rc.observe_ops, api->rc.observe_ctx, req, &m, status);
 }
 
 void api_set_observe_ops(struct api *api, const struct observe_api_ops *ops, void *ctx)
 {
-	api->observe_ops = ops;
-	api->observe_ctx = ctx;
+	api->rc.observe_ops = ops;
+	api->rc.observe_ctx = ctx;
 }
 
 void api_notify_cluster(struct api *api, int64_t job_id)
 {
 	if (api)
-		launch_routes_notify_cluster(&api->jobs, job_id);
+		launch_routes_notify_cluster(&api->rc.jobs, job_id);
 }
 
 void api_notify_jobs(struct api *api)
 {
 	if (api)
-		jobs_routes_notify(&api->jobs);
+		jobs_routes_notify(&api->rc.jobs);
 }
 
 void api_notify_logs(struct api *api, int64_t job_id)
 {
 	if (api)
-		log_stream_notify_job(api->jobs.logs, job_id);
+		log_stream_notify_job(api->rc.jobs.logs, job_id);
 }
 
 void api_set_dag_ops(struct api *api, const struct dag_api_ops *ops, void *ctx)
 {
-	api->dag_ops = ops;
-	api->dag_ctx = ctx;
+	api->rc.dag_ops = ops;
+	api->rc.dag_ctx = ctx;
 }
 
 void api_set_notification_ops(struct api *api, const struct notify_api_ops *ops, void *ctx)
 {
-	api->notify_ops = ops;
-	api->notify_ctx = ctx;
+	api->rc.notify_ops = ops;
+	api->rc.notify_ctx = ctx;
 }
 
 void api_set_dataset_ops(struct api *api, const struct dataset_api_ops *ops, void *ctx)
 {
-	api->dataset_ops = ops;
-	api->dataset_ctx = ctx;
+	api->rc.dataset_ops = ops;
+	api->rc.dataset_ctx = ctx;
 }
 
 void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, void *ctx)
 {
-	api->secrets_ops = ops;
-	api->secrets_ctx = ctx;
+	api->rc.secrets_ops = ops;
+	api->rc.secrets_ctx = ctx;
 }
 
 void api_set_secure_cookie(struct api *api, bool always)
 {
-	ui_auth_set_secure_cookie(api->ui, always);
+	ui_auth_set_secure_cookie(api->rc.ui, always);
 }
 
 int api_set_users(struct api *api, const struct basic_user *users, size_t n, struct weir_error *err)
 {
-	return auth_gate_set_users(api->gate, users, n, err);
+	return auth_gate_set_users(api->rc.gate, users, n, err);
 }
 
 struct api *api_create(uv_loop_t *loop, const char *token, const struct api_ops *ops, void *ctx)
@@ -340,17 +278,18 @@ struct api *api_create(uv_loop_t *loop, const char *token, const struct api_ops 
 
 	if (!api)
 		return NULL;
-	api->token = strdup(token ? token : "");
-	api->ui = ui_auth_create(loop);
-	api->jobs.ops = ops;
-	api->jobs.ctx = ctx;
-	api->jobs.launch_key = api->token;
-	api->jobs.polls = long_polls_create(loop);
-	api->jobs.logs = log_stream_create(loop);
-	api->conn_tests = conn_tests_create(loop);
-	api->gate = auth_gate_create(loop, 0, 0);
-	if (!api->token || !api->ui || !api->jobs.polls || !api->jobs.logs || !api->conn_tests ||
-	    !api->gate) {
+	api->rc.token = strdup(token ? token : "");
+	api->rc.version = API_VERSION;
+	api->rc.ui = ui_auth_create(loop);
+	api->rc.jobs.ops = ops;
+	api->rc.jobs.ctx = ctx;
+	api->rc.jobs.launch_key = api->rc.token;
+	api->rc.jobs.polls = long_polls_create(loop);
+	api->rc.jobs.logs = log_stream_create(loop);
+	api->rc.conn_tests = conn_tests_create(loop);
+	api->rc.gate = auth_gate_create(loop, 0, 0);
+	if (!api->rc.token || !api->rc.ui || !api->rc.jobs.polls || !api->rc.jobs.logs ||
+	    !api->rc.conn_tests || !api->rc.gate) {
 		api_destroy(api);
 		return NULL;
 	}
@@ -361,12 +300,12 @@ void api_destroy(struct api *api)
 {
 	if (!api)
 		return;
-	long_polls_destroy(api->jobs.polls);
-	conn_tests_destroy(api->conn_tests);
-	log_stream_destroy(api->jobs.logs);
-	ui_auth_destroy(api->ui);
-	auth_gate_destroy(api->gate);
-	json_decref(api->config_view);
-	free(api->token);
+	long_polls_destroy(api->rc.jobs.polls);
+	conn_tests_destroy(api->rc.conn_tests);
+	log_stream_destroy(api->rc.jobs.logs);
+	ui_auth_destroy(api->rc.ui);
+	auth_gate_destroy(api->rc.gate);
+	json_decref(api->rc.config_view);
+	free(api->rc.token);
 	free(api);
 }

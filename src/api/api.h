@@ -7,8 +7,9 @@
  * shape (api/airflow.h, api/ui_routes.h, through the DAG manager's
  * dag_api_ops, api/dag_api.h), the web UI's files (api/ui_assets.h) and
  * its login sessions (api/ui_auth.h), whose cookie authenticates API
- * routes as the token does.  The router checks the origin and the
- * credentials, then hands the request to its route group.
+ * routes as the token does.  The router checks the origin, looks the path
+ * up in the route table (api/route_table.h: the row, the entry that answers
+ * it), checks the credentials the entry asks for and calls its handler.
  *
  * The API holds no job state.  What it does own is the waiting: cluster
  * long polls (suspended until api_notify_cluster() or their deadline), job

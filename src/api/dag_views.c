@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/airflow_misc.h"
+#include "api/airflow/airflow_misc.h"
 #include "lib/clock.h"
 #include "lib/json_util.h"
 #include "model/cron.h"

@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "api/job_views.h"
-#include "api/log_stream.h"
-#include "api/log_window.h"
+#include "api/logs/log_stream.h"
+#include "api/logs/log_window.h"
 #include "api/long_poll.h"
 #include "api/reply.h"
 #include "api/request.h"

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/log_stream.h"
+#include "api/logs/log_stream.h"
 #include "api/long_poll.h"
 #include "api/reply.h"
 #include "api/request.h"

@@ -2,6 +2,10 @@
  *
  * The rows are split into segments once, at the first match (the server's
  * loop thread); a match then compares segments without allocating.
+ * Beside the rows: the entries that read their paths whole (their claims),
+ * and the route group of each first segment under /api/v1, which answers
+ * (in its own voice: a 400 for a bad id, a 404) a path none of its rows
+ * match.
  */
 #include "api/route_table.h"
 
@@ -19,100 +23,110 @@
  * there and is not recorded; GET and HEAD never are). */
 struct route_row {
 	const char *tpl;
+	const struct route_entry *entry; /* who answers it (api/routes.h) */
 	const char *post, *patch, *put, *del;
 };
 
 static const struct route_row rows[] = {
-    [ROUTE_TABLE_OTHER] = {"other", NULL, NULL, NULL, NULL},
+    [ROUTE_TABLE_OTHER] = {"other", NULL, NULL, NULL, NULL, NULL},
     /* the UI's files and its login */
-    {"/", NULL, NULL, NULL, NULL},
-    {"/ui/{path*}", NULL, NULL, NULL, NULL},
-    {"/ui/login", "ui.login", NULL, NULL, NULL},
-    {"/ui/session", NULL, NULL, NULL, NULL},
-    {"/ui/logout", "ui.logout", NULL, NULL, NULL},
-    {"/metrics", NULL, NULL, NULL, NULL},
+    {"/", &route_ui_files, NULL, NULL, NULL, NULL},
+    {"/ui/{path*}", &route_ui_files, NULL, NULL, NULL, NULL},
+    {"/ui/login", &route_ui_login, "ui.login", NULL, NULL, NULL},
+    {"/ui/session", &route_ui_login, NULL, NULL, NULL, NULL},
+    {"/ui/logout", &route_ui_login, "ui.logout", NULL, NULL, NULL},
+    {"/metrics", &route_metrics, NULL, NULL, NULL, NULL},
     /* weir's own */
-    {AF "/health", NULL, NULL, NULL, NULL},
-    {AF "/jobs", "api.post_job", NULL, NULL, NULL},
-    {AF "/jobs/{job_id}", NULL, NULL, NULL, "api.delete_job"},
-    {AF "/jobs/{job_id}/tasks", NULL, NULL, NULL, NULL},
-    {AF "/jobs/{job_id}/events", NULL, NULL, NULL, NULL},
-    {AF "/jobs/{job_id}/tasks/{role}/{index}/logs", NULL, NULL, NULL, NULL},
+    {AF "/health", &route_health, NULL, NULL, NULL, NULL},
+    {AF "/jobs", &route_jobs, "api.post_job", NULL, NULL, NULL},
+    {AF "/jobs/{job_id}", &route_jobs, NULL, NULL, NULL, "api.delete_job"},
+    {AF "/jobs/{job_id}/tasks", &route_jobs, NULL, NULL, NULL, NULL},
+    {AF "/jobs/{job_id}/events", &route_jobs, NULL, NULL, NULL, NULL},
+    {AF "/jobs/{job_id}/tasks/{role}/{index}/logs", &route_jobs, NULL, NULL, NULL, NULL},
     /* the launchers' protocol: machines reporting, not people acting */
-    {AF "/launch/register", "", NULL, NULL, NULL},
-    {AF "/launch/cluster", "", NULL, NULL, NULL},
-    {AF "/launch/started", "", NULL, NULL, NULL},
-    {AF "/launch/exited", "", NULL, NULL, NULL},
-    {AF "/launch/log", "", NULL, NULL, NULL},
-    {AF "/ui/dags", NULL, NULL, NULL, NULL},
-    {AF "/ui/dags/{dag_id}/grid", NULL, NULL, NULL, NULL},
-    {AF "/ui/dags/{dag_id}/stats", NULL, NULL, NULL, NULL},
-    {AF "/notifications", NULL, NULL, NULL, NULL},
-    {AF "/slaMisses", NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/notifications", NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/slaMisses", NULL, NULL, NULL, NULL},
+    {AF "/launch/register", &route_launch, "", NULL, NULL, NULL},
+    {AF "/launch/cluster", &route_launch, "", NULL, NULL, NULL},
+    {AF "/launch/started", &route_launch, "", NULL, NULL, NULL},
+    {AF "/launch/exited", &route_launch, "", NULL, NULL, NULL},
+    {AF "/launch/log", &route_launch, "", NULL, NULL, NULL},
+    {AF "/ui/dags", &route_ui_data, NULL, NULL, NULL, NULL},
+    {AF "/ui/dags/{dag_id}/grid", &route_ui_data, NULL, NULL, NULL, NULL},
+    {AF "/ui/dags/{dag_id}/stats", &route_ui_data, NULL, NULL, NULL, NULL},
+    {AF "/notifications", &route_notify, NULL, NULL, NULL, NULL},
+    {AF "/slaMisses", &route_notify, NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/notifications", &route_notify, NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/slaMisses", &route_notify, NULL, NULL, NULL, NULL},
     /* Airflow's stable REST API v1 */
-    {AF "/connections", "api.post_connection", NULL, NULL, NULL},
-    {AF "/connections/test", "api.test_connection", NULL, NULL, NULL},
-    {AF "/connections/{connection_id}", NULL, "api.patch_connection", NULL,
+    {AF "/connections", &route_connections, "api.post_connection", NULL, NULL, NULL},
+    {AF "/connections/test", &route_connections, "api.test_connection", NULL, NULL, NULL},
+    {AF "/connections/{connection_id}", &route_connections, NULL, "api.patch_connection", NULL,
      "api.delete_connection"},
-    {AF "/variables", "api.post_variables", NULL, NULL, NULL},
-    {AF "/variables/{variable_key}", NULL, "api.patch_variable", NULL, "api.delete_variable"},
-    {AF "/pools", "api.post_pool", NULL, NULL, NULL},
-    {AF "/pools/{pool_name}", NULL, "api.patch_pool", NULL, "api.delete_pool"},
-    {AF "/dags", NULL, "api.patch_dags", NULL, NULL},
-    {AF "/dags/{dag_id}", NULL, "api.patch_dag", NULL, "api.delete_dag"},
-    {AF "/dags/{dag_id}/details", NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/tasks", NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/tasks/{task_id}", NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/clearTaskInstances", "api.post_clear_task_instances", NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/updateTaskInstancesState", "api.post_set_task_instances_state", NULL, NULL,
-     NULL},
-    {AF "/dags/{dag_id}/dagRuns", "api.post_dag_run", NULL, NULL, NULL},
-    {AF "/dags/~/dagRuns/list", "", NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}", NULL, "api.update_dag_run_state", NULL,
-     "api.delete_dag_run"},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", "api.clear_dag_run", NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", NULL, "api.set_dag_run_note", NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/datasets/queuedEvent", NULL, NULL, NULL,
+    {AF "/variables", &route_connections, "api.post_variables", NULL, NULL, NULL},
+    {AF "/variables/{variable_key}", &route_connections, NULL, "api.patch_variable", NULL,
+     "api.delete_variable"},
+    {AF "/pools", &route_airflow_misc, "api.post_pool", NULL, NULL, NULL},
+    {AF "/pools/{pool_name}", &route_airflow_misc, NULL, "api.patch_pool", NULL, "api.delete_pool"},
+    {AF "/dags", &route_airflow, NULL, "api.patch_dags", NULL, NULL},
+    {AF "/dags/{dag_id}", &route_airflow, NULL, "api.patch_dag", NULL, "api.delete_dag"},
+    {AF "/dags/{dag_id}/details", &route_airflow, NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/tasks", &route_airflow, NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/tasks/{task_id}", &route_airflow, NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/clearTaskInstances", &route_airflow, "api.post_clear_task_instances", NULL,
+     NULL, NULL},
+    {AF "/dags/{dag_id}/updateTaskInstancesState", &route_airflow,
+     "api.post_set_task_instances_state", NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns", &route_airflow, "api.post_dag_run", NULL, NULL, NULL},
+    {AF "/dags/~/dagRuns/list", &route_airflow, "", NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}", &route_airflow, NULL, "api.update_dag_run_state",
+     NULL, "api.delete_dag_run"},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", &route_airflow, "api.clear_dag_run", NULL,
+     NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", &route_airflow, NULL, "api.set_dag_run_note",
+     NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", &route_datasets, NULL, NULL,
+     NULL, NULL},
+    {AF "/dags/{dag_id}/datasets/queuedEvent", &route_datasets, NULL, NULL, NULL,
      "api.delete_dag_dataset_queued_events"},
-    {AF "/dags/{dag_id}/datasets/queuedEvent/{uri*}", NULL, NULL, NULL,
+    {AF "/dags/{dag_id}/datasets/queuedEvent/{uri*}", &route_datasets, NULL, NULL, NULL,
      "api.delete_dag_dataset_queued_event"},
-    {TI, NULL, NULL, NULL, NULL},
-    {AF "/dags/~/dagRuns/~/taskInstances/list", "", NULL, NULL, NULL},
-    {TI "/{task_id}", NULL, "api.patch_task_instance", NULL, NULL},
-    {TI "/{task_id}/{map_index}", NULL, "api.patch_mapped_task_instance", NULL, NULL},
-    {TI "/{task_id}/listMapped", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/setNote", NULL, "api.set_task_instance_note", NULL, NULL},
-    {TI "/{task_id}/{map_index}/setNote", NULL, "api.set_mapped_task_instance_note", NULL, NULL},
-    {TI "/{task_id}/dependencies", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/{map_index}/dependencies", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/tries", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/tries/{task_try_number}", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/{map_index}/tries", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/{map_index}/tries/{task_try_number}", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/links", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/logs/{task_try_number}", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/xcomEntries", NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/xcomEntries/{xcom_key}", NULL, NULL, NULL, NULL},
-    {AF "/dagStats", NULL, NULL, NULL, NULL},
-    {AF "/dagWarnings", NULL, NULL, NULL, NULL},
-    {AF "/dagSources/{file_token}", NULL, NULL, NULL, NULL},
-    {AF "/parseDagFile/{file_token}", NULL, NULL, "api.reparse_dag_file", NULL},
-    {AF "/datasets", NULL, NULL, NULL, NULL},
-    {AF "/datasets/{uri*}", NULL, NULL, NULL, NULL}, /* a URI holds slashes */
-    {AF "/datasets/events", "api.create_dataset_event", NULL, NULL, NULL},
-    {AF "/datasets/queuedEvent/{uri*}", NULL, NULL, NULL, "api.delete_dataset_queued_events"},
-    {AF "/eventLogs", NULL, NULL, NULL, NULL},
-    {AF "/eventLogs/{event_log_id}", NULL, NULL, NULL, NULL},
-    {AF "/importErrors", NULL, NULL, NULL, NULL},
-    {AF "/importErrors/{import_error_id}", NULL, NULL, NULL, NULL},
-    {AF "/providers", NULL, NULL, NULL, NULL},
-    {AF "/plugins", NULL, NULL, NULL, NULL},
-    {AF "/config", NULL, NULL, NULL, NULL},
-    {AF "/config/section/{section}/option/{option}", NULL, NULL, NULL, NULL},
-    {AF "/version", NULL, NULL, NULL, NULL},
+    {TI, &route_airflow, NULL, NULL, NULL, NULL},
+    {AF "/dags/~/dagRuns/~/taskInstances/list", &route_airflow, "", NULL, NULL, NULL},
+    {TI "/{task_id}", &route_airflow, NULL, "api.patch_task_instance", NULL, NULL},
+    {TI "/{task_id}/{map_index}", &route_airflow, NULL, "api.patch_mapped_task_instance", NULL,
+     NULL},
+    {TI "/{task_id}/listMapped", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/setNote", &route_airflow, NULL, "api.set_task_instance_note", NULL, NULL},
+    {TI "/{task_id}/{map_index}/setNote", &route_airflow, NULL, "api.set_mapped_task_instance_note",
+     NULL, NULL},
+    {TI "/{task_id}/dependencies", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/{map_index}/dependencies", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/tries", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/tries/{task_try_number}", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/{map_index}/tries", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/{map_index}/tries/{task_try_number}", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/links", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/logs/{task_try_number}", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/xcomEntries", &route_airflow, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/xcomEntries/{xcom_key}", &route_airflow, NULL, NULL, NULL, NULL},
+    {AF "/dagStats", &route_airflow_misc, NULL, NULL, NULL, NULL},
+    {AF "/dagWarnings", &route_airflow_misc, NULL, NULL, NULL, NULL},
+    {AF "/dagSources/{file_token}", &route_airflow_misc, NULL, NULL, NULL, NULL},
+    {AF "/parseDagFile/{file_token}", &route_airflow_misc, NULL, NULL, "api.reparse_dag_file",
+     NULL},
+    {AF "/datasets", &route_datasets, NULL, NULL, NULL, NULL},
+    {AF "/datasets/{uri*}", &route_datasets, NULL, NULL, NULL, NULL}, /* a URI holds slashes */
+    {AF "/datasets/events", &route_datasets, "api.create_dataset_event", NULL, NULL, NULL},
+    {AF "/datasets/queuedEvent/{uri*}", &route_datasets, NULL, NULL, NULL,
+     "api.delete_dataset_queued_events"},
+    {AF "/eventLogs", &route_event_log, NULL, NULL, NULL, NULL},
+    {AF "/eventLogs/{event_log_id}", &route_event_log, NULL, NULL, NULL, NULL},
+    {AF "/importErrors", &route_airflow, NULL, NULL, NULL, NULL},
+    {AF "/importErrors/{import_error_id}", &route_airflow, NULL, NULL, NULL, NULL},
+    {AF "/providers", &route_airflow_misc, NULL, NULL, NULL, NULL},
+    {AF "/plugins", &route_airflow_misc, NULL, NULL, NULL, NULL},
+    {AF "/config", &route_airflow_misc, NULL, NULL, NULL, NULL},
+    {AF "/config/section/{section}/option/{option}", &route_airflow_misc, NULL, NULL, NULL, NULL},
+    {AF "/version", &route_airflow_misc, NULL, NULL, NULL, NULL},
 };
 
 #define N_ROWS (sizeof rows / sizeof rows[0])
@@ -276,4 +290,86 @@ const char *route_table_event(int route, const char *method)
 	if (!strcasecmp(method, "DELETE"))
 		return r->del;
 	return NULL;
+}
+
+/* The entries that read raw paths, tried in this order where a path's row
+ * does not hold: the UI's login first, as its paths are under the UI's
+ * files' /ui/. */
+static const struct route_entry *const claimants[] = {&route_ui_login, &route_ui_files,
+                                                      &route_metrics, &route_datasets};
+
+/* The group of each first segment under /api/v1: who answers a path there
+ * that no row matches, and whether errors there are problems.  A NULL entry
+ * answers such a path with weir's plain 404 (every path the group answers
+ * is a row, or a claim), though its 401 and its too-deep 404 are problems. */
+static const struct route_group {
+	const char *first;
+	const struct route_entry *entry;
+	bool problems;
+} groups[] = {
+    {"jobs", &route_jobs, false},
+    {"launch", &route_launch, false},
+    {"dags", &route_airflow, true},
+    {"importErrors", &route_airflow, true},
+    {"pools", &route_airflow_misc, true},
+    {"dagStats", &route_airflow_misc, true},
+    {"dagSources", &route_airflow_misc, true},
+    {"parseDagFile", &route_airflow_misc, true},
+    {"version", &route_airflow_misc, true},
+    {"config", &route_airflow_misc, true},
+    {"dagWarnings", &route_airflow_misc, true},
+    {"plugins", &route_airflow_misc, true},
+    {"providers", &route_airflow_misc, true},
+    {"connections", &route_connections, true},
+    {"variables", &route_connections, true},
+    {"eventLogs", &route_event_log, true},
+    {"ui", &route_ui_data, true},
+    {"notifications", NULL, true},
+    {"slaMisses", NULL, true},
+    {"datasets", NULL, true}, /* its paths are claimed (routes.c) */
+};
+
+const struct route_entry *route_table_row_entry(int route)
+{
+	if (route <= ROUTE_TABLE_OTHER || (size_t)route >= N_ROWS)
+		return NULL;
+	return rows[route].entry;
+}
+
+const struct route_entry *route_table_group(const char *first, bool *problems)
+{
+	for (size_t i = 0; first && i < sizeof groups / sizeof groups[0]; i++) {
+		if (!strcmp(first, groups[i].first)) {
+			if (problems)
+				*problems = groups[i].problems;
+			return groups[i].entry;
+		}
+	}
+	if (problems)
+		*problems = false;
+	return NULL;
+}
+
+const struct route_entry *route_table_entry(const struct route_match *m, const char *path)
+{
+	const struct route_entry *e = route_table_row_entry(m->route);
+	bool api = !strncmp(path, "/api/v1/", 8);
+	char first[64];
+	size_t len;
+
+	if (e && (e->claims ? e->claims(path) : api))
+		return e;
+	for (size_t i = 0; i < sizeof claimants / sizeof claimants[0]; i++)
+		if (claimants[i]->claims(path))
+			return claimants[i];
+	if (!api)
+		return NULL;
+	path += 8;
+	path += strspn(path, "/");
+	len = strcspn(path, "/");
+	if (len >= sizeof first)
+		return NULL;
+	memcpy(first, path, len);
+	first[len] = '\0';
+	return route_table_group(first, NULL);
 }

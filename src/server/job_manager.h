@@ -77,7 +77,21 @@ bool job_manager_has_queue(struct job_manager *jm, const char *name, char *names
 int job_manager_set_routes(struct job_manager *jm, struct executor *local, struct executor *gang,
                            bool default_gang, const struct job_manager_queue *queues, size_t n,
                            struct weir_error *err);
-void job_manager_set_api(struct job_manager *jm, struct api *api);
+/* Who hears of what the job manager changed, so that waiting clients ask
+ * again (server.c wires it to the api's api_notify_*: the long polls and
+ * log followers).  The manager calls up to no layer above it: it calls
+ * these.  Each callback may be NULL; all are called on the loop. */
+struct job_manager_observer {
+	/* a job's gang completed, its attempt changed or it ended */
+	void (*cluster_changed)(void *ctx, int64_t job_id);
+	/* a turn committed: any job may have changed */
+	void (*jobs_changed)(void *ctx);
+	/* a job's log grew, or one of its tasks ended */
+	void (*logs_changed)(void *ctx, int64_t job_id);
+	void *ctx;
+};
+/* Copies `obs` (NULL: nobody hears). */
+void job_manager_set_observer(struct job_manager *jm, const struct job_manager_observer *obs);
 /* Where a task's `connections:` are resolved when its launcher registers
  * (server/secrets.h); borrowed, must outlive the manager.  Without it a
  * job that lists connections fails to launch, saying so. */

@@ -195,6 +195,22 @@ static int set_routes(struct server_parts *p, const struct server_config *cfg,
 	return rc;
 }
 
+/* The job manager's observer: what it changed wakes the api's waiters. */
+static void observe_cluster(void *api, int64_t job_id)
+{
+	api_notify_cluster(api, job_id);
+}
+
+static void observe_jobs(void *api)
+{
+	api_notify_jobs(api);
+}
+
+static void observe_logs(void *api, int64_t job_id)
+{
+	api_notify_logs(api, job_id);
+}
+
 /* GET /health: a query on the store (the schema version's row of its meta
  * table) and the DAG manager's last periodic pass. */
 static void parts_health(void *ctx, struct api_health *out)
@@ -333,7 +349,12 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 			rc = -2; /* a bad configuration */
 		goto out;
 	}
-	job_manager_set_api(p->jm, p->api);
+	job_manager_set_observer(p->jm, &(struct job_manager_observer){
+	                                    .cluster_changed = observe_cluster,
+	                                    .jobs_changed = observe_jobs,
+	                                    .logs_changed = observe_logs,
+	                                    .ctx = p->api,
+	                                });
 	rc = 0;
 out:
 	if (rc < 0)

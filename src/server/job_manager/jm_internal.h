@@ -70,7 +70,7 @@ struct job_manager {
 	struct store *store;
 	struct node_resources node;
 	char *home;
-	struct api *api;
+	struct job_manager_observer observer; /* job_manager_set_observer() */
 	struct jm_placement *placement;
 	struct jm_queue *queue;
 	struct jm_watch *watch;
@@ -111,6 +111,10 @@ void jm_turn_end(struct job_manager *jm);
 /* Whether a transaction rolled back since *seen (which it updates): what
  * was kept from the store must be read again. */
 bool jm_rolled_back(struct job_manager *jm, uint64_t *seen);
+/* Tell the observer (job_manager_set_observer) that a job's cluster view
+ * or its logs changed; no-ops without one. */
+void jm_notify_cluster(struct job_manager *jm, int64_t job_id);
+void jm_notify_logs(struct job_manager *jm, int64_t job_id);
 /* Notes a job that reached its final state, for end_fn at the turn's end. */
 void jm_ended_add(struct job_manager *jm, const struct job_row *job);
 

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -263,7 +264,8 @@ void jm_turn_end(struct job_manager *jm)
 			store_rollback(jm->store, NULL);
 		}
 		/* After the commit: clients waiting on a job see what was stored. */
-		api_notify_jobs(jm->api);
+		if (jm->observer.jobs_changed)
+			jm->observer.jobs_changed(jm->observer.ctx);
 	}
 }
 
@@ -438,9 +440,24 @@ void job_manager_set_secrets(struct job_manager *jm, struct secrets *secrets)
 	jm->secrets = secrets;
 }
 
-void job_manager_set_api(struct job_manager *jm, struct api *api)
+void job_manager_set_observer(struct job_manager *jm, const struct job_manager_observer *obs)
 {
-	jm->api = api;
+	if (obs)
+		jm->observer = *obs;
+	else
+		memset(&jm->observer, 0, sizeof jm->observer);
+}
+
+void jm_notify_cluster(struct job_manager *jm, int64_t job_id)
+{
+	if (jm->observer.cluster_changed)
+		jm->observer.cluster_changed(jm->observer.ctx, job_id);
+}
+
+void jm_notify_logs(struct job_manager *jm, int64_t job_id)
+{
+	if (jm->observer.logs_changed)
+		jm->observer.logs_changed(jm->observer.ctx, job_id);
 }
 
 void job_manager_set_end_callback(struct job_manager *jm, job_manager_end_fn fn, void *arg)

@@ -98,16 +98,16 @@ void jm_wind_down(struct job_manager *jm, int64_t job_id)
 	case PROGRESS_GANG_RESTART:
 		jm_release_alloc(jm, job_id);
 		requeue(jm, &job);
-		api_notify_cluster(jm->api, job_id);
-		api_notify_logs(jm->api, job_id);
+		jm_notify_cluster(jm, job_id);
+		jm_notify_logs(jm, job_id);
 		jm_queue_pass(jm);
 		goto out;
 	}
 	jm_release_alloc(jm, job_id);
 	jm_spec_forget(jm, job_id);
 	jm_timers_forget(jm, job_id);
-	api_notify_cluster(jm->api, job_id);
-	api_notify_logs(jm->api, job_id);
+	jm_notify_cluster(jm, job_id);
+	jm_notify_logs(jm, job_id);
 	jm_queue_pass(jm);
 out:
 	free(st);
@@ -148,7 +148,7 @@ void jm_apply_decision(struct job_manager *jm, struct job_row *job, const struct
 	for (size_t i = 0; i < n && i < d->n_tasks; i++)
 		if (d->stop && d->stop[i] && !jm_task_final(&tasks[i]))
 			stop_task(jm, &tasks[i]);
-	api_notify_cluster(jm->api, job->id);
+	jm_notify_cluster(jm, job->id);
 	jm_wind_down(jm, job->id);
 }
 
@@ -194,6 +194,6 @@ void jm_task_ended(struct job_manager *jm, int64_t job_id, const char *role, int
 {
 	struct progress_event ev = {.kind = PROGRESS_TASK_ENDED, .role = role, .index = index};
 
-	api_notify_logs(jm->api, job_id);
+	jm_notify_logs(jm, job_id);
 	jm_progress(jm, job_id, &ev);
 }

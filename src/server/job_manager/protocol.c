@@ -203,7 +203,7 @@ static void gang_complete(struct job_manager *jm, struct job_row *job, int attem
 	if (jm_job_save(jm, job, err) == 0)
 		jm_event(jm, job->id, "state", "running: attempt %d, every task registered",
 		         attempt);
-	api_notify_cluster(jm->api, job->id);
+	jm_notify_cluster(jm, job->id);
 }
 
 int jm_register(struct job_manager *jm, const struct jm_register_call *c, struct strbuf *answer,

@@ -267,7 +267,7 @@ static void gang_refused(struct job_manager *jm, struct job_row *job, int attemp
 			log_error("job %lld: %s", (long long)job->id, err.msg);
 	}
 	task_rows_free(rows, n);
-	api_notify_cluster(jm->api, job->id);
+	jm_notify_cluster(jm, job->id);
 	jm_wind_down(jm, job->id);
 }
 

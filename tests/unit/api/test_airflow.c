@@ -24,7 +24,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/api.h"
 #include "api/basic_auth.h"
 #include "api/http.h"

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "api/log_append.h"
+#include "api/logs/log_append.h"
 #include "lib/fs.h"
 
 static void read_all(const char *path, char *buf, size_t size, size_t *len)

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "api/http.h"
-#include "api/log_stream.h"
+#include "api/logs/log_stream.h"
 #include "lib/clock.h"
 #include "lib/http_client.h"
 

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "api/log_window.h"
+#include "api/logs/log_window.h"
 
 static void check(int64_t offset, int64_t length, uint64_t size, uint64_t want_start,
                   uint64_t want_end)

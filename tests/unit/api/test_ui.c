@@ -17,8 +17,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "api/ui_assets.h"
-#include "api/ui_session.h"
+#include "api/ui/ui_assets.h"
+#include "api/ui/ui_session.h"
 
 static char tool[512]; /* BUILD/tools/embed_assets, found from argv[0] */
 

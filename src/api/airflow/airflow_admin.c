@@ -5,14 +5,14 @@
  * and one try.  Bodies are checked field by field as Airflow's schemas
  * have them (an unknown field is a 400), with Airflow's defaults.
  */
-#include "api/airflow_admin.h"
+#include "api/airflow/airflow_admin.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/airflow_lists.h"
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_lists.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 

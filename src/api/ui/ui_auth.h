@@ -30,7 +30,7 @@
 
 #include "api/auth_gate.h"
 #include "api/http.h"
-#include "api/ui_session.h"
+#include "api/ui/ui_session.h"
 
 #define UI_SESSION_COOKIE "weir_session"
 #define UI_CSRF_HEADER "X-CSRF-Token"

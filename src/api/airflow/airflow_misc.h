@@ -17,9 +17,6 @@
 #include "api/dag_api.h"
 #include "api/http.h"
 
-/* Whether the first path segment is one of these routes. */
-bool airflow_misc_owns(const char *first_segment);
-
 /* Answers the request.  ops NULL: no DAG manager (pools, stats and sources
  * answer 503); config_view: {"sections":[{name, options:[{key, value}]}]}
  * or NULL (403, as Airflow when expose_config is off); version: weir's. */

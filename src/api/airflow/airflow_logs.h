@@ -10,7 +10,7 @@
 
 #include "api/dag_api.h"
 #include "api/http.h"
-#include "api/log_stream.h"
+#include "api/logs/log_stream.h"
 
 /* seg: the path's segments after /api/v1/ (dags, dag_id, dagRuns, run_id,
  * taskInstances, task_id, logs, try_number), ids already checked. */

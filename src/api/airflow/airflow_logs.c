@@ -1,6 +1,6 @@
 /* airflow_logs.c: the task instance log route, JSON fragments and
  * text/plain (airflow_logs.h). */
-#include "api/airflow_logs.h"
+#include "api/airflow/airflow_logs.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,8 +10,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/airflow_request.h"
-#include "api/log_window.h"
+#include "api/airflow/airflow_request.h"
+#include "api/logs/log_window.h"
 #include "api/reply.h"
 #include "api/request.h"
 

@@ -1,6 +1,6 @@
 /* log_window.c: the offset/length/download parameters of the log routes
  * and their answer headers (log_window.h). */
-#include "api/log_window.h"
+#include "api/logs/log_window.h"
 
 #include "api/request.h"
 

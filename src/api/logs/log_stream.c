@@ -1,7 +1,7 @@
 /* log_stream.c: log bodies, followers, and their wake-ups on appends, the
  * kernel's notice of a write, task ends and the fallback look at the file
  * (log_stream.h). */
-#include "api/log_stream.h"
+#include "api/logs/log_stream.h"
 
 #include <fcntl.h>
 #include <stdlib.h>
@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/log_append.h"
+#include "api/logs/log_append.h"
 #include "lib/clock.h"
 
 struct follower {

@@ -1,6 +1,6 @@
 /* airflow_request.c: ids, pages, bodies, Accept and log tokens of the
  * workflow routes (airflow_request.h). */
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 
 #include <stdio.h>
 #include <stdlib.h>

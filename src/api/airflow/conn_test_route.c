@@ -1,6 +1,6 @@
 /* conn_test_route.c: POST /connections/test, suspended while the test
  * runs (conn_test_route.h). */
-#include "api/conn_test_route.h"
+#include "api/airflow/conn_test_route.h"
 
 #include <stdlib.h>
 

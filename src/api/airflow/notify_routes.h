@@ -17,9 +17,6 @@
 #include "api/http.h"
 #include "api/notify_api.h"
 
-/* Whether seg[0..n) (after /api/v1/) is one of these routes. */
-bool notify_routes_owns(char **seg, int n);
-
 /* Answers it; ops NULL: 503. */
 void notify_routes_handle(const struct notify_api_ops *ops, void *ctx, struct http_request *req,
                           char **seg, int n);

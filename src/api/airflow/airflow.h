@@ -17,10 +17,7 @@
 
 #include "api/dag_api.h"
 #include "api/http.h"
-#include "api/log_stream.h"
-
-/* Whether the first path segment is one of these routes ("dags", "importErrors"). */
-bool airflow_owns(const char *first_segment);
+#include "api/logs/log_stream.h"
 
 /* Answers the request: seg[0..n) are the path's segments after /api/v1/
  * (already percent-decoded).  ops NULL: the server runs no DAG manager

@@ -1,23 +1,11 @@
 /* notify_routes.c: the notification and SLA-miss routes (notify_routes.h):
  * the path's ids checked, the query read, the op answered. */
-#include "api/notify_routes.h"
+#include "api/airflow/notify_routes.h"
 
 #include <string.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
-
-static bool is_leaf(const char *s)
-{
-	return !strcmp(s, "notifications") || !strcmp(s, "slaMisses");
-}
-
-bool notify_routes_owns(char **seg, int n)
-{
-	if (n == 1)
-		return is_leaf(seg[0]);
-	return n == 5 && !strcmp(seg[0], "dags") && !strcmp(seg[2], "dagRuns") && is_leaf(seg[4]);
-}
 
 void notify_routes_handle(const struct notify_api_ops *ops, void *ctx, struct http_request *req,
                           char **seg, int n)

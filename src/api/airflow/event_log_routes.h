@@ -35,7 +35,6 @@
 void event_log_note(const struct observe_api_ops *ops, void *ctx, struct http_request *req,
                     const struct route_match *m, int status);
 
-bool event_log_routes_owns(const char *first_segment);
 /* seg[0] is "eventLogs"; n segments. */
 void event_log_routes_handle(const struct observe_api_ops *ops, void *ctx, struct http_request *req,
                              char **seg, int n);

@@ -18,12 +18,9 @@
 
 #include <stdbool.h>
 
-#include "api/conn_test_route.h"
+#include "api/airflow/conn_test_route.h"
 #include "api/http.h"
 #include "api/secrets_api.h"
-
-/* Whether the first path segment is one of these ("connections", "variables"). */
-bool conn_routes_owns(const char *first_segment);
 
 /* Answers the request: seg[0..n) after /api/v1/.  ops NULL: 503.  tests:
  * where POST /connections/test waits (NULL: that route answers 501). */

@@ -7,15 +7,15 @@
  * (an unknown field is a 400) and handed on in the contract's shape, with
  * Airflow's defaults filled in.
  */
-#include "api/airflow.h"
+#include "api/airflow/airflow.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "api/airflow_admin.h"
-#include "api/airflow_lists.h"
-#include "api/airflow_logs.h"
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_admin.h"
+#include "api/airflow/airflow_lists.h"
+#include "api/airflow/airflow_logs.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "lib/clock.h"
@@ -291,12 +291,6 @@ out:
 }
 
 /* ---- dispatch ---- */
-
-bool airflow_owns(const char *first_segment)
-{
-	return first_segment &&
-	       (!strcmp(first_segment, "dags") || !strcmp(first_segment, "importErrors"));
-}
 
 /* A map index in the path: digits (a '-' in front is a bad one).  Right
  * after the task id anything else is another route's name, or none. */

@@ -3,7 +3,7 @@
  * re-parse, the version, the configuration, DAG warnings, plugins and
  * providers.
  */
-#include "api/airflow_misc.h"
+#include "api/airflow/airflow_misc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,21 +11,9 @@
 
 #include <nettle/base64.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
-
-static const char *const owned[] = {"pools",   "dagStats", "dagSources", "parseDagFile",
-                                    "version", "config",   "dagWarnings", "plugins",
-                                    "providers", NULL};
-
-bool airflow_misc_owns(const char *first_segment)
-{
-	for (const char *const *o = owned; first_segment && *o; o++)
-		if (!strcmp(first_segment, *o))
-			return true;
-	return false;
-}
 
 /* ---- file tokens: base64url of the DAG's id, so that no path is ever
  * given or taken ---- */

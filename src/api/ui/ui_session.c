@@ -4,7 +4,7 @@
  * logged in, and a bound keeps a client that logs in in a loop from growing
  * the server without limit (the least recently used session goes first).
  */
-#include "api/ui_session.h"
+#include "api/ui/ui_session.h"
 
 #include <errno.h>
 #include <stdlib.h>

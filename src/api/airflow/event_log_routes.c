@@ -1,14 +1,14 @@
 /* event_log_routes.c: recording a request in the event log, and Airflow's
  * /eventLogs routes over it (event_log_routes.h).
  */
-#include "api/event_log_routes.h"
+#include "api/airflow/event_log_routes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "lib/clock.h"
@@ -168,11 +168,6 @@ void event_log_note(const struct observe_api_ops *ops, void *ctx, struct http_re
 }
 
 /* ---- the routes ---- */
-
-bool event_log_routes_owns(const char *first_segment)
-{
-	return first_segment && !strcmp(first_segment, "eventLogs");
-}
 
 static json_t *row_json(const struct event_log_row *r)
 {

@@ -1,10 +1,10 @@
 /* airflow_lists.c: the list routes and their filters (airflow_lists.h). */
-#include "api/airflow_lists.h"
+#include "api/airflow/airflow_lists.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/dag_admin_api.h"
 #include "api/reply.h"
 #include "sched/dag_states.h"

@@ -5,13 +5,13 @@
  * parameters against each route's list, numbers read here; the body is a
  * JSON object of known fields, checked field by field by the server.
  */
-#include "api/dataset_routes.h"
+#include "api/airflow/dataset_routes.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 

@@ -14,9 +14,6 @@
 #include "api/dag_api.h"
 #include "api/http.h"
 
-/* Whether the first segment after /api/v1/ is "ui". */
-bool ui_routes_owns(const char *first_segment);
-
 /* seg[0..n) are the path's segments after /api/v1/.  ops NULL: 503. */
 void ui_routes_handle(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
                       char **seg, int n);

@@ -5,7 +5,7 @@
  * A failed login is answered from a timer UI_LOGIN_FAIL_DELAY_MS later,
  * the request suspended meanwhile: the loop keeps serving others.
  */
-#include "api/ui_auth.h"
+#include "api/ui/ui_auth.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "api/reply.h"
-#include "api/ui_assets.h"
+#include "api/ui/ui_assets.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 

@@ -4,7 +4,7 @@
  * never joined to a directory; "." and ".." segments are refused anyway, so
  * that such a request gets a clear 400 rather than a silent 404.
  */
-#include "api/ui_assets.h"
+#include "api/ui/ui_assets.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -5,12 +5,12 @@
  * handed on; the body is read as a JSON object (an unknown field is a 400)
  * and checked field by field by the server.
  */
-#include "api/conn_routes.h"
+#include "api/airflow/conn_routes.h"
 
 #include <stdio.h>
 #include <string.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 
@@ -19,11 +19,6 @@
 static const char *const conn_fields[] = {"connection_id", "conn_type", "description", "host",
 					  "port", "login", "password", "schema", "extra", NULL};
 static const char *const var_fields[] = {"key", "value", "description", NULL};
-
-bool conn_routes_owns(const char *first)
-{
-	return first && (!strcmp(first, "connections") || !strcmp(first, "variables"));
-}
 
 /* [A-Za-z0-9_.-]{1,250}: the ids of connections and the keys of variables. */
 static bool id_ok(struct http_request *req, const char *what, const char *id)

@@ -1,6 +1,6 @@
 /* log_append.c: appending a shipped log chunk at its offset (see
  * log_append.h). */
-#include "api/log_append.h"
+#include "api/logs/log_append.h"
 
 #include <errno.h>
 #include <fcntl.h>

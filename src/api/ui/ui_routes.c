@@ -1,19 +1,14 @@
 /* ui_routes.c: the web UI's workflow views (ui_routes.h). */
-#include "api/ui_routes.h"
+#include "api/ui/ui_routes.h"
 
 #include <string.h>
 
-#include "api/airflow_request.h"
+#include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
 
 #define UI_RUNS_DEFAULT 25
 #define UI_RUNS_MAX 365
-
-bool ui_routes_owns(const char *first_segment)
-{
-	return first_segment && !strcmp(first_segment, "ui");
-}
 
 /* limit for the UI's run windows: default 25, more than 365 is cut to 365 (as
  * Airflow cuts its page limits), 0 means the default. */
