@@ -141,6 +141,8 @@ hdr-check: $(HDR_OKS)
 include-check:
 	@sh tests/tools/test_check_includes.sh
 	@python3 tools/check_includes.py src
+	@sh tests/tools/test_check_state_doors.sh
+	@python3 tools/check_state_doors.py src
 
 unit: $(UNIT_BINS) $(BUILD)/weir $(BUILD)/weir-launch
 	@sh tests/run-unit.sh $(UNIT_BINS)

@@ -123,9 +123,10 @@ static void on_kill(struct agent *a, json_t *msg)
 	struct agent_task *t = task_of_msg(a, msg);
 	int sig = (int)json_integer_value(json_object_get(msg, AGENT_KEY_SIG));
 
-	if (!t || !t->alive || sig <= 0)
+	if (!t || !agent_task_state_alive(t->state) || sig <= 0)
 		return;
-	t->stopping = true;
+	if (t->state != AGENT_TASK_ACKED) /* acked: dropped at its end, never started again */
+		agent_task_set_state(t, AGENT_TASK_STOPPING);
 	kill(t->pid, sig);
 	if (sig == SIGTERM && t->kill_at == INT64_MAX)
 		t->kill_at = clock_mono_ms() + (int64_t)(a->kill_grace_s + 2) * 1000;
@@ -144,8 +145,9 @@ static void on_ack(struct agent *a, json_t *msg)
 		journal_remove(a->dir, t->key);
 		json_decref(t->result);
 		t->result = NULL;
-		t->acked = true;
-		if (!t->alive)
+		if (agent_task_state_alive(t->state))
+			agent_task_set_state(t, AGENT_TASK_ACKED); /* dropped when its shim goes */
+		else
 			agent_task_drop(a, t);
 	}
 }

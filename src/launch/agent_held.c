@@ -19,12 +19,13 @@ json_t *agent_held_json(struct agent *a)
 		struct journal_state st;
 		json_t *e = agent_task_key_json(t);
 		bool read = journal_read(a->dir, t->key, &st) == 0;
-		const char *state = t->alive ? (read && st.started ? "running" : "starting")
-		                             : (t->result && !strcmp(json_string_value(json_object_get(
-		                                                         t->result, "t")),
-		                                                     "lost")
-		                                    ? "lost"
-		                                    : "ended");
+		const char *state =
+		    agent_task_state_alive(t->state)
+		        ? (read && st.started ? "running" : "starting")
+		        : (t->result && !strcmp(json_string_value(json_object_get(t->result, "t")),
+		                                "lost")
+		               ? "lost"
+		               : "ended");
 		json_object_set_new(e, "key", json_string(t->key));
 		json_object_set_new(e, "shim_pid", json_integer(t->pid));
 		json_object_set_new(e, "pid", json_integer(read ? st.pid : 0));

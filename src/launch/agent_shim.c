@@ -207,7 +207,7 @@ pid_t agent_task_spawn(struct agent *a, const char *key, json_t *msg, const char
 void agent_task_spawned(struct agent *a, struct agent_task *t, pid_t pid)
 {
 	t->pid = pid;
-	t->alive = true;
+	agent_task_set_state(t, AGENT_TASK_RUNNING);
 	hashmap_put_int(a->pids, pid, t, NULL);
 	json_t *m = agent_task_key_json(t);
 	json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_SPAWNED));

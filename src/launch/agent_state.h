@@ -8,6 +8,7 @@
  *   agent_shim.c  a task's shim: a spare of the pool or a fork, and what
  *                 runs in it
  *   agent_held.c  what the agent holds, as "held" and "status" say it
+ *   agent_task_state.c  a task's states and their legal moves (pure)
  */
 #ifndef WEIR_LAUNCH_AGENT_STATE_H
 #define WEIR_LAUNCH_AGENT_STATE_H
@@ -21,6 +22,7 @@
 
 #include "exec/agent_proto.h"
 #include "launch/agent_pool.h"
+#include "launch/agent_task_state.h"
 #include "launch/journal.h"
 #include "lib/hashmap.h"
 #include "lib/strbuf.h"
@@ -40,19 +42,17 @@ struct agent_task {
 	int index, attempt;
 	pid_t pid;           /* the shim */
 	int pidfd;           /* an adopted shim (not our child): readable at its end; -1 */
-	bool alive;
+	enum agent_task_state state; /* agent_task_state.h; moved by agent_task_set_state() */
 	bool started_sent;   /* "started" went to the current server */
 	int64_t hold_until;  /* monotonic: "started" held until then, for its "exited"
 	                        to go in the same write; INT64_MAX: none held */
 	int started_pid, started_port; /* the held "started"'s */
 	json_t *result;      /* "exited" or "lost", kept until acknowledged */
-	bool acked;          /* the server has the result (the journal is gone) */
 	char *group;         /* an adopted shim's pool group, removed at its end; NULL */
 	int64_t kill_at;     /* monotonic: SIGKILL to the shim's session; INT64_MAX: none */
 	json_t *start;       /* the start, until the journal's first line is read: given
 	                        again if the shim dies before it (agent_task.c: task_restart); NULL */
 	int restarts;        /* how many times it was */
-	bool stopping;       /* a signal was sent to it: never started again */
 };
 
 struct conn {
@@ -112,6 +112,11 @@ void agent_on_accept(struct agent *a);
 
 /* ---- agent_task.c ---- */
 
+/* The one door of a task's state: t moves to `to` when
+ * agent_task_state_can_move() allows it; else the move is refused, logged
+ * as an error naming the task and both states, and t left as it was.  0,
+ * or -1 when refused. */
+int agent_task_set_state(struct agent_task *t, enum agent_task_state to);
 /* {job, role, index, attempt} of t (new) */
 json_t *agent_task_key_json(const struct agent_task *t);
 /* A new task in the table for journal key `key`, or NULL (a bad key, out

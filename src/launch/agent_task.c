@@ -39,11 +39,23 @@ struct agent_task *agent_task_new(struct agent *a, const char *key)
 	t->pidfd = -1;
 	t->kill_at = INT64_MAX;
 	t->hold_until = INT64_MAX;
+	agent_task_set_state(t, AGENT_TASK_NEW); /* a new task: its first state */
 	if (hashmap_put_str(a->tasks, key, t, NULL) < 0) {
 		free(t);
 		return NULL;
 	}
 	return t;
+}
+
+int agent_task_set_state(struct agent_task *t, enum agent_task_state to)
+{
+	if (!agent_task_state_can_move(t->state, to)) {
+		log_error("agent: task %s: illegal state move %s -> %s refused", t->key,
+		          agent_task_state_name(t->state), agent_task_state_name(to));
+		return -1;
+	}
+	t->state = to;
+	return 0;
 }
 
 /* a task's own parts (hashmap_destroy_free's too) */
@@ -76,7 +88,7 @@ size_t agent_live_tasks(struct agent *a)
 
 	hashmap_iter_init(&it, a->tasks);
 	while (hashmap_iter_next(&it))
-		n += ((struct agent_task *)it.value)->alive;
+		n += agent_task_state_alive(((struct agent_task *)it.value)->state);
 	return n;
 }
 
@@ -114,7 +126,7 @@ void agent_send_started(struct agent *a, struct agent_task *t, const struct jour
 {
 	if (t->started_sent || !st->started || a->server < 0)
 		return;
-	if (hold && !st->exited && t->alive) {
+	if (hold && !st->exited && agent_task_state_alive(t->state)) {
 		if (t->hold_until == INT64_MAX) {
 			t->hold_until = clock_mono_ms() + STARTED_HOLD_MS;
 			t->started_pid = st->pid;
@@ -196,7 +208,7 @@ static bool task_take_state(struct agent *a, struct agent_task *t, struct journa
 	}
 	agent_send_started(a, t, &st, true);
 	/* its program runs (or the task is over): the pool's next forks may go */
-	if ((st.started || st.exited) && t->alive && t->pidfd < 0)
+	if ((st.started || st.exited) && agent_task_state_alive(t->state) && t->pidfd < 0)
 		agent_pool_task_begun(&a->pool, t->pid);
 	if (st.exited && !t->result && !st.reported) {
 		json_t *r = st.exited;
@@ -204,9 +216,9 @@ static bool task_take_state(struct agent *a, struct agent_task *t, struct journa
 		t->result = json_incref(r);
 		agent_send_result(a, t);
 		/* its shim comes back to the pool, most often: no fork for it */
-		if (t->alive && t->pidfd < 0)
+		if (agent_task_state_alive(t->state) && t->pidfd < 0)
 			agent_pool_task_ended(&a->pool, t->pid);
-	} else if (st.exited && st.reported && !t->alive) {
+	} else if (st.exited && st.reported && !agent_task_state_alive(t->state)) {
 		/* nothing to deliver: the server only forgets it */
 		json_t *m = agent_task_key_json(t);
 		json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_DONE));
@@ -220,13 +232,15 @@ static bool task_take_state(struct agent *a, struct agent_task *t, struct journa
 	return true;
 }
 
-static bool task_restart(struct agent *a, struct agent_task *t, int wstatus);
+static bool task_restart(struct agent *a, struct agent_task *t, int wstatus, bool stopped);
 
 /* The shim is gone: its result is in the journal, or it died without one
  * (kill -9): then the task is lost, and the server hears so. */
 static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 {
 	char how[64];
+	/* what its state said while the shim lived */
+	bool acked = t->state == AGENT_TASK_ACKED, stopped = t->state == AGENT_TASK_STOPPING;
 
 	if (t->group) {
 		proc_kill_session(t->pid); /* the group empty before it goes */
@@ -234,14 +248,14 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 		free(t->group);
 		t->group = NULL;
 	}
-	t->alive = false;
+	agent_task_set_state(t, AGENT_TASK_GONE);
 	if (hashmap_get_int(a->pids, t->pid) == t)
 		hashmap_remove_int(a->pids, t->pid);
 	if (t->pidfd >= 0) {
 		close(t->pidfd);
 		t->pidfd = -1;
 	}
-	if (t->acked) {
+	if (acked) {
 		/* its result was delivered before the shim was reaped */
 		agent_task_drop(a, t);
 		return;
@@ -249,7 +263,7 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	if (!task_read_journal(a, t) || t->result)
 		return;
 	started_flush(a, t);
-	if (task_restart(a, t, wstatus))
+	if (task_restart(a, t, wstatus, stopped))
 		return;
 	if (wstatus < 0)
 		snprintf(how, sizeof how, "ended");
@@ -303,7 +317,8 @@ static void adopt(struct agent *a, const char *key)
 	if (st.shim_pid > 0 && proc_read_stat(st.shim_pid, &ps) == 0 && ps.state != 'Z' &&
 	    ps.start_ticks == st.shim_start) {
 		t->pidfd = (int)syscall(SYS_pidfd_open, st.shim_pid, 0);
-		t->alive = t->pidfd >= 0;
+		if (t->pidfd >= 0)
+			agent_task_set_state(t, AGENT_TASK_RUNNING);
 	}
 	if (st.group[0]) {
 		/* its pool group goes when it ends (now, if it has) */
@@ -311,7 +326,7 @@ static void adopt(struct agent *a, const char *key)
 		t->group = strdup(st.group);
 	}
 	journal_state_release(&st);
-	if (!t->alive)
+	if (!agent_task_state_alive(t->state))
 		task_gone(a, t, -1);
 	else
 		log_info("agent: following task %s (shim %d) again", key, (int)t->pid);
@@ -340,10 +355,11 @@ void agent_adopt_all(struct agent *a)
  * its program never started: most often a spare that could not prepare,
  * the start written to it as it died.  The start is given to a shim
  * forked fresh, up to TASK_RESTARTS_MAX times, never for a task sent a signal.
- * True when it was (a new shim runs it). */
-static bool task_restart(struct agent *a, struct agent_task *t, int wstatus)
+ * True when it was (a new shim runs it).  `stopped`: the task was sent a
+ * signal. */
+static bool task_restart(struct agent *a, struct agent_task *t, int wstatus, bool stopped)
 {
-	if (!t->start || t->stopping || t->started_sent || wstatus < 0 ||
+	if (!t->start || stopped || t->started_sent || wstatus < 0 ||
 	    journal_is_blank(a->dir, t->key) != 1)
 		return false;
 	bool unprepared = WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == AGENT_SPARE_UNPREPARED;
@@ -374,9 +390,9 @@ static void on_free(struct agent *a, pid_t pid)
 {
 	struct agent_task *t = hashmap_get_int(a->pids, pid);
 
-	if (t && !t->result && !t->acked)
+	if (t && !t->result && t->state != AGENT_TASK_ACKED)
 		task_read_journal(a, t);
-	if (!t || (!t->result && !t->acked)) {
+	if (!t || (!t->result && t->state != AGENT_TASK_ACKED)) {
 		log_warn("agent: shim %d says it is free without its task's end; killed",
 		         (int)pid);
 		agent_pool_back(&a->pool, pid, false); /* let go: EOF */
@@ -386,9 +402,10 @@ static void on_free(struct agent *a, pid_t pid)
 	}
 	started_flush(a, t);
 	hashmap_remove_int(a->pids, pid);
-	t->alive = false;
+	bool acked = t->state == AGENT_TASK_ACKED;
+	agent_task_set_state(t, AGENT_TASK_GONE);
 	t->kill_at = INT64_MAX;
-	if (t->acked)
+	if (acked)
 		agent_task_drop(a, t);
 	agent_pool_back(&a->pool, pid, true);
 }
@@ -470,7 +487,7 @@ void agent_on_tick(struct agent *a, int64_t now)
 		struct agent_task *t = it.value;
 		if (now >= t->hold_until)
 			started_flush(a, t);
-		if (t->alive && now >= t->kill_at) {
+		if (agent_task_state_alive(t->state) && now >= t->kill_at) {
 			if (proc_kill_session(t->pid) + (kill(t->pid, SIGKILL) == 0) > 0)
 				log_warn("agent: task %s did not stop in time; killed its session", t->key);
 			t->kill_at = INT64_MAX;

@@ -17,6 +17,9 @@
  *   running -> queued                        (cleared while it ran: waits
  *                                             for max_active_runs again)
  *
+ * Every move of a state goes through one setter per noun that asks these
+ * first and refuses what they refuse (docs/internals/sched.md, "States").
+ *
  * Pure functions; no allocation.
  */
 #ifndef WEIR_SCHED_DAG_STATES_H

@@ -11,6 +11,9 @@
  *       a server restart may report `running` for a task still `pending`) or
  *       end; an ended state never moves.
  *
+ * Every move of a state goes through one setter per noun that asks these
+ * first and refuses what they refuse (docs/internals/sched.md, "States").
+ *
  * Pure functions; no allocation, no errors beyond the return value.
  */
 #ifndef WEIR_SCHED_STATES_H

@@ -580,4 +580,16 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti);
  * dm->triggers.dirty). */
 void dm_trigger_pass(struct dag_manager *dm);
 
+/* ---- states.c: the one door of a TI's and a run's state ---- */
+
+/* r's (a run's) state becomes `to` when sched/dag_states.h allows the move
+ * (from == to included); else the move is refused, logged as an error
+ * naming the TI (run) and both states, and the row left as it was.  0, or
+ * -1 when refused.  The store write is the caller's, as before. */
+int dm_ti_set_state(struct dag_ti_row *r, enum dag_ti_state to);
+int dm_run_set_state(struct dag_run_row *run, enum dag_run_state to);
+/* TI `ti`'s book entry after a start: state `to`, try `try_number`, no
+ * retry time (dag_book_set()); refused and logged as dm_ti_set_state(). */
+int dm_book_started(struct run_ctx *rc, size_t ti, enum dag_ti_state to, int try_number);
+
 #endif

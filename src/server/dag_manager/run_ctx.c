@@ -58,7 +58,7 @@ void dm_fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const cha
 	r->run_id = (char *)run_id;
 	r->task_id = t->task_id;
 	r->map_index = map_index;
-	r->state = DAG_TI_NONE;
+	dm_ti_set_state(r, DAG_TI_NONE); /* a new row: its first state */
 	r->max_tries = t->retries + 1;
 	r->pool = t->pool ? t->pool : DAG_DEFAULT_POOL;
 	r->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
@@ -233,7 +233,8 @@ again:
 		struct dag_ti_row *r = &rc->rows[k];
 		if (task_of[k] >= 0 || dag_ti_state_is_final(r->state))
 			continue;
-		r->state = DAG_TI_REMOVED;
+		if (dm_ti_set_state(r, DAG_TI_REMOVED) < 0)
+			continue; /* refused (logged) */
 		if (dag_store_ti_update(dm->ds, r, err) < 0)
 			goto fail;
 	}
@@ -465,8 +466,12 @@ void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, enum dag_
                    const char *reason, bool ended)
 {
 	struct weir_error err = {0};
-	struct dag_try_row t = {.dag_id = r->dag_id, .run_id = r->run_id, .task_id = r->task_id,
-	                        .map_index = r->map_index, .try_number = r->try_number};
+	struct dag_try_row t = {.dag_id = r->dag_id,
+	                        .run_id = r->run_id,
+	                        .task_id = r->task_id,
+	                        .map_index = r->map_index,
+	                        .try_number = r->try_number,
+	                        .state = state};
 	int64_t now = clock_now_ms();
 	bool found = false;
 
@@ -480,7 +485,6 @@ void dm_try_update(struct dag_manager *dm, const struct dag_ti_row *r, enum dag_
 	if (found)
 		return;
 	t.job_id = r->job_id;
-	t.state = state;
 	t.start_date = now;
 	t.end_date = ended ? now : 0;
 	t.reason = (char *)(reason ? reason : "");
@@ -505,7 +509,12 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		struct dag_ti_row *r = &rc->rows[rc->ti_row[c->ti]];
 		int64_t job = r->job_id;
 
-		r->state = c->to;
+		if (dm_ti_set_state(r, c->to) < 0) {
+			/* sched's decision against the move table (logged): the
+			 * copy is read again from the store */
+			rc->stale = true;
+			continue;
+		}
 		r->max_tries = c->max_tries;
 		r->next_retry_at = c->to == DAG_TI_UP_FOR_RETRY ? c->retry_at : 0;
 		if (c->to == DAG_TI_NONE) {
@@ -549,9 +558,12 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 	}
 	dag_book_apply(&rc->book, &d);
 	dm_flow_note(dm, rc, &d);
-	if (d.run_to != d.run_from ||
-	    (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
-		rc->run.state = d.run_to;
+	if ((d.run_to != d.run_from ||
+	     (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) &&
+	    dm_run_set_state(&rc->run, d.run_to) < 0) {
+		rc->stale = true; /* refused (logged): the run as it was; read again */
+	} else if (d.run_to != d.run_from ||
+	           (d.run_to == DAG_RUN_FAILED && strcmp(rc->run.reason, d.reason))) {
 		dm_set_str(&rc->run.reason, d.reason);
 		if (d.run_to == DAG_RUN_RUNNING && !rc->run.start_date)
 			rc->run.start_date = now;

@@ -199,7 +199,7 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
 	conf_text = json_dumps(c, JSON_COMPACT);
 	row.dag_id = spec->dag_id;
 	row.run_id = (char *)run_id;
-	row.state = DAG_RUN_QUEUED;
+	dm_run_set_state(&row, DAG_RUN_QUEUED); /* a new row: its first state */
 	dm_set_name(row.run_type, run_type);
 	row.logical_date = logical;
 	row.data_interval_start = iv.start_ms;

@@ -140,15 +140,15 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	struct sensor_poke_row row = {0};
 	struct weir_error err = {0};
 	int64_t now = clock_now_ms();
-	struct dag_ti v;
 
 	if (!server_pokes(t))
 		return false;
 	ss = sensors_of(dm);
 	if (!ss)
 		return false; /* out of memory: the job path will poke it */
+	if (dm_ti_set_state(r, DAG_TI_UP_FOR_RESCHEDULE) < 0)
+		return true; /* refused (logged): the row as it was, no job either */
 	r->try_number++;
-	r->state = DAG_TI_UP_FOR_RESCHEDULE;
 	r->job_id = 0;
 	r->queued_at = now;
 	r->start_date = now;
@@ -162,11 +162,7 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		rc->stale = true;
 		return true;
 	}
-	v = rc->book.tis[ti];
-	v.state = DAG_TI_UP_FOR_RESCHEDULE;
-	v.try_number = r->try_number;
-	v.next_retry_at = 0;
-	dag_book_set(&rc->book, ti, &v);
+	dm_book_started(rc, ti, DAG_TI_UP_FOR_RESCHEDULE, r->try_number);
 	dm_try_update(dm, r, DAG_TI_UP_FOR_RESCHEDULE, "", false);
 	row.dag_id = dm_strdup_or_empty(r->dag_id);
 	row.run_id = dm_strdup_or_empty(r->run_id);

@@ -557,8 +557,11 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		dm_wake_note(dm, clock_now_ms() + START_AGAIN_MS);
 		goto out;
 	}
+	if (dm_ti_set_state(r, DAG_TI_QUEUED) < 0) {
+		rc->stale = true; /* the row and the book disagree (logged): read again */
+		goto out;
+	}
 	r->try_number = try_number;
-	r->state = DAG_TI_QUEUED;
 	r->job_id = job_id;
 	dm_run_note_job(rc, rc->ti_row[ti]);
 	r->queued_at = clock_now_ms();
@@ -573,13 +576,7 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		rc->stale = true;
 		goto out;
 	}
-	{
-		struct dag_ti v = rc->book.tis[ti];
-		v.state = DAG_TI_QUEUED;
-		v.try_number = try_number;
-		v.next_retry_at = 0;
-		dag_book_set(&rc->book, ti, &v);
-	}
+	dm_book_started(rc, ti, DAG_TI_QUEUED, try_number);
 	dm_try_update(dm, r, DAG_TI_QUEUED, "", false);
 	if (job_id) {
 		log_info("DAG %s run %s task %s%s try %d: job %lld", r->dag_id, r->run_id,

@@ -170,8 +170,9 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	r = &rc->rows[rc->ti_row[ti]];
 	tg = rc->spec->tasks[rc->ti_task[ti]].trigger;
 	try_number = r->try_number + 1;
+	if (dm_ti_set_state(r, DAG_TI_RUNNING) < 0)
+		return; /* refused (logged): the row as it was */
 	r->try_number = try_number;
-	r->state = DAG_TI_RUNNING;
 	r->job_id = 0;
 	r->queued_at = r->start_date = clock_now_ms();
 	r->end_date = 0;
@@ -185,13 +186,7 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		rc->stale = true;
 		return;
 	}
-	{
-		struct dag_ti v = rc->book.tis[ti];
-		v.state = DAG_TI_RUNNING;
-		v.try_number = try_number;
-		v.next_retry_at = 0;
-		dag_book_set(&rc->book, ti, &v);
-	}
+	dm_book_started(rc, ti, DAG_TI_RUNNING, try_number);
 	dm_try_update(dm, r, DAG_TI_RUNNING, "", false);
 	dm->turn.pass_again = true;
 	if (trigger_run(dm, rc, ti, try_number, &run_id, &err) < 0) {

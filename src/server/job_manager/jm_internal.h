@@ -120,11 +120,18 @@ void jm_ended_add(struct job_manager *jm, const struct job_row *job);
 
 bool jm_job_final(const struct job_row *job);
 bool jm_task_final(const struct task_row *t);
-void jm_job_set_state(struct job_row *job, enum job_state s);
-void jm_task_set_state(struct task_row *t, enum task_state s);
-/* The row's end as sched reads it, and sched's answer written back. */
+/* The one door of a job's (a task's) state: the row moves to `s` when
+ * sched/states.h allows it (a new row, zeroed, is born queued or pending
+ * through it too); else the move is refused, logged as an error naming the
+ * job (task) and both states, and the row left as it was.  0, or -1 when
+ * refused.  Reading a row from the store is not a move; writing it back
+ * stays the caller's (jm_job_save(), jm_task_add()...). */
+int jm_job_set_state(struct job_row *job, enum job_state s);
+int jm_task_set_state(struct task_row *t, enum task_state s);
+/* The row's end as sched reads it, and sched's answer written back (its
+ * state through jm_task_set_state(): -1 and nothing written when refused). */
 void jm_task_end_of(const struct task_row *t, struct task_end *out);
-void jm_task_end_apply(struct task_row *t, const struct task_end *e);
+int jm_task_end_apply(struct task_row *t, const struct task_end *e);
 /* The executor's view of the task (borrowing its strings). */
 struct executor_task jm_executor_task(const struct task_row *t);
 /* The rows as sched's task_status (borrowing their strings); NULL when out

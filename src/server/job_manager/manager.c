@@ -140,14 +140,27 @@ bool jm_task_final(const struct task_row *t)
 	return task_state_is_final(t->state);
 }
 
-void jm_job_set_state(struct job_row *job, enum job_state s)
+int jm_job_set_state(struct job_row *job, enum job_state s)
 {
+	if (!job_state_can_move(job->state, s)) {
+		log_error("job %lld: illegal state move %s -> %s refused", (long long)job->id,
+		          job_state_name(job->state), job_state_name(s));
+		return -1;
+	}
 	job->state = s;
+	return 0;
 }
 
-void jm_task_set_state(struct task_row *t, enum task_state s)
+int jm_task_set_state(struct task_row *t, enum task_state s)
 {
+	if (!task_state_can_move(t->state, s)) {
+		log_error("job %lld task %s.%d (attempt %d): illegal state move %s -> %s refused",
+		          (long long)t->job_id, t->role ? t->role : "?", t->idx, t->attempt,
+		          task_state_name(t->state), task_state_name(s));
+		return -1;
+	}
 	t->state = s;
+	return 0;
 }
 
 void jm_task_end_of(const struct task_row *t, struct task_end *out)
@@ -161,14 +174,16 @@ void jm_task_end_of(const struct task_row *t, struct task_end *out)
 	snprintf(out->reason, sizeof out->reason, "%s", t->reason ? t->reason : "");
 }
 
-void jm_task_end_apply(struct task_row *t, const struct task_end *e)
+int jm_task_end_apply(struct task_row *t, const struct task_end *e)
 {
-	jm_task_set_state(t, e->state);
+	if (jm_task_set_state(t, e->state) < 0)
+		return -1; /* the row as it was */
 	t->cause = e->cause;
 	t->exit_code = e->exit_code;
 	t->signal = e->signal;
 	t->oom_killed = e->oom_killed;
 	str_set(&t->reason, e->reason);
+	return 0;
 }
 
 struct executor_task jm_executor_task(const struct task_row *t)

@@ -102,7 +102,7 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
 	row.name = spec->name ? spec->name : "job";
 	row.spec_json = masked ? masked : text.buf;
 	row.framework = (char *)framework_name(spec->framework);
-	row.state = JOB_QUEUED;
+	jm_job_set_state(&row, JOB_QUEUED); /* a new row: its first state */
 	row.reason = "";
 	row.priority = spec->priority;
 	row.attempt = 1;

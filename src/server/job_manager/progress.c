@@ -34,7 +34,10 @@ static void record_result(struct job_manager *jm, struct job_row *job, const str
 {
 	struct weir_error err = {0};
 
-	jm_job_set_state(job, o->state);
+	if (jm_job_set_state(job, o->state) < 0) {
+		jm_outcome_set(jm, job->id, NULL); /* refused (logged): the job as it was */
+		return;
+	}
 	job->cause = o->cause;
 	job->exit_code = o->exit_code;
 	job->restart_pending = false;
@@ -53,9 +56,10 @@ static void requeue(struct job_manager *jm, struct job_row *job)
 {
 	struct weir_error err = {0};
 
+	if (jm_job_set_state(job, JOB_QUEUED) < 0)
+		return; /* refused (logged): the job as it was */
 	job->restart_pending = false;
 	job->attempt++;
-	jm_job_set_state(job, JOB_QUEUED);
 	job->queued_at = clock_now_ms();
 	job->allocated_at = 0;
 	job->running_at = 0;

@@ -196,7 +196,8 @@ static void gang_complete(struct job_manager *jm, struct job_row *job, int attem
 	task_rows_free(rows, n);
 	if (!all)
 		return;
-	jm_job_set_state(job, JOB_RUNNING);
+	if (jm_job_set_state(job, JOB_RUNNING) < 0)
+		return; /* refused (logged): nothing written */
 	job->running_at = clock_now_ms();
 	if (!job->started_at)
 		job->started_at = job->running_at;
@@ -408,7 +409,8 @@ static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job,
 		t->cpu_time_ms = r.cpu_time_ms;
 	t->ended_at = clock_now_ms();
 	task_end_reported(&rep, jm_winding(jm, job) || job->attempt != t->attempt, &end);
-	jm_task_end_apply(t, &end);
+	if (jm_task_end_apply(t, &end) < 0)
+		return json_object(); /* refused (logged): nothing written, as for a repeat */
 	if (jm_task_save(jm, t, err) < 0)
 		return NULL;
 	jm_event(jm, t->job_id, "task", "%s:%d %s%s%s", t->role, t->idx, task_state_name(t->state),

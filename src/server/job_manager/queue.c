@@ -192,7 +192,10 @@ void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason)
 
 	if (jm_job_load(jm, job_id, &job, &err) < 0)
 		return;
-	jm_job_set_state(&job, JOB_FAILED);
+	if (jm_job_set_state(&job, JOB_FAILED) < 0) {
+		job_row_release(&job); /* refused (logged): the job as it was */
+		return;
+	}
 	job.cause = END_CAUSE_REJECTED;
 	str_set(&job.reason, reason ? reason : "");
 	job.ended_at = clock_now_ms();

@@ -95,7 +95,8 @@ static bool recover_task(struct job_manager *jm, struct executor *ex, const stru
 	jm_task_end_of(t, &was);
 	task_end_gone(&was, jm_winding(jm, job), TASK_VERDICT_NONE,
 	              "launcher gone while the server was down", SIGKILL, &end);
-	jm_task_end_apply(t, &end);
+	if (jm_task_end_apply(t, &end) < 0)
+		return true; /* refused (logged): it had ended */
 	t->ended_at = clock_now_ms();
 	if (jm_task_save(jm, t, &err) < 0)
 		log_error("recovery: %s", err.msg);

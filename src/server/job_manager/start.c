@@ -29,8 +29,8 @@ static void not_started(struct task_row *t, const char *why)
 
 	jm_task_end_of(t, &was);
 	task_end_not_started(&was, why, &now);
-	jm_task_end_apply(t, &now);
-	t->ended_at = clock_now_ms();
+	if (jm_task_end_apply(t, &now) == 0)
+		t->ended_at = clock_now_ms();
 }
 
 /* A one-task job on a backend that takes the register answer (the

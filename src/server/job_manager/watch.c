@@ -114,7 +114,8 @@ static void launcher_gone(struct job_manager *jm, const struct launcher_watch *w
 	jm_task_end_of(&t, &was);
 	task_end_gone(&was, jm_winding(jm, &job) || job.attempt != t.attempt, w->verdict, w->why,
 	              SIGKILL, &end);
-	jm_task_end_apply(&t, &end);
+	if (jm_task_end_apply(&t, &end) < 0)
+		goto out; /* refused (logged): nothing written */
 	t.ended_at = clock_now_ms();
 	if (jm_task_save(jm, &t, &err) < 0)
 		log_error("job %lld: %s", (long long)t.job_id, err.msg);
@@ -261,7 +262,8 @@ static void gang_refused(struct job_manager *jm, struct job_row *job, int attemp
 			continue;
 		jm_task_end_of(&rows[i], &was);
 		task_end_not_started(&was, reason, &end);
-		jm_task_end_apply(&rows[i], &end);
+		if (jm_task_end_apply(&rows[i], &end) < 0)
+			continue; /* refused (logged): nothing written */
 		rows[i].ended_at = clock_now_ms();
 		if (jm_task_save(jm, &rows[i], &err) < 0)
 			log_error("job %lld: %s", (long long)job->id, err.msg);
