@@ -8,9 +8,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "api/auth_gate.h"
 #include "api/airflow/conn_test_route.h"
 #include "api/airflow/event_log_routes.h"
+#include "api/auth_gate.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/logs/log_stream.h"

@@ -64,7 +64,8 @@ struct dag_admin_ops {
 	/* DELETE /dags/{dag_id}: its runs, task instances and tries; 409 while a run is active */
 	int (*delete_dag)(void *ctx, const char *dag_id, struct weir_error *err);
 	/* DELETE .../dagRuns/{run_id}: an active run is stopped (marked failed) first */
-	int (*delete_run)(void *ctx, const char *dag_id, const char *run_id, struct weir_error *err);
+	int (*delete_run)(void *ctx, const char *dag_id, const char *run_id,
+	                  struct weir_error *err);
 	/* POST .../dagRuns/{run_id}/clear: every TI of the run cleared; dry_run: the
 	 * TaskInstanceCollection that would be, else the DAGRun */
 	json_t *(*clear_run)(void *ctx, const char *dag_id, const char *run_id, bool dry_run,

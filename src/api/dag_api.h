@@ -55,9 +55,9 @@ struct dag_list_query {
  * given).  updated_at is the run's last change of state: the latest of
  * queued_at, start_date and end_date. */
 struct dag_run_list_query {
-	int limit;                 /* default 100 */
-	int offset;                /* default 0 */
-	const char *order_by;      /* e.g. "-execution_date", "start_date" */
+	int limit;                   /* default 100 */
+	int offset;                  /* default 0 */
+	const char *order_by;        /* e.g. "-execution_date", "start_date" */
 	struct dag_str_list states;  /* any of these states */
 	struct dag_str_list dag_ids; /* with dag_id "~": these DAGs only (n == 0: every DAG) */
 	struct dag_date_range execution_date, start_date, end_date, updated_at;
@@ -99,40 +99,41 @@ struct dag_api_ops {
 	/* GET /dags/{dag_id}/dagRuns: {"dag_runs":[...],"total_entries":N}; dag_id "~": every
 	 * DAG's */
 	json_t *(*list_runs)(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
-			     struct weir_error *err);
+	                     struct weir_error *err);
 	/* POST /dags/{dag_id}/dagRuns {"conf","dag_run_id","logical_date"}: DAGRun */
 	json_t *(*trigger_run)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
 	/* A DAGRun as a tree (the DAG tests' report, unit tests); the route answers
 	 * with get_run_text */
 	json_t *(*get_run)(void *ctx, const char *dag_id, const char *run_id,
-			   struct weir_error *err);
+	                   struct weir_error *err);
 	/* The same answer as its JSON text, newly allocated (*len its length), without a
 	 * tree (the run is what a client polls); NULL with err.  GET
 	 * /dags/{dag_id}/dagRuns/{run_id} */
 	char *(*get_run_text)(void *ctx, const char *dag_id, const char *run_id, size_t *len,
-			      struct weir_error *err);
+	                      struct weir_error *err);
 	/* PATCH /dags/{dag_id}/dagRuns/{run_id} {"state":"success|failed|queued"}: DAGRun */
 	json_t *(*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
-			     struct weir_error *err);
+	                     struct weir_error *err);
 	/* GET .../dagRuns/{run_id}/taskInstances: {"task_instances":[...],"total_entries":N};
 	 * dag_id and run_id "~": every DAG's, every run's (by DAG, then the run's logical date,
 	 * then the graph's order) */
 	json_t *(*list_tis)(void *ctx, const char *dag_id, const char *run_id,
-			    const struct dag_ti_list_query *q, struct weir_error *err);
+	                    const struct dag_ti_list_query *q, struct weir_error *err);
 	/* The same answer as its JSON text, newly allocated (*len its length: the bytes
 	 * json_dumps(JSON_COMPACT) writes of list_tis's), without a tree per TI; NULL with
 	 * err.  What the listing routes answer */
 	char *(*list_tis_text)(void *ctx, const char *dag_id, const char *run_id,
-			       const struct dag_ti_list_query *q, size_t *len, struct weir_error *err);
+	                       const struct dag_ti_list_query *q, size_t *len,
+	                       struct weir_error *err);
 	/* GET .../taskInstances/{task_id}[?map_index=N]: TaskInstance (map_index -1: not a
 	 * foreach instance) */
 	json_t *(*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-			  int map_index, struct weir_error *err);
+	                  int map_index, struct weir_error *err);
 	/* Where try `try_number` of a TI logs (*path newly allocated) and whether that try has
 	 * ended; 404 when there is no such try. */
 	int (*ti_log_locate)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-			     int map_index, int try_number, char **path, bool *ended,
-			     struct weir_error *err);
+	                     int map_index, int try_number, char **path, bool *ended,
+	                     struct weir_error *err);
 	/* POST /dags/{dag_id}/clearTaskInstances {"dag_run_id","task_ids","include_downstream",
 	 * "only_failed","dry_run"}: {"task_instances":[{dag_id,dag_run_id,task_id,...}]} */
 	json_t *(*clear_tis)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
@@ -150,7 +151,7 @@ struct dag_api_ops {
 	/* GET .../taskInstances/{task_id}/tries: {"task_instances":[one per try],
 	 * "total_entries":N} */
 	json_t *(*ti_tries)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-			    int map_index, struct weir_error *err);
+	                    int map_index, struct weir_error *err);
 	/* GET /ui/dags: {"dags":[DAG plus last_runs],"total_entries":N,"import_errors":[...]} */
 	json_t *(*ui_dags)(void *ctx, int limit, int offset, struct weir_error *err);
 	/* GET /ui/dags/{dag_id}/grid: the newest `limit` runs (oldest first) and per task one

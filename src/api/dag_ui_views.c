@@ -2,7 +2,6 @@
  * UI's DAG list, grid and stats (dag_ui_views.h). */
 #include "api/dag_ui_views.h"
 
-
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +29,9 @@ static json_t *timedelta_json(int64_t seconds, bool zero_null)
 
 static const char *kind_name(enum dag_task_kind k)
 {
-	return k == DAG_TASK_COMMAND ? "command" : k == DAG_TASK_TRIGGER_DAG ? "trigger_dag" : "job";
+	return k == DAG_TASK_COMMAND       ? "command"
+	       : k == DAG_TASK_TRIGGER_DAG ? "trigger_dag"
+	                                   : "job";
 }
 
 static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
@@ -45,15 +46,17 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 	o = json_pack(
 	    "{s:{s:s, s:s}, s:s, s:s, s:o, s:n, s:s, s:[], s:b, s:b, s:b, s:i, s:s, s:s, s:i, "
 	    "s:o, s:o, s:b, s:o, s:i, s:s, s:s, s:s, s:[s], s:n, s:o, s:o, s:n, s:s}",
-	    "class_ref", "class_name", t->kind == DAG_TASK_COMMAND       ? "WeirCommand"
-	                               : t->kind == DAG_TASK_TRIGGER_DAG ? "TriggerDagRunOperator"
-	                                                                 : "WeirJob",
+	    "class_ref", "class_name",
+	    t->kind == DAG_TASK_COMMAND       ? "WeirCommand"
+	    : t->kind == DAG_TASK_TRIGGER_DAG ? "TriggerDagRunOperator"
+	                                      : "WeirJob",
 	    "module_path", "weir", "task_id", t->task_id, "owner", "airflow", "start_date",
 	    time_or_null(s->start_date_ms), "end_date", "trigger_rule",
-	    trigger_rule_name(t->trigger_rule), "extra_links", "depends_on_past", t->flow.depends_on_past, "is_mapped",
-	    mapped, "wait_for_downstream", t->flow.wait_for_downstream, "retries", t->retries, "queue", "default", "pool",
-	    t->pool ? t->pool : "default_pool", "pool_slots", t->pool_slots > 0 ? t->pool_slots : 1, "execution_timeout",
-	    timedelta_json(t->execution_timeout_s, true), "retry_delay",
+	    trigger_rule_name(t->trigger_rule), "extra_links", "depends_on_past",
+	    t->flow.depends_on_past, "is_mapped", mapped, "wait_for_downstream",
+	    t->flow.wait_for_downstream, "retries", t->retries, "queue", "default", "pool",
+	    t->pool ? t->pool : "default_pool", "pool_slots", t->pool_slots > 0 ? t->pool_slots : 1,
+	    "execution_timeout", timedelta_json(t->execution_timeout_s, true), "retry_delay",
 	    timedelta_json(t->retry_delay_s, false), "retry_exponential_backoff",
 	    t->retry_exponential_backoff, "max_retry_delay",
 	    timedelta_json(t->max_retry_delay_s, true), "priority_weight", t->priority,
@@ -116,14 +119,15 @@ static json_t *params_json(const struct dag_spec *s)
 	json_object_foreach(s->params, k, v)
 	{
 		json_t *sc = json_object_get(s->param_schemas, k);
-		json_t *schema = sc ? json_deep_copy(sc) : json_pack("{s:s}", "type", json_type_name(v));
+		json_t *schema =
+		    sc ? json_deep_copy(sc) : json_pack("{s:s}", "type", json_type_name(v));
 		const char *desc = json_string_value(json_object_get(sc, "description"));
 		json_object_del(schema, "default");
 		json_object_del(schema, "description");
-		json_object_set_new(o, k,
-		                    json_pack("{s:s, s:O, s:o, s:o}", "__class",
-		                              "airflow.models.param.Param", "value", v, "description",
-		                              json_util_string(desc), "schema", schema));
+		json_object_set_new(
+		    o, k,
+		    json_pack("{s:s, s:O, s:o, s:o}", "__class", "airflow.models.param.Param",
+		              "value", v, "description", json_util_string(desc), "schema", schema));
 	}
 	return o;
 }
@@ -132,9 +136,10 @@ json_t *dag_view_run_brief(const struct dag_run_row *r)
 {
 	return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o, s:o}", "dag_run_id", r->run_id, "state",
 	                 dag_run_state_name(r->state), "run_type", r->run_type, "logical_date",
-	                 json_util_time_airflow(r->logical_date ? r->logical_date : 1), "start_date",
-	                 json_util_time_airflow(r->start_date), "end_date", json_util_time_airflow(r->end_date),
-	                 "queued_at", json_util_time_airflow(r->queued_at));
+	                 json_util_time_airflow(r->logical_date ? r->logical_date : 1),
+	                 "start_date", json_util_time_airflow(r->start_date), "end_date",
+	                 json_util_time_airflow(r->end_date), "queued_at",
+	                 json_util_time_airflow(r->queued_at));
 }
 
 /* "FILE:LINE: ..." -> LINE, or 0. */
@@ -155,9 +160,8 @@ static long message_line(const char *file, const char *msg)
  * one any of its instances has (Airflow's grid does the same). */
 static const enum dag_ti_state state_rank[] = {
     DAG_TI_FAILED,  DAG_TI_UPSTREAM_FAILED, DAG_TI_UP_FOR_RETRY, DAG_TI_UP_FOR_RESCHEDULE,
-    DAG_TI_QUEUED,
-    DAG_TI_SCHEDULED, DAG_TI_RUNNING,       DAG_TI_NONE,         DAG_TI_SUCCESS,
-    DAG_TI_SKIPPED, DAG_TI_REMOVED,
+    DAG_TI_QUEUED,  DAG_TI_SCHEDULED,       DAG_TI_RUNNING,      DAG_TI_NONE,
+    DAG_TI_SUCCESS, DAG_TI_SKIPPED,         DAG_TI_REMOVED,
 };
 #define N_STATES (sizeof state_rank / sizeof state_rank[0])
 _Static_assert(N_STATES == DAG_TI_STATE_COUNT, "every TI state has a rank");
@@ -174,10 +178,9 @@ static size_t state_index(enum dag_ti_state s)
 static bool state_unended(size_t k)
 {
 	enum dag_ti_state s = state_rank[k];
-	return s == DAG_TI_UP_FOR_RETRY || s == DAG_TI_UP_FOR_RESCHEDULE || s == DAG_TI_QUEUED || s == DAG_TI_SCHEDULED ||
-	       s == DAG_TI_RUNNING || s == DAG_TI_NONE;
+	return s == DAG_TI_UP_FOR_RETRY || s == DAG_TI_UP_FOR_RESCHEDULE || s == DAG_TI_QUEUED ||
+	       s == DAG_TI_SCHEDULED || s == DAG_TI_RUNNING || s == DAG_TI_NONE;
 }
-
 
 /* One cell: a task in a run, its instances summed up. */
 struct cell {
@@ -221,9 +224,9 @@ static json_t *cell_json(const struct cell *c, const char *run_id, bool mapped)
 		                    json_integer(c->by_state[k]));
 	}
 	return json_pack("{s:s, s:o, s:i, s:o, s:o, s:o, s:o, s:o}", "dag_run_id", run_id, "state",
-	                 dag_view_ti_state(state),
-	                 "try_number", c->try_number, "start_date", json_util_time_airflow(c->start),
-	                 "end_date", json_util_time_airflow(c->unended ? 0 : c->end), "queued_when",
+	                 dag_view_ti_state(state), "try_number", c->try_number, "start_date",
+	                 json_util_time_airflow(c->start), "end_date",
+	                 json_util_time_airflow(c->unended ? 0 : c->end), "queued_when",
 	                 json_util_time_airflow(c->queued), "map_index_count",
 	                 mapped ? json_integer(c->count) : json_null(), "states_count", counts);
 }
@@ -348,8 +351,8 @@ json_t *dag_view_tries(const struct dag_try_row *tries, size_t n, const struct d
 		           "{s:s, s:s, s:s, s:i, s:i, s:o, s:o, s:o, s:o, s:o, s:s, s:o}", "dag_id",
 		           t->dag_id, "dag_run_id", t->run_id, "task_id", t->task_id, "map_index",
 		           t->map_index, "try_number", t->try_number, "state",
-		           dag_view_ti_state(state), "start_date",
-		           json_util_time_airflow(start), "end_date", json_util_time_airflow(end), "duration",
+		           dag_view_ti_state(state), "start_date", json_util_time_airflow(start),
+		           "end_date", json_util_time_airflow(end), "duration",
 		           start && end ? json_real((double)(end - start) / 1000.0) : json_null(),
 		           "job_id", t->job_id > 0 ? json_integer(t->job_id) : json_null(),
 		           "reason", t->reason ? t->reason : "", "execution_date",

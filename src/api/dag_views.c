@@ -25,26 +25,28 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	if (s)
 		for (size_t i = 0; i < s->tags.n; i++)
 			json_array_append_new(tags, json_pack("{s:s}", "name", s->tags.v[i]));
-	o = json_pack(
-	    "{s:s, s:o, s:b, s:b, s:b, s:s, s:o, s:o, s:o, s:[], s:i, s:i, s:b, s:o, "
-	    "s:o}",
-	    "dag_id", row->dag_id, "description",
-	    s && s->description ? json_string(s->description) : json_null(), "is_paused",
-	    row->paused, "is_active", row->active, "is_subdag", 0, "fileloc", row->file, "tags",
-	    tags, "schedule_interval", schedule_json(s), "next_dagrun",
-	    next != CRON_NEVER ? json_util_time_airflow(next) : json_null(), "owners", "max_active_runs",
-	    s ? s->max_active_runs : 0, "max_active_tasks", s ? s->max_active_tasks : 0,
-	    "has_import_errors", row->import_error && *row->import_error, "last_parsed_time",
-	    json_util_time_airflow(row->last_parsed_at), "timetable_description",
-	    s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
-	    : s && s->dataset_schedule.n       ? json_string("Triggered by datasets")
-	                                       : json_string("Never, external triggers only"));
+	o = json_pack("{s:s, s:o, s:b, s:b, s:b, s:s, s:o, s:o, s:o, s:[], s:i, s:i, s:b, s:o, "
+	              "s:o}",
+	              "dag_id", row->dag_id, "description",
+	              s && s->description ? json_string(s->description) : json_null(), "is_paused",
+	              row->paused, "is_active", row->active, "is_subdag", 0, "fileloc", row->file,
+	              "tags", tags, "schedule_interval", schedule_json(s), "next_dagrun",
+	              next != CRON_NEVER ? json_util_time_airflow(next) : json_null(), "owners",
+	              "max_active_runs", s ? s->max_active_runs : 0, "max_active_tasks",
+	              s ? s->max_active_tasks : 0, "has_import_errors",
+	              row->import_error && *row->import_error, "last_parsed_time",
+	              json_util_time_airflow(row->last_parsed_at), "timetable_description",
+	              s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
+	              : s && s->dataset_schedule.n       ? json_string("Triggered by datasets")
+	                                           : json_string("Never, external triggers only"));
 	if (o && s && next != CRON_NEVER) {
 		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
 		json_object_set_new(o, "next_dagrun_data_interval_start",
 		                    json_util_time_airflow(iv.start_ms));
-		json_object_set_new(o, "next_dagrun_data_interval_end", json_util_time_airflow(iv.end_ms));
-		json_object_set_new(o, "next_dagrun_create_after", json_util_time_airflow(iv.end_ms));
+		json_object_set_new(o, "next_dagrun_data_interval_end",
+		                    json_util_time_airflow(iv.end_ms));
+		json_object_set_new(o, "next_dagrun_create_after",
+		                    json_util_time_airflow(iv.end_ms));
 	} else if (o) {
 		json_object_set_new(o, "next_dagrun_data_interval_start", json_null());
 		json_object_set_new(o, "next_dagrun_data_interval_end", json_null());
@@ -88,19 +90,20 @@ json_t *dag_view_run(const struct dag_run_row *r)
 {
 	json_t *conf = json_loads(r->conf && *r->conf ? r->conf : "{}", 0, NULL);
 
-	return json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:o, "
-	                 "s:o, s:n, s:s}",
-	                 "dag_id", r->dag_id, "dag_run_id", r->run_id, "logical_date",
-	                 json_util_time_airflow(r->logical_date ? r->logical_date : 1), "execution_date",
-	                 json_util_time_airflow(r->logical_date ? r->logical_date : 1), "start_date",
-	                 json_util_time_airflow(r->start_date), "end_date", json_util_time_airflow(r->end_date),
-	                 "data_interval_start", json_util_time_airflow(r->data_interval_start),
-	                 "data_interval_end", json_util_time_airflow(r->data_interval_end), "state",
-	                 dag_run_state_name(r->state), "run_type", run_type_name(r), "conf", conf ? conf : json_object(),
-	                 "external_trigger", strcmp(r->run_type, "scheduled") != 0, "queued_at",
-	                 json_util_time_airflow(r->queued_at), "last_scheduling_decision",
-	                 json_util_time_airflow(r->end_date ? r->end_date : r->start_date), "note", "reason",
-	                 r->reason ? r->reason : "");
+	return json_pack(
+	    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:o, "
+	    "s:o, s:n, s:s}",
+	    "dag_id", r->dag_id, "dag_run_id", r->run_id, "logical_date",
+	    json_util_time_airflow(r->logical_date ? r->logical_date : 1), "execution_date",
+	    json_util_time_airflow(r->logical_date ? r->logical_date : 1), "start_date",
+	    json_util_time_airflow(r->start_date), "end_date", json_util_time_airflow(r->end_date),
+	    "data_interval_start", json_util_time_airflow(r->data_interval_start),
+	    "data_interval_end", json_util_time_airflow(r->data_interval_end), "state",
+	    dag_run_state_name(r->state), "run_type", run_type_name(r), "conf",
+	    conf ? conf : json_object(), "external_trigger", strcmp(r->run_type, "scheduled") != 0,
+	    "queued_at", json_util_time_airflow(r->queued_at), "last_scheduling_decision",
+	    json_util_time_airflow(r->end_date ? r->end_date : r->start_date), "note", "reason",
+	    r->reason ? r->reason : "");
 }
 
 /* A time as the views show it, with its key; null for ms <= 0. */
@@ -243,9 +246,9 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 	put(&b, "hostname", json_string(have_job ? "localhost" : ""));
 	put(&b, "unixname", json_string(""));
 	put(&b, "job_id", r->job_id > 0 ? json_integer(r->job_id) : json_null());
-	put(&b, "rendered_command", r->rendered_command && *r->rendered_command
-	                                ? json_string(r->rendered_command)
-	                                : json_null());
+	put(&b, "rendered_command",
+	    r->rendered_command && *r->rendered_command ? json_string(r->rendered_command)
+	                                                : json_null());
 	put(&b, "reason", str(reason));
 	put(&b, "outputs", outputs ? outputs : json_null());
 	put(&b, "rendered_fields",
@@ -253,9 +256,9 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 	put(&b, "executor_config", json_string("{}"));
 	/* Airflow's fields weir has nothing for */
 	put(&b, "task_display_name", str(r->task_id));
-	static const char *const nulls[] = {"queue",  "pid",     "executor",      "sla_miss",
-	                                    "rendered_map_index", "trigger", "triggerer_job",
-	                                    "note"};
+	static const char *const nulls[] = {
+	    "queue",   "pid",           "executor", "sla_miss", "rendered_map_index",
+	    "trigger", "triggerer_job", "note"};
 	for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
 		put(&b, nulls[i], json_null());
 	if (b.failed) {
@@ -380,7 +383,8 @@ json_t *dag_view_ti_ref(const struct dag_ti_row *r, const struct dag_run_row *ru
 json_t *dag_view_import_error(const struct dag_import_error_row *r)
 {
 	return json_pack("{s:I, s:s, s:s, s:o}", "import_error_id", (json_int_t)r->id, "filename",
-	                 r->file, "stack_trace", r->message, "timestamp", json_util_time_airflow(r->time));
+	                 r->file, "stack_trace", r->message, "timestamp",
+	                 json_util_time_airflow(r->time));
 }
 
 json_t *dag_view_collection(const char *key, json_t *items, size_t total)

@@ -29,8 +29,8 @@ struct dataset_list_params {
 
 struct dataset_event_params {
 	int limit, offset;
-	const char *order_by;    /* NULL: by timestamp */
-	int64_t dataset_id;      /* 0: any */
+	const char *order_by;                                       /* NULL: by timestamp */
+	int64_t dataset_id;                                         /* 0: any */
 	const char *source_dag_id, *source_task_id, *source_run_id; /* NULL: any */
 	bool has_map_index;
 	int source_map_index;
@@ -43,13 +43,13 @@ struct dataset_api_ops {
 	/* POST /datasets/events: body {dataset_uri, extra} */
 	json_t *(*create_event)(void *ctx, json_t *body, struct weir_error *err);
 	json_t *(*upstream_events)(void *ctx, const char *dag_id, const char *run_id,
-				   struct weir_error *err);
+	                           struct weir_error *err);
 	/* Queued events: of a DAG (uri NULL), of a URI (dag_id NULL), or the one
 	 * of both (a QueuedEvent).  before: NULL, or a date (those queued earlier). */
 	json_t *(*queued)(void *ctx, const char *dag_id, const char *uri, const char *before,
-			  struct weir_error *err);
+	                  struct weir_error *err);
 	int (*delete_queued)(void *ctx, const char *dag_id, const char *uri, const char *before,
-			     struct weir_error *err);
+	                     struct weir_error *err);
 };
 
 #endif

@@ -42,15 +42,24 @@
 #ifndef WEIR_SONAME_MHD
 #define WEIR_SONAME_MHD "libmicrohttpd.so.12"
 #endif
-#define MHD_FUNCS(X, t)                                                                            \
-	X(t, MHD_add_response_header)                                                              \
-	X(t, MHD_create_response_from_buffer)                                                      \
-	X(t, MHD_create_response_from_callback)                                                    \
-	X(t, MHD_destroy_response)                                                                 \
-	X(t, MHD_get_connection_info) X(t, MHD_get_connection_values) X(t, MHD_get_daemon_info)    \
-	    X(t, MHD_get_timeout) X(t, MHD_lookup_connection_value) X(t, MHD_queue_response)       \
-	        X(t, MHD_resume_connection) X(t, MHD_run) X(t, MHD_start_daemon)                   \
-	            X(t, MHD_stop_daemon) X(t, MHD_suspend_connection)
+/* clang-format off */
+#define MHD_FUNCS(X, t)                         \
+	X(t, MHD_add_response_header)           \
+	X(t, MHD_create_response_from_buffer)   \
+	X(t, MHD_create_response_from_callback) \
+	X(t, MHD_destroy_response)              \
+	X(t, MHD_get_connection_info)           \
+	X(t, MHD_get_connection_values)         \
+	X(t, MHD_get_daemon_info)               \
+	X(t, MHD_get_timeout)                   \
+	X(t, MHD_lookup_connection_value)       \
+	X(t, MHD_queue_response)                \
+	X(t, MHD_resume_connection)             \
+	X(t, MHD_run)                           \
+	X(t, MHD_start_daemon)                  \
+	X(t, MHD_stop_daemon)                   \
+	X(t, MHD_suspend_connection)
+/* clang-format on */
 DYNLIB_TABLE(mhd, MHD_FUNCS, WEIR_SONAME_MHD, "the HTTP server");
 #define MHD_add_response_header (mhd.MHD_add_response_header)
 #define MHD_create_response_from_buffer (mhd.MHD_create_response_from_buffer)

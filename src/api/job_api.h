@@ -30,8 +30,8 @@ struct api_ops {
 	int (*submit)(void *ctx, json_t *body, struct job_view *out, struct weir_error *err);
 	/* GET /jobs: state may be NULL; limit <= 0 none.  *jobs: a new array
 	 * of *n views, newest first (job_views_free()). */
-	int (*list_jobs)(void *ctx, const char *state, int limit, struct job_view **jobs,
-	                 size_t *n, struct weir_error *err);
+	int (*list_jobs)(void *ctx, const char *state, int limit, struct job_view **jobs, size_t *n,
+	                 struct weir_error *err);
 	/* GET /jobs/{id} (404 when there is no such job). */
 	int (*get_job)(void *ctx, int64_t id, struct job_view *out, struct weir_error *err);
 	/* DELETE /jobs/{id}: *out: the job after the kill (409 if ended). */

@@ -38,19 +38,17 @@ void job_views_free(struct job_view *v, size_t n)
 
 json_t *job_view_task(const struct task_row *t)
 {
-	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:b, s:I, "
-	                 "s:I, s:o, s:o}",
-	                 "role", t->role, "index", t->idx, "attempt", t->attempt, "state",
-	                 task_state_text(t), "reason", t->reason ? t->reason : "", "host",
-	                 t->host ? t->host : "", "port", t->port, "pid",
-	                 t->pid > 0 ? json_integer(t->pid) : json_null(), "gpus",
-	                 t->gpus ? t->gpus : "", "exit_code",
-	                 t->exit_code >= 0 ? json_integer(t->exit_code) : json_null(), "signal",
-	                 t->signal > 0 ? json_integer(t->signal) : json_null(), "oom_killed",
-	                 t->oom_killed, "peak_memory_bytes", (json_int_t)t->peak_memory_bytes,
-	                 "cpu_time_ms", (json_int_t)t->cpu_time_ms, "started_at",
-	                 json_util_time_iso(t->started_at), "ended_at",
-	                 json_util_time_iso(t->ended_at));
+	return json_pack(
+	    "{s:s, s:i, s:i, s:s, s:s, s:s, s:i, s:o, s:s, s:o, s:o, s:b, s:I, "
+	    "s:I, s:o, s:o}",
+	    "role", t->role, "index", t->idx, "attempt", t->attempt, "state", task_state_text(t),
+	    "reason", t->reason ? t->reason : "", "host", t->host ? t->host : "", "port", t->port,
+	    "pid", t->pid > 0 ? json_integer(t->pid) : json_null(), "gpus", t->gpus ? t->gpus : "",
+	    "exit_code", t->exit_code >= 0 ? json_integer(t->exit_code) : json_null(), "signal",
+	    t->signal > 0 ? json_integer(t->signal) : json_null(), "oom_killed", t->oom_killed,
+	    "peak_memory_bytes", (json_int_t)t->peak_memory_bytes, "cpu_time_ms",
+	    (json_int_t)t->cpu_time_ms, "started_at", json_util_time_iso(t->started_at), "ended_at",
+	    json_util_time_iso(t->ended_at));
 }
 
 json_t *job_view_tasks(const struct task_row *rows, size_t n)

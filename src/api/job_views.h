@@ -27,8 +27,8 @@
 /* Where a job runs: the backend chosen at submission and the queue it
  * named. */
 struct job_place {
-	bool gang;                        /* the gang backend (Slurm); else local */
-	char queue[JOB_PLACE_QUEUE_MAX];  /* "" when none */
+	bool gang;                       /* the gang backend (Slurm); else local */
+	char queue[JOB_PLACE_QUEUE_MAX]; /* "" when none */
 };
 
 /* A job as an op hands it to the routes: its row, its place and its

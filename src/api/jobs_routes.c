@@ -130,8 +130,7 @@ static int events_ask_of(struct http_request *req, int64_t id, struct events_ask
 }
 
 /* A job's events as an array (GET .../events); NULL with err. */
-static json_t *job_events(const struct api_ops *ops, void *ctx, int64_t id,
-                          struct weir_error *err)
+static json_t *job_events(const struct api_ops *ops, void *ctx, int64_t id, struct weir_error *err)
 {
 	struct event_row *rows = NULL;
 	size_t n = 0;

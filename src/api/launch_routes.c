@@ -70,8 +70,8 @@ static void refuse(const struct job_routes *jr, struct http_request *req, int64_
 		return;
 	}
 	if (job > 0 && role)
-		snprintf(task, sizeof task, " for job %lld task %.64s:%d attempt %d", (long long)job,
-		         role, index, attempt);
+		snprintf(task, sizeof task, " for job %lld task %.64s:%d attempt %d",
+		         (long long)job, role, index, attempt);
 	else if (job > 0)
 		snprintf(task, sizeof task, " for job %lld attempt %d", (long long)job, attempt);
 	snprintf(msg, sizeof msg,

@@ -39,25 +39,25 @@ typedef void (*secrets_test_done_fn)(void *arg, bool ok, const char *message);
 
 struct secrets_api_ops {
 	json_t *(*list_connections)(void *ctx, const struct secrets_list_query *q,
-				    struct weir_error *err);
+	                            struct weir_error *err);
 	json_t *(*get_connection)(void *ctx, const char *id, struct weir_error *err);
 	json_t *(*add_connection)(void *ctx, json_t *body, struct weir_error *err);
 	json_t *(*patch_connection)(void *ctx, const char *id, json_t *body,
-				    const struct secrets_mask *mask, struct weir_error *err);
+	                            const struct secrets_mask *mask, struct weir_error *err);
 	int (*delete_connection)(void *ctx, const char *id, struct weir_error *err);
 	/* POST /connections/test: starts testing the connection `body` names
 	 * off the loop (a work item of `loop`); done(arg, ...) is called once,
 	 * later, on the loop's thread.  0, or -1 with err (a bad body, an id
 	 * that resolves nowhere) and done is never called. */
-	int (*test_connection)(void *ctx, uv_loop_t *loop, json_t *body,
-			       secrets_test_done_fn done, void *arg, struct weir_error *err);
+	int (*test_connection)(void *ctx, uv_loop_t *loop, json_t *body, secrets_test_done_fn done,
+	                       void *arg, struct weir_error *err);
 
 	json_t *(*list_variables)(void *ctx, const struct secrets_list_query *q,
-				  struct weir_error *err);
+	                          struct weir_error *err);
 	json_t *(*get_variable)(void *ctx, const char *key, struct weir_error *err);
 	json_t *(*set_variable)(void *ctx, json_t *body, struct weir_error *err);
 	json_t *(*patch_variable)(void *ctx, const char *key, json_t *body,
-				  const struct secrets_mask *mask, struct weir_error *err);
+	                          const struct secrets_mask *mask, struct weir_error *err);
 	int (*delete_variable)(void *ctx, const char *key, struct weir_error *err);
 };
 

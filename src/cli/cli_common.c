@@ -93,7 +93,7 @@ void cli_ctx_release(struct cli_ctx *ctx)
 }
 
 int cli_flag_value(int argc, char **argv, int *i, const char *name, const char **value,
-		   struct weir_error *err)
+                   struct weir_error *err)
 {
 	const char *arg = argv[*i];
 	size_t n = strlen(name);
@@ -190,21 +190,21 @@ bad:
 	return -1;
 }
 
-int cli_parse_int(const char *text, const char *what, long long min, long long max,
-		  long long *out, struct weir_error *err)
+int cli_parse_int(const char *text, const char *what, long long min, long long max, long long *out,
+                  struct weir_error *err)
 {
 	int64_t v;
 
 	if (str_to_int64(text, min, max, &v) < 0)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "%s: expected a whole number from %lld to %lld, got \"%s\"",
-				      what, min, max, text);
+		                      "%s: expected a whole number from %lld to %lld, got \"%s\"",
+		                      what, min, max, text);
 	*out = v;
 	return 0;
 }
 
 int cli_call(struct cli_ctx *ctx, const char *method, const char *path, const char *body,
-	     long timeout_ms, struct cli_reply *r)
+             long timeout_ms, struct cli_reply *r)
 {
 	struct http_response resp;
 
@@ -277,7 +277,7 @@ int cli_report(const struct cli_ctx *ctx, const struct cli_reply *r)
 
 	if (r->status == 0) {
 		cli_error("cannot reach the weir server at %s: %s; is `weir server` running?",
-			  ctx->server_url, cli_reply_why(ctx, r));
+		          ctx->server_url, cli_reply_why(ctx, r));
 		return CLI_EXIT_UNREACHABLE;
 	}
 	m = reply_message(r);
@@ -286,8 +286,8 @@ int cli_report(const struct cli_ctx *ctx, const struct cli_reply *r)
 		n--;
 	if (r->status == 401) {
 		cli_error("the server at %s refused the token (401): %.*s; set WEIR_TOKEN, or "
-			  "--home/WEIR_HOME to the server's home (token file %s/token)",
-			  ctx->server_url, (int)n, m, ctx->home);
+		          "--home/WEIR_HOME to the server's home (token file %s/token)",
+		          ctx->server_url, (int)n, m, ctx->home);
 		return CLI_EXIT_FAILED;
 	}
 	cli_error("%.*s", (int)n, m);
@@ -358,9 +358,9 @@ bool cli_job_tasks_final(json_t *job)
 	json_t *task;
 	size_t i;
 
-	json_array_foreach(json_object_get(job, "tasks"), i, task)
-		if (!cli_task_state_is_final(cli_json_str(task, "state", "")))
-			return false;
+	json_array_foreach(
+	    json_object_get(job, "tasks"), i,
+	    task) if (!cli_task_state_is_final(cli_json_str(task, "state", ""))) return false;
 	return true;
 }
 
@@ -379,7 +379,7 @@ char *cli_format_duration(int64_t ms, char *buf, size_t size)
 		snprintf(buf, size, "%dh%02dm", (int)(ms / 3600000), (int)(ms % 3600000 / 60000));
 	else
 		snprintf(buf, size, "%lldd%02dh", (long long)(ms / 86400000LL),
-			 (int)(ms % 86400000LL / 3600000));
+		         (int)(ms % 86400000LL / 3600000));
 	return buf;
 }
 
@@ -450,7 +450,7 @@ int64_t cli_object_duration_ms(json_t *obj, int64_t now_ms)
 char *cli_task_name(json_t *task, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s:%lld", cli_json_str(task, "role", "?"),
-		 cli_json_int(task, "index", -1));
+	         cli_json_int(task, "index", -1));
 	return buf;
 }
 

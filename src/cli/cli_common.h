@@ -61,7 +61,7 @@ void cli_ctx_release(struct cli_ctx *ctx);
  * to the last argument it used and returns 1; 0 when argv[*i] is another
  * flag; -1 with err when the value is missing. */
 int cli_flag_value(int argc, char **argv, int *i, const char *name, const char **value,
-		   struct weir_error *err);
+                   struct weir_error *err);
 /* Same for the global flags --server and --home, into g. */
 int cli_flag_global(int argc, char **argv, int *i, struct cli_globals *g, struct weir_error *err);
 /* true if `arg` is exactly `name` or `alias` (alias may be NULL). */
@@ -89,22 +89,22 @@ int cli_parse_args(int argc, char **argv, const struct cli_opt *opts, size_t n_o
 
 /* Strict number parsing for flag values: the whole text must be a decimal
  * integer in [min, max].  0, or -1 with err naming `what`. */
-int cli_parse_int(const char *text, const char *what, long long min, long long max,
-		  long long *out, struct weir_error *err);
+int cli_parse_int(const char *text, const char *what, long long min, long long max, long long *out,
+                  struct weir_error *err);
 
 /* One API call's answer.  Owns body and json. */
 struct cli_reply {
 	long status; /* HTTP status; 0 when no answer came */
 	char *body;  /* NUL-terminated; "" when empty */
 	size_t len;
-	json_t *json; /* the body parsed as JSON, or NULL */
+	json_t *json;          /* the body parsed as JSON, or NULL */
 	struct weir_error err; /* when status is 0: why */
 };
 
 /* METHOD path with an optional JSON body.  Fills r in every case (release
  * it).  Returns 0 when an answer came (any status), -1 when none did. */
 int cli_call(struct cli_ctx *ctx, const char *method, const char *path, const char *body,
-	     long timeout_ms, struct cli_reply *r);
+             long timeout_ms, struct cli_reply *r);
 void cli_reply_release(struct cli_reply *r);
 bool cli_reply_ok(const struct cli_reply *r); /* 2xx */
 

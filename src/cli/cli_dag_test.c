@@ -253,7 +253,8 @@ static void look(struct dag_test *t, const char **state)
 	struct weir_error err = {0};
 	json_t *run = t->ops->get_run(t->parts.dm, t->dag_id, t->run_id, &err);
 	json_t *tis = run ? t->ops->list_tis(t->parts.dm, t->dag_id, t->run_id,
-	                                        &(struct dag_ti_list_query){.limit = 1000}, &err) : NULL;
+	                                     &(struct dag_ti_list_query){.limit = 1000}, &err)
+	                  : NULL;
 
 	*state = NULL;
 	if (!run || !tis) {

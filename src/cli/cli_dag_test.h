@@ -47,9 +47,10 @@ struct dag_test_opts {
 
 /* Exit statuses. */
 #define DAG_TEST_SUCCESS 0
-#define DAG_TEST_FAILED 1    /* the run failed, or the test could not be carried out */
-#define DAG_TEST_BAD_INPUT 2 /* the file does not load, the configuration does not read, or
-                              * --conf/--logical-date/--conn/--var is refused */
+#define DAG_TEST_FAILED 1 /* the run failed, or the test could not be carried out */
+#define DAG_TEST_BAD_INPUT                                                                         \
+	2 /* the file does not load, the configuration does not read, or                           \
+	   * --conf/--logical-date/--conn/--var is refused */
 #define DAG_TEST_INTERRUPTED 130
 
 /* Runs the test; prints to stdout (progress, summary, log tails) and stderr

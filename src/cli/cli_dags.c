@@ -13,11 +13,11 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli/cli_dag_test.h"
+#include "cli/cli_ti.h"
 #include "lib/clock.h"
 #include "model/cron.h"
 #include "model/states.h"
-#include "cli/cli_dag_test.h"
-#include "cli/cli_ti.h"
 
 #define POLL_MS 200
 #define CALL_TIMEOUT_MS 30000
@@ -592,7 +592,8 @@ static int watch_runs(struct cli_ctx *ctx, struct run_watch *ws, size_t n)
 				done[i] = true;
 				left--;
 				enum dag_run_state rs;
-				if (dag_run_state_from_name(state, &rs) == 0 && rs == DAG_RUN_FAILED)
+				if (dag_run_state_from_name(state, &rs) == 0 &&
+				    rs == DAG_RUN_FAILED)
 					failed = true;
 				if (n == 1) {
 					putchar('\n');

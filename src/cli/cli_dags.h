@@ -28,7 +28,6 @@ char *cli_dag_path(const char *dag, const char *run, const char *rest);
  * cli_report) and returns the exit status for it. */
 int cli_dag_report(const struct cli_ctx *ctx, const struct cli_reply *r);
 
-
 /* --conf: `text` must be a JSON object.  A new reference, or NULL with err saying what is
  * wrong and where. */
 json_t *cli_dags_parse_conf(const char *text, struct weir_error *err);

@@ -58,8 +58,8 @@ static int parse_job_id(const char *text, long long *id)
 
 static int jobs_list(struct cli_ctx *ctx, const char *state, const char *limit, bool as_json)
 {
-	static const char *const header[] = {"ID", "NAME", "STATE", "ATTEMPT", "SUBMITTED",
-					     "DURATION", "REASON"};
+	static const char *const header[] = {"ID",        "NAME",     "STATE", "ATTEMPT",
+	                                     "SUBMITTED", "DURATION", "REASON"};
 	char path[512];
 	char *state_esc = NULL;
 	json_t *reply = NULL, *job;
@@ -74,8 +74,8 @@ static int jobs_list(struct cli_ctx *ctx, const char *state, const char *limit, 
 			return CLI_EXIT_FAILED;
 	}
 	snprintf(path, sizeof path, "/api/v1/jobs%s%s%s%s%s", state || limit ? "?" : "",
-		 state ? "state=" : "", state ? state_esc : "", state && limit ? "&" : "",
-		 limit ? "limit=" : "");
+	         state ? "state=" : "", state ? state_esc : "", state && limit ? "&" : "",
+	         limit ? "limit=" : "");
 	if (limit)
 		str_append(path, sizeof path, limit);
 	free(state_esc);
@@ -91,19 +91,20 @@ static int jobs_list(struct cli_ctx *ctx, const char *state, const char *limit, 
 		json_decref(reply);
 		return CLI_EXIT_FAILED;
 	}
-	json_array_foreach(json_object_get(reply, "jobs"), i, job) {
+	json_array_foreach(json_object_get(reply, "jobs"), i, job)
+	{
 		char id[32], attempt[32], submitted[32], dur[32];
 		snprintf(id, sizeof id, "%lld", cli_json_int(job, "id", 0));
 		snprintf(attempt, sizeof attempt, "%lld", cli_json_int(job, "attempt", 0));
 		const char *row[] = {
-			id,
-			cli_json_str(job, "name", ""),
-			cli_json_str(job, "state", "?"),
-			attempt,
-			cli_format_datetime(cli_json_time(job, "submitted_at"), submitted,
-					    sizeof submitted),
-			cli_format_duration(cli_object_duration_ms(job, now), dur, sizeof dur),
-			cli_json_str(job, "reason", ""),
+		    id,
+		    cli_json_str(job, "name", ""),
+		    cli_json_str(job, "state", "?"),
+		    attempt,
+		    cli_format_datetime(cli_json_time(job, "submitted_at"), submitted,
+		                        sizeof submitted),
+		    cli_format_duration(cli_object_duration_ms(job, now), dur, sizeof dur),
+		    cli_json_str(job, "reason", ""),
 		};
 		cli_table_add(&t, row);
 	}
@@ -123,16 +124,16 @@ static void print_field(const char *name, const char *value)
 
 static void print_tasks(json_t *tasks, int64_t now)
 {
-	static const char *const header[] = {"TASK",     "STATE",    "HOST:PORT", "PID",
-					     "GPUS",     "EXIT",     "PEAK MEM",  "CPU TIME",
-					     "DURATION", "REASON"};
+	static const char *const header[] = {"TASK", "STATE",    "HOST:PORT", "PID",      "GPUS",
+	                                     "EXIT", "PEAK MEM", "CPU TIME",  "DURATION", "REASON"};
 	struct cli_table t;
 	json_t *task;
 	size_t i;
 
 	if (cli_table_init(&t, 10, header) < 0)
 		return;
-	json_array_foreach(tasks, i, task) {
+	json_array_foreach(tasks, i, task)
+	{
 		char name[128], hostport[300], pid[32], code[32], mem[32], cpu[32], dur[32];
 		const char *host = cli_json_str(task, "host", NULL);
 		long long port = cli_json_int(task, "port", -1);
@@ -146,16 +147,16 @@ static void print_tasks(json_t *tasks, int64_t now)
 		cli_task_exit_text(task, code, sizeof code);
 		const char *gpus = cli_json_str(task, "gpus", "");
 		const char *row[] = {
-			cli_task_name(task, name, sizeof name),
-			cli_json_str(task, "state", "?"),
-			hostport,
-			pid,
-			*gpus ? gpus : "-",
-			code,
-			cli_format_bytes(cli_json_int(task, "peak_memory_bytes", -1), mem, sizeof mem),
-			cli_format_duration(cli_json_int(task, "cpu_time_ms", -1), cpu, sizeof cpu),
-			cli_format_duration(cli_object_duration_ms(task, now), dur, sizeof dur),
-			cli_json_str(task, "reason", ""),
+		    cli_task_name(task, name, sizeof name),
+		    cli_json_str(task, "state", "?"),
+		    hostport,
+		    pid,
+		    *gpus ? gpus : "-",
+		    code,
+		    cli_format_bytes(cli_json_int(task, "peak_memory_bytes", -1), mem, sizeof mem),
+		    cli_format_duration(cli_json_int(task, "cpu_time_ms", -1), cpu, sizeof cpu),
+		    cli_format_duration(cli_object_duration_ms(task, now), dur, sizeof dur),
+		    cli_json_str(task, "reason", ""),
 		};
 		cli_table_add(&t, row);
 	}
@@ -168,7 +169,8 @@ static void print_events(json_t *events)
 	json_t *ev;
 	size_t i;
 
-	json_array_foreach(events, i, ev) {
+	json_array_foreach(events, i, ev)
+	{
 		char when[32];
 		printf("  %s  %-12s %s\n",
 		       cli_format_datetime(cli_json_time(ev, "time"), when, sizeof when),
@@ -205,18 +207,18 @@ static int jobs_show(struct cli_ctx *ctx, long long id, bool as_json)
 	snprintf(buf, sizeof buf, "%lld", cli_json_int(job, "priority", 0));
 	print_field("priority:", buf);
 	snprintf(attempt, sizeof attempt, "%lld of at most %lld", cli_json_int(job, "attempt", 0),
-		 cli_json_int(job, "max_restarts", 0) + 1);
+	         cli_json_int(job, "max_restarts", 0) + 1);
 	print_field("attempt:", attempt);
 	long long ec = cli_json_int(job, "exit_code", -1);
 	snprintf(buf, sizeof buf, ec >= 0 ? "%lld" : "-", ec);
 	print_field("exit code:", buf);
 	print_field("submitted:",
-		    cli_format_datetime(cli_json_time(job, "submitted_at"), buf, sizeof buf));
+	            cli_format_datetime(cli_json_time(job, "submitted_at"), buf, sizeof buf));
 	print_field("started:",
-		    cli_format_datetime(cli_json_time(job, "started_at"), buf, sizeof buf));
+	            cli_format_datetime(cli_json_time(job, "started_at"), buf, sizeof buf));
 	print_field("ended:", cli_format_datetime(cli_json_time(job, "ended_at"), buf, sizeof buf));
 	print_field("duration:",
-		    cli_format_duration(cli_object_duration_ms(job, now), buf, sizeof buf));
+	            cli_format_duration(cli_object_duration_ms(job, now), buf, sizeof buf));
 	json_t *tasks = json_object_get(job, "tasks");
 	if (json_array_size(tasks) > 0) {
 		printf("\ntasks (attempt %lld):\n", cli_json_int(job, "attempt", 0));

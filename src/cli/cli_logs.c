@@ -41,7 +41,7 @@ void cli_line_writer_init(struct cli_line_writer *w, const char *prefix, FILE *o
 }
 
 static void write_line(struct cli_line_writer *w, const char *a, size_t alen, const char *b,
-		       size_t blen)
+                       size_t blen)
 {
 	flockfile(w->out);
 	fputs(w->prefix, w->out);
@@ -98,7 +98,7 @@ struct follower {
 	struct http_client *http;
 	long long job;
 	long long attempt;
-	char *role;    /* URL-escaped */
+	char *role; /* URL-escaped */
 	long long index;
 	char name[128]; /* role:index */
 	char prefix[136];
@@ -140,7 +140,8 @@ static int task_ended(struct follower *f)
 		cli_reply_release(&r);
 		return -1;
 	}
-	json_array_foreach(json_object_get(r.json, "tasks"), i, task) {
+	json_array_foreach(json_object_get(r.json, "tasks"), i, task)
+	{
 		char name[128];
 		if (!strcmp(cli_task_name(task, name, sizeof name), f->name)) {
 			ended = cli_task_state_is_final(cli_json_str(task, "state", "")) ? 1 : 0;
@@ -161,8 +162,8 @@ static int on_chunk(const char *data, size_t len, void *arg)
 static void log_path(struct follower *f, char *buf, size_t size, bool follow)
 {
 	snprintf(buf, size, "/api/v1/jobs/%lld/tasks/%s/%lld/logs?attempt=%lld&offset=%llu%s",
-		 f->job, f->role, f->index, f->attempt, (unsigned long long)f->offset,
-		 follow ? "&follow=true" : "");
+	         f->job, f->role, f->index, f->attempt, (unsigned long long)f->offset,
+	         follow ? "&follow=true" : "");
 }
 
 /* Reads the log once from the offset; 0 done reading, 1 not there yet,
@@ -206,7 +207,7 @@ static void *follow_task(void *arg)
 			if (now - lost_since > UNREACHABLE_GIVE_UP_MS) {
 				struct cli_reply r = {0};
 				snprintf(r.err.msg, sizeof r.err.msg, "no answer for %d s",
-					 UNREACHABLE_GIVE_UP_MS / 1000);
+				         UNREACHABLE_GIVE_UP_MS / 1000);
 				cli_report(f->ctx, &r);
 				f->rc = CLI_EXIT_UNREACHABLE;
 				break;
@@ -257,7 +258,7 @@ static int print_task(struct follower *f)
 	}
 	if (got == 1 && f->single) {
 		cli_error("no log for %s of job %lld (attempt %lld) yet", f->name, f->job,
-			  f->attempt);
+		          f->attempt);
 		return CLI_EXIT_FAILED;
 	}
 	return got >= 100 ? got - 100 : CLI_EXIT_OK;
@@ -275,7 +276,7 @@ static bool task_selected(json_t *task, const char *role, long long index)
 /* The tasks of the attempt, waiting for them with --follow while the job
  * is queued.  New reference, or NULL after reporting (*rc). */
 static json_t *fetch_tasks(struct cli_ctx *ctx, long long job, long long *attempt, bool follow,
-			   int *rc)
+                           int *rc)
 {
 	char path[256];
 	json_t *reply = NULL;
@@ -292,7 +293,7 @@ static json_t *fetch_tasks(struct cli_ctx *ctx, long long job, long long *attemp
 			*attempt = current;
 		if (*attempt > current) {
 			cli_error("job %lld has no attempt %lld (its current attempt is %lld)", job,
-				  *attempt, current);
+			          *attempt, current);
 			json_decref(j);
 			*rc = CLI_EXIT_FAILED;
 			return NULL;
@@ -310,7 +311,7 @@ static json_t *fetch_tasks(struct cli_ctx *ctx, long long job, long long *attemp
 }
 
 static int show_logs(struct cli_ctx *ctx, long long job, const char *role, long long index,
-		     long long attempt, bool follow)
+                     long long attempt, bool follow)
 {
 	struct follower *fs = NULL;
 	json_t *reply, *task;
@@ -326,7 +327,8 @@ static int show_logs(struct cli_ctx *ctx, long long job, const char *role, long 
 		json_decref(reply);
 		return CLI_EXIT_FAILED;
 	}
-	json_array_foreach(tasks, i, task) {
+	json_array_foreach(tasks, i, task)
+	{
 		if (!task_selected(task, role, index))
 			continue;
 		struct follower *f = &fs[n++];

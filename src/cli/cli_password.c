@@ -33,16 +33,16 @@ int cli_password_main(int argc, char **argv)
 			unsigned long n = strtoul(argv[++i], &end, 10);
 			if (*end || n == 0 || n > 10000000) {
 				cli_error("hash-password: --iterations: expected 1000 to 10000000, "
-					  "got \"%s\"",
-					  argv[i]);
+				          "got \"%s\"",
+				          argv[i]);
 				return CLI_EXIT_USAGE;
 			}
 			iterations = (unsigned)n;
 			continue;
 		}
 		cli_error("hash-password: unexpected \"%s\" (the password is read from standard "
-			  "input)",
-			  argv[i]);
+		          "input)",
+		          argv[i]);
 		cli_password_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}

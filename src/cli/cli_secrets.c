@@ -76,7 +76,7 @@ void cli_variables_usage(FILE *out)
 
 /* One call; *out (may be NULL) gets the JSON answer on 2xx. */
 static int call(struct cli_ctx *ctx, const char *method, const char *path, json_t *body,
-		json_t **out, long *status)
+                json_t **out, long *status)
 {
 	char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
 	struct cli_reply r;
@@ -112,8 +112,8 @@ static char *item_path(const char *what, const char *id)
  * names[] (into vals[]) and the switches of bools[] (into on[]); the global
  * flags into g.  0, 1 (--help) or -1 (printed): cli_parse_args(). */
 static int parse(int argc, char **argv, const char *const *names, const char **vals,
-		 const char *const *bools, bool *on, const char **pos, size_t max, size_t *n_pos,
-		 struct cli_globals *g, void (*usage)(FILE *))
+                 const char *const *bools, bool *on, const char **pos, size_t max, size_t *n_pos,
+                 struct cli_globals *g, void (*usage)(FILE *))
 {
 	struct cli_opt opts[16];
 	size_t n = 0;
@@ -221,7 +221,7 @@ static json_t *conn_body(const char *id, const char **v)
 	}
 	if ((v[0] || v[1]) && (v[3] || v[4] || v[5] || v[6] || v[7] || v[8])) {
 		cli_error("connections: --conn-host, --conn-port, ... go with --conn-type, not "
-			  "with --conn-uri or --conn-json");
+		          "with --conn-uri or --conn-json");
 		return NULL;
 	}
 	if (v[0]) {
@@ -248,7 +248,7 @@ static json_t *conn_body(const char *id, const char **v)
 		b = json_loads(v[1], 0, &je);
 		if (!json_is_object(b)) {
 			cli_error("--conn-json: expected a JSON object of conn_type, host, ...: %s",
-				  b ? "not an object" : je.text);
+			          b ? "not an object" : je.text);
 			json_decref(b);
 			return NULL;
 		}
@@ -288,8 +288,8 @@ static int conn_add(struct cli_ctx *ctx, const char *id, const char **v)
 	return rc;
 }
 
-static const char *const conn_cols[] = {"connection_id", "conn_type", "host", "port",
-					"login", "schema", "source"};
+static const char *const conn_cols[] = {"connection_id", "conn_type", "host",  "port",
+                                        "login",         "schema",    "source"};
 
 static int conn_list(struct cli_ctx *ctx, bool json)
 {
@@ -317,8 +317,9 @@ static int conn_get(struct cli_ctx *ctx, const char *id, bool json)
 	if (rc == CLI_EXIT_OK && json) {
 		print_json(r);
 	} else if (rc == CLI_EXIT_OK) {
-		const char *const cols[] = {"connection_id", "conn_type", "description", "host",
-					    "port", "login", "schema", "extra", "source"};
+		const char *const cols[] = {"connection_id", "conn_type", "description",
+		                            "host",          "port",      "login",
+		                            "schema",        "extra",     "source"};
 		for (size_t i = 0; i < 9; i++) {
 			char buf[1024];
 			cell(r, cols[i], buf, sizeof buf);
@@ -376,11 +377,19 @@ static int delete_item(struct cli_ctx *ctx, const char *what, const char *noun, 
 
 int cli_connections_main(int argc, char **argv, const struct cli_globals *g0)
 {
-	static const char *const names[] = {
-	    "--conn-uri",   "--conn-json",     "--conn-type",   "--conn-host",
-	    "--conn-port",  "--conn-login",    "--conn-password", "--conn-schema",
-	    "--conn-extra", "--conn-description", "-o",         "--output",
-	    NULL};
+	static const char *const names[] = {"--conn-uri",
+	                                    "--conn-json",
+	                                    "--conn-type",
+	                                    "--conn-host",
+	                                    "--conn-port",
+	                                    "--conn-login",
+	                                    "--conn-password",
+	                                    "--conn-schema",
+	                                    "--conn-extra",
+	                                    "--conn-description",
+	                                    "-o",
+	                                    "--output",
+	                                    NULL};
 	const char *vals[12] = {0};
 	struct cli_globals g = *g0;
 	struct weir_error err = {0};
@@ -404,7 +413,7 @@ int cli_connections_main(int argc, char **argv, const struct cli_globals *g0)
 		return CLI_EXIT_USAGE;
 	}
 	rc = parse(argc, argv, names, vals, NULL, NULL, pos, want, &n_pos, &g,
-		   cli_connections_usage);
+	           cli_connections_usage);
 	if (rc != 0)
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	/* a connection tested from flags alone needs no id of its own */
@@ -414,8 +423,9 @@ int cli_connections_main(int argc, char **argv, const struct cli_globals *g0)
 		cli_error("connections %s needs a connection id", sub);
 		return CLI_EXIT_USAGE;
 	}
-	if (strcmp(sub, "add") && strcmp(sub, "test") && (vals[0] || vals[1] || vals[2] || vals[3] || vals[4] ||
-				   vals[5] || vals[6] || vals[7] || vals[8] || vals[9])) {
+	if (strcmp(sub, "add") && strcmp(sub, "test") &&
+	    (vals[0] || vals[1] || vals[2] || vals[3] || vals[4] || vals[5] || vals[6] || vals[7] ||
+	     vals[8] || vals[9])) {
 		cli_error("connections %s: the --conn-* flags go with add", sub);
 		return CLI_EXIT_USAGE;
 	}
@@ -446,7 +456,7 @@ int cli_connections_main(int argc, char **argv, const struct cli_globals *g0)
 /* ---- variables ---- */
 
 static int var_set(struct cli_ctx *ctx, const char *key, const char *value, bool json,
-		   const char *description, long *status)
+                   const char *description, long *status)
 {
 	json_t *body, *r = NULL;
 	char *text = NULL;
@@ -534,20 +544,21 @@ static int var_import(struct cli_ctx *ctx, const char *file, const char *action)
 
 	if (action && strcmp(action, "overwrite") && strcmp(action, "skip") &&
 	    strcmp(action, "fail")) {
-		cli_error("--action-on-existing-key \"%s\": expected overwrite, skip or fail", action);
+		cli_error("--action-on-existing-key \"%s\": expected overwrite, skip or fail",
+		          action);
 		json_decref(all);
 		return CLI_EXIT_USAGE;
 	}
 	if (!json_is_object(all)) {
 		cli_error("%s: expected a JSON object of KEY: value%s%s", file, all ? "" : ": ",
-			  all ? "" : je.text);
+		          all ? "" : je.text);
 		json_decref(all);
 		return CLI_EXIT_USAGE;
 	}
 	json_object_foreach(all, key, v)
 	{
 		char *text = json_is_string(v) ? strdup(json_string_value(v))
-					       : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+		                               : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 		if (action && strcmp(action, "overwrite")) {
 			char *path = item_path("variables", key);
 			struct cli_reply cr;
@@ -563,8 +574,8 @@ static int var_import(struct cli_ctx *ctx, const char *file, const char *action)
 			}
 			if (st == 200) {
 				cli_error("%s: variable \"%s\" exists already "
-					  "(--action-on-existing-key fail)",
-					  file, key);
+				          "(--action-on-existing-key fail)",
+				          file, key);
 				free(text);
 				rc = CLI_EXIT_FAILED;
 				break;
@@ -626,8 +637,8 @@ static int var_export(struct cli_ctx *ctx, const char *file)
 
 int cli_variables_main(int argc, char **argv, const struct cli_globals *g0)
 {
-	static const char *const names[] = {"--description", "--default", "-o", "--output",
-					    "--action-on-existing-key", NULL};
+	static const char *const names[] = {
+	    "--description", "--default", "-o", "--output", "--action-on-existing-key", NULL};
 	static const char *const bools[] = {"--json", "-j", NULL};
 	const char *vals[5] = {0};
 	bool on[2] = {false, false}, json_out;
@@ -651,15 +662,14 @@ int cli_variables_main(int argc, char **argv, const struct cli_globals *g0)
 		cli_variables_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	rc = parse(argc, argv, names, vals, bools, on, pos, want, &n_pos, &g,
-		   cli_variables_usage);
+	rc = parse(argc, argv, names, vals, bools, on, pos, want, &n_pos, &g, cli_variables_usage);
 	if (rc != 0)
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
 	if (n_pos < want) {
 		cli_error("variables %s needs %s", sub,
-			  want == 2 ? "a key and a value"
-			  : !strcmp(sub, "import") || !strcmp(sub, "export") ? "a file"
-									     : "a key");
+		          want == 2                                          ? "a key and a value"
+		          : !strcmp(sub, "import") || !strcmp(sub, "export") ? "a file"
+		                                                             : "a key");
 		return CLI_EXIT_USAGE;
 	}
 	if (output_json(vals[2] ? vals[2] : vals[3], &json_out) < 0)

@@ -102,20 +102,22 @@ int cli_submit_split(int argc, char **argv, struct cli_submit_args *a, struct we
 			return weir_error_set(err, WEIR_E_INVALID, "unknown flag %s", arg);
 		if (a->spec_file)
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "more than one spec file: \"%s\" and \"%s\"",
-					      a->spec_file, arg);
+			                      "more than one spec file: \"%s\" and \"%s\"",
+			                      a->spec_file, arg);
 		a->spec_file = arg;
 	}
 	tony[a->tony_argc] = NULL;
 	if (a->help)
 		return 0;
 	if (a->spec_file && a->tony_argc > 0)
-		return weir_error_set(err, WEIR_E_INVALID,
-				      "give either a spec file (%s) or TonY's flags (%s ...), not both",
-				      a->spec_file, tony[0]);
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "give either a spec file (%s) or TonY's flags (%s ...), not both", a->spec_file,
+		    tony[0]);
 	if (!a->spec_file && a->tony_argc == 0)
-		return weir_error_set(err, WEIR_E_INVALID,
-				      "nothing to submit: give a spec file or --conf_file tony.xml");
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "nothing to submit: give a spec file or --conf_file tony.xml");
 	return 0;
 }
 
@@ -164,7 +166,7 @@ static struct job_spec *load_spec(const struct cli_submit_args *a, struct weir_e
 	if (a->priority) {
 		long long p;
 		if (cli_parse_int(a->priority, "--priority", -JOB_SPEC_MAX_PRIORITY,
-				  JOB_SPEC_MAX_PRIORITY, &p, err) < 0)
+		                  JOB_SPEC_MAX_PRIORITY, &p, err) < 0)
 			goto fail;
 		spec->priority = (int)p;
 	}
@@ -212,8 +214,8 @@ static void print_line(const char *line, void *arg)
 /* The table that ends `weir submit`, and the job's result line. */
 static void print_summary(json_t *job)
 {
-	static const char *const header[] = {"TASK", "STATE", "EXIT", "DURATION", "PEAK MEM",
-					     "REASON"};
+	static const char *const header[] = {"TASK",     "STATE",    "EXIT",
+	                                     "DURATION", "PEAK MEM", "REASON"};
 	struct cli_table t;
 	json_t *tasks = json_object_get(job, "tasks");
 	json_t *task;
@@ -222,19 +224,20 @@ static void print_summary(json_t *job)
 	char dur[32];
 
 	if (json_array_size(tasks) > 0 && cli_table_init(&t, 6, header) == 0) {
-		json_array_foreach(tasks, i, task) {
+		json_array_foreach(tasks, i, task)
+		{
 			char name[128], code[32], tdur[32], mem[32], why[256];
 
 			cli_task_exit_text(task, code, sizeof code);
 			const char *row[] = {
-				cli_task_name(task, name, sizeof name),
-				cli_json_str(task, "state", "?"),
-				code,
-				cli_format_duration(cli_object_duration_ms(task, now), tdur,
-						    sizeof tdur),
-				cli_format_bytes(cli_json_int(task, "peak_memory_bytes", -1), mem,
-						 sizeof mem),
-				cli_watch_task_reason(task, why, sizeof why),
+			    cli_task_name(task, name, sizeof name),
+			    cli_json_str(task, "state", "?"),
+			    code,
+			    cli_format_duration(cli_object_duration_ms(task, now), tdur,
+			                        sizeof tdur),
+			    cli_format_bytes(cli_json_int(task, "peak_memory_bytes", -1), mem,
+			                     sizeof mem),
+			    cli_watch_task_reason(task, why, sizeof why),
 			};
 			cli_table_add(&t, row);
 		}
@@ -246,8 +249,8 @@ static void print_summary(json_t *job)
 	long long attempt = cli_json_int(job, "attempt", 1);
 	printf("job %lld %s", cli_json_int(job, "id", 0), cli_json_str(job, "state", "?"));
 	if (cli_object_duration_ms(job, now) >= 0)
-		printf(" in %s", cli_format_duration(cli_object_duration_ms(job, now), dur,
-						       sizeof dur));
+		printf(" in %s",
+		       cli_format_duration(cli_object_duration_ms(job, now), dur, sizeof dur));
 	if (attempt > 1)
 		printf(" (attempt %lld)", attempt);
 	if (*reason)
@@ -258,8 +261,7 @@ static void print_summary(json_t *job)
 static int final_status(json_t *job)
 {
 	enum job_state st;
-	return job_state_from_name(cli_json_str(job, "state", ""), &st) == 0 &&
-	               st == JOB_SUCCEEDED
+	return job_state_from_name(cli_json_str(job, "state", ""), &st) == 0 && st == JOB_SUCCEEDED
 	           ? CLI_EXIT_OK
 	           : CLI_EXIT_FAILED;
 }
@@ -339,7 +341,7 @@ static json_t *look_events(struct cli_ctx *ctx, json_t *job, const char *path, j
 /* One look at the job: its lines printed (with its events, look_events),
  * and true with *rc when the job has ended and its summary is printed. */
 static bool follow_look(struct cli_ctx *ctx, struct cli_watch *w, json_t *job, const char *path,
-			json_t **events, int64_t *ended_at, int *rc)
+                        json_t **events, int64_t *ended_at, int *rc)
 {
 	cli_watch_set_events(w, look_events(ctx, job, path, events));
 	report_previous_attempt(ctx, w, job);
@@ -397,11 +399,11 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 		char poll_path[192];
 		if (since[0] && events)
 			snprintf(poll_path, sizeof poll_path,
-				 "%s?wait=1&since=%s&gather=%d&events=1&events_from=%zu", path,
-				 since, GATHER_MS, json_array_size(events));
+			         "%s?wait=1&since=%s&gather=%d&events=1&events_from=%zu", path,
+			         since, GATHER_MS, json_array_size(events));
 		else if (since[0])
-			snprintf(poll_path, sizeof poll_path, "%s?wait=1&since=%s&gather=%d&events=1",
-				 path, since, GATHER_MS);
+			snprintf(poll_path, sizeof poll_path,
+			         "%s?wait=1&since=%s&gather=%d&events=1", path, since, GATHER_MS);
 		else
 			snprintf(poll_path, sizeof poll_path, "%s?events=1", path);
 		if (cli_call(ctx, "GET", poll_path, NULL, 10000, &r) < 0) {
@@ -411,9 +413,9 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 				lost_since = now;
 				fflush(stdout);
 				fprintf(stderr,
-					"weir: lost contact with the weir server at %s: %s; "
-					"retrying\n",
-					ctx->server_url, cli_reply_why(ctx, &r));
+				        "weir: lost contact with the weir server at %s: %s; "
+				        "retrying\n",
+				        ctx->server_url, cli_reply_why(ctx, &r));
 			} else if (now - lost_since > UNREACHABLE_GIVE_UP_MS) {
 				cli_report(ctx, &r);
 				cli_reply_release(&r);
@@ -442,9 +444,10 @@ int cli_submit_follow(struct cli_ctx *ctx, long long id, json_t *first)
 				kill_pending = true;
 			} else {
 				fflush(stdout);
-				fprintf(stderr, "weir: not waiting any longer; job %lld is being "
-						"killed (see `weir jobs show %lld`)\n",
-					id, id);
+				fprintf(stderr,
+				        "weir: not waiting any longer; job %lld is being "
+				        "killed (see `weir jobs show %lld`)\n",
+				        id, id);
 				rc = 130;
 				break;
 			}
@@ -501,7 +504,7 @@ int cli_submit_main(int argc, char **argv, const struct cli_globals *g)
 	if (!a.detach)
 		cli_signals_block();
 	if (cli_call(&ctx, "POST", a.detach ? "/api/v1/jobs" : "/api/v1/jobs?events=1", body.buf,
-		     60000, &r) < 0 ||
+	             60000, &r) < 0 ||
 	    !cli_reply_ok(&r)) {
 		rc = cli_report(&ctx, &r);
 		goto out;

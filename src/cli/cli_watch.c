@@ -46,7 +46,7 @@ char *cli_watch_task_reason(json_t *task, char *buf, size_t size)
 	if (!strncmp(reason, "exited ", 7) || !strcmp(reason, state))
 		reason = "";
 	else if (sl > 0 && rl > sl + 3 && !strncmp(reason, state, sl) &&
-		 !strncmp(reason + sl, " (", 2) && reason[rl - 1] == ')') {
+	         !strncmp(reason + sl, " (", 2) && reason[rl - 1] == ')') {
 		snprintf(buf, size, "%.*s", (int)(rl - sl - 3), reason + sl + 2);
 		return buf;
 	}
@@ -72,10 +72,10 @@ char *cli_watch_task_text(json_t *task, char *buf, size_t size)
 			snprintf(detail, sizeof detail, " (%s)", reason);
 	} else if (sig > 0 && code < 0) {
 		snprintf(detail, sizeof detail, " (signal %lld%s%s)", sig, *reason ? ", " : "",
-			 reason);
+		         reason);
 	} else if (code >= 0) {
 		snprintf(detail, sizeof detail, " (exit %lld%s%s)", code, *reason ? ", " : "",
-			 reason);
+		         reason);
 	} else if (*reason) {
 		snprintf(detail, sizeof detail, " (%s)", reason);
 	}
@@ -111,7 +111,7 @@ static struct cli_watch_task *add_task(struct cli_watch *w, const char *key)
 }
 
 static int emitf(cli_watch_line_fn emit, void *arg, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 static int emitf(cli_watch_line_fn emit, void *arg, const char *fmt, ...)
 {
@@ -160,7 +160,8 @@ static bool events_show(json_t *events, long long attempt, const char *key, int 
 
 	snprintf(start, sizeof start, "starting: attempt %lld,", attempt);
 	snprintf(mark, sizeof mark, "%s %s", key, step == 1 ? "registered" : "running");
-	json_array_foreach(events, i, ev) {
+	json_array_foreach(events, i, ev)
+	{
 		const char *kind = cli_json_str(ev, "kind", "");
 		const char *msg = cli_json_str(ev, "message", "");
 		if (!strcmp(kind, "state")) {
@@ -168,11 +169,11 @@ static bool events_show(json_t *events, long long attempt, const char *key, int 
 				in = true;
 				seen = step == 0;
 			} else if (in && (starts_with(msg, "queued (attempt") ||
-					  starts_with(msg, "starting: attempt"))) {
+			                  starts_with(msg, "starting: attempt"))) {
 				in = false;
 			}
 		} else if (in && !strcmp(kind, "task") && starts_with(msg, mark) &&
-			   (msg[strlen(mark)] == ' ' || msg[strlen(mark)] == '\0')) {
+		           (msg[strlen(mark)] == ' ' || msg[strlen(mark)] == '\0')) {
 			seen = true;
 		}
 	}
@@ -182,7 +183,7 @@ static bool events_show(json_t *events, long long attempt, const char *key, int 
 /* The lines for the states `seen` passed through on its way to `state`
  * that the events show; seen->state follows.  Lines, or -1. */
 static int passed_through(struct cli_watch *w, struct cli_watch_task *seen, const char *state,
-			  cli_watch_line_fn emit, void *arg)
+                          cli_watch_line_fn emit, void *arg)
 {
 	int lines = 0;
 
@@ -206,7 +207,8 @@ int cli_watch_tasks(struct cli_watch *w, json_t *tasks, cli_watch_line_fn emit, 
 	json_t *task;
 	int lines = 0;
 
-	json_array_foreach(tasks, i, task) {
+	json_array_foreach(tasks, i, task)
+	{
 		char key[128], text[512];
 		const char *tstate = cli_json_str(task, "state", "unknown");
 		struct cli_watch_task *seen;
@@ -228,7 +230,8 @@ int cli_watch_tasks(struct cli_watch *w, json_t *tasks, cli_watch_line_fn emit, 
 		seen->state = strdup(tstate);
 		if (!seen->state)
 			return -1;
-		lines += emitf(emit, arg, "%s %s", key, cli_watch_task_text(task, text, sizeof text));
+		lines +=
+		    emitf(emit, arg, "%s %s", key, cli_watch_task_text(task, text, sizeof text));
 	}
 	return lines;
 }
@@ -247,10 +250,10 @@ int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, v
 		forget_tasks(w);
 		if (*reason)
 			lines += emitf(emit, arg, "job %lld restarted: attempt %lld: %s", w->job_id,
-				       attempt, reason);
+			               attempt, reason);
 		else
 			lines += emitf(emit, arg, "job %lld restarted: attempt %lld", w->job_id,
-				       attempt);
+			               attempt);
 		free(w->reason);
 		w->reason = strdup(reason);
 		if (!w->reason)
@@ -263,7 +266,8 @@ int cli_watch_update(struct cli_watch *w, json_t *job, cli_watch_line_fn emit, v
 			if (!strncmp(reason, "waiting", 7))
 				lines += emitf(emit, arg, "job %lld %s", w->job_id, reason);
 			else
-				lines += emitf(emit, arg, "job %lld %s: %s", w->job_id, state, reason);
+				lines +=
+				    emitf(emit, arg, "job %lld %s: %s", w->job_id, state, reason);
 		}
 		free(w->reason);
 		w->reason = strdup(reason);

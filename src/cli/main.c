@@ -8,53 +8,55 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/cli_artifact.h"
 #include "cli/cli_common.h"
 #include "cli/cli_dags.h"
 #include "cli/cli_jobs.h"
 #include "cli/cli_logs.h"
-#include "cli/cli_submit.h"
-#include "cli/cli_tasks.h"
-#include "cli/cli_artifact.h"
 #include "cli/cli_password.h"
 #include "cli/cli_secrets.h"
-#include "server/sensor_task.h"
+#include "cli/cli_submit.h"
+#include "cli/cli_tasks.h"
 #include "data/task.h"
 #include "exec/artifact.h"
 #include "launch/agent.h"
 #include "launch/launch.h"
 #include "launch/workdir.h"
+#include "server/sensor_task.h"
 #include "server/server.h"
 
 static void usage(FILE *out)
 {
-	fputs("usage: weir [--server URL] [--home DIR] COMMAND [ARGS]\n"
-	      "\n"
-	      "Runs distributed training jobs (TonY-compatible) and DAG workflows on this machine.\n"
-	      "\n"
-	      "commands:\n"
-	      "  server     run the weir server (the API, the scheduler, the local executor)\n"
-	      "  submit     submit a job (a spec file, or tony.xml and TonY's flags) and follow it\n"
-	      "  jobs       list, show or kill jobs\n"
-	      "  logs       print or follow the logs of a job's tasks\n"
-	      "  dags       workflows: list, show, trigger (and follow), runs, pause, backfill, test\n"
-	      "  tasks      a DAG run's task instances: state, clear, logs\n"
-	      "  connections  connections to stores and services: add, list, get, delete\n"
-	      "  variables  variables for DAGs: set, get, list, delete, import, export\n"
-	      "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
-	      "  launch     (internal) the parent of every task, started by the executor\n"
-	      "  agent      the node's agent, parent of every local task (`weir agent status`)\n"
-	      "  version    print the version of this program and of the server\n"
-	      "  help CMD   the usage of a command\n"
-	      "\n"
-	      "global flags (before or after the command):\n"
-	      "  --server URL  the server (default $WEIR_SERVER, else " CLI_DEFAULT_SERVER ")\n"
-	      "  --home DIR    the home holding the token file (default $WEIR_HOME, else ~/.weir);\n"
-	      "                the token is $WEIR_TOKEN when set\n"
-	      "  --help, -h    this text;  --version: the version\n"
-	      "\n"
-	      "exit status: 0 success, 1 the job failed or the server refused, 2 bad input or\n"
-	      "usage, 3 the server is unreachable.  See docs/cli.md.\n",
-	      out);
+	fputs(
+	    "usage: weir [--server URL] [--home DIR] COMMAND [ARGS]\n"
+	    "\n"
+	    "Runs distributed training jobs (TonY-compatible) and DAG workflows on this machine.\n"
+	    "\n"
+	    "commands:\n"
+	    "  server     run the weir server (the API, the scheduler, the local executor)\n"
+	    "  submit     submit a job (a spec file, or tony.xml and TonY's flags) and follow it\n"
+	    "  jobs       list, show or kill jobs\n"
+	    "  logs       print or follow the logs of a job's tasks\n"
+	    "  dags       workflows: list, show, trigger (and follow), runs, pause, backfill, "
+	    "test\n"
+	    "  tasks      a DAG run's task instances: state, clear, logs\n"
+	    "  connections  connections to stores and services: add, list, get, delete\n"
+	    "  variables  variables for DAGs: set, get, list, delete, import, export\n"
+	    "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
+	    "  launch     (internal) the parent of every task, started by the executor\n"
+	    "  agent      the node's agent, parent of every local task (`weir agent status`)\n"
+	    "  version    print the version of this program and of the server\n"
+	    "  help CMD   the usage of a command\n"
+	    "\n"
+	    "global flags (before or after the command):\n"
+	    "  --server URL  the server (default $WEIR_SERVER, else " CLI_DEFAULT_SERVER ")\n"
+	    "  --home DIR    the home holding the token file (default $WEIR_HOME, else ~/.weir);\n"
+	    "                the token is $WEIR_TOKEN when set\n"
+	    "  --help, -h    this text;  --version: the version\n"
+	    "\n"
+	    "exit status: 0 success, 1 the job failed or the server refused, 2 bad input or\n"
+	    "usage, 3 the server is unreachable.  See docs/cli.md.\n",
+	    out);
 }
 
 static void version_usage(FILE *out)
@@ -92,7 +94,8 @@ static int version_main(int argc, char **argv, const struct cli_globals *g0)
 		return CLI_EXIT_OK;
 	/* The server's version is a courtesy: no server is not an error here. */
 	if (cli_call(&ctx, "GET", "/api/v1/health", NULL, 2000, &r) == 0 && cli_reply_ok(&r))
-		printf("server %s: weir %s\n", ctx.server_url, cli_json_str(r.json, "version", "?"));
+		printf("server %s: weir %s\n", ctx.server_url,
+		       cli_json_str(r.json, "version", "?"));
 	else
 		printf("server %s: not reachable\n", ctx.server_url);
 	cli_reply_release(&r);
@@ -220,8 +223,8 @@ int main(int argc, char **argv)
 		return help_main(sub_argc > 1 ? sub_argv[1] : NULL);
 	if (!strcmp(cmd, "server") || !strcmp(cmd, "launch")) {
 		cli_error("`weir %s` takes no global flags before it; put them after: weir %s "
-			  "--help",
-			  cmd, cmd);
+		          "--help",
+		          cmd, cmd);
 		return CLI_EXIT_USAGE;
 	}
 	cli_error("unknown command \"%s\"", cmd);

@@ -29,8 +29,8 @@ struct ch_conn {
 	struct strbuf query; /* while loading: the INSERT */
 	struct strbuf batch; /* while loading: TSV rows */
 	size_t rows;
-	long timeout_ms;     /* a POST's answer within it (0: none) */
-	char where[300];     /* "http://host:port", for messages */
+	long timeout_ms; /* a POST's answer within it (0: none) */
+	char where[300]; /* "http://host:port", for messages */
 };
 
 /* The HTTP client's error without the request's path, which holds the
@@ -73,13 +73,26 @@ static void ch_unescape(struct strbuf *out, const char *s, size_t n)
 		if (c == '\\' && i + 1 < n) {
 			c = s[++i];
 			switch (c) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'r': c = '\r'; break;
-			case '0': c = '\0'; break;
-			case 'b': c = '\b'; break;
-			case 'f': c = '\f'; break;
-			default: break;
+			case 'n':
+				c = '\n';
+				break;
+			case 't':
+				c = '\t';
+				break;
+			case 'r':
+				c = '\r';
+				break;
+			case '0':
+				c = '\0';
+				break;
+			case 'b':
+				c = '\b';
+				break;
+			case 'f':
+				c = '\f';
+				break;
+			default:
+				break;
 			}
 		}
 		strbuf_addch(out, c);
@@ -123,7 +136,8 @@ static int ch_line(struct ch_stream *s, const char *p, size_t n)
 		return 0;
 	}
 	if (nf != s->cols.n)
-		return weir_error_set(s->err, WEIR_E_INVALID, "clickhouse: %.*s", (int)(n > 900 ? 900 : n), p);
+		return weir_error_set(s->err, WEIR_E_INVALID, "clickhouse: %.*s",
+		                      (int)(n > 900 ? 900 : n), p);
 	if (s->header == 1) {
 		for (size_t i = 0; i <= n; i++)
 			if (i == n || p[i] == '\t') {
@@ -197,12 +211,13 @@ static int ch_error(const char *body, size_t n, struct weir_error *err)
 {
 	while (n && (body[n - 1] == '\n' || body[n - 1] == ' '))
 		n--;
-	return weir_error_set(err, WEIR_E_INVALID, "clickhouse: %.*s", (int)(n > 900 ? 900 : n), body);
+	return weir_error_set(err, WEIR_E_INVALID, "clickhouse: %.*s", (int)(n > 900 ? 900 : n),
+	                      body);
 }
 
 /* POST `body` with the query parameter `query` (may be NULL). */
 static int ch_post(struct ch_conn *c, const char *query, const char *body, size_t len,
-		   struct weir_error *err)
+                   struct weir_error *err)
 {
 	struct http_response resp = {0};
 	struct strbuf path = STRBUF_INIT;
@@ -215,7 +230,7 @@ static int ch_post(struct ch_conn *c, const char *query, const char *body, size_
 		free(q);
 	}
 	if (http_client_request_body(c->http, "POST", path.buf, "text/plain", body, len,
-				     c->timeout_ms, &resp, err) < 0) {
+	                             c->timeout_ms, &resp, err) < 0) {
 		ch_transport_fail(c, err);
 		rc = -1;
 	} else if (resp.status != 200)
@@ -226,7 +241,7 @@ static int ch_post(struct ch_conn *c, const char *query, const char *body, size_
 }
 
 static int ch_run(struct data_conn *dc, const char *sql, const struct data_params *p,
-		  const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+                  const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
 {
 	struct ch_conn *c = (struct ch_conn *)dc;
 	struct strbuf text = STRBUF_INIT, path = STRBUF_INIT;
@@ -281,7 +296,7 @@ out:
 }
 
 static int ch_load_begin(struct data_conn *dc, const char *table, const struct data_columns *cols,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	struct ch_conn *c = (struct ch_conn *)dc;
 
@@ -323,12 +338,23 @@ static int ch_load_row(struct data_conn *dc, const struct data_row *row, struct 
 		for (size_t k = 0; k < row->len[i]; k++) {
 			char ch = row->v[i][k];
 			switch (ch) {
-			case '\\': strbuf_addstr(b, "\\\\"); break;
-			case '\t': strbuf_addstr(b, "\\t"); break;
-			case '\n': strbuf_addstr(b, "\\n"); break;
-			case '\r': strbuf_addstr(b, "\\r"); break;
-			case '\0': strbuf_addstr(b, "\\0"); break;
-			default: strbuf_addch(b, ch);
+			case '\\':
+				strbuf_addstr(b, "\\\\");
+				break;
+			case '\t':
+				strbuf_addstr(b, "\\t");
+				break;
+			case '\n':
+				strbuf_addstr(b, "\\n");
+				break;
+			case '\r':
+				strbuf_addstr(b, "\\r");
+				break;
+			case '\0':
+				strbuf_addstr(b, "\\0");
+				break;
+			default:
+				strbuf_addch(b, ch);
 			}
 		}
 	}
@@ -376,7 +402,7 @@ static void add_param(struct strbuf *b, const char *name, const char *v)
 }
 
 struct data_conn *data_clickhouse_open(const struct connection *conn, long timeout_ms,
-				       struct weir_error *err)
+                                       struct weir_error *err)
 {
 	struct ch_conn *c = calloc(1, sizeof *c);
 	struct strbuf auth = STRBUF_INIT;
@@ -387,7 +413,7 @@ struct data_conn *data_clickhouse_open(const struct connection *conn, long timeo
 		return NULL;
 	}
 	snprintf(base, sizeof base, "http://%s:%d", conn->host ? conn->host : "127.0.0.1",
-		 conn->port > 0 ? conn->port : 8123);
+	         conn->port > 0 ? conn->port : 8123);
 	add_param(&auth, "user", conn->login);
 	add_param(&auth, "password", conn->password);
 	add_param(&auth, "database", conn->schema);

@@ -16,7 +16,7 @@
 #define TEST_OK "Connection successfully tested"
 
 static int test_sql(const struct connection *c, long timeout_ms, struct strbuf *msg,
-		    struct weir_error *err)
+                    struct weir_error *err)
 {
 	struct data_conn *dc = data_open_timed(c, timeout_ms, err);
 	int rc;
@@ -31,7 +31,7 @@ static int test_sql(const struct connection *c, long timeout_ms, struct strbuf *
 }
 
 static int test_redis(const struct connection *c, long timeout_ms, struct strbuf *msg,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	static const char *const ping[] = {"PING"};
 	struct redis_client *r = redis_open_timed(c, timeout_ms, err);
@@ -47,7 +47,7 @@ static int test_redis(const struct connection *c, long timeout_ms, struct strbuf
 }
 
 static int test_http(const struct connection *c, long timeout_ms, struct strbuf *msg,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	struct strbuf url = STRBUF_INIT;
 	struct http_response resp = {0};
@@ -70,12 +70,11 @@ static int test_http(const struct connection *c, long timeout_ms, struct strbuf 
 	}
 	if (http_client_request(h, "GET", "/", NULL, timeout_ms, &resp, err) == 0) {
 		if (resp.status < 500) {
-			strbuf_addf(msg, "%s: GET %s/ answered %ld", TEST_OK, url.buf,
-				    resp.status);
+			strbuf_addf(msg, "%s: GET %s/ answered %ld", TEST_OK, url.buf, resp.status);
 			rc = 0;
 		} else {
 			weir_error_set(err, WEIR_E_UNAVAILABLE, "http: GET %s/ answered %ld",
-				       url.buf, resp.status);
+			               url.buf, resp.status);
 		}
 	}
 	http_response_release(&resp);
@@ -114,13 +113,21 @@ bool data_conn_test(const struct connection *c, long timeout_ms, char **msg)
 	case CONN_POSTGRES:
 	case CONN_MYSQL:
 	case CONN_CLICKHOUSE:
-	case CONN_SQLITE: rc = test_sql(c, timeout_ms, &out, &err); break;
-	case CONN_REDIS: rc = test_redis(c, timeout_ms, &out, &err); break;
-	case CONN_HTTP: rc = test_http(c, timeout_ms, &out, &err); break;
-	case CONN_FS: rc = test_fs(c, &out, &err); break;
+	case CONN_SQLITE:
+		rc = test_sql(c, timeout_ms, &out, &err);
+		break;
+	case CONN_REDIS:
+		rc = test_redis(c, timeout_ms, &out, &err);
+		break;
+	case CONN_HTTP:
+		rc = test_http(c, timeout_ms, &out, &err);
+		break;
+	case CONN_FS:
+		rc = test_fs(c, &out, &err);
+		break;
 	default:
 		rc = weir_error_set(&err, WEIR_E_INVALID, "weir cannot test connections of type %s",
-				    c->type ? c->type : "?");
+		                    c->type ? c->type : "?");
 		break;
 	}
 	if (rc < 0) {

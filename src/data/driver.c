@@ -11,20 +11,28 @@ struct data_conn *data_open(const struct connection *c, struct weir_error *err)
 }
 
 struct data_conn *data_open_timed(const struct connection *c, long timeout_ms,
-				  struct weir_error *err)
+                                  struct weir_error *err)
 {
 	struct data_conn *dc = NULL;
 
 	switch (c->kind) {
-	case CONN_POSTGRES: dc = data_pg_open(c, timeout_ms, err); break;
-	case CONN_MYSQL: dc = data_mysql_open(c, timeout_ms, err); break;
-	case CONN_CLICKHOUSE: dc = data_clickhouse_open(c, timeout_ms, err); break;
-	case CONN_SQLITE: dc = data_sqlite_open(c, err); break;
+	case CONN_POSTGRES:
+		dc = data_pg_open(c, timeout_ms, err);
+		break;
+	case CONN_MYSQL:
+		dc = data_mysql_open(c, timeout_ms, err);
+		break;
+	case CONN_CLICKHOUSE:
+		dc = data_clickhouse_open(c, timeout_ms, err);
+		break;
+	case CONN_SQLITE:
+		dc = data_sqlite_open(c, err);
+		break;
 	default:
 		weir_error_set(err, WEIR_E_INVALID,
-			       "connection %s is of type %s; sql runs on postgres, mysql, "
-			       "clickhouse or sqlite",
-			       c->id ? c->id : "?", c->type ? c->type : "?");
+		               "connection %s is of type %s; sql runs on postgres, mysql, "
+		               "clickhouse or sqlite",
+		               c->id ? c->id : "?", c->type ? c->type : "?");
 		return NULL;
 	}
 	if (dc) {
@@ -50,7 +58,7 @@ void data_close(struct data_conn *c)
 }
 
 int data_run(struct data_conn *c, const char *sql, const struct data_params *p,
-	     const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+             const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
 {
 	static const struct data_params none = {0};
 	int64_t n = -1;
@@ -102,9 +110,9 @@ int data_conn_from_env(const char *id, struct connection *out, struct weir_error
 	uri = getenv(name);
 	if (!uri || !*uri) {
 		weir_error_set(err, WEIR_E_INVALID,
-			       "connection %s: %s is not set (list the connection in the "
-			       "task's connections, or define it)",
-			       id, name);
+		               "connection %s: %s is not set (list the connection in the "
+		               "task's connections, or define it)",
+		               id, name);
 		free(name);
 		return -1;
 	}

@@ -57,12 +57,12 @@ struct data_ops {
 	/* One statement.  Rows it returns go to cb (if any); *count gets the
 	 * rows returned, or changed when it returns none (-1: unknown). */
 	int (*run)(struct data_conn *c, const char *sql, const struct data_params *p,
-		   const struct data_rows_cb *cb, int64_t *count, struct weir_error *err);
+	           const struct data_rows_cb *cb, int64_t *count, struct weir_error *err);
 	/* Loading rows into an existing table: begin, a row at a time (batched
 	 * by the driver), end (flushes; the rows are in once it returns, inside
 	 * the transaction if one is open). */
 	int (*load_begin)(struct data_conn *c, const char *table, const struct data_columns *cols,
-			  struct weir_error *err);
+	                  struct weir_error *err);
 	int (*load_row)(struct data_conn *c, const struct data_row *row, struct weir_error *err);
 	int (*load_end)(struct data_conn *c, struct weir_error *err);
 	void (*close)(struct data_conn *c);
@@ -71,9 +71,9 @@ struct data_ops {
 struct data_conn {
 	const struct data_ops *ops;
 	enum conn_kind kind;
-	char *id;         /* the connection's id, for messages */
-	size_t batch;     /* rows per batch when loading (>= 1) */
-	bool in_tx;       /* data_begin() was called and not yet ended */
+	char *id;     /* the connection's id, for messages */
+	size_t batch; /* rows per batch when loading (>= 1) */
+	bool in_tx;   /* data_begin() was called and not yet ended */
 };
 
 /* Opens the connection c names.  NULL with err (the server's words for a
@@ -85,11 +85,11 @@ struct data_conn *data_open(const struct connection *c, struct weir_error *err);
  * connect_timeout, MariaDB's connect and read timeouts, ClickHouse's
  * answer to the login's SELECT 1). */
 struct data_conn *data_open_timed(const struct connection *c, long timeout_ms,
-				  struct weir_error *err);
+                                  struct weir_error *err);
 void data_close(struct data_conn *c);
 
 int data_run(struct data_conn *c, const char *sql, const struct data_params *p,
-	     const struct data_rows_cb *cb, int64_t *count, struct weir_error *err);
+             const struct data_rows_cb *cb, int64_t *count, struct weir_error *err);
 /* A statement of weir's own, without parameters or rows. */
 int data_exec(struct data_conn *c, const char *sql, struct weir_error *err);
 /* BEGIN / COMMIT / ROLLBACK (ClickHouse has no transactions: no-ops). */
@@ -103,12 +103,11 @@ int data_conn_from_env(const char *id, struct connection *out, struct weir_error
 
 /* Each engine's opener (pg.c, mysql.c, clickhouse.c, sqlite.c); timeout_ms
  * as data_open_timed()'s (SQLite opens a file: none). */
-struct data_conn *data_pg_open(const struct connection *c, long timeout_ms,
-			       struct weir_error *err);
+struct data_conn *data_pg_open(const struct connection *c, long timeout_ms, struct weir_error *err);
 struct data_conn *data_mysql_open(const struct connection *c, long timeout_ms,
-				  struct weir_error *err);
+                                  struct weir_error *err);
 struct data_conn *data_clickhouse_open(const struct connection *c, long timeout_ms,
-				       struct weir_error *err);
+                                       struct weir_error *err);
 struct data_conn *data_sqlite_open(const struct connection *c, struct weir_error *err);
 
 /* Columns: helpers for drivers. */

@@ -24,7 +24,7 @@ struct file_reader {
 	size_t *off;         /* per column: offset in cells, (size_t)-1 for NULL */
 	const char **v;
 	size_t *len;
-	json_t *pending;     /* JSONL: the first object, read to learn the columns */
+	json_t *pending; /* JSONL: the first object, read to learn the columns */
 };
 
 struct file_writer {
@@ -39,7 +39,8 @@ int file_format_from_name(const char *name, enum file_format *out)
 {
 	if (!strcasecmp(name, "csv"))
 		*out = FILE_CSV;
-	else if (!strcasecmp(name, "jsonl") || !strcasecmp(name, "json") || !strcasecmp(name, "ndjson"))
+	else if (!strcasecmp(name, "jsonl") || !strcasecmp(name, "json") ||
+	         !strcasecmp(name, "ndjson"))
 		*out = FILE_JSONL;
 	else
 		return -1;
@@ -143,8 +144,9 @@ static int csv_header(struct file_reader *r, struct weir_error *err)
 	if (n > cap)
 		return read_fail(r, "more than 4096 columns", err);
 	for (size_t i = 0; i < n; i++)
-		if (data_columns_add(&r->cols, r->off[i] == (size_t)-1 ? "" : r->cells.buf + r->off[i],
-				     DATA_TEXT) < 0)
+		if (data_columns_add(&r->cols,
+		                     r->off[i] == (size_t)-1 ? "" : r->cells.buf + r->off[i],
+		                     DATA_TEXT) < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	r->have_cols = true;
 	return 0;
@@ -209,10 +211,12 @@ static int jsonl_header(struct file_reader *r, struct weir_error *err)
 	r->pending = jsonl_line(r, err, &eof);
 	if (!r->pending)
 		return eof ? 0 : -1;
-	json_object_foreach (r->pending, k, v)
-		if (data_columns_add(&r->cols, k,
-				     json_is_integer(v) ? DATA_INT : json_is_real(v) ? DATA_FLOAT : DATA_TEXT) < 0)
-			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	json_object_foreach(r->pending, k, v) if (data_columns_add(&r->cols, k,
+	                                                           json_is_integer(v) ? DATA_INT
+	                                                           : json_is_real(v)  ? DATA_FLOAT
+	                                                                              : DATA_TEXT) <
+	                                          0) return weir_error_set(err, WEIR_E_INTERNAL,
+	                                                                   "out of memory");
 	r->have_cols = true;
 	if (reader_size(r, r->cols.n) < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -263,7 +267,7 @@ int file_reader_next(struct file_reader *r, struct data_row *row, struct weir_er
 		if (n != r->cols.n) {
 			char what[96];
 			snprintf(what, sizeof what, "expected %zu fields (the header's), got %zu",
-				 r->cols.n, n);
+			         r->cols.n, n);
 			return read_fail(r, what, err);
 		}
 	} else {
@@ -342,7 +346,7 @@ static int write_line(struct file_writer *w, struct weir_error *err)
 }
 
 struct file_writer *file_writer_open(const char *path, enum file_format f,
-				     const struct data_columns *cols, struct weir_error *err)
+                                     const struct data_columns *cols, struct weir_error *err)
 {
 	struct file_writer *w = calloc(1, sizeof *w);
 	const char *slash = strrchr(path, '/');
@@ -355,8 +359,8 @@ struct file_writer *file_writer_open(const char *path, enum file_format f,
 	strbuf_init(&w->line);
 	w->fmt = f;
 	w->path = strdup(path);
-	if (!w->path || asprintf(&w->tmp, "%.*s.%s.weir-%d", slash ? (int)(slash - path + 1) : 0, path,
-				 slash ? slash + 1 : path, (int)getpid()) < 0) {
+	if (!w->path || asprintf(&w->tmp, "%.*s.%s.weir-%d", slash ? (int)(slash - path + 1) : 0,
+	                         path, slash ? slash + 1 : path, (int)getpid()) < 0) {
 		w->tmp = NULL;
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto fail;
@@ -368,7 +372,8 @@ struct file_writer *file_writer_open(const char *path, enum file_format f,
 		}
 	if (slash && slash > path) { /* its folder is made when missing, as mkdir -p */
 		char *dir = strndup(path, (size_t)(slash - path));
-		int rc = dir ? fs_mkdir_p(dir, 0755, err) : weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		int rc = dir ? fs_mkdir_p(dir, 0755, err)
+		             : weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		free(dir);
 		if (rc < 0)
 			goto fail;

@@ -38,7 +38,7 @@ struct file_writer;
 /* A writer of `path` through a temporary file beside it (renamed over it
  * at commit); the folder is made when missing. */
 struct file_writer *file_writer_open(const char *path, enum file_format f,
-				     const struct data_columns *cols, struct weir_error *err);
+                                     const struct data_columns *cols, struct weir_error *err);
 int file_writer_row(struct file_writer *w, const struct data_row *row, struct weir_error *err);
 int file_writer_commit(struct file_writer *w, struct weir_error *err);
 void file_writer_abort(struct file_writer *w);

@@ -23,14 +23,36 @@
 #ifndef WEIR_SONAME_MARIADB
 #define WEIR_SONAME_MARIADB "libmariadb.so.3"
 #endif
-#define MY_FUNCS(X, t) X(t, mysql_affected_rows) X(t, mysql_close) X(t, mysql_errno) \
-	X(t, mysql_error) X(t, mysql_fetch_fields) X(t, mysql_fetch_lengths) X(t, mysql_fetch_row) \
-	X(t, mysql_field_count) X(t, mysql_free_result) X(t, mysql_init) X(t, mysql_options) \
-	X(t, mysql_real_connect) X(t, mysql_real_escape_string) X(t, mysql_real_query) \
-	X(t, mysql_stmt_affected_rows) X(t, mysql_stmt_bind_param) X(t, mysql_stmt_bind_result) \
-	X(t, mysql_stmt_close) X(t, mysql_stmt_error) X(t, mysql_stmt_execute) X(t, mysql_stmt_fetch) \
-	X(t, mysql_stmt_fetch_column) X(t, mysql_stmt_field_count) X(t, mysql_stmt_init) \
-	X(t, mysql_stmt_prepare) X(t, mysql_stmt_result_metadata) X(t, mysql_use_result)
+/* clang-format off */
+#define MY_FUNCS(X, t)                   \
+	X(t, mysql_affected_rows)        \
+	X(t, mysql_close)                \
+	X(t, mysql_errno)                \
+	X(t, mysql_error)                \
+	X(t, mysql_fetch_fields)         \
+	X(t, mysql_fetch_lengths)        \
+	X(t, mysql_fetch_row)            \
+	X(t, mysql_field_count)          \
+	X(t, mysql_free_result)          \
+	X(t, mysql_init)                 \
+	X(t, mysql_options)              \
+	X(t, mysql_real_connect)         \
+	X(t, mysql_real_escape_string)   \
+	X(t, mysql_real_query)           \
+	X(t, mysql_stmt_affected_rows)   \
+	X(t, mysql_stmt_bind_param)      \
+	X(t, mysql_stmt_bind_result)     \
+	X(t, mysql_stmt_close)           \
+	X(t, mysql_stmt_error)           \
+	X(t, mysql_stmt_execute)         \
+	X(t, mysql_stmt_fetch)           \
+	X(t, mysql_stmt_fetch_column)    \
+	X(t, mysql_stmt_field_count)     \
+	X(t, mysql_stmt_init)            \
+	X(t, mysql_stmt_prepare)         \
+	X(t, mysql_stmt_result_metadata) \
+	X(t, mysql_use_result)
+/* clang-format on */
 DYNLIB_TABLE(mdb, MY_FUNCS, WEIR_SONAME_MARIADB, "MySQL and MariaDB connections");
 #define mysql_affected_rows (mdb.mysql_affected_rows)
 #define mysql_close (mdb.mysql_close)
@@ -93,11 +115,19 @@ static void my_quote_len(struct strbuf *out, const char *v, size_t n, MYSQL *my)
 static enum data_type my_type(enum enum_field_types t)
 {
 	switch (t) {
-	case MYSQL_TYPE_TINY: case MYSQL_TYPE_SHORT: case MYSQL_TYPE_LONG:
-	case MYSQL_TYPE_LONGLONG: case MYSQL_TYPE_INT24: return DATA_INT;
-	case MYSQL_TYPE_FLOAT: case MYSQL_TYPE_DOUBLE: case MYSQL_TYPE_DECIMAL:
-	case MYSQL_TYPE_NEWDECIMAL: return DATA_FLOAT;
-	default: return DATA_TEXT;
+	case MYSQL_TYPE_TINY:
+	case MYSQL_TYPE_SHORT:
+	case MYSQL_TYPE_LONG:
+	case MYSQL_TYPE_LONGLONG:
+	case MYSQL_TYPE_INT24:
+		return DATA_INT;
+	case MYSQL_TYPE_FLOAT:
+	case MYSQL_TYPE_DOUBLE:
+	case MYSQL_TYPE_DECIMAL:
+	case MYSQL_TYPE_NEWDECIMAL:
+		return DATA_FLOAT;
+	default:
+		return DATA_TEXT;
 	}
 }
 
@@ -115,7 +145,7 @@ static int my_stmt_fail(MYSQL_STMT *st, struct weir_error *err)
 
 /* The columns of a result (names and types) to cb->columns. */
 static int my_columns(MYSQL_FIELD *f, unsigned int nf, const struct data_rows_cb *cb,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	struct data_columns cols = {0};
 	int rc = 0;
@@ -125,14 +155,14 @@ static int my_columns(MYSQL_FIELD *f, unsigned int nf, const struct data_rows_cb
 	for (unsigned int i = 0; i < nf && rc == 0; i++)
 		rc = data_columns_add(&cols, f[i].name, my_type(f[i].type));
 	rc = rc < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
-		    : cb->columns(cb->arg, &cols, err);
+	            : cb->columns(cb->arg, &cols, err);
 	data_columns_release(&cols);
 	return rc;
 }
 
 /* A statement without parameters: text, rows through mysql_use_result. */
 static int my_run_text(struct my_conn *c, const char *sql, size_t sql_len,
-		       const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+                       const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
 {
 	MYSQL_RES *res;
 	MYSQL_ROW r;
@@ -203,7 +233,7 @@ static int my_col_grow(struct my_col *col, MYSQL_BIND *b, unsigned long need)
 
 /* The rows of an executed prepared statement to cb, one at a time. */
 static int my_stmt_rows(MYSQL_STMT *st, const struct data_rows_cb *cb, int64_t *count,
-			struct weir_error *err)
+                        struct weir_error *err)
 {
 	MYSQL_RES *meta = mysql_stmt_result_metadata(st);
 	unsigned int nf = mysql_stmt_field_count(st);
@@ -287,8 +317,8 @@ out:
 
 /* A statement with parameters: prepared, the values bound in `order`. */
 static int my_run_stmt(struct my_conn *c, const struct strbuf *text, const struct data_params *p,
-		       const size_t *order, size_t n, const struct data_rows_cb *cb, int64_t *count,
-		       struct weir_error *err)
+                       const size_t *order, size_t n, const struct data_rows_cb *cb, int64_t *count,
+                       struct weir_error *err)
 {
 	MYSQL_STMT *st = mysql_stmt_init(c->my);
 	MYSQL_BIND *in = calloc(n, sizeof *in);
@@ -334,7 +364,7 @@ out:
 }
 
 static int my_run(struct data_conn *dc, const char *sql, const struct data_params *p,
-		  const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+                  const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
 {
 	struct my_conn *c = (struct my_conn *)dc;
 	struct strbuf text = STRBUF_INIT;
@@ -357,7 +387,7 @@ out:
 }
 
 static int my_load_begin(struct data_conn *dc, const char *table, const struct data_columns *cols,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	struct my_conn *c = (struct my_conn *)dc;
 
@@ -430,7 +460,7 @@ static const struct data_ops my_ops = {
 };
 
 struct data_conn *data_mysql_open(const struct connection *conn, long timeout_ms,
-				  struct weir_error *err)
+                                  struct weir_error *err)
 {
 	struct my_conn *c;
 	unsigned int timeout = timeout_ms > 0 ? (unsigned int)((timeout_ms + 999) / 1000) : 10;
@@ -452,8 +482,8 @@ struct data_conn *data_mysql_open(const struct connection *conn, long timeout_ms
 	}
 	mysql_options(c->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
 	if (!mysql_real_connect(c->my, conn->host ? conn->host : "127.0.0.1", conn->login,
-				conn->password, conn->schema, (unsigned int)(conn->port > 0 ? conn->port : 3306),
-				NULL, 0)) {
+	                        conn->password, conn->schema,
+	                        (unsigned int)(conn->port > 0 ? conn->port : 3306), NULL, 0)) {
 		my_fail(c->my, err);
 		mysql_close(c->my);
 		free(c);

@@ -23,12 +23,32 @@
 #ifndef WEIR_SONAME_PQ
 #define WEIR_SONAME_PQ "libpq.so.5"
 #endif
-#define PQ_FUNCS(X, t) X(t, PQclear) X(t, PQcmdTuples) X(t, PQconnectdbParams) \
-	X(t, PQerrorMessage) X(t, PQexec) X(t, PQexecParams) X(t, PQfinish) X(t, PQfname) X(t, PQftype) \
-	X(t, PQgetResult) X(t, PQgetisnull) X(t, PQgetlength) X(t, PQgetvalue) X(t, PQnfields) \
-	X(t, PQntuples) X(t, PQputCopyData) X(t, PQputCopyEnd) X(t, PQresultErrorMessage) \
-	X(t, PQresultStatus) X(t, PQsendQuery) X(t, PQsetClientEncoding) X(t, PQsetNoticeProcessor) \
+/* clang-format off */
+#define PQ_FUNCS(X, t)             \
+	X(t, PQclear)              \
+	X(t, PQcmdTuples)          \
+	X(t, PQconnectdbParams)    \
+	X(t, PQerrorMessage)       \
+	X(t, PQexec)               \
+	X(t, PQexecParams)         \
+	X(t, PQfinish)             \
+	X(t, PQfname)              \
+	X(t, PQftype)              \
+	X(t, PQgetResult)          \
+	X(t, PQgetisnull)          \
+	X(t, PQgetlength)          \
+	X(t, PQgetvalue)           \
+	X(t, PQnfields)            \
+	X(t, PQntuples)            \
+	X(t, PQputCopyData)        \
+	X(t, PQputCopyEnd)         \
+	X(t, PQresultErrorMessage) \
+	X(t, PQresultStatus)       \
+	X(t, PQsendQuery)          \
+	X(t, PQsetClientEncoding)  \
+	X(t, PQsetNoticeProcessor) \
 	X(t, PQstatus)
+/* clang-format on */
 DYNLIB_TABLE(pq, PQ_FUNCS, WEIR_SONAME_PQ, "PostgreSQL connections");
 #define PQclear (pq.PQclear)
 #define PQcmdTuples (pq.PQcmdTuples)
@@ -76,15 +96,23 @@ static int pg_fail(const char *msg, struct weir_error *err)
 static enum data_type pg_type(Oid t)
 {
 	switch (t) {
-	case 20: case 21: case 23: case 26: return DATA_INT;
-	case 700: case 701: case 1700: return DATA_FLOAT;
-	default: return DATA_TEXT;
+	case 20:
+	case 21:
+	case 23:
+	case 26:
+		return DATA_INT;
+	case 700:
+	case 701:
+	case 1700:
+		return DATA_FLOAT;
+	default:
+		return DATA_TEXT;
 	}
 }
 
 /* Hands the rows of `res` to cb (the columns first when `first`). */
 static int pg_rows(PGresult *res, bool first, const struct data_rows_cb *cb, int64_t *count,
-		   struct weir_error *err)
+                   struct weir_error *err)
 {
 	int nf = PQnfields(res), nt = PQntuples(res);
 	const char **v = calloc((size_t)nf + 1, sizeof *v);
@@ -98,7 +126,8 @@ static int pg_rows(PGresult *res, bool first, const struct data_rows_cb *cb, int
 	if (first && cb && cb->columns) {
 		struct data_columns cols = {0};
 		for (int i = 0; i < nf; i++)
-			if (data_columns_add(&cols, PQfname(res, i), pg_type(PQftype(res, i))) < 0) {
+			if (data_columns_add(&cols, PQfname(res, i), pg_type(PQftype(res, i))) <
+			    0) {
 				data_columns_release(&cols);
 				weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 				goto out;
@@ -127,7 +156,7 @@ out:
 }
 
 static PGresult *pg_exec_params(struct pg_conn *c, const char *sql, const struct data_params *p,
-				struct weir_error *err)
+                                struct weir_error *err)
 {
 	struct strbuf text = STRBUF_INIT;
 	size_t *order = NULL, n = 0;
@@ -145,7 +174,8 @@ static PGresult *pg_exec_params(struct pg_conn *c, const char *sql, const struct
 	res = PQexecParams(c->pg, text.buf, (int)n, NULL, vals, NULL, NULL, 0);
 	if (!res)
 		pg_fail(PQerrorMessage(c->pg), err);
-	else if (PQresultStatus(res) != PGRES_COMMAND_OK && PQresultStatus(res) != PGRES_TUPLES_OK) {
+	else if (PQresultStatus(res) != PGRES_COMMAND_OK &&
+	         PQresultStatus(res) != PGRES_TUPLES_OK) {
 		pg_fail(PQresultErrorMessage(res), err);
 		PQclear(res);
 		res = NULL;
@@ -187,15 +217,16 @@ static bool pg_cursor_fits(const char *sql)
 		sql++;
 	for (int i = 0; w[i]; i++) {
 		size_t n = strlen(w[i]);
-		if (!strncasecmp(sql, w[i], n) && !((sql[n] >= 'a' && sql[n] <= 'z') ||
-						    (sql[n] >= 'A' && sql[n] <= 'Z') || sql[n] == '_'))
+		if (!strncasecmp(sql, w[i], n) &&
+		    !((sql[n] >= 'a' && sql[n] <= 'z') || (sql[n] >= 'A' && sql[n] <= 'Z') ||
+		      sql[n] == '_'))
 			return true;
 	}
 	return false;
 }
 
 static int pg_run(struct data_conn *dc, const char *sql, const struct data_params *p,
-		  const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+                  const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
 {
 	struct pg_conn *c = (struct pg_conn *)dc;
 	bool own_tx = false, first = true;
@@ -289,7 +320,7 @@ static int pg_flush(struct pg_conn *c, struct weir_error *err)
 }
 
 static int pg_load_begin(struct data_conn *dc, const char *table, const struct data_columns *cols,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	struct pg_conn *c = (struct pg_conn *)dc;
 	struct strbuf sql = STRBUF_INIT;
@@ -329,11 +360,20 @@ static int pg_load_row(struct data_conn *dc, const struct data_row *row, struct 
 		for (size_t k = 0; k < row->len[i]; k++) {
 			const char *esc = NULL;
 			switch (v[k]) {
-			case '\\': esc = "\\\\"; break;
-			case '\t': esc = "\\t"; break;
-			case '\n': esc = "\\n"; break;
-			case '\r': esc = "\\r"; break;
-			default: continue;
+			case '\\':
+				esc = "\\\\";
+				break;
+			case '\t':
+				esc = "\\t";
+				break;
+			case '\n':
+				esc = "\\n";
+				break;
+			case '\r':
+				esc = "\\r";
+				break;
+			default:
+				continue;
 			}
 			strbuf_add(b, v + start, k - start);
 			strbuf_addstr(b, esc);
@@ -405,7 +445,7 @@ static void pg_kv(const char **keys, const char **vals, int *n, const char *k, c
 }
 
 struct data_conn *data_pg_open(const struct connection *conn, long timeout_ms,
-			       struct weir_error *err)
+                               struct weir_error *err)
 {
 	const char *keys[32], *vals[32];
 	char port[16], wait_s[24];
@@ -435,9 +475,8 @@ struct data_conn *data_pg_open(const struct connection *conn, long timeout_ms,
 	pg_kv(keys, vals, &n, "connect_timeout", wait_s);
 	pg_kv(keys, vals, &n, "application_name", "weir");
 	if (json_is_object(conn->extra))
-		json_object_foreach (conn->extra, k, v)
-			if (json_is_string(v))
-				pg_kv(keys, vals, &n, k, json_string_value(v));
+		json_object_foreach(conn->extra, k, v) if (json_is_string(v))
+		    pg_kv(keys, vals, &n, k, json_string_value(v));
 	keys[n] = vals[n] = NULL;
 	c->pg = PQconnectdbParams(keys, vals, 0);
 	if (!c->pg || PQstatus(c->pg) != CONNECTION_OK) {

@@ -6,10 +6,10 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -24,9 +24,9 @@ struct redis_client {
 	int fd;
 	struct strbuf out;
 	struct strbuf in;
-	size_t pending;     /* commands sent whose replies are not read */
-	size_t queued;      /* commands in `out` */
-	int64_t last_int;   /* the last reply's integer */
+	size_t pending;   /* commands sent whose replies are not read */
+	size_t queued;    /* commands in `out` */
+	int64_t last_int; /* the last reply's integer */
 	char first_error[512];
 };
 
@@ -70,8 +70,8 @@ static int read_replies(struct redis_client *r, struct weir_error *err)
 			r->pending--;
 			r->last_int = rep.kind == ':' ? rep.integer : 0;
 			if (rep.kind == '-' && !r->first_error[0])
-				snprintf(r->first_error, sizeof r->first_error, "%.*s", (int)rep.len,
-					 rep.str);
+				snprintf(r->first_error, sizeof r->first_error, "%.*s",
+				         (int)rep.len, rep.str);
 			continue;
 		}
 		if (at) {
@@ -85,11 +85,12 @@ static int read_replies(struct redis_client *r, struct weir_error *err)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return weir_error_set(err, WEIR_E_UNAVAILABLE,
-					      "redis: no answer within the timeout");
+			                      "redis: no answer within the timeout");
 		if (n < 0)
 			return sys_fail("read", err);
 		if (n == 0)
-			return weir_error_set(err, WEIR_E_UNAVAILABLE, "redis: the server closed the connection");
+			return weir_error_set(err, WEIR_E_UNAVAILABLE,
+			                      "redis: the server closed the connection");
 		r->in.len += (size_t)n;
 		r->in.buf[r->in.len] = '\0';
 	}
@@ -110,7 +111,7 @@ int redis_sync(struct redis_client *r, struct weir_error *err)
 }
 
 int redis_queue(struct redis_client *r, size_t argc, const char *const *argv, const size_t *len,
-		struct weir_error *err)
+                struct weir_error *err)
 {
 	resp_command(&r->out, argc, argv, len);
 	r->queued++;
@@ -128,7 +129,7 @@ int redis_queue(struct redis_client *r, size_t argc, const char *const *argv, co
 }
 
 int redis_call(struct redis_client *r, size_t argc, const char *const *argv, int64_t *out,
-	       struct weir_error *err)
+               struct weir_error *err)
 {
 	if (redis_queue(r, argc, argv, NULL, err) < 0 || redis_sync(r, err) < 0)
 		return -1;
@@ -171,7 +172,7 @@ struct redis_client *redis_open(const struct connection *c, struct weir_error *e
 }
 
 struct redis_client *redis_open_timed(const struct connection *c, long timeout_ms,
-				      struct weir_error *err)
+                                      struct weir_error *err)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *ai = NULL;
 	struct redis_client *r = calloc(1, sizeof *r);
@@ -188,14 +189,14 @@ struct redis_client *redis_open_timed(const struct connection *c, long timeout_m
 	snprintf(port, sizeof port, "%d", c->port > 0 ? c->port : 6379);
 	e = getaddrinfo(c->host ? c->host : "127.0.0.1", port, &hints, &ai);
 	if (e) {
-		weir_error_set(err, WEIR_E_UNAVAILABLE, "redis: %s: %s", c->host ? c->host : "127.0.0.1",
-			       gai_strerror(e));
+		weir_error_set(err, WEIR_E_UNAVAILABLE, "redis: %s: %s",
+		               c->host ? c->host : "127.0.0.1", gai_strerror(e));
 		goto fail;
 	}
 	for (struct addrinfo *a = ai; a && r->fd < 0; a = a->ai_next) {
 		r->fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
-		if (r->fd >= 0 && connect_within(r->fd, a, timeout_ms > 0 ? timeout_ms
-								     : REDIS_CONNECT_MS) < 0) {
+		if (r->fd >= 0 &&
+		    connect_within(r->fd, a, timeout_ms > 0 ? timeout_ms : REDIS_CONNECT_MS) < 0) {
 			e = errno;
 			close(r->fd);
 			r->fd = -1;
@@ -205,13 +206,13 @@ struct redis_client *redis_open_timed(const struct connection *c, long timeout_m
 	freeaddrinfo(ai);
 	if (r->fd < 0) {
 		weir_error_set(err, WEIR_E_UNAVAILABLE, "redis: cannot connect to %s:%s: %s",
-			       c->host ? c->host : "127.0.0.1", port, strerror(errno));
+		               c->host ? c->host : "127.0.0.1", port, strerror(errno));
 		goto fail;
 	}
 	setsockopt(r->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	if (timeout_ms > 0) {
 		struct timeval tv = {.tv_sec = timeout_ms / 1000,
-				     .tv_usec = (timeout_ms % 1000) * 1000};
+		                     .tv_usec = (timeout_ms % 1000) * 1000};
 		setsockopt(r->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
 		setsockopt(r->fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 	}

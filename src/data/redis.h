@@ -24,14 +24,14 @@ struct redis_client *redis_open(const struct connection *c, struct weir_error *e
 /* The same with the connect and every reply bounded by timeout_ms (> 0;
  * 0 is redis_open()): a test of the connection, not a transfer. */
 struct redis_client *redis_open_timed(const struct connection *c, long timeout_ms,
-				      struct weir_error *err);
+                                      struct weir_error *err);
 void redis_close(struct redis_client *r);
 
 int redis_queue(struct redis_client *r, size_t argc, const char *const *argv, const size_t *len,
-		struct weir_error *err);
+                struct weir_error *err);
 int redis_sync(struct redis_client *r, struct weir_error *err);
 /* One command, its reply's integer (or 0) into *out (may be NULL). */
 int redis_call(struct redis_client *r, size_t argc, const char *const *argv, int64_t *out,
-	       struct weir_error *err);
+               struct weir_error *err);
 
 #endif

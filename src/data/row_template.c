@@ -6,7 +6,7 @@
 #include <string.h>
 
 struct piece {
-	char *text;  /* a literal, or NULL for a column */
+	char *text; /* a literal, or NULL for a column */
 	size_t len;
 	size_t col;
 };
@@ -33,7 +33,7 @@ static int add_piece(struct row_template *t, const char *text, size_t len, size_
 }
 
 struct row_template *row_template_parse(const char *s, const struct data_columns *cols,
-					struct weir_error *err)
+                                        struct weir_error *err)
 {
 	struct row_template *t = calloc(1, sizeof *t);
 	struct strbuf lit = STRBUF_INIT;
@@ -47,7 +47,8 @@ struct row_template *row_template_parse(const char *s, const struct data_columns
 			continue;
 		}
 		if (s[i] == '}') {
-			weir_error_set(err, WEIR_E_INVALID, "\"%s\": a '}' without '{' (write }} for one)", s);
+			weir_error_set(err, WEIR_E_INVALID,
+			               "\"%s\": a '}' without '{' (write }} for one)", s);
 			goto fail;
 		}
 		if (s[i] != '{') {
@@ -65,11 +66,13 @@ struct row_template *row_template_parse(const char *s, const struct data_columns
 			if (strlen(cols->names[c]) == n && !strncmp(cols->names[c], s + i + 1, n))
 				break;
 		if (c == cols->n) {
-			weir_error_set(err, WEIR_E_INVALID, "\"%s\": {%.*s} is not a column of the source",
-				       s, (int)n, s + i + 1);
+			weir_error_set(err, WEIR_E_INVALID,
+			               "\"%s\": {%.*s} is not a column of the source", s, (int)n,
+			               s + i + 1);
 			goto fail;
 		}
-		if ((lit.len && add_piece(t, lit.buf, lit.len, 0) < 0) || add_piece(t, NULL, 0, c) < 0)
+		if ((lit.len && add_piece(t, lit.buf, lit.len, 0) < 0) ||
+		    add_piece(t, NULL, 0, c) < 0)
 			goto oom;
 		strbuf_reset(&lit);
 		i = (size_t)(end - s) + 1;
@@ -87,7 +90,7 @@ fail:
 }
 
 void row_template_render(const struct row_template *t, const struct data_row *row,
-			 struct strbuf *out)
+                         struct strbuf *out)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		const struct piece *p = &t->p[i];

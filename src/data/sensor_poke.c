@@ -47,7 +47,8 @@ static enum sensor_outcome poke_file(const struct dag_sensor *s, const struct co
 
 	if (!folder) {
 		if (!conn || conn->kind != CONN_FS || !(from_conn = connection_path(conn)))
-			return say(SENSOR_ERROR, msg, size, "file: conn %s%s is no fs connection with a path",
+			return say(SENSOR_ERROR, msg, size,
+			           "file: conn %s%s is no fs connection with a path",
 			           json_string_value(json_object_get(s->what, "conn")), NULL);
 		folder = from_conn;
 	}
@@ -64,8 +65,8 @@ static enum sensor_outcome poke_file(const struct dag_sensor *s, const struct co
 	for (size_t i = 0; i < g.gl_pathc; i++) {
 		/* a link that leads out of the folder does not count */
 		if (realpath(g.gl_pathv[i], real) && inside(root, real)) {
-			o = say(SENSOR_MET, msg, size, "found %s%s", g.gl_pathv[i] + strlen(root) + 1,
-			        NULL);
+			o = say(SENSOR_MET, msg, size, "found %s%s",
+			        g.gl_pathv[i] + strlen(root) + 1, NULL);
 			goto out;
 		}
 	}
@@ -154,14 +155,15 @@ static enum sensor_outcome poke_http(const struct dag_sensor *s, const struct co
 	} else if (match) {
 		regex_t re;
 		if (regcomp(&re, match, REG_EXTENDED | REG_NOSUB) != 0) {
-			o = say(SENSOR_ERROR, msg, size, "match: not a regular expression: %s%s", match,
-			        NULL);
+			o = say(SENSOR_ERROR, msg, size, "match: not a regular expression: %s%s",
+			        match, NULL);
 		} else {
 			bool hit = resp.body && regexec(&re, resp.body, 0, NULL, 0) == 0;
 			regfree(&re);
-			o = hit ? say(SENSOR_MET, msg, size, "HTTP %s, the body matches%s", "ok", NULL)
-			        : say(SENSOR_NOT_YET, msg, size, "the body does not match %s%s", match,
-			              NULL);
+			o = hit ? say(SENSOR_MET, msg, size, "HTTP %s, the body matches%s", "ok",
+			              NULL)
+			        : say(SENSOR_NOT_YET, msg, size, "the body does not match %s%s",
+			              match, NULL);
 		}
 	} else {
 		o = say(SENSOR_MET, msg, size, "HTTP %s%s", "ok", NULL);
@@ -243,12 +245,12 @@ static enum sensor_outcome poke_kind(const struct dag_sensor *s, int64_t logical
 	case DAG_SENSOR_FILE:
 		return poke_file(s, conn, msg, msg_size);
 	case DAG_SENSOR_TIME:
-		return poke_time(sensor_time_target(logical_ms,
-		                                    time_of_day_s(json_string_value(s->what))),
-		                 now_ms, msg, msg_size);
+		return poke_time(
+		    sensor_time_target(logical_ms, time_of_day_s(json_string_value(s->what))),
+		    now_ms, msg, msg_size);
 	case DAG_SENSOR_DELTA:
-		return poke_time(sensor_delta_target(logical_ms, json_integer_value(s->what)), now_ms,
-		                 msg, msg_size);
+		return poke_time(sensor_delta_target(logical_ms, json_integer_value(s->what)),
+		                 now_ms, msg, msg_size);
 	case DAG_SENSOR_HTTP:
 		return poke_http(s, conn, msg, msg_size);
 	case DAG_SENSOR_SQL:
@@ -273,7 +275,8 @@ enum sensor_outcome sensor_poke(const struct dag_sensor *s, int64_t logical_ms,
 	 * failed login might hold the password */
 	if (conn && conn->password && *conn->password) {
 		masked = connection_mask_text(conn, msg);
-		snprintf(msg, msg_size, "%s", masked ? masked : "(the poke's message could not be masked)");
+		snprintf(msg, msg_size, "%s",
+		         masked ? masked : "(the poke's message could not be masked)");
 		free(masked);
 	}
 	return o;
@@ -284,9 +287,8 @@ static bool state_in(json_t *list, const char *state)
 	size_t i;
 	json_t *v;
 
-	json_array_foreach (list, i, v)
-		if (state && !strcmp(json_string_value(v), state))
-			return true;
+	json_array_foreach(list, i,
+	                   v) if (state && !strcmp(json_string_value(v), state)) return true;
 	return false;
 }
 
@@ -297,12 +299,13 @@ enum sensor_outcome sensor_external_outcome(const struct dag_sensor *s, const ch
 	const char *dag = json_string_value(json_object_get(s->what, "dag_id"));
 
 	if (!state)
-		return say(SENSOR_NOT_YET, msg, msg_size, "no run of %s%s at that logical date", dag,
-		           "");
+		return say(SENSOR_NOT_YET, msg, msg_size, "no run of %s%s at that logical date",
+		           dag, "");
 	if (state_in(json_object_get(s->what, "states"), state))
 		return say(SENSOR_MET, msg, msg_size, "%s is %s", task ? task : dag, state);
 	if (state_in(json_object_get(s->what, "failed_states"), state))
-		return say(SENSOR_FAILED_STATE, msg, msg_size, "%s is %s", task ? task : dag, state);
+		return say(SENSOR_FAILED_STATE, msg, msg_size, "%s is %s", task ? task : dag,
+		           state);
 	return say(SENSOR_NOT_YET, msg, msg_size, "%s is %s", task ? task : dag, state);
 }
 

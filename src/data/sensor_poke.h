@@ -61,5 +61,4 @@ int64_t sensor_delta_target(int64_t logical_ms, int64_t delta_s);
  * boolean as t or f). */
 bool sensor_cell_truthy(const char *cell);
 
-
 #endif

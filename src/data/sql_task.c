@@ -64,7 +64,7 @@ static int on_row(void *arg, const struct data_row *row, struct weir_error *err)
 	for (size_t i = 0; i < row->n; i++) {
 		size_t len = row->v[i] ? row->len[i] : 4;
 		json_array_append_new(r, data_cell_json(row->v[i], row->len[i],
-							i < s->n_types ? s->types[i] : DATA_TEXT));
+		                                        i < s->n_types ? s->types[i] : DATA_TEXT));
 		s->bytes += len + 4;
 	}
 	if (s->bytes > SQL_ROWS_BYTES) {
@@ -84,7 +84,8 @@ static char *read_script(json_t *spec, struct weir_error *err)
 	char *text;
 
 	if (!st == !file) {
-		weir_error_set(err, WEIR_E_INVALID, "spec: expected exactly one of statement and file");
+		weir_error_set(err, WEIR_E_INVALID,
+		               "spec: expected exactly one of statement and file");
 		return NULL;
 	}
 	if (st)
@@ -115,7 +116,8 @@ int data_sql_run(json_t *spec, json_t **outputs, struct weir_error *err)
 		if (!json_is_integer(mr) || json_integer_value(mr) < 0 ||
 		    json_integer_value(mr) > SQL_MAX_ROWS)
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "spec: max_rows: expected a number from 0 to %d", SQL_MAX_ROWS);
+			                      "spec: max_rows: expected a number from 0 to %d",
+			                      SQL_MAX_ROWS);
 		s.max_rows = json_integer_value(mr);
 	}
 	if (data_params_from_json(json_object_get(spec, "parameters"), &params, err) < 0)

@@ -25,8 +25,8 @@ static enum data_type lite_type(sqlite3_stmt *st, int i)
 
 	if (!t) /* an expression: the first row's value says */
 		return sqlite3_column_type(st, i) == SQLITE_INTEGER ? DATA_INT
-		     : sqlite3_column_type(st, i) == SQLITE_FLOAT   ? DATA_FLOAT
-								    : DATA_TEXT;
+		       : sqlite3_column_type(st, i) == SQLITE_FLOAT ? DATA_FLOAT
+		                                                    : DATA_TEXT;
 	if (strcasestr(t, "int"))
 		return DATA_INT;
 	if (strcasestr(t, "real") || strcasestr(t, "floa") || strcasestr(t, "doub"))
@@ -35,7 +35,8 @@ static enum data_type lite_type(sqlite3_stmt *st, int i)
 }
 
 /* The statement's columns to cb. */
-static int lite_columns(sqlite3_stmt *st, int nf, const struct data_rows_cb *cb, struct weir_error *err)
+static int lite_columns(sqlite3_stmt *st, int nf, const struct data_rows_cb *cb,
+                        struct weir_error *err)
 {
 	struct data_columns cols = {0};
 	int rc = 0;
@@ -43,13 +44,13 @@ static int lite_columns(sqlite3_stmt *st, int nf, const struct data_rows_cb *cb,
 	for (int i = 0; i < nf && rc == 0; i++)
 		rc = data_columns_add(&cols, sqlite3_column_name(st, i), lite_type(st, i));
 	rc = rc < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
-		    : cb->columns(cb->arg, &cols, err);
+	            : cb->columns(cb->arg, &cols, err);
 	data_columns_release(&cols);
 	return rc;
 }
 
 static int lite_run(struct data_conn *dc, const char *sql, const struct data_params *p,
-		    const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
+                    const struct data_rows_cb *cb, int64_t *count, struct weir_error *err)
 {
 	struct lite_conn *c = (struct lite_conn *)dc;
 	struct strbuf text = STRBUF_INIT;
@@ -70,7 +71,7 @@ static int lite_run(struct data_conn *dc, const char *sql, const struct data_par
 	for (size_t i = 0; i < n; i++) {
 		const char *val = p->values[order[i]];
 		if (val ? sqlite3_bind_text(st, (int)i + 1, val, -1, SQLITE_TRANSIENT)
-			: sqlite3_bind_null(st, (int)i + 1)) {
+		        : sqlite3_bind_null(st, (int)i + 1)) {
 			lite_fail(c->db, err);
 			goto out;
 		}
@@ -115,7 +116,7 @@ out:
 }
 
 static int lite_load_begin(struct data_conn *dc, const char *table, const struct data_columns *cols,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	struct lite_conn *c = (struct lite_conn *)dc;
 	struct strbuf sql = STRBUF_INIT;
@@ -140,8 +141,8 @@ static int lite_load_row(struct data_conn *dc, const struct data_row *row, struc
 	sqlite3_reset(c->ins);
 	for (size_t i = 0; i < row->n; i++)
 		if (row->v[i] ? sqlite3_bind_text(c->ins, (int)i + 1, row->v[i], (int)row->len[i],
-						  SQLITE_STATIC)
-			      : sqlite3_bind_null(c->ins, (int)i + 1))
+		                                  SQLITE_STATIC)
+		              : sqlite3_bind_null(c->ins, (int)i + 1))
 			return lite_fail(c->db, err);
 	if (sqlite3_step(c->ins) != SQLITE_DONE)
 		return lite_fail(c->db, err);
@@ -183,7 +184,7 @@ struct data_conn *data_sqlite_open(const struct connection *conn, struct weir_er
 
 	if (!path) {
 		weir_error_set(err, WEIR_E_INVALID, "connection %s: expected a database path",
-			       conn->id ? conn->id : "?");
+		               conn->id ? conn->id : "?");
 		return NULL;
 	}
 	c = calloc(1, sizeof *c);
@@ -195,7 +196,7 @@ struct data_conn *data_sqlite_open(const struct connection *conn, struct weir_er
 	if (sqlite3_open_v2(path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
 	    SQLITE_OK) {
 		weir_error_set(err, WEIR_E_INVALID, "sqlite: %s: %s", path,
-			       c->db ? sqlite3_errmsg(c->db) : "cannot open");
+		               c->db ? sqlite3_errmsg(c->db) : "cannot open");
 		sqlite3_close(c->db);
 		free(c);
 		free(path);

@@ -81,8 +81,8 @@ static size_t skip_noncode(const char *s, size_t i, enum sql_dialect d, int *unc
 		return i;
 	q = c;
 	backslash = (d == SQL_MYSQL || d == SQL_CLICKHOUSE) ||
-		    (q == '\'' && i > 0 && (s[i - 1] == 'E' || s[i - 1] == 'e') &&
-		     (i < 2 || !is_ident((unsigned char)s[i - 2])));
+	            (q == '\'' && i > 0 && (s[i - 1] == 'E' || s[i - 1] == 'e') &&
+	             (i < 2 || !is_ident((unsigned char)s[i - 2])));
 	for (j = i + 1; s[j]; j++) {
 		if (backslash && s[j] == '\\' && s[j + 1]) {
 			j++;
@@ -114,7 +114,7 @@ static int unclosed_error(const char *s, size_t at, struct weir_error *err)
 	memcpy(near, s + at, n);
 	near[n] = '\0';
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "unclosed quote or comment at offset %zu (\"%s\")", at, near);
+	                      "unclosed quote or comment at offset %zu (\"%s\")", at, near);
 }
 
 /* Only blanks and comments in s[a, b)? */
@@ -185,8 +185,8 @@ static int add_order(size_t **order, size_t *n, size_t v)
 	return 0;
 }
 
-int sqltext_bind(const char *s, enum sql_dialect d, const struct data_params *p,
-		 struct strbuf *out, size_t **order, size_t *n_order, struct weir_error *err)
+int sqltext_bind(const char *s, enum sql_dialect d, const struct data_params *p, struct strbuf *out,
+                 size_t **order, size_t *n_order, struct weir_error *err)
 {
 	size_t i = 0, *pg_slot = NULL; /* PostgreSQL: the $N of each param, 0 = none yet */
 	size_t pg_next = 0;
@@ -217,7 +217,8 @@ int sqltext_bind(const char *s, enum sql_dialect d, const struct data_params *p,
 			;
 		if (k - i - 1 >= sizeof name) {
 			free(pg_slot);
-			return weir_error_set(err, WEIR_E_INVALID, "parameter name at offset %zu is too long", i);
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "parameter name at offset %zu is too long", i);
 		}
 		memcpy(name, s + i + 1, k - i - 1);
 		name[k - i - 1] = '\0';
@@ -228,8 +229,9 @@ int sqltext_bind(const char *s, enum sql_dialect d, const struct data_params *p,
 			free(*order);
 			*order = NULL;
 			*n_order = 0;
-			return weir_error_set(err, WEIR_E_INVALID,
-					      "the statement uses :%s, which parameters does not give", name);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "the statement uses :%s, which parameters does not give", name);
 		}
 		if (d == SQL_CLICKHOUSE) {
 			sqltext_quote_clickhouse(out, p->values[idx]);
@@ -262,14 +264,29 @@ void sqltext_quote_clickhouse(struct strbuf *out, const char *v)
 	strbuf_addch(out, '\'');
 	for (; *v; v++) {
 		switch (*v) {
-		case '\\': strbuf_addstr(out, "\\\\"); break;
-		case '\'': strbuf_addstr(out, "\\'"); break;
-		case '\n': strbuf_addstr(out, "\\n"); break;
-		case '\r': strbuf_addstr(out, "\\r"); break;
-		case '\t': strbuf_addstr(out, "\\t"); break;
-		case '\b': strbuf_addstr(out, "\\b"); break;
-		case '\f': strbuf_addstr(out, "\\f"); break;
-		default: strbuf_addch(out, *v);
+		case '\\':
+			strbuf_addstr(out, "\\\\");
+			break;
+		case '\'':
+			strbuf_addstr(out, "\\'");
+			break;
+		case '\n':
+			strbuf_addstr(out, "\\n");
+			break;
+		case '\r':
+			strbuf_addstr(out, "\\r");
+			break;
+		case '\t':
+			strbuf_addstr(out, "\\t");
+			break;
+		case '\b':
+			strbuf_addstr(out, "\\b");
+			break;
+		case '\f':
+			strbuf_addstr(out, "\\f");
+			break;
+		default:
+			strbuf_addch(out, *v);
 		}
 	}
 	strbuf_addch(out, '\'');
@@ -299,8 +316,8 @@ void sqltext_quote_idents(struct strbuf *out, char *const *names, size_t n, enum
 
 int sqltext_returns_rows(const char *s)
 {
-	static const char *const words[] = {"select", "with", "show", "values", "describe",
-					    "desc", "explain", "table", "pragma", NULL};
+	static const char *const words[] = {"select", "with",    "show",  "values", "describe",
+	                                    "desc",   "explain", "table", "pragma", NULL};
 	size_t i = 0, n;
 
 	for (;;) {

@@ -44,7 +44,7 @@ int data_params_find(const struct data_params *p, const char *name, const char *
  * leading and trailing blanks; empty statements (and ones of only comments)
  * are left out.  0, or -1 with err for an unclosed quote or comment. */
 int sqltext_split(const char *script, enum sql_dialect d, struct strvec *out,
-		  struct weir_error *err);
+                  struct weir_error *err);
 
 /* `sql` with each `:name` replaced: by `$N` (PostgreSQL; one N per name),
  * by `?` (MySQL, SQLite; one value per occurrence), or, for ClickHouse,
@@ -54,7 +54,7 @@ int sqltext_split(const char *script, enum sql_dialect d, struct strvec *out,
  * N-1th name).  *out is appended to.  A placeholder p does not give is an
  * error naming it. */
 int sqltext_bind(const char *sql, enum sql_dialect d, const struct data_params *p,
-		 struct strbuf *out, size_t **order, size_t *n_order, struct weir_error *err);
+                 struct strbuf *out, size_t **order, size_t *n_order, struct weir_error *err);
 
 /* A value as a ClickHouse string literal: '...' with \\, \', and the
  * control characters \0 \b \f \n \r \t escaped; NULL gives NULL. */

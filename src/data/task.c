@@ -18,12 +18,14 @@ int data_params_from_json(json_t *obj, struct data_params *out, struct weir_erro
 	if (!obj || json_is_null(obj))
 		return 0;
 	if (!json_is_object(obj))
-		return weir_error_set(err, WEIR_E_INVALID, "parameters: expected a mapping of names to values");
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "parameters: expected a mapping of names to values");
 	out->names = calloc(n + 1, sizeof *out->names);
 	out->values = calloc(n + 1, sizeof *out->values);
 	if (!out->names || !out->values)
 		goto oom;
-	json_object_foreach (obj, k, v) {
+	json_object_foreach(obj, k, v)
+	{
 		char *s = NULL;
 		if (json_is_string(v))
 			s = strdup(json_string_value(v));
@@ -87,10 +89,10 @@ struct data_conn *data_open_env(const char *id, struct weir_error *err)
 static void usage(FILE *f, const char *cmd)
 {
 	fprintf(f,
-		"usage: weir %s [--spec FILE | --spec-json JSON]\n"
-		"  Runs a DAG's %s task: the spec is a JSON object (default: $WEIR_DATA_SPEC);\n"
-		"  connections come from WEIR_CONN_<ID>; outputs go to $WEIR_OUTPUT (or stdout).\n",
-		cmd, !strcmp(cmd, "task-sql") ? "sql:" : "transfer:");
+	        "usage: weir %s [--spec FILE | --spec-json JSON]\n"
+	        "  Runs a DAG's %s task: the spec is a JSON object (default: $WEIR_DATA_SPEC);\n"
+	        "  connections come from WEIR_CONN_<ID>; outputs go to $WEIR_OUTPUT (or stdout).\n",
+	        cmd, !strcmp(cmd, "task-sql") ? "sql:" : "transfer:");
 }
 
 static int task_main(int argc, char **argv, int (*run)(json_t *, json_t **, struct weir_error *))
@@ -117,7 +119,7 @@ static int task_main(int argc, char **argv, int (*run)(json_t *, json_t **, stru
 	}
 	if (!json_is_object(spec)) {
 		fprintf(stderr, "weir %s: the spec: %s\n", argv[0],
-			spec ? "expected a JSON object" : je.text);
+		        spec ? "expected a JSON object" : je.text);
 		json_decref(spec);
 		return 2;
 	}
@@ -125,7 +127,8 @@ static int task_main(int argc, char **argv, int (*run)(json_t *, json_t **, stru
 		fprintf(stderr, "weir %s: %s\n", argv[0], err.msg);
 		goto out;
 	}
-	char *text = json_dumps(outputs, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+	char *text =
+	    json_dumps(outputs, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
 	if (!text) {
 		fprintf(stderr, "weir %s: out of memory\n", argv[0]);
 		goto out;

@@ -53,7 +53,7 @@ static int pump_row(void *arg, const struct data_row *row, struct weir_error *er
 		if (now - p->last_ms >= 1000) {
 			double s = (double)(now - p->start_ms) / 1000.0;
 			fprintf(stderr, "transfer: %lld rows, %.0f rows/s\n", (long long)p->rows,
-				s > 0 ? (double)p->rows / s : 0.0);
+			        s > 0 ? (double)p->rows / s : 0.0);
 			p->last_ms = now;
 		}
 	}
@@ -70,7 +70,8 @@ static int from_file(json_t *from, struct pump *p, struct weir_error *err)
 	int rc;
 
 	if (fmt ? file_format_from_name(fmt, &f) < 0 : file_format_of_path(path, &f) < 0)
-		return weir_error_set(err, WEIR_E_INVALID, "spec: from.format: expected csv or jsonl");
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "spec: from.format: expected csv or jsonl");
 	r = file_reader_open(path, f, err);
 	if (!r)
 		return -1;
@@ -91,7 +92,8 @@ static int from_query(json_t *from, struct pump *p, size_t batch, struct weir_er
 	int rc;
 
 	if (!conn || !query)
-		return weir_error_set(err, WEIR_E_INVALID, "spec: from: expected conn and query, or file");
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "spec: from: expected conn and query, or file");
 	if (data_params_from_json(json_object_get(from, "parameters"), &params, err) < 0)
 		return -1;
 	dc = data_open_env(conn, err);
@@ -119,12 +121,14 @@ int data_transfer_run(json_t *spec, json_t **outputs, struct weir_error *err)
 
 	*outputs = NULL;
 	if (!json_is_object(from) || !json_is_object(to))
-		return weir_error_set(err, WEIR_E_INVALID, "spec: expected from and to, each a mapping");
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "spec: expected from and to, each a mapping");
 	if (b) {
 		if (!json_is_integer(b) || json_integer_value(b) < 1 ||
 		    json_integer_value(b) > TRANSFER_MAX_BATCH)
-			return weir_error_set(err, WEIR_E_INVALID, "spec: batch: expected 1 to %d rows",
-					      TRANSFER_MAX_BATCH);
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "spec: batch: expected 1 to %d rows",
+			                      TRANSFER_MAX_BATCH);
 		batch = (size_t)json_integer_value(b);
 	}
 	if (json_object_get(to, "file"))
@@ -134,7 +138,8 @@ int data_transfer_run(json_t *spec, json_t **outputs, struct weir_error *err)
 	else if (json_object_get(to, "table"))
 		p.target = transfer_table_target(to, batch, err);
 	else
-		return weir_error_set(err, WEIR_E_INVALID, "spec: to: expected table, redis or file");
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "spec: to: expected table, redis or file");
 	if (!p.target)
 		return -1;
 	p.start_ms = p.last_ms = clock_mono_ms();
@@ -147,11 +152,13 @@ int data_transfer_run(json_t *spec, json_t **outputs, struct weir_error *err)
 				weir_error_prefix(err, "to");
 				return -1;
 			}
-			fprintf(stderr, "transfer: an earlier try of this task already published "
-					"%lld rows; not loading again\n", (long long)earlier);
+			fprintf(stderr,
+			        "transfer: an earlier try of this task already published "
+			        "%lld rows; not loading again\n",
+			        (long long)earlier);
 			*outputs = json_pack("{s:I, s:f, s:I, s:b}", "rows", (json_int_t)earlier,
-					     "seconds", 0.0, "rows_per_second", (json_int_t)0,
-					     "earlier_try", 1);
+			                     "seconds", 0.0, "rows_per_second", (json_int_t)0,
+			                     "earlier_try", 1);
 			return *outputs ? 0 : weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		}
 	}
@@ -184,6 +191,7 @@ int data_transfer_run(json_t *spec, json_t **outputs, struct weir_error *err)
 	secs = (double)(clock_mono_ms() - p.start_ms) / 1000.0;
 	fprintf(stderr, "transfer: done, %lld rows in %.2f s\n", (long long)p.rows, secs);
 	*outputs = json_pack("{s:I, s:f, s:I}", "rows", (json_int_t)p.rows, "seconds", secs,
-			     "rows_per_second", (json_int_t)(secs > 0 ? (double)p.rows / secs : (double)p.rows));
+	                     "rows_per_second",
+	                     (json_int_t)(secs > 0 ? (double)p.rows / secs : (double)p.rows));
 	return *outputs ? 0 : weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 }

@@ -13,7 +13,7 @@
 
 struct transfer_target {
 	int (*begin)(struct transfer_target *t, const struct data_columns *cols,
-		     struct weir_error *err);
+	             struct weir_error *err);
 	int (*row)(struct transfer_target *t, const struct data_row *row, struct weir_error *err);
 	int (*publish)(struct transfer_target *t, struct weir_error *err);
 	void (*destroy)(struct transfer_target *t); /* aborts what was not published */
@@ -33,10 +33,10 @@ struct row_template;
 
 /* Parsed against the columns: a name that is no column fails, naming it. */
 struct row_template *row_template_parse(const char *text, const struct data_columns *cols,
-					struct weir_error *err);
+                                        struct weir_error *err);
 /* The row's text, appended to out. */
 void row_template_render(const struct row_template *t, const struct data_row *row,
-			 struct strbuf *out);
+                         struct strbuf *out);
 void row_template_destroy(struct row_template *t);
 
 #endif

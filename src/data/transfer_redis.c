@@ -68,10 +68,10 @@ struct redis_target {
 	long long ttl;
 	char ttl_text[24];
 	char *key_text, *value_text, *member_text, *score_col;
-	json_t *fields;                 /* hash: the columns written; NULL: all */
+	json_t *fields; /* hash: the columns written; NULL: all */
 	struct row_template *key, *value, *member;
-	size_t *field_col, n_fields;    /* hash */
-	size_t score;                   /* zset: the column */
+	size_t *field_col, n_fields; /* hash */
+	size_t score;                /* zset: the column */
 	const struct data_columns *cols;
 	char **field_names;
 	char stage_prefix[96], stage_set[96];
@@ -92,7 +92,7 @@ static int col_index(const struct data_columns *cols, const char *name, size_t *
 }
 
 static int rt_begin(struct transfer_target *base, const struct data_columns *cols,
-		    struct weir_error *err)
+                    struct weir_error *err)
 {
 	struct redis_target *t = (struct redis_target *)base;
 	size_t i;
@@ -111,20 +111,23 @@ static int rt_begin(struct transfer_target *base, const struct data_columns *col
 		if (!t->fields)
 			for (i = 0; i < n; i++)
 				t->field_col[i] = i;
-		json_array_foreach (t->fields, i, f)
-			if (!json_is_string(f) || col_index(cols, json_string_value(f), &t->field_col[i]) < 0)
-				return weir_error_set(err, WEIR_E_INVALID,
-						      "to.fields[%zu]: expected a column of the source", i);
+		json_array_foreach(t->fields, i, f) if (
+		    !json_is_string(f) ||
+		    col_index(cols, json_string_value(f), &t->field_col[i]) <
+		        0) return weir_error_set(err, WEIR_E_INVALID,
+		                                 "to.fields[%zu]: expected a column of the source",
+		                                 i);
 		for (i = 0; i < n; i++)
 			t->field_names[i] = cols->names[t->field_col[i]];
 		t->n_fields = n;
 	} else if (t->kind == RK_STRING) {
 		if (!t->value_text) {
 			if (cols->n != 2)
-				return weir_error_set(err, WEIR_E_INVALID,
-						      "to.value: expected a template like \"{a}\" (the "
-						      "source has %zu columns)",
-						      cols->n);
+				return weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "to.value: expected a template like \"{a}\" (the "
+				    "source has %zu columns)",
+				    cols->n);
 			struct strbuf b = STRBUF_INIT;
 			strbuf_addf(&b, "{%s}", cols->names[1]);
 			t->value_text = strbuf_detach(&b, NULL);
@@ -136,13 +139,14 @@ static int rt_begin(struct transfer_target *base, const struct data_columns *col
 	} else {
 		if (!t->member_text)
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "to.member: expected a template like \"{item}\"");
+			                      "to.member: expected a template like \"{item}\"");
 		if (!(t->member = row_template_parse(t->member_text, cols, err))) {
 			weir_error_prefix(err, "to.member");
 			return -1;
 		}
 		if (!t->score_col || col_index(cols, t->score_col, &t->score) < 0)
-			return weir_error_set(err, WEIR_E_INVALID, "to.score: expected a column of the source");
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "to.score: expected a column of the source");
 	}
 	/* the field names outlive this call: keep a copy of the columns' */
 	for (i = 0; i < t->n_fields; i++)
@@ -169,7 +173,8 @@ static int rt_row(struct transfer_target *base, const struct data_row *row, stru
 	if (t->k.failed)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	if (t->kind == RK_HASH) {
-		const char **av = t->n_fields <= 64 ? argv : calloc(2 + 2 * t->n_fields, sizeof *av);
+		const char **av =
+		    t->n_fields <= 64 ? argv : calloc(2 + 2 * t->n_fields, sizeof *av);
 		size_t *lv = t->n_fields <= 64 ? len : calloc(2 + 2 * t->n_fields, sizeof *lv);
 		int rc;
 		if (!av || !lv)
@@ -193,13 +198,15 @@ static int rt_row(struct transfer_target *base, const struct data_row *row, stru
 	} else if (t->kind == RK_STRING) {
 		strbuf_reset(&t->v);
 		row_template_render(t->value, row, &t->v);
-		const char *av[] = {"SET", t->k.buf, t->v.buf, "EX", t->replace && !t->ttl ? REDIS_STAGE_TTL : t->ttl_text};
+		const char *av[] = {"SET", t->k.buf, t->v.buf, "EX",
+		                    t->replace && !t->ttl ? REDIS_STAGE_TTL : t->ttl_text};
 		size_t lv[] = {3, t->k.len, t->v.len, 2, strlen(av[4])};
 		if (redis_queue(t->rc, t->ttl || t->replace ? 5 : 3, av, lv, err) < 0)
 			return -1;
 	} else {
 		if (!row->v[t->score])
-			return weir_error_set(err, WEIR_E_INVALID, "to.score: a row's %s is NULL", t->score_col);
+			return weir_error_set(err, WEIR_E_INVALID, "to.score: a row's %s is NULL",
+			                      t->score_col);
 		strbuf_reset(&t->m);
 		row_template_render(t->member, row, &t->m);
 		const char *av[] = {"ZADD", t->k.buf, row->v[t->score], t->m.buf};
@@ -238,8 +245,8 @@ static int rt_publish(struct transfer_target *base, struct weir_error *err)
 	if (t->replace) {
 		char ttl[24];
 		snprintf(ttl, sizeof ttl, "%lld", t->ttl);
-		const char *av[] = {"EVAL", publish_script, "2", t->stage_set, t->published_set,
-				    t->stage_prefix, ttl};
+		const char *av[] = {"EVAL",           publish_script,  "2", t->stage_set,
+		                    t->published_set, t->stage_prefix, ttl};
 		if (redis_call(t->rc, 7, av, &n, err) < 0)
 			return -1;
 		fprintf(stderr, "transfer: published %lld keys in one step\n", (long long)n);
@@ -308,11 +315,14 @@ struct transfer_target *transfer_redis_target(json_t *to, size_t batch, struct w
 	else if (!strcmp(kind, "zset"))
 		t->kind = RK_ZSET;
 	else {
-		weir_error_set(err, WEIR_E_INVALID, "spec: to.redis: expected hash, string or zset, got \"%s\"", kind);
+		weir_error_set(err, WEIR_E_INVALID,
+		               "spec: to.redis: expected hash, string or zset, got \"%s\"", kind);
 		goto fail;
 	}
 	if (mode && strcmp(mode, "replace") && strcmp(mode, "append")) {
-		weir_error_set(err, WEIR_E_INVALID, "spec: to.mode: expected replace or append for redis, got \"%s\"", mode);
+		weir_error_set(err, WEIR_E_INVALID,
+		               "spec: to.mode: expected replace or append for redis, got \"%s\"",
+		               mode);
 		goto fail;
 	}
 	t->replace = mode && !strcmp(mode, "replace");
@@ -332,17 +342,18 @@ struct transfer_target *transfer_redis_target(json_t *to, size_t batch, struct w
 		goto fail;
 	}
 	snprintf(t->stage_set, sizeof t->stage_set, "weir:staging-keys:%d-%lld", (int)getpid(),
-		 (long long)clock_now_ms());
+	         (long long)clock_now_ms());
 	snprintf(t->stage_prefix, sizeof t->stage_prefix, "weir:staging:%d-%lld:", (int)getpid(),
-		 (long long)clock_now_ms());
+	         (long long)clock_now_ms());
 	struct strbuf p = STRBUF_INIT;
 	strbuf_addf(&p, "weir:published:%s", t->key_text);
 	t->published_set = strbuf_detach(&p, NULL);
 	if (data_conn_from_env(conn, &c, err) < 0)
 		goto fail;
 	if (c.kind != CONN_REDIS) {
-		weir_error_set(err, WEIR_E_INVALID, "to.conn: %s is a %s connection; redis targets need redis",
-			       conn, c.type ? c.type : "?");
+		weir_error_set(err, WEIR_E_INVALID,
+		               "to.conn: %s is a %s connection; redis targets need redis", conn,
+		               c.type ? c.type : "?");
 		connection_release(&c);
 		goto fail;
 	}

@@ -34,19 +34,18 @@ enum table_mode { MODE_APPEND, MODE_CREATE, MODE_REPLACE, MODE_UPSERT };
 struct table_target {
 	struct transfer_target base;
 	struct data_conn *dc;
-	char *table;          /* as given */
-	struct strbuf q;      /* the table's name, quoted */
-	struct strbuf stage;  /* the staging table's, quoted ("" when none) */
+	char *table;         /* as given */
+	struct strbuf q;     /* the table's name, quoted */
+	struct strbuf stage; /* the staging table's, quoted ("" when none) */
 	enum table_mode mode;
 	struct strvec key;
 	struct data_columns cols;
 	bool loading, published;
-	char *marker;         /* this task instance's key in weir_transfers; NULL: none */
+	char *marker; /* this task instance's key in weir_transfers; NULL: none */
 	int64_t rows;
 };
 
 #define MARKER_TABLE "weir_transfers"
-
 
 static void quote_name(struct strbuf *out, const char *name, const char *suffix, enum sql_dialect d)
 {
@@ -82,11 +81,14 @@ static const char *type_name(enum data_type ty, enum sql_dialect d, bool key)
 {
 	switch (d) {
 	case SQL_CLICKHOUSE:
-		return ty == DATA_INT ? (key ? "Int64" : "Nullable(Int64)")
-		     : ty == DATA_FLOAT ? (key ? "Float64" : "Nullable(Float64)")
-		     : (key ? "String" : "Nullable(String)");
+		return ty == DATA_INT     ? (key ? "Int64" : "Nullable(Int64)")
+		       : ty == DATA_FLOAT ? (key ? "Float64" : "Nullable(Float64)")
+		                          : (key ? "String" : "Nullable(String)");
 	case SQL_MYSQL:
-		return ty == DATA_INT ? "BIGINT" : ty == DATA_FLOAT ? "DOUBLE" : key ? "VARCHAR(255)" : "TEXT";
+		return ty == DATA_INT     ? "BIGINT"
+		       : ty == DATA_FLOAT ? "DOUBLE"
+		       : key              ? "VARCHAR(255)"
+		                          : "TEXT";
 	case SQL_SQLITE:
 		return ty == DATA_INT ? "INTEGER" : ty == DATA_FLOAT ? "REAL" : "TEXT";
 	default:
@@ -110,7 +112,8 @@ static int create_missing(struct table_target *t, struct weir_error *err)
 		if (i)
 			strbuf_addstr(&sql, ", ");
 		sqltext_quote_ident(&sql, t->cols.names[i], d);
-		strbuf_addf(&sql, " %s", type_name(t->cols.types[i], d, is_key(t, t->cols.names[i])));
+		strbuf_addf(&sql, " %s",
+		            type_name(t->cols.types[i], d, is_key(t, t->cols.names[i])));
 	}
 	if (t->key.n && d != SQL_CLICKHOUSE) {
 		strbuf_addstr(&sql, ", PRIMARY KEY (");
@@ -133,7 +136,7 @@ static int create_missing(struct table_target *t, struct weir_error *err)
 }
 
 static int tt_begin(struct transfer_target *base, const struct data_columns *cols,
-		    struct weir_error *err)
+                    struct weir_error *err)
 {
 	struct table_target *t = (struct table_target *)base;
 	enum sql_dialect d = t->dc->ops->dialect;
@@ -149,7 +152,8 @@ static int tt_begin(struct transfer_target *base, const struct data_columns *col
 			;
 		if (c == cols->n)
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "to.key: %s is not a column of the source", t->key.v[i]);
+			                      "to.key: %s is not a column of the source",
+			                      t->key.v[i]);
 	}
 	if (create_missing(t, err) < 0)
 		return -1;
@@ -159,19 +163,21 @@ static int tt_begin(struct transfer_target *base, const struct data_columns *col
 		if (data_run(t->dc, sql.buf, NULL, NULL, &n, err) < 0)
 			goto out;
 		if (n > 0) {
-			weir_error_set(err, WEIR_E_CONFLICT,
-				       "to.table: %s already has rows (mode create loads an empty or "
-				       "new table; append adds to one)",
-				       t->table);
+			weir_error_set(
+			    err, WEIR_E_CONFLICT,
+			    "to.table: %s already has rows (mode create loads an empty or "
+			    "new table; append adds to one)",
+			    t->table);
 			goto out;
 		}
 		strbuf_reset(&sql);
 	}
 	if (d == SQL_CLICKHOUSE) {
 		if (t->mode == MODE_UPSERT) {
-			weir_error_set(err, WEIR_E_INVALID,
-				       "to.mode: clickhouse has no upsert; use replace, or append into "
-				       "a ReplacingMergeTree table");
+			weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "to.mode: clickhouse has no upsert; use replace, or append into "
+			    "a ReplacingMergeTree table");
 			goto out;
 		}
 		quote_name(&t->stage, t->table, "__weir_new", d);
@@ -186,11 +192,18 @@ static int tt_begin(struct transfer_target *base, const struct data_columns *col
 		if (t->mode == MODE_UPSERT) {
 			strbuf_addstr(&t->stage, "weir_stage");
 			if (d == SQL_POSTGRES)
-				strbuf_addf(&sql, "CREATE TEMP TABLE weir_stage (LIKE %s INCLUDING DEFAULTS)", t->q.buf);
+				strbuf_addf(
+				    &sql,
+				    "CREATE TEMP TABLE weir_stage (LIKE %s INCLUDING DEFAULTS)",
+				    t->q.buf);
 			else if (d == SQL_MYSQL)
-				strbuf_addf(&sql, "CREATE TEMPORARY TABLE weir_stage LIKE %s", t->q.buf);
+				strbuf_addf(&sql, "CREATE TEMPORARY TABLE weir_stage LIKE %s",
+				            t->q.buf);
 			else
-				strbuf_addf(&sql, "CREATE TEMP TABLE weir_stage AS SELECT * FROM %s WHERE 0", t->q.buf);
+				strbuf_addf(
+				    &sql,
+				    "CREATE TEMP TABLE weir_stage AS SELECT * FROM %s WHERE 0",
+				    t->q.buf);
 			if (data_exec(t->dc, sql.buf, err) < 0)
 				goto out;
 			strbuf_reset(&sql);
@@ -233,7 +246,7 @@ static char *marker_key(void)
 	if (!dag || !*dag || !run || !*run || !task || !*task)
 		return NULL;
 	k = json_pack("[s, s, s, I]", dag, run, task,
-		      (json_int_t)(index && *index ? strtoll(index, NULL, 10) : -1));
+	              (json_int_t)(index && *index ? strtoll(index, NULL, 10) : -1));
 	s = k ? json_dumps(k, JSON_COMPACT) : NULL;
 	json_decref(k);
 	return s;
@@ -259,9 +272,10 @@ static int tt_done(struct transfer_target *base, int64_t *rows, struct weir_erro
 
 	if (!t->marker)
 		return 0;
-	strbuf_addf(&sql, "CREATE TABLE IF NOT EXISTS %s (transfer_key %s PRIMARY KEY, "
-		    "row_count BIGINT NOT NULL, done_at TEXT NOT NULL)",
-		    MARKER_TABLE, d == SQL_MYSQL ? "VARCHAR(512)" : "TEXT");
+	strbuf_addf(&sql,
+	            "CREATE TABLE IF NOT EXISTS %s (transfer_key %s PRIMARY KEY, "
+	            "row_count BIGINT NOT NULL, done_at TEXT NOT NULL)",
+	            MARKER_TABLE, d == SQL_MYSQL ? "VARCHAR(512)" : "TEXT");
 	rc = data_exec(t->dc, sql.buf, err);
 	strbuf_reset(&sql);
 	strbuf_addf(&sql, "SELECT row_count FROM %s WHERE transfer_key = :k", MARKER_TABLE);
@@ -277,7 +291,8 @@ static int tt_done(struct transfer_target *base, int64_t *rows, struct weir_erro
 static int marker_write(struct table_target *t, struct weir_error *err)
 {
 	char count[32], at[32];
-	char *names[] = {(char *)"k", (char *)"n", (char *)"at"}, *values[] = {t->marker, count, at};
+	char *names[] = {(char *)"k", (char *)"n", (char *)"at"},
+	     *values[] = {t->marker, count, at};
 	struct data_params params = {3, names, values};
 	time_t now = time(NULL);
 	struct tm tm;
@@ -287,8 +302,10 @@ static int marker_write(struct table_target *t, struct weir_error *err)
 	snprintf(count, sizeof count, "%lld", (long long)t->rows);
 	gmtime_r(&now, &tm);
 	strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return data_run(t->dc, "INSERT INTO " MARKER_TABLE " (transfer_key, row_count, done_at) "
-			       "VALUES (:k, :n, :at)", &params, NULL, NULL, err);
+	return data_run(t->dc,
+	                "INSERT INTO " MARKER_TABLE " (transfer_key, row_count, done_at) "
+	                "VALUES (:k, :n, :at)",
+	                &params, NULL, NULL, err);
 }
 
 static int upsert_sql(struct table_target *t, struct strbuf *sql)
@@ -355,14 +372,15 @@ static int tt_publish(struct transfer_target *base, struct weir_error *err)
 			strbuf_addf(&sql, "DROP TABLE IF EXISTS %s", old.buf);
 			rc = data_exec(t->dc, sql.buf, err);
 			strbuf_reset(&sql);
-			strbuf_addf(&sql, "RENAME TABLE %s TO %s, %s TO %s", t->q.buf, old.buf, t->stage.buf,
-				    t->q.buf);
+			strbuf_addf(&sql, "RENAME TABLE %s TO %s, %s TO %s", t->q.buf, old.buf,
+			            t->stage.buf, t->q.buf);
 			if (rc == 0)
 				rc = data_exec(t->dc, sql.buf, err);
 			strbuf_reset(&sql);
 			strbuf_addf(&sql, "DROP TABLE IF EXISTS %s", old.buf);
 		} else {
-			strbuf_addf(&sql, "INSERT INTO %s SELECT * FROM %s", t->q.buf, t->stage.buf);
+			strbuf_addf(&sql, "INSERT INTO %s SELECT * FROM %s", t->q.buf,
+			            t->stage.buf);
 			rc = data_exec(t->dc, sql.buf, err);
 			strbuf_reset(&sql);
 			strbuf_addf(&sql, "DROP TABLE IF EXISTS %s", t->stage.buf);
@@ -441,8 +459,9 @@ struct transfer_target *transfer_table_target(json_t *to, size_t batch, struct w
 	for (i = 0; mode && modes[i] && strcmp(modes[i], mode); i++)
 		;
 	if (mode && !modes[i]) {
-		weir_error_set(err, WEIR_E_INVALID,
-			       "spec: to.mode: expected append, create, replace or upsert, got \"%s\"", mode);
+		weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "spec: to.mode: expected append, create, replace or upsert, got \"%s\"", mode);
 		goto fail;
 	}
 	if (mode)
@@ -450,11 +469,11 @@ struct transfer_target *transfer_table_target(json_t *to, size_t batch, struct w
 	if (json_is_string(key))
 		strvec_push(&t->key, json_string_value(key));
 	else
-		json_array_foreach (key, i, k)
-			if (json_is_string(k))
-				strvec_push(&t->key, json_string_value(k));
+		json_array_foreach(key, i, k) if (json_is_string(k))
+		    strvec_push(&t->key, json_string_value(k));
 	if (t->mode == MODE_UPSERT && !t->key.n) {
-		weir_error_set(err, WEIR_E_INVALID, "spec: to.key: upsert needs a key (a column or a list)");
+		weir_error_set(err, WEIR_E_INVALID,
+		               "spec: to.key: upsert needs a key (a column or a list)");
 		goto fail;
 	}
 	t->dc = data_open_env(conn, err);
@@ -485,7 +504,7 @@ struct file_target {
 };
 
 static int ft_begin(struct transfer_target *base, const struct data_columns *cols,
-		    struct weir_error *err)
+                    struct weir_error *err)
 {
 	struct file_target *t = (struct file_target *)base;
 	char *dir = fs_abs_dirname(t->path);

@@ -38,8 +38,8 @@ struct agent_link {
 	executor_reports_fn reports;
 	executor_exit_fn lost;
 	void *arg;
-	uv_pipe_t *pipe; /* NULL while not connected */
-	uv_timer_t *pump; /* the next iteration: buffered input, then the writes */
+	uv_pipe_t *pipe;   /* NULL while not connected */
+	uv_timer_t *pump;  /* the next iteration: buffered input, then the writes */
 	uv_timer_t *retry; /* connecting again */
 	bool pump_armed;
 	/* the server has finished starting (agent_link_open): reports are
@@ -165,7 +165,8 @@ static void reconcile(struct agent_link *l, json_t *tasks)
 
 	if (!seen)
 		return;
-	json_array_foreach(tasks, i, t) {
+	json_array_foreach(tasks, i, t)
+	{
 		char key[160];
 		struct held *h;
 		key_of_msg(key, sizeof key, t);
@@ -214,7 +215,9 @@ static void ack_add(struct strbuf *acks, const char *key)
 {
 	size_t at = acks->len;
 
-	strbuf_addstr(acks, at ? "," : "{\"" AGENT_KEY_KIND "\":\"" AGENT_MSG_ACK "\",\"" AGENT_KEY_KEYS "\":[");
+	strbuf_addstr(acks, at ? ","
+	                       : "{\"" AGENT_KEY_KIND "\":\"" AGENT_MSG_ACK "\",\"" AGENT_KEY_KEYS
+	                         "\":[");
 	if (json_util_write_string(acks, key) < 0 && !acks->failed)
 		strbuf_remove(acks, at, acks->len - at);
 }
@@ -223,7 +226,8 @@ static void ack_add(struct strbuf *acks, const char *key)
  * link is open). */
 static bool is_report(const char *t)
 {
-	return !strcmp(t, AGENT_MSG_STARTED) || !strcmp(t, AGENT_MSG_EXITED) || !strcmp(t, AGENT_MSG_LOST);
+	return !strcmp(t, AGENT_MSG_STARTED) || !strcmp(t, AGENT_MSG_EXITED) ||
+	       !strcmp(t, AGENT_MSG_LOST);
 }
 
 /* Every whole line of the input: spawned and held settle the table at
@@ -262,7 +266,8 @@ static void process_input(struct agent_link *l)
 			if (h) {
 				free(h->start_line);
 				h->start_line = NULL;
-				h->shim_pid = (int)json_integer_value(json_object_get(msg, AGENT_KEY_PID));
+				h->shim_pid =
+				    (int)json_integer_value(json_object_get(msg, AGENT_KEY_PID));
 			}
 		} else if (!strcmp(t, AGENT_MSG_DONE)) {
 			key_of_msg(key, sizeof key, msg);
@@ -279,7 +284,8 @@ static void process_input(struct agent_link *l)
 	strbuf_remove(&l->in, 0, start);
 	if (json_array_size(batch) > 0)
 		l->reports(l->arg, batch);
-	json_array_foreach(batch, i, m) {
+	json_array_foreach(batch, i, m)
+	{
 		char key[160];
 		if (strcmp(agent_proto_kind(m), AGENT_MSG_EXITED))
 			continue;
@@ -287,9 +293,11 @@ static void process_input(struct agent_link *l)
 		held_drop(l, key);
 		ack_add(&acks, key);
 	}
-	json_array_foreach(lost, i, m) {
+	json_array_foreach(lost, i, m)
+	{
 		char key[160];
-		json_t *sig = json_object_get(m, AGENT_KEY_SIGNAL), *st = json_object_get(m, AGENT_KEY_EXIT_STATUS);
+		json_t *sig = json_object_get(m, AGENT_KEY_SIGNAL),
+		       *st = json_object_get(m, AGENT_KEY_EXIT_STATUS);
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
 		l->lost(l->arg, (int64_t)json_integer_value(json_object_get(m, AGENT_KEY_JOB)),
@@ -415,14 +423,14 @@ static int link_connect(struct agent_link *l, struct weir_error *err)
 		}
 		if (fd < 0)
 			return weir_error_set(err, WEIR_E_UNAVAILABLE,
-			                      "the agent did not answer at %s/%s within %d ms", l->home,
-			                      AGENT_PROTO_SOCKET, AGENT_START_WAIT_MS);
+			                      "the agent did not answer at %s/%s within %d ms",
+			                      l->home, AGENT_PROTO_SOCKET, AGENT_START_WAIT_MS);
 	}
 	env = json_array();
 	for (size_t i = 0; l->env[i]; i++)
 		json_array_append_new(env, json_string(l->env[i]));
-	hello = json_pack("{s:s,s:o,s:i,s:[s]}", AGENT_KEY_KIND, AGENT_MSG_HELLO, AGENT_KEY_ENV, env,
-	                  AGENT_KEY_KILL_GRACE_S, l->kill_grace_s, AGENT_KEY_MASK, l->token);
+	hello = json_pack("{s:s,s:o,s:i,s:[s]}", AGENT_KEY_KIND, AGENT_MSG_HELLO, AGENT_KEY_ENV,
+	                  env, AGENT_KEY_KILL_GRACE_S, l->kill_grace_s, AGENT_KEY_MASK, l->token);
 	text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
 	json_decref(hello);
 	if (!text || write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
@@ -440,9 +448,11 @@ static int link_connect(struct agent_link *l, struct weir_error *err)
 		char buf[65536];
 		int64_t left = deadline - clock_mono_ms();
 		ssize_t n;
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0 || (n = read(fd, buf, sizeof buf)) <= 0) {
+		if (left <= 0 || poll(&p, 1, (int)left) <= 0 ||
+		    (n = read(fd, buf, sizeof buf)) <= 0) {
 			close(fd);
-			return weir_error_set(err, WEIR_E_UNAVAILABLE, "the agent did not greet back");
+			return weir_error_set(err, WEIR_E_UNAVAILABLE,
+			                      "the agent did not greet back");
 		}
 		strbuf_add(&l->in, buf, (size_t)n);
 	}
@@ -560,7 +570,7 @@ int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, b
 	strbuf_addstr(sb, ",\"" AGENT_KEY_LOG "\":");
 	rc |= json_util_write_string(sb, task->log_path);
 	strbuf_addstr(sb, log_to_server ? ",\"" AGENT_KEY_LOG_TO_SERVER "\":true"
-	                           : ",\"" AGENT_KEY_LOG_TO_SERVER "\":false");
+	                                : ",\"" AGENT_KEY_LOG_TO_SERVER "\":false");
 	if (secret) {
 		strbuf_addstr(sb, ",\"" AGENT_KEY_SECRET "\":");
 		rc |= json_util_write_string(sb, secret);
@@ -576,7 +586,8 @@ int agent_link_start(struct agent_link *l, const struct executor_task *task, boo
 	struct held *h = calloc(1, sizeof *h);
 	struct strbuf sb = STRBUF_INIT;
 
-	agent_proto_task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
+	agent_proto_task_key(key, sizeof key, (long long)task->job_id, task->role, task->index,
+	                     task->attempt);
 	if (!h || agent_link_start_line(&sb, task, log_to_server, secret) < 0 ||
 	    !(h->start_line = strbuf_detach(&sb, NULL)) ||
 	    hashmap_put_str(l->held, key, h, NULL) < 0) {
@@ -594,10 +605,10 @@ int agent_link_start(struct agent_link *l, const struct executor_task *task, boo
 int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
                       struct weir_error *err)
 {
-	json_t *m = json_pack("{s:s,s:I,s:s,s:i,s:i,s:i}", AGENT_KEY_KIND, AGENT_MSG_KILL,
-	                      AGENT_KEY_JOB, (json_int_t)task->job_id, AGENT_KEY_ROLE, task->role,
-	                      AGENT_KEY_INDEX, task->index, AGENT_KEY_ATTEMPT, task->attempt,
-	                      AGENT_KEY_SIG, sig);
+	json_t *m =
+	    json_pack("{s:s,s:I,s:s,s:i,s:i,s:i}", AGENT_KEY_KIND, AGENT_MSG_KILL, AGENT_KEY_JOB,
+	              (json_int_t)task->job_id, AGENT_KEY_ROLE, task->role, AGENT_KEY_INDEX,
+	              task->index, AGENT_KEY_ATTEMPT, task->attempt, AGENT_KEY_SIG, sig);
 
 	if (!m)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -619,7 +630,8 @@ bool agent_link_holds(struct agent_link *l, const struct executor_task *task)
 {
 	char key[160];
 
-	agent_proto_task_key(key, sizeof key, (long long)task->job_id, task->role, task->index, task->attempt);
+	agent_proto_task_key(key, sizeof key, (long long)task->job_id, task->role, task->index,
+	                     task->attempt);
 	return hashmap_find_str(l->held, key, NULL);
 }
 

@@ -28,13 +28,27 @@
 #ifndef WEIR_SONAME_ARCHIVE
 #define WEIR_SONAME_ARCHIVE "libarchive.so.13"
 #endif
-#define AR_FUNCS(X, t) X(t, archive_entry_hardlink) X(t, archive_entry_pathname) \
-	X(t, archive_entry_size) X(t, archive_error_string) X(t, archive_read_data_block) \
-	X(t, archive_read_free) X(t, archive_read_new) X(t, archive_read_next_header) \
-	X(t, archive_read_open_filename) X(t, archive_read_support_filter_all) \
-	X(t, archive_read_support_format_all) X(t, archive_write_close) X(t, archive_write_data_block) \
-	X(t, archive_write_disk_new) X(t, archive_write_disk_set_options) \
-	X(t, archive_write_finish_entry) X(t, archive_write_free) X(t, archive_write_header)
+/* clang-format off */
+#define AR_FUNCS(X, t)                        \
+	X(t, archive_entry_hardlink)          \
+	X(t, archive_entry_pathname)          \
+	X(t, archive_entry_size)              \
+	X(t, archive_error_string)            \
+	X(t, archive_read_data_block)         \
+	X(t, archive_read_free)               \
+	X(t, archive_read_new)                \
+	X(t, archive_read_next_header)        \
+	X(t, archive_read_open_filename)      \
+	X(t, archive_read_support_filter_all) \
+	X(t, archive_read_support_format_all) \
+	X(t, archive_write_close)             \
+	X(t, archive_write_data_block)        \
+	X(t, archive_write_disk_new)          \
+	X(t, archive_write_disk_set_options)  \
+	X(t, archive_write_finish_entry)      \
+	X(t, archive_write_free)              \
+	X(t, archive_write_header)
+/* clang-format on */
 DYNLIB_TABLE(ar, AR_FUNCS, WEIR_SONAME_ARCHIVE, "Artifact archives");
 #define archive_entry_hardlink (ar.archive_entry_hardlink)
 #define archive_entry_pathname (ar.archive_entry_pathname)
@@ -66,7 +80,7 @@ static int hash_file(const char *path, char hex[65], struct weir_error *err)
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		weir_error_set(err, WEIR_E_INVALID, "artifact %s: cannot open: %s", path,
-			       strerror(errno));
+		               strerror(errno));
 		goto out;
 	}
 	buf = malloc(1 << 20);
@@ -80,7 +94,7 @@ static int hash_file(const char *path, char hex[65], struct weir_error *err)
 			if (errno == EINTR)
 				continue;
 			weir_error_set(err, WEIR_E_INVALID, "artifact %s: cannot read: %s", path,
-				       strerror(errno));
+			               strerror(errno));
 			goto out;
 		}
 		sha256_update(&ctx, (size_t)got, (const uint8_t *)buf);
@@ -98,7 +112,7 @@ out:
 }
 
 int artifact_hash(const char *path, const char *cache_dir, char hex[65], bool *memo_hit,
-		  struct weir_error *err)
+                  struct weir_error *err)
 {
 	char memo[4300];
 
@@ -108,7 +122,7 @@ int artifact_hash(const char *path, const char *cache_dir, char hex[65], bool *m
 		struct stat st;
 		if (stat(path, &st) < 0)
 			return weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", path,
-					      strerror(errno));
+			                      strerror(errno));
 		return hash_file(path, hex, err);
 	}
 	if (artifact_memo_path(path, cache_dir, memo, sizeof memo, err) < 0)
@@ -326,11 +340,10 @@ out:
 	return rc;
 }
 
-
 static const char *archive_ext(const char *path)
 {
 	static const char *const exts[] = {".tar.gz", ".tar.bz2", ".tar.xz", ".tar.zst", ".tgz",
-					   ".tbz2",   ".txz",     ".tar",    ".zip",     NULL};
+	                                   ".tbz2",   ".txz",     ".tar",    ".zip",     NULL};
 	size_t n = strlen(path);
 
 	for (size_t i = 0; exts[i]; i++) {
@@ -348,7 +361,8 @@ static int copy_file(const char *from, const char *to, struct weir_error *err)
 	ssize_t got;
 
 	if (in < 0)
-		return weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", from, strerror(errno));
+		return weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", from,
+		                      strerror(errno));
 	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	if (out < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "%s: %s", to, strerror(errno));
@@ -359,7 +373,7 @@ static int copy_file(const char *from, const char *to, struct weir_error *err)
 			continue;
 		if (got < 0 || write(out, buf, (size_t)got) != got) {
 			weir_error_set(err, WEIR_E_INTERNAL, "copying %s to %s: %s", from, to,
-				       strerror(errno));
+			               strerror(errno));
 			goto out;
 		}
 	}
@@ -376,7 +390,7 @@ out:
 }
 
 int artifact_ship(const char *archive, const char *dir, const char *memo_cache, char **shipped,
-		  struct weir_error *err)
+                  struct weir_error *err)
 {
 	char hex[65];
 	char *dest = NULL, *tmp = NULL;
@@ -401,9 +415,8 @@ int artifact_ship(const char *archive, const char *dir, const char *memo_cache, 
 	unlink(tmp);
 	/* a reader sees the whole archive or none: the copy is renamed in */
 	if (copy_file(archive, tmp, err) < 0 ||
-	    (rename(tmp, dest) < 0 &&
-	     weir_error_set(err, WEIR_E_INTERNAL, "shipping %s to %s: %s", archive, dest,
-			    strerror(errno)) < 0)) {
+	    (rename(tmp, dest) < 0 && weir_error_set(err, WEIR_E_INTERNAL, "shipping %s to %s: %s",
+	                                             archive, dest, strerror(errno)) < 0)) {
 		unlink(tmp);
 		free(tmp);
 		free(dest);

@@ -18,7 +18,7 @@
  * so a large archive is hashed once.  *memo_hit (if not NULL) says whether
  * the memo answered. */
 int artifact_hash(const char *path, const char *cache_dir, char hex[65], bool *memo_hit,
-		  struct weir_error *err);
+                  struct weir_error *err);
 
 /* Unpacks `archive` into `dest` (which must not exist).  Refuses, and leaves
  * nothing behind, when an entry's path is absolute or has a ".." component,
@@ -30,7 +30,7 @@ int artifact_unpack(const char *archive, const char *dest, struct weir_error *er
  * to whether this call did the unpacking.  Safe against concurrent callers
  * (processes): one unpacks under an flock, the others wait and reuse. */
 int artifact_unpack_cached(const char *archive, const char *name, const char *cache_dir, char **dir,
-			   bool *unpacked, struct weir_error *err);
+                           bool *unpacked, struct weir_error *err);
 
 /* Places `archive` in `dir` (a folder every node reads) under its content
  * hash, `<sha256>.<ext>` (ext: .zip, .tar.gz, ... as the archive's name
@@ -38,6 +38,6 @@ int artifact_unpack_cached(const char *archive, const char *name, const char *ca
  * existing one is kept.  `memo_cache` is where artifact_hash keeps its memo.
  * *shipped (caller frees) gets the path.  0, or -1 with err. */
 int artifact_ship(const char *archive, const char *dir, const char *memo_cache, char **shipped,
-		  struct weir_error *err);
+                  struct weir_error *err);
 
 #endif

@@ -46,8 +46,7 @@ char **executor_launcher_env(const char *env_server, const char *env_secret, con
 }
 
 int executor_placement_merge(const struct executor_placement *base,
-                             const struct executor_placement *over,
-                             struct executor_placement *out)
+                             const struct executor_placement *over, struct executor_placement *out)
 {
 	static const struct executor_placement none = {0};
 	const char **opts;

@@ -37,8 +37,7 @@ struct executor_placement {
  * out->options is new (free() it; its strings stay borrowed).  0, or -1
  * when out of memory. */
 int executor_placement_merge(const struct executor_placement *base,
-                             const struct executor_placement *over,
-                             struct executor_placement *out);
+                             const struct executor_placement *over, struct executor_placement *out);
 
 /* One task slot, as the executor needs it.  Strings belong to the caller
  * and are copied where kept. */

@@ -26,7 +26,6 @@
 #include "lib/log.h"
 #include "lib/proc.h"
 
-
 struct local_executor;
 
 struct launcher {
@@ -430,8 +429,8 @@ int local_executor_set_task_user(struct executor *ex, const struct run_as *ra,
 	return 0;
 }
 
-int local_executor_use_agent(struct executor *ex, const char *home,
-                             executor_reports_fn reports, struct weir_error *err)
+int local_executor_use_agent(struct executor *ex, const char *home, executor_reports_fn reports,
+                             struct weir_error *err)
 {
 	struct local_executor *lx = (struct local_executor *)ex;
 	char **env = executor_launcher_env(lx->env_server, NULL, NULL, lx->env_task_user);

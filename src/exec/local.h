@@ -40,7 +40,7 @@ int local_executor_set_task_user(struct executor *ex, const struct run_as *ra,
  * shim that died without one through the executor_exit_fn.  Before the
  * server's recovery, so that is_alive knows what the agent holds.  0, or
  * -1 with err (the executor keeps starting launchers as processes). */
-int local_executor_use_agent(struct executor *ex, const char *home,
-                             executor_reports_fn reports, struct weir_error *err);
+int local_executor_use_agent(struct executor *ex, const char *home, executor_reports_fn reports,
+                             struct weir_error *err);
 
 #endif

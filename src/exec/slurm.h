@@ -45,9 +45,9 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 /* sbatch's argv for one gang (the script at `script`, Slurm's output to
  * `outpat`): tasks[0].place merged over `defaults` (executor_placement_merge),
  * each value one argv element, never through a shell.  0, or -1 with err. */
-int slurm_sbatch_argv(const struct executor_placement *defaults,
-                      const struct executor_task *tasks, size_t n, const char *outpat,
-                      const char *script, struct strvec *av, struct weir_error *err);
+int slurm_sbatch_argv(const struct executor_placement *defaults, const struct executor_task *tasks,
+                      size_t n, const char *outpat, const char *script, struct strvec *av,
+                      struct weir_error *err);
 
 /* What a Slurm job's final state means for weir (pure; docs/slurm.md's
  * table).  `state` and `reason` as squeue's %T and %r, `nodes` its %N (may
@@ -56,9 +56,8 @@ int slurm_sbatch_argv(const struct executor_placement *defaults,
  * returns the event to tell: EXECUTOR_GANG_ENDED (tasks that did not report
  * are lost: COMPLETED, FAILED, NODE_FAIL, BOOT_FAIL, PREEMPTED, gone, a
  * cancel of weir's) or EXECUTOR_GANG_OOM / _TIME_LIMIT / _CANCELLED. */
-enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state,
-                                      const char *reason, const char *nodes, bool by_weir,
-                                      char *out, size_t size);
+enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state, const char *reason,
+                                      const char *nodes, bool by_weir, char *out, size_t size);
 
 /* One-task gangs started in the same loop turn with the same sbatch
  * settings are submitted as one job array (at most 1000; at most 4 sbatch

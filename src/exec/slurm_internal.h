@@ -51,8 +51,8 @@ struct batch_member {
 };
 
 struct batch {
-	char *key;        /* NULL: a gang of many tasks, never joined */
-	struct strvec av; /* sbatch's argv for the first member alone */
+	char *key;         /* NULL: a gang of many tasks, never joined */
+	struct strvec av;  /* sbatch's argv for the first member alone */
 	struct strvec res; /* its resource and placement arguments (an array's) */
 	struct batch_member *m;
 	size_t n, cap;
@@ -70,13 +70,13 @@ struct cmd {
 	cmd_done_fn done;
 	int64_t job_id;
 	int attempt;
-	struct batch *batch; /* an array's sbatch: the gangs it submits */
+	struct batch *batch;              /* an array's sbatch: the gangs it submits */
 	struct strbuf out_text, err_text; /* what it printed on stdout, stderr */
 	int64_t exit_status;
 	int term_signal;
 	bool truncated; /* it printed more than CMD_OUT_MAX: the rest was dropped */
-	int open;    /* handles not yet closed */
-	int pending; /* exit and the two EOFs still to come */
+	int open;       /* handles not yet closed */
+	int pending;    /* exit and the two EOFs still to come */
 	struct cmd *next;
 };
 
@@ -92,16 +92,16 @@ struct slurm_executor {
 	char *token; /* the key of launchers' secrets (exec/launch_secret.h) */
 	executor_gang_fn on_gang;
 	void *arg;
-	struct sjob *jobs;            /* newest first */
-	struct hashmap *jobs_by_key;  /* "JOB.ATTEMPT" -> the sjob in `jobs` */
+	struct sjob *jobs;           /* newest first */
+	struct hashmap *jobs_by_key; /* "JOB.ATTEMPT" -> the sjob in `jobs` */
 	struct cmd *cmds;
 	uv_timer_t poll;
-	bool polling; /* a squeue is in flight */
+	bool polling;                          /* a squeue is in flight */
 	struct batch *batches, **batches_tail; /* waiting for sbatch, oldest first */
-	uv_timer_t flush; /* 0 ms: submits them once this loop turn is over */
-	struct batch *later; /* refused because Slurm was busy: submitted again */
-	uv_timer_t retry;    /* when `later` goes back to `batches` */
-	int retry_ms;        /* the next wait; 0 after an sbatch Slurm took */
+	uv_timer_t flush;                      /* 0 ms: submits them once this loop turn is over */
+	struct batch *later;                   /* refused because Slurm was busy: submitted again */
+	uv_timer_t retry;                      /* when `later` goes back to `batches` */
+	int retry_ms;                          /* the next wait; 0 after an sbatch Slurm took */
 	int sbatch_running;
 	int handles; /* poll, flush and retry, until closed */
 };
@@ -166,8 +166,8 @@ void slurm_defaults(const struct slurm_executor *sx, struct executor_placement *
 int slurm_gang_res(const struct executor_placement *defaults, const struct executor_task *t,
                    struct strvec *res);
 /* sbatch's argv for an array of n elements with the resources `res`. */
-int slurm_array_args(const struct strvec *res, size_t n, const char *outpat,
-                     const char *script, struct strvec *av);
+int slurm_array_args(const struct strvec *res, size_t n, const char *outpat, const char *script,
+                     struct strvec *av);
 
 /* ---- slurm_submit.c ---- */
 

@@ -67,8 +67,8 @@ void slurm_components_release(struct components *c)
  * "--role R --index I" or "--tasks LIST"; the launcher listens on the node's
  * first address, which it finds itself (--host auto: no `hostname -I`
  * process per task). */
-static void launcher_line(struct slurm_executor *sx, const struct executor_task *t,
-                          const char *who, struct strbuf *sb)
+static void launcher_line(struct slurm_executor *sx, const struct executor_task *t, const char *who,
+                          struct strbuf *sb)
 {
 	strbuf_addstr(sb, "exec ");
 	shell_quote(sb, sx->launcher);
@@ -114,7 +114,8 @@ static void tasks_words(const struct executor_task *tasks, size_t n, const struc
 		if (c->comp[i] != k)
 			continue;
 		size_t j = i;
-		while (j + 1 < n && c->comp[j + 1] == k && !strcmp(tasks[j + 1].role, tasks[i].role) &&
+		while (j + 1 < n && c->comp[j + 1] == k &&
+		       !strcmp(tasks[j + 1].role, tasks[i].role) &&
 		       tasks[j + 1].index == tasks[j].index + 1)
 			j++;
 		/* role names are identifiers ([a-z][a-z0-9_-]*): no quoting needed */
@@ -126,8 +127,8 @@ static void tasks_words(const struct executor_task *tasks, size_t n, const struc
 	}
 }
 
-static void srun_words(struct strbuf *sb, const struct executor_task *t,
-                       const struct components *c, size_t k, size_t ntasks, bool one)
+static void srun_words(struct strbuf *sb, const struct executor_task *t, const struct components *c,
+                       size_t k, size_t ntasks, bool one)
 {
 	strbuf_addstr(sb, "srun");
 	if (c->n > 1)
@@ -250,16 +251,16 @@ static int sbatch_args(const struct executor_placement *pl, const struct executo
 	for (size_t k = 0; k < c->n; k++) {
 		if (k > 0)
 			fail |= strvec_push(av, ":");
-		fail |= component_args(pl, &tasks[c->first[k]], c->count[k], tasks[0].time_limit_s,
-		                       av);
+		fail |=
+		    component_args(pl, &tasks[c->first[k]], c->count[k], tasks[0].time_limit_s, av);
 	}
 	fail |= strvec_push(av, path);
 	return fail ? -1 : 0;
 }
 
-int slurm_sbatch_argv(const struct executor_placement *defaults,
-                      const struct executor_task *tasks, size_t n, const char *outpat,
-                      const char *script, struct strvec *av, struct weir_error *err)
+int slurm_sbatch_argv(const struct executor_placement *defaults, const struct executor_task *tasks,
+                      size_t n, const char *outpat, const char *script, struct strvec *av,
+                      struct weir_error *err)
 {
 	struct components comps = {0};
 	struct executor_placement pl = {0};
@@ -308,9 +309,9 @@ char *slurm_array_script(const char *const *scripts, const char *const *dirs, si
 		shell_quote(&sb, d.buf);
 		strbuf_addf(&sb, "\"$SLURM_ARRAY_JOB_ID\"_%zu.out 2>&1 ;;\n", i);
 	}
-	strbuf_addstr(&sb,
-	              "*) echo \"weir: no job for array index $SLURM_ARRAY_TASK_ID\" >&2; exit 1 ;;\n"
-	              "esac\n");
+	strbuf_addstr(
+	    &sb, "*) echo \"weir: no job for array index $SLURM_ARRAY_TASK_ID\" >&2; exit 1 ;;\n"
+	         "esac\n");
 	strbuf_release(&d);
 	return strbuf_detach(&sb, NULL); /* NULL when an add ran out of memory */
 }
@@ -352,8 +353,8 @@ int slurm_gang_res(const struct executor_placement *defaults, const struct execu
 	return rc;
 }
 
-int slurm_array_args(const struct strvec *res, size_t n, const char *outpat,
-                     const char *script, struct strvec *av)
+int slurm_array_args(const struct strvec *res, size_t n, const char *outpat, const char *script,
+                     struct strvec *av)
 {
 	int fail = 0;
 
@@ -381,7 +382,8 @@ int slurm_array_argv(const struct executor_placement *defaults, const struct exe
 
 	if (n == 0)
 		return weir_error_set(err, WEIR_E_INVALID, "an empty array");
-	if (slurm_gang_res(defaults, task, &res) < 0 || slurm_array_args(&res, n, outpat, script, av) < 0)
+	if (slurm_gang_res(defaults, task, &res) < 0 ||
+	    slurm_array_args(&res, n, outpat, script, av) < 0)
 		rc = weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	strvec_release(&res);
 	return rc;

@@ -121,8 +121,8 @@ static void array_done(struct slurm_executor *sx, struct cmd *c)
 	}
 	sx->retry_ms = 0;
 	semi = strpbrk(c->out_text.buf, ";\n");
-	snprintf(id, sizeof id, "%.*s", (int)(semi ? (size_t)(semi - c->out_text.buf) : c->out_text.len),
-	         c->out_text.buf);
+	snprintf(id, sizeof id, "%.*s",
+	         (int)(semi ? (size_t)(semi - c->out_text.buf) : c->out_text.len), c->out_text.buf);
 #ifdef WEIR_TEST_HOOKS
 	/* test hook: as in sbatch_done (the crash window that find_gang closes) */
 	if (getenv("WEIR_TEST_DIE_AFTER_SBATCH"))
@@ -158,7 +158,7 @@ static void batch_submit(struct slurm_executor *sx, struct batch *b)
 	if (b->n == 1) {
 		/* the command keeps the batch: Slurm may be busy and it goes again */
 		if (slurm_cmd_spawn(sx, b->av.v, sbatch_done, b->m[0].job_id, b->m[0].attempt, b,
-		              &err) < 0) {
+		                    &err) < 0) {
 			batch_refused(sx, b, err.msg);
 			slurm_batch_free(b);
 		} else {

@@ -24,9 +24,8 @@ static bool state_final(const char *s)
 	return true;
 }
 
-enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state,
-                                      const char *reason, const char *nodes, bool by_weir,
-                                      char *out, size_t size)
+enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state, const char *reason,
+                                      const char *nodes, bool by_weir, char *out, size_t size)
 {
 	const char *on = nodes && *nodes ? nodes : "a node";
 
@@ -58,8 +57,7 @@ enum executor_gang_event slurm_end_of(const char *slurm_id, const char *state,
 		snprintf(out, size, "cancelled outside weir (Slurm job %s CANCELLED)", slurm_id);
 		return EXECUTOR_GANG_CANCELLED;
 	}
-	snprintf(out, size, "Slurm job %s %s%s%s", slurm_id, state, reason[0] ? ": " : "",
-	         reason);
+	snprintf(out, size, "Slurm job %s %s%s%s", slurm_id, state, reason[0] ? ": " : "", reason);
 	return EXECUTOR_GANG_ENDED;
 }
 
@@ -129,7 +127,8 @@ static size_t sq_parse(char *out, struct sq_line **lines)
 		sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
 		if (sp1) {
 			if (n == cap) {
-				struct sq_line *m = realloc(*lines, (cap = cap ? 2 * cap : 64) * sizeof *m);
+				struct sq_line *m =
+				    realloc(*lines, (cap = cap ? 2 * cap : 64) * sizeof *m);
 				if (!m)
 					break;
 				*lines = m;
@@ -155,7 +154,8 @@ static void squeue_done(struct slurm_executor *sx, struct cmd *c)
 		char why[256];
 		slurm_cmd_complaint(c, why, sizeof why);
 		/* a listing cut short would make the jobs after the cut look gone */
-		log_warn("squeue: %s", c->truncated ? "its listing was too long to read whole" : why);
+		log_warn("squeue: %s",
+		         c->truncated ? "its listing was too long to read whole" : why);
 		slurm_poll_arm(sx);
 		return;
 	}
@@ -275,8 +275,8 @@ static bool array_find(struct sjob *j, const char *out)
 		int rc = slurm_array_index(text, j->script, &idx);
 		free(text);
 		if (rc == 0 && (size_t)(us - start) + 24 < sizeof j->slurm_id) {
-			snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s_%zu", (int)(us - start), start,
-			         idx);
+			snprintf(j->slurm_id, sizeof j->slurm_id, "%.*s_%zu", (int)(us - start),
+			         start, idx);
 			return true;
 		}
 	}
@@ -341,8 +341,8 @@ static int find_run(struct slurm_executor *sx, struct sjob *j, struct weir_error
 	return slurm_cmd_run(sx, argv, find_done, j->job_id, j->attempt, err);
 }
 
-int slurm_find_gang(struct executor *ex, int64_t job_id, int attempt,
-                    const char *log_path, struct weir_error *err)
+int slurm_find_gang(struct executor *ex, int64_t job_id, int attempt, const char *log_path,
+                    struct weir_error *err)
 {
 	struct slurm_executor *sx = (struct slurm_executor *)ex;
 	struct sjob *j;

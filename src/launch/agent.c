@@ -166,7 +166,8 @@ static int agent_run(struct agent *a)
 			agent_on_notify(a);
 		/* connections, from the last (agent_conn_close moves the last into i) */
 		for (int i = polled_conns - 1; i >= 0; i--)
-			if (pfd[3 + i].revents & (POLLIN | POLLHUP | POLLERR) && !agent_on_conn(a, i))
+			if (pfd[3 + i].revents & (POLLIN | POLLHUP | POLLERR) &&
+			    !agent_on_conn(a, i))
 				agent_conn_close(a, i);
 		if (n_adopted)
 			agent_on_adopted(a);

@@ -138,8 +138,10 @@ static void on_ack(struct agent *a, json_t *msg)
 	size_t i;
 	json_t *k;
 
-	json_array_foreach(keys, i, k) {
-		struct agent_task *t = hashmap_get_str(a->tasks, json_string_value(k) ? json_string_value(k) : "");
+	json_array_foreach(keys, i, k)
+	{
+		struct agent_task *t =
+		    hashmap_get_str(a->tasks, json_string_value(k) ? json_string_value(k) : "");
 		if (!t || !t->result)
 			continue;
 		journal_remove(a->dir, t->key);
@@ -192,15 +194,16 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 	free(a->token);
 	a->token = NULL;
 	if (json_string_value(json_array_get(json_object_get(msg, AGENT_KEY_MASK), 0)))
-		a->token =
-		    strdup(json_string_value(json_array_get(json_object_get(msg, AGENT_KEY_MASK), 0)));
+		a->token = strdup(
+		    json_string_value(json_array_get(json_object_get(msg, AGENT_KEY_MASK), 0)));
 	/* spares were forked with the previous server's environment (its URL,
 	 * its token): new ones are made after this turn */
 	agent_pool_retire(&a->pool);
 	if (json_is_integer(g))
 		a->kill_grace_s = (int)json_integer_value(g);
-	agent_send(a, json_pack("{s:s,s:i,s:o}", AGENT_KEY_KIND, AGENT_MSG_HELD, AGENT_KEY_AGENT_PID,
-	                        (int)getpid(), AGENT_KEY_TASKS, agent_held_json(a)));
+	agent_send(a,
+	           json_pack("{s:s,s:i,s:o}", AGENT_KEY_KIND, AGENT_MSG_HELD, AGENT_KEY_AGENT_PID,
+	                     (int)getpid(), AGENT_KEY_TASKS, agent_held_json(a)));
 	/* what the previous server may not have had: everything again (the
 	 * server ignores what it knows) */
 	hashmap_iter_init(&it, a->tasks);

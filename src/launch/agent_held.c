@@ -46,7 +46,7 @@ static long self_rss_kb(void)
 
 json_t *agent_status_json(struct agent *a)
 {
-	return json_pack("{s:s,s:i,s:I,s:b,s:o}", AGENT_KEY_KIND, AGENT_MSG_STATUS, "agent_pid", (int)getpid(), "rss_kb",
-	                 (json_int_t)self_rss_kb(), "server", a->server >= 0, "tasks",
-	                 agent_held_json(a));
+	return json_pack("{s:s,s:i,s:I,s:b,s:o}", AGENT_KEY_KIND, AGENT_MSG_STATUS, "agent_pid",
+	                 (int)getpid(), "rss_kb", (json_int_t)self_rss_kb(), "server",
+	                 a->server >= 0, "tasks", agent_held_json(a));
 }

@@ -33,8 +33,7 @@
  * it a start's pipe is closed after the start (the shim exits after it) */
 #define POOL_KEPT_MAX 256
 
-int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks,
-                    const char *jobs)
+int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks, const char *jobs)
 {
 	memset(p, 0, sizeof *p);
 	p->want = POOL_FLOOR;
@@ -171,14 +170,16 @@ static void spare_test_fail(int rfd, struct weir_error *err)
 
 	if (!hook || !*hook)
 		return;
-	if (strcmp(hook, "always") && (fd = open(hook, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
+	if (strcmp(hook, "always") &&
+	    (fd = open(hook, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600)) < 0)
 		return;
 	if (fd >= 0)
 		close(fd);
 	struct pollfd q = {rfd, POLLIN, 0};
 	while (poll(&q, 1, -1) < 0 && errno == EINTR)
 		;
-	weir_error_set(err, WEIR_E_INTERNAL, "WEIR_TEST_SPARE_FAIL: failing as if its group could not be made");
+	weir_error_set(err, WEIR_E_INTERNAL,
+	               "WEIR_TEST_SPARE_FAIL: failing as if its group could not be made");
 #else
 	(void)rfd;
 	(void)err;
@@ -383,10 +384,9 @@ struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg)
 {
 	json_t *task = json_object_get(msg, "task");
 
-	if (json_is_object(task) &&
-	    (json_is_false(json_object_get(task, "cgroup")) ||
-	     (json_integer_value(json_object_get(task, "memory_mb")) <= 0 &&
-	      json_integer_value(json_object_get(task, "vcores")) <= 0)))
+	if (json_is_object(task) && (json_is_false(json_object_get(task, "cgroup")) ||
+	                             (json_integer_value(json_object_get(task, "memory_mb")) <= 0 &&
+	                              json_integer_value(json_object_get(task, "vcores")) <= 0)))
 		return NULL;
 	agent_pool_detect(p);
 	if (!p->on)
@@ -402,8 +402,8 @@ struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg)
 	return &p->taken;
 }
 
-int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg,
-                    const char *line, size_t len)
+int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg, const char *line,
+                    size_t len)
 {
 	char *text = NULL;
 	int rc = -1;
@@ -422,7 +422,8 @@ int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg,
 		while (off < total) {
 			ssize_t n;
 			if (off < len) {
-				struct iovec v[2] = {{(char *)iov[0].iov_base + off, len - off}, iov[1]};
+				struct iovec v[2] = {{(char *)iov[0].iov_base + off, len - off},
+				                     iov[1]};
 				n = writev(sp->wfd, v, 2);
 			} else {
 				n = write(sp->wfd, "\n", 1);

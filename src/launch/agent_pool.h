@@ -48,12 +48,12 @@
  * a task or let go (in `children`, until reaped). */
 struct agent_spare {
 	pid_t pid;
-	int wfd;        /* its pipe: starts go down it; EOF lets it go; -1: closed */
-	char name[48];  /* its group */
-	unsigned gen;   /* the environment it has (agent_pool_retire's count) */
-	bool used;      /* it ran a task already (back in the pool after it) */
-	bool ended;     /* its task has ended: back soon, unless it exits */
-	bool unbegun;   /* given a start whose program has not started yet */
+	int wfd;       /* its pipe: starts go down it; EOF lets it go; -1: closed */
+	char name[48]; /* its group */
+	unsigned gen;  /* the environment it has (agent_pool_retire's count) */
+	bool used;     /* it ran a task already (back in the pool after it) */
+	bool ended;    /* its task has ended: back soon, unless it exits */
+	bool unbegun;  /* given a start whose program has not started yet */
 };
 
 /* What a spare needs of the agent, in the spare (the child of a fork). */
@@ -83,23 +83,23 @@ struct agent_pool {
 	unsigned seq;
 	unsigned gen; /* agent_pool_retire's count: spares of an older one go */
 	struct agent_spare spares[AGENT_POOL_MAX]; /* idle, the longest waiting first */
-	struct agent_spare taken; /* agent_pool_take's, until agent_pool_give */
+	struct agent_spare taken;                  /* agent_pool_take's, until agent_pool_give */
 	int n_spares;
-	int want;           /* spares to keep */
-	int64_t burst_at;   /* monotonic ms: the last turn of more starts than the floor */
-	int64_t busy_at;    /* monotonic ms: the last turn with a start with limits */
-	int turn_starts;    /* starts with limits in this turn */
+	int want;                 /* spares to keep */
+	int64_t burst_at;         /* monotonic ms: the last turn of more starts than the floor */
+	int64_t busy_at;          /* monotonic ms: the last turn with a start with limits */
+	int turn_starts;          /* starts with limits in this turn */
 	struct hashmap *children; /* pid -> struct agent_spare (owned): given or let go */
-	int n_kept;         /* children whose pipe is kept open (to come back) */
-	int n_back_soon;    /* those whose task ended: not replaced by a fork meanwhile */
-	struct strvec stale;    /* groups to remove after the turn, or refused by the kernel for now */
-	struct strvec free;     /* emptied groups of ended tasks, for the next spares (v1) */
+	int n_kept;               /* children whose pipe is kept open (to come back) */
+	int n_back_soon;          /* those whose task ended: not replaced by a fork meanwhile */
+	struct strvec stale; /* groups to remove after the turn, or refused by the kernel for now */
+	struct strvec free;  /* emptied groups of ended tasks, for the next spares (v1) */
 	/* the real path of HOME/jobs, where spares make their task's folders
 	 * ahead (spare_dirs.h); NULL: they do not (owned) */
 	char *jobs;
 	struct agent_pool_hooks hooks;
-	int n_unbegun;      /* children given a start whose program has not started */
-	int64_t given_at;   /* monotonic ms: the first start given while n_unbegun > 0 */
+	int n_unbegun;    /* children given a start whose program has not started */
+	int64_t given_at; /* monotonic ms: the first start given while n_unbegun > 0 */
 	/* this process's pid, read once: the agent's; in a spare, or a shim
 	 * the agent forked fresh, its own (set first thing after the fork) */
 	pid_t self;
@@ -108,8 +108,7 @@ struct agent_pool {
 /* An empty pool; nothing is made before the first task with limits.
  * `jobs`: the real path of HOME/jobs (copied), or NULL: no folders made
  * ahead.  0 or -1 (out of memory). */
-int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks,
-                    const char *jobs);
+int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks, const char *jobs);
 
 /* Once: cgroup_detect (reading WEIR_CGROUP), WEIR_AGENT_POOL=0 turns the
  * spares off, and the groups and spare folders of agents that are gone
@@ -127,8 +126,8 @@ struct agent_spare *agent_pool_take(struct agent_pool *p, json_t *msg);
  * nothing in it, else NULL and `msg` is encoded.  Its pipe stays open for
  * it to come back after its task (agent_pool_back); its group is kept or
  * removed once `sp->pid` is reaped.  0, or -1 when the spare is gone. */
-int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg,
-                    const char *line, size_t len);
+int agent_pool_give(struct agent_pool *p, struct agent_spare *sp, json_t *msg, const char *line,
+                    size_t len);
 
 /* The task of child `pid` has ended (its journal says so): it may come
  * back, and is not replaced by a new spare while it may. */

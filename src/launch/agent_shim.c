@@ -76,9 +76,10 @@ static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgrou
 
 	*again = false;
 	if (!to_server && log_path) {
-		bool placed = sd && sd->ready &&
-		              spare_dir_place(sd, log_path,
-		                              json_string_value(json_object_get(task, "workdir"))) == 0;
+		bool placed =
+		    sd && sd->ready &&
+		    spare_dir_place(sd, log_path,
+		                    json_string_value(json_object_get(task, "workdir"))) == 0;
 		/* both in place: the work folder at the task's "workdir" */
 		sh.workdir_placed = placed && json_is_string(json_object_get(task, "workdir"));
 		char *dir = placed ? NULL : fs_abs_dirname(log_path);
@@ -94,8 +95,8 @@ static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgrou
 		}
 	}
 	jfd = journal_open(a->dir, key);
-	if (jfd < 0 || journal_key_parse(key, &sh.job, role, sizeof role, &sh.index,
-	                                 &sh.attempt) < 0) {
+	if (jfd < 0 ||
+	    journal_key_parse(key, &sh.job, role, sizeof role, &sh.index, &sh.attempt) < 0) {
 		log_error("%s: cannot open the task's journal: %s", key, strerror(errno));
 		if (jfd >= 0)
 			close(jfd);
@@ -184,8 +185,8 @@ static int spare_back(void *arg)
  * fork.  `line` (`len` bytes): the start as the server wrote it, which a
  * spare is given as it is (the agent changes nothing in a start), or NULL.
  * Its pid, or -1 (errno). */
-pid_t agent_task_spawn(struct agent *a, const char *key, json_t *msg, const char *line,
-                        size_t len, bool pool)
+pid_t agent_task_spawn(struct agent *a, const char *key, json_t *msg, const char *line, size_t len,
+                       bool pool)
 {
 	struct agent_spare *sp = pool ? agent_pool_take(&a->pool, msg) : NULL;
 

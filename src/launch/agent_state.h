@@ -40,19 +40,19 @@ struct agent_task {
 	long long job;
 	char role[64];
 	int index, attempt;
-	pid_t pid;           /* the shim */
-	int pidfd;           /* an adopted shim (not our child): readable at its end; -1 */
+	pid_t pid;                   /* the shim */
+	int pidfd;                   /* an adopted shim (not our child): readable at its end; -1 */
 	enum agent_task_state state; /* agent_task_state.h; moved by agent_task_set_state() */
-	bool started_sent;   /* "started" went to the current server */
-	int64_t hold_until;  /* monotonic: "started" held until then, for its "exited"
-	                        to go in the same write; INT64_MAX: none held */
+	bool started_sent;           /* "started" went to the current server */
+	int64_t hold_until;          /* monotonic: "started" held until then, for its "exited"
+	                                to go in the same write; INT64_MAX: none held */
 	int started_pid, started_port; /* the held "started"'s */
-	json_t *result;      /* "exited" or "lost", kept until acknowledged */
-	char *group;         /* an adopted shim's pool group, removed at its end; NULL */
-	int64_t kill_at;     /* monotonic: SIGKILL to the shim's session; INT64_MAX: none */
-	json_t *start;       /* the start, until the journal's first line is read: given
-	                        again if the shim dies before it (agent_task.c: task_restart); NULL */
-	int restarts;        /* how many times it was */
+	json_t *result;                /* "exited" or "lost", kept until acknowledged */
+	char *group;                   /* an adopted shim's pool group, removed at its end; NULL */
+	int64_t kill_at; /* monotonic: SIGKILL to the shim's session; INT64_MAX: none */
+	json_t *start;   /* the start, until the journal's first line is read: given
+	                    again if the shim dies before it (agent_task.c: task_restart); NULL */
+	int restarts;    /* how many times it was */
 };
 
 struct conn {
@@ -69,13 +69,13 @@ struct agent {
 	int lfd, sfd, notify_r, notify_w, lock_fd;
 	struct conn conns[MAX_CONNS];
 	int n_conns;
-	int server; /* the index in conns of the server's connection; -1: none */
+	int server;            /* the index in conns of the server's connection; -1: none */
 	struct hashmap *tasks; /* key -> struct agent_task */
 	struct hashmap *pids;  /* shim pid -> struct agent_task (our children) */
 	int idle_s;
 	int64_t idle_since; /* monotonic; 0: not idle */
 	int kill_grace_s;
-	char **env; /* the server's environment for shims (owned) */
+	char **env;  /* the server's environment for shims (owned) */
 	char *token; /* the server's token, to mask in tasks' output (the hello's); NULL: none */
 	bool quit;
 	struct agent_pool pool; /* groups made ahead (agent_pool.h) */
@@ -157,8 +157,8 @@ void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len);
 /* The task's shim: a spare of the pool when one fits (and `pool`), else a
  * fork.  `line` (`len` bytes): the start as the server wrote it, or NULL.
  * Its pid, or -1 (errno). */
-pid_t agent_task_spawn(struct agent *a, const char *key, json_t *msg, const char *line,
-                       size_t len, bool pool);
+pid_t agent_task_spawn(struct agent *a, const char *key, json_t *msg, const char *line, size_t len,
+                       bool pool);
 /* `pid` runs task `t`: the server hears so. */
 void agent_task_spawned(struct agent *a, struct agent_task *t, pid_t pid);
 /* What the pool's spares need of the agent (agent_pool_hooks). */

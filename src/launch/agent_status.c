@@ -76,7 +76,8 @@ int agent_status_print(const char *home, bool as_json)
 	       json_is_true(json_object_get(m, "server")) ? "server connected" : "no server",
 	       json_array_size(tasks));
 	printf("%-32s %-9s %-9s %s\n", "TASK", "SHIM", "PID", "STATE");
-	json_array_foreach(tasks, i, t) {
+	json_array_foreach(tasks, i, t)
+	{
 		printf("%-32s %-9lld %-9lld %s\n", json_string_value(json_object_get(t, "key")),
 		       (long long)json_integer_value(json_object_get(t, "shim_pid")),
 		       (long long)json_integer_value(json_object_get(t, "pid")),
@@ -85,4 +86,3 @@ int agent_status_print(const char *home, bool as_json)
 	json_decref(m);
 	return 0;
 }
-

@@ -30,8 +30,8 @@ struct agent_task *agent_task_new(struct agent *a, const char *key)
 {
 	struct agent_task *t = calloc(1, sizeof *t);
 
-	if (!t || journal_key_parse(key, &t->job, t->role, sizeof t->role, &t->index,
-	                            &t->attempt) < 0) {
+	if (!t ||
+	    journal_key_parse(key, &t->job, t->role, sizeof t->role, &t->index, &t->attempt) < 0) {
 		free(t);
 		return NULL;
 	}
@@ -122,7 +122,7 @@ static void started_flush(struct agent *a, struct agent_task *t)
  * transaction (one commit a task instead of two).  Nothing is lost by
  * the wait: it is in the journal, which a restarted agent reads again. */
 void agent_send_started(struct agent *a, struct agent_task *t, const struct journal_state *st,
-                         bool hold)
+                        bool hold)
 {
 	if (t->started_sent || !st->started || a->server < 0)
 		return;
@@ -278,9 +278,10 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	json_object_set_new(m, "pid", json_integer(t->pid));
 	char why[160];
 	if (t->restarts)
-		snprintf(why, sizeof why,
-		         "launcher (shim %d) %s without reporting; its task never began on %d shims",
-		         (int)t->pid, how, t->restarts + 1);
+		snprintf(
+		    why, sizeof why,
+		    "launcher (shim %d) %s without reporting; its task never began on %d shims",
+		    (int)t->pid, how, t->restarts + 1);
 	else
 		snprintf(why, sizeof why, "launcher (shim %d) %s without reporting", (int)t->pid,
 		         how);
@@ -393,8 +394,7 @@ static void on_free(struct agent *a, pid_t pid)
 	if (t && !t->result && t->state != AGENT_TASK_ACKED)
 		task_read_journal(a, t);
 	if (!t || (!t->result && t->state != AGENT_TASK_ACKED)) {
-		log_warn("agent: shim %d says it is free without its task's end; killed",
-		         (int)pid);
+		log_warn("agent: shim %d says it is free without its task's end; killed", (int)pid);
 		agent_pool_back(&a->pool, pid, false); /* let go: EOF */
 		if (t)
 			kill(pid, SIGKILL);
@@ -418,8 +418,8 @@ void agent_on_notify(struct agent *a)
 
 	while ((n = read(a->notify_r, buf, sizeof buf)) > 0)
 		strbuf_add(&lines, buf, (size_t)n);
-	for (char *p = lines.buf, *nl; p && (nl = memchr(p, '\n', lines.len - (size_t)(p - lines.buf)));
-	     p = nl + 1) {
+	for (char *p = lines.buf, *nl;
+	     p && (nl = memchr(p, '\n', lines.len - (size_t)(p - lines.buf))); p = nl + 1) {
 		*nl = '\0';
 		if (!strncmp(p, "free ", 5)) {
 			on_free(a, (pid_t)atoi(p + 5));
@@ -489,7 +489,8 @@ void agent_on_tick(struct agent *a, int64_t now)
 			started_flush(a, t);
 		if (agent_task_state_alive(t->state) && now >= t->kill_at) {
 			if (proc_kill_session(t->pid) + (kill(t->pid, SIGKILL) == 0) > 0)
-				log_warn("agent: task %s did not stop in time; killed its session", t->key);
+				log_warn("agent: task %s did not stop in time; killed its session",
+				         t->key);
 			t->kill_at = INT64_MAX;
 		}
 	}

@@ -3,11 +3,11 @@
 #include "launch/cgroup.h"
 
 #include <ctype.h>
-#include <stdbool.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,11 +27,11 @@ struct cgroup {
 	int mem_procs_fd;          /* cgroup.procs, opened for cgroup_join_self */
 	int cpu_procs_fd;
 	uint64_t memory_limit;
-	bool memsw;              /* v1: memory.memsw.limit_in_bytes exists */
-	long cpu_period_us;      /* v1: the group's CFS period */
-	uint64_t limit_in_force; /* v1: memory.limit_in_bytes now; 0: not known */
-	bool reused;             /* the group was there: limits not asked for are lifted */
-	int oom_base;            /* OOM kills counted before this handle (a reused group) */
+	bool memsw;               /* v1: memory.memsw.limit_in_bytes exists */
+	long cpu_period_us;       /* v1: the group's CFS period */
+	uint64_t limit_in_force;  /* v1: memory.limit_in_bytes now; 0: not known */
+	bool reused;              /* the group was there: limits not asked for are lifted */
+	int oom_base;             /* OOM kills counted before this handle (a reused group) */
 	long long quota_in_force; /* v1: cpu.cfs_quota_us as this handle set it; 0: not known */
 	bool emptied; /* the last cgroup_kill_all found none but the caller (cgroup_take_emptied) */
 	/* the process that made the handle, which alone uses it (a shim born
@@ -301,9 +301,10 @@ enum cgroup_version cgroup_detect(struct cgroup_support *s)
 			snprintf(s->cpu_root, sizeof s->cpu_root, "%s", v1_cpu);
 			/* a new group's period is the kernel's default, as the parent's */
 			snprintf(dir, sizeof dir, "%s/weir", v1_cpu);
-			s->cpu_period_us = read_text(dir, "cpu.cfs_period_us", period, sizeof period) == 0
-			                       ? atol(period)
-			                       : 0;
+			s->cpu_period_us =
+			    read_text(dir, "cpu.cfs_period_us", period, sizeof period) == 0
+			        ? atol(period)
+			        : 0;
 		}
 		if (s->cpu_period_us <= 0)
 			s->cpu_period_us = 100000;
@@ -402,10 +403,10 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 			 * limit first, which holds when a fan-out's tasks ask for
 			 * the same, and the other order on EINVAL */
 			uint64_t now = cg->limit_in_force ? cg->limit_in_force : V1_NO_LIMIT;
-			const char *first = want <= now ? "memory.limit_in_bytes"
-			                                : "memory.memsw.limit_in_bytes";
-			const char *second = want <= now ? "memory.memsw.limit_in_bytes"
-			                                 : "memory.limit_in_bytes";
+			const char *first =
+			    want <= now ? "memory.limit_in_bytes" : "memory.memsw.limit_in_bytes";
+			const char *second =
+			    want <= now ? "memory.memsw.limit_in_bytes" : "memory.limit_in_bytes";
 			rc = cg_write(cg, cg->mem_dir, first, num);
 			if (rc < 0 && errno == EINVAL) {
 				/* the limit in force was not what we thought: the
@@ -427,8 +428,8 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 			cg->limit_in_force = want;
 		if (rc < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL,
-			                      "cgroup %s: cannot set memory limit %s: %s", cg->mem_dir,
-			                      num, strerror(errno));
+			                      "cgroup %s: cannot set memory limit %s: %s",
+			                      cg->mem_dir, num, strerror(errno));
 	}
 	if ((vcores > 0 || cg->reused) && cg->version == CGROUP_V1 && cg->cpu_dir[0]) {
 		char cur[64];
@@ -439,14 +440,15 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 		/* a reused group's quota is most often the one asked for again:
 		 * a read is cheaper than the kernel's bandwidth update (its
 		 * locks are shared by every group being set at once) */
-		bool same = cg->quota_in_force
-		                    ? cg->quota_in_force == atoll(num)
-		                    : cg->reused &&
-		                          cg_read(cg, cg->cpu_dir, "cpu.cfs_quota_us", cur, sizeof cur) == 0 &&
-		                          atoll(cur) == atoll(num);
+		bool same = cg->quota_in_force ? cg->quota_in_force == atoll(num)
+		                               : cg->reused &&
+		                                     cg_read(cg, cg->cpu_dir, "cpu.cfs_quota_us",
+		                                             cur, sizeof cur) == 0 &&
+		                                     atoll(cur) == atoll(num);
 		if (!same && cg_write(cg, cg->cpu_dir, "cpu.cfs_quota_us", num) < 0)
-			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu quota: %s",
-			                      cg->cpu_dir, strerror(errno));
+			return weir_error_set(err, WEIR_E_INTERNAL,
+			                      "cgroup %s: cannot set cpu quota: %s", cg->cpu_dir,
+			                      strerror(errno));
 		cg->quota_in_force = atoll(num);
 	} else if ((vcores > 0 || cg->reused) && cg->version == CGROUP_V2 && cg->cpu_dir[0]) {
 		if (vcores > 0)
@@ -454,8 +456,9 @@ static int set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
 		else
 			snprintf(num, sizeof num, "max 100000");
 		if (cg_write(cg, cg->mem_dir, "cpu.max", num) < 0)
-			return weir_error_set(err, WEIR_E_INTERNAL, "cgroup %s: cannot set cpu.max: %s",
-			                      cg->mem_dir, strerror(errno));
+			return weir_error_set(err, WEIR_E_INTERNAL,
+			                      "cgroup %s: cannot set cpu.max: %s", cg->mem_dir,
+			                      strerror(errno));
 	}
 	return 0;
 }
@@ -636,8 +639,7 @@ static uint64_t usage_of(const char *text)
 
 #define USAGE_FILE(v) ((v) == CGROUP_V1 ? "memory.usage_in_bytes" : "memory.current")
 
-uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent,
-                            const char *name)
+uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent, const char *name)
 {
 	char dir[CG_PATH_MAX], buf[64];
 
@@ -649,9 +651,8 @@ uint64_t cgroup_usage(struct cgroup *cg)
 {
 	char buf[64];
 
-	return usage_of(cg_read(cg, cg->mem_dir, USAGE_FILE(cg->version), buf, sizeof buf) < 0
-	                    ? NULL
-	                    : buf);
+	return usage_of(
+	    cg_read(cg, cg->mem_dir, USAGE_FILE(cg->version), buf, sizeof buf) < 0 ? NULL : buf);
 }
 
 int cgroup_join_self(const struct cgroup *cg)

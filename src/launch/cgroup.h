@@ -70,9 +70,9 @@ int cgroup_set_limits(struct cgroup *cg, uint64_t memory_mb, int vcores, struct 
  * (v1; the caller is in it and found no other process there): the peak
  * watermarks reset, the OOM kills so far the new baseline, the limits in
  * force read from the kernel (the task may have changed them), so that the
- * next cgroup_set_limits writes only what differs.  What cgroup_create_empty does to a group that is there, less
- * its mkdirs, its search for processes and its reopened cgroup.procs.  0,
- * or -1 (the group is gone: the caller exits). */
+ * next cgroup_set_limits writes only what differs.  What cgroup_create_empty does to a group that
+ * is there, less its mkdirs, its search for processes and its reopened cgroup.procs.  0, or -1 (the
+ * group is gone: the caller exits). */
 int cgroup_reset_own(struct cgroup *cg);
 
 /* Frees the handle and leaves the group where it is (its owner removes it:
@@ -90,8 +90,7 @@ int cgroup_remove_named(const struct cgroup_support *s, const char *parent, cons
 /* The memory charged to PARENT/NAME now, in bytes (page cache and kernel
  * memory its processes left, once they are gone); UINT64_MAX when the
  * kernel does not say. */
-uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent,
-                            const char *name);
+uint64_t cgroup_usage_named(const struct cgroup_support *s, const char *parent, const char *name);
 /* The same of the handle's group (its descriptor kept open). */
 uint64_t cgroup_usage(struct cgroup *cg);
 

@@ -24,8 +24,8 @@ int journal_key(char *buf, size_t size, long long job, const char *role, int ind
 	return rc == 0 && !strchr(role, '.') && !strchr(role, '/') ? 0 : -1;
 }
 
-int journal_key_parse(const char *key, long long *job, char *role_buf, size_t role_size,
-                      int *index, int *attempt)
+int journal_key_parse(const char *key, long long *job, char *role_buf, size_t role_size, int *index,
+                      int *attempt)
 {
 	const char *d1 = strchr(key, '.'), *d3 = strrchr(key, '.'), *d2;
 	char *end;

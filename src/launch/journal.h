@@ -37,8 +37,8 @@
 /* "JOB.ROLE.INDEX.ATTEMPT" into buf; 0, or -1 when it does not fit. */
 int journal_key(char *buf, size_t size, long long job, const char *role, int index, int attempt);
 /* The key's parts (role into role_buf).  0, or -1 when `key` is not one. */
-int journal_key_parse(const char *key, long long *job, char *role_buf, size_t role_size,
-                      int *index, int *attempt);
+int journal_key_parse(const char *key, long long *job, char *role_buf, size_t role_size, int *index,
+                      int *attempt);
 
 /* Opens (creating, mode 0600) DIR/KEY.journal for appending.  The
  * descriptor, or -1 with errno. */
@@ -58,9 +58,9 @@ struct journal_state {
 	uint64_t shim_start; /* its start time (lib/proc.h start_ticks) */
 	char group[48];      /* its pool group; "" when none */
 	bool started;
-	int pid, port;       /* from "started" */
-	json_t *exited;      /* the "exited" record (owned); NULL: none yet */
-	bool reported;       /* the shim reported it over HTTP itself */
+	int pid, port;  /* from "started" */
+	json_t *exited; /* the "exited" record (owned); NULL: none yet */
+	bool reported;  /* the shim reported it over HTTP itself */
 };
 
 /* Reads DIR/KEY.journal.  0, or -1 when it cannot be read (errno). */

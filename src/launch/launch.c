@@ -78,8 +78,8 @@ struct launch {
 	int64_t execution_timeout_s;
 	int64_t kill_grace_ms;
 	bool backend_confines; /* register field "cgroup": false (Slurm): no cgroup of ours */
-	json_t *cluster; /* owned */
-	char picked_role[64]; /* --tasks: the role picked by SLURM_PROCID */
+	json_t *cluster;       /* owned */
+	char picked_role[64];  /* --tasks: the role picked by SLURM_PROCID */
 	/* --log-to-server: the program's stdout+stderr come through a pipe and
 	 * go to the server with the launcher's own lines */
 	bool log_to_server;
@@ -89,7 +89,7 @@ struct launch {
 	 * --log-to-server when the task was given secrets */
 	struct task_output out;
 	const char *launch_error; /* the register answer's: the task must not start */
-	struct cgroup *cg; /* the program's limits; NULL: none, or RSS polling */
+	struct cgroup *cg;        /* the program's limits; NULL: none, or RSS polling */
 	int64_t started_retry_ms; /* the last wait before retrying "started"; 0: none yet */
 	/* forked by the agent (launch_shim_run): events go to the task's
 	 * journal first; NULL for `weir launch` */
@@ -135,7 +135,8 @@ static int reserve_port(struct launch *l)
 	    getsockname(l->port_fd, (struct sockaddr *)&ss, &len) < 0) {
 		if (l->port)
 			log_error("cannot hold port %d on %s, which the server picked for the "
-			          "task: %s", l->port, l->host, strerror(errno));
+			          "task: %s",
+			          l->port, l->host, strerror(errno));
 		else
 			log_error("cannot reserve a port on %s: %s", l->host, strerror(errno));
 		return -1;
@@ -159,10 +160,12 @@ int launch_first_address(char *out, size_t size)
 	 * prints (up, not loopback, not link-local) */
 	for (int pass = 0; pass < 2 && rc < 0; pass++) {
 		for (a = all; a && rc < 0; a = a->ifa_next) {
-			if (!a->ifa_addr || !(a->ifa_flags & IFF_UP) || (a->ifa_flags & IFF_LOOPBACK))
+			if (!a->ifa_addr || !(a->ifa_flags & IFF_UP) ||
+			    (a->ifa_flags & IFF_LOOPBACK))
 				continue;
 			if (pass == 0 && a->ifa_addr->sa_family == AF_INET) {
-				const struct in_addr *in = &((struct sockaddr_in *)a->ifa_addr)->sin_addr;
+				const struct in_addr *in =
+				    &((struct sockaddr_in *)a->ifa_addr)->sin_addr;
 				if ((ntohl(in->s_addr) >> 24) != 127 &&
 				    inet_ntop(AF_INET, in, out, (socklen_t)size))
 					rc = 0;
@@ -551,8 +554,8 @@ static int post_started(struct launch *l, pid_t pid)
 	json_t *body = task_key(l);
 	json_object_set_new(body, "pid", json_integer(pid));
 	if (l->shim && !l->started_retry_ms) {
-		json_t *rec = json_pack("{s:s,s:i,s:i}", "t", "started", "pid", (int)pid, "port",
-		                        l->port);
+		json_t *rec =
+		    json_pack("{s:s,s:i,s:i}", "t", "started", "pid", (int)pid, "port", l->port);
 		shim_record(l, rec);
 		json_decref(rec);
 		if (l->shim->task) {
@@ -969,7 +972,8 @@ static int launch_run(struct launch *l, const char *server, const char *secret)
 		int p[2];
 		l->ship = logship_create(server, secret, l->job, l->role, l->index, l->attempt);
 		if (!l->ship || pipe2(p, O_CLOEXEC) < 0) {
-			log_error("cannot set up the log's pipe to the server: %s", strerror(errno));
+			log_error("cannot set up the log's pipe to the server: %s",
+			          strerror(errno));
 			goto out;
 		}
 		l->out_r = p[0];

@@ -46,7 +46,7 @@ struct launch_shim {
 	const char *role;
 	int index;
 	int attempt;
-	const char *key;   /* the journal's key (launch/journal.h) */
+	const char *key; /* the journal's key (launch/journal.h) */
 	/* The register answer, given by the server when it started the task (a
 	 * one-task job: no gang to wait for; started and exited go to the
 	 * journal and the agent delivers them).  NULL: the task registers,
@@ -54,15 +54,15 @@ struct launch_shim {
 	 * journals its events as well. */
 	json_t *task;
 	bool log_to_server;
-	int journal_fd;    /* the task's journal, open for appending */
-	int notify_fd;     /* the agent's pipe: "KEY\n" when the journal grew; -1: none */
-	struct cgroup *cg; /* made ahead by the agent (the shim is in it; the caller's, not
-	                      freed here); NULL: none */
-	const char *group; /* its name, journalled for an agent that adopts the shim */
+	int journal_fd;       /* the task's journal, open for appending */
+	int notify_fd;        /* the agent's pipe: "KEY\n" when the journal grew; -1: none */
+	struct cgroup *cg;    /* made ahead by the agent (the shim is in it; the caller's, not
+	                         freed here); NULL: none */
+	const char *group;    /* its name, journalled for an agent that adopts the shim */
 	uint64_t start_ticks; /* the shim's start time (lib/proc.h), read ahead; 0: not yet */
 	/* set true once the task's "exited" is in its journal; NULL: not asked */
 	bool *end_journalled;
-	pid_t pid;         /* the shim's own pid, read once by its caller; 0: not known */
+	pid_t pid; /* the shim's own pid, read once by its caller; 0: not known */
 	/* the task's work folder is there already, put in place with the log
 	 * from the spare's folder (launch/spare_dirs.h): not made again */
 	bool workdir_placed;

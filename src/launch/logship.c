@@ -84,8 +84,8 @@ struct logship {
 	pthread_cond_t cv;
 	struct logbuf buf;
 	bool closing;
-	bool done;      /* the thread has stopped trying */
-	bool all_sent;  /* ... with nothing left */
+	bool done;          /* the thread has stopped trying */
+	bool all_sent;      /* ... with nothing left */
 	int64_t give_up_at; /* after closing: stop retrying then */
 	struct http_client *http;
 	char path[512];  /* the route without the offset */
@@ -115,8 +115,8 @@ static int post_chunk(struct logship *ls)
 	int rc = 0;
 
 	snprintf(path, sizeof path, "%s&offset=%llu", ls->path, (unsigned long long)ls->offset);
-	if (http_client_request_body(ls->http, "POST", path, "application/octet-stream",
-	                             ls->chunk, ls->chunk_len, 10000, &resp, &err) < 0)
+	if (http_client_request_body(ls->http, "POST", path, "application/octet-stream", ls->chunk,
+	                             ls->chunk_len, 10000, &resp, &err) < 0)
 		return 0;
 	json_t *j = json_loadb(resp.body, resp.len, 0, NULL);
 	json_t *size = json_object_get(j, "size");
@@ -127,8 +127,9 @@ static int post_chunk(struct logship *ls)
 		/* the file is not where we thought: go on from its end */
 		ls->offset = (uint64_t)json_integer_value(size);
 	} else if (resp.status >= 400 && resp.status < 500) {
-		fprintf(stderr, "weir launch: error: POST %s: %ld: %s; the task's log is not sent\n",
-		        path, resp.status, http_response_error_text(&resp));
+		fprintf(stderr,
+		        "weir launch: error: POST %s: %ld: %s; the task's log is not sent\n", path,
+		        resp.status, http_response_error_text(&resp));
 		rc = -1;
 	}
 	json_decref(j);
@@ -202,8 +203,7 @@ struct logship *logship_create(const char *server, const char *token, long long 
 	if (!ls->http || !r)
 		goto fail;
 	snprintf(ls->path, sizeof ls->path,
-	         "/api/v1/launch/log?job=%lld&role=%s&index=%d&attempt=%d", job, r, index,
-	         attempt);
+	         "/api/v1/launch/log?job=%lld&role=%s&index=%d&attempt=%d", job, r, index, attempt);
 	free(r);
 	r = NULL;
 	pthread_mutex_init(&ls->mu, NULL);

@@ -28,7 +28,8 @@ int exit_report_to_json(const struct exit_report *r, json_t *body)
 	int rc = 0;
 
 	rc |= json_object_set_new(body, "exit_code", json_integer(r->exit_code));
-	rc |= json_object_set_new(body, "signal", r->signal ? json_integer(r->signal) : json_null());
+	rc |=
+	    json_object_set_new(body, "signal", r->signal ? json_integer(r->signal) : json_null());
 	rc |= json_object_set_new(body, "oom_killed", json_boolean(r->oom_killed));
 	rc |= json_object_set_new(body, "peak_memory_bytes",
 	                          json_integer((json_int_t)r->peak_memory_bytes));

@@ -20,8 +20,8 @@
 
 struct exit_report {
 	enum end_cause cause;
-	int exit_code;             /* -1: none */
-	int signal;                /* 0: none */
+	int exit_code; /* -1: none */
+	int signal;    /* 0: none */
 	bool oom_killed;
 	int64_t peak_memory_bytes; /* -1: not reported */
 	int64_t cpu_time_ms;       /* -1: not reported */

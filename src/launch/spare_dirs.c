@@ -121,8 +121,8 @@ int spare_dir_make_named(struct spare_dir *sd, const char *jobs, pid_t agent_pid
 	memcpy(sd->log, log, sizeof log);
 	if (make_next(sd, jobs) < 0)
 		return -1;
-	if (join(p, sd->path, sd->work) < 0 ||
-	    (mkdir(p, 0755) < 0 && errno != EEXIST) || join(p, sd->path, sd->log) < 0)
+	if (join(p, sd->path, sd->work) < 0 || (mkdir(p, 0755) < 0 && errno != EEXIST) ||
+	    join(p, sd->path, sd->log) < 0)
 		return -1;
 	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
@@ -161,8 +161,8 @@ static bool placeable(const struct spare_dir *sd, const char *log, const char *w
 	*log_name = base_of(log, &ld);
 	*work_name = base_of(workdir, &wd);
 	if (!*log_name || !*work_name || ld != wd || strncmp(log, workdir, ld) ||
-	    !strcmp(*log_name, *work_name) || !strcmp(*log_name, ".") ||
-	    !strcmp(*log_name, "..") || !strcmp(*work_name, ".") || !strcmp(*work_name, "..") ||
+	    !strcmp(*log_name, *work_name) || !strcmp(*log_name, ".") || !strcmp(*log_name, "..") ||
+	    !strcmp(*work_name, ".") || !strcmp(*work_name, "..") ||
 	    !strcmp(*work_name, WORK_NAME) || !strcmp(*work_name, LOG_NAME) ||
 	    !strcmp(*log_name, WORK_NAME) || !strcmp(*log_name, LOG_NAME) ||
 	    ld >= SPARE_DIRS_PATH_MAX)
@@ -200,9 +200,8 @@ int spare_dir_place(struct spare_dir *sd, const char *log, const char *workdir)
 	    (join(a, sd->path, sd->work) < 0 || join(b, sd->path, work_name) < 0 ||
 	     rename_new(a, b) < 0))
 		return -1;
-	if (strcmp(sd->log, log_name) &&
-	    (join(a, sd->path, sd->log) < 0 || join(b, sd->path, log_name) < 0 ||
-	     rename_new(a, b) < 0))
+	if (strcmp(sd->log, log_name) && (join(a, sd->path, sd->log) < 0 ||
+	                                  join(b, sd->path, log_name) < 0 || rename_new(a, b) < 0))
 		return -1;
 	/* the whole folder becomes the job's, when it has none yet */
 	if (rename_new(sd->path, job_dir) == 0) {
@@ -242,7 +241,8 @@ static int clear_at(const char *path, int depth)
 	while ((de = readdir(d))) {
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (depth == 1 && !strcmp(de->d_name, NEXT_NAME) && join(sub, path, NEXT_NAME) == 0) {
+		if (depth == 1 && !strcmp(de->d_name, NEXT_NAME) &&
+		    join(sub, path, NEXT_NAME) == 0) {
 			if (clear_at(sub, 0) < 0)
 				rc = -1;
 			continue;

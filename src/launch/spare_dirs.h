@@ -69,8 +69,8 @@ struct spare_dir {
 int spare_dir_path(char *out, size_t size, const char *jobs, pid_t agent_pid, pid_t pid);
 
 /* In the spare, while it waits: its folder with .work and .log made
- * (JOBS/.spares too, the first time; what is there already is kept).  0 with sd->ready, or -1 (errno) with nothing ready; `jobs`
- * NULL or "": -1 at once. */
+ * (JOBS/.spares too, the first time; what is there already is kept).  0 with sd->ready, or -1
+ * (errno) with nothing ready; `jobs` NULL or "": -1 at once. */
 int spare_dir_make(struct spare_dir *sd, const char *jobs, pid_t agent_pid, pid_t pid);
 /* The same with the work folder and the log named `work_name` and
  * `log_name` in the spare's folder (a spare back from a task: its task's

@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/shell.h"
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/proc.h"
+#include "lib/shell.h"
 
 static void describe_signal(int sig, char *buf, size_t size)
 {
@@ -94,10 +94,10 @@ struct supervisor {
 	struct supervise_outcome *o;
 	int log_r; /* the log pipe's read end while open, else -1 */
 	pid_t pid;
-	int sfd; /* SIGCHLD, SIGTERM, SIGINT, SIGHUP, blocked and read here */
+	int sfd;    /* SIGCHLD, SIGTERM, SIGINT, SIGHUP, blocked and read here */
 	int status; /* the program's wait status, once exited */
 	bool exited;
-	bool no_child; /* the last wait4 said ECHILD: no child, alive or not */
+	bool no_child;    /* the last wait4 said ECHILD: no child, alive or not */
 	bool terminating; /* a signal went to the program; SIGKILL at kill_at */
 	/* why it terminates: END_CAUSE_EXEC_TIMEOUT or END_CAUSE_STOPPED (a
 	 * signal to the launcher); END_CAUSE_NONE while it does not */
@@ -158,7 +158,6 @@ struct spawn_plan {
 	 * folder of the launcher's own, say /root/bin, comes first) */
 	struct strvec later;
 };
-
 
 static const char *env_value(char **envp, const char *name)
 {
@@ -237,8 +236,7 @@ static char *prog_seen_take(const char *path, const char *name)
  * the one found, what the child tries when the task's user may not run
  * that one (a PATH folder of the launcher's own, say /root/bin, first);
  * no remembered find is taken then. */
-static char *find_program(const char *name, char **envp, const char *workdir,
-                          struct strvec *later)
+static char *find_program(const char *name, char **envp, const char *workdir, struct strvec *later)
 {
 	const char *path = env_value(envp, "PATH");
 	char *first = NULL, *found = NULL;
@@ -352,8 +350,7 @@ void supervise_note_ignored(void)
  * closed on exec, then exec.  Only async-signal-safe calls until exec,
  * and no write to memory the parent uses (the child runs in it, the parent
  * stopped, until exec: spawn_child) but `spawn_err`, where a failure goes. */
-static _Noreturn void exec_program(const struct supervise_spec *spec,
-                                   const struct spawn_plan *plan)
+static _Noreturn void exec_program(const struct supervise_spec *spec, const struct spawn_plan *plan)
 {
 	sigset_t none;
 
@@ -450,8 +447,10 @@ static void spawn_failed(struct supervisor *s, const struct spawn_plan *plan,
 	o->cause = END_CAUSE_LAUNCH_FAILED;
 	o->exit_code = e->step == SPAWN_EXEC ? 127 : EXIT_LAUNCH_FAILED;
 	if (e->step == SPAWN_CGROUP)
-		snprintf(o->reason, sizeof o->reason, "launch failed: cannot join the task's "
-		         "cgroup: %s", strerror(e->err));
+		snprintf(o->reason, sizeof o->reason,
+		         "launch failed: cannot join the task's "
+		         "cgroup: %s",
+		         strerror(e->err));
 	else if (e->step == SPAWN_USER)
 		snprintf(o->reason, sizeof o->reason,
 		         "launch failed: cannot become the task's user (uid %lu): %s",
@@ -499,7 +498,8 @@ static void on_signals(struct supervisor *s)
 			s->terminating = true;
 			s->stopping = END_CAUSE_STOPPED;
 			s->kill_at = clock_mono_ms() + s->spec->kill_grace_ms;
-			snprintf(s->o->reason, sizeof s->o->reason, "killed (launcher got %s)", sname);
+			snprintf(s->o->reason, sizeof s->o->reason, "killed (launcher got %s)",
+			         sname);
 		} else {
 			log_info("got %s again: killing the program now", sname);
 			s->kill_at = clock_mono_ms();

@@ -6,9 +6,9 @@
  * shell syntax (lib/shell.h), else as `sh -c command`; the child resets
  * every signal's disposition and its mask and closes what it inherited, and
  * a failure to become the program (the cgroup, the user, the directory,
- * exec) comes back in the memory the child shares until exec, in the OS's words.  It supervises it in one loop: poll() on a signalfd and the
- * log pipe, with the nearest deadline as the timeout, then one handler per
- * event: log bytes, a signal to the launcher (forwarded to the group, SIGKILL
+ * exec) comes back in the memory the child shares until exec, in the OS's words.  It supervises it
+ * in one loop: poll() on a signalfd and the log pipe, with the nearest deadline as the timeout,
+ * then one handler per event: log bytes, a signal to the launcher (forwarded to the group, SIGKILL
  * after the grace), a child's exit (reaped, usage counted; as subreaper also
  * the orphans the program leaves), the execution timeout, the end of a grace,
  * the RSS poll without a cgroup, and the retry of the "started" report.
@@ -68,9 +68,9 @@ struct supervise_spec {
 	 * it, so none is alive), the process group's kill and the cgroup's
 	 * sweep are not made before the outcome (outcome.sweep_left). */
 	bool sweep_after;
-	uint64_t memory_mb; /* 0: no limit */
+	uint64_t memory_mb;          /* 0: no limit */
 	int64_t execution_timeout_s; /* 0: none */
-	int64_t kill_grace_ms; /* SIGTERM (or a forwarded signal) to SIGKILL */
+	int64_t kill_grace_ms;       /* SIGTERM (or a forwarded signal) to SIGKILL */
 	/* The log pipe: the write end becomes the program's stdout and stderr
 	 * and is closed here once the program holds it (*log_w set to -1);
 	 * log_w NULL or -1: the program inherits ours. */

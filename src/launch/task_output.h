@@ -21,8 +21,8 @@
 
 #include <jansson.h>
 
-#include "lib/mask.h"
 #include "launch/logship.h"
+#include "lib/mask.h"
 
 struct task_output {
 	struct mask *mask;    /* NULL: nothing to mask */

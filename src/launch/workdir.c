@@ -46,7 +46,7 @@ static char *read_all(int fd)
 }
 
 int workdir_unpack_with_helper(const char *archive, const char *name, const char *cache_dir,
-			       char **dir, bool *unpacked, struct weir_error *err)
+                               char **dir, bool *unpacked, struct weir_error *err)
 {
 	char self[4096], helper[4200];
 	int out[2] = {-1, -1};
@@ -72,14 +72,14 @@ int workdir_unpack_with_helper(const char *archive, const char *name, const char
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 2);
-	char *argv[] = {helper, "artifact-unpack", (char *)archive, (char *)name,
-			(char *)cache_dir, NULL};
+	char *argv[] = {helper,       "artifact-unpack", (char *)archive,
+	                (char *)name, (char *)cache_dir, NULL};
 	int e = posix_spawn(&pid, helper, &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(out[1]);
 	if (e != 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "cannot run %s to unpack %s: %s", helper,
-			       archive, strerror(e));
+		               archive, strerror(e));
 		goto out;
 	}
 	text = read_all(out[0]);

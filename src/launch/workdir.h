@@ -26,7 +26,7 @@
 
 /* Same contract as artifact_unpack_cached() in exec/artifact.h. */
 typedef int (*workdir_unpack_fn)(const char *archive, const char *name, const char *cache_dir,
-				 char **dir, bool *unpacked, struct weir_error *err);
+                                 char **dir, bool *unpacked, struct weir_error *err);
 
 /* Sets how archives missing from the cache are unpacked; NULL restores the
  * default, workdir_unpack_with_helper. */
@@ -35,12 +35,12 @@ void workdir_set_unpacker(workdir_unpack_fn fn);
 /* Runs `DIR/weir artifact-unpack ARCHIVE NAME CACHE`, DIR being this
  * program's directory, and reads the directory to link from its output. */
 int workdir_unpack_with_helper(const char *archive, const char *name, const char *cache_dir,
-			       char **dir, bool *unpacked, struct weir_error *err);
+                               char **dir, bool *unpacked, struct weir_error *err);
 
 /* mkdir -p workdir; links src_dir's entries and the artifacts into it.
  * src_dir and cache_dir may be NULL (no archives then). */
 int workdir_prepare(const char *workdir, const char *src_dir, const struct artifact *artifacts,
-		    size_t n_artifacts, const char *cache_dir, struct weir_error *err);
+                    size_t n_artifacts, const char *cache_dir, struct weir_error *err);
 
 /* The working directory given to the task's user: owned by ra's uid and
  * primary gid, mode 0700 (the links in it stay the launcher's).  Nothing

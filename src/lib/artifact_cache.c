@@ -21,19 +21,19 @@ static int is_hex64(const char *s)
 }
 
 int artifact_memo_path(const char *archive, const char *cache_dir, char *out, size_t size,
-		       struct weir_error *err)
+                       struct weir_error *err)
 {
 	struct stat st;
 
 	if (stat(archive, &st) < 0)
 		return weir_error_set(err, WEIR_E_INVALID, "artifact %s: %s", archive,
-				      strerror(errno));
+		                      strerror(errno));
 	/* Keyed by identity and version of the file: a rewritten archive has a
 	 * new mtime or size (or inode, when replaced by rename). */
 	if ((size_t)snprintf(out, size, "%s/hashes/%llu-%llu-%lld-%lld%09ld", cache_dir,
-			     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
-			     (long long)st.st_size, (long long)st.st_mtim.tv_sec,
-			     (long)st.st_mtim.tv_nsec) >= size)
+	                     (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+	                     (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+	                     (long)st.st_mtim.tv_nsec) >= size)
 		return weir_error_set(err, WEIR_E_INVALID, "cache %s: path too long", cache_dir);
 	return 0;
 }
@@ -79,8 +79,8 @@ char *artifact_link_target(const char *tree, const char *name)
 	return strdup(tree);
 }
 
-int artifact_cache_lookup(const char *archive, const char *name, const char *cache_dir,
-			  char **dir, struct weir_error *err)
+int artifact_cache_lookup(const char *archive, const char *name, const char *cache_dir, char **dir,
+                          struct weir_error *err)
 {
 	char memo[4300], hex[65], tree[4200];
 	struct stat st;

@@ -20,7 +20,7 @@
 /* The memo file of `archive` (keyed by the file's identity and version)
  * into out.  0, or -1 with err when the archive cannot be stat()ed. */
 int artifact_memo_path(const char *archive, const char *cache_dir, char *out, size_t size,
-		       struct weir_error *err);
+                       struct weir_error *err);
 
 /* The sha256 the memo file remembers: 0 and hex, or -1 when there is none. */
 int artifact_memo_read(const char *memo_path, char hex[65]);
@@ -33,7 +33,7 @@ char *artifact_link_target(const char *tree, const char *name);
 /* 1 with *dir (caller frees) when `archive` is known by its memo and already
  * unpacked in the cache; 0 when it is not (it must be hashed and unpacked);
  * -1 with err when the archive cannot be read. */
-int artifact_cache_lookup(const char *archive, const char *name, const char *cache_dir,
-			  char **dir, struct weir_error *err);
+int artifact_cache_lookup(const char *archive, const char *name, const char *cache_dir, char **dir,
+                          struct weir_error *err);
 
 #endif

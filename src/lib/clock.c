@@ -35,7 +35,7 @@ char *clock_format_iso(int64_t epoch_ms, char *buf, size_t size)
 	struct tm tm;
 	gmtime_r(&secs, &tm);
 	snprintf(buf, size, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(epoch_ms % 1000));
+	         tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (int)(epoch_ms % 1000));
 	return buf;
 }
 
@@ -74,8 +74,8 @@ int clock_parse_iso(const char *text, int64_t *epoch_ms)
 	}
 	if (*rest)
 		return -1;
-	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 || tm.tm_hour > 23 ||
-	    tm.tm_min > 59 || tm.tm_sec > 60)
+	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
+	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60)
 		return -1;
 	tm.tm_year -= 1900;
 	tm.tm_mon -= 1;

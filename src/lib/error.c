@@ -51,16 +51,26 @@ void weir_error_clear(struct weir_error *err)
 int weir_error_http_status(enum weir_error_kind kind)
 {
 	switch (kind) {
-	case WEIR_OK: return 200;
-	case WEIR_E_INVALID: return 400;
-	case WEIR_E_AUTH: return 401;
-	case WEIR_E_FORBIDDEN: return 403;
-	case WEIR_E_NOT_FOUND: return 404;
-	case WEIR_E_CONFLICT: return 409;
-	case WEIR_E_GONE: return 410;
-	case WEIR_E_UNFIT: return 422;
-	case WEIR_E_UNAVAILABLE: return 503;
-	case WEIR_E_INTERNAL: break;
+	case WEIR_OK:
+		return 200;
+	case WEIR_E_INVALID:
+		return 400;
+	case WEIR_E_AUTH:
+		return 401;
+	case WEIR_E_FORBIDDEN:
+		return 403;
+	case WEIR_E_NOT_FOUND:
+		return 404;
+	case WEIR_E_CONFLICT:
+		return 409;
+	case WEIR_E_GONE:
+		return 410;
+	case WEIR_E_UNFIT:
+		return 422;
+	case WEIR_E_UNAVAILABLE:
+		return 503;
+	case WEIR_E_INTERNAL:
+		break;
 	}
 	return 500;
 }

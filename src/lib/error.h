@@ -34,11 +34,11 @@ struct weir_error {
 /* Fills `err` (if not NULL) and returns -1, so `return weir_error_set(...)`
  * works in functions returning 0 / -1. */
 int weir_error_set(struct weir_error *err, enum weir_error_kind kind, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 
 /* Puts "prefix: " in front of an already filled message (to add where). */
 void weir_error_prefix(struct weir_error *err, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 /* Out of memory: WEIR_E_INTERNAL, "out of memory" (err may be NULL).
  * weir_error_oom returns -1 and weir_error_oom_null NULL, so that a caller

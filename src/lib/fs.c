@@ -25,8 +25,9 @@ int fs_mkdir_p(const char *path, mode_t mode, struct weir_error *err)
 			break;
 		char *slash = errno == ENOENT ? strrchr(buf, '/') : NULL;
 		if (!slash || slash == buf)
-			return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create directory: %s",
-			                      buf, strerror(errno));
+			return weir_error_set(err, WEIR_E_INTERNAL,
+			                      "%s: cannot create directory: %s", buf,
+			                      strerror(errno));
 		*slash = '\0';
 		top = (size_t)(slash - buf);
 	}
@@ -34,8 +35,9 @@ int fs_mkdir_p(const char *path, mode_t mode, struct weir_error *err)
 		buf[top] = '/';
 		top += strlen(buf + top);
 		if (mkdir(buf, mode) < 0 && errno != EEXIST)
-			return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create directory: %s",
-			                      buf, strerror(errno));
+			return weir_error_set(err, WEIR_E_INTERNAL,
+			                      "%s: cannot create directory: %s", buf,
+			                      strerror(errno));
 	}
 	return 0;
 }
@@ -48,7 +50,7 @@ char *fs_read_file(const char *path, size_t *len, struct weir_error *err)
 
 	if (!f) {
 		weir_error_set(err, errno == ENOENT ? WEIR_E_NOT_FOUND : WEIR_E_INVALID,
-			       "%s: cannot open: %s", path, strerror(errno));
+		               "%s: cannot open: %s", path, strerror(errno));
 		return NULL;
 	}
 	for (;;) {
@@ -83,7 +85,7 @@ char *fs_read_file(const char *path, size_t *len, struct weir_error *err)
 }
 
 int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	char tmp[4096];
 	int fd;
@@ -91,7 +93,8 @@ int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 	snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
 	if (fd < 0)
-		return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create: %s", tmp, strerror(errno));
+		return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot create: %s", tmp,
+		                      strerror(errno));
 	const char *p = data;
 	size_t left = len;
 	while (left > 0) {
@@ -102,7 +105,7 @@ int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 			close(fd);
 			unlink(tmp);
 			return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot write: %s", tmp,
-					      strerror(errno));
+			                      strerror(errno));
 		}
 		p += w;
 		left -= (size_t)w;
@@ -113,7 +116,8 @@ int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t 
 	}
 	if (rename(tmp, path) < 0) {
 		unlink(tmp);
-		return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot rename: %s", path, strerror(errno));
+		return weir_error_set(err, WEIR_E_INTERNAL, "%s: cannot rename: %s", path,
+		                      strerror(errno));
 	}
 	return 0;
 }

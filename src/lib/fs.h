@@ -14,7 +14,7 @@ int fs_mkdir_p(const char *path, mode_t mode, struct weir_error *err);
 char *fs_read_file(const char *path, size_t *len, struct weir_error *err);
 /* Writes through a temporary file and rename(): readers never see half a file. */
 int fs_write_file_atomic(const char *path, const void *data, size_t len, mode_t mode,
-			 struct weir_error *err);
+                         struct weir_error *err);
 /* The absolute path of the folder holding `path` (relative paths against
  * the current directory), newly allocated; NULL when out of memory or the
  * current directory cannot be read. */

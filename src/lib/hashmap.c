@@ -96,7 +96,7 @@ size_t hashmap_count(const struct hashmap *m)
 }
 
 static bool node_matches(const struct hashmap *m, const struct hashmap_node *n, uint64_t hash,
-			 int64_t key_int, const char *key_str)
+                         int64_t key_int, const char *key_str)
 {
 	if (n->hash != hash)
 		return false;
@@ -105,7 +105,7 @@ static bool node_matches(const struct hashmap *m, const struct hashmap_node *n, 
 
 /* The link that points at the key's node (or the NULL ending its chain). */
 static struct hashmap_node **find_link(const struct hashmap *m, uint64_t hash, int64_t key_int,
-				       const char *key_str)
+                                       const char *key_str)
 {
 	struct hashmap_node **link = &m->buckets[hash & (m->n_buckets - 1)];
 	while (*link && !node_matches(m, *link, hash, key_int, key_str))
@@ -136,8 +136,8 @@ static void grow(struct hashmap *m)
 	m->n_buckets = nb;
 }
 
-static int put(struct hashmap *m, uint64_t hash, int64_t key_int, const char *key_str,
-	       void *value, void **old)
+static int put(struct hashmap *m, uint64_t hash, int64_t key_int, const char *key_str, void *value,
+               void **old)
 {
 	struct hashmap_node **link = find_link(m, hash, key_int, key_str);
 	if (*link) {
@@ -164,7 +164,7 @@ static int put(struct hashmap *m, uint64_t hash, int64_t key_int, const char *ke
 }
 
 static bool find(const struct hashmap *m, uint64_t hash, int64_t key_int, const char *key_str,
-		 void **value)
+                 void **value)
 {
 	struct hashmap_node *n = *find_link(m, hash, key_int, key_str);
 	if (n && value)

@@ -35,7 +35,7 @@ struct http_client {
 	char *port;
 	char *token;
 	char *headers; /* extra "Name: value\r\n" lines; NULL: none */
-	int fd; /* kept-alive connection, or -1 */
+	int fd;        /* kept-alive connection, or -1 */
 	bool https;
 	const struct http_tls_ops *tls_ops; /* NULL: no TLS layer given */
 	char *ca_file;
@@ -62,8 +62,9 @@ struct http_client *http_client_create(const char *base_url, const char *token)
 	/* The host and port are parsed lazily in connect_to() so that a bad
 	 * URL becomes an error message rather than a NULL here. */
 	c->https = strncmp(c->base_url, "https://", 8) == 0;
-	hp = c->https ? c->base_url + 8
-		      : strncmp(c->base_url, "http://", 7) == 0 ? c->base_url + 7 : NULL;
+	hp = c->https                                  ? c->base_url + 8
+	     : strncmp(c->base_url, "http://", 7) == 0 ? c->base_url + 7
+	                                               : NULL;
 	if (hp) {
 		const char *dflt = c->https ? "443" : "80";
 		slash = strchr(hp, '/');
@@ -73,14 +74,14 @@ struct http_client *http_client_create(const char *base_url, const char *token)
 			if (end) {
 				c->host = strndup(hp + 1, (size_t)(end - hp - 1));
 				c->port = end[1] == ':'
-					      ? strndup(end + 2, hlen - (size_t)(end - hp) - 2)
-					      : strdup(dflt);
+				              ? strndup(end + 2, hlen - (size_t)(end - hp) - 2)
+				              : strdup(dflt);
 			}
 		} else {
 			colon = memchr(hp, ':', hlen);
 			c->host = strndup(hp, colon ? (size_t)(colon - hp) : hlen);
 			c->port = colon ? strndup(colon + 1, hlen - (size_t)(colon - hp) - 1)
-					: strdup(dflt);
+			                : strdup(dflt);
 		}
 	}
 	return c;
@@ -125,7 +126,7 @@ int http_client_set_headers(struct http_client *c, const char *lines)
 }
 
 int http_client_endpoint(const struct http_client *c, const char **host, const char **port,
-			 bool *https)
+                         bool *https)
 {
 	*host = c->host;
 	*port = c->port;
@@ -133,8 +134,7 @@ int http_client_endpoint(const struct http_client *c, const char **host, const c
 	return c->host && c->port && c->host[0] ? 0 : -1;
 }
 
-int http_client_set_tls(struct http_client *c, const struct http_tls_ops *ops,
-			const char *ca_file)
+int http_client_set_tls(struct http_client *c, const struct http_tls_ops *ops, const char *ca_file)
 {
 	char *copy = ca_file && *ca_file ? strdup(ca_file) : NULL;
 
@@ -203,21 +203,21 @@ static int connect_to(struct http_client *c, int64_t deadline, struct weir_error
 
 	if (!c->host || !c->port || !c->host[0])
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "%s: expected a server URL like http://127.0.0.1:8270",
-				      c->base_url);
+		                      "%s: expected a server URL like http://127.0.0.1:8270",
+		                      c->base_url);
 	if (c->https && !c->tls_ops)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "%s: https is not available here (this program links no "
-				      "TLS); use an http:// URL",
-				      c->base_url);
+		                      "%s: https is not available here (this program links no "
+		                      "TLS); use an http:// URL",
+		                      c->base_url);
 	hints.ai_socktype = SOCK_STREAM;
 	rc = getaddrinfo(c->host, c->port, &hints, &res);
 	if (rc != 0)
 		return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s: cannot resolve %s: %s",
-				      c->base_url, c->host, gai_strerror(rc));
+		                      c->base_url, c->host, gai_strerror(rc));
 	for (ai = res; ai; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			    ai->ai_protocol);
+		            ai->ai_protocol);
 		if (fd < 0)
 			continue;
 		if (connect(fd, ai->ai_addr, ai->ai_addrlen) == 0)
@@ -244,8 +244,8 @@ static int connect_to(struct http_client *c, int64_t deadline, struct weir_error
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s: cannot connect: %s", c->base_url,
-				      strerror(saved ? saved : ECONNREFUSED));
+		return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s: cannot connect: %s",
+		                      c->base_url, strerror(saved ? saved : ECONNREFUSED));
 	int one = 1;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
 	c->fd = fd;
@@ -263,7 +263,8 @@ static short wait_events(const struct http_client *c, short plain)
 static int send_all(struct http_client *c, const char *p, size_t n, int64_t deadline)
 {
 	while (n > 0) {
-		ssize_t w = c->tls ? c->tls_ops->send(c->tls, p, n) : send(c->fd, p, n, MSG_NOSIGNAL);
+		ssize_t w =
+		    c->tls ? c->tls_ops->send(c->tls, p, n) : send(c->fd, p, n, MSG_NOSIGNAL);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -284,7 +285,7 @@ static int read_more(struct http_client *c, struct strbuf *b, int64_t deadline)
 	char tmp[16384];
 	for (;;) {
 		ssize_t r = c->tls ? c->tls_ops->recv(c->tls, tmp, sizeof tmp)
-				   : recv(c->fd, tmp, sizeof tmp, 0);
+		                   : recv(c->fd, tmp, sizeof tmp, 0);
 		if (r > 0)
 			return strbuf_add(b, tmp, (size_t)r) == 0 ? 1 : -1;
 		if (r == 0)
@@ -334,7 +335,8 @@ static const char *find_header(const char *head, const char *name)
 
 /* Reads one response: status, headers, body into the sink.  *reusable says
  * whether the connection may carry another request. */
-static int read_response(struct http_client *c, long *status, struct sink *s, int *reusable, int64_t deadline)
+static int read_response(struct http_client *c, long *status, struct sink *s, int *reusable,
+                         int64_t deadline)
 {
 	struct strbuf in = STRBUF_INIT;
 	char *end;
@@ -421,9 +423,9 @@ out:
 	return rc;
 }
 
-static int perform(struct http_client *c, const char *method, const char *path,
-		   const char *ctype, const char *body, size_t body_len, long timeout_ms,
-		   long *status, struct sink *s, struct weir_error *err)
+static int perform(struct http_client *c, const char *method, const char *path, const char *ctype,
+                   const char *body, size_t body_len, long timeout_ms, long *status, struct sink *s,
+                   struct weir_error *err)
 {
 	int64_t deadline = timeout_ms > 0 ? clock_mono_ms() + timeout_ms : 0;
 	struct strbuf req = STRBUF_INIT;
@@ -432,7 +434,7 @@ static int perform(struct http_client *c, const char *method, const char *path,
 
 	*status = 0;
 	snprintf(line, sizeof line, "%s %s HTTP/1.1\r\nHost: %s:%s\r\nAccept: application/json\r\n",
-		 method, path, c->host ? c->host : "", c->port ? c->port : "");
+	         method, path, c->host ? c->host : "", c->port ? c->port : "");
 	strbuf_add(&req, line, strlen(line));
 	if (c->token) {
 		strbuf_add(&req, "Authorization: Bearer ", 22);
@@ -443,8 +445,8 @@ static int perform(struct http_client *c, const char *method, const char *path,
 		strbuf_add(&req, c->headers, strlen(c->headers));
 	if (body || strcmp(method, "GET")) {
 		snprintf(line, sizeof line, "%s%s%sContent-Length: %zu\r\n",
-			 body ? "Content-Type: " : "", body ? ctype : "", body ? "\r\n" : "",
-			 body_len);
+		         body ? "Content-Type: " : "", body ? ctype : "", body ? "\r\n" : "",
+		         body_len);
 		strbuf_add(&req, line, strlen(line));
 	}
 	if (strbuf_add(&req, "\r\n", 2) < 0 || (body_len && strbuf_add(&req, body, body_len) < 0)) {
@@ -475,32 +477,32 @@ static int perform(struct http_client *c, const char *method, const char *path,
 			break;
 	}
 	weir_error_set(err, WEIR_E_UNAVAILABLE, "%s %s%s: %s", method, c->base_url, path,
-		       deadline && clock_mono_ms() >= deadline ? "timed out"
-							       : "connection lost before an answer");
+	               deadline && clock_mono_ms() >= deadline
+	                   ? "timed out"
+	                   : "connection lost before an answer");
 out:
 	strbuf_release(&req);
 	return rc;
 }
 
 int http_client_request(struct http_client *c, const char *method, const char *path,
-			const char *json_body, long timeout_ms, struct http_response *resp,
-			struct weir_error *err)
+                        const char *json_body, long timeout_ms, struct http_response *resp,
+                        struct weir_error *err)
 {
 	return http_client_request_body(c, method, path, "application/json", json_body,
-					json_body ? strlen(json_body) : 0, timeout_ms, resp, err);
+	                                json_body ? strlen(json_body) : 0, timeout_ms, resp, err);
 }
 
 int http_client_request_body(struct http_client *c, const char *method, const char *path,
-			     const char *content_type, const char *data, size_t len,
-			     long timeout_ms, struct http_response *resp, struct weir_error *err)
+                             const char *content_type, const char *data, size_t len,
+                             long timeout_ms, struct http_response *resp, struct weir_error *err)
 {
 	struct strbuf body = STRBUF_INIT;
 	struct sink s = {.body = &body};
 	int rc;
 
 	memset(resp, 0, sizeof *resp);
-	rc = perform(c, method, path, content_type, data, len, timeout_ms, &resp->status, &s,
-		     err);
+	rc = perform(c, method, path, content_type, data, len, timeout_ms, &resp->status, &s, err);
 	if (rc < 0) {
 		strbuf_release(&body);
 		resp->status = 0;
@@ -511,7 +513,7 @@ int http_client_request_body(struct http_client *c, const char *method, const ch
 }
 
 int http_client_stream(struct http_client *c, const char *path, http_chunk_fn on_chunk, void *arg,
-		       long *status, struct weir_error *err)
+                       long *status, struct weir_error *err)
 {
 	struct sink s = {.on_chunk = on_chunk, .arg = arg};
 	return perform(c, "GET", path, NULL, NULL, 0, 0, status, &s, err);

@@ -21,8 +21,8 @@
 struct http_client; /* opaque */
 
 struct http_response {
-	long status;  /* 0 when no answer came (connection refused, timeout) */
-	char *body;   /* NUL-terminated, owned: http_response_release() */
+	long status; /* 0 when no answer came (connection refused, timeout) */
+	char *body;  /* NUL-terminated, owned: http_response_release() */
 	size_t len;
 };
 
@@ -36,7 +36,7 @@ void http_client_destroy(struct http_client *c);
 /* What base_url named: *host, *port (as text) and whether it is https.  0,
  * or -1 when it is not an http:// or https:// URL with a host. */
 int http_client_endpoint(const struct http_client *c, const char **host, const char **port,
-			 bool *https);
+                         bool *https);
 
 /* A TLS layer, as functions (lib/tls.h has one).  The session is the
  * layer's; the socket stays the client's. */
@@ -57,8 +57,7 @@ struct http_tls_ops {
 /* Lets the handle speak https with `ops` (kept: static), its peers
  * verified against the system's trust store and `ca_file`'s certificates
  * (NULL: none; copied).  -1 on out of memory. */
-int http_client_set_tls(struct http_client *c, const struct http_tls_ops *ops,
-			const char *ca_file);
+int http_client_set_tls(struct http_client *c, const struct http_tls_ops *ops, const char *ca_file);
 
 /* Header lines every request sends ("Name: value\r\n" each, one line per
  * header: the caller checked that no value holds a line break); NULL or ""
@@ -70,14 +69,14 @@ int http_client_set_headers(struct http_client *c, const char *lines);
  * with err (WEIR_E_UNAVAILABLE) when none came.  resp is filled in both
  * cases and must be released. */
 int http_client_request(struct http_client *c, const char *method, const char *path,
-			const char *json_body, long timeout_ms, struct http_response *resp,
-			struct weir_error *err);
+                        const char *json_body, long timeout_ms, struct http_response *resp,
+                        struct weir_error *err);
 
 /* The same with a body of any bytes (NUL included) and its Content-Type;
  * data NULL: no body. */
 int http_client_request_body(struct http_client *c, const char *method, const char *path,
-			     const char *content_type, const char *data, size_t len,
-			     long timeout_ms, struct http_response *resp, struct weir_error *err);
+                             const char *content_type, const char *data, size_t len,
+                             long timeout_ms, struct http_response *resp, struct weir_error *err);
 
 /* Called with each piece of a streamed body; return 0 to go on, non-zero to stop. */
 typedef int (*http_chunk_fn)(const char *data, size_t len, void *arg);
@@ -85,7 +84,7 @@ typedef int (*http_chunk_fn)(const char *data, size_t len, void *arg);
 /* GET that hands the body to `on_chunk` as it arrives (log follow).
  * *status gets the HTTP status.  0 when an answer came, -1 with err. */
 int http_client_stream(struct http_client *c, const char *path, http_chunk_fn on_chunk, void *arg,
-		       long *status, struct weir_error *err);
+                       long *status, struct weir_error *err);
 
 void http_response_release(struct http_response *resp);
 

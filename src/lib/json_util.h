@@ -26,7 +26,6 @@ json_t *json_util_time_iso(int64_t ms);
 /* A time as clock_format_airflow() writes it; null for ms <= 0. */
 json_t *json_util_time_airflow(int64_t ms);
 
-
 /* Appends s to sb as a JSON string (quoted; '"', '\\' and control
  * characters escaped as jansson's json_dumps writes them; other bytes as
  * they are), or null for NULL.  0, or -1 when s is not valid UTF-8 (which

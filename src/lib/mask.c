@@ -19,7 +19,7 @@ struct mask {
 	size_t n;
 	size_t max_len;
 	bool first[256]; /* the bytes a secret starts with: others are passed over fast */
-	char *held; /* bytes that may begin a secret; at most max_len - 1 */
+	char *held;      /* bytes that may begin a secret; at most max_len - 1 */
 	size_t n_held;
 	char *win; /* the window: held + a chunk (grown as needed) */
 	size_t win_cap;
@@ -85,7 +85,7 @@ bool mask_active(const struct mask *m)
  * *partial set when the window ends inside a secret that could still
  * match (only when !final). */
 static size_t match_at(const struct mask *m, const char *w, size_t i, size_t end, bool final,
-		       bool *partial)
+                       bool *partial)
 {
 	size_t best = 0, left = end - i;
 
@@ -105,7 +105,7 @@ static size_t match_at(const struct mask *m, const char *w, size_t i, size_t end
 /* Masks w[0..end), writing what is settled; returns where it stopped (the
  * start of the bytes to hold back; end when nothing is). */
 static size_t scan(const struct mask *m, const char *w, size_t end, bool final, mask_out_fn out,
-		   void *arg)
+                   void *arg)
 {
 	size_t i = 0, run = 0; /* w[run..i) is plain text not yet written */
 
@@ -151,7 +151,8 @@ void mask_feed(struct mask *m, const char *data, size_t n, mask_out_fn out, void
 		char *nw = realloc(m->win, total);
 		if (!nw) {
 			/* out of memory: never let a secret through; say so instead */
-			static const char note[] = "\n[output dropped: out of memory while masking]\n";
+			static const char note[] =
+			    "\n[output dropped: out of memory while masking]\n";
 			m->n_held = 0;
 			out(arg, note, sizeof note - 1);
 			return;

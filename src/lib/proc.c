@@ -29,8 +29,8 @@ int proc_read_stat(int pid, struct proc_stat *out)
 	/* The command name (field 2) may hold spaces and ')': fields resume
 	 * after the last ')'. */
 	char *p = strrchr(buf, ')');
-	if (!p || sscanf(p + 2, "%c %d %d %d", &out->state, &out->ppid, &out->pgrp,
-			 &out->session) != 4)
+	if (!p ||
+	    sscanf(p + 2, "%c %d %d %d", &out->state, &out->ppid, &out->pgrp, &out->session) != 4)
 		return -1;
 	/* starttime is field 22, rss field 24; p + 2 is field 3 */
 	int field = 3;

@@ -13,7 +13,8 @@ struct proc_stat {
 	int pgrp;
 	int session;
 	uint64_t rss_bytes;
-	uint64_t start_ticks; /* when it started, in clock ticks since boot: with the pid, one process */
+	uint64_t
+	    start_ticks; /* when it started, in clock ticks since boot: with the pid, one process */
 };
 
 /* Reads /proc/PID/stat.  0, or -1 when the process is gone. */

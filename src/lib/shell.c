@@ -33,11 +33,12 @@ char *shell_quoted(const char *s)
  * and builtins that have no program of the same name (or whose program
  * would not act on the shell itself). */
 static const char *const sh_first_words[] = {
-    "!", "{", "}", "[[", "]]", "case", "do", "done", "elif", "else", "esac", "fi", "for",
-    "function", "if", "in", "select", "then", "time", "until", "while",
-    ".", ":", "alias", "bg", "break", "cd", "command", "continue", "eval", "exec", "exit",
-    "export", "fg", "getopts", "hash", "jobs", "local", "read", "readonly", "return", "set",
-    "shift", "source", "times", "trap", "type", "ulimit", "umask", "unalias", "unset", "wait",
+    "!",       "{",        "}",      "[[",       "]]",       "case",   "do",    "done",    "elif",
+    "else",    "esac",     "fi",     "for",      "function", "if",     "in",    "select",  "then",
+    "time",    "until",    "while",  ".",        ":",        "alias",  "bg",    "break",   "cd",
+    "command", "continue", "eval",   "exec",     "exit",     "export", "fg",    "getopts", "hash",
+    "jobs",    "local",    "read",   "readonly", "return",   "set",    "shift", "source",  "times",
+    "trap",    "type",     "ulimit", "umask",    "unalias",  "unset",  "wait",
 };
 
 static bool is_blank(char c)

@@ -87,12 +87,13 @@ static int put(struct smtp_conn *c, const char *data, size_t n, struct weir_erro
 	int64_t since = clock_mono_ms();
 
 	while (n > 0) {
-		ssize_t w = c->tls ? tls_conn_send(c->tls, data, n) : send(c->fd, data, n, MSG_NOSIGNAL);
+		ssize_t w =
+		    c->tls ? tls_conn_send(c->tls, data, n) : send(c->fd, data, n, MSG_NOSIGNAL);
 		if (w < 0 && (errno == EINTR || again(c, since)))
 			continue;
 		if (w <= 0)
 			return weir_error_set(err, WEIR_E_UNAVAILABLE, "SMTP: sending: %s",
-			                      w < 0 && errno == EAGAIN ? "timed out"
+			                      w < 0 && errno == EAGAIN    ? "timed out"
 			                      : c->tls && errno == EPROTO ? tls_conn_error(c->tls)
 			                                                  : strerror(errno));
 		data += w;
@@ -116,12 +117,12 @@ static int get_reply(struct smtp_conn *c, int *code, struct weir_error *err)
 			if (r < 0 && (errno == EINTR || again(c, since)))
 				continue;
 			if (r <= 0)
-				return weir_error_set(err, WEIR_E_UNAVAILABLE,
-				                      "SMTP: reading a reply: %s",
-				                      r == 0 ? "the server closed the connection"
-				                      : errno == EAGAIN ? "timed out"
-				                      : c->tls && errno == EPROTO ? tls_conn_error(c->tls)
-				                                                  : strerror(errno));
+				return weir_error_set(
+				    err, WEIR_E_UNAVAILABLE, "SMTP: reading a reply: %s",
+				    r == 0                      ? "the server closed the connection"
+				    : errno == EAGAIN           ? "timed out"
+				    : c->tls && errno == EPROTO ? tls_conn_error(c->tls)
+				                                : strerror(errno));
 			if (strbuf_add(&c->in, tmp, (size_t)r) < 0 || c->in.len > 65536)
 				return weir_error_set(err, WEIR_E_UNAVAILABLE, "%s",
 				                      "SMTP: a reply too long");

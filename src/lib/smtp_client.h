@@ -7,8 +7,8 @@
  * trust store and ca_file, its name against host) is either implicit (ssl,
  * or port 465 without starttls) or STARTTLS.  With starttls the mail fails
  * unless the server offers it, and nothing, the password least of all, is
- * sent before the handshake.  Run it off the event loop (a worker thread): every read and write waits
- * at most `timeout_ms`.  Errors never carry the password.
+ * sent before the handshake.  Run it off the event loop (a worker thread): every read and write
+ * waits at most `timeout_ms`.  Errors never carry the password.
  */
 #ifndef WEIR_LIB_SMTP_CLIENT_H
 #define WEIR_LIB_SMTP_CLIENT_H

@@ -28,7 +28,10 @@ struct strbuf {
 /* The shared "" an unallocated buffer points to; never written. */
 extern char strbuf_empty[1];
 
-#define STRBUF_INIT {strbuf_empty, 0, 0, false}
+#define STRBUF_INIT                                                                                \
+	{                                                                                          \
+		strbuf_empty, 0, 0, false                                                          \
+	}
 
 void strbuf_init(struct strbuf *sb);
 
@@ -42,7 +45,7 @@ int strbuf_addch(struct strbuf *sb, int c);
 int strbuf_addi(struct strbuf *sb, long long v);
 int strbuf_addf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int strbuf_vaddf(struct strbuf *sb, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
+    __attribute__((format(printf, 2, 0)));
 
 /* Drops `n` bytes at `pos` (clamped to the end), moving the rest down. */
 void strbuf_remove(struct strbuf *sb, size_t pos, size_t n);

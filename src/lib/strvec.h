@@ -15,7 +15,10 @@ struct strvec {
 	size_t cap;
 };
 
-#define STRVEC_INIT {NULL, 0, 0}
+#define STRVEC_INIT                                                                                \
+	{                                                                                          \
+		NULL, 0, 0                                                                         \
+	}
 
 /* Appends a copy of `s`.  0, or -1 when out of memory (the list unchanged). */
 int strvec_push(struct strvec *sv, const char *s);

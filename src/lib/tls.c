@@ -32,22 +32,38 @@
 #ifndef WEIR_SONAME_GNUTLS
 #define WEIR_SONAME_GNUTLS "libgnutls.so.30"
 #endif
-#define GT_FUNCS(X, t) X(t, gnutls_bye) X(t, gnutls_free) \
-	X(t, gnutls_certificate_allocate_credentials) \
-	X(t, gnutls_certificate_free_credentials) X(t, gnutls_certificate_set_x509_system_trust) \
-	X(t, gnutls_certificate_set_x509_trust_file) X(t, gnutls_certificate_verification_status_print) \
-	X(t, gnutls_credentials_set) X(t, gnutls_deinit) X(t, gnutls_error_is_fatal) \
-	X(t, gnutls_handshake) X(t, gnutls_init) X(t, gnutls_record_get_direction) \
-	X(t, gnutls_record_recv) X(t, gnutls_record_send) X(t, gnutls_server_name_set) \
-	X(t, gnutls_session_get_verify_cert_status) X(t, gnutls_session_set_verify_cert) \
-	X(t, gnutls_set_default_priority) X(t, gnutls_strerror) X(t, gnutls_transport_set_int2)
+/* clang-format off */
+#define GT_FUNCS(X, t)                                     \
+	X(t, gnutls_bye)                                   \
+	X(t, gnutls_free)                                  \
+	X(t, gnutls_certificate_allocate_credentials)      \
+	X(t, gnutls_certificate_free_credentials)          \
+	X(t, gnutls_certificate_set_x509_system_trust)     \
+	X(t, gnutls_certificate_set_x509_trust_file)       \
+	X(t, gnutls_certificate_verification_status_print) \
+	X(t, gnutls_credentials_set)                       \
+	X(t, gnutls_deinit)                                \
+	X(t, gnutls_error_is_fatal)                        \
+	X(t, gnutls_handshake)                             \
+	X(t, gnutls_init)                                  \
+	X(t, gnutls_record_get_direction)                  \
+	X(t, gnutls_record_recv)                           \
+	X(t, gnutls_record_send)                           \
+	X(t, gnutls_server_name_set)                       \
+	X(t, gnutls_session_get_verify_cert_status)        \
+	X(t, gnutls_session_set_verify_cert)               \
+	X(t, gnutls_set_default_priority)                  \
+	X(t, gnutls_strerror)                              \
+	X(t, gnutls_transport_set_int2)
+/* clang-format on */
 DYNLIB_TABLE(gt, GT_FUNCS, WEIR_SONAME_GNUTLS, "TLS (https, SMTP over TLS)");
 #define gnutls_bye (gt.gnutls_bye)
 #define gnutls_certificate_allocate_credentials (gt.gnutls_certificate_allocate_credentials)
 #define gnutls_certificate_free_credentials (gt.gnutls_certificate_free_credentials)
 #define gnutls_certificate_set_x509_system_trust (gt.gnutls_certificate_set_x509_system_trust)
 #define gnutls_certificate_set_x509_trust_file (gt.gnutls_certificate_set_x509_trust_file)
-#define gnutls_certificate_verification_status_print (gt.gnutls_certificate_verification_status_print)
+#define gnutls_certificate_verification_status_print                                               \
+	(gt.gnutls_certificate_verification_status_print)
 #define gnutls_credentials_set (gt.gnutls_credentials_set)
 #define gnutls_deinit (gt.gnutls_deinit)
 #define gnutls_error_is_fatal (gt.gnutls_error_is_fatal)

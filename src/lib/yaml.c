@@ -32,7 +32,7 @@ struct yaml_lines {
 struct frame {
 	json_t *node; /* borrowed: owned by its parent (or the root) */
 	char *path;
-	char *key;    /* a mapping's key waiting for its value */
+	char *key; /* a mapping's key waiting for its value */
 	int key_line;
 	size_t index; /* next index of a sequence */
 };
@@ -128,8 +128,9 @@ static bool all_digits(const char *s, int base)
 	if (!*s)
 		return false;
 	for (; *s; s++) {
-		if (base == 16 ? !strchr("0123456789abcdefABCDEF", *s)
-			       : base == 8 ? (*s < '0' || *s > '7') : (*s < '0' || *s > '9'))
+		if (base == 16  ? !strchr("0123456789abcdefABCDEF", *s)
+		    : base == 8 ? (*s < '0' || *s > '7')
+		                : (*s < '0' || *s > '9'))
 			return false;
 	}
 	return true;
@@ -236,10 +237,14 @@ static char *child_path(const struct frame *parent, const char *key, size_t inde
 static const char *event_anchor(const yaml_event_t *ev)
 {
 	switch (ev->type) {
-	case YAML_SCALAR_EVENT: return (const char *)ev->data.scalar.anchor;
-	case YAML_SEQUENCE_START_EVENT: return (const char *)ev->data.sequence_start.anchor;
-	case YAML_MAPPING_START_EVENT: return (const char *)ev->data.mapping_start.anchor;
-	default: return NULL;
+	case YAML_SCALAR_EVENT:
+		return (const char *)ev->data.scalar.anchor;
+	case YAML_SEQUENCE_START_EVENT:
+		return (const char *)ev->data.sequence_start.anchor;
+	case YAML_MAPPING_START_EVENT:
+		return (const char *)ev->data.mapping_start.anchor;
+	default:
+		return NULL;
 	}
 }
 
@@ -251,7 +256,7 @@ static int add_node(struct builder *b, const yaml_event_t *ev)
 
 	if (event_anchor(ev))
 		return fail_at(b, line, "anchor &%s: anchors and aliases are not supported",
-			       event_anchor(ev));
+		               event_anchor(ev));
 
 	if (top && json_is_object(top->node) && !top->key) {
 		if (ev->type != YAML_SCALAR_EVENT)
@@ -272,7 +277,8 @@ static int add_node(struct builder *b, const yaml_event_t *ev)
 	if (ev->type == YAML_SCALAR_EVENT) {
 		const char *s = (const char *)ev->data.scalar.value;
 		size_t len = ev->data.scalar.length;
-		if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && ev->data.scalar.plain_implicit)
+		if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+		    ev->data.scalar.plain_implicit)
 			val = plain_scalar(s, len);
 		else
 			val = json_stringn(s, len);
@@ -345,15 +351,15 @@ static int parser_error(struct builder *b, const yaml_parser_t *p)
 	if (p->error == YAML_MEMORY_ERROR)
 		return fail_oom(b);
 	if (p->context)
-		return weir_error_set(b->err, WEIR_E_INVALID, "%s:%d: %s (%s at line %d)", b->origin,
-				      line, p->problem ? p->problem : "syntax error", p->context,
-				      (int)p->context_mark.line + 1);
+		return weir_error_set(b->err, WEIR_E_INVALID, "%s:%d: %s (%s at line %d)",
+		                      b->origin, line, p->problem ? p->problem : "syntax error",
+		                      p->context, (int)p->context_mark.line + 1);
 	return weir_error_set(b->err, WEIR_E_INVALID, "%s:%d: %s", b->origin, line,
-			      p->problem ? p->problem : "syntax error");
+	                      p->problem ? p->problem : "syntax error");
 }
 
 json_t *yaml_parse(const char *text, size_t len, const char *origin, struct yaml_lines **lines,
-		   struct weir_error *err)
+                   struct weir_error *err)
 {
 	yaml_parser_t parser;
 	struct builder b;
@@ -386,26 +392,31 @@ json_t *yaml_parse(const char *text, size_t len, const char *origin, struct yaml
 			break;
 		}
 		switch (ev.type) {
-		case YAML_STREAM_END_EVENT: done = true; break;
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
 		case YAML_DOCUMENT_START_EVENT:
 			if (++docs > 1)
 				rc = fail_at(&b, line_of(&ev.start_mark), "%s",
-					     "more than one document; expected exactly one");
+				             "more than one document; expected exactly one");
 			break;
 		case YAML_ALIAS_EVENT:
 			rc = fail_at(&b, line_of(&ev.start_mark),
-				     "alias *%s: anchors and aliases are not supported",
-				     (const char *)ev.data.alias.anchor);
+			             "alias *%s: anchors and aliases are not supported",
+			             (const char *)ev.data.alias.anchor);
 			break;
 		case YAML_SCALAR_EVENT:
 		case YAML_MAPPING_START_EVENT:
-		case YAML_SEQUENCE_START_EVENT: rc = add_node(&b, &ev); break;
+		case YAML_SEQUENCE_START_EVENT:
+			rc = add_node(&b, &ev);
+			break;
 		case YAML_MAPPING_END_EVENT:
 		case YAML_SEQUENCE_END_EVENT:
 			if (b.depth > 0)
 				pop_frame(&b);
 			break;
-		default: break;
+		default:
+			break;
 		}
 		yaml_event_delete(&ev);
 	}

@@ -24,7 +24,7 @@ struct yaml_lines; /* opaque: path -> line */
  * caller frees with yaml_lines_destroy().  NULL with err ("FILE:LINE: ...")
  * on error.  An empty document is an error. */
 json_t *yaml_parse(const char *text, size_t len, const char *origin, struct yaml_lines **lines,
-		   struct weir_error *err);
+                   struct weir_error *err);
 
 /* The 1-based line where `path` starts, or 0 if unknown.  For a path that
  * is not present, the line of its nearest present ancestor. */

@@ -14,18 +14,18 @@ static const struct {
 	const char *canonical;
 	enum conn_kind kind;
 } conn_types[] = {
-	{"postgres", "postgres", CONN_POSTGRES},
-	{"postgresql", "postgres", CONN_POSTGRES},
-	{"mysql", "mysql", CONN_MYSQL},
-	{"mariadb", "mysql", CONN_MYSQL},
-	{"clickhouse", "clickhouse", CONN_CLICKHOUSE},
-	{"redis", "redis", CONN_REDIS},
-	{"sqlite", "sqlite", CONN_SQLITE},
-	{"http", "http", CONN_HTTP},
-	{"https", "https", CONN_HTTP},
-	{"fs", "fs", CONN_FS},
-	{"file", "fs", CONN_FS},
-	{"smtp", "smtp", CONN_SMTP},
+    {"postgres", "postgres", CONN_POSTGRES},
+    {"postgresql", "postgres", CONN_POSTGRES},
+    {"mysql", "mysql", CONN_MYSQL},
+    {"mariadb", "mysql", CONN_MYSQL},
+    {"clickhouse", "clickhouse", CONN_CLICKHOUSE},
+    {"redis", "redis", CONN_REDIS},
+    {"sqlite", "sqlite", CONN_SQLITE},
+    {"http", "http", CONN_HTTP},
+    {"https", "https", CONN_HTTP},
+    {"fs", "fs", CONN_FS},
+    {"file", "fs", CONN_FS},
+    {"smtp", "smtp", CONN_SMTP},
 };
 
 enum conn_kind connection_kind_of(const char *type, const char **canonical)
@@ -49,13 +49,15 @@ int connection_check_id(const char *id, struct weir_error *err)
 	size_t n = id ? strlen(id) : 0;
 	if (n == 0 || n > CONNECTION_ID_MAX)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "connection id: expected 1 to %d characters", CONNECTION_ID_MAX);
+		                      "connection id: expected 1 to %d characters",
+		                      CONNECTION_ID_MAX);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)id[i];
 		if (!isalnum(ch) && ch != '_' && ch != '.' && ch != '-')
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "connection id \"%s\": character %zu is not a letter, digit, '_', '.' or '-'",
-					      id, i + 1);
+			                      "connection id \"%s\": character %zu is not a "
+			                      "letter, digit, '_', '.' or '-'",
+			                      id, i + 1);
 	}
 	return 0;
 }
@@ -93,7 +95,7 @@ static char *pct_decode(const char *s, size_t n, bool plus_space)
 
 /* Decodes one part into *dst (NULL for an empty part). */
 static int decode_part(const char *s, size_t n, bool plus_space, char **dst, const char *what,
-		       struct weir_error *err)
+                       struct weir_error *err)
 {
 	*dst = NULL;
 	if (n == 0)
@@ -101,8 +103,9 @@ static int decode_part(const char *s, size_t n, bool plus_space, char **dst, con
 	*dst = pct_decode(s, n, plus_space);
 	if (!*dst)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "connection URI: the %s has a bad %%-escape (expected %%XX, two hex digits, not %%00)",
-				      what);
+		                      "connection URI: the %s has a bad %%-escape (expected %%XX, "
+		                      "two hex digits, not %%00)",
+		                      what);
 	return 0;
 }
 
@@ -118,8 +121,9 @@ static int parse_query(const char *q, struct connection *c, struct weir_error *e
 		char *k = NULL, *v = NULL;
 		if (kn == 0 && n > 0) {
 			json_decref(extra);
-			return weir_error_set(err, WEIR_E_INVALID,
-					      "connection URI: a query parameter has no name (expected NAME=VALUE)");
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "connection URI: a query parameter has no name (expected NAME=VALUE)");
 		}
 		if (n > 0) {
 			if (decode_part(q, kn, true, &k, "query", err) < 0 ||
@@ -136,8 +140,9 @@ static int parse_query(const char *q, struct connection *c, struct weir_error *e
 					free(k);
 					free(v);
 					json_decref(extra);
-					return weir_error_set(err, WEIR_E_INVALID,
-							      "connection URI: __extra__ must be a JSON object");
+					return weir_error_set(
+					    err, WEIR_E_INVALID,
+					    "connection URI: __extra__ must be a JSON object");
 				}
 				json_object_update(extra, x);
 				json_decref(x);
@@ -173,7 +178,8 @@ static int parse_authority(const char *a, size_t n, struct connection *c, struct
 		size_t ln = colon ? (size_t)(colon - a) : un;
 		if (decode_part(a, ln, false, &c->login, "login", err) < 0)
 			return -1;
-		if (colon && decode_part(colon + 1, un - ln - 1, false, &c->password, "password", err) < 0)
+		if (colon &&
+		    decode_part(colon + 1, un - ln - 1, false, &c->password, "password", err) < 0)
 			return -1;
 		h = at + 1;
 		hn = n - un - 1;
@@ -183,13 +189,15 @@ static int parse_authority(const char *a, size_t n, struct connection *c, struct
 	if (hn > 0 && h[0] == '[') {
 		const char *close = memchr(h, ']', hn);
 		if (!close)
-			return weir_error_set(err, WEIR_E_INVALID,
-					      "connection URI: an IPv6 host opened with '[' has no ']'");
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "connection URI: an IPv6 host opened with '[' has no ']'");
 		host_n = (size_t)(close - h) + 1;
 		if (host_n < hn) {
 			if (h[host_n] != ':')
-				return weir_error_set(err, WEIR_E_INVALID,
-						      "connection URI: expected ':PORT' after the IPv6 host");
+				return weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "connection URI: expected ':PORT' after the IPv6 host");
 			port = h + host_n + 1;
 		}
 	} else {
@@ -206,21 +214,23 @@ static int parse_authority(const char *a, size_t n, struct connection *c, struct
 		char buf[8];
 		int64_t v;
 		if (pn == 0 || pn >= sizeof(buf))
-			return weir_error_set(err, WEIR_E_INVALID,
-					      "connection URI: the port must be a number from 1 to 65535");
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "connection URI: the port must be a number from 1 to 65535");
 		memcpy(buf, port, pn);
 		buf[pn] = '\0';
 		if (str_to_int64(buf, 1, 65535, &v) < 0)
-			return weir_error_set(err, WEIR_E_INVALID,
-					      "connection URI: the port \"%s\" must be a number from 1 to 65535",
-					      buf);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "connection URI: the port \"%s\" must be a number from 1 to 65535",
+			    buf);
 		c->port = (int)v;
 	}
 	return 0;
 }
 
 int connection_from_uri(const char *id, const char *uri, struct connection *out,
-			struct weir_error *err)
+                        struct weir_error *err)
 {
 	memset(out, 0, sizeof(*out));
 	if (connection_check_id(id, err) < 0)
@@ -228,18 +238,21 @@ int connection_from_uri(const char *id, const char *uri, struct connection *out,
 	const char *sep = uri ? strstr(uri, "://") : NULL;
 	if (!sep || sep == uri)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "connection %s: expected a URI TYPE://[LOGIN[:PASSWORD]@]HOST[:PORT][/SCHEMA][?EXTRA]",
-				      id);
+		                      "connection %s: expected a URI "
+		                      "TYPE://[LOGIN[:PASSWORD]@]HOST[:PORT][/SCHEMA][?EXTRA]",
+		                      id);
 	size_t tn = (size_t)(sep - uri);
 	char scheme[64];
 	if (tn >= sizeof(scheme))
-		return weir_error_set(err, WEIR_E_INVALID, "connection %s: the URI's type is too long", id);
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "connection %s: the URI's type is too long", id);
 	for (size_t i = 0; i < tn; i++) {
 		unsigned char ch = (unsigned char)uri[i];
 		if (!isalnum(ch) && ch != '-' && ch != '_' && ch != '+' && ch != '.')
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "connection %s: the URI's type may hold letters, digits, '-', '_', '+' and '.' only",
-					      id);
+			                      "connection %s: the URI's type may hold letters, "
+			                      "digits, '-', '_', '+' and '.' only",
+			                      id);
 		scheme[i] = ch == '-' ? '_' : (char)tolower(ch);
 	}
 	scheme[tn] = '\0';
@@ -302,7 +315,7 @@ static int set_extra_field(struct connection *c, const json_t *v, struct weir_er
 		if (!json_is_object(x)) {
 			json_decref(x);
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "extra: expected a JSON object (or its text)");
+			                      "extra: expected a JSON object (or its text)");
 		}
 	} else if (json_is_object(v)) {
 		x = json_deep_copy(v);
@@ -310,7 +323,7 @@ static int set_extra_field(struct connection *c, const json_t *v, struct weir_er
 			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	} else if (!json_is_null(v) && !json_is_string(v)) {
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "extra: expected a JSON object (or its text)");
+		                      "extra: expected a JSON object (or its text)");
 	}
 	json_decref(c->extra);
 	c->extra = x;
@@ -323,16 +336,19 @@ int connection_apply_json(struct connection *c, const json_t *obj, struct weir_e
 	json_t *v;
 
 	if (!json_is_object(obj))
-		return weir_error_set(err, WEIR_E_INVALID, "expected a JSON object of a connection's fields");
-	json_object_foreach ((json_t *)obj, key, v) {
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "expected a JSON object of a connection's fields");
+	json_object_foreach((json_t *)obj, key, v)
+	{
 		if (!strcmp(key, "connection_id"))
 			continue;
 		if (!strcmp(key, "conn_type")) {
 			const char *canonical;
 			if (!json_is_string(v) || !json_string_length(v))
-				return weir_error_set(err, WEIR_E_INVALID,
-						      "conn_type: expected a type like postgres, "
-						      "mysql, redis, clickhouse, sqlite, http or fs");
+				return weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "conn_type: expected a type like postgres, "
+				    "mysql, redis, clickhouse, sqlite, http or fs");
 			c->kind = connection_kind_of(json_string_value(v), &canonical);
 			if (str_set(&c->type, canonical) < 0)
 				return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -340,9 +356,9 @@ int connection_apply_json(struct connection *c, const json_t *obj, struct weir_e
 			if (json_is_null(v)) {
 				c->port = 0;
 			} else if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-				   json_integer_value(v) > 65535) {
+			           json_integer_value(v) > 65535) {
 				return weir_error_set(err, WEIR_E_INVALID,
-						      "port: expected a number 0..65535 or null");
+				                      "port: expected a number 0..65535 or null");
 			} else {
 				c->port = (int)json_integer_value(v);
 			}
@@ -351,17 +367,17 @@ int connection_apply_json(struct connection *c, const json_t *obj, struct weir_e
 				return -1;
 		} else {
 			char **dst = !strcmp(key, "description") ? &c->description
-				     : !strcmp(key, "host")      ? &c->host
-				     : !strcmp(key, "login")     ? &c->login
-				     : !strcmp(key, "password")  ? &c->password
-				     : !strcmp(key, "schema")    ? &c->schema
-								 : NULL;
+			             : !strcmp(key, "host")      ? &c->host
+			             : !strcmp(key, "login")     ? &c->login
+			             : !strcmp(key, "password")  ? &c->password
+			             : !strcmp(key, "schema")    ? &c->schema
+			                                         : NULL;
 			if (!dst)
 				return weir_error_set(err, WEIR_E_INVALID,
-						      "%s: unknown field (expected connection_id, "
-						      "conn_type, description, host, port, login, "
-						      "password, schema or extra)",
-						      key);
+				                      "%s: unknown field (expected connection_id, "
+				                      "conn_type, description, host, port, login, "
+				                      "password, schema or extra)",
+				                      key);
 			if (set_text_field(dst, v, key, err) < 0)
 				return -1;
 		}
@@ -370,7 +386,7 @@ int connection_apply_json(struct connection *c, const json_t *obj, struct weir_e
 }
 
 int connection_from_json(const char *id, const json_t *obj, struct connection *out,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (connection_check_id(id, err) < 0)
@@ -407,7 +423,8 @@ static bool extra_all_strings(const json_t *extra)
 {
 	const char *k;
 	json_t *v;
-	json_object_foreach((json_t *)extra, k, v) {
+	json_object_foreach((json_t *)extra, k, v)
+	{
 		if (!json_is_string(v) || strcmp(k, "__extra__") == 0)
 			return false;
 	}
@@ -432,7 +449,8 @@ char *connection_to_uri(const struct connection *c, bool with_password)
 	}
 	if (c->host) {
 		if (strchr(c->host, ':') && c->host[0] != '[')
-			pct_encode(&sb, c->host, NULL); /* a path (sqlite) or a bare IPv6: keep it one part */
+			pct_encode(&sb, c->host,
+			           NULL); /* a path (sqlite) or a bare IPv6: keep it one part */
 		else
 			pct_encode(&sb, c->host, "[]:");
 	}
@@ -448,7 +466,8 @@ char *connection_to_uri(const struct connection *c, bool with_password)
 			const char *k;
 			json_t *v;
 			bool first = true;
-			json_object_foreach(c->extra, k, v) {
+			json_object_foreach(c->extra, k, v)
+			{
 				if (!first)
 					strbuf_addch(&sb, '&');
 				first = false;
@@ -478,10 +497,10 @@ int connection_copy(struct connection *dst, const struct connection *src)
 	memset(dst, 0, sizeof(*dst));
 	dst->kind = src->kind;
 	dst->port = src->port;
-	const char *from[] = {src->id, src->type, src->description, src->host,
-			      src->login, src->password, src->schema};
-	char **to[] = {&dst->id, &dst->type, &dst->description, &dst->host,
-		       &dst->login, &dst->password, &dst->schema};
+	const char *from[] = {src->id,    src->type,     src->description, src->host,
+	                      src->login, src->password, src->schema};
+	char **to[] = {&dst->id,    &dst->type,     &dst->description, &dst->host,
+	               &dst->login, &dst->password, &dst->schema};
 	for (size_t i = 0; i < sizeof(from) / sizeof(from[0]); i++) {
 		if (from[i] && !(*to[i] = strdup(from[i]))) {
 			connection_release(dst);
@@ -522,7 +541,8 @@ char *connection_env_name_with(const char *prefix, const char *id)
 	struct strbuf sb = STRBUF_INIT;
 	strbuf_addstr(&sb, prefix);
 	for (const char *p = id; *p; p++)
-		strbuf_addch(&sb, (*p == '.' || *p == '-') ? '_' : (char)toupper((unsigned char)*p));
+		strbuf_addch(&sb,
+		             (*p == '.' || *p == '-') ? '_' : (char)toupper((unsigned char)*p));
 	if (sb.failed) {
 		strbuf_release(&sb);
 		return NULL;
@@ -607,9 +627,8 @@ char *connection_extra_masked(const struct connection *c)
 		return NULL;
 	if (!(copy = json_deep_copy(c->extra)))
 		return NULL;
-	json_object_foreach (copy, key, v)
-		if (connection_secret_name(key))
-			json_object_set_new(copy, key, json_string("***"));
+	json_object_foreach(copy, key, v) if (connection_secret_name(key))
+	    json_object_set_new(copy, key, json_string("***"));
 	text = json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS);
 	json_decref(copy);
 	return text;
@@ -646,11 +665,12 @@ int connection_list_read(struct strvec *ids, const json_t *list, struct weir_err
 
 	if (!json_is_array(list))
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "expected a list of connection ids, like [warehouse, cache]");
-	json_array_foreach ((json_t *)list, i, v) {
+		                      "expected a list of connection ids, like [warehouse, cache]");
+	json_array_foreach((json_t *)list, i, v)
+	{
 		if (!json_is_string(v))
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "[%zu]: expected a connection id (a string)", i);
+			                      "[%zu]: expected a connection id (a string)", i);
 		if (connection_list_add(ids, json_string_value(v), err) < 0) {
 			weir_error_prefix(err, "[%zu]", i);
 			return -1;
@@ -663,7 +683,7 @@ int connection_http_url(const struct connection *c, struct strbuf *url, struct w
 {
 	const char *h = c->host ? c->host : "";
 	bool https = (c->schema && !strcmp(c->schema, "https")) ||
-		     (c->type && !strcmp(c->type, "https")) || !strncmp(h, "https://", 8);
+	             (c->type && !strcmp(c->type, "https")) || !strncmp(h, "https://", 8);
 
 	if (!strncmp(h, "http://", 7))
 		h += 7;

@@ -46,7 +46,7 @@ enum conn_kind {
 
 struct connection {
 	char *id;
-	char *type;        /* as written, after the aliases above ("postgres") */
+	char *type; /* as written, after the aliases above ("postgres") */
 	enum conn_kind kind;
 	char *description; /* may be NULL */
 	char *host;        /* may be NULL */
@@ -71,7 +71,7 @@ int connection_check_id(const char *id, struct weir_error *err);
 /* Parses `uri` into *out (zeroed first) with the given id.  0, or -1 with
  * err; *out holds nothing on failure. */
 int connection_from_uri(const char *id, const char *uri, struct connection *out,
-			struct weir_error *err);
+                        struct weir_error *err);
 
 /* Sets the fields `obj` holds, in Airflow's Connection JSON: conn_type
  * (a non-empty string), description, host, login, password, schema
@@ -85,7 +85,7 @@ int connection_apply_json(struct connection *c, const json_t *obj, struct weir_e
 /* A connection `id` from Airflow's Connection JSON (conn_type required).
  * 0, or -1 with err; *out holds nothing on failure. */
 int connection_from_json(const char *id, const json_t *obj, struct connection *out,
-			 struct weir_error *err);
+                         struct weir_error *err);
 
 /* The URI form of c (newly allocated, NULL when out of memory).  With
  * with_password false the password is left out, even when set. */

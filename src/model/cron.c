@@ -19,9 +19,9 @@
 
 #include "lib/str.h"
 
-#define MS_MIN  60000LL
+#define MS_MIN 60000LL
 #define MS_HOUR 3600000LL
-#define MS_DAY  86400000LL
+#define MS_DAY 86400000LL
 
 /* Feb 29 skips 1900-style years: 8 years is the longest real gap. */
 #define CRON_SEARCH_YEARS 30
@@ -160,7 +160,7 @@ static bool digits(const char **p, int n, int *out)
 }
 
 int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
-			struct weir_error *err)
+                        struct weir_error *err)
 {
 	const char *p = text;
 	int y, mo, d, h = 0, mi = 0, s = 0, oh = 0, om = 0, sign = 0;
@@ -201,16 +201,16 @@ int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
 	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > days_in_month(y, mo) || h > 23 ||
 	    mi > 59 || s > 59 || oh > 23 || om > 59)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "%s: \"%s\" is not a date (year from 1970, a real day of "
-				      "the month, hours 0-23)",
-				      field, text);
+		                      "%s: \"%s\" is not a date (year from 1970, a real day of "
+		                      "the month, hours 0-23)",
+		                      field, text);
 	*out_ms = schedule_make_time(y, mo, d, h, mi, s) - sign * (oh * MS_HOUR + om * MS_MIN);
 	return 0;
 bad:
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "%s: expected a date like 2024-01-31, 2024-01-31T06:00:00Z or "
-			      "2024-01-31T06:00:00+02:00, got \"%s\"",
-			      field, text);
+	                      "%s: expected a date like 2024-01-31, 2024-01-31T06:00:00Z or "
+	                      "2024-01-31T06:00:00+02:00, got \"%s\"",
+	                      field, text);
 }
 
 /* ---- parsing ----------------------------------------------------------- */
@@ -223,22 +223,22 @@ struct field_def {
 };
 
 static const char *const month_names[] = {"jan", "feb", "mar", "apr", "may", "jun", "jul",
-					  "aug", "sep", "oct", "nov", "dec", NULL};
+                                          "aug", "sep", "oct", "nov", "dec", NULL};
 static const char *const wday_names[] = {"sun", "mon", "tue", "wed", "thu", "fri", "sat", NULL};
 
 static const struct field_def fields[5] = {
-	{"minute", 0, 59, "0-59", NULL},
-	{"hour", 0, 23, "0-23", NULL},
-	{"day-of-month", 1, 31, "1-31", NULL},
-	{"month", 1, 12, "1-12 or jan-dec", month_names},
-	{"day-of-week", 0, 7, "0-7 (0 and 7 are Sunday) or sun-sat", wday_names},
+    {"minute", 0, 59, "0-59", NULL},
+    {"hour", 0, 23, "0-23", NULL},
+    {"day-of-month", 1, 31, "1-31", NULL},
+    {"month", 1, 12, "1-12 or jan-dec", month_names},
+    {"day-of-week", 0, 7, "0-7 (0 and 7 are Sunday) or sun-sat", wday_names},
 };
 
 static int field_fail(const struct field_def *f, const char *text, size_t len, const char *what,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	return weir_error_set(err, WEIR_E_INVALID, "%s field \"%.*s\": expected %s", f->name,
-			      (int)len, text, what ? what : f->expected);
+	                      (int)len, text, what ? what : f->expected);
 }
 
 /* A number or a name at *p; advances. */
@@ -271,7 +271,7 @@ static bool read_value(const struct field_def *f, const char **p, const char *en
 
 /* One field ("1-10/2,15") into a bit set. */
 static int parse_field(const struct field_def *f, const char *text, size_t len, uint64_t *bits,
-		       bool *star, struct weir_error *err)
+                       bool *star, struct weir_error *err)
 {
 	const char *p = text, *end = text + len;
 	*bits = 0;
@@ -297,8 +297,8 @@ static int parse_field(const struct field_def *f, const char *text, size_t len, 
 			if (lo < f->min || lo > f->max || hi < f->min || hi > f->max)
 				return field_fail(f, text, len, NULL, err);
 			if (lo > hi)
-				return field_fail(f, text, len,
-						  "a range low-high with low <= high", err);
+				return field_fail(f, text, len, "a range low-high with low <= high",
+				                  err);
 		}
 		if (p < end && *p == '/') {
 			p++;
@@ -307,8 +307,8 @@ static int parse_field(const struct field_def *f, const char *text, size_t len, 
 			while (p < end && isdigit((unsigned char)*p) && p - s < 3)
 				step = step * 10 + (*p++ - '0');
 			if (p == s || step < 1 || step > f->max || (p < end && *p != ','))
-				return field_fail(f, text, len, "a step from 1 to the field's maximum",
-						  err);
+				return field_fail(f, text, len,
+				                  "a step from 1 to the field's maximum", err);
 			if (!ranged) /* "5/15": from 5 to the end, Vixie's and croniter's reading */
 				hi = f->max == 7 ? 6 : f->max;
 		}
@@ -329,9 +329,10 @@ static const struct {
 	const char *name;
 	const char *expr;
 } presets[] = {
-	{"@hourly", "0 * * * *"},  {"@daily", "0 0 * * *"},   {"@midnight", "0 0 * * *"},
-	{"@weekly", "0 0 * * 0"},  {"@monthly", "0 0 1 * *"}, {"@yearly", "0 0 1 1 *"},
-	{"@annually", "0 0 1 1 *"}, {NULL, NULL},
+    {"@hourly", "0 * * * *"},   {"@daily", "0 0 * * *"},
+    {"@midnight", "0 0 * * *"}, {"@weekly", "0 0 * * 0"},
+    {"@monthly", "0 0 1 * *"},  {"@yearly", "0 0 1 1 *"},
+    {"@annually", "0 0 1 1 *"}, {NULL, NULL},
 };
 
 static int parse_expr(const char *expr, struct cron *c, struct weir_error *err)
@@ -356,10 +357,10 @@ static int parse_expr(const char *expr, struct cron *c, struct weir_error *err)
 	}
 	if (n != 5)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "\"%s\": expected 5 fields (minute hour day-of-month month "
-				      "day-of-week), @hourly, @daily, @weekly, @monthly, @yearly, "
-				      "@once or none; got %d field%s",
-				      expr, n, n == 1 ? "" : "s");
+		                      "\"%s\": expected 5 fields (minute hour day-of-month month "
+		                      "day-of-week), @hourly, @daily, @weekly, @monthly, @yearly, "
+		                      "@once or none; got %d field%s",
+		                      expr, n, n == 1 ? "" : "s");
 	uint64_t bits[5];
 	bool star[5];
 	for (int i = 0; i < 5; i++)
@@ -390,8 +391,8 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 	}
 	if (len >= sizeof c.text)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "expected a cron expression of at most %zu characters",
-				      sizeof c.text - 1);
+		                      "expected a cron expression of at most %zu characters",
+		                      sizeof c.text - 1);
 	memcpy(c.text, text, len);
 	c.text[len] = '\0';
 	if (len == 0 || !strcasecmp(c.text, "none") || !strcasecmp(c.text, "@none")) {
@@ -412,10 +413,11 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 			if (!strcasecmp(c.text, presets[i].name))
 				expr = presets[i].expr;
 		if (!expr)
-			return weir_error_set(err, WEIR_E_INVALID,
-					      "\"%s\": expected @hourly, @daily, @weekly, @monthly, "
-					      "@yearly, @annually, @once, none or 5 cron fields",
-					      c.text);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "\"%s\": expected @hourly, @daily, @weekly, @monthly, "
+			    "@yearly, @annually, @once, none or 5 cron fields",
+			    c.text);
 	}
 	c.kind = CRON_EXPR;
 	if (parse_expr(expr, &c, err) < 0)
@@ -423,9 +425,9 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 	/* Feb 30 and the like: refuse now rather than never run. */
 	if (cron_next(&c, schedule_make_time(2000, 1, 1, 0, 0, 0)) == CRON_NEVER)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "\"%s\": expected an expression that matches some date "
-				      "(this one never fires)",
-				      c.text);
+		                      "\"%s\": expected an expression that matches some date "
+		                      "(this one never fires)",
+		                      c.text);
 	*out = c;
 	return 0;
 }
@@ -468,7 +470,8 @@ int64_t cron_next(const struct cron *c, int64_t after_ms)
 		if (v.year > give_up)
 			return CRON_NEVER;
 		if (!(c->months & (1u << v.month))) {
-			int ny = (int)v.year + (v.month == 12), nm = v.month == 12 ? 1 : v.month + 1;
+			int ny = (int)v.year + (v.month == 12),
+			    nm = v.month == 12 ? 1 : v.month + 1;
 			t = schedule_make_time(ny, nm, 1, 0, 0, 0);
 		} else if (!day_matches(c, &v)) {
 			t = floor_div(t, MS_DAY) * MS_DAY + MS_DAY;
@@ -524,8 +527,8 @@ struct schedule_interval schedule_data_interval(const struct cron *c, int64_t lo
 
 /* The logical date of the next scheduled run to consider (its interval may
  * not have ended yet), or CRON_NEVER. */
-static int64_t next_candidate(const struct cron *c, int64_t start_ms, int64_t end_ms,
-			      bool catchup, int64_t last_ms, int64_t now_ms)
+static int64_t next_candidate(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
+                              int64_t last_ms, int64_t now_ms)
 {
 	if (start_ms == CRON_NEVER)
 		return CRON_NEVER;
@@ -553,7 +556,7 @@ static int64_t next_candidate(const struct cron *c, int64_t start_ms, int64_t en
 }
 
 size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
-			 int64_t last_ms, int64_t now_ms, int64_t *out, size_t max)
+                         int64_t last_ms, int64_t now_ms, int64_t *out, size_t max)
 {
 	size_t n = 0;
 	while (n < max) {
@@ -572,7 +575,7 @@ size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms,
 }
 
 int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
-			  int64_t last_ms, int64_t now_ms)
+                          int64_t last_ms, int64_t now_ms)
 {
 	int64_t s = next_candidate(c, start_ms, end_ms, catchup, last_ms, now_ms);
 	if (s == CRON_NEVER)

@@ -85,14 +85,14 @@ struct schedule_interval schedule_data_interval(const struct cron *c, int64_t lo
  * Writes at most `max` dates to `out` and returns how many it wrote; when
  * that is `max`, ask again with last_ms set to the last one for more. */
 size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
-			 int64_t last_ms, int64_t now_ms, int64_t *out, size_t max);
+                         int64_t last_ms, int64_t now_ms, int64_t *out, size_t max);
 
 /* When the next scheduled run becomes due (the end of its interval), given
  * the same inputs; CRON_NEVER when no run will ever be due again.  A time
  * at or before now means a run is due already.  The server sets its timer
  * to this. */
 int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
-			  int64_t last_ms, int64_t now_ms);
+                          int64_t last_ms, int64_t now_ms);
 
 /* Calendar helpers (UTC, proleptic Gregorian). */
 
@@ -100,7 +100,7 @@ int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms
  * "...Z", "...+02:00" (offsets are converted to UTC) or an integer of
  * seconds since the epoch.  0, or -1 with err (`field` names it). */
 int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
-			struct weir_error *err);
+                        struct weir_error *err);
 
 /* "2024-01-31T06:00:00+00:00" (Airflow's ts).  Writes into buf (at least
  * 32 bytes); returns buf. */

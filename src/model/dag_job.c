@@ -181,8 +181,8 @@ static int data_file(json_t *spec, const char *side, const struct template_ctx *
 	if (render(&s, tmpl, ctx, TEMPLATE_RAW, field, err) < 0)
 		return -1;
 	if (s[0] != '/')
-		rc = weir_error_set(err, WEIR_E_INVALID, "%s: expected an absolute path, got \"%s\"",
-		                    field, s);
+		rc = weir_error_set(err, WEIR_E_INVALID,
+		                    "%s: expected an absolute path, got \"%s\"", field, s);
 	else
 		rc = json_string_set(v, s) < 0 ? weir_error_oom(err) : 0;
 	free(s);
@@ -216,9 +216,11 @@ static char *data_spec(const struct dag_task *task, const struct template_ctx *c
 		weir_error_oom(err);
 		return NULL;
 	}
-	params = task->kind == DAG_TASK_SQL ? json_object_get(spec, "parameters")
-	                                    : json_object_get(json_object_get(spec, "from"), "parameters");
-	json_object_foreach (params, k, v) {
+	params = task->kind == DAG_TASK_SQL
+	             ? json_object_get(spec, "parameters")
+	             : json_object_get(json_object_get(spec, "from"), "parameters");
+	json_object_foreach(params, k, v)
+	{
 		char *s = NULL;
 		char field[DAG_JOB_FIELD_MAX];
 		if (!json_is_string(v))
@@ -454,7 +456,8 @@ struct job_spec *dag_job_build(const struct dag_job_try *t, char **command, stru
 	else
 		snprintf(name, sizeof name, "%s.%s", t->run->dag_id, task->task_id);
 	if (task->kind == DAG_TASK_COMMAND || task->kind == DAG_TASK_SQL ||
-	    task->kind == DAG_TASK_TRANSFER || task->kind == DAG_TASK_SENSOR || !s->name || !strcmp(s->name, JOB_SPEC_DEFAULT_NAME))
+	    task->kind == DAG_TASK_TRANSFER || task->kind == DAG_TASK_SENSOR || !s->name ||
+	    !strcmp(s->name, JOB_SPEC_DEFAULT_NAME))
 		if (job_spec_set_string(&s->name, name, err) < 0)
 			goto fail;
 	/* the task's route and Slurm settings win over its job's own; a task

@@ -18,22 +18,23 @@
 
 #include "lib/fs.h"
 #include "lib/yaml.h"
-#include "model/job_spec_edit.h"
-#include "model/template.h"
 #include "model/dag_spec_internal.h"
 #include "model/dataset.h"
 #include "model/field_reader.h"
+#include "model/job_spec_edit.h"
 #include "model/param_schema.h"
+#include "model/template.h"
 
 static const char *const dag_keys[] = {
-	"dag_id",   "description", "schedule", "start_date",   "end_date",
-	"catchup",  "max_active_runs", "max_active_tasks", "params", "tags",
-	"default_args", "tasks", "on_failure", "on_success", "on_sla_miss", NULL,
+    "dag_id",          "description",      "schedule",    "start_date", "end_date",     "catchup",
+    "max_active_runs", "max_active_tasks", "params",      "tags",       "default_args", "tasks",
+    "on_failure",      "on_success",       "on_sla_miss", NULL,
 };
 static const char *const rule_names[] = {
-	"all_success", "all_done", "all_failed", "one_success",
-	"one_failed", "none_failed", "none_skipped", "always",
-	"none_failed_min_one_success", "all_skipped", NULL,
+    "all_success",  "all_done",   "all_failed",
+    "one_success",  "one_failed", "none_failed",
+    "none_skipped", "always",     "none_failed_min_one_success",
+    "all_skipped",  NULL,
 };
 
 const char *trigger_rule_name(enum trigger_rule r)
@@ -70,7 +71,7 @@ static int read_time(struct field_reader *r, json_t *v, int64_t *out)
 	}
 	const char *s;
 	if (field_need_type(r, v, "a date like 2024-01-31 or 2024-01-31T06:00:00Z",
-		      json_is_string(v)) < 0 ||
+	                    json_is_string(v)) < 0 ||
 	    field_get_string(r, v, &s) < 0)
 		return -1;
 	struct weir_error e;
@@ -85,14 +86,17 @@ static int read_params(struct field_reader *r, struct dag_spec *dag, json_t *v)
 {
 	const char *key;
 	json_t *val, *defaults, *schemas;
-	if (field_need_type(r, v, "a mapping of NAME: default value or schema", json_is_object(v)) < 0)
+	if (field_need_type(r, v, "a mapping of NAME: default value or schema", json_is_object(v)) <
+	    0)
 		return -1;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(r, "params", key, 0);
 		if (!dag_ident_valid(key))
-			return field_fail(r, "%s",
-				    "expected a param name like [A-Za-z_][A-Za-z0-9_]* (it becomes "
-				    "WEIR_PARAM_<NAME>)");
+			return field_fail(
+			    r, "%s",
+			    "expected a param name like [A-Za-z_][A-Za-z0-9_]* (it becomes "
+			    "WEIR_PARAM_<NAME>)");
 		if (param_schema_is(val) && param_schema_valid(val, r->err) < 0) {
 			weir_error_prefix(r->err, "%s", r->path);
 			return -1;
@@ -102,7 +106,8 @@ static int read_params(struct field_reader *r, struct dag_spec *dag, json_t *v)
 	schemas = json_object();
 	if (!defaults || !schemas)
 		goto oom;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		json_t *d = val, *sc = NULL;
 		if (param_schema_is(val)) {
 			d = json_object_get(val, "default");
@@ -126,8 +131,8 @@ oom:
 	return field_oom(r);
 }
 
-static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const char *key, json_t *val,
-			  json_t **tasks)
+static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const char *key,
+                          json_t *val, json_t **tasks)
 {
 	long long x;
 	field_at(r, "", key, 0);
@@ -136,10 +141,11 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		if (field_get_string(r, val, &s) < 0)
 			return -1;
 		if (!dag_id_valid(s, true))
-			return field_fail(r,
-				    "expected an id of letters, digits, '_', '.' and '-' (at most "
-				    "250), got \"%s\"",
-				    s);
+			return field_fail(
+			    r,
+			    "expected an id of letters, digits, '_', '.' and '-' (at most "
+			    "250), got \"%s\"",
+			    s);
 		return field_set_string(r, &dag->dag_id, s);
 	}
 	if (!strcmp(key, "description"))
@@ -174,7 +180,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		json_t *tag;
 		if (field_need_type(r, val, "a list of strings", json_is_array(val)) < 0)
 			return -1;
-		json_array_foreach (val, i, tag) {
+		json_array_foreach(val, i, tag)
+		{
 			const char *s;
 			field_at(r, "tags", NULL, i);
 			if (field_get_string(r, tag, &s) < 0)
@@ -240,9 +247,8 @@ static struct dag_spec *read_dag(struct field_reader *r, json_t *json, const cha
 		goto fail;
 	if (field_check_keys(r, json, "", dag_keys) < 0)
 		goto fail;
-	json_object_foreach (json, key, val)
-		if (read_dag_field(r, dag, key, val, &tasks) < 0)
-			goto fail;
+	json_object_foreach(json, key,
+	                    val) if (read_dag_field(r, dag, key, val, &tasks) < 0) goto fail;
 	r->path[0] = '\0';
 	if (!dag->dag_id) {
 		field_fail(r, "%s", "expected a dag_id");
@@ -260,7 +266,8 @@ static struct dag_spec *read_dag(struct field_reader *r, json_t *json, const cha
 	}
 	if (dag->schedule.kind != CRON_NONE && dag->start_date_ms == CRON_NEVER) {
 		snprintf(r->path, sizeof r->path, "%s", "schedule");
-		field_fail(r, "%s", "a scheduled DAG needs a start_date (add start_date: 2024-01-01)");
+		field_fail(r, "%s",
+		           "a scheduled DAG needs a start_date (add start_date: 2024-01-01)");
 		goto fail;
 	}
 	if (dag->end_date_ms != CRON_NEVER && dag->start_date_ms != CRON_NEVER &&
@@ -291,7 +298,7 @@ fail:
 }
 
 struct dag_spec *dag_spec_from_json(json_t *json, const char *origin, const char *base_dir,
-				    struct weir_error *err)
+                                    struct weir_error *err)
 {
 	struct weir_error local;
 	struct field_reader r = {.base_dir = base_dir, .subject = "dag", .err = err ? err : &local};
@@ -299,7 +306,7 @@ struct dag_spec *dag_spec_from_json(json_t *json, const char *origin, const char
 }
 
 struct dag_spec *dag_spec_parse_string(const char *text, size_t len, const char *origin,
-				       const char *base_dir, struct weir_error *err)
+                                       const char *base_dir, struct weir_error *err)
 {
 	struct yaml_lines *lines = NULL;
 	struct weir_error local;
@@ -422,8 +429,7 @@ const struct dag_task *dag_spec_find_task(const struct dag_spec *dag, const char
 	return i < 0 ? NULL : &dag->tasks[i];
 }
 
-json_t *dag_spec_run_params(const struct dag_spec *dag, const json_t *conf,
-			    struct weir_error *err)
+json_t *dag_spec_run_params(const struct dag_spec *dag, const json_t *conf, struct weir_error *err)
 {
 	if (conf && !json_is_null(conf) && !json_is_object(conf)) {
 		weir_error_set(err, WEIR_E_INVALID, "conf: expected a mapping of param: value");
@@ -439,12 +445,13 @@ json_t *dag_spec_run_params(const struct dag_spec *dag, const json_t *conf,
 }
 
 int dag_spec_check_run_params(const struct dag_spec *dag, const json_t *params,
-			      struct weir_error *err)
+                              struct weir_error *err)
 {
 	const char *key;
 	json_t *schema;
 
-	json_object_foreach (dag->param_schemas, key, schema) {
+	json_object_foreach(dag->param_schemas, key, schema)
+	{
 		const json_t *v = json_object_get(params, key);
 		/* no default and none given: missing, whatever the type allows */
 		if (json_is_null(v) && !json_object_get(schema, "default"))
@@ -458,7 +465,7 @@ int dag_spec_check_run_params(const struct dag_spec *dag, const json_t *params,
 }
 
 json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task *task,
-			       const json_t *params, struct weir_error *err)
+                               const json_t *params, struct weir_error *err)
 {
 	if (task->foreach_list)
 		return json_incref(task->foreach_list);
@@ -469,18 +476,20 @@ json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task
 	json_t *v = json_object_get(params ? params : dag->params, task->foreach_param);
 	if (!json_is_array(v)) {
 		weir_error_set(err, WEIR_E_INVALID,
-			       "params.%s: task %s fans out over it; expected a list, got %s",
-			       task->foreach_param, task->task_id, v ? field_type_name(v) : "nothing");
+		               "params.%s: task %s fans out over it; expected a list, got %s",
+		               task->foreach_param, task->task_id,
+		               v ? field_type_name(v) : "nothing");
 		return NULL;
 	}
 	size_t i;
 	json_t *item;
-	json_array_foreach (v, i, item)
-		if (json_is_array(item) || json_is_object(item) || json_is_null(item)) {
-			weir_error_set(err, WEIR_E_INVALID,
-				       "params.%s[%zu]: expected a string or a number, got %s",
-				       task->foreach_param, i, field_type_name(item));
-			return NULL;
-		}
+	json_array_foreach(v, i, item) if (json_is_array(item) || json_is_object(item) ||
+	                                   json_is_null(item))
+	{
+		weir_error_set(err, WEIR_E_INVALID,
+		               "params.%s[%zu]: expected a string or a number, got %s",
+		               task->foreach_param, i, field_type_name(item));
+		return NULL;
+	}
 	return json_incref(v);
 }

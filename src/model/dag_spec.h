@@ -35,13 +35,13 @@
 #include "model/job_spec.h"
 #include "model/notify.h"
 
-#define DAG_MAX_TASKS        4096
-#define DAG_MAX_ID           250
-#define DAG_DEFAULT_ACTIVE_RUNS  16
+#define DAG_MAX_TASKS 4096
+#define DAG_MAX_ID 250
+#define DAG_DEFAULT_ACTIVE_RUNS 16
 #define DAG_DEFAULT_ACTIVE_TASKS 16
 #define DAG_DEFAULT_RETRY_DELAY_S 300
-#define DAG_MAX_RETRIES      100
-#define DAG_MAX_POOL_SLOTS   100000
+#define DAG_MAX_RETRIES 100
+#define DAG_MAX_POOL_SLOTS 100000
 
 /* When a task may run, given its upstream tasks' states (Airflow's). */
 enum trigger_rule {
@@ -99,14 +99,14 @@ struct dag_default_args {
 	int64_t execution_timeout_s;
 	char *pool;
 	int pool_slots; /* 0: not given */
-	char *queue; /* NULL: not given */
+	char *queue;    /* NULL: not given */
 	int priority;
 	bool priority_set;
 	struct dag_resources resources;
 	struct dag_notify *notify; /* on_failure, ... (model/notify.h); NULL: none */
 	struct dag_sla sla;        /* within_s 0: not given */
-	int depends_on_past;     /* -1: not given */
-	int wait_for_downstream; /* -1: not given */
+	int depends_on_past;       /* -1: not given */
+	int wait_for_downstream;   /* -1: not given */
 };
 
 enum dag_task_kind {
@@ -139,14 +139,14 @@ enum dag_sensor_mode {
 	DAG_SENSOR_RESCHEDULE,
 };
 
-#define DAG_SENSOR_DEFAULT_POKE_MS  60000LL
+#define DAG_SENSOR_DEFAULT_POKE_MS 60000LL
 #define DAG_SENSOR_DEFAULT_TIMEOUT_MS (7LL * 24 * 3600 * 1000)
 
 /* What one poke found (data/sensor_poke.h pokes, sched/sensor.h decides). */
 enum sensor_outcome {
-	SENSOR_MET = 0,   /* what it waits for is there */
-	SENSOR_NOT_YET,   /* not yet: poke again */
-	SENSOR_ERROR,     /* the poke could not be made (the try fails; retries apply) */
+	SENSOR_MET = 0,      /* what it waits for is there */
+	SENSOR_NOT_YET,      /* not yet: poke again */
+	SENSOR_ERROR,        /* the poke could not be made (the try fails; retries apply) */
 	SENSOR_FAILED_STATE, /* the awaited task ended in a failed state: fail, no retry */
 };
 
@@ -189,22 +189,22 @@ struct dag_sensor *dag_sensor_render(const struct dag_sensor *s, const struct te
 struct dag_trigger; /* model/dataset.h */
 
 struct dag_task {
-	char *task_id;           /* [A-Za-z0-9_-]+ (no dots: outputs.TASK.KEY) */
+	char *task_id;            /* [A-Za-z0-9_-]+ (no dots: outputs.TASK.KEY) */
 	struct strvec depends_on; /* as written */
-	size_t *upstream;        /* indices into dag_spec.tasks, one per depends_on */
+	size_t *upstream;         /* indices into dag_spec.tasks, one per depends_on */
 	size_t n_upstream;
 	enum trigger_rule trigger_rule;
 
 	enum dag_task_kind kind;
-	char *command;           /* DAG_TASK_COMMAND: a template */
-	struct env_var *env;     /* values are templates (raw mode) */
+	char *command;       /* DAG_TASK_COMMAND: a template */
+	struct env_var *env; /* values are templates (raw mode) */
 	size_t n_env;
-	char *cwd;               /* NULL: the task's working directory */
-	struct job_spec *job;    /* DAG_TASK_JOB */
-	char *job_path;          /* DAG_TASK_JOB_FILE: absolute when the file's folder is known */
-	json_t *tony;            /* DAG_TASK_JOB_TONY: the submit-flag fields, paths resolved */
-	json_t *data;            /* DAG_TASK_SQL, DAG_TASK_TRANSFER: the `sql:` or `transfer:`
-	                          * mapping, checked, file paths resolved (dag_spec_data.c) */
+	char *cwd;                 /* NULL: the task's working directory */
+	struct job_spec *job;      /* DAG_TASK_JOB */
+	char *job_path;            /* DAG_TASK_JOB_FILE: absolute when the file's folder is known */
+	json_t *tony;              /* DAG_TASK_JOB_TONY: the submit-flag fields, paths resolved */
+	json_t *data;              /* DAG_TASK_SQL, DAG_TASK_TRANSFER: the `sql:` or `transfer:`
+	                            * mapping, checked, file paths resolved (dag_spec_data.c) */
 	struct dag_sensor *sensor; /* DAG_TASK_SENSOR: its settings; NULL otherwise */
 	struct strvec connections; /* the connection ids the task's environment gets
 	                            * (WEIR_CONN_<ID>); a sql or transfer task's own are added */
@@ -215,7 +215,7 @@ struct dag_task {
 	int retries;
 	int64_t retry_delay_s;
 	bool retry_exponential_backoff;
-	int64_t max_retry_delay_s; /* 0: no cap */
+	int64_t max_retry_delay_s;   /* 0: no cap */
 	int64_t execution_timeout_s; /* 0: none */
 	char *pool;                  /* NULL: no pool */
 	int pool_slots;              /* the slots of its pool an instance holds (>= 1) */
@@ -223,13 +223,13 @@ struct dag_task {
 	                              * it is the default 1 */
 	char *queue;                 /* the server's queue its job goes to; NULL: the job's own */
 	char queue_at[48];           /* the field that gave it ("tasks[2].queue"), for errors */
-	json_t *slurm;               /* the job's `slurm:` settings (checked); NULL: the job's own */
+	json_t *slurm; /* the job's `slurm:` settings (checked); NULL: the job's own */
 	int priority;
 	struct dag_resources resources; /* command tasks: memory, vcores (1), gpus (0) */
 
 	/* foreach: one instance per item of a list, or of a list param */
-	json_t *foreach_list;  /* NULL unless a literal list was given */
-	char *foreach_param;   /* NULL unless "{{ params.X }}" was given */
+	json_t *foreach_list; /* NULL unless a literal list was given */
+	char *foreach_param;  /* NULL unless "{{ params.X }}" was given */
 
 	/* notifications (model/notify.h): the task's own keys; and the lists in
 	 * effect, its own or default_args' (borrowed; NULL: none) */
@@ -241,15 +241,15 @@ struct dag_task {
 };
 
 struct dag_spec {
-	char *dag_id;       /* [A-Za-z0-9_.-]+ */
-	char *description;  /* may be NULL */
-	char *file;         /* where it was read from (origin); may be NULL */
+	char *dag_id;      /* [A-Za-z0-9_.-]+ */
+	char *description; /* may be NULL */
+	char *file;        /* where it was read from (origin); may be NULL */
 	struct cron schedule;
 	struct strvec dataset_schedule; /* schedule: [URI, ...]: runs when each was updated
 	                                 * since its last such run (schedule is then none) */
-	int64_t start_date_ms; /* CRON_NEVER: not given (required with a schedule) */
-	int64_t end_date_ms;   /* CRON_NEVER: none */
-	bool catchup;          /* default false */
+	int64_t start_date_ms;          /* CRON_NEVER: not given (required with a schedule) */
+	int64_t end_date_ms;            /* CRON_NEVER: none */
+	bool catchup;                   /* default false */
 	int max_active_runs;
 	int max_active_tasks;
 	json_t *params;        /* object: name -> default value (null: none) */
@@ -259,9 +259,9 @@ struct dag_spec {
 	struct dag_default_args default_args;
 	struct dag_notify *notify; /* the runs' on_failure, on_success; on_sla_miss for tasks
 	                            * without one; NULL: none */
-	struct dag_task *tasks; /* in file order */
+	struct dag_task *tasks;    /* in file order */
 	size_t n_tasks;
-	size_t *topo;           /* a topological order: indices, upstream first */
+	size_t *topo; /* a topological order: indices, upstream first */
 };
 
 /* The line of `path` (a field path as errors name them, "tasks[2].queue")
@@ -276,12 +276,12 @@ struct dag_spec *dag_spec_parse_file(const char *path, struct weir_error *err);
 /* Same from a string; `origin` names it in errors and becomes spec->file;
  * `base_dir` resolves relative paths (NULL: kept as written). */
 struct dag_spec *dag_spec_parse_string(const char *text, size_t len, const char *origin,
-				       const char *base_dir, struct weir_error *err);
+                                       const char *base_dir, struct weir_error *err);
 
 /* Reads a parsed document (the JSON form, also what dag_spec_to_json
  * writes).  Errors name field paths without lines. */
 struct dag_spec *dag_spec_from_json(json_t *json, const char *origin, const char *base_dir,
-				    struct weir_error *err);
+                                    struct weir_error *err);
 
 /* A JSON document of the same keys as the file, with every default
  * resolved (dag_spec_from_json reads it back to an equal spec).  New
@@ -300,7 +300,7 @@ long dag_spec_task_index(const struct dag_spec *dag, const char *task_id);
  * reference to a list; NULL with err when the param is missing or not a
  * list, or for a task without foreach. */
 json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task *task,
-			       const json_t *params, struct weir_error *err);
+                               const json_t *params, struct weir_error *err);
 
 /* Whether the task fans out (foreach over a list, a param or an output). */
 bool dag_task_is_mapped(const struct dag_task *task);
@@ -312,7 +312,7 @@ bool dag_task_is_mapped(const struct dag_task *task);
  * ("outputs.prepare.models: expected a list to fan out over, got an
  * object") otherwise. */
 json_t *dag_task_output_items(const struct dag_task *task, const json_t *outputs,
-			      struct weir_error *err);
+                              struct weir_error *err);
 
 /* The resources a foreach item asks for: an object item's `resources`
  * mapping {cpus (or vcores), memory ("4g" or MB), gpus}, each key optional.
@@ -320,17 +320,16 @@ json_t *dag_task_output_items(const struct dag_task *task, const json_t *outputs
  * in *res (the others left as they are) and *given true; -1 with err
  * ("resources.cpus: expected ...") for a bad mapping. */
 int dag_item_resources(const json_t *item, struct dag_resources *res, bool *given,
-		       struct weir_error *err);
+                       struct weir_error *err);
 
 /* The run's params: the DAG's defaults with `conf`'s keys over them (conf
  * may be NULL).  New reference; NULL with err when conf is not a mapping. */
-json_t *dag_spec_run_params(const struct dag_spec *dag, const json_t *conf,
-			    struct weir_error *err);
+json_t *dag_spec_run_params(const struct dag_spec *dag, const json_t *conf, struct weir_error *err);
 
 /* Checks a run's params (dag_spec_run_params()'s) against the DAG's param
  * schemas: a param with a schema and no default must be given.  0, or -1
  * with err (WEIR_E_INVALID) "params.NAME: expected ..., got ...". */
 int dag_spec_check_run_params(const struct dag_spec *dag, const json_t *params,
-			      struct weir_error *err);
+                              struct weir_error *err);
 
 #endif

@@ -21,9 +21,9 @@ int dag_link_tasks(struct field_reader *r, struct dag_spec *dag)
 				snprintf(r->path, sizeof r->path, "tasks[%zu].task_id", i);
 				char msg[400];
 				snprintf(msg, sizeof msg,
-					 "\"%s\" is already the id of tasks[%zu]; expected unique "
-					 "task ids",
-					 t->task_id, j);
+				         "\"%s\" is already the id of tasks[%zu]; expected unique "
+				         "task ids",
+				         t->task_id, j);
 				return field_fail(r, "%s", msg);
 			}
 	}
@@ -37,8 +37,10 @@ int dag_link_tasks(struct field_reader *r, struct dag_spec *dag)
 		for (size_t k = 0; k < t->depends_on.n; k++) {
 			long u = dag_spec_task_index(dag, t->depends_on.v[k]);
 			if (u < 0) {
-				snprintf(r->path, sizeof r->path, "tasks[%zu].depends_on[%zu]", i, k);
-				return field_fail(r, "\"%s\" is not a task of this DAG", t->depends_on.v[k]);
+				snprintf(r->path, sizeof r->path, "tasks[%zu].depends_on[%zu]", i,
+				         k);
+				return field_fail(r, "\"%s\" is not a task of this DAG",
+				                  t->depends_on.v[k]);
 			}
 			t->upstream[t->n_upstream++] = (size_t)u;
 		}
@@ -52,7 +54,7 @@ int dag_order_tasks(struct field_reader *r, struct dag_spec *dag)
 	for (size_t i = 0; i < n; i++)
 		edges += dag->tasks[i].n_upstream;
 	size_t *pending = calloc(n, sizeof *pending); /* upstream not yet placed */
-	size_t *first = calloc(n + 1, sizeof *first);  /* downstream of i: down[first[i]..] */
+	size_t *first = calloc(n + 1, sizeof *first); /* downstream of i: down[first[i]..] */
 	size_t *down = calloc(edges + 1, sizeof *down);
 	size_t *fill = calloc(n + 1, sizeof *fill);
 	bool *placed = calloc(n, sizeof *placed);
@@ -129,7 +131,7 @@ int dag_order_tasks(struct field_reader *r, struct dag_spec *dag)
 	snprintf(r->path, sizeof r->path, "tasks[%zu].depends_on", cur);
 	char full[800];
 	snprintf(full, sizeof full,
-		 "a dependency cycle: %s (each depends on the next); expected a DAG", msg);
+	         "a dependency cycle: %s (each depends on the next); expected a DAG", msg);
 	field_fail(r, "%s", full);
 out:
 	free(pending);
@@ -150,9 +152,8 @@ static int known_names(const struct dag_spec *dag, size_t idx, struct strvec *kn
 	json_t *v;
 	if (template_known_standard(known) < 0)
 		return -1;
-	json_object_foreach (dag->params, key, v)
-		if (strvec_pushf(known, "params.%s", key) < 0)
-			return -1;
+	json_object_foreach(dag->params, key,
+	                    v) if (strvec_pushf(known, "params.%s", key) < 0) return -1;
 	if (dag_task_is_mapped(&dag->tasks[idx]) && strvec_push(known, "item") < 0)
 		return -1;
 	/* an item of an upstream's output may be an object: item.KEY */
@@ -189,7 +190,7 @@ out:
 }
 
 static int check_template(struct field_reader *r, const char *text, const struct strvec *known,
-			  enum template_mode mode)
+                          enum template_mode mode)
 {
 	struct weir_error e;
 	if (!text || template_check(text, known, mode, &e) == 0)
@@ -244,14 +245,13 @@ static bool task_has_templates(const struct dag_task *t)
 	if (t->data) {
 		const char *k;
 		json_t *v;
-		json_object_foreach (dag_data_parameters(t), k, v)
-			if (has_braces(json_string_value(v)))
-				return true;
+		json_object_foreach(dag_data_parameters(t), k,
+		                    v) if (has_braces(json_string_value(v))) return true;
 		if (has_braces(dag_data_file(t, "from")) || has_braces(dag_data_file(t, "to")))
 			return true;
 	}
 	return t->tony && (has_braces(json_string_value(json_object_get(t->tony, "executes"))) ||
-			   has_braces(json_string_value(json_object_get(t->tony, "task_params"))));
+	                   has_braces(json_string_value(json_object_get(t->tony, "task_params"))));
 }
 
 int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
@@ -294,7 +294,7 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
 				snprintf(rb, sizeof rb, "%s.roles.%s", base, t->job->roles[k].name);
 				field_at(r, rb, "command", 0);
 				if (check_template(r, t->job->roles[k].command, &known,
-						   TEMPLATE_SHELL) < 0)
+				                   TEMPLATE_SHELL) < 0)
 					goto next;
 			}
 		}
@@ -309,13 +309,14 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
 			char base[64];
 			snprintf(base, sizeof base, "%s.job", prefix);
 			field_at(r, base, "executes", 0);
-			if (check_template(r, json_string_value(json_object_get(t->tony, "executes")),
-					   &known, TEMPLATE_SHELL) < 0)
+			if (check_template(r,
+			                   json_string_value(json_object_get(t->tony, "executes")),
+			                   &known, TEMPLATE_SHELL) < 0)
 				goto next;
 			field_at(r, base, "task_params", 0);
-			if (check_template(r,
-					   json_string_value(json_object_get(t->tony, "task_params")),
-					   &known, TEMPLATE_SHELL) < 0)
+			if (check_template(
+			        r, json_string_value(json_object_get(t->tony, "task_params")),
+			        &known, TEMPLATE_SHELL) < 0)
 				goto next;
 		}
 		if (t->data) {
@@ -323,10 +324,13 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
 			const char *k;
 			json_t *v;
 			snprintf(base, sizeof base, "%s.%s", prefix,
-				 t->kind == DAG_TASK_SQL ? "sql.parameters" : "transfer.from.parameters");
-			json_object_foreach (dag_data_parameters(t), k, v) {
+			         t->kind == DAG_TASK_SQL ? "sql.parameters"
+			                                 : "transfer.from.parameters");
+			json_object_foreach(dag_data_parameters(t), k, v)
+			{
 				field_at(r, base, k, 0);
-				if (check_template(r, json_string_value(v), &known, TEMPLATE_RAW) < 0)
+				if (check_template(r, json_string_value(v), &known, TEMPLATE_RAW) <
+				    0)
 					goto next;
 			}
 			field_at(r, prefix, "transfer.from.file", 0);
@@ -336,27 +340,29 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag)
 			if (check_template(r, dag_data_file(t, "to"), &known, TEMPLATE_RAW) < 0)
 				goto next;
 		}
-foreach:
-		if (t->foreach_param) {
-			rc = -1;
-			json_t *p = json_object_get(dag->params, t->foreach_param);
-			field_at(r, prefix, "foreach", 0);
-			if (!p) {
-				rc = field_fail(r, "\"%s\" is not in params", t->foreach_param);
-				goto next;
+		foreach:
+		if (t->foreach_param)
+			{
+				rc = -1;
+				json_t *p = json_object_get(dag->params, t->foreach_param);
+				field_at(r, prefix, "foreach", 0);
+				if (!p) {
+					rc = field_fail(r, "\"%s\" is not in params",
+					                t->foreach_param);
+					goto next;
+				}
+				if (!json_is_array(p)) {
+					rc = field_fail(
+					    r, "params.%s: expected a list to fan out over",
+					    t->foreach_param);
+					goto next;
+				}
 			}
-			if (!json_is_array(p)) {
-				rc = field_fail(r, "params.%s: expected a list to fan out over",
-					  t->foreach_param);
-				goto next;
-			}
-		}
 		rc = 0;
-next:
+	next:
 		strvec_release(&known);
 		if (rc < 0)
 			return -1;
 	}
 	return 0;
 }
-

@@ -15,12 +15,13 @@
 static const char *const sql_keys[] = {"conn", "statement", "file", "parameters", "max_rows", NULL};
 static const char *const transfer_keys[] = {"from", "to", "batch", NULL};
 static const char *const from_keys[] = {"conn", "query", "parameters", "file", "format", NULL};
-static const char *const to_keys[] = {"conn", "table", "mode", "key", "redis", "fields", "value",
-				      "member", "score", "ttl", "file", "format", NULL};
+static const char *const to_keys[] = {"conn",   "table",  "mode",   "key",   "redis",
+                                      "fields", "value",  "member", "score", "ttl",
+                                      "file",   "format", NULL};
 
 /* A string at obj.key (required or not); *out borrowed. */
 static int get_str(struct field_reader *r, json_t *obj, const char *prefix, const char *key,
-		   bool required, const char **out)
+                   bool required, const char **out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -96,19 +97,22 @@ int dag_read_parameters(struct field_reader *r, json_t *obj, const char *prefix)
 	if (field_need_type(r, p, "a mapping of NAME: value", json_is_object(p)) < 0)
 		return -1;
 	snprintf(base, sizeof base, "%s.parameters", prefix);
-	json_object_foreach (p, k, v) {
+	json_object_foreach(p, k, v)
+	{
 		field_at(r, base, k, 0);
 		if (!dag_ident_valid(k))
-			return field_fail(r, "%s", "expected a name of letters, digits and '_' (:NAME in the SQL)");
+			return field_fail(
+			    r, "%s",
+			    "expected a name of letters, digits and '_' (:NAME in the SQL)");
 		if (json_is_object(v) || json_is_array(v))
 			return field_fail(r, "expected a string, number, boolean or null, got %s",
-					  field_type_name(v));
+			                  field_type_name(v));
 	}
 	return 0;
 }
 
 static int read_int(struct field_reader *r, json_t *obj, const char *prefix, const char *key,
-		    long long min, long long max)
+                    long long min, long long max)
 {
 	json_t *v = json_object_get(obj, key);
 	long long x;
@@ -132,7 +136,8 @@ static int read_sql(struct field_reader *r, struct dag_task *t, const char *pref
 	}
 	if (file && read_file(r, v, prefix, false) < 0)
 		return -1;
-	return dag_read_parameters(r, v, prefix) < 0 ? -1 : read_int(r, v, prefix, "max_rows", 0, 10000);
+	return dag_read_parameters(r, v, prefix) < 0 ? -1
+	                                             : read_int(r, v, prefix, "max_rows", 0, 10000);
 }
 
 static int read_from(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v)
@@ -146,7 +151,8 @@ static int read_from(struct field_reader *r, struct dag_task *t, const char *pre
 	if (json_object_get(v, "file")) {
 		if (json_object_get(v, "conn") || json_object_get(v, "query")) {
 			snprintf(r->path, sizeof r->path, "%s", prefix);
-			return field_fail(r, "%s", "expected a file or a conn with a query, not both");
+			return field_fail(r, "%s",
+			                  "expected a file or a conn with a query, not both");
 		}
 		return read_file(r, v, prefix, true) < 0 ? -1 : read_format(r, v, prefix);
 	}
@@ -161,7 +167,7 @@ static int read_to(struct field_reader *r, struct dag_task *t, const char *prefi
 
 	snprintf(r->path, sizeof r->path, "%s", prefix);
 	if (field_need_type(r, v, "a mapping: {conn, table}, {conn, redis, key} or {file}",
-			    json_is_object(v)) < 0 ||
+	                    json_is_object(v)) < 0 ||
 	    field_check_keys(r, v, prefix, to_keys) < 0)
 		return -1;
 	if (json_object_get(v, "file"))
@@ -179,7 +185,7 @@ static int read_to(struct field_reader *r, struct dag_task *t, const char *prefi
 		if (mode && strcmp(mode, "replace") && strcmp(mode, "append"))
 			return field_fail(r, "expected replace or append, got \"%s\"", mode);
 		if (!strcmp(kind, "zset") && (get_str(r, v, prefix, "member", true, &s) < 0 ||
-					      get_str(r, v, prefix, "score", true, &s) < 0))
+		                              get_str(r, v, prefix, "score", true, &s) < 0))
 			return -1;
 		return read_int(r, v, prefix, "ttl", 0, 100LL * 365 * 86400);
 	}
@@ -188,7 +194,8 @@ static int read_to(struct field_reader *r, struct dag_task *t, const char *prefi
 	field_at(r, prefix, "mode", 0);
 	if (mode && strcmp(mode, "append") && strcmp(mode, "create") && strcmp(mode, "replace") &&
 	    strcmp(mode, "upsert"))
-		return field_fail(r, "expected create, replace, append or upsert, got \"%s\"", mode);
+		return field_fail(r, "expected create, replace, append or upsert, got \"%s\"",
+		                  mode);
 	if (mode && !strcmp(mode, "upsert") && !json_object_get(v, "key")) {
 		field_at(r, prefix, "key", 0);
 		return field_fail(r, "%s", "upsert needs a key: a column or a list of them");

@@ -13,8 +13,9 @@
 #include "model/dataset.h"
 #include "model/template.h"
 
-static const char *const trigger_keys[] = {"dag_id", "conf", "run_id", "wait_for_completion",
-					   "poke_interval", "allowed_states", "failed_states", NULL};
+static const char *const trigger_keys[] = {
+    "dag_id",        "conf",           "run_id",        "wait_for_completion",
+    "poke_interval", "allowed_states", "failed_states", NULL};
 
 /* A list of URIs at r->path, each checked, none twice, into *out. */
 static int read_uris(struct field_reader *r, json_t *v, bool allow_empty, struct strvec *out)
@@ -28,7 +29,8 @@ static int read_uris(struct field_reader *r, json_t *v, bool allow_empty, struct
 		return -1;
 	if (!allow_empty && json_array_size(v) == 0)
 		return field_fail(r, "%s", "expected at least one dataset URI");
-	json_array_foreach (v, i, u) {
+	json_array_foreach(v, i, u)
+	{
 		const char *s;
 		struct weir_error e = {0};
 		field_at(r, base, NULL, i);
@@ -66,7 +68,8 @@ static int read_states(struct field_reader *r, json_t *v, unsigned *bits)
 	if (field_need_type(r, v, "a list of run states (success, failed)", json_is_array(v)) < 0)
 		return -1;
 	*bits = 0;
-	json_array_foreach (v, i, s) {
+	json_array_foreach(v, i, s)
+	{
 		const char *name;
 		enum dag_run_state st;
 		field_at(r, base, NULL, i);
@@ -74,31 +77,35 @@ static int read_states(struct field_reader *r, json_t *v, unsigned *bits)
 			return -1;
 		if (dag_run_state_from_name(name, &st) < 0 || !dag_run_state_is_final(st))
 			return field_fail(r, "expected success or failed (a run's end), got \"%s\"",
-					  name);
+			                  name);
 		*bits |= 1u << st;
 	}
 	return 0;
 }
 
 static int read_trigger_keys(struct field_reader *r, struct dag_trigger *tg, const char *prefix,
-			     json_t *v)
+                             json_t *v)
 {
 	const char *key;
 	json_t *val;
 
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		const char *s;
 		field_at(r, prefix, key, 0);
 		if (!strcmp(key, "dag_id")) {
 			if (field_get_string(r, val, &s) < 0)
 				return -1;
 			if (!dag_id_valid(s, true))
-				return field_fail(r, "expected a DAG id of letters, digits, '_', '.' "
-						     "and '-', got \"%s\"", s);
+				return field_fail(r,
+				                  "expected a DAG id of letters, digits, '_', '.' "
+				                  "and '-', got \"%s\"",
+				                  s);
 			if (field_set_string(r, &tg->dag_id, s) < 0)
 				return -1;
 		} else if (!strcmp(key, "conf")) {
-			if (field_need_type(r, val, "a mapping of param: value", json_is_object(val)) < 0)
+			if (field_need_type(r, val, "a mapping of param: value",
+			                    json_is_object(val)) < 0)
 				return -1;
 			json_decref(tg->conf);
 			tg->conf = json_deep_copy(val);
@@ -108,7 +115,8 @@ static int read_trigger_keys(struct field_reader *r, struct dag_trigger *tg, con
 			if (field_get_string(r, val, &s) < 0)
 				return -1;
 			if (!*s)
-				return field_fail(r, "%s", "expected a run id (a template), got \"\"");
+				return field_fail(r, "%s",
+				                  "expected a run id (a template), got \"\"");
 			if (field_set_string(r, &tg->run_id, s) < 0)
 				return -1;
 		} else if (!strcmp(key, "wait_for_completion")) {
@@ -117,8 +125,9 @@ static int read_trigger_keys(struct field_reader *r, struct dag_trigger *tg, con
 		} else if (!strcmp(key, "poke_interval")) {
 			if (field_read_duration(r, val, &tg->poke_interval_s) < 0)
 				return -1;
-		} else if (read_states(r, val, !strcmp(key, "allowed_states") ? &tg->allowed
-									       : &tg->failed) < 0) {
+		} else if (read_states(r, val,
+		                       !strcmp(key, "allowed_states") ? &tg->allowed
+		                                                      : &tg->failed) < 0) {
 			return -1;
 		}
 	}
@@ -131,7 +140,7 @@ int dag_read_trigger(struct field_reader *r, struct dag_task *t, const char *pre
 
 	snprintf(r->path, sizeof r->path, "%s", prefix);
 	if (field_need_type(r, v, "a mapping {dag_id, conf, wait_for_completion, ...}",
-			    json_is_object(v)) < 0 ||
+	                    json_is_object(v)) < 0 ||
 	    field_check_keys(r, v, prefix, trigger_keys) < 0)
 		return -1;
 	tg = calloc(1, sizeof *tg);
@@ -155,7 +164,8 @@ int dag_read_trigger(struct field_reader *r, struct dag_task *t, const char *pre
 		tg->failed &= ~tg->allowed;
 	if (tg->allowed & tg->failed) {
 		field_at(r, prefix, "failed_states", 0);
-		return field_fail(r, "%s", "a state cannot be in both allowed_states and failed_states");
+		return field_fail(r, "%s",
+		                  "a state cannot be in both allowed_states and failed_states");
 	}
 	return 0;
 }
@@ -171,13 +181,9 @@ static bool json_has_braces(const json_t *v)
 	if (json_is_string(v))
 		return strstr(json_string_value(v), "{{") != NULL;
 	if (json_is_object(v)) {
-		json_object_foreach ((json_t *)v, k, x)
-			if (json_has_braces(x))
-				return true;
+		json_object_foreach((json_t *)v, k, x) if (json_has_braces(x)) return true;
 	} else if (json_is_array(v)) {
-		json_array_foreach (v, i, x)
-			if (json_has_braces(x))
-				return true;
+		json_array_foreach(v, i, x) if (json_has_braces(x)) return true;
 	}
 	return false;
 }
@@ -185,7 +191,7 @@ static bool json_has_braces(const json_t *v)
 bool dag_trigger_has_templates(const struct dag_task *t)
 {
 	return t->trigger && (json_has_braces(t->trigger->conf) ||
-			      (t->trigger->run_id && strstr(t->trigger->run_id, "{{")));
+	                      (t->trigger->run_id && strstr(t->trigger->run_id, "{{")));
 }
 
 static int check_one(struct field_reader *r, const char *text, const struct strvec *known)
@@ -200,7 +206,7 @@ static int check_one(struct field_reader *r, const char *text, const struct strv
 }
 
 static int check_json(struct field_reader *r, const json_t *v, const char *path,
-		      const struct strvec *known)
+                      const struct strvec *known)
 {
 	const char *k;
 	json_t *x;
@@ -211,14 +217,16 @@ static int check_json(struct field_reader *r, const json_t *v, const char *path,
 		return check_one(r, json_string_value(v), known);
 	}
 	if (json_is_object(v)) {
-		json_object_foreach ((json_t *)v, k, x) {
+		json_object_foreach((json_t *)v, k, x)
+		{
 			char sub[FIELD_PATH_MAX];
 			snprintf(sub, sizeof sub, "%s.%s", path, k);
 			if (check_json(r, x, sub, known) < 0)
 				return -1;
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach (v, i, x) {
+		json_array_foreach(v, i, x)
+		{
 			char sub[FIELD_PATH_MAX];
 			snprintf(sub, sizeof sub, "%s[%zu]", path, i);
 			if (check_json(r, x, sub, known) < 0)
@@ -229,7 +237,7 @@ static int check_json(struct field_reader *r, const json_t *v, const char *path,
 }
 
 int dag_check_trigger_templates(struct field_reader *r, const struct dag_task *t,
-				const struct strvec *known, const char *prefix)
+                                const struct strvec *known, const char *prefix)
 {
 	char base[FIELD_PATH_MAX];
 

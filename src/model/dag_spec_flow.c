@@ -54,8 +54,9 @@ int dag_read_flow_default(struct field_reader *r, const char *key, json_t *val,
 	bool b;
 
 	if (strcmp(key, "depends_on_past") && strcmp(key, "wait_for_downstream"))
-		return field_fail(r, "%s", "a task's own key; default_args may give depends_on_past "
-		                           "and wait_for_downstream");
+		return field_fail(r, "%s",
+		                  "a task's own key; default_args may give depends_on_past "
+		                  "and wait_for_downstream");
 	if (field_get_bool(r, val, &b) < 0)
 		return -1;
 	if (!strcmp(key, "depends_on_past"))
@@ -103,21 +104,24 @@ int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const ch
 	task = p + 8;
 	task_end = name_end(task);
 	if (task_end == task || *task_end != '.')
-		return field_fail(r, "%s", "expected \"{{ outputs.TASK.KEY }}\" naming an upstream "
-		                           "task's output");
+		return field_fail(r, "%s",
+		                  "expected \"{{ outputs.TASK.KEY }}\" naming an upstream "
+		                  "task's output");
 	key = task_end + 1;
 	key_end = name_end(key);
 	p = key_end;
 	while (*p == ' ')
 		p++;
 	if (key_end == key || strncmp(p, "}}", 2))
-		return field_fail(r, "%s", "expected \"{{ outputs.TASK.KEY }}\" naming an upstream "
-		                           "task's output");
+		return field_fail(r, "%s",
+		                  "expected \"{{ outputs.TASK.KEY }}\" naming an upstream "
+		                  "task's output");
 	p += 2;
 	while (*p == ' ')
 		p++;
 	if (*p)
-		return field_fail(r, "%s", "expected \"{{ outputs.TASK.KEY }}\" alone, nothing after it");
+		return field_fail(r, "%s",
+		                  "expected \"{{ outputs.TASK.KEY }}\" alone, nothing after it");
 	t->flow.foreach_task = strndup(task, (size_t)(task_end - task));
 	t->flow.foreach_key = strndup(key, (size_t)(key_end - key));
 	if (!t->flow.foreach_task || !t->flow.foreach_key)
@@ -136,8 +140,8 @@ int dag_flow_link(struct field_reader *r, struct dag_spec *dag)
 			continue;
 		snprintf(r->path, sizeof r->path, "tasks[%zu].foreach", i);
 		if (!strcmp(up, t->task_id))
-			return field_fail(r, "outputs.%s: a task cannot fan out over its own output",
-			                  up);
+			return field_fail(
+			    r, "outputs.%s: a task cannot fan out over its own output", up);
 		if (dag_spec_task_index(dag, up) < 0)
 			return field_fail(r, "outputs.%s: no task of this DAG has that id", up);
 		for (size_t k = 0; k < t->depends_on.n && !listed; k++)
@@ -159,13 +163,15 @@ int dag_flow_check(struct field_reader *r, struct dag_spec *dag)
 
 		if (f->branch && f->short_circuit) {
 			snprintf(r->path, sizeof r->path, "tasks[%zu].short_circuit", i);
-			return field_fail(r, "%s", "expected one of branch and short_circuit, got both");
+			return field_fail(r, "%s",
+			                  "expected one of branch and short_circuit, got both");
 		}
 		if ((f->branch || f->short_circuit) && dag_task_is_mapped(t)) {
 			snprintf(r->path, sizeof r->path, "tasks[%zu].%s", i,
 			         f->branch ? "branch" : "short_circuit");
-			return field_fail(r, "%s", "a foreach task has several instances; expected "
-			                           "one task to decide");
+			return field_fail(r, "%s",
+			                  "a foreach task has several instances; expected "
+			                  "one task to decide");
 		}
 		if (!f->foreach_task)
 			continue;
@@ -173,8 +179,9 @@ int dag_flow_check(struct field_reader *r, struct dag_spec *dag)
 		up = &dag->tasks[f->foreach_upstream].flow;
 		if (dag_task_is_mapped(&dag->tasks[f->foreach_upstream])) {
 			snprintf(r->path, sizeof r->path, "tasks[%zu].foreach", i);
-			return field_fail(r, "outputs.%s: a foreach task has no single output to fan "
-			                     "out over",
+			return field_fail(r,
+			                  "outputs.%s: a foreach task has no single output to fan "
+			                  "out over",
 			                  f->foreach_task);
 		}
 		v = realloc(up->mapped_by, (up->n_mapped_by + 1) * sizeof *v);
@@ -237,13 +244,15 @@ int dag_item_resources(const json_t *item, struct dag_resources *res, bool *give
 	if (field_need_type(&r, v, "a mapping {cpus, memory, gpus}", json_is_object(v)) < 0 ||
 	    field_check_keys(&r, v, "resources", item_resource_keys) < 0)
 		return -1;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(&r, "resources", key, 0);
 		if (!strcmp(key, "memory")) {
 			const char *s;
 			struct weir_error e;
 			if (json_is_integer(val)) {
-				if (field_get_int(&r, val, 1, (long long)JOB_SPEC_MAX_MEMORY_MB, &x) < 0)
+				if (field_get_int(&r, val, 1, (long long)JOB_SPEC_MAX_MEMORY_MB,
+				                  &x) < 0)
 					return -1;
 				res->memory_mb = (uint64_t)x;
 				continue;
@@ -253,8 +262,8 @@ int dag_item_resources(const json_t *item, struct dag_resources *res, bool *give
 			if (parse_memory_mb(s, r.path, &res->memory_mb, &e) < 0)
 				return weir_error_set(err, WEIR_E_INVALID, "%s", e.msg);
 			if (res->memory_mb == 0 || res->memory_mb > JOB_SPEC_MAX_MEMORY_MB)
-				return field_fail(&r, "expected a memory amount from 1m to 16t, got \"%s\"",
-				                  s);
+				return field_fail(
+				    &r, "expected a memory amount from 1m to 16t, got \"%s\"", s);
 		} else if (!strcmp(key, "gpus")) {
 			if (field_get_int(&r, val, 0, JOB_SPEC_MAX_GPUS, &x) < 0)
 				return -1;
@@ -289,18 +298,21 @@ json_t *dag_task_output_items(const struct dag_task *task, const json_t *outputs
 		               v ? field_type_name(v) : "nothing (no such key in $WEIR_OUTPUT)");
 		return NULL;
 	}
-	json_array_foreach (v, i, item) {
+	json_array_foreach(v, i, item)
+	{
 		struct dag_resources res = {0};
 		bool given;
 		if (json_is_array(item) || json_is_null(item)) {
-			weir_error_set(err, WEIR_E_INVALID,
-			               "outputs.%s.%s[%zu]: expected a string, a number or an object, "
-			               "got %s",
-			               f->foreach_task, f->foreach_key, i, field_type_name(item));
+			weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "outputs.%s.%s[%zu]: expected a string, a number or an object, "
+			    "got %s",
+			    f->foreach_task, f->foreach_key, i, field_type_name(item));
 			return NULL;
 		}
 		if (dag_item_resources(item, &res, &given, err) < 0) {
-			weir_error_prefix(err, "outputs.%s.%s[%zu]", f->foreach_task, f->foreach_key, i);
+			weir_error_prefix(err, "outputs.%s.%s[%zu]", f->foreach_task,
+			                  f->foreach_key, i);
 			return NULL;
 		}
 	}

@@ -71,7 +71,7 @@ int dag_read_dataset_schedule(struct field_reader *r, struct dag_spec *dag, json
 /* The trigger_dag task's templates (conf's strings, run_id) use only
  * `known` names; whether it has any. */
 int dag_check_trigger_templates(struct field_reader *r, const struct dag_task *t,
-				const struct strvec *known, const char *prefix);
+                                const struct strvec *known, const char *prefix);
 bool dag_trigger_has_templates(const struct dag_task *t);
 /* The names a DAG scheduled on datasets adds for its tasks' templates
  * (params.triggering_dataset_events).  0 or -1 (out of memory). */
@@ -92,7 +92,7 @@ int dag_check_templates(struct field_reader *r, struct dag_spec *dag);
 bool dag_flow_is_key(const char *key);
 int dag_read_flow_key(struct field_reader *r, struct dag_task *t, const char *key, json_t *val);
 int dag_read_flow_default(struct field_reader *r, const char *key, json_t *val,
-			  struct dag_default_args *d);
+                          struct dag_default_args *d);
 /* default_args' past keys for a task that gave none; wait_for_downstream
  * implies depends_on_past. */
 void dag_flow_resolve(struct dag_task *t, const struct dag_default_args *d);

@@ -19,7 +19,8 @@ static json_t *str_or_null(const char *s)
 static json_t *time_json(int64_t ms)
 {
 	char buf[40];
-	return ms == CRON_NEVER ? json_null() : json_string(schedule_format_ts(ms, buf, sizeof buf));
+	return ms == CRON_NEVER ? json_null()
+	                        : json_string(schedule_format_ts(ms, buf, sizeof buf));
 }
 
 static json_t *resources_json(const struct dag_resources *res)
@@ -30,8 +31,8 @@ static json_t *resources_json(const struct dag_resources *res)
 		return NULL;
 	int rc = 0;
 	if (res->memory_mb)
-		rc |= json_object_set_new(o, "memory",
-					  json_string(format_memory_mb(res->memory_mb, buf, sizeof buf)));
+		rc |= json_object_set_new(
+		    o, "memory", json_string(format_memory_mb(res->memory_mb, buf, sizeof buf)));
 	if (res->vcores)
 		rc |= json_object_set_new(o, "vcores", json_integer(res->vcores));
 	if (res->gpus >= 0)
@@ -62,21 +63,29 @@ static json_t *task_json(const struct dag_task *t)
 		return NULL;
 	rc |= json_object_set_new(o, "task_id", json_string(t->task_id));
 	rc |= json_object_set_new(o, "depends_on", strvec_json(&t->depends_on));
-	rc |= json_object_set_new(o, "trigger_rule", json_string(trigger_rule_name(t->trigger_rule)));
+	rc |=
+	    json_object_set_new(o, "trigger_rule", json_string(trigger_rule_name(t->trigger_rule)));
 	switch (t->kind) {
 	case DAG_TASK_COMMAND: {
 		json_t *env = json_object();
 		for (size_t i = 0; env && i < t->n_env; i++)
-			rc |= json_object_set_new(env, t->env[i].name, json_string(t->env[i].value));
+			rc |=
+			    json_object_set_new(env, t->env[i].name, json_string(t->env[i].value));
 		rc |= json_object_set_new(o, "command", json_string(t->command));
 		rc |= json_object_set_new(o, "env", env);
 		rc |= json_object_set_new(o, "cwd", str_or_null(t->cwd));
 		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
 		break;
 	}
-	case DAG_TASK_JOB: rc |= json_object_set_new(o, "job", job_spec_to_json(t->job)); break;
-	case DAG_TASK_JOB_FILE: rc |= json_object_set_new(o, "job", json_string(t->job_path)); break;
-	case DAG_TASK_JOB_TONY: rc |= json_object_set(o, "job", t->tony); break;
+	case DAG_TASK_JOB:
+		rc |= json_object_set_new(o, "job", job_spec_to_json(t->job));
+		break;
+	case DAG_TASK_JOB_FILE:
+		rc |= json_object_set_new(o, "job", json_string(t->job_path));
+		break;
+	case DAG_TASK_JOB_TONY:
+		rc |= json_object_set(o, "job", t->tony);
+		break;
 	case DAG_TASK_SQL:
 	case DAG_TASK_TRANSFER:
 		rc |= json_object_set(o, t->kind == DAG_TASK_SQL ? "sql" : "transfer", t->data);
@@ -97,11 +106,12 @@ static json_t *task_json(const struct dag_task *t)
 	rc |= json_object_set_new(o, "retries", json_integer(t->retries));
 	rc |= json_object_set_new(o, "retry_delay", json_integer(t->retry_delay_s));
 	rc |= json_object_set_new(o, "retry_exponential_backoff",
-				  json_boolean(t->retry_exponential_backoff));
+	                          json_boolean(t->retry_exponential_backoff));
 	rc |= json_object_set_new(o, "max_retry_delay", json_integer(t->max_retry_delay_s));
 	rc |= json_object_set_new(o, "execution_timeout", json_integer(t->execution_timeout_s));
 	rc |= json_object_set_new(o, "pool", str_or_null(t->pool));
-	rc |= json_object_set_new(o, "pool_slots", json_integer(t->pool_slots > 0 ? t->pool_slots : 1));
+	rc |= json_object_set_new(o, "pool_slots",
+	                          json_integer(t->pool_slots > 0 ? t->pool_slots : 1));
 	if (t->queue)
 		rc |= json_object_set_new(o, "queue", json_string(t->queue));
 	if (t->slurm)
@@ -136,8 +146,7 @@ static json_t *params_as_written(const struct dag_spec *dag)
 	json_t *sc;
 
 	if (o)
-		json_object_foreach (dag->param_schemas, k, sc)
-			json_object_set(o, k, sc);
+		json_object_foreach(dag->param_schemas, k, sc) json_object_set(o, k, sc);
 	return o;
 }
 
@@ -152,9 +161,9 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 		goto fail;
 	rc |= json_object_set_new(o, "dag_id", json_string(dag->dag_id));
 	rc |= json_object_set_new(o, "description", str_or_null(dag->description));
-	rc |= json_object_set_new(o, "schedule", dag->dataset_schedule.n
-						     ? strvec_json(&dag->dataset_schedule)
-						     : json_string(dag->schedule.text));
+	rc |= json_object_set_new(o, "schedule",
+	                          dag->dataset_schedule.n ? strvec_json(&dag->dataset_schedule)
+	                                                  : json_string(dag->schedule.text));
 	rc |= json_object_set_new(o, "start_date", time_json(dag->start_date_ms));
 	rc |= json_object_set_new(o, "end_date", time_json(dag->end_date_ms));
 	rc |= json_object_set_new(o, "catchup", json_boolean(dag->catchup));
@@ -168,12 +177,13 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 		rc |= json_object_set_new(da, "retry_delay", json_integer(d->retry_delay_s));
 	if (d->retry_exponential_backoff >= 0)
 		rc |= json_object_set_new(da, "retry_exponential_backoff",
-					  json_boolean(d->retry_exponential_backoff));
+		                          json_boolean(d->retry_exponential_backoff));
 	if (d->max_retry_delay_s >= 0)
-		rc |= json_object_set_new(da, "max_retry_delay", json_integer(d->max_retry_delay_s));
+		rc |=
+		    json_object_set_new(da, "max_retry_delay", json_integer(d->max_retry_delay_s));
 	if (d->execution_timeout_s >= 0)
 		rc |= json_object_set_new(da, "execution_timeout",
-					  json_integer(d->execution_timeout_s));
+		                          json_integer(d->execution_timeout_s));
 	if (d->pool)
 		rc |= json_object_set_new(da, "pool", json_string(d->pool));
 	if (d->pool_slots > 0)
@@ -203,4 +213,3 @@ fail:
 	json_decref(da);
 	return NULL;
 }
-

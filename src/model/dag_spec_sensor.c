@@ -30,14 +30,15 @@ static const char *const kind_names[] = {
     [DAG_SENSOR_HTTP] = "http", [DAG_SENSOR_SQL] = "sql",
 };
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == DAG_SENSOR_KIND_COUNT,
-	       "a name per sensor kind");
+               "a name per sensor kind");
 
-static const char *const sensor_keys[] = {"file", "external_task", "time", "delta", "http", "sql",
-					  "poke_interval", "timeout", "soft_fail",
-					  "exponential_backoff", "max_wait", "mode", NULL};
+static const char *const sensor_keys[] = {
+    "file",     "external_task", "time",    "delta",     "http",
+    "sql",      "poke_interval", "timeout", "soft_fail", "exponential_backoff",
+    "max_wait", "mode",          NULL};
 static const char *const file_keys[] = {"path", "folder", "conn", NULL};
-static const char *const ext_keys[] = {"dag_id", "task_id", "states", "failed_states",
-				       "execution_delta", NULL};
+static const char *const ext_keys[] = {"dag_id",        "task_id",         "states",
+                                       "failed_states", "execution_delta", NULL};
 static const char *const http_keys[] = {"url",   "conn",    "path",    "status",
                                         "match", "timeout", "ca_file", NULL};
 static const char *const sql_keys[] = {"conn", "query", "parameters", NULL};
@@ -73,7 +74,7 @@ void dag_sensor_free(struct dag_sensor *s)
 /* A non-empty string at obj.key; *out borrowed (NULL when absent and not
  * required). */
 static int get_str(struct field_reader *r, json_t *obj, const char *prefix, const char *key,
-		   bool required, const char **out)
+                   bool required, const char **out)
 {
 	json_t *v = json_object_get(obj, key);
 
@@ -89,7 +90,7 @@ static int get_str(struct field_reader *r, json_t *obj, const char *prefix, cons
 /* obj.conn (optional unless required): a connection id, added to the
  * task's connections when t is given. */
 static int read_conn(struct field_reader *r, struct dag_task *t, json_t *obj, const char *prefix,
-		     bool required)
+                     bool required)
 {
 	const char *id;
 	struct weir_error e = {0};
@@ -111,7 +112,7 @@ static int read_conn(struct field_reader *r, struct dag_task *t, json_t *obj, co
 /* A duration in ms: whole seconds, a number with a fraction ("0.5") or a
  * duration text ("30s", "5m"). */
 static int read_ms(struct field_reader *r, json_t *obj, const char *prefix, const char *key,
-		   int64_t min_ms, int64_t *out)
+                   int64_t min_ms, int64_t *out)
 {
 	json_t *v = json_object_get(obj, key);
 	int64_t s;
@@ -141,14 +142,14 @@ static int check_rel_path(struct field_reader *r, const char *path)
 
 	if (path[0] == '/')
 		return field_fail(r,
-				  "expected a path relative to the sensor's folder (folder: or "
-				  "conn:), got an absolute one: \"%s\"",
-				  path);
+		                  "expected a path relative to the sensor's folder (folder: or "
+		                  "conn:), got an absolute one: \"%s\"",
+		                  path);
 	while (*p) {
 		size_t n = strcspn(p, "/");
 		if (n == 2 && !strncmp(p, "..", 2))
-			return field_fail(r, "expected a path inside the folder (no \"..\"), got \"%s\"",
-					  path);
+			return field_fail(
+			    r, "expected a path inside the folder (no \"..\"), got \"%s\"", path);
 		p += n;
 		p += *p == '/';
 	}
@@ -191,7 +192,7 @@ static int read_file(struct field_reader *r, struct dag_task *t, json_t *v, cons
 
 /* A list of TI state names (or one name) at obj.key, stored back as a list. */
 static int read_states(struct field_reader *r, json_t *obj, const char *prefix, const char *key,
-		       const char *dflt)
+                       const char *dflt)
 {
 	json_t *v = json_object_get(obj, key), *list, *x;
 	size_t i;
@@ -210,14 +211,15 @@ static int read_states(struct field_reader *r, json_t *obj, const char *prefix, 
 	}
 	if (field_need_type(r, v, "a list of task-instance states", json_is_array(v)) < 0)
 		return -1;
-	json_array_foreach (v, i, x) {
+	json_array_foreach(v, i, x)
+	{
 		enum dag_ti_state s;
 		field_at(r, prefix, key, i);
 		snprintf(r->path, sizeof r->path, "%s.%s[%zu]", prefix, key, i);
 		if (!json_is_string(x) || dag_ti_state_from_name(json_string_value(x), &s) < 0)
 			return field_fail(r, "%s",
-					  "expected a task-instance state (success, failed, "
-					  "skipped, upstream_failed, ...)");
+			                  "expected a task-instance state (success, failed, "
+			                  "skipped, upstream_failed, ...)");
 	}
 	return 0;
 }
@@ -268,7 +270,8 @@ static int read_time(struct field_reader *r, json_t *obj, const char *prefix)
 
 	if (get_str(r, obj, prefix, "time", true, &s) < 0)
 		return -1;
-	if ((sscanf(s, "%2d:%2d%n", &h, &m, &n) != 2 || (s[n] && sscanf(s + n, ":%2d%n", &sec, &n) != 1)) ||
+	if ((sscanf(s, "%2d:%2d%n", &h, &m, &n) != 2 ||
+	     (s[n] && sscanf(s + n, ":%2d%n", &sec, &n) != 1)) ||
 	    h < 0 || h > 23 || m < 0 || m > 59 || sec < 0 || sec > 59)
 		return field_fail(r, "expected a time of day \"HH:MM\" (UTC), got \"%s\"", s);
 	return 0;
@@ -285,21 +288,23 @@ static bool has_blank(const char *s)
 }
 
 static int read_http(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix,
-		     bool templates)
+                     bool templates)
 {
 	const char *url, *path, *match, *ca_file;
 	json_t *st;
 	long long status = 200;
 	int64_t to = 10000;
 
-	if (get_str(r, v, prefix, "url", false, &url) < 0 || read_conn(r, t, v, prefix, false) < 0 ||
+	if (get_str(r, v, prefix, "url", false, &url) < 0 ||
+	    read_conn(r, t, v, prefix, false) < 0 ||
 	    get_str(r, v, prefix, "path", false, &path) < 0 ||
 	    get_str(r, v, prefix, "match", false, &match) < 0 ||
 	    get_str(r, v, prefix, "ca_file", false, &ca_file) < 0)
 		return -1;
 	if (!url == !json_object_get(v, "conn")) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
-		return field_fail(r, "%s", "expected exactly one of url and conn (an http connection)");
+		return field_fail(r, "%s",
+		                  "expected exactly one of url and conn (an http connection)");
 	}
 	/* a template's value is checked once rendered (dag_sensor_render) */
 	if (templates) {
@@ -310,31 +315,34 @@ static int read_http(struct field_reader *r, struct dag_task *t, json_t *v, cons
 	field_at(r, prefix, "url", 0);
 	if (url && strncmp(url, "http://", 7) && strncmp(url, "https://", 8))
 		return field_fail(r, "expected a URL starting with http:// or https://, got \"%s\"",
-				  url);
+		                  url);
 	if (url && has_blank(url))
-		return field_fail(r, "expected a URL without spaces or control characters, got \"%s\"",
-				  url);
+		return field_fail(
+		    r, "expected a URL without spaces or control characters, got \"%s\"", url);
 	if (url) {
 		size_t sl = url[4] == 's' ? 8 : 7;
 		if (!url[sl] || url[sl] == '/')
-			return field_fail(r, "expected http[s]://HOST[:PORT][/PATH], got \"%s\"", url);
+			return field_fail(r, "expected http[s]://HOST[:PORT][/PATH], got \"%s\"",
+			                  url);
 	}
 	field_at(r, prefix, "ca_file", 0);
 	if (ca_file && ca_file[0] != '/')
-		return field_fail(r, "expected an absolute path to a PEM file of CA certificates, "
-				  "got \"%s\"", ca_file);
+		return field_fail(r,
+		                  "expected an absolute path to a PEM file of CA certificates, "
+		                  "got \"%s\"",
+		                  ca_file);
 	field_at(r, prefix, "path", 0);
 	if (path && path[0] != '/')
 		return field_fail(r, "expected a path starting with '/', got \"%s\"", path);
 	if (path && has_blank(path))
-		return field_fail(r, "expected a path without spaces or control characters, got \"%s\"",
-				  path);
+		return field_fail(
+		    r, "expected a path without spaces or control characters, got \"%s\"", path);
 	if (match) {
 		regex_t re;
 		field_at(r, prefix, "match", 0);
 		if (regcomp(&re, match, REG_EXTENDED | REG_NOSUB) != 0)
-			return field_fail(r, "expected a regular expression (POSIX extended), got \"%s\"",
-					  match);
+			return field_fail(
+			    r, "expected a regular expression (POSIX extended), got \"%s\"", match);
 		regfree(&re);
 	}
 	if ((st = json_object_get(v, "status"))) {
@@ -359,15 +367,16 @@ static int read_sql(struct field_reader *r, struct dag_task *t, json_t *v, const
 	/* the query is fixed text, as a sql: task's statement; an Airflow file's
 	 * '{{ ds }}' in it would silently never match */
 	if (has_braces(q))
-		return field_fail(r, "%s",
-				  "expected a fixed query, not a template: bind values as :name and "
-				  "give them in parameters (parameters: {ds: \"{{ ds }}\"})");
+		return field_fail(
+		    r, "%s",
+		    "expected a fixed query, not a template: bind values as :name and "
+		    "give them in parameters (parameters: {ds: \"{{ ds }}\"})");
 	return dag_read_parameters(r, v, prefix);
 }
 
 /* The kind's value at spec[name], checked (and completed) in place. */
 static int read_kind(struct field_reader *r, struct dag_task *t, json_t *spec, const char *prefix,
-		     enum dag_sensor_kind kind, bool templates)
+                     enum dag_sensor_kind kind, bool templates)
 {
 	char sub[FIELD_PATH_MAX];
 	json_t *v = json_object_get(spec, kind_names[kind]);
@@ -382,29 +391,43 @@ static int read_kind(struct field_reader *r, struct dag_task *t, json_t *spec, c
 		int64_t ms = 0;
 		if (read_ms(r, spec, prefix, "delta", 0, &ms) < 0)
 			return -1;
-		return json_object_set_new(spec, "delta", json_integer(ms / 1000)) < 0 ? field_oom(r)
-										      : 0;
+		return json_object_set_new(spec, "delta", json_integer(ms / 1000)) < 0
+		           ? field_oom(r)
+		           : 0;
 	}
-	case DAG_SENSOR_FILE: keys = file_keys; break;
-	case DAG_SENSOR_EXTERNAL_TASK: keys = ext_keys; break;
-	case DAG_SENSOR_HTTP: keys = http_keys; break;
-	case DAG_SENSOR_SQL: keys = sql_keys; break;
+	case DAG_SENSOR_FILE:
+		keys = file_keys;
+		break;
+	case DAG_SENSOR_EXTERNAL_TASK:
+		keys = ext_keys;
+		break;
+	case DAG_SENSOR_HTTP:
+		keys = http_keys;
+		break;
+	case DAG_SENSOR_SQL:
+		keys = sql_keys;
+		break;
 	}
 	if (field_need_type(r, v, "a mapping", json_is_object(v)) < 0 ||
 	    field_check_keys(r, v, sub, keys) < 0)
 		return -1;
 	switch (kind) {
-	case DAG_SENSOR_FILE: return read_file(r, t, v, sub);
-	case DAG_SENSOR_EXTERNAL_TASK: return read_external(r, v, sub, templates);
-	case DAG_SENSOR_HTTP: return read_http(r, t, v, sub, templates);
-	case DAG_SENSOR_SQL: return read_sql(r, t, v, sub);
-	default: return 0;
+	case DAG_SENSOR_FILE:
+		return read_file(r, t, v, sub);
+	case DAG_SENSOR_EXTERNAL_TASK:
+		return read_external(r, v, sub, templates);
+	case DAG_SENSOR_HTTP:
+		return read_http(r, t, v, sub, templates);
+	case DAG_SENSOR_SQL:
+		return read_sql(r, t, v, sub);
+	default:
+		return 0;
 	}
 }
 
 /* The options, into s and back into spec with their defaults. */
 static int read_options(struct field_reader *r, json_t *spec, const char *prefix,
-			struct dag_sensor *s)
+                        struct dag_sensor *s)
 {
 	json_t *v;
 	const char *mode;
@@ -431,13 +454,15 @@ static int read_options(struct field_reader *r, json_t *spec, const char *prefix
 		return field_fail(r, "expected poke or reschedule, got \"%s\"", mode);
 	s->mode = mode && !strcmp(mode, "reschedule") ? DAG_SENSOR_RESCHEDULE : DAG_SENSOR_POKE;
 	/* the checked form carries every option as a number of ms */
-	if (json_object_set_new(spec, "poke_interval", json_real((double)s->poke_interval_ms / 1000)) < 0 ||
+	if (json_object_set_new(spec, "poke_interval",
+	                        json_real((double)s->poke_interval_ms / 1000)) < 0 ||
 	    json_object_set_new(spec, "timeout", json_real((double)s->timeout_ms / 1000)) < 0 ||
 	    json_object_set_new(spec, "soft_fail", json_boolean(s->soft_fail)) < 0 ||
-	    json_object_set_new(spec, "exponential_backoff", json_boolean(s->exponential_backoff)) < 0 ||
+	    json_object_set_new(spec, "exponential_backoff", json_boolean(s->exponential_backoff)) <
+	        0 ||
 	    json_object_set_new(spec, "mode", json_string(dag_sensor_mode_name(s->mode))) < 0 ||
-	    (s->max_wait_ms && json_object_set_new(spec, "max_wait",
-						   json_real((double)s->max_wait_ms / 1000)) < 0))
+	    (s->max_wait_ms &&
+	     json_object_set_new(spec, "max_wait", json_real((double)s->max_wait_ms / 1000)) < 0))
 		return field_oom(r);
 	return 0;
 }
@@ -445,14 +470,15 @@ static int read_options(struct field_reader *r, json_t *spec, const char *prefix
 /* Reads a `sensor:` mapping into a new dag_sensor (t, when given, gets the
  * connection it names; templates: a DAG file's mapping, not a rendered one). */
 static struct dag_sensor *read_sensor(struct field_reader *r, struct dag_task *t,
-				      const char *prefix, const json_t *v, bool templates)
+                                      const char *prefix, const json_t *v, bool templates)
 {
 	struct dag_sensor *s;
 	int found = -1;
 
 	snprintf(r->path, sizeof r->path, "%s", prefix);
-	if (field_need_type(r, (json_t *)v, "a mapping: {file | external_task | time | delta | http | sql, ...}",
-			    json_is_object(v)) < 0 ||
+	if (field_need_type(r, (json_t *)v,
+	                    "a mapping: {file | external_task | time | delta | http | sql, ...}",
+	                    json_is_object(v)) < 0 ||
 	    field_check_keys(r, (json_t *)v, prefix, sensor_keys) < 0)
 		return NULL;
 	for (int k = 0; k < DAG_SENSOR_KIND_COUNT; k++) {
@@ -460,14 +486,18 @@ static struct dag_sensor *read_sensor(struct field_reader *r, struct dag_task *t
 			continue;
 		if (found >= 0) {
 			snprintf(r->path, sizeof r->path, "%s", prefix);
-			field_fail(r, "%s", "expected one of file, external_task, time, delta, http and sql, got more");
+			field_fail(r, "%s",
+			           "expected one of file, external_task, time, delta, http and "
+			           "sql, got more");
 			return NULL;
 		}
 		found = k;
 	}
 	if (found < 0) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
-		field_fail(r, "%s", "expected one of file, external_task, time, delta, http and sql: what it waits for");
+		field_fail(r, "%s",
+		           "expected one of file, external_task, time, delta, http and sql: what "
+		           "it waits for");
 		return NULL;
 	}
 	s = calloc(1, sizeof *s);
@@ -477,7 +507,8 @@ static struct dag_sensor *read_sensor(struct field_reader *r, struct dag_task *t
 		return NULL;
 	}
 	s->kind = (enum dag_sensor_kind)found;
-	if (read_kind(r, t, s->spec, prefix, s->kind, templates) < 0 || read_options(r, s->spec, prefix, s) < 0) {
+	if (read_kind(r, t, s->spec, prefix, s->kind, templates) < 0 ||
+	    read_options(r, s->spec, prefix, s) < 0) {
 		dag_sensor_free(s);
 		return NULL;
 	}
@@ -507,12 +538,12 @@ struct dag_sensor *dag_sensor_from_spec(const json_t *spec, struct weir_error *e
 /* ---- templates ---- */
 
 static int each_template(json_t *what, enum dag_sensor_kind kind, dag_sensor_template_fn fn,
-			 void *arg)
+                         void *arg)
 {
-	const char *const *keys = kind == DAG_SENSOR_FILE		? file_templates
-				  : kind == DAG_SENSOR_EXTERNAL_TASK ? ext_templates
-				  : kind == DAG_SENSOR_HTTP	? http_templates
-								: NULL;
+	const char *const *keys = kind == DAG_SENSOR_FILE            ? file_templates
+	                          : kind == DAG_SENSOR_EXTERNAL_TASK ? ext_templates
+	                          : kind == DAG_SENSOR_HTTP          ? http_templates
+	                                                             : NULL;
 	char field[FIELD_PATH_MAX];
 	const char *k;
 	json_t *v;
@@ -528,7 +559,8 @@ static int each_template(json_t *what, enum dag_sensor_kind kind, dag_sensor_tem
 	}
 	if (kind != DAG_SENSOR_SQL)
 		return 0;
-	json_object_foreach (json_object_get(what, "parameters"), k, v) {
+	json_object_foreach(json_object_get(what, "parameters"), k, v)
+	{
 		if (!has_braces(json_string_value(v)))
 			continue;
 		snprintf(field, sizeof field, "sql.parameters.%s", k);
@@ -562,12 +594,12 @@ static int render_field(void *arg, const char *field, json_t *str)
 	free(s);
 	if (rc < 0)
 		return weir_error_set(a->err, WEIR_E_INVALID,
-				      "sensor.%s: the rendered value is not valid UTF-8", field);
+		                      "sensor.%s: the rendered value is not valid UTF-8", field);
 	return 0;
 }
 
 struct dag_sensor *dag_sensor_render(const struct dag_sensor *s, const struct template_ctx *ctx,
-				     struct weir_error *err)
+                                     struct weir_error *err)
 {
 	struct render_arg a = {ctx, err};
 	json_t *spec = json_deep_copy(s->spec);

@@ -11,28 +11,72 @@
 #include <string.h>
 
 #include "lib/fs.h"
-#include "model/job_spec_edit.h"
 #include "model/connection.h"
+#include "model/job_spec_edit.h"
 #include "model/template.h"
 
 static const char *const default_arg_keys[] = {
-	"retries", "retry_delay", "retry_exponential_backoff", "max_retry_delay",
-	"execution_timeout", "pool", "pool_slots", "priority", "resources", "queue",
-	"depends_on_past", "wait_for_downstream",
-	"on_failure", "on_retry", "on_success", "on_sla_miss", "sla", NULL,
+    "retries",
+    "retry_delay",
+    "retry_exponential_backoff",
+    "max_retry_delay",
+    "execution_timeout",
+    "pool",
+    "pool_slots",
+    "priority",
+    "resources",
+    "queue",
+    "depends_on_past",
+    "wait_for_downstream",
+    "on_failure",
+    "on_retry",
+    "on_success",
+    "on_sla_miss",
+    "sla",
+    NULL,
 };
 static const char *const task_keys[] = {
-	"task_id", "depends_on", "trigger_rule", "command", "env", "cwd", "job", "retries",
-	"retry_delay", "retry_exponential_backoff", "max_retry_delay", "execution_timeout",
-	"pool", "pool_slots", "priority", "resources", "foreach", "queue", "slurm", "sql",
-	"transfer", "connections", "branch", "short_circuit", "depends_on_past",
-	"wait_for_downstream", "sensor", "outlets", "trigger_dag",
-	"on_failure", "on_retry", "on_success", "on_sla_miss", "sla", NULL,
+    "task_id",
+    "depends_on",
+    "trigger_rule",
+    "command",
+    "env",
+    "cwd",
+    "job",
+    "retries",
+    "retry_delay",
+    "retry_exponential_backoff",
+    "max_retry_delay",
+    "execution_timeout",
+    "pool",
+    "pool_slots",
+    "priority",
+    "resources",
+    "foreach",
+    "queue",
+    "slurm",
+    "sql",
+    "transfer",
+    "connections",
+    "branch",
+    "short_circuit",
+    "depends_on_past",
+    "wait_for_downstream",
+    "sensor",
+    "outlets",
+    "trigger_dag",
+    "on_failure",
+    "on_retry",
+    "on_success",
+    "on_sla_miss",
+    "sla",
+    NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
 static const char *const tony_keys[] = {
-	"conf_file", "executes", "task_params", "python_venv", "python_binary_path", "src_dir",
-	"framework", "shell_env", "container_env", "conf", NULL,
+    "conf_file",          "executes", "task_params", "python_venv",
+    "python_binary_path", "src_dir",  "framework",   "shell_env",
+    "container_env",      "conf",     NULL,
 };
 
 /* ---- reading helpers ---------------------------------------------------- */
@@ -69,7 +113,7 @@ static char *resolve(const char *base_dir, const char *s)
 }
 
 static int read_resources(struct field_reader *r, json_t *v, const char *prefix,
-			  struct dag_resources *res)
+                          struct dag_resources *res)
 {
 	const char *key;
 	json_t *val;
@@ -79,11 +123,13 @@ static int read_resources(struct field_reader *r, json_t *v, const char *prefix,
 		return -1;
 	if (field_check_keys(r, v, prefix, resource_keys) < 0)
 		return -1;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(r, prefix, key, 0);
 		if (!strcmp(key, "memory")) {
 			if (json_is_integer(val)) {
-				if (field_get_int(r, val, 1, (long long)JOB_SPEC_MAX_MEMORY_MB, &x) < 0)
+				if (field_get_int(r, val, 1, (long long)JOB_SPEC_MAX_MEMORY_MB,
+				                  &x) < 0)
 					return -1;
 				res->memory_mb = (uint64_t)x;
 			} else {
@@ -94,8 +140,10 @@ static int read_resources(struct field_reader *r, json_t *v, const char *prefix,
 				if (parse_memory_mb(s, r->path, &res->memory_mb, &e) < 0)
 					return weir_error_set(r->err, WEIR_E_INVALID, "%s", e.msg);
 				if (res->memory_mb == 0 || res->memory_mb > JOB_SPEC_MAX_MEMORY_MB)
-					return field_fail(r, "expected a memory amount from 1m to 16t, got \"%s\"",
-						    s);
+					return field_fail(
+					    r,
+					    "expected a memory amount from 1m to 16t, got \"%s\"",
+					    s);
 			}
 		} else if (!strcmp(key, "vcores")) {
 			if (field_get_int(r, val, 1, JOB_SPEC_MAX_VCORES, &x) < 0)
@@ -112,9 +160,9 @@ static int read_resources(struct field_reader *r, json_t *v, const char *prefix,
 
 /* The keys a task and default_args share.  1 if `key` was one of them. */
 static int read_shared_arg(struct field_reader *r, const char *key, json_t *val, int *retries,
-			   int64_t *retry_delay, int *exp_backoff, int64_t *max_delay,
-			   int64_t *timeout, char **pool, bool *pool_set, int *pool_slots,
-			   int *priority, bool *priority_set)
+                           int64_t *retry_delay, int *exp_backoff, int64_t *max_delay,
+                           int64_t *timeout, char **pool, bool *pool_set, int *pool_slots,
+                           int *priority, bool *priority_set)
 {
 	long long x;
 	bool b;
@@ -143,7 +191,8 @@ static int read_shared_arg(struct field_reader *r, const char *key, json_t *val,
 		if (field_get_string(r, val, &s) < 0)
 			return -1;
 		if (!dag_id_valid(s, true))
-			return field_fail(r, "expected a pool name of [A-Za-z0-9_.-], got \"%s\"", s);
+			return field_fail(r, "expected a pool name of [A-Za-z0-9_.-], got \"%s\"",
+			                  s);
 		if (field_set_string(r, pool, s) < 0)
 			return -1;
 	} else if (!strcmp(key, "pool_slots")) {
@@ -169,8 +218,8 @@ static int read_queue(struct field_reader *r, json_t *val, char **out)
 	if (field_get_string(r, val, &s) < 0)
 		return -1;
 	if (!dag_id_valid(s, true) || strlen(s) > 64)
-		return field_fail(r, "expected a queue name of [A-Za-z0-9_.-] (at most 64), got \"%s\"",
-				  s);
+		return field_fail(
+		    r, "expected a queue name of [A-Za-z0-9_.-] (at most 64), got \"%s\"", s);
 	return field_set_string(r, out, s);
 }
 
@@ -178,8 +227,8 @@ static int read_queue(struct field_reader *r, json_t *val, char **out)
 static int read_task_slurm(struct field_reader *r, json_t *val, json_t **out)
 {
 	struct weir_error e = {0};
-	json_t *probe = json_pack("{s:{s:{s:s}}, s:O}", "roles", "t", "command", "true", "slurm",
-				  val);
+	json_t *probe =
+	    json_pack("{s:{s:{s:s}}, s:O}", "roles", "t", "command", "true", "slurm", val);
 	struct job_spec *spec = probe ? job_spec_from_json(probe, &e) : NULL;
 
 	json_decref(probe);
@@ -200,7 +249,8 @@ int dag_read_default_args(struct field_reader *r, json_t *v, struct dag_default_
 		return -1;
 	if (field_check_keys(r, v, "default_args", default_arg_keys) < 0)
 		return -1;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		bool pool_set = false;
 		field_at(r, "default_args", key, 0);
 		if (!strcmp(key, "resources")) {
@@ -229,9 +279,9 @@ int dag_read_default_args(struct field_reader *r, json_t *v, struct dag_default_
 			continue;
 		}
 		if (read_shared_arg(r, key, val, &d->retries, &d->retry_delay_s,
-				    &d->retry_exponential_backoff, &d->max_retry_delay_s,
-				    &d->execution_timeout_s, &d->pool, &pool_set, &d->pool_slots,
-				    &d->priority, &d->priority_set) < 0)
+		                    &d->retry_exponential_backoff, &d->max_retry_delay_s,
+		                    &d->execution_timeout_s, &d->pool, &pool_set, &d->pool_slots,
+		                    &d->priority, &d->priority_set) < 0)
 			return -1;
 	}
 	return 0;
@@ -255,7 +305,8 @@ static int resolve_job_paths(struct field_reader *r, json_t *job)
 	json_t *arts = json_object_get(job, "artifacts");
 	size_t i;
 	json_t *a;
-	json_array_foreach (arts, i, a) {
+	json_array_foreach(arts, i, a)
+	{
 		json_t *holder = json_is_object(a) ? a : NULL;
 		json_t *pv = holder ? json_object_get(a, "path") : a;
 		if (!r->base_dir || !json_is_string(pv) || !json_string_value(pv)[0] ||
@@ -274,7 +325,8 @@ static int resolve_job_paths(struct field_reader *r, json_t *job)
 	return 0;
 }
 
-static int read_inline_job(struct field_reader *r, struct dag_task *t, json_t *v, const char *prefix)
+static int read_inline_job(struct field_reader *r, struct dag_task *t, json_t *v,
+                           const char *prefix)
 {
 	json_t *copy = json_deep_copy(v);
 	struct weir_error e;
@@ -298,7 +350,7 @@ static int read_inline_job(struct field_reader *r, struct dag_task *t, json_t *v
 	}
 	snprintf(r->path, sizeof r->path, "%s", prefix);
 	return weir_error_set(r->err, WEIR_E_INVALID, "%s: %s", prefix,
-			      colon && !strncmp(e.msg, "spec: ", 6) ? e.msg + 6 : e.msg);
+	                      colon && !strncmp(e.msg, "spec: ", 6) ? e.msg + 6 : e.msg);
 }
 
 /* TonY's submit flags as data: "K=V" lists from a list or a mapping. */
@@ -313,11 +365,13 @@ static int read_kv_list(struct field_reader *r, json_t *v, json_t **out)
 	if (!list)
 		return field_oom(r);
 	if (json_is_object(v)) {
-		json_object_foreach (v, key, val) {
+		json_object_foreach(v, key, val)
+		{
 			field_at(r, base, key, 0);
 			if (json_is_object(val) || json_is_array(val) || json_is_null(val)) {
 				json_decref(list);
-				return field_fail(r, "expected a string value, got %s", field_type_name(val));
+				return field_fail(r, "expected a string value, got %s",
+				                  field_type_name(val));
 			}
 			char *text = template_value_text(val);
 			char *kv = NULL;
@@ -332,7 +386,8 @@ static int read_kv_list(struct field_reader *r, json_t *v, json_t **out)
 			free(kv);
 		}
 	} else if (json_is_array(v)) {
-		json_array_foreach (v, i, val) {
+		json_array_foreach(v, i, val)
+		{
 			const char *s;
 			field_at(r, base, NULL, i);
 			if (field_get_string(r, val, &s) < 0) {
@@ -365,7 +420,8 @@ static int read_tony(struct field_reader *r, struct dag_task *t, json_t *v, cons
 	t->tony = json_object();
 	if (!t->tony)
 		return field_oom(r);
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		json_t *out = NULL;
 		field_at(r, prefix, key, 0);
 		if (!strcmp(key, "shell_env") || !strcmp(key, "container_env") ||
@@ -373,7 +429,7 @@ static int read_tony(struct field_reader *r, struct dag_task *t, json_t *v, cons
 			if (read_kv_list(r, val, &out) < 0)
 				return -1;
 		} else if (!strcmp(key, "conf_file") || !strcmp(key, "python_venv") ||
-			   !strcmp(key, "src_dir")) {
+		           !strcmp(key, "src_dir")) {
 			char *p = NULL;
 			if (json_is_null(val))
 				return field_need_type(r, val, "a path", false);
@@ -419,10 +475,11 @@ static int read_job(struct field_reader *r, struct dag_task *t, json_t *v, const
 		t->job_path = p;
 		return 0;
 	}
-	if (field_need_type(r, v,
-		      "an inline job spec (a mapping with roles), the path of a spec file, or "
-		      "{conf_file: tony.xml, executes, ...}",
-		      json_is_object(v)) < 0)
+	if (field_need_type(
+	        r, v,
+	        "an inline job spec (a mapping with roles), the path of a spec file, or "
+	        "{conf_file: tony.xml, executes, ...}",
+	        json_is_object(v)) < 0)
 		return -1;
 	if (json_object_get(v, "conf_file")) {
 		t->kind = DAG_TASK_JOB_TONY;
@@ -451,11 +508,12 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 		json_t *item;
 		char base[FIELD_PATH_MAX];
 		snprintf(base, sizeof base, "%s", r->path);
-		json_array_foreach (v, i, item) {
+		json_array_foreach(v, i, item)
+		{
 			if (json_is_array(item) || json_is_object(item) || json_is_null(item)) {
 				field_at(r, base, NULL, i);
 				return field_fail(r, "expected a string or a number, got %s",
-					    field_type_name(item));
+				                  field_type_name(item));
 			}
 		}
 		t->foreach_list = json_incref(v);
@@ -493,8 +551,9 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 			}
 		}
 	}
-	return field_fail(r, "%s", "expected a list of items, \"{{ params.NAME }}\" naming a list param or "
-			  "\"{{ outputs.TASK.KEY }}\" naming an upstream task's output");
+	return field_fail(r, "%s",
+	                  "expected a list of items, \"{{ params.NAME }}\" naming a list param or "
+	                  "\"{{ outputs.TASK.KEY }}\" naming an upstream task's output");
 }
 
 /* One task being read: where it is, and what its keys said so far. */
@@ -518,9 +577,9 @@ static int read_task_id(struct field_reader *r, struct task_read *tr, json_t *va
 		return -1;
 	if (!dag_id_valid(s, false))
 		return field_fail(r,
-			    "expected a task id of letters, digits, '_' and '-' (at "
-			    "most 250), got \"%s\"",
-			    s);
+		                  "expected a task id of letters, digits, '_' and '-' (at "
+		                  "most 250), got \"%s\"",
+		                  s);
 	return field_set_string(r, &tr->t->task_id, s);
 }
 
@@ -537,7 +596,8 @@ static int read_depends_on(struct field_reader *r, struct task_read *tr, json_t 
 	}
 	if (field_need_type(r, val, "a list of task ids", json_is_array(val)) < 0)
 		return -1;
-	json_array_foreach (val, i, d) {
+	json_array_foreach(val, i, d)
+	{
 		const char *s;
 		char base[80];
 		snprintf(base, sizeof base, "%s.depends_on", tr->prefix);
@@ -561,11 +621,11 @@ static int read_trigger_rule(struct field_reader *r, struct task_read *tr, json_
 		return -1;
 	if (trigger_rule_from_name(s, &tr->t->trigger_rule) < 0)
 		return field_fail(r,
-			    "expected all_success, all_done, all_failed, "
-			    "one_success, one_failed, none_failed, none_skipped, "
-			    "none_failed_min_one_success, all_skipped or always, "
-			    "got \"%s\"",
-			    s);
+		                  "expected all_success, all_done, all_failed, "
+		                  "one_success, one_failed, none_failed, none_skipped, "
+		                  "none_failed_min_one_success, all_skipped or always, "
+		                  "got \"%s\"",
+		                  s);
 	return 0;
 }
 
@@ -705,21 +765,20 @@ static const struct {
 /* ---- the keys it shares with default_args ---- */
 
 static int read_task_shared(struct field_reader *r, struct task_read *tr, const char *key,
-			    json_t *val)
+                            json_t *val)
 {
 	struct task_given *g = tr->given;
 	bool prio_set = false;
 
 	if (read_shared_arg(r, key, val, &g->retries, &g->retry_delay, &g->exp_backoff,
-			    &g->max_delay, &g->timeout, &tr->t->pool, &g->pool, &g->pool_slots,
-			    &tr->t->priority, &prio_set) < 0)
+	                    &g->max_delay, &g->timeout, &tr->t->pool, &g->pool, &g->pool_slots,
+	                    &tr->t->priority, &prio_set) < 0)
 		return -1;
 	g->priority |= prio_set;
 	return 0;
 }
 
-static int read_task_key(struct field_reader *r, struct task_read *tr, const char *key,
-			 json_t *val)
+static int read_task_key(struct field_reader *r, struct task_read *tr, const char *key, json_t *val)
 {
 	if (notify_is_key(key))
 		return notify_read_key(r, tr->prefix, key, val, &tr->t->notify);
@@ -746,14 +805,14 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer + !!tr->sensor + !!tr->trigger !=
 	    1) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
-		return field_fail(r, "%s",
-			    tr->command || tr->job || tr->sql || tr->transfer || tr->sensor ||
-				    tr->trigger
-				? "expected exactly one of command, job, sql, transfer, sensor and "
-				  "trigger_dag, got more"
-				: "expected exactly one of command (a shell command), job "
-				  "(a job spec, its path, or a tony.xml), sql, transfer, sensor and "
-				  "trigger_dag");
+		return field_fail(
+		    r, "%s",
+		    tr->command || tr->job || tr->sql || tr->transfer || tr->sensor || tr->trigger
+		        ? "expected exactly one of command, job, sql, transfer, sensor and "
+		          "trigger_dag, got more"
+		        : "expected exactly one of command (a shell command), job "
+		          "(a job spec, its path, or a tony.xml), sql, transfer, sensor and "
+		          "trigger_dag");
 	}
 	if (tr->sensor) {
 		char base[80];
@@ -789,13 +848,13 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 	if (tr->env || tr->cwd) {
 		field_at(r, prefix, tr->env ? "env" : "cwd", 0);
 		return field_fail(r, "%s",
-			    "env and cwd go with command; a job task sets them in its spec");
+		                  "env and cwd go with command; a job task sets them in its spec");
 	}
 	if (tr->given->resources) {
 		field_at(r, prefix, "resources", 0);
 		return field_fail(r, "%s",
-			    "a job task has the resources of its roles; resources go with "
-			    "command");
+		                  "a job task has the resources of its roles; resources go with "
+		                  "command");
 	}
 	char base[80];
 	snprintf(base, sizeof base, "%s.job", prefix);
@@ -804,7 +863,7 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 }
 
 static int read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, json_t *v,
-		     struct task_given *given)
+                     struct task_given *given)
 {
 	struct task_read tr = {.t = &dag->tasks[idx], .given = given};
 	const char *key;
@@ -812,7 +871,8 @@ static int read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, j
 
 	snprintf(tr.prefix, sizeof tr.prefix, "tasks[%zu]", idx);
 	snprintf(r->path, sizeof r->path, "%s", tr.prefix);
-	if (field_need_type(r, v, "a mapping with task_id and command or job", json_is_object(v)) < 0)
+	if (field_need_type(r, v, "a mapping with task_id and command or job", json_is_object(v)) <
+	    0)
 		return -1;
 	if (field_check_keys(r, v, tr.prefix, task_keys) < 0)
 		return -1;
@@ -821,7 +881,8 @@ static int read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, j
 	given->retry_delay = given->max_delay = given->timeout = -1;
 	tr.t->resources.gpus = -1;
 
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(r, tr.prefix, key, 0);
 		if (read_task_key(r, &tr, key, val) < 0)
 			return -1;
@@ -834,21 +895,21 @@ static int read_task(struct field_reader *r, struct dag_spec *dag, size_t idx, j
 
 /* default_args, then the task's own keys, then weir's defaults. */
 static int resolve_defaults(struct field_reader *r, struct dag_spec *dag, struct dag_task *t,
-			    const struct task_given *g)
+                            const struct task_given *g)
 {
 	const struct dag_default_args *d = &dag->default_args;
 	t->retries = g->retries >= 0 ? g->retries : d->retries >= 0 ? d->retries : 0;
 	t->retry_delay_s = g->retry_delay >= 0     ? g->retry_delay
-			   : d->retry_delay_s >= 0 ? d->retry_delay_s
-						   : DAG_DEFAULT_RETRY_DELAY_S;
-	t->retry_exponential_backoff = g->exp_backoff >= 0 ? g->exp_backoff
-							   : d->retry_exponential_backoff > 0;
-	t->max_retry_delay_s = g->max_delay >= 0	 ? g->max_delay
-			       : d->max_retry_delay_s >= 0 ? d->max_retry_delay_s
-							   : 0;
-	t->execution_timeout_s = g->timeout >= 0	   ? g->timeout
-				 : d->execution_timeout_s >= 0 ? d->execution_timeout_s
-							       : 0;
+	                   : d->retry_delay_s >= 0 ? d->retry_delay_s
+	                                           : DAG_DEFAULT_RETRY_DELAY_S;
+	t->retry_exponential_backoff =
+	    g->exp_backoff >= 0 ? g->exp_backoff : d->retry_exponential_backoff > 0;
+	t->max_retry_delay_s = g->max_delay >= 0           ? g->max_delay
+	                       : d->max_retry_delay_s >= 0 ? d->max_retry_delay_s
+	                                                   : 0;
+	t->execution_timeout_s = g->timeout >= 0               ? g->timeout
+	                         : d->execution_timeout_s >= 0 ? d->execution_timeout_s
+	                                                       : 0;
 	if (!g->pool && d->pool && field_set_string(r, &t->pool, d->pool) < 0)
 		return -1;
 	t->pool_slots = g->pool_slots ? g->pool_slots : d->pool_slots ? d->pool_slots : 1;
@@ -863,19 +924,21 @@ static int resolve_defaults(struct field_reader *r, struct dag_spec *dag, struct
 		t->priority = d->priority;
 	for (int e = 0; e < NOTIFY_N_EVENTS; e++) {
 		const struct dag_notify *own = t->notify, *def = d->notify;
-		t->on[e] = own && own->given[e] ? &own->on[e] : def && def->given[e] ? &def->on[e]
-											: NULL;
+		t->on[e] = own && own->given[e]   ? &own->on[e]
+		           : def && def->given[e] ? &def->on[e]
+		                                  : NULL;
 	}
 	/* the DAG's on_sla_miss stands in for a task that has none */
 	if (!t->on[NOTIFY_ON_SLA_MISS] && dag->notify && dag->notify->given[NOTIFY_ON_SLA_MISS])
 		t->on[NOTIFY_ON_SLA_MISS] = &dag->notify->on[NOTIFY_ON_SLA_MISS];
 	if (t->sla.within_s <= 0)
 		t->sla = d->sla;
-	if (t->kind == DAG_TASK_COMMAND || t->kind == DAG_TASK_SQL || t->kind == DAG_TASK_TRANSFER) {
+	if (t->kind == DAG_TASK_COMMAND || t->kind == DAG_TASK_SQL ||
+	    t->kind == DAG_TASK_TRANSFER) {
 		struct dag_resources *res = &t->resources;
 		if (res->memory_mb == 0)
 			res->memory_mb = d->resources.memory_mb ? d->resources.memory_mb
-								: JOB_SPEC_DEFAULT_MEMORY_MB;
+			                                        : JOB_SPEC_DEFAULT_MEMORY_MB;
 		if (res->vcores == 0)
 			res->vcores = d->resources.vcores ? d->resources.vcores : 1;
 		if (res->gpus < 0)

@@ -41,7 +41,8 @@ static json_t *states_json(unsigned bits)
 
 	for (int s = 0; a && s < DAG_RUN_STATE_COUNT; s++)
 		if (bits & (1u << s))
-			json_array_append_new(a, json_string(dag_run_state_name((enum dag_run_state)s)));
+			json_array_append_new(
+			    a, json_string(dag_run_state_name((enum dag_run_state)s)));
 	return a;
 }
 

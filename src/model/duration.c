@@ -24,12 +24,26 @@ int duration_parse_s(const char *text, const char *field, int64_t *out, struct w
 			goto bad;
 		int64_t mult = 1;
 		switch (*end) {
-		case 's': mult = 1; end++; break;
-		case 'm': mult = 60; end++; break;
-		case 'h': mult = 3600; end++; break;
-		case 'd': mult = 86400; end++; break;
-		case '\0': break;
-		default: goto bad;
+		case 's':
+			mult = 1;
+			end++;
+			break;
+		case 'm':
+			mult = 60;
+			end++;
+			break;
+		case 'h':
+			mult = 3600;
+			end++;
+			break;
+		case 'd':
+			mult = 86400;
+			end++;
+			break;
+		case '\0':
+			break;
+		default:
+			goto bad;
 		}
 		if (*end == '\0' && mult == 1 && any && end[-1] != 's')
 			goto bad; /* "1h30": a unit is needed after the first part */
@@ -45,7 +59,7 @@ int duration_parse_s(const char *text, const char *field, int64_t *out, struct w
 	return 0;
 bad:
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "%s: expected a duration like 600, 90s, 10m, 1h30m or 2d "
-			      "(at most a year), got \"%s\"",
-			      field, text);
+	                      "%s: expected a duration like 600, 90s, 10m, 1h30m or 2d "
+	                      "(at most a year), got \"%s\"",
+	                      field, text);
 }

@@ -15,21 +15,21 @@
 #define WEIR_MODEL_END_CAUSE_H
 
 enum end_cause {
-	END_CAUSE_NONE = 0,           /* not ended (or nothing is known) */
-	END_CAUSE_EXITED,             /* the program exited by itself, 0 or not */
-	END_CAUSE_SIGNALLED,          /* a signal weir did not send ended the program */
-	END_CAUSE_OOM,                /* out of memory (weir's limit, the kernel's, the cluster's) */
-	END_CAUSE_EXEC_TIMEOUT,       /* weir's execution timeout (the launcher's or the server's) */
-	END_CAUSE_GANG_TIMEOUT,       /* the gang did not form in time (registration) */
-	END_CAUSE_ALLOC_TIMEOUT,      /* a job: no resources in time */
-	END_CAUSE_STOPPED,            /* weir stopped it: its job wound down, or its launcher
-	                               * was told to stop */
-	END_CAUSE_KILLED,             /* a job: killed by a user */
-	END_CAUSE_LAUNCHER_LOST,      /* its launcher vanished without a report */
-	END_CAUSE_CLUSTER_CANCELLED,  /* cancelled in the cluster by someone other than weir */
+	END_CAUSE_NONE = 0,          /* not ended (or nothing is known) */
+	END_CAUSE_EXITED,            /* the program exited by itself, 0 or not */
+	END_CAUSE_SIGNALLED,         /* a signal weir did not send ended the program */
+	END_CAUSE_OOM,               /* out of memory (weir's limit, the kernel's, the cluster's) */
+	END_CAUSE_EXEC_TIMEOUT,      /* weir's execution timeout (the launcher's or the server's) */
+	END_CAUSE_GANG_TIMEOUT,      /* the gang did not form in time (registration) */
+	END_CAUSE_ALLOC_TIMEOUT,     /* a job: no resources in time */
+	END_CAUSE_STOPPED,           /* weir stopped it: its job wound down, or its launcher
+	                              * was told to stop */
+	END_CAUSE_KILLED,            /* a job: killed by a user */
+	END_CAUSE_LAUNCHER_LOST,     /* its launcher vanished without a report */
+	END_CAUSE_CLUSTER_CANCELLED, /* cancelled in the cluster by someone other than weir */
 	END_CAUSE_CLUSTER_TIME_LIMIT, /* the cluster's time limit or deadline */
 	END_CAUSE_LAUNCH_FAILED,      /* the launcher or the program could not be started */
-	END_CAUSE_REJECTED,           /* a job: it can never run (its spec, the queue, the cluster) */
+	END_CAUSE_REJECTED, /* a job: it can never run (its spec, the queue, the cluster) */
 };
 
 #define END_CAUSE_COUNT (END_CAUSE_REJECTED + 1)

@@ -13,7 +13,7 @@ void field_at(struct field_reader *r, const char *prefix, const char *key, size_
 {
 	/* A path cut at FIELD_PATH_MAX still names the field well enough. */
 	int n = key ? snprintf(r->path, sizeof r->path, "%s%s%s", prefix, *prefix ? "." : "", key)
-		    : snprintf(r->path, sizeof r->path, "%s[%zu]", prefix, index);
+	            : snprintf(r->path, sizeof r->path, "%s[%zu]", prefix, index);
 	if (n < 0)
 		r->path[0] = '\0';
 }
@@ -23,7 +23,10 @@ int field_fail(struct field_reader *r, const char *fmt, const char *arg)
 	char msg[WEIR_ERROR_MSG_MAX - FIELD_PATH_MAX - 8];
 	snprintf(msg, sizeof msg, fmt, arg);
 	return weir_error_set(r->err, WEIR_E_INVALID, "%s: %s",
-			      r->path[0] ? r->path : r->subject ? r->subject : "input", msg);
+	                      r->path[0]   ? r->path
+	                      : r->subject ? r->subject
+	                                   : "input",
+	                      msg);
 }
 
 int field_oom(struct field_reader *r)
@@ -34,24 +37,32 @@ int field_oom(struct field_reader *r)
 const char *field_type_name(const json_t *j)
 {
 	switch (json_typeof(j)) {
-	case JSON_OBJECT: return "a mapping";
-	case JSON_ARRAY: return "a list";
-	case JSON_STRING: return "a string";
-	case JSON_INTEGER: return "an integer";
-	case JSON_REAL: return "a number";
+	case JSON_OBJECT:
+		return "a mapping";
+	case JSON_ARRAY:
+		return "a list";
+	case JSON_STRING:
+		return "a string";
+	case JSON_INTEGER:
+		return "an integer";
+	case JSON_REAL:
+		return "a number";
 	case JSON_TRUE:
-	case JSON_FALSE: return "a boolean";
-	case JSON_NULL: return "null";
+	case JSON_FALSE:
+		return "a boolean";
+	case JSON_NULL:
+		return "null";
 	}
 	return "a value";
 }
 
 int field_check_keys(struct field_reader *r, json_t *obj, const char *prefix,
-		     const char *const *keys)
+                     const char *const *keys)
 {
 	const char *key;
 	json_t *v;
-	json_object_foreach (obj, key, v) {
+	json_object_foreach(obj, key, v)
+	{
 		bool ok = false;
 		for (size_t i = 0; keys[i]; i++)
 			if (!strcmp(keys[i], key))
@@ -109,16 +120,15 @@ int field_dup_string(struct field_reader *r, json_t *v, char **field)
 	return field_set_string(r, field, s);
 }
 
-int field_get_int(struct field_reader *r, json_t *v, long long min, long long max,
-		  long long *out)
+int field_get_int(struct field_reader *r, json_t *v, long long min, long long max, long long *out)
 {
 	if (field_need_type(r, v, "an integer", json_is_integer(v)) < 0)
 		return -1;
 	long long x = json_integer_value(v);
 	if (x < min || x > max) {
 		char msg[160];
-		snprintf(msg, sizeof msg, "expected an integer from %lld to %lld, got %lld", min, max,
-			 x);
+		snprintf(msg, sizeof msg, "expected an integer from %lld to %lld, got %lld", min,
+		         max, x);
 		return field_fail(r, "%s", msg);
 	}
 	*out = x;
@@ -149,7 +159,7 @@ int field_read_duration(struct field_reader *r, json_t *v, int64_t *out)
 		return duration_parse_s(s, r->path, out, r->err);
 	}
 	return field_fail(r, "expected seconds or a duration like 30s, 5m or 1h, got %s",
-			  field_type_name(v));
+	                  field_type_name(v));
 }
 
 int field_read_path(struct field_reader *r, json_t *v, char **field)

@@ -36,7 +36,7 @@ const char *field_type_name(const json_t *j);
 
 /* Every key of obj must be in the NULL-terminated `keys`; the error lists them. */
 int field_check_keys(struct field_reader *r, json_t *obj, const char *prefix,
-		     const char *const *keys);
+                     const char *const *keys);
 /* "expected WHAT, got TYPE" unless ok. */
 int field_need_type(struct field_reader *r, json_t *v, const char *what, bool ok);
 
@@ -46,8 +46,7 @@ int field_get_string(struct field_reader *r, json_t *v, const char **out);
 int field_set_string(struct field_reader *r, char **field, const char *s);
 /* An optional string: null clears. */
 int field_dup_string(struct field_reader *r, json_t *v, char **field);
-int field_get_int(struct field_reader *r, json_t *v, long long min, long long max,
-		  long long *out);
+int field_get_int(struct field_reader *r, json_t *v, long long min, long long max, long long *out);
 int field_get_bool(struct field_reader *r, json_t *v, bool *out);
 /* Whole seconds, or a duration like "30s", "5m", "1h". */
 int field_read_duration(struct field_reader *r, json_t *v, int64_t *out);

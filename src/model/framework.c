@@ -5,9 +5,9 @@
 #include <strings.h>
 
 static const char *const framework_names[] = {
-	[FRAMEWORK_NONE] = "none",       [FRAMEWORK_TENSORFLOW] = "tensorflow",
-	[FRAMEWORK_PYTORCH] = "pytorch", [FRAMEWORK_MXNET] = "mxnet",
-	[FRAMEWORK_HOROVOD] = "horovod",
+    [FRAMEWORK_NONE] = "none",       [FRAMEWORK_TENSORFLOW] = "tensorflow",
+    [FRAMEWORK_PYTORCH] = "pytorch", [FRAMEWORK_MXNET] = "mxnet",
+    [FRAMEWORK_HOROVOD] = "horovod",
 };
 
 const char *framework_name(enum framework f)

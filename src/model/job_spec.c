@@ -15,21 +15,36 @@
 #include "lib/fs.h"
 #include "lib/json_util.h"
 #include "lib/yaml.h"
-#include "model/job_spec_edit.h"
 #include "model/connection.h"
 #include "model/field_reader.h"
-
+#include "model/job_spec_edit.h"
 
 static const char *const job_keys[] = {
-	"name", "framework", "priority", "entry_point", "params", "python", "src_dir",
-	"artifacts", "env", "success_policy", "fail_on_worker_failure", "restart", "timeouts",
-	"roles", "queue", "slurm", "connections", "mask", NULL,
+    "name",
+    "framework",
+    "priority",
+    "entry_point",
+    "params",
+    "python",
+    "src_dir",
+    "artifacts",
+    "env",
+    "success_policy",
+    "fail_on_worker_failure",
+    "restart",
+    "timeouts",
+    "roles",
+    "queue",
+    "slurm",
+    "connections",
+    "mask",
+    NULL,
 };
-static const char *const slurm_keys[] = {"partition", "account", "qos", "time", "sbatch_options",
-					 NULL};
+static const char *const slurm_keys[] = {"partition", "account",        "qos",
+                                         "time",      "sbatch_options", NULL};
 static const char *const role_keys[] = {
-	"instances", "memory", "vcores", "gpus", "command", "env", "untracked",
-	"stop_on_failure", "sidecar", NULL,
+    "instances", "memory",    "vcores",          "gpus",    "command",
+    "env",       "untracked", "stop_on_failure", "sidecar", NULL,
 };
 static const char *const artifact_keys[] = {"path", "name", "archive", NULL};
 static const char *const restart_keys[] = {"max_restarts", "retry_exit_codes", NULL};
@@ -65,7 +80,7 @@ static int read_role(struct field_reader *r, struct job_spec *spec, const char *
 	snprintf(r->path, sizeof r->path, "%s", prefix);
 	if (!role_name_valid(name))
 		return field_fail(r, "%s",
-			    "a role name must be [a-z][a-z0-9_-]* of at most 63 characters");
+		                  "a role name must be [a-z][a-z0-9_-]* of at most 63 characters");
 	if (json_is_null(v))
 		v = NULL; /* "ps:" alone: a role with every default */
 	else if (field_need_type(r, v, "a mapping of the role's fields", json_is_object(v)) < 0)
@@ -77,7 +92,8 @@ static int read_role(struct field_reader *r, struct job_spec *spec, const char *
 		return -1;
 	if (!v)
 		return 0;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(r, prefix, key, 0);
 		int rc = 0;
 		if (!strcmp(key, "instances")) {
@@ -111,7 +127,8 @@ static int read_role(struct field_reader *r, struct job_spec *spec, const char *
 	if (role->sidecar) {
 		if (untracked_set && !role->untracked) {
 			field_at(r, prefix, "untracked", 0);
-			return field_fail(r, "%s", "a sidecar role is always untracked; drop untracked: false");
+			return field_fail(
+			    r, "%s", "a sidecar role is always untracked; drop untracked: false");
 		}
 		role->untracked = true;
 	}
@@ -154,7 +171,8 @@ static int read_artifact(struct field_reader *r, struct job_spec *spec, size_t i
 			archive = b;
 		}
 	} else {
-		field_fail(r, "expected a path or a mapping {path, name, archive}, got %s", field_type_name(v));
+		field_fail(r, "expected a path or a mapping {path, name, archive}, got %s",
+		           field_type_name(v));
 		goto out;
 	}
 	rc = job_spec_add_artifact(spec, path, name, archive, r->err);
@@ -171,10 +189,12 @@ static int read_restart(struct field_reader *r, struct job_spec *spec, json_t *v
 	long long x;
 
 	snprintf(r->path, sizeof r->path, "restart");
-	if (field_need_type(r, v, "a mapping {max_restarts, retry_exit_codes}", json_is_object(v)) < 0 ||
+	if (field_need_type(r, v, "a mapping {max_restarts, retry_exit_codes}", json_is_object(v)) <
+	        0 ||
 	    field_check_keys(r, v, "restart", restart_keys) < 0)
 		return -1;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(r, "restart", key, 0);
 		if (!strcmp(key, "max_restarts")) {
 			if (field_get_int(r, val, 0, JOB_SPEC_MAX_RESTARTS, &x) < 0)
@@ -187,8 +207,8 @@ static int read_restart(struct field_reader *r, struct job_spec *spec, json_t *v
 		} else {
 			const char *s;
 			if (field_get_string(r, val, &s) < 0 ||
-			    parse_exit_range(s, r->path, &spec->retry_exit_min, &spec->retry_exit_max,
-					     r->err) < 0)
+			    parse_exit_range(s, r->path, &spec->retry_exit_min,
+			                     &spec->retry_exit_max, r->err) < 0)
 				return -1;
 		}
 	}
@@ -202,14 +222,15 @@ static int read_timeouts(struct field_reader *r, struct job_spec *spec, json_t *
 
 	snprintf(r->path, sizeof r->path, "timeouts");
 	if (field_need_type(r, v, "a mapping {allocation, registration, execution}",
-		      json_is_object(v)) < 0 ||
+	                    json_is_object(v)) < 0 ||
 	    field_check_keys(r, v, "timeouts", timeout_keys) < 0)
 		return -1;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(r, "timeouts", key, 0);
 		int64_t *field = !strcmp(key, "allocation")     ? &spec->allocation_timeout_s
-				 : !strcmp(key, "registration") ? &spec->registration_timeout_s
-								: &spec->execution_timeout_s;
+		                 : !strcmp(key, "registration") ? &spec->registration_timeout_s
+		                                                : &spec->execution_timeout_s;
 		if (field_read_duration(r, val, field) < 0)
 			return -1;
 	}
@@ -224,22 +245,24 @@ static int read_slurm(struct field_reader *r, struct job_slurm *sl, json_t *v)
 	json_t *val;
 
 	if (field_need_type(r, v, "a mapping {partition, account, qos, time, sbatch_options}",
-			    json_is_object(v)) < 0 ||
+	                    json_is_object(v)) < 0 ||
 	    field_check_keys(r, v, "slurm", slurm_keys) < 0)
 		return -1;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(r, "slurm", key, 0);
 		if (!strcmp(key, "sbatch_options")) {
 			size_t i;
 			json_t *o;
 			const char *text;
 			if (field_need_type(r, val, "a list of options like --constraint=a100",
-					    json_is_array(val) && json_array_size(val) <= 64) < 0)
+			                    json_is_array(val) && json_array_size(val) <= 64) < 0)
 				return -1;
 			sl->sbatch_options = calloc(json_array_size(val) + 1, sizeof(char *));
 			if (!sl->sbatch_options)
 				return field_oom(r);
-			json_array_foreach (val, i, o) {
+			json_array_foreach(val, i, o)
+			{
 				field_at(r, "slurm.sbatch_options", NULL, i);
 				if (field_get_string(r, o, &text) < 0)
 					return -1;
@@ -255,9 +278,9 @@ static int read_slurm(struct field_reader *r, struct job_slurm *sl, json_t *v)
 				return -1;
 		} else {
 			char **dst = !strcmp(key, "partition") ? &sl->partition
-				     : !strcmp(key, "account") ? &sl->account
-				     : !strcmp(key, "qos")     ? &sl->qos
-							       : &sl->time;
+			             : !strcmp(key, "account") ? &sl->account
+			             : !strcmp(key, "qos")     ? &sl->qos
+			                                       : &sl->time;
 			if (field_dup_string(r, val, dst) < 0)
 				return -1;
 		}
@@ -265,7 +288,8 @@ static int read_slurm(struct field_reader *r, struct job_slurm *sl, json_t *v)
 	return 0;
 }
 
-static int read_job_field(struct field_reader *r, struct job_spec *spec, const char *key, json_t *val)
+static int read_job_field(struct field_reader *r, struct job_spec *spec, const char *key,
+                          json_t *val)
 {
 	long long x;
 	const char *s;
@@ -277,8 +301,9 @@ static int read_job_field(struct field_reader *r, struct job_spec *spec, const c
 		if (field_get_string(r, val, &s) < 0)
 			return -1;
 		if (framework_from_name(s, &spec->framework) < 0)
-			return field_fail(r, "expected tensorflow, pytorch, mxnet, horovod or none, got \"%s\"",
-				    s);
+			return field_fail(
+			    r, "expected tensorflow, pytorch, mxnet, horovod or none, got \"%s\"",
+			    s);
 		return 0;
 	}
 	if (!strcmp(key, "priority")) {
@@ -345,19 +370,17 @@ static int read_job_field(struct field_reader *r, struct job_spec *spec, const c
 		json_t *a;
 		if (field_need_type(r, val, "a list of artifacts", json_is_array(val)) < 0)
 			return -1;
-		json_array_foreach (val, i, a)
-			if (read_artifact(r, spec, i, a) < 0)
-				return -1;
+		json_array_foreach(val, i, a) if (read_artifact(r, spec, i, a) < 0) return -1;
 		return 0;
 	}
 	if (!strcmp(key, "roles")) {
 		const char *name;
 		json_t *role;
-		if (field_need_type(r, val, "a mapping of role name to role", json_is_object(val)) < 0)
+		if (field_need_type(r, val, "a mapping of role name to role", json_is_object(val)) <
+		    0)
 			return -1;
-		json_object_foreach (val, name, role)
-			if (read_role(r, spec, name, role) < 0)
-				return -1;
+		json_object_foreach(val, name,
+		                    role) if (read_role(r, spec, name, role) < 0) return -1;
 		return 0;
 	}
 	return 0;
@@ -372,7 +395,8 @@ static struct job_spec *read_spec(struct field_reader *r, json_t *json)
 
 	r->path[0] = '\0';
 	if (!json || !json_is_object(json)) {
-		field_fail(r, "expected a mapping of job fields, got %s", json ? field_type_name(json) : "nothing");
+		field_fail(r, "expected a mapping of job fields, got %s",
+		           json ? field_type_name(json) : "nothing");
 		return NULL;
 	}
 	if (field_check_keys(r, json, "", job_keys) < 0)
@@ -382,9 +406,7 @@ static struct job_spec *read_spec(struct field_reader *r, json_t *json)
 		weir_error_set(r->err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
 	}
-	json_object_foreach (json, key, val)
-		if (read_job_field(r, spec, key, val) < 0)
-			goto fail;
+	json_object_foreach(json, key, val) if (read_job_field(r, spec, key, val) < 0) goto fail;
 	r->path[0] = '\0';
 	if (job_spec_validate(spec, r->err) < 0) {
 		/* validate's messages start with the field path */
@@ -406,7 +428,7 @@ struct job_spec *job_spec_from_json(json_t *json, struct weir_error *err)
 }
 
 struct job_spec *job_spec_parse_string(const char *text, size_t len, const char *origin,
-				       const char *base_dir, struct weir_error *err)
+                                       const char *base_dir, struct weir_error *err)
 {
 	struct yaml_lines *lines = NULL;
 	struct field_reader r = {.base_dir = base_dir, .subject = "spec", .err = err};
@@ -482,8 +504,8 @@ static void put_role(struct strbuf *sb, const struct role_spec *ro, int *rc)
 	*rc |= json_util_write_key(sb, ro->name);
 	strbuf_addch(sb, '{');
 	json_util_write_int_field(sb, "instances", ro->instances);
-	*rc |= json_util_write_field(sb, "memory",
-	                             format_memory_mb(ro->memory_mb, buf, sizeof buf));
+	*rc |=
+	    json_util_write_field(sb, "memory", format_memory_mb(ro->memory_mb, buf, sizeof buf));
 	json_util_write_int_field(sb, "vcores", ro->vcores);
 	json_util_write_int_field(sb, "gpus", ro->gpus);
 	*rc |= json_util_write_field(sb, "command", ro->command);
@@ -596,7 +618,7 @@ static int vfail(struct weir_error *err, const char *path, const char *fmt, cons
 }
 
 int job_spec_check_slurm_value(const char *field, const char *v, bool option, bool time,
-			       struct weir_error *err)
+                               struct weir_error *err)
 {
 	size_t n = v ? strlen(v) : 0;
 
@@ -605,13 +627,13 @@ int job_spec_check_slurm_value(const char *field, const char *v, bool option, bo
 	for (const char *p = v; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
 			return vfail(err, field, "%s",
-				     "expected no control characters (no newline); it becomes one "
-				     "argument of sbatch");
+			             "expected no control characters (no newline); it becomes one "
+			             "argument of sbatch");
 	if (option && v[0] != '-')
 		return vfail(err, field, "expected an option starting with -, got \"%s\"", v);
 	if (time && strspn(v, "0123456789:-") != n)
 		return vfail(err, field,
-			     "expected a Slurm time like 90, 2:00:00 or 1-12, got \"%s\"", v);
+		             "expected a Slurm time like 90, 2:00:00 or 1-12, got \"%s\"", v);
 	return 0;
 }
 
@@ -624,12 +646,14 @@ static int validate_slurm(const struct job_spec *spec, struct weir_error *err)
 		size_t n = strlen(spec->queue);
 		if (n == 0 || n > 64 ||
 		    strspn(spec->queue, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-					"0123456789_.-") != n)
-			return vfail(err, "queue", "expected a queue name ([A-Za-z0-9_.-], at most "
-				     "64), got \"%s\"", spec->queue);
+		                        "0123456789_.-") != n)
+			return vfail(err, "queue",
+			             "expected a queue name ([A-Za-z0-9_.-], at most "
+			             "64), got \"%s\"",
+			             spec->queue);
 	}
-	if ((sl->partition && job_spec_check_slurm_value("slurm.partition", sl->partition,
-							 false, false, err) < 0) ||
+	if ((sl->partition &&
+	     job_spec_check_slurm_value("slurm.partition", sl->partition, false, false, err) < 0) ||
 	    (sl->account &&
 	     job_spec_check_slurm_value("slurm.account", sl->account, false, false, err) < 0) ||
 	    (sl->qos && job_spec_check_slurm_value("slurm.qos", sl->qos, false, false, err) < 0) ||
@@ -646,7 +670,7 @@ static int validate_slurm(const struct job_spec *spec, struct weir_error *err)
 /* env[i]'s error, its path written only now (a spec is validated at each
  * DAG task's start: a path a variable was most of the cost). */
 static int env_fail(const struct env_var *env, size_t i, const char *prefix, const char *msg,
-		    struct weir_error *err)
+                    struct weir_error *err)
 {
 	char path[FIELD_PATH_MAX];
 
@@ -655,13 +679,14 @@ static int env_fail(const struct env_var *env, size_t i, const char *prefix, con
 }
 
 static int validate_env(const struct env_var *env, size_t n, const char *prefix,
-			struct weir_error *err)
+                        struct weir_error *err)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (!env[i].name || !env_name_valid(env[i].name))
 			return env_fail(env, i, prefix,
-					"expected an environment variable name like "
-					"[A-Za-z_][A-Za-z0-9_]*", err);
+			                "expected an environment variable name like "
+			                "[A-Za-z_][A-Za-z0-9_]*",
+			                err);
 		if (!env[i].value)
 			return env_fail(env, i, prefix, "expected a value", err);
 		for (size_t j = 0; j < i; j++)
@@ -672,7 +697,7 @@ static int validate_env(const struct env_var *env, size_t n, const char *prefix,
 }
 
 static int validate_role(const struct job_spec *spec, const struct role_spec *ro,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	char path[FIELD_PATH_MAX];
 	char num[160];
@@ -680,13 +705,13 @@ static int validate_role(const struct job_spec *spec, const struct role_spec *ro
 	snprintf(path, sizeof path, "roles.%s", ro->name);
 	if (!role_name_valid(ro->name))
 		return vfail(err, path, "%s",
-			     "a role name must be [a-z][a-z0-9_-]* of at most 63 characters");
-#define RANGE(field, key, lo, hi)                                                            \
-	if ((field) < (lo) || (field) > (hi)) {                                               \
-		snprintf(path, sizeof path, "roles.%s.%s", ro->name, key);                   \
-		snprintf(num, sizeof num, "expected an integer from %lld to %lld, got %lld",  \
-			 (long long)(lo), (long long)(hi), (long long)(field));               \
-		return vfail(err, path, "%s", num);                                           \
+		             "a role name must be [a-z][a-z0-9_-]* of at most 63 characters");
+#define RANGE(field, key, lo, hi)                                                                  \
+	if ((field) < (lo) || (field) > (hi)) {                                                    \
+		snprintf(path, sizeof path, "roles.%s.%s", ro->name, key);                         \
+		snprintf(num, sizeof num, "expected an integer from %lld to %lld, got %lld",       \
+		         (long long)(lo), (long long)(hi), (long long)(field));                    \
+		return vfail(err, path, "%s", num);                                                \
 	}
 	RANGE(ro->instances, "instances", 1, JOB_SPEC_MAX_INSTANCES);
 	RANGE(ro->vcores, "vcores", 1, JOB_SPEC_MAX_VCORES);
@@ -699,7 +724,7 @@ static int validate_role(const struct job_spec *spec, const struct role_spec *ro
 	if ((!ro->command || !*ro->command) && (!spec->entry_point || !*spec->entry_point)) {
 		snprintf(path, sizeof path, "roles.%s.command", ro->name);
 		return vfail(err, path, "%s",
-			     "missing; give the role a command or the job an entry_point");
+		             "missing; give the role a command or the job an entry_point");
 	}
 	snprintf(path, sizeof path, "roles.%s.env", ro->name);
 	return validate_env(ro->env, ro->n_env, path, err);
@@ -713,19 +738,20 @@ int job_spec_validate(const struct job_spec *spec, struct weir_error *err)
 		return vfail(err, "name", "%s", "expected a name of 1 to 128 characters");
 	for (const char *p = spec->name; *p; p++)
 		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return vfail(err, "name", "%s", "expected no control characters in the name");
+			return vfail(err, "name", "%s",
+			             "expected no control characters in the name");
 	if ((int)spec->framework < FRAMEWORK_NONE || spec->framework > FRAMEWORK_HOROVOD)
 		return vfail(err, "framework", "%s",
-			     "expected tensorflow, pytorch, mxnet, horovod or none");
+		             "expected tensorflow, pytorch, mxnet, horovod or none");
 	if (spec->priority < -JOB_SPEC_MAX_PRIORITY || spec->priority > JOB_SPEC_MAX_PRIORITY) {
 		snprintf(num, sizeof num, "expected an integer from %d to %d, got %d",
-			 -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, spec->priority);
+		         -JOB_SPEC_MAX_PRIORITY, JOB_SPEC_MAX_PRIORITY, spec->priority);
 		return vfail(err, "priority", "%s", num);
 	}
 	if (spec->n_roles == 0)
 		return vfail(err, "roles", "%s",
-			     "missing; a job needs at least one role, e.g. roles: {worker: "
-			     "{instances: 2}}");
+		             "missing; a job needs at least one role, e.g. roles: {worker: "
+		             "{instances: 2}}");
 	if (spec->n_roles > JOB_SPEC_MAX_ROLES)
 		return vfail(err, "roles", "%s", "more than 64 roles");
 	bool tracked = false;
@@ -743,26 +769,29 @@ int job_spec_validate(const struct job_spec *spec, struct weir_error *err)
 	}
 	if (!tracked)
 		return vfail(err, "roles", "%s",
-			     "every role is untracked or a sidecar; at least one role must be "
-			     "tracked (its result decides the job's)");
+		             "every role is untracked or a sidecar; at least one role must be "
+		             "tracked (its result decides the job's)");
 	if (spec->src_dir && spec->src_dir[0] != '/')
-		return vfail(err, "src_dir", "expected an absolute path, got \"%s\"", spec->src_dir);
+		return vfail(err, "src_dir", "expected an absolute path, got \"%s\"",
+		             spec->src_dir);
 	for (size_t i = 0; i < spec->n_artifacts; i++) {
 		const struct artifact *a = &spec->artifacts[i];
 		char path[64];
 		snprintf(path, sizeof path, "artifacts[%zu].path", i);
 		if (!a->path || a->path[0] != '/')
 			return vfail(err, path, "expected an absolute path, got \"%s\"",
-				     a->path ? a->path : "");
+			             a->path ? a->path : "");
 		snprintf(path, sizeof path, "artifacts[%zu].name", i);
 		if (!a->name || !*a->name || strchr(a->name, '/') || !strcmp(a->name, ".") ||
 		    !strcmp(a->name, ".."))
-			return vfail(err, path,
-				     "expected one path component (not \".\" or \"..\"), got \"%s\"",
-				     a->name ? a->name : "");
+			return vfail(
+			    err, path,
+			    "expected one path component (not \".\" or \"..\"), got \"%s\"",
+			    a->name ? a->name : "");
 		for (size_t j = 0; j < i; j++)
 			if (!strcmp(spec->artifacts[j].name, a->name))
-				return vfail(err, path, "\"%s\" is used by another artifact", a->name);
+				return vfail(err, path, "\"%s\" is used by another artifact",
+				             a->name);
 	}
 	if (validate_env(spec->env, spec->n_env, "env", err) < 0)
 		return -1;
@@ -770,19 +799,20 @@ int job_spec_validate(const struct job_spec *spec, struct weir_error *err)
 		return vfail(err, "success_policy", "%s", "expected chief or all");
 	if (spec->max_restarts < 0 || spec->max_restarts > JOB_SPEC_MAX_RESTARTS) {
 		snprintf(num, sizeof num, "expected an integer from 0 to %d, got %d",
-			 JOB_SPEC_MAX_RESTARTS, spec->max_restarts);
+		         JOB_SPEC_MAX_RESTARTS, spec->max_restarts);
 		return vfail(err, "restart.max_restarts", "%s", num);
 	}
 	if (spec->retry_exit_min < 0 || spec->retry_exit_max > 255 ||
 	    spec->retry_exit_min > spec->retry_exit_max)
 		return vfail(err, "restart.retry_exit_codes", "%s",
-			     "expected a range like 128-255 within 0-255");
+		             "expected a range like 128-255 within 0-255");
 	const int64_t t[3] = {spec->allocation_timeout_s, spec->registration_timeout_s,
-			      spec->execution_timeout_s};
+	                      spec->execution_timeout_s};
 	const char *tn[3] = {"timeouts.allocation", "timeouts.registration", "timeouts.execution"};
 	for (int i = 0; i < 3; i++)
 		if (t[i] < 0 || t[i] > JOB_SPEC_MAX_TIMEOUT_S)
-			return vfail(err, tn[i], "%s", "expected 0 (no limit) to a year of seconds");
+			return vfail(err, tn[i], "%s",
+			             "expected 0 (no limit) to a year of seconds");
 	return validate_slurm(spec, err);
 }
 
@@ -839,7 +869,7 @@ char *job_spec_role_command(const struct job_spec *spec, const struct role_spec 
 	bool py = spec->python && *spec->python;
 	bool par = spec->params && *spec->params;
 	if (asprintf(&out, "%s%s%s%s%s", py ? spec->python : "", py ? " " : "", spec->entry_point,
-		     par ? " " : "", par ? spec->params : "") < 0)
+	             par ? " " : "", par ? spec->params : "") < 0)
 		return NULL;
 	return out;
 }

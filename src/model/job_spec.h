@@ -52,7 +52,7 @@ struct role_spec {
 	bool untracked;       /* like TonY's ps: killed when the tracked roles finish */
 	bool stop_on_failure; /* a failed instance fails the whole job at once */
 	bool sidecar;         /* a helper (e.g. tensorboard): untracked, and left out of the
-			       * framework's cluster (TF_CONFIG); TonY's sidecar.jobtypes */
+	                       * framework's cluster (TF_CONFIG); TonY's sidecar.jobtypes */
 };
 
 /* Something placed in every task's working directory.
@@ -75,11 +75,11 @@ struct job_slurm {
 };
 
 struct job_spec {
-	char *name;      /* defaults to "job" */
-	char *queue;     /* the server's queue it is routed by; NULL: the server's executor */
+	char *name;  /* defaults to "job" */
+	char *queue; /* the server's queue it is routed by; NULL: the server's executor */
 	struct job_slurm slurm;
 	enum framework framework;
-	int priority;    /* higher runs first; default 0 */
+	int priority; /* higher runs first; default 0 */
 
 	struct role_spec *roles;
 	size_t n_roles;
@@ -90,7 +90,7 @@ struct job_spec {
 	char *src_dir;     /* absolute; its entries appear in the working dir; may be NULL */
 	char *entry_point; /* e.g. "train.py"; may be NULL when every role has a command */
 	char *params;      /* appended to the entry point's command line; may be NULL */
-	char *python;      /* interpreter for the entry point, e.g. "venv/bin/python"; may be NULL */
+	char *python; /* interpreter for the entry point, e.g. "venv/bin/python"; may be NULL */
 
 	struct env_var *env; /* job-level environment of every task */
 	size_t n_env;
@@ -108,9 +108,9 @@ struct job_spec {
 	enum success_policy success;
 	bool fail_on_worker_failure; /* TonY's fail-on-worker-failure-enabled */
 
-	int max_restarts;      /* gang restarts; default 0 */
-	int retry_exit_min;    /* exit codes in [min, max] are retryable; */
-	int retry_exit_max;    /*   default 128..255 (signals, OOM) */
+	int max_restarts;   /* gang restarts; default 0 */
+	int retry_exit_min; /* exit codes in [min, max] are retryable; */
+	int retry_exit_max; /*   default 128..255 (signals, OOM) */
 
 	/* seconds; 0 means no limit */
 	int64_t allocation_timeout_s;
@@ -131,7 +131,7 @@ struct job_spec *job_spec_parse_file(const char *path, struct weir_error *err);
 /* Same, from a string; `origin` names it in errors; `base_dir` resolves
  * relative paths (NULL: leave them as they are). */
 struct job_spec *job_spec_parse_string(const char *text, size_t len, const char *origin,
-				       const char *base_dir, struct weir_error *err);
+                                       const char *base_dir, struct weir_error *err);
 
 /* Appends the native JSON form to sb, compact (what json_dumps(tree,
  * JSON_COMPACT) writes: no spaces, keys in their fixed order): the one

@@ -31,8 +31,7 @@ struct job_spec *job_spec_create(void)
 	return s;
 }
 
-struct role_spec *job_spec_add_role(struct job_spec *spec, const char *name,
-				    struct weir_error *err)
+struct role_spec *job_spec_add_role(struct job_spec *spec, const char *name, struct weir_error *err)
 {
 	for (size_t i = 0; i < spec->n_roles; i++)
 		if (!strcmp(spec->roles[i].name, name))
@@ -56,7 +55,7 @@ struct role_spec *job_spec_add_role(struct job_spec *spec, const char *name,
 }
 
 int env_list_set(struct env_var **env, size_t *n_env, const char *name, const char *value,
-		 struct weir_error *err)
+                 struct weir_error *err)
 {
 	char *v = strdup(value ? value : "");
 	if (!v)
@@ -83,13 +82,12 @@ int env_list_set(struct env_var **env, size_t *n_env, const char *name, const ch
 }
 
 int job_spec_add_artifact(struct job_spec *spec, const char *path, const char *name, int archive,
-			  struct weir_error *err)
+                          struct weir_error *err)
 {
 	char *p = strdup(path);
 	char *n = name ? strdup(name) : artifact_default_name(path);
-	struct artifact *na = p && n ? realloc(spec->artifacts,
-					       (spec->n_artifacts + 1) * sizeof *na)
-				     : NULL;
+	struct artifact *na =
+	    p && n ? realloc(spec->artifacts, (spec->n_artifacts + 1) * sizeof *na) : NULL;
 	if (!na) {
 		free(p);
 		free(n);
@@ -114,7 +112,7 @@ int job_spec_set_string(char **field, const char *value, struct weir_error *err)
 }
 
 static const char *const archive_exts[] = {
-	".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tbz2", ".txz", ".tar", ".zip", ".jar",
+    ".tar.gz", ".tar.bz2", ".tar.xz", ".tgz", ".tbz2", ".txz", ".tar", ".zip", ".jar",
 };
 
 static size_t archive_ext_len(const char *path)
@@ -151,7 +149,7 @@ char *artifact_default_name(const char *path)
 }
 
 int parse_exit_range(const char *text, const char *field, int *min, int *max,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	char *end;
 	long a, b;
@@ -178,9 +176,9 @@ int parse_exit_range(const char *text, const char *field, int *min, int *max,
 	return 0;
 bad:
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "%s: expected an exit code or a range like 128-255 within 0-255, "
-			      "got \"%s\"",
-			      field, text);
+	                      "%s: expected an exit code or a range like 128-255 within 0-255, "
+	                      "got \"%s\"",
+	                      field, text);
 }
 
 char *format_memory_mb(uint64_t mb, char *buf, size_t size)
@@ -212,12 +210,27 @@ int parse_memory_mb(const char *text, const char *field, uint64_t *out, struct w
 		if (!isdigit((unsigned char)*q) && *q != '.')
 			goto bad;
 	switch (tolower((unsigned char)*end)) {
-	case '\0': mult = 1; break; /* MiB, as TonY */
-	case 'k': mult = 1.0 / 1024; end++; break;
-	case 'm': mult = 1; end++; break;
-	case 'g': mult = 1024; end++; break;
-	case 't': mult = 1024.0 * 1024; end++; break;
-	default: goto bad;
+	case '\0':
+		mult = 1;
+		break; /* MiB, as TonY */
+	case 'k':
+		mult = 1.0 / 1024;
+		end++;
+		break;
+	case 'm':
+		mult = 1;
+		end++;
+		break;
+	case 'g':
+		mult = 1024;
+		end++;
+		break;
+	case 't':
+		mult = 1024.0 * 1024;
+		end++;
+		break;
+	default:
+		goto bad;
 	}
 	if (mult != 1 || end[-1] == 'm' || end[-1] == 'M') {
 		/* Allow "4gb", "4GiB", "4Gi". */
@@ -235,9 +248,9 @@ int parse_memory_mb(const char *text, const char *field, uint64_t *out, struct w
 	return 0;
 bad:
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "%s: expected an amount like 4g or 512m (a plain number is MiB; "
-			      "1m to 16t), got \"%s\"",
-			      field, text);
+	                      "%s: expected an amount like 4g or 512m (a plain number is MiB; "
+	                      "1m to 16t), got \"%s\"",
+	                      field, text);
 }
 
 bool role_name_valid(const char *name)
@@ -275,13 +288,16 @@ int env_list_read(struct field_reader *r, json_t *v, const char *prefix, struct 
 	snprintf(r->path, sizeof r->path, "%s", prefix);
 	if (field_need_type(r, v, "a mapping of NAME: value", json_is_object(v)) < 0)
 		return -1;
-	json_object_foreach (v, key, val) {
+	json_object_foreach(v, key, val)
+	{
 		field_at(r, prefix, key, 0);
 		if (!env_name_valid(key))
-			return field_fail(r, "%s",
-			                  "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
+			return field_fail(
+			    r, "%s",
+			    "expected an environment variable name like [A-Za-z_][A-Za-z0-9_]*");
 		if (json_is_object(val) || json_is_array(val) || json_is_null(val))
-			return field_fail(r, "expected a string value, got %s", field_type_name(val));
+			return field_fail(r, "expected a string value, got %s",
+			                  field_type_name(val));
 		if (json_is_string(val)) {
 			const char *s;
 			if (field_get_string(r, val, &s) < 0)

@@ -9,34 +9,34 @@
 #ifndef WEIR_MODEL_JOB_SPEC_EDIT_H
 #define WEIR_MODEL_JOB_SPEC_EDIT_H
 
+#include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
-#include <jansson.h>
 
 #include "lib/error.h"
 #include "model/duration.h"
 #include "model/job_spec.h"
 
 /* Defaults of docs/jobs.md. */
-#define JOB_SPEC_DEFAULT_NAME              "job"
-#define JOB_SPEC_DEFAULT_INSTANCES         1
-#define JOB_SPEC_DEFAULT_MEMORY_MB         2048
-#define JOB_SPEC_DEFAULT_VCORES            1
-#define JOB_SPEC_DEFAULT_GPUS              0
-#define JOB_SPEC_DEFAULT_RETRY_MIN         128
-#define JOB_SPEC_DEFAULT_RETRY_MAX         255
-#define JOB_SPEC_DEFAULT_REGISTRATION_S    300
+#define JOB_SPEC_DEFAULT_NAME "job"
+#define JOB_SPEC_DEFAULT_INSTANCES 1
+#define JOB_SPEC_DEFAULT_MEMORY_MB 2048
+#define JOB_SPEC_DEFAULT_VCORES 1
+#define JOB_SPEC_DEFAULT_GPUS 0
+#define JOB_SPEC_DEFAULT_RETRY_MIN 128
+#define JOB_SPEC_DEFAULT_RETRY_MAX 255
+#define JOB_SPEC_DEFAULT_REGISTRATION_S 300
 
 /* Limits job_spec_validate() enforces. */
-#define JOB_SPEC_MAX_INSTANCES    1024
-#define JOB_SPEC_MAX_VCORES       1024
-#define JOB_SPEC_MAX_GPUS         64
-#define JOB_SPEC_MAX_ROLES        64
-#define JOB_SPEC_MAX_MEMORY_MB    (16ull * 1024 * 1024) /* 16 TiB */
-#define JOB_SPEC_MAX_PRIORITY     1000000
-#define JOB_SPEC_MAX_RESTARTS     1000
-#define JOB_SPEC_MAX_TIMEOUT_S    DURATION_MAX_S
-#define JOB_SPEC_MAX_NAME         128
+#define JOB_SPEC_MAX_INSTANCES 1024
+#define JOB_SPEC_MAX_VCORES 1024
+#define JOB_SPEC_MAX_GPUS 64
+#define JOB_SPEC_MAX_ROLES 64
+#define JOB_SPEC_MAX_MEMORY_MB (16ull * 1024 * 1024) /* 16 TiB */
+#define JOB_SPEC_MAX_PRIORITY 1000000
+#define JOB_SPEC_MAX_RESTARTS 1000
+#define JOB_SPEC_MAX_TIMEOUT_S DURATION_MAX_S
+#define JOB_SPEC_MAX_NAME 128
 
 /* A spec with every default set and no roles.  NULL when out of memory.
  * Free with job_spec_destroy(). */
@@ -46,17 +46,17 @@ struct job_spec *job_spec_create(void);
  * (valid until the next role is added), or the existing role of that name.
  * NULL with err when out of memory. */
 struct role_spec *job_spec_add_role(struct job_spec *spec, const char *name,
-				    struct weir_error *err);
+                                    struct weir_error *err);
 
 /* Sets `name` to `value` in an env list: replaces an existing entry of that
  * name, else appends.  0 or -1 with err. */
 int env_list_set(struct env_var **env, size_t *n_env, const char *name, const char *value,
-		 struct weir_error *err);
+                 struct weir_error *err);
 
 /* Appends an artifact.  `name` NULL: artifact_default_name(path).
  * `archive` < 0: artifact_is_archive(path).  0 or -1 with err. */
 int job_spec_add_artifact(struct job_spec *spec, const char *path, const char *name, int archive,
-			  struct weir_error *err);
+                          struct weir_error *err);
 
 /* Replaces a string field (e.g. &spec->name), copying `value` (NULL clears). */
 int job_spec_set_string(char **field, const char *value, struct weir_error *err);
@@ -70,7 +70,7 @@ char *artifact_default_name(const char *path);
 
 /* "128-255" or "137" -> [min, max] within 0..255.  0 or -1 with err. */
 int parse_exit_range(const char *text, const char *field, int *min, int *max,
-		     struct weir_error *err);
+                     struct weir_error *err);
 
 /* The memory amount as written in the native JSON: "4g" when a whole number
  * of GiB, else "1536m".  Writes into buf (at least 32 bytes); returns buf. */

@@ -9,13 +9,13 @@
 #include <string.h>
 
 static const char *const keywords[] = {
-	"type",      "enum",      "minimum",  "maximum",  "exclusiveMinimum", "exclusiveMaximum",
-	"minLength", "maxLength", "pattern",  "format",   "required",         "default",
-	"description", "title",   NULL,
+    "type",        "enum",      "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "minLength",   "maxLength", "pattern", "format",  "required",         "default",
+    "description", "title",     NULL,
 };
 
 static const char *const type_names[] = {
-	"string", "integer", "number", "boolean", "array", "object", "null", NULL,
+    "string", "integer", "number", "boolean", "array", "object", "null", NULL,
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -33,9 +33,7 @@ bool param_schema_is(const json_t *v)
 
 	if (!json_is_object(v) || json_object_size(v) == 0)
 		return false;
-	json_object_foreach ((json_t *)v, k, x)
-		if (!in_list(keywords, k))
-			return false;
+	json_object_foreach((json_t *)v, k, x) if (!in_list(keywords, k)) return false;
 	return true;
 }
 
@@ -66,9 +64,8 @@ static bool type_is(const char *t, const json_t *v)
 	if (!strcmp(t, "string"))
 		return json_is_string(v);
 	if (!strcmp(t, "integer"))
-		return json_is_integer(v) ||
-		       (json_is_real(v) && isfinite(json_real_value(v)) &&
-		        json_real_value(v) == floor(json_real_value(v)));
+		return json_is_integer(v) || (json_is_real(v) && isfinite(json_real_value(v)) &&
+		                              json_real_value(v) == floor(json_real_value(v)));
 	if (!strcmp(t, "number"))
 		return json_is_number(v);
 	if (!strcmp(t, "boolean"))
@@ -130,13 +127,13 @@ static int check_number(const json_t *schema, const json_t *v, struct weir_error
 	static const struct {
 		const char *key;
 		const char *what;
-		int sign;     /* the value must be >= (1) or <= (-1) the bound */
+		int sign; /* the value must be >= (1) or <= (-1) the bound */
 		bool strict;
 	} bounds[] = {
-		{"minimum", "a number >=", 1, false},
-		{"maximum", "a number <=", -1, false},
-		{"exclusiveMinimum", "a number >", 1, true},
-		{"exclusiveMaximum", "a number <", -1, true},
+	    {"minimum", "a number >=", 1, false},
+	    {"maximum", "a number <=", -1, false},
+	    {"exclusiveMinimum", "a number >", 1, true},
+	    {"exclusiveMaximum", "a number <", -1, true},
 	};
 	double x = json_number_value(v);
 
@@ -290,7 +287,8 @@ int param_schema_valid(const json_t *schema, struct weir_error *err)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach ((json_t *)schema, k, v) {
+	json_object_foreach((json_t *)schema, k, v)
+	{
 		const char *want = NULL;
 		if (!strcmp(k, "type")) {
 			if (!valid_type(v))

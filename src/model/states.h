@@ -50,10 +50,10 @@ enum dag_ti_state {
 	DAG_TI_RUNNING,   /* its job runs */
 	DAG_TI_SUCCESS,
 	DAG_TI_FAILED,
-	DAG_TI_UP_FOR_RETRY,    /* failed; runs again at its retry time */
-	DAG_TI_UPSTREAM_FAILED, /* will not run: an upstream failed */
-	DAG_TI_SKIPPED,         /* will not run: the trigger rule said so */
-	DAG_TI_REMOVED,         /* its task is no longer in the DAG file */
+	DAG_TI_UP_FOR_RETRY,      /* failed; runs again at its retry time */
+	DAG_TI_UPSTREAM_FAILED,   /* will not run: an upstream failed */
+	DAG_TI_SKIPPED,           /* will not run: the trigger rule said so */
+	DAG_TI_REMOVED,           /* its task is no longer in the DAG file */
 	DAG_TI_UP_FOR_RESCHEDULE, /* a sensor in mode reschedule between pokes: holds no
 	                           * slot and no process; the server pokes it when due */
 };

@@ -25,7 +25,7 @@
 /* ---- context ----------------------------------------------------------- */
 
 int template_ctx_set(struct template_ctx *ctx, const char *name, const char *value,
-		     enum template_trust trust, struct weir_error *err)
+                     enum template_trust trust, struct weir_error *err)
 {
 	char *v = strdup(value ? value : "");
 	if (!v)
@@ -82,8 +82,17 @@ void template_ctx_release(struct template_ctx *ctx)
 }
 
 static const char *const standard_names[] = {
-	"ds",     "ds_nodash", "ts",      "logical_date", "data_interval_start", "data_interval_end",
-	"run_id", "dag_id",    "task_id", "try_number",   NULL,
+    "ds",
+    "ds_nodash",
+    "ts",
+    "logical_date",
+    "data_interval_start",
+    "data_interval_end",
+    "run_id",
+    "dag_id",
+    "task_id",
+    "try_number",
+    NULL,
 };
 
 int template_known_standard(struct strvec *known)
@@ -115,13 +124,17 @@ enum template_trust template_name_trust(const char *name)
 static void add_quoted(struct strbuf *b, const struct shell_ctx *sh, const char *v)
 {
 	switch (shell_ctx_quoting(sh)) {
-	case SHELL_QUOTE_INNER: shell_quote_inner(b, v); break;
+	case SHELL_QUOTE_INNER:
+		shell_quote_inner(b, v);
+		break;
 	case SHELL_QUOTE_REOPEN:
 		strbuf_addch(b, '"');
 		shell_quote(b, v);
 		strbuf_addch(b, '"');
 		break;
-	case SHELL_QUOTE_WORD: shell_quote(b, v); break;
+	case SHELL_QUOTE_WORD:
+		shell_quote(b, v);
+		break;
 	}
 }
 
@@ -144,7 +157,7 @@ struct scan {
 	struct strbuf *out;             /* NULL when checking */
 	struct shell_ctx sh;
 	struct strbuf pending; /* literal text the tracker has not read: literal
-				* pieces ({{ 'x' }} too) are read together, as sh sees them */
+	                        * pieces ({{ 'x' }} too) are read together, as sh sees them */
 	struct weir_error *err;
 };
 
@@ -169,8 +182,8 @@ static int scan_fail(struct scan *s, const char *at, const char *fmt, const char
 	snprintf(msg, sizeof msg, fmt, arg);
 	where(s->tmpl, at, &line, &col);
 	if (line > 1)
-		return weir_error_set(s->err, WEIR_E_INVALID, "line %d, column %d of the template: %s",
-				      line, col, msg);
+		return weir_error_set(s->err, WEIR_E_INVALID,
+		                      "line %d, column %d of the template: %s", line, col, msg);
 	return weir_error_set(s->err, WEIR_E_INVALID, "column %d of the template: %s", col, msg);
 }
 
@@ -198,8 +211,8 @@ static void known_list(const struct scan *s, char *out, size_t size)
 		const char *k = s->known->v[i];
 		size_t kl = strlen(k);
 		int n = snprintf(out + used, size - used, "%s%.*s%s", i ? ", " : "",
-				 (int)(kl >= 2 && !strcmp(k + kl - 2, ".*") ? kl - 2 : kl), k,
-				 kl >= 2 && !strcmp(k + kl - 2, ".*") ? ".KEY" : "");
+		                 (int)(kl >= 2 && !strcmp(k + kl - 2, ".*") ? kl - 2 : kl), k,
+		                 kl >= 2 && !strcmp(k + kl - 2, ".*") ? ".KEY" : "");
 		if (n < 0 || (size_t)n >= size - used) {
 			out[used] = '\0';
 			snprintf(out + used, size - used, ", ...");
@@ -210,7 +223,7 @@ static void known_list(const struct scan *s, char *out, size_t size)
 	if (s->ctx) {
 		for (size_t i = 0; i < s->ctx->n; i++) {
 			int n = snprintf(out + used, size - used, "%s%s", used ? ", " : "",
-					 s->ctx->v[i].name);
+			                 s->ctx->v[i].name);
 			if (n < 0 || (size_t)n >= size - used) {
 				out[used] = '\0';
 				snprintf(out + used, size - used, ", ...");
@@ -234,8 +247,8 @@ static bool name_valid(const char *p, size_t len)
 			after_dot = true;
 			continue;
 		}
-		if (!isalnum((unsigned char)c) && c != '_' && !(c == '-' && !after_dot && i > 0 &&
-								 memchr(p, '.', i)))
+		if (!isalnum((unsigned char)c) && c != '_' &&
+		    !(c == '-' && !after_dot && i > 0 && memchr(p, '.', i)))
 			return false;
 		after_dot = false;
 	}
@@ -263,8 +276,8 @@ static void scan_flush(struct scan *s)
 
 /* ---- var.* and conn.* ------------------------------------------------- */
 
-static const char *const conn_fields[] = {"host", "port", "login", "schema", "conn_type",
-					  "description", "extra", NULL};
+static const char *const conn_fields[] = {"host",      "port",        "login", "schema",
+                                          "conn_type", "description", "extra", NULL};
 
 /* The form of a var./conn. name, checked without values: 0, or -1 with a
  * message in msg. */
@@ -282,32 +295,32 @@ static int secret_ref_check(const char *nm, char *msg, size_t size)
 		if (n >= 3 && !strcmp(seg[1], "json"))
 			return 0;
 		snprintf(msg, size,
-			 "\"%s\": expected var.value.KEY or var.json.KEY (then .FIELD ...)", nm);
+		         "\"%s\": expected var.value.KEY or var.json.KEY (then .FIELD ...)", nm);
 		return -1;
 	}
 	if (n >= 3 && !strcmp(seg[2], "password")) {
 		snprintf(msg, size,
-			 "\"%s\": a connection's password is never put into a template; list "
-			 "the connection in the task's connections: and read $WEIR_CONN_<ID>",
-			 nm);
+		         "\"%s\": a connection's password is never put into a template; list "
+		         "the connection in the task's connections: and read $WEIR_CONN_<ID>",
+		         nm);
 		return -1;
 	}
 	if (n == 4 && !strcmp(seg[2], "extra")) {
 		if (!connection_secret_name(seg[3]))
 			return 0;
 		snprintf(msg, size,
-			 "\"%s\": \"%s\" reads as a secret and is never put into a template; "
-			 "read it from $WEIR_CONN_<ID> in the task",
-			 nm, seg[3]);
+		         "\"%s\": \"%s\" reads as a secret and is never put into a template; "
+		         "read it from $WEIR_CONN_<ID> in the task",
+		         nm, seg[3]);
 		return -1;
 	}
 	for (size_t i = 0; n == 3 && conn_fields[i]; i++)
 		if (!strcmp(seg[2], conn_fields[i]))
 			return 0;
 	snprintf(msg, size,
-		 "\"%s\": expected conn.ID.FIELD, FIELD one of host, port, login, schema, "
-		 "conn_type, description, extra, or extra.KEY",
-		 nm);
+	         "\"%s\": expected conn.ID.FIELD, FIELD one of host, port, login, schema, "
+	         "conn_type, description, extra, or extra.KEY",
+	         nm);
 	return -1;
 }
 
@@ -344,15 +357,16 @@ static char *var_value(const struct template_source *src, const char *nm, struct
 	j = json_loads(text, JSON_DECODE_ANY, NULL);
 	free(text);
 	if (!j) {
-		weir_error_set(err, WEIR_E_INVALID, "variable \"%s\" is not JSON (var.json reads "
-						    "it as JSON; var.value gives its text)",
-			       k);
+		weir_error_set(err, WEIR_E_INVALID,
+		               "variable \"%s\" is not JSON (var.json reads "
+		               "it as JSON; var.value gives its text)",
+		               k);
 		return NULL;
 	}
 	f = dot ? json_path(j, dot + 1) : j;
 	if (!f) {
 		weir_error_set(err, WEIR_E_NOT_FOUND, "variable \"%s\" has no field \"%s\"", k,
-			       dot + 1);
+		               dot + 1);
 		json_decref(j);
 		return NULL;
 	}
@@ -378,20 +392,21 @@ static char *conn_value(const struct template_source *src, const char *nm, struc
 	if (!strcmp(field, "extra") && strchr(rest, '.')) {
 		json_t *v = json_object_get(c.extra, strchr(rest, '.') + 1);
 		if (!v)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "connection \"%s\" has no extra field "
-							      "\"%s\"",
-				       id, strchr(rest, '.') + 1);
+			weir_error_set(err, WEIR_E_NOT_FOUND,
+			               "connection \"%s\" has no extra field "
+			               "\"%s\"",
+			               id, strchr(rest, '.') + 1);
 		else if (!(out = template_value_text(v)))
 			weir_error_oom(err);
 		connection_release(&c);
 		return out;
 	}
-	const char *v = !strcmp(field, "host")	       ? c.host
-			: !strcmp(field, "login")       ? c.login
-			: !strcmp(field, "schema")      ? c.schema
-			: !strcmp(field, "conn_type")   ? c.type
-			: !strcmp(field, "description") ? c.description
-							: NULL;
+	const char *v = !strcmp(field, "host")          ? c.host
+	                : !strcmp(field, "login")       ? c.login
+	                : !strcmp(field, "schema")      ? c.schema
+	                : !strcmp(field, "conn_type")   ? c.type
+	                : !strcmp(field, "description") ? c.description
+	                                                : NULL;
 	if (!strcmp(field, "port")) {
 		snprintf(buf, sizeof buf, "%d", c.port);
 		v = c.port ? buf : "";
@@ -416,7 +431,7 @@ static char *secret_ref_value(const struct scan *s, const char *nm)
 
 	if (!src || !src->var || !src->conn) {
 		weir_error_set(s->err, WEIR_E_INVALID,
-			       "{{ %s }}: no variables or connections are read here", nm);
+		               "{{ %s }}: no variables or connections are read here", nm);
 		return NULL;
 	}
 	return nm[0] == 'v' ? var_value(src, nm, s->err) : conn_value(src, nm, s->err);
@@ -454,20 +469,20 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 		if (!close)
 			return scan_fail(s, open, "%s", "{{ without a closing }}");
 		char got[80];
-		snprintf(got, sizeof got, "%.*s", (int)(close - open - 2 > 60 ? 60 : close - open - 2),
-			 open + 2);
+		snprintf(got, sizeof got, "%.*s",
+		         (int)(close - open - 2 > 60 ? 60 : close - open - 2), open + 2);
 		return scan_fail(s, open,
-				 "expected a variable name like ds or params.NAME inside {{ }} "
-				 "(no filters or expressions), got \"%s\"",
-				 got);
+		                 "expected a variable name like ds or params.NAME inside {{ }} "
+		                 "(no filters or expressions), got \"%s\"",
+		                 got);
 	}
 	*next = p + 2;
 	char nm[256];
 	if (!name_valid(name, name_len) || name_len >= sizeof nm)
 		return scan_fail(s, open,
-				 "expected a variable name like ds or params.NAME inside {{ }}, "
-				 "got \"%.60s\"",
-				 name_len ? name : "");
+		                 "expected a variable name like ds or params.NAME inside {{ }}, "
+		                 "got \"%.60s\"",
+		                 name_len ? name : "");
 	memcpy(nm, name, name_len);
 	nm[name_len] = '\0';
 
@@ -490,8 +505,8 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 		}
 		found = true;
 	} else {
-		found = s->ctx ? (var = template_ctx_get(s->ctx, nm)) != NULL
-			       : known_has(s->known, nm);
+		found =
+		    s->ctx ? (var = template_ctx_get(s->ctx, nm)) != NULL : known_has(s->known, nm);
 	}
 	if (!found) {
 		char list[400], msg[560];
@@ -500,8 +515,8 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 		return scan_fail(s, open, "%s", msg);
 	}
 	enum template_trust trust = secret ? TEMPLATE_OUTSIDE
-				    : var  ? var->trust
-					   : template_name_trust(nm);
+	                            : var  ? var->trust
+	                                   : template_name_trust(nm);
 	const char *value = secret ? secret : var ? var->value : "";
 	if (s->mode == TEMPLATE_SHELL && trust == TEMPLATE_TRUSTED && var && !safe_text(value))
 		trust = TEMPLATE_OUTSIDE;
@@ -512,8 +527,8 @@ static int scan_expr(struct scan *s, const char *open, const char **next)
 		if (why) {
 			char msg[800];
 			snprintf(msg, sizeof msg,
-				 "{{ %s }} comes from outside and cannot be quoted safely %s", nm,
-				 why);
+			         "{{ %s }} comes from outside and cannot be quoted safely %s", nm,
+			         why);
 			free(secret);
 			return scan_fail(s, open, "%s", msg);
 		}
@@ -553,12 +568,12 @@ static int scan_run(struct scan *s)
 }
 
 char *template_render(const char *tmpl, const struct template_ctx *ctx, enum template_mode mode,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	static const struct template_ctx empty = TEMPLATE_CTX_INIT;
 	struct strbuf out = STRBUF_INIT;
-	struct scan s = {.tmpl = tmpl, .mode = mode, .ctx = ctx ? ctx : &empty, .out = &out,
-			 .err = err};
+	struct scan s = {
+	    .tmpl = tmpl, .mode = mode, .ctx = ctx ? ctx : &empty, .out = &out, .err = err};
 	if (scan_run(&s) < 0) {
 		strbuf_release(&out);
 		return NULL;
@@ -570,7 +585,7 @@ char *template_render(const char *tmpl, const struct template_ctx *ctx, enum tem
 }
 
 int template_check(const char *tmpl, const struct strvec *known, enum template_mode mode,
-		   struct weir_error *err)
+                   struct weir_error *err)
 {
 	static const struct strvec none = STRVEC_INIT;
 	struct scan s = {.tmpl = tmpl, .mode = mode, .known = known ? known : &none, .err = err};
@@ -583,7 +598,8 @@ char *template_value_text(const json_t *v)
 {
 	char buf[64];
 	switch (json_typeof(v)) {
-	case JSON_STRING: return strndup(json_string_value(v), json_string_length(v));
+	case JSON_STRING:
+		return strndup(json_string_value(v), json_string_length(v));
 	case JSON_INTEGER:
 		snprintf(buf, sizeof buf, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
 		return strdup(buf);
@@ -596,15 +612,19 @@ char *template_value_text(const json_t *v)
 				break;
 		}
 		return strdup(buf);
-	case JSON_TRUE: return strdup("true");
-	case JSON_FALSE: return strdup("false");
-	case JSON_NULL: return strdup("");
-	default: return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+	case JSON_TRUE:
+		return strdup("true");
+	case JSON_FALSE:
+		return strdup("false");
+	case JSON_NULL:
+		return strdup("");
+	default:
+		return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
 	}
 }
 
 static int set_json(struct template_ctx *ctx, const char *name, const json_t *v,
-		    struct weir_error *err)
+                    struct weir_error *err)
 {
 	char *text = template_value_text(v);
 	if (!text)
@@ -615,7 +635,7 @@ static int set_json(struct template_ctx *ctx, const char *name, const json_t *v,
 }
 
 int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	char ds[32], nodash[32], ts[40], start[40], end[40], tryn[24];
 	const char *key, *task;
@@ -627,13 +647,14 @@ int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
 	schedule_format_ts(run->interval_start_ms, start, sizeof start);
 	schedule_format_ts(run->interval_end_ms, end, sizeof end);
 	snprintf(tryn, sizeof tryn, "%d", run->try_number);
-	const char *values[] = {ds, nodash, ts, ts, start, end, run->run_id, run->dag_id,
-				run->task_id, tryn};
+	const char *values[] = {ds,  nodash,      ts,          ts,           start,
+	                        end, run->run_id, run->dag_id, run->task_id, tryn};
 	for (size_t i = 0; standard_names[i]; i++)
 		if (template_ctx_set(ctx, standard_names[i], values[i], TEMPLATE_TRUSTED, err) < 0)
 			return -1;
 	if (run->params && json_is_object(run->params)) {
-		json_object_foreach ((json_t *)run->params, key, v) {
+		json_object_foreach((json_t *)run->params, key, v)
+		{
 			char name[300];
 			snprintf(name, sizeof name, "params.%s", key);
 			if (set_json(ctx, name, v, err) < 0)
@@ -641,10 +662,12 @@ int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
 		}
 	}
 	if (run->outputs && json_is_object(run->outputs)) {
-		json_object_foreach ((json_t *)run->outputs, task, obj) {
+		json_object_foreach((json_t *)run->outputs, task, obj)
+		{
 			if (!json_is_object(obj))
 				continue;
-			json_object_foreach ((json_t *)obj, key, v) {
+			json_object_foreach((json_t *)obj, key, v)
+			{
 				char name[600];
 				snprintf(name, sizeof name, "outputs.%s.%s", task, key);
 				if (set_json(ctx, name, v, err) < 0)
@@ -655,7 +678,8 @@ int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
 	if (run->item && template_ctx_set(ctx, "item", run->item, TEMPLATE_OUTSIDE, err) < 0)
 		return -1;
 	if (json_is_object(run->item_value)) {
-		json_object_foreach ((json_t *)run->item_value, key, v) {
+		json_object_foreach((json_t *)run->item_value, key, v)
+		{
 			char name[300];
 			snprintf(name, sizeof name, "item.%s", key);
 			if (set_json(ctx, name, v, err) < 0)

@@ -84,11 +84,14 @@ struct template_ctx {
 	size_t n, cap;
 	const struct template_source *src;
 };
-#define TEMPLATE_CTX_INIT {NULL, 0, 0, NULL}
+#define TEMPLATE_CTX_INIT                                                                          \
+	{                                                                                          \
+		NULL, 0, 0, NULL                                                                   \
+	}
 
 /* Sets (or replaces) a variable.  0, or -1 with err when out of memory. */
 int template_ctx_set(struct template_ctx *ctx, const char *name, const char *value,
-		     enum template_trust trust, struct weir_error *err);
+                     enum template_trust trust, struct weir_error *err);
 const struct template_var *template_ctx_get(const struct template_ctx *ctx, const char *name);
 void template_ctx_release(struct template_ctx *ctx);
 
@@ -97,14 +100,14 @@ void template_ctx_release(struct template_ctx *ctx);
  * value where it cannot be quoted safely.  Messages say which variable and
  * where in the template ("line 2, column 7"); the caller adds the field. */
 char *template_render(const char *tmpl, const struct template_ctx *ctx, enum template_mode mode,
-		      struct weir_error *err);
+                      struct weir_error *err);
 
 /* Checks a template without values (at parse time): every variable must be
  * in `known`, whose entries are names ("ds", "params.x") or prefixes ending
  * in ".*" ("outputs.extract.*": any key of that task's output).  Finds the
  * same errors as rendering would.  0, or -1 with err. */
 int template_check(const char *tmpl, const struct strvec *known, enum template_mode mode,
-		   struct weir_error *err);
+                   struct weir_error *err);
 
 /* Whether a variable's value comes from outside (params.*, item, outputs.*). */
 enum template_trust template_name_trust(const char *name);
@@ -121,7 +124,7 @@ struct template_run {
 	int64_t logical_ms;
 	int64_t interval_start_ms;
 	int64_t interval_end_ms;
-	int try_number;      /* 1 for the first try */
+	int try_number;        /* 1 for the first try */
 	const json_t *params;  /* the DAG's params with the trigger's conf over them; may be NULL */
 	const json_t *outputs; /* {"TASK": {"KEY": value}}; may be NULL */
 	const char *item;      /* the foreach item; NULL when not a foreach task */
@@ -131,7 +134,7 @@ struct template_run {
 
 /* Sets every variable of `run` in ctx.  0 or -1 with err. */
 int template_ctx_fill(struct template_ctx *ctx, const struct template_run *run,
-		      struct weir_error *err);
+                      struct weir_error *err);
 
 /* The same values as environment entries "NAME=value": WEIR_DS,
  * WEIR_DS_NODASH, WEIR_TS, WEIR_LOGICAL_DATE, WEIR_DATA_INTERVAL_START,

@@ -30,10 +30,20 @@
 #ifndef WEIR_SONAME_XML2
 #define WEIR_SONAME_XML2 "libxml2.so.2"
 #endif
-#define XML_FUNCS(X, t) X(t, xmlCtxtGetLastError) X(t, xmlCtxtReadMemory) \
-	X(t, xmlDocGetRootElement) X(t, xmlFree) X(t, xmlFreeDoc) X(t, xmlFreeParserCtxt) \
-	X(t, xmlGetLineNo) X(t, xmlInitParser) X(t, xmlNewParserCtxt) X(t, xmlNodeGetContent) \
+/* clang-format off */
+#define XML_FUNCS(X, t)            \
+	X(t, xmlCtxtGetLastError)  \
+	X(t, xmlCtxtReadMemory)    \
+	X(t, xmlDocGetRootElement) \
+	X(t, xmlFree)              \
+	X(t, xmlFreeDoc)           \
+	X(t, xmlFreeParserCtxt)    \
+	X(t, xmlGetLineNo)         \
+	X(t, xmlInitParser)        \
+	X(t, xmlNewParserCtxt)     \
+	X(t, xmlNodeGetContent)    \
 	X(t, xmlStrcmp)
+/* clang-format on */
 DYNLIB_TABLE(xml, XML_FUNCS, WEIR_SONAME_XML2, "TonY XML configurations");
 #define xmlCtxtGetLastError (xml.xmlCtxtGetLastError)
 #define xmlCtxtReadMemory (xml.xmlCtxtReadMemory)
@@ -67,12 +77,12 @@ void tony_conf_destroy(struct tony_conf *conf)
 	free(conf);
 }
 
-int tony_conf_set(struct tony_conf *conf, const char *name, const char *value,
-		  const char *origin, int line, struct weir_error *err)
+int tony_conf_set(struct tony_conf *conf, const char *name, const char *value, const char *origin,
+                  int line, struct weir_error *err)
 {
 	char *n = strdup(name), *v = strdup(value ? value : ""), *o = strdup(origin ? origin : "");
-	struct tony_prop *np = n && v && o ? realloc(conf->props, (conf->n + 1) * sizeof *np)
-					   : NULL;
+	struct tony_prop *np =
+	    n && v && o ? realloc(conf->props, (conf->n + 1) * sizeof *np) : NULL;
 	if (!np) {
 		free(n);
 		free(v);
@@ -113,7 +123,7 @@ static bool is_elem(xmlNodePtr n, const char *name)
 }
 
 static int read_property(struct tony_conf *conf, xmlNodePtr prop, const char *origin,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	char *name = NULL, *value = NULL;
 	int line = (int)xmlGetLineNo(prop);
@@ -134,7 +144,7 @@ static int read_property(struct tony_conf *conf, xmlNodePtr prop, const char *or
 	}
 	if (!name || !*name) {
 		weir_error_set(err, WEIR_E_INVALID, "%s:%d: a <property> without a <name>", origin,
-			       line);
+		               line);
 		goto out;
 	}
 	rc = tony_conf_set(conf, name, value ? value : "", origin, line, err);
@@ -145,7 +155,7 @@ out:
 }
 
 struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char *origin,
-					 struct weir_error *err)
+                                         struct weir_error *err)
 {
 	struct tony_conf *conf = NULL;
 	xmlDocPtr doc = NULL;
@@ -154,7 +164,8 @@ struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char
 	if (!origin)
 		origin = "<tony.xml>";
 	if (len > INT_MAX) {
-		weir_error_set(err, WEIR_E_INVALID, "%s: too large for a configuration file", origin);
+		weir_error_set(err, WEIR_E_INVALID, "%s: too large for a configuration file",
+		               origin);
 		return NULL;
 	}
 	if (dynlib_load(&xml_lib, xml_syms, DYNLIB_COUNT(xml_syms), err) < 0)
@@ -167,7 +178,7 @@ struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char
 	}
 	/* No XML_PARSE_NOENT (no entity substitution), no DTDLOAD/DTDATTR. */
 	doc = xmlCtxtReadMemory(ctxt, buf, (int)len, NULL, NULL,
-				XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	                        XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
 	if (!doc) {
 		xmlErrorPtr e = xmlCtxtGetLastError(ctxt);
 		char msg[256] = "not well-formed XML";
@@ -176,22 +187,22 @@ struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char
 			msg[strcspn(msg, "\n")] = '\0';
 		}
 		weir_error_set(err, WEIR_E_INVALID, "%s:%d: malformed XML: %s", origin,
-			       e && e->line > 0 ? e->line : 1, msg);
+		               e && e->line > 0 ? e->line : 1, msg);
 		goto out;
 	}
 	if (doc->intSubset || doc->extSubset) {
 		xmlNodePtr dtd = (xmlNodePtr)(doc->intSubset ? doc->intSubset : doc->extSubset);
 		weir_error_set(err, WEIR_E_INVALID,
-			       "%s:%ld: a DOCTYPE is not allowed in a configuration file", origin,
-			       xmlGetLineNo(dtd) > 0 ? xmlGetLineNo(dtd) : 1L);
+		               "%s:%ld: a DOCTYPE is not allowed in a configuration file", origin,
+		               xmlGetLineNo(dtd) > 0 ? xmlGetLineNo(dtd) : 1L);
 		goto out;
 	}
 	xmlNodePtr root = xmlDocGetRootElement(doc);
 	if (!root || !is_elem(root, "configuration")) {
 		weir_error_set(err, WEIR_E_INVALID,
-			       "%s:%ld: expected <configuration> as the root element, got <%s>",
-			       origin, root ? xmlGetLineNo(root) : 1L,
-			       root ? (const char *)root->name : "");
+		               "%s:%ld: expected <configuration> as the root element, got <%s>",
+		               origin, root ? xmlGetLineNo(root) : 1L,
+		               root ? (const char *)root->name : "");
 		goto out;
 	}
 	conf = tony_conf_create();
@@ -204,8 +215,8 @@ struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char
 			continue;
 		if (!is_elem(c, "property")) {
 			weir_error_set(err, WEIR_E_INVALID,
-				       "%s:%ld: unexpected <%s>; expected <property> elements", origin,
-				       xmlGetLineNo(c), (const char *)c->name);
+			               "%s:%ld: unexpected <%s>; expected <property> elements",
+			               origin, xmlGetLineNo(c), (const char *)c->name);
 			goto fail;
 		}
 		if (read_property(conf, c, origin, err) < 0)
@@ -244,18 +255,18 @@ struct flag_def {
 
 #define OFF(f) __builtin_offsetof(struct tony_submit, f)
 static const struct flag_def flag_defs[] = {
-	{"conf_file", F_PATH, OFF(conf_file)},
-	{"src_dir", F_PATH, OFF(src_dir)},
-	{"executes", F_STR, OFF(executes)},
-	{"task_params", F_STR, OFF(task_params)},
-	{"python_venv", F_PATH, OFF(python_venv)},
-	{"python_binary_path", F_STR, OFF(python_binary_path)},
-	{"framework", F_STR, OFF(framework)},
-	{"shell_env", F_LIST, OFF(shell_env)},
-	{"container_env", F_LIST, OFF(container_env)},
-	{"conf", F_LIST, OFF(conf)},
-	/* TonY flags that only matter on a Hadoop cluster. */
-	{"hdfs_classpath", F_WARN, 0},
+    {"conf_file", F_PATH, OFF(conf_file)},
+    {"src_dir", F_PATH, OFF(src_dir)},
+    {"executes", F_STR, OFF(executes)},
+    {"task_params", F_STR, OFF(task_params)},
+    {"python_venv", F_PATH, OFF(python_venv)},
+    {"python_binary_path", F_STR, OFF(python_binary_path)},
+    {"framework", F_STR, OFF(framework)},
+    {"shell_env", F_LIST, OFF(shell_env)},
+    {"container_env", F_LIST, OFF(container_env)},
+    {"conf", F_LIST, OFF(conf)},
+    /* TonY flags that only matter on a Hadoop cluster. */
+    {"hdfs_classpath", F_WARN, 0},
 };
 #undef OFF
 
@@ -324,11 +335,12 @@ int tony_submit_parse(int argc, char **argv, struct tony_submit *out, struct wei
 		const char *value;
 
 		if (!f) {
-			weir_error_set(err, WEIR_E_INVALID,
-				       "%s: unknown flag; expected --conf_file, --src_dir, --executes, "
-				       "--task_params, --python_venv, --python_binary_path, "
-				       "--shell_env, --container_env, --conf or --framework",
-				       arg);
+			weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: unknown flag; expected --conf_file, --src_dir, --executes, "
+			    "--task_params, --python_venv, --python_binary_path, "
+			    "--shell_env, --container_env, --conf or --framework",
+			    arg);
 			goto fail;
 		}
 		if (arg[2 + len] == '=') {
@@ -343,11 +355,11 @@ int tony_submit_parse(int argc, char **argv, struct tony_submit *out, struct wei
 			continue;
 		if (f->kind != F_LIST && !*value) {
 			weir_error_set(err, WEIR_E_INVALID, "--%s: expected a value, got \"\"",
-				       f->name);
+			               f->name);
 			goto fail;
 		}
-		if ((f->kind == F_LIST) && (!strcmp(f->name, "shell_env") ||
-					    !strcmp(f->name, "container_env"))) {
+		if ((f->kind == F_LIST) &&
+		    (!strcmp(f->name, "shell_env") || !strcmp(f->name, "container_env"))) {
 			const char *eq = strchr(value, '=');
 			char name[256];
 			size_t nl = eq ? (size_t)(eq - value) : 0;
@@ -357,16 +369,16 @@ int tony_submit_parse(int argc, char **argv, struct tony_submit *out, struct wei
 			}
 			if (!eq || nl >= sizeof name || !env_name_valid(name)) {
 				weir_error_set(err, WEIR_E_INVALID,
-					       "--%s: expected NAME=VALUE with NAME like "
-					       "[A-Za-z_][A-Za-z0-9_]*, got \"%s\"",
-					       f->name, value);
+				               "--%s: expected NAME=VALUE with NAME like "
+				               "[A-Za-z_][A-Za-z0-9_]*, got \"%s\"",
+				               f->name, value);
 				goto fail;
 			}
 		}
 		if (f->kind == F_LIST && !strcmp(f->name, "conf") &&
 		    (!strchr(value, '=') || value[0] == '=')) {
-			weir_error_set(err, WEIR_E_INVALID, "--conf: expected key=value, got \"%s\"",
-				       value);
+			weir_error_set(err, WEIR_E_INVALID,
+			               "--conf: expected key=value, got \"%s\"", value);
 			goto fail;
 		}
 		if (f->kind == F_LIST) {
@@ -395,9 +407,9 @@ fail:
 
 /* Second components of tony.X.* that are not roles. */
 static const char *const not_roles[] = {
-	"application", "am", "task", "container", "containers", "yarn", "history", "keytab",
-	"https", "http", "secret", "portal", "other", "version-info", "docker", "init",
-	"execution", "horovod", "client", "tensorboard", NULL,
+    "application", "am",    "task",      "container", "containers", "yarn",        "history",
+    "keytab",      "https", "http",      "secret",    "portal",     "other",       "version-info",
+    "docker",      "init",  "execution", "horovod",   "client",     "tensorboard", NULL,
 };
 
 /* Keys (or prefixes ending in '.') that have no meaning here, and why. */
@@ -405,37 +417,37 @@ static const struct {
 	const char *key;
 	const char *why;
 } ignored_keys[] = {
-	{"tony.yarn.", "no YARN here (tony.yarn.queue is the server's queue)"},
-	{"tony.application.security.", "no Kerberos here; the API token authenticates"},
-	{"tony.keytab.", "no Kerberos here; the API token authenticates"},
-	{"tony.other.namenodes", "no HDFS delegation tokens here"},
-	{"tony.application.docker.", "tasks run without docker, in the host's environment"},
-	{"tony.docker.", "tasks run without docker, in the host's environment"},
-	{"tony.application.node-label", "no YARN node labels here"},
-	{"tony.application.hdfs-conf-path", "no Hadoop configuration is shipped"},
-	{"tony.application.yarn-conf-path", "no Hadoop configuration is shipped"},
-	{"tony.application.mapred-conf-path", "no Hadoop configuration is shipped"},
-	{"tony.application.type", "YARN application attribute"},
-	{"tony.application.tags", "YARN application attribute"},
-	{"tony.application.num-client-rm-connect-retries", "no YARN resource manager here"},
-	{"tony.application.enable-preprocess", "no application master runs user code here"},
-	{"tony.application.single-node", "weir decides placement itself"},
-	{"tony.application.test.", "TonY test switch"},
-	{"tony.am.", "weir has no application master (its server plays that part)"},
-	{"tony.task.am.jvm.opts", "no JVM runs here"},
-	{"tony.task.executor.jvm.opts", "no JVM runs here"},
-	{"tony.task.heartbeat-interval", "weir launch reports on its own schedule"},
-	{"tony.task.max-missed-heartbeats", "weir launch reports on its own schedule"},
-	{"tony.task.metrics-interval-ms", "weir launch reports usage at exit"},
-	{"tony.task.gpu-metrics.enabled", "weir launch reports usage at exit"},
-	{"tony.history.", "TonY's history server is not used"},
-	{"tony.portal.", "TonY's portal is not used"},
-	{"tony.https.", "TonY's portal is not used"},
-	{"tony.http.", "TonY's portal is not used"},
-	{"tony.secret.", "TonY's portal is not used"},
-	{"tony.init.", "TonY's portal is not used"},
-	{"tony.version-info.", "TonY build information"},
-	{"tony.client.", "TonY client setting"},
+    {"tony.yarn.", "no YARN here (tony.yarn.queue is the server's queue)"},
+    {"tony.application.security.", "no Kerberos here; the API token authenticates"},
+    {"tony.keytab.", "no Kerberos here; the API token authenticates"},
+    {"tony.other.namenodes", "no HDFS delegation tokens here"},
+    {"tony.application.docker.", "tasks run without docker, in the host's environment"},
+    {"tony.docker.", "tasks run without docker, in the host's environment"},
+    {"tony.application.node-label", "no YARN node labels here"},
+    {"tony.application.hdfs-conf-path", "no Hadoop configuration is shipped"},
+    {"tony.application.yarn-conf-path", "no Hadoop configuration is shipped"},
+    {"tony.application.mapred-conf-path", "no Hadoop configuration is shipped"},
+    {"tony.application.type", "YARN application attribute"},
+    {"tony.application.tags", "YARN application attribute"},
+    {"tony.application.num-client-rm-connect-retries", "no YARN resource manager here"},
+    {"tony.application.enable-preprocess", "no application master runs user code here"},
+    {"tony.application.single-node", "weir decides placement itself"},
+    {"tony.application.test.", "TonY test switch"},
+    {"tony.am.", "weir has no application master (its server plays that part)"},
+    {"tony.task.am.jvm.opts", "no JVM runs here"},
+    {"tony.task.executor.jvm.opts", "no JVM runs here"},
+    {"tony.task.heartbeat-interval", "weir launch reports on its own schedule"},
+    {"tony.task.max-missed-heartbeats", "weir launch reports on its own schedule"},
+    {"tony.task.metrics-interval-ms", "weir launch reports usage at exit"},
+    {"tony.task.gpu-metrics.enabled", "weir launch reports usage at exit"},
+    {"tony.history.", "TonY's history server is not used"},
+    {"tony.portal.", "TonY's portal is not used"},
+    {"tony.https.", "TonY's portal is not used"},
+    {"tony.http.", "TonY's portal is not used"},
+    {"tony.secret.", "TonY's portal is not used"},
+    {"tony.init.", "TonY's portal is not used"},
+    {"tony.version-info.", "TonY build information"},
+    {"tony.client.", "TonY client setting"},
 };
 
 struct builder {
@@ -452,8 +464,8 @@ static int warn(struct builder *b, const struct tony_prop *p, const char *why)
 		return 0;
 	int rc;
 	if (p->line > 0)
-		rc = strvec_pushf(b->warnings, "%s:%d: %s: ignored: %s", p->origin, p->line, p->name,
-				  why);
+		rc = strvec_pushf(b->warnings, "%s:%d: %s: ignored: %s", p->origin, p->line,
+		                  p->name, why);
 	else
 		rc = strvec_pushf(b->warnings, "%s %s: ignored: %s", p->origin, p->name, why);
 	return rc < 0 ? weir_error_oom(b->err) : 0;
@@ -462,14 +474,14 @@ static int warn(struct builder *b, const struct tony_prop *p, const char *why)
 static int prop_fail(struct builder *b, const struct tony_prop *p, const char *what)
 {
 	if (p->line > 0)
-		return weir_error_set(b->err, WEIR_E_INVALID, "%s:%d: %s: %s, got \"%s\"", p->origin,
-				      p->line, p->name, what, p->value);
+		return weir_error_set(b->err, WEIR_E_INVALID, "%s:%d: %s: %s, got \"%s\"",
+		                      p->origin, p->line, p->name, what, p->value);
 	return weir_error_set(b->err, WEIR_E_INVALID, "%s %s: %s, got \"%s\"", p->origin, p->name,
-			      what, p->value);
+	                      what, p->value);
 }
 
 static int prop_int(struct builder *b, const struct tony_prop *p, long long min, long long max,
-		    long long *out)
+                    long long *out)
 {
 	char *end;
 	errno = 0;
@@ -566,7 +578,8 @@ static int add_resources(struct builder *b, const struct tony_prop *p)
 			continue;
 		}
 		if (strstr(path, "://")) {
-			int w = warn(b, p, "only local paths can be shipped; a URL entry was skipped");
+			int w =
+			    warn(b, p, "only local paths can be shipped; a URL entry was skipped");
 			free(path);
 			if (w < 0)
 				goto out;
@@ -577,10 +590,10 @@ static int add_resources(struct builder *b, const struct tony_prop *p)
 		for (size_t i = 0; abs && i < b->spec->n_artifacts; i++)
 			if (!strcmp(b->spec->artifacts[i].path, abs))
 				dup = true; /* the same file listed for two roles */
-		int a = !abs ? weir_error_oom(b->err)
-			: dup ? 0
-			      : job_spec_add_artifact(b->spec, abs, name && *name ? name : NULL, archive,
-						      b->err);
+		int a = !abs  ? weir_error_oom(b->err)
+		        : dup ? 0
+		              : job_spec_add_artifact(b->spec, abs, name && *name ? name : NULL,
+		                                      archive, b->err);
 		free(abs);
 		free(path);
 		if (a < 0)
@@ -593,7 +606,7 @@ out:
 }
 
 static int apply_role_key(struct builder *b, const struct tony_prop *p, const char *rname,
-			  const char *attr)
+                          const char *attr)
 {
 	struct role_spec *role = NULL;
 	long long v;
@@ -604,8 +617,8 @@ static int apply_role_key(struct builder *b, const struct tony_prop *p, const ch
 	if (!strcmp(attr, "instances"))
 		return 0; /* done in the first pass */
 	bool known = !strcmp(attr, "memory") || !strcmp(attr, "vcores") || !strcmp(attr, "gpus") ||
-		     !strcmp(attr, "command") || !strcmp(attr, "resources") ||
-		     !strcmp(attr, "timeout");
+	             !strcmp(attr, "command") || !strcmp(attr, "resources") ||
+	             !strcmp(attr, "timeout");
 	if (!known)
 		return warn(b, p, "no meaning here");
 	if (!role) {
@@ -614,15 +627,16 @@ static int apply_role_key(struct builder *b, const struct tony_prop *p, const ch
 		if (tony_conf_get(b->conf, ik))
 			return 0; /* instances 0: the role is off on purpose */
 		snprintf(ik, sizeof ik, "no tony.%s.instances is set, so there is no such role",
-			 rname);
+		         rname);
 		return warn(b, p, ik);
 	}
 	if (!strcmp(attr, "memory")) {
 		uint64_t mb;
 		struct weir_error local;
 		if (parse_memory_mb(p->value, p->name, &mb, &local) < 0)
-			return prop_fail(b, p, "expected an amount like 4g or 2048m (a plain number "
-					       "is MiB)");
+			return prop_fail(b, p,
+			                 "expected an amount like 4g or 2048m (a plain number "
+			                 "is MiB)");
 		role->memory_mb = mb;
 	} else if (!strcmp(attr, "vcores")) {
 		if (prop_int(b, p, 1, JOB_SPEC_MAX_VCORES, &v) < 0)
@@ -647,8 +661,7 @@ static int apply_role_key(struct builder *b, const struct tony_prop *p, const ch
 }
 
 /* "ps,evaluator" applied to a boolean of each named role. */
-static int apply_role_list(struct builder *b, const char *key, const char *dflt,
-			   size_t field_off)
+static int apply_role_list(struct builder *b, const char *key, const char *dflt, size_t field_off)
 {
 	const struct tony_prop *p = tony_conf_get(b->conf, key);
 	char *list = strdup(p ? p->value : dflt);
@@ -688,8 +701,8 @@ static int apply_app_key(struct builder *b, const struct tony_prop *p)
 			return 0;
 		}
 		if (framework_from_name(p->value, &b->spec->framework) < 0)
-			return prop_fail(b, p,
-					 "expected tensorflow, pytorch, mxnet, horovod or standalone");
+			return prop_fail(
+			    b, p, "expected tensorflow, pytorch, mxnet, horovod or standalone");
 		return 0;
 	}
 	if (!strcmp(k, "tony.application.untracked.jobtypes") ||
@@ -751,7 +764,8 @@ static int apply_app_key(struct builder *b, const struct tony_prop *p)
 			else if (!eq || eq == kv || (*eq = '\0', !env_name_valid(kv)))
 				rc = prop_fail(b, p, "expected NAME=VALUE,NAME=VALUE");
 			else
-				rc = env_list_set(&b->spec->env, &b->spec->n_env, kv, eq + 1, b->err);
+				rc = env_list_set(&b->spec->env, &b->spec->n_env, kv, eq + 1,
+				                  b->err);
 			free(kv);
 		}
 		free(list);
@@ -780,13 +794,13 @@ static int check_totals(struct builder *b)
 	if (pi && prop_int(b, pi, -1, INT_MAX, &lim) == 0 && lim >= 0 && total_i > lim) {
 		char what[128];
 		snprintf(what, sizeof what, "the roles ask for %lld tasks, more than this limit",
-			 total_i);
+		         total_i);
 		return prop_fail(b, pi, what);
 	}
 	if (pg && prop_int(b, pg, -1, INT_MAX, &lim) == 0 && lim >= 0 && total_g > lim) {
 		char what[128];
 		snprintf(what, sizeof what, "the roles ask for %lld GPUs, more than this limit",
-			 total_g);
+		         total_g);
 		return prop_fail(b, pg, what);
 	}
 	return 0;
@@ -800,9 +814,9 @@ static int apply_flags(struct builder *b, const struct tony_submit *f)
 			s->framework = FRAMEWORK_NONE;
 		else if (framework_from_name(f->framework, &s->framework) < 0)
 			return weir_error_set(b->err, WEIR_E_INVALID,
-					      "--framework: expected tensorflow, pytorch, mxnet, "
-					      "horovod or none, got \"%s\"",
-					      f->framework);
+			                      "--framework: expected tensorflow, pytorch, mxnet, "
+			                      "horovod or none, got \"%s\"",
+			                      f->framework);
 	}
 	if ((f->src_dir && job_spec_set_string(&s->src_dir, f->src_dir, b->err) < 0) ||
 	    (f->executes && job_spec_set_string(&s->entry_point, f->executes, b->err) < 0) ||
@@ -818,9 +832,9 @@ static int apply_flags(struct builder *b, const struct tony_submit *f)
 		for (size_t i = 0; i < s->n_artifacts; i++)
 			if (!strcmp(s->artifacts[i].name, "venv"))
 				return weir_error_set(b->err, WEIR_E_INVALID,
-						      "--python_venv: a resource is already named "
-						      "venv (%s)",
-						      s->artifacts[i].path);
+				                      "--python_venv: a resource is already named "
+				                      "venv (%s)",
+				                      s->artifacts[i].path);
 		if (job_spec_add_artifact(s, f->python_venv, "venv", 1, b->err) < 0)
 			return -1;
 	}
@@ -831,9 +845,9 @@ static int apply_flags(struct builder *b, const struct tony_submit *f)
 			const char *eq = strchr(kv, '=');
 			char *name = eq ? strndup(kv, (size_t)(eq - kv)) : NULL;
 			int rc = name ? env_list_set(&s->env, &s->n_env, name, eq + 1, b->err)
-				      : weir_error_set(b->err, WEIR_E_INVALID,
-						       "--%s: expected NAME=VALUE, got \"%s\"",
-						       l ? "container_env" : "shell_env", kv);
+			              : weir_error_set(b->err, WEIR_E_INVALID,
+			                               "--%s: expected NAME=VALUE, got \"%s\"",
+			                               l ? "container_env" : "shell_env", kv);
 			free(name);
 			if (rc < 0)
 				return -1;
@@ -843,7 +857,7 @@ static int apply_flags(struct builder *b, const struct tony_submit *f)
 }
 
 struct job_spec *tony_to_spec(const struct tony_conf *conf, const struct tony_submit *flags,
-			      struct strvec *warnings, struct weir_error *err)
+                              struct strvec *warnings, struct weir_error *err)
 {
 	struct tony_conf empty = {NULL, 0};
 	struct builder b = {.conf = conf ? conf : &empty, .warnings = warnings, .err = err};
@@ -866,8 +880,9 @@ struct job_spec *tony_to_spec(const struct tony_conf *conf, const struct tony_su
 		    strcmp(attr, "instances"))
 			continue;
 		if (!role_name_valid(rname)) {
-			prop_fail(&b, p, "the role name must be [a-z][a-z0-9_-]* of at most 63 "
-					 "characters; key");
+			prop_fail(&b, p,
+			          "the role name must be [a-z][a-z0-9_-]* of at most 63 "
+			          "characters; key");
 			goto fail;
 		}
 		if (prop_int(&b, p, 0, JOB_SPEC_MAX_INSTANCES, &n) < 0)
@@ -884,18 +899,18 @@ struct job_spec *tony_to_spec(const struct tony_conf *conf, const struct tony_su
 		if (!is_winner(conf, i))
 			continue;
 		int rc = split_role_key(p->name, rname, sizeof rname, &attr)
-				 ? apply_role_key(&b, p, rname, attr)
-				 : apply_app_key(&b, p);
+		             ? apply_role_key(&b, p, rname, attr)
+		             : apply_app_key(&b, p);
 		if (rc < 0)
 			goto fail;
 	}
 	b.spec->execution_timeout_s = b.exec_timeout_s;
 	if (apply_role_list(&b, "tony.application.untracked.jobtypes", "ps",
-			    __builtin_offsetof(struct role_spec, untracked)) < 0 ||
+	                    __builtin_offsetof(struct role_spec, untracked)) < 0 ||
 	    apply_role_list(&b, "tony.application.stop-on-failure-jobtypes", "ps",
-			    __builtin_offsetof(struct role_spec, stop_on_failure)) < 0 ||
+	                    __builtin_offsetof(struct role_spec, stop_on_failure)) < 0 ||
 	    apply_role_list(&b, "tony.application.sidecar.jobtypes", "",
-			    __builtin_offsetof(struct role_spec, sidecar)) < 0)
+	                    __builtin_offsetof(struct role_spec, sidecar)) < 0)
 		goto fail;
 	for (size_t i = 0; i < b.spec->n_roles; i++)
 		if (b.spec->roles[i].sidecar)
@@ -908,16 +923,16 @@ struct job_spec *tony_to_spec(const struct tony_conf *conf, const struct tony_su
 	/* Say what is missing in TonY's words before the generic validation. */
 	if (b.spec->n_roles == 0) {
 		weir_error_set(err, WEIR_E_INVALID,
-			       "no roles: set tony.<role>.instances, e.g. tony.worker.instances=2");
+		               "no roles: set tony.<role>.instances, e.g. tony.worker.instances=2");
 		goto fail;
 	}
 	for (size_t i = 0; i < b.spec->n_roles; i++) {
 		const struct role_spec *r = &b.spec->roles[i];
 		if ((!r->command || !*r->command) && !b.spec->entry_point) {
 			weir_error_set(err, WEIR_E_INVALID,
-				       "tony.%s.command: missing; pass --executes or set "
-				       "tony.%s.command",
-				       r->name, r->name);
+			               "tony.%s.command: missing; pass --executes or set "
+			               "tony.%s.command",
+			               r->name, r->name);
 			goto fail;
 		}
 	}
@@ -943,7 +958,7 @@ char *tony_python_path(const char *path, bool have_venv)
 
 /* Appends the properties of `path` to `conf` (a later one wins). */
 static int conf_layer(struct tony_conf *conf, const char *path, const struct tony_lookup *lookup,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	struct tony_conf *layer = tony_conf_parse_file(path, err);
 	int rc = layer ? 0 : -1;
@@ -957,8 +972,8 @@ static int conf_layer(struct tony_conf *conf, const char *path, const struct ton
 	return rc;
 }
 
-struct tony_conf *tony_conf_load(const struct tony_submit *flags,
-				 const struct tony_lookup *lookup, struct weir_error *err)
+struct tony_conf *tony_conf_load(const struct tony_submit *flags, const struct tony_lookup *lookup,
+                                 struct weir_error *err)
 {
 	struct tony_conf *conf = tony_conf_create();
 	char *site = NULL;
@@ -972,7 +987,8 @@ struct tony_conf *tony_conf_load(const struct tony_submit *flags,
 	if (flags->conf_file) {
 		if (conf_layer(conf, flags->conf_file, lookup, err) < 0)
 			goto fail;
-	} else if (lookup && fs_exists("tony.xml") && conf_layer(conf, "tony.xml", lookup, err) < 0) {
+	} else if (lookup && fs_exists("tony.xml") &&
+	           conf_layer(conf, "tony.xml", lookup, err) < 0) {
 		goto fail;
 	}
 	if (lookup && lookup->conf_dir && *lookup->conf_dir) {
@@ -990,7 +1006,8 @@ struct tony_conf *tony_conf_load(const struct tony_submit *flags,
 		char *k = strndup(kv, (size_t)(eq - kv));
 		char *key = k ? trimmed(k) : NULL;
 		char *val = trimmed(eq + 1);
-		int rc = key && val ? tony_conf_set(conf, key, val, "--conf", 0, err) : weir_error_oom(err);
+		int rc = key && val ? tony_conf_set(conf, key, val, "--conf", 0, err)
+		                    : weir_error_oom(err);
 		free(k);
 		free(key);
 		free(val);
@@ -1029,11 +1046,12 @@ static int ship_executes(struct job_spec *s, const char *executes, struct weir_e
 		if (!strcmp(s->artifacts[i].name, first))
 			goto out; /* tony.*.resources ships it already */
 	if (!len || !strcmp(first, "..") || !strcmp(first, ".") || !fs_exists(abs)) {
-		rc = weir_error_set(err, WEIR_E_INVALID,
-				    "--executes %s: no such file in the current directory, and no "
-				    "--src_dir to find it in; pass --src_dir DIR (the folder that "
-				    "holds it, shipped to every task) or run weir submit where it is",
-				    executes);
+		rc = weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "--executes %s: no such file in the current directory, and no "
+		    "--src_dir to find it in; pass --src_dir DIR (the folder that "
+		    "holds it, shipped to every task) or run weir submit where it is",
+		    executes);
 		goto out;
 	}
 	rc = job_spec_add_artifact(s, abs, first, 0, err);
@@ -1044,7 +1062,7 @@ out:
 }
 
 struct job_spec *submit_flags_load(int argc, char **argv, const struct tony_lookup *lookup,
-				   struct strvec *warnings, struct weir_error *err)
+                                   struct strvec *warnings, struct weir_error *err)
 {
 	struct tony_submit flags;
 	struct tony_conf *conf = NULL;
@@ -1067,7 +1085,7 @@ struct job_spec *submit_flags_load(int argc, char **argv, const struct tony_look
 }
 
 struct job_spec *submit_flags_parse(int argc, char **argv, struct strvec *warnings,
-				    struct weir_error *err)
+                                    struct weir_error *err)
 {
 	return submit_flags_load(argc, argv, NULL, warnings, err);
 }

@@ -45,11 +45,11 @@ struct tony_conf *tony_conf_parse_file(const char *path, struct weir_error *err)
 
 /* Same from memory; `origin` names it in errors. */
 struct tony_conf *tony_conf_parse_buffer(const char *buf, size_t len, const char *origin,
-					 struct weir_error *err);
+                                         struct weir_error *err);
 
 /* Appends (overrides) one property.  0, or -1 with err when out of memory. */
-int tony_conf_set(struct tony_conf *conf, const char *name, const char *value,
-		  const char *origin, int line, struct weir_error *err);
+int tony_conf_set(struct tony_conf *conf, const char *name, const char *value, const char *origin,
+                  int line, struct weir_error *err);
 
 /* The winning property of that name, or NULL. */
 const struct tony_prop *tony_conf_get(const struct tony_conf *conf, const char *name);
@@ -57,10 +57,10 @@ const struct tony_prop *tony_conf_get(const struct tony_conf *conf, const char *
 /* Everything TonY's submit flags carry, after parsing. */
 struct tony_submit {
 	char *conf_file;
-	char *src_dir;            /* absolute */
+	char *src_dir; /* absolute */
 	char *executes;
 	char *task_params;
-	char *python_venv;        /* absolute */
+	char *python_venv; /* absolute */
 	char *python_binary_path;
 	char *framework;
 	struct strvec shell_env;     /* "K=V" */
@@ -87,7 +87,7 @@ int tony_submit_parse(int argc, char **argv, struct tony_submit *out, struct wei
  * are appended to `warnings` (may be NULL).  Validates.  NULL with err
  * naming the key and where it was set. */
 struct job_spec *tony_to_spec(const struct tony_conf *conf, const struct tony_submit *flags,
-			      struct strvec *warnings, struct weir_error *err);
+                              struct strvec *warnings, struct weir_error *err);
 
 /* The interpreter that runs --executes, as TonY's client resolves
  * --python_binary_path (docs/tony.md, "The interpreter"): an absolute path,
@@ -112,8 +112,8 @@ struct tony_lookup {
  * there is one (lookup only); then CONF_DIR/tony-site.xml when there is one
  * (lookup only); then the --conf flags.  An empty configuration when none
  * is there.  NULL with err naming the file that cannot be read. */
-struct tony_conf *tony_conf_load(const struct tony_submit *flags,
-				 const struct tony_lookup *lookup, struct weir_error *err);
+struct tony_conf *tony_conf_load(const struct tony_submit *flags, const struct tony_lookup *lookup,
+                                 struct weir_error *err);
 
 /* The whole of `weir submit --conf_file F ...`: parses the flags, reads the
  * configuration (tony_conf_load), and builds the spec.  With a lookup, also
@@ -123,10 +123,10 @@ struct tony_conf *tony_conf_load(const struct tony_submit *flags,
  * names nothing there is refused naming the flags.  lookup NULL: only
  * --conf_file is read and --executes is taken as given. */
 struct job_spec *submit_flags_load(int argc, char **argv, const struct tony_lookup *lookup,
-				   struct strvec *warnings, struct weir_error *err);
+                                   struct strvec *warnings, struct weir_error *err);
 
 /* submit_flags_load(argc, argv, NULL, warnings, err). */
 struct job_spec *submit_flags_parse(int argc, char **argv, struct strvec *warnings,
-				    struct weir_error *err);
+                                    struct weir_error *err);
 
 #endif

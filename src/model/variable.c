@@ -17,15 +17,16 @@ int variable_check_key(const char *key, struct weir_error *err)
 	size_t n = key ? strlen(key) : 0;
 
 	if (n == 0 || n > VARIABLE_KEY_MAX)
-		return weir_error_set(err, WEIR_E_INVALID, "variable key: expected 1 to %d characters",
-				      VARIABLE_KEY_MAX);
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "variable key: expected 1 to %d characters",
+		                      VARIABLE_KEY_MAX);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)key[i];
 		if (!isalnum(ch) && ch != '_' && ch != '.' && ch != '-')
 			return weir_error_set(err, WEIR_E_INVALID,
-					      "variable key \"%s\": character %zu is not a letter, "
-					      "digit, '_', '.' or '-'",
-					      key, i + 1);
+			                      "variable key \"%s\": character %zu is not a letter, "
+			                      "digit, '_', '.' or '-'",
+			                      key, i + 1);
 	}
 	return 0;
 }
@@ -75,13 +76,9 @@ static int mask_tree(json_t *j, const struct mask *m)
 		return rc;
 	}
 	if (json_is_array(j))
-		json_array_foreach(j, i, v)
-			if (mask_tree(v, m) < 0)
-				return -1;
+		json_array_foreach(j, i, v) if (mask_tree(v, m) < 0) return -1;
 	if (json_is_object(j))
-		json_object_foreach(j, key, v)
-			if (mask_tree(v, m) < 0)
-				return -1;
+		json_object_foreach(j, key, v) if (mask_tree(v, m) < 0) return -1;
 	return 0;
 }
 
@@ -135,4 +132,3 @@ void variables_free(struct variable *rows, size_t n)
 		variable_release(&rows[i]);
 	free(rows);
 }
-

@@ -327,7 +327,8 @@ static int fast_ended(struct dag_book *b, const struct dag_event *ev, int64_t no
 	/* a decision that finishes the run is the full path's (its result,
 	 * its reason) */
 	for (size_t k = 0; k < f.n; k++)
-		finished += dag_ti_state_is_final(f.ch[k].to) && !dag_ti_state_is_final(f.ch[k].from);
+		finished +=
+		    dag_ti_state_is_final(f.ch[k].to) && !dag_ti_state_is_final(f.ch[k].from);
 	if (finished >= dag_book_unfinished(b))
 		rc = 0;
 	goto out;

@@ -33,20 +33,20 @@ struct dag_book {
 	struct dag_ti *tis;        /* owned, n_tis, in dag_run.h's order */
 	enum dag_ti_state *st;     /* owned: the TIs' states alone (the group states read them) */
 	size_t n_tis;
-	size_t *base;                        /* first TI of each task; base[n_tasks] = n_tis */
-	size_t *task;                        /* TI -> its task */
-	size_t *rank;                        /* task -> place in a topological order */
-	size_t *down, *down_at;              /* task t's downstream: down[down_at[t] .. down_at[t+1]) */
-	size_t count[DAG_TI_STATE_COUNT];    /* TIs in each state */
-	size_t *ready, n_ready;              /* the scheduled TIs, as they became so */
-	size_t *ready_at;                    /* TI -> its place in ready[]; SIZE_MAX: not there */
+	size_t *base;           /* first TI of each task; base[n_tasks] = n_tis */
+	size_t *task;           /* TI -> its task */
+	size_t *rank;           /* task -> place in a topological order */
+	size_t *down, *down_at; /* task t's downstream: down[down_at[t] .. down_at[t+1]) */
+	size_t count[DAG_TI_STATE_COUNT]; /* TIs in each state */
+	size_t *ready, n_ready;           /* the scheduled TIs, as they became so */
+	size_t *ready_at;                 /* TI -> its place in ready[]; SIZE_MAX: not there */
 	/* the TIs that became scheduled since the reader last emptied this
 	 * log (n_fresh = 0, fresh_over = false: the pool pass's order of the
 	 * waiting TIs follows it); fresh_over: more than n_tis did, or the
 	 * books are new: the reader takes the whole ready set instead */
 	size_t *fresh, n_fresh;
 	bool fresh_over;
-	bool settled;                        /* see above */
+	bool settled; /* see above */
 	/* scratch of a decision */
 	size_t *heap, n_heap;
 	bool *queued;

@@ -99,14 +99,16 @@ int dag_branch_skips(const struct dag_graph *g, size_t task, const json_t *outpu
 		         json_is_object(choice) ? "mapping" : "number or boolean");
 		goto out;
 	}
-	json_array_foreach (choice, i, v) {
+	json_array_foreach(choice, i, v)
+	{
 		long at = json_is_string(v) ? find_down(g, &down, json_string_value(v)) : -1;
 		if (at < 0) {
 			if (json_is_string(v))
-				snprintf(why, why_size,
-				         "branch: \"%.100s\" is not a direct downstream task of %s; "
-				         "expected one of %s",
-				         json_string_value(v), g->tasks[task].task_id, names);
+				snprintf(
+				    why, why_size,
+				    "branch: \"%.100s\" is not a direct downstream task of %s; "
+				    "expected one of %s",
+				    json_string_value(v), g->tasks[task].task_id, names);
 			else
 				snprintf(why, why_size, "branch[%zu]: expected a task id", i);
 			json_decref((json_t *)choice);

@@ -75,8 +75,8 @@ bool dag_expand_due(const enum dag_ti_state *states, size_t n);
 
 /* What the previous run says of a task with depends_on_past. */
 struct dag_past {
-	bool found;                   /* the previous run has the task */
-	enum dag_ti_state state;      /* its state there (a foreach task: its group state) */
+	bool found;                    /* the previous run has the task */
+	enum dag_ti_state state;       /* its state there (a foreach task: its group state) */
 	const enum dag_ti_state *down; /* wait_for_downstream: its direct downstream tasks'
 	                                * states there (those it has) */
 	size_t n_down;

@@ -453,15 +453,16 @@ static bool ti_changed(const struct work *w, const struct dag_ti *tis, size_t i)
 }
 
 /* An event's task list (`what`: "clear", "skip"): every index in range. */
-static int check_tasks(const struct dag_graph *g, const size_t *tasks, size_t n,
-                       const char *what, struct weir_error *err)
+static int check_tasks(const struct dag_graph *g, const size_t *tasks, size_t n, const char *what,
+                       struct weir_error *err)
 {
 	if (n && !tasks)
 		return weir_error_set(err, WEIR_E_INVALID, "dag: %s: no task list", what);
 	for (size_t k = 0; k < n; k++) {
 		if (tasks[k] >= g->n_tasks)
-			return weir_error_set(err, WEIR_E_INVALID, "dag: %s task %zu; the DAG has %zu",
-			                      what, tasks[k], g->n_tasks);
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "dag: %s task %zu; the DAG has %zu", what, tasks[k],
+			                      g->n_tasks);
 	}
 	return 0;
 }
@@ -540,10 +541,9 @@ static int work_load(struct work *w, const struct dag_ti *tis, struct weir_error
 	for (size_t t = 0; t < g->n_tasks; t++) {
 		for (size_t i = w->base[t]; i < w->base[t + 1]; i++) {
 			if ((unsigned)tis[i].state >= DAG_TI_STATE_COUNT)
-				return weir_error_set(err, WEIR_E_INVALID,
-				                      "dag: task %s instance %zu: state %d",
-				                      task_name(g, t), i - w->base[t],
-				                      (int)tis[i].state);
+				return weir_error_set(
+				    err, WEIR_E_INVALID, "dag: task %s instance %zu: state %d",
+				    task_name(g, t), i - w->base[t], (int)tis[i].state);
 			w->state[i] = tis[i].state;
 			w->max_tries[i] = dag_ti_max_tries(g, t, &tis[i]);
 			w->retry_at[i] =

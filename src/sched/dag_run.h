@@ -114,13 +114,13 @@ enum dag_event_kind {
 
 struct dag_event {
 	enum dag_event_kind kind;
-	size_t ti;           /* TI_ENDED, MARK_TI: index into the TIs */
-	int try_number;      /* TI_ENDED */
-	bool success;        /* TI_ENDED */
-	bool no_retry;       /* TI_ENDED: a failure not to retry (a user's kill) */
-	const size_t *skip;  /* TI_ENDED with success: tasks whose waiting TIs become
-	                      * skipped (a branch's or a short circuit's choice,
-	                      * sched/dag_branch.h; an empty expansion); borrowed */
+	size_t ti;          /* TI_ENDED, MARK_TI: index into the TIs */
+	int try_number;     /* TI_ENDED */
+	bool success;       /* TI_ENDED */
+	bool no_retry;      /* TI_ENDED: a failure not to retry (a user's kill) */
+	const size_t *skip; /* TI_ENDED with success: tasks whose waiting TIs become
+	                     * skipped (a branch's or a short circuit's choice,
+	                     * sched/dag_branch.h; an empty expansion); borrowed */
 	size_t n_skip;
 	bool skipped;        /* TI_ENDED, not success: the TI ends skipped (a sensor's soft_fail) */
 	const size_t *tasks; /* CLEAR: task indexes (borrowed) */

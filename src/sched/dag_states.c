@@ -14,7 +14,8 @@ bool dag_ti_state_can_move(enum dag_ti_state from, enum dag_ti_state to)
 		       to == DAG_TI_SKIPPED || to == DAG_TI_SUCCESS || to == DAG_TI_FAILED;
 	case DAG_TI_SCHEDULED:
 		return to == DAG_TI_QUEUED || to == DAG_TI_RUNNING || to == DAG_TI_SUCCESS ||
-		       to == DAG_TI_FAILED || to == DAG_TI_SKIPPED || to == DAG_TI_UP_FOR_RESCHEDULE;
+		       to == DAG_TI_FAILED || to == DAG_TI_SKIPPED ||
+		       to == DAG_TI_UP_FOR_RESCHEDULE;
 	case DAG_TI_UP_FOR_RESCHEDULE:
 		/* a waiting sensor's poke ended it (or a timeout), or a user marked it */
 		return to == DAG_TI_SUCCESS || to == DAG_TI_FAILED || to == DAG_TI_UP_FOR_RETRY ||

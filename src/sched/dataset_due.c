@@ -5,7 +5,7 @@
 #include <string.h>
 
 static bool queued_for(const struct dataset_queued *q, size_t n, const char *dag_id,
-		       const char *uri)
+                       const char *uri)
 {
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(q[i].dag_id, dag_id) && !strcmp(q[i].uri, uri))
@@ -14,7 +14,7 @@ static bool queued_for(const struct dataset_queued *q, size_t n, const char *dag
 }
 
 size_t dataset_due_count(const struct dataset_dag *dag, const struct dataset_queued *q,
-			 size_t n_queued)
+                         size_t n_queued)
 {
 	size_t have = 0;
 
@@ -24,7 +24,7 @@ size_t dataset_due_count(const struct dataset_dag *dag, const struct dataset_que
 }
 
 size_t dataset_due(const struct dataset_dag *dags, size_t n_dags, const struct dataset_queued *q,
-		   size_t n_queued, size_t *due)
+                   size_t n_queued, size_t *due)
 {
 	size_t n = 0;
 

@@ -33,12 +33,12 @@ struct dataset_queued {
 /* The indices into `dags` of the DAGs due now, in their order, into
  * due[] (room for n_dags); returns how many. */
 size_t dataset_due(const struct dataset_dag *dags, size_t n_dags, const struct dataset_queued *q,
-		   size_t n_queued, size_t *due);
+                   size_t n_queued, size_t *due);
 
 /* How many of the DAG's URIs have an event queued (for the views:
  * "1 of 2 datasets updated"). */
 size_t dataset_due_count(const struct dataset_dag *dag, const struct dataset_queued *q,
-			 size_t n_queued);
+                         size_t n_queued);
 
 /* A trigger_dag task's end once the run it started ended in `state`:
  * `allowed` and `failed` are bits (1u << enum dag_run_state).  true:

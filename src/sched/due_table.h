@@ -15,7 +15,7 @@ struct due_table {
 	struct due_entry {
 		int64_t job_id;
 		int64_t due_ms;
-	} *e;
+	} * e;
 	size_t n, cap;
 };
 

@@ -131,8 +131,7 @@ static bool fails_fast(const struct ctx *c, const struct task_status *t)
 }
 
 /* A timeout that ends the job is never retried, whatever the exit code. */
-static bool retryable(const struct job_spec *spec, int attempt, enum end_cause cause,
-                      int exit_code)
+static bool retryable(const struct job_spec *spec, int attempt, enum end_cause cause, int exit_code)
 {
 	if (cause == END_CAUSE_EXEC_TIMEOUT || cause == END_CAUSE_CLUSTER_TIME_LIMIT)
 		return false;
@@ -307,8 +306,7 @@ void progress_decision_release(struct progress_decision *d)
 	d->n_stop = 0;
 }
 
-bool job_progress_result(const struct progress_decision *d, enum job_state *state,
-                         int *exit_code)
+bool job_progress_result(const struct progress_decision *d, enum job_state *state, int *exit_code)
 {
 	switch (d->outcome) {
 	case PROGRESS_JOB_SUCCEEDED:

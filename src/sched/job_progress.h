@@ -54,9 +54,9 @@ struct task_status {
 	enum task_state state;
 	enum end_cause cause; /* when ended */
 	int exit_code;        /* when ended; -1: none */
-	int signal;    /* 0: none */
-	const char *reason; /* borrowed; why it ended as the launcher said it
-	                     * ("execution timeout after 60s"); NULL or "": none */
+	int signal;           /* 0: none */
+	const char *reason;   /* borrowed; why it ended as the launcher said it
+	                       * ("execution timeout after 60s"); NULL or "": none */
 };
 
 enum progress_event_kind {
@@ -115,8 +115,7 @@ int job_progress_effective_exit(const struct task_status *t);
 /* The job's result a final decision gives (SUCCEEDED, FAILED, KILLED):
  * true with *state and *exit_code (0 for a success, else the decision's);
  * false for NONE and RESTART_GANG. */
-bool job_progress_result(const struct progress_decision *d, enum job_state *state,
-                         int *exit_code);
+bool job_progress_result(const struct progress_decision *d, enum job_state *state, int *exit_code);
 
 /* A kill of a job that has nothing running in its current attempt (queued,
  * or its gang already being stopped for a restart): JOB_KILLED at once,

@@ -129,8 +129,8 @@ int queue_schedule_routes(struct alloc_state *local, struct alloc_state *gang,
 	}
 	if (n_local > 0 && queue_schedule(local, split, n_local, out, err) < 0)
 		goto out;
-	if (n > n_local &&
-	    queue_schedule(gang ? gang : local, split + n_local, n - n_local, out + n_local, err) < 0) {
+	if (n > n_local && queue_schedule(gang ? gang : local, split + n_local, n - n_local,
+	                                  out + n_local, err) < 0) {
 		/* undo the local half: nothing allocated when we fail */
 		for (size_t i = 0; i < n_local; i++)
 			if (out[i].action == QUEUE_START)

@@ -25,7 +25,7 @@ struct queue_entry {
 	int64_t job_id;
 	int priority;
 	const struct job_spec *spec; /* borrowed */
-	bool gang; /* routed to a gang backend (queue_schedule_routes) */
+	bool gang;                   /* routed to a gang backend (queue_schedule_routes) */
 };
 
 enum queue_action {

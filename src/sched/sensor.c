@@ -20,8 +20,8 @@ struct sensor_verdict sensor_after_poke(const struct sensor_policy *p, enum sens
                                         int pokes, int64_t first_poke_ms, int64_t now_ms)
 {
 	struct sensor_verdict v = {.action = SENSOR_WAIT};
-	int64_t deadline = first_poke_ms > INT64_MAX - p->timeout_ms ? INT64_MAX
-	                                                             : first_poke_ms + p->timeout_ms;
+	int64_t deadline =
+	    first_poke_ms > INT64_MAX - p->timeout_ms ? INT64_MAX : first_poke_ms + p->timeout_ms;
 	int64_t w;
 
 	switch (o) {
@@ -48,4 +48,3 @@ struct sensor_verdict sensor_after_poke(const struct sensor_policy *p, enum sens
 	v.next_poke_at = now_ms > deadline - w ? deadline : now_ms + w;
 	return v;
 }
-

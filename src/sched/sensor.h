@@ -27,7 +27,6 @@
 
 #include "model/dag_spec.h"
 
-
 struct sensor_policy {
 	int64_t poke_interval_ms; /* > 0 */
 	int64_t timeout_ms;       /* > 0 */
@@ -38,9 +37,9 @@ struct sensor_policy {
 
 enum sensor_action {
 	SENSOR_SUCCEED = 0,
-	SENSOR_WAIT,     /* next_poke_at says when */
-	SENSOR_FAIL,     /* no_retry says whether the retries apply */
-	SENSOR_SKIP,     /* soft_fail timeout */
+	SENSOR_WAIT, /* next_poke_at says when */
+	SENSOR_FAIL, /* no_retry says whether the retries apply */
+	SENSOR_SKIP, /* soft_fail timeout */
 };
 
 struct sensor_verdict {

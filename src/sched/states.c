@@ -3,7 +3,8 @@
 
 bool job_state_can_move(enum job_state from, enum job_state to)
 {
-	if ((unsigned)from >= JOB_STATE_COUNT || (unsigned)to >= JOB_STATE_COUNT || job_state_is_final(from))
+	if ((unsigned)from >= JOB_STATE_COUNT || (unsigned)to >= JOB_STATE_COUNT ||
+	    job_state_is_final(from))
 		return false;
 	if (from == to)
 		return true;
@@ -23,7 +24,8 @@ bool job_state_can_move(enum job_state from, enum job_state to)
 
 bool task_state_can_move(enum task_state from, enum task_state to)
 {
-	if ((unsigned)from >= TASK_STATE_COUNT || (unsigned)to >= TASK_STATE_COUNT || task_state_is_final(from))
+	if ((unsigned)from >= TASK_STATE_COUNT || (unsigned)to >= TASK_STATE_COUNT ||
+	    task_state_is_final(from))
 		return false;
 	if (task_state_is_final(to))
 		return true;

@@ -46,8 +46,8 @@ void task_end_reported(const struct task_report *r, bool stopping, struct task_e
 	}
 }
 
-void task_end_gone(const struct task_end *was, bool stopping, enum task_verdict v,
-                   const char *why, int sigkill, struct task_end *out)
+void task_end_gone(const struct task_end *was, bool stopping, enum task_verdict v, const char *why,
+                   int sigkill, struct task_end *out)
 {
 	memset(out, 0, sizeof *out);
 	keep(was, out);

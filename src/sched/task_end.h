@@ -76,8 +76,8 @@ void task_end_reported(const struct task_report *r, bool stopping, struct task_e
  * exit_code, signal and oom_killed are kept where the rules set none);
  * `why`: the words for it ("launcher exited 1 without reporting", the
  * backend's). */
-void task_end_gone(const struct task_end *was, bool stopping, enum task_verdict v,
-                   const char *why, int sigkill, struct task_end *out);
+void task_end_gone(const struct task_end *was, bool stopping, enum task_verdict v, const char *why,
+                   int sigkill, struct task_end *out);
 
 /* A verdict (not TASK_VERDICT_NONE) on a task that has already ended
  * `state` in attempt `task_attempt`, for a job in `job_state` at
@@ -85,8 +85,8 @@ void task_end_gone(const struct task_end *was, bool stopping, enum task_verdict 
 struct task_retold {
 	bool task;            /* the task's reason becomes the verdict's words */
 	enum end_cause cause; /* ... and its cause this one */
-	bool oom_killed; /* ... and it is marked OOM-killed */
-	bool job;        /* the job's reason becomes "ROLE:INDEX WORDS" */
+	bool oom_killed;      /* ... and it is marked OOM-killed */
+	bool job;             /* the job's reason becomes "ROLE:INDEX WORDS" */
 };
 void task_end_verdict(enum task_state state, int task_attempt, enum job_state job_state,
                       int job_attempt, enum task_verdict v, struct task_retold *out);

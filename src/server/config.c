@@ -2,8 +2,8 @@
 #include "server/config.h"
 
 #include <errno.h>
-#include <stdio.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -383,7 +383,8 @@ static int apply_pools(struct server_config *cfg, json_t *p, const char *origin,
 			                      origin, key);
 		if (queue && (!json_is_string(queue) || !json_string_length(queue)))
 			return weir_error_set(err, WEIR_E_INVALID,
-			                      "%s: pools.%s.queue: expected a queue name", origin, key);
+			                      "%s: pools.%s.queue: expected a queue name", origin,
+			                      key);
 		cfg->pools[cfg->n_pools].name = strdup(key);
 		if (!cfg->pools[cfg->n_pools].name ||
 		    (queue && !(cfg->pools[cfg->n_pools].queue = strdup(json_string_value(queue)))))
@@ -406,11 +407,11 @@ static int read_slurm_keys(struct server_slurm *sl, json_t *m, const char *where
 
 	json_object_foreach(m, key, v)
 	{
-		char **dst = !strcmp(key, "partition")    ? &sl->partition
-		             : !strcmp(key, "account")    ? &sl->account
-		             : !strcmp(key, "qos")        ? &sl->qos
-		             : !strcmp(key, "time")       ? &sl->time
-		             : !strcmp(key, "shared_dir") ? &sl->shared_dir
+		char **dst = !strcmp(key, "partition")        ? &sl->partition
+		             : !strcmp(key, "account")        ? &sl->account
+		             : !strcmp(key, "qos")            ? &sl->qos
+		             : !strcmp(key, "time")           ? &sl->time
+		             : !strcmp(key, "shared_dir")     ? &sl->shared_dir
 		             : !strcmp(key, "node_cache_dir") ? &sl->node_cache_dir
 		                                              : NULL;
 		snprintf(field, sizeof field, "%s.%s", where, key);
@@ -433,7 +434,8 @@ static int read_slurm_keys(struct server_slurm *sl, json_t *m, const char *where
 				                      "%s: %s: expected an absolute path", origin,
 				                      field);
 			if (dst != &sl->shared_dir && dst != &sl->node_cache_dir &&
-			    job_spec_check_slurm_value(field, text, false, dst == &sl->time, err) < 0) {
+			    job_spec_check_slurm_value(field, text, false, dst == &sl->time, err) <
+			        0) {
 				weir_error_prefix(err, "%s", origin);
 				return -1;
 			}
@@ -443,10 +445,11 @@ static int read_slurm_keys(struct server_slurm *sl, json_t *m, const char *where
 			size_t i;
 			json_t *o;
 			if (!json_is_array(v) || json_array_size(v) > 64)
-				return weir_error_set(err, WEIR_E_INVALID,
-				                      "%s: %s: expected a list of at most 64 options "
-				                      "(\"--constraint=a100\")",
-				                      origin, field);
+				return weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "%s: %s: expected a list of at most 64 options "
+				    "(\"--constraint=a100\")",
+				    origin, field);
 			sl->sbatch_options = calloc(json_array_size(v) + 1, sizeof(char *));
 			if (!sl->sbatch_options)
 				return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -465,7 +468,8 @@ static int read_slurm_keys(struct server_slurm *sl, json_t *m, const char *where
 				}
 				sl->sbatch_options[i] = strdup(json_string_value(o));
 				if (!sl->sbatch_options[i])
-					return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+					return weir_error_set(err, WEIR_E_INTERNAL,
+					                      "out of memory");
 				sl->n_sbatch_options++;
 			}
 		} else {
@@ -521,27 +525,31 @@ static int apply_queues(struct server_config *cfg, json_t *m, const char *origin
 		size_t kl = strlen(key);
 
 		if (kl == 0 || kl > 64 ||
-		    strspn(key, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
+		    strspn(key,
+		           "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") !=
 		        kl)
-			return weir_error_set(err, WEIR_E_INVALID,
-			                      "%s: queues.%s: expected a queue name of [A-Za-z0-9_.-], "
-			                      "at most 64 characters",
-			                      origin, key);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: queues.%s: expected a queue name of [A-Za-z0-9_.-], "
+			    "at most 64 characters",
+			    origin, key);
 		if (!json_is_object(v) || !e || (strcmp(e, "local") && strcmp(e, "slurm")))
-			return weir_error_set(err, WEIR_E_INVALID,
-			                      "%s: queues.%s: expected a mapping with executor: local "
-			                      "or slurm",
-			                      origin, key);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: queues.%s: expected a mapping with executor: local "
+			    "or slurm",
+			    origin, key);
 		if (!(q->name = strdup(key)))
 			return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		q->slurm = !strcmp(e, "slurm");
 		cfg->n_queues++;
 		snprintf(where, sizeof where, "queues.%s", key);
 		if (!q->slurm && json_object_size(v) > 1)
-			return weir_error_set(err, WEIR_E_INVALID,
-			                      "%s: %s: a local queue takes only executor (partition, "
-			                      "account, ... are for executor: slurm)",
-			                      origin, where);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: %s: a local queue takes only executor (partition, "
+			    "account, ... are for executor: slurm)",
+			    origin, where);
 		if (read_slurm_keys(&q->opt, v, where, origin, err) < 0)
 			return -1;
 	}
@@ -556,7 +564,8 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 
 	if (!json_is_array(u))
 		return weir_error_set(err, WEIR_E_INVALID,
-		                      "%s: users: expected a list of {name, password_hash}", origin);
+		                      "%s: users: expected a list of {name, password_hash}",
+		                      origin);
 	free_users(cfg);
 	cfg->users = calloc(json_array_size(u) + 1, sizeof *cfg->users);
 	if (!cfg->users)
@@ -567,10 +576,11 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 		const char *hash = json_string_value(json_object_get(v, "password_hash"));
 		if (!json_is_object(v) || !name || !*name || strchr(name, ':') || !hash ||
 		    json_object_size(v) != 2)
-			return weir_error_set(err, WEIR_E_INVALID,
-			                      "%s: users[%zu]: expected {name, password_hash} (a name "
-			                      "without ':'; the hash from `weir hash-password`)",
-			                      origin, i);
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: users[%zu]: expected {name, password_hash} (a name "
+			    "without ':'; the hash from `weir hash-password`)",
+			    origin, i);
 		cfg->users[cfg->n_users].name = strdup(name);
 		cfg->users[cfg->n_users].password_hash = strdup(hash);
 		cfg->n_users++;
@@ -611,9 +621,9 @@ static int apply_http(struct server_config *cfg, json_t *h, const char *origin,
 
 		if (!strcmp(key, "secure_cookie")) {
 			if (!json_is_boolean(v))
-				return weir_error_set(err, WEIR_E_INVALID,
-				                      "%s: http.secure_cookie: expected true or false",
-				                      origin);
+				return weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "%s: http.secure_cookie: expected true or false", origin);
 			cfg->http_secure_cookie = json_is_true(v);
 			continue;
 		}
@@ -644,10 +654,11 @@ static int apply_connections(struct server_config *cfg, json_t *m, const char *o
 	json_t *v;
 
 	if (!json_is_object(m))
-		return weir_error_set(err, WEIR_E_INVALID,
-		                      "%s: connections: expected a mapping of connection id to a "
-		                      "URI or {conn_type, host, port, login, password, schema, extra}",
-		                      origin);
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "%s: connections: expected a mapping of connection id to a "
+		    "URI or {conn_type, host, port, login, password, schema, extra}",
+		    origin);
 	connections_free(cfg->connections, cfg->n_connections);
 	cfg->n_connections = 0;
 	cfg->connections = calloc(json_object_size(m) + 1, sizeof *cfg->connections);
@@ -864,12 +875,13 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 			}
 			cfg->dag_symlinks_never = !strcmp(e, "never");
 		} else {
-			weir_error_set(err, WEIR_E_INVALID,
-			               "%s: %s: unknown setting (expected listen, resources, "
-			               "kill_grace_seconds, dags, pools, users, http, executor, "
-			               "log_transport, task_user, slurm, queues, connections, variables, "
-			               "sensitive_var_conn_names or dag_folder_symlinks)",
-			               origin, key);
+			weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: %s: unknown setting (expected listen, resources, "
+			    "kill_grace_seconds, dags, pools, users, http, executor, "
+			    "log_transport, task_user, slurm, queues, connections, variables, "
+			    "sensitive_var_conn_names or dag_folder_symlinks)",
+			    origin, key);
 			goto out;
 		}
 	}

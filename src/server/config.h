@@ -71,7 +71,7 @@ struct server_config {
 	/* `task_user: NAME`: the user local tasks run as; NULL: `nobody` when
 	 * the server runs as root, else the server's own (server/task_user.h) */
 	char *task_user;
-	struct server_slurm slurm; /* defaults of all Slurm work (a queue's keys win) */
+	struct server_slurm slurm;   /* defaults of all Slurm work (a queue's keys win) */
 	struct server_queue *queues; /* `queues: {name: {executor, partition, ...}}` */
 	size_t n_queues;
 	/* `connections: {id: URI | {conn_type, host, ...}}` and `variables: {key:

@@ -51,14 +51,14 @@ json_t *server_config_view(const struct server_config *cfg)
 	opt(o, "dags_folder", cfg->dags_dir);
 	opt(o, "executor", cfg->executor_slurm ? "slurm" : "local");
 	opt_int(o, "kill_grace_seconds", cfg->kill_grace_s);
-	opt(o, "log_transport", cfg->log_transport == SERVER_LOG_FILE   ? "file"
-	                        : cfg->log_transport == SERVER_LOG_HTTP ? "http"
-	                                                                : "default");
+	opt(o, "log_transport",
+	    cfg->log_transport == SERVER_LOG_FILE   ? "file"
+	    : cfg->log_transport == SERVER_LOG_HTTP ? "http"
+	                                            : "default");
 	opt(o, "home", cfg->home);
 	o = section(sections, "api");
-	snprintf(listen, sizeof listen, strchr(cfg->listen_host ? cfg->listen_host : "", ':')
-	                                    ? "[%s]:%d"
-	                                    : "%s:%d",
+	snprintf(listen, sizeof listen,
+	         strchr(cfg->listen_host ? cfg->listen_host : "", ':') ? "[%s]:%d" : "%s:%d",
 	         cfg->listen_host ? cfg->listen_host : SERVER_DEFAULT_HOST, cfg->listen_port);
 	opt(o, "listen", listen);
 	opt(o, "auth_backends", cfg->n_users ? "bearer token, basic auth" : "bearer token");

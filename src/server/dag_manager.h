@@ -89,8 +89,8 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err);
  * ("FILE:LINE: tasks[2].queue: no queue ...", "FILE:LINE:
  * tasks[1].pool_slots: task fit takes 3 slots, but pool gpu has 2"), `file`
  * being the DAG file as the user wrote it. */
-int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
-                             const char *file, struct weir_error *err);
+int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec, const char *file,
+                           struct weir_error *err);
 
 /* The ops table for the Airflow routes (ctx: the manager). */
 const struct dag_api_ops *dag_manager_api_ops(void);

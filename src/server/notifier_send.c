@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/shell.h"
 #include "lib/http_client.h"
+#include "lib/shell.h"
 #include "lib/smtp_client.h"
 #include "lib/strbuf.h"
 #include "lib/tls.h"

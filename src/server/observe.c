@@ -15,8 +15,8 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "lib/metrics.h"
-#include "server/observe_series.h"
 #include "model/states.h"
+#include "server/observe_series.h"
 #include "store/event_log_store.h"
 
 struct observe {
@@ -43,7 +43,8 @@ static void on_prepare(uv_prepare_t *h)
 	struct observe *o = h->data;
 
 	if (o->turn_start_ns)
-		observe_series_time(OBSERVE_LOOP_TURN, (double)(uv_hrtime() - o->turn_start_ns) / 1e9);
+		observe_series_time(OBSERVE_LOOP_TURN,
+		                    (double)(uv_hrtime() - o->turn_start_ns) / 1e9);
 	o->turn_start_ns = 0;
 }
 
@@ -52,7 +53,8 @@ static void on_heartbeat(uv_timer_t *t)
 	struct observe *o = t->data;
 	uint64_t now = uv_hrtime();
 
-	observe_series_time(OBSERVE_LOOP_LAG, now > o->due_ns ? (double)(now - o->due_ns) / 1e9 : 0);
+	observe_series_time(OBSERVE_LOOP_LAG,
+	                    now > o->due_ns ? (double)(now - o->due_ns) / 1e9 : 0);
 	o->due_ns = now + (uint64_t)OBSERVE_HEARTBEAT_MS * 1000000u;
 	uv_timer_start(&o->heartbeat, on_heartbeat, OBSERVE_HEARTBEAT_MS, 0);
 }

@@ -33,19 +33,23 @@ struct secrets {
 const char *secret_source_name(enum secret_source s)
 {
 	switch (s) {
-	case SECRET_CONFIG: return "config";
-	case SECRET_STORE: return "store";
-	case SECRET_ENV: return "environment";
-	case SECRET_OVERRIDE: return "override";
+	case SECRET_CONFIG:
+		return "config";
+	case SECRET_STORE:
+		return "store";
+	case SECRET_ENV:
+		return "environment";
+	case SECRET_OVERRIDE:
+		return "override";
 	}
 	return "?";
 }
 
 static int scrub_clear_copies(struct secrets *s, struct store *store, const char *names,
-			      struct weir_error *err);
+                              struct weir_error *err);
 
 struct secrets *secrets_create(struct store *store, const char *home,
-			       const struct server_config *cfg, struct weir_error *err)
+                               const struct server_config *cfg, struct weir_error *err)
 {
 	uint8_t key[SEAL_KEY_SIZE];
 	struct weir_error e2 = {0};
@@ -125,7 +129,7 @@ static bool same_env_name(const char *prefix, const char *a, const char *b)
 /* A connection from its text in the environment or a flag: a URI, or
  * Airflow's JSON form ({"conn_type": ...}). */
 static int conn_from_text(const char *id, const char *text, const char *where,
-			  struct connection *out, struct weir_error *err)
+                          struct connection *out, struct weir_error *err)
 {
 	int rc;
 
@@ -157,7 +161,7 @@ static const char *env_value(const char *prefix, const char *id, char *name, siz
 }
 
 int secrets_conn_resolve(struct secrets *s, const char *id, struct connection *out,
-			 enum secret_source *src, struct weir_error *err)
+                         enum secret_source *src, struct weir_error *err)
 {
 	char name[CONNECTION_ID_MAX + 16];
 	const char *env;
@@ -202,9 +206,9 @@ int secrets_conn_resolve(struct secrets *s, const char *id, struct connection *o
 		}
 	}
 	return weir_error_set(err, WEIR_E_NOT_FOUND,
-			      "connection \"%s\" is not defined (looked in the server's "
-			      "environment %s, the store and the configuration)",
-			      id, name);
+	                      "connection \"%s\" is not defined (looked in the server's "
+	                      "environment %s, the store and the configuration)",
+	                      id, name);
 found:
 	/* the id as asked, whichever spelling the source used */
 	if (strcmp(out->id, id) && str_set(&out->id, id) < 0) {
@@ -217,7 +221,7 @@ found:
 }
 
 int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out,
-			enum secret_source *src, struct weir_error *err)
+                        enum secret_source *src, struct weir_error *err)
 {
 	char name[VARIABLE_KEY_MAX + 16];
 	const char *env;
@@ -257,9 +261,9 @@ int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out
 	}
 	if (!v) {
 		return weir_error_set(err, WEIR_E_NOT_FOUND,
-				      "variable \"%s\" is not set (looked in the server's "
-				      "environment %s, the store and the configuration)",
-				      key, name);
+		                      "variable \"%s\" is not set (looked in the server's "
+		                      "environment %s, the store and the configuration)",
+		                      key, name);
 	}
 	if (variable_copy(out, v) < 0)
 		return weir_error_oom(err);
@@ -284,8 +288,8 @@ static void mask_add(json_t *mask, const char *s)
 /* The password as the URI writes it (percent-encoded), when that differs. */
 static void mask_add_encoded(json_t *mask, const struct connection *c)
 {
-	struct connection only = {.id = c->id, .type = c->type, .password = c->password,
-				  .login = (char *)"u"};
+	struct connection only = {
+	    .id = c->id, .type = c->type, .password = c->password, .login = (char *)"u"};
 	char *uri = connection_to_uri(&only, true);
 	const char *colon = uri ? strstr(uri, "://u:") : NULL;
 
@@ -301,7 +305,7 @@ static void mask_add_encoded(json_t *mask, const struct connection *c)
 }
 
 int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, json_t *mask,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	for (size_t i = 0; i < ids->n; i++) {
 		struct connection c;
@@ -324,9 +328,9 @@ int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, j
 		mask_add(mask, c.password);
 		if (c.password && *c.password)
 			mask_add_encoded(mask, &c);
-		json_object_foreach (c.extra, key, v)
-			if (connection_secret_name(key) && json_is_string(v))
-				mask_add(mask, json_string_value(v));
+		json_object_foreach(c.extra, key,
+		                    v) if (connection_secret_name(key) && json_is_string(v))
+		    mask_add(mask, json_string_value(v));
 		free(name);
 		free(uri);
 		connection_release(&c);
@@ -339,7 +343,7 @@ int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, j
  * the meta row "secrets_masked_names" says which list the store was last
  * masked for. */
 static int scrub_clear_copies(struct secrets *s, struct store *store, const char *names,
-			      struct weir_error *err)
+                              struct weir_error *err)
 {
 	struct strvec texts = STRVEC_INIT;
 	struct secret_var *rows = NULL;
@@ -369,7 +373,8 @@ static int scrub_clear_copies(struct secrets *s, struct store *store, const char
 	rc = 0;
 out:
 	if (rc < 0)
-		weir_error_prefix(err, "masking the secret variables a version before wrote in clear");
+		weir_error_prefix(err,
+		                  "masking the secret variables a version before wrote in clear");
 	for (size_t i = 0; i < texts.n; i++)
 		memset(texts.v[i], 0, strlen(texts.v[i]));
 	strvec_release(&texts);
@@ -454,7 +459,7 @@ static int ids_from_env(struct ids *ids, const char *prefix)
 /* Adds the ids at `offset` in n rows of `stride` bytes (a connection's id, a
  * variable's key). */
 static int ids_add_rows(struct ids *ids, const char *prefix, const void *rows, size_t n,
-			size_t stride, size_t offset)
+                        size_t stride, size_t offset)
 {
 	for (size_t i = 0; i < n; i++) {
 		const char *id = *(char *const *)((const char *)rows + i * stride + offset);
@@ -467,17 +472,17 @@ static int ids_add_rows(struct ids *ids, const char *prefix, const void *rows, s
 /* Every id of connections (conns) or variables, sorted: the overrides',
  * the store's rows, the configuration's and the environment's. */
 static int gather_ids(struct secrets *s, bool conns, const void *store_rows, size_t n_store,
-		      struct ids *ids)
+                      struct ids *ids)
 {
 	const char *prefix = conns ? CONN_ENV_PREFIX : VAR_ENV_PREFIX;
 	size_t cs = sizeof(struct connection), co = offsetof(struct connection, id);
 	size_t vs = sizeof(struct variable), vo = offsetof(struct variable, key);
 	int rc = conns ? ids_add_rows(ids, prefix, s->over_conns, s->n_over_conns, cs, co) |
-			     ids_add_rows(ids, prefix, store_rows, n_store, cs, co) |
-			     ids_add_rows(ids, prefix, s->cfg_conns, s->n_cfg_conns, cs, co)
-		       : ids_add_rows(ids, prefix, s->over_vars, s->n_over_vars, vs, vo) |
-			     ids_add_rows(ids, prefix, store_rows, n_store, vs, vo) |
-			     ids_add_rows(ids, prefix, s->cfg_vars, s->n_cfg_vars, vs, vo);
+	                     ids_add_rows(ids, prefix, store_rows, n_store, cs, co) |
+	                     ids_add_rows(ids, prefix, s->cfg_conns, s->n_cfg_conns, cs, co)
+	               : ids_add_rows(ids, prefix, s->over_vars, s->n_over_vars, vs, vo) |
+	                     ids_add_rows(ids, prefix, store_rows, n_store, vs, vo) |
+	                     ids_add_rows(ids, prefix, s->cfg_vars, s->n_cfg_vars, vs, vo);
 
 	if (rc < 0 || ids_from_env(ids, prefix) < 0)
 		return -1;
@@ -487,7 +492,7 @@ static int gather_ids(struct secrets *s, bool conns, const void *store_rows, siz
 }
 
 int secrets_conn_list(struct secrets *s, struct secret_conn **rows, size_t *n,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	struct ids ids = {0};
 	struct connection *st = NULL;
@@ -517,8 +522,7 @@ out:
 	return rc;
 }
 
-int secrets_var_list(struct secrets *s, struct secret_var **rows, size_t *n,
-		     struct weir_error *err)
+int secrets_var_list(struct secrets *s, struct secret_var **rows, size_t *n, struct weir_error *err)
 {
 	struct ids ids = {0};
 	struct variable *st = NULL;
@@ -571,8 +575,8 @@ int secrets_override_conn(struct secrets *s, const char *id_eq_uri, struct weir_
 
 	if (!uri)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "--conn: expected ID=URI (like "
-				      "pg=postgresql://user:pw@127.0.0.1:5432/db)");
+		                      "--conn: expected ID=URI (like "
+		                      "pg=postgresql://user:pw@127.0.0.1:5432/db)");
 	if (conn_from_text(id, uri, "--conn", &c, err) < 0)
 		return -1;
 	nv = realloc(s->over_conns, (s->n_over_conns + 1) * sizeof *nv);

@@ -50,7 +50,7 @@ struct secrets; /* opaque */
 /* The key from HOME/secret.key (made when absent), the store's tables, and
  * copies of the configuration's connections and variables.  NULL with err. */
 struct secrets *secrets_create(struct store *store, const char *home,
-			       const struct server_config *cfg, struct weir_error *err);
+                               const struct server_config *cfg, struct weir_error *err);
 void secrets_destroy(struct secrets *s);
 
 /* The store's tables, for the writes of the API (server/secrets_ops.c). */
@@ -60,10 +60,10 @@ struct secrets_store *secrets_store_of(struct secrets *s);
  * password); *src (may be NULL) says which.  The call everything that needs
  * a connection makes: a task's WEIR_CONN_<ID>, templates, the drivers. */
 int secrets_conn_resolve(struct secrets *s, const char *id, struct connection *out,
-			 enum secret_source *src, struct weir_error *err);
+                         enum secret_source *src, struct weir_error *err);
 /* Variable `key` likewise. */
 int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out,
-			enum secret_source *src, struct weir_error *err);
+                        enum secret_source *src, struct weir_error *err);
 
 /* What a task that lists `ids` gets: for each, env[WEIR_CONN_<ID>] = its
  * URI with the password (connection_to_uri()), and in `mask` (a JSON array)
@@ -72,7 +72,7 @@ int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out
  * (connection_secret_name()).  0, or -1 with err: the first id that does not
  * resolve (env and mask may hold the ones before). */
 int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, json_t *mask,
-		     struct weir_error *err);
+                     struct weir_error *err);
 
 /* Every connection (each id once, as it resolves) by id. */
 struct secret_conn {
@@ -80,7 +80,7 @@ struct secret_conn {
 	enum secret_source source;
 };
 int secrets_conn_list(struct secrets *s, struct secret_conn **rows, size_t *n,
-		      struct weir_error *err);
+                      struct weir_error *err);
 void secret_conn_list_free(struct secret_conn *rows, size_t n);
 
 struct secret_var {
@@ -88,7 +88,7 @@ struct secret_var {
 	enum secret_source source;
 };
 int secrets_var_list(struct secrets *s, struct secret_var **rows, size_t *n,
-		     struct weir_error *err);
+                     struct weir_error *err);
 void secret_var_list_free(struct secret_var *rows, size_t n);
 
 /* Overrides over every source: "ID=URI" (or ID={JSON}) and "KEY=VALUE", as

@@ -31,12 +31,11 @@ static json_t *extra_view(const struct connection *c)
  * password: Airflow's schema has it write-only. */
 static json_t *conn_view(const struct connection *c, enum secret_source src, bool full)
 {
-	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s}", "connection_id", c->id,
-			      "conn_type", c->type, "description", str_or_null(c->description),
-			      "host", str_or_null(c->host), "login", str_or_null(c->login),
-			      "schema", str_or_null(c->schema), "port",
-			      c->port ? json_integer(c->port) : json_null(), "source",
-			      secret_source_name(src));
+	json_t *o = json_pack(
+	    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s}", "connection_id", c->id, "conn_type",
+	    c->type, "description", str_or_null(c->description), "host", str_or_null(c->host),
+	    "login", str_or_null(c->login), "schema", str_or_null(c->schema), "port",
+	    c->port ? json_integer(c->port) : json_null(), "source", secret_source_name(src));
 	if (o && full)
 		json_object_set_new(o, "extra", extra_view(c));
 	return o;
@@ -49,7 +48,7 @@ static json_t *var_view(const struct variable *v, enum secret_source src)
 	const char *value = variable_is_secret(v->key) ? "***" : v->value;
 
 	return json_pack("{s:s, s:s, s:o, s:s}", "key", v->key, "value", value, "description",
-			 str_or_null(v->description), "source", secret_source_name(src));
+	                 str_or_null(v->description), "source", secret_source_name(src));
 }
 
 /* ---- order and pages ---- */
@@ -60,7 +59,7 @@ struct order {
 };
 
 static int read_order(const char *order_by, const char *const *fields, struct order *o,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	const char *f = order_by;
 
@@ -80,9 +79,9 @@ static int read_order(const char *order_by, const char *const *fields, struct or
 			return 0;
 		}
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "order_by \"%.60s\": expected one of %s, %s, ... (a '-' before it "
-			      "for descending)",
-			      order_by, fields[0], fields[1]);
+	                      "order_by \"%.60s\": expected one of %s, %s, ... (a '-' before it "
+	                      "for descending)",
+	                      order_by, fields[0], fields[1]);
 }
 
 /* Compares two JSON views by a field: null first, numbers as numbers. */
@@ -97,9 +96,9 @@ static int cmp_field(json_t *a, json_t *b, const char *field)
 	if (json_is_integer(x) && json_is_integer(y))
 		return json_integer_value(x) < json_integer_value(y)   ? -1
 		       : json_integer_value(x) > json_integer_value(y) ? 1
-								       : 0;
+		                                                       : 0;
 	return strcmp(json_string_value(x) ? json_string_value(x) : "",
-		      json_string_value(y) ? json_string_value(y) : "");
+	              json_string_value(y) ? json_string_value(y) : "");
 }
 
 static const struct order *sort_order;
@@ -118,7 +117,7 @@ static int cmp_views(const void *pa, const void *pb)
 /* {"<name>": views[offset, offset + limit) in order, "total_entries": n};
  * steals the views. */
 static json_t *page(json_t **views, size_t n, const struct secrets_list_query *q,
-		    const struct order *o, const char *tie, const char *name)
+                    const struct order *o, const char *tie, const char *name)
 {
 	json_t *arr = json_array();
 	size_t from = q->offset > 0 ? (size_t)q->offset : 0;
@@ -139,10 +138,10 @@ static json_t *page(json_t **views, size_t n, const struct secrets_list_query *q
 /* ---- connections ---- */
 
 static json_t *op_list_connections(void *ctx, const struct secrets_list_query *q,
-				   struct weir_error *err)
+                                   struct weir_error *err)
 {
 	static const char *const fields[] = {"connection_id", "conn_type", "description", "host",
-					     "port", "login", "schema", NULL};
+	                                     "port",          "login",     "schema",      NULL};
 	struct secret_conn *rows;
 	struct order o;
 	json_t **views, *r;
@@ -184,14 +183,16 @@ static json_t *op_add_connection(void *ctx, json_t *body, struct weir_error *err
 	json_t *r;
 
 	if (!id)
-		return weir_error_set(err, WEIR_E_INVALID, "connection_id: expected a string (it "
-							    "is required)"),
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "connection_id: expected a string (it "
+		                      "is required)"),
 		       NULL;
 	if (connection_from_json(id, body, &c, err) < 0)
 		return NULL;
 	if (secrets_store_conn_add(secrets_store_of(ctx), &c, err) < 0) {
 		if (err && err->kind == WEIR_E_CONFLICT)
-			weir_error_set(err, WEIR_E_CONFLICT, "Connection already exist. ID: %s", id);
+			weir_error_set(err, WEIR_E_CONFLICT, "Connection already exist. ID: %s",
+			               id);
 		connection_release(&c);
 		return NULL;
 	}
@@ -202,7 +203,7 @@ static json_t *op_add_connection(void *ctx, json_t *body, struct weir_error *err
 
 /* A 404 for a write to an id the store lacks, saying where it is instead. */
 static void not_in_store(struct secrets *s, const char *what, const char *id, bool conn,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	enum secret_source src = 0;
 	struct weir_error e2 = {0};
@@ -218,9 +219,9 @@ static void not_in_store(struct secrets *s, const char *what, const char *id, bo
 	}
 	if (src && src != SECRET_STORE)
 		weir_error_set(err, WEIR_E_NOT_FOUND,
-			       "%s \"%s\" is not in the store: it comes from the server's %s; "
-			       "change it there",
-			       what, id, secret_source_name(src));
+		               "%s \"%s\" is not in the store: it comes from the server's %s; "
+		               "change it there",
+		               what, id, secret_source_name(src));
 	else
 		weir_error_set(err, WEIR_E_NOT_FOUND, "%s \"%s\" not found", what, id);
 }
@@ -239,8 +240,8 @@ static json_t *masked_body(json_t *body, const struct secrets_mask *mask, struct
 		if (!v) {
 			json_decref(out);
 			weir_error_set(err, WEIR_E_INVALID,
-				       "update_mask names \"%s\" but the body has no such field",
-				       mask->fields[i]);
+			               "update_mask names \"%s\" but the body has no such field",
+			               mask->fields[i]);
 			return NULL;
 		}
 		json_object_set(out, mask->fields[i], v);
@@ -254,14 +255,15 @@ static bool same_id(json_t *body, const char *field, const char *id, struct weir
 
 	if (!v || (json_is_string(v) && !strcmp(json_string_value(v), id)))
 		return true;
-	weir_error_set(err, WEIR_E_INVALID, "%s: the body's (%s) is not the path's (%s); it "
-					    "cannot be updated",
-		       field, json_is_string(v) ? json_string_value(v) : "not a string", id);
+	weir_error_set(err, WEIR_E_INVALID,
+	               "%s: the body's (%s) is not the path's (%s); it "
+	               "cannot be updated",
+	               field, json_is_string(v) ? json_string_value(v) : "not a string", id);
 	return false;
 }
 
 static json_t *op_patch_connection(void *ctx, const char *id, json_t *body,
-				   const struct secrets_mask *mask, struct weir_error *err)
+                                   const struct secrets_mask *mask, struct weir_error *err)
 {
 	struct connection c;
 	json_t *fields, *r = NULL;
@@ -297,7 +299,7 @@ static int op_delete_connection(void *ctx, const char *id, struct weir_error *er
 /* ---- variables ---- */
 
 static json_t *op_list_variables(void *ctx, const struct secrets_list_query *q,
-				 struct weir_error *err)
+                                 struct weir_error *err)
 {
 	static const char *const fields[] = {"key", "description", "value", NULL};
 	struct secret_var *rows;
@@ -341,9 +343,10 @@ static int read_var_fields(json_t *body, struct variable *v, struct weir_error *
 
 	if (val && !json_is_string(val))
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "value: expected a string (a JSON value goes as its text)");
+		                      "value: expected a string (a JSON value goes as its text)");
 	if (d && !json_is_string(d) && !json_is_null(d))
-		return weir_error_set(err, WEIR_E_INVALID, "description: expected a string or null");
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "description: expected a string or null");
 	if (val && str_set(&v->value, json_string_value(val)) < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	if (d && str_set(&v->description, json_string_value(d)) < 0)
@@ -358,12 +361,13 @@ static json_t *op_set_variable(void *ctx, json_t *body, struct weir_error *err)
 	json_t *r = NULL;
 
 	if (!key)
-		return weir_error_set(err, WEIR_E_INVALID, "key: expected a string (it is required)"),
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "key: expected a string (it is required)"),
 		       NULL;
 	if (!json_is_string(json_object_get(body, "value")))
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "value: expected a string (it is required; a JSON value "
-				      "goes as its text)"),
+		                      "value: expected a string (it is required; a JSON value "
+		                      "goes as its text)"),
 		       NULL;
 	if (variable_check_key(key, err) < 0)
 		return NULL;
@@ -381,7 +385,7 @@ out:
 }
 
 static json_t *op_patch_variable(void *ctx, const char *key, json_t *body,
-				 const struct secrets_mask *mask, struct weir_error *err)
+                                 const struct secrets_mask *mask, struct weir_error *err)
 {
 	struct variable v;
 	json_t *fields, *r = NULL;
@@ -437,7 +441,7 @@ static void test_after(uv_work_t *w, int status)
 
 	(void)status; /* never cancelled */
 	log_info("connection %s (%s) tested: %s", t->c.id, t->c.type ? t->c.type : "?",
-		 t->ok ? "reachable" : "failed");
+	         t->ok ? "reachable" : "failed");
 	t->done(t->arg, t->ok, t->message ? t->message : "out of memory");
 	connection_release(&t->c);
 	free(t->message);
@@ -449,13 +453,14 @@ static void test_after(uv_work_t *w, int status)
  * holds connection_id alone, the connection by that id from wherever it
  * resolves. */
 static int test_body_conn(struct secrets *s, json_t *body, struct connection *out,
-			  struct weir_error *err)
+                          struct weir_error *err)
 {
 	const char *id = json_string_value(json_object_get(body, "connection_id"));
 
 	if (!id)
-		return weir_error_set(err, WEIR_E_INVALID, "connection_id: expected a string (it "
-							    "is required)");
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "connection_id: expected a string (it "
+		                      "is required)");
 	if (connection_check_id(id, err) < 0) {
 		weir_error_prefix(err, "connection_id");
 		return -1;
@@ -464,13 +469,13 @@ static int test_body_conn(struct secrets *s, json_t *body, struct connection *ou
 		return secrets_conn_resolve(s, id, out, NULL, err);
 	if (!json_object_get(body, "conn_type"))
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "conn_type: expected a string (it is required, unless "
-				      "connection_id stands alone to test the connection by id)");
+		                      "conn_type: expected a string (it is required, unless "
+		                      "connection_id stands alone to test the connection by id)");
 	return connection_from_json(id, body, out, err);
 }
 
 static int op_test_connection(void *ctx, uv_loop_t *loop, json_t *body, secrets_test_done_fn done,
-			      void *arg, struct weir_error *err)
+                              void *arg, struct weir_error *err)
 {
 	struct conn_test_work *t = calloc(1, sizeof *t);
 

@@ -27,7 +27,8 @@ int sensor_task_main(int argc, char **argv)
 	(void)argv;
 	spec = text ? json_loads(text, 0, NULL) : NULL;
 	if (!spec) {
-		fprintf(stderr, "weir task-sensor: WEIR_DATA_SPEC: expected the sensor's JSON spec\n");
+		fprintf(stderr,
+		        "weir task-sensor: WEIR_DATA_SPEC: expected the sensor's JSON spec\n");
 		return 2;
 	}
 	logical = json_integer_value(json_object_get(spec, "logical_date_ms"));
@@ -63,10 +64,11 @@ int sensor_task_main(int argc, char **argv)
 		}
 		if (v.action != SENSOR_WAIT) {
 			if (v.timed_out)
-				fprintf(stderr, "weir: the sensor timed out after %d pokes\n", pokes);
+				fprintf(stderr, "weir: the sensor timed out after %d pokes\n",
+				        pokes);
 			rc = v.action == SENSOR_SKIP ? SENSOR_EXIT_SKIP
-			     : v.timed_out          ? SENSOR_EXIT_TIMEOUT
-			                            : 1;
+			     : v.timed_out           ? SENSOR_EXIT_TIMEOUT
+			                             : 1;
 			break;
 		}
 		clock_sleep_ms(v.next_poke_at - now);

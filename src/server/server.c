@@ -22,9 +22,9 @@
 
 #include "api/api.h"
 #include "api/http.h"
-#include "launch/cgroup.h"
 #include "exec/local.h"
 #include "exec/slurm.h"
+#include "launch/cgroup.h"
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "sched/alloc.h"
@@ -32,9 +32,9 @@
 #include "server/config_view.h"
 #include "server/dag_manager.h"
 #include "server/job_manager.h"
+#include "server/notifier.h"
 #include "server/observe.h"
 #include "server/resources.h"
-#include "server/notifier.h"
 #include "server/secrets_ops.h"
 #include "server/task_user.h"
 #include "server/token.h"
@@ -323,8 +323,10 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	const char *use_agent = getenv("WEIR_AGENT");
 	if (!cfg->no_agent && (!use_agent || strcmp(use_agent, "0"))) {
 		struct weir_error e2 = {0};
-		if (local_executor_use_agent(p->exec, cfg->home, job_manager_on_agent_reports, &e2) < 0)
-			log_warn("the node's agent: %s; starting a launcher per task instead", e2.msg);
+		if (local_executor_use_agent(p->exec, cfg->home, job_manager_on_agent_reports,
+		                             &e2) < 0)
+			log_warn("the node's agent: %s; starting a launcher per task instead",
+			         e2.msg);
 	}
 	if (server_uses_slurm(cfg)) {
 		struct slurm_options so = {

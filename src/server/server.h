@@ -44,7 +44,7 @@ struct server_parts {
 	size_t n_detected;
 	char *token;
 	struct store *store;
-	struct secrets *secrets; /* connections and variables (server/secrets.h) */
+	struct secrets *secrets;   /* connections and variables (server/secrets.h) */
 	struct notifier *notifier; /* notifications and SLA misses (server/notifier.h) */
 	struct job_manager *jm;
 	struct dag_manager *dm;
@@ -53,7 +53,7 @@ struct server_parts {
 	struct observe *observe;    /* metrics' gauges, the loop's watch, the event log */
 	struct executor *exec;      /* the local backend */
 	struct executor *exec_gang; /* Slurm, when `executor: slurm` or a queue uses it */
-	char *url; /* where launchers call back, "http://127.0.0.1:PORT" */
+	char *url;                  /* where launchers call back, "http://127.0.0.1:PORT" */
 	bool stopped;
 };
 

@@ -350,8 +350,8 @@ int ds_collect_one(struct dag_store *ds, sqlite3_stmt *st, const char *what, siz
 	sqlite3_reset(st);
 	if (rr == -2)
 		return weir_error_set(err, WEIR_E_INTERNAL,
-		                      "store %s: %s: a state this weir does not know", ds_db_path(ds),
-		                      what);
+		                      "store %s: %s: a state this weir does not know",
+		                      ds_db_path(ds), what);
 	if (rr < 0) {
 		weir_error_oom(err);
 		weir_error_prefix(err, "store %s: %s", ds_db_path(ds), what);
@@ -986,8 +986,8 @@ int dag_store_ti_key_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
 	snprintf(missing, sizeof(missing), "no task instance runs as job %" PRId64, job_id);
-	rc = ds_collect_one(ds, st, "finding a job's task instance", sizeof(r),
-	                    read_ti_key_of_job, release_ti, &r, missing, err);
+	rc = ds_collect_one(ds, st, "finding a job's task instance", sizeof(r), read_ti_key_of_job,
+	                    release_ti, &r, missing, err);
 	if (rc == 0) {
 		*out = r.ti;
 		*job_started_at = r.started_at;

@@ -125,8 +125,8 @@ struct dag_run_query {
 	const char *dag_id;       /* NULL: every DAG */
 	bool by_state;            /* false: every state */
 	enum dag_run_state state; /* with by_state */
-	bool newest_first;  /* by logical date (then id) */
-	int limit;          /* <= 0: no limit */
+	bool newest_first;        /* by logical date (then id) */
+	int limit;                /* <= 0: no limit */
 	int offset;
 };
 
@@ -158,13 +158,13 @@ struct dag_ti_row {
 	char *dag_id;
 	char *run_id;
 	char *task_id;
-	int map_index;               /* -1: not a foreach instance */
+	int map_index; /* -1: not a foreach instance */
 	enum dag_ti_state state;
-	int try_number;              /* tries started; 0 before the first */
-	int max_tries;               /* the last try number allowed */
-	int64_t job_id;              /* the job of the current try; 0: none */
-	char *pool;                  /* "" is stored as "default_pool" */
-	int pool_slots;              /* <= 0 is stored as 1 */
+	int try_number; /* tries started; 0 before the first */
+	int max_tries;  /* the last try number allowed */
+	int64_t job_id; /* the job of the current try; 0: none */
+	char *pool;     /* "" is stored as "default_pool" */
+	int pool_slots; /* <= 0 is stored as 1 */
 	int priority;
 	int64_t queued_at;
 	int64_t start_date;
@@ -214,8 +214,8 @@ int dag_store_runs_running(struct dag_store *ds, dag_store_row3_fn fn, void *arg
 /* TIs in `state` across every run, by priority DESC then the run's logical
  * date (the pool decision's candidates when state is scheduled; the active
  * count when queued/running). */
-int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state,
-                           struct dag_ti_row **rows, size_t *n, struct weir_error *err);
+int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state, struct dag_ti_row **rows,
+                           size_t *n, struct weir_error *err);
 /* Writes every field but the key.  WEIR_E_NOT_FOUND if absent. */
 int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, struct weir_error *err);
 /* Writes what a TI's state change moves: state, max_tries, queued_at,

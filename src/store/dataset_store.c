@@ -61,7 +61,7 @@ struct row_kind {
 /* Steps `st` to its end, each row into the array *rows (of *n), then
  * finalizes it.  On failure the rows read are freed and *rows is NULL. */
 static int collect(struct dataset_store *ds, sqlite3_stmt *st, const struct row_kind *k,
-		   void **rows, size_t *n, struct weir_error *err)
+                   void **rows, size_t *n, struct weir_error *err)
 {
 	size_t cap = 0;
 	int rc;
@@ -88,7 +88,7 @@ static int collect(struct dataset_store *ds, sqlite3_stmt *st, const struct row_
 /* The ORDER BY of `order_by` among `cols` (pairs: the API's name, the SQL
  * column), `def` when NULL.  -1 with err for a name not in the list. */
 static int order_clause(const char *order_by, const char *const *cols, const char *def, char *out,
-			size_t size, struct weir_error *err)
+                        size_t size, struct weir_error *err)
 {
 	bool desc = order_by && order_by[0] == '-';
 	const char *name = order_by ? order_by + desc : NULL;
@@ -100,18 +100,18 @@ static int order_clause(const char *order_by, const char *const *cols, const cha
 	for (size_t i = 0; cols[i]; i += 2)
 		if (!strcmp(cols[i], name)) {
 			snprintf(out, size, " ORDER BY %s%s, %s", cols[i + 1], desc ? " DESC" : "",
-				 def);
+			         def);
 			return 0;
 		}
 	return weir_error_set(err, WEIR_E_INVALID,
-			      "order_by: \"%.60s\" is not a field this list can be ordered by",
-			      order_by);
+	                      "order_by: \"%.60s\" is not a field this list can be ordered by",
+	                      order_by);
 }
 
 /* A count then a page: `where` is shared, `select` names the columns. */
 static int count_rows(struct dataset_store *ds, const char *from_where,
-		      int (*bind)(sqlite3_stmt *, const void *), const void *q, int64_t *total,
-		      struct weir_error *err)
+                      int (*bind)(sqlite3_stmt *, const void *), const void *q, int64_t *total,
+                      struct weir_error *err)
 {
 	char sql[1024];
 	sqlite3_stmt *st;
@@ -134,7 +134,7 @@ static int count_rows(struct dataset_store *ds, const char *from_where,
 /* ---- datasets ---- */
 
 int dataset_store_ensure(struct dataset_store *ds, const char *uri, int64_t now, int64_t *id,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	sqlite3_stmt *st =
 	    sql_prepare(ds->db,
@@ -171,7 +171,7 @@ static int read_dataset(sqlite3_stmt *st, void *row)
 }
 
 int dataset_store_get(struct dataset_store *ds, const char *uri, struct dataset_row *out,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	sqlite3_stmt *st = sql_prepare(
 	    ds->db, "SELECT id, uri, extra, created_at, updated_at FROM datasets WHERE uri = ?",
@@ -207,7 +207,7 @@ static void free_datasets(void *rows, size_t n)
 }
 
 static const struct row_kind dataset_kind = {sizeof(struct dataset_row), read_dataset,
-					     free_datasets, "listing datasets"};
+                                             free_datasets, "listing datasets"};
 
 #define DATASET_WHERE                                                                              \
 	"FROM datasets WHERE (?1 IS NULL OR instr(uri, ?1) > 0)"                                   \
@@ -223,10 +223,10 @@ static int bind_dataset_query(sqlite3_stmt *st, const void *arg)
 }
 
 int dataset_store_list(struct dataset_store *ds, const struct dataset_query *q,
-		       struct dataset_row **rows, size_t *n, int64_t *total, struct weir_error *err)
+                       struct dataset_row **rows, size_t *n, int64_t *total, struct weir_error *err)
 {
-	static const char *const cols[] = {"id", "id", "uri", "uri", "created_at", "created_at",
-					   "updated_at", "updated_at", NULL};
+	static const char *const cols[] = {
+	    "id", "id", "uri", "uri", "created_at", "created_at", "updated_at", "updated_at", NULL};
 	char order[128], sql[1024];
 	sqlite3_stmt *st;
 
@@ -236,8 +236,9 @@ int dataset_store_list(struct dataset_store *ds, const struct dataset_query *q,
 	    count_rows(ds, DATASET_WHERE, bind_dataset_query, q, total, err) < 0)
 		return -1;
 	snprintf(sql, sizeof sql,
-		 "SELECT id, uri, extra, created_at, updated_at " DATASET_WHERE "%s LIMIT ?3 OFFSET ?4",
-		 order);
+	         "SELECT id, uri, extra, created_at, updated_at " DATASET_WHERE
+	         "%s LIMIT ?3 OFFSET ?4",
+	         order);
 	st = sql_prepare(ds->db, sql, "preparing a statement", err);
 	if (!st)
 		return -1;
@@ -264,7 +265,7 @@ void dataset_rows_free(struct dataset_row *rows, size_t n)
 /* ---- events ---- */
 
 int dataset_store_event_add(struct dataset_store *ds, const struct dataset_event_row *ev,
-			    int64_t *id, struct weir_error *err)
+                            int64_t *id, struct weir_error *err)
 {
 	sqlite3_stmt *st =
 	    sql_prepare(ds->db,
@@ -304,13 +305,11 @@ static int read_event(sqlite3_stmt *st, void *row)
 	e->source_dag_id = sql_col_text(st, 4);
 	e->source_task_id = sql_col_text(st, 5);
 	e->source_run_id = sql_col_text(st, 6);
-	e->source_map_index = sqlite3_column_type(st, 7) == SQLITE_NULL
-				  ? -1
-				  : sqlite3_column_int(st, 7);
+	e->source_map_index =
+	    sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 7);
 	e->timestamp = sql_col_i64(st, 8);
-	return e->uri && e->extra && e->source_dag_id && e->source_task_id && e->source_run_id
-		   ? 0
-		   : -1;
+	return e->uri && e->extra && e->source_dag_id && e->source_task_id && e->source_run_id ? 0
+	                                                                                       : -1;
 }
 
 static void free_events(void *rows, size_t n)
@@ -319,7 +318,7 @@ static void free_events(void *rows, size_t n)
 }
 
 static const struct row_kind event_kind = {sizeof(struct dataset_event_row), read_event,
-					   free_events, "reading dataset events"};
+                                           free_events, "reading dataset events"};
 
 #define EVENT_WHERE                                                                                \
 	"FROM dataset_events e JOIN datasets d ON d.id = e.dataset_id"                             \
@@ -346,13 +345,24 @@ static int bind_event_query(sqlite3_stmt *st, const void *arg)
 }
 
 int dataset_store_events(struct dataset_store *ds, const struct dataset_event_query *q,
-			 struct dataset_event_row **rows, size_t *n, int64_t *total,
-			 struct weir_error *err)
+                         struct dataset_event_row **rows, size_t *n, int64_t *total,
+                         struct weir_error *err)
 {
-	static const char *const cols[] = {
-	    "id", "e.id", "timestamp", "e.timestamp", "dataset_id", "e.dataset_id",
-	    "source_dag_id", "e.source_dag_id", "source_task_id", "e.source_task_id",
-	    "source_run_id", "e.source_run_id", "source_map_index", "e.source_map_index", NULL};
+	static const char *const cols[] = {"id",
+	                                   "e.id",
+	                                   "timestamp",
+	                                   "e.timestamp",
+	                                   "dataset_id",
+	                                   "e.dataset_id",
+	                                   "source_dag_id",
+	                                   "e.source_dag_id",
+	                                   "source_task_id",
+	                                   "e.source_task_id",
+	                                   "source_run_id",
+	                                   "e.source_run_id",
+	                                   "source_map_index",
+	                                   "e.source_map_index",
+	                                   NULL};
 	char order[128], sql[1536];
 	sqlite3_stmt *st;
 
@@ -362,7 +372,7 @@ int dataset_store_events(struct dataset_store *ds, const struct dataset_event_qu
 	    count_rows(ds, EVENT_WHERE, bind_event_query, q, total, err) < 0)
 		return -1;
 	snprintf(sql, sizeof sql, "SELECT " EVENT_COLS " " EVENT_WHERE "%s LIMIT ?7 OFFSET ?8",
-		 order);
+	         order);
 	st = sql_prepare(ds->db, sql, "preparing a statement", err);
 	if (!st)
 		return -1;
@@ -373,8 +383,8 @@ int dataset_store_events(struct dataset_store *ds, const struct dataset_event_qu
 }
 
 int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
-				 const char *uris_json, struct dataset_event_row **rows, size_t *n,
-				 struct weir_error *err)
+                                 const char *uris_json, struct dataset_event_row **rows, size_t *n,
+                                 struct weir_error *err)
 {
 	sqlite3_stmt *st = sql_prepare(
 	    ds->db,
@@ -395,7 +405,7 @@ int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
 }
 
 int dataset_store_consume(struct dataset_store *ds, int64_t run_row_id, int64_t event_id,
-			  struct weir_error *err)
+                          struct weir_error *err)
 {
 	sqlite3_stmt *st =
 	    sql_prepare(ds->db,
@@ -444,10 +454,10 @@ static void free_run_refs(void *rows, size_t n)
 }
 
 static const struct row_kind run_ref_kind = {sizeof(struct dataset_run_ref), read_run_ref,
-					     free_run_refs, "reading an event's runs"};
+                                             free_run_refs, "reading an event's runs"};
 
 int dataset_store_event_runs(struct dataset_store *ds, int64_t event_id,
-			     struct dataset_run_ref **rows, size_t *n, struct weir_error *err)
+                             struct dataset_run_ref **rows, size_t *n, struct weir_error *err)
 {
 	sqlite3_stmt *st =
 	    sql_prepare(ds->db,
@@ -477,7 +487,7 @@ void dataset_run_refs_free(struct dataset_run_ref *rows, size_t n)
 /* ---- the queue ---- */
 
 int dataset_store_queue_add(struct dataset_store *ds, int64_t dataset_id, const char *dag_id,
-			    int64_t now, struct weir_error *err)
+                            int64_t now, struct weir_error *err)
 {
 	sqlite3_stmt *st =
 	    sql_prepare(ds->db,
@@ -520,11 +530,11 @@ static void free_queue_rows(void *rows, size_t n)
 }
 
 static const struct row_kind queue_kind = {sizeof(struct dataset_queue_row), read_queue_row,
-					   free_queue_rows, "reading the dataset queue"};
+                                           free_queue_rows, "reading the dataset queue"};
 
 int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const char *uri,
-			     int64_t before, struct dataset_queue_row **rows, size_t *n,
-			     struct weir_error *err)
+                             int64_t before, struct dataset_queue_row **rows, size_t *n,
+                             struct weir_error *err)
 {
 	sqlite3_stmt *st =
 	    sql_prepare(ds->db,
@@ -542,7 +552,7 @@ int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const
 }
 
 int dataset_store_queue_delete(struct dataset_store *ds, const char *dag_id, const char *uri,
-			       int64_t before, size_t *n, struct weir_error *err)
+                               int64_t before, size_t *n, struct weir_error *err)
 {
 	sqlite3_stmt *st = sql_prepare(
 	    ds->db,
@@ -573,7 +583,7 @@ void dataset_queue_rows_free(struct dataset_queue_row *rows, size_t n)
 /* ---- waits ---- */
 
 int dataset_store_wait_add(struct dataset_store *ds, const struct dag_trigger_wait_row *w,
-			   int64_t now, struct weir_error *err)
+                           int64_t now, struct weir_error *err)
 {
 	sqlite3_stmt *st = sql_prepare(
 	    ds->db,
@@ -606,7 +616,7 @@ static int read_wait(sqlite3_stmt *st, void *row)
 	if (dag_run_state_from_name((const char *)sqlite3_column_text(st, 7), &w->target_state) < 0)
 		w->target_state = DAG_RUN_FAILED;
 	return w->dag_id && w->run_id && w->task_id && w->target_dag_id && w->target_run_id ? 0
-											     : -1;
+	                                                                                    : -1;
 }
 
 static void free_waits(void *rows, size_t n)
@@ -615,10 +625,10 @@ static void free_waits(void *rows, size_t n)
 }
 
 static const struct row_kind wait_kind = {sizeof(struct dag_trigger_wait_row), read_wait,
-					  free_waits, "reading trigger_dag waits"};
+                                          free_waits, "reading trigger_dag waits"};
 
 int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_row **rows,
-			      size_t *n, struct weir_error *err)
+                              size_t *n, struct weir_error *err)
 {
 	sqlite3_stmt *st = sql_prepare(
 	    ds->db,
@@ -636,7 +646,7 @@ int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_
 }
 
 int dataset_store_wait_delete(struct dataset_store *ds, const struct dag_trigger_wait_row *w,
-			      struct weir_error *err)
+                              struct weir_error *err)
 {
 	sqlite3_stmt *st =
 	    sql_prepare(ds->db,

@@ -41,18 +41,19 @@ struct dataset_row {
 /* The dataset of `uri`, added (created now) when it is not there; *id (may
  * be NULL) gets its id. */
 int dataset_store_ensure(struct dataset_store *ds, const char *uri, int64_t now, int64_t *id,
-			 struct weir_error *err);
+                         struct weir_error *err);
 int dataset_store_get(struct dataset_store *ds, const char *uri, struct dataset_row *out,
-		      struct weir_error *err);
+                      struct weir_error *err);
 
 struct dataset_query {
 	const char *uri_pattern; /* NULL: any; else a substring of the URI */
 	const char *uris_json;   /* NULL: any; else a JSON list: only these URIs */
-	const char *order_by;    /* id (default), uri, created_at, updated_at; '-' first: descending */
+	const char *order_by; /* id (default), uri, created_at, updated_at; '-' first: descending */
 	int limit, offset;
 };
 int dataset_store_list(struct dataset_store *ds, const struct dataset_query *q,
-		       struct dataset_row **rows, size_t *n, int64_t *total, struct weir_error *err);
+                       struct dataset_row **rows, size_t *n, int64_t *total,
+                       struct weir_error *err);
 void dataset_row_release(struct dataset_row *r);
 void dataset_rows_free(struct dataset_row *rows, size_t n);
 
@@ -62,8 +63,8 @@ struct dataset_event_row {
 	int64_t id;
 	int64_t dataset_id;
 	char *uri;
-	char *extra;          /* a JSON object's text */
-	char *source_dag_id;  /* "" when announced from outside */
+	char *extra;         /* a JSON object's text */
+	char *source_dag_id; /* "" when announced from outside */
 	char *source_task_id;
 	char *source_run_id;
 	int source_map_index; /* -1 for a task that is no foreach instance */
@@ -73,33 +74,33 @@ struct dataset_event_row {
 
 /* Records an event (ev->dataset_id, extra, source, timestamp); *id gets its id. */
 int dataset_store_event_add(struct dataset_store *ds, const struct dataset_event_row *ev,
-			    int64_t *id, struct weir_error *err);
+                            int64_t *id, struct weir_error *err);
 
 struct dataset_event_query {
-	int64_t dataset_id;       /* 0: any */
+	int64_t dataset_id;        /* 0: any */
 	const char *source_dag_id; /* NULL: any */
 	const char *source_task_id;
 	const char *source_run_id;
 	bool has_map_index;
 	int source_map_index;
-	int64_t run_row_id;      /* 0: any; else the events that run consumed */
-	const char *order_by;    /* timestamp (default), id, dataset_id, source_dag_id, ... */
+	int64_t run_row_id;   /* 0: any; else the events that run consumed */
+	const char *order_by; /* timestamp (default), id, dataset_id, source_dag_id, ... */
 	int limit, offset;
 };
 int dataset_store_events(struct dataset_store *ds, const struct dataset_event_query *q,
-			 struct dataset_event_row **rows, size_t *n, int64_t *total,
-			 struct weir_error *err);
+                         struct dataset_event_row **rows, size_t *n, int64_t *total,
+                         struct weir_error *err);
 void dataset_event_rows_free(struct dataset_event_row *rows, size_t n);
 
 /* The events of the URIs in `uris_json` (a JSON list) that no run of
  * `dag_id` has consumed yet, newer than the last one one did: what its next
  * dataset-triggered run consumes.  Oldest first. */
 int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
-				 const char *uris_json, struct dataset_event_row **rows, size_t *n,
-				 struct weir_error *err);
+                                 const char *uris_json, struct dataset_event_row **rows, size_t *n,
+                                 struct weir_error *err);
 /* The run (its row id) consumed the event. */
 int dataset_store_consume(struct dataset_store *ds, int64_t run_row_id, int64_t event_id,
-			  struct weir_error *err);
+                          struct weir_error *err);
 
 /* The runs an event started (Airflow's created_dagruns): their DAG, run
  * id, state and dates. */
@@ -110,7 +111,7 @@ struct dataset_run_ref {
 	int64_t logical_date, start_date, end_date, data_interval_start, data_interval_end;
 };
 int dataset_store_event_runs(struct dataset_store *ds, int64_t event_id,
-			     struct dataset_run_ref **rows, size_t *n, struct weir_error *err);
+                             struct dataset_run_ref **rows, size_t *n, struct weir_error *err);
 void dataset_run_refs_free(struct dataset_run_ref *rows, size_t n);
 
 /* ---- the queue: events waiting for the DAGs scheduled on them ---- */
@@ -123,14 +124,14 @@ struct dataset_queue_row {
 
 /* Queues the dataset for the DAG (kept as it was when already queued). */
 int dataset_store_queue_add(struct dataset_store *ds, int64_t dataset_id, const char *dag_id,
-			    int64_t now, struct weir_error *err);
+                            int64_t now, struct weir_error *err);
 /* The queue, by DAG and URI (dag_id, uri NULL: any; before > 0: created before it). */
 int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const char *uri,
-			     int64_t before, struct dataset_queue_row **rows, size_t *n,
-			     struct weir_error *err);
+                             int64_t before, struct dataset_queue_row **rows, size_t *n,
+                             struct weir_error *err);
 /* Deletes what queue_list would list; *n (may be NULL) gets how many. */
 int dataset_store_queue_delete(struct dataset_store *ds, const char *dag_id, const char *uri,
-			       int64_t before, size_t *n, struct weir_error *err);
+                               int64_t before, size_t *n, struct weir_error *err);
 void dataset_queue_rows_free(struct dataset_queue_row *rows, size_t n);
 
 /* ---- trigger_dag tasks that wait for their run ---- */
@@ -144,13 +145,13 @@ struct dag_trigger_wait_row {
 };
 
 int dataset_store_wait_add(struct dataset_store *ds, const struct dag_trigger_wait_row *w,
-			   int64_t now, struct weir_error *err);
+                           int64_t now, struct weir_error *err);
 /* The waits whose run has ended (success or failed), or whose run is gone
  * (target_state failed then). */
 int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_row **rows,
-			      size_t *n, struct weir_error *err);
+                              size_t *n, struct weir_error *err);
 int dataset_store_wait_delete(struct dataset_store *ds, const struct dag_trigger_wait_row *w,
-			      struct weir_error *err);
+                              struct weir_error *err);
 void dag_trigger_wait_rows_free(struct dag_trigger_wait_row *rows, size_t n);
 
 #endif

@@ -28,8 +28,8 @@ int flow_store_previous_run(struct store *s, const char *dag_id, int64_t logical
 	}
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
-		return weir_error_set(err, WEIR_E_INTERNAL, "store: reading the previous run of DAG %s",
-		                      dag_id);
+		return weir_error_set(err, WEIR_E_INTERNAL,
+		                      "store: reading the previous run of DAG %s", dag_id);
 	return 0;
 }
 

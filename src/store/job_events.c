@@ -19,7 +19,7 @@
 #define EVENT_VALUES "(?,?,?,?)"
 #define EVENTS_MAX STORE_EVENTS_MAX
 _Static_assert(STORE_EVENT_SLOTS == EVENTS_MAX + 1, "a slot for each count and the SELECT");
-#define EVENTS_OF_JOB                                                                        \
+#define EVENTS_OF_JOB                                                                              \
 	"SELECT id, job_id, time, kind, message FROM events WHERE job_id = ? ORDER BY id"
 
 /* The kept INSERT of n (1..EVENTS_MAX) events, made on first use, reset
@@ -41,7 +41,6 @@ static sqlite3_stmt *events_stmt(struct store *s, size_t n, struct weir_error *e
 	sql[len] = '\0';
 	return store_stmt_in(s, &store_event_slots(s)[n], sql, err);
 }
-
 
 int store_event_add(struct store *s, int64_t job_id, int64_t time_ms, const char *kind,
                     const char *message, int64_t *id, struct weir_error *err)
@@ -87,7 +86,8 @@ int store_events_add(struct store *s, const struct event_row *rows, size_t n,
 		r = sqlite3_step(st);
 		sqlite3_reset(st);
 		if (r != SQLITE_DONE) {
-			if (sqlite3_extended_errcode(sqlite3_db_handle(st)) == SQLITE_CONSTRAINT_FOREIGNKEY)
+			if (sqlite3_extended_errcode(sqlite3_db_handle(st)) ==
+			    SQLITE_CONSTRAINT_FOREIGNKEY)
 				return weir_error_set(err, WEIR_E_NOT_FOUND,
 				                      "an event of a job that does not exist");
 			return store_db_error(s, err, "adding events");
@@ -155,7 +155,8 @@ int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows
 	*n = len;
 	return 0;
 oom:
-	weir_error_set(err, WEIR_E_INTERNAL, "store %s: listing events: out of memory", store_path(s));
+	weir_error_set(err, WEIR_E_INTERNAL, "store %s: listing events: out of memory",
+	               store_path(s));
 fail:
 	sqlite3_reset(st);
 	event_rows_free(a, len);

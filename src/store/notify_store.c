@@ -420,12 +420,11 @@ int sla_store_list(struct notify_store *ns, const struct sla_query *q, struct sl
 	    NS_SLA_COUNT, NS_SLA_LIST, bind_sfilter_v, 5, sizeof(struct sla_miss_row),
 	    read_srow,    free_srows_v};
 	static const struct list_kind one = {
-	    NS_SLA_COUNT, NS_SLA_ONE, bind_sfilter_v, 5, sizeof(struct sla_miss_row),
+	    NS_SLA_COUNT, NS_SLA_ONE,  bind_sfilter_v, 5, sizeof(struct sla_miss_row),
 	    read_srow,    free_srows_v};
 	bool key = q->dag_id && q->run_id && q->task_id;
 
-	return list_rows(ns, key ? &one : &k, q, q->limit, q->offset, (void **)rows, n, total,
-	                 err);
+	return list_rows(ns, key ? &one : &k, q, q->limit, q->offset, (void **)rows, n, total, err);
 }
 
 int sla_store_run_has(struct notify_store *ns, const char *dag_id, const char *run_id, bool *has,

@@ -32,11 +32,11 @@
 #define EQ_ANY5(c, a, b, d, e, f)                                                                  \
 	"(" EQ_(c, a) " OR " EQ_(c, b) " OR " EQ_(c, d) " OR " EQ_(c, e) " OR " EQ_(c, f) ")"
 #define EQ_ANY6(c, a, b, d, e, f, g)                                                               \
-	"(" EQ_(c, a) " OR " EQ_(c, b) " OR " EQ_(c, d) " OR " EQ_(c, e) " OR " EQ_(c, f)         \
-	" OR " EQ_(c, g) ")"
+	"(" EQ_(c, a) " OR " EQ_(c, b) " OR " EQ_(c, d) " OR " EQ_(c, e) " OR " EQ_(               \
+	    c, f) " OR " EQ_(c, g) ")"
 #define EQ_ANY7(c, a, b, d, e, f, g, h)                                                            \
-	"(" EQ_(c, a) " OR " EQ_(c, b) " OR " EQ_(c, d) " OR " EQ_(c, e) " OR " EQ_(c, f)         \
-	" OR " EQ_(c, g) " OR " EQ_(c, h) ")"
+	"(" EQ_(c, a) " OR " EQ_(c, b) " OR " EQ_(c, d) " OR " EQ_(c, e) " OR " EQ_(               \
+	    c, f) " OR " EQ_(c, g) " OR " EQ_(c, h) ")"
 
 /* The tries table's columns before its state and after it, as 2 -> 3, 6 -> 7
  * and 11 -> 12 write them (the SQL each wrote is fixed; only the text is
@@ -159,8 +159,7 @@ static const char *const migrations[] = {
     " try_number INTEGER NOT NULL,"
     " job_id INTEGER REFERENCES jobs(id) ON DELETE SET NULL,"
     " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
-    "  'failed','up_for_retry','upstream_failed','skipped','removed')),"
-    TRIES_TAIL ";"
+    "  'failed','up_for_retry','upstream_failed','skipped','removed'))," TRIES_TAIL ";"
     "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
     " WHERE job_id IS NOT NULL;",
     /* 3 -> 4: causes and per-job facts as columns (docs/internals/store.md,
@@ -212,9 +211,11 @@ static const char *const migrations[] = {
     "DROP TABLE v4_meta;"
     "DELETE FROM meta WHERE key LIKE 'outcome.%' OR key LIKE 'route.%'"
     " OR key LIKE 'backend_id.%';"
-    "UPDATE jobs SET cause = " JOB_CAUSE_OF("state", "reason") ";"
-    "UPDATE jobs SET outcome_cause = " JOB_CAUSE_OF("outcome_state", "outcome_reason")
-    " WHERE outcome_state IS NOT NULL;",
+    "UPDATE jobs SET cause = " JOB_CAUSE_OF(
+        "state", "reason") ";"
+                           "UPDATE jobs SET outcome_cause = " JOB_CAUSE_OF(
+                               "outcome_state",
+                               "outcome_reason") " WHERE outcome_state IS NOT NULL;",
     /* 4 -> 5: connections and variables (store/secrets_store.h); the
      * secret columns hold sealed bytes (store/seal.h), never clear text */
     "CREATE TABLE IF NOT EXISTS connections ("
@@ -278,11 +279,11 @@ static const char *const migrations[] = {
     "ALTER TABLE task_instances_new RENAME TO task_instances;"
     "CREATE INDEX IF NOT EXISTS task_instances_by_job ON task_instances (job_id)"
     " WHERE job_id IS NOT NULL;"
-    "CREATE INDEX IF NOT EXISTS task_instances_by_state ON task_instances (state);"
-    TRIES_HEAD
+    "CREATE INDEX IF NOT EXISTS task_instances_by_state ON task_instances (state);" TRIES_HEAD
     " state TEXT NOT NULL CHECK (state IN ('none','scheduled','queued','running','success',"
-    "  'failed','up_for_retry','upstream_failed','skipped','removed','up_for_reschedule')),"
-    TRIES_TAIL ";"
+    "  "
+    "'failed','up_for_retry','upstream_failed','skipped','removed','up_for_reschedule'))"
+    "," TRIES_TAIL ";"
     "INSERT INTO task_instance_tries SELECT * FROM tries_copy;"
     "DROP TABLE tries_copy;"
     "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
@@ -400,45 +401,207 @@ static const char *const migrations[] = {
     "UPDATE sqlite_master SET sql = replace(sql,"
     " 'CHECK (state IN  (''queued'',''starting'',''running'',''succeeded'',''failed'',"
     "''killed''))',"
-    " 'CHECK (" EQ_ANY6("state", "queued", "starting", "running", "succeeded", "failed", "killed")
-    ")')"
-    " WHERE type = 'table' AND name = 'jobs';"
-    "UPDATE sqlite_master SET sql = replace(sql,"
-    " 'CHECK (state IN  (''pending'',''starting'',''running'',''succeeded'',''failed'',"
-    "''killed'',''lost''))',"
-    " 'CHECK (" EQ_ANY7("state", "pending", "starting", "running", "succeeded", "failed",
-                        "killed", "lost") ")')"
-    " WHERE type = 'table' AND name = 'tasks';"
-    "UPDATE sqlite_master SET sql = replace(replace(sql,"
-    " 'CHECK (state IN (''queued'',''running'',''success'',''failed''))',"
-    " 'CHECK (" EQ_ANY4("state", "queued", "running", "success", "failed") ")'),"
-    " 'CHECK (run_type IN (''manual'',''scheduled'',''backfill''))',"
-    " 'CHECK (" EQ_ANY3("run_type", "manual", "scheduled", "backfill") ")')"
-    " WHERE type = 'table' AND name = 'dag_runs';"
-    "UPDATE sqlite_master SET sql = replace(replace(sql,"
-    " 'CHECK (state IN (''none'',''scheduled'',''queued'',''running'',''success'',"
-    "  ''failed'',''up_for_retry'',''upstream_failed'',''skipped'',''removed''))',"
-    " 'CHECK (" EQ_ANY5("state", "none", "scheduled", "queued", "running", "success")
-    " OR " EQ_ANY5("state", "failed", "up_for_retry", "upstream_failed", "skipped", "removed")
-    ")'),"
-    /* the same list with a sensor's state between pokes, as a rebuild of
-     * the two tables may have written it */
-    " 'CHECK (state IN (''none'',''scheduled'',''queued'',''running'',''success'',"
-    "  ''failed'',''up_for_retry'',''upstream_failed'',''skipped'',''removed'',"
-    "''up_for_reschedule''))',"
-    " 'CHECK (" EQ_ANY5("state", "none", "scheduled", "queued", "running", "success")
-    " OR " EQ_ANY6("state", "failed", "up_for_retry", "upstream_failed", "skipped", "removed",
-                   "up_for_reschedule") ")')"
-    " WHERE type = 'table' AND name IN ('task_instances', 'task_instance_tries');"
-    /* a notification's state and target kind (8 -> 9), set at every
-     * delivery attempt */
-    "UPDATE sqlite_master SET sql = replace(replace(sql,"
-    " 'CHECK (target_kind IN (''webhook'',''email'',''command''))',"
-    " 'CHECK (" EQ_ANY3("target_kind", "webhook", "email", "command") ")'),"
-    " 'CHECK (state IN (''pending'',''sent'',''failed''))',"
-    " 'CHECK (" EQ_ANY3("state", "pending", "sent", "failed") ")')"
-    " WHERE type = 'table' AND name = 'notifications';"
-    "PRAGMA writable_schema = OFF;",
+    " 'CHECK (" EQ_ANY6(
+        "state", "queued", "starting", "running", "succeeded", "failed",
+        "killed") ")')"
+                  " WHERE type = 'table' AND name = 'jobs';"
+                  "UPDATE sqlite_master SET sql = replace(sql,"
+                  " 'CHECK (state IN  "
+                  "(''pending'',''starting'',''running'',''succeeded'',''failed'',"
+                  "''killed'',''lost''))',"
+                  " 'CHECK (" EQ_ANY7(
+                      "state", "pending", "starting", "running", "succeeded", "failed", "killed",
+                      "lost") ")')"
+                              " WHERE type = 'table' AND name = 'tasks';"
+                              "UPDATE sqlite_master SET sql = replace(replace(sql,"
+                              " 'CHECK (state IN (''queued'',''running'',''success'',''failed''))',"
+                              " 'CHECK (" EQ_ANY4(
+                                  "state", "queued", "running", "success",
+                                  "failed") ")'),"
+                                            " 'CHECK (run_type IN "
+                                            "(''manual'',''scheduled'',''backfill''))',"
+                                            " 'CHECK (" EQ_ANY3(
+                                                "run_type", "manual", "scheduled",
+                                                "backfill") ")')"
+                                                            " WHERE type = 'table' AND name = "
+                                                            "'dag_runs';"
+                                                            "UPDATE sqlite_master SET sql = "
+                                                            "replace(replace(sql,"
+                                                            " 'CHECK (state IN "
+                                                            "(''none'',''scheduled'',''queued'',''"
+                                                            "running'',''success'',"
+                                                            "  "
+                                                            "''failed'',''up_for_retry'',''"
+                                                            "upstream_failed'',''skipped'',''"
+                                                            "removed''))',"
+                                                            " 'CHECK (" EQ_ANY5("state", "none", "scheduled", "queued", "running", "success") " OR " EQ_ANY5(
+                                                                "state", "failed",
+                                                                "up_for_retry", "upstream_failed",
+                                                                "skipped",
+                                                                "removed") ")'),"
+                                                                           /* the same
+                                                                            * list with a
+                                                                            * sensor's
+                                                                            * state
+                                                                            * between
+                                                                            * pokes, as a
+                                                                            * rebuild of
+                                                                            * the two
+                                                                            * tables may
+                                                                            * have
+                                                                            * written it
+                                                                            */
+                                                                           " 'CHECK "
+                                                                           "(state IN "
+                                                                           "(''none'',''"
+                                                                           "scheduled'',"
+                                                                           "''queued'','"
+                                                                           "'running'','"
+                                                                           "'success'',"
+                                                                           "  "
+                                                                           "''failed'','"
+                                                                           "'up_for_"
+                                                                           "retry'',''"
+                                                                           "upstream_"
+                                                                           "failed'',''"
+                                                                           "skipped'',''"
+                                                                           "removed'',"
+                                                                           "''up_for_"
+                                                                           "reschedule''"
+                                                                           "))',"
+                                                                           " 'CHECK "
+                                                                           "(" EQ_ANY5("state", "none", "scheduled", "queued", "running", "success") " OR " EQ_ANY6(
+                                                                               "state", "failed",
+                                                                               "up_for_"
+                                                                               "retry",
+                                                                               "upstream"
+                                                                               "_failed",
+                                                                               "skipped", "removed",
+                                                                               "up_for_"
+                                                                               "reschedu"
+                                                                               "le") ")'"
+                                                                                     ")"
+                                                                                     " W"
+                                                                                     "HE"
+                                                                                     "RE"
+                                                                                     " t"
+                                                                                     "yp"
+                                                                                     "e "
+                                                                                     "= "
+                                                                                     "'t"
+                                                                                     "ab"
+                                                                                     "le"
+                                                                                     "' "
+                                                                                     "AN"
+                                                                                     "D "
+                                                                                     "na"
+                                                                                     "me"
+                                                                                     " I"
+                                                                                     "N "
+                                                                                     "('"
+                                                                                     "ta"
+                                                                                     "sk"
+                                                                                     "_i"
+                                                                                     "ns"
+                                                                                     "ta"
+                                                                                     "nc"
+                                                                                     "es"
+                                                                                     "',"
+                                                                                     " '"
+                                                                                     "ta"
+                                                                                     "sk"
+                                                                                     "_i"
+                                                                                     "ns"
+                                                                                     "ta"
+                                                                                     "nc"
+                                                                                     "e_"
+                                                                                     "tr"
+                                                                                     "ie"
+                                                                                     "s'"
+                                                                                     ");"
+                                                                                     /* a
+                                                                                      * notification's
+                                                                                      * state and
+                                                                                      * target kind
+                                                                                      * (8 -> 9),
+                                                                                      * set at every
+                                                                                      * delivery
+                                                                                      * attempt */
+                                                                                     "UP"
+                                                                                     "DA"
+                                                                                     "TE"
+                                                                                     " s"
+                                                                                     "ql"
+                                                                                     "it"
+                                                                                     "e_"
+                                                                                     "ma"
+                                                                                     "st"
+                                                                                     "er"
+                                                                                     " S"
+                                                                                     "ET"
+                                                                                     " s"
+                                                                                     "ql"
+                                                                                     " ="
+                                                                                     " r"
+                                                                                     "ep"
+                                                                                     "la"
+                                                                                     "ce"
+                                                                                     "(r"
+                                                                                     "ep"
+                                                                                     "la"
+                                                                                     "ce"
+                                                                                     "(s"
+                                                                                     "ql"
+                                                                                     ","
+                                                                                     " '"
+                                                                                     "CH"
+                                                                                     "EC"
+                                                                                     "K "
+                                                                                     "(t"
+                                                                                     "ar"
+                                                                                     "ge"
+                                                                                     "t_"
+                                                                                     "ki"
+                                                                                     "nd"
+                                                                                     " I"
+                                                                                     "N "
+                                                                                     "('"
+                                                                                     "'w"
+                                                                                     "eb"
+                                                                                     "ho"
+                                                                                     "ok"
+                                                                                     "''"
+                                                                                     ",'"
+                                                                                     "'e"
+                                                                                     "ma"
+                                                                                     "il"
+                                                                                     "''"
+                                                                                     ",'"
+                                                                                     "'c"
+                                                                                     "om"
+                                                                                     "ma"
+                                                                                     "nd"
+                                                                                     "''"
+                                                                                     "))"
+                                                                                     "',"
+                                                                                     " '"
+                                                                                     "CH"
+                                                                                     "EC"
+                                                                                     "K "
+                                                                                     "(" EQ_ANY3(
+                                                                                         "target_"
+                                                                                         "kind",
+                                                                                         "webhook",
+                                                                                         "email",
+                                                                                         "command") ")'),"
+                                                                                                    " 'CHECK (state IN (''pending'',''sent'',''failed''))',"
+                                                                                                    " 'CHECK (" EQ_ANY3(
+                                                                                                        "state",
+                                                                                                        "pending",
+                                                                                                        "sent",
+                                                                                                        "failed") ")')"
+                                                                                                                  " WHERE type = 'table' AND name = 'notifications';"
+                                                                                                                  "PRAGMA writable_schema = OFF;",
     /* 11 -> 12: a TI's tries keyed by their primary key alone (WITHOUT
      * ROWID): a try was stored twice, in the table and in the key's index,
      * and every new try wrote both; and no index by job: no query reads
@@ -448,14 +611,11 @@ static const char *const migrations[] = {
      * migration added makes this step fail rather than lose it); the CHECK
      * is 10 -> 11's */
     "CREATE TEMP TABLE tries_copy AS SELECT * FROM task_instance_tries;"
-    "DROP TABLE task_instance_tries;"
-    TRIES_HEAD
+    "DROP TABLE task_instance_tries;" TRIES_HEAD
     " state TEXT NOT NULL CHECK ((state = 'none' OR state = 'scheduled' OR state = 'queued'"
     " OR state = 'running' OR state = 'success') OR (state = 'failed'"
     " OR state = 'up_for_retry' OR state = 'upstream_failed' OR state = 'skipped'"
-    " OR state = 'removed' OR state = 'up_for_reschedule')),"
-    TRIES_TAIL
-    " WITHOUT ROWID;"
+    " OR state = 'removed' OR state = 'up_for_reschedule'))," TRIES_TAIL " WITHOUT ROWID;"
     "INSERT INTO task_instance_tries SELECT * FROM tries_copy;"
     "DROP TABLE tries_copy;",
     /* 12 -> 13: the specs of jobs that carry secrets (a DAG task's secret

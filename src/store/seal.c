@@ -30,14 +30,14 @@ static int fill_random(uint8_t *buf, size_t n, struct weir_error *err)
 			continue;
 		if (r < 0)
 			return weir_error_set(err, WEIR_E_INTERNAL, "getrandom: %s",
-					      strerror(errno));
+			                      strerror(errno));
 		got += (size_t)r;
 	}
 	return 0;
 }
 
 static void start(struct chacha_poly1305_ctx *ctx, const uint8_t *key, const uint8_t *nonce,
-		  const char *ad)
+                  const char *ad)
 {
 	chacha_poly1305_set_key(ctx, key);
 	chacha_poly1305_set_nonce(ctx, nonce);
@@ -46,7 +46,7 @@ static void start(struct chacha_poly1305_ctx *ctx, const uint8_t *key, const uin
 }
 
 int seal_value(const uint8_t key[SEAL_KEY_SIZE], const char *ad, const void *plain, size_t len,
-	       uint8_t **out, size_t *out_len, struct weir_error *err)
+               uint8_t **out, size_t *out_len, struct weir_error *err)
 {
 	struct chacha_poly1305_ctx ctx;
 	uint8_t *b;
@@ -69,7 +69,7 @@ int seal_value(const uint8_t key[SEAL_KEY_SIZE], const char *ad, const void *pla
 }
 
 int seal_open(const uint8_t key[SEAL_KEY_SIZE], const char *ad, const uint8_t *sealed, size_t len,
-	      char **plain, size_t *plain_len, struct weir_error *err)
+              char **plain, size_t *plain_len, struct weir_error *err)
 {
 	struct chacha_poly1305_ctx ctx;
 	uint8_t tag[SEAL_TAG_SIZE];
@@ -79,9 +79,9 @@ int seal_open(const uint8_t key[SEAL_KEY_SIZE], const char *ad, const uint8_t *s
 	*plain = NULL;
 	if (len < SEAL_OVERHEAD || sealed[0] != SEAL_VERSION)
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "a sealed value of %zu bytes is not one this version "
-				      "wrote",
-				      len);
+		                      "a sealed value of %zu bytes is not one this version "
+		                      "wrote",
+		                      len);
 	n = len - SEAL_OVERHEAD;
 	if (!(p = malloc(n + 1)))
 		return weir_error_set(err, WEIR_E_INTERNAL, "opening a value: out of memory");
@@ -93,8 +93,8 @@ int seal_open(const uint8_t key[SEAL_KEY_SIZE], const char *ad, const uint8_t *s
 		memset(p, 0, n);
 		free(p);
 		return weir_error_set(err, WEIR_E_INVALID,
-				      "a sealed value does not open with this key (the key file "
-				      "is not the one that sealed it, or the bytes changed)");
+		                      "a sealed value does not open with this key (the key file "
+		                      "is not the one that sealed it, or the bytes changed)");
 	}
 	p[n] = '\0';
 	*plain = p;

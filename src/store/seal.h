@@ -30,13 +30,13 @@
 /* Seals `len` bytes of `plain` into *out (newly allocated, *out_len bytes:
  * len + SEAL_OVERHEAD).  `ad` (may be NULL) is the associated data. */
 int seal_value(const uint8_t key[SEAL_KEY_SIZE], const char *ad, const void *plain, size_t len,
-	       uint8_t **out, size_t *out_len, struct weir_error *err);
+               uint8_t **out, size_t *out_len, struct weir_error *err);
 
 /* Opens what seal_value() made into *plain (newly allocated, NUL-ended,
  * *plain_len bytes without the NUL).  -1 with err (WEIR_E_INVALID) when the
  * tag does not match: a wrong key, other associated data, changed bytes. */
 int seal_open(const uint8_t key[SEAL_KEY_SIZE], const char *ad, const uint8_t *sealed, size_t len,
-	      char **plain, size_t *plain_len, struct weir_error *err);
+              char **plain, size_t *plain_len, struct weir_error *err);
 
 /* A key from its text form: 64 hex digits (white space around ignored).
  * 0, or -1 with err. */

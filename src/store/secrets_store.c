@@ -32,17 +32,17 @@ enum ss_stmt {
 
 static const char *const ss_sql[SS_COUNT] = {
     [SS_CONN_ADD] = "INSERT INTO connections (" CONN_COLS ", created_at, updated_at)"
-		    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?10)",
+                    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?10)",
     [SS_CONN_UPDATE] = "UPDATE connections SET conn_type = ?2, description = ?3, host = ?4,"
-		       " port = ?5, login = ?6, password = ?7, schema = ?8, extra = ?9,"
-		       " updated_at = ?10 WHERE conn_id = ?1",
+                       " port = ?5, login = ?6, password = ?7, schema = ?8, extra = ?9,"
+                       " updated_at = ?10 WHERE conn_id = ?1",
     [SS_CONN_GET] = "SELECT " CONN_COLS " FROM connections WHERE conn_id = ?",
     [SS_CONN_LIST] = "SELECT " CONN_COLS " FROM connections ORDER BY conn_id",
     [SS_CONN_DELETE] = "DELETE FROM connections WHERE conn_id = ?",
     [SS_VAR_SET] = "INSERT INTO variables (key, value, description, created_at, updated_at)"
-		   " VALUES (?1,?2,?3,?4,?4) ON CONFLICT (key) DO UPDATE SET"
-		   " value = excluded.value, description = excluded.description,"
-		   " updated_at = excluded.updated_at",
+                   " VALUES (?1,?2,?3,?4,?4) ON CONFLICT (key) DO UPDATE SET"
+                   " value = excluded.value, description = excluded.description,"
+                   " updated_at = excluded.updated_at",
     [SS_VAR_GET] = "SELECT key, value, description FROM variables WHERE key = ?",
     [SS_VAR_LIST] = "SELECT key, value, description FROM variables ORDER BY key",
     [SS_VAR_DELETE] = "DELETE FROM variables WHERE key = ?",
@@ -57,7 +57,7 @@ struct secrets_store {
 };
 
 struct secrets_store *secrets_store_create(struct store *s, const uint8_t key[SEAL_KEY_SIZE],
-					   struct weir_error *err)
+                                           struct weir_error *err)
 {
 	struct secrets_store *ss = calloc(1, sizeof *ss);
 
@@ -85,7 +85,7 @@ static sqlite3_stmt *stmt_get(struct secrets_store *ss, enum ss_stmt id, struct 
 	sqlite3_stmt *st = ss->stmt[id];
 	if (!st) {
 		if (sqlite3_prepare_v3(ss->db, ss_sql[id], -1, SQLITE_PREPARE_PERSISTENT, &st,
-				       NULL) != SQLITE_OK) {
+		                       NULL) != SQLITE_OK) {
 			sql_error(ss->db, "preparing a statement", err);
 			return NULL;
 		}
@@ -107,8 +107,8 @@ static char *seal_ad(const char *what, const char *id, const char *column)
 
 /* Binds `plain` sealed for (what, id, column), or NULL when plain is NULL. */
 static int bind_sealed(struct secrets_store *ss, sqlite3_stmt *st, int i, const char *what,
-		       const char *id, const char *column, const char *plain,
-		       struct weir_error *err)
+                       const char *id, const char *column, const char *plain,
+                       struct weir_error *err)
 {
 	uint8_t *b = NULL;
 	size_t n = 0;
@@ -131,7 +131,7 @@ static int bind_sealed(struct secrets_store *ss, sqlite3_stmt *st, int i, const 
 
 /* A sealed column opened into *out (NULL for SQL NULL). */
 static int col_opened(struct secrets_store *ss, sqlite3_stmt *st, int i, const char *what,
-		      const char *id, const char *column, char **out, struct weir_error *err)
+                      const char *id, const char *column, char **out, struct weir_error *err)
 {
 	const void *b = sqlite3_column_blob(st, i);
 	int n = sqlite3_column_bytes(st, i);
@@ -163,7 +163,7 @@ static int col_text_or_null(sqlite3_stmt *st, int i, char **out)
 /* ---- connections ---- */
 
 static int bind_conn(struct secrets_store *ss, sqlite3_stmt *st, const struct connection *c,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	char *extra = NULL;
 	int rc;
@@ -187,7 +187,7 @@ static int bind_conn(struct secrets_store *ss, sqlite3_stmt *st, const struct co
 }
 
 static int conn_write(struct secrets_store *ss, enum ss_stmt id, const struct connection *c,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(ss, id, err);
 	int rc;
@@ -195,34 +195,34 @@ static int conn_write(struct secrets_store *ss, enum ss_stmt id, const struct co
 	if (!st || bind_conn(ss, st, c, err) < 0)
 		return -1;
 	rc = sqlite3_step(st);
-	if (rc == SQLITE_CONSTRAINT || (rc != SQLITE_DONE &&
-					sqlite3_extended_errcode(ss->db) == SQLITE_CONSTRAINT_PRIMARYKEY)) {
+	if (rc == SQLITE_CONSTRAINT || (rc != SQLITE_DONE && sqlite3_extended_errcode(ss->db) ==
+	                                                         SQLITE_CONSTRAINT_PRIMARYKEY)) {
 		sqlite3_reset(st);
 		return weir_error_set(err, WEIR_E_CONFLICT, "connection \"%s\" exists already",
-				      c->id);
+		                      c->id);
 	}
 	if (rc != SQLITE_DONE)
 		return sql_error(ss->db, "writing a connection", err);
 	if (id == SS_CONN_UPDATE && sqlite3_changes(ss->db) == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no connection \"%s\" in the store",
-				      c->id);
+		                      c->id);
 	return 0;
 }
 
 int secrets_store_conn_add(struct secrets_store *ss, const struct connection *c,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	return conn_write(ss, SS_CONN_ADD, c, err);
 }
 
 int secrets_store_conn_update(struct secrets_store *ss, const struct connection *c,
-			      struct weir_error *err)
+                              struct weir_error *err)
 {
 	return conn_write(ss, SS_CONN_UPDATE, c, err);
 }
 
 static int read_conn(struct secrets_store *ss, sqlite3_stmt *st, struct connection *c,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	char *extra = NULL;
 
@@ -247,16 +247,16 @@ static int read_conn(struct secrets_store *ss, sqlite3_stmt *st, struct connecti
 		free(extra);
 		if (!json_is_object(c->extra)) {
 			connection_release(c);
-			return weir_error_set(err, WEIR_E_INTERNAL,
-					      "store: connection %s: its extra is not a JSON object",
-					      c->id);
+			return weir_error_set(
+			    err, WEIR_E_INTERNAL,
+			    "store: connection %s: its extra is not a JSON object", c->id);
 		}
 	}
 	return 0;
 }
 
 int secrets_store_conn_get(struct secrets_store *ss, const char *id, struct connection *out,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(ss, SS_CONN_GET, err);
 	int rc;
@@ -268,7 +268,7 @@ int secrets_store_conn_get(struct secrets_store *ss, const char *id, struct conn
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no connection \"%s\" in the store",
-				      id);
+		                      id);
 	if (rc != SQLITE_ROW)
 		return sql_error(ss->db, "reading a connection", err);
 	rc = read_conn(ss, st, out, err);
@@ -279,8 +279,9 @@ int secrets_store_conn_get(struct secrets_store *ss, const char *id, struct conn
 /* Every row of statement `id` read by `read` into an array of `size`-byte
  * rows (*rows, *n); `release` frees one. */
 static int list_rows(struct secrets_store *ss, enum ss_stmt id, size_t size,
-		     int (*read)(struct secrets_store *, sqlite3_stmt *, void *, struct weir_error *),
-		     void (*release)(void *), void **rows, size_t *n, struct weir_error *err)
+                     int (*read)(struct secrets_store *, sqlite3_stmt *, void *,
+                                 struct weir_error *),
+                     void (*release)(void *), void **rows, size_t *n, struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(ss, id, err);
 	char *v = NULL;
@@ -322,7 +323,7 @@ fail:
 }
 
 static int read_conn_row(struct secrets_store *ss, sqlite3_stmt *st, void *row,
-			 struct weir_error *err)
+                         struct weir_error *err)
 {
 	return read_conn(ss, st, row, err);
 }
@@ -333,14 +334,14 @@ static void release_conn_row(void *row)
 }
 
 int secrets_store_conn_list(struct secrets_store *ss, struct connection **rows, size_t *n,
-			    struct weir_error *err)
+                            struct weir_error *err)
 {
 	return list_rows(ss, SS_CONN_LIST, sizeof **rows, read_conn_row, release_conn_row,
-			 (void **)rows, n, err);
+	                 (void **)rows, n, err);
 }
 
 static int delete_row(struct secrets_store *ss, enum ss_stmt id, const char *what, const char *key,
-		      struct weir_error *err)
+                      struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(ss, id, err);
 
@@ -351,7 +352,7 @@ static int delete_row(struct secrets_store *ss, enum ss_stmt id, const char *wha
 		return sql_error(ss->db, "deleting a row", err);
 	if (sqlite3_changes(ss->db) == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no %s \"%s\" in the store", what,
-				      key);
+		                      key);
 	return 0;
 }
 
@@ -363,7 +364,7 @@ int secrets_store_conn_delete(struct secrets_store *ss, const char *id, struct w
 /* ---- variables ---- */
 
 int secrets_store_var_set(struct secrets_store *ss, const struct variable *v,
-			  struct weir_error *err)
+                          struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(ss, SS_VAR_SET, err);
 
@@ -380,7 +381,7 @@ int secrets_store_var_set(struct secrets_store *ss, const struct variable *v,
 }
 
 static int read_var(struct secrets_store *ss, sqlite3_stmt *st, struct variable *v,
-		    struct weir_error *err)
+                    struct weir_error *err)
 {
 	memset(v, 0, sizeof *v);
 	if (col_text_or_null(st, 0, &v->key) < 0 || col_text_or_null(st, 2, &v->description) < 0 ||
@@ -400,7 +401,7 @@ static int read_var(struct secrets_store *ss, sqlite3_stmt *st, struct variable 
 }
 
 int secrets_store_var_get(struct secrets_store *ss, const char *key, struct variable *out,
-			  struct weir_error *err)
+                          struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(ss, SS_VAR_GET, err);
 	int rc;
@@ -411,7 +412,8 @@ int secrets_store_var_get(struct secrets_store *ss, const char *key, struct vari
 	sql_bind_text(st, 1, key);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_DONE)
-		return weir_error_set(err, WEIR_E_NOT_FOUND, "no variable \"%s\" in the store", key);
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "no variable \"%s\" in the store",
+		                      key);
 	if (rc != SQLITE_ROW)
 		return sql_error(ss->db, "reading a variable", err);
 	rc = read_var(ss, st, out, err);
@@ -420,7 +422,7 @@ int secrets_store_var_get(struct secrets_store *ss, const char *key, struct vari
 }
 
 static int read_var_row(struct secrets_store *ss, sqlite3_stmt *st, void *row,
-			struct weir_error *err)
+                        struct weir_error *err)
 {
 	return read_var(ss, st, row, err);
 }
@@ -431,10 +433,10 @@ static void release_var_row(void *row)
 }
 
 int secrets_store_var_list(struct secrets_store *ss, struct variable **rows, size_t *n,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	return list_rows(ss, SS_VAR_LIST, sizeof **rows, read_var_row, release_var_row,
-			 (void **)rows, n, err);
+	                 (void **)rows, n, err);
 }
 
 int secrets_store_var_delete(struct secrets_store *ss, const char *key, struct weir_error *err)
@@ -445,7 +447,7 @@ int secrets_store_var_delete(struct secrets_store *ss, const char *key, struct w
 /* ---- jobs' specs with secrets ---- */
 
 int secrets_store_spec_put(struct secrets_store *ss, int64_t job_id, const char *text,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(ss, SS_SPEC_PUT, err);
 	char id[24];
@@ -462,7 +464,7 @@ int secrets_store_spec_put(struct secrets_store *ss, int64_t job_id, const char 
 }
 
 int secrets_store_spec_get(struct secrets_store *ss, int64_t job_id, char **text,
-			   struct weir_error *err)
+                           struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(ss, SS_SPEC_GET, err);
 	char id[24];
@@ -504,7 +506,7 @@ static void clear_jobs_free(struct clear_job *v, size_t n)
 
 /* The jobs whose spec_json holds `needle` (a secret as JSON text writes it). */
 static int clear_jobs(struct secrets_store *ss, const char *needle, struct clear_job **out,
-		      size_t *n, struct weir_error *err)
+                      size_t *n, struct weir_error *err)
 {
 	sqlite3_stmt *st = NULL;
 	struct clear_job *v = NULL;
@@ -514,9 +516,9 @@ static int clear_jobs(struct secrets_store *ss, const char *needle, struct clear
 	*out = NULL;
 	*n = 0;
 	if (sqlite3_prepare_v2(ss->db,
-			       "SELECT id, spec_json, state NOT IN ('succeeded','failed','killed')"
-			       " FROM jobs WHERE instr(spec_json, ?1) > 0",
-			       -1, &st, NULL) != SQLITE_OK)
+	                       "SELECT id, spec_json, state NOT IN ('succeeded','failed','killed')"
+	                       " FROM jobs WHERE instr(spec_json, ?1) > 0",
+	                       -1, &st, NULL) != SQLITE_OK)
 		return sql_error(ss->db, "finding secrets in jobs' specs", err);
 	sql_bind_text(st, 1, needle);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
@@ -537,7 +539,8 @@ static int clear_jobs(struct secrets_store *ss, const char *needle, struct clear
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE) {
 		clear_jobs_free(v, len);
-		return rc == SQLITE_ROW ? weir_error_oom(err) : sql_error(ss->db, "reading jobs' specs", err);
+		return rc == SQLITE_ROW ? weir_error_oom(err)
+		                        : sql_error(ss->db, "reading jobs' specs", err);
 	}
 	*out = v;
 	*n = len;
@@ -546,8 +549,8 @@ static int clear_jobs(struct secrets_store *ss, const char *needle, struct clear
 
 /* Job j's spec_json masked; an active job's spec sealed first, since it
  * may still be needed to start its tasks. */
-static int mask_job(struct secrets_store *ss, const struct clear_job *j,
-		    const struct strvec *texts, struct weir_error *err)
+static int mask_job(struct secrets_store *ss, const struct clear_job *j, const struct strvec *texts,
+                    struct weir_error *err)
 {
 	char *masked = variable_mask_json(j->spec, texts);
 	sqlite3_stmt *st = NULL;
@@ -555,7 +558,7 @@ static int mask_job(struct secrets_store *ss, const struct clear_job *j,
 
 	if (!masked)
 		return weir_error_set(err, WEIR_E_INTERNAL, "store: job %lld: its spec is not JSON",
-				      (long long)j->id);
+		                      (long long)j->id);
 	if (j->active) {
 		struct weir_error e2 = {0};
 		char *have = NULL;
@@ -566,7 +569,7 @@ static int mask_job(struct secrets_store *ss, const struct clear_job *j,
 		free(have);
 	}
 	if (sqlite3_prepare_v2(ss->db, "UPDATE jobs SET spec_json = ?2 WHERE id = ?1", -1, &st,
-			       NULL) != SQLITE_OK) {
+	                       NULL) != SQLITE_OK) {
 		sql_error(ss->db, "masking a job's spec", err);
 		goto out;
 	}
@@ -584,7 +587,7 @@ out:
 
 /* One text masked wherever a version before wrote it in clear. */
 static int scrub_one(struct secrets_store *ss, const char *text, const struct strvec *texts,
-		     struct weir_error *err)
+                     struct weir_error *err)
 {
 	json_t *js = json_string(text);
 	char *quoted = js ? json_dumps(js, JSON_ENCODE_ANY) : NULL;
@@ -604,10 +607,10 @@ static int scrub_one(struct secrets_store *ss, const char *text, const struct st
 		if (mask_job(ss, &jobs[i], texts, err) < 0)
 			goto out;
 	if (sqlite3_prepare_v2(ss->db,
-			       "UPDATE task_instances SET rendered_command ="
-			       " replace(rendered_command, ?1, '***')"
-			       " WHERE instr(rendered_command, ?1) > 0",
-			       -1, &st, NULL) != SQLITE_OK) {
+	                       "UPDATE task_instances SET rendered_command ="
+	                       " replace(rendered_command, ?1, '***')"
+	                       " WHERE instr(rendered_command, ?1) > 0",
+	                       -1, &st, NULL) != SQLITE_OK) {
 		sql_error(ss->db, "masking rendered commands", err);
 		goto out;
 	}
@@ -626,7 +629,7 @@ out:
 }
 
 int secrets_store_scrub(struct secrets_store *ss, const struct strvec *texts,
-			struct weir_error *err)
+                        struct weir_error *err)
 {
 	int rc = 0;
 
@@ -634,8 +637,8 @@ int secrets_store_scrub(struct secrets_store *ss, const struct strvec *texts,
 		return 0;
 	/* the old bytes zeroed where SQLite frees them, and the WAL's old
 	 * frames gone once the masked pages are in the file */
-	if (sqlite3_exec(ss->db, "PRAGMA secure_delete = ON; SAVEPOINT scrub", NULL, NULL,
-			 NULL) != SQLITE_OK)
+	if (sqlite3_exec(ss->db, "PRAGMA secure_delete = ON; SAVEPOINT scrub", NULL, NULL, NULL) !=
+	    SQLITE_OK)
 		rc = sql_error(ss->db, "masking secrets written in clear", err);
 	for (size_t i = 0; rc == 0 && i < texts->n; i++)
 		if (scrub_one(ss, texts->v[i], texts, err) < 0) {

@@ -66,7 +66,8 @@ int sensor_store_get(struct store *s, const char *dag_id, const char *run_id, co
 	sql_bind_ti_key(st, 1, dag_id, run_id, task_id, map_index);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
-		ret = read_row(st, out) < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory") : 0;
+		ret = read_row(st, out) < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
+		                            : 0;
 	else if (rc == SQLITE_DONE)
 		ret = weir_error_set(err, WEIR_E_NOT_FOUND, "task %s has not poked", task_id);
 	else

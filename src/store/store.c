@@ -116,8 +116,8 @@ struct store {
 	sqlite3_stmt *stmt[ST_COUNT];
 	sqlite3_stmt *events[STORE_EVENT_SLOTS]; /* job_events.c's */
 	int version;
-	bool in_tx;     /* store_begin() was called: the turn's writes share one transaction */
-	bool tx_begun;  /* ... and its BEGIN ran (at the turn's first write) */
+	bool in_tx;         /* store_begin() was called: the turn's writes share one transaction */
+	bool tx_begun;      /* ... and its BEGIN ran (at the turn's first write) */
 	uint64_t rollbacks; /* transactions with writes that were rolled back */
 };
 
@@ -294,8 +294,8 @@ static int add_columns(struct store *s, int version, const char *what, struct we
 			return -1;
 		if (has)
 			continue;
-		snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", c[i].table, c[i].column,
-		         c[i].decl);
+		snprintf(sql, sizeof sql, "ALTER TABLE %s ADD COLUMN %s %s", c[i].table,
+		         c[i].column, c[i].decl);
 		if (exec_sql(s, sql, what, err) < 0)
 			return -1;
 	}
@@ -489,8 +489,8 @@ int store_write_starts(struct store *s, struct weir_error *err)
 		return 0;
 	st = s->stmt[ST_BEGIN];
 	if (!st) {
-		if (sqlite3_prepare_v3(s->db, stmt_sql[ST_BEGIN], -1, SQLITE_PREPARE_PERSISTENT, &st,
-		                       NULL) != SQLITE_OK)
+		if (sqlite3_prepare_v3(s->db, stmt_sql[ST_BEGIN], -1, SQLITE_PREPARE_PERSISTENT,
+		                       &st, NULL) != SQLITE_OK)
 			return db_error(s, err, "preparing a statement");
 		s->stmt[ST_BEGIN] = st;
 	}
@@ -619,8 +619,8 @@ static int check_task_enums(struct store *s, enum task_state state, enum end_cau
 {
 	if ((unsigned)state >= TASK_STATE_COUNT || (unsigned)cause >= END_CAUSE_COUNT)
 		return weir_error_set(err, WEIR_E_INVALID,
-		                      "store %s: task state %d or cause %d is out of range", s->path,
-		                      (int)state, (int)cause);
+		                      "store %s: task state %d or cause %d is out of range",
+		                      s->path, (int)state, (int)cause);
 	return 0;
 }
 
@@ -1061,7 +1061,6 @@ int store_meta_set(struct store *s, const char *key, const char *value, struct w
 
 /* ---- per-job facts: columns store_job_update() leaves alone ---- */
 
-
 /* Steps a write of one job's columns; WEIR_E_NOT_FOUND when no job has the id. */
 static int job_fact_write(struct store *s, sqlite3_stmt *st, int64_t job_id, const char *what,
                           struct weir_error *err)
@@ -1169,8 +1168,7 @@ int store_job_route_get(struct store *s, int64_t job_id, enum job_route *route, 
 	return 0;
 }
 
-int store_job_glance(struct store *s, int64_t job_id, struct job_row *out,
-                     struct weir_error *err)
+int store_job_glance(struct store *s, int64_t job_id, struct job_row *out, struct weir_error *err)
 {
 	sqlite3_stmt *st = stmt_get(s, ST_JOB_GLANCE, err);
 	bool known;

@@ -50,24 +50,24 @@ struct store; /* opaque */
  * but id, name, spec_json, framework, max_restarts and submitted_at are
  * written by store_job_update(). */
 struct job_row {
-	int64_t id;                  /* assigned by store_job_insert() */
-	char *name;                  /* (insert) */
-	char *spec_json;             /* (insert) job_spec_to_json()'s text */
-	char *framework;             /* (insert) for listings without parsing the spec */
-	enum job_state state;        /* (insert) */
-	enum end_cause cause;        /* (insert) why it ended; END_CAUSE_NONE until then */
-	char *reason;                /* (insert) "" when none */
-	int priority;                /* (insert) */
-	int attempt;                 /* (insert) current attempt, from 1 */
-	int max_restarts;            /* (insert) copied from the spec, for listings */
-	int exit_code;               /* -1: none */
-	bool restart_pending;        /* a gang restart was decided; tasks still stopping */
-	int64_t submitted_at;        /* (insert) epoch ms */
-	int64_t queued_at;           /* (insert) when the current attempt was queued */
-	int64_t allocated_at;        /* the current attempt got its gang; 0: not yet */
-	int64_t running_at;          /* the current attempt's gang completed; 0: not yet */
-	int64_t started_at;          /* first time any attempt ran; 0: never */
-	int64_t ended_at;            /* 0: not ended */
+	int64_t id;           /* assigned by store_job_insert() */
+	char *name;           /* (insert) */
+	char *spec_json;      /* (insert) job_spec_to_json()'s text */
+	char *framework;      /* (insert) for listings without parsing the spec */
+	enum job_state state; /* (insert) */
+	enum end_cause cause; /* (insert) why it ended; END_CAUSE_NONE until then */
+	char *reason;         /* (insert) "" when none */
+	int priority;         /* (insert) */
+	int attempt;          /* (insert) current attempt, from 1 */
+	int max_restarts;     /* (insert) copied from the spec, for listings */
+	int exit_code;        /* -1: none */
+	bool restart_pending; /* a gang restart was decided; tasks still stopping */
+	int64_t submitted_at; /* (insert) epoch ms */
+	int64_t queued_at;    /* (insert) when the current attempt was queued */
+	int64_t allocated_at; /* the current attempt got its gang; 0: not yet */
+	int64_t running_at;   /* the current attempt's gang completed; 0: not yet */
+	int64_t started_at;   /* first time any attempt ran; 0: never */
+	int64_t ended_at;     /* 0: not ended */
 };
 
 /* One task: (job_id, attempt, role, idx) is the key.  Every attempt's rows
@@ -78,15 +78,15 @@ struct task_row {
 	char *role;
 	int idx;
 	enum task_state state;
-	enum end_cause cause;        /* why it ended; END_CAUSE_NONE until then */
-	char *reason;                /* "" when none; "OOMKilled" ... */
-	char *host;                  /* "" until registered */
-	int port;                    /* 0: none */
-	int launcher_pid;            /* 0: none */
-	int pid;                     /* the user program's; 0: none */
-	char *gpus;                  /* "0,1"; "" when none */
-	int exit_code;               /* -1: none */
-	int signal;                  /* 0: none */
+	enum end_cause cause; /* why it ended; END_CAUSE_NONE until then */
+	char *reason;         /* "" when none; "OOMKilled" ... */
+	char *host;           /* "" until registered */
+	int port;             /* 0: none */
+	int launcher_pid;     /* 0: none */
+	int pid;              /* the user program's; 0: none */
+	char *gpus;           /* "0,1"; "" when none */
+	int exit_code;        /* -1: none */
+	int signal;           /* 0: none */
 	bool oom_killed;
 	int64_t peak_memory_bytes; /* 0: unknown */
 	int64_t cpu_time_ms;       /* 0: unknown */

@@ -28,8 +28,9 @@ void airflow_health_add(json_t *health, const struct api_health *st)
 
 	if (!st) {
 		json_object_set_new(health, "metadatabase", json_pack("{s:n}", "status"));
-		json_object_set_new(health, "scheduler",
-		                    json_pack("{s:n, s:n}", "status", "latest_scheduler_heartbeat"));
+		json_object_set_new(
+		    health, "scheduler",
+		    json_pack("{s:n, s:n}", "status", "latest_scheduler_heartbeat"));
 		return;
 	}
 	fresh = st->last_pass_ms > 0 &&
@@ -321,8 +322,8 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct log_strea
 	struct weir_error err = {0};
 	int map_index;
 	/* {map_index}/tries: the segment before "tries" is a map index, or a 400 */
-	bool tries = ops->ti_tries && ((n == 7 && !strcmp(seg[6], "tries")) ||
-	                               (n == 8 && !strcmp(seg[7], "tries")));
+	bool tries = ops->ti_tries &&
+	             ((n == 7 && !strcmp(seg[6], "tries")) || (n == 8 && !strcmp(seg[7], "tries")));
 
 	if (!(n == 6 || tries || (n == 7 && looks_like_index(seg[6])) ||
 	      (n == 8 && !strcmp(seg[6], "logs")))) {
@@ -406,8 +407,8 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream 
 			reply_problem_no_method(req);
 		return;
 	}
-	if (n == 6 && !strcmp(seg[1], "~") && !strcmp(seg[2], "dagRuns") &&
-	    !strcmp(seg[3], "~") && !strcmp(seg[4], "taskInstances") && !strcmp(seg[5], "list")) {
+	if (n == 6 && !strcmp(seg[1], "~") && !strcmp(seg[2], "dagRuns") && !strcmp(seg[3], "~") &&
+	    !strcmp(seg[4], "taskInstances") && !strcmp(seg[5], "list")) {
 		if (request_method_is(req, "POST"))
 			airflow_list_tis_batch(ops, ctx, req);
 		else

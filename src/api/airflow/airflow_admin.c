@@ -58,8 +58,9 @@ static bool new_state_ok(struct http_request *req, json_t *body, const char **ou
 		return false;
 	}
 	if (s && !strcmp(s, "skipped")) {
-		reply_problem(req, 400,
-		              "new_state: skipped cannot be set by hand in weir; success or failed");
+		reply_problem(
+		    req, 400,
+		    "new_state: skipped cannot be set by hand in weir; success or failed");
 		return false;
 	}
 	if (!s || (strcmp(s, "success") && strcmp(s, "failed"))) {
@@ -74,8 +75,8 @@ static bool new_state_ok(struct http_request *req, json_t *body, const char **ou
 
 static void route_patch_dags(const struct dag_api_ops *ops, void *ctx, struct http_request *req)
 {
-	static const char *const allowed_q[] = {"limit", "offset", "tags", "update_mask",
-	                                        "only_active", "dag_id_pattern", NULL};
+	static const char *const allowed_q[] = {
+	    "limit", "offset", "tags", "update_mask", "only_active", "dag_id_pattern", NULL};
 	static const char *const allowed_b[] = {"is_paused", NULL};
 	struct weir_error err = {0};
 	struct dag_list_query q = {.paused = -1};
@@ -112,8 +113,8 @@ static void route_patch_dags(const struct dag_api_ops *ops, void *ctx, struct ht
 	out = json_array();
 	json_array_foreach(json_object_get(list, "dags"), i, d)
 	{
-		json_t *r = ops->patch_dag(ctx, json_string_value(json_object_get(d, "dag_id")), body,
-		                           &err);
+		json_t *r = ops->patch_dag(ctx, json_string_value(json_object_get(d, "dag_id")),
+		                           body, &err);
 		if (!r) {
 			reply_problem_error(req, &err);
 			goto out;
@@ -171,8 +172,9 @@ static void route_mark_many(const struct dag_admin_ops *a, void *ctx, struct htt
 		goto out;
 	}
 	if (ed && !json_is_null(ed) && !json_is_string(ed)) {
-		reply_problem(req, 400,
-		              "execution_date: expected a date-time like 2024-01-01T00:00:00+00:00");
+		reply_problem(
+		    req, 400,
+		    "execution_date: expected a date-time like 2024-01-01T00:00:00+00:00");
 		goto out;
 	}
 	m.run_id = json_string_value(rid);
@@ -297,8 +299,8 @@ static void route_try(const struct dag_api_ops *ops, void *ctx, struct http_requ
 			goto out;
 		}
 	}
-	reply_problemf(req, 404, "task %s of run %s (DAG %s) has no try %d", seg[5], seg[3],
-	               seg[1], want);
+	reply_problemf(req, 404, "task %s of run %s (DAG %s) has no try %d", seg[5], seg[3], seg[1],
+	               want);
 out:
 	json_decref(tries);
 	json_decref(ti);
@@ -306,8 +308,8 @@ out:
 
 /* .../taskInstances/{task_id}/...: n >= 6.  Returns false for what the
  * routes of airflow.c answer (GET of the TI, its tries, its logs). */
-static bool route_ti(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                     char **seg, int n)
+static bool route_ti(const struct dag_api_ops *ops, void *ctx, struct http_request *req, char **seg,
+                     int n)
 {
 	const struct dag_admin_ops *a = ops->admin;
 	struct weir_error err = {0};
@@ -408,8 +410,8 @@ bool airflow_admin_route(const struct dag_api_ops *ops, void *ctx, struct http_r
 		}
 		id = strtoll(seg[1], &end, 10);
 		if (*end || end == seg[1] || id < 1) {
-			reply_problemf(req, 400, "import_error_id \"%.40s\": expected a whole number",
-			               seg[1]);
+			reply_problemf(
+			    req, 400, "import_error_id \"%.40s\": expected a whole number", seg[1]);
 			return true;
 		}
 		reply_problem_result(req, a->import_error(ctx, id, &err), &err);
@@ -446,8 +448,8 @@ bool airflow_admin_route(const struct dag_api_ops *ops, void *ctx, struct http_r
 			reply_problem_result(req, a->get_task(ctx, seg[1], seg[3], &err), &err);
 		return true;
 	}
-	if (n < 4 || strcmp(seg[2], "dagRuns") || !strcmp(seg[3], "~") ||
-	    !airflow_id_ok(seg[1]) || !airflow_id_ok(seg[3]))
+	if (n < 4 || strcmp(seg[2], "dagRuns") || !strcmp(seg[3], "~") || !airflow_id_ok(seg[1]) ||
+	    !airflow_id_ok(seg[3]))
 		return false; /* airflow.c answers, or refuses the ids */
 	if (n == 4) {
 		if (!request_method_is(req, "DELETE"))

@@ -12,8 +12,8 @@
 
 #include <stdbool.h>
 
-#include "api/dag_api.h"
 #include "api/dag_admin_api.h"
+#include "api/dag_api.h"
 #include "api/http.h"
 
 /* Answers the request and returns true when it is one of these routes;

@@ -104,13 +104,19 @@ static bool pool_body_ok(struct http_request *req, json_t *body, bool need_all)
 	return true;
 }
 
-static const char *const pool_fields[] = {"name", "slots", "description", "include_deferred",
-                                          NULL};
+static const char *const pool_fields[] = {"name", "slots", "description", "include_deferred", NULL};
 /* read-only fields Airflow lets a client send back (GET, change, PATCH) */
-static const char *const pool_body_fields[] = {
-    "name",           "slots",        "description",     "include_deferred",
-    "occupied_slots", "running_slots", "queued_slots",   "open_slots",
-    "scheduled_slots", "deferred_slots", NULL};
+static const char *const pool_body_fields[] = {"name",
+                                               "slots",
+                                               "description",
+                                               "include_deferred",
+                                               "occupied_slots",
+                                               "running_slots",
+                                               "queued_slots",
+                                               "open_slots",
+                                               "scheduled_slots",
+                                               "deferred_slots",
+                                               NULL};
 
 /* PATCH: with update_mask only those fields (each must be writable), else
  * every writable field the body holds. */
@@ -170,10 +176,11 @@ static void route_pools(const struct dag_admin_ops *a, void *ctx, struct http_re
 			return;
 		if (o && strcmp(o, "name") && strcmp(o, "-name") && strcmp(o, "slots") &&
 		    strcmp(o, "-slots") && strcmp(o, "id") && strcmp(o, "-id")) {
-			reply_problemf(req, 400,
-			               "order_by \"%.40s\": expected name, slots or id (- in front: "
-			               "descending)",
-			               o);
+			reply_problemf(
+			    req, 400,
+			    "order_by \"%.40s\": expected name, slots or id (- in front: "
+			    "descending)",
+			    o);
 			return;
 		}
 		reply_problem_result(req, a->list_pools(ctx, limit, offset, o, &err), &err);
@@ -241,8 +248,9 @@ static void route_dag_stats(const struct dag_admin_ops *a, void *ctx, struct htt
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (!airflow_id_ok(t) || n == 256) {
 			reply_problemf(req, 400,
-			               n == 256 ? "dag_ids: at most 256" : "dag_ids: \"%.60s\": not "
-			                                                   "a DAG id",
+			               n == 256 ? "dag_ids: at most 256"
+			                        : "dag_ids: \"%.60s\": not "
+			                          "a DAG id",
 			               t);
 			free(copy);
 			return;
@@ -282,7 +290,8 @@ static void route_dag_source(const struct dag_admin_ops *a, void *ctx, struct ht
 	free(text);
 }
 
-/* ---- the configuration, as Airflow's Config: {"sections":[{name, options:[{key, value}]}]} ---- */
+/* ---- the configuration, as Airflow's Config: {"sections":[{name, options:[{key, value}]}]} ----
+ */
 
 static json_t *config_pick(const json_t *view, const char *section, const char *option)
 {
@@ -300,12 +309,13 @@ static json_t *config_pick(const json_t *view, const char *section, const char *
 			continue;
 		}
 		opts = json_array();
-		json_array_foreach(json_object_get(s, "options"), k, o)
-			if (!strcmp(json_string_value(json_object_get(o, "key")), option))
-				json_array_append(opts, o);
+		json_array_foreach(json_object_get(s, "options"), k,
+		                   o) if (!strcmp(json_string_value(json_object_get(o, "key")),
+		                                  option)) json_array_append(opts, o);
 		if (json_array_size(opts))
 			json_array_append_new(out, json_pack("{s:O, s:o}", "name",
-			                                     json_object_get(s, "name"), "options", opts));
+			                                     json_object_get(s, "name"), "options",
+			                                     opts));
 		else
 			json_decref(opts);
 	}
@@ -340,8 +350,8 @@ static void reply_config(struct http_request *req, json_t *cfg)
 		{
 			fprintf(f, "[%s]\n", json_string_value(json_object_get(s, "name")));
 			json_array_foreach(json_object_get(s, "options"), k, o)
-				fprintf(f, "%s = %s\n", json_string_value(json_object_get(o, "key")),
-				        json_string_value(json_object_get(o, "value")));
+			    fprintf(f, "%s = %s\n", json_string_value(json_object_get(o, "key")),
+			            json_string_value(json_object_get(o, "value")));
 			fputc('\n', f);
 		}
 		fclose(f);
@@ -396,8 +406,8 @@ static void route_config(const json_t *view, struct http_request *req, char **se
  * The filters are still checked. */
 static void route_dag_warnings(struct http_request *req)
 {
-	static const char *const allowed[] = {"dag_id", "warning_type", "limit", "offset",
-	                                      "order_by", NULL};
+	static const char *const allowed[] = {"dag_id", "warning_type", "limit",
+	                                      "offset", "order_by",     NULL};
 	const char *d = http_request_query(req, "dag_id");
 	int limit, offset;
 

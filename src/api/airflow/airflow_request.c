@@ -92,8 +92,8 @@ static bool query_key_known(void *arg, const char *key, const char *value)
 	for (const char *const *a = c->allowed; *a; a++)
 		snprintf(list + strlen(list), sizeof list - strlen(list), "%s%s",
 		         a == c->allowed ? "" : ", ", *a);
-	reply_problemf(c->req, 400, "query parameter \"%.60s\": not one this route takes (%s)",
-	               key, list);
+	reply_problemf(c->req, 400, "query parameter \"%.60s\": not one this route takes (%s)", key,
+	               list);
 	return false;
 }
 

@@ -17,7 +17,8 @@
 #define MASK_MAX 16
 
 static const char *const conn_fields[] = {"connection_id", "conn_type", "description", "host",
-					  "port", "login", "password", "schema", "extra", NULL};
+                                          "port",          "login",     "password",    "schema",
+                                          "extra",         NULL};
 static const char *const var_fields[] = {"key", "value", "description", NULL};
 
 /* [A-Za-z0-9_.-]{1,250}: the ids of connections and the keys of variables. */
@@ -29,12 +30,12 @@ static bool id_ok(struct http_request *req, const char *what, const char *id)
 	    strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n)
 		return true;
 	reply_problemf(req, 400, "%s \"%.60s\": expected 1 to 250 characters of A-Z a-z 0-9 _ . -",
-		       what, id);
+	               what, id);
 	return false;
 }
 
 static void list(struct http_request *req, void *ctx,
-		 json_t *(*op)(void *, const struct secrets_list_query *, struct weir_error *))
+                 json_t *(*op)(void *, const struct secrets_list_query *, struct weir_error *))
 {
 	static const char *const allowed[] = {"limit", "offset", "order_by", NULL};
 	struct secrets_list_query q = {0};
@@ -49,7 +50,7 @@ static void list(struct http_request *req, void *ctx,
 /* ?update_mask=a,b into fields (pointing into buf); each must be one of
  * `known`.  false after answering 400. */
 static bool read_mask(struct http_request *req, const char *const *known, char *buf, size_t size,
-		      const char **fields, struct secrets_mask *mask)
+                      const char **fields, struct secrets_mask *mask)
 {
 	const char *m = http_request_query(req, "update_mask");
 	char *save = NULL;
@@ -73,9 +74,10 @@ static bool read_mask(struct http_request *req, const char *const *known, char *
 		for (size_t i = 0; known[i] && !ok; i++)
 			ok = !strcmp(known[i], f);
 		if (!ok || mask->n == MASK_MAX) {
-			reply_problemf(req, 400, "update_mask: \"%.60s\" is unknown or cannot be "
-						 "updated",
-				       f);
+			reply_problemf(req, 400,
+			               "update_mask: \"%.60s\" is unknown or cannot be "
+			               "updated",
+			               f);
 			return false;
 		}
 		fields[mask->n++] = f;
@@ -84,7 +86,7 @@ static bool read_mask(struct http_request *req, const char *const *known, char *
 }
 
 static void route_one(const struct secrets_api_ops *ops, void *ctx, struct http_request *req,
-		      bool conn, const char *id)
+                      bool conn, const char *id)
 {
 	struct weir_error err = {0};
 	json_t *body;
@@ -92,21 +94,22 @@ static void route_one(const struct secrets_api_ops *ops, void *ctx, struct http_
 	if (!id_ok(req, conn ? "connection_id" : "variable_key", id))
 		return;
 	if (request_method_is(req, "GET")) {
-		reply_problem_result(req, conn ? ops->get_connection(ctx, id, &err)
-					       : ops->get_variable(ctx, id, &err),
-				     &err);
+		reply_problem_result(req,
+		                     conn ? ops->get_connection(ctx, id, &err)
+		                          : ops->get_variable(ctx, id, &err),
+		                     &err);
 	} else if (request_method_is(req, "DELETE")) {
 		int rc = conn ? ops->delete_connection(ctx, id, &err)
-			      : ops->delete_variable(ctx, id, &err);
+		              : ops->delete_variable(ctx, id, &err);
 		if (rc < 0)
 			reply_problem_error(req, &err);
 		else
 			http_request_respond_static(req, 204, "application/json", "", 0);
 	} else if (request_method_is(req, "PATCH")) {
 		/* the id is not among what a mask may name (Airflow: it cannot change) */
-		static const char *const conn_mask[] = {"conn_type", "description", "host", "port",
-							"login", "password", "schema", "extra",
-							NULL};
+		static const char *const conn_mask[] = {"conn_type", "description", "host",
+		                                        "port",      "login",       "password",
+		                                        "schema",    "extra",       NULL};
 		static const char *const var_mask[] = {"value", "description", NULL};
 		const char *fields[MASK_MAX];
 		struct secrets_mask mask;
@@ -114,9 +117,10 @@ static void route_one(const struct secrets_api_ops *ops, void *ctx, struct http_
 		if (!read_mask(req, conn ? conn_mask : var_mask, buf, sizeof buf, fields, &mask) ||
 		    !(body = airflow_read_body(req, conn ? conn_fields : var_fields)))
 			return;
-		reply_problem_result(req, conn ? ops->patch_connection(ctx, id, body, &mask, &err)
-					       : ops->patch_variable(ctx, id, body, &mask, &err),
-				     &err);
+		reply_problem_result(req,
+		                     conn ? ops->patch_connection(ctx, id, body, &mask, &err)
+		                          : ops->patch_variable(ctx, id, body, &mask, &err),
+		                     &err);
 		json_decref(body);
 	} else {
 		reply_problem_no_method(req);
@@ -124,7 +128,7 @@ static void route_one(const struct secrets_api_ops *ops, void *ctx, struct http_
 }
 
 void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct conn_tests *tests,
-			struct http_request *req, char **seg, int n)
+                        struct http_request *req, char **seg, int n)
 {
 	bool conn = !strcmp(seg[0], "connections");
 	struct weir_error err = {0};
@@ -140,9 +144,10 @@ void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct con
 		} else if (request_method_is(req, "POST")) {
 			if (!(body = airflow_read_body(req, conn ? conn_fields : var_fields)))
 				return;
-			reply_problem_result(req, conn ? ops->add_connection(ctx, body, &err)
-						       : ops->set_variable(ctx, body, &err),
-					     &err);
+			reply_problem_result(req,
+			                     conn ? ops->add_connection(ctx, body, &err)
+			                          : ops->set_variable(ctx, body, &err),
+			                     &err);
 			json_decref(body);
 		} else {
 			reply_problem_no_method(req);

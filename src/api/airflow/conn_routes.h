@@ -25,6 +25,6 @@
 /* Answers the request: seg[0..n) after /api/v1/.  ops NULL: 503.  tests:
  * where POST /connections/test waits (NULL: that route answers 501). */
 void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct conn_tests *tests,
-			struct http_request *req, char **seg, int n);
+                        struct http_request *req, char **seg, int n);
 
 #endif

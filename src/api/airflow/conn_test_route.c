@@ -68,7 +68,7 @@ static void on_test_done(void *arg, bool ok, const char *message)
 }
 
 void conn_test_route_handle(struct conn_tests *t, const struct secrets_api_ops *ops, void *ctx,
-			    struct http_request *req, json_t *body)
+                            struct http_request *req, json_t *body)
 {
 	struct weir_error err = {0};
 	struct pending *p;

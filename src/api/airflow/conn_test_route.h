@@ -30,6 +30,6 @@ void conn_tests_destroy(struct conn_tests *t);
  * Connection fields, borrowed) the caller has read, or suspends it until
  * the test ends.  t NULL: 501. */
 void conn_test_route_handle(struct conn_tests *t, const struct secrets_api_ops *ops, void *ctx,
-			    struct http_request *req, json_t *body);
+                            struct http_request *req, json_t *body);
 
 #endif

@@ -20,12 +20,12 @@
 /* The parts of a dataset route's path. */
 enum dataset_route {
 	DR_NONE = 0,
-	DR_LIST,          /* /datasets */
-	DR_ONE,           /* /datasets/{uri} */
-	DR_EVENTS,        /* /datasets/events */
-	DR_URI_QUEUE,     /* /datasets/queuedEvent/{uri} */
-	DR_DAG_QUEUE,     /* /dags/{dag_id}/datasets/queuedEvent[/{uri}] */
-	DR_UPSTREAM,      /* /dags/{dag_id}/dagRuns/{run_id}/upstreamDatasetEvents */
+	DR_LIST,      /* /datasets */
+	DR_ONE,       /* /datasets/{uri} */
+	DR_EVENTS,    /* /datasets/events */
+	DR_URI_QUEUE, /* /datasets/queuedEvent/{uri} */
+	DR_DAG_QUEUE, /* /dags/{dag_id}/datasets/queuedEvent[/{uri}] */
+	DR_UPSTREAM,  /* /dags/{dag_id}/dagRuns/{run_id}/upstreamDatasetEvents */
 };
 
 struct dataset_path {
@@ -108,8 +108,8 @@ bool dataset_routes_owns(const char *path)
 
 /* ---- the routes ---- */
 
-static bool read_int(struct http_request *req, const char *key, int64_t min, int64_t max,
-		     bool *has, int64_t *out)
+static bool read_int(struct http_request *req, const char *key, int64_t min, int64_t max, bool *has,
+                     int64_t *out)
 {
 	const char *v = http_request_query(req, key);
 
@@ -124,8 +124,8 @@ static bool read_int(struct http_request *req, const char *key, int64_t min, int
 
 static void route_list(const struct dataset_api_ops *ops, void *ctx, struct http_request *req)
 {
-	static const char *const allowed[] = {"limit", "offset", "order_by", "uri_pattern",
-					      "dag_ids", NULL};
+	static const char *const allowed[] = {"limit",       "offset",  "order_by",
+	                                      "uri_pattern", "dag_ids", NULL};
 	struct dataset_list_params q = {0};
 	struct weir_error err = {0};
 
@@ -143,9 +143,9 @@ static void route_list(const struct dataset_api_ops *ops, void *ctx, struct http
 
 static void route_events(const struct dataset_api_ops *ops, void *ctx, struct http_request *req)
 {
-	static const char *const allowed[] = {
-	    "limit", "offset", "order_by", "dataset_id", "source_dag_id", "source_task_id",
-	    "source_run_id", "source_map_index", NULL};
+	static const char *const allowed[] = {"limit",         "offset",           "order_by",
+	                                      "dataset_id",    "source_dag_id",    "source_task_id",
+	                                      "source_run_id", "source_map_index", NULL};
 	static const char *const fields[] = {"dataset_uri", "extra", NULL};
 	struct dataset_event_params q = {0};
 	struct weir_error err = {0};
@@ -180,7 +180,7 @@ static void route_events(const struct dataset_api_ops *ops, void *ctx, struct ht
 }
 
 static void route_queue(const struct dataset_api_ops *ops, void *ctx, struct http_request *req,
-			const char *dag_id, const char *uri)
+                        const char *dag_id, const char *uri)
 {
 	static const char *const allowed[] = {"before", NULL};
 	struct weir_error err = {0};
@@ -201,7 +201,7 @@ static void route_queue(const struct dataset_api_ops *ops, void *ctx, struct htt
 }
 
 void dataset_routes_handle(const struct dataset_api_ops *ops, void *ctx, struct http_request *req,
-			   const char *path)
+                           const char *path)
 {
 	static const char *const none[] = {NULL};
 	struct dataset_path dp;
@@ -239,9 +239,10 @@ void dataset_routes_handle(const struct dataset_api_ops *ops, void *ctx, struct 
 			return;
 		}
 		if (airflow_check_id(req, "dag_id", dp.dag_id) &&
-		    airflow_check_id(req, "dag_run_id", dp.run_id) && airflow_query_known(req, none))
-			reply_problem_result(req, ops->upstream_events(ctx, dp.dag_id, dp.run_id, &err),
-					     &err);
+		    airflow_check_id(req, "dag_run_id", dp.run_id) &&
+		    airflow_query_known(req, none))
+			reply_problem_result(
+			    req, ops->upstream_events(ctx, dp.dag_id, dp.run_id, &err), &err);
 		return;
 	case DR_NONE:
 		break;

@@ -34,6 +34,6 @@ bool dataset_routes_owns(const char *path);
 
 /* Answers the request; `path` as for dataset_routes_owns().  ops NULL: 503. */
 void dataset_routes_handle(const struct dataset_api_ops *ops, void *ctx, struct http_request *req,
-			   const char *path);
+                           const char *path);
 
 #endif

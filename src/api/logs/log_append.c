@@ -33,8 +33,8 @@ static int open_log(const char *path, struct weir_error *err)
 	return fd;
 }
 
-int log_append_at(const char *path, uint64_t offset, const char *data, size_t len,
-                  uint64_t *size, struct weir_error *err)
+int log_append_at(const char *path, uint64_t offset, const char *data, size_t len, uint64_t *size,
+                  struct weir_error *err)
 {
 	struct stat st;
 	int fd = open_log(path, err), rc = -1;

@@ -19,7 +19,7 @@
  * with its folder when absent).  *size gets the file's size afterwards (or
  * now, on a gap).  0 written (or nothing to write); 1 a gap (offset beyond
  * the size; nothing written); -1 with err on an I/O error. */
-int log_append_at(const char *path, uint64_t offset, const char *data, size_t len,
-                  uint64_t *size, struct weir_error *err);
+int log_append_at(const char *path, uint64_t offset, const char *data, size_t len, uint64_t *size,
+                  struct weir_error *err);
 
 #endif

@@ -38,8 +38,7 @@ int log_window_parse(const struct http_request *req, struct log_window *w, char 
 /* The answer's first byte and the byte after its last ([*start, *end)) for
  * a file of `size` bytes; *end is UINT64_MAX when the window has no length
  * (to the end, whatever the end is when the bytes are read). */
-void log_window_resolve(const struct log_window *w, uint64_t size, uint64_t *start,
-                        uint64_t *end);
+void log_window_resolve(const struct log_window *w, uint64_t size, uint64_t *start, uint64_t *end);
 
 /* Adds X-Weir-Log-Size, X-Weir-Log-Offset, X-Weir-Task-Ended and, with
  * download, Content-Disposition naming `filename` (characters other than

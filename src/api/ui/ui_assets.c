@@ -101,8 +101,8 @@ static bool etag_matches(const char *inm, const char *etag)
 			p++;
 		if (!strncmp(p, "W/", 2))
 			p += 2;
-		if (*p == '*' || (!strncmp(p, etag, el) && (p[el] == '\0' || p[el] == ',' ||
-		                                            p[el] == ' ')))
+		if (*p == '*' ||
+		    (!strncmp(p, etag, el) && (p[el] == '\0' || p[el] == ',' || p[el] == ' ')))
 			return true;
 		while (*p && *p != ',')
 			p++;

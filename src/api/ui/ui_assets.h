@@ -17,8 +17,8 @@
 
 #include "api/http.h"
 
-#define UI_CSP                                                                             \
-	"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "  \
+#define UI_CSP                                                                                     \
+	"default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "          \
 	"connect-src 'self'; frame-ancestors 'none'"
 
 /* One embedded file.  path is relative to ui/ ("js/core.js"); etag is quoted. */

@@ -34,8 +34,8 @@ static int random_hex(char out[UI_SESSION_ID_LEN + 1], struct weir_error *err)
 	unsigned char raw[UI_SESSION_ID_LEN / 2];
 
 	if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw)
-		return weir_error_set(err, WEIR_E_INTERNAL, "session id: cannot draw random bytes: %s",
-		                      strerror(errno));
+		return weir_error_set(err, WEIR_E_INTERNAL,
+		                      "session id: cannot draw random bytes: %s", strerror(errno));
 	for (size_t i = 0; i < sizeof raw; i++) {
 		out[2 * i] = digits[raw[i] >> 4];
 		out[2 * i + 1] = digits[raw[i] & 15];
@@ -81,8 +81,8 @@ int ui_sessions_open(struct ui_sessions *s, const char *user, int64_t now_ms,
 	struct ui_session *free_slot = NULL, *lru = NULL, e;
 
 	if (!user || !*user || strlen(user) > UI_SESSION_USER_MAX)
-		return weir_error_set(err, WEIR_E_INVALID,
-		                      "session user: expected 1 to %d bytes", UI_SESSION_USER_MAX);
+		return weir_error_set(err, WEIR_E_INVALID, "session user: expected 1 to %d bytes",
+		                      UI_SESSION_USER_MAX);
 	memset(&e, 0, sizeof e);
 	if (random_hex(e.id, err) < 0 || random_hex(e.csrf, err) < 0)
 		return -1;
@@ -126,8 +126,7 @@ static struct ui_session *lookup(struct ui_sessions *s, const char *id, int64_t 
 	return found;
 }
 
-bool ui_sessions_find(struct ui_sessions *s, const char *id, int64_t now_ms,
-                      struct ui_session *out)
+bool ui_sessions_find(struct ui_sessions *s, const char *id, int64_t now_ms, struct ui_session *out)
 {
 	struct ui_session *e = lookup(s, id, now_ms);
 

@@ -37,7 +37,8 @@ static int op_delete_dag(void *ctx, const char *dag_id, struct weir_error *err)
 		return -1;
 	dm_begin(dm);
 	for (int s = 0; s < 2; s++) {
-		struct dag_run_query q = {.dag_id = dag_id, .by_state = true,
+		struct dag_run_query q = {.dag_id = dag_id,
+		                          .by_state = true,
 		                          .state = s ? DAG_RUN_RUNNING : DAG_RUN_QUEUED};
 		int64_t c = 0;
 		if (dag_store_run_count(dm->ds, &q, &c, err) < 0)
@@ -70,8 +71,7 @@ out:
 
 /* ---- DELETE .../dagRuns/{run_id} ---- */
 
-static int op_delete_run(void *ctx, const char *dag_id, const char *run_id,
-                         struct weir_error *err)
+static int op_delete_run(void *ctx, const char *dag_id, const char *run_id, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_run_row row = {0};
@@ -130,10 +130,11 @@ static json_t *op_clear_run(void *ctx, const char *dag_id, const char *run_id, b
 		json_array_foreach(refs, i, ref)
 		{
 			struct dag_ti_row ti = {0};
-			if (dag_store_ti_get(dm->ds, dag_id, run_id,
-			                     json_string_value(json_object_get(ref, "task_id")),
-			                     (int)json_integer_value(json_object_get(ref, "map_index")),
-			                     &ti, NULL) == 0)
+			if (dag_store_ti_get(
+			        dm->ds, dag_id, run_id,
+			        json_string_value(json_object_get(ref, "task_id")),
+			        (int)json_integer_value(json_object_get(ref, "map_index")), &ti,
+			        NULL) == 0)
 				json_array_append_new(tis, dm_ti_json(dm, &ti, &run));
 			dag_ti_row_release(&ti);
 		}

@@ -17,8 +17,7 @@
 #include "lib/error.h"
 
 /* read_ops.c */
-json_t *dm_op_get_task(void *ctx, const char *dag_id, const char *task_id,
-                       struct weir_error *err);
+json_t *dm_op_get_task(void *ctx, const char *dag_id, const char *task_id, struct weir_error *err);
 json_t *dm_op_dag_stats(void *ctx, const char *const *dag_ids, size_t n, struct weir_error *err);
 int dm_op_dag_source(void *ctx, const char *dag_id, char **text, size_t *len,
                      struct weir_error *err);

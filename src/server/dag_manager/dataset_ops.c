@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/json_util.h"
 #include "api/dag_views.h"
+#include "lib/json_util.h"
 #include "model/dataset.h"
 #include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager/ops.h"
@@ -37,18 +37,20 @@ static json_t *dataset_json(struct dag_manager *dm, const struct dataset_row *d)
 	json_t *consuming = json_array(), *producing = json_array();
 	json_t *extra = json_loads(d->extra && *d->extra ? d->extra : "{}", 0, NULL);
 
-	EACH_SPEC(dm, e, s) {
+	EACH_SPEC(dm, e, s)
+	{
 		if (lists(&s->dataset_schedule, d->uri))
-			json_array_append_new(consuming,
-			                      json_pack("{s:s, s:o, s:o}", "dag_id", s->dag_id,
-			                                "created_at", json_util_time_airflow(d->created_at),
-			                                "updated_at", json_util_time_airflow(d->updated_at)));
+			json_array_append_new(
+			    consuming,
+			    json_pack("{s:s, s:o, s:o}", "dag_id", s->dag_id, "created_at",
+			              json_util_time_airflow(d->created_at), "updated_at",
+			              json_util_time_airflow(d->updated_at)));
 		for (size_t t = 0; t < s->n_tasks; t++)
 			if (lists(&s->tasks[t].outlets, d->uri))
 				json_array_append_new(
 				    producing,
-				    json_pack("{s:s, s:s, s:o, s:o}", "dag_id", s->dag_id, "task_id",
-				              s->tasks[t].task_id, "created_at",
+				    json_pack("{s:s, s:s, s:o, s:o}", "dag_id", s->dag_id,
+				              "task_id", s->tasks[t].task_id, "created_at",
 				              json_util_time_airflow(d->created_at), "updated_at",
 				              json_util_time_airflow(d->updated_at)));
 	}
@@ -62,8 +64,10 @@ static json_t *dataset_json(struct dag_manager *dm, const struct dataset_row *d)
 static json_t *op_list(void *ctx, const struct dataset_list_params *q, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
-	struct dataset_query dq = {.uri_pattern = q->uri_pattern, .order_by = q->order_by,
-	                           .limit = q->limit, .offset = q->offset};
+	struct dataset_query dq = {.uri_pattern = q->uri_pattern,
+	                           .order_by = q->order_by,
+	                           .limit = q->limit,
+	                           .offset = q->offset};
 	struct dataset_row *rows = NULL;
 	json_t *uris = NULL, *items, *out;
 	char *uris_text = NULL;
@@ -80,7 +84,8 @@ static json_t *op_list(void *ctx, const struct dataset_list_params *q, struct we
 				json_array_append_new(uris, json_string(s->dataset_schedule.v[i]));
 			for (size_t t = 0; s && t < s->n_tasks; t++)
 				for (size_t i = 0; i < s->tasks[t].outlets.n; i++)
-					json_array_append_new(uris, json_string(s->tasks[t].outlets.v[i]));
+					json_array_append_new(
+					    uris, json_string(s->tasks[t].outlets.v[i]));
 		}
 		free(ids);
 		uris_text = uris ? json_dumps(uris, JSON_COMPACT) : NULL;
@@ -129,14 +134,16 @@ static json_t *event_json(struct dag_manager *dm, const struct dataset_event_row
 		for (size_t i = 0; i < n; i++)
 			json_array_append_new(
 			    list,
-			    json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s}", "run_id", runs[i].run_id,
-			              "dag_id", runs[i].dag_id, "logical_date",
+			    json_pack("{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:s}", "run_id",
+			              runs[i].run_id, "dag_id", runs[i].dag_id, "logical_date",
 			              json_util_time_airflow(runs[i].logical_date), "start_date",
 			              json_util_time_airflow(runs[i].start_date), "end_date",
-			              json_util_time_airflow(runs[i].end_date), "data_interval_start",
+			              json_util_time_airflow(runs[i].end_date),
+			              "data_interval_start",
 			              json_util_time_airflow(runs[i].data_interval_start),
-			              "data_interval_end", json_util_time_airflow(runs[i].data_interval_end),
-			              "state", dag_run_state_name(runs[i].state)));
+			              "data_interval_end",
+			              json_util_time_airflow(runs[i].data_interval_end), "state",
+			              dag_run_state_name(runs[i].state)));
 	dataset_run_refs_free(runs, n);
 	if (o)
 		json_object_set_new(o, "created_dagruns", list ? list : json_array());
@@ -165,11 +172,15 @@ static json_t *events_json(struct dag_manager *dm, const struct dataset_event_qu
 
 static json_t *op_events(void *ctx, const struct dataset_event_params *p, struct weir_error *err)
 {
-	struct dataset_event_query q = {
-	    .dataset_id = p->dataset_id, .source_dag_id = p->source_dag_id,
-	    .source_task_id = p->source_task_id, .source_run_id = p->source_run_id,
-	    .has_map_index = p->has_map_index, .source_map_index = p->source_map_index,
-	    .order_by = p->order_by, .limit = p->limit, .offset = p->offset};
+	struct dataset_event_query q = {.dataset_id = p->dataset_id,
+	                                .source_dag_id = p->source_dag_id,
+	                                .source_task_id = p->source_task_id,
+	                                .source_run_id = p->source_run_id,
+	                                .has_map_index = p->has_map_index,
+	                                .source_map_index = p->source_map_index,
+	                                .order_by = p->order_by,
+	                                .limit = p->limit,
+	                                .offset = p->offset};
 
 	return events_json(ctx, &q, err);
 }
@@ -195,10 +206,11 @@ static json_t *op_create_event(void *ctx, json_t *body, struct weir_error *err)
 	}
 	if (dataset_store_get(dm->datasets.store, json_string_value(u), &d, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)
-			weir_error_set(err, WEIR_E_NOT_FOUND,
-			               "no dataset with uri %.300s: a DAG file must name it (outlets or "
-			               "schedule)",
-			               json_string_value(u));
+			weir_error_set(
+			    err, WEIR_E_NOT_FOUND,
+			    "no dataset with uri %.300s: a DAG file must name it (outlets or "
+			    "schedule)",
+			    json_string_value(u));
 		return NULL;
 	}
 	dataset_row_release(&d);
@@ -213,8 +225,8 @@ static json_t *op_create_event(void *ctx, json_t *body, struct weir_error *err)
 		struct dataset_event_row *rows = NULL;
 		size_t n = 0;
 		int64_t total = 0;
-		struct dataset_event_query q = {.dataset_id = ev.dataset_id, .order_by = "-id",
-		                                .limit = 1};
+		struct dataset_event_query q = {
+		    .dataset_id = ev.dataset_id, .order_by = "-id", .limit = 1};
 		if (dataset_store_events(dm->datasets.store, &q, &rows, &n, &total, err) == 0 &&
 		    n == 1)
 			out = event_json(dm, &rows[0]);
@@ -237,7 +249,8 @@ static json_t *op_upstream(void *ctx, const char *dag_id, const char *run_id,
 		return NULL;
 	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
 		if (err->kind == WEIR_E_NOT_FOUND)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+			               run_id);
 		return NULL;
 	}
 	q.run_row_id = run.id;

@@ -43,7 +43,8 @@ static void register_uris(struct dag_manager *dm)
 				if (dataset_store_ensure(dm->datasets.store,
 				                         s->tasks[t].outlets.v[i], now, NULL,
 				                         &err) < 0)
-					log_error("dataset %s: %s", s->tasks[t].outlets.v[i], err.msg);
+					log_error("dataset %s: %s", s->tasks[t].outlets.v[i],
+					          err.msg);
 	}
 }
 
@@ -120,15 +121,15 @@ json_t *dm_dataset_event_json(const struct dataset_event_row *e)
 {
 	json_t *extra = json_loads(e->extra && *e->extra ? e->extra : "{}", 0, NULL);
 
-	return json_pack("{s:I, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)e->id,
-	                 "dataset_id", (json_int_t)e->dataset_id, "dataset_uri", e->uri, "extra",
-	                 extra ? extra : json_object(), "source_dag_id",
-	                 e->has_source ? json_string(e->source_dag_id) : json_null(),
-	                 "source_task_id", e->has_source ? json_string(e->source_task_id) : json_null(),
-	                 "source_run_id", e->has_source ? json_string(e->source_run_id) : json_null(),
-	                 "source_map_index",
-	                 e->has_source ? json_integer(e->source_map_index) : json_null(), "timestamp",
-	                 json_util_time_airflow(e->timestamp));
+	return json_pack(
+	    "{s:I, s:I, s:s, s:o, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)e->id, "dataset_id",
+	    (json_int_t)e->dataset_id, "dataset_uri", e->uri, "extra",
+	    extra ? extra : json_object(), "source_dag_id",
+	    e->has_source ? json_string(e->source_dag_id) : json_null(), "source_task_id",
+	    e->has_source ? json_string(e->source_task_id) : json_null(), "source_run_id",
+	    e->has_source ? json_string(e->source_run_id) : json_null(), "source_map_index",
+	    e->has_source ? json_integer(e->source_map_index) : json_null(), "timestamp",
+	    json_util_time_airflow(e->timestamp));
 }
 
 /* {"URI": [event, ...]}: what the run's tasks see as
@@ -223,14 +224,16 @@ void dm_dataset_pass(struct dag_manager *dm)
 		const struct dag_spec *s = e->spec;
 		struct dag_row dr = {0};
 		bool waits = false;
-		if (!e->present || !s || !s->dataset_schedule.n || dm_entry_by_id(dm, s->dag_id) != e)
+		if (!e->present || !s || !s->dataset_schedule.n ||
+		    dm_entry_by_id(dm, s->dag_id) != e)
 			continue;
 		for (size_t i = 0; i < nq && !waits; i++)
 			waits = !strcmp(q[i].dag_id, s->dag_id);
 		if (!waits)
 			continue;
-		dags[nd] = (struct dataset_dag){s->dag_id, (const char *const *)s->dataset_schedule.v,
-		                                s->dataset_schedule.n, true};
+		dags[nd] =
+		    (struct dataset_dag){s->dag_id, (const char *const *)s->dataset_schedule.v,
+		                         s->dataset_schedule.n, true};
 		if (dag_store_dag_get(dm->ds, s->dag_id, &dr, NULL) == 0) {
 			dags[nd].paused = dr.paused;
 			dag_row_release(&dr);

@@ -169,19 +169,19 @@ struct run_ctx {
 	size_t n_rows;
 	struct dag_task_node *nodes;
 	struct dag_graph g;
-	struct dag_book book; /* the TIs' states, counts, ready set (sched/dag_book.h) */
+	struct dag_book book;    /* the TIs' states, counts, ready set (sched/dag_book.h) */
 	struct hashmap *task_ix; /* task id -> task index + 1 */
-	size_t *ti_row; /* TI index -> index into rows */
+	size_t *ti_row;          /* TI index -> index into rows */
 	size_t n_tis;
 	size_t *ti_task; /* TI index -> task index */
 	/* job id -> row index + 1, for a job's end (dm_run_by_job()); an entry
 	 * whose row runs another job since is left, and not believed */
 	struct hashmap *by_job;
-	json_t *params;  /* the run's params (the DAG's, conf over them) */
+	json_t *params;   /* the run's params (the DAG's, conf over them) */
 	bool has_outputs; /* a TI wrote outputs since the run was read (dm_run_outputs()) */
 	bool has_past;    /* a task of its DAG depends_on_past (read with the spec) */
 	bool dir_made;    /* its tries' folder was made since the run was read (a start's) */
-	bool stale;      /* a write failed: memory and store may differ; read again */
+	bool stale;       /* a write failed: memory and store may differ; read again */
 	/* rows whose write waits for the turn's end (dm_ti_defer()): a TI that
 	 * became scheduled is written once, with the reason the pool pass gives
 	 * it or as queued by its start, not once per step */
@@ -453,8 +453,8 @@ int64_t dm_sensor_next_due(struct dag_manager *dm);
 
 /* A sensor's job (mode poke) ended with exit_code: true when that says
  * the sensor timed out (*skip: soft_fail), with why rewritten. */
-bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id,
-                    int exit_code, bool *skip, char *why, size_t why_size);
+bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
+                    bool *skip, char *why, size_t why_size);
 
 /* Frees the sensors' state (pokes under way finish and are dropped). */
 void dm_sensors_free(struct dag_manager *dm);
@@ -553,9 +553,9 @@ int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
 /* The same variables set in *ctx (TEMPLATE_CTX_INIT; the caller releases
  * it), var.* and conn.* read from the server's secrets through *src, which
  * this fills and which must outlive ctx.  0 or -1 with err. */
-int dm_try_template_ctx(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
-                       int try_number, struct template_source *src, struct template_ctx *ctx,
-                       struct weir_error *err);
+int dm_try_template_ctx(struct dag_manager *dm, const struct run_ctx *rc, size_t ti, int try_number,
+                        struct template_source *src, struct template_ctx *ctx,
+                        struct weir_error *err);
 
 /* ---- datasets.c: outlets, dataset events, the queue, the dataset pass ---- */
 

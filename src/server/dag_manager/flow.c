@@ -31,8 +31,7 @@ bool dm_spec_has_past(const struct dag_spec *spec)
 
 /* ---- foreach over an output ---- */
 
-json_t *dm_foreach_items(const struct run_ctx *rc, const struct dag_task *t,
-                         struct weir_error *err)
+json_t *dm_foreach_items(const struct run_ctx *rc, const struct dag_task *t, struct weir_error *err)
 {
 	json_t *outputs, *items;
 
@@ -49,8 +48,8 @@ static int expand(struct dag_manager *dm, struct run_ctx *rc, const struct dag_t
                   struct weir_error *err)
 {
 	dm_ti_flush(dm); /* no write waits for a row this deletes */
-	if (flow_store_task_tis_delete(dm->store, rc->run.dag_id, rc->run.run_id, m->task_id,
-	                               err) < 0)
+	if (flow_store_task_tis_delete(dm->store, rc->run.dag_id, rc->run.run_id, m->task_id, err) <
+	    0)
 		return -1;
 	if (n == 0)
 		return dm_insert_task_tis(dm, rc->spec, rc->run.run_id, m, rc->params, err);

@@ -146,8 +146,8 @@ out:
 	return rc;
 }
 
-int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
-                           const char *file, struct weir_error *err)
+int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec, const char *file,
+                           struct weir_error *err)
 {
 	/* a job file or tony.xml the server will read: inside the folder (one
 	 * that is not there yet is looked for at each try) */
@@ -187,7 +187,8 @@ int dag_manager_check_spec(struct dag_manager *dm, const struct dag_spec *spec,
 			if (strcmp(dm->pools.list[k].name, pool) || dm->pools.list[k].slots < 0 ||
 			    t->pool_slots <= dm->pools.list[k].slots)
 				continue;
-			int line = t->pool_slots_at[0] ? dag_spec_line_of(file, t->pool_slots_at) : 0;
+			int line =
+			    t->pool_slots_at[0] ? dag_spec_line_of(file, t->pool_slots_at) : 0;
 			char at[32] = "";
 			if (line > 0)
 				snprintf(at, sizeof at, ":%d", line);
@@ -415,8 +416,7 @@ void dm_scan(struct dag_manager *dm)
 		if (e->refused && !e->seen) {
 			/* a refused link gone: so is its import error */
 			e->refused = false;
-			if (!e->present &&
-			    dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
+			if (!e->present && dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
 				log_error("DAG file %s: %s", e->file, err.msg);
 		}
 		if (e->present && !e->seen) {

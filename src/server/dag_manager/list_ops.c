@@ -452,8 +452,8 @@ char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
 	for (size_t i = 0; i < q->states.n; i++) {
 		enum dag_ti_state ts;
 		if (dag_ti_state_from_name(q->states.v[i], &ts) < 0) {
-			weir_error_set(err, WEIR_E_INVALID, "state: not a task instance state: \"%s\"",
-			               q->states.v[i]);
+			weir_error_set(err, WEIR_E_INVALID,
+			               "state: not a task instance state: \"%s\"", q->states.v[i]);
 			return NULL;
 		}
 		f.states |= 1u << ts;

@@ -15,8 +15,8 @@
  * manager's turn (one transaction).  So recovery is the live path run once
  * more: a restarted server reads the same rows and decides the same way.
  */
-#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,13 +1,12 @@
 /* ops.c: the DAG manager's face to the API (dag_manager.h,
  * dm_internal.h): the dag_api_ops the Airflow routes call for one DAG, run
- * or task instance and for import errors (the lists: list_ops.c) (triggers, pause, marks, clears, log
- * locations).  Reads come from the store and the manager's DAG entries and
- * are rendered by api/dag_views.h; every change goes through the run
- * decisions of the DAG manager in one turn.
+ * or task instance and for import errors (the lists: list_ops.c) (triggers, pause, marks, clears,
+ * log locations).  Reads come from the store and the manager's DAG entries and are rendered by
+ * api/dag_views.h; every change goes through the run decisions of the DAG manager in one turn.
  */
 #include "server/dag_manager/ops.h"
-#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
 #include "server/notifier.h"
 
 #include <inttypes.h>
@@ -84,9 +83,9 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	o = dag_view_ti(r, run, &v);
 	job_row_release(&job);
 	if (o)
-		json_object_set_new(o, "sla_miss", notifier_ti_sla_miss(dm->notifier, r->dag_id,
-		                                                        r->run_id, r->task_id,
-		                                                        r->map_index));
+		json_object_set_new(o, "sla_miss",
+		                    notifier_ti_sla_miss(dm->notifier, r->dag_id, r->run_id,
+		                                         r->task_id, r->map_index));
 	return o;
 }
 
@@ -232,7 +231,8 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 			return NULL;
 		}
 		run_id = dm_strdup_or_empty(json_string_value(rid));
-	} else if (asprintf(&run_id, "manual__%s", clock_format_airflow(logical, ts, sizeof ts)) < 0) {
+	} else if (asprintf(&run_id, "manual__%s", clock_format_airflow(logical, ts, sizeof ts)) <
+	           0) {
 		run_id = NULL;
 	}
 	if (!run_id)
@@ -301,7 +301,8 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 	struct dag_run_row row = {0};
 	json_t *r = NULL;
 
-	if (dag_run_state_from_name(json_string_value(json_object_get(body, "state")), &state) < 0 ||
+	if (dag_run_state_from_name(json_string_value(json_object_get(body, "state")), &state) <
+	        0 ||
 	    state == DAG_RUN_RUNNING) {
 		weir_error_set(err, WEIR_E_INVALID, "state: expected success, failed or queued");
 		return NULL;
@@ -435,8 +436,8 @@ out:
 /* Clears the chosen TIs of one run; appends the references of what it
  * clears (or would clear) to `out`. */
 int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                     const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
-                     json_t *out, struct weir_error *err)
+                 const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
+                 json_t *out, struct weir_error *err)
 {
 	struct run_ctx *rc;
 	size_t *tasks = NULL, nt = 0;
@@ -552,7 +553,7 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 		}
 		dag_run_row_release(&row);
 		if (dm_clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream,
-		              only_failed, dry_run, out, err) < 0) {
+		                 only_failed, dry_run, out, err) < 0) {
 			dm_end(dm);
 			goto fail;
 		}
@@ -566,7 +567,7 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 		}
 		for (size_t k = 0; k < n; k++)
 			if (dm_clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream,
-			              only_failed, dry_run, out, err) < 0) {
+			                 only_failed, dry_run, out, err) < 0) {
 				dag_run_rows_free(rows, n);
 				dm_end(dm);
 				goto fail;

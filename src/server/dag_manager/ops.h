@@ -25,8 +25,8 @@ json_t *dm_run_json(const struct dag_run_row *r);
 /* A task instance and its run, or a not-found error naming the DAG, run or task that is
  * missing; on success the caller releases both rows. */
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                 const char *task_id, int map_index, struct dag_run_row *run,
-                 struct dag_ti_row *ti, struct weir_error *err);
+                 const char *task_id, int map_index, struct dag_run_row *run, struct dag_ti_row *ti,
+                 struct weir_error *err);
 
 /* admin_ops.c: the rest of Airflow's operations (api/dag_admin_api.h). */
 const struct dag_admin_ops *dm_admin_ops(void);

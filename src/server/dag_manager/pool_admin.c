@@ -81,8 +81,7 @@ struct pool_use {
  * counts as running, as its TaskInstance shows it). */
 static struct pool_use *pools_use(struct dag_manager *dm, struct weir_error *err)
 {
-	static const enum dag_ti_state states[] = {DAG_TI_SCHEDULED, DAG_TI_QUEUED,
-	                                           DAG_TI_RUNNING};
+	static const enum dag_ti_state states[] = {DAG_TI_SCHEDULED, DAG_TI_QUEUED, DAG_TI_RUNNING};
 	struct pool_use *u = calloc(dm->pools.n + 1, sizeof *u);
 
 	if (!u) {
@@ -130,12 +129,11 @@ static json_t *pool_json(const struct dag_pool *p, const char *description,
 	int occupied = u->running + u->queued;
 
 	return json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i, s:i, s:o, s:b}", "name", p->name,
-	                 "slots", p->slots, "occupied_slots", occupied, "running_slots",
-	                 u->running, "queued_slots", u->queued, "scheduled_slots", u->scheduled,
-	                 "deferred_slots", 0, "open_slots",
-	                 p->slots < 0 ? -1 : p->slots - occupied, "description",
-	                 description ? json_string(description) : json_null(), "include_deferred",
-	                 0);
+	                 "slots", p->slots, "occupied_slots", occupied, "running_slots", u->running,
+	                 "queued_slots", u->queued, "scheduled_slots", u->scheduled,
+	                 "deferred_slots", 0, "open_slots", p->slots < 0 ? -1 : p->slots - occupied,
+	                 "description", description ? json_string(description) : json_null(),
+	                 "include_deferred", 0);
 }
 
 static int pool_cmp_name(const void *a, const void *b)
@@ -203,8 +201,8 @@ json_t *dm_op_list_pools(void *ctx, int limit, int offset, const char *order_by,
 			keys[i].queue = (char *)p; /* carries the item */
 		}
 		if (keys)
-			qsort(keys, n, sizeof *keys, strstr(order_by, "slots") ? pool_cmp_slots
-			                                                        : pool_cmp_name);
+			qsort(keys, n, sizeof *keys,
+			      strstr(order_by, "slots") ? pool_cmp_slots : pool_cmp_name);
 		for (size_t i = 0; keys && i < n; i++)
 			json_array_append(sorted, (json_t *)keys[desc ? n - 1 - i : i].queue);
 		free(keys);

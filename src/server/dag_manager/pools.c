@@ -178,7 +178,8 @@ static bool pool_order_sync(struct run_ctx *rc)
 				else
 					hi = mid;
 			}
-			memmove(&rc->pool_order[lo + 1], &rc->pool_order[lo], (rc->n_pool_order - lo) * sizeof *rc->pool_order);
+			memmove(&rc->pool_order[lo + 1], &rc->pool_order[lo],
+			        (rc->n_pool_order - lo) * sizeof *rc->pool_order);
 			rc->pool_order[lo] = e;
 			rc->n_pool_order++;
 			rc->in_pool_order[ti] = true;
@@ -204,7 +205,8 @@ static bool pool_order_sync(struct run_ctx *rc)
 		rc->n_pool_order = k;
 		rc->pool_order_head = 0;
 	}
-	while (rc->pool_order_head < rc->n_pool_order && b->ready_at[rc->pool_order[rc->pool_order_head].ti] == SIZE_MAX)
+	while (rc->pool_order_head < rc->n_pool_order &&
+	       b->ready_at[rc->pool_order[rc->pool_order_head].ti] == SIZE_MAX)
 		rc->pool_order_head++;
 	return true;
 }
@@ -268,13 +270,13 @@ static bool next_candidate(struct pool_gather *g, bool unreasoned)
 		struct run_ctx *rc = g->runs[bk];
 		const struct dag_ti_row *r = &rc->rows[best->row];
 		g->cands[g->n] = (struct pool_cand){.rc = rc, .ti = best->ti};
-		g->cand[g->n] = (struct dag_candidate){
-		    .dag = g->run_dag[bk],
-		    .priority = r->priority,
-		    .pool = r->pool,
-		    .pool_slots = r->pool_slots,
-		    .run_order = rc->run.logical_date,
-		    .ti_order = ((size_t)rc->run.id << 32) | best->row};
+		g->cand[g->n] =
+		    (struct dag_candidate){.dag = g->run_dag[bk],
+		                           .priority = r->priority,
+		                           .pool = r->pool,
+		                           .pool_slots = r->pool_slots,
+		                           .run_order = rc->run.logical_date,
+		                           .ti_order = ((size_t)rc->run.id << 32) | best->row};
 		g->n++;
 		g->at[bk]++;
 	}
@@ -427,7 +429,8 @@ void dm_pool_pass(struct dag_manager *dm)
 	if (!err.msg[0])
 		for (size_t k = 0; k < g.n_runs; k++)
 			if (!g.runs[k]->stale)
-				g.runs[k]->pool_order_unreasoned = false; /* each that waits has one */
+				g.runs[k]->pool_order_unreasoned =
+				    false; /* each that waits has one */
 out:
 	if (err.msg[0])
 		log_error("DAG pools: %s", err.msg);

@@ -24,17 +24,16 @@
 
 #define XCOM_RETURN "return_value"
 
-json_t *dm_op_get_task(void *ctx, const char *dag_id, const char *task_id,
-                       struct weir_error *err)
+json_t *dm_op_get_task(void *ctx, const char *dag_id, const char *task_id, struct weir_error *err)
 {
 	json_t *all = dm_op_dag_tasks(ctx, dag_id, err), *t, *r = NULL;
 	size_t i;
 
 	if (!all)
 		return NULL;
-	json_array_foreach(json_object_get(all, "tasks"), i, t)
-		if (!strcmp(json_string_value(json_object_get(t, "task_id")), task_id))
-			r = json_incref(t);
+	json_array_foreach(json_object_get(all, "tasks"), i,
+	                   t) if (!strcmp(json_string_value(json_object_get(t, "task_id")),
+	                                  task_id)) r = json_incref(t);
 	json_decref(all);
 	if (!r)
 		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no task %s", dag_id, task_id);
@@ -59,21 +58,20 @@ json_t *dm_op_dag_stats(void *ctx, const char *const *dag_ids, size_t n, struct 
 			continue; /* Airflow answers for the DAGs it has */
 		stats = json_array();
 		for (size_t s = 0; s < sizeof states / sizeof states[0]; s++) {
-			struct dag_run_query q = {.dag_id = dag_ids[i], .by_state = true,
-			                          .state = states[s]};
+			struct dag_run_query q = {
+			    .dag_id = dag_ids[i], .by_state = true, .state = states[s]};
 			int64_t count = 0;
 			if (dag_store_run_count(dm->ds, &q, &count, err) < 0) {
 				json_decref(stats);
 				json_decref(dags);
 				return NULL;
 			}
-			json_array_append_new(stats,
-			                      json_pack("{s:s, s:I}", "state",
-			                                dag_run_state_name(states[s]), "count",
-			                                (json_int_t)count));
+			json_array_append_new(stats, json_pack("{s:s, s:I}", "state",
+			                                       dag_run_state_name(states[s]),
+			                                       "count", (json_int_t)count));
 		}
-		json_array_append_new(dags,
-		                      json_pack("{s:s, s:o}", "dag_id", dag_ids[i], "stats", stats));
+		json_array_append_new(
+		    dags, json_pack("{s:s, s:o}", "dag_id", dag_ids[i], "stats", stats));
 	}
 	return dag_view_collection("dags", dags, json_array_size(dags));
 }
@@ -142,12 +140,12 @@ json_t *dm_op_import_error(void *ctx, long long id, struct weir_error *err)
 static void xcom_entry(const struct dag_ti_row *ti, const struct dag_run_row *run, const char *k,
                        json_t *v, bool with_value, bool stringify, json_t *items)
 {
-	json_t *e = json_pack("{s:s, s:o, s:o, s:o, s:i, s:s, s:s, s:s}", "key", k, "timestamp",
-	                      json_util_time_airflow(ti->end_date ? ti->end_date : ti->start_date),
-	                      "execution_date", json_util_time_airflow(run->logical_date),
-	                      "logical_date", json_util_time_airflow(run->logical_date),
-	                      "map_index", ti->map_index, "task_id", ti->task_id, "dag_id",
-	                      ti->dag_id, "dag_run_id", ti->run_id);
+	json_t *e =
+	    json_pack("{s:s, s:o, s:o, s:o, s:i, s:s, s:s, s:s}", "key", k, "timestamp",
+	              json_util_time_airflow(ti->end_date ? ti->end_date : ti->start_date),
+	              "execution_date", json_util_time_airflow(run->logical_date), "logical_date",
+	              json_util_time_airflow(run->logical_date), "map_index", ti->map_index,
+	              "task_id", ti->task_id, "dag_id", ti->dag_id, "dag_run_id", ti->run_id);
 
 	if (e && with_value) {
 		json_t *val = json_incref(v);
@@ -177,9 +175,8 @@ static void xcom_of(const struct dag_ti_row *ti, const struct dag_run_row *run, 
 	}
 	if (!json_object_get(out, XCOM_RETURN) && (!key || !strcmp(key, XCOM_RETURN)))
 		xcom_entry(ti, run, XCOM_RETURN, out, with_value, stringify, items);
-	json_object_foreach(out, k, v)
-		if (!key || !strcmp(k, key))
-			xcom_entry(ti, run, k, v, with_value, stringify, items);
+	json_object_foreach(out, k, v) if (!key || !strcmp(k, key))
+	    xcom_entry(ti, run, k, v, with_value, stringify, items);
 	json_decref(out);
 }
 
@@ -300,8 +297,9 @@ json_t *dm_op_ti_deps(void *ctx, const char *dag_id, const char *run_id, const c
 	switch (ti.state) {
 	case DAG_TI_NONE:
 		if (run.state == DAG_RUN_QUEUED) {
-			dep(a, "Dagrun Running", "the run is queued (max_active_runs, or the DAG is "
-			                         "paused)");
+			dep(a, "Dagrun Running",
+			    "the run is queued (max_active_runs, or the DAG is "
+			    "paused)");
 			break;
 		}
 		snprintf(why, sizeof why, "%s",
@@ -326,7 +324,8 @@ json_t *dm_op_ti_deps(void *ctx, const char *dag_id, const char *run_id, const c
 		if (ti.job_id > 0 && store_job_get(dm->store, ti.job_id, &job, NULL) == 0 &&
 		    !dm_job_runs(&job)) {
 			snprintf(why, sizeof why, "its job %" PRId64 " waits%s%s", ti.job_id,
-			         job.reason && *job.reason ? ": " : "", job.reason ? job.reason : "");
+			         job.reason && *job.reason ? ": " : "",
+			         job.reason ? job.reason : "");
 			dep(a, "Executor Slots Available", why);
 		}
 		(void)v;
@@ -341,8 +340,9 @@ json_t *dm_op_ti_deps(void *ctx, const char *dag_id, const char *run_id, const c
 		dep(a, "Task Instance State", why);
 		break;
 	}
-	if (ti.state != DAG_TI_RUNNING && ti.state != DAG_TI_QUEUED && !dag_ti_state_is_active(ti.state) &&
-	    run.state != DAG_RUN_RUNNING && run.state != DAG_RUN_QUEUED) {
+	if (ti.state != DAG_TI_RUNNING && ti.state != DAG_TI_QUEUED &&
+	    !dag_ti_state_is_active(ti.state) && run.state != DAG_RUN_RUNNING &&
+	    run.state != DAG_RUN_QUEUED) {
 		snprintf(why, sizeof why, "the run is %s", dag_run_state_name(run.state));
 		dep(a, "Dagrun Running", why);
 	}
@@ -368,7 +368,8 @@ json_t *dm_op_ti_links(void *ctx, const char *dag_id, const char *run_id, const 
 	}
 	if (ti.job_id > 0 && asprintf(&ui, "/#/jobs/%" PRId64, ti.job_id) >= 0 &&
 	    asprintf(&api, "/api/v1/jobs/%" PRId64, ti.job_id) >= 0) {
-		json_t *cls = json_pack("{s:s, s:s}", "module_path", "weir", "class_name", "WeirJob");
+		json_t *cls =
+		    json_pack("{s:s, s:s}", "module_path", "weir", "class_name", "WeirJob");
 		json_array_append_new(a, json_pack("{s:O, s:s, s:s}", "class_ref", cls, "name",
 		                                   "weir job", "href", ui));
 		json_array_append_new(a, json_pack("{s:O, s:s, s:s}", "class_ref", cls, "name",
@@ -393,8 +394,8 @@ json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, con
 	if (!t)
 		return NULL;
 	if (!mapped) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "task %s of DAG %s is not mapped (no foreach)",
-		               task_id, dag_id);
+		weir_error_set(err, WEIR_E_NOT_FOUND,
+		               "task %s of DAG %s is not mapped (no foreach)", task_id, dag_id);
 		return NULL;
 	}
 	q->task_ids.v = ids;

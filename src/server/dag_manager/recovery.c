@@ -10,8 +10,8 @@
  * the DAG again settles it the same way (a job that ended meanwhile could
  * not reach its TI: its end is applied then, once).
  */
-#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
 
 #include <string.h>
 
@@ -49,8 +49,8 @@ int dm_settle_runs(struct dag_manager *dm, struct weir_error *err)
 					continue;
 				if (store_job_get(dm->store, tis[k].job_id, &job, NULL) == 0 &&
 				    job_state_is_final(job.state))
-					dm_on_job_end(dm, job.id, job.state, job.cause, job.exit_code,
-					              job.reason, job.started_at);
+					dm_on_job_end(dm, job.id, job.state, job.cause,
+					              job.exit_code, job.reason, job.started_at);
 				job_row_release(&job);
 			}
 			dag_ti_rows_free(tis, nt);

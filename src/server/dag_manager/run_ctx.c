@@ -51,7 +51,7 @@ static json_t *run_conf(const struct dag_run_row *run)
 }
 
 void dm_fill_ti_row(struct dag_ti_row *r, const struct dag_spec *spec, const char *run_id,
-                        const struct dag_task *t, int map_index)
+                    const struct dag_task *t, int map_index)
 {
 	memset(r, 0, sizeof *r);
 	r->dag_id = (char *)spec->dag_id;
@@ -354,7 +354,8 @@ void dm_ti_defer(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *
 
 	if (dm->turn.depth == 0 || (!dm->turn.in_pass && !dm->turn.in_job_end))
 		goto now;
-	if (!rc->pending && !(rc->pending = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->pending)))
+	if (!rc->pending &&
+	    !(rc->pending = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->pending)))
 		goto now;
 	if (rc->pending[k])
 		return;
@@ -542,9 +543,9 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		    (dag_ti_state_is_final(c->to) || c->to == DAG_TI_UP_FOR_RETRY ||
 		     c->to == DAG_TI_NONE))
 			dm_try_update(dm, r, c->to == DAG_TI_NONE ? DAG_TI_FAILED : c->to,
-			              c->to == DAG_TI_NONE                          ? "cleared"
+			              c->to == DAG_TI_NONE                             ? "cleared"
 			              : ev->kind == DAG_EV_TI_ENDED && ev->ti == c->ti ? r->reason
-			                                                             : NULL,
+			                                                               : NULL,
 			              true);
 		/* a TI that became scheduled is written at the latest by the
 		 * turn's end, most often by its start in the same turn */
@@ -584,8 +585,7 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		if (dag_store_run_update(dm->ds, &rc->run, err) < 0)
 			goto fail;
 		log_info("DAG %s run %s: %s%s%s", rc->run.dag_id, rc->run.run_id,
-		         dag_run_state_name(rc->run.state),
-		         d.reason[0] ? ": " : "", d.reason);
+		         dag_run_state_name(rc->run.state), d.reason[0] ? ": " : "", d.reason);
 	}
 	dm_notify_step(dm, rc, &d);
 	if (d.next_wakeup > 0)

@@ -173,11 +173,11 @@ bool dm_sensor_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	row.next_poke_at = now;
 	record(dm, &row);
 	if (!row.dag_id || !row.run_id || !row.task_id || slot_add(ss, &row) < 0)
-		log_error("DAG %s task %s: out of memory: the sensor waits for a restart", r->dag_id,
-		          r->task_id);
+		log_error("DAG %s task %s: out of memory: the sensor waits for a restart",
+		          r->dag_id, r->task_id);
 	sensor_poke_row_release(&row);
-	log_info("DAG %s run %s task %s try %d: a %s sensor the server pokes", r->dag_id,
-	         r->run_id, r->task_id, r->try_number, dag_sensor_kind_name(t->sensor->kind));
+	log_info("DAG %s run %s task %s try %d: a %s sensor the server pokes", r->dag_id, r->run_id,
+	         r->task_id, r->try_number, dag_sensor_kind_name(t->sensor->kind));
 	dm_wake_note(dm, now);
 	dm->turn.pass_again = true;
 	dm->pools.dirty = true; /* its slot is free again at once */
@@ -301,7 +301,8 @@ static int queue_poke(struct dag_manager *dm, struct dm_sensors *ss, size_t slot
 		return -1;
 	}
 	if (conn_id) {
-		if (!dm->secrets || secrets_conn_resolve(dm->secrets, conn_id, &w->conn, NULL, &err) < 0) {
+		if (!dm->secrets ||
+		    secrets_conn_resolve(dm->secrets, conn_id, &w->conn, NULL, &err) < 0) {
 			snprintf(msg, size, "conn %s: %s", conn_id,
 			         err.msg[0] ? err.msg : "this server resolves no connections");
 			work_free(w);
@@ -331,10 +332,10 @@ static enum sensor_outcome poke_external(struct dag_manager *dm, const struct da
 	char state[STORE_STATE_MAX];
 	struct weir_error err = {0};
 
-	if (sensor_store_external_state(dm->store, json_string_value(json_object_get(s->what, "dag_id")),
-	                                json_string_value(json_object_get(s->what, "task_id")),
-	                                sensor_external_date(s, logical_ms), state, sizeof state,
-	                                &err) < 0) {
+	if (sensor_store_external_state(
+	        dm->store, json_string_value(json_object_get(s->what, "dag_id")),
+	        json_string_value(json_object_get(s->what, "task_id")),
+	        sensor_external_date(s, logical_ms), state, sizeof state, &err) < 0) {
 		snprintf(msg, size, "%s", err.msg);
 		return SENSOR_ERROR;
 	}
@@ -477,8 +478,8 @@ int64_t dm_sensor_next_due(struct dag_manager *dm)
 	return next == TIMER_NEVER ? CRON_NEVER : next;
 }
 
-bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id,
-                    int exit_code, bool *skip, char *why, size_t why_size)
+bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
+                    bool *skip, char *why, size_t why_size)
 {
 	const struct dag_spec *spec;
 	const struct dag_task *t;

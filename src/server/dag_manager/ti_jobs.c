@@ -24,11 +24,11 @@
 #include "model/dag_job.h"
 #include "model/template.h"
 #include "model/tony.h"
-#include "server/secrets.h"
 #include "sched/dag_branch.h"
 #include "sched/dag_states.h"
-#include "server/task_user.h"
 #include "server/observe_series.h"
+#include "server/secrets.h"
+#include "server/task_user.h"
 #include "store/dag_store.h"
 
 /* ---- turning a TI into a job ---- */
@@ -273,9 +273,9 @@ int dm_try_template_run(const struct run_ctx *rc, size_t ti, int try_number,
 	return 0;
 }
 
-int dm_try_template_ctx(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
-                       int try_number, struct template_source *src, struct template_ctx *ctx,
-                       struct weir_error *err)
+int dm_try_template_ctx(struct dag_manager *dm, const struct run_ctx *rc, size_t ti, int try_number,
+                        struct template_source *src, struct template_ctx *ctx,
+                        struct weir_error *err)
 {
 	struct template_run tr;
 	json_t *outputs = NULL, *items = NULL;
@@ -445,7 +445,10 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	if (dm_run_step(dm, rc, &ev, &err) < 0)
 		log_error("DAG %s run %s task %s: %s", dag_id, run_id, task_id, err.msg);
 	else if (dag_ti_state_is_active(rc->book.tis[ti].state))
-		dm_try_update(dm, r, success ? DAG_TI_SUCCESS : ev.skipped ? DAG_TI_SKIPPED : DAG_TI_FAILED,
+		dm_try_update(dm, r,
+		              success      ? DAG_TI_SUCCESS
+		              : ev.skipped ? DAG_TI_SKIPPED
+		                           : DAG_TI_FAILED,
 		              r->reason, true);
 out:
 	dag_skip_release(&skip);
@@ -496,16 +499,17 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 		snprintf(why, sizeof why, "job %lld: %s (no retry)", (long long)job_id, reason);
 	else if (exit_code >= 0)
 		snprintf(why, sizeof why, "job %lld %s (exit %d)%s%s", (long long)job_id,
-		         job_state_name(state),
-		         exit_code, reason && *reason ? ": " : "", reason ? reason : "");
+		         job_state_name(state), exit_code, reason && *reason ? ": " : "",
+		         reason ? reason : "");
 	else
-		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id, job_state_name(state),
-		         reason && *reason ? ": " : "", reason ? reason : "");
+		snprintf(why, sizeof why, "job %lld %s%s%s", (long long)job_id,
+		         job_state_name(state), reason && *reason ? ": " : "",
+		         reason ? reason : "");
 	{
 		/* a sensor's process says a timeout by its exit status (data/sensor_poke.h) */
 		bool skip = false, was = dm->turn.in_job_end;
-		if (!success && dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why,
-		                               sizeof why))
+		if (!success &&
+		    dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why, sizeof why))
 			timed_out = true;
 		/* nothing reads the TIs' rows before this turn's pool pass: the
 		 * downstream it schedules are written once, at their start */
@@ -590,8 +594,8 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 		/* the try's log says why, as a task's own would */
 		if (lp) {
 			char line[sizeof why + 64];
-			int n = snprintf(line, sizeof line, "weir: try %d of task %s %s\n", try_number,
-			                 r->task_id, why);
+			int n = snprintf(line, sizeof line, "weir: try %d of task %s %s\n",
+			                 try_number, r->task_id, why);
 			fs_write_file_atomic(lp, line, (size_t)(n < 0 ? 0 : n), 0644, NULL);
 			free(lp);
 		}

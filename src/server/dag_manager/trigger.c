@@ -47,7 +47,8 @@ static json_t *render_json(const json_t *v, const struct template_ctx *ctx, cons
 	}
 	if (json_is_object(v)) {
 		out = json_object();
-		json_object_foreach ((json_t *)v, k, x) {
+		json_object_foreach((json_t *)v, k, x)
+		{
 			snprintf(sub, sizeof sub, "%s.%s", path, k);
 			json_t *r = render_json(x, ctx, sub, err);
 			if (!r || json_object_set_new(out, k, r) < 0) {
@@ -59,7 +60,8 @@ static json_t *render_json(const json_t *v, const struct template_ctx *ctx, cons
 	}
 	if (json_is_array(v)) {
 		out = json_array();
-		json_array_foreach (v, i, x) {
+		json_array_foreach(v, i, x)
+		{
 			snprintf(sub, sizeof sub, "%s[%zu]", path, i);
 			json_t *r = render_json(x, ctx, sub, err);
 			if (!r || json_array_append_new(out, r) < 0) {
@@ -88,7 +90,8 @@ static int trigger_run(struct dag_manager *dm, const struct run_ctx *rc, size_t 
 
 	*run_id = NULL;
 	if (!e || !e->present || !e->spec) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "trigger_dag: DAG %s: no such DAG", tg->dag_id);
+		weir_error_set(err, WEIR_E_NOT_FOUND, "trigger_dag: DAG %s: no such DAG",
+		               tg->dag_id);
 		goto out;
 	}
 	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &items, &item, err) < 0 ||
@@ -112,9 +115,10 @@ static int trigger_run(struct dag_manager *dm, const struct run_ctx *rc, size_t 
 		goto out;
 	if (dm_create_run(dm, e, *run_id, "manual", now, conf, NULL, err) < 0) {
 		if (err->kind == WEIR_E_CONFLICT)
-			weir_error_set(err, WEIR_E_CONFLICT,
-			               "DAG %s already has a run with dag_run_id %s or this logical date",
-			               tg->dag_id, *run_id);
+			weir_error_set(
+			    err, WEIR_E_CONFLICT,
+			    "DAG %s already has a run with dag_run_id %s or this logical date",
+			    tg->dag_id, *run_id);
 		weir_error_prefix(err, "trigger_dag: DAG %s", tg->dag_id);
 		goto out;
 	}
@@ -140,8 +144,8 @@ static void write_try_files(struct dag_manager *dm, const struct run_ctx *rc,
 	int n;
 
 	if (dir && lp && op && fs_mkdir_p(dir, 0755, NULL) == 0) {
-		n = snprintf(buf, sizeof buf, "weir: try %d of task %s: %s\n", try_number, r->task_id,
-		             line);
+		n = snprintf(buf, sizeof buf, "weir: try %d of task %s: %s\n", try_number,
+		             r->task_id, line);
 		fs_write_file_atomic(lp, buf, (size_t)(n < 0 ? 0 : n), 0644, NULL);
 		if (run_id) {
 			json_t *o = json_pack("{s:s, s:s}", "dag_id", dag_id, "run_id", run_id);
@@ -205,17 +209,22 @@ void dm_trigger_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 	write_try_files(dm, rc, r, try_number, what, tg->dag_id, run_id);
 	log_info("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, what);
 	if (!tg->wait) {
-		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, true, false,
-		            false, NULL, 0);
+		dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number, true,
+		            false, false, NULL, 0);
 	} else {
 		struct dag_trigger_wait_row w = {
-		    .dag_id = r->dag_id, .run_id = r->run_id, .task_id = r->task_id,
-		    .map_index = r->map_index, .try_number = try_number,
-		    .target_dag_id = tg->dag_id, .target_run_id = run_id,
+		    .dag_id = r->dag_id,
+		    .run_id = r->run_id,
+		    .task_id = r->task_id,
+		    .map_index = r->map_index,
+		    .try_number = try_number,
+		    .target_dag_id = tg->dag_id,
+		    .target_run_id = run_id,
 		};
 		if (dm_ti_save(dm, rc, r, &err) < 0 ||
 		    dataset_store_wait_add(dm->datasets.store, &w, clock_now_ms(), &err) < 0) {
-			log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
+			log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id,
+			          err.msg);
 			dm_ti_ended(dm, r->dag_id, r->run_id, r->task_id, r->map_index, try_number,
 			            false, false, false, err.msg, 0);
 		}
@@ -250,8 +259,9 @@ void dm_trigger_pass(struct dag_manager *dm)
 		ok = dataset_trigger_outcome(allowed, failed, w[i].target_state);
 		snprintf(why, sizeof why, "run %s of DAG %s ended %s%s", w[i].target_run_id,
 		         w[i].target_dag_id, dag_run_state_name(w[i].target_state),
-		         ok ? "" : (failed & (1u << w[i].target_state)) ? " (one of failed_states)"
-		                                                       : " (not one of allowed_states)");
+		         ok                                     ? ""
+		         : (failed & (1u << w[i].target_state)) ? " (one of failed_states)"
+		                                                : " (not one of allowed_states)");
 		if (dataset_store_wait_delete(dm->datasets.store, &w[i], &err) < 0) {
 			log_error("trigger_dag wait: %s", err.msg);
 			continue;

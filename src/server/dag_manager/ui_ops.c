@@ -10,8 +10,8 @@
  * every TI of those runs, and the jobs of TIs still queued), because the UI
  * polls it every two seconds.
  */
-#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
 #include "server/dag_manager/ops.h"
 
 #include <inttypes.h>
@@ -135,7 +135,7 @@ json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const 
 		json_t *base = dm_ti_json(dm, &ti, &run), *t;
 		size_t i;
 		json_array_foreach(json_object_get(r, "task_instances"), i, t)
-			json_object_update_missing(t, base);
+		    json_object_update_missing(t, base);
 		json_decref(base);
 	}
 out:

@@ -87,8 +87,8 @@ int jm_answer_write(struct strbuf *sb, const struct jm_answer *a)
 	strbuf_addch(sb, '[');
 	for (size_t i = 0; i < spec->n_artifacts; i++) {
 		const struct artifact *ar = &spec->artifacts[i];
-		const char *p = a->artifact_paths && a->artifact_paths[i] ? a->artifact_paths[i]
-		                                                          : ar->path;
+		const char *p =
+		    a->artifact_paths && a->artifact_paths[i] ? a->artifact_paths[i] : ar->path;
 		strbuf_addstr(sb, i ? ",{\"path\":" : "{\"path\":");
 		rc |= json_util_write_string(sb, p);
 		rc |= json_util_write_field(sb, "name", ar->name);
@@ -97,7 +97,8 @@ int jm_answer_write(struct strbuf *sb, const struct jm_answer *a)
 	}
 	strbuf_addch(sb, ']');
 	rc |= json_util_write_field(sb, "src_dir", spec->src_dir);
-	json_util_write_int_field(sb, "registration_timeout_s", (long long)spec->registration_timeout_s);
+	json_util_write_int_field(sb, "registration_timeout_s",
+	                          (long long)spec->registration_timeout_s);
 	json_util_write_int_field(sb, "execution_timeout_s", (long long)spec->execution_timeout_s);
 	rc |= json_util_write_field(sb, "server_instance", a->server_instance);
 	json_util_write_bool_field(sb, "cgroup", a->cgroup);

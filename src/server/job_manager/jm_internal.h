@@ -42,18 +42,18 @@
 
 #include "lib/str.h"
 #include "lib/strbuf.h"
-#include "server/job_manager.h"
 #include "sched/job_progress.h"
 #include "sched/states.h"
 #include "sched/task_end.h"
+#include "server/job_manager.h"
 #include "store/store.h"
 
-struct hashmap;     /* lib/hashmap.h */
-struct jm_placement;   /* placement.c */
-struct jm_queue;    /* queue.c */
-struct jm_watch;    /* watch.c */
-struct jm_timeouts; /* timeouts.c */
-struct jm_events;   /* manager.c */
+struct hashmap;      /* lib/hashmap.h */
+struct jm_placement; /* placement.c */
+struct jm_queue;     /* queue.c */
+struct jm_watch;     /* watch.c */
+struct jm_timeouts;  /* timeouts.c */
+struct jm_events;    /* manager.c */
 
 struct jm_ended_job {
 	int64_t job_id;
@@ -75,13 +75,13 @@ struct job_manager {
 	struct jm_queue *queue;
 	struct jm_watch *watch;
 	struct jm_timeouts *timeouts;
-	struct hashmap *specs;       /* job id -> its parsed spec, while active */
-	struct hashmap *rows;        /* job id -> its rows while active (rows.c) */
-	uint64_t rows_rollbacks;     /* store_rollbacks() the rows were read under */
-	int64_t *unwritten;          /* jobs whose kept rows the store has not yet (rows.c) */
+	struct hashmap *specs;   /* job id -> its parsed spec, while active */
+	struct hashmap *rows;    /* job id -> its rows while active (rows.c) */
+	uint64_t rows_rollbacks; /* store_rollbacks() the rows were read under */
+	int64_t *unwritten;      /* jobs whose kept rows the store has not yet (rows.c) */
 	size_t n_unwritten, cap_unwritten;
-	struct jm_events *events;    /* the turn's events, not yet written (manager.c) */
-	int depth;                   /* nested turns */
+	struct jm_events *events; /* the turn's events, not yet written (manager.c) */
+	int depth;                /* nested turns */
 	bool open;                /* job_manager_open(): work is handed out */
 	/* jobs that reached a final state in this turn: told to end_fn at the
 	 * end of the turn, before the commit (the DAG manager's reaction shares
@@ -143,8 +143,7 @@ struct task_status *jm_task_statuses(const struct task_row *rows, size_t n);
 bool jm_winding(struct job_manager *jm, const struct job_row *job);
 
 /* New paths under the home; NULL when out of memory. */
-char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
-                  int attempt);
+char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int index, int attempt);
 char *jm_workdir_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
                       int attempt);
 /* The path task ROLE-INDEX's log of `attempt` is read from: jm_log_path(),
@@ -198,8 +197,8 @@ void jm_outcome_set(struct job_manager *jm, int64_t job_id, const struct job_out
  * were added in). */
 int jm_tasks_load(struct job_manager *jm, int64_t job_id, int attempt, struct task_row **rows,
                   size_t *n, struct weir_error *err);
-int jm_task_load(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
-                 int index, struct task_row *out, struct weir_error *err);
+int jm_task_load(struct job_manager *jm, int64_t job_id, int attempt, const char *role, int index,
+                 struct task_row *out, struct weir_error *err);
 /* A new task row (store_task_insert), and a changed one (store_task_update),
  * both written behind inside a turn. */
 int jm_task_add(struct job_manager *jm, const struct task_row *t, struct weir_error *err);
@@ -226,8 +225,7 @@ struct jm_placement *jm_placement_create(struct weir_error *err);
 void jm_placement_destroy(struct jm_placement *r);
 /* Where work goes at submission: `queue` (NULL: none) decides gang or
  * local; 0, or -1 with err (WEIR_E_UNFIT: no such queue, no Slurm). */
-int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
-                    struct weir_error *err);
+int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang, struct weir_error *err);
 /* A job stored before routes existed (no key) runs where work without a
  * queue runs. */
 void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r);
@@ -319,8 +317,7 @@ struct jm_register_call {
  * -1 with err (WEIR_E_GONE: no longer current). */
 int jm_register(struct job_manager *jm, const struct jm_register_call *c, struct strbuf *answer,
                 struct weir_error *err);
-json_t *jm_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready,
-                          struct weir_error *err);
+json_t *jm_launch_cluster(void *ctx, int64_t id, int attempt, bool *ready, struct weir_error *err);
 json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err);
 json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err);
 
@@ -333,9 +330,8 @@ void jm_watch_destroy(struct jm_watch *w);
  * then it is gone), or found alive at recovery (due_ms 0: polled with
  * is_alive until it is gone).  `v`: the backend's verdict for it.  -1 when
  * out of memory. */
-int jm_watch_add(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
-                 int index, int launcher_pid, int64_t due_ms, const char *why,
-                 enum task_verdict v);
+int jm_watch_add(struct job_manager *jm, int64_t job_id, int attempt, const char *role, int index,
+                 int launcher_pid, int64_t due_ms, const char *why, enum task_verdict v);
 
 /* ---- timeouts.c ---- */
 

@@ -17,8 +17,8 @@
 #include "lib/clock.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
-#include "server/secrets.h"
 #include "server/observe_series.h"
+#include "server/secrets.h"
 
 /* ---- helpers ---- */
 
@@ -83,10 +83,10 @@ static void events_flush(struct job_manager *jm)
 		for (size_t i = at; i < at + m; i++) {
 			struct event_row *e = &q->v[i];
 			struct weir_error e2 = {0};
-			if (store_event_add(jm->store, e->job_id, e->time, e->kind, e->message, NULL,
-			                    &e2) < 0)
-				log_error("job %lld: cannot journal \"%s\": %s", (long long)e->job_id,
-				          e->message, e2.msg);
+			if (store_event_add(jm->store, e->job_id, e->time, e->kind, e->message,
+			                    NULL, &e2) < 0)
+				log_error("job %lld: cannot journal \"%s\": %s",
+				          (long long)e->job_id, e->message, e2.msg);
 		}
 	}
 	for (size_t i = 0; i < q->n; i++)
@@ -330,8 +330,7 @@ static char *job_path(struct job_manager *jm, int64_t job_id, const char *fmt, .
 	return p;
 }
 
-char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int index,
-                  int attempt)
+char *jm_log_path(struct job_manager *jm, int64_t job_id, const char *role, int index, int attempt)
 {
 	/* ROLE-INDEX.ATTEMPT.log beside the try's folder, not in a logs/ of its
 	 * own: a one-task job (every DAG task) makes one directory fewer */
@@ -428,8 +427,7 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 {
 	struct job_manager *jm = calloc(1, sizeof *jm);
 
-	if (!jm || !(jm->home = strdup(home)) ||
-	    !(jm->specs = hashmap_create(HASHMAP_KEY_INT)) ||
+	if (!jm || !(jm->home = strdup(home)) || !(jm->specs = hashmap_create(HASHMAP_KEY_INT)) ||
 	    !(jm->rows = hashmap_create(HASHMAP_KEY_INT))) {
 		if (jm) {
 			free(jm->home);
@@ -442,8 +440,10 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 	jm->loop = loop;
 	jm->store = store;
 	jm->node = *node;
-	if (!(jm->placement = jm_placement_create(err)) || !(jm->queue = jm_queue_create(node, err)) ||
-	    !(jm->timeouts = jm_timeouts_create(jm, err)) || !(jm->watch = jm_watch_create(jm, err))) {
+	if (!(jm->placement = jm_placement_create(err)) ||
+	    !(jm->queue = jm_queue_create(node, err)) ||
+	    !(jm->timeouts = jm_timeouts_create(jm, err)) ||
+	    !(jm->watch = jm_watch_create(jm, err))) {
 		job_manager_destroy(jm);
 		return NULL;
 	}

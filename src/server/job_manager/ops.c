@@ -16,12 +16,12 @@
 
 /* The job's row, WEIR_E_NOT_FOUND in the API's words when there is none.
  * The views read the store: what a turn wrote behind is written first. */
-static int job_get(struct job_manager *jm, int64_t id, struct job_row *job,
-                   struct weir_error *err)
+static int job_get(struct job_manager *jm, int64_t id, struct job_row *job, struct weir_error *err)
 {
 	jm_settle(jm);
 	if (store_job_get(jm->store, id, job, err) < 0)
-		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job", (long long)id);
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld: no such job",
+		                      (long long)id);
 	return 0;
 }
 
@@ -39,8 +39,8 @@ static void place_of(struct job_manager *jm, int64_t id, struct job_place *place
 static int view_fill(struct job_manager *jm, struct job_view *v, struct weir_error *err)
 {
 	place_of(jm, v->row.id, &v->place);
-	if (store_tasks_of_job(jm->store, v->row.id, v->row.attempt, &v->tasks, &v->n_tasks,
-	                       err) < 0) {
+	if (store_tasks_of_job(jm->store, v->row.id, v->row.attempt, &v->tasks, &v->n_tasks, err) <
+	    0) {
 		v->tasks = NULL;
 		v->n_tasks = 0;
 		return -1;
@@ -71,8 +71,8 @@ static int view_by_id(struct job_manager *jm, int64_t id, struct job_view *v,
 /* Stores a validated spec as a queued job and runs a queue pass (inside the
  * caller's turn).  `keep` (taken; NULL: none) becomes the job's spec;
  * without it the spec is read back from the tree its stored text is. */
-static int submit_spec(struct job_manager *jm, const struct job_spec *spec,
-                       struct job_spec *keep, int64_t *id, struct weir_error *err)
+static int submit_spec(struct job_manager *jm, const struct job_spec *spec, struct job_spec *keep,
+                       int64_t *id, struct weir_error *err)
 {
 	struct job_row row = {0};
 	struct jm_route route = {0};
@@ -243,10 +243,11 @@ static int op_list_jobs(void *ctx, const char *state, int limit, struct job_view
 	enum job_state js;
 
 	if (state && job_state_from_name(state, &js) < 0)
-		return weir_error_set(err, WEIR_E_INVALID,
-		                      "state: expected queued, starting, running, succeeded, failed "
-		                      "or killed, got \"%s\"",
-		                      state);
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "state: expected queued, starting, running, succeeded, failed "
+		    "or killed, got \"%s\"",
+		    state);
 	jm_settle(jm);
 	if (store_job_list(jm->store, state ? &js : NULL, limit, &rows, &n, err) < 0)
 		return -1;

@@ -153,8 +153,7 @@ void job_manager_set_shipping(struct job_manager *jm, const char *shared_dir,
 
 /* ---- a job's route ---- */
 
-int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
-                    struct weir_error *err)
+int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang, struct weir_error *err)
 {
 	const struct jm_placement *r = jm->placement;
 
@@ -164,10 +163,9 @@ int jm_route_choose(struct job_manager *jm, const char *queue, bool *gang,
 		if (!q) {
 			char names[512];
 			job_manager_has_queue(jm, queue, names, sizeof names);
-			return weir_error_set(err, WEIR_E_UNFIT,
-			                      "queue: no queue \"%s\" on this server (%s%s)", queue,
-			                      r->n_queues ? "its queues: " : "it has no queues",
-			                      names);
+			return weir_error_set(
+			    err, WEIR_E_UNFIT, "queue: no queue \"%s\" on this server (%s%s)",
+			    queue, r->n_queues ? "its queues: " : "it has no queues", names);
 		}
 		*gang = q->gang;
 	}
@@ -215,8 +213,7 @@ const char *jm_gang_name(struct job_manager *jm, const char *none)
 
 /* ---- shipping and placement of gang work ---- */
 
-void jm_job_shipping(struct job_manager *jm, int64_t job_id, const char **shared,
-                     char **node_cache)
+void jm_job_shipping(struct job_manager *jm, int64_t job_id, const char **shared, char **node_cache)
 {
 	const struct jm_placement *r = jm->placement;
 	struct jm_route rt;

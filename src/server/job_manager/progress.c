@@ -175,8 +175,7 @@ void jm_progress(struct job_manager *jm, int64_t job_id, const struct progress_e
 	spec = jm_spec_of(jm, &job, &err);
 	if (!spec)
 		goto fail;
-	if (job.state != JOB_QUEUED &&
-	    jm_tasks_load(jm, job_id, job.attempt, &rows, &n, &err) < 0)
+	if (job.state != JOB_QUEUED && jm_tasks_load(jm, job_id, job.attempt, &rows, &n, &err) < 0)
 		goto fail;
 	st = jm_task_statuses(rows, n);
 	if (!st)

@@ -9,10 +9,10 @@
 
 #include <stdio.h>
 
+#include "launch/report.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/log.h"
-#include "launch/report.h"
 #include "lib/strbuf.h"
 #include "server/job_manager/answer.h"
 #include "server/secrets.h"
@@ -47,9 +47,10 @@ static int launch_load(struct job_manager *jm, int64_t id, const char *role, int
 	if (jm_job_load(jm, id, job, err) < 0)
 		return weir_error_set(err, WEIR_E_GONE, "job %lld: no such job", (long long)id);
 	if (need_current && (jm_winding(jm, job) || job->attempt != attempt))
-		return weir_error_set(
-		    err, WEIR_E_GONE, "job %lld attempt %d is no longer current (job %s%s)",
-		    (long long)id, attempt, job_state_name(job->state), job->restart_pending ? ", restarting" : "");
+		return weir_error_set(err, WEIR_E_GONE,
+		                      "job %lld attempt %d is no longer current (job %s%s)",
+		                      (long long)id, attempt, job_state_name(job->state),
+		                      job->restart_pending ? ", restarting" : "");
 	if (jm_task_load(jm, id, attempt, role, index, t, err) < 0)
 		return weir_error_set(err, WEIR_E_GONE, "job %lld attempt %d has no task %s:%d",
 		                      (long long)id, attempt, role, index);
@@ -101,8 +102,7 @@ static void add_connections(struct job_manager *jm, const struct job_spec *spec,
 
 /* Appends task t's register answer (answer.h) to sb.  0, or -1. */
 static int register_answer(struct job_manager *jm, const struct job_spec *spec,
-                           const struct role_spec *rs, const struct task_row *t,
-                           struct strbuf *sb)
+                           const struct role_spec *rs, const struct task_row *t, struct strbuf *sb)
 {
 	char *cmd = job_spec_role_command(spec, rs);
 	char *wd = jm_workdir_path(jm, t->job_id, t->role, t->idx, t->attempt);
@@ -154,7 +154,9 @@ static int register_answer(struct job_manager *jm, const struct job_spec *spec,
 		                      .workdir = wd,
 		                      .log = lp,
 		                      .cache_dir = cache,
-		                      .gpus = confined ? NULL : t->gpus ? t->gpus : "",
+		                      .gpus = confined  ? NULL
+		                              : t->gpus ? t->gpus
+		                                        : "",
 		                      .artifact_paths = (const char *const *)paths,
 		                      .server_instance = inst,
 		                      .cgroup = !confined,
@@ -281,8 +283,7 @@ json_t *jm_launch_register(void *ctx, json_t *body, struct weir_error *err)
 	if ((v = json_object_get(body, "pid")) && json_is_integer(v) && json_integer_value(v) > 0)
 		c.pid = (int)json_integer_value(v);
 	/* the HTTP route answers a tree: the answer's text read back */
-	if (jm_register(ctx, &c, &sb, err) == 0 &&
-	    !(r = json_loadb(sb.buf, sb.len, 0, NULL)))
+	if (jm_register(ctx, &c, &sb, err) == 0 && !(r = json_loadb(sb.buf, sb.len, 0, NULL)))
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	strbuf_release(&sb);
 	return r;
@@ -388,8 +389,8 @@ json_t *jm_launch_started(void *ctx, json_t *body, struct weir_error *err)
 	return launch_report(ctx, body, started, err);
 }
 
-static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job,
-                      struct task_row *t, struct weir_error *err)
+static json_t *exited(struct job_manager *jm, json_t *body, struct job_row *job, struct task_row *t,
+                      struct weir_error *err)
 {
 	struct exit_report r;
 	struct task_report rep;
@@ -432,7 +433,8 @@ void job_manager_on_agent_reports(void *arg, json_t *batch)
 	json_t *m;
 
 	jm_turn_begin(jm);
-	json_array_foreach(batch, i, m) {
+	json_array_foreach(batch, i, m)
+	{
 		struct weir_error err = {0};
 		const char *t = json_string_value(json_object_get(m, "t"));
 		json_t *r = NULL;

@@ -34,7 +34,7 @@ struct jm_queue {
 	bool known;
 	int64_t *ids;
 	size_t n_ids, cap_ids;
-	uint64_t rollbacks;             /* store_rollbacks() it was known under */
+	uint64_t rollbacks; /* store_rollbacks() it was known under */
 };
 
 void jm_queue_note(struct job_manager *jm, int64_t job_id)

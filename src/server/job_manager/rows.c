@@ -24,12 +24,12 @@ enum jm_held { HELD_STORED, HELD_CHANGED, HELD_NEW };
 
 struct jm_rows_entry {
 	bool have_row, have_tasks, have_route, have_outcome;
-	bool row_changed;     /* the row differs from the store's */
-	bool listed;          /* in jm->unwritten */
+	bool row_changed; /* the row differs from the store's */
+	bool listed;      /* in jm->unwritten */
 	struct job_row row;
 	int tasks_attempt;
 	struct task_row *tasks;
-	unsigned char *held;  /* enum jm_held of each task */
+	unsigned char *held; /* enum jm_held of each task */
 	size_t n_tasks, cap_tasks;
 	struct jm_route route;
 	/* the waiting result, and what the store has of it */
@@ -102,8 +102,7 @@ static void rows_clear(struct job_manager *jm)
 	jm->n_unwritten = 0; /* rolled back with their transaction */
 }
 
-static bool outcome_same(bool wa, const struct job_outcome *a, bool wb,
-                         const struct job_outcome *b)
+static bool outcome_same(bool wa, const struct job_outcome *a, bool wb, const struct job_outcome *b)
 {
 	return wa == wb && (!wa || (a->state == b->state && a->exit_code == b->exit_code &&
 	                            a->cause == b->cause && !strcmp(a->reason, b->reason)));
@@ -130,7 +129,8 @@ static int entry_write(struct job_manager *jm, struct jm_rows_entry *e, int64_t 
 	for (size_t i = 0; i < e->n_tasks; i++) {
 		if (e->held[i] == HELD_NEW && store_task_insert(jm->store, &e->tasks[i], err) < 0)
 			return -1;
-		if (e->held[i] == HELD_CHANGED && store_task_update(jm->store, &e->tasks[i], err) < 0)
+		if (e->held[i] == HELD_CHANGED &&
+		    store_task_update(jm->store, &e->tasks[i], err) < 0)
 			return -1;
 		e->held[i] = HELD_STORED;
 	}
@@ -274,8 +274,7 @@ int jm_job_add(struct job_manager *jm, struct job_row *row, const struct jm_rout
 	return 0;
 }
 
-int jm_job_load(struct job_manager *jm, int64_t job_id, struct job_row *out,
-                struct weir_error *err)
+int jm_job_load(struct job_manager *jm, int64_t job_id, struct job_row *out, struct weir_error *err)
 {
 	struct jm_rows_entry *e = entry_of(jm, job_id, false);
 
@@ -316,7 +315,8 @@ int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_e
 		e->row = copy;
 		e->row_changed = true;
 		if (entry_changed(jm, e, job->id) < 0)
-			return weir_error_set(err, WEIR_E_INTERNAL, "job %lld: its row was not written",
+			return weir_error_set(err, WEIR_E_INTERNAL,
+			                      "job %lld: its row was not written",
 			                      (long long)job->id);
 		return 0;
 	}
@@ -472,8 +472,8 @@ static struct task_row *task_find(struct jm_rows_entry *e, const char *role, int
 	return NULL;
 }
 
-int jm_task_load(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
-                 int index, struct task_row *out, struct weir_error *err)
+int jm_task_load(struct job_manager *jm, int64_t job_id, int attempt, const char *role, int index,
+                 struct task_row *out, struct weir_error *err)
 {
 	struct jm_rows_entry *e = tasks_held(jm, job_id, attempt);
 	struct task_row *rows = NULL, *t;
@@ -491,8 +491,9 @@ int jm_task_load(struct job_manager *jm, int64_t job_id, int attempt, const char
 		return store_task_get(jm->store, job_id, attempt, role, index, out, err);
 	t = task_find(e, role, index);
 	if (!t)
-		return weir_error_set(err, WEIR_E_NOT_FOUND, "job %lld attempt %d has no task %s:%d",
-		                      (long long)job_id, attempt, role, index);
+		return weir_error_set(err, WEIR_E_NOT_FOUND,
+		                      "job %lld attempt %d has no task %s:%d", (long long)job_id,
+		                      attempt, role, index);
 	if (task_row_copy(t, out) < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	return 0;
@@ -584,8 +585,7 @@ bool jm_rows_route(struct job_manager *jm, int64_t job_id, struct jm_route *r)
 	return true;
 }
 
-void jm_rows_keep_route(struct job_manager *jm, int64_t job_id, const struct jm_route *r,
-                        bool make)
+void jm_rows_keep_route(struct job_manager *jm, int64_t job_id, const struct jm_route *r, bool make)
 {
 	struct jm_rows_entry *e = entry_of(jm, job_id, make);
 

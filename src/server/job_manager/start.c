@@ -94,7 +94,8 @@ static int add_cluster(struct job_manager *jm, const struct task_row *t, struct 
 	if (!cluster || !ready ||
 	    !(text = json_dumps(json_object_get(cluster, "cluster"), JSON_COMPACT))) {
 		if (!err->msg[0])
-			weir_error_set(err, WEIR_E_INTERNAL, "the gang registered here is not complete");
+			weir_error_set(err, WEIR_E_INTERNAL,
+			               "the gang registered here is not complete");
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++)
@@ -129,8 +130,8 @@ out:
 		for (size_t i = 0; i < n; i++) {
 			struct task_row cur = {0};
 			strbuf_release(&answers[i]);
-			if (jm_task_load(jm, rows[i].job_id, rows[i].attempt, rows[i].role, rows[i].idx,
-			                 &cur, NULL) == 0) {
+			if (jm_task_load(jm, rows[i].job_id, rows[i].attempt, rows[i].role,
+			                 rows[i].idx, &cur, NULL) == 0) {
 				task_row_release(&rows[i]);
 				rows[i] = cur;
 			}
@@ -181,8 +182,8 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone, c
 			/* registered here: the row to end is the stored one */
 			struct weir_error e2 = {0};
 			struct task_row cur = {0};
-			if (jm_task_load(jm, t->job_id, t->attempt, t->role, t->idx, &cur,
-			                   &e2) == 0) {
+			if (jm_task_load(jm, t->job_id, t->attempt, t->role, t->idx, &cur, &e2) ==
+			    0) {
 				task_row_release(t);
 				*t = cur;
 			}
@@ -355,7 +356,8 @@ void jm_start_gang(struct job_manager *jm, int64_t job_id, const struct job_allo
 			answers = NULL;
 		}
 		for (size_t i = 0; i < a->n_tasks; i++)
-			if (!spawn_task(jm, &rows[i], a->n_tasks == 1, answers ? answers[i].buf : NULL) &&
+			if (!spawn_task(jm, &rows[i], a->n_tasks == 1,
+			                answers ? answers[i].buf : NULL) &&
 			    failed < 0)
 				failed = (int)i;
 		for (size_t i = 0; answers && i < a->n_tasks; i++)

@@ -42,9 +42,8 @@ static void watch_free(struct launcher_watch *w)
 	free(w);
 }
 
-int jm_watch_add(struct job_manager *jm, int64_t job_id, int attempt, const char *role,
-                 int index, int launcher_pid, int64_t due_ms, const char *why,
-                 enum task_verdict v)
+int jm_watch_add(struct job_manager *jm, int64_t job_id, int attempt, const char *role, int index,
+                 int launcher_pid, int64_t due_ms, const char *why, enum task_verdict v)
 {
 	struct launcher_watch *w = calloc(1, sizeof *w);
 
@@ -82,8 +81,8 @@ static void verdict_on_reported(struct job_manager *jm, const struct launcher_wa
 		t->oom_killed = true;
 	if (jm_task_save(jm, t, &err) < 0)
 		log_error("job %lld: %s", (long long)t->job_id, err.msg);
-	jm_event(jm, t->job_id, "task", "%s:%d %s: %s", t->role, t->idx,
-	         task_state_name(t->state), t->reason);
+	jm_event(jm, t->job_id, "task", "%s:%d %s: %s", t->role, t->idx, task_state_name(t->state),
+	         t->reason);
 	if (told.job) {
 		jm_set_reason(&job->reason, "%s:%d %s", t->role, t->idx, w->why);
 		job->cause = told.cause;
@@ -293,9 +292,8 @@ static void gang_over(struct job_manager *jm, int64_t job_id, int attempt,
 	task_rows_free(rows, n);
 }
 
-void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
-                               enum executor_gang_event ev, const char *backend_id,
-                               const char *reason)
+void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt, enum executor_gang_event ev,
+                               const char *backend_id, const char *reason)
 {
 	struct job_manager *jm = arg;
 	struct weir_error err = {0};
@@ -321,8 +319,9 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt,
 		if (job.attempt != attempt || job.state != JOB_STARTING)
 			break;
 		if (ev == EXECUTOR_GANG_PENDING)
-			jm_set_reason(&job.reason, "pending in %s%s%s", jm_gang_name(jm, "the backend"),
-			              reason[0] ? ": " : "", reason);
+			jm_set_reason(&job.reason, "pending in %s%s%s",
+			              jm_gang_name(jm, "the backend"), reason[0] ? ": " : "",
+			              reason);
 		else
 			str_set(&job.reason, "");
 		if (jm_job_save(jm, &job, &err) < 0)
