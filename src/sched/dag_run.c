@@ -190,6 +190,7 @@ struct work {
 	int *max_tries;
 	int64_t *retry_at;
 	bool *stop;
+	bool *cleared; /* reset to none in this decision (dag_ti_change.cleared) */
 	size_t n_tis;
 };
 
@@ -231,6 +232,8 @@ static void stop_and_set(struct work *w, size_t ti, enum dag_ti_state to)
 {
 	if (dag_ti_state_is_active(w->state[ti]))
 		w->stop[ti] = true;
+	if (to == DAG_TI_NONE)
+		w->cleared[ti] = true;
 	w->state[ti] = to;
 	w->retry_at[ti] = 0;
 }
@@ -519,7 +522,9 @@ static int work_init(struct work *w, const struct dag_graph *g, size_t n_tis,
 	w->max_tries = calloc(n_tis ? n_tis : 1, sizeof(*w->max_tries));
 	w->retry_at = calloc(n_tis ? n_tis : 1, sizeof(*w->retry_at));
 	w->stop = calloc(n_tis ? n_tis : 1, sizeof(*w->stop));
-	if (!w->base || !w->order || !w->state || !w->max_tries || !w->retry_at || !w->stop)
+	w->cleared = calloc(n_tis ? n_tis : 1, sizeof(*w->cleared));
+	if (!w->base || !w->order || !w->state || !w->max_tries || !w->retry_at || !w->stop ||
+	    !w->cleared)
 		return weir_error_set(err, WEIR_E_INTERNAL, "dag: out of memory");
 	if (dag_graph_order(g, w->order, err) < 0)
 		return -1;
@@ -561,6 +566,7 @@ static void work_release(struct work *w)
 	free(w->max_tries);
 	free(w->retry_at);
 	free(w->stop);
+	free(w->cleared);
 }
 
 /* Retries that are due (TIMER): up_for_retry TIs whose time has come are
@@ -645,6 +651,7 @@ static int fill_changes(const struct work *w, const struct dag_ti *tis,
 		c->retry_at = w->state[i] == DAG_TI_UP_FOR_RETRY ? w->retry_at[i] : 0;
 		c->max_tries = w->max_tries[i];
 		c->stop = w->stop[i];
+		c->cleared = w->cleared[i];
 		if (c->to == DAG_TI_SCHEDULED && c->from != DAG_TI_SCHEDULED)
 			out->n_scheduled++;
 	}

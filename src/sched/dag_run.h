@@ -139,6 +139,9 @@ struct dag_ti_change {
 	int64_t retry_at; /* to == up_for_retry: when it runs again; else 0 */
 	int max_tries;    /* the TI's max_tries after the call */
 	bool stop;        /* it was queued or running: stop its job */
+	/* it was reset to none (a clear) before the rules moved it on: the
+	 * move is `from` -> none -> `to`, two legal moves in one change */
+	bool cleared;
 };
 
 #define DAG_REASON_MAX 256

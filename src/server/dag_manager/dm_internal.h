@@ -147,6 +147,10 @@ struct dag_manager {
 	                            * NULL: none */
 	struct notifier *notifier; /* on_failure, ... and SLA misses; NULL: none */
 	int open_handles;          /* handles to close at destroy (manager.c) */
+	/* ops.c: the logical date the last trigger without one was given; the
+	 * next is later (dates are in milliseconds, and two triggers within one
+	 * would collide on the (DAG, logical date) key) */
+	int64_t last_trigger_now_ms;
 	struct dm_turn turn;
 	struct dm_folder folder;
 	struct dm_run_cache cache;

@@ -224,6 +224,12 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 			err->kind = WEIR_E_INVALID;
 			return NULL;
 		}
+	} else {
+		/* now, as Airflow: later than the last such trigger's, so that
+		 * triggers in one millisecond do not collide */
+		if (logical <= dm->last_trigger_now_ms)
+			logical = dm->last_trigger_now_ms + 1;
+		dm->last_trigger_now_ms = logical;
 	}
 	if (rid && !json_is_null(rid)) {
 		if (!json_is_string(rid)) {

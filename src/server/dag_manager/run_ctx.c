@@ -510,7 +510,9 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		struct dag_ti_row *r = &rc->rows[rc->ti_row[c->ti]];
 		int64_t job = r->job_id;
 
-		if (dm_ti_set_state(r, c->to) < 0) {
+		/* a cleared TI that the rules moved on passes through none */
+		if ((c->cleared && c->to != DAG_TI_NONE && dm_ti_set_state(r, DAG_TI_NONE) < 0) ||
+		    dm_ti_set_state(r, c->to) < 0) {
 			/* sched's decision against the move table (logged): the
 			 * copy is read again from the store */
 			rc->stale = true;

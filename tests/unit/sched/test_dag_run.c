@@ -149,7 +149,7 @@ static void test_state_names(void **state)
 	assert_true(dag_ti_state_can_move(DAG_TI_RUNNING, DAG_TI_UP_FOR_RETRY));
 	assert_true(dag_ti_state_can_move(DAG_TI_UP_FOR_RETRY, DAG_TI_SCHEDULED));
 	assert_true(dag_ti_state_can_move(DAG_TI_NONE, DAG_TI_UPSTREAM_FAILED));
-	assert_true(dag_ti_state_can_move(DAG_TI_FAILED, DAG_TI_NONE)); /* clear */
+	assert_true(dag_ti_state_can_move(DAG_TI_FAILED, DAG_TI_NONE));    /* clear */
 	assert_true(dag_ti_state_can_move(DAG_TI_FAILED, DAG_TI_SUCCESS)); /* mark */
 	/* never */
 	assert_false(dag_ti_state_can_move(DAG_TI_NONE, DAG_TI_RUNNING));
@@ -215,17 +215,36 @@ static const struct {
 	const char *ups;
 	const char *want;
 } truth[] = {
-    {"nn", "WWWWWWWRWW"}, {"ns", "WWSRWWWRWS"}, {"nf", "UWWWRUWRUS"}, {"nu", "UWWWRUWRUS"},
-    {"nk", "SWSWWWSRWW"}, {"ss", "RRSRSRRRRS"}, {"sf", "URSRRURRUS"}, {"su", "URSRRURRUS"},
-    {"sk", "SRSRSRSRRS"}, {"ff", "URRURURRUS"}, {"fu", "URRURURRUS"}, {"fk", "URSURUSRUS"},
-    {"uu", "URRURURRUS"}, {"uk", "URSURUSRUS"}, {"kk", "SRSSSRSRSR"},
+    {"nn", "WWWWWWWRWW"},
+    {"ns", "WWSRWWWRWS"},
+    {"nf", "UWWWRUWRUS"},
+    {"nu", "UWWWRUWRUS"},
+    {"nk", "SWSWWWSRWW"},
+    {"ss", "RRSRSRRRRS"},
+    {"sf", "URSRRURRUS"},
+    {"su", "URSRRURRUS"},
+    {"sk", "SRSRSRSRRS"},
+    {"ff", "URRURURRUS"},
+    {"fu", "URRURURRUS"},
+    {"fk", "URSURUSRUS"},
+    {"uu", "URRURURRUS"},
+    {"uk", "URSURUSRUS"},
+    {"kk", "SRSSSRSRSR"},
     /* one upstream, and unfinished states other than none */
-    {"s", "RRSRSRRRRS"},  {"f", "URRURURRUS"},  {"k", "SRSSSRSRSR"},  {"r", "WWWWWWWRWW"},
-    {"y", "WWWWWWWRWW"},  {"rs", "WWSRWWWRWS"}, {"yf", "UWWWRUWRUS"},
+    {"s", "RRSRSRRRRS"},
+    {"f", "URRURURRUS"},
+    {"k", "SRSSSRSRSR"},
+    {"r", "WWWWWWWRWW"},
+    {"y", "WWWWWWWRWW"},
+    {"rs", "WWSRWWWRWS"},
+    {"yf", "UWWWRUWRUS"},
     /* three: the first success is enough for one_success */
-    {"nnf", "UWWWRUWRUS"}, {"nsf", "UWSRRUWRUS"}, {"ssk", "SRSRSRSRRS"},
+    {"nnf", "UWWWRUWRUS"},
+    {"nsf", "UWSRRUWRUS"},
+    {"ssk", "SRSRSRSRRS"},
     /* three, all skipped or one not yet */
-    {"nkk", "SWSWWWSRWW"}, {"kkk", "SRSSSRSRSR"},
+    {"nkk", "SWSWWWSRWW"},
+    {"kkk", "SRSSSRSRSR"},
 };
 
 static void test_trigger_truth_table(void **state)
@@ -276,10 +295,10 @@ static void test_group_state(void **state)
 		const char *in;
 		enum dag_ti_state want;
 	} rows[] = {
-	    {"sss", DAG_TI_SUCCESS},    {"srs", DAG_TI_RUNNING}, {"fsn", DAG_TI_RUNNING},
-	    {"sfs", DAG_TI_FAILED},     {"su", DAG_TI_UPSTREAM_FAILED},
-	    {"uf", DAG_TI_FAILED},      {"sk", DAG_TI_SKIPPED},  {"kk", DAG_TI_SKIPPED},
-	    {"", DAG_TI_SKIPPED},       {"sy", DAG_TI_RUNNING},
+	    {"sss", DAG_TI_SUCCESS}, {"srs", DAG_TI_RUNNING},        {"fsn", DAG_TI_RUNNING},
+	    {"sfs", DAG_TI_FAILED},  {"su", DAG_TI_UPSTREAM_FAILED}, {"uf", DAG_TI_FAILED},
+	    {"sk", DAG_TI_SKIPPED},  {"kk", DAG_TI_SKIPPED},         {"", DAG_TI_SKIPPED},
+	    {"sy", DAG_TI_RUNNING},
 	};
 	for (size_t r = 0; r < sizeof(rows) / sizeof(rows[0]); r++) {
 		int n = (int)strlen(rows[r].in);
@@ -567,8 +586,8 @@ static void test_retries_fixed(void **state)
 	run_init(&r, t, 2);
 	ev_simple(&r, DAG_EV_START, 0);
 	start_ti(&r, 0);
-	ev = (struct dag_event){
-	    .kind = DAG_EV_TI_ENDED, .ti = 0, .try_number = 1, .no_retry = true};
+	ev =
+	    (struct dag_event){.kind = DAG_EV_TI_ENDED, .ti = 0, .try_number = 1, .no_retry = true};
 	step(&r, &ev, 5);
 	assert_int_equal(r.tis[0].state, DAG_TI_FAILED);
 	run_free(&r);
@@ -682,8 +701,7 @@ static void test_clear_only_failed(void **state)
 
 	struct dag_event ev = {.kind = DAG_EV_CLEAR, .only_failed = true};
 	step(&r, &ev, 4);
-	const enum dag_ti_state want[] = {DAG_TI_SUCCESS, DAG_TI_NONE, DAG_TI_SUCCESS,
-	                                  DAG_TI_NONE};
+	const enum dag_ti_state want[] = {DAG_TI_SUCCESS, DAG_TI_NONE, DAG_TI_SUCCESS, DAG_TI_NONE};
 	expect_states(&r, want);
 	assert_int_equal(r.state, DAG_RUN_QUEUED);
 	ev_simple(&r, DAG_EV_START, 5);
@@ -701,6 +719,13 @@ static void test_clear_only_failed(void **state)
 	assert_true(r.d.changes[0].stop);
 	assert_int_equal(r.d.changes[0].from, DAG_TI_RUNNING);
 	assert_int_equal(r.d.changes[0].to, DAG_TI_SCHEDULED);
+	/* not a move of its own: a clear (to none), then the rules (to
+	 * scheduled), which the change says so that the server's door checks
+	 * both legs */
+	assert_true(r.d.changes[0].cleared);
+	assert_false(dag_ti_state_can_move(DAG_TI_RUNNING, DAG_TI_SCHEDULED));
+	assert_true(dag_ti_state_can_move(DAG_TI_RUNNING, DAG_TI_NONE));
+	assert_true(dag_ti_state_can_move(DAG_TI_NONE, DAG_TI_SCHEDULED));
 	/* the stopped job's end report is stale: its try is not the current one
 	 * once the server starts the next */
 	start_ti(&r, 1);
@@ -708,6 +733,7 @@ static void test_clear_only_failed(void **state)
 	step(&r, &late, 7);
 	assert_int_equal(r.d.n_changes, 0);
 	end_ti(&r, 1, true, 8);
+	assert_false(r.d.changes[0].cleared); /* an end is a move of its own */
 	start_ti(&r, 3);
 	end_ti(&r, 3, true, 9);
 	assert_int_equal(r.state, DAG_RUN_SUCCESS);
@@ -935,9 +961,10 @@ static void test_max_active(void **state)
 	struct weir_error err = {0};
 	struct dag_pool pools[] = {{DAG_DEFAULT_POOL, 128, 0}};
 	struct dag_limit dags[] = {{"etl", 2, 1}, {"other", 0, 0}};
-	struct dag_candidate c[] = {
-	    {.dag = 0, .ti_order = 0}, {.dag = 0, .ti_order = 1}, {.dag = 1, .ti_order = 2},
-	    {.dag = 0, .ti_order = 3}};
+	struct dag_candidate c[] = {{.dag = 0, .ti_order = 0},
+	                            {.dag = 0, .ti_order = 1},
+	                            {.dag = 1, .ti_order = 2},
+	                            {.dag = 0, .ti_order = 3}};
 	struct dag_pool_decision d[4];
 	assert_int_equal(dag_pool_decide(c, 4, dags, 2, pools, 1, d, &err), 0);
 	assert_int_equal(d[0].action, DAG_POOL_QUEUE);
@@ -1059,7 +1086,7 @@ static void test_pool_batches(void **state)
 	for (size_t i = 1; i < N; i++)
 		for (size_t j = i; j > 0; j--) {
 			struct dag_candidate *x = &c[j - 1], *y = &c[j], t;
-			bool before = y->priority != x->priority   ? y->priority > x->priority
+			bool before = y->priority != x->priority     ? y->priority > x->priority
 			              : y->run_order != x->run_order ? y->run_order < x->run_order
 			                                             : y->ti_order < x->ti_order;
 			if (!before)
@@ -1071,17 +1098,20 @@ static void test_pool_batches(void **state)
 		struct dag_limit d0[] = {{"a", 3, 1}, {"b", 0, 0}};
 		struct dag_pool p0[] = {{"p", 4, used}, {"q", 2, 0}, {"default_pool", 3, 1}};
 		size_t n_whole = 0;
-		assert_int_equal(dag_pool_decide_prefix(c, N, d0, 2, p0, 3, whole, &n_whole, &err), 0);
+		assert_int_equal(dag_pool_decide_prefix(c, N, d0, 2, p0, 3, whole, &n_whole, &err),
+		                 0);
 		assert_true(n_whole < N); /* few slots: it stops early */
 		for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
 			struct dag_limit d1[] = {{"a", 3, 1}, {"b", 0, 0}};
-			struct dag_pool p1[] = {{"p", 4, used}, {"q", 2, 0}, {"default_pool", 3, 1}};
+			struct dag_pool p1[] = {
+			    {"p", 4, used}, {"q", 2, 0}, {"default_pool", 3, 1}};
 			size_t at = 0, got;
 			bool stopped = false;
 			while (!stopped && at < N) {
 				size_t take = N - at < sizes[s] ? N - at : sizes[s];
 				assert_int_equal(dag_pool_decide_batch(c + at, take, d1, 2, p1, 3,
-				                                       part + at, &got, &stopped, &err),
+				                                       part + at, &got, &stopped,
+				                                       &err),
 				                 0);
 				for (size_t i = at; i < at + got; i++)
 					part[i].candidate += at;
