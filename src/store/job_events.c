@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "store/sql.h"
 #include "store/store_internal.h"
 
@@ -128,14 +129,8 @@ int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t c = cap ? cap * 2 : 16;
-			struct event_row *b = realloc(a, c * sizeof(*b));
-			if (!b)
-				goto oom;
-			a = b;
-			cap = c;
-		}
+		if (ALLOC_GROW(a, len + 1, cap) < 0)
+			goto oom;
 		struct event_row *e = &a[len];
 		e->id = sqlite3_column_int64(st, 0);
 		e->job_id = sqlite3_column_int64(st, 1);

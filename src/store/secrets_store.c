@@ -4,6 +4,7 @@
  * "connection ID extra", "variable KEY value" and "job ID spec".
  */
 #include "store/secrets_store.h"
+#include "lib/grow.h"
 #include "store/sql.h"
 
 #include <sqlite3.h>
@@ -522,14 +523,8 @@ static int clear_jobs(struct secrets_store *ss, const char *needle, struct clear
 		return sql_error(ss->db, "finding secrets in jobs' specs", err);
 	sql_bind_text(st, 1, needle);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct clear_job *nv = realloc(v, nc * sizeof *nv);
-			if (!nv)
-				break;
-			v = nv;
-			cap = nc;
-		}
+		if (ALLOC_GROW(v, len + 1, cap) < 0)
+			break;
 		v[len].id = sqlite3_column_int64(st, 0);
 		v[len].active = sqlite3_column_int(st, 2) != 0;
 		if (!(v[len].spec = strdup((const char *)sqlite3_column_text(st, 1))))
