@@ -1,10 +1,10 @@
 /* Tests of lib/grow: ALLOC_GROW's growth, the contents kept, a count whose
  * bytes overflow refused, and the old array kept when it fails. */
-#include <cmocka.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <cmocka.h>
 
 #include <stdlib.h>
 
