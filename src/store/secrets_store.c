@@ -294,15 +294,9 @@ static int list_rows(struct secrets_store *ss, enum ss_stmt id, size_t size,
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			char *nv = realloc(v, nc * size);
-			if (!nv) {
-				weir_error_oom(err);
-				goto fail;
-			}
-			v = nv;
-			cap = nc;
+		if (grow_array(&v, len + 1, &cap, size) < 0) {
+			weir_error_oom(err);
+			goto fail;
 		}
 		if (read(ss, st, v + len * size, err) < 0)
 			goto fail;
