@@ -70,7 +70,7 @@ static void test_rows_read(void **state)
 	assert_int_equal(sql_collect(st, &items, "/p", "listing", &rows, &n, &err), 0);
 	assert_int_equal(n, 100);
 	for (size_t i = 0; i < n; i++) {
-		char want[16];
+		char want[32];
 		snprintf(want, sizeof want, "n%zu", i + 1);
 		assert_int_equal(rows[i].id, (int64_t)i + 1);
 		assert_string_equal(rows[i].name, want);
