@@ -67,7 +67,7 @@ LIB_OBJS := $(filter-out $(BUILD)/src/cli/main.o,$(OBJS))
 # and jansson only, because it starts once per task (docs/internals/launch.md).
 LEAN_SRCS := src/cli/launch_only_main.c $(wildcard src/launch/*.c) \
              src/exec/agent_proto.c src/lib/artifact_cache.c src/lib/clock.c src/lib/error.c src/lib/fs.c \
-             src/lib/env_scrub.c src/lib/hashmap.c src/lib/http_client.c src/lib/json_line.c src/lib/log.c src/lib/mask.c src/lib/proc.c src/lib/run_as.c src/lib/shell.c src/lib/str.c \
+             src/lib/env_scrub.c src/lib/grow.c src/lib/hashmap.c src/lib/http_client.c src/lib/json_line.c src/lib/log.c src/lib/mask.c src/lib/proc.c src/lib/run_as.c src/lib/shell.c src/lib/str.c \
              src/lib/strbuf.c src/lib/strvec.c src/lib/usock.c src/model/end_cause.c src/model/framework.c
 LEAN_OBJS := $(LEAN_SRCS:%.c=$(BUILD)/%.o)
 DEPS     := $(OBJS:.o=.d) $(LEAN_OBJS:.o=.d)

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli_common.h"
+#include "lib/grow.h"
 #include "model/states.h"
 
 void cli_watch_init(struct cli_watch *w, long long job_id)
@@ -93,14 +94,8 @@ static struct cli_watch_task *find_task(struct cli_watch *w, const char *key)
 
 static struct cli_watch_task *add_task(struct cli_watch *w, const char *key)
 {
-	if (w->n_tasks == w->cap_tasks) {
-		size_t cap = w->cap_tasks ? w->cap_tasks * 2 : 8;
-		struct cli_watch_task *t = realloc(w->tasks, cap * sizeof *t);
-		if (!t)
-			return NULL;
-		w->tasks = t;
-		w->cap_tasks = cap;
-	}
+	if (ALLOC_GROW(w->tasks, w->n_tasks + 1, w->cap_tasks) < 0)
+		return NULL;
 	struct cli_watch_task *t = &w->tasks[w->n_tasks];
 	t->key = strdup(key);
 	t->state = NULL;

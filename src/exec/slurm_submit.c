@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lib/fs.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/strbuf.h"
 
@@ -316,14 +317,8 @@ int slurm_batch_add(struct slurm_executor *sx, const struct executor_task *tasks
 		*sx->batches_tail = b;
 		sx->batches_tail = &b->next;
 	}
-	if (b->n == b->cap) {
-		size_t cap = b->cap ? 2 * b->cap : 8;
-		struct batch_member *m = realloc(b->m, cap * sizeof *m);
-		if (!m)
-			goto oom; /* b stays, as it was */
-		b->m = m;
-		b->cap = cap;
-	}
+	if (ALLOC_GROW(b->m, b->n + 1, b->cap) < 0)
+		goto oom; /* b stays, as it was */
 	b->m[b->n] = (struct batch_member){.job_id = tasks[0].job_id,
 	                                   .attempt = tasks[0].attempt,
 	                                   .script = strdup(script),

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "lib/fs.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 
 #define POLL_MS 1000
@@ -126,13 +127,8 @@ static size_t sq_parse(char *out, struct sq_line **lines)
 		sp1 = strchr(line, ' ');
 		sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
 		if (sp1) {
-			if (n == cap) {
-				struct sq_line *m =
-				    realloc(*lines, (cap = cap ? 2 * cap : 64) * sizeof *m);
-				if (!m)
-					break;
-				*lines = m;
-			}
+			if (ALLOC_GROW(*lines, n + 1, cap) < 0)
+				break;
 			*sp1 = '\0';
 			if (sp2)
 				*sp2 = '\0';

@@ -24,6 +24,7 @@
 #include "lib/env_scrub.h"
 #include "lib/error.h"
 #include "lib/fs.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/usock.h"
 
@@ -125,13 +126,8 @@ static int agent_run(struct agent *a)
 		if (due < wake)
 			wake = due;
 		need = 3 + (size_t)a->n_conns + n_adopted;
-		if (need > cap) {
-			struct pollfd *np = realloc(pfd, need * sizeof *pfd);
-			if (!np)
-				break;
-			pfd = np;
-			cap = need;
-		}
+		if (ALLOC_GROW(pfd, need, cap) < 0)
+			break;
 		pfd[k++] = (struct pollfd){a->lfd, POLLIN, 0};
 		pfd[k++] = (struct pollfd){a->sfd, POLLIN, 0};
 		pfd[k++] = (struct pollfd){a->notify_r, POLLIN, 0};

@@ -3,6 +3,7 @@
 #include "launch/contract.h"
 
 #include "lib/fs.h"
+#include "lib/grow.h"
 #include "lib/strbuf.h"
 
 #include <stdarg.h>
@@ -43,16 +44,10 @@ static void env_set(struct env_list *l, const char *name, const char *value)
 			return;
 		}
 	}
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 32;
-		struct env_var *n = realloc(l->v, ncap * sizeof *n);
-		if (!n) {
-			free(nv);
-			l->failed = 1;
-			return;
-		}
-		l->v = n;
-		l->cap = ncap;
+	if (ALLOC_GROW(l->v, l->n + 1, l->cap) < 0) {
+		free(nv);
+		l->failed = 1;
+		return;
 	}
 	l->v[l->n].name = strdup(name);
 	l->v[l->n].value = nv;

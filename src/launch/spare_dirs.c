@@ -80,22 +80,23 @@ static int make_next(const struct spare_dir *sd, const char *jobs)
 {
 	char p[SPARE_DIRS_PATH_MAX];
 
-	if (mkdir(sd->path, 0755) == 0 || errno == EEXIST)
+	if (mkdir_there(sd->path) == 0)
 		return 0;
 	if (errno != ENOENT)
 		return -1;
-	int made = mkdir(sd->own, 0755);
-	if (made < 0 && errno == ENOENT) {
-		/* JOBS/.spares first (the first spare of this home) */
+	if (mkdir_there(sd->own) < 0) {
+		if (errno != ENOENT)
+			return -1;
+		/* JOBS/.spares first (the first spare of this home); spread
+		 * only when made here, so not mkdir_there */
 		snprintf(p, sizeof p, "%s" SPARES, jobs);
 		if (mkdir(p, 0755) == 0)
 			spare_dirs_spread(p);
 		else if (errno != EEXIST)
 			return -1;
-		made = mkdir(sd->own, 0755);
+		if (mkdir_there(sd->own) < 0)
+			return -1;
 	}
-	if (made < 0 && errno != EEXIST)
-		return -1;
 	return mkdir_there(sd->path);
 }
 
@@ -121,8 +122,7 @@ int spare_dir_make_named(struct spare_dir *sd, const char *jobs, pid_t agent_pid
 	memcpy(sd->log, log, sizeof log);
 	if (make_next(sd, jobs) < 0)
 		return -1;
-	if (join(p, sd->path, sd->work) < 0 || (mkdir(p, 0755) < 0 && errno != EEXIST) ||
-	    join(p, sd->path, sd->log) < 0)
+	if (join(p, sd->path, sd->work) < 0 || mkdir_there(p) < 0 || join(p, sd->path, sd->log) < 0)
 		return -1;
 	fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)

@@ -1,6 +1,8 @@
 /* fs.c: small file-system helpers. */
 #include "lib/fs.h"
 
+#include "lib/grow.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -54,17 +56,11 @@ char *fs_read_file(const char *path, size_t *len, struct weir_error *err)
 		return NULL;
 	}
 	for (;;) {
-		if (used + 4097 > cap) {
-			size_t ncap = cap ? cap * 2 : 8192;
-			char *n = realloc(data, ncap);
-			if (!n) {
-				free(data);
-				fclose(f);
-				weir_error_set(err, WEIR_E_INTERNAL, "%s: out of memory", path);
-				return NULL;
-			}
-			data = n;
-			cap = ncap;
+		if (ALLOC_GROW(data, used + 4097, cap) < 0) {
+			free(data);
+			fclose(f);
+			weir_error_set(err, WEIR_E_INTERNAL, "%s: out of memory", path);
+			return NULL;
 		}
 		size_t got = fread(data + used, 1, cap - used - 1, f);
 		used += got;

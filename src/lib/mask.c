@@ -10,6 +10,8 @@
  */
 #include "lib/mask.h"
 
+#include "lib/grow.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,18 +149,12 @@ void mask_feed(struct mask *m, const char *data, size_t n, mask_out_fn out, void
 		return;
 	}
 	total = m->n_held + n;
-	if (total > m->win_cap) {
-		char *nw = realloc(m->win, total);
-		if (!nw) {
-			/* out of memory: never let a secret through; say so instead */
-			static const char note[] =
-			    "\n[output dropped: out of memory while masking]\n";
-			m->n_held = 0;
-			out(arg, note, sizeof note - 1);
-			return;
-		}
-		m->win = nw;
-		m->win_cap = total;
+	if (ALLOC_GROW(m->win, total, m->win_cap) < 0) {
+		/* out of memory: never let a secret through; say so instead */
+		static const char note[] = "\n[output dropped: out of memory while masking]\n";
+		m->n_held = 0;
+		out(arg, note, sizeof note - 1);
+		return;
 	}
 	memcpy(m->win, m->held, m->n_held);
 	memcpy(m->win + m->n_held, data, n);
@@ -186,15 +182,9 @@ static void sink_add(void *arg, const char *data, size_t n)
 	struct sink *s = arg;
 	if (s->failed)
 		return;
-	if (s->len + n + 1 > s->cap) {
-		size_t nc = (s->len + n + 1) * 2;
-		char *nb = realloc(s->buf, nc);
-		if (!nb) {
-			s->failed = true;
-			return;
-		}
-		s->buf = nb;
-		s->cap = nc;
+	if (ALLOC_GROW(s->buf, s->len + n + 1, s->cap) < 0) {
+		s->failed = true;
+		return;
 	}
 	memcpy(s->buf + s->len, data, n);
 	s->len += n;

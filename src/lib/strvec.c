@@ -1,6 +1,8 @@
 /* strvec.c: a growable list of owned strings. */
 #include "lib/strvec.h"
 
+#include "lib/grow.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,15 +10,9 @@
 
 static int strvec_take(struct strvec *sv, char *s)
 {
-	if (sv->n + 2 > sv->cap) {
-		size_t ncap = sv->cap ? sv->cap * 2 : 8;
-		char **nv = realloc(sv->v, ncap * sizeof *nv);
-		if (!nv) {
-			free(s);
-			return -1;
-		}
-		sv->v = nv;
-		sv->cap = ncap;
+	if (ALLOC_GROW(sv->v, sv->n + 2, sv->cap) < 0) {
+		free(s);
+		return -1;
 	}
 	sv->v[sv->n++] = s;
 	sv->v[sv->n] = NULL;

@@ -9,6 +9,8 @@
  */
 #include "lib/yaml.h"
 
+#include "lib/grow.h"
+
 #include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -50,14 +52,8 @@ static int lines_add(struct yaml_lines *l, const char *path, int line)
 {
 	if (!l)
 		return 0;
-	if (l->n == l->cap) {
-		size_t ncap = l->cap ? l->cap * 2 : 32;
-		struct yaml_line_entry *nv = realloc(l->v, ncap * sizeof *nv);
-		if (!nv)
-			return -1;
-		l->v = nv;
-		l->cap = ncap;
-	}
+	if (ALLOC_GROW(l->v, l->n + 1, l->cap) < 0)
+		return -1;
 	char *p = strdup(path);
 	if (!p)
 		return -1;

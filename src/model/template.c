@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/shell.h"
 #include "lib/strbuf.h"
 #include "model/cron.h"
@@ -38,15 +39,9 @@ int template_ctx_set(struct template_ctx *ctx, const char *name, const char *val
 			return 0;
 		}
 	}
-	if (ctx->n == ctx->cap) {
-		size_t ncap = ctx->cap ? ctx->cap * 2 : 16;
-		struct template_var *nv = realloc(ctx->v, ncap * sizeof *nv);
-		if (!nv) {
-			free(v);
-			return weir_error_oom(err);
-		}
-		ctx->v = nv;
-		ctx->cap = ncap;
+	if (ALLOC_GROW(ctx->v, ctx->n + 1, ctx->cap) < 0) {
+		free(v);
+		return weir_error_oom(err);
 	}
 	char *n = strdup(name);
 	if (!n) {

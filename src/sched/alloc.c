@@ -7,6 +7,8 @@
  */
 #include "sched/alloc.h"
 
+#include "lib/grow.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -266,14 +268,8 @@ bool alloc_holds(const struct alloc_state *st, int64_t job_id)
 
 static int add_holding(struct alloc_state *st, int64_t job_id, const struct gang_totals *t)
 {
-	if (st->n_holds == st->cap_holds) {
-		size_t cap = st->cap_holds ? st->cap_holds * 2 : 8;
-		struct holding *h = realloc(st->holds, cap * sizeof(*h));
-		if (!h)
-			return -1;
-		st->holds = h;
-		st->cap_holds = cap;
-	}
+	if (ALLOC_GROW(st->holds, st->n_holds + 1, st->cap_holds) < 0)
+		return -1;
 	st->holds[st->n_holds++] = (struct holding){
 	    .job_id = job_id,
 	    .vcores = t->vcores,

@@ -11,6 +11,8 @@
  */
 #include "sched/dag_book.h"
 
+#include "lib/grow.h"
+
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,14 +245,8 @@ static int fast_move(struct dag_book *b, struct fast *f, size_t ti, enum dag_ti_
 {
 	struct dag_ti_change *c;
 
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? 2 * f->cap : 8;
-		struct dag_ti_change *v = realloc(f->ch, cap * sizeof *v);
-		if (!v)
-			return -1;
-		f->ch = v;
-		f->cap = cap;
-	}
+	if (ALLOC_GROW(f->ch, f->n + 1, f->cap) < 0)
+		return -1;
 	c = &f->ch[f->n++];
 	memset(c, 0, sizeof *c);
 	c->ti = ti;

@@ -3,6 +3,7 @@
 
 #include <stdlib.h>
 
+#include "lib/grow.h"
 #include "sched/timers.h"
 
 static size_t find(const struct due_table *t, int64_t job_id)
@@ -23,14 +24,8 @@ int due_table_set(struct due_table *t, int64_t job_id, int64_t due_ms)
 		return 0;
 	}
 	if (i == t->n) {
-		if (t->n == t->cap) {
-			size_t cap = t->cap ? 2 * t->cap : 64;
-			struct due_entry *e = realloc(t->e, cap * sizeof *e);
-			if (!e)
-				return -1;
-			t->e = e;
-			t->cap = cap;
-		}
+		if (ALLOC_GROW(t->e, t->n + 1, t->cap) < 0)
+			return -1;
 		t->n++;
 	}
 	t->e[i].job_id = job_id;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "lib/str.h"
 #include "server/token.h"
@@ -409,14 +410,8 @@ static int ids_add(struct ids *ids, const char *prefix, const char *id)
 	for (size_t i = 0; i < ids->n; i++)
 		if (same_env_name(prefix, ids->v[i], id))
 			return 0;
-	if (ids->n == ids->cap) {
-		size_t nc = ids->cap ? ids->cap * 2 : 32;
-		char **nv = realloc(ids->v, nc * sizeof *nv);
-		if (!nv)
-			return -1;
-		ids->v = nv;
-		ids->cap = nc;
-	}
+	if (ALLOC_GROW(ids->v, ids->n + 1, ids->cap) < 0)
+		return -1;
 	if (!(ids->v[ids->n] = strdup(id)))
 		return -1;
 	ids->n++;

@@ -27,47 +27,42 @@ int admin_pool_seed(struct store *s, const struct pool_row *p, struct weir_error
 	return sql_run(db, st, "seeding a pool", NULL, err);
 }
 
+/* -1 when out of memory. */
+static int read_pool(sqlite3_stmt *st, void *row)
+{
+	struct pool_row *p = row;
+	p->name = sql_col_text(st, 0);
+	p->slots = (int)sqlite3_column_int64(st, 1);
+	if (sqlite3_column_type(st, 2) != SQLITE_NULL && !(p->description = sql_col_text(st, 2)))
+		return -1;
+	if (sqlite3_column_type(st, 3) != SQLITE_NULL && !(p->queue = sql_col_text(st, 3)))
+		return -1;
+	return p->name ? 0 : -1;
+}
+
+static void release_pool(void *row)
+{
+	pool_row_release(row);
+}
+
+/* How sql_collect reads pools. */
+static const struct sql_rows pool_rows = {sizeof(struct pool_row), read_pool, release_pool};
+
 int admin_pool_list(struct store *s, struct pool_row **rows, size_t *n, struct weir_error *err)
 {
 	sqlite3 *db = store_db(s);
 	sqlite3_stmt *st = sql_prepare(
 	    db, "SELECT name, slots, description, queue FROM pools WHERE deleted = 0 ORDER BY name",
 	    "preparing a statement", err);
-	size_t cap = 0;
 	int rc;
 
 	*rows = NULL;
 	*n = 0;
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct pool_row *p;
-		if (*n == cap) {
-			size_t nc = cap ? 2 * cap : 8;
-			struct pool_row *v = realloc(*rows, nc * sizeof *v);
-			if (!v)
-				break;
-			*rows = v;
-			cap = nc;
-		}
-		p = &(*rows)[(*n)++];
-		memset(p, 0, sizeof *p);
-		p->name = sql_col_text(st, 0);
-		p->slots = (int)sqlite3_column_int64(st, 1);
-		if (sqlite3_column_type(st, 2) != SQLITE_NULL)
-			p->description = sql_col_text(st, 2);
-		if (sqlite3_column_type(st, 3) != SQLITE_NULL)
-			p->queue = sql_col_text(st, 3);
-	}
+	rc = sql_collect(st, &pool_rows, NULL, "listing pools", rows, n, err);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		pool_rows_free(*rows, *n);
-		*rows = NULL;
-		*n = 0;
-		return rc == SQLITE_ROW ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
-		                        : sql_error(db, "listing pools", err);
-	}
-	return 0;
+	return rc;
 }
 
 int admin_pool_put(struct store *s, const char *old_name, const struct pool_row *p, bool replace,

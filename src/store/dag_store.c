@@ -273,57 +273,13 @@ int ds_step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, cons
 	return code ? ds_write_failed(ds, code, what, dup, missing, err) : 0;
 }
 
-/* Steps a SELECT into a new array of rows of `size` bytes; `rows_out` is
- * the caller's `struct x **` (written with memcpy: a void ** may not alias
- * it). */
+/* sql_collect, naming the store's file. */
 int ds_collect(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
                read_row_fn rd, release_row_fn rel, void *rows_out, size_t *n,
                struct weir_error *err)
 {
-	char *a = NULL;
-	void *result = NULL;
-	size_t len = 0, cap = 0;
-	int r;
-	memcpy(rows_out, &result, sizeof(result));
-	*n = 0;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t c = cap ? cap * 2 : 16;
-			char *b = realloc(a, c * size);
-			if (!b)
-				goto nomem;
-			a = b;
-			cap = c;
-		}
-		int rr = rd(st, a + len * size);
-		if (rr == -2) {
-			weir_error_set(err, WEIR_E_INTERNAL,
-			               "store %s: %s: a state this weir does not know",
-			               ds_db_path(ds), what);
-			goto fail;
-		}
-		if (rr < 0)
-			goto nomem;
-		len++;
-	}
-	if (r != SQLITE_DONE) {
-		db_error(ds, err, what);
-		goto fail;
-	}
-	sqlite3_reset(st);
-	result = a;
-	memcpy(rows_out, &result, sizeof(result));
-	*n = len;
-	return 0;
-nomem:
-	weir_error_oom(err);
-	weir_error_prefix(err, "store %s: %s", ds_db_path(ds), what);
-fail:
-	sqlite3_reset(st);
-	for (size_t i = 0; i < len; i++)
-		rel(a + i * size);
-	free(a);
-	return -1;
+	const struct sql_rows k = {size, rd, rel};
+	return sql_collect(st, &k, ds_db_path(ds), what, rows_out, n, err);
 }
 
 /* Collects at most one row into `out`; WEIR_E_NOT_FOUND with `missing`.

@@ -91,8 +91,8 @@ int ds_step_write(struct dag_store *ds, sqlite3_stmt *st, const char *what, cons
 typedef int (*read_row_fn)(sqlite3_stmt *st, void *row);
 typedef void (*release_row_fn)(void *row);
 
-/* Steps a SELECT into a new array of rows of `size` bytes; `rows_out` is
- * the caller's `struct x **`. */
+/* Steps a SELECT into a new array of rows of `size` bytes (sql_collect,
+ * naming the store's file); `rows_out` is the caller's `struct x **`. */
 int ds_collect(struct dag_store *ds, sqlite3_stmt *st, const char *what, size_t size,
                read_row_fn rd, release_row_fn rel, void *rows_out, size_t *n,
                struct weir_error *err);

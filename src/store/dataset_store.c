@@ -34,55 +34,20 @@ void dataset_store_destroy(struct dataset_store *ds)
 	free(ds);
 }
 
-/* Room for row n of an array of `size`-byte rows: *rows grown (doubling) when
- * full, the new row zeroed.  NULL when out of memory (*rows kept). */
-static void *grow(void **rows, size_t n, size_t *cap, size_t size)
-{
-	if (n == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		void *g = realloc(*rows, nc * size);
-		if (!g)
-			return NULL;
-		*rows = g;
-		*cap = nc;
-	}
-	return memset((char *)*rows + n * size, 0, size);
-}
-
-/* How a row of one kind is read from a statement (0, or -1 when out of
- * memory) and how an array of them is freed. */
+/* How a row of one kind is read, and what its list is called in an error
+ * ("reading dataset events"). */
 struct row_kind {
-	size_t size;
-	int (*read)(sqlite3_stmt *st, void *row);
-	void (*free_rows)(void *rows, size_t n);
-	const char *what; /* for the error: "reading dataset events" */
+	struct sql_rows rows;
+	const char *what;
 };
 
-/* Steps `st` to its end, each row into the array *rows (of *n), then
- * finalizes it.  On failure the rows read are freed and *rows is NULL. */
-static int collect(struct dataset_store *ds, sqlite3_stmt *st, const struct row_kind *k,
-                   void **rows, size_t *n, struct weir_error *err)
+/* sql_collect, then `st` finalized. */
+static int collect(sqlite3_stmt *st, const struct row_kind *k, void *rows, size_t *n,
+                   struct weir_error *err)
 {
-	size_t cap = 0;
-	int rc;
-
-	*rows = NULL;
-	*n = 0;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		void *row = grow(rows, *n, &cap, k->size);
-		if (!row)
-			break;
-		++*n;
-		if (k->read(st, row) < 0)
-			break;
-	}
+	int rc = sql_collect(st, &k->rows, NULL, k->what, rows, n, err);
 	sqlite3_finalize(st);
-	if (rc == SQLITE_DONE)
-		return 0;
-	k->free_rows(*rows, *n);
-	*rows = NULL;
-	*n = 0;
-	return rc == SQLITE_ROW ? weir_error_oom(err) : sql_error(ds->db, k->what, err);
+	return rc;
 }
 
 /* The ORDER BY of `order_by` among `cols` (pairs: the API's name, the SQL
@@ -201,13 +166,13 @@ int dataset_store_get(struct dataset_store *ds, const char *uri, struct dataset_
 	return 0;
 }
 
-static void free_datasets(void *rows, size_t n)
+static void release_dataset_row(void *row)
 {
-	dataset_rows_free(rows, n);
+	dataset_row_release(row);
 }
 
-static const struct row_kind dataset_kind = {sizeof(struct dataset_row), read_dataset,
-                                             free_datasets, "listing datasets"};
+static const struct row_kind dataset_kind = {
+    {sizeof(struct dataset_row), read_dataset, release_dataset_row}, "listing datasets"};
 
 #define DATASET_WHERE                                                                              \
 	"FROM datasets WHERE (?1 IS NULL OR instr(uri, ?1) > 0)"                                   \
@@ -245,7 +210,7 @@ int dataset_store_list(struct dataset_store *ds, const struct dataset_query *q,
 	bind_dataset_query(st, q);
 	sqlite3_bind_int(st, 3, q->limit);
 	sqlite3_bind_int(st, 4, q->offset);
-	return collect(ds, st, &dataset_kind, (void **)rows, n, err);
+	return collect(st, &dataset_kind, rows, n, err);
 }
 
 void dataset_row_release(struct dataset_row *r)
@@ -312,13 +277,22 @@ static int read_event(sqlite3_stmt *st, void *row)
 	                                                                                       : -1;
 }
 
-static void free_events(void *rows, size_t n)
+/* Frees what one dataset_event_row holds (also one zeroed or already released). */
+static void release_dataset_event_row(void *row)
 {
-	dataset_event_rows_free(rows, n);
+	struct dataset_event_row *r = row;
+
+	free(r->uri);
+	free(r->extra);
+	free(r->source_dag_id);
+	free(r->source_task_id);
+	free(r->source_run_id);
+	memset(r, 0, sizeof *r);
 }
 
-static const struct row_kind event_kind = {sizeof(struct dataset_event_row), read_event,
-                                           free_events, "reading dataset events"};
+static const struct row_kind event_kind = {
+    {sizeof(struct dataset_event_row), read_event, release_dataset_event_row},
+    "reading dataset events"};
 
 #define EVENT_WHERE                                                                                \
 	"FROM dataset_events e JOIN datasets d ON d.id = e.dataset_id"                             \
@@ -379,7 +353,7 @@ int dataset_store_events(struct dataset_store *ds, const struct dataset_event_qu
 	bind_event_query(st, q);
 	sqlite3_bind_int(st, 7, q->limit);
 	sqlite3_bind_int(st, 8, q->offset);
-	return collect(ds, st, &event_kind, (void **)rows, n, err);
+	return collect(st, &event_kind, rows, n, err);
 }
 
 int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
@@ -401,7 +375,7 @@ int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
 		return -1;
 	sql_bind_text(st, 1, dag_id);
 	sql_bind_text(st, 2, uris_json);
-	return collect(ds, st, &event_kind, (void **)rows, n, err);
+	return collect(st, &event_kind, rows, n, err);
 }
 
 int dataset_store_consume(struct dataset_store *ds, int64_t run_row_id, int64_t event_id,
@@ -422,13 +396,8 @@ int dataset_store_consume(struct dataset_store *ds, int64_t run_row_id, int64_t 
 
 void dataset_event_rows_free(struct dataset_event_row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].uri);
-		free(rows[i].extra);
-		free(rows[i].source_dag_id);
-		free(rows[i].source_task_id);
-		free(rows[i].source_run_id);
-	}
+	for (size_t i = 0; i < n; i++)
+		release_dataset_event_row(&rows[i]);
 	free(rows);
 }
 
@@ -448,13 +417,19 @@ static int read_run_ref(sqlite3_stmt *st, void *row)
 	return r->dag_id && r->run_id ? 0 : -1;
 }
 
-static void free_run_refs(void *rows, size_t n)
+/* Frees what one dataset_run_ref holds (also one zeroed or already released). */
+static void release_dataset_run_ref(void *row)
 {
-	dataset_run_refs_free(rows, n);
+	struct dataset_run_ref *r = row;
+
+	free(r->dag_id);
+	free(r->run_id);
+	memset(r, 0, sizeof *r);
 }
 
-static const struct row_kind run_ref_kind = {sizeof(struct dataset_run_ref), read_run_ref,
-                                             free_run_refs, "reading an event's runs"};
+static const struct row_kind run_ref_kind = {
+    {sizeof(struct dataset_run_ref), read_run_ref, release_dataset_run_ref},
+    "reading an event's runs"};
 
 int dataset_store_event_runs(struct dataset_store *ds, int64_t event_id,
                              struct dataset_run_ref **rows, size_t *n, struct weir_error *err)
@@ -472,15 +447,13 @@ int dataset_store_event_runs(struct dataset_store *ds, int64_t event_id,
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, event_id);
-	return collect(ds, st, &run_ref_kind, (void **)rows, n, err);
+	return collect(st, &run_ref_kind, rows, n, err);
 }
 
 void dataset_run_refs_free(struct dataset_run_ref *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].dag_id);
-		free(rows[i].run_id);
-	}
+	for (size_t i = 0; i < n; i++)
+		release_dataset_run_ref(&rows[i]);
 	free(rows);
 }
 
@@ -524,13 +497,19 @@ static int read_queue_row(sqlite3_stmt *st, void *row)
 	return r->uri && r->dag_id ? 0 : -1;
 }
 
-static void free_queue_rows(void *rows, size_t n)
+/* Frees what one dataset_queue_row holds (also one zeroed or already released). */
+static void release_dataset_queue_row(void *row)
 {
-	dataset_queue_rows_free(rows, n);
+	struct dataset_queue_row *r = row;
+
+	free(r->uri);
+	free(r->dag_id);
+	memset(r, 0, sizeof *r);
 }
 
-static const struct row_kind queue_kind = {sizeof(struct dataset_queue_row), read_queue_row,
-                                           free_queue_rows, "reading the dataset queue"};
+static const struct row_kind queue_kind = {
+    {sizeof(struct dataset_queue_row), read_queue_row, release_dataset_queue_row},
+    "reading the dataset queue"};
 
 int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const char *uri,
                              int64_t before, struct dataset_queue_row **rows, size_t *n,
@@ -548,7 +527,7 @@ int dataset_store_queue_list(struct dataset_store *ds, const char *dag_id, const
 	if (!st)
 		return -1;
 	bind_queue(st, dag_id, uri, before);
-	return collect(ds, st, &queue_kind, (void **)rows, n, err);
+	return collect(st, &queue_kind, rows, n, err);
 }
 
 int dataset_store_queue_delete(struct dataset_store *ds, const char *dag_id, const char *uri,
@@ -573,10 +552,8 @@ int dataset_store_queue_delete(struct dataset_store *ds, const char *dag_id, con
 
 void dataset_queue_rows_free(struct dataset_queue_row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].uri);
-		free(rows[i].dag_id);
-	}
+	for (size_t i = 0; i < n; i++)
+		release_dataset_queue_row(&rows[i]);
 	free(rows);
 }
 
@@ -619,13 +596,22 @@ static int read_wait(sqlite3_stmt *st, void *row)
 	                                                                                    : -1;
 }
 
-static void free_waits(void *rows, size_t n)
+/* Frees what one dag_trigger_wait_row holds (also one zeroed or already released). */
+static void release_dag_trigger_wait_row(void *row)
 {
-	dag_trigger_wait_rows_free(rows, n);
+	struct dag_trigger_wait_row *r = row;
+
+	free(r->dag_id);
+	free(r->run_id);
+	free(r->task_id);
+	free(r->target_dag_id);
+	free(r->target_run_id);
+	memset(r, 0, sizeof *r);
 }
 
-static const struct row_kind wait_kind = {sizeof(struct dag_trigger_wait_row), read_wait,
-                                          free_waits, "reading trigger_dag waits"};
+static const struct row_kind wait_kind = {
+    {sizeof(struct dag_trigger_wait_row), read_wait, release_dag_trigger_wait_row},
+    "reading trigger_dag waits"};
 
 int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_row **rows,
                               size_t *n, struct weir_error *err)
@@ -642,7 +628,7 @@ int dataset_store_waits_ended(struct dataset_store *ds, struct dag_trigger_wait_
 	*n = 0;
 	if (!st)
 		return -1;
-	return collect(ds, st, &wait_kind, (void **)rows, n, err);
+	return collect(st, &wait_kind, rows, n, err);
 }
 
 int dataset_store_wait_delete(struct dataset_store *ds, const struct dag_trigger_wait_row *w,
@@ -662,12 +648,7 @@ int dataset_store_wait_delete(struct dataset_store *ds, const struct dag_trigger
 
 void dag_trigger_wait_rows_free(struct dag_trigger_wait_row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].dag_id);
-		free(rows[i].run_id);
-		free(rows[i].task_id);
-		free(rows[i].target_dag_id);
-		free(rows[i].target_run_id);
-	}
+	for (size_t i = 0; i < n; i++)
+		release_dag_trigger_wait_row(&rows[i]);
 	free(rows);
 }

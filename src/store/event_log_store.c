@@ -70,8 +70,9 @@ static char *col_text_or_null(sqlite3_stmt *st, int i)
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? NULL : sql_col_text(st, i);
 }
 
-static int read_row(sqlite3_stmt *st, struct event_log_row *r)
+static int read_row(sqlite3_stmt *st, void *row)
 {
+	struct event_log_row *r = row;
 	memset(r, 0, sizeof *r);
 	r->id = sqlite3_column_int64(st, 0);
 	r->when_ms = sqlite3_column_int64(st, 1);
@@ -89,6 +90,11 @@ static int read_row(sqlite3_stmt *st, struct event_log_row *r)
 	r->extra = col_text_or_null(st, 10);
 	return r->event ? 0 : -1;
 }
+
+static void release_row(void *row);
+
+/* How sql_collect reads the log's records. */
+static const struct sql_rows event_log_rows = {sizeof(struct event_log_row), read_row, release_row};
 
 /* The WHERE clause of a query, and its values bound in the same order. */
 static void where_sql(struct strbuf *sql, const struct event_log_query *q)
@@ -210,9 +216,7 @@ int event_log_list(struct store *s, const struct event_log_query *q, struct even
 	sqlite3 *db = store_db(s);
 	struct strbuf sql = STRBUF_INIT;
 	sqlite3_stmt *st = NULL;
-	struct event_log_row *out = NULL;
-	size_t cnt = 0, cap = 0;
-	int rc = -1, r, i;
+	int rc = -1, i;
 
 	*rows = NULL;
 	*n = 0;
@@ -230,35 +234,8 @@ int event_log_list(struct store *s, const struct event_log_query *q, struct even
 	i = where_bind(st, q);
 	sqlite3_bind_int(st, i++, q->limit > 0 ? q->limit : 100);
 	sqlite3_bind_int(st, i, q->offset > 0 ? q->offset : 0);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (cnt == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct event_log_row *g = realloc(out, nc * sizeof *g);
-			if (!g) {
-				weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-				goto out;
-			}
-			out = g;
-			cap = nc;
-		}
-		if (read_row(st, &out[cnt]) < 0) {
-			event_log_row_release(&out[cnt]);
-			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-			goto out;
-		}
-		cnt++;
-	}
-	if (r != SQLITE_DONE) {
-		sql_error(db, "event log: listing records", err);
-		goto out;
-	}
-	*rows = out;
-	*n = cnt;
-	out = NULL;
-	cnt = 0;
-	rc = 0;
+	rc = sql_collect(st, &event_log_rows, NULL, "event log: listing records", rows, n, err);
 out:
-	event_log_rows_free(out, cnt);
 	sqlite3_finalize(st);
 	strbuf_release(&sql);
 	return rc;
@@ -334,6 +311,11 @@ void event_log_row_release(struct event_log_row *r)
 	free(r->owner);
 	free(r->extra);
 	memset(r, 0, sizeof *r);
+}
+
+static void release_row(void *row)
+{
+	event_log_row_release(row);
 }
 
 void event_log_rows_free(struct event_log_row *rows, size_t n)

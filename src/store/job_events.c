@@ -115,50 +115,33 @@ void event_rows_free(struct event_row *rows, size_t n)
 	free(rows);
 }
 
+/* -1 when out of memory. */
+static int read_event(sqlite3_stmt *st, void *row)
+{
+	struct event_row *e = row;
+	e->id = sqlite3_column_int64(st, 0);
+	e->job_id = sqlite3_column_int64(st, 1);
+	e->time = sqlite3_column_int64(st, 2);
+	e->kind = sql_col_text(st, 3);
+	e->message = sql_col_text(st, 4);
+	return e->kind && e->message ? 0 : -1;
+}
+
+static void release_event(void *row)
+{
+	event_row_release(row);
+}
+
 int store_events_of_job(struct store *s, int64_t job_id, struct event_row **rows, size_t *n,
                         struct weir_error *err)
 {
-	struct event_row *a = NULL;
-	size_t len = 0, cap = 0;
-	int r;
+	static const struct sql_rows event_rows = {sizeof(struct event_row), read_event,
+	                                           release_event};
 	*rows = NULL;
 	*n = 0;
 	sqlite3_stmt *st = store_stmt_in(s, &store_event_slots(s)[0], EVENTS_OF_JOB, err);
 	if (!st)
 		return -1;
 	sqlite3_bind_int64(st, 1, job_id);
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t c = cap ? cap * 2 : 16;
-			struct event_row *b = realloc(a, c * sizeof(*b));
-			if (!b)
-				goto oom;
-			a = b;
-			cap = c;
-		}
-		struct event_row *e = &a[len];
-		e->id = sqlite3_column_int64(st, 0);
-		e->job_id = sqlite3_column_int64(st, 1);
-		e->time = sqlite3_column_int64(st, 2);
-		e->kind = sql_col_text(st, 3);
-		e->message = sql_col_text(st, 4);
-		len++;
-		if (!e->kind || !e->message)
-			goto oom;
-	}
-	if (r != SQLITE_DONE) {
-		store_db_error(s, err, "listing events");
-		goto fail;
-	}
-	sqlite3_reset(st);
-	*rows = a;
-	*n = len;
-	return 0;
-oom:
-	weir_error_set(err, WEIR_E_INTERNAL, "store %s: listing events: out of memory",
-	               store_path(s));
-fail:
-	sqlite3_reset(st);
-	event_rows_free(a, len);
-	return -1;
+	return sql_collect(st, &event_rows, store_path(s), "listing events", rows, n, err);
 }

@@ -220,65 +220,31 @@ static int read_nrow(sqlite3_stmt *st, struct notify_row *r)
 	           : -1;
 }
 
-void notify_rows_free(struct notify_row *rows, size_t n)
+/* Frees what one notify_row holds (also one zeroed or already released). */
+static void release_notify_row(void *row)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].dag_id);
-		free(rows[i].run_id);
-		free(rows[i].task_id);
-		free(rows[i].event);
-		free(rows[i].target_kind);
-		free(rows[i].target);
-		free(rows[i].last_error);
-	}
-	free(rows);
+	struct notify_row *r = row;
+
+	free(r->dag_id);
+	free(r->run_id);
+	free(r->task_id);
+	free(r->event);
+	free(r->target_kind);
+	free(r->target);
+	free(r->last_error);
+	memset(r, 0, sizeof *r);
 }
 
-/* Steps a list statement into an array of rows of `size` bytes read by
- * `read`; the array is freed by `free_rows` on failure. */
-static int collect(struct notify_store *ns, sqlite3_stmt *st, size_t size,
-                   int (*read)(sqlite3_stmt *, void *), void (*free_rows)(void *, size_t),
-                   void **rows, size_t *n, struct weir_error *err)
+void notify_rows_free(struct notify_row *rows, size_t n)
 {
-	char *v = NULL;
-	size_t cap = 0, k = 0;
-	int rc;
-
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (k == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			char *nv = realloc(v, nc * size);
-			if (!nv)
-				goto oom;
-			v = nv;
-			cap = nc;
-		}
-		k++;
-		if (read(st, v + (k - 1) * size) < 0)
-			goto oom;
-	}
-	sqlite3_reset(st);
-	if (rc != SQLITE_DONE) {
-		free_rows(v, k);
-		return sql_error(ns->db, "listing", err);
-	}
-	*rows = v;
-	*n = k;
-	return 0;
-oom:
-	sqlite3_reset(st);
-	free_rows(v, k);
-	return weir_error_set(err, WEIR_E_INTERNAL, "%s", "store: out of memory");
+	for (size_t i = 0; i < n; i++)
+		release_notify_row(&rows[i]);
+	free(rows);
 }
 
 static int read_nrow_v(sqlite3_stmt *st, void *r)
 {
 	return read_nrow(st, r);
-}
-
-static void free_nrows_v(void *rows, size_t n)
-{
-	notify_rows_free(rows, n);
 }
 
 /* What a list reads: its two statements, how its filter binds, where
@@ -287,9 +253,7 @@ struct list_kind {
 	enum ns_stmt count, list;
 	void (*bind)(sqlite3_stmt *, const void *q);
 	int page_at; /* the limit's parameter; the offset's follows */
-	size_t size;
-	int (*read)(sqlite3_stmt *, void *);
-	void (*free_rows)(void *, size_t);
+	struct sql_rows rows;
 };
 
 static int list_rows(struct notify_store *ns, const struct list_kind *k, const void *q, int limit,
@@ -311,7 +275,7 @@ static int list_rows(struct notify_store *ns, const struct list_kind *k, const v
 	k->bind(st, q);
 	sqlite3_bind_int(st, k->page_at, limit > 0 ? limit : 100);
 	sqlite3_bind_int(st, k->page_at + 1, offset > 0 ? offset : 0);
-	return collect(ns, st, k->size, k->read, k->free_rows, rows, n, err);
+	return sql_collect(st, &k->rows, NULL, "listing", rows, n, err);
 }
 
 static void bind_nfilter_v(sqlite3_stmt *st, const void *q)
@@ -323,8 +287,11 @@ int notify_store_list(struct notify_store *ns, const struct notify_query *q,
                       struct notify_row **rows, size_t *n, int64_t *total, struct weir_error *err)
 {
 	static const struct list_kind k = {
-	    NS_COUNT,    NS_LIST,     bind_nfilter_v, 4, sizeof(struct notify_row),
-	    read_nrow_v, free_nrows_v};
+	    NS_COUNT,
+	    NS_LIST,
+	    bind_nfilter_v,
+	    4,
+	    {sizeof(struct notify_row), read_nrow_v, release_notify_row}};
 
 	return list_rows(ns, &k, q, q->limit, q->offset, (void **)rows, n, total, err);
 }
@@ -365,15 +332,23 @@ int sla_store_set_notified(struct notify_store *ns, const struct sla_miss_row *k
 	return sql_run_kept(ns->db, st, "updating an SLA miss", NULL, err);
 }
 
+/* Frees what one sla_miss_row holds (also one zeroed or already released). */
+static void release_sla_miss_row(void *row)
+{
+	struct sla_miss_row *r = row;
+
+	free(r->dag_id);
+	free(r->run_id);
+	free(r->task_id);
+	free(r->state);
+	free(r->description);
+	memset(r, 0, sizeof *r);
+}
+
 void sla_miss_rows_free(struct sla_miss_row *rows, size_t n)
 {
-	for (size_t i = 0; i < n; i++) {
-		free(rows[i].dag_id);
-		free(rows[i].run_id);
-		free(rows[i].task_id);
-		free(rows[i].state);
-		free(rows[i].description);
-	}
+	for (size_t i = 0; i < n; i++)
+		release_sla_miss_row(&rows[i]);
 	free(rows);
 }
 
@@ -395,11 +370,6 @@ static int read_srow(sqlite3_stmt *st, void *p)
 	return r->dag_id && r->run_id && r->task_id && r->state && r->description ? 0 : -1;
 }
 
-static void free_srows_v(void *rows, size_t n)
-{
-	sla_miss_rows_free(rows, n);
-}
-
 static void bind_sfilter(sqlite3_stmt *st, const struct sla_query *q)
 {
 	sql_bind_text_or_null(st, 1, q->dag_id);
@@ -417,11 +387,17 @@ int sla_store_list(struct notify_store *ns, const struct sla_query *q, struct sl
                    size_t *n, int64_t *total, struct weir_error *err)
 {
 	static const struct list_kind k = {
-	    NS_SLA_COUNT, NS_SLA_LIST, bind_sfilter_v, 5, sizeof(struct sla_miss_row),
-	    read_srow,    free_srows_v};
+	    NS_SLA_COUNT,
+	    NS_SLA_LIST,
+	    bind_sfilter_v,
+	    5,
+	    {sizeof(struct sla_miss_row), read_srow, release_sla_miss_row}};
 	static const struct list_kind one = {
-	    NS_SLA_COUNT, NS_SLA_ONE,  bind_sfilter_v, 5, sizeof(struct sla_miss_row),
-	    read_srow,    free_srows_v};
+	    NS_SLA_COUNT,
+	    NS_SLA_ONE,
+	    bind_sfilter_v,
+	    5,
+	    {sizeof(struct sla_miss_row), read_srow, release_sla_miss_row}};
 	bool key = q->dag_id && q->run_id && q->task_id;
 
 	return list_rows(ns, key ? &one : &k, q, q->limit, q->offset, (void **)rows, n, total, err);

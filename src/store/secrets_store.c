@@ -4,6 +4,7 @@
  * "connection ID extra", "variable KEY value" and "job ID spec".
  */
 #include "store/secrets_store.h"
+#include "lib/grow.h"
 #include "store/sql.h"
 
 #include <sqlite3.h>
@@ -293,15 +294,9 @@ static int list_rows(struct secrets_store *ss, enum ss_stmt id, size_t size,
 	if (!st)
 		return -1;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			char *nv = realloc(v, nc * size);
-			if (!nv) {
-				weir_error_oom(err);
-				goto fail;
-			}
-			v = nv;
-			cap = nc;
+		if (grow_array(&v, len + 1, &cap, size) < 0) {
+			weir_error_oom(err);
+			goto fail;
 		}
 		if (read(ss, st, v + len * size, err) < 0)
 			goto fail;
@@ -522,14 +517,8 @@ static int clear_jobs(struct secrets_store *ss, const char *needle, struct clear
 		return sql_error(ss->db, "finding secrets in jobs' specs", err);
 	sql_bind_text(st, 1, needle);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t nc = cap ? cap * 2 : 16;
-			struct clear_job *nv = realloc(v, nc * sizeof *nv);
-			if (!nv)
-				break;
-			v = nv;
-			cap = nc;
-		}
+		if (ALLOC_GROW(v, len + 1, cap) < 0)
+			break;
 		v[len].id = sqlite3_column_int64(st, 0);
 		v[len].active = sqlite3_column_int(st, 2) != 0;
 		if (!(v[len].spec = strdup((const char *)sqlite3_column_text(st, 1))))

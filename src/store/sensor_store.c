@@ -33,8 +33,9 @@ int sensor_store_put(struct store *s, const struct sensor_poke_row *r, struct we
 	"p.dag_id, p.run_id, p.task_id, p.map_index, p.try_number, p.first_poke_at,"               \
 	" p.last_poke_at, p.next_poke_at, p.pokes, p.last_result"
 
-static int read_row(sqlite3_stmt *st, struct sensor_poke_row *r)
+static int read_row(sqlite3_stmt *st, void *row)
 {
+	struct sensor_poke_row *r = row;
 	const unsigned char *t = sqlite3_column_text(st, 9);
 
 	memset(r, 0, sizeof *r);
@@ -76,6 +77,14 @@ int sensor_store_get(struct store *s, const char *dag_id, const char *run_id, co
 	return ret;
 }
 
+static void release_row(void *row)
+{
+	sensor_poke_row_release(row);
+}
+
+/* How sql_collect reads sensors' pokes. */
+static const struct sql_rows poke_rows = {sizeof(struct sensor_poke_row), read_row, release_row};
+
 int sensor_store_waiting(struct store *s, struct sensor_poke_row **rows, size_t *n,
                          struct weir_error *err)
 {
@@ -85,38 +94,15 @@ int sensor_store_waiting(struct store *s, struct sensor_poke_row **rows, size_t 
 	                               " WHERE t.state = 'up_for_reschedule'"
 	                               " AND t.try_number = p.try_number",
 	                               "reading the waiting sensors", err);
-	size_t cap = 0;
 	int rc;
 
 	*rows = NULL;
 	*n = 0;
 	if (!st)
 		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (*n == cap) {
-			size_t nc = cap ? 2 * cap : 16;
-			struct sensor_poke_row *v = realloc(*rows, nc * sizeof *v);
-			if (!v)
-				break;
-			*rows = v;
-			cap = nc;
-		}
-		if (read_row(st, &(*rows)[*n]) < 0) {
-			sensor_poke_row_release(&(*rows)[*n]);
-			break;
-		}
-		(*n)++;
-	}
+	rc = sql_collect(st, &poke_rows, NULL, "reading the waiting sensors", rows, n, err);
 	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE) {
-		sensor_poke_rows_free(*rows, *n);
-		*rows = NULL;
-		*n = 0;
-		return rc == SQLITE_ROW
-		           ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory")
-		           : sql_error(store_db(s), "reading the waiting sensors", err);
-	}
-	return 0;
+	return rc;
 }
 
 int sensor_store_external_state(struct store *s, const char *dag_id, const char *task_id,

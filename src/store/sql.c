@@ -1,11 +1,15 @@
-/* sql.c: the store's SQLite error, preparing and running a statement, and
- * binding and reading with the store's sentinels. */
+/* sql.c: the store's SQLite error, preparing and running a statement,
+ * collecting a SELECT's rows, and binding and reading with the store's
+ * sentinels. */
 #include "store/sql.h"
+
+#include "lib/grow.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-int sql_error(sqlite3 *db, const char *what, struct weir_error *err)
+/* sql_error, naming the store's file `path` when not NULL. */
+static int db_error_at(sqlite3 *db, const char *path, const char *what, struct weir_error *err)
 {
 	int code = sqlite3_extended_errcode(db) & 0xff;
 	enum weir_error_kind kind = WEIR_E_INTERNAL;
@@ -14,7 +18,58 @@ int sql_error(sqlite3 *db, const char *what, struct weir_error *err)
 		kind = WEIR_E_CONFLICT;
 	else if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
 		kind = WEIR_E_UNAVAILABLE;
-	return weir_error_set(err, kind, "store: %s: %s", what, sqlite3_errmsg(db));
+	return weir_error_set(err, kind, "store%s%s: %s: %s", path ? " " : "", path ? path : "",
+	                      what, sqlite3_errmsg(db));
+}
+
+int sql_error(sqlite3 *db, const char *what, struct weir_error *err)
+{
+	return db_error_at(db, NULL, what, err);
+}
+
+int sql_collect(sqlite3_stmt *st, const struct sql_rows *k, const char *path, const char *what,
+                void *rows_out, size_t *n, struct weir_error *err)
+{
+	char *a = NULL;
+	void *result = NULL;
+	size_t len = 0, cap = 0;
+	int r, rr = 0;
+
+	memcpy(rows_out, &result, sizeof(result));
+	*n = 0;
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		if (grow_array(&a, len + 1, &cap, k->size) < 0) {
+			rr = -1;
+			break;
+		}
+		char *row = memset(a + len * k->size, 0, k->size);
+		if ((rr = k->read(st, row)) < 0) {
+			k->release(row);
+			break;
+		}
+		len++;
+	}
+	if (r == SQLITE_DONE) {
+		sqlite3_reset(st);
+		result = a;
+		memcpy(rows_out, &result, sizeof(result));
+		*n = len;
+		return 0;
+	}
+	if (rr == -2)
+		weir_error_set(err, WEIR_E_INTERNAL,
+		               "store%s%s: %s: a state or cause this weir does not know",
+		               path ? " " : "", path ? path : "", what);
+	else if (rr < 0)
+		weir_error_set(err, WEIR_E_INTERNAL, "store%s%s: %s: out of memory",
+		               path ? " " : "", path ? path : "", what);
+	else
+		db_error_at(sqlite3_db_handle(st), path, what, err); /* before the reset */
+	sqlite3_reset(st);
+	for (size_t i = 0; i < len; i++)
+		k->release(a + i * k->size);
+	free(a);
+	return -1;
 }
 
 sqlite3_stmt *sql_prepare(sqlite3 *db, const char *sql, const char *what, struct weir_error *err)

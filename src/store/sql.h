@@ -2,7 +2,8 @@
  * one error ("store: WHAT: sqlite's message"), preparing and running a
  * statement with it, binding a task instance's key, and binding the
  * store's sentinels (0, "", -1) as NULL and reading NULL back as them, so
- * store.h and dag_store.h keep one convention. */
+ * store.h and dag_store.h keep one convention; and the one loop that
+ * steps a SELECT into a growing array of rows. */
 #ifndef WEIR_STORE_SQL_H
 #define WEIR_STORE_SQL_H
 
@@ -37,6 +38,29 @@ int sql_run_kept(sqlite3 *db, sqlite3_stmt *st, const char *what, int *changes,
  * dag_id, run_id, task_id (NULL as "") and map_index. */
 void sql_bind_ti_key(sqlite3_stmt *st, int at, const char *dag_id, const char *run_id,
                      const char *task_id, int map_index);
+
+/* How sql_collect reads one kind of row. */
+struct sql_rows {
+	size_t size; /* one row's bytes */
+	/* Reads st's current row into `row` (zeroed): 0; -1 when out of
+	 * memory; -2 for a name (a state, a cause) this weir does not know.
+	 * After a failure `row` is handed to `release`. */
+	int (*read)(sqlite3_stmt *st, void *row);
+	/* Frees what one row holds (not the row): a row zeroed, partly read
+	 * or already released included. */
+	void (*release)(void *row);
+};
+
+/* Steps st to its end, each row read by k into a new array: *rows_out
+ * (the caller's `T **`, written with memcpy, since a void ** may not alias
+ * it) of *n rows, NULL when none; st reset (a statement prepared for this
+ * one use is the caller's to finalize).  0; or -1 with every row read
+ * released, *rows_out NULL, *n 0, and err "store PATH: WHAT: ..." ("store:
+ * WHAT: ..." when `path` is NULL): the database's error (as sql_error
+ * gives it), out of memory, or "a state or cause this weir does not know"
+ * (WEIR_E_INTERNAL both). */
+int sql_collect(sqlite3_stmt *st, const struct sql_rows *k, const char *path, const char *what,
+                void *rows_out, size_t *n, struct weir_error *err);
 
 /* Whether `name` (NULL: no) is one of `names`. */
 bool sql_name_in(const char *name, const char *const *names, size_t n);

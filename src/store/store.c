@@ -556,8 +556,9 @@ bool store_in_transaction(struct store *s)
 /* ---- jobs ---- */
 
 /* -1 when out of memory, -2 for a state or cause no table names. */
-static int read_job(sqlite3_stmt *st, struct job_row *r)
+static int read_job(sqlite3_stmt *st, void *row)
 {
+	struct job_row *r = row;
 	memset(r, 0, sizeof(*r));
 	r->id = sqlite3_column_int64(st, 0);
 	r->name = sql_col_text(st, 1);
@@ -602,6 +603,14 @@ void job_rows_free(struct job_row *rows, size_t n)
 		job_row_release(&rows[i]);
 	free(rows);
 }
+
+static void release_job(void *row)
+{
+	job_row_release(row);
+}
+
+/* How sql_collect reads job rows. */
+static const struct sql_rows job_rows = {sizeof(struct job_row), read_job, release_job};
 
 /* A state and a cause to write: each must have a name. */
 static int check_job_enums(struct store *s, enum job_state state, enum end_cause cause,
@@ -690,49 +699,6 @@ int store_job_insert_routed(struct store *s, const struct job_row *row, enum job
 	return job_insert(s, row, route, queue, id, err);
 }
 
-/* Steps a SELECT of job rows into a new array. */
-static int collect_jobs(struct store *s, sqlite3_stmt *st, const char *what, struct job_row **rows,
-                        size_t *n, struct weir_error *err)
-{
-	struct job_row *a = NULL;
-	size_t len = 0, cap = 0;
-	int r;
-	*rows = NULL;
-	*n = 0;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t c = cap ? cap * 2 : 16;
-			struct job_row *b = realloc(a, c * sizeof(*b));
-			if (!b)
-				goto oom;
-			a = b;
-			cap = c;
-		}
-		int rr = read_job(st, &a[len]);
-		if (rr == -2) {
-			unknown_name(s, what, err);
-			goto fail;
-		}
-		if (rr < 0)
-			goto oom;
-		len++;
-	}
-	if (r != SQLITE_DONE) {
-		db_error(s, err, what);
-		goto fail;
-	}
-	sqlite3_reset(st);
-	*rows = a;
-	*n = len;
-	return 0;
-oom:
-	weir_error_set(err, WEIR_E_INTERNAL, "store %s: %s: out of memory", s->path, what);
-fail:
-	sqlite3_reset(st);
-	job_rows_free(a, len);
-	return -1;
-}
-
 int store_job_get(struct store *s, int64_t id, struct job_row *out, struct weir_error *err)
 {
 	memset(out, 0, sizeof(*out));
@@ -742,7 +708,7 @@ int store_job_get(struct store *s, int64_t id, struct job_row *out, struct weir_
 	sqlite3_bind_int64(st, 1, id);
 	struct job_row *rows;
 	size_t n;
-	if (collect_jobs(s, st, "reading a job", &rows, &n, err) < 0)
+	if (sql_collect(st, &job_rows, s->path, "reading a job", &rows, &n, err) < 0)
 		return -1;
 	if (n == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "no job %" PRId64, id);
@@ -769,7 +735,7 @@ int store_job_list(struct store *s, const enum job_state *state, int limit, stru
 			return -1;
 		sqlite3_bind_int(st, 1, limit > 0 ? limit : -1);
 	}
-	return collect_jobs(s, st, "listing jobs", rows, n, err);
+	return sql_collect(st, &job_rows, s->path, "listing jobs", rows, n, err);
 }
 
 int store_jobs_active(struct store *s, struct job_row **rows, size_t *n, struct weir_error *err)
@@ -782,7 +748,7 @@ int store_jobs_active(struct store *s, struct job_row **rows, size_t *n, struct 
 	sql_bind_text(st, 1, job_state_name(JOB_QUEUED));
 	sql_bind_text(st, 2, job_state_name(JOB_STARTING));
 	sql_bind_text(st, 3, job_state_name(JOB_RUNNING));
-	return collect_jobs(s, st, "listing active jobs", rows, n, err);
+	return sql_collect(st, &job_rows, s->path, "listing active jobs", rows, n, err);
 }
 
 int store_jobs_queued(struct store *s, struct job_row **rows, size_t *n, struct weir_error *err)
@@ -793,7 +759,7 @@ int store_jobs_queued(struct store *s, struct job_row **rows, size_t *n, struct 
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, job_state_name(JOB_QUEUED));
-	return collect_jobs(s, st, "listing queued jobs", rows, n, err);
+	return sql_collect(st, &job_rows, s->path, "listing queued jobs", rows, n, err);
 }
 
 int store_job_update(struct store *s, const struct job_row *row, struct weir_error *err)
@@ -826,8 +792,9 @@ int store_job_update(struct store *s, const struct job_row *row, struct weir_err
 /* ---- tasks ---- */
 
 /* -1 when out of memory, -2 for a state or cause no table names. */
-static int read_task(sqlite3_stmt *st, struct task_row *r)
+static int read_task(sqlite3_stmt *st, void *row)
 {
+	struct task_row *r = row;
 	memset(r, 0, sizeof(*r));
 	r->job_id = sqlite3_column_int64(st, 0);
 	r->attempt = sqlite3_column_int(st, 1);
@@ -874,6 +841,14 @@ void task_rows_free(struct task_row *rows, size_t n)
 		task_row_release(&rows[i]);
 	free(rows);
 }
+
+static void release_task(void *row)
+{
+	task_row_release(row);
+}
+
+/* How sql_collect reads task rows. */
+static const struct sql_rows task_rows = {sizeof(struct task_row), read_task, release_task};
 
 /* Binds the fields every task write carries, from index `at`. */
 static void bind_task_fields(sqlite3_stmt *st, int at, const struct task_row *row)
@@ -925,48 +900,6 @@ int store_task_insert(struct store *s, const struct task_row *row, struct weir_e
 	return db_error(s, err, "inserting a task");
 }
 
-static int collect_tasks(struct store *s, sqlite3_stmt *st, const char *what,
-                         struct task_row **rows, size_t *n, struct weir_error *err)
-{
-	struct task_row *a = NULL;
-	size_t len = 0, cap = 0;
-	int r;
-	*rows = NULL;
-	*n = 0;
-	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
-		if (len == cap) {
-			size_t c = cap ? cap * 2 : 16;
-			struct task_row *b = realloc(a, c * sizeof(*b));
-			if (!b)
-				goto oom;
-			a = b;
-			cap = c;
-		}
-		int rr = read_task(st, &a[len]);
-		if (rr == -2) {
-			unknown_name(s, what, err);
-			goto fail;
-		}
-		if (rr < 0)
-			goto oom;
-		len++;
-	}
-	if (r != SQLITE_DONE) {
-		db_error(s, err, what);
-		goto fail;
-	}
-	sqlite3_reset(st);
-	*rows = a;
-	*n = len;
-	return 0;
-oom:
-	weir_error_set(err, WEIR_E_INTERNAL, "store %s: %s: out of memory", s->path, what);
-fail:
-	sqlite3_reset(st);
-	task_rows_free(a, len);
-	return -1;
-}
-
 int store_task_get(struct store *s, int64_t job_id, int attempt, const char *role, int idx,
                    struct task_row *out, struct weir_error *err)
 {
@@ -980,7 +913,7 @@ int store_task_get(struct store *s, int64_t job_id, int attempt, const char *rol
 	sqlite3_bind_int(st, 4, idx);
 	struct task_row *rows;
 	size_t n;
-	if (collect_tasks(s, st, "reading a task", &rows, &n, err) < 0)
+	if (sql_collect(st, &task_rows, s->path, "reading a task", &rows, &n, err) < 0)
 		return -1;
 	if (n == 0)
 		return weir_error_set(err, WEIR_E_NOT_FOUND,
@@ -1002,7 +935,7 @@ int store_tasks_of_job(struct store *s, int64_t job_id, int attempt, struct task
 	sqlite3_bind_int64(st, 1, job_id);
 	if (attempt > 0)
 		sqlite3_bind_int(st, 2, attempt);
-	return collect_tasks(s, st, "listing tasks", rows, n, err);
+	return sql_collect(st, &task_rows, s->path, "listing tasks", rows, n, err);
 }
 
 int store_task_update(struct store *s, const struct task_row *row, struct weir_error *err)

@@ -80,10 +80,8 @@ static int op_delete_run(void *ctx, const char *dag_id, const char *run_id, stru
 	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
 	dm_begin(dm);
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, NULL) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+	if (dm_run_row(dm, dag_id, run_id, &row, err) < 0)
 		goto out;
-	}
 	if (run_active(row.state)) {
 		/* its jobs are stopped first: marked failed, as a user would */
 		struct dag_event ev = {.kind = DAG_EV_MARK_RUN, .mark_run = DAG_RUN_FAILED};
@@ -118,10 +116,8 @@ static json_t *op_clear_run(void *ctx, const char *dag_id, const char *run_id, b
 		return refs ? NULL : weir_error_oom_null(err);
 	}
 	dm_begin(dm);
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, NULL) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+	if (dm_run_row(dm, dag_id, run_id, &run, err) < 0)
 		goto out;
-	}
 	if (dm_clear_run(dm, dag_id, run_id, &none, false, false, dry_run, refs, err) < 0)
 		goto out;
 	if (dry_run) {
@@ -168,10 +164,7 @@ static int mark_run_row(struct dag_manager *dm, const char *dag_id,
 	int64_t at;
 
 	if (m->run_id) {
-		if (dag_store_run_get(dm->ds, dag_id, m->run_id, out, NULL) < 0)
-			return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-			                      m->run_id);
-		return 0;
+		return dm_run_row(dm, dag_id, m->run_id, out, err);
 	}
 	if (dm_parse_date(m->execution_date, "execution_date", &at, err) < 0)
 		return -1;

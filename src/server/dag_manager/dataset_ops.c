@@ -247,12 +247,8 @@ static json_t *op_upstream(void *ctx, const char *dag_id, const char *run_id,
 
 	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return NULL;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
-		if (err->kind == WEIR_E_NOT_FOUND)
-			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-			               run_id);
+	if (dm_run_row(dm, dag_id, run_id, &run, err) < 0)
 		return NULL;
-	}
 	q.run_row_id = run.id;
 	dag_run_row_release(&run);
 	return events_json(dm, &q, err);

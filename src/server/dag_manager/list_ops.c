@@ -466,11 +466,8 @@ char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
 		if (dm_dag_check_exists(dm, dag_id, err) < 0)
 			return NULL;
 		if (strcmp(run_id, "~")) {
-			if (dag_store_run_get(dm->ds, dag_id, run_id, &run, err) < 0) {
-				weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s",
-				               dag_id, run_id);
+			if (dm_run_row(dm, dag_id, run_id, &run, err) < 0)
 				return NULL;
-			}
 			dag_run_row_release(&run);
 		}
 	}

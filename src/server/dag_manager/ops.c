@@ -164,15 +164,18 @@ int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_
 	return 0;
 }
 
-/* Run `run_id` of DAG `dag_id` into row; -1 with err ("DAG D has no run R"
- * when there is none). */
-static int run_row_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                         struct dag_run_row *row, struct weir_error *err)
+int dm_run_row(struct dag_manager *dm, const char *dag_id, const char *run_id,
+               struct dag_run_row *row, struct weir_error *err)
 {
-	if (dag_store_run_get(dm->ds, dag_id, run_id, row, err) == 0)
+	struct weir_error e = {0};
+
+	if (dag_store_run_get(dm->ds, dag_id, run_id, row, &e) == 0)
 		return 0;
-	if (err->kind == WEIR_E_NOT_FOUND)
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+	if (e.kind == WEIR_E_NOT_FOUND)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
+		                      run_id);
+	if (err)
+		*err = e;
 	return -1;
 }
 
@@ -182,7 +185,7 @@ static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const 
 	struct dag_run_row row = {0};
 	json_t *r;
 
-	if (run_row_by_id(dm, dag_id, run_id, &row, err) < 0)
+	if (dm_run_row(dm, dag_id, run_id, &row, err) < 0)
 		return NULL;
 	r = dag_view_run(&row);
 	dag_run_row_release(&row);
@@ -283,7 +286,7 @@ static char *op_get_run_text(void *ctx, const char *dag_id, const char *run_id, 
 	char *text;
 
 	if (dm_dag_check_exists(dm, dag_id, err) < 0 ||
-	    run_row_by_id(dm, dag_id, run_id, &row, err) < 0)
+	    dm_run_row(dm, dag_id, run_id, &row, err) < 0)
 		return NULL;
 	if (dag_view_run_write(&sb, &row) < 0) {
 		strbuf_release(&sb);
@@ -315,10 +318,8 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 	}
 	if (!dm_spec_of(dm, dag_id, err))
 		return NULL;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, &row, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id, run_id);
+	if (dm_run_row(dm, dag_id, run_id, &row, err) < 0)
 		return NULL;
-	}
 	dag_run_row_release(&row);
 	if (state == DAG_RUN_QUEUED) {
 		ev.kind = DAG_EV_CLEAR; /* Airflow: a run set to queued is cleared */
@@ -342,9 +343,8 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
 {
 	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, run, NULL) < 0)
-		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-		                      run_id);
+	if (dm_run_row(dm, dag_id, run_id, run, err) < 0)
+		return -1;
 	if (dag_store_ti_get(dm->ds, dag_id, run_id, task_id, map_index, ti, NULL) < 0) {
 		dag_run_row_release(run);
 		if (map_index < 0)
@@ -551,9 +551,7 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 	dm_begin(dm);
 	if (json_is_string(rid)) {
 		struct dag_run_row row = {0};
-		if (dag_store_run_get(dm->ds, dag_id, json_string_value(rid), &row, err) < 0) {
-			weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-			               json_string_value(rid));
+		if (dm_run_row(dm, dag_id, json_string_value(rid), &row, err) < 0) {
 			dm_end(dm);
 			goto fail;
 		}

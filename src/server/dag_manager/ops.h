@@ -48,6 +48,11 @@ int64_t dm_next_dagrun(struct dag_manager *dm, const struct dag_row *row,
 
 /* 0, or a WEIR_E_NOT_FOUND naming the DAG when the store has no such DAG. */
 int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_error *err);
+/* Run `run_id` of DAG `dag_id` into *row (dag_run_row_release it): 0; -1
+ * with err, WEIR_E_NOT_FOUND "DAG D has no run R" when the store has no
+ * such run, the store's own error else. */
+int dm_run_row(struct dag_manager *dm, const char *dag_id, const char *run_id,
+               struct dag_run_row *row, struct weir_error *err);
 /* What the TI's job says, into *v (zeroed by the caller); *job (zeroed)
  * holds the row v borrows from: job_row_release it.  The job is read only
  * when the view needs more than that it exists (dag_view_ti_needs_job). */

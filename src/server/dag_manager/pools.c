@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "sched/dag_pool.h"
 #include "store/dag_store.h"
@@ -56,22 +57,6 @@ struct pool_gather {
 	bool oom;
 };
 
-/* Grows *v (of *cap elements of `size`) to hold n + 1. */
-static bool room(void **v, size_t *cap, size_t n, size_t size)
-{
-	size_t nc;
-	void *w;
-
-	if (n < *cap)
-		return true;
-	nc = *cap ? 2 * *cap : 16;
-	if (!(w = realloc(*v, nc * size)))
-		return false;
-	*v = w;
-	*cap = nc;
-	return true;
-}
-
 /* A running run from the store: kept, with its DAG's limit. */
 static void gather_run(void *arg, const char *dag_id, const char *run_id, int unused)
 {
@@ -90,7 +75,7 @@ static void gather_run(void *arg, const char *dag_id, const char *run_id, int un
 		if (!strcmp(g->limits[l].dag_id, rc->run.dag_id))
 			break;
 	if (l == g->nl) {
-		if (!room((void **)&g->limits, &g->cap_l, g->nl, sizeof *g->limits)) {
+		if (ALLOC_GROW(g->limits, g->nl + 1, g->cap_l) < 0) {
 			g->oom = true;
 			return;
 		}
@@ -98,8 +83,8 @@ static void gather_run(void *arg, const char *dag_id, const char *run_id, int un
 		                                  .max_active_tasks = rc->spec->max_active_tasks};
 		g->nl++;
 	}
-	if (!room((void **)&g->runs, &g->cap_runs, g->n_runs, sizeof *g->runs) ||
-	    !room((void **)&g->run_dag, &cap, g->n_runs, sizeof *g->run_dag)) {
+	if (ALLOC_GROW(g->runs, g->n_runs + 1, g->cap_runs) < 0 ||
+	    ALLOC_GROW(g->run_dag, g->n_runs + 1, cap) < 0) {
 		g->oom = true;
 		return;
 	}
@@ -260,9 +245,9 @@ static bool next_candidate(struct pool_gather *g, bool unreasoned)
 	}
 	if (!best)
 		return false;
-	if (!room((void **)&g->cands, &g->cap, g->n, sizeof *g->cands) ||
-	    !room((void **)&g->cand, &g->cap2, g->n, sizeof *g->cand) ||
-	    !room((void **)&g->dec, &g->cap3, g->n, sizeof *g->dec)) {
+	if (ALLOC_GROW(g->cands, g->n + 1, g->cap) < 0 ||
+	    ALLOC_GROW(g->cand, g->n + 1, g->cap2) < 0 ||
+	    ALLOC_GROW(g->dec, g->n + 1, g->cap3) < 0) {
 		g->oom = true;
 		return false;
 	}

@@ -190,9 +190,8 @@ static int task_tis(struct dag_manager *dm, const char *dag_id, const char *run_
 
 	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
-	if (dag_store_run_get(dm->ds, dag_id, run_id, run, NULL) < 0)
-		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no run %s", dag_id,
-		                      run_id);
+	if (dm_run_row(dm, dag_id, run_id, run, err) < 0)
+		return -1;
 	if (dag_store_tis_of_run(dm->ds, dag_id, run_id, &all, &na, err) < 0) {
 		dag_run_row_release(run);
 		return -1;

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "lib/clock.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "sched/dag_run.h"
 #include "sched/dag_states.h"
@@ -359,14 +360,8 @@ void dm_ti_defer(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *
 		goto now;
 	if (rc->pending[k])
 		return;
-	if (rc->n_pending == rc->cap_pending) {
-		size_t cap = rc->cap_pending ? 2 * rc->cap_pending : 16;
-		size_t *v = realloc(rc->pending_rows, cap * sizeof *v);
-		if (!v)
-			goto now;
-		rc->pending_rows = v;
-		rc->cap_pending = cap;
-	}
+	if (ALLOC_GROW(rc->pending_rows, rc->n_pending + 1, rc->cap_pending) < 0)
+		goto now;
 	rc->pending_rows[rc->n_pending++] = k;
 	rc->pending[k] = true;
 	return;
@@ -422,15 +417,9 @@ struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const cha
 			return rc;
 	}
 	dm_ti_flush(dm); /* the store as the copies say (a stale one's own rows too) */
-	if (dm->cache.n == dm->cache.cap) {
-		size_t cap = dm->cache.cap ? 2 * dm->cache.cap : 8;
-		struct run_ctx **v = realloc(dm->cache.runs, cap * sizeof *v);
-		if (!v) {
-			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-			return NULL;
-		}
-		dm->cache.runs = v;
-		dm->cache.cap = cap;
+	if (ALLOC_GROW(dm->cache.runs, dm->cache.n + 1, dm->cache.cap) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
 	}
 	rc = calloc(1, sizeof *rc);
 	if (!rc) {

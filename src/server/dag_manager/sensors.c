@@ -22,6 +22,7 @@
 
 #include "data/sensor_poke.h"
 #include "lib/clock.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "sched/due_table.h"
 #include "sched/sensor.h"
@@ -81,14 +82,8 @@ static long slot_new(struct dm_sensors *ss)
 	for (size_t i = 0; i < ss->n; i++)
 		if (!ss->w[i].used)
 			return (long)i;
-	if (ss->n == ss->cap) {
-		size_t nc = ss->cap ? 2 * ss->cap : 64;
-		struct waiting *v = realloc(ss->w, nc * sizeof *v);
-		if (!v)
-			return -1;
-		ss->w = v;
-		ss->cap = nc;
-	}
+	if (ALLOC_GROW(ss->w, ss->n + 1, ss->cap) < 0)
+		return -1;
 	memset(&ss->w[ss->n], 0, sizeof ss->w[ss->n]);
 	return (long)ss->n++;
 }

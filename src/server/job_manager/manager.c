@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
 #include "server/observe_series.h"
@@ -48,14 +49,8 @@ static int events_keep(struct job_manager *jm, int64_t job_id, int64_t time, con
 
 	if (!q && !(q = jm->events = calloc(1, sizeof *q)))
 		return -1;
-	if (q->n == q->cap) {
-		size_t cap = q->cap ? 2 * q->cap : 16;
-		struct event_row *v = realloc(q->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		q->v = v;
-		q->cap = cap;
-	}
+	if (ALLOC_GROW(q->v, q->n + 1, q->cap) < 0)
+		return -1;
 	e = &q->v[q->n];
 	*e = (struct event_row){.job_id = job_id, .time = time};
 	if (!(e->kind = strdup(kind)) || !(e->message = strdup(message))) {

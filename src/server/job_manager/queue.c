@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "lib/clock.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "sched/queue.h"
 
@@ -45,15 +46,9 @@ void jm_queue_note(struct job_manager *jm, int64_t job_id)
 		qc->known = false;
 	if (!qc->known)
 		return;
-	if (qc->n_ids == qc->cap_ids) {
-		size_t cap = qc->cap_ids ? 2 * qc->cap_ids : 16;
-		int64_t *v = realloc(qc->ids, cap * sizeof *v);
-		if (!v) {
-			qc->known = false;
-			return;
-		}
-		qc->ids = v;
-		qc->cap_ids = cap;
+	if (ALLOC_GROW(qc->ids, qc->n_ids + 1, qc->cap_ids) < 0) {
+		qc->known = false;
+		return;
 	}
 	qc->ids[qc->n_ids++] = job_id;
 }

@@ -16,6 +16,7 @@
  */
 #include "server/job_manager/jm_internal.h"
 
+#include "lib/grow.h"
 #include "lib/hashmap.h"
 #include "lib/log.h"
 
@@ -156,21 +157,11 @@ static int entry_changed(struct job_manager *jm, struct jm_rows_entry *e, int64_
 {
 	if (e->listed)
 		return 0;
-	if (jm->depth > 0 && jm->n_unwritten < jm->cap_unwritten) {
+	if (jm->depth > 0 &&
+	    ALLOC_GROW(jm->unwritten, jm->n_unwritten + 1, jm->cap_unwritten) == 0) {
 		jm->unwritten[jm->n_unwritten++] = job_id;
 		e->listed = true;
 		return 0;
-	}
-	if (jm->depth > 0) {
-		size_t cap = jm->cap_unwritten ? 2 * jm->cap_unwritten : 64;
-		int64_t *u = realloc(jm->unwritten, cap * sizeof *u);
-		if (u) {
-			jm->unwritten = u;
-			jm->cap_unwritten = cap;
-			jm->unwritten[jm->n_unwritten++] = job_id;
-			e->listed = true;
-			return 0;
-		}
 	}
 	return entry_settle(jm, e, job_id);
 }

@@ -9,6 +9,7 @@
 #include "server/job_manager/jm_internal.h"
 
 #include "lib/clock.h"
+#include "lib/grow.h"
 #include "lib/log.h"
 #include "sched/due_table.h"
 #include "sched/timers.h"
@@ -64,15 +65,9 @@ void jm_timers_touch(struct job_manager *jm, int64_t job_id)
 {
 	struct jm_timeouts *tc = jm->timeouts;
 
-	if (tc->n_touched == tc->cap_touched) {
-		size_t cap = tc->cap_touched ? 2 * tc->cap_touched : 64;
-		int64_t *t = realloc(tc->touched, cap * sizeof *t);
-		if (!t) {
-			tc->all = true;
-			return;
-		}
-		tc->touched = t;
-		tc->cap_touched = cap;
+	if (ALLOC_GROW(tc->touched, tc->n_touched + 1, tc->cap_touched) < 0) {
+		tc->all = true;
+		return;
 	}
 	tc->touched[tc->n_touched++] = job_id;
 }
