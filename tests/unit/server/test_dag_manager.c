@@ -157,6 +157,26 @@ static json_t *trigger(struct fixture *f, const char *body_text, struct weir_err
 	return r;
 }
 
+/* Triggers without a logical date in a row (a script's loop): each run gets
+ * its own, later than the last, as Airflow's (in microseconds) do; ours are
+ * in milliseconds, where two in one would collide. */
+static void test_triggers_in_a_row(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	char last[64] = "";
+
+	for (int i = 0; i < 5; i++) {
+		json_t *r = trigger(f, "{}", &err);
+		assert_non_null(r);
+		const char *ld = json_string_value(json_object_get(r, "logical_date"));
+		assert_non_null(ld);
+		assert_true(strcmp(ld, last) > 0);
+		snprintf(last, sizeof last, "%s", ld);
+		json_decref(r);
+	}
+}
+
 static json_t *ti(struct fixture *f, const char *run, const char *task, int map_index)
 {
 	struct weir_error err = {0};
@@ -310,10 +330,8 @@ static void test_list_filters(void **state)
 	assert_int_equal(total_of(r), 1);
 
 	/* two runs of diamond, both failed at once (no executor) */
-	json_decref(trigger(f, "{\"dag_run_id\": \"r1\", \"logical_date\": \"2024-03-01\"}",
-	                    &err));
-	json_decref(trigger(f, "{\"dag_run_id\": \"r2\", \"logical_date\": \"2024-03-05\"}",
-	                    &err));
+	json_decref(trigger(f, "{\"dag_run_id\": \"r1\", \"logical_date\": \"2024-03-01\"}", &err));
+	json_decref(trigger(f, "{\"dag_run_id\": \"r2\", \"logical_date\": \"2024-03-05\"}", &err));
 #define RUNS(dag, ...)                                                                             \
 	total_of(f->ops->list_runs(f->dm, dag, &(struct dag_run_list_query){__VA_ARGS__}, &err))
 	assert_int_equal(RUNS("diamond", .states = {failed, 1}), 2);
@@ -351,8 +369,8 @@ static void test_list_filters(void **state)
 	assert_non_null(r);
 	assert_int_equal(json_array_size(json_object_get(r, "task_instances")), 1);
 	assert_true(total_of(r) > 1);
-	assert_null(f->ops->list_tis(f->dm, "diamond", "nope", &(struct dag_ti_list_query){0},
-	                             &err));
+	assert_null(
+	    f->ops->list_tis(f->dm, "diamond", "nope", &(struct dag_ti_list_query){0}, &err));
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 }
 
@@ -381,8 +399,9 @@ static void test_pool_slots(void **state)
 		const char *msg = json_string_value(json_object_get(ie, "stack_trace"));
 		if (strstr(msg, "huge.yaml")) {
 			found = true;
-			assert_non_null(strstr(msg, "huge.yaml:7: tasks[1].pool_slots: task big takes "
-			                            "200 slots, but pool default_pool has 128"));
+			assert_non_null(strstr(msg,
+			                       "huge.yaml:7: tasks[1].pool_slots: task big takes "
+			                       "200 slots, but pool default_pool has 128"));
 		}
 	}
 	assert_true(found);
@@ -539,6 +558,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trigger_and_run, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_triggers_in_a_row, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_filters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_last_pass, setup, teardown),
