@@ -105,6 +105,11 @@ const struct dataset_api_ops *dag_manager_dataset_ops(void);
  * first.  The scheduler's heartbeat of GET /health. */
 int64_t dag_manager_last_pass(const struct dag_manager *dm);
 
+/* How many times the wake-up timer was armed (or stopped): once a turn
+ * that a DAG entry point joined, whatever the number of entry points
+ * (tests check it). */
+uint64_t dag_manager_wake_arms(const struct dag_manager *dm);
+
 /* For the start-up line. */
 void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs);
 

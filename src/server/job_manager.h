@@ -163,11 +163,26 @@ int job_manager_submit_valid(struct job_manager *jm, struct job_spec *spec, int6
  * WEIR_E_CONFLICT (already ended). */
 int job_manager_kill(struct job_manager *jm, int64_t job_id, struct weir_error *err);
 
-/* Brackets another module's work in the manager's transaction: nested
- * calls join it; the outermost end tells end callbacks, checks timers and
- * commits. */
+/* The turn: one transaction per event, owned here, whoever's entry point
+ * it is (the DAG manager's dm_begin()/dm_end() are this pair).  Nested
+ * calls join it.  The outermost end alone ends the turn, in this order:
+ * the jobs that ended are told to end_fn, the timers are checked, the turn
+ * hooks' before_commit runs (the DAG manager's work pass and write-behind
+ * rows), again until no job ended; the job manager's rows written behind
+ * are written; the commit (a failed one rolls back); the observer's
+ * jobs_changed (waiting clients see what was stored); the hooks'
+ * after_commit (the wake-up timer, armed once). */
 void job_manager_turn_begin(struct job_manager *jm);
 void job_manager_turn_end(struct job_manager *jm);
+
+/* The turn's other party (the DAG manager): see job_manager_turn_end().
+ * Each callback may be NULL; `h` is copied (NULL: none). */
+struct job_manager_turn_hooks {
+	void (*before_commit)(void *ctx);
+	void (*after_commit)(void *ctx);
+	void *ctx;
+};
+void job_manager_set_turn_hooks(struct job_manager *jm, const struct job_manager_turn_hooks *h);
 
 /* Counts for the start-up line. */
 void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_tasks);

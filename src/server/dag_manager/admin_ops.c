@@ -65,7 +65,6 @@ static int op_delete_dag(void *ctx, const char *dag_id, struct weir_error *err)
 	rc = 0;
 out:
 	dm_end(dm);
-	dm_arm_wake(dm);
 	return rc;
 }
 
@@ -96,7 +95,6 @@ static int op_delete_run(void *ctx, const char *dag_id, const char *run_id, stru
 out:
 	dag_run_row_release(&row);
 	dm_end(dm);
-	dm_arm_wake(dm);
 	return rc;
 }
 
@@ -146,7 +144,6 @@ static json_t *op_clear_run(void *ctx, const char *dag_id, const char *run_id, b
 out:
 	dag_run_row_release(&run);
 	dm_end(dm);
-	dm_arm_wake(dm);
 	json_decref(refs);
 	return r;
 }
@@ -295,7 +292,6 @@ static json_t *op_mark_tis(void *ctx, const char *dag_id, const struct dag_mark_
 	r = json_pack("{s:O}", "task_instances", out);
 out:
 	dm_end(dm);
-	dm_arm_wake(dm);
 	dag_run_row_release(&run);
 	json_decref(out);
 	free(in);

@@ -10,8 +10,10 @@
  * ops.h and admin_ops.h, and nothing here calls them.
  *
  * Threading: everything runs on the server's loop.  Every entry point
- * brackets its work with dm_begin()/dm_end() (one SQLite transaction, the
- * job manager's).  The run copies of dm_run_get() are the run cache: kept
+ * brackets its work with dm_begin()/dm_end(): it joins the turn, which the
+ * job manager owns (one SQLite transaction); the turn's outermost end runs
+ * this manager's part of it (manager.c: the work pass before the commit,
+ * the wake-up timer after).  The run copies of dm_run_get() are the run cache: kept
  * across turns while their run is active, dropped when the run ends, when
  * a rescan changes a DAG's parse, when a write through them failed, and
  * when the store rolled a transaction back (docs/internals/server.md).
@@ -63,10 +65,13 @@ struct dag_entry {
 /* manager.c: the turns, the work pass, the wake-up timer. */
 struct dm_turn {
 	int depth;       /* nested entry points (dm_begin()/dm_end()) */
+	bool touched;    /* an entry point joined the job manager's turn */
+	bool no_pass;    /* the turn skips the work pass (dm_end_no_pass()) */
 	bool in_pass;    /* inside dm_work_pass() */
 	bool in_job_end; /* dm_on_job_end(): its TIs' writes may wait for the turn's end */
 	bool pass_again; /* a pass moved something that another pass may follow */
 	uv_timer_t wake_timer;
+	uint64_t arms;        /* dm_arm_wake() calls (dag_manager_wake_arms()) */
 	int64_t wake_at_ms;   /* the earliest due time noted since the timer was armed; 0: none */
 	int64_t last_pass_ms; /* the end of the latest periodic pass (recovery, rescans) */
 };
@@ -211,10 +216,11 @@ struct dm_pool_ent {
  * it does not die then). */
 char *dm_strdup_or_empty(const char *s);
 
-/* Entry points: dm_begin() opens the turn (the outermost drops the run
- * copies and owes a pool pass); dm_end() runs what follows from the
- * changes (dm_work_pass()), commits with the outermost turn, re-arms the
- * wake-up timer. */
+/* Entry points: dm_begin() joins the turn (job_manager_turn_begin(); the
+ * outermost owes a pool pass); dm_end() writes the TIs written behind and
+ * leaves it.  The turn's outermost end, whoever's entry point it was, runs
+ * what follows from the changes (dm_work_pass()), commits, then arms the
+ * wake-up timer (dm_arm_wake(), there alone: once a turn). */
 void dm_begin(struct dag_manager *dm);
 void dm_end(struct dag_manager *dm);
 void dm_work_pass(struct dag_manager *dm);
@@ -232,7 +238,7 @@ const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
 int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e);
 
 /* The run from the run cache, read now when it is not there (borrowed until
- * the outermost dm_end()); a decision on `ev` written through it; both at
+ * the turn's commit); a decision on `ev` written through it; both at
  * once.  -1 / NULL with err. */
 struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
                            struct weir_error *err);
@@ -331,7 +337,8 @@ void dm_run_cache_trim(struct dag_manager *dm);
 struct run_ctx *dm_run_by_job(struct dag_manager *dm, int64_t job_id, size_t *row);
 void dm_run_note_job(struct run_ctx *rc, size_t row);
 
-/* A turn's end without the work pass (manager.c). */
+/* dm_end() for a turn that skips the work pass and the wake-up timer
+ * (start-up, before the job manager's recovery; manager.c). */
 void dm_end_no_pass(struct dag_manager *dm);
 
 /* Inserts the TIs of task `t` for a run: one, or one per foreach item of

@@ -444,7 +444,6 @@ static void on_scan_timer(uv_timer_t *t)
 	dm_begin(dm);
 	dm_scan(dm);
 	dm_end(dm);
-	dm_arm_wake(dm);
 	dm->turn.last_pass_ms = clock_now_ms();
 }
 

@@ -49,36 +49,73 @@ void dm_set_name(char *dst, const char *name)
 
 /* ---- turns ---- */
 
-/* An entry point starts: the outermost one owes a pool pass (whatever
- * happened outside the manager, a job's end or a new configuration, may
- * have freed a slot).  The run cache stays: every write goes through it. */
+/* An entry point starts or joins the turn, which the job manager owns
+ * (job_manager_turn_begin(): one transaction): the outermost one owes a
+ * pool pass (whatever happened outside the manager, a job's end or a new
+ * configuration, may have freed a slot).  The run cache stays: every write
+ * goes through it. */
 void dm_begin(struct dag_manager *dm)
 {
 	if (dm->turn.depth++ == 0)
 		dm->pools.dirty = true;
+	dm->turn.touched = true;
 	job_manager_turn_begin(dm->jm);
 }
 
-/* The turn's end without the work pass (start-up: the job manager's
- * recovery comes first).  The outermost one drops the copies of runs that
- * ended or went stale. */
-void dm_end_no_pass(struct dag_manager *dm)
-{
-	dm_ti_flush(dm); /* before the commit */
-	job_manager_turn_end(dm->jm);
-	if (dm->turn.depth > 0 && --dm->turn.depth == 0) {
-		dm_run_cache_check(dm); /* a failed commit rolled the turn back */
-		dm_run_cache_trim(dm);
-	}
-}
-
-/* Every entry point ends here: what follows from its changes, the commit
- * (by the outermost turn), and the wake-up timer (a retry may be due). */
+/* An entry point's end: the TIs written behind go to the store (a caller
+ * around it may read them there); the turn itself ends with the outermost
+ * job_manager_turn_end(), which runs turn_before_commit() and
+ * turn_after_commit() below. */
 void dm_end(struct dag_manager *dm)
 {
-	dm_work_pass(dm);
-	dm_end_no_pass(dm);
-	dm_arm_wake(dm);
+	dm_ti_flush(dm);
+	if (dm->turn.depth > 0)
+		dm->turn.depth--;
+	job_manager_turn_end(dm->jm);
+}
+
+/* dm_end() for a turn whose work pass must wait (start-up: the job
+ * manager's recovery comes first): the outermost one skips it. */
+void dm_end_no_pass(struct dag_manager *dm)
+{
+	if (dm->turn.depth == 1)
+		dm->turn.no_pass = true;
+	dm_end(dm);
+}
+
+/* The job manager's outermost turn end, before the commit, when an entry
+ * point of this manager joined the turn: what follows from its changes,
+ * then the TIs written behind.  Inside the turn (depth) for what the pass
+ * writes behind. */
+static void turn_before_commit(void *arg)
+{
+	struct dag_manager *dm = arg;
+
+	if (!dm->turn.touched)
+		return;
+	dm->turn.depth++;
+	if (!dm->turn.no_pass)
+		dm_work_pass(dm);
+	dm_ti_flush(dm);
+	dm->turn.depth--;
+}
+
+/* After the commit (or its rollback): the copies of runs that ended, went
+ * stale or were rolled back are dropped, and the wake-up timer is armed,
+ * once a turn (a retry may be due). */
+static void turn_after_commit(void *arg)
+{
+	struct dag_manager *dm = arg;
+	bool no_pass = dm->turn.no_pass;
+
+	if (!dm->turn.touched)
+		return;
+	dm->turn.touched = false;
+	dm->turn.no_pass = false;
+	dm_run_cache_check(dm); /* a failed commit rolled the turn back */
+	dm_run_cache_trim(dm);
+	if (!no_pass)
+		dm_arm_wake(dm);
 }
 
 /* ---- times ---- */
@@ -148,7 +185,6 @@ static void on_wake(uv_timer_t *t)
 
 	dm_begin(dm);
 	dm_end(dm);
-	dm_arm_wake(dm);
 }
 
 /* The wake-up timer: the next scheduled run that becomes due, or the next
@@ -160,6 +196,7 @@ void dm_arm_wake(struct dag_manager *dm)
 	struct dag_ti_row *rows = NULL;
 	size_t n = 0;
 
+	dm->turn.arms++;
 	if (!dm->retries.none &&
 	    dag_store_tis_in_state(dm->ds, DAG_TI_UP_FOR_RETRY, &rows, &n, NULL) == 0) {
 		dm->retries.none = n == 0;
@@ -194,6 +231,11 @@ void dm_arm_wake(struct dag_manager *dm)
 }
 
 /* ---- lifetime ---- */
+
+uint64_t dag_manager_wake_arms(const struct dag_manager *dm)
+{
+	return dm ? dm->turn.arms : 0;
+}
 
 int64_t dag_manager_last_pass(const struct dag_manager *dm)
 {
@@ -296,6 +338,10 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	dm->open_handles = 1;
 	dm_folder_watch(dm);
 	job_manager_set_end_callback(jm, dm_on_job_end, dm);
+	job_manager_set_turn_hooks(
+	    jm, &(struct job_manager_turn_hooks){.before_commit = turn_before_commit,
+	                                         .after_commit = turn_after_commit,
+	                                         .ctx = dm});
 	return dm;
 oom:
 	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -328,6 +374,7 @@ void dag_manager_destroy(struct dag_manager *dm)
 	if (!dm)
 		return;
 	job_manager_set_end_callback(dm->jm, NULL, NULL);
+	job_manager_set_turn_hooks(dm->jm, NULL);
 	dm_sensors_free(dm);
 	dm_run_cache_drop(dm);
 	free(dm->cache.runs);

@@ -149,7 +149,6 @@ static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct 
 out:
 	dag_row_release(&row);
 	dm_end(dm);
-	dm_arm_wake(dm);
 	return r;
 }
 
@@ -261,7 +260,6 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 		               dag_id, run_id, clock_format_airflow(logical, ts, sizeof ts));
 	}
 	dm_end(dm);
-	dm_arm_wake(dm);
 out:
 	dag_run_row_release(&row);
 	free(run_id);
@@ -333,7 +331,6 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 		r = run_json_by_id(dm, dag_id, run_id, err);
 	}
 	dm_end(dm);
-	dm_arm_wake(dm);
 	return r;
 }
 
@@ -579,7 +576,6 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 		dag_run_rows_free(rows, n);
 	}
 	dm_end(dm);
-	dm_arm_wake(dm);
 	r = json_pack("{s:O}", "task_instances", out);
 fail:
 	json_decref(out);

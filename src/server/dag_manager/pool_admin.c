@@ -258,7 +258,6 @@ static json_t *pool_write(struct dag_manager *dm, const char *old_name, const st
 		r = dm_op_get_pool(dm, p->name, err);
 	}
 	dm_end(dm);
-	dm_arm_wake(dm);
 	return r;
 }
 
@@ -314,6 +313,5 @@ int dm_op_delete_pool(void *ctx, const char *name, struct weir_error *err)
 	if (rc == 0)
 		log_info("pool %s deleted", name);
 	dm_end(dm);
-	dm_arm_wake(dm);
 	return rc;
 }

@@ -113,7 +113,6 @@ int dm_op_reparse(void *ctx, const char *dag_id, struct weir_error *err)
 	dm_begin(dm);
 	dm_scan(dm);
 	dm_end(dm);
-	dm_arm_wake(dm);
 	return 0;
 }
 

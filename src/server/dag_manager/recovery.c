@@ -71,7 +71,6 @@ int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 		return -1;
 	}
 	dm_end(dm);
-	dm_arm_wake(dm);
 	dm->turn.last_pass_ms = clock_now_ms();
 	return 0;
 }

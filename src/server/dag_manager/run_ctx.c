@@ -403,7 +403,7 @@ void dm_run_cache_trim(struct dag_manager *dm)
  * (dm_run_step(), dm_start_ti(), the pool pass) and to the store at once,
  * so the two agree.  A copy whose write failed is marked stale, read again
  * at the next look and dropped at the turn's end.  Borrowed until the
- * outermost dm_end(); NULL with err. */
+ * turn's commit; NULL with err. */
 struct run_ctx *dm_run_get(struct dag_manager *dm, const char *dag_id, const char *run_id,
                            struct weir_error *err)
 {

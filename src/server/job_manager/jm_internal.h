@@ -89,6 +89,7 @@ struct job_manager {
 	struct jm_ended_job *ended;
 	job_manager_end_fn end_fn;
 	void *end_arg;
+	struct job_manager_turn_hooks hooks; /* job_manager_set_turn_hooks() */
 	struct secrets *secrets; /* a task's connections (server/secrets.h); NULL: none */
 };
 
@@ -104,8 +105,9 @@ void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const ch
  * a read of jobs, tasks or events from the store inside a turn, and at its
  * end. */
 void jm_settle(struct job_manager *jm);
-/* One SQLite transaction per event; nested calls join it.  The outermost
- * end tells end_fn, checks timers and commits. */
+/* The turn (job_manager_turn_begin(), whose contract it is): one SQLite
+ * transaction per event; nested calls join it; the outermost end alone
+ * ends it. */
 void jm_turn_begin(struct job_manager *jm);
 void jm_turn_end(struct job_manager *jm);
 /* Whether a transaction rolled back since *seen (which it updates): what

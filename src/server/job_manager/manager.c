@@ -262,13 +262,20 @@ void jm_turn_end(struct job_manager *jm)
 	struct weir_error err = {0};
 
 	if (jm->depth == 1) {
-		ended_flush(jm, true);
-		jm_timers_check(jm);
-		ended_flush(jm, true);
+		/* until nothing more ends: the DAG manager's work pass (and its
+		 * rows written behind) may submit or kill jobs, a timer end them */
+		do {
+			ended_flush(jm, true);
+			if (jm->hooks.before_commit)
+				jm->hooks.before_commit(jm->hooks.ctx);
+			jm_timers_check(jm);
+		} while (jm->ended);
 		/* what the turn wrote behind, before its commit */
 		jm_settle(jm);
 	}
-	if (--jm->depth == 0 && store_in_transaction(jm->store)) {
+	if (--jm->depth > 0)
+		return;
+	if (store_in_transaction(jm->store)) {
 		if (store_commit(jm->store, &err) < 0) {
 			log_error("store: commit failed: %s", err.msg);
 			store_rollback(jm->store, NULL);
@@ -277,6 +284,13 @@ void jm_turn_end(struct job_manager *jm)
 		if (jm->observer.jobs_changed)
 			jm->observer.jobs_changed(jm->observer.ctx);
 	}
+	if (jm->hooks.after_commit)
+		jm->hooks.after_commit(jm->hooks.ctx);
+}
+
+void job_manager_set_turn_hooks(struct job_manager *jm, const struct job_manager_turn_hooks *h)
+{
+	jm->hooks = h ? *h : (struct job_manager_turn_hooks){0};
 }
 
 void job_manager_turn_begin(struct job_manager *jm)

@@ -185,6 +185,54 @@ static json_t *ti(struct fixture *f, const char *run, const char *task, int map_
 	return r;
 }
 
+static void count_commit(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/* The turn has one owner: two DAG entry points inside one turn (the job
+ * manager's, as an agent's report or a job's end brings them) commit once
+ * and arm the wake-up timer once, at the turn's end, after their work
+ * pass. */
+static void test_one_turn_end(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	int commits = 0;
+	uint64_t arms = dag_manager_wake_arms(f->dm);
+	const char *runs[] = {"one", "two", "three"};
+	json_t *r;
+
+	job_manager_set_observer(
+	    f->jm, &(struct job_manager_observer){.jobs_changed = count_commit, .ctx = &commits});
+	job_manager_turn_begin(f->jm);
+	r = trigger(f, "{\"dag_run_id\": \"one\", \"logical_date\": \"2024-03-01\"}", &err);
+	assert_non_null(r);
+	json_decref(r);
+	r = trigger(f, "{\"dag_run_id\": \"two\", \"logical_date\": \"2024-03-02\"}", &err);
+	assert_non_null(r);
+	json_decref(r);
+	assert_int_equal(commits, 0);
+	assert_true(dag_manager_wake_arms(f->dm) == arms);
+	job_manager_turn_end(f->jm);
+	assert_int_equal(commits, 1);
+	assert_true(dag_manager_wake_arms(f->dm) == arms + 1);
+	/* an entry point of its own is a turn of its own */
+	r = trigger(f, "{\"dag_run_id\": \"three\", \"logical_date\": \"2024-03-03\"}", &err);
+	assert_non_null(r);
+	json_decref(r);
+	assert_int_equal(commits, 2);
+	assert_true(dag_manager_wake_arms(f->dm) == arms + 2);
+	/* the work pass ran: each run's first task became a job (which fails
+	 * here: the fixture has no executor) */
+	for (int i = 0; i < 3; i++) {
+		json_t *t = ti(f, runs[i], "a", -1);
+		assert_true(json_integer_value(json_object_get(t, "try_number")) >= 1);
+		json_decref(t);
+	}
+	job_manager_set_observer(f->jm, NULL);
+}
+
 static void test_trigger_and_run(void **state)
 {
 	struct fixture *f = *state;
@@ -559,6 +607,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_folder, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_trigger_and_run, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_triggers_in_a_row, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_one_turn_end, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pause, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_list_filters, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_last_pass, setup, teardown),
