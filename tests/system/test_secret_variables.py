@@ -28,6 +28,20 @@ def set_variables(srv):
         assert st == 200, r
 
 
+def run_secrets_dag(make_server, tmp_path):
+    """A server with the secret variables set and one successful run of SECRET_DAG: (the
+    server, its Dags, the run)."""
+    srv = make_server(config=dag_config(), start=False)
+    d = Dags(srv, tmp_path)
+    d.write("secrets.yaml", SECRET_DAG.replace("@SIDE@", str(d.side)))
+    srv.start()
+    set_variables(srv)
+    d.wait_dag("secrets")
+    run = d.wait_run("secrets", d.trigger("secrets")["dag_run_id"])
+    assert run["state"] == "success", run
+    return srv, d, run
+
+
 def test_the_api_and_the_cli_mask_secret_variables(server, tmp_path):
     set_variables(server)
     st, lst = server.api("GET", "/api/v1/variables")
@@ -73,14 +87,7 @@ tasks:
 
 
 def test_a_task_gets_the_value_and_nothing_shows_it(make_server, tmp_path):
-    srv = make_server(config=dag_config(), start=False)
-    d = Dags(srv, tmp_path)
-    d.write("secrets.yaml", SECRET_DAG.replace("@SIDE@", str(d.side)))
-    srv.start()
-    set_variables(srv)
-    d.wait_dag("secrets")
-    run = d.wait_run("secrets", d.trigger("secrets")["dag_run_id"])
-    assert run["state"] == "success", run
+    srv, d, run = run_secrets_dag(make_server, tmp_path)
     # the task received the real values
     sha = lambda s: hashlib.sha256(s.encode()).hexdigest()
     assert (d.side / "key").read_text().strip() == sha(SECRETS["api_key"])
@@ -126,14 +133,7 @@ def test_configured_sensitive_names(make_server):
 def test_an_old_store_is_masked_at_the_first_start(make_server, tmp_path):
     """A store as a version before 13 left it: the value in a job's spec and a TI's rendered
     command in clear, no sealed specs, schema version 12."""
-    srv = make_server(config=dag_config(), start=False)
-    d = Dags(srv, tmp_path)
-    d.write("secrets.yaml", SECRET_DAG.replace("@SIDE@", str(d.side)))
-    srv.start()
-    set_variables(srv)
-    d.wait_dag("secrets")
-    run = d.wait_run("secrets", d.trigger("secrets")["dag_run_id"])
-    assert run["state"] == "success", run
+    srv, d, run = run_secrets_dag(make_server, tmp_path)
     job_id = d.tis("secrets", run["dag_run_id"])["t"]["job_id"]
     srv.terminate()
 

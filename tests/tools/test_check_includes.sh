@@ -6,18 +6,7 @@
 # Run: sh tests/tools/test_check_includes.sh
 set -u
 script=$(cd "$(dirname "$0")/../.." && pwd)/tools/check_includes.py
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT INT TERM
-pass=0
-fail=0
-
-# put FILE LINE...: writes a file of the tree under $tmp/src.
-put() {
-	f=$tmp/src/$1
-	shift
-	mkdir -p "$(dirname "$f")"
-	printf '%s\n' "$@" >"$f"
-}
+. "$(dirname "$0")/tree_fixture.sh"
 
 # A clean tree: every layer, an include down each step, a split piece
 # (exec/run.c with exec/run_parse.c including each other) and a header-only
