@@ -148,6 +148,8 @@ struct http_server {
 	void *arg;
 	http_done_fn done;
 	void *done_arg;
+	void (*before_answer)(void *arg); /* http_server_set_before_answer() */
+	void *before_answer_arg;
 	int port;
 	int open_handles;
 	bool resumed; /* a connection was resumed since drive() last ran MHD */
@@ -725,6 +727,12 @@ void http_server_set_done(struct http_server *srv, http_done_fn fn, void *arg)
 	srv->done_arg = arg;
 }
 
+void http_server_set_before_answer(struct http_server *srv, void (*fn)(void *arg), void *arg)
+{
+	srv->before_answer = fn;
+	srv->before_answer_arg = arg;
+}
+
 static void request_free(struct http_request *req)
 {
 	for (int i = 0; i < req->n_hdr; i++) {
@@ -763,7 +771,8 @@ static void on_idle(uv_idle_t *h)
 	done_flush(h->data);
 }
 
-/* The answer goes to the connection now; what the done callback does
+/* The answer goes to the connection now, after the commit of what it
+ * reports (before_answer); what the done callback does
  * (the metrics, the event log's write to the store) waits until the loop
  * has nothing more urgent in this turn (the agent's starts of the job just
  * submitted), and comes before the next request is handled all the same. */
@@ -772,6 +781,8 @@ static enum MHD_Result queue_pending(struct http_request *req)
 	struct http_server *srv = req->srv;
 	enum MHD_Result r;
 
+	if (srv->before_answer)
+		srv->before_answer(srv->before_answer_arg);
 	if (srv->done && !req->done_pending) {
 		char peer[sizeof req->peer];
 

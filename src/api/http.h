@@ -105,6 +105,10 @@ int http_server_port(const struct http_server *srv);
  * wrote.  NULL fn: none. */
 typedef void (*http_done_fn)(struct http_request *req, int status, void *arg);
 void http_server_set_done(struct http_server *srv, http_done_fn fn, void *arg);
+/* Called before an answer is handed to its connection (NULL fn: none): the
+ * server ends its turn there, so that an answer never promises what is not
+ * yet stored (the job manager's job_manager_turn_end()). */
+void http_server_set_before_answer(struct http_server *srv, void (*fn)(void *arg), void *arg);
 /* Stops accepting and closes every connection; suspended requests get 503.
  * Closes the uv handles; run the loop once more to finish closing them.
  * NULL is a no-op. */

@@ -47,6 +47,8 @@ struct agent_link {
 	bool open;
 	struct strbuf out, in;
 	struct hashmap *held; /* key -> struct held */
+	void (*before_send)(void *arg); /* agent_link_set_before_send() */
+	void *before_send_arg;
 };
 
 struct link_write {
@@ -142,6 +144,8 @@ static void flush_out(struct agent_link *l)
 
 	if (!l->pipe || l->out.len == 0)
 		return;
+	if (l->before_send)
+		l->before_send(l->before_send_arg); /* may add to l->out */
 	w = calloc(1, sizeof *w);
 	if (!w)
 		return;
@@ -615,6 +619,14 @@ int agent_link_signal(struct agent_link *l, const struct executor_task *task, in
 	queue_line(l, m);
 	json_decref(m);
 	return 0;
+}
+
+void agent_link_set_before_send(struct agent_link *l, void (*fn)(void *arg), void *arg)
+{
+	if (!l)
+		return;
+	l->before_send = fn;
+	l->before_send_arg = arg;
 }
 
 void agent_link_open(struct agent_link *l)

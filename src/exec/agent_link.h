@@ -61,6 +61,12 @@ int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, b
 int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
                       struct weir_error *err);
 
+/* Called before the link's writes leave for the agent (NULL: none): the
+ * server ends its turn there, so that a message never runs ahead of the
+ * commit of what it carries out (job_manager_turn_end()).  NULL l is a
+ * no-op. */
+void agent_link_set_before_send(struct agent_link *l, void (*fn)(void *arg), void *arg);
+
 /* The server has finished starting: the agent's reports (started, exited,
  * lost), kept until now, are told from the next loop iteration on.  Until
  * then the link only settles what the agent holds (agent_link_holds).

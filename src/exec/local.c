@@ -429,6 +429,11 @@ int local_executor_set_task_user(struct executor *ex, const struct run_as *ra,
 	return 0;
 }
 
+void local_executor_set_before_send(struct executor *ex, void (*fn)(void *arg), void *arg)
+{
+	agent_link_set_before_send(((struct local_executor *)ex)->agent, fn, arg);
+}
+
 int local_executor_use_agent(struct executor *ex, const char *home, executor_reports_fn reports,
                              struct weir_error *err)
 {

@@ -163,16 +163,19 @@ int job_manager_submit_valid(struct job_manager *jm, struct job_spec *spec, int6
  * WEIR_E_CONFLICT (already ended). */
 int job_manager_kill(struct job_manager *jm, int64_t job_id, struct weir_error *err);
 
-/* The turn: one transaction per event, owned here, whoever's entry point
- * it is (the DAG manager's dm_begin()/dm_end() are this pair).  Nested
- * calls join it.  The outermost end alone ends the turn, in this order:
- * the jobs that ended are told to end_fn, the timers are checked, the turn
- * hooks' before_commit runs (the DAG manager's work pass and write-behind
- * rows), again until no job ended; the job manager's rows written behind
- * are written; the commit (a failed one rolls back); the observer's
- * jobs_changed (waiting clients see what was stored); the hooks'
- * after_commit (the wake-up timer, armed once). */
-void job_manager_turn_begin(struct job_manager *jm);
+/* The turn (job_manager/turn.c): what the loop does between two waits,
+ * in one transaction, always open; entry points just do their work.  This
+ * ends it, and is called when the loop is about to wait, once the events of
+ * a wait are in, and before anything leaves the process (an HTTP answer, a
+ * message to the agent: server.c wires them), in this order: the jobs that
+ * ended are told to end_fn, the timers are checked, the turn hooks'
+ * before_commit runs (the DAG manager's work pass and write-behind rows),
+ * again until no job ended; the job manager's rows written behind are
+ * written; the commit (a failed one rolls back) and the next turn opened;
+ * the observer's jobs_changed when the turn wrote (waiting clients see
+ * what was stored); the hooks' after_commit (the wake-up timer, armed
+ * once).  Called from within its own end it returns at once; with nothing
+ * in the turn it costs a few checks. */
 void job_manager_turn_end(struct job_manager *jm);
 
 /* The turn's other party (the DAG manager): see job_manager_turn_end().

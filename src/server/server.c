@@ -196,6 +196,12 @@ static int set_routes(struct server_parts *p, const struct server_config *cfg,
 }
 
 /* The job manager's observer: what it changed wakes the api's waiters. */
+/* The turn's end, before an answer or a message to the agent leaves. */
+static void turn_end(void *jm)
+{
+	job_manager_turn_end(jm);
+}
+
 static void observe_cluster(void *api, int64_t job_id)
 {
 	api_notify_cluster(api, job_id);
@@ -309,6 +315,8 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		         http_server_connection_limit(p->http), nofile);
 	}
 	http_server_set_done(p->http, api_request_done, p->api);
+	/* nothing leaves before its turn is stored (job_manager_turn_end()) */
+	http_server_set_before_answer(p->http, turn_end, p->jm);
 	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
 	if (!p->url || notifier_set_base_url(p->notifier, p->url) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -327,6 +335,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		                             &e2) < 0)
 			log_warn("the node's agent: %s; starting a launcher per task instead",
 			         e2.msg);
+		local_executor_set_before_send(p->exec, turn_end, p->jm);
 	}
 	if (server_uses_slurm(cfg)) {
 		struct slurm_options so = {
@@ -377,17 +386,21 @@ int server_parts_recover(struct server_parts *p, struct weir_error *err)
 		weir_error_prefix(err, "DAGs");
 		return -1;
 	}
+	job_manager_turn_end(p->jm);
 	if (job_manager_recover(p->jm, err) < 0) {
 		weir_error_prefix(err, "recovery");
 		return -1;
 	}
+	job_manager_turn_end(p->jm);
 	if (dag_manager_recover(p->dm, err) < 0) {
 		weir_error_prefix(err, "DAG recovery");
 		return -1;
 	}
+	job_manager_turn_end(p->jm);
 	/* the server has started: work is handed out from here, and the
 	 * backends tell what they heard meanwhile (docs/internals/recovery.md) */
 	job_manager_open(p->jm);
+	job_manager_turn_end(p->jm);
 	return 0;
 }
 
@@ -396,6 +409,9 @@ void server_parts_stop(struct server_parts *p)
 	if (p->stopped)
 		return;
 	p->stopped = true;
+	/* what the last turn did, stored while its parties are all here */
+	if (p->jm)
+		job_manager_turn_end(p->jm);
 	/* answers given while stopping reach no api */
 	if (p->http)
 		http_server_set_done(p->http, NULL, NULL);

@@ -548,6 +548,11 @@ uint64_t store_rollbacks(const struct store *s)
 	return s->rollbacks;
 }
 
+bool store_tx_wrote(const struct store *s)
+{
+	return s->in_tx && s->tx_begun;
+}
+
 bool store_in_transaction(struct store *s)
 {
 	return s->in_tx;

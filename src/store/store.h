@@ -136,6 +136,8 @@ int store_begin(struct store *s, struct weir_error *err);
 int store_commit(struct store *s, struct weir_error *err);
 int store_rollback(struct store *s, struct weir_error *err);
 bool store_in_transaction(struct store *s);
+/* Whether the open transaction has written (its BEGIN ran). */
+bool store_tx_wrote(const struct store *s);
 /* A statement that writes is about to run: BEGIN IMMEDIATE when a
  * transaction is open and has not begun yet.  0, or -1 with err. */
 int store_write_starts(struct store *s, struct weir_error *err);

@@ -35,7 +35,7 @@ static int op_delete_dag(void *ctx, const char *dag_id, struct weir_error *err)
 
 	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
-	dm_begin(dm);
+	dm_touch(dm);
 	for (int s = 0; s < 2; s++) {
 		struct dag_run_query q = {.dag_id = dag_id,
 		                          .by_state = true,
@@ -64,7 +64,6 @@ static int op_delete_dag(void *ctx, const char *dag_id, struct weir_error *err)
 	log_info("DAG %s: its records deleted", dag_id);
 	rc = 0;
 out:
-	dm_end(dm);
 	return rc;
 }
 
@@ -78,7 +77,7 @@ static int op_delete_run(void *ctx, const char *dag_id, const char *run_id, stru
 
 	if (dm_dag_check_exists(dm, dag_id, err) < 0)
 		return -1;
-	dm_begin(dm);
+	dm_touch(dm);
 	if (dm_run_row(dm, dag_id, run_id, &row, err) < 0)
 		goto out;
 	if (run_active(row.state)) {
@@ -94,7 +93,6 @@ static int op_delete_run(void *ctx, const char *dag_id, const char *run_id, stru
 	rc = 0;
 out:
 	dag_run_row_release(&row);
-	dm_end(dm);
 	return rc;
 }
 
@@ -113,7 +111,7 @@ static json_t *op_clear_run(void *ctx, const char *dag_id, const char *run_id, b
 		json_decref(refs);
 		return refs ? NULL : weir_error_oom_null(err);
 	}
-	dm_begin(dm);
+	dm_touch(dm);
 	if (dm_run_row(dm, dag_id, run_id, &run, err) < 0)
 		goto out;
 	if (dm_clear_run(dm, dag_id, run_id, &none, false, false, dry_run, refs, err) < 0)
@@ -143,7 +141,6 @@ static json_t *op_clear_run(void *ctx, const char *dag_id, const char *run_id, b
 	}
 out:
 	dag_run_row_release(&run);
-	dm_end(dm);
 	json_decref(refs);
 	return r;
 }
@@ -261,7 +258,7 @@ static json_t *op_mark_tis(void *ctx, const char *dag_id, const struct dag_mark_
 		return NULL;
 	}
 	mark_tasks(s, (size_t)t, m->upstream, m->downstream, in);
-	dm_begin(dm);
+	dm_touch(dm);
 	if (mark_run_row(dm, dag_id, m, &run, err) < 0)
 		goto out;
 	if (m->past || m->future) {
@@ -291,7 +288,6 @@ static json_t *op_mark_tis(void *ctx, const char *dag_id, const struct dag_mark_
 	}
 	r = json_pack("{s:O}", "task_instances", out);
 out:
-	dm_end(dm);
 	dag_run_row_release(&run);
 	json_decref(out);
 	free(in);

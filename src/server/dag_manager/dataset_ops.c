@@ -218,10 +218,10 @@ static json_t *op_create_event(void *ctx, json_t *body, struct weir_error *err)
 	if (!extra)
 		return weir_error_oom_null(err);
 	ev.extra = extra;
-	dm_begin(dm);
+	dm_touch(dm);
 	rc = dm_dataset_event(dm, json_string_value(u), &ev, err);
-	dm_end(dm);
 	if (rc == 0) {
+		dm_work_pass(dm); /* the runs it triggers, in the answer */
 		struct dataset_event_row *rows = NULL;
 		size_t n = 0;
 		int64_t total = 0;
@@ -324,9 +324,8 @@ static int op_delete_queued(void *ctx, const char *dag_id, const char *uri, cons
 	if (queue_rows(dm, dag_id, uri, before, &b, &rows, &n, err) < 0)
 		return -1;
 	dataset_queue_rows_free(rows, n);
-	dm_begin(dm);
+	dm_touch(dm);
 	rc = dataset_store_queue_delete(dm->datasets.store, dag_id, uri, b, NULL, err);
-	dm_end(dm);
 	return rc;
 }
 

@@ -3,17 +3,17 @@
  *
  * First what every file shares: the manager's struct (one context per
  * concern, each owned by the file of that concern), the run copy, the
- * turns (dm_begin()/dm_end()), dm_run_get(), dm_run_step(),
+ * turn's mark (dm_touch()), dm_run_get(), dm_run_step(),
  * dm_create_run() and the time helpers; then what each file offers the
  * others, one section per file.  The API's ops (ops.c, list_ops.c,
  * ui_ops.c, read_ops.c, admin_ops.c, dataset_ops.c) sit on top: they share
  * ops.h and admin_ops.h, and nothing here calls them.
  *
- * Threading: everything runs on the server's loop.  Every entry point
- * brackets its work with dm_begin()/dm_end(): it joins the turn, which the
- * job manager owns (one SQLite transaction); the turn's outermost end runs
- * this manager's part of it (manager.c: the work pass before the commit,
- * the wake-up timer after).  The run copies of dm_run_get() are the run cache: kept
+ * Threading: everything runs on the server's loop.  The turn, always open,
+ * is the job manager's (job_manager/turn.c: one SQLite transaction, ended
+ * in one place); an entry point of this manager just does its work and
+ * marks the turn (dm_touch()), whose end runs this manager's part of it
+ * (manager.c: the work pass before the commit, the wake-up timer after).  The run copies of dm_run_get() are the run cache: kept
  * across turns while their run is active, dropped when the run ends, when
  * a rescan changes a DAG's parse, when a write through them failed, and
  * when the store rolled a transaction back (docs/internals/server.md).
@@ -64,9 +64,8 @@ struct dag_entry {
 
 /* manager.c: the turns, the work pass, the wake-up timer. */
 struct dm_turn {
-	int depth;       /* nested entry points (dm_begin()/dm_end()) */
-	bool touched;    /* an entry point joined the job manager's turn */
-	bool no_pass;    /* the turn skips the work pass (dm_end_no_pass()) */
+	bool touched;    /* an entry point marked the turn (dm_touch()) */
+	bool no_pass;    /* the turn skips the work pass (dm_touch_no_pass()) */
 	bool in_pass;    /* inside dm_work_pass() */
 	bool in_job_end; /* dm_on_job_end(): its TIs' writes may wait for the turn's end */
 	bool pass_again; /* a pass moved something that another pass may follow */
@@ -216,13 +215,13 @@ struct dm_pool_ent {
  * it does not die then). */
 char *dm_strdup_or_empty(const char *s);
 
-/* Entry points: dm_begin() joins the turn (job_manager_turn_begin(); the
- * outermost owes a pool pass); dm_end() writes the TIs written behind and
- * leaves it.  The turn's outermost end, whoever's entry point it was, runs
- * what follows from the changes (dm_work_pass()), commits, then arms the
- * wake-up timer (dm_arm_wake(), there alone: once a turn). */
-void dm_begin(struct dag_manager *dm);
-void dm_end(struct dag_manager *dm);
+/* Entry points mark the turn with dm_touch() (it owes a work pass and a
+ * pool pass) and do their work.  The turn's end, whoever's entry point it
+ * was, runs what follows from the changes (dm_work_pass()) and writes the
+ * TIs written behind, commits, then arms the wake-up timer (dm_arm_wake(),
+ * there alone: once a turn).  An op whose answer shows what the pass
+ * moves runs dm_work_pass() itself first. */
+void dm_touch(struct dag_manager *dm);
 void dm_work_pass(struct dag_manager *dm);
 void dm_arm_wake(struct dag_manager *dm);
 
@@ -337,9 +336,9 @@ void dm_run_cache_trim(struct dag_manager *dm);
 struct run_ctx *dm_run_by_job(struct dag_manager *dm, int64_t job_id, size_t *row);
 void dm_run_note_job(struct run_ctx *rc, size_t row);
 
-/* dm_end() for a turn that skips the work pass and the wake-up timer
- * (start-up, before the job manager's recovery; manager.c). */
-void dm_end_no_pass(struct dag_manager *dm);
+/* dm_touch() for a turn whose end skips the work pass and the wake-up
+ * timer (start-up, before the job manager's recovery; manager.c). */
+void dm_touch_no_pass(struct dag_manager *dm);
 
 /* Inserts the TIs of task `t` for a run: one, or one per foreach item of
  * the run's `params`.  0, or -1 with err. */

@@ -441,9 +441,8 @@ static void on_scan_timer(uv_timer_t *t)
 {
 	struct dag_manager *dm = t->data;
 
-	dm_begin(dm);
+	dm_touch(dm);
 	dm_scan(dm);
-	dm_end(dm);
 	dm->turn.last_pass_ms = clock_now_ms();
 }
 
@@ -491,13 +490,11 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	struct dag_row *rows = NULL;
 	size_t n = 0;
 
-	dm_begin(dm);
+	dm_touch_no_pass(dm); /* the job manager's recovery comes first */
 	dm_scan(dm);
 	/* DAGs of files that went away while the server was down */
-	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0) {
-		dm_end_no_pass(dm);
+	if (dag_store_dag_list(dm->ds, true, &rows, &n, err) < 0)
 		return -1;
-	}
 	for (size_t i = 0; i < n; i++) {
 		struct dag_entry *e = dm_entry_by_id(dm, rows[i].dag_id);
 		if (!e || !e->present) {
@@ -508,6 +505,5 @@ int dag_manager_load(struct dag_manager *dm, struct weir_error *err)
 	}
 	dag_rows_free(rows, n);
 	/* no work pass yet: the job manager's recovery comes first */
-	dm_end_no_pass(dm);
 	return 0;
 }

@@ -49,55 +49,36 @@ void dm_set_name(char *dst, const char *name)
 
 /* ---- turns ---- */
 
-/* An entry point starts or joins the turn, which the job manager owns
- * (job_manager_turn_begin(): one transaction): the outermost one owes a
- * pool pass (whatever happened outside the manager, a job's end or a new
- * configuration, may have freed a slot).  The run cache stays: every write
- * goes through it. */
-void dm_begin(struct dag_manager *dm)
+/* An entry point's mark: the turn's end owes this manager its part (a
+ * work pass, and a pool pass: whatever happened outside the manager, a
+ * job's end or a new configuration, may have freed a slot).  The run cache
+ * stays: every write goes through it. */
+void dm_touch(struct dag_manager *dm)
 {
-	if (dm->turn.depth++ == 0)
-		dm->pools.dirty = true;
+	dm->pools.dirty = true;
 	dm->turn.touched = true;
-	job_manager_turn_begin(dm->jm);
 }
 
-/* An entry point's end: the TIs written behind go to the store (a caller
- * around it may read them there); the turn itself ends with the outermost
- * job_manager_turn_end(), which runs turn_before_commit() and
- * turn_after_commit() below. */
-void dm_end(struct dag_manager *dm)
+/* dm_touch() for start-up, before the job manager's recovery: the turn's
+ * end skips the work pass and the wake-up timer. */
+void dm_touch_no_pass(struct dag_manager *dm)
 {
-	dm_ti_flush(dm);
-	if (dm->turn.depth > 0)
-		dm->turn.depth--;
-	job_manager_turn_end(dm->jm);
+	dm_touch(dm);
+	dm->turn.no_pass = true;
 }
 
-/* dm_end() for a turn whose work pass must wait (start-up: the job
- * manager's recovery comes first): the outermost one skips it. */
-void dm_end_no_pass(struct dag_manager *dm)
-{
-	if (dm->turn.depth == 1)
-		dm->turn.no_pass = true;
-	dm_end(dm);
-}
-
-/* The job manager's outermost turn end, before the commit, when an entry
- * point of this manager joined the turn: what follows from its changes,
- * then the TIs written behind.  Inside the turn (depth) for what the pass
- * writes behind. */
+/* The turn's end (job_manager_turn_end()), before the commit, when an
+ * entry point of this manager marked the turn: what follows from its
+ * changes, then the TIs written behind. */
 static void turn_before_commit(void *arg)
 {
 	struct dag_manager *dm = arg;
 
 	if (!dm->turn.touched)
 		return;
-	dm->turn.depth++;
 	if (!dm->turn.no_pass)
 		dm_work_pass(dm);
 	dm_ti_flush(dm);
-	dm->turn.depth--;
 }
 
 /* After the commit (or its rollback): the copies of runs that ended, went
@@ -181,10 +162,7 @@ void dm_wake_note(struct dag_manager *dm, int64_t at)
 
 static void on_wake(uv_timer_t *t)
 {
-	struct dag_manager *dm = t->data;
-
-	dm_begin(dm);
-	dm_end(dm);
+	dm_touch(t->data);
 }
 
 /* The wake-up timer: the next scheduled run that becomes due, or the next

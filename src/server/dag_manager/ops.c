@@ -134,7 +134,7 @@ static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct 
 		weir_error_set(err, WEIR_E_INVALID, "is_paused: expected true or false");
 		return NULL;
 	}
-	dm_begin(dm);
+	dm_touch(dm);
 	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
 		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
 		goto out;
@@ -148,7 +148,6 @@ static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct 
 	log_info("DAG %s %s", dag_id, json_is_true(p) ? "paused" : "unpaused");
 out:
 	dag_row_release(&row);
-	dm_end(dm);
 	return r;
 }
 
@@ -247,7 +246,7 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 		return weir_error_oom_null(err);
 	if (dm_check_run_id(run_id, err) < 0)
 		goto out;
-	dm_begin(dm);
+	dm_touch(dm);
 	if (dm_create_run(dm, e, run_id, "manual", logical, json_is_object(conf) ? conf : NULL,
 	                  &row, err) == 0) {
 		dm_work_pass(dm);
@@ -259,7 +258,6 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 		               "DAG %s already has a run with dag_run_id %s or logical_date %s",
 		               dag_id, run_id, clock_format_airflow(logical, ts, sizeof ts));
 	}
-	dm_end(dm);
 out:
 	dag_run_row_release(&row);
 	free(run_id);
@@ -325,12 +323,11 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 		ev.kind = DAG_EV_MARK_RUN;
 		ev.mark_run = state;
 	}
-	dm_begin(dm);
+	dm_touch(dm);
 	if (dm_run_event(dm, dag_id, run_id, &ev, err) == 0) {
 		dm_work_pass(dm);
 		r = run_json_by_id(dm, dag_id, run_id, err);
 	}
-	dm_end(dm);
 	return r;
 }
 
@@ -545,37 +542,29 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 		strvec_push(&task_ids, json_string_value(v));
 	}
 	out = json_array();
-	dm_begin(dm);
+	dm_touch(dm);
 	if (json_is_string(rid)) {
 		struct dag_run_row row = {0};
-		if (dm_run_row(dm, dag_id, json_string_value(rid), &row, err) < 0) {
-			dm_end(dm);
+		if (dm_run_row(dm, dag_id, json_string_value(rid), &row, err) < 0)
 			goto fail;
-		}
 		dag_run_row_release(&row);
 		if (dm_clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream,
-		                 only_failed, dry_run, out, err) < 0) {
-			dm_end(dm);
+		                 only_failed, dry_run, out, err) < 0)
 			goto fail;
-		}
 	} else {
 		struct dag_run_query q = {.dag_id = dag_id};
 		struct dag_run_row *rows = NULL;
 		size_t n = 0;
-		if (dag_store_run_list(dm->ds, &q, &rows, &n, err) < 0) {
-			dm_end(dm);
+		if (dag_store_run_list(dm->ds, &q, &rows, &n, err) < 0)
 			goto fail;
-		}
 		for (size_t k = 0; k < n; k++)
 			if (dm_clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream,
 			                 only_failed, dry_run, out, err) < 0) {
 				dag_run_rows_free(rows, n);
-				dm_end(dm);
 				goto fail;
 			}
 		dag_run_rows_free(rows, n);
 	}
-	dm_end(dm);
 	r = json_pack("{s:O}", "task_instances", out);
 fail:
 	json_decref(out);

@@ -58,7 +58,7 @@ int dm_pools_load(struct dag_manager *dm, struct weir_error *err)
 {
 	int rc = 0;
 
-	dm_begin(dm);
+	dm_touch_no_pass(dm); /* at start-up: the job manager's recovery comes first */
 	for (size_t i = 0; i < dm->pools.n && rc == 0; i++) {
 		struct pool_row p = {.name = (char *)dm->pools.list[i].name,
 		                     .slots = dm->pools.list[i].slots,
@@ -67,7 +67,6 @@ int dm_pools_load(struct dag_manager *dm, struct weir_error *err)
 	}
 	if (rc == 0)
 		rc = pools_rebuild(dm, err);
-	dm_end_no_pass(dm); /* at start-up: the job manager's recovery comes first */
 	return rc;
 }
 
@@ -251,13 +250,12 @@ static json_t *pool_write(struct dag_manager *dm, const char *old_name, const st
 {
 	json_t *r = NULL;
 
-	dm_begin(dm);
+	dm_touch(dm);
 	if (admin_pool_put(dm->store, old_name, p, replace, err) == 0 &&
 	    pools_rebuild(dm, err) == 0) {
 		log_info("pool %s: %d slots", p->name, p->slots);
 		r = dm_op_get_pool(dm, p->name, err);
 	}
-	dm_end(dm);
 	return r;
 }
 
@@ -306,12 +304,11 @@ int dm_op_delete_pool(void *ctx, const char *name, struct weir_error *err)
 
 	if (!strcmp(name, DAG_DEFAULT_POOL))
 		return weir_error_set(err, WEIR_E_INVALID, "Default Pool can't be deleted");
-	dm_begin(dm);
+	dm_touch(dm);
 	rc = admin_pool_delete(dm->store, name, err);
 	if (rc == 0)
 		rc = pools_rebuild(dm, err);
 	if (rc == 0)
 		log_info("pool %s deleted", name);
-	dm_end(dm);
 	return rc;
 }

@@ -110,9 +110,8 @@ int dm_op_reparse(void *ctx, const char *dag_id, struct weir_error *err)
 		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no DAG file holds it",
 		                      dag_id);
 	e->mtime_ns = -1; /* seen as changed: read again */
-	dm_begin(dm);
+	dm_touch(dm);
 	dm_scan(dm);
-	dm_end(dm);
 	return 0;
 }
 

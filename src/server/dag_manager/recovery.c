@@ -65,12 +65,9 @@ int dm_settle_runs(struct dag_manager *dm, struct weir_error *err)
 
 int dag_manager_recover(struct dag_manager *dm, struct weir_error *err)
 {
-	dm_begin(dm);
-	if (dm_settle_runs(dm, err) < 0) {
-		dm_end(dm);
+	dm_touch(dm);
+	if (dm_settle_runs(dm, err) < 0)
 		return -1;
-	}
-	dm_end(dm);
 	dm->turn.last_pass_ms = clock_now_ms();
 	return 0;
 }

@@ -353,7 +353,7 @@ void dm_ti_defer(struct dag_manager *dm, struct run_ctx *rc, struct dag_ti_row *
 {
 	size_t k = (size_t)(r - rc->rows);
 
-	if (dm->turn.depth == 0 || (!dm->turn.in_pass && !dm->turn.in_job_end))
+	if (!dm->turn.in_pass && !dm->turn.in_job_end)
 		goto now;
 	if (!rc->pending &&
 	    !(rc->pending = calloc(rc->n_rows ? rc->n_rows : 1, sizeof *rc->pending)))

@@ -267,7 +267,7 @@ static void after_poke(uv_work_t *req, int status)
 			free(ss);
 		return;
 	}
-	dm_begin(dm);
+	dm_touch(dm);
 	if (w->slot < ss->n && ss->w[w->slot].used && ss->w[w->slot].in_flight) {
 		ss->w[w->slot].in_flight = false;
 		if (status < 0)
@@ -275,7 +275,6 @@ static void after_poke(uv_work_t *req, int status)
 		poke_done(dm, ss, w->slot, w->sensor, status < 0 ? SENSOR_NOT_YET : w->outcome,
 		          w->msg);
 	}
-	dm_end(dm);
 	work_free(w);
 }
 

@@ -492,7 +492,7 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 
 	if (ti_of_job(dm, job_id, &r) < 0)
 		return; /* not a DAG task's job */
-	dm_begin(dm);
+	dm_touch(dm);
 	if (success)
 		why[0] = '\0';
 	else if (timed_out)
@@ -519,7 +519,6 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 		dm->turn.in_job_end = was;
 	}
 	dag_ti_row_release(&r);
-	dm_end(dm);
 }
 
 /* ---- starting a try ---- */

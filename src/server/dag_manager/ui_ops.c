@@ -5,7 +5,7 @@
  * api/dag_ui_views.h.  The ops are declared in dm_internal.h and listed in
  * ops.c's table.
  *
- * Reads only: no turn (dm_begin/dm_end) is needed.  The grid reads the
+ * Reads only: no mark of the turn (dm_touch()) is needed.  The grid reads the
  * store in three queries whatever the number of runs and tasks (the runs,
  * every TI of those runs, and the jobs of TIs still queued), because the UI
  * polls it every two seconds.

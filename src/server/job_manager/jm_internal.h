@@ -5,10 +5,11 @@
  * file) holding a context per concern, each created and destroyed with it
  * by the file that owns it:
  *
- *   manager.c   the manager itself: lifetime, loop turns (one transaction
- *               per event), the journal (a turn's events written at its
- *               end), ended jobs told to the DAG manager, specs of active
- *               jobs, paths
+ *   manager.c   the manager itself: lifetime, the journal (a turn's events
+ *               written at its end), specs of active jobs, paths
+ *   turn.c      the loop turn and its one end (a uv_prepare and a uv_check
+ *               handle; before an answer or a message leaves): ended jobs
+ *               told to the DAG manager, the commit
  *   rows.c      the rows of active jobs kept in memory: the job's row, its
  *               waiting result, its current attempt's tasks, its route
  *               (changes written behind, once, at the turn's end)
@@ -26,8 +27,8 @@
  *   recover.c   recovery at start
  *   timeouts.c  sched's timeouts: the due table and its timer
  *
- * Every internal function takes the manager and runs inside a turn
- * (jm_turn_begin/jm_turn_end) unless it says otherwise.
+ * Every internal function takes the manager and runs inside the turn,
+ * which is always open (turn.c): nothing here begins or ends one.
  */
 #ifndef WEIR_SERVER_JOB_MANAGER_JM_INTERNAL_H
 #define WEIR_SERVER_JOB_MANAGER_JM_INTERNAL_H
@@ -54,6 +55,7 @@ struct jm_queue;     /* queue.c */
 struct jm_watch;     /* watch.c */
 struct jm_timeouts;  /* timeouts.c */
 struct jm_events;    /* manager.c */
+struct jm_turn;      /* turn.c */
 
 struct jm_ended_job {
 	int64_t job_id;
@@ -81,7 +83,7 @@ struct job_manager {
 	int64_t *unwritten;      /* jobs whose kept rows the store has not yet (rows.c) */
 	size_t n_unwritten, cap_unwritten;
 	struct jm_events *events; /* the turn's events, not yet written (manager.c) */
-	int depth;                /* nested turns */
+	struct jm_turn *turn;     /* turn.c */
 	bool open;                /* job_manager_open(): work is handed out */
 	/* jobs that reached a final state in this turn: told to end_fn at the
 	 * end of the turn, before the commit (the DAG manager's reaction shares
@@ -105,11 +107,6 @@ void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const ch
  * a read of jobs, tasks or events from the store inside a turn, and at its
  * end. */
 void jm_settle(struct job_manager *jm);
-/* The turn (job_manager_turn_begin(), whose contract it is): one SQLite
- * transaction per event; nested calls join it; the outermost end alone
- * ends it. */
-void jm_turn_begin(struct job_manager *jm);
-void jm_turn_end(struct job_manager *jm);
 /* Whether a transaction rolled back since *seen (which it updates): what
  * was kept from the store must be read again. */
 bool jm_rolled_back(struct job_manager *jm, uint64_t *seen);
@@ -117,6 +114,13 @@ bool jm_rolled_back(struct job_manager *jm, uint64_t *seen);
  * or its logs changed; no-ops without one. */
 void jm_notify_cluster(struct job_manager *jm, int64_t job_id);
 void jm_notify_logs(struct job_manager *jm, int64_t job_id);
+/* ---- turn.c ---- */
+
+/* The turn's handles on the manager's loop, and the turn opened; NULL with
+ * err.  _destroy commits what the last turn wrote (without the hooks) and
+ * closes the handles. */
+struct jm_turn *jm_turn_create(struct job_manager *jm, struct weir_error *err);
+void jm_turn_destroy(struct job_manager *jm);
 /* Notes a job that reached its final state, for end_fn at the turn's end. */
 void jm_ended_add(struct job_manager *jm, const struct job_row *job);
 

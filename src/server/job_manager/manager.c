@@ -1,10 +1,7 @@
 /* manager.c: the job manager itself (jm_internal.h has the map of its
- * pieces): its lifetime and each concern's context, the loop turns (one
- * SQLite transaction per event, the timeout check and the end callbacks
- * folded in before the commit, what the turn wrote behind written then),
- * the journal (a turn's events written together at its end), jobs that
- * ended in a turn, the specs of active jobs, and the paths of a job's files
- * under the home.
+ * pieces): its lifetime and each concern's context, the journal (a
+ * turn's events written together at its end, turn.c), the specs of active
+ * jobs, and the paths of a job's files under the home.
  */
 #include "server/job_manager/jm_internal.h"
 
@@ -118,7 +115,7 @@ void jm_event(struct job_manager *jm, int64_t job_id, const char *kind, const ch
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	if (jm->depth > 0 && events_keep(jm, job_id, now, kind, buf) == 0)
+	if (events_keep(jm, job_id, now, kind, buf) == 0)
 		return;
 	events_flush(jm); /* those before it first */
 	if (store_event_add(jm->store, job_id, now, kind, buf, NULL, &err) < 0)
@@ -204,103 +201,6 @@ struct task_status *jm_task_statuses(const struct task_row *rows, size_t n)
 		st[i].reason = rows[i].reason;
 	}
 	return st;
-}
-
-/* ---- turns ---- */
-
-void jm_turn_begin(struct job_manager *jm)
-{
-	struct weir_error err = {0};
-
-	if (jm->depth++ == 0 && store_begin(jm->store, &err) < 0)
-		log_error("store: %s", err.msg);
-}
-
-void jm_ended_add(struct job_manager *jm, const struct job_row *job)
-{
-	struct jm_ended_job *e, **tail;
-
-	observe_series_time_ms(OBSERVE_JOB_RUN, job->running_at, job->ended_at);
-	if (!jm->end_fn)
-		return;
-	e = calloc(1, sizeof *e);
-	if (!e || !(e->reason = strdup(job->reason ? job->reason : ""))) {
-		free(e);
-		log_error("job %lld: out of memory noting its end", (long long)job->id);
-		return;
-	}
-	e->job_id = job->id;
-	e->state = job->state;
-	e->cause = job->cause;
-	e->exit_code = job->exit_code;
-	e->started_at = job->started_at;
-	for (tail = &jm->ended; *tail; tail = &(*tail)->next)
-		;
-	*tail = e;
-}
-
-/* Tells end_fn of every job that ended in this turn; what it does (new
- * submissions that fail at once, kills) may end more, so until none is left. */
-static void ended_flush(struct job_manager *jm, bool tell)
-{
-	while (jm->ended) {
-		struct jm_ended_job *e = jm->ended;
-		jm->ended = e->next;
-		if (tell && jm->end_fn) {
-			/* what it reads of the job is in the store */
-			jm_rows_flush(jm);
-			jm->end_fn(jm->end_arg, e->job_id, e->state, e->cause, e->exit_code,
-			           e->reason, e->started_at);
-		}
-		free(e->reason);
-		free(e);
-	}
-}
-
-void jm_turn_end(struct job_manager *jm)
-{
-	struct weir_error err = {0};
-
-	if (jm->depth == 1) {
-		/* until nothing more ends: the DAG manager's work pass (and its
-		 * rows written behind) may submit or kill jobs, a timer end them */
-		do {
-			ended_flush(jm, true);
-			if (jm->hooks.before_commit)
-				jm->hooks.before_commit(jm->hooks.ctx);
-			jm_timers_check(jm);
-		} while (jm->ended);
-		/* what the turn wrote behind, before its commit */
-		jm_settle(jm);
-	}
-	if (--jm->depth > 0)
-		return;
-	if (store_in_transaction(jm->store)) {
-		if (store_commit(jm->store, &err) < 0) {
-			log_error("store: commit failed: %s", err.msg);
-			store_rollback(jm->store, NULL);
-		}
-		/* After the commit: clients waiting on a job see what was stored. */
-		if (jm->observer.jobs_changed)
-			jm->observer.jobs_changed(jm->observer.ctx);
-	}
-	if (jm->hooks.after_commit)
-		jm->hooks.after_commit(jm->hooks.ctx);
-}
-
-void job_manager_set_turn_hooks(struct job_manager *jm, const struct job_manager_turn_hooks *h)
-{
-	jm->hooks = h ? *h : (struct job_manager_turn_hooks){0};
-}
-
-void job_manager_turn_begin(struct job_manager *jm)
-{
-	jm_turn_begin(jm);
-}
-
-void job_manager_turn_end(struct job_manager *jm)
-{
-	jm_turn_end(jm);
 }
 
 bool jm_rolled_back(struct job_manager *jm, uint64_t *seen)
@@ -452,7 +352,7 @@ struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,
 	if (!(jm->placement = jm_placement_create(err)) ||
 	    !(jm->queue = jm_queue_create(node, err)) ||
 	    !(jm->timeouts = jm_timeouts_create(jm, err)) ||
-	    !(jm->watch = jm_watch_create(jm, err))) {
+	    !(jm->watch = jm_watch_create(jm, err)) || !(jm->turn = jm_turn_create(jm, err))) {
 		job_manager_destroy(jm);
 		return NULL;
 	}
@@ -500,9 +400,7 @@ void job_manager_open(struct job_manager *jm)
 	for (size_t i = 0; i < 2; i++)
 		if (backends[i] && backends[i]->ops->open)
 			backends[i]->ops->open(backends[i]);
-	jm_turn_begin(jm);
 	jm_queue_pass(jm);
-	jm_turn_end(jm);
 }
 
 void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_tasks)
@@ -542,9 +440,9 @@ void job_manager_destroy(struct job_manager *jm)
 			job_spec_destroy(it.value);
 		hashmap_destroy(jm->specs);
 	}
+	jm_turn_destroy(jm); /* what the turn wrote, committed */
 	jm_rows_destroy(jm);
 	events_destroy(jm);
-	ended_flush(jm, false);
 	jm_watch_destroy(jm->watch);
 	jm_timeouts_destroy(jm->timeouts);
 	jm_queue_destroy(jm->queue);

@@ -112,11 +112,8 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, stru
 	row.queued_at = row.submitted_at;
 	route.gang = gang;
 	snprintf(route.queue, sizeof route.queue, "%s", spec->queue ? spec->queue : "");
-	jm_turn_begin(jm);
-	if (jm_job_add(jm, &row, &route, err) < 0) {
-		jm_turn_end(jm);
+	if (jm_job_add(jm, &row, &route, err) < 0)
 		goto out;
-	}
 	*id = row.id;
 	if (masked && jm->secrets &&
 	    secrets_store_spec_put(secrets_store_of(jm->secrets), *id, text.buf, &e2) < 0)
@@ -132,7 +129,6 @@ static int submit_spec(struct job_manager *jm, const struct job_spec *spec, stru
 	         gang ? "on slurm" : "local", spec->queue ? ", queue " : "",
 	         spec->queue ? spec->queue : "");
 	jm_queue_pass(jm);
-	jm_turn_end(jm);
 	rc = 0;
 out:
 	job_spec_destroy(keep);
@@ -163,9 +159,7 @@ int job_manager_submit_valid(struct job_manager *jm, struct job_spec *spec, int6
 	 * untracked (job_spec_to_json writes it so) */
 	for (size_t i = 0; i < spec->n_roles; i++)
 		spec->roles[i].untracked |= spec->roles[i].sidecar;
-	jm_turn_begin(jm);
 	rc = submit_spec(jm, spec, spec, job_id, err);
-	jm_turn_end(jm);
 	return rc;
 }
 
@@ -178,10 +172,8 @@ static int op_submit(void *ctx, json_t *body, struct job_view *out, struct weir_
 
 	if (!spec)
 		return -1;
-	jm_turn_begin(jm);
 	if (submit_spec(jm, spec, NULL, &id, err) == 0)
 		rc = view_by_id(jm, id, out, err);
-	jm_turn_end(jm);
 	job_spec_destroy(spec);
 	return rc;
 }
@@ -193,7 +185,6 @@ int job_manager_kill(struct job_manager *jm, int64_t id, struct weir_error *err)
 	struct job_row job = {0};
 	int rc = -1;
 
-	jm_turn_begin(jm);
 	if (job_get(jm, id, &job, err) < 0)
 		goto out;
 	if (jm_job_final(&job)) {
@@ -214,7 +205,6 @@ int job_manager_kill(struct job_manager *jm, int64_t id, struct weir_error *err)
 	}
 	rc = 0;
 out:
-	jm_turn_end(jm);
 	job_row_release(&job);
 	return rc;
 }
@@ -224,10 +214,8 @@ static int op_kill_job(void *ctx, int64_t id, struct job_view *out, struct weir_
 	struct job_manager *jm = ctx;
 	int rc = -1;
 
-	jm_turn_begin(jm);
 	if (job_manager_kill(jm, id, err) == 0)
 		rc = view_by_id(jm, id, out, err);
-	jm_turn_end(jm);
 	return rc;
 }
 

@@ -218,7 +218,6 @@ int jm_register(struct job_manager *jm, const struct jm_register_call *c, struct
 	const struct role_spec *rs;
 	int rc = -1;
 
-	jm_turn_begin(jm);
 	if (launch_load(jm, c->job_id, c->role, c->index, c->attempt, true, &job, &t, err) < 0)
 		goto out;
 	if (jm_task_final(&t)) {
@@ -262,7 +261,6 @@ int jm_register(struct job_manager *jm, const struct jm_register_call *c, struct
 		gang_complete(jm, &job, c->attempt, err);
 	rc = 0;
 out:
-	jm_turn_end(jm);
 	task_row_release(&t);
 	job_row_release(&job);
 	return rc;
@@ -349,10 +347,8 @@ static json_t *launch_report(void *ctx, json_t *body, report_fn fn, struct weir_
 
 	if (launch_key(body, &id, &role, &index, &attempt, err) < 0)
 		return NULL;
-	jm_turn_begin(jm);
 	if (launch_load(jm, id, role, index, attempt, false, &job, &t, err) == 0)
 		r = fn(jm, body, &job, &t, err);
-	jm_turn_end(jm);
 	task_row_release(&t);
 	job_row_release(&job);
 	return r;
@@ -432,7 +428,6 @@ void job_manager_on_agent_reports(void *arg, json_t *batch)
 	size_t i;
 	json_t *m;
 
-	jm_turn_begin(jm);
 	json_array_foreach(batch, i, m)
 	{
 		struct weir_error err = {0};
@@ -449,5 +444,4 @@ void job_manager_on_agent_reports(void *arg, json_t *batch)
 			log_warn("agent report %s: %s", t, err.msg);
 		json_decref(r);
 	}
-	jm_turn_end(jm);
 }

@@ -143,7 +143,6 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 	size_t nj = 0;
 	int rc = -1;
 
-	jm_turn_begin(jm);
 	if (store_jobs_active(jm->store, &jobs, &nj, err) < 0)
 		goto out;
 	for (size_t i = 0; i < nj; i++)
@@ -151,6 +150,5 @@ int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 	rc = 0;
 out:
 	job_rows_free(jobs, nj);
-	jm_turn_end(jm);
 	return rc;
 }

@@ -157,7 +157,7 @@ static int entry_changed(struct job_manager *jm, struct jm_rows_entry *e, int64_
 {
 	if (e->listed)
 		return 0;
-	if (jm->depth > 0 &&
+	if (
 	    ALLOC_GROW(jm->unwritten, jm->n_unwritten + 1, jm->cap_unwritten) == 0) {
 		jm->unwritten[jm->n_unwritten++] = job_id;
 		e->listed = true;
@@ -301,7 +301,7 @@ int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_e
 		jm_queue_note(jm, job->id);
 	if (e && e->have_row && row_same(&e->row, job))
 		return 0; /* kept already */
-	if (e && e->have_row && jm->depth > 0 && job_row_copy(job, &copy) == 0) {
+	if (e && e->have_row && job_row_copy(job, &copy) == 0) {
 		job_row_release(&e->row);
 		e->row = copy;
 		e->row_changed = true;
@@ -505,7 +505,7 @@ int jm_task_add(struct job_manager *jm, const struct task_row *t, struct weir_er
 		e->tasks_attempt = t->attempt;
 		e->have_tasks = true;
 	}
-	if (e && jm->depth > 0 && tasks_grow(e) == 0 &&
+	if (e && tasks_grow(e) == 0 &&
 	    task_row_copy(t, &e->tasks[e->n_tasks]) == 0) {
 		/* inserted with what it holds at the flush */
 		e->held[e->n_tasks++] = HELD_NEW;
@@ -541,21 +541,13 @@ int jm_task_save(struct job_manager *jm, const struct task_row *t, struct weir_e
 		size_t i = (size_t)(held - e->tasks);
 		task_row_release(held);
 		*held = copy;
-		if (jm->depth > 0) {
-			if (e->held[i] == HELD_STORED)
-				e->held[i] = HELD_CHANGED;
-			if (entry_changed(jm, e, t->job_id) < 0)
-				return weir_error_set(err, WEIR_E_INTERNAL,
-				                      "job %lld: its task rows were not written",
-				                      (long long)t->job_id);
-			return 0;
-		}
-		if (e->held[i] == HELD_NEW)
-			return entry_settle(jm, e, t->job_id) < 0
-			           ? weir_error_set(err, WEIR_E_INTERNAL,
-			                            "job %lld: its task rows were not written",
-			                            (long long)t->job_id)
-			           : 0;
+		if (e->held[i] == HELD_STORED)
+			e->held[i] = HELD_CHANGED;
+		if (entry_changed(jm, e, t->job_id) < 0)
+			return weir_error_set(err, WEIR_E_INTERNAL,
+			                      "job %lld: its task rows were not written",
+			                      (long long)t->job_id);
+		return 0;
 	}
 	if (store_task_update(jm->store, t, err) < 0) {
 		entry_drop(jm, t->job_id);

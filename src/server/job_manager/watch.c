@@ -150,7 +150,6 @@ static void on_housekeeping(uv_timer_t *timer)
 	struct job_manager *jm = wc->jm;
 	int64_t now = clock_mono_ms();
 	struct launcher_watch **pw = &wc->watches;
-	bool began = false;
 
 	while (*pw) {
 		struct launcher_watch *w = *pw;
@@ -159,15 +158,9 @@ static void on_housekeeping(uv_timer_t *timer)
 			continue;
 		}
 		*pw = w->next;
-		if (!began) {
-			jm_turn_begin(jm);
-			began = true;
-		}
 		launcher_gone(jm, w);
 		watch_free(w);
 	}
-	if (began)
-		jm_turn_end(jm);
 }
 
 struct jm_watch *jm_watch_create(struct job_manager *jm, struct weir_error *err)
@@ -299,7 +292,6 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt, enum exec
 	struct weir_error err = {0};
 	struct job_row job = {0};
 
-	jm_turn_begin(jm);
 	if (jm_job_load(jm, job_id, &job, &err) < 0)
 		goto out;
 	switch (ev) {
@@ -338,5 +330,4 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt, enum exec
 	}
 out:
 	job_row_release(&job);
-	jm_turn_end(jm);
 }

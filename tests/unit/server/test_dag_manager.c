@@ -87,10 +87,15 @@ static int setup(void **state)
 	f->dm = dag_manager_create(&f->loop, f->store, f->jm, f->home, f->dags, NULL, 0, &err);
 	assert_non_null(f->dm);
 	f->ops = dag_manager_api_ops();
+	/* start-up as the server's: each step a turn of its own */
 	assert_int_equal(dag_manager_load(f->dm, &err), 0);
+	job_manager_turn_end(f->jm);
 	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	job_manager_turn_end(f->jm);
 	assert_int_equal(dag_manager_recover(f->dm, &err), 0);
+	job_manager_turn_end(f->jm);
 	job_manager_open(f->jm);
+	job_manager_turn_end(f->jm);
 	*state = f;
 	return 0;
 }
@@ -147,13 +152,25 @@ static void test_folder(void **state)
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 }
 
-static json_t *trigger(struct fixture *f, const char *body_text, struct weir_error *err)
+/* POST .../dagRuns, the turn left open (another entry point may follow in
+ * it). */
+static json_t *trigger_in_turn(struct fixture *f, const char *body_text, struct weir_error *err)
 {
 	json_t *body = json_loads(body_text, 0, NULL), *r;
 
 	assert_non_null(body);
 	r = f->ops->trigger_run(f->dm, "diamond", body, err);
 	json_decref(body);
+	return r;
+}
+
+/* POST .../dagRuns as the server answers it: the turn ends before the
+ * answer leaves. */
+static json_t *trigger(struct fixture *f, const char *body_text, struct weir_error *err)
+{
+	json_t *r = trigger_in_turn(f, body_text, err);
+
+	job_manager_turn_end(f->jm);
 	return r;
 }
 
@@ -190,10 +207,10 @@ static void count_commit(void *ctx)
 	(*(int *)ctx)++;
 }
 
-/* The turn has one owner: two DAG entry points inside one turn (the job
- * manager's, as an agent's report or a job's end brings them) commit once
- * and arm the wake-up timer once, at the turn's end, after their work
- * pass. */
+/* The turn has one owner: two DAG entry points inside one turn (one loop
+ * iteration, as two requests of one wait bring them) commit once and arm
+ * the wake-up timer once, at the turn's end, after their work pass; the
+ * loop ends the turn by itself (its prepare and check handles). */
 static void test_one_turn_end(void **state)
 {
 	struct fixture *f = *state;
@@ -205,22 +222,23 @@ static void test_one_turn_end(void **state)
 
 	job_manager_set_observer(
 	    f->jm, &(struct job_manager_observer){.jobs_changed = count_commit, .ctx = &commits});
-	job_manager_turn_begin(f->jm);
-	r = trigger(f, "{\"dag_run_id\": \"one\", \"logical_date\": \"2024-03-01\"}", &err);
+	r = trigger_in_turn(f, "{\"dag_run_id\": \"one\", \"logical_date\": \"2024-03-01\"}", &err);
 	assert_non_null(r);
 	json_decref(r);
-	r = trigger(f, "{\"dag_run_id\": \"two\", \"logical_date\": \"2024-03-02\"}", &err);
+	r = trigger_in_turn(f, "{\"dag_run_id\": \"two\", \"logical_date\": \"2024-03-02\"}", &err);
 	assert_non_null(r);
 	json_decref(r);
 	assert_int_equal(commits, 0);
 	assert_true(dag_manager_wake_arms(f->dm) == arms);
 	job_manager_turn_end(f->jm);
 	assert_int_equal(commits, 1);
-	assert_true(dag_manager_wake_arms(f->dm) == arms + 1);
-	/* an entry point of its own is a turn of its own */
-	r = trigger(f, "{\"dag_run_id\": \"three\", \"logical_date\": \"2024-03-03\"}", &err);
+	assert_int_equal(dag_manager_wake_arms(f->dm), arms + 1);
+	/* a turn of the loop's own */
+	r = trigger_in_turn(f, "{\"dag_run_id\": \"three\", \"logical_date\": \"2024-03-03\"}", &err);
 	assert_non_null(r);
 	json_decref(r);
+	assert_int_equal(commits, 1);
+	uv_run(&f->loop, UV_RUN_NOWAIT);
 	assert_int_equal(commits, 2);
 	assert_true(dag_manager_wake_arms(f->dm) == arms + 2);
 	/* the work pass ran: each run's first task became a job (which fails
@@ -303,6 +321,7 @@ static void test_trigger_and_run(void **state)
 	json_decref(t);
 	json_object_set_new(body, "dry_run", json_false());
 	r = f->ops->clear_tis(f->dm, "diamond", body, &err);
+	job_manager_turn_end(f->jm); /* as before the answer leaves */
 	assert_non_null(r);
 	json_decref(r);
 	json_decref(body);
