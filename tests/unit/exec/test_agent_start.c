@@ -3,7 +3,7 @@
  * same fields), strings that need escaping among them; and the link's
  * start: the reports an agent sends with its greeting wait until the
  * server opens the link (agent_link_open), while what it holds is known at
- * once. */
+ * once; a start leaves on the loop, after the before-send hook. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -86,22 +87,35 @@ static void on_lost(void *arg, int64_t job_id, const char *role, int index, int 
 	fail_msg("lost called");
 }
 
+static int n_before_send;
+
+static void on_before_send(void *arg)
+{
+	(void)arg;
+	n_before_send++;
+}
+
 /* The agent's side: greets the first connection back with what it holds
  * and a result kept while no server listened (in one write, as the agent
- * does), then reads until the server says goodbye. */
+ * does), then reads until the server says goodbye; exits 0 when a start
+ * message came meanwhile. */
 static void fake_agent(int lfd)
 {
 	char buf[4096];
+	ssize_t n;
 	int fd = -1;
+	bool started = false;
 
 	while (fd < 0)
 		fd = accept(lfd, NULL, NULL);
 	if (read(fd, buf, sizeof buf) <= 0 ||
 	    write(fd, HELD_AND_EXITED, strlen(HELD_AND_EXITED)) < 0)
 		_exit(1);
-	while (read(fd, buf, sizeof buf) > 0)
-		;
-	_exit(0);
+	while ((n = read(fd, buf, sizeof buf - 1)) > 0) {
+		buf[n] = '\0';
+		started |= strstr(buf, "\"t\":\"start\"") != NULL;
+	}
+	_exit(started ? 0 : 2);
 }
 
 static void test_reports_wait_for_open(void **state)
@@ -140,6 +154,16 @@ static void test_reports_wait_for_open(void **state)
 		uv_run(&loop, UV_RUN_NOWAIT);
 	assert_int_equal(n_reports, 1);
 	assert_false(agent_link_holds(l, &t)); /* recorded and acknowledged */
+	/* a start waits for the loop, and the server's turn ends before it
+	 * leaves (agent_link_set_before_send) */
+	n_before_send = 0;
+	agent_link_set_before_send(l, on_before_send, NULL);
+	t.job_id = 8;
+	assert_int_equal(agent_link_start(l, &t, false, NULL, &err), 0);
+	assert_int_equal(n_before_send, 0);
+	for (int i = 0; i < 5 && n_before_send == 0; i++)
+		uv_run(&loop, UV_RUN_NOWAIT);
+	assert_int_equal(n_before_send, 1);
 	agent_link_destroy(l);
 	uv_run(&loop, UV_RUN_DEFAULT);
 	assert_int_equal(uv_loop_close(&loop), 0);
