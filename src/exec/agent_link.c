@@ -46,7 +46,7 @@ struct agent_link {
 	 * told; until then they wait in `in`, read but not told */
 	bool open;
 	struct strbuf out, in;
-	struct hashmap *held; /* key -> struct held */
+	struct hashmap *held;           /* key -> struct held */
 	void (*before_send)(void *arg); /* agent_link_set_before_send() */
 	void *before_send_arg;
 };

@@ -13,10 +13,10 @@
  * is the job manager's (job_manager/turn.c: one SQLite transaction, ended
  * in one place); an entry point of this manager just does its work and
  * marks the turn (dm_touch()), whose end runs this manager's part of it
- * (manager.c: the work pass before the commit, the wake-up timer after).  The run copies of dm_run_get() are the run cache: kept
- * across turns while their run is active, dropped when the run ends, when
- * a rescan changes a DAG's parse, when a write through them failed, and
- * when the store rolled a transaction back (docs/internals/server.md).
+ * (manager.c: the work pass before the commit, the wake-up timer after).  The run copies of
+ * dm_run_get() are the run cache: kept across turns while their run is active, dropped when the run
+ * ends, when a rescan changes a DAG's parse, when a write through them failed, and when the store
+ * rolled a transaction back (docs/internals/server.md).
  */
 #ifndef WEIR_SERVER_DAG_MANAGER_DM_INTERNAL_H
 #define WEIR_SERVER_DAG_MANAGER_DM_INTERNAL_H

@@ -157,8 +157,7 @@ static int entry_changed(struct job_manager *jm, struct jm_rows_entry *e, int64_
 {
 	if (e->listed)
 		return 0;
-	if (
-	    ALLOC_GROW(jm->unwritten, jm->n_unwritten + 1, jm->cap_unwritten) == 0) {
+	if (ALLOC_GROW(jm->unwritten, jm->n_unwritten + 1, jm->cap_unwritten) == 0) {
 		jm->unwritten[jm->n_unwritten++] = job_id;
 		e->listed = true;
 		return 0;
@@ -505,8 +504,7 @@ int jm_task_add(struct job_manager *jm, const struct task_row *t, struct weir_er
 		e->tasks_attempt = t->attempt;
 		e->have_tasks = true;
 	}
-	if (e && tasks_grow(e) == 0 &&
-	    task_row_copy(t, &e->tasks[e->n_tasks]) == 0) {
+	if (e && tasks_grow(e) == 0 && task_row_copy(t, &e->tasks[e->n_tasks]) == 0) {
 		/* inserted with what it holds at the flush */
 		e->held[e->n_tasks++] = HELD_NEW;
 		if (entry_changed(jm, e, t->job_id) < 0)
