@@ -1,5 +1,6 @@
-/* api.c: the router (api.h): origin and credential checks, then one route
- * group per path; the long polls and the log streamer the groups share.
+/* api.c: the router (api.h): origin and credential checks, then the route
+ * table's dispatch (route_dispatch(), routes.c); the long polls and the log
+ * streamer the groups share.
  */
 #include "api/api.h"
 
@@ -9,16 +10,16 @@
 #include <strings.h>
 
 #include "api/airflow/conn_test_route.h"
-#include "api/airflow/event_log_routes.h"
 #include "api/auth_gate.h"
+#include "api/event_log_note.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/logs/log_stream.h"
 #include "api/long_poll.h"
 #include "api/metrics_route.h"
 #include "api/reply.h"
+#include "api/route_ctx.h"
 #include "api/route_table.h"
-#include "api/routes.h"
 #include "api/ui/ui_auth.h"
 
 #define MAX_SEGMENTS 10
@@ -162,7 +163,7 @@ void api_handle(struct http_request *req, void *arg)
 	e = route_table_entry(&m, p);
 	if (e && (e->flags & ROUTE_ROOT)) {
 		if ((e->flags & ROUTE_OPEN) || credentials_ok(api, req, ""))
-			e->handle(&api->rc, req, NULL, 0);
+			route_dispatch(&api->rc, e, &m, req, NULL, 0);
 		return;
 	}
 	if (strncmp(p, "/api/v1/", 8) && strcmp(p, "/api/v1")) {
@@ -171,7 +172,7 @@ void api_handle(struct http_request *req, void *arg)
 	}
 	if (e && (e->flags & ROUTE_WHOLE_PATH)) { /* read whole: a dataset URI may hold slashes */
 		if (credentials_ok(api, req, "datasets"))
-			e->handle(&api->rc, req, NULL, 0);
+			route_dispatch(&api->rc, e, &m, req, NULL, 0);
 		return;
 	}
 	copy = strdup(p + 7);
@@ -191,13 +192,13 @@ void api_handle(struct http_request *req, void *arg)
 	/* /health, and a task's launcher by its own secret (launch_routes.c),
 	 * go without the API's credentials */
 	if (e && (e->flags & ROUTE_OPEN)) {
-		e->handle(&api->rc, req, seg, n);
+		route_dispatch(&api->rc, e, &m, req, seg, n);
 		goto out;
 	}
 	if (!credentials_ok(api, req, seg[0]))
 		goto out;
 	if (e)
-		e->handle(&api->rc, req, seg, n);
+		route_dispatch(&api->rc, e, &m, req, seg, n);
 	else
 		reply_no_route(req);
 out:

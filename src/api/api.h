@@ -9,7 +9,8 @@
  * its login sessions (api/ui_auth.h), whose cookie authenticates API
  * routes as the token does.  The router checks the origin, looks the path
  * up in the route table (api/route_table.h: the row, the entry that answers
- * it), checks the credentials the entry asks for and calls its handler.
+ * it), checks the credentials the entry asks for and dispatches it to the
+ * row's operation of the method (route_dispatch()).
  *
  * The API holds no job state.  What it does own is the waiting: cluster
  * long polls (suspended until api_notify_cluster() or their deadline), job
@@ -89,7 +90,7 @@ void api_set_secure_cookie(struct api *api, bool always);
 void api_handle(struct http_request *req, void *arg);
 /* The http_done_fn to give http_server_set_done() (arg: the api): counts
  * the request in the metrics and records it in the event log when it is
- * one that changes state (api/event_log_routes.h). */
+ * one that changes state (api/event_log_note.h). */
 void api_request_done(struct http_request *req, int status, void *arg);
 /* GET /metrics's gauges and the event log (record, /api/v1/eventLogs) go
  * through `ops` (server/observe.h); until this is called the page has no

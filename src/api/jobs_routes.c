@@ -19,6 +19,8 @@
 #include "api/long_poll.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
+#include "api/route_match.h"
 #include "lib/clock.h"
 #include "lib/strbuf.h"
 #include "model/states.h"
@@ -524,45 +526,82 @@ static void route_kill(const struct job_routes *jr, struct http_request *req, in
 	reply_result(req, 202, job_of(jr->ops->kill_job(jr->ctx, id, &v, &err), &v, &err), &err);
 }
 
-void jobs_routes_handle(const struct job_routes *jr, struct http_request *req, char **seg, int n)
+/* ---- the operations (api/route_table.c's rows) ---- */
+
+/* The job id of the path, or a 400. */
+static bool job_id(struct http_request *req, const char *s, int64_t *id)
+{
+	char msg[200];
+
+	if (api_parse_int(s, 1, INT64_MAX, id) == 0)
+		return true;
+	snprintf(msg, sizeof msg, "job id: expected a whole number >= 1, got \"%.100s\"", s);
+	reply_status(req, 400, msg);
+	return false;
+}
+
+void jobs_list(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)
+{
+	(void)m;
+	route_list(&rc->jobs, req);
+}
+
+void jobs_submit(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)
+{
+	(void)m;
+	route_submit(&rc->jobs, req);
+}
+
+void jobs_get(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)
 {
 	int64_t id;
 
-	if (n == 1) {
-		if (request_method_is(req, "POST"))
-			route_submit(jr, req);
-		else if (request_method_is(req, "GET"))
-			route_list(jr, req);
-		else
-			reply_no_method(req);
-		return;
-	}
-	if (api_parse_int(seg[1], 1, INT64_MAX, &id) < 0) {
-		char msg[200];
-		snprintf(msg, sizeof msg, "job id: expected a whole number >= 1, got \"%.100s\"",
-		         seg[1]);
-		reply_status(req, 400, msg);
-		return;
-	}
-	if (n == 2) {
-		if (request_method_is(req, "GET"))
-			route_get_job(jr, req, id);
-		else if (request_method_is(req, "DELETE"))
-			route_kill(jr, req, id);
-		else
-			reply_no_method(req);
-		return;
-	}
-	if (!request_method_is(req, "GET")) {
-		reply_no_method(req);
-		return;
-	}
-	if (n == 3 && !strcmp(seg[2], "tasks"))
-		route_tasks(jr, req, id);
-	else if (n == 3 && !strcmp(seg[2], "events"))
-		route_events(jr, req, id);
+	if (job_id(req, route_match_param(m, "job_id"), &id))
+		route_get_job(&rc->jobs, req, id);
+}
+
+void jobs_kill(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)
+{
+	int64_t id;
+
+	if (job_id(req, route_match_param(m, "job_id"), &id))
+		route_kill(&rc->jobs, req, id);
+}
+
+void jobs_tasks(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)
+{
+	int64_t id;
+
+	if (job_id(req, route_match_param(m, "job_id"), &id))
+		route_tasks(&rc->jobs, req, id);
+}
+
+void jobs_events(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)
+{
+	int64_t id;
+
+	if (job_id(req, route_match_param(m, "job_id"), &id))
+		route_events(&rc->jobs, req, id);
+}
+
+void jobs_task_log(const struct route_ctx *rc, struct http_request *req,
+                   const struct route_match *m)
+{
+	int64_t id;
+
+	if (job_id(req, route_match_param(m, "job_id"), &id))
+		route_logs(&rc->jobs, req, id, route_match_param(m, "role"),
+		           route_match_param(m, "index"));
+}
+
+void jobs_unmatched(const struct job_routes *jr, struct http_request *req, char **seg, int n)
+{
+	int64_t id;
+
+	if (n < 2 || !job_id(req, seg[1], &id))
+		; /* /jobs itself is a row; a bad id answered */
 	else if (n == 6 && !strcmp(seg[2], "tasks") && !strcmp(seg[5], "logs"))
-		route_logs(jr, req, id, seg[3], seg[4]);
+		route_logs(jr, req, id, seg[3], seg[4]); /* its 400 for a bad index */
 	else
 		reply_no_route(req);
 }

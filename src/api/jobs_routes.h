@@ -16,7 +16,22 @@
 #include "api/job_api.h"
 
 /* seg[0..n) are the path's segments after /api/v1/ (seg[0] is "jobs"). */
-void jobs_routes_handle(const struct job_routes *jr, struct http_request *req, char **seg, int n);
+struct route_ctx;
+struct route_match;
+
+/* The operations of the route table's /jobs rows (api/route_table.c):
+ * the path's job id is checked (a 400) before anything is read. */
+void jobs_list(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
+void jobs_submit(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
+void jobs_get(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
+void jobs_kill(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
+void jobs_tasks(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
+void jobs_events(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
+void jobs_task_log(const struct route_ctx *rc, struct http_request *req,
+                   const struct route_match *m);
+/* A path under /jobs no row matches (seg, n: after /api/v1): a 400 for a
+ * bad job id or task index, else a 404. */
+void jobs_unmatched(const struct job_routes *jr, struct http_request *req, char **seg, int n);
 
 /* Something may have changed: job long polls compare their job's version
  * again. */

@@ -10,13 +10,31 @@
 #ifndef WEIR_API_LAUNCH_ROUTES_H
 #define WEIR_API_LAUNCH_ROUTES_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "api/http.h"
 #include "api/job_api.h"
 
-/* seg[0..n) are the path's segments after /api/v1/ (seg[0] is "launch"). */
-void launch_routes_handle(const struct job_routes *jr, struct http_request *req, char **seg, int n);
+struct route_ctx;
+struct route_match;
+
+/* Whether the request brings what a launch secret looks like; else it is
+ * refused here (401, or 403 for the API's own credentials), before any
+ * body is read. */
+bool launch_admit(const struct job_routes *jr, struct http_request *req);
+
+/* The operations of the route table's /launch rows (api/route_table.c),
+ * each after launch_admit(). */
+void launch_register(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m);
+void launch_cluster(const struct route_ctx *rc, struct http_request *req,
+                    const struct route_match *m);
+void launch_started(const struct route_ctx *rc, struct http_request *req,
+                    const struct route_match *m);
+void launch_exited(const struct route_ctx *rc, struct http_request *req,
+                   const struct route_match *m);
+void launch_log(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
 
 /* The gang of `job` may have completed (or the attempt changed): its
  * cluster long polls ask again. */

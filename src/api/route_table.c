@@ -9,6 +9,17 @@
  */
 #include "api/route_table.h"
 
+#include "api/airflow/airflow.h"
+#include "api/airflow/airflow_admin.h"
+#include "api/airflow/airflow_misc.h"
+#include "api/airflow/conn_routes.h"
+#include "api/airflow/dataset_routes.h"
+#include "api/airflow/event_log_routes.h"
+#include "api/airflow/notify_routes.h"
+#include "api/jobs_routes.h"
+#include "api/launch_routes.h"
+#include "api/ui/ui_routes.h"
+
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
@@ -18,115 +29,189 @@
 #define AF "/api/v1"
 #define TI AF "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances"
 
-/* A row: the template and the event of each state-changing method (NULL:
- * none named, the event log makes one; "": the method changes nothing
- * there and is not recorded; GET and HEAD never are). */
+/* A row: the template, the operation of each method (NULL: none, a 405;
+ * HEAD is GET's where the entry says so), and the event of each
+ * state-changing method (NULL: none named, the event log makes one; "": the
+ * method changes nothing there and is not recorded; GET and HEAD never
+ * are). */
 struct route_row {
 	const char *tpl;
 	const struct route_entry *entry; /* who answers it (api/routes.h) */
+	struct {
+		route_op_fn get, post, patch, put, del;
+	} op;
 	const char *post, *patch, *put, *del;
 };
 
+/* the operations of a row: GET, POST, PATCH, PUT, DELETE */
+/* clang-format off */
+#define OPS(g, po, pa, pu, de) {g, po, pa, pu, de}
+/* clang-format on */
+#define GET(g) OPS(g, NULL, NULL, NULL, NULL)
+#define NONE OPS(NULL, NULL, NULL, NULL, NULL) /* Airflow's, not served by weir */
+
 static const struct route_row rows[] = {
-    [ROUTE_TABLE_OTHER] = {"other", NULL, NULL, NULL, NULL, NULL},
+    [ROUTE_TABLE_OTHER] = {"other", NULL, NONE, NULL, NULL, NULL, NULL},
     /* the UI's files and its login */
-    {"/", &route_ui_files, NULL, NULL, NULL, NULL},
-    {"/ui/{path*}", &route_ui_files, NULL, NULL, NULL, NULL},
-    {"/ui/login", &route_ui_login, "ui.login", NULL, NULL, NULL},
-    {"/ui/session", &route_ui_login, NULL, NULL, NULL, NULL},
-    {"/ui/logout", &route_ui_login, "ui.logout", NULL, NULL, NULL},
-    {"/metrics", &route_metrics, NULL, NULL, NULL, NULL},
+    {"/", &route_ui_files, GET(route_ui_file_get), NULL, NULL, NULL, NULL},
+    {"/ui/{path*}", &route_ui_files, GET(route_ui_file_get), NULL, NULL, NULL, NULL},
+    {"/ui/login", &route_ui_login, OPS(NULL, route_ui_login_post, NULL, NULL, NULL), "ui.login",
+     NULL, NULL, NULL},
+    {"/ui/session", &route_ui_login, GET(route_ui_session_get), NULL, NULL, NULL, NULL},
+    {"/ui/logout", &route_ui_login, OPS(NULL, route_ui_logout_post, NULL, NULL, NULL), "ui.logout",
+     NULL, NULL, NULL},
+    {"/metrics", &route_metrics, GET(route_metrics_get), NULL, NULL, NULL, NULL},
     /* weir's own */
-    {AF "/health", &route_health, NULL, NULL, NULL, NULL},
-    {AF "/jobs", &route_jobs, "api.post_job", NULL, NULL, NULL},
-    {AF "/jobs/{job_id}", &route_jobs, NULL, NULL, NULL, "api.delete_job"},
-    {AF "/jobs/{job_id}/tasks", &route_jobs, NULL, NULL, NULL, NULL},
-    {AF "/jobs/{job_id}/events", &route_jobs, NULL, NULL, NULL, NULL},
-    {AF "/jobs/{job_id}/tasks/{role}/{index}/logs", &route_jobs, NULL, NULL, NULL, NULL},
+    {AF "/health", &route_health, GET(route_health_get), NULL, NULL, NULL, NULL},
+    {AF "/jobs", &route_jobs, OPS(jobs_list, jobs_submit, NULL, NULL, NULL), "api.post_job", NULL,
+     NULL, NULL},
+    {AF "/jobs/{job_id}", &route_jobs, OPS(jobs_get, NULL, NULL, NULL, jobs_kill), NULL, NULL, NULL,
+     "api.delete_job"},
+    {AF "/jobs/{job_id}/tasks", &route_jobs, GET(jobs_tasks), NULL, NULL, NULL, NULL},
+    {AF "/jobs/{job_id}/events", &route_jobs, GET(jobs_events), NULL, NULL, NULL, NULL},
+    {AF "/jobs/{job_id}/tasks/{role}/{index}/logs", &route_jobs, GET(jobs_task_log), NULL, NULL,
+     NULL, NULL},
     /* the launchers' protocol: machines reporting, not people acting */
-    {AF "/launch/register", &route_launch, "", NULL, NULL, NULL},
-    {AF "/launch/cluster", &route_launch, "", NULL, NULL, NULL},
-    {AF "/launch/started", &route_launch, "", NULL, NULL, NULL},
-    {AF "/launch/exited", &route_launch, "", NULL, NULL, NULL},
-    {AF "/launch/log", &route_launch, "", NULL, NULL, NULL},
-    {AF "/ui/dags", &route_ui_data, NULL, NULL, NULL, NULL},
-    {AF "/ui/dags/{dag_id}/grid", &route_ui_data, NULL, NULL, NULL, NULL},
-    {AF "/ui/dags/{dag_id}/stats", &route_ui_data, NULL, NULL, NULL, NULL},
-    {AF "/notifications", &route_notify, NULL, NULL, NULL, NULL},
-    {AF "/slaMisses", &route_notify, NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/notifications", &route_notify, NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/slaMisses", &route_notify, NULL, NULL, NULL, NULL},
+    {AF "/launch/register", &route_launch, OPS(NULL, launch_register, NULL, NULL, NULL), "", NULL,
+     NULL, NULL},
+    {AF "/launch/cluster", &route_launch, GET(launch_cluster), "", NULL, NULL, NULL},
+    {AF "/launch/started", &route_launch, OPS(NULL, launch_started, NULL, NULL, NULL), "", NULL,
+     NULL, NULL},
+    {AF "/launch/exited", &route_launch, OPS(NULL, launch_exited, NULL, NULL, NULL), "", NULL, NULL,
+     NULL},
+    {AF "/launch/log", &route_launch, OPS(NULL, launch_log, NULL, NULL, NULL), "", NULL, NULL,
+     NULL},
+    {AF "/ui/dags", &route_ui_data, GET(ui_data_dags), NULL, NULL, NULL, NULL},
+    {AF "/ui/dags/{dag_id}/grid", &route_ui_data, GET(ui_data_grid), NULL, NULL, NULL, NULL},
+    {AF "/ui/dags/{dag_id}/stats", &route_ui_data, GET(ui_data_stats), NULL, NULL, NULL, NULL},
+    {AF "/notifications", &route_notify, GET(notify_list), NULL, NULL, NULL, NULL},
+    {AF "/slaMisses", &route_notify, GET(notify_sla_misses), NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/notifications", &route_notify, GET(notify_list), NULL,
+     NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/slaMisses", &route_notify, GET(notify_sla_misses),
+     NULL, NULL, NULL, NULL},
     /* Airflow's stable REST API v1 */
-    {AF "/connections", &route_connections, "api.post_connection", NULL, NULL, NULL},
-    {AF "/connections/test", &route_connections, "api.test_connection", NULL, NULL, NULL},
-    {AF "/connections/{connection_id}", &route_connections, NULL, "api.patch_connection", NULL,
-     "api.delete_connection"},
-    {AF "/variables", &route_connections, "api.post_variables", NULL, NULL, NULL},
-    {AF "/variables/{variable_key}", &route_connections, NULL, "api.patch_variable", NULL,
-     "api.delete_variable"},
-    {AF "/pools", &route_airflow_misc, "api.post_pool", NULL, NULL, NULL},
-    {AF "/pools/{pool_name}", &route_airflow_misc, NULL, "api.patch_pool", NULL, "api.delete_pool"},
-    {AF "/dags", &route_airflow, NULL, "api.patch_dags", NULL, NULL},
-    {AF "/dags/{dag_id}", &route_airflow, NULL, "api.patch_dag", NULL, "api.delete_dag"},
-    {AF "/dags/{dag_id}/details", &route_airflow, NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/tasks", &route_airflow, NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/tasks/{task_id}", &route_airflow, NULL, NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/clearTaskInstances", &route_airflow, "api.post_clear_task_instances", NULL,
-     NULL, NULL},
+    {AF "/connections", &route_connections,
+     OPS(airflow_get_connections, airflow_post_connection, NULL, NULL, NULL), "api.post_connection",
+     NULL, NULL, NULL},
+    /* a connection named "test" is still read, changed and deleted here */
+    {AF "/connections/test", &route_connections,
+     OPS(airflow_get_connection, airflow_test_connection, airflow_patch_connection, NULL,
+         airflow_delete_connection),
+     "api.test_connection", NULL, NULL, NULL},
+    {AF "/connections/{connection_id}", &route_connections,
+     OPS(airflow_get_connection, NULL, airflow_patch_connection, NULL, airflow_delete_connection),
+     NULL, "api.patch_connection", NULL, "api.delete_connection"},
+    {AF "/variables", &route_connections,
+     OPS(airflow_get_variables, airflow_post_variables, NULL, NULL, NULL), "api.post_variables",
+     NULL, NULL, NULL},
+    {AF "/variables/{variable_key}", &route_connections,
+     OPS(airflow_get_variable, NULL, airflow_patch_variable, NULL, airflow_delete_variable), NULL,
+     "api.patch_variable", NULL, "api.delete_variable"},
+    {AF "/pools", &route_airflow_misc, OPS(airflow_get_pools, airflow_post_pool, NULL, NULL, NULL),
+     "api.post_pool", NULL, NULL, NULL},
+    {AF "/pools/{pool_name}", &route_airflow_misc,
+     OPS(airflow_get_pool, NULL, airflow_patch_pool, NULL, airflow_delete_pool), NULL,
+     "api.patch_pool", NULL, "api.delete_pool"},
+    {AF "/dags", &route_airflow, OPS(airflow_get_dags, NULL, airflow_patch_dags, NULL, NULL), NULL,
+     "api.patch_dags", NULL, NULL},
+    {AF "/dags/{dag_id}", &route_airflow,
+     OPS(airflow_get_dag, NULL, airflow_patch_dag, NULL, airflow_delete_dag), NULL, "api.patch_dag",
+     NULL, "api.delete_dag"},
+    {AF "/dags/{dag_id}/details", &route_airflow, GET(airflow_get_dag_details), NULL, NULL, NULL,
+     NULL},
+    {AF "/dags/{dag_id}/tasks", &route_airflow, GET(airflow_get_tasks), NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/tasks/{task_id}", &route_airflow, GET(airflow_get_task), NULL, NULL, NULL,
+     NULL},
+    {AF "/dags/{dag_id}/clearTaskInstances", &route_airflow,
+     OPS(NULL, airflow_post_clear_task_instances, NULL, NULL, NULL),
+     "api.post_clear_task_instances", NULL, NULL, NULL},
     {AF "/dags/{dag_id}/updateTaskInstancesState", &route_airflow,
+     OPS(NULL, airflow_post_set_task_instances_state, NULL, NULL, NULL),
      "api.post_set_task_instances_state", NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns", &route_airflow, "api.post_dag_run", NULL, NULL, NULL},
-    {AF "/dags/~/dagRuns/list", &route_airflow, "", NULL, NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}", &route_airflow, NULL, "api.update_dag_run_state",
-     NULL, "api.delete_dag_run"},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", &route_airflow, "api.clear_dag_run", NULL,
+    {AF "/dags/{dag_id}/dagRuns", &route_airflow,
+     OPS(airflow_get_dag_runs, airflow_post_dag_run, NULL, NULL, NULL), "api.post_dag_run", NULL,
      NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", &route_airflow, NULL, "api.set_dag_run_note",
+    {AF "/dags/~/dagRuns/list", &route_airflow,
+     OPS(NULL, airflow_get_dag_runs_batch, NULL, NULL, NULL), "", NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}", &route_airflow,
+     OPS(airflow_get_dag_run, NULL, airflow_update_dag_run_state, NULL, airflow_delete_dag_run),
+     NULL, "api.update_dag_run_state", NULL, "api.delete_dag_run"},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", &route_airflow,
+     OPS(NULL, airflow_clear_dag_run, NULL, NULL, NULL), "api.clear_dag_run", NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", &route_airflow, NONE, NULL,
+     "api.set_dag_run_note", NULL, NULL},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", &route_datasets,
+     GET(airflow_get_upstream_dataset_events), NULL, NULL, NULL, NULL},
+    {AF "/dags/{dag_id}/datasets/queuedEvent", &route_datasets,
+     OPS(airflow_get_dag_dataset_queued_events, NULL, NULL, NULL,
+         airflow_delete_dag_dataset_queued_events),
+     NULL, NULL, NULL, "api.delete_dag_dataset_queued_events"},
+    {AF "/dags/{dag_id}/datasets/queuedEvent/{uri*}", &route_datasets,
+     OPS(airflow_get_dag_dataset_queued_event, NULL, NULL, NULL,
+         airflow_delete_dag_dataset_queued_event),
+     NULL, NULL, NULL, "api.delete_dag_dataset_queued_event"},
+    {TI, &route_airflow, GET(airflow_get_task_instances), NULL, NULL, NULL, NULL},
+    {AF "/dags/~/dagRuns/~/taskInstances/list", &route_airflow,
+     OPS(NULL, airflow_get_task_instances_batch, NULL, NULL, NULL), "", NULL, NULL, NULL},
+    {TI "/{task_id}", &route_airflow,
+     OPS(airflow_get_task_instance, NULL, airflow_patch_task_instance, NULL, NULL), NULL,
+     "api.patch_task_instance", NULL, NULL},
+    {TI "/{task_id}/{map_index}", &route_airflow,
+     OPS(airflow_get_mapped_task_instance, NULL, airflow_patch_mapped_task_instance, NULL, NULL),
+     NULL, "api.patch_mapped_task_instance", NULL, NULL},
+    {TI "/{task_id}/listMapped", &route_airflow, GET(airflow_get_mapped_task_instances), NULL, NULL,
      NULL, NULL},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", &route_datasets, NULL, NULL,
-     NULL, NULL},
-    {AF "/dags/{dag_id}/datasets/queuedEvent", &route_datasets, NULL, NULL, NULL,
-     "api.delete_dag_dataset_queued_events"},
-    {AF "/dags/{dag_id}/datasets/queuedEvent/{uri*}", &route_datasets, NULL, NULL, NULL,
-     "api.delete_dag_dataset_queued_event"},
-    {TI, &route_airflow, NULL, NULL, NULL, NULL},
-    {AF "/dags/~/dagRuns/~/taskInstances/list", &route_airflow, "", NULL, NULL, NULL},
-    {TI "/{task_id}", &route_airflow, NULL, "api.patch_task_instance", NULL, NULL},
-    {TI "/{task_id}/{map_index}", &route_airflow, NULL, "api.patch_mapped_task_instance", NULL,
+    {TI "/{task_id}/setNote", &route_airflow, NONE, NULL, "api.set_task_instance_note", NULL, NULL},
+    {TI "/{task_id}/{map_index}/setNote", &route_airflow, NONE, NULL,
+     "api.set_mapped_task_instance_note", NULL, NULL},
+    {TI "/{task_id}/dependencies", &route_airflow, GET(airflow_get_task_instance_dependencies),
+     NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/{map_index}/dependencies", &route_airflow,
+     GET(airflow_get_mapped_task_instance_dependencies), NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/tries", &route_airflow, GET(airflow_get_task_instance_tries), NULL, NULL, NULL,
      NULL},
-    {TI "/{task_id}/listMapped", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/setNote", &route_airflow, NULL, "api.set_task_instance_note", NULL, NULL},
-    {TI "/{task_id}/{map_index}/setNote", &route_airflow, NULL, "api.set_mapped_task_instance_note",
-     NULL, NULL},
-    {TI "/{task_id}/dependencies", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/{map_index}/dependencies", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/tries", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/tries/{task_try_number}", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/{map_index}/tries", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/{map_index}/tries/{task_try_number}", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/links", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/logs/{task_try_number}", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/xcomEntries", &route_airflow, NULL, NULL, NULL, NULL},
-    {TI "/{task_id}/xcomEntries/{xcom_key}", &route_airflow, NULL, NULL, NULL, NULL},
-    {AF "/dagStats", &route_airflow_misc, NULL, NULL, NULL, NULL},
-    {AF "/dagWarnings", &route_airflow_misc, NULL, NULL, NULL, NULL},
-    {AF "/dagSources/{file_token}", &route_airflow_misc, NULL, NULL, NULL, NULL},
-    {AF "/parseDagFile/{file_token}", &route_airflow_misc, NULL, NULL, "api.reparse_dag_file",
+    {TI "/{task_id}/tries/{task_try_number}", &route_airflow,
+     GET(airflow_get_task_instance_try_details), NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/{map_index}/tries", &route_airflow, GET(airflow_get_mapped_task_instance_tries),
+     NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/{map_index}/tries/{task_try_number}", &route_airflow,
+     GET(airflow_get_mapped_task_instance_try_details), NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/links", &route_airflow, GET(airflow_get_extra_links), NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/logs/{task_try_number}", &route_airflow, GET(airflow_get_log), NULL, NULL, NULL,
      NULL},
-    {AF "/datasets", &route_datasets, NULL, NULL, NULL, NULL},
-    {AF "/datasets/{uri*}", &route_datasets, NULL, NULL, NULL, NULL}, /* a URI holds slashes */
-    {AF "/datasets/events", &route_datasets, "api.create_dataset_event", NULL, NULL, NULL},
-    {AF "/datasets/queuedEvent/{uri*}", &route_datasets, NULL, NULL, NULL,
-     "api.delete_dataset_queued_events"},
-    {AF "/eventLogs", &route_event_log, NULL, NULL, NULL, NULL},
-    {AF "/eventLogs/{event_log_id}", &route_event_log, NULL, NULL, NULL, NULL},
-    {AF "/importErrors", &route_airflow, NULL, NULL, NULL, NULL},
-    {AF "/importErrors/{import_error_id}", &route_airflow, NULL, NULL, NULL, NULL},
-    {AF "/providers", &route_airflow_misc, NULL, NULL, NULL, NULL},
-    {AF "/plugins", &route_airflow_misc, NULL, NULL, NULL, NULL},
-    {AF "/config", &route_airflow_misc, NULL, NULL, NULL, NULL},
-    {AF "/config/section/{section}/option/{option}", &route_airflow_misc, NULL, NULL, NULL, NULL},
-    {AF "/version", &route_airflow_misc, NULL, NULL, NULL, NULL},
+    {TI "/{task_id}/xcomEntries", &route_airflow, GET(airflow_get_xcom_entries), NULL, NULL, NULL,
+     NULL},
+    {TI "/{task_id}/xcomEntries/{xcom_key}", &route_airflow, GET(airflow_get_xcom_entry), NULL,
+     NULL, NULL, NULL},
+    {AF "/dagStats", &route_airflow_misc, GET(airflow_get_dag_stats), NULL, NULL, NULL, NULL},
+    {AF "/dagWarnings", &route_airflow_misc, GET(airflow_get_dag_warnings), NULL, NULL, NULL, NULL},
+    {AF "/dagSources/{file_token}", &route_airflow_misc, GET(airflow_get_dag_source), NULL, NULL,
+     NULL, NULL},
+    {AF "/parseDagFile/{file_token}", &route_airflow_misc,
+     OPS(NULL, NULL, NULL, airflow_reparse_dag_file, NULL), NULL, NULL, "api.reparse_dag_file",
+     NULL},
+    {AF "/datasets", &route_datasets, GET(airflow_get_datasets), NULL, NULL, NULL, NULL},
+    {AF "/datasets/{uri*}", &route_datasets, GET(airflow_get_dataset), NULL, NULL, NULL,
+     NULL}, /* a URI holds slashes */
+    {AF "/datasets/events", &route_datasets,
+     OPS(airflow_get_dataset_events, airflow_create_dataset_event, NULL, NULL, NULL),
+     "api.create_dataset_event", NULL, NULL, NULL},
+    {AF "/datasets/queuedEvent/{uri*}", &route_datasets,
+     OPS(airflow_get_dataset_queued_events, NULL, NULL, NULL, airflow_delete_dataset_queued_events),
+     NULL, NULL, NULL, "api.delete_dataset_queued_events"},
+    {AF "/eventLogs", &route_event_log, GET(airflow_get_event_logs), NULL, NULL, NULL, NULL},
+    {AF "/eventLogs/{event_log_id}", &route_event_log, GET(airflow_get_event_log), NULL, NULL, NULL,
+     NULL},
+    {AF "/importErrors", &route_airflow, GET(airflow_get_import_errors), NULL, NULL, NULL, NULL},
+    {AF "/importErrors/{import_error_id}", &route_airflow, GET(airflow_get_import_error), NULL,
+     NULL, NULL, NULL},
+    {AF "/providers", &route_airflow_misc, GET(airflow_get_providers), NULL, NULL, NULL, NULL},
+    {AF "/plugins", &route_airflow_misc, GET(airflow_get_plugins), NULL, NULL, NULL, NULL},
+    {AF "/config", &route_airflow_misc, GET(airflow_get_config), NULL, NULL, NULL, NULL},
+    {AF "/config/section/{section}/option/{option}", &route_airflow_misc, GET(airflow_get_value),
+     NULL, NULL, NULL, NULL},
+    {AF "/version", &route_airflow_misc, GET(airflow_get_version), NULL, NULL, NULL, NULL},
 };
 
 #define N_ROWS (sizeof rows / sizeof rows[0])
@@ -250,18 +335,6 @@ void route_table_match(const char *path, struct route_match *m)
 	}
 }
 
-const char *route_match_param(const struct route_match *m, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (int i = 0; i < m->n; i++) {
-		const char *t = m->name[i];
-		if (!strncmp(t + 1, name, len) && t[len + 1] == '}' && !t[len + 2])
-			return m->value[i];
-	}
-	return NULL;
-}
-
 size_t route_table_count(void)
 {
 	return N_ROWS;
@@ -328,6 +401,36 @@ static const struct route_group {
     {"slaMisses", NULL, true},
     {"datasets", NULL, true}, /* its paths are claimed (routes.c) */
 };
+
+route_op_fn route_table_op(int route, const char *method)
+{
+	const struct route_row *r;
+
+	if (route <= ROUTE_TABLE_OTHER || (size_t)route >= N_ROWS || !method)
+		return NULL;
+	r = &rows[route];
+	if (!strcmp(method, "GET"))
+		return r->op.get;
+	if (!strcmp(method, "POST"))
+		return r->op.post;
+	if (!strcmp(method, "PATCH"))
+		return r->op.patch;
+	if (!strcmp(method, "PUT"))
+		return r->op.put;
+	if (!strcmp(method, "DELETE"))
+		return r->op.del;
+	return NULL;
+}
+
+bool route_table_served(int route)
+{
+	const struct route_row *r;
+
+	if (route <= ROUTE_TABLE_OTHER || (size_t)route >= N_ROWS)
+		return false;
+	r = &rows[route];
+	return r->op.get || r->op.post || r->op.patch || r->op.put || r->op.del;
+}
 
 const struct route_entry *route_table_row_entry(int route)
 {

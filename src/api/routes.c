@@ -1,53 +1,114 @@
-/* routes.c: the route table's entries (routes.h): each group's handler in
- * the one signature, and the paths the groups that read raw paths claim.
+/* routes.c: the route table's dispatch (route_dispatch()) and entries
+ * (both declared in route_table.h): each entry's checks, its answer to the
+ * paths no row serves, the paths the entries that read raw paths claim,
+ * and the operations of the rows outside the route groups (the UI's files
+ * and login, /metrics, /health).
  */
-#include "api/routes.h"
-
 #include <string.h>
 
 #include "api/airflow/airflow.h"
-#include "api/airflow/airflow_misc.h"
-#include "api/airflow/conn_routes.h"
 #include "api/airflow/dataset_routes.h"
 #include "api/airflow/event_log_routes.h"
-#include "api/airflow/notify_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/metrics_route.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
+#include "api/route_table.h"
 #include "api/ui/ui_assets.h"
 #include "api/ui/ui_auth.h"
-#include "api/ui/ui_routes.h"
+
+/* ---- the dispatch ---- */
+
+static void no_route(const struct route_entry *e, struct http_request *req)
+{
+	if (e->flags & ROUTE_PROBLEMS)
+		reply_problem_no_route(req);
+	else
+		reply_no_route(req);
+}
+
+void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
+                    const struct route_match *m, struct http_request *req, char **seg, int n)
+{
+	const char *method = http_request_method(req);
+	route_op_fn op;
+
+	if (route_table_row_entry(m->route) != e || !route_table_served(m->route)) {
+		if (e->unmatched)
+			e->unmatched(rc, req, seg, n);
+		else if (!e->admit || e->admit(rc, req))
+			no_route(e, req);
+		return;
+	}
+	if (e->admit && !e->admit(rc, req))
+		return;
+	if ((e->flags & ROUTE_HEAD_AS_GET) && !strcmp(method, "HEAD"))
+		method = "GET";
+	op = route_table_op(m->route, method);
+	if (op)
+		op(rc, req, m);
+	else if (e->no_method)
+		e->no_method(req);
+	else if (e->flags & ROUTE_PROBLEMS)
+		reply_problem_no_method(req);
+	else
+		reply_no_method(req);
+}
 
 /* ---- outside /api/v1 ---- */
 
-static void handle_ui_login(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
+void route_ui_login_post(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m)
 {
-	(void)seg;
-	(void)n;
-	ui_auth_handle(rc->ui, req, rc->token, rc->gate);
+	(void)m;
+	ui_auth_login_route(rc->ui, req, rc->token, rc->gate);
 }
 
-const struct route_entry route_ui_login = {"ui_login", handle_ui_login, ROUTE_OPEN | ROUTE_ROOT,
-                                           ui_auth_owns};
+void route_ui_logout_post(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m)
+{
+	(void)m;
+	ui_auth_logout_route(rc->ui, req);
+}
 
-static void handle_ui_files(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
+void route_ui_session_get(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m)
+{
+	(void)m;
+	ui_auth_session_route(rc->ui, req);
+}
+
+const struct route_entry route_ui_login = {"ui_login",   NULL, ROUTE_OPEN | ROUTE_ROOT,
+                                           ui_auth_owns, NULL, ui_auth_no_method};
+
+/* the UI's files read the raw path (index.html, and /ui/ with its 400) */
+void route_ui_file_get(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m)
 {
 	(void)rc;
-	(void)seg;
-	(void)n;
+	(void)m;
 	ui_assets_handle(req);
 }
 
-const struct route_entry route_ui_files = {"ui_files", handle_ui_files, ROUTE_OPEN | ROUTE_ROOT,
-                                           ui_assets_owns};
-
-/* the API's credentials: Prometheus sends the token (docs/metrics.md) */
-static void handle_metrics(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
+static void ui_files_unmatched(const struct route_ctx *rc, struct http_request *req, char **seg,
+                               int n)
 {
 	(void)seg;
 	(void)n;
+	route_ui_file_get(rc, req, NULL);
+}
+
+const struct route_entry route_ui_files = {
+    "ui_files", ui_files_unmatched, ROUTE_OPEN | ROUTE_ROOT | ROUTE_HEAD_AS_GET, ui_assets_owns,
+    NULL,       ui_assets_no_method};
+
+/* the API's credentials: Prometheus sends the token (docs/metrics.md) */
+void route_metrics_get(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m)
+{
+	(void)m;
 	metrics_route_handle(rc->observe_ops, rc->observe_ctx, rc->version, req);
 }
 
@@ -56,21 +117,18 @@ static bool metrics_claims(const char *path)
 	return !strcmp(path, "/metrics");
 }
 
-const struct route_entry route_metrics = {"metrics", handle_metrics, ROUTE_ROOT, metrics_claims};
+const struct route_entry route_metrics = {"metrics",      NULL, ROUTE_ROOT | ROUTE_HEAD_AS_GET,
+                                          metrics_claims, NULL, NULL};
 
 /* ---- /api/v1 ---- */
 
-static void handle_health(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
+void route_health_get(const struct route_ctx *rc, struct http_request *req,
+                      const struct route_match *m)
 {
 	struct api_health st = {0};
 	json_t *h;
 
-	(void)seg;
-	(void)n;
-	if (!request_method_is(req, "GET")) {
-		reply_no_method(req);
-		return;
-	}
+	(void)m;
 	h = json_pack("{s:s, s:s}", "status", "ok", "version", rc->version);
 	if (rc->health)
 		rc->health(rc->health_ctx, &st);
@@ -79,73 +137,100 @@ static void handle_health(const struct route_ctx *rc, struct http_request *req, 
 	http_request_respond_json(req, 200, h);
 }
 
-const struct route_entry route_health = {"health", handle_health, ROUTE_OPEN, NULL};
+const struct route_entry route_health = {"health", NULL, ROUTE_OPEN, NULL, NULL, NULL};
 
-static void handle_jobs(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
+static void jobs_unmatched_entry(const struct route_ctx *rc, struct http_request *req, char **seg,
+                                 int n)
 {
-	jobs_routes_handle(&rc->jobs, req, seg, n);
+	jobs_unmatched(&rc->jobs, req, seg, n);
 }
 
-const struct route_entry route_jobs = {"jobs", handle_jobs, 0, NULL};
+const struct route_entry route_jobs = {"jobs", jobs_unmatched_entry, 0, NULL, NULL, NULL};
 
 /* a task's launcher, by its own secret: no API principal (launch_routes.c) */
-static void handle_launch(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
+static bool launch_admit_entry(const struct route_ctx *rc, struct http_request *req)
 {
-	launch_routes_handle(&rc->jobs, req, seg, n);
+	return launch_admit(&rc->jobs, req);
 }
 
-const struct route_entry route_launch = {"launch", handle_launch, ROUTE_OPEN, NULL};
-
-static void handle_airflow(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
-{
-	airflow_handle(rc->dag_ops, rc->dag_ctx, rc->jobs.logs, req, seg, n);
-}
-
-const struct route_entry route_airflow = {"airflow", handle_airflow, 0, NULL};
-
-static void handle_airflow_misc(const struct route_ctx *rc, struct http_request *req, char **seg,
-                                int n)
-{
-	airflow_misc_handle(rc->dag_ops, rc->dag_ctx, rc->config_view, rc->version, req, seg, n);
-}
-
-const struct route_entry route_airflow_misc = {"airflow_misc", handle_airflow_misc, 0, NULL};
-
-static void handle_connections(const struct route_ctx *rc, struct http_request *req, char **seg,
-                               int n)
-{
-	conn_routes_handle(rc->secrets_ops, rc->secrets_ctx, rc->conn_tests, req, seg, n);
-}
-
-const struct route_entry route_connections = {"connections", handle_connections, 0, NULL};
-
-static void handle_event_log(const struct route_ctx *rc, struct http_request *req, char **seg,
+/* a path of /launch that is no row: a 404 before the secret is looked at */
+static void launch_unmatched(const struct route_ctx *rc, struct http_request *req, char **seg,
                              int n)
 {
-	event_log_routes_handle(rc->observe_ops, rc->observe_ctx, req, seg, n);
-}
-
-const struct route_entry route_event_log = {"event_log", handle_event_log, 0, NULL};
-
-static void handle_ui_data(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
-{
-	ui_routes_handle(rc->dag_ops, rc->dag_ctx, req, seg, n);
-}
-
-const struct route_entry route_ui_data = {"ui_data", handle_ui_data, 0, NULL};
-
-static void handle_notify(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
-{
-	notify_routes_handle(rc->notify_ops, rc->notify_ctx, req, seg, n);
-}
-
-const struct route_entry route_notify = {"notify", handle_notify, 0, NULL};
-
-static void handle_datasets(const struct route_ctx *rc, struct http_request *req, char **seg, int n)
-{
+	(void)rc;
 	(void)seg;
 	(void)n;
-	dataset_routes_handle(rc->dataset_ops, rc->dataset_ctx, req, http_request_path(req) + 7);
+	reply_no_route(req);
+}
+
+const struct route_entry route_launch = {"launch", launch_unmatched,   ROUTE_OPEN,
+                                         NULL,     launch_admit_entry, NULL};
+
+static bool dags_admit(const struct route_ctx *rc, struct http_request *req)
+{
+	if (rc->dag_ops)
+		return true;
+	reply_problem(req, 503, "this server runs no DAG manager (workflows are off)");
+	return false;
+}
+
+static void airflow_unmatched_entry(const struct route_ctx *rc, struct http_request *req,
+                                    char **seg, int n)
+{
+	if (dags_admit(rc, req))
+		airflow_unmatched(rc->dag_ops, req, seg, n);
+}
+
+const struct route_entry route_airflow = {
+    "airflow", airflow_unmatched_entry, ROUTE_PROBLEMS, NULL, dags_admit, NULL};
+
+/* version, config, plugins and the like answer without a DAG manager; the
+ * pools, sources and statistics say 503 themselves */
+const struct route_entry route_airflow_misc = {"airflow_misc", NULL, ROUTE_PROBLEMS,
+                                               NULL,           NULL, NULL};
+
+static bool secrets_admit(const struct route_ctx *rc, struct http_request *req)
+{
+	if (rc->secrets_ops)
+		return true;
+	reply_problem(req, 503, "this server keeps no connections or variables");
+	return false;
+}
+
+const struct route_entry route_connections = {"connections", NULL,          ROUTE_PROBLEMS,
+                                              NULL,          secrets_admit, NULL};
+
+static bool event_log_admit(const struct route_ctx *rc, struct http_request *req)
+{
+	const struct observe_api_ops *o = rc->observe_ops;
+
+	if (o && o->event_list && o->event_get)
+		return true;
+	reply_problem(req, 503, "this server keeps no event log");
+	return false;
+}
+
+static void event_log_unmatched_entry(const struct route_ctx *rc, struct http_request *req,
+                                      char **seg, int n)
+{
+	if (event_log_admit(rc, req))
+		event_log_unmatched(req, seg, n);
+}
+
+const struct route_entry route_event_log = {"event_log", event_log_unmatched_entry, ROUTE_PROBLEMS,
+                                            NULL,        event_log_admit,           NULL};
+
+const struct route_entry route_ui_data = {"ui_data", NULL, ROUTE_PROBLEMS, NULL, dags_admit, NULL};
+
+/* a wrong method is a 405 before the notifications' absence is a 503 (the ops say it) */
+const struct route_entry route_notify = {"notify", NULL, ROUTE_PROBLEMS, NULL, NULL, NULL};
+
+static bool datasets_admit(const struct route_ctx *rc, struct http_request *req)
+{
+	if (rc->dataset_ops)
+		return true;
+	reply_problem(req, 503, "this server keeps no datasets");
+	return false;
 }
 
 static bool datasets_claims(const char *path)
@@ -153,5 +238,5 @@ static bool datasets_claims(const char *path)
 	return !strncmp(path, "/api/v1/", 8) && dataset_routes_owns(path + 7);
 }
 
-const struct route_entry route_datasets = {"datasets", handle_datasets, ROUTE_WHOLE_PATH,
-                                           datasets_claims};
+const struct route_entry route_datasets = {
+    "datasets", NULL, ROUTE_WHOLE_PATH | ROUTE_PROBLEMS, datasets_claims, datasets_admit, NULL};

@@ -18,6 +18,8 @@
 #include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
+#include "api/route_match.h"
 #include "lib/clock.h"
 #include "model/states.h"
 
@@ -291,61 +293,151 @@ out:
 	json_decref(body);
 }
 
-/* ---- dispatch ---- */
+/* ---- the operations (api/route_table.c's rows) ---- */
 
-/* A map index in the path: digits (a '-' in front is a bad one).  Right
- * after the task id anything else is another route's name, or none. */
-static bool looks_like_index(const char *s)
+/* Each checks the path's ids first (airflow_path_ids_ok); the entry has
+ * answered 503 where no DAG manager runs. */
+
+void airflow_get_dags(const struct route_ctx *rc, struct http_request *req,
+                      const struct route_match *m)
 {
-	if (*s == '-')
-		s++;
-	return *s && strspn(s, "0123456789") == strlen(s);
+	(void)m;
+	airflow_list_dags(rc->dag_ops, rc->dag_ctx, req);
 }
 
-/* The map index of seg, or a 400; the caller has checked looks_like_index. */
-static bool path_map_index(struct http_request *req, const char *seg, int *map_index)
+void airflow_get_dag(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m)
 {
-	int64_t v;
-
-	if (api_parse_int(seg, 0, 1000000, &v) < 0) {
-		reply_problemf(req, 400, "map_index \"%.40s\": expected a whole number >= 0", seg);
-		return false;
-	}
-	*map_index = (int)v;
-	return true;
-}
-
-/* dags/{dag_id}/dagRuns/{run_id}/taskInstances/{task_id}[/...]: n >= 6 */
-static void route_tis(const struct dag_api_ops *ops, void *ctx, struct log_stream *logs,
-                      struct http_request *req, char **seg, int n)
-{
+	const struct dag_api_ops *ops = rc->dag_ops;
+	void *ctx = rc->dag_ctx;
 	struct weir_error err = {0};
-	int map_index;
-	/* {map_index}/tries: the segment before "tries" is a map index, or a 400 */
-	bool tries = ops->ti_tries &&
-	             ((n == 7 && !strcmp(seg[6], "tries")) || (n == 8 && !strcmp(seg[7], "tries")));
 
-	if (!(n == 6 || tries || (n == 7 && looks_like_index(seg[6])) ||
-	      (n == 8 && !strcmp(seg[6], "logs")))) {
+	if (airflow_path_ids_ok(req, m, false, false))
+		reply_problem_result(req, ops->get_dag(ctx, route_match_param(m, "dag_id"), &err),
+		                     &err);
+}
+
+void airflow_patch_dag(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m)
+{
+	if (airflow_path_ids_ok(req, m, false, false))
+		route_patch_dag(rc->dag_ops, rc->dag_ctx, req, route_match_param(m, "dag_id"));
+}
+
+void airflow_get_dag_details(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m)
+{
+	const struct dag_api_ops *ops = rc->dag_ops;
+	void *ctx = rc->dag_ctx;
+	const char *dag_id = route_match_param(m, "dag_id");
+	struct weir_error err = {0};
+
+	if (!airflow_path_ids_ok(req, m, false, false))
+		return;
+	if (ops->dag_details)
+		reply_problem_result(req, ops->dag_details(ctx, dag_id, &err), &err);
+	else
+		reply_problem_no_route(req);
+}
+
+void airflow_get_tasks(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m)
+{
+	const struct dag_api_ops *ops = rc->dag_ops;
+	void *ctx = rc->dag_ctx;
+	const char *dag_id = route_match_param(m, "dag_id");
+	struct weir_error err = {0};
+
+	if (!airflow_path_ids_ok(req, m, false, false))
+		return;
+	if (ops->dag_tasks)
+		reply_problem_result(req, ops->dag_tasks(ctx, dag_id, &err), &err);
+	else
+		reply_problem_no_route(req);
+}
+
+void airflow_post_clear_task_instances(const struct route_ctx *rc, struct http_request *req,
+                                       const struct route_match *m)
+{
+	if (airflow_path_ids_ok(req, m, false, false))
+		route_clear(rc->dag_ops, rc->dag_ctx, req, route_match_param(m, "dag_id"));
+}
+
+/* "~" as the dag_id: the runs of every DAG */
+void airflow_get_dag_runs(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m)
+{
+	if (airflow_path_ids_ok(req, m, true, false))
+		airflow_list_runs(rc->dag_ops, rc->dag_ctx, req, route_match_param(m, "dag_id"));
+}
+
+void airflow_post_dag_run(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m)
+{
+	if (airflow_path_ids_ok(req, m, false, false))
+		route_trigger(rc->dag_ops, rc->dag_ctx, req, route_match_param(m, "dag_id"));
+}
+
+void airflow_get_dag_runs_batch(const struct route_ctx *rc, struct http_request *req,
+                                const struct route_match *m)
+{
+	(void)m;
+	airflow_list_runs_batch(rc->dag_ops, rc->dag_ctx, req);
+}
+
+void airflow_get_dag_run(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m)
+{
+	if (airflow_path_ids_ok(req, m, false, false))
+		get_run(rc->dag_ops, rc->dag_ctx, req, route_match_param(m, "dag_id"),
+		        route_match_param(m, "dag_run_id"));
+}
+
+void airflow_update_dag_run_state(const struct route_ctx *rc, struct http_request *req,
+                                  const struct route_match *m)
+{
+	if (airflow_path_ids_ok(req, m, false, false))
+		route_patch_run(rc->dag_ops, rc->dag_ctx, req, route_match_param(m, "dag_id"),
+		                route_match_param(m, "dag_run_id"));
+}
+
+/* "~" as the dag_id and the run id: the task instances of every run */
+void airflow_get_task_instances(const struct route_ctx *rc, struct http_request *req,
+                                const struct route_match *m)
+{
+	if (airflow_path_ids_ok(req, m, true, true))
+		airflow_list_tis(rc->dag_ops, rc->dag_ctx, req, route_match_param(m, "dag_id"),
+		                 route_match_param(m, "dag_run_id"));
+}
+
+void airflow_get_task_instances_batch(const struct route_ctx *rc, struct http_request *req,
+                                      const struct route_match *m)
+{
+	(void)m;
+	airflow_list_tis_batch(rc->dag_ops, rc->dag_ctx, req);
+}
+
+/* GET of a task instance, or of its tries (without that op, no such route):
+ * map_index from the query (default -1) or the path. */
+static void get_ti(const struct route_ctx *rc, struct http_request *req,
+                   const struct route_match *m, bool mapped, bool tries)
+{
+	const struct dag_api_ops *ops = rc->dag_ops;
+	void *ctx = rc->dag_ctx;
+	struct weir_error err = {0};
+	const char *seg[8];
+	int map_index;
+
+	airflow_path_segments(m, seg);
+	if (!airflow_path_ids_ok(req, m, false, false))
+		return;
+	if (tries && !ops->ti_tries) {
 		reply_problem_no_route(req);
 		return;
 	}
-	if (!request_method_is(req, "GET")) {
-		reply_problem_no_method(req);
+	if (mapped ? !airflow_path_number(req, "map_index", seg[6], 0, &map_index)
+	           : !airflow_map_index_query(req, &map_index))
 		return;
-	}
-	if (!airflow_check_id(req, "task_id", seg[5]))
-		return;
-	if (n == 8 && !strcmp(seg[6], "logs")) {
-		airflow_logs_route(ops, ctx, logs, req, seg);
-		return;
-	}
-	if (n == 6 || (n == 7 && tries)) {
-		if (!airflow_map_index_query(req, &map_index))
-			return;
-	} else if (!path_map_index(req, seg[6], &map_index)) {
-		return; /* Airflow's path for one instance of a mapped task */
-	}
 	if (tries)
 		reply_problem_result(
 		    req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
@@ -354,137 +446,94 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct log_strea
 		                     &err);
 }
 
-/* "~" stands for every DAG or run in Airflow's list routes only; elsewhere
- * it is a 400 that says so. */
-static bool check_id_or_all(struct http_request *req, const char *what, const char *s, bool all)
+void airflow_get_task_instance(const struct route_ctx *rc, struct http_request *req,
+                               const struct route_match *m)
 {
-	if (all && !strcmp(s, "~"))
-		return true;
-	if (!strcmp(s, "~")) {
-		reply_problemf(req, 400,
-		               "%s \"~\": \"~\" (every one) is taken only by the list routes: GET "
-		               "/dags/~/dagRuns, GET /dags/~/dagRuns/~/taskInstances, POST "
-		               "/dags/~/dagRuns/list and POST /dags/~/dagRuns/~/taskInstances/list",
-		               what);
-		return false;
-	}
-	return airflow_check_id(req, what, s);
+	get_ti(rc, req, m, false, false);
 }
 
-void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream *logs,
-                    struct http_request *req, char **seg, int n)
+void airflow_get_mapped_task_instance(const struct route_ctx *rc, struct http_request *req,
+                                      const struct route_match *m)
 {
-	struct weir_error err = {0};
+	get_ti(rc, req, m, true, false);
+}
 
-	if (!ops) {
-		reply_problem(req, 503, "this server runs no DAG manager (workflows are off)");
-		return;
-	}
-	if (airflow_admin_route(ops, ctx, req, seg, n))
-		return; /* the rest of Airflow's operations (api/airflow_admin.h) */
+void airflow_get_task_instance_tries(const struct route_ctx *rc, struct http_request *req,
+                                     const struct route_match *m)
+{
+	get_ti(rc, req, m, false, true);
+}
+
+void airflow_get_mapped_task_instance_tries(const struct route_ctx *rc, struct http_request *req,
+                                            const struct route_match *m)
+{
+	get_ti(rc, req, m, true, true);
+}
+
+void airflow_get_log(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m)
+{
+	const char *seg[8];
+
+	airflow_path_segments(m, seg);
+	if (airflow_path_ids_ok(req, m, false, false))
+		airflow_logs_route(rc->dag_ops, rc->dag_ctx, rc->jobs.logs, req, seg);
+}
+
+void airflow_get_import_errors(const struct route_ctx *rc, struct http_request *req,
+                               const struct route_match *m)
+{
+	(void)m;
+	airflow_list_import_errors(rc->dag_ops, rc->dag_ctx, req);
+}
+
+/* A map index in the path: digits (a '-' in front is a bad one). */
+static bool looks_like_index(const char *s)
+{
+	if (*s == '-')
+		s++;
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
+void airflow_unmatched(const struct dag_api_ops *ops, struct http_request *req, char **seg, int n)
+{
+	bool tis = n >= 7 && !strcmp(seg[2], "dagRuns") && !strcmp(seg[4], "taskInstances");
+	int v;
+
 	if (!strcmp(seg[0], "importErrors")) {
-		if (n != 1)
+		/* /importErrors/{not a number} */
+		if (n != 2 || !ops->admin)
 			reply_problem_no_route(req);
 		else if (!request_method_is(req, "GET"))
 			reply_problem_no_method(req);
 		else
-			airflow_list_import_errors(ops, ctx, req);
+			reply_problemf(
+			    req, 400, "import_error_id \"%.40s\": expected a whole number", seg[1]);
 		return;
 	}
-	if (n == 1) {
-		if (request_method_is(req, "GET"))
-			airflow_list_dags(ops, ctx, req);
-		else
-			reply_problem_no_method(req);
+	if (n >= 2 && !airflow_check_id_or_all(req, "dag_id", seg[1], false))
 		return;
-	}
-	/* the batch forms of the run and task instance lists: every DAG, every run */
-	if (n == 4 && !strcmp(seg[1], "~") && !strcmp(seg[2], "dagRuns") &&
-	    !strcmp(seg[3], "list")) {
-		if (request_method_is(req, "POST"))
-			airflow_list_runs_batch(ops, ctx, req);
-		else
-			reply_problem_no_method(req);
+	if (n >= 4 && !strcmp(seg[2], "dagRuns") &&
+	    !airflow_check_id_or_all(req, "dag_run_id", seg[3], false))
 		return;
-	}
-	if (n == 6 && !strcmp(seg[1], "~") && !strcmp(seg[2], "dagRuns") && !strcmp(seg[3], "~") &&
-	    !strcmp(seg[4], "taskInstances") && !strcmp(seg[5], "list")) {
-		if (request_method_is(req, "POST"))
-			airflow_list_tis_batch(ops, ctx, req);
-		else
-			reply_problem_no_method(req);
-		return;
-	}
-	/* "~" as the dag_id: the runs of every DAG (GET) */
-	if (!check_id_or_all(req, "dag_id", seg[1],
-	                     (n == 3 || n == 5) && !strcmp(seg[2], "dagRuns") &&
-	                         request_method_is(req, "GET")))
-		return;
-	if (n == 2) {
-		if (request_method_is(req, "GET"))
-			reply_problem_result(req, ops->get_dag(ctx, seg[1], &err), &err);
-		else if (request_method_is(req, "PATCH"))
-			route_patch_dag(ops, ctx, req, seg[1]);
-		else
-			reply_problem_no_method(req);
-		return;
-	}
-	if (n == 3 && (!strcmp(seg[2], "tasks") || !strcmp(seg[2], "details"))) {
-		bool tasks = !strcmp(seg[2], "tasks");
-		if (!request_method_is(req, "GET"))
-			reply_problem_no_method(req);
-		else if (tasks && ops->dag_tasks)
-			reply_problem_result(req, ops->dag_tasks(ctx, seg[1], &err), &err);
-		else if (!tasks && ops->dag_details)
-			reply_problem_result(req, ops->dag_details(ctx, seg[1], &err), &err);
-		else
-			reply_problem_no_route(req);
-		return;
-	}
-	if (n == 3 && !strcmp(seg[2], "clearTaskInstances")) {
-		if (request_method_is(req, "POST"))
-			route_clear(ops, ctx, req, seg[1]);
-		else
-			reply_problem_no_method(req);
-		return;
-	}
-	if (strcmp(seg[2], "dagRuns")) {
+	if (!tis) {
 		reply_problem_no_route(req);
 		return;
 	}
-	if (n == 3) {
-		if (request_method_is(req, "GET"))
-			airflow_list_runs(ops, ctx, req, seg[1]);
-		else if (request_method_is(req, "POST"))
-			route_trigger(ops, ctx, req, seg[1]);
-		else
-			reply_problem_no_method(req);
+	/* a task instance's path with a bad number in it: its 400 */
+	if (!airflow_check_id(req, "task_id", seg[5]))
 		return;
-	}
-	/* "~" as the run id: the task instances of every run (GET) */
-	if (!check_id_or_all(req, "dag_run_id", seg[3],
-	                     n == 5 && !strcmp(seg[4], "taskInstances") &&
-	                         request_method_is(req, "GET")))
+	if ((looks_like_index(seg[6]) || (n == 8 && !strcmp(seg[7], "tries"))) &&
+	    !airflow_path_number(req, "map_index", seg[6], 0, &v))
 		return;
-	if (n == 4) {
-		if (request_method_is(req, "GET"))
-			get_run(ops, ctx, req, seg[1], seg[3]);
-		else if (request_method_is(req, "PATCH"))
-			route_patch_run(ops, ctx, req, seg[1], seg[3]);
-		else
-			reply_problem_no_method(req);
+	if (n == 8 && !strcmp(seg[6], "logs") &&
+	    !airflow_path_number(req, "try_number", seg[7], 1, &v))
 		return;
-	}
-	if (strcmp(seg[4], "taskInstances")) {
-		reply_problem_no_route(req);
+	if (n == 8 && !strcmp(seg[6], "tries") &&
+	    !airflow_path_number(req, "task_try_number", seg[7], 1, &v))
 		return;
-	}
-	if (n == 5) {
-		if (request_method_is(req, "GET"))
-			airflow_list_tis(ops, ctx, req, seg[1], seg[3]);
-		else
-			reply_problem_no_method(req);
+	if (n == 9 && !strcmp(seg[7], "tries") &&
+	    !airflow_path_number(req, "task_try_number", seg[8], 1, &v))
 		return;
-	}
-	route_tis(ops, ctx, logs, req, seg, n);
+	reply_problem_no_route(req);
 }

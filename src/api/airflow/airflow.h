@@ -22,8 +22,56 @@
 /* Answers the request: seg[0..n) are the path's segments after /api/v1/
  * (already percent-decoded).  ops NULL: the server runs no DAG manager
  * (503).  `logs` streams the text/plain logs. */
-void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream *logs,
-                    struct http_request *req, char **seg, int n);
+struct route_ctx;
+struct route_match;
+
+/* The operations of the route table's /dags and /importErrors rows that
+ * read and trigger (api/route_table.c), as Airflow's operationIds name
+ * them; the rest are airflow_admin.h's.  Each checks the path's ids (a
+ * 400) before anything is read; the entry has answered 503 where no DAG
+ * manager runs. */
+void airflow_get_dags(const struct route_ctx *rc, struct http_request *req,
+                      const struct route_match *m);
+void airflow_get_dag(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m);
+void airflow_patch_dag(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m);
+void airflow_get_dag_details(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m);
+void airflow_get_tasks(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m);
+void airflow_post_clear_task_instances(const struct route_ctx *rc, struct http_request *req,
+                                       const struct route_match *m);
+void airflow_get_dag_runs(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m);
+void airflow_post_dag_run(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m);
+void airflow_get_dag_runs_batch(const struct route_ctx *rc, struct http_request *req,
+                                const struct route_match *m);
+void airflow_get_dag_run(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m);
+void airflow_update_dag_run_state(const struct route_ctx *rc, struct http_request *req,
+                                  const struct route_match *m);
+void airflow_get_task_instances(const struct route_ctx *rc, struct http_request *req,
+                                const struct route_match *m);
+void airflow_get_task_instances_batch(const struct route_ctx *rc, struct http_request *req,
+                                      const struct route_match *m);
+void airflow_get_task_instance(const struct route_ctx *rc, struct http_request *req,
+                               const struct route_match *m);
+void airflow_get_mapped_task_instance(const struct route_ctx *rc, struct http_request *req,
+                                      const struct route_match *m);
+void airflow_get_task_instance_tries(const struct route_ctx *rc, struct http_request *req,
+                                     const struct route_match *m);
+void airflow_get_mapped_task_instance_tries(const struct route_ctx *rc, struct http_request *req,
+                                            const struct route_match *m);
+void airflow_get_log(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m);
+void airflow_get_import_errors(const struct route_ctx *rc, struct http_request *req,
+                               const struct route_match *m);
+/* A path under /dags or /importErrors no row serves (seg, n: after
+ * /api/v1): a 400 for a bad id or number in it (as the route it would be
+ * reads them), else a 404. */
+void airflow_unmatched(const struct dag_api_ops *ops, struct http_request *req, char **seg, int n);
 
 /* A scheduler whose last pass is older than this is unhealthy (Airflow's
  * scheduler_health_check_threshold). */

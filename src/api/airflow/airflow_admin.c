@@ -15,6 +15,8 @@
 #include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
+#include "api/route_match.h"
 
 static void reply_deleted(struct http_request *req, int rc, const struct weir_error *err)
 {
@@ -22,28 +24,6 @@ static void reply_deleted(struct http_request *req, int rc, const struct weir_er
 		reply_problem_error(req, err);
 	else
 		http_request_respond_static(req, 204, "application/json", "", 0);
-}
-
-/* Digits after an optional '-': a map index in the path (else a route's name). */
-static bool looks_like_index(const char *s)
-{
-	if (*s == '-')
-		s++;
-	return *s && strspn(s, "0123456789") == strlen(s);
-}
-
-static bool path_number(struct http_request *req, const char *what, const char *seg, int min,
-                        int *out)
-{
-	int64_t v;
-
-	if (api_parse_int(seg, min, 1000000, &v) < 0) {
-		reply_problemf(req, 400, "%s \"%.40s\": expected a whole number >= %d", what, seg,
-		               min);
-		return false;
-	}
-	*out = (int)v;
-	return true;
 }
 
 /* new_state of a mark: success or failed (skipped is Airflow's too; weir
@@ -187,7 +167,7 @@ out:
 /* PATCH .../taskInstances/{task_id}[/{map_index}] (UpdateTaskInstance):
  * TaskInstanceReference of the TI, marked unless dry_run (default true). */
 static void route_mark_one(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                           char **seg, int map_index)
+                           const char *const *seg, int map_index)
 {
 	static const char *const allowed[] = {"dry_run", "new_state", NULL};
 	struct weir_error err = {0};
@@ -240,7 +220,7 @@ static void route_clear_run(const struct dag_admin_ops *a, void *ctx, struct htt
 
 /* GET .../xcomEntries: map_index (default: every instance), xcom_key, limit, offset. */
 static void route_xcom_list(const struct dag_admin_ops *a, void *ctx, struct http_request *req,
-                            char **seg)
+                            const char *const *seg)
 {
 	static const char *const allowed[] = {"map_index", "xcom_key", "limit", "offset", NULL};
 	struct weir_error err = {0};
@@ -258,7 +238,7 @@ static void route_xcom_list(const struct dag_admin_ops *a, void *ctx, struct htt
 
 /* GET .../xcomEntries/{key}: map_index (default -1), deserialize, stringify (default true). */
 static void route_xcom_get(const struct dag_admin_ops *a, void *ctx, struct http_request *req,
-                           char **seg)
+                           const char *const *seg)
 {
 	static const char *const allowed[] = {"map_index", "deserialize", "stringify", NULL};
 	struct weir_error err = {0};
@@ -277,14 +257,14 @@ static void route_xcom_get(const struct dag_admin_ops *a, void *ctx, struct http
 /* GET .../tries/{n}: the TaskInstance as that try left it (Airflow 2.10's
  * try details): the TI's fields with the try's own over them. */
 static void route_try(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                      char **seg, int map_index, const char *try_seg)
+                      const char *const *seg, int map_index, const char *try_seg)
 {
 	struct weir_error err = {0};
 	json_t *ti = NULL, *tries = NULL, *t;
 	int want;
 	size_t i;
 
-	if (!path_number(req, "task_try_number", try_seg, 1, &want))
+	if (!airflow_path_number(req, "task_try_number", try_seg, 1, &want))
 		return;
 	if (!(ti = ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err)) ||
 	    !(tries = ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err))) {
@@ -306,165 +286,251 @@ out:
 	json_decref(ti);
 }
 
-/* .../taskInstances/{task_id}/...: n >= 6.  Returns false for what the
- * routes of airflow.c answer (GET of the TI, its tries, its logs). */
-static bool route_ti(const struct dag_api_ops *ops, void *ctx, struct http_request *req, char **seg,
-                     int n)
-{
-	const struct dag_admin_ops *a = ops->admin;
-	struct weir_error err = {0};
-	bool get = request_method_is(req, "GET"), patch = request_method_is(req, "PATCH");
-	int map_index = -1;
-	const char *sub = n >= 7 ? seg[6] : NULL;
+/* ---- the operations (api/route_table.c's rows) ---- */
 
-	if (n == 8 && !strcmp(seg[7], "tries"))
-		return false; /* {map_index}/tries, a bad index's 400 included */
-	/* {task_id}/{map_index}[/...]: the mapped forms */
-	if (n >= 7 && looks_like_index(seg[6])) {
-		if (n == 7 && get)
-			return false;
-		if (!path_number(req, "map_index", seg[6], 0, &map_index))
-			return true;
-		sub = n >= 8 ? seg[7] : NULL;
-		if (n == 9 && !strcmp(seg[7], "tries") && get) {
-			if (airflow_check_id(req, "task_id", seg[5]))
-				route_try(ops, ctx, req, seg, map_index, seg[8]);
-			return true;
-		}
-		if (n > 8) {
-			reply_problem_no_route(req);
-			return true;
-		}
-	} else if (n == 6 && get) {
-		return false;
-	} else if (n == 7 && !strcmp(seg[6], "tries")) {
-		return false;
-	} else if (n == 8 && !strcmp(seg[6], "logs")) {
-		return false;
-	}
-	if (!airflow_check_id(req, "task_id", seg[5]))
-		return true;
-	if (!sub) { /* the TI itself: PATCH marks it */
-		if (patch)
-			route_mark_one(ops, ctx, req, seg, map_index);
-		else
-			reply_problem_no_method(req);
-		return true;
-	}
-	if (!strcmp(sub, "tries") && n == 8) {
-		if (get)
-			route_try(ops, ctx, req, seg, map_index, seg[7]);
-		else
-			reply_problem_no_method(req);
-		return true;
-	}
-	if (!strcmp(sub, "xcomEntries") && map_index == -1 && (n == 7 || n == 8)) {
-		if (!get)
-			reply_problem_no_method(req);
-		else if (n == 7)
-			route_xcom_list(a, ctx, req, seg);
-		else
-			route_xcom_get(a, ctx, req, seg);
-		return true;
-	}
-	if ((!strcmp(sub, "links") || !strcmp(sub, "listMapped")) && n == 7 && map_index == -1) {
-		static const char *const none[] = {NULL};
-		if (!get)
-			reply_problem_no_method(req);
-		else if (!strcmp(sub, "listMapped"))
-			airflow_list_mapped(ops, ctx, req, seg[1], seg[3], seg[5]);
-		else if (airflow_query_known(req, none))
-			reply_problem_result(
-			    req, a->ti_links(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
-		return true;
-	}
-	if (!strcmp(sub, "dependencies") && n == (map_index == -1 ? 7 : 8)) {
-		static const char *const none[] = {NULL};
-		if (!get)
-			reply_problem_no_method(req);
-		else if (airflow_query_known(req, none))
-			reply_problem_result(
-			    req, a->ti_deps(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
-		return true;
-	}
-	reply_problem_no_route(req);
-	return true;
+/* The admin ops, or the answer of a server without them (a test's): a
+ * 405 for a method there, a 404 for a route. */
+static const struct dag_admin_ops *admin_of(const struct route_ctx *rc, struct http_request *req,
+                                            bool route)
+{
+	if (rc->dag_ops->admin)
+		return rc->dag_ops->admin;
+	if (route)
+		reply_problem_no_route(req);
+	else
+		reply_problem_no_method(req);
+	return NULL;
 }
 
-bool airflow_admin_route(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                         char **seg, int n)
+/* The path's ids checked, then the admin ops (admin_of()); NULL when answered. */
+static const struct dag_admin_ops *admin_at(const struct route_ctx *rc, struct http_request *req,
+                                            const struct route_match *m, bool route)
 {
-	const struct dag_admin_ops *a = ops->admin;
+	return airflow_path_ids_ok(req, m, false, false) ? admin_of(rc, req, route) : NULL;
+}
+
+void airflow_patch_dags(const struct route_ctx *rc, struct http_request *req,
+                        const struct route_match *m)
+{
+	(void)m;
+	if (admin_of(rc, req, false))
+		route_patch_dags(rc->dag_ops, rc->dag_ctx, req);
+}
+
+void airflow_delete_dag(const struct route_ctx *rc, struct http_request *req,
+                        const struct route_match *m)
+{
+	const struct dag_admin_ops *a;
+	void *ctx = rc->dag_ctx;
+	const char *const dag_id = route_match_param(m, "dag_id");
 	struct weir_error err = {0};
 
+	if ((a = admin_at(rc, req, m, false)))
+		reply_deleted(req, a->delete_dag(ctx, dag_id, &err), &err);
+}
+
+void airflow_get_task(const struct route_ctx *rc, struct http_request *req,
+                      const struct route_match *m)
+{
+	const struct dag_admin_ops *a;
+	void *ctx = rc->dag_ctx;
+	const char *dag_id = route_match_param(m, "dag_id");
+	const char *task_id = route_match_param(m, "task_id");
+	struct weir_error err = {0};
+
+	if ((a = admin_at(rc, req, m, true)))
+		reply_problem_result(req, a->get_task(ctx, dag_id, task_id, &err), &err);
+}
+
+void airflow_post_set_task_instances_state(const struct route_ctx *rc, struct http_request *req,
+                                           const struct route_match *m)
+{
+	const struct dag_admin_ops *a;
+
+	if ((a = admin_at(rc, req, m, false)))
+		route_mark_many(a, rc->dag_ctx, req, route_match_param(m, "dag_id"));
+}
+
+void airflow_delete_dag_run(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m)
+{
+	const struct dag_admin_ops *a;
+	void *ctx = rc->dag_ctx;
+	const char *dag_id = route_match_param(m, "dag_id");
+	const char *run_id = route_match_param(m, "dag_run_id");
+	struct weir_error err = {0};
+
+	if ((a = admin_at(rc, req, m, false)))
+		reply_deleted(req, a->delete_run(ctx, dag_id, run_id, &err), &err);
+}
+
+void airflow_clear_dag_run(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m)
+{
+	const struct dag_admin_ops *a;
+
+	if ((a = admin_at(rc, req, m, false)))
+		route_clear_run(a, rc->dag_ctx, req, route_match_param(m, "dag_id"),
+		                route_match_param(m, "dag_run_id"));
+}
+
+/* The path's values (airflow_path_segments), ids checked, the admin ops
+ * there, and the path's map index (-1 where it names none); NULL when
+ * answered. */
+static const struct dag_admin_ops *ti_of(const struct route_ctx *rc, struct http_request *req,
+                                         const struct route_match *m, bool route,
+                                         const char *seg[8], int *map_index)
+{
+	const struct dag_admin_ops *a;
+
+	airflow_path_segments(m, seg);
+	*map_index = -1;
+	if (!(a = admin_at(rc, req, m, route)))
+		return NULL;
+	if (seg[6] && !airflow_path_number(req, "map_index", seg[6], 0, map_index))
+		return NULL;
+	return a;
+}
+
+/* PATCH of a task instance marks it (the TI itself, or one of a mapped task) */
+static void patch_ti(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m)
+{
+	const char *seg[8];
+	int map_index;
+
+	if (ti_of(rc, req, m, false, seg, &map_index))
+		route_mark_one(rc->dag_ops, rc->dag_ctx, req, seg, map_index);
+}
+
+void airflow_patch_task_instance(const struct route_ctx *rc, struct http_request *req,
+                                 const struct route_match *m)
+{
+	patch_ti(rc, req, m);
+}
+
+void airflow_patch_mapped_task_instance(const struct route_ctx *rc, struct http_request *req,
+                                        const struct route_match *m)
+{
+	patch_ti(rc, req, m);
+}
+
+void airflow_get_mapped_task_instances(const struct route_ctx *rc, struct http_request *req,
+                                       const struct route_match *m)
+{
+	const char *seg[8];
+	int map_index;
+
+	if (ti_of(rc, req, m, true, seg, &map_index))
+		airflow_list_mapped(rc->dag_ops, rc->dag_ctx, req, seg[1], seg[3], seg[5]);
+}
+
+/* GET of a TI's dependencies, of the TI or of one of a mapped task */
+static void get_deps(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m)
+{
+	static const char *const none[] = {NULL};
+	const struct dag_admin_ops *a;
+	void *ctx = rc->dag_ctx;
+	struct weir_error err = {0};
+	const char *seg[8];
+	int map_index;
+
+	if ((a = ti_of(rc, req, m, true, seg, &map_index)) && airflow_query_known(req, none))
+		reply_problem_result(req, a->ti_deps(ctx, seg[1], seg[3], seg[5], map_index, &err),
+		                     &err);
+}
+
+void airflow_get_task_instance_dependencies(const struct route_ctx *rc, struct http_request *req,
+                                            const struct route_match *m)
+{
+	get_deps(rc, req, m);
+}
+
+void airflow_get_mapped_task_instance_dependencies(const struct route_ctx *rc,
+                                                   struct http_request *req,
+                                                   const struct route_match *m)
+{
+	get_deps(rc, req, m);
+}
+
+/* GET of one try, of the TI or of one of a mapped task */
+static void get_try(const struct route_ctx *rc, struct http_request *req,
+                    const struct route_match *m)
+{
+	const char *seg[8];
+	int map_index;
+
+	if (ti_of(rc, req, m, true, seg, &map_index))
+		route_try(rc->dag_ops, rc->dag_ctx, req, seg, map_index, seg[7]);
+}
+
+void airflow_get_task_instance_try_details(const struct route_ctx *rc, struct http_request *req,
+                                           const struct route_match *m)
+{
+	get_try(rc, req, m);
+}
+
+void airflow_get_mapped_task_instance_try_details(const struct route_ctx *rc,
+                                                  struct http_request *req,
+                                                  const struct route_match *m)
+{
+	get_try(rc, req, m);
+}
+
+void airflow_get_extra_links(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m)
+{
+	static const char *const none[] = {NULL};
+	const struct dag_admin_ops *a;
+	void *ctx = rc->dag_ctx;
+	struct weir_error err = {0};
+	const char *seg[8];
+	int map_index;
+
+	if ((a = ti_of(rc, req, m, true, seg, &map_index)) && airflow_query_known(req, none))
+		reply_problem_result(req, a->ti_links(ctx, seg[1], seg[3], seg[5], map_index, &err),
+		                     &err);
+}
+
+void airflow_get_xcom_entries(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m)
+{
+	const struct dag_admin_ops *a;
+	const char *seg[8];
+	int map_index;
+
+	if ((a = ti_of(rc, req, m, true, seg, &map_index)))
+		route_xcom_list(a, rc->dag_ctx, req, seg);
+}
+
+void airflow_get_xcom_entry(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m)
+{
+	const struct dag_admin_ops *a;
+	const char *seg[8];
+	int map_index;
+
+	if ((a = ti_of(rc, req, m, true, seg, &map_index)))
+		route_xcom_get(a, rc->dag_ctx, req, seg);
+}
+
+void airflow_get_import_error(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m)
+{
+	const struct dag_admin_ops *a = admin_of(rc, req, true);
+	void *ctx = rc->dag_ctx;
+	const char *s = route_match_param(m, "import_error_id");
+	struct weir_error err = {0};
+	long long id;
+	char *end;
+
 	if (!a)
-		return false;
-	if (!strcmp(seg[0], "importErrors")) {
-		long long id;
-		char *end;
-		if (n != 2)
-			return false;
-		if (!request_method_is(req, "GET")) {
-			reply_problem_no_method(req);
-			return true;
-		}
-		id = strtoll(seg[1], &end, 10);
-		if (*end || end == seg[1] || id < 1) {
-			reply_problemf(
-			    req, 400, "import_error_id \"%.40s\": expected a whole number", seg[1]);
-			return true;
-		}
-		reply_problem_result(req, a->import_error(ctx, id, &err), &err);
-		return true;
+		return;
+	id = strtoll(s, &end, 10);
+	if (*end || end == s || id < 1) {
+		reply_problemf(req, 400, "import_error_id \"%.40s\": expected a whole number", s);
+		return;
 	}
-	if (n == 1) {
-		if (!request_method_is(req, "PATCH"))
-			return false;
-		route_patch_dags(ops, ctx, req);
-		return true;
-	}
-	/* the batch routes with "~" and the runs' lists are airflow.c's */
-	if (!strcmp(seg[1], "~"))
-		return false;
-	if (n == 2) {
-		if (!request_method_is(req, "DELETE"))
-			return false;
-		if (airflow_check_id(req, "dag_id", seg[1]))
-			reply_deleted(req, a->delete_dag(ctx, seg[1], &err), &err);
-		return true;
-	}
-	if (n == 3 && !strcmp(seg[2], "updateTaskInstancesState")) {
-		if (!request_method_is(req, "POST"))
-			reply_problem_no_method(req);
-		else if (airflow_check_id(req, "dag_id", seg[1]))
-			route_mark_many(a, ctx, req, seg[1]);
-		return true;
-	}
-	if (n == 4 && !strcmp(seg[2], "tasks")) {
-		if (!request_method_is(req, "GET"))
-			reply_problem_no_method(req);
-		else if (airflow_check_id(req, "dag_id", seg[1]) &&
-		         airflow_check_id(req, "task_id", seg[3]))
-			reply_problem_result(req, a->get_task(ctx, seg[1], seg[3], &err), &err);
-		return true;
-	}
-	if (n < 4 || strcmp(seg[2], "dagRuns") || !strcmp(seg[3], "~") || !airflow_id_ok(seg[1]) ||
-	    !airflow_id_ok(seg[3]))
-		return false; /* airflow.c answers, or refuses the ids */
-	if (n == 4) {
-		if (!request_method_is(req, "DELETE"))
-			return false;
-		reply_deleted(req, a->delete_run(ctx, seg[1], seg[3], &err), &err);
-		return true;
-	}
-	if (n == 5 && !strcmp(seg[4], "clear")) {
-		if (!request_method_is(req, "POST"))
-			reply_problem_no_method(req);
-		else
-			route_clear_run(a, ctx, req, seg[1], seg[3]);
-		return true;
-	}
-	if (n >= 6 && !strcmp(seg[4], "taskInstances"))
-		return route_ti(ops, ctx, req, seg, n);
-	return false;
+	reply_problem_result(req, a->import_error(ctx, id, &err), &err);
 }

@@ -16,10 +16,49 @@
 #include "api/dag_api.h"
 #include "api/http.h"
 
-/* Answers the request and returns true when it is one of these routes;
- * false (nothing answered) for the routes of api/airflow.c.  seg[0] is
- * "dags" or "importErrors"; ops is not NULL. */
-bool airflow_admin_route(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                         char **seg, int n);
+struct route_ctx;
+struct route_match;
+
+/* The operations of the route table's /dags rows that change things or
+ * read what dag_api.h's ops do not (api/route_table.c), as Airflow's
+ * operationIds name them.  Each checks the path's ids and numbers (a 400)
+ * first; a server without the admin ops (a test's) answers 405 for a
+ * method, 404 for a read. */
+void airflow_patch_dags(const struct route_ctx *rc, struct http_request *req,
+                        const struct route_match *m);
+void airflow_delete_dag(const struct route_ctx *rc, struct http_request *req,
+                        const struct route_match *m);
+void airflow_get_task(const struct route_ctx *rc, struct http_request *req,
+                      const struct route_match *m);
+void airflow_post_set_task_instances_state(const struct route_ctx *rc, struct http_request *req,
+                                           const struct route_match *m);
+void airflow_delete_dag_run(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m);
+void airflow_clear_dag_run(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m);
+void airflow_patch_task_instance(const struct route_ctx *rc, struct http_request *req,
+                                 const struct route_match *m);
+void airflow_patch_mapped_task_instance(const struct route_ctx *rc, struct http_request *req,
+                                        const struct route_match *m);
+void airflow_get_mapped_task_instances(const struct route_ctx *rc, struct http_request *req,
+                                       const struct route_match *m);
+void airflow_get_task_instance_dependencies(const struct route_ctx *rc, struct http_request *req,
+                                            const struct route_match *m);
+void airflow_get_mapped_task_instance_dependencies(const struct route_ctx *rc,
+                                                   struct http_request *req,
+                                                   const struct route_match *m);
+void airflow_get_task_instance_try_details(const struct route_ctx *rc, struct http_request *req,
+                                           const struct route_match *m);
+void airflow_get_mapped_task_instance_try_details(const struct route_ctx *rc,
+                                                  struct http_request *req,
+                                                  const struct route_match *m);
+void airflow_get_extra_links(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m);
+void airflow_get_xcom_entries(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m);
+void airflow_get_xcom_entry(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m);
+void airflow_get_import_error(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m);
 
 #endif

@@ -73,7 +73,7 @@ static size_t utf8_clean(const char *s, size_t len, bool last, char **out, size_
 }
 
 void airflow_logs_route(const struct dag_api_ops *ops, void *ctx, struct log_stream *logs,
-                        struct http_request *req, char **seg)
+                        struct http_request *req, const char *const *seg)
 {
 	struct weir_error err = {0};
 	const char *fc = http_request_query(req, "full_content");

@@ -12,9 +12,10 @@
 #include "api/http.h"
 #include "api/logs/log_stream.h"
 
-/* seg: the path's segments after /api/v1/ (dags, dag_id, dagRuns, run_id,
- * taskInstances, task_id, logs, try_number), ids already checked. */
+/* seg: the path's values where its segments after /api/v1/ have them
+ * (airflow_path_segments(): seg[1] dag_id, seg[3] run_id, seg[5] task_id,
+ * seg[7] the try number), ids already checked. */
 void airflow_logs_route(const struct dag_api_ops *ops, void *ctx, struct log_stream *logs,
-                        struct http_request *req, char **seg);
+                        struct http_request *req, const char *const *seg);
 
 #endif

@@ -14,6 +14,8 @@
 #include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
+#include "api/route_match.h"
 
 /* ---- file tokens: base64url of the DAG's id, so that no path is ever
  * given or taken ---- */
@@ -162,66 +164,112 @@ static json_t *pool_patch_fields(struct http_request *req, json_t *body)
 	return out;
 }
 
-static void route_pools(const struct dag_admin_ops *a, void *ctx, struct http_request *req,
-                        char **seg, int n)
+/* ---- the operations (api/route_table.c's rows) ---- */
+
+/* The admin ops, or a 503: the pools, statistics and sources are the DAG
+ * manager's. */
+static const struct dag_admin_ops *admin_of(const struct route_ctx *rc, struct http_request *req)
 {
+	if (rc->dag_ops && rc->dag_ops->admin)
+		return rc->dag_ops->admin;
+	reply_problem(req, 503, "this server runs no DAG manager (workflows are off)");
+	return NULL;
+}
+
+void airflow_get_pools(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m)
+{
+	static const char *const allowed[] = {"limit", "offset", "order_by", NULL};
+	const struct dag_admin_ops *a = admin_of(rc, req);
+	void *ctx = rc->dag_ctx;
+	struct weir_error err = {0};
+	const char *o = http_request_query(req, "order_by");
+	int limit, offset;
+
+	(void)m;
+	if (!a || !airflow_query_known(req, allowed) || !airflow_page_query(req, &limit, &offset))
+		return;
+	if (o && strcmp(o, "name") && strcmp(o, "-name") && strcmp(o, "slots") &&
+	    strcmp(o, "-slots") && strcmp(o, "id") && strcmp(o, "-id")) {
+		reply_problemf(req, 400,
+		               "order_by \"%.40s\": expected name, slots or id (- in front: "
+		               "descending)",
+		               o);
+		return;
+	}
+	reply_problem_result(req, a->list_pools(ctx, limit, offset, o, &err), &err);
+}
+
+void airflow_post_pool(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m)
+{
+	const struct dag_admin_ops *a = admin_of(rc, req);
+	void *ctx = rc->dag_ctx;
 	struct weir_error err = {0};
 	json_t *body;
 
-	if (n == 1 && request_method_is(req, "GET")) {
-		static const char *const allowed[] = {"limit", "offset", "order_by", NULL};
-		const char *o = http_request_query(req, "order_by");
-		int limit, offset;
-		if (!airflow_query_known(req, allowed) || !airflow_page_query(req, &limit, &offset))
-			return;
-		if (o && strcmp(o, "name") && strcmp(o, "-name") && strcmp(o, "slots") &&
-		    strcmp(o, "-slots") && strcmp(o, "id") && strcmp(o, "-id")) {
-			reply_problemf(
-			    req, 400,
-			    "order_by \"%.40s\": expected name, slots or id (- in front: "
-			    "descending)",
-			    o);
-			return;
-		}
-		reply_problem_result(req, a->list_pools(ctx, limit, offset, o, &err), &err);
+	(void)m;
+	if (!a || !(body = airflow_read_body(req, pool_body_fields)))
 		return;
-	}
-	if (n == 1 && request_method_is(req, "POST")) {
-		if (!(body = airflow_read_body(req, pool_body_fields)))
-			return;
-		if (pool_body_ok(req, body, true))
-			reply_problem_result(req, a->add_pool(ctx, body, &err), &err);
-		json_decref(body);
+	if (pool_body_ok(req, body, true))
+		reply_problem_result(req, a->add_pool(ctx, body, &err), &err);
+	json_decref(body);
+}
+
+/* The admin ops and the pool's name of the path (checked), or NULL answered. */
+static const struct dag_admin_ops *pool_of(const struct route_ctx *rc, struct http_request *req,
+                                           const struct route_match *m, const char **name)
+{
+	const struct dag_admin_ops *a = admin_of(rc, req);
+
+	*name = route_match_param(m, "pool_name");
+	return a && airflow_check_id(req, "pool_name", *name) ? a : NULL;
+}
+
+void airflow_get_pool(const struct route_ctx *rc, struct http_request *req,
+                      const struct route_match *m)
+{
+	struct weir_error err = {0};
+	const char *name;
+	const struct dag_admin_ops *a = pool_of(rc, req, m, &name);
+	void *ctx = rc->dag_ctx;
+
+	if (a)
+		reply_problem_result(req, a->get_pool(ctx, name, &err), &err);
+}
+
+void airflow_patch_pool(const struct route_ctx *rc, struct http_request *req,
+                        const struct route_match *m)
+{
+	struct weir_error err = {0};
+	const char *name;
+	const struct dag_admin_ops *a = pool_of(rc, req, m, &name);
+	void *ctx = rc->dag_ctx;
+	json_t *body, *f;
+
+	if (!a || !(body = airflow_read_body(req, pool_body_fields)))
 		return;
+	if (pool_body_ok(req, body, false) && (f = pool_patch_fields(req, body))) {
+		reply_problem_result(req, a->patch_pool(ctx, name, f, &err), &err);
+		json_decref(f);
 	}
-	if (n != 2) {
-		if (n == 1)
-			reply_problem_no_method(req);
-		else
-			reply_problem_no_route(req);
+	json_decref(body);
+}
+
+void airflow_delete_pool(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m)
+{
+	struct weir_error err = {0};
+	const char *name;
+	const struct dag_admin_ops *a = pool_of(rc, req, m, &name);
+	void *ctx = rc->dag_ctx;
+
+	if (!a)
 		return;
-	}
-	if (!airflow_check_id(req, "pool_name", seg[1]))
-		return;
-	if (request_method_is(req, "GET")) {
-		reply_problem_result(req, a->get_pool(ctx, seg[1], &err), &err);
-	} else if (request_method_is(req, "PATCH")) {
-		json_t *f;
-		if (!(body = airflow_read_body(req, pool_body_fields)))
-			return;
-		if (pool_body_ok(req, body, false) && (f = pool_patch_fields(req, body))) {
-			reply_problem_result(req, a->patch_pool(ctx, seg[1], f, &err), &err);
-			json_decref(f);
-		}
-		json_decref(body);
-	} else if (request_method_is(req, "DELETE")) {
-		if (a->delete_pool(ctx, seg[1], &err) < 0)
-			reply_problem_error(req, &err);
-		else
-			http_request_respond_static(req, 204, "application/json", "", 0);
-	} else {
-		reply_problem_no_method(req);
-	}
+	if (a->delete_pool(ctx, name, &err) < 0)
+		reply_problem_error(req, &err);
+	else
+		http_request_respond_static(req, 204, "application/json", "", 0);
 }
 
 /* ---- dagStats, dagSources, parseDagFile ---- */
@@ -360,43 +408,52 @@ static void reply_config(struct http_request *req, json_t *cfg)
 	}
 }
 
-static void route_config(const json_t *view, struct http_request *req, char **seg, int n)
+/* The configuration the server exposes, or a 403. */
+static const json_t *config_of(const struct route_ctx *rc, struct http_request *req)
 {
-	if (!request_method_is(req, "GET")) {
-		reply_problem_no_method(req);
-		return;
-	}
-	if (!view) {
+	if (!rc->config_view)
 		reply_problem(req, 403, "this server exposes no configuration");
+	return rc->config_view;
+}
+
+void airflow_get_config(const struct route_ctx *rc, struct http_request *req,
+                        const struct route_match *m)
+{
+	static const char *const allowed[] = {"section", NULL};
+	const json_t *view = config_of(rc, req);
+	const char *section = http_request_query(req, "section");
+	json_t *c;
+
+	(void)m;
+	if (!view || !airflow_query_known(req, allowed))
+		return;
+	c = config_pick(view, section, NULL);
+	if (section && !json_array_size(json_object_get(c, "sections"))) {
+		json_decref(c);
+		reply_problemf(req, 404, "section=%.60s not found", section);
 		return;
 	}
-	if (n == 1) {
-		static const char *const allowed[] = {"section", NULL};
-		const char *section = http_request_query(req, "section");
-		json_t *c;
-		if (!airflow_query_known(req, allowed))
-			return;
-		c = config_pick(view, section, NULL);
-		if (section && !json_array_size(json_object_get(c, "sections"))) {
-			json_decref(c);
-			reply_problemf(req, 404, "section=%.60s not found", section);
-			return;
-		}
-		reply_config(req, c);
+	reply_config(req, c);
+}
+
+void airflow_get_value(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m)
+{
+	const json_t *view = config_of(rc, req);
+	const char *section = route_match_param(m, "section");
+	const char *option = route_match_param(m, "option");
+	json_t *c;
+
+	if (!view)
+		return;
+	c = config_pick(view, section, option);
+	if (!json_array_size(json_object_get(c, "sections"))) {
+		json_decref(c);
+		reply_problemf(req, 404, "the option [%.60s/%.60s] is not found in config", section,
+		               option);
 		return;
 	}
-	if (n == 5 && !strcmp(seg[1], "section") && !strcmp(seg[3], "option")) {
-		json_t *c = config_pick(view, seg[2], seg[4]);
-		if (!json_array_size(json_object_get(c, "sections"))) {
-			json_decref(c);
-			reply_problemf(req, 404, "the option [%.60s/%.60s] is not found in config",
-			               seg[2], seg[4]);
-			return;
-		}
-		reply_config(req, c);
-		return;
-	}
-	reply_problem_no_route(req);
+	reply_config(req, c);
 }
 
 /* ---- the lists weir has nothing in, and the version ---- */
@@ -431,60 +488,72 @@ static void route_empty_list(struct http_request *req, const char *key, bool pag
 	http_request_respond_json(req, 200, json_pack("{s:[], s:i}", key, "total_entries", 0));
 }
 
-void airflow_misc_handle(const struct dag_api_ops *ops, void *ctx, const json_t *config_view,
-                         const char *version, struct http_request *req, char **seg, int n)
+void airflow_get_dag_warnings(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m)
 {
-	const struct dag_admin_ops *a = ops ? ops->admin : NULL;
-	struct weir_error err = {0};
-	bool get = request_method_is(req, "GET");
+	(void)rc;
+	(void)m;
+	route_dag_warnings(req);
+}
 
-	if (!strcmp(seg[0], "config")) {
-		route_config(config_view, req, seg, n);
+void airflow_get_plugins(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m)
+{
+	(void)rc;
+	(void)m;
+	route_empty_list(req, "plugins", true);
+}
+
+void airflow_get_providers(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m)
+{
+	(void)rc;
+	(void)m;
+	route_empty_list(req, "providers", false);
+}
+
+void airflow_get_version(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m)
+{
+	static const char *const none[] = {NULL};
+
+	(void)m;
+	if (airflow_query_known(req, none))
+		http_request_respond_json(
+		    req, 200, json_pack("{s:s, s:n}", "version", rc->version, "git_version"));
+}
+
+void airflow_get_dag_stats(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m)
+{
+	const struct dag_admin_ops *a = admin_of(rc, req);
+
+	(void)m;
+	if (a)
+		route_dag_stats(a, rc->dag_ctx, req);
+}
+
+void airflow_get_dag_source(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m)
+{
+	const struct dag_admin_ops *a = admin_of(rc, req);
+
+	if (a)
+		route_dag_source(a, rc->dag_ctx, req, route_match_param(m, "file_token"));
+}
+
+void airflow_reparse_dag_file(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m)
+{
+	const struct dag_admin_ops *a = admin_of(rc, req);
+	void *ctx = rc->dag_ctx;
+	struct weir_error err = {0};
+	char dag_id[AIRFLOW_ID_MAX + 8];
+
+	if (!a || !route_token(req, route_match_param(m, "file_token"), dag_id, sizeof dag_id))
 		return;
-	}
-	if (n == 1 && (!strcmp(seg[0], "version") || !strcmp(seg[0], "plugins") ||
-	               !strcmp(seg[0], "providers") || !strcmp(seg[0], "dagWarnings"))) {
-		static const char *const none[] = {NULL};
-		if (!get)
-			reply_problem_no_method(req);
-		else if (!strcmp(seg[0], "plugins"))
-			route_empty_list(req, "plugins", true);
-		else if (!strcmp(seg[0], "providers"))
-			route_empty_list(req, "providers", false);
-		else if (!strcmp(seg[0], "dagWarnings"))
-			route_dag_warnings(req);
-		else if (airflow_query_known(req, none))
-			http_request_respond_json(
-			    req, 200, json_pack("{s:s, s:n}", "version", version, "git_version"));
-		return;
-	}
-	if (!a) {
-		reply_problem(req, 503, "this server runs no DAG manager (workflows are off)");
-		return;
-	}
-	if (!strcmp(seg[0], "pools")) {
-		route_pools(a, ctx, req, seg, n);
-	} else if (!strcmp(seg[0], "dagStats") && n == 1) {
-		if (get)
-			route_dag_stats(a, ctx, req);
-		else
-			reply_problem_no_method(req);
-	} else if (!strcmp(seg[0], "dagSources") && n == 2) {
-		if (get)
-			route_dag_source(a, ctx, req, seg[1]);
-		else
-			reply_problem_no_method(req);
-	} else if (!strcmp(seg[0], "parseDagFile") && n == 2) {
-		char dag_id[AIRFLOW_ID_MAX + 8];
-		if (!request_method_is(req, "PUT"))
-			reply_problem_no_method(req);
-		else if (!route_token(req, seg[1], dag_id, sizeof dag_id))
-			;
-		else if (a->reparse(ctx, dag_id, &err) < 0)
-			reply_problem_error(req, &err);
-		else
-			http_request_respond_static(req, 201, "application/json", "", 0);
-	} else {
-		reply_problem_no_route(req);
-	}
+	if (a->reparse(ctx, dag_id, &err) < 0)
+		reply_problem_error(req, &err);
+	else
+		http_request_respond_static(req, 201, "application/json", "", 0);
 }

@@ -17,11 +17,41 @@
 #include "api/dag_api.h"
 #include "api/http.h"
 
-/* Answers the request.  ops NULL: no DAG manager (pools, stats and sources
- * answer 503); config_view: {"sections":[{name, options:[{key, value}]}]}
- * or NULL (403, as Airflow when expose_config is off); version: weir's. */
-void airflow_misc_handle(const struct dag_api_ops *ops, void *ctx, const json_t *config_view,
-                         const char *version, struct http_request *req, char **seg, int n);
+struct route_ctx;
+struct route_match;
+
+/* The operations of the route table's rows outside /dags (api/route_table.c),
+ * as Airflow's operationIds name them.  The pools, statistics, sources and
+ * re-parse are the DAG manager's: 503 without one.  The configuration is
+ * a 403 where the server exposes none. */
+void airflow_get_pools(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m);
+void airflow_post_pool(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m);
+void airflow_get_pool(const struct route_ctx *rc, struct http_request *req,
+                      const struct route_match *m);
+void airflow_patch_pool(const struct route_ctx *rc, struct http_request *req,
+                        const struct route_match *m);
+void airflow_delete_pool(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m);
+void airflow_get_dag_stats(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m);
+void airflow_get_dag_warnings(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m);
+void airflow_get_dag_source(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m);
+void airflow_reparse_dag_file(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m);
+void airflow_get_providers(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m);
+void airflow_get_plugins(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m);
+void airflow_get_config(const struct route_ctx *rc, struct http_request *req,
+                        const struct route_match *m);
+void airflow_get_value(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m);
+void airflow_get_version(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m);
 
 /* A DAG's file_token (Airflow's DAG field): opaque, it names the DAG and
  * never a path.  Newly allocated; NULL when out of memory. */

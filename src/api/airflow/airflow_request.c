@@ -11,6 +11,7 @@
 
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_match.h"
 
 #define MAX_BODY (1u << 20)
 #define TOKEN_MAX 512
@@ -46,6 +47,61 @@ bool airflow_check_id(struct http_request *req, const char *what, const char *s)
 
 /* limit and offset, as Airflow reads them: limit 0 means the default, more
  * than the maximum is cut to it, a negative one is an error. */
+bool airflow_check_id_or_all(struct http_request *req, const char *what, const char *s, bool all)
+{
+	if (all && !strcmp(s, "~"))
+		return true;
+	if (!strcmp(s, "~")) {
+		reply_problemf(req, 400,
+		               "%s \"~\": \"~\" (every one) is taken only by the list routes: GET "
+		               "/dags/~/dagRuns, GET /dags/~/dagRuns/~/taskInstances, POST "
+		               "/dags/~/dagRuns/list and POST /dags/~/dagRuns/~/taskInstances/list",
+		               what);
+		return false;
+	}
+	return airflow_check_id(req, what, s);
+}
+
+bool airflow_path_ids_ok(struct http_request *req, const struct route_match *m, bool all_dags,
+                         bool all_runs)
+{
+	const char *dag = route_match_param(m, "dag_id");
+	const char *run = route_match_param(m, "dag_run_id");
+	const char *task = route_match_param(m, "task_id");
+
+	return (!dag || airflow_check_id_or_all(req, "dag_id", dag, all_dags)) &&
+	       (!run || airflow_check_id_or_all(req, "dag_run_id", run, all_runs)) &&
+	       (!task || airflow_check_id(req, "task_id", task));
+}
+
+bool airflow_path_number(struct http_request *req, const char *what, const char *s, int min,
+                         int *out)
+{
+	int64_t v;
+
+	if (api_parse_int(s, min, 1000000, &v) < 0) {
+		reply_problemf(req, 400, "%s \"%.40s\": expected a whole number >= %d", what, s,
+		               min);
+		return false;
+	}
+	*out = (int)v;
+	return true;
+}
+
+void airflow_path_segments(const struct route_match *m, const char *seg[8])
+{
+	const char *last = route_match_param(m, "xcom_key");
+
+	seg[0] = "dags";
+	seg[1] = route_match_param(m, "dag_id");
+	seg[2] = "dagRuns";
+	seg[3] = route_match_param(m, "dag_run_id");
+	seg[4] = "taskInstances";
+	seg[5] = route_match_param(m, "task_id");
+	seg[6] = route_match_param(m, "map_index");
+	seg[7] = last ? last : route_match_param(m, "task_try_number");
+}
+
 bool airflow_page_query(struct http_request *req, int *limit, int *offset)
 {
 	const char *l = http_request_query(req, "limit");

@@ -18,6 +18,8 @@
 
 #include "api/http.h"
 
+struct route_match; /* api/route_match.h */
+
 /* Longest dag_id, dag_run_id or task_id accepted (Airflow's ID_LEN). */
 #define AIRFLOW_ID_MAX 250
 #define AIRFLOW_PAGE_DEFAULT 100
@@ -27,6 +29,23 @@
 bool airflow_id_ok(const char *s);
 /* airflow_id_ok, or a 400 naming `what`. */
 bool airflow_check_id(struct http_request *req, const char *what, const char *s);
+
+/* airflow_check_id, except that "~" (every one) is taken where `all` (the
+ * list routes); elsewhere "~" is a 400 that names the routes that take it. */
+bool airflow_check_id_or_all(struct http_request *req, const char *what, const char *s, bool all);
+/* The ids of a route's path (api/route_table.h's match): {dag_id} and
+ * {dag_run_id} by airflow_check_id_or_all (all_dags, all_runs), then
+ * {task_id} by airflow_check_id, each where the template names it. */
+bool airflow_path_ids_ok(struct http_request *req, const struct route_match *m, bool all_dags,
+                         bool all_runs);
+/* A number of the path (a map index, a try): min..1000000, or a 400 naming
+ * `what`. */
+bool airflow_path_number(struct http_request *req, const char *what, const char *s, int min,
+                         int *out);
+/* The values of a task instance's path in the places its segments after
+ * /api/v1 have them: seg[1] dag_id, seg[3] dag_run_id, seg[5] task_id,
+ * seg[7] xcom_key or task_try_number; NULL where the template names none. */
+void airflow_path_segments(const struct route_match *m, const char *seg[8]);
 
 /* limit and offset: limit 0 means the default, more than the maximum is
  * cut to it, a negative one is an error. */

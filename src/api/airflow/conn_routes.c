@@ -13,6 +13,8 @@
 #include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
+#include "api/route_match.h"
 
 #define MASK_MAX 16
 
@@ -85,87 +87,167 @@ static bool read_mask(struct http_request *req, const char *const *known, char *
 	return true;
 }
 
-static void route_one(const struct secrets_api_ops *ops, void *ctx, struct http_request *req,
-                      bool conn, const char *id)
+/* The connection's id or variable's key of the path: a connection named
+ * "test" is read, changed and deleted through the row of POST
+ * /connections/test, which names no {connection_id}. */
+static const char *path_id(const struct route_match *m, bool conn)
 {
+	const char *id = route_match_param(m, conn ? "connection_id" : "variable_key");
+
+	return id ? id : "test";
+}
+
+static void get_one(const struct route_ctx *rc, struct http_request *req,
+                    const struct route_match *m, bool conn)
+{
+	const struct secrets_api_ops *ops = rc->secrets_ops;
+	void *ctx = rc->secrets_ctx;
+	const char *id = path_id(m, conn);
 	struct weir_error err = {0};
+
+	if (!id_ok(req, conn ? "connection_id" : "variable_key", id))
+		return;
+	reply_problem_result(
+	    req, conn ? ops->get_connection(ctx, id, &err) : ops->get_variable(ctx, id, &err),
+	    &err);
+}
+
+static void delete_one(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m, bool conn)
+{
+	const struct secrets_api_ops *ops = rc->secrets_ops;
+	void *ctx = rc->secrets_ctx;
+	const char *id = path_id(m, conn);
+	struct weir_error err = {0};
+	int r;
+
+	if (!id_ok(req, conn ? "connection_id" : "variable_key", id))
+		return;
+	r = conn ? ops->delete_connection(ctx, id, &err) : ops->delete_variable(ctx, id, &err);
+	if (r < 0)
+		reply_problem_error(req, &err);
+	else
+		http_request_respond_static(req, 204, "application/json", "", 0);
+}
+
+static void patch_one(const struct route_ctx *rc, struct http_request *req,
+                      const struct route_match *m, bool conn)
+{
+	/* the id is not among what a mask may name (Airflow: it cannot change) */
+	static const char *const conn_mask[] = {"conn_type", "description", "host",
+	                                        "port",      "login",       "password",
+	                                        "schema",    "extra",       NULL};
+	static const char *const var_mask[] = {"value", "description", NULL};
+	const struct secrets_api_ops *ops = rc->secrets_ops;
+	void *ctx = rc->secrets_ctx;
+	const char *id = path_id(m, conn);
+	struct weir_error err = {0};
+	const char *fields[MASK_MAX];
+	struct secrets_mask mask;
+	char buf[512];
 	json_t *body;
 
 	if (!id_ok(req, conn ? "connection_id" : "variable_key", id))
 		return;
-	if (request_method_is(req, "GET")) {
-		reply_problem_result(req,
-		                     conn ? ops->get_connection(ctx, id, &err)
-		                          : ops->get_variable(ctx, id, &err),
-		                     &err);
-	} else if (request_method_is(req, "DELETE")) {
-		int rc = conn ? ops->delete_connection(ctx, id, &err)
-		              : ops->delete_variable(ctx, id, &err);
-		if (rc < 0)
-			reply_problem_error(req, &err);
-		else
-			http_request_respond_static(req, 204, "application/json", "", 0);
-	} else if (request_method_is(req, "PATCH")) {
-		/* the id is not among what a mask may name (Airflow: it cannot change) */
-		static const char *const conn_mask[] = {"conn_type", "description", "host",
-		                                        "port",      "login",       "password",
-		                                        "schema",    "extra",       NULL};
-		static const char *const var_mask[] = {"value", "description", NULL};
-		const char *fields[MASK_MAX];
-		struct secrets_mask mask;
-		char buf[512];
-		if (!read_mask(req, conn ? conn_mask : var_mask, buf, sizeof buf, fields, &mask) ||
-		    !(body = airflow_read_body(req, conn ? conn_fields : var_fields)))
-			return;
-		reply_problem_result(req,
-		                     conn ? ops->patch_connection(ctx, id, body, &mask, &err)
-		                          : ops->patch_variable(ctx, id, body, &mask, &err),
-		                     &err);
-		json_decref(body);
-	} else {
-		reply_problem_no_method(req);
-	}
+	if (!read_mask(req, conn ? conn_mask : var_mask, buf, sizeof buf, fields, &mask) ||
+	    !(body = airflow_read_body(req, conn ? conn_fields : var_fields)))
+		return;
+	reply_problem_result(req,
+	                     conn ? ops->patch_connection(ctx, id, body, &mask, &err)
+	                          : ops->patch_variable(ctx, id, body, &mask, &err),
+	                     &err);
+	json_decref(body);
 }
 
-void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct conn_tests *tests,
-                        struct http_request *req, char **seg, int n)
+static void post(const struct route_ctx *rc, struct http_request *req, bool conn)
 {
-	bool conn = !strcmp(seg[0], "connections");
+	const struct secrets_api_ops *ops = rc->secrets_ops;
+	void *ctx = rc->secrets_ctx;
 	struct weir_error err = {0};
 	json_t *body;
 
-	if (!ops) {
-		reply_problem(req, 503, "this server keeps no connections or variables");
+	if (!(body = airflow_read_body(req, conn ? conn_fields : var_fields)))
 		return;
-	}
-	if (n == 1) {
-		if (request_method_is(req, "GET")) {
-			list(req, ctx, conn ? ops->list_connections : ops->list_variables);
-		} else if (request_method_is(req, "POST")) {
-			if (!(body = airflow_read_body(req, conn ? conn_fields : var_fields)))
-				return;
-			reply_problem_result(req,
-			                     conn ? ops->add_connection(ctx, body, &err)
-			                          : ops->set_variable(ctx, body, &err),
-			                     &err);
-			json_decref(body);
-		} else {
-			reply_problem_no_method(req);
-		}
+	reply_problem_result(
+	    req, conn ? ops->add_connection(ctx, body, &err) : ops->set_variable(ctx, body, &err),
+	    &err);
+	json_decref(body);
+}
+
+/* ---- the operations (api/route_table.c's rows) ---- */
+
+void airflow_get_connections(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m)
+{
+	(void)m;
+	list(req, rc->secrets_ctx, rc->secrets_ops->list_connections);
+}
+
+void airflow_post_connection(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m)
+{
+	(void)m;
+	post(rc, req, true);
+}
+
+void airflow_test_connection(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m)
+{
+	json_t *body;
+
+	(void)m;
+	if (!(body = airflow_read_body(req, conn_fields)))
 		return;
-	}
-	/* POST /connections/test; a connection named "test" is still read,
-	 * changed and deleted by the other methods, as in Airflow */
-	if (n == 2 && conn && !strcmp(seg[1], "test") && request_method_is(req, "POST")) {
-		if (!(body = airflow_read_body(req, conn_fields)))
-			return;
-		conn_test_route_handle(tests, ops, ctx, req, body);
-		json_decref(body);
-		return;
-	}
-	if (n == 2) {
-		route_one(ops, ctx, req, conn, seg[1]);
-		return;
-	}
-	reply_problem_no_route(req);
+	conn_test_route_handle(rc->conn_tests, rc->secrets_ops, rc->secrets_ctx, req, body);
+	json_decref(body);
+}
+
+void airflow_get_connection(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m)
+{
+	get_one(rc, req, m, true);
+}
+
+void airflow_patch_connection(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m)
+{
+	patch_one(rc, req, m, true);
+}
+
+void airflow_delete_connection(const struct route_ctx *rc, struct http_request *req,
+                               const struct route_match *m)
+{
+	delete_one(rc, req, m, true);
+}
+
+void airflow_get_variables(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m)
+{
+	(void)m;
+	list(req, rc->secrets_ctx, rc->secrets_ops->list_variables);
+}
+
+void airflow_post_variables(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m)
+{
+	(void)m;
+	post(rc, req, false);
+}
+
+void airflow_get_variable(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m)
+{
+	get_one(rc, req, m, false);
+}
+
+void airflow_patch_variable(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m)
+{
+	patch_one(rc, req, m, false);
+}
+
+void airflow_delete_variable(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m)
+{
+	delete_one(rc, req, m, false);
 }

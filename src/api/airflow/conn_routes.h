@@ -22,9 +22,36 @@
 #include "api/http.h"
 #include "api/secrets_api.h"
 
-/* Answers the request: seg[0..n) after /api/v1/.  ops NULL: 503.  tests:
- * where POST /connections/test waits (NULL: that route answers 501). */
-void conn_routes_handle(const struct secrets_api_ops *ops, void *ctx, struct conn_tests *tests,
-                        struct http_request *req, char **seg, int n);
+struct route_ctx;
+struct route_match;
+
+/* The operations of the route table's /connections and /variables rows
+ * (api/route_table.c), as Airflow's operationIds name them; the entry has
+ * answered 503 where the server keeps no secrets.  The path's id is checked
+ * ([A-Za-z0-9_.-]{1,250}, a 400) before anything is read.
+ * airflow_test_connection suspends the request until the test ends (501
+ * without conn_tests). */
+void airflow_get_connections(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m);
+void airflow_post_connection(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m);
+void airflow_test_connection(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m);
+void airflow_get_connection(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m);
+void airflow_patch_connection(const struct route_ctx *rc, struct http_request *req,
+                              const struct route_match *m);
+void airflow_delete_connection(const struct route_ctx *rc, struct http_request *req,
+                               const struct route_match *m);
+void airflow_get_variables(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m);
+void airflow_post_variables(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m);
+void airflow_get_variable(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m);
+void airflow_patch_variable(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m);
+void airflow_delete_variable(const struct route_ctx *rc, struct http_request *req,
+                             const struct route_match *m);
 
 #endif

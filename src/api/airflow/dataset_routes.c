@@ -14,6 +14,7 @@
 #include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
 
 #define ID_BUF (AIRFLOW_ID_MAX + 2)
 
@@ -129,10 +130,6 @@ static void route_list(const struct dataset_api_ops *ops, void *ctx, struct http
 	struct dataset_list_params q = {0};
 	struct weir_error err = {0};
 
-	if (!request_method_is(req, "GET")) {
-		reply_problem_no_method(req);
-		return;
-	}
 	if (!airflow_query_known(req, allowed) || !airflow_page_query(req, &q.limit, &q.offset))
 		return;
 	q.order_by = http_request_query(req, "order_by");
@@ -146,24 +143,11 @@ static void route_events(const struct dataset_api_ops *ops, void *ctx, struct ht
 	static const char *const allowed[] = {"limit",         "offset",           "order_by",
 	                                      "dataset_id",    "source_dag_id",    "source_task_id",
 	                                      "source_run_id", "source_map_index", NULL};
-	static const char *const fields[] = {"dataset_uri", "extra", NULL};
 	struct dataset_event_params q = {0};
 	struct weir_error err = {0};
 	int64_t v = 0;
 	bool has;
-	json_t *body;
 
-	if (request_method_is(req, "POST")) {
-		if (!(body = airflow_read_body(req, fields)))
-			return;
-		reply_problem_result(req, ops->create_event(ctx, body, &err), &err);
-		json_decref(body);
-		return;
-	}
-	if (!request_method_is(req, "GET")) {
-		reply_problem_no_method(req);
-		return;
-	}
 	if (!airflow_query_known(req, allowed) || !airflow_page_query(req, &q.limit, &q.offset) ||
 	    !read_int(req, "dataset_id", 1, INT64_MAX, &has, &v))
 		return;
@@ -179,8 +163,22 @@ static void route_events(const struct dataset_api_ops *ops, void *ctx, struct ht
 	reply_problem_result(req, ops->events(ctx, &q, &err), &err);
 }
 
+static void route_create_event(const struct dataset_api_ops *ops, void *ctx,
+                               struct http_request *req)
+{
+	static const char *const fields[] = {"dataset_uri", "extra", NULL};
+	struct weir_error err = {0};
+	json_t *body;
+
+	if (!(body = airflow_read_body(req, fields)))
+		return;
+	reply_problem_result(req, ops->create_event(ctx, body, &err), &err);
+	json_decref(body);
+}
+
+/* GET (del false) or DELETE of the queued events of a URI, of a DAG, or of both. */
 static void route_queue(const struct dataset_api_ops *ops, void *ctx, struct http_request *req,
-                        const char *dag_id, const char *uri)
+                        const char *dag_id, const char *uri, bool del)
 {
 	static const char *const allowed[] = {"before", NULL};
 	struct weir_error err = {0};
@@ -188,64 +186,143 @@ static void route_queue(const struct dataset_api_ops *ops, void *ctx, struct htt
 
 	if (!airflow_query_known(req, allowed))
 		return;
-	if (request_method_is(req, "GET")) {
+	if (!del) {
 		reply_problem_result(req, ops->queued(ctx, dag_id, uri, before, &err), &err);
-	} else if (request_method_is(req, "DELETE")) {
+	} else {
 		if (ops->delete_queued(ctx, dag_id, uri, before, &err) < 0)
 			reply_problem_error(req, &err);
 		else
 			http_request_respond_static(req, 204, "application/json", "", 0);
-	} else {
-		reply_problem_no_method(req);
 	}
 }
 
-void dataset_routes_handle(const struct dataset_api_ops *ops, void *ctx, struct http_request *req,
-                           const char *path)
+/* ---- the operations (api/route_table.c's rows) ---- */
+
+/* The row matched the path's segments; the raw path (a URI keeps its
+ * slashes, a trailing '/' is no route) must be the same route, else 404. */
+static bool path_is(struct http_request *req, enum dataset_route want, struct dataset_path *dp)
+{
+	if (parse_path(http_request_path(req) + 7, dp) == want)
+		return true;
+	reply_problem_no_route(req);
+	return false;
+}
+
+void airflow_get_datasets(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m)
+{
+	struct dataset_path dp;
+
+	(void)m;
+	if (path_is(req, DR_LIST, &dp))
+		route_list(rc->dataset_ops, rc->dataset_ctx, req);
+}
+
+void airflow_get_dataset(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m)
 {
 	static const char *const none[] = {NULL};
-	struct dataset_path dp;
+	const struct dataset_api_ops *ops = rc->dataset_ops;
+	void *ctx = rc->dataset_ctx;
 	struct weir_error err = {0};
+	struct dataset_path dp;
 
-	if (!ops) {
-		reply_problem(req, 503, "this server keeps no datasets");
-		return;
-	}
-	switch (parse_path(path, &dp)) {
-	case DR_LIST:
-		route_list(ops, ctx, req);
-		return;
-	case DR_EVENTS:
-		route_events(ops, ctx, req);
-		return;
-	case DR_ONE:
-		if (!request_method_is(req, "GET")) {
-			reply_problem_no_method(req);
-			return;
-		}
-		if (airflow_query_known(req, none))
-			reply_problem_result(req, ops->get(ctx, dp.uri, &err), &err);
-		return;
-	case DR_URI_QUEUE:
-		route_queue(ops, ctx, req, NULL, dp.uri);
-		return;
-	case DR_DAG_QUEUE:
-		if (airflow_check_id(req, "dag_id", dp.dag_id))
-			route_queue(ops, ctx, req, dp.dag_id, dp.uri);
-		return;
-	case DR_UPSTREAM:
-		if (!request_method_is(req, "GET")) {
-			reply_problem_no_method(req);
-			return;
-		}
-		if (airflow_check_id(req, "dag_id", dp.dag_id) &&
-		    airflow_check_id(req, "dag_run_id", dp.run_id) &&
-		    airflow_query_known(req, none))
-			reply_problem_result(
-			    req, ops->upstream_events(ctx, dp.dag_id, dp.run_id, &err), &err);
-		return;
-	case DR_NONE:
-		break;
-	}
-	reply_problem_no_route(req);
+	(void)m;
+	if (path_is(req, DR_ONE, &dp) && airflow_query_known(req, none))
+		reply_problem_result(req, ops->get(ctx, dp.uri, &err), &err);
+}
+
+void airflow_get_dataset_events(const struct route_ctx *rc, struct http_request *req,
+                                const struct route_match *m)
+{
+	struct dataset_path dp;
+
+	(void)m;
+	if (path_is(req, DR_EVENTS, &dp))
+		route_events(rc->dataset_ops, rc->dataset_ctx, req);
+}
+
+void airflow_create_dataset_event(const struct route_ctx *rc, struct http_request *req,
+                                  const struct route_match *m)
+{
+	struct dataset_path dp;
+
+	(void)m;
+	if (path_is(req, DR_EVENTS, &dp))
+		route_create_event(rc->dataset_ops, rc->dataset_ctx, req);
+}
+
+static void uri_queue(const struct route_ctx *rc, struct http_request *req, bool del)
+{
+	struct dataset_path dp;
+
+	if (path_is(req, DR_URI_QUEUE, &dp))
+		route_queue(rc->dataset_ops, rc->dataset_ctx, req, NULL, dp.uri, del);
+}
+
+void airflow_get_dataset_queued_events(const struct route_ctx *rc, struct http_request *req,
+                                       const struct route_match *m)
+{
+	(void)m;
+	uri_queue(rc, req, false);
+}
+
+void airflow_delete_dataset_queued_events(const struct route_ctx *rc, struct http_request *req,
+                                          const struct route_match *m)
+{
+	(void)m;
+	uri_queue(rc, req, true);
+}
+
+/* a DAG's queued events, of every URI or of one */
+static void dag_queue(const struct route_ctx *rc, struct http_request *req, bool del)
+{
+	struct dataset_path dp;
+
+	if (path_is(req, DR_DAG_QUEUE, &dp) && airflow_check_id(req, "dag_id", dp.dag_id))
+		route_queue(rc->dataset_ops, rc->dataset_ctx, req, dp.dag_id, dp.uri, del);
+}
+
+void airflow_get_dag_dataset_queued_events(const struct route_ctx *rc, struct http_request *req,
+                                           const struct route_match *m)
+{
+	(void)m;
+	dag_queue(rc, req, false);
+}
+
+void airflow_delete_dag_dataset_queued_events(const struct route_ctx *rc, struct http_request *req,
+                                              const struct route_match *m)
+{
+	(void)m;
+	dag_queue(rc, req, true);
+}
+
+void airflow_get_dag_dataset_queued_event(const struct route_ctx *rc, struct http_request *req,
+                                          const struct route_match *m)
+{
+	(void)m;
+	dag_queue(rc, req, false);
+}
+
+void airflow_delete_dag_dataset_queued_event(const struct route_ctx *rc, struct http_request *req,
+                                             const struct route_match *m)
+{
+	(void)m;
+	dag_queue(rc, req, true);
+}
+
+void airflow_get_upstream_dataset_events(const struct route_ctx *rc, struct http_request *req,
+                                         const struct route_match *m)
+{
+	static const char *const none[] = {NULL};
+	const struct dataset_api_ops *ops = rc->dataset_ops;
+	void *ctx = rc->dataset_ctx;
+	struct weir_error err = {0};
+	struct dataset_path dp;
+
+	(void)m;
+	if (path_is(req, DR_UPSTREAM, &dp) && airflow_check_id(req, "dag_id", dp.dag_id) &&
+	    airflow_check_id(req, "dag_run_id", dp.run_id) && airflow_query_known(req, none))
+		reply_problem_result(req, ops->upstream_events(ctx, dp.dag_id, dp.run_id, &err),
+		                     &err);
 }

@@ -32,8 +32,34 @@
  * Read before the path is split: a URI may hold any number of slashes. */
 bool dataset_routes_owns(const char *path);
 
-/* Answers the request; `path` as for dataset_routes_owns().  ops NULL: 503. */
-void dataset_routes_handle(const struct dataset_api_ops *ops, void *ctx, struct http_request *req,
-                           const char *path);
+struct route_ctx;
+struct route_match;
+
+/* The operations of the route table's dataset rows (api/route_table.c), as
+ * Airflow's operationIds name them.  Each reads the raw path (a URI holds
+ * slashes): one that is not its route after all (a trailing '/') is a 404.
+ * The entry has answered 503 where the server keeps no datasets. */
+void airflow_get_datasets(const struct route_ctx *rc, struct http_request *req,
+                          const struct route_match *m);
+void airflow_get_dataset(const struct route_ctx *rc, struct http_request *req,
+                         const struct route_match *m);
+void airflow_get_dataset_events(const struct route_ctx *rc, struct http_request *req,
+                                const struct route_match *m);
+void airflow_create_dataset_event(const struct route_ctx *rc, struct http_request *req,
+                                  const struct route_match *m);
+void airflow_get_dataset_queued_events(const struct route_ctx *rc, struct http_request *req,
+                                       const struct route_match *m);
+void airflow_delete_dataset_queued_events(const struct route_ctx *rc, struct http_request *req,
+                                          const struct route_match *m);
+void airflow_get_dag_dataset_queued_events(const struct route_ctx *rc, struct http_request *req,
+                                           const struct route_match *m);
+void airflow_delete_dag_dataset_queued_events(const struct route_ctx *rc, struct http_request *req,
+                                              const struct route_match *m);
+void airflow_get_dag_dataset_queued_event(const struct route_ctx *rc, struct http_request *req,
+                                          const struct route_match *m);
+void airflow_delete_dag_dataset_queued_event(const struct route_ctx *rc, struct http_request *req,
+                                             const struct route_match *m);
+void airflow_get_upstream_dataset_events(const struct route_ctx *rc, struct http_request *req,
+                                         const struct route_match *m);
 
 #endif

@@ -1,5 +1,5 @@
-/* event_log_routes.c: recording a request in the event log, and Airflow's
- * /eventLogs routes over it (event_log_routes.h).
+/* event_log_routes.c: Airflow's /eventLogs routes over the event log
+ * (event_log_routes.h); api/event_log_note.c records into it.
  */
 #include "api/airflow/event_log_routes.h"
 
@@ -11,161 +11,13 @@
 #include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
+#include "api/route_match.h"
 #include "lib/clock.h"
 #include "lib/json_util.h"
 #include "lib/log.h"
 
-/* Bodies larger than this are not parsed for their field names. */
-#define FIELDS_BODY_MAX (256 * 1024)
-#define FIELDS_MAX 64
 #define EVENTS_MAX 32
-
-/* ---- recording ---- */
-
-static bool method_changes(const char *m)
-{
-	return m && (!strcasecmp(m, "POST") || !strcasecmp(m, "PUT") || !strcasecmp(m, "PATCH") ||
-	             !strcasecmp(m, "DELETE"));
-}
-
-/* The event of a request, or NULL when the log does not keep it; `own`
- * receives a name made for a route without one. */
-static const char *event_of(const char *method, const char *path, int route, char *own, size_t size)
-{
-	const char *e;
-
-	if (!method_changes(method))
-		return NULL;
-	e = route_table_event(route, method);
-	if (e)
-		return *e ? e : NULL; /* "": a route that changes nothing (launch, batch lists) */
-	if (strncmp(path, "/api/v1/", 8))
-		return NULL;
-	snprintf(own, size, "api.%s %s", method, route_table_template(route));
-	return own;
-}
-
-/* A top-level string of `o` whose value is an identifier (never a secret). */
-static const char *id_field(json_t *o, const char *key)
-{
-	const char *s = json_string_value(json_object_get(o, key));
-
-	return s && *s && strlen(s) <= AIRFLOW_ID_MAX ? s : NULL;
-}
-
-/* extra's `fields`, and the identifiers the body names. */
-static json_t *body_fields(struct http_request *req, json_t *extra, const char **run_id,
-                           const struct route_match *m)
-{
-	size_t len;
-	const char *body = http_request_body(req, &len);
-	json_t *j, *names;
-	const char *key;
-	json_t *v;
-	size_t n = 0;
-
-	if (!len || len > FIELDS_BODY_MAX)
-		return NULL;
-	j = json_loadb(body, len, 0, NULL);
-	if (!json_is_object(j)) {
-		json_decref(j);
-		return NULL;
-	}
-	names = json_array();
-	json_object_foreach(j, key, v)
-	{
-		if (n++ == FIELDS_MAX)
-			break;
-		json_array_append_new(names, json_string(key));
-	}
-	json_object_set_new(extra, "fields", names);
-	if (!*run_id && id_field(j, "dag_run_id"))
-		*run_id = id_field(j, "dag_run_id");
-	if (id_field(j, "connection_id") && !route_match_param(m, "connection_id"))
-		json_util_set_string(extra, "connection_id", id_field(j, "connection_id"));
-	if (strstr(route_table_template(m->route), "/variables") && id_field(j, "key") &&
-	    !route_match_param(m, "variable_key"))
-		json_util_set_string(extra, "variable_key", id_field(j, "key"));
-	return j; /* the caller keeps it while *run_id points into it */
-}
-
-static bool param_int(const struct route_match *m, const char *name, int *out)
-{
-	const char *s = route_match_param(m, name);
-	int64_t v;
-
-	if (!s || api_parse_int(s, -1, 1000000000L, &v) < 0)
-		return false;
-	*out = (int)v;
-	return true;
-}
-
-/* A path's id, "~" (every one) read as none. */
-static const char *path_id(const struct route_match *m, const char *name)
-{
-	const char *s = route_match_param(m, name);
-
-	return s && strcmp(s, "~") ? s : NULL;
-}
-
-void event_log_note(const struct observe_api_ops *ops, void *ctx, struct http_request *req,
-                    const struct route_match *m, int status)
-{
-	struct event_log_row row = {0};
-	struct weir_error err = {0};
-	char own[200], peer[80];
-	const char *method = http_request_method(req), *path = http_request_path(req);
-	const char *event, *run_id, *user = http_request_user(req), *s;
-	json_t *extra, *body = NULL, *answer = http_request_answer(req);
-	int64_t job_id;
-
-	if (!ops || !ops->event_record)
-		return;
-	event = event_of(method, path, m->route, own, sizeof own);
-	if (!event)
-		return;
-	extra = json_object();
-	if (!extra)
-		return;
-	run_id = path_id(m, "dag_run_id");
-	json_util_set_string(extra, "method", method);
-	json_util_set_string(extra, "path", path);
-	json_util_set_string(extra, "route", route_table_template(m->route));
-	json_object_set_new(extra, "status", json_integer(status));
-	json_util_set_string(extra, "peer", http_request_peer(req, peer, sizeof peer));
-	body = body_fields(req, extra, &run_id, m);
-	/* what the answer names: a new job's id, a new run's id */
-	if ((s = route_match_param(m, "job_id")) && api_parse_int(s, 1, INT64_MAX, &job_id) == 0)
-		json_object_set_new(extra, "job_id", json_integer(job_id));
-	else if (status < 300 && !strcmp(route_table_template(m->route), "/api/v1/jobs") &&
-	         json_is_integer(json_object_get(answer, "id")))
-		json_object_set(extra, "job_id", json_object_get(answer, "id"));
-	if (!run_id && status < 300 && path_id(m, "dag_id"))
-		run_id = id_field(answer, "dag_run_id");
-	if ((s = route_match_param(m, "connection_id")))
-		json_util_set_string(extra, "connection_id", s);
-	if ((s = route_match_param(m, "variable_key")))
-		json_util_set_string(extra, "variable_key", s);
-	if ((s = route_match_param(m, "pool_name")))
-		json_util_set_string(extra, "pool_name", s);
-
-	row.when_ms = clock_now_ms();
-	row.event = (char *)event;
-	row.owner = user && *user ? (char *)user : NULL;
-	row.dag_id = (char *)path_id(m, "dag_id");
-	row.task_id = (char *)path_id(m, "task_id");
-	row.run_id = (char *)run_id;
-	row.has_map_index = param_int(m, "map_index", &row.map_index);
-	row.has_try_number = param_int(m, "task_try_number", &row.try_number);
-	row.extra = json_dumps(extra, JSON_COMPACT | JSON_SORT_KEYS);
-	if (!row.extra)
-		log_warn("event log: out of memory recording %s %s", method, path);
-	else if (ops->event_record(ctx, &row, &err) < 0)
-		log_warn("event log: %s %s not recorded: %s", method, path, err.msg);
-	free(row.extra);
-	json_decref(extra);
-	json_decref(body);
-}
 
 /* ---- the routes ---- */
 
@@ -311,35 +163,35 @@ static void route_list(const struct observe_api_ops *ops, void *ctx, struct http
 	reply_problem_result(req, out, NULL);
 }
 
-void event_log_routes_handle(const struct observe_api_ops *ops, void *ctx, struct http_request *req,
-                             char **seg, int n)
+/* The event log id of the path, or a 400. */
+static bool event_log_id(struct http_request *req, const char *s, int64_t *id)
 {
+	if (api_parse_int(s, 1, INT64_MAX, id) == 0)
+		return true;
+	reply_problemf(req, 400, "event_log_id \"%.40s\": expected a whole number >= 1", s);
+	return false;
+}
+
+void airflow_get_event_logs(const struct route_ctx *rc, struct http_request *req,
+                            const struct route_match *m)
+{
+	(void)m;
+	route_list(rc->observe_ops, rc->observe_ctx, req);
+}
+
+void airflow_get_event_log(const struct route_ctx *rc, struct http_request *req,
+                           const struct route_match *m)
+{
+	const struct observe_api_ops *ops = rc->observe_ops;
+	void *ctx = rc->observe_ctx;
+	const char *id_s = route_match_param(m, "event_log_id");
 	struct weir_error err = {0};
 	struct event_log_row row;
 	int64_t id;
 	json_t *o;
 
-	if (!ops || !ops->event_list || !ops->event_get) {
-		reply_problem(req, 503, "this server keeps no event log");
+	if (!event_log_id(req, id_s, &id))
 		return;
-	}
-	if (n > 2) {
-		reply_problem_no_route(req);
-		return;
-	}
-	if (!request_method_is(req, "GET")) {
-		reply_problem_no_method(req);
-		return;
-	}
-	if (n == 1) {
-		route_list(ops, ctx, req);
-		return;
-	}
-	if (api_parse_int(seg[1], 1, INT64_MAX, &id) < 0) {
-		reply_problemf(req, 400, "event_log_id \"%.40s\": expected a whole number >= 1",
-		               seg[1]);
-		return;
-	}
 	if (ops->event_get(ctx, id, &row, &err) < 0) {
 		reply_problem_error(req, &err);
 		return;
@@ -350,4 +202,16 @@ void event_log_routes_handle(const struct observe_api_ops *ops, void *ctx, struc
 		reply_problem(req, 500, "out of memory");
 	else
 		reply_problem_result(req, o, NULL);
+}
+
+void event_log_unmatched(struct http_request *req, char **seg, int n)
+{
+	int64_t id;
+
+	if (n == 2 && !request_method_is(req, "GET"))
+		reply_problem_no_method(req);
+	else if (n == 2)
+		event_log_id(req, seg[1], &id);
+	else
+		reply_problem_no_route(req);
 }

@@ -17,8 +17,14 @@
 #include "api/http.h"
 #include "api/notify_api.h"
 
-/* Answers it; ops NULL: 503. */
-void notify_routes_handle(const struct notify_api_ops *ops, void *ctx, struct http_request *req,
-                          char **seg, int n);
+struct route_ctx;
+struct route_match;
+
+/* GET of the notifications, of the SLA misses: every one (filtered by the
+ * query), or a run's where the path names it (its ids checked, a 400); no
+ * notify ops: 503. */
+void notify_list(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
+void notify_sla_misses(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m);
 
 #endif

@@ -110,6 +110,13 @@ static bool etag_matches(const char *inm, const char *etag)
 	return false;
 }
 
+void ui_assets_no_method(struct http_request *req)
+{
+	ui_add_security_headers(req);
+	http_request_add_header(req, "Allow", "GET, HEAD");
+	respond_plain(req, 405, "method not allowed: the UI's files take GET or HEAD\n");
+}
+
 void ui_assets_handle(struct http_request *req)
 {
 	const char *method = http_request_method(req);
@@ -117,12 +124,11 @@ void ui_assets_handle(struct http_request *req)
 	const struct ui_asset *a;
 	const char *rel;
 
-	ui_add_security_headers(req);
 	if (strcmp(method, "GET") && strcmp(method, "HEAD")) {
-		http_request_add_header(req, "Allow", "GET, HEAD");
-		respond_plain(req, 405, "method not allowed: the UI's files take GET or HEAD\n");
+		ui_assets_no_method(req);
 		return;
 	}
+	ui_add_security_headers(req);
 	if (!strcmp(path, "/") || !strcmp(path, "/index.html"))
 		rel = "index.html";
 	else

@@ -47,6 +47,8 @@ bool ui_assets_owns(const char *path);
 /* Answers a request for which ui_assets_owns() holds (but not the session
  * routes of api/ui_auth.h): the file, 304, 400 for a bad path, 404, 405. */
 void ui_assets_handle(struct http_request *req);
+/* The 405 of the UI's files: plain text, with an Allow header. */
+void ui_assets_no_method(struct http_request *req);
 /* Adds the UI's security headers (CSP, nosniff, Referrer-Policy) to the
  * answer still to be sent. */
 void ui_add_security_headers(struct http_request *req);

@@ -331,28 +331,39 @@ static void route_logout(struct ui_auth *ua, struct http_request *req)
 	explicit_bzero(id, sizeof id);
 }
 
-void ui_auth_handle(struct ui_auth *ua, struct http_request *req, const char *token,
-                    struct auth_gate *gate)
+void ui_auth_no_method(struct http_request *req)
 {
 	const char *path = http_request_path(req);
 	const char *method = http_request_method(req);
 	bool is_get = !strcmp(path, "/ui/session");
+	char msg[128];
+
+	ui_add_security_headers(req);
+	snprintf(msg, sizeof msg, "%s %s: method not allowed (expected %s)", method, path,
+	         is_get ? "GET" : "POST");
+	http_request_add_header(req, "Allow", is_get ? "GET" : "POST");
+	reply_problem(req, 405, msg);
+}
+
+void ui_auth_login_route(struct ui_auth *ua, struct http_request *req, const char *token,
+                         struct auth_gate *gate)
+{
+	ui_add_security_headers(req);
+	route_login(ua, req, token, gate);
+}
+
+void ui_auth_logout_route(struct ui_auth *ua, struct http_request *req)
+{
+	ui_add_security_headers(req);
+	route_logout(ua, req);
+}
+
+void ui_auth_session_route(struct ui_auth *ua, struct http_request *req)
+{
 	struct ui_session s;
 
 	ui_add_security_headers(req);
-	if (is_get ? strcmp(method, "GET") : strcmp(method, "POST")) {
-		char msg[128];
-		snprintf(msg, sizeof msg, "%s %s: method not allowed (expected %s)", method, path,
-		         is_get ? "GET" : "POST");
-		http_request_add_header(req, "Allow", is_get ? "GET" : "POST");
-		reply_problem(req, 405, msg);
-		return;
-	}
-	if (!strcmp(path, "/ui/login")) {
-		route_login(ua, req, token, gate);
-	} else if (!strcmp(path, "/ui/logout")) {
-		route_logout(ua, req);
-	} else if (session_of(ua, req, &s)) {
+	if (session_of(ua, req, &s)) {
 		respond_session(req, &s);
 		explicit_bzero(&s, sizeof s);
 	} else {

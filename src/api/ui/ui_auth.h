@@ -48,11 +48,17 @@ void ui_auth_destroy(struct ui_auth *ua);
 
 /* Whether path is one of /ui/login, /ui/session, /ui/logout. */
 bool ui_auth_owns(const char *path);
-/* Answers one of those routes.  `token` is the server's token; `gate`
- * (may be NULL) checks the configured users' passwords, off the loop: a
- * login may be suspended and handed to the router again with the verdict. */
-void ui_auth_handle(struct ui_auth *ua, struct http_request *req, const char *token,
-                    struct auth_gate *gate);
+/* POST /ui/login.  `token` is the server's token; `gate` (may be NULL)
+ * checks the configured users' passwords, off the loop: a login may be
+ * suspended and handed to the router again with the verdict. */
+void ui_auth_login_route(struct ui_auth *ua, struct http_request *req, const char *token,
+                         struct auth_gate *gate);
+/* POST /ui/logout. */
+void ui_auth_logout_route(struct ui_auth *ua, struct http_request *req);
+/* GET /ui/session: the session's user and CSRF token, or a 401. */
+void ui_auth_session_route(struct ui_auth *ua, struct http_request *req);
+/* The 405 of those routes (problem details, with an Allow header). */
+void ui_auth_no_method(struct http_request *req);
 /* Whether the session cookie always says Secure (a server reached over
  * https through a proxy); else it says so when the request came over TLS
  * (http_request_is_tls). */

@@ -6,6 +6,8 @@
 #include "api/airflow/airflow_request.h"
 #include "api/reply.h"
 #include "api/request.h"
+#include "api/route_ctx.h"
+#include "api/route_match.h"
 
 #define UI_RUNS_DEFAULT 25
 #define UI_RUNS_MAX 365
@@ -29,39 +31,53 @@ static bool ui_limit_query(struct http_request *req, int *limit)
 	return true;
 }
 
-/* ui/dags and ui/dags/{dag_id}/grid|stats: what the web UI reads in one request. */
-void ui_routes_handle(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                      char **seg, int n)
+/* The UI's views are optional ops: a server without them has no such route. */
+static bool ui_views(const struct dag_api_ops *ops, struct http_request *req)
 {
+	if (ops->ui_dags && ops->ui_grid && ops->ui_stats)
+		return true;
+	reply_problem_no_route(req);
+	return false;
+}
+
+void ui_data_dags(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)
+{
+	const struct dag_api_ops *ops = rc->dag_ops;
+	void *ctx = rc->dag_ctx;
 	struct weir_error err = {0};
 	int limit, offset;
 
-	if (!ops) {
-		reply_problem(req, 503, "this server runs no DAG manager (workflows are off)");
+	(void)m;
+	if (ui_views(ops, req) && airflow_page_query(req, &limit, &offset))
+		reply_problem_result(req, ops->ui_dags(ctx, limit, offset, &err), &err);
+}
+
+/* GET of a DAG's grid or its statistics over its last runs */
+static void dag_window(const struct route_ctx *rc, struct http_request *req,
+                       const struct route_match *m, bool grid)
+{
+	const struct dag_api_ops *ops = rc->dag_ops;
+	void *ctx = rc->dag_ctx;
+	const char *dag_id = route_match_param(m, "dag_id");
+	struct weir_error err = {0};
+	int limit;
+
+	if (!ui_views(ops, req) || !airflow_check_id(req, "dag_id", dag_id) ||
+	    !ui_limit_query(req, &limit))
 		return;
-	}
-	if (n < 2 || strcmp(seg[1], "dags") || n == 3 || n > 4 || !ops->ui_dags || !ops->ui_grid ||
-	    !ops->ui_stats) {
-		reply_problem_no_route(req);
-		return;
-	}
-	if (n == 4 && strcmp(seg[3], "grid") && strcmp(seg[3], "stats")) {
-		reply_problem_no_route(req);
-		return;
-	}
-	if (!request_method_is(req, "GET")) {
-		reply_problem_no_method(req);
-		return;
-	}
-	if (n == 2) {
-		if (airflow_page_query(req, &limit, &offset))
-			reply_problem_result(req, ops->ui_dags(ctx, limit, offset, &err), &err);
-		return;
-	}
-	if (!airflow_check_id(req, "dag_id", seg[2]) || !ui_limit_query(req, &limit))
-		return;
-	if (!strcmp(seg[3], "grid"))
-		reply_problem_result(req, ops->ui_grid(ctx, seg[2], limit, &err), &err);
+	if (grid)
+		reply_problem_result(req, ops->ui_grid(ctx, dag_id, limit, &err), &err);
 	else
-		reply_problem_result(req, ops->ui_stats(ctx, seg[2], limit, &err), &err);
+		reply_problem_result(req, ops->ui_stats(ctx, dag_id, limit, &err), &err);
+}
+
+void ui_data_grid(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)
+{
+	dag_window(rc, req, m, true);
+}
+
+void ui_data_stats(const struct route_ctx *rc, struct http_request *req,
+                   const struct route_match *m)
+{
+	dag_window(rc, req, m, false);
 }

@@ -14,8 +14,17 @@
 #include "api/dag_api.h"
 #include "api/http.h"
 
-/* seg[0..n) are the path's segments after /api/v1/.  ops NULL: 503. */
-void ui_routes_handle(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
-                      char **seg, int n);
+struct route_ctx;
+struct route_match;
+
+/* The operations of the route table's /ui rows (api/route_table.c): GET
+ * ui/dags, ui/dags/{dag_id}/grid, ui/dags/{dag_id}/stats; the entry has
+ * answered 503 where no DAG manager runs. */
+void ui_data_dags(const struct route_ctx *rc, struct http_request *req,
+                  const struct route_match *m);
+void ui_data_grid(const struct route_ctx *rc, struct http_request *req,
+                  const struct route_match *m);
+void ui_data_stats(const struct route_ctx *rc, struct http_request *req,
+                   const struct route_match *m);
 
 #endif

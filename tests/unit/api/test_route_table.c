@@ -1,7 +1,8 @@
 /* test_route_table.c: route templates (api/route_table.h): the most fixed
  * segments win, numbers only where the name says so, the ids read from a
- * path, the events of the state-changing methods, and who answers each
- * path: the handler column that is the server's one dispatch. */
+ * path, the events of the state-changing methods, who answers each path,
+ * and the table as the server's one dispatch: each row's operation per
+ * method. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,12 @@
 
 #include <string.h>
 
+#include "api/airflow/airflow.h"
+#include "api/airflow/airflow_admin.h"
+#include "api/airflow/airflow_misc.h"
+#include "api/airflow/conn_routes.h"
+#include "api/airflow/dataset_routes.h"
+#include "api/jobs_routes.h"
 #include "api/route_table.h"
 
 static const char *tpl(const char *path)
@@ -86,16 +93,218 @@ static void test_events(void **state)
 	assert_null(route_table_event(ROUTE_TABLE_OTHER, "POST"));
 }
 
-/* Every row but "other" names who answers it, with a handler. */
-static void test_every_row_has_a_handler(void **state)
+static const char *const methods[] = {"GET", "POST", "PATCH", "PUT", "DELETE"};
+#define N_METHODS (sizeof methods / sizeof methods[0])
+
+/* The templates of Airflow's API the table lists (for the metrics and the
+ * event log) that weir does not serve: answered 404. */
+static bool unserved(const char *t)
+{
+	static const char *const none[] = {
+	    "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}/setNote",
+	    "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/setNote",
+	    "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/{map_index}/"
+	    "setNote",
+	};
+
+	for (size_t i = 0; i < sizeof none / sizeof none[0]; i++)
+		if (!strcmp(t, none[i]))
+			return true;
+	return false;
+}
+
+/* Every row but "other" names who answers it and, unless it is one of
+ * Airflow's that weir does not serve, an operation for at least one method;
+ * the unserved ones have none. */
+static void test_every_row_has_an_operation(void **state)
 {
 	(void)state;
 	assert_null(route_table_row_entry(ROUTE_TABLE_OTHER));
+	assert_false(route_table_served(ROUTE_TABLE_OTHER));
+	for (size_t m = 0; m < N_METHODS; m++)
+		assert_null(route_table_op(ROUTE_TABLE_OTHER, methods[m]));
 	for (size_t i = 1; i < route_table_count(); i++) {
-		const struct route_entry *e = route_table_row_entry((int)i);
-		if (!e || !e->handle)
-			fail_msg("row %zu (%s) has no handler", i, route_table_template((int)i));
+		const char *t = route_table_template((int)i);
+		size_t ops = 0;
+		if (!route_table_row_entry((int)i))
+			fail_msg("row %zu (%s) names no entry", i, t);
+		for (size_t m = 0; m < N_METHODS; m++)
+			ops += route_table_op((int)i, methods[m]) != NULL;
+		if (unserved(t) ? ops != 0 : ops == 0)
+			fail_msg("row %s: %zu operations", t, ops);
+		if (route_table_served((int)i) != (ops > 0))
+			fail_msg("row %s: route_table_served disagrees", t);
+		/* HEAD and the methods outside the table are nobody's */
+		assert_null(route_table_op((int)i, "HEAD"));
+		assert_null(route_table_op((int)i, "OPTIONS"));
 	}
+}
+
+/* No template twice: a second row could never be matched. */
+static void test_templates_are_unique(void **state)
+{
+	(void)state;
+	for (size_t i = 1; i < route_table_count(); i++)
+		for (size_t k = i + 1; k < route_table_count(); k++)
+			if (!strcmp(route_table_template((int)i), route_table_template((int)k)))
+				fail_msg("%s is rows %zu and %zu", route_table_template((int)i), i,
+				         k);
+}
+
+/* Where a served row names the event of a method, it answers the method:
+ * an event named for an operation no row has would never be recorded ("":
+ * the method is not recorded there, named or not). */
+static void test_events_name_operations(void **state)
+{
+	(void)state;
+	for (size_t i = 1; i < route_table_count(); i++) {
+		if (!route_table_served((int)i))
+			continue;
+		for (size_t m = 1; m < N_METHODS; m++) /* GET names none */
+			if (route_table_event((int)i, methods[m]) &&
+			    *route_table_event((int)i, methods[m]) &&
+			    !route_table_op((int)i, methods[m]))
+				fail_msg("%s %s: an event and no operation", methods[m],
+				         route_table_template((int)i));
+	}
+}
+
+/* Each served template of Airflow's API names its operation by Airflow's
+ * operationId; a method the row lacks is no operation (the dispatch's 405). */
+static void test_airflow_rows_name_their_operations(void **state)
+{
+#define AF "/api/v1"
+#define TI AF "/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances"
+	static const struct {
+		const char *tpl, *method;
+		route_op_fn op;
+	} cases[] = {
+	    {AF "/dags", "GET", airflow_get_dags},
+	    {AF "/dags", "PATCH", airflow_patch_dags},
+	    {AF "/dags", "POST", NULL},
+	    {AF "/dags/{dag_id}", "GET", airflow_get_dag},
+	    {AF "/dags/{dag_id}", "PATCH", airflow_patch_dag},
+	    {AF "/dags/{dag_id}", "DELETE", airflow_delete_dag},
+	    {AF "/dags/{dag_id}", "PUT", NULL},
+	    {AF "/dags/{dag_id}/details", "GET", airflow_get_dag_details},
+	    {AF "/dags/{dag_id}/tasks", "GET", airflow_get_tasks},
+	    {AF "/dags/{dag_id}/tasks/{task_id}", "GET", airflow_get_task},
+	    {AF "/dags/{dag_id}/clearTaskInstances", "POST", airflow_post_clear_task_instances},
+	    {AF "/dags/{dag_id}/updateTaskInstancesState", "POST",
+	     airflow_post_set_task_instances_state},
+	    {AF "/dags/{dag_id}/dagRuns", "GET", airflow_get_dag_runs},
+	    {AF "/dags/{dag_id}/dagRuns", "POST", airflow_post_dag_run},
+	    {AF "/dags/~/dagRuns/list", "POST", airflow_get_dag_runs_batch},
+	    {AF "/dags/~/dagRuns/list", "GET", NULL},
+	    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}", "GET", airflow_get_dag_run},
+	    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}", "PATCH", airflow_update_dag_run_state},
+	    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}", "DELETE", airflow_delete_dag_run},
+	    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", "POST", airflow_clear_dag_run},
+	    {TI, "GET", airflow_get_task_instances},
+	    {AF "/dags/~/dagRuns/~/taskInstances/list", "POST", airflow_get_task_instances_batch},
+	    {TI "/{task_id}", "GET", airflow_get_task_instance},
+	    {TI "/{task_id}", "PATCH", airflow_patch_task_instance},
+	    {TI "/{task_id}/{map_index}", "GET", airflow_get_mapped_task_instance},
+	    {TI "/{task_id}/{map_index}", "PATCH", airflow_patch_mapped_task_instance},
+	    {TI "/{task_id}/listMapped", "GET", airflow_get_mapped_task_instances},
+	    {TI "/{task_id}/dependencies", "GET", airflow_get_task_instance_dependencies},
+	    {TI "/{task_id}/{map_index}/dependencies", "GET",
+	     airflow_get_mapped_task_instance_dependencies},
+	    {TI "/{task_id}/tries", "GET", airflow_get_task_instance_tries},
+	    {TI "/{task_id}/tries/{task_try_number}", "GET", airflow_get_task_instance_try_details},
+	    {TI "/{task_id}/{map_index}/tries", "GET", airflow_get_mapped_task_instance_tries},
+	    {TI "/{task_id}/{map_index}/tries/{task_try_number}", "GET",
+	     airflow_get_mapped_task_instance_try_details},
+	    {TI "/{task_id}/links", "GET", airflow_get_extra_links},
+	    {TI "/{task_id}/logs/{task_try_number}", "GET", airflow_get_log},
+	    {TI "/{task_id}/xcomEntries", "GET", airflow_get_xcom_entries},
+	    {TI "/{task_id}/xcomEntries/{xcom_key}", "GET", airflow_get_xcom_entry},
+	    {AF "/importErrors", "GET", airflow_get_import_errors},
+	    {AF "/importErrors/{import_error_id}", "GET", airflow_get_import_error},
+	    {AF "/pools", "GET", airflow_get_pools},
+	    {AF "/pools", "POST", airflow_post_pool},
+	    {AF "/pools/{pool_name}", "GET", airflow_get_pool},
+	    {AF "/pools/{pool_name}", "PATCH", airflow_patch_pool},
+	    {AF "/pools/{pool_name}", "DELETE", airflow_delete_pool},
+	    {AF "/dagStats", "GET", airflow_get_dag_stats},
+	    {AF "/dagWarnings", "GET", airflow_get_dag_warnings},
+	    {AF "/dagSources/{file_token}", "GET", airflow_get_dag_source},
+	    {AF "/parseDagFile/{file_token}", "PUT", airflow_reparse_dag_file},
+	    {AF "/parseDagFile/{file_token}", "GET", NULL},
+	    {AF "/providers", "GET", airflow_get_providers},
+	    {AF "/plugins", "GET", airflow_get_plugins},
+	    {AF "/config", "GET", airflow_get_config},
+	    {AF "/config/section/{section}/option/{option}", "GET", airflow_get_value},
+	    {AF "/version", "GET", airflow_get_version},
+	    {AF "/connections", "GET", airflow_get_connections},
+	    {AF "/connections", "POST", airflow_post_connection},
+	    {AF "/connections/test", "POST", airflow_test_connection},
+	    /* a connection named "test" is still read, changed, deleted */
+	    {AF "/connections/test", "GET", airflow_get_connection},
+	    {AF "/connections/test", "DELETE", airflow_delete_connection},
+	    {AF "/connections/{connection_id}", "GET", airflow_get_connection},
+	    {AF "/connections/{connection_id}", "PATCH", airflow_patch_connection},
+	    {AF "/connections/{connection_id}", "DELETE", airflow_delete_connection},
+	    {AF "/variables", "GET", airflow_get_variables},
+	    {AF "/variables", "POST", airflow_post_variables},
+	    {AF "/variables/{variable_key}", "GET", airflow_get_variable},
+	    {AF "/variables/{variable_key}", "PATCH", airflow_patch_variable},
+	    {AF "/variables/{variable_key}", "DELETE", airflow_delete_variable},
+	    {AF "/datasets", "GET", airflow_get_datasets},
+	    {AF "/datasets/{uri*}", "GET", airflow_get_dataset},
+	    {AF "/datasets/events", "GET", airflow_get_dataset_events},
+	    {AF "/datasets/events", "POST", airflow_create_dataset_event},
+	    {AF "/datasets/queuedEvent/{uri*}", "GET", airflow_get_dataset_queued_events},
+	    {AF "/datasets/queuedEvent/{uri*}", "DELETE", airflow_delete_dataset_queued_events},
+	    {AF "/dags/{dag_id}/datasets/queuedEvent", "GET",
+	     airflow_get_dag_dataset_queued_events},
+	    {AF "/dags/{dag_id}/datasets/queuedEvent", "DELETE",
+	     airflow_delete_dag_dataset_queued_events},
+	    {AF "/dags/{dag_id}/datasets/queuedEvent/{uri*}", "GET",
+	     airflow_get_dag_dataset_queued_event},
+	    {AF "/dags/{dag_id}/datasets/queuedEvent/{uri*}", "DELETE",
+	     airflow_delete_dag_dataset_queued_event},
+	    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", "GET",
+	     airflow_get_upstream_dataset_events},
+	    /* and weir's own */
+	    {AF "/jobs", "POST", jobs_submit},
+	    {AF "/jobs/{job_id}", "DELETE", jobs_kill},
+	    {AF "/jobs/{job_id}", "PATCH", NULL},
+	};
+	size_t seen = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t r;
+		for (r = 1; r < route_table_count(); r++)
+			if (!strcmp(route_table_template((int)r), cases[i].tpl))
+				break;
+		if (r == route_table_count())
+			fail_msg("no row %s", cases[i].tpl);
+		if (route_table_op((int)r, cases[i].method) != cases[i].op)
+			fail_msg("%s %s: not the operation expected", cases[i].method,
+			         cases[i].tpl);
+	}
+	/* every served row of Airflow's API is above (the event log's and the
+	 * notifications' answer only GET) */
+	for (size_t r = 1; r < route_table_count(); r++) {
+		const char *t = route_table_template((int)r);
+		bool listed = false;
+		if (!route_table_served((int)r) || strncmp(t, AF "/", 8) ||
+		    !strncmp(t, AF "/jobs", 12) || !strncmp(t, AF "/launch", 14) ||
+		    !strncmp(t, AF "/ui/", 11) || !strcmp(t, AF "/health") ||
+		    strstr(t, "atasets") || strstr(t, "otifications") || strstr(t, "slaMisses") ||
+		    strstr(t, "eventLogs"))
+			continue;
+		for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++)
+			listed = listed || !strcmp(cases[i].tpl, t);
+		if (!listed)
+			fail_msg("%s: Airflow's, served, and its operations not checked here", t);
+		seen++;
+	}
+	assert_true(seen > 40);
+#undef TI
+#undef AF
 }
 
 static const char *who(const char *path)
@@ -201,8 +410,13 @@ static void test_who_answers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_templates),   cmocka_unit_test(test_params),
-	    cmocka_unit_test(test_events),      cmocka_unit_test(test_every_row_has_a_handler),
+	    cmocka_unit_test(test_templates),
+	    cmocka_unit_test(test_params),
+	    cmocka_unit_test(test_events),
+	    cmocka_unit_test(test_every_row_has_an_operation),
+	    cmocka_unit_test(test_templates_are_unique),
+	    cmocka_unit_test(test_events_name_operations),
+	    cmocka_unit_test(test_airflow_rows_name_their_operations),
 	    cmocka_unit_test(test_who_answers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

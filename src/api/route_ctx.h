@@ -1,15 +1,10 @@
-/* routes.h: the context every handler of the route table's entries
- * (api/route_table.h: one entry per route group, with one signature) is
- * given; the entries are defined in routes.c.
- *
- * As a command table maps a name to its handler and flags, each row of
- * the route table names the entry that answers it; api_handle (api.c)
- * looks the request's path up, checks the credentials the entry asks for,
- * and calls the entry's handler.  The handler still checks the method
- * (its 405 is in its group's voice) and the path's ids.
+/* route_ctx.h: the context every operation of the route table
+ * (api/route_table.h) is given: the api's ops tables and the waiting it
+ * owns.  The route groups include this and api/route_match.h, never the
+ * table, which names their operations.
  */
-#ifndef WEIR_API_ROUTES_H
-#define WEIR_API_ROUTES_H
+#ifndef WEIR_API_ROUTE_CTX_H
+#define WEIR_API_ROUTE_CTX_H
 
 #include <stdbool.h>
 
@@ -19,7 +14,6 @@
 #include "api/http.h"
 #include "api/job_api.h"
 #include "api/observe_api.h"
-#include "api/route_table.h"
 #include "api/secrets_api.h"
 
 struct auth_gate;
