@@ -16,6 +16,7 @@
 #include "api/airflow/airflow_lists.h"
 #include "api/airflow/airflow_logs.h"
 #include "api/airflow/airflow_request.h"
+#include "api/dag_answers.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "lib/clock.h"
@@ -92,7 +93,7 @@ static void route_patch_dag(const struct dag_api_ops *ops, void *ctx, struct htt
 		json_decref(body);
 		return;
 	}
-	r = ops->patch_dag(ctx, dag_id, body, &err);
+	r = dag_answer_patch_dag(ops, ctx, dag_id, body, &err);
 	json_decref(body);
 	reply_problem_result(req, r, &err);
 }
@@ -153,7 +154,7 @@ static void route_trigger(const struct dag_api_ops *ops, void *ctx, struct http_
 		json_object_set(out, "dag_run_id", run_id);
 	if (json_is_string(logical))
 		json_object_set(out, "logical_date", logical);
-	r = ops->trigger_run(ctx, dag_id, out, &err);
+	r = dag_answer_trigger_run(ops, ctx, dag_id, out, &err);
 	reply_problem_result(req, r, &err);
 out:
 	json_decref(out);
@@ -166,7 +167,7 @@ static void get_run(const struct dag_api_ops *ops, void *ctx, struct http_reques
 {
 	struct weir_error err = {0};
 	size_t len = 0;
-	char *text = ops->get_run_text(ctx, dag_id, run_id, &len, &err);
+	char *text = dag_answer_get_run_text(ops, ctx, dag_id, run_id, &len, &err);
 	if (!text)
 		reply_problem_error(req, &err);
 	else
@@ -189,7 +190,7 @@ static void route_patch_run(const struct dag_api_ops *ops, void *ctx, struct htt
 		json_decref(body);
 		return;
 	}
-	r = ops->patch_run(ctx, dag_id, run_id, body, &err);
+	r = dag_answer_patch_run(ops, ctx, dag_id, run_id, body, &err);
 	json_decref(body);
 	reply_problem_result(req, r, &err);
 }
@@ -284,7 +285,7 @@ static void route_clear(const struct dag_api_ops *ops, void *ctx, struct http_re
 	} else {
 		json_object_set_new(out, "task_ids", json_null());
 	}
-	r = ops->clear_tis(ctx, dag_id, out, &err);
+	r = dag_answer_clear_tis(ops, ctx, dag_id, out, &err);
 	reply_problem_result(req, r, &err);
 out:
 	json_decref(out);
@@ -350,8 +351,9 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct log_strea
 		reply_problem_result(
 		    req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
 	else
-		reply_problem_result(req, ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err),
-		                     &err);
+		reply_problem_result(
+		    req, dag_answer_get_ti(ops, ctx, seg[1], seg[3], seg[5], map_index, &err),
+		    &err);
 }
 
 /* "~" stands for every DAG or run in Airflow's list routes only; elsewhere
@@ -422,7 +424,7 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream 
 		return;
 	if (n == 2) {
 		if (request_method_is(req, "GET"))
-			reply_problem_result(req, ops->get_dag(ctx, seg[1], &err), &err);
+			reply_problem_result(req, dag_answer_get_dag(ops, ctx, seg[1], &err), &err);
 		else if (request_method_is(req, "PATCH"))
 			route_patch_dag(ops, ctx, req, seg[1]);
 		else

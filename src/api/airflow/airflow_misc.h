@@ -23,8 +23,4 @@
 void airflow_misc_handle(const struct dag_api_ops *ops, void *ctx, const json_t *config_view,
                          const char *version, struct http_request *req, char **seg, int n);
 
-/* A DAG's file_token (Airflow's DAG field): opaque, it names the DAG and
- * never a path.  Newly allocated; NULL when out of memory. */
-char *airflow_file_token(const char *dag_id);
-
 #endif

@@ -385,6 +385,7 @@ json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, con
                           struct dag_ti_list_query *q, struct weir_error *err)
 {
 	const char *ids[1] = {task_id};
+	struct dag_ti_list l = {0};
 	json_t *t = dm_op_get_task(ctx, dag_id, task_id, err);
 	bool mapped = json_is_true(json_object_get(t, "is_mapped"));
 
@@ -398,5 +399,9 @@ json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, con
 	}
 	q->task_ids.v = ids;
 	q->task_ids.n = 1;
-	return dm_op_list_tis(ctx, dag_id, run_id, q, err);
+	if (dm_op_list_tis(ctx, dag_id, run_id, q, &l, err) < 0)
+		return NULL;
+	t = dag_view_tis(&l);
+	dag_ti_list_free(&l);
+	return t ? t : weir_error_oom_null(err);
 }
