@@ -4,6 +4,7 @@
 
 #include <stdlib.h>
 
+#include "api/dag_ui_views.h"
 #include "api/dag_views.h"
 #include "lib/strbuf.h"
 
@@ -198,5 +199,84 @@ json_t *dag_answer_import_errors(const struct dag_api_ops *ops, void *ctx, int l
 		return NULL;
 	o = dag_view_import_errors(&l);
 	dag_import_error_list_free(&l);
+	return rendered(o, err);
+}
+
+json_t *dag_answer_dag_tasks(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                             struct weir_error *err)
+{
+	struct dag_view d = {0};
+	json_t *o;
+
+	if (ops->dag_tasks(ctx, dag_id, &d, err) < 0)
+		return NULL;
+	o = dag_view_tasks(d.spec);
+	dag_view_release(&d);
+	return rendered(o, err);
+}
+
+json_t *dag_answer_dag_details(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                               struct weir_error *err)
+{
+	struct dag_view d = {0};
+	json_t *o;
+
+	if (ops->dag_details(ctx, dag_id, &d, err) < 0)
+		return NULL;
+	o = dag_view_details(&d.row, d.spec, d.next_ms);
+	dag_view_release(&d);
+	return rendered(o, err);
+}
+
+json_t *dag_answer_ti_tries(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                            const char *run_id, const char *task_id, int map_index,
+                            struct weir_error *err)
+{
+	struct dag_ti_tries t = {0};
+	json_t *o;
+
+	if (ops->ti_tries(ctx, dag_id, run_id, task_id, map_index, &t, err) < 0)
+		return NULL;
+	o = dag_view_ti_tries(&t);
+	dag_ti_tries_release(&t);
+	return rendered(o, err);
+}
+
+json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
+                           struct weir_error *err)
+{
+	struct dag_ui_dags d = {0};
+	json_t *o;
+
+	if (ops->ui_dags(ctx, limit, offset, &d, err) < 0)
+		return NULL;
+	o = dag_view_ui_dags(&d);
+	dag_ui_dags_free(&d);
+	return rendered(o, err);
+}
+
+json_t *dag_answer_ui_grid(const struct dag_api_ops *ops, void *ctx, const char *dag_id, int limit,
+                           struct weir_error *err)
+{
+	struct dag_grid g = {0};
+	json_t *o;
+
+	if (ops->ui_grid(ctx, dag_id, limit, &g, err) < 0)
+		return NULL;
+	o = dag_view_grid(dag_id, g.spec, g.runs, g.n_runs, g.tis, g.n_tis, g.jobs);
+	dag_grid_release(&g);
+	return rendered(o, err);
+}
+
+json_t *dag_answer_ui_stats(const struct dag_api_ops *ops, void *ctx, const char *dag_id, int limit,
+                            struct weir_error *err)
+{
+	struct dag_run_stats st = {0};
+	json_t *o;
+
+	if (ops->ui_stats(ctx, dag_id, limit, &st, err) < 0)
+		return NULL;
+	o = dag_view_stats(dag_id, st.runs, st.n_runs, st.counts);
+	dag_run_stats_release(&st);
 	return rendered(o, err);
 }

@@ -63,5 +63,24 @@ json_t *dag_answer_clear_tis(const struct dag_api_ops *ops, void *ctx, const cha
 /* GET /importErrors: ImportErrorCollection. */
 json_t *dag_answer_import_errors(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
                                  struct weir_error *err);
+/* GET /dags/{dag_id}/tasks: {"tasks":[Task...],"total_entries":N}. */
+json_t *dag_answer_dag_tasks(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                             struct weir_error *err);
+/* GET /dags/{dag_id}/details: DAGDetail. */
+json_t *dag_answer_dag_details(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                               struct weir_error *err);
+/* GET .../taskInstances/{task_id}/tries: a TaskInstance per try. */
+json_t *dag_answer_ti_tries(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                            const char *run_id, const char *task_id, int map_index,
+                            struct weir_error *err);
+/* GET /ui/dags: {"dags","total_entries","import_errors"}. */
+json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
+                           struct weir_error *err);
+/* GET /ui/dags/{dag_id}/grid. */
+json_t *dag_answer_ui_grid(const struct dag_api_ops *ops, void *ctx, const char *dag_id, int limit,
+                           struct weir_error *err);
+/* GET /ui/dags/{dag_id}/stats. */
+json_t *dag_answer_ui_stats(const struct dag_api_ops *ops, void *ctx, const char *dag_id, int limit,
+                            struct weir_error *err);
 
 #endif

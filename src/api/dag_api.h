@@ -6,14 +6,13 @@
  * negotiation for logs, problem+json errors and the rendering of answers in
  * Airflow's shape and field names (api/dag_views.h).  The server's DAG
  * manager (src/server/dag_manager/) owns everything else and fills this
- * table.  The ops of DAGs, runs, task instances, clears and import errors
- * hand over typed rows (api/dag_rows.h): each returns 0 with *out filled
- * (the caller's: its release or free function), or -1 with err and *out
- * left zeroed (WEIR_E_NOT_FOUND -> 404, WEIR_E_INVALID -> 400,
- * WEIR_E_CONFLICT -> 409); api/dag_answers.h calls them and renders.  The
- * ops of a DAG's structure and the web UI's views still return a new JSON
- * reference in the answer's shape, or NULL with err.  Strings passed in are
- * borrowed for the call.
+ * table.  The ops hand over typed rows (api/dag_rows.h), as the job ops
+ * do: each returns 0 with *out filled (the caller's: its release or free
+ * function), or -1 with err and *out left zeroed (WEIR_E_NOT_FOUND -> 404,
+ * WEIR_E_INVALID -> 400, WEIR_E_CONFLICT -> 409); api/dag_answers.h calls
+ * them and renders the answers.  Strings passed in are borrowed for the
+ * call.  (The admin ops, api/dag_admin_api.h, and the dataset ops still
+ * answer JSON.)
  */
 #ifndef WEIR_API_DAG_API_H
 #define WEIR_API_DAG_API_H
@@ -142,22 +141,26 @@ struct dag_api_ops {
 
 	/* The DAG's structure and what the web UI reads (docs/api.md).  An op left NULL
 	 * makes its route a 404. */
-	/* GET /dags/{dag_id}/tasks: {"tasks":[Task...],"total_entries":N} by task_id */
-	json_t *(*dag_tasks)(void *ctx, const char *dag_id, struct weir_error *err);
-	/* GET /dags/{dag_id}/details: DAGDetail (DAG plus params as Param objects, dates,
-	 * catchup...) */
-	json_t *(*dag_details)(void *ctx, const char *dag_id, struct weir_error *err);
-	/* GET .../taskInstances/{task_id}/tries: {"task_instances":[one per try],
-	 * "total_entries":N} */
-	json_t *(*ti_tries)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-	                    int map_index, struct weir_error *err);
-	/* GET /ui/dags: {"dags":[DAG plus last_runs],"total_entries":N,"import_errors":[...]} */
-	json_t *(*ui_dags)(void *ctx, int limit, int offset, struct weir_error *err);
-	/* GET /ui/dags/{dag_id}/grid: the newest `limit` runs (oldest first) and per task one
-	 * summary per run: {"runs":[...],"tasks":[{"task_id","is_mapped","instances":[...]}]} */
-	json_t *(*ui_grid)(void *ctx, const char *dag_id, int limit, struct weir_error *err);
-	/* GET /ui/dags/{dag_id}/stats: {"runs":[...durations...],"counts":{state:n}} */
-	json_t *(*ui_stats)(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+	/* GET /dags/{dag_id}/tasks: the DAG (its spec never NULL: a DAG whose file never
+	 * parsed is a 404) */
+	int (*dag_tasks)(void *ctx, const char *dag_id, struct dag_view *out,
+	                 struct weir_error *err);
+	/* GET /dags/{dag_id}/details: the same */
+	int (*dag_details)(void *ctx, const char *dag_id, struct dag_view *out,
+	                   struct weir_error *err);
+	/* GET .../taskInstances/{task_id}/tries: every try of the TI */
+	int (*ti_tries)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+	                int map_index, struct dag_ti_tries *out, struct weir_error *err);
+	/* GET /ui/dags: a page of DAGs, each with its last runs, and the import errors */
+	int (*ui_dags)(void *ctx, int limit, int offset, struct dag_ui_dags *out,
+	               struct weir_error *err);
+	/* GET /ui/dags/{dag_id}/grid: the newest `limit` runs (oldest first) and their TIs */
+	int (*ui_grid)(void *ctx, const char *dag_id, int limit, struct dag_grid *out,
+	               struct weir_error *err);
+	/* GET /ui/dags/{dag_id}/stats: the newest `limit` runs and the count of runs by
+	 * state */
+	int (*ui_stats)(void *ctx, const char *dag_id, int limit, struct dag_run_stats *out,
+	                struct weir_error *err);
 
 	/* The rest of Airflow's operations (api/dag_admin_api.h); NULL: none */
 	const struct dag_admin_ops *admin;

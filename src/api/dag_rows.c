@@ -89,3 +89,37 @@ void dag_import_error_list_free(struct dag_import_error_list *l)
 	dag_import_error_rows_free(l->v, l->n);
 	memset(l, 0, sizeof *l);
 }
+
+void dag_ti_tries_release(struct dag_ti_tries *t)
+{
+	dag_ti_view_release(&t->ti);
+	dag_run_row_release(&t->run);
+	dag_try_rows_free(t->tries, t->n);
+	free(t->jobs);
+	memset(t, 0, sizeof *t);
+}
+
+void dag_ui_dags_free(struct dag_ui_dags *d)
+{
+	for (size_t i = 0; i < d->n; i++) {
+		dag_view_release(&d->v[i].dag);
+		dag_run_rows_free(d->v[i].runs, d->v[i].n_runs);
+	}
+	free(d->v);
+	dag_import_error_rows_free(d->errors, d->n_errors);
+	memset(d, 0, sizeof *d);
+}
+
+void dag_grid_release(struct dag_grid *g)
+{
+	dag_run_rows_free(g->runs, g->n_runs);
+	dag_ti_rows_free(g->tis, g->n_tis);
+	free(g->jobs);
+	memset(g, 0, sizeof *g);
+}
+
+void dag_run_stats_release(struct dag_run_stats *s)
+{
+	dag_run_rows_free(s->runs, s->n_runs);
+	memset(s, 0, sizeof *s);
+}

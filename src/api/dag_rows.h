@@ -7,8 +7,10 @@
  * dag_run_row, dag_run_row_release).
  *
  * Ownership: a row owns what it holds, except a DAG's spec (see struct
- * dag_view); its release or free function frees that and leaves the row
- * zeroed, so a zeroed row (what a failed op leaves) may be released too.
+ * dag_view, struct dag_grid); its release or free function frees that and
+ * leaves the row zeroed, so a zeroed row (what a failed op leaves) may be
+ * released too.  The web UI's views and a TI's tries come as rows too
+ * (struct dag_ui_dags, dag_grid, dag_run_stats, dag_ti_tries).
  */
 #ifndef WEIR_API_DAG_ROWS_H
 #define WEIR_API_DAG_ROWS_H
@@ -20,6 +22,7 @@
 #include <jansson.h>
 
 #include "model/dag_spec.h"
+#include "model/states.h"
 #include "store/dag_store.h"
 
 /* What a task instance's (or try's) job says: the store keeps a TI
@@ -101,5 +104,56 @@ struct dag_import_error_list {
 	size_t n, total;
 };
 void dag_import_error_list_free(struct dag_import_error_list *l);
+
+/* Every try of a task instance (GET .../tries): the TI as it is now, its
+ * run, and each try with what its job says (jobs[i]: try i's; its reason
+ * unset). */
+struct dag_ti_tries {
+	struct dag_ti_view ti;
+	struct dag_run_row run;
+	struct dag_try_row *tries;
+	struct dag_job_view *jobs;
+	size_t n;
+};
+void dag_ti_tries_release(struct dag_ti_tries *t);
+
+/* A DAG of the web UI's list: the DAG and its latest runs, oldest first. */
+struct dag_ui_dag {
+	struct dag_view dag;
+	struct dag_run_row *runs;
+	size_t n_runs;
+};
+/* The web UI's DAG list (GET /ui/dags): a page of DAGs (total: all of
+ * them) and every import error. */
+struct dag_ui_dags {
+	struct dag_ui_dag *v;
+	size_t n, total;
+	struct dag_import_error_row *errors;
+	size_t n_errors;
+};
+void dag_ui_dags_free(struct dag_ui_dags *d);
+
+/* The web UI's grid of one DAG (GET /ui/dags/{dag_id}/grid): its spec
+ * (borrowed as in struct dag_view; NULL when it never parsed), its latest
+ * runs, oldest first, every TI of those runs and what each TI's job says
+ * (jobs[i]: TI i's, reason unset; NULL: nothing). */
+struct dag_grid {
+	const struct dag_spec *spec;
+	struct dag_run_row *runs;
+	size_t n_runs;
+	struct dag_ti_row *tis;
+	size_t n_tis;
+	struct dag_job_view *jobs;
+};
+void dag_grid_release(struct dag_grid *g);
+
+/* The web UI's stats of one DAG (GET /ui/dags/{dag_id}/stats): its latest
+ * runs, oldest first, and how many runs it has in each state. */
+struct dag_run_stats {
+	struct dag_run_row *runs;
+	size_t n_runs;
+	int64_t counts[DAG_RUN_STATE_COUNT];
+};
+void dag_run_stats_release(struct dag_run_stats *s);
 
 #endif

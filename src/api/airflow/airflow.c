@@ -349,7 +349,7 @@ static void route_tis(const struct dag_api_ops *ops, void *ctx, struct log_strea
 	}
 	if (tries)
 		reply_problem_result(
-		    req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
+		    req, dag_answer_ti_tries(ops, ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
 	else
 		reply_problem_result(
 		    req, dag_answer_get_ti(ops, ctx, seg[1], seg[3], seg[5], map_index, &err),
@@ -436,9 +436,9 @@ void airflow_handle(const struct dag_api_ops *ops, void *ctx, struct log_stream 
 		if (!request_method_is(req, "GET"))
 			reply_problem_no_method(req);
 		else if (tasks && ops->dag_tasks)
-			reply_problem_result(req, ops->dag_tasks(ctx, seg[1], &err), &err);
+			reply_problem_result(req, dag_answer_dag_tasks(ops, ctx, seg[1], &err), &err);
 		else if (!tasks && ops->dag_details)
-			reply_problem_result(req, ops->dag_details(ctx, seg[1], &err), &err);
+			reply_problem_result(req, dag_answer_dag_details(ops, ctx, seg[1], &err), &err);
 		else
 			reply_problem_no_route(req);
 		return;

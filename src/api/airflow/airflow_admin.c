@@ -288,7 +288,7 @@ static void route_try(const struct dag_api_ops *ops, void *ctx, struct http_requ
 	if (!path_number(req, "task_try_number", try_seg, 1, &want))
 		return;
 	if (!(ti = dag_answer_get_ti(ops, ctx, seg[1], seg[3], seg[5], map_index, &err)) ||
-	    !(tries = ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err))) {
+	    !(tries = dag_answer_ti_tries(ops, ctx, seg[1], seg[3], seg[5], map_index, &err))) {
 		reply_problem_error(req, &err);
 		goto out;
 	}

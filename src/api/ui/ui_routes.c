@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/airflow/airflow_request.h"
+#include "api/dag_answers.h"
 #include "api/reply.h"
 #include "api/request.h"
 
@@ -55,13 +56,14 @@ void ui_routes_handle(const struct dag_api_ops *ops, void *ctx, struct http_requ
 	}
 	if (n == 2) {
 		if (airflow_page_query(req, &limit, &offset))
-			reply_problem_result(req, ops->ui_dags(ctx, limit, offset, &err), &err);
+			reply_problem_result(req, dag_answer_ui_dags(ops, ctx, limit, offset, &err),
+			                     &err);
 		return;
 	}
 	if (!airflow_check_id(req, "dag_id", seg[2]) || !ui_limit_query(req, &limit))
 		return;
 	if (!strcmp(seg[3], "grid"))
-		reply_problem_result(req, ops->ui_grid(ctx, seg[2], limit, &err), &err);
+		reply_problem_result(req, dag_answer_ui_grid(ops, ctx, seg[2], limit, &err), &err);
 	else
-		reply_problem_result(req, ops->ui_stats(ctx, seg[2], limit, &err), &err);
+		reply_problem_result(req, dag_answer_ui_stats(ops, ctx, seg[2], limit, &err), &err);
 }

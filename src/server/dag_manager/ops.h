@@ -33,13 +33,16 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
 const struct dag_admin_ops *dm_admin_ops(void);
 
 /* ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
-json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);
-json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err);
-json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-                       int map_index, struct weir_error *err);
-json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err);
-json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_error *err);
-json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+int dm_op_dag_tasks(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err);
+int dm_op_dag_details(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err);
+int dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                   int map_index, struct dag_ti_tries *out, struct weir_error *err);
+int dm_op_ui_dags(void *ctx, int limit, int offset, struct dag_ui_dags *out,
+                  struct weir_error *err);
+int dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct dag_grid *out,
+                  struct weir_error *err);
+int dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct dag_run_stats *out,
+                   struct weir_error *err);
 
 /* The logical date of the DAG's next scheduled run (the one after its
  * latest), CRON_NEVER when none is due (paused, removed, unscheduled, past

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/dag_ui_views.h"
 #include "api/dag_views.h"
 #include "lib/fs.h"
 #include "lib/json_util.h"
@@ -26,11 +27,16 @@
 
 json_t *dm_op_get_task(void *ctx, const char *dag_id, const char *task_id, struct weir_error *err)
 {
-	json_t *all = dm_op_dag_tasks(ctx, dag_id, err), *t, *r = NULL;
+	struct dag_view d = {0};
+	json_t *all, *t, *r = NULL;
 	size_t i;
 
-	if (!all)
+	if (dm_op_dag_tasks(ctx, dag_id, &d, err) < 0)
 		return NULL;
+	all = dag_view_tasks(d.spec);
+	dag_view_release(&d);
+	if (!all)
+		return weir_error_oom_null(err);
 	json_array_foreach(json_object_get(all, "tasks"), i,
 	                   t) if (!strcmp(json_string_value(json_object_get(t, "task_id")),
 	                                  task_id)) r = json_incref(t);

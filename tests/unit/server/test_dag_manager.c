@@ -474,7 +474,7 @@ static void test_pool_slots(void **state)
 	assert_non_null(t);
 	assert_int_equal(json_integer_value(json_object_get(t, "pool_slots")), 3);
 	json_decref(t);
-	r = f->ops->dag_tasks(f->dm, "wide", &err);
+	r = dag_answer_dag_tasks(f->ops, f->dm, "wide", &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(
 	                     json_array_get(json_object_get(r, "tasks"), 0), "pool_slots")),
