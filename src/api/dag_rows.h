@@ -44,6 +44,7 @@ struct dag_view {
 	const struct dag_spec *spec; /* NULL when it never parsed */
 	int64_t next_ms; /* CRON_NEVER: none (paused, removed, unscheduled, past its end) */
 };
+/* Frees the row (not the spec) and zeroes d. */
 void dag_view_release(struct dag_view *d);
 
 /* A page of DAGs (GET /dags); total: how many the filters keep. */
@@ -51,6 +52,7 @@ struct dag_list {
 	struct dag_view *v;
 	size_t n, total;
 };
+/* Releases each DAG, frees the array and zeroes l. */
 void dag_list_free(struct dag_list *l);
 
 /* A page of runs; total as for DAGs. */
@@ -58,6 +60,7 @@ struct dag_run_list {
 	struct dag_run_row *v;
 	size_t n, total;
 };
+/* Frees the rows and zeroes l. */
 void dag_run_list_free(struct dag_run_list *l);
 
 /* A task instance as its TaskInstance shows it: its row, its run's logical
@@ -70,6 +73,7 @@ struct dag_ti_view {
 	char *job_reason;
 	json_t *sla_miss;
 };
+/* Frees the row, the job's reason and the SLA miss, and zeroes t. */
 void dag_ti_view_release(struct dag_ti_view *t);
 /* Sets t->job from j, its reason copied into t->job_reason: 0, -1 out of
  * memory (t->job then says nothing of a reason). */
@@ -81,6 +85,7 @@ struct dag_ti_list {
 	struct dag_ti_view *v;
 	size_t n, total;
 };
+/* Releases each TI, frees the array and zeroes l. */
 void dag_ti_list_free(struct dag_ti_list *l);
 
 /* A task instance a clear touches (or would touch), in short. */
@@ -96,6 +101,7 @@ struct dag_ti_refs {
 /* Appends r's reference (its texts copied) with its run's logical date: 0;
  * -1 out of memory (refs as they were). */
 int dag_ti_refs_add(struct dag_ti_refs *refs, const struct dag_ti_row *r, int64_t logical_date);
+/* Frees every reference and zeroes refs. */
 void dag_ti_refs_free(struct dag_ti_refs *refs);
 
 /* A page of import errors; total: all of them. */
@@ -103,6 +109,7 @@ struct dag_import_error_list {
 	struct dag_import_error_row *v;
 	size_t n, total;
 };
+/* Frees the rows and zeroes l. */
 void dag_import_error_list_free(struct dag_import_error_list *l);
 
 /* Every try of a task instance (GET .../tries): the TI as it is now, its
@@ -115,6 +122,7 @@ struct dag_ti_tries {
 	struct dag_job_view *jobs;
 	size_t n;
 };
+/* Frees the TI, the run, the tries and their jobs' views, and zeroes t. */
 void dag_ti_tries_release(struct dag_ti_tries *t);
 
 /* A DAG of the web UI's list: the DAG and its latest runs, oldest first. */
@@ -131,6 +139,7 @@ struct dag_ui_dags {
 	struct dag_import_error_row *errors;
 	size_t n_errors;
 };
+/* Frees each DAG and its runs, the import errors, and zeroes d. */
 void dag_ui_dags_free(struct dag_ui_dags *d);
 
 /* The web UI's grid of one DAG (GET /ui/dags/{dag_id}/grid): its spec
@@ -145,6 +154,7 @@ struct dag_grid {
 	size_t n_tis;
 	struct dag_job_view *jobs;
 };
+/* Frees the runs, TIs and jobs' views (not the spec) and zeroes g. */
 void dag_grid_release(struct dag_grid *g);
 
 /* The web UI's stats of one DAG (GET /ui/dags/{dag_id}/stats): its latest
@@ -154,6 +164,7 @@ struct dag_run_stats {
 	size_t n_runs;
 	int64_t counts[DAG_RUN_STATE_COUNT];
 };
+/* Frees the runs and zeroes s. */
 void dag_run_stats_release(struct dag_run_stats *s);
 
 #endif
