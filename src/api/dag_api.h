@@ -1,15 +1,18 @@
 /* dag_api.h: what the workflow routes (Airflow's stable REST API v1 paths,
  * docs/api.md) ask of the server.
  *
- * The API layer (src/api/airflow.c) owns routing, auth (Bearer token or
+ * The API layer (src/api/airflow/) owns routing, auth (Bearer token or
  * Basic), query parsing (limit, offset, order_by, state), content
- * negotiation for logs and problem+json errors.  The server's DAG manager
- * (src/server/dag_manager/) owns everything else and fills this table: each
- * op returns a new JSON reference already in Airflow's shape and field names
- * (DAG, DAGCollection, DAGRun, DAGRunCollection, TaskInstance,
- * TaskInstanceCollection, ImportErrorCollection), or NULL with err
- * (WEIR_E_NOT_FOUND -> 404, WEIR_E_INVALID -> 400, WEIR_E_CONFLICT -> 409).
- * Strings passed in are borrowed for the call.
+ * negotiation for logs, problem+json errors and the rendering of answers in
+ * Airflow's shape and field names (api/dag_views.h).  The server's DAG
+ * manager (src/server/dag_manager/) owns everything else and fills this
+ * table.  The ops hand over typed rows (api/dag_rows.h), as the job ops
+ * do: each returns 0 with *out filled (the caller's: its release or free
+ * function), or -1 with err and *out left zeroed (WEIR_E_NOT_FOUND -> 404,
+ * WEIR_E_INVALID -> 400, WEIR_E_CONFLICT -> 409); api/dag_answers.h calls
+ * them and renders the answers.  Strings passed in are borrowed for the
+ * call.  (The admin ops, api/dag_admin_api.h, and the dataset ops still
+ * answer JSON.)
  */
 #ifndef WEIR_API_DAG_API_H
 #define WEIR_API_DAG_API_H
@@ -20,6 +23,7 @@
 
 #include <jansson.h>
 
+#include "api/dag_rows.h"
 #include "lib/error.h"
 
 struct dag_admin_ops;
@@ -89,76 +93,74 @@ struct api_health {
 typedef void (*api_health_fn)(void *ctx, struct api_health *out);
 
 struct dag_api_ops {
-	/* GET /dags: {"dags":[DAG...],"total_entries":N}, total_entries counting what the
-	 * filters keep */
-	json_t *(*list_dags)(void *ctx, const struct dag_list_query *q, struct weir_error *err);
-	/* GET /dags/{dag_id}: DAG */
-	json_t *(*get_dag)(void *ctx, const char *dag_id, struct weir_error *err);
-	/* PATCH /dags/{dag_id} {"is_paused":bool}: DAG */
-	json_t *(*patch_dag)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
-	/* GET /dags/{dag_id}/dagRuns: {"dag_runs":[...],"total_entries":N}; dag_id "~": every
-	 * DAG's */
-	json_t *(*list_runs)(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
-	                     struct weir_error *err);
-	/* POST /dags/{dag_id}/dagRuns {"conf","dag_run_id","logical_date"}: DAGRun */
-	json_t *(*trigger_run)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
-	/* A DAGRun as a tree (the DAG tests' report, unit tests); the route answers
-	 * with get_run_text */
-	json_t *(*get_run)(void *ctx, const char *dag_id, const char *run_id,
+	/* GET /dags: a page of DAGs, total counting what the filters keep */
+	int (*list_dags)(void *ctx, const struct dag_list_query *q, struct dag_list *out,
+	                 struct weir_error *err);
+	/* GET /dags/{dag_id} */
+	int (*get_dag)(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err);
+	/* PATCH /dags/{dag_id} {"is_paused":bool}: the DAG after */
+	int (*patch_dag)(void *ctx, const char *dag_id, json_t *body, struct dag_view *out,
+	                 struct weir_error *err);
+	/* GET /dags/{dag_id}/dagRuns: a page of runs; dag_id "~": every DAG's */
+	int (*list_runs)(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
+	                 struct dag_run_list *out, struct weir_error *err);
+	/* POST /dags/{dag_id}/dagRuns {"conf","dag_run_id","logical_date"}: the new run */
+	int (*trigger_run)(void *ctx, const char *dag_id, json_t *body, struct dag_run_row *out,
 	                   struct weir_error *err);
-	/* The same answer as its JSON text, newly allocated (*len its length), without a
-	 * tree (the run is what a client polls); NULL with err.  GET
-	 * /dags/{dag_id}/dagRuns/{run_id} */
-	char *(*get_run_text)(void *ctx, const char *dag_id, const char *run_id, size_t *len,
-	                      struct weir_error *err);
-	/* PATCH /dags/{dag_id}/dagRuns/{run_id} {"state":"success|failed|queued"}: DAGRun */
-	json_t *(*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
-	                     struct weir_error *err);
-	/* GET .../dagRuns/{run_id}/taskInstances: {"task_instances":[...],"total_entries":N};
-	 * dag_id and run_id "~": every DAG's, every run's (by DAG, then the run's logical date,
-	 * then the graph's order) */
-	json_t *(*list_tis)(void *ctx, const char *dag_id, const char *run_id,
-	                    const struct dag_ti_list_query *q, struct weir_error *err);
-	/* The same answer as its JSON text, newly allocated (*len its length: the bytes
-	 * json_dumps(JSON_COMPACT) writes of list_tis's), without a tree per TI; NULL with
-	 * err.  What the listing routes answer */
-	char *(*list_tis_text)(void *ctx, const char *dag_id, const char *run_id,
-	                       const struct dag_ti_list_query *q, size_t *len,
-	                       struct weir_error *err);
-	/* GET .../taskInstances/{task_id}[?map_index=N]: TaskInstance (map_index -1: not a
-	 * foreach instance) */
-	json_t *(*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-	                  int map_index, struct weir_error *err);
+	/* GET /dags/{dag_id}/dagRuns/{run_id} (what a client polls: the route writes it as
+	 * text, dag_answer_get_run_text) */
+	int (*get_run)(void *ctx, const char *dag_id, const char *run_id, struct dag_run_row *out,
+	               struct weir_error *err);
+	/* PATCH /dags/{dag_id}/dagRuns/{run_id} {"state":"success|failed|queued"}: the run
+	 * after */
+	int (*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
+	                 struct dag_run_row *out, struct weir_error *err);
+	/* GET .../dagRuns/{run_id}/taskInstances: a page of TIs; dag_id and run_id "~": every
+	 * DAG's, every run's (by DAG, then the run's logical date, then the graph's order).
+	 * total counts the TIs that pass the filters and have a view (dag_view_ti_showable);
+	 * the routes write the page as text, without a tree per TI */
+	int (*list_tis)(void *ctx, const char *dag_id, const char *run_id,
+	                const struct dag_ti_list_query *q, struct dag_ti_list *out,
+	                struct weir_error *err);
+	/* GET .../taskInstances/{task_id}[?map_index=N] (map_index -1: not a foreach
+	 * instance) */
+	int (*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+	              int map_index, struct dag_ti_view *out, struct weir_error *err);
 	/* Where try `try_number` of a TI logs (*path newly allocated) and whether that try has
 	 * ended; 404 when there is no such try. */
 	int (*ti_log_locate)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
 	                     int map_index, int try_number, char **path, bool *ended,
 	                     struct weir_error *err);
 	/* POST /dags/{dag_id}/clearTaskInstances {"dag_run_id","task_ids","include_downstream",
-	 * "only_failed","dry_run"}: {"task_instances":[{dag_id,dag_run_id,task_id,...}]} */
-	json_t *(*clear_tis)(void *ctx, const char *dag_id, json_t *body, struct weir_error *err);
-	/* GET /importErrors: {"import_errors":[{import_error_id,filename,stack_trace,timestamp}],
-	 * "total_entries":N} */
-	json_t *(*import_errors)(void *ctx, int limit, int offset, struct weir_error *err);
+	 * "only_failed","dry_run"}: the TIs cleared (or, dry_run, that would be) */
+	int (*clear_tis)(void *ctx, const char *dag_id, json_t *body, struct dag_ti_refs *out,
+	                 struct weir_error *err);
+	/* GET /importErrors: a page of import errors, total: all of them */
+	int (*import_errors)(void *ctx, int limit, int offset, struct dag_import_error_list *out,
+	                     struct weir_error *err);
 
 	/* The DAG's structure and what the web UI reads (docs/api.md).  An op left NULL
 	 * makes its route a 404. */
-	/* GET /dags/{dag_id}/tasks: {"tasks":[Task...],"total_entries":N} by task_id */
-	json_t *(*dag_tasks)(void *ctx, const char *dag_id, struct weir_error *err);
-	/* GET /dags/{dag_id}/details: DAGDetail (DAG plus params as Param objects, dates,
-	 * catchup...) */
-	json_t *(*dag_details)(void *ctx, const char *dag_id, struct weir_error *err);
-	/* GET .../taskInstances/{task_id}/tries: {"task_instances":[one per try],
-	 * "total_entries":N} */
-	json_t *(*ti_tries)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-	                    int map_index, struct weir_error *err);
-	/* GET /ui/dags: {"dags":[DAG plus last_runs],"total_entries":N,"import_errors":[...]} */
-	json_t *(*ui_dags)(void *ctx, int limit, int offset, struct weir_error *err);
-	/* GET /ui/dags/{dag_id}/grid: the newest `limit` runs (oldest first) and per task one
-	 * summary per run: {"runs":[...],"tasks":[{"task_id","is_mapped","instances":[...]}]} */
-	json_t *(*ui_grid)(void *ctx, const char *dag_id, int limit, struct weir_error *err);
-	/* GET /ui/dags/{dag_id}/stats: {"runs":[...durations...],"counts":{state:n}} */
-	json_t *(*ui_stats)(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+	/* GET /dags/{dag_id}/tasks: the DAG (its spec never NULL: a DAG whose file never
+	 * parsed is a 404) */
+	int (*dag_tasks)(void *ctx, const char *dag_id, struct dag_view *out,
+	                 struct weir_error *err);
+	/* GET /dags/{dag_id}/details: the same */
+	int (*dag_details)(void *ctx, const char *dag_id, struct dag_view *out,
+	                   struct weir_error *err);
+	/* GET .../taskInstances/{task_id}/tries: every try of the TI */
+	int (*ti_tries)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+	                int map_index, struct dag_ti_tries *out, struct weir_error *err);
+	/* GET /ui/dags: a page of DAGs, each with its last runs, and the import errors */
+	int (*ui_dags)(void *ctx, int limit, int offset, struct dag_ui_dags *out,
+	               struct weir_error *err);
+	/* GET /ui/dags/{dag_id}/grid: the newest `limit` runs (oldest first) and their TIs */
+	int (*ui_grid)(void *ctx, const char *dag_id, int limit, struct dag_grid *out,
+	               struct weir_error *err);
+	/* GET /ui/dags/{dag_id}/stats: the newest `limit` runs and the count of runs by
+	 * state */
+	int (*ui_stats)(void *ctx, const char *dag_id, int limit, struct dag_run_stats *out,
+	                struct weir_error *err);
 
 	/* The rest of Airflow's operations (api/dag_admin_api.h); NULL: none */
 	const struct dag_admin_ops *admin;

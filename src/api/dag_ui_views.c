@@ -463,3 +463,43 @@ out:
 	json_decref(c);
 	return r;
 }
+
+/* ---- the DAG ops' rows ---- */
+
+json_t *dag_view_ti_tries(const struct dag_ti_tries *t)
+{
+	json_t *r = dag_view_tries(t->tries, t->n, t->jobs, &t->run), *base, *o;
+	size_t i;
+
+	if (!r)
+		return NULL;
+	base = dag_view_ti_of(&t->ti);
+	json_array_foreach(json_object_get(r, "task_instances"), i, o)
+	    json_object_update_missing(o, base);
+	json_decref(base);
+	return r;
+}
+
+json_t *dag_view_ui_dags(const struct dag_ui_dags *d)
+{
+	json_t *a = json_array(), *errs = json_array();
+
+	if (!a || !errs)
+		goto fail;
+	for (size_t i = 0; i < d->n; i++) {
+		const struct dag_ui_dag *u = &d->v[i];
+		json_t *o =
+		    dag_view_ui_dag(&u->dag.row, u->dag.spec, u->dag.next_ms, u->runs, u->n_runs);
+		if (!o)
+			goto fail;
+		json_array_append_new(a, o);
+	}
+	for (size_t i = 0; i < d->n_errors; i++)
+		json_array_append_new(errs, dag_view_ui_import_error(&d->errors[i]));
+	return json_pack("{s:o, s:I, s:o}", "dags", a, "total_entries", (json_int_t)d->total,
+	                 "import_errors", errs);
+fail:
+	json_decref(a);
+	json_decref(errs);
+	return NULL;
+}

@@ -52,4 +52,13 @@ json_t *dag_view_grid(const char *dag_id, const struct dag_spec *s, const struct
 json_t *dag_view_stats(const char *dag_id, const struct dag_run_row *runs, size_t n_runs,
                        const int64_t counts[DAG_VIEW_RUN_STATES]);
 
+/* ---- the DAG ops' rows (api/dag_rows.h) ---- */
+
+/* {"task_instances":[one per try],"total_entries":n}, each try a whole
+ * TaskInstance: the TI's fields (dag_view_ti_of) under the try's own. */
+json_t *dag_view_ti_tries(const struct dag_ti_tries *t);
+/* {"dags":[dag_view_ui_dag...],"total_entries":total,
+ * "import_errors":[dag_view_ui_import_error...]}. */
+json_t *dag_view_ui_dags(const struct dag_ui_dags *d);
+
 #endif

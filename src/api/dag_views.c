@@ -6,10 +6,32 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/airflow/airflow_misc.h"
+#include <nettle/base64.h>
+
 #include "lib/clock.h"
 #include "lib/json_util.h"
 #include "model/cron.h"
+
+/* A DAG's file_token (Airflow's DAG field): base64url of its id, opaque,
+ * naming the DAG and never a path (airflow_misc.c reads it back).  Newly
+ * allocated; NULL when out of memory. */
+static char *file_token(const char *dag_id)
+{
+	size_t len = strlen(dag_id);
+	char *out = malloc(BASE64_ENCODE_LENGTH(len) + BASE64_ENCODE_FINAL_LENGTH + 1);
+	struct base64_encode_ctx c;
+	size_t n;
+
+	if (!out)
+		return NULL;
+	base64url_encode_init(&c);
+	n = base64_encode_update(&c, out, len, (const uint8_t *)dag_id);
+	n += base64_encode_final(&c, out + n);
+	while (n && out[n - 1] == '=')
+		n--;
+	out[n] = '\0';
+	return out;
+}
 
 static json_t *schedule_json(const struct dag_spec *s)
 {
@@ -58,7 +80,7 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	}
 	if (o) {
 		/* Airflow's fields weir has no use for: the values Airflow gives them then */
-		char *token = airflow_file_token(row->dag_id);
+		char *token = file_token(row->dag_id);
 		json_object_set_new(o, "dag_display_name", json_string(row->dag_id));
 		json_object_set_new(o, "root_dag_id", json_null());
 		json_object_set_new(o, "last_pickled", json_null());
@@ -204,8 +226,8 @@ bool dag_view_ti_needs_job(const struct dag_ti_row *r)
 	return r->job_id > 0 && (r->state == DAG_TI_QUEUED || !r->start_date);
 }
 
-json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
-                    const struct dag_job_view *job)
+/* dag_view_ti with its run's logical date (0: none). */
+static json_t *ti_tree(const struct dag_ti_row *r, int64_t logical, const struct dag_job_view *job)
 {
 	bool have_job = job && job->known;
 	struct dag_ti_shown sh;
@@ -229,8 +251,8 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 	put(&b, "dag_id", str(r->dag_id));
 	put(&b, "dag_run_id", str(r->run_id));
 	put(&b, "map_index", json_integer(r->map_index));
-	put(&b, "execution_date", json_util_time_airflow(run ? run->logical_date : 0));
-	put(&b, "logical_date", json_util_time_airflow(run ? run->logical_date : 0));
+	put(&b, "execution_date", json_util_time_airflow(logical));
+	put(&b, "logical_date", json_util_time_airflow(logical));
 	put(&b, "start_date", json_util_time_airflow(start));
 	put(&b, "end_date", json_util_time_airflow(end_ms));
 	put(&b, "duration",
@@ -269,6 +291,12 @@ json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
 	return o;
 }
 
+json_t *dag_view_ti(const struct dag_ti_row *r, const struct dag_run_row *run,
+                    const struct dag_job_view *job)
+{
+	return ti_tree(r, run ? run->logical_date : 0, job);
+}
+
 /* A time as json_util_time_airflow shows it: null for ms <= 0. */
 static void put_time(struct strbuf *sb, const char *key, int64_t ms)
 {
@@ -296,13 +324,13 @@ static bool put_tree(struct strbuf *sb, const char *key, json_t *v)
 	return true;
 }
 
-int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struct dag_run_row *run,
-                      const struct dag_job_view *job, json_t *sla_miss)
+/* dag_view_ti_write with its run's logical date (0: none). */
+static int ti_write(struct strbuf *sb, const struct dag_ti_row *r, int64_t logical,
+                    const struct dag_job_view *job, json_t *sla_miss)
 {
 	bool have_job = job && job->known, ok = true;
 	size_t at = sb->len;
 	struct dag_ti_shown sh;
-	int64_t logical = run ? run->logical_date : 0;
 
 	dag_view_ti_shown(r, job, &sh);
 	/* the fields in dag_view_ti's order; a missing text (NULL, not UTF-8)
@@ -373,11 +401,23 @@ int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struc
 	return sb->failed ? -1 : 0;
 }
 
+int dag_view_ti_write(struct strbuf *sb, const struct dag_ti_row *r, const struct dag_run_row *run,
+                      const struct dag_job_view *job, json_t *sla_miss)
+{
+	return ti_write(sb, r, run ? run->logical_date : 0, job, sla_miss);
+}
+
+static json_t *ti_ref(const char *dag_id, const char *run_id, const char *task_id, int map_index,
+                      int64_t logical)
+{
+	return json_pack("{s:s, s:s, s:s, s:i, s:o}", "dag_id", dag_id, "dag_run_id", run_id,
+	                 "task_id", task_id, "map_index", map_index, "execution_date",
+	                 json_util_time_airflow(logical ? logical : 1));
+}
+
 json_t *dag_view_ti_ref(const struct dag_ti_row *r, const struct dag_run_row *run)
 {
-	return json_pack("{s:s, s:s, s:s, s:i, s:o}", "dag_id", r->dag_id, "dag_run_id", r->run_id,
-	                 "task_id", r->task_id, "map_index", r->map_index, "execution_date",
-	                 json_util_time_airflow(run->logical_date ? run->logical_date : 1));
+	return ti_ref(r->dag_id, r->run_id, r->task_id, r->map_index, run->logical_date);
 }
 
 json_t *dag_view_import_error(const struct dag_import_error_row *r)
@@ -390,4 +430,111 @@ json_t *dag_view_import_error(const struct dag_import_error_row *r)
 json_t *dag_view_collection(const char *key, json_t *items, size_t total)
 {
 	return json_pack("{s:o, s:I}", key, items, "total_entries", (json_int_t)total);
+}
+
+/* ---- the DAG ops' rows ---- */
+
+json_t *dag_view_dag_of(const struct dag_view *d)
+{
+	return dag_view_dag(&d->row, d->spec, d->next_ms);
+}
+
+json_t *dag_view_dags(const struct dag_list *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < l->n; i++)
+		json_array_append_new(a, dag_view_dag_of(&l->v[i]));
+	return a ? dag_view_collection("dags", a, l->total) : NULL;
+}
+
+json_t *dag_view_runs(const struct dag_run_list *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < l->n; i++)
+		json_array_append_new(a, dag_view_run(&l->v[i]));
+	return a ? dag_view_collection("dag_runs", a, l->total) : NULL;
+}
+
+json_t *dag_view_ti_of(const struct dag_ti_view *t)
+{
+	json_t *o = ti_tree(&t->row, t->logical_date, &t->job);
+
+	if (o && t->sla_miss)
+		json_object_set(o, "sla_miss", t->sla_miss);
+	return o;
+}
+
+int dag_view_ti_of_write(struct strbuf *sb, const struct dag_ti_view *t)
+{
+	return ti_write(sb, &t->row, t->logical_date, &t->job, t->sla_miss);
+}
+
+bool dag_view_ti_showable(const struct dag_ti_view *t)
+{
+	const struct dag_ti_row *r = &t->row;
+	struct dag_ti_shown sh;
+
+	/* the texts ti_write writes whose failure spoils the TI */
+	dag_view_ti_shown(r, &t->job, &sh);
+	return json_util_utf8_ok(r->task_id) && json_util_utf8_ok(r->dag_id) &&
+	       json_util_utf8_ok(r->run_id) && json_util_utf8_ok(r->pool) &&
+	       (!r->rendered_command || json_util_utf8_ok(r->rendered_command)) &&
+	       json_util_utf8_ok(sh.reason);
+}
+
+int dag_view_tis_write(struct strbuf *sb, const struct dag_ti_list *l)
+{
+	size_t n = 0;
+
+	/* as dag_view_collection's tree is written */
+	strbuf_add(sb, "{\"task_instances\":[", 19);
+	for (size_t i = 0; i < l->n && !sb->failed; i++) {
+		size_t at = sb->len;
+		if (n)
+			strbuf_addch(sb, ',');
+		if (dag_view_ti_of_write(sb, &l->v[i]) < 0 && !sb->failed) {
+			sb->len = at; /* no view: none */
+			sb->buf[at] = '\0';
+			continue;
+		}
+		n++;
+	}
+	strbuf_addch(sb, ']');
+	json_util_write_int_field(sb, "total_entries", (long long)l->total);
+	strbuf_addch(sb, '}');
+	return sb->failed ? -1 : 0;
+}
+
+json_t *dag_view_tis(const struct dag_ti_list *l)
+{
+	struct strbuf sb = STRBUF_INIT;
+	json_t *o = NULL;
+
+	if (dag_view_tis_write(&sb, l) == 0)
+		o = json_loadb(sb.buf, sb.len, 0, NULL);
+	strbuf_release(&sb);
+	return o;
+}
+
+json_t *dag_view_ti_refs(const struct dag_ti_refs *refs)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < refs->n; i++) {
+		const struct dag_ti_ref *r = &refs->v[i];
+		json_array_append_new(
+		    a, ti_ref(r->dag_id, r->run_id, r->task_id, r->map_index, r->logical_date));
+	}
+	return a;
+}
+
+json_t *dag_view_import_errors(const struct dag_import_error_list *l)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < l->n; i++)
+		json_array_append_new(a, dag_view_import_error(&l->v[i]));
+	return a ? dag_view_collection("import_errors", a, l->total) : NULL;
 }

@@ -1,13 +1,15 @@
 /* dag_views.h: the Airflow-shaped JSON of the workflow routes (Airflow's
  * stable REST API v1 objects and field names: DAG, DAGRun, TaskInstance,
- * ImportError and their collections), rendered from typed rows
- * (store/dag_store.h) and DAG specs (model/dag_spec.h).
+ * ImportError and their collections), rendered from typed rows: the DAG
+ * ops' (api/dag_rows.h), the store's (store/dag_store.h) and DAG specs
+ * (model/dag_spec.h).
  *
  * Pure: nothing here reads the store or the DAG manager.  What a row alone
  * does not say comes in as plain values: a DAG's next scheduled logical
  * date, and what a task instance's job says about it (struct dag_job_view).
  * Every function returns a new reference, or NULL out of memory; inputs are
- * borrowed.
+ * borrowed.  What clients poll (a run, a run's task instances) is written
+ * as text instead (the _write functions), never built as a tree.
  */
 #ifndef WEIR_API_DAG_VIEWS_H
 #define WEIR_API_DAG_VIEWS_H
@@ -18,20 +20,11 @@
 
 #include <jansson.h>
 
+#include "api/dag_rows.h"
 #include "lib/strbuf.h"
 #include "model/dag_spec.h"
 #include "model/states.h"
 #include "store/dag_store.h"
-
-/* What a task instance's (or try's) job says: the store keeps a TI
- * "queued" until its job runs (every task registered and the user's
- * program started); meanwhile the job says why it waits. */
-struct dag_job_view {
-	bool known;         /* the TI has a job and the store has it */
-	bool running;       /* the job runs */
-	int64_t started_at; /* 0: not yet */
-	const char *reason; /* why the job waits; NULL or "" when it says nothing */
-};
 
 /* A DAG.  spec: its last good parse (NULL when it never parsed);
  * next_ms: the logical date of its next scheduled run, CRON_NEVER for
@@ -78,5 +71,35 @@ json_t *dag_view_ti_ref(const struct dag_ti_row *r, const struct dag_run_row *ru
 json_t *dag_view_import_error(const struct dag_import_error_row *r);
 /* {key: items, "total_entries": total}; items is stolen. */
 json_t *dag_view_collection(const char *key, json_t *items, size_t total);
+
+/* ---- the DAG ops' rows (api/dag_rows.h) ---- */
+
+/* A DAG (dag_view_dag). */
+json_t *dag_view_dag_of(const struct dag_view *d);
+/* DAGCollection {"dags":[DAG...],"total_entries":total}; a DAG without a
+ * view is left out. */
+json_t *dag_view_dags(const struct dag_list *l);
+/* DAGRunCollection {"dag_runs":[DAGRun...],"total_entries":total}; a run
+ * without a view is left out. */
+json_t *dag_view_runs(const struct dag_run_list *l);
+/* A TaskInstance (dag_view_ti, with its SLA miss). */
+json_t *dag_view_ti_of(const struct dag_ti_view *t);
+/* The same as the text json_dumps(JSON_COMPACT) writes of it, at the end of
+ * sb (dag_view_ti_write). */
+int dag_view_ti_of_write(struct strbuf *sb, const struct dag_ti_view *t);
+/* Whether t has a view: every text it shows is there and is UTF-8 (what
+ * dag_view_ti_of_write needs, out of memory aside).  What a listing counts. */
+bool dag_view_ti_showable(const struct dag_ti_view *t);
+/* TaskInstanceCollection {"task_instances":[...],"total_entries":total} as
+ * the text json_dumps(JSON_COMPACT) writes of it, at the end of sb; a TI
+ * without a view is left out.  0, -1 out of memory (sb->failed). */
+int dag_view_tis_write(struct strbuf *sb, const struct dag_ti_list *l);
+/* The same collection as a tree: that text, read back (so the two never
+ * differ). */
+json_t *dag_view_tis(const struct dag_ti_list *l);
+/* [the short reference of each (dag_view_ti_ref's fields)]. */
+json_t *dag_view_ti_refs(const struct dag_ti_refs *refs);
+/* ImportErrorCollection {"import_errors":[...],"total_entries":total}. */
+json_t *dag_view_import_errors(const struct dag_import_error_list *l);
 
 #endif

@@ -21,6 +21,7 @@
 
 #include <uv.h>
 
+#include "api/dag_answers.h"
 #include "cli/cli_common.h"
 #include "cli/cli_ti.h"
 #include "lib/clock.h"
@@ -251,9 +252,9 @@ static void finish(struct dag_test *t)
 static void look(struct dag_test *t, const char **state)
 {
 	struct weir_error err = {0};
-	json_t *run = t->ops->get_run(t->parts.dm, t->dag_id, t->run_id, &err);
-	json_t *tis = run ? t->ops->list_tis(t->parts.dm, t->dag_id, t->run_id,
-	                                     &(struct dag_ti_list_query){.limit = 1000}, &err)
+	json_t *run = dag_answer_get_run(t->ops, t->parts.dm, t->dag_id, t->run_id, &err);
+	json_t *tis = run ? dag_answer_list_tis(t->ops, t->parts.dm, t->dag_id, t->run_id,
+	                                        &(struct dag_ti_list_query){.limit = 1000}, &err)
 	                  : NULL;
 
 	*state = NULL;
@@ -336,7 +337,9 @@ static void on_signal(uv_signal_t *h, int signum)
 	if (t->phase == PHASE_RUNNING) {
 		/* the run fails first, so that no retry and no successor starts */
 		body = json_pack("{s:s}", "state", dag_run_state_name(DAG_RUN_FAILED));
-		r = body ? t->ops->patch_run(t->parts.dm, t->dag_id, t->run_id, body, &err) : NULL;
+		r = body ? dag_answer_patch_run(t->ops, t->parts.dm, t->dag_id, t->run_id, body,
+		                                &err)
+		         : NULL;
 		if (!r && body)
 			cli_error("run %s: %s", t->run_id, err.msg);
 		json_decref(r);
@@ -473,7 +476,7 @@ static void print_import_error(const char *msg, const char *copy, const char *fi
 static int check_loaded(struct dag_test *t, const char *copy, const char *file)
 {
 	struct weir_error err = {0};
-	json_t *dag = t->ops->get_dag(t->parts.dm, t->dag_id, &err);
+	json_t *dag = dag_answer_get_dag(t->ops, t->parts.dm, t->dag_id, &err);
 	json_t *ie, *e;
 	size_t i;
 
@@ -481,7 +484,7 @@ static int check_loaded(struct dag_test *t, const char *copy, const char *file)
 		json_decref(dag);
 		return 0;
 	}
-	ie = t->ops->import_errors(t->parts.dm, 100, 0, &err);
+	ie = dag_answer_import_errors(t->ops, t->parts.dm, 100, 0, &err);
 	json_array_foreach(json_object_get(ie, "import_errors"), i, e)
 	    print_import_error(json_string_value(json_object_get(e, "stack_trace")), copy, file);
 	if (json_array_size(json_object_get(ie, "import_errors")) == 0)
@@ -502,7 +505,7 @@ static int trigger(struct dag_test *t, const struct dag_test_opts *o, const char
 		json_object_set(body, "conf", o->conf);
 	if (iso)
 		json_object_set_new(body, "logical_date", json_string(iso));
-	run = t->ops->trigger_run(t->parts.dm, t->dag_id, body, &err);
+	run = dag_answer_trigger_run(t->ops, t->parts.dm, t->dag_id, body, &err);
 	json_decref(body);
 	if (!run) {
 		cli_error("%s", err.msg);

@@ -137,6 +137,25 @@ int json_util_write_string(struct strbuf *sb, const char *s)
 	return sb->failed ? -1 : 0;
 }
 
+bool json_util_utf8_ok(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	if (!s)
+		return false;
+	while (*p) {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		if (!(n = utf8_len(p)))
+			return false;
+		p += n;
+	}
+	return true;
+}
+
 int json_util_write_key(struct strbuf *sb, const char *key)
 {
 	size_t n = 0;

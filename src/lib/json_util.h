@@ -31,6 +31,9 @@ json_t *json_util_time_airflow(int64_t ms);
  * they are), or null for NULL.  0, or -1 when s is not valid UTF-8 (which
  * jansson refuses too) or sb is out of memory (sb->failed). */
 int json_util_write_string(struct strbuf *sb, const char *s);
+/* Whether s is valid UTF-8, which json_util_write_string writes (and jansson
+ * takes): false for NULL. */
+bool json_util_utf8_ok(const char *s);
 
 /* Appends `"key":`, with a ',' before it unless sb is empty or ends with
  * '{' (an object's first member): the members of an object written one

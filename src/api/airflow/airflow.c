@@ -16,6 +16,7 @@
 #include "api/airflow/airflow_lists.h"
 #include "api/airflow/airflow_logs.h"
 #include "api/airflow/airflow_request.h"
+#include "api/dag_answers.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "api/route_ctx.h"
@@ -94,7 +95,7 @@ static void route_patch_dag(const struct dag_api_ops *ops, void *ctx, struct htt
 		json_decref(body);
 		return;
 	}
-	r = ops->patch_dag(ctx, dag_id, body, &err);
+	r = dag_answer_patch_dag(ops, ctx, dag_id, body, &err);
 	json_decref(body);
 	reply_problem_result(req, r, &err);
 }
@@ -155,7 +156,7 @@ static void route_trigger(const struct dag_api_ops *ops, void *ctx, struct http_
 		json_object_set(out, "dag_run_id", run_id);
 	if (json_is_string(logical))
 		json_object_set(out, "logical_date", logical);
-	r = ops->trigger_run(ctx, dag_id, out, &err);
+	r = dag_answer_trigger_run(ops, ctx, dag_id, out, &err);
 	reply_problem_result(req, r, &err);
 out:
 	json_decref(out);
@@ -168,7 +169,7 @@ static void get_run(const struct dag_api_ops *ops, void *ctx, struct http_reques
 {
 	struct weir_error err = {0};
 	size_t len = 0;
-	char *text = ops->get_run_text(ctx, dag_id, run_id, &len, &err);
+	char *text = dag_answer_get_run_text(ops, ctx, dag_id, run_id, &len, &err);
 	if (!text)
 		reply_problem_error(req, &err);
 	else
@@ -191,7 +192,7 @@ static void route_patch_run(const struct dag_api_ops *ops, void *ctx, struct htt
 		json_decref(body);
 		return;
 	}
-	r = ops->patch_run(ctx, dag_id, run_id, body, &err);
+	r = dag_answer_patch_run(ops, ctx, dag_id, run_id, body, &err);
 	json_decref(body);
 	reply_problem_result(req, r, &err);
 }
@@ -286,7 +287,7 @@ static void route_clear(const struct dag_api_ops *ops, void *ctx, struct http_re
 	} else {
 		json_object_set_new(out, "task_ids", json_null());
 	}
-	r = ops->clear_tis(ctx, dag_id, out, &err);
+	r = dag_answer_clear_tis(ops, ctx, dag_id, out, &err);
 	reply_problem_result(req, r, &err);
 out:
 	json_decref(out);
@@ -313,8 +314,8 @@ void airflow_get_dag(const struct route_ctx *rc, struct http_request *req,
 	struct weir_error err = {0};
 
 	if (airflow_path_ids_ok(req, m, false, false))
-		reply_problem_result(req, ops->get_dag(ctx, route_match_param(m, "dag_id"), &err),
-		                     &err);
+		reply_problem_result(
+		    req, dag_answer_get_dag(ops, ctx, route_match_param(m, "dag_id"), &err), &err);
 }
 
 void airflow_patch_dag(const struct route_ctx *rc, struct http_request *req,
@@ -335,7 +336,7 @@ void airflow_get_dag_details(const struct route_ctx *rc, struct http_request *re
 	if (!airflow_path_ids_ok(req, m, false, false))
 		return;
 	if (ops->dag_details)
-		reply_problem_result(req, ops->dag_details(ctx, dag_id, &err), &err);
+		reply_problem_result(req, dag_answer_dag_details(ops, ctx, dag_id, &err), &err);
 	else
 		reply_problem_no_route(req);
 }
@@ -351,7 +352,7 @@ void airflow_get_tasks(const struct route_ctx *rc, struct http_request *req,
 	if (!airflow_path_ids_ok(req, m, false, false))
 		return;
 	if (ops->dag_tasks)
-		reply_problem_result(req, ops->dag_tasks(ctx, dag_id, &err), &err);
+		reply_problem_result(req, dag_answer_dag_tasks(ops, ctx, dag_id, &err), &err);
 	else
 		reply_problem_no_route(req);
 }
@@ -440,10 +441,12 @@ static void get_ti(const struct route_ctx *rc, struct http_request *req,
 		return;
 	if (tries)
 		reply_problem_result(
-		    req, ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err), &err);
+		    req, dag_answer_ti_tries(ops, ctx, seg[1], seg[3], seg[5], map_index, &err),
+		    &err);
 	else
-		reply_problem_result(req, ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err),
-		                     &err);
+		reply_problem_result(
+		    req, dag_answer_get_ti(ops, ctx, seg[1], seg[3], seg[5], map_index, &err),
+		    &err);
 }
 
 void airflow_get_task_instance(const struct route_ctx *rc, struct http_request *req,

@@ -13,6 +13,7 @@
 
 #include "api/airflow/airflow_lists.h"
 #include "api/airflow/airflow_request.h"
+#include "api/dag_answers.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "api/route_ctx.h"
@@ -86,15 +87,15 @@ static void route_patch_dags(const struct dag_api_ops *ops, void *ctx, struct ht
 		reply_problem(req, 400, "is_paused: expected true or false");
 		goto out;
 	}
-	if (!(list = ops->list_dags(ctx, &q, &err))) {
+	if (!(list = dag_answer_list_dags(ops, ctx, &q, &err))) {
 		reply_problem_error(req, &err);
 		goto out;
 	}
 	out = json_array();
 	json_array_foreach(json_object_get(list, "dags"), i, d)
 	{
-		json_t *r = ops->patch_dag(ctx, json_string_value(json_object_get(d, "dag_id")),
-		                           body, &err);
+		json_t *r = dag_answer_patch_dag(
+		    ops, ctx, json_string_value(json_object_get(d, "dag_id")), body, &err);
 		if (!r) {
 			reply_problem_error(req, &err);
 			goto out;
@@ -179,7 +180,7 @@ static void route_mark_one(const struct dag_api_ops *ops, void *ctx, struct http
 	if (airflow_body_bool(req, body, "dry_run", true, &m.dry_run) < 0 ||
 	    !new_state_ok(req, body, &m.new_state))
 		goto out;
-	if (!(ti = ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err))) {
+	if (!(ti = dag_answer_get_ti(ops, ctx, seg[1], seg[3], seg[5], map_index, &err))) {
 		reply_problem_error(req, &err);
 		goto out;
 	}
@@ -266,8 +267,8 @@ static void route_try(const struct dag_api_ops *ops, void *ctx, struct http_requ
 
 	if (!airflow_path_number(req, "task_try_number", try_seg, 1, &want))
 		return;
-	if (!(ti = ops->get_ti(ctx, seg[1], seg[3], seg[5], map_index, &err)) ||
-	    !(tries = ops->ti_tries(ctx, seg[1], seg[3], seg[5], map_index, &err))) {
+	if (!(ti = dag_answer_get_ti(ops, ctx, seg[1], seg[3], seg[5], map_index, &err)) ||
+	    !(tries = dag_answer_ti_tries(ops, ctx, seg[1], seg[3], seg[5], map_index, &err))) {
 		reply_problem_error(req, &err);
 		goto out;
 	}

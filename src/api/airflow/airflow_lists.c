@@ -6,6 +6,7 @@
 
 #include "api/airflow/airflow_request.h"
 #include "api/dag_admin_api.h"
+#include "api/dag_answers.h"
 #include "api/reply.h"
 #include "sched/dag_states.h"
 
@@ -266,7 +267,7 @@ void airflow_list_dags(const struct dag_api_ops *ops, void *ctx, struct http_req
 	pattern = http_request_query(req, "dag_id_pattern");
 	q.dag_id_pattern = pattern && *pattern ? pattern : NULL;
 	q.tags = as_list(&tags);
-	reply_picked(req, ops->list_dags(ctx, &q, &err), &err, "dags", &pick);
+	reply_picked(req, dag_answer_list_dags(ops, ctx, &q, &err), &err, "dags", &pick);
 }
 
 /* ---- GET /importErrors ---- */
@@ -287,7 +288,7 @@ void airflow_list_import_errors(const struct dag_api_ops *ops, void *ctx, struct
 		               order);
 		return;
 	}
-	reply_problem_result(req, ops->import_errors(ctx, limit, offset, &err), &err);
+	reply_problem_result(req, dag_answer_import_errors(ops, ctx, limit, offset, &err), &err);
 }
 
 /* ---- runs ---- */
@@ -322,7 +323,8 @@ void airflow_list_runs(const struct dag_api_ops *ops, void *ctx, struct http_req
 		return;
 	q.states = as_list(&states);
 	date_queries(req, &q.execution_date, &q.start_date, &q.end_date, &q.updated_at);
-	reply_picked(req, ops->list_runs(ctx, dag_id, &q, &err), &err, "dag_runs", &pick);
+	reply_picked(req, dag_answer_list_runs(ops, ctx, dag_id, &q, &err), &err, "dag_runs",
+	             &pick);
 }
 
 /* ---- batch bodies ---- */
@@ -433,7 +435,7 @@ void airflow_list_runs_batch(const struct dag_api_ops *ops, void *ctx, struct ht
 	    body_dates(req, body, "end_date", &q.end_date)) {
 		q.states = as_list(&states);
 		q.dag_ids = as_list(&dag_ids);
-		reply_problem_result(req, ops->list_runs(ctx, "~", &q, &err), &err);
+		reply_problem_result(req, dag_answer_list_runs(ops, ctx, "~", &q, &err), &err);
 	}
 	json_decref(body);
 }
@@ -449,7 +451,7 @@ static void list_tis_answer(const struct dag_api_ops *ops, void *ctx, struct htt
 {
 	struct weir_error err = {0};
 	size_t len = 0;
-	char *text = ops->list_tis_text(ctx, dag_id, run_id, q, &len, &err);
+	char *text = dag_answer_list_tis_text(ops, ctx, dag_id, run_id, q, &len, &err);
 	if (!text)
 		reply_problem_error(req, &err);
 	else

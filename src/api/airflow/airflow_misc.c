@@ -17,26 +17,8 @@
 #include "api/route_ctx.h"
 #include "api/route_match.h"
 
-/* ---- file tokens: base64url of the DAG's id, so that no path is ever
- * given or taken ---- */
-
-char *airflow_file_token(const char *dag_id)
-{
-	size_t len = strlen(dag_id);
-	char *out = malloc(BASE64_ENCODE_LENGTH(len) + BASE64_ENCODE_FINAL_LENGTH + 1);
-	struct base64_encode_ctx c;
-	size_t n;
-
-	if (!out)
-		return NULL;
-	base64url_encode_init(&c);
-	n = base64_encode_update(&c, out, len, (const uint8_t *)dag_id);
-	n += base64_encode_final(&c, out + n);
-	while (n && out[n - 1] == '=')
-		n--;
-	out[n] = '\0';
-	return out;
-}
+/* ---- file tokens: base64url of the DAG's id (dag_views.c writes them), so
+ * that no path is ever given or taken ---- */
 
 /* The DAG id a token names, into buf; false when it names none. */
 static bool token_dag_id(const char *token, char *buf, size_t size)

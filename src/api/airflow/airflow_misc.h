@@ -53,8 +53,4 @@ void airflow_get_value(const struct route_ctx *rc, struct http_request *req,
 void airflow_get_version(const struct route_ctx *rc, struct http_request *req,
                          const struct route_match *m);
 
-/* A DAG's file_token (Airflow's DAG field): opaque, it names the DAG and
- * never a path.  Newly allocated; NULL when out of memory. */
-char *airflow_file_token(const char *dag_id);
-
 #endif

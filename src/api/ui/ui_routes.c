@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/airflow/airflow_request.h"
+#include "api/dag_answers.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "api/route_ctx.h"
@@ -49,7 +50,7 @@ void ui_data_dags(const struct route_ctx *rc, struct http_request *req, const st
 
 	(void)m;
 	if (ui_views(ops, req) && airflow_page_query(req, &limit, &offset))
-		reply_problem_result(req, ops->ui_dags(ctx, limit, offset, &err), &err);
+		reply_problem_result(req, dag_answer_ui_dags(ops, ctx, limit, offset, &err), &err);
 }
 
 /* GET of a DAG's grid or its statistics over its last runs */
@@ -66,9 +67,9 @@ static void dag_window(const struct route_ctx *rc, struct http_request *req,
 	    !ui_limit_query(req, &limit))
 		return;
 	if (grid)
-		reply_problem_result(req, ops->ui_grid(ctx, dag_id, limit, &err), &err);
+		reply_problem_result(req, dag_answer_ui_grid(ops, ctx, dag_id, limit, &err), &err);
 	else
-		reply_problem_result(req, ops->ui_stats(ctx, dag_id, limit, &err), &err);
+		reply_problem_result(req, dag_answer_ui_stats(ops, ctx, dag_id, limit, &err), &err);
 }
 
 void ui_data_grid(const struct route_ctx *rc, struct http_request *req, const struct route_match *m)

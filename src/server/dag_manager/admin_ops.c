@@ -104,29 +104,23 @@ static json_t *op_clear_run(void *ctx, const char *dag_id, const char *run_id, b
 	struct dag_manager *dm = ctx;
 	struct strvec none = STRVEC_INIT;
 	struct dag_run_row run = {0};
-	json_t *refs = json_array(), *r = NULL, *ref;
-	size_t i;
+	struct dag_ti_refs refs = {0};
+	json_t *r = NULL;
 
-	if (!refs || !dm_spec_of(dm, dag_id, err)) {
-		json_decref(refs);
-		return refs ? NULL : weir_error_oom_null(err);
-	}
+	if (!dm_spec_of(dm, dag_id, err))
+		return NULL;
 	dm_touch(dm);
 	if (dm_run_row(dm, dag_id, run_id, &run, err) < 0)
 		goto out;
-	if (dm_clear_run(dm, dag_id, run_id, &none, false, false, dry_run, refs, err) < 0)
+	if (dm_clear_run(dm, dag_id, run_id, &none, false, false, dry_run, &refs, err) < 0)
 		goto out;
 	if (dry_run) {
 		/* Airflow's answer: the task instances that would be cleared */
 		json_t *tis = json_array();
-		json_array_foreach(refs, i, ref)
-		{
+		for (size_t i = 0; i < refs.n; i++) {
 			struct dag_ti_row ti = {0};
-			if (dag_store_ti_get(
-			        dm->ds, dag_id, run_id,
-			        json_string_value(json_object_get(ref, "task_id")),
-			        (int)json_integer_value(json_object_get(ref, "map_index")), &ti,
-			        NULL) == 0)
+			if (dag_store_ti_get(dm->ds, dag_id, run_id, refs.v[i].task_id,
+			                     refs.v[i].map_index, &ti, NULL) == 0)
 				json_array_append_new(tis, dm_ti_json(dm, &ti, &run));
 			dag_ti_row_release(&ti);
 		}
@@ -141,7 +135,7 @@ static json_t *op_clear_run(void *ctx, const char *dag_id, const char *run_id, b
 	}
 out:
 	dag_run_row_release(&run);
-	json_decref(refs);
+	dag_ti_refs_free(&refs);
 	return r;
 }
 

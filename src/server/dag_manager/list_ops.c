@@ -1,7 +1,8 @@
 /* list_ops.c: the DAG manager's list ops (api/dag_api.h): DAGs, runs
  * and task instances with Airflow's filters, ordering and pages.  Reads
- * only: rows from the store, specs from the manager's entries, rendered by
- * api/dag_views.h; the filters apply to what an item shows.
+ * only: rows from the store, specs from the manager's entries, handed over
+ * as typed rows (api/dag_rows.h) that the API renders; the filters apply to
+ * what an item shows (api/dag_views.h says what that is).
  */
 #include "server/dag_manager/ops.h"
 
@@ -12,8 +13,7 @@
 
 #include "api/dag_views.h"
 #include "lib/clock.h"
-#include "lib/json_util.h"
-#include "lib/strbuf.h"
+#include "lib/grow.h"
 #include "sched/dag_states.h"
 #include "server/notifier.h"
 
@@ -141,30 +141,38 @@ static bool dag_matches(struct dag_manager *dm, const struct dag_row *row,
 	return tagged;
 }
 
-json_t *dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct weir_error *err)
+int dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct dag_list *out,
+                    struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_row *rows = NULL;
-	size_t n = 0, total = 0, skipped = 0;
-	int limit = q->limit > 0 ? q->limit : 100;
-	json_t *a = json_array();
+	size_t n = 0, skipped = 0, alloc = 0;
+	int limit = q->limit > 0 ? q->limit : 100, rc = 0;
 
-	if (!a || dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0) {
-		json_decref(a);
-		return NULL;
-	}
+	if (dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0)
+		return -1;
 	for (size_t k = 0; k < n; k++) {
-		const struct dag_row *row = &rows[q->desc ? n - 1 - k : k];
+		struct dag_row *row = &rows[q->desc ? n - 1 - k : k];
 		if (!dag_matches(dm, row, q))
 			continue;
-		total++;
-		if (skipped < (size_t)(q->offset > 0 ? q->offset : 0))
+		out->total++;
+		if (skipped < (size_t)(q->offset > 0 ? q->offset : 0)) {
 			skipped++;
-		else if (json_array_size(a) < (size_t)limit)
-			json_array_append_new(a, dm_dag_json(dm, row));
+		} else if (out->n < (size_t)limit) {
+			if (ALLOC_GROW(out->v, out->n + 1, alloc) < 0) {
+				rc = weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+				break;
+			}
+			/* the row moves to the page */
+			out->v[out->n] = (struct dag_view){.row = *row};
+			memset(row, 0, sizeof *row);
+			dm_dag_view_fill(dm, &out->v[out->n++]);
+		}
 	}
 	dag_rows_free(rows, n);
-	return dag_view_collection("dags", a, total);
+	if (rc < 0)
+		dag_list_free(out);
+	return rc;
 }
 
 /* ---- runs ---- */
@@ -218,15 +226,14 @@ static bool run_matches(const struct dag_run_row *r, const struct dag_run_list_q
 	       bounds_match(&f->updated, latest(r->queued_at, r->start_date, r->end_date));
 }
 
-json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
-                        struct weir_error *err)
+int dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
+                    struct dag_run_list *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_run_query sq = {0};
 	struct dag_run_row *rows = NULL;
 	struct date_filters f;
-	size_t n = 0, total = 0, skipped = 0;
-	json_t *a;
+	size_t n = 0, total = 0, skipped = 0, kept = 0;
 	int limit = q->limit > 0 ? q->limit : 100, offset = q->offset > 0 ? q->offset : 0;
 	const char *order = q->order_by && *q->order_by ? q->order_by : "execution_date";
 	const char *k = order[0] == '-' ? order + 1 : order;
@@ -236,47 +243,53 @@ json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list
 	if (strcmp(k, "execution_date") && strcmp(k, "logical_date") && strcmp(k, "start_date") &&
 	    strcmp(k, "end_date") && strcmp(k, "state") && strcmp(k, "dag_run_id") &&
 	    strcmp(k, "run_id") && strcmp(k, "dag_id") && strcmp(k, "id")) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "order_by: expected [-]execution_date, start_date, end_date, state, "
-		               "dag_run_id or id, got \"%s\"",
-		               order);
-		return NULL;
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "order_by: expected [-]execution_date, start_date, end_date, "
+		                      "state, dag_run_id or id, got \"%s\"",
+		                      order);
 	}
 	for (size_t i = 0; i < q->states.n; i++)
 		if (dag_run_state_from_name(q->states.v[i], &rs) < 0) {
-			weir_error_set(err, WEIR_E_INVALID,
-			               "state: expected queued, running, success or failed, got "
-			               "\"%s\"",
-			               q->states.v[i]);
-			return NULL;
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "state: expected queued, running, success or failed, got "
+			    "\"%s\"",
+			    q->states.v[i]);
 		} else {
 			states |= 1u << rs;
 		}
 	if (date_filters_read(&q->execution_date, &q->start_date, &q->end_date, &q->updated_at, &f,
 	                      err) < 0)
-		return NULL;
+		return -1;
 	if (strcmp(dag_id, "~")) {
 		if (dm_dag_check_exists(dm, dag_id, err) < 0)
-			return NULL;
+			return -1;
 		sq.dag_id = dag_id;
 	}
 	if (dag_store_run_list(dm->ds, &sq, &rows, &n, err) < 0)
-		return NULL;
+		return -1;
 	g_order = order;
 	if (n > 1)
 		qsort(rows, n, sizeof *rows, cmp_run);
-	a = json_array();
+	/* the page moves to the front of rows; the rest is released */
 	for (size_t i = 0; i < n; i++) {
-		if (!run_matches(&rows[i], q, states, &f))
-			continue;
-		total++;
-		if (skipped < (size_t)offset)
-			skipped++;
-		else if (json_array_size(a) < (size_t)limit)
-			json_array_append_new(a, dag_view_run(&rows[i]));
+		bool keep = false;
+		if (run_matches(&rows[i], q, states, &f)) {
+			total++;
+			if (skipped < (size_t)offset)
+				skipped++;
+			else
+				keep = kept < (size_t)limit;
+		}
+		if (keep)
+			rows[kept++] = rows[i];
+		else
+			dag_run_row_release(&rows[i]);
 	}
-	dag_run_rows_free(rows, n);
-	return dag_view_collection("dag_runs", a, total);
+	out->v = rows;
+	out->n = kept;
+	out->total = total;
+	return 0;
 }
 
 /* ---- task instances ---- */
@@ -351,66 +364,70 @@ static bool ti_matches(const struct dag_ti_row *r, const struct dag_run_row *run
 	       bounds_match(&fd->updated, latest(shown_date(r->queued_at), start, end));
 }
 
-/* A page of TIs, written as their JSON text one after the other. */
+/* A page of TIs being gathered. */
 struct ti_page {
-	struct strbuf items; /* the TIs on the page, ',' between them */
-	size_t n, total, skipped, offset, limit;
+	struct dag_ti_list *out;
+	size_t alloc, skipped, offset, limit;
 };
 
-/* The TIs of one run that pass the filters, into the page.  Each is
- * written, also those off the page: one whose text cannot be written (no
- * view) is none, as in dm_ti_json's listing, and counts for nothing. */
+/* The TIs of one run that pass the filters, into the page.  One without a
+ * view (dag_view_ti_showable) is none, and counts for nothing. */
 static int list_run_tis(struct dag_manager *dm, const struct dag_run_row *run,
                         const struct ti_filters *f, struct ti_page *page, struct weir_error *err)
 {
 	const struct dag_spec *spec = dm_spec_of(dm, run->dag_id, NULL);
+	struct dag_ti_list *out = page->out;
 	struct dag_ti_row *rows = NULL;
 	size_t n = 0;
-	bool no_sla;
+	bool no_sla, shown_filter;
+	int rc = 0;
 
 	if (dag_store_tis_of_run(dm->ds, run->dag_id, run->run_id, &rows, &n, err) < 0)
 		return -1;
 	no_sla = !notifier_run_has_sla_miss(dm->notifier, run->dag_id, run->run_id);
-	for (size_t i = 0; i < n && !page->items.failed; i++) {
-		struct dag_ti_shown sh;
-		size_t at = page->items.len;
+	shown_filter = f->q->has_duration_gte || f->q->has_duration_lte ||
+	               has_bounds(&f->dates.start) || has_bounds(&f->dates.end) ||
+	               has_bounds(&f->dates.updated);
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		/* rows[i] borrowed until it moves to the page */
+		struct dag_ti_view t = {.row = rows[i], .logical_date = run->logical_date};
+		struct job_row job = {0};
+		struct dag_job_view v = {0};
+		struct dag_ti_shown sh = {0};
 
-		/* what the filters read; the view's own look at the job is dm_ti_json_append's */
-		if (f->q->has_duration_gte || f->q->has_duration_lte ||
-		    has_bounds(&f->dates.start) || has_bounds(&f->dates.end) ||
-		    has_bounds(&f->dates.updated)) {
-			struct job_row job = {0};
-			struct dag_job_view v = {0};
+		/* the filters that read what the TI shows read its job first */
+		if (shown_filter) {
 			dm_ti_job_view(dm, &rows[i], &job, &v);
 			dag_view_ti_shown(&rows[i], &v, &sh);
-			bool ok = ti_matches(&rows[i], run, &sh, spec, f);
+		}
+		if (!ti_matches(&rows[i], run, &sh, spec, f)) {
 			job_row_release(&job);
-			if (!ok)
-				continue;
-		} else if (!ti_matches(&rows[i], run, &(struct dag_ti_shown){0}, spec, f)) {
 			continue;
 		}
-		if (page->n)
-			strbuf_addch(&page->items, ',');
-		if (dm_ti_json_append(dm, &page->items, &rows[i], run, no_sla) < 0) {
-			page->items.len = at; /* no view: none */
-			page->items.buf[at] = '\0';
+		if (!shown_filter)
+			dm_ti_job_view(dm, &rows[i], &job, &v);
+		t.job = v;
+		if (!dag_view_ti_showable(&t)) {
+			job_row_release(&job);
 			continue;
 		}
-		page->total++;
+		out->total++;
 		if (page->skipped < page->offset) {
 			page->skipped++;
-		} else if (page->n < page->limit) {
-			page->n++;
-			continue;
+		} else if (out->n < page->limit) {
+			t.job = (struct dag_job_view){0};
+			if (ALLOC_GROW(out->v, out->n + 1, page->alloc) < 0) {
+				rc = weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			} else {
+				memset(&rows[i], 0, sizeof rows[i]); /* moved */
+				out->v[out->n++] = t;
+				rc = dm_ti_view_fill(dm, &out->v[out->n - 1], &v, no_sla, err);
+			}
 		}
-		page->items.len = at; /* off the page */
-		page->items.buf[at] = '\0';
+		job_row_release(&job);
 	}
 	dag_ti_rows_free(rows, n);
-	if (page->items.failed)
-		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return 0;
+	return rc;
 }
 
 /* The runs of one DAG (run_id "~": all of them, by logical date). */
@@ -438,36 +455,35 @@ static int list_dag_tis(struct dag_manager *dm, const char *dag_id, const char *
 	return rc;
 }
 
-char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
-                          const struct dag_ti_list_query *q, size_t *len, struct weir_error *err)
+int dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
+                   const struct dag_ti_list_query *q, struct dag_ti_list *out,
+                   struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct ti_filters f = {.q = q};
-	struct ti_page page = {.items = STRBUF_INIT,
+	struct ti_page page = {.out = out,
 	                       .offset = q->offset > 0 ? (size_t)q->offset : 0,
 	                       .limit = q->limit > 0 ? (size_t)q->limit : 100};
-	struct strbuf out = STRBUF_INIT;
 	int rc = 0;
 
 	for (size_t i = 0; i < q->states.n; i++) {
 		enum dag_ti_state ts;
-		if (dag_ti_state_from_name(q->states.v[i], &ts) < 0) {
-			weir_error_set(err, WEIR_E_INVALID,
-			               "state: not a task instance state: \"%s\"", q->states.v[i]);
-			return NULL;
-		}
+		if (dag_ti_state_from_name(q->states.v[i], &ts) < 0)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "state: not a task instance state: \"%s\"",
+			                      q->states.v[i]);
 		f.states |= 1u << ts;
 	}
 	if (date_filters_read(&q->execution_date, &q->start_date, &q->end_date, &q->updated_at,
 	                      &f.dates, err) < 0)
-		return NULL;
+		return -1;
 	if (strcmp(dag_id, "~")) {
 		struct dag_run_row run = {0};
 		if (dm_dag_check_exists(dm, dag_id, err) < 0)
-			return NULL;
+			return -1;
 		if (strcmp(run_id, "~")) {
 			if (dm_run_row(dm, dag_id, run_id, &run, err) < 0)
-				return NULL;
+				return -1;
 			dag_run_row_release(&run);
 		}
 	}
@@ -476,45 +492,14 @@ char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
 	} else {
 		struct dag_row *dags = NULL;
 		size_t n = 0;
-		if (dag_store_dag_list(dm->ds, false, &dags, &n, err) < 0) {
-			strbuf_release(&page.items);
-			return NULL;
-		}
+		if (dag_store_dag_list(dm->ds, false, &dags, &n, err) < 0)
+			return -1;
 		for (size_t i = 0; i < n && rc == 0; i++)
 			if (q->dag_ids.n == 0 || str_in(dags[i].dag_id, &q->dag_ids))
 				rc = list_dag_tis(dm, dags[i].dag_id, run_id, &f, &page, err);
 		dag_rows_free(dags, n);
 	}
-	if (rc < 0) {
-		strbuf_release(&page.items);
-		return NULL;
-	}
-	/* as dag_view_collection's tree is written */
-	strbuf_grow(&out, page.items.len + 64);
-	strbuf_add(&out, "{\"task_instances\":[", 19);
-	strbuf_add(&out, page.items.buf, page.items.len);
-	strbuf_addch(&out, ']');
-	json_util_write_int_field(&out, "total_entries", (long long)page.total);
-	strbuf_addch(&out, '}');
-	strbuf_release(&page.items);
-	char *text = strbuf_detach(&out, len);
-	if (!text)
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return text;
-}
-
-json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
-                       const struct dag_ti_list_query *q, struct weir_error *err)
-{
-	size_t len = 0;
-	char *text = dm_op_list_tis_text(ctx, dag_id, run_id, q, &len, err);
-	json_t *o;
-
-	if (!text)
-		return NULL;
-	o = json_loadb(text, len, 0, NULL);
-	free(text);
-	if (!o)
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return o;
+	if (rc < 0)
+		dag_ti_list_free(out);
+	return rc;
 }

@@ -1,8 +1,9 @@
 /* ops.c: the DAG manager's face to the API (dag_manager.h,
  * dm_internal.h): the dag_api_ops the Airflow routes call for one DAG, run
  * or task instance and for import errors (the lists: list_ops.c) (triggers, pause, marks, clears,
- * log locations).  Reads come from the store and the manager's DAG entries and are rendered by
- * api/dag_views.h; every change goes through the run decisions of the DAG manager in one turn.
+ * log locations).  Reads come from the store and the manager's DAG entries and are handed over
+ * as typed rows (api/dag_rows.h), which the API renders; every change goes through the run
+ * decisions of the DAG manager in one turn.
  */
 #include "server/dag_manager/ops.h"
 #include "server/dag_manager.h"
@@ -42,12 +43,9 @@ int64_t dm_next_dagrun(struct dag_manager *dm, const struct dag_row *row,
 	return due[0];
 }
 
-json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row)
+void dm_dag_view_fill(struct dag_manager *dm, struct dag_view *d)
 {
-	const struct dag_spec *s;
-	int64_t next = dm_next_dagrun(dm, row, &s);
-
-	return dag_view_dag(row, s, next);
+	d->next_ms = dm_next_dagrun(dm, &d->row, &d->spec);
 }
 
 json_t *dm_run_json(const struct dag_run_row *r)
@@ -89,51 +87,43 @@ json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
 	return o;
 }
 
-int dm_ti_json_append(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
-                      const struct dag_run_row *run, bool no_sla_miss)
+int dm_ti_view_fill(struct dag_manager *dm, struct dag_ti_view *t, const struct dag_job_view *job,
+                    bool no_sla_miss, struct weir_error *err)
 {
-	struct job_row job = {0};
-	struct dag_job_view v = {0};
-	json_t *sla = NULL;
-	int rc;
+	const struct dag_ti_row *r = &t->row;
 
-	dm_ti_job_view(dm, r, &job, &v);
+	if (dag_ti_view_set_job(t, job) < 0)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	if (!no_sla_miss)
-		sla = notifier_ti_sla_miss(dm->notifier, r->dag_id, r->run_id, r->task_id,
-		                           r->map_index);
-	rc = dag_view_ti_write(sb, r, run, &v, sla);
-	json_decref(sla);
-	job_row_release(&job);
-	return rc;
+		t->sla_miss = notifier_ti_sla_miss(dm->notifier, r->dag_id, r->run_id, r->task_id,
+		                                   r->map_index);
+	return 0;
 }
 
 /* ---- API ops ---- */
 
-static json_t *op_get_dag(void *ctx, const char *dag_id, struct weir_error *err)
+static int op_get_dag(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
-	struct dag_row row = {0};
-	json_t *r;
 
-	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
-		return NULL;
+	if (dag_store_dag_get(dm->ds, dag_id, &out->row, err) < 0) {
+		dag_view_release(out);
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
 	}
-	r = dm_dag_json(dm, &row);
-	dag_row_release(&row);
-	return r ? r : weir_error_oom_null(err);
+	dm_dag_view_fill(dm, out);
+	return 0;
 }
 
-static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+static int op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct dag_view *out,
+                        struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
-	json_t *p = json_object_get(body, "is_paused"), *r = NULL;
+	json_t *p = json_object_get(body, "is_paused");
 	struct dag_row row = {0};
+	int rc = -1;
 
-	if (!json_is_boolean(p)) {
-		weir_error_set(err, WEIR_E_INVALID, "is_paused: expected true or false");
-		return NULL;
-	}
+	if (!json_is_boolean(p))
+		return weir_error_set(err, WEIR_E_INVALID, "is_paused: expected true or false");
 	dm_touch(dm);
 	if (dag_store_dag_get(dm->ds, dag_id, &row, err) < 0) {
 		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
@@ -141,14 +131,16 @@ static json_t *op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct 
 	}
 	if (dag_store_dag_set_paused(dm->ds, dag_id, json_is_true(p), err) < 0)
 		goto out;
-	dag_row_release(&row);
-	memset(&row, 0, sizeof row);
-	if (dag_store_dag_get(dm->ds, dag_id, &row, err) == 0)
-		r = dm_dag_json(dm, &row);
+	if (dag_store_dag_get(dm->ds, dag_id, &out->row, err) == 0) {
+		dm_dag_view_fill(dm, out);
+		rc = 0;
+	} else {
+		dag_view_release(out);
+	}
 	log_info("DAG %s %s", dag_id, json_is_true(p) ? "paused" : "unpaused");
 out:
 	dag_row_release(&row);
-	return r;
+	return rc;
 }
 
 int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
@@ -177,44 +169,27 @@ int dm_run_row(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	return -1;
 }
 
-static json_t *run_json_by_id(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                              struct weir_error *err)
-{
-	struct dag_run_row row = {0};
-	json_t *r;
-
-	if (dm_run_row(dm, dag_id, run_id, &row, err) < 0)
-		return NULL;
-	r = dag_view_run(&row);
-	dag_run_row_release(&row);
-	return r ? r : weir_error_oom_null(err);
-}
-
-static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+static int op_trigger_run(void *ctx, const char *dag_id, json_t *body, struct dag_run_row *out,
+                          struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_entry *e = dm_entry_by_id(dm, dag_id);
 	json_t *conf = json_object_get(body, "conf"), *rid = json_object_get(body, "dag_run_id"),
-	       *ld = json_object_get(body, "logical_date"), *r = NULL;
+	       *ld = json_object_get(body, "logical_date");
 	int64_t logical = clock_now_ms();
+	int rc = -1;
 	char ts[48];
 	char *run_id = NULL;
 	struct dag_run_row row = {0};
 
-	if (!e || !e->present) {
-		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
-		return NULL;
-	}
-	if (body && !json_is_object(body)) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "expected a JSON object {conf, dag_run_id, "
-		               "logical_date}");
-		return NULL;
-	}
-	if (conf && !json_is_null(conf) && !json_is_object(conf)) {
-		weir_error_set(err, WEIR_E_INVALID, "conf: expected a JSON object");
-		return NULL;
-	}
+	if (!e || !e->present)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s: no such DAG", dag_id);
+	if (body && !json_is_object(body))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "expected a JSON object {conf, dag_run_id, "
+		                      "logical_date}");
+	if (conf && !json_is_null(conf) && !json_is_object(conf))
+		return weir_error_set(err, WEIR_E_INVALID, "conf: expected a JSON object");
 	if (ld && !json_is_null(ld)) {
 		if (!json_is_string(ld) ||
 		    dm_parse_date(json_string_value(ld), "logical_date", &logical, err) < 0) {
@@ -223,7 +198,7 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 				               "logical_date: expected a date like "
 				               "2024-01-31T06:00:00+00:00");
 			err->kind = WEIR_E_INVALID;
-			return NULL;
+			return -1;
 		}
 	} else {
 		/* now, as Airflow: later than the last such trigger's, so that
@@ -233,17 +208,15 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 		dm->last_trigger_now_ms = logical;
 	}
 	if (rid && !json_is_null(rid)) {
-		if (!json_is_string(rid)) {
-			weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
-			return NULL;
-		}
+		if (!json_is_string(rid))
+			return weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
 		run_id = dm_strdup_or_empty(json_string_value(rid));
 	} else if (asprintf(&run_id, "manual__%s", clock_format_airflow(logical, ts, sizeof ts)) <
 	           0) {
 		run_id = NULL;
 	}
 	if (!run_id)
-		return weir_error_oom_null(err);
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	if (dm_check_run_id(run_id, err) < 0)
 		goto out;
 	dm_touch(dm);
@@ -252,7 +225,7 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 		dm_work_pass(dm);
 		dag_run_row_release(&row);
 		memset(&row, 0, sizeof row);
-		r = run_json_by_id(dm, dag_id, run_id, err);
+		rc = dm_run_row(dm, dag_id, run_id, out, err);
 	} else if (err->kind == WEIR_E_CONFLICT) {
 		weir_error_set(err, WEIR_E_CONFLICT,
 		               "DAG %s already has a run with dag_run_id %s or logical_date %s",
@@ -261,61 +234,37 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 out:
 	dag_run_row_release(&row);
 	free(run_id);
-	return r;
+	return rc;
 }
 
-static json_t *op_get_run(void *ctx, const char *dag_id, const char *run_id, struct weir_error *err)
+static int op_get_run(void *ctx, const char *dag_id, const char *run_id, struct dag_run_row *out,
+                      struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 
 	if (dm_dag_check_exists(dm, dag_id, err) < 0)
-		return NULL;
-	return run_json_by_id(dm, dag_id, run_id, err);
+		return -1;
+	return dm_run_row(dm, dag_id, run_id, out, err);
 }
 
-static char *op_get_run_text(void *ctx, const char *dag_id, const char *run_id, size_t *len,
-                             struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_run_row row = {0};
-	struct strbuf sb = STRBUF_INIT;
-	char *text;
-
-	if (dm_dag_check_exists(dm, dag_id, err) < 0 ||
-	    dm_run_row(dm, dag_id, run_id, &row, err) < 0)
-		return NULL;
-	if (dag_view_run_write(&sb, &row) < 0) {
-		strbuf_release(&sb);
-		dag_run_row_release(&row);
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-		return NULL;
-	}
-	dag_run_row_release(&row);
-	text = strbuf_detach(&sb, len);
-	if (!text)
-		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	return text;
-}
-
-static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, json_t *body,
-                            struct weir_error *err)
+static int op_patch_run(void *ctx, const char *dag_id, const char *run_id, json_t *body,
+                        struct dag_run_row *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	enum dag_run_state state;
 	struct dag_event ev = {0};
 	struct dag_run_row row = {0};
-	json_t *r = NULL;
+	int rc = -1;
 
 	if (dag_run_state_from_name(json_string_value(json_object_get(body, "state")), &state) <
 	        0 ||
-	    state == DAG_RUN_RUNNING) {
-		weir_error_set(err, WEIR_E_INVALID, "state: expected success, failed or queued");
-		return NULL;
-	}
+	    state == DAG_RUN_RUNNING)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "state: expected success, failed or queued");
 	if (!dm_spec_of(dm, dag_id, err))
-		return NULL;
+		return -1;
 	if (dm_run_row(dm, dag_id, run_id, &row, err) < 0)
-		return NULL;
+		return -1;
 	dag_run_row_release(&row);
 	if (state == DAG_RUN_QUEUED) {
 		ev.kind = DAG_EV_CLEAR; /* Airflow: a run set to queued is cleared */
@@ -326,9 +275,9 @@ static json_t *op_patch_run(void *ctx, const char *dag_id, const char *run_id, j
 	dm_touch(dm);
 	if (dm_run_event(dm, dag_id, run_id, &ev, err) == 0) {
 		dm_work_pass(dm);
-		r = run_json_by_id(dm, dag_id, run_id, err);
+		rc = dm_run_row(dm, dag_id, run_id, out, err);
 	}
-	return r;
+	return rc;
 }
 
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
@@ -352,20 +301,25 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
 	return 0;
 }
 
-static json_t *op_get_ti(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-                         int map_index, struct weir_error *err)
+static int op_get_ti(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                     int map_index, struct dag_ti_view *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_run_row run = {0};
-	struct dag_ti_row row = {0};
-	json_t *r;
+	struct job_row job = {0};
+	struct dag_job_view v = {0};
+	int rc;
 
-	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &row, err) < 0)
-		return NULL;
-	r = dm_ti_json(dm, &row, &run);
-	dag_ti_row_release(&row);
+	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &out->row, err) < 0)
+		return -1;
+	out->logical_date = run.logical_date;
 	dag_run_row_release(&run);
-	return r ? r : weir_error_oom_null(err);
+	dm_ti_job_view(dm, &out->row, &job, &v);
+	rc = dm_ti_view_fill(dm, out, &v, false, err);
+	job_row_release(&job);
+	if (rc < 0)
+		dag_ti_view_release(out);
+	return rc;
 }
 
 /* The log of a try that never got a job, when it has one; NULL otherwise. */
@@ -437,7 +391,7 @@ out:
  * clears (or would clear) to `out`. */
 int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
-                 json_t *out, struct weir_error *err)
+                 struct dag_ti_refs *out, struct weir_error *err)
 {
 	struct run_ctx *rc;
 	size_t *tasks = NULL, nt = 0;
@@ -486,8 +440,12 @@ int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
 				continue;
 			if (only_failed && !dag_ti_state_is_failure(s))
 				continue;
-			json_array_append_new(out,
-			                      dag_view_ti_ref(&rc->rows[rc->ti_row[i]], &rc->run));
+			if (dag_ti_refs_add(out, &rc->rows[rc->ti_row[i]], rc->run.logical_date) <
+			    0) {
+				free(in);
+				weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+				goto out;
+			}
 		}
 		free(in);
 	}
@@ -507,11 +465,13 @@ out:
 	return r;
 }
 
-static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct weir_error *err)
+static int op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct dag_ti_refs *out,
+                        struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	json_t *rid = json_object_get(body, "dag_run_id"), *ids = json_object_get(body, "task_ids");
-	json_t *v, *out = NULL, *r = NULL;
+	json_t *v;
+	int rc = -1;
 	struct strvec task_ids = STRVEC_INIT;
 	bool downstream = json_is_true(json_object_get(body, "include_downstream"));
 	/* Airflow's defaults: only_failed and dry_run are true unless told */
@@ -520,19 +480,13 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 	size_t i;
 
 	if (!dm_spec_of(dm, dag_id, err))
-		return NULL;
-	if (body && !json_is_object(body)) {
-		weir_error_set(err, WEIR_E_INVALID, "expected a JSON object");
-		return NULL;
-	}
-	if (rid && !json_is_null(rid) && !json_is_string(rid)) {
-		weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
-		return NULL;
-	}
-	if (ids && !json_is_null(ids) && !json_is_array(ids)) {
-		weir_error_set(err, WEIR_E_INVALID, "task_ids: expected a list of task ids");
-		return NULL;
-	}
+		return -1;
+	if (body && !json_is_object(body))
+		return weir_error_set(err, WEIR_E_INVALID, "expected a JSON object");
+	if (rid && !json_is_null(rid) && !json_is_string(rid))
+		return weir_error_set(err, WEIR_E_INVALID, "dag_run_id: expected a string");
+	if (ids && !json_is_null(ids) && !json_is_array(ids))
+		return weir_error_set(err, WEIR_E_INVALID, "task_ids: expected a list of task ids");
 	json_array_foreach(ids, i, v)
 	{
 		if (!json_is_string(v)) {
@@ -541,7 +495,6 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 		}
 		strvec_push(&task_ids, json_string_value(v));
 	}
-	out = json_array();
 	dm_touch(dm);
 	if (json_is_string(rid)) {
 		struct dag_run_row row = {0};
@@ -565,31 +518,36 @@ static json_t *op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct 
 			}
 		dag_run_rows_free(rows, n);
 	}
-	r = json_pack("{s:O}", "task_instances", out);
+	rc = 0;
 fail:
-	json_decref(out);
+	if (rc < 0)
+		dag_ti_refs_free(out);
 	strvec_release(&task_ids);
-	return r;
+	return rc;
 }
 
-static json_t *op_import_errors(void *ctx, int limit, int offset, struct weir_error *err)
+static int op_import_errors(void *ctx, int limit, int offset, struct dag_import_error_list *out,
+                            struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_import_error_row *rows = NULL;
-	size_t n = 0;
-	json_t *a = json_array();
+	size_t n = 0, from = (size_t)(offset > 0 ? offset : 0), k = 0;
 
-	if (dag_store_import_error_list(dm->ds, &rows, &n, err) < 0) {
-		json_decref(a);
-		return NULL;
-	}
+	if (dag_store_import_error_list(dm->ds, &rows, &n, err) < 0)
+		return -1;
 	if (limit <= 0)
 		limit = 100;
-	for (size_t i = (size_t)(offset > 0 ? offset : 0);
-	     i < n && json_array_size(a) < (size_t)limit; i++)
-		json_array_append_new(a, dag_view_import_error(&rows[i]));
-	dag_import_error_rows_free(rows, n);
-	return dag_view_collection("import_errors", a, n);
+	/* the page moves to the front; the rest is freed */
+	for (size_t i = 0; i < n; i++) {
+		if (i >= from && k < (size_t)limit)
+			rows[k++] = rows[i];
+		else
+			dag_import_error_row_release(&rows[i]);
+	}
+	out->v = rows;
+	out->n = k;
+	out->total = n;
+	return 0;
 }
 
 static const struct dag_api_ops ops = {
@@ -599,10 +557,8 @@ static const struct dag_api_ops ops = {
     .list_runs = dm_op_list_runs,
     .trigger_run = op_trigger_run,
     .get_run = op_get_run,
-    .get_run_text = op_get_run_text,
     .patch_run = op_patch_run,
     .list_tis = dm_op_list_tis,
-    .list_tis_text = dm_op_list_tis_text,
     .get_ti = op_get_ti,
     .ti_log_locate = op_ti_log_locate,
     .clear_tis = op_clear_tis,

@@ -13,14 +13,15 @@
 #include <jansson.h>
 
 #include "api/dag_api.h"
-#include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "model/dag_spec.h"
 #include "server/dag_manager/dm_internal.h"
 #include "store/dag_store.h"
 
-/* ops.c: a DAG (Airflow's DAG object) and a run (DAGRun), new references. */
-json_t *dm_dag_json(struct dag_manager *dm, const struct dag_row *row);
+/* ops.c: what a DAG's view needs beside its row (d->row filled): its spec
+ * and next scheduled run. */
+void dm_dag_view_fill(struct dag_manager *dm, struct dag_view *d);
+/* A run (DAGRun), a new reference: for the admin ops, which answer JSON. */
 json_t *dm_run_json(const struct dag_run_row *r);
 /* A task instance and its run, or a not-found error naming the DAG, run or task that is
  * missing; on success the caller releases both rows. */
@@ -32,13 +33,16 @@ int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
 const struct dag_admin_ops *dm_admin_ops(void);
 
 /* ui_ops.c: the ops of the DAG structure and web UI routes (api/dag_api.h). */
-json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err);
-json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err);
-json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-                       int map_index, struct weir_error *err);
-json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err);
-json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_error *err);
-json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_error *err);
+int dm_op_dag_tasks(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err);
+int dm_op_dag_details(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err);
+int dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                   int map_index, struct dag_ti_tries *out, struct weir_error *err);
+int dm_op_ui_dags(void *ctx, int limit, int offset, struct dag_ui_dags *out,
+                  struct weir_error *err);
+int dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct dag_grid *out,
+                  struct weir_error *err);
+int dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct dag_run_stats *out,
+                   struct weir_error *err);
 
 /* The logical date of the DAG's next scheduled run (the one after its
  * latest), CRON_NEVER when none is due (paused, removed, unscheduled, past
@@ -61,15 +65,16 @@ struct job_row;
 void dm_ti_job_view(struct dag_manager *dm, const struct dag_ti_row *r, struct job_row *job,
                     struct dag_job_view *v);
 /* A task instance as the API shows it (TaskInstance), what its job says
- * included; a new reference (NULL: out of memory). */
+ * included; a new reference (NULL: out of memory).  For the admin ops and
+ * the tries, which answer JSON. */
 json_t *dm_ti_json(struct dag_manager *dm, const struct dag_ti_row *r,
                    const struct dag_run_row *run);
-/* The same TI as the text json_dumps(JSON_COMPACT) writes of dm_ti_json's
- * tree, at the end of sb (dag_view_ti_write: -1 when the TI has no view, or
- * out of memory).  no_sla_miss: the caller knows the TI's run has no SLA
- * miss (notifier_run_has_sla_miss), so none is looked up. */
-int dm_ti_json_append(struct dag_manager *dm, struct strbuf *sb, const struct dag_ti_row *r,
-                      const struct dag_run_row *run, bool no_sla_miss);
+/* Completes the typed row of a TI (t->row and t->logical_date filled):
+ * what its job says (`job`, dm_ti_job_view's, copied) and its SLA miss,
+ * unless no_sla_miss (the caller knows the TI's run has none,
+ * notifier_run_has_sla_miss).  0; -1 out of memory. */
+int dm_ti_view_fill(struct dag_manager *dm, struct dag_ti_view *t, const struct dag_job_view *job,
+                    bool no_sla_miss, struct weir_error *err);
 
 /* Clears the chosen TIs (task_ids; none: every task) of one run, with
  * their downstream and only the failed ones as asked; appends the
@@ -77,15 +82,15 @@ int dm_ti_json_append(struct dag_manager *dm, struct strbuf *sb, const struct da
  * Inside a turn. */
 int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
-                 json_t *out, struct weir_error *err);
+                 struct dag_ti_refs *out, struct weir_error *err);
 
 /* list_ops.c: GET /dags, .../dagRuns, .../taskInstances and the batch lists. */
-json_t *dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct weir_error *err);
-json_t *dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
-                        struct weir_error *err);
-json_t *dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
-                       const struct dag_ti_list_query *q, struct weir_error *err);
-char *dm_op_list_tis_text(void *ctx, const char *dag_id, const char *run_id,
-                          const struct dag_ti_list_query *q, size_t *len, struct weir_error *err);
+int dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct dag_list *out,
+                    struct weir_error *err);
+int dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_query *q,
+                    struct dag_run_list *out, struct weir_error *err);
+int dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
+                   const struct dag_ti_list_query *q, struct dag_ti_list *out,
+                   struct weir_error *err);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/dag_ui_views.h"
 #include "api/dag_views.h"
 #include "lib/fs.h"
 #include "lib/json_util.h"
@@ -26,11 +27,16 @@
 
 json_t *dm_op_get_task(void *ctx, const char *dag_id, const char *task_id, struct weir_error *err)
 {
-	json_t *all = dm_op_dag_tasks(ctx, dag_id, err), *t, *r = NULL;
+	struct dag_view d = {0};
+	json_t *all, *t, *r = NULL;
 	size_t i;
 
-	if (!all)
+	if (dm_op_dag_tasks(ctx, dag_id, &d, err) < 0)
 		return NULL;
+	all = dag_view_tasks(d.spec);
+	dag_view_release(&d);
+	if (!all)
+		return weir_error_oom_null(err);
 	json_array_foreach(json_object_get(all, "tasks"), i,
 	                   t) if (!strcmp(json_string_value(json_object_get(t, "task_id")),
 	                                  task_id)) r = json_incref(t);
@@ -384,6 +390,7 @@ json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, con
                           struct dag_ti_list_query *q, struct weir_error *err)
 {
 	const char *ids[1] = {task_id};
+	struct dag_ti_list l = {0};
 	json_t *t = dm_op_get_task(ctx, dag_id, task_id, err);
 	bool mapped = json_is_true(json_object_get(t, "is_mapped"));
 
@@ -397,5 +404,9 @@ json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, con
 	}
 	q->task_ids.v = ids;
 	q->task_ids.n = 1;
-	return dm_op_list_tis(ctx, dag_id, run_id, q, err);
+	if (dm_op_list_tis(ctx, dag_id, run_id, q, &l, err) < 0)
+		return NULL;
+	t = dag_view_tis(&l);
+	dag_ti_list_free(&l);
+	return t ? t : weir_error_oom_null(err);
 }

@@ -1,9 +1,10 @@
 /* ui_ops.c: the ops of a DAG's structure (Airflow's Task and
  * DAGDetail), of every try of a task instance, and of the web UI's
  * one-request views (the DAG list with recent runs, the grid of runs by
- * tasks, run durations and counts): they read the rows and hand them to
- * api/dag_ui_views.h.  The ops are declared in dm_internal.h and listed in
- * ops.c's table.
+ * tasks, run durations and counts): they read the rows and hand them over
+ * as typed rows (api/dag_rows.h), which the API renders
+ * (api/dag_ui_views.h).  The ops are declared in ops.h and listed in ops.c's
+ * table.
  *
  * Reads only: no mark of the turn (dm_touch()) is needed.  The grid reads the
  * store in three queries whatever the number of runs and tasks (the runs,
@@ -19,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api/dag_ui_views.h"
+#include "api/dag_rows.h"
 #include "model/cron.h"
 #include "model/dag_spec.h"
 #include "store/dag_store.h"
@@ -34,56 +35,28 @@ static int dag_row_get(struct dag_manager *dm, const char *dag_id, struct dag_ro
 	return 0;
 }
 
-/* The spec of a DAG the store knows; NULL with err (404 for an unknown
- * DAG, or one whose file never parsed). */
-static const struct dag_spec *spec_get(struct dag_manager *dm, const char *dag_id,
-                                       struct weir_error *err)
-{
-	struct dag_row row = {0};
+/* ---- GET /dags/{dag_id}/tasks and .../details: the DAG with its spec (a
+ * 404 for an unknown DAG, or one whose file never parsed) ---- */
 
-	if (dag_row_get(dm, dag_id, &row, err) < 0)
-		return NULL;
-	dag_row_release(&row);
-	return dm_spec_of(dm, dag_id, err);
-}
-
-/* ---- GET /dags/{dag_id}/tasks ---- */
-
-json_t *dm_op_dag_tasks(void *ctx, const char *dag_id, struct weir_error *err)
+int dm_op_dag_details(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
-	const struct dag_spec *s = spec_get(dm, dag_id, err);
-	json_t *r;
-
-	if (!s)
-		return NULL;
-	r = dag_view_tasks(s);
-	return r ? r : weir_error_oom_null(err);
-}
-
-/* ---- GET /dags/{dag_id}/details ---- */
-
-json_t *dm_op_dag_details(void *ctx, const char *dag_id, struct weir_error *err)
-{
-	struct dag_manager *dm = ctx;
-	struct dag_row row = {0};
 	const struct dag_spec *s;
-	json_t *o;
 
-	if (dag_row_get(dm, dag_id, &row, err) < 0)
-		return NULL;
-	s = dm_spec_of(dm, dag_id, err);
-	if (!s) {
-		dag_row_release(&row);
-		return NULL;
+	if (dag_row_get(dm, dag_id, &out->row, err) < 0)
+		return -1;
+	if (!(s = dm_spec_of(dm, dag_id, err))) {
+		dag_view_release(out);
+		return -1;
 	}
-	{
-		const struct dag_spec *entry_spec;
-		int64_t next = dm_next_dagrun(dm, &row, &entry_spec);
-		o = dag_view_details(&row, s, next);
-	}
-	dag_row_release(&row);
-	return o ? o : weir_error_oom_null(err);
+	dm_dag_view_fill(dm, out);
+	out->spec = s;
+	return 0;
+}
+
+int dm_op_dag_tasks(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err)
+{
+	return dm_op_dag_details(ctx, dag_id, out, err);
 }
 
 /* ---- effective states: a TI (or try) is "queued" in the store until its
@@ -105,45 +78,37 @@ static struct dag_job_view job_view_get(struct dag_manager *dm, int64_t job_id)
 
 /* ---- GET .../taskInstances/{task_id}/tries ---- */
 
-json_t *dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
-                       int map_index, struct weir_error *err)
+int dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                   int map_index, struct dag_ti_tries *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
-	struct dag_run_row run = {0};
-	struct dag_ti_row ti = {0};
-	struct dag_try_row *rows = NULL;
-	struct dag_job_view *jobs = NULL;
-	size_t n = 0;
-	json_t *r = NULL;
+	struct job_row job = {0};
+	struct dag_job_view v = {0};
+	int rc;
 
-	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &ti, err) < 0)
-		return NULL;
-	if (dag_store_tries_of_ti(dm->ds, dag_id, run_id, task_id, map_index, &rows, &n, err) < 0)
-		goto out;
-	if (!(jobs = calloc(n + 1, sizeof *jobs))) {
-		weir_error_oom_null(err);
-		goto out;
+	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &out->run, &out->ti.row, err) < 0)
+		return -1;
+	/* each try is shown as a whole TaskInstance: the TI's fields under the try's own */
+	out->ti.logical_date = out->run.logical_date;
+	dm_ti_job_view(dm, &out->ti.row, &job, &v);
+	rc = dm_ti_view_fill(dm, &out->ti, &v, false, err);
+	job_row_release(&job);
+	if (rc < 0)
+		goto fail;
+	if (dag_store_tries_of_ti(dm->ds, dag_id, run_id, task_id, map_index, &out->tries, &out->n,
+	                          err) < 0)
+		goto fail;
+	if (!(out->jobs = calloc(out->n + 1, sizeof *out->jobs))) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto fail;
 	}
-	for (size_t i = 0; i < n; i++)
-		if (rows[i].state == DAG_TI_QUEUED && rows[i].job_id > 0)
-			jobs[i] = job_view_get(dm, rows[i].job_id);
-	if (!(r = dag_view_tries(rows, n, jobs, &run))) {
-		weir_error_oom_null(err);
-	} else {
-		/* each try as a whole TaskInstance (Airflow's schema): the TI's
-		 * fields under the try's own */
-		json_t *base = dm_ti_json(dm, &ti, &run), *t;
-		size_t i;
-		json_array_foreach(json_object_get(r, "task_instances"), i, t)
-		    json_object_update_missing(t, base);
-		json_decref(base);
-	}
-out:
-	free(jobs);
-	dag_try_rows_free(rows, n);
-	dag_ti_row_release(&ti);
-	dag_run_row_release(&run);
-	return r;
+	for (size_t i = 0; i < out->n; i++)
+		if (out->tries[i].state == DAG_TI_QUEUED && out->tries[i].job_id > 0)
+			out->jobs[i] = job_view_get(dm, out->tries[i].job_id);
+	return 0;
+fail:
+	dag_ti_tries_release(out);
+	return -1;
 }
 
 /* The DAG's newest `limit` runs, oldest first. */
@@ -164,121 +129,91 @@ static int latest_runs(struct dag_manager *dm, const char *dag_id, int limit,
 
 /* ---- GET /ui/dags ---- */
 
-json_t *dm_op_ui_dags(void *ctx, int limit, int offset, struct weir_error *err)
+int dm_op_ui_dags(void *ctx, int limit, int offset, struct dag_ui_dags *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_row *rows = NULL;
-	struct dag_import_error_row *ies = NULL;
-	size_t n = 0, n_ies = 0;
-	json_t *a = NULL, *errs = NULL, *r = NULL;
+	size_t n = 0, from = (size_t)(offset > 0 ? offset : 0);
+	int rc = -1;
 
 	if (dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0)
-		return NULL;
-	if (dag_store_import_error_list(dm->ds, &ies, &n_ies, err) < 0)
+		return -1;
+	if (dag_store_import_error_list(dm->ds, &out->errors, &out->n_errors, err) < 0)
 		goto out;
-	a = json_array();
-	errs = json_array();
-	if (!a || !errs) {
-		weir_error_oom_null(err);
-		goto out;
-	}
 	if (limit <= 0)
 		limit = 100;
-	for (size_t i = (size_t)(offset > 0 ? offset : 0);
-	     i < n && json_array_size(a) < (size_t)limit; i++) {
-		struct dag_run_row *runs = NULL;
-		size_t nr = 0;
-		json_t *d;
-		if (latest_runs(dm, rows[i].dag_id, LAST_RUNS, &runs, &nr, err) < 0)
-			goto out;
-		{
-			const struct dag_spec *spec;
-			int64_t next = dm_next_dagrun(dm, &rows[i], &spec);
-			d = dag_view_ui_dag(&rows[i], spec, next, runs, nr);
-		}
-		dag_run_rows_free(runs, nr);
-		if (!d) {
-			weir_error_oom_null(err);
-			goto out;
-		}
-		json_array_append_new(a, d);
+	out->total = n;
+	if (from < n && !(out->v = calloc(n - from, sizeof *out->v))) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
 	}
-	for (size_t i = 0; i < n_ies; i++)
-		json_array_append_new(errs, dag_view_ui_import_error(&ies[i]));
-	r = json_pack("{s:o, s:I, s:o}", "dags", a, "total_entries", (json_int_t)n, "import_errors",
-	              errs);
-	a = errs = NULL;
+	for (size_t i = from; i < n && out->n < (size_t)limit; i++) {
+		struct dag_ui_dag *d = &out->v[out->n++];
+		d->dag.row = rows[i]; /* moved */
+		memset(&rows[i], 0, sizeof rows[i]);
+		dm_dag_view_fill(dm, &d->dag);
+		if (latest_runs(dm, d->dag.row.dag_id, LAST_RUNS, &d->runs, &d->n_runs, err) < 0)
+			goto out;
+	}
+	rc = 0;
 out:
-	json_decref(a);
-	json_decref(errs);
 	dag_rows_free(rows, n);
-	dag_import_error_rows_free(ies, n_ies);
-	return r;
+	if (rc < 0)
+		dag_ui_dags_free(out);
+	return rc;
 }
 
 /* ---- GET /ui/dags/{dag_id}/grid ---- */
 
-json_t *dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct weir_error *err)
+int dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct dag_grid *out,
+                  struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_row drow = {0};
-	struct dag_run_row *runs = NULL;
-	struct dag_ti_row *tis = NULL;
-	struct dag_job_view *jobs = NULL;
-	size_t nr = 0, nt = 0;
-	const struct dag_spec *s;
-	json_t *r = NULL;
 
 	if (dag_row_get(dm, dag_id, &drow, err) < 0)
-		return NULL;
+		return -1;
 	dag_row_release(&drow);
-	s = dm_spec_of(dm, dag_id, NULL); /* NULL: a DAG whose file never parsed has no rows */
-	if (latest_runs(dm, dag_id, limit, &runs, &nr, err) < 0)
-		goto out;
-	if (dag_store_tis_of_latest_runs(dm->ds, dag_id, limit, &tis, &nt, err) < 0)
-		goto out;
-	if (!(jobs = calloc(nt + 1, sizeof *jobs))) {
-		weir_error_oom_null(err);
-		goto out;
+	out->spec =
+	    dm_spec_of(dm, dag_id, NULL); /* NULL: a DAG whose file never parsed has no rows */
+	if (latest_runs(dm, dag_id, limit, &out->runs, &out->n_runs, err) < 0)
+		goto fail;
+	if (dag_store_tis_of_latest_runs(dm->ds, dag_id, limit, &out->tis, &out->n_tis, err) < 0)
+		goto fail;
+	if (!(out->jobs = calloc(out->n_tis + 1, sizeof *out->jobs))) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto fail;
 	}
 	/* only the jobs of TIs still queued say more than the row */
-	for (size_t i = 0; s && i < nt; i++)
-		if (tis[i].state == DAG_TI_QUEUED && tis[i].job_id > 0)
-			jobs[i] = job_view_get(dm, tis[i].job_id);
-	if (!(r = dag_view_grid(dag_id, s, runs, nr, tis, nt, jobs)))
-		weir_error_oom_null(err);
-out:
-	free(jobs);
-	dag_ti_rows_free(tis, nt);
-	dag_run_rows_free(runs, nr);
-	return r;
+	for (size_t i = 0; out->spec && i < out->n_tis; i++)
+		if (out->tis[i].state == DAG_TI_QUEUED && out->tis[i].job_id > 0)
+			out->jobs[i] = job_view_get(dm, out->tis[i].job_id);
+	return 0;
+fail:
+	dag_grid_release(out);
+	return -1;
 }
 
 /* ---- GET /ui/dags/{dag_id}/stats ---- */
 
-json_t *dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct weir_error *err)
+int dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct dag_run_stats *out,
+                   struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_row drow = {0};
-	struct dag_run_row *runs = NULL;
-	size_t nr = 0;
-	int64_t counts[DAG_VIEW_RUN_STATES] = {0};
-	json_t *r = NULL;
 
 	if (dag_row_get(dm, dag_id, &drow, err) < 0)
-		return NULL;
+		return -1;
 	dag_row_release(&drow);
-	if (latest_runs(dm, dag_id, limit, &runs, &nr, err) < 0)
-		return NULL;
-	for (size_t k = 0; k < DAG_VIEW_RUN_STATES; k++) {
+	if (latest_runs(dm, dag_id, limit, &out->runs, &out->n_runs, err) < 0)
+		return -1;
+	for (size_t k = 0; k < DAG_RUN_STATE_COUNT; k++) {
 		struct dag_run_query q = {
 		    .dag_id = dag_id, .by_state = true, .state = (enum dag_run_state)k};
-		if (dag_store_run_count(dm->ds, &q, &counts[k], err) < 0)
-			goto out;
+		if (dag_store_run_count(dm->ds, &q, &out->counts[k], err) < 0) {
+			dag_run_stats_release(out);
+			return -1;
+		}
 	}
-	if (!(r = dag_view_stats(dag_id, runs, nr, counts)))
-		weir_error_oom_null(err);
-out:
-	dag_run_rows_free(runs, nr);
-	return r;
+	return 0;
 }

@@ -239,6 +239,49 @@ static void test_ti(void **state)
 	json_decref(o);
 }
 
+/* The same TI as the DAG ops hand it over (struct dag_ti_view, its row
+ * borrowed from t): a listing counts it (dag_view_ti_showable) exactly when
+ * it has a view, and its tree and text, alone and in a page, are `want`'s
+ * (NULL: none). */
+static void same_ti_view(const struct dag_ti_row *t, const struct dag_run_row *run,
+                         const struct dag_job_view *job, json_t *sla, const char *want)
+{
+	struct dag_ti_view v = {.row = *t, .logical_date = run ? run->logical_date : 0};
+	struct dag_ti_list page = {.v = &v, .n = 1, .total = 7};
+	struct strbuf sb = STRBUF_INIT;
+	json_t *o;
+	char *text;
+
+	if (job)
+		v.job = *job;
+	v.sla_miss = sla;
+	assert_int_equal(dag_view_ti_showable(&v), want != NULL);
+	o = dag_view_ti_of(&v);
+	text = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	if (!want) {
+		assert_null(o);
+		assert_int_equal(dag_view_ti_of_write(&sb, &v), -1);
+	} else {
+		assert_string_equal(text, want);
+		assert_int_equal(dag_view_ti_of_write(&sb, &v), 0);
+		assert_string_equal(sb.buf, want);
+	}
+	free(text);
+	json_decref(o);
+	/* a page of it: the TI left out when it has no view, total as given */
+	strbuf_release(&sb);
+	assert_int_equal(dag_view_tis_write(&sb, &page), 0);
+	o = json_pack("{s:[], s:i}", "task_instances", "total_entries", 7);
+	if (want)
+		json_array_append_new(json_object_get(o, "task_instances"),
+		                      json_loads(want, 0, NULL));
+	text = json_dumps(o, JSON_COMPACT);
+	assert_string_equal(sb.buf, text);
+	free(text);
+	json_decref(o);
+	strbuf_release(&sb);
+}
+
 /* The TI written as text is the text of its tree, sla_miss set as the
  * DAG manager sets it; *none: neither has a view. */
 static void same_ti_text(const struct dag_ti_row *t, const struct dag_run_row *run,
@@ -253,12 +296,14 @@ static void same_ti_text(const struct dag_ti_row *t, const struct dag_run_row *r
 	if (!o) {
 		assert_int_equal(rc, -1);
 		assert_string_equal(sb.buf, "[");
+		same_ti_view(t, run, job, sla, NULL);
 	} else {
 		char *want;
 		json_object_set(o, "sla_miss", sla ? sla : json_null());
 		want = json_dumps(o, JSON_COMPACT);
 		assert_int_equal(rc, 0);
 		assert_string_equal(sb.buf + 1, want);
+		same_ti_view(t, run, job, sla, want);
 		free(want);
 	}
 	json_decref(o);

@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/dag_answers.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "server/config.h"
@@ -123,7 +124,8 @@ static void test_folder(void **state)
 	json_t *r, *ie;
 	int dags, errs, runs;
 
-	r = f->ops->list_dags(f->dm, &(struct dag_list_query){.limit = 100, .paused = -1}, &err);
+	r = dag_answer_list_dags(f->ops, f->dm,
+	                         &(struct dag_list_query){.limit = 100, .paused = -1}, &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
 	json_t *d = json_array_get(json_object_get(r, "dags"), 0);
@@ -133,7 +135,7 @@ static void test_folder(void **state)
 	json_decref(r);
 
 	/* the broken file is an import error naming the file, line and field */
-	r = f->ops->import_errors(f->dm, 100, 0, &err);
+	r = dag_answer_import_errors(f->ops, f->dm, 100, 0, &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
 	ie = json_array_get(json_object_get(r, "import_errors"), 0);
@@ -147,7 +149,7 @@ static void test_folder(void **state)
 	assert_int_equal(errs, 1);
 	assert_int_equal(runs, 0);
 
-	r = f->ops->get_dag(f->dm, "nope", &err);
+	r = dag_answer_get_dag(f->ops, f->dm, "nope", &err);
 	assert_null(r);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 }
@@ -159,7 +161,7 @@ static json_t *trigger_in_turn(struct fixture *f, const char *body_text, struct 
 	json_t *body = json_loads(body_text, 0, NULL), *r;
 
 	assert_non_null(body);
-	r = f->ops->trigger_run(f->dm, "diamond", body, err);
+	r = dag_answer_trigger_run(f->ops, f->dm, "diamond", body, err);
 	json_decref(body);
 	return r;
 }
@@ -197,7 +199,7 @@ static void test_triggers_in_a_row(void **state)
 static json_t *ti(struct fixture *f, const char *run, const char *task, int map_index)
 {
 	struct weir_error err = {0};
-	json_t *r = f->ops->get_ti(f->dm, "diamond", run, task, map_index, &err);
+	json_t *r = dag_answer_get_ti(f->ops, f->dm, "diamond", run, task, map_index, &err);
 	assert_non_null(r);
 	return r;
 }
@@ -261,7 +263,7 @@ static void test_trigger_and_run(void **state)
 	r = trigger(f, "{\"conf\": {\"items\": \"not a list\"}, \"dag_run_id\": \"bad\"}", &err);
 	assert_null(r);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
-	assert_null(f->ops->get_run(f->dm, "diamond", "bad", &err));
+	assert_null(dag_answer_get_run(f->ops, f->dm, "diamond", "bad", &err));
 	r = trigger(f, "{\"conf\": [1]}", &err);
 	assert_null(r);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
@@ -281,7 +283,7 @@ static void test_trigger_and_run(void **state)
 	                    "2024-03-01T00:00:00.250000+00:00");
 	assert_string_equal(json_string_value(json_object_get(r, "run_type")), "manual");
 	json_decref(r);
-	r = f->ops->get_run(f->dm, "diamond", "r1", &err);
+	r = dag_answer_get_run(f->ops, f->dm, "diamond", "r1", &err);
 	assert_non_null(r);
 	assert_string_equal(json_string_value(json_object_get(r, "state")), "failed");
 	assert_non_null(strstr(json_string_value(json_object_get(r, "reason")), "task a failed"));
@@ -301,7 +303,7 @@ static void test_trigger_and_run(void **state)
 		                    "upstream_failed");
 		json_decref(t);
 	}
-	assert_null(f->ops->get_ti(f->dm, "diamond", "r1", "b", 3, &err));
+	assert_null(dag_answer_get_ti(f->ops, f->dm, "diamond", "r1", "b", 3, &err));
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 
 	/* the same run id again: a conflict */
@@ -312,7 +314,7 @@ static void test_trigger_and_run(void **state)
 	/* a dry run clear lists and changes nothing; a real one runs a again */
 	json_t *body = json_pack("{s:s, s:[s], s:b}", "dag_run_id", "r1", "task_ids", "a",
 	                         "include_downstream", 1);
-	r = f->ops->clear_tis(f->dm, "diamond", body, &err);
+	r = dag_answer_clear_tis(f->ops, f->dm, "diamond", body, &err);
 	assert_non_null(r);
 	assert_int_equal(json_array_size(json_object_get(r, "task_instances")), 5);
 	json_decref(r);
@@ -320,7 +322,7 @@ static void test_trigger_and_run(void **state)
 	assert_int_equal(json_integer_value(json_object_get(t, "try_number")), 1);
 	json_decref(t);
 	json_object_set_new(body, "dry_run", json_false());
-	r = f->ops->clear_tis(f->dm, "diamond", body, &err);
+	r = dag_answer_clear_tis(f->ops, f->dm, "diamond", body, &err);
 	job_manager_turn_end(f->jm); /* as before the answer leaves */
 	assert_non_null(r);
 	json_decref(r);
@@ -337,12 +339,13 @@ static void test_trigger_and_run(void **state)
 	    f->ops->ti_log_locate(f->dm, "diamond", "r1", "a", -1, 3, &path, &ended, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 
-	r = f->ops->list_runs(f->dm, "diamond", &(struct dag_run_list_query){.limit = 10}, &err);
+	r = dag_answer_list_runs(f->ops, f->dm, "diamond",
+	                         &(struct dag_run_list_query){.limit = 10}, &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
 	json_decref(r);
-	r = f->ops->list_runs(f->dm, "diamond", &(struct dag_run_list_query){.order_by = "bogus"},
-	                      &err);
+	r = dag_answer_list_runs(f->ops, f->dm, "diamond",
+	                         &(struct dag_run_list_query){.order_by = "bogus"}, &err);
 	assert_null(r);
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 }
@@ -373,7 +376,8 @@ static void test_list_filters(void **state)
 	           "dag_id: Nightly_ETL\ntags: [nightly, ml]\ntasks:\n"
 	           "  - task_id: a\n    command: echo a\n");
 	assert_int_equal(dag_manager_load(f->dm, &err), 0);
-#define DAGS(...) total_of(f->ops->list_dags(f->dm, &(struct dag_list_query){__VA_ARGS__}, &err))
+#define DAGS(...)                                                                                  \
+	total_of(dag_answer_list_dags(f->ops, f->dm, &(struct dag_list_query){__VA_ARGS__}, &err))
 	assert_int_equal(DAGS(.paused = -1), 2);
 	assert_int_equal(DAGS(.paused = -1, .tags = {ml, 1}), 1);
 	assert_int_equal(DAGS(.paused = -1, .tags = {none, 1}), 0);
@@ -384,15 +388,17 @@ static void test_list_filters(void **state)
 	assert_int_equal(DAGS(.paused = 1), 0);
 	assert_int_equal(DAGS(.paused = 0), 2);
 #undef DAGS
-	r = f->ops->list_dags(f->dm, &(struct dag_list_query){.paused = -1, .desc = true}, &err);
+	r = dag_answer_list_dags(f->ops, f->dm,
+	                         &(struct dag_list_query){.paused = -1, .desc = true}, &err);
 	assert_non_null(r);
 	assert_string_equal(json_string_value(json_object_get(
 	                        json_array_get(json_object_get(r, "dags"), 0), "dag_id")),
 	                    "diamond");
 	json_decref(r);
 	/* a page counts what the filters keep */
-	r = f->ops->list_dags(
-	    f->dm, &(struct dag_list_query){.paused = -1, .limit = 1, .tags = {ml, 1}}, &err);
+	r = dag_answer_list_dags(
+	    f->ops, f->dm, &(struct dag_list_query){.paused = -1, .limit = 1, .tags = {ml, 1}},
+	    &err);
 	assert_int_equal(json_array_size(json_object_get(r, "dags")), 1);
 	assert_int_equal(total_of(r), 1);
 
@@ -400,7 +406,8 @@ static void test_list_filters(void **state)
 	json_decref(trigger(f, "{\"dag_run_id\": \"r1\", \"logical_date\": \"2024-03-01\"}", &err));
 	json_decref(trigger(f, "{\"dag_run_id\": \"r2\", \"logical_date\": \"2024-03-05\"}", &err));
 #define RUNS(dag, ...)                                                                             \
-	total_of(f->ops->list_runs(f->dm, dag, &(struct dag_run_list_query){__VA_ARGS__}, &err))
+	total_of(dag_answer_list_runs(f->ops, f->dm, dag,                                          \
+	                              &(struct dag_run_list_query){__VA_ARGS__}, &err))
 	assert_int_equal(RUNS("diamond", .states = {failed, 1}), 2);
 	assert_int_equal(RUNS("diamond", .states = {queued, 1}), 0);
 	assert_int_equal(RUNS("diamond", .execution_date = {.gte = "2024-03-02T00:00:00Z"}), 1);
@@ -411,13 +418,15 @@ static void test_list_filters(void **state)
 	assert_int_equal(RUNS("~", .dag_ids = {other, 1}), 0);
 	assert_int_equal(RUNS("~"), 2);
 #undef RUNS
-	assert_null(f->ops->list_runs(
-	    f->dm, "diamond", &(struct dag_run_list_query){.start_date = {.lte = "soon"}}, &err));
+	assert_null(dag_answer_list_runs(
+	    f->ops, f->dm, "diamond", &(struct dag_run_list_query){.start_date = {.lte = "soon"}},
+	    &err));
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 	assert_non_null(strstr(err.msg, "start_date_lte"));
 
 #define TIS(dag, run, ...)                                                                         \
-	total_of(f->ops->list_tis(f->dm, dag, run, &(struct dag_ti_list_query){__VA_ARGS__}, &err))
+	total_of(dag_answer_list_tis(f->ops, f->dm, dag, run,                                      \
+	                             &(struct dag_ti_list_query){__VA_ARGS__}, &err))
 	assert_int_equal(TIS("diamond", "r1", .task_ids = {task_a, 1}), 1);
 	assert_int_equal(TIS("diamond", "r1", .states = {failed, 1}), 1);
 	assert_int_equal(TIS("~", "~", .task_ids = {task_a, 1}), 2);
@@ -431,13 +440,13 @@ static void test_list_filters(void **state)
 	                     .duration_gte = 1e9),
 	                 0);
 #undef TIS
-	r = f->ops->list_tis(f->dm, "diamond", "r1",
-	                     &(struct dag_ti_list_query){.limit = 1, .offset = 1}, &err);
+	r = dag_answer_list_tis(f->ops, f->dm, "diamond", "r1",
+	                        &(struct dag_ti_list_query){.limit = 1, .offset = 1}, &err);
 	assert_non_null(r);
 	assert_int_equal(json_array_size(json_object_get(r, "task_instances")), 1);
 	assert_true(total_of(r) > 1);
-	assert_null(
-	    f->ops->list_tis(f->dm, "diamond", "nope", &(struct dag_ti_list_query){0}, &err));
+	assert_null(dag_answer_list_tis(f->ops, f->dm, "diamond", "nope",
+	                                &(struct dag_ti_list_query){0}, &err));
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 }
 
@@ -459,7 +468,7 @@ static void test_pool_slots(void **state)
 	           "dag_id: huge\ntasks:\n  - task_id: a\n    command: echo a\n"
 	           "  - task_id: big\n    command: echo b\n    pool_slots: 200\n");
 	assert_int_equal(dag_manager_load(f->dm, &err), 0);
-	r = f->ops->import_errors(f->dm, 100, 0, &err);
+	r = dag_answer_import_errors(f->ops, f->dm, 100, 0, &err);
 	assert_non_null(r);
 	json_array_foreach(json_object_get(r, "import_errors"), i, ie)
 	{
@@ -473,18 +482,18 @@ static void test_pool_slots(void **state)
 	}
 	assert_true(found);
 	json_decref(r);
-	assert_null(f->ops->get_dag(f->dm, "huge", &err));
+	assert_null(dag_answer_get_dag(f->ops, f->dm, "huge", &err));
 
 	json_t *body = json_pack("{s:s}", "dag_run_id", "w1");
-	r = f->ops->trigger_run(f->dm, "wide", body, &err);
+	r = dag_answer_trigger_run(f->ops, f->dm, "wide", body, &err);
 	json_decref(body);
 	assert_non_null(r);
 	json_decref(r);
-	t = f->ops->get_ti(f->dm, "wide", "w1", "a", -1, &err);
+	t = dag_answer_get_ti(f->ops, f->dm, "wide", "w1", "a", -1, &err);
 	assert_non_null(t);
 	assert_int_equal(json_integer_value(json_object_get(t, "pool_slots")), 3);
 	json_decref(t);
-	r = f->ops->dag_tasks(f->dm, "wide", &err);
+	r = dag_answer_dag_tasks(f->ops, f->dm, "wide", &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(
 	                     json_array_get(json_object_get(r, "tasks"), 0), "pool_slots")),
@@ -517,7 +526,7 @@ static void test_pause(void **state)
 	struct weir_error err = {0};
 	json_t *body = json_pack("{s:b}", "is_paused", 1), *r;
 
-	r = f->ops->patch_dag(f->dm, "diamond", body, &err);
+	r = dag_answer_patch_dag(f->ops, f->dm, "diamond", body, &err);
 	json_decref(body);
 	assert_non_null(r);
 	assert_true(json_is_true(json_object_get(r, "is_paused")));
@@ -553,7 +562,7 @@ static void test_job_tasks(void **state)
 	         good, bad);
 	write_file(f->dags, "jobs.yaml", dag);
 	/* the folder's watch picks the new file up */
-	for (int i = 0; i < 200 && !(r = f->ops->get_dag(f->dm, "jobs", &err)); i++) {
+	for (int i = 0; i < 200 && !(r = dag_answer_get_dag(f->ops, f->dm, "jobs", &err)); i++) {
 		uv_run(&f->loop, UV_RUN_NOWAIT);
 		usleep(10000);
 	}
@@ -561,17 +570,17 @@ static void test_job_tasks(void **state)
 	json_decref(r);
 
 	body = json_pack("{s:s, s:s}", "dag_run_id", "j1", "logical_date", "2024-03-01T00:00:00Z");
-	r = f->ops->trigger_run(f->dm, "jobs", body, &err);
+	r = dag_answer_trigger_run(f->ops, f->dm, "jobs", body, &err);
 	json_decref(body);
 	assert_non_null(r);
 	json_decref(r);
-	t = f->ops->get_ti(f->dm, "jobs", "j1", "good", -1, &err);
+	t = dag_answer_get_ti(f->ops, f->dm, "jobs", "j1", "good", -1, &err);
 	assert_non_null(t);
 	assert_string_equal(json_string_value(json_object_get(t, "rendered_command")),
 	                    "worker: run 2024-03-01");
 	assert_true(json_is_integer(json_object_get(t, "job_id")));
 	json_decref(t);
-	t = f->ops->get_ti(f->dm, "jobs", "j1", "bad", -1, &err);
+	t = dag_answer_get_ti(f->ops, f->dm, "jobs", "j1", "bad", -1, &err);
 	assert_non_null(t);
 	assert_string_equal(json_string_value(json_object_get(t, "state")), "failed");
 	assert_int_equal(json_integer_value(json_object_get(t, "try_number")), 1);
