@@ -2,9 +2,9 @@
  * on a fresh store: the store's own functions write what the server's turns
  * write (jobs submitted, their tasks and states, events, DAG runs, TIs and
  * their tries; one transaction a turn, some rolled back, a clean restart
- * now and then), through wal_batch.c over a VFS that cuts the power at a
- * random write, truncation or sync (powercut_vfs.h).  Then the store is
- * opened again through store_open(), and:
+ * or a checkpoint that truncates the log now and then), through wal_batch.c over a VFS that cuts
+ * the power at a random write, truncation or sync (powercut_vfs.h).  Then the store is opened again
+ * through store_open(), and:
  *
  * - PRAGMA integrity_check says "ok" and foreign_key_check finds nothing;
  * - the store is exactly as some turn's commit left it (a digest of every
@@ -562,6 +562,15 @@ static uint64_t one_round(uint64_t seed, uint64_t events, struct tally *t)
 			/* the server stopped and started again */
 			close_store(r);
 			alive = !pc.dead && open_store(r);
+		} else if (alive && rnd(r, 30) == 0) {
+			/* the log emptied and truncated, as the secrets' scrub does at a
+			 * start (server/secrets.c) */
+			int rc = sqlite3_exec(store_db(r->s), "PRAGMA wal_checkpoint(TRUNCATE)",
+			                      NULL, NULL, NULL);
+			if (rc != SQLITE_OK && !pc.dead)
+				fail_msg("seed %" PRIu64 ": checkpoint: %s", seed,
+				         sqlite3_errmsg(store_db(r->s)));
+			alive = !pc.dead;
 		}
 	}
 	uint64_t used = pc.events;
