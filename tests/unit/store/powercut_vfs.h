@@ -86,6 +86,10 @@ static struct {
 	uint64_t rng;
 	enum pc_mode mode;
 	bool armed, dead;
+	/* the disk does not promise that a write leaves the rest of its sectors
+	 * alone (no SQLITE_IOCAP_POWERSAFE_OVERWRITE): SQLite then pads a synced
+	 * commit's frames to a sector, writing its last frame again */
+	bool no_psow;
 } pc;
 
 static uint64_t pc_rand(uint64_t *s)
@@ -368,7 +372,8 @@ static int pc_sector_size(sqlite3_file *f)
 
 static int pc_device_characteristics(sqlite3_file *f)
 {
-	return PC_REAL(f)->pMethods->xDeviceCharacteristics(PC_REAL(f));
+	int c = PC_REAL(f)->pMethods->xDeviceCharacteristics(PC_REAL(f));
+	return pc.no_psow ? c & ~SQLITE_IOCAP_POWERSAFE_OVERWRITE : c;
 }
 
 static int pc_shm_map(sqlite3_file *f, int page, int size, int extend, void volatile **out)
@@ -521,7 +526,7 @@ static int pc_install(void)
 }
 
 /* The power back on: nothing followed (the files' present bytes are durable
- * from here), nothing armed. */
+ * from here), nothing armed; the disk's no_psow as it was. */
 static void pc_reset(void)
 {
 	while (pc.nodes) {

@@ -526,6 +526,7 @@ struct tally {
 static uint64_t one_round(uint64_t seed, uint64_t events, struct tally *t)
 {
 	struct round *r = calloc(1, sizeof *r);
+	bool no_psow;
 	int turns;
 
 	assert_non_null(r);
@@ -534,11 +535,13 @@ static uint64_t one_round(uint64_t seed, uint64_t events, struct tally *t)
 	r->full = rnd(r, 4) == 0;
 	r->autocheckpoint = rnd(r, 4) == 0 ? 1000 : 4 + (int)rnd(r, 60);
 	turns = 16 + (int)rnd(r, TURNS_MAX - 16);
+	no_psow = rnd(r, 2) == 0;
 	assert_int_equal(
 	    store_tmp_make(r->dir, sizeof r->dir, r->path, sizeof r->path, "weir-powercut"), 0);
 
 	/* a store that was in use: made, a DAG in it, closed cleanly */
 	pc_reset();
+	pc.no_psow = no_psow; /* the disk's, for the whole round */
 	assert_true(open_store(r));
 	assert_int_equal(put_dag(r), 0);
 	close_store(r);
@@ -657,6 +660,7 @@ static void made_round(uint64_t seed, struct tally *t)
 	assert_non_null(r);
 	r->seed = r->rng = seed;
 	r->autocheckpoint = 1000;
+	pc.no_psow = false;
 	events = make_store(r, 0);
 	store_tmp_remove(r->dir, r->path);
 	r->rng = seed;
