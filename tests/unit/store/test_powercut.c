@@ -541,7 +541,7 @@ static uint64_t one_round(uint64_t seed, uint64_t events, struct tally *t)
 
 	/* a store that was in use: made, a DAG in it, closed cleanly */
 	pc_reset();
-	pc.no_psow = no_psow; /* the disk's, for the whole round */
+	pcv.no_psow = no_psow; /* the disk's, for the whole round */
 	assert_true(open_store(r));
 	assert_int_equal(put_dag(r), 0);
 	close_store(r);
@@ -660,7 +660,7 @@ static void made_round(uint64_t seed, struct tally *t)
 	assert_non_null(r);
 	r->seed = r->rng = seed;
 	r->autocheckpoint = 1000;
-	pc.no_psow = false;
+	pcv.no_psow = false;
 	events = make_store(r, 0);
 	store_tmp_remove(r->dir, r->path);
 	r->rng = seed;
