@@ -179,10 +179,12 @@ check: deps
 
 # The chaos test at the issue's size: a DAG of 10 layers of 20 tasks and a 4-worker job while
 # the server is killed with kill -9 twenty times (tests/system/test_chaos_server_kill.py;
-# `make check` runs its short variant), with stress-ng --cpu 2 beside it when installed.
-chaos: weir
+# `make check` runs its short variant), with stress-ng --cpu 2 beside it when installed; and
+# 3000 power cuts under the store (tests/unit/store/test_powercut.c; `make unit` runs 200).
+chaos: weir $(BUILD)/tests/unit/store/test_powercut
 	WEIR_CHAOS_FULL=1 WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q -s \
 		tests/system/test_chaos_server_kill.py $(PYTEST_ARGS)
+	WEIR_POWERCUT_ROUNDS=3000 $(BUILD)/tests/unit/store/test_powercut
 
 # The sanitizer pass leaves out the million-row transfers (the same streaming
 # code as the smaller transfer tests, ten times the rows) and the Python

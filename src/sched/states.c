@@ -12,9 +12,12 @@ bool job_state_can_move(enum job_state from, enum job_state to)
 	case JOB_QUEUED:
 		return to == JOB_STARTING || to == JOB_FAILED || to == JOB_KILLED;
 	case JOB_STARTING:
-		/* back to queued: a restart after a registration timeout */
-		return to == JOB_RUNNING || to == JOB_QUEUED || to == JOB_FAILED ||
-		       to == JOB_KILLED;
+		/* back to queued: a restart after a registration timeout; to
+		 * succeeded: its tasks ended while the store still says starting,
+		 * the turns that recorded their registrations lost to a power cut
+		 * (docs/internals/recovery.md, "A power cut") */
+		return to == JOB_RUNNING || to == JOB_QUEUED || to == JOB_SUCCEEDED ||
+		       to == JOB_FAILED || to == JOB_KILLED;
 	case JOB_RUNNING:
 		return to != JOB_STARTING;
 	default:

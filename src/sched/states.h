@@ -6,6 +6,8 @@
  * Job:  queued -> starting -> running -> succeeded | failed | killed
  *       starting | running -> queued     (a gang restart: the next attempt)
  *       queued | starting -> failed | killed
+ *       starting -> succeeded   (its tasks' ends, when a power cut lost the turns
+ *                                that made it running)
  * Task: pending -> starting -> running -> succeeded | failed | killed | lost
  *       any unended state may move forward (a launcher that re-registers after
  *       a server restart may report `running` for a task still `pending`) or

@@ -466,6 +466,7 @@ static void test_states(void **state)
 	assert_true(job_state_can_move(JOB_STARTING, JOB_RUNNING));
 	assert_true(job_state_can_move(JOB_RUNNING, JOB_QUEUED)); /* restart */
 	assert_true(job_state_can_move(JOB_RUNNING, JOB_SUCCEEDED));
+	assert_true(job_state_can_move(JOB_STARTING, JOB_SUCCEEDED)); /* after a power cut */
 	assert_true(job_state_can_move(JOB_QUEUED, JOB_KILLED));
 	assert_false(job_state_can_move(JOB_QUEUED, JOB_RUNNING));
 	assert_false(job_state_can_move(JOB_QUEUED, JOB_SUCCEEDED));

@@ -285,10 +285,9 @@ static json_t *events_json(struct fixture *f, int64_t id, struct weir_error *err
 static int64_t submit(struct fixture *f, int workers, int vcores, int max_restarts)
 {
 	struct weir_error err = {0};
-	json_t *body = json_pack("{s:s, s:{s:{s:i, s:s, s:i, s:s}}, s:{s:i}}", "name", "t",
-	                         "roles", "worker", "instances", workers, "memory", "256m",
-	                         "vcores", vcores, "command", "true", "restart",
-	                         "max_restarts", max_restarts);
+	json_t *body = json_pack("{s:s, s:{s:{s:i, s:s, s:i, s:s}}, s:{s:i}}", "name", "t", "roles",
+	                         "worker", "instances", workers, "memory", "256m", "vcores", vcores,
+	                         "command", "true", "restart", "max_restarts", max_restarts);
 	struct job_view v = {0};
 	json_t *r = job_json(f->ops->submit(f->jm, body, &v, &err), &v);
 	int64_t id;
@@ -333,8 +332,8 @@ static int job_attempt(struct fixture *f, int64_t id)
 	return a;
 }
 
-static void expect_task(struct fixture *f, int64_t id, int index, int attempt,
-                        const char *state, const char *reason)
+static void expect_task(struct fixture *f, int64_t id, int index, int attempt, const char *state,
+                        const char *reason)
 {
 	struct task_row t = {0};
 	struct weir_error err = {0};
@@ -343,8 +342,7 @@ static void expect_task(struct fixture *f, int64_t id, int index, int attempt,
 	assert_int_equal(store_task_get(f->store, id, attempt, "worker", index, &t, &err), 0);
 	if (strcmp(task_state_name(t.state), state) || (reason && strcmp(t.reason, reason)))
 		fail_msg("task %d.%d: %s \"%s\", expected %s \"%s\"", index, attempt,
-		         task_state_name(t.state),
-		         t.reason, state, reason ? reason : "*");
+		         task_state_name(t.state), t.reason, state, reason ? reason : "*");
 	task_row_release(&t);
 }
 
@@ -428,9 +426,10 @@ static void run_gang(struct fixture *f, int64_t id, int n, int attempt)
 	assert_int_equal(json_array_size(json_object_get(json_object_get(c, "cluster"), "worker")),
 	                 (size_t)n);
 	if (n > 1)
-		assert_string_equal(json_string_value(json_array_get(
-		                        json_object_get(json_object_get(c, "cluster"), "worker"), 1)),
-		                    "127.0.0.1:20001");
+		assert_string_equal(
+		    json_string_value(json_array_get(
+		        json_object_get(json_object_get(c, "cluster"), "worker"), 1)),
+		    "127.0.0.1:20001");
 	json_decref(c);
 	for (int i = 0; i < n; i++)
 		do_started(f, id, i, attempt);
@@ -531,9 +530,10 @@ static void test_failure_restarts_then_fails(void **state)
 		json_t *ev = events_json(f, id, &err);
 		bool found = false;
 		for (size_t i = 0; i < json_array_size(json_object_get(ev, "events")); i++)
-			found |= !strcmp(json_string_value(json_object_get(
-			                     json_array_get(json_object_get(ev, "events"), i), "message")),
-			                 "restarting the gang after attempt 1: worker:0 exited 137");
+			found |= !strcmp(
+			    json_string_value(json_object_get(
+			        json_array_get(json_object_get(ev, "events"), i), "message")),
+			    "restarting the gang after attempt 1: worker:0 exited 137");
 		assert_true(found);
 		json_decref(ev);
 	}
@@ -613,7 +613,7 @@ static void test_kill(void **state)
 {
 	struct fixture *f = *state;
 	struct weir_error err = {0};
-	int64_t id = submit(f, 2, 2, 0);    /* takes the node's 4 vcores */
+	int64_t id = submit(f, 2, 2, 0);     /* takes the node's 4 vcores */
 	int64_t queued = submit(f, 1, 1, 0); /* waits for them */
 	json_t *r;
 
@@ -845,6 +845,30 @@ static void test_start_that_never_reached_the_backend(void **state)
 	expect_task(f, gang, 1, 1, "starting", NULL);
 }
 
+/* A power cut lost the turns that recorded a task's registration and
+ * start (with synchronous=NORMAL the last acknowledged turns may go,
+ * recovery.md "A power cut"): after the restart the store says the job is
+ * starting and its task pending, and the launcher, whose end report was not
+ * answered, reports the program's end.  The job ends with it; it does not
+ * stay starting for ever. */
+static void test_end_of_a_task_whose_start_was_lost(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	int64_t ok = submit(f, 1, 1, 0), bad = submit(f, 1, 1, 0);
+
+	expect_job(f, ok, "starting", NULL);
+	manager_down(f);
+	manager_up(f);
+	assert_int_equal(job_manager_recover(f->jm, &err), 0);
+	job_manager_open(f->jm);
+	do_exited(f, ok, 0, 1, 0, 0);
+	expect_task(f, ok, 0, 1, "succeeded", NULL);
+	expect_job(f, ok, "succeeded", "");
+	do_exited(f, bad, 0, 1, 3, 0);
+	expect_job(f, bad, "failed", NULL);
+}
+
 static void test_gang_ports_apart(void **state)
 {
 	struct fixture *f = *state;
@@ -869,6 +893,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_recovery, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rollback_drops_kept_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_backend_verdict, setup_gang, teardown),
+	    cmocka_unit_test_setup_teardown(test_end_of_a_task_whose_start_was_lost, setup,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_ports_apart, setup_answer, teardown),
 	    cmocka_unit_test_setup_teardown(test_start_that_never_reached_the_backend, setup_answer,
 	                                    teardown),
