@@ -61,6 +61,12 @@ int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, b
 int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
                       struct weir_error *err);
 
+/* The server's turn ended (executor op turn_end): the starts and kills
+ * queued since the last call go out when it was `stored`, and are dropped
+ * when it was rolled back.  What is queued outside any turn goes out at
+ * the loop's next iteration.  NULL is a no-op. */
+void agent_link_turn_end(struct agent_link *l, bool stored);
+
 /* The server has finished starting: the agent's reports (started, exited,
  * lost), kept until now, are told from the next loop iteration on.  Until
  * then the link only settles what the agent holds (agent_link_holds).

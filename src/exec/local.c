@@ -364,6 +364,11 @@ static void local_open(struct executor *ex)
 	agent_link_open(((struct local_executor *)ex)->agent);
 }
 
+static void local_turn_end(struct executor *ex, bool stored)
+{
+	agent_link_turn_end(((struct local_executor *)ex)->agent, stored);
+}
+
 static const struct executor_ops local_ops = {
     .name = "local",
     .start_task = local_start_task,
@@ -371,6 +376,7 @@ static const struct executor_ops local_ops = {
     .is_alive = local_is_alive,
     .pick_port = local_pick_port,
     .open = local_open,
+    .turn_end = local_turn_end,
     .destroy = local_destroy,
 };
 

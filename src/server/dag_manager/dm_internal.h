@@ -223,6 +223,10 @@ char *dm_strdup_or_empty(const char *s);
  * wake-up timer (dm_arm_wake(), there alone: once a turn). */
 void dm_begin(struct dag_manager *dm);
 void dm_end(struct dag_manager *dm);
+/* dm_end() for an entry point that answers (an API op): -1 with the
+ * commit's error when the turn it ended was rolled back (a full disk), so
+ * nothing not stored is answered as done; else 0. */
+int dm_end_stored(struct dag_manager *dm, struct weir_error *err);
 void dm_work_pass(struct dag_manager *dm);
 void dm_arm_wake(struct dag_manager *dm);
 

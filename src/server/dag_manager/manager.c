@@ -68,10 +68,15 @@ void dm_begin(struct dag_manager *dm)
  * turn_after_commit() below. */
 void dm_end(struct dag_manager *dm)
 {
+	dm_end_stored(dm, NULL);
+}
+
+int dm_end_stored(struct dag_manager *dm, struct weir_error *err)
+{
 	dm_ti_flush(dm);
 	if (dm->turn.depth > 0)
 		dm->turn.depth--;
-	job_manager_turn_end(dm->jm);
+	return job_manager_turn_end_stored(dm->jm, err);
 }
 
 /* dm_end() for a turn whose work pass must wait (start-up: the job

@@ -259,7 +259,10 @@ static json_t *op_trigger_run(void *ctx, const char *dag_id, json_t *body, struc
 		               "DAG %s already has a run with dag_run_id %s or logical_date %s",
 		               dag_id, run_id, clock_format_airflow(logical, ts, sizeof ts));
 	}
-	dm_end(dm);
+	if (dm_end_stored(dm, r ? err : NULL) < 0 && r) {
+		json_decref(r);
+		r = NULL;
+	}
 out:
 	dag_run_row_release(&row);
 	free(run_id);

@@ -90,7 +90,8 @@ struct job_manager {
 	job_manager_end_fn end_fn;
 	void *end_arg;
 	struct job_manager_turn_hooks hooks; /* job_manager_set_turn_hooks() */
-	struct secrets *secrets; /* a task's connections (server/secrets.h); NULL: none */
+	struct secrets *secrets;    /* a task's connections (server/secrets.h); NULL: none */
+	struct weir_error turn_err; /* why the last turn rolled back was not stored */
 };
 
 /* ---- manager.c ---- */
@@ -110,6 +111,10 @@ void jm_settle(struct job_manager *jm);
  * ends it. */
 void jm_turn_begin(struct job_manager *jm);
 void jm_turn_end(struct job_manager *jm);
+/* jm_turn_end() for an entry point that answers: -1 with the commit's error
+ * (a full disk: WEIR_E_UNAVAILABLE) when the turn it ended was rolled
+ * back, so that nothing not stored is answered as done; else 0. */
+int jm_turn_end_stored(struct job_manager *jm, struct weir_error *err);
 /* Whether a transaction rolled back since *seen (which it updates): what
  * was kept from the store must be read again. */
 bool jm_rolled_back(struct job_manager *jm, uint64_t *seen);
@@ -235,6 +240,9 @@ void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r);
 struct executor *jm_exec_of(struct job_manager *jm, int64_t job_id);
 /* The local backend (NULL: none). */
 struct executor *jm_local_exec(struct job_manager *jm);
+/* Tells every backend that the turn's transaction ended: stored, or rolled
+ * back (executor op turn_end). */
+void jm_backends_turn_end(struct job_manager *jm, bool stored);
 /* The gang backend (NULL: none) and its name for messages. */
 struct executor *jm_gang_exec(struct job_manager *jm);
 const char *jm_gang_name(struct job_manager *jm, const char *none);
@@ -270,6 +278,9 @@ void jm_queue_note(struct job_manager *jm, int64_t job_id);
  * known: at start, after a rollback), and at nothing when none is.  Before
  * job_manager_open() it does nothing (the open runs the first pass). */
 void jm_queue_pass(struct job_manager *jm);
+/* The turn's transaction ended: when it was rolled back (a full disk), the
+ * resources its starts took are given back, as their rows were. */
+void jm_queue_turn_end(struct job_manager *jm, bool stored);
 /* A job that cannot run at all (its stored spec, the queue's refusal)
  * fails at once. */
 void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason);

@@ -257,6 +257,15 @@ static void ended_flush(struct job_manager *jm, bool tell)
 	}
 }
 
+/* What the turn took outside the store follows its transaction: the
+ * backends send what it asked of them, or drop it when it was rolled back
+ * (a full disk), and the queue gives back what its starts took then. */
+static void transaction_ended(struct job_manager *jm, bool stored)
+{
+	jm_backends_turn_end(jm, stored);
+	jm_queue_turn_end(jm, stored);
+}
+
 void jm_turn_end(struct job_manager *jm)
 {
 	struct weir_error err = {0};
@@ -276,16 +285,38 @@ void jm_turn_end(struct job_manager *jm)
 	if (--jm->depth > 0)
 		return;
 	if (store_in_transaction(jm->store)) {
-		if (store_commit(jm->store, &err) < 0) {
-			log_error("store: commit failed: %s", err.msg);
+		bool stored = store_commit(jm->store, &err) == 0;
+		if (!stored) {
+			/* a full disk is logged by the store, once, not every turn */
+			if (!store_disk_full(jm->store))
+				log_error("store: commit failed: %s", err.msg);
 			store_rollback(jm->store, NULL);
+			jm->turn_err = err;
 		}
+		transaction_ended(jm, stored);
 		/* After the commit: clients waiting on a job see what was stored. */
 		if (jm->observer.jobs_changed)
 			jm->observer.jobs_changed(jm->observer.ctx);
 	}
 	if (jm->hooks.after_commit)
 		jm->hooks.after_commit(jm->hooks.ctx);
+}
+
+int jm_turn_end_stored(struct job_manager *jm, struct weir_error *err)
+{
+	uint64_t rollbacks = store_rollbacks(jm->store);
+
+	jm_turn_end(jm);
+	if (store_rollbacks(jm->store) == rollbacks)
+		return 0;
+	if (err)
+		*err = jm->turn_err;
+	return -1;
+}
+
+int job_manager_turn_end_stored(struct job_manager *jm, struct weir_error *err)
+{
+	return jm_turn_end_stored(jm, err);
 }
 
 void job_manager_set_turn_hooks(struct job_manager *jm, const struct job_manager_turn_hooks *h)
@@ -418,8 +449,14 @@ const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *
 
 void jm_spec_keep(struct job_manager *jm, int64_t job_id, struct job_spec *spec)
 {
-	if (spec && hashmap_put_int(jm->specs, job_id, spec, NULL) < 0)
+	void *old = NULL;
+
+	if (spec && hashmap_put_int(jm->specs, job_id, spec, &old) < 0)
 		job_spec_destroy(spec);
+	/* the spec of a job whose insert was rolled back (a full disk): its
+	 * id is the next job's */
+	if (old != spec)
+		job_spec_destroy(old);
 }
 
 void jm_spec_forget(struct job_manager *jm, int64_t job_id)

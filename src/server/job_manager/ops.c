@@ -181,7 +181,10 @@ static int op_submit(void *ctx, json_t *body, struct job_view *out, struct weir_
 	jm_turn_begin(jm);
 	if (submit_spec(jm, spec, NULL, &id, err) == 0)
 		rc = view_by_id(jm, id, out, err);
-	jm_turn_end(jm);
+	if (jm_turn_end_stored(jm, rc == 0 ? err : NULL) < 0 && rc == 0) {
+		job_view_release(out);
+		rc = -1;
+	}
 	job_spec_destroy(spec);
 	return rc;
 }
@@ -227,7 +230,10 @@ static int op_kill_job(void *ctx, int64_t id, struct job_view *out, struct weir_
 	jm_turn_begin(jm);
 	if (job_manager_kill(jm, id, err) == 0)
 		rc = view_by_id(jm, id, out, err);
-	jm_turn_end(jm);
+	if (jm_turn_end_stored(jm, rc == 0 ? err : NULL) < 0 && rc == 0) {
+		job_view_release(out);
+		rc = -1;
+	}
 	return rc;
 }
 

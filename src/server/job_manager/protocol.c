@@ -262,7 +262,9 @@ int jm_register(struct job_manager *jm, const struct jm_register_call *c, struct
 		gang_complete(jm, &job, c->attempt, err);
 	rc = 0;
 out:
-	jm_turn_end(jm);
+	/* not stored (a full disk): a 503, and the launcher registers again */
+	if (jm_turn_end_stored(jm, rc == 0 ? err : NULL) < 0)
+		rc = -1;
 	task_row_release(&t);
 	job_row_release(&job);
 	return rc;
@@ -352,7 +354,11 @@ static json_t *launch_report(void *ctx, json_t *body, report_fn fn, struct weir_
 	jm_turn_begin(jm);
 	if (launch_load(jm, id, role, index, attempt, false, &job, &t, err) == 0)
 		r = fn(jm, body, &job, &t, err);
-	jm_turn_end(jm);
+	/* not stored (a full disk): a 503, and the launcher reports again */
+	if (jm_turn_end_stored(jm, r ? err : NULL) < 0 && r) {
+		json_decref(r);
+		r = NULL;
+	}
 	task_row_release(&t);
 	job_row_release(&job);
 	return r;
@@ -426,7 +432,7 @@ json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err)
 	return launch_report(ctx, body, exited, err);
 }
 
-void job_manager_on_agent_reports(void *arg, json_t *batch)
+bool job_manager_on_agent_reports(void *arg, json_t *batch)
 {
 	struct job_manager *jm = arg;
 	size_t i;
@@ -444,10 +450,11 @@ void job_manager_on_agent_reports(void *arg, json_t *batch)
 			r = jm_launch_exited(jm, m, &err);
 		else
 			continue;
-		/* gone (a superseded attempt): nothing to record, as a 410 */
-		if (!r && err.kind != WEIR_E_GONE)
+		/* gone (a superseded attempt): nothing to record, as a 410; a
+		 * full disk is logged once by the store, and told again */
+		if (!r && err.kind != WEIR_E_GONE && !store_disk_full(jm->store))
 			log_warn("agent report %s: %s", t, err.msg);
 		json_decref(r);
 	}
-	jm_turn_end(jm);
+	return jm_turn_end_stored(jm, NULL) == 0;
 }
