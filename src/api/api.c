@@ -139,6 +139,23 @@ void api_set_health(struct api *api, api_health_fn fn, void *ctx)
 	api->rc.health_ctx = ctx;
 }
 
+void api_answer_unstored(struct http_request *req, const struct weir_error *err)
+{
+	const char *m = http_request_method(req), *p = http_request_path(req);
+	int status = http_request_pending_status(req);
+	char first[64] = "";
+
+	if (!strcmp(m, "GET") || !strcmp(m, "HEAD") || status < 200 || status >= 300)
+		return;
+	http_request_take_back(req);
+	if (!strncmp(p, "/api/v1/", 8))
+		snprintf(first, sizeof first, "%.*s", (int)strcspn(p + 8, "/"), p + 8);
+	if (speaks_problems(first))
+		reply_problem(req, 503, err->msg);
+	else
+		reply_status(req, 503, err->msg);
+}
+
 void api_handle(struct http_request *req, void *arg)
 {
 	struct api *api = arg;

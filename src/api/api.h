@@ -88,6 +88,13 @@ void api_set_secure_cookie(struct api *api, bool always);
 
 /* The http_handler_fn to give http_server_create() (arg: the api). */
 void api_handle(struct http_request *req, void *arg);
+/* For the server's before-answer hook (api/http.h), when the turn the
+ * answer reports could not be stored (a full disk: `err`): an answer of
+ * success to a request that changes state (any method but GET and HEAD)
+ * is taken back and replaced by a 503 naming the cause, in the route's
+ * voice (a problem on Airflow's routes); any other answer stands (a read
+ * is still true, an error still an error). */
+void api_answer_unstored(struct http_request *req, const struct weir_error *err);
 /* The http_done_fn to give http_server_set_done() (arg: the api): counts
  * the request in the metrics and records it in the event log when it is
  * one that changes state (api/event_log_note.h). */

@@ -157,7 +157,9 @@ void event_log_note(const struct observe_api_ops *ops, void *ctx, struct http_re
 	row.extra = json_dumps(extra, JSON_COMPACT | JSON_SORT_KEYS);
 	if (!row.extra)
 		log_warn("event log: out of memory recording %s %s", method, path);
-	else if (ops->event_record(ctx, &row, &err) < 0)
+	else if (ops->event_record(ctx, &row, &err) < 0 && err.kind != WEIR_E_UNAVAILABLE)
+		/* unavailable: a full disk, which the store logs once, not at
+		 * every request */
 		log_warn("event log: %s %s not recorded: %s", method, path, err.msg);
 	free(row.extra);
 	json_decref(extra);

@@ -148,7 +148,7 @@ struct http_server {
 	void *arg;
 	http_done_fn done;
 	void *done_arg;
-	void (*before_answer)(void *arg); /* http_server_set_before_answer() */
+	http_before_answer_fn before_answer; /* http_server_set_before_answer() */
 	void *before_answer_arg;
 	int port;
 	int open_handles;
@@ -463,6 +463,23 @@ void http_request_respond_static(struct http_request *req, int status, const cha
 	park_answer(req, (unsigned)status, resp);
 }
 
+int http_request_pending_status(const struct http_request *req)
+{
+	return req->pending ? (int)req->pending_status : 0;
+}
+
+void http_request_take_back(struct http_request *req)
+{
+	if (!req->pending)
+		return;
+	MHD_destroy_response(req->pending);
+	req->pending = NULL;
+	req->pending_status = 0;
+	json_decref(req->answer);
+	req->answer = NULL;
+	req->answered = false;
+}
+
 static void respond_status(struct http_request *req, int status, const char *msg)
 {
 	json_t *o = json_pack("{s:s, s:i}", "error", msg[0] ? msg : "error", "status", status);
@@ -727,7 +744,7 @@ void http_server_set_done(struct http_server *srv, http_done_fn fn, void *arg)
 	srv->done_arg = arg;
 }
 
-void http_server_set_before_answer(struct http_server *srv, void (*fn)(void *arg), void *arg)
+void http_server_set_before_answer(struct http_server *srv, http_before_answer_fn fn, void *arg)
 {
 	srv->before_answer = fn;
 	srv->before_answer_arg = arg;
@@ -781,8 +798,11 @@ static enum MHD_Result queue_pending(struct http_request *req)
 	struct http_server *srv = req->srv;
 	enum MHD_Result r;
 
-	if (srv->before_answer)
-		srv->before_answer(srv->before_answer_arg);
+	if (srv->before_answer) {
+		srv->before_answer(req, srv->before_answer_arg);
+		if (!req->pending)
+			return MHD_YES; /* taken back and not answered again */
+	}
 	if (srv->done && !req->done_pending) {
 		char peer[sizeof req->peer];
 

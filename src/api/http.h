@@ -107,8 +107,11 @@ typedef void (*http_done_fn)(struct http_request *req, int status, void *arg);
 void http_server_set_done(struct http_server *srv, http_done_fn fn, void *arg);
 /* Called before an answer is handed to its connection (NULL fn: none): the
  * server ends its turn there, so that an answer never promises what is not
- * yet stored (the job manager's job_manager_turn_end()). */
-void http_server_set_before_answer(struct http_server *srv, void (*fn)(void *arg), void *arg);
+ * yet stored (the job manager's job_manager_turn_end()); when the turn
+ * could not be stored, fn may take the answer back
+ * (http_request_take_back()) and give another. */
+typedef void (*http_before_answer_fn)(struct http_request *req, void *arg);
+void http_server_set_before_answer(struct http_server *srv, http_before_answer_fn fn, void *arg);
 /* Stops accepting and closes every connection; suspended requests get 503.
  * Closes the uv handles; run the loop once more to finish closing them.
  * NULL is a no-op. */
@@ -165,6 +168,11 @@ void http_request_respond_json_text(struct http_request *req, int status, char *
  * (static data such as the embedded UI files); HEAD gets the headers only. */
 void http_request_respond_static(struct http_request *req, int status, const char *content_type,
                                  const void *data, size_t len);
+/* The status of the answer given and not yet sent; 0 when none. */
+int http_request_pending_status(const struct http_request *req);
+/* Takes back the answer given and not yet sent (from the before-answer
+ * hook), so that another can be given; a no-op when none is waiting. */
+void http_request_take_back(struct http_request *req);
 /* {"error": msg, "status": N} with N from weir_error_http_status(). */
 void http_request_respond_error(struct http_request *req, const struct weir_error *err);
 void http_request_respond_errorf(struct http_request *req, enum weir_error_kind kind,

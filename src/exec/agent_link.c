@@ -18,9 +18,12 @@
 #include "lib/json_util.h"
 #include "lib/log.h"
 #include "lib/strbuf.h"
+#include "lib/strvec.h"
 #include "lib/usock.h"
 
 #define AGENT_START_WAIT_MS 5000
+/* Reports whose turn was rolled back (a full disk) are told again after. */
+#define RETELL_MS 1000
 
 /* A task the agent was asked to start (start_line kept until it says it
  * spawned it, to send again after a reconnect) or says it holds. */
@@ -38,17 +41,26 @@ struct agent_link {
 	executor_reports_fn reports;
 	executor_exit_fn lost;
 	void *arg;
-	uv_pipe_t *pipe;   /* NULL while not connected */
-	uv_timer_t *pump;  /* the next iteration: buffered input, then the writes */
-	uv_timer_t *retry; /* connecting again */
+	uv_pipe_t *pipe;    /* NULL while not connected */
+	uv_timer_t *pump;   /* the next iteration: buffered input, then the writes */
+	uv_timer_t *retry;  /* connecting again */
+	uv_timer_t *retell; /* reports not stored, told again (untold) */
 	bool pump_armed;
 	/* the server has finished starting (agent_link_open): reports are
 	 * told; until then they wait in `in`, read but not told */
 	bool open;
 	struct strbuf out, in;
-	struct hashmap *held;           /* key -> struct held */
-	void (*before_send)(void *arg); /* agent_link_set_before_send() */
-	void *before_send_arg;
+	/* the open turn's starts and kills: out once it is stored, dropped
+	 * when it is rolled back (agent_link_turn_end), with the held entries
+	 * of its starts (staged_keys) */
+	struct strbuf staged;
+	struct strvec staged_keys;
+	struct strbuf untold; /* report lines not stored: told again at retell */
+	/* ends the server's turn before reports are acknowledged: true when
+	 * what they said was stored (agent_link_set_end_turn) */
+	bool (*end_turn)(void *arg);
+	void *end_turn_arg;
+	struct hashmap *held; /* key -> struct held */
 };
 
 struct link_write {
@@ -120,10 +132,46 @@ static void pump_arm(struct agent_link *l)
 	}
 }
 
-static void queue_line(struct agent_link *l, json_t *msg)
+/* A line of the open turn: out once the turn is stored (or at the pump). */
+static void stage_line(struct agent_link *l, json_t *msg)
 {
-	agent_proto_frame(&l->out, msg);
+	agent_proto_frame(&l->staged, msg);
 	pump_arm(l);
+}
+
+/* What the turns asked goes out (the pump: any turn has ended by then). */
+static void staged_out(struct agent_link *l)
+{
+	strbuf_add(&l->out, l->staged.buf, l->staged.len);
+	strbuf_reset(&l->staged);
+	strvec_release(&l->staged_keys);
+}
+
+static void flush_out(struct agent_link *l);
+
+void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg), void *arg)
+{
+	if (!l)
+		return;
+	l->end_turn = fn;
+	l->end_turn_arg = arg;
+}
+
+void agent_link_turn_end(struct agent_link *l, bool stored)
+{
+	if (!l || !l->staged.len)
+		return;
+	if (!stored) {
+		/* the rows of these starts were rolled back: nothing runs that
+		 * the store does not know of */
+		for (size_t i = 0; i < l->staged_keys.n; i++)
+			held_drop(l, l->staged_keys.v[i]);
+		strbuf_reset(&l->staged);
+		strvec_release(&l->staged_keys);
+		return;
+	}
+	staged_out(l);
+	flush_out(l);
 }
 
 static void on_written(uv_write_t *req, int status)
@@ -144,8 +192,6 @@ static void flush_out(struct agent_link *l)
 
 	if (!l->pipe || l->out.len == 0)
 		return;
-	if (l->before_send)
-		l->before_send(l->before_send_arg); /* may add to l->out */
 	w = calloc(1, sizeof *w);
 	if (!w)
 		return;
@@ -239,6 +285,8 @@ static bool is_report(const char *t)
  * the exit callback; then what was recorded is acknowledged.  While the
  * link is not open (the server still starting) it stops at the first
  * report: that line and the rest wait in the input for agent_link_open. */
+static void on_retell(uv_timer_t *t);
+
 static void process_input(struct agent_link *l)
 {
 	json_t *batch = json_array(), *lost = json_array();
@@ -288,6 +336,35 @@ static void process_input(struct agent_link *l)
 	strbuf_remove(&l->in, 0, start);
 	if (json_array_size(batch) > 0)
 		l->reports(l->arg, batch);
+	json_array_foreach(lost, i, m)
+	{
+		json_t *sig = json_object_get(m, AGENT_KEY_SIGNAL),
+		       *st = json_object_get(m, AGENT_KEY_EXIT_STATUS);
+		l->lost(l->arg, (int64_t)json_integer_value(json_object_get(m, AGENT_KEY_JOB)),
+		        json_string_value(json_object_get(m, AGENT_KEY_ROLE)),
+		        (int)json_integer_value(json_object_get(m, AGENT_KEY_INDEX)),
+		        (int)json_integer_value(json_object_get(m, AGENT_KEY_ATTEMPT)),
+		        (int)json_integer_value(json_object_get(m, AGENT_KEY_PID)),
+		        json_is_integer(st) ? json_integer_value(st) : -1,
+		        json_is_integer(sig) ? (int)json_integer_value(sig) : 0);
+	}
+	/* the acknowledgement leaves only once what they said is stored */
+	if ((json_array_size(batch) > 0 || json_array_size(lost) > 0) && l->end_turn &&
+	    !l->end_turn(l->end_turn_arg)) {
+		/* not stored (a full disk): not acknowledged, told again later;
+		 * the agent keeps them meanwhile */
+		json_array_foreach(batch, i, m)
+		{
+			agent_proto_frame(&l->untold, m);
+		}
+		json_array_foreach(lost, i, m)
+		{
+			agent_proto_frame(&l->untold, m);
+		}
+		json_array_clear(batch);
+		json_array_clear(lost);
+		uv_timer_start(l->retell, on_retell, RETELL_MS, 0);
+	}
 	json_array_foreach(batch, i, m)
 	{
 		char key[160];
@@ -300,17 +377,8 @@ static void process_input(struct agent_link *l)
 	json_array_foreach(lost, i, m)
 	{
 		char key[160];
-		json_t *sig = json_object_get(m, AGENT_KEY_SIGNAL),
-		       *st = json_object_get(m, AGENT_KEY_EXIT_STATUS);
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
-		l->lost(l->arg, (int64_t)json_integer_value(json_object_get(m, AGENT_KEY_JOB)),
-		        json_string_value(json_object_get(m, AGENT_KEY_ROLE)),
-		        (int)json_integer_value(json_object_get(m, AGENT_KEY_INDEX)),
-		        (int)json_integer_value(json_object_get(m, AGENT_KEY_ATTEMPT)),
-		        (int)json_integer_value(json_object_get(m, AGENT_KEY_PID)),
-		        json_is_integer(st) ? json_integer_value(st) : -1,
-		        json_is_integer(sig) ? (int)json_integer_value(sig) : 0);
 		ack_add(&acks, key);
 	}
 	if (acks.len > 0) {
@@ -515,6 +583,22 @@ static void on_pump(uv_timer_t *t)
 	flush_out(l);
 }
 
+static void on_retell(uv_timer_t *t)
+{
+	struct agent_link *l = t->data;
+
+	if (!l->untold.len)
+		return;
+	/* before what came since: the agent's order */
+	struct strbuf in = l->untold;
+	strbuf_add(&in, l->in.buf, l->in.len);
+	l->untold = l->in;
+	l->in = in;
+	strbuf_reset(&l->untold);
+	process_input(l);
+	flush_out(l);
+}
+
 /* ---- the executor's calls ---- */
 
 struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const char *exe,
@@ -532,10 +616,12 @@ struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const ch
 	}
 	l->pump = calloc(1, sizeof *l->pump);
 	l->retry = calloc(1, sizeof *l->retry);
-	if (!l->pump || !l->retry) {
+	l->retell = calloc(1, sizeof *l->retell);
+	if (!l->pump || !l->retry || !l->retell) {
 		free(l->pump);
 		free(l->retry);
-		l->pump = l->retry = NULL;
+		free(l->retell);
+		l->pump = l->retry = l->retell = NULL;
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -546,7 +632,8 @@ struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const ch
 	l->arg = arg;
 	uv_timer_init(loop, l->pump);
 	uv_timer_init(loop, l->retry);
-	l->pump->data = l->retry->data = l;
+	uv_timer_init(loop, l->retell);
+	l->pump->data = l->retry->data = l->retell->data = l;
 	uv_unref((uv_handle_t *)l->retry);
 	if (link_connect(l, err) < 0)
 		goto fail;
@@ -601,7 +688,10 @@ int agent_link_start(struct agent_link *l, const struct executor_task *task, boo
 		strbuf_release(&sb);
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	}
-	strbuf_addstr(&l->out, h->start_line);
+	/* out once the turn that started it is stored */
+	strbuf_addstr(&l->staged, h->start_line);
+	if (strvec_push(&l->staged_keys, key) < 0)
+		staged_out(l); /* out of memory: as before, out at the pump */
 	pump_arm(l);
 	return 0;
 }
@@ -616,17 +706,9 @@ int agent_link_signal(struct agent_link *l, const struct executor_task *task, in
 
 	if (!m)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	queue_line(l, m);
+	stage_line(l, m);
 	json_decref(m);
 	return 0;
-}
-
-void agent_link_set_before_send(struct agent_link *l, void (*fn)(void *arg), void *arg)
-{
-	if (!l)
-		return;
-	l->before_send = fn;
-	l->before_send_arg = arg;
 }
 
 void agent_link_open(struct agent_link *l)
@@ -651,6 +733,9 @@ void agent_link_destroy(struct agent_link *l)
 {
 	if (!l)
 		return;
+	/* a turn not ended asked nothing the store knows of */
+	strbuf_reset(&l->staged);
+	strvec_release(&l->staged_keys);
 	if (l->pipe) {
 		/* what is queued, then goodbye: an agent with nothing to do exits */
 		strbuf_addstr(&l->out, "{\"" AGENT_KEY_KIND "\":\"" AGENT_MSG_BYE "\"}\n");
@@ -663,9 +748,14 @@ void agent_link_destroy(struct agent_link *l)
 		uv_close((uv_handle_t *)l->pump, handle_free);
 	if (l->retry)
 		uv_close((uv_handle_t *)l->retry, handle_free);
+	if (l->retell)
+		uv_close((uv_handle_t *)l->retell, handle_free);
 	hashmap_destroy_free(l->held, held_free_value);
 	strbuf_release(&l->out);
 	strbuf_release(&l->in);
+	strbuf_release(&l->staged);
+	strvec_release(&l->staged_keys);
+	strbuf_release(&l->untold);
 	strv_free(l->args);
 	strv_free(l->env);
 	free(l->token);

@@ -61,11 +61,17 @@ int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, b
 int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
                       struct weir_error *err);
 
-/* Called before the link's writes leave for the agent (NULL: none): the
- * server ends its turn there, so that a message never runs ahead of the
- * commit of what it carries out (job_manager_turn_end()).  NULL l is a
- * no-op. */
-void agent_link_set_before_send(struct agent_link *l, void (*fn)(void *arg), void *arg);
+/* The server's turn ended (executor op turn_end): the starts and kills
+ * queued since the last call go out when it was `stored`, and are dropped
+ * when it was rolled back (nothing runs that the store does not know of).
+ * Until then they wait: nothing the link was asked leaves before the
+ * commit of the turn that asked it.  NULL is a no-op. */
+void agent_link_turn_end(struct agent_link *l, bool stored);
+/* `fn` ends the server's turn before the agent's reports of a read are
+ * acknowledged (NULL: none, every report counts as stored): true when
+ * what they said was stored; false (a full disk) and they are not
+ * acknowledged but told again a second later.  NULL l is a no-op. */
+void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg), void *arg);
 
 /* The server has finished starting: the agent's reports (started, exited,
  * lost), kept until now, are told from the next loop iteration on.  Until

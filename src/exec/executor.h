@@ -91,7 +91,9 @@ typedef void (*executor_exit_fn)(void *arg, int64_t job_id, const char *role, in
 
 /* Reports of launchers that send them through the backend rather than
  * over HTTP (the agent): a JSON array of {"t": "started"|"exited", and the
- * body of the HTTP call of that name}, handled together (one turn). */
+ * body of the HTTP call of that name}, handled together (one turn, whose
+ * end the backend asks for before it acknowledges them: local.h's
+ * local_executor_set_end_turn). */
 typedef void (*executor_reports_fn)(void *arg, json_t *batch);
 
 struct executor;
@@ -142,6 +144,13 @@ struct executor_ops {
 	 * Before, it keeps it (read, not told), and only settles what it holds
 	 * (is_alive answers from the start). */
 	void (*open)(struct executor *ex);
+	/* Optional (backends that hold back what a turn asked of them until
+	 * the loop runs again: the agent's starts and kills).  The server's turn
+	 * ended: `stored`, its commit went through and what it asked goes out;
+	 * else it was rolled back (a full disk) and what it asked since the
+	 * last such call is dropped, as its rows were (nothing runs that the
+	 * store does not know of). */
+	void (*turn_end)(struct executor *ex, bool stored);
 	/* Frees the executor; launchers keep running.  NULL is a no-op. */
 	void (*destroy)(struct executor *ex);
 };

@@ -364,6 +364,11 @@ static void local_open(struct executor *ex)
 	agent_link_open(((struct local_executor *)ex)->agent);
 }
 
+static void local_turn_end(struct executor *ex, bool stored)
+{
+	agent_link_turn_end(((struct local_executor *)ex)->agent, stored);
+}
+
 static const struct executor_ops local_ops = {
     .name = "local",
     .start_task = local_start_task,
@@ -371,6 +376,7 @@ static const struct executor_ops local_ops = {
     .is_alive = local_is_alive,
     .pick_port = local_pick_port,
     .open = local_open,
+    .turn_end = local_turn_end,
     .destroy = local_destroy,
 };
 
@@ -429,9 +435,9 @@ int local_executor_set_task_user(struct executor *ex, const struct run_as *ra,
 	return 0;
 }
 
-void local_executor_set_before_send(struct executor *ex, void (*fn)(void *arg), void *arg)
+void local_executor_set_end_turn(struct executor *ex, bool (*fn)(void *arg), void *arg)
 {
-	agent_link_set_before_send(((struct local_executor *)ex)->agent, fn, arg);
+	agent_link_set_end_turn(((struct local_executor *)ex)->agent, fn, arg);
 }
 
 int local_executor_use_agent(struct executor *ex, const char *home, executor_reports_fn reports,

@@ -42,8 +42,8 @@ int local_executor_set_task_user(struct executor *ex, const struct run_as *ra,
  * -1 with err (the executor keeps starting launchers as processes). */
 int local_executor_use_agent(struct executor *ex, const char *home, executor_reports_fn reports,
                              struct weir_error *err);
-/* The agent link's agent_link_set_before_send(); a no-op without an
+/* The agent link's agent_link_set_end_turn(); a no-op without an
  * agent. */
-void local_executor_set_before_send(struct executor *ex, void (*fn)(void *arg), void *arg);
+void local_executor_set_end_turn(struct executor *ex, bool (*fn)(void *arg), void *arg);
 
 #endif

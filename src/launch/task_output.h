@@ -18,6 +18,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include <jansson.h>
 
@@ -28,7 +29,17 @@ struct task_output {
 	struct mask *mask;    /* NULL: nothing to mask */
 	struct logship *ship; /* NULL: write to fd */
 	int fd;               /* the log file when not shipping (1: the launcher's stdout) */
+	/* bytes the log file refused (a full disk) since the last marker
+	 * (TASK_OUTPUT_TRUNCATED), and why */
+	uint64_t lost;
+	int lost_errno;
 };
+
+/* The line a log file gets where bytes were lost (its disk was full): the
+ * program goes on (its output is read and dropped), and the line comes
+ * before the next bytes the file takes, or at the output's end
+ * (docs/api.md, "A full disk"). */
+#define TASK_OUTPUT_TRUNCATED "[weir launch: log truncated: %llu bytes of output lost here: %s]\n"
 
 /* The register answer's "mask" (a list of strings; absent: none) and
  * extra[0..n_extra) (the launcher's own secrets: its launch secret, the
@@ -40,7 +51,12 @@ int task_output_set_mask(struct task_output *o, const json_t *list, const char *
 bool task_output_needs_pipe(const struct task_output *o);
 /* Bytes the program wrote, in order. */
 void task_output_write(struct task_output *o, const char *data, size_t n);
-/* The end of the program's output: what the masker held back goes out. */
+/* The end of the program's output: what the masker held back goes out;
+ * when bytes were lost and the marker could not be written yet, it is
+ * tried again, for up to TASK_OUTPUT_MARKER_WAIT_MS while the disk stays
+ * full (the task's end waits for it: a reader that sees the task ended
+ * sees that its log is not whole). */
+#define TASK_OUTPUT_MARKER_WAIT_MS 60000
 void task_output_end(struct task_output *o);
 /* Frees the masker. */
 void task_output_release(struct task_output *o);

@@ -109,7 +109,7 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt, enum exec
 
 /* The executor_exit_fn to give the executor (arg: the manager). */
 /* executor_reports_fn (exec/executor.h): the agent's started and exited
- * reports of one read, recorded in one turn as the HTTP calls of the same
+ * reports of one read, recorded in the turn as the HTTP calls of the same
  * names would record them. */
 void job_manager_on_agent_reports(void *arg, json_t *batch);
 
@@ -177,6 +177,10 @@ int job_manager_kill(struct job_manager *jm, int64_t job_id, struct weir_error *
  * once).  Called from within its own end it returns at once; with nothing
  * in the turn it costs a few checks. */
 void job_manager_turn_end(struct job_manager *jm);
+/* job_manager_turn_end() for an entry point that answers: -1 with the
+ * commit's error (a full disk: WEIR_E_UNAVAILABLE, "... the disk is full
+ * ...") when the turn it ended was rolled back, else 0. */
+int job_manager_turn_end_stored(struct job_manager *jm, struct weir_error *err);
 
 /* The turn's other party (the DAG manager): see job_manager_turn_end().
  * Each callback may be NULL; `h` is copied (NULL: none). */

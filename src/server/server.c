@@ -196,10 +196,21 @@ static int set_routes(struct server_parts *p, const struct server_config *cfg,
 }
 
 /* The job manager's observer: what it changed wakes the api's waiters. */
-/* The turn's end, before an answer or a message to the agent leaves. */
-static void turn_end(void *jm)
+/* The turn's end before an answer leaves: what it promises is stored, or
+ * a change is answered 503 (a full disk). */
+static void turn_end_before_answer(struct http_request *req, void *jm)
 {
-	job_manager_turn_end(jm);
+	struct weir_error err = {0};
+
+	if (job_manager_turn_end_stored(jm, &err) < 0)
+		api_answer_unstored(req, &err);
+}
+
+/* The turn's end before the agent's reports are acknowledged: true when
+ * what they said was stored. */
+static bool turn_end_before_ack(void *jm)
+{
+	return job_manager_turn_end_stored(jm, NULL) == 0;
 }
 
 static void observe_cluster(void *api, int64_t job_id)
@@ -316,7 +327,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	}
 	http_server_set_done(p->http, api_request_done, p->api);
 	/* nothing leaves before its turn is stored (job_manager_turn_end()) */
-	http_server_set_before_answer(p->http, turn_end, p->jm);
+	http_server_set_before_answer(p->http, turn_end_before_answer, p->jm);
 	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
 	if (!p->url || notifier_set_base_url(p->notifier, p->url) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -335,7 +346,8 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		                             &e2) < 0)
 			log_warn("the node's agent: %s; starting a launcher per task instead",
 			         e2.msg);
-		local_executor_set_before_send(p->exec, turn_end, p->jm);
+		else
+			local_executor_set_end_turn(p->exec, turn_end_before_ack, p->jm);
 	}
 	if (server_uses_slurm(cfg)) {
 		struct slurm_options so = {

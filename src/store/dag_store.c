@@ -140,12 +140,7 @@ const char *ds_db_path(const struct dag_store *ds)
 
 static int db_error(struct dag_store *ds, struct weir_error *err, const char *what)
 {
-	int code = sqlite3_extended_errcode(ds->db);
-	enum weir_error_kind kind = WEIR_E_INTERNAL;
-	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-		kind = WEIR_E_UNAVAILABLE;
-	return weir_error_set(err, kind, "store %s: %s: %s", ds_db_path(ds), what,
-	                      sqlite3_errmsg(ds->db));
+	return sql_error_in(ds->db, ds_db_path(ds), what, WEIR_E_INTERNAL, err);
 }
 
 static int check_name(struct dag_store *ds, const char *what, const char *name,

@@ -4,27 +4,95 @@
 #include "store/sql.h"
 
 #include "lib/grow.h"
+#include "lib/log.h"
+
+#include <stdio.h>
+#include <sys/statvfs.h>
 
 #include <stdlib.h>
 #include <string.h>
 
-/* sql_error, naming the store's file `path` when not NULL. */
-static int db_error_at(sqlite3 *db, const char *path, const char *what, struct weir_error *err)
+int sql_error_in(sqlite3 *db, const char *path, const char *what, enum weir_error_kind kind,
+                 struct weir_error *err)
 {
 	int code = sqlite3_extended_errcode(db) & 0xff;
-	enum weir_error_kind kind = WEIR_E_INTERNAL;
+	const char *file = path ? path : sqlite3_db_filename(db, "main");
 
-	if (code == SQLITE_CONSTRAINT)
-		kind = WEIR_E_CONFLICT;
-	else if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+	if (!file || !*file)
+		file = ":memory:";
+	if (code == SQLITE_FULL) {
+		sql_space_lost(file);
+		return weir_error_set(err, WEIR_E_UNAVAILABLE,
+		                      "store %s: %s: the disk is full (%s): nothing was stored; "
+		                      "try again once space is freed",
+		                      file, what, sqlite3_errmsg(db));
+	}
+	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
 		kind = WEIR_E_UNAVAILABLE;
 	return weir_error_set(err, kind, "store%s%s: %s: %s", path ? " " : "", path ? path : "",
 	                      what, sqlite3_errmsg(db));
 }
 
+/* sql_error, naming the store's file `path` when not NULL. */
+static int db_error_at(sqlite3 *db, const char *path, const char *what, struct weir_error *err)
+{
+	int code = sqlite3_extended_errcode(db) & 0xff;
+
+	return sql_error_in(db, path, what,
+	                    code == SQLITE_CONSTRAINT ? WEIR_E_CONFLICT : WEIR_E_INTERNAL, err);
+}
+
 int sql_error(sqlite3 *db, const char *what, struct weir_error *err)
 {
 	return db_error_at(db, NULL, what, err);
+}
+
+/* ---- a full disk ---- */
+
+/* Free bytes a file system must have again before "space returned". */
+#define SPACE_BACK_MIN (1u << 20)
+
+static struct {
+	bool short_;     /* logged as full, not yet as back */
+	uint64_t losses; /* writes that found the disk full */
+} space;
+
+void sql_space_lost(const char *path)
+{
+	space.losses++;
+	if (space.short_)
+		return;
+	space.short_ = true;
+	log_error("store %s: the disk is full: changes are refused (503) and nothing more is "
+	          "stored until space is freed; reads go on",
+	          path);
+}
+
+bool sql_space_short(void)
+{
+	return space.short_;
+}
+
+uint64_t sql_space_losses(void)
+{
+	return space.losses;
+}
+
+void sql_space_back(const char *path)
+{
+	char dir[4096];
+	struct statvfs fs;
+	const char *slash;
+
+	if (!space.short_)
+		return;
+	slash = strrchr(path, '/');
+	snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+	if (statvfs(dir[0] ? dir : "/", &fs) == 0 &&
+	    (uint64_t)fs.f_bavail * fs.f_frsize < SPACE_BACK_MIN)
+		return;
+	space.short_ = false;
+	log_info("store %s: space returned: changes are stored again", path);
 }
 
 int sql_collect(sqlite3_stmt *st, const struct sql_rows *k, const char *path, const char *what,

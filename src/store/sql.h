@@ -21,6 +21,33 @@
  * start it with its own name ("event log: listing records"). */
 int sql_error(sqlite3 *db, const char *what, struct weir_error *err);
 
+/* sql_error with the store's file `path` named (NULL: db's own file) and
+ * `kind` for an error that is neither busy, locked nor a full disk.  A
+ * full disk (SQLITE_FULL: nothing was written, a later try may succeed) is
+ * WEIR_E_UNAVAILABLE, "store PATH: WHAT: the disk is full (...): nothing
+ * was stored; try again once space is freed", and noted:
+ * sql_space_lost(). */
+int sql_error_in(sqlite3 *db, const char *path, const char *what, enum weir_error_kind kind,
+                 struct weir_error *err);
+
+/* ---- a full disk: one state for the process (the server's loop owns the
+ * store; docs/internals/recovery.md, "A full disk") ---- */
+
+/* A write found the disk of `path` full: counted, and logged once (an
+ * error) until sql_space_back() says space returned. */
+void sql_space_lost(const char *path);
+/* Whether the last write that failed for a full disk has not been followed
+ * by sql_space_back() saying space returned. */
+bool sql_space_short(void);
+/* How many writes found the disk full, ever: a transaction compares it
+ * before and after to know whether one of its writes did. */
+uint64_t sql_space_losses(void);
+/* A transaction with writes was committed in `path`: when the disk was
+ * short and its file system has room again (at least 1 MiB free: a commit
+ * that fitted in the WAL's old pages says nothing), logged once ("space
+ * returned"). */
+void sql_space_back(const char *path);
+
 /* `sql` prepared on db (one statement, kept by the caller, who finalizes
  * it); NULL with sql_error(db, what) when it does not prepare. */
 sqlite3_stmt *sql_prepare(sqlite3 *db, const char *sql, const char *what, struct weir_error *err);

@@ -119,15 +119,12 @@ struct store {
 	bool in_tx;         /* store_begin() was called: the turn's writes share one transaction */
 	bool tx_begun;      /* ... and its BEGIN ran (at the turn's first write) */
 	uint64_t rollbacks; /* transactions with writes that were rolled back */
+	uint64_t space_losses; /* sql_space_losses() when the transaction began */
 };
 
 static int db_error(struct store *s, struct weir_error *err, const char *what)
 {
-	int code = sqlite3_extended_errcode(s->db);
-	enum weir_error_kind kind = WEIR_E_INTERNAL;
-	if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
-		kind = WEIR_E_UNAVAILABLE;
-	return weir_error_set(err, kind, "store %s: %s: %s", s->path, what, sqlite3_errmsg(s->db));
+	return sql_error_in(s->db, s->path, what, WEIR_E_INTERNAL, err);
 }
 
 int store_db_error(struct store *s, struct weir_error *err, const char *what)
@@ -378,6 +375,13 @@ static struct metrics_hist commit_seconds = METRICS_HIST(
 static void render_series(struct strbuf *out)
 {
 	metrics_render_hist(out, &commit_seconds);
+	metrics_render_header(out, "weir_store_disk_full", "gauge",
+	                      "1 while the store's disk is full: changes are refused.");
+	strbuf_addf(out, "weir_store_disk_full %d\n", sql_space_short() ? 1 : 0);
+	metrics_render_header(out, "weir_store_disk_full_writes_total", "counter",
+	                      "Writes of the store that found its disk full (nothing stored).");
+	strbuf_addf(out, "weir_store_disk_full_writes_total %llu\n",
+	            (unsigned long long)sql_space_losses());
 }
 
 static void reset_series(void)
@@ -495,6 +499,7 @@ int store_write_starts(struct store *s, struct weir_error *err)
 		s->stmt[ST_BEGIN] = st;
 	}
 	sqlite3_reset(st);
+	s->space_losses = sql_space_losses();
 	if (step_done(s, st, "beginning a transaction", err) < 0)
 		return -1;
 	s->tx_begun = true;
@@ -507,11 +512,21 @@ int store_commit(struct store *s, struct weir_error *err)
 		return weir_error_set(err, WEIR_E_INTERNAL,
 		                      "store %s: commit without a transaction", s->path);
 	if (s->tx_begun) {
-		sqlite3_stmt *st = stmt_get(s, ST_COMMIT, err);
+		sqlite3_stmt *st;
 		int64_t t0 = clock_mono_ns();
+		/* a write of the turn found the disk full: the rest is not
+		 * committed without it (still open: the caller rolls back) */
+		if (sql_space_losses() != s->space_losses)
+			return weir_error_set(
+			    err, WEIR_E_UNAVAILABLE,
+			    "store %s: a write of this change found the disk full: "
+			    "nothing was stored; try again once space is freed",
+			    s->path);
+		st = stmt_get(s, ST_COMMIT, err);
 		if (!st || step_done(s, st, "committing", err) < 0)
 			return -1; /* still open: the caller rolls back */
 		metrics_hist_observe(&commit_seconds, (double)(clock_mono_ns() - t0) / 1e9);
+		sql_space_back(s->path);
 	}
 	s->in_tx = false;
 	s->tx_begun = false;
@@ -551,6 +566,12 @@ uint64_t store_rollbacks(const struct store *s)
 bool store_tx_wrote(const struct store *s)
 {
 	return s->in_tx && s->tx_begun;
+}
+
+bool store_disk_full(const struct store *s)
+{
+	(void)s;
+	return sql_space_short();
 }
 
 bool store_in_transaction(struct store *s)

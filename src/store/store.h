@@ -130,8 +130,10 @@ struct sqlite3 *store_db(struct store *s);
  * writes, here and in dag_store.c), so a turn that only reads costs no
  * transaction.  What a commit returned 0 for survives kill -9 of the
  * process (WAL); a commit that fails leaves the transaction open for the
- * caller's rollback.  store_rollback() on a handle with no open
- * transaction is a no-op returning 0. */
+ * caller's rollback, and so does a commit after a write of the same
+ * transaction found the disk full (WEIR_E_UNAVAILABLE: nothing half
+ * stored).  store_rollback() on a handle with no open transaction is a
+ * no-op returning 0. */
 int store_begin(struct store *s, struct weir_error *err);
 int store_commit(struct store *s, struct weir_error *err);
 int store_rollback(struct store *s, struct weir_error *err);
@@ -145,6 +147,11 @@ int store_write_starts(struct store *s, struct weir_error *err);
  * kept of those writes (the DAG manager's run cache) is ahead of the file
  * when this moved. */
 uint64_t store_rollbacks(const struct store *s);
+/* Whether a write found the disk full and no commit since said space
+ * returned (store/sql.h: logged once each way, so a caller logs nothing
+ * more of an error while this holds).  A full disk's error is
+ * WEIR_E_UNAVAILABLE: the API answers 503, "... the disk is full ...". */
+bool store_disk_full(const struct store *s);
 
 /* ---- jobs ---- */
 

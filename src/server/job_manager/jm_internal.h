@@ -239,6 +239,9 @@ void jm_route_get(struct job_manager *jm, int64_t job_id, struct jm_route *r);
 struct executor *jm_exec_of(struct job_manager *jm, int64_t job_id);
 /* The local backend (NULL: none). */
 struct executor *jm_local_exec(struct job_manager *jm);
+/* Tells every backend that the turn's transaction ended: stored, or rolled
+ * back (executor op turn_end). */
+void jm_backends_turn_end(struct job_manager *jm, bool stored);
 /* The gang backend (NULL: none) and its name for messages. */
 struct executor *jm_gang_exec(struct job_manager *jm);
 const char *jm_gang_name(struct job_manager *jm, const char *none);
@@ -274,6 +277,9 @@ void jm_queue_note(struct job_manager *jm, int64_t job_id);
  * known: at start, after a rollback), and at nothing when none is.  Before
  * job_manager_open() it does nothing (the open runs the first pass). */
 void jm_queue_pass(struct job_manager *jm);
+/* The turn's transaction ended: when it was rolled back (a full disk), the
+ * resources its starts took are given back, as their rows were. */
+void jm_queue_turn_end(struct job_manager *jm, bool stored);
 /* A job that cannot run at all (its stored spec, the queue's refusal)
  * fails at once. */
 void jm_fail_job_now(struct job_manager *jm, int64_t job_id, const char *reason);

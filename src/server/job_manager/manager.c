@@ -318,8 +318,14 @@ const struct job_spec *jm_spec_of(struct job_manager *jm, const struct job_row *
 
 void jm_spec_keep(struct job_manager *jm, int64_t job_id, struct job_spec *spec)
 {
-	if (spec && hashmap_put_int(jm->specs, job_id, spec, NULL) < 0)
+	void *old = NULL;
+
+	if (spec && hashmap_put_int(jm->specs, job_id, spec, &old) < 0)
 		job_spec_destroy(spec);
+	/* the spec of a job whose insert was rolled back (a full disk): its
+	 * id is the next job's */
+	if (old != spec)
+		job_spec_destroy(old);
 }
 
 void jm_spec_forget(struct job_manager *jm, int64_t job_id)

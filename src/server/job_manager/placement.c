@@ -206,6 +206,15 @@ struct executor *jm_gang_exec(struct job_manager *jm)
 	return jm->placement->gang_exec;
 }
 
+void jm_backends_turn_end(struct job_manager *jm, bool stored)
+{
+	struct executor *ex[2] = {jm->placement->exec, jm->placement->gang_exec};
+
+	for (size_t i = 0; i < 2; i++)
+		if (ex[i] && ex[i]->ops->turn_end)
+			ex[i]->ops->turn_end(ex[i], stored);
+}
+
 const char *jm_gang_name(struct job_manager *jm, const char *none)
 {
 	return jm->placement->gang_exec ? jm->placement->gang_exec->ops->name : none;

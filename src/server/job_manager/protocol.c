@@ -439,8 +439,9 @@ void job_manager_on_agent_reports(void *arg, json_t *batch)
 			r = jm_launch_exited(jm, m, &err);
 		else
 			continue;
-		/* gone (a superseded attempt): nothing to record, as a 410 */
-		if (!r && err.kind != WEIR_E_GONE)
+		/* gone (a superseded attempt): nothing to record, as a 410; a
+		 * full disk is logged once by the store, and told again */
+		if (!r && err.kind != WEIR_E_GONE && !store_disk_full(jm->store))
 			log_warn("agent report %s: %s", t, err.msg);
 		json_decref(r);
 	}

@@ -36,6 +36,10 @@ struct jm_queue {
 	int64_t *ids;
 	size_t n_ids, cap_ids;
 	uint64_t rollbacks; /* store_rollbacks() it was known under */
+	/* the jobs whose start took resources in the open turn: given back
+	 * when it is rolled back (jm_queue_turn_end) */
+	int64_t *taken;
+	size_t n_taken, cap_taken;
 };
 
 void jm_queue_note(struct job_manager *jm, int64_t job_id)
@@ -144,7 +148,17 @@ void jm_queue_destroy(struct jm_queue *q)
 	alloc_state_destroy(q->alloc);
 	alloc_state_destroy(q->gang_alloc);
 	free(q->ids);
+	free(q->taken);
 	free(q);
+}
+
+void jm_queue_turn_end(struct job_manager *jm, bool stored)
+{
+	struct jm_queue *qc = jm->queue;
+
+	for (size_t i = 0; !stored && i < qc->n_taken; i++)
+		jm_release_alloc(jm, qc->taken[i]);
+	qc->n_taken = 0;
 }
 
 int jm_queue_want_gang(struct job_manager *jm, struct weir_error *err)
@@ -247,6 +261,8 @@ static bool carry_out(struct job_manager *jm, struct job_row *rows, size_t n,
 		return false;
 	switch (d->action) {
 	case QUEUE_START:
+		if (ALLOC_GROW(jm->queue->taken, jm->queue->n_taken + 1, jm->queue->cap_taken) == 0)
+			jm->queue->taken[jm->queue->n_taken++] = job->id;
 		jm_start_gang(jm, job->id, &d->alloc);
 		/* a start that failed before its first write leaves it queued */
 		left = jm_job_load(jm, job->id, &now, &err) < 0 || now.state != JOB_QUEUED;

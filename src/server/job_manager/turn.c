@@ -143,13 +143,22 @@ void jm_ended_add(struct job_manager *jm, const struct job_row *job)
 	*tail = e;
 }
 
-void job_manager_turn_end(struct job_manager *jm)
+/* What the turn took outside the store follows its transaction: the
+ * backends send what it asked of them, or drop it when it was rolled back
+ * (a full disk), and the queue gives back what its starts took then. */
+static void transaction_ended(struct job_manager *jm, bool stored)
 {
-	struct weir_error err = {0};
-	bool wrote;
+	jm_backends_turn_end(jm, stored);
+	jm_queue_turn_end(jm, stored);
+}
+
+int job_manager_turn_end_stored(struct job_manager *jm, struct weir_error *err)
+{
+	struct weir_error e = {0};
+	bool wrote, stored = true;
 
 	if (!jm->turn || jm->turn->ending)
-		return; /* called again from within: the outer end commits */
+		return 0; /* called again from within: the outer end commits */
 	jm->turn->ending = true;
 	/* until nothing more ends: the DAG manager's work pass (and its rows
 	 * written behind) may submit or kill jobs, a timer end them */
@@ -162,17 +171,29 @@ void job_manager_turn_end(struct job_manager *jm)
 	/* what the turn wrote behind, before its commit */
 	jm_settle(jm);
 	wrote = store_tx_wrote(jm->store);
-	if (store_in_transaction(jm->store) && store_commit(jm->store, &err) < 0) {
-		log_error("store: commit failed: %s", err.msg);
+	if (store_in_transaction(jm->store) && store_commit(jm->store, &e) < 0) {
+		/* a full disk is logged by the store, once, not every turn */
+		if (!store_disk_full(jm->store))
+			log_error("store: commit failed: %s", e.msg);
 		store_rollback(jm->store, NULL);
+		stored = false;
+		if (err)
+			*err = e;
 	}
 	turn_open(jm); /* the next turn's writes have their transaction */
+	transaction_ended(jm, stored);
 	/* After the commit: clients waiting on a job see what was stored. */
 	if (wrote && jm->observer.jobs_changed)
 		jm->observer.jobs_changed(jm->observer.ctx);
 	if (jm->hooks.after_commit)
 		jm->hooks.after_commit(jm->hooks.ctx);
 	jm->turn->ending = false;
+	return stored ? 0 : -1;
+}
+
+void job_manager_turn_end(struct job_manager *jm)
+{
+	job_manager_turn_end_stored(jm, NULL);
 }
 
 void job_manager_set_turn_hooks(struct job_manager *jm, const struct job_manager_turn_hooks *h)

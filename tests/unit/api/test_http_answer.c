@@ -41,10 +41,11 @@ static void handler(struct http_request *req, void *arg)
 	http_request_respond_static(req, 200, "text/plain", "ok\n", 3);
 }
 
-static void before_answer(void *arg)
+static void before_answer(struct http_request *req, void *arg)
 {
 	struct fixture *fx = arg;
 
+	(void)req;
 	if (fx->handled > atomic_load(&fx->hooks))
 		fx->hook_after_handle++;
 	atomic_fetch_add(&fx->hooks, 1);

@@ -3,7 +3,8 @@
  * same fields), strings that need escaping among them; and the link's
  * start: the reports an agent sends with its greeting wait until the
  * server opens the link (agent_link_open), while what it holds is known at
- * once; a start leaves on the loop, after the before-send hook. */
+ * once; reports whose turn was not stored are told again, and the starts
+ * of a turn rolled back, or not yet ended, never reach the agent. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +12,8 @@
 
 #include <cmocka.h>
 
+#include <fcntl.h>
 #include <signal.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,11 +73,23 @@ static void test_start_line(void **state)
 	"\"exit_code\":0,\"cause\":\"exited\"}\n"
 
 static int n_reports;
+static int n_refused; /* the next turn ends answer "not stored" */
 
 static void on_reports(void *arg, json_t *batch)
 {
 	(void)arg;
 	n_reports += (int)json_array_size(batch);
+}
+
+/* The server's turn end before the reports are acknowledged. */
+static bool end_turn(void *arg)
+{
+	(void)arg;
+	if (n_refused > 0) {
+		n_refused--;
+		return false;
+	}
+	return true;
 }
 
 static void on_lost(void *arg, int64_t job_id, const char *role, int index, int attempt,
@@ -87,94 +100,154 @@ static void on_lost(void *arg, int64_t job_id, const char *role, int index, int 
 	fail_msg("lost called");
 }
 
-static int n_before_send;
-
-static void on_before_send(void *arg)
-{
-	(void)arg;
-	n_before_send++;
-}
-
 /* The agent's side: greets the first connection back with what it holds
  * and a result kept while no server listened (in one write, as the agent
- * does), then reads until the server says goodbye; exits 0 when a start
- * message came meanwhile. */
-static void fake_agent(int lfd)
+ * does), then reads until the server says goodbye, keeping what it read
+ * in DIR/got. */
+static void fake_agent(int lfd, const char *dir)
 {
-	char buf[4096];
+	char buf[4096], path[256];
+	int fd = -1, out;
 	ssize_t n;
-	int fd = -1;
-	bool started = false;
 
+	snprintf(path, sizeof path, "%s/got", dir);
+	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	while (fd < 0)
 		fd = accept(lfd, NULL, NULL);
-	if (read(fd, buf, sizeof buf) <= 0 ||
+	if (out < 0 || read(fd, buf, sizeof buf) <= 0 ||
 	    write(fd, HELD_AND_EXITED, strlen(HELD_AND_EXITED)) < 0)
 		_exit(1);
-	while ((n = read(fd, buf, sizeof buf - 1)) > 0) {
-		buf[n] = '\0';
-		started |= strstr(buf, "\"t\":\"start\"") != NULL;
-	}
-	_exit(started ? 0 : 2);
+	while ((n = read(fd, buf, sizeof buf)) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			_exit(1);
+	_exit(0);
+}
+
+/* A link to a fake agent in a new folder (dir: "/tmp/weir-test-link-XXXXXX"). */
+struct fake {
+	char dir[32];
+	uv_loop_t loop;
+	struct agent_link *l;
+	pid_t pid;
+};
+
+static void fake_start(struct fake *f)
+{
+	struct weir_error err = {0};
+	char *args[] = {"/bin/false", NULL}, *env[] = {NULL};
+	int lfd;
+
+	snprintf(f->dir, sizeof f->dir, "/tmp/weir-test-link-XXXXXX");
+	assert_non_null(mkdtemp(f->dir));
+	lfd = usock_listen(f->dir, "agent.sock", &err);
+	assert_true(lfd >= 0);
+	f->pid = fork();
+	assert_true(f->pid >= 0);
+	if (f->pid == 0)
+		fake_agent(lfd, f->dir);
+	close(lfd);
+	assert_int_equal(uv_loop_init(&f->loop), 0);
+	n_reports = 0;
+	f->l = agent_link_create(&f->loop, f->dir, "/bin/false", args, env, NULL, 2, on_reports,
+	                         on_lost, NULL, &err);
+	assert_non_null(f->l);
+	agent_link_set_end_turn(f->l, end_turn, NULL);
+}
+
+/* Says goodbye; what the fake agent read, to be freed. */
+static char *fake_stop(struct fake *f)
+{
+	char path[64], *got;
+	FILE *fp;
+	long size;
+	int st;
+
+	agent_link_destroy(f->l);
+	uv_run(&f->loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&f->loop), 0);
+	assert_int_equal(waitpid(f->pid, &st, 0), f->pid);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	snprintf(path, sizeof path, "%s/got", f->dir);
+	fp = fopen(path, "rb");
+	assert_non_null(fp);
+	fseek(fp, 0, SEEK_END);
+	size = ftell(fp);
+	rewind(fp);
+	got = calloc(1, (size_t)size + 1);
+	assert_non_null(got);
+	assert_int_equal(fread(got, 1, (size_t)size, fp), (size_t)size);
+	fclose(fp);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/agent.sock", f->dir);
+	unlink(path);
+	rmdir(f->dir);
+	return got;
 }
 
 static void test_reports_wait_for_open(void **state)
 {
-	char dir[] = "/tmp/weir-test-link-XXXXXX";
-	struct weir_error err = {0};
 	struct executor_task t = {.job_id = 7, .role = "task", .index = 0, .attempt = 1};
-	char *args[] = {"/bin/false", NULL}, *env[] = {NULL};
-	uv_loop_t loop;
-	struct agent_link *l;
-	int lfd, st;
-	pid_t pid;
+	struct fake f;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	lfd = usock_listen(dir, "agent.sock", &err);
-	assert_true(lfd >= 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0)
-		fake_agent(lfd);
-	close(lfd);
-	assert_int_equal(uv_loop_init(&loop), 0);
-	n_reports = 0;
-	l = agent_link_create(&loop, dir, "/bin/false", args, env, NULL, 2, on_reports, on_lost,
-	                      NULL, &err);
-	assert_non_null(l);
+	fake_start(&f);
 	/* what it holds is known at once; the result that came with it is not
 	 * told to a server still starting, however long the loop runs */
-	assert_true(agent_link_holds(l, &t));
+	assert_true(agent_link_holds(f.l, &t));
 	for (int i = 0; i < 5; i++)
-		uv_run(&loop, UV_RUN_NOWAIT);
+		uv_run(&f.loop, UV_RUN_NOWAIT);
 	assert_int_equal(n_reports, 0);
-	agent_link_open(l);
+	agent_link_open(f.l);
 	for (int i = 0; i < 5 && n_reports == 0; i++)
-		uv_run(&loop, UV_RUN_NOWAIT);
+		uv_run(&f.loop, UV_RUN_NOWAIT);
 	assert_int_equal(n_reports, 1);
-	assert_false(agent_link_holds(l, &t)); /* recorded and acknowledged */
-	/* a start waits for the loop, and the server's turn ends before it
-	 * leaves (agent_link_set_before_send) */
-	n_before_send = 0;
-	agent_link_set_before_send(l, on_before_send, NULL);
-	t.job_id = 8;
-	assert_int_equal(agent_link_start(l, &t, false, NULL, &err), 0);
-	assert_int_equal(n_before_send, 0);
-	for (int i = 0; i < 5 && n_before_send == 0; i++)
-		uv_run(&loop, UV_RUN_NOWAIT);
-	assert_int_equal(n_before_send, 1);
-	agent_link_destroy(l);
-	uv_run(&loop, UV_RUN_DEFAULT);
-	assert_int_equal(uv_loop_close(&loop), 0);
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	{
-		char path[sizeof dir + 16];
-		snprintf(path, sizeof path, "%s/agent.sock", dir);
-		unlink(path);
-		rmdir(dir);
-	}
+	assert_false(agent_link_holds(f.l, &t)); /* recorded and acknowledged */
+	free(fake_stop(&f));
+}
+
+/* A full disk: reports whose turn was rolled back are not acknowledged and
+ * are told again; the starts of a rolled-back turn never reach the agent,
+ * nor those of a turn that never ended, however long the loop runs. */
+static void test_what_a_rolled_back_turn_asked_is_not_lost_nor_sent(void **state)
+{
+	struct executor_task t = {.job_id = 7, .role = "task", .index = 0, .attempt = 1},
+	                     dropped = {.job_id = 8, .role = "task", .index = 0, .attempt = 1},
+	                     sent = {.job_id = 9, .role = "task", .index = 0, .attempt = 1},
+	                     unended = {.job_id = 10, .role = "task", .index = 0, .attempt = 1};
+	struct weir_error err = {0};
+	struct fake f;
+	char *got;
+
+	(void)state;
+	fake_start(&f);
+	n_refused = 1;
+	agent_link_open(f.l);
+	for (int i = 0; i < 5 && n_reports == 0; i++)
+		uv_run(&f.loop, UV_RUN_NOWAIT);
+	assert_int_equal(n_reports, 1);
+	assert_true(agent_link_holds(f.l, &t));          /* not stored: not acknowledged */
+	for (int i = 0; i < 5 && n_reports < 2; i++) /* told again a second later */
+		uv_run(&f.loop, UV_RUN_ONCE);
+	assert_int_equal(n_reports, 2);
+	assert_false(agent_link_holds(f.l, &t));
+
+	assert_int_equal(agent_link_start(f.l, &dropped, false, NULL, &err), 0);
+	agent_link_turn_end(f.l, false);
+	assert_false(agent_link_holds(f.l, &dropped));
+	assert_int_equal(agent_link_start(f.l, &sent, false, NULL, &err), 0);
+	for (int i = 0; i < 5; i++)
+		uv_run(&f.loop, UV_RUN_NOWAIT); /* it waits for its turn's end */
+	agent_link_turn_end(f.l, true);
+	assert_true(agent_link_holds(f.l, &sent));
+	assert_int_equal(agent_link_start(f.l, &unended, false, NULL, &err), 0);
+	for (int i = 0; i < 5; i++)
+		uv_run(&f.loop, UV_RUN_NOWAIT);
+	got = fake_stop(&f);
+	assert_non_null(strstr(got, "\"job\":9"));
+	assert_null(strstr(got, "\"job\":8"));
+	assert_null(strstr(got, "\"job\":10"));
+	assert_non_null(strstr(got, "\"t\":\"ack\""));
+	free(got);
 }
 
 int main(void)
@@ -182,6 +255,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_start_line),
 	    cmocka_unit_test(test_reports_wait_for_open),
+	    cmocka_unit_test(test_what_a_rolled_back_turn_asked_is_not_lost_nor_sent),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -161,14 +161,17 @@ static void test_jobs(void **state)
 	assert_int_equal(n, 2);
 	assert_int_equal(rows[0].id, d);
 	job_rows_free(rows, n);
-	assert_int_equal(store_job_list(f->s, &(enum job_state){JOB_QUEUED}, 0, &rows, &n, &err), 0);
+	assert_int_equal(store_job_list(f->s, &(enum job_state){JOB_QUEUED}, 0, &rows, &n, &err),
+	                 0);
 	assert_int_equal(n, 1);
 	assert_int_equal(rows[0].id, a);
 	job_rows_free(rows, n);
-	assert_int_equal(store_job_list(f->s, &(enum job_state){JOB_KILLED}, 0, &rows, &n, &err), 0);
+	assert_int_equal(store_job_list(f->s, &(enum job_state){JOB_KILLED}, 0, &rows, &n, &err),
+	                 0);
 	assert_int_equal(n, 0);
 	assert_null(rows);
-	assert_int_equal(store_job_list(f->s, &(enum job_state){(enum job_state)99}, 0, &rows, &n, &err), -1);
+	assert_int_equal(
+	    store_job_list(f->s, &(enum job_state){(enum job_state)99}, 0, &rows, &n, &err), -1);
 
 	/* active: priority DESC, id ASC */
 	int64_t e = add_job(f->s, "e", 9, "starting", 5000);
@@ -332,7 +335,8 @@ static void test_events_in_batches(void **state)
 	char msg[31][16];
 	size_t n;
 	f->s = open_ok(f->path);
-	int64_t a = add_job(f->s, "a", 0, "queued", 1000), b = add_job(f->s, "b", 0, "queued", 1000);
+	int64_t a = add_job(f->s, "a", 0, "queued", 1000),
+	        b = add_job(f->s, "b", 0, "queued", 1000);
 	int64_t before = 0;
 	assert_int_equal(store_event_add(f->s, a, 1, "submitted", "first", &before, &err), 0);
 	for (int i = 0; i < 31; i++) {
@@ -633,6 +637,65 @@ static void test_transactions(void **state)
 	assert_int_equal(store_commit(f->s, &err), -1); /* nothing open */
 }
 
+/* A full disk (SQLite's max_page_count stands in for it: the same
+ * SQLITE_FULL): the write that found no room is WEIR_E_UNAVAILABLE naming
+ * the cause, the turn it was in is not committed, and once there is room
+ * the next turn commits and the store says space returned. */
+static void test_disk_full(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	sqlite3_stmt *st;
+	struct job_row r = {.name = (char *)"big",
+	                    .framework = (char *)"none",
+	                    .reason = (char *)"",
+	                    .attempt = 1,
+	                    .exit_code = -1};
+	char *big = malloc(256 * 1024);
+	int64_t id = 0, pages;
+	struct job_row *rows;
+	size_t n;
+
+	f->s = open_ok(f->path);
+	assert_non_null(big);
+	memset(big, 'x', 256 * 1024 - 1);
+	big[256 * 1024 - 1] = '\0';
+	r.spec_json = big;
+	r.state = JOB_QUEUED;
+	assert_int_equal(sqlite3_prepare_v2(store_db(f->s), "PRAGMA page_count", -1, &st, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+	pages = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	char pragma[64];
+	snprintf(pragma, sizeof pragma, "PRAGMA max_page_count = %lld", (long long)pages);
+	assert_int_equal(sqlite3_exec(store_db(f->s), pragma, NULL, NULL, NULL), SQLITE_OK);
+	assert_false(store_disk_full(f->s));
+
+	assert_int_equal(store_begin(f->s, &err), 0);
+	assert_int_equal(store_job_insert(f->s, &r, &id, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_UNAVAILABLE);
+	assert_non_null(strstr(err.msg, "the disk is full"));
+	assert_true(store_disk_full(f->s));
+	/* the turn is not committed, though its commit would find room */
+	assert_int_equal(store_commit(f->s, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_UNAVAILABLE);
+	assert_int_equal(store_rollback(f->s, &err), 0);
+
+	assert_int_equal(
+	    sqlite3_exec(store_db(f->s), "PRAGMA max_page_count = 1000000", NULL, NULL, NULL),
+	    SQLITE_OK);
+	assert_int_equal(store_begin(f->s, &err), 0);
+	add_job(f->s, "after", 0, "queued", 1000);
+	assert_int_equal(store_commit(f->s, &err), 0);
+	assert_false(store_disk_full(f->s)); /* the temporary folder has room */
+	assert_int_equal(store_job_list(f->s, NULL, 0, &rows, &n, &err), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].name, "after");
+	job_rows_free(rows, n);
+	free(big);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -645,6 +708,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_migrations, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_state_checks_compare, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_transactions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_disk_full, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
