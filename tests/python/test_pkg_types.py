@@ -46,7 +46,7 @@ def test_every_key_of_the_servers_views_is_a_typed_field():
     task_keys = cside.written_keys("src/api/job_views.c", "static int write_task(")
     job_keys = cside.written_keys("src/api/job_views.c", "int job_view_job_write(")
     run_keys = cside.written_keys("src/api/dag_views.c", "int dag_view_run_write(")
-    ti_keys = cside.written_keys("src/api/dag_views.c", "json_t *dag_view_ti(",
+    ti_keys = cside.written_keys("src/api/dag_views.c", "static json_t *ti_tree(",
                                  r'put\(&b, "(\w+)"')
     assert "exit_code" in task_keys and "tasks" in job_keys and "conf" in run_keys
     assert set(task_keys) == fields(Task)
