@@ -10,32 +10,9 @@ import signal
 import subprocess
 
 from cgroup_paths import cgroups  # noqa: F401  (the fixture)
-from cgroup_paths import agent_server, cgroup_v1, groups_on
+from cgroup_paths import agent_server, agent_status, alive, cgroup_v1, groups_on
 from conftest import TASK_PY, WEIR_BIN, cli_describe, spec, wait_for
 from dagtest import Dags, dag_config
-
-
-def agent_status(srv):
-    """{"agent_pid": N, "tasks": {key: (shim_pid, pid, state)}} from `weir agent status`."""
-    r = subprocess.run([WEIR_BIN, "agent", "status", "--home", str(srv.home)],
-                       capture_output=True, text=True, timeout=30)
-    if r.returncode != 0:
-        return None
-    m = re.match(r"agent pid (\d+)", r.stdout)
-    tasks = {}
-    for line in r.stdout.splitlines()[2:]:
-        parts = line.split()
-        if len(parts) == 4:
-            tasks[parts[0]] = (int(parts[1]), int(parts[2]), parts[3])
-    return {"agent_pid": int(m.group(1)), "tasks": tasks}
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
 
 
 def lines(path):
