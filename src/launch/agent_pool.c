@@ -567,6 +567,18 @@ void agent_pool_remove_group(struct agent_pool *p, const char *name)
 	strvec_push(&p->stale, name);
 }
 
+void agent_pool_remove_task_group(struct agent_pool *p, long long job, int attempt,
+                                  const char *role, int index, pid_t shim)
+{
+	char name[160];
+
+	agent_pool_detect(p);
+	if (p->cs.version == CGROUP_NONE)
+		return;
+	agent_pool_remove_group(
+	    p, cgroup_task_name(name, sizeof name, job, attempt, role, index, shim));
+}
+
 void agent_pool_spare_failed(struct agent_pool *p, pid_t pid)
 {
 	struct agent_spare *c = hashmap_get_int(p->children, pid);
