@@ -177,12 +177,16 @@ check: deps
 	$(MAKE) DEVELOPER=1 ui-check
 	$(MAKE) sanitize-check
 
-# The chaos test at the issue's size: a DAG of 10 layers of 20 tasks and a 4-worker job while
-# the server is killed with kill -9 twenty times (tests/system/test_chaos_server_kill.py;
-# `make check` runs its short variant), with stress-ng --cpu 2 beside it when installed.
+# The chaos tests at the issue's size: a DAG of 10 layers of 20 tasks and a 4-worker job while
+# the server is killed with kill -9 twenty times (tests/system/test_chaos_server_kill.py), and
+# the node's agent ten times, the server and the agent together five, five random shims,
+# twenty rounds of these mixed, on the host's cgroups and without
+# (tests/system/test_chaos_agent_kill.py); a line per round, stress-ng --cpu 2 beside them when
+# installed.  `make check` runs their short variants.
 chaos: weir
 	WEIR_CHAOS_FULL=1 WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q -s \
-		tests/system/test_chaos_server_kill.py $(PYTEST_ARGS)
+		tests/system/test_chaos_server_kill.py tests/system/test_chaos_agent_kill.py \
+		$(PYTEST_ARGS)
 
 # The sanitizer pass leaves out the million-row transfers (the same streaming
 # code as the smaller transfer tests, ten times the rows) and the Python
