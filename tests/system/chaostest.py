@@ -187,11 +187,21 @@ class Load:
         assert not agents, ("agents left", seed, agents)
         assert not find_procs(cwd_prefix=str(srv.home)), seed
         if parents:
-            wait_for(lambda: not self.groups_left(parents), 30, "the agents' groups removed",
-                     interval=0.5)
+            deadline = time.monotonic() + 30
+            while self.groups_left(parents) and time.monotonic() < deadline:
+                time.sleep(0.5)
+            left = {g: procs_in(g) for g in self.groups_left(parents)}
+            assert not left, ("groups left (their processes)", seed, left, self.agent_log())
         spares = srv.home / "jobs" / ".spares"
         folders = list(spares.iterdir()) if spares.is_dir() else []
         assert not folders, ("spare folders left", seed, folders)
+
+    def agent_log(self):
+        """The tail of the agents' log (HOME/agent.log), for a failure's message."""
+        try:
+            return (self.srv.home / "agent.log").read_text(errors="replace")[-6000:]
+        except OSError:
+            return ""
 
     def groups_left(self, parents):
         """The groups under `parents` that an agent of this test or one of its shims made:
@@ -210,6 +220,15 @@ class Load:
                 elif len(parts) == 5 and parts[4].isdigit() and int(parts[4]) in self.shims:
                     out.append(os.path.join(parent, n))
         return out
+
+
+def procs_in(group):
+    """The pids a group holds (its cgroup.procs), or why they cannot be read."""
+    try:
+        with open(os.path.join(group, "cgroup.procs")) as f:
+            return f.read().split()
+    except OSError as e:
+        return str(e)
 
 
 def recorded_twice(events):
@@ -251,10 +270,11 @@ def kill_agent(load):
 
 
 def kill_shim(load, rng):
-    """kill -9 of a random running shim; returns (key, pid), or None when none runs now.
-    The task's job is noted as killed (its try may end lost)."""
+    """kill -9 of a random shim whose task runs or starts (one killed before its journal's
+    first line has its start given to another shim); returns (key, pid), or None when none
+    does now.  The task's job is noted as killed (its try may end lost)."""
     st = load.agent()
-    running = sorted(k for k, v in st["tasks"].items() if v[2] == "running")
+    running = sorted(k for k, v in st["tasks"].items() if v[2] in ("starting", "running"))
     if not running:
         return None
     key = rng.choice(running)
