@@ -79,6 +79,9 @@ class Load:
 
     def __init__(self, make_server, tmp_path, cgroups="host"):
         self.srv = agent_server(make_server, cgroups, config=CONFIG)
+        # the groups there before (other servers' on this machine): a name made of a pid
+        # may repeat one of ours
+        self.groups_before = groups_in(group_parents(self.srv))
         self.d = Dags(self.srv, tmp_path)
         self.d.write("chaos.yaml", chaos_dag(self.d.side))
         self.d.wait_dag("chaos")
@@ -204,22 +207,28 @@ class Load:
             return ""
 
     def groups_left(self, parents):
-        """The groups under `parents` that an agent of this test or one of its shims made:
-        pool-AGENTPID-N, and a fresh shim's JOB-ATTEMPT-ROLE-INDEX-SHIMPID."""
+        """The groups under `parents` made since the test began by one of its agents or
+        shims: pool-AGENTPID-N, and a fresh shim's JOB-ATTEMPT-ROLE-INDEX-SHIMPID."""
         out = []
-        for parent in parents:
-            try:
-                names = os.listdir(parent)
-            except OSError:
-                continue
-            for n in names:
-                parts = n.split("-")
-                if (n.startswith("pool-") and len(parts) == 3 and parts[1].isdigit() and
-                        int(parts[1]) in self.agents):
-                    out.append(os.path.join(parent, n))
-                elif len(parts) == 5 and parts[4].isdigit() and int(parts[4]) in self.shims:
-                    out.append(os.path.join(parent, n))
+        for g in sorted(groups_in(parents) - self.groups_before):
+            parts = os.path.basename(g).split("-")
+            if parts[0] == "pool" and len(parts) == 3 and parts[1].isdigit():
+                if int(parts[1]) in self.agents:
+                    out.append(g)
+            elif len(parts) == 5 and parts[4].isdigit() and int(parts[4]) in self.shims:
+                out.append(g)
         return out
+
+
+def groups_in(parents):
+    """Every group under `parents`, as paths."""
+    out = set()
+    for parent in parents:
+        try:
+            out.update(e.path for e in os.scandir(parent) if e.is_dir())
+        except OSError:
+            pass
+    return out
 
 
 def procs_in(group):
