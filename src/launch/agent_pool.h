@@ -194,15 +194,16 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid);
  * the exit report of the shim just reaped should not wait for it), and
  * again while the kernel says busy. */
 void agent_pool_remove_group(struct agent_pool *p, const char *name);
+void agent_pool_tick(struct agent_pool *p);
 
-/* A shim forked fresh (no spare's group) died without ending its task
- * (kill -9): the group its launch made for the task (cgroup_task_name, with
- * the shim's pid) is removed as above, since the shim, which removes it at
- * its task's end, never will.  Nothing when the host has no groups, or the
- * task never made one (its rmdir finds nothing). */
+/* A shim forked fresh (no spare's group) was killed (or adopted, how it
+ * ended unknown): the group its launch made for the task (cgroup_task_name,
+ * with the shim's pid), which the shim removes at its task's end and a
+ * killed one never does, is removed as agent_pool_remove_group() does.
+ * Nothing when the host has no groups, or the task made none (its rmdir
+ * finds nothing). */
 void agent_pool_remove_task_group(struct agent_pool *p, long long job, int attempt,
                                   const char *role, int index, pid_t shim);
-void agent_pool_tick(struct agent_pool *p);
 
 /* At the agent's exit: spares told to go and reaped, their groups removed
  * (waiting up to a second for the kernel); then everything freed. */
