@@ -45,8 +45,21 @@ int agent_pool_init(struct agent_pool *p, const struct agent_pool_hooks *hooks, 
 	return p->children ? 0 : -1;
 }
 
+/* Whether process `pid` has ended: none, or a zombie not reaped yet (an
+ * agent killed after its server is reaped by init, which may take a while:
+ * its groups are still to be swept). */
+static bool pid_ended(int pid)
+{
+	struct proc_stat ps;
+
+	if (kill(pid, 0) < 0)
+		return errno == ESRCH;
+	return proc_read_stat(pid, &ps) == 0 && ps.state == 'Z';
+}
+
 /* The pool's groups of agents that are gone (killed with -9), emptied by
- * now: removed (a group still holding a shim refuses). */
+ * now: removed (a group still holding a shim refuses).  At the first use
+ * of the pool and again at the agent's exit (agents killed while it ran). */
 static void pool_sweep(struct agent_pool *p)
 {
 	char dir[600];
@@ -59,7 +72,7 @@ static void pool_sweep(struct agent_pool *p)
 	while ((de = readdir(d))) {
 		int pid;
 		if (sscanf(de->d_name, "pool-%d-", &pid) == 1 && pid != (int)getpid() &&
-		    kill(pid, 0) < 0 && errno == ESRCH)
+		    pid_ended(pid))
 			cgroup_remove_named(&p->cs, POOL_PARENT, de->d_name);
 	}
 	closedir(d);
@@ -567,6 +580,18 @@ void agent_pool_remove_group(struct agent_pool *p, const char *name)
 	strvec_push(&p->stale, name);
 }
 
+void agent_pool_remove_task_group(struct agent_pool *p, long long job, int attempt,
+                                  const char *role, int index, pid_t shim)
+{
+	char name[160];
+
+	agent_pool_detect(p);
+	if (p->cs.version == CGROUP_NONE)
+		return;
+	agent_pool_remove_group(
+	    p, cgroup_task_name(name, sizeof name, job, attempt, role, index, shim));
+}
+
 void agent_pool_spare_failed(struct agent_pool *p, pid_t pid)
 {
 	struct agent_spare *c = hashmap_get_int(p->children, pid);
@@ -672,6 +697,10 @@ void agent_pool_close(struct agent_pool *p)
 		clock_sleep_ms(10);
 		agent_pool_tick(p);
 	}
+	/* what agents killed while this one ran left (their spares remove
+	 * their own; the groups kept for reuse have no process to) */
+	if (p->detected && p->cs.version != CGROUP_NONE)
+		pool_sweep(p);
 }
 
 void agent_pool_release(struct agent_pool *p)

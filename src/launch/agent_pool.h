@@ -196,6 +196,15 @@ void agent_pool_reaped(struct agent_pool *p, pid_t pid);
 void agent_pool_remove_group(struct agent_pool *p, const char *name);
 void agent_pool_tick(struct agent_pool *p);
 
+/* A shim forked fresh (no spare's group) was killed (or adopted, how it
+ * ended unknown): the group its launch made for the task (cgroup_task_name,
+ * with the shim's pid), which the shim removes at its task's end and a
+ * killed one never does, is removed as agent_pool_remove_group() does.
+ * Nothing when the host has no groups, or the task made none (its rmdir
+ * finds nothing). */
+void agent_pool_remove_task_group(struct agent_pool *p, long long job, int attempt,
+                                  const char *role, int index, pid_t shim);
+
 /* At the agent's exit: spares told to go and reaped, their groups removed
  * (waiting up to a second for the kernel); then everything freed. */
 void agent_pool_close(struct agent_pool *p);

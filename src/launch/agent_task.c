@@ -247,6 +247,13 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 		agent_pool_remove_group(&a->pool, t->group);
 		free(t->group);
 		t->group = NULL;
+	} else if (wstatus < 0 || WIFSIGNALED(wstatus)) {
+		/* killed (or adopted: how it ended is not known), so a fresh
+		 * shim's own group may be left: not a spare's (those are the
+		 * pool's, agent_pool_reaped) */
+		proc_kill_session(t->pid);
+		agent_pool_remove_task_group(&a->pool, t->job, t->attempt, t->role, t->index,
+		                             t->pid);
 	}
 	agent_task_set_state(t, AGENT_TASK_GONE);
 	if (hashmap_get_int(a->pids, t->pid) == t)

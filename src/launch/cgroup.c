@@ -316,6 +316,13 @@ enum cgroup_version cgroup_detect(struct cgroup_support *s)
 	return CGROUP_NONE;
 }
 
+const char *cgroup_task_name(char *buf, size_t size, long long job, int attempt, const char *role,
+                             int index, pid_t pid)
+{
+	snprintf(buf, size, "%lld-%d-%s-%d-%ld", job, attempt, role, index, (long)pid);
+	return buf;
+}
+
 const char *cgroup_describe(const struct cgroup_support *s, char *buf, size_t size)
 {
 	if (s->version == CGROUP_NONE)

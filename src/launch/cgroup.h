@@ -48,6 +48,13 @@ const char *cgroup_describe(const struct cgroup_support *s, char *buf, size_t si
 
 struct cgroup; /* opaque: one task's group */
 
+/* The name of the group a launcher (or a shim forked fresh, not a spare of
+ * the agent's pool) makes for its task under "weir": JOB-ATTEMPT-ROLE-INDEX-PID,
+ * PID its own (names apart between homes sharing a machine, whose job ids
+ * repeat).  Into buf; returns buf. */
+const char *cgroup_task_name(char *buf, size_t size, long long job, int attempt, const char *role,
+                             int index, pid_t pid);
+
 /* Creates (or reuses, emptied and reset: peak watermark and OOM count
  * started again, limits not asked for lifted) PARENT/NAME with the
  * limits; memory_mb 0 or vcores 0: that limit is not set.  `name` is one path component.  NULL

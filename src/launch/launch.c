@@ -710,10 +710,7 @@ static void prepare_limits(struct launch *l)
 	log_info("limits: %s", cgroup_describe(&cs, line, sizeof line));
 	if (cs.version == CGROUP_NONE)
 		return;
-	/* The launcher's pid keeps names apart between servers (homes) sharing
-	 * one machine, whose job ids repeat. */
-	snprintf(name, sizeof name, "%lld-%d-%s-%d-%ld", l->job, l->attempt, l->role, l->index,
-	         (long)getpid());
+	cgroup_task_name(name, sizeof name, l->job, l->attempt, l->role, l->index, getpid());
 	l->cg = cgroup_create(&cs, "weir", name, l->memory_mb, l->vcores, &err);
 	if (!l->cg)
 		log_warn("%s: falling back to polling RSS", err.msg);

@@ -9,33 +9,12 @@ import re
 import signal
 import subprocess
 
+import pytest
+
 from cgroup_paths import cgroups  # noqa: F401  (the fixture)
-from cgroup_paths import agent_server, cgroup_v1, groups_on
+from cgroup_paths import agent_server, agent_status, alive, cgroup_v1, group_parents, groups_on
 from conftest import TASK_PY, WEIR_BIN, cli_describe, spec, wait_for
 from dagtest import Dags, dag_config
-
-
-def agent_status(srv):
-    """{"agent_pid": N, "tasks": {key: (shim_pid, pid, state)}} from `weir agent status`."""
-    r = subprocess.run([WEIR_BIN, "agent", "status", "--home", str(srv.home)],
-                       capture_output=True, text=True, timeout=30)
-    if r.returncode != 0:
-        return None
-    m = re.match(r"agent pid (\d+)", r.stdout)
-    tasks = {}
-    for line in r.stdout.splitlines()[2:]:
-        parts = line.split()
-        if len(parts) == 4:
-            tasks[parts[0]] = (int(parts[1]), int(parts[2]), parts[3])
-    return {"agent_pid": int(m.group(1)), "tasks": tasks}
-
-
-def alive(pid):
-    try:
-        with open("/proc/%d/stat" % pid) as f:
-            return f.read().rsplit(")", 1)[1].split()[0] not in ("Z", "X")
-    except OSError:
-        return False
 
 
 def lines(path):
@@ -405,3 +384,38 @@ def test_started_held_for_its_exited_loses_neither(make_server):
             assert t["pid"] and t["exit_code"] == 0, t
     assert srv.api("DELETE", "/api/v1/jobs/%s" % long_job["id"])[0] == 202
     assert srv.wait_job(long_job["id"], timeout=60)["state"] == "killed"
+
+
+def test_groups_of_an_agent_killed_with_its_server_are_removed(make_server):
+    # an agent killed after its server is a zombie until init reaps it (a second, here): the
+    # next agent, started at once, must not take it for alive and leave its groups for good;
+    # what it cannot remove at its start it removes at its exit
+    srv = agent_server(make_server)
+    if not groups_on(srv):
+        pytest.skip("no writable cgroup on this host: no groups to leave")
+    (parent,) = group_parents(srv)[:1]
+    # two bursts of 4: the pool grows to 4 spares, and stays full
+    for _ in range(2):
+        warm = srv.submit(spec({"worker": {"instances": 4, "command": "true", "memory": "64m"}},
+                               name="warm"))
+        assert srv.wait_job(warm["id"], timeout=60)["state"] == "succeeded"
+    # a spare's task killed: the pool full, the spare's group is kept for a later one
+    job = srv.submit(spec({"worker": {"command": "sleep 60", "memory": "64m"}}, name="killed"))
+    srv.wait_running(job["id"])
+    st = wait_for(lambda: (lambda s: s if s and s["tasks"] else None)(agent_status(srv)), 30,
+                  "the agent's status")
+    agent = st["agent_pid"]
+    os.kill(list(st["tasks"].values())[0][0], signal.SIGKILL)
+    assert srv.wait_job(job["id"], timeout=60)["state"] == "failed"
+    # a task running at the kill: the next agent adopts it, and looks at the pool at once
+    job = srv.submit(spec({"worker": {"command": "sleep 2", "memory": "64m"}}, name="adopted"))
+    srv.wait_running(job["id"])
+    srv.kill9()
+    os.kill(agent, signal.SIGKILL)
+    srv.start()
+    assert srv.wait_job(job["id"], timeout=60)["state"] == "succeeded"
+    srv.terminate()
+
+    def groups_of_the_killed():
+        return sorted(g for g in os.listdir(parent) if g.startswith("pool-%d-" % agent))
+    wait_for(lambda: not groups_of_the_killed(), 30, "the killed agent's groups removed")
