@@ -5,6 +5,7 @@ UTC, a cron DAG in Europe/Amsterdam across both daylight-saving changes of 2024 
 
 import copy
 import os
+import pickle
 import subprocess
 import sys
 import types
@@ -17,7 +18,7 @@ import pytest
 from conftest import REPO
 from weir.compat.airflow import macros
 from weir.compat.airflow.context import (ConnectionNotFoundError, PreviousSuccess,
-                                         build_context, resolve_params)
+                                         VariableAccessor, build_context, resolve_params)
 from weir.compat.airflow.intervals import interval_schedule
 from weir.compat.airflow.templating import get_template_env, render_template
 
@@ -232,7 +233,8 @@ def test_the_previous_successful_run():
     ams = pendulum.timezone(AMS)
     c = ctx(prev_success=PreviousSuccess(
         logical_date=utc(2017, 12, 30), data_interval_start=utc(2017, 12, 30),
-        data_interval_end=utc(2017, 12, 31), start_date=pendulum.datetime(2017, 12, 31, 1, 0, 5, tz=ams),
+        data_interval_end=utc(2017, 12, 31),
+        start_date=pendulum.datetime(2017, 12, 31, 1, 0, 5, tz=ams),
         end_date=utc(2017, 12, 31, 0, 2)))
     assert c["prev_data_interval_start_success"] == utc(2017, 12, 30)
     assert c["prev_data_interval_end_success"] == utc(2017, 12, 31)
@@ -285,7 +287,9 @@ def test_variables_by_value_and_json_and_a_missing_one():
         c["var"]["value"].nope
     with pytest.raises(KeyError, match="Variable nope does not exist"):
         render("{{ var.value.nope }}", c)
-    copy.deepcopy(c["var"])  # copying does not look a variable up
+    # copying and pickling look no variable up
+    assert copy.deepcopy(c["var"])["value"].get("bucket") == "s3://raw"
+    assert pickle.loads(pickle.dumps(VariableAccessor(None, True))).get("x", 1) == 1
 
 
 def test_connections_and_a_missing_one():

@@ -58,7 +58,8 @@ def test_airflows_filters_and_strict_undefined(tmp_path):
     assert env.undefined is jinja2.StrictUndefined
     out = render_template("{{ logical_date | ds }} {{ logical_date | ds_nodash }} "
                           "{{ logical_date | ts }} {{ logical_date | ts_nodash }} "
-                          "{{ logical_date | ts_nodash_with_tz }} {{ none | ds }}", dict(c, none=None), env)
+                          "{{ logical_date | ts_nodash_with_tz }} {{ none | ds }}",
+                          dict(c, none=None), env)
     assert out == ("2018-01-01 20180101 2018-01-01T00:00:00+00:00 20180101T000000 "
                    "20180101T000000+0000 None")
     op = Op(dag, bash_command="echo {{ dss }}")
@@ -94,7 +95,7 @@ def test_a_field_that_names_no_attribute_is_an_error(tmp_path):
     dag = make_dag(tmp_path)
     op = Op(dag)
     op.template_fields = ("sql",)
-    with pytest.raises(AttributeError, match="'sql' is named in template_fields but Op has no such"):
+    with pytest.raises(AttributeError, match="'sql' is named in template_fields but Op has no"):
         render_template_fields(op, context_for(dag))
 
 
@@ -144,7 +145,8 @@ def test_native_rendering_and_user_macros_and_filters(tmp_path):
     assert render_template("{{ double(2) }}", c, sandboxed) == "4"
     # without a DAG: a bare sandboxed environment with Airflow's filters
     bare = get_template_env(None)
-    assert render_template("{{ x | ds }}", {"x": pendulum.datetime(2020, 2, 2)}, bare) == "2020-02-02"
+    x = pendulum.datetime(2020, 2, 2)
+    assert render_template("{{ x | ds }}", {"x": x}, bare) == "2020-02-02"
 
 
 def test_the_sandbox_keeps_dunders_out_but_lets_private_names_in(tmp_path):

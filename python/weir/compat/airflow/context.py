@@ -96,12 +96,15 @@ class PreviousSuccess:
 class VariableAccessor:
     """`var.value` and `var.json`: `var.value.NAME`, `var.value.get(NAME, default)`."""
 
-    def __init__(self, lookup: Optional[Callable[[str], Optional[str]]], deserialize_json: bool) -> None:
+    def __init__(
+        self, lookup: Optional[Callable[[str], Optional[str]]], deserialize_json: bool
+    ) -> None:
         self._lookup = lookup
         self._json = deserialize_json
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):  # copy, pickle and the like ask for these
+        # copy and pickle ask for dunders, and for the fields before they are set
+        if name.startswith("__") or name in ("_lookup", "_json"):
             raise AttributeError(name)
         return self.get(name)
 
@@ -122,12 +125,14 @@ class VariableAccessor:
 class ConnectionAccessor:
     """`conn`: `conn.NAME` is the connection, `conn.get(NAME, default)`."""
 
-    def __init__(self, lookup: Optional[Callable[[str], Any]], error: Callable[[str], BaseException]) -> None:
+    def __init__(
+        self, lookup: Optional[Callable[[str], Any]], error: Callable[[str], BaseException]
+    ) -> None:
         self._lookup = lookup
         self._error = error
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__"):
+        if name.startswith("__") or name in ("_lookup", "_error"):
             raise AttributeError(name)
         found = self._lookup(name) if self._lookup is not None else None
         if found is None:
@@ -147,7 +152,9 @@ class ConfigView:
     """`conf` in the context: Airflow's configuration, read-only, from {section: {key: text}}."""
 
     def __init__(self, sections: Optional[Mapping[str, Mapping[str, str]]] = None) -> None:
-        self._sections = {s.lower(): {k.lower(): v for k, v in kv.items()} for s, kv in (sections or {}).items()}
+        self._sections = {
+            s.lower(): {k.lower(): v for k, v in kv.items()} for s, kv in (sections or {}).items()
+        }
 
     def has_option(self, section: str, key: str) -> bool:
         """Whether the key is set."""
@@ -312,7 +319,9 @@ def build_context(
         if external_trigger:
             next_logical_date = logical
         else:
-            next_logical_date = timetable.align_to_prev(interval_end) if timetable is not None else None
+            next_logical_date = (
+                timetable.align_to_prev(interval_end) if timetable is not None else None
+            )
     prev_logical = _utc_or_none(prev_logical_date)
     next_logical = _utc_or_none(next_logical_date)
 

@@ -94,7 +94,9 @@ def _field(text: str, lo: int, hi: int, names: dict[str, int], what: str, expr: 
         if "/" in part:
             part, step_text = part.split("/", 1)
             if not step_text.isdigit() or int(step_text) == 0:
-                raise ValueError(f"cron expression {expr!r}: {what} step {step_text!r} is not a positive number")
+                raise ValueError(
+                    f"cron expression {expr!r}: {what} step {step_text!r} is not a positive number"
+                )
             step = int(step_text)
         if part in ("*", "?"):
             first, last = lo, hi
@@ -127,7 +129,8 @@ class Cron:
         self.hours = _field(fields[1], 0, 23, {}, "hour", expression)
         self.days = set(_field(fields[2], 1, 31, {}, "day of month", expression))
         self.months = set(_field(fields[3], 1, 12, _MONTHS, "month", expression))
-        self.weekdays = {d % 7 for d in _field(fields[4], 0, 7, _WEEKDAYS, "day of week", expression)}
+        weekdays = _field(fields[4], 0, 7, _WEEKDAYS, "day of week", expression)
+        self.weekdays = {d % 7 for d in weekdays}
         self.any_day = fields[2] in ("*", "?")
         self.any_weekday = fields[4] in ("*", "?")
         self.every_hour = fields[1] == "*"
@@ -184,7 +187,11 @@ def to_utc(dt: datetime) -> DateTime:
 class IntervalSchedule:
     """A data-interval timetable: a cron expression in a time zone, or a fixed delta."""
 
-    def __init__(self, schedule: Union[str, timedelta, relativedelta], timezone: Union[str, tzinfo, None]) -> None:
+    def __init__(
+        self,
+        schedule: Union[str, timedelta, relativedelta],
+        timezone: Union[str, tzinfo, None],
+    ) -> None:
         self.timezone = as_timezone(timezone)
         self.cron = Cron(schedule) if isinstance(schedule, str) else None
         self.delta = None if isinstance(schedule, str) else schedule
@@ -226,7 +233,9 @@ class IntervalSchedule:
         return now if self.next_after(prev) == now else prev
 
 
-def interval_schedule(schedule: Schedule, timezone: Union[str, tzinfo, None]) -> IntervalSchedule | None:
+def interval_schedule(
+    schedule: Schedule, timezone: Union[str, tzinfo, None]
+) -> IntervalSchedule | None:
     """The data-interval timetable of a DAG's `schedule`, or None when it is none (None,
     "@once", "@continuous", a timetable object, datasets).  A bad cron expression raises
     ValueError naming it."""

@@ -161,11 +161,15 @@ def render_template(
     if value.__class__ is tuple:
         return tuple(render_template(v, context, jinja_env, template_ext, seen) for v in value)
     if isinstance(value, tuple):  # a named tuple
-        return value.__class__(*(render_template(v, context, jinja_env, template_ext, seen) for v in value))
+        return value.__class__(
+            *(render_template(v, context, jinja_env, template_ext, seen) for v in value)
+        )
     if isinstance(value, list):
         return [render_template(v, context, jinja_env, template_ext, seen) for v in value]
     if isinstance(value, dict):
-        return {k: render_template(v, context, jinja_env, template_ext, seen) for k, v in value.items()}
+        return {
+            k: render_template(v, context, jinja_env, template_ext, seen) for k, v in value.items()
+        }
     if isinstance(value, set):
         return {render_template(v, context, jinja_env, template_ext, seen) for v in value}
     seen.add(id(value))
@@ -186,7 +190,8 @@ def _render_fields(
     for name in names:
         if not hasattr(holder, name):
             raise AttributeError(
-                f"{name!r} is named in template_fields but {type(holder).__name__} has no such attribute"
+                f"{name!r} is named in template_fields but {type(holder).__name__} "
+                "has no such attribute"
             )
         value = getattr(holder, name)
         try:
@@ -214,7 +219,8 @@ def render_template_fields(
     if jinja_env is None:
         jinja_env = get_template_env(getattr(operator, "dag", None))
     seen = {id(operator)}
-    _render_fields(operator, _field_names(operator), context, jinja_env, _template_ext(operator), seen, operator)
+    names, ext = _field_names(operator), _template_ext(operator)
+    _render_fields(operator, names, context, jinja_env, ext, seen, operator)
 
 
 def resolve_template_files(operator: Any, jinja_env: Optional[jinja2.Environment] = None) -> None:
@@ -234,11 +240,8 @@ def resolve_template_files(operator: Any, jinja_env: Optional[jinja2.Environment
         if isinstance(value, str) and value.endswith(ext):
             setattr(operator, name, loader.get_source(jinja_env, value)[0])
         elif isinstance(value, list):
-            setattr(
-                operator,
-                name,
-                [
-                    loader.get_source(jinja_env, v)[0] if isinstance(v, str) and v.endswith(ext) else v
-                    for v in value
-                ],
-            )
+            files = [
+                loader.get_source(jinja_env, v)[0] if isinstance(v, str) and v.endswith(ext) else v
+                for v in value
+            ]
+            setattr(operator, name, files)
