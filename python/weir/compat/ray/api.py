@@ -283,14 +283,14 @@ def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
                          % (timeout,))
     try:
         out = _futures.get(items, timeout=timeout)
-    except (OSError, EOFError) as e:
-        raise exceptions.ObjectLostError("ray.get: an object is gone from the object "
-                                         "folder: %s" % (e,)) from e
-    except WeirError as e:
+    except WeirError as e:  # first: weir's GetTimeoutError is a TimeoutError, an OSError
         err = _translate(e)
         if err is e:
             raise
         raise err from None
+    except (OSError, EOFError) as e:
+        raise exceptions.ObjectLostError("ray.get: an object is gone from the object "
+                                         "folder: %s" % (e,)) from e
     return out[0] if single else out
 
 
