@@ -41,20 +41,17 @@ static int has_package(const char *dir)
 	return ok;
 }
 
-/* The folder that holds weir's Python package, malloc'd; NULL when none. */
-static char *python_dir(void)
+/* The folder that holds weir's Python package, malloc'd; NULL when none.
+ * self: this program's path ("" when unknown). */
+static char *python_dir(const char *self)
 {
 	static const char *const rel[] = {"../python", "python", "../share/weir/python"};
 	const char *env = getenv("WEIR_PYTHON_DIR");
-	char self[PATH_MAX];
-	ssize_t n;
 
 	if (env && *env)
 		return has_package(env) ? strdup(env) : NULL;
-	n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
+	if (!*self)
 		return NULL;
-	self[n] = '\0';
 	char *bin = fs_abs_dirname(self);
 	if (!bin)
 		return NULL;
@@ -107,7 +104,10 @@ int cli_run_main(int argc, char **argv, const struct cli_globals *g0)
 	if (!python || !*python)
 		python = "python3";
 
-	char *pydir = python_dir();
+	char self[PATH_MAX];
+	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+	self[len > 0 ? len : 0] = '\0';
+	char *pydir = python_dir(self);
 	if (!pydir) {
 		cli_error("run: weir's Python package not found (no weir/run.py in %s); set "
 		          "WEIR_PYTHON_DIR to the folder that holds it (the repository's python/)",
@@ -124,7 +124,9 @@ int cli_run_main(int argc, char **argv, const struct cli_globals *g0)
 	free(pydir);
 	if (bad < 0 || setenv("PYTHONPATH", path.buf, 1) < 0 ||
 	    (g.server && setenv("WEIR_SERVER", g.server, 1) < 0) ||
-	    (g.home && setenv("WEIR_HOME", g.home, 1) < 0)) {
+	    (g.home && setenv("WEIR_HOME", g.home, 1) < 0) ||
+	    /* the program a private server is started with (ray.init, docs/ray.md) */
+	    (*self && setenv("WEIR_BIN", self, 0) < 0)) {
 		cli_error("run: cannot set the environment");
 		strbuf_release(&path);
 		return CLI_EXIT_FAILED;

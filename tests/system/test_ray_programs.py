@@ -9,7 +9,7 @@ import subprocess
 import sys
 import textwrap
 
-from conftest import REPO, WEIR_BIN, cli_describe
+from conftest import REPO, WEIR_BIN, cli_describe, wait_no_procs
 
 GPU_CONFIG = """\
 resources:
@@ -285,3 +285,48 @@ def test_weir_run_says_when_it_finds_no_package(server, tmp_path):
     r = weir_run(server, tmp_path / "missing.py")
     assert r.returncode == 2 and "missing.py" in r.stderr, cli_describe(r)
     assert os.access(WEIR_BIN, os.X_OK)
+
+
+def test_ray_init_local_starts_a_private_server_gone_at_exit(tmp_path):
+    """Ray's local mode: ray.init(address="local") (and ray.init() where no server is
+    found) runs the program on a weir server of its own, in a temporary home, with the
+    resources init names; at exit its calls are killed and nothing of it is left."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    pidfile = tmp_path / "pid"
+    prog = write(tmp_path, "local.py", """\
+        import os, sys, time
+        import ray
+        ray.init(address="local", num_cpus=4, num_gpus=2)
+
+        @ray.remote(num_cpus=2, num_gpus=1)
+        def f(x):
+            return x * x
+
+        @ray.remote
+        def forever(path):
+            with open(path, "w") as out:
+                out.write(str(os.getpid()))
+            time.sleep(600)
+
+        print(ray.get([f.remote(i) for i in range(4)]))
+        res = ray.cluster_resources()
+        print(res["CPU"], res["GPU"])
+        forever.remote(sys.argv[1])
+        while not os.path.exists(sys.argv[1]) or not open(sys.argv[1]).read():
+            time.sleep(0.05)
+        """)
+    env = {k: v for k, v in os.environ.items() if k not in ("WEIR_SERVER", "WEIR_TOKEN",
+                                                              "PYTHONPATH")}
+    env.update(TMPDIR=str(tmp), WEIR_HOME=str(tmp_path / "no-home"))
+    r = subprocess.run([WEIR_BIN, "run", str(prog), str(pidfile)], capture_output=True,
+                       text=True, env=env, timeout=180, cwd=str(tmp_path),
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["[0, 1, 4, 9]", "4.0 2.0"], cli_describe(r)
+    assert "stopping the private server: killing job" in r.stderr, r.stderr
+    assert int(pidfile.read_text()) > 0
+    # the server, its agent and the task: each has TMPDIR in its environment, the home
+    # in its command line or its working directory
+    assert wait_no_procs(marker=str(tmp), cwd_prefix=str(tmp), timeout=30) == {}
+    assert list(tmp.iterdir()) == [], list(tmp.iterdir())  # the home is removed

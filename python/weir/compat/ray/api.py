@@ -13,9 +13,11 @@ import inspect
 import os
 import socket
 import threading
+import time
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..._version import __version__ as _weir_version
+from ...client import JOB_FINAL
 from ...errors import (GetTimeoutError as _WeirTimeout, JobFailed, RemoteError,
                        ResourceError, ServerUnreachable, WeirError)
 from ...remote import futures as _futures
@@ -23,6 +25,7 @@ from ...remote import functions as _functions
 from ...remote import ray_names as _ray
 from ...remote import session as _session
 from . import exceptions
+from . import private as _private
 
 __version__ = "2.9.0+weir" + _weir_version
 
@@ -58,6 +61,7 @@ class _State:
         self.namespace: Optional[str] = None
         self.env_vars: Dict[str, str] = {}
         self.address = ""
+        self.private: Optional[_private.PrivateServer] = None
 
 
 _state = _State()
@@ -88,9 +92,7 @@ def _server_of(address: Optional[str]) -> Optional[str]:
     if not isinstance(address, str):
         raise TypeError("ray.init: address: expected a str, got %r" % (address,))
     if address == "local":
-        raise NotImplementedError(
-            "ray.init(address=\"local\"): weir does not start a private server yet; start "
-            "one with `weir server` (or run the program with `weir run`)")
+        return "local"
     if address.startswith("ray://"):
         raise ValueError("ray.init: address %r is a Ray client address; give the weir "
                          "server's URL (http://HOST:PORT) or leave it out" % (address,))
@@ -117,19 +119,49 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
         env = _ray.from_ray({"runtime_env": runtime_env}, "ray.init").get("env", {})
         if namespace is not None and not isinstance(namespace, str):
             raise TypeError("ray.init: namespace: expected a str, got %r" % (namespace,))
-        client = _session.init(server=_server_of(address))
+        server = _server_of(address)
+        client = _session.init(server=None if server == "local" else server)
         try:
+            if server == "local":
+                raise ServerUnreachable("a private server was asked for")
             client.health()
         except ServerUnreachable as e:
-            raise ConnectionError(
-                "ray.init: no weir server answers at %s (%s); start one with `weir "
-                "server`, or give its address (ray.init(address=URL), $WEIR_SERVER)"
-                % (client.server, e)) from None
+            # Ray's local mode: none given, none found: a private one for this program
+            if server not in (None, "local") or os.environ.get("WEIR_SERVER") or \
+                    "WEIR_JOB_ID" in os.environ:
+                raise ConnectionError(
+                    "ray.init: no weir server answers at %s (%s); start one with `weir "
+                    "server`, or give its address (ray.init(address=URL), $WEIR_SERVER)"
+                    % (client.server, e)) from None
+            client = _start_private(kwargs.get("num_cpus"), kwargs.get("num_gpus"))
         _state.initialized = True
         _state.namespace = namespace
         _state.env_vars = env
         _state.address = client.server
         return RayContext(client.server, namespace)
+
+
+def _start_private(num_cpus: Any, num_gpus: Any) -> Any:
+    """Starts the program's private server (private.py) and connects to it."""
+    weir = _private.find_weir()
+    if weir is None:
+        raise ConnectionError("ray.init: no weir server answers at %s, and no `weir` program "
+                              "to start a private one (put weir on PATH, or set WEIR_BIN)"
+                              % _session._get_session().client.server)
+    p = _private.PrivateServer(weir, num_cpus, num_gpus)
+    _state.private = p
+
+    def end_calls() -> None:
+        s = _session._session
+        if s is None:
+            return
+        ids = s.kill_active("stopping the private server")
+        deadline = time.monotonic() + 15
+        while ids and time.monotonic() < deadline and any(
+                s.client.job(i)["state"] not in JOB_FINAL for i in ids):
+            time.sleep(0.1)
+    p.on_stop(end_calls)
+    return _session.init(server=p.url, home=p.weir_home)
 
 
 def _ensure() -> None:
@@ -149,7 +181,10 @@ def shutdown() -> None:
     """Disconnects: the calls this program started that have not ended are killed."""
     with _state.lock:
         s = _session._session
-        if s is not None:
+        if _state.private is not None:
+            _state.private.stop()  # its calls first
+            _state.private = None
+        elif s is not None:
             s.kill_active("ray.shutdown")
         with _session._session_lock:
             _session._session = None
