@@ -181,3 +181,12 @@ def test_site_folder_alone_is_enough_for_import_ray(tmp_path):
                 tmp_path, pythonpath=os.pathsep.join([str(site), str(REPO / "python")]))
     assert r.returncode == 0 and r.stdout.strip() == "True", r
     assert Path(site / "ray" / "exceptions.py").is_file()
+
+
+def test_the_private_server_gets_inits_resources_and_runs_tasks_as_this_user():
+    import pwd
+    from weir.compat.ray import private
+    me = pwd.getpwuid(os.geteuid()).pw_name
+    assert private.config_text(4, 2) == ("resources:\n  vcores: 4\n  gpus: 2\n"
+                                         "task_user: %s\nkill_grace_seconds: 2\n" % me)
+    assert private.config_text() == "task_user: %s\nkill_grace_seconds: 2\n" % me
