@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any, Callable, List, Optional
 
+from ...remote.ray_names import whole_cpus, whole_gpus
+
 PACKAGE_PARENT = Path(__file__).resolve().parents[3]
 
 
@@ -48,9 +50,9 @@ def config_text(num_cpus: Any = None, num_gpus: Any = None) -> str:
     if num_cpus is not None or num_gpus is not None:
         lines.append("resources:")
         if num_cpus is not None:
-            lines.append("  vcores: %d" % max(1, int(num_cpus)))
+            lines.append("  vcores: %d" % whole_cpus(num_cpus, "ray.init: num_cpus"))
         if num_gpus is not None:
-            lines.append("  gpus: %d" % int(num_gpus))
+            lines.append("  gpus: %d" % whole_gpus(num_gpus, "ray.init: num_gpus"))
     lines.append("task_user: %s" % pwd.getpwuid(os.geteuid()).pw_name)
     lines.append("kill_grace_seconds: 2")
     return "\n".join(lines) + "\n"
