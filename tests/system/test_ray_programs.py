@@ -147,6 +147,13 @@ def test_options_put_wait_get_timeout_and_objectref_arguments(server, tmp_path):
         open(FLAG, "w").close()
         ready, rest = ray.wait([slow], num_returns=1, timeout=120)
         print("wait1", ready == [slow], ray.get(slow))
+        r5, deadline, got = inc.remote(5), time.time() + 120, None
+        while got is None and time.time() < deadline:  # timeout=0: ready or not, now
+            try:
+                got = ray.get(r5, timeout=0)
+            except GetTimeoutError:
+                time.sleep(0.05)
+        print("polled", got)
         print("resources", ray.cluster_resources()["CPU"], ray.cluster_resources()["GPU"],
               ray.available_resources()["CPU"])
         ray.shutdown()
@@ -158,8 +165,9 @@ def test_options_put_wait_get_timeout_and_objectref_arguments(server, tmp_path):
     assert out[0] == "values [90, 45] 3 hola [0, 1, 2]", out
     assert out[1:5] == ["timed out True", "wait0 0 1", "wait2 True True",
                         "wait1 True late"], out
-    assert out[5] == "resources 16.0 3.0 16.0", out
-    assert out[6] == "after shutdown False", out
+    assert out[5] == "polled 6", out
+    assert out[6] == "resources 16.0 3.0 16.0", out
+    assert out[7] == "after shutdown False", out
     (t,) = [j for j in named(server, "total") if j["spec"]["roles"]["worker"]["vcores"] == 1]
     assert t["spec"]["roles"]["worker"]["memory"] == "300m", t["spec"]
     assert t["spec"]["restart"]["max_restarts"] == 3  # Ray's default max_retries

@@ -127,7 +127,7 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
             client.health()
         except ServerUnreachable as e:
             # Ray's local mode: none given, none found: a private one for this program
-            if server not in (None, "local") or os.environ.get("WEIR_SERVER") or \
+            if address is not None and server != "local" or os.environ.get("WEIR_SERVER") or \
                     "WEIR_JOB_ID" in os.environ:
                 raise ConnectionError(
                     "ray.init: no weir server answers at %s (%s); start one with `weir "
