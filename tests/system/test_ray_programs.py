@@ -154,6 +154,12 @@ def test_options_put_wait_get_timeout_and_objectref_arguments(server, tmp_path):
             except GetTimeoutError:
                 time.sleep(0.05)
         print("polled", got)
+        stuck = held.remote(FLAG + ".never")
+        ray.cancel(stuck)
+        try:
+            ray.get(stuck)
+        except ray.exceptions.TaskCancelledError:
+            print("cancelled")
         print("resources", ray.cluster_resources()["CPU"], ray.cluster_resources()["GPU"],
               ray.available_resources()["CPU"])
         ray.shutdown()
@@ -166,15 +172,17 @@ def test_options_put_wait_get_timeout_and_objectref_arguments(server, tmp_path):
     assert out[1:5] == ["timed out True", "wait0 0 1", "wait2 True True",
                         "wait1 True late"], out
     assert out[5] == "polled 6", out
-    assert out[6] == "resources 16.0 3.0 16.0", out
-    assert out[7] == "after shutdown False", out
+    assert out[6] == "cancelled", out
+    assert out[7] == "resources 16.0 3.0 16.0", out
+    assert out[8] == "after shutdown False", out
     (t,) = [j for j in named(server, "total") if j["spec"]["roles"]["worker"]["vcores"] == 1]
     assert t["spec"]["roles"]["worker"]["memory"] == "300m", t["spec"]
     assert t["spec"]["restart"]["max_restarts"] == 3  # Ray's default max_retries
     (t3,) = named(server, "total3")
     assert t3["spec"]["roles"]["worker"]["vcores"] == 3, t3["spec"]
-    (h,) = named(server, "held")
+    h, stuck = sorted(named(server, "held"), key=lambda j: j["id"])
     assert h["spec"]["restart"]["max_restarts"] == 0, h["spec"]
+    assert stuck["state"] == "killed", stuck
     assert h["spec"]["env"]["GREETING"] == "hola"
 
 

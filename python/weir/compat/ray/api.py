@@ -361,6 +361,15 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
     return ready, [r for r in refs if all(r is not x for x in ready)]
 
 
+def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> None:
+    """Stops a call: its job is killed (SIGTERM, then SIGKILL after the server's grace,
+    force or not); ray.get on it then raises TaskCancelledError.  A call that has ended
+    is left as it is."""
+    if not isinstance(object_ref, _futures.Future):
+        raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
+    object_ref.kill()
+
+
 class RuntimeContext:
     """ray.get_runtime_context(): where the code runs.  In a call: its weir job; in the
     program itself: no job (None)."""
@@ -449,6 +458,7 @@ def available_resources() -> Dict[str, float]:
 
 
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
+           "cancel",
            "get_runtime_context", "get_gpu_ids", "available_resources", "cluster_resources",
            "ObjectRef", "RemoteFunction", "RayContext", "RuntimeContext", "exceptions",
            "__version__"]
