@@ -292,6 +292,7 @@ def remote(fn: Optional[Callable[..., Any]] = None, *, cpus: Optional[int] = Non
     given = _ray.merge_names(dict(cpus=cpus, gpus=gpus, retries=retries,
                                   retry_exceptions=retry_exceptions or None, name=name,
                                   env=env), ray_options, "weir.remote")
+
     def dflt(k: str, v: Any) -> Any:
         return v if given[k] is None else given[k]
     opts = _options(cpus=dflt("cpus", 1), gpus=dflt("gpus", 0), memory=memory,
