@@ -81,17 +81,18 @@ class RemoteError(WeirError):
 
 
 def remote_error(type_name: str, message: str, tb: str, cause: Optional[BaseException],
-                 job_id: Optional[int]) -> RemoteError:
-    """A RemoteError that is also an instance of cause's class when Python allows it."""
-    if cause is not None and isinstance(cause, Exception):
+                 job_id: Optional[int], base: Type[RemoteError] = RemoteError) -> RemoteError:
+    """A RemoteError (of class `base`: ray.exceptions.RayTaskError is one) that is also an
+    instance of cause's class when Python allows it: a class made for the pair."""
+    if cause is not None and isinstance(cause, Exception) and not isinstance(cause, base):
         cls = type(cause)
         try:
-            both: Type[RemoteError] = type("RemoteError(%s)" % cls.__name__,
-                                           (RemoteError, cls), {})
+            both: Type[RemoteError] = type("%s(%s)" % (base.__name__, cls.__name__),
+                                           (base, cls), {})
             err = both.__new__(both)
             RemoteError.__init__(err, type_name, message, tb, cause, job_id)
             err.__dict__.update(getattr(cause, "__dict__", {}))
             return err
         except TypeError:
             pass
-    return RemoteError(type_name, message, tb, cause, job_id)
+    return base(type_name, message, tb, cause, job_id)

@@ -14,6 +14,7 @@
 #include "cli/cli_jobs.h"
 #include "cli/cli_logs.h"
 #include "cli/cli_password.h"
+#include "cli/cli_run.h"
 #include "cli/cli_secrets.h"
 #include "cli/cli_submit.h"
 #include "cli/cli_tasks.h"
@@ -42,6 +43,7 @@ static void usage(FILE *out)
 	    "  tasks      a DAG run's task instances: state, clear, logs\n"
 	    "  connections  connections to stores and services: add, list, get, delete\n"
 	    "  variables  variables for DAGs: set, get, list, delete, import, export\n"
+	    "  run        run a Python program written for Ray (`import ray` gets weir's)\n"
 	    "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
 	    "  launch     (internal) the parent of every task, started by the executor\n"
 	    "  agent      the node's agent, parent of every local task (`weir agent status`)\n"
@@ -131,6 +133,8 @@ static int help_main(const char *cmd)
 		cli_variables_usage(stdout);
 	else if (!strcmp(cmd, "hash-password"))
 		cli_password_usage(stdout);
+	else if (!strcmp(cmd, "run"))
+		cli_run_usage(stdout);
 	else if (!strcmp(cmd, "version"))
 		version_usage(stdout);
 	else if (!strcmp(cmd, "server"))
@@ -219,6 +223,8 @@ int main(int argc, char **argv)
 		return cli_variables_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "version"))
 		return version_main(sub_argc, sub_argv, &g);
+	if (!strcmp(cmd, "run"))
+		return cli_run_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "help"))
 		return help_main(sub_argc > 1 ? sub_argv[1] : NULL);
 	if (!strcmp(cmd, "server") || !strcmp(cmd, "launch")) {

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Tuple, Union
 
 from . import objects as _objects
+from . import ray_names as _ray
 from ..errors import WeirError
 from .futures import Future, ObjectRef, get
 from .session import _get_session, _Session
@@ -27,6 +28,8 @@ from .session import _get_session, _Session
 RUNNER = Path(__file__).resolve().parent.parent / "worker" / "runner.py"
 # the folder that holds the package: first on the task's PYTHONPATH
 PACKAGE_PARENT = str(Path(__file__).resolve().parent.parent.parent)
+# the runner's exit status after an exception retry_exceptions lists (worker/runner.py)
+RETRY_EXIT = 100
 # an argument whose pickle is larger than this travels as an archive, as weir.put's do
 LARGE_ARG = 1 << 20
 AMOUNT = re.compile(r"^\s*\d+(\.\d+)?\s*([kKmMgGtT]([iI]?[bB]?)?)?\s*$")
@@ -50,7 +53,9 @@ def _options(cpus: Any = 1, gpus: Any = 0, memory: Any = None, retries: Any = 0,
              slurm: Optional[Mapping[str, Any]] = None) -> Options:
     """The call's options checked, each error naming the option and what it takes."""
     o: Options = {"cpus": _check_int("cpus", cpus, 1), "gpus": _check_int("gpus", gpus, 0),
-         "retries": _check_int("retries", retries, 0), "retry_exceptions": bool(retry_exceptions)}
+         "retries": _check_int("retries", retries, 0),
+         # True, or the exception classes (a tuple) after which the call runs again
+         "retry_exceptions": _ray.retry_on(retry_exceptions or False)}
     if memory is not None:
         if isinstance(memory, bool) or not (isinstance(memory, int) and memory > 0 or
                                             isinstance(memory, str) and AMOUNT.match(memory)):
@@ -131,8 +136,12 @@ def _spec(name: str, o: Options, objects_dir: Path, call_file: Path, shas: Itera
         role["stop_on_failure"] = True
         spec["success_policy"] = "all"
     if o["retries"]:
-        spec["restart"] = {"max_restarts": o["retries"],
-                           "retry_exit_codes": "1-255" if o["retry_exceptions"] else "128-255"}
+        # the runner exits RETRY_EXIT after an exception of retry_exceptions' classes, 1
+        # after another: the restart's range of exit codes tells them apart
+        rx = o["retry_exceptions"]
+        spec["restart"] = {"max_restarts": o["retries"], "retry_exit_codes":
+                           "%d-255" % RETRY_EXIT if isinstance(rx, tuple) else
+                           "1-255" if rx else "128-255"}
     if o["timeout"] is not None:
         spec["timeouts"] = {"execution": o["timeout"]}
     if o["queue"] is not None:
@@ -193,6 +202,11 @@ def _submit(fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any
                   else 1)
 
 
+# the options of weir's own names (RemoteFunction.options)
+WEIR_OPTIONS = ("cpus", "gpus", "memory", "retries", "retry_exceptions", "timeout", "queue",
+                "name", "python", "venv", "env", "priority", "slurm")
+
+
 class RemoteFunction:
     """A function whose calls run as weir jobs: f.remote(*args, **kwargs) -> Future."""
 
@@ -222,11 +236,18 @@ class RemoteFunction:
 
     def remote(self, *args: Any, **kwargs: Any) -> Future:
         """Starts one call as a weir job and returns its Future at once."""
-        return _submit(self._fn, args, kwargs, self._options, "call")
+        rx = self._options["retry_exceptions"]
+        extra = {"retry_on": rx} if isinstance(rx, tuple) else None
+        return _submit(self._fn, args, kwargs, self._options, "call", extra=extra)
 
     def options(self, **overrides: Any) -> "RemoteFunction":
-        """The same function with some options changed: f.options(cpus=4).remote(x)."""
+        """The same function with some options changed: f.options(cpus=4).remote(x) (Ray's
+        names too: num_cpus=4)."""
         cur = {k: v for k, v in self._options.items()}
+        ray = {k: overrides.pop(k) for k in list(overrides) if k not in WEIR_OPTIONS}
+        mine = _ray.merge_names({k: overrides.get(k) for k in WEIR_OPTIONS}, ray,
+                                "%s.options" % self.__name__)
+        overrides.update({k: v for k, v in mine.items() if v is not None or k in overrides})
         merged = dict(cpus=cur["cpus"], gpus=cur["gpus"], memory=cur["memory"],
                       retries=cur["retries"], retry_exceptions=cur["retry_exceptions"],
                       timeout=cur["timeout"], queue=cur["queue"], name=cur["name"],
@@ -238,12 +259,14 @@ class RemoteFunction:
         return RemoteFunction(self._fn, _options(**merged))
 
 
-def remote(fn: Optional[Callable[..., Any]] = None, *, cpus: int = 1, gpus: int = 0, memory: Union[str, int, None] = None,
-           retries: int = 0, retry_exceptions: bool = False,
+def remote(fn: Optional[Callable[..., Any]] = None, *, cpus: Optional[int] = None,
+           gpus: Optional[int] = None, memory: Union[str, int, None] = None,
+           retries: Optional[int] = None, retry_exceptions: Any = False,
            timeout: Union[str, int, None] = None, queue: Optional[str] = None,
            name: Optional[str] = None, python: Optional[str] = None,
            venv: Optional[str] = None, env: Optional[Mapping[str, str]] = None,
-           priority: Optional[int] = None, slurm: Optional[Mapping[str, Any]] = None
+           priority: Optional[int] = None, slurm: Optional[Mapping[str, Any]] = None,
+           **ray_options: Any
            ) -> Union[RemoteFunction, Callable[[Callable[..., Any]], RemoteFunction]]:
     """Makes a function remote: each f.remote(...) call runs as one weir job.
 
@@ -259,10 +282,24 @@ def remote(fn: Optional[Callable[..., Any]] = None, *, cpus: int = 1, gpus: int 
     slurm.md: local or Slurm).  python / venv: the interpreter the call runs (default: this
     one, sys.executable).  name: the job's name (default: the function's).  env: extra
     environment.  slurm: the job's own Slurm settings (partition, account, qos, time).
+    retry_exceptions may also list exception classes: only those are run again.
+
+    Ray's names are accepted too (weir/remote/ray_names.py): num_cpus, num_gpus (fractions
+    rounded up), max_retries, runtime_env={"env_vars": ...}, resources={}, num_returns=1,
+    max_calls, scheduling_strategy.  memory= keeps weir's meaning here (a number is MiB);
+    ray.remote's memory= is in bytes.
     """
-    opts = _options(cpus=cpus, gpus=gpus, memory=memory, retries=retries,
-                    retry_exceptions=retry_exceptions, timeout=timeout, queue=queue, name=name,
-                    python=python, venv=venv, env=env, priority=priority, slurm=slurm)
+    given = _ray.merge_names(dict(cpus=cpus, gpus=gpus, retries=retries,
+                                  retry_exceptions=retry_exceptions or None, name=name,
+                                  env=env), ray_options, "weir.remote")
+
+    def dflt(k: str, v: Any) -> Any:
+        return v if given[k] is None else given[k]
+    opts = _options(cpus=dflt("cpus", 1), gpus=dflt("gpus", 0), memory=memory,
+                    retries=dflt("retries", 0),
+                    retry_exceptions=given["retry_exceptions"] or False, timeout=timeout,
+                    queue=queue, name=given["name"], python=python, venv=venv,
+                    env=given["env"], priority=priority, slurm=slurm)
     if fn is not None:
         return RemoteFunction(fn, opts)
     return lambda f: RemoteFunction(f, opts)

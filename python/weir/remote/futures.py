@@ -102,6 +102,8 @@ class Future:
             if deadline is not None:
                 wait = deadline - time.monotonic()
                 if wait <= 0:
+                    if self.done():  # one last look: ended since (timeout=0 asks only that)
+                        break
                     raise GetTimeoutError("%s (job %d) still %s" % (self.name, self.job_id,
                                                                     self._state))
             params: Dict[str, Any] = {"wait": max(1, min(600, int(wait + 0.999)))}

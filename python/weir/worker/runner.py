@@ -5,7 +5,8 @@ call (`weir-call.pkl`) and every object it uses (`weir-obj-<sha>/value.pkl`).
 It unpickles (mode, function, args, kwargs, extra), replaces top-level ObjectRefs by their
 values, runs the function and writes ("ok", value) or ("error", type, message, traceback,
 pickled exception) to $WEIR_PY_RESULT (per rank for weir.train: RESULT.<rank>.pkl, rank 0's
-being the answer).  Exit status: 0, or 1 when the function raised.  Run as a script rather
+being the answer).  Exit status: 0, or 1 when the function raised (100 when the exception is
+one of the classes the call's retry_exceptions lists, which the job restarts on).  Run as a script rather
 than with -m so that a call does not pay for importing the client's half of the package.
 """
 
@@ -22,6 +23,9 @@ from typing import Any, Dict, Optional, Tuple  # noqa: E402
 import cloudpickle  # noqa: E402
 
 CALL = "weir-call.pkl"
+# the exit status after an exception of the call's retry_exceptions classes (the job's
+# restart range starts there: remote/functions.py)
+RETRY_EXIT = 100
 # where ObjectRef lives: loaded while unpickling the call when an argument is one
 REFS_MODULE = "weir.remote.futures"
 
@@ -101,7 +105,8 @@ def main() -> int:
         sys.stderr.write(rec[3])
         _write(result, rec)
         sys.stdout.flush()
-        return 1
+        retry_on = extra.get("retry_on") if mode == "call" and extra else None
+        return RETRY_EXIT if retry_on and isinstance(e, retry_on) else 1
     _write(result, ("ok", value))
     return 0
 

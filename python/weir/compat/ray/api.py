@@ -1,0 +1,464 @@
+"""Ray Core's API over weir's remote functions: what `import ray` gives a program that
+`weir run` (or `python3 -m weir.run`) starts.
+
+A remote function's call is one weir job, as with @weir.remote: ray.remote maps Ray's
+options onto weir's (weir/remote/ray_names.py), `.remote()` returns weir's Future, which
+is a ray.ObjectRef here as ray.put's references are; ray.get and ray.wait wait for them
+and raise Ray's exceptions (exceptions.py).  Actors (ray.remote on a class) are refused
+for now.  docs/ray.md lists what is done, what differs and what is not yet.
+"""
+
+import abc
+import inspect
+import os
+import socket
+import threading
+import time
+from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+
+from ..._version import __version__ as _weir_version
+from ...client import JOB_FINAL
+from ...errors import (GetTimeoutError as _WeirTimeout, JobFailed, RemoteError,
+                       ResourceError, ServerUnreachable, WeirError)
+from ...remote import futures as _futures
+from ...remote import functions as _functions
+from ...remote import ray_names as _ray
+from ...remote import session as _session
+from . import exceptions
+from . import private as _private
+
+__version__ = "2.9.0+weir" + _weir_version
+
+# Ray's defaults for a task that weir's differ from
+RAY_DEFAULTS: Dict[str, Any] = {"num_cpus": 1, "num_gpus": 0, "max_retries": 3,
+                                "retry_exceptions": False}
+# ray.init's arguments that weir accepts and does not use (they size or tune Ray's own
+# processes, or a private cluster that weir does not start yet)
+_INIT_IGNORED = ("num_cpus", "num_gpus", "resources", "object_store_memory",
+                 "include_dashboard", "dashboard_host", "dashboard_port", "log_to_driver",
+                 "logging_level", "logging_format", "configure_logging", "_temp_dir",
+                 "_system_config", "labels", "local_mode", "job_config", "storage",
+                 "_node_ip_address", "_plasma_directory")
+
+
+class ObjectRef(abc.ABC):
+    """What .remote() and ray.put return: weir's Future (a call) or ObjectRef (a put
+    value) are both instances of it."""
+
+
+ObjectRef.register(_futures.Future)
+ObjectRef.register(_futures.ObjectRef)
+
+_REFS = (_futures.Future, _futures.ObjectRef)
+
+
+class _State:
+    """What ray.init set up in this process."""
+
+    def __init__(self) -> None:
+        self.lock = threading.RLock()
+        self.initialized = False
+        self.namespace: Optional[str] = None
+        self.env_vars: Dict[str, str] = {}
+        self.address = ""
+        self.private: Optional[_private.PrivateServer] = None
+
+
+_state = _State()
+
+
+class RayContext:
+    """ray.init's answer: the server's address; `with ray.init():` shuts down at the end."""
+
+    def __init__(self, address: str, namespace: Optional[str]) -> None:
+        self.address_info = {"address": address, "webui_url": address,
+                             "namespace": namespace}
+        self.dashboard_url = address
+
+    def __getitem__(self, key: str) -> Any:
+        return self.address_info[key]
+
+    def __enter__(self) -> "RayContext":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        shutdown()
+
+
+def _server_of(address: Optional[str]) -> Optional[str]:
+    """The weir server of ray.init's address: None for the one found as the CLI finds it."""
+    if address is None or address in ("", "auto"):
+        return None
+    if not isinstance(address, str):
+        raise TypeError("ray.init: address: expected a str, got %r" % (address,))
+    if address == "local":
+        return "local"
+    if address.startswith("ray://"):
+        raise ValueError("ray.init: address %r is a Ray client address; give the weir "
+                         "server's URL (http://HOST:PORT) or leave it out" % (address,))
+    return address
+
+
+def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
+         runtime_env: Optional[Mapping[str, Any]] = None, ignore_reinit_error: bool = False,
+         **kwargs: Any) -> RayContext:
+    """Connects this program to the weir server: `address` (a URL or HOST:PORT), else the
+    one the `weir` CLI finds ($WEIR_SERVER, HOME/token).
+    runtime_env={"env_vars": {...}} is the environment of every call.  num_cpus,
+    num_gpus, resources and Ray's tuning arguments are accepted and not used."""
+    for k in kwargs:
+        if k not in _INIT_IGNORED:
+            raise TypeError("ray.init() got an unexpected keyword argument %r" % (k,))
+    with _state.lock:
+        if _state.initialized:
+            if ignore_reinit_error:
+                return RayContext(_state.address, _state.namespace)
+            raise RuntimeError("ray.init: this program is connected already (ray.init was "
+                               "called before, or a call connected it); pass "
+                               "ignore_reinit_error=True, or call ray.shutdown() first")
+        env = _ray.from_ray({"runtime_env": runtime_env}, "ray.init").get("env", {})
+        if namespace is not None and not isinstance(namespace, str):
+            raise TypeError("ray.init: namespace: expected a str, got %r" % (namespace,))
+        server = _server_of(address)
+        client = _session.init(server=None if server == "local" else server)
+        try:
+            if server == "local":
+                raise ServerUnreachable("a private server was asked for")
+            client.health()
+        except ServerUnreachable as e:
+            # Ray's local mode: none given, none found: a private one for this program
+            if address is not None and server != "local" or os.environ.get("WEIR_SERVER") or \
+                    "WEIR_JOB_ID" in os.environ:
+                raise ConnectionError(
+                    "ray.init: no weir server answers at %s (%s); start one with `weir "
+                    "server`, or give its address (ray.init(address=URL), $WEIR_SERVER)"
+                    % (client.server, e)) from None
+            client = _start_private(kwargs.get("num_cpus"), kwargs.get("num_gpus"))
+        _state.initialized = True
+        _state.namespace = namespace
+        _state.env_vars = env
+        _state.address = client.server
+        return RayContext(client.server, namespace)
+
+
+def _start_private(num_cpus: Any, num_gpus: Any) -> Any:
+    """Starts the program's private server (private.py) and connects to it."""
+    weir = _private.find_weir()
+    if weir is None:
+        raise ConnectionError("ray.init: no weir server answers at %s, and no `weir` program "
+                              "to start a private one (put weir on PATH, or set WEIR_BIN)"
+                              % _session._get_session().client.server)
+    p = _private.PrivateServer(weir, num_cpus, num_gpus)
+    _state.private = p
+
+    def end_calls() -> None:
+        s = _session._session
+        if s is None:
+            return
+        ids = s.kill_active("stopping the private server")
+        deadline = time.monotonic() + 15
+        while ids and time.monotonic() < deadline and any(
+                s.client.job(i)["state"] not in JOB_FINAL for i in ids):
+            time.sleep(0.1)
+    p.on_stop(end_calls)
+    return _session.init(server=p.url, home=p.weir_home)
+
+
+def _ensure() -> None:
+    """What Ray does on a first call without ray.init: connect with the defaults."""
+    if not _state.initialized:
+        with _state.lock:
+            if not _state.initialized:
+                init()
+
+
+def is_initialized() -> bool:
+    """Whether ray.init was called (or a first call connected) and not shut down since."""
+    return _state.initialized
+
+
+def shutdown() -> None:
+    """Disconnects: the calls this program started that have not ended are killed."""
+    with _state.lock:
+        s = _session._session
+        if _state.private is not None:
+            _state.private.stop()  # its calls first
+            _state.private = None
+        elif s is not None:
+            s.kill_active("ray.shutdown")
+        with _session._session_lock:
+            _session._session = None
+        _state.initialized = False
+        _state.namespace = None
+        _state.env_vars = {}
+        _state.address = ""
+
+
+def _job_failed(e: JobFailed) -> exceptions.RayError:
+    job = e.job or {}
+    tasks = job.get("tasks") or []
+    if any(t.get("oom_killed") for t in tasks):
+        return exceptions.OutOfMemoryError(str(e))
+    if job.get("state") == "killed":
+        return exceptions.TaskCancelledError(str(e))
+    return exceptions.WorkerCrashedError(str(e))
+
+
+def _translate(e: BaseException, name: Optional[str] = None) -> BaseException:
+    """weir's error as the one Ray raises for it (itself when Ray has none)."""
+    if isinstance(e, exceptions.RayError):
+        return e
+    if isinstance(e, RemoteError):
+        return exceptions.from_remote(e, name)
+    if isinstance(e, JobFailed):
+        return _job_failed(e)
+    if isinstance(e, _WeirTimeout):
+        return exceptions.GetTimeoutError(str(e))
+    return e
+
+
+class RemoteFunction:
+    """A function made remote by @ray.remote: f.remote(...) returns an ObjectRef at once;
+    f.options(...) changes Ray's options for the calls made through it."""
+
+    def __init__(self, fn: Callable[..., Any], options: Mapping[str, Any]) -> None:
+        self._fn = fn
+        self._ray_options = dict(options)
+        merged = dict(RAY_DEFAULTS, **self._ray_options)
+        self._weir_options = _ray.from_ray(merged, "ray.remote")  # checked here, at once
+        self.__name__ = getattr(fn, "__name__", "remote")
+        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
+        self.__doc__ = getattr(fn, "__doc__", None)
+        self.__wrapped__ = fn
+
+    def __repr__(self) -> str:
+        return "<ray.remote %s (on weir)>" % self.__qualname__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("%s is a remote function: it cannot be called directly; call "
+                        "%s.remote(...)" % (self.__qualname__, self.__name__))
+
+    def options(self, **options: Any) -> "RemoteFunction":
+        """The same function with Ray's options changed for the calls made through it."""
+        return RemoteFunction(self._fn, dict(self._ray_options, **options))
+
+    def remote(self, *args: Any, **kwargs: Any) -> Any:
+        """Starts one call (a weir job) and returns its ObjectRef; ObjectRefs among the
+        arguments (at the top level) are the values they stand for in the call."""
+        _ensure()
+        kw = dict(self._weir_options)
+        env = dict(_state.env_vars, **kw.get("env", {}))
+        kw["env"] = env
+        try:
+            fn = _functions.remote(self._fn, **kw)
+            assert isinstance(fn, _functions.RemoteFunction)
+            return fn.remote(*args, **kwargs)
+        except ResourceError as e:
+            raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot run it "
+                                "(%s): %s" % (self.__name__, _state.address,
+                                              self._asks(), e.message)) from None
+        except (RemoteError, JobFailed) as e:  # an ObjectRef argument's call failed
+            raise _translate(e) from None
+
+    def _asks(self) -> str:
+        o = dict(RAY_DEFAULTS, **self._ray_options)
+        return ", ".join("%s=%r" % (k, o[k]) for k in ("num_cpus", "num_gpus", "memory")
+                         if o.get(k) is not None)
+
+
+def remote(*args: Any, **options: Any) -> Any:
+    """@ray.remote, @ray.remote(num_cpus=..., ...) or ray.remote(fn): a remote function.
+    A class (an actor) is refused: weir has no actors yet."""
+    if args and options:
+        raise TypeError("ray.remote: give the function alone (@ray.remote) or options alone "
+                        "(@ray.remote(num_cpus=2)), not both")
+    if len(args) > 1:
+        raise TypeError("ray.remote: expected one function, got %d arguments" % len(args))
+
+    def make(target: Any) -> RemoteFunction:
+        if inspect.isclass(target):
+            raise NotImplementedError(
+                "ray.remote: %s is a class: actors are not supported by weir yet (remote "
+                "functions are; docs/ray.md)" % getattr(target, "__name__", target))
+        if not callable(target):
+            raise TypeError("ray.remote: expected a function or a class, got %r" % (target,))
+        return RemoteFunction(target, options)
+
+    if args:
+        return make(args[0])
+    _ray.from_ray(options, "ray.remote")  # bad options fail at the decorator
+    return make
+
+
+def method(*args: Any, **kwargs: Any) -> Any:
+    """@ray.method: actors' methods; not supported by weir yet."""
+    raise NotImplementedError("ray.method: actors are not supported by weir yet")
+
+
+def _check_refs(refs: Any, what: str) -> Tuple[bool, List[Any]]:
+    if isinstance(refs, _REFS):
+        return True, [refs]
+    if isinstance(refs, (list, tuple)):
+        for r in refs:
+            if not isinstance(r, _REFS):
+                raise TypeError("%s: expected ObjectRefs, got %r in the list" % (what, r))
+        return False, list(refs)
+    raise TypeError("%s: expected an ObjectRef or a list of them, got %r" % (what, refs))
+
+
+def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
+    """The value of an ObjectRef, or of each in a list (in order).  Raises RayTaskError
+    (also the function's exception class) when a call raised, WorkerCrashedError when its
+    process ended without a result, GetTimeoutError after `timeout` seconds."""
+    _ensure()
+    single, items = _check_refs(object_refs, "ray.get")
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(
+            timeout, (int, float)) or timeout < 0):
+        raise ValueError("ray.get: timeout: expected seconds >= 0 or None, got %r"
+                         % (timeout,))
+    try:
+        out = _futures.get(items, timeout=timeout)
+    except WeirError as e:  # first: weir's GetTimeoutError is a TimeoutError, an OSError
+        err = _translate(e)
+        if err is e:
+            raise
+        raise err from None
+    except (OSError, EOFError) as e:
+        raise exceptions.ObjectLostError("ray.get: an object is gone from the object "
+                                         "folder: %s" % (e,)) from e
+    return out[0] if single else out
+
+
+def put(value: Any) -> Any:
+    """Stores value once in weir's object folder; its ObjectRef can be passed to calls."""
+    if isinstance(value, _REFS):
+        raise TypeError("ray.put: the value is an ObjectRef already; pass it as it is")
+    _ensure()
+    return _functions.put(value)
+
+
+def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
+         timeout: Optional[float] = None, fetch_local: bool = True
+         ) -> Tuple[List[Any], List[Any]]:
+    """(ready, not_ready): returns once num_returns of the refs are ready, or after timeout
+    seconds; each list in the order given.  A ray.put reference is always ready."""
+    _ensure()
+    if not isinstance(object_refs, (list, tuple)):
+        raise TypeError("ray.wait: expected a list of ObjectRefs, got %r" % (object_refs,))
+    refs = _check_refs(list(object_refs), "ray.wait")[1]
+    if len(set(id(r) for r in refs)) != len(refs):
+        raise ValueError("ray.wait: the list holds the same ObjectRef twice")
+    if isinstance(num_returns, bool) or not isinstance(num_returns, int) or \
+            not 1 <= num_returns <= max(1, len(refs)):
+        raise ValueError("ray.wait: num_returns: expected 1 to %d (the refs given), got %r"
+                         % (len(refs), num_returns))
+    calls = [r for r in refs if isinstance(r, _futures.Future)]
+    need = max(0, min(len(calls), num_returns - (len(refs) - len(calls))))
+    if need:
+        _futures.wait(calls, num_returns=need, timeout=timeout)
+    done = [r for r in refs if not isinstance(r, _futures.Future) or r._done]
+    ready = done[:num_returns]
+    return ready, [r for r in refs if all(r is not x for x in ready)]
+
+
+def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> None:
+    """Stops a call: its job is killed (SIGTERM, then SIGKILL after the server's grace,
+    force or not); ray.get on it then raises TaskCancelledError.  A call that has ended
+    is left as it is."""
+    if not isinstance(object_ref, _futures.Future):
+        raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
+    object_ref.kill()
+
+
+class RuntimeContext:
+    """ray.get_runtime_context(): where the code runs.  In a call: its weir job; in the
+    program itself: no job (None)."""
+
+    @property
+    def namespace(self) -> Optional[str]:
+        return _state.namespace
+
+    def get_job_id(self) -> Optional[str]:
+        return os.environ.get("WEIR_JOB_ID")
+
+    def get_task_id(self) -> Optional[str]:
+        job = os.environ.get("WEIR_JOB_ID")
+        if job is None:
+            return None
+        return "%s.%s" % (job, os.environ.get("WEIR_ATTEMPT", "1"))
+
+    def get_node_id(self) -> str:
+        return socket.gethostname()
+
+    def get_actor_id(self) -> Optional[str]:
+        return None
+
+    def get_accelerator_ids(self) -> Dict[str, List[str]]:
+        return {"GPU": [str(g) for g in get_gpu_ids()]}
+
+    def get_assigned_resources(self) -> Dict[str, float]:
+        out = {"GPU": float(len(get_gpu_ids()))} if get_gpu_ids() else {}
+        return out
+
+
+def get_runtime_context() -> RuntimeContext:
+    return RuntimeContext()
+
+
+def get_gpu_ids() -> List[Union[int, str]]:
+    """The GPUs weir gave this call (CUDA_VISIBLE_DEVICES); [] in the program itself."""
+    cvd = os.environ.get("CUDA_VISIBLE_DEVICES", "")
+    if "WEIR_JOB_ID" not in os.environ or not cvd.strip():
+        return []
+    return [int(g) if g.strip().isdigit() else g.strip() for g in cvd.split(",") if g.strip()]
+
+
+def _amount_bytes(text: Any) -> int:
+    s = str(text).strip().lower().rstrip("ib")
+    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+    if s and s[-1] in units:
+        return int(float(s[:-1]) * units[s[-1]])
+    return int(float(s or 0)) << 20  # a bare number is MiB, as weir counts
+
+
+def _declared() -> Dict[str, float]:
+    client = _session._get_session().client
+    sec = client.request("GET", "/config", params={"section": "resources"})
+    opts = {o["key"]: o["value"] for s in sec.get("sections", []) for o in s["options"]}
+    gpus = [g for g in str(opts.get("gpus", "")).split(",") if g.strip()]
+    out = {"CPU": float(opts.get("vcores", 0)), "memory": float(int(opts.get("memory_mb", 0))
+                                                               << 20)}
+    out["GPU"] = float(len(gpus))
+    return out
+
+
+def cluster_resources() -> Dict[str, float]:
+    """What the server's node declares: {"CPU", "GPU", "memory" (bytes)}."""
+    _ensure()
+    return _declared()
+
+
+def available_resources() -> Dict[str, float]:
+    """cluster_resources() less what the jobs that run or start now hold."""
+    _ensure()
+    out = _declared()
+    client = _session._get_session().client
+    for state in ("starting", "running"):
+        for listed in client.jobs(state=state, limit=100000):
+            if listed.get("executor") not in (None, "local"):
+                continue
+            job = client.job(listed["id"])  # the list leaves the spec out
+            for role in (job.get("spec") or {}).get("roles", {}).values():
+                n = int(role.get("instances", 1))
+                out["CPU"] -= n * int(role.get("vcores", 1))
+                out["GPU"] -= n * int(role.get("gpus", 0))
+                if role.get("memory"):
+                    out["memory"] -= n * _amount_bytes(role["memory"])
+    return {k: max(0.0, v) for k, v in out.items()}
+
+
+__all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
+           "cancel",
+           "get_runtime_context", "get_gpu_ids", "available_resources", "cluster_resources",
+           "ObjectRef", "RemoteFunction", "RayContext", "RuntimeContext", "exceptions",
+           "__version__"]
