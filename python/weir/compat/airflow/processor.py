@@ -47,6 +47,8 @@ def error_doc(path: str, exc: BaseException) -> Dict[str, Any]:
             line = frame.lineno or line
     if isinstance(exc, SystemExit):
         head = "the file called sys.exit(%r) while it was imported" % (exc.code,)
+    elif isinstance(exc, SpecError):
+        head = str(exc)
     else:
         head = "".join(traceback.format_exception_only(type(exc), exc)).strip()
     where = "%s:%d" % (path, line) if line else path
@@ -102,7 +104,8 @@ def process(path: str, folder: Optional[str] = None) -> Dict[str, Any]:
         docs = []
         for d in dags_of(module):
             d.fileloc = path
-            docs.append(dag_to_spec(d, path))
+            if d.task_dict:  # weir's DAGs have a task at least: an empty one is left out
+                docs.append(dag_to_spec(d, path))
         return {"file": path, "dags": docs}
     except BaseException as exc:  # noqa: B902 - a DAG file's exit or error is an import error
         return {"file": path, "error": error_doc(path, exc)}

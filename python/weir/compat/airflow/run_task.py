@@ -73,7 +73,7 @@ def _date(text: str) -> _dt.datetime:
     try:
         import pendulum
 
-        return pendulum.instance(value)  # type: ignore[no-any-return]
+        return pendulum.instance(value)
     except ImportError:
         return value
 

@@ -201,7 +201,7 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     what weir cannot run as written."""
     python = python or sys.executable
     if not dag.task_dict:
-        raise SpecError("DAG %s: no tasks (weir runs a DAG of at least one task)" % dag.dag_id,
+        raise SpecError("DAG %s: no tasks (weir's DAGs have one at least)" % dag.dag_id,
                         dag.lineno)
     for task in dag.tasks:
         for u in task.upstream_task_ids | task.downstream_task_ids:
