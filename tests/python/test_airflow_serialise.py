@@ -1,5 +1,5 @@
 """weir's `airflow` package and the DAG processor without a server: DAG objects as weir's
-DAG documents (weir.compat.airflow.spec), a file's import errors with their line
+DAG documents (_weir_airflow.spec), a file's import errors with their line
 (processor.py), a task's try in its own process (run_task.py), and `weir dags test` reading
 the documents as the server does."""
 
@@ -25,8 +25,8 @@ from airflow.operators.dummy import DummyOperator  # noqa: E402
 from airflow.operators.python import PythonOperator  # noqa: E402
 from airflow.utils.trigger_rule import TriggerRule  # noqa: E402
 
-from weir.compat.airflow.processor import process  # noqa: E402
-from weir.compat.airflow.spec import SpecError, dag_to_spec  # noqa: E402
+from _weir_airflow.processor import process  # noqa: E402
+from _weir_airflow.spec import SpecError, dag_to_spec  # noqa: E402
 
 START = dt.datetime(2024, 1, 1)
 
@@ -62,7 +62,7 @@ def test_a_with_block_dag_and_its_task_arguments():
                       "pool": "etl"}
     assert t["b"]["depends_on"] == ["a"] and t["b"]["queue"] == "q"
     assert t["b"]["depends_on_past"] is True and t["b"]["retries"] == 2
-    assert "-m weir.compat.airflow.run_task /dags/n.py nightly b" in t["b"]["command"]
+    assert "-m _weir_airflow.run_task /dags/n.py nightly b" in t["b"]["command"]
     assert t["c"]["command"] == "true" and t["c"]["trigger_rule"] == "one_failed"
     assert t["c"]["depends_on"] == ["b"]
     # a templated Bash command renders in the task's process, with Jinja
@@ -133,8 +133,8 @@ def write(tmp_path, name, text):
 
 def processor(path, *extra):
     """The processor as the server runs it: a child process, one JSON line out."""
-    env = dict(os.environ, PYTHONPATH=str(REPO / "python"))
-    r = subprocess.run([sys.executable, "-m", "weir.compat.airflow.processor", path, *extra],
+    env = dict(os.environ, PYTHONPATH=str(SITE))
+    r = subprocess.run([sys.executable, "-m", "_weir_airflow.processor", path, *extra],
                        capture_output=True, text=True, timeout=60, env=env)
     assert r.returncode == 0, r
     lines = r.stdout.splitlines()
@@ -209,11 +209,11 @@ def test_the_processor_finds_the_files_dags(tmp_path):
 
 def run_task(tmp_path, path, dag_id, task_id, **env):
     out = tmp_path / ("%s.out.json" % task_id)
-    full = dict(os.environ, PYTHONPATH=str(REPO / "python"), WEIR_OUTPUT=str(out),
+    full = dict(os.environ, PYTHONPATH=str(SITE), WEIR_OUTPUT=str(out),
                 WEIR_RUN_ID="manual__1", WEIR_LOGICAL_DATE="2024-03-01T00:00:00+00:00",
                 WEIR_TS="2024-03-01T00:00:00+00:00", WEIR_DS="2024-03-01",
                 WEIR_DS_NODASH="20240301", WEIR_TRY_NUMBER="2", **env)
-    r = subprocess.run([sys.executable, "-m", "weir.compat.airflow.run_task", path, dag_id,
+    r = subprocess.run([sys.executable, "-m", "_weir_airflow.run_task", path, dag_id,
                         task_id], capture_output=True, text=True, timeout=60, env=full)
     value = json.loads(out.read_text()) if out.exists() else None
     return r, value

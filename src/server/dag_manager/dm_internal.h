@@ -97,7 +97,7 @@ struct dm_folder {
 	int64_t import_timeout_ms; /* dagbag_import_timeout */
 	int py_running;            /* processors running now */
 	char *python;              /* the interpreter; NULL until first needed */
-	char *python_path;         /* the folder of the weir package; NULL: the interpreter's */
+	char *python_path;         /* weir's `airflow` folder (PYTHONPATH); NULL: not found */
 };
 
 /* run_ctx.c: the run cache: active runs as read once (dm_run_get()). */
@@ -337,7 +337,7 @@ void dm_file_gone(struct dag_manager *dm, struct dag_entry *e);
 void dm_specs_changed(struct dag_manager *dm);
 
 /* ---- pyfiles.c: Python DAG files, parsed by the DAG processor
- * (python -m weir.compat.airflow.processor) in a child process with a time
+ * (python -m _weir_airflow.processor) in a child process with a time
  * limit and a cap on its answer; never on the loop ---- */
 
 /* Whether `name` is a Python file's. */

@@ -1,7 +1,8 @@
 /* pyfiles.c: Python DAG files (Airflow's), parsed off the loop.
  *
  * Owns the DAG processor's child processes: one per changed `.py` file
- * (`python3 -m weir.compat.airflow.processor FILE DAGS_FOLDER`), at most
+ * (`python3 -m _weir_airflow.processor FILE DAGS_FOLDER`, PYTHONPATH led by
+ * weir's `airflow` folder), at most
  * PY_PARALLEL at once, each with a pipe for its answer (one JSON line: the
  * file's DAGs as weir documents, or an import error) capped at ANSWER_MAX
  * bytes, and a timer that kills its process group after
@@ -32,7 +33,9 @@ extern char **environ;
 /* after its exit, how long the rest of the answer may take (a process the
  * file forked may still hold the pipe open) */
 #define DRAIN_MS 1000
-#define PROCESSOR_FILE "weir/compat/airflow/processor.py"
+/* below the folder of the weir package: weir's `airflow` and the processor */
+#define SITE_DIR "weir/compat/airflow/site"
+#define PROCESSOR_FILE SITE_DIR "/_weir_airflow/processor.py"
 
 struct py_parse {
 	struct dag_manager *dm; /* NULL once detached (the manager went away) */
@@ -63,10 +66,12 @@ int dag_manager_set_import_timeout(struct dag_manager *dm, double seconds)
 	return 0;
 }
 
-/* The interpreter (WEIR_AIRFLOW_PYTHON, else python3) and the folder of
- * the weir package: WEIR_AIRFLOW_PYTHONPATH, else python/ beside the
- * folder of the weir binary (the repository: build/weir, python/), else
- * ../share/weir/python from it, else none (the interpreter's own). */
+/* The interpreter (WEIR_AIRFLOW_PYTHON, else python3) and weir's `airflow`
+ * folder (SITE_DIR) below the folder of the weir package:
+ * WEIR_AIRFLOW_PYTHONPATH, else python/ beside the folder of the weir
+ * binary (the repository: build/weir, python/), else ../share/weir/python
+ * from it.  None found: python_path NULL, and each file is an import error
+ * that says so. */
 static void find_python(struct dag_manager *dm)
 {
 	const char *env = getenv("WEIR_AIRFLOW_PYTHON");
@@ -78,7 +83,8 @@ static void find_python(struct dag_manager *dm)
 	dm->folder.python = strdup(env && *env ? env : "python3");
 	env = getenv("WEIR_AIRFLOW_PYTHONPATH");
 	if (env && *env) {
-		dm->folder.python_path = strdup(env);
+		if (asprintf(&dm->folder.python_path, "%s/%s", env, SITE_DIR) < 0)
+			dm->folder.python_path = NULL;
 		return;
 	}
 	if (uv_exepath(exe, &size) != 0)
@@ -94,7 +100,10 @@ static void find_python(struct dag_manager *dm)
 			return;
 		if (asprintf(&probe, "%s/%s", dir, PROCESSOR_FILE) >= 0 && fs_exists(probe) == 1) {
 			free(probe);
-			dm->folder.python_path = realpath(dir, NULL);
+			char *real = realpath(dir, NULL);
+			if (real && asprintf(&dm->folder.python_path, "%s/%s", real, SITE_DIR) < 0)
+				dm->folder.python_path = NULL;
+			free(real);
 			free(dir);
 			return;
 		}
@@ -419,7 +428,7 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	struct py_parse *p = calloc(1, sizeof *p);
 	struct strvec env = STRVEC_INIT;
 	uv_file fds[2] = {-1, -1};
-	char *args[] = {dm->folder.python, "-m",           "weir.compat.airflow.processor",
+	char *args[] = {dm->folder.python, "-m",           "_weir_airflow.processor",
 	                e->file,           dm->folder.dir, NULL};
 	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}};
 	uv_process_options_t o = {0};

@@ -4,7 +4,7 @@ YAML DAG file parses to, read by the server's `dag_spec_from_json()` (docs/dags.
 A BashOperator without a template runs as a plain command (bash, no Python); an
 EmptyOperator runs `true`; every other task (PythonOperator, `@task`, a templated
 BashOperator, a task whose return value a downstream task takes) runs
-`python3 -m weir.compat.airflow.run_task FILE DAG_ID TASK_ID`, which imports the file again.
+`python3 -m _weir_airflow.run_task FILE DAG_ID TASK_ID`, which imports the file again.
 Return values travel in the task's `$WEIR_OUTPUT` (`return_value`, and `weir_return`: the
 value in a one-item list, so that the downstream template renders it as JSON, unambiguous);
 a downstream task gets its upstream tasks' values in `WEIR_AIRFLOW_XCOM` (a JSON object).
@@ -18,11 +18,8 @@ import shlex
 import sys
 from typing import Any, Dict, List, Optional, Set
 
-# The folder that holds the `weir` package (python/ in the repository).
-PACKAGE_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
-    os.path.abspath(__file__)))))
-# The folder put first on sys.path so that `import airflow` is weir's.
-SITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "site")
+# The folder put first on sys.path so that `import airflow` is weir's (this package's too).
+SITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
 _TEMPLATE_EXT = (".sh", ".bash")
@@ -113,9 +110,9 @@ def no_template(text: str) -> str:
 
 def runner_command(fileloc: str, dag_id: str, task_id: str, python: str) -> str:
     """The command of a task that runs in Python: run_task with the file imported again."""
-    words = [python, "-m", "weir.compat.airflow.run_task", fileloc, dag_id, task_id]
+    words = [python, "-m", "_weir_airflow.run_task", fileloc, dag_id, task_id]
     cmd = "exec " + " ".join(shlex.quote(w) for w in words)
-    path = "PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} " % shlex.quote(PACKAGE_ROOT)
+    path = "PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} " % shlex.quote(SITE)
     return no_template(path + cmd)
 
 
