@@ -49,6 +49,13 @@ def test_python_dag_files_run(make_server, tmp_path):
     d = airflow_dags(make_server, tmp_path, ["classic.py", "team/taskflow.py", "helpers.py",
                                               "ignored_one.py"],
                      ignore="# not read\nignored_.*  # a regexp, as Airflow's\n")
+    # YAML beside Python, in a subfolder too; a job's spec kept in a subfolder is no DAG file
+    (d.dir / "team" / "side.yaml").write_text(
+        "dag_id: yaml_side\ntasks:\n  - task_id: t\n    command: 'true'\n")
+    (d.dir / "specs").mkdir()
+    (d.dir / "specs" / "job.yaml").write_text(
+        "name: j\nroles:\n  task: {command: 'true', memory: 256m}\n")
+    d.wait_dag("yaml_side")
     dag = d.wait_dag("classic")
     assert dag["fileloc"].endswith("/classic.py"), dag
     assert sorted(t["name"] for t in dag["tags"]) == ["classic", "example"], dag

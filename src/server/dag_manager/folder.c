@@ -4,7 +4,8 @@
  *
  * Owns dm->folder: the entries (a file's mtime, size and last good parse; the parse
  * of a removed file is kept so that its active runs can finish) and the
- * scan timer and change event.  A broken file is an import error and
+ * scan timer and change event.  The walk reads subfolders and honours
+ * .airflowignore; Python files are parsed by pyfiles.c.  A broken file is an import error and
  * never stops the others; the last good version of a DAG keeps running.
  */
 #include "server/dag_manager.h"
@@ -402,9 +403,23 @@ static bool ignored(const struct ignores *ig, const char *rel)
 	return false;
 }
 
+/* Whether a YAML or JSON file below the top of the folder is a DAG file:
+ * it names a dag_id (a job's spec kept beside the DAGs does not), as
+ * Airflow's heuristic reads a Python file's text. */
+static bool names_dag_id(const char *path)
+{
+	size_t len = 0;
+	char *text = fs_read_file(path, &len, NULL);
+	bool yes = text && memmem(text, len, "dag_id", 6) != NULL;
+
+	free(text);
+	return yes;
+}
+
 /* One DAG file seen by the walk: new or changed, it is parsed (a Python
- * file by its processor, later). */
-static void scan_file(struct dag_manager *dm, char *path, bool *changed)
+ * file by its processor, later).  `top`: in the folder itself, not a
+ * subfolder. */
+static void scan_file(struct dag_manager *dm, char *path, bool top, bool *changed)
 {
 	struct stat st;
 	char msg[WEIR_ERROR_MSG_MAX];
@@ -420,6 +435,12 @@ static void scan_file(struct dag_manager *dm, char *path, bool *changed)
 	read = dm_dag_file_path(dm, path, msg, sizeof msg);
 	refused = !read && msg[0];
 	if (refused ? lstat(path, &st) < 0 : !read || stat(read, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(read);
+		free(path);
+		return;
+	}
+	/* read through the link's checked target, never an outside one */
+	if (!top && !py && !refused && !names_dag_id(read)) {
 		free(read);
 		free(path);
 		return;
@@ -510,7 +531,7 @@ static void scan_dir(struct dag_manager *dm, const char *dir, const char *rel,
 				scan_dir(dm, path, relpath, &ig, depth + 1, changed);
 			free(path);
 		} else if (dag_file_name(de->d_name)) {
-			scan_file(dm, path, changed); /* takes path */
+			scan_file(dm, path, depth == 0, changed); /* takes path */
 		} else {
 			free(path);
 		}
