@@ -3,7 +3,13 @@ processor in a child process, run through the REST API; broken files are import 
 name the file and line while the good files beside them run."""
 
 import os
+import pwd
+import shutil
 import sys
+import tempfile
+from pathlib import Path
+
+import pytest
 
 from conftest import cli_describe, wait_for
 from dagtest import DAGS_SRC, Dags, dag_config
@@ -153,3 +159,48 @@ def test_broken_python_files_are_import_errors(make_server, tmp_path):
         status, body = d.srv.api("GET", "/api/v1/dags/prints")
         return status == 404 or body.get("is_active") is False
     wait_for(gone, 30, "DAG prints to go with its file")
+
+
+WHOAMI = '''\
+import os
+from datetime import datetime
+
+from airflow import DAG
+from airflow.decorators import task
+
+# the processor's uid, where the test can read it
+with DAG("whoami", description="parsed by uid %d" % os.getuid(), schedule=None,
+         start_date=datetime(2024, 1, 1)):
+    @task
+    def uid():
+        return os.getuid()
+
+    @task
+    def show(n):
+        print("task uid=%d upstream uid=%d" % (os.getuid(), n))
+
+    show(uid())
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="starts processes as another user: root")
+def test_a_dag_file_is_imported_as_the_tasks_user(make_server):
+    """A root server imports DAG files as its tasks' user (nobody), as it runs the tasks."""
+    nobody = pwd.getpwnam("nobody").pw_uid
+    top = Path(tempfile.mkdtemp(prefix="weir-af-", dir="/tmp"))
+    try:
+        top.chmod(0o711)  # pytest's folders (0700) are closed to other users
+        srv = make_server(config=dag_config(), home=top / "home", start=False)
+        srv.shared_task_user = False
+        srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+        d = Dags(srv, top)
+        d.write("whoami.py", WHOAMI)
+        srv.start()
+        dag = d.wait_dag("whoami")
+        assert dag["description"] == "parsed by uid %d" % nobody, dag
+        run = d.wait_run("whoami", d.trigger("whoami")["dag_run_id"])
+        assert run["state"] == "success", d.tis("whoami", run["dag_run_id"])
+        assert "task uid=%d upstream uid=%d" % (nobody, nobody) in d.log(
+            "whoami", run["dag_run_id"], "show")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

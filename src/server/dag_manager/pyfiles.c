@@ -8,7 +8,8 @@
  * bytes, and a timer that kills its process group after
  * dagbag_import_timeout.  The answer feeds the same path as a YAML file's
  * parse (dm_take_spec()); each DAG of a file is an entry of its own whose
- * `owner` is the file's entry.  Docs: docs/internals/airflow.md.
+ * `owner` is the file's entry.  A processor runs as the tasks' user, in
+ * the DAG folder.  Docs: docs/internals/airflow.md.
  */
 #include "server/dag_manager.h"
 #include "server/dag_manager/dm_internal.h"
@@ -24,6 +25,7 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/strvec.h"
+#include "server/task_user.h"
 #include "store/dag_store.h"
 
 extern char **environ;
@@ -456,6 +458,15 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	o.stdio_count = 3;
 	o.exit_cb = on_exit_cb;
 	o.flags = UV_PROCESS_DETACHED; /* its own session: a kill reaches its forks */
+	/* a DAG file is code: it runs as the tasks do (docs/security.md), in
+	 * the DAG folder (python -m puts the working folder on sys.path) */
+	o.cwd = dm->folder.dir;
+	const struct run_as *ra = task_user_current();
+	if (ra && ra->set) {
+		o.uid = ra->uid;
+		o.gid = ra->gid;
+		o.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
+	}
 	rc = uv_spawn(dm->loop, &p->proc, &o);
 	close(fds[1]);
 	strvec_release(&env);
