@@ -24,7 +24,7 @@ def place(d, name, **subs):
     os.replace(tmp, path)
 
 
-def airflow_dags(make_server, tmp_path, files, timeout=None, ignore=None):
+def airflow_dags(make_server, tmp_path, files, timeout=None, ignore=None, env=None):
     """A server whose DAG folder holds tests/system/dags/airflow/FILES (and an
     .airflowignore of `ignore`)."""
     config = dag_config()
@@ -33,6 +33,7 @@ def airflow_dags(make_server, tmp_path, files, timeout=None, ignore=None):
     srv = make_server(config=config, start=False)
     # the tasks and the processor run this interpreter (jinja2 is there)
     srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    srv.extra_env.update(env or {})
     d = Dags(srv, tmp_path)
     if ignore:
         (d.dir / ".airflowignore").write_text(ignore)
@@ -51,10 +52,26 @@ def wait_import_error(d, name, timeout=30):
     return wait_for(lambda: import_errors(d, name), timeout, "an import error for " + name)[0]
 
 
+ENV_DAG = '''\
+import os
+from airflow import DAG
+from airflow.operators.empty import EmptyOperator
+
+seen = sorted(k for k in os.environ if k in ("SYSTEST_API_TOKEN", "WEIR_CONN_DB"))
+with DAG("env_seen", description=repr(seen), schedule=None):
+    EmptyOperator(task_id="t")
+'''
+
+
 def test_python_dag_files_run(make_server, tmp_path):
     d = airflow_dags(make_server, tmp_path, ["classic.py", "team/taskflow.py", "helpers.py",
                                               "ignored_one.py"],
-                     ignore="# not read\nignored_.*  # a regexp, as Airflow's\n")
+                     ignore="# not read\nignored_.*  # a regexp, as Airflow's\n",
+                     env={"SYSTEST_API_TOKEN": "s3cr3t", "WEIR_CONN_DB": "sqlite:///x"})
+    # a DAG file sees the server's environment as a task does: no credential
+    (d.dir / "env.py").write_text(ENV_DAG)
+    dag = d.wait_dag("env_seen")
+    assert dag["description"] == "[]", dag
     # YAML beside Python, in a subfolder too; a job's spec kept in a subfolder is no DAG file
     (d.dir / "team" / "side.yaml").write_text(
         "dag_id: yaml_side\ntasks:\n  - task_id: t\n    command: 'true'\n")

@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "lib/clock.h"
+#include "lib/env_scrub.h"
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/strvec.h"
@@ -410,14 +411,16 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
 	uv_timer_start(&p->timer, on_timer, DRAIN_MS, 0);
 }
 
-/* The environment of a processor: the server's, PYTHONPATH led by the
- * weir package's folder. */
+/* The environment of a processor: the server's as a task gets it (no
+ * credential, connection or variable: lib/env_scrub.h), PYTHONPATH led by
+ * weir's `airflow` folder. */
 static int processor_env(struct dag_manager *dm, struct strvec *env)
 {
 	const char *old = getenv("PYTHONPATH");
 
 	for (char **v = environ; *v; v++)
-		if (strncmp(*v, "PYTHONPATH=", 11) && strvec_push(env, *v) < 0)
+		if (strncmp(*v, "PYTHONPATH=", 11) && !env_scrub_drops(*v) &&
+		    strvec_push(env, *v) < 0)
 			return -1;
 	if (dm->folder.python_path)
 		return strvec_pushf(env, "PYTHONPATH=%s%s%s", dm->folder.python_path,
