@@ -221,3 +221,23 @@ def test_a_dag_file_is_imported_as_the_tasks_user(make_server):
             "whoami", run["dag_run_id"], "show")
     finally:
         shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_python_dags_run_survives_a_kill9(make_server, tmp_path):
+    """kill -9 of the server while a Python DAG's task runs; after the restart the file is
+    parsed again, the run goes on, each task ran once, and the value a passed reaches c."""
+    d = airflow_dags(make_server, tmp_path, ["survive.py"])
+    d.wait_dag("survive")
+    d.trigger("survive", run_id="survivor")
+
+    def b_running():
+        ti = d.tis("survive", "survivor").get("b")
+        return ti if ti and ti["state"] == "running" and d.side_lines("b") else None
+    wait_for(b_running, 60, "task b running")
+    d.srv.kill9()
+    d.srv.start()
+    (d.side / "go").write_text("")
+    run = d.wait_run("survive", "survivor", timeout=120)
+    assert run["state"] == "success", (run, d.tis("survive", "survivor"))
+    assert (d.side_lines("a"), d.side_lines("b"), d.side_lines("c")) == (
+        ["a"], ["b"], ["c got a"])
