@@ -296,3 +296,26 @@ def test_weir_reads_the_documents_and_runs_them(tmp_path):
                        timeout=120, env=dict(os.environ, WEIR_AIRFLOW_PYTHON=sys.executable))
     assert r.returncode == 0, r.stdout + r.stderr
     assert side.read_text() == "it's \"quoted\" $(x)"
+
+
+def test_no_value_rendered_into_a_bash_command_runs_as_code(tmp_path):
+    """A param (or conf, or XCom) rendered into bash_command reaches bash through a variable,
+    in quotes, in double quotes or bare: printed, never run; a safe value is written as is."""
+    p = write(tmp_path, "inject.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.operators.bash import BashOperator
+
+        with DAG("inject", schedule=None, start_date=datetime(2024, 1, 1), params={"x": "a"}):
+            BashOperator(task_id="t", cwd=%r, bash_command=(
+                "echo {{ ds }} {{ params.x }}; echo \\"{{ params.x }}\\"; "
+                "echo '{{ params.x }}' > single"))
+        """ % str(tmp_path))
+    evil = "$(touch pwned1); touch pwned2 `touch pwned3` 'q\" ;"
+    r, _ = run_task(tmp_path, p, "inject", "t", WEIR_PARAM_x=evil)
+    assert r.returncode == 0, r
+    assert not list(tmp_path.glob("pwned*")), r
+    lines = r.stdout.splitlines()
+    assert lines[0] == "2024-03-01 " + evil and lines[1] == evil, r.stdout
+    # inside single quotes the variable is not expanded: its name shows, the value never runs
+    assert (tmp_path / "single").read_text() == '"${WEIR_TEMPLATE_VALUE_2}"\n'

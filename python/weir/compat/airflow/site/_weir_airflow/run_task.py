@@ -15,6 +15,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import os
+import re
 import sys
 import traceback
 from typing import Any, Dict, List, Mapping, Optional
@@ -138,15 +139,47 @@ def resolve(value: Any, ti: TaskInstance) -> Any:
     return value
 
 
+# What a value rendered into a shell command may hold as it is (weir's rule for run ids,
+# docs/dags.md); any other value reaches the shell through a variable.
+_SHELL_SAFE = re.compile(r"^[A-Za-z0-9_.:+,=@%/-]*$")
+
+
+class ShellValues:
+    """Jinja's finalize for a BashOperator's command: a value of _SHELL_SAFE characters (a
+    date, an id, a number) is written as it is; any other (a param, the conf, an XCom with a
+    space, a quote, `$(...)`) becomes "${WEIR_TEMPLATE_VALUE_n}", set in the command's
+    environment, so that whatever it holds and wherever it lands, the shell never runs it as
+    code (docs/airflow.md)."""
+
+    def __init__(self) -> None:
+        self.env: Dict[str, str] = {}
+
+    def __call__(self, value: Any) -> str:
+        text = "" if value is None else str(value)
+        if _SHELL_SAFE.match(text):
+            return text
+        name = "WEIR_TEMPLATE_VALUE_%d" % len(self.env)
+        self.env[name] = text
+        return '"${%s}"' % name
+
+
 def render_template_fields(task: Any, context: Dict[str, Any], folder: str) -> None:
     """Renders the task's template_fields (strings, nested in lists and dicts) with Jinja; a
-    BashOperator's command ending in .sh or .bash is read from the DAG file's folder."""
+    BashOperator's command ending in .sh or .bash is read from the DAG file's folder, and the
+    values rendered into bash_command go through ShellValues (task.template_env)."""
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.FileSystemLoader([folder]),
-                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True)
+    values = ShellValues()
+
+    def environment(shell: bool) -> "jinja2.Environment":
+        return jinja2.Environment(loader=jinja2.FileSystemLoader([folder]),
+                                  undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                  finalize=values if shell else None)
+
+    plain, shell = environment(False), environment(True)
 
     def render(value: Any, field: str) -> Any:
+        env = shell if field == "bash_command" else plain
         if isinstance(value, str):
             if field == "bash_command" and value.rstrip().endswith((".sh", ".bash")):
                 return env.get_template(value.strip()).render(**context)
@@ -162,6 +195,7 @@ def render_template_fields(task: Any, context: Dict[str, Any], folder: str) -> N
     for field in getattr(task, "template_fields", ()):
         if hasattr(task, field):
             setattr(task, field, render(getattr(task, field), field))
+    task.template_env = values.env
 
 
 def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool) -> None:

@@ -31,16 +31,16 @@ class BashOperator(BaseOperator):
         self.env = env
         self.append_env = append_env
         self.cwd = cwd
+        self.template_env: Dict[str, str] = {}  # set by the runner (_weir_airflow.run_task)
         codes = skip_on_exit_code
         self.skip_on_exit_code = ([] if codes is None else
                                   [codes] if isinstance(codes, int) else list(codes))
 
     def execute(self, context: Dict[str, Any]) -> Any:
         """Runs the (rendered) command; its last line of output is the return value."""
-        env = None
-        if self.env is not None:
-            env = dict(os.environ) if self.append_env else {}
-            env.update(self.env)
+        env = dict(os.environ) if self.env is None or self.append_env else {}
+        env.update(self.env or {})
+        env.update(self.template_env)  # the values rendered into the command
         proc = subprocess.Popen(["bash", "-c", self.bash_command], stdout=subprocess.PIPE,
                                 env=env, cwd=self.cwd)
         last = b""
