@@ -123,7 +123,8 @@ def test_python_dag_files_run(make_server, tmp_path):
 
 def test_broken_python_files_are_import_errors(make_server, tmp_path):
     d = airflow_dags(make_server, tmp_path,
-                     ["good.py", "raises.py", "syntax.py", "loops.py", "exits.py", "prints.py"],
+                     ["good.py", "raises.py", "syntax.py", "loops.py", "exits.py", "prints.py",
+                      "big.py"],
                      timeout=3)
     d.wait_dag("good")
 
@@ -137,6 +138,8 @@ def test_broken_python_files_are_import_errors(make_server, tmp_path):
     assert "sys.exit(3)" in e["stack_trace"], e
     e = wait_import_error(d, "loops.py")
     assert "dagbag_import_timeout (3 s)" in e["stack_trace"], e
+    e = wait_import_error(d, "big.py")
+    assert "answer passed 8388608 bytes" in e["stack_trace"], e
     # what a file prints goes nowhere: its DAG loads
     d.wait_dag("prints")
 
