@@ -132,6 +132,9 @@ def test_broken_python_files_are_import_errors(make_server, tmp_path):
     assert "raises.py:9" in e["stack_trace"], e
     assert "the configuration service is down" in e["stack_trace"], e
     assert "Traceback" in e["stack_trace"], e
+    # the whole traceback, its last line too
+    assert e["stack_trace"].rstrip().endswith(
+        "RuntimeError: the configuration service is down"), e
     e = wait_import_error(d, "syntax.py")
     assert "syntax.py:4" in e["stack_trace"] and "SyntaxError" in e["stack_trace"], e
     e = wait_import_error(d, "exits.py")

@@ -289,20 +289,21 @@ static void finish(struct py_parse *p)
 			         (long long)(p->term_signal ? p->term_signal : p->status),
 			         p->len ? ": " : "", tail_of(p));
 	}
-	if (!error[0]) {
+	/* the file's own error, whole (a traceback is longer than a weir_error) */
+	const char *why = error[0] ? error : NULL;
+	if (!why) {
 		json_t *je = json_object_get(answer, "error");
-		dags = json_object_get(answer, "dags");
 		const char *m = json_string_value(json_object_get(je, "message"));
+		dags = json_object_get(answer, "dags");
 		if (je)
-			snprintf(error, sizeof error, "%s", m ? m : "an import error");
+			why = m ? m : "an import error";
 		else if (!json_is_array(dags))
-			snprintf(error, sizeof error,
-			         "%s: the DAG processor's answer has no DAG list", e->file);
+			why = "the DAG processor's answer has no DAG list";
 	}
 	if (e->present) {
 		log_info("DAG file %s: processed in %lld ms", e->file,
 		         (long long)(clock_now_ms() - p->started_ms));
-		apply_answer(dm, e, error[0] ? NULL : dags, error[0] ? error : NULL);
+		apply_answer(dm, e, why ? NULL : dags, why);
 	}
 	json_decref(answer);
 	dm_py_want(dm, NULL); /* the next waiting file */
