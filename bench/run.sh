@@ -38,6 +38,7 @@ echo
 "$py" "$here/python_calls.py" --calls "${PY_CALLS:-200}" || echo "(bench/python_calls.py failed: python3-cloudpickle?)"; echo
 "$py" "$here/per_task.py" --runs "${DAG_RUNS:-3}" --chain "${CHAIN:-100}" --fanout "${FANOUT:-2000}"
 echo
+"$py" "$here/airflow_dags.py" --runs "${DAG_RUNS:-3}" || echo "(bench/airflow_dags.py failed)"; echo
 "$py" "$here/slurm.py" --runs "${SLURM_RUNS:-5}" --dag-tasks "${SLURM_DAG_TASKS:-500}" || echo "(bench/slurm.py failed)"; echo
 cc -O2 -o "${TMPDIR:-/tmp}/weir-cgroup-cost" "$here/cgroup_cost.c" && "${TMPDIR:-/tmp}/weir-cgroup-cost" 200 0 &&
 	"${TMPDIR:-/tmp}/weir-cgroup-cost" 100 4

@@ -874,13 +874,25 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 				goto out;
 			}
 			cfg->dag_symlinks_never = !strcmp(e, "never");
+		} else if (!strcmp(key, "dagbag_import_timeout")) {
+			double t = json_number_value(v);
+			if (!json_is_number(v) || !(t > 0) || t > 86400) {
+				weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "%s: dagbag_import_timeout: expected seconds, more than "
+				    "0 and at most 86400",
+				    origin);
+				goto out;
+			}
+			cfg->dagbag_import_timeout = t;
 		} else {
 			weir_error_set(
 			    err, WEIR_E_INVALID,
 			    "%s: %s: unknown setting (expected listen, resources, "
 			    "kill_grace_seconds, dags, pools, users, http, executor, "
 			    "log_transport, task_user, slurm, queues, connections, variables, "
-			    "sensitive_var_conn_names or dag_folder_symlinks)",
+			    "sensitive_var_conn_names, dag_folder_symlinks or "
+			    "dagbag_import_timeout)",
 			    origin, key);
 			goto out;
 		}

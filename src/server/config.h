@@ -88,6 +88,9 @@ struct server_config {
 	 * link is read when its target is inside the DAG folder (default), or
 	 * never */
 	bool dag_symlinks_never;
+	/* `dagbag_import_timeout: SECONDS`: the time a Python DAG file's import
+	 * may take (Airflow's key); 0: the default, 30 */
+	double dagbag_import_timeout;
 	/* `http: {header_timeout_seconds, body_timeout_seconds,
 	 * idle_timeout_seconds, max_pending_heads, secure_cookie}`: the HTTP
 	 * server's limits (api/http.h; 0: its defaults) and whether the UI's

@@ -62,6 +62,11 @@ void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets);
  * inside the DAG folder.  Either way a refused link is an import error that
  * names the link, never the target's content. */
 void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never);
+
+/* `dagbag_import_timeout: SECONDS` (default 30): a Python DAG file whose
+ * import takes longer is killed, an import error.  -1 when `seconds` is
+ * not in (0, 86400]. */
+int dag_manager_set_import_timeout(struct dag_manager *dm, double seconds);
 /* The folder a DAG's job files and tony.xml must be in (copied; NULL: the
  * DAG folder): `weir dags test` runs a copy of a DAG file kept elsewhere,
  * whose files are in the original's folder. */

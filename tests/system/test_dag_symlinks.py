@@ -24,6 +24,8 @@ def setup_links(d, tmp_path):
     sub = d.dir / "sub"
     sub.mkdir()
     (sub / "inner.yaml").write_text(INSIDE_DAG)
+    # subfolders are read too: this one is not, so that only the link names inside_dag
+    (d.dir / ".airflowignore").write_text("^sub/\n")
     os.symlink(outside / "shadow.yaml", d.dir / "shadow.yaml")
     os.symlink(outside / "valid.yaml", d.dir / "valid.yaml")
     # relative, through the folder: still inside

@@ -42,6 +42,8 @@
 #include "store/store.h"
 
 /* One DAG file. */
+struct py_parse; /* pyfiles.c */
+
 struct dag_entry {
 	char *file;
 	int64_t mtime_ns;
@@ -54,6 +56,13 @@ struct dag_entry {
 	/* a symbolic link refused by dag_folder_symlinks (dm_dag_file_path());
 	 * mtime_ns and size are the link's own then */
 	bool refused;
+	/* Python files (pyfiles.c): a file's entry has `py` and no spec of its
+	 * own; each DAG it defines is an entry with `owner` pointing at it
+	 * (same `file`), never matched by file and never seen by the scan */
+	bool py;
+	bool py_wanted;          /* changed since its processor last started */
+	struct py_parse *parse;  /* its processor while it runs */
+	struct dag_entry *owner; /* a Python file's DAG: the file's entry */
 	struct dag_entry *next;
 };
 
@@ -84,6 +93,11 @@ struct dm_folder {
 	uv_fs_event_t fsev;
 	bool fsev_on;
 	uv_timer_t scan_timer;
+	/* pyfiles.c: the DAG processor for Python files */
+	int64_t import_timeout_ms; /* dagbag_import_timeout */
+	int py_running;            /* processors running now */
+	char *python;              /* the interpreter; NULL until first needed */
+	char *python_path;         /* weir's `airflow` folder (PYTHONPATH); NULL: not found */
 };
 
 /* run_ctx.c: the run cache: active runs as read once (dm_run_get()). */
@@ -305,6 +319,37 @@ void dm_folder_watch(struct dag_manager *dm);
 
 /* Frees every entry (their parsed DAGs too). */
 void dm_entries_free(struct dag_manager *dm);
+
+/* The end of a load: the new `spec` (owned, consumed) becomes entry `e`'s
+ * when no other present file holds its dag_id, and is stored.  -1 with msg
+ * (an import error's text) otherwise; 0 also when only the store failed
+ * (logged). */
+int dm_take_spec(struct dag_manager *dm, struct dag_entry *e, struct dag_spec *spec, char *msg,
+                 size_t size);
+/* An import error for `e`'s file (and, on the DAGs it holds, the reason
+ * their last good version is stale). */
+void dm_import_error(struct dag_manager *dm, struct dag_entry *e, const char *msg);
+/* Entry `e`'s file, or its DAG, is gone: its DAG is deactivated unless
+ * another file holds it now. */
+void dm_file_gone(struct dag_manager *dm, struct dag_entry *e);
+/* After specs were replaced outside a scan: runs that waited for their DAG
+ * are settled, datasets registered again. */
+void dm_specs_changed(struct dag_manager *dm);
+
+/* ---- pyfiles.c: Python DAG files, parsed by the DAG processor
+ * (python -m _weir_airflow.processor) in a child process with a time
+ * limit and a cap on its answer; never on the loop ---- */
+
+/* Whether `name` is a Python file's. */
+bool dm_py_file_name(const char *name);
+/* File entry `e` is new or changed: its processor starts now or once one
+ * of the PY_PARALLEL slots frees. */
+void dm_py_want(struct dag_manager *dm, struct dag_entry *e);
+/* File entry `e` is gone: so are its DAGs. */
+void dm_py_gone(struct dag_manager *dm, struct dag_entry *e);
+/* At destroy: every processor killed, its handles closed (they free
+ * themselves), detached from the entries. */
+void dm_py_stop_all(struct dag_manager *dm);
 
 /* ---- recovery.c ---- */
 

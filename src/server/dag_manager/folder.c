@@ -4,7 +4,8 @@
  *
  * Owns dm->folder: the entries (a file's mtime, size and last good parse; the parse
  * of a removed file is kept so that its active runs can finish) and the
- * scan timer and change event.  A broken file is an import error and
+ * scan timer and change event.  The walk reads subfolders and honours
+ * .airflowignore; Python files are parsed by pyfiles.c.  A broken file is an import error and
  * never stops the others; the last good version of a DAG keeps running.
  */
 #include "server/dag_manager.h"
@@ -12,6 +13,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,7 +46,7 @@ struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id)
 static struct dag_entry *entry_by_file(struct dag_manager *dm, const char *file)
 {
 	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
-		if (!strcmp(e->file, file))
+		if (!e->owner && !strcmp(e->file, file))
 			return e;
 	return NULL;
 }
@@ -100,23 +102,26 @@ static bool dag_file_name(const char *name)
 		return false;
 	return (n > 5 && !strcmp(name + n - 5, ".yaml")) ||
 	       (n > 4 && !strcmp(name + n - 4, ".yml")) ||
-	       (n > 5 && !strcmp(name + n - 5, ".json"));
+	       (n > 5 && !strcmp(name + n - 5, ".json")) || dm_py_file_name(name);
 }
 
-static void import_error(struct dag_manager *dm, struct dag_entry *e, const char *msg)
+void dm_import_error(struct dag_manager *dm, struct dag_entry *e, const char *msg)
 {
 	struct weir_error err = {0};
 
 	log_warn("DAG file %s: %s", e->file, msg);
 	if (dag_store_import_error_set(dm->ds, e->file, clock_now_ms(), msg, &err) < 0)
 		log_error("DAG file %s: %s", e->file, err.msg);
-	if (e->spec) {
-		/* the last good version keeps running; the DAG says why it is stale */
+	/* the last good version keeps running; the DAG says why it is stale (a
+	 * Python file's: each DAG it held) */
+	for (struct dag_entry *d = e->py ? dm->folder.entries : e; d; d = e->py ? d->next : NULL) {
 		struct dag_row row = {0};
-		if (dag_store_dag_get(dm->ds, e->spec->dag_id, &row, NULL) == 0) {
+		if ((e->py && d->owner != e) || !d->spec)
+			continue;
+		if (dag_store_dag_get(dm->ds, d->spec->dag_id, &row, NULL) == 0) {
 			dm_set_str(&row.import_error, msg);
 			if (dag_store_dag_put(dm->ds, &row, &err) < 0)
-				log_error("DAG %s: %s", e->spec->dag_id, err.msg);
+				log_error("DAG %s: %s", d->spec->dag_id, err.msg);
 			dag_row_release(&row);
 		}
 	}
@@ -262,42 +267,17 @@ char *dm_dag_file_path(struct dag_manager *dm, const char *path, char *msg, size
 	return real;
 }
 
-/* The file is new or changed: parse it; a good parse replaces the DAG. */
-static void load_file(struct dag_manager *dm, struct dag_entry *e)
+int dm_take_spec(struct dag_manager *dm, struct dag_entry *e, struct dag_spec *spec, char *msg,
+                 size_t size)
 {
 	struct weir_error err = {0};
-	struct dag_spec *spec = NULL;
-	struct dag_entry *other;
-	char msg[WEIR_ERROR_MSG_MAX + 64];
-	char *read = dm_dag_file_path(dm, e->file, msg, sizeof msg);
+	struct dag_entry *other = dm_entry_by_id(dm, spec->dag_id);
 
-	if (!read) {
-		import_error(dm, e, msg[0] ? msg : "the file is gone");
-		return;
-	}
-	/* a link's target is read by its real path, checked just now */
-	spec = dag_spec_parse_file(read, &err);
-	if (!spec) {
-		free(read);
-		import_error(dm, e, err.msg);
-		return;
-	}
-	/* a queue this server does not have, a task larger than its pool: an import
-	 * error at its line */
-	if (dag_manager_check_spec(dm, spec, read, &err) < 0) {
-		free(read);
-		dag_spec_destroy(spec);
-		import_error(dm, e, err.msg);
-		return;
-	}
-	free(read);
-	other = dm_entry_by_id(dm, spec->dag_id);
 	if (other && other != e && other->present) {
-		snprintf(msg, sizeof msg, "%s: dag_id: \"%s\" is already the DAG of %s", e->file,
+		snprintf(msg, size, "%s: dag_id: \"%s\" is already the DAG of %s", e->file,
 		         spec->dag_id, other->file);
 		dag_spec_destroy(spec);
-		import_error(dm, e, msg);
-		return;
+		return -1;
 	}
 	if (other && other != e && !other->present) {
 		/* the DAG moved to another file: this one takes it over */
@@ -312,14 +292,49 @@ static void load_file(struct dag_manager *dm, struct dag_entry *e)
 	e->last_sched_known = false;
 	if (put_dag(dm, e, &err) < 0) {
 		log_error("DAG %s: %s", spec->dag_id, err.msg);
+		return 0;
+	}
+	log_info("DAG %s loaded from %s (%zu tasks)", spec->dag_id, e->file, spec->n_tasks);
+	return 0;
+}
+
+/* The file is new or changed: parse it; a good parse replaces the DAG. */
+static void load_file(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct weir_error err = {0};
+	struct dag_spec *spec = NULL;
+	char msg[WEIR_ERROR_MSG_MAX + 64];
+	char *read = dm_dag_file_path(dm, e->file, msg, sizeof msg);
+
+	if (!read) {
+		dm_import_error(dm, e, msg[0] ? msg : "the file is gone");
+		return;
+	}
+	/* a link's target is read by its real path, checked just now */
+	spec = dag_spec_parse_file(read, &err);
+	if (!spec) {
+		free(read);
+		dm_import_error(dm, e, err.msg);
+		return;
+	}
+	/* a queue this server does not have, a task larger than its pool: an import
+	 * error at its line */
+	if (dag_manager_check_spec(dm, spec, read, &err) < 0) {
+		free(read);
+		dag_spec_destroy(spec);
+		dm_import_error(dm, e, err.msg);
+		return;
+	}
+	free(read);
+	if (dm_take_spec(dm, e, spec, msg, sizeof msg) < 0) {
+		dm_import_error(dm, e, msg);
 		return;
 	}
 	if (dag_store_import_error_clear(dm->ds, e->file, &err) < 0)
 		log_error("DAG file %s: %s", e->file, err.msg);
-	log_info("DAG %s loaded from %s (%zu tasks)", spec->dag_id, e->file, spec->n_tasks);
 }
 
-static void file_gone(struct dag_manager *dm, struct dag_entry *e)
+void dm_file_gone(struct dag_manager *dm, struct dag_entry *e)
 {
 	struct weir_error err = {0};
 
@@ -337,82 +352,227 @@ static void file_gone(struct dag_manager *dm, struct dag_entry *e)
 	}
 }
 
-void dm_scan(struct dag_manager *dm)
-{
-	DIR *d = opendir(dm->folder.dir);
-	struct dirent *de;
+/* ---- the walk: subfolders and .airflowignore ---- */
 
-	bool changed = false;
+/* The .airflowignore patterns in effect in a folder: its own and its
+ * parents' (Airflow's regexp syntax: each line a regular expression,
+ * searched in the path relative to the DAG folder; `#` starts a comment). */
+struct ignores {
+	regex_t *re;
+	size_t n;
+};
+
+static void ignores_add_file(struct ignores *ig, const char *dir)
+{
+	char *path = fs_join(dir, ".airflowignore");
+	char *text = path ? fs_read_file(path, NULL, NULL) : NULL;
+	char *save = NULL;
+
+	for (char *line = text ? strtok_r(text, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		char *hash = strchr(line, '#');
+		size_t n;
+		regex_t *grown;
+		if (hash)
+			*hash = '\0';
+		n = strlen(line);
+		while (n && strchr(" \t\r", line[n - 1]))
+			line[--n] = '\0';
+		while (*line == ' ' || *line == '\t')
+			line++;
+		if (!*line)
+			continue;
+		grown = realloc(ig->re, (ig->n + 1) * sizeof *grown);
+		if (!grown)
+			break;
+		ig->re = grown;
+		if (regcomp(&ig->re[ig->n], line, REG_EXTENDED | REG_NOSUB) == 0)
+			ig->n++;
+		else
+			log_warn("%s: pattern \"%s\" does not compile; not used", path, line);
+	}
+	free(text);
+	free(path);
+}
+
+static bool ignored(const struct ignores *ig, const char *rel)
+{
+	for (size_t i = 0; i < ig->n; i++)
+		if (regexec(&ig->re[i], rel, 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
+/* Whether a YAML or JSON file below the top of the folder is a DAG file:
+ * it names a dag_id (a job's spec kept beside the DAGs does not), as
+ * Airflow's heuristic reads a Python file's text. */
+static bool names_dag_id(const char *path)
+{
+	size_t len = 0;
+	char *text = fs_read_file(path, &len, NULL);
+	bool yes = text && memmem(text, len, "dag_id", 6) != NULL;
+
+	free(text);
+	return yes;
+}
+
+/* One DAG file seen by the walk: new or changed, it is parsed (a Python
+ * file by its processor, later).  `top`: in the folder itself, not a
+ * subfolder. */
+static void scan_file(struct dag_manager *dm, char *path, bool top, bool *changed)
+{
+	struct stat st;
+	char msg[WEIR_ERROR_MSG_MAX];
+	char *read;
+	bool refused;
+	struct dag_entry *e;
+	int64_t mt;
+	const char *base = strrchr(path, '/');
+	bool py = dm_py_file_name(base ? base + 1 : path);
+
+	/* a symbolic link that may not be read: an import error (once per
+	 * change of the link), its target never opened */
+	read = dm_dag_file_path(dm, path, msg, sizeof msg);
+	refused = !read && msg[0];
+	if (refused ? lstat(path, &st) < 0 : !read || stat(read, &st) < 0 || !S_ISREG(st.st_mode)) {
+		free(read);
+		free(path);
+		return;
+	}
+	/* read through the link's checked target, never an outside one */
+	if (!top && !py && !refused && !names_dag_id(read)) {
+		free(read);
+		free(path);
+		return;
+	}
+	free(read);
+	mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	e = entry_by_file(dm, path);
+	if (!e) {
+		e = calloc(1, sizeof *e);
+		if (!e) {
+			free(path);
+			return;
+		}
+		e->file = path;
+		path = NULL;
+		e->py = py;
+		e->next = dm->folder.entries;
+		dm->folder.entries = e;
+	}
+	free(path);
+	e->seen = true;
+	if ((e->present || e->refused) && e->refused == refused && e->mtime_ns == mt &&
+	    e->size == (int64_t)st.st_size)
+		return;
+	e->mtime_ns = mt;
+	e->size = (int64_t)st.st_size;
+	e->refused = refused;
+	if (refused) {
+		/* the last good version (if any) keeps running, as for a
+		 * broken file */
+		e->present = e->spec != NULL;
+		dm_import_error(dm, e, msg);
+		return;
+	}
+	e->present = true;
+	if (e->py) {
+		dm_py_want(dm, e); /* its DAGs change when its processor answers */
+		return;
+	}
+	if (!*changed) {
+		/* a new parse replaces the spec the cached runs point at */
+		dm_run_cache_drop(dm);
+		*changed = true;
+	}
+	load_file(dm, e);
+}
+
+#define WALK_DEPTH_MAX 32
+
+/* The DAG files of folder `dir` (`rel` its path in the DAG folder, "" at
+ * the top) and of its subfolders; symbolic links to folders are not
+ * followed, hidden folders and __pycache__ are not read. */
+static void scan_dir(struct dag_manager *dm, const char *dir, const char *rel,
+                     const struct ignores *parent, int depth, bool *changed)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	struct ignores ig = {0};
 
 	if (!d) {
-		log_warn("DAG folder %s: %s", dm->folder.dir, strerror(errno));
+		log_warn("DAG folder %s: %s", dir, strerror(errno));
+		return;
+	}
+	ig.re = parent->n ? malloc(parent->n * sizeof *ig.re) : NULL;
+	if (ig.re) {
+		memcpy(ig.re, parent->re, parent->n * sizeof *ig.re);
+		ig.n = parent->n;
+	}
+	size_t inherited = ig.n;
+	ignores_add_file(&ig, dir);
+	while ((de = readdir(d))) {
+		char *path, *relpath = NULL;
+		struct stat st;
+		if (de->d_name[0] == '.' || !strcmp(de->d_name, "__pycache__"))
+			continue;
+		path = fs_join(dir, de->d_name);
+		if (!path || asprintf(&relpath, "%s%s%s", rel, rel[0] ? "/" : "", de->d_name) < 0) {
+			free(path);
+			continue;
+		}
+		if (ignored(&ig, relpath)) {
+			free(path);
+			free(relpath);
+			continue;
+		}
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			if (depth < WALK_DEPTH_MAX)
+				scan_dir(dm, path, relpath, &ig, depth + 1, changed);
+			free(path);
+		} else if (dag_file_name(de->d_name)) {
+			scan_file(dm, path, depth == 0, changed); /* takes path */
+		} else {
+			free(path);
+		}
+		free(relpath);
+	}
+	closedir(d);
+	for (size_t i = inherited; i < ig.n; i++)
+		regfree(&ig.re[i]);
+	free(ig.re);
+}
+
+void dm_specs_changed(struct dag_manager *dm)
+{
+	/* runs that waited for their DAG: the jobs that ended meanwhile end
+	 * their TIs now (recovery.c) */
+	if (dm->recovery.wait_dag) {
+		struct weir_error err = {0};
+		if (dm_settle_runs(dm, &err) < 0)
+			log_error("DAG folder %s: %s", dm->folder.dir, err.msg);
+	}
+	dm_datasets_scanned(dm, true);
+}
+
+void dm_scan(struct dag_manager *dm)
+{
+	struct ignores none = {0};
+	struct stat st;
+	bool changed = false;
+
+	if (stat(dm->folder.dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		log_warn("DAG folder %s: %s", dm->folder.dir,
+		         errno ? strerror(errno) : "not a folder");
 		return;
 	}
 	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
 		e->seen = false;
-	while ((de = readdir(d))) {
-		struct stat st;
-		char msg[WEIR_ERROR_MSG_MAX];
-		char *path, *read;
-		bool refused;
-		struct dag_entry *e;
-		int64_t mt;
-
-		if (!dag_file_name(de->d_name))
-			continue;
-		path = fs_join(dm->folder.dir, de->d_name);
-		if (!path)
-			continue;
-		/* a symbolic link that may not be read: an import error (once per
-		 * change of the link), its target never opened */
-		read = dm_dag_file_path(dm, path, msg, sizeof msg);
-		refused = !read && msg[0];
-		if (refused ? lstat(path, &st) < 0
-		            : !read || stat(read, &st) < 0 || !S_ISREG(st.st_mode)) {
-			free(read);
-			free(path);
-			continue;
-		}
-		free(read);
-		mt = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-		e = entry_by_file(dm, path);
-		if (!e) {
-			e = calloc(1, sizeof *e);
-			if (!e) {
-				free(path);
-				continue;
-			}
-			e->file = path;
-			path = NULL;
-			e->next = dm->folder.entries;
-			dm->folder.entries = e;
-		}
-		free(path);
-		e->seen = true;
-		if ((e->present || e->refused) && e->refused == refused && e->mtime_ns == mt &&
-		    e->size == (int64_t)st.st_size)
-			continue;
-		e->mtime_ns = mt;
-		e->size = (int64_t)st.st_size;
-		e->refused = refused;
-		if (refused) {
-			/* the last good version (if any) keeps running, as for a
-			 * broken file */
-			e->present = e->spec != NULL;
-			import_error(dm, e, msg);
-			continue;
-		}
-		e->present = true;
-		if (!changed) {
-			/* a new parse replaces the spec the cached runs point at */
-			dm_run_cache_drop(dm);
-			changed = true;
-		}
-		load_file(dm, e);
-	}
-	closedir(d);
+	scan_dir(dm, dm->folder.dir, "", &none, 0, &changed);
 	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		struct weir_error err = {0};
+		if (e->owner)
+			continue; /* a Python file's DAG: its file says */
 		if (e->refused && !e->seen) {
 			/* a refused link gone: so is its import error */
 			e->refused = false;
@@ -424,17 +584,15 @@ void dm_scan(struct dag_manager *dm)
 				dm_run_cache_drop(dm);
 				changed = true;
 			}
-			file_gone(dm, e);
+			if (e->py)
+				dm_py_gone(dm, e);
+			dm_file_gone(dm, e);
 		}
 	}
-	/* runs that waited for their DAG: the jobs that ended meanwhile end
-	 * their TIs now (recovery.c) */
-	if (changed && dm->recovery.wait_dag) {
-		struct weir_error err = {0};
-		if (dm_settle_runs(dm, &err) < 0)
-			log_error("DAG folder %s: %s", dm->folder.dir, err.msg);
-	}
-	dm_datasets_scanned(dm, changed);
+	if (changed)
+		dm_specs_changed(dm);
+	else
+		dm_datasets_scanned(dm, false);
 }
 
 static void on_scan_timer(uv_timer_t *t)
@@ -476,6 +634,7 @@ void dm_folder_watch(struct dag_manager *dm)
 
 void dm_entries_free(struct dag_manager *dm)
 {
+	dm_py_stop_all(dm);
 	while (dm->folder.entries) {
 		struct dag_entry *e = dm->folder.entries;
 		dm->folder.entries = e->next;

@@ -314,6 +314,7 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	uv_timer_init(loop, &dm->turn.wake_timer);
 	dm->turn.wake_timer.data = dm;
 	dm->open_handles = 1;
+	dm->folder.import_timeout_ms = 30000;
 	dm_folder_watch(dm);
 	job_manager_set_end_callback(jm, dm_on_job_end, dm);
 	job_manager_set_turn_hooks(

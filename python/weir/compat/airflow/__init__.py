@@ -1,8 +1,6 @@
-"""The Airflow-compatible module (to come): DAG files written in Python for Airflow, read by
-weir.
+"""Airflow DAG files in Python, run by weir (docs/airflow.md).
 
-It will hold `airflow.DAG`, the operators (BashOperator, PythonOperator, ...), the TaskFlow
-API (`@dag`, `@task`), params, datasets and XComs as weir's DAGs have them, so that a DAG
-file that imports `airflow` is turned into one of weir's DAGs (docs/dags.md) and scheduled
-by the server.  Nothing is defined here yet.
+site/airflow/ is weir's `airflow` package, put first on sys.path by the DAG processor
+(processor.py: a file's DAGs as weir's DAG documents, spec.py) and by a task's runner
+(run_task.py), so that a DAG file's `import airflow` is weir's.  Nothing is defined here.
 """

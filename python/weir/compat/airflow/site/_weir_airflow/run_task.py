@@ -1,0 +1,276 @@
+"""One Airflow task's try: `python3 -m _weir_airflow.run_task FILE DAG_ID TASK_ID`.
+
+The DAG file is imported again with weir's `airflow` first on sys.path; the context is built
+from the environment weir gives every DAG task (WEIR_RUN_ID, WEIR_LOGICAL_DATE, WEIR_TS,
+WEIR_DS, WEIR_TRY_NUMBER, WEIR_PARAM_<NAME>, ...: docs/dags.md); the upstream tasks' return
+values come in WEIR_AIRFLOW_XCOM (a JSON object, task id -> [value]).  The task's template
+fields are rendered with Jinja, its execute() called, and its return value (and what it
+pushed with ti.xcom_push) written to $WEIR_OUTPUT, which weir keeps as the task's XCom.
+Exit status: 0 success; 1 failure; 99 AirflowSkipException (weir counts it a failure: a task
+cannot mark itself skipped yet, docs/airflow.md).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import re
+import sys
+import traceback
+from typing import Any, Dict, List, Mapping, Optional
+
+from _weir_airflow.processor import dags_of, import_file, prepare_path
+from _weir_airflow.spec import has_template
+
+SKIP_EXIT = 99
+
+
+class DagRun:
+    """The context's `dag_run`: the run's id, logical date and conf."""
+
+    def __init__(self, dag_id: str, run_id: str, logical_date: _dt.datetime,
+                 conf: Dict[str, Any]) -> None:
+        self.dag_id = dag_id
+        self.run_id = run_id
+        self.logical_date = logical_date
+        self.execution_date = logical_date
+        self.conf = conf
+        self.run_type = run_id.split("__", 1)[0] if "__" in run_id else "manual"
+
+
+class TaskInstance:
+    """The context's `ti`: the try's identity and its XComs (upstream values in, pushes out)."""
+
+    def __init__(self, dag_id: str, task_id: str, run_id: str, try_number: int,
+                 map_index: int, upstream: Mapping[str, Any]) -> None:
+        self.dag_id = dag_id
+        self.task_id = task_id
+        self.run_id = run_id
+        self.try_number = try_number
+        self.map_index = map_index
+        self.upstream = dict(upstream)
+        self.pushed: Dict[str, Any] = {}
+
+    def xcom_push(self, key: str, value: Any) -> None:
+        """Pushes a value under `key` (kept in the task's outputs)."""
+        json.dumps(value)
+        self.pushed[key] = value
+
+    def xcom_pull(self, task_ids: Any = None, key: str = "return_value", **_: Any) -> Any:
+        """An upstream task's return value (a list for several task ids).  This slice passes
+        the return values of the task's direct Python upstream tasks only."""
+        if key != "return_value":
+            raise KeyError("xcom_pull(key=%r): weir passes only return values downstream "
+                           "for now" % key)
+        ids = [task_ids] if isinstance(task_ids, str) or task_ids is None else list(task_ids)
+        values = [self.upstream.get(t) for t in ids if t is not None]
+        if isinstance(task_ids, str):
+            return values[0] if values else None
+        return values
+
+
+def _date(text: str) -> _dt.datetime:
+    """A date of the context: a pendulum DateTime when the DAG file imported pendulum (as
+    Airflow's are), else a datetime (importing pendulum costs 30 ms a task)."""
+    value = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    pendulum = sys.modules.get("pendulum")
+    if pendulum is not None:
+        return pendulum.instance(value)  # type: ignore[no-any-return]
+    return value
+
+
+def _params(dag: Any, env: Mapping[str, str]) -> Dict[str, Any]:
+    """The run's params: WEIR_PARAM_<NAME>, decoded as JSON where the default is not text."""
+    out: Dict[str, Any] = {}
+    for name, default in dag.params.items():
+        text = env.get("WEIR_PARAM_" + name)
+        if text is None:
+            out[name] = default
+        elif isinstance(default, str) or default is None:
+            out[name] = text
+        else:
+            try:
+                out[name] = json.loads(text)
+            except ValueError:
+                out[name] = text
+    return out
+
+
+def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]:
+    """The Airflow context of this try, from weir's environment (a minimal one: the full
+    context and macros are to come)."""
+    logical = _date(env.get("WEIR_LOGICAL_DATE") or env.get("WEIR_TS") or
+                    _dt.datetime.now(_dt.timezone.utc).isoformat())
+    run_id = env.get("WEIR_RUN_ID", "manual__" + logical.isoformat())
+    upstream = {k: v[0] for k, v in json.loads(env.get("WEIR_AIRFLOW_XCOM") or "{}").items()}
+    params = _params(dag, env)
+    conf = {k: v for k, v in params.items() if dag.params.get(k) != v}
+    ti = TaskInstance(dag.dag_id, task.task_id, run_id, int(env.get("WEIR_TRY_NUMBER", "1")),
+                      int(env.get("WEIR_MAP_INDEX", "-1")), upstream)
+    ds = env.get("WEIR_DS") or logical.strftime("%Y-%m-%d")
+    ctx: Dict[str, Any] = {
+        "dag": dag, "task": task, "ti": ti, "task_instance": ti, "run_id": run_id,
+        "dag_run": DagRun(dag.dag_id, run_id, logical, conf), "params": params,
+        "logical_date": logical, "execution_date": logical,
+        "ds": ds, "ds_nodash": env.get("WEIR_DS_NODASH") or ds.replace("-", ""),
+        "ts": env.get("WEIR_TS") or logical.isoformat(),
+        "ts_nodash": logical.strftime("%Y%m%dT%H%M%S"),
+        "data_interval_start": _date(env.get("WEIR_DATA_INTERVAL_START") or logical.isoformat()),
+        "data_interval_end": _date(env.get("WEIR_DATA_INTERVAL_END") or logical.isoformat()),
+        "conf": None, "test_mode": False, "var": None, "macros": None,
+    }
+    ctx["task_instance_key_str"] = "%s__%s__%s" % (dag.dag_id, task.task_id, ctx["ds_nodash"])
+    return ctx
+
+
+def resolve(value: Any, ti: TaskInstance) -> Any:
+    """An argument with each XComArg replaced by its upstream task's return value."""
+    from airflow.models.baseoperator import XComArg
+
+    if isinstance(value, XComArg):
+        if value.operator.task_id not in ti.upstream:
+            raise KeyError("the return value of task %s did not reach task %s"
+                           % (value.operator.task_id, ti.task_id))
+        return ti.upstream[value.operator.task_id]
+    if isinstance(value, dict):
+        return {k: resolve(v, ti) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(resolve(v, ti) for v in value)
+    return value
+
+
+# What a value rendered into a shell command may hold as it is (weir's rule for run ids,
+# docs/dags.md); any other value reaches the shell through a variable.
+_SHELL_SAFE = re.compile(r"^[A-Za-z0-9_.:+,=@%/-]*$")
+
+
+class ShellValues:
+    """Jinja's finalize for a BashOperator's command: a value of _SHELL_SAFE characters (a
+    date, an id, a number) is written as it is; any other (a param, the conf, an XCom with a
+    space, a quote, `$(...)`) becomes "${WEIR_TEMPLATE_VALUE_n}", set in the command's
+    environment, so that whatever it holds and wherever it lands, the shell never runs it as
+    code (docs/airflow.md)."""
+
+    def __init__(self) -> None:
+        self.env: Dict[str, str] = {}
+
+    def __call__(self, value: Any) -> str:
+        text = "" if value is None else str(value)
+        if _SHELL_SAFE.match(text):
+            return text
+        name = "WEIR_TEMPLATE_VALUE_%d" % len(self.env)
+        self.env[name] = text
+        return '"${%s}"' % name
+
+
+def render_template_fields(task: Any, context: Dict[str, Any], folder: str) -> None:
+    """Renders the task's template_fields (strings, nested in lists and dicts) with Jinja; a
+    BashOperator's command ending in .sh or .bash is read from the DAG file's folder, and the
+    values rendered into bash_command go through ShellValues (task.template_env).  Jinja is
+    imported only when a field holds a template (30 ms a task otherwise)."""
+    fields = [f for f in getattr(task, "template_fields", ()) if hasattr(task, f)]
+    cmd = getattr(task, "bash_command", None) if "bash_command" in fields else None
+    if not has_template([getattr(task, f) for f in fields]) and not (
+            isinstance(cmd, str) and cmd.rstrip().endswith((".sh", ".bash"))):
+        return
+    import jinja2
+
+    values = ShellValues()
+
+    def environment(shell: bool) -> "jinja2.Environment":
+        return jinja2.Environment(loader=jinja2.FileSystemLoader([folder]),
+                                  undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                                  finalize=values if shell else None)
+
+    plain, shell = environment(False), environment(True)
+
+    def render(value: Any, field: str) -> Any:
+        env = shell if field == "bash_command" else plain
+        if isinstance(value, str):
+            if field == "bash_command" and value.rstrip().endswith((".sh", ".bash")):
+                return env.get_template(value.strip()).render(**context)
+            if has_template(value):
+                return env.from_string(value).render(**context)
+            return value
+        if isinstance(value, dict):
+            return {k: render(v, field) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return type(value)(render(v, field) for v in value)
+        return value
+
+    for field in getattr(task, "template_fields", ()):
+        if hasattr(task, field):
+            setattr(task, field, render(getattr(task, field), field))
+    task.template_env = values.env
+
+
+def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool) -> None:
+    """$WEIR_OUTPUT: what the task pushed, `return_value` (when not None) and `weir_return`
+    (the value in a list, for the templates of the tasks downstream)."""
+    out = dict(ti.pushed)
+    if push:
+        try:
+            json.dumps(result)
+        except (TypeError, ValueError) as exc:
+            raise TypeError("the return value of task %s is not JSON serializable (%s); weir "
+                            "keeps XComs as JSON" % (ti.task_id, exc)) from None
+        if result is not None:
+            out["return_value"] = result
+        out["weir_return"] = [result]
+    if path and out:
+        with open(path, "w") as f:
+            json.dump(out, f)
+
+
+def run(argv: List[str], env: Mapping[str, str]) -> int:
+    """Runs the task named by argv (FILE DAG_ID TASK_ID); the exit status."""
+    from airflow.exceptions import AirflowFailException, AirflowSkipException
+
+    path, dag_id, task_id = os.path.abspath(argv[0]), argv[1], argv[2]
+    module = import_file(path)
+    dag = next((d for d in dags_of(module) if d.dag_id == dag_id), None)
+    if dag is None:
+        print("weir: %s defines no DAG %s any more" % (path, dag_id), file=sys.stderr)
+        return 1
+    task = dag.task_dict.get(task_id)
+    if task is None:
+        print("weir: DAG %s has no task %s any more" % (dag_id, task_id), file=sys.stderr)
+        return 1
+    context = build_context(dag, task, env)
+    ti: TaskInstance = context["ti"]
+    try:
+        for field in ("op_args", "op_kwargs"):
+            if hasattr(task, field):
+                setattr(task, field, resolve(getattr(task, field), ti))
+        render_template_fields(task, context, os.path.dirname(path))
+        result = task.execute(context)
+        if getattr(task, "show_return_value_in_logs", True) and result is not None:
+            print("Done. Returned value was: %r" % (result,), flush=True)
+        write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push)
+    except AirflowSkipException as exc:
+        print("weir: task %s raised AirflowSkipException (%s): weir counts it as a failure "
+              "for now" % (task_id, exc), file=sys.stderr)
+        return SKIP_EXIT
+    except AirflowFailException:
+        traceback.print_exc()
+        return 1
+    return 0
+
+
+def main() -> None:
+    """Entry point."""
+    if len(sys.argv) != 4:
+        print("usage: python3 -m _weir_airflow.run_task FILE DAG_ID TASK_ID",
+              file=sys.stderr)
+        sys.exit(2)
+    prepare_path(os.path.abspath(sys.argv[1]), None)
+    sys.stdout.flush()
+    rc = run(sys.argv[1:], os.environ)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(rc)
+
+
+if __name__ == "__main__":
+    main()

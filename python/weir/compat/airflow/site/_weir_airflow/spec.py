@@ -1,0 +1,235 @@
+"""A DAG object (weir's `airflow` package) turned into weir's DAG document: the JSON form a
+YAML DAG file parses to, read by the server's `dag_spec_from_json()` (docs/dags.md).
+
+A BashOperator without a template runs as a plain command (bash, no Python); an
+EmptyOperator runs `true`; every other task (PythonOperator, `@task`, a templated
+BashOperator, a task whose return value a downstream task takes) runs
+`python3 -m _weir_airflow.run_task FILE DAG_ID TASK_ID`, which imports the file again.
+Return values travel in the task's `$WEIR_OUTPUT` (`return_value`, and `weir_return`: the
+value in a one-item list, so that the downstream template renders it as JSON, unambiguous);
+a downstream task gets its upstream tasks' values in `WEIR_AIRFLOW_XCOM` (a JSON object).
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import os
+import shlex
+import sys
+from typing import Any, Dict, List, Optional, Set
+
+# The folder put first on sys.path so that `import airflow` is weir's (this package's too).
+SITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+_TEMPLATE_MARKS = ("{{", "{%", "{#")
+_TEMPLATE_EXT = (".sh", ".bash")
+_PRESETS = ("@once", "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly",
+            "@annually")
+
+
+class SpecError(Exception):
+    """A DAG that weir cannot run as written; `line` is where the DAG file made it (0:
+    unknown)."""
+
+    def __init__(self, message: str, line: int = 0) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def seconds(value: Any, what: str, line: int) -> int:
+    """A duration (timedelta or a number of seconds) as whole seconds."""
+    if isinstance(value, _dt.timedelta):
+        return int(value.total_seconds())
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return int(value)
+    raise SpecError("%s: expected a timedelta or seconds, got %r" % (what, value), line)
+
+
+def utc_text(value: Any, what: str, line: int) -> str:
+    """A date or datetime (naive: UTC, as Airflow's default time zone) as RFC 3339 UTC."""
+    if isinstance(value, _dt.datetime):
+        if value.tzinfo is not None:
+            value = value.astimezone(_dt.timezone.utc)
+        return value.strftime("%Y-%m-%dT%H:%M:%SZ")
+    if isinstance(value, _dt.date):
+        return value.strftime("%Y-%m-%dT00:00:00Z")
+    raise SpecError("%s: expected a datetime, got %r" % (what, value), line)
+
+
+def schedule_of(dag: Any) -> Any:
+    """The DAG's schedule as weir writes it: "none", a preset or five cron fields.  A
+    timedelta becomes the cron expression that fires at the same times from start_date
+    when one does (minutes dividing an hour, hours dividing a day, one day, one week)."""
+    s = dag.schedule
+    if s is None:
+        return "none"
+    if isinstance(s, str):
+        if s.startswith("@") and s not in _PRESETS:
+            raise SpecError("schedule %r: weir has no such preset yet; expected one of %s, "
+                            "a cron expression, a timedelta or None"
+                            % (s, ", ".join(_PRESETS)), dag.lineno)
+        return s
+    if isinstance(s, _dt.timedelta):
+        start = dag.start_date if isinstance(dag.start_date, _dt.datetime) else None
+        m0, h0 = (start.minute, start.hour) if start else (0, 0)
+        total = int(s.total_seconds())
+        if total > 0 and total % 60 == 0:
+            mins = total // 60
+            if mins < 60 and 60 % mins == 0:
+                return "%d/%d * * * *" % (m0 % mins, mins) if mins > 1 else "* * * * *"
+            if mins % 60 == 0 and mins < 1440 and 1440 % mins == 0:
+                hours = mins // 60
+                return "%d %d/%d * * *" % (m0, h0 % hours, hours)
+            if mins == 1440:
+                return "%d %d * * *" % (m0, h0)
+            if mins == 7 * 1440 and start is not None:
+                return "%d %d * * %d" % (m0, h0, (start.weekday() + 1) % 7)
+        raise SpecError("schedule %s: weir runs a timedelta only when it is a cron "
+                        "interval (a divisor of an hour or a day, a day, a week); write a "
+                        "cron expression" % s, dag.lineno)
+    raise SpecError("schedule %r: not supported yet (datasets and timetables are to come); "
+                    "expected a cron expression, a preset, a timedelta or None" % (s,),
+                    dag.lineno)
+
+
+def has_template(value: Any) -> bool:
+    """Whether a string (or a dict's values, a list's items) holds a Jinja mark."""
+    if isinstance(value, str):
+        return any(m in value for m in _TEMPLATE_MARKS)
+    if isinstance(value, dict):
+        return any(has_template(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return any(has_template(v) for v in value)
+    return False
+
+
+def no_template(text: str) -> str:
+    """`text` with weir's template marks written as literals."""
+    return text.replace("{{", "{{ '{{' }}")
+
+
+def runner_command(fileloc: str, dag_id: str, task_id: str, python: str) -> str:
+    """The command of a task that runs in Python: run_task with the file imported again."""
+    words = [python, "-m", "_weir_airflow.run_task", fileloc, dag_id, task_id]
+    cmd = "exec " + " ".join(shlex.quote(w) for w in words)
+    path = "PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} " % shlex.quote(SITE)
+    return no_template(path + cmd)
+
+
+def plain_bash(task: Any, pushed: Set[str]) -> bool:
+    """Whether a BashOperator runs as a plain command: no template anywhere, no template
+    file, and no downstream task takes its return value."""
+    cmd = task.bash_command
+    return (isinstance(cmd, str) and not has_template([cmd, task.env or {}, task.cwd or ""])
+            and not cmd.rstrip().endswith(_TEMPLATE_EXT) and task.task_id not in pushed)
+
+
+def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) -> Dict[str, Any]:
+    """One task of weir's document."""
+    from airflow.operators.bash import BashOperator
+    from airflow.operators.empty import EmptyOperator
+
+    line = task.lineno
+    if "." in task.task_id:
+        raise SpecError("task %s: weir's task ids hold no '.' (task groups are to come)"
+                        % task.task_id, line)
+    t: Dict[str, Any] = {"task_id": task.task_id}
+    ups = sorted(task.upstream_task_ids)
+    if ups:
+        t["depends_on"] = ups
+    if isinstance(task, EmptyOperator) and task.task_id not in pushed:
+        t["command"] = "true"
+    elif isinstance(task, BashOperator) and plain_bash(task, pushed):
+        t["command"] = "exec bash -c " + shlex.quote(task.bash_command)
+        if task.env:
+            t["env"] = {str(k): str(v) for k, v in task.env.items()}
+        if task.cwd:
+            t["cwd"] = task.cwd
+    else:
+        t["command"] = runner_command(fileloc, dag.dag_id, task.task_id, python)
+        xcoms = [u for u in ups if u in pushed]
+        if xcoms:
+            t["env"] = {"WEIR_AIRFLOW_XCOM": "{" + ", ".join(
+                '"%s": {{ outputs.%s.weir_return }}' % (u, u) for u in xcoms) + " }"}
+    if task.trigger_rule != "all_success":
+        t["trigger_rule"] = task.trigger_rule
+    t["retries"] = task.retries
+    t["retry_delay"] = seconds(task.retry_delay, "task %s: retry_delay" % task.task_id, line)
+    if task.retry_exponential_backoff:
+        t["retry_exponential_backoff"] = True
+    if task.max_retry_delay is not None:
+        t["max_retry_delay"] = seconds(task.max_retry_delay,
+                                       "task %s: max_retry_delay" % task.task_id, line)
+    if task.execution_timeout is not None:
+        t["execution_timeout"] = seconds(task.execution_timeout,
+                                         "task %s: execution_timeout" % task.task_id, line)
+    if task.pool is not None:
+        t["pool"] = task.pool
+    if task.pool_slots != 1:
+        t["pool_slots"] = task.pool_slots
+    if task.queue is not None:
+        t["queue"] = task.queue
+    if task.depends_on_past:
+        t["depends_on_past"] = True
+    if task.wait_for_downstream:
+        t["wait_for_downstream"] = True
+    return t
+
+
+def pushed_tasks(dag: Any) -> Set[str]:
+    """The tasks whose return value a task downstream reads (an XComArg argument, or a
+    Python task right below a Python task that runs when all upstream succeeded)."""
+    from airflow.models.baseoperator import xcom_args_in
+    from airflow.operators.python import PythonOperator
+
+    out: Set[str] = set()
+    for task in dag.tasks:
+        if isinstance(task, PythonOperator):
+            for arg in xcom_args_in([task.op_args, task.op_kwargs]):
+                out.add(arg.operator.task_id)
+            if task.trigger_rule == "all_success":
+                out.update(u for u in task.upstream_task_ids
+                           if isinstance(dag.task_dict.get(u), PythonOperator))
+    return out
+
+
+def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[str, Any]:
+    """The DAG as weir's document (the JSON form of a YAML DAG file).  Raises SpecError for
+    what weir cannot run as written."""
+    python = python or sys.executable
+    if not dag.task_dict:
+        raise SpecError("DAG %s: no tasks (weir's DAGs have one at least)" % dag.dag_id,
+                        dag.lineno)
+    for task in dag.tasks:
+        for u in task.upstream_task_ids | task.downstream_task_ids:
+            if u not in dag.task_dict:
+                raise SpecError("task %s: depends on %s, a task of another DAG"
+                                % (task.task_id, u), task.lineno)
+    pushed = pushed_tasks(dag)
+    doc: Dict[str, Any] = {"dag_id": dag.dag_id}
+    if dag.description:
+        doc["description"] = dag.description
+    doc["schedule"] = schedule_of(dag)
+    if dag.start_date is not None:
+        doc["start_date"] = utc_text(dag.start_date, "start_date", dag.lineno)
+    if dag.end_date is not None:
+        doc["end_date"] = utc_text(dag.end_date, "end_date", dag.lineno)
+    doc["catchup"] = bool(dag.catchup)
+    doc["max_active_runs"] = dag.max_active_runs
+    doc["max_active_tasks"] = dag.max_active_tasks
+    if dag.tags:
+        doc["tags"] = [str(t) for t in dag.tags]
+    if dag.params:
+        doc["params"] = {str(k): plain_param(k, v, dag.lineno) for k, v in dag.params.items()}
+    tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python)
+                                   for t in dag.tasks]
+    doc["tasks"] = tasks
+    return doc
+
+
+def plain_param(name: Any, value: Any, line: int) -> Any:
+    """A param's default as JSON (Param objects are to come)."""
+    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
+        return value
+    raise SpecError("params.%s: %r: only plain values (str, numbers, lists, dicts) for now"
+                    % (name, value), line)

@@ -1,0 +1,6 @@
+"""airflow.models: the DAG and the base operator (weir's Airflow-compatible layer)."""
+
+from airflow.models.baseoperator import BaseOperator
+from airflow.models.dag import DAG
+
+__all__ = ["BaseOperator", "DAG"]

@@ -1,0 +1,194 @@
+"""airflow.models.baseoperator: BaseOperator, the task arguments every operator takes,
+dependencies (`>>`, `<<`, set_upstream/downstream) and `chain`."""
+
+from __future__ import annotations
+
+import datetime as _dt
+import re
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Union
+
+from airflow.models.dag import DAG, caller_line, current_dag
+
+# The arguments default_args may give (those weir reads; the others are kept as given).
+_DEFAULTABLE = (
+    "owner", "email", "retries", "retry_delay", "retry_exponential_backoff",
+    "max_retry_delay", "execution_timeout", "pool", "pool_slots", "queue",
+    "priority_weight", "depends_on_past", "wait_for_downstream", "trigger_rule",
+    "start_date", "end_date", "do_xcom_push",
+)
+_TASK_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
+
+DependencyTarget = Union["BaseOperator", "XComArg", Sequence[Union["BaseOperator", "XComArg"]]]
+
+
+class BaseOperator:
+    """A task.  Subclasses set what it runs; weir reads the arguments below."""
+
+    template_fields: Sequence[str] = ()
+
+    def __init__(
+        self,
+        task_id: str,
+        dag: Optional[DAG] = None,
+        default_args: Optional[Dict[str, Any]] = None,
+        **kwargs: Any,
+    ) -> None:
+        if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
+            raise ValueError("task_id %r: expected letters, digits, '_', '-' or '.'" % (task_id,))
+        self.task_id = task_id
+        self.lineno = caller_line()
+        self.dag: Optional[DAG] = dag if dag is not None else current_dag()
+        merged: Dict[str, Any] = {}
+        if self.dag is not None:
+            merged.update(self.dag.default_args)
+        merged.update(default_args or {})
+        for key in _DEFAULTABLE:
+            if key not in kwargs and key in merged:
+                kwargs[key] = merged[key]
+        self.owner: str = kwargs.pop("owner", "airflow")
+        self.retries: int = int(kwargs.pop("retries", 0) or 0)
+        self.retry_delay: Any = kwargs.pop("retry_delay", _dt.timedelta(seconds=300))
+        self.retry_exponential_backoff: bool = bool(kwargs.pop("retry_exponential_backoff", False))
+        self.max_retry_delay: Any = kwargs.pop("max_retry_delay", None)
+        self.execution_timeout: Any = kwargs.pop("execution_timeout", None)
+        self.pool: Optional[str] = kwargs.pop("pool", None)
+        self.pool_slots: int = int(kwargs.pop("pool_slots", 1))
+        self.queue: Optional[str] = kwargs.pop("queue", None)
+        self.priority_weight: int = int(kwargs.pop("priority_weight", 1))
+        self.depends_on_past: bool = bool(kwargs.pop("depends_on_past", False))
+        self.wait_for_downstream: bool = bool(kwargs.pop("wait_for_downstream", False))
+        rule = kwargs.pop("trigger_rule", "all_success")
+        self.trigger_rule: str = str(getattr(rule, "value", rule))
+        self.do_xcom_push: bool = bool(kwargs.pop("do_xcom_push", True))
+        self.doc_md: Optional[str] = kwargs.pop("doc_md", None)
+        self.start_date: Any = kwargs.pop("start_date", None)
+        self.end_date: Any = kwargs.pop("end_date", None)
+        self.other: Dict[str, Any] = kwargs  # accepted, not used by weir yet
+        self.upstream_task_ids: Set[str] = set()
+        self.downstream_task_ids: Set[str] = set()
+        if self.dag is not None:
+            self.dag.add_task(self)
+
+    # -- dependencies -------------------------------------------------------------------------
+    def _relate(self, other: DependencyTarget, upstream: bool) -> None:
+        items: Iterable[Any] = other if isinstance(other, (list, tuple, set)) else [other]
+        for item in items:
+            op = _operator_of(item)
+            if self.dag is None and op.dag is not None:
+                self.dag = op.dag
+                op.dag.add_task(self)
+            if upstream:
+                self.upstream_task_ids.add(op.task_id)
+                op.downstream_task_ids.add(self.task_id)
+            else:
+                self.downstream_task_ids.add(op.task_id)
+                op.upstream_task_ids.add(self.task_id)
+
+    def set_upstream(self, other: DependencyTarget) -> None:
+        """`other` runs before this task."""
+        self._relate(other, upstream=True)
+
+    def set_downstream(self, other: DependencyTarget) -> None:
+        """`other` runs after this task."""
+        self._relate(other, upstream=False)
+
+    def __rshift__(self, other: Any) -> Any:
+        self.set_downstream(other)
+        return other
+
+    def __lshift__(self, other: Any) -> Any:
+        self.set_upstream(other)
+        return other
+
+    def __rrshift__(self, other: Any) -> "BaseOperator":
+        self.set_upstream(other)  # [a, b] >> self
+        return self
+
+    def __rlshift__(self, other: Any) -> "BaseOperator":
+        self.set_downstream(other)  # [a, b] << self
+        return self
+
+    @property
+    def output(self) -> "XComArg":
+        """This task's return value, for a downstream task's argument."""
+        return XComArg(self)
+
+    def execute(self, context: Dict[str, Any]) -> Any:
+        """What the task does; a subclass says."""
+        raise NotImplementedError("%s has no execute()" % type(self).__name__)
+
+    def __repr__(self) -> str:
+        return "<Task(%s): %s>" % (type(self).__name__, self.task_id)
+
+
+class XComArg:
+    """A task's return value (its XCom `return_value`), as an argument of a task downstream."""
+
+    def __init__(self, operator: BaseOperator, key: str = "return_value") -> None:
+        self.operator = operator
+        self.key = key
+
+    def __rshift__(self, other: Any) -> Any:
+        self.operator.set_downstream(other)
+        return other
+
+    def __lshift__(self, other: Any) -> Any:
+        self.operator.set_upstream(other)
+        return other
+
+    def __rrshift__(self, other: Any) -> "XComArg":
+        self.operator.set_upstream(other)
+        return self
+
+    def __rlshift__(self, other: Any) -> "XComArg":
+        self.operator.set_downstream(other)
+        return self
+
+    def set_upstream(self, other: DependencyTarget) -> None:
+        """As the operator's."""
+        self.operator.set_upstream(other)
+
+    def set_downstream(self, other: DependencyTarget) -> None:
+        """As the operator's."""
+        self.operator.set_downstream(other)
+
+    def __repr__(self) -> str:
+        return "XComArg(%s)" % self.operator.task_id
+
+
+def _operator_of(item: Any) -> BaseOperator:
+    if isinstance(item, XComArg):
+        return item.operator
+    if isinstance(item, BaseOperator):
+        return item
+    raise TypeError("expected a task or an XComArg, got %r" % (item,))
+
+
+def xcom_args_in(value: Any) -> List[XComArg]:
+    """The XComArgs inside an argument (lists, tuples, sets and dict values, nested)."""
+    if isinstance(value, XComArg):
+        return [value]
+    if isinstance(value, dict):
+        return [x for v in value.values() for x in xcom_args_in(v)]
+    if isinstance(value, (list, tuple, set)):
+        return [x for v in value for x in xcom_args_in(v)]
+    return []
+
+
+def chain(*tasks: Any) -> None:
+    """Each argument runs before the next; a list beside a list of the same length pairs
+    them one to one, a list beside a task joins them all (Airflow's rules)."""
+    for up, down in zip(tasks, tasks[1:]):
+        up_list = isinstance(up, (list, tuple))
+        down_list = isinstance(down, (list, tuple))
+        if up_list and down_list:
+            if len(up) != len(down):
+                raise ValueError("chain: lists of different lengths: %d and %d"
+                                 % (len(up), len(down)))
+            for a, b in zip(up, down):
+                _operator_of(a).set_downstream(b)
+        elif up_list:
+            for a in up:
+                _operator_of(a).set_downstream(down)
+        else:
+            _operator_of(up).set_downstream(down)

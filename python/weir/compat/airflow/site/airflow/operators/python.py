@@ -1,0 +1,64 @@
+"""airflow.operators.python: PythonOperator, a Python callable run in the task's process with
+the context (weir.compat.airflow.run_task)."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable, Collection, Dict, Mapping, Optional, Sequence
+
+from airflow.models.baseoperator import BaseOperator, xcom_args_in
+
+
+class PythonOperator(BaseOperator):
+    """Calls `python_callable(*op_args, **op_kwargs)`, with the context's keys that it names
+    (or all of them when it takes `**kwargs`); its return value is pushed as XCom."""
+
+    template_fields: Sequence[str] = ("templates_dict", "op_args", "op_kwargs")
+
+    def __init__(
+        self,
+        *,
+        python_callable: Callable[..., Any],
+        op_args: Optional[Collection[Any]] = None,
+        op_kwargs: Optional[Mapping[str, Any]] = None,
+        templates_dict: Optional[Dict[str, Any]] = None,
+        show_return_value_in_logs: bool = True,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.pop("provide_context", None)  # Airflow 1.10's; context is always given
+        super().__init__(**kwargs)
+        if not callable(python_callable):
+            raise TypeError("python_callable: expected a callable, got %r" % (python_callable,))
+        self.python_callable = python_callable
+        self.op_args = list(op_args or [])
+        self.op_kwargs = dict(op_kwargs or {})
+        self.templates_dict = templates_dict
+        self.show_return_value_in_logs = show_return_value_in_logs
+        for arg in xcom_args_in([self.op_args, self.op_kwargs]):
+            self.set_upstream(arg.operator)
+
+    def execute(self, context: Dict[str, Any]) -> Any:
+        """Calls the callable with its arguments and the context it asks for."""
+        ctx = dict(context)
+        ctx["templates_dict"] = self.templates_dict
+        return self.python_callable(*self.op_args, **determine_kwargs(
+            self.python_callable, self.op_args, ctx, self.op_kwargs))
+
+
+def determine_kwargs(fn: Callable[..., Any], args: Collection[Any], context: Mapping[str, Any],
+                     kwargs: Mapping[str, Any]) -> Dict[str, Any]:
+    """`kwargs` plus the context's keys that `fn` takes by name (all of them when it has
+    `**kwargs`), leaving out what the positional arguments already fill."""
+    sig = inspect.signature(fn)
+    out = dict(kwargs)
+    if any(p.kind == p.VAR_KEYWORD for p in sig.parameters.values()):
+        for k, v in context.items():
+            out.setdefault(k, v)
+        return out
+    positional = [p.name for p in sig.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)][:len(args)]
+    for name, p in sig.parameters.items():
+        if name in context and name not in out and name not in positional and \
+                p.kind != p.POSITIONAL_ONLY:
+            out[name] = context[name]
+    return out

@@ -1,0 +1,1 @@
+"""airflow.utils: dates, trigger rules and helpers that DAG files import."""

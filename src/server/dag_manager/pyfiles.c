@@ -1,0 +1,552 @@
+/* pyfiles.c: Python DAG files (Airflow's), parsed off the loop.
+ *
+ * Owns the DAG processor's child processes: one per changed `.py` file
+ * (`python3 -m _weir_airflow.processor FILE DAGS_FOLDER`, PYTHONPATH led by
+ * weir's `airflow` folder), at most
+ * PY_PARALLEL at once, each with a pipe for its answer (one JSON line: the
+ * file's DAGs as weir documents, or an import error) capped at ANSWER_MAX
+ * bytes, and a timer that kills its process group after
+ * dagbag_import_timeout.  The answer feeds the same path as a YAML file's
+ * parse (dm_take_spec()); each DAG of a file is an entry of its own whose
+ * `owner` is the file's entry.  A processor runs as the tasks' user, in
+ * the DAG folder.  Docs: docs/internals/airflow.md.
+ */
+#include "server/dag_manager.h"
+#include "server/dag_manager/dm_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/clock.h"
+#include "lib/env_scrub.h"
+#include "lib/fs.h"
+#include "lib/log.h"
+#include "lib/strvec.h"
+#include "server/task_user.h"
+#include "store/dag_store.h"
+
+extern char **environ;
+
+#define PY_PARALLEL 2
+#define ANSWER_MAX (8 * 1024 * 1024)
+/* after its exit, how long the rest of the answer may take (a process the
+ * file forked may still hold the pipe open) */
+#define DRAIN_MS 1000
+/* below the folder of the weir package: weir's `airflow` and the processor */
+#define SITE_DIR "weir/compat/airflow/site"
+#define PROCESSOR_FILE SITE_DIR "/_weir_airflow/processor.py"
+
+struct py_parse {
+	struct dag_manager *dm; /* NULL once detached (the manager went away) */
+	struct dag_entry *e;
+	uv_process_t proc;
+	uv_pipe_t out;
+	uv_timer_t timer;
+	int open; /* handles still open; the struct goes with the last */
+	char *buf;
+	size_t len, cap;
+	bool exited, eof, timed_out, too_much, done;
+	int64_t status;
+	int term_signal;
+	int64_t started_ms;
+};
+
+bool dm_py_file_name(const char *name)
+{
+	size_t n = strlen(name);
+	return name[0] != '.' && n > 3 && !strcmp(name + n - 3, ".py");
+}
+
+int dag_manager_set_import_timeout(struct dag_manager *dm, double seconds)
+{
+	if (!(seconds > 0) || seconds > 86400)
+		return -1;
+	dm->folder.import_timeout_ms = (int64_t)(seconds * 1000);
+	return 0;
+}
+
+/* The interpreter (WEIR_AIRFLOW_PYTHON, else python3) and weir's `airflow`
+ * folder (SITE_DIR) below the folder of the weir package:
+ * WEIR_AIRFLOW_PYTHONPATH, else python/ beside the folder of the weir
+ * binary (the repository: build/weir, python/), else ../share/weir/python
+ * from it.  None found: python_path NULL, and each file is an import error
+ * that says so. */
+static void find_python(struct dag_manager *dm)
+{
+	const char *env = getenv("WEIR_AIRFLOW_PYTHON");
+	char exe[4096];
+	size_t size = sizeof exe;
+
+	if (dm->folder.python)
+		return;
+	dm->folder.python = strdup(env && *env ? env : "python3");
+	env = getenv("WEIR_AIRFLOW_PYTHONPATH");
+	if (env && *env) {
+		if (asprintf(&dm->folder.python_path, "%s/%s", env, SITE_DIR) < 0)
+			dm->folder.python_path = NULL;
+		return;
+	}
+	if (uv_exepath(exe, &size) != 0)
+		return;
+	char *slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	const char *tries[] = {"%s/../python", "%s/../share/weir/python"};
+	for (size_t i = 0; i < sizeof tries / sizeof *tries; i++) {
+		char *dir = NULL, *probe = NULL;
+		if (asprintf(&dir, tries[i], exe) < 0)
+			return;
+		if (asprintf(&probe, "%s/%s", dir, PROCESSOR_FILE) >= 0 && fs_exists(probe) == 1) {
+			free(probe);
+			char *real = realpath(dir, NULL);
+			if (real && asprintf(&dm->folder.python_path, "%s/%s", real, SITE_DIR) < 0)
+				dm->folder.python_path = NULL;
+			free(real);
+			free(dir);
+			return;
+		}
+		free(probe);
+		free(dir);
+	}
+}
+
+/* Airflow's heuristic (dag_discovery_safe_mode): a file that does not
+ * mention both "airflow" and "dag", in any case, defines no DAG. */
+static bool might_hold_dags(const char *path)
+{
+	size_t len = 0;
+	char *text = fs_read_file(path, &len, NULL);
+	bool airflow = false, dag = false;
+
+	if (!text)
+		return true; /* the processor says why */
+	for (size_t i = 0; i < len; i++)
+		text[i] = (char)((text[i] >= 'A' && text[i] <= 'Z') ? text[i] + 32 : text[i]);
+	airflow = memmem(text, len, "airflow", 7) != NULL;
+	dag = memmem(text, len, "dag", 3) != NULL;
+	free(text);
+	return airflow && dag;
+}
+
+/* ---- the answer ---- */
+
+static struct dag_entry *dag_of_file(struct dag_manager *dm, struct dag_entry *file,
+                                     const char *dag_id)
+{
+	for (struct dag_entry *d = dm->folder.entries; d; d = d->next)
+		if (d->owner == file && d->spec && !strcmp(d->spec->dag_id, dag_id))
+			return d;
+	return NULL;
+}
+
+static struct dag_entry *new_dag_entry(struct dag_manager *dm, struct dag_entry *file)
+{
+	struct dag_entry *d = calloc(1, sizeof *d);
+
+	if (!d || !(d->file = strdup(file->file))) {
+		free(d);
+		return NULL;
+	}
+	d->owner = file;
+	d->mtime_ns = file->mtime_ns;
+	d->size = file->size;
+	d->next = dm->folder.entries;
+	dm->folder.entries = d;
+	return d;
+}
+
+/* One DAG document of the answer loaded; -1 with msg. */
+static int load_doc(struct dag_manager *dm, struct dag_entry *file, json_t *doc, char *msg,
+                    size_t size, json_t *loaded)
+{
+	struct weir_error err = {0};
+	char *base = fs_abs_dirname(file->file);
+	struct dag_spec *spec = base ? dag_spec_from_json(doc, file->file, base, &err) : NULL;
+	struct dag_entry *d;
+
+	free(base);
+	if (!spec) {
+		const char *id = json_string_value(json_object_get(doc, "dag_id"));
+		snprintf(msg, size, "%s: DAG %s: %s", file->file, id ? id : "?",
+		         err.msg[0] ? err.msg : "out of memory");
+		return -1;
+	}
+	if (json_object_get(loaded, spec->dag_id)) {
+		snprintf(msg, size, "%s: dag_id \"%s\" is defined twice in this file", file->file,
+		         spec->dag_id);
+		dag_spec_destroy(spec);
+		return -1;
+	}
+	if (dag_manager_check_spec(dm, spec, file->file, &err) < 0) {
+		snprintf(msg, size, "%s", err.msg);
+		dag_spec_destroy(spec);
+		return -1;
+	}
+	json_object_set_new(loaded, spec->dag_id, json_true());
+	d = dag_of_file(dm, file, spec->dag_id);
+	if (!d && !(d = new_dag_entry(dm, file))) {
+		dag_spec_destroy(spec);
+		snprintf(msg, size, "%s: out of memory", file->file);
+		return -1;
+	}
+	d->present = true;
+	return dm_take_spec(dm, d, spec, msg, size);
+}
+
+/* The file's DAGs are those of `dags` (NULL: keep the ones it had, an
+ * import error stands); then its import error, set or cleared. */
+static void apply_answer(struct dag_manager *dm, struct dag_entry *file, json_t *dags,
+                         const char *error)
+{
+	char msg[WEIR_ERROR_MSG_MAX + 256] = "";
+	struct weir_error err = {0};
+	json_t *loaded = json_object();
+	size_t i, n_errors = 0;
+	json_t *doc;
+
+	dm_touch(dm);
+	dm_run_cache_drop(dm); /* the copies point at the old parse */
+	json_array_foreach(dags, i, doc)
+	{
+		char one[sizeof msg];
+		if (load_doc(dm, file, doc, one, sizeof one, loaded) < 0 && n_errors++ == 0)
+			snprintf(msg, sizeof msg, "%s", one);
+	}
+	/* DAGs the file no longer defines (not when the import failed: their
+	 * last good version keeps running, as a broken YAML file's) */
+	for (struct dag_entry *d = dm->folder.entries; dags && d; d = d->next)
+		if (d->owner == file && d->present && d->spec &&
+		    !json_object_get(loaded, d->spec->dag_id)) {
+			d->present = false;
+			dm_file_gone(dm, d);
+		}
+	json_decref(loaded);
+	if (error)
+		dm_import_error(dm, file, error);
+	else if (n_errors)
+		dm_import_error(dm, file, msg);
+	else if (dag_store_import_error_clear(dm->ds, file->file, &err) < 0)
+		log_error("DAG file %s: %s", file->file, err.msg);
+	dm_specs_changed(dm);
+}
+
+/* The tail of what the processor wrote, for an error that has no answer. */
+static const char *tail_of(struct py_parse *p)
+{
+	size_t keep = 2000;
+	if (!p->buf)
+		return "";
+	return p->len > keep ? p->buf + p->len - keep : p->buf;
+}
+
+static void finish(struct py_parse *p)
+{
+	struct dag_manager *dm = p->dm;
+	struct dag_entry *e = p->e;
+	char error[WEIR_ERROR_MSG_MAX + 256] = "";
+	json_t *answer = NULL, *dags = NULL;
+	double secs = dm ? (double)dm->folder.import_timeout_ms / 1000.0 : 0;
+
+	if (p->done)
+		return;
+	p->done = true;
+	if (!dm)
+		return;
+	dm->folder.py_running--;
+	e->parse = NULL;
+	if (p->timed_out) {
+		snprintf(
+		    error, sizeof error,
+		    "%s: the import took longer than dagbag_import_timeout (%g s) and was "
+		    "killed (a loop, a wait on the network, or a slow import at the top of the "
+		    "file?)",
+		    e->file, secs);
+	} else if (p->too_much) {
+		snprintf(error, sizeof error,
+		         "%s: the DAG processor's answer passed %d bytes and it was killed",
+		         e->file, ANSWER_MAX);
+	} else {
+		/* the answer is the last line; anything before it is Python's own
+		 * complaint from before the processor took its output over */
+		char *last = NULL;
+		if (p->buf) {
+			p->buf[p->len] = '\0';
+			while (p->len && p->buf[p->len - 1] == '\n')
+				p->buf[--p->len] = '\0';
+			last = strrchr(p->buf, '\n');
+			last = last ? last + 1 : p->buf;
+			answer = json_loads(last, 0, NULL);
+		}
+		if (!json_is_object(answer))
+			snprintf(error, sizeof error,
+			         "%s: the DAG processor ended (%s %lld) without an answer%s%s",
+			         e->file, p->term_signal ? "signal" : "exit status",
+			         (long long)(p->term_signal ? p->term_signal : p->status),
+			         p->len ? ": " : "", tail_of(p));
+	}
+	/* the file's own error, whole (a traceback is longer than a weir_error) */
+	const char *why = error[0] ? error : NULL;
+	if (!why) {
+		json_t *je = json_object_get(answer, "error");
+		const char *m = json_string_value(json_object_get(je, "message"));
+		dags = json_object_get(answer, "dags");
+		if (je)
+			why = m ? m : "an import error";
+		else if (!json_is_array(dags))
+			why = "the DAG processor's answer has no DAG list";
+	}
+	if (e->present) {
+		log_info("DAG file %s: processed in %lld ms", e->file,
+		         (long long)(clock_now_ms() - p->started_ms));
+		apply_answer(dm, e, why ? NULL : dags, why);
+	}
+	json_decref(answer);
+	dm_py_want(dm, NULL); /* the next waiting file */
+}
+
+static void on_closed(uv_handle_t *h)
+{
+	struct py_parse *p = h->data;
+	if (--p->open == 0) {
+		free(p->buf);
+		free(p);
+	}
+}
+
+static void close_all(struct py_parse *p)
+{
+	uv_timer_stop(&p->timer);
+	if (!uv_is_closing((uv_handle_t *)&p->timer))
+		uv_close((uv_handle_t *)&p->timer, on_closed);
+	if (!uv_is_closing((uv_handle_t *)&p->out))
+		uv_close((uv_handle_t *)&p->out, on_closed);
+	if (p->exited && !uv_is_closing((uv_handle_t *)&p->proc))
+		uv_close((uv_handle_t *)&p->proc, on_closed);
+}
+
+static void kill_group(struct py_parse *p)
+{
+	if (!p->exited && p->proc.pid > 0)
+		kill(-p->proc.pid, SIGKILL); /* its own session: the file's forks too */
+}
+
+static void maybe_done(struct py_parse *p)
+{
+	if (p->exited && p->eof) {
+		finish(p);
+		close_all(p);
+	}
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+	struct py_parse *p = h->data;
+	(void)suggested;
+	if (p->cap - p->len < 65536 + 1) {
+		size_t cap = p->cap ? p->cap * 2 : 131072;
+		char *grown = realloc(p->buf, cap);
+		if (!grown) {
+			*buf = uv_buf_init(NULL, 0);
+			return;
+		}
+		p->buf = grown;
+		p->cap = cap;
+	}
+	*buf = uv_buf_init(p->buf + p->len, (unsigned)(p->cap - p->len - 1));
+}
+
+static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
+{
+	struct py_parse *p = s->data;
+	(void)buf;
+	if (n > 0) {
+		p->len += (size_t)n;
+		if (p->len > ANSWER_MAX && !p->too_much) {
+			p->too_much = true;
+			kill_group(p);
+			p->len = 0;
+		}
+		if (p->too_much)
+			p->len = 0;
+		return;
+	}
+	if (n < 0) {
+		uv_read_stop(s);
+		p->eof = true;
+		maybe_done(p);
+	}
+}
+
+static void on_timer(uv_timer_t *t)
+{
+	struct py_parse *p = t->data;
+
+	if (p->exited) {
+		/* its forks still hold the pipe: what came is the answer */
+		uv_read_stop((uv_stream_t *)&p->out);
+		p->eof = true;
+		maybe_done(p);
+		return;
+	}
+	p->timed_out = true;
+	kill_group(p);
+}
+
+static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
+{
+	struct py_parse *p = proc->data;
+
+	p->exited = true;
+	p->status = status;
+	p->term_signal = term_signal;
+	kill(-proc->pid, SIGKILL); /* what the file left behind in its session */
+	if (p->eof) {
+		maybe_done(p);
+		return;
+	}
+	uv_timer_start(&p->timer, on_timer, DRAIN_MS, 0);
+}
+
+/* The environment of a processor: the server's as a task gets it (no
+ * credential, connection or variable: lib/env_scrub.h), PYTHONPATH led by
+ * weir's `airflow` folder. */
+static int processor_env(struct dag_manager *dm, struct strvec *env)
+{
+	const char *old = getenv("PYTHONPATH");
+
+	for (char **v = environ; *v; v++)
+		if (strncmp(*v, "PYTHONPATH=", 11) && !env_scrub_drops(*v) &&
+		    strvec_push(env, *v) < 0)
+			return -1;
+	if (dm->folder.python_path)
+		return strvec_pushf(env, "PYTHONPATH=%s%s%s", dm->folder.python_path,
+		                    old && *old ? ":" : "", old && *old ? old : "");
+	return old ? strvec_pushf(env, "PYTHONPATH=%s", old) : 0;
+}
+
+static int start(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct py_parse *p = calloc(1, sizeof *p);
+	struct strvec env = STRVEC_INIT;
+	uv_file fds[2] = {-1, -1};
+	char *args[] = {dm->folder.python, "-m",           "_weir_airflow.processor",
+	                e->file,           dm->folder.dir, NULL};
+	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}};
+	uv_process_options_t o = {0};
+	int rc;
+
+	if (!p || processor_env(dm, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
+		free(p);
+		strvec_release(&env);
+		return -1;
+	}
+	p->dm = dm;
+	p->e = e;
+	p->started_ms = clock_now_ms();
+	uv_pipe_init(dm->loop, &p->out, 0);
+	uv_pipe_open(&p->out, fds[0]);
+	uv_timer_init(dm->loop, &p->timer);
+	p->out.data = p->timer.data = p->proc.data = p;
+	p->open = 2;
+	stdio[1].flags = stdio[2].flags = UV_INHERIT_FD;
+	stdio[1].data.fd = stdio[2].data.fd = fds[1];
+	o.file = dm->folder.python;
+	o.args = args;
+	o.env = env.v;
+	o.stdio = stdio;
+	o.stdio_count = 3;
+	o.exit_cb = on_exit_cb;
+	o.flags = UV_PROCESS_DETACHED; /* its own session: a kill reaches its forks */
+	/* a DAG file is code: it runs as the tasks do (docs/security.md), in
+	 * the DAG folder (python -m puts the working folder on sys.path) */
+	o.cwd = dm->folder.dir;
+	const struct run_as *ra = task_user_current();
+	if (ra && ra->set) {
+		o.uid = ra->uid;
+		o.gid = ra->gid;
+		o.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
+	}
+	rc = uv_spawn(dm->loop, &p->proc, &o);
+	close(fds[1]);
+	strvec_release(&env);
+	p->open++; /* a failed spawn leaves a handle to close too */
+	if (rc < 0) {
+		char msg[512];
+		snprintf(msg, sizeof msg, "%s: cannot start the DAG processor (%s): %s", e->file,
+		         dm->folder.python, uv_strerror(rc));
+		p->exited = p->eof = p->done = true;
+		close_all(p);
+		apply_answer(dm, e, NULL, msg);
+		return 0;
+	}
+	e->parse = p;
+	dm->folder.py_running++;
+	uv_read_start((uv_stream_t *)&p->out, on_alloc, on_read);
+	uv_timer_start(&p->timer, on_timer, (uint64_t)dm->folder.import_timeout_ms, 0);
+	return 0;
+}
+
+void dm_py_want(struct dag_manager *dm, struct dag_entry *e)
+{
+	if (e)
+		e->py_wanted = true;
+	/* the files that changed, as slots free (a file being parsed again
+	 * waits for its running processor) */
+	for (struct dag_entry *f = dm->folder.entries; f && dm->folder.py_running < PY_PARALLEL;
+	     f = f->next) {
+		if (!f->py || !f->py_wanted || f->parse || !f->present)
+			continue;
+		f->py_wanted = false;
+		if (!might_hold_dags(f->file)) {
+			json_t *none = json_array();
+			apply_answer(dm, f, none, NULL);
+			json_decref(none);
+			continue;
+		}
+		find_python(dm);
+		if (!dm->folder.python || start(dm, f) < 0)
+			log_error("DAG file %s: cannot start the DAG processor: out of memory",
+			          f->file);
+	}
+}
+
+void dm_py_gone(struct dag_manager *dm, struct dag_entry *e)
+{
+	e->py_wanted = false;
+	for (struct dag_entry *d = dm->folder.entries; d; d = d->next)
+		if (d->owner == e && d->present) {
+			d->present = false;
+			dm_file_gone(dm, d);
+		}
+}
+
+void dm_py_stop_all(struct dag_manager *dm)
+{
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
+		struct py_parse *p = e->parse;
+		if (!p)
+			continue;
+		e->parse = NULL;
+		p->dm = NULL;
+		p->done = true;
+		kill_group(p);
+		uv_read_stop((uv_stream_t *)&p->out);
+		if (!p->exited) {
+			/* the exit callback closes the process handle */
+			p->eof = true;
+			uv_timer_stop(&p->timer);
+			uv_close((uv_handle_t *)&p->timer, on_closed);
+			uv_close((uv_handle_t *)&p->out, on_closed);
+		} else {
+			close_all(p);
+		}
+	}
+	free(dm->folder.python);
+	free(dm->folder.python_path);
+	dm->folder.python = dm->folder.python_path = NULL;
+}

@@ -1,0 +1,321 @@
+"""weir's `airflow` package and the DAG processor without a server: DAG objects as weir's
+DAG documents (_weir_airflow.spec), a file's import errors with their line
+(processor.py), a task's try in its own process (run_task.py), and `weir dags test` reading
+the documents as the server does."""
+
+import datetime as dt
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import REPO
+
+SITE = REPO / "python" / "weir" / "compat" / "airflow" / "site"
+sys.path.insert(0, str(SITE))
+
+from airflow import DAG  # noqa: E402
+from airflow.decorators import dag, task  # noqa: E402
+from airflow.models.baseoperator import chain  # noqa: E402
+from airflow.operators.bash import BashOperator  # noqa: E402
+from airflow.operators.dummy import DummyOperator  # noqa: E402
+from airflow.operators.python import PythonOperator  # noqa: E402
+from airflow.utils.trigger_rule import TriggerRule  # noqa: E402
+
+from _weir_airflow.processor import process  # noqa: E402
+from _weir_airflow.spec import SpecError, dag_to_spec  # noqa: E402
+
+START = dt.datetime(2024, 1, 1)
+
+
+def by_id(doc):
+    return {t["task_id"]: t for t in doc["tasks"]}
+
+
+def test_a_with_block_dag_and_its_task_arguments():
+    args = {"retries": 2, "retry_delay": dt.timedelta(minutes=2), "pool": "etl",
+            "execution_timeout": dt.timedelta(hours=1)}
+    with DAG("nightly", default_args=args, schedule_interval="0 6 * * 1-5", start_date=START,
+             catchup=False, max_active_runs=1, max_active_tasks=4, tags=["a"],
+             params={"n": 3, "who": "x"}, description="a DAG", doc_md="# doc") as d:
+        a = BashOperator(task_id="a", bash_command="echo a", env={"K": "v"}, retries=0)
+        b = PythonOperator(task_id="b", python_callable=print, queue="q",
+                           depends_on_past=True)
+        c = DummyOperator(task_id="c", trigger_rule=TriggerRule.ONE_FAILED)
+        e = BashOperator(task_id="e", bash_command="echo {{ ds }}")
+        a >> b
+        c << b
+        e.set_upstream(a)
+    doc = dag_to_spec(d, "/dags/n.py", python="/usr/bin/python3")
+    assert {k: doc[k] for k in ("dag_id", "schedule", "start_date", "catchup",
+                                "max_active_runs", "max_active_tasks", "tags", "params",
+                                "description")} == {
+        "dag_id": "nightly", "schedule": "0 6 * * 1-5", "start_date": "2024-01-01T00:00:00Z",
+        "catchup": False, "max_active_runs": 1, "max_active_tasks": 4, "tags": ["a"],
+        "params": {"n": 3, "who": "x"}, "description": "a DAG"}
+    t = by_id(doc)
+    assert t["a"] == {"task_id": "a", "command": "exec bash -c 'echo a'", "env": {"K": "v"},
+                      "retries": 0, "retry_delay": 120, "execution_timeout": 3600,
+                      "pool": "etl"}
+    assert t["b"]["depends_on"] == ["a"] and t["b"]["queue"] == "q"
+    assert t["b"]["depends_on_past"] is True and t["b"]["retries"] == 2
+    assert "-m _weir_airflow.run_task /dags/n.py nightly b" in t["b"]["command"]
+    assert t["c"]["command"] == "true" and t["c"]["trigger_rule"] == "one_failed"
+    assert t["c"]["depends_on"] == ["b"]
+    # a templated Bash command renders in the task's process, with Jinja
+    assert "run_task /dags/n.py nightly e" in t["e"]["command"]
+
+
+@pytest.mark.parametrize("schedule,start,want", [
+    (None, START, "none"), ("@daily", START, "@daily"), ("@once", START, "@once"),
+    ("*/5 * * * *", START, "*/5 * * * *"),
+    (dt.timedelta(minutes=15), dt.datetime(2024, 1, 1, 0, 5), "5/15 * * * *"),
+    (dt.timedelta(hours=6), dt.datetime(2024, 1, 1, 2, 30), "30 2/6 * * *"),
+    (dt.timedelta(days=1), dt.datetime(2024, 1, 1, 6, 30), "30 6 * * *"),
+    (dt.timedelta(weeks=1), dt.datetime(2024, 1, 3), "0 0 * * 3"),
+])
+def test_schedules(schedule, start, want):
+    with DAG("s", schedule=schedule, start_date=start) as d:
+        BashOperator(task_id="t", bash_command="true")
+    assert dag_to_spec(d, "/f.py")["schedule"] == want
+
+
+@pytest.mark.parametrize("schedule", [dt.timedelta(minutes=7), "@continuous", ["ds://x"]])
+def test_schedules_weir_cannot_run_yet_are_errors(schedule):
+    with DAG("s", schedule=schedule, start_date=START) as d:
+        BashOperator(task_id="t", bash_command="true")
+    with pytest.raises(SpecError) as err:
+        dag_to_spec(d, "/f.py")
+    assert "schedule" in str(err.value) and err.value.line > 0
+
+
+def test_taskflow_values_make_dependencies_and_travel_in_the_environment():
+    @dag(schedule=None, start_date=START)
+    def flow():
+        @task
+        def one():
+            return 1
+
+        @task(retries=3)
+        def add(x, y=0):
+            return x + y
+
+        total = add(one(), y=add(one()))
+        chain(total, BashOperator(task_id="after", bash_command="true"))
+
+    doc = dag_to_spec(flow(), "/f.py")
+    t = by_id(doc)
+    assert sorted(t) == ["add", "add__1", "after", "one", "one__1"]
+    # arguments are made left to right: one, then the inner add's one__1, add, then add__1
+    assert t["add"]["depends_on"] == ["one__1"] and t["add"]["retries"] == 3
+    assert t["add__1"]["depends_on"] == ["add", "one"]
+    assert t["add__1"]["env"]["WEIR_AIRFLOW_XCOM"] == (
+        '{"add": {{ outputs.add.weir_return }}, "one": {{ outputs.one.weir_return }} }')
+    assert t["after"] == {"task_id": "after", "depends_on": ["add__1"],
+                          "command": "exec bash -c true", "retries": 0, "retry_delay": 300}
+
+
+def test_a_dotted_task_id_is_refused():
+    with DAG("dots", schedule=None) as d:
+        BashOperator(task_id="group.t", bash_command="true")
+    with pytest.raises(SpecError, match="no '.'"):
+        dag_to_spec(d, "/f.py")
+
+
+def write(tmp_path, name, text):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text))
+    return str(path)
+
+
+def processor(path, *extra):
+    """The processor as the server runs it: a child process, one JSON line out."""
+    env = dict(os.environ, PYTHONPATH=str(SITE))
+    r = subprocess.run([sys.executable, "-m", "_weir_airflow.processor", path, *extra],
+                       capture_output=True, text=True, timeout=60, env=env)
+    assert r.returncode == 0, r
+    lines = r.stdout.splitlines()
+    assert len(lines) == 1, r.stdout[:500]
+    return json.loads(lines[0])
+
+
+def test_the_processor_names_the_file_and_line_of_an_error(tmp_path):
+    p = write(tmp_path, "bad.py", """\
+        from airflow import DAG
+        print("noise" * 1000)
+
+        def helper():
+            raise KeyError("missing")
+
+        helper()
+        """)
+    e = processor(p)["error"]
+    # the innermost line of the file in the traceback
+    assert e["line"] == 5 and e["message"].startswith(p + ":5: KeyError: 'missing'"), e
+    assert "Traceback" in e["message"] and "line 5, in helper" in e["message"], e
+
+    p = write(tmp_path, "exit.py", "import sys\nfrom airflow import DAG\nsys.exit('no')\n")
+    e = processor(p)["error"]
+    assert e["line"] == 3 and "sys.exit('no')" in e["message"], e
+
+    p = write(tmp_path, "syn.py", "from airflow import DAG\nx = (\n")
+    e = processor(p)["error"]
+    assert e["line"] == 2 and "SyntaxError" in e["message"], e
+
+    p = write(tmp_path, "cron.py", """\
+        import datetime
+        from airflow import DAG
+        from airflow.operators.empty import EmptyOperator
+        with DAG("c", schedule=datetime.timedelta(minutes=7)) as d:
+            EmptyOperator(task_id="t")
+        """)
+    e = processor(p)["error"]
+    assert e["line"] == 4 and "timedelta" in e["message"] and "Traceback" not in e["message"]
+
+
+def test_the_processor_finds_the_files_dags(tmp_path):
+    (tmp_path / "common.py").write_text("OWNER = 'team'\n")  # the DAG folder is on the path
+    p = write(tmp_path, "two.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.decorators import dag, task
+        from airflow.operators.bash import BashOperator
+        from common import OWNER
+
+        first = DAG("first", schedule=None, start_date=datetime(2024, 1, 1))
+        BashOperator(task_id="t", bash_command="echo " + OWNER, dag=first)
+
+        @dag(schedule="@hourly", start_date=datetime(2024, 1, 1))
+        def second():
+            @task
+            def t():
+                return 1
+            t()
+
+        second()
+        unused = DAG("no_tasks")  # weir's DAGs have a task at least: left out
+        def made_in_a_function():
+            return DAG("lost")
+        made_in_a_function()
+        """)
+    a = processor(p, str(tmp_path))
+    assert sorted(d["dag_id"] for d in a["dags"]) == ["first", "second"], a
+    first = next(d for d in a["dags"] if d["dag_id"] == "first")
+    assert first["tasks"][0]["command"] == "exec bash -c 'echo team'"
+
+
+def run_task(tmp_path, path, dag_id, task_id, **env):
+    out = tmp_path / ("%s.out.json" % task_id)
+    full = dict(os.environ, PYTHONPATH=str(SITE), WEIR_OUTPUT=str(out),
+                WEIR_RUN_ID="manual__1", WEIR_LOGICAL_DATE="2024-03-01T00:00:00+00:00",
+                WEIR_TS="2024-03-01T00:00:00+00:00", WEIR_DS="2024-03-01",
+                WEIR_DS_NODASH="20240301", WEIR_TRY_NUMBER="2", **env)
+    r = subprocess.run([sys.executable, "-m", "_weir_airflow.run_task", path, dag_id,
+                        task_id], capture_output=True, text=True, timeout=60, env=full)
+    value = json.loads(out.read_text()) if out.exists() else None
+    return r, value
+
+
+def test_run_task_calls_the_callable_with_its_context_and_pushes_the_value(tmp_path):
+    p = write(tmp_path, "ctx.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.decorators import task
+        from airflow.exceptions import AirflowSkipException
+        from airflow.operators.python import PythonOperator
+
+        def show(a, ds, ti, params, b=None, **kwargs):
+            ti.xcom_push(key="extra", value=[1, 2])
+            return {"a": a, "b": b, "ds": ds, "try": ti.try_number, "run": kwargs["run_id"],
+                    "n": params["n"], "conf": kwargs["dag_run"].conf,
+                    "year": kwargs["logical_date"].year}
+
+        def skip():
+            raise AirflowSkipException("nothing today")
+
+        with DAG("ctx", schedule=None, start_date=datetime(2024, 1, 1), params={"n": 1}):
+            PythonOperator(task_id="show", python_callable=show, op_args=["A"],
+                           op_kwargs={"b": "B"})
+            PythonOperator(task_id="skip", python_callable=skip)
+
+            @task
+            def double(values):
+                return [v * 2 for v in values]
+
+            @task
+            def source():
+                return [1, 2]
+
+            double(source())
+        """)
+    r, out = run_task(tmp_path, p, "ctx", "show", WEIR_PARAM_n="5")
+    assert r.returncode == 0, r
+    want = {"a": "A", "b": "B", "ds": "2024-03-01", "try": 2, "run": "manual__1", "n": 5,
+            "conf": {"n": 5}, "year": 2024}
+    assert out == {"extra": [1, 2], "return_value": want, "weir_return": [want]}
+
+    r, out = run_task(tmp_path, p, "ctx", "double", WEIR_AIRFLOW_XCOM='{"source": [[3, 4]] }')
+    assert r.returncode == 0, r
+    assert out["return_value"] == [6, 8]
+
+    r, out = run_task(tmp_path, p, "ctx", "skip")
+    assert r.returncode == 99 and "AirflowSkipException" in r.stderr and out is None, r
+
+
+def test_weir_reads_the_documents_and_runs_them(tmp_path):
+    """`weir dags test` reads the processor's document (dag_spec_from_json) and runs it: a
+    Bash task, a value passed down by XCom, a templated command."""
+    exe = os.environ.get("WEIR_BIN") or str(REPO / "build" / "weir")
+    if not os.path.exists(exe):
+        pytest.skip("no weir program built (make weir, or set WEIR_BIN)")
+    side = tmp_path / "side"
+    p = write(tmp_path, "chain.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.decorators import task
+        from airflow.operators.bash import BashOperator
+
+        with DAG("chain", schedule=None, start_date=datetime(2024, 1, 1)) as d:
+            @task
+            def make():
+                return {"word": "it's \\"quoted\\" $(x)"}
+
+            @task
+            def use(v):
+                open(%r, "w").write(v["word"])
+
+            BashOperator(task_id="first", bash_command="echo {{ ds }}") >> use(make())
+        """ % str(side))
+    doc = processor(p)["dags"][0]
+    spec = tmp_path / "chain.json"
+    spec.write_text(json.dumps(doc))
+    r = subprocess.run([exe, "dags", "test", str(spec)], capture_output=True, text=True,
+                       timeout=120, env=dict(os.environ, WEIR_AIRFLOW_PYTHON=sys.executable))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert side.read_text() == "it's \"quoted\" $(x)"
+
+
+def test_no_value_rendered_into_a_bash_command_runs_as_code(tmp_path):
+    """A param (or conf, or XCom) rendered into bash_command reaches bash through a variable,
+    in quotes, in double quotes or bare: printed, never run; a safe value is written as is."""
+    p = write(tmp_path, "inject.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.operators.bash import BashOperator
+
+        with DAG("inject", schedule=None, start_date=datetime(2024, 1, 1), params={"x": "a"}):
+            BashOperator(task_id="t", cwd=%r, bash_command=(
+                "echo {{ ds }} {{ params.x }}; echo \\"{{ params.x }}\\"; "
+                "echo '{{ params.x }}' > single"))
+        """ % str(tmp_path))
+    evil = "$(touch pwned1); touch pwned2 `touch pwned3` 'q\" ;"
+    r, _ = run_task(tmp_path, p, "inject", "t", WEIR_PARAM_x=evil)
+    assert r.returncode == 0, r
+    assert not list(tmp_path.glob("pwned*")), r
+    lines = r.stdout.splitlines()
+    assert lines[0] == "2024-03-01 " + evil and lines[1] == evil, r.stdout
+    # inside single quotes the variable is not expanded: its name shows, the value never runs
+    assert (tmp_path / "single").read_text() == '"${WEIR_TEMPLATE_VALUE_2}"\n'

@@ -1,0 +1,249 @@
+"""Airflow DAG files in Python in the DAG folder (docs/airflow.md): parsed by the DAG
+processor in a child process, run through the REST API; broken files are import errors that
+name the file and line while the good files beside them run."""
+
+import os
+import pwd
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from conftest import cli_describe, wait_for
+from dagtest import DAGS_SRC, Dags, dag_config
+
+
+def place(d, name, **subs):
+    """tests/system/dags/airflow/NAME into the DAG folder (subfolders kept), whole (a rename)."""
+    path = d.dir / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.parent / (".%s.tmp" % path.name)
+    tmp.write_text(d.text("airflow/" + name, **subs))
+    os.replace(tmp, path)
+
+
+def airflow_dags(make_server, tmp_path, files, timeout=None, ignore=None, env=None):
+    """A server whose DAG folder holds tests/system/dags/airflow/FILES (and an
+    .airflowignore of `ignore`)."""
+    config = dag_config()
+    if timeout:
+        config += "dagbag_import_timeout: %s\n" % timeout
+    srv = make_server(config=config, start=False)
+    # the tasks and the processor run this interpreter (jinja2 is there)
+    srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    srv.extra_env.update(env or {})
+    d = Dags(srv, tmp_path)
+    if ignore:
+        (d.dir / ".airflowignore").write_text(ignore)
+    for name in files:
+        place(d, name)
+    srv.start()
+    return d
+
+
+def import_errors(d, name):
+    errs = d.get("/importErrors")["import_errors"]
+    return [e for e in errs if e["filename"].endswith("/" + name)]
+
+
+def wait_import_error(d, name, timeout=30):
+    return wait_for(lambda: import_errors(d, name), timeout, "an import error for " + name)[0]
+
+
+ENV_DAG = '''\
+import os
+from airflow import DAG
+from airflow.operators.empty import EmptyOperator
+
+seen = sorted(k for k in os.environ if k in ("SYSTEST_API_TOKEN", "WEIR_CONN_DB"))
+with DAG("env_seen", description=repr(seen), schedule=None):
+    EmptyOperator(task_id="t")
+'''
+
+
+def test_python_dag_files_run(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path, ["classic.py", "team/taskflow.py", "helpers.py",
+                                              "ignored_one.py"],
+                     ignore="# not read\nignored_.*  # a regexp, as Airflow's\n",
+                     env={"SYSTEST_API_TOKEN": "s3cr3t", "WEIR_CONN_DB": "sqlite:///x"})
+    # a DAG file sees the server's environment as a task does: no credential
+    (d.dir / "env.py").write_text(ENV_DAG)
+    dag = d.wait_dag("env_seen")
+    assert dag["description"] == "[]", dag
+    # YAML beside Python, in a subfolder too; a job's spec kept in a subfolder is no DAG file
+    (d.dir / "team" / "side.yaml").write_text(
+        "dag_id: yaml_side\ntasks:\n  - task_id: t\n    command: 'true'\n")
+    (d.dir / "specs").mkdir()
+    (d.dir / "specs" / "job.yaml").write_text(
+        "name: j\nroles:\n  task: {command: 'true', memory: 256m}\n")
+    d.wait_dag("yaml_side")
+    dag = d.wait_dag("classic")
+    assert dag["fileloc"].endswith("/classic.py"), dag
+    assert sorted(t["name"] for t in dag["tags"]) == ["classic", "example"], dag
+    assert dag["schedule_interval"]["value"] == "@daily", dag
+    tasks = {t["task_id"]: t for t in d.get("/dags/classic/tasks")["tasks"]}
+    assert set(tasks) == {"start", "extract", "count_rows", "summary", "templated", "end"}
+    assert tasks["count_rows"]["retries"] == 1, tasks["count_rows"]
+    assert tasks["end"]["trigger_rule"] == "all_done", tasks["end"]
+    assert sorted(tasks["count_rows"]["downstream_task_ids"]) == ["summary", "templated"]
+
+    run = d.trigger("classic", conf={"who": "weir"})
+    assert d.wait_run("classic", run["dag_run_id"])["state"] == "success", \
+        d.tis("classic", run["dag_run_id"])
+    day = run["logical_date"][:10]
+    assert d.side_lines("classic_extract") == ["extracted"]
+    assert d.side_lines("classic_report") == ["%s 30 weir" % day]
+    assert d.side_lines("classic_templated") == ["%s weir 3" % day]
+    base = "/dags/classic/dagRuns/%s/taskInstances" % run["dag_run_id"]
+    x = d.get(base + "/summary/xcomEntries/return_value?stringify=false")
+    assert x["value"] == 30, x
+    x = d.get(base + "/count_rows/xcomEntries/return_value?stringify=false")
+    assert x["value"] == {"rows": 3, "day": day, "who": "weir"}, x
+
+    # TaskFlow, in a subfolder
+    d.wait_dag("taskflow_etl")
+    run = d.trigger("taskflow_etl")
+    assert d.wait_run("taskflow_etl", run["dag_run_id"])["state"] == "success", \
+        d.tis("taskflow_etl", run["dag_run_id"])
+    assert d.side_lines("taskflow_load") == ["total=3"]
+    assert d.side_lines("taskflow_note") == ["noted"]
+    x = d.get("/dags/taskflow_etl/dagRuns/%s/taskInstances/transform/xcomEntries/return_value"
+              "?stringify=false" % run["dag_run_id"])
+    assert x["value"]["total"] == 3, x
+
+    # neither the file that names no DAG nor the ignored one was imported
+    errs = d.get("/importErrors")["import_errors"]
+    assert not errs, errs
+    r = d.srv.cli("dags", "list")
+    assert r.returncode == 0, cli_describe(r)
+    assert "classic" in r.stdout and "taskflow_etl" in r.stdout, cli_describe(r)
+
+
+def test_broken_python_files_are_import_errors(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path,
+                     ["good.py", "raises.py", "syntax.py", "loops.py", "exits.py", "prints.py",
+                      "big.py"],
+                     timeout=3)
+    d.wait_dag("good")
+
+    e = wait_import_error(d, "raises.py")
+    assert "raises.py:9" in e["stack_trace"], e
+    assert "the configuration service is down" in e["stack_trace"], e
+    assert "Traceback" in e["stack_trace"], e
+    # the whole traceback, its last line too
+    assert e["stack_trace"].rstrip().endswith(
+        "RuntimeError: the configuration service is down"), e
+    e = wait_import_error(d, "syntax.py")
+    assert "syntax.py:4" in e["stack_trace"] and "SyntaxError" in e["stack_trace"], e
+    e = wait_import_error(d, "exits.py")
+    assert "sys.exit(3)" in e["stack_trace"], e
+    e = wait_import_error(d, "loops.py")
+    assert "dagbag_import_timeout (3 s)" in e["stack_trace"], e
+    e = wait_import_error(d, "big.py")
+    assert "answer passed 8388608 bytes" in e["stack_trace"], e
+    # what a file prints goes nowhere: its DAG loads
+    d.wait_dag("prints")
+
+    r = d.srv.cli("dags", "list")
+    assert r.returncode == 0, cli_describe(r)
+    assert "raises.py:9" in r.stdout and "dagbag_import_timeout" in r.stdout, cli_describe(r)
+
+    # the good file beside them runs
+    run = d.trigger("good")
+    assert d.wait_run("good", run["dag_run_id"])["state"] == "success"
+    assert "hello @VERSION@" in d.log("good", run["dag_run_id"], "hello")
+
+    # a second file with the same dag_id: an import error naming the first
+    place(d, "dup.py")
+    e = wait_import_error(d, "dup.py")
+    assert 'dag_id: "good" is already the DAG of' in e["stack_trace"], e
+    assert e["stack_trace"].rstrip().endswith("good.py"), e
+    os.unlink(d.dir / "dup.py")
+    wait_for(lambda: not import_errors(d, "dup.py"), 30, "dup.py's import error to go")
+
+    # a changed file is parsed again; a fixed one loads
+    place(d, "good.py", VERSION="v2")
+    d.wait_dag("good", pred=lambda dag: True)
+    def second_version():
+        run2 = d.trigger("good")
+        d.wait_run("good", run2["dag_run_id"])
+        return "hello v2" in d.log("good", run2["dag_run_id"], "hello")
+    wait_for(second_version, 30, "the changed good.py to run")
+    d.write("raises.py", (DAGS_SRC / "airflow/raises.py").read_text().replace(
+        "    raise RuntimeError", "    # raise RuntimeError"))
+    d.wait_dag("raises")
+    wait_for(lambda: not import_errors(d, "raises.py"), 30, "raises.py's import error to go")
+
+    # a deleted file's DAG goes
+    os.unlink(d.dir / "prints.py")
+    def gone():
+        status, body = d.srv.api("GET", "/api/v1/dags/prints")
+        return status == 404 or body.get("is_active") is False
+    wait_for(gone, 30, "DAG prints to go with its file")
+
+
+WHOAMI = '''\
+import os
+from datetime import datetime
+
+from airflow import DAG
+from airflow.decorators import task
+
+# the processor's uid, where the test can read it
+with DAG("whoami", description="parsed by uid %d" % os.getuid(), schedule=None,
+         start_date=datetime(2024, 1, 1)):
+    @task
+    def uid():
+        return os.getuid()
+
+    @task
+    def show(n):
+        print("task uid=%d upstream uid=%d" % (os.getuid(), n))
+
+    show(uid())
+'''
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="starts processes as another user: root")
+def test_a_dag_file_is_imported_as_the_tasks_user(make_server):
+    """A root server imports DAG files as its tasks' user (nobody), as it runs the tasks."""
+    nobody = pwd.getpwnam("nobody").pw_uid
+    top = Path(tempfile.mkdtemp(prefix="weir-af-", dir="/tmp"))
+    try:
+        top.chmod(0o711)  # pytest's folders (0700) are closed to other users
+        srv = make_server(config=dag_config(), home=top / "home", start=False)
+        srv.shared_task_user = False
+        srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+        d = Dags(srv, top)
+        d.write("whoami.py", WHOAMI)
+        srv.start()
+        dag = d.wait_dag("whoami")
+        assert dag["description"] == "parsed by uid %d" % nobody, dag
+        run = d.wait_run("whoami", d.trigger("whoami")["dag_run_id"])
+        assert run["state"] == "success", d.tis("whoami", run["dag_run_id"])
+        assert "task uid=%d upstream uid=%d" % (nobody, nobody) in d.log(
+            "whoami", run["dag_run_id"], "show")
+    finally:
+        shutil.rmtree(top, ignore_errors=True)
+
+
+def test_a_python_dags_run_survives_a_kill9(make_server, tmp_path):
+    """kill -9 of the server while a Python DAG's task runs; after the restart the file is
+    parsed again, the run goes on, each task ran once, and the value a passed reaches c."""
+    d = airflow_dags(make_server, tmp_path, ["survive.py"])
+    d.wait_dag("survive")
+    d.trigger("survive", run_id="survivor")
+
+    def b_running():
+        ti = d.tis("survive", "survivor").get("b")
+        return ti if ti and ti["state"] == "running" and d.side_lines("b") else None
+    wait_for(b_running, 60, "task b running")
+    d.srv.kill9()
+    d.srv.start()
+    (d.side / "go").write_text("")
+    run = d.wait_run("survive", "survivor", timeout=120)
+    assert run["state"] == "success", (run, d.tis("survive", "survivor"))
+    assert (d.side_lines("a"), d.side_lines("b"), d.side_lines("c")) == (
+        ["a"], ["b"], ["c got a"])
