@@ -155,7 +155,7 @@ python-unit: weir
 	cd python && MYPYPATH=weir/compat/airflow/site /usr/bin/python3 -m mypy --strict \
 	    --exclude 'weir/compat/airflow/site/' weir
 	cd python/weir/compat/airflow/site && MYPYPATH=$(CURDIR)/python /usr/bin/python3 -m mypy --strict \
-	    -p airflow -p _weir_airflow
+	    --config-file $(CURDIR)/python/pyproject.toml -p airflow -p _weir_airflow
 
 system: weir
 	WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q tests/system $(PYTEST_ARGS)
