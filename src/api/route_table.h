@@ -148,7 +148,8 @@ bool route_table_served(int route);
  * in its voice without one).  The role check: where the row has an
  * operation for the method, the request's role (http_request_role()) must
  * reach the method's least role (route_table_role(), sched/access.h), else
- * a 403 in e's voice naming the role needed.  `seg`, `n` as route_handler_fn's.  Defined in routes.c. */
+ * a 403 in e's voice naming the role needed.  `seg`, `n` as route_handler_fn's.  Defined in
+ * routes.c. */
 void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
                     const struct route_match *m, struct http_request *req, char **seg, int n);
 
