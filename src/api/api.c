@@ -38,7 +38,9 @@ static bool speaks_problems(const char *first)
 }
 
 /* The Bearer token, or a configured user with HTTP Basic; who it was is
- * noted on the request (the event log's owner).  A Basic password is
+ * noted on the request (the event log's owner), and the role it has (the
+ * token's is Admin; a user's its configured one), which route_dispatch()
+ * checks.  A Basic password is
  * checked off the loop (api/auth_gate.h): AUTH_GATE_WAIT, the request
  * suspended and handed to api_handle again with the verdict;
  * AUTH_GATE_THROTTLED and AUTH_GATE_BUSY are answered here. */
@@ -52,11 +54,14 @@ static enum auth_gate_result request_auth(struct api *api, struct http_request *
 
 	if (api_auth_ok(h, api->rc.token)) {
 		http_request_set_user(req, "token");
+		http_request_set_role(req, ROLE_ADMIN);
 		return AUTH_GATE_OK;
 	}
 	r = auth_gate_basic(api->rc.gate, req, h, &retry_s);
-	if (r == AUTH_GATE_OK && basic_auth_header_user(h, user, sizeof user))
+	if (r == AUTH_GATE_OK && basic_auth_header_user(h, user, sizeof user)) {
 		http_request_set_user(req, user);
+		http_request_set_role(req, auth_gate_role(api->rc.gate, user));
+	}
 	if (r != AUTH_GATE_THROTTLED && r != AUTH_GATE_BUSY)
 		return r;
 	snprintf(msg, sizeof msg, "%lld", (long long)retry_s);

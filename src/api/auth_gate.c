@@ -106,6 +106,11 @@ size_t auth_gate_count(const struct auth_gate *g)
 	return g ? basic_auth_count(g->basic) : 0;
 }
 
+enum weir_role auth_gate_role(const struct auth_gate *g, const char *user)
+{
+	return g ? basic_auth_role(g->basic, user) : ROLE_NONE;
+}
+
 static void work_run(uv_work_t *w)
 {
 	struct item *it = w->data;

@@ -51,6 +51,9 @@ int auth_gate_set_users(struct auth_gate *g, const struct basic_user *users, siz
                         struct weir_error *err);
 /* How many users it knows. */
 size_t auth_gate_count(const struct auth_gate *g);
+/* The role of a configured user (basic_auth_role()); ROLE_NONE when none
+ * is named so. */
+enum weir_role auth_gate_role(const struct auth_gate *g, const char *user);
 
 /* The Authorization header's Basic credentials for `req`. */
 enum auth_gate_result auth_gate_basic(struct auth_gate *g, struct http_request *req,

@@ -216,6 +216,7 @@ struct basic_auth *basic_auth_create(const struct basic_user *users, size_t n,
 		}
 		ba->users[i].name = strdup(users[i].name);
 		ba->users[i].password_hash = strdup(users[i].password_hash);
+		ba->users[i].role = users[i].role == ROLE_NONE ? ROLE_ADMIN : users[i].role;
 		ba->n = i + 1;
 		if (!ba->users[i].name || !ba->users[i].password_hash)
 			goto oom;
@@ -243,6 +244,14 @@ void basic_auth_destroy(struct basic_auth *ba)
 size_t basic_auth_count(const struct basic_auth *ba)
 {
 	return ba ? ba->n : 0;
+}
+
+enum weir_role basic_auth_role(const struct basic_auth *ba, const char *user)
+{
+	for (size_t i = 0; ba && user && i < ba->n; i++)
+		if (!strcmp(ba->users[i].name, user))
+			return ba->users[i].role;
+	return ROLE_NONE;
 }
 
 /* base64 (standard alphabet, padding required) into a NUL-terminated buffer

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "model/role.h"
 
 #define BASIC_AUTH_DEFAULT_ITERATIONS 600000u
 #define BASIC_AUTH_MIN_ITERATIONS 1000u
@@ -37,6 +38,7 @@
 struct basic_user {
 	const char *name;
 	const char *password_hash;
+	enum weir_role role; /* ROLE_NONE: Admin, the default (docs/security.md, "Roles") */
 };
 
 /* A new hash of `password` with a fresh random salt; iterations 0 means
@@ -104,5 +106,9 @@ bool basic_auth_header_user(const char *authorization, char *out, size_t size);
 
 /* How many users it knows (0: do not advertise Basic). */
 size_t basic_auth_count(const struct basic_auth *ba);
+
+/* The role of the user named `user` (never ROLE_NONE for a known user);
+ * ROLE_NONE when it knows no such user (or `ba` is NULL). */
+enum weir_role basic_auth_role(const struct basic_auth *ba, const char *user);
 
 #endif

@@ -130,6 +130,7 @@ struct http_request {
 	char *hdr_value[MAX_EXTRA_HEADERS];
 	int n_hdr;
 	char user[64];                    /* http_request_set_user */
+	enum weir_role role;              /* http_request_set_role */
 	json_t *answer;                   /* the JSON answer, kept until the done callback */
 	struct http_request *prev, *next; /* in srv->suspended while suspended */
 	/* answered, its done callback still to come (srv->done_first) */
@@ -731,6 +732,16 @@ void http_request_set_user(struct http_request *req, const char *user)
 const char *http_request_user(const struct http_request *req)
 {
 	return req->user;
+}
+
+void http_request_set_role(struct http_request *req, enum weir_role role)
+{
+	req->role = role;
+}
+
+enum weir_role http_request_role(const struct http_request *req)
+{
+	return req->role;
 }
 
 json_t *http_request_answer(const struct http_request *req)

@@ -30,6 +30,7 @@
 #include <uv.h>
 
 #include "lib/error.h"
+#include "model/role.h"
 
 struct http_server;  /* opaque */
 struct http_request; /* opaque */
@@ -140,6 +141,11 @@ const char *http_request_peer(const struct http_request *req, char *buf, size_t 
 void http_request_set_user(struct http_request *req, const char *user);
 /* That user, or "" when none was set. */
 const char *http_request_user(const struct http_request *req);
+/* The role the request's credentials carry (model/role.h), which the route
+ * table's role column is checked against (route_dispatch()); ROLE_NONE
+ * until set. */
+void http_request_set_role(struct http_request *req, enum weir_role role);
+enum weir_role http_request_role(const struct http_request *req);
 
 /* The JSON the request was answered with (http_request_respond_json), or
  * NULL: readable in the http_done_fn callback only (an id the answer

@@ -29,6 +29,7 @@
 #include <stddef.h>
 
 #include "api/route_match.h"
+#include "model/role.h"
 
 /* The index of the row that is no route. */
 #define ROUTE_TABLE_OTHER 0
@@ -131,14 +132,24 @@ const char *route_table_event(int route, const char *method);
 /* The operation of `method` on the row; NULL when the row has none for
  * it (or `route` is ROUTE_TABLE_OTHER). */
 route_op_fn route_table_op(int route, const char *method);
+/* The least role `method` on the row asks of the request's credentials
+ * (model/role.h; HEAD is GET's): ROLE_NONE where the row has no operation
+ * for it, for the rows whose entry takes no API credentials (ROUTE_OPEN:
+ * the UI's files and login, /health, the launchers' own secret), and for
+ * ROUTE_TABLE_OTHER.  route_dispatch() checks it (sched/access.h). */
+enum weir_role route_table_role(int route, const char *method);
 /* Whether the row has an operation for some method (a path of Airflow's
  * API that weir does not serve has none). */
 bool route_table_served(int route);
 
 /* Answers a request whose entry `e` route_table_entry() found: where the
- * path's row is e's and served, e's admit, then the row's operation of the
- * method, or a 405 in e's voice; else e's unmatched (a 404 in its voice
- * without one).  `seg`, `n` as route_handler_fn's.  Defined in routes.c. */
+ * path's row is e's and served, the role check, e's admit, then the row's
+ * operation of the method, or a 405 in e's voice; else e's unmatched (a 404
+ * in its voice without one).  The role check: where the row has an
+ * operation for the method, the request's role (http_request_role()) must
+ * reach the method's least role (route_table_role(), sched/access.h), else
+ * a 403 in e's voice naming the role needed.  `seg`, `n` as route_handler_fn's.  Defined in
+ * routes.c. */
 void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
                     const struct route_match *m, struct http_request *req, char **seg, int n);
 

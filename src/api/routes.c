@@ -4,6 +4,7 @@
  * and the operations of the rows outside the route groups (the UI's files
  * and login, /metrics, /health).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "api/airflow/airflow.h"
@@ -18,6 +19,7 @@
 #include "api/route_table.h"
 #include "api/ui/ui_assets.h"
 #include "api/ui/ui_auth.h"
+#include "sched/access.h"
 
 /* ---- the dispatch ---- */
 
@@ -27,6 +29,25 @@ static void no_route(const struct route_entry *e, struct http_request *req)
 		reply_problem_no_route(req);
 	else
 		reply_no_route(req);
+}
+
+/* Whether the request's role may do `method` on the row (sched/access.h);
+ * else answers 403 in e's voice, naming the role needed. */
+static bool role_ok(const struct route_entry *e, struct http_request *req, int route,
+                    const char *method)
+{
+	enum weir_role need = route_table_role(route, method), have = http_request_role(req);
+	char msg[200];
+
+	if (access_allowed(have, need))
+		return true;
+	snprintf(msg, sizeof msg, "%s %s needs the role %s or above (this user's role is %s)",
+	         method, route_table_template(route), role_name(need), role_name(have));
+	if (e->flags & ROUTE_PROBLEMS)
+		reply_problem(req, 403, msg);
+	else
+		reply_status(req, 403, msg);
+	return false;
 }
 
 void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
@@ -42,11 +63,14 @@ void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
 			no_route(e, req);
 		return;
 	}
-	if (e->admit && !e->admit(rc, req))
-		return;
 	if ((e->flags & ROUTE_HEAD_AS_GET) && !strcmp(method, "HEAD"))
 		method = "GET";
 	op = route_table_op(m->route, method);
+	/* the role first: one short of it learns nothing of the entry's state */
+	if (op && !role_ok(e, req, m->route, method))
+		return;
+	if (e->admit && !e->admit(rc, req))
+		return;
 	if (op)
 		op(rc, req, m);
 	else if (e->no_method)

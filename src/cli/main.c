@@ -14,6 +14,7 @@
 #include "cli/cli_jobs.h"
 #include "cli/cli_logs.h"
 #include "cli/cli_password.h"
+#include "cli/cli_routes.h"
 #include "cli/cli_run.h"
 #include "cli/cli_secrets.h"
 #include "cli/cli_submit.h"
@@ -172,6 +173,9 @@ int main(int argc, char **argv)
 		return cli_artifact_unpack(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "hash-password"))
 		return cli_password_main(argc - 1, argv + 1);
+	/* hidden: the route table and its roles, for the tests */
+	if (argc >= 2 && !strcmp(argv[1], "routes"))
+		return cli_routes_main(argc - 1, argv + 1);
 	/* what a DAG's sql: and transfer: tasks run (data/task.h) */
 	if (argc >= 2 && !strcmp(argv[1], "task-sql"))
 		return data_task_sql_main(argc - 1, argv + 1);

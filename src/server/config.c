@@ -564,7 +564,7 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 
 	if (!json_is_array(u))
 		return weir_error_set(err, WEIR_E_INVALID,
-		                      "%s: users: expected a list of {name, password_hash}",
+		                      "%s: users: expected a list of {name, password_hash, role}",
 		                      origin);
 	free_users(cfg);
 	cfg->users = calloc(json_array_size(u) + 1, sizeof *cfg->users);
@@ -574,15 +574,23 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 	{
 		const char *name = json_string_value(json_object_get(v, "name"));
 		const char *hash = json_string_value(json_object_get(v, "password_hash"));
+		json_t *role = json_object_get(v, "role");
+		enum weir_role r = ROLE_ADMIN;
 		if (!json_is_object(v) || !name || !*name || strchr(name, ':') || !hash ||
-		    json_object_size(v) != 2)
+		    json_object_size(v) != 2u + (role != NULL))
 			return weir_error_set(
 			    err, WEIR_E_INVALID,
-			    "%s: users[%zu]: expected {name, password_hash} (a name "
-			    "without ':'; the hash from `weir hash-password`)",
+			    "%s: users[%zu]: expected {name, password_hash, role} (a name "
+			    "without ':'; the hash from `weir hash-password`; role optional)",
 			    origin, i);
+		if (role && role_from_name(json_string_value(role), &r) < 0)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "%s: users[%zu] (%s).role: expected Viewer, User, Op "
+			                      "or Admin",
+			                      origin, i, name);
 		cfg->users[cfg->n_users].name = strdup(name);
 		cfg->users[cfg->n_users].password_hash = strdup(hash);
+		cfg->users[cfg->n_users].role = r;
 		cfg->n_users++;
 		if (!cfg->users[cfg->n_users - 1].name ||
 		    !cfg->users[cfg->n_users - 1].password_hash)

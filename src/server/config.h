@@ -15,6 +15,7 @@
 
 #include "lib/error.h"
 #include "model/connection.h"
+#include "model/role.h"
 #include "model/variable.h"
 
 #define SERVER_DEFAULT_HOST "127.0.0.1"
@@ -58,7 +59,7 @@ struct server_config {
 	struct server_pool *pools; /* `pools: {name: slots}`; default_pool is added by the
 	                            * DAG manager when absent */
 	size_t n_pools;
-	struct server_user *users; /* `users: [{name, password_hash}]`: HTTP Basic auth */
+	struct server_user *users; /* `users: [{name, password_hash, role?}]`: HTTP Basic auth */
 	size_t n_users;
 
 	bool executor_slurm; /* `executor: slurm` (default local): work that names no queue */
@@ -104,6 +105,7 @@ struct server_config {
 struct server_user {
 	char *name;
 	char *password_hash;
+	enum weir_role role; /* `role:`, Admin when not given (docs/security.md, "Roles") */
 };
 
 /* A named slot count for DAG tasks (sched/dag_pool.h); slots < 0: unlimited. */
@@ -128,7 +130,7 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
 
 /* Applies a YAML configuration text (keys: listen, resources {vcores,
  * memory, gpus}, kill_grace_seconds, dags (a folder, relative to the home),
- * pools {name: slots}, users [{name, password_hash}], executor (local or slurm),
+ * pools {name: slots}, users [{name, password_hash, role?}], executor (local or slurm),
  * log_transport (file or http),
  * slurm {partition, account, qos, time, sbatch_options [...], shared_dir},
  * queues {name: {executor, and for slurm the keys of slurm}},

@@ -137,6 +137,7 @@ static int set_users(struct server_parts *p, const struct server_config *cfg,
 	for (size_t i = 0; i < cfg->n_users; i++) {
 		users[i].name = cfg->users[i].name;
 		users[i].password_hash = cfg->users[i].password_hash;
+		users[i].role = cfg->users[i].role;
 	}
 	rc = api_set_users(p->api, users, cfg->n_users, err);
 	free(users);

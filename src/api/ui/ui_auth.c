@@ -211,6 +211,7 @@ enum ui_auth_result ui_auth_cookie(struct ui_auth *ua, struct http_request *req)
 	    !ui_session_csrf_ok(&s, http_request_header(req, UI_CSRF_HEADER)))
 		r = UI_AUTH_BAD_CSRF;
 	http_request_set_user(req, s.user); /* the event log's owner */
+	http_request_set_role(req, s.role);
 	explicit_bzero(&s, sizeof s);
 	return r;
 }
@@ -237,6 +238,7 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 	json_t *j = NULL;
 	json_error_t je;
 	const char *user = NULL, *password = NULL, *given_token = NULL, *who = NULL;
+	enum weir_role role = ROLE_NONE;
 	struct ui_session s;
 	struct weir_error err = {0};
 	char cookie[UI_SESSION_ID_LEN + 80];
@@ -259,10 +261,13 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 		goto out;
 	}
 	if (given_token) {
-		if (str_eq_ct(token, given_token))
+		if (str_eq_ct(token, given_token)) {
 			who = TOKEN_USER;
+			role = ROLE_ADMIN;
+		}
 	} else if ((r = auth_gate_user(gate, req, user, password, &retry_s)) == AUTH_GATE_OK) {
 		who = user;
+		role = auth_gate_role(gate, user);
 	} else if (r == AUTH_GATE_WAIT) {
 		goto out; /* checked off the loop; back here with the verdict */
 	} else if (r != AUTH_GATE_NO) {
@@ -283,7 +288,7 @@ static void route_login(struct ui_auth *ua, struct http_request *req, const char
 		fail_later(ua, req);
 		goto out;
 	}
-	if (ui_sessions_open(ua->sessions, who, clock_mono_ms(), &s, &err) < 0) {
+	if (ui_sessions_open_as(ua->sessions, who, role, clock_mono_ms(), &s, &err) < 0) {
 		reply_problem_error(req, &err);
 		goto out;
 	}

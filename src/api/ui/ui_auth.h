@@ -8,6 +8,9 @@
  *                     401 after a fixed delay when wrong; 415 unless the
  *                     body is application/json.
  *   GET  /ui/session  200 {"user","csrf_token"} for a live session, or 401.
+ *
+ * A session carries its user's role (model/role.h; the token's is Admin),
+ * which the route table's role column is checked against.
  *   POST /ui/logout   ends the session (needs X-CSRF-Token); the cookie is
  *                     cleared.
  *

@@ -78,6 +78,12 @@ static void sweep(struct ui_sessions *s, int64_t now_ms)
 int ui_sessions_open(struct ui_sessions *s, const char *user, int64_t now_ms,
                      struct ui_session *out, struct weir_error *err)
 {
+	return ui_sessions_open_as(s, user, ROLE_ADMIN, now_ms, out, err);
+}
+
+int ui_sessions_open_as(struct ui_sessions *s, const char *user, enum weir_role role,
+                        int64_t now_ms, struct ui_session *out, struct weir_error *err)
+{
 	struct ui_session *free_slot = NULL, *lru = NULL, e;
 
 	if (!user || !*user || strlen(user) > UI_SESSION_USER_MAX)
@@ -87,6 +93,7 @@ int ui_sessions_open(struct ui_sessions *s, const char *user, int64_t now_ms,
 	if (random_hex(e.id, err) < 0 || random_hex(e.csrf, err) < 0)
 		return -1;
 	memcpy(e.user, user, strlen(user) + 1);
+	e.role = role;
 	e.last_used_ms = now_ms;
 	sweep(s, now_ms);
 	for (size_t i = 0; i < UI_SESSION_MAX && !free_slot; i++) {

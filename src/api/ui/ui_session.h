@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "model/role.h"
 
 #define UI_SESSION_ID_LEN 64 /* hex digits of the id and of the CSRF token */
 #define UI_SESSION_IDLE_MS (12ll * 3600 * 1000)
@@ -29,6 +30,7 @@ struct ui_session {
 	char id[UI_SESSION_ID_LEN + 1];
 	char csrf[UI_SESSION_ID_LEN + 1];
 	char user[UI_SESSION_USER_MAX + 1];
+	enum weir_role role; /* what the user may do (model/role.h) */
 	int64_t last_used_ms;
 };
 
@@ -39,8 +41,12 @@ struct ui_sessions *ui_sessions_create(void);
 /* Forgets every session (their ids are wiped); NULL is a no-op. */
 void ui_sessions_destroy(struct ui_sessions *s);
 
-/* A new session for `user` (at most UI_SESSION_USER_MAX bytes, else -1).
- * Returns a copy in *out.  0, or -1 with err (no randomness, bad user). */
+/* A new session for `user` (at most UI_SESSION_USER_MAX bytes, else -1)
+ * with the role `role`.  Returns a copy in *out.  0, or -1 with err (no
+ * randomness, bad user). */
+int ui_sessions_open_as(struct ui_sessions *s, const char *user, enum weir_role role,
+                        int64_t now_ms, struct ui_session *out, struct weir_error *err);
+/* ui_sessions_open_as() with ROLE_ADMIN. */
 int ui_sessions_open(struct ui_sessions *s, const char *user, int64_t now_ms,
                      struct ui_session *out, struct weir_error *err);
 /* The live session with this id, its idle clock restarted; a copy in *out.

@@ -2,7 +2,7 @@
  * segments win, numbers only where the name says so, the ids read from a
  * path, the events of the state-changing methods, who answers each path,
  * and the table as the server's one dispatch: each row's operation per
- * method. */
+ * method, and the least role of each. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -138,6 +138,41 @@ static void test_every_row_has_an_operation(void **state)
 		assert_null(route_table_op((int)i, "HEAD"));
 		assert_null(route_table_op((int)i, "OPTIONS"));
 	}
+}
+
+/* Every method a row serves asks for a role, unless its entry takes no
+ * API credentials (the UI's files and login, /health, the launchers); a
+ * method it does not serve asks for none.  Reads are Viewer's, writes
+ * never are; the secrets and the pools are Op's, whatever the method. */
+static void test_every_operation_has_a_role(void **state)
+{
+	(void)state;
+	assert_int_equal(route_table_role(ROUTE_TABLE_OTHER, "GET"), ROLE_NONE);
+	for (size_t i = 1; i < route_table_count(); i++) {
+		const char *t = route_table_template((int)i);
+		bool open = route_table_row_entry((int)i)->flags & ROUTE_OPEN;
+		bool secret = strstr(t, "/connections") || strstr(t, "/variables") ||
+		              strstr(t, "/pools") || strstr(t, "/config");
+		for (size_t m = 0; m < N_METHODS; m++) {
+			enum weir_role r = route_table_role((int)i, methods[m]);
+			bool op = route_table_op((int)i, methods[m]) != NULL;
+			if (!op || open) {
+				if (r != ROLE_NONE)
+					fail_msg("%s %s: role %s where none is asked", methods[m],
+					         t, role_name(r));
+				continue;
+			}
+			if (r == ROLE_NONE)
+				fail_msg("%s %s: no role", methods[m], t);
+			if (secret && r < ROLE_OP)
+				fail_msg("%s %s: %s, below Op", methods[m], t, role_name(r));
+			if (m > 0 && r == ROLE_VIEWER && !strstr(t, "/list"))
+				fail_msg("%s %s: a change open to a Viewer", methods[m], t);
+		}
+		assert_int_equal(route_table_role((int)i, "HEAD"), route_table_role((int)i, "GET"));
+		assert_int_equal(route_table_role((int)i, "OPTIONS"), ROLE_NONE);
+	}
+	assert_int_equal(route_table_role(1 /* "/" */, "GET"), ROLE_NONE);
 }
 
 /* No template twice: a second row could never be matched. */
@@ -415,6 +450,7 @@ int main(void)
 	    cmocka_unit_test(test_events),
 	    cmocka_unit_test(test_every_row_has_an_operation),
 	    cmocka_unit_test(test_templates_are_unique),
+	    cmocka_unit_test(test_every_operation_has_a_role),
 	    cmocka_unit_test(test_events_name_operations),
 	    cmocka_unit_test(test_airflow_rows_name_their_operations),
 	    cmocka_unit_test(test_who_answers),

@@ -146,6 +146,32 @@ static void test_yaml_errors(void **state)
 	expect_yaml_error("- a\n- b\n", "mapping");
 }
 
+/* `users:` entries' optional role: Admin when not given (as before roles),
+ * any of Airflow's four by name, anything else named as wrong. */
+static void test_user_roles(void **state)
+{
+	struct server_config cfg;
+	struct weir_error err = {0};
+	const char *yaml = "users:\n"
+	                   "  - {name: a, password_hash: x}\n"
+	                   "  - {name: b, password_hash: x, role: Viewer}\n"
+	                   "  - {name: c, password_hash: x, role: op}\n";
+
+	(void)state;
+	server_config_init(&cfg);
+	assert_int_equal(server_config_apply_yaml(&cfg, yaml, strlen(yaml), "w.yaml", &err), 0);
+	assert_int_equal(cfg.n_users, 3);
+	assert_int_equal(cfg.users[0].role, ROLE_ADMIN);
+	assert_int_equal(cfg.users[1].role, ROLE_VIEWER);
+	assert_int_equal(cfg.users[2].role, ROLE_OP);
+	server_config_release(&cfg);
+	expect_yaml_error("users:\n  - {name: d, password_hash: x, role: Superuser}\n",
+	                  "users[0] (d).role: expected Viewer, User, Op or Admin");
+	expect_yaml_error("users:\n  - {name: d, password_hash: x, role: [Op]}\n",
+	                  "users[0] (d).role");
+	expect_yaml_error("users:\n  - {name: d, password_hash: x, rights: Op}\n", "users[0]");
+}
+
 static void test_resource_parsers(void **state)
 {
 	(void)state;
@@ -209,16 +235,16 @@ static void test_secrets(void **state)
 	struct server_config cfg;
 	struct weir_error err = {0};
 	const char *text = "connections:\n"
-			   "  pg: postgresql://u:p@h:5432/db\n"
-			   "  api:\n"
-			   "    conn_type: http\n"
-			   "    host: api.x\n"
-			   "    port: 8443\n"
-			   "    extra: {timeout: '5'}\n"
-			   "variables:\n"
-			   "  region: eu-1\n"
-			   "  cfg: {a: [1, 2]}\n"
-			   "  n: 5\n";
+	                   "  pg: postgresql://u:p@h:5432/db\n"
+	                   "  api:\n"
+	                   "    conn_type: http\n"
+	                   "    host: api.x\n"
+	                   "    port: 8443\n"
+	                   "    extra: {timeout: '5'}\n"
+	                   "variables:\n"
+	                   "  region: eu-1\n"
+	                   "  cfg: {a: [1, 2]}\n"
+	                   "  n: 5\n";
 
 	server_config_init(&cfg);
 	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "w.yaml", &err), 0);
@@ -233,16 +259,13 @@ static void test_secrets(void **state)
 	assert_string_equal(cfg.variables[2].value, "5");
 	server_config_release(&cfg);
 
-	const char *bad[] = {"connections:\n  x: nonsense\n",
-			     "connections:\n  x: {host: h}\n",
-			     "connections:\n  'a b': redis://h\n",
-			     "connections: [1]\n",
-			     "variables:\n  'a b': 1\n",
-			     "variables: [1]\n"};
+	const char *bad[] = {"connections:\n  x: nonsense\n",      "connections:\n  x: {host: h}\n",
+	                     "connections:\n  'a b': redis://h\n", "connections: [1]\n",
+	                     "variables:\n  'a b': 1\n",           "variables: [1]\n"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
 		server_config_init(&cfg);
-		assert_int_equal(server_config_apply_yaml(&cfg, bad[i], strlen(bad[i]), "w.yaml", &err),
-				 -1);
+		assert_int_equal(
+		    server_config_apply_yaml(&cfg, bad[i], strlen(bad[i]), "w.yaml", &err), -1);
 		assert_non_null(strstr(err.msg, "w.yaml"));
 		assert_true(strstr(err.msg, "connections") || strstr(err.msg, "variables"));
 		server_config_release(&cfg);
@@ -279,11 +302,17 @@ static void test_http(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_listen),      cmocka_unit_test(test_args),
-	    cmocka_unit_test(test_yaml),        cmocka_unit_test(test_yaml_cli_listen_wins),
-	    cmocka_unit_test(test_yaml_errors), cmocka_unit_test(test_resource_parsers),
-	    cmocka_unit_test(test_detect),      cmocka_unit_test(test_token),
-	    cmocka_unit_test(test_secrets),     cmocka_unit_test(test_http),
+	    cmocka_unit_test(test_listen),
+	    cmocka_unit_test(test_args),
+	    cmocka_unit_test(test_yaml),
+	    cmocka_unit_test(test_yaml_cli_listen_wins),
+	    cmocka_unit_test(test_yaml_errors),
+	    cmocka_unit_test(test_user_roles),
+	    cmocka_unit_test(test_resource_parsers),
+	    cmocka_unit_test(test_detect),
+	    cmocka_unit_test(test_token),
+	    cmocka_unit_test(test_secrets),
+	    cmocka_unit_test(test_http),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
