@@ -81,8 +81,8 @@ static void add_list(const struct dag_str_list *l)
 
 static void add_dates(const struct dag_date_range *r)
 {
-	snprintf(last.query + strlen(last.query), sizeof last.query - strlen(last.query),
-	         "%s..%s;", r->gte ?: "-", r->lte ?: "-");
+	snprintf(last.query + strlen(last.query), sizeof last.query - strlen(last.query), "%s..%s;",
+	         r->gte ?: "-", r->lte ?: "-");
 }
 
 static int not_found(struct weir_error *err, const char *what)
@@ -118,8 +118,9 @@ static int op_list_dags(void *ctx, const struct dag_list_query *q, struct dag_li
 	record("list_dags", NULL, NULL, NULL, NULL);
 	last.limit = q->limit;
 	last.offset = q->offset;
-	snprintf(last.query, sizeof last.query, "active=%d paused=%d desc=%d pattern=%s tags=",
-	         q->only_active, q->paused, q->desc, q->dag_id_pattern ?: "-");
+	snprintf(last.query, sizeof last.query,
+	         "active=%d paused=%d desc=%d pattern=%s tags=", q->only_active, q->paused, q->desc,
+	         q->dag_id_pattern ?: "-");
 	add_list(&q->tags);
 	out->v = calloc(1, sizeof *out->v);
 	fake_dag(&out->v[0], "etl", false);
@@ -299,8 +300,8 @@ static const struct dag_api_ops dag_ops = {
 };
 
 /* weir's own routes need a table too; only the listing is asked here. */
-static int op_list_jobs(void *ctx, const char *state, int limit, struct job_view **jobs,
-                        size_t *n, struct weir_error *err)
+static int op_list_jobs(void *ctx, const char *state, int limit, struct job_view **jobs, size_t *n,
+                        struct weir_error *err)
 {
 	(void)ctx;
 	(void)state;
@@ -342,7 +343,8 @@ static void health_of(void *ctx, struct api_health *out)
 static void fixture_start(struct fixture *fx, bool with_dags)
 {
 	struct weir_error err = {0};
-	struct basic_user users[] = {{"admin", admin_hash}, {"ops", admin_hash}};
+	struct basic_user users[] = {{"admin", admin_hash, ROLE_NONE},
+	                             {"ops", admin_hash, ROLE_NONE}};
 
 	assert_int_equal(uv_loop_init(&fx->loop), 0);
 	fx->api = api_create(&fx->loop, TOKEN, &job_ops, NULL);
@@ -598,7 +600,7 @@ static void test_password_hash(void **state)
 {
 	struct weir_error err = {0};
 	char *h = NULL, *h2 = NULL;
-	struct basic_user users[] = {{"admin", NULL}};
+	struct basic_user users[] = {{"admin", NULL, ROLE_NONE}};
 
 	(void)state;
 	assert_int_equal(basic_auth_hash_password("s3cret:with colon", 1000, &h, &err), 0);
@@ -1269,12 +1271,12 @@ int main(void)
 {
 	struct weir_error err = {0};
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_helpers), cmocka_unit_test(test_password_hash),
-	    cmocka_unit_test(test_routes),  cmocka_unit_test(test_what_ops_see),
-	    cmocka_unit_test(test_list_filters), cmocka_unit_test(test_unknown_paths),
-	    cmocka_unit_test(test_health),
-	    cmocka_unit_test(test_auth),    cmocka_unit_test(test_no_dag_manager),
-	    cmocka_unit_test(test_logs),    cmocka_unit_test(test_logs_fragments),
+	    cmocka_unit_test(test_helpers),        cmocka_unit_test(test_password_hash),
+	    cmocka_unit_test(test_routes),         cmocka_unit_test(test_what_ops_see),
+	    cmocka_unit_test(test_list_filters),   cmocka_unit_test(test_unknown_paths),
+	    cmocka_unit_test(test_health),         cmocka_unit_test(test_auth),
+	    cmocka_unit_test(test_no_dag_manager), cmocka_unit_test(test_logs),
+	    cmocka_unit_test(test_logs_fragments),
 	};
 	int rc;
 
