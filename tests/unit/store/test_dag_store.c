@@ -370,6 +370,75 @@ static void test_runs(void **state)
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 }
 
+/* What the store's statements did since the last call: rows stepped through
+ * in full scans, and sorts (SQLite's own counters, reset on reading). */
+static void scans_and_sorts(struct store *s, int *scan_steps, int *sorts)
+{
+	*scan_steps = *sorts = 0;
+	for (sqlite3_stmt *st = sqlite3_next_stmt(store_db(s), NULL); st;
+	     st = sqlite3_next_stmt(store_db(s), st)) {
+		*scan_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_FULLSCAN_STEP, 1);
+		*sorts += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_SORT, 1);
+	}
+}
+
+/* One DAG's runs, newest first, a page of them and their count (GET
+ * /dags/{id}/dagRuns, the UI's grid): found by the DAG's index, whatever the
+ * other DAGs' history, never a scan of every run and a sort of them. */
+static void test_one_dags_runs_by_index(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct dag_run_row *rows;
+	size_t n;
+	int64_t count = 0;
+	int scan_steps, sorts;
+	char id[32];
+
+	put_dag(f->ds, "busy", false);
+	put_dag(f->ds, "quiet", false);
+	for (int i = 0; i < 200; i++) {
+		snprintf(id, sizeof id, "r%03d", i);
+		add_run(f->ds, "busy", id, "success", 1000 + i);
+	}
+	add_run(f->ds, "quiet", "q1", "success", 5000);
+	add_run(f->ds, "quiet", "q2", "failed", 3000);
+	add_run(f->ds, "quiet", "q3", "success", 4000);
+	scans_and_sorts(f->s, &scan_steps, &sorts);
+
+	struct dag_run_query q = {.dag_id = "quiet", .newest_first = true, .limit = 2};
+	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].run_id, "q1");
+	assert_string_equal(rows[1].run_id, "q3");
+	dag_run_rows_free(rows, n);
+	q.newest_first = false;
+	q.offset = 1;
+	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].run_id, "q3");
+	assert_string_equal(rows[1].run_id, "q1");
+	dag_run_rows_free(rows, n);
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 3);
+	q = (struct dag_run_query){.dag_id = "quiet", .by_state = true, .state = DAG_RUN_SUCCESS};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 2);
+	q.newest_first = true;
+	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[1].run_id, "q3");
+	dag_run_rows_free(rows, n);
+	scans_and_sorts(f->s, &scan_steps, &sorts);
+	assert_int_equal(scan_steps, 0);
+	assert_int_equal(sorts, 0);
+
+	/* an empty dag_id is every DAG's, as before */
+	q = (struct dag_run_query){.dag_id = ""};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 203);
+}
+
 static void test_task_instances_and_tries(void **state)
 {
 	struct fixture *f = *state;
@@ -703,6 +772,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_dags, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_import_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_one_dags_runs_by_index, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_task_instances_and_tries, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pool_use, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_transactions_and_reopen, setup, teardown),
