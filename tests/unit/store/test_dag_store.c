@@ -126,6 +126,21 @@ static void note_use(void *arg, const char *dag_id, const char *pool, int slots)
 		u->ml_slots += slots;
 }
 
+/* The query lists exactly the two runs a and b, in that order. */
+static void expect_two_runs(struct dag_store *ds, const struct dag_run_query *q, const char *a,
+                            const char *b)
+{
+	struct weir_error err = {0};
+	struct dag_run_row *rows;
+	size_t n;
+
+	assert_int_equal(dag_store_run_list(ds, q, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].run_id, a);
+	assert_string_equal(rows[1].run_id, b);
+	dag_run_rows_free(rows, n);
+}
+
 /* The pool pass's read: every queued and running TI, of any run, and
  * nothing else. */
 static void test_pool_use(void **state)
@@ -338,11 +353,7 @@ static void test_runs(void **state)
 	q.newest_first = true;
 	q.limit = 2;
 	q.offset = 1;
-	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
-	assert_int_equal(n, 2);
-	assert_string_equal(rows[0].run_id, "scheduled__2");
-	assert_string_equal(rows[1].run_id, "scheduled__1");
-	dag_run_rows_free(rows, n);
+	expect_two_runs(f->ds, &q, "scheduled__2", "scheduled__1");
 	int64_t count = 0;
 	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
 	assert_int_equal(count, 4);
@@ -389,8 +400,6 @@ static void test_one_dags_runs_by_index(void **state)
 {
 	struct fixture *f = *state;
 	struct weir_error err = {0};
-	struct dag_run_row *rows;
-	size_t n;
 	int64_t count = 0;
 	int scan_steps, sorts;
 	char id[32];
@@ -407,28 +416,17 @@ static void test_one_dags_runs_by_index(void **state)
 	scans_and_sorts(f->s, &scan_steps, &sorts);
 
 	struct dag_run_query q = {.dag_id = "quiet", .newest_first = true, .limit = 2};
-	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
-	assert_int_equal(n, 2);
-	assert_string_equal(rows[0].run_id, "q1");
-	assert_string_equal(rows[1].run_id, "q3");
-	dag_run_rows_free(rows, n);
+	expect_two_runs(f->ds, &q, "q1", "q3");
 	q.newest_first = false;
 	q.offset = 1;
-	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
-	assert_int_equal(n, 2);
-	assert_string_equal(rows[0].run_id, "q3");
-	assert_string_equal(rows[1].run_id, "q1");
-	dag_run_rows_free(rows, n);
+	expect_two_runs(f->ds, &q, "q3", "q1");
 	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
 	assert_int_equal(count, 3);
 	q = (struct dag_run_query){.dag_id = "quiet", .by_state = true, .state = DAG_RUN_SUCCESS};
 	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
 	assert_int_equal(count, 2);
 	q.newest_first = true;
-	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
-	assert_int_equal(n, 2);
-	assert_string_equal(rows[1].run_id, "q3");
-	dag_run_rows_free(rows, n);
+	expect_two_runs(f->ds, &q, "q1", "q3");
 	scans_and_sorts(f->s, &scan_steps, &sorts);
 	assert_int_equal(scan_steps, 0);
 	assert_int_equal(sorts, 0);
