@@ -63,13 +63,16 @@ static const char *const ds_sql[DS_COUNT] = {
     /* the same for one DAG: `?1 IS NULL OR` keeps SQLite from the indexes, so a
      * DAG's listing would scan every DAG's runs and sort them; these search
      * UNIQUE (dag_id, logical_date) (its entries end with the rowid, the id:
-     * the order needs no sort) or, counting one state, (state, dag_id, ...) */
+     * the order needs no sort) */
     [DS_DAG_RUNS_ASC] = "SELECT " RUN_COLS " FROM dag_runs" DAG_RUN_FILTER
                         " ORDER BY logical_date, id LIMIT ?3 OFFSET ?4",
     [DS_DAG_RUNS_DESC] = "SELECT " RUN_COLS " FROM dag_runs" DAG_RUN_FILTER
                          " ORDER BY logical_date DESC, id DESC LIMIT ?3 OFFSET ?4",
-    [DS_DAG_RUN_COUNT] = "SELECT count(*) FROM dag_runs WHERE dag_id = ?1 AND ?2 IS NULL",
-    [DS_DAG_RUN_COUNT_STATE] = "SELECT count(*) FROM dag_runs WHERE dag_id = ?1 AND state = ?2",
+    /* one DAG's counts: the rows the triggers keep (schema 13 -> 14) */
+    [DS_DAG_RUN_COUNT] = "SELECT coalesce(sum(n), 0) FROM dag_run_counts"
+                         " WHERE dag_id = ?1 AND ?2 IS NULL",
+    [DS_DAG_RUN_COUNT_STATE] = "SELECT coalesce(sum(n), 0) FROM dag_run_counts"
+                               " WHERE dag_id = ?1 AND state = ?2",
     [DS_RUNS_ACTIVE] = "SELECT " RUN_COLS " FROM dag_runs WHERE state IN (?,?)"
                        " ORDER BY dag_id, logical_date, id",
     [DS_RUN_QUEUED_ANY] = "SELECT 1 FROM dag_runs WHERE state = ? LIMIT 1",

@@ -136,7 +136,8 @@ struct dag_run_query {
 int dag_store_run_list(struct dag_store *ds, const struct dag_run_query *q,
                        struct dag_run_row **rows, size_t *n, struct weir_error *err);
 /* How many runs the query matches, limit and offset aside (the API's
- * total_entries); one DAG's counted in an index (its range walked). */
+ * total_entries); one DAG's read from the counts a DAG and state that
+ * triggers on dag_runs keep (schema 14): a lookup, whatever the history. */
 int dag_store_run_count(struct dag_store *ds, const struct dag_run_query *q, int64_t *count,
                         struct weir_error *err);
 /* Queued and running runs of every DAG, by dag_id then logical date: what

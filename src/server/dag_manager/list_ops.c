@@ -225,9 +225,9 @@ static bool run_matches(const struct dag_run_row *r, const struct dag_run_list_q
 
 /* A page of one DAG's runs by logical date (newest first when `desc`; in at
  * most one state: `states`, a bit per enum dag_run_state, 0 for any) and
- * their count, both from the store's indexes: the listing the Airflow client
- * and the UI ask for, whose cost does not grow with the DAG's history (but
- * for the count's walk of an index). */
+ * their count, from the store's index and its counts: the listing the
+ * Airflow client and the UI ask for, whose cost does not grow with the
+ * DAG's history. */
 static json_t *list_dag_runs_page(struct dag_manager *dm, const char *dag_id, unsigned states,
                                   bool desc, int limit, int offset, struct weir_error *err)
 {

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/admin_store.h"
 #include "store/dag_store.h"
 #include "store/store.h"
 #include "store_tmp.h"
@@ -381,16 +382,31 @@ static void test_runs(void **state)
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
 }
 
-/* What the store's statements did since the last call: rows stepped through
- * in full scans, and sorts (SQLite's own counters, reset on reading). */
-static void scans_and_sorts(struct store *s, int *scan_steps, int *sorts)
+static void raw_exec(const char *path, const char *sql)
 {
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(db);
+}
+
+/* What the store's statements did since the last call: rows stepped through
+ * in full scans, sorts, and virtual machine steps (SQLite's own counters,
+ * reset on reading). */
+static int scans_and_sorts(struct store *s, int *scan_steps, int *sorts)
+{
+	int vm_steps = 0;
+
 	*scan_steps = *sorts = 0;
 	for (sqlite3_stmt *st = sqlite3_next_stmt(store_db(s), NULL); st;
 	     st = sqlite3_next_stmt(store_db(s), st)) {
 		*scan_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_FULLSCAN_STEP, 1);
 		*sorts += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_SORT, 1);
+		vm_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 1);
 	}
+	return vm_steps;
 }
 
 /* One DAG's runs, newest first, a page of them and their count (GET
@@ -430,11 +446,43 @@ static void test_one_dags_runs_by_index(void **state)
 	scans_and_sorts(f->s, &scan_steps, &sorts);
 	assert_int_equal(scan_steps, 0);
 	assert_int_equal(sorts, 0);
+	/* the busy DAG's 200 runs counted without a step through them */
+	q = (struct dag_run_query){.dag_id = "busy"};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 200);
+	assert_in_range(scans_and_sorts(f->s, &scan_steps, &sorts), 1, 50);
 
 	/* an empty dag_id is every DAG's, as before */
 	q = (struct dag_run_query){.dag_id = ""};
 	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
 	assert_int_equal(count, 203);
+
+	/* the counts follow a run's state, its deletion and its DAG's */
+	struct dag_run_row r;
+	assert_int_equal(dag_store_run_get(f->ds, "quiet", "q2", &r, &err), 0);
+	r.state = DAG_RUN_SUCCESS;
+	assert_int_equal(dag_store_run_update(f->ds, &r, &err), 0);
+	dag_run_row_release(&r);
+	assert_int_equal(dag_store_run_delete(f->ds, "quiet", "q1", &err), 0);
+	q = (struct dag_run_query){.dag_id = "quiet", .by_state = true, .state = DAG_RUN_SUCCESS};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 2);
+	q.state = DAG_RUN_FAILED;
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(admin_dag_delete(f->s, "busy", &err), 0); /* its runs by cascade */
+	q = (struct dag_run_query){.dag_id = "busy"};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 0);
+
+	/* a file set back by hand, its counts lost: counted again from the rows */
+	close_both(f);
+	raw_exec(f->path, "DELETE FROM dag_run_counts;"
+	                  " UPDATE meta SET value = '13' WHERE key = 'schema_version'");
+	open_both(f);
+	q = (struct dag_run_query){.dag_id = "quiet"};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 2);
 }
 
 static void test_task_instances_and_tries(void **state)
@@ -728,16 +776,6 @@ static void test_transactions_and_reopen(void **state)
 	struct dag_ti_row t;
 	assert_int_equal(dag_store_ti_get(f->ds, "etl", "r1", "a", -1, &t, &err), 0);
 	dag_ti_row_release(&t);
-}
-
-static void raw_exec(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	char *msg = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
-	sqlite3_close(db);
 }
 
 /* a version 2 file (before the DAG tables) gets them, keeping its jobs */
