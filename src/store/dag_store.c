@@ -32,6 +32,7 @@
 #define DAG_COLS "dag_id, file, paused, active, last_parsed_at, import_error, spec_json"
 
 #define RUN_FILTER " WHERE (?1 IS NULL OR dag_id = ?1) AND (?2 IS NULL OR state = ?2)"
+#define DAG_RUN_FILTER " WHERE dag_id = ?1 AND (?2 IS NULL OR state = ?2)"
 
 static const char *const ds_sql[DS_COUNT] = {
     /* a re-parse keeps `paused`: only a new DAG takes it from the row */
@@ -59,6 +60,19 @@ static const char *const ds_sql[DS_COUNT] = {
     [DS_RUN_LIST_DESC] = "SELECT " RUN_COLS " FROM dag_runs" RUN_FILTER
                          " ORDER BY logical_date DESC, id DESC LIMIT ?3 OFFSET ?4",
     [DS_RUN_COUNT] = "SELECT count(*) FROM dag_runs" RUN_FILTER,
+    /* the same for one DAG: `?1 IS NULL OR` keeps SQLite from the indexes, so a
+     * DAG's listing would scan every DAG's runs and sort them; these search
+     * UNIQUE (dag_id, logical_date) (its entries end with the rowid, the id:
+     * the order needs no sort) */
+    [DS_DAG_RUNS_ASC] = "SELECT " RUN_COLS " FROM dag_runs" DAG_RUN_FILTER
+                        " ORDER BY logical_date, id LIMIT ?3 OFFSET ?4",
+    [DS_DAG_RUNS_DESC] = "SELECT " RUN_COLS " FROM dag_runs" DAG_RUN_FILTER
+                         " ORDER BY logical_date DESC, id DESC LIMIT ?3 OFFSET ?4",
+    /* one DAG's counts: the rows the triggers keep (schema 13 -> 14) */
+    [DS_DAG_RUN_COUNT] = "SELECT coalesce(sum(n), 0) FROM dag_run_counts"
+                         " WHERE dag_id = ?1 AND ?2 IS NULL",
+    [DS_DAG_RUN_COUNT_STATE] = "SELECT coalesce(sum(n), 0) FROM dag_run_counts"
+                               " WHERE dag_id = ?1 AND state = ?2",
     [DS_RUNS_ACTIVE] = "SELECT " RUN_COLS " FROM dag_runs WHERE state IN (?,?)"
                        " ORDER BY dag_id, logical_date, id",
     [DS_RUN_QUEUED_ANY] = "SELECT 1 FROM dag_runs WHERE state = ? LIMIT 1",
@@ -640,8 +654,10 @@ int dag_store_run_list(struct dag_store *ds, const struct dag_run_query *q,
 {
 	*rows = NULL;
 	*n = 0;
-	sqlite3_stmt *st =
-	    ds_stmt_get(ds, q->newest_first ? DS_RUN_LIST_DESC : DS_RUN_LIST_ASC, err);
+	bool one = q->dag_id && *q->dag_id; /* "" binds NULL: every DAG */
+	enum ds_stmt id = one ? (q->newest_first ? DS_DAG_RUNS_DESC : DS_DAG_RUNS_ASC)
+	                      : (q->newest_first ? DS_RUN_LIST_DESC : DS_RUN_LIST_ASC);
+	sqlite3_stmt *st = ds_stmt_get(ds, id, err);
 	if (!st || bind_run_query(ds, st, q, err) < 0)
 		return -1;
 	sqlite3_bind_int(st, 3, q->limit > 0 ? q->limit : -1);
@@ -654,7 +670,10 @@ int dag_store_run_count(struct dag_store *ds, const struct dag_run_query *q, int
                         struct weir_error *err)
 {
 	*count = 0;
-	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUN_COUNT, err);
+	enum ds_stmt id = !(q->dag_id && *q->dag_id) ? DS_RUN_COUNT
+	                  : q->by_state              ? DS_DAG_RUN_COUNT_STATE
+	                                             : DS_DAG_RUN_COUNT;
+	sqlite3_stmt *st = ds_stmt_get(ds, id, err);
 	if (!st || bind_run_query(ds, st, q, err) < 0)
 		return -1;
 	int r = sqlite3_step(st);

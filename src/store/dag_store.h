@@ -130,10 +130,14 @@ struct dag_run_query {
 	int offset;
 };
 
+/* The runs the query matches, in its order.  One DAG's (a non-empty dag_id)
+ * are read by its (dag_id, logical_date) index: a page costs what it holds
+ * (and its offset), whatever the history; every DAG's are scanned and sorted. */
 int dag_store_run_list(struct dag_store *ds, const struct dag_run_query *q,
                        struct dag_run_row **rows, size_t *n, struct weir_error *err);
 /* How many runs the query matches, limit and offset aside (the API's
- * total_entries). */
+ * total_entries); one DAG's read from the counts a DAG and state that
+ * triggers on dag_runs keep (schema 14): a lookup, whatever the history. */
 int dag_store_run_count(struct dag_store *ds, const struct dag_run_query *q, int64_t *count,
                         struct weir_error *err);
 /* Queued and running runs of every DAG, by dag_id then logical date: what

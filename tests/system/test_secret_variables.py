@@ -11,6 +11,7 @@ import sqlite3
 
 from conftest import DEFAULT_CONFIG, cli_describe
 from dagtest import Dags, dag_config
+from test_store_upgrade import SCHEMA_VERSION
 
 SECRETS = {"api_key": "k-API-7731-zq", "db_password": "pw'with-quote-5519",
            "my_secret_token": "tok-SECRET-0462"}
@@ -165,5 +166,5 @@ def test_an_old_store_is_masked_at_the_first_start(make_server, tmp_path):
     assert value.encode() not in store_bytes(srv)
     db = sqlite3.connect(str(srv.home / "weir.db"))
     assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
-        == "13"
+        == SCHEMA_VERSION
     db.close()

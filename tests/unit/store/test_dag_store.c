@@ -13,6 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "store/admin_store.h"
 #include "store/dag_store.h"
 #include "store/store.h"
 #include "store_tmp.h"
@@ -124,6 +125,21 @@ static void note_use(void *arg, const char *dag_id, const char *pool, int slots)
 		u->etl_slots += slots;
 	else if (!strcmp(dag_id, "ml"))
 		u->ml_slots += slots;
+}
+
+/* The query lists exactly the two runs a and b, in that order. */
+static void expect_two_runs(struct dag_store *ds, const struct dag_run_query *q, const char *a,
+                            const char *b)
+{
+	struct weir_error err = {0};
+	struct dag_run_row *rows;
+	size_t n;
+
+	assert_int_equal(dag_store_run_list(ds, q, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(rows[0].run_id, a);
+	assert_string_equal(rows[1].run_id, b);
+	dag_run_rows_free(rows, n);
 }
 
 /* The pool pass's read: every queued and running TI, of any run, and
@@ -338,11 +354,7 @@ static void test_runs(void **state)
 	q.newest_first = true;
 	q.limit = 2;
 	q.offset = 1;
-	assert_int_equal(dag_store_run_list(f->ds, &q, &rows, &n, &err), 0);
-	assert_int_equal(n, 2);
-	assert_string_equal(rows[0].run_id, "scheduled__2");
-	assert_string_equal(rows[1].run_id, "scheduled__1");
-	dag_run_rows_free(rows, n);
+	expect_two_runs(f->ds, &q, "scheduled__2", "scheduled__1");
 	int64_t count = 0;
 	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
 	assert_int_equal(count, 4);
@@ -368,6 +380,109 @@ static void test_runs(void **state)
 	assert_string_equal(err.msg, "no run nope of DAG etl");
 	assert_int_equal(dag_store_run_get(f->ds, "etl", "nope", &r, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+}
+
+static void raw_exec(const char *path, const char *sql)
+{
+	sqlite3 *db = NULL;
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	char *msg = NULL;
+	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
+		fail_msg("%s: %s", sql, msg);
+	sqlite3_close(db);
+}
+
+/* What the store's statements did since the last call: rows stepped through
+ * in full scans, sorts, and virtual machine steps (SQLite's own counters,
+ * reset on reading). */
+static int scans_and_sorts(struct store *s, int *scan_steps, int *sorts)
+{
+	int vm_steps = 0;
+
+	*scan_steps = *sorts = 0;
+	for (sqlite3_stmt *st = sqlite3_next_stmt(store_db(s), NULL); st;
+	     st = sqlite3_next_stmt(store_db(s), st)) {
+		*scan_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_FULLSCAN_STEP, 1);
+		*sorts += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_SORT, 1);
+		vm_steps += sqlite3_stmt_status(st, SQLITE_STMTSTATUS_VM_STEP, 1);
+	}
+	return vm_steps;
+}
+
+/* One DAG's runs, newest first, a page of them and their count (GET
+ * /dags/{id}/dagRuns, the UI's grid): found by the DAG's index, whatever the
+ * other DAGs' history, never a scan of every run and a sort of them. */
+static void test_one_dags_runs_by_index(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	int64_t count = 0;
+	int scan_steps, sorts;
+	char id[32];
+
+	put_dag(f->ds, "busy", false);
+	put_dag(f->ds, "quiet", false);
+	for (int i = 0; i < 200; i++) {
+		snprintf(id, sizeof id, "r%03d", i);
+		add_run(f->ds, "busy", id, "success", 1000 + i);
+	}
+	add_run(f->ds, "quiet", "q1", "success", 5000);
+	add_run(f->ds, "quiet", "q2", "failed", 3000);
+	add_run(f->ds, "quiet", "q3", "success", 4000);
+	scans_and_sorts(f->s, &scan_steps, &sorts);
+
+	struct dag_run_query q = {.dag_id = "quiet", .newest_first = true, .limit = 2};
+	expect_two_runs(f->ds, &q, "q1", "q3");
+	q.newest_first = false;
+	q.offset = 1;
+	expect_two_runs(f->ds, &q, "q3", "q1");
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 3);
+	q = (struct dag_run_query){.dag_id = "quiet", .by_state = true, .state = DAG_RUN_SUCCESS};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 2);
+	q.newest_first = true;
+	expect_two_runs(f->ds, &q, "q1", "q3");
+	scans_and_sorts(f->s, &scan_steps, &sorts);
+	assert_int_equal(scan_steps, 0);
+	assert_int_equal(sorts, 0);
+	/* the busy DAG's 200 runs counted without a step through them */
+	q = (struct dag_run_query){.dag_id = "busy"};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 200);
+	assert_in_range(scans_and_sorts(f->s, &scan_steps, &sorts), 1, 50);
+
+	/* an empty dag_id is every DAG's, as before */
+	q = (struct dag_run_query){.dag_id = ""};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 203);
+
+	/* the counts follow a run's state, its deletion and its DAG's */
+	struct dag_run_row r;
+	assert_int_equal(dag_store_run_get(f->ds, "quiet", "q2", &r, &err), 0);
+	r.state = DAG_RUN_SUCCESS;
+	assert_int_equal(dag_store_run_update(f->ds, &r, &err), 0);
+	dag_run_row_release(&r);
+	assert_int_equal(dag_store_run_delete(f->ds, "quiet", "q1", &err), 0);
+	q = (struct dag_run_query){.dag_id = "quiet", .by_state = true, .state = DAG_RUN_SUCCESS};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 2);
+	q.state = DAG_RUN_FAILED;
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 0);
+	assert_int_equal(admin_dag_delete(f->s, "busy", &err), 0); /* its runs by cascade */
+	q = (struct dag_run_query){.dag_id = "busy"};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 0);
+
+	/* a file set back by hand, its counts lost: counted again from the rows */
+	close_both(f);
+	raw_exec(f->path, "DELETE FROM dag_run_counts;"
+	                  " UPDATE meta SET value = '13' WHERE key = 'schema_version'");
+	open_both(f);
+	q = (struct dag_run_query){.dag_id = "quiet"};
+	assert_int_equal(dag_store_run_count(f->ds, &q, &count, &err), 0);
+	assert_int_equal(count, 2);
 }
 
 static void test_task_instances_and_tries(void **state)
@@ -663,16 +778,6 @@ static void test_transactions_and_reopen(void **state)
 	dag_ti_row_release(&t);
 }
 
-static void raw_exec(const char *path, const char *sql)
-{
-	sqlite3 *db = NULL;
-	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
-	char *msg = NULL;
-	if (sqlite3_exec(db, sql, NULL, NULL, &msg) != SQLITE_OK)
-		fail_msg("%s: %s", sql, msg);
-	sqlite3_close(db);
-}
-
 /* a version 2 file (before the DAG tables) gets them, keeping its jobs */
 static void test_migration_from_2(void **state)
 {
@@ -703,6 +808,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_dags, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_import_errors, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_runs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_one_dags_runs_by_index, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_task_instances_and_tries, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_pool_use, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_transactions_and_reopen, setup, teardown),
