@@ -1,6 +1,6 @@
 # weir: a plain Makefile. `make` builds ./weir; `make check` runs every test;
 # `make demo` runs the example job, `make demo-pipeline` the example pipeline; `make deps`
-# installs what a fresh Debian needs.
+# installs what a fresh Debian needs; `make install` installs weir (docs/install.md).
 #
 #   make DEVELOPER=1                 warnings are errors
 #   make SANITIZE=address,undefined  sanitizer build (objects go to build-san/)
@@ -82,7 +82,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 # tests that make archives themselves (test_workdir.c) call libarchive directly
 UNIT_LDLIBS := $(shell pkg-config --libs libarchive 2>/dev/null)
 
-.PHONY: all deps check chaos hdr-check include-check unit python-unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format format-check FORCE
+.PHONY: all man install uninstall deps check chaos hdr-check include-check unit python-unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format format-check FORCE
 
 all: weir
 
@@ -131,6 +131,52 @@ $(BUILD)/src/cli/main.o $(BUILD)/src/api/api.o: python/weir/_version.py
 
 deps:
 	@sh tests/install-deps.sh
+
+# make install [PREFIX=/usr/local] [DESTDIR=] [INSTALL_UNITS=1] (docs/install.md): the two
+# programs, the Python package where `weir run` looks (PREFIX/share/weir/python), the docs,
+# the man pages; with INSTALL_UNITS=1 the systemd unit and /etc/weir/weir.yaml (kept
+# when there).  `make uninstall` with the same variables removes what it installed.
+PREFIX   ?= /usr/local
+BINDIR   ?= $(PREFIX)/bin
+DATADIR  ?= $(PREFIX)/share
+PYDIR    ?= $(DATADIR)/weir/python
+DOCDIR   ?= $(DATADIR)/doc/weir
+MANDIR   ?= $(DATADIR)/man
+UNITDIR  ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+INSTALL  ?= install
+UNITS    := weir-server.service
+DOC_FILES := README.md $(wildcard docs/*.md) $(wildcard docs/ui/*.png)
+PY_FILES = $(shell cd python && find weir -type f ! -path '*/__pycache__/*' ! -name '*.pyc' | LC_ALL=C sort)
+
+# weir(1) and weir-GROUP(1), one per group of `weir --help`, from the built program's own
+# help text (tools/gen_man.py); made again each time, it takes a few milliseconds
+man: $(BUILD)/weir
+	python3 tools/gen_man.py $(BUILD)/weir $(BUILD)/man $(VERSION) $(DOCDIR)
+
+$(BUILD)/systemd/%: packaging/systemd/%.in FORCE
+	@mkdir -p $(dir $@)
+	sed 's|@BINDIR@|$(BINDIR)|g' $< > $@
+
+install: $(BUILD)/weir $(BUILD)/weir-launch man $(if $(INSTALL_UNITS),$(UNITS:%=$(BUILD)/systemd/%))
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PYDIR) $(DESTDIR)$(DOCDIR)/docs/ui $(DESTDIR)$(MANDIR)/man1
+	$(INSTALL) -m 755 $(BUILD)/weir $(BUILD)/weir-launch $(DESTDIR)$(BINDIR)/
+	cd python && for f in $(PY_FILES); do $(INSTALL) -D -m 644 $$f $(DESTDIR)$(PYDIR)/$$f || exit 1; done
+	for f in $(DOC_FILES); do $(INSTALL) -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
+	$(INSTALL) -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+ifneq ($(INSTALL_UNITS),)
+	$(INSTALL) -d $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSCONFDIR)/weir
+	$(INSTALL) -m 644 $(UNITS:%=$(BUILD)/systemd/%) $(DESTDIR)$(UNITDIR)/
+	[ -e $(DESTDIR)$(SYSCONFDIR)/weir/weir.yaml ] || \
+		$(INSTALL) -m 644 packaging/weir.yaml $(DESTDIR)$(SYSCONFDIR)/weir/weir.yaml
+endif
+
+# /etc/weir/weir.yaml stays (it may hold a team's changes), as the home /var/lib/weir does
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/weir $(DESTDIR)$(BINDIR)/weir-launch
+	rm -rf $(DESTDIR)$(DATADIR)/weir $(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(MANDIR)/man1/weir.1 $(DESTDIR)$(MANDIR)/man1/weir-*.1
+	rm -f $(UNITS:%=$(DESTDIR)$(UNITDIR)/%)
 
 # Each header as its own translation unit, with the build's flags: a header
 # includes what it uses (docs/internals/design.md: headers carry the contract).
