@@ -82,7 +82,7 @@ UNIT_BINS := $(UNIT_SRCS:%.c=$(BUILD)/%)
 # tests that make archives themselves (test_workdir.c) call libarchive directly
 UNIT_LDLIBS := $(shell pkg-config --libs libarchive 2>/dev/null)
 
-.PHONY: all man install uninstall deps check chaos hdr-check include-check unit python-unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format format-check FORCE
+.PHONY: all man install uninstall deb deps check chaos hdr-check include-check unit python-unit system ui-check ui-screenshots sanitize-check demo demo-pipeline fuzz bench clean format format-check FORCE
 
 all: weir
 
@@ -170,6 +170,20 @@ ifneq ($(INSTALL_UNITS),)
 	[ -e $(DESTDIR)$(SYSCONFDIR)/weir/weir.yaml ] || \
 		$(INSTALL) -m 644 packaging/weir.yaml $(DESTDIR)$(SYSCONFDIR)/weir/weir.yaml
 endif
+
+# The Debian package (debian/, docs/install.md), built by Debian's tools on a copy of the
+# tree (git's files, committed or not) under $(BUILD)/deb, where the .deb lands:
+# dpkg-buildpackage writes beside the folder it builds in.  The package's build takes none
+# of this make's variables (`make deb DEVELOPER=1` builds without -Werror and the test
+# hooks); DEB_BUILD_OPTIONS=parallel=2 builds with -j2.
+DEB_SRC := $(BUILD)/deb/weir-$(VERSION)
+deb:
+	@v=$$(dpkg-parsechangelog -S Version); [ "$$v" = "$(VERSION)" ] || \
+		{ echo "debian/changelog: version $$v, python/weir/_version.py: $(VERSION); add an entry (dch -v $(VERSION))"; exit 1; }
+	rm -rf $(BUILD)/deb && mkdir -p $(DEB_SRC)
+	git ls-files -co --exclude-standard -z | xargs -0 cp --parents -d -t $(DEB_SRC)
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -b
+	@ls $(BUILD)/deb/*.deb
 
 # /etc/weir/weir.yaml stays (it may hold a team's changes), as the home /var/lib/weir does
 uninstall:

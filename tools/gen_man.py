@@ -83,7 +83,8 @@ def page(name, summary, lines, version, see_also, docdir):
         out += [roff_text(line) if line.strip() else "" for line in rest]
         out += [".fi"]
     out += [".SH SEE ALSO", ",\n".join(".BR %s (1)" % roff_text(s) for s in see_also)]
-    out += [".PP", "The documentation: %s/README.md and %s/docs/." % (roff_text(docdir), roff_text(docdir))]
+    docs = roff_text(docdir)
+    out += [".PP", "The documentation: %s/README.md and %s/docs/." % (docs, docs)]
     return "\n".join(out) + "\n"
 
 
