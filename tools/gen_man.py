@@ -4,8 +4,9 @@ built program, so that `man weir-dags` and `weir dags --help` never disagree.
 
     python3 tools/gen_man.py BUILD/weir OUTDIR VERSION DOCDIR
 
-The command groups are those `weir --help` lists under "commands:" (less `help` and the
-internal ones, whose description starts "(internal)"); each page's text is `weir help
+The command groups are those `weir --help` lists under "commands:" (less `help`; the
+internal `launch` too, whose page weir-launch(1) is also the lean launcher's, the program
+`weir-launch`, which takes the same arguments); each page's text is `weir help
 GROUP`: its "usage:" lines become the SYNOPSIS, the rest the DESCRIPTION, kept as laid
 out (no-fill), since the help is laid out by hand. A group whose help cannot be printed
 stops the build (exit 1, naming it)."""
@@ -47,7 +48,7 @@ def commands(lines):
         if inside and not line.strip():
             break
         m = COMMAND_LINE.match(line) if inside else None
-        if m and m.group(1) != "help" and not m.group(2).startswith("(internal)"):
+        if m and m.group(1) != "help":
             out.append((m.group(1), m.group(2)))
     return out
 

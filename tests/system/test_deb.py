@@ -1,5 +1,5 @@
 """`make deb` (docs/install.md): the package built by dpkg-buildpackage from a copy of the
-tree, installed with `dpkg -i` on this machine (the user weir made, /etc/weir/weir.yaml a
+tree, lintian-clean (no error, no warning), installed with `dpkg -i` on this machine (the user weir made, /etc/weir/weir.yaml a
 conffile, /var/lib/weir its home), the packaged server started as weir with the unit's own
 command line (no systemd is needed: the test machine may have none as PID 1), then
 `dpkg -r` (the store kept) and `dpkg -P` (the home removed).
@@ -53,6 +53,12 @@ def package(tmp_path_factory):
         run("dpkg", "-P", "weir", check=False)
     if not had_user:
         run("deluser", "--system", "weir", check=False)
+
+
+@pytest.mark.skipif(not shutil.which("lintian"), reason="lintian is not installed")
+def test_lintian_clean(package):
+    done = run("lintian", "--fail-on", "error,warning", package, timeout=300, check=False)
+    assert done.returncode == 0, done.stdout
 
 
 def test_install_start_remove_purge(package, tmp_path):
