@@ -1,8 +1,9 @@
 """`make deb` (docs/install.md): the package built by dpkg-buildpackage from a copy of the
 tree, lintian-clean (no error, no warning), installed with `dpkg -i` on this machine (the user weir made, /etc/weir/weir.yaml a
 conffile, /var/lib/weir its home), the packaged server started as weir with the unit's own
-command line (no systemd is needed: the test machine may have none as PID 1), then
-`dpkg -r` (the store kept) and `dpkg -P` (the home removed).
+command line (no systemd is needed: the test machine may have none as PID 1), installed
+again over itself (the store and a changed conffile kept), then `dpkg -r` (the store kept)
+and `dpkg -P` (the home removed).
 
 It installs into the system, so it runs only as root, with debhelper, and where no weir
 package is installed already (it would replace it); it leaves the machine as it found it."""
@@ -92,6 +93,15 @@ def test_install_start_remove_purge(package, tmp_path):
         assert proc.wait(timeout=30) == 0, log.read_text()
     wait_for(lambda: run("pgrep", "-u", "weir", check=False).returncode != 0, 30,
              "the weir user's processes (the agent) to end")
+
+    # installed again over itself (dpkg's upgrade path: prerm upgrade, postinst configure
+    # with the old version): the store, its token and a changed conffile stay
+    token = (home / "token").read_text()
+    conf = Path("/etc/weir/weir.yaml")
+    conf.write_text(conf.read_text() + "# changed here\n")
+    run("dpkg", "-i", "--force-confold", package, timeout=120)
+    assert (home / "token").read_text() == token and (home / "weir.db").exists()
+    assert conf.read_text().endswith("# changed here\n")
 
     run("dpkg", "-r", "weir", timeout=120)
     assert not Path("/usr/bin/weir").exists()
