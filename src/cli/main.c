@@ -142,6 +142,8 @@ static int help_main(const char *cmd)
 		return server_main(2, argv);
 	else if (!strcmp(cmd, "launch"))
 		return launch_main(2, argv);
+	else if (!strcmp(cmd, "agent"))
+		return agent_main(2, argv);
 	else if (!strcmp(cmd, "help"))
 		usage(stdout);
 	else {

@@ -206,13 +206,15 @@ static void agent_release(struct agent *a)
 	free(a->dir);
 }
 
-static int agent_usage(void)
+/* The usage: on stdout with status 0 for --help, else on stderr with 2. */
+static int agent_usage(bool help)
 {
-	fprintf(stderr, "usage: weir agent [--home DIR]\n"
-	                "       weir agent status [--json] [--home DIR]\n"
-	                "       (env: WEIR_HOME, WEIR_AGENT_IDLE_S: seconds idle before it "
-	                "exits, default 30)\n");
-	return 2;
+	fprintf(help ? stdout : stderr,
+	        "usage: weir agent [--home DIR]\n"
+	        "       weir agent status [--json] [--home DIR]\n"
+	        "       (env: WEIR_HOME, WEIR_AGENT_IDLE_S: seconds idle before it "
+	        "exits, default 30)\n");
+	return help ? 0 : 2;
 }
 
 /* Runs this program again (argv[-1..argc)) with the environment less what
@@ -253,7 +255,7 @@ int agent_main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--home") && i + 1 < argc)
 			home_arg = argv[++i];
 		else
-			return agent_usage();
+			return agent_usage(!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"));
 	}
 	memset(&a, 0, sizeof a);
 	a.lfd = a.sfd = a.notify_r = a.notify_w = a.lock_fd = -1;
