@@ -58,7 +58,7 @@ struct agent_link {
 	struct strbuf untold; /* report lines not stored: told again at retell */
 	/* ends the server's turn before reports are acknowledged: true when
 	 * what they said was stored (agent_link_set_end_turn) */
-	bool (*end_turn)(void *arg);
+	bool (*end_turn)(void *arg, bool durable);
 	void *end_turn_arg;
 	struct hashmap *held; /* key -> struct held */
 };
@@ -149,7 +149,7 @@ static void staged_out(struct agent_link *l)
 
 static void flush_out(struct agent_link *l);
 
-void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg), void *arg)
+void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg, bool durable), void *arg)
 {
 	if (!l)
 		return;
@@ -287,6 +287,20 @@ static bool is_report(const char *t)
  * report: that line and the rest wait in the input for agent_link_open. */
 static void on_retell(uv_timer_t *t);
 
+/* Whether the reports hold an exit (what an acknowledgement answers). */
+static bool has_exit(json_t *batch)
+{
+	size_t i;
+	json_t *m;
+
+	json_array_foreach(batch, i, m)
+	{
+		if (!strcmp(agent_proto_kind(m), AGENT_MSG_EXITED))
+			return true;
+	}
+	return false;
+}
+
 static void process_input(struct agent_link *l)
 {
 	json_t *batch = json_array(), *lost = json_array();
@@ -348,9 +362,10 @@ static void process_input(struct agent_link *l)
 		        json_is_integer(st) ? json_integer_value(st) : -1,
 		        json_is_integer(sig) ? (int)json_integer_value(sig) : 0);
 	}
-	/* the acknowledgement leaves only once what they said is stored */
+	/* the acknowledgement leaves only once what they said is stored, and
+	 * durably: the agent forgets what it acknowledges */
 	if ((json_array_size(batch) > 0 || json_array_size(lost) > 0) && l->end_turn &&
-	    !l->end_turn(l->end_turn_arg)) {
+	    !l->end_turn(l->end_turn_arg, json_array_size(lost) > 0 || has_exit(batch))) {
 		/* not stored (a full disk): not acknowledged, told again later;
 		 * the agent keeps them meanwhile */
 		json_array_foreach(batch, i, m)
