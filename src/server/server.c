@@ -208,8 +208,9 @@ static void turn_end_before_answer(struct http_request *req, void *jm)
 }
 
 /* The turn's end before the agent's reports are acknowledged: true when
- * what they said was stored, durably when an acknowledgement follows (the
- * agent then drops the result from its journal). */
+ * what they said was stored; `durable` (right before the acknowledgements
+ * leave: the agent then drops the results from its journal): stored so
+ * that a power cut keeps it. */
 static bool turn_end_before_ack(void *jm, bool durable)
 {
 	return (durable ? job_manager_turn_end_durable(jm, NULL)
