@@ -24,6 +24,9 @@
 #define AGENT_START_WAIT_MS 5000
 /* Reports whose turn was rolled back (a full disk) are told again after. */
 #define RETELL_MS 1000
+/* The acknowledgements of stored reports wait this long for the durable
+ * commit they need (an fsync), which serves every one that came meanwhile. */
+#define ACK_MS 10
 
 /* A task the agent was asked to start (start_line kept until it says it
  * spawned it, to send again after a reconnect) or says it holds. */
@@ -45,6 +48,7 @@ struct agent_link {
 	uv_timer_t *pump;   /* the next iteration: buffered input, then the writes */
 	uv_timer_t *retry;  /* connecting again */
 	uv_timer_t *retell; /* reports not stored, told again (untold) */
+	uv_timer_t *ack;    /* on_ack: the durable commit, then `acks` go out */
 	bool pump_armed;
 	/* the server has finished starting (agent_link_open): reports are
 	 * told; until then they wait in `in`, read but not told */
@@ -56,9 +60,11 @@ struct agent_link {
 	struct strbuf staged;
 	struct strvec staged_keys;
 	struct strbuf untold; /* report lines not stored: told again at retell */
+	/* the acknowledgement of reports stored (not yet durably): out at on_ack */
+	struct strbuf acks;
 	/* ends the server's turn before reports are acknowledged: true when
 	 * what they said was stored (agent_link_set_end_turn) */
-	bool (*end_turn)(void *arg);
+	bool (*end_turn)(void *arg, bool durable);
 	void *end_turn_arg;
 	struct hashmap *held; /* key -> struct held */
 };
@@ -149,7 +155,7 @@ static void staged_out(struct agent_link *l)
 
 static void flush_out(struct agent_link *l);
 
-void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg), void *arg)
+void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg, bool durable), void *arg)
 {
 	if (!l)
 		return;
@@ -286,11 +292,11 @@ static bool is_report(const char *t)
  * link is not open (the server still starting) it stops at the first
  * report: that line and the rest wait in the input for agent_link_open. */
 static void on_retell(uv_timer_t *t);
+static void on_ack(uv_timer_t *t);
 
 static void process_input(struct agent_link *l)
 {
 	json_t *batch = json_array(), *lost = json_array();
-	struct strbuf acks = STRBUF_INIT;
 	size_t start = 0, i;
 	json_t *m;
 
@@ -348,9 +354,10 @@ static void process_input(struct agent_link *l)
 		        json_is_integer(st) ? json_integer_value(st) : -1,
 		        json_is_integer(sig) ? (int)json_integer_value(sig) : 0);
 	}
-	/* the acknowledgement leaves only once what they said is stored */
+	/* the acknowledgement leaves only once what they said is stored, and
+	 * durably (on_ack): the agent forgets what it acknowledges */
 	if ((json_array_size(batch) > 0 || json_array_size(lost) > 0) && l->end_turn &&
-	    !l->end_turn(l->end_turn_arg)) {
+	    !l->end_turn(l->end_turn_arg, false)) {
 		/* not stored (a full disk): not acknowledged, told again later;
 		 * the agent keeps them meanwhile */
 		json_array_foreach(batch, i, m)
@@ -372,22 +379,17 @@ static void process_input(struct agent_link *l)
 			continue;
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
-		ack_add(&acks, key);
+		ack_add(&l->acks, key);
 	}
 	json_array_foreach(lost, i, m)
 	{
 		char key[160];
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
-		ack_add(&acks, key);
+		ack_add(&l->acks, key);
 	}
-	if (acks.len > 0) {
-		strbuf_addstr(&acks, "]}\n");
-		if (!acks.failed)
-			strbuf_add(&l->out, acks.buf, acks.len);
-		pump_arm(l);
-	}
-	strbuf_release(&acks);
+	if (l->acks.len > 0 && !uv_is_active((uv_handle_t *)l->ack))
+		uv_timer_start(l->ack, on_ack, ACK_MS, 0);
 	json_decref(lost);
 	json_decref(batch);
 }
@@ -599,6 +601,26 @@ static void on_retell(uv_timer_t *t)
 	flush_out(l);
 }
 
+/* The acknowledgements waiting: out once a durable commit holds what they
+ * answer (and every turn before it), the same sync for all of them; a
+ * failed one (a full disk, a failed sync) tries again later. */
+static void on_ack(uv_timer_t *t)
+{
+	struct agent_link *l = t->data;
+
+	if (!l->acks.len)
+		return;
+	if (l->end_turn && !l->end_turn(l->end_turn_arg, true)) {
+		uv_timer_start(l->ack, on_ack, RETELL_MS, 0);
+		return;
+	}
+	strbuf_addstr(&l->acks, "]}\n");
+	if (!l->acks.failed)
+		strbuf_add(&l->out, l->acks.buf, l->acks.len);
+	strbuf_reset(&l->acks);
+	pump_arm(l);
+}
+
 /* ---- the executor's calls ---- */
 
 struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const char *exe,
@@ -617,11 +639,13 @@ struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const ch
 	l->pump = calloc(1, sizeof *l->pump);
 	l->retry = calloc(1, sizeof *l->retry);
 	l->retell = calloc(1, sizeof *l->retell);
-	if (!l->pump || !l->retry || !l->retell) {
+	l->ack = calloc(1, sizeof *l->ack);
+	if (!l->pump || !l->retry || !l->retell || !l->ack) {
 		free(l->pump);
 		free(l->retry);
 		free(l->retell);
-		l->pump = l->retry = l->retell = NULL;
+		free(l->ack);
+		l->pump = l->retry = l->retell = l->ack = NULL;
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto fail;
 	}
@@ -633,7 +657,8 @@ struct agent_link *agent_link_create(uv_loop_t *loop, const char *home, const ch
 	uv_timer_init(loop, l->pump);
 	uv_timer_init(loop, l->retry);
 	uv_timer_init(loop, l->retell);
-	l->pump->data = l->retry->data = l->retell->data = l;
+	uv_timer_init(loop, l->ack);
+	l->pump->data = l->retry->data = l->retell->data = l->ack->data = l;
 	uv_unref((uv_handle_t *)l->retry);
 	if (link_connect(l, err) < 0)
 		goto fail;
@@ -750,12 +775,16 @@ void agent_link_destroy(struct agent_link *l)
 		uv_close((uv_handle_t *)l->retry, handle_free);
 	if (l->retell)
 		uv_close((uv_handle_t *)l->retell, handle_free);
+	/* acknowledgements not sent: the agent tells those results again */
+	if (l->ack)
+		uv_close((uv_handle_t *)l->ack, handle_free);
 	hashmap_destroy_free(l->held, held_free_value);
 	strbuf_release(&l->out);
 	strbuf_release(&l->in);
 	strbuf_release(&l->staged);
 	strvec_release(&l->staged_keys);
 	strbuf_release(&l->untold);
+	strbuf_release(&l->acks);
 	strv_free(l->args);
 	strv_free(l->env);
 	free(l->token);

@@ -70,8 +70,13 @@ void agent_link_turn_end(struct agent_link *l, bool stored);
 /* `fn` ends the server's turn before the agent's reports of a read are
  * acknowledged (NULL: none, every report counts as stored): true when
  * what they said was stored; false (a full disk) and they are not
- * acknowledged but told again a second later.  NULL l is a no-op. */
-void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg), void *arg);
+ * acknowledged but told again a second later.  The acknowledgements of
+ * what was stored wait up to 10 ms, then `fn` is called once more with
+ * `durable` true, for all of them: true then must mean that what was
+ * stored survives a power cut (store_commit_durable()), since the agent
+ * drops what is acknowledged from its journal; false and they wait a
+ * second more.  NULL l is a no-op. */
+void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg, bool durable), void *arg);
 
 /* The server has finished starting: the agent's reports (started, exited,
  * lost), kept until now, are told from the next loop iteration on.  Until

@@ -435,7 +435,8 @@ int local_executor_set_task_user(struct executor *ex, const struct run_as *ra,
 	return 0;
 }
 
-void local_executor_set_end_turn(struct executor *ex, bool (*fn)(void *arg), void *arg)
+void local_executor_set_end_turn(struct executor *ex, bool (*fn)(void *arg, bool durable),
+                                 void *arg)
 {
 	agent_link_set_end_turn(((struct local_executor *)ex)->agent, fn, arg);
 }

@@ -44,6 +44,7 @@ int local_executor_use_agent(struct executor *ex, const char *home, executor_rep
                              struct weir_error *err);
 /* The agent link's agent_link_set_end_turn(); a no-op without an
  * agent. */
-void local_executor_set_end_turn(struct executor *ex, bool (*fn)(void *arg), void *arg);
+void local_executor_set_end_turn(struct executor *ex, bool (*fn)(void *arg, bool durable),
+                                 void *arg);
 
 #endif

@@ -181,6 +181,12 @@ void job_manager_turn_end(struct job_manager *jm);
  * commit's error (a full disk: WEIR_E_UNAVAILABLE, "... the disk is full
  * ...") when the turn it ended was rolled back, else 0. */
 int job_manager_turn_end_stored(struct job_manager *jm, struct weir_error *err);
+/* job_manager_turn_end_stored() whose commit is durable
+ * (store_commit_durable(): the WAL synced, so the turn and every one before
+ * it survive a power cut): for what tells its receiver it may forget (the
+ * agent's acknowledgements).  -1 with the error when the turn was rolled
+ * back or the sync failed: nothing may be acknowledged. */
+int job_manager_turn_end_durable(struct job_manager *jm, struct weir_error *err);
 
 /* The turn's other party (the DAG manager): see job_manager_turn_end().
  * Each callback may be NULL; `h` is copied (NULL: none). */

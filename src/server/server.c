@@ -208,10 +208,13 @@ static void turn_end_before_answer(struct http_request *req, void *jm)
 }
 
 /* The turn's end before the agent's reports are acknowledged: true when
- * what they said was stored. */
-static bool turn_end_before_ack(void *jm)
+ * what they said was stored; `durable` (right before the acknowledgements
+ * leave: the agent then drops the results from its journal): stored so
+ * that a power cut keeps it. */
+static bool turn_end_before_ack(void *jm, bool durable)
 {
-	return job_manager_turn_end_stored(jm, NULL) == 0;
+	return (durable ? job_manager_turn_end_durable(jm, NULL)
+	                : job_manager_turn_end_stored(jm, NULL)) == 0;
 }
 
 static void observe_cluster(void *api, int64_t job_id)

@@ -120,6 +120,7 @@ struct store {
 	bool tx_begun;      /* ... and its BEGIN ran (at the turn's first write) */
 	uint64_t rollbacks; /* transactions with writes that were rolled back */
 	uint64_t space_losses; /* sql_space_losses() when the transaction began */
+	bool unsynced;         /* a commit wrote since the WAL was last synced here */
 };
 
 static int db_error(struct store *s, struct weir_error *err, const char *what)
@@ -408,6 +409,9 @@ struct store *store_open(const char *path, struct weir_error *err)
 		weir_error_set(err, WEIR_E_INTERNAL, "store %s: out of memory", path);
 		return NULL;
 	}
+	/* the log a process before left (killed: nothing synced it) is synced
+	 * at the first durable commit, even one that writes nothing */
+	s->unsynced = true;
 	/* one thread uses the connection (the server's loop), so SQLite's own
 	 * locks around each call are not needed (they were 5 % of a task) */
 	/* a commit's WAL frames in one write, not two a page (store/wal_batch.h) */
@@ -527,9 +531,35 @@ int store_commit(struct store *s, struct weir_error *err)
 			return -1; /* still open: the caller rolls back */
 		metrics_hist_observe(&commit_seconds, (double)(clock_mono_ns() - t0) / 1e9);
 		sql_space_back(s->path);
+		s->unsynced = true;
 	}
 	s->in_tx = false;
 	s->tx_begun = false;
+	return 0;
+}
+
+int store_commit_durable(struct store *s, struct weir_error *err)
+{
+	sqlite3_file *wal = NULL;
+	int rc;
+
+	if (s->in_tx && store_commit(s, err) < 0)
+		return -1;
+	if (!s->unsynced)
+		return 0; /* the WAL was synced since the last commit that wrote */
+	/* the WAL (through wal_batch.c: its buffered frames are written
+	 * first), synced as synchronous=FULL would have at the commit; the
+	 * pragma may not change inside the transaction, and the turn's BEGIN
+	 * came before anyone knew an acknowledgement would follow */
+	rc = sqlite3_file_control(s->db, "main", SQLITE_FCNTL_JOURNAL_POINTER, &wal);
+	if (rc == SQLITE_OK && wal && wal->pMethods) {
+		rc = wal->pMethods->xSync(wal, SQLITE_SYNC_NORMAL);
+		if (rc != SQLITE_OK)
+			return weir_error_set(err, WEIR_E_UNAVAILABLE,
+			                      "store %s: syncing the log to the disk failed (%s)",
+			                      s->path, sqlite3_errstr(rc));
+	}
+	s->unsynced = false;
 	return 0;
 }
 

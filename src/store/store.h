@@ -137,6 +137,18 @@ struct sqlite3 *store_db(struct store *s);
 int store_begin(struct store *s, struct weir_error *err);
 int store_commit(struct store *s, struct weir_error *err);
 int store_rollback(struct store *s, struct weir_error *err);
+/* store_commit() of the open transaction (none open: nothing to commit),
+ * then the WAL synced to the disk: what this returned 0 for, and every
+ * commit before it, survives a power cut (or a kernel crash) too, as with
+ * synchronous=FULL where the disk promises power-safe overwrites (SQLite's
+ * default for unix, which weir keeps).  A plain store_commit() survives a
+ * kill -9 only, until the WAL's next sync (a checkpoint, or this).  No
+ * commit wrote since the last sync here: nothing to sync, 0 at once.  For
+ * what leaves the process telling its receiver it may forget (the agent's
+ * acknowledgements); -1 with err when the commit failed (still open: the
+ * caller rolls back) or the sync did (WEIR_E_UNAVAILABLE: committed, not
+ * known durable). */
+int store_commit_durable(struct store *s, struct weir_error *err);
 bool store_in_transaction(struct store *s);
 /* Whether the open transaction has written (its BEGIN ran). */
 bool store_tx_wrote(const struct store *s);

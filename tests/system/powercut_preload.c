@@ -9,6 +9,11 @@
  * WEIR_POWERCUT_SEED, and the process dies at once (SIGKILL): nothing after
  * the cut reaches the files.
  *
+ * WEIR_POWERCUT_AFTER_ACK=N cuts instead right after the Nth
+ * acknowledgement the server wrote to its node's agent ({"t":"ack",...}
+ * through write or writev): the agent has it, and forgets the results it
+ * names, when the disk loses what was not synced.
+ *
  * The library takes LD_PRELOAD out of the environment as it loads, so that
  * the processes the server starts (the agent, the tasks) run without it.
  *
@@ -19,6 +24,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "powercut_disk.h"
 
@@ -31,6 +37,9 @@ static int (*real_fsync)(int);
 static int (*real_ftruncate64)(int, off_t);
 static int (*real_close)(int);
 static int (*real_unlink)(const char *);
+static ssize_t (*real_write)(int, const void *, size_t);
+static ssize_t (*real_writev)(int, const struct iovec *, int);
+static uint64_t cut_after_ack, acks; /* WEIR_POWERCUT_AFTER_ACK; acks seen */
 
 static struct pc_node *fd_node[FDS];
 
@@ -60,6 +69,9 @@ __attribute__((constructor)) static void powercut_load(void)
 	real_ftruncate64 = (int (*)(int, off_t))dlsym(RTLD_NEXT, "ftruncate64");
 	real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
 	real_unlink = (int (*)(const char *))dlsym(RTLD_NEXT, "unlink");
+	real_write = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	real_writev = (ssize_t(*)(int, const struct iovec *, int))dlsym(RTLD_NEXT, "writev");
+	cut_after_ack = env_u64("WEIR_POWERCUT_AFTER_ACK");
 	pc_arm(env_u64("WEIR_POWERCUT_AT"),
 	       (enum pc_mode)(env_u64("WEIR_POWERCUT_MODE") % PC_MODES),
 	       env_u64("WEIR_POWERCUT_SEED"));
@@ -150,4 +162,37 @@ int unlink(const char *path)
 	if (followed(path))
 		pc_node_forget(path);
 	return real_unlink(path);
+}
+
+/* A write that carried an acknowledgement to the agent: the Nth cuts. */
+static void written(const void *buf, size_t n)
+{
+	static const char ack[] = "{\"t\":\"ack\"";
+
+	if (cut_after_ack && memmem(buf, n, ack, sizeof ack - 1) && ++acks == cut_after_ack) {
+		pc_cut();
+		raise(SIGKILL);
+	}
+}
+
+ssize_t write(int fd, const void *buf, size_t n)
+{
+	ssize_t w = real_write(fd, buf, n);
+
+	if (w > 0)
+		written(buf, (size_t)w);
+	return w;
+}
+
+ssize_t writev(int fd, const struct iovec *iov, int cnt)
+{
+	ssize_t w = real_writev(fd, iov, cnt);
+	size_t left = w > 0 ? (size_t)w : 0;
+
+	for (int i = 0; left > 0 && i < cnt; i++) {
+		size_t n = iov[i].iov_len < left ? iov[i].iov_len : left;
+		written(iov[i].iov_base, n);
+		left -= n;
+	}
+	return w;
 }

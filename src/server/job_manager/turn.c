@@ -26,7 +26,8 @@ struct jm_turn {
 	uv_prepare_t prepare; /* before the loop waits */
 	uv_check_t check;     /* after the events of a wait */
 	int open_handles;
-	bool ending; /* inside job_manager_turn_end() */
+	bool ending;  /* inside job_manager_turn_end() */
+	bool durable; /* its end was asked durable (job_manager_turn_end_durable()) */
 };
 
 static void on_prepare(uv_prepare_t *h)
@@ -155,7 +156,7 @@ static void transaction_ended(struct job_manager *jm, bool stored)
 int job_manager_turn_end_stored(struct job_manager *jm, struct weir_error *err)
 {
 	struct weir_error e = {0};
-	bool wrote, stored = true;
+	bool wrote, durable, stored = true;
 
 	if (!jm->turn || jm->turn->ending)
 		return 0; /* called again from within: the outer end commits */
@@ -171,7 +172,10 @@ int job_manager_turn_end_stored(struct job_manager *jm, struct weir_error *err)
 	/* what the turn wrote behind, before its commit */
 	jm_settle(jm);
 	wrote = store_tx_wrote(jm->store);
-	if (store_in_transaction(jm->store) && store_commit(jm->store, &e) < 0) {
+	durable = jm->turn->durable;
+	jm->turn->durable = false;
+	if (durable ? store_commit_durable(jm->store, &e) < 0
+	            : store_in_transaction(jm->store) && store_commit(jm->store, &e) < 0) {
 		/* a full disk is logged by the store, once, not every turn */
 		if (!store_disk_full(jm->store))
 			log_error("store: commit failed: %s", e.msg);
@@ -194,6 +198,16 @@ int job_manager_turn_end_stored(struct job_manager *jm, struct weir_error *err)
 void job_manager_turn_end(struct job_manager *jm)
 {
 	job_manager_turn_end_stored(jm, NULL);
+}
+
+int job_manager_turn_end_durable(struct job_manager *jm, struct weir_error *err)
+{
+	if (!jm->turn)
+		return 0;
+	/* called from within its own end: the outer end's commit, if still
+	 * ahead, is durable */
+	jm->turn->durable = true;
+	return job_manager_turn_end_stored(jm, err);
 }
 
 void job_manager_set_turn_hooks(struct job_manager *jm, const struct job_manager_turn_hooks *h)

@@ -74,6 +74,7 @@ static void test_start_line(void **state)
 
 static int n_reports;
 static int n_refused; /* the next turn ends answer "not stored" */
+static int n_durable; /* turn ends asked durable (an acknowledgement follows) */
 
 static void on_reports(void *arg, json_t *batch)
 {
@@ -82,9 +83,10 @@ static void on_reports(void *arg, json_t *batch)
 }
 
 /* The server's turn end before the reports are acknowledged. */
-static bool end_turn(void *arg)
+static bool end_turn(void *arg, bool durable)
 {
 	(void)arg;
+	n_durable += durable;
 	if (n_refused > 0) {
 		n_refused--;
 		return false;
@@ -201,7 +203,11 @@ static void test_reports_wait_for_open(void **state)
 	for (int i = 0; i < 5 && n_reports == 0; i++)
 		uv_run(&f.loop, UV_RUN_NOWAIT);
 	assert_int_equal(n_reports, 1);
-	assert_false(agent_link_holds(f.l, &t)); /* recorded and acknowledged */
+	assert_false(agent_link_holds(f.l, &t)); /* recorded */
+	/* acknowledged once a durable turn end holds it */
+	for (int i = 0; i < 50 && n_durable == 0; i++)
+		uv_run(&f.loop, UV_RUN_ONCE);
+	assert_int_equal(n_durable, 1);
 	free(fake_stop(&f));
 }
 
@@ -225,11 +231,14 @@ static void test_what_a_rolled_back_turn_asked_is_not_lost_nor_sent(void **state
 	for (int i = 0; i < 5 && n_reports == 0; i++)
 		uv_run(&f.loop, UV_RUN_NOWAIT);
 	assert_int_equal(n_reports, 1);
-	assert_true(agent_link_holds(f.l, &t));          /* not stored: not acknowledged */
+	assert_true(agent_link_holds(f.l, &t));      /* not stored: not acknowledged */
 	for (int i = 0; i < 5 && n_reports < 2; i++) /* told again a second later */
 		uv_run(&f.loop, UV_RUN_ONCE);
 	assert_int_equal(n_reports, 2);
 	assert_false(agent_link_holds(f.l, &t));
+	for (int i = 0; i < 50 && n_durable < 2; i++) /* its acknowledgement */
+		uv_run(&f.loop, UV_RUN_ONCE);
+	assert_int_equal(n_durable, 2);
 
 	assert_int_equal(agent_link_start(f.l, &dropped, false, NULL, &err), 0);
 	agent_link_turn_end(f.l, false);

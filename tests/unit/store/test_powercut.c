@@ -13,8 +13,10 @@
  *   synchronous=NORMAL: every turn whose commit returned before the WAL's
  *   last completed sync (a checkpoint's, or a clean close's); every turn
  *   whose commit returned when the disk kept every write (a process's death,
- *   not the power's).  With synchronous=FULL: every turn whose commit
- *   returned;
+ *   not the power's), and every turn up to the last whose
+ *   store_commit_durable() returned (a fifth of the turns commit so, as
+ *   the turns the agent's acknowledgements wait on).  With
+ *   synchronous=FULL: every turn whose commit returned;
  * - and no newer than the turn whose commit was under way;
  * - and it takes a commit again.
  *
@@ -73,6 +75,7 @@ struct round {
 	uint64_t digest[TURNS_MAX + 1];
 	uint64_t syncs_at_ack[TURNS_MAX + 1];
 	int acked;   /* the last turn whose commit returned */
+	int durable; /* the last turn whose store_commit_durable() returned */
 	int started; /* the last turn whose writes began */
 	int64_t now;
 	int seq; /* names runs: never the same twice */
@@ -432,6 +435,7 @@ static int turn(struct round *r, int n, bool rollback)
 {
 	struct weir_error err = {0};
 	char num[16];
+	bool durable;
 	int rc = 0;
 
 	r->next = r->m;
@@ -468,10 +472,13 @@ static int turn(struct round *r, int n, bool rollback)
 	/* what the commit leaves, read inside the transaction: the turn may be
 	 * on the disk even when its commit did not return */
 	r->digest[n] = digest(store_db(r->s));
-	if (store_commit(r->s, &err) < 0)
+	durable = rnd(r, 5) == 0; /* as a turn whose end the agent's ack waits on */
+	if ((durable ? store_commit_durable(r->s, &err) : store_commit(r->s, &err)) < 0)
 		goto failed;
 	r->m = r->next;
 	r->acked = n;
+	if (durable)
+		r->durable = n;
 	r->syncs_at_ack[n] = pc.wal_syncs;
 	return 0;
 failed:
@@ -600,6 +607,9 @@ static uint64_t one_round(uint64_t seed, uint64_t events, struct tally *t)
 	if (!r->full && mode != PC_KEEP_ALL)
 		while (required > 0 && r->syncs_at_ack[required] >= syncs)
 			required--;
+	/* a durable commit survives every cut, with every turn before it */
+	if (required < r->durable)
+		required = r->durable;
 	assert_true(open_store(r));
 	check_clean(store_db(r->s), seed);
 	int64_t k = meta_turn(r->s);
