@@ -247,3 +247,50 @@ def test_a_python_dags_run_survives_a_kill9(make_server, tmp_path):
     assert run["state"] == "success", (run, d.tis("survive", "survivor"))
     assert (d.side_lines("a"), d.side_lines("b"), d.side_lines("c")) == (
         ["a"], ["b"], ["c got a"])
+
+
+def test_templates_see_the_runs_context(make_server, tmp_path):
+    """Airflow's context in a BashOperator's command, a PythonOperator's templates_dict and
+    op_args, and a .sh template file from template_searchpath, checked value by value; the
+    dates are the server's run's, the conf overrides the params, and a conf value that holds
+    shell code reaches bash as one word, never as code."""
+    tpl = tmp_path / "tpl"
+    tpl.mkdir()
+    d = airflow_dags(make_server, tmp_path, [])
+    (tpl / "report.sh").write_text(d.text("airflow/tpl/report.sh"))
+    path = d.dir / "templated.py"
+    path.write_text(d.text("airflow/templated.py", TPL=tpl))
+    d.wait_dag("templated")
+    run = d.trigger("templated", conf={"x": "over ride"},
+                    logical_date="2024-03-05T00:00:00+00:00")
+    rid = run["dag_run_id"]
+    assert d.wait_run("templated", rid)["state"] == "success", d.tis("templated", rid)
+    got = d.get("/dags/templated/dagRuns/%s" % rid)
+
+    def xcom(task):
+        return d.get("/dags/templated/dagRuns/%s/taskInstances/%s/xcomEntries/return_value"
+                     "?stringify=false" % (rid, task))["value"]
+
+    conf = "{'x': 'over ride'}"
+    py = xcom("py")
+    assert py["ds"] == "2024-03-05" and py["nodash"] == "20240305", py
+    assert py["yesterday"] == "2024-03-04", py
+    assert py["x"] == "over ride" and py["conf"] == conf, py
+    assert py["up"] == "from up", py
+    assert py["run_type"] == "manual", py
+    # a manual run: prev_ds and next_ds are its own date, as in Airflow
+    assert py["prev_ds"] == py["next_ds"] == "2024-03-05", py
+    # the data interval is the server's run's
+    assert py["start"][:19] == got["data_interval_start"][:19], (py, got)
+    assert py["end"][:19] == got["data_interval_end"][:19], (py, got)
+    assert py["logical"].startswith("2024-03-05T00:00:00"), py
+    assert xcom("bash") == "2024-03-05 2024-03-04 over ride %s from up" % conf
+    assert xcom("script") == "script 20240305 over ride"
+
+    # shell code in the conf is a value, not code
+    mark = tmp_path / "pwned"
+    run = d.trigger("templated", conf={"x": "$(touch %s); `touch %s`" % (mark, mark)})
+    rid = run["dag_run_id"]
+    assert d.wait_run("templated", rid)["state"] == "success", d.tis("templated", rid)
+    assert xcom("script").endswith("$(touch %s); `touch %s`" % (mark, mark))
+    assert not mark.exists()
