@@ -42,6 +42,8 @@
 /* The latest start_date a DAG file may hold (9999-12-31T23:59:00Z): the
  * schedule of the test's copy never fires before it. */
 #define NEVER_START_S 253402300740LL
+/* dagbag_import_timeout's default (server/config.h) */
+#define IMPORT_TIMEOUT_S 30.0
 
 enum phase { PHASE_RUNNING, PHASE_DRAINING, PHASE_DONE };
 
@@ -541,6 +543,159 @@ static int add_overrides(struct secrets *s, const struct dag_test_opts *o, struc
 	return 0;
 }
 
+static bool is_py(const char *file)
+{
+	size_t n = strlen(file);
+	return n > 3 && !strcmp(file + n - 3, ".py");
+}
+
+/* The DAGs of a DAG file as the server loads them: a YAML or JSON file
+ * parsed, a Python file imported by the DAG processor (its own folder as
+ * the DAG folder, killed after timeout_s).  A JSON array of specs' owners:
+ * the specs themselves are returned through *specs (n of them, the caller
+ * destroys each and frees the array); -1 with *error (newly allocated)
+ * naming the file and line. */
+static int load_file_dags(const char *file, double timeout_s, struct dag_spec ***specs, size_t *n,
+                          char **error)
+{
+	struct weir_error err = {0};
+	json_t *docs, *doc;
+	size_t i;
+	char *base;
+
+	*specs = NULL;
+	*n = 0;
+	*error = NULL;
+	if (!is_py(file)) {
+		struct dag_spec *one = dag_spec_parse_file(file, &err);
+		if (!one || !(*specs = malloc(sizeof **specs))) {
+			dag_spec_destroy(one);
+			*error = strdup(err.msg[0] ? err.msg : "out of memory");
+			return -1;
+		}
+		(*specs)[0] = one;
+		*n = 1;
+		return 0;
+	}
+	/* the processor runs in the file's folder: it gets the file's absolute path */
+	base = fs_abs_dirname(file);
+	const char *name = strrchr(file, '/');
+	char *abs = base ? fs_join(base, name ? name + 1 : file) : NULL;
+	docs = abs ? dag_manager_py_documents(abs, base, timeout_s, error) : NULL;
+	free(abs);
+	if (!docs) {
+		free(base);
+		if (!*error)
+			*error = strdup("out of memory");
+		return -1;
+	}
+	*specs = calloc(json_array_size(docs) + 1, sizeof **specs);
+	json_array_foreach(docs, i, doc)
+	{
+		struct dag_spec *spec = *specs ? dag_spec_from_json(doc, file, base, &err) : NULL;
+		if (!spec) {
+			const char *id = json_string_value(json_object_get(doc, "dag_id"));
+			if (asprintf(error, "%s: DAG %s: %s", file, id ? id : "?",
+			             err.msg[0] ? err.msg : "out of memory") < 0)
+				*error = NULL;
+			break;
+		}
+		(*specs)[(*n)++] = spec;
+	}
+	free(base);
+	json_decref(docs);
+	if (!*error && *specs)
+		return 0;
+	for (i = 0; *specs && i < *n; i++)
+		dag_spec_destroy((*specs)[i]);
+	free(*specs);
+	*specs = NULL;
+	*n = 0;
+	if (!*error)
+		*error = strdup("out of memory");
+	return -1;
+}
+
+static void free_specs(struct dag_spec **specs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dag_spec_destroy(specs[i]);
+	free(specs);
+}
+
+/* The one DAG a file defines, for `dags test`; NULL (printed why) when it
+ * does not load or defines none or several. */
+static struct dag_spec *test_spec(const char *file, double timeout_s)
+{
+	struct dag_spec **specs = NULL, *spec = NULL;
+	size_t n = 0;
+	char *error = NULL;
+
+	if (load_file_dags(file, timeout_s, &specs, &n, &error) < 0) {
+		cli_error("%s", error ? error : "out of memory");
+		free(error);
+		return NULL;
+	}
+	if (n == 1) {
+		spec = specs[0];
+		specs[0] = NULL;
+	} else {
+		cli_error("%s: defines %zu DAGs; `weir dags test` runs a file that defines one",
+		          file, n);
+	}
+	free_specs(specs, n);
+	return spec;
+}
+
+int dag_check_run(const char *const *files, size_t n_files, const char *home, const char *config)
+{
+	struct weir_error err = {0};
+	struct dag_test_opts o = {.home = home, .config = config};
+	struct server_config cfg;
+	double timeout_s;
+	size_t n_dags = 0, n_failed = 0;
+
+	server_config_init(&cfg);
+	if (load_server_config(&cfg, &o, &err) < 0) {
+		cli_error("%s", err.msg);
+		server_config_release(&cfg);
+		return DAG_TEST_BAD_INPUT;
+	}
+	timeout_s = cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout : IMPORT_TIMEOUT_S;
+	server_config_release(&cfg);
+	for (size_t f = 0; f < n_files; f++) {
+		struct dag_spec **specs = NULL;
+		size_t n = 0;
+		char *error = NULL;
+
+		if (load_file_dags(files[f], timeout_s, &specs, &n, &error) < 0) {
+			printf("%s: import error: %s\n", files[f], error ? error : "out of memory");
+			free(error);
+			n_failed++;
+			continue;
+		}
+		if (n == 0)
+			printf("%s: no DAG\n", files[f]);
+		for (size_t i = 0; i < n; i++) {
+			const struct dag_spec *d = specs[i];
+			printf("%s: DAG %s: schedule %s; %zu task%s:", files[f], d->dag_id,
+			       d->dataset_schedule.n ? "datasets"
+			       : d->schedule.text[0] ? d->schedule.text
+			                             : "none",
+			       d->n_tasks, d->n_tasks == 1 ? "" : "s");
+			for (size_t t = 0; t < d->n_tasks; t++)
+				printf(" %s", d->tasks[t].task_id);
+			printf("\n");
+		}
+		n_dags += n;
+		free_specs(specs, n);
+	}
+	printf("%zu file%s, %zu DAG%s, %zu import error%s\n", n_files, n_files == 1 ? "" : "s",
+	       n_dags, n_dags == 1 ? "" : "s", n_failed, n_failed == 1 ? "" : "s");
+	fflush(stdout);
+	return n_failed ? DAG_TEST_FAILED : DAG_TEST_SUCCESS;
+}
+
 int dag_test_run(const struct dag_test_opts *o)
 {
 	struct weir_error err = {0};
@@ -556,9 +711,14 @@ int dag_test_run(const struct dag_test_opts *o)
 	memset(&t, 0, sizeof t);
 	server_config_init(&cfg);
 	signal(SIGPIPE, SIG_IGN);
-	spec = dag_spec_parse_file(o->file, &err);
-	if (!spec) {
+	if (load_server_config(&cfg, o, &err) < 0) {
 		cli_error("%s", err.msg);
+		rc = DAG_TEST_BAD_INPUT;
+		goto out;
+	}
+	spec = test_spec(o->file, cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout
+	                                                        : IMPORT_TIMEOUT_S);
+	if (!spec) {
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
 	}
@@ -579,11 +739,6 @@ int dag_test_run(const struct dag_test_opts *o)
 	}
 	json_decref(params);
 
-	if (load_server_config(&cfg, o, &err) < 0) {
-		cli_error("%s", err.msg);
-		rc = DAG_TEST_BAD_INPUT;
-		goto out;
-	}
 	home = make_home();
 	if (!home)
 		goto out;

@@ -29,11 +29,12 @@
 #define WEIR_CLI_DAG_TEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
 struct dag_test_opts {
-	const char *file;         /* the DAG file (YAML or JSON) */
+	const char *file;         /* the DAG file (YAML, JSON, or Python defining one DAG) */
 	json_t *conf;             /* a JSON object over the DAG's params, or NULL; borrowed */
 	const char *logical_date; /* any form schedule_parse_time() reads, or NULL: now */
 	bool keep;                /* keep the temporary home (its path is printed) */
@@ -52,6 +53,17 @@ struct dag_test_opts {
 	2 /* the file does not load, the configuration does not read, or                           \
 	   * --conf/--logical-date/--conn/--var is refused */
 #define DAG_TEST_INTERRUPTED 130
+
+/* `weir dags check FILE...`: loads each DAG file as the server does (a
+ * YAML or JSON file parsed; a Python file imported by the DAG processor,
+ * its folder as the DAG folder, killed after the configuration's
+ * dagbag_import_timeout) and prints one line per DAG ("FILE: DAG ID:
+ * schedule S; N tasks: T..."), or the file's import error ("FILE: import
+ * error: " and the message: file, line, traceback), then a count.  Runs
+ * no task.  `home` and `config` as in struct dag_test_opts.  Returns
+ * DAG_TEST_SUCCESS, DAG_TEST_FAILED when a file did not load, or
+ * DAG_TEST_BAD_INPUT when the configuration does not read. */
+int dag_check_run(const char *const *files, size_t n_files, const char *home, const char *config);
 
 /* Runs the test; prints to stdout (progress, summary, log tails) and stderr
  * (errors).  Returns one of the statuses above.  SIGINT and SIGTERM during

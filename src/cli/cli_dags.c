@@ -35,6 +35,7 @@ void cli_dags_usage(FILE *out)
 	    "       weir dags runs DAG [--state S] [--limit N] [--json]\n"
 	    "       weir dags pause DAG | unpause DAG\n"
 	    "       weir dags backfill DAG --from D --to D [--conf JSON] [--wait]\n"
+	    "       weir dags check [--config FILE] DAG_FILE...\n"
 	    "       weir dags test DAG_FILE [--conf JSON] [--logical-date T] [--keep]\n"
 	    "                      [--conn ID=URI]... [--var KEY=VALUE]...\n"
 	    "                      [--config FILE] [--executor local]\n"
@@ -53,6 +54,10 @@ void cli_dags_usage(FILE *out)
 	    "  backfill  one run per schedule interval whose logical date is in [--from, --to]\n"
 	    "            (ids backfill__LOGICAL_DATE; runs that exist already are kept);\n"
 	    "            --wait: follow them and exit 0 when all succeeded\n"
+	    "  check     loads each DAG file as the server does (YAML parsed, Python imported\n"
+	    "            by the DAG processor, with dagbag_import_timeout) and prints its DAGs\n"
+	    "            (id, schedule, tasks) or its import error; runs nothing; exit 0 when\n"
+	    "            all loaded, 1 when one did not: a DAG repository's CI check\n"
 	    "  test      runs one DAG file once, in this process, without a server: a\n"
 	    "            temporary home and store, the server's configuration (--config,\n"
 	    "            default HOME/weir.yaml: queues, pools, executor, resources), real\n"
@@ -912,6 +917,45 @@ static int dags_test(const char *file, const char *conf_text, const char *date, 
 	return rc;
 }
 
+/* `dags check [--config FILE] FILE...` runs in this process too: it reads
+ * the files, not a server. */
+static int dags_check(int argc, char **argv, const char *home)
+{
+	const char *config = NULL;
+	const char **files = calloc((size_t)argc + 1, sizeof *files);
+	size_t n = 0;
+	int rc;
+
+	if (!files)
+		return CLI_EXIT_FAILED;
+	for (int i = 0; i < argc; i++) {
+		if (cli_flag_is_help(argv[i])) {
+			free(files);
+			cli_dags_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("dags check: unknown flag %s", argv[i]);
+			free(files);
+			cli_dags_usage(stderr);
+			return CLI_EXIT_USAGE;
+		} else {
+			files[n++] = argv[i];
+		}
+	}
+	if (!n) {
+		cli_error("dags check needs a DAG file");
+		free(files);
+		cli_dags_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	rc = dag_check_run(files, n, home && *home ? home : getenv("WEIR_HOME"), config);
+	free(files);
+	return rc;
+}
+
 /* ---- dispatch -------------------------------------------------------------------------- */
 
 int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
@@ -932,6 +976,8 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 	}
 	sub = argv[1];
+	if (!strcmp(sub, "check"))
+		return dags_check(argc - 2, argv + 2, g.home);
 	struct cli_opt trigger_opts[] = {{"--conf", &conf, NULL, NULL},
 	                                 {"--run-id", &run_id, NULL, NULL},
 	                                 {"--logical-date", &date, NULL, NULL},

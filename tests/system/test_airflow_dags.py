@@ -5,13 +5,14 @@ name the file and line while the good files beside them run."""
 import os
 import pwd
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from conftest import cli_describe, wait_for
+from conftest import WEIR_BIN, cli_describe, wait_for
 from dagtest import DAGS_SRC, Dags, dag_config
 
 
@@ -294,3 +295,81 @@ def test_templates_see_the_runs_context(make_server, tmp_path):
     assert d.wait_run("templated", rid)["state"] == "success", d.tis("templated", rid)
     assert xcom("script").endswith("$(touch %s); `touch %s`" % (mark, mark))
     assert not mark.exists()
+
+
+CHECKED_DAG = '''\
+from datetime import datetime
+from airflow import DAG
+from airflow.operators.bash import BashOperator
+from airflow.operators.python import PythonOperator
+
+def up():
+    return 41
+
+def down(ti, ds, params):
+    with open(params["out"], "w") as f:
+        f.write("%s %s %s\\n" % (ti.xcom_pull(task_ids="up") + 1, ds, params["who"]))
+
+with DAG("checked", schedule="@daily", start_date=datetime(2024, 1, 1),
+         params={"who": "nobody", "out": ""}):
+    PythonOperator(task_id="up", python_callable=up) >> PythonOperator(
+        task_id="down", python_callable=down) >> BashOperator(task_id="bye", bash_command="true")
+'''
+
+
+def weir_cli(tmp_path, *args, timeout=120):
+    """`weir ARGS...` run in tmp_path, the processor and the tasks on this interpreter."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env = dict(os.environ, WEIR_AIRFLOW_PYTHON=sys.executable, TMPDIR=str(tmp),
+               HOME=str(tmp_path))
+    env.pop("WEIR_LOG", None)
+    return subprocess.run([WEIR_BIN] + [str(a) for a in args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=str(tmp_path))
+
+
+def test_dags_check_loads_files_as_the_server_does(tmp_path):
+    """`weir dags check FILE...`: each file's DAGs or its import error; exit 1 when one
+    failed, 0 when all loaded; a file that loops is killed at dagbag_import_timeout."""
+    src = DAGS_SRC / "airflow"
+    good = tmp_path / "checked.py"
+    good.write_text(CHECKED_DAG)
+    yaml = DAGS_SRC / "branch.yaml"
+    (tmp_path / "weir.yaml").write_text("dagbag_import_timeout: 2\n")
+    r = weir_cli(tmp_path, "dags", "check", "--config", tmp_path / "weir.yaml", good, yaml,
+                 src / "raises.py", src / "syntax.py", src / "loops.py", src / "helpers.py")
+    assert r.returncode == 1, cli_describe(r)
+    out = r.stdout
+    assert "%s: DAG checked: schedule @daily; 3 tasks: up down bye\n" % good in out, out
+    assert "%s: DAG branch: schedule none;" % yaml in out, out
+    assert "%s: import error: %s:9: RuntimeError: the configuration service is down" % (
+        src / "raises.py", src / "raises.py") in out, out
+    assert "%s: import error: %s:4:" % (src / "syntax.py", src / "syntax.py") in out, out
+    assert "SyntaxError" in out, out
+    assert "longer than dagbag_import_timeout (2 s)" in out, out
+    assert "%s: no DAG\n" % (src / "helpers.py") in out, out
+    assert out.endswith("6 files, 2 DAGs, 3 import errors\n"), out
+
+    r = weir_cli(tmp_path, "dags", "check", good, yaml)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.endswith("2 files, 2 DAGs, 0 import errors\n"), r.stdout
+    r = weir_cli(tmp_path, "dags", "check")
+    assert r.returncode == 2, cli_describe(r)
+
+
+def test_dags_test_runs_a_python_dag_file(tmp_path):
+    """`weir dags test FILE.py` runs the file's DAG as it runs a YAML one: the conf over
+    the params, the logical date, values passed by XCom; a broken file exits 2 naming it."""
+    path = tmp_path / "checked.py"
+    path.write_text(CHECKED_DAG)
+    out = tmp_path / "out"
+    r = weir_cli(tmp_path, "dags", "test", path, "--logical-date", "2024-02-03",
+                 "--conf", '{"who": "me", "out": "%s"}' % out)
+    assert r.returncode == 0, cli_describe(r)
+    assert "weir dags test: DAG checked (3 tasks) from %s" % path in r.stdout, r.stdout
+    assert out.read_text() == "42 2024-02-03 me\n"
+
+    r = weir_cli(tmp_path, "dags", "test", DAGS_SRC / "airflow" / "raises.py")
+    assert r.returncode == 2, cli_describe(r)
+    assert "raises.py:9: RuntimeError: the configuration service is down" in r.stderr, \
+        cli_describe(r)
