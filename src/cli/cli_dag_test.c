@@ -1,5 +1,5 @@
-/* cli_dag_test.c: `weir dags test`: one run of a DAG file in this process
- * (cli_dag_test.h).
+/* cli_dag_test.c: `weir dags test`: one run of a DAG file in this process, and
+ * `weir dags check`: DAG files loaded as the server loads them (cli_dag_test.h).
  *
  * Owns the temporary home, the loop and the follow-up of the one run.  The
  * run itself is the server's: the parts come from server_parts_create(),

@@ -2,7 +2,7 @@
 `PythonOperator`'s callable receives, built for one try of one task from facts the task
 runner has (the run, its data interval, the DAG's schedule and time zone, the task instance).
 
-The runner calls `build_context(...)` once per try; docs/airflow_templates.md lists the keys.
+The runner calls `build_context(...)` once per try; docs/airflow.md (Templates) lists the keys.
 Dates are pendulum DateTimes in UTC, as Airflow gives them, once pendulum is imported (the
 task runner imports it before it renders a template, or the DAG file did; otherwise they are
 aware `datetime`s in UTC, and pendulum's 30-50 ms import is spared: intervals.py): Airflow does not convert template
