@@ -27,6 +27,7 @@
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/strvec.h"
 #include "model/cron.h"
 #include "model/dag_spec.h"
 #include "model/states.h"
@@ -555,8 +556,8 @@ static bool is_py(const char *file)
  * the specs themselves are returned through *specs (n of them, the caller
  * destroys each and frees the array); -1 with *error (newly allocated)
  * naming the file and line. */
-static int load_file_dags(const char *file, double timeout_s, struct dag_spec ***specs, size_t *n,
-                          char **error)
+static int load_file_dags(const char *file, const char *dags_dir, double timeout_s,
+                          struct dag_spec ***specs, size_t *n, char **error)
 {
 	struct weir_error err = {0};
 	json_t *docs, *doc;
@@ -581,7 +582,8 @@ static int load_file_dags(const char *file, double timeout_s, struct dag_spec **
 	base = fs_abs_dirname(file);
 	const char *name = strrchr(file, '/');
 	char *abs = base ? fs_join(base, name ? name + 1 : file) : NULL;
-	docs = abs ? dag_manager_py_documents(abs, base, timeout_s, error) : NULL;
+	docs = abs ? dag_manager_py_documents(abs, dags_dir ? dags_dir : base, timeout_s, error)
+	           : NULL;
 	free(abs);
 	if (!docs) {
 		free(base);
@@ -631,7 +633,7 @@ static struct dag_spec *test_spec(const char *file, double timeout_s)
 	size_t n = 0;
 	char *error = NULL;
 
-	if (load_file_dags(file, timeout_s, &specs, &n, &error) < 0) {
+	if (load_file_dags(file, NULL, timeout_s, &specs, &n, &error) < 0) {
 		cli_error("%s", error ? error : "out of memory");
 		free(error);
 		return NULL;
@@ -647,7 +649,55 @@ static struct dag_spec *test_spec(const char *file, double timeout_s)
 	return spec;
 }
 
-int dag_check_run(const char *const *files, size_t n_files, const char *home, const char *config)
+/* The DAG files of a folder given to `dags check`, as the server's walk
+ * finds them. */
+static void check_visit(void *arg, char *path, bool top)
+{
+	struct strvec *found = arg;
+
+	if ((top || is_py(path) || dag_manager_names_dag_id(path)) && strvec_push(found, path) < 0)
+		cli_error("out of memory");
+	free(path);
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* One file of `dags check`: its DAGs or its import error printed; -1 when
+ * it did not load.  `dags_dir`: the DAG folder it was found in (NULL: its
+ * own folder). */
+static int check_file(const char *file, const char *dags_dir, double timeout_s, size_t *n_dags)
+{
+	struct dag_spec **specs = NULL;
+	size_t n = 0;
+	char *error = NULL;
+
+	if (load_file_dags(file, dags_dir, timeout_s, &specs, &n, &error) < 0) {
+		printf("%s: import error: %s\n", file, error ? error : "out of memory");
+		free(error);
+		return -1;
+	}
+	if (n == 0)
+		printf("%s: no DAG\n", file);
+	for (size_t i = 0; i < n; i++) {
+		const struct dag_spec *d = specs[i];
+		printf("%s: DAG %s: schedule %s; %zu task%s:", file, d->dag_id,
+		       d->dataset_schedule.n ? "datasets"
+		       : d->schedule.text[0] ? d->schedule.text
+		                             : "none",
+		       d->n_tasks, d->n_tasks == 1 ? "" : "s");
+		for (size_t t = 0; t < d->n_tasks; t++)
+			printf(" %s", d->tasks[t].task_id);
+		printf("\n");
+	}
+	*n_dags += n;
+	free_specs(specs, n);
+	return 0;
+}
+
+int dag_check_run(const char *const *paths, size_t n_paths, const char *home, const char *config)
 {
 	struct weir_error err = {0};
 	struct dag_test_opts o = {.home = home, .config = config};
@@ -663,34 +713,25 @@ int dag_check_run(const char *const *files, size_t n_files, const char *home, co
 	}
 	timeout_s = cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout : IMPORT_TIMEOUT_S;
 	server_config_release(&cfg);
-	for (size_t f = 0; f < n_files; f++) {
-		struct dag_spec **specs = NULL;
-		size_t n = 0;
-		char *error = NULL;
-
-		if (load_file_dags(files[f], timeout_s, &specs, &n, &error) < 0) {
-			printf("%s: import error: %s\n", files[f], error ? error : "out of memory");
-			free(error);
-			n_failed++;
+	size_t n_checked = 0;
+	for (size_t f = 0; f < n_paths; f++) {
+		struct stat st;
+		if (stat(paths[f], &st) == 0 && S_ISDIR(st.st_mode)) {
+			struct strvec found = STRVEC_INIT;
+			dag_manager_walk(paths[f], check_visit, &found);
+			if (found.n)
+				qsort(found.v, found.n, sizeof *found.v, cmp_text);
+			for (size_t i = 0; i < found.n; i++)
+				n_failed +=
+				    check_file(found.v[i], paths[f], timeout_s, &n_dags) < 0;
+			n_checked += found.n;
+			strvec_release(&found);
 			continue;
 		}
-		if (n == 0)
-			printf("%s: no DAG\n", files[f]);
-		for (size_t i = 0; i < n; i++) {
-			const struct dag_spec *d = specs[i];
-			printf("%s: DAG %s: schedule %s; %zu task%s:", files[f], d->dag_id,
-			       d->dataset_schedule.n ? "datasets"
-			       : d->schedule.text[0] ? d->schedule.text
-			                             : "none",
-			       d->n_tasks, d->n_tasks == 1 ? "" : "s");
-			for (size_t t = 0; t < d->n_tasks; t++)
-				printf(" %s", d->tasks[t].task_id);
-			printf("\n");
-		}
-		n_dags += n;
-		free_specs(specs, n);
+		n_failed += check_file(paths[f], NULL, timeout_s, &n_dags) < 0;
+		n_checked++;
 	}
-	printf("%zu file%s, %zu DAG%s, %zu import error%s\n", n_files, n_files == 1 ? "" : "s",
+	printf("%zu file%s, %zu DAG%s, %zu import error%s\n", n_checked, n_checked == 1 ? "" : "s",
 	       n_dags, n_dags == 1 ? "" : "s", n_failed, n_failed == 1 ? "" : "s");
 	fflush(stdout);
 	return n_failed ? DAG_TEST_FAILED : DAG_TEST_SUCCESS;

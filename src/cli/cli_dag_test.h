@@ -54,16 +54,18 @@ struct dag_test_opts {
 	   * --conf/--logical-date/--conn/--var is refused */
 #define DAG_TEST_INTERRUPTED 130
 
-/* `weir dags check FILE...`: loads each DAG file as the server does (a
- * YAML or JSON file parsed; a Python file imported by the DAG processor,
- * its folder as the DAG folder, killed after the configuration's
+/* `weir dags check PATH...`: a folder's DAG files found as the server's
+ * walk finds them (dag_manager_walk()), and each file loaded as the server
+ * does (a YAML or JSON file parsed; a Python file imported by the DAG
+ * processor, the folder given or its own as the DAG folder, killed after
+ * the configuration's
  * dagbag_import_timeout) and prints one line per DAG ("FILE: DAG ID:
  * schedule S; N tasks: T..."), or the file's import error ("FILE: import
  * error: " and the message: file, line, traceback), then a count.  Runs
  * no task.  `home` and `config` as in struct dag_test_opts.  Returns
  * DAG_TEST_SUCCESS, DAG_TEST_FAILED when a file did not load, or
  * DAG_TEST_BAD_INPUT when the configuration does not read. */
-int dag_check_run(const char *const *files, size_t n_files, const char *home, const char *config);
+int dag_check_run(const char *const *paths, size_t n_paths, const char *home, const char *config);
 
 /* Runs the test; prints to stdout (progress, summary, log tails) and stderr
  * (errors).  Returns one of the statuses above.  SIGINT and SIGTERM during

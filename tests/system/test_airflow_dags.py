@@ -373,3 +373,27 @@ def test_dags_test_runs_a_python_dag_file(tmp_path):
     assert r.returncode == 2, cli_describe(r)
     assert "raises.py:9: RuntimeError: the configuration service is down" in r.stderr, \
         cli_describe(r)
+
+
+def test_dags_check_walks_a_folder_as_the_server_does(tmp_path):
+    """`weir dags check FOLDER`: its subfolders and .airflowignore as the server reads them; a
+    job's spec kept in a subfolder is no DAG file."""
+    top = tmp_path / "dags"
+    (top / "team").mkdir(parents=True)
+    (top / "specs").mkdir()
+    (top / "checked.py").write_text(CHECKED_DAG)
+    raises = (DAGS_SRC / "airflow" / "raises.py").read_text()
+    (top / "team" / "raises.py").write_text(raises)
+    (top / "team" / "ignored_one.py").write_text(raises)
+    (top / ".airflowignore").write_text("ignored_.*\n")
+    (top / "team" / "side.yaml").write_text(
+        "dag_id: side\ntasks:\n  - task_id: t\n    command: 'true'\n")
+    (top / "specs" / "job.yaml").write_text(
+        "name: j\nroles:\n  task: {command: 'true', memory: 256m}\n")
+    r = weir_cli(tmp_path, "dags", "check", top)
+    assert r.returncode == 1, cli_describe(r)
+    lines = [line for line in r.stdout.splitlines() if line.startswith(str(top))]
+    assert [line.split(":")[0] for line in lines] == [
+        "%s/checked.py" % top, "%s/team/raises.py" % top, "%s/team/side.yaml" % top], lines
+    assert "import error" in lines[1] and "DAG side" in lines[2], lines
+    assert r.stdout.endswith("3 files, 2 DAGs, 1 import error\n"), r.stdout
