@@ -649,22 +649,6 @@ static struct dag_spec *test_spec(const char *file, double timeout_s)
 	return spec;
 }
 
-/* The DAG files of a folder given to `dags check`, as the server's walk
- * finds them. */
-static void check_visit(void *arg, char *path, bool top)
-{
-	struct strvec *found = arg;
-
-	if ((top || is_py(path) || dag_manager_names_dag_id(path)) && strvec_push(found, path) < 0)
-		cli_error("out of memory");
-	free(path);
-}
-
-static int cmp_text(const void *a, const void *b)
-{
-	return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* One file of `dags check`: its DAGs or its import error printed; -1 when
  * it did not load.  `dags_dir`: the DAG folder it was found in (NULL: its
  * own folder). */
@@ -695,6 +679,62 @@ static int check_file(const char *file, const char *dags_dir, double timeout_s, 
 	*n_dags += n;
 	free_specs(specs, n);
 	return 0;
+}
+
+/* The DAG files of a folder given to `dags check`, as the server's walk
+ * finds them. */
+static void check_visit(void *arg, char *path, bool top)
+{
+	struct strvec *found = arg;
+
+	if ((top || is_py(path) || dag_manager_names_dag_id(path)) && strvec_push(found, path) < 0)
+		cli_error("out of memory");
+	free(path);
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* `dags test DAG_ID --dags DIR`: the DAG `dag_id` of the folder, its file
+ * in *file (newly allocated); NULL (printed why) when no file defines it. */
+static struct dag_spec *folder_spec(const char *dir, const char *dag_id, double timeout_s,
+                                    char **file)
+{
+	struct strvec found = STRVEC_INIT;
+	struct dag_spec *spec = NULL;
+
+	*file = NULL;
+	dag_manager_walk(dir, check_visit, &found);
+	if (found.n)
+		qsort(found.v, found.n, sizeof *found.v, cmp_text);
+	for (size_t i = 0; i < found.n && !spec; i++) {
+		struct dag_spec **specs = NULL;
+		size_t n = 0;
+		char *error = NULL;
+		if (load_file_dags(found.v[i], dir, timeout_s, &specs, &n, &error) < 0) {
+			free(error); /* another file's import error: `dags check` tells it */
+			continue;
+		}
+		for (size_t k = 0; k < n && !spec; k++)
+			if (!strcmp(specs[k]->dag_id, dag_id)) {
+				spec = specs[k];
+				specs[k] = NULL;
+				*file = strdup(found.v[i]);
+			}
+		free_specs(specs, n);
+	}
+	strvec_release(&found);
+	if (spec && !*file) {
+		dag_spec_destroy(spec);
+		spec = NULL;
+	}
+	if (!spec)
+		cli_error("%s: no DAG file defines a DAG %s (or its file does not load: weir dags "
+		          "check %s)",
+		          dir, dag_id, dir);
+	return spec;
 }
 
 int dag_check_run(const char *const *paths, size_t n_paths, const char *home, const char *config)
@@ -743,6 +783,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	struct dag_test t;
 	struct server_config cfg;
 	struct dag_spec *spec = NULL;
+	char *file = NULL;
 	char *home = NULL, *dags = NULL, *copy = NULL, *name = NULL, *base = NULL;
 	char iso[64];
 	int64_t logical_ms;
@@ -757,8 +798,14 @@ int dag_test_run(const struct dag_test_opts *o)
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
 	}
-	spec = test_spec(o->file, cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout
-	                                                        : IMPORT_TIMEOUT_S);
+	double timeout_s =
+	    cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout : IMPORT_TIMEOUT_S;
+	if (o->dags_dir)
+		spec = folder_spec(o->dags_dir, o->file, timeout_s, &file);
+	else if ((spec = test_spec(o->file, timeout_s)) && !(file = strdup(o->file))) {
+		dag_spec_destroy(spec);
+		spec = NULL;
+	}
 	if (!spec) {
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
@@ -797,7 +844,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	cfg.dags_dir = strdup(dags);
 	cfg.listen_host = strdup("127.0.0.1");
 	cfg.listen_port = 0;
-	if (!cfg.home || !cfg.dags_dir || !cfg.listen_host || add_pools(&cfg, spec, o->file) < 0)
+	if (!cfg.home || !cfg.dags_dir || !cfg.listen_host || add_pools(&cfg, spec, file) < 0)
 		goto out;
 	if (server_prepare_home(&cfg, &err) < 0) {
 		cli_error("home %s: %s", home, err.msg);
@@ -829,11 +876,11 @@ int dag_test_run(const struct dag_test_opts *o)
 		goto out_loop;
 	}
 	/* the DAG's job files are where the user's file is, not in the copy's folder */
-	base = fs_abs_dirname(o->file);
+	base = fs_abs_dirname(file);
 	dag_manager_set_paths_root(t.parts.dm, base);
 	free(base);
 	/* checked on the user's file, so that an error names it and its line */
-	if (dag_manager_check_spec(t.parts.dm, spec, o->file, &err) < 0) {
+	if (dag_manager_check_spec(t.parts.dm, spec, file, &err) < 0) {
 		cli_error("%s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
@@ -848,12 +895,11 @@ int dag_test_run(const struct dag_test_opts *o)
 	t.seen = json_object();
 	if (!t.seen)
 		goto out_loop;
-	if (check_loaded(&t, copy, o->file) < 0) {
+	if (check_loaded(&t, copy, file) < 0) {
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
 	}
-	printf("weir dags test: DAG %s (%zu tasks) from %s\n", spec->dag_id, spec->n_tasks,
-	       o->file);
+	printf("weir dags test: DAG %s (%zu tasks) from %s\n", spec->dag_id, spec->n_tasks, file);
 	fflush(stdout);
 	t.started_ms = clock_mono_ms();
 	r = trigger(&t, o, o->logical_date ? iso : NULL);
@@ -885,6 +931,7 @@ out:
 	json_decref(t.tis);
 	free(t.run_id);
 	free(name);
+	free(file);
 	free(copy);
 	free(dags);
 	free(home);

@@ -34,7 +34,10 @@
 #include <jansson.h>
 
 struct dag_test_opts {
-	const char *file;         /* the DAG file (YAML, JSON, or Python defining one DAG) */
+	const char *file;         /* the DAG file (YAML, JSON, or Python defining one DAG); with
+	                           * dags_dir: the DAG's id */
+	const char *dags_dir;     /* a DAG folder (walked as the server walks it) whose DAG
+	                           * `file` names, or NULL */
 	json_t *conf;             /* a JSON object over the DAG's params, or NULL; borrowed */
 	const char *logical_date; /* any form schedule_parse_time() reads, or NULL: now */
 	bool keep;                /* keep the temporary home (its path is printed) */

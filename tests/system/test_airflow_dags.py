@@ -397,3 +397,21 @@ def test_dags_check_walks_a_folder_as_the_server_does(tmp_path):
         "%s/checked.py" % top, "%s/team/raises.py" % top, "%s/team/side.yaml" % top], lines
     assert "import error" in lines[1] and "DAG side" in lines[2], lines
     assert r.stdout.endswith("3 files, 2 DAGs, 1 import error\n"), r.stdout
+
+
+def test_dags_test_runs_a_dag_of_a_folder_by_id(tmp_path):
+    """`weir dags test DAG_ID --dags DIR`: the DAG found in the folder as the server finds it
+    (a broken file beside it does not stop it); an id no file defines is exit 2."""
+    top = tmp_path / "dags"
+    (top / "team").mkdir(parents=True)
+    (top / "team" / "checked.py").write_text(CHECKED_DAG)
+    (top / "raises.py").write_text((DAGS_SRC / "airflow" / "raises.py").read_text())
+    out = tmp_path / "out"
+    r = weir_cli(tmp_path, "dags", "test", "checked", "--dags", top, "--logical-date",
+                 "2024-02-04", "--conf", '{"who": "folder", "out": "%s"}' % out)
+    assert r.returncode == 0, cli_describe(r)
+    assert "from %s/team/checked.py" % top in r.stdout, r.stdout
+    assert out.read_text() == "42 2024-02-04 folder\n"
+    r = weir_cli(tmp_path, "dags", "test", "nope", "--dags", top)
+    assert r.returncode == 2, cli_describe(r)
+    assert "no DAG file defines a DAG nope" in r.stderr, cli_describe(r)
