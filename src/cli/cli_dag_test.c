@@ -1,5 +1,5 @@
-/* cli_dag_test.c: `weir dags test`: one run of a DAG file in this process
- * (cli_dag_test.h).
+/* cli_dag_test.c: `weir dags test`: one run of a DAG file in this process, and
+ * `weir dags check`: DAG files loaded as the server loads them (cli_dag_test.h).
  *
  * Owns the temporary home, the loop and the follow-up of the one run.  The
  * run itself is the server's: the parts come from server_parts_create(),
@@ -27,6 +27,7 @@
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/strvec.h"
 #include "model/cron.h"
 #include "model/dag_spec.h"
 #include "model/states.h"
@@ -42,6 +43,8 @@
 /* The latest start_date a DAG file may hold (9999-12-31T23:59:00Z): the
  * schedule of the test's copy never fires before it. */
 #define NEVER_START_S 253402300740LL
+/* dagbag_import_timeout's default (server/config.h) */
+#define IMPORT_TIMEOUT_S 30.0
 
 enum phase { PHASE_RUNNING, PHASE_DRAINING, PHASE_DONE };
 
@@ -541,12 +544,246 @@ static int add_overrides(struct secrets *s, const struct dag_test_opts *o, struc
 	return 0;
 }
 
+static bool is_py(const char *file)
+{
+	size_t n = strlen(file);
+	return n > 3 && !strcmp(file + n - 3, ".py");
+}
+
+/* The DAGs of a DAG file as the server loads them: a YAML or JSON file
+ * parsed, a Python file imported by the DAG processor (its own folder as
+ * the DAG folder, killed after timeout_s).  A JSON array of specs' owners:
+ * the specs themselves are returned through *specs (n of them, the caller
+ * destroys each and frees the array); -1 with *error (newly allocated)
+ * naming the file and line. */
+static int load_file_dags(const char *file, const char *dags_dir, double timeout_s,
+                          struct dag_spec ***specs, size_t *n, char **error)
+{
+	struct weir_error err = {0};
+	json_t *docs, *doc;
+	size_t i;
+	char *base;
+
+	*specs = NULL;
+	*n = 0;
+	*error = NULL;
+	if (!is_py(file)) {
+		struct dag_spec *one = dag_spec_parse_file(file, &err);
+		if (!one || !(*specs = malloc(sizeof **specs))) {
+			dag_spec_destroy(one);
+			*error = strdup(err.msg[0] ? err.msg : "out of memory");
+			return -1;
+		}
+		(*specs)[0] = one;
+		*n = 1;
+		return 0;
+	}
+	/* the processor runs in the file's folder: it gets the file's absolute path */
+	base = fs_abs_dirname(file);
+	const char *name = strrchr(file, '/');
+	char *abs = base ? fs_join(base, name ? name + 1 : file) : NULL;
+	docs = abs ? dag_manager_py_documents(abs, dags_dir ? dags_dir : base, timeout_s, error)
+	           : NULL;
+	free(abs);
+	if (!docs) {
+		free(base);
+		if (!*error)
+			*error = strdup("out of memory");
+		return -1;
+	}
+	*specs = calloc(json_array_size(docs) + 1, sizeof **specs);
+	json_array_foreach(docs, i, doc)
+	{
+		struct dag_spec *spec = *specs ? dag_spec_from_json(doc, file, base, &err) : NULL;
+		if (!spec) {
+			const char *id = json_string_value(json_object_get(doc, "dag_id"));
+			if (asprintf(error, "%s: DAG %s: %s", file, id ? id : "?",
+			             err.msg[0] ? err.msg : "out of memory") < 0)
+				*error = NULL;
+			break;
+		}
+		(*specs)[(*n)++] = spec;
+	}
+	free(base);
+	json_decref(docs);
+	if (!*error && *specs)
+		return 0;
+	for (i = 0; *specs && i < *n; i++)
+		dag_spec_destroy((*specs)[i]);
+	free(*specs);
+	*specs = NULL;
+	*n = 0;
+	if (!*error)
+		*error = strdup("out of memory");
+	return -1;
+}
+
+static void free_specs(struct dag_spec **specs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		dag_spec_destroy(specs[i]);
+	free(specs);
+}
+
+/* The one DAG a file defines, for `dags test`; NULL (printed why) when it
+ * does not load or defines none or several. */
+static struct dag_spec *test_spec(const char *file, double timeout_s)
+{
+	struct dag_spec **specs = NULL, *spec = NULL;
+	size_t n = 0;
+	char *error = NULL;
+
+	if (load_file_dags(file, NULL, timeout_s, &specs, &n, &error) < 0) {
+		cli_error("%s", error ? error : "out of memory");
+		free(error);
+		return NULL;
+	}
+	if (n == 1) {
+		spec = specs[0];
+		specs[0] = NULL;
+	} else {
+		cli_error("%s: defines %zu DAGs; `weir dags test` runs a file that defines one",
+		          file, n);
+	}
+	free_specs(specs, n);
+	return spec;
+}
+
+/* One file of `dags check`: its DAGs or its import error printed; -1 when
+ * it did not load.  `dags_dir`: the DAG folder it was found in (NULL: its
+ * own folder). */
+static int check_file(const char *file, const char *dags_dir, double timeout_s, size_t *n_dags)
+{
+	struct dag_spec **specs = NULL;
+	size_t n = 0;
+	char *error = NULL;
+
+	if (load_file_dags(file, dags_dir, timeout_s, &specs, &n, &error) < 0) {
+		printf("%s: import error: %s\n", file, error ? error : "out of memory");
+		free(error);
+		return -1;
+	}
+	if (n == 0)
+		printf("%s: no DAG\n", file);
+	for (size_t i = 0; i < n; i++) {
+		const struct dag_spec *d = specs[i];
+		printf("%s: DAG %s: schedule %s; %zu task%s:", file, d->dag_id,
+		       d->dataset_schedule.n ? "datasets"
+		       : d->schedule.text[0] ? d->schedule.text
+		                             : "none",
+		       d->n_tasks, d->n_tasks == 1 ? "" : "s");
+		for (size_t t = 0; t < d->n_tasks; t++)
+			printf(" %s", d->tasks[t].task_id);
+		printf("\n");
+	}
+	*n_dags += n;
+	free_specs(specs, n);
+	return 0;
+}
+
+/* The DAG files of a folder given to `dags check`, as the server's walk
+ * finds them. */
+static void check_visit(void *arg, char *path, bool top)
+{
+	struct strvec *found = arg;
+
+	if ((top || is_py(path) || dag_manager_names_dag_id(path)) && strvec_push(found, path) < 0)
+		cli_error("out of memory");
+	free(path);
+}
+
+static int cmp_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* `dags test DAG_ID --dags DIR`: the DAG `dag_id` of the folder, its file
+ * in *file (newly allocated); NULL (printed why) when no file defines it. */
+static struct dag_spec *folder_spec(const char *dir, const char *dag_id, double timeout_s,
+                                    char **file)
+{
+	struct strvec found = STRVEC_INIT;
+	struct dag_spec *spec = NULL;
+
+	*file = NULL;
+	dag_manager_walk(dir, check_visit, &found);
+	if (found.n)
+		qsort(found.v, found.n, sizeof *found.v, cmp_text);
+	for (size_t i = 0; i < found.n && !spec; i++) {
+		struct dag_spec **specs = NULL;
+		size_t n = 0;
+		char *error = NULL;
+		if (load_file_dags(found.v[i], dir, timeout_s, &specs, &n, &error) < 0) {
+			free(error); /* another file's import error: `dags check` tells it */
+			continue;
+		}
+		for (size_t k = 0; k < n && !spec; k++)
+			if (!strcmp(specs[k]->dag_id, dag_id)) {
+				spec = specs[k];
+				specs[k] = NULL;
+				*file = strdup(found.v[i]);
+			}
+		free_specs(specs, n);
+	}
+	strvec_release(&found);
+	if (spec && !*file) {
+		dag_spec_destroy(spec);
+		spec = NULL;
+	}
+	if (!spec)
+		cli_error("%s: no DAG file defines a DAG %s (or its file does not load: weir dags "
+		          "check %s)",
+		          dir, dag_id, dir);
+	return spec;
+}
+
+int dag_check_run(const char *const *paths, size_t n_paths, const char *home, const char *config)
+{
+	struct weir_error err = {0};
+	struct dag_test_opts o = {.home = home, .config = config};
+	struct server_config cfg;
+	double timeout_s;
+	size_t n_dags = 0, n_failed = 0;
+
+	server_config_init(&cfg);
+	if (load_server_config(&cfg, &o, &err) < 0) {
+		cli_error("%s", err.msg);
+		server_config_release(&cfg);
+		return DAG_TEST_BAD_INPUT;
+	}
+	timeout_s = cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout : IMPORT_TIMEOUT_S;
+	server_config_release(&cfg);
+	size_t n_checked = 0;
+	for (size_t f = 0; f < n_paths; f++) {
+		struct stat st;
+		if (stat(paths[f], &st) == 0 && S_ISDIR(st.st_mode)) {
+			struct strvec found = STRVEC_INIT;
+			dag_manager_walk(paths[f], check_visit, &found);
+			if (found.n)
+				qsort(found.v, found.n, sizeof *found.v, cmp_text);
+			for (size_t i = 0; i < found.n; i++)
+				n_failed +=
+				    check_file(found.v[i], paths[f], timeout_s, &n_dags) < 0;
+			n_checked += found.n;
+			strvec_release(&found);
+			continue;
+		}
+		n_failed += check_file(paths[f], NULL, timeout_s, &n_dags) < 0;
+		n_checked++;
+	}
+	printf("%zu file%s, %zu DAG%s, %zu import error%s\n", n_checked, n_checked == 1 ? "" : "s",
+	       n_dags, n_dags == 1 ? "" : "s", n_failed, n_failed == 1 ? "" : "s");
+	fflush(stdout);
+	return n_failed ? DAG_TEST_FAILED : DAG_TEST_SUCCESS;
+}
+
 int dag_test_run(const struct dag_test_opts *o)
 {
 	struct weir_error err = {0};
 	struct dag_test t;
 	struct server_config cfg;
 	struct dag_spec *spec = NULL;
+	char *file = NULL;
 	char *home = NULL, *dags = NULL, *copy = NULL, *name = NULL, *base = NULL;
 	char iso[64];
 	int64_t logical_ms;
@@ -556,9 +793,20 @@ int dag_test_run(const struct dag_test_opts *o)
 	memset(&t, 0, sizeof t);
 	server_config_init(&cfg);
 	signal(SIGPIPE, SIG_IGN);
-	spec = dag_spec_parse_file(o->file, &err);
-	if (!spec) {
+	if (load_server_config(&cfg, o, &err) < 0) {
 		cli_error("%s", err.msg);
+		rc = DAG_TEST_BAD_INPUT;
+		goto out;
+	}
+	double timeout_s =
+	    cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout : IMPORT_TIMEOUT_S;
+	if (o->dags_dir)
+		spec = folder_spec(o->dags_dir, o->file, timeout_s, &file);
+	else if ((spec = test_spec(o->file, timeout_s)) && !(file = strdup(o->file))) {
+		dag_spec_destroy(spec);
+		spec = NULL;
+	}
+	if (!spec) {
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
 	}
@@ -579,11 +827,6 @@ int dag_test_run(const struct dag_test_opts *o)
 	}
 	json_decref(params);
 
-	if (load_server_config(&cfg, o, &err) < 0) {
-		cli_error("%s", err.msg);
-		rc = DAG_TEST_BAD_INPUT;
-		goto out;
-	}
 	home = make_home();
 	if (!home)
 		goto out;
@@ -601,7 +844,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	cfg.dags_dir = strdup(dags);
 	cfg.listen_host = strdup("127.0.0.1");
 	cfg.listen_port = 0;
-	if (!cfg.home || !cfg.dags_dir || !cfg.listen_host || add_pools(&cfg, spec, o->file) < 0)
+	if (!cfg.home || !cfg.dags_dir || !cfg.listen_host || add_pools(&cfg, spec, file) < 0)
 		goto out;
 	if (server_prepare_home(&cfg, &err) < 0) {
 		cli_error("home %s: %s", home, err.msg);
@@ -633,11 +876,11 @@ int dag_test_run(const struct dag_test_opts *o)
 		goto out_loop;
 	}
 	/* the DAG's job files are where the user's file is, not in the copy's folder */
-	base = fs_abs_dirname(o->file);
+	base = fs_abs_dirname(file);
 	dag_manager_set_paths_root(t.parts.dm, base);
 	free(base);
 	/* checked on the user's file, so that an error names it and its line */
-	if (dag_manager_check_spec(t.parts.dm, spec, o->file, &err) < 0) {
+	if (dag_manager_check_spec(t.parts.dm, spec, file, &err) < 0) {
 		cli_error("%s", err.msg);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
@@ -652,12 +895,11 @@ int dag_test_run(const struct dag_test_opts *o)
 	t.seen = json_object();
 	if (!t.seen)
 		goto out_loop;
-	if (check_loaded(&t, copy, o->file) < 0) {
+	if (check_loaded(&t, copy, file) < 0) {
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
 	}
-	printf("weir dags test: DAG %s (%zu tasks) from %s\n", spec->dag_id, spec->n_tasks,
-	       o->file);
+	printf("weir dags test: DAG %s (%zu tasks) from %s\n", spec->dag_id, spec->n_tasks, file);
 	fflush(stdout);
 	t.started_ms = clock_mono_ms();
 	r = trigger(&t, o, o->logical_date ? iso : NULL);
@@ -689,6 +931,7 @@ out:
 	json_decref(t.tis);
 	free(t.run_id);
 	free(name);
+	free(file);
 	free(copy);
 	free(dags);
 	free(home);

@@ -29,11 +29,15 @@
 #define WEIR_CLI_DAG_TEST_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include <jansson.h>
 
 struct dag_test_opts {
-	const char *file;         /* the DAG file (YAML or JSON) */
+	const char *file;         /* the DAG file (YAML, JSON, or Python defining one DAG); with
+	                           * dags_dir: the DAG's id */
+	const char *dags_dir;     /* a DAG folder (walked as the server walks it) whose DAG
+	                           * `file` names, or NULL */
 	json_t *conf;             /* a JSON object over the DAG's params, or NULL; borrowed */
 	const char *logical_date; /* any form schedule_parse_time() reads, or NULL: now */
 	bool keep;                /* keep the temporary home (its path is printed) */
@@ -52,6 +56,19 @@ struct dag_test_opts {
 	2 /* the file does not load, the configuration does not read, or                           \
 	   * --conf/--logical-date/--conn/--var is refused */
 #define DAG_TEST_INTERRUPTED 130
+
+/* `weir dags check PATH...`: a folder's DAG files found as the server's
+ * walk finds them (dag_manager_walk()), and each file loaded as the server
+ * does (a YAML or JSON file parsed; a Python file imported by the DAG
+ * processor, the folder given or its own as the DAG folder, killed after
+ * the configuration's
+ * dagbag_import_timeout) and prints one line per DAG ("FILE: DAG ID:
+ * schedule S; N tasks: T..."), or the file's import error ("FILE: import
+ * error: " and the message: file, line, traceback), then a count.  Runs
+ * no task.  `home` and `config` as in struct dag_test_opts.  Returns
+ * DAG_TEST_SUCCESS, DAG_TEST_FAILED when a file did not load, or
+ * DAG_TEST_BAD_INPUT when the configuration does not read. */
+int dag_check_run(const char *const *paths, size_t n_paths, const char *home, const char *config);
 
 /* Runs the test; prints to stdout (progress, summary, log tails) and stderr
  * (errors).  Returns one of the statuses above.  SIGINT and SIGTERM during

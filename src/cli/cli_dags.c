@@ -35,7 +35,9 @@ void cli_dags_usage(FILE *out)
 	    "       weir dags runs DAG [--state S] [--limit N] [--json]\n"
 	    "       weir dags pause DAG | unpause DAG\n"
 	    "       weir dags backfill DAG --from D --to D [--conf JSON] [--wait]\n"
-	    "       weir dags test DAG_FILE [--conf JSON] [--logical-date T] [--keep]\n"
+	    "       weir dags check [--config FILE] PATH...\n"
+	    "       weir dags test DAG_FILE|DAG_ID --dags DIR [--conf JSON] [--logical-date T] "
+	    "[--keep]\n"
 	    "                      [--conn ID=URI]... [--var KEY=VALUE]...\n"
 	    "                      [--config FILE] [--executor local]\n"
 	    "\n"
@@ -53,6 +55,11 @@ void cli_dags_usage(FILE *out)
 	    "  backfill  one run per schedule interval whose logical date is in [--from, --to]\n"
 	    "            (ids backfill__LOGICAL_DATE; runs that exist already are kept);\n"
 	    "            --wait: follow them and exit 0 when all succeeded\n"
+	    "  check     loads each DAG file (a folder: its files, as the server walks it) as\n"
+	    "            the server does (YAML parsed, Python imported by the DAG processor,\n"
+	    "            with dagbag_import_timeout) and prints its DAGs\n"
+	    "            (id, schedule, tasks) or its import error; runs nothing; exit 0 when\n"
+	    "            all loaded, 1 when one did not: a DAG repository's CI check\n"
 	    "  test      runs one DAG file once, in this process, without a server: a\n"
 	    "            temporary home and store, the server's configuration (--config,\n"
 	    "            default HOME/weir.yaml: queues, pools, executor, resources), real\n"
@@ -62,7 +69,8 @@ void cli_dags_usage(FILE *out)
 	    "            are killed).  --keep: keep the temporary home (logs, store) and\n"
 	    "            print its path; --executor local: run Slurm-routed tasks here;\n"
 	    "            --conn ID=URI and --var KEY=VALUE (repeatable): connections and\n"
-	    "            variables for this run, over every other source\n"
+	    "            variables for this run, over every other source; --dags DIR: run\n"
+	    "            the DAG DAG_ID of the DAG folder DIR (walked as the server does)\n"
 	    "  --json    the server's JSON instead of a table\n"
 	    "\n"
 	    "exit status: 0 done (a followed run succeeded), 1 the run failed or the server\n"
@@ -877,12 +885,13 @@ out:
 }
 
 /* `dags test` runs in this process (cli/cli_dag_test.h): no server, no HTTP client. */
-static int dags_test(const char *file, const char *conf_text, const char *date, bool keep,
-                     const char *config, const char *executor, const char *home, json_t *conns,
-                     json_t *vars)
+static int dags_test(const char *file, const char *dags_dir, const char *conf_text,
+                     const char *date, bool keep, const char *config, const char *executor,
+                     const char *home, json_t *conns, json_t *vars)
 {
 	struct weir_error err = {0};
 	struct dag_test_opts o = {.file = file,
+	                          .dags_dir = dags_dir,
 	                          .logical_date = date,
 	                          .keep = keep,
 	                          .config = config,
@@ -912,6 +921,45 @@ static int dags_test(const char *file, const char *conf_text, const char *date, 
 	return rc;
 }
 
+/* `dags check [--config FILE] FILE...` runs in this process too: it reads
+ * the files, not a server. */
+static int dags_check(int argc, char **argv, const char *home)
+{
+	const char *config = NULL;
+	const char **files = calloc((size_t)argc + 1, sizeof *files);
+	size_t n = 0;
+	int rc;
+
+	if (!files)
+		return CLI_EXIT_FAILED;
+	for (int i = 0; i < argc; i++) {
+		if (cli_flag_is_help(argv[i])) {
+			free(files);
+			cli_dags_usage(stdout);
+			return CLI_EXIT_OK;
+		}
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config = argv[++i];
+		} else if (argv[i][0] == '-' && argv[i][1]) {
+			cli_error("dags check: unknown flag %s", argv[i]);
+			free(files);
+			cli_dags_usage(stderr);
+			return CLI_EXIT_USAGE;
+		} else {
+			files[n++] = argv[i];
+		}
+	}
+	if (!n) {
+		cli_error("dags check needs a DAG file");
+		free(files);
+		cli_dags_usage(stderr);
+		return CLI_EXIT_USAGE;
+	}
+	rc = dag_check_run(files, n, home && *home ? home : getenv("WEIR_HOME"), config);
+	free(files);
+	return rc;
+}
+
 /* ---- dispatch -------------------------------------------------------------------------- */
 
 int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
@@ -932,6 +980,8 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 	}
 	sub = argv[1];
+	if (!strcmp(sub, "check"))
+		return dags_check(argc - 2, argv + 2, g.home);
 	struct cli_opt trigger_opts[] = {{"--conf", &conf, NULL, NULL},
 	                                 {"--run-id", &run_id, NULL, NULL},
 	                                 {"--logical-date", &date, NULL, NULL},
@@ -944,15 +994,13 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	                            {"--to", &to, NULL, NULL},
 	                            {"--conf", &conf, NULL, NULL},
 	                            {"--wait", NULL, &wait, NULL}};
-	const char *config = NULL, *executor = NULL, *conn = NULL, *var = NULL;
+	const char *config = NULL, *executor = NULL, *conn = NULL, *var = NULL, *dags_dir = NULL;
 	json_t *conns = json_array(), *vars = json_array();
-	struct cli_opt test_opts[] = {{"--conf", &conf, NULL, NULL},
-	                              {"--logical-date", &date, NULL, NULL},
-	                              {"--keep", NULL, &keep, NULL},
-	                              {"--config", &config, NULL, NULL},
-	                              {"--executor", &executor, NULL, NULL},
-	                              {"--conn", &conn, NULL, conns},
-	                              {"--var", &var, NULL, vars}};
+	struct cli_opt test_opts[] = {
+	    {"--conf", &conf, NULL, NULL},         {"--logical-date", &date, NULL, NULL},
+	    {"--keep", NULL, &keep, NULL},         {"--config", &config, NULL, NULL},
+	    {"--executor", &executor, NULL, NULL}, {"--conn", &conn, NULL, conns},
+	    {"--var", &var, NULL, vars},           {"--dags", &dags_dir, NULL, NULL}};
 	struct cli_opt runs_opts[] = {{"--state", &state, NULL, NULL},
 	                              {"--limit", &limit, NULL, NULL},
 	                              {"--json", NULL, &as_json, NULL}};
@@ -979,7 +1027,7 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		n_use = 4;
 	} else if (!strcmp(sub, "test")) {
 		use = test_opts;
-		n_use = 7;
+		n_use = 8;
 	} else {
 		cli_error("no command \"dags %s\"", sub);
 		cli_dags_usage(stderr);
@@ -1002,7 +1050,8 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 		return CLI_EXIT_USAGE;
 	}
 	if (!strcmp(sub, "test")) {
-		rc = dags_test(pos[0], conf, date, keep, config, executor, g.home, conns, vars);
+		rc = dags_test(pos[0], dags_dir, conf, date, keep, config, executor, g.home, conns,
+		               vars);
 		json_decref(conns);
 		json_decref(vars);
 		return rc;

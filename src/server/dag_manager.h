@@ -67,6 +67,32 @@ void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never);
  * import takes longer is killed, an import error.  -1 when `seconds` is
  * not in (0, 86400]. */
 int dag_manager_set_import_timeout(struct dag_manager *dm, double seconds);
+/* Walks the DAG folder `dir` as the server reads it: its subfolders (not
+ * hidden ones, not __pycache__, no link to a folder, 32 deep at most),
+ * each folder's .airflowignore (POSIX extended regular expressions matched
+ * against the path relative to `dir`, holding below that folder), and
+ * calls visit() with each file whose name is a DAG file's (.yaml, .yml,
+ * .json, .py; newly allocated, visit() takes it) and whether it is in
+ * `dir` itself (below it, a YAML or JSON file is a DAG file only when it
+ * names a dag_id: dag_manager_names_dag_id()). */
+void dag_manager_walk(const char *dir, void (*visit)(void *arg, char *path, bool top), void *arg);
+
+/* Whether the file's text names `dag_id` (a job's spec kept beside the
+ * DAGs does not), as Airflow's heuristic reads a Python file's text. */
+bool dag_manager_names_dag_id(const char *path);
+
+/* Runs the DAG processor on the Python DAG file `file` as the server runs
+ * it (the same interpreter and `airflow` folder, the environment a task
+ * gets, the tasks' user, `dags_dir` as its DAG folder and working folder,
+ * killed after `timeout_s`: dagbag_import_timeout) in a loop of its own,
+ * and waits for it: `weir dags check` and `weir dags test FILE.py`.  The
+ * file's DAG documents (a JSON array, owned by the caller; empty when the
+ * file does not mention both "airflow" and "dag"), or NULL with *error
+ * (newly allocated, the caller frees: the import error, "FILE:LINE: ..."
+ * and its traceback; NULL too when out of memory). */
+json_t *dag_manager_py_documents(const char *file, const char *dags_dir, double timeout_s,
+                                 char **error);
+
 /* The folder a DAG's job files and tony.xml must be in (copied; NULL: the
  * DAG folder): `weir dags test` runs a copy of a DAG file kept elsewhere,
  * whose files are in the original's folder. */

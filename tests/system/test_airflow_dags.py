@@ -5,13 +5,14 @@ name the file and line while the good files beside them run."""
 import os
 import pwd
 import shutil
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 
-from conftest import cli_describe, wait_for
+from conftest import WEIR_BIN, cli_describe, wait_for
 from dagtest import DAGS_SRC, Dags, dag_config
 
 
@@ -247,3 +248,170 @@ def test_a_python_dags_run_survives_a_kill9(make_server, tmp_path):
     assert run["state"] == "success", (run, d.tis("survive", "survivor"))
     assert (d.side_lines("a"), d.side_lines("b"), d.side_lines("c")) == (
         ["a"], ["b"], ["c got a"])
+
+
+def test_templates_see_the_runs_context(make_server, tmp_path):
+    """Airflow's context in a BashOperator's command, a PythonOperator's templates_dict and
+    op_args, and a .sh template file from template_searchpath, checked value by value; the
+    dates are the server's run's, the conf overrides the params, and a conf value that holds
+    shell code reaches bash as one word, never as code."""
+    tpl = tmp_path / "tpl"
+    tpl.mkdir()
+    d = airflow_dags(make_server, tmp_path, [])
+    (tpl / "report.sh").write_text(d.text("airflow/tpl/report.sh"))
+    path = d.dir / "templated.py"
+    path.write_text(d.text("airflow/templated.py", TPL=tpl))
+    d.wait_dag("templated")
+    run = d.trigger("templated", conf={"x": "over ride"},
+                    logical_date="2024-03-05T00:00:00+00:00")
+    rid = run["dag_run_id"]
+    assert d.wait_run("templated", rid)["state"] == "success", d.tis("templated", rid)
+    got = d.get("/dags/templated/dagRuns/%s" % rid)
+
+    def xcom(task):
+        return d.get("/dags/templated/dagRuns/%s/taskInstances/%s/xcomEntries/return_value"
+                     "?stringify=false" % (rid, task))["value"]
+
+    conf = "{'x': 'over ride'}"
+    py = xcom("py")
+    assert py["ds"] == "2024-03-05" and py["nodash"] == "20240305", py
+    assert py["yesterday"] == "2024-03-04", py
+    assert py["x"] == "over ride" and py["conf"] == conf, py
+    assert py["up"] == "from up", py
+    assert py["run_type"] == "manual", py
+    # a manual run: prev_ds and next_ds are its own date, as in Airflow
+    assert py["prev_ds"] == py["next_ds"] == "2024-03-05", py
+    # the data interval is the server's run's
+    assert py["start"][:19] == got["data_interval_start"][:19], (py, got)
+    assert py["end"][:19] == got["data_interval_end"][:19], (py, got)
+    assert py["logical"].startswith("2024-03-05T00:00:00"), py
+    assert xcom("bash") == "2024-03-05 2024-03-04 over ride %s from up" % conf
+    assert xcom("script") == "script 20240305 over ride"
+
+    # shell code in the conf is a value, not code
+    mark = tmp_path / "pwned"
+    run = d.trigger("templated", conf={"x": "$(touch %s); `touch %s`" % (mark, mark)})
+    rid = run["dag_run_id"]
+    assert d.wait_run("templated", rid)["state"] == "success", d.tis("templated", rid)
+    assert xcom("script").endswith("$(touch %s); `touch %s`" % (mark, mark))
+    assert not mark.exists()
+
+
+CHECKED_DAG = '''\
+from datetime import datetime
+from airflow import DAG
+from airflow.operators.bash import BashOperator
+from airflow.operators.python import PythonOperator
+
+def up():
+    return 41
+
+def down(ti, ds, params):
+    with open(params["out"], "w") as f:
+        f.write("%s %s %s\\n" % (ti.xcom_pull(task_ids="up") + 1, ds, params["who"]))
+
+with DAG("checked", schedule="@daily", start_date=datetime(2024, 1, 1),
+         params={"who": "nobody", "out": ""}):
+    PythonOperator(task_id="up", python_callable=up) >> PythonOperator(
+        task_id="down", python_callable=down) >> BashOperator(task_id="bye", bash_command="true")
+'''
+
+
+def weir_cli(tmp_path, *args, timeout=120):
+    """`weir ARGS...` run in tmp_path, the processor and the tasks on this interpreter."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir(exist_ok=True)
+    env = dict(os.environ, WEIR_AIRFLOW_PYTHON=sys.executable, TMPDIR=str(tmp),
+               HOME=str(tmp_path))
+    env.pop("WEIR_LOG", None)
+    return subprocess.run([WEIR_BIN] + [str(a) for a in args], capture_output=True, text=True,
+                          timeout=timeout, env=env, cwd=str(tmp_path))
+
+
+def test_dags_check_loads_files_as_the_server_does(tmp_path):
+    """`weir dags check FILE...`: each file's DAGs or its import error; exit 1 when one
+    failed, 0 when all loaded; a file that loops is killed at dagbag_import_timeout."""
+    src = DAGS_SRC / "airflow"
+    good = tmp_path / "checked.py"
+    good.write_text(CHECKED_DAG)
+    yaml = DAGS_SRC / "branch.yaml"
+    (tmp_path / "weir.yaml").write_text("dagbag_import_timeout: 2\n")
+    r = weir_cli(tmp_path, "dags", "check", "--config", tmp_path / "weir.yaml", good, yaml,
+                 src / "raises.py", src / "syntax.py", src / "loops.py", src / "helpers.py")
+    assert r.returncode == 1, cli_describe(r)
+    out = r.stdout
+    assert "%s: DAG checked: schedule @daily; 3 tasks: up down bye\n" % good in out, out
+    assert "%s: DAG branch: schedule none;" % yaml in out, out
+    assert "%s: import error: %s:9: RuntimeError: the configuration service is down" % (
+        src / "raises.py", src / "raises.py") in out, out
+    assert "%s: import error: %s:4:" % (src / "syntax.py", src / "syntax.py") in out, out
+    assert "SyntaxError" in out, out
+    assert "longer than dagbag_import_timeout (2 s)" in out, out
+    assert "%s: no DAG\n" % (src / "helpers.py") in out, out
+    assert out.endswith("6 files, 2 DAGs, 3 import errors\n"), out
+
+    r = weir_cli(tmp_path, "dags", "check", good, yaml)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.endswith("2 files, 2 DAGs, 0 import errors\n"), r.stdout
+    r = weir_cli(tmp_path, "dags", "check")
+    assert r.returncode == 2, cli_describe(r)
+
+
+def test_dags_test_runs_a_python_dag_file(tmp_path):
+    """`weir dags test FILE.py` runs the file's DAG as it runs a YAML one: the conf over
+    the params, the logical date, values passed by XCom; a broken file exits 2 naming it."""
+    path = tmp_path / "checked.py"
+    path.write_text(CHECKED_DAG)
+    out = tmp_path / "out"
+    r = weir_cli(tmp_path, "dags", "test", path, "--logical-date", "2024-02-03",
+                 "--conf", '{"who": "me", "out": "%s"}' % out)
+    assert r.returncode == 0, cli_describe(r)
+    assert "weir dags test: DAG checked (3 tasks) from %s" % path in r.stdout, r.stdout
+    assert out.read_text() == "42 2024-02-03 me\n"
+
+    r = weir_cli(tmp_path, "dags", "test", DAGS_SRC / "airflow" / "raises.py")
+    assert r.returncode == 2, cli_describe(r)
+    assert "raises.py:9: RuntimeError: the configuration service is down" in r.stderr, \
+        cli_describe(r)
+
+
+def test_dags_check_walks_a_folder_as_the_server_does(tmp_path):
+    """`weir dags check FOLDER`: its subfolders and .airflowignore as the server reads them; a
+    job's spec kept in a subfolder is no DAG file."""
+    top = tmp_path / "dags"
+    (top / "team").mkdir(parents=True)
+    (top / "specs").mkdir()
+    (top / "checked.py").write_text(CHECKED_DAG)
+    raises = (DAGS_SRC / "airflow" / "raises.py").read_text()
+    (top / "team" / "raises.py").write_text(raises)
+    (top / "team" / "ignored_one.py").write_text(raises)
+    (top / ".airflowignore").write_text("ignored_.*\n")
+    (top / "team" / "side.yaml").write_text(
+        "dag_id: side\ntasks:\n  - task_id: t\n    command: 'true'\n")
+    (top / "specs" / "job.yaml").write_text(
+        "name: j\nroles:\n  task: {command: 'true', memory: 256m}\n")
+    r = weir_cli(tmp_path, "dags", "check", top)
+    assert r.returncode == 1, cli_describe(r)
+    lines = [line for line in r.stdout.splitlines() if line.startswith(str(top))]
+    assert [line.split(":")[0] for line in lines] == [
+        "%s/checked.py" % top, "%s/team/raises.py" % top, "%s/team/side.yaml" % top], lines
+    assert "import error" in lines[1] and "DAG side" in lines[2], lines
+    assert r.stdout.endswith("3 files, 2 DAGs, 1 import error\n"), r.stdout
+
+
+def test_dags_test_runs_a_dag_of_a_folder_by_id(tmp_path):
+    """`weir dags test DAG_ID --dags DIR`: the DAG found in the folder as the server finds it
+    (a broken file beside it does not stop it); an id no file defines is exit 2."""
+    top = tmp_path / "dags"
+    (top / "team").mkdir(parents=True)
+    (top / "team" / "checked.py").write_text(CHECKED_DAG)
+    (top / "raises.py").write_text((DAGS_SRC / "airflow" / "raises.py").read_text())
+    out = tmp_path / "out"
+    r = weir_cli(tmp_path, "dags", "test", "checked", "--dags", top, "--logical-date",
+                 "2024-02-04", "--conf", '{"who": "folder", "out": "%s"}' % out)
+    assert r.returncode == 0, cli_describe(r)
+    assert "from %s/team/checked.py" % top in r.stdout, r.stdout
+    assert out.read_text() == "42 2024-02-04 folder\n"
+    r = weir_cli(tmp_path, "dags", "test", "nope", "--dags", top)
+    assert r.returncode == 2, cli_describe(r)
+    assert "no DAG file defines a DAG nope" in r.stderr, cli_describe(r)

@@ -406,7 +406,7 @@ static bool ignored(const struct ignores *ig, const char *rel)
 /* Whether a YAML or JSON file below the top of the folder is a DAG file:
  * it names a dag_id (a job's spec kept beside the DAGs does not), as
  * Airflow's heuristic reads a Python file's text. */
-static bool names_dag_id(const char *path)
+bool dag_manager_names_dag_id(const char *path)
 {
 	size_t len = 0;
 	char *text = fs_read_file(path, &len, NULL);
@@ -440,7 +440,7 @@ static void scan_file(struct dag_manager *dm, char *path, bool top, bool *change
 		return;
 	}
 	/* read through the link's checked target, never an outside one */
-	if (!top && !py && !refused && !names_dag_id(read)) {
+	if (!top && !py && !refused && !dag_manager_names_dag_id(read)) {
 		free(read);
 		free(path);
 		return;
@@ -491,10 +491,11 @@ static void scan_file(struct dag_manager *dm, char *path, bool top, bool *change
 #define WALK_DEPTH_MAX 32
 
 /* The DAG files of folder `dir` (`rel` its path in the DAG folder, "" at
- * the top) and of its subfolders; symbolic links to folders are not
- * followed, hidden folders and __pycache__ are not read. */
-static void scan_dir(struct dag_manager *dm, const char *dir, const char *rel,
-                     const struct ignores *parent, int depth, bool *changed)
+ * the top) and of its subfolders, each given to visit() (which takes the
+ * path); symbolic links to folders are not followed, hidden folders and
+ * __pycache__ are not read. */
+static void walk_dir(const char *dir, const char *rel, const struct ignores *parent, int depth,
+                     void (*visit)(void *arg, char *path, bool top), void *arg)
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
@@ -528,10 +529,10 @@ static void scan_dir(struct dag_manager *dm, const char *dir, const char *rel,
 		}
 		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
 			if (depth < WALK_DEPTH_MAX)
-				scan_dir(dm, path, relpath, &ig, depth + 1, changed);
+				walk_dir(path, relpath, &ig, depth + 1, visit, arg);
 			free(path);
 		} else if (dag_file_name(de->d_name)) {
-			scan_file(dm, path, depth == 0, changed); /* takes path */
+			visit(arg, path, depth == 0); /* takes path */
 		} else {
 			free(path);
 		}
@@ -541,6 +542,25 @@ static void scan_dir(struct dag_manager *dm, const char *dir, const char *rel,
 	for (size_t i = inherited; i < ig.n; i++)
 		regfree(&ig.re[i]);
 	free(ig.re);
+}
+
+void dag_manager_walk(const char *dir, void (*visit)(void *arg, char *path, bool top), void *arg)
+{
+	struct ignores none = {0};
+
+	walk_dir(dir, "", &none, 0, visit, arg);
+}
+
+struct scan {
+	struct dag_manager *dm;
+	bool changed;
+};
+
+static void scan_visit(void *arg, char *path, bool top)
+{
+	struct scan *sc = arg;
+
+	scan_file(sc->dm, path, top, &sc->changed);
 }
 
 void dm_specs_changed(struct dag_manager *dm)
@@ -557,9 +577,8 @@ void dm_specs_changed(struct dag_manager *dm)
 
 void dm_scan(struct dag_manager *dm)
 {
-	struct ignores none = {0};
 	struct stat st;
-	bool changed = false;
+	struct scan sc = {.dm = dm};
 
 	if (stat(dm->folder.dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
 		log_warn("DAG folder %s: %s", dm->folder.dir,
@@ -568,7 +587,8 @@ void dm_scan(struct dag_manager *dm)
 	}
 	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
 		e->seen = false;
-	scan_dir(dm, dm->folder.dir, "", &none, 0, &changed);
+	dag_manager_walk(dm->folder.dir, scan_visit, &sc);
+	bool changed = sc.changed;
 	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		struct weir_error err = {0};
 		if (e->owner)

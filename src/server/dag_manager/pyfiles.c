@@ -41,8 +41,14 @@ extern char **environ;
 #define PROCESSOR_FILE SITE_DIR "/_weir_airflow/processor.py"
 
 struct py_parse {
-	struct dag_manager *dm; /* NULL once detached (the manager went away) */
+	struct dag_manager *dm; /* NULL once detached (the manager went away), or alone */
 	struct dag_entry *e;
+	const char *file;   /* the DAG file (e's, or dag_manager_py_documents()'s) */
+	int64_t timeout_ms; /* dagbag_import_timeout */
+	/* dag_manager_py_documents(): the outcome, kept by finish() */
+	bool alone;
+	json_t **docs_out;
+	char **error_out;
 	uv_process_t proc;
 	uv_pipe_t out;
 	uv_timer_t timer;
@@ -75,19 +81,19 @@ int dag_manager_set_import_timeout(struct dag_manager *dm, double seconds)
  * binary (the repository: build/weir, python/), else ../share/weir/python
  * from it.  None found: python_path NULL, and each file is an import error
  * that says so. */
-static void find_python(struct dag_manager *dm)
+static void find_python_into(char **python, char **python_path)
 {
 	const char *env = getenv("WEIR_AIRFLOW_PYTHON");
 	char exe[4096];
 	size_t size = sizeof exe;
 
-	if (dm->folder.python)
+	if (*python)
 		return;
-	dm->folder.python = strdup(env && *env ? env : "python3");
+	*python = strdup(env && *env ? env : "python3");
 	env = getenv("WEIR_AIRFLOW_PYTHONPATH");
 	if (env && *env) {
-		if (asprintf(&dm->folder.python_path, "%s/%s", env, SITE_DIR) < 0)
-			dm->folder.python_path = NULL;
+		if (asprintf(python_path, "%s/%s", env, SITE_DIR) < 0)
+			*python_path = NULL;
 		return;
 	}
 	if (uv_exepath(exe, &size) != 0)
@@ -104,8 +110,8 @@ static void find_python(struct dag_manager *dm)
 		if (asprintf(&probe, "%s/%s", dir, PROCESSOR_FILE) >= 0 && fs_exists(probe) == 1) {
 			free(probe);
 			char *real = realpath(dir, NULL);
-			if (real && asprintf(&dm->folder.python_path, "%s/%s", real, SITE_DIR) < 0)
-				dm->folder.python_path = NULL;
+			if (real && asprintf(python_path, "%s/%s", real, SITE_DIR) < 0)
+				*python_path = NULL;
 			free(real);
 			free(dir);
 			return;
@@ -113,6 +119,11 @@ static void find_python(struct dag_manager *dm)
 		free(probe);
 		free(dir);
 	}
+}
+
+static void find_python(struct dag_manager *dm)
+{
+	find_python_into(&dm->folder.python, &dm->folder.python_path);
 }
 
 /* Airflow's heuristic (dag_discovery_safe_mode): a file that does not
@@ -248,28 +259,31 @@ static void finish(struct py_parse *p)
 {
 	struct dag_manager *dm = p->dm;
 	struct dag_entry *e = p->e;
+	const char *file = p->file;
 	char error[WEIR_ERROR_MSG_MAX + 256] = "";
 	json_t *answer = NULL, *dags = NULL;
-	double secs = dm ? (double)dm->folder.import_timeout_ms / 1000.0 : 0;
+	double secs = (double)p->timeout_ms / 1000.0;
 
 	if (p->done)
 		return;
 	p->done = true;
-	if (!dm)
+	if (!dm && !p->alone)
 		return;
-	dm->folder.py_running--;
-	e->parse = NULL;
+	if (dm) {
+		dm->folder.py_running--;
+		e->parse = NULL;
+	}
 	if (p->timed_out) {
 		snprintf(
 		    error, sizeof error,
 		    "%s: the import took longer than dagbag_import_timeout (%g s) and was "
 		    "killed (a loop, a wait on the network, or a slow import at the top of the "
 		    "file?)",
-		    e->file, secs);
+		    file, secs);
 	} else if (p->too_much) {
 		snprintf(error, sizeof error,
-		         "%s: the DAG processor's answer passed %d bytes and it was killed",
-		         e->file, ANSWER_MAX);
+		         "%s: the DAG processor's answer passed %d bytes and it was killed", file,
+		         ANSWER_MAX);
 	} else {
 		/* the answer is the last line; anything before it is Python's own
 		 * complaint from before the processor took its output over */
@@ -285,7 +299,7 @@ static void finish(struct py_parse *p)
 		if (!json_is_object(answer))
 			snprintf(error, sizeof error,
 			         "%s: the DAG processor ended (%s %lld) without an answer%s%s",
-			         e->file, p->term_signal ? "signal" : "exit status",
+			         file, p->term_signal ? "signal" : "exit status",
 			         (long long)(p->term_signal ? p->term_signal : p->status),
 			         p->len ? ": " : "", tail_of(p));
 	}
@@ -299,6 +313,12 @@ static void finish(struct py_parse *p)
 			why = m ? m : "an import error";
 		else if (!json_is_array(dags))
 			why = "the DAG processor's answer has no DAG list";
+	}
+	if (p->alone) {
+		*p->docs_out = why ? NULL : json_incref(dags);
+		*p->error_out = why ? strdup(why) : NULL;
+		json_decref(answer);
+		return;
 	}
 	if (e->present) {
 		log_info("DAG file %s: processed in %lld ms", e->file,
@@ -415,7 +435,7 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
 /* The environment of a processor: the server's as a task gets it (no
  * credential, connection or variable: lib/env_scrub.h), PYTHONPATH led by
  * weir's `airflow` folder. */
-static int processor_env(struct dag_manager *dm, struct strvec *env)
+static int processor_env(const char *python_path, struct strvec *env)
 {
 	const char *old = getenv("PYTHONPATH");
 
@@ -423,39 +443,39 @@ static int processor_env(struct dag_manager *dm, struct strvec *env)
 		if (strncmp(*v, "PYTHONPATH=", 11) && !env_scrub_drops(*v) &&
 		    strvec_push(env, *v) < 0)
 			return -1;
-	if (dm->folder.python_path)
-		return strvec_pushf(env, "PYTHONPATH=%s%s%s", dm->folder.python_path,
-		                    old && *old ? ":" : "", old && *old ? old : "");
+	if (python_path)
+		return strvec_pushf(env, "PYTHONPATH=%s%s%s", python_path, old && *old ? ":" : "",
+		                    old && *old ? old : "");
 	return old ? strvec_pushf(env, "PYTHONPATH=%s", old) : 0;
 }
 
-static int start(struct dag_manager *dm, struct dag_entry *e)
+/* Starts p's processor on p->file in `dir` (the DAG folder) on `loop`:
+ * rc of uv_spawn (p's handles to close either way), or 1 when out of
+ * memory (nothing made). */
+static int spawn(struct py_parse *p, uv_loop_t *loop, char *python, const char *python_path,
+                 const char *dir)
 {
-	struct py_parse *p = calloc(1, sizeof *p);
 	struct strvec env = STRVEC_INIT;
 	uv_file fds[2] = {-1, -1};
-	char *args[] = {dm->folder.python, "-m",           "_weir_airflow.processor",
-	                e->file,           dm->folder.dir, NULL};
+	char *args[] = {python,          "-m",        "_weir_airflow.processor",
+	                (char *)p->file, (char *)dir, NULL};
 	uv_stdio_container_t stdio[3] = {{.flags = UV_IGNORE}};
 	uv_process_options_t o = {0};
 	int rc;
 
-	if (!p || processor_env(dm, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
-		free(p);
+	if (processor_env(python_path, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
 		strvec_release(&env);
-		return -1;
+		return 1;
 	}
-	p->dm = dm;
-	p->e = e;
 	p->started_ms = clock_now_ms();
-	uv_pipe_init(dm->loop, &p->out, 0);
+	uv_pipe_init(loop, &p->out, 0);
 	uv_pipe_open(&p->out, fds[0]);
-	uv_timer_init(dm->loop, &p->timer);
+	uv_timer_init(loop, &p->timer);
 	p->out.data = p->timer.data = p->proc.data = p;
 	p->open = 2;
 	stdio[1].flags = stdio[2].flags = UV_INHERIT_FD;
 	stdio[1].data.fd = stdio[2].data.fd = fds[1];
-	o.file = dm->folder.python;
+	o.file = python;
 	o.args = args;
 	o.env = env.v;
 	o.stdio = stdio;
@@ -464,17 +484,40 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	o.flags = UV_PROCESS_DETACHED; /* its own session: a kill reaches its forks */
 	/* a DAG file is code: it runs as the tasks do (docs/security.md), in
 	 * the DAG folder (python -m puts the working folder on sys.path) */
-	o.cwd = dm->folder.dir;
+	o.cwd = dir;
 	const struct run_as *ra = task_user_current();
 	if (ra && ra->set) {
 		o.uid = ra->uid;
 		o.gid = ra->gid;
 		o.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
 	}
-	rc = uv_spawn(dm->loop, &p->proc, &o);
+	rc = uv_spawn(loop, &p->proc, &o);
 	close(fds[1]);
 	strvec_release(&env);
 	p->open++; /* a failed spawn leaves a handle to close too */
+	if (rc == 0) {
+		uv_read_start((uv_stream_t *)&p->out, on_alloc, on_read);
+		uv_timer_start(&p->timer, on_timer, (uint64_t)p->timeout_ms, 0);
+	}
+	return rc;
+}
+
+static int start(struct dag_manager *dm, struct dag_entry *e)
+{
+	struct py_parse *p = calloc(1, sizeof *p);
+	int rc;
+
+	if (!p)
+		return -1;
+	p->dm = dm;
+	p->e = e;
+	p->file = e->file;
+	p->timeout_ms = dm->folder.import_timeout_ms;
+	rc = spawn(p, dm->loop, dm->folder.python, dm->folder.python_path, dm->folder.dir);
+	if (rc == 1) {
+		free(p);
+		return -1;
+	}
 	if (rc < 0) {
 		char msg[512];
 		snprintf(msg, sizeof msg, "%s: cannot start the DAG processor (%s): %s", e->file,
@@ -486,9 +529,50 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	}
 	e->parse = p;
 	dm->folder.py_running++;
-	uv_read_start((uv_stream_t *)&p->out, on_alloc, on_read);
-	uv_timer_start(&p->timer, on_timer, (uint64_t)dm->folder.import_timeout_ms, 0);
 	return 0;
+}
+
+json_t *dag_manager_py_documents(const char *file, const char *dags_dir, double timeout_s,
+                                 char **error)
+{
+	struct py_parse *p = calloc(1, sizeof *p);
+	char *python = NULL, *python_path = NULL;
+	uv_loop_t loop;
+	json_t *docs = NULL;
+	int rc = 1;
+
+	*error = NULL;
+	if (!p || uv_loop_init(&loop) != 0) {
+		free(p);
+		return NULL;
+	}
+	p->alone = true;
+	p->docs_out = &docs;
+	p->error_out = error;
+	p->file = file;
+	p->timeout_ms = (int64_t)(timeout_s * 1000);
+	if (!might_hold_dags(file)) {
+		docs = json_array();
+		free(p);
+	} else {
+		find_python_into(&python, &python_path);
+		rc = python ? spawn(p, &loop, python, python_path, dags_dir) : 1;
+		if (rc < 0) {
+			if (asprintf(error, "%s: cannot start the DAG processor (%s): %s", file,
+			             python, uv_strerror(rc)) < 0)
+				*error = NULL;
+			p->exited = p->eof = p->done = true;
+			close_all(p);
+		}
+		if (rc == 1)
+			free(p); /* nothing made */
+		else
+			uv_run(&loop, UV_RUN_DEFAULT); /* p frees itself with its last handle */
+	}
+	uv_loop_close(&loop);
+	free(python);
+	free(python_path);
+	return docs;
 }
 
 void dm_py_want(struct dag_manager *dm, struct dag_entry *e)

@@ -26,19 +26,6 @@ from _weir_airflow.spec import has_template
 SKIP_EXIT = 99
 
 
-class DagRun:
-    """The context's `dag_run`: the run's id, logical date and conf."""
-
-    def __init__(self, dag_id: str, run_id: str, logical_date: _dt.datetime,
-                 conf: Dict[str, Any]) -> None:
-        self.dag_id = dag_id
-        self.run_id = run_id
-        self.logical_date = logical_date
-        self.execution_date = logical_date
-        self.conf = conf
-        self.run_type = run_id.split("__", 1)[0] if "__" in run_id else "manual"
-
-
 class TaskInstance:
     """The context's `ti`: the try's identity and its XComs (upstream values in, pushes out)."""
 
@@ -71,57 +58,62 @@ class TaskInstance:
 
 
 def _date(text: str) -> _dt.datetime:
-    """A date of the context: a pendulum DateTime when the DAG file imported pendulum (as
-    Airflow's are), else a datetime (importing pendulum costs 30 ms a task)."""
-    value = _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    pendulum = sys.modules.get("pendulum")
-    if pendulum is not None:
-        return pendulum.instance(value)  # type: ignore[no-any-return]
-    return value
+    return _dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
-def _params(dag: Any, env: Mapping[str, str]) -> Dict[str, Any]:
-    """The run's params: WEIR_PARAM_<NAME>, decoded as JSON where the default is not text."""
-    out: Dict[str, Any] = {}
-    for name, default in dag.params.items():
-        text = env.get("WEIR_PARAM_" + name)
-        if text is None:
-            out[name] = default
-        elif isinstance(default, str) or default is None:
-            out[name] = text
-        else:
-            try:
-                out[name] = json.loads(text)
-            except ValueError:
-                out[name] = text
-    return out
+def _env_value(text: str, default: Any) -> Any:
+    """A WEIR_PARAM_<NAME> value: text where the DAG's default is text, else decoded as JSON
+    where it is JSON (weir writes lists, mappings and numbers as JSON)."""
+    if isinstance(default, str):
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        return text
+
+
+def run_conf(dag: Any, env: Mapping[str, str]) -> Dict[str, Any]:
+    """The trigger's conf as weir gives it: weir merges the conf over the DAG's params and
+    gives a task each as WEIR_PARAM_<NAME>; the conf is what is not a param's default (a
+    conf key equal to its param's default is not told apart from it)."""
+    conf: Dict[str, Any] = {}
+    for key, text in sorted(env.items()):
+        if not key.startswith("WEIR_PARAM_"):
+            continue
+        name = key[len("WEIR_PARAM_"):]
+        default = dag.params.get(name)
+        value = _env_value(text, default)
+        if name not in dag.params or value != default:
+            conf[name] = value
+    return conf
+
+
+def run_type_of(run_id: str) -> str:
+    """Airflow's run type from the run id's prefix (weir names runs as Airflow does)."""
+    kind = run_id.split("__", 1)[0]
+    return kind if kind in ("scheduled", "manual", "backfill", "dataset_triggered") else "manual"
 
 
 def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]:
-    """The Airflow context of this try, from weir's environment (a minimal one: the full
-    context and macros are to come)."""
+    """The Airflow context of this try (_weir_airflow.context, the whole of it) from what
+    weir gives a task: the run id, logical date and data interval the server computed
+    (WEIR_RUN_ID, WEIR_LOGICAL_DATE, WEIR_DATA_INTERVAL_START/END), the try number, the
+    params with the conf over them (WEIR_PARAM_<NAME>), the upstream return values
+    (WEIR_AIRFLOW_XCOM); `prev_ds`/`next_ds` from the DAG's schedule around them."""
+    from _weir_airflow.context import build_context as full_context
+
     logical = _date(env.get("WEIR_LOGICAL_DATE") or env.get("WEIR_TS") or
                     _dt.datetime.now(_dt.timezone.utc).isoformat())
     run_id = env.get("WEIR_RUN_ID", "manual__" + logical.isoformat())
     upstream = {k: v[0] for k, v in json.loads(env.get("WEIR_AIRFLOW_XCOM") or "{}").items()}
-    params = _params(dag, env)
-    conf = {k: v for k, v in params.items() if dag.params.get(k) != v}
     ti = TaskInstance(dag.dag_id, task.task_id, run_id, int(env.get("WEIR_TRY_NUMBER", "1")),
                       int(env.get("WEIR_MAP_INDEX", "-1")), upstream)
-    ds = env.get("WEIR_DS") or logical.strftime("%Y-%m-%d")
-    ctx: Dict[str, Any] = {
-        "dag": dag, "task": task, "ti": ti, "task_instance": ti, "run_id": run_id,
-        "dag_run": DagRun(dag.dag_id, run_id, logical, conf), "params": params,
-        "logical_date": logical, "execution_date": logical,
-        "ds": ds, "ds_nodash": env.get("WEIR_DS_NODASH") or ds.replace("-", ""),
-        "ts": env.get("WEIR_TS") or logical.isoformat(),
-        "ts_nodash": logical.strftime("%Y%m%dT%H%M%S"),
-        "data_interval_start": _date(env.get("WEIR_DATA_INTERVAL_START") or logical.isoformat()),
-        "data_interval_end": _date(env.get("WEIR_DATA_INTERVAL_END") or logical.isoformat()),
-        "conf": None, "test_mode": False, "var": None, "macros": None,
-    }
-    ctx["task_instance_key_str"] = "%s__%s__%s" % (dag.dag_id, task.task_id, ctx["ds_nodash"])
-    return ctx
+    start, end = env.get("WEIR_DATA_INTERVAL_START"), env.get("WEIR_DATA_INTERVAL_END")
+    return full_context(
+        dag=dag, task=task, ti=ti, run_id=run_id, logical_date=logical,
+        data_interval_start=_date(start) if start else None,
+        data_interval_end=_date(end) if end else None,
+        run_type=run_type_of(run_id), conf=run_conf(dag, env))
 
 
 def resolve(value: Any, ti: TaskInstance) -> Any:
@@ -164,44 +156,33 @@ class ShellValues:
         return '"${%s}"' % name
 
 
-def render_template_fields(task: Any, context: Dict[str, Any], folder: str) -> None:
-    """Renders the task's template_fields (strings, nested in lists and dicts) with Jinja; a
-    BashOperator's command ending in .sh or .bash is read from the DAG file's folder, and the
-    values rendered into bash_command go through ShellValues (task.template_env).  Jinja is
-    imported only when a field holds a template (30 ms a task otherwise)."""
-    fields = [f for f in getattr(task, "template_fields", ()) if hasattr(task, f)]
-    cmd = getattr(task, "bash_command", None) if "bash_command" in fields else None
-    if not has_template([getattr(task, f) for f in fields]) and not (
-            isinstance(cmd, str) and cmd.rstrip().endswith((".sh", ".bash"))):
-        return
-    import jinja2
+def needs_render(task: Any) -> bool:
+    """Whether a template field holds a template or names a template file."""
+    fields = [getattr(task, f) for f in getattr(task, "template_fields", ()) if hasattr(task, f)]
+    ext = tuple(getattr(task, "template_ext", ()))
+
+    def is_file(v: Any) -> bool:
+        if isinstance(v, str):
+            return bool(ext) and v.endswith(ext)
+        if isinstance(v, dict):
+            return any(is_file(x) for x in v.values())
+        if isinstance(v, (list, tuple)):
+            return any(is_file(x) for x in v)
+        return False
+
+    return has_template(fields) or any(is_file(v) for v in fields)
+
+
+def render_template_fields(task: Any, context: Dict[str, Any]) -> None:
+    """Renders the task's template_fields (_weir_airflow.templating: the DAG's environment,
+    template files from the DAG file's folder and template_searchpath); the values rendered
+    into a BashOperator's bash_command go through ShellValues (task.template_env)."""
+    from _weir_airflow.templating import get_template_env
+    from _weir_airflow.templating import render_template_fields as render
 
     values = ShellValues()
-
-    def environment(shell: bool) -> "jinja2.Environment":
-        return jinja2.Environment(loader=jinja2.FileSystemLoader([folder]),
-                                  undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
-                                  finalize=values if shell else None)
-
-    plain, shell = environment(False), environment(True)
-
-    def render(value: Any, field: str) -> Any:
-        env = shell if field == "bash_command" else plain
-        if isinstance(value, str):
-            if field == "bash_command" and value.rstrip().endswith((".sh", ".bash")):
-                return env.get_template(value.strip()).render(**context)
-            if has_template(value):
-                return env.from_string(value).render(**context)
-            return value
-        if isinstance(value, dict):
-            return {k: render(v, field) for k, v in value.items()}
-        if isinstance(value, (list, tuple)):
-            return type(value)(render(v, field) for v in value)
-        return value
-
-    for field in getattr(task, "template_fields", ()):
-        if hasattr(task, field):
-            setattr(task, field, render(getattr(task, field), field))
+    shell = {"bash_command": get_template_env(task.dag, finalize=values)}
+    render(task, context, get_template_env(task.dag), shell)
     task.template_env = values.env
 
 
@@ -237,13 +218,19 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
     if task is None:
         print("weir: DAG %s has no task %s any more" % (dag_id, task_id), file=sys.stderr)
         return 1
+    if dag.fileloc is None:
+        dag.fileloc = path
+    render = needs_render(task)
+    if render or getattr(dag, "timezone", None) is not None:
+        import pendulum  # noqa: F401  (templates see pendulum's dates, as in Airflow)
     context = build_context(dag, task, env)
     ti: TaskInstance = context["ti"]
     try:
         for field in ("op_args", "op_kwargs"):
             if hasattr(task, field):
                 setattr(task, field, resolve(getattr(task, field), ti))
-        render_template_fields(task, context, os.path.dirname(path))
+        if render:
+            render_template_fields(task, context)
         result = task.execute(context)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)

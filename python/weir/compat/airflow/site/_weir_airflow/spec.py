@@ -22,7 +22,6 @@ from typing import Any, Dict, List, Optional, Set
 SITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
-_TEMPLATE_EXT = (".sh", ".bash")
 _PRESETS = ("@once", "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly",
             "@annually")
 
@@ -121,7 +120,7 @@ def plain_bash(task: Any, pushed: Set[str]) -> bool:
     file, and no downstream task takes its return value."""
     cmd = task.bash_command
     return (isinstance(cmd, str) and not has_template([cmd, task.env or {}, task.cwd or ""])
-            and not cmd.rstrip().endswith(_TEMPLATE_EXT) and task.task_id not in pushed)
+            and not cmd.endswith(tuple(task.template_ext)) and task.task_id not in pushed)
 
 
 def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) -> Dict[str, Any]:
@@ -178,18 +177,23 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
 
 def pushed_tasks(dag: Any) -> Set[str]:
     """The tasks whose return value a task downstream reads (an XComArg argument, or a
-    Python task right below a Python task that runs when all upstream succeeded)."""
+    Python task right below a Python task or a templated Bash task that runs when all
+    upstream succeeded: its `ti.xcom_pull`)."""
     from airflow.models.baseoperator import xcom_args_in
     from airflow.operators.python import PythonOperator
+
+    from airflow.operators.bash import BashOperator
 
     out: Set[str] = set()
     for task in dag.tasks:
         if isinstance(task, PythonOperator):
             for arg in xcom_args_in([task.op_args, task.op_kwargs]):
                 out.add(arg.operator.task_id)
-            if task.trigger_rule == "all_success":
-                out.update(u for u in task.upstream_task_ids
-                           if isinstance(dag.task_dict.get(u), PythonOperator))
+        templated = isinstance(task, BashOperator) and not plain_bash(task, set())
+        if (isinstance(task, PythonOperator) or templated) and \
+                task.trigger_rule == "all_success":
+            out.update(u for u in task.upstream_task_ids
+                       if isinstance(dag.task_dict.get(u), PythonOperator))
     return out
 
 

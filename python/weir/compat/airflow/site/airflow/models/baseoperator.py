@@ -25,6 +25,7 @@ class BaseOperator:
     """A task.  Subclasses set what it runs; weir reads the arguments below."""
 
     template_fields: Sequence[str] = ()
+    template_ext: Sequence[str] = ()
 
     def __init__(
         self,

@@ -77,6 +77,14 @@ class DAG:
         self.tags: List[str] = list(tags or [])
         self.params: Dict[str, Any] = dict(params or {})
         self.doc_md = doc_md
+        # what templates read (_weir_airflow/templating.py); the rest is accepted, not used
+        self.template_searchpath = other.pop("template_searchpath", None)
+        self.template_undefined = other.pop("template_undefined", None)
+        self.user_defined_macros = other.pop("user_defined_macros", None)
+        self.user_defined_filters = other.pop("user_defined_filters", None)
+        self.render_template_as_native_obj = bool(
+            other.pop("render_template_as_native_obj", False))
+        self.jinja_environment_kwargs = other.pop("jinja_environment_kwargs", None)
         self.other = other  # accepted, not used by weir yet (docs/airflow.md)
         self.fileloc = fileloc
         self.lineno = caller_line()

@@ -15,6 +15,7 @@ class BashOperator(BaseOperator):
     """Runs `bash_command` with bash."""
 
     template_fields: Sequence[str] = ("bash_command", "env", "cwd")
+    template_ext: Sequence[str] = (".sh", ".bash")
 
     def __init__(
         self,
