@@ -127,33 +127,42 @@ static void finish(struct db_clean *c, enum clean_state st)
 	         st == CLEAN_FAILED ? ": " : "", st == CLEAN_FAILED ? c->error : "");
 }
 
+/* HOME/WHAT/ID and what it holds (a job's logs and work folders, a run's
+ * outputs), when there. */
+static void remove_dir(struct db_clean *c, const char *what, int64_t id)
+{
+	char dir[4096];
+
+	snprintf(dir, sizeof dir, "%s/%s/%" PRId64, c->home, what, id);
+	if (fs_remove_tree(dir) < 0)
+		log_warn("db clean: cannot remove %s", dir);
+}
+
 /* One batch, in this loop turn. */
 static void on_batch(uv_timer_t *t)
 {
 	struct db_clean *c = t->data;
 	struct weir_error err = {0};
-	int64_t *ids = NULL;
-	size_t n = 0;
+	struct store_clean_ids ids = {0};
 	bool more = false;
 
 	if (c->dm)
 		dag_manager_forget_runs(c->dm);
-	if (store_clean_batch(c->store, &c->q, DB_CLEAN_BATCH, &c->removed, &ids, &n, &more, &err) <
+	if (store_clean_batch(c->store, &c->q, DB_CLEAN_BATCH, &c->removed, &ids, &more, &err) <
 	    0) {
 		snprintf(c->error, sizeof c->error, "%s", err.msg);
 		finish(c, CLEAN_FAILED);
-		free(ids);
+		store_clean_ids_release(&ids);
 		return;
 	}
 	c->batches++;
-	for (size_t i = 0; i < n; i++) {
-		char dir[4096];
-		job_manager_forget_ended(c->jm, ids[i]);
-		snprintf(dir, sizeof dir, "%s/jobs/%" PRId64, c->home, ids[i]);
-		if (fs_remove_tree(dir) < 0)
-			log_warn("db clean: cannot remove %s", dir);
+	for (size_t i = 0; i < ids.n_jobs; i++) {
+		job_manager_forget_ended(c->jm, ids.jobs[i]);
+		remove_dir(c, "jobs", ids.jobs[i]);
 	}
-	free(ids);
+	for (size_t i = 0; i < ids.n_runs; i++)
+		remove_dir(c, "dag_runs", ids.runs[i]);
+	store_clean_ids_release(&ids);
 	if (!more)
 		finish(c, CLEAN_DONE);
 	/* else the timer fires again in the next loop turn */

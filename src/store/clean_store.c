@@ -19,6 +19,13 @@
 
 static const char what[] = "db clean";
 
+void store_clean_ids_release(struct store_clean_ids *ids)
+{
+	free(ids->jobs);
+	free(ids->runs);
+	*ids = (struct store_clean_ids){0};
+}
+
 void store_clean_counts_add(struct store_clean_counts *a, const struct store_clean_counts *b)
 {
 	a->dag_runs += b->dag_runs;
@@ -96,7 +103,8 @@ static int pick(struct store *s, const struct store_clean_query *q, int limit, b
 
 	if (run_q(db,
 	          "CREATE TEMP TABLE IF NOT EXISTS clean_runs (dag_id TEXT NOT NULL,"
-	          " run_id TEXT NOT NULL, PRIMARY KEY (dag_id, run_id)) WITHOUT ROWID",
+	          " run_id TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (dag_id, run_id))"
+	          " WITHOUT ROWID",
 	          q, limit, NULL, err) < 0 ||
 	    run_q(db, "CREATE TEMP TABLE IF NOT EXISTS clean_jobs (id INTEGER PRIMARY KEY)", q,
 	          limit, NULL, err) < 0 ||
@@ -107,7 +115,7 @@ static int pick(struct store *s, const struct store_clean_query *q, int limit, b
 	    run_q(db, "DELETE FROM temp.clean_dag_jobs", q, limit, NULL, err) < 0)
 		return -1;
 	if (run_q(db,
-	          "INSERT INTO temp.clean_runs SELECT dag_id, run_id FROM dag_runs"
+	          "INSERT INTO temp.clean_runs SELECT dag_id, run_id, id FROM dag_runs"
 	          " WHERE state IN (?4, ?5) AND end_date IS NOT NULL AND end_date < ?1"
 	          " AND " DAGS_OK("dag_id") " ORDER BY id LIMIT ?3",
 	          q, limit, &runs, err) < 0)
@@ -176,35 +184,43 @@ int store_clean_count(struct store *s, const struct store_clean_query *q,
 	return pick(s, q, -1, &more, err) < 0 ? -1 : count_picked(s, q, -1, would, err);
 }
 
+/* The ids one SELECT answers, appended to *v / *n. */
+static int collect_ids(sqlite3 *db, const char *sql, int64_t **v, size_t *n, struct weir_error *err)
+{
+	sqlite3_stmt *st = sql_prepare(db, sql, what, err);
+	int rc;
+
+	if (!st)
+		return -1;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t *grown = realloc(*v, (*n + 1) * sizeof **v);
+		if (!grown) {
+			sqlite3_finalize(st);
+			return weir_error_set(err, WEIR_E_INTERNAL, "db clean: out of memory");
+		}
+		*v = grown;
+		(*v)[(*n)++] = sqlite3_column_int64(st, 0);
+	}
+	sqlite3_finalize(st);
+	return rc == SQLITE_DONE ? 0 : sql_error(db, what, err);
+}
+
 int store_clean_batch(struct store *s, const struct store_clean_query *q, int limit,
-                      struct store_clean_counts *removed, int64_t **job_ids, size_t *n_job_ids,
-                      bool *more, struct weir_error *err)
+                      struct store_clean_counts *removed, struct store_clean_ids *ids, bool *more,
+                      struct weir_error *err)
 {
 	sqlite3 *db = store_db(s);
 	struct store_clean_counts c = {0};
-	sqlite3_stmt *st;
-	int ev = 0, rc;
+	int ev = 0;
 
 	*more = false;
 	if (limit <= 0)
 		return weir_error_set(err, WEIR_E_INVALID, "db clean: a batch of %d rows", limit);
 	if (store_write_starts(s, err) < 0 || pick(s, q, limit, more, err) < 0 ||
-	    count_picked(s, q, limit, &c, err) < 0)
+	    count_picked(s, q, limit, &c, err) < 0 ||
+	    collect_ids(db, "SELECT id FROM temp.clean_jobs", &ids->jobs, &ids->n_jobs, err) < 0 ||
+	    collect_ids(db, "SELECT id FROM temp.clean_runs", &ids->runs, &ids->n_runs, err) < 0)
 		return -1;
-	if (!(st = sql_prepare(db, "SELECT id FROM temp.clean_jobs", what, err)))
-		return -1;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t *grown = realloc(*job_ids, (*n_job_ids + 1) * sizeof **job_ids);
-		if (!grown) {
-			sqlite3_finalize(st);
-			return weir_error_set(err, WEIR_E_INTERNAL, "db clean: out of memory");
-		}
-		*job_ids = grown;
-		(*job_ids)[(*n_job_ids)++] = sqlite3_column_int64(st, 0);
-	}
-	sqlite3_finalize(st);
-	if (rc != SQLITE_DONE)
-		return sql_error(db, what, err);
 	if (run_q(db,
 	          "DELETE FROM notifications WHERE (dag_id, run_id) IN"
 	          " (SELECT dag_id, run_id FROM temp.clean_runs)",

@@ -33,6 +33,18 @@ struct store_clean_counts {
 	int64_t dag_runs, task_instances, jobs, tasks, events, event_log;
 };
 
+/* The ids of what a batch removed, whose files the caller removes
+ * (HOME/jobs/ID, HOME/dag_runs/ROW_ID); grown with realloc, freed with
+ * store_clean_ids_release(). */
+struct store_clean_ids {
+	int64_t *jobs;
+	size_t n_jobs;
+	int64_t *runs; /* the runs' row ids (dag_runs.id) */
+	size_t n_runs;
+};
+
+void store_clean_ids_release(struct store_clean_ids *ids);
+
 /* Adds b's counts to a's. */
 void store_clean_counts_add(struct store_clean_counts *a, const struct store_clean_counts *b);
 
@@ -43,12 +55,11 @@ int store_clean_count(struct store *s, const struct store_clean_query *q,
 
 /* Removes one batch (at most `limit` runs, jobs of no DAG and event log
  * records: limit > 0) inside the open turn; adds what it removed to
- * *removed, the ids of the jobs removed (whose files the caller removes)
- * to *job_ids / *n_job_ids (grown with realloc; the caller frees), and
- * sets *more when a batch may find more.  0, or -1 with err (the caller
- * rolls the turn back). */
+ * *removed and the ids of the jobs and runs removed to *ids, and sets
+ * *more when a batch may find more.  0, or -1 with err (the caller rolls
+ * the turn back). */
 int store_clean_batch(struct store *s, const struct store_clean_query *q, int limit,
-                      struct store_clean_counts *removed, int64_t **job_ids, size_t *n_job_ids,
-                      bool *more, struct weir_error *err);
+                      struct store_clean_counts *removed, struct store_clean_ids *ids, bool *more,
+                      struct weir_error *err);
 
 #endif

@@ -73,6 +73,9 @@ def test_db_clean_removes_exactly_the_old_history(make_dags, tmp_path):
         assert d.wait_run("quick", run["dag_run_id"])["state"] == "success"
         old.append(run["dag_run_id"])
     old_jobs = [j for r in old for j in job_ids_of(d, "quick", r)]
+    # each run's outputs folder (HOME/dag_runs/ROW_ID): the old runs' are the first two
+    old_run_rows = {"1", "2"}
+    assert old_run_rows <= {p.name for p in (srv.home / "dag_runs").iterdir()}
     plain = srv.submit(spec({"worker": {"command": "echo plain"}}, name="plain"))
     assert srv.wait_job(plain["id"])["state"] == "succeeded"
     old_jobs.append(plain["id"])
@@ -124,6 +127,7 @@ def test_db_clean_removes_exactly_the_old_history(make_dags, tmp_path):
     assert run_ids(d, "quick") == ["new"]
     assert run_ids(d, "slow") == ["live"]
     assert d.run("slow", "live")["state"] == "running"
+    assert not [p for p in (srv.home / "dag_runs").iterdir() if p.name in old_run_rows]
     for j in old_jobs:
         status, _ = srv.api("GET", "/api/v1/jobs/%d" % j)
         assert status == 404, j

@@ -132,7 +132,7 @@ static int teardown(void **state)
 
 /* Batches of `limit` until none is left: what they removed, the jobs. */
 static void clean_all(struct store *s, const struct store_clean_query *q, int limit,
-                      struct store_clean_counts *c, int64_t **ids, size_t *n, int *batches)
+                      struct store_clean_counts *c, struct store_clean_ids *ids, int *batches)
 {
 	struct weir_error err = {0};
 	bool more = true;
@@ -140,7 +140,7 @@ static void clean_all(struct store *s, const struct store_clean_query *q, int li
 	*batches = 0;
 	while (more) {
 		assert_int_equal(store_begin(s, &err), 0);
-		if (store_clean_batch(s, q, limit, c, ids, n, &more, &err) < 0)
+		if (store_clean_batch(s, q, limit, c, ids, &more, &err) < 0)
 			fail_msg("batch: %s", err.msg);
 		assert_int_equal(store_commit(s, &err), 0);
 		assert_true(++*batches < 100);
@@ -173,15 +173,15 @@ static void test_batches_remove_exactly(void **state)
 	struct store_clean_counts c = {0}, would;
 	struct store_clean_query q = {.before_ms = 2000};
 	struct weir_error err = {0};
-	int64_t *ids = NULL;
-	size_t n = 0;
+	struct store_clean_ids ids = {0};
 	int batches;
 
 	assert_int_equal(store_clean_count(f->s, &q, &would, &err), 0);
-	clean_all(f->s, &q, 1, &c, &ids, &n, &batches);
+	clean_all(f->s, &q, 1, &c, &ids, &batches);
 	assert_true(batches >= 3); /* one run a batch */
 	assert_memory_equal(&c, &would, sizeof c);
-	assert_int_equal(n, (size_t)would.jobs);
+	assert_int_equal(ids.n_jobs, (size_t)would.jobs);
+	assert_int_equal(ids.n_runs, 3);
 	/* left: the new run and the running one, their jobs, jobs 3 and 4 */
 	assert_int_equal(count(f->s, "dag_runs"), 2);
 	assert_int_equal(count(f->s, "dag_runs WHERE run_id IN ('new', 'live')"), 2);
@@ -195,7 +195,7 @@ static void test_batches_remove_exactly(void **state)
 	/* nothing more */
 	assert_int_equal(store_clean_count(f->s, &q, &would, &err), 0);
 	assert_int_equal(would.dag_runs + would.jobs + would.event_log, 0);
-	free(ids);
+	store_clean_ids_release(&ids);
 }
 
 static void test_running_never_removed(void **state)
@@ -203,17 +203,16 @@ static void test_running_never_removed(void **state)
 	struct fixture *f = *state;
 	struct store_clean_counts c = {0};
 	struct store_clean_query q = {.before_ms = INT64_MAX};
-	int64_t *ids = NULL;
-	size_t n = 0;
+	struct store_clean_ids ids = {0};
 	int batches;
 
-	clean_all(f->s, &q, 500, &c, &ids, &n, &batches);
+	clean_all(f->s, &q, 500, &c, &ids, &batches);
 	assert_int_equal(count(f->s, "dag_runs"), 1);
 	assert_int_equal(count(f->s, "dag_runs WHERE run_id = 'live'"), 1);
 	/* the running jobs and the live run's ended earlier try */
 	assert_int_equal(count(f->s, "jobs"), 4);
 	assert_int_equal(count(f->s, "jobs WHERE id IN (4, 50, 51, 52)"), 4);
-	free(ids);
+	store_clean_ids_release(&ids);
 }
 
 static void test_dag_list(void **state)
@@ -221,17 +220,16 @@ static void test_dag_list(void **state)
 	struct fixture *f = *state;
 	struct store_clean_counts c = {0};
 	struct store_clean_query q = {.before_ms = 2000, .dags_json = "[\"d2\"]"};
-	int64_t *ids = NULL;
-	size_t n = 0;
+	struct store_clean_ids ids = {0};
 	int batches;
 
-	clean_all(f->s, &q, 500, &c, &ids, &n, &batches);
+	clean_all(f->s, &q, 500, &c, &ids, &batches);
 	assert_int_equal(c.dag_runs, 1);
 	assert_int_equal(c.jobs, 3);
 	assert_int_equal(count(f->s, "dag_runs WHERE dag_id = 'd1'"), 4);
 	assert_int_equal(count(f->s, "jobs WHERE id IN (1, 2)"), 2); /* of no DAG: kept */
 	assert_int_equal(count(f->s, "jobs WHERE id IN (30, 31, 32)"), 0);
-	free(ids);
+	store_clean_ids_release(&ids);
 }
 
 int main(void)
