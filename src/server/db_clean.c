@@ -23,7 +23,10 @@ enum clean_state { CLEAN_IDLE, CLEAN_RUNNING, CLEAN_DONE, CLEAN_FAILED };
 static const char *const state_names[] = {"idle", "running", "done", "failed"};
 
 struct db_clean {
-	uv_timer_t timer;
+	uv_timer_t timer;     /* the next batch */
+	uv_timer_t retention; /* the next clean of `retention:` */
+	int open_handles;
+	int64_t keep_s;
 	struct store *store;
 	struct job_manager *jm;
 	struct dag_manager *dm;
@@ -52,13 +55,17 @@ struct db_clean *db_clean_create(uv_loop_t *loop, struct store *store, struct jo
 	c->jm = jm;
 	c->dm = dm;
 	uv_timer_init(loop, &c->timer);
-	c->timer.data = c;
+	uv_timer_init(loop, &c->retention);
+	c->timer.data = c->retention.data = c;
+	c->open_handles = 2;
 	return c;
 }
 
 static void on_closed(uv_handle_t *h)
 {
 	struct db_clean *c = h->data;
+	if (--c->open_handles > 0)
+		return;
 	free(c->dags_json);
 	free(c->home);
 	free(c);
@@ -66,8 +73,10 @@ static void on_closed(uv_handle_t *h)
 
 void db_clean_destroy(struct db_clean *c)
 {
-	if (c)
-		uv_close((uv_handle_t *)&c->timer, on_closed);
+	if (!c)
+		return;
+	uv_close((uv_handle_t *)&c->timer, on_closed);
+	uv_close((uv_handle_t *)&c->retention, on_closed);
 }
 
 static json_t *counts_json(const struct store_clean_counts *n)
@@ -213,6 +222,34 @@ static json_t *op_start(void *ctx, const struct db_clean_request *r, struct weir
 	         " jobs)",
 	         c->q.before_ms, c->would.dag_runs, c->would.jobs);
 	return status_json(c);
+}
+
+static void on_retention(uv_timer_t *t)
+{
+	struct db_clean *c = t->data;
+	struct weir_error err = {0};
+	struct db_clean_request r = {.older_than_s = c->keep_s};
+	json_t *answer;
+
+	if (c->state == CLEAN_RUNNING)
+		return; /* the one under way is enough; the next comes at its time */
+	if (!(answer = op_start(c, &r, &err)))
+		log_warn("retention: no clean: %s", err.msg);
+	json_decref(answer);
+}
+
+void db_clean_set_retention(struct db_clean *c, int64_t older_than_s, int64_t every_s)
+{
+	uint64_t every_ms = (uint64_t)every_s * 1000;
+
+	uv_timer_stop(&c->retention);
+	c->keep_s = older_than_s;
+	if (older_than_s <= 0 || every_s <= 0)
+		return;
+	uv_timer_start(&c->retention, on_retention,
+	               every_ms < DB_CLEAN_RETENTION_FIRST_MS ? every_ms
+	                                                      : DB_CLEAN_RETENTION_FIRST_MS,
+	               every_ms);
 }
 
 static json_t *op_status(void *ctx)

@@ -21,6 +21,9 @@
 #include "store/store.h"
 
 #define DB_CLEAN_BATCH 200
+/* `retention:`'s first clean comes this long after the start (or after
+ * `every`, when shorter), then every `every` */
+#define DB_CLEAN_RETENTION_FIRST_MS (60 * 1000)
 
 struct db_clean; /* opaque */
 
@@ -32,6 +35,12 @@ struct db_clean *db_clean_create(uv_loop_t *loop, struct store *store, struct jo
  * timer (run the loop once more to finish); frees itself then.  NULL is a
  * no-op. */
 void db_clean_destroy(struct db_clean *c);
+
+/* `retention: {older_than, every}` (server/config.h): a clean of what
+ * ended more than older_than_s ago, every every_s (the first one
+ * DB_CLEAN_RETENTION_FIRST_MS after this call, or every_s when shorter),
+ * skipped while a clean is under way; 0: none. */
+void db_clean_set_retention(struct db_clean *c, int64_t older_than_s, int64_t every_s);
 
 /* The table to give api_set_db_clean_ops() with the clean as ctx. */
 const struct db_clean_api_ops *db_clean_api_ops(void);

@@ -312,6 +312,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	api_set_config_view(p->api, server_config_view(cfg));
 	api_set_observe_ops(p->api, observe_api_ops(), p->observe);
 	api_set_db_clean_ops(p->api, db_clean_api_ops(), p->clean);
+	db_clean_set_retention(p->clean, cfg->retention_older_than_s, cfg->retention_every_s);
 	if (set_users(p, cfg, err) < 0) {
 		rc = -2;
 		goto out;

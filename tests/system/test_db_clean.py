@@ -142,3 +142,26 @@ def test_db_clean_removes_exactly_the_old_history(make_dags, tmp_path):
     status, dry = srv.api("POST", "/api/v1/weir/dbClean",
                           {"older_than": "%ds" % AGE, "dry_run": True, "dag_ids": ["quick"]})
     assert status == 200 and dry["would_remove"]["dag_runs"] == 0, dry
+
+
+def test_retention_cleans_on_schedule(make_dags):
+    d = make_dags(start=False)
+    d.srv.config = dag_config() + "retention:\n  older_than: 2s\n  every: 1s\n"
+    d.write("quick.yaml", QUICK)
+    d.write("slow.yaml", SLOW.replace("@SIDE@", str(d.side)))
+    d.srv.start()
+    d.wait_dag("quick")
+    d.wait_dag("slow")
+    run = d.trigger("quick", run_id="soon-old")
+    assert d.wait_run("quick", run["dag_run_id"])["state"] == "success"
+    jobs = job_ids_of(d, "quick", "soon-old")
+    d.trigger("slow", run_id="live")
+    # the scheduled clean removes the finished run (once 2 s old), never the running one
+    wait_for(lambda: run_ids(d, "quick") == [], 60, "the finished run removed by retention")
+    for j in jobs:
+        assert d.srv.api("GET", "/api/v1/jobs/%d" % j)[0] == 404
+    assert run_ids(d, "slow") == ["live"]
+    assert d.run("slow", "live")["state"] in ("queued", "running")
+    status, last = d.srv.api("GET", "/api/v1/weir/dbClean")
+    assert status == 200 and last["older_than_s"] == 2, last
+
