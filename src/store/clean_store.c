@@ -36,20 +36,14 @@ void store_clean_counts_add(struct store_clean_counts *a, const struct store_cle
 	a->event_log += b->event_log;
 }
 
-/* Runs `sql` (no row) with the query's values bound: ?1 the date, ?2 the
- * DAGs, ?3 the limit (-1: none), ?4..?5 the finished run states, ?6..?8
- * the ended job states (a statement names those it uses; SQLite takes a
- * value for a number it does not name below its highest).  *changes
- * (NULL: not wanted) the rows it changed. */
-static int run_q(sqlite3 *db, const char *sql, const struct store_clean_query *q, int limit,
-                 int *changes, struct weir_error *err)
+/* Binds the query's values: ?1 the date, ?2 the DAGs, ?3 the limit (-1:
+ * none), ?4..?5 the finished run states, ?6..?8 the ended job states (a
+ * statement names those it uses; SQLite takes a value for a number it
+ * does not name below its highest). */
+static void bind_q(sqlite3_stmt *st, const struct store_clean_query *q, int limit)
 {
-	sqlite3_stmt *st = sql_prepare(db, sql, what, err);
-	int n = 0;
+	int n = sqlite3_bind_parameter_count(st);
 
-	if (!st)
-		return -1;
-	n = sqlite3_bind_parameter_count(st);
 	if (n >= 1)
 		sqlite3_bind_int64(st, 1, q->before_ms);
 	if (n >= 2)
@@ -65,10 +59,22 @@ static int run_q(sqlite3 *db, const char *sql, const struct store_clean_query *q
 		sql_bind_text(st, 7, job_state_name(JOB_FAILED));
 		sql_bind_text(st, 8, job_state_name(JOB_KILLED));
 	}
+}
+
+/* Runs `sql` (no row) with the query's values bound (bind_q); *changes
+ * (NULL: not wanted) the rows it changed. */
+static int run_q(sqlite3 *db, const char *sql, const struct store_clean_query *q, int limit,
+                 int *changes, struct weir_error *err)
+{
+	sqlite3_stmt *st = sql_prepare(db, sql, what, err);
+
+	if (!st)
+		return -1;
+	bind_q(st, q, limit);
 	return sql_run(db, st, what, changes, err);
 }
 
-/* The count one SELECT answers, into *n. */
+/* The count one SELECT answers (its values bound: bind_q), into *n. */
 static int count_of(sqlite3 *db, const char *sql, const struct store_clean_query *q, int64_t *n,
                     struct weir_error *err)
 {
@@ -77,10 +83,7 @@ static int count_of(sqlite3 *db, const char *sql, const struct store_clean_query
 
 	if (!st)
 		return -1;
-	if (sqlite3_bind_parameter_count(st) >= 1)
-		sqlite3_bind_int64(st, 1, q->before_ms);
-	if (sqlite3_bind_parameter_count(st) >= 2)
-		sql_bind_text_or_null(st, 2, q->dags_json);
+	bind_q(st, q, -1);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*n = sqlite3_column_int64(st, 0);
@@ -101,6 +104,7 @@ static int pick(struct store *s, const struct store_clean_query *q, int limit, b
 	sqlite3 *db = store_db(s);
 	int runs = 0, jobs = 0;
 
+	*more = false;
 	if (run_q(db,
 	          "CREATE TEMP TABLE IF NOT EXISTS clean_runs (dag_id TEXT NOT NULL,"
 	          " run_id TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (dag_id, run_id))"
@@ -114,10 +118,17 @@ static int pick(struct store *s, const struct store_clean_query *q, int limit, b
 	    run_q(db, "DELETE FROM temp.clean_jobs", q, limit, NULL, err) < 0 ||
 	    run_q(db, "DELETE FROM temp.clean_dag_jobs", q, limit, NULL, err) < 0)
 		return -1;
+	/* at most `limit` runs, and no more task instances than `limit` in all
+	 * (but always the first run, however many it has): a batch's work is
+	 * bounded by its TIs and their jobs, not by its runs */
 	if (run_q(db,
-	          "INSERT INTO temp.clean_runs SELECT dag_id, run_id, id FROM dag_runs"
-	          " WHERE state IN (?4, ?5) AND end_date IS NOT NULL AND end_date < ?1"
-	          " AND " DAGS_OK("dag_id") " ORDER BY id LIMIT ?3",
+	          "INSERT INTO temp.clean_runs SELECT dag_id, run_id, id FROM"
+	          " (SELECT dag_id, run_id, id, n, sum(n) OVER (ORDER BY id) AS upto FROM"
+	          "  (SELECT r.dag_id, r.run_id, r.id, (SELECT count(*) FROM task_instances ti"
+	          "    WHERE ti.dag_id = r.dag_id AND ti.run_id = r.run_id) AS n FROM dag_runs r"
+	          "   WHERE r.state IN (?4, ?5) AND r.end_date IS NOT NULL AND r.end_date < ?1"
+	          "   AND " DAGS_OK("r.dag_id") " ORDER BY r.id LIMIT ?3))"
+	                                        " WHERE ?3 < 0 OR upto - n = 0 OR upto <= ?3",
 	          q, limit, &runs, err) < 0)
 		return -1;
 	/* the ended jobs of those runs' task instances and tries */
@@ -145,7 +156,18 @@ static int pick(struct store *s, const struct store_clean_query *q, int limit, b
 		        q, limit, &jobs, err) < 0)
 			return -1;
 	}
-	*more = limit > 0 && (runs >= limit || jobs >= limit);
+	if (limit > 0 && runs > 0 && runs < limit) {
+		/* fewer runs than the limit: the TIs' cap, or the last ones */
+		int64_t left = 0;
+		if (count_of(
+		        db,
+		        "SELECT count(*) FROM dag_runs WHERE state IN (?4, ?5) AND end_date IS NOT"
+		        " NULL AND end_date < ?1 AND " DAGS_OK("dag_id"),
+		        q, &left, err) < 0)
+			return -1;
+		*more = left > runs;
+	}
+	*more = *more || (limit > 0 && (runs >= limit || jobs >= limit));
 	return 0;
 }
 

@@ -198,6 +198,32 @@ static void test_batches_remove_exactly(void **state)
 	store_clean_ids_release(&ids);
 }
 
+/* a batch takes no more TIs than its limit (but always one run) */
+static void test_batch_bounded_by_tis(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct store_clean_counts c = {0};
+	struct store_clean_query q = {.before_ms = 2000};
+	struct store_clean_ids ids = {0};
+	bool more = false;
+
+	assert_int_equal(store_begin(f->s, &err), 0);
+	assert_int_equal(store_clean_batch(f->s, &q, 4, &c, &ids, &more, &err), 0);
+	assert_int_equal(store_commit(f->s, &err), 0);
+	assert_int_equal(c.dag_runs, 2); /* 2 TIs each: a third would make 6 */
+	assert_int_equal(c.task_instances, 4);
+	assert_true(more);
+	c = (struct store_clean_counts){0};
+	assert_int_equal(store_begin(f->s, &err), 0);
+	assert_int_equal(store_clean_batch(f->s, &q, 1, &c, &ids, &more, &err), 0);
+	assert_int_equal(store_commit(f->s, &err), 0);
+	assert_int_equal(c.dag_runs, 1); /* more TIs than the limit: still one */
+	assert_int_equal(c.task_instances, 2);
+	assert_int_equal(count(f->s, "dag_runs"), 2);
+	store_clean_ids_release(&ids);
+}
+
 static void test_running_never_removed(void **state)
 {
 	struct fixture *f = *state;
@@ -237,6 +263,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_count_changes_nothing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_batches_remove_exactly, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_batch_bounded_by_tis, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_running_never_removed, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_dag_list, setup, teardown),
 	};
