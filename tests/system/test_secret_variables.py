@@ -165,5 +165,5 @@ def test_an_old_store_is_masked_at_the_first_start(make_server, tmp_path):
     assert value.encode() not in store_bytes(srv)
     db = sqlite3.connect(str(srv.home / "weir.db"))
     assert db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
-        == "13"
+        == "14"
     db.close()
