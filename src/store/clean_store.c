@@ -19,6 +19,10 @@
 
 static const char what[] = "db clean";
 
+/* a batch reads at most this many times its limit of jobs when it looks
+ * for jobs of no DAG */
+#define CLEAN_EXAMINE 10
+
 void store_clean_ids_release(struct store_clean_ids *ids)
 {
 	free(ids->jobs);
@@ -37,9 +41,10 @@ void store_clean_counts_add(struct store_clean_counts *a, const struct store_cle
 }
 
 /* Binds the query's values: ?1 the date, ?2 the DAGs, ?3 the limit (-1:
- * none), ?4..?5 the finished run states, ?6..?8 the ended job states (a
- * statement names those it uses; SQLite takes a value for a number it
- * does not name below its highest). */
+ * none), ?4..?5 the finished run states, ?6..?8 the ended job states, ?9
+ * the jobs' cursor, ?10 how many jobs a batch reads past it (a statement
+ * names those it uses; SQLite takes a value for a number it does not name
+ * below its highest). */
 static void bind_q(sqlite3_stmt *st, const struct store_clean_query *q, int limit)
 {
 	int n = sqlite3_bind_parameter_count(st);
@@ -59,6 +64,10 @@ static void bind_q(sqlite3_stmt *st, const struct store_clean_query *q, int limi
 		sql_bind_text(st, 7, job_state_name(JOB_FAILED));
 		sql_bind_text(st, 8, job_state_name(JOB_KILLED));
 	}
+	if (n >= 10) {
+		sqlite3_bind_int64(st, 9, q->after_job_id);
+		sqlite3_bind_int64(st, 10, limit < 0 ? -1 : (int64_t)limit * CLEAN_EXAMINE);
+	}
 }
 
 /* Runs `sql` (no row) with the query's values bound (bind_q); *changes
@@ -75,15 +84,15 @@ static int run_q(sqlite3 *db, const char *sql, const struct store_clean_query *q
 }
 
 /* The count one SELECT answers (its values bound: bind_q), into *n. */
-static int count_of(sqlite3 *db, const char *sql, const struct store_clean_query *q, int64_t *n,
-                    struct weir_error *err)
+static int count_of(sqlite3 *db, const char *sql, const struct store_clean_query *q, int limit,
+                    int64_t *n, struct weir_error *err)
 {
 	sqlite3_stmt *st = sql_prepare(db, sql, what, err);
 	int rc;
 
 	if (!st)
 		return -1;
-	bind_q(st, q, -1);
+	bind_q(st, q, limit);
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW)
 		*n = sqlite3_column_int64(st, 0);
@@ -98,7 +107,7 @@ static int count_of(sqlite3 *db, const char *sql, const struct store_clean_query
 
 /* Picks the batch's runs and jobs into the temporary tables; *more when
  * a limit was reached. */
-static int pick(struct store *s, const struct store_clean_query *q, int limit, bool *more,
+static int pick(struct store *s, struct store_clean_query *q, int limit, bool *more,
                 struct weir_error *err)
 {
 	sqlite3 *db = store_db(s);
@@ -112,11 +121,8 @@ static int pick(struct store *s, const struct store_clean_query *q, int limit, b
 	          q, limit, NULL, err) < 0 ||
 	    run_q(db, "CREATE TEMP TABLE IF NOT EXISTS clean_jobs (id INTEGER PRIMARY KEY)", q,
 	          limit, NULL, err) < 0 ||
-	    run_q(db, "CREATE TEMP TABLE IF NOT EXISTS clean_dag_jobs (id INTEGER PRIMARY KEY)", q,
-	          limit, NULL, err) < 0 ||
 	    run_q(db, "DELETE FROM temp.clean_runs", q, limit, NULL, err) < 0 ||
-	    run_q(db, "DELETE FROM temp.clean_jobs", q, limit, NULL, err) < 0 ||
-	    run_q(db, "DELETE FROM temp.clean_dag_jobs", q, limit, NULL, err) < 0)
+	    run_q(db, "DELETE FROM temp.clean_jobs", q, limit, NULL, err) < 0)
 		return -1;
 	/* at most `limit` runs, and no more task instances than `limit` in all
 	 * (but always the first run, however many it has): a batch's work is
@@ -140,21 +146,34 @@ static int pick(struct store *s, const struct store_clean_query *q, int limit, b
 	          " ON t.dag_id = r.dag_id AND t.run_id = r.run_id WHERE t.job_id IS NOT NULL)",
 	          q, limit, NULL, err) < 0)
 		return -1;
-	/* the jobs of no DAG: with no DAG named only; the jobs any TI or try
-	 * names are gathered once (tries have no index by job) */
+	/* the jobs of no DAG (with no DAG named only): among the next
+	 * CLEAN_EXAMINE * limit jobs above the cursor, those ended before the
+	 * date that no TI or try names (both indexed by job); the cursor moves
+	 * past them, so a batch never reads the same jobs again */
 	if (!q->dags_json) {
-		if (run_q(db,
-		          "INSERT OR IGNORE INTO temp.clean_dag_jobs SELECT job_id FROM"
-		          " task_instance_tries WHERE job_id IS NOT NULL UNION SELECT job_id FROM"
-		          " task_instances WHERE job_id IS NOT NULL",
-		          q, limit, NULL, err) < 0 ||
-		    run_q(
+		int64_t seen = 0, last = 0;
+		if (run_q(
 		        db,
-		        "INSERT OR IGNORE INTO temp.clean_jobs SELECT id FROM jobs WHERE " JOB_ENDED
-		        " AND ended_at IS NOT NULL AND ended_at < ?1"
-		        " AND id NOT IN (SELECT id FROM temp.clean_dag_jobs) ORDER BY id LIMIT ?3",
-		        q, limit, &jobs, err) < 0)
+		        "INSERT OR IGNORE INTO temp.clean_jobs SELECT j.id FROM (SELECT id, state,"
+		        " ended_at FROM jobs WHERE id > ?9 ORDER BY id LIMIT ?10) j WHERE "
+		        "j." JOB_ENDED " AND j.ended_at IS NOT NULL AND j.ended_at < ?1"
+		        " AND NOT EXISTS (SELECT 1 FROM task_instances ti WHERE ti.job_id = j.id)"
+		        " AND NOT EXISTS (SELECT 1 FROM task_instance_tries t WHERE t.job_id = "
+		        "j.id)",
+		        q, limit, &jobs, err) < 0 ||
+		    count_of(db,
+		             "SELECT count(*) FROM (SELECT id FROM jobs WHERE id > ?9 ORDER BY id"
+		             " LIMIT ?10)",
+		             q, limit, &seen, err) < 0 ||
+		    count_of(db,
+		             "SELECT coalesce(max(id), ?9) FROM (SELECT id FROM jobs WHERE id > ?9"
+		             " ORDER BY id LIMIT ?10)",
+		             q, limit, &last, err) < 0)
 			return -1;
+		if (limit > 0) {
+			*more = seen >= (int64_t)limit * CLEAN_EXAMINE;
+			q->after_job_id = last;
+		}
 	}
 	if (limit > 0 && runs > 0 && runs < limit) {
 		/* fewer runs than the limit: the TIs' cap, or the last ones */
@@ -163,11 +182,11 @@ static int pick(struct store *s, const struct store_clean_query *q, int limit, b
 		        db,
 		        "SELECT count(*) FROM dag_runs WHERE state IN (?4, ?5) AND end_date IS NOT"
 		        " NULL AND end_date < ?1 AND " DAGS_OK("dag_id"),
-		        q, &left, err) < 0)
+		        q, -1, &left, err) < 0)
 			return -1;
 		*more = left > runs;
 	}
-	*more = *more || (limit > 0 && (runs >= limit || jobs >= limit));
+	*more = *more || (limit > 0 && runs >= limit);
 	return 0;
 }
 
@@ -178,20 +197,20 @@ static int count_picked(struct store *s, const struct store_clean_query *q, int 
 	sqlite3 *db = store_db(s);
 	int64_t ev = 0;
 
-	if (count_of(db, "SELECT count(*) FROM temp.clean_runs", q, &c->dag_runs, err) < 0 ||
+	if (count_of(db, "SELECT count(*) FROM temp.clean_runs", q, -1, &c->dag_runs, err) < 0 ||
 	    count_of(db,
 	             "SELECT count(*) FROM task_instances ti JOIN temp.clean_runs r"
 	             " ON ti.dag_id = r.dag_id AND ti.run_id = r.run_id",
-	             q, &c->task_instances, err) < 0 ||
-	    count_of(db, "SELECT count(*) FROM temp.clean_jobs", q, &c->jobs, err) < 0 ||
+	             q, -1, &c->task_instances, err) < 0 ||
+	    count_of(db, "SELECT count(*) FROM temp.clean_jobs", q, -1, &c->jobs, err) < 0 ||
 	    count_of(db,
 	             "SELECT count(*) FROM tasks WHERE job_id IN (SELECT id FROM temp.clean_jobs)",
-	             q, &c->tasks, err) < 0 ||
+	             q, -1, &c->tasks, err) < 0 ||
 	    count_of(db,
 	             "SELECT count(*) FROM events WHERE job_id IN (SELECT id FROM temp.clean_jobs)",
-	             q, &c->events, err) < 0 ||
+	             q, -1, &c->events, err) < 0 ||
 	    count_of(db, "SELECT count(*) FROM event_log WHERE dttm < ?1 AND " DAGS_OK("dag_id"), q,
-	             &ev, err) < 0)
+	             -1, &ev, err) < 0)
 		return -1;
 	c->event_log = limit > 0 && ev > limit ? limit : ev;
 	return 0;
@@ -200,10 +219,12 @@ static int count_picked(struct store *s, const struct store_clean_query *q, int 
 int store_clean_count(struct store *s, const struct store_clean_query *q,
                       struct store_clean_counts *would, struct weir_error *err)
 {
+	struct store_clean_query all = *q;
 	bool more = false;
 
 	*would = (struct store_clean_counts){0};
-	return pick(s, q, -1, &more, err) < 0 ? -1 : count_picked(s, q, -1, would, err);
+	all.after_job_id = 0;
+	return pick(s, &all, -1, &more, err) < 0 ? -1 : count_picked(s, &all, -1, would, err);
 }
 
 /* The ids one SELECT answers, appended to *v / *n. */
@@ -227,7 +248,7 @@ static int collect_ids(sqlite3 *db, const char *sql, int64_t **v, size_t *n, str
 	return rc == SQLITE_DONE ? 0 : sql_error(db, what, err);
 }
 
-int store_clean_batch(struct store *s, const struct store_clean_query *q, int limit,
+int store_clean_batch(struct store *s, struct store_clean_query *q, int limit,
                       struct store_clean_counts *removed, struct store_clean_ids *ids, bool *more,
                       struct weir_error *err)
 {

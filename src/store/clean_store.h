@@ -26,6 +26,10 @@
 struct store_clean_query {
 	int64_t before_ms;     /* ended (or recorded) before this epoch ms */
 	const char *dags_json; /* a JSON array of DAG ids; NULL: every DAG and the jobs of none */
+	/* the jobs of no DAG are looked for above this id: 0 at a clean's
+	 * start, moved on by each batch (a batch reads a bounded number of
+	 * jobs past it) */
+	int64_t after_job_id;
 };
 
 /* What a batch removed (or, for a count, would remove). */
@@ -55,10 +59,10 @@ int store_clean_count(struct store *s, const struct store_clean_query *q,
 
 /* Removes one batch (at most `limit` runs, jobs of no DAG and event log
  * records: limit > 0) inside the open turn; adds what it removed to
- * *removed and the ids of the jobs and runs removed to *ids, and sets
- * *more when a batch may find more.  0, or -1 with err (the caller rolls
- * the turn back). */
-int store_clean_batch(struct store *s, const struct store_clean_query *q, int limit,
+ * *removed and the ids of the jobs and runs removed to *ids, moves
+ * q->after_job_id on, and sets *more when a batch may find more.  0, or -1 with err (the caller
+ * rolls the turn back). */
+int store_clean_batch(struct store *s, struct store_clean_query *q, int limit,
                       struct store_clean_counts *removed, struct store_clean_ids *ids, bool *more,
                       struct weir_error *err);
 
