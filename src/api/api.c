@@ -243,6 +243,12 @@ void api_set_observe_ops(struct api *api, const struct observe_api_ops *ops, voi
 	api->rc.observe_ctx = ctx;
 }
 
+void api_set_db_clean_ops(struct api *api, const struct db_clean_api_ops *ops, void *ctx)
+{
+	api->rc.db_clean_ops = ops;
+	api->rc.db_clean_ctx = ctx;
+}
+
 void api_notify_cluster(struct api *api, int64_t job_id)
 {
 	if (api)

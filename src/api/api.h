@@ -103,6 +103,10 @@ void api_request_done(struct http_request *req, int status, void *arg);
  * through `ops` (server/observe.h); until this is called the page has no
  * gauges, nothing is recorded and /eventLogs answers 503. */
 void api_set_observe_ops(struct api *api, const struct observe_api_ops *ops, void *ctx);
+/* /api/v1/weir/dbClean goes through `ops` (server/db_clean.h); until this
+ * is called it answers 503. */
+struct db_clean_api_ops;
+void api_set_db_clean_ops(struct api *api, const struct db_clean_api_ops *ops, void *ctx);
 
 /* The gang of `job_id` may have completed (or the attempt changed):
  * re-evaluates that job's cluster long polls now. */

@@ -19,6 +19,7 @@
 struct auth_gate;
 struct ui_auth;
 struct conn_tests;
+struct db_clean_api_ops;
 struct dataset_api_ops;
 struct notify_api_ops;
 
@@ -44,6 +45,8 @@ struct route_ctx {
 	void *health_ctx;
 	const struct observe_api_ops *observe_ops; /* NULL: no gauges, no event log */
 	void *observe_ctx;
+	const struct db_clean_api_ops *db_clean_ops; /* NULL: POST /weir/dbClean answers 503 */
+	void *db_clean_ctx;
 };
 
 #endif

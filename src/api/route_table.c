@@ -16,6 +16,7 @@
 #include "api/airflow/dataset_routes.h"
 #include "api/airflow/event_log_routes.h"
 #include "api/airflow/notify_routes.h"
+#include "api/db_clean_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/ui/ui_routes.h"
@@ -101,6 +102,8 @@ static const struct route_row rows[] = {
      NULL, ROLES(NONE, NONE, NONE, NONE, NONE)},
     {AF "/launch/log", &route_launch, OPS(NULL, launch_log, NULL, NULL, NULL), "", NULL, NULL, NULL,
      ROLES(NONE, NONE, NONE, NONE, NONE)},
+    {AF "/weir/dbClean", &route_db_clean, OPS(db_clean_get, db_clean_post, NULL, NULL, NULL),
+     "weir.db_clean", NULL, NULL, NULL, ROLES(ADMIN, ADMIN, NONE, NONE, NONE)},
     {AF "/ui/dags", &route_ui_data, GET(ui_data_dags), NULL, NULL, NULL, NULL,
      ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     {AF "/ui/dags/{dag_id}/grid", &route_ui_data, GET(ui_data_grid), NULL, NULL, NULL, NULL,
@@ -428,6 +431,7 @@ static const struct route_group {
 } groups[] = {
     {"jobs", &route_jobs, false},
     {"launch", &route_launch, false},
+    {"weir", NULL, false},
     {"dags", &route_airflow, true},
     {"importErrors", &route_airflow, true},
     {"pools", &route_airflow_misc, true},

@@ -11,6 +11,7 @@
 #include "cli/cli_artifact.h"
 #include "cli/cli_common.h"
 #include "cli/cli_dags.h"
+#include "cli/cli_db.h"
 #include "cli/cli_jobs.h"
 #include "cli/cli_logs.h"
 #include "cli/cli_password.h"
@@ -44,6 +45,7 @@ static void usage(FILE *out)
 	    "  tasks      a DAG run's task instances: state, clear, logs\n"
 	    "  connections  connections to stores and services: add, list, get, delete\n"
 	    "  variables  variables for DAGs: set, get, list, delete, import, export\n"
+	    "  db clean   remove the history that ended before a date (Admin)\n"
 	    "  run        run a Python program written for Ray (`import ray` gets weir's)\n"
 	    "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
 	    "  launch     (internal) the parent of every task, started by the executor\n"
@@ -132,6 +134,8 @@ static int help_main(const char *cmd)
 		cli_connections_usage(stdout);
 	else if (!strcmp(cmd, "variables"))
 		cli_variables_usage(stdout);
+	else if (!strcmp(cmd, "db"))
+		cli_db_usage(stdout);
 	else if (!strcmp(cmd, "hash-password"))
 		cli_password_usage(stdout);
 	else if (!strcmp(cmd, "run"))
@@ -227,6 +231,8 @@ int main(int argc, char **argv)
 		return cli_connections_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "variables"))
 		return cli_variables_main(sub_argc, sub_argv, &g);
+	if (!strcmp(cmd, "db"))
+		return cli_db_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "version"))
 		return version_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "run"))

@@ -13,6 +13,7 @@
 #include "lib/str.h"
 #include "lib/strbuf.h"
 #include "lib/yaml.h"
+#include "model/duration.h"
 #include "model/job_spec.h"
 
 void server_config_init(struct server_config *cfg)
@@ -601,6 +602,47 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 
 /* `http: {header_timeout_seconds, body_timeout_seconds, idle_timeout_seconds,
  * max_pending_heads, secure_cookie}` */
+/* retention: {older_than: 90d, every: 1d} */
+static int apply_retention(struct server_config *cfg, json_t *r, const char *origin,
+                           struct weir_error *err)
+{
+	const char *key;
+	json_t *v;
+	char field[64];
+
+	if (!json_is_object(r) || !json_is_string(json_object_get(r, "older_than")))
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "%s: retention: expected a mapping with older_than (a duration "
+		    "such as 90d) and optionally every (default 1d)",
+		    origin);
+	cfg->retention_every_s = 24 * 3600;
+	json_object_foreach(r, key, v)
+	{
+		int64_t *out = !strcmp(key, "older_than") ? &cfg->retention_older_than_s
+		               : !strcmp(key, "every")    ? &cfg->retention_every_s
+		                                          : NULL;
+		if (!out)
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: retention.%s: unknown setting (expected older_than "
+			    "or every)",
+			    origin, key);
+		snprintf(field, sizeof field, "retention.%s", key);
+		if (json_is_string(v) &&
+		    duration_parse_s(json_string_value(v), field, out, err) < 0) {
+			weir_error_prefix(err, "%s", origin);
+			return -1;
+		}
+		if (!json_is_string(v) || *out <= 0)
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: retention.%s: expected a duration above 0 such as 1d", origin,
+			    key);
+	}
+	return 0;
+}
+
 static int apply_http(struct server_config *cfg, json_t *h, const char *origin,
                       struct weir_error *err)
 {
@@ -833,6 +875,9 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 				goto out;
 		} else if (!strcmp(key, "http")) {
 			if (apply_http(cfg, v, origin, err) < 0)
+				goto out;
+		} else if (!strcmp(key, "retention")) {
+			if (apply_retention(cfg, v, origin, err) < 0)
 				goto out;
 		} else if (!strcmp(key, "executor")) {
 			const char *e = json_string_value(v);

@@ -99,6 +99,10 @@ struct server_config {
 	unsigned http_header_timeout_s, http_body_timeout_s, http_idle_timeout_s;
 	unsigned http_max_pending_heads;
 	bool http_secure_cookie;
+	/* `retention: {older_than, every}`: a clean of what ended more than
+	 * older_than seconds ago (server/db_clean.h), every `every` seconds
+	 * (default a day) from the start; 0: none */
+	int64_t retention_older_than_s, retention_every_s;
 };
 
 /* A user of HTTP Basic auth; the hash is checked by the API (api_set_users). */

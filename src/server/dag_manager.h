@@ -141,6 +141,11 @@ int64_t dag_manager_last_pass(const struct dag_manager *dm);
  * (tests check it). */
 uint64_t dag_manager_wake_arms(const struct dag_manager *dm);
 
+/* Drops the copies of runs and task instances kept in memory (their rows
+ * waiting are written first): before rows are removed from the store
+ * behind the manager's back (server/db_clean.c). */
+void dag_manager_forget_runs(struct dag_manager *dm);
+
 /* For the start-up line. */
 void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs);
 

@@ -197,6 +197,10 @@ struct job_manager_turn_hooks {
 };
 void job_manager_set_turn_hooks(struct job_manager *jm, const struct job_manager_turn_hooks *h);
 
+/* Forgets what is kept in memory of an ended job whose rows are removed
+ * (server/db_clean.c): its spec and rows, written first. */
+void job_manager_forget_ended(struct job_manager *jm, int64_t job_id);
+
 /* Counts for the start-up line. */
 void job_manager_counts(struct job_manager *jm, int *active_jobs, int *running_tasks);
 

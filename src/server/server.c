@@ -31,6 +31,7 @@
 #include "server/config.h"
 #include "server/config_view.h"
 #include "server/dag_manager.h"
+#include "server/db_clean.h"
 #include "server/job_manager.h"
 #include "server/notifier.h"
 #include "server/observe.h"
@@ -293,6 +294,9 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		weir_error_prefix(err, "DAGs");
 		goto out;
 	}
+	p->clean = db_clean_create(loop, p->store, p->jm, p->dm, cfg->home, err);
+	if (!p->clean)
+		goto out;
 	p->api = api_create(loop, p->token, job_manager_api_ops(), p->jm);
 	if (!p->api) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -310,6 +314,8 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	api_set_health(p->api, parts_health, p);
 	api_set_config_view(p->api, server_config_view(cfg));
 	api_set_observe_ops(p->api, observe_api_ops(), p->observe);
+	api_set_db_clean_ops(p->api, db_clean_api_ops(), p->clean);
+	db_clean_set_retention(p->clean, cfg->retention_older_than_s, cfg->retention_every_s);
 	if (set_users(p, cfg, err) < 0) {
 		rc = -2;
 		goto out;
@@ -439,6 +445,8 @@ void server_parts_stop(struct server_parts *p)
 	p->http = NULL;
 	observe_destroy(p->observe);
 	p->observe = NULL;
+	db_clean_destroy(p->clean);
+	p->clean = NULL;
 	dag_manager_destroy(p->dm);
 	p->dm = NULL;
 	notifier_stop(p->notifier);

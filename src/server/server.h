@@ -38,6 +38,8 @@ int server_main(int argc, char **argv);
  * store's key), the job manager, the DAG manager, the
  * API (with its Basic-auth users), the HTTP listener, the local executor
  * (told the listener's address).  Owned by the struct. */
+struct db_clean;
+
 struct server_parts {
 	struct node_resources node; /* gpu_ids: cfg's or `detected` */
 	char **detected;
@@ -51,6 +53,7 @@ struct server_parts {
 	struct api *api;
 	struct http_server *http;
 	struct observe *observe;    /* metrics' gauges, the loop's watch, the event log */
+	struct db_clean *clean;     /* removing old history (server/db_clean.h) */
 	struct executor *exec;      /* the local backend */
 	struct executor *exec_gang; /* Slurm, when `executor: slurm` or a queue uses it */
 	char *url;                  /* where launchers call back, "http://127.0.0.1:PORT" */

@@ -220,6 +220,11 @@ int64_t dag_manager_last_pass(const struct dag_manager *dm)
 	return dm ? dm->turn.last_pass_ms : 0;
 }
 
+void dag_manager_forget_runs(struct dag_manager *dm)
+{
+	dm_run_cache_drop(dm);
+}
+
 void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, int *active_runs)
 {
 	struct dag_import_error_row *ie = NULL;

@@ -334,6 +334,11 @@ void jm_spec_forget(struct job_manager *jm, int64_t job_id)
 	jm_rows_forget(jm, job_id);
 }
 
+void job_manager_forget_ended(struct job_manager *jm, int64_t job_id)
+{
+	jm_spec_forget(jm, job_id);
+}
+
 /* ---- lifetime ---- */
 
 struct job_manager *job_manager_create(uv_loop_t *loop, struct store *store,

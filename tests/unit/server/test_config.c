@@ -299,6 +299,32 @@ static void test_http(void **state)
 	expect_yaml_error("http: 5\n", "http:");
 }
 
+/* retention: {older_than, every} (server/db_clean.h): durations, every a
+ * day when not given; a bad one named */
+static void test_retention(void **state)
+{
+	struct server_config cfg;
+	struct weir_error err = {0};
+	const char *text = "retention:\n  older_than: 90d\n";
+	const char *both = "retention: {older_than: 12h, every: 30m}\n";
+
+	(void)state;
+	server_config_init(&cfg);
+	assert_int_equal(cfg.retention_older_than_s, 0);
+	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "w", &err), 0);
+	assert_int_equal(cfg.retention_older_than_s, 90 * 24 * 3600);
+	assert_int_equal(cfg.retention_every_s, 24 * 3600);
+	assert_int_equal(server_config_apply_yaml(&cfg, both, strlen(both), "w", &err), 0);
+	assert_int_equal(cfg.retention_older_than_s, 12 * 3600);
+	assert_int_equal(cfg.retention_every_s, 1800);
+	server_config_release(&cfg);
+	expect_yaml_error("retention: 90d\n", "retention");
+	expect_yaml_error("retention:\n  every: 1d\n", "older_than");
+	expect_yaml_error("retention:\n  older_than: soon\n", "retention.older_than");
+	expect_yaml_error("retention:\n  older_than: 1d\n  keep: 3\n", "retention.keep");
+	expect_yaml_error("retention:\n  older_than: 1d\n  every: 0\n", "retention.every");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -313,6 +339,7 @@ int main(void)
 	    cmocka_unit_test(test_token),
 	    cmocka_unit_test(test_secrets),
 	    cmocka_unit_test(test_http),
+	    cmocka_unit_test(test_retention),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
