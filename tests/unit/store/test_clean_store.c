@@ -135,12 +135,13 @@ static void clean_all(struct store *s, const struct store_clean_query *q, int li
                       struct store_clean_counts *c, struct store_clean_ids *ids, int *batches)
 {
 	struct weir_error err = {0};
+	struct store_clean_query cursor = *q; /* each batch moves it on */
 	bool more = true;
 
 	*batches = 0;
 	while (more) {
 		assert_int_equal(store_begin(s, &err), 0);
-		if (store_clean_batch(s, q, limit, c, ids, &more, &err) < 0)
+		if (store_clean_batch(s, &cursor, limit, c, ids, &more, &err) < 0)
 			fail_msg("batch: %s", err.msg);
 		assert_int_equal(store_commit(s, &err), 0);
 		assert_true(++*batches < 100);
