@@ -185,7 +185,8 @@ deb:
 		{ echo "debian/changelog: version $$v, python/weir/_version.py: $(VERSION); add an entry (dch -v $(VERSION))"; exit 1; }
 	rm -rf $(BUILD)/deb && mkdir -p $(DEB_SRC)
 	git ls-files -co --exclude-standard -z | xargs -0 cp --parents -d -t $(DEB_SRC)
-	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL dpkg-buildpackage -us -uc -b
+	cd $(DEB_SRC) && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u DEVELOPER -u SANITIZE \
+		dpkg-buildpackage -us -uc -b
 	@ls $(BUILD)/deb/*.deb
 
 # /etc/weir/weir.yaml stays (it may hold a team's changes), as the home /var/lib/weir does

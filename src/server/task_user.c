@@ -120,10 +120,13 @@ static void set_mode_at(int dirfd, const char *name, mode_t file_mode, mode_t di
 
 	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return;
-	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != file_mode)
-		fchmodat(dirfd, name, file_mode, 0);
-	else if (S_ISDIR(st.st_mode) && dir_mode && (st.st_mode & 07777) != dir_mode)
-		fchmodat(dirfd, name, dir_mode, 0);
+	if (S_ISREG(st.st_mode) && (st.st_mode & 07777) != file_mode) {
+		if (fchmodat(dirfd, name, file_mode, 0) < 0)
+			return; /* not ours to change: the start-up line says what is */
+	} else if (S_ISDIR(st.st_mode) && dir_mode && (st.st_mode & 07777) != dir_mode) {
+		if (fchmodat(dirfd, name, dir_mode, 0) < 0)
+			return;
+	}
 }
 
 /* What a folder's entry gets at the home's top: files 0600, these folders
