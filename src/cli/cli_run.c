@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/fs.h"
+#include "lib/proc.h"
 #include "lib/strbuf.h"
 
 void cli_run_usage(FILE *out)
@@ -105,8 +106,8 @@ int cli_run_main(int argc, char **argv, const struct cli_globals *g0)
 		python = "python3";
 
 	char self[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
-	self[len > 0 ? len : 0] = '\0';
+	if (proc_self_path(self, sizeof self) < 0)
+		self[0] = '\0';
 	char *pydir = python_dir(self);
 	if (!pydir) {
 		cli_error("run: weir's Python package not found (no weir/run.py in %s); set "

@@ -3,11 +3,25 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "lib/env_scrub.h"
+#include "lib/proc.h"
 #include "lib/run_as.h"
 
 extern char **environ;
+
+char *executor_find_launcher(bool *lean)
+{
+	char path[4096];
+
+	*lean = false;
+	if (proc_self_sibling("weir-launch", path, sizeof path) == 0 && access(path, X_OK) == 0) {
+		*lean = true;
+		return strdup(path);
+	}
+	return proc_self_path(path, sizeof path) == 0 ? strdup(path) : NULL;
+}
 
 char **executor_launcher_env(const char *env_server, const char *env_secret, const char *env_mask,
                              const char *env_task_user)

@@ -199,6 +199,13 @@ int executor_pick_port(struct executor *ex, struct weir_error *err);
 char **executor_launcher_env(const char *env_server, const char *env_secret, const char *env_mask,
                              const char *env_task_user);
 
+/* The launcher a backend runs for a task: weir-launch beside this program
+ * when it is there (*lean set: the lean build starts in a fraction of the
+ * full binary's time, paid once per task), else this program itself (its
+ * `launch` command).  New (free() it); NULL when this program's path cannot
+ * be read. */
+char *executor_find_launcher(bool *lean);
+
 /* uv_spawn of `file` with UV_PROCESS_DETACHED (its own session: it outlives
  * the server), stdin `in_fd`, stdout and stderr `out_fd` (both stay the
  * caller's to close).  libuv's result: 0, or a negative error (the handle

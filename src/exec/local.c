@@ -315,29 +315,6 @@ static void local_destroy(struct executor *ex)
 	free(lx);
 }
 
-/* The launcher to run: weir-launch beside this program when it is there
- * (the lean build: it starts in a fraction of the full binary's time, which
- * is paid once per task), else this program's own `launch` command. */
-static char *find_launcher(bool *lean)
-{
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
-
-	*lean = false;
-	if (n > 0) {
-		self[n] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash) {
-			memcpy(slash + 1, "weir-launch", sizeof "weir-launch");
-			if (access(self, X_OK) == 0) {
-				*lean = true;
-				return strdup(self);
-			}
-		}
-	}
-	return strdup("/proc/self/exe");
-}
-
 /* A port of this host (where the local backend runs every task) that no
  * socket holds now: bound to 127.0.0.1:0 and let go.  The task's shim binds
  * it again before anything else and holds it until its program starts. */
@@ -396,7 +373,9 @@ struct executor *local_executor_create(uv_loop_t *loop, const char *exe, const c
 	lx->kill_grace_s = kill_grace_s < 0 ? 0 : kill_grace_s;
 	lx->on_exit = on_exit;
 	lx->arg = arg;
-	lx->exe = exe ? strdup(exe) : find_launcher(&lx->lean);
+	lx->exe = exe ? strdup(exe) : executor_find_launcher(&lx->lean);
+	if (!lx->exe && !exe)
+		lx->exe = strdup("/proc/self/exe");
 	if (!lx->exe)
 		goto oom;
 	if (asprintf(&lx->env_server, "WEIR_SERVER=%s", server_url) < 0) {

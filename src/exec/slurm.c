@@ -309,30 +309,6 @@ static char *dup_opt(const char *s)
 	return s && *s ? strdup(s) : NULL;
 }
 
-/* weir-launch beside this program, else this program's `launch` */
-static char *find_launcher(bool *lean)
-{
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 16);
-
-	*lean = false;
-	if (n <= 0)
-		return NULL;
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	if (slash) {
-		char keep[4096];
-		snprintf(keep, sizeof keep, "%s", self);
-		memcpy(slash + 1, "weir-launch", sizeof "weir-launch");
-		if (access(self, X_OK) == 0) {
-			*lean = true;
-			return strdup(self);
-		}
-		return strdup(keep);
-	}
-	return strdup(self);
-}
-
 struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_options *opt,
                                        const char *launcher, const char *server_url,
                                        const char *token, executor_gang_fn on_gang, void *arg,
@@ -358,7 +334,7 @@ struct executor *slurm_executor_create(uv_loop_t *loop, const struct slurm_optio
 	sx->batches_tail = &sx->batches;
 	if (!sx->jobs_by_key)
 		goto oom;
-	sx->launcher = launcher ? strdup(launcher) : find_launcher(&sx->lean);
+	sx->launcher = launcher ? strdup(launcher) : executor_find_launcher(&sx->lean);
 	if (launcher)
 		sx->lean = strstr(launcher, "weir-launch") != NULL;
 	if (!sx->launcher)

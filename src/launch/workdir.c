@@ -18,6 +18,7 @@
 #include "lib/artifact_cache.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "lib/strbuf.h"
 
 extern char **environ;
@@ -48,7 +49,7 @@ static char *read_all(int fd)
 int workdir_unpack_with_helper(const char *archive, const char *name, const char *cache_dir,
                                char **dir, bool *unpacked, struct weir_error *err)
 {
-	char self[4096], helper[4200];
+	char helper[4096];
 	int out[2] = {-1, -1};
 	posix_spawn_file_actions_t fa;
 	pid_t pid;
@@ -58,13 +59,8 @@ int workdir_unpack_with_helper(const char *archive, const char *name, const char
 	*dir = NULL;
 	if (unpacked)
 		*unpacked = false;
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
+	if (proc_self_sibling("weir", helper, sizeof helper) < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "cannot find this program's path");
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	*slash = '\0';
-	snprintf(helper, sizeof helper, "%s/weir", self);
 	if (pipe2(out, O_CLOEXEC) < 0)
 		return weir_error_set(err, WEIR_E_INTERNAL, "pipe: %s", strerror(errno));
 	/* The helper's stdout and stderr both come back here: its last line is

@@ -88,3 +88,24 @@ int proc_kill_session(int sid)
 	proc_each(kill_if_in_session, &k);
 	return k.killed;
 }
+
+int proc_self_path(char *buf, size_t size)
+{
+	if (size < 2)
+		return -1;
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	if (n <= 0 || (size_t)n >= size - 1)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+int proc_self_sibling(const char *name, char *buf, size_t size)
+{
+	if (proc_self_path(buf, size) < 0)
+		return -1;
+	char *slash = strrchr(buf, '/');
+	size_t dir = slash ? (size_t)(slash - buf) + 1 : 0;
+	int n = snprintf(buf + dir, size - dir, "%s", name);
+	return n < 0 || (size_t)n >= size - dir ? -1 : 0;
+}

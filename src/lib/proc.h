@@ -4,6 +4,7 @@
 #ifndef WEIR_LIB_PROC_H
 #define WEIR_LIB_PROC_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct proc_stat {
@@ -30,5 +31,13 @@ void proc_each(proc_visit_fn fn, void *arg);
  * caller (a detached launcher or shim leads its own session).  Returns how
  * many were signalled; 0 for sid <= 1. */
 int proc_kill_session(int sid);
+
+/* This program's own path (the link /proc/self/exe) into buf, ended.  0, or
+ * -1 when it cannot be read or does not fit in `size`. */
+int proc_self_path(char *buf, size_t size);
+
+/* The path of `name` in this program's folder into buf: "DIR/name" for the
+ * program DIR/weir.  0, or -1 as proc_self_path. */
+int proc_self_sibling(const char *name, char *buf, size_t size);
 
 #endif

@@ -21,6 +21,7 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/mask.h"
+#include "lib/proc.h"
 #include "model/dag_job.h"
 #include "model/template.h"
 #include "model/tony.h"
@@ -225,10 +226,8 @@ static const char *weir_program(void)
 {
 	static char self[4096];
 
-	if (!self[0]) {
-		ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-		self[n > 0 ? n : 0] = '\0';
-	}
+	if (!self[0] && proc_self_path(self, sizeof self) < 0)
+		self[0] = '\0';
 	return self[0] ? self : NULL;
 }
 
