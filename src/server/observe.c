@@ -205,7 +205,10 @@ static int op_record(void *ctx, struct event_log_row *row, struct weir_error *er
 {
 	struct observe *o = ctx;
 
-	return event_log_insert(o->store, row, err);
+	if (event_log_insert(o->store, row, err) < 0)
+		return -1;
+	observe_series_count(OBSERVE_EVENT_LOG_WRITTEN, 1);
+	return 0;
 }
 
 static int op_list(void *ctx, const struct event_log_query *q, struct event_log_row **rows,

@@ -213,3 +213,7 @@ def test_event_log_routes_filters_and_codes(make_dags):
     assert status == 401
     # the refused requests above changed nothing: only the POST (405) is recorded
     assert events(srv)["total_entries"] == 6
+    # the metrics page counts the records written (docs/metrics.md)
+    status, _, page = srv.request("GET", "/metrics")
+    assert status == 200
+    assert "\nweir_event_log_records_total 6\n" in page.decode(), page.decode()[-2000:]
