@@ -164,6 +164,7 @@ $(BUILD)/systemd/%: packaging/systemd/%.in FORCE
 install: $(BUILD)/weir $(BUILD)/weir-launch man $(if $(INSTALL_UNITS),$(UNITS:%=$(BUILD)/systemd/%))
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(PYDIR) $(DESTDIR)$(DOCDIR)/docs/ui $(DESTDIR)$(MANDIR)/man1
 	$(INSTALL) -m 755 $(BUILD)/weir $(BUILD)/weir-launch $(DESTDIR)$(BINDIR)/
+	ln -sf weir $(DESTDIR)$(BINDIR)/airflow
 	cd python && for f in $(PY_FILES); do $(INSTALL) -D -m 644 $$f $(DESTDIR)$(PYDIR)/$$f || exit 1; done
 	for f in $(DOC_FILES); do $(INSTALL) -m 644 $$f $(DESTDIR)$(DOCDIR)/$$f || exit 1; done
 	$(INSTALL) -m 644 $(BUILD)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
@@ -191,7 +192,7 @@ deb:
 
 # /etc/weir/weir.yaml stays (it may hold a team's changes), as the home /var/lib/weir does
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/weir $(DESTDIR)$(BINDIR)/weir-launch
+	rm -f $(DESTDIR)$(BINDIR)/weir $(DESTDIR)$(BINDIR)/weir-launch $(DESTDIR)$(BINDIR)/airflow
 	rm -rf $(DESTDIR)$(DATADIR)/weir $(DESTDIR)$(DOCDIR)
 	rm -f $(DESTDIR)$(MANDIR)/man1/weir.1 $(DESTDIR)$(MANDIR)/man1/weir-*.1
 	rm -f $(UNITS:%=$(DESTDIR)$(UNITDIR)/%)

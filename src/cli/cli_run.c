@@ -102,6 +102,12 @@ int cli_run_main(int argc, char **argv, const struct cli_globals *g0)
 		cli_run_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
+	return cli_python_exec(python, "weir.run", argc - i, argv + i, &g, "run");
+}
+
+int cli_python_exec(const char *python, const char *module, int argc, char **argv,
+                    const struct cli_globals *g, const char *who)
+{
 	if (!python || !*python)
 		python = "python3";
 
@@ -110,8 +116,9 @@ int cli_run_main(int argc, char **argv, const struct cli_globals *g0)
 		self[0] = '\0';
 	char *pydir = python_dir(self);
 	if (!pydir) {
-		cli_error("run: weir's Python package not found (no weir/run.py in %s); set "
+		cli_error("%s: weir's Python package not found (no weir/run.py in %s); set "
 		          "WEIR_PYTHON_DIR to the folder that holds it (the repository's python/)",
+		          who,
 		          getenv("WEIR_PYTHON_DIR") && *getenv("WEIR_PYTHON_DIR")
 		              ? getenv("WEIR_PYTHON_DIR")
 		              : "python/ beside this program's folder, nor share/weir/python");
@@ -124,31 +131,39 @@ int cli_run_main(int argc, char **argv, const struct cli_globals *g0)
 	    old && *old ? strbuf_addf(&path, "%s:%s", pydir, old) : strbuf_addstr(&path, pydir);
 	free(pydir);
 	if (bad < 0 || setenv("PYTHONPATH", path.buf, 1) < 0 ||
-	    (g.server && setenv("WEIR_SERVER", g.server, 1) < 0) ||
-	    (g.home && setenv("WEIR_HOME", g.home, 1) < 0) ||
+	    (g->server && setenv("WEIR_SERVER", g->server, 1) < 0) ||
+	    (g->home && setenv("WEIR_HOME", g->home, 1) < 0) ||
 	    /* the program a private server is started with (ray.init, docs/ray.md) */
 	    (*self && setenv("WEIR_BIN", self, 0) < 0)) {
-		cli_error("run: cannot set the environment");
+		cli_error("%s: cannot set the environment", who);
 		strbuf_release(&path);
 		return CLI_EXIT_FAILED;
 	}
 	strbuf_release(&path);
 
-	/* PYTHON -m weir.run PROGRAM ARGS...: argv[i..argc) passed as they are */
-	size_t n = (size_t)(argc - i);
+	/* PYTHON -m MODULE ARGS...: argv passed as it is */
+	size_t n = argc > 0 ? (size_t)argc : 0;
 	char **args = calloc(n + 4, sizeof *args);
 	if (!args) {
-		cli_error("run: out of memory");
+		cli_error("%s: out of memory", who);
 		return CLI_EXIT_FAILED;
 	}
 	args[0] = (char *)python;
 	args[1] = (char *)"-m";
-	args[2] = (char *)"weir.run";
+	args[2] = (char *)module;
 	for (size_t k = 0; k < n; k++)
-		args[3 + k] = argv[i + (int)k];
+		args[3 + k] = argv[k];
 	fflush(stdout);
 	execvp(python, args);
-	cli_error("run: cannot run %s: %s", python, strerror(errno));
+	cli_error("%s: cannot run %s: %s", who, python, strerror(errno));
 	free(args);
 	return CLI_EXIT_FAILED;
+}
+
+int cli_airflow_main(int argc, char **argv)
+{
+	struct cli_globals g = {0};
+
+	return cli_python_exec(getenv("WEIR_RUN_PYTHON"), "weir.compat.airflow.cli", argc - 1,
+	                       argv + 1, &g, "airflow");
 }

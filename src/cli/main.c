@@ -53,6 +53,10 @@ static void usage(FILE *out)
 	    "  version    print the version of this program and of the server\n"
 	    "  help CMD   the usage of a command\n"
 	    "\n"
+	    "Run by the name `airflow` (the link installed beside it), it takes Airflow's\n"
+	    "commands that ops scripts call (`airflow dags trigger ID`, `airflow trigger_dag\n"
+	    "ID`, ...; `airflow --help`; docs/airflow.md).\n"
+	    "\n"
 	    "global flags (before or after the command):\n"
 	    "  --server URL  the server (default $WEIR_SERVER, else " CLI_DEFAULT_SERVER ")\n"
 	    "  --home DIR    the home holding the token file (default $WEIR_HOME, else ~/.weir);\n"
@@ -164,6 +168,10 @@ int main(int argc, char **argv)
 	struct weir_error err = {0};
 	int i;
 
+	/* called by the name `airflow` (a link to weir): Airflow's command line */
+	const char *base = strrchr(argv[0], '/');
+	if (!strcmp(base ? base + 1 : argv[0], "airflow"))
+		return cli_airflow_main(argc, argv);
 	/* server and launch parse everything themselves, flags included. */
 	if (argc >= 2 && !strcmp(argv[1], "server"))
 		return server_main(argc - 1, argv + 1);

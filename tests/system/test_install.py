@@ -68,6 +68,8 @@ def test_the_tree(dest):
     usr = dest / "usr"
     for prog in ("weir", "weir-launch"):
         assert os.access(usr / "bin" / prog, os.X_OK), prog
+    # `airflow`, the link that runs Airflow's command line (docs/airflow.md)
+    assert os.readlink(usr / "bin/airflow") == "weir"
     assert (usr / "share/weir/python/weir/run.py").is_file()
     assert (usr / "share/weir/python/weir/compat/ray/site/ray/__init__.py").is_file()
     assert not list((usr / "share/weir/python").rglob("__pycache__"))
@@ -116,6 +118,10 @@ def test_installed_weir_runs_with_its_python_package(dest, tmp_path):
     lines = done.stdout.split()
     assert len(lines) == 2 and all(os.path.realpath(p).startswith(pkg + "/") for p in lines), \
         done.stdout
+    # the installed `airflow` finds the same package
+    done = subprocess.run([str(dest / "usr/bin/airflow"), "version"], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True, env=env, timeout=60)
+    assert done.returncode == 0 and "(weir " in done.stdout, (done.stdout, done.stderr)
 
 
 @pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="no systemd-analyze")
