@@ -37,6 +37,8 @@
 #define TICK_MS 100
 #define LOG_TAIL_LINES 20
 #define LOG_TAIL_BYTES (64 * 1024)
+/* `tasks test` prints its task's log whole, up to its last this many bytes */
+#define LOG_WHOLE_BYTES (4 * 1024 * 1024)
 /* After the run's end its jobs wind down (a launcher reports, then exits);
  * past this the ones left are killed, and past twice this we give up. */
 #define DRAIN_MS 30000
@@ -61,6 +63,7 @@ struct dag_test {
 	bool interrupted; /* SIGINT or SIGTERM */
 	bool killed;      /* the jobs left were killed */
 	bool keep;        /* the home stays: paths in it may be printed */
+	bool one_task;    /* `tasks test`: every TI's log printed whole, not only failed tails */
 	bool tick_on;
 	int64_t started_ms, drain_since_ms;
 	json_t *seen; /* "state/try" by TI name */
@@ -121,8 +124,8 @@ static void print_summary(struct dag_test *t)
 	cli_table_release(&tab);
 }
 
-/* The last LOG_TAIL_LINES lines of a file. */
-static void print_tail(const char *path)
+/* The last `max_lines` lines of a file (0: all of its last `max_bytes`). */
+static void print_tail(const char *path, int max_lines, long max_bytes)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf = NULL;
@@ -136,7 +139,7 @@ static void print_tail(const char *path)
 	}
 	if (fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0)
 		goto out;
-	from = size > LOG_TAIL_BYTES ? size - LOG_TAIL_BYTES : 0;
+	from = size > max_bytes ? size - max_bytes : 0;
 	buf = malloc((size_t)(size - from) + 1);
 	if (!buf || fseek(f, from, SEEK_SET) < 0)
 		goto out;
@@ -146,12 +149,12 @@ static void print_tail(const char *path)
 		printf("  (the log is empty)\n");
 		goto out;
 	}
-	/* back from the end: the start of the LOG_TAIL_LINES-th line from last */
-	start = n;
-	if (start > 0 && buf[start - 1] == '\n')
+	/* back from the end: the start of the max_lines-th line from last */
+	start = max_lines > 0 ? n : 0;
+	if (max_lines > 0 && start > 0 && buf[start - 1] == '\n')
 		start--;
-	while (start > 0) {
-		if (buf[start - 1] == '\n' && ++lines == LOG_TAIL_LINES)
+	while (max_lines > 0 && start > 0) {
+		if (buf[start - 1] == '\n' && ++lines == max_lines)
 			break;
 		start--;
 	}
@@ -163,7 +166,8 @@ out:
 	fclose(f);
 }
 
-static void print_failed_logs(struct dag_test *t)
+/* The log tail of each failed TI; with one_task, every TI's log whole. */
+static void print_ti_logs(struct dag_test *t)
 {
 	json_t *ti;
 	size_t i;
@@ -177,7 +181,8 @@ static void print_failed_logs(struct dag_test *t)
 
 		const char *why = json_string_value(json_object_get(ti, "reason"));
 
-		if (ti_state_enum(ti) != DAG_TI_FAILED)
+		bool failed = ti_state_enum(ti) == DAG_TI_FAILED;
+		if (!failed && !t->one_task)
 			continue;
 		cli_ti_name(ti, name, sizeof name);
 		/* the try that ran last: try_number, or the one before when the count moved on */
@@ -190,12 +195,17 @@ static void print_failed_logs(struct dag_test *t)
 			       why && *why ? why : "", err.msg);
 			continue;
 		}
-		printf("\n--- %s failed (try %d)%s%s\n", name, try_n, why && *why ? ": " : "",
-		       why && *why ? why : "");
+		printf("\n--- %s %s (try %d)%s%s\n", name, cli_ti_state(ti), try_n,
+		       why && *why ? ": " : "", why && *why ? why : "");
 		/* the path is worth printing only when the home is kept */
-		printf("--- the last %d lines of its log%s%s:\n", LOG_TAIL_LINES,
-		       t->keep ? " " : "", t->keep ? path : "");
-		print_tail(path);
+		if (t->one_task) {
+			printf("--- its log%s%s:\n", t->keep ? " " : "", t->keep ? path : "");
+			print_tail(path, 0, LOG_WHOLE_BYTES);
+		} else {
+			printf("--- the last %d lines of its log%s%s:\n", LOG_TAIL_LINES,
+			       t->keep ? " " : "", t->keep ? path : "");
+			print_tail(path, LOG_TAIL_LINES, LOG_TAIL_BYTES);
+		}
 		free(path);
 	}
 }
@@ -244,7 +254,7 @@ static void finish(struct dag_test *t)
 	if (t->tis) {
 		print_summary(t);
 		if (!t->interrupted)
-			print_failed_logs(t);
+			print_ti_logs(t);
 	}
 	server_parts_stop(&t->parts);
 	close_handles(t);
@@ -356,15 +366,52 @@ static void on_signal(uv_signal_t *h, int signum)
 
 /* ---- set-up ---- */
 
+/* `tasks test`: the document's task `task_id` alone, without its upstream
+ * (Airflow's `tasks test` ignores every dependency).  Its environment loses
+ * the values made of its upstream's outputs (an Airflow task's XCom from
+ * upstream): none ran, so there are none, as Airflow's xcom_pull then finds
+ * none; a command that uses them is refused by the template check, naming
+ * them. */
+static int keep_one_task(json_t *doc, const char *task_id)
+{
+	json_t *tasks = json_object_get(doc, "tasks"), *one = NULL, *t, *v;
+	size_t i;
+	const char *k;
+	void *tmp;
+
+	json_array_foreach(tasks, i, t)
+	{
+		const char *id = json_string_value(json_object_get(t, "task_id"));
+		if (id && !strcmp(id, task_id))
+			one = t;
+	}
+	json_object_foreach_safe(json_object_get(one, "env"), tmp, k, v)
+	{
+		const char *text = json_string_value(v);
+		if (text && strstr(text, "outputs."))
+			json_object_del(json_object_get(one, "env"), k);
+	}
+	json_t *only = json_array();
+	if (!one || !only || json_array_append(only, one) < 0 ||
+	    json_object_set_new(one, "depends_on", json_array()) < 0 ||
+	    json_object_set_new(one, "trigger_rule", json_string("all_success")) < 0 ||
+	    json_object_set_new(doc, "tasks", only) < 0)
+		return -1;
+	return 0;
+}
+
 /* The DAG as the manager will load it: paths resolved against the original
- * file's folder, and a schedule that never fires on its own. */
-static int write_copy(const struct dag_spec *spec, const char *path, struct weir_error *err)
+ * file's folder, and a schedule that never fires on its own; only the task
+ * `task_id` when it is not NULL. */
+static int write_copy(const struct dag_spec *spec, const char *task_id, const char *path,
+                      struct weir_error *err)
 {
 	json_t *j = dag_spec_to_json(spec);
 	char *text = NULL;
 	int rc = -1;
 
-	if (!j || json_object_set_new(j, "start_date", json_integer(NEVER_START_S)) < 0 ||
+	if (!j || (task_id && keep_one_task(j, task_id) < 0) ||
+	    json_object_set_new(j, "start_date", json_integer(NEVER_START_S)) < 0 ||
 	    json_object_set_new(j, "end_date", json_null()) < 0 ||
 	    !(text = json_dumps(j, JSON_INDENT(2) | JSON_PRESERVE_ORDER))) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -800,13 +847,23 @@ int dag_test_run(const struct dag_test_opts *o)
 	}
 	double timeout_s =
 	    cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout : IMPORT_TIMEOUT_S;
-	if (o->dags_dir)
-		spec = folder_spec(o->dags_dir, o->file, timeout_s, &file);
+	/* `tasks test DAG_ID TASK`: the DAG in the server's DAG folder unless a folder is
+	 * given or the first argument is a file */
+	const char *dir = o->dags_dir;
+	if (!dir && o->task_id && fs_exists(o->file) != 1)
+		dir = cfg.dags_dir;
+	if (dir)
+		spec = folder_spec(dir, o->file, timeout_s, &file);
 	else if ((spec = test_spec(o->file, timeout_s)) && !(file = strdup(o->file))) {
 		dag_spec_destroy(spec);
 		spec = NULL;
 	}
 	if (!spec) {
+		rc = DAG_TEST_BAD_INPUT;
+		goto out;
+	}
+	if (o->task_id && dag_spec_task_index(spec, o->task_id) < 0) {
+		cli_error("%s: DAG %s has no task %s", file, spec->dag_id, o->task_id);
 		rc = DAG_TEST_BAD_INPUT;
 		goto out;
 	}
@@ -833,7 +890,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	dags = fs_join(home, "dags");
 	if (!dags || asprintf(&name, "%s.json", spec->dag_id) < 0 || !(copy = fs_join(dags, name)))
 		goto out;
-	if (fs_mkdir_p(dags, 0755, &err) < 0 || write_copy(spec, copy, &err) < 0) {
+	if (fs_mkdir_p(dags, 0755, &err) < 0 || write_copy(spec, o->task_id, copy, &err) < 0) {
 		cli_error("%s: %s", home, err.msg);
 		goto out;
 	}
@@ -892,6 +949,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	t.ops = dag_manager_api_ops();
 	t.dag_id = spec->dag_id;
 	t.keep = o->keep;
+	t.one_task = o->task_id != NULL;
 	t.seen = json_object();
 	if (!t.seen)
 		goto out_loop;
@@ -899,7 +957,12 @@ int dag_test_run(const struct dag_test_opts *o)
 		rc = DAG_TEST_BAD_INPUT;
 		goto out_loop;
 	}
-	printf("weir dags test: DAG %s (%zu tasks) from %s\n", spec->dag_id, spec->n_tasks, file);
+	if (o->task_id)
+		printf("weir tasks test: task %s of DAG %s from %s (its upstream not run)\n",
+		       o->task_id, spec->dag_id, file);
+	else
+		printf("weir dags test: DAG %s (%zu tasks) from %s\n", spec->dag_id, spec->n_tasks,
+		       file);
 	fflush(stdout);
 	t.started_ms = clock_mono_ms();
 	r = trigger(&t, o, o->logical_date ? iso : NULL);

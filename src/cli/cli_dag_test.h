@@ -47,6 +47,9 @@ struct dag_test_opts {
 	bool executor_local;      /* Slurm-routed work runs locally */
 	json_t *conns;            /* --conn ID=URI, a list of strings, or NULL; borrowed */
 	json_t *vars;             /* --var KEY=VALUE likewise */
+	const char *task_id;      /* `tasks test`: run this task alone (its upstream ignored,
+	                           * as Airflow's `tasks test`) and print its log whole; `file`
+	                           * may then be a DAG id of the server's DAG folder */
 };
 
 /* Exit statuses. */

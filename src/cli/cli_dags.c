@@ -884,40 +884,76 @@ out:
 	return rc;
 }
 
-/* `dags test` runs in this process (cli/cli_dag_test.h): no server, no HTTP client. */
-static int dags_test(const char *file, const char *dags_dir, const char *conf_text,
-                     const char *date, bool keep, const char *config, const char *executor,
-                     const char *home, json_t *conns, json_t *vars)
+/* `dags test` and `tasks test` run in this process (cli/cli_dag_test.h): no
+ * server, no HTTP client. */
+int cli_dag_test_main(int argc, char **argv, const struct cli_globals *g0, bool one_task,
+                      void (*usage)(FILE *))
 {
+	struct cli_globals g = *g0;
 	struct weir_error err = {0};
-	struct dag_test_opts o = {.file = file,
-	                          .dags_dir = dags_dir,
-	                          .logical_date = date,
-	                          .keep = keep,
-	                          .config = config,
-	                          .conns = conns,
-	                          .vars = vars,
-	                          .home = home && *home ? home : getenv("WEIR_HOME")};
-	int rc;
+	const char *pos[3] = {NULL, NULL, NULL};
+	const char *conf = NULL, *date = NULL, *config = NULL, *executor = NULL, *conn = NULL;
+	const char *var = NULL, *dags_dir = NULL;
+	bool keep = false;
+	size_t n_pos = 0;
+	json_t *conns = json_array(), *vars = json_array();
+	struct cli_opt opts[] = {
+	    {"--conf", &conf, NULL, NULL},         {"--logical-date", &date, NULL, NULL},
+	    {"--keep", NULL, &keep, NULL},         {"--config", &config, NULL, NULL},
+	    {"--executor", &executor, NULL, NULL}, {"--conn", &conn, NULL, conns},
+	    {"--var", &var, NULL, vars},           {"--dags", &dags_dir, NULL, NULL}};
+	struct dag_test_opts o = {0};
+	int rc = CLI_EXIT_USAGE;
 
+	if (!conns || !vars)
+		goto out;
+	rc = cli_parse_args(argc, argv, opts, sizeof opts / sizeof opts[0], pos, one_task ? 3 : 1,
+	                    &n_pos, &g, usage);
+	if (rc != 0) {
+		rc = rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
+		goto out;
+	}
+	rc = CLI_EXIT_USAGE;
+	if (n_pos < (one_task ? 2u : 1u)) {
+		cli_error(one_task ? "tasks test needs a DAG (id or file) and a task id"
+		                   : "dags test needs a DAG file");
+		usage(stderr);
+		goto out;
+	}
+	if (one_task && n_pos == 3 && date) {
+		cli_error("tasks test: the logical date given twice (%s and --logical-date %s)",
+		          pos[2], date);
+		goto out;
+	}
 	if (executor && strcmp(executor, "local")) {
 		cli_error("--executor \"%s\": expected local (Slurm-routed tasks run here)",
 		          executor);
-		return CLI_EXIT_USAGE;
+		goto out;
 	}
+	o.file = pos[0];
+	o.task_id = one_task ? pos[1] : NULL;
+	o.dags_dir = dags_dir;
+	o.logical_date = one_task && n_pos == 3 ? pos[2] : date;
+	o.keep = keep;
+	o.config = config;
+	o.conns = conns;
+	o.vars = vars;
+	o.home = g.home && *g.home ? g.home : getenv("WEIR_HOME");
 	o.executor_local = executor != NULL;
 	if (o.home && !*o.home)
 		o.home = NULL;
-
-	if (conf_text) {
-		o.conf = cli_dags_parse_conf(conf_text, &err);
+	if (conf) {
+		o.conf = cli_dags_parse_conf(conf, &err);
 		if (!o.conf) {
 			cli_error("%s", err.msg);
-			return CLI_EXIT_USAGE;
+			goto out;
 		}
 	}
 	rc = dag_test_run(&o);
 	json_decref(o.conf);
+out:
+	json_decref(conns);
+	json_decref(vars);
 	return rc;
 }
 
@@ -970,7 +1006,7 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	const char *pos[2] = {NULL, NULL};
 	const char *conf = NULL, *run_id = NULL, *date = NULL, *from = NULL, *to = NULL;
 	const char *state = NULL, *limit = NULL;
-	bool wait = false, as_json = false, keep = false;
+	bool wait = false, as_json = false;
 	size_t n_pos = 0, want = 1;
 	const char *sub;
 	int rc;
@@ -982,6 +1018,8 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	sub = argv[1];
 	if (!strcmp(sub, "check"))
 		return dags_check(argc - 2, argv + 2, g.home);
+	if (!strcmp(sub, "test"))
+		return cli_dag_test_main(argc - 1, argv + 1, &g, false, cli_dags_usage);
 	struct cli_opt trigger_opts[] = {{"--conf", &conf, NULL, NULL},
 	                                 {"--run-id", &run_id, NULL, NULL},
 	                                 {"--logical-date", &date, NULL, NULL},
@@ -994,13 +1032,6 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	                            {"--to", &to, NULL, NULL},
 	                            {"--conf", &conf, NULL, NULL},
 	                            {"--wait", NULL, &wait, NULL}};
-	const char *config = NULL, *executor = NULL, *conn = NULL, *var = NULL, *dags_dir = NULL;
-	json_t *conns = json_array(), *vars = json_array();
-	struct cli_opt test_opts[] = {
-	    {"--conf", &conf, NULL, NULL},         {"--logical-date", &date, NULL, NULL},
-	    {"--keep", NULL, &keep, NULL},         {"--config", &config, NULL, NULL},
-	    {"--executor", &executor, NULL, NULL}, {"--conn", &conn, NULL, conns},
-	    {"--var", &var, NULL, vars},           {"--dags", &dags_dir, NULL, NULL}};
 	struct cli_opt runs_opts[] = {{"--state", &state, NULL, NULL},
 	                              {"--limit", &limit, NULL, NULL},
 	                              {"--json", NULL, &as_json, NULL}};
@@ -1025,39 +1056,20 @@ int cli_dags_main(int argc, char **argv, const struct cli_globals *g0)
 	} else if (!strcmp(sub, "backfill")) {
 		use = bf_opts;
 		n_use = 4;
-	} else if (!strcmp(sub, "test")) {
-		use = test_opts;
-		n_use = 8;
 	} else {
 		cli_error("no command \"dags %s\"", sub);
 		cli_dags_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
 	rc = cli_parse_args(argc - 1, argv + 1, use, n_use, pos, want, &n_pos, &g, cli_dags_usage);
-	if (rc != 0) {
-		json_decref(conns);
-		json_decref(vars);
+	if (rc != 0)
 		return rc > 0 ? CLI_EXIT_OK : CLI_EXIT_USAGE;
-	}
 	if (n_pos < want) {
-		json_decref(conns);
-		json_decref(vars);
 		cli_error("dags %s needs %s", sub,
-		          want == 2              ? "a DAG id and a run id"
-		          : !strcmp(sub, "test") ? "a DAG file"
-		                                 : "a DAG id");
+		          want == 2 ? "a DAG id and a run id" : "a DAG id");
 		cli_dags_usage(stderr);
 		return CLI_EXIT_USAGE;
 	}
-	if (!strcmp(sub, "test")) {
-		rc = dags_test(pos[0], dags_dir, conf, date, keep, config, executor, g.home, conns,
-		               vars);
-		json_decref(conns);
-		json_decref(vars);
-		return rc;
-	}
-	json_decref(conns);
-	json_decref(vars);
 	if (cli_ctx_init(&ctx, &g, &err) < 0) {
 		cli_error("%s", err.msg);
 		return CLI_EXIT_FAILED;

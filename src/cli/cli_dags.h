@@ -20,6 +20,14 @@
 int cli_dags_main(int argc, char **argv, const struct cli_globals *g);
 void cli_dags_usage(FILE *out);
 
+/* `dags test` (one_task false: argv is "test" FILE|DAG_ID and its flags) and
+ * `tasks test` (one_task true: "test" DAG TASK [DATE]): the flags --conf,
+ * --logical-date, --keep, --config, --executor local, --conn, --var, --dags
+ * parsed here, the run done in this process (cli/cli_dag_test.h).  `usage`
+ * prints the command's usage.  Returns the test's exit status. */
+int cli_dag_test_main(int argc, char **argv, const struct cli_globals *g, bool one_task,
+                      void (*usage)(FILE *));
+
 /* "/api/v1/dags/DAG" + ("/dagRuns/RUN" when run is not NULL) + rest (may be NULL), with the
  * ids percent-encoded.  Newly allocated; NULL on out of memory. */
 char *cli_dag_path(const char *dag, const char *run, const char *rest);

@@ -29,6 +29,9 @@ void cli_tasks_usage(FILE *out)
 	      "       weir tasks clear DAG RUN [--task T]... [--downstream] [--only-failed]\n"
 	      "                        [--dry-run]\n"
 	      "       weir tasks logs DAG RUN TASK [--try N] [--map-index I] [--follow|-f]\n"
+	      "       weir tasks test DAG_ID|DAG_FILE TASK [DATE] [--dags DIR] [--conf JSON]\n"
+	      "                       [--keep] [--config FILE] [--executor local]\n"
+	      "                       [--conn ID=URI]... [--var KEY=VALUE]...\n"
 	      "\n"
 	      "  state   a task instance's state (none, scheduled, queued, running, success,\n"
 	      "          failed, up_for_retry, upstream_failed, skipped); --map-index: the\n"
@@ -38,7 +41,11 @@ void cli_tasks_usage(FILE *out)
 	      "          --downstream: and the tasks downstream of them; --only-failed: only\n"
 	      "          failed and upstream_failed ones; --dry-run: list what would be cleared\n"
 	      "  logs    the log of try N (default: the latest); --follow: and what it writes\n"
-	      "          until that try ends\n",
+	      "          until that try ends\n"
+	      "  test    runs one task in this process, as `weir dags test` runs a DAG, with\n"
+	      "          its upstream ignored (Airflow's `tasks test`), and prints its log; the\n"
+	      "          DAG from a file, else from --dags DIR, else the server's DAG folder;\n"
+	      "          DATE its logical date (default now); the other flags as `dags test`\n",
 	      out);
 }
 
@@ -362,6 +369,10 @@ int cli_tasks_main(int argc, char **argv, const struct cli_globals *g0)
 		return argc < 2 ? CLI_EXIT_USAGE : CLI_EXIT_OK;
 	}
 	sub = argv[1];
+	if (!strcmp(sub, "test")) {
+		json_decref(tasks);
+		return cli_dag_test_main(argc - 1, argv + 1, &g, true, cli_tasks_usage);
+	}
 	for (int i = 2; i < argc; i++) {
 		const char *a = argv[i];
 		int r;

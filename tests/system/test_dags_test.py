@@ -414,3 +414,89 @@ tasks:
     assert "%s:6: tasks[0].pool_slots: task a takes 3 slots, but pool train has 2" % path \
         in r.stderr, describe(r)
     assert tester.homes() == []
+
+
+# ---- `weir tasks test DAG TASK [DATE]`: one task, its upstream ignored (Airflow's) ----------
+
+TWO_STEPS = """\
+dag_id: two_steps
+params:
+  region: eu
+tasks:
+  - task_id: extract
+    command: echo extract >> @SIDE@/extract
+  - task_id: publish
+    depends_on: [extract]
+    command: echo "publishing {{ params.region }} for {{ ds }}"; echo published >> @SIDE@/publish
+"""
+
+PY_TASK = """\
+from datetime import datetime
+
+from airflow import DAG
+from airflow.operators.python import PythonOperator
+
+
+def report(ds, params, **context):
+    print("report for", ds, "in", params["region"])
+    return ds
+
+
+with DAG("py_report", start_date=datetime(2024, 1, 1), schedule=None,
+         params={"region": "eu"}) as dag:
+    first = PythonOperator(task_id="first", python_callable=lambda: print("first ran"))
+    first >> PythonOperator(task_id="report", python_callable=report)
+"""
+
+
+def tasks_test(t, *args):
+    return subprocess.run([WEIR_BIN, "tasks", "test"] + [str(a) for a in args],
+                          capture_output=True, text=True, timeout=300, env=t.env(),
+                          cwd=str(t.tmp))
+
+
+def test_tasks_test_runs_one_task_alone_and_prints_its_log(tester):
+    path = tester.write("two_steps.yaml", TWO_STEPS)
+    r = tasks_test(tester, path, "publish", "2024-03-01", "--conf", '{"region": "us"}')
+    assert r.returncode == 0, describe(r)
+    assert summary(r.stdout) == {("publish", "-"): ("success", 1)}, r.stdout
+    assert "publishing us for 2024-03-01" in r.stdout.split("--- its log:", 1)[1], r.stdout
+    # the upstream did not run; only the task did
+    assert not (tester.side / "extract").exists()
+    assert (tester.side / "publish").read_text() == "published\n"
+    tester.check_clean()
+
+    # by DAG id from a folder, and from the server's DAG folder (WEIR_HOME/dags)
+    r = tasks_test(tester, "two_steps", "extract", "--dags", tester.dags)
+    assert r.returncode == 0, describe(r)
+    home = tester.tmp / "home"
+    (home / "dags").mkdir(parents=True)
+    (home / "dags" / "two_steps.yaml").write_text(path.read_text())
+    r = tasks_test(tester, "two_steps", "extract", "--home", home)
+    assert r.returncode == 0, describe(r)
+    assert (tester.side / "extract").read_text() == "extract\nextract\n"
+    tester.check_clean()
+
+
+def test_tasks_test_of_a_python_dag_file(tester):
+    path = tester.write("py_report.py", PY_TASK)
+    r = tasks_test(tester, path, "report", "2024-03-01T06:00:00Z")
+    assert r.returncode == 0, describe(r)
+    log = r.stdout.split("--- its log:", 1)[1]
+    assert "report for 2024-03-01 in eu" in log and "first ran" not in r.stdout, r.stdout
+    tester.check_clean()
+
+
+def test_tasks_test_bad_input(tester):
+    path = tester.write("two_steps.yaml", TWO_STEPS)
+    r = tasks_test(tester, path, "nope")
+    assert r.returncode == 2 and "DAG two_steps has no task nope" in r.stderr, describe(r)
+    r = tasks_test(tester, path)
+    assert r.returncode == 2 and "needs a DAG (id or file) and a task id" in r.stderr, \
+        describe(r)
+    r = tasks_test(tester, path, "extract", "2024-01-01", "--logical-date", "2024-01-02")
+    assert r.returncode == 2 and "logical date given twice" in r.stderr, describe(r)
+    r = tasks_test(tester, "missing_dag", "extract", "--dags", tester.dags)
+    assert r.returncode == 2 and "no DAG file defines a DAG missing_dag" in r.stderr, \
+        describe(r)
+    assert not (tester.side / "extract").exists()
