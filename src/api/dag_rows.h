@@ -27,12 +27,16 @@
 
 /* What a task instance's (or try's) job says: the store keeps a TI
  * "queued" until its job runs (every task registered and the user's
- * program started); meanwhile the job says why it waits. */
+ * program started); meanwhile the job says why it waits.  And the class
+ * of its task, which the DAG's spec knows and its row does not. */
 struct dag_job_view {
-	bool known;         /* the TI has a job and the store has it */
-	bool running;       /* the job runs */
-	int64_t started_at; /* 0: not yet */
-	const char *reason; /* why the job waits; NULL or "" when it says nothing */
+	bool known;             /* the TI has a job and the store has it */
+	bool running;           /* the job runs */
+	int64_t started_at;     /* 0: not yet */
+	const char *reason;     /* why the job waits; NULL or "" when it says nothing */
+	const char *task_class; /* the TI's `operator` (dag_task_class's name); NULL: "weir",
+	                         * the DAG gone; borrowed from the DAG manager's spec, valid
+	                         * until it next reads its folder, as dag_view's spec */
 };
 
 /* A DAG: its row, its last good parse and the logical date of its next

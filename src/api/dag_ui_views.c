@@ -41,19 +41,20 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 	bool mapped = dag_task_is_mapped(t);
 	json_t *o;
 
+	const char *class_name, *module;
+	size_t module_len;
+
+	dag_task_class(t, &class_name, &module, &module_len);
 	for (size_t u = 0; u < t->n_upstream; u++)
 		json_array_append_new(upstream, json_string(s->tasks[t->upstream[u]].task_id));
+	/* no sub_dag: Airflow's clients refuse a null one (SubDAGs are gone in Airflow 2) */
 	o = json_pack(
-	    "{s:{s:s, s:s}, s:s, s:s, s:o, s:n, s:s, s:[], s:b, s:b, s:b, s:i, s:s, s:s, s:i, "
-	    "s:o, s:o, s:b, s:o, s:i, s:s, s:s, s:s, s:[s], s:n, s:o, s:o, s:n, s:s}",
-	    "class_ref", "class_name",
-	    t->kind == DAG_TASK_COMMAND       ? "WeirCommand"
-	    : t->kind == DAG_TASK_TRIGGER_DAG ? "TriggerDagRunOperator"
-	                                      : "WeirJob",
-	    "module_path", "weir", "task_id", t->task_id, "owner", "airflow", "start_date",
-	    time_or_null(s->start_date_ms), "end_date", "trigger_rule",
-	    trigger_rule_name(t->trigger_rule), "extra_links", "depends_on_past",
-	    t->flow.depends_on_past, "is_mapped", mapped, "wait_for_downstream",
+	    "{s:{s:s, s:s%}, s:s, s:s, s:o, s:n, s:s, s:[], s:b, s:b, s:b, s:i, s:s, s:s, s:i, "
+	    "s:o, s:o, s:b, s:o, s:i, s:s, s:s, s:s, s:[s], s:o, s:o, s:o, s:s}",
+	    "class_ref", "class_name", class_name, "module_path", module, module_len, "task_id",
+	    t->task_id, "owner", "airflow", "start_date", time_or_null(s->start_date_ms),
+	    "end_date", "trigger_rule", trigger_rule_name(t->trigger_rule), "extra_links",
+	    "depends_on_past", t->flow.depends_on_past, "is_mapped", mapped, "wait_for_downstream",
 	    t->flow.wait_for_downstream, "retries", t->retries, "queue", "default", "pool",
 	    t->pool ? t->pool : "default_pool", "pool_slots", t->pool_slots > 0 ? t->pool_slots : 1,
 	    "execution_timeout", timedelta_json(t->execution_timeout_s, true), "retry_delay",
@@ -62,8 +63,9 @@ static json_t *task_json(const struct dag_spec *s, size_t i, json_t *downstream)
 	    timedelta_json(t->max_retry_delay_s, true), "priority_weight", t->priority,
 	    "weight_rule", "absolute", "ui_color",
 	    t->kind == DAG_TASK_COMMAND ? "#f0ede4" : "#e8f7e4", "ui_fgcolor", "#000",
-	    "template_fields", "command", "sub_dag", "downstream_task_ids", downstream,
-	    "upstream_task_ids", upstream, "doc_md", "kind", kind_name(t->kind));
+	    "template_fields", "command", "downstream_task_ids", downstream, "upstream_task_ids",
+	    upstream, "doc_md", t->doc_md ? json_string(t->doc_md) : json_null(), "kind",
+	    kind_name(t->kind));
 	/* weir's: how the task shapes the flow (the UI marks them) */
 	if (o && t->flow.branch)
 		json_object_set_new(o, "branch", json_true());
@@ -317,13 +319,12 @@ json_t *dag_view_details(const struct dag_row *row, const struct dag_spec *s, in
 	json_object_set_new(o, "dag_run_timeout", json_null());
 	json_object_set_new(o, "default_view", json_string("grid"));
 	json_object_set_new(o, "orientation", json_string("LR"));
-	json_object_set_new(o, "doc_md", json_null());
+	json_object_set_new(o, "doc_md", s->doc_md ? json_string(s->doc_md) : json_null());
 	json_object_set_new(o, "is_paused_upon_creation", json_null());
 	json_object_set_new(o, "last_parsed", json_util_time_airflow(row->last_parsed_at));
 	json_object_set_new(o, "render_template_as_native_obj", json_false());
 	json_object_set_new(o, "template_search_path", json_null());
 	json_object_set_new(o, "timezone", json_string("Timezone('UTC')"));
-	json_object_set_new(o, "file_token", json_null());
 	json_object_set_new(o, "task_count", json_integer((json_int_t)s->n_tasks));
 	return o;
 }

@@ -263,7 +263,7 @@ static json_t *ti_tree(const struct dag_ti_row *r, int64_t logical, const struct
 	put(&b, "pool", str(r->pool));
 	put(&b, "pool_slots", json_integer(r->pool_slots));
 	put(&b, "priority_weight", json_integer(r->priority));
-	put(&b, "operator", json_string("weir"));
+	put(&b, "operator", json_string(job && job->task_class ? job->task_class : "weir"));
 	put(&b, "queued_when", json_util_time_airflow(r->queued_at));
 	put(&b, "hostname", json_string(have_job ? "localhost" : ""));
 	put(&b, "unixname", json_string(""));
@@ -358,7 +358,7 @@ static int ti_write(struct strbuf *sb, const struct dag_ti_row *r, int64_t logic
 	ok &= json_util_write_field(sb, "pool", r->pool) == 0;
 	json_util_write_int_field(sb, "pool_slots", r->pool_slots);
 	json_util_write_int_field(sb, "priority_weight", r->priority);
-	json_util_write_field(sb, "operator", "weir");
+	json_util_write_field(sb, "operator", job && job->task_class ? job->task_class : "weir");
 	put_time(sb, "queued_when", r->queued_at);
 	json_util_write_field(sb, "hostname", have_job ? "localhost" : "");
 	json_util_write_field(sb, "unixname", "");

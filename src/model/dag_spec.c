@@ -28,7 +28,7 @@
 static const char *const dag_keys[] = {
     "dag_id",          "description",      "schedule",    "start_date", "end_date",     "catchup",
     "max_active_runs", "max_active_tasks", "params",      "tags",       "default_args", "tasks",
-    "on_failure",      "on_success",       "on_sla_miss", NULL,
+    "on_failure",      "on_success",       "on_sla_miss", "doc_md",     NULL,
 };
 static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
@@ -150,6 +150,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 	}
 	if (!strcmp(key, "description"))
 		return field_dup_string(r, val, &dag->description);
+	if (!strcmp(key, "doc_md"))
+		return field_dup_string(r, val, &dag->doc_md);
 	if (!strcmp(key, "schedule")) {
 		const char *s = NULL;
 		if (json_is_array(val)) /* datasets (dag_spec_dataset.c) */
@@ -381,6 +383,8 @@ static void task_release(struct dag_task *t)
 	}
 	free(t->env);
 	free(t->cwd);
+	free(t->operator_class);
+	free(t->doc_md);
 	job_spec_destroy(t->job);
 	free(t->job_path);
 	json_decref(t->tony);
@@ -403,6 +407,7 @@ void dag_spec_destroy(struct dag_spec *dag)
 	free(dag->topo);
 	free(dag->dag_id);
 	free(dag->description);
+	free(dag->doc_md);
 	free(dag->file);
 	json_decref(dag->params);
 	json_decref(dag->param_schemas);
@@ -421,6 +426,25 @@ long dag_spec_task_index(const struct dag_spec *dag, const char *task_id)
 		if (dag->tasks[i].task_id && !strcmp(dag->tasks[i].task_id, task_id))
 			return (long)i;
 	return -1;
+}
+
+void dag_task_class(const struct dag_task *t, const char **name, const char **module,
+                    size_t *module_len)
+{
+	const char *dot = t->operator_class ? strrchr(t->operator_class, '.') : NULL;
+
+	if (dot) {
+		*name = dot + 1;
+		*module = t->operator_class;
+		*module_len = (size_t)(dot - t->operator_class);
+		return;
+	}
+	*name = t->operator_class                 ? t->operator_class
+	        : t->kind == DAG_TASK_COMMAND     ? "WeirCommand"
+	        : t->kind == DAG_TASK_TRIGGER_DAG ? "TriggerDagRunOperator"
+	                                          : "WeirJob";
+	*module = "weir";
+	*module_len = 4;
 }
 
 const struct dag_task *dag_spec_find_task(const struct dag_spec *dag, const char *task_id)

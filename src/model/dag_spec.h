@@ -190,6 +190,10 @@ struct dag_trigger; /* model/dataset.h */
 
 struct dag_task {
 	char *task_id;            /* [A-Za-z0-9_-]+ (no dots: outputs.TASK.KEY) */
+	char *operator_class;     /* `operator`: the class an Airflow DAG file's task is, a
+	                           * dotted path ("airflow.operators.python.PythonOperator");
+	                           * NULL: weir's own kinds (dag_task_class) */
+	char *doc_md;             /* `doc_md`: the task's documentation (Markdown); may be NULL */
 	struct strvec depends_on; /* as written */
 	size_t *upstream;         /* indices into dag_spec.tasks, one per depends_on */
 	size_t n_upstream;
@@ -243,6 +247,7 @@ struct dag_task {
 struct dag_spec {
 	char *dag_id;      /* [A-Za-z0-9_.-]+ */
 	char *description; /* may be NULL */
+	char *doc_md;      /* `doc_md`: the DAG's documentation (Markdown); may be NULL */
 	char *file;        /* where it was read from (origin); may be NULL */
 	struct cron schedule;
 	struct strvec dataset_schedule; /* schedule: [URI, ...]: runs when each was updated
@@ -294,6 +299,13 @@ void dag_spec_destroy(struct dag_spec *dag);
 const struct dag_task *dag_spec_find_task(const struct dag_spec *dag, const char *task_id);
 /* Its index, or -1. */
 long dag_spec_task_index(const struct dag_spec *dag, const char *task_id);
+
+/* The class a task is, as Airflow's API names it (a task's class_ref, a task
+ * instance's operator): its `operator`'s last name and the module before it,
+ * else weir's own kinds ("WeirCommand", "WeirJob", "TriggerDagRunOperator" in
+ * module "weir").  *name and *module point into the task or static text. */
+void dag_task_class(const struct dag_task *t, const char **name, const char **module,
+                    size_t *module_len);
 
 /* The items a foreach task fans out over, with `params` the run's params
  * (the DAG's with the trigger's conf over them; NULL: the DAG's).  A new

@@ -62,6 +62,10 @@ static json_t *task_json(const struct dag_task *t)
 	if (!o)
 		return NULL;
 	rc |= json_object_set_new(o, "task_id", json_string(t->task_id));
+	if (t->operator_class)
+		rc |= json_object_set_new(o, "operator", json_string(t->operator_class));
+	if (t->doc_md)
+		rc |= json_object_set_new(o, "doc_md", json_string(t->doc_md));
 	rc |= json_object_set_new(o, "depends_on", strvec_json(&t->depends_on));
 	rc |=
 	    json_object_set_new(o, "trigger_rule", json_string(trigger_rule_name(t->trigger_rule)));
@@ -161,6 +165,8 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 		goto fail;
 	rc |= json_object_set_new(o, "dag_id", json_string(dag->dag_id));
 	rc |= json_object_set_new(o, "description", str_or_null(dag->description));
+	if (dag->doc_md)
+		rc |= json_object_set_new(o, "doc_md", json_string(dag->doc_md));
 	rc |= json_object_set_new(o, "schedule",
 	                          dag->dataset_schedule.n ? strvec_json(&dag->dataset_schedule)
 	                                                  : json_string(dag->schedule.text));

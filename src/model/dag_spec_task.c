@@ -70,6 +70,8 @@ static const char *const task_keys[] = {
     "on_success",
     "on_sla_miss",
     "sla",
+    "operator",
+    "doc_md",
     NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
@@ -652,6 +654,35 @@ static int read_task_env(struct field_reader *r, struct task_read *tr, json_t *v
 	return env_list_read(r, val, base, &tr->t->env, &tr->t->n_env);
 }
 
+/* `operator`: a dotted path of Python names (the class of an Airflow task). */
+static int read_operator(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	const char *s = json_string_value(val);
+	size_t n = s ? strlen(s) : 0;
+	bool start = true;
+
+	if (!s || n == 0 || n > 200)
+		return field_fail(r,
+		                  "expected a class's dotted path (at most 200 characters), such "
+		                  "as %s",
+		                  "airflow.operators.python.PythonOperator");
+	for (const char *c = s; *c; c++) {
+		bool alpha = (*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') || *c == '_';
+		bool ok = *c == '.' ? !start && c[1] : alpha || (!start && *c >= '0' && *c <= '9');
+		if (!ok)
+			return field_fail(
+			    r, "expected a class's dotted path of Python names, such as %s",
+			    "airflow.operators.python.PythonOperator");
+		start = *c == '.';
+	}
+	return field_dup_string(r, val, &tr->t->operator_class);
+}
+
+static int read_task_doc(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	return field_dup_string(r, val, &tr->t->doc_md);
+}
+
 static int read_cwd(struct field_reader *r, struct task_read *tr, json_t *val)
 {
 	tr->cwd = val;
@@ -744,6 +775,8 @@ static const struct {
 	task_key_fn read;
 } task_readers[] = {
     {"task_id", read_task_id},
+    {"operator", read_operator},
+    {"doc_md", read_task_doc},
     {"depends_on", read_depends_on},
     {"trigger_rule", read_trigger_rule},
     {"command", read_command},

@@ -57,7 +57,8 @@ def test_a_with_block_dag_and_its_task_arguments():
         "catchup": False, "max_active_runs": 1, "max_active_tasks": 4, "tags": ["a"],
         "params": {"n": 3, "who": "x"}, "description": "a DAG"}
     t = by_id(doc)
-    assert t["a"] == {"task_id": "a", "command": "exec bash -c 'echo a'", "env": {"K": "v"},
+    assert t["a"] == {"task_id": "a", "operator": "airflow.operators.bash.BashOperator",
+                      "command": "exec bash -c 'echo a'", "env": {"K": "v"},
                       "retries": 0, "retry_delay": 120, "execution_timeout": 3600,
                       "pool": "etl"}
     assert t["b"]["depends_on"] == ["a"] and t["b"]["queue"] == "q"
@@ -114,8 +115,12 @@ def test_taskflow_values_make_dependencies_and_travel_in_the_environment():
     assert t["add__1"]["depends_on"] == ["add", "one"]
     assert t["add__1"]["env"]["WEIR_AIRFLOW_XCOM"] == (
         '{"add": {{ outputs.add.weir_return }}, "one": {{ outputs.one.weir_return }} }')
-    assert t["after"] == {"task_id": "after", "depends_on": ["add__1"],
-                          "command": "exec bash -c true", "retries": 0, "retry_delay": 300}
+    assert t["after"] == {"task_id": "after", "operator": "airflow.operators.bash.BashOperator",
+                          "depends_on": ["add__1"], "command": "exec bash -c true",
+                          "retries": 0, "retry_delay": 300}
+    # a @task is a PythonOperator (Airflow's own class is airflow.decorators.python's
+    # _PythonDecoratedOperator: docs/airflow.md)
+    assert t["add"]["operator"] == "airflow.operators.python.PythonOperator"
 
 
 def test_a_dotted_task_id_is_refused():

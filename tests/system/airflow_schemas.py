@@ -3,7 +3,8 @@ as the fields each object has and the JSON type of each: the conformance checks 
 test_airflow_spec.py compare weir's answers with them.
 
 A type is one of "str", "int", "num" (int or float), "bool", "obj", "list", "any"; a trailing
-"?" lets the field be null.  A schema lists the fields a client may rely on; an answer may carry
+"?" lets the field be null; a trailing "!" lets it be absent but never null (a field the spec
+neither requires nor lets be null: the generated clients refuse a null one).  A schema lists the fields a client may rely on; an answer may carry
 more (Airflow's clients must ignore fields they do not know; weir adds its own, such as a task
 instance's `outputs`).
 """
@@ -56,7 +57,8 @@ SCHEMAS = {
         "retries": "num", "pool": "str", "pool_slots": "num", "retry_delay": "obj?",
         "execution_timeout": "obj?", "retry_exponential_backoff": "bool",
         "priority_weight": "num", "ui_color": "str", "ui_fgcolor": "str",
-        "downstream_task_ids": "list", "start_date": "str?",
+        "downstream_task_ids": "list", "start_date": "str?", "sub_dag": "obj!",
+        "doc_md": "str?",
     },
     "Pool": {
         "name": "str", "slots": "int", "occupied_slots": "int", "running_slots": "int",
@@ -147,6 +149,16 @@ SCHEMAS["EventLog"] = {"event_log_id": "int", "when": "str", "dag_id": "str?",
 COLLECTIONS["EventLogCollection"] = ("event_logs", "EventLog", True)
 
 
+# DAGDetail: a DAG's fields and these
+SCHEMAS["DAGDetail"] = dict(SCHEMAS["DAG"], **{
+    "timezone": "str?", "catchup": "bool?", "orientation": "str?", "concurrency": "num?",
+    "start_date": "str?", "dag_run_timeout": "obj?", "doc_md": "str?", "default_view": "str?",
+    "params": "obj?", "end_date": "str?", "is_paused_upon_creation": "bool?",
+    "last_parsed": "str?", "template_search_path": "list?",
+    "render_template_as_native_obj": "bool?",
+})
+
+
 def problems(name, value, where="$"):
     """What in `value` does not fit schema or collection `name`: a list of sentences."""
     out = []
@@ -168,9 +180,11 @@ def problems(name, value, where="$"):
         return ["%s: expected an object (%s)" % (where, name)]
     for field, t in fields.items():
         nullable = t.endswith("?")
-        t = t.rstrip("?")
+        optional = t.endswith("!")
+        t = t.rstrip("?!")
         if field not in value:
-            out.append("%s.%s: missing (%s)" % (where, field, name))
+            if not optional:
+                out.append("%s.%s: missing (%s)" % (where, field, name))
             continue
         v = value[field]
         if v is None:

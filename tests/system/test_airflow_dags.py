@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from airflow_schemas import check
 from conftest import WEIR_BIN, cli_describe, wait_for
 from dagtest import DAGS_SRC, Dags, dag_config
 
@@ -102,6 +103,22 @@ def test_python_dag_files_run(make_server, tmp_path):
     assert x["value"] == 30, x
     x = d.get(base + "/count_rows/xcomEntries/return_value?stringify=false")
     assert x["value"] == {"rows": 3, "day": day, "who": "weir"}, x
+
+    # what the official client reads of a Python DAG (get_dag_details, get_tasks, get_task,
+    # the source, the task instances) fits Airflow's spec and names the operators' classes
+    check("DAGDetail", d.get("/dags/classic/details"))
+    tasks = d.get("/dags/classic/tasks")
+    check("TaskCollection", tasks)
+    refs = {t["task_id"]: t["class_ref"] for t in tasks["tasks"]}
+    assert refs["count_rows"] == {"class_name": "PythonOperator",
+                                  "module_path": "airflow.operators.python"}, refs
+    assert refs["extract"] == {"class_name": "BashOperator",
+                               "module_path": "airflow.operators.bash"}, refs
+    check("Task", d.get("/dags/classic/tasks/summary"))
+    src = d.get("/dagSources/" + d.get("/dags/classic")["file_token"])
+    assert src["content"] == (d.dir / "classic.py").read_text(), src
+    tis = {t["task_id"]: t["operator"] for t in d.get(base)["task_instances"]}
+    assert tis["summary"] == "PythonOperator" and tis["extract"] == "BashOperator", tis
 
     # TaskFlow, in a subfolder
     d.wait_dag("taskflow_etl")

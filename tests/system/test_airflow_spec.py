@@ -53,7 +53,7 @@ def test_every_served_operation_answers_the_spec(make_dags):
     # DAGs
     call(d, "GET", "/dags", schema="DAGCollection")
     check("DAG", call(d, "GET", "/dags/" + DAG))
-    call(d, "GET", "/dags/%s/details" % DAG)
+    call(d, "GET", "/dags/%s/details" % DAG, schema="DAGDetail")
     call(d, "GET", "/dags/%s/tasks" % DAG, schema="TaskCollection")
     check("Task", call(d, "GET", "/dags/%s/tasks/prepare" % DAG))
     call(d, "GET", "/dags/%s/tasks/nope" % DAG, status=404)

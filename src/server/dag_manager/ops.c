@@ -56,6 +56,14 @@ json_t *dm_run_json(const struct dag_run_row *r)
 void dm_ti_job_view(struct dag_manager *dm, const struct dag_ti_row *r, struct job_row *job,
                     struct dag_job_view *v)
 {
+	struct dag_entry *e = dm_entry_by_id(dm, r->dag_id);
+	const struct dag_task *t = e && e->spec ? dag_spec_find_task(e->spec, r->task_id) : NULL;
+
+	if (t) {
+		const char *module;
+		size_t module_len;
+		dag_task_class(t, &v->task_class, &module, &module_len);
+	}
 	if (r->job_id <= 0)
 		return;
 	if (!dag_view_ti_needs_job(r)) {

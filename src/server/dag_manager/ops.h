@@ -57,9 +57,10 @@ int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_
  * such run, the store's own error else. */
 int dm_run_row(struct dag_manager *dm, const char *dag_id, const char *run_id,
                struct dag_run_row *row, struct weir_error *err);
-/* What the TI's job says, into *v (zeroed by the caller); *job (zeroed)
- * holds the row v borrows from: job_row_release it.  The job is read only
- * when the view needs more than that it exists (dag_view_ti_needs_job). */
+/* What the TI's job says, into *v (zeroed by the caller), and its task's
+ * class from the DAG's spec; *job (zeroed) holds the row v borrows from:
+ * job_row_release it.  The job is read only when the view needs more than
+ * that it exists (dag_view_ti_needs_job). */
 struct dag_job_view;
 struct job_row;
 void dm_ti_job_view(struct dag_manager *dm, const struct dag_ti_row *r, struct job_row *job,

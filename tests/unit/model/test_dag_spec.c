@@ -34,8 +34,11 @@ static const char *full_dag =
 	"  pool: spark\n"
 	"  priority: 3\n"
 	"  resources: {memory: 4g, vcores: 2, gpus: 0}\n"
+	"doc_md: \"# Nightly\"\n"
 	"tasks:\n"
 	"  - task_id: extract\n"
+	"    operator: airflow.operators.bash.BashOperator\n"
+	"    doc_md: counts the rows\n"
 	"    command: sqlite3 db.sqlite \"select count(*) from {{ params.table }}\" > rows\n"
 	"    env: {DAY: \"{{ ds }}\", N: 3}\n"
 	"    cwd: ./work\n"
@@ -240,6 +243,17 @@ static void test_round_trip(void **state)
 	}
 	assert_string_equal(json_string_value(json_object_get(j, "start_date")),
 			    "2024-01-01T00:00:00+00:00");
+	assert_string_equal(json_string_value(json_object_get(j, "doc_md")), "# Nightly");
+	/* a task's class, as Airflow's API names it */
+	const char *name, *module;
+	size_t module_len;
+	dag_task_class(&e->tasks[0], &name, &module, &module_len);
+	assert_string_equal(name, "BashOperator");
+	assert_int_equal(module_len, strlen("airflow.operators.bash"));
+	assert_memory_equal(module, "airflow.operators.bash", module_len);
+	dag_task_class(&e->tasks[1], &name, &module, &module_len);
+	assert_string_equal(name, "WeirCommand");
+	assert_string_equal(module, "weir");
 	json_decref(j);
 	json_decref(k);
 	dag_spec_destroy(d);
@@ -289,6 +303,12 @@ static void test_bad_files(void **state)
 	expect_error(HEAD "start_date: 2024-02-01\nend_date: 2024-01-01\n" TASK_A,
 		     "d.yaml:3: end_date: expected a date at or after start_date");
 	expect_error(HEAD "catchup: yes\n" TASK_A, "d.yaml:2: catchup: expected true or false");
+	expect_error(HEAD "tasks:\n  - {task_id: a, command: 'true', operator: 'a..B'}\n",
+		     "tasks[0].operator: expected a class's dotted path of Python names");
+	expect_error(HEAD "tasks:\n  - {task_id: a, command: 'true', operator: '1x.B'}\n",
+		     "tasks[0].operator: expected a class's dotted path of Python names");
+	expect_error(HEAD "tasks:\n  - {task_id: a, command: 'true', operator: 3}\n",
+		     "tasks[0].operator: expected a class's dotted path");
 	expect_error(HEAD "max_active_runs: 0\n" TASK_A,
 		     "max_active_runs: expected an integer from 1 to 10000, got 0");
 	expect_error(HEAD "params: {a-b: 1}\n" TASK_A, "d.yaml:2: params.a-b: expected a param name");

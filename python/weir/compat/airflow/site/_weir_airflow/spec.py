@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import os
+import re
 import shlex
 import sys
 from typing import Any, Dict, List, Optional, Set
@@ -123,6 +124,15 @@ def plain_bash(task: Any, pushed: Set[str]) -> bool:
             and not cmd.endswith(tuple(task.template_ext)) and task.task_id not in pushed)
 
 
+def operator_path(task: Any) -> str:
+    """The task's class as a dotted path of Python names (Airflow's class_ref): its module and
+    name, any other character of them (a DAG file's module name) made '_'."""
+    cls = type(task)
+    parts = (str(cls.__module__ or "") + "." + cls.__name__).split(".")
+    clean = [re.sub(r"[^A-Za-z0-9_]", "_", p) or "_" for p in parts]
+    return ".".join(("_" + p) if p[0].isdigit() else p for p in clean)
+
+
 def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) -> Dict[str, Any]:
     """One task of weir's document."""
     from airflow.operators.bash import BashOperator
@@ -132,7 +142,9 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
     if "." in task.task_id:
         raise SpecError("task %s: weir's task ids hold no '.' (task groups are to come)"
                         % task.task_id, line)
-    t: Dict[str, Any] = {"task_id": task.task_id}
+    t: Dict[str, Any] = {"task_id": task.task_id, "operator": operator_path(task)}
+    if task.doc_md:
+        t["doc_md"] = str(task.doc_md)
     ups = sorted(task.upstream_task_ids)
     if ups:
         t["depends_on"] = ups
@@ -213,6 +225,8 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     doc: Dict[str, Any] = {"dag_id": dag.dag_id}
     if dag.description:
         doc["description"] = dag.description
+    if dag.doc_md:
+        doc["doc_md"] = str(dag.doc_md)
     doc["schedule"] = schedule_of(dag)
     if dag.start_date is not None:
         doc["start_date"] = utc_text(dag.start_date, "start_date", dag.lineno)
