@@ -119,6 +119,19 @@ static enum ui_auth_result cookie_auth(struct api *api, struct http_request *req
 {
 	enum ui_auth_result r = ui_auth_cookie(api->rc.ui, req);
 
+	/* a user's session has its user's role now: a user deleted (or removed
+	 * from the configuration) or given another role since the login is
+	 * seen from the next request; a token's session is the home token's */
+	if (r == UI_AUTH_OK && strcmp(http_request_user(req), "token")) {
+		enum weir_role role = auth_gate_role(api->rc.gate, http_request_user(req));
+
+		if (role == ROLE_NONE) {
+			http_request_set_user(req, NULL);
+			http_request_set_role(req, ROLE_NONE);
+			return UI_AUTH_NONE;
+		}
+		http_request_set_role(req, role);
+	}
 	if (r != UI_AUTH_BAD_CSRF)
 		return r;
 	if (speaks_problems(first))

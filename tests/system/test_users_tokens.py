@@ -114,10 +114,17 @@ def test_users_log_in_with_their_roles(srv):
     assert srv.request("GET", "/api/v1/dags", token=False,
                        headers=basic("viewer1", "wrong"))[0] == 401
     # the UI's login takes a user of the store too
-    status, _, data = srv.request("POST", "/ui/login", token=False,
-                                  raw_body=json.dumps({"username": "op1",
-                                                       "password": PASSWORD % "op1"}))
+    status, headers, data = srv.request("POST", "/ui/login", token=False,
+                                        raw_body=json.dumps({"username": "op1",
+                                                             "password": PASSWORD % "op1"}))
     assert status == 200, data
+    cookie = {"Cookie": headers["Set-Cookie"].split(";")[0]}
+    assert srv.request("GET", "/api/v1/connections", token=False, headers=cookie)[0] == 200
+    # the session has its user's role of now, not of its login
+    ok(weir_cli(srv, "users", "set-role", "--username", "op1", "--role", "Viewer"))
+    assert srv.request("GET", "/api/v1/connections", token=False, headers=cookie)[0] == 403
+    ok(weir_cli(srv, "users", "set-role", "--username", "op1", "--role", "Op"))
+    assert srv.request("GET", "/api/v1/connections", token=False, headers=cookie)[0] == 200
 
     # a new role holds from the next request; a new password replaces the old one
     ok(weir_cli(srv, "users", "set-role", "--username", "viewer1", "--role", "User"))
@@ -216,11 +223,19 @@ def test_delete_revokes_tokens(srv):
                 "--password", "bye"))
     token = make_token(srv, "leaver", "leaver-cron")
     assert srv.request("GET", "/api/v1/dags", token=token)[0] == 200
+    status, headers, _ = srv.request("POST", "/ui/login", token=False,
+                                     raw_body=json.dumps({"username": "leaver",
+                                                          "password": "bye"}))
+    assert status == 200
+    session = {"Cookie": headers["Set-Cookie"].split(";")[0]}
+    assert srv.request("GET", "/api/v1/dags", token=False, headers=session)[0] == 200
     r = ok(weir_cli(srv, "users", "delete", "--username", "leaver"))
     assert "1 token(s) revoked" in r.stdout
     assert srv.request("GET", "/api/v1/dags", token=token)[0] == 401
     assert srv.request("GET", "/api/v1/dags", token=False, headers=basic("leaver", "bye"))[0] \
         == 401
+    # a session of the deleted user ends with it
+    assert srv.request("GET", "/api/v1/dags", token=False, headers=session)[0] == 401
     listed = json.loads(ok(weir_cli(srv, "tokens", "list", "-o", "json")).stdout)
     assert [t["state"] for t in listed if t["name"] == "leaver-cron"] == ["revoked"]
     deleted = records(srv, "?event=weir.user_delete")
