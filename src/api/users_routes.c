@@ -118,6 +118,12 @@ void route_users_create(const struct route_ctx *rc, struct http_request *req,
 	name = str_field(body, "username", "a user name", &bad, &err);
 	if (bad || person_name_check(name, "body: username", &err) < 0)
 		goto out;
+	if (!strcmp(name, "token")) { /* the event log's owner for the server's token */
+		weir_error_set(&err, WEIR_E_INVALID,
+		               "body: username \"token\" is reserved (the event log names the "
+		               "server's token so)");
+		goto out;
+	}
 	if (!role_field(body, &role, &bad, &err)) {
 		if (!bad)
 			weir_error_set(&err, WEIR_E_INVALID,

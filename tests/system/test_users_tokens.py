@@ -252,6 +252,7 @@ def test_delete_revokes_tokens(srv):
     (["users", "create", "--username", "a", "--role", "boss"], "expected Viewer, User, Op"),
     (["users", "create", "--username", "a b", "--role", "User"], "--username \"a b\""),
     (["users", "create", "--username", "a", "--role", "User"], "the password"),
+    (["users", "create", "--username", "token", "--role", "User", "-p", "x"], "reserved"),
     (["users", "delete"], "--username is required"),
     (["users", "delete", "--username", "a", "--role", "User"], "--role does not apply"),
     (["users", "set-role", "--username", "a"], "--role is required"),
