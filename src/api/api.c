@@ -17,10 +17,12 @@
 #include "api/logs/log_stream.h"
 #include "api/long_poll.h"
 #include "api/metrics_route.h"
+#include "api/person_token.h"
 #include "api/reply.h"
 #include "api/route_ctx.h"
 #include "api/route_table.h"
 #include "api/ui/ui_auth.h"
+#include "api/users_api.h"
 
 #define MAX_SEGMENTS 10
 
@@ -37,9 +39,40 @@ static bool speaks_problems(const char *first)
 	return problems;
 }
 
-/* The Bearer token, or a configured user with HTTP Basic; who it was is
- * noted on the request (the event log's owner), and the role it has (the
- * token's is Admin; a user's its configured one), which route_dispatch()
+/* A person's token (weir tokens, api/person_token.h) in a Bearer header:
+ * true with the request's user, token name and role (its user's: a
+ * Viewer's token is a Viewer) set, when it is live and its user still
+ * known; looked up by its hash at every request, so a revocation or an
+ * expiry holds from the next one. */
+static bool person_token_ok(struct api *api, struct http_request *req, const char *h)
+{
+	const struct users_api_ops *ops = api->rc.users_ops;
+	char hash[PERSON_TOKEN_HASH_LEN + 1], user[64], name[64];
+	enum weir_role role;
+
+	if (!ops || !h || strncasecmp(h, "Bearer ", 7))
+		return false;
+	h += 7;
+	while (*h == ' ')
+		h++;
+	if (!person_token_shape(h))
+		return false;
+	person_token_hash(h, hash);
+	if (ops->token_lookup(api->rc.users_ctx, hash, user, name, sizeof user) < 0)
+		return false;
+	role = auth_gate_role(api->rc.gate, user);
+	if (role == ROLE_NONE) /* its user was removed from the configuration */
+		return false;
+	http_request_set_user(req, user);
+	http_request_set_token_name(req, name);
+	http_request_set_role(req, role);
+	return true;
+}
+
+/* The Bearer token, a person's token, or a user with HTTP Basic; who it
+ * was is noted on the request (the event log's owner; a person's token's
+ * name beside it), and the role it has (the home's token's is Admin; a
+ * user's its own, a person's token its user's), which route_dispatch()
  * checks.  A Basic password is
  * checked off the loop (api/auth_gate.h): AUTH_GATE_WAIT, the request
  * suspended and handed to api_handle again with the verdict;
@@ -57,6 +90,8 @@ static enum auth_gate_result request_auth(struct api *api, struct http_request *
 		http_request_set_role(req, ROLE_ADMIN);
 		return AUTH_GATE_OK;
 	}
+	if (person_token_ok(api, req, h))
+		return AUTH_GATE_OK;
 	r = auth_gate_basic(api->rc.gate, req, h, &retry_s);
 	if (r == AUTH_GATE_OK && basic_auth_header_user(h, user, sizeof user)) {
 		http_request_set_user(req, user);
@@ -84,6 +119,19 @@ static enum ui_auth_result cookie_auth(struct api *api, struct http_request *req
 {
 	enum ui_auth_result r = ui_auth_cookie(api->rc.ui, req);
 
+	/* a user's session has its user's role now: a user deleted (or removed
+	 * from the configuration) or given another role since the login is
+	 * seen from the next request; a token's session is the home token's */
+	if (r == UI_AUTH_OK && strcmp(http_request_user(req), "token")) {
+		enum weir_role role = auth_gate_role(api->rc.gate, http_request_user(req));
+
+		if (role == ROLE_NONE) {
+			http_request_set_user(req, NULL);
+			http_request_set_role(req, ROLE_NONE);
+			return UI_AUTH_NONE;
+		}
+		http_request_set_role(req, role);
+	}
 	if (r != UI_AUTH_BAD_CSRF)
 		return r;
 	if (speaks_problems(first))
@@ -107,7 +155,8 @@ static void refuse(struct api *api, struct http_request *req, const char *first)
 	if (speaks_problems(first))
 		reply_problem(req, 401,
 		              "missing or wrong credentials: send \"Authorization: Bearer TOKEN\" "
-		              "or HTTP Basic auth of a user in the server's configuration");
+		              "(the server's token or a live one of `weir tokens`) or HTTP Basic "
+		              "auth of a user of the server");
 	else
 		reply_status(req, 401,
 		             "missing or wrong token: send \"Authorization: Bearer TOKEN\" with "
@@ -294,6 +343,12 @@ void api_set_secrets_ops(struct api *api, const struct secrets_api_ops *ops, voi
 void api_set_secure_cookie(struct api *api, bool always)
 {
 	ui_auth_set_secure_cookie(api->rc.ui, always);
+}
+
+void api_set_users_ops(struct api *api, const struct users_api_ops *ops, void *ctx)
+{
+	api->rc.users_ops = ops;
+	api->rc.users_ctx = ctx;
 }
 
 int api_set_users(struct api *api, const struct basic_user *users, size_t n, struct weir_error *err)

@@ -76,9 +76,11 @@ void api_set_config_view(struct api *api, json_t *view);
 /* Where GET /health learns whether the store answers and when the scheduler
  * last passed (dag_api.h); until this is called both read null. */
 void api_set_health(struct api *api, api_health_fn fn, void *ctx);
-/* Users who may authenticate with HTTP Basic besides the Bearer token (from
- * the server's configuration; see api/basic_auth.h).  Copied; replaces the
- * list before.  0, or -1 with err naming a bad hash (the list before stays). */
+/* Users who may authenticate with HTTP Basic and the UI's login besides
+ * the Bearer token (the server's configuration's and its store's; see
+ * api/basic_auth.h), and whose roles a person's token carries.  Copied;
+ * replaces the list before (server/users.c calls it again at every change
+ * of the store's users).  0, or -1 with err naming a bad hash (the list before stays). */
 int api_set_users(struct api *api, const struct basic_user *users, size_t n,
                   struct weir_error *err);
 
@@ -107,6 +109,12 @@ void api_set_observe_ops(struct api *api, const struct observe_api_ops *ops, voi
  * is called it answers 503. */
 struct db_clean_api_ops;
 void api_set_db_clean_ops(struct api *api, const struct db_clean_api_ops *ops, void *ctx);
+/* The users of the store and the person's tokens (weir users, weir
+ * tokens) go through `ops` (server/users.h); until this is called a
+ * Bearer token other than the home's is refused and /api/v1/weir/users
+ * answers 503. */
+struct users_api_ops;
+void api_set_users_ops(struct api *api, const struct users_api_ops *ops, void *ctx);
 
 /* The gang of `job_id` may have completed (or the attempt changed):
  * re-evaluates that job's cluster long polls now. */

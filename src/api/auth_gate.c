@@ -21,6 +21,7 @@ struct item {
 	struct http_request *req;
 	struct auth_gate *gate;
 	char addr[64];
+	unsigned users; /* the gate's users when it began (auth_gate.users) */
 	bool running;
 	struct item *prev, *next;
 };
@@ -31,6 +32,10 @@ struct auth_gate {
 	struct auth_throttle *throttle;
 	struct item *first, *last; /* running ones and queued ones, in arrival order */
 	int running, queued;
+	/* moved at every auth_gate_set_users(): a check begun on the users
+	 * before is begun again on the new ones, so that a password changed
+	 * or a user deleted meanwhile never passes (nor is remembered) */
+	unsigned users;
 };
 
 struct auth_gate *auth_gate_create(uv_loop_t *loop, unsigned attempts, int64_t window_ms)
@@ -98,6 +103,7 @@ int auth_gate_set_users(struct auth_gate *g, const struct basic_user *users, siz
 		return -1;
 	basic_auth_destroy(g->basic);
 	g->basic = ba;
+	g->users++;
 	return 0;
 }
 
@@ -131,6 +137,14 @@ static void work_after(uv_work_t *w, int status)
 	if (!g) { /* the gate is gone; the request was answered then */
 		basic_auth_finish(NULL, &it->a);
 		free(it);
+		return;
+	}
+	if (it->users != g->users) { /* the users changed: checked again, on the new ones */
+		basic_auth_finish(NULL, &it->a);
+		unlink_item(it);
+		free(it);
+		start_next(g);
+		http_request_redispatch(req);
 		return;
 	}
 	ok = basic_auth_finish(g->basic, &it->a) && status == 0;
@@ -200,6 +214,7 @@ static enum auth_gate_result check(struct auth_gate *g, struct http_request *req
 	it->a = *a;
 	it->req = req;
 	it->gate = g;
+	it->users = g->users;
 	it->work.data = it;
 	snprintf(it->addr, sizeof it->addr, "%s", addr);
 	it->prev = g->last;

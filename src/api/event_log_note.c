@@ -83,6 +83,16 @@ static json_t *body_fields(struct http_request *req, json_t *extra, const char *
 	if (strstr(route_table_template(m->route), "/variables") && id_field(j, "key") &&
 	    !route_match_param(m, "variable_key"))
 		json_util_set_string(extra, "variable_key", id_field(j, "key"));
+	/* weir users create, weir tokens create: whom and what */
+	if (!strcmp(route_table_template(m->route), "/api/v1/weir/users") &&
+	    id_field(j, "username"))
+		json_util_set_string(extra, "username", id_field(j, "username"));
+	if (!strcmp(route_table_template(m->route), "/api/v1/weir/tokens")) {
+		if (id_field(j, "user"))
+			json_util_set_string(extra, "username", id_field(j, "user"));
+		if (id_field(j, "name"))
+			json_util_set_string(extra, "token_name", id_field(j, "name"));
+	}
 	return j; /* the caller keeps it while *run_id points into it */
 }
 
@@ -145,6 +155,13 @@ void event_log_note(const struct observe_api_ops *ops, void *ctx, struct http_re
 		json_util_set_string(extra, "variable_key", s);
 	if ((s = route_match_param(m, "pool_name")))
 		json_util_set_string(extra, "pool_name", s);
+	if ((s = route_match_param(m, "username")))
+		json_util_set_string(extra, "username", s);
+	if ((s = route_match_param(m, "token_name")))
+		json_util_set_string(extra, "token_name", s);
+	/* a person's token: its name beside its user, the owner */
+	if (*(s = http_request_token_name(req)))
+		json_util_set_string(extra, "token", s);
 
 	row.when_ms = clock_now_ms();
 	row.event = (char *)event;

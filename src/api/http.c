@@ -130,6 +130,7 @@ struct http_request {
 	char *hdr_value[MAX_EXTRA_HEADERS];
 	int n_hdr;
 	char user[64];                    /* http_request_set_user */
+	char token_name[64];              /* http_request_set_token_name */
 	enum weir_role role;              /* http_request_set_role */
 	json_t *answer;                   /* the JSON answer, kept until the done callback */
 	struct http_request *prev, *next; /* in srv->suspended while suspended */
@@ -732,6 +733,16 @@ void http_request_set_user(struct http_request *req, const char *user)
 const char *http_request_user(const struct http_request *req)
 {
 	return req->user;
+}
+
+void http_request_set_token_name(struct http_request *req, const char *name)
+{
+	snprintf(req->token_name, sizeof req->token_name, "%s", name ? name : "");
+}
+
+const char *http_request_token_name(const struct http_request *req)
+{
+	return req->token_name;
 }
 
 void http_request_set_role(struct http_request *req, enum weir_role role)

@@ -141,6 +141,12 @@ const char *http_request_peer(const struct http_request *req, char *buf, size_t 
 void http_request_set_user(struct http_request *req, const char *user);
 /* That user, or "" when none was set. */
 const char *http_request_user(const struct http_request *req);
+/* The name of the person's token the request came with (weir tokens,
+ * api/person_token.h; copied, at most 63 bytes kept; NULL or "" clears
+ * it), beside its user: the event log names both. */
+void http_request_set_token_name(struct http_request *req, const char *name);
+/* That name, or "" when the request came with none. */
+const char *http_request_token_name(const struct http_request *req);
 /* The role the request's credentials carry (model/role.h), which the route
  * table's role column is checked against (route_dispatch()); ROLE_NONE
  * until set. */

@@ -20,6 +20,7 @@ struct auth_gate;
 struct ui_auth;
 struct conn_tests;
 struct db_clean_api_ops;
+struct users_api_ops;
 struct dataset_api_ops;
 struct notify_api_ops;
 
@@ -47,6 +48,9 @@ struct route_ctx {
 	void *observe_ctx;
 	const struct db_clean_api_ops *db_clean_ops; /* NULL: POST /weir/dbClean answers 503 */
 	void *db_clean_ctx;
+	const struct users_api_ops
+	    *users_ops; /* NULL: no person's tokens, /weir/users answers 503 */
+	void *users_ctx;
 };
 
 #endif

@@ -20,6 +20,7 @@
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/ui/ui_routes.h"
+#include "api/users_routes.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -104,6 +105,16 @@ static const struct route_row rows[] = {
      ROLES(NONE, NONE, NONE, NONE, NONE)},
     {AF "/weir/dbClean", &route_db_clean, OPS(db_clean_get, db_clean_post, NULL, NULL, NULL),
      "weir.db_clean", NULL, NULL, NULL, ROLES(ADMIN, ADMIN, NONE, NONE, NONE)},
+    /* users and tokens (weir users, weir tokens): Admin's */
+    {AF "/weir/users", &route_users, OPS(route_users_list, route_users_create, NULL, NULL, NULL),
+     "weir.user_create", NULL, NULL, NULL, ROLES(ADMIN, ADMIN, NONE, NONE, NONE)},
+    {AF "/weir/users/{username}", &route_users,
+     OPS(NULL, NULL, route_users_patch, NULL, route_users_delete), NULL, "weir.user_change", NULL,
+     "weir.user_delete", ROLES(NONE, NONE, ADMIN, NONE, ADMIN)},
+    {AF "/weir/tokens", &route_users, OPS(route_tokens_list, route_tokens_create, NULL, NULL, NULL),
+     "weir.token_create", NULL, NULL, NULL, ROLES(ADMIN, ADMIN, NONE, NONE, NONE)},
+    {AF "/weir/tokens/{token_name}", &route_users, OPS(NULL, NULL, NULL, NULL, route_tokens_revoke),
+     NULL, NULL, NULL, "weir.token_revoke", ROLES(NONE, NONE, NONE, NONE, ADMIN)},
     {AF "/ui/dags", &route_ui_data, GET(ui_data_dags), NULL, NULL, NULL, NULL,
      ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     {AF "/ui/dags/{dag_id}/grid", &route_ui_data, GET(ui_data_grid), NULL, NULL, NULL, NULL,

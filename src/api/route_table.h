@@ -103,6 +103,7 @@ extern const struct route_entry route_event_log;    /* /eventLogs */
 extern const struct route_entry route_ui_data;      /* /api/v1/ui/... */
 extern const struct route_entry route_notify;       /* /notifications, /slaMisses */
 extern const struct route_entry route_db_clean;     /* /weir/dbClean */
+extern const struct route_entry route_users;        /* /weir/users..., /weir/tokens... */
 extern const struct route_entry route_datasets;     /* /datasets..., a DAG's queued events */
 void route_ui_login_post(const struct route_ctx *rc, struct http_request *req,
                          const struct route_match *m);

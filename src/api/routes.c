@@ -248,6 +248,7 @@ const struct route_entry route_ui_data = {"ui_data", NULL, ROUTE_PROBLEMS, NULL,
 
 /* weir's own voice; a wrong method is a 405 before the clean's absence is a 503 */
 const struct route_entry route_db_clean = {"db_clean", NULL, 0, NULL, NULL, NULL};
+const struct route_entry route_users = {"users", NULL, 0, NULL, NULL, NULL};
 
 /* a wrong method is a 405 before the notifications' absence is a 503 (the ops say it) */
 const struct route_entry route_notify = {"notify", NULL, ROUTE_PROBLEMS, NULL, NULL, NULL};

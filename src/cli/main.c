@@ -20,6 +20,7 @@
 #include "cli/cli_secrets.h"
 #include "cli/cli_submit.h"
 #include "cli/cli_tasks.h"
+#include "cli/cli_users.h"
 #include "data/task.h"
 #include "exec/artifact.h"
 #include "launch/agent.h"
@@ -46,6 +47,8 @@ static void usage(FILE *out)
 	    "  connections  connections to stores and services: add, list, get, delete\n"
 	    "  variables  variables for DAGs: set, get, list, delete, import, export\n"
 	    "  db clean   remove the history that ended before a date (Admin)\n"
+	    "  users      the server's users: create, list, delete, reset-password, set-role\n"
+	    "  tokens     API tokens that act as a user: create, list, revoke (Admin)\n"
 	    "  run        run a Python program written for Ray (`import ray` gets weir's)\n"
 	    "  hash-password  the hash of a password for a user in the server's weir.yaml\n"
 	    "  launch     (internal) the parent of every task, started by the executor\n"
@@ -140,6 +143,10 @@ static int help_main(const char *cmd)
 		cli_variables_usage(stdout);
 	else if (!strcmp(cmd, "db"))
 		cli_db_usage(stdout);
+	else if (!strcmp(cmd, "users"))
+		cli_users_usage(stdout);
+	else if (!strcmp(cmd, "tokens"))
+		cli_tokens_usage(stdout);
 	else if (!strcmp(cmd, "hash-password"))
 		cli_password_usage(stdout);
 	else if (!strcmp(cmd, "run"))
@@ -241,6 +248,10 @@ int main(int argc, char **argv)
 		return cli_variables_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "db"))
 		return cli_db_main(sub_argc, sub_argv, &g);
+	if (!strcmp(cmd, "users"))
+		return cli_users_main(sub_argc, sub_argv, &g);
+	if (!strcmp(cmd, "tokens"))
+		return cli_tokens_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "version"))
 		return version_main(sub_argc, sub_argv, &g);
 	if (!strcmp(cmd, "run"))

@@ -39,6 +39,7 @@
 #include "server/secrets_ops.h"
 #include "server/task_user.h"
 #include "server/token.h"
+#include "server/users.h"
 #include "store/store.h"
 
 struct server {
@@ -122,29 +123,6 @@ static void detect_node(struct server_parts *p, const struct server_config *cfg)
 		p->node.gpu_ids = (const char *const *)p->detected;
 		p->node.n_gpus = p->n_detected;
 	}
-}
-
-static int set_users(struct server_parts *p, const struct server_config *cfg,
-                     struct weir_error *err)
-{
-	struct basic_user *users;
-	int rc;
-
-	if (cfg->n_users == 0)
-		return 0;
-	users = calloc(cfg->n_users, sizeof *users);
-	if (!users)
-		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
-	for (size_t i = 0; i < cfg->n_users; i++) {
-		users[i].name = cfg->users[i].name;
-		users[i].password_hash = cfg->users[i].password_hash;
-		users[i].role = cfg->users[i].role;
-	}
-	rc = api_set_users(p->api, users, cfg->n_users, err);
-	free(users);
-	if (rc < 0)
-		weir_error_prefix(err, "users");
-	return rc;
 }
 
 static bool server_uses_slurm(const struct server_config *cfg)
@@ -316,10 +294,13 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	api_set_observe_ops(p->api, observe_api_ops(), p->observe);
 	api_set_db_clean_ops(p->api, db_clean_api_ops(), p->clean);
 	db_clean_set_retention(p->clean, cfg->retention_older_than_s, cfg->retention_every_s);
-	if (set_users(p, cfg, err) < 0) {
+	p->users = users_create(p->store, p->api, cfg->users, cfg->n_users, err);
+	if (!p->users) {
+		weir_error_prefix(err, "users");
 		rc = -2;
 		goto out;
 	}
+	api_set_users_ops(p->api, users_api_ops(), p->users);
 	api_set_secure_cookie(p->api, cfg->http_secure_cookie);
 	{
 		struct http_limits lim = {
@@ -447,6 +428,8 @@ void server_parts_stop(struct server_parts *p)
 	p->observe = NULL;
 	db_clean_destroy(p->clean);
 	p->clean = NULL;
+	users_destroy(p->users);
+	p->users = NULL;
 	dag_manager_destroy(p->dm);
 	p->dm = NULL;
 	notifier_stop(p->notifier);

@@ -39,6 +39,7 @@ int server_main(int argc, char **argv);
  * API (with its Basic-auth users), the HTTP listener, the local executor
  * (told the listener's address).  Owned by the struct. */
 struct db_clean;
+struct users;
 
 struct server_parts {
 	struct node_resources node; /* gpu_ids: cfg's or `detected` */
@@ -54,6 +55,7 @@ struct server_parts {
 	struct http_server *http;
 	struct observe *observe;    /* metrics' gauges, the loop's watch, the event log */
 	struct db_clean *clean;     /* removing old history (server/db_clean.h) */
+	struct users *users;        /* the users and person's tokens (server/users.h) */
 	struct executor *exec;      /* the local backend */
 	struct executor *exec_gang; /* Slurm, when `executor: slurm` or a queue uses it */
 	char *url;                  /* where launchers call back, "http://127.0.0.1:PORT" */

@@ -657,6 +657,28 @@ static const char *const migrations[] = {
      * tries); partial, as task_instances_by_job */
     "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
     " WHERE job_id IS NOT NULL;",
+    /* 15 -> 16: users kept in the store (`weir users`) and the API tokens
+     * that act as a user (`weir tokens`), store/user_store.h: a password
+     * only as its PBKDF2 hash, a token only as its SHA-256.  A token names
+     * its user by name, with no foreign key: a user of the configuration
+     * (`users:`) may hold tokens too, and a deleted user's tokens stay
+     * listed, revoked */
+    "CREATE TABLE IF NOT EXISTS users ("
+    " name TEXT PRIMARY KEY,"
+    " email TEXT,"
+    " role TEXT NOT NULL,"
+    " password_hash TEXT NOT NULL,"
+    " created_at INTEGER NOT NULL,"
+    " changed_at INTEGER NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS tokens ("
+    " name TEXT PRIMARY KEY,"
+    " user_name TEXT NOT NULL,"
+    " hash TEXT NOT NULL UNIQUE,"
+    " created_at INTEGER NOT NULL,"
+    " expires_at INTEGER,"
+    " revoked_at INTEGER,"
+    " last_used_at INTEGER);"
+    "CREATE INDEX IF NOT EXISTS tokens_by_user ON tokens (user_name);",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

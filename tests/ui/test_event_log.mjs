@@ -39,3 +39,18 @@ test('the event log lists who did what, and filters by event', async () => {
 	assert.match(page.url(), /#\/events\?event=api\.post_connection/);
 	assert.match(await page.getByTestId('events-total').textContent(), /of 1$/);
 });
+
+test('a change made with a person\'s token names its user and the token', async () => {
+	const made = await weir.api('POST', '/api/v1/weir/tokens', { user: weir.user, name: 'ui-script' });
+	assert.equal(made.status, 201, JSON.stringify(made.body));
+	const r = await weir.api('POST', '/api/v1/variables', { key: 'by_token', value: '1' },
+		{ headers: { Authorization: 'Bearer ' + made.body.token } });
+	assert.equal(r.status, 200, JSON.stringify(r.body));
+	await login(page, weir);
+	await page.goto(weir.url + '/#/events?event=api.post_variables');
+	const rows = page.locator('[data-testid^="event-row-"]');
+	await waitFor(async () => (await rows.count()) === 1, { what: 'the variable\'s record' });
+	assert.equal(await rows.nth(0).getByTestId('event-token').textContent(), 'token ui-script');
+	assert.match(await rows.nth(0).getByTestId('event-owner').textContent(), new RegExp('^' + weir.user));
+	assert.doesNotMatch(await page.locator('main').textContent(), new RegExp(made.body.token));
+});

@@ -33,7 +33,7 @@ function targetCell(rec, extra) {
 		if (rec.map_index !== null && rec.map_index !== undefined) parts.push(`[${rec.map_index}]`);
 	}
 	if (extra.job_id) parts.push(h('a', { href: '#/jobs/' + extra.job_id }, 'job ' + extra.job_id));
-	for (const k of ['connection_id', 'variable_key', 'pool_name'])
+	for (const k of ['connection_id', 'variable_key', 'pool_name', 'username', 'token_name'])
 		if (extra[k]) parts.push(h('span', { class: 'mono' }, `${k.replace('_', ' ')} ${extra[k]}`));
 	return parts.length ? h('span', { class: 'event-target' }, parts) : '—';
 }
@@ -45,7 +45,8 @@ function row(rec) {
 		h('td', { class: 'num' }, String(rec.event_log_id)),
 		h('td', {}, formatTime(rec.when)),
 		h('td', {}, h('span', { class: 'mono', 'data-testid': 'event-name' }, rec.event)),
-		h('td', { 'data-testid': 'event-owner' }, rec.owner || h('span', { class: 'muted' }, 'not authenticated')),
+		h('td', { 'data-testid': 'event-owner' }, rec.owner || h('span', { class: 'muted' }, 'not authenticated'),
+			extra.token ? h('div', { class: 'muted', 'data-testid': 'event-token' }, 'token ' + extra.token) : null),
 		h('td', { class: 'mono' }, extra.peer || '—'),
 		h('td', {}, targetCell(rec, extra)),
 		h('td', { class: 'wrap' }, h('span', { class: 'mono' }, `${extra.method || ''} ${extra.path || ''}`),
