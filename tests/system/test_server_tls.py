@@ -77,15 +77,21 @@ def start_tls(make_server, pki, cert=None, key=None, extra="", env=None, check_n
     return srv
 
 
-def test_the_cli_verifies_the_server_and_a_job_runs_over_tls(make_server, pki, tmp_path):
-    # launchers as processes (no agent), reporting and shipping their log over HTTPS
-    srv = start_tls(make_server, pki, extra="log_transport: http\n", env={"WEIR_AGENT": "0"})
+@pytest.mark.parametrize("agent", ["0", "1"])
+def test_the_cli_verifies_the_server_and_a_job_runs_over_tls(make_server, pki, tmp_path,
+                                                              agent):
+    # launchers as processes (WEIR_AGENT=0) report over HTTPS; both they and the agent's
+    # shims ship the task's output there (log_transport: http)
+    srv = start_tls(make_server, pki, extra="log_transport: http\n", env={"WEIR_AGENT": agent})
     assert "listening on https://127.0.0.1:%d" % srv.port in srv.log_text()
     r = srv.cli("jobs", "list", timeout=60)
     assert r.returncode == 3, cli_describe(r)
     assert "certificate" in r.stderr and "WEIR_CA_FILE" in r.stderr, cli_describe(r)
     trusted = {"WEIR_CA_FILE": str(pki.ca)}
     r = srv.cli("jobs", "list", env=trusted, timeout=60)
+    assert r.returncode == 0, cli_describe(r)
+    # the server's certificate itself in the file (what its launchers get by default)
+    r = srv.cli("jobs", "list", env={"WEIR_CA_FILE": str(pki.cert)}, timeout=60)
     assert r.returncode == 0, cli_describe(r)
     job = tmp_path / "job.yaml"
     job.write_text("name: over-tls\nroles:\n  worker:\n    instances: 1\n    memory: 128m\n"
@@ -166,6 +172,9 @@ def test_the_python_package_verifies_the_server(make_server, pki):
     assert out["health"] is None and "certificate" in out["error"], out
     assert "WEIR_CA_FILE" in out["error"], out
     out = python_client(srv, {"WEIR_CA_FILE": str(pki.ca)})
+    assert out == {"health": "ok", "error": None}, out
+    # the server's own certificate in the file, as the server gives its tasks by default
+    out = python_client(srv, {"WEIR_CA_FILE": str(pki.cert)})
     assert out == {"health": "ok", "error": None}, out
 
 
