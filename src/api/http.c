@@ -15,6 +15,10 @@
  * MHD sees the end of the stream and closes and frees the connection
  * itself).  The same list gives the oldest pending head to close when too
  * many are pending.  MHD's own connection timeout is the idle one.
+ *
+ * TLS (http_tls_keys: the server's tls:): MHD_USE_TLS with the PEM texts,
+ * kept until the server is freed; MHD runs each handshake inside MHD_run,
+ * so nothing else here changes.
  */
 #include "api/http.h"
 

@@ -2,8 +2,8 @@
  *
  * GnuTLS is the library libmicrohttpd already loads into the server, so
  * https costs it no new shared library; it is opened at the first session
- * (below), so a CLI command never loads it; the lean launcher links none of this
- * (lib/http_client.c reaches it only through the handle's http_tls_ops).
+ * (below), so a CLI command or a launcher on http:// never loads it
+ * (lib/http_client.c reaches this only through the handle's http_tls_ops).
  * Loading the system's trust store takes milliseconds (about 14 ms for
  * Debian's 144 roots, measured on a loaded machine), which a thousand
  * sensors poking https would pay at every poke; so the credentials (the

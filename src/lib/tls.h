@@ -1,5 +1,7 @@
 /* tls.h: a TLS client session over a connected socket (GnuTLS), for the
- * HTTP client's https:// URLs and SMTP's STARTTLS.
+ * HTTP client's https:// URLs (webhooks, sensors; the CLI's and launchers'
+ * server with tls:) and SMTP's STARTTLS; and the server's own certificate
+ * and key read and checked for its tls: (tls_server_keys_load()).
  *
  * The peer is always verified: its chain against the system's trust store
  * (and, when given, the certificates of one more CA file, PEM), and its name
