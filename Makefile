@@ -67,11 +67,12 @@ OBJS     := $(SRCS:%.c=$(BUILD)/%.o) $(UI_GEN:.c=.o)
 LIB_OBJS := $(filter-out $(BUILD)/src/cli/main.o,$(OBJS))
 
 # weir-launch: the same launcher code as `weir launch`, linked against libc
-# and jansson only, because it starts once per task (docs/internals/launch.md).
+# and jansson only, because it starts once per task (docs/internals/launch.md); GnuTLS
+# (an https server) is opened at its first use (src/lib/dynlib.h), never linked.
 LEAN_SRCS := src/cli/launch_only_main.c $(wildcard src/launch/*.c) \
              src/exec/agent_proto.c src/lib/artifact_cache.c src/lib/clock.c src/lib/error.c src/lib/fs.c \
-             src/lib/env_scrub.c src/lib/grow.c src/lib/hashmap.c src/lib/http_client.c src/lib/json_line.c src/lib/log.c src/lib/mask.c src/lib/proc.c src/lib/run_as.c src/lib/shell.c src/lib/str.c \
-             src/lib/strbuf.c src/lib/strvec.c src/lib/usock.c src/model/end_cause.c src/model/framework.c
+             src/lib/dynlib.c src/lib/env_scrub.c src/lib/grow.c src/lib/hashmap.c src/lib/http_client.c src/lib/json_line.c src/lib/log.c src/lib/mask.c src/lib/proc.c src/lib/run_as.c src/lib/shell.c src/lib/str.c \
+             src/lib/strbuf.c src/lib/strvec.c src/lib/tls.c src/lib/usock.c src/model/end_cause.c src/model/framework.c
 LEAN_OBJS := $(LEAN_SRCS:%.c=$(BUILD)/%.o)
 DEPS     := $(OBJS:.o=.d) $(LEAN_OBJS:.o=.d)
 

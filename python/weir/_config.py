@@ -1,7 +1,8 @@
 """Where the server, its token and the object folder are: as the `weir` CLI finds them.
 
 server:  the argument, else $WEIR_SERVER, else http://127.0.0.1:8270 (a bare HOST:PORT
-         means http://HOST:PORT)
+         means http://HOST:PORT); an https:// server's certificate is verified against the
+         system's CAs and the file $WEIR_CA_FILE (tls_context)
 home:    the argument, else $WEIR_HOME, else ~/.weir (the server's home)
 token:   the argument, else $WEIR_TOKEN, else the file HOME/token
 objects: the argument, else $WEIR_OBJECTS, else HOME/objects: where arguments, results and
@@ -10,6 +11,7 @@ objects: the argument, else $WEIR_OBJECTS, else HOME/objects: where arguments, r
 """
 
 import os
+import ssl
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
@@ -48,3 +50,19 @@ def settings(server: Optional[str] = None, token: Optional[str] = None,
             token = None
     objs = Path(objects_dir or os.environ.get("WEIR_OBJECTS") or h / "objects")
     return Settings(srv, h, token, objs.absolute(), source)
+
+
+def tls_context() -> ssl.SSLContext:
+    """The TLS settings for an https:// server, as the CLI's: its certificate verified, with
+    its host name, against the system's CAs and the certificates of $WEIR_CA_FILE.  A
+    certificate in that file is trusted as it is, a CA's or the server's own: the server
+    gives its own launchers and tasks its certificate file by default (docs/security.md)."""
+    ctx = ssl.create_default_context()
+    ca = os.environ.get("WEIR_CA_FILE")
+    if ca:
+        try:
+            ctx.load_verify_locations(cafile=ca)
+        except (OSError, ssl.SSLError) as e:
+            raise ValueError("WEIR_CA_FILE %s: %s" % (ca, e)) from e
+        ctx.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN
+    return ctx

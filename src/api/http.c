@@ -15,6 +15,10 @@
  * MHD sees the end of the stream and closes and frees the connection
  * itself).  The same list gives the oldest pending head to close when too
  * many are pending.  MHD's own connection timeout is the idle one.
+ *
+ * TLS (http_tls_keys: the server's tls:): MHD_USE_TLS with the PEM texts,
+ * kept until the server is freed; MHD runs each handshake inside MHD_run,
+ * so nothing else here changes.
  */
 #include "api/http.h"
 
@@ -52,6 +56,7 @@
 	X(t, MHD_get_connection_values)         \
 	X(t, MHD_get_daemon_info)               \
 	X(t, MHD_get_timeout)                   \
+	X(t, MHD_is_feature_supported)          \
 	X(t, MHD_lookup_connection_value)       \
 	X(t, MHD_queue_response)                \
 	X(t, MHD_resume_connection)             \
@@ -69,6 +74,7 @@ DYNLIB_TABLE(mhd, MHD_FUNCS, WEIR_SONAME_MHD, "the HTTP server");
 #define MHD_get_connection_values (mhd.MHD_get_connection_values)
 #define MHD_get_daemon_info (mhd.MHD_get_daemon_info)
 #define MHD_get_timeout (mhd.MHD_get_timeout)
+#define MHD_is_feature_supported (mhd.MHD_is_feature_supported)
 #define MHD_lookup_connection_value (mhd.MHD_lookup_connection_value)
 #define MHD_queue_response (mhd.MHD_queue_response)
 #define MHD_resume_connection (mhd.MHD_resume_connection)
@@ -161,7 +167,9 @@ struct http_server {
 	 * turn that sent them does, or before the next request's handler. */
 	uv_idle_t idle;
 	struct http_request *done_first, **done_last;
-	bool tls; /* the daemon speaks TLS (never yet) */
+	bool tls;       /* the daemon speaks TLS */
+	char *tls_cert; /* its PEM texts, MHD's until the daemon stops */
+	char *tls_key;
 	struct wait_list heads, bodies;
 	unsigned max_heads, conn_limit;
 	uint64_t crowd_said_ms; /* when too many pending heads were last logged */
@@ -1048,14 +1056,26 @@ unsigned http_server_connection_limit(const struct http_server *srv)
 struct http_server *http_server_create(uv_loop_t *loop, const char *host, int port,
                                        http_handler_fn handler, void *arg, struct weir_error *err)
 {
-	return http_server_create_with(loop, host, port, NULL, handler, arg, err);
+	return http_server_create_with(loop, host, port, NULL, NULL, handler, arg, err);
+}
+
+static void free_tls(struct http_server *srv)
+{
+	free(srv->tls_cert);
+	if (srv->tls_key) {
+		explicit_bzero(srv->tls_key, strlen(srv->tls_key));
+		free(srv->tls_key);
+	}
+	srv->tls_cert = srv->tls_key = NULL;
 }
 
 struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, int port,
                                             const struct http_limits *limits,
+                                            const struct http_tls_keys *tls,
                                             http_handler_fn handler, void *arg,
                                             struct weir_error *err)
 {
+	struct MHD_OptionItem tls_opts[3] = {{MHD_OPTION_END, 0, NULL}};
 	struct http_limits lim = limits ? *limits : (struct http_limits){0};
 	struct http_server *srv;
 	struct sockaddr_storage ss;
@@ -1072,6 +1092,12 @@ struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, i
 		return NULL;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
+	if (tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "tls: this system's libmicrohttpd (%s) was built without TLS",
+		               WEIR_SONAME_MHD);
+		return NULL;
+	}
 	srv = calloc(1, sizeof *srv);
 	if (!srv) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -1080,6 +1106,18 @@ struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, i
 	srv->loop = loop;
 	srv->handler = handler;
 	srv->arg = arg;
+	if (tls) {
+		if (!(srv->tls_cert = strdup(tls->cert_pem)) ||
+		    !(srv->tls_key = strdup(tls->key_pem))) {
+			free_tls(srv);
+			free(srv);
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			return NULL;
+		}
+		flags |= MHD_USE_TLS;
+		tls_opts[0] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_CERT, 0, srv->tls_cert};
+		tls_opts[1] = (struct MHD_OptionItem){MHD_OPTION_HTTPS_MEM_KEY, 0, srv->tls_key};
+	}
 	srv->tls = (flags & MHD_USE_TLS) != 0;
 	if (!lim.header_timeout_s)
 		lim.header_timeout_s = HTTP_DEFAULT_HEADER_TIMEOUT_S;
@@ -1107,10 +1145,12 @@ struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, i
 	    (struct sockaddr *)&ss, MHD_OPTION_NOTIFY_COMPLETED, on_completed, srv,
 	    MHD_OPTION_NOTIFY_CONNECTION, on_connection, srv, MHD_OPTION_URI_LOG_CALLBACK, on_uri,
 	    srv, MHD_OPTION_CONNECTION_TIMEOUT, lim.idle_timeout_s, MHD_OPTION_CONNECTION_LIMIT,
-	    srv->conn_limit, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+	    srv->conn_limit, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_ARRAY,
+	    tls_opts, MHD_OPTION_END);
 	if (!srv->daemon) {
 		weir_error_set(err, WEIR_E_UNAVAILABLE,
-		               "cannot listen on %s:%d (address in use or not local?)", host, port);
+		               "cannot listen on %s:%d (address in use or not local?%s)", host,
+		               port, srv->tls ? " or libmicrohttpd refused the TLS keys" : "");
 		goto close_handles;
 	}
 	info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_LISTEN_FD);
@@ -1149,8 +1189,10 @@ static void free_on_close(uv_handle_t *h)
 {
 	struct http_server *srv = h->data;
 	/* libuv gives no order between the close callbacks */
-	if (--srv->open_handles == 0)
+	if (--srv->open_handles == 0) {
+		free_tls(srv);
 		free(srv);
+	}
 }
 
 void http_server_destroy(struct http_server *srv)

@@ -79,13 +79,26 @@ struct http_limits {
 #define HTTP_DEFAULT_IDLE_TIMEOUT_S 60u
 #define HTTP_DEFAULT_MAX_PENDING_HEADS 1024u
 
+/* The server's TLS: its certificate (then any intermediates) and its
+ * private key as PEM texts, checked beforehand (lib/tls.h's
+ * tls_server_keys_load()).  With them the server speaks HTTPS only: a
+ * client that speaks plain HTTP to it fails its handshake and is closed,
+ * answered nothing. */
+struct http_tls_keys {
+	const char *cert_pem;
+	const char *key_pem;
+};
+
 /* Listens on host:port (host a literal IPv4/IPv6 address or a name; port 0
- * picks a free one).  NULL with err when the address is bad or taken.
- * http_server_create() has the default limits. */
+ * picks a free one).  NULL with err when the address is bad or taken, or
+ * when TLS is asked for and this libmicrohttpd was built without it.
+ * http_server_create() has the default limits and no TLS; `tls` NULL:
+ * plain HTTP (the texts are copied). */
 struct http_server *http_server_create(uv_loop_t *loop, const char *host, int port,
                                        http_handler_fn handler, void *arg, struct weir_error *err);
 struct http_server *http_server_create_with(uv_loop_t *loop, const char *host, int port,
                                             const struct http_limits *limits,
+                                            const struct http_tls_keys *tls,
                                             http_handler_fn handler, void *arg,
                                             struct weir_error *err);
 /* The connection limit the server runs with (from RLIMIT_NOFILE). */
@@ -194,8 +207,8 @@ void http_request_respond_errorf(struct http_request *req, enum weir_error_kind 
 void http_request_respond_stream(struct http_request *req, int status, const char *content_type,
                                  http_stream_fn read_fn, void *arg, http_stream_free_fn free_fn);
 
-/* Whether the request came over TLS to this server (a daemon started with
- * TLS; none is today): what the session cookie's Secure follows. */
+/* Whether the request came over TLS (a server given http_tls_keys): what
+ * the session cookie's Secure follows. */
 bool http_request_is_tls(const struct http_request *req);
 
 /* A small number the handler keeps on the request across a redispatch

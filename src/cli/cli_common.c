@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/str.h"
+#include "lib/tls.h"
 #include "model/states.h"
 
 static char *home_default(void)
@@ -43,6 +45,31 @@ static char *read_token(const char *home)
 	return text;
 }
 
+/* $WEIR_CA_FILE, absolute (a relative one against the current folder);
+ * NULL when unset. */
+static char *ca_file_from_env(void)
+{
+	const char *f = getenv("WEIR_CA_FILE");
+	char cwd[4096];
+
+	if (!f || !*f)
+		return NULL;
+	if (f[0] == '/' || !getcwd(cwd, sizeof cwd))
+		return strdup(f);
+	return fs_join(cwd, f);
+}
+
+struct http_client *cli_ctx_http(const struct cli_ctx *ctx)
+{
+	struct http_client *c = http_client_create(ctx->server_url, ctx->token);
+
+	if (c && http_client_set_tls(c, &tls_http_ops, ctx->ca_file) < 0) {
+		http_client_destroy(c);
+		return NULL;
+	}
+	return c;
+}
+
 int cli_ctx_init(struct cli_ctx *ctx, const struct cli_globals *g, struct weir_error *err)
 {
 	const char *server = g->server;
@@ -72,7 +99,10 @@ int cli_ctx_init(struct cli_ctx *ctx, const struct cli_globals *g, struct weir_e
 		ctx->token = strdup(token);
 	else
 		ctx->token = read_token(ctx->home);
-	ctx->http = http_client_create(ctx->server_url, ctx->token);
+	if (getenv("WEIR_CA_FILE") && *getenv("WEIR_CA_FILE") &&
+	    !(ctx->ca_file = ca_file_from_env()))
+		goto oom;
+	ctx->http = cli_ctx_http(ctx);
 	if (!ctx->http)
 		goto oom;
 	return 0;
@@ -89,6 +119,7 @@ void cli_ctx_release(struct cli_ctx *ctx)
 	free(ctx->server_url);
 	free(ctx->home);
 	free(ctx->token);
+	free(ctx->ca_file);
 	memset(ctx, 0, sizeof *ctx);
 }
 
@@ -275,9 +306,22 @@ int cli_report(const struct cli_ctx *ctx, const struct cli_reply *r)
 	const char *m;
 	size_t n;
 
+	if (r->status == 0 && strstr(cli_reply_why(ctx, r), "certificate")) {
+		/* GnuTLS's words for a name the certificate does not carry */
+		bool name = strstr(cli_reply_why(ctx, r), "name in the certificate") != NULL;
+		cli_error("the weir server at %s: %s; %s (docs/security.md, \"TLS\")",
+		          ctx->server_url, cli_reply_why(ctx, r),
+		          name ? "reach it by a name or address its certificate carries"
+		               : "set WEIR_CA_FILE to the file of the CA that signed its "
+		                 "certificate");
+		return CLI_EXIT_UNREACHABLE;
+	}
 	if (r->status == 0) {
-		cli_error("cannot reach the weir server at %s: %s; is `weir server` running?",
-		          ctx->server_url, cli_reply_why(ctx, r));
+		cli_error("cannot reach the weir server at %s: %s; is `weir server` running%s?",
+		          ctx->server_url, cli_reply_why(ctx, r),
+		          strncmp(ctx->server_url, "http://", 7)
+		              ? ""
+		              : " (a server with tls: is reached at https://)");
 		return CLI_EXIT_UNREACHABLE;
 	}
 	m = reply_message(r);

@@ -44,6 +44,7 @@ struct cli_ctx {
 	char *server_url; /* --server, else WEIR_SERVER, else CLI_DEFAULT_SERVER */
 	char *home;       /* --home, else WEIR_HOME, else ~/.weir */
 	char *token;      /* WEIR_TOKEN, else HOME/token; NULL when neither exists */
+	char *ca_file;    /* WEIR_CA_FILE made absolute; NULL: the system's CAs only */
 	struct http_client *http;
 };
 
@@ -51,6 +52,10 @@ struct cli_ctx {
  * err (only when out of memory: a missing token is not an error here, the
  * server answers 401 and cli_report() explains). */
 int cli_ctx_init(struct cli_ctx *ctx, const struct cli_globals *g, struct weir_error *err);
+/* Another HTTP handle on the server (a log follower's): https:// URLs
+ * verified against the system's CAs and ctx->ca_file (lib/tls.h).  NULL on
+ * out of memory. */
+struct http_client *cli_ctx_http(const struct cli_ctx *ctx);
 /* Frees what init allocated; safe on a zeroed or released ctx. */
 void cli_ctx_release(struct cli_ctx *ctx);
 

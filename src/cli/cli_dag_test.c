@@ -480,6 +480,11 @@ static int load_server_config(struct server_config *cfg, const struct dag_test_o
 		else
 			free(def);
 	}
+	/* the test's server is a private one on loopback, its launchers told
+	 * http://: the server's tls: stays the server's */
+	free(cfg->tls_cert);
+	free(cfg->tls_key);
+	cfg->tls_cert = cfg->tls_key = NULL;
 	if (o->executor_local) {
 		cfg->executor_slurm = false;
 		for (size_t i = 0; i < cfg->n_queues; i++)

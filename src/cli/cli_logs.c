@@ -337,7 +337,7 @@ static int show_logs(struct cli_ctx *ctx, long long job, const char *role, long 
 		f->attempt = attempt;
 		f->index = cli_json_int(task, "index", 0);
 		f->role = http_url_escape(cli_json_str(task, "role", ""));
-		f->http = http_client_create(ctx->server_url, ctx->token);
+		f->http = cli_ctx_http(ctx);
 		cli_task_name(task, f->name, sizeof f->name);
 		snprintf(f->prefix, sizeof f->prefix, "%s| ", f->name);
 		if (!f->role || !f->http) {

@@ -38,6 +38,7 @@
 #include "lib/proc.h"
 #include "lib/str.h"
 #include "lib/strbuf.h"
+#include "lib/tls.h"
 #include "model/job_spec.h"
 
 #define EXIT_GANG_TIMEOUT 124
@@ -958,6 +959,12 @@ static int launch_run(struct launch *l, const char *server, const char *secret)
 	memset(&o, 0, sizeof o);
 	if (server && *server) {
 		l->http = http_client_create(server, secret);
+		/* an https server: verified with the file it names (docs/security.md) */
+		if (l->http &&
+		    http_client_set_tls(l->http, &tls_http_ops, getenv("WEIR_CA_FILE")) < 0) {
+			http_client_destroy(l->http);
+			l->http = NULL;
+		}
 		if (!l->http) {
 			log_error("out of memory");
 			return EXIT_LAUNCH_FAILED;

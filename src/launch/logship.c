@@ -13,6 +13,7 @@
 
 #include "lib/clock.h"
 #include "lib/http_client.h"
+#include "lib/tls.h"
 
 int logbuf_init(struct logbuf *b, size_t cap)
 {
@@ -200,7 +201,8 @@ struct logship *logship_create(const char *server, const char *token, long long 
 		goto fail;
 	ls->http = http_client_create(server, token);
 	r = http_url_escape(role);
-	if (!ls->http || !r)
+	if (!ls->http || !r ||
+	    http_client_set_tls(ls->http, &tls_http_ops, getenv("WEIR_CA_FILE")) < 0)
 		goto fail;
 	snprintf(ls->path, sizeof ls->path,
 	         "/api/v1/launch/log?job=%lld&role=%s&index=%d&attempt=%d", job, r, index, attempt);

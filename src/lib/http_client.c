@@ -4,11 +4,12 @@
  * starting that process is paid per task.  Linking libcurl pulls in about
  * thirty shared libraries (TLS, Kerberos, LDAP, ...), which we measured at
  * about 3.4 ms per exec on the project's machines, several times the cost
- * of starting the user's own program.  weir's peers are its own server on
- * plain HTTP, so this client speaks just that: Content-Length and chunked
- * bodies, keep-alive, timeouts.  https goes through the TLS layer a handle
- * is given (http_client_set_tls: the server's webhooks and sensors); this
- * file calls it through function pointers, so the launcher links no TLS.
+ * of starting the user's own program.  weir's peers are its own server, so
+ * this client speaks just HTTP/1.1: Content-Length and chunked bodies,
+ * keep-alive, timeouts.  https goes through the TLS layer a handle is given
+ * (http_client_set_tls: the server's webhooks and sensors, the CLI's and
+ * the launcher's server with tls:); this file calls it through function
+ * pointers, and lib/tls.c opens GnuTLS at its first session only.
  */
 #include "lib/http_client.h"
 

@@ -4,10 +4,10 @@
  * alive between requests (so a launcher's four calls use one TCP connection).
  *
  * https:// URLs need TLS, which this file does not link (the lean launcher
- * shares it and starts once per task): a program that links a TLS layer
- * gives it to the handles that may need it with http_client_set_tls()
- * (lib/tls.h's tls_http_ops); a handle without one answers an https URL
- * with an error saying so.
+ * shares it and starts once per task): a program gives a TLS layer to the
+ * handles that may need it with http_client_set_tls() (lib/tls.h's
+ * tls_http_ops, which opens GnuTLS at its first session only); a handle
+ * without one answers an https URL with an error saying so.
  */
 #ifndef WEIR_LIB_HTTP_CLIENT_H
 #define WEIR_LIB_HTTP_CLIENT_H

@@ -2,8 +2,8 @@
  *
  * GnuTLS is the library libmicrohttpd already loads into the server, so
  * https costs it no new shared library; it is opened at the first session
- * (below), so a CLI command never loads it; the lean launcher links none of this
- * (lib/http_client.c reaches it only through the handle's http_tls_ops).
+ * (below), so a CLI command or a launcher on http:// never loads it
+ * (lib/http_client.c reaches this only through the handle's http_tls_ops).
  * Loading the system's trust store takes milliseconds (about 14 ms for
  * Debian's 144 roots, measured on a loaded machine), which a thousand
  * sensors poking https would pay at every poke; so the credentials (the
@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "lib/dynlib.h"
+#include "lib/fs.h"
 
 /* GnuTLS, loaded at the first session (lib/dynlib.h), under tls_lock since
  * sessions start on any thread; not at every start of weir, which would
@@ -38,6 +39,7 @@
 	X(t, gnutls_free)                                  \
 	X(t, gnutls_certificate_allocate_credentials)      \
 	X(t, gnutls_certificate_free_credentials)          \
+	X(t, gnutls_certificate_set_x509_key_mem2)         \
 	X(t, gnutls_certificate_set_x509_system_trust)     \
 	X(t, gnutls_certificate_set_x509_trust_file)       \
 	X(t, gnutls_certificate_verification_status_print) \
@@ -54,12 +56,20 @@
 	X(t, gnutls_session_set_verify_cert)               \
 	X(t, gnutls_set_default_priority)                  \
 	X(t, gnutls_strerror)                              \
-	X(t, gnutls_transport_set_int2)
+	X(t, gnutls_transport_set_int2)                    \
+	X(t, gnutls_x509_crt_deinit)                       \
+	X(t, gnutls_x509_crt_get_expiration_time)          \
+	X(t, gnutls_x509_crt_import)                       \
+	X(t, gnutls_x509_crt_init)                         \
+	X(t, gnutls_x509_privkey_deinit)                   \
+	X(t, gnutls_x509_privkey_import2)                  \
+	X(t, gnutls_x509_privkey_init)
 /* clang-format on */
-DYNLIB_TABLE(gt, GT_FUNCS, WEIR_SONAME_GNUTLS, "TLS (https, SMTP over TLS)");
+DYNLIB_TABLE(gt, GT_FUNCS, WEIR_SONAME_GNUTLS, "TLS (https, SMTP over TLS, the server's tls:)");
 #define gnutls_bye (gt.gnutls_bye)
 #define gnutls_certificate_allocate_credentials (gt.gnutls_certificate_allocate_credentials)
 #define gnutls_certificate_free_credentials (gt.gnutls_certificate_free_credentials)
+#define gnutls_certificate_set_x509_key_mem2 (gt.gnutls_certificate_set_x509_key_mem2)
 #define gnutls_certificate_set_x509_system_trust (gt.gnutls_certificate_set_x509_system_trust)
 #define gnutls_certificate_set_x509_trust_file (gt.gnutls_certificate_set_x509_trust_file)
 #define gnutls_certificate_verification_status_print                                               \
@@ -78,6 +88,13 @@ DYNLIB_TABLE(gt, GT_FUNCS, WEIR_SONAME_GNUTLS, "TLS (https, SMTP over TLS)");
 #define gnutls_set_default_priority (gt.gnutls_set_default_priority)
 #define gnutls_strerror (gt.gnutls_strerror)
 #define gnutls_transport_set_int2 (gt.gnutls_transport_set_int2)
+#define gnutls_x509_crt_deinit (gt.gnutls_x509_crt_deinit)
+#define gnutls_x509_crt_get_expiration_time (gt.gnutls_x509_crt_get_expiration_time)
+#define gnutls_x509_crt_import (gt.gnutls_x509_crt_import)
+#define gnutls_x509_crt_init (gt.gnutls_x509_crt_init)
+#define gnutls_x509_privkey_deinit (gt.gnutls_x509_privkey_deinit)
+#define gnutls_x509_privkey_import2 (gt.gnutls_x509_privkey_import2)
+#define gnutls_x509_privkey_init (gt.gnutls_x509_privkey_init)
 static pthread_mutex_t tls_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static int tls_lib_load(struct weir_error *err)
@@ -271,7 +288,10 @@ static void verify_failure(struct tls_conn *t, struct weir_error *err)
 
 	if (gnutls_certificate_verification_status_print(status, GNUTLS_CRT_X509, &out, 0) == 0 &&
 	    out.data) {
-		snprintf(t->error, sizeof t->error, "certificate verification failed: %s",
+		size_t n = strlen((const char *)out.data);
+		while (n > 0 && (out.data[n - 1] == ' ' || out.data[n - 1] == '\n'))
+			n--;
+		snprintf(t->error, sizeof t->error, "certificate verification failed: %.*s", (int)n,
 		         (const char *)out.data);
 		(*gt.gnutls_free)(out.data); /* the library's variable: its free */
 	} else {
@@ -350,6 +370,115 @@ void tls_conn_destroy(struct tls_conn *t)
 	}
 	creds_put(t->creds);
 	free(t);
+}
+
+/* ---- a server's certificate and key ---- */
+
+/* The PEM text of `path`, or NULL with err naming the file as `what`
+ * (tls.cert or tls.key) and why. */
+static char *read_pem(const char *what, const char *path, const char *label, struct weir_error *err)
+{
+	size_t len = 0;
+	struct weir_error e = {0};
+	char *text = fs_read_file(path, &len, &e);
+
+	if (!text) {
+		weir_error_set(err, WEIR_E_INVALID, "%s %s: cannot read it: %s", what, path, e.msg);
+		return NULL;
+	}
+	if (strlen(text) != len || !strstr(text, label)) {
+		weir_error_set(err, WEIR_E_INVALID, "%s %s: expected PEM text holding a line %s",
+		               what, path, label);
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static gnutls_datum_t datum(char *text)
+{
+	return (gnutls_datum_t){(unsigned char *)text, (unsigned)strlen(text)};
+}
+
+int tls_server_keys_load(const char *cert_file, const char *key_file, struct tls_server_keys *out,
+                         struct weir_error *err)
+{
+	gnutls_x509_crt_t crt = NULL;
+	gnutls_x509_privkey_t key = NULL;
+	gnutls_certificate_credentials_t cred = NULL;
+	gnutls_datum_t c, k;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if (!(out->cert_pem =
+	          read_pem("tls.cert", cert_file, "-----BEGIN CERTIFICATE-----", err)) ||
+	    !(out->key_pem = read_pem("tls.key", key_file, "PRIVATE KEY-----", err)))
+		goto fail;
+	if (strstr(out->key_pem, "ENCRYPTED")) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "tls.key %s: the key is encrypted (it has a passphrase), which the "
+		               "server cannot type at start: write it out without one (openssl "
+		               "pkey -in KEY -out NEW), readable by the server's user only",
+		               key_file);
+		goto fail;
+	}
+	if (tls_lib_load(err) < 0)
+		goto fail;
+	c = datum(out->cert_pem);
+	k = datum(out->key_pem);
+	if ((rc = gnutls_x509_crt_init(&crt)) < 0 || (rc = gnutls_x509_privkey_init(&key)) < 0 ||
+	    (rc = gnutls_certificate_allocate_credentials(&cred)) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "TLS: %s", gnutls_strerror(rc));
+		goto fail;
+	}
+	if ((rc = gnutls_x509_crt_import(crt, &c, GNUTLS_X509_FMT_PEM)) < 0) {
+		weir_error_set(err, WEIR_E_INVALID, "tls.cert %s: not a certificate: %s", cert_file,
+		               gnutls_strerror(rc));
+		goto fail;
+	}
+	out->not_after = gnutls_x509_crt_get_expiration_time(crt);
+	if ((rc = gnutls_x509_privkey_import2(key, &k, GNUTLS_X509_FMT_PEM, NULL, 0)) < 0) {
+		weir_error_set(err, WEIR_E_INVALID, "tls.key %s: not a private key: %s", key_file,
+		               gnutls_strerror(rc));
+		goto fail;
+	}
+	rc = gnutls_certificate_set_x509_key_mem2(cred, &c, &k, GNUTLS_X509_FMT_PEM, NULL, 0);
+	if (rc == GNUTLS_E_CERTIFICATE_KEY_MISMATCH) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "tls.key %s is not the key of the certificate tls.cert %s", key_file,
+		               cert_file);
+		goto fail;
+	}
+	if (rc < 0) {
+		weir_error_set(err, WEIR_E_INVALID, "tls.cert %s with tls.key %s: %s", cert_file,
+		               key_file, gnutls_strerror(rc));
+		goto fail;
+	}
+	gnutls_certificate_free_credentials(cred);
+	gnutls_x509_privkey_deinit(key);
+	gnutls_x509_crt_deinit(crt);
+	return 0;
+fail:
+	if (cred)
+		gnutls_certificate_free_credentials(cred);
+	if (key)
+		gnutls_x509_privkey_deinit(key);
+	if (crt)
+		gnutls_x509_crt_deinit(crt);
+	tls_server_keys_release(out);
+	return -1;
+}
+
+void tls_server_keys_release(struct tls_server_keys *k)
+{
+	if (!k)
+		return;
+	free(k->cert_pem);
+	if (k->key_pem) {
+		explicit_bzero(k->key_pem, strlen(k->key_pem));
+		free(k->key_pem);
+	}
+	memset(k, 0, sizeof *k);
 }
 
 /* ---- the HTTP client's shape ---- */

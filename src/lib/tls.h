@@ -1,5 +1,7 @@
 /* tls.h: a TLS client session over a connected socket (GnuTLS), for the
- * HTTP client's https:// URLs and SMTP's STARTTLS.
+ * HTTP client's https:// URLs (webhooks, sensors; the CLI's and launchers'
+ * server with tls:) and SMTP's STARTTLS; and the server's own certificate
+ * and key read and checked for its tls: (tls_server_keys_load()).
  *
  * The peer is always verified: its chain against the system's trust store
  * (and, when given, the certificates of one more CA file, PEM), and its name
@@ -24,6 +26,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "lib/error.h"
 #include "lib/http_client.h"
@@ -57,6 +60,24 @@ const char *tls_conn_error(const struct tls_conn *t);
 
 /* Sends close_notify (once, without waiting) and frees the session. */
 void tls_conn_destroy(struct tls_conn *t);
+
+/* A server's certificate and key (`weir server`'s tls:), as PEM texts. */
+struct tls_server_keys {
+	char *cert_pem;   /* the certificate, then any intermediates */
+	char *key_pem;    /* its private key, without a passphrase */
+	time_t not_after; /* the certificate's end of validity */
+};
+
+/* Reads cert_file and key_file and checks them: each readable PEM text, the
+ * certificate one GnuTLS reads, the key not encrypted (a passphrase no one
+ * types at a server's start: refused, saying how to remove it), and the key
+ * the certificate's.  0 with *out filled (tls_server_keys_release()), or -1
+ * with err (WEIR_E_INVALID) naming the file ("tls.cert PATH: ..." or
+ * "tls.key PATH: ...") and what is wrong. */
+int tls_server_keys_load(const char *cert_file, const char *key_file, struct tls_server_keys *out,
+                         struct weir_error *err);
+/* Frees the texts (the key's wiped first); safe on a zeroed struct. */
+void tls_server_keys_release(struct tls_server_keys *k);
 
 /* These functions in the HTTP client's shape: http_client_set_tls(c,
  * &tls_http_ops, ca_file) lets a handle speak https. */

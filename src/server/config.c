@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <jansson.h>
 
@@ -99,6 +100,9 @@ void server_config_release(struct server_config *cfg)
 	free(cfg->dags_dir);
 	free(cfg->task_user);
 	free(cfg->sensitive_names);
+	free(cfg->tls_cert);
+	free(cfg->tls_key);
+	free(cfg->tls_ca_file);
 	free_pools(cfg);
 	free_users(cfg);
 	free_gpus(cfg);
@@ -175,6 +179,17 @@ static int set_str(char **dst, const char *v, struct weir_error *err)
 	return 0;
 }
 
+/* --tls-cert or --tls-key: a file, kept as given (made absolute by
+ * server_config_load()). */
+static int set_tls_flag(struct server_config *cfg, char **dst, const char *flag, const char *v,
+                        struct weir_error *err)
+{
+	if (!*v)
+		return weir_error_set(err, WEIR_E_INVALID, "%s: expected a file", flag);
+	cfg->tls_from_cli = true;
+	return set_str(dst, v, err);
+}
+
 int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
                              struct weir_error *err)
 {
@@ -184,7 +199,7 @@ int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
 
 		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			printf("usage: weir server [--listen HOST:PORT] [--home DIR] [--config "
-			       "FILE] [--dags DIR]\n");
+			       "FILE] [--dags DIR] [--tls-cert FILE --tls-key FILE]\n");
 			return 1;
 		}
 		if ((r = take_value(argc, argv, &i, "--listen", &v, err)) != 0) {
@@ -208,14 +223,25 @@ int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
 				return weir_error_set(err, WEIR_E_INVALID,
 				                      "--dags: expected a directory");
 			cfg->dags_from_cli = true;
+		} else if ((r = take_value(argc, argv, &i, "--tls-cert", &v, err)) != 0) {
+			if (r < 0 || set_tls_flag(cfg, &cfg->tls_cert, "--tls-cert", v, err) < 0)
+				return -1;
+		} else if ((r = take_value(argc, argv, &i, "--tls-key", &v, err)) != 0) {
+			if (r < 0 || set_tls_flag(cfg, &cfg->tls_key, "--tls-key", v, err) < 0)
+				return -1;
 		} else {
 			return weir_error_set(err, WEIR_E_INVALID,
 			                      "weir server: unknown argument \"%s\" (expected "
-			                      "--listen HOST:PORT, --home DIR, --config FILE or "
-			                      "--dags DIR)",
+			                      "--listen HOST:PORT, --home DIR, --config FILE, "
+			                      "--dags DIR, --tls-cert FILE or --tls-key FILE)",
 			                      argv[i]);
 		}
 	}
+	if (!cfg->tls_cert != !cfg->tls_key)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "--tls-cert and --tls-key go together (the certificate and "
+		                      "its key); %s is missing",
+		                      cfg->tls_cert ? "--tls-key" : "--tls-cert");
 	return 0;
 }
 
@@ -600,6 +626,60 @@ static int apply_users(struct server_config *cfg, json_t *u, const char *origin,
 	return 0;
 }
 
+/* `tls: {cert: PATH, key: PATH, ca_file: PATH}`; flags given win. */
+static int apply_tls(struct server_config *cfg, json_t *t, const char *origin,
+                     struct weir_error *err)
+{
+	const char *key;
+	json_t *v;
+	char *cert = NULL, *pkey = NULL, *ca = NULL;
+
+	if (!json_is_object(t) || !json_object_get(t, "cert") || !json_object_get(t, "key"))
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "%s: tls: expected a mapping with cert (the certificate's "
+		                      "PEM file) and key (its private key's), and optionally "
+		                      "ca_file",
+		                      origin);
+	json_object_foreach(t, key, v)
+	{
+		char **dst = !strcmp(key, "cert")      ? &cert
+		             : !strcmp(key, "key")     ? &pkey
+		             : !strcmp(key, "ca_file") ? &ca
+		                                       : NULL;
+		if (!dst) {
+			weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "%s: tls.%s: unknown setting (expected cert, key or ca_file)", origin,
+			    key);
+			goto fail;
+		}
+		if (!json_is_string(v) || !json_string_length(v)) {
+			weir_error_set(err, WEIR_E_INVALID, "%s: tls.%s: expected a file's path",
+			               origin, key);
+			goto fail;
+		}
+		if (set_str(dst, json_string_value(v), err) < 0)
+			goto fail;
+	}
+	if (!cfg->tls_from_cli) {
+		free(cfg->tls_cert);
+		free(cfg->tls_key);
+		cfg->tls_cert = cert;
+		cfg->tls_key = pkey;
+		cert = pkey = NULL;
+	}
+	free(cfg->tls_ca_file);
+	cfg->tls_ca_file = ca;
+	free(cert);
+	free(pkey);
+	return 0;
+fail:
+	free(cert);
+	free(pkey);
+	free(ca);
+	return -1;
+}
+
 /* `http: {header_timeout_seconds, body_timeout_seconds, idle_timeout_seconds,
  * max_pending_heads, secure_cookie}` */
 /* retention: {older_than: 90d, every: 1d} */
@@ -876,6 +956,9 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 		} else if (!strcmp(key, "http")) {
 			if (apply_http(cfg, v, origin, err) < 0)
 				goto out;
+		} else if (!strcmp(key, "tls")) {
+			if (apply_tls(cfg, v, origin, err) < 0)
+				goto out;
 		} else if (!strcmp(key, "retention")) {
 			if (apply_retention(cfg, v, origin, err) < 0)
 				goto out;
@@ -942,7 +1025,7 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 			weir_error_set(
 			    err, WEIR_E_INVALID,
 			    "%s: %s: unknown setting (expected listen, resources, "
-			    "kill_grace_seconds, dags, pools, users, http, executor, "
+			    "kill_grace_seconds, dags, pools, users, http, tls, executor, "
 			    "log_transport, task_user, slurm, queues, connections, variables, "
 			    "sensitive_var_conn_names, dag_folder_symlinks or "
 			    "dagbag_import_timeout)",
@@ -954,6 +1037,34 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 out:
 	json_decref(root);
 	return rc;
+}
+
+/* A TLS path made absolute: against `base` (the home for the file's
+ * paths; the current folder for the flags'). */
+static int path_absolute(char **p, const char *base, struct weir_error *err)
+{
+	char *abs;
+
+	if (!*p || (*p)[0] == '/')
+		return 0;
+	if (!(abs = fs_join(base, *p)))
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	free(*p);
+	*p = abs;
+	return 0;
+}
+
+static int tls_paths_absolute(struct server_config *cfg, struct weir_error *err)
+{
+	char cwd[4096];
+	const char *flags_base = getcwd(cwd, sizeof cwd) ? cwd : ".";
+	const char *cert_base = cfg->tls_from_cli ? flags_base : cfg->home;
+
+	if (path_absolute(&cfg->tls_cert, cert_base, err) < 0 ||
+	    path_absolute(&cfg->tls_key, cert_base, err) < 0 ||
+	    path_absolute(&cfg->tls_ca_file, cfg->home, err) < 0)
+		return -1;
+	return 0;
 }
 
 int server_config_load(struct server_config *cfg, struct weir_error *err)
@@ -999,6 +1110,8 @@ out:
 			cfg->dags_dir = d;
 		}
 	}
+	if (rc == 0)
+		rc = tls_paths_absolute(cfg, err);
 	free(text);
 	free(path);
 	return rc;

@@ -99,6 +99,15 @@ struct server_config {
 	unsigned http_header_timeout_s, http_body_timeout_s, http_idle_timeout_s;
 	unsigned http_max_pending_heads;
 	bool http_secure_cookie;
+	/* `tls: {cert, key, ca_file}` (or --tls-cert, --tls-key): the server
+	 * speaks HTTPS only, with this certificate (PEM, then any
+	 * intermediates) and its key (PEM, no passphrase); ca_file: what the
+	 * server's own launchers and tasks verify it with (their
+	 * WEIR_CA_FILE), default the certificate file itself.  Absolute after
+	 * server_config_load() (a file's relative path is the home's, a
+	 * flag's the current folder's); NULL: plain HTTP. */
+	char *tls_cert, *tls_key, *tls_ca_file;
+	bool tls_from_cli;
 	/* `retention: {older_than, every}`: a clean of what ended more than
 	 * older_than seconds ago (server/db_clean.h), every `every` seconds
 	 * (default a day) from the start; 0: none */
@@ -123,7 +132,8 @@ void server_config_init(struct server_config *cfg);
 void server_config_release(struct server_config *cfg);
 
 /* Reads `weir server` flags (argv[0] is "server"): --listen HOST:PORT,
- * --home DIR, --config FILE, --dags DIR (also --flag=value).  -1 with err
+ * --home DIR, --config FILE, --dags DIR, --tls-cert FILE, --tls-key FILE
+ * (also --flag=value; the two TLS flags go together).  -1 with err
  * (WEIR_E_INVALID) naming the flag.  Returns 1 (and prints usage) for
  * --help. */
 int server_config_parse_args(struct server_config *cfg, int argc, char **argv,
@@ -140,14 +150,15 @@ int server_config_parse_listen(const char *text, char **host, int *port, struct 
  * queues {name: {executor, and for slurm the keys of slurm}},
  * connections {id: URI or {conn_type, host, port, login, password, schema,
  * extra, description}}, variables {key: text, or any YAML value, kept as
- * its JSON text}).  Unknown keys
+ * its JSON text}, tls {cert, key, ca_file}).  Unknown keys
  * are errors.  A listen or dags given on
  * the command line is kept.  `origin` names the file in errors. */
 int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t len,
                              const char *origin, struct weir_error *err);
 
 /* Fills the home default and loads the config file when there is one
- * (--config must exist; HOME/weir.yaml may be absent). */
+ * (--config must exist; HOME/weir.yaml may be absent); makes the TLS
+ * paths absolute. */
 int server_config_load(struct server_config *cfg, struct weir_error *err);
 
 #endif

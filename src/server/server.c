@@ -9,6 +9,7 @@
  */
 #include "server/server.h"
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <limits.h>
 #include <signal.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <uv.h>
@@ -27,6 +29,7 @@
 #include "launch/cgroup.h"
 #include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/tls.h"
 #include "sched/alloc.h"
 #include "server/config.h"
 #include "server/config_view.h"
@@ -67,17 +70,50 @@ static void on_signal(uv_signal_t *h, int signum)
 }
 
 /* The address launchers call back on: loopback when listening on every
- * address or on loopback, else the address itself. */
-static char *callback_url(const char *host, int port)
+ * address or on loopback, else the address itself; https with tls:. */
+static char *callback_url(const char *host, int port, bool tls)
 {
 	char *url = NULL;
 	const char *h = host;
 
 	if (!h || !*h || !strcmp(h, "0.0.0.0") || !strcmp(h, "::") || !strcmp(h, "localhost"))
 		h = "127.0.0.1";
-	if (asprintf(&url, strchr(h, ':') ? "http://[%s]:%d" : "http://%s:%d", h, port) < 0)
+	if (asprintf(&url, strchr(h, ':') ? "%s://[%s]:%d" : "%s://%s:%d", tls ? "https" : "http",
+	             h, port) < 0)
 		return NULL;
 	return url;
+}
+
+/* Whether a listen address reaches this machine only. */
+static bool listen_is_loopback(const char *host)
+{
+	struct in_addr a4;
+	struct in6_addr a6;
+
+	if (!strcmp(host, "localhost"))
+		return true;
+	if (inet_pton(AF_INET, host, &a4) == 1)
+		return (ntohl(a4.s_addr) >> 24) == 127;
+	return inet_pton(AF_INET6, host, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+}
+
+/* tls: the certificate and key read and checked (lib/tls.h); a key others
+ * may read, or a certificate out of date, said in the log. */
+static int load_tls(const struct server_config *cfg, struct tls_server_keys *keys,
+                    struct weir_error *err)
+{
+	struct stat st;
+
+	if (tls_server_keys_load(cfg->tls_cert, cfg->tls_key, keys, err) < 0)
+		return -1;
+	if (stat(cfg->tls_key, &st) == 0 && (st.st_mode & 077))
+		log_warn("tls.key %s: its group or others may read it (mode %04o): whoever reads "
+		         "it can pose as this server; chmod 600 it",
+		         cfg->tls_key, (unsigned)(st.st_mode & 07777));
+	if (keys->not_after != (time_t)-1 && keys->not_after < time(NULL))
+		log_warn("tls.cert %s: it expired (at %lld, seconds since 1970): clients refuse it",
+		         cfg->tls_cert, (long long)keys->not_after);
+	return 0;
 }
 
 int server_prepare_home(struct server_config *cfg, struct weir_error *err)
@@ -230,6 +266,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
                         struct weir_error *err)
 {
 	char *db = NULL;
+	struct tls_server_keys keys = {0};
 	int rc = -1;
 
 	memset(p, 0, sizeof *p);
@@ -302,7 +339,12 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	}
 	api_set_users_ops(p->api, users_api_ops(), p->users);
 	api_set_secure_cookie(p->api, cfg->http_secure_cookie);
+	if (cfg->tls_cert && load_tls(cfg, &keys, err) < 0) {
+		rc = -2;
+		goto out;
+	}
 	{
+		struct http_tls_keys tls = {keys.cert_pem, keys.key_pem};
 		struct http_limits lim = {
 		    .header_timeout_s = cfg->http_header_timeout_s,
 		    .body_timeout_s = cfg->http_body_timeout_s,
@@ -311,8 +353,10 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		};
 		unsigned long nofile = http_raise_nofile_limit();
 
-		p->http = http_server_create_with(loop, cfg->listen_host, cfg->listen_port, &lim,
-		                                  api_handle, p->api, err);
+		p->http =
+		    http_server_create_with(loop, cfg->listen_host, cfg->listen_port, &lim,
+		                            cfg->tls_cert ? &tls : NULL, api_handle, p->api, err);
+		tls_server_keys_release(&keys);
 		if (!p->http)
 			goto out;
 		log_info("HTTP: at most %u connections (open files: %lu)",
@@ -321,7 +365,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	http_server_set_done(p->http, api_request_done, p->api);
 	/* nothing leaves before its turn is stored (job_manager_turn_end()) */
 	http_server_set_before_answer(p->http, turn_end_before_answer, p->jm);
-	p->url = callback_url(cfg->listen_host, http_server_port(p->http));
+	p->url = callback_url(cfg->listen_host, http_server_port(p->http), cfg->tls_cert != NULL);
 	if (!p->url || notifier_set_base_url(p->notifier, p->url) < 0) {
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
@@ -375,6 +419,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 out:
 	if (rc < 0)
 		server_parts_stop(p);
+	tls_server_keys_release(&keys);
 	free(db);
 	return rc;
 }
@@ -472,6 +517,7 @@ int server_main(int argc, char **argv)
 	struct task_user tu;
 	struct cgroup_support cg;
 	int rc = 1, r;
+	const char *scheme;
 
 	memset(&s, 0, sizeof s);
 	server_config_init(&cfg);
@@ -487,6 +533,13 @@ int server_main(int argc, char **argv)
 	if (server_config_load(&cfg, &err) < 0) {
 		log_error("%s", err.msg);
 		rc = 2;
+		goto out;
+	}
+	/* the server's own launchers and tasks verify its certificate with
+	 * this file (lib/tls.h): set before any thread reads the environment */
+	if (cfg.tls_cert &&
+	    setenv("WEIR_CA_FILE", cfg.tls_ca_file ? cfg.tls_ca_file : cfg.tls_cert, 1) < 0) {
+		log_error("WEIR_CA_FILE: %s", strerror(errno));
 		goto out;
 	}
 	/* what the server makes is its own (folders 0711, files 0600); a task
@@ -513,11 +566,17 @@ int server_main(int argc, char **argv)
 		rc = r == -2 ? 2 : 1;
 		goto out_loop;
 	}
+	scheme = cfg.tls_cert ? "https" : "http";
 
+	if (!cfg.tls_cert && !listen_is_loopback(cfg.listen_host))
+		log_warn("listening on %s without TLS: tokens and passwords cross the network in "
+		         "clear, readable by anyone on the path; give tls: {cert, key} "
+		         "(docs/security.md)",
+		         cfg.listen_host);
 	if (cfg.executor_slurm) {
-		printf("weir server: listening on http://%s%s%s:%d, home %s, executor: slurm "
+		printf("weir server: listening on %s://%s%s%s:%d, home %s, executor: slurm "
 		       "(resources: Slurm's)\n",
-		       strchr(cfg.listen_host, ':') ? "[" : "", cfg.listen_host,
+		       scheme, strchr(cfg.listen_host, ':') ? "[" : "", cfg.listen_host,
 		       strchr(cfg.listen_host, ':') ? "]" : "", http_server_port(p->http),
 		       cfg.home);
 		fflush(stdout);
@@ -527,9 +586,9 @@ int server_main(int argc, char **argv)
 		for (size_t i = 0; i < p->node.n_gpus && off < sizeof gpus - 2; i++)
 			off += (size_t)snprintf(gpus + off, sizeof gpus - off, "%s%s", i ? "," : "",
 			                        p->node.gpu_ids[i]);
-		printf("weir server: listening on http://%s%s%s:%d, home %s, resources: %d vcores, "
+		printf("weir server: listening on %s://%s%s%s:%d, home %s, resources: %d vcores, "
 		       "%s memory, %zu gpus%s%s%s\n",
-		       strchr(cfg.listen_host, ':') ? "[" : "", cfg.listen_host,
+		       scheme, strchr(cfg.listen_host, ':') ? "[" : "", cfg.listen_host,
 		       strchr(cfg.listen_host, ':') ? "]" : "", http_server_port(p->http), cfg.home,
 		       p->node.vcores, alloc_format_memory(p->node.memory_mb, mem, sizeof mem),
 		       p->node.n_gpus, p->node.n_gpus ? " (" : "", gpus, p->node.n_gpus ? ")" : "");

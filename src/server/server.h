@@ -58,7 +58,7 @@ struct server_parts {
 	struct users *users;        /* the users and person's tokens (server/users.h) */
 	struct executor *exec;      /* the local backend */
 	struct executor *exec_gang; /* Slurm, when `executor: slurm` or a queue uses it */
-	char *url;                  /* where launchers call back, "http://127.0.0.1:PORT" */
+	char *url; /* where launchers call back, "http://127.0.0.1:PORT" ("https://" with tls:) */
 	bool stopped;
 };
 
@@ -68,8 +68,9 @@ int server_prepare_home(struct server_config *cfg, struct weir_error *err);
 
 /* Makes the parts of `p` (zeroed by the call) from a prepared cfg (home,
  * dags_dir, listen host and port (0: any free port), resources, pools,
- * users, kill grace), borrowed for the call.  0; -1 with err when a part
- * cannot be made; -2 with err for a bad configuration (users).  On failure
+ * users, kill grace, tls), borrowed for the call.  0; -1 with err when a part
+ * cannot be made; -2 with err for a bad configuration (users, the TLS
+ * files).  On failure
  * the parts made are stopped: run the loop, then server_parts_release(). */
 int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_config *cfg,
                         struct weir_error *err);

@@ -69,9 +69,18 @@ def test_an_empty_token_file_is_no_token(home):
     assert _config.settings().token is None
 
 
-def test_the_client_takes_its_settings_and_refuses_https(home):
+def test_the_client_takes_its_settings_and_https(home, monkeypatch, tmp_path):
+    import ssl
     import weir
     c = weir.Client("127.0.0.1:1", token="t")
     assert c.server == "http://127.0.0.1:1" and c.settings.token == "t"
-    with pytest.raises(ValueError, match="only http://"):
+    with pytest.raises(ValueError, match="http:// or https://"):
+        weir.Client("ftp://127.0.0.1:1")
+    # https: verified, with its name, against the system's CAs and WEIR_CA_FILE
+    monkeypatch.delenv("WEIR_CA_FILE", raising=False)
+    ctx = _config.tls_context()
+    assert ctx.verify_mode == ssl.CERT_REQUIRED and ctx.check_hostname
+    assert weir.Client("https://weir.example").server == "https://weir.example"
+    monkeypatch.setenv("WEIR_CA_FILE", str(tmp_path / "nope.pem"))
+    with pytest.raises(ValueError, match="WEIR_CA_FILE .*nope.pem"):
         weir.Client("https://127.0.0.1:1")

@@ -164,6 +164,7 @@ class Server:
         self.proc = None
         self.mark = "weir-systest-" + uuid.uuid4().hex
         self.url = "http://127.0.0.1:%d" % port
+        self.ssl_context = None  # an https:// url's verification (tests/system/test_tls.py)
         self.log_path = self.home.parent / ("%s-%d.log" % (name, port))
         self._log = None
         self._token = None
@@ -273,7 +274,7 @@ class Server:
             hdrs["Authorization"] = "Bearer " + token
         req = urllib.request.Request(self.url + path, data=data, method=method, headers=hdrs)
         try:
-            with urllib.request.urlopen(req, timeout=timeout) as r:
+            with urllib.request.urlopen(req, timeout=timeout, context=self.ssl_context) as r:
                 return r.status, dict(r.headers), r.read()
         except urllib.error.HTTPError as e:
             return e.code, dict(e.headers), e.read()

@@ -4,6 +4,7 @@ API's errors as exceptions (ApiError, ResourceError for a 422, ServerUnreachable
 import http.client
 import json
 import os
+import ssl
 import threading
 import urllib.parse
 from typing import Any, Dict, List, Mapping, NoReturn, Optional, Tuple, Union, cast
@@ -30,10 +31,11 @@ class HttpClient:
         self.server = s.server
         self.timeout = timeout
         u = urllib.parse.urlsplit(s.server)
-        if u.scheme != "http":
-            raise ValueError("server %r: only http:// is served by weir" % s.server)
+        if u.scheme not in ("http", "https"):
+            raise ValueError("server %r: expected an http:// or https:// URL" % s.server)
         self._host = u.hostname or "127.0.0.1"
-        self._port = u.port or 80
+        self._port = u.port or (443 if u.scheme == "https" else 80)
+        self._tls = _config.tls_context() if u.scheme == "https" else None
         self._prefix = u.path.rstrip("/")
         self._local = threading.local()
 
@@ -44,7 +46,11 @@ class HttpClient:
     def _conn(self, timeout: float) -> http.client.HTTPConnection:
         c: Optional[http.client.HTTPConnection] = getattr(self._local, "conn", None)
         if c is None:
-            c = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
+            if self._tls is not None:
+                c = http.client.HTTPSConnection(self._host, self._port, timeout=timeout,
+                                                context=self._tls)
+            else:
+                c = http.client.HTTPConnection(self._host, self._port, timeout=timeout)
             self._local.conn = c
         c.timeout = timeout
         if c.sock is not None:
@@ -96,6 +102,14 @@ class HttpClient:
                 self._drop()  # a kept-alive connection the server closed: once more
                 if tries:
                     raise ServerUnreachable("weir server at %s: %s" % (self.server, e)) from e
+            except ssl.SSLCertVerificationError as e:
+                self._drop()
+                hint = ("reach it by a name or address its certificate carries"
+                        if "mismatch" in str(e.verify_message).lower() else
+                        "set WEIR_CA_FILE to the file of the CA that signed it")
+                raise ServerUnreachable("the weir server at %s: its certificate did not "
+                                        "verify: %s; %s" % (self.server, e.verify_message,
+                                                            hint)) from e
             except OSError as e:
                 self._drop()
                 raise ServerUnreachable("cannot reach the weir server at %s: %s; is `weir "

@@ -325,6 +325,79 @@ static void test_retention(void **state)
 	expect_yaml_error("retention:\n  older_than: 1d\n  every: 0\n", "retention.every");
 }
 
+/* tls: {cert, key, ca_file}, --tls-cert/--tls-key: both or neither, the
+ * flags over the file, paths made absolute (the file's against the home) */
+static void test_tls(void **state)
+{
+	struct server_config cfg;
+	struct weir_error err = {0};
+	const char *text = "tls:\n  cert: tls/w.pem\n  key: /etc/w.key\n  ca_file: ca.pem\n";
+	char *flags[] = {"server", "--tls-cert", "/a/c.pem", "--tls-key=/a/c.key"};
+	char *half[] = {"server", "--tls-key", "k.pem"};
+	char *empty[] = {"server", "--tls-cert="};
+
+	(void)state;
+	server_config_init(&cfg);
+	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "w.yaml", &err), 0);
+	assert_string_equal(cfg.tls_cert, "tls/w.pem");
+	assert_string_equal(cfg.tls_key, "/etc/w.key");
+	assert_string_equal(cfg.tls_ca_file, "ca.pem");
+	server_config_release(&cfg);
+
+	/* the flags win over the file's cert and key */
+	server_config_init(&cfg);
+	assert_int_equal(server_config_parse_args(&cfg, 4, flags, &err), 0);
+	assert_true(cfg.tls_from_cli);
+	assert_int_equal(server_config_apply_yaml(&cfg, text, strlen(text), "w.yaml", &err), 0);
+	assert_string_equal(cfg.tls_cert, "/a/c.pem");
+	assert_string_equal(cfg.tls_key, "/a/c.key");
+	assert_string_equal(cfg.tls_ca_file, "ca.pem");
+	server_config_release(&cfg);
+
+	server_config_init(&cfg);
+	assert_int_equal(server_config_parse_args(&cfg, 3, half, &err), -1);
+	assert_non_null(strstr(err.msg, "--tls-cert"));
+	server_config_release(&cfg);
+	server_config_init(&cfg);
+	assert_int_equal(server_config_parse_args(&cfg, 2, empty, &err), -1);
+	assert_non_null(strstr(err.msg, "--tls-cert: expected a file"));
+	server_config_release(&cfg);
+
+	/* loaded: the file's relative paths are the home's */
+	{
+		char dir[] = "/tmp/weir-test-tls-XXXXXX";
+		char path[256];
+		FILE *f;
+
+		assert_non_null(mkdtemp(dir));
+		snprintf(path, sizeof path, "%s/w.yaml", dir);
+		f = fopen(path, "w");
+		assert_non_null(f);
+		fputs(text, f);
+		fclose(f);
+		server_config_init(&cfg);
+		cfg.home = strdup(dir);
+		cfg.config_path = strdup(path);
+		assert_int_equal(server_config_load(&cfg, &err), 0);
+		snprintf(path, sizeof path, "%s/tls/w.pem", dir);
+		assert_string_equal(cfg.tls_cert, path);
+		assert_string_equal(cfg.tls_key, "/etc/w.key");
+		snprintf(path, sizeof path, "%s/ca.pem", dir);
+		assert_string_equal(cfg.tls_ca_file, path);
+		server_config_release(&cfg);
+		snprintf(path, sizeof path, "%s/w.yaml", dir);
+		unlink(path);
+		rmdir(dir);
+	}
+
+	expect_yaml_error("tls:\n  cert: c.pem\n", "tls: expected a mapping with cert");
+	expect_yaml_error("tls: yes\n", "tls:");
+	expect_yaml_error("tls:\n  cert: c.pem\n  key: k.pem\n  password: x\n",
+	                  "tls.password: unknown");
+	expect_yaml_error("tls:\n  cert: c.pem\n  key: 3\n", "tls.key: expected a file");
+	expect_yaml_error("tls:\n  cert: c.pem\n  key: \"\"\n", "tls.key");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -340,6 +413,7 @@ int main(void)
 	    cmocka_unit_test(test_secrets),
 	    cmocka_unit_test(test_http),
 	    cmocka_unit_test(test_retention),
+	    cmocka_unit_test(test_tls),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
