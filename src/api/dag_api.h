@@ -115,6 +115,11 @@ struct dag_api_ops {
 	 * after */
 	int (*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
 	                 struct dag_run_row *out, struct weir_error *err);
+	/* PATCH .../dagRuns/{run_id}/setNote: the run's note set to `text` ("": none) by
+	 * `user` (who the request authenticated as); the run after.  WEIR_E_INVALID for a
+	 * text past DAG_NOTE_MAX characters (store/dag_store.h) */
+	int (*set_run_note)(void *ctx, const char *dag_id, const char *run_id, const char *text,
+	                    const char *user, struct dag_run_row *out, struct weir_error *err);
 	/* GET .../dagRuns/{run_id}/taskInstances: a page of TIs; dag_id and run_id "~": every
 	 * DAG's, every run's (by DAG, then the run's logical date, then the graph's order).
 	 * total counts the TIs that pass the filters and have a view (dag_view_ti_showable);
@@ -126,6 +131,11 @@ struct dag_api_ops {
 	 * instance) */
 	int (*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
 	              int map_index, struct dag_ti_view *out, struct weir_error *err);
+	/* PATCH .../taskInstances/{task_id}[/{map_index}]/setNote: as set_run_note, the TI
+	 * after */
+	int (*set_ti_note)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+	                   int map_index, const char *text, const char *user,
+	                   struct dag_ti_view *out, struct weir_error *err);
 	/* Where try `try_number` of a TI logs (*path newly allocated) and whether that try has
 	 * ended; 404 when there is no such try. */
 	int (*ti_log_locate)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
