@@ -105,6 +105,8 @@ static const struct route_row rows[] = {
      ROLES(NONE, NONE, NONE, NONE, NONE)},
     {AF "/weir/dbClean", &route_db_clean, OPS(db_clean_get, db_clean_post, NULL, NULL, NULL),
      "weir.db_clean", NULL, NULL, NULL, ROLES(ADMIN, ADMIN, NONE, NONE, NONE)},
+    {AF "/ui/me", &route_ui_me, GET(route_ui_me_get), NULL, NULL, NULL, NULL,
+     ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     {AF "/ui/dags", &route_ui_data, GET(ui_data_dags), NULL, NULL, NULL, NULL,
      ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     {AF "/ui/dags/{dag_id}/grid", &route_ui_data, GET(ui_data_grid), NULL, NULL, NULL, NULL,
@@ -386,6 +388,14 @@ void route_table_match(const char *path, struct route_match *m)
 		m->value[m->n] = seg[k];
 		m->n++;
 	}
+}
+
+int route_table_find(const char *tpl)
+{
+	for (size_t i = 1; tpl && i < N_ROWS; i++)
+		if (!strcmp(rows[i].tpl, tpl))
+			return (int)i;
+	return ROUTE_TABLE_OTHER;
 }
 
 size_t route_table_count(void)

@@ -163,6 +163,56 @@ void route_health_get(const struct route_ctx *rc, struct http_request *req,
 
 const struct route_entry route_health = {"health", NULL, ROUTE_OPEN, NULL, NULL, NULL};
 
+/* What the web UI offers, by the route each action calls: the UI shows an
+ * action's control only where GET /ui/me says its role may (ui/js/core.js,
+ * may()); the server checks the route all the same. */
+static const struct route_ui_action ui_actions[] = {
+    {"trigger", "POST", "/api/v1/dags/{dag_id}/dagRuns"},
+    {"pause", "PATCH", "/api/v1/dags/{dag_id}"},
+    {"clear", "POST", "/api/v1/dags/{dag_id}/clearTaskInstances"},
+    {"mark", "PATCH", "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}"},
+    {"note", "PATCH", "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}/setNote"},
+    {"ti_note", "PATCH",
+     "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/setNote"},
+    {"delete_run", "DELETE", "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}"},
+    {"delete_dag", "DELETE", "/api/v1/dags/{dag_id}"},
+    {"kill_job", "DELETE", "/api/v1/jobs/{job_id}"},
+    {"submit_job", "POST", "/api/v1/jobs"},
+    {"dataset_event", "POST", "/api/v1/datasets/events"},
+    {"pools", "POST", "/api/v1/pools"},
+    {"connections", "GET", "/api/v1/connections"},
+    {"variables", "GET", "/api/v1/variables"},
+    {"db_clean", "POST", "/api/v1/weir/dbClean"},
+};
+
+const struct route_ui_action *route_ui_actions(size_t *n)
+{
+	*n = sizeof ui_actions / sizeof ui_actions[0];
+	return ui_actions;
+}
+
+void route_ui_me_get(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m)
+{
+	enum weir_role role = http_request_role(req);
+	json_t *may = json_object();
+
+	(void)rc;
+	(void)m;
+	for (size_t i = 0; may && i < sizeof ui_actions / sizeof ui_actions[0]; i++) {
+		const struct route_ui_action *a = &ui_actions[i];
+		enum weir_role need = route_table_role(route_table_find(a->tpl), a->method);
+		json_object_set_new(may, a->name, json_boolean(access_allowed(role, need)));
+	}
+	http_request_respond_json(req, 200,
+	                          may ? json_pack("{s:s, s:s, s:o}", "user", http_request_user(req),
+	                                          "role", role_name(role), "may", may)
+	                              : NULL);
+}
+
+/* weir's own; answers without a DAG manager (a server of jobs only) */
+const struct route_entry route_ui_me = {"ui_me", NULL, ROUTE_PROBLEMS, NULL, NULL, NULL};
+
 static void jobs_unmatched_entry(const struct route_ctx *rc, struct http_request *req, char **seg,
                                  int n)
 {

@@ -3,7 +3,7 @@
 // dag_grid.js, dag_graph.js and dag_charts.js; this file owns the pages, their data and refresh.
 
 import {
-	api, h, clear, route, poll, stateBadge, legend, formatTime, toast,
+	api, h, clear, route, poll, stateBadge, legend, formatTime, toast, may,
 } from './core.js';
 import {
 	enc, dagPath, runPath, dagHash, stateColour, stateName, plainParams, paramSchemas, runLabel,
@@ -38,6 +38,11 @@ function pauseSwitch(dag, onDone) {
 	const box = h('input', { type: 'checkbox', role: 'switch', id, class: 'dag-switch',
 		'data-testid': `pause-${dag.dag_id}`, 'aria-label': `Pause ${dag.dag_id}` });
 	box.checked = !!dag.is_paused;
+	if (!may('pause')) {
+		// shown, not changeable: this role may not pause (the server would refuse it)
+		box.disabled = true;
+		box.title = 'Your role may not pause or unpause DAGs';
+	}
 	box.addEventListener('change', async () => {
 		const want = box.checked;
 		box.disabled = true;
@@ -51,7 +56,7 @@ function pauseSwitch(dag, onDone) {
 			box.checked = !want;
 			toast(`Could not ${want ? 'pause' : 'unpause'} ${dag.dag_id}: ${e.message}`, 'error');
 		} finally {
-			box.disabled = false;
+			box.disabled = !may('pause');
 		}
 	});
 	return h('label', { class: 'dag-switch-label', for: id }, box,
@@ -434,7 +439,8 @@ route('/dags/:dag_id', async (root, params, query) => {
 	const legendEl = legend(TI_STATES);
 	const page = h('section', { class: 'page dag-page' },
 		h('p', { class: 'dag-crumbs' }, h('a', { href: '#/dags' }, 'DAGs'), ' / ', dagId),
-		h('div', { class: 'dag-head' }, title, h('div', { class: 'toolbar' }, pauseBox, trigger)),
+		h('div', { class: 'dag-head' }, title,
+			h('div', { class: 'toolbar' }, pauseBox, may('trigger') ? trigger : null)),
 		info,
 		h('div', { class: 'toolbar dag-toolbar' }, tabList, h('span', { class: 'spacer' }),
 			h('label', { for: 'dag-run-limit' }, 'Runs '), limitSel, runPick),

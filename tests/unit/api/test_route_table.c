@@ -434,6 +434,29 @@ static void test_who_answers(void **state)
 			         who(cases[i].path), cases[i].who);
 }
 
+/* Each of the web UI's actions names a row and a method it serves, so GET
+ * /ui/me decides it by the role the server checks; route_table_find finds
+ * rows by their template as written. */
+static void test_ui_actions_are_routes(void **state)
+{
+	size_t n;
+	const struct route_ui_action *a = route_ui_actions(&n);
+
+	(void)state;
+	assert_true(n >= 5);
+	for (size_t i = 0; i < n; i++) {
+		int r = route_table_find(a[i].tpl);
+		if (r == ROUTE_TABLE_OTHER || !route_table_op(r, a[i].method))
+			fail_msg("UI action %s: %s %s is no route", a[i].name, a[i].method, a[i].tpl);
+		if (route_table_role(r, a[i].method) == ROLE_NONE)
+			fail_msg("UI action %s asks for no role", a[i].name);
+	}
+	assert_int_equal(route_table_find("/api/v1/nope"), ROUTE_TABLE_OTHER);
+	assert_int_equal(route_table_find(NULL), ROUTE_TABLE_OTHER);
+	assert_string_equal(route_table_template(route_table_find("/api/v1/dags/{dag_id}")),
+	                    "/api/v1/dags/{dag_id}");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -446,6 +469,7 @@ int main(void)
 	    cmocka_unit_test(test_events_name_operations),
 	    cmocka_unit_test(test_airflow_rows_name_their_operations),
 	    cmocka_unit_test(test_who_answers),
+	    cmocka_unit_test(test_ui_actions_are_routes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
