@@ -265,13 +265,14 @@ json_t *dag_answer_ti_tries(const struct dag_api_ops *ops, void *ctx, const char
 	return rendered(o, err);
 }
 
-json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
+json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx,
+                           const struct dag_reader *reader, int limit, int offset,
                            struct weir_error *err)
 {
 	struct dag_ui_dags d = {0};
 	json_t *o;
 
-	if (ops->ui_dags(ctx, limit, offset, &d, err) < 0)
+	if (ops->ui_dags(ctx, reader, limit, offset, &d, err) < 0)
 		return NULL;
 	o = dag_view_ui_dags(&d);
 	dag_ui_dags_free(&d);

@@ -83,7 +83,8 @@ json_t *dag_answer_ti_tries(const struct dag_api_ops *ops, void *ctx, const char
                             const char *run_id, const char *task_id, int map_index,
                             struct weir_error *err);
 /* GET /ui/dags: {"dags","total_entries","import_errors"}. */
-json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
+json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx,
+                           const struct dag_reader *reader, int limit, int offset,
                            struct weir_error *err);
 /* GET /ui/dags/{dag_id}/grid. */
 json_t *dag_answer_ui_grid(const struct dag_api_ops *ops, void *ctx, const char *dag_id, int limit,

@@ -50,6 +50,43 @@ static bool role_ok(const struct route_entry *e, struct http_request *req, int r
 	return false;
 }
 
+/* The access list of the DAG a route's path names (sched/access.h); NULL
+ * for a path naming none (or "~", every DAG: the lists leave out what the
+ * request may not read) or a server without DAG access lists. */
+static const struct dag_access *dag_access_of(const struct route_ctx *rc, const char *dag_id)
+{
+	if (!dag_id || !strcmp(dag_id, "~") || !rc->dag_ops || !rc->dag_ops->dag_access)
+		return NULL;
+	return rc->dag_ops->dag_access(rc->dag_ctx, dag_id);
+}
+
+static enum access_need need_of(const char *method)
+{
+	return !strcmp(method, "GET") || !strcmp(method, "HEAD") ? ACCESS_READ : ACCESS_EDIT;
+}
+
+/* Whether the DAG the path names lets the request do `method` on it (its
+ * access list: reading for GET and HEAD, acting for the rest); else
+ * answers 403 in e's voice. */
+static bool dag_access_ok(const struct route_ctx *rc, const struct route_entry *e,
+                          struct http_request *req, const struct route_match *m, const char *method)
+{
+	const char *dag_id = route_match_param(m, "dag_id"), *user = http_request_user(req);
+	enum access_need need = need_of(method);
+	char msg[300];
+
+	if (access_dag_allowed(dag_access_of(rc, dag_id), user, http_request_role(req), need))
+		return true;
+	snprintf(msg, sizeof msg, "DAG %.100s: its access list does not let %.64s (role %s) %s it",
+	         dag_id, *user ? user : "this request", role_name(http_request_role(req)),
+	         need == ACCESS_READ ? "read" : "act on");
+	if (e->flags & ROUTE_PROBLEMS)
+		reply_problem(req, 403, msg);
+	else
+		reply_status(req, 403, msg);
+	return false;
+}
+
 void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
                     const struct route_match *m, struct http_request *req, char **seg, int n)
 {
@@ -70,6 +107,8 @@ void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
 	if (op && !role_ok(e, req, m->route, method))
 		return;
 	if (e->admit && !e->admit(rc, req))
+		return;
+	if (op && !dag_access_ok(rc, e, req, m, method))
 		return;
 	if (op)
 		op(rc, req, m);
@@ -195,14 +234,20 @@ void route_ui_me_get(const struct route_ctx *rc, struct http_request *req,
                      const struct route_match *m)
 {
 	enum weir_role role = http_request_role(req);
+	const char *dag_id = http_request_query(req, "dag_id");
+	const struct dag_access *acc = dag_access_of(rc, dag_id);
 	json_t *may = json_object();
 
-	(void)rc;
 	(void)m;
+	/* ?dag_id=ID: the actions on that DAG as its access list narrows them too */
 	for (size_t i = 0; may && i < sizeof ui_actions / sizeof ui_actions[0]; i++) {
 		const struct route_ui_action *a = &ui_actions[i];
 		enum weir_role need = route_table_role(route_table_find(a->tpl), a->method);
-		json_object_set_new(may, a->name, json_boolean(access_allowed(role, need)));
+		bool ok = access_allowed(role, need);
+		if (ok && strstr(a->tpl, "{dag_id}"))
+			ok = access_dag_allowed(acc, http_request_user(req), role,
+			                        need_of(a->method));
+		json_object_set_new(may, a->name, json_boolean(ok));
 	}
 	http_request_respond_json(req, 200,
 	                          may ? json_pack("{s:s, s:s, s:o}", "user", http_request_user(req),

@@ -124,6 +124,22 @@ static void detect_node(struct server_parts *p, const struct server_config *cfg)
 	}
 }
 
+/* The users' names, for the DAG manager's check of access lists. */
+static int set_dag_users(struct dag_manager *dm, const struct server_config *cfg,
+                         struct weir_error *err)
+{
+	const char **names = cfg->n_users ? calloc(cfg->n_users, sizeof *names) : NULL;
+	int rc;
+
+	if (cfg->n_users && !names)
+		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+	for (size_t i = 0; i < cfg->n_users; i++)
+		names[i] = cfg->users[i].name;
+	rc = dag_manager_set_users(dm, names, cfg->n_users);
+	free(names);
+	return rc < 0 ? weir_error_set(err, WEIR_E_INTERNAL, "out of memory") : 0;
+}
+
 static int set_users(struct server_parts *p, const struct server_config *cfg,
                      struct weir_error *err)
 {
@@ -304,6 +320,8 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	}
 	dag_manager_set_secrets(p->dm, p->secrets);
 	dag_manager_set_symlinks_never(p->dm, cfg->dag_symlinks_never);
+	if (set_dag_users(p->dm, cfg, err) < 0)
+		goto out;
 	if (cfg->dagbag_import_timeout > 0)
 		dag_manager_set_import_timeout(p->dm, cfg->dagbag_import_timeout);
 	dag_manager_set_notifier(p->dm, p->notifier);

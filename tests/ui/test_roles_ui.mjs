@@ -3,7 +3,8 @@
 // A Viewer sees no trigger button, no clear or mark controls and no note editing, and a POST
 // forged from the Viewer's own page (its cookie and CSRF token) is refused 403; a User
 // triggers a run from the button and it runs, and writes a note on the run and on a task
-// instance.
+// instance; on a DAG whose access list lets the User only read it, the User sees no trigger
+// button and the DAG's pause switch is disabled, and a DAG it may not read is not listed.
 
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,20 @@ tasks:
     depends_on: [hello]
     command: echo after
 `;
+// readable by every role, changeable by none but an Admin; and one only an Admin sees
+const GUARDED = `dag_id: guarded
+access:
+  Viewer: read
+tasks:
+  - task_id: t
+    command: "true"
+`;
+const HIDDEN = `dag_id: hidden
+access: {}
+tasks:
+  - task_id: t
+    command: "true"
+`;
 const VIEWER = { name: 'vera', password: 'viewer-pass-1', role: 'Viewer' };
 const USER = { name: 'uma', password: 'user-pass-1', role: 'User' };
 
@@ -25,8 +40,9 @@ describe('the UI by role', () => {
 	let runId;
 
 	withUi((ui) => ({ weir } = ui), () =>
-		startDagsUi('weir-ui-roles-', [], { extra: { 'roles_ui.yaml': DAG }, dagCount: 1,
-			users: [VIEWER, USER] }));
+		startDagsUi('weir-ui-roles-', [], {
+			extra: { 'roles_ui.yaml': DAG, 'guarded.yaml': GUARDED, 'hidden.yaml': HIDDEN },
+			dagCount: 3, users: [VIEWER, USER] }));
 
 	const runsOf = async () =>
 		(await weir.api('GET', '/api/v1/dags/roles_ui/dagRuns')).body.dag_runs;
@@ -144,6 +160,35 @@ describe('the UI by role', () => {
 			assert.equal(ti.body.note, 'looked fine');
 			await screenshot(page, 'roles-user-note');
 			assert.deepEqual(page.errors, []);
+		} finally {
+			await browser.close();
+		}
+	});
+
+	test('a DAG\'s access list: read only, the User sees no trigger and a disabled switch', async () => {
+		const { browser, page } = await as(USER);
+		try {
+			await page.goto(weir.url + '/#/dags');
+			await page.getByTestId('dag-row-guarded').waitFor();
+			await page.getByTestId('dag-row-roles_ui').waitFor();
+			assert.equal(await page.getByTestId('dag-row-hidden').count(), 0, 'hidden is not listed');
+			assert.equal(await page.getByTestId('pause-guarded').isDisabled(), true);
+			assert.equal(await page.getByTestId('pause-roles_ui').isDisabled(), false);
+			await page.goto(weir.url + '/#/dags/guarded');
+			await page.getByTestId('dag-title').waitFor();
+			await page.getByTestId('dag-status').filter({ hasText: 'run' }).waitFor();
+			assert.equal(await page.getByTestId('trigger-button').count(), 0);
+			assert.equal(await page.getByTestId('pause-guarded').isDisabled(), true);
+			// and the server refuses what the page does not offer
+			const forged = await page.evaluate(async () => {
+				const s = await (await fetch('/ui/session')).json();
+				const r = await fetch('/api/v1/dags/guarded/dagRuns', { method: 'POST', body: '{}',
+					headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': s.csrf_token } });
+				return { status: r.status, body: await r.json() };
+			});
+			assert.equal(forged.status, 403, JSON.stringify(forged.body));
+			assert.match(forged.body.detail, /access list does not let uma \(role User\) act on it/);
+			assert.deepEqual(page.errors.filter((e) => !/403/.test(e)), []);
 		} finally {
 			await browser.close();
 		}

@@ -20,6 +20,7 @@ export function setSession(s) {
 	session = { user: (s && s.user) || null, csrf_token: (s && s.csrf_token) || null,
 		role: null };
 	abilities = null;
+	dagAbilities.clear();
 	document.dispatchEvent(new CustomEvent('weir:session', { detail: session }));
 }
 
@@ -49,7 +50,24 @@ export async function loadAbilities() {
 	return abilities;
 }
 
-export function may(action) {
+// The same for one DAG (GET /api/v1/ui/me?dag_id=ID): its access list (`access:`) narrows
+// what the role may do there.  The DAG page loads it before it draws.
+const dagAbilities = new Map();
+
+export async function loadDagAbilities(dagId) {
+	try {
+		const me = await api('/api/v1/ui/me', { query: { dag_id: dagId } });
+		dagAbilities.set(dagId, Object.assign({}, me.may || {}));
+	} catch (e) {
+		dagAbilities.set(dagId, {});
+	}
+	return dagAbilities.get(dagId);
+}
+
+// may(action) for the role; may(action, dagId) on that DAG once loadDagAbilities() has run.
+export function may(action, dagId) {
+	if (dagId !== undefined && dagAbilities.has(dagId))
+		return !!dagAbilities.get(dagId)[action];
 	return !!(abilities && abilities[action]);
 }
 

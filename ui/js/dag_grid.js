@@ -148,7 +148,7 @@ export function createPanel(dagId, onChange) {
 			details: h('div', { class: 'dag-panel-details' }),
 			tries: h('div', { class: 'dag-tries', role: 'tablist', 'aria-label': 'Tries' }),
 			tryBody: h('div', { class: 'dag-try', role: 'tabpanel' }),
-			note: noteBox(noteAction),
+			note: noteBox(noteAction, dagId),
 			actions: h('div', { class: 'dag-panel-actions' }),
 		};
 		el.append(parts.head, parts.picker, parts.summary, parts.note.el, parts.actions,
@@ -225,7 +225,8 @@ export function createPanel(dagId, onChange) {
 			tryNumber: null, pinned: false };
 		frame(`${taskId} · ${runId}`, 'ti_note');
 		// only what the signed-in role may do (the server refuses the rest anyway)
-		parts.actions.append(may('clear') ? clearForm() : null, may('mark') ? runActions() : null);
+		parts.actions.append(may('clear', dagId) ? clearForm() : null,
+			may('mark', dagId) ? runActions() : null);
 		onChange();
 		return refresh();
 	}
@@ -235,7 +236,7 @@ export function createPanel(dagId, onChange) {
 		gen++;
 		sel = { kind: 'run', runId };
 		frame(`Run ${runId}`, 'note');
-		if (may('mark'))
+		if (may('mark', dagId))
 			parts.actions.append(runActions());
 		onChange();
 		return refresh();

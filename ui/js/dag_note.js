@@ -4,11 +4,12 @@
 
 import { api, h, clear, toast, may } from './core.js';
 
-// A note region for `action` ('note' for a run, 'ti_note' for a task instance).
+// A note region for `action` ('note' for a run, 'ti_note' for a task instance) of DAG
+// `dagId`.
 // Returns {el, show(note, path)}: show() draws the note of the object at `path` (its
 // API path; setNote is under it) unless the form is open on that same object, so the
 // panel's refresh never throws away what is being typed.
-export function noteBox(action) {
+export function noteBox(action, dagId) {
 	const el = h('section', { class: 'dag-note', 'data-testid': 'note', 'aria-label': 'Note' });
 	let path = null;
 	let current;		// the note shown: a string, or null for none
@@ -24,7 +25,7 @@ export function noteBox(action) {
 		el.append(current
 			? h('p', { class: 'dag-note-text', 'data-testid': 'note-text' }, current)
 			: h('p', { class: 'dag-empty', 'data-testid': 'note-text' }, 'No note.'));
-		if (may(action))
+		if (may(action, dagId))
 			el.append(h('button', { type: 'button', class: 'btn small', 'data-testid': 'note-edit',
 				'on:click': () => {
 					editing = true;

@@ -22,6 +22,7 @@
 #include "lib/strvec.h"
 #include "model/cron.h"
 #include "model/dag_spec.h"
+#include "sched/access.h"
 #include "sched/dag_states.h"
 #include "store/dag_store.h"
 
@@ -141,6 +142,19 @@ static int op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct dag_
 out:
 	dag_row_release(&row);
 	return rc;
+}
+
+/* The access list route_dispatch() checks a DAG's paths against. */
+static const struct dag_access *op_dag_access(void *ctx, const char *dag_id)
+{
+	struct dag_entry *e = dm_entry_by_id(ctx, dag_id);
+
+	return e && e->spec && e->spec->access.set ? &e->spec->access : NULL;
+}
+
+bool dm_dag_allows(struct dag_manager *dm, const char *dag_id, const struct dag_reader *rd)
+{
+	return !rd || access_dag_allowed(op_dag_access(dm, dag_id), rd->user, rd->role, rd->need);
 }
 
 int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
@@ -597,6 +611,7 @@ static const struct dag_api_ops ops = {
     .get_run = op_get_run,
     .patch_run = op_patch_run,
     .set_run_note = op_set_run_note,
+    .dag_access = op_dag_access,
     .set_ti_note = op_set_ti_note,
     .list_tis = dm_op_list_tis,
     .get_ti = op_get_ti,
