@@ -132,6 +132,29 @@ json_t *dag_answer_patch_run(const struct dag_api_ops *ops, void *ctx, const cha
 	return run_answer(ops->patch_run(ctx, dag_id, run_id, body, &r, err), &r, err);
 }
 
+json_t *dag_answer_set_run_note(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                                const char *run_id, const char *text, const char *user,
+                                struct weir_error *err)
+{
+	struct dag_run_row r = {0};
+
+	return run_answer(ops->set_run_note(ctx, dag_id, run_id, text, user, &r, err), &r, err);
+}
+
+json_t *dag_answer_set_ti_note(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                               const char *run_id, const char *task_id, int map_index,
+                               const char *text, const char *user, struct weir_error *err)
+{
+	struct dag_ti_view t = {0};
+	json_t *o;
+
+	if (ops->set_ti_note(ctx, dag_id, run_id, task_id, map_index, text, user, &t, err) < 0)
+		return NULL;
+	o = dag_view_ti_of(&t);
+	dag_ti_view_release(&t);
+	return rendered(o, err);
+}
+
 char *dag_answer_list_tis_text(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
                                const char *run_id, const struct dag_ti_list_query *q, size_t *len,
                                struct weir_error *err)
@@ -242,13 +265,14 @@ json_t *dag_answer_ti_tries(const struct dag_api_ops *ops, void *ctx, const char
 	return rendered(o, err);
 }
 
-json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
+json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx,
+                           const struct dag_reader *reader, int limit, int offset,
                            struct weir_error *err)
 {
 	struct dag_ui_dags d = {0};
 	json_t *o;
 
-	if (ops->ui_dags(ctx, limit, offset, &d, err) < 0)
+	if (ops->ui_dags(ctx, reader, limit, offset, &d, err) < 0)
 		return NULL;
 	o = dag_view_ui_dags(&d);
 	dag_ui_dags_free(&d);

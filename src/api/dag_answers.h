@@ -43,6 +43,15 @@ char *dag_answer_get_run_text(const struct dag_api_ops *ops, void *ctx, const ch
 /* PATCH .../dagRuns/{run_id}: the DAGRun after. */
 json_t *dag_answer_patch_run(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
                              const char *run_id, json_t *body, struct weir_error *err);
+/* PATCH .../dagRuns/{run_id}/setNote: the DAGRun after (ops->set_run_note). */
+json_t *dag_answer_set_run_note(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                                const char *run_id, const char *text, const char *user,
+                                struct weir_error *err);
+/* PATCH .../taskInstances/{task_id}[/{map_index}]/setNote: the TaskInstance
+ * after (ops->set_ti_note). */
+json_t *dag_answer_set_ti_note(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
+                               const char *run_id, const char *task_id, int map_index,
+                               const char *text, const char *user, struct weir_error *err);
 /* TaskInstanceCollection as a tree (the DAG tests' report, unit tests, the
  * admin routes): the text of dag_answer_list_tis_text, read back. */
 json_t *dag_answer_list_tis(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
@@ -74,7 +83,8 @@ json_t *dag_answer_ti_tries(const struct dag_api_ops *ops, void *ctx, const char
                             const char *run_id, const char *task_id, int map_index,
                             struct weir_error *err);
 /* GET /ui/dags: {"dags","total_entries","import_errors"}. */
-json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
+json_t *dag_answer_ui_dags(const struct dag_api_ops *ops, void *ctx,
+                           const struct dag_reader *reader, int limit, int offset,
                            struct weir_error *err);
 /* GET /ui/dags/{dag_id}/grid. */
 json_t *dag_answer_ui_grid(const struct dag_api_ops *ops, void *ctx, const char *dag_id, int limit,

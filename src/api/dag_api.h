@@ -25,6 +25,7 @@
 
 #include "api/dag_rows.h"
 #include "lib/error.h"
+#include "sched/access.h"
 
 struct dag_admin_ops;
 
@@ -43,6 +44,15 @@ struct dag_date_range {
 	const char *gte, *lte;
 };
 
+/* Who asks for a list: the DAGs whose access list (`access:`,
+ * sched/access.h) does not let them `need` a DAG are left out, as if they
+ * were not there (total too).  A query's NULL reader: every DAG. */
+struct dag_reader {
+	const char *user; /* who the request authenticated as ("" none) */
+	enum weir_role role;
+	enum access_need need; /* ACCESS_READ for a listing; ACCESS_EDIT for PATCH /dags */
+};
+
 /* GET /dags. */
 struct dag_list_query {
 	int limit;                  /* default 100 */
@@ -53,6 +63,7 @@ struct dag_list_query {
 	const char *dag_id_pattern; /* SQL LIKE of Airflow's ilike("%p%"): '%' any run, '_' any
 	                             * one character, case-insensitive; NULL: every DAG */
 	struct dag_str_list tags;   /* DAGs with any of these tags */
+	const struct dag_reader *reader;
 };
 
 /* GET .../dagRuns and POST /dags/~/dagRuns/list; strings may be NULL (not
@@ -65,6 +76,7 @@ struct dag_run_list_query {
 	struct dag_str_list states;  /* any of these states */
 	struct dag_str_list dag_ids; /* with dag_id "~": these DAGs only (n == 0: every DAG) */
 	struct dag_date_range execution_date, start_date, end_date, updated_at;
+	const struct dag_reader *reader; /* with dag_id "~" */
 };
 
 /* GET .../dagRuns/{run_id}/taskInstances and POST /dags/~/dagRuns/~/taskInstances/list.
@@ -80,6 +92,7 @@ struct dag_ti_list_query {
 	struct dag_date_range execution_date, start_date, end_date, updated_at;
 	bool has_duration_gte, has_duration_lte;
 	double duration_gte, duration_lte;
+	const struct dag_reader *reader; /* with dag_id "~" */
 };
 
 /* What GET /health reports as Airflow's "metadatabase" and "scheduler": whether
@@ -115,6 +128,11 @@ struct dag_api_ops {
 	 * after */
 	int (*patch_run)(void *ctx, const char *dag_id, const char *run_id, json_t *body,
 	                 struct dag_run_row *out, struct weir_error *err);
+	/* PATCH .../dagRuns/{run_id}/setNote: the run's note set to `text` ("": none) by
+	 * `user` (who the request authenticated as); the run after.  WEIR_E_INVALID for a
+	 * text past DAG_NOTE_MAX characters (store/dag_store.h) */
+	int (*set_run_note)(void *ctx, const char *dag_id, const char *run_id, const char *text,
+	                    const char *user, struct dag_run_row *out, struct weir_error *err);
 	/* GET .../dagRuns/{run_id}/taskInstances: a page of TIs; dag_id and run_id "~": every
 	 * DAG's, every run's (by DAG, then the run's logical date, then the graph's order).
 	 * total counts the TIs that pass the filters and have a view (dag_view_ti_showable);
@@ -126,6 +144,11 @@ struct dag_api_ops {
 	 * instance) */
 	int (*get_ti)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
 	              int map_index, struct dag_ti_view *out, struct weir_error *err);
+	/* PATCH .../taskInstances/{task_id}[/{map_index}]/setNote: as set_run_note, the TI
+	 * after */
+	int (*set_ti_note)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+	                   int map_index, const char *text, const char *user,
+	                   struct dag_ti_view *out, struct weir_error *err);
 	/* Where try `try_number` of a TI logs (*path newly allocated) and whether that try has
 	 * ended; 404 when there is no such try. */
 	int (*ti_log_locate)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
@@ -151,9 +174,10 @@ struct dag_api_ops {
 	/* GET .../taskInstances/{task_id}/tries: every try of the TI */
 	int (*ti_tries)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
 	                int map_index, struct dag_ti_tries *out, struct weir_error *err);
-	/* GET /ui/dags: a page of DAGs, each with its last runs, and the import errors */
-	int (*ui_dags)(void *ctx, int limit, int offset, struct dag_ui_dags *out,
-	               struct weir_error *err);
+	/* GET /ui/dags: a page of DAGs `reader` may read (NULL: every DAG), each with its
+	 * last runs, and the import errors */
+	int (*ui_dags)(void *ctx, const struct dag_reader *reader, int limit, int offset,
+	               struct dag_ui_dags *out, struct weir_error *err);
 	/* GET /ui/dags/{dag_id}/grid: the newest `limit` runs (oldest first) and their TIs */
 	int (*ui_grid)(void *ctx, const char *dag_id, int limit, struct dag_grid *out,
 	               struct weir_error *err);
@@ -161,6 +185,11 @@ struct dag_api_ops {
 	 * state */
 	int (*ui_stats)(void *ctx, const char *dag_id, int limit, struct dag_run_stats *out,
 	                struct weir_error *err);
+
+	/* The access list of DAG `dag_id` (borrowed: read it before the event loop runs
+	 * again); NULL when the DAG has none or is not known (the roles alone decide).
+	 * route_dispatch() checks a path naming one DAG against it (sched/access.h) */
+	const struct dag_access *(*dag_access)(void *ctx, const char *dag_id);
 
 	/* The rest of Airflow's operations (api/dag_admin_api.h); NULL: none */
 	const struct dag_admin_ops *admin;

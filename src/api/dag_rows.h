@@ -129,11 +129,13 @@ struct dag_ti_tries {
 /* Frees the TI, the run, the tries and their jobs' views, and zeroes t. */
 void dag_ti_tries_release(struct dag_ti_tries *t);
 
-/* A DAG of the web UI's list: the DAG and its latest runs, oldest first. */
+/* A DAG of the web UI's list: the DAG and its latest runs, oldest first,
+ * and whether the reader may act on it. */
 struct dag_ui_dag {
 	struct dag_view dag;
 	struct dag_run_row *runs;
 	size_t n_runs;
+	bool may_act; /* its access list lets the reader act on it (sched/access.h) */
 };
 /* The web UI's DAG list (GET /ui/dags): a page of DAGs (total: all of
  * them) and every import error. */

@@ -493,6 +493,9 @@ json_t *dag_view_ui_dags(const struct dag_ui_dags *d)
 		    dag_view_ui_dag(&u->dag.row, u->dag.spec, u->dag.next_ms, u->runs, u->n_runs);
 		if (!o)
 			goto fail;
+		/* whether the DAG's access list lets the reader act on it (the role's own
+		 * limit is /ui/me's); the UI disables the DAG's switch otherwise */
+		json_object_set_new(o, "may_act", json_boolean(u->may_act));
 		json_array_append_new(a, o);
 	}
 	for (size_t i = 0; i < d->n_errors; i++)

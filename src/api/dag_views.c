@@ -114,7 +114,7 @@ json_t *dag_view_run(const struct dag_run_row *r)
 
 	return json_pack(
 	    "{s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:b, s:o, "
-	    "s:o, s:n, s:s}",
+	    "s:o, s:o, s:s}",
 	    "dag_id", r->dag_id, "dag_run_id", r->run_id, "logical_date",
 	    json_util_time_airflow(r->logical_date ? r->logical_date : 1), "execution_date",
 	    json_util_time_airflow(r->logical_date ? r->logical_date : 1), "start_date",
@@ -124,7 +124,8 @@ json_t *dag_view_run(const struct dag_run_row *r)
 	    dag_run_state_name(r->state), "run_type", run_type_name(r), "conf",
 	    conf ? conf : json_object(), "external_trigger", strcmp(r->run_type, "scheduled") != 0,
 	    "queued_at", json_util_time_airflow(r->queued_at), "last_scheduling_decision",
-	    json_util_time_airflow(r->end_date ? r->end_date : r->start_date), "note", "reason",
+	    json_util_time_airflow(r->end_date ? r->end_date : r->start_date), "note",
+	    r->note.text ? json_string(r->note.text) : json_null(), "reason",
 	    r->reason ? r->reason : "");
 }
 
@@ -159,7 +160,7 @@ int dag_view_run_write(struct strbuf *sb, const struct dag_run_row *r)
 	json_util_write_bool_field(sb, "external_trigger", strcmp(r->run_type, "scheduled") != 0);
 	put_time(sb, "queued_at", r->queued_at);
 	put_time(sb, "last_scheduling_decision", r->end_date ? r->end_date : r->start_date);
-	json_util_write_field(sb, "note", NULL);
+	ok &= json_util_write_field(sb, "note", r->note.text) == 0;
 	ok &= json_util_write_field(sb, "reason", r->reason ? r->reason : "") == 0;
 	strbuf_addch(sb, '}');
 	json_decref(conf);
@@ -279,10 +280,11 @@ static json_t *ti_tree(const struct dag_ti_row *r, int64_t logical, const struct
 	/* Airflow's fields weir has nothing for */
 	put(&b, "task_display_name", str(r->task_id));
 	static const char *const nulls[] = {
-	    "queue",   "pid",           "executor", "sla_miss", "rendered_map_index",
-	    "trigger", "triggerer_job", "note"};
+	    "queue",   "pid",          "executor", "sla_miss", "rendered_map_index",
+	    "trigger", "triggerer_job"};
 	for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
 		put(&b, nulls[i], json_null());
+	put(&b, "note", r->note.text ? str(r->note.text) : json_null());
 	if (b.failed) {
 		json_decref(b.o);
 		return NULL;
@@ -391,7 +393,7 @@ static int ti_write(struct strbuf *sb, const struct dag_ti_row *r, int64_t logic
 	json_util_write_field(sb, "rendered_map_index", NULL);
 	json_util_write_field(sb, "trigger", NULL);
 	json_util_write_field(sb, "triggerer_job", NULL);
-	json_util_write_field(sb, "note", NULL);
+	ok &= json_util_write_field(sb, "note", r->note.text) == 0;
 	strbuf_addch(sb, '}');
 	if (!ok && !sb->failed) {
 		sb->len = at;
@@ -481,7 +483,7 @@ bool dag_view_ti_showable(const struct dag_ti_view *t)
 	return json_util_utf8_ok(r->task_id) && json_util_utf8_ok(r->dag_id) &&
 	       json_util_utf8_ok(r->run_id) && json_util_utf8_ok(r->pool) &&
 	       (!r->rendered_command || json_util_utf8_ok(r->rendered_command)) &&
-	       json_util_utf8_ok(sh.reason);
+	       (!r->note.text || json_util_utf8_ok(r->note.text)) && json_util_utf8_ok(sh.reason);
 }
 
 int dag_view_tis_write(struct strbuf *sb, const struct dag_ti_list *l)

@@ -12,6 +12,7 @@
 #include "api/airflow/airflow.h"
 #include "api/airflow/airflow_admin.h"
 #include "api/airflow/airflow_misc.h"
+#include "api/airflow/airflow_notes.h"
 #include "api/airflow/conn_routes.h"
 #include "api/airflow/dataset_routes.h"
 #include "api/airflow/event_log_routes.h"
@@ -57,7 +58,7 @@ struct route_row {
 #define OPS(g, po, pa, pu, de) {g, po, pa, pu, de}
 /* clang-format on */
 #define GET(g) OPS(g, NULL, NULL, NULL, NULL)
-#define NONE OPS(NULL, NULL, NULL, NULL, NULL) /* Airflow's, not served by weir */
+#define NONE OPS(NULL, NULL, NULL, NULL, NULL) /* the row "other" */
 /* the least role of each method: GET, POST, PATCH, PUT, DELETE */
 /* clang-format off */
 #define ROLES(g, po, pa, pu, de) {ROLE_##g, ROLE_##po, ROLE_##pa, ROLE_##pu, ROLE_##de}
@@ -115,6 +116,8 @@ static const struct route_row rows[] = {
      "weir.token_create", NULL, NULL, NULL, ROLES(ADMIN, ADMIN, NONE, NONE, NONE)},
     {AF "/weir/tokens/{token_name}", &route_users, OPS(NULL, NULL, NULL, NULL, route_tokens_revoke),
      NULL, NULL, NULL, "weir.token_revoke", ROLES(NONE, NONE, NONE, NONE, ADMIN)},
+    {AF "/ui/me", &route_ui_me, GET(route_ui_me_get), NULL, NULL, NULL, NULL,
+     ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     {AF "/ui/dags", &route_ui_data, GET(ui_data_dags), NULL, NULL, NULL, NULL,
      ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     {AF "/ui/dags/{dag_id}/grid", &route_ui_data, GET(ui_data_grid), NULL, NULL, NULL, NULL,
@@ -182,8 +185,9 @@ static const struct route_row rows[] = {
     {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/clear", &route_airflow,
      OPS(NULL, airflow_clear_dag_run, NULL, NULL, NULL), "api.clear_dag_run", NULL, NULL, NULL,
      ROLES(NONE, USER, NONE, NONE, NONE)},
-    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", &route_airflow, NONE, NULL,
-     "api.set_dag_run_note", NULL, NULL, ROLES(NONE, NONE, NONE, NONE, NONE)},
+    {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", &route_airflow,
+     OPS(NULL, NULL, airflow_set_dag_run_note, NULL, NULL), NULL, "api.set_dag_run_note", NULL,
+     NULL, ROLES(NONE, NONE, USER, NONE, NONE)},
     {AF "/dags/{dag_id}/dagRuns/{dag_run_id}/upstreamDatasetEvents", &route_datasets,
      GET(airflow_get_upstream_dataset_events), NULL, NULL, NULL, NULL,
      ROLES(VIEWER, NONE, NONE, NONE, NONE)},
@@ -208,10 +212,12 @@ static const struct route_row rows[] = {
      NULL, "api.patch_mapped_task_instance", NULL, NULL, ROLES(VIEWER, NONE, USER, NONE, NONE)},
     {TI "/{task_id}/listMapped", &route_airflow, GET(airflow_get_mapped_task_instances), NULL, NULL,
      NULL, NULL, ROLES(VIEWER, NONE, NONE, NONE, NONE)},
-    {TI "/{task_id}/setNote", &route_airflow, NONE, NULL, "api.set_task_instance_note", NULL, NULL,
-     ROLES(NONE, NONE, NONE, NONE, NONE)},
-    {TI "/{task_id}/{map_index}/setNote", &route_airflow, NONE, NULL,
-     "api.set_mapped_task_instance_note", NULL, NULL, ROLES(NONE, NONE, NONE, NONE, NONE)},
+    {TI "/{task_id}/setNote", &route_airflow,
+     OPS(NULL, NULL, airflow_set_task_instance_note, NULL, NULL), NULL,
+     "api.set_task_instance_note", NULL, NULL, ROLES(NONE, NONE, USER, NONE, NONE)},
+    {TI "/{task_id}/{map_index}/setNote", &route_airflow,
+     OPS(NULL, NULL, airflow_set_mapped_task_instance_note, NULL, NULL), NULL,
+     "api.set_mapped_task_instance_note", NULL, NULL, ROLES(NONE, NONE, USER, NONE, NONE)},
     {TI "/{task_id}/dependencies", &route_airflow, GET(airflow_get_task_instance_dependencies),
      NULL, NULL, NULL, NULL, ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     {TI "/{task_id}/{map_index}/dependencies", &route_airflow,
@@ -393,6 +399,14 @@ void route_table_match(const char *path, struct route_match *m)
 		m->value[m->n] = seg[k];
 		m->n++;
 	}
+}
+
+int route_table_find(const char *tpl)
+{
+	for (size_t i = 1; tpl && i < N_ROWS; i++)
+		if (!strcmp(rows[i].tpl, tpl))
+			return (int)i;
+	return ROUTE_TABLE_OTHER;
 }
 
 size_t route_table_count(void)

@@ -94,6 +94,7 @@ extern const struct route_entry route_ui_login;     /* /ui/login, /ui/session, /
 extern const struct route_entry route_ui_files;     /* /, /index.html, /ui/... */
 extern const struct route_entry route_metrics;      /* /metrics */
 extern const struct route_entry route_health;       /* /api/v1/health */
+extern const struct route_entry route_ui_me;        /* /api/v1/ui/me */
 extern const struct route_entry route_jobs;         /* /api/v1/jobs... */
 extern const struct route_entry route_launch;       /* /api/v1/launch/... */
 extern const struct route_entry route_airflow;      /* /dags..., /importErrors */
@@ -117,10 +118,27 @@ void route_metrics_get(const struct route_ctx *rc, struct http_request *req,
                        const struct route_match *m);
 void route_health_get(const struct route_ctx *rc, struct http_request *req,
                       const struct route_match *m);
+/* GET /api/v1/ui/me: who the request is, its role, and which of the web UI's
+ * actions (route_ui_actions) its role may do: {"user", "role", "may":
+ * {ACTION: bool}}, each decided as route_dispatch() would decide the
+ * action's route. */
+void route_ui_me_get(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m);
+
+/* One of the web UI's actions: its name in GET /api/v1/ui/me's "may" and
+ * the route the UI calls for it (a row's template and method). */
+struct route_ui_action {
+	const char *name, *method, *tpl;
+};
+/* The UI's actions (routes.c), `*n` of them. */
+const struct route_ui_action *route_ui_actions(size_t *n);
 
 /* Matches a request's path (without its query). */
 void route_table_match(const char *path, struct route_match *m);
 
+/* The row whose template is `tpl` as written ("/api/v1/dags/{dag_id}");
+ * ROUTE_TABLE_OTHER when none is. */
+int route_table_find(const char *tpl);
 /* How many rows (ROUTE_TABLE_OTHER included). */
 size_t route_table_count(void);
 /* A row's template ("other" for ROUTE_TABLE_OTHER). */

@@ -50,6 +50,43 @@ static bool role_ok(const struct route_entry *e, struct http_request *req, int r
 	return false;
 }
 
+/* The access list of the DAG a route's path names (sched/access.h); NULL
+ * for a path naming none (or "~", every DAG: the lists leave out what the
+ * request may not read) or a server without DAG access lists. */
+static const struct dag_access *dag_access_of(const struct route_ctx *rc, const char *dag_id)
+{
+	if (!dag_id || !strcmp(dag_id, "~") || !rc->dag_ops || !rc->dag_ops->dag_access)
+		return NULL;
+	return rc->dag_ops->dag_access(rc->dag_ctx, dag_id);
+}
+
+static enum access_need need_of(const char *method)
+{
+	return !strcmp(method, "GET") || !strcmp(method, "HEAD") ? ACCESS_READ : ACCESS_EDIT;
+}
+
+/* Whether the DAG the path names lets the request do `method` on it (its
+ * access list: reading for GET and HEAD, acting for the rest); else
+ * answers 403 in e's voice. */
+static bool dag_access_ok(const struct route_ctx *rc, const struct route_entry *e,
+                          struct http_request *req, const struct route_match *m, const char *method)
+{
+	const char *dag_id = route_match_param(m, "dag_id"), *user = http_request_user(req);
+	enum access_need need = need_of(method);
+	char msg[300];
+
+	if (access_dag_allowed(dag_access_of(rc, dag_id), user, http_request_role(req), need))
+		return true;
+	snprintf(msg, sizeof msg, "DAG %.100s: its access list does not let %.64s (role %s) %s it",
+	         dag_id, *user ? user : "this request", role_name(http_request_role(req)),
+	         need == ACCESS_READ ? "read" : "act on");
+	if (e->flags & ROUTE_PROBLEMS)
+		reply_problem(req, 403, msg);
+	else
+		reply_status(req, 403, msg);
+	return false;
+}
+
 void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
                     const struct route_match *m, struct http_request *req, char **seg, int n)
 {
@@ -70,6 +107,8 @@ void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
 	if (op && !role_ok(e, req, m->route, method))
 		return;
 	if (e->admit && !e->admit(rc, req))
+		return;
+	if (op && !dag_access_ok(rc, e, req, m, method))
 		return;
 	if (op)
 		op(rc, req, m);
@@ -162,6 +201,62 @@ void route_health_get(const struct route_ctx *rc, struct http_request *req,
 }
 
 const struct route_entry route_health = {"health", NULL, ROUTE_OPEN, NULL, NULL, NULL};
+
+/* What the web UI offers, by the route each action calls: the UI shows an
+ * action's control only where GET /ui/me says its role may (ui/js/core.js,
+ * may()); the server checks the route all the same. */
+static const struct route_ui_action ui_actions[] = {
+    {"trigger", "POST", "/api/v1/dags/{dag_id}/dagRuns"},
+    {"pause", "PATCH", "/api/v1/dags/{dag_id}"},
+    {"clear", "POST", "/api/v1/dags/{dag_id}/clearTaskInstances"},
+    {"mark", "PATCH", "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}"},
+    {"note", "PATCH", "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}/setNote"},
+    {"ti_note", "PATCH",
+     "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}/taskInstances/{task_id}/setNote"},
+    {"delete_run", "DELETE", "/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}"},
+    {"delete_dag", "DELETE", "/api/v1/dags/{dag_id}"},
+    {"kill_job", "DELETE", "/api/v1/jobs/{job_id}"},
+    {"submit_job", "POST", "/api/v1/jobs"},
+    {"dataset_event", "POST", "/api/v1/datasets/events"},
+    {"pools", "POST", "/api/v1/pools"},
+    {"connections", "GET", "/api/v1/connections"},
+    {"variables", "GET", "/api/v1/variables"},
+    {"db_clean", "POST", "/api/v1/weir/dbClean"},
+};
+
+const struct route_ui_action *route_ui_actions(size_t *n)
+{
+	*n = sizeof ui_actions / sizeof ui_actions[0];
+	return ui_actions;
+}
+
+void route_ui_me_get(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m)
+{
+	enum weir_role role = http_request_role(req);
+	const char *dag_id = http_request_query(req, "dag_id");
+	const struct dag_access *acc = dag_access_of(rc, dag_id);
+	json_t *may = json_object();
+
+	(void)m;
+	/* ?dag_id=ID: the actions on that DAG as its access list narrows them too */
+	for (size_t i = 0; may && i < sizeof ui_actions / sizeof ui_actions[0]; i++) {
+		const struct route_ui_action *a = &ui_actions[i];
+		enum weir_role need = route_table_role(route_table_find(a->tpl), a->method);
+		bool ok = access_allowed(role, need);
+		if (ok && strstr(a->tpl, "{dag_id}"))
+			ok = access_dag_allowed(acc, http_request_user(req), role,
+			                        need_of(a->method));
+		json_object_set_new(may, a->name, json_boolean(ok));
+	}
+	http_request_respond_json(req, 200,
+	                          may ? json_pack("{s:s, s:s, s:o}", "user", http_request_user(req),
+	                                          "role", role_name(role), "may", may)
+	                              : NULL);
+}
+
+/* weir's own; answers without a DAG manager (a server of jobs only) */
+const struct route_entry route_ui_me = {"ui_me", NULL, ROUTE_PROBLEMS, NULL, NULL, NULL};
 
 static void jobs_unmatched_entry(const struct route_ctx *rc, struct http_request *req, char **seg,
                                  int n)

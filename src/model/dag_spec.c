@@ -18,6 +18,7 @@
 
 #include "lib/fs.h"
 #include "lib/yaml.h"
+#include "model/dag_access.h"
 #include "model/dag_spec_internal.h"
 #include "model/dataset.h"
 #include "model/field_reader.h"
@@ -28,7 +29,7 @@
 static const char *const dag_keys[] = {
     "dag_id",          "description",      "schedule",    "start_date", "end_date",     "catchup",
     "max_active_runs", "max_active_tasks", "params",      "tags",       "default_args", "tasks",
-    "on_failure",      "on_success",       "on_sla_miss", "doc_md",     NULL,
+    "on_failure",      "on_success",       "on_sla_miss", "doc_md",     "access",       NULL,
 };
 static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
@@ -195,6 +196,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 	}
 	if (!strcmp(key, "default_args"))
 		return dag_read_default_args(r, val, &dag->default_args);
+	if (!strcmp(key, "access"))
+		return dag_access_read(r, val, &dag->access);
 	if (notify_is_key(key))
 		return notify_read_key(r, "", key, val, &dag->notify);
 	/* tasks: read once everything else is known */
@@ -405,6 +408,7 @@ void dag_spec_destroy(struct dag_spec *dag)
 		task_release(&dag->tasks[i]);
 	free(dag->tasks);
 	free(dag->topo);
+	dag_access_release(&dag->access);
 	free(dag->dag_id);
 	free(dag->description);
 	free(dag->doc_md);

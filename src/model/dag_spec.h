@@ -32,6 +32,7 @@
 #include "lib/error.h"
 #include "lib/strvec.h"
 #include "model/cron.h"
+#include "model/dag_access.h"
 #include "model/job_spec.h"
 #include "model/notify.h"
 
@@ -264,6 +265,8 @@ struct dag_spec {
 	struct dag_default_args default_args;
 	struct dag_notify *notify; /* the runs' on_failure, on_success; on_sla_miss for tasks
 	                            * without one; NULL: none */
+	struct dag_access access;  /* `access:`: who may read it and act on it (unset: the
+	                            * roles alone decide; sched/access.h) */
 	struct dag_task *tasks;    /* in file order */
 	size_t n_tasks;
 	size_t *topo; /* a topological order: indices, upstream first */

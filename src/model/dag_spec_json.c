@@ -177,6 +177,8 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 	rc |= json_object_set_new(o, "max_active_tasks", json_integer(dag->max_active_tasks));
 	rc |= json_object_set_new(o, "params", params_as_written(dag));
 	rc |= json_object_set_new(o, "tags", strvec_json(&dag->tags));
+	if (dag->access.set)
+		rc |= json_object_set_new(o, "access", dag_access_to_json(&dag->access));
 	if (d->retries >= 0)
 		rc |= json_object_set_new(da, "retries", json_integer(d->retries));
 	if (d->retry_delay_s >= 0)

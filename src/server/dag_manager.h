@@ -66,6 +66,10 @@ void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never);
 /* `dagbag_import_timeout: SECONDS` (default 30): a Python DAG file whose
  * import takes longer is killed, an import error.  -1 when `seconds` is
  * not in (0, 86400]. */
+/* The users of the server (the configuration's and the store's), copied: a DAG's access list
+ * naming neither a role nor one of them is a warning in the log when the
+ * DAG loads (it lets nobody in; docs/security.md).  0, -1 out of memory. */
+int dag_manager_set_users(struct dag_manager *dm, const char *const *names, size_t n);
 int dag_manager_set_import_timeout(struct dag_manager *dm, double seconds);
 /* Walks the DAG folder `dir` as the server reads it: its subfolders (not
  * hidden ones, not __pycache__, no link to a folder, 32 deep at most),

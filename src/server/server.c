@@ -331,7 +331,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	api_set_observe_ops(p->api, observe_api_ops(), p->observe);
 	api_set_db_clean_ops(p->api, db_clean_api_ops(), p->clean);
 	db_clean_set_retention(p->clean, cfg->retention_older_than_s, cfg->retention_every_s);
-	p->users = users_create(p->store, p->api, cfg->users, cfg->n_users, err);
+	p->users = users_create(p->store, p->api, p->dm, cfg->users, cfg->n_users, err);
 	if (!p->users) {
 		weir_error_prefix(err, "users");
 		rc = -2;

@@ -14,6 +14,7 @@
 struct users {
 	struct store *store;
 	struct api *api;
+	struct dag_manager *dm;
 	struct basic_user *cfg; /* the configuration's, copied */
 	size_t n_cfg;
 };
@@ -58,6 +59,14 @@ static int hand_over(struct users *u, bool warn, struct weir_error *err)
 		all[k++].role = rows[i].role;
 	}
 	rc = api_set_users(u->api, all, k, err);
+	if (rc == 0 && u->dm) {
+		const char **names = calloc(k + 1, sizeof *names);
+		for (size_t i = 0; names && i < k; i++)
+			names[i] = all[i].name;
+		if (!names || dag_manager_set_users(u->dm, names, k) < 0)
+			rc = weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		free(names);
+	}
 	free(all);
 	user_rows_free(rows, n);
 	return rc;
@@ -72,8 +81,8 @@ static void free_cfg(struct users *u)
 	free(u->cfg);
 }
 
-struct users *users_create(struct store *store, struct api *api, const struct server_user *cfg,
-                           size_t n_cfg, struct weir_error *err)
+struct users *users_create(struct store *store, struct api *api, struct dag_manager *dm,
+                           const struct server_user *cfg, size_t n_cfg, struct weir_error *err)
 {
 	struct users *u = calloc(1, sizeof *u);
 
@@ -84,6 +93,7 @@ struct users *users_create(struct store *store, struct api *api, const struct se
 	}
 	u->store = store;
 	u->api = api;
+	u->dm = dm;
 	for (size_t i = 0; i < n_cfg; i++, u->n_cfg++) {
 		u->cfg[i].name = strdup(cfg[i].name);
 		u->cfg[i].password_hash = strdup(cfg[i].password_hash);

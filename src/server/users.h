@@ -15,6 +15,7 @@
 #include "api/users_api.h"
 #include "lib/error.h"
 #include "server/config.h"
+#include "server/dag_manager.h"
 #include "store/store.h"
 
 /* Refresh a token's last_used at most this often (it is a write). */
@@ -22,11 +23,12 @@
 
 struct users; /* opaque */
 
-/* Over `store` and `api` (both outlive it), the configuration's users
- * copied; the API's list of users set.  NULL with err (a configured or
- * stored hash that is malformed, out of memory). */
-struct users *users_create(struct store *store, struct api *api, const struct server_user *cfg,
-                           size_t n_cfg, struct weir_error *err);
+/* Over `store`, `api` and `dm` (all outlive it), the configuration's users
+ * copied; the API's list of users set, and their names given to the DAG
+ * manager (its check of DAGs' access lists), again at every change.  NULL
+ * with err (a configured or stored hash that is malformed, out of memory). */
+struct users *users_create(struct store *store, struct api *api, struct dag_manager *dm,
+                           const struct server_user *cfg, size_t n_cfg, struct weir_error *err);
 void users_destroy(struct users *u);
 
 /* The ops table for api_set_users_ops(p->api, users_api_ops(), u). */

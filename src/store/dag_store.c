@@ -25,6 +25,15 @@
 	" t.job_id, t.pool, t.pool_slots, t.priority, t.queued_at, t.start_date, t.end_date,"      \
 	" t.next_retry_at, t.rendered_command, t.outputs, t.reason, t.rowid"
 
+/* A run's or a TI's note, after RUN_COLS or TI_COLS, where an answer may
+ * show it (read_note): the reads the scheduler makes on every turn
+ * (DS_RUNS_ACTIVE, DS_TIS_IN_STATE) leave it out. */
+#define NOTE_COLS ", n.content, n.set_by, n.set_at"
+#define RUN_NOTE " LEFT JOIN dag_run_notes n USING (dag_id, run_id)"
+#define TI_NOTE                                                                                    \
+	" LEFT JOIN task_instance_notes n ON n.dag_id = t.dag_id AND n.run_id = t.run_id"          \
+	" AND n.task_id = t.task_id AND n.map_index = t.map_index"
+
 #define TRY_COLS                                                                                   \
 	"dag_id, run_id, task_id, map_index, try_number, job_id, state, start_date, end_date,"     \
 	" reason"
@@ -54,19 +63,20 @@ static const char *const ds_sql[DS_COUNT] = {
     [DS_RUN_INSERT] = "INSERT INTO dag_runs (dag_id, run_id, state, run_type, logical_date,"
                       " data_interval_start, data_interval_end, conf, reason, queued_at,"
                       " start_date, end_date) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-    [DS_RUN_GET] = "SELECT " RUN_COLS " FROM dag_runs WHERE dag_id = ? AND run_id = ?",
-    [DS_RUN_LIST_ASC] = "SELECT " RUN_COLS " FROM dag_runs" RUN_FILTER
+    [DS_RUN_GET] =
+        "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE " WHERE dag_id = ? AND run_id = ?",
+    [DS_RUN_LIST_ASC] = "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE RUN_FILTER
                         " ORDER BY logical_date, id LIMIT ?3 OFFSET ?4",
-    [DS_RUN_LIST_DESC] = "SELECT " RUN_COLS " FROM dag_runs" RUN_FILTER
+    [DS_RUN_LIST_DESC] = "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE RUN_FILTER
                          " ORDER BY logical_date DESC, id DESC LIMIT ?3 OFFSET ?4",
     [DS_RUN_COUNT] = "SELECT count(*) FROM dag_runs" RUN_FILTER,
     /* the same for one DAG: `?1 IS NULL OR` keeps SQLite from the indexes, so a
      * DAG's listing would scan every DAG's runs and sort them; these search
      * UNIQUE (dag_id, logical_date) (its entries end with the rowid, the id:
      * the order needs no sort) */
-    [DS_DAG_RUNS_ASC] = "SELECT " RUN_COLS " FROM dag_runs" DAG_RUN_FILTER
+    [DS_DAG_RUNS_ASC] = "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE DAG_RUN_FILTER
                         " ORDER BY logical_date, id LIMIT ?3 OFFSET ?4",
-    [DS_DAG_RUNS_DESC] = "SELECT " RUN_COLS " FROM dag_runs" DAG_RUN_FILTER
+    [DS_DAG_RUNS_DESC] = "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE DAG_RUN_FILTER
                          " ORDER BY logical_date DESC, id DESC LIMIT ?3 OFFSET ?4",
     /* one DAG's counts: the rows the triggers keep (schema 13 -> 14) */
     [DS_DAG_RUN_COUNT] = "SELECT coalesce(sum(n), 0) FROM dag_run_counts"
@@ -79,17 +89,24 @@ static const char *const ds_sql[DS_COUNT] = {
     [DS_RUN_UPDATE] = "UPDATE dag_runs SET state = ?, reason = ?, queued_at = ?,"
                       " start_date = ?, end_date = ? WHERE dag_id = ? AND run_id = ?",
     [DS_RUN_DELETE] = "DELETE FROM dag_runs WHERE dag_id = ? AND run_id = ?",
+    [DS_RUN_EXISTS] = "SELECT 1 FROM dag_runs WHERE dag_id = ? AND run_id = ?",
+    [DS_RUN_SET_NOTE] = "INSERT INTO dag_run_notes (content, set_by, set_at, dag_id, run_id)"
+                        " VALUES (?1, ?2, ?3, ?4, ?5) ON CONFLICT (dag_id, run_id) DO UPDATE SET "
+                        "content = excluded.content,"
+                        " set_by = excluded.set_by, set_at = excluded.set_at",
+    [DS_RUN_DEL_NOTE] = "DELETE FROM dag_run_notes WHERE dag_id = ?4 AND run_id = ?5",
     [DS_TI_INSERT] = "INSERT INTO task_instances (dag_id, run_id, task_id, map_index, state,"
                      " try_number, max_tries, job_id, pool, pool_slots, priority, queued_at,"
                      " start_date, end_date, next_retry_at, rendered_command, outputs, reason)"
                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-    [DS_TI_GET] = "SELECT " TI_COLS " FROM task_instances t WHERE t.dag_id = ?"
+    [DS_TI_GET] = "SELECT " TI_COLS NOTE_COLS " FROM task_instances t" TI_NOTE " WHERE t.dag_id = ?"
                   " AND t.run_id = ? AND t.task_id = ? AND t.map_index = ?",
-    [DS_TIS_OF_RUN] = "SELECT " TI_COLS " FROM task_instances t WHERE t.dag_id = ?"
-                      " AND t.run_id = ? ORDER BY t.rowid",
+    [DS_TIS_OF_RUN] =
+        "SELECT " TI_COLS NOTE_COLS " FROM task_instances t" TI_NOTE " WHERE t.dag_id = ?"
+        " AND t.run_id = ? ORDER BY t.rowid",
     /* one read for a DAG's grid: the TIs of its newest ?2 runs, oldest run first */
-    [DS_TIS_OF_LATEST_RUNS] = "SELECT " TI_COLS " FROM task_instances t JOIN dag_runs r"
-                              " ON r.dag_id = t.dag_id AND r.run_id = t.run_id"
+    [DS_TIS_OF_LATEST_RUNS] = "SELECT " TI_COLS NOTE_COLS " FROM task_instances t JOIN dag_runs r"
+                              " ON r.dag_id = t.dag_id AND r.run_id = t.run_id" TI_NOTE
                               " WHERE r.id IN (SELECT id FROM dag_runs WHERE dag_id = ?1"
                               " ORDER BY logical_date DESC, id DESC LIMIT ?2)"
                               " ORDER BY r.logical_date, r.id, t.rowid",
@@ -128,6 +145,15 @@ static const char *const ds_sql[DS_COUNT] = {
         " start_date = ?, end_date = ?, next_retry_at = ?, outputs = ?,"
         " reason = ? WHERE rowid = ?13"
         " AND dag_id = ?9 AND run_id = ?10 AND task_id = ?11 AND map_index = ?12",
+    [DS_TI_SET_NOTE] = "INSERT INTO task_instance_notes (content, set_by, set_at, dag_id, run_id,"
+                       " task_id, map_index) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+                       " ON CONFLICT (dag_id, run_id, task_id, map_index) DO UPDATE SET"
+                       " content = excluded.content, set_by = excluded.set_by,"
+                       " set_at = excluded.set_at",
+    [DS_TI_DEL_NOTE] = "DELETE FROM task_instance_notes WHERE dag_id = ?4 AND run_id = ?5"
+                       " AND task_id = ?6 AND map_index = ?7",
+    [DS_TI_EXISTS] = "SELECT 1 FROM task_instances WHERE dag_id = ? AND run_id = ?"
+                     " AND task_id = ? AND map_index = ?",
     [DS_TRY_PUT] = "INSERT INTO task_instance_tries (" TRY_COLS ") VALUES (?,?,?,?,?,?,?,?,?,?)"
                    " ON CONFLICT (dag_id, run_id, task_id, map_index, try_number) DO UPDATE"
                    " SET job_id = excluded.job_id, state = excluded.state,"
@@ -537,10 +563,92 @@ int dag_store_import_error_list(struct dag_store *ds, struct dag_import_error_ro
 
 /* ---- runs ---- */
 
+void dag_note_release(struct dag_note *n)
+{
+	if (!n)
+		return;
+	free(n->text);
+	free(n->user);
+	memset(n, 0, sizeof(*n));
+}
+
+/* The note of a row read with NOTE_COLS from column `i` (none where the
+ * statement has no such column, or the row no note: nothing allocated).
+ * -1 out of memory. */
+static int read_note(sqlite3_stmt *st, int i, struct dag_note *n)
+{
+	memset(n, 0, sizeof(*n));
+	if (sqlite3_column_count(st) <= i || sqlite3_column_type(st, i) == SQLITE_NULL)
+		return 0;
+	n->text = sql_col_text(st, i);
+	n->user = sql_col_text(st, i + 1);
+	n->at = sql_col_i64(st, i + 2);
+	if (!n->text || !n->user) {
+		dag_note_release(n);
+		return -1;
+	}
+	return 0;
+}
+
+/* The characters of a UTF-8 text: its bytes that begin one. */
+static size_t utf8_chars(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += ((unsigned char)*s & 0xC0) != 0x80;
+	return n;
+}
+
+/* Sets or removes (`text` NULL or "") the note of the row that `exists`
+ * finds (its key bound at 1..), by `set` or `del`, the key bound at 4..
+ * (DS_*_SET_NOTE's and DS_*_DEL_NOTE's layout: content, set_by, set_at,
+ * then the key).  `missing` names the row for the 404. */
+static int put_note(struct dag_store *ds, enum ds_stmt exists, enum ds_stmt set, enum ds_stmt del,
+                    const char *const key[3], int map_index, const char *text, const char *user,
+                    int64_t at, const char *missing, struct weir_error *err)
+{
+	bool ti = exists == DS_TI_EXISTS, found;
+	size_t chars = text ? utf8_chars(text) : 0;
+	sqlite3_stmt *st;
+	int code;
+
+	if (chars > DAG_NOTE_MAX)
+		return weir_error_set(err, WEIR_E_INVALID,
+		                      "note: at most %d characters (this one has %zu)",
+		                      DAG_NOTE_MAX, chars);
+	if (!(st = ds_stmt_get(ds, exists, err)))
+		return -1;
+	for (int k = 0; k < (ti ? 3 : 2); k++)
+		sql_bind_text(st, k + 1, key[k]);
+	if (ti)
+		sqlite3_bind_int(st, 4, map_index);
+	code = sqlite3_step(st);
+	found = code == SQLITE_ROW;
+	sqlite3_reset(st);
+	if (code != SQLITE_ROW && code != SQLITE_DONE)
+		return db_error(ds, err, "looking for a note's row");
+	if (!found)
+		return weir_error_set(err, WEIR_E_NOT_FOUND, "%s", missing);
+	if (!(st = ds_stmt_get(ds, text && *text ? set : del, err)))
+		return -1;
+	if (text && *text) {
+		sql_bind_text(st, 1, text);
+		sql_bind_text(st, 2, user);
+		sql_bind_pos_or_null(st, 3, at);
+	}
+	for (int k = 0; k < (ti ? 3 : 2); k++)
+		sql_bind_text(st, k + 4, key[k]);
+	if (ti)
+		sqlite3_bind_int(st, 7, map_index);
+	return ds_step_write(ds, st, "writing a note", NULL, missing, err);
+}
+
 void dag_run_row_release(struct dag_run_row *row)
 {
 	if (!row)
 		return;
+	dag_note_release(&row->note);
 	free(row->dag_id);
 	free(row->run_id);
 	free(row->conf);
@@ -574,7 +682,8 @@ static int read_run(sqlite3_stmt *st, void *p)
 	r->queued_at = sql_col_i64(st, 10);
 	r->start_date = sql_col_i64(st, 11);
 	r->end_date = sql_col_i64(st, 12);
-	if (!r->dag_id || !r->run_id || !r->conf || !r->reason || !known) {
+	if (read_note(st, 13, &r->note) < 0 || !r->dag_id || !r->run_id || !r->conf || !r->reason ||
+	    !known) {
 		dag_run_row_release(r);
 		return known ? -1 : -2;
 	}
@@ -738,6 +847,31 @@ int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,
 	return 0;
 }
 
+int dag_store_run_set_note(struct dag_store *ds, const char *dag_id, const char *run_id,
+                           const char *text, const char *user, int64_t at, struct weir_error *err)
+{
+	const char *key[3] = {dag_id, run_id, NULL};
+	char missing[400];
+
+	snprintf(missing, sizeof(missing), "no run %s of DAG %s", run_id ? run_id : "",
+	         dag_id ? dag_id : "");
+	return put_note(ds, DS_RUN_EXISTS, DS_RUN_SET_NOTE, DS_RUN_DEL_NOTE, key, 0, text, user, at,
+	                missing, err);
+}
+
+int dag_store_ti_set_note(struct dag_store *ds, const char *dag_id, const char *run_id,
+                          const char *task_id, int map_index, const char *text, const char *user,
+                          int64_t at, struct weir_error *err)
+{
+	const char *key[3] = {dag_id, run_id, task_id};
+	char missing[500];
+
+	snprintf(missing, sizeof(missing), "no task instance %s (map_index %d) in run %s of DAG %s",
+	         task_id ? task_id : "", map_index, run_id ? run_id : "", dag_id ? dag_id : "");
+	return put_note(ds, DS_TI_EXISTS, DS_TI_SET_NOTE, DS_TI_DEL_NOTE, key, map_index, text,
+	                user, at, missing, err);
+}
+
 int dag_store_run_delete(struct dag_store *ds, const char *dag_id, const char *run_id,
                          struct weir_error *err)
 {
@@ -767,6 +901,7 @@ void dag_ti_row_release(struct dag_ti_row *row)
 	free(row->rendered_command);
 	free(row->outputs);
 	free(row->reason);
+	dag_note_release(&row->note);
 	row->dag_id = row->run_id = row->task_id = row->pool = NULL;
 	row->rendered_command = row->outputs = row->reason = NULL;
 }
@@ -803,8 +938,8 @@ static int read_ti(sqlite3_stmt *st, void *p)
 	r->outputs = sql_col_text(st, 16);
 	r->reason = sql_col_text(st, 17);
 	r->rowid = sqlite3_column_int64(st, 18);
-	if (!r->dag_id || !r->run_id || !r->task_id || !r->pool || !r->rendered_command ||
-	    !r->outputs || !r->reason || !known) {
+	if (read_note(st, 19, &r->note) < 0 || !r->dag_id || !r->run_id || !r->task_id ||
+	    !r->pool || !r->rendered_command || !r->outputs || !r->reason || !known) {
 		dag_ti_row_release(r);
 		return known ? -1 : -2;
 	}

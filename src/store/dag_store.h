@@ -95,6 +95,23 @@ int dag_store_import_error_list(struct dag_store *ds, struct dag_import_error_ro
 void dag_import_error_row_release(struct dag_import_error_row *row);
 void dag_import_error_rows_free(struct dag_import_error_row *rows, size_t n);
 
+/* ---- notes: a person's words on a run or a task instance (Airflow's
+ * setNote), kept through clears and marks ---- */
+
+/* At most this many characters (UTF-8 sequences) of text, as Airflow's
+ * column holds. */
+#define DAG_NOTE_MAX 1000
+
+/* A note: its text (NULL: the row has none), who set it ("" when unknown)
+ * and when (ms; 0 when unknown). */
+struct dag_note {
+	char *text;
+	char *user;
+	int64_t at;
+};
+/* Frees the texts and zeroes n. */
+void dag_note_release(struct dag_note *n);
+
 /* ---- runs ---- */
 
 struct dag_run_row {
@@ -111,6 +128,7 @@ struct dag_run_row {
 	int64_t queued_at;
 	int64_t start_date;
 	int64_t end_date;
+	struct dag_note note; /* read, never written by the run's writes */
 };
 
 /* WEIR_E_CONFLICT when the DAG has that run_id or logical date;
@@ -150,6 +168,12 @@ int dag_store_run_queued_any(struct dag_store *ds, bool *any, struct weir_error 
  * (dag_id, run_id).  WEIR_E_NOT_FOUND if absent. */
 int dag_store_run_update(struct dag_store *ds, const struct dag_run_row *row,
                          struct weir_error *err);
+/* Sets the note of the run (dag_id, run_id) to `text` (NULL or "": none),
+ * set by `user` at `at`; the run's other fields are left alone.
+ * WEIR_E_NOT_FOUND if absent; WEIR_E_INVALID ("note: at most ...") for a
+ * text over DAG_NOTE_MAX characters. */
+int dag_store_run_set_note(struct dag_store *ds, const char *dag_id, const char *run_id,
+                           const char *text, const char *user, int64_t at, struct weir_error *err);
 /* With its TIs and tries. */
 int dag_store_run_delete(struct dag_store *ds, const char *dag_id, const char *run_id,
                          struct weir_error *err);
@@ -179,6 +203,7 @@ struct dag_ti_row {
 	char *reason;           /* "waiting: pool gpu_pool full (1/1)", "exit 1"; "" */
 	int64_t rowid;          /* the store's id of the row, as read (0: not known); an
 	                           update finds the row by it, its key checked, else by the key */
+	struct dag_note note;   /* read, never written by the TI's writes */
 };
 
 /* WEIR_E_CONFLICT if the key exists; WEIR_E_NOT_FOUND if the run (or a
@@ -229,6 +254,11 @@ int dag_store_ti_update(struct dag_store *ds, const struct dag_ti_row *row, stru
  * sixth cheaper than dag_store_ti_update()).  WEIR_E_NOT_FOUND if absent. */
 int dag_store_ti_set_state(struct dag_store *ds, const struct dag_ti_row *row,
                            struct weir_error *err);
+/* Sets the note of the TI (its key) as dag_store_run_set_note() does a
+ * run's. */
+int dag_store_ti_set_note(struct dag_store *ds, const char *dag_id, const char *run_id,
+                          const char *task_id, int map_index, const char *text, const char *user,
+                          int64_t at, struct weir_error *err);
 void dag_ti_row_release(struct dag_ti_row *row);
 void dag_ti_rows_free(struct dag_ti_row *rows, size_t n);
 

@@ -679,6 +679,33 @@ static const char *const migrations[] = {
     " revoked_at INTEGER,"
     " last_used_at INTEGER);"
     "CREATE INDEX IF NOT EXISTS tokens_by_user ON tokens (user_name);",
+    /* 16 -> 17: notes on runs and task instances (Airflow's setNote): the
+     * text, who set it and when, a row while there is one.  Tables of their
+     * own, as Airflow's dag_run_note and task_instance_note: a column on
+     * task_instances would make 6 -> 7's copy (SELECT *) fail on a file set
+     * back by hand, and no write of a run or TI may touch a note.  Both
+     * refer to the run (deleted with it); the TI's note not to its TI, so
+     * that a rebuild of task_instances never cascades into the notes */
+    "CREATE TABLE IF NOT EXISTS dag_run_notes ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " content TEXT NOT NULL,"
+    " set_by TEXT NOT NULL DEFAULT '',"
+    " set_at INTEGER,"
+    " PRIMARY KEY (dag_id, run_id),"
+    " FOREIGN KEY (dag_id, run_id) REFERENCES dag_runs (dag_id, run_id) ON DELETE CASCADE)"
+    " WITHOUT ROWID;"
+    "CREATE TABLE IF NOT EXISTS task_instance_notes ("
+    " dag_id TEXT NOT NULL,"
+    " run_id TEXT NOT NULL,"
+    " task_id TEXT NOT NULL,"
+    " map_index INTEGER NOT NULL,"
+    " content TEXT NOT NULL,"
+    " set_by TEXT NOT NULL DEFAULT '',"
+    " set_at INTEGER,"
+    " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
+    " FOREIGN KEY (dag_id, run_id) REFERENCES dag_runs (dag_id, run_id) ON DELETE CASCADE)"
+    " WITHOUT ROWID;",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

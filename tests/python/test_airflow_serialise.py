@@ -130,6 +130,25 @@ def test_a_dotted_task_id_is_refused():
         dag_to_spec(d, "/f.py")
 
 
+def test_access_control_becomes_access():
+    """Airflow's sets (and its per-resource form) as sorted lists, the names kept as given;
+    what the names mean is the server's to check (docs/security.md)."""
+    with DAG("guarded", schedule=None, access_control={
+            "ann": {"can_read", "can_edit"}, "Viewer": {"can_read"},
+            "ops": {"DAGs": {"can_read"}, "DAG Runs": {"can_create"}}}) as d:
+        BashOperator(task_id="t", bash_command="true")
+    assert dag_to_spec(d, "/f.py")["access"] == {
+        "ann": ["can_edit", "can_read"], "Viewer": ["can_read"],
+        "ops": {"DAGs": ["can_read"], "DAG Runs": ["can_create"]}}
+    with DAG("open", schedule=None) as d2:
+        BashOperator(task_id="t", bash_command="true")
+    assert "access" not in dag_to_spec(d2, "/f.py")
+    with DAG("bad", schedule=None, access_control={"ann": 3}) as d3:
+        BashOperator(task_id="t", bash_command="true")
+    with pytest.raises(SpecError, match="access_control"):
+        dag_to_spec(d3, "/f.py")
+
+
 def write(tmp_path, name, text):
     path = tmp_path / name
     path.write_text(textwrap.dedent(text))

@@ -122,6 +122,17 @@ def test_every_served_operation_answers_the_spec(make_dags):
     call(d, "GET", base + "/taskInstances/each/0/dependencies",
          schema="TaskInstanceDependencyCollection")
     links = call(d, "GET", base + "/taskInstances/prepare/links", schema="ExtraLinkCollection")
+    # notes (tests/system/test_notes.py checks the rest)
+    r = call(d, "PATCH", base + "/setNote", {"note": "probe"}, schema="DAGRun")
+    assert r["note"] == "probe", r
+    t = call(d, "PATCH", base + "/taskInstances/prepare/setNote", {"note": "p"},
+             schema="TaskInstance")
+    assert t["note"] == "p", t
+    t = call(d, "PATCH", base + "/taskInstances/each/1/setNote", {"note": "e1"},
+             schema="TaskInstance")
+    assert t["note"] == "e1" and t["map_index"] == 1, t
+    call(d, "PATCH", base + "/setNote", {"note": 1}, status=400)
+    call(d, "PATCH", base + "/taskInstances/each/7/setNote", {"note": "x"}, status=404)
     assert any(link["href"].startswith("/#/jobs/") for link in links["extra_links"])
 
     # marks (dry runs change nothing)

@@ -161,3 +161,40 @@ def test_the_ui_session_carries_the_users_role(roles_server):
     status, _, data = srv.request("GET", "/api/v1/variables", token=False, headers=hdrs)
     assert refused_for_role(status, data)
 
+
+
+# the UI's actions and the route each calls (src/api/routes.c's list, which the UI reads)
+UI_ACTIONS = {
+    "trigger": ("/api/v1/dags/{dag_id}/dagRuns", "POST"),
+    "pause": ("/api/v1/dags/{dag_id}", "PATCH"),
+    "clear": ("/api/v1/dags/{dag_id}/clearTaskInstances", "POST"),
+    "mark": ("/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}", "PATCH"),
+    "note": ("/api/v1/dags/{dag_id}/dagRuns/{dag_run_id}/setNote", "PATCH"),
+    "kill_job": ("/api/v1/jobs/{job_id}", "DELETE"),
+    "dataset_event": ("/api/v1/datasets/events", "POST"),
+    "connections": ("/api/v1/connections", "GET"),
+    "db_clean": ("/api/v1/weir/dbClean", "POST"),
+}
+
+
+@pytest.mark.parametrize("who", ROLES + ["token"])
+def test_ui_me_says_what_the_role_may_do(roles_server, who):
+    """GET /api/v1/ui/me: the UI shows a control only where this says its role may; each
+    answer is the route table's least role of the action's route, as the server checks it."""
+    least = {(t, m): r for t, m, r, _ in ROWS}
+    if who == "token":
+        auth, name = "Bearer " + roles_server.token, "Admin"
+    else:
+        auth, name = basic(who.lower()), who
+    status, _, data = roles_server.request("GET", "/api/v1/ui/me", token=False,
+                                           headers={"Authorization": auth})
+    assert status == 200, data
+    me = json.loads(data)
+    assert me["role"] == name and me["user"] == (who.lower() if who != "token" else "token"), me
+    for action, (template, method) in UI_ACTIONS.items():
+        want = RANK[name] >= RANK[least[(template, method)]]
+        assert me["may"][action] is want, (action, me)
+    # what the names mean, for a reader
+    assert me["may"]["trigger"] is (name != "Viewer")
+    assert me["may"]["connections"] is (name in ("Op", "Admin"))
+    assert me["may"]["db_clean"] is (name == "Admin")

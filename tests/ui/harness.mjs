@@ -114,7 +114,8 @@ function leftovers(mark, home) {
 
 // Starts `weir server`.  opts: dags (a folder; default an empty one in the temp dir),
 // config (YAML appended to the base config), base (YAML in place of the base config: other
-// resources), password (admin's; default random).
+// resources), password (admin's; default random), users (more users beside admin: [{name,
+// password, role}], role one of Viewer, User, Op, Admin).
 // Returns {url, port, home, dir, token, user, password, api(), logText(), stop()}.
 export async function startWeir(opts = {}) {
 	if (!WEIR_BIN) throw new Error('set WEIR_BIN');
@@ -125,7 +126,11 @@ export async function startWeir(opts = {}) {
 	mkdirSync(dags, { recursive: true });
 	const user = 'admin';
 	const password = opts.password || 'pw-' + randomBytes(6).toString('hex');
-	let config = (opts.base || BASE_CONFIG) + `users:\n  - name: ${user}\n    password_hash: "${hashPassword(password)}"\n` + (opts.config || '');
+	let config = (opts.base || BASE_CONFIG) + `users:\n  - name: ${user}\n    password_hash: "${hashPassword(password)}"\n`;
+	for (const u of opts.users || [])
+		config += `  - name: ${u.name}\n    password_hash: "${hashPassword(u.password)}"\n` +
+			(u.role ? `    role: ${u.role}\n` : '');
+	config += opts.config || '';
 	// tasks as the server's own user (docs/security.md: the shared mode): the home sits in a
 	// temporary folder (0700) no other user could enter, and tasks write beside it
 	if (!/^task_user\s*:/m.test(config)) config += `task_user: ${userInfo().username}\n`;
@@ -271,11 +276,11 @@ export function withUi(use, start = () => startUi()) {
 }
 
 // A server whose DAG folder (in a fresh temporary folder named after `prefix`) holds a copy of
-// each of `files` and, from `extra`, more files by name and text; waits until it lists
-// `dagCount` DAGs (a broken file is an import error, not a DAG), then opens a browser and logs
-// in.  Resolves to { weir, browser, page, dir, dags, stop }; stop() closes both and removes the
+// each of `files` and, from `extra`, more files by name and text, and `users` as startWeir's;
+// waits until it lists `dagCount` DAGs (a broken file is an import error, not a DAG), then
+// opens a browser and logs in as admin.  Resolves to { weir, browser, page, dir, dags, stop }; stop() closes both and removes the
 // folder.
-export async function startDagsUi(prefix, files, { extra = {}, dagCount = files.length } = {}) {
+export async function startDagsUi(prefix, files, { extra = {}, dagCount = files.length, users } = {}) {
 	const dir = mkdtempSync(join(tmpdir(), prefix));
 	const dags = join(dir, 'dags');
 	let ui = null;
@@ -285,7 +290,7 @@ export async function startDagsUi(prefix, files, { extra = {}, dagCount = files.
 			copyFileSync(f, join(dags, f.split('/').pop()));
 		for (const [name, text] of Object.entries(extra))
 			writeFileSync(join(dags, name), text);
-		ui = await startUi({ dags });
+		ui = await startUi({ dags, users });
 		await waitFor(async () => {
 			const r = await ui.weir.api('GET', '/api/v1/dags');
 			return r.body.dags && r.body.dags.length === dagCount;

@@ -2,7 +2,7 @@
 // which nav entry is current), then the router.  Page modules (jobs.js, dags.js) register
 // their routes at import time; module scripts have all run before DOMContentLoaded.
 
-import { api, ApiError, clear, getSession, h, navigate, parseHash, route, setSession, startRouter, toast } from './core.js';
+import { api, ApiError, clear, getSession, h, loadAbilities, navigate, parseHash, route, setSession, startRouter, toast } from './core.js';
 
 function showSession(s) {
 	const box = document.getElementById('session');
@@ -10,6 +10,11 @@ function showSession(s) {
 	if (!box || !user) return;
 	box.hidden = !s.user;
 	user.textContent = s.user || '';
+	const role = document.getElementById('session-role');
+	if (role) {
+		role.textContent = s.role ? `(${s.role})` : '';
+		role.hidden = !s.role;
+	}
 }
 
 function markNav(path) {
@@ -64,6 +69,7 @@ route('/login', (root, params, query) => {
 		try {
 			const s = await api('/ui/login', { method: 'POST', body });
 			setSession(s);
+			await loadAbilities();
 			navigate(nextPage(query));
 		} catch (ex) {
 			err.textContent = ex instanceof ApiError && ex.status === 401
@@ -96,6 +102,7 @@ async function start() {
 	document.getElementById('logout').addEventListener('click', logout);
 	try {
 		setSession(await api('/ui/session'));
+		await loadAbilities();
 	} catch (e) {
 		setSession(null);
 		const { path } = parseHash();

@@ -17,12 +17,58 @@ export class ApiError extends Error {
 let session = { user: null, csrf_token: null };
 
 export function setSession(s) {
-	session = { user: (s && s.user) || null, csrf_token: (s && s.csrf_token) || null };
+	session = { user: (s && s.user) || null, csrf_token: (s && s.csrf_token) || null,
+		role: null };
+	abilities = null;
+	dagAbilities.clear();
 	document.dispatchEvent(new CustomEvent('weir:session', { detail: session }));
 }
 
 export function getSession() {
 	return session;
+}
+
+// What the signed-in user's role may do, as GET /api/v1/ui/me answers it: {ACTION: bool}
+// for the server's list of the UI's actions (trigger, pause, clear, mark, note, ti_note,
+// kill_job, dataset_event, ...), each decided by the role the server checks on that
+// action's route.  A page shows an action's control only where may(ACTION) holds; the
+// server refuses the rest whatever the page shows.
+let abilities = null;
+
+export async function loadAbilities() {
+	abilities = null;
+	if (!session.user)
+		return null;
+	try {
+		const me = await api('/api/v1/ui/me');
+		abilities = Object.assign({}, me.may || {});
+		session.role = me.role || null;
+	} catch (e) {
+		abilities = {};	// none known: offer nothing that changes anything
+	}
+	document.dispatchEvent(new CustomEvent('weir:session', { detail: session }));
+	return abilities;
+}
+
+// The same for one DAG (GET /api/v1/ui/me?dag_id=ID): its access list (`access:`) narrows
+// what the role may do there.  The DAG page loads it before it draws.
+const dagAbilities = new Map();
+
+export async function loadDagAbilities(dagId) {
+	try {
+		const me = await api('/api/v1/ui/me', { query: { dag_id: dagId } });
+		dagAbilities.set(dagId, Object.assign({}, me.may || {}));
+	} catch (e) {
+		dagAbilities.set(dagId, {});
+	}
+	return dagAbilities.get(dagId);
+}
+
+// may(action) for the role; may(action, dagId) on that DAG once loadDagAbilities() has run.
+export function may(action, dagId) {
+	if (dagId !== undefined && dagAbilities.has(dagId))
+		return !!dagAbilities.get(dagId)[action];
+	return !!(abilities && abilities[action]);
 }
 
 const UNSAFE = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);

@@ -4,13 +4,14 @@
 // grid's table so that the 2 s refresh rebuilds the table without closing it.
 
 import {
-	api, h, clear, stateBadge, formatTime, formatDuration, confirmDialog, toast, logViewer,
+	api, h, clear, stateBadge, formatTime, formatDuration, confirmDialog, toast, logViewer, may,
 } from './core.js';
 import {
 	enc, dagPath, runPath, tiPath, stateColour, stateName, runLabel, ms, textColour,
 } from './dag_util.js';
 import { runAlerts, tiSlaText } from './dag_notify.js';
 import { waitingText, sensorFields } from './dag_sensor.js';
+import { noteBox } from './dag_note.js';
 
 const ACTIVE = new Set(['running', 'queued', 'scheduled', 'up_for_retry', 'up_for_reschedule', 'restarting', 'deferred']);
 
@@ -134,7 +135,7 @@ export function createPanel(dagId, onChange) {
 		onChange();
 	}
 
-	function frame(title) {
+	function frame(title, noteAction) {
 		clear(el);
 		el.hidden = false;
 		parts = {
@@ -147,10 +148,11 @@ export function createPanel(dagId, onChange) {
 			details: h('div', { class: 'dag-panel-details' }),
 			tries: h('div', { class: 'dag-tries', role: 'tablist', 'aria-label': 'Tries' }),
 			tryBody: h('div', { class: 'dag-try', role: 'tabpanel' }),
+			note: noteBox(noteAction, dagId),
 			actions: h('div', { class: 'dag-panel-actions' }),
 		};
-		el.append(parts.head, parts.picker, parts.summary, parts.actions, parts.tries,
-			parts.tryBody, parts.details);
+		el.append(parts.head, parts.picker, parts.summary, parts.note.el, parts.actions,
+			parts.tries, parts.tryBody, parts.details);
 	}
 
 	async function markRun(state) {
@@ -221,8 +223,10 @@ export function createPanel(dagId, onChange) {
 		gen++;
 		sel = { kind: 'ti', runId, taskId, isMapped, mapIndex: isMapped ? 0 : -1,
 			tryNumber: null, pinned: false };
-		frame(`${taskId} · ${runId}`);
-		parts.actions.append(clearForm(), runActions());
+		frame(`${taskId} · ${runId}`, 'ti_note');
+		// only what the signed-in role may do (the server refuses the rest anyway)
+		parts.actions.append(may('clear', dagId) ? clearForm() : null,
+			may('mark', dagId) ? runActions() : null);
 		onChange();
 		return refresh();
 	}
@@ -231,8 +235,9 @@ export function createPanel(dagId, onChange) {
 		stopLog();
 		gen++;
 		sel = { kind: 'run', runId };
-		frame(`Run ${runId}`);
-		parts.actions.append(runActions());
+		frame(`Run ${runId}`, 'note');
+		if (may('mark', dagId))
+			parts.actions.append(runActions());
 		onChange();
 		return refresh();
 	}
@@ -317,6 +322,10 @@ export function createPanel(dagId, onChange) {
 		}
 		const ti = mine.find((t) => t.map_index === sel.mapIndex);
 		clear(parts.summary);
+		parts.note.el.hidden = !ti;
+		if (ti)
+			parts.note.show(ti.note, tiPath(dagId, runId, taskId) +
+				(ti.map_index >= 0 ? '/' + ti.map_index : ''));
 		if (!ti) {
 			clear(parts.details);
 			parts.summary.append(h('p', { class: 'dag-empty' },
@@ -372,6 +381,7 @@ export function createPanel(dagId, onChange) {
 		if (my !== gen)
 			return;
 		clear(parts.summary);
+		parts.note.show(run.note, runPath(dagId, sel.runId));
 		const conf = run.conf && Object.keys(run.conf).length
 			? h('pre', { class: 'dag-pre', 'data-testid': 'run-conf' },
 				JSON.stringify(run.conf, null, 2)) : h('p', { class: 'dag-empty' }, 'None.');
@@ -384,7 +394,7 @@ export function createPanel(dagId, onChange) {
 			field('Started', run.start_date ? formatTime(run.start_date) : null),
 			field('Ended', run.end_date ? formatTime(run.end_date) : null),
 			field('Duration', s !== null ? formatDuration(((e ?? Date.now()) - s) / 1000) : null),
-			field('Reason', run.note || null)),
+			field('Reason', run.reason || null)),
 		h('h3', {}, 'Conf'), conf, alerts);
 	}
 

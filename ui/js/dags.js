@@ -3,7 +3,7 @@
 // dag_grid.js, dag_graph.js and dag_charts.js; this file owns the pages, their data and refresh.
 
 import {
-	api, h, clear, route, poll, stateBadge, legend, formatTime, toast,
+	api, h, clear, route, poll, stateBadge, legend, formatTime, toast, may, loadDagAbilities,
 } from './core.js';
 import {
 	enc, dagPath, runPath, dagHash, stateColour, stateName, plainParams, paramSchemas, runLabel,
@@ -32,12 +32,23 @@ async function setPaused(dagId, paused) {
 		query: { update_mask: 'is_paused' } });
 }
 
+// Whether this user may pause the DAG: the role (and, on the DAG's page, its access list, as
+// /ui/me?dag_id says; in the list, the DAG's may_act).
+function mayPause(dag) {
+	return may('pause', dag.dag_id) && dag.may_act !== false;
+}
+
 // A labelled switch (a checkbox with role switch), checked while the DAG is paused.
 function pauseSwitch(dag, onDone) {
 	const id = 'pause-' + dag.dag_id;
 	const box = h('input', { type: 'checkbox', role: 'switch', id, class: 'dag-switch',
 		'data-testid': `pause-${dag.dag_id}`, 'aria-label': `Pause ${dag.dag_id}` });
 	box.checked = !!dag.is_paused;
+	if (!mayPause(dag)) {
+		// shown, not changeable: this role may not pause (the server would refuse it)
+		box.disabled = true;
+		box.title = 'Your role may not pause or unpause DAGs';
+	}
 	box.addEventListener('change', async () => {
 		const want = box.checked;
 		box.disabled = true;
@@ -51,7 +62,7 @@ function pauseSwitch(dag, onDone) {
 			box.checked = !want;
 			toast(`Could not ${want ? 'pause' : 'unpause'} ${dag.dag_id}: ${e.message}`, 'error');
 		} finally {
-			box.disabled = false;
+			box.disabled = !mayPause(dag);
 		}
 	});
 	return h('label', { class: 'dag-switch-label', for: id }, box,
@@ -400,6 +411,7 @@ function triggerDialog(dag, params, onDone) {
 
 route('/dags/:dag_id', async (root, params, query) => {
 	const dagId = params.dag_id;
+	await loadDagAbilities(dagId);	// what this user may do here, before anything is drawn
 	const st = {
 		tab: TABS.some(([t]) => t === query.tab) ? query.tab : 'grid',
 		run: query.run || null,		// the selected run (graph, gantt, run panel)
@@ -434,7 +446,8 @@ route('/dags/:dag_id', async (root, params, query) => {
 	const legendEl = legend(TI_STATES);
 	const page = h('section', { class: 'page dag-page' },
 		h('p', { class: 'dag-crumbs' }, h('a', { href: '#/dags' }, 'DAGs'), ' / ', dagId),
-		h('div', { class: 'dag-head' }, title, h('div', { class: 'toolbar' }, pauseBox, trigger)),
+		h('div', { class: 'dag-head' }, title,
+			h('div', { class: 'toolbar' }, pauseBox, may('trigger', dagId) ? trigger : null)),
 		info,
 		h('div', { class: 'toolbar dag-toolbar' }, tabList, h('span', { class: 'spacer' }),
 			h('label', { for: 'dag-run-limit' }, 'Runs '), limitSel, runPick),

@@ -3,7 +3,7 @@
 // queued since their last dataset run, and the latest events with the runs they started. A
 // form announces an update (POST /api/v1/datasets/events), as an outside system would.
 
-import { api, h, clear, route, poll, stateBadge, formatTime, toast } from './core.js';
+import { api, h, clear, route, poll, stateBadge, formatTime, toast, may } from './core.js';
 import { dagHash, dagPath, stateName } from './dag_util.js';
 
 const REFRESH_MS = 3000;
@@ -162,7 +162,7 @@ route('/datasets', (root) => {
 		if (uris !== formFor) { // keep the form (and what is typed) while the list is the same
 			formFor = uris;
 			clear(form);
-			if (datasets.length)
+			if (datasets.length && may('dataset_event'))	// an Op's: the server checks it too
 				form.appendChild(announceForm(datasets, () => { last = ''; }));
 		}
 		status.className = 'muted';

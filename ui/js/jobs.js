@@ -4,7 +4,7 @@
 
 import {
 	api, clear, confirmDialog, formatBytes, formatDuration, formatTime, h, legend, logViewer, navigate,
-	poll, route, secondsBetween, stateBadge, toast,
+	may, poll, route, secondsBetween, stateBadge, toast,
 } from './core.js';
 
 const JOB_STATES = ['queued', 'starting', 'running', 'succeeded', 'failed', 'killed'];
@@ -200,7 +200,7 @@ route('/jobs/:id', (root, params, query) => {
 		title.textContent = `Job ${job.id} · ${job.name || '(unnamed)'}`;
 		clear(stateEl).appendChild(stateBadge(job.state));
 		reasonEl.textContent = job.reason || '';
-		killBtn.hidden = JOB_FINAL.has(job.state);
+		killBtn.hidden = JOB_FINAL.has(job.state) || !may('kill_job');
 		const rows = [
 			['Framework', job.framework || '—'],
 			['Attempt', `${job.attempt}${job.max_restarts ? ' (restarts allowed: ' + job.max_restarts + ')' : ''}`],

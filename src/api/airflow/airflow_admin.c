@@ -60,7 +60,8 @@ static void route_patch_dags(const struct dag_api_ops *ops, void *ctx, struct ht
 	    "limit", "offset", "tags", "update_mask", "only_active", "dag_id_pattern", NULL};
 	static const char *const allowed_b[] = {"is_paused", NULL};
 	struct weir_error err = {0};
-	struct dag_list_query q = {.paused = -1};
+	struct dag_reader rd = airflow_reader(req, ACCESS_EDIT);
+	struct dag_list_query q = {.paused = -1, .reader = &rd};
 	const char *tags[64], *mask = http_request_query(req, "update_mask");
 	const char *pattern = http_request_query(req, "dag_id_pattern");
 	json_t *body = NULL, *list = NULL, *out = NULL, *d;

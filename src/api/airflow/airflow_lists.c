@@ -238,7 +238,8 @@ void airflow_list_dags(const struct dag_api_ops *ops, void *ctx, struct http_req
 	static const char *const allowed[] = {"limit",  "offset",         "order_by",
 	                                      "tags",   "only_active",    "paused",
 	                                      "fields", "dag_id_pattern", NULL};
-	struct dag_list_query q = {.paused = -1};
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
+	struct dag_list_query q = {.paused = -1, .reader = &rd};
 	struct weir_error err = {0};
 	struct str_values tags;
 	struct field_pick pick;
@@ -307,7 +308,8 @@ void airflow_list_runs(const struct dag_api_ops *ops, void *ctx, struct http_req
 	                                      "fields",
 	                                      NULL};
 	struct weir_error err = {0};
-	struct dag_run_list_query q = {0};
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
+	struct dag_run_list_query q = {.reader = &rd};
 	struct str_values states;
 	struct field_pick pick;
 
@@ -420,7 +422,8 @@ void airflow_list_runs_batch(const struct dag_api_ops *ops, void *ctx, struct ht
 	                                      DATE_PARAMS("end_date"),
 	                                      NULL};
 	struct weir_error err = {0};
-	struct dag_run_list_query q = {0};
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
+	struct dag_run_list_query q = {.reader = &rd};
 	struct str_values states, dag_ids;
 	json_t *body = airflow_read_body(req, allowed);
 
@@ -475,7 +478,8 @@ static void list_tis_of(const struct dag_api_ops *ops, void *ctx, struct http_re
 	                                      "executor",
 	                                      NULL};
 	struct weir_error err = {0};
-	struct dag_ti_list_query q = {0};
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
+	struct dag_ti_list_query q = {.reader = &rd};
 	struct str_values states, pools, queues;
 	const char *executor = http_request_query(req, "executor");
 
@@ -557,7 +561,8 @@ void airflow_list_tis_batch(const struct dag_api_ops *ops, void *ctx, struct htt
 	                                      "queue",
 	                                      "executor",
 	                                      NULL};
-	struct dag_ti_list_query q = {0};
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
+	struct dag_ti_list_query q = {.reader = &rd};
 	struct str_values states, pools, queues, dag_ids, run_ids, task_ids, executors;
 	json_t *body = airflow_read_body(req, allowed);
 

@@ -424,3 +424,9 @@ bool airflow_accept_text(const char *accept)
 		return false;
 	return q_text >= q_json;
 }
+
+struct dag_reader airflow_reader(const struct http_request *req, enum access_need need)
+{
+	return (struct dag_reader){
+	    .user = http_request_user(req), .role = http_request_role(req), .need = need};
+}

@@ -16,6 +16,7 @@
 
 #include <jansson.h>
 
+#include "api/dag_api.h"
 #include "api/http.h"
 
 struct route_match; /* api/route_match.h */
@@ -63,6 +64,9 @@ bool airflow_query_bool(struct http_request *req, const char *key, bool def, boo
 bool airflow_query_number(struct http_request *req, const char *key, bool *has, double *out);
 /* ?map_index=N (N >= -1); -1 when absent. */
 bool airflow_map_index_query(struct http_request *req, int *map_index);
+/* The request's principal as a list's reader (api/dag_api.h): who it
+ * authenticated as, its role, and what it needs of each DAG listed. */
+struct dag_reader airflow_reader(const struct http_request *req, enum access_need need);
 /* The body as a JSON object whose keys are all in `allowed` (NULL-ended). */
 json_t *airflow_read_body(struct http_request *req, const char *const *allowed);
 /* A boolean field of `body`: absent gives `def`. */

@@ -46,11 +46,13 @@ void ui_data_dags(const struct route_ctx *rc, struct http_request *req, const st
 	const struct dag_api_ops *ops = rc->dag_ops;
 	void *ctx = rc->dag_ctx;
 	struct weir_error err = {0};
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
 	int limit, offset;
 
 	(void)m;
 	if (ui_views(ops, req) && airflow_page_query(req, &limit, &offset))
-		reply_problem_result(req, dag_answer_ui_dags(ops, ctx, limit, offset, &err), &err);
+		reply_problem_result(req, dag_answer_ui_dags(ops, ctx, &rd, limit, offset, &err),
+		                     &err);
 }
 
 /* GET of a DAG's grid or its statistics over its last runs */

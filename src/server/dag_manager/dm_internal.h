@@ -88,6 +88,8 @@ struct dm_turn {
 struct dm_folder {
 	char *dir;
 	bool symlinks_never; /* dag_folder_symlinks: never */
+	struct strvec users; /* the configuration's users: an access list's names are checked
+	                      * against them (dag_manager_set_users()) */
 	char *paths_root;    /* the folder a DAG's files must be in; NULL: dir */
 	struct dag_entry *entries;
 	uv_fs_event_t fsev;
@@ -246,6 +248,9 @@ int dm_parse_date(const char *text, const char *field, int64_t *ms, struct weir_
 /* The entry of a DAG (NULL when no file holds it); its last good parse
  * (NULL with a WEIR_E_NOT_FOUND err); its latest scheduled logical date. */
 struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id);
+/* Whether `rd` (NULL: anyone) may have DAG `dag_id` in a list: its access
+ * list (its last good parse's) against the reader (sched/access.h). */
+bool dm_dag_allows(struct dag_manager *dm, const char *dag_id, const struct dag_reader *rd);
 const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
                                   struct weir_error *err);
 int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e);

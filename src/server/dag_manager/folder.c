@@ -23,6 +23,7 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "model/cron.h"
+#include "sched/access.h"
 #include "store/dag_store.h"
 
 #define RESCAN_MS 2000
@@ -124,6 +125,25 @@ void dm_import_error(struct dag_manager *dm, struct dag_entry *e, const char *ms
 				log_error("DAG %s: %s", d->spec->dag_id, err.msg);
 			dag_row_release(&row);
 		}
+	}
+}
+
+/* An access list's names that are neither a role nor a user of the
+ * configuration: a warning (Airflow refuses an unknown role when it syncs a
+ * DAG's permissions; here the entry lets nobody in). */
+static void warn_access_names(struct dag_manager *dm, const struct dag_spec *spec)
+{
+	const struct strvec *users = &dm->folder.users;
+
+	for (size_t i = 0; i < spec->access.n; i++) {
+		const char *who = spec->access.v[i].who;
+		bool known = access_names_role(who);
+		for (size_t k = 0; k < users->n && !known; k++)
+			known = !strcmp(users->v[k], who);
+		if (!known)
+			log_warn("DAG %s: access: %s is neither a role (Viewer, User, Op, Admin) "
+			         "nor a user of the server: it lets nobody in",
+			         spec->dag_id, who);
 	}
 }
 
@@ -295,6 +315,7 @@ int dm_take_spec(struct dag_manager *dm, struct dag_entry *e, struct dag_spec *s
 		return 0;
 	}
 	log_info("DAG %s loaded from %s (%zu tasks)", spec->dag_id, e->file, spec->n_tasks);
+	warn_access_names(dm, spec);
 	return 0;
 }
 

@@ -133,6 +133,8 @@ static bool dag_matches(struct dag_manager *dm, const struct dag_row *row,
 
 	if (q->only_active && !row->active)
 		return false;
+	if (!dm_dag_allows(dm, row->dag_id, q->reader))
+		return false;
 	if (q->paused >= 0 && row->paused != (q->paused == 1))
 		return false;
 	if (q->dag_id_pattern && !dag_id_matches(row->dag_id, q->dag_id_pattern))
@@ -317,7 +319,8 @@ int dm_op_list_runs(void *ctx, const char *dag_id, const struct dag_run_list_que
 	/* the page moves to the front of rows; the rest is released */
 	for (size_t i = 0; i < n; i++) {
 		bool keep = false;
-		if (run_matches(&rows[i], q, states, &f)) {
+		if (run_matches(&rows[i], q, states, &f) &&
+		    (sq.dag_id || dm_dag_allows(dm, rows[i].dag_id, q->reader))) {
 			total++;
 			if (skipped < (size_t)offset)
 				skipped++;
@@ -533,7 +536,8 @@ int dm_op_list_tis(void *ctx, const char *dag_id, const char *run_id,
 		if (dag_store_dag_list(dm->ds, false, &dags, &n, err) < 0)
 			return -1;
 		for (size_t i = 0; i < n && rc == 0; i++)
-			if (q->dag_ids.n == 0 || str_in(dags[i].dag_id, &q->dag_ids))
+			if ((q->dag_ids.n == 0 || str_in(dags[i].dag_id, &q->dag_ids)) &&
+			    dm_dag_allows(dm, dags[i].dag_id, q->reader))
 				rc = list_dag_tis(dm, dags[i].dag_id, run_id, &f, &page, err);
 		dag_rows_free(dags, n);
 	}

@@ -256,6 +256,15 @@ void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never)
 	dm->folder.symlinks_never = never;
 }
 
+int dag_manager_set_users(struct dag_manager *dm, const char *const *names, size_t n)
+{
+	strvec_release(&dm->folder.users);
+	for (size_t i = 0; i < n; i++)
+		if (strvec_push(&dm->folder.users, names[i]) < 0)
+			return -1;
+	return 0;
+}
+
 void dag_manager_set_paths_root(struct dag_manager *dm, const char *dir)
 {
 	free(dm->folder.paths_root);
@@ -376,6 +385,7 @@ void dag_manager_destroy(struct dag_manager *dm)
 	free(dm->pools.queues);
 	free(dm->home);
 	free(dm->folder.dir);
+	strvec_release(&dm->folder.users);
 	free(dm->folder.paths_root);
 	uv_timer_stop(&dm->folder.scan_timer);
 	uv_timer_stop(&dm->turn.wake_timer);

@@ -22,6 +22,7 @@
 #include "lib/strvec.h"
 #include "model/cron.h"
 #include "model/dag_spec.h"
+#include "sched/access.h"
 #include "sched/dag_states.h"
 #include "store/dag_store.h"
 
@@ -149,6 +150,19 @@ static int op_patch_dag(void *ctx, const char *dag_id, json_t *body, struct dag_
 out:
 	dag_row_release(&row);
 	return rc;
+}
+
+/* The access list route_dispatch() checks a DAG's paths against. */
+static const struct dag_access *op_dag_access(void *ctx, const char *dag_id)
+{
+	struct dag_entry *e = dm_entry_by_id(ctx, dag_id);
+
+	return e && e->spec && e->spec->access.set ? &e->spec->access : NULL;
+}
+
+bool dm_dag_allows(struct dag_manager *dm, const char *dag_id, const struct dag_reader *rd)
+{
+	return !rd || access_dag_allowed(op_dag_access(dm, dag_id), rd->user, rd->role, rd->need);
 }
 
 int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
@@ -286,6 +300,44 @@ static int op_patch_run(void *ctx, const char *dag_id, const char *run_id, json_
 		rc = dm_run_row(dm, dag_id, run_id, out, err);
 	}
 	return rc;
+}
+
+/* Notes are a person's words, not a change of state: written at once, no
+ * run decision, no work pass. */
+static int op_set_run_note(void *ctx, const char *dag_id, const char *run_id, const char *text,
+                           const char *user, struct dag_run_row *out, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_row row = {0};
+
+	if (dm_dag_check_exists(dm, dag_id, err) < 0 ||
+	    dm_run_row(dm, dag_id, run_id, &row, err) < 0)
+		return -1;
+	dag_run_row_release(&row);
+	if (dag_store_run_set_note(dm->ds, dag_id, run_id, text, user, clock_now_ms(), err) < 0)
+		return -1;
+	return dm_run_row(dm, dag_id, run_id, out, err);
+}
+
+static int op_get_ti(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                     int map_index, struct dag_ti_view *out, struct weir_error *err);
+
+static int op_set_ti_note(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
+                          int map_index, const char *text, const char *user,
+                          struct dag_ti_view *out, struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct dag_run_row run = {0};
+	struct dag_ti_row ti = {0};
+
+	if (dm_ti_lookup(dm, dag_id, run_id, task_id, map_index, &run, &ti, err) < 0)
+		return -1;
+	dag_run_row_release(&run);
+	dag_ti_row_release(&ti);
+	if (dag_store_ti_set_note(dm->ds, dag_id, run_id, task_id, map_index, text, user,
+	                          clock_now_ms(), err) < 0)
+		return -1;
+	return op_get_ti(ctx, dag_id, run_id, task_id, map_index, out, err);
 }
 
 int dm_ti_lookup(struct dag_manager *dm, const char *dag_id, const char *run_id,
@@ -566,6 +618,9 @@ static const struct dag_api_ops ops = {
     .trigger_run = op_trigger_run,
     .get_run = op_get_run,
     .patch_run = op_patch_run,
+    .set_run_note = op_set_run_note,
+    .dag_access = op_dag_access,
+    .set_ti_note = op_set_ti_note,
     .list_tis = dm_op_list_tis,
     .get_ti = op_get_ti,
     .ti_log_locate = op_ti_log_locate,

@@ -37,8 +37,8 @@ int dm_op_dag_tasks(void *ctx, const char *dag_id, struct dag_view *out, struct 
 int dm_op_dag_details(void *ctx, const char *dag_id, struct dag_view *out, struct weir_error *err);
 int dm_op_ti_tries(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
                    int map_index, struct dag_ti_tries *out, struct weir_error *err);
-int dm_op_ui_dags(void *ctx, int limit, int offset, struct dag_ui_dags *out,
-                  struct weir_error *err);
+int dm_op_ui_dags(void *ctx, const struct dag_reader *reader, int limit, int offset,
+                  struct dag_ui_dags *out, struct weir_error *err);
 int dm_op_ui_grid(void *ctx, const char *dag_id, int limit, struct dag_grid *out,
                   struct weir_error *err);
 int dm_op_ui_stats(void *ctx, const char *dag_id, int limit, struct dag_run_stats *out,

@@ -129,15 +129,24 @@ static int latest_runs(struct dag_manager *dm, const char *dag_id, int limit,
 
 /* ---- GET /ui/dags ---- */
 
-int dm_op_ui_dags(void *ctx, int limit, int offset, struct dag_ui_dags *out, struct weir_error *err)
+int dm_op_ui_dags(void *ctx, const struct dag_reader *reader, int limit, int offset,
+                  struct dag_ui_dags *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_row *rows = NULL;
-	size_t n = 0, from = (size_t)(offset > 0 ? offset : 0);
+	size_t n = 0, kept = 0, from = (size_t)(offset > 0 ? offset : 0);
 	int rc = -1;
 
 	if (dag_store_dag_list(dm->ds, false, &rows, &n, err) < 0)
 		return -1;
+	/* the DAGs the reader may not read are not there */
+	for (size_t i = 0; i < n; i++) {
+		if (dm_dag_allows(dm, rows[i].dag_id, reader))
+			rows[kept++] = rows[i];
+		else
+			dag_row_release(&rows[i]);
+	}
+	n = kept;
 	if (dag_store_import_error_list(dm->ds, &out->errors, &out->n_errors, err) < 0)
 		goto out;
 	if (limit <= 0)
@@ -152,6 +161,10 @@ int dm_op_ui_dags(void *ctx, int limit, int offset, struct dag_ui_dags *out, str
 		d->dag.row = rows[i]; /* moved */
 		memset(&rows[i], 0, sizeof rows[i]);
 		dm_dag_view_fill(dm, &d->dag);
+		d->may_act =
+		    !reader ||
+		    dm_dag_allows(dm, d->dag.row.dag_id,
+		                  &(struct dag_reader){reader->user, reader->role, ACCESS_EDIT});
 		if (latest_runs(dm, d->dag.row.dag_id, LAST_RUNS, &d->runs, &d->n_runs, err) < 0)
 			goto out;
 	}

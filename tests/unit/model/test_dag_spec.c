@@ -556,9 +556,66 @@ static void test_examples(void **state)
 	assert_non_null(strstr(err.msg, "no-such.yaml"));
 }
 
+/* `access:`: names to permissions in weir's words, Airflow's and Airflow's
+ * per-resource form; edit includes read; the JSON round trip keeps it; bad
+ * values name the field */
+static void test_access(void **state)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d, *back;
+	json_t *j;
+
+	(void)state;
+	d = parse_ok(HEAD "access:\n"
+	                  "  ann: edit\n"
+	                  "  Viewer: [can_read]\n"
+	                  "  ops: {DAGs: [can_read], DAG Runs: [can_create]}\n"
+	                  "  bob: [read, can_delete]\n"
+	                  "  eve: []\n" TASK_A);
+	assert_true(d->access.set);
+	assert_int_equal(d->access.n, 5);
+	assert_string_equal(d->access.v[0].who, "ann");
+	assert_int_equal(d->access.v[0].perms, DAG_ACCESS_READ | DAG_ACCESS_EDIT);
+	assert_string_equal(d->access.v[1].who, "Viewer");
+	assert_int_equal(d->access.v[1].perms, DAG_ACCESS_READ);
+	assert_int_equal(d->access.v[2].perms, DAG_ACCESS_READ | DAG_ACCESS_EDIT);
+	assert_int_equal(d->access.v[3].perms, DAG_ACCESS_READ | DAG_ACCESS_EDIT);
+	assert_int_equal(d->access.v[4].perms, 0);
+	j = dag_spec_to_json(d);
+	back = dag_spec_from_json(j, "d.json", "/dags", &err);
+	if (!back)
+		fail_msg("%s", err.msg);
+	assert_int_equal(back->access.n, 5);
+	assert_int_equal(back->access.v[1].perms, DAG_ACCESS_READ);
+	assert_int_equal(back->access.v[4].perms, 0);
+	dag_spec_destroy(back);
+	json_decref(j);
+	dag_spec_destroy(d);
+	/* none: not set; an empty one is set (only an Admin reaches the DAG) */
+	d = parse_ok(HEAD TASK_A);
+	assert_false(d->access.set);
+	dag_spec_destroy(d);
+	d = parse_ok(HEAD "access: {}\n" TASK_A);
+	assert_true(d->access.set);
+	assert_int_equal(d->access.n, 0);
+	dag_spec_destroy(d);
+
+	bad_mismatches = 0;
+	expect_error(HEAD "access: [ann]\n" TASK_A, "access: expected a mapping of roles or users");
+	expect_error(HEAD "access: {ann: fly}\n" TASK_A,
+	             "access.ann: expected read, edit, can_read, can_edit or can_delete");
+	expect_error(HEAD "access: {ann: [read, 3]}\n" TASK_A, "access.ann[1]: expected a string");
+	expect_error(HEAD "access: {ann: {Pools: [can_read]}}\n" TASK_A, "Pools");
+	expect_error(HEAD "access: {ann: {DAGs: [can_create]}}\n" TASK_A,
+	             "access.ann.DAGs[0]: expected can_read, can_edit or can_delete");
+	expect_error(HEAD "access: {ann: {DAGs: [edit]}}\n" TASK_A, "access.ann.DAGs");
+	assert_int_equal(bad_mismatches, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_access),
 		cmocka_unit_test(test_full_dag),   cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_files),
 		cmocka_unit_test(test_pool_slots),

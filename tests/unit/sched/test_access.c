@@ -59,10 +59,52 @@ static void test_names(void **state)
 	assert_int_equal(r, ROLE_USER);
 }
 
+/* A DAG's access list: unset lets the roles decide; set, an Admin passes,
+ * the others get what the entries naming their user or their role (or a
+ * role below it) give; edit includes read */
+static void test_dag_access(void **state)
+{
+	struct dag_access_entry v[] = {
+	    {(char *)"ann", DAG_ACCESS_READ | DAG_ACCESS_EDIT},
+	    {(char *)"viewer", DAG_ACCESS_READ},
+	    {(char *)"Op", DAG_ACCESS_READ | DAG_ACCESS_EDIT},
+	    {(char *)"eve", 0},
+	};
+	struct dag_access a = {v, 4, true}, none = {0}, empty = {NULL, 0, true};
+
+	(void)state;
+	assert_true(access_dag_allowed(NULL, "bob", ROLE_VIEWER, ACCESS_EDIT));
+	assert_true(access_dag_allowed(&none, "bob", ROLE_USER, ACCESS_EDIT));
+	assert_false(access_dag_allowed(&empty, "bob", ROLE_OP, ACCESS_READ));
+	assert_true(access_dag_allowed(&empty, "bob", ROLE_ADMIN, ACCESS_EDIT));
+	/* by name: ann acts (edit includes read) */
+	assert_true(access_dag_allowed(&a, "ann", ROLE_USER, ACCESS_EDIT));
+	assert_true(access_dag_allowed(&a, "ann", ROLE_VIEWER, ACCESS_READ));
+	/* by role, case-insensitive, and the roles above it: Viewer: read */
+	assert_true(access_dag_allowed(&a, "bob", ROLE_USER, ACCESS_READ));
+	assert_false(access_dag_allowed(&a, "bob", ROLE_USER, ACCESS_EDIT));
+	assert_true(access_dag_allowed(&a, "bob", ROLE_OP, ACCESS_EDIT));
+	/* an entry of nothing gives nothing, though the role gives read */
+	assert_true(access_dag_allowed(&a, "eve", ROLE_VIEWER, ACCESS_READ));
+	assert_false(access_dag_allowed(&a, "eve", ROLE_VIEWER, ACCESS_EDIT));
+	/* no role at all: only what names the user */
+	assert_false(access_dag_allowed(&a, "bob", ROLE_NONE, ACCESS_READ));
+	assert_true(access_dag_allowed(&a, "ann", ROLE_NONE, ACCESS_READ));
+	/* names are exact: a user's name is not matched in another case */
+	assert_false(access_dag_allowed(&a, "ANN", ROLE_NONE, ACCESS_READ));
+	assert_false(access_dag_allowed(&a, NULL, ROLE_NONE, ACCESS_READ));
+	assert_false(access_dag_allowed(&a, "", ROLE_NONE, ACCESS_READ));
+	assert_true(access_names_role("viewer"));
+	assert_true(access_names_role("ADMIN"));
+	assert_false(access_names_role("ann"));
+	assert_false(access_names_role(NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_order),
+	    cmocka_unit_test(test_dag_access),
 	    cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

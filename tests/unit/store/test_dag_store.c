@@ -802,6 +802,117 @@ static void test_migration_from_2(void **state)
 	dag_rows_free(rows, n);
 }
 
+/* notes on runs and TIs: set, read back with the row (and the grid's read),
+ * kept through the row's own writes, cleared, bounded; a version 16 file
+ * gets the columns */
+static void test_notes(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct dag_run_row r = {0};
+	struct dag_ti_row t = {0};
+	char big[2 * DAG_NOTE_MAX + 3];
+
+	put_dag(f->ds, "etl", false);
+	add_run(f->ds, "etl", "r1", "running", 1000);
+	add_ti(f->ds, "etl", "r1", "load", -1, "running", 0);
+	add_ti(f->ds, "etl", "r1", "part", 2, "queued", 0);
+	/* none yet: nothing allocated */
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), 0);
+	assert_null(r.note.text);
+	dag_run_row_release(&r);
+
+	assert_int_equal(
+	    dag_store_run_set_note(f->ds, "etl", "r1", "rerun after the fix", "ann", 5000, &err),
+	    0);
+	assert_int_equal(
+	    dag_store_ti_set_note(f->ds, "etl", "r1", "part", 2, "slow disk", "bob", 6000, &err),
+	    0);
+	/* the run's own write leaves its note */
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), 0);
+	r.state = DAG_RUN_SUCCESS;
+	r.end_date = 7000;
+	assert_int_equal(dag_store_run_update(f->ds, &r, &err), 0);
+	dag_run_row_release(&r);
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), 0);
+	assert_string_equal(r.note.text, "rerun after the fix");
+	assert_string_equal(r.note.user, "ann");
+	assert_int_equal(r.note.at, 5000);
+	assert_int_equal(r.state, DAG_RUN_SUCCESS);
+	dag_run_row_release(&r);
+
+	/* the TI's whole write leaves it too; the other TI has none */
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "r1", "part", 2, &t, &err), 0);
+	assert_string_equal(t.note.text, "slow disk");
+	assert_string_equal(t.note.user, "bob");
+	assert_int_equal(t.note.at, 6000);
+	t.state = DAG_TI_SUCCESS;
+	assert_int_equal(dag_store_ti_update(f->ds, &t, &err), 0);
+	dag_ti_row_release(&t);
+	struct dag_ti_row *rows;
+	size_t n;
+	assert_int_equal(dag_store_tis_of_latest_runs(f->ds, "etl", 5, &rows, &n, &err), 0);
+	assert_int_equal(n, 2);
+	assert_null(rows[0].note.text);
+	assert_string_equal(rows[1].note.text, "slow disk");
+	assert_int_equal(rows[1].state, DAG_TI_SUCCESS);
+	dag_ti_rows_free(rows, n);
+
+	/* "" clears; a note past the bound is refused and changes nothing */
+	assert_int_equal(
+	    dag_store_ti_set_note(f->ds, "etl", "r1", "part", 2, "", "bob", 8000, &err), 0);
+	assert_int_equal(dag_store_ti_get(f->ds, "etl", "r1", "part", 2, &t, &err), 0);
+	assert_null(t.note.text);
+	dag_ti_row_release(&t);
+	/* characters, not bytes: 1001 two-byte ones are too many, 1000 are not */
+	for (size_t i = 0; i < DAG_NOTE_MAX + 1; i++)
+		memcpy(big + 2 * i, "\xc3\xa9", 2);
+	big[2 * (DAG_NOTE_MAX + 1)] = '\0';
+	assert_int_equal(dag_store_run_set_note(f->ds, "etl", "r1", big, "ann", 9000, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_INVALID);
+	assert_non_null(strstr(err.msg, "note: at most 1000 characters"));
+	big[2 * DAG_NOTE_MAX] = '\0';
+	assert_int_equal(dag_store_run_set_note(f->ds, "etl", "r1", big, "ann", 9000, &err), 0);
+
+	/* what is not there */
+	assert_int_equal(dag_store_run_set_note(f->ds, "etl", "r9", "x", "ann", 1, &err), -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+	assert_int_equal(dag_store_ti_set_note(f->ds, "etl", "r1", "part", 3, "x", "ann", 1, &err),
+	                 -1);
+	assert_int_equal(err.kind, WEIR_E_NOT_FOUND);
+
+	/* the scheduler's reads leave notes out; a run deleted takes its notes */
+	assert_int_equal(dag_store_tis_in_state(f->ds, DAG_TI_QUEUED, &rows, &n, &err), 0);
+	dag_ti_rows_free(rows, n);
+	add_run(f->ds, "etl", "r2", "running", 2000);
+	add_ti(f->ds, "etl", "r2", "load", -1, "running", 0);
+	assert_int_equal(dag_store_ti_set_note(f->ds, "etl", "r2", "load", -1, "gone soon", "ann", 1,
+	                                       &err),
+	                 0);
+	assert_int_equal(dag_store_run_delete(f->ds, "etl", "r2", &err), 0);
+	sqlite3_stmt *count;
+	assert_int_equal(sqlite3_prepare_v2(store_db(f->s), "SELECT count(*) FROM task_instance_notes",
+	                                    -1, &count, NULL),
+	                 SQLITE_OK);
+	assert_int_equal(sqlite3_step(count), SQLITE_ROW);
+	assert_int_equal(sqlite3_column_int(count, 0), 0);
+	sqlite3_finalize(count);
+
+	/* a file of version 16 (without the tables) gets them; the rows stay */
+	close_both(f);
+	raw_exec(f->path, "DROP TABLE dag_run_notes; DROP TABLE task_instance_notes;"
+	                  " UPDATE meta SET value = '16' WHERE key = 'schema_version'");
+	open_both(f);
+	assert_int_equal(store_schema_version(f->s), STORE_SCHEMA_VERSION);
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), 0);
+	assert_null(r.note.text);
+	dag_run_row_release(&r);
+	assert_int_equal(dag_store_run_set_note(f->ds, "etl", "r1", "again", "ann", 10, &err), 0);
+	assert_int_equal(dag_store_run_get(f->ds, "etl", "r1", &r, &err), 0);
+	assert_string_equal(r.note.text, "again");
+	dag_run_row_release(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -813,6 +924,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_pool_use, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_transactions_and_reopen, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_migration_from_2, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_notes, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -239,10 +239,32 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
         doc["tags"] = [str(t) for t in dag.tags]
     if dag.params:
         doc["params"] = {str(k): plain_param(k, v, dag.lineno) for k, v in dag.params.items()}
+    if getattr(dag, "access_control", None) is not None:
+        doc["access"] = access_of(dag.access_control, dag.lineno)
     tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python)
                                    for t in dag.tasks]
     doc["tasks"] = tasks
     return doc
+
+
+def access_of(access: Any, line: int) -> Dict[str, Any]:
+    """access_control as weir's `access:`: Airflow writes sets of permission names ({"Op":
+    {"can_read", "can_edit"}}) or, since 2.x, a mapping of resources to sets ({"Op": {"DAGs":
+    {"can_read"}}}); JSON has lists, sorted so that the document is the same each time.  The
+    names are checked by the server, as a YAML file's are."""
+    def perms(v: Any) -> Any:
+        if isinstance(v, str):
+            return v
+        if isinstance(v, dict):
+            return {str(k): perms(p) for k, p in v.items()}
+        if isinstance(v, (set, frozenset, list, tuple)):
+            return sorted(str(p) for p in v)
+        raise SpecError("access_control: %r: expected permission names (a set of strings) "
+                        "or a mapping of resources to them" % (v,), line)
+    if not isinstance(access, dict):
+        raise SpecError("access_control: expected a mapping of roles or users to "
+                        "permissions, got %s" % type(access).__name__, line)
+    return {str(who): perms(v) for who, v in access.items()}
 
 
 def plain_param(name: Any, value: Any, line: int) -> Any:

@@ -56,6 +56,7 @@ class DAG:
         params: Optional[Dict[str, Any]] = None,
         doc_md: Optional[str] = None,
         fileloc: Optional[str] = None,
+        access_control: Optional[Dict[str, Any]] = None,
         **other: Any,
     ) -> None:
         if schedule is not _MISSING and schedule_interval is not _MISSING:
@@ -77,6 +78,9 @@ class DAG:
         self.tags: List[str] = list(tags or [])
         self.params: Dict[str, Any] = dict(params or {})
         self.doc_md = doc_md
+        # who may read and act on the DAG: weir's `access:` (docs/security.md)
+        self.access_control: Optional[Dict[str, Any]] = (
+            dict(access_control) if access_control is not None else None)
         # what templates read (_weir_airflow/templating.py); the rest is accepted, not used
         self.template_searchpath = other.pop("template_searchpath", None)
         self.template_undefined = other.pop("template_undefined", None)
