@@ -87,6 +87,11 @@ struct dag_task_flow {
 	                           * indices, in file order (NULL when none); so a task's
 	                           * end looks only at those */
 	size_t n_mapped_by;
+	/* exit statuses (1-255) of a try: skip_on_exit_code makes the task
+	 * instance skipped, no_retry_on_exit_code failed without a retry; a
+	 * bit per status */
+	unsigned char skip_exit[32];
+	unsigned char no_retry_exit[32];
 };
 
 /* default_args: what a task has unless it says otherwise.  -1 (NULL for
@@ -304,6 +309,10 @@ json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task
 
 /* Whether the task fans out (foreach over a list, a param or an output). */
 bool dag_task_is_mapped(const struct dag_task *task);
+
+/* Whether exit status `status` is in a task's set of them (its flow's
+ * skip_exit or no_retry_exit). */
+bool dag_flow_exit_has(const unsigned char *set, int status);
 
 /* The items a task mapped over an upstream's output fans out over, with
  * `outputs` the run's {"TASK": {...}}: a new reference to the list

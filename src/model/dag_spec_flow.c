@@ -1,5 +1,7 @@
 /* dag_spec_flow.c: the keys of a task that shape its run's flow: branch,
- * short_circuit, depends_on_past and wait_for_downstream (also in
+ * short_circuit, skip_on_exit_code and no_retry_on_exit_code (a try's exit
+ * status that skips the task or fails it without a retry),
+ * depends_on_past and wait_for_downstream (also in
  * default_args), and a foreach over an upstream task's output
  * ("{{ outputs.TASK.KEY }}": TASK becomes an upstream when it is not one),
  * with the items such a foreach fans out over and the resources an item
@@ -15,8 +17,13 @@
 
 #include "model/job_spec_edit.h"
 
-static const char *const flow_keys[] = {"branch", "short_circuit", "depends_on_past",
-                                        "wait_for_downstream", NULL};
+static const char *const flow_keys[] = {"branch",
+                                        "short_circuit",
+                                        "depends_on_past",
+                                        "wait_for_downstream",
+                                        "skip_on_exit_code",
+                                        "no_retry_on_exit_code",
+                                        NULL};
 static const char *const item_resource_keys[] = {"cpus", "vcores", "memory", "gpus", NULL};
 
 bool dag_flow_is_key(const char *key)
@@ -27,11 +34,40 @@ bool dag_flow_is_key(const char *key)
 	return false;
 }
 
+bool dag_flow_exit_has(const unsigned char *set, int status)
+{
+	return status > 0 && status < 256 && (set[status / 8] >> (status % 8)) & 1;
+}
+
+/* An exit status or a list of them (1-255) into the bit set `set`. */
+static int read_exit_codes(struct field_reader *r, json_t *val, unsigned char *set)
+{
+	json_t *one = val;
+	size_t n = json_is_array(val) ? json_array_size(val) : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		long long x;
+		if (json_is_array(val))
+			one = json_array_get(val, i);
+		if (!json_is_integer(one))
+			return field_fail(r, "%s",
+			                  "expected an exit status (1-255) or a list of them");
+		if (field_get_int(r, one, 1, 255, &x) < 0)
+			return -1;
+		set[x / 8] |= (unsigned char)(1u << (x % 8));
+	}
+	return 0;
+}
+
 int dag_read_flow_key(struct field_reader *r, struct dag_task *t, const char *key, json_t *val)
 {
 	struct dag_task_flow *f = &t->flow;
 	bool b;
 
+	if (!strcmp(key, "skip_on_exit_code"))
+		return read_exit_codes(r, val, f->skip_exit);
+	if (!strcmp(key, "no_retry_on_exit_code"))
+		return read_exit_codes(r, val, f->no_retry_exit);
 	if (field_get_bool(r, val, &b) < 0)
 		return -1;
 	if (!strcmp(key, "branch")) {
@@ -203,6 +239,24 @@ void dag_flow_release(struct dag_task_flow *f)
 	f->n_mapped_by = 0;
 }
 
+/* A bit set of exit statuses as `key`: a list (nothing when empty). */
+static int exit_codes_json(const unsigned char *set, const char *key, json_t *o)
+{
+	json_t *a = NULL;
+
+	for (int x = 1; x < 256; x++) {
+		if (!dag_flow_exit_has(set, x))
+			continue;
+		if (!a && !(a = json_array()))
+			return -1;
+		if (json_array_append_new(a, json_integer(x)) < 0) {
+			json_decref(a);
+			return -1;
+		}
+	}
+	return a ? json_object_set_new(o, key, a) : 0;
+}
+
 int dag_flow_to_json(const struct dag_task *t, json_t *o)
 {
 	const struct dag_task_flow *f = &t->flow;
@@ -214,6 +268,8 @@ int dag_flow_to_json(const struct dag_task *t, json_t *o)
 		rc |= json_object_set_new(o, "short_circuit", json_true());
 	rc |= json_object_set_new(o, "depends_on_past", json_boolean(f->depends_on_past));
 	rc |= json_object_set_new(o, "wait_for_downstream", json_boolean(f->wait_for_downstream));
+	rc |= exit_codes_json(f->skip_exit, "skip_on_exit_code", o);
+	rc |= exit_codes_json(f->no_retry_exit, "no_retry_on_exit_code", o);
 	if (f->foreach_task) {
 		char *s = NULL;
 		if (asprintf(&s, "{{ outputs.%s.%s }}", f->foreach_task, f->foreach_key) < 0)

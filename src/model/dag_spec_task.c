@@ -62,6 +62,8 @@ static const char *const task_keys[] = {
     "short_circuit",
     "depends_on_past",
     "wait_for_downstream",
+    "skip_on_exit_code",
+    "no_retry_on_exit_code",
     "sensor",
     "outlets",
     "trigger_dag",

@@ -506,6 +506,12 @@ void dm_sensor_pass(struct dag_manager *dm);
  * wake-up timer's). */
 int64_t dm_sensor_next_due(struct dag_manager *dm);
 
+/* A task's job ended with exit_code: true when the task's
+ * skip_on_exit_code names it (*skip) or its no_retry_on_exit_code
+ * (*no_retry), with why rewritten (flow.c). */
+bool dm_flow_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
+                  bool *skip, bool *no_retry, char *why, size_t why_size);
+
 /* A sensor's job (mode poke) ended with exit_code: true when that says
  * the sensor timed out (*skip: soft_fail), with why rewritten. */
 bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,

@@ -511,6 +511,10 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 		if (!success &&
 		    dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why, sizeof why))
 			timed_out = true;
+		else if (!success && !timed_out && !user_kill &&
+		         dm_flow_exit(dm, r.dag_id, r.task_id, exit_code, &skip, &timed_out, why,
+		                      sizeof why))
+			timed_out = timed_out || skip;
 		/* nothing reads the TIs' rows before this turn's pool pass: the
 		 * downstream it schedules are written once, at their start */
 		dm->turn.in_job_end = true;

@@ -1,0 +1,138 @@
+"""Airflow's run semantics on weir (docs/airflow.md, docs/dags.md): a task marked success or
+failed clears its failed and upstream_failed downstream and the run goes on (Airflow's
+set_task_instance_state); a try's exit status that skips its task or fails it without a retry
+(skip_on_exit_code, no_retry_on_exit_code: what AirflowSkipException and AirflowFailException
+become); branches, short circuits, XComs, task groups and Variables of Python DAG files."""
+
+import sys
+
+from dagtest import Dags, dag_config
+
+MARK_YAML = """\
+dag_id: mark_resume
+schedule: none
+tasks:
+  - task_id: flaky
+    command: test -e {side}/fixed
+  - task_id: after
+    depends_on: [flaky]
+    command: echo after >> {side}/mark_after
+  - task_id: last
+    depends_on: [after]
+    command: 'true'
+  - task_id: cleanup
+    depends_on: [flaky]
+    trigger_rule: all_done
+    command: 'true'
+"""
+
+EXIT_YAML = """\
+dag_id: exits
+schedule: none
+tasks:
+  - task_id: skips
+    command: exit 99
+    retries: 2
+    retry_delay: 1
+    skip_on_exit_code: 99
+  - task_id: below_skip
+    depends_on: [skips]
+    command: 'true'
+  - task_id: gives_up
+    command: echo try >> {side}/gives_up; exit 98
+    retries: 3
+    retry_delay: 1
+    skip_on_exit_code: [99]
+    no_retry_on_exit_code: 98
+  - task_id: retried
+    command: echo try >> {side}/retried; exit 3
+    retries: 1
+    retry_delay: 1
+    no_retry_on_exit_code: 98
+"""
+
+
+def server(make_server, tmp_path, env=None):
+    srv = make_server(config=dag_config(), start=False)
+    srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    srv.extra_env.update(env or {})
+    return Dags(srv, tmp_path)
+
+
+def states(d, dag_id, run_id):
+    return {k: v["state"] for k, v in d.tis(dag_id, run_id).items()}
+
+
+def mark(d, dag_id, run_id, task_id, state):
+    status, body = d.srv.api(
+        "PATCH", "/api/v1/dags/%s/dagRuns/%s/taskInstances/%s" % (dag_id, run_id, task_id),
+        {"new_state": state, "dry_run": False})
+    assert status == 200, (status, body)
+    return body
+
+
+def test_marking_a_failed_task_success_lets_the_run_go_on(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("mark.yaml", MARK_YAML.format(side=d.side))
+    d.srv.start()
+    d.wait_dag("mark_resume")
+    run = d.trigger("mark_resume")["dag_run_id"]
+    assert d.wait_run("mark_resume", run)["state"] == "failed"
+    assert states(d, "mark_resume", run) == {
+        "flaky": "failed", "after": "upstream_failed", "last": "upstream_failed",
+        "cleanup": "success"}
+    # marked success: its failed downstream is cleared and runs; the run goes on to success
+    mark(d, "mark_resume", run, "flaky", "success")
+    assert d.wait_run("mark_resume", run)["state"] == "success", \
+        states(d, "mark_resume", run)
+    assert states(d, "mark_resume", run) == {
+        "flaky": "success", "after": "success", "last": "success", "cleanup": "success"}
+    assert d.side_lines("mark_after") == ["after"]
+    # a mark with nothing failed below moves nothing: the run stays as it is (Airflow's)
+    mark(d, "mark_resume", run, "after", "failed")
+    assert d.run("mark_resume", run)["state"] == "success"
+    assert states(d, "mark_resume", run)["after"] == "failed"
+    # marked failed: the failed downstream is cleared too, and is upstream_failed again
+    run2 = d.trigger("mark_resume")["dag_run_id"]
+    assert d.wait_run("mark_resume", run2)["state"] == "failed"
+    (d.side / "fixed").write_text("")
+    mark(d, "mark_resume", run2, "flaky", "failed")
+    assert d.wait_run("mark_resume", run2)["state"] == "failed"
+    assert states(d, "mark_resume", run2) == {
+        "flaky": "failed", "after": "upstream_failed", "last": "upstream_failed",
+        "cleanup": "success"}
+    # the mark on the single-TI route and on updateTaskInstancesState alike
+    status, body = d.srv.api("POST", "/api/v1/dags/mark_resume/updateTaskInstancesState",
+                             {"task_id": "flaky", "dag_run_id": run2, "new_state": "success",
+                              "dry_run": False})
+    assert status == 200, (status, body)
+    assert d.wait_run("mark_resume", run2)["state"] == "success", \
+        states(d, "mark_resume", run2)
+
+
+def test_exit_statuses_skip_or_fail_without_retry(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("exits.yaml", EXIT_YAML.format(side=d.side))
+    d.srv.start()
+    d.wait_dag("exits")
+    tasks = {t["task_id"]: t for t in d.get("/dags/exits/tasks")["tasks"]}
+    assert tasks["skips"]["retries"] == 2
+    run = d.trigger("exits")["dag_run_id"]
+    assert d.wait_run("exits", run)["state"] == "failed"
+    tis = d.tis("exits", run)
+    assert tis["skips"]["state"] == "skipped" and tis["skips"]["try_number"] == 1, tis
+    assert tis["below_skip"]["state"] == "skipped", tis
+    assert tis["gives_up"]["state"] == "failed" and tis["gives_up"]["try_number"] == 1, tis
+    assert d.side_lines("gives_up") == ["try"]
+    assert tis["retried"]["state"] == "failed" and tis["retried"]["try_number"] == 2, tis
+    assert d.side_lines("retried") == ["try", "try"]
+
+
+def test_bad_exit_code_lists_are_refused(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("bad.yaml", "dag_id: bad_exits\ntasks:\n  - task_id: t\n    command: 'true'\n"
+            "    skip_on_exit_code: [0]\n")
+    d.srv.start()
+    from conftest import wait_for
+    errs = wait_for(lambda: d.get("/importErrors")["import_errors"], 30, "an import error")
+    assert "skip_on_exit_code" in errs[0]["stack_trace"], errs
