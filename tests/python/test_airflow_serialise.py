@@ -59,10 +59,12 @@ def test_a_with_block_dag_and_its_task_arguments():
     t = by_id(doc)
     assert t["a"] == {"task_id": "a", "command": "exec bash -c 'echo a'", "env": {"K": "v"},
                       "retries": 0, "retry_delay": 120, "execution_timeout": 3600,
-                      "pool": "etl"}
+                      "pool": "etl", "skip_on_exit_code": [99]}  # Airflow's default
     assert t["b"]["depends_on"] == ["a"] and t["b"]["queue"] == "q"
     assert t["b"]["depends_on_past"] is True and t["b"]["retries"] == 2
     assert "-m _weir_airflow.run_task /dags/n.py nightly b" in t["b"]["command"]
+    # AirflowSkipException and AirflowFailException leave run_task by these
+    assert (t["b"]["skip_on_exit_code"], t["b"]["no_retry_on_exit_code"]) == (99, 98)
     assert t["c"]["command"] == "true" and t["c"]["trigger_rule"] == "one_failed"
     assert t["c"]["depends_on"] == ["b"]
     # a templated Bash command renders in the task's process, with Jinja
@@ -115,7 +117,8 @@ def test_taskflow_values_make_dependencies_and_travel_in_the_environment():
     assert t["add__1"]["env"]["WEIR_AIRFLOW_XCOM"] == (
         '{"add": {{ outputs.add.weir_return }}, "one": {{ outputs.one.weir_return }} }')
     assert t["after"] == {"task_id": "after", "depends_on": ["add__1"],
-                          "command": "exec bash -c true", "retries": 0, "retry_delay": 300}
+                          "command": "exec bash -c true", "retries": 0, "retry_delay": 300,
+                          "skip_on_exit_code": [99]}
 
 
 def test_a_dotted_task_id_is_refused():
@@ -319,3 +322,34 @@ def test_no_value_rendered_into_a_bash_command_runs_as_code(tmp_path):
     assert lines[0] == "2024-03-01 " + evil and lines[1] == evil, r.stdout
     # inside single quotes the variable is not expanded: its name shows, the value never runs
     assert (tmp_path / "single").read_text() == '"${WEIR_TEMPLATE_VALUE_2}"\n'
+
+
+def test_branches_and_short_circuits_become_weir_flow_tasks():
+    from airflow.operators.latest_only import LatestOnlyOperator
+    from airflow.operators.python import BranchPythonOperator, ShortCircuitOperator
+
+    with DAG("flow", schedule=None) as d:
+        b = BranchPythonOperator(task_id="b", python_callable=lambda: "x")
+        s = ShortCircuitOperator(task_id="s", python_callable=lambda: False)
+        soft = ShortCircuitOperator(task_id="soft", python_callable=lambda: False,
+                                    ignore_downstream_trigger_rules=False)
+        latest = LatestOnlyOperator(task_id="latest")
+
+        @task.branch
+        def tb():
+            return None
+
+        @task.short_circuit
+        def ts():
+            return True
+
+        x = BashOperator(task_id="x", bash_command="true", skip_on_exit_code=[3, 99])
+        [b, s, soft, latest, tb(), ts()] >> x
+    t = by_id(dag_to_spec(d, "/dags/f.py", python="/usr/bin/python3"))
+    for name in ("b", "soft", "latest", "tb"):
+        assert t[name].get("branch") is True and "short_circuit" not in t[name], t[name]
+    for name in ("s", "ts"):
+        assert t[name].get("short_circuit") is True and "branch" not in t[name], t[name]
+    assert t["x"]["skip_on_exit_code"] == [3, 99]
+    assert soft.weir_choice(0) == [] and soft.weir_choice(1) == ["x"]
+    assert s.weir_choice([]) is False

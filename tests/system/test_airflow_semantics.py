@@ -7,6 +7,7 @@ become); branches, short circuits, XComs, task groups and Variables of Python DA
 import sys
 
 from dagtest import Dags, dag_config
+from test_airflow_dags import airflow_dags
 
 MARK_YAML = """\
 dag_id: mark_resume
@@ -136,3 +137,56 @@ def test_bad_exit_code_lists_are_refused(make_server, tmp_path):
     from conftest import wait_for
     errs = wait_for(lambda: d.get("/importErrors")["import_errors"], 30, "an import error")
     assert "skip_on_exit_code" in errs[0]["stack_trace"], errs
+
+
+def test_branches_short_circuits_skips_and_failures(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path, ["branching.py"])
+    d.wait_dag("branching")
+    errs = d.get("/importErrors")["import_errors"]
+    assert not errs, errs
+    run = d.trigger("branching")["dag_run_id"]
+    # failer failed, and the leaf below it is all_done: Airflow's rule gives success
+    d.wait_run("branching", run)
+    got = states(d, "branching", run)
+    assert got == {
+        # BranchPythonOperator: the path not chosen and its own downstream are skipped; the
+        # join under none_failed_min_one_success runs
+        "choose": "success", "small": "success", "large": "skipped",
+        "after_large": "skipped", "join": "success",
+        # @task.branch
+        "route": "success", "fast": "success", "slow": "skipped",
+        # ShortCircuitOperator: everything below is skipped, all_done included
+        "gate": "success", "gated": "skipped", "gated_all_done": "skipped",
+        # ignore_downstream_trigger_rules=False: only the direct downstream
+        "soft_gate": "success", "soft_below": "skipped", "soft_all_done": "success",
+        # AirflowSkipException, AirflowFailException, a Bash exit 99
+        "skipper": "skipped", "below_skipper": "skipped", "failer": "failed",
+        "cleanup": "success", "bash_skip": "skipped", "below_bash_skip": "skipped",
+        # a triggered run is the latest
+        "latest": "success", "after_latest": "success",
+        # a custom operator, its value read downstream through .output
+        "custom": "success", "read_custom": "success",
+    }, got
+    tis = d.tis("branching", run)
+    # the skip and the failure used one try each, their retries unused
+    assert tis["skipper"]["try_number"] == 1 and tis["failer"]["try_number"] == 1, tis
+    assert tis["bash_skip"]["try_number"] == 1, tis
+    assert d.side_lines("skipper") == ["ran"] and d.side_lines("failer") == ["ran"]
+    assert d.side_lines("small") == ["ran"] and d.side_lines("large") == []
+    assert d.side_lines("fast") == ["fast"] and d.side_lines("slow") == []
+    assert d.side_lines("custom_3") == ["ran"] and d.side_lines("read_custom_3") == ["ran"]
+    base = "/dags/branching/dagRuns/%s/taskInstances" % run
+    x = d.get(base + "/choose/xcomEntries/return_value?stringify=false")
+    assert x["value"] == "small", x
+    x = d.get(base + "/custom/xcomEntries/return_value?stringify=false")
+    assert x["value"]["label"] == "3", x
+    log = d.log("branching", run, "failer")
+    assert "the input is corrupt" in log, log
+
+    # the other way through the branch, and the gate open
+    run = d.trigger("branching", conf={"rows": 50, "go_on": True})["dag_run_id"]
+    d.wait_run("branching", run)
+    got = states(d, "branching", run)
+    assert (got["small"], got["large"], got["after_large"], got["join"]) == \
+        ("skipped", "success", "success", "success"), got
+    assert (got["gated"], got["gated_all_done"]) == ("success", "success"), got

@@ -6,8 +6,10 @@ WEIR_DS, WEIR_TRY_NUMBER, WEIR_PARAM_<NAME>, ...: docs/dags.md); the upstream ta
 values come in WEIR_AIRFLOW_XCOM (a JSON object, task id -> [value]).  The task's template
 fields are rendered with Jinja, its execute() called, and its return value (and what it
 pushed with ti.xcom_push) written to $WEIR_OUTPUT, which weir keeps as the task's XCom.
-Exit status: 0 success; 1 failure; 99 AirflowSkipException (weir counts it a failure: a task
-cannot mark itself skipped yet, docs/airflow.md).
+Exit status: 0 success; 1 failure; 99 AirflowSkipException (the task's skip_on_exit_code:
+skipped); 98 AirflowFailException (its no_retry_on_exit_code: failed, its retries unused).
+A branch task's choice goes in the output as `branch`, a short circuit's as `result`
+(weir's `branch` and `short_circuit` tasks, docs/dags.md).
 """
 
 from __future__ import annotations
@@ -21,9 +23,7 @@ import traceback
 from typing import Any, Dict, List, Mapping, Optional
 
 from _weir_airflow.processor import dags_of, import_file, prepare_path
-from _weir_airflow.spec import has_template
-
-SKIP_EXIT = 99
+from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
 
 
 class TaskInstance:
@@ -186,10 +186,23 @@ def render_template_fields(task: Any, context: Dict[str, Any]) -> None:
     task.template_env = values.env
 
 
-def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool) -> None:
+def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
+                 task: Any = None) -> None:
     """$WEIR_OUTPUT: what the task pushed, `return_value` (when not None) and `weir_return`
-    (the value in a list, for the templates of the tasks downstream)."""
+    (the value in a list, for the templates of the tasks downstream); a branch's `branch`
+    or a short circuit's `result` (its operator's weir_choice())."""
     out = dict(ti.pushed)
+    flow = getattr(task, "weir_flow", None)
+    if flow is not None:
+        choice = task.weir_choice(result)
+        if flow == "branch":
+            if choice is not None and not isinstance(choice, (str, list, tuple, set)):
+                raise TypeError("branch task %s returned %r; expected a task id, a list of "
+                                "them or None" % (ti.task_id, choice))
+            out["branch"] = sorted(choice) if isinstance(choice, set) else \
+                list(choice) if isinstance(choice, tuple) else choice
+        else:
+            out["result"] = bool(choice)
     if push:
         try:
             json.dumps(result)
@@ -234,13 +247,21 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
         result = task.execute(context)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
-        write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push)
+        write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push, task)
     except AirflowSkipException as exc:
-        print("weir: task %s raised AirflowSkipException (%s): weir counts it as a failure "
-              "for now" % (task_id, exc), file=sys.stderr)
+        print("weir: task %s raised AirflowSkipException (%s): skipped" % (task_id, exc),
+              file=sys.stderr)
         return SKIP_EXIT
     except AirflowFailException:
         traceback.print_exc()
+        print("weir: task %s raised AirflowFailException: failed without a retry" % task_id,
+              file=sys.stderr)
+        return NO_RETRY_EXIT
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            raise
+        # a callable's sys.exit(N): a failure, never read as a skip or a failure without retry
+        print("weir: task %s called sys.exit(%r)" % (task_id, exc.code), file=sys.stderr)
         return 1
     return 0
 

@@ -26,6 +26,13 @@ _PRESETS = ("@once", "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@
             "@annually")
 
 
+# run_task's exit statuses: AirflowSkipException (a skip, as a BashOperator's 99) and
+# AirflowFailException (a failure without retry); each runner task's skip_on_exit_code and
+# no_retry_on_exit_code (docs/dags.md)
+SKIP_EXIT = 99
+NO_RETRY_EXIT = 98
+
+
 class SpecError(Exception):
     """A DAG that weir cannot run as written; `line` is where the DAG file made it (0:
     unknown)."""
@@ -144,8 +151,16 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
             t["env"] = {str(k): str(v) for k, v in task.env.items()}
         if task.cwd:
             t["cwd"] = task.cwd
+        codes = [c for c in task.skip_on_exit_code if isinstance(c, int) and 0 < c < 256]
+        if codes:
+            t["skip_on_exit_code"] = codes
     else:
         t["command"] = runner_command(fileloc, dag.dag_id, task.task_id, python)
+        # run_task's exits: AirflowSkipException, AirflowFailException (run_task.py)
+        t["skip_on_exit_code"] = SKIP_EXIT
+        t["no_retry_on_exit_code"] = NO_RETRY_EXIT
+        if task.weir_flow is not None:
+            t[task.weir_flow] = True
         xcoms = [u for u in ups if u in pushed]
         if xcoms:
             t["env"] = {"WEIR_AIRFLOW_XCOM": "{" + ", ".join(

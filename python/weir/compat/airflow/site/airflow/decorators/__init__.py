@@ -12,15 +12,19 @@ from typing import Any, Callable, Dict, Optional
 
 from airflow.models.baseoperator import XComArg
 from airflow.models.dag import current_dag, dag
-from airflow.operators.python import PythonOperator
+from airflow.operators.python import (BranchPythonOperator, PythonOperator,
+                                       ShortCircuitOperator)
 
 
 class _TaskDecorator:
-    """The factory `@task` makes; calling it adds a task to the current DAG."""
+    """The factory `@task` makes; calling it adds a task to the current DAG (a
+    PythonOperator, or the operator class `@task.branch` / `@task.short_circuit` give)."""
 
-    def __init__(self, fn: Callable[..., Any], task_kwargs: Dict[str, Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], task_kwargs: Dict[str, Any],
+                 operator: Any = PythonOperator) -> None:
         self.function = fn
         self.task_kwargs = task_kwargs
+        self.operator = operator
         functools.update_wrapper(self, fn)
 
     def _task_id(self, dag_obj: Any) -> str:
@@ -36,21 +40,21 @@ class _TaskDecorator:
         opts = dict(self.task_kwargs)
         dag_obj = opts.get("dag") or current_dag()
         opts["task_id"] = self._task_id(dag_obj)
-        op = PythonOperator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
-                            **opts)
+        op = self.operator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
+                           **opts)
         return XComArg(op)
 
     def override(self, **kwargs: Any) -> "_TaskDecorator":
         """The same task with other arguments (`task_id`, `retries`, ...)."""
-        return _TaskDecorator(self.function, {**self.task_kwargs, **kwargs})
+        return _TaskDecorator(self.function, {**self.task_kwargs, **kwargs}, self.operator)
 
 
-def _task(python_callable: Optional[Callable[..., Any]] = None,
+def _task(python_callable: Optional[Callable[..., Any]] = None, operator: Any = PythonOperator,
           **kwargs: Any) -> Any:
-    """`@task` or `@task(retries=2, ...)`."""
+    """`@task` or `@task(retries=2, ...)` (and the kinds below, by their operator)."""
     if python_callable is not None:
-        return _TaskDecorator(python_callable, kwargs)
-    return lambda fn: _TaskDecorator(fn, kwargs)
+        return _TaskDecorator(python_callable, kwargs, operator)
+    return lambda fn: _TaskDecorator(fn, kwargs, operator)
 
 
 class _TaskNamespace:
@@ -64,6 +68,16 @@ class _TaskNamespace:
                **kwargs: Any) -> Any:
         """Same as `@task`."""
         return _task(python_callable, **kwargs)
+
+    def branch(self, python_callable: Optional[Callable[..., Any]] = None,
+               **kwargs: Any) -> Any:
+        """`@task.branch`: a BranchPythonOperator."""
+        return _task(python_callable, BranchPythonOperator, **kwargs)
+
+    def short_circuit(self, python_callable: Optional[Callable[..., Any]] = None,
+                      **kwargs: Any) -> Any:
+        """`@task.short_circuit`: a ShortCircuitOperator."""
+        return _task(python_callable, ShortCircuitOperator, **kwargs)
 
 
 task = _TaskNamespace()

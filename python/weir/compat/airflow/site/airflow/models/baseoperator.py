@@ -26,6 +26,13 @@ class BaseOperator:
 
     template_fields: Sequence[str] = ()
     template_ext: Sequence[str] = ()
+    # "branch" or "short_circuit": the task's return value decides what runs downstream
+    # (weir's task keys of the same names); weir_choice() turns it into the output's value
+    weir_flow: Optional[str] = None
+
+    def weir_choice(self, result: Any) -> Any:
+        """The output's `branch` (task ids) or `result` (a truth) for a return value."""
+        return result
 
     def __init__(
         self,
