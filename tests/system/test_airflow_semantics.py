@@ -190,3 +190,23 @@ def test_branches_short_circuits_skips_and_failures(make_server, tmp_path):
     assert (got["small"], got["large"], got["after_large"], got["join"]) == \
         ("skipped", "success", "success", "success"), got
     assert (got["gated"], got["gated_all_done"]) == ("success", "success"), got
+
+
+def test_dags_are_paused_at_creation(make_server, tmp_path):
+    srv = make_server(config=dag_config() + "dags_are_paused_at_creation: true\n", start=False)
+    d = Dags(srv, tmp_path)
+    d.write("one.yaml", "dag_id: born_paused\ntasks:\n  - task_id: t\n    command: 'true'\n")
+    srv.start()
+    assert d.wait_dag("born_paused")["is_paused"] is True
+    # unpaused by hand, it stays so when its file changes
+    status, body = srv.api("PATCH", "/api/v1/dags/born_paused", {"is_paused": False})
+    assert status == 200 and body["is_paused"] is False, (status, body)
+    d.write("one.yaml", "dag_id: born_paused\ndescription: again\ntasks:\n"
+            "  - task_id: t\n    command: 'true'\n")
+    dag = d.wait_dag("born_paused", pred=lambda b: b.get("description") == "again")
+    assert dag["is_paused"] is False, dag
+    # weir's default: unpaused
+    d2 = server(make_server, tmp_path)
+    d2.write("two.yaml", "dag_id: born_free\ntasks:\n  - task_id: t\n    command: 'true'\n")
+    d2.srv.start()
+    assert d2.wait_dag("born_free")["is_paused"] is False

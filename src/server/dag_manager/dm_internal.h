@@ -87,8 +87,9 @@ struct dm_turn {
 /* folder.c: the DAG folder, its entries, its watch. */
 struct dm_folder {
 	char *dir;
-	bool symlinks_never; /* dag_folder_symlinks: never */
-	char *paths_root;    /* the folder a DAG's files must be in; NULL: dir */
+	bool symlinks_never;     /* dag_folder_symlinks: never */
+	bool paused_at_creation; /* dags_are_paused_at_creation */
+	char *paths_root;        /* the folder a DAG's files must be in; NULL: dir */
 	struct dag_entry *entries;
 	uv_fs_event_t fsev;
 	bool fsev_on;

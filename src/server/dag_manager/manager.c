@@ -256,6 +256,11 @@ void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never)
 	dm->folder.symlinks_never = never;
 }
 
+void dag_manager_set_paused_at_creation(struct dag_manager *dm, bool paused)
+{
+	dm->folder.paused_at_creation = paused;
+}
+
 void dag_manager_set_paths_root(struct dag_manager *dm, const char *dir)
 {
 	free(dm->folder.paths_root);
