@@ -34,7 +34,7 @@ static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
     "one_success",  "one_failed", "none_failed",
     "none_skipped", "always",     "none_failed_min_one_success",
-    "all_skipped",  NULL,
+    "all_skipped",  "one_done",   NULL,
 };
 
 const char *trigger_rule_name(enum trigger_rule r)

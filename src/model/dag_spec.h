@@ -54,7 +54,8 @@ enum trigger_rule {
 	TRIGGER_NONE_SKIPPED,
 	TRIGGER_ALWAYS,
 	TRIGGER_NONE_FAILED_MIN_ONE_SUCCESS,
-	TRIGGER_ALL_SKIPPED, /* the last: sched/dag_trigger.h counts the rules by it */
+	TRIGGER_ALL_SKIPPED,
+	TRIGGER_ONE_DONE, /* the last: sched/dag_trigger.h counts the rules by it */
 };
 
 const char *trigger_rule_name(enum trigger_rule r);

@@ -625,7 +625,8 @@ static int read_trigger_rule(struct field_reader *r, struct task_read *tr, json_
 		return field_fail(r,
 		                  "expected all_success, all_done, all_failed, "
 		                  "one_success, one_failed, none_failed, none_skipped, "
-		                  "none_failed_min_one_success, all_skipped or always, "
+		                  "none_failed_min_one_success, all_skipped, one_done or "
+		                  "always, "
 		                  "got \"%s\"",
 		                  s);
 	return 0;

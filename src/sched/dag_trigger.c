@@ -93,6 +93,10 @@ enum dag_trigger_verdict dag_trigger_evaluate(enum trigger_rule rule,
 		if (c->success > 0 || failures > 0)
 			return DAG_TRIGGER_SKIPPED;
 		return c->skipped >= c->total ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
+	case TRIGGER_ONE_DONE:
+		if (all_done && c->success + c->failed == 0)
+			return DAG_TRIGGER_SKIPPED;
+		return c->success + c->failed > 0 ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
 	case TRIGGER_ALWAYS:
 		return DAG_TRIGGER_READY;
 	}

@@ -20,6 +20,8 @@
  *   min_one_      else skipped == total: SKIPPED
  *   success
  *   all_skipped   success|failed|upstream_failed>0: SKIPPED    skipped == total
+ *   one_done      done == total and no success|failed: SKIPPED success+failed > 0
+ *                 (upstream_failed does not count, as Airflow)
  *   always        -                                             at once, even before its
  *                                                               upstreams (as Airflow)
  *
@@ -39,7 +41,7 @@
 
 /* The rules are the model's (model/dag_spec.h: enum trigger_rule and
  * trigger_rule_name()), so a parsed task's rule is used as it is. */
-#define DAG_TRIGGER_RULE_COUNT (TRIGGER_ALL_SKIPPED + 1)
+#define DAG_TRIGGER_RULE_COUNT (TRIGGER_ONE_DONE + 1)
 
 /* What a TI in state none becomes. */
 enum dag_trigger_verdict {

@@ -162,6 +162,8 @@ def test_branches_short_circuits_skips_and_failures(make_server, tmp_path):
         # AirflowSkipException, AirflowFailException, a Bash exit 99
         "skipper": "skipped", "below_skipper": "skipped", "failer": "failed",
         "cleanup": "success", "bash_skip": "skipped", "below_bash_skip": "skipped",
+        # one_done: a failure counts as done; a skip does not
+        "one_done": "success", "one_done_none": "skipped",
         # a triggered run is the latest
         "latest": "success", "after_latest": "success",
         # a custom operator, its value read downstream through .output

@@ -209,42 +209,42 @@ static char verdict_letter(enum dag_trigger_verdict v)
  * skipped.  Verdicts W wait, R ready, U upstream_failed, S skipped, per rule
  * in the order all_success, all_done, all_failed, one_success, one_failed,
  * none_failed, none_skipped, always, none_failed_min_one_success,
- * all_skipped.  Worked out by hand from Airflow's
+ * all_skipped, one_done.  Worked out by hand from Airflow's
  * TriggerRuleDep, not from the code under test. */
 static const struct {
 	const char *ups;
 	const char *want;
 } truth[] = {
-    {"nn", "WWWWWWWRWW"},
-    {"ns", "WWSRWWWRWS"},
-    {"nf", "UWWWRUWRUS"},
-    {"nu", "UWWWRUWRUS"},
-    {"nk", "SWSWWWSRWW"},
-    {"ss", "RRSRSRRRRS"},
-    {"sf", "URSRRURRUS"},
-    {"su", "URSRRURRUS"},
-    {"sk", "SRSRSRSRRS"},
-    {"ff", "URRURURRUS"},
-    {"fu", "URRURURRUS"},
-    {"fk", "URSURUSRUS"},
-    {"uu", "URRURURRUS"},
-    {"uk", "URSURUSRUS"},
-    {"kk", "SRSSSRSRSR"},
+    {"nn", "WWWWWWWRWWW"},
+    {"ns", "WWSRWWWRWSR"},
+    {"nf", "UWWWRUWRUSR"},
+    {"nu", "UWWWRUWRUSW"},
+    {"nk", "SWSWWWSRWWW"},
+    {"ss", "RRSRSRRRRSR"},
+    {"sf", "URSRRURRUSR"},
+    {"su", "URSRRURRUSR"},
+    {"sk", "SRSRSRSRRSR"},
+    {"ff", "URRURURRUSR"},
+    {"fu", "URRURURRUSR"},
+    {"fk", "URSURUSRUSR"},
+    {"uu", "URRURURRUSS"},
+    {"uk", "URSURUSRUSS"},
+    {"kk", "SRSSSRSRSRS"},
     /* one upstream, and unfinished states other than none */
-    {"s", "RRSRSRRRRS"},
-    {"f", "URRURURRUS"},
-    {"k", "SRSSSRSRSR"},
-    {"r", "WWWWWWWRWW"},
-    {"y", "WWWWWWWRWW"},
-    {"rs", "WWSRWWWRWS"},
-    {"yf", "UWWWRUWRUS"},
+    {"s", "RRSRSRRRRSR"},
+    {"f", "URRURURRUSR"},
+    {"k", "SRSSSRSRSRS"},
+    {"r", "WWWWWWWRWWW"},
+    {"y", "WWWWWWWRWWW"},
+    {"rs", "WWSRWWWRWSR"},
+    {"yf", "UWWWRUWRUSR"},
     /* three: the first success is enough for one_success */
-    {"nnf", "UWWWRUWRUS"},
-    {"nsf", "UWSRRUWRUS"},
-    {"ssk", "SRSRSRSRRS"},
+    {"nnf", "UWWWRUWRUSR"},
+    {"nsf", "UWSRRUWRUSR"},
+    {"ssk", "SRSRSRSRRSR"},
     /* three, all skipped or one not yet */
-    {"nkk", "SWSWWWSRWW"},
-    {"kkk", "SRSSSRSRSR"},
+    {"nkk", "SWSWWWSRWWW"},
+    {"kkk", "SRSSSRSRSRS"},
 };
 
 static void test_trigger_truth_table(void **state)

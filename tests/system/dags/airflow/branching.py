@@ -83,9 +83,11 @@ with DAG("branching", schedule=None, start_date=datetime(2024, 1, 1),
     def cleanup():
         note("cleanup")
 
-    skipped = skipper()
+    skipped, failed = skipper(), failer()
     skipped >> EmptyOperator(task_id="below_skipper")
-    [skipped, failer()] >> cleanup()
+    [skipped, failed] >> cleanup()
+    [skipped, failed] >> EmptyOperator(task_id="one_done", trigger_rule=TriggerRule.ONE_DONE)
+    skipped >> EmptyOperator(task_id="one_done_none", trigger_rule="one_done")
 
     bash_skip = BashOperator(task_id="bash_skip", bash_command="exit 99", retries=2)
     bash_skip >> EmptyOperator(task_id="below_bash_skip")
