@@ -369,6 +369,7 @@ static void task_release(struct dag_task *t)
 	free(t->task_id);
 	strvec_release(&t->depends_on);
 	strvec_release(&t->connections);
+	strvec_release(&t->variables);
 	strvec_release(&t->outlets);
 	dag_trigger_destroy(t->trigger);
 	json_decref(t->data);

@@ -93,6 +93,7 @@ struct dag_task_flow {
 	 * bit per status */
 	unsigned char skip_exit[32];
 	unsigned char no_retry_exit[32];
+	bool run_outputs; /* its tries get $WEIR_RUN_OUTPUTS: every output of the run */
 };
 
 /* default_args: what a task has unless it says otherwise.  -1 (NULL for
@@ -214,6 +215,8 @@ struct dag_task {
 	struct dag_sensor *sensor; /* DAG_TASK_SENSOR: its settings; NULL otherwise */
 	struct strvec connections; /* the connection ids the task's environment gets
 	                            * (WEIR_CONN_<ID>); a sql or transfer task's own are added */
+	struct strvec variables;   /* the variable keys whose values its tries get
+	                            * (WEIR_VARIABLES, WEIR_VARIABLE_<i>): no others */
 	struct dag_trigger *trigger; /* DAG_TASK_TRIGGER_DAG */
 	struct strvec outlets;       /* dataset URIs its success updates (model/dataset.h) */
 

@@ -1,6 +1,6 @@
 /* dag_spec_flow.c: the keys of a task that shape its run's flow: branch,
  * short_circuit, skip_on_exit_code and no_retry_on_exit_code (a try's exit
- * status that skips the task or fails it without a retry),
+ * status that skips the task or fails it without a retry), run_outputs,
  * depends_on_past and wait_for_downstream (also in
  * default_args), and a foreach over an upstream task's output
  * ("{{ outputs.TASK.KEY }}": TASK becomes an upstream when it is not one),
@@ -23,6 +23,7 @@ static const char *const flow_keys[] = {"branch",
                                         "wait_for_downstream",
                                         "skip_on_exit_code",
                                         "no_retry_on_exit_code",
+                                        "run_outputs",
                                         NULL};
 static const char *const item_resource_keys[] = {"cpus", "vcores", "memory", "gpus", NULL};
 
@@ -74,6 +75,8 @@ int dag_read_flow_key(struct field_reader *r, struct dag_task *t, const char *ke
 		f->branch = b;
 	} else if (!strcmp(key, "short_circuit")) {
 		f->short_circuit = b;
+	} else if (!strcmp(key, "run_outputs")) {
+		f->run_outputs = b;
 	} else if (!strcmp(key, "depends_on_past")) {
 		f->depends_on_past = b;
 		f->past_given = true;
@@ -268,6 +271,8 @@ int dag_flow_to_json(const struct dag_task *t, json_t *o)
 		rc |= json_object_set_new(o, "short_circuit", json_true());
 	rc |= json_object_set_new(o, "depends_on_past", json_boolean(f->depends_on_past));
 	rc |= json_object_set_new(o, "wait_for_downstream", json_boolean(f->wait_for_downstream));
+	if (f->run_outputs)
+		rc |= json_object_set_new(o, "run_outputs", json_true());
 	rc |= exit_codes_json(f->skip_exit, "skip_on_exit_code", o);
 	rc |= exit_codes_json(f->no_retry_exit, "no_retry_on_exit_code", o);
 	if (f->foreach_task) {

@@ -14,6 +14,7 @@
 #include "model/connection.h"
 #include "model/job_spec_edit.h"
 #include "model/template.h"
+#include "model/variable.h"
 
 static const char *const default_arg_keys[] = {
     "retries",
@@ -58,6 +59,8 @@ static const char *const task_keys[] = {
     "sql",
     "transfer",
     "connections",
+    "variables",
+    "run_outputs",
     "branch",
     "short_circuit",
     "depends_on_past",
@@ -742,6 +745,31 @@ static int read_task_connections(struct field_reader *r, struct task_read *tr, j
 	return 0;
 }
 
+/* `variables: [KEY, ...]`: the variables the task's tries get (none
+ * resolved here: a key the server does not have is left out at the try). */
+static int read_task_variables(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(val))
+		return field_fail(r, "%s",
+		                  "expected a list of variable keys, like [env, threshold]");
+	json_array_foreach(val, i, v)
+	{
+		struct weir_error e = {0};
+		if (!json_is_string(v) || variable_check_key(json_string_value(v), &e) < 0) {
+			size_t at = strlen(r->path);
+			snprintf(r->path + at, sizeof r->path - at, "[%zu]", i);
+			return field_fail(r, "%s",
+			                  json_is_string(v) ? e.msg : "expected a variable key");
+		}
+		if (strvec_push(&tr->t->variables, json_string_value(v)) < 0)
+			return field_oom(r);
+	}
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	task_key_fn read;
@@ -761,6 +789,7 @@ static const struct {
     {"queue", read_task_queue},
     {"slurm", read_task_slurm_key},
     {"connections", read_task_connections},
+    {"variables", read_task_variables},
     {"trigger_dag", note_trigger},
     {"outlets", read_task_outlets},
 };

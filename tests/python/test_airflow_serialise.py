@@ -114,8 +114,8 @@ def test_taskflow_values_make_dependencies_and_travel_in_the_environment():
     # arguments are made left to right: one, then the inner add's one__1, add, then add__1
     assert t["add"]["depends_on"] == ["one__1"] and t["add"]["retries"] == 3
     assert t["add__1"]["depends_on"] == ["add", "one"]
-    assert t["add__1"]["env"]["WEIR_AIRFLOW_XCOM"] == (
-        '{"add": {{ outputs.add.weir_return }}, "one": {{ outputs.one.weir_return }} }')
+    # a Python task reads the run's outputs ($WEIR_RUN_OUTPUTS)
+    assert t["add__1"]["run_outputs"] is True and "env" not in t["add__1"]
     assert t["after"] == {"task_id": "after", "depends_on": ["add__1"],
                           "command": "exec bash -c true", "retries": 0, "retry_delay": 300,
                           "skip_on_exit_code": [99]}
@@ -260,7 +260,9 @@ def test_run_task_calls_the_callable_with_its_context_and_pushes_the_value(tmp_p
             "conf": {"n": 5}, "year": 2024}
     assert out == {"extra": [1, 2], "return_value": want, "weir_return": [want]}
 
-    r, out = run_task(tmp_path, p, "ctx", "double", WEIR_AIRFLOW_XCOM='{"source": [[3, 4]] }')
+    outputs = tmp_path / "run_outputs.json"
+    outputs.write_text('{"source": {"-1": {"return_value": [3, 4], "weir_return": [[3, 4]]}}}')
+    r, out = run_task(tmp_path, p, "ctx", "double", WEIR_RUN_OUTPUTS=str(outputs))
     assert r.returncode == 0, r
     assert out["return_value"] == [6, 8]
 
@@ -353,3 +355,80 @@ def test_branches_and_short_circuits_become_weir_flow_tasks():
     assert t["x"]["skip_on_exit_code"] == [3, 99]
     assert soft.weir_choice(0) == [] and soft.weir_choice(1) == ["x"]
     assert s.weir_choice([]) is False
+
+
+def test_xcom_pull_reads_the_runs_outputs_as_airflow_does():
+    from _weir_airflow.run_task import TaskInstance
+
+    ti = TaskInstance("d", "me", "r", 1, -1, {
+        "a": {"-1": {"return_value": "x", "weir_return": ["x"], "k": 5}},
+        "b": {"-1": {"return_value": "42", "weir_return": ["42"]}},
+        "quiet": {"-1": {"other": 1}},
+        "m": {"0": {"weir_return": [10]}, "1": {"weir_return": [11]},
+              "2": {"weir_return": [12]}},
+    })
+    assert ti.xcom_pull(task_ids="a") == "x"
+    assert ti.xcom_pull(task_ids="b") == "42"  # a str stays a str
+    assert ti.xcom_pull(task_ids=["b", "a"]) == ["42", "x"]  # the order asked
+    assert ti.xcom_pull(task_ids=["a", "quiet", "nope"]) == ["x"]  # those that exist
+    assert ti.xcom_pull(task_ids="a", key="k") == 5
+    assert ti.xcom_pull(task_ids="nope", default=3) == 3 and ti.xcom_pull(task_ids="nope") is None
+    assert ti.xcom_pull(task_ids="m") == [10, 11, 12]  # a mapped task: all its values
+    assert ti.xcom_pull(task_ids="m", map_indexes=1) == 11
+    assert ti.xcom_pull(task_ids="m", map_indexes=[2, 0]) == [12, 10]
+    with pytest.raises(NotImplementedError):
+        ti.xcom_pull(task_ids="a", dag_id="other")
+
+
+def test_variables_a_file_names_and_variable_get(tmp_path, monkeypatch):
+    from _weir_airflow.spec import variables_named
+    from airflow.exceptions import AirflowException
+    from airflow.models import Variable
+
+    p = write(tmp_path, "v.py", """\
+        from airflow.models import Variable
+        from airflow.models.variable import Variable as V
+        import airflow.models
+        a = Variable.get("alpha")
+        b = V.get(key="beta", default_var=None)
+        c = airflow.models.Variable.setdefault("gamma", 1)
+        d = Variable.get(computed_name)
+        cmd = "echo {{ var.value.delta }} {{ var.json.eps.x }} {{ var.value.get('zeta', 1) }}"
+        """)
+    assert variables_named(str(p)) == ["alpha", "beta", "delta", "eps", "gamma", "zeta"]
+    monkeypatch.setenv("WEIR_VARIABLES", "alpha,j")
+    monkeypatch.setenv("WEIR_VARIABLE_0", "one")
+    monkeypatch.setenv("WEIR_VARIABLE_1", '{"n": [1, 2]}')
+    monkeypatch.setenv("AIRFLOW_VAR_BETA", "from-env")
+    assert Variable.get("alpha") == "one"
+    assert Variable.get("j", deserialize_json=True) == {"n": [1, 2]}
+    assert Variable.get("beta") == "from-env"  # Airflow's own environment backend first
+    assert Variable.get("gone", default_var=None) is None
+    with pytest.raises(KeyError, match="Variable gone does not exist"):
+        Variable.get("gone")
+    with pytest.raises(AirflowException, match="cannot write"):
+        Variable.set("alpha", "x")
+
+
+def test_multiple_outputs_and_keyed_xcom_args():
+    from typing import Dict
+
+    with DAG("mo", schedule=None) as d:
+        @task
+        def parts() -> Dict[str, int]:
+            return {"a": 1}
+
+        @task(multiple_outputs=False)
+        def whole() -> dict:
+            return {"a": 1}
+
+        @task
+        def use(x, y):
+            return x
+
+        p = parts()
+        use(p["a"], whole())
+    assert d.task_dict["parts"].multiple_outputs is True
+    assert d.task_dict["whole"].multiple_outputs is False
+    assert d.task_dict["use"].op_args[0].key == "a"
+    assert d.task_dict["use"].upstream_task_ids == {"parts", "whole"}

@@ -4,6 +4,7 @@ set_task_instance_state); a try's exit status that skips its task or fails it wi
 (skip_on_exit_code, no_retry_on_exit_code: what AirflowSkipException and AirflowFailException
 become); branches, short circuits, XComs, task groups and Variables of Python DAG files."""
 
+import json
 import sys
 
 from dagtest import Dags, dag_config
@@ -212,3 +213,33 @@ def test_dags_are_paused_at_creation(make_server, tmp_path):
     d2.write("two.yaml", "dag_id: born_free\ntasks:\n  - task_id: t\n    command: 'true'\n")
     d2.srv.start()
     assert d2.wait_dag("born_free")["is_paused"] is False
+
+
+def test_xcoms_from_any_task_and_variables(make_server, tmp_path):
+    config = dag_config() + "variables:\n  region: eu-west-1\n  limits: {rows: 100}\n" \
+        "  unrelated: never-seen\n"
+    srv = make_server(config=config, start=False)
+    srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    d = Dags(srv, tmp_path)
+    (d.dir / "xcoms.py").write_text(d.text("airflow/xcoms.py"))
+    srv.start()
+    d.wait_dag("xcoms")
+    errs = d.get("/importErrors")["import_errors"]
+    assert not errs, errs
+    tasks = {t["task_id"]: t for t in d.get("/dags/xcoms/tasks")["tasks"]}
+    assert set(tasks) == {"first", "second", "quiet", "parts", "spread", "collect",
+                          "read_vars"}
+    run = d.trigger("xcoms")["dag_run_id"]
+    assert d.wait_run("xcoms", run)["state"] == "success", states(d, "xcoms", run)
+    got = json.loads((d.side / "xcom_collect").read_text())
+    assert got == {"both": [{"n": 2}, "a"], "one": "a", "key": 7, "far": 8,
+                   "missing": "dflt", "none_pushed": ["a"], "parts_key": 1}, got
+    assert json.loads((d.side / "xcom_spread").read_text()) == [1, 9]
+    got = json.loads((d.side / "xcom_vars").read_text())
+    assert got == {"region": "eu-west-1", "limits": {"rows": 100}, "absent": "fallback",
+                   "templ": "eu-west-1", "given": ["limits", "region"],
+                   "error": "'Variable also_not_set does not exist'"}, got
+    # multiple_outputs: each key is an XCom of its own, through the REST API too
+    base = "/dags/xcoms/dagRuns/%s/taskInstances" % run
+    x = d.get(base + "/parts/xcomEntries/high?stringify=false")
+    assert x["value"] == 9, x

@@ -538,6 +538,11 @@ char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *
                         int map_index, int try_number);
 char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
                      int try_number);
+/* A run_outputs task's try: every output of the run so far, as
+ * {"TASK": {"MAP_INDEX": {KEY: value}}}, written beside its $WEIR_OUTPUT
+ * (readable by the task's user); the path into *path. */
+int dm_write_run_outputs(struct dag_manager *dm, const struct run_ctx *rc, const char *task_id,
+                         int map_index, int try_number, char **path, struct weir_error *err);
 
 /* The try's $WEIR_OUTPUT as compact JSON into *out: "" when the task wrote
  * none.  -1 with `why` when it is not a small JSON object (the try fails). */

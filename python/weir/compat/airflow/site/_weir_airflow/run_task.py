@@ -2,8 +2,9 @@
 
 The DAG file is imported again with weir's `airflow` first on sys.path; the context is built
 from the environment weir gives every DAG task (WEIR_RUN_ID, WEIR_LOGICAL_DATE, WEIR_TS,
-WEIR_DS, WEIR_TRY_NUMBER, WEIR_PARAM_<NAME>, ...: docs/dags.md); the upstream tasks' return
-values come in WEIR_AIRFLOW_XCOM (a JSON object, task id -> [value]).  The task's template
+WEIR_DS, WEIR_TRY_NUMBER, WEIR_PARAM_<NAME>, ...: docs/dags.md); the run's XComs so far
+come in the file $WEIR_RUN_OUTPUTS (the task's `run_outputs: true`), its variables in
+WEIR_VARIABLES.  The task's template
 fields are rendered with Jinja, its execute() called, and its return value (and what it
 pushed with ti.xcom_push) written to $WEIR_OUTPUT, which weir keeps as the task's XCom.
 Exit status: 0 success; 1 failure; 99 AirflowSkipException (the task's skip_on_exit_code:
@@ -26,17 +27,22 @@ from _weir_airflow.processor import dags_of, import_file, prepare_path
 from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
 
 
+_NOTSET: Any = object()
+
+
 class TaskInstance:
-    """The context's `ti`: the try's identity and its XComs (upstream values in, pushes out)."""
+    """The context's `ti`: the try's identity and its XComs: the run's outputs in (every
+    task's that has ended so far: $WEIR_RUN_OUTPUTS, {"TASK": {"MAP_INDEX": {KEY: V}}}),
+    pushes out."""
 
     def __init__(self, dag_id: str, task_id: str, run_id: str, try_number: int,
-                 map_index: int, upstream: Mapping[str, Any]) -> None:
+                 map_index: int, outputs: Mapping[str, Mapping[str, Any]]) -> None:
         self.dag_id = dag_id
         self.task_id = task_id
         self.run_id = run_id
         self.try_number = try_number
         self.map_index = map_index
-        self.upstream = dict(upstream)
+        self.outputs = {t: dict(v) for t, v in outputs.items()}
         self.pushed: Dict[str, Any] = {}
 
     def xcom_push(self, key: str, value: Any) -> None:
@@ -44,16 +50,52 @@ class TaskInstance:
         json.dumps(value)
         self.pushed[key] = value
 
-    def xcom_pull(self, task_ids: Any = None, key: str = "return_value", **_: Any) -> Any:
-        """An upstream task's return value (a list for several task ids).  This slice passes
-        the return values of the task's direct Python upstream tasks only."""
-        if key != "return_value":
-            raise KeyError("xcom_pull(key=%r): weir passes only return values downstream "
-                           "for now" % key)
-        ids = [task_ids] if isinstance(task_ids, str) or task_ids is None else list(task_ids)
-        values = [self.upstream.get(t) for t in ids if t is not None]
-        if isinstance(task_ids, str):
-            return values[0] if values else None
+    def _value(self, task_id: str, map_index: int, key: str) -> Any:
+        """One XCom; _NOTSET when that task instance has none under `key`."""
+        out = self.outputs.get(task_id, {}).get(str(map_index))
+        if not isinstance(out, dict):
+            return _NOTSET
+        if key == "return_value" and isinstance(out.get("weir_return"), list):
+            return out["weir_return"][0]  # the value with its type (a "42" stays a str)
+        return out.get(key, _NOTSET)
+
+    def _indexes(self, task_id: str) -> List[int]:
+        return sorted(int(i) for i in self.outputs.get(task_id, {}))
+
+    def xcom_pull(self, task_ids: Any = None, dag_id: Optional[str] = None,
+                  key: str = "return_value", include_prior_dates: bool = False,
+                  map_indexes: Any = None, default: Any = None, **_: Any) -> Any:
+        """XComs of the run's tasks, as Airflow's: one task id (a str) gives its value
+        (`default` when it has none), or the list of a mapped task's values; a list of
+        task ids gives the values that exist, in the order of the ids; `map_indexes` (an
+        int or a list) picks instances.  Another DAG or earlier runs: not reachable."""
+        if (dag_id is not None and dag_id != self.dag_id) or include_prior_dates:
+            raise NotImplementedError("xcom_pull of another DAG or of earlier runs: weir "
+                                      "gives a task the XComs of its own run only")
+        if task_ids is None:
+            ids = sorted(self.outputs)
+        elif isinstance(task_ids, str):
+            ids = [task_ids]
+        else:
+            ids = list(task_ids)
+        single_index = map_indexes is None or isinstance(map_indexes, int)
+        values: List[Any] = []
+        for t in ids:
+            if map_indexes is None:
+                idx = self._indexes(t)
+                idx = [-1] if idx in ([], [-1]) else [i for i in idx if i >= 0]
+                if isinstance(task_ids, str) and idx != [-1]:
+                    single_index = False  # a mapped task: the list of its values
+            elif isinstance(map_indexes, int):
+                idx = [map_indexes]
+            else:
+                idx = list(map_indexes)
+            for i in idx:
+                v = self._value(t, i, key)
+                if v is not _NOTSET:
+                    values.append(v)
+        if isinstance(task_ids, str) and single_index:
+            return values[0] if values else default
         return values
 
 
@@ -98,22 +140,40 @@ def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]
     """The Airflow context of this try (_weir_airflow.context, the whole of it) from what
     weir gives a task: the run id, logical date and data interval the server computed
     (WEIR_RUN_ID, WEIR_LOGICAL_DATE, WEIR_DATA_INTERVAL_START/END), the try number, the
-    params with the conf over them (WEIR_PARAM_<NAME>), the upstream return values
-    (WEIR_AIRFLOW_XCOM); `prev_ds`/`next_ds` from the DAG's schedule around them."""
+    params with the conf over them (WEIR_PARAM_<NAME>), the run's XComs
+    ($WEIR_RUN_OUTPUTS), the variables (WEIR_VARIABLES); `prev_ds`/`next_ds` from the DAG's
+    schedule around them."""
     from _weir_airflow.context import build_context as full_context
 
     logical = _date(env.get("WEIR_LOGICAL_DATE") or env.get("WEIR_TS") or
                     _dt.datetime.now(_dt.timezone.utc).isoformat())
     run_id = env.get("WEIR_RUN_ID", "manual__" + logical.isoformat())
-    upstream = {k: v[0] for k, v in json.loads(env.get("WEIR_AIRFLOW_XCOM") or "{}").items()}
     ti = TaskInstance(dag.dag_id, task.task_id, run_id, int(env.get("WEIR_TRY_NUMBER", "1")),
-                      int(env.get("WEIR_MAP_INDEX", "-1")), upstream)
+                      int(env.get("WEIR_MAP_INDEX", "-1")), run_outputs(env))
     start, end = env.get("WEIR_DATA_INTERVAL_START"), env.get("WEIR_DATA_INTERVAL_END")
     return full_context(
         dag=dag, task=task, ti=ti, run_id=run_id, logical_date=logical,
         data_interval_start=_date(start) if start else None,
         data_interval_end=_date(end) if end else None,
-        run_type=run_type_of(run_id), conf=run_conf(dag, env))
+        run_type=run_type_of(run_id), conf=run_conf(dag, env),
+        variable_lookup=lambda key: variable_lookup(key, env))
+
+
+def run_outputs(env: Mapping[str, str]) -> Dict[str, Dict[str, Any]]:
+    """The run's outputs weir wrote for this try ($WEIR_RUN_OUTPUTS); none without it."""
+    path = env.get("WEIR_RUN_OUTPUTS")
+    if not path:
+        return {}
+    with open(path) as f:
+        data = json.load(f)
+    return data if isinstance(data, dict) else {}
+
+
+def variable_lookup(key: str, env: Mapping[str, str]) -> Optional[str]:
+    """A variable's text for the context's `var` (airflow.models.variable's lookup)."""
+    from airflow.models.variable import lookup
+
+    return lookup(key, env)
 
 
 def resolve(value: Any, ti: TaskInstance) -> Any:
@@ -121,10 +181,11 @@ def resolve(value: Any, ti: TaskInstance) -> Any:
     from airflow.models.baseoperator import XComArg
 
     if isinstance(value, XComArg):
-        if value.operator.task_id not in ti.upstream:
-            raise KeyError("the return value of task %s did not reach task %s"
-                           % (value.operator.task_id, ti.task_id))
-        return ti.upstream[value.operator.task_id]
+        got = ti.xcom_pull(task_ids=value.operator.task_id, key=value.key, default=_NOTSET)
+        if got is _NOTSET:
+            raise KeyError("task %s has no XCom %r for task %s"
+                           % (value.operator.task_id, value.key, ti.task_id))
+        return got
     if isinstance(value, dict):
         return {k: resolve(v, ti) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -212,6 +273,12 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
         if result is not None:
             out["return_value"] = result
         out["weir_return"] = [result]
+        if getattr(task, "multiple_outputs", False):
+            if not isinstance(result, dict):
+                raise TypeError("task %s has multiple_outputs and returned %r; expected a "
+                                "dict" % (ti.task_id, type(result).__name__))
+            for k, v in result.items():
+                out[str(k)] = v
     if path and out:
         with open(path, "w") as f:
             json.dump(out, f)

@@ -38,6 +38,8 @@ class _TaskDecorator:
 
     def __call__(self, *args: Any, **kwargs: Any) -> XComArg:
         opts = dict(self.task_kwargs)
+        if "multiple_outputs" not in opts:
+            opts["multiple_outputs"] = _returns_dict(self.function)
         dag_obj = opts.get("dag") or current_dag()
         opts["task_id"] = self._task_id(dag_obj)
         op = self.operator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
@@ -47,6 +49,18 @@ class _TaskDecorator:
     def override(self, **kwargs: Any) -> "_TaskDecorator":
         """The same task with other arguments (`task_id`, `retries`, ...)."""
         return _TaskDecorator(self.function, {**self.task_kwargs, **kwargs}, self.operator)
+
+
+def _returns_dict(fn: Callable[..., Any]) -> bool:
+    """Whether the function's return annotation is a dict (Airflow infers
+    multiple_outputs from it)."""
+    import typing
+
+    try:
+        ret = typing.get_type_hints(fn).get("return")
+    except Exception:  # an annotation that does not resolve: no inference
+        return False
+    return ret is dict or typing.get_origin(ret) is dict
 
 
 def _task(python_callable: Optional[Callable[..., Any]] = None, operator: Any = PythonOperator,

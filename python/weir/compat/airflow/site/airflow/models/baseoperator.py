@@ -136,6 +136,10 @@ class XComArg:
         self.operator = operator
         self.key = key
 
+    def __getitem__(self, key: str) -> "XComArg":
+        """The XCom `key` of the same task (a `multiple_outputs` task's key)."""
+        return XComArg(self.operator, key)
+
     def __rshift__(self, other: Any) -> Any:
         self.operator.set_downstream(other)
         return other
@@ -161,7 +165,7 @@ class XComArg:
         self.operator.set_downstream(other)
 
     def __repr__(self) -> str:
-        return "XComArg(%s)" % self.operator.task_id
+        return "XComArg(%s, %s)" % (self.operator.task_id, self.key)
 
 
 def _operator_of(item: Any) -> BaseOperator:

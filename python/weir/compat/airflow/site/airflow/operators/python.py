@@ -25,6 +25,7 @@ class PythonOperator(BaseOperator):
         op_kwargs: Optional[Mapping[str, Any]] = None,
         templates_dict: Optional[Dict[str, Any]] = None,
         show_return_value_in_logs: bool = True,
+        multiple_outputs: bool = False,
         **kwargs: Any,
     ) -> None:
         kwargs.pop("provide_context", None)  # Airflow 1.10's; context is always given
@@ -36,6 +37,7 @@ class PythonOperator(BaseOperator):
         self.op_kwargs = dict(op_kwargs or {})
         self.templates_dict = templates_dict
         self.show_return_value_in_logs = show_return_value_in_logs
+        self.multiple_outputs = multiple_outputs  # a dict's keys pushed one by one too
         for arg in xcom_args_in([self.op_args, self.op_kwargs]):
             self.set_upstream(arg.operator)
 
