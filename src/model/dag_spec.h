@@ -196,7 +196,8 @@ struct dag_sensor *dag_sensor_render(const struct dag_sensor *s, const struct te
 struct dag_trigger; /* model/dataset.h */
 
 struct dag_task {
-	char *task_id;            /* [A-Za-z0-9_-]+ (no dots: outputs.TASK.KEY) */
+	char *task_id;            /* [A-Za-z0-9_.-]+ (a task group's prefix is
+	                           * GROUP.; outputs.TASK.KEY: the key has no dot) */
 	struct strvec depends_on; /* as written */
 	size_t *upstream;         /* indices into dag_spec.tasks, one per depends_on */
 	size_t n_upstream;

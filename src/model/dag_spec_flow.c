@@ -118,11 +118,12 @@ void dag_flow_resolve(struct dag_task *t, const struct dag_default_args *d)
 		f->depends_on_past = true;
 }
 
-/* A name after "outputs." or "TASK.": [A-Za-z0-9_-]+ (task ids) or an
- * identifier (keys); its end. */
+/* The name after "outputs.": TASK.KEY, a task id ([A-Za-z0-9_.-]: a task
+ * group's tasks hold dots) then a key (no dot: the name's last part); its
+ * end. */
 static const char *name_end(const char *p)
 {
-	while (isalnum((unsigned char)*p) || *p == '_' || *p == '-')
+	while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.')
 		p++;
 	return p;
 }
@@ -141,13 +142,15 @@ int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const ch
 	if (strncmp(p, "outputs.", 8))
 		return 0;
 	task = p + 8;
-	task_end = name_end(task);
-	if (task_end == task || *task_end != '.')
+	key_end = name_end(task);
+	task_end = key_end;
+	while (task_end > task && *task_end != '.')
+		task_end--;
+	if (task_end == task || key_end == task_end + 1)
 		return field_fail(r, "%s",
 		                  "expected \"{{ outputs.TASK.KEY }}\" naming an upstream "
 		                  "task's output");
 	key = task_end + 1;
-	key_end = name_end(key);
 	p = key_end;
 	while (*p == ' ')
 		p++;

@@ -580,10 +580,10 @@ static int read_task_id(struct field_reader *r, struct task_read *tr, json_t *va
 
 	if (field_get_string(r, val, &s) < 0)
 		return -1;
-	if (!dag_id_valid(s, false))
+	if (!dag_id_valid(s, true))
 		return field_fail(r,
-		                  "expected a task id of letters, digits, '_' and '-' (at "
-		                  "most 250), got \"%s\"",
+		                  "expected a task id of letters, digits, '_', '-' and '.' "
+		                  "(at most 250), got \"%s\"",
 		                  s);
 	return field_set_string(r, &tr->t->task_id, s);
 }

@@ -121,11 +121,47 @@ def test_taskflow_values_make_dependencies_and_travel_in_the_environment():
                           "skip_on_exit_code": [99]}
 
 
-def test_a_dotted_task_id_is_refused():
-    with DAG("dots", schedule=None) as d:
-        BashOperator(task_id="group.t", bash_command="true")
-    with pytest.raises(SpecError, match="no '.'"):
-        dag_to_spec(d, "/f.py")
+def test_task_groups_prefix_ids_and_stand_for_their_roots_and_leaves():
+    from airflow.decorators import task_group
+    from airflow.models.baseoperator import cross_downstream
+    from airflow.utils.edgemodifier import Label
+    from airflow.utils.task_group import TaskGroup, expand_group_ids
+
+    with DAG("groups", schedule=None, default_args={"retries": 1}) as d:
+        start = DummyOperator(task_id="start")
+        with TaskGroup("load", default_args={"retries": 4}) as load:
+            a = BashOperator(task_id="a", bash_command="true")
+            with TaskGroup("inner") as inner:
+                b = BashOperator(task_id="b", bash_command="true")
+            a >> inner
+        with TaskGroup("flat", prefix_group_id=False):
+            DummyOperator(task_id="plain")
+
+        @task_group
+        def clean(x):
+            @task
+            def c1(v):
+                return v
+
+            return c1(x)
+
+        end = DummyOperator(task_id="end")
+        start >> load >> end
+        first = clean(start.output)
+        second = clean(start.output)
+        first >> Label("then") >> second
+        cross_downstream([start, end], [d.task_dict["plain"]])
+    assert set(d.task_dict) == {"start", "load.a", "load.inner.b", "plain", "clean.c1",
+                                "clean__1.c1", "end"}
+    assert inner.group_id == "load.inner" and b.task_id == "load.inner.b"
+    assert d.task_dict["load.a"].upstream_task_ids == {"start"}  # the group's root
+    assert d.task_dict["end"].upstream_task_ids == {"load.inner.b"}  # the group's leaf
+    assert d.task_dict["clean__1.c1"].upstream_task_ids == {"start", "clean.c1"}
+    assert d.task_dict["plain"].upstream_task_ids == {"start", "end"}
+    assert a.retries == 4 and d.task_dict["end"].retries == 1
+    assert expand_group_ids(d, ["load", "end"]) == ["load.a", "end"]
+    t = by_id(dag_to_spec(d, "/f.py"))
+    assert t["load.inner.b"]["depends_on"] == ["load.a"]
 
 
 def write(tmp_path, name, text):

@@ -243,3 +243,25 @@ def test_xcoms_from_any_task_and_variables(make_server, tmp_path):
     base = "/dags/xcoms/dagRuns/%s/taskInstances" % run
     x = d.get(base + "/parts/xcomEntries/high?stringify=false")
     assert x["value"] == 9, x
+
+
+def test_task_groups_run_under_airflows_ids(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path, ["groups.py"])
+    d.wait_dag("groups")
+    errs = d.get("/importErrors")["import_errors"]
+    assert not errs, errs
+    tasks = {t["task_id"]: t for t in d.get("/dags/groups/tasks")["tasks"]}
+    assert set(tasks) == {"pick", "extract.rows", "extract.double", "archive.copy",
+                          "archive.verify", "report.write", "join", "after1", "after2"}
+    # the branch chose the group "extract": its root runs, the other group is skipped
+    assert sorted(tasks["pick"]["downstream_task_ids"]) == ["archive.copy", "extract.rows"]
+    run = d.trigger("groups")["dag_run_id"]
+    assert d.wait_run("groups", run)["state"] == "success", states(d, "groups", run)
+    assert states(d, "groups", run) == {
+        "pick": "success", "extract.rows": "success", "extract.double": "success",
+        "archive.copy": "skipped", "archive.verify": "skipped", "report.write": "success",
+        "join": "success", "after1": "success", "after2": "success"}
+    assert d.side_lines("groups_report") == ["6 3"]
+    x = d.get("/dags/groups/dagRuns/%s/taskInstances/extract.double/xcomEntries/return_value"
+              "?stringify=false" % run)
+    assert x["value"] == 6, x

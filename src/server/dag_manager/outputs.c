@@ -27,7 +27,8 @@ char *dm_try_dir(struct dag_manager *dm, int64_t run_row_id)
 
 /* A file of a try in its run's folder: TASK.MAP_INDEX.TRY.suffix.  Run ids
  * and task ids come from users: the name uses the run's row id and the
- * task id (checked to be [A-Za-z0-9_-]).  One format, not the folder's and
+ * task id (checked to be [A-Za-z0-9_.-]: no slash; the map index and try,
+ * read from the right, keep names apart).  One format, not the folder's and
  * then the file's: each start and end makes two or three of these. */
 static char *try_file(struct dag_manager *dm, int64_t run_row_id, const char *task_id,
                       int map_index, int try_number, const char *suffix)

@@ -181,6 +181,30 @@ static void test_exit_codes_outputs_and_variables(void **state)
 	dag_spec_destroy(d);
 }
 
+/* A task group's ids hold dots: outputs.GROUP.TASK.KEY names the task by
+ * all but the last part. */
+static void test_dotted_task_ids(void **state)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(
+		"dag_id: x\ntasks:\n"
+		"  - {task_id: g.make, command: a}\n"
+		"  - {task_id: g.use, depends_on: [g.make], command: 'echo {{ outputs.g.make.n }}'}\n"
+		"  - {task_id: fan, command: b, foreach: \"{{ outputs.g.make.items }}\"}\n",
+		&err);
+	(void)state;
+
+	if (!d)
+		fail_msg("%s", err.msg);
+	const struct dag_task *fan = dag_spec_find_task(d, "fan");
+	assert_string_equal(fan->flow.foreach_task, "g.make");
+	assert_string_equal(fan->flow.foreach_key, "items");
+	dag_spec_destroy(d);
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a}\n"
+	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a. }}\"}\n",
+	             "expected \"{{ outputs.TASK.KEY }}\"");
+}
+
 static void test_flow_errors(void **state)
 {
 	(void)state;
@@ -318,6 +342,7 @@ int main(void)
 	    cmocka_unit_test(test_flow_keys),
 	    cmocka_unit_test(test_mapped_by),
 	    cmocka_unit_test(test_exit_codes_outputs_and_variables),
+	    cmocka_unit_test(test_dotted_task_ids),
 	    cmocka_unit_test(test_flow_errors),
 	    cmocka_unit_test(test_output_items_and_resources),
 	    cmocka_unit_test(test_object_item_in_templates),

@@ -260,8 +260,15 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
             if choice is not None and not isinstance(choice, (str, list, tuple, set)):
                 raise TypeError("branch task %s returned %r; expected a task id, a list of "
                                 "them or None" % (ti.task_id, choice))
-            out["branch"] = sorted(choice) if isinstance(choice, set) else \
-                list(choice) if isinstance(choice, tuple) else choice
+            from airflow.utils.task_group import expand_group_ids
+
+            if isinstance(choice, str):
+                choice = [choice]
+            if choice is not None:
+                # a task group's id stands for its roots, as in Airflow
+                choice = expand_group_ids(task.dag, sorted(choice) if isinstance(choice, set)
+                                          else list(choice))
+            out["branch"] = choice
         else:
             out["result"] = bool(choice)
     if push:

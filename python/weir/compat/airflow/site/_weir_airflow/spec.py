@@ -139,9 +139,6 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
     from airflow.operators.empty import EmptyOperator
 
     line = task.lineno
-    if "." in task.task_id:
-        raise SpecError("task %s: weir's task ids hold no '.' (task groups are to come)"
-                        % task.task_id, line)
     t: Dict[str, Any] = {"task_id": task.task_id}
     ups = sorted(task.upstream_task_ids)
     if ups:

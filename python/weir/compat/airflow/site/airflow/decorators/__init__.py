@@ -28,19 +28,31 @@ class _TaskDecorator:
         functools.update_wrapper(self, fn)
 
     def _task_id(self, dag_obj: Any) -> str:
+        """The task's id in its group (the group prefixes it), with Airflow's suffix
+        `__N` when the factory is called again."""
+        from airflow.utils.task_group import current_group
+
         base = str(self.task_kwargs.get("task_id") or self.function.__name__)
-        if dag_obj is None or base not in dag_obj.task_dict:
+        group = self.task_kwargs.get("task_group") or current_group()
+
+        def full(i: str) -> str:
+            return group.child_id(i) if group is not None else i
+
+        if dag_obj is None or full(base) not in dag_obj.task_dict:
             return base
         n = 1
-        while "%s__%d" % (base, n) in dag_obj.task_dict:
+        while full("%s__%d" % (base, n)) in dag_obj.task_dict:
             n += 1
-        return "%s__%d" % (base, n)  # Airflow's suffix for a factory called twice
+        return "%s__%d" % (base, n)
 
     def __call__(self, *args: Any, **kwargs: Any) -> XComArg:
         opts = dict(self.task_kwargs)
         if "multiple_outputs" not in opts:
             opts["multiple_outputs"] = _returns_dict(self.function)
-        dag_obj = opts.get("dag") or current_dag()
+        from airflow.utils.task_group import current_group
+
+        group = opts.get("task_group") or current_group()
+        dag_obj = opts.get("dag") or (group.dag if group is not None else None) or current_dag()
         opts["task_id"] = self._task_id(dag_obj)
         op = self.operator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
                            **opts)
@@ -96,4 +108,37 @@ class _TaskNamespace:
 
 task = _TaskNamespace()
 
-__all__ = ["dag", "task"]
+
+class _TaskGroupFactory:
+    """What `@task_group` makes: calling it opens a TaskGroup named after the function (a
+    second call gets `name__1`), runs the function inside it, and returns what the function
+    returned (a task or XComArg, for the dependencies) or else the group."""
+
+    def __init__(self, fn: Callable[..., Any], group_kwargs: Dict[str, Any]) -> None:
+        self.function = fn
+        self.group_kwargs = group_kwargs
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from airflow.utils.task_group import TaskGroup
+
+        opts = dict(self.group_kwargs)
+        group_id = str(opts.pop("group_id", None) or self.function.__name__)
+        opts.setdefault("add_suffix_on_collision", True)
+        with TaskGroup(group_id, **opts) as group:
+            ret = self.function(*args, **kwargs)
+        return ret if ret is not None else group
+
+    def override(self, **kwargs: Any) -> "_TaskGroupFactory":
+        """The same group with other arguments (`group_id`, ...)."""
+        return _TaskGroupFactory(self.function, {**self.group_kwargs, **kwargs})
+
+
+def task_group(python_callable: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
+    """`@task_group` or `@task_group(group_id=..., default_args=..., ...)`."""
+    if python_callable is not None:
+        return _TaskGroupFactory(python_callable, kwargs)
+    return lambda fn: _TaskGroupFactory(fn, kwargs)
+
+
+__all__ = ["dag", "task", "task_group"]

@@ -41,14 +41,21 @@ class BaseOperator:
         default_args: Optional[Dict[str, Any]] = None,
         **kwargs: Any,
     ) -> None:
+        from airflow.utils.task_group import current_group
+
         if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
             raise ValueError("task_id %r: expected letters, digits, '_', '-' or '.'" % (task_id,))
-        self.task_id = task_id
+        group = kwargs.pop("task_group", None) or current_group()
+        self.task_group = group
+        self.task_id = group.child_id(task_id) if group is not None else task_id
         self.lineno = caller_line()
-        self.dag: Optional[DAG] = dag if dag is not None else current_dag()
+        self.dag: Optional[DAG] = dag if dag is not None else (
+            group.dag if group is not None and group.dag is not None else current_dag())
         merged: Dict[str, Any] = {}
         if self.dag is not None:
             merged.update(self.dag.default_args)
+        if group is not None:
+            merged.update(group.merged_default_args())
         merged.update(default_args or {})
         for key in _DEFAULTABLE:
             if key not in kwargs and key in merged:
@@ -76,21 +83,23 @@ class BaseOperator:
         self.downstream_task_ids: Set[str] = set()
         if self.dag is not None:
             self.dag.add_task(self)
+        if group is not None:
+            group.add(self)
 
     # -- dependencies -------------------------------------------------------------------------
     def _relate(self, other: DependencyTarget, upstream: bool) -> None:
         items: Iterable[Any] = other if isinstance(other, (list, tuple, set)) else [other]
         for item in items:
-            op = _operator_of(item)
-            if self.dag is None and op.dag is not None:
-                self.dag = op.dag
-                op.dag.add_task(self)
-            if upstream:
-                self.upstream_task_ids.add(op.task_id)
-                op.downstream_task_ids.add(self.task_id)
-            else:
-                self.downstream_task_ids.add(op.task_id)
-                op.upstream_task_ids.add(self.task_id)
+            for op in _operators_of(item, upstream_side=upstream):
+                if self.dag is None and op.dag is not None:
+                    self.dag = op.dag
+                    op.dag.add_task(self)
+                if upstream:
+                    self.upstream_task_ids.add(op.task_id)
+                    op.downstream_task_ids.add(self.task_id)
+                else:
+                    self.downstream_task_ids.add(op.task_id)
+                    op.upstream_task_ids.add(self.task_id)
 
     def set_upstream(self, other: DependencyTarget) -> None:
         """`other` runs before this task."""
@@ -101,10 +110,14 @@ class BaseOperator:
         self._relate(other, upstream=False)
 
     def __rshift__(self, other: Any) -> Any:
+        if isinstance(other, EdgeTarget):
+            return other.__rrshift__(self)
         self.set_downstream(other)
         return other
 
     def __lshift__(self, other: Any) -> Any:
+        if isinstance(other, EdgeTarget):
+            return other.__rlshift__(self)
         self.set_upstream(other)
         return other
 
@@ -141,12 +154,10 @@ class XComArg:
         return XComArg(self.operator, key)
 
     def __rshift__(self, other: Any) -> Any:
-        self.operator.set_downstream(other)
-        return other
+        return self.operator.__rshift__(other)
 
     def __lshift__(self, other: Any) -> Any:
-        self.operator.set_upstream(other)
-        return other
+        return self.operator.__lshift__(other)
 
     def __rrshift__(self, other: Any) -> "XComArg":
         self.operator.set_upstream(other)
@@ -176,6 +187,32 @@ def _operator_of(item: Any) -> BaseOperator:
     raise TypeError("expected a task or an XComArg, got %r" % (item,))
 
 
+def _operators_of(item: Any, upstream_side: bool) -> List[BaseOperator]:
+    """A task, an XComArg, or a task group: its leaves when it is on the upstream side of
+    an edge, its roots on the downstream side (Airflow's rule for groups)."""
+    from airflow.utils.task_group import TaskGroup
+
+    if isinstance(item, TaskGroup):
+        return item.get_leaves() if upstream_side else item.get_roots()
+    if isinstance(item, EdgeTarget):
+        return item.operators(upstream_side)
+    return [_operator_of(item)]
+
+
+class EdgeTarget:
+    """What may stand on either side of `>>` beside tasks (a Label)."""
+
+    def operators(self, upstream_side: bool) -> List[BaseOperator]:
+        """The tasks it stands for."""
+        raise NotImplementedError
+
+    def __rrshift__(self, other: Any) -> Any:
+        raise NotImplementedError
+
+    def __rlshift__(self, other: Any) -> Any:
+        raise NotImplementedError
+
+
 def xcom_args_in(value: Any) -> List[XComArg]:
     """The XComArgs inside an argument (lists, tuples, sets and dict values, nested)."""
     if isinstance(value, XComArg):
@@ -185,6 +222,13 @@ def xcom_args_in(value: Any) -> List[XComArg]:
     if isinstance(value, (list, tuple, set)):
         return [x for v in value for x in xcom_args_in(v)]
     return []
+
+
+def cross_downstream(from_tasks: Sequence[Any], to_tasks: Any) -> None:
+    """Every task of `from_tasks` runs before every task of `to_tasks`."""
+    for task in from_tasks:
+        for op in _operators_of(task, upstream_side=True):
+            op.set_downstream(to_tasks)
 
 
 def chain(*tasks: Any) -> None:
@@ -198,9 +242,15 @@ def chain(*tasks: Any) -> None:
                 raise ValueError("chain: lists of different lengths: %d and %d"
                                  % (len(up), len(down)))
             for a, b in zip(up, down):
-                _operator_of(a).set_downstream(b)
+                _downstream(a, b)
         elif up_list:
             for a in up:
-                _operator_of(a).set_downstream(down)
+                _downstream(a, down)
         else:
-            _operator_of(up).set_downstream(down)
+            _downstream(up, down)
+
+
+def _downstream(up: Any, down: Any) -> None:
+    """`up >> down` for a task, an XComArg or a group on the left."""
+    for op in _operators_of(up, upstream_side=True):
+        op.set_downstream(down)
