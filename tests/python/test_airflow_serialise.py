@@ -468,3 +468,21 @@ def test_multiple_outputs_and_keyed_xcom_args():
     assert d.task_dict["whole"].multiple_outputs is False
     assert d.task_dict["use"].op_args[0].key == "a"
     assert d.task_dict["use"].upstream_task_ids == {"parts", "whole"}
+
+
+def test_xcoms_that_are_no_json_are_pickled():
+    import datetime as _dt
+
+    from _weir_airflow.run_task import TaskInstance, encode_outputs
+
+    when = _dt.datetime(2024, 1, 2, 3, 4)
+    out = encode_outputs({"return_value": when, "weir_return": [when], "ok": [1],
+                          "s": {1, 2}})
+    assert out["return_value"] == repr(when) and "weir_return" not in out
+    assert out["ok"] == [1] and out["s"] == "{1, 2}"
+    assert set(out["weir_pickled"]) == {"return_value", "s"}
+    json.dumps(out)
+    ti = TaskInstance("d", "me", "r", 1, -1, {"t": {"-1": out}})
+    assert ti.xcom_pull(task_ids="t") == when
+    assert ti.xcom_pull(task_ids="t", key="s") == {1, 2}
+    assert ti.xcom_pull(task_ids="t", key="ok") == [1]

@@ -228,7 +228,7 @@ def test_xcoms_from_any_task_and_variables(make_server, tmp_path):
     assert not errs, errs
     tasks = {t["task_id"]: t for t in d.get("/dags/xcoms/tasks")["tasks"]}
     assert set(tasks) == {"first", "second", "quiet", "parts", "spread", "collect",
-                          "read_vars"}
+                          "read_vars", "when"}
     run = d.trigger("xcoms")["dag_run_id"]
     assert d.wait_run("xcoms", run)["state"] == "success", states(d, "xcoms", run)
     got = json.loads((d.side / "xcom_collect").read_text())
@@ -243,6 +243,9 @@ def test_xcoms_from_any_task_and_variables(make_server, tmp_path):
     base = "/dags/xcoms/dagRuns/%s/taskInstances" % run
     x = d.get(base + "/parts/xcomEntries/high?stringify=false")
     assert x["value"] == 9, x
+    # a pickled value reads as its repr through the REST API
+    x = d.get(base + "/when/xcomEntries/return_value?stringify=false")
+    assert x["value"] == "datetime.datetime(2024, 5, 6, 7, 8)", x
 
 
 def test_task_groups_run_under_airflows_ids(make_server, tmp_path):

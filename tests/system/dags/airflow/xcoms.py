@@ -28,7 +28,12 @@ def second():
     return {"n": 2}
 
 
+def when():
+    return datetime(2024, 5, 6, 7, 8)  # no JSON value: pickled, as Airflow's XCom pickling
+
+
 def collect(ti):
+    assert ti.xcom_pull(task_ids="when") == datetime(2024, 5, 6, 7, 8)
     got = {
         # a list of task ids: their values, in the order asked
         "both": ti.xcom_pull(task_ids=["second", "first"]),
@@ -77,6 +82,7 @@ with DAG("xcoms", schedule=None, start_date=datetime(2024, 1, 1)):
 
     c = PythonOperator(task_id="collect", python_callable=collect)
     a >> b >> c
+    PythonOperator(task_id="when", python_callable=when) >> c
     [quiet, p] >> c
 
     PythonOperator(task_id="read_vars", python_callable=read_vars,

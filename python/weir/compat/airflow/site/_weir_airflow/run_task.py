@@ -46,8 +46,8 @@ class TaskInstance:
         self.pushed: Dict[str, Any] = {}
 
     def xcom_push(self, key: str, value: Any) -> None:
-        """Pushes a value under `key` (kept in the task's outputs)."""
-        json.dumps(value)
+        """Pushes a value under `key` (kept in the task's outputs: JSON where it fits,
+        pickled otherwise)."""
         self.pushed[key] = value
 
     def _value(self, task_id: str, map_index: int, key: str) -> Any:
@@ -55,6 +55,12 @@ class TaskInstance:
         out = self.outputs.get(task_id, {}).get(str(map_index))
         if not isinstance(out, dict):
             return _NOTSET
+        pickled = out.get(PICKLED)
+        if isinstance(pickled, dict) and key in pickled:
+            import base64
+            import pickle
+
+            return pickle.loads(base64.b64decode(pickled[key]))
         if key == "return_value" and isinstance(out.get("weir_return"), list):
             return out["weir_return"][0]  # the value with its type (a "42" stays a str)
         return out.get(key, _NOTSET)
@@ -247,6 +253,35 @@ def render_template_fields(task: Any, context: Dict[str, Any]) -> None:
     task.template_env = values.env
 
 
+# The output's key that holds the XComs that are no JSON: {KEY: base64 of the pickle}.
+PICKLED = "weir_pickled"
+
+
+def encode_outputs(out: Dict[str, Any]) -> Dict[str, Any]:
+    """The output as JSON: each value that is no JSON value (a datetime, a set, an object)
+    pickled under `weir_pickled`, its repr() in its place for the REST API (Airflow's
+    XCom pickling); `weir_return` then left out (the pickle holds the value)."""
+    import base64
+    import pickle
+
+    done: Dict[str, Any] = {}
+    pickled: Dict[str, str] = {}
+    for key, value in out.items():
+        try:
+            json.dumps(value, allow_nan=False)
+            done[key] = value
+        except (TypeError, ValueError):
+            if key == "weir_return":
+                continue
+            pickled[key] = base64.b64encode(pickle.dumps(value)).decode()
+            done[key] = repr(value)
+    if pickled:
+        if "return_value" in pickled:
+            done.pop("weir_return", None)
+        done[PICKLED] = pickled
+    return done
+
+
 def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
                  task: Any = None) -> None:
     """$WEIR_OUTPUT: what the task pushed, `return_value` (when not None) and `weir_return`
@@ -272,11 +307,6 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
         else:
             out["result"] = bool(choice)
     if push:
-        try:
-            json.dumps(result)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("the return value of task %s is not JSON serializable (%s); weir "
-                            "keeps XComs as JSON" % (ti.task_id, exc)) from None
         if result is not None:
             out["return_value"] = result
         out["weir_return"] = [result]
@@ -286,6 +316,7 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
                                 "dict" % (ti.task_id, type(result).__name__))
             for k, v in result.items():
                 out[str(k)] = v
+    out = encode_outputs(out)
     if path and out:
         with open(path, "w") as f:
             json.dump(out, f)
