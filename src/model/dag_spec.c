@@ -34,7 +34,8 @@ static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
     "one_success",  "one_failed", "none_failed",
     "none_skipped", "always",     "none_failed_min_one_success",
-    "all_skipped",  "one_done",   NULL,
+    "all_skipped",  "one_done",   "all_done_setup_success",
+    NULL,
 };
 
 const char *trigger_rule_name(enum trigger_rule r)

@@ -55,7 +55,9 @@ enum trigger_rule {
 	TRIGGER_ALWAYS,
 	TRIGGER_NONE_FAILED_MIN_ONE_SUCCESS,
 	TRIGGER_ALL_SKIPPED,
-	TRIGGER_ONE_DONE, /* the last: sched/dag_trigger.h counts the rules by it */
+	TRIGGER_ONE_DONE,
+	TRIGGER_ALL_DONE_SETUP_SUCCESS, /* a teardown's; the last: sched/dag_trigger.h
+	                                 * counts the rules by it */
 };
 
 const char *trigger_rule_name(enum trigger_rule r);
@@ -93,7 +95,10 @@ struct dag_task_flow {
 	 * bit per status */
 	unsigned char skip_exit[32];
 	unsigned char no_retry_exit[32];
-	bool run_outputs; /* its tries get $WEIR_RUN_OUTPUTS: every output of the run */
+	bool run_outputs;            /* its tries get $WEIR_RUN_OUTPUTS: every output of the run */
+	bool setup;                  /* a setup task (all_done_setup_success below counts it) */
+	bool teardown;               /* a teardown task: its failure does not fail the run ... */
+	bool on_failure_fail_dagrun; /* ... unless this is set */
 };
 
 /* default_args: what a task has unless it says otherwise.  -1 (NULL for

@@ -1,6 +1,7 @@
 /* dag_spec_flow.c: the keys of a task that shape its run's flow: branch,
  * short_circuit, skip_on_exit_code and no_retry_on_exit_code (a try's exit
  * status that skips the task or fails it without a retry), run_outputs,
+ * setup, teardown and on_failure_fail_dagrun,
  * depends_on_past and wait_for_downstream (also in
  * default_args), and a foreach over an upstream task's output
  * ("{{ outputs.TASK.KEY }}": TASK becomes an upstream when it is not one),
@@ -24,6 +25,9 @@ static const char *const flow_keys[] = {"branch",
                                         "skip_on_exit_code",
                                         "no_retry_on_exit_code",
                                         "run_outputs",
+                                        "setup",
+                                        "teardown",
+                                        "on_failure_fail_dagrun",
                                         NULL};
 static const char *const item_resource_keys[] = {"cpus", "vcores", "memory", "gpus", NULL};
 
@@ -77,6 +81,12 @@ int dag_read_flow_key(struct field_reader *r, struct dag_task *t, const char *ke
 		f->short_circuit = b;
 	} else if (!strcmp(key, "run_outputs")) {
 		f->run_outputs = b;
+	} else if (!strcmp(key, "setup")) {
+		f->setup = b;
+	} else if (!strcmp(key, "teardown")) {
+		f->teardown = b;
+	} else if (!strcmp(key, "on_failure_fail_dagrun")) {
+		f->on_failure_fail_dagrun = b;
 	} else if (!strcmp(key, "depends_on_past")) {
 		f->depends_on_past = b;
 		f->past_given = true;
@@ -203,6 +213,15 @@ int dag_flow_check(struct field_reader *r, struct dag_spec *dag)
 		struct dag_task_flow *f = &t->flow, *up;
 		size_t *v;
 
+		if (f->setup && f->teardown) {
+			snprintf(r->path, sizeof r->path, "tasks[%zu].teardown", i);
+			return field_fail(r, "%s", "expected one of setup and teardown, got both");
+		}
+		if (f->on_failure_fail_dagrun && !f->teardown) {
+			snprintf(r->path, sizeof r->path, "tasks[%zu].on_failure_fail_dagrun", i);
+			return field_fail(r, "%s",
+			                  "a teardown task's key; expected teardown: true");
+		}
 		if (f->branch && f->short_circuit) {
 			snprintf(r->path, sizeof r->path, "tasks[%zu].short_circuit", i);
 			return field_fail(r, "%s",
@@ -276,6 +295,12 @@ int dag_flow_to_json(const struct dag_task *t, json_t *o)
 	rc |= json_object_set_new(o, "wait_for_downstream", json_boolean(f->wait_for_downstream));
 	if (f->run_outputs)
 		rc |= json_object_set_new(o, "run_outputs", json_true());
+	if (f->setup)
+		rc |= json_object_set_new(o, "setup", json_true());
+	if (f->teardown)
+		rc |= json_object_set_new(o, "teardown", json_true());
+	if (f->on_failure_fail_dagrun)
+		rc |= json_object_set_new(o, "on_failure_fail_dagrun", json_true());
 	rc |= exit_codes_json(f->skip_exit, "skip_on_exit_code", o);
 	rc |= exit_codes_json(f->no_retry_exit, "no_retry_on_exit_code", o);
 	if (f->foreach_task) {

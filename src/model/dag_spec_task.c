@@ -61,6 +61,9 @@ static const char *const task_keys[] = {
     "connections",
     "variables",
     "run_outputs",
+    "setup",
+    "teardown",
+    "on_failure_fail_dagrun",
     "branch",
     "short_circuit",
     "depends_on_past",
@@ -628,8 +631,8 @@ static int read_trigger_rule(struct field_reader *r, struct task_read *tr, json_
 		return field_fail(r,
 		                  "expected all_success, all_done, all_failed, "
 		                  "one_success, one_failed, none_failed, none_skipped, "
-		                  "none_failed_min_one_success, all_skipped, one_done or "
-		                  "always, "
+		                  "none_failed_min_one_success, all_skipped, one_done, "
+		                  "all_done_setup_success or always, "
 		                  "got \"%s\"",
 		                  s);
 	return 0;

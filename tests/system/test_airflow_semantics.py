@@ -268,3 +268,25 @@ def test_task_groups_run_under_airflows_ids(make_server, tmp_path):
     x = d.get("/dags/groups/dagRuns/%s/taskInstances/extract.double/xcomEntries/return_value"
               "?stringify=false" % run)
     assert x["value"] == 6, x
+
+
+def test_setup_and_teardown(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path, ["setup_teardown.py"])
+    d.wait_dag("setup_teardown")
+    errs = d.get("/importErrors")["import_errors"]
+    assert not errs, errs
+    tasks = {t["task_id"]: t for t in d.get("/dags/setup_teardown/tasks")["tasks"]}
+    assert tasks["delete_cluster"]["trigger_rule"] == "all_done_setup_success", tasks
+    # the teardown failed, but a teardown's failure does not fail the run
+    run = d.trigger("setup_teardown")["dag_run_id"]
+    assert d.wait_run("setup_teardown", run)["state"] == "success", \
+        states(d, "setup_teardown", run)
+    assert states(d, "setup_teardown", run) == {
+        "create_cluster": "success", "work": "success", "delete_cluster": "failed",
+        "mkdir": "success", "use": "success", "rmdir": "success"}
+    # the work fails: the teardown still runs (its setup succeeded); the run fails on the work
+    run = d.trigger("setup_teardown", conf={"work_fails": True})["dag_run_id"]
+    assert d.wait_run("setup_teardown", run)["state"] == "failed"
+    got = states(d, "setup_teardown", run)
+    assert (got["work"], got["delete_cluster"]) == ("failed", "failed"), got
+    assert d.side_lines("st_delete") == ["ran", "ran"]

@@ -167,6 +167,12 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
             t["variables"] = variables
     if task.trigger_rule != "all_success":
         t["trigger_rule"] = task.trigger_rule
+    if task.is_setup:
+        t["setup"] = True
+    if task.is_teardown:
+        t["teardown"] = True
+        if task.on_failure_fail_dagrun:
+            t["on_failure_fail_dagrun"] = True
     t["retries"] = task.retries
     t["retry_delay"] = seconds(task.retry_delay, "task %s: retry_delay" % task.task_id, line)
     if task.retry_exponential_backoff:

@@ -47,6 +47,8 @@ class _TaskDecorator:
 
     def __call__(self, *args: Any, **kwargs: Any) -> XComArg:
         opts = dict(self.task_kwargs)
+        role = opts.pop("weir_role", None)  # @setup, @teardown
+        fail_run = opts.pop("on_failure_fail_dagrun", None)
         if "multiple_outputs" not in opts:
             opts["multiple_outputs"] = _returns_dict(self.function)
         from airflow.utils.task_group import current_group
@@ -56,6 +58,10 @@ class _TaskDecorator:
         opts["task_id"] = self._task_id(dag_obj)
         op = self.operator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
                            **opts)
+        if role == "setup":
+            op.as_setup()
+        elif role == "teardown":
+            op.as_teardown(on_failure_fail_dagrun=fail_run)
         return XComArg(op)
 
     def override(self, **kwargs: Any) -> "_TaskDecorator":
@@ -109,6 +115,26 @@ class _TaskNamespace:
 task = _TaskNamespace()
 
 
+def setup(python_callable: Any = None) -> Any:
+    """`@setup` (over a function or a `@task`): a task marked as a setup."""
+    fn = python_callable.function if isinstance(python_callable, _TaskDecorator) else \
+        python_callable
+    kwargs = dict(python_callable.task_kwargs) \
+        if isinstance(python_callable, _TaskDecorator) else {}
+    return _TaskDecorator(fn, {**kwargs, "weir_role": "setup"})
+
+
+def teardown(python_callable: Any = None, *, on_failure_fail_dagrun: bool = False) -> Any:
+    """`@teardown` or `@teardown(on_failure_fail_dagrun=True)`: a task marked as a teardown."""
+    def wrap(f: Any) -> _TaskDecorator:
+        fn = f.function if isinstance(f, _TaskDecorator) else f
+        kwargs = dict(f.task_kwargs) if isinstance(f, _TaskDecorator) else {}
+        return _TaskDecorator(fn, {**kwargs, "weir_role": "teardown",
+                                   "on_failure_fail_dagrun": on_failure_fail_dagrun})
+
+    return wrap(python_callable) if python_callable is not None else wrap
+
+
 class _TaskGroupFactory:
     """What `@task_group` makes: calling it opens a TaskGroup named after the function (a
     second call gets `name__1`), runs the function inside it, and returns what the function
@@ -141,4 +167,4 @@ def task_group(python_callable: Optional[Callable[..., Any]] = None, **kwargs: A
     return lambda fn: _TaskGroupFactory(fn, kwargs)
 
 
-__all__ = ["dag", "task", "task_group"]
+__all__ = ["dag", "setup", "task", "task_group", "teardown"]

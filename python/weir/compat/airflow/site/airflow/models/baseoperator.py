@@ -78,6 +78,9 @@ class BaseOperator:
         self.doc_md: Optional[str] = kwargs.pop("doc_md", None)
         self.start_date: Any = kwargs.pop("start_date", None)
         self.end_date: Any = kwargs.pop("end_date", None)
+        self.is_setup = False
+        self.is_teardown = False
+        self.on_failure_fail_dagrun = False
         self.other: Dict[str, Any] = kwargs  # accepted, not used by weir yet
         self.upstream_task_ids: Set[str] = set()
         self.downstream_task_ids: Set[str] = set()
@@ -129,6 +132,27 @@ class BaseOperator:
         self.set_downstream(other)  # [a, b] << self
         return self
 
+    def as_setup(self) -> "BaseOperator":
+        """Marks the task a setup: a teardown below it runs once it succeeded."""
+        self.is_setup = True
+        return self
+
+    def as_teardown(self, setups: Any = None,
+                    on_failure_fail_dagrun: Optional[bool] = None) -> "BaseOperator":
+        """Marks the task a teardown: it runs when its upstream are done and one of its setups
+        succeeded (trigger rule all_done_setup_success), and its failure does not fail the
+        run unless on_failure_fail_dagrun; `setups` become its upstream."""
+        self.is_teardown = True
+        self.trigger_rule = "all_done_setup_success"
+        if on_failure_fail_dagrun is not None:
+            self.on_failure_fail_dagrun = bool(on_failure_fail_dagrun)
+        if setups is not None:
+            items = setups if isinstance(setups, (list, tuple, set)) else [setups]
+            for s in items:
+                _operator_of(s).as_setup()
+            self.set_upstream(setups)
+        return self
+
     @property
     def output(self) -> "XComArg":
         """This task's return value, for a downstream task's argument."""
@@ -148,6 +172,17 @@ class XComArg:
     def __init__(self, operator: BaseOperator, key: str = "return_value") -> None:
         self.operator = operator
         self.key = key
+
+    def as_setup(self) -> "XComArg":
+        """As the operator's."""
+        self.operator.as_setup()
+        return self
+
+    def as_teardown(self, setups: Any = None,
+                    on_failure_fail_dagrun: Optional[bool] = None) -> "XComArg":
+        """As the operator's."""
+        self.operator.as_teardown(setups, on_failure_fail_dagrun)
+        return self
 
     def __getitem__(self, key: str) -> "XComArg":
         """The XCom `key` of the same task (a `multiple_outputs` task's key)."""
