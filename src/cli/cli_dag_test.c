@@ -367,17 +367,13 @@ static void on_signal(uv_signal_t *h, int signum)
 /* ---- set-up ---- */
 
 /* `tasks test`: the document's task `task_id` alone, without its upstream
- * (Airflow's `tasks test` ignores every dependency).  Its environment loses
- * the values made of its upstream's outputs (an Airflow task's XCom from
- * upstream): none ran, so there are none, as Airflow's xcom_pull then finds
- * none; a command that uses them is refused by the template check, naming
- * them. */
+ * (Airflow's `tasks test` ignores every dependency).  A template that uses
+ * an upstream's outputs is then refused by the check, naming them; a Python
+ * task's xcom_pull finds nothing, as Airflow's in a test. */
 static int keep_one_task(json_t *doc, const char *task_id)
 {
-	json_t *tasks = json_object_get(doc, "tasks"), *one = NULL, *t, *v;
+	json_t *tasks = json_object_get(doc, "tasks"), *one = NULL, *t;
 	size_t i;
-	const char *k;
-	void *tmp;
 
 	json_array_foreach(tasks, i, t)
 	{
@@ -385,19 +381,14 @@ static int keep_one_task(json_t *doc, const char *task_id)
 		if (id && !strcmp(id, task_id))
 			one = t;
 	}
-	json_object_foreach_safe(json_object_get(one, "env"), tmp, k, v)
-	{
-		const char *text = json_string_value(v);
-		if (text && strstr(text, "outputs."))
-			json_object_del(json_object_get(one, "env"), k);
-	}
-	json_t *only = json_array();
-	if (!one || !only || json_array_append(only, one) < 0 ||
+	json_t *only = one ? json_array() : NULL;
+	if (!only || json_array_append(only, one) < 0 ||
 	    json_object_set_new(one, "depends_on", json_array()) < 0 ||
-	    json_object_set_new(one, "trigger_rule", json_string("all_success")) < 0 ||
-	    json_object_set_new(doc, "tasks", only) < 0)
+	    json_object_set_new(one, "trigger_rule", json_string("all_success")) < 0) {
+		json_decref(only);
 		return -1;
-	return 0;
+	}
+	return json_object_set_new(doc, "tasks", only);
 }
 
 /* The DAG as the manager will load it: paths resolved against the original

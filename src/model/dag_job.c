@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "lib/shell.h"
+#include "lib/strbuf.h"
 #include "model/job_spec_edit.h"
 
 /* The longest name the DAG gives a job: DAG.TASK.N, cut (the job's own
@@ -143,11 +144,40 @@ fail:
 	return NULL;
 }
 
+/* The task's variables: WEIR_VARIABLES (their keys, comma-separated) and
+ * WEIR_VARIABLE_<i> (each value as it is, so that a secret one's mask
+ * finds it). */
+static int set_variables_env(struct job_spec *s, const struct strvec *vars, struct weir_error *err)
+{
+	struct strbuf keys = STRBUF_INIT;
+	int rc = 0;
+
+	for (size_t i = 0; vars && i < vars->n && rc == 0; i++) {
+		const char *eq = strchr(vars->v[i], '=');
+		char name[40];
+		if (!eq)
+			continue;
+		if ((i && strbuf_addch(&keys, ',') < 0) ||
+		    strbuf_add(&keys, vars->v[i], (size_t)(eq - vars->v[i])) < 0) {
+			rc = weir_error_oom(err);
+			break;
+		}
+		snprintf(name, sizeof name, "WEIR_VARIABLE_%zu", i);
+		rc = env_list_set(&s->env, &s->n_env, name, eq + 1, err);
+	}
+	if (rc == 0 && vars && vars->n)
+		rc = env_list_set(&s->env, &s->n_env, "WEIR_VARIABLES", keys.buf, err);
+	strbuf_release(&keys);
+	return rc;
+}
+
 /* The try's environment ("NAME=value" entries) into the job's, over what
- * it has, then WEIR_OUTPUT. */
-static int set_try_env(struct job_spec *s, const struct strvec *env, const char *output_path,
+ * it has, then WEIR_OUTPUT (and WEIR_RUN_OUTPUTS, the variables). */
+static int set_try_env(struct job_spec *s, const struct strvec *env, const struct dag_job_try *t,
                        struct weir_error *err)
 {
+	const char *output_path = t->output_path;
+
 	for (size_t i = 0; i < env->n; i++) {
 		const char *eq = strchr(env->v[i], '=');
 		char *name;
@@ -162,6 +192,11 @@ static int set_try_env(struct job_spec *s, const struct strvec *env, const char 
 		if (rc < 0)
 			return -1;
 	}
+	if (t->run_outputs_path &&
+	    env_list_set(&s->env, &s->n_env, "WEIR_RUN_OUTPUTS", t->run_outputs_path, err) < 0)
+		return -1;
+	if (set_variables_env(s, t->variables, err) < 0)
+		return -1;
 	return env_list_set(&s->env, &s->n_env, "WEIR_OUTPUT", output_path ? output_path : "", err);
 }
 
@@ -300,7 +335,7 @@ static struct job_spec *command_job(const struct dag_job_try *t, const struct te
 			goto fail;
 		}
 	}
-	if (set_try_env(s, env, t->output_path, err) < 0)
+	if (set_try_env(s, env, t, err) < 0)
 		goto fail;
 	for (size_t i = 0; i < task->n_env; i++) {
 		char *v = NULL;
@@ -357,7 +392,7 @@ static struct job_spec *task_job(const struct dag_job_try *t, const struct templ
 		if (render(&r->command, r->command, ctx, TEMPLATE_SHELL, field, err) < 0)
 			goto fail;
 	}
-	if (set_try_env(s, env, t->output_path, err) < 0)
+	if (set_try_env(s, env, t, err) < 0)
 		goto fail;
 	if (t->task->execution_timeout_s > 0)
 		s->execution_timeout_s = t->task->execution_timeout_s;

@@ -46,6 +46,10 @@ struct dag_job_try {
 	int map_index;                  /* the foreach instance; -1: none */
 	int priority;                   /* the task instance's */
 	const char *output_path;        /* the try's $WEIR_OUTPUT */
+	const char *run_outputs_path;   /* the try's $WEIR_RUN_OUTPUTS; NULL: none */
+	const struct strvec *variables; /* the task's variables the server has, as
+	                                   "KEY=value" (WEIR_VARIABLES, WEIR_VARIABLE_<i>);
+	                                   NULL: none */
 	const char *pool_queue;         /* the queue of the task's pool; NULL: none */
 	const struct job_spec *job;     /* job tasks: the job before templating (task->job, or
 	                                   the spec read from task->job_path or task->tony);

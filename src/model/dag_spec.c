@@ -35,7 +35,8 @@ static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
     "one_success",  "one_failed", "none_failed",
     "none_skipped", "always",     "none_failed_min_one_success",
-    "all_skipped",  NULL,
+    "all_skipped",  "one_done",   "all_done_setup_success",
+    NULL,
 };
 
 const char *trigger_rule_name(enum trigger_rule r)
@@ -374,6 +375,7 @@ static void task_release(struct dag_task *t)
 	free(t->task_id);
 	strvec_release(&t->depends_on);
 	strvec_release(&t->connections);
+	strvec_release(&t->variables);
 	strvec_release(&t->outlets);
 	dag_trigger_destroy(t->trigger);
 	json_decref(t->data);

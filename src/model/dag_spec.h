@@ -55,7 +55,10 @@ enum trigger_rule {
 	TRIGGER_NONE_SKIPPED,
 	TRIGGER_ALWAYS,
 	TRIGGER_NONE_FAILED_MIN_ONE_SUCCESS,
-	TRIGGER_ALL_SKIPPED, /* the last: sched/dag_trigger.h counts the rules by it */
+	TRIGGER_ALL_SKIPPED,
+	TRIGGER_ONE_DONE,
+	TRIGGER_ALL_DONE_SETUP_SUCCESS, /* a teardown's; the last: sched/dag_trigger.h
+	                                 * counts the rules by it */
 };
 
 const char *trigger_rule_name(enum trigger_rule r);
@@ -88,6 +91,15 @@ struct dag_task_flow {
 	                           * indices, in file order (NULL when none); so a task's
 	                           * end looks only at those */
 	size_t n_mapped_by;
+	/* exit statuses (1-255) of a try: skip_on_exit_code makes the task
+	 * instance skipped, no_retry_on_exit_code failed without a retry; a
+	 * bit per status */
+	unsigned char skip_exit[32];
+	unsigned char no_retry_exit[32];
+	bool run_outputs;            /* its tries get $WEIR_RUN_OUTPUTS: every output of the run */
+	bool setup;                  /* a setup task (all_done_setup_success below counts it) */
+	bool teardown;               /* a teardown task: its failure does not fail the run ... */
+	bool on_failure_fail_dagrun; /* ... unless this is set */
 };
 
 /* default_args: what a task has unless it says otherwise.  -1 (NULL for
@@ -190,7 +202,8 @@ struct dag_sensor *dag_sensor_render(const struct dag_sensor *s, const struct te
 struct dag_trigger; /* model/dataset.h */
 
 struct dag_task {
-	char *task_id;            /* [A-Za-z0-9_-]+ (no dots: outputs.TASK.KEY) */
+	char *task_id;            /* [A-Za-z0-9_.-]+ (a task group's prefix is
+	                           * GROUP.; outputs.TASK.KEY: the key has no dot) */
 	char *operator_class;     /* `operator`: the class an Airflow DAG file's task is, a
 	                           * dotted path ("airflow.operators.python.PythonOperator");
 	                           * NULL: weir's own kinds (dag_task_class) */
@@ -213,6 +226,8 @@ struct dag_task {
 	struct dag_sensor *sensor; /* DAG_TASK_SENSOR: its settings; NULL otherwise */
 	struct strvec connections; /* the connection ids the task's environment gets
 	                            * (WEIR_CONN_<ID>); a sql or transfer task's own are added */
+	struct strvec variables;   /* the variable keys whose values its tries get
+	                            * (WEIR_VARIABLES, WEIR_VARIABLE_<i>): no others */
 	struct dag_trigger *trigger; /* DAG_TASK_TRIGGER_DAG */
 	struct strvec outlets;       /* dataset URIs its success updates (model/dataset.h) */
 
@@ -319,6 +334,10 @@ json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task
 
 /* Whether the task fans out (foreach over a list, a param or an output). */
 bool dag_task_is_mapped(const struct dag_task *task);
+
+/* Whether exit status `status` is in a task's set of them (its flow's
+ * skip_exit or no_retry_exit). */
+bool dag_flow_exit_has(const unsigned char *set, int status);
 
 /* The items a task mapped over an upstream's output fans out over, with
  * `outputs` the run's {"TASK": {...}}: a new reference to the list

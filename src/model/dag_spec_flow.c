@@ -1,5 +1,8 @@
 /* dag_spec_flow.c: the keys of a task that shape its run's flow: branch,
- * short_circuit, depends_on_past and wait_for_downstream (also in
+ * short_circuit, skip_on_exit_code and no_retry_on_exit_code (a try's exit
+ * status that skips the task or fails it without a retry), run_outputs,
+ * setup, teardown and on_failure_fail_dagrun,
+ * depends_on_past and wait_for_downstream (also in
  * default_args), and a foreach over an upstream task's output
  * ("{{ outputs.TASK.KEY }}": TASK becomes an upstream when it is not one),
  * with the items such a foreach fans out over and the resources an item
@@ -15,8 +18,17 @@
 
 #include "model/job_spec_edit.h"
 
-static const char *const flow_keys[] = {"branch", "short_circuit", "depends_on_past",
-                                        "wait_for_downstream", NULL};
+static const char *const flow_keys[] = {"branch",
+                                        "short_circuit",
+                                        "depends_on_past",
+                                        "wait_for_downstream",
+                                        "skip_on_exit_code",
+                                        "no_retry_on_exit_code",
+                                        "run_outputs",
+                                        "setup",
+                                        "teardown",
+                                        "on_failure_fail_dagrun",
+                                        NULL};
 static const char *const item_resource_keys[] = {"cpus", "vcores", "memory", "gpus", NULL};
 
 bool dag_flow_is_key(const char *key)
@@ -27,17 +39,54 @@ bool dag_flow_is_key(const char *key)
 	return false;
 }
 
+bool dag_flow_exit_has(const unsigned char *set, int status)
+{
+	return status > 0 && status < 256 && (set[status / 8] >> (status % 8)) & 1;
+}
+
+/* An exit status or a list of them (1-255) into the bit set `set`. */
+static int read_exit_codes(struct field_reader *r, json_t *val, unsigned char *set)
+{
+	json_t *one = val;
+	size_t n = json_is_array(val) ? json_array_size(val) : 1;
+
+	for (size_t i = 0; i < n; i++) {
+		long long x;
+		if (json_is_array(val))
+			one = json_array_get(val, i);
+		if (!json_is_integer(one))
+			return field_fail(r, "%s",
+			                  "expected an exit status (1-255) or a list of them");
+		if (field_get_int(r, one, 1, 255, &x) < 0)
+			return -1;
+		set[x / 8] |= (unsigned char)(1u << (x % 8));
+	}
+	return 0;
+}
+
 int dag_read_flow_key(struct field_reader *r, struct dag_task *t, const char *key, json_t *val)
 {
 	struct dag_task_flow *f = &t->flow;
 	bool b;
 
+	if (!strcmp(key, "skip_on_exit_code"))
+		return read_exit_codes(r, val, f->skip_exit);
+	if (!strcmp(key, "no_retry_on_exit_code"))
+		return read_exit_codes(r, val, f->no_retry_exit);
 	if (field_get_bool(r, val, &b) < 0)
 		return -1;
 	if (!strcmp(key, "branch")) {
 		f->branch = b;
 	} else if (!strcmp(key, "short_circuit")) {
 		f->short_circuit = b;
+	} else if (!strcmp(key, "run_outputs")) {
+		f->run_outputs = b;
+	} else if (!strcmp(key, "setup")) {
+		f->setup = b;
+	} else if (!strcmp(key, "teardown")) {
+		f->teardown = b;
+	} else if (!strcmp(key, "on_failure_fail_dagrun")) {
+		f->on_failure_fail_dagrun = b;
 	} else if (!strcmp(key, "depends_on_past")) {
 		f->depends_on_past = b;
 		f->past_given = true;
@@ -79,11 +128,12 @@ void dag_flow_resolve(struct dag_task *t, const struct dag_default_args *d)
 		f->depends_on_past = true;
 }
 
-/* A name after "outputs." or "TASK.": [A-Za-z0-9_-]+ (task ids) or an
- * identifier (keys); its end. */
+/* The name after "outputs.": TASK.KEY, a task id ([A-Za-z0-9_.-]: a task
+ * group's tasks hold dots) then a key (no dot: the name's last part); its
+ * end. */
 static const char *name_end(const char *p)
 {
-	while (isalnum((unsigned char)*p) || *p == '_' || *p == '-')
+	while (isalnum((unsigned char)*p) || *p == '_' || *p == '-' || *p == '.')
 		p++;
 	return p;
 }
@@ -102,13 +152,15 @@ int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const ch
 	if (strncmp(p, "outputs.", 8))
 		return 0;
 	task = p + 8;
-	task_end = name_end(task);
-	if (task_end == task || *task_end != '.')
+	key_end = name_end(task);
+	task_end = key_end;
+	while (task_end > task && *task_end != '.')
+		task_end--;
+	if (task_end == task || key_end == task_end + 1)
 		return field_fail(r, "%s",
 		                  "expected \"{{ outputs.TASK.KEY }}\" naming an upstream "
 		                  "task's output");
 	key = task_end + 1;
-	key_end = name_end(key);
 	p = key_end;
 	while (*p == ' ')
 		p++;
@@ -161,6 +213,15 @@ int dag_flow_check(struct field_reader *r, struct dag_spec *dag)
 		struct dag_task_flow *f = &t->flow, *up;
 		size_t *v;
 
+		if (f->setup && f->teardown) {
+			snprintf(r->path, sizeof r->path, "tasks[%zu].teardown", i);
+			return field_fail(r, "%s", "expected one of setup and teardown, got both");
+		}
+		if (f->on_failure_fail_dagrun && !f->teardown) {
+			snprintf(r->path, sizeof r->path, "tasks[%zu].on_failure_fail_dagrun", i);
+			return field_fail(r, "%s",
+			                  "a teardown task's key; expected teardown: true");
+		}
 		if (f->branch && f->short_circuit) {
 			snprintf(r->path, sizeof r->path, "tasks[%zu].short_circuit", i);
 			return field_fail(r, "%s",
@@ -203,6 +264,24 @@ void dag_flow_release(struct dag_task_flow *f)
 	f->n_mapped_by = 0;
 }
 
+/* A bit set of exit statuses as `key`: a list (nothing when empty). */
+static int exit_codes_json(const unsigned char *set, const char *key, json_t *o)
+{
+	json_t *a = NULL;
+
+	for (int x = 1; x < 256; x++) {
+		if (!dag_flow_exit_has(set, x))
+			continue;
+		if (!a && !(a = json_array()))
+			return -1;
+		if (json_array_append_new(a, json_integer(x)) < 0) {
+			json_decref(a);
+			return -1;
+		}
+	}
+	return a ? json_object_set_new(o, key, a) : 0;
+}
+
 int dag_flow_to_json(const struct dag_task *t, json_t *o)
 {
 	const struct dag_task_flow *f = &t->flow;
@@ -214,6 +293,16 @@ int dag_flow_to_json(const struct dag_task *t, json_t *o)
 		rc |= json_object_set_new(o, "short_circuit", json_true());
 	rc |= json_object_set_new(o, "depends_on_past", json_boolean(f->depends_on_past));
 	rc |= json_object_set_new(o, "wait_for_downstream", json_boolean(f->wait_for_downstream));
+	if (f->run_outputs)
+		rc |= json_object_set_new(o, "run_outputs", json_true());
+	if (f->setup)
+		rc |= json_object_set_new(o, "setup", json_true());
+	if (f->teardown)
+		rc |= json_object_set_new(o, "teardown", json_true());
+	if (f->on_failure_fail_dagrun)
+		rc |= json_object_set_new(o, "on_failure_fail_dagrun", json_true());
+	rc |= exit_codes_json(f->skip_exit, "skip_on_exit_code", o);
+	rc |= exit_codes_json(f->no_retry_exit, "no_retry_on_exit_code", o);
 	if (f->foreach_task) {
 		char *s = NULL;
 		if (asprintf(&s, "{{ outputs.%s.%s }}", f->foreach_task, f->foreach_key) < 0)

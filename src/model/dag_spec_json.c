@@ -107,6 +107,8 @@ static json_t *task_json(const struct dag_task *t)
 		rc |= json_object_set_new(o, "outlets", strvec_json(&t->outlets));
 	if (t->connections.n)
 		rc |= json_object_set_new(o, "connections", strvec_json(&t->connections));
+	if (t->variables.n)
+		rc |= json_object_set_new(o, "variables", strvec_json(&t->variables));
 	rc |= json_object_set_new(o, "retries", json_integer(t->retries));
 	rc |= json_object_set_new(o, "retry_delay", json_integer(t->retry_delay_s));
 	rc |= json_object_set_new(o, "retry_exponential_backoff",

@@ -235,7 +235,7 @@ static int read_external(struct field_reader *r, json_t *v, const char *prefix, 
 		return field_fail(r, "expected a DAG id, got \"%s\"", s);
 	if (get_str(r, v, prefix, "task_id", false, &s) < 0)
 		return -1;
-	if (s && !(templates && has_braces(s)) && !dag_id_valid(s, false))
+	if (s && !(templates && has_braces(s)) && !dag_id_valid(s, true))
 		return field_fail(r, "expected a task id, got \"%s\"", s);
 	if (read_states(r, v, prefix, "states", "success") < 0 ||
 	    read_states(r, v, prefix, "failed_states", NULL) < 0)

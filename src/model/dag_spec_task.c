@@ -14,6 +14,7 @@
 #include "model/connection.h"
 #include "model/job_spec_edit.h"
 #include "model/template.h"
+#include "model/variable.h"
 
 static const char *const default_arg_keys[] = {
     "retries",
@@ -58,10 +59,17 @@ static const char *const task_keys[] = {
     "sql",
     "transfer",
     "connections",
+    "variables",
+    "run_outputs",
+    "setup",
+    "teardown",
+    "on_failure_fail_dagrun",
     "branch",
     "short_circuit",
     "depends_on_past",
     "wait_for_downstream",
+    "skip_on_exit_code",
+    "no_retry_on_exit_code",
     "sensor",
     "outlets",
     "trigger_dag",
@@ -577,10 +585,10 @@ static int read_task_id(struct field_reader *r, struct task_read *tr, json_t *va
 
 	if (field_get_string(r, val, &s) < 0)
 		return -1;
-	if (!dag_id_valid(s, false))
+	if (!dag_id_valid(s, true))
 		return field_fail(r,
-		                  "expected a task id of letters, digits, '_' and '-' (at "
-		                  "most 250), got \"%s\"",
+		                  "expected a task id of letters, digits, '_', '-' and '.' "
+		                  "(at most 250), got \"%s\"",
 		                  s);
 	return field_set_string(r, &tr->t->task_id, s);
 }
@@ -625,7 +633,8 @@ static int read_trigger_rule(struct field_reader *r, struct task_read *tr, json_
 		return field_fail(r,
 		                  "expected all_success, all_done, all_failed, "
 		                  "one_success, one_failed, none_failed, none_skipped, "
-		                  "none_failed_min_one_success, all_skipped or always, "
+		                  "none_failed_min_one_success, all_skipped, one_done, "
+		                  "all_done_setup_success or always, "
 		                  "got \"%s\"",
 		                  s);
 	return 0;
@@ -770,6 +779,31 @@ static int read_task_connections(struct field_reader *r, struct task_read *tr, j
 	return 0;
 }
 
+/* `variables: [KEY, ...]`: the variables the task's tries get (none
+ * resolved here: a key the server does not have is left out at the try). */
+static int read_task_variables(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	size_t i;
+	json_t *v;
+
+	if (!json_is_array(val))
+		return field_fail(r, "%s",
+		                  "expected a list of variable keys, like [env, threshold]");
+	json_array_foreach(val, i, v)
+	{
+		struct weir_error e = {0};
+		if (!json_is_string(v) || variable_check_key(json_string_value(v), &e) < 0) {
+			size_t at = strlen(r->path);
+			snprintf(r->path + at, sizeof r->path - at, "[%zu]", i);
+			return field_fail(r, "%s",
+			                  json_is_string(v) ? e.msg : "expected a variable key");
+		}
+		if (strvec_push(&tr->t->variables, json_string_value(v)) < 0)
+			return field_oom(r);
+	}
+	return 0;
+}
+
 static const struct {
 	const char *key;
 	task_key_fn read;
@@ -791,6 +825,7 @@ static const struct {
     {"queue", read_task_queue},
     {"slurm", read_task_slurm_key},
     {"connections", read_task_connections},
+    {"variables", read_task_variables},
     {"trigger_dag", note_trigger},
     {"outlets", read_task_outlets},
 };

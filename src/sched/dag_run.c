@@ -347,8 +347,12 @@ enum dag_trigger_verdict dag_task_verdict(const struct dag_graph *g, size_t task
 	const struct dag_task_node *node = &g->tasks[task];
 	struct dag_upstream_counts c = {0};
 
-	for (size_t u = 0; u < node->n_upstream; u++)
-		dag_upstream_counts_add(&c, shown(ctx, node->upstream[u]));
+	for (size_t u = 0; u < node->n_upstream; u++) {
+		enum dag_ti_state s = shown(ctx, node->upstream[u]);
+		dag_upstream_counts_add(&c, s);
+		if (g->tasks[node->upstream[u]].setup)
+			dag_upstream_counts_setup(&c, s);
+	}
 	return dag_trigger_evaluate(node->trigger_rule, &c);
 }
 
@@ -411,23 +415,41 @@ static enum dag_run_state run_result(const struct work *w, enum dag_run_state ru
 		if (!dag_ti_state_is_final(w->state[i]))
 			return run;
 	}
+	/* the leaves that decide (Airflow's _tis_for_dagrun_state): a task
+	 * whose downstream are all ignorable teardowns, not one itself; when
+	 * no task is such a leaf, the plain leaves */
 	bool *has_down = calloc(g->n_tasks ? g->n_tasks : 1, sizeof(*has_down));
-	if (!has_down)
+	bool *decides = calloc(g->n_tasks ? g->n_tasks : 1, sizeof(*decides));
+	bool any = false;
+	if (!has_down || !decides) {
+		free(has_down);
+		free(decides);
 		return run; /* decided again at the next event */
-	for (size_t t = 0; t < g->n_tasks; t++) {
-		for (size_t u = 0; u < g->tasks[t].n_upstream; u++)
-			has_down[g->tasks[t].upstream[u]] = true;
 	}
+	for (size_t t = 0; t < g->n_tasks; t++)
+		decides[t] = !g->tasks[t].ignorable;
+	for (size_t t = 0; t < g->n_tasks; t++) {
+		for (size_t u = 0; u < g->tasks[t].n_upstream; u++) {
+			has_down[g->tasks[t].upstream[u]] = true;
+			if (!g->tasks[t].ignorable)
+				decides[g->tasks[t].upstream[u]] = false;
+		}
+	}
+	for (size_t t = 0; t < g->n_tasks; t++)
+		any = any || decides[t];
+	for (size_t t = 0; !any && t < g->n_tasks; t++)
+		decides[t] = !has_down[t];
 	enum dag_run_state result = DAG_RUN_SUCCESS;
 	size_t leaf = SIZE_MAX;
 	for (size_t k = 0; k < g->n_tasks && result == DAG_RUN_SUCCESS; k++) {
 		size_t t = w->order[k];
-		if (!has_down[t] && dag_ti_state_is_failure(task_state(w, t))) {
+		if (decides[t] && dag_ti_state_is_failure(task_state(w, t))) {
 			result = DAG_RUN_FAILED;
 			leaf = t;
 		}
 	}
 	free(has_down);
+	free(decides);
 	if (result == DAG_RUN_FAILED) {
 		/* name the failure the user has to look at: the first task that
 		 * failed itself, in dependency order */

@@ -39,7 +39,9 @@
  *  - the run ends when every TI is finished: failed if any leaf task (one
  *    no task depends on) is failed or upstream_failed, else success
  *    (Airflow's rule: a failure upstream of an all_done leaf does not fail
- *    the run);
+ *    the run); a teardown that is `ignorable` is no leaf and does not stop
+ *    its upstream from being one (Airflow's teardowns: their failure does
+ *    not fail the run), unless every task is such;
  *  - CLEAR resets the chosen TIs (and, with `downstream`, every TI of every
  *    task downstream of them; with `only_failed`, only failed and
  *    upstream_failed ones) to `none` and gives each its retries again
@@ -87,6 +89,9 @@ struct dag_task_node {
 	int n_instances; /* foreach: the expanded count (>= 0); ignored (1) otherwise */
 	bool held;       /* depends_on_past not met (sched/dag_branch.h): a ready verdict
 	                  * waits; the caller re-decides (EVALUATE) when it changes */
+	bool setup;      /* a setup task: counted for all_done_setup_success below it */
+	bool ignorable;  /* a teardown that does not decide the run's result (Airflow's
+	                  * teardown without on_failure_fail_dagrun) */
 };
 
 struct dag_graph {

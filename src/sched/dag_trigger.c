@@ -42,6 +42,15 @@ void dag_upstream_counts_add(struct dag_upstream_counts *c, enum dag_ti_state s)
 	c->done++;
 }
 
+void dag_upstream_counts_setup(struct dag_upstream_counts *c, enum dag_ti_state s)
+{
+	c->setups++;
+	if (s == DAG_TI_SUCCESS)
+		c->setup_success++;
+	else if (s == DAG_TI_SKIPPED)
+		c->setup_skipped++;
+}
+
 enum dag_trigger_verdict dag_trigger_evaluate(enum trigger_rule rule,
                                               const struct dag_upstream_counts *c)
 {
@@ -93,6 +102,16 @@ enum dag_trigger_verdict dag_trigger_evaluate(enum trigger_rule rule,
 		if (c->success > 0 || failures > 0)
 			return DAG_TRIGGER_SKIPPED;
 		return c->skipped >= c->total ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
+	case TRIGGER_ALL_DONE_SETUP_SUCCESS:
+		if (all_done && c->setups > 0 && c->setup_skipped >= c->setups)
+			return DAG_TRIGGER_SKIPPED;
+		if (all_done && c->setups > 0 && c->setup_success == 0)
+			return DAG_TRIGGER_UPSTREAM_FAILED;
+		return all_done ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
+	case TRIGGER_ONE_DONE:
+		if (all_done && c->success + c->failed == 0)
+			return DAG_TRIGGER_SKIPPED;
+		return c->success + c->failed > 0 ? DAG_TRIGGER_READY : DAG_TRIGGER_WAIT;
 	case TRIGGER_ALWAYS:
 		return DAG_TRIGGER_READY;
 	}

@@ -20,6 +20,12 @@
  *   min_one_      else skipped == total: SKIPPED
  *   success
  *   all_skipped   success|failed|upstream_failed>0: SKIPPED    skipped == total
+ *   one_done      done == total and no success|failed: SKIPPED success+failed > 0
+ *                 (upstream_failed does not count, as Airflow)
+ *   all_done_     done == total, setups and all skipped: SKIPPED; done == total
+ *   setup_        done == total, setups and none succeeded:
+ *   success       UPSTREAM_FAILED (a teardown's: it runs once a setup it
+ *                 tears down ran; without setup upstreams, all_done)
  *   always        -                                             at once, even before its
  *                                                               upstreams (as Airflow)
  *
@@ -39,7 +45,7 @@
 
 /* The rules are the model's (model/dag_spec.h: enum trigger_rule and
  * trigger_rule_name()), so a parsed task's rule is used as it is. */
-#define DAG_TRIGGER_RULE_COUNT (TRIGGER_ALL_SKIPPED + 1)
+#define DAG_TRIGGER_RULE_COUNT (TRIGGER_ALL_DONE_SETUP_SUCCESS + 1)
 
 /* What a TI in state none becomes. */
 enum dag_trigger_verdict {
@@ -57,8 +63,14 @@ struct dag_upstream_counts {
 	int failed;
 	int upstream_failed;
 	int skipped;
-	int done; /* finished in any of the four states above (removed counts too) */
+	int done;          /* finished in any of the four states above (removed counts too) */
+	int setups;        /* upstream setup tasks (dag_upstream_counts_setup()) */
+	int setup_success; /* ... that succeeded */
+	int setup_skipped; /* ... that were skipped */
 };
+
+/* Upstream setup task in state `s`, counted (beside dag_upstream_counts_add). */
+void dag_upstream_counts_setup(struct dag_upstream_counts *c, enum dag_ti_state s);
 
 const char *dag_trigger_verdict_name(enum dag_trigger_verdict v);
 

@@ -1021,14 +1021,23 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 				goto out;
 			}
 			cfg->dagbag_import_timeout = t;
+		} else if (!strcmp(key, "dags_are_paused_at_creation")) {
+			if (!json_is_boolean(v)) {
+				weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "%s: dags_are_paused_at_creation: expected true or false",
+				    origin);
+				goto out;
+			}
+			cfg->dags_paused_at_creation = json_is_true(v);
 		} else {
 			weir_error_set(
 			    err, WEIR_E_INVALID,
 			    "%s: %s: unknown setting (expected listen, resources, "
 			    "kill_grace_seconds, dags, pools, users, http, tls, executor, "
 			    "log_transport, task_user, slurm, queues, connections, variables, "
-			    "sensitive_var_conn_names, dag_folder_symlinks or "
-			    "dagbag_import_timeout)",
+			    "sensitive_var_conn_names, dag_folder_symlinks, "
+			    "dagbag_import_timeout or dags_are_paused_at_creation)",
 			    origin, key);
 			goto out;
 		}

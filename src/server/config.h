@@ -92,6 +92,9 @@ struct server_config {
 	/* `dagbag_import_timeout: SECONDS`: the time a Python DAG file's import
 	 * may take (Airflow's key); 0: the default, 30 */
 	double dagbag_import_timeout;
+	/* `dags_are_paused_at_creation: true|false` (Airflow's key; default
+	 * false, weir's): a DAG the server sees for the first time is paused */
+	bool dags_paused_at_creation;
 	/* `http: {header_timeout_seconds, body_timeout_seconds,
 	 * idle_timeout_seconds, max_pending_heads, secure_cookie}`: the HTTP
 	 * server's limits (api/http.h; 0: its defaults) and whether the UI's

@@ -63,6 +63,11 @@ void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets);
  * names the link, never the target's content. */
 void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never);
 
+/* `dags_are_paused_at_creation: true`: a DAG the store does not have yet
+ * is written paused (a DAG already there keeps its own pause); false, the
+ * default: unpaused. */
+void dag_manager_set_paused_at_creation(struct dag_manager *dm, bool paused);
+
 /* `dagbag_import_timeout: SECONDS` (default 30): a Python DAG file whose
  * import takes longer is killed, an import error.  -1 when `seconds` is
  * not in (0, 86400]. */

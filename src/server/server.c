@@ -319,6 +319,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	}
 	dag_manager_set_secrets(p->dm, p->secrets);
 	dag_manager_set_symlinks_never(p->dm, cfg->dag_symlinks_never);
+	dag_manager_set_paused_at_creation(p->dm, cfg->dags_paused_at_creation);
 	if (cfg->dagbag_import_timeout > 0)
 		dag_manager_set_import_timeout(p->dm, cfg->dagbag_import_timeout);
 	dag_manager_set_notifier(p->dm, p->notifier);

@@ -60,10 +60,12 @@ def test_a_with_block_dag_and_its_task_arguments():
     assert t["a"] == {"task_id": "a", "operator": "airflow.operators.bash.BashOperator",
                       "command": "exec bash -c 'echo a'", "env": {"K": "v"},
                       "retries": 0, "retry_delay": 120, "execution_timeout": 3600,
-                      "pool": "etl"}
+                      "pool": "etl", "skip_on_exit_code": [99]}  # Airflow's default
     assert t["b"]["depends_on"] == ["a"] and t["b"]["queue"] == "q"
     assert t["b"]["depends_on_past"] is True and t["b"]["retries"] == 2
     assert "-m _weir_airflow.run_task /dags/n.py nightly b" in t["b"]["command"]
+    # AirflowSkipException and AirflowFailException leave run_task by these
+    assert (t["b"]["skip_on_exit_code"], t["b"]["no_retry_on_exit_code"]) == (99, 98)
     assert t["c"]["command"] == "true" and t["c"]["trigger_rule"] == "one_failed"
     assert t["c"]["depends_on"] == ["b"]
     # a templated Bash command renders in the task's process, with Jinja
@@ -113,21 +115,57 @@ def test_taskflow_values_make_dependencies_and_travel_in_the_environment():
     # arguments are made left to right: one, then the inner add's one__1, add, then add__1
     assert t["add"]["depends_on"] == ["one__1"] and t["add"]["retries"] == 3
     assert t["add__1"]["depends_on"] == ["add", "one"]
-    assert t["add__1"]["env"]["WEIR_AIRFLOW_XCOM"] == (
-        '{"add": {{ outputs.add.weir_return }}, "one": {{ outputs.one.weir_return }} }')
+    # a Python task reads the run's outputs ($WEIR_RUN_OUTPUTS)
+    assert t["add__1"]["run_outputs"] is True and "env" not in t["add__1"]
     assert t["after"] == {"task_id": "after", "operator": "airflow.operators.bash.BashOperator",
                           "depends_on": ["add__1"], "command": "exec bash -c true",
-                          "retries": 0, "retry_delay": 300}
+                          "retries": 0, "retry_delay": 300, "skip_on_exit_code": [99]}
     # a @task is a PythonOperator (Airflow's own class is airflow.decorators.python's
     # _PythonDecoratedOperator: docs/airflow.md)
     assert t["add"]["operator"] == "airflow.operators.python.PythonOperator"
 
 
-def test_a_dotted_task_id_is_refused():
-    with DAG("dots", schedule=None) as d:
-        BashOperator(task_id="group.t", bash_command="true")
-    with pytest.raises(SpecError, match="no '.'"):
-        dag_to_spec(d, "/f.py")
+def test_task_groups_prefix_ids_and_stand_for_their_roots_and_leaves():
+    from airflow.decorators import task_group
+    from airflow.models.baseoperator import cross_downstream
+    from airflow.utils.edgemodifier import Label
+    from airflow.utils.task_group import TaskGroup, expand_group_ids
+
+    with DAG("groups", schedule=None, default_args={"retries": 1}) as d:
+        start = DummyOperator(task_id="start")
+        with TaskGroup("load", default_args={"retries": 4}) as load:
+            a = BashOperator(task_id="a", bash_command="true")
+            with TaskGroup("inner") as inner:
+                b = BashOperator(task_id="b", bash_command="true")
+            a >> inner
+        with TaskGroup("flat", prefix_group_id=False):
+            DummyOperator(task_id="plain")
+
+        @task_group
+        def clean(x):
+            @task
+            def c1(v):
+                return v
+
+            return c1(x)
+
+        end = DummyOperator(task_id="end")
+        start >> load >> end
+        first = clean(start.output)
+        second = clean(start.output)
+        first >> Label("then") >> second
+        cross_downstream([start, end], [d.task_dict["plain"]])
+    assert set(d.task_dict) == {"start", "load.a", "load.inner.b", "plain", "clean.c1",
+                                "clean__1.c1", "end"}
+    assert inner.group_id == "load.inner" and b.task_id == "load.inner.b"
+    assert d.task_dict["load.a"].upstream_task_ids == {"start"}  # the group's root
+    assert d.task_dict["end"].upstream_task_ids == {"load.inner.b"}  # the group's leaf
+    assert d.task_dict["clean__1.c1"].upstream_task_ids == {"start", "clean.c1"}
+    assert d.task_dict["plain"].upstream_task_ids == {"start", "end"}
+    assert a.retries == 4 and d.task_dict["end"].retries == 1
+    assert expand_group_ids(d, ["load", "end"]) == ["load.a", "end"]
+    t = by_id(dag_to_spec(d, "/f.py"))
+    assert t["load.inner.b"]["depends_on"] == ["load.a"]
 
 
 def test_access_control_becomes_access():
@@ -281,7 +319,9 @@ def test_run_task_calls_the_callable_with_its_context_and_pushes_the_value(tmp_p
             "conf": {"n": 5}, "year": 2024}
     assert out == {"extra": [1, 2], "return_value": want, "weir_return": [want]}
 
-    r, out = run_task(tmp_path, p, "ctx", "double", WEIR_AIRFLOW_XCOM='{"source": [[3, 4]] }')
+    outputs = tmp_path / "run_outputs.json"
+    outputs.write_text('{"source": {"-1": {"return_value": [3, 4], "weir_return": [[3, 4]]}}}')
+    r, out = run_task(tmp_path, p, "ctx", "double", WEIR_RUN_OUTPUTS=str(outputs))
     assert r.returncode == 0, r
     assert out["return_value"] == [6, 8]
 
@@ -343,3 +383,129 @@ def test_no_value_rendered_into_a_bash_command_runs_as_code(tmp_path):
     assert lines[0] == "2024-03-01 " + evil and lines[1] == evil, r.stdout
     # inside single quotes the variable is not expanded: its name shows, the value never runs
     assert (tmp_path / "single").read_text() == '"${WEIR_TEMPLATE_VALUE_2}"\n'
+
+
+def test_branches_and_short_circuits_become_weir_flow_tasks():
+    from airflow.operators.latest_only import LatestOnlyOperator
+    from airflow.operators.python import BranchPythonOperator, ShortCircuitOperator
+
+    with DAG("flow", schedule=None) as d:
+        b = BranchPythonOperator(task_id="b", python_callable=lambda: "x")
+        s = ShortCircuitOperator(task_id="s", python_callable=lambda: False)
+        soft = ShortCircuitOperator(task_id="soft", python_callable=lambda: False,
+                                    ignore_downstream_trigger_rules=False)
+        latest = LatestOnlyOperator(task_id="latest")
+
+        @task.branch
+        def tb():
+            return None
+
+        @task.short_circuit
+        def ts():
+            return True
+
+        x = BashOperator(task_id="x", bash_command="true", skip_on_exit_code=[3, 99])
+        [b, s, soft, latest, tb(), ts()] >> x
+    t = by_id(dag_to_spec(d, "/dags/f.py", python="/usr/bin/python3"))
+    for name in ("b", "soft", "latest", "tb"):
+        assert t[name].get("branch") is True and "short_circuit" not in t[name], t[name]
+    for name in ("s", "ts"):
+        assert t[name].get("short_circuit") is True and "branch" not in t[name], t[name]
+    assert t["x"]["skip_on_exit_code"] == [3, 99]
+    assert soft.weir_choice(0) == [] and soft.weir_choice(1) == ["x"]
+    assert s.weir_choice([]) is False
+
+
+def test_xcom_pull_reads_the_runs_outputs_as_airflow_does():
+    from _weir_airflow.run_task import TaskInstance
+
+    ti = TaskInstance("d", "me", "r", 1, -1, {
+        "a": {"-1": {"return_value": "x", "weir_return": ["x"], "k": 5}},
+        "b": {"-1": {"return_value": "42", "weir_return": ["42"]}},
+        "quiet": {"-1": {"other": 1}},
+        "m": {"0": {"weir_return": [10]}, "1": {"weir_return": [11]},
+              "2": {"weir_return": [12]}},
+    })
+    assert ti.xcom_pull(task_ids="a") == "x"
+    assert ti.xcom_pull(task_ids="b") == "42"  # a str stays a str
+    assert ti.xcom_pull(task_ids=["b", "a"]) == ["42", "x"]  # the order asked
+    assert ti.xcom_pull(task_ids=["a", "quiet", "nope"]) == ["x"]  # those that exist
+    assert ti.xcom_pull(task_ids="a", key="k") == 5
+    assert ti.xcom_pull(task_ids="nope", default=3) == 3 and ti.xcom_pull(task_ids="nope") is None
+    assert ti.xcom_pull(task_ids="m") == [10, 11, 12]  # a mapped task: all its values
+    assert ti.xcom_pull(task_ids="m", map_indexes=1) == 11
+    assert ti.xcom_pull(task_ids="m", map_indexes=[2, 0]) == [12, 10]
+    with pytest.raises(NotImplementedError):
+        ti.xcom_pull(task_ids="a", dag_id="other")
+
+
+def test_variables_a_file_names_and_variable_get(tmp_path, monkeypatch):
+    from _weir_airflow.spec import variables_named
+    from airflow.exceptions import AirflowException
+    from airflow.models import Variable
+
+    p = write(tmp_path, "v.py", """\
+        from airflow.models import Variable
+        from airflow.models.variable import Variable as V
+        import airflow.models
+        a = Variable.get("alpha")
+        b = V.get(key="beta", default_var=None)
+        c = airflow.models.Variable.setdefault("gamma", 1)
+        d = Variable.get(computed_name)
+        cmd = "echo {{ var.value.delta }} {{ var.json.eps.x }} {{ var.value.get('zeta', 1) }}"
+        """)
+    assert variables_named(str(p)) == ["alpha", "beta", "delta", "eps", "gamma", "zeta"]
+    monkeypatch.setenv("WEIR_VARIABLES", "alpha,j")
+    monkeypatch.setenv("WEIR_VARIABLE_0", "one")
+    monkeypatch.setenv("WEIR_VARIABLE_1", '{"n": [1, 2]}')
+    monkeypatch.setenv("AIRFLOW_VAR_BETA", "from-env")
+    assert Variable.get("alpha") == "one"
+    assert Variable.get("j", deserialize_json=True) == {"n": [1, 2]}
+    assert Variable.get("beta") == "from-env"  # Airflow's own environment backend first
+    assert Variable.get("gone", default_var=None) is None
+    with pytest.raises(KeyError, match="Variable gone does not exist"):
+        Variable.get("gone")
+    with pytest.raises(AirflowException, match="cannot write"):
+        Variable.set("alpha", "x")
+
+
+def test_multiple_outputs_and_keyed_xcom_args():
+    from typing import Dict
+
+    with DAG("mo", schedule=None) as d:
+        @task
+        def parts() -> Dict[str, int]:
+            return {"a": 1}
+
+        @task(multiple_outputs=False)
+        def whole() -> dict:
+            return {"a": 1}
+
+        @task
+        def use(x, y):
+            return x
+
+        p = parts()
+        use(p["a"], whole())
+    assert d.task_dict["parts"].multiple_outputs is True
+    assert d.task_dict["whole"].multiple_outputs is False
+    assert d.task_dict["use"].op_args[0].key == "a"
+    assert d.task_dict["use"].upstream_task_ids == {"parts", "whole"}
+
+
+def test_xcoms_that_are_no_json_are_pickled():
+    import datetime as _dt
+
+    from _weir_airflow.run_task import TaskInstance, encode_outputs
+
+    when = _dt.datetime(2024, 1, 2, 3, 4)
+    out = encode_outputs({"return_value": when, "weir_return": [when], "ok": [1],
+                          "s": {1, 2}})
+    assert out["return_value"] == repr(when) and "weir_return" not in out
+    assert out["ok"] == [1] and out["s"] == "{1, 2}"
+    assert set(out["weir_pickled"]) == {"return_value", "s"}
+    json.dumps(out)
+    ti = TaskInstance("d", "me", "r", 1, -1, {"t": {"-1": out}})
+    assert ti.xcom_pull(task_ids="t") == when
+    assert ti.xcom_pull(task_ids="t", key="s") == {1, 2}
+    assert ti.xcom_pull(task_ids="t", key="ok") == [1]

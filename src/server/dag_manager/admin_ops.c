@@ -198,10 +198,37 @@ static void mark_tasks(const struct dag_spec *s, size_t named, bool up, bool dow
 	}
 }
 
-/* Marks the chosen TIs of one run; their references into `out`. */
+/* After a mark, the failed and upstream_failed TIs of the tasks below the
+ * marked one (`below`, the marked task left out) cleared, as Airflow's
+ * set_task_instance_state does: a run that failed goes on from there (the
+ * clear queues it again); nothing failed below: nothing moves. */
+static int clear_failed_below(struct dag_manager *dm, struct run_ctx *rc, const bool *below,
+                              struct weir_error *err)
+{
+	size_t n = rc->spec->n_tasks, nt = 0;
+	size_t *tasks = calloc(n + 1, sizeof *tasks);
+	int r;
+
+	if (!tasks)
+		return weir_error_oom(err);
+	for (size_t t = 0; t < n; t++)
+		if (below[t])
+			tasks[nt++] = t;
+	r = 0;
+	if (nt) {
+		struct dag_event ev = {
+		    .kind = DAG_EV_CLEAR, .tasks = tasks, .n_tasks = nt, .only_failed = true};
+		r = dm_run_step(dm, rc, &ev, err);
+	}
+	free(tasks);
+	return r;
+}
+
+/* Marks the chosen TIs of one run, then clears the failed ones below
+ * (`below`); their references into `out`. */
 static int mark_in_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
-                       const bool *in, const struct dag_mark_request *m, enum dag_ti_state to,
-                       json_t *out, struct weir_error *err)
+                       const bool *in, const bool *below, const struct dag_mark_request *m,
+                       enum dag_ti_state to, json_t *out, struct weir_error *err)
 {
 	struct run_ctx *rc = dm_run_get(dm, dag_id, run_id, err);
 
@@ -221,7 +248,7 @@ static int mark_in_run(struct dag_manager *dm, const char *dag_id, const char *r
 				return -1;
 		}
 	}
-	return 0;
+	return m->dry_run ? 0 : clear_failed_below(dm, rc, below, err);
 }
 
 static json_t *op_mark_tis(void *ctx, const char *dag_id, const struct dag_mark_request *m,
@@ -231,7 +258,7 @@ static json_t *op_mark_tis(void *ctx, const char *dag_id, const struct dag_mark_
 	const struct dag_spec *s = dm_spec_of(dm, dag_id, err);
 	struct dag_run_row run = {0};
 	enum dag_ti_state to;
-	bool *in = NULL;
+	bool *in = NULL, *below = NULL;
 	long t;
 	json_t *out = NULL, *r = NULL;
 
@@ -246,12 +273,16 @@ static json_t *op_mark_tis(void *ctx, const char *dag_id, const struct dag_mark_
 		weir_error_set(err, WEIR_E_NOT_FOUND, "DAG %s has no task %s", dag_id, m->task_id);
 		return NULL;
 	}
-	if (!(in = calloc(s->n_tasks + 1, sizeof *in)) || !(out = json_array())) {
+	if (!(in = calloc(s->n_tasks + 1, sizeof *in)) ||
+	    !(below = calloc(s->n_tasks + 1, sizeof *below)) || !(out = json_array())) {
 		free(in);
+		free(below);
 		weir_error_oom(err);
 		return NULL;
 	}
 	mark_tasks(s, (size_t)t, m->upstream, m->downstream, in);
+	mark_tasks(s, (size_t)t, false, true, below);
+	below[t] = false;
 	dm_touch(dm);
 	if (mark_run_row(dm, dag_id, m, &run, err) < 0)
 		goto out;
@@ -265,14 +296,14 @@ static json_t *op_mark_tis(void *ctx, const char *dag_id, const struct dag_mark_
 			bool take = rows[i].logical_date == run.logical_date ||
 			            (m->past && rows[i].logical_date < run.logical_date) ||
 			            (m->future && rows[i].logical_date > run.logical_date);
-			if (take &&
-			    mark_in_run(dm, dag_id, rows[i].run_id, in, m, to, out, err) < 0) {
+			if (take && mark_in_run(dm, dag_id, rows[i].run_id, in, below, m, to, out,
+			                        err) < 0) {
 				dag_run_rows_free(rows, n);
 				goto out;
 			}
 		}
 		dag_run_rows_free(rows, n);
-	} else if (mark_in_run(dm, dag_id, run.run_id, in, m, to, out, err) < 0) {
+	} else if (mark_in_run(dm, dag_id, run.run_id, in, below, m, to, out, err) < 0) {
 		goto out;
 	}
 	if (!m->dry_run) {
@@ -285,6 +316,7 @@ out:
 	dag_run_row_release(&run);
 	json_decref(out);
 	free(in);
+	free(below);
 	return r;
 }
 

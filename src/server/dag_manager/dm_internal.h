@@ -87,10 +87,11 @@ struct dm_turn {
 /* folder.c: the DAG folder, its entries, its watch. */
 struct dm_folder {
 	char *dir;
-	bool symlinks_never; /* dag_folder_symlinks: never */
-	struct strvec users; /* the configuration's users: an access list's names are checked
-	                      * against them (dag_manager_set_users()) */
-	char *paths_root;    /* the folder a DAG's files must be in; NULL: dir */
+	bool symlinks_never;     /* dag_folder_symlinks: never */
+	bool paused_at_creation; /* dags_are_paused_at_creation */
+	struct strvec users;     /* the server's users: an access list's names are checked
+	                          * against them (dag_manager_set_users()) */
+	char *paths_root;        /* the folder a DAG's files must be in; NULL: dir */
 	struct dag_entry *entries;
 	uv_fs_event_t fsev;
 	bool fsev_on;
@@ -511,6 +512,12 @@ void dm_sensor_pass(struct dag_manager *dm);
  * wake-up timer's). */
 int64_t dm_sensor_next_due(struct dag_manager *dm);
 
+/* A task's job ended with exit_code: true when the task's
+ * skip_on_exit_code names it (*skip) or its no_retry_on_exit_code
+ * (*no_retry), with why rewritten (flow.c). */
+bool dm_flow_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
+                  bool *skip, bool *no_retry, char *why, size_t why_size);
+
 /* A sensor's job (mode poke) ended with exit_code: true when that says
  * the sensor timed out (*skip: soft_fail), with why rewritten. */
 bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
@@ -536,6 +543,11 @@ char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *
                         int map_index, int try_number);
 char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
                      int try_number);
+/* A run_outputs task's try: every output of the run so far, as
+ * {"TASK": {"MAP_INDEX": {KEY: value}}}, written beside its $WEIR_OUTPUT
+ * (readable by the task's user); the path into *path. */
+int dm_write_run_outputs(struct dag_manager *dm, const struct run_ctx *rc, const char *task_id,
+                         int map_index, int try_number, char **path, struct weir_error *err);
 
 /* The try's $WEIR_OUTPUT as compact JSON into *out: "" when the task wrote
  * none.  -1 with `why` when it is not a small JSON object (the try fails). */

@@ -1,6 +1,7 @@
 /* flow.c: the server's side of a run's flow (sched/dag_branch.h decides):
  * a branch's or a short circuit's skips and a foreach over an upstream's
- * output expanded, both when the upstream's try succeeds; depends_on_past
+ * output expanded, both when the upstream's try succeeds; a try's exit
+ * status that skips its task or fails it without a retry; depends_on_past
  * and wait_for_downstream as holds on the run's tasks, read from the
  * previous run when the run is read and again when a run of a DAG with
  * such tasks moves (the past pass; its dirty flag is dm->past).
@@ -173,6 +174,37 @@ out:
 		dag_skip_release(skip);
 	json_decref(out);
 	return ret;
+}
+
+/* ---- exit statuses ---- */
+
+bool dm_flow_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
+                  bool *skip, bool *no_retry, char *why, size_t why_size)
+{
+	const struct dag_spec *spec;
+	const struct dag_task *t;
+
+	if (exit_code <= 0)
+		return false;
+	spec = dm_spec_of(dm, dag_id, NULL);
+	t = spec ? dag_spec_find_task(spec, task_id) : NULL;
+	if (!t)
+		return false;
+	if (dag_flow_exit_has(t->flow.skip_exit, exit_code)) {
+		*skip = true;
+		snprintf(why, why_size, "skipped: exit %d is in the task's skip_on_exit_code",
+		         exit_code);
+		return true;
+	}
+	if (dag_flow_exit_has(t->flow.no_retry_exit, exit_code)) {
+		*no_retry = true;
+		snprintf(why, why_size,
+		         "failed without a retry: exit %d is in the task's "
+		         "no_retry_on_exit_code",
+		         exit_code);
+		return true;
+	}
+	return false;
 }
 
 /* ---- the past ---- */

@@ -153,7 +153,7 @@ static int put_dag(struct dag_manager *dm, struct dag_entry *e, struct weir_erro
 	char *text = j ? json_dumps(j, JSON_COMPACT) : NULL;
 	struct dag_row row = {.dag_id = e->spec->dag_id,
 	                      .file = e->file,
-	                      .paused = false,
+	                      .paused = dm->folder.paused_at_creation, /* a new DAG's */
 	                      .active = true,
 	                      .last_parsed_at = clock_now_ms(),
 	                      .import_error = "",

@@ -265,6 +265,11 @@ int dag_manager_set_users(struct dag_manager *dm, const char *const *names, size
 	return 0;
 }
 
+void dag_manager_set_paused_at_creation(struct dag_manager *dm, bool paused)
+{
+	dm->folder.paused_at_creation = paused;
+}
+
 void dag_manager_set_paths_root(struct dag_manager *dm, const char *dir)
 {
 	free(dm->folder.paths_root);

@@ -1,10 +1,12 @@
 /* outputs.c: a try's files: the folder of a run's tries, the
  * $WEIR_OUTPUT a try may write (a small JSON object, read when the try
  * succeeds), and the outputs of a run's tasks for the templates of the
- * tasks downstream (outputs.TASK.KEY).
+ * tasks downstream (outputs.TASK.KEY) and for a run_outputs task
+ * ($WEIR_RUN_OUTPUTS).
  */
 #include "server/dag_manager/dm_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,7 +27,8 @@ char *dm_try_dir(struct dag_manager *dm, int64_t run_row_id)
 
 /* A file of a try in its run's folder: TASK.MAP_INDEX.TRY.suffix.  Run ids
  * and task ids come from users: the name uses the run's row id and the
- * task id (checked to be [A-Za-z0-9_-]).  One format, not the folder's and
+ * task id (checked to be [A-Za-z0-9_.-]: no slash; the map index and try,
+ * read from the right, keep names apart).  One format, not the folder's and
  * then the file's: each start and end makes two or three of these. */
 static char *try_file(struct dag_manager *dm, int64_t run_row_id, const char *task_id,
                       int map_index, int try_number, const char *suffix)
@@ -42,6 +45,56 @@ char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *tas
                      int try_number)
 {
 	return try_file(dm, run_row_id, task_id, map_index, try_number, "output.json");
+}
+
+int dm_write_run_outputs(struct dag_manager *dm, const struct run_ctx *rc, const char *task_id,
+                         int map_index, int try_number, char **path, struct weir_error *err)
+{
+	json_t *all = json_object();
+	char *text = NULL;
+	int r = -1;
+
+	*path = try_file(dm, rc->run.id, task_id, map_index, try_number, "run_outputs.json");
+	if (!all || !*path)
+		goto oom;
+	for (size_t k = 0; rc->has_outputs && k < rc->n_rows; k++) {
+		const struct dag_ti_row *row = &rc->rows[k];
+		json_t *v, *task;
+		char idx[24];
+		if (!row->outputs || !*row->outputs)
+			continue;
+		v = json_loads(row->outputs, 0, NULL);
+		if (!json_is_object(v)) {
+			json_decref(v);
+			continue;
+		}
+		task = json_object_get(all, row->task_id);
+		if (!task && json_object_set_new(all, row->task_id, task = json_object()) < 0) {
+			json_decref(v);
+			goto oom;
+		}
+		snprintf(idx, sizeof idx, "%d", row->map_index);
+		if (json_object_set_new(task, idx, v) < 0)
+			goto oom;
+	}
+	text = json_dumps(all, JSON_COMPACT);
+	if (!text)
+		goto oom;
+	r = fs_write_file_atomic(*path, text, strlen(text), 0644, err);
+	/* the task's user reads it, whatever the server's umask */
+	if (r == 0 && chmod(*path, 0644) < 0)
+		r = weir_error_set(err, WEIR_E_INTERNAL, "%s: chmod: %s", *path, strerror(errno));
+	goto out;
+oom:
+	weir_error_oom(err);
+out:
+	if (r < 0) {
+		free(*path);
+		*path = NULL;
+	}
+	free(text);
+	json_decref(all);
+	return r;
 }
 
 char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id,

@@ -196,6 +196,8 @@ again:
 		nd->pool_slots = t->pool_slots > 0 ? t->pool_slots : 1;
 		nd->priority = t->priority;
 		nd->foreach = dag_task_is_mapped(t);
+		nd->setup = t->flow.setup;
+		nd->ignorable = t->flow.teardown && !t->flow.on_failure_fail_dagrun;
 		if (!nd->foreach && count[i] > 1)
 			count[i] = 1; /* a task that stopped being a foreach: its first row */
 		nd->n_instances = (int)count[i];

@@ -167,6 +167,29 @@ static int source_conn_noted(void *arg, const char *id, struct connection *out,
 	return source_conn(((struct noted_vars *)arg)->secrets, id, out, err);
 }
 
+/* The task's `variables` the server has, as "KEY=value" into *out (the
+ * secret ones noted for the mask); a key it does not have is left out. */
+static int task_variables(struct noted_vars *noted, const struct dag_task *t, struct strvec *out,
+                          struct weir_error *err)
+{
+	for (size_t i = 0; noted->secrets && i < t->variables.n; i++) {
+		struct weir_error e = {0};
+		char *value = NULL;
+		int rc;
+		if (source_var_noted(noted, t->variables.v[i], &value, &e) < 0) {
+			if (e.kind == WEIR_E_NOT_FOUND)
+				continue;
+			*err = e;
+			return -1;
+		}
+		rc = strvec_push_kv(out, "", t->variables.v[i], value);
+		free(value);
+		if (rc < 0)
+			return weir_error_oom(err);
+	}
+	return 0;
+}
+
 /* Every connection the job lists resolves now, so that a try whose
  * connection is missing fails here, saying which (the launcher resolves
  * them again when it registers). */
@@ -311,6 +334,8 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	    .var = source_var_noted, .conn = source_conn_noted, .arg = &noted};
 	struct dag_resources item_res = {.gpus = -1};
 	bool item_res_given = false;
+	char *run_outputs = NULL;
+	struct strvec vars = STRVEC_INIT;
 
 	*command = NULL;
 	if (dm_try_template_run(rc, ti, try_number, &tr, &outputs, &items, &item, err) < 0 ||
@@ -339,6 +364,13 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 		if (!read)
 			goto out;
 	}
+	if (t->flow.run_outputs && dm_write_run_outputs(dm, rc, t->task_id, r->map_index,
+	                                                try_number, &run_outputs, err) < 0)
+		goto out;
+	if (task_variables(&noted, t, &vars, err) < 0)
+		goto out;
+	jt.run_outputs_path = run_outputs;
+	jt.variables = &vars;
 	jt.task = t;
 	jt.run = &tr;
 	jt.map_index = r->map_index;
@@ -368,6 +400,8 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 		mask_command(dm, spec, command);
 out:
 	strvec_release(&secret_values);
+	strvec_release(&vars);
+	free(run_outputs);
 	json_decref(outputs);
 	json_decref(items);
 	job_spec_destroy(read);
@@ -510,6 +544,10 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 		if (!success &&
 		    dm_sensor_exit(dm, r.dag_id, r.task_id, exit_code, &skip, why, sizeof why))
 			timed_out = true;
+		else if (!success && !timed_out && !user_kill &&
+		         dm_flow_exit(dm, r.dag_id, r.task_id, exit_code, &skip, &timed_out, why,
+		                      sizeof why))
+			timed_out = timed_out || skip;
 		/* nothing reads the TIs' rows before this turn's pool pass: the
 		 * downstream it schedules are written once, at their start */
 		dm->turn.in_job_end = true;

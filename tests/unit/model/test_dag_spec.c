@@ -326,7 +326,7 @@ static void test_bad_files(void **state)
 	expect_error(HEAD "default_args: {pool: 'a b'}\n" TASK_A, "default_args.pool: expected a pool");
 	/* tasks */
 	expect_error(HEAD "tasks:\n  - {command: 'true'}\n", "d.yaml:3: tasks[0]: expected a task_id");
-	expect_error(HEAD "tasks:\n  - {task_id: a.b, command: 'true'}\n",
+	expect_error(HEAD "tasks:\n  - {task_id: a/b, command: 'true'}\n",
 		     "tasks[0].task_id: expected a task id of letters, digits");
 	expect_error(HEAD "tasks:\n  - {task_id: a}\n", "tasks[0]: expected exactly one of command");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: x, job: y.yaml}\n",

@@ -1,5 +1,6 @@
 /* test_dag_spec_flow.c: a DAG file's flow keys (model/dag_spec_flow.c):
- * branch, short_circuit, depends_on_past and wait_for_downstream (with
+ * branch, short_circuit, skip_on_exit_code and no_retry_on_exit_code,
+ * run_outputs, a task's variables, depends_on_past and wait_for_downstream (with
  * default_args), foreach over an upstream's output (its implicit upstream,
  * the items and their resources, item.KEY in templates, the tasks mapped
  * over each task's output), the JSON round trip, and every invalid form
@@ -138,9 +139,85 @@ static void expect_error(const char *text, const char *want)
 		fail_msg("got \"%s\"; expected \"%s\"", err.msg, want);
 }
 
+/* skip_on_exit_code and no_retry_on_exit_code (one or a list), run_outputs,
+ * variables: read, and the JSON form reads back the same. */
+static void test_exit_codes_outputs_and_variables(void **state)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(
+		"dag_id: x\ntasks:\n"
+		"  - {task_id: a, command: a, skip_on_exit_code: 99, no_retry_on_exit_code: [3, 255],"
+		" run_outputs: true, variables: [region, my.key-1]}\n"
+		"  - {task_id: b, command: b, skip_on_exit_code: [1, 99]}\n",
+		&err);
+	(void)state;
+
+	if (!d)
+		fail_msg("%s", err.msg);
+	const struct dag_task *a = dag_spec_find_task(d, "a"), *b = dag_spec_find_task(d, "b");
+	assert_true(dag_flow_exit_has(a->flow.skip_exit, 99));
+	assert_false(dag_flow_exit_has(a->flow.skip_exit, 98));
+	assert_false(dag_flow_exit_has(a->flow.skip_exit, 0));
+	assert_true(dag_flow_exit_has(a->flow.no_retry_exit, 3));
+	assert_true(dag_flow_exit_has(a->flow.no_retry_exit, 255));
+	assert_true(dag_flow_exit_has(b->flow.skip_exit, 1));
+	assert_false(dag_flow_exit_has(b->flow.no_retry_exit, 3));
+	assert_true(a->flow.run_outputs && !b->flow.run_outputs);
+	assert_int_equal(a->variables.n, 2);
+	assert_string_equal(a->variables.v[1], "my.key-1");
+	json_t *j = dag_spec_to_json(d);
+	struct dag_spec *e = dag_spec_from_json(j, "j", NULL, &err);
+	if (!e)
+		fail_msg("%s", err.msg);
+	json_t *k = dag_spec_to_json(e);
+	char *x = json_dumps(j, JSON_SORT_KEYS), *y = json_dumps(k, JSON_SORT_KEYS);
+	assert_string_equal(x, y);
+	assert_non_null(strstr(x, "\"no_retry_on_exit_code\": [3, 255]"));
+	free(x);
+	free(y);
+	json_decref(j);
+	json_decref(k);
+	dag_spec_destroy(e);
+	dag_spec_destroy(d);
+}
+
+/* A task group's ids hold dots: outputs.GROUP.TASK.KEY names the task by
+ * all but the last part. */
+static void test_dotted_task_ids(void **state)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(
+		"dag_id: x\ntasks:\n"
+		"  - {task_id: g.make, command: a}\n"
+		"  - {task_id: g.use, depends_on: [g.make], command: 'echo {{ outputs.g.make.n }}'}\n"
+		"  - {task_id: fan, command: b, foreach: \"{{ outputs.g.make.items }}\"}\n",
+		&err);
+	(void)state;
+
+	if (!d)
+		fail_msg("%s", err.msg);
+	const struct dag_task *fan = dag_spec_find_task(d, "fan");
+	assert_string_equal(fan->flow.foreach_task, "g.make");
+	assert_string_equal(fan->flow.foreach_key, "items");
+	dag_spec_destroy(d);
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a}\n"
+	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a. }}\"}\n",
+	             "expected \"{{ outputs.TASK.KEY }}\"");
+}
+
 static void test_flow_errors(void **state)
 {
 	(void)state;
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, skip_on_exit_code: 0}\n",
+	             "tasks[0].skip_on_exit_code:");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, skip_on_exit_code: [99, x]}\n",
+	             "expected an exit status (1-255) or a list of them");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, no_retry_on_exit_code: 256}\n",
+	             "tasks[0].no_retry_on_exit_code:");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, variables: [\"a b\"]}\n",
+	             "tasks[0].variables[0]: variable key");
+	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, variables: region}\n",
+	             "expected a list of variable keys");
 	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, branch: yes please}\n",
 	             "tasks[0].branch: expected");
 	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, branch: true,"
@@ -264,6 +341,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flow_keys),
 	    cmocka_unit_test(test_mapped_by),
+	    cmocka_unit_test(test_exit_codes_outputs_and_variables),
+	    cmocka_unit_test(test_dotted_task_ids),
 	    cmocka_unit_test(test_flow_errors),
 	    cmocka_unit_test(test_output_items_and_resources),
 	    cmocka_unit_test(test_object_item_in_templates),

@@ -209,42 +209,43 @@ static char verdict_letter(enum dag_trigger_verdict v)
  * skipped.  Verdicts W wait, R ready, U upstream_failed, S skipped, per rule
  * in the order all_success, all_done, all_failed, one_success, one_failed,
  * none_failed, none_skipped, always, none_failed_min_one_success,
- * all_skipped.  Worked out by hand from Airflow's
+ * all_skipped, one_done, all_done_setup_success (no setup upstream here:
+ * all_done's column; test_setup_counts has the setups).  Worked out by hand from Airflow's
  * TriggerRuleDep, not from the code under test. */
 static const struct {
 	const char *ups;
 	const char *want;
 } truth[] = {
-    {"nn", "WWWWWWWRWW"},
-    {"ns", "WWSRWWWRWS"},
-    {"nf", "UWWWRUWRUS"},
-    {"nu", "UWWWRUWRUS"},
-    {"nk", "SWSWWWSRWW"},
-    {"ss", "RRSRSRRRRS"},
-    {"sf", "URSRRURRUS"},
-    {"su", "URSRRURRUS"},
-    {"sk", "SRSRSRSRRS"},
-    {"ff", "URRURURRUS"},
-    {"fu", "URRURURRUS"},
-    {"fk", "URSURUSRUS"},
-    {"uu", "URRURURRUS"},
-    {"uk", "URSURUSRUS"},
-    {"kk", "SRSSSRSRSR"},
+    {"nn", "WWWWWWWRWWWW"},
+    {"ns", "WWSRWWWRWSRW"},
+    {"nf", "UWWWRUWRUSRW"},
+    {"nu", "UWWWRUWRUSWW"},
+    {"nk", "SWSWWWSRWWWW"},
+    {"ss", "RRSRSRRRRSRR"},
+    {"sf", "URSRRURRUSRR"},
+    {"su", "URSRRURRUSRR"},
+    {"sk", "SRSRSRSRRSRR"},
+    {"ff", "URRURURRUSRR"},
+    {"fu", "URRURURRUSRR"},
+    {"fk", "URSURUSRUSRR"},
+    {"uu", "URRURURRUSSR"},
+    {"uk", "URSURUSRUSSR"},
+    {"kk", "SRSSSRSRSRSR"},
     /* one upstream, and unfinished states other than none */
-    {"s", "RRSRSRRRRS"},
-    {"f", "URRURURRUS"},
-    {"k", "SRSSSRSRSR"},
-    {"r", "WWWWWWWRWW"},
-    {"y", "WWWWWWWRWW"},
-    {"rs", "WWSRWWWRWS"},
-    {"yf", "UWWWRUWRUS"},
+    {"s", "RRSRSRRRRSRR"},
+    {"f", "URRURURRUSRR"},
+    {"k", "SRSSSRSRSRSR"},
+    {"r", "WWWWWWWRWWWW"},
+    {"y", "WWWWWWWRWWWW"},
+    {"rs", "WWSRWWWRWSRW"},
+    {"yf", "UWWWRUWRUSRW"},
     /* three: the first success is enough for one_success */
-    {"nnf", "UWWWRUWRUS"},
-    {"nsf", "UWSRRUWRUS"},
-    {"ssk", "SRSRSRSRRS"},
+    {"nnf", "UWWWRUWRUSRW"},
+    {"nsf", "UWSRRUWRUSRW"},
+    {"ssk", "SRSRSRSRRSRR"},
     /* three, all skipped or one not yet */
-    {"nkk", "SWSWWWSRWW"},
-    {"kkk", "SRSSSRSRSR"},
+    {"nkk", "SWSWWWSRWWWW"},
+    {"kkk", "SRSSSRSRSRSR"},
 };
 
 static void test_trigger_truth_table(void **state)
@@ -285,6 +286,35 @@ static void test_trigger_truth_table(void **state)
 	assert_string_equal(trigger_rule_name(TRIGGER_NONE_SKIPPED), "none_skipped");
 	assert_string_equal(dag_trigger_verdict_name(DAG_TRIGGER_UPSTREAM_FAILED),
 	                    "upstream_failed");
+}
+
+/* all_done_setup_success with setup upstreams (Airflow's teardown rule):
+ * skipped when every setup was, upstream_failed when none succeeded, else
+ * ready once every upstream is done. */
+static void test_setup_counts(void **state)
+{
+	const struct {
+		const char *ups;   /* the upstreams' states (as the truth table) */
+		const char *setup; /* '1' where the upstream is a setup */
+		char want;
+	} rows[] = {
+	    {"ss", "10", 'R'}, {"sf", "10", 'R'}, {"fs", "10", 'U'}, {"us", "10", 'U'},
+	    {"ks", "10", 'S'}, {"kk", "11", 'S'}, {"sk", "11", 'R'}, {"fk", "11", 'U'},
+	    {"ns", "10", 'W'}, {"sn", "10", 'W'}, {"ff", "00", 'R'},
+	};
+	(void)state;
+	for (size_t row = 0; row < sizeof rows / sizeof rows[0]; row++) {
+		struct dag_upstream_counts c = {0};
+		for (size_t i = 0; rows[row].ups[i]; i++) {
+			dag_upstream_counts_add(&c, st_of(rows[row].ups[i]));
+			if (rows[row].setup[i] == '1')
+				dag_upstream_counts_setup(&c, st_of(rows[row].ups[i]));
+		}
+		char got = verdict_letter(dag_trigger_evaluate(TRIGGER_ALL_DONE_SETUP_SUCCESS, &c));
+		if (got != rows[row].want)
+			fail_msg("upstreams %s (setups %s): %c, expected %c", rows[row].ups,
+			         rows[row].setup, got, rows[row].want);
+	}
 }
 
 static void test_group_state(void **state)
@@ -504,6 +534,43 @@ static void test_run_result_rules(void **state)
 	ev_simple(&r, DAG_EV_START, 0);
 	assert_int_equal(r.state, DAG_RUN_SUCCESS);
 	run_free(&r);
+}
+
+/* Setup and teardown (Airflow's): s -> w -> t, t also below s, t under
+ * all_done_setup_success and ignorable.  A failed teardown does not fail
+ * the run; a failed work task does, though its only downstream is the
+ * teardown, which runs; a failed setup leaves the teardown upstream_failed. */
+static void test_setup_and_teardown(void **state)
+{
+	(void)state;
+	size_t up_s[] = {0}, up_sw[] = {0, 1};
+	struct run r;
+	for (int round = 0; round < 3; round++) {
+		struct dag_task_node t[] = {NODE("s", NULL, 0), NODE("w", up_s, 1),
+		                            NODE("t", up_sw, 2)};
+		t[0].setup = true;
+		t[2].trigger_rule = TRIGGER_ALL_DONE_SETUP_SUCCESS;
+		t[2].ignorable = true;
+		run_init(&r, t, 3);
+		ev_simple(&r, DAG_EV_START, 0);
+		start_ti(&r, 0);
+		end_ti(&r, 0, round != 2, 1);
+		if (round == 2) {
+			assert_int_equal(r.tis[1].state, DAG_TI_UPSTREAM_FAILED);
+			assert_int_equal(r.tis[2].state, DAG_TI_UPSTREAM_FAILED);
+			assert_int_equal(r.state, DAG_RUN_FAILED);
+			run_free(&r);
+			continue;
+		}
+		start_ti(&r, 1);
+		end_ti(&r, 1, round == 0, 2);
+		assert_int_equal(r.tis[2].state, DAG_TI_SCHEDULED); /* the teardown runs */
+		start_ti(&r, 2);
+		end_ti(&r, 2, round == 1, 3);
+		/* round 0: only the teardown failed; round 1: the work task did */
+		assert_int_equal(r.state, round == 0 ? DAG_RUN_SUCCESS : DAG_RUN_FAILED);
+		run_free(&r);
+	}
 }
 
 static void test_retry_delays(void **state)
@@ -1150,6 +1217,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_state_names),
 	    cmocka_unit_test(test_trigger_truth_table),
+	    cmocka_unit_test(test_setup_counts),
+	    cmocka_unit_test(test_setup_and_teardown),
 	    cmocka_unit_test(test_group_state),
 	    cmocka_unit_test(test_graph_check),
 	    cmocka_unit_test(test_diamond_in_order),

@@ -76,7 +76,8 @@ static void test_yaml(void **state)
 	                   "  memory: 16g\n"
 	                   "  gpus: 3\n"
 	                   "kill_grace_seconds: 2\n"
-	                   "dagbag_import_timeout: 2.5\n";
+	                   "dagbag_import_timeout: 2.5\n"
+	                   "dags_are_paused_at_creation: true\n";
 	const char *ids = "resources:\n  gpus: [\"a\", \"b\"]\n  memory: 2048\n";
 
 	(void)state;
@@ -91,6 +92,7 @@ static void test_yaml(void **state)
 	assert_string_equal(cfg.gpu_ids[2], "2");
 	assert_int_equal(cfg.kill_grace_s, 2);
 	assert_true(cfg.dagbag_import_timeout == 2.5);
+	assert_true(cfg.dags_paused_at_creation);
 
 	assert_int_equal(server_config_apply_yaml(&cfg, ids, strlen(ids), "w.yaml", &err), 0);
 	assert_int_equal(cfg.n_gpus, 2);
@@ -143,6 +145,8 @@ static void test_yaml_errors(void **state)
 	expect_yaml_error("kill_grace_seconds: -1\n", "kill_grace_seconds");
 	expect_yaml_error("dagbag_import_timeout: 0\n", "dagbag_import_timeout: expected seconds");
 	expect_yaml_error("dagbag_import_timeout: soon\n", "dagbag_import_timeout");
+	expect_yaml_error("dags_are_paused_at_creation: 1\n",
+	                  "dags_are_paused_at_creation: expected true or false");
 	expect_yaml_error("- a\n- b\n", "mapping");
 }
 

@@ -29,7 +29,7 @@ from datetime import date, datetime, timedelta
 from datetime import time as dtime
 from datetime import timezone as _dt_timezone
 from datetime import tzinfo
-from typing import TYPE_CHECKING, Any, Union
+from typing import TYPE_CHECKING, Any, Optional, Union
 
 if TYPE_CHECKING:
     from dateutil.relativedelta import relativedelta
@@ -274,3 +274,11 @@ def interval_schedule(
     if isinstance(schedule, timedelta) or type(schedule).__name__ == "relativedelta":
         return IntervalSchedule(schedule, timezone)
     return None
+
+
+def next_interval_end(dag: Any, end: datetime) -> Optional[DateTime]:
+    """The end of the data interval after the one that ends at `end`, by the DAG's schedule
+    (LatestOnlyOperator's window); None for a DAG without an interval schedule."""
+    schedule = getattr(dag, "schedule", getattr(dag, "schedule_interval", None))
+    timetable = interval_schedule(schedule, getattr(dag, "timezone", None))
+    return timetable.next_after(to_utc(end)) if timetable is not None else None

@@ -2,12 +2,15 @@
 
 The DAG file is imported again with weir's `airflow` first on sys.path; the context is built
 from the environment weir gives every DAG task (WEIR_RUN_ID, WEIR_LOGICAL_DATE, WEIR_TS,
-WEIR_DS, WEIR_TRY_NUMBER, WEIR_PARAM_<NAME>, ...: docs/dags.md); the upstream tasks' return
-values come in WEIR_AIRFLOW_XCOM (a JSON object, task id -> [value]).  The task's template
+WEIR_DS, WEIR_TRY_NUMBER, WEIR_PARAM_<NAME>, ...: docs/dags.md); the run's XComs so far
+come in the file $WEIR_RUN_OUTPUTS (the task's `run_outputs: true`), its variables in
+WEIR_VARIABLES.  The task's template
 fields are rendered with Jinja, its execute() called, and its return value (and what it
 pushed with ti.xcom_push) written to $WEIR_OUTPUT, which weir keeps as the task's XCom.
-Exit status: 0 success; 1 failure; 99 AirflowSkipException (weir counts it a failure: a task
-cannot mark itself skipped yet, docs/airflow.md).
+Exit status: 0 success; 1 failure; 99 AirflowSkipException (the task's skip_on_exit_code:
+skipped); 98 AirflowFailException (its no_retry_on_exit_code: failed, its retries unused).
+A branch task's choice goes in the output as `branch`, a short circuit's as `result`
+(weir's `branch` and `short_circuit` tasks, docs/dags.md).
 """
 
 from __future__ import annotations
@@ -21,39 +24,84 @@ import traceback
 from typing import Any, Dict, List, Mapping, Optional
 
 from _weir_airflow.processor import dags_of, import_file, prepare_path
-from _weir_airflow.spec import has_template
+from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
 
-SKIP_EXIT = 99
+
+_NOTSET: Any = object()
 
 
 class TaskInstance:
-    """The context's `ti`: the try's identity and its XComs (upstream values in, pushes out)."""
+    """The context's `ti`: the try's identity and its XComs: the run's outputs in (every
+    task's that has ended so far: $WEIR_RUN_OUTPUTS, {"TASK": {"MAP_INDEX": {KEY: V}}}),
+    pushes out."""
 
     def __init__(self, dag_id: str, task_id: str, run_id: str, try_number: int,
-                 map_index: int, upstream: Mapping[str, Any]) -> None:
+                 map_index: int, outputs: Mapping[str, Mapping[str, Any]]) -> None:
         self.dag_id = dag_id
         self.task_id = task_id
         self.run_id = run_id
         self.try_number = try_number
         self.map_index = map_index
-        self.upstream = dict(upstream)
+        self.outputs = {t: dict(v) for t, v in outputs.items()}
         self.pushed: Dict[str, Any] = {}
 
     def xcom_push(self, key: str, value: Any) -> None:
-        """Pushes a value under `key` (kept in the task's outputs)."""
-        json.dumps(value)
+        """Pushes a value under `key` (kept in the task's outputs: JSON where it fits,
+        pickled otherwise)."""
         self.pushed[key] = value
 
-    def xcom_pull(self, task_ids: Any = None, key: str = "return_value", **_: Any) -> Any:
-        """An upstream task's return value (a list for several task ids).  This slice passes
-        the return values of the task's direct Python upstream tasks only."""
-        if key != "return_value":
-            raise KeyError("xcom_pull(key=%r): weir passes only return values downstream "
-                           "for now" % key)
-        ids = [task_ids] if isinstance(task_ids, str) or task_ids is None else list(task_ids)
-        values = [self.upstream.get(t) for t in ids if t is not None]
-        if isinstance(task_ids, str):
-            return values[0] if values else None
+    def _value(self, task_id: str, map_index: int, key: str) -> Any:
+        """One XCom; _NOTSET when that task instance has none under `key`."""
+        out = self.outputs.get(task_id, {}).get(str(map_index))
+        if not isinstance(out, dict):
+            return _NOTSET
+        pickled = out.get(PICKLED)
+        if isinstance(pickled, dict) and key in pickled:
+            import base64
+            import pickle
+
+            return pickle.loads(base64.b64decode(pickled[key]))
+        if key == "return_value" and isinstance(out.get("weir_return"), list):
+            return out["weir_return"][0]  # the value with its type (a "42" stays a str)
+        return out.get(key, _NOTSET)
+
+    def _indexes(self, task_id: str) -> List[int]:
+        return sorted(int(i) for i in self.outputs.get(task_id, {}))
+
+    def xcom_pull(self, task_ids: Any = None, dag_id: Optional[str] = None,
+                  key: str = "return_value", include_prior_dates: bool = False,
+                  map_indexes: Any = None, default: Any = None, **_: Any) -> Any:
+        """XComs of the run's tasks, as Airflow's: one task id (a str) gives its value
+        (`default` when it has none), or the list of a mapped task's values; a list of
+        task ids gives the values that exist, in the order of the ids; `map_indexes` (an
+        int or a list) picks instances.  Another DAG or earlier runs: not reachable."""
+        if (dag_id is not None and dag_id != self.dag_id) or include_prior_dates:
+            raise NotImplementedError("xcom_pull of another DAG or of earlier runs: weir "
+                                      "gives a task the XComs of its own run only")
+        if task_ids is None:
+            ids = sorted(self.outputs)
+        elif isinstance(task_ids, str):
+            ids = [task_ids]
+        else:
+            ids = list(task_ids)
+        single_index = map_indexes is None or isinstance(map_indexes, int)
+        values: List[Any] = []
+        for t in ids:
+            if map_indexes is None:
+                idx = self._indexes(t)
+                idx = [-1] if idx in ([], [-1]) else [i for i in idx if i >= 0]
+                if isinstance(task_ids, str) and idx != [-1]:
+                    single_index = False  # a mapped task: the list of its values
+            elif isinstance(map_indexes, int):
+                idx = [map_indexes]
+            else:
+                idx = list(map_indexes)
+            for i in idx:
+                v = self._value(t, i, key)
+                if v is not _NOTSET:
+                    values.append(v)
+        if isinstance(task_ids, str) and single_index:
+            return values[0] if values else default
         return values
 
 
@@ -98,22 +146,40 @@ def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]
     """The Airflow context of this try (_weir_airflow.context, the whole of it) from what
     weir gives a task: the run id, logical date and data interval the server computed
     (WEIR_RUN_ID, WEIR_LOGICAL_DATE, WEIR_DATA_INTERVAL_START/END), the try number, the
-    params with the conf over them (WEIR_PARAM_<NAME>), the upstream return values
-    (WEIR_AIRFLOW_XCOM); `prev_ds`/`next_ds` from the DAG's schedule around them."""
+    params with the conf over them (WEIR_PARAM_<NAME>), the run's XComs
+    ($WEIR_RUN_OUTPUTS), the variables (WEIR_VARIABLES); `prev_ds`/`next_ds` from the DAG's
+    schedule around them."""
     from _weir_airflow.context import build_context as full_context
 
     logical = _date(env.get("WEIR_LOGICAL_DATE") or env.get("WEIR_TS") or
                     _dt.datetime.now(_dt.timezone.utc).isoformat())
     run_id = env.get("WEIR_RUN_ID", "manual__" + logical.isoformat())
-    upstream = {k: v[0] for k, v in json.loads(env.get("WEIR_AIRFLOW_XCOM") or "{}").items()}
     ti = TaskInstance(dag.dag_id, task.task_id, run_id, int(env.get("WEIR_TRY_NUMBER", "1")),
-                      int(env.get("WEIR_MAP_INDEX", "-1")), upstream)
+                      int(env.get("WEIR_MAP_INDEX", "-1")), run_outputs(env))
     start, end = env.get("WEIR_DATA_INTERVAL_START"), env.get("WEIR_DATA_INTERVAL_END")
     return full_context(
         dag=dag, task=task, ti=ti, run_id=run_id, logical_date=logical,
         data_interval_start=_date(start) if start else None,
         data_interval_end=_date(end) if end else None,
-        run_type=run_type_of(run_id), conf=run_conf(dag, env))
+        run_type=run_type_of(run_id), conf=run_conf(dag, env),
+        variable_lookup=lambda key: variable_lookup(key, env))
+
+
+def run_outputs(env: Mapping[str, str]) -> Dict[str, Dict[str, Any]]:
+    """The run's outputs weir wrote for this try ($WEIR_RUN_OUTPUTS); none without it."""
+    path = env.get("WEIR_RUN_OUTPUTS")
+    if not path:
+        return {}
+    with open(path) as f:
+        data = json.load(f)
+    return data if isinstance(data, dict) else {}
+
+
+def variable_lookup(key: str, env: Mapping[str, str]) -> Optional[str]:
+    """A variable's text for the context's `var` (airflow.models.variable's lookup)."""
+    from airflow.models.variable import lookup
+
+    return lookup(key, env)
 
 
 def resolve(value: Any, ti: TaskInstance) -> Any:
@@ -121,10 +187,11 @@ def resolve(value: Any, ti: TaskInstance) -> Any:
     from airflow.models.baseoperator import XComArg
 
     if isinstance(value, XComArg):
-        if value.operator.task_id not in ti.upstream:
-            raise KeyError("the return value of task %s did not reach task %s"
-                           % (value.operator.task_id, ti.task_id))
-        return ti.upstream[value.operator.task_id]
+        got = ti.xcom_pull(task_ids=value.operator.task_id, key=value.key, default=_NOTSET)
+        if got is _NOTSET:
+            raise KeyError("task %s has no XCom %r for task %s"
+                           % (value.operator.task_id, value.key, ti.task_id))
+        return got
     if isinstance(value, dict):
         return {k: resolve(v, ti) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -186,19 +253,70 @@ def render_template_fields(task: Any, context: Dict[str, Any]) -> None:
     task.template_env = values.env
 
 
-def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool) -> None:
-    """$WEIR_OUTPUT: what the task pushed, `return_value` (when not None) and `weir_return`
-    (the value in a list, for the templates of the tasks downstream)."""
-    out = dict(ti.pushed)
-    if push:
+# The output's key that holds the XComs that are no JSON: {KEY: base64 of the pickle}.
+PICKLED = "weir_pickled"
+
+
+def encode_outputs(out: Dict[str, Any]) -> Dict[str, Any]:
+    """The output as JSON: each value that is no JSON value (a datetime, a set, an object)
+    pickled under `weir_pickled`, its repr() in its place for the REST API (Airflow's
+    XCom pickling); `weir_return` then left out (the pickle holds the value)."""
+    import base64
+    import pickle
+
+    done: Dict[str, Any] = {}
+    pickled: Dict[str, str] = {}
+    for key, value in out.items():
         try:
-            json.dumps(result)
-        except (TypeError, ValueError) as exc:
-            raise TypeError("the return value of task %s is not JSON serializable (%s); weir "
-                            "keeps XComs as JSON" % (ti.task_id, exc)) from None
+            json.dumps(value, allow_nan=False)
+            done[key] = value
+        except (TypeError, ValueError):
+            if key == "weir_return":
+                continue
+            pickled[key] = base64.b64encode(pickle.dumps(value)).decode()
+            done[key] = repr(value)
+    if pickled:
+        if "return_value" in pickled:
+            done.pop("weir_return", None)
+        done[PICKLED] = pickled
+    return done
+
+
+def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
+                 task: Any = None) -> None:
+    """$WEIR_OUTPUT: what the task pushed, `return_value` (when not None) and `weir_return`
+    (the value in a list, for the templates of the tasks downstream); a branch's `branch`
+    or a short circuit's `result` (its operator's weir_choice())."""
+    out = dict(ti.pushed)
+    flow = getattr(task, "weir_flow", None)
+    if flow is not None:
+        choice = task.weir_choice(result)
+        if flow == "branch":
+            if choice is not None and not isinstance(choice, (str, list, tuple, set)):
+                raise TypeError("branch task %s returned %r; expected a task id, a list of "
+                                "them or None" % (ti.task_id, choice))
+            from airflow.utils.task_group import expand_group_ids
+
+            if isinstance(choice, str):
+                choice = [choice]
+            if choice is not None:
+                # a task group's id stands for its roots, as in Airflow
+                choice = expand_group_ids(task.dag, sorted(choice) if isinstance(choice, set)
+                                          else list(choice))
+            out["branch"] = choice
+        else:
+            out["result"] = bool(choice)
+    if push:
         if result is not None:
             out["return_value"] = result
         out["weir_return"] = [result]
+        if getattr(task, "multiple_outputs", False):
+            if not isinstance(result, dict):
+                raise TypeError("task %s has multiple_outputs and returned %r; expected a "
+                                "dict" % (ti.task_id, type(result).__name__))
+            for k, v in result.items():
+                out[str(k)] = v
+    out = encode_outputs(out)
     if path and out:
         with open(path, "w") as f:
             json.dump(out, f)
@@ -234,13 +352,21 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
         result = task.execute(context)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
-        write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push)
+        write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push, task)
     except AirflowSkipException as exc:
-        print("weir: task %s raised AirflowSkipException (%s): weir counts it as a failure "
-              "for now" % (task_id, exc), file=sys.stderr)
+        print("weir: task %s raised AirflowSkipException (%s): skipped" % (task_id, exc),
+              file=sys.stderr)
         return SKIP_EXIT
     except AirflowFailException:
         traceback.print_exc()
+        print("weir: task %s raised AirflowFailException: failed without a retry" % task_id,
+              file=sys.stderr)
+        return NO_RETRY_EXIT
+    except SystemExit as exc:
+        if exc.code in (0, None):
+            raise
+        # a callable's sys.exit(N): a failure, never read as a skip or a failure without retry
+        print("weir: task %s called sys.exit(%r)" % (task_id, exc.code), file=sys.stderr)
         return 1
     return 0
 

@@ -6,8 +6,9 @@ EmptyOperator runs `true`; every other task (PythonOperator, `@task`, a template
 BashOperator, a task whose return value a downstream task takes) runs
 `python3 -m _weir_airflow.run_task FILE DAG_ID TASK_ID`, which imports the file again.
 Return values travel in the task's `$WEIR_OUTPUT` (`return_value`, and `weir_return`: the
-value in a one-item list, so that the downstream template renders it as JSON, unambiguous);
-a downstream task gets its upstream tasks' values in `WEIR_AIRFLOW_XCOM` (a JSON object).
+value in a one-item list, its type kept); a Python task reads the run's outputs from
+`$WEIR_RUN_OUTPUTS` (its `run_outputs: true`) and the variables its file names
+(`variables:`).
 """
 
 from __future__ import annotations
@@ -25,6 +26,13 @@ SITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
 _PRESETS = ("@once", "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly",
             "@annually")
+
+
+# run_task's exit statuses: AirflowSkipException (a skip, as a BashOperator's 99) and
+# AirflowFailException (a failure without retry); each runner task's skip_on_exit_code and
+# no_retry_on_exit_code (docs/dags.md)
+SKIP_EXIT = 99
+NO_RETRY_EXIT = 98
 
 
 class SpecError(Exception):
@@ -133,15 +141,13 @@ def operator_path(task: Any) -> str:
     return ".".join(("_" + p) if p[0].isdigit() else p for p in clean)
 
 
-def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) -> Dict[str, Any]:
-    """One task of weir's document."""
+def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
+              variables: Optional[List[str]] = None) -> Dict[str, Any]:
+    """One task of weir's document; `variables`: the keys a Python task may read."""
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
     line = task.lineno
-    if "." in task.task_id:
-        raise SpecError("task %s: weir's task ids hold no '.' (task groups are to come)"
-                        % task.task_id, line)
     t: Dict[str, Any] = {"task_id": task.task_id, "operator": operator_path(task)}
     if task.doc_md:
         t["doc_md"] = str(task.doc_md)
@@ -156,14 +162,28 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
             t["env"] = {str(k): str(v) for k, v in task.env.items()}
         if task.cwd:
             t["cwd"] = task.cwd
+        codes = [c for c in task.skip_on_exit_code if isinstance(c, int) and 0 < c < 256]
+        if codes:
+            t["skip_on_exit_code"] = codes
     else:
         t["command"] = runner_command(fileloc, dag.dag_id, task.task_id, python)
-        xcoms = [u for u in ups if u in pushed]
-        if xcoms:
-            t["env"] = {"WEIR_AIRFLOW_XCOM": "{" + ", ".join(
-                '"%s": {{ outputs.%s.weir_return }}' % (u, u) for u in xcoms) + " }"}
+        # run_task's exits: AirflowSkipException, AirflowFailException (run_task.py)
+        t["skip_on_exit_code"] = SKIP_EXIT
+        t["no_retry_on_exit_code"] = NO_RETRY_EXIT
+        if task.weir_flow is not None:
+            t[task.weir_flow] = True
+        # ti.xcom_pull and the XComArgs read the run's outputs ($WEIR_RUN_OUTPUTS)
+        t["run_outputs"] = True
+        if variables:
+            t["variables"] = variables
     if task.trigger_rule != "all_success":
         t["trigger_rule"] = task.trigger_rule
+    if task.is_setup:
+        t["setup"] = True
+    if task.is_teardown:
+        t["teardown"] = True
+        if task.on_failure_fail_dagrun:
+            t["on_failure_fail_dagrun"] = True
     t["retries"] = task.retries
     t["retry_delay"] = seconds(task.retry_delay, "task %s: retry_delay" % task.task_id, line)
     if task.retry_exponential_backoff:
@@ -185,6 +205,44 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
     if task.wait_for_downstream:
         t["wait_for_downstream"] = True
     return t
+
+
+_VAR_TEMPLATE = re.compile(r"\bvar\.(?:value|json)\.(?:get\(\s*['\"]([A-Za-z0-9_.-]+)['\"]"
+                           r"|([A-Za-z_][A-Za-z0-9_]*))")
+
+
+def variables_named(path: str) -> List[str]:
+    """The variable keys a DAG file names literally: `Variable.get("KEY")` (and `key=`,
+    `setdefault`), `{{ var.value.KEY }}`, `var.json.get('KEY')`: the variables its tasks
+    get (a name computed at run time is not found: docs/airflow.md)."""
+    import ast
+
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        tree = ast.parse(text, path)
+    except (OSError, SyntaxError, ValueError):
+        return []
+    keys: Set[str] = set()
+    names = {"Variable"} | {a.asname for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                            for a in node.names if a.name == "Variable" and a.asname}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
+                node.func.attr in ("get", "setdefault")):
+            continue
+        owner = node.func.value
+        name = owner.attr if isinstance(owner, ast.Attribute) else \
+            owner.id if isinstance(owner, ast.Name) else ""
+        if name not in names:
+            continue
+        args = list(node.args[:1]) + [k.value for k in node.keywords if k.arg == "key"]
+        keys.update(a.value for a in args
+                    if isinstance(a, ast.Constant) and isinstance(a.value, str))
+    for m in _VAR_TEMPLATE.finditer(text):
+        key = m.group(1) or m.group(2)
+        if key != "get":
+            keys.add(key)
+    return sorted(k for k in keys if re.match(r"^[A-Za-z0-9_.-]{1,250}$", k))
 
 
 def pushed_tasks(dag: Any) -> Set[str]:
@@ -241,7 +299,8 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
         doc["params"] = {str(k): plain_param(k, v, dag.lineno) for k, v in dag.params.items()}
     if getattr(dag, "access_control", None) is not None:
         doc["access"] = access_of(dag.access_control, dag.lineno)
-    tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python)
+    variables = variables_named(fileloc)
+    tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python, variables)
                                    for t in dag.tasks]
     doc["tasks"] = tasks
     return doc

@@ -12,45 +12,81 @@ from typing import Any, Callable, Dict, Optional
 
 from airflow.models.baseoperator import XComArg
 from airflow.models.dag import current_dag, dag
-from airflow.operators.python import PythonOperator
+from airflow.operators.python import (BranchPythonOperator, PythonOperator,
+                                       ShortCircuitOperator)
 
 
 class _TaskDecorator:
-    """The factory `@task` makes; calling it adds a task to the current DAG."""
+    """The factory `@task` makes; calling it adds a task to the current DAG (a
+    PythonOperator, or the operator class `@task.branch` / `@task.short_circuit` give)."""
 
-    def __init__(self, fn: Callable[..., Any], task_kwargs: Dict[str, Any]) -> None:
+    def __init__(self, fn: Callable[..., Any], task_kwargs: Dict[str, Any],
+                 operator: Any = PythonOperator) -> None:
         self.function = fn
         self.task_kwargs = task_kwargs
+        self.operator = operator
         functools.update_wrapper(self, fn)
 
     def _task_id(self, dag_obj: Any) -> str:
+        """The task's id in its group (the group prefixes it), with Airflow's suffix
+        `__N` when the factory is called again."""
+        from airflow.utils.task_group import current_group
+
         base = str(self.task_kwargs.get("task_id") or self.function.__name__)
-        if dag_obj is None or base not in dag_obj.task_dict:
+        group = self.task_kwargs.get("task_group") or current_group()
+
+        def full(i: str) -> str:
+            return group.child_id(i) if group is not None else i
+
+        if dag_obj is None or full(base) not in dag_obj.task_dict:
             return base
         n = 1
-        while "%s__%d" % (base, n) in dag_obj.task_dict:
+        while full("%s__%d" % (base, n)) in dag_obj.task_dict:
             n += 1
-        return "%s__%d" % (base, n)  # Airflow's suffix for a factory called twice
+        return "%s__%d" % (base, n)
 
     def __call__(self, *args: Any, **kwargs: Any) -> XComArg:
         opts = dict(self.task_kwargs)
-        dag_obj = opts.get("dag") or current_dag()
+        role = opts.pop("weir_role", None)  # @setup, @teardown
+        fail_run = opts.pop("on_failure_fail_dagrun", None)
+        if "multiple_outputs" not in opts:
+            opts["multiple_outputs"] = _returns_dict(self.function)
+        from airflow.utils.task_group import current_group
+
+        group = opts.get("task_group") or current_group()
+        dag_obj = opts.get("dag") or (group.dag if group is not None else None) or current_dag()
         opts["task_id"] = self._task_id(dag_obj)
-        op = PythonOperator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
-                            **opts)
+        op = self.operator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
+                           **opts)
+        if role == "setup":
+            op.as_setup()
+        elif role == "teardown":
+            op.as_teardown(on_failure_fail_dagrun=fail_run)
         return XComArg(op)
 
     def override(self, **kwargs: Any) -> "_TaskDecorator":
         """The same task with other arguments (`task_id`, `retries`, ...)."""
-        return _TaskDecorator(self.function, {**self.task_kwargs, **kwargs})
+        return _TaskDecorator(self.function, {**self.task_kwargs, **kwargs}, self.operator)
 
 
-def _task(python_callable: Optional[Callable[..., Any]] = None,
+def _returns_dict(fn: Callable[..., Any]) -> bool:
+    """Whether the function's return annotation is a dict (Airflow infers
+    multiple_outputs from it)."""
+    import typing
+
+    try:
+        ret = typing.get_type_hints(fn).get("return")
+    except Exception:  # an annotation that does not resolve: no inference
+        return False
+    return ret is dict or typing.get_origin(ret) is dict
+
+
+def _task(python_callable: Optional[Callable[..., Any]] = None, operator: Any = PythonOperator,
           **kwargs: Any) -> Any:
-    """`@task` or `@task(retries=2, ...)`."""
+    """`@task` or `@task(retries=2, ...)` (and the kinds below, by their operator)."""
     if python_callable is not None:
-        return _TaskDecorator(python_callable, kwargs)
-    return lambda fn: _TaskDecorator(fn, kwargs)
+        return _TaskDecorator(python_callable, kwargs, operator)
+    return lambda fn: _TaskDecorator(fn, kwargs, operator)
 
 
 class _TaskNamespace:
@@ -65,7 +101,70 @@ class _TaskNamespace:
         """Same as `@task`."""
         return _task(python_callable, **kwargs)
 
+    def branch(self, python_callable: Optional[Callable[..., Any]] = None,
+               **kwargs: Any) -> Any:
+        """`@task.branch`: a BranchPythonOperator."""
+        return _task(python_callable, BranchPythonOperator, **kwargs)
+
+    def short_circuit(self, python_callable: Optional[Callable[..., Any]] = None,
+                      **kwargs: Any) -> Any:
+        """`@task.short_circuit`: a ShortCircuitOperator."""
+        return _task(python_callable, ShortCircuitOperator, **kwargs)
+
 
 task = _TaskNamespace()
 
-__all__ = ["dag", "task"]
+
+def setup(python_callable: Any = None) -> Any:
+    """`@setup` (over a function or a `@task`): a task marked as a setup."""
+    fn = python_callable.function if isinstance(python_callable, _TaskDecorator) else \
+        python_callable
+    kwargs = dict(python_callable.task_kwargs) \
+        if isinstance(python_callable, _TaskDecorator) else {}
+    return _TaskDecorator(fn, {**kwargs, "weir_role": "setup"})
+
+
+def teardown(python_callable: Any = None, *, on_failure_fail_dagrun: bool = False) -> Any:
+    """`@teardown` or `@teardown(on_failure_fail_dagrun=True)`: a task marked as a teardown."""
+    def wrap(f: Any) -> _TaskDecorator:
+        fn = f.function if isinstance(f, _TaskDecorator) else f
+        kwargs = dict(f.task_kwargs) if isinstance(f, _TaskDecorator) else {}
+        return _TaskDecorator(fn, {**kwargs, "weir_role": "teardown",
+                                   "on_failure_fail_dagrun": on_failure_fail_dagrun})
+
+    return wrap(python_callable) if python_callable is not None else wrap
+
+
+class _TaskGroupFactory:
+    """What `@task_group` makes: calling it opens a TaskGroup named after the function (a
+    second call gets `name__1`), runs the function inside it, and returns what the function
+    returned (a task or XComArg, for the dependencies) or else the group."""
+
+    def __init__(self, fn: Callable[..., Any], group_kwargs: Dict[str, Any]) -> None:
+        self.function = fn
+        self.group_kwargs = group_kwargs
+        functools.update_wrapper(self, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from airflow.utils.task_group import TaskGroup
+
+        opts = dict(self.group_kwargs)
+        group_id = str(opts.pop("group_id", None) or self.function.__name__)
+        opts.setdefault("add_suffix_on_collision", True)
+        with TaskGroup(group_id, **opts) as group:
+            ret = self.function(*args, **kwargs)
+        return ret if ret is not None else group
+
+    def override(self, **kwargs: Any) -> "_TaskGroupFactory":
+        """The same group with other arguments (`group_id`, ...)."""
+        return _TaskGroupFactory(self.function, {**self.group_kwargs, **kwargs})
+
+
+def task_group(python_callable: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:
+    """`@task_group` or `@task_group(group_id=..., default_args=..., ...)`."""
+    if python_callable is not None:
+        return _TaskGroupFactory(python_callable, kwargs)
+    return lambda fn: _TaskGroupFactory(fn, kwargs)
+
+
+__all__ = ["dag", "setup", "task", "task_group", "teardown"]

@@ -2,5 +2,6 @@
 
 from airflow.models.baseoperator import BaseOperator
 from airflow.models.dag import DAG
+from airflow.models.variable import Variable
 
-__all__ = ["BaseOperator", "DAG"]
+__all__ = ["BaseOperator", "DAG", "Variable"]

@@ -26,6 +26,13 @@ class BaseOperator:
 
     template_fields: Sequence[str] = ()
     template_ext: Sequence[str] = ()
+    # "branch" or "short_circuit": the task's return value decides what runs downstream
+    # (weir's task keys of the same names); weir_choice() turns it into the output's value
+    weir_flow: Optional[str] = None
+
+    def weir_choice(self, result: Any) -> Any:
+        """The output's `branch` (task ids) or `result` (a truth) for a return value."""
+        return result
 
     def __init__(
         self,
@@ -34,14 +41,21 @@ class BaseOperator:
         default_args: Optional[Dict[str, Any]] = None,
         **kwargs: Any,
     ) -> None:
+        from airflow.utils.task_group import current_group
+
         if not isinstance(task_id, str) or not _TASK_ID.match(task_id):
             raise ValueError("task_id %r: expected letters, digits, '_', '-' or '.'" % (task_id,))
-        self.task_id = task_id
+        group = kwargs.pop("task_group", None) or current_group()
+        self.task_group = group
+        self.task_id = group.child_id(task_id) if group is not None else task_id
         self.lineno = caller_line()
-        self.dag: Optional[DAG] = dag if dag is not None else current_dag()
+        self.dag: Optional[DAG] = dag if dag is not None else (
+            group.dag if group is not None and group.dag is not None else current_dag())
         merged: Dict[str, Any] = {}
         if self.dag is not None:
             merged.update(self.dag.default_args)
+        if group is not None:
+            merged.update(group.merged_default_args())
         merged.update(default_args or {})
         for key in _DEFAULTABLE:
             if key not in kwargs and key in merged:
@@ -64,26 +78,31 @@ class BaseOperator:
         self.doc_md: Optional[str] = kwargs.pop("doc_md", None)
         self.start_date: Any = kwargs.pop("start_date", None)
         self.end_date: Any = kwargs.pop("end_date", None)
+        self.is_setup = False
+        self.is_teardown = False
+        self.on_failure_fail_dagrun = False
         self.other: Dict[str, Any] = kwargs  # accepted, not used by weir yet
         self.upstream_task_ids: Set[str] = set()
         self.downstream_task_ids: Set[str] = set()
         if self.dag is not None:
             self.dag.add_task(self)
+        if group is not None:
+            group.add(self)
 
     # -- dependencies -------------------------------------------------------------------------
     def _relate(self, other: DependencyTarget, upstream: bool) -> None:
         items: Iterable[Any] = other if isinstance(other, (list, tuple, set)) else [other]
         for item in items:
-            op = _operator_of(item)
-            if self.dag is None and op.dag is not None:
-                self.dag = op.dag
-                op.dag.add_task(self)
-            if upstream:
-                self.upstream_task_ids.add(op.task_id)
-                op.downstream_task_ids.add(self.task_id)
-            else:
-                self.downstream_task_ids.add(op.task_id)
-                op.upstream_task_ids.add(self.task_id)
+            for op in _operators_of(item, upstream_side=upstream):
+                if self.dag is None and op.dag is not None:
+                    self.dag = op.dag
+                    op.dag.add_task(self)
+                if upstream:
+                    self.upstream_task_ids.add(op.task_id)
+                    op.downstream_task_ids.add(self.task_id)
+                else:
+                    self.downstream_task_ids.add(op.task_id)
+                    op.upstream_task_ids.add(self.task_id)
 
     def set_upstream(self, other: DependencyTarget) -> None:
         """`other` runs before this task."""
@@ -94,10 +113,14 @@ class BaseOperator:
         self._relate(other, upstream=False)
 
     def __rshift__(self, other: Any) -> Any:
+        if isinstance(other, EdgeTarget):
+            return other.__rrshift__(self)
         self.set_downstream(other)
         return other
 
     def __lshift__(self, other: Any) -> Any:
+        if isinstance(other, EdgeTarget):
+            return other.__rlshift__(self)
         self.set_upstream(other)
         return other
 
@@ -107,6 +130,27 @@ class BaseOperator:
 
     def __rlshift__(self, other: Any) -> "BaseOperator":
         self.set_downstream(other)  # [a, b] << self
+        return self
+
+    def as_setup(self) -> "BaseOperator":
+        """Marks the task a setup: a teardown below it runs once it succeeded."""
+        self.is_setup = True
+        return self
+
+    def as_teardown(self, setups: Any = None,
+                    on_failure_fail_dagrun: Optional[bool] = None) -> "BaseOperator":
+        """Marks the task a teardown: it runs when its upstream are done and one of its setups
+        succeeded (trigger rule all_done_setup_success), and its failure does not fail the
+        run unless on_failure_fail_dagrun; `setups` become its upstream."""
+        self.is_teardown = True
+        self.trigger_rule = "all_done_setup_success"
+        if on_failure_fail_dagrun is not None:
+            self.on_failure_fail_dagrun = bool(on_failure_fail_dagrun)
+        if setups is not None:
+            items = setups if isinstance(setups, (list, tuple, set)) else [setups]
+            for s in items:
+                _operator_of(s).as_setup()
+            self.set_upstream(setups)
         return self
 
     @property
@@ -129,13 +173,26 @@ class XComArg:
         self.operator = operator
         self.key = key
 
+    def as_setup(self) -> "XComArg":
+        """As the operator's."""
+        self.operator.as_setup()
+        return self
+
+    def as_teardown(self, setups: Any = None,
+                    on_failure_fail_dagrun: Optional[bool] = None) -> "XComArg":
+        """As the operator's."""
+        self.operator.as_teardown(setups, on_failure_fail_dagrun)
+        return self
+
+    def __getitem__(self, key: str) -> "XComArg":
+        """The XCom `key` of the same task (a `multiple_outputs` task's key)."""
+        return XComArg(self.operator, key)
+
     def __rshift__(self, other: Any) -> Any:
-        self.operator.set_downstream(other)
-        return other
+        return self.operator.__rshift__(other)
 
     def __lshift__(self, other: Any) -> Any:
-        self.operator.set_upstream(other)
-        return other
+        return self.operator.__lshift__(other)
 
     def __rrshift__(self, other: Any) -> "XComArg":
         self.operator.set_upstream(other)
@@ -154,7 +211,7 @@ class XComArg:
         self.operator.set_downstream(other)
 
     def __repr__(self) -> str:
-        return "XComArg(%s)" % self.operator.task_id
+        return "XComArg(%s, %s)" % (self.operator.task_id, self.key)
 
 
 def _operator_of(item: Any) -> BaseOperator:
@@ -163,6 +220,32 @@ def _operator_of(item: Any) -> BaseOperator:
     if isinstance(item, BaseOperator):
         return item
     raise TypeError("expected a task or an XComArg, got %r" % (item,))
+
+
+def _operators_of(item: Any, upstream_side: bool) -> List[BaseOperator]:
+    """A task, an XComArg, or a task group: its leaves when it is on the upstream side of
+    an edge, its roots on the downstream side (Airflow's rule for groups)."""
+    from airflow.utils.task_group import TaskGroup
+
+    if isinstance(item, TaskGroup):
+        return item.get_leaves() if upstream_side else item.get_roots()
+    if isinstance(item, EdgeTarget):
+        return item.operators(upstream_side)
+    return [_operator_of(item)]
+
+
+class EdgeTarget:
+    """What may stand on either side of `>>` beside tasks (a Label)."""
+
+    def operators(self, upstream_side: bool) -> List[BaseOperator]:
+        """The tasks it stands for."""
+        raise NotImplementedError
+
+    def __rrshift__(self, other: Any) -> Any:
+        raise NotImplementedError
+
+    def __rlshift__(self, other: Any) -> Any:
+        raise NotImplementedError
 
 
 def xcom_args_in(value: Any) -> List[XComArg]:
@@ -176,6 +259,13 @@ def xcom_args_in(value: Any) -> List[XComArg]:
     return []
 
 
+def cross_downstream(from_tasks: Sequence[Any], to_tasks: Any) -> None:
+    """Every task of `from_tasks` runs before every task of `to_tasks`."""
+    for task in from_tasks:
+        for op in _operators_of(task, upstream_side=True):
+            op.set_downstream(to_tasks)
+
+
 def chain(*tasks: Any) -> None:
     """Each argument runs before the next; a list beside a list of the same length pairs
     them one to one, a list beside a task joins them all (Airflow's rules)."""
@@ -187,9 +277,15 @@ def chain(*tasks: Any) -> None:
                 raise ValueError("chain: lists of different lengths: %d and %d"
                                  % (len(up), len(down)))
             for a, b in zip(up, down):
-                _operator_of(a).set_downstream(b)
+                _downstream(a, b)
         elif up_list:
             for a in up:
-                _operator_of(a).set_downstream(down)
+                _downstream(a, down)
         else:
-            _operator_of(up).set_downstream(down)
+            _downstream(up, down)
+
+
+def _downstream(up: Any, down: Any) -> None:
+    """`up >> down` for a task, an XComArg or a group on the left."""
+    for op in _operators_of(up, upstream_side=True):
+        op.set_downstream(down)

@@ -93,6 +93,7 @@ class DAG:
         self.fileloc = fileloc
         self.lineno = caller_line()
         self.task_dict: Dict[str, "BaseOperator"] = {}
+        self.task_groups: Dict[str, Any] = {}  # group id -> TaskGroup (utils/task_group.py)
         self.entered = False  # used as a context (with-block, @dag): auto-registered
         registered.append(self)
 

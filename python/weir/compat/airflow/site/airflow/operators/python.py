@@ -1,5 +1,7 @@
 """airflow.operators.python: PythonOperator, a Python callable run in the task's process with
-the context (weir.compat.airflow.run_task)."""
+the context (weir.compat.airflow.run_task); BranchPythonOperator and ShortCircuitOperator,
+whose callable decides which tasks downstream run (weir's `branch` and `short_circuit`
+tasks, docs/dags.md)."""
 
 from __future__ import annotations
 
@@ -23,6 +25,7 @@ class PythonOperator(BaseOperator):
         op_kwargs: Optional[Mapping[str, Any]] = None,
         templates_dict: Optional[Dict[str, Any]] = None,
         show_return_value_in_logs: bool = True,
+        multiple_outputs: bool = False,
         **kwargs: Any,
     ) -> None:
         kwargs.pop("provide_context", None)  # Airflow 1.10's; context is always given
@@ -34,6 +37,7 @@ class PythonOperator(BaseOperator):
         self.op_kwargs = dict(op_kwargs or {})
         self.templates_dict = templates_dict
         self.show_return_value_in_logs = show_return_value_in_logs
+        self.multiple_outputs = multiple_outputs  # a dict's keys pushed one by one too
         for arg in xcom_args_in([self.op_args, self.op_kwargs]):
             self.set_upstream(arg.operator)
 
@@ -62,3 +66,29 @@ def determine_kwargs(fn: Callable[..., Any], args: Collection[Any], context: Map
                 p.kind != p.POSITIONAL_ONLY:
             out[name] = context[name]
     return out
+
+
+class BranchPythonOperator(PythonOperator):
+    """The callable returns the task id (or a list of them, or None) of the direct downstream
+    tasks that run; the others are skipped (weir's `branch: true`: run_task writes the
+    choice as the output's `branch`)."""
+
+    weir_flow = "branch"
+
+
+class ShortCircuitOperator(PythonOperator):
+    """A false return value skips every task downstream (with the default
+    `ignore_downstream_trigger_rules=True`: weir's `short_circuit: true`), or only the
+    direct downstream tasks, whose own downstream follow their trigger rules (False: a
+    branch that chooses all or none of them)."""
+
+    def __init__(self, *, ignore_downstream_trigger_rules: bool = True, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.ignore_downstream_trigger_rules = ignore_downstream_trigger_rules
+        self.weir_flow = "short_circuit" if ignore_downstream_trigger_rules else "branch"
+
+    def weir_choice(self, result: Any) -> Any:
+        """The output's `branch` or `result` for this return value."""
+        if self.ignore_downstream_trigger_rules:
+            return bool(result)
+        return sorted(self.downstream_task_ids) if result else []

@@ -1,5 +1,5 @@
-"""airflow.utils.helpers: `chain` where Airflow 1.10 kept it."""
+"""airflow.utils.helpers: `chain` and `cross_downstream` where Airflow 1.10 kept them."""
 
-from airflow.models.baseoperator import chain
+from airflow.models.baseoperator import chain, cross_downstream
 
-__all__ = ["chain"]
+__all__ = ["chain", "cross_downstream"]

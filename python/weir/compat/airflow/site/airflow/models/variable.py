@@ -1,0 +1,69 @@
+"""airflow.models.variable: Variable, read from weir's variables (docs/connections.md).
+
+A task's process gets the variables its DAG file names literally (`Variable.get("KEY")`,
+`{{ var.value.KEY }}`: the processor finds them, _weir_airflow.spec) and the server has, as
+WEIR_VARIABLES (their keys) and WEIR_VARIABLE_<i> (their values); Airflow's own
+AIRFLOW_VAR_<KEY> environment variables are read first, as Airflow's backend does.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, Mapping, Optional
+
+_NOTSET: Any = object()
+
+
+def task_variables(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
+    """The variables weir gave this task: key -> text."""
+    env = os.environ if env is None else env
+    keys = [k for k in env.get("WEIR_VARIABLES", "").split(",") if k]
+    return {k: env["WEIR_VARIABLE_%d" % i] for i, k in enumerate(keys)
+            if "WEIR_VARIABLE_%d" % i in env}
+
+
+def lookup(key: str, env: Optional[Mapping[str, str]] = None) -> Optional[str]:
+    """A variable's text: AIRFLOW_VAR_<KEY>, then what weir gave the task; None when
+    neither has it."""
+    env = os.environ if env is None else env
+    text = env.get("AIRFLOW_VAR_" + key.upper())
+    return text if text is not None else task_variables(env).get(key)
+
+
+class Variable:
+    """Airflow's Variable: `Variable.get(key, default_var=..., deserialize_json=False)`."""
+
+    def __init__(self, key: str, val: Any = None, description: Optional[str] = None) -> None:
+        self.key = key
+        self.val = val
+        self.description = description
+
+    @classmethod
+    def get(cls, key: str, default_var: Any = _NOTSET, deserialize_json: bool = False) -> Any:
+        """The variable's value (decoded as JSON with deserialize_json); default_var when it
+        is not set, else KeyError as in Airflow."""
+        text = lookup(key)
+        if text is None:
+            if default_var is not _NOTSET:
+                return default_var
+            raise KeyError(f"Variable {key} does not exist")
+        return json.loads(text) if deserialize_json else text
+
+    @classmethod
+    def setdefault(cls, key: str, default: Any, description: Optional[str] = None,
+                   deserialize_json: bool = False) -> Any:
+        """The variable's value, or `default` when it is not set (weir does not store it:
+        a task cannot write the server's variables)."""
+        return cls.get(key, default_var=default, deserialize_json=deserialize_json)
+
+    @classmethod
+    def set(cls, key: str, value: Any, description: Optional[str] = None,
+            serialize_json: bool = False, **kwargs: Any) -> None:
+        """Refused: a task cannot write weir's variables (they are set by the API, `weir
+        variables set`, or the server's configuration)."""
+        from airflow.exceptions import AirflowException
+
+        raise AirflowException(
+            "Variable.set(%r): a task cannot write weir's variables; set them through the "
+            "REST API (POST /api/v1/variables) or the server's configuration" % key)
