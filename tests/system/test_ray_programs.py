@@ -48,8 +48,12 @@ def write(tmp_path, name, text):
 
 def weir_run(server, program, *args, env=None, timeout=180):
     """`weir run PROGRAM ARGS` with the server found as the CLI finds it; the program's
-    folder is its working directory."""
-    e = dict(server.cli_env(), **(env or {}))
+    folder is its working directory.  Calls are jobs here (WEIR_RAY_WARM=0) unless env says
+    otherwise."""
+    e = dict(server.cli_env())
+    # the job path (a call, a job): test_ray_warm.py has the warm workers'
+    e["WEIR_RAY_WARM"] = "0"
+    e.update(env or {})
     e.pop("PYTHONPATH", None)  # `import ray` must come from weir run alone
     return subprocess.run([WEIR_BIN, "run", str(program)] + [str(a) for a in args],
                           capture_output=True, text=True, env=e, timeout=timeout,
