@@ -5,6 +5,7 @@ cancel; the calls' lines in their worker's log through the API; a worker's memor
 (OutOfMemoryError); no worker process left after the program; the job path under
 WEIR_RAY_WARM=0."""
 
+import os
 import textwrap
 
 from conftest import wait_no_procs
@@ -15,8 +16,9 @@ from test_ray_programs import weir_run as _weir_run
 WORKER_MARK = "WEIR_WARM_DIR="
 
 
-def weir_run(server, prog, env=None, **kw):
-    return _weir_run(server, prog, env=dict({"WEIR_RAY_WARM": "1"}, **(env or {})), **kw)
+def weir_run(server, prog, *args, env=None, **kw):
+    return _weir_run(server, prog, *args, env=dict({"WEIR_RAY_WARM": "1"}, **(env or {})),
+                     **kw)
 
 
 def write(tmp_path, name, text):
@@ -29,8 +31,8 @@ def workers(server):
     return [server.job(j["id"]) for j in jobs(server) if j["name"] == "warm-worker"]
 
 
-def run_ok(server, prog, **kw):
-    r = weir_run(server, prog, **kw)
+def run_ok(server, prog, *args, **kw):
+    r = weir_run(server, prog, *args, **kw)
     assert r.returncode == 0, cli_describe(r)
     return r
 
@@ -80,3 +82,209 @@ def test_the_job_path_stays_under_weir_ray_warm_0(server, tmp_path):
     assert r.stdout.strip() == "[1, 2, 3]", cli_describe(r)
     assert len([j for j in jobs(server) if j["name"] == "f"]) == 3
     assert workers(server) == []
+
+
+def test_a_call_that_raises_and_retries_after_listed_exceptions(server, tmp_path):
+    prog = write(tmp_path, "raises.py", """\
+        import ray
+
+        class BadRow(ValueError):
+            pass
+
+        class Other(Exception):
+            pass
+
+        tries = []
+
+        @ray.remote(max_retries=1, retry_exceptions=[Other])
+        def parse(row):
+            e = BadRow("bad row %d" % row)
+            e.row = row
+            raise e
+
+        @ray.remote(max_retries=2, retry_exceptions=[BadRow])
+        def parse_again(row, mark):
+            import os
+            n = len(os.listdir(mark))
+            open(os.path.join(mark, str(n)), "w").close()
+            raise BadRow("try %d" % n)
+
+        try:
+            ray.get(parse.remote(7))
+        except ray.exceptions.RayTaskError as e:
+            print("as RayTaskError", isinstance(e, BadRow), e.row, "raise e" in str(e))
+        import os, sys
+        try:
+            ray.get([parse_again.remote(8, sys.argv[1])])
+        except BadRow as e:
+            print("as BadRow", isinstance(e, ray.exceptions.RayTaskError), e)
+        print("after", ray.get(ray.remote(lambda: 5).remote()))
+        """)
+    mark = tmp_path / "tries"
+    mark.mkdir()
+    r = weir_run(server, prog, mark)
+    assert r.returncode == 0, cli_describe(r)
+    lines = r.stdout.splitlines()
+    assert lines[0] == "as RayTaskError True 7 True", cli_describe(r)
+    # three tries (max_retries=2 after a listed class), the last one's error raised
+    assert lines[1].startswith("as BadRow True __main__.BadRow: try 2"), cli_describe(r)
+    assert "warm.py" not in r.stdout, "the worker's own frame in the traceback"
+    assert lines[-1] == "after 5", cli_describe(r)
+    assert sorted(os.listdir(mark)) == ["0", "1", "2"]
+
+
+def test_a_worker_killed_mid_call_is_retried_or_a_worker_crashed_error(server, tmp_path):
+    prog = write(tmp_path, "killed.py", """\
+        import os, signal, sys
+        import ray
+
+        MARK = sys.argv[1]
+
+        @ray.remote(max_retries=1)
+        def once_killed(tag):
+            if not os.path.exists(MARK + tag):
+                open(MARK + tag, "w").close()
+                os.kill(os.getpid(), signal.SIGKILL)
+            return "ran again"
+
+        print(ray.get(once_killed.remote("a")))
+        try:
+            ray.get(once_killed.options(max_retries=0).remote("b"))
+        except ray.exceptions.WorkerCrashedError as e:
+            print("crashed", isinstance(e, ray.exceptions.RayError))
+        print(ray.get(once_killed.remote("a")))
+        """)
+    r = weir_run(server, prog, tmp_path / "mark-")
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["ran again", "crashed True", "ran again"], cli_describe(r)
+    # the killed workers' jobs ended failed (a signal), the others succeeded
+    states = sorted(server.wait_job(j["id"])["state"] for j in workers(server))
+    assert states.count("failed") == 2, states
+
+
+def test_cancel_a_running_call_a_queued_one_and_with_force(server, tmp_path):
+    prog = write(tmp_path, "cancel.py", """\
+        import os, sys, time
+        import ray
+
+        MARK = sys.argv[1]
+
+        @ray.remote
+        def slow(tag):
+            open(MARK + tag, "w").close()
+            while True:
+                time.sleep(0.01)
+
+        @ray.remote
+        def quick(x):
+            return x
+
+        def started(tag):
+            while not os.path.exists(MARK + tag):
+                time.sleep(0.01)
+
+        a = slow.remote("a")
+        started("a")
+        ray.cancel(a)
+        try:
+            ray.get(a)
+        except ray.exceptions.TaskCancelledError:
+            print("cancelled a")
+        # the worker survives a cancel without force: the next call runs there
+        print("quick", ray.get(quick.remote(3)))
+        b = slow.remote("b")
+        started("b")
+        ray.cancel(b, force=True)
+        try:
+            ray.get(b, timeout=60)
+        except ray.exceptions.TaskCancelledError:
+            print("cancelled b")
+        print("quick", ray.get(quick.remote(4)))
+        """)
+    r = weir_run(server, prog, tmp_path / "mark-", env={"WEIR_WARM_WORKERS": "1"})
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["cancelled a", "quick 3", "cancelled b", "quick 4"], \
+        cli_describe(r)
+
+
+def test_calls_are_lines_of_their_workers_log_in_the_api(server, tmp_path):
+    prog = write(tmp_path, "logged.py", """\
+        import ray
+
+        @ray.remote
+        def shout(x):
+            print("shouting", x)
+            if x == 2:
+                raise KeyError(x)
+            return x
+
+        for i in range(4):
+            try:
+                ray.get(shout.remote(i))
+            except KeyError:
+                pass
+        """)
+    run_ok(server, prog, env={"WEIR_WARM_WORKERS": "1"})
+    (w,) = workers(server)
+    w = server.wait_job(w["id"])
+    log = server.log(w["id"])
+    assert "weir-call 1 shout succeeded" in log, log
+    assert "weir-call 3 shout failed" in log and "KeyError" in log, log
+    assert "shouting 3" in log, log
+    assert w["state"] == "succeeded", w
+
+
+def test_a_call_past_its_memory_is_an_out_of_memory_error(server, tmp_path):
+    prog = write(tmp_path, "hog.py", """\
+        import ray
+
+        @ray.remote(memory=128 * 1024 ** 2, max_retries=0)
+        def hog():
+            chunks = [bytes([1]) * (1 << 20) for _ in range(600)]
+            return len(chunks)
+
+        @ray.remote(memory=128 * 1024 ** 2)
+        def small():
+            return len([bytes([1]) * (1 << 20) for _ in range(20)])
+
+        print("small", ray.get(small.remote()))
+        try:
+            ray.get(hog.remote())
+        except ray.exceptions.OutOfMemoryError as e:
+            print("oom", isinstance(e, ray.exceptions.RayError))
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["small 20", "oom True"], cli_describe(r)
+    roles = [j["spec"]["roles"]["worker"] for j in workers(server)]
+    assert all(role["memory"] in ("128m", "128M", 128) for role in roles), roles
+
+
+FOREVER = """\
+    import os, signal, sys, time
+    import ray
+
+    @ray.remote
+    def forever(path):
+        open(path, "w").close()
+        time.sleep(600)
+
+    forever.remote(sys.argv[1])
+    while not os.path.exists(sys.argv[1]):
+        time.sleep(0.01)
+    if sys.argv[2] == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    """
+
+
+def test_no_worker_outlives_its_program_even_mid_call(server, tmp_path):
+    prog = write(tmp_path, "forever.py", FOREVER)
+    # the program ends with the call running: its worker's job is killed
+    r = run_ok(server, prog, tmp_path / "started-1", "exit")
+    assert "weir: exiting: killing warm worker job" in r.stderr, cli_describe(r)
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+    # the program killed (-9) with the call running: its worker sees the socket's end
+    r = weir_run(server, prog, tmp_path / "started-2", "kill")
+    assert r.returncode == -9, cli_describe(r)
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+    states = sorted(server.wait_job(j["id"])["state"] for j in workers(server))
+    assert states == ["killed", "succeeded"], states

@@ -15,6 +15,7 @@ import os
 import shlex
 import shutil
 import socket
+import sys
 import tempfile
 import threading
 import time
@@ -536,6 +537,16 @@ class Pool:
             workers = [w for s in self.shapes.values() for w in s.workers]
             pending = [f for s in self.shapes.values() for f in s.queue] + \
                 [f for w in workers for f in w.inflight.values()]
+            busy = [w for w in workers if w.inflight and w.sock is not None]
+        if busy:
+            # their calls are stopped: the jobs killed, as the job path kills its calls'
+            sys.stderr.write("weir: exiting: killing warm worker job%s %s\n" % (
+                "s" if len(busy) > 1 else "", ", ".join(str(w.job_id) for w in busy)))
+            for w in busy:
+                try:
+                    self.session.client.kill(w.job_id)
+                except WeirError:
+                    pass
         for w in workers:
             if w.sock is not None:
                 try:

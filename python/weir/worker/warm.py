@@ -219,6 +219,8 @@ class _Worker:
             self.lines.append("weir-call %d %s cancelled\n" % (cid, name))
             return
         except Exception as e:
+            if e.__traceback__ is not None:  # from the user's function on
+                e.__traceback__ = e.__traceback__.tb_next
             rec = self.runner._error_record(e)
             sys.stderr.write(rec[3])
             self.send(encode(ERROR, cid, self.cp.dumps(rec, protocol=5)))
@@ -274,6 +276,21 @@ def _on_sigint(worker: _Worker) -> Any:
     return handler
 
 
+def _watch_peer(sock: Any) -> None:
+    """Ends the worker when the program's end of the socket closes, even in the middle of a
+    call (the loop reads the socket only between calls): nobody waits for the result, and a
+    worker must not outlive its program."""
+    import select
+    p = select.poll()
+    p.register(sock, select.POLLRDHUP)
+    while True:
+        for _, ev in p.poll():
+            if ev & (select.POLLRDHUP | select.POLLHUP | select.POLLERR):
+                sys.stderr.write("weir warm worker: the program has ended; leaving\n")
+                sys.stderr.flush()
+                os._exit(0)
+
+
 def main() -> int:
     import signal
     import socket
@@ -302,6 +319,8 @@ def main() -> int:
         return 3
     w = _Worker(sock, cloudpickle, runner)
     signal.signal(signal.SIGINT, _on_sigint(w))
+    import threading
+    threading.Thread(target=_watch_peer, args=(sock,), daemon=True).start()
     w.send(encode(HELLO, 0, hello_body(key, os.getpid(), os.environ.get("WEIR_JOB_ID", "-"))))
     w.loop(float(os.environ.get("WEIR_WARM_IDLE") or 10))
     w.flush_lines()
