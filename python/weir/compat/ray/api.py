@@ -1,7 +1,9 @@
 """Ray Core's API over weir's remote functions: what `import ray` gives a program that
 `weir run` (or `python3 -m weir.run`) starts.
 
-A remote function's call is one weir job, as with @weir.remote: ray.remote maps Ray's
+A remote function's call runs on a warm worker (weir/remote/warm.py: a weir job per
+worker, the calls sent over a socket), or is one weir job as with @weir.remote where warm
+workers are off or the call has a timeout, a queue or Slurm settings: ray.remote maps Ray's
 options onto weir's (weir/remote/ray_names.py), `.remote()` returns weir's Future, which
 is a ray.ObjectRef here as ray.put's references are; ray.get and ray.wait wait for them
 and raise Ray's exceptions (exceptions.py).  Actors (ray.remote on a class) are refused
