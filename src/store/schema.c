@@ -657,6 +657,26 @@ static const char *const migrations[] = {
      * tries); partial, as task_instances_by_job */
     "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
     " WHERE job_id IS NOT NULL;",
+    /* 15 -> 16, 16 -> 17, 17 -> 18: the numbers of other branches of this
+     * round (the lead renumbers at the merge: these three go) */
+    "",
+    "",
+    "",
+    /* 18 -> 19: the calls of Ray programs on warm workers
+     * (store/call_store.h), under the worker's job: keyed by the job and
+     * the program's number for the call, the job's deletion deletes them;
+     * the CHECK as comparisons, as 10 -> 11 writes them */
+    "CREATE TABLE IF NOT EXISTS calls ("
+    " job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " call_id INTEGER NOT NULL,"
+    " name TEXT NOT NULL,"
+    " state TEXT NOT NULL CHECK (state = 'running' OR state = 'succeeded'"
+    " OR state = 'failed' OR state = 'cancelled' OR state = 'crashed'),"
+    " tries INTEGER NOT NULL,"
+    " started_at INTEGER,"
+    " ended_at INTEGER,"
+    " error TEXT,"
+    " PRIMARY KEY (job_id, call_id)) WITHOUT ROWID;",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

@@ -207,7 +207,7 @@ def test_cancel_a_running_call_a_queued_one_and_with_force(server, tmp_path):
         cli_describe(r)
 
 
-def test_calls_are_lines_of_their_workers_log_in_the_api(server, tmp_path):
+def test_calls_are_records_in_the_api_and_lines_of_their_workers_log(server, tmp_path):
     prog = write(tmp_path, "logged.py", """\
         import ray
 
@@ -232,6 +232,46 @@ def test_calls_are_lines_of_their_workers_log_in_the_api(server, tmp_path):
     assert "weir-call 3 shout failed" in log and "KeyError" in log, log
     assert "shouting 3" in log, log
     assert w["state"] == "succeeded", w
+    # and as records of the store, sent by the program in batches
+    status, got = server.api("GET", "/api/v1/jobs/%d/calls" % w["id"])
+    assert status == 200, got
+    calls = got["calls"]
+    assert [(c["id"], c["name"], c["state"]) for c in calls] == [
+        (1, "shout", "succeeded"), (2, "shout", "succeeded"), (3, "shout", "failed"),
+        (4, "shout", "succeeded")], calls
+    assert calls[2]["error"] == "KeyError" and calls[0]["tries"] == 1, calls
+    assert all(c["duration_ms"] >= 0 and c["started_at"] and c["ended_at"] for c in calls)
+    assert got["counts"] == {"running": 0, "succeeded": 3, "failed": 1, "cancelled": 0,
+                             "crashed": 0}, got
+    status, got = server.api("GET", "/api/v1/jobs/%d/calls?after=2&limit=1" % w["id"])
+    assert [c["id"] for c in got["calls"]] == [3], got
+
+
+def test_the_calls_route_checks_its_input_and_an_end_never_changes(server):
+    job = server.submit({"name": "any", "framework": "none",
+                         "roles": {"worker": {"instances": 1, "command": "true"}}})
+    url = "/api/v1/jobs/%d/calls" % job["id"]
+    ok = {"id": 1, "name": "f", "state": "succeeded", "started_at": 1000, "ended_at": 1500}
+    status, got = server.api("POST", url, {"calls": [dict(ok, state="running"), ok]})
+    assert (status, got) == (200, {"received": 2, "recorded": 2}), got
+    # a late "running" of an ended call changes nothing
+    status, got = server.api("POST", url, {"calls": [dict(ok, state="running")]})
+    assert (status, got) == (200, {"received": 1, "recorded": 0}), got
+    (c,) = server.api("GET", url)[1]["calls"]
+    assert (c["state"], c["duration_ms"]) == ("succeeded", 500), c
+    for body, words in [
+            ({"calls": [dict(ok, state="done")]}, "calls[0].state: expected running"),
+            ({"calls": [ok, dict(ok, id=0)]}, "calls[1].id: expected a whole number >= 1"),
+            ({"calls": [dict(ok, name="x" * 129)]}, "calls[0].name: expected a string"),
+            ({"calls": [dict(ok, colour=1)]}, 'calls[0]: unknown field "colour"'),
+            ({"calls": [ok] * 1001}, "1001 records, at most 1000"),
+            ({"calls": {}}, 'expected {"calls": [...]} alone')]:
+        status, got = server.api("POST", url, body)
+        assert status == 400 and words in got["error"], (body if len(str(body)) < 200
+                                                          else words, got)
+    assert server.api("POST", "/api/v1/jobs/999/calls", {"calls": [ok]})[0] == 404
+    assert server.api("GET", "/api/v1/jobs/999/calls")[0] == 404
+    assert server.api("GET", url + "?limit=0")[0] == 400
 
 
 def test_a_call_past_its_memory_is_an_out_of_memory_error(server, tmp_path):

@@ -37,6 +37,9 @@ WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))
 PIPELINE = 4
 # how long a worker's end is waited for (its job's final state) after its socket closed
 END_WAIT = 30.0
+# the calls' records go to the server at least this often (s), and at most this many a request
+REPORT_EVERY = 0.1
+REPORT_BATCH = 1000
 
 
 def enabled() -> bool:
@@ -78,6 +81,7 @@ class WarmFuture(Future):
         self._error: Optional[BaseException] = None
         self._cancel = False
         self._worker: Optional["_Worker"] = None
+        self._rec = 0  # the current try's number in the records (0: none yet)
         self._result = None  # type: ignore[assignment]
         self._call_file = None
         self._ranks = 1
@@ -170,6 +174,7 @@ class Pool:
         self.shapes: Dict[Tuple[Any, ...], _Shape] = {}
         self.by_job: Dict[int, _Worker] = {}
         self.ids = itertools.count(1)
+        self.rec_ids = itertools.count(1)  # a try's number in the records
         self.fns: Dict[Any, Tuple[bytes, bytes]] = {}  # function -> (sha256, pickle)
         self.closed = False
         self.dir = tempfile.mkdtemp(prefix="weir-warm-")  # 0700
@@ -183,7 +188,17 @@ class Pool:
         self.listener.bind(os.path.join(self.dir, "sock"))
         self.listener.listen(64)
         self.results = str(session.objects_dir / "results")
+        # the calls' records not sent yet: (job, call) -> the record (the last one wins)
+        self.reports: Dict[Tuple[int, int], Dict[str, Any]] = {}
+        # the records sent while running, not yet sent ended
+        self.sent_running: Set[Tuple[int, int]] = set()
+        self.rlock = threading.Lock()
+        self.wake = threading.Event()
+        self.report_warned = False
         threading.Thread(target=self._accept, name="weir-warm-accept", daemon=True).start()
+        self.reporter = threading.Thread(target=self._report_loop, name="weir-warm-report",
+                                         daemon=True)
+        self.reporter.start()
 
     # ---- workers ------------------------------------------------------------------------
     def _spec(self, shape: _Shape) -> Dict[str, Any]:
@@ -333,6 +348,7 @@ class Pool:
         again = rx is True or (isinstance(rx, tuple) and cause is not None and
                                isinstance(cause, rx))
         if again and f._tries <= f._opts["retries"] and not f._cancel:
+            self._note(f, "failed", type_name)  # this try's record; the next is another
             self._requeue(f)
             return
         self._settle(f, error=remote_error(type_name, message, tb, cause, f.job_id))
@@ -359,6 +375,7 @@ class Pool:
         first = calls[0] if calls and not leaving else None
         for f in calls:
             if f is not first:
+                self._unrun(f)
                 self._requeue(f, free=True)
         if first is not None:
             if first._cancel:
@@ -366,16 +383,79 @@ class Pool:
             else:
                 w.ended.wait(END_WAIT)
                 job = w.final or {"id": w.job_id, "state": "failed", "tasks": []}
+                why = job.get("reason") or "exit code %s" % job.get("exit_code")
+                oom = any(t.get("oom_killed") for t in job.get("tasks") or [])
+                self._note(first, "crashed", "out of memory" if oom else "died: %s" % why)
                 if first._tries <= first._opts["retries"]:
                     self._requeue(first)
                 else:
-                    why = job.get("reason") or "exit code %s" % job.get("exit_code")
-                    oom = any(t.get("oom_killed") for t in job.get("tasks") or [])
                     self._settle(first, error=JobFailed(
                         "%s (call %d) ended without a result: its worker (job %d) %s: %s"
                         % (first.name, first.call_id, w.job_id,
                            "ran out of memory" if oom else "died", why), job))
         self._pump(shape)
+
+    # ---- the calls' records (POST /jobs/{id}/calls, in batches) ---------------------------
+    def _note(self, f: WarmFuture, state: str, error: Optional[str] = None) -> None:
+        """The state of f's current try on its worker, to send with the next batch: a record
+        a try (the call's id in the program is the future's; a retry on another worker is
+        a record under that worker's job)."""
+        job_id = f.job_id
+        if job_id is None or not f._rec:
+            return
+        now = int(time.time() * 1000)
+        key = (job_id, f._rec)
+        with self.rlock:
+            rec = self.reports.get(key)
+            if rec is None:
+                rec = self.reports[key] = {"id": f._rec, "name": f.name[:128],
+                                           "started_at": now}
+            rec["state"] = state
+            rec["tries"] = max(1, f._tries)
+            if state != "running":
+                rec["ended_at"] = now
+                if error:
+                    rec["error"] = error[:256]
+            n = len(self.reports)
+        if n >= REPORT_BATCH:
+            self.wake.set()
+
+    def _unrun(self, f: WarmFuture) -> None:
+        """f's try was sent to a worker that did not run it (it left, or it died running
+        the call ahead): its record goes, or says so when it was sent already."""
+        key = (f.job_id or 0, f._rec)
+        with self.rlock:
+            if self.reports.pop(key, None) is not None and key not in self.sent_running:
+                return
+        self._note(f, "cancelled", "not run on this worker: sent to another")
+
+    def _report_loop(self) -> None:
+        while not self.closed:
+            self.wake.wait(REPORT_EVERY)
+            self.wake.clear()
+            self._flush()
+
+    def _flush(self) -> None:
+        """Sends the records noted so far, a request per job and 1,000 records."""
+        with self.rlock:
+            reports, self.reports = self.reports, {}
+            for key, rec in reports.items():
+                if rec["state"] == "running":
+                    self.sent_running.add(key)
+                else:
+                    self.sent_running.discard(key)
+        by_job: Dict[int, List[Dict[str, Any]]] = {}
+        for (job, _), rec in reports.items():
+            by_job.setdefault(job, []).append(rec)
+        for job, recs in by_job.items():
+            for i in range(0, len(recs), REPORT_BATCH):
+                try:
+                    self.session.client.record_calls(job, recs[i:i + REPORT_BATCH])
+                except WeirError as e:
+                    if not self.report_warned:
+                        self.report_warned = True
+                        sys.stderr.write("weir: the calls of warm worker job %d were not "
+                                         "recorded: %s\n" % (job, e))
 
     # ---- calls --------------------------------------------------------------------------
     def _fn(self, fn: Callable[..., Any], name: str) -> Tuple[bytes, bytes]:
@@ -453,10 +533,12 @@ class Pool:
                 f._worker = w
                 f.job_id = w.job_id
                 f._tries += 1
+                f._rec = next(self.rec_ids)
                 w.inflight[f.call_id] = f
                 fhash, fdata = self.fns[f._fn]
                 send_fn = fhash not in w.sent_fns
                 w.sent_fns.add(fhash)
+            self._note(f, "running")
             frame = _w.encode(_w.CALL, f.call_id,
                               _w.call_body(fhash, fdata if send_fn else None, f._payload[0]))
             try:
@@ -509,6 +591,13 @@ class Pool:
             f._payload = (b"", None)
             self.cond.notify_all()
         f._event.set()
+        if error is None:
+            self._note(f, "succeeded")
+        elif isinstance(error, JobFailed):
+            self._note(f, "cancelled" if error.job.get("state") == "killed" else "crashed")
+        else:
+            self._note(f, "failed", getattr(error, "type_name", None) or
+                       type(error).__name__)
 
     def _to_job_path(self, f: WarmFuture) -> None:
         """A call of a cold shape: a job of its own, as every call was before."""
@@ -560,6 +649,8 @@ class Pool:
         shutil.rmtree(self.dir, ignore_errors=True)
         for f in pending:
             self._settle(f, error=self._cancelled(f))
+        self.wake.set()
+        self._flush()  # the last calls' records
 
 
 def _extra(o: Dict[str, Any]) -> Any:
