@@ -328,3 +328,49 @@ def test_no_worker_outlives_its_program_even_mid_call(server, tmp_path):
     assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
     states = sorted(server.wait_job(j["id"])["state"] for j in workers(server))
     assert states == ["killed", "succeeded"], states
+
+
+def test_put_refs_large_values_wait_and_get_timeout(server, tmp_path):
+    prog = write(tmp_path, "objects.py", """\
+        import time
+        import ray
+
+        @ray.remote
+        def total(xs):
+            return sum(xs)
+
+        @ray.remote
+        def size(b):
+            return len(b)
+
+        @ray.remote
+        def big(n):
+            return b"x" * n
+
+        @ray.remote
+        def nap(s):
+            time.sleep(s)
+            return s
+
+        ref = ray.put(list(range(100)))
+        print("put", ray.get(total.remote(ref)))
+        first = total.remote([1, 2, 3])
+        print("ref arg", ray.get(total.remote([ray.get(first), 4])), ray.get(size.remote(
+            b"y" * (3 << 20))))
+        print("chained", ray.get(size.remote(big.remote(10))))
+        print("big result", len(ray.get(big.remote(5 << 20))))
+        slow = nap.remote(30)
+        quick = [nap.remote(0) for _ in range(3)]
+        ready, rest = ray.wait(quick + [slow], num_returns=3, timeout=60)
+        print("wait", len(ready), len(rest), slow in rest)
+        try:
+            ray.get(slow, timeout=0.2)
+        except ray.exceptions.GetTimeoutError:
+            print("timeout")
+        ray.cancel(slow, force=True)
+        """)
+    r = run_ok(server, prog, env={"WEIR_WARM_WORKERS": "2"})
+    assert r.stdout.splitlines() == ["put 4950", "ref arg 10 3145728", "chained 10",
+                                     "big result 5242880", "wait 3 1 True", "timeout"], \
+        cli_describe(r)
+    assert not [j for j in jobs(server) if j["name"] != "warm-worker"], jobs(server)

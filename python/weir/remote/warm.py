@@ -33,8 +33,13 @@ from .session import _Session
 
 WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker",
                       "warm.py")
-# calls a worker may hold beyond the one it runs, when the shape cannot grow
+# calls a worker may hold beyond the one it runs, when the shape cannot grow, its calls are
+# short (PIPE_CALL_S on average) and the worker's current call was sent within PIPE_FRESH_S:
+# a burst of short calls never waits for the program between two, and a call is not queued
+# behind a long one
 PIPELINE = 4
+PIPE_CALL_S = 0.002
+PIPE_FRESH_S = 0.005
 # how long a worker's end is waited for (its job's final state) after its socket closed
 END_WAIT = 30.0
 # the calls' records go to the server at least this often (s), and at most this many a request
@@ -64,14 +69,14 @@ class WarmFuture(Future):
     _local = True
 
     def __init__(self, pool: "Pool", call_id: int, name: str, fn: Callable[..., Any],
-                 payload: Tuple[Any, Any], o: Dict[str, Any]) -> None:
+                 args: bytes, o: Dict[str, Any]) -> None:
         self._session = pool.session
         self._pool = pool
         self.call_id = call_id
         self.job_id: Optional[int] = None  # type: ignore[assignment]
         self.name = name
         self._fn = fn
-        self._payload = payload  # (args, kwargs), kept for a retry
+        self._args = args  # the pickle of (args, kwargs), kept for a retry
         self._opts = o
         self._tries = 0
         self._state = "queued"
@@ -82,6 +87,7 @@ class WarmFuture(Future):
         self._cancel = False
         self._worker: Optional["_Worker"] = None
         self._rec = 0  # the current try's number in the records (0: none yet)
+        self._sent = 0.0  # when the current try was sent (perf_counter)
         self._result = None  # type: ignore[assignment]
         self._call_file = None
         self._ranks = 1
@@ -162,6 +168,7 @@ class _Shape:
         self.queue: Deque[WarmFuture] = deque()
         self.connected = 0
         self.cold: Optional[str] = None  # why calls of this shape go the job path
+        self.call_s: Optional[float] = None  # a call's time, send to result (moving mean)
 
 
 class Pool:
@@ -188,6 +195,11 @@ class Pool:
         self.listener.bind(os.path.join(self.dir, "sock"))
         self.listener.listen(64)
         self.results = str(session.objects_dir / "results")
+        try:  # where a worker writes a value too large for a frame
+            os.makedirs(self.results, exist_ok=True)
+        except OSError as e:
+            raise WeirError("object folder %s: %s (set WEIR_OBJECTS or weir.init(objects_dir="
+                            "...) to a folder every task reads)" % (self.results, e)) from e
         # the calls' records not sent yet: (job, call) -> the record (the last one wins)
         self.reports: Dict[Tuple[int, int], Dict[str, Any]] = {}
         # the records sent while running, not yet sent ended
@@ -320,6 +332,10 @@ class Pool:
             return
         with self.lock:
             f = w.inflight.pop(cid, None)
+            if f is not None and kind in (_w.VALUE, _w.PATHVAL, _w.ERROR):
+                took = time.perf_counter() - f._sent
+                c = w.shape.call_s
+                w.shape.call_s = took if c is None else 0.8 * c + 0.2 * took
         if f is None:
             return
         if kind == _w.VALUE:
@@ -477,12 +493,19 @@ class Pool:
             cold = shape.cold
         if cold is not None:
             return _functions._submit(fn, args, kwargs, o, "call", extra=_extra(o))
-        args, kwargs = _functions._prepare_args(self.session, args, kwargs)
         self._fn(fn, name)
-        f = WarmFuture(self, next(self.ids), name, fn, (args, kwargs), o)
         # the arguments are pickled now, as the job path does: a later change of a mutable
-        # argument is not the call's
-        f._payload = (_objects.dumps((args, kwargs), "the arguments of %s" % name), None)
+        # argument is not the call's.  Once, when no argument is a call's future (waited
+        # for first) and all of them together are small (else one by one: a large one
+        # becomes a put object)
+        data = b""
+        if not any(isinstance(a, Future) for a in args) and \
+                not any(isinstance(v, Future) for v in kwargs.values()):
+            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        if not data or len(data) > _functions.LARGE_ARG:
+            args, kwargs = _functions._prepare_args(self.session, args, kwargs)
+            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        f = WarmFuture(self, next(self.ids), name, fn, data, o)
         with self.lock:
             shape.queue.append(f)
             grow = self._wants_worker(shape)
@@ -522,13 +545,21 @@ class Pool:
                     return
                 ready = [w for w in shape.workers if w.sock is not None and not w.leaving
                          and not w.gone]
-                if not ready:
-                    return
-                w = min(ready, key=lambda x: len(x.inflight))
-                depth = 1 if len(shape.workers) < shape.cap else 1 + PIPELINE
-                if len(w.inflight) >= depth:
-                    return
+                idle = [w for w in ready if not w.inflight]
+                now = time.perf_counter()
+                if idle:
+                    w = idle[0]
+                elif len(ready) < shape.cap or shape.call_s is None or \
+                        shape.call_s > PIPE_CALL_S:
+                    return  # a worker frees up, or one more comes
+                else:
+                    busy = [w for w in ready if len(w.inflight) <= PIPELINE and
+                            now - next(iter(w.inflight.values()))._sent < PIPE_FRESH_S]
+                    if not busy:
+                        return
+                    w = min(busy, key=lambda x: len(x.inflight))
                 f = shape.queue.popleft()
+                f._sent = now
                 f._state = "running"
                 f._worker = w
                 f.job_id = w.job_id
@@ -540,7 +571,7 @@ class Pool:
                 w.sent_fns.add(fhash)
             self._note(f, "running")
             frame = _w.encode(_w.CALL, f.call_id,
-                              _w.call_body(fhash, fdata if send_fn else None, f._payload[0]))
+                              _w.call_body(fhash, fdata if send_fn else None, f._args))
             try:
                 with w.wlock:
                     assert w.sock is not None
@@ -588,7 +619,7 @@ class Pool:
             f._value, f._error = value, error
             f._state = "failed" if error is not None else "succeeded"
             f._done = True
-            f._payload = (b"", None)
+            f._args = b""
             self.cond.notify_all()
         f._event.set()
         if error is None:
@@ -602,7 +633,7 @@ class Pool:
     def _to_job_path(self, f: WarmFuture) -> None:
         """A call of a cold shape: a job of its own, as every call was before."""
         try:
-            args, kwargs = cloudpickle.loads(f._payload[0])
+            args, kwargs = cloudpickle.loads(f._args)
             d = _functions._submit(f._fn, args, kwargs, f._opts, "call", extra=_extra(f._opts))
         except BaseException as e:
             self._settle(f, error=e)

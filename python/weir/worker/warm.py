@@ -240,9 +240,16 @@ class _Worker:
         if len(data) > INLINE_VALUE and self.results:
             path = result_file(self.results, self.tag, cid)
             tmp = path + ".tmp"
-            with open(tmp, "wb") as f:
-                f.write(data)
-            os.rename(tmp, path)
+            try:
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                os.rename(tmp, path)
+            except OSError as e:
+                rec = ("error", "weir.errors.SerializationError", "the result (%d bytes) "
+                       "cannot be written to %s: %s" % (len(data), self.results, e), "", None)
+                self.send(encode(ERROR, cid, self.cp.dumps(rec, protocol=5)))
+                self.lines.append("weir-call %d %s failed: %s\n" % (cid, name, rec[2]))
+                return
             self.send(encode(PATHVAL, cid))
         else:
             self.send(encode(VALUE, cid, data))

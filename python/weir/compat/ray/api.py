@@ -158,6 +158,7 @@ def _start_private(num_cpus: Any, num_gpus: Any) -> Any:
         s = _session._session
         if s is None:
             return
+        _warm.close_pool(s)  # its workers first, and the last calls' records
         ids = s.kill_active("stopping the private server")
         deadline = time.monotonic() + 15
         while ids and time.monotonic() < deadline and any(
