@@ -34,7 +34,8 @@ from .session import _Session
 WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker",
                       "warm.py")
 # calls a worker may hold beyond the one it runs, when the shape cannot grow, its calls are
-# short (PIPE_CALL_S on average) and the worker's current call was sent within PIPE_FRESH_S:
+# short (PIPE_CALL_S on average, of those sent to an idle worker) and the worker has been on
+# its current call for less than PIPE_FRESH_S:
 # a burst of short calls never waits for the program between two, and a call is not queued
 # behind a long one
 PIPELINE = 4
@@ -88,6 +89,7 @@ class WarmFuture(Future):
         self._worker: Optional["_Worker"] = None
         self._rec = 0  # the current try's number in the records (0: none yet)
         self._sent = 0.0  # when the current try was sent (perf_counter)
+        self._solo = False  # whether it was sent to an idle worker (its time is the call's)
         self._result = None  # type: ignore[assignment]
         self._call_file = None
         self._ranks = 1
@@ -157,6 +159,7 @@ class _Worker:
         self.ended = threading.Event()
         self.leaving = False
         self.gone = False
+        self.head_since = 0.0  # since when it runs its first call in flight (perf_counter)
 
 
 class _Shape:
@@ -332,8 +335,10 @@ class Pool:
             return
         with self.lock:
             f = w.inflight.pop(cid, None)
-            if f is not None and kind in (_w.VALUE, _w.PATHVAL, _w.ERROR):
-                took = time.perf_counter() - f._sent
+            now = time.perf_counter()
+            w.head_since = now  # the next call in flight starts now
+            if f is not None and f._solo and kind in (_w.VALUE, _w.PATHVAL, _w.ERROR):
+                took = now - f._sent
                 c = w.shape.call_s
                 w.shape.call_s = took if c is None else 0.8 * c + 0.2 * took
         if f is None:
@@ -554,12 +559,15 @@ class Pool:
                     return  # a worker frees up, or one more comes
                 else:
                     busy = [w for w in ready if len(w.inflight) <= PIPELINE and
-                            now - next(iter(w.inflight.values()))._sent < PIPE_FRESH_S]
+                            now - w.head_since < PIPE_FRESH_S]
                     if not busy:
                         return
                     w = min(busy, key=lambda x: len(x.inflight))
                 f = shape.queue.popleft()
                 f._sent = now
+                f._solo = not w.inflight
+                if not w.inflight:
+                    w.head_since = now
                 f._state = "running"
                 f._worker = w
                 f.job_id = w.job_id
