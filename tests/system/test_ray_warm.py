@@ -374,3 +374,26 @@ def test_put_refs_large_values_wait_and_get_timeout(server, tmp_path):
                                      "big result 5242880", "wait 3 1 True", "timeout"], \
         cli_describe(r)
     assert not [j for j in jobs(server) if j["name"] != "warm-worker"], jobs(server)
+
+
+def test_a_call_the_server_cannot_place_fails_at_remote(make_server, tmp_path):
+    server = make_server("resources:\n  vcores: 4\n  memory: 4g\n  gpus: 0\n")
+    prog = write(tmp_path, "gpu.py", """\
+        import ray
+
+        @ray.remote(num_gpus=1)
+        def f(x):
+            return x
+
+        @ray.remote
+        def g(x):
+            return x
+
+        try:
+            f.remote(1)
+        except ValueError as e:
+            print("refused", "cannot run it (num_cpus=1, num_gpus=1)" in str(e))
+        print(ray.get(g.remote(2)))
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["refused True", "2"], cli_describe(r)

@@ -172,6 +172,7 @@ class _Shape:
         self.connected = 0
         self.cold: Optional[str] = None  # why calls of this shape go the job path
         self.call_s: Optional[float] = None  # a call's time, send to result (moving mean)
+        self.starting = 0  # worker jobs decided on and not yet submitted
 
 
 class Pool:
@@ -234,9 +235,15 @@ class Pool:
     def _start_worker(self, shape: _Shape) -> None:
         """Submits one worker job (in the caller's thread: a refusal, such as a GPU the
         server lacks, is raised to the caller) and a thread that waits for its end."""
-        job = self.session.client.submit(self._spec(shape))
+        try:
+            job = self.session.client.submit(self._spec(shape))
+        except BaseException:
+            with self.lock:
+                shape.starting -= 1
+            raise
         w = _Worker(shape, job["id"])
         with self.lock:
+            shape.starting -= 1
             shape.workers.append(w)
             self.by_job[w.job_id] = w
         threading.Thread(target=self._watch, args=(w,), name="weir-warm-job-%d" % w.job_id,
@@ -515,14 +522,26 @@ class Pool:
             shape.queue.append(f)
             grow = self._wants_worker(shape)
         if grow:
-            self._start_worker(shape)
+            try:
+                self._start_worker(shape)
+            except BaseException:
+                # refused (a GPU the server lacks...): the call is not made, as on the job path
+                with self.lock:
+                    if f in shape.queue:
+                        shape.queue.remove(f)
+                raise
         self._pump(shape)
         return f
 
     def _wants_worker(self, shape: _Shape) -> bool:
+        """Whether one more worker job should start (the caller holds the lock; counted as
+        starting when so, until _start_worker() submitted it)."""
         out = sum(len(w.inflight) for w in shape.workers) + len(shape.queue)
-        return len(shape.workers) < min(shape.cap, out) and shape.cold is None \
-            and not self.closed
+        grow = len(shape.workers) + shape.starting < min(shape.cap, out) and \
+            shape.cold is None and not self.closed
+        if grow:
+            shape.starting += 1
+        return grow
 
     def _requeue(self, f: WarmFuture, free: bool = False) -> None:
         with self.lock:
@@ -536,9 +555,13 @@ class Pool:
             f._pool.shapes[_shape_key(f._opts)].queue.appendleft(f)
             grow = self._wants_worker(f._pool.shapes[_shape_key(f._opts)])
         if grow:
+            shape = self.shapes[_shape_key(f._opts)]
             try:
-                self._start_worker(self.shapes[_shape_key(f._opts)])
+                self._start_worker(shape)
             except WeirError as e:
+                with self.lock:
+                    if f in shape.queue:
+                        shape.queue.remove(f)
                 self._settle(f, error=e)
 
     def _pump(self, shape: _Shape) -> None:
