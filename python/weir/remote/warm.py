@@ -625,20 +625,24 @@ class Pool:
             self._settle(f, error=self._cancelled(f))
             return
         assert w is not None
-        first = next(iter(w.inflight), None) == f.call_id
-        if not first:
+        import signal
+        with self.lock:
+            running = next(iter(w.inflight), None) == f.call_id
+        if force and running:  # the worker killed; a call queued behind is only dropped
             try:
-                with w.wlock:
-                    assert w.sock is not None
-                    w.sock.sendall(_w.encode(_w.CANCEL, f.call_id))
+                os.kill(w.pid, signal.SIGKILL)
             except OSError:
                 pass
-        if first or force:
-            import signal
-            try:
-                os.kill(w.pid, signal.SIGKILL if force else signal.SIGINT)
-            except OSError:
-                pass
+            return
+        # the frame first, then the signal: the worker drops the call if it has not started
+        # and interrupts it if it runs, and no other (worker/warm.py, _on_sigint)
+        try:
+            with w.wlock:
+                assert w.sock is not None
+                w.sock.sendall(_w.encode(_w.CANCEL, f.call_id))
+            os.kill(w.pid, signal.SIGINT)
+        except OSError:
+            pass
 
     def _settle(self, f: WarmFuture, value: Any = None,
                 error: Optional[BaseException] = None) -> None:

@@ -139,6 +139,7 @@ class _Worker:
         self.lines: List[str] = []
         self.eof = False
         self.running = False
+        self.current = 0  # the call being run
         self.results = os.environ.get("WEIR_WARM_RESULTS", "")
         self.tag = os.environ.get("WEIR_WARM_TAG", "x")
 
@@ -209,6 +210,7 @@ class _Worker:
             args, kwargs = self.cp.loads(abytes)
             if self.runner.REFS_MODULE in sys.modules and (args or kwargs):
                 args, kwargs = self.runner._resolve(args, kwargs)
+            self.current = cid
             self.running = True
             try:
                 value = fn(*args, **kwargs)
@@ -277,8 +279,18 @@ class _Worker:
 
 
 def _on_sigint(worker: _Worker) -> Any:
+    """SIGINT is the program's cancel: it sends the cancel frame first, then the signal, so
+    the frames read here say whether the call now running is the one cancelled (the signal
+    may come after that call ended and the next began: the next one runs on)."""
     def handler(signum: int, frame: Any) -> None:
-        if worker.running:  # a cancel reaches the call only
+        if not worker.running:
+            return
+        try:
+            worker.drain()
+        except OSError:
+            return
+        if worker.current in worker.cancelled:
+            worker.cancelled.discard(worker.current)
             raise KeyboardInterrupt
     return handler
 
