@@ -397,3 +397,25 @@ def test_a_call_the_server_cannot_place_fails_at_remote(make_server, tmp_path):
         """)
     r = run_ok(server, prog)
     assert r.stdout.splitlines() == ["refused True", "2"], cli_describe(r)
+
+
+def test_an_idle_worker_leaves_and_the_next_call_starts_another(server, tmp_path):
+    prog = write(tmp_path, "idle.py", """\
+        import os, time
+        import ray
+
+        @ray.remote
+        def pid():
+            return os.getpid()
+
+        first = ray.get(pid.remote())
+        deadline = time.time() + 60
+        while os.path.exists("/proc/%d" % first) and time.time() < deadline:
+            time.sleep(0.05)
+        print("left", not os.path.exists("/proc/%d" % first))
+        print("another", ray.get(pid.remote()) != first)
+        """)
+    r = run_ok(server, prog, env={"WEIR_WARM_IDLE": "1", "WEIR_WARM_WORKERS": "1"})
+    assert r.stdout.splitlines() == ["left True", "another True"], cli_describe(r)
+    states = [server.wait_job(j["id"])["state"] for j in workers(server)]
+    assert states == ["succeeded", "succeeded"], states
