@@ -19,6 +19,7 @@
 
 #include "api/job_views.h"
 #include "lib/error.h"
+#include "store/call_store.h"
 #include "store/store.h"
 
 /* attempt values for ops */
@@ -47,6 +48,16 @@ struct api_ops {
 	 * has ended.  404 when there is no such job / task. */
 	int (*log_locate)(void *ctx, int64_t id, const char *role, int index, int attempt,
 	                  char **path, bool *ended, struct weir_error *err);
+	/* POST /jobs/{id}/calls: a batch of a warm worker's calls recorded
+	 * (store/call_store.h; each row's job_id is ignored); *changed: the
+	 * rows that changed.  404 when there is no such job. */
+	int (*record_calls)(void *ctx, int64_t id, const struct call_row *rows, size_t n,
+	                    size_t *changed, struct weir_error *err);
+	/* GET /jobs/{id}/calls: the job's calls past call id `after`, at most
+	 * `limit`, and the counts by state (call_rows_free()).  404 when there
+	 * is no such job. */
+	int (*calls)(void *ctx, int64_t id, int64_t after, int limit, struct call_row **rows,
+	             size_t *n, int64_t counts[CALL_STATE_COUNT], struct weir_error *err);
 	/* Launch protocol (410 for a stale attempt). */
 	json_t *(*launch_register)(void *ctx, json_t *body, struct weir_error *err);
 	/* *ready false: the gang is not complete yet (return value then NULL

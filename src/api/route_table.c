@@ -17,6 +17,7 @@
 #include "api/airflow/dataset_routes.h"
 #include "api/airflow/event_log_routes.h"
 #include "api/airflow/notify_routes.h"
+#include "api/calls_routes.h"
 #include "api/db_clean_routes.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
@@ -91,6 +92,10 @@ static const struct route_row rows[] = {
      ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     {AF "/jobs/{job_id}/events", &route_jobs, GET(jobs_events), NULL, NULL, NULL, NULL,
      ROLES(VIEWER, NONE, NONE, NONE, NONE)},
+    /* a warm worker's calls, reported in batches by the program that sent
+     * them: not in the event log (a batch every tenth of a second) */
+    {AF "/jobs/{job_id}/calls", &route_jobs, OPS(jobs_calls_get, jobs_calls_post, NULL, NULL, NULL),
+     "", NULL, NULL, NULL, ROLES(VIEWER, USER, NONE, NONE, NONE)},
     {AF "/jobs/{job_id}/tasks/{role}/{index}/logs", &route_jobs, GET(jobs_task_log), NULL, NULL,
      NULL, NULL, ROLES(VIEWER, NONE, NONE, NONE, NONE)},
     /* the launchers' protocol: machines reporting, not people acting */

@@ -706,6 +706,21 @@ static const char *const migrations[] = {
     " PRIMARY KEY (dag_id, run_id, task_id, map_index),"
     " FOREIGN KEY (dag_id, run_id) REFERENCES dag_runs (dag_id, run_id) ON DELETE CASCADE)"
     " WITHOUT ROWID;",
+    /* 17 -> 18: the calls of Ray programs on warm workers
+     * (store/call_store.h), under the worker's job: keyed by the job and
+     * the program's number for the call, the job's deletion deletes them;
+     * the CHECK as comparisons, as 10 -> 11 writes them */
+    "CREATE TABLE IF NOT EXISTS calls ("
+    " job_id INTEGER NOT NULL REFERENCES jobs(id) ON DELETE CASCADE,"
+    " call_id INTEGER NOT NULL,"
+    " name TEXT NOT NULL,"
+    " state TEXT NOT NULL CHECK (state = 'running' OR state = 'succeeded'"
+    " OR state = 'failed' OR state = 'cancelled' OR state = 'crashed'),"
+    " tries INTEGER NOT NULL,"
+    " started_at INTEGER,"
+    " ended_at INTEGER,"
+    " error TEXT,"
+    " PRIMARY KEY (job_id, call_id)) WITHOUT ROWID;",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

@@ -48,8 +48,12 @@ def write(tmp_path, name, text):
 
 def weir_run(server, program, *args, env=None, timeout=180):
     """`weir run PROGRAM ARGS` with the server found as the CLI finds it; the program's
-    folder is its working directory."""
-    e = dict(server.cli_env(), **(env or {}))
+    folder is its working directory.  Calls are jobs here (WEIR_RAY_WARM=0) unless env says
+    otherwise."""
+    e = dict(server.cli_env())
+    # the job path (a call, a job): test_ray_warm.py has the warm workers'
+    e["WEIR_RAY_WARM"] = "0"
+    e.update(env or {})
     e.pop("PYTHONPATH", None)  # `import ray` must come from weir run alone
     return subprocess.run([WEIR_BIN, "run", str(program)] + [str(a) for a in args],
                           capture_output=True, text=True, env=e, timeout=timeout,
@@ -78,7 +82,7 @@ def test_seed_002_runs_as_written_each_call_on_a_gpu_of_its_own(make_server, tmp
         assert job["state"] == "succeeded" and job["attempt"] == 1, job
         assert len(job["tasks"][0]["gpus"].split(",")) == 1, job["tasks"][0]
     # the same from Python: python3 -m weir.run
-    e = dict(server.cli_env(), PYTHONPATH=str(REPO / "python"))
+    e = dict(server.cli_env(), PYTHONPATH=str(REPO / "python"), WEIR_RAY_WARM="0")
     r = subprocess.run([sys.executable, "-m", "weir.run", str(prog)], capture_output=True,
                        text=True, env=e, timeout=180, cwd=str(tmp_path))
     assert r.returncode == 0 and r.stdout.strip() == "[0, 1, 4, 9]", cli_describe(r)
@@ -334,7 +338,7 @@ def test_ray_init_local_starts_a_private_server_gone_at_exit(tmp_path):
         """)
     env = {k: v for k, v in os.environ.items() if k not in ("WEIR_SERVER", "WEIR_TOKEN",
                                                               "PYTHONPATH")}
-    env.update(TMPDIR=str(tmp), WEIR_HOME=str(tmp_path / "no-home"))
+    env.update(TMPDIR=str(tmp), WEIR_HOME=str(tmp_path / "no-home"), WEIR_RAY_WARM="0")
     r = subprocess.run([WEIR_BIN, "run", str(prog), str(pidfile)], capture_output=True,
                        text=True, env=env, timeout=180, cwd=str(tmp_path),
                        stdin=subprocess.DEVNULL)

@@ -1,6 +1,7 @@
 // test_jobs.mjs: the jobs pages in a real browser against a real server: a job of two roles in
 // the list and on its page (every task), a task's log growing while it runs, search in the log,
-// and Kill through the button and its confirmation, after which every task has ended.
+// and Kill through the button and its confirmation, after which every task has ended; a warm
+// worker's calls.
 
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -219,6 +220,30 @@ test('a restarted job shows each attempt\'s tasks and logs; an unknown job says 
 	await page.getByTestId('job-error').waitFor();
 	assert.match(await page.getByTestId('job-error').textContent(), /987654|no such job|not found/i);
 	page.errors.length = 0; // the 404 above is the point
+});
+
+test('a warm worker\'s page lists its calls, with their counts by state', async () => {
+	// a job named as the Ray module names its workers, and calls recorded as its pool sends them
+	const w = await weir.submit(jobSpec({ worker: { command: 'echo worker' } }, { name: 'warm-worker' }));
+	const calls = [
+		{ id: 1, name: 'square', state: 'succeeded', started_at: 1000, ended_at: 1002 },
+		{ id: 2, name: 'square', state: 'failed', started_at: 2000, ended_at: 2005, error: 'KeyError' },
+		{ id: 3, name: 'square', state: 'running', started_at: 3000 },
+	];
+	const r = await weir.api('POST', `/api/v1/jobs/${w.id}/calls`, { calls });
+	assert.equal(r.status, 200, JSON.stringify(r.body));
+	await page.goto(`${weir.url}/#/jobs/${w.id}`);
+	const box = page.getByTestId('job-calls');
+	await box.waitFor();
+	assert.match(await page.getByTestId('job-calls-count').textContent(), /^3 calls: 1 running, 1 succeeded, 1 failed$/);
+	const rows = box.locator('tbody tr');
+	assert.equal(await rows.count(), 3);
+	assert.equal(await rows.nth(1).getAttribute('data-state'), 'failed');
+	assert.match(await rows.nth(1).textContent(), /square.*5 ms.*KeyError/);
+	// a job of another name asks for no calls and shows none
+	await page.goto(`${weir.url}/#/jobs/${job.id}`);
+	await page.getByTestId('tasks-table').locator('tbody tr').first().waitFor();
+	assert.equal(await page.getByTestId('job-calls').isHidden(), true);
 });
 
 test('the pages fit a phone screen and every control has a name', async () => {

@@ -1,6 +1,6 @@
 // jobs.js: the jobs pages: the list (#/jobs, filter by state, refreshed every 2 s) and a
 // job's page (#/jobs/ID: state and reason, the task table, events, a live log per task,
-// the Kill button).  Data: weir's own routes under /api/v1/jobs (docs/api.md).
+// the Kill button; a warm worker's calls, docs/internals/calls.md).  Data: weir's own routes under /api/v1/jobs (docs/api.md).
 
 import {
 	api, clear, confirmDialog, formatBytes, formatDuration, formatTime, h, legend, logViewer, navigate,
@@ -11,6 +11,9 @@ const JOB_STATES = ['queued', 'starting', 'running', 'succeeded', 'failed', 'kil
 const JOB_FINAL = new Set(['succeeded', 'failed', 'killed']);
 const TASK_FINAL = new Set(['succeeded', 'failed', 'killed', 'lost']);
 const JOB_LEGEND = ['queued', 'running', 'succeeded', 'failed', 'killed'];
+// a Ray program's warm worker (python/weir/remote/warm.py): its page lists its calls
+const WARM_WORKER = 'warm-worker';
+const CALLS_SHOWN = 200;
 
 // "2g" style memory of a role: memory_mb from the list's roles.
 function mem(mb) {
@@ -150,6 +153,13 @@ route('/jobs/:id', (root, params, query) => {
 	const attemptBox = h('span', { class: 'toolbar', hidden: true }, h('label', { for: 'job-attempt' }, 'Attempt'), attemptSel);
 	attemptSel.addEventListener('change', () => navigate(`/jobs/${id}` + (attemptSel.value ? '?attempt=' + attemptSel.value : '')));
 	const banner = h('p', { class: 'error', role: 'alert', 'data-testid': 'job-error', hidden: true });
+	const callsCount = h('p', { class: 'muted', 'data-testid': 'job-calls-count' });
+	const callsBody = h('tbody');
+	const callsBox = h('div', { hidden: true, 'data-testid': 'job-calls' }, h('h2', {}, 'Calls'), callsCount,
+		h('div', { class: 'table-wrap' }, h('table', { class: 'data' },
+			h('thead', {}, h('tr', {}, ['Call', 'Function', 'State', 'Tries', 'Started', 'Duration', 'Error']
+				.map((t) => h('th', { scope: 'col' }, t)))),
+			callsBody)));
 	root.appendChild(h('section', { class: 'page', 'data-testid': 'job-page' },
 		h('p', {}, h('a', { href: '#/jobs' }, '← Jobs')),
 		h('div', { class: 'job-head' },
@@ -164,7 +174,7 @@ route('/jobs/:id', (root, params, query) => {
 						.map((t) => h('th', { scope: 'col' }, t)))),
 				tbody)),
 		legend(['pending', 'running', 'succeeded', 'failed', 'killed']),
-		logTitle, logBox,
+		logTitle, logBox, callsBox,
 		h('h2', {}, 'Events'), events));
 
 	let job = null;
@@ -251,6 +261,23 @@ route('/jobs/:id', (root, params, query) => {
 		}
 	}
 
+	// a warm worker's calls: how many in each state, and the first CALLS_SHOWN
+	function renderCalls(got) {
+		const counts = got.counts || {};
+		const total = Object.values(counts).reduce((a, b) => a + b, 0);
+		callsBox.hidden = total === 0;
+		if (!total) return;
+		const parts = Object.entries(counts).filter(([, n]) => n).map(([s, n]) => `${n} ${s}`);
+		callsCount.textContent = `${total} call${total === 1 ? '' : 's'}: ${parts.join(', ')}` +
+			(total > CALLS_SHOWN ? ` (the first ${CALLS_SHOWN} below)` : '');
+		reconcileRows(callsBody, (got.calls || []).map((c) => h('tr', { 'data-key': String(c.id), 'data-state': c.state },
+			h('td', { class: 'num' }, String(c.id)), h('td', {}, c.name),
+			h('td', {}, stateBadge(c.state)), h('td', { class: 'num' }, String(c.tries)),
+			h('td', {}, formatTime(c.started_at)),
+			h('td', { class: 'num' }, c.duration_ms === undefined ? '—' : `${c.duration_ms} ms`),
+			h('td', { class: 'wrap' }, c.error || ''))));
+	}
+
 	killBtn.addEventListener('click', async () => {
 		const n = (job && job.tasks || []).length;
 		const ok = await confirmDialog(`Kill job ${id}${job && job.name ? ' (' + job.name + ')' : ''}? ` +
@@ -290,6 +317,8 @@ route('/jobs/:id', (root, params, query) => {
 		renderAttempts();
 		renderTasks();
 		renderEvents(ev.events || []);
+		if (job.name === WARM_WORKER)
+			renderCalls(await api(`/api/v1/jobs/${id}/calls`, { query: { limit: CALLS_SHOWN } }));
 	}
 
 	const stop = poll(refresh, 2000);

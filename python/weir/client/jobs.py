@@ -146,6 +146,19 @@ class JobRoutes(HttpClient):
         """The job's events in order: {"time", "kind", "message"}."""
         return self._list("events", "GET", "/jobs/%d/events" % int(job_id))
 
+    def calls(self, job_id: int, after: int = 0,
+              limit: Optional[int] = None) -> Dict[str, Any]:
+        """A warm worker's calls (docs/internals/calls.md): {"calls": [{"id", "name",
+        "state", "tries", "started_at", "ended_at", "duration_ms", "error"}], "counts":
+        {state: n}}, the calls past id `after` in order, at most `limit` (1000)."""
+        return self._obj("GET", "/jobs/%d/calls" % int(job_id),
+                         params={"after": after or None, "limit": limit})
+
+    def record_calls(self, job_id: int, calls: List[Dict[str, Any]]) -> Dict[str, Any]:
+        """Records a batch of a warm worker's calls (at most 1000): {"received",
+        "recorded"}; what the Ray module's pool sends (weir/remote/warm.py)."""
+        return self._obj("POST", "/jobs/%d/calls" % int(job_id), {"calls": calls})
+
     def kill(self, job_id: int) -> Dict[str, Any]:
         """Kills the job (all its tasks); ApiError 409 when it had already ended."""
         return self._obj("DELETE", "/jobs/%d" % int(job_id))

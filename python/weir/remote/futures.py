@@ -41,6 +41,10 @@ class ObjectRef:
 class Future:
     """The result of one remote call (one weir job); weir.get(future) waits for it."""
 
+    # whether the call is settled in this process (a warm worker's: remote/warm.py), not
+    # followed through its job
+    _local = False
+
     def __init__(self, session: _Session, job: Dict[str, Any], result: Path, name: str,
                  call_file: Optional[Path], ranks: int = 1) -> None:
         self._session = session
@@ -229,7 +233,14 @@ def wait(futures: Sequence[Future], num_returns: int = 1, timeout: Optional[floa
         pending = [f for f in futures if not f._done]
         if len(futures) - len(pending) >= num_returns:
             break
-        _refresh(pending)
+        if pending and all(f._local for f in pending):
+            # a warm worker's calls: woken when one ends, no server asked
+            left = None if deadline is None else deadline - time.monotonic()
+            if left is not None and left <= 0:
+                break
+            pending[0]._wait_any(pending, left)  # type: ignore[attr-defined]
+            continue
+        _refresh([f for f in pending if not f._local])
         if len(futures) - sum(1 for f in futures if not f._done) >= num_returns:
             break
         if deadline is not None and time.monotonic() >= deadline:

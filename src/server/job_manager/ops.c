@@ -1,5 +1,5 @@
 /* ops.c: the operations the API calls (api_ops, api/job_api.h): submit,
- * list, get, kill, tasks, events, a log's place; and the DAG manager's
+ * list, get, kill, tasks, events, a log's place, a warm worker's calls; and the DAG manager's
  * submit and kill.  They hand over typed rows: api/job_views.h renders
  * them.
  */
@@ -319,6 +319,33 @@ out:
 	return rc;
 }
 
+static int op_record_calls(void *ctx, int64_t id, const struct call_row *rows, size_t n,
+                           size_t *changed, struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+
+	if (job_get(jm, id, &job, err) < 0)
+		return -1;
+	job_row_release(&job);
+	/* into the turn's transaction: one commit a batch */
+	return store_calls_record(jm->store, id, rows, n, changed, err);
+}
+
+static int op_calls(void *ctx, int64_t id, int64_t after, int limit, struct call_row **rows,
+                    size_t *n, int64_t counts[CALL_STATE_COUNT], struct weir_error *err)
+{
+	struct job_manager *jm = ctx;
+	struct job_row job = {0};
+
+	if (job_get(jm, id, &job, err) < 0)
+		return -1;
+	job_row_release(&job);
+	if (store_call_counts(jm->store, id, counts, err) < 0)
+		return -1;
+	return store_calls_of_job(jm->store, id, after, limit, rows, n, err);
+}
+
 static const struct api_ops ops = {
     .submit = op_submit,
     .list_jobs = op_list_jobs,
@@ -326,6 +353,8 @@ static const struct api_ops ops = {
     .kill_job = op_kill_job,
     .tasks = op_tasks,
     .events = op_events,
+    .record_calls = op_record_calls,
+    .calls = op_calls,
     .log_locate = op_log_locate,
     .launch_register = jm_launch_register,
     .launch_cluster = jm_launch_cluster,

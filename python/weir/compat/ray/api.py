@@ -1,7 +1,9 @@
 """Ray Core's API over weir's remote functions: what `import ray` gives a program that
 `weir run` (or `python3 -m weir.run`) starts.
 
-A remote function's call is one weir job, as with @weir.remote: ray.remote maps Ray's
+A remote function's call runs on a warm worker (weir/remote/warm.py: a weir job per
+worker, the calls sent over a socket), or is one weir job as with @weir.remote where warm
+workers are off or the call has a timeout, a queue or Slurm settings: ray.remote maps Ray's
 options onto weir's (weir/remote/ray_names.py), `.remote()` returns weir's Future, which
 is a ray.ObjectRef here as ray.put's references are; ray.get and ray.wait wait for them
 and raise Ray's exceptions (exceptions.py).  Actors (ray.remote on a class) are refused
@@ -24,6 +26,7 @@ from ...remote import futures as _futures
 from ...remote import functions as _functions
 from ...remote import ray_names as _ray
 from ...remote import session as _session
+from ...remote import warm as _warm
 from . import exceptions
 from . import private as _private
 
@@ -155,6 +158,7 @@ def _start_private(num_cpus: Any, num_gpus: Any) -> Any:
         s = _session._session
         if s is None:
             return
+        _warm.close_pool(s)  # its workers first, and the last calls' records
         ids = s.kill_active("stopping the private server")
         deadline = time.monotonic() + 15
         while ids and time.monotonic() < deadline and any(
@@ -181,6 +185,7 @@ def shutdown() -> None:
     """Disconnects: the calls this program started that have not ended are killed."""
     with _state.lock:
         s = _session._session
+        _warm.close_pool(s)  # the warm workers leave at the end of their sockets
         if _state.private is not None:
             _state.private.stop()  # its calls first
             _state.private = None
@@ -226,6 +231,8 @@ class RemoteFunction:
         self._ray_options = dict(options)
         merged = dict(RAY_DEFAULTS, **self._ray_options)
         self._weir_options = _ray.from_ray(merged, "ray.remote")  # checked here, at once
+        # (init's env_vars, weir's RemoteFunction) of the last call: made once per init
+        self._made: Tuple[Any, Any] = (None, None)
         self.__name__ = getattr(fn, "__name__", "remote")
         self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
         self.__doc__ = getattr(fn, "__doc__", None)
@@ -246,12 +253,20 @@ class RemoteFunction:
         """Starts one call (a weir job) and returns its ObjectRef; ObjectRefs among the
         arguments (at the top level) are the values they stand for in the call."""
         _ensure()
-        kw = dict(self._weir_options)
-        env = dict(_state.env_vars, **kw.get("env", {}))
-        kw["env"] = env
-        try:
+        fn = self._made[1]
+        if fn is None or self._made[0] is not _state.env_vars:
+            kw = dict(self._weir_options)
+            env = dict(_state.env_vars, **kw.get("env", {}))
+            kw["env"] = env
             fn = _functions.remote(self._fn, **kw)
             assert isinstance(fn, _functions.RemoteFunction)
+            self._made = (_state.env_vars, fn)
+        try:
+            o = fn._options
+            if _warm.enabled() and _warm.eligible(o):
+                s = _session._get_session()
+                return _warm.pool_of(s).submit(self._fn, args, kwargs, o,
+                                               _functions._job_name(self._fn))
             return fn.remote(*args, **kwargs)
         except ResourceError as e:
             raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot run it "
@@ -367,6 +382,9 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
     is left as it is."""
     if not isinstance(object_ref, _futures.Future):
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
+    if isinstance(object_ref, _warm.WarmFuture):
+        object_ref.cancel(force=force)
+        return
     object_ref.kill()
 
 

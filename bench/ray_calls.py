@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Ray programs' calls on weir's warm workers (docs/internals/calls.md) side by side with
+concurrent.futures.ProcessPoolExecutor(2), in one run on the same machine.  Figures, not
+assertions.
+
+- sync: a call, then its result, S times in a row (`ray.get(f.remote(i))`, `pool.submit(f,
+  i).result()`): the median and the 95th percentile;
+- burst: N calls submitted at once, then all results gathered: calls a second;
+- rss: a warm worker's resident memory (VmRSS) after the calls, and a pool worker's.
+
+weir's side is a Ray program run by `weir run` against a server of its own that declares 2
+vcores (so two warm workers, one core each); the pool runs in this process.  Prints both
+and the ratios (weir / pool: over 1 is slower).  --profile prints where the program's time
+goes in the sync loop (cProfile, the top functions by cumulative time).
+
+    WEIR_BIN=build/weir /usr/bin/python3 bench/ray_calls.py [--sync 300] [--burst 2000]
+"""
+
+import argparse
+import concurrent.futures
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+from benchlib import REPO, WEIR_BIN, BenchServer
+
+PROGRAM = r'''
+import json, os, sys, time
+import ray
+
+ray.init()
+
+@ray.remote
+def f(x):
+    return x + 1
+
+@ray.remote
+def pid(_):
+    return os.getpid()
+
+S, N, PROFILE = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
+# warm: both workers up (two calls at once), and the function known to each
+ray.get([f.remote(i) for i in range(50)])
+for i in range(20):
+    ray.get(f.remote(i))
+
+def sync():
+    out = []
+    for i in range(S):
+        t0 = time.perf_counter()
+        assert ray.get(f.remote(i)) == i + 1
+        out.append(time.perf_counter() - t0)
+    return out
+
+if PROFILE:
+    import cProfile, io, pstats
+    pr = cProfile.Profile()
+    pr.enable()
+    lat = sync()
+    pr.disable()
+    s = io.StringIO()
+    pstats.Stats(pr, stream=s).sort_stats("cumulative").print_stats(25)
+    sys.stderr.write(s.getvalue())
+else:
+    lat = sync()
+t0 = time.perf_counter()
+refs = [f.remote(i) for i in range(N)]
+sub = time.perf_counter() - t0
+assert ray.get(refs) == [i + 1 for i in range(N)]
+burst = time.perf_counter() - t0
+pids = set(ray.get([pid.remote(i) for i in range(20)]))
+rss = []
+for p in pids:
+    with open("/proc/%d/status" % p) as fh:
+        rss += [int(l.split()[1]) for l in fh if l.startswith("VmRSS:")]
+print(json.dumps({"sync": lat, "burst": burst, "submit": sub, "rss_kb": rss,
+                  "workers": len(pids)}))
+'''
+
+
+def one(x):
+    return x + 1
+
+
+def pool_pid(_):
+    return os.getpid()
+
+
+def pool_side(s, n):
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        list(pool.map(one, range(50)))
+        lat = []
+        for i in range(s):
+            t0 = time.perf_counter()
+            assert pool.submit(one, i).result() == i + 1
+            lat.append(time.perf_counter() - t0)
+        t0 = time.perf_counter()
+        futs = [pool.submit(one, i) for i in range(n)]
+        assert [f.result() for f in futs] == [i + 1 for i in range(n)]
+        burst = time.perf_counter() - t0
+        pids = set(pool.map(pool_pid, range(20)))
+        rss = []
+        for p in pids:
+            with open("/proc/%d/status" % p) as fh:
+                rss += [int(ln.split()[1]) for ln in fh if ln.startswith("VmRSS:")]
+    return {"sync": lat, "burst": burst, "rss_kb": rss}
+
+
+def pct(xs, q):
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sync", type=int, default=300)
+    ap.add_argument("--burst", type=int, default=2000)
+    ap.add_argument("--profile", action="store_true")
+    a = ap.parse_args()
+    with open("/proc/loadavg") as fh:
+        load = fh.read().split()[:3]
+    print("load average before: %s; %d CPUs" % (" ".join(load), os.cpu_count()))
+    srv = BenchServer(vcores=2, memory="8g")
+    try:
+        with tempfile.TemporaryDirectory() as d:
+            prog = os.path.join(d, "calls.py")
+            with open(prog, "w") as fh:
+                fh.write(PROGRAM)
+            env = dict(srv.env, WEIR_RAY_WARM="1")
+            env.pop("PYTHONPATH", None)
+            r = subprocess.run([WEIR_BIN, "run", prog, str(a.sync), str(a.burst),
+                                "1" if a.profile else "0"], capture_output=True, text=True,
+                               env=env, cwd=d, timeout=600)
+            if r.returncode != 0:
+                sys.exit("the program failed (exit %d):\n%s\n%s" % (r.returncode, r.stdout,
+                                                                      r.stderr))
+            w = json.loads(r.stdout.strip().splitlines()[-1])
+            if a.profile:
+                print(r.stderr)
+    finally:
+        srv.stop()
+    p = pool_side(a.sync, a.burst)
+    with open("/proc/loadavg") as fh:
+        load = fh.read().split()[:3]
+    rows = [("sync call, median (ms)", pct(w["sync"], 0.5) * 1e3, pct(p["sync"], 0.5) * 1e3,
+             "<= 2"),
+            ("sync call, p95 (ms)", pct(w["sync"], 0.95) * 1e3, pct(p["sync"], 0.95) * 1e3,
+             ""),
+            ("%d calls at once (calls/s)" % a.burst, a.burst / w["burst"],
+             a.burst / p["burst"], ">= 2000"),
+            ("worker RSS, largest (MB)", max(w["rss_kb"]) / 1024.0,
+             max(p["rss_kb"]) / 1024.0, "<= 30")]
+    print("%-28s %10s %10s %8s %8s" % ("", "weir", "pool(2)", "ratio", "target"))
+    for name, wv, pv, target in rows:
+        print("%-28s %10.2f %10.2f %8.2f %8s" % (name, wv, pv, wv / pv, target))
+    print("weir: %d warm workers; the burst's submissions took %.1f ms"
+          % (w["workers"], w["submit"] * 1e3))
+    print("load average after: %s" % " ".join(load))
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(REPO / "python"))
+    main()

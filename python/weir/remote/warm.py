@@ -1,0 +1,756 @@
+"""Calls on warm workers: the program's side (docs/internals/calls.md).
+
+A pool per session: a Unix socket in a fresh 0700 folder, a key file beside it, and per
+resource shape (cores, GPUs, memory, interpreter, environment) the warm workers (weir jobs
+running weir/worker/warm.py) and the calls waiting for one.  A call is a frame to an idle
+worker; its WarmFuture is settled by the thread that reads that worker's socket.  A worker
+job is submitted when the calls outstanding outnumber the shape's workers, up to its cap.
+"""
+
+import atexit
+import hashlib
+import hmac
+import itertools
+import os
+import shlex
+import shutil
+import socket
+import sys
+import tempfile
+import threading
+import time
+from collections import deque
+from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
+
+import cloudpickle
+
+from . import functions as _functions
+from . import objects as _objects
+from ..errors import GetTimeoutError, JobFailed, WeirError, remote_error
+from ..worker import warm as _w
+from .futures import Future
+from .session import _Session
+
+WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker",
+                      "warm.py")
+# calls a worker may hold beyond the one it runs, when the shape cannot grow, its calls are
+# short (PIPE_CALL_S on average, of those sent to an idle worker) and the worker has been on
+# its current call for less than PIPE_FRESH_S:
+# a burst of short calls never waits for the program between two, and a call is not queued
+# behind a long one
+PIPELINE = 4
+PIPE_CALL_S = 0.002
+PIPE_FRESH_S = 0.005
+# how long a worker's end is waited for (its job's final state) after its socket closed
+END_WAIT = 30.0
+# the calls' records go to the server at least this often (s), and at most this many a request
+REPORT_EVERY = 0.1
+REPORT_BATCH = 1000
+
+
+def enabled() -> bool:
+    """Whether Ray calls go to warm workers ($WEIR_RAY_WARM=0 turns them off)."""
+    return os.environ.get("WEIR_RAY_WARM", "1") != "0"
+
+
+def eligible(o: Dict[str, Any]) -> bool:
+    """Whether a call of options o can run on a warm worker: not one with a timeout, a
+    queue or Slurm settings (those stay a job each)."""
+    return o["timeout"] is None and o["queue"] is None and o["slurm"] is None
+
+
+def _shape_key(o: Dict[str, Any]) -> Tuple[Any, ...]:
+    return (o["cpus"], o["gpus"], str(o["memory"]), o["python"],
+            tuple(sorted((str(k), str(v)) for k, v in o["env"].items())))
+
+
+class WarmFuture(Future):
+    """A call on a warm worker: settled by the pool, waited for without the server."""
+
+    _local = True
+
+    def __init__(self, pool: "Pool", call_id: int, name: str, fn: Callable[..., Any],
+                 args: bytes, o: Dict[str, Any]) -> None:
+        self._session = pool.session
+        self._pool = pool
+        self.call_id = call_id
+        self.job_id: Optional[int] = None  # type: ignore[assignment]
+        self.name = name
+        self._fn = fn
+        self._args = args  # the pickle of (args, kwargs), kept for a retry
+        self._opts = o
+        self._tries = 0
+        self._state = "queued"
+        self._event = threading.Event()
+        self._done = False
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+        self._cancel = False
+        self._worker: Optional["_Worker"] = None
+        self._rec = 0  # the current try's number in the records (0: none yet)
+        self._sent = 0.0  # when the current try was sent (perf_counter)
+        self._solo = False  # whether it was sent to an idle worker (its time is the call's)
+        self._result = None  # type: ignore[assignment]
+        self._call_file = None
+        self._ranks = 1
+        self._version = None
+        self._job = None
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s call %d %s>" % (self.name, self.call_id,
+                                                self._state if not self._done else "done")
+
+    def job(self) -> Dict[str, Any]:
+        """The worker job that ran (or runs) the call, as the API shows it."""
+        if self.job_id is None:
+            raise WeirError("%s (call %d) has no worker yet" % (self.name, self.call_id))
+        return self._session.client.job(self.job_id)
+
+    def logs(self, index: int = 0) -> str:
+        """The log of the worker job that ran the call (its other calls' lines too)."""
+        if self.job_id is None:
+            return ""
+        return self._session.client.logs(self.job_id, "worker", index)
+
+    def kill(self) -> None:
+        """Cancels the call (weir.kill's meaning): see cancel()."""
+        self.cancel(force=False)
+
+    def cancel(self, force: bool = False) -> None:
+        """A queued call is dropped; a running one gets SIGINT (KeyboardInterrupt in the
+        call), or with force its worker is killed.  get() then raises JobFailed of a
+        "killed" job (Ray: TaskCancelledError).  An ended call is left as it is."""
+        self._pool.cancel(self, force)
+
+    def done(self) -> bool:
+        return self._done
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        if self._done:
+            return
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not self._event.wait(wait):
+            raise GetTimeoutError("%s (call %d) still %s" % (self.name, self.call_id,
+                                                             self._state))
+        if type(self) is not WarmFuture:  # it became a job's Future (_to_job_path)
+            self._wait(deadline)
+
+    def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
+        """Returns when one of pending (this pool's calls) may have ended, or after
+        timeout."""
+        with self._pool.cond:
+            if any(f._done for f in pending):
+                return
+            self._pool.cond.wait(timeout)
+
+
+class _Worker:
+    """One warm worker: its job, then its socket once it said hello."""
+
+    def __init__(self, shape: "_Shape", job_id: int) -> None:
+        self.shape = shape
+        self.job_id = job_id
+        self.sock: Optional[socket.socket] = None
+        self.pid = 0
+        self.inflight: Dict[int, WarmFuture] = {}  # in the order sent (dicts keep it)
+        self.sent_fns: Set[bytes] = set()
+        self.wlock = threading.Lock()
+        self.final: Optional[Dict[str, Any]] = None
+        self.ended = threading.Event()
+        self.leaving = False
+        self.gone = False
+        self.head_since = 0.0  # since when it runs its first call in flight (perf_counter)
+
+
+class _Shape:
+    def __init__(self, key: Tuple[Any, ...], o: Dict[str, Any], cap: int) -> None:
+        self.key = key
+        self.o = o
+        self.cap = cap
+        self.workers: List[_Worker] = []  # submitted and not gone
+        self.queue: Deque[WarmFuture] = deque()
+        self.connected = 0
+        self.cold: Optional[str] = None  # why calls of this shape go the job path
+        self.call_s: Optional[float] = None  # a call's time, send to result (moving mean)
+        self.starting = 0  # worker jobs decided on and not yet submitted
+
+
+class Pool:
+    """The warm workers of one session and their calls."""
+
+    def __init__(self, session: _Session) -> None:
+        self.session = session
+        self.lock = threading.Lock()
+        self.cond = threading.Condition(self.lock)
+        self.shapes: Dict[Tuple[Any, ...], _Shape] = {}
+        self.by_job: Dict[int, _Worker] = {}
+        self.ids = itertools.count(1)
+        self.rec_ids = itertools.count(1)  # a try's number in the records
+        self.fns: Dict[Any, Tuple[bytes, bytes]] = {}  # function -> (sha256, pickle)
+        self.closed = False
+        self.dir = tempfile.mkdtemp(prefix="weir-warm-")  # 0700
+        self.tag = os.path.basename(self.dir)[len("weir-warm-"):]
+        self.key = os.urandom(_w.KEY_BYTES)
+        fd = os.open(os.path.join(self.dir, "key"), os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                     0o600)
+        with os.fdopen(fd, "wb") as f:
+            f.write(self.key)
+        self.listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.listener.bind(os.path.join(self.dir, "sock"))
+        self.listener.listen(64)
+        self.results = str(session.objects_dir / "results")
+        try:  # where a worker writes a value too large for a frame
+            os.makedirs(self.results, exist_ok=True)
+        except OSError as e:
+            raise WeirError("object folder %s: %s (set WEIR_OBJECTS or weir.init(objects_dir="
+                            "...) to a folder every task reads)" % (self.results, e)) from e
+        # the calls' records not sent yet: (job, call) -> the record (the last one wins)
+        self.reports: Dict[Tuple[int, int], Dict[str, Any]] = {}
+        # the records sent while running, not yet sent ended
+        self.sent_running: Set[Tuple[int, int]] = set()
+        self.rlock = threading.Lock()
+        self.wake = threading.Event()
+        self.report_warned = False
+        threading.Thread(target=self._accept, name="weir-warm-accept", daemon=True).start()
+        self.reporter = threading.Thread(target=self._report_loop, name="weir-warm-report",
+                                         daemon=True)
+        self.reporter.start()
+
+    # ---- workers ------------------------------------------------------------------------
+    def _spec(self, shape: _Shape) -> Dict[str, Any]:
+        o = shape.o
+        role: Dict[str, Any] = {"instances": 1, "vcores": o["cpus"], "gpus": o["gpus"],
+                                "command": "%s %s" % (shlex.quote(o["python"]),
+                                                      shlex.quote(WORKER))}
+        if o["memory"] is not None:
+            role["memory"] = o["memory"]
+        env = {"PYTHONPATH": _functions._task_path(), "WEIR_PY_OBJECTS":
+               str(self.session.objects_dir), "WEIR_WARM_DIR": self.dir,
+               "WEIR_WARM_TAG": self.tag, "WEIR_WARM_RESULTS": self.results,
+               "WEIR_WARM_IDLE": os.environ.get("WEIR_WARM_IDLE", "10")}
+        env.update({str(k): str(v) for k, v in o["env"].items()})
+        return {"name": "warm-worker", "framework": "none", "roles": {"worker": role},
+                "env": env}
+
+    def _start_worker(self, shape: _Shape) -> None:
+        """Submits one worker job (in the caller's thread: a refusal, such as a GPU the
+        server lacks, is raised to the caller) and a thread that waits for its end."""
+        try:
+            job = self.session.client.submit(self._spec(shape))
+        except BaseException:
+            with self.lock:
+                shape.starting -= 1
+            raise
+        w = _Worker(shape, job["id"])
+        with self.lock:
+            shape.starting -= 1
+            shape.workers.append(w)
+            self.by_job[w.job_id] = w
+        threading.Thread(target=self._watch, args=(w,), name="weir-warm-job-%d" % w.job_id,
+                         daemon=True).start()
+
+    def _watch(self, w: _Worker) -> None:
+        """Long-polls the worker's job until it has ended; a worker that ended without
+        saying hello makes its shape cold when none of the shape ever did."""
+        from ..client import Client
+        s = self.session.client.settings
+        client = Client(self.session.client.server, s.token, s.home)
+        job: Dict[str, Any] = {}
+        while True:
+            try:
+                job = client.wait(w.job_id)
+                break
+            except WeirError:
+                if self.closed:
+                    return
+                time.sleep(0.5)
+        w.final = job
+        w.ended.set()
+        if w.sock is not None:
+            return
+        with self.lock:
+            shape = w.shape
+            if w in shape.workers:
+                shape.workers.remove(w)
+            if self.closed:
+                return
+            if shape.connected == 0 and not any(x.sock for x in shape.workers):
+                shape.cold = ("warm worker job %d ended (%s) before it reached the program"
+                              % (w.job_id, job.get("state")))
+                moved = list(shape.queue)
+                shape.queue.clear()
+            else:
+                moved = []
+        for f in moved:
+            self._to_job_path(f)
+        if not moved:
+            self._pump(shape)
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(sock,), name="weir-warm-conn",
+                             daemon=True).start()
+
+    def _serve(self, sock: socket.socket) -> None:
+        """A worker's socket: the hello, then every frame it sends until it ends."""
+        reader = _w.FrameReader()
+        w: Optional[_Worker] = None
+        try:
+            sock.settimeout(10)
+            frames: List[Tuple[int, int, bytes]] = []
+            while not frames:
+                data = sock.recv(1 << 16)
+                if not data:
+                    sock.close()
+                    return
+                frames = reader.feed(data)
+            kind, _, body = frames[0]
+            key, pid, job = _w.parse_hello(body) if kind == _w.HELLO else (b"", 0, "")
+            if not hmac.compare_digest(key, self.key) or not job.isdigit():
+                sock.close()
+                return
+            sock.settimeout(None)
+            with self.lock:
+                w = self.by_job.get(int(job))
+                if w is None or w.sock is not None or self.closed:
+                    sock.close()
+                    return
+                w.sock, w.pid = sock, pid
+                w.shape.connected += 1
+            self._pump(w.shape)
+            rest = frames[1:]
+            while True:
+                for fr in rest:
+                    self._frame(w, *fr)
+                data = sock.recv(1 << 20)
+                if not data:
+                    break
+                rest = reader.feed(data)
+        except (OSError, _w.FrameError):
+            pass
+        if w is not None:
+            self._gone(w)
+
+    def _frame(self, w: _Worker, kind: int, cid: int, body: bytes) -> None:
+        if kind == _w.BYE:
+            with self.lock:
+                w.leaving = True
+            return
+        with self.lock:
+            f = w.inflight.pop(cid, None)
+            now = time.perf_counter()
+            w.head_since = now  # the next call in flight starts now
+            if f is not None and f._solo and kind in (_w.VALUE, _w.PATHVAL, _w.ERROR):
+                took = now - f._sent
+                c = w.shape.call_s
+                w.shape.call_s = took if c is None else 0.8 * c + 0.2 * took
+        if f is None:
+            return
+        if kind == _w.VALUE:
+            self._settle(f, value=cloudpickle.loads(body))
+        elif kind == _w.PATHVAL:
+            path = _w.result_file(self.results, self.tag, cid)
+            with open(path, "rb") as fh:
+                value = cloudpickle.load(fh)
+            os.unlink(path)
+            self._settle(f, value=value)
+        elif kind == _w.ERROR:
+            self._raised(f, cloudpickle.loads(body))
+        elif kind == _w.CANCELLED:
+            self._settle(f, error=self._cancelled(f))
+        self._pump(w.shape)
+
+    def _raised(self, f: WarmFuture, rec: Tuple[Any, ...]) -> None:
+        _, type_name, message, tb, exc_bytes = rec
+        cause = None
+        if exc_bytes:
+            try:
+                cause = cloudpickle.loads(exc_bytes)
+            except Exception:
+                cause = None
+        rx = f._opts["retry_exceptions"]
+        again = rx is True or (isinstance(rx, tuple) and cause is not None and
+                               isinstance(cause, rx))
+        if again and f._tries <= f._opts["retries"] and not f._cancel:
+            self._note(f, "failed", type_name)  # this try's record; the next is another
+            self._requeue(f)
+            return
+        self._settle(f, error=remote_error(type_name, message, tb, cause, f.job_id))
+
+    def _cancelled(self, f: WarmFuture) -> JobFailed:
+        return JobFailed("%s (call %d) was cancelled" % (f.name, f.call_id),
+                         {"state": "killed", "id": f.job_id, "tasks": []})
+
+    def _gone(self, w: _Worker) -> None:
+        """A worker's socket ended: its calls go back to the queue, but the one it was
+        running when it did not say bye: that one is retried or fails as its job ended."""
+        with self.lock:
+            w.gone = True
+            shape = w.shape
+            if w in shape.workers:
+                shape.workers.remove(w)
+            if w.sock is not None:
+                shape.connected -= 1
+            calls = list(w.inflight.values())
+            w.inflight.clear()
+            leaving = w.leaving or self.closed
+        if self.closed:
+            return
+        first = calls[0] if calls and not leaving else None
+        for f in calls:
+            if f is not first:
+                self._unrun(f)
+                self._requeue(f, free=True)
+        if first is not None:
+            if first._cancel:
+                self._settle(first, error=self._cancelled(first))
+            else:
+                w.ended.wait(END_WAIT)
+                job = w.final or {"id": w.job_id, "state": "failed", "tasks": []}
+                why = job.get("reason") or "exit code %s" % job.get("exit_code")
+                oom = any(t.get("oom_killed") for t in job.get("tasks") or [])
+                self._note(first, "crashed", "out of memory" if oom else "died: %s" % why)
+                if first._tries <= first._opts["retries"]:
+                    self._requeue(first)
+                else:
+                    self._settle(first, error=JobFailed(
+                        "%s (call %d) ended without a result: its worker (job %d) %s: %s"
+                        % (first.name, first.call_id, w.job_id,
+                           "ran out of memory" if oom else "died", why), job))
+        self._pump(shape)
+
+    # ---- the calls' records (POST /jobs/{id}/calls, in batches) ---------------------------
+    def _note(self, f: WarmFuture, state: str, error: Optional[str] = None) -> None:
+        """The state of f's current try on its worker, to send with the next batch: a record
+        a try (the call's id in the program is the future's; a retry on another worker is
+        a record under that worker's job)."""
+        job_id = f.job_id
+        if job_id is None or not f._rec:
+            return
+        now = int(time.time() * 1000)
+        key = (job_id, f._rec)
+        with self.rlock:
+            rec = self.reports.get(key)
+            if rec is None:
+                rec = self.reports[key] = {"id": f._rec, "name": f.name[:128],
+                                           "started_at": now}
+            rec["state"] = state
+            rec["tries"] = max(1, f._tries)
+            if state != "running":
+                rec["ended_at"] = now
+                if error:
+                    rec["error"] = error[:256]
+            n = len(self.reports)
+        if n >= REPORT_BATCH:
+            self.wake.set()
+
+    def _unrun(self, f: WarmFuture) -> None:
+        """f's try was sent to a worker that did not run it (it left, or it died running
+        the call ahead): its record goes, or says so when it was sent already."""
+        key = (f.job_id or 0, f._rec)
+        with self.rlock:
+            if self.reports.pop(key, None) is not None and key not in self.sent_running:
+                return
+        self._note(f, "cancelled", "not run on this worker: sent to another")
+
+    def _report_loop(self) -> None:
+        while not self.closed:
+            self.wake.wait(REPORT_EVERY)
+            self.wake.clear()
+            self._flush()
+
+    def _flush(self) -> None:
+        """Sends the records noted so far, a request per job and 1,000 records."""
+        with self.rlock:
+            reports, self.reports = self.reports, {}
+            for key, rec in reports.items():
+                if rec["state"] == "running":
+                    self.sent_running.add(key)
+                else:
+                    self.sent_running.discard(key)
+        by_job: Dict[int, List[Dict[str, Any]]] = {}
+        for (job, _), rec in reports.items():
+            by_job.setdefault(job, []).append(rec)
+        for job, recs in by_job.items():
+            for i in range(0, len(recs), REPORT_BATCH):
+                try:
+                    self.session.client.record_calls(job, recs[i:i + REPORT_BATCH])
+                except WeirError as e:
+                    if not self.report_warned:
+                        self.report_warned = True
+                        sys.stderr.write("weir: the calls of warm worker job %d were not "
+                                         "recorded: %s\n" % (job, e))
+
+    # ---- calls --------------------------------------------------------------------------
+    def _fn(self, fn: Callable[..., Any], name: str) -> Tuple[bytes, bytes]:
+        got = self.fns.get(fn)
+        if got is None:
+            data = _objects.dumps(fn, "the function %s" % name)
+            got = (hashlib.sha256(data).digest(), data)
+            self.fns[fn] = got
+        return got
+
+    def submit(self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any],
+               o: Dict[str, Any], name: str) -> Future:
+        key = _shape_key(o)
+        with self.lock:
+            shape = self.shapes.get(key)
+            if shape is None:
+                cap = int(os.environ.get("WEIR_WARM_WORKERS") or os.cpu_count() or 1)
+                shape = self.shapes[key] = _Shape(key, o, max(1, cap // max(1, o["cpus"])))
+            cold = shape.cold
+        if cold is not None:
+            return _functions._submit(fn, args, kwargs, o, "call", extra=_extra(o))
+        self._fn(fn, name)
+        # the arguments are pickled now, as the job path does: a later change of a mutable
+        # argument is not the call's.  Once, when no argument is a call's future (waited
+        # for first) and all of them together are small (else one by one: a large one
+        # becomes a put object)
+        data = b""
+        if not any(isinstance(a, Future) for a in args) and \
+                not any(isinstance(v, Future) for v in kwargs.values()):
+            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        if not data or len(data) > _functions.LARGE_ARG:
+            args, kwargs = _functions._prepare_args(self.session, args, kwargs)
+            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        f = WarmFuture(self, next(self.ids), name, fn, data, o)
+        with self.lock:
+            shape.queue.append(f)
+            grow = self._wants_worker(shape)
+        if grow:
+            try:
+                self._start_worker(shape)
+            except BaseException:
+                # refused (a GPU the server lacks...): the call is not made, as on the job path
+                with self.lock:
+                    if f in shape.queue:
+                        shape.queue.remove(f)
+                raise
+        self._pump(shape)
+        return f
+
+    def _wants_worker(self, shape: _Shape) -> bool:
+        """Whether one more worker job should start (the caller holds the lock; counted as
+        starting when so, until _start_worker() submitted it)."""
+        out = sum(len(w.inflight) for w in shape.workers) + len(shape.queue)
+        grow = len(shape.workers) + shape.starting < min(shape.cap, out) and \
+            shape.cold is None and not self.closed
+        if grow:
+            shape.starting += 1
+        return grow
+
+    def _requeue(self, f: WarmFuture, free: bool = False) -> None:
+        with self.lock:
+            if free:
+                f._tries -= 1  # it did not run: this try does not count
+            f._state = "queued"
+            f._worker = None
+            f.job_id = None
+            if self.closed:
+                return
+            f._pool.shapes[_shape_key(f._opts)].queue.appendleft(f)
+            grow = self._wants_worker(f._pool.shapes[_shape_key(f._opts)])
+        if grow:
+            shape = self.shapes[_shape_key(f._opts)]
+            try:
+                self._start_worker(shape)
+            except WeirError as e:
+                with self.lock:
+                    if f in shape.queue:
+                        shape.queue.remove(f)
+                self._settle(f, error=e)
+
+    def _pump(self, shape: _Shape) -> None:
+        """Sends queued calls to the shape's workers: an idle one first; when the shape is
+        at its cap, up to PIPELINE more behind the one a worker runs."""
+        while True:
+            with self.lock:
+                if not shape.queue or self.closed:
+                    return
+                ready = [w for w in shape.workers if w.sock is not None and not w.leaving
+                         and not w.gone]
+                idle = [w for w in ready if not w.inflight]
+                now = time.perf_counter()
+                if idle:
+                    w = idle[0]
+                elif len(ready) < shape.cap or shape.call_s is None or \
+                        shape.call_s > PIPE_CALL_S:
+                    return  # a worker frees up, or one more comes
+                else:
+                    busy = [w for w in ready if len(w.inflight) <= PIPELINE and
+                            now - w.head_since < PIPE_FRESH_S]
+                    if not busy:
+                        return
+                    w = min(busy, key=lambda x: len(x.inflight))
+                f = shape.queue.popleft()
+                f._sent = now
+                f._solo = not w.inflight
+                if not w.inflight:
+                    w.head_since = now
+                f._state = "running"
+                f._worker = w
+                f.job_id = w.job_id
+                f._tries += 1
+                f._rec = next(self.rec_ids)
+                w.inflight[f.call_id] = f
+                fhash, fdata = self.fns[f._fn]
+                send_fn = fhash not in w.sent_fns
+                w.sent_fns.add(fhash)
+            self._note(f, "running")
+            frame = _w.encode(_w.CALL, f.call_id,
+                              _w.call_body(fhash, fdata if send_fn else None, f._args))
+            try:
+                with w.wlock:
+                    assert w.sock is not None
+                    w.sock.sendall(frame)
+            except OSError:
+                pass  # its reader sees the end and puts the call back
+
+    def cancel(self, f: WarmFuture, force: bool) -> None:
+        with self.lock:
+            if f._done:
+                return
+            f._cancel = True
+            w = f._worker
+            queued = w is None
+            if queued:
+                for shape in self.shapes.values():
+                    if f in shape.queue:
+                        shape.queue.remove(f)
+        if queued:
+            self._settle(f, error=self._cancelled(f))
+            return
+        assert w is not None
+        import signal
+        with self.lock:
+            running = next(iter(w.inflight), None) == f.call_id
+        if force and running:  # the worker killed; a call queued behind is only dropped
+            try:
+                os.kill(w.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            return
+        # the frame first, then the signal: the worker drops the call if it has not started
+        # and interrupts it if it runs, and no other (worker/warm.py, _on_sigint)
+        try:
+            with w.wlock:
+                assert w.sock is not None
+                w.sock.sendall(_w.encode(_w.CANCEL, f.call_id))
+            os.kill(w.pid, signal.SIGINT)
+        except OSError:
+            pass
+
+    def _settle(self, f: WarmFuture, value: Any = None,
+                error: Optional[BaseException] = None) -> None:
+        with self.cond:
+            if f._done:
+                return
+            if f._cancel and error is None:
+                error = self._cancelled(f)
+            f._value, f._error = value, error
+            f._state = "failed" if error is not None else "succeeded"
+            f._done = True
+            f._args = b""
+            self.cond.notify_all()
+        f._event.set()
+        if error is None:
+            self._note(f, "succeeded")
+        elif isinstance(error, JobFailed):
+            self._note(f, "cancelled" if error.job.get("state") == "killed" else "crashed")
+        else:
+            self._note(f, "failed", getattr(error, "type_name", None) or
+                       type(error).__name__)
+
+    def _to_job_path(self, f: WarmFuture) -> None:
+        """A call of a cold shape: a job of its own, as every call was before."""
+        try:
+            args, kwargs = cloudpickle.loads(f._args)
+            d = _functions._submit(f._fn, args, kwargs, f._opts, "call", extra=_extra(f._opts))
+        except BaseException as e:
+            self._settle(f, error=e)
+            return
+        with self.cond:
+            # the call is that job's now: the future becomes the job's Future
+            event = f._event
+            f.__dict__.clear()
+            f.__dict__.update(d.__dict__)
+            f.__class__ = Future  # type: ignore[assignment]
+            self.cond.notify_all()
+        event.set()
+
+    def close(self) -> None:
+        """Ends the pool: the sockets closed (each worker leaves at their end), the folder
+        removed; calls not ended fail as cancelled."""
+        with self.lock:
+            if self.closed:
+                return
+            self.closed = True
+            workers = [w for s in self.shapes.values() for w in s.workers]
+            pending = [f for s in self.shapes.values() for f in s.queue] + \
+                [f for w in workers for f in w.inflight.values()]
+            busy = [w for w in workers if w.inflight and w.sock is not None]
+        if busy:
+            # their calls are stopped: the jobs killed, as the job path kills its calls'
+            sys.stderr.write("weir: exiting: killing warm worker job%s %s\n" % (
+                "s" if len(busy) > 1 else "", ", ".join(str(w.job_id) for w in busy)))
+            for w in busy:
+                try:
+                    self.session.client.kill(w.job_id)
+                except WeirError:
+                    pass
+        for w in workers:
+            if w.sock is not None:
+                try:
+                    w.sock.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+        try:
+            self.listener.close()
+        except OSError:
+            pass
+        shutil.rmtree(self.dir, ignore_errors=True)
+        for f in pending:
+            self._settle(f, error=self._cancelled(f))
+        self.wake.set()
+        self._flush()  # the last calls' records
+
+
+def _extra(o: Dict[str, Any]) -> Any:
+    rx = o["retry_exceptions"]
+    return {"retry_on": rx} if isinstance(rx, tuple) else None
+
+
+_pools: Dict[int, Pool] = {}
+_pools_lock = threading.Lock()
+
+
+def pool_of(session: _Session) -> Pool:
+    """The session's pool, made at its first warm call."""
+    with _pools_lock:
+        p = _pools.get(id(session))
+        if p is None or p.session is not session:
+            p = _pools[id(session)] = Pool(session)
+        return p
+
+
+def close_pool(session: Optional[_Session]) -> None:
+    """Ends the session's pool, when it has one (ray.shutdown, the program's exit)."""
+    if session is None:
+        return
+    with _pools_lock:
+        p = _pools.pop(id(session), None)
+    if p is not None:
+        p.close()
+
+
+@atexit.register
+def _at_exit() -> None:
+    with _pools_lock:
+        pools = list(_pools.values())
+        _pools.clear()
+    for p in pools:
+        p.close()

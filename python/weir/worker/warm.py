@@ -1,0 +1,350 @@
+"""A warm worker: one weir job that runs many calls, and the frames both sides speak
+(docs/internals/calls.md).
+
+Run as a script by the job (`PYTHON .../weir/worker/warm.py`): it reads the key in
+$WEIR_WARM_DIR, connects to the program's socket there, says hello, then runs the call
+frames it reads, one at a time, and writes each result back; it leaves at the end of its
+socket, or after $WEIR_WARM_IDLE seconds without a call.  It imports cloudpickle and the
+standard library only, so that a worker stays small (the user's modules come with the
+functions it runs).  The client (weir/remote/warm.py) imports this module for the codec.
+"""
+
+import os
+import struct
+import sys
+from typing import Any, Dict, List, Optional, Set, Tuple
+
+# the header of a frame: the body's length, its kind, the call's id
+HEADER = struct.Struct("<IBQ")
+# the kinds (one byte each)
+HELLO = ord("H")    # worker -> client: key (32 bytes), then b"PID JOB"
+CALL = ord("C")     # client -> worker: call_body(): the function's hash and pickle, args
+CANCEL = ord("c")   # client -> worker: drop the call when it has not started
+VALUE = ord("R")    # worker -> client: the value, cloudpickled
+PATHVAL = ord("P")  # worker -> client: the value is in the results folder (too large)
+ERROR = ord("E")    # worker -> client: an error record (worker/runner.py's), cloudpickled
+CANCELLED = ord("K")  # worker -> client: the call was cancelled (SIGINT, or before it ran)
+BYE = ord("B")      # worker -> client: leaving (idle); what it reads next it does not run
+KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE))
+KEY_BYTES = 32
+# the largest body a frame may carry: a larger value goes through the results folder
+MAX_BODY = 1 << 30
+# a value whose pickle is larger than this is written to a file, not sent in the frame
+INLINE_VALUE = 1 << 20
+
+
+class FrameError(ValueError):
+    """A frame that breaks the format (unknown kind, a body over MAX_BODY)."""
+
+
+def encode(kind: int, call_id: int, body: bytes = b"") -> bytes:
+    """One frame: the header, then the body."""
+    if kind not in KINDS:
+        raise FrameError("frame: unknown kind %r" % (kind,))
+    if len(body) > MAX_BODY:
+        raise FrameError("frame: a body of %d bytes is over the most, %d" % (len(body),
+                                                                           MAX_BODY))
+    return HEADER.pack(len(body), kind, call_id) + body
+
+
+class FrameReader:
+    """Frames out of a byte stream fed in pieces of any size."""
+
+    def __init__(self) -> None:
+        self._buf = bytearray()
+
+    def feed(self, data: bytes) -> List[Tuple[int, int, bytes]]:
+        """The frames completed by data: (kind, call id, body) each, in order.  Raises
+        FrameError on a header that breaks the format."""
+        self._buf += data
+        out: List[Tuple[int, int, bytes]] = []
+        pos = 0
+        buf = self._buf
+        while len(buf) - pos >= HEADER.size:
+            n, kind, cid = HEADER.unpack_from(buf, pos)
+            if kind not in KINDS:
+                raise FrameError("frame at byte %d: unknown kind %d" % (pos, kind))
+            if n > MAX_BODY:
+                raise FrameError("frame at byte %d: a body of %d bytes is over the most, %d"
+                                 % (pos, n, MAX_BODY))
+            end = pos + HEADER.size + n
+            if len(buf) < end:
+                break
+            out.append((kind, cid, bytes(buf[pos + HEADER.size:end])))
+            pos = end
+        if pos:
+            del buf[:pos]
+        return out
+
+    def pending(self) -> int:
+        """Bytes held of a frame not complete yet."""
+        return len(self._buf)
+
+
+def hello_body(key: bytes, pid: int, job: str) -> bytes:
+    """The hello's body: the key, then "PID JOB"."""
+    return key + ("%d %s" % (pid, job)).encode()
+
+
+def parse_hello(body: bytes) -> Tuple[bytes, int, str]:
+    """(key, pid, job id text) of a hello; FrameError when it is not one."""
+    if len(body) <= KEY_BYTES:
+        raise FrameError("hello: too short")
+    words = body[KEY_BYTES:].decode("ascii", "replace").split(" ", 1)
+    if len(words) != 2 or not words[0].isdigit():
+        raise FrameError("hello: expected PID JOB after the key")
+    return body[:KEY_BYTES], int(words[0]), words[1]
+
+
+FN_LEN = struct.Struct("<I")
+HASH_BYTES = 32
+
+
+def call_body(fhash: bytes, fn: Optional[bytes], args: bytes) -> bytes:
+    """A call's body: the function's sha256 (32 bytes), its pickle's length (u32, 0 when the
+    worker has it already) and pickle, then the pickle of (args, kwargs)."""
+    if len(fhash) != HASH_BYTES:
+        raise FrameError("call: the function's hash must be %d bytes" % HASH_BYTES)
+    fn = fn or b""
+    return fhash + FN_LEN.pack(len(fn)) + fn + args
+
+
+def parse_call(body: bytes) -> Tuple[bytes, Optional[bytes], bytes]:
+    """(hash, the function's pickle or None, the arguments' pickle) of a call's body."""
+    head = HASH_BYTES + FN_LEN.size
+    if len(body) < head:
+        raise FrameError("call: a body of %d bytes is shorter than its head" % len(body))
+    (n,) = FN_LEN.unpack_from(body, HASH_BYTES)
+    if head + n > len(body):
+        raise FrameError("call: the function's pickle runs past the body")
+    return body[:HASH_BYTES], (body[head:head + n] if n else None), body[head + n:]
+
+
+def result_file(folder: str, tag: str, call_id: int) -> str:
+    """Where a value too large for a frame is written: FOLDER/warm-TAG-ID.pkl."""
+    return os.path.join(folder, "warm-%s-%d.pkl" % (tag, call_id))
+
+
+# ---- the worker ---------------------------------------------------------------------------
+
+class _Worker:
+    def __init__(self, sock: Any, cloudpickle: Any, runner: Any) -> None:
+        self.sock = sock
+        self.cp = cloudpickle
+        self.runner = runner
+        self.reader = FrameReader()
+        self.queue: List[Tuple[int, int, bytes]] = []
+        self.cancelled: Set[int] = set()
+        self.functions: Dict[bytes, Any] = {}
+        self.lines: List[str] = []
+        self.eof = False
+        self.running = False
+        self.current = 0  # the call being run
+        self.results = os.environ.get("WEIR_WARM_RESULTS", "")
+        self.tag = os.environ.get("WEIR_WARM_TAG", "x")
+
+    def _take(self, data: bytes) -> None:
+        if not data:
+            self.eof = True
+            return
+        for fr in self.reader.feed(data):
+            if fr[0] == CANCEL:
+                self.cancelled.add(fr[1])
+            else:
+                self.queue.append(fr)
+
+    def drain(self) -> None:
+        """Reads what is there without waiting."""
+        import select
+        while not self.eof and select.select([self.sock], [], [], 0)[0]:
+            self._take(self.sock.recv(1 << 20))
+
+    def send(self, data: bytes) -> None:
+        """Writes data, reading meanwhile whenever the socket has frames: the client may be
+        writing calls while this writes a result, and neither side must wait on the other."""
+        import select
+        view = memoryview(data)
+        self.sock.setblocking(False)
+        try:
+            while view:
+                try:
+                    n = self.sock.send(view)
+                    view = view[n:]
+                    continue
+                except BlockingIOError:
+                    pass
+                r, w, _ = select.select([] if self.eof else [self.sock], [self.sock], [])
+                if r:
+                    try:
+                        self._take(self.sock.recv(1 << 20))
+                    except BlockingIOError:
+                        pass
+        finally:
+            self.sock.setblocking(True)
+
+    def flush_lines(self) -> None:
+        if self.lines:
+            sys.stdout.write("".join(self.lines))
+            sys.stdout.flush()
+            self.lines = []
+
+    def run_one(self, cid: int, body: bytes) -> None:
+        import time
+        t0 = time.perf_counter()
+        name = "?"
+        if cid in self.cancelled:
+            self.cancelled.discard(cid)
+            self.send(encode(CANCELLED, cid))
+            self.lines.append("weir-call %d cancelled before it started\n" % cid)
+            return
+        try:
+            fhash, fbytes, abytes = parse_call(body)
+            fn = self.functions.get(fhash)
+            if fn is None:
+                if fbytes is None:
+                    raise FrameError("call %d: function %s is not known here"
+                                     % (cid, fhash.hex()[:16]))
+                fn = self.cp.loads(fbytes)
+                self.functions[fhash] = fn
+            name = str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "call"))
+            args, kwargs = self.cp.loads(abytes)
+            if self.runner.REFS_MODULE in sys.modules and (args or kwargs):
+                args, kwargs = self.runner._resolve(args, kwargs)
+            self.current = cid
+            self.running = True
+            try:
+                value = fn(*args, **kwargs)
+            finally:
+                self.running = False
+        except KeyboardInterrupt:
+            self.send(encode(CANCELLED, cid))
+            self.lines.append("weir-call %d %s cancelled\n" % (cid, name))
+            return
+        except Exception as e:
+            if e.__traceback__ is not None:  # from the user's function on
+                e.__traceback__ = e.__traceback__.tb_next
+            rec = self.runner._error_record(e)
+            sys.stderr.write(rec[3])
+            self.send(encode(ERROR, cid, self.cp.dumps(rec, protocol=5)))
+            self.lines.append("weir-call %d %s failed %.2f ms: %s\n"
+                              % (cid, name, (time.perf_counter() - t0) * 1e3, rec[1]))
+            return
+        try:
+            data = self.cp.dumps(value, protocol=5)
+        except Exception as e:
+            import traceback
+            rec = ("error", "weir.errors.SerializationError", "the result cannot be pickled: "
+                   "%s: %s" % (type(e).__name__, e), traceback.format_exc(), None)
+            self.send(encode(ERROR, cid, self.cp.dumps(rec, protocol=5)))
+            self.lines.append("weir-call %d %s failed: the result cannot be pickled\n"
+                              % (cid, name))
+            return
+        if len(data) > INLINE_VALUE and self.results:
+            path = result_file(self.results, self.tag, cid)
+            tmp = path + ".tmp"
+            try:
+                with open(tmp, "wb") as f:
+                    f.write(data)
+                os.rename(tmp, path)
+            except OSError as e:
+                rec = ("error", "weir.errors.SerializationError", "the result (%d bytes) "
+                       "cannot be written to %s: %s" % (len(data), self.results, e), "", None)
+                self.send(encode(ERROR, cid, self.cp.dumps(rec, protocol=5)))
+                self.lines.append("weir-call %d %s failed: %s\n" % (cid, name, rec[2]))
+                return
+            self.send(encode(PATHVAL, cid))
+        else:
+            self.send(encode(VALUE, cid, data))
+        self.lines.append("weir-call %d %s succeeded %.2f ms\n"
+                          % (cid, name, (time.perf_counter() - t0) * 1e3))
+
+    def loop(self, idle: float) -> None:
+        import select
+        while True:
+            if not self.queue:
+                self.flush_lines()
+                if self.eof:
+                    return
+                r = select.select([self.sock], [], [], idle)[0]
+                if not r:
+                    # idle: say so, then what still comes was sent before the client knew
+                    self.send(encode(BYE, 0))
+                    return
+                self._take(self.sock.recv(1 << 20))
+                continue
+            self.drain()
+            kind, cid, body = self.queue.pop(0)
+            if kind == CALL:
+                self.run_one(cid, body)
+
+
+def _on_sigint(worker: _Worker) -> Any:
+    """SIGINT is the program's cancel: it sends the cancel frame first, then the signal, so
+    the frames read here say whether the call now running is the one cancelled (the signal
+    may come after that call ended and the next began: the next one runs on)."""
+    def handler(signum: int, frame: Any) -> None:
+        if not worker.running:
+            return
+        try:
+            worker.drain()
+        except OSError:
+            return
+        if worker.current in worker.cancelled:
+            worker.cancelled.discard(worker.current)
+            raise KeyboardInterrupt
+    return handler
+
+
+def _watch_peer(sock: Any) -> None:
+    """Ends the worker when the program's end of the socket closes, even in the middle of a
+    call (the loop reads the socket only between calls): nobody waits for the result, and a
+    worker must not outlive its program."""
+    import select
+    p = select.poll()
+    p.register(sock, select.POLLRDHUP)
+    while True:
+        for _, ev in p.poll():
+            if ev & (select.POLLRDHUP | select.POLLHUP | select.POLLERR):
+                sys.stderr.write("weir warm worker: the program has ended; leaving\n")
+                sys.stderr.flush()
+                os._exit(0)
+
+
+def main() -> int:
+    import signal
+    import socket
+    here = os.path.dirname(os.path.abspath(__file__))
+    # sys.path[0] is this file's folder: the package's modules must not shadow the user's
+    if sys.path and os.path.abspath(sys.path[0]) == here:
+        del sys.path[0]
+    import importlib.util
+    import cloudpickle
+    spec = importlib.util.spec_from_file_location("_weir_runner",
+                                                  os.path.join(here, "runner.py"))
+    assert spec is not None and spec.loader is not None
+    runner = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(runner)
+    folder = os.environ["WEIR_WARM_DIR"]
+    try:
+        with open(os.path.join(folder, "key"), "rb") as f:
+            key = f.read()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        sock.connect(os.path.join(folder, "sock"))
+    except OSError as e:
+        if not os.path.exists(folder):  # the program ended before this worker started
+            sys.stderr.write("weir warm worker: the program has ended (%s is gone)\n" % folder)
+            return 0
+        sys.stderr.write("weir warm worker: cannot reach the program at %s: %s\n" % (folder, e))
+        return 3
+    w = _Worker(sock, cloudpickle, runner)
+    signal.signal(signal.SIGINT, _on_sigint(w))
+    import threading
+    threading.Thread(target=_watch_peer, args=(sock,), daemon=True).start()
+    w.send(encode(HELLO, 0, hello_body(key, os.getpid(), os.environ.get("WEIR_JOB_ID", "-"))))
+    w.loop(float(os.environ.get("WEIR_WARM_IDLE") or 10))
+    w.flush_lines()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
