@@ -135,6 +135,7 @@ def operator_path(task: Any) -> str:
 
 def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) -> Dict[str, Any]:
     """One task of weir's document."""
+    from _weir_airflow import operators
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
@@ -162,6 +163,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
         if xcoms:
             t["env"] = {"WEIR_AIRFLOW_XCOM": "{" + ", ".join(
                 '"%s": {{ outputs.%s.weir_return }}' % (u, u) for u in xcoms) + " }"}
+    operators.apply(task, t)  # weir's own task kinds, a Python task's connections
     if task.trigger_rule != "all_success":
         t["trigger_rule"] = task.trigger_rule
     t["retries"] = task.retries
@@ -191,6 +193,7 @@ def pushed_tasks(dag: Any) -> Set[str]:
     """The tasks whose return value a task downstream reads (an XComArg argument, or a
     Python task right below a Python task or a templated Bash task that runs when all
     upstream succeeded: its `ti.xcom_pull`)."""
+    from _weir_airflow import operators
     from airflow.models.baseoperator import xcom_args_in
     from airflow.operators.python import PythonOperator
 
@@ -205,7 +208,8 @@ def pushed_tasks(dag: Any) -> Set[str]:
         if (isinstance(task, PythonOperator) or templated) and \
                 task.trigger_rule == "all_success":
             out.update(u for u in task.upstream_task_ids
-                       if isinstance(dag.task_dict.get(u), PythonOperator))
+                       if isinstance(dag.task_dict.get(u), PythonOperator) or
+                       operators.pushes_xcom(dag.task_dict.get(u)))
     return out
 
 

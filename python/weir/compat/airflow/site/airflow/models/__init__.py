@@ -1,6 +1,7 @@
 """airflow.models: the DAG and the base operator (weir's Airflow-compatible layer)."""
 
 from airflow.models.baseoperator import BaseOperator
+from airflow.models.connection import Connection
 from airflow.models.dag import DAG
 
-__all__ = ["BaseOperator", "DAG"]
+__all__ = ["BaseOperator", "Connection", "DAG"]
