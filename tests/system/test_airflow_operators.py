@@ -17,7 +17,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from conftest import free_port, wait_for
 from dagtest import Dags, dag_config
 from notifytest import smtp_sink  # noqa: F401  (the fixture)
-from stores import pg, pg_db, redis_db, redis_server  # noqa: F401
+from stores import mariadb, mariadb_db, pg, pg_db, redis_db, redis_server  # noqa: F401
 
 INJECTION = "x'); DROP TABLE notes; --"
 
@@ -116,6 +116,27 @@ def test_sql_operators_and_hooks(make_server, tmp_path, pg, pg_db, redis_server,
     assert "the password is ***" in log and pg_uri.split(":")[2].split("@")[0] not in log, log
     assert pg.query(pg_db, "SELECT ds::text FROM notes WHERE id = 1") == [("2024-03-04",)]
 
+
+MYSQL_DAG = """\
+from datetime import datetime
+from airflow import DAG
+from airflow.providers.mysql.operators.mysql import MySqlOperator
+
+with DAG("myops", start_date=datetime(2024, 1, 1), schedule=None, params={"note": "plain"}):
+    MySqlOperator(task_id="load", mysql_conn_id="shop", sql=\"\"\"
+        CREATE TABLE notes (id int PRIMARY KEY, note text);
+        INSERT INTO notes VALUES (%s, '{{ params.note }}');
+        SELECT id, note, '100%%' FROM notes\"\"\", parameters=[1])
+"""
+
+
+def test_mysql_operator_on_mariadb_without_a_python_driver(make_server, tmp_path, mariadb,
+                                                           mariadb_db):
+    d = server_with(make_server, tmp_path, {"myops.py": MYSQL_DAG},
+                    env={"WEIR_CONN_SHOP": mariadb.uri(mariadb_db)})
+    run = run_ok(d, "myops", conf={"note": INJECTION}, run_id="y1")
+    assert run["state"] == "success", d.log("myops", "y1", "load")
+    assert xcom(d, "myops", "y1", "load") == [[1, INJECTION, "100%"]]
 
 TRIGGER_DAGS = {
     "parent.py": '''\

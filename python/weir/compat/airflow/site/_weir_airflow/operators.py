@@ -123,10 +123,12 @@ class _Binder:
                 j, body = _quoted(sql, i)
                 if j < 0:
                     raise self.fail("a quoted string that does not end")
+                if dbapi:  # the DB-API drivers read '%%' as '%' inside quotes too
+                    body = body.replace("%%", "%")
                 if "{{" in body or "{%" in body:
                     out.append(self.template(body.replace("''", "'")))
                 else:
-                    out.append(sql[i:j])
+                    out.append("'" + body + "'")
                 i = j
             elif c == '"' or (c == "$" and re.match(r"\$[A-Za-z_]*\$", sql[i:])):
                 end = '"' if c == '"' else re.match(r"\$[A-Za-z_]*\$", sql[i:]).group(0)  # type: ignore[union-attr]
