@@ -86,7 +86,10 @@ with DAG("sqlops", start_date=datetime(2024, 1, 1), schedule=None,
         sql="SELECT id, note FROM notes WHERE ds = '{{ ds }}' ORDER BY id")
     # the task lists pg by its op_kwargs' *conn_id, cache by the DAG's default_args
     use = PythonOperator(task_id="use", python_callable=check, op_kwargs={"pg_conn_id": "pg"})
-    make >> pick >> use
+    # a list's XCom is a list of each statement's rows: this one runs through PostgresHook
+    both = SQLExecuteQueryOperator(task_id="both", conn_id="pg",
+                                   sql=["SELECT 1 AS one", "SELECT count(*) FROM notes"])
+    make >> pick >> use >> both
 '''
 
 
@@ -115,6 +118,8 @@ def test_sql_operators_and_hooks(make_server, tmp_path, pg, pg_db, redis_server,
     # the connection's password is masked in the task's log
     assert "the password is ***" in log and pg_uri.split(":")[2].split("@")[0] not in log, log
     assert pg.query(pg_db, "SELECT ds::text FROM notes WHERE id = 1") == [("2024-03-04",)]
+    assert "Running statement: SELECT 1 AS one" in d.log("sqlops", rid, "both")  # the hook's
+    assert xcom(d, "sqlops", rid, "both") == [[[1]], [[3]]]
 
 
 MYSQL_DAG = """\
