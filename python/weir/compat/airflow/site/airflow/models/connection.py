@@ -8,8 +8,8 @@ import json
 from typing import Any, Dict, Optional
 from urllib.parse import parse_qsl, quote, unquote, urlencode, urlsplit
 
-# Schemes that Airflow reads as another connection type.
-_SCHEME_TYPES = {"postgresql": "postgres"}
+# Schemes read as another connection type (Airflow's postgresql; weir's mariadb and file).
+_SCHEME_TYPES = {"postgresql": "postgres", "mariadb": "mysql", "file": "fs"}
 
 
 class Connection:
