@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from typing import Any, Dict, List, Optional, Tuple
 
 from _weir_airflow.spec import SpecError
@@ -340,49 +341,52 @@ def connections_of(task: Any) -> List[str]:
     return found
 
 
-def _branching(task: Any) -> bool:
-    from airflow.operators.datetime import BranchDateTimeOperator
-    from airflow.operators.weekday import BranchDayOfWeekOperator
+def loaded(*paths: str) -> Tuple[type, ...]:
+    """The classes named ("module.Class") whose modules are imported already: a task can be
+    an instance of no other, and the DAG processor imports nothing it does not use."""
+    out = []
+    for path in paths:
+        module, name = path.rsplit(".", 1)
+        m = sys.modules.get(module)
+        if m is not None:
+            out.append(getattr(m, name))
+    return tuple(out)
 
-    return isinstance(task, (BranchDateTimeOperator, BranchDayOfWeekOperator))
+
+_SQL = "airflow.providers.common.sql.operators.sql.SQLExecuteQueryOperator"
+_TRIGGER = "airflow.operators.trigger_dagrun.TriggerDagRunOperator"
+_BRANCHES = ("airflow.operators.datetime.BranchDateTimeOperator",
+             "airflow.operators.weekday.BranchDayOfWeekOperator")
+_HTTP = "airflow.providers.http.operators.http.HttpOperator"
 
 
 def apply(task: Any, t: Dict[str, Any]) -> None:
     """The task's document `t` (its command set by spec.task_spec) made weir's task kind for
     the operators above; the connections of a Python task."""
-    from airflow.operators.trigger_dagrun import TriggerDagRunOperator
-    from airflow.providers.common.sql.operators.sql import SQLExecuteQueryOperator
-
-    if isinstance(task, TriggerDagRunOperator):
+    if isinstance(task, loaded(_TRIGGER)):
         t.pop("command", None)
         t.pop("env", None)
         t["trigger_dag"] = trigger_spec(task)
         return
-    if isinstance(task, SQLExecuteQueryOperator) and _sql_in_core(task):
+    sql_ops = loaded(_SQL)
+    if isinstance(task, sql_ops) and _sql_in_core(task):
         t.pop("command", None)
         t.pop("env", None)
         t["sql"] = sql_spec(task)
         return
-    if isinstance(task, SQLExecuteQueryOperator):
+    if isinstance(task, sql_ops):
         python_sql_check(task)
     if "_weir_airflow.run_task" not in str(t.get("command", "")):
         return
     conns = connections_of(task)
     if conns:
         t["connections"] = conns
-    if _branching(task):
+    if isinstance(task, loaded(*_BRANCHES)):
         t["branch"] = True
 
 
 def pushes_xcom(task: Any) -> bool:
     """Whether the task is one of this module's whose return value a Python task below it
     reads as an upstream XCom (a sql task's rows, an HTTP answer, a branch's choice)."""
-    from airflow.operators.datetime import BranchDateTimeOperator
-    from airflow.operators.weekday import BranchDayOfWeekOperator
-    from airflow.providers.common.sql.operators.sql import SQLExecuteQueryOperator
-    from airflow.providers.http.operators.http import HttpOperator
-
-    kinds = (SQLExecuteQueryOperator, HttpOperator, BranchDateTimeOperator,
-             BranchDayOfWeekOperator)
-    return isinstance(task, kinds) and bool(task.do_xcom_push)
+    return isinstance(task, loaded(_SQL, _HTTP, *_BRANCHES)) and bool(task.do_xcom_push)
 
