@@ -3,7 +3,9 @@
  * in one transaction that commits at the end (ClickHouse has none: each
  * statement stands alone), and the outputs: the last statement's
  * row_count, and the columns, first max_rows rows and first value of the
- * last statement that returned rows. */
+ * last statement that returned rows; with `return_rows` (an Airflow SQL
+ * operator's task) also return_value, the last statement's rows as
+ * Airflow's fetch_all_handler pushes them, and weir_return. */
 #include "data/task.h"
 
 #include <stdio.h>
@@ -26,6 +28,7 @@ struct sql_rows {
 	json_t *rows;
 	size_t bytes;
 	bool truncated, returned;
+	bool last; /* the statement running now returned rows */
 };
 
 static int on_columns(void *arg, const struct data_columns *cols, struct weir_error *err)
@@ -42,6 +45,7 @@ static int on_columns(void *arg, const struct data_columns *cols, struct weir_er
 	s->bytes = 0;
 	s->truncated = false;
 	s->returned = true;
+	s->last = true;
 	if (!s->columns || !s->rows || !s->types)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	for (size_t i = 0; i < cols->n; i++) {
@@ -96,9 +100,22 @@ static char *read_script(json_t *spec, struct weir_error *err)
 	return text;
 }
 
+/* return_value (the rows, when the last statement returned any) and
+ * weir_return ([rows] or [null]), as run_task writes an Airflow task's. */
+static int set_return_rows(json_t *outputs, json_t *rows)
+{
+	json_t *ret = json_array();
+
+	if (!ret || json_array_append(ret, rows ? rows : json_null()) < 0 ||
+	    json_object_set_new(outputs, "weir_return", ret) < 0)
+		return -1;
+	return rows ? json_object_set(outputs, "return_value", rows) : 0;
+}
+
 int data_sql_run(json_t *spec, json_t **outputs, struct weir_error *err)
 {
 	const char *conn = json_string_value(json_object_get(spec, "conn"));
+	bool return_rows = json_is_true(json_object_get(spec, "return_rows"));
 	json_t *mr = json_object_get(spec, "max_rows");
 	struct sql_rows s = {.max_rows = SQL_DEFAULT_MAX_ROWS};
 	struct data_rows_cb cb = {on_columns, on_row, &s};
@@ -136,10 +153,18 @@ int data_sql_run(json_t *spec, json_t **outputs, struct weir_error *err)
 		goto out;
 	for (size_t i = 0; i < stmts.n; i++) {
 		fprintf(stderr, "sql: statement %zu of %zu on %s\n", i + 1, stmts.n, conn);
+		s.last = false;
 		if (data_run(dc, stmts.v[i], &params, &cb, &count, err) < 0) {
 			weir_error_prefix(err, "statement %zu", i + 1);
 			goto out;
 		}
+	}
+	if (return_rows && s.last && s.truncated) {
+		weir_error_set(err, WEIR_E_INVALID,
+		               "the rows passed %d KiB, more than weir keeps as a task's XCom: "
+		               "select fewer rows, or set do_xcom_push=False",
+		               SQL_ROWS_BYTES / 1024);
+		goto out;
 	}
 	if (data_commit(dc, err) < 0)
 		goto out;
@@ -158,6 +183,10 @@ int data_sql_run(json_t *spec, json_t **outputs, struct weir_error *err)
 		json_object_set(*outputs, "value", first ? json_array_get(first, 0) : json_null());
 		if (s.truncated)
 			json_object_set_new(*outputs, "rows_truncated", json_true());
+	}
+	if (return_rows && set_return_rows(*outputs, s.last ? s.rows : NULL) < 0) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
 	}
 	rc = 0;
 out:

@@ -12,7 +12,8 @@
 
 #include "model/connection.h"
 
-static const char *const sql_keys[] = {"conn", "statement", "file", "parameters", "max_rows", NULL};
+static const char *const sql_keys[] = {"conn",     "statement",   "file", "parameters",
+                                       "max_rows", "return_rows", NULL};
 static const char *const transfer_keys[] = {"from", "to", "batch", NULL};
 static const char *const from_keys[] = {"conn", "query", "parameters", "file", "format", NULL};
 static const char *const to_keys[] = {"conn",   "table",  "mode",   "key",   "redis",
@@ -136,6 +137,12 @@ static int read_sql(struct field_reader *r, struct dag_task *t, const char *pref
 	}
 	if (file && read_file(r, v, prefix, false) < 0)
 		return -1;
+	if (json_object_get(v, "return_rows")) {
+		bool b;
+		field_at(r, prefix, "return_rows", 0);
+		if (field_get_bool(r, json_object_get(v, "return_rows"), &b) < 0)
+			return -1;
+	}
 	return dag_read_parameters(r, v, prefix) < 0 ? -1
 	                                             : read_int(r, v, prefix, "max_rows", 0, 10000);
 }

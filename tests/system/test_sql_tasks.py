@@ -222,3 +222,20 @@ def test_dag_file_refuses_a_bad_sql_task(make_dags):
         time.sleep(0.2)
         status, body = d.srv.api("GET", "/api/v1/importErrors")
     assert "tasks[0].sql: expected exactly one of statement and file" in json.dumps(body), body
+
+
+def test_return_rows_gives_the_last_statements_rows_as_return_value(pg, pg_db):
+    conns = {"pg": pg.uri(pg_db)}
+    out = outputs(task("task-sql", {"conn": "pg", "return_rows": True, "statement":
+                                    "CREATE TABLE r (n int); INSERT INTO r VALUES (1), (2);"
+                                    "SELECT n, n * 10 FROM r ORDER BY n"}, conns))
+    assert out["return_value"] == [[1, 10], [2, 20]] and out["weir_return"] == [out["rows"]]
+    # a last statement without rows: no return_value (Airflow pushes no None), [null] on
+    out = outputs(task("task-sql", {"conn": "pg", "return_rows": True, "statement":
+                                    "SELECT 1; UPDATE r SET n = n"}, conns))
+    assert "return_value" not in out and out["weir_return"] == [None], out
+    # rows past what weir keeps fail the try rather than pushing a part of them
+    r = task("task-sql", {"conn": "pg", "return_rows": True, "max_rows": 10000,
+                          "statement": "SELECT repeat('x', 100) FROM generate_series(1, 1000)"},
+             conns)
+    assert r.returncode == 1 and "more than weir keeps as a task's XCom" in r.stderr, r.stderr

@@ -144,6 +144,7 @@ def operator_path(task: Any) -> str:
 def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
               variables: Optional[List[str]] = None) -> Dict[str, Any]:
     """One task of weir's document; `variables`: the keys a Python task may read."""
+    from _weir_airflow import operators
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
@@ -176,6 +177,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
         t["run_outputs"] = True
         if variables:
             t["variables"] = variables
+    operators.apply(task, t)  # weir's own task kinds, a Python task's connections
     if task.trigger_rule != "all_success":
         t["trigger_rule"] = task.trigger_rule
     if task.is_setup:
@@ -249,6 +251,7 @@ def pushed_tasks(dag: Any) -> Set[str]:
     """The tasks whose return value a task downstream reads (an XComArg argument, or a
     Python task right below a Python task or a templated Bash task that runs when all
     upstream succeeded: its `ti.xcom_pull`)."""
+    from _weir_airflow import operators
     from airflow.models.baseoperator import xcom_args_in
     from airflow.operators.python import PythonOperator
 
@@ -263,7 +266,8 @@ def pushed_tasks(dag: Any) -> Set[str]:
         if (isinstance(task, PythonOperator) or templated) and \
                 task.trigger_rule == "all_success":
             out.update(u for u in task.upstream_task_ids
-                       if isinstance(dag.task_dict.get(u), PythonOperator))
+                       if isinstance(dag.task_dict.get(u), PythonOperator) or
+                       operators.pushes_xcom(dag.task_dict.get(u)))
     return out
 
 

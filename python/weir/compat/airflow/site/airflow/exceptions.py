@@ -27,3 +27,7 @@ class TaskNotFound(AirflowException):
 
 class AirflowDagDuplicatedIdException(AirflowException):
     """Two files define the same dag_id."""
+
+
+class AirflowNotFoundException(AirflowException):
+    """A connection (or another named thing) is not defined."""

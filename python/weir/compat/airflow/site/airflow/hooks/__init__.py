@@ -1,0 +1,1 @@
+"""weir's airflow.hooks package (docs/airflow.md)."""

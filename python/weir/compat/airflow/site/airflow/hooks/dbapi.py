@@ -1,0 +1,5 @@
+"""airflow.hooks.dbapi: the old path of DbApiHook."""
+
+from airflow.providers.common.sql.hooks.sql import DbApiHook
+
+__all__ = ["DbApiHook"]

@@ -1,0 +1,1 @@
+"""weir's airflow.providers package (docs/airflow.md)."""

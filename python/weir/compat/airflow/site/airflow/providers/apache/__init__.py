@@ -1,0 +1,1 @@
+"""weir's airflow.providers.apache package (docs/airflow.md)."""

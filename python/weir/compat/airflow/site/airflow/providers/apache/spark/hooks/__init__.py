@@ -1,0 +1,1 @@
+"""weir's airflow.providers.apache.spark.hooks package (docs/airflow.md)."""

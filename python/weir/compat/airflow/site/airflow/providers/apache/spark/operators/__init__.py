@@ -1,0 +1,1 @@
+"""weir's airflow.providers.apache.spark.operators package (docs/airflow.md)."""

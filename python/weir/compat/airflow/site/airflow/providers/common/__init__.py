@@ -1,0 +1,1 @@
+"""weir's airflow.providers.common package (docs/airflow.md)."""

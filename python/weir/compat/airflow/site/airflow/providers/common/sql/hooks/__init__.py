@@ -1,0 +1,1 @@
+"""weir's airflow.providers.common.sql.hooks package (docs/airflow.md)."""

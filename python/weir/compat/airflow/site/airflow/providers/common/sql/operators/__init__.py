@@ -1,0 +1,1 @@
+"""weir's airflow.providers.common.sql.operators package (docs/airflow.md)."""

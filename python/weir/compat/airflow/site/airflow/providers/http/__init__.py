@@ -1,0 +1,1 @@
+"""weir's airflow.providers.http package (docs/airflow.md)."""

@@ -1,0 +1,1 @@
+"""weir's airflow.providers.http.hooks package (docs/airflow.md)."""

@@ -1,0 +1,1 @@
+"""weir's airflow.providers.http.operators package (docs/airflow.md)."""

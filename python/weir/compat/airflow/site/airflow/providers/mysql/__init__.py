@@ -1,0 +1,1 @@
+"""weir's airflow.providers.mysql package (docs/airflow.md)."""

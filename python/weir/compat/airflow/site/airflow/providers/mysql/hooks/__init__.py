@@ -1,0 +1,1 @@
+"""weir's airflow.providers.mysql.hooks package (docs/airflow.md)."""

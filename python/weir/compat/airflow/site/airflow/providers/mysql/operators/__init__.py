@@ -1,0 +1,1 @@
+"""weir's airflow.providers.mysql.operators package (docs/airflow.md)."""

@@ -1,0 +1,1 @@
+"""weir's airflow.providers.postgres package (docs/airflow.md)."""

@@ -1,0 +1,1 @@
+"""weir's airflow.providers.postgres.hooks package (docs/airflow.md)."""

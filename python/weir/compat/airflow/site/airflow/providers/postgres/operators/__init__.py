@@ -1,0 +1,1 @@
+"""weir's airflow.providers.postgres.operators package (docs/airflow.md)."""

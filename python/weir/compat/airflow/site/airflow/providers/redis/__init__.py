@@ -1,0 +1,1 @@
+"""weir's airflow.providers.redis package (docs/airflow.md)."""

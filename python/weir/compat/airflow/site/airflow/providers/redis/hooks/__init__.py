@@ -1,0 +1,1 @@
+"""weir's airflow.providers.redis.hooks package (docs/airflow.md)."""
