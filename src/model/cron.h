@@ -1,7 +1,15 @@
 /* cron.h: DAG schedules: 5-field cron expressions and presets, next and
  * previous fire times, Airflow's data intervals, and which runs are due.
  *
- * Everything is in UTC and in milliseconds since the epoch.  Nothing here
+ * Times are instants in milliseconds since the epoch (UTC).  A schedule may
+ * carry a time zone (`zone`, NULL: UTC): its expression is then read on
+ * that zone's wall clock with Airflow 2.x's rules (CronDataIntervalTimetable):
+ * a fixed schedule (one minute and one hour, "0 6 * * *") fires at that wall
+ * time, the second one when it occurs twice and moved forward by the gap when
+ * it does not occur (02:30 -> 03:30 on the spring-forward day); any other
+ * ("0 * * * *", "0 6,18 * * *") steps by the wall-clock difference on the time
+ * line, so that an hourly schedule fires every hour through both changes.
+ * Nothing here
  * reads a clock: the caller passes "now" in, so the scheduler stays pure
  * and the tests are exact.
  *
@@ -23,6 +31,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "lib/tz.h"
 
 /* Returned where there is no such time (no next fire, no end date...). */
 #define CRON_NEVER INT64_MIN
@@ -45,6 +54,8 @@ struct cron {
 	uint8_t wdays;            /* bits 0-6, 0 = Sunday */
 	bool mday_star;           /* the field started with '*' (Vixie's rule) */
 	bool wday_star;
+	bool fixed;                 /* one minute and one hour: placed, not stepped */
+	const struct tz_zone *zone; /* the wall clock it reads (lib/tz.h); NULL: UTC */
 };
 
 /* Parses `text` (NULL: no schedule) into `out`.  0, or -1 with err naming
@@ -52,6 +63,10 @@ struct cron {
  * The caller adds where (the file, line and key).  An expression that can
  * never fire ("0 0 30 2 *") is an error too. */
 int cron_parse(const char *text, struct cron *out, struct weir_error *err);
+
+/* Sets the schedule's time zone by name ("Europe/Amsterdam"; NULL or "UTC":
+ * UTC).  0, or -1 with err naming the zone (lib/tz.h's tz_zone_get). */
+int cron_set_zone(struct cron *c, const char *name, struct weir_error *err);
 
 /* The first fire time strictly after `after_ms`, or CRON_NEVER (CRON_NONE,
  * CRON_ONCE: those have no grid; see schedule_due_runs). */
@@ -101,6 +116,12 @@ int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms
  * seconds since the epoch.  0, or -1 with err (`field` names it). */
 int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
                         struct weir_error *err);
+
+/* As schedule_parse_time, a time without Z or an offset read on the wall
+ * clock of `zone` (tz_local_to_utc's rules; NULL: UTC), as Airflow reads a
+ * naive start_date in the DAG's default time zone. */
+int schedule_parse_time_in(const char *text, const char *field, const struct tz_zone *zone,
+                           int64_t *out_ms, struct weir_error *err);
 
 /* "2024-01-31T06:00:00+00:00" (Airflow's ts).  Writes into buf (at least
  * 32 bytes); returns buf. */

@@ -170,6 +170,9 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 	rc |= json_object_set_new(o, "schedule",
 	                          dag->dataset_schedule.n ? strvec_json(&dag->dataset_schedule)
 	                                                  : json_string(dag->schedule.text));
+	if (dag->schedule.zone)
+		rc |= json_object_set_new(o, "timezone",
+		                          json_string(tz_zone_name(dag->schedule.zone)));
 	rc |= json_object_set_new(o, "start_date", time_json(dag->start_date_ms));
 	rc |= json_object_set_new(o, "end_date", time_json(dag->end_date_ms));
 	rc |= json_object_set_new(o, "catchup", json_boolean(dag->catchup));
