@@ -70,7 +70,11 @@ def schedule_of(dag: Any) -> Any:
                             % (s, ", ".join(_PRESETS)), dag.lineno)
         return s
     if isinstance(s, _dt.timedelta):
+        # a fixed duration, whatever the zone (as Airflow's DeltaDataIntervalTimetable):
+        # the grid is UTC's, from start_date in UTC
         start = dag.start_date if isinstance(dag.start_date, _dt.datetime) else None
+        if start is not None and start.tzinfo is not None:
+            start = start.astimezone(_dt.timezone.utc)
         m0, h0 = (start.minute, start.hour) if start else (0, 0)
         total = int(s.total_seconds())
         if total > 0 and total % 60 == 0:
@@ -90,6 +94,31 @@ def schedule_of(dag: Any) -> Any:
     raise SpecError("schedule %r: not supported yet (datasets and timetables are to come); "
                     "expected a cron expression, a preset, a timedelta or None" % (s,),
                     dag.lineno)
+
+
+def zone_name(tz: Any, what: str, line: int) -> Optional[str]:
+    """A tzinfo as a tz database name for the document's `timezone` (None: UTC): pendulum's
+    and zoneinfo's zones by name; a fixed offset of whole hours as Etc/GMT-N (the tz
+    database's inverted sign); a name alone is taken as it is."""
+    if tz is None:
+        return None
+    if isinstance(tz, str):
+        return None if tz in ("UTC", "Etc/UTC") else tz
+    name = getattr(tz, "key", None) or getattr(tz, "zone", None)
+    if not isinstance(name, str):
+        name = getattr(tz, "name", None)
+    if isinstance(name, str) and "/" in name or name in ("UTC", "Etc/UTC", "GMT"):
+        return None if name in ("UTC", "Etc/UTC", "GMT") else name
+    offset = tz.utcoffset(None) if hasattr(tz, "utcoffset") else None
+    if isinstance(offset, _dt.timedelta):
+        secs = int(offset.total_seconds())
+        if secs == 0:
+            return None
+        if secs % 3600 == 0 and abs(secs) <= 14 * 3600:
+            return "Etc/GMT%+d" % (-secs // 3600)
+    raise SpecError("%s: time zone %r: expected a tz database zone (pendulum.timezone("
+                    "\"Europe/Amsterdam\"), zoneinfo.ZoneInfo) or a whole-hour offset"
+                    % (what, tz), line)
 
 
 def has_template(value: Any) -> bool:
@@ -228,6 +257,9 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if dag.doc_md:
         doc["doc_md"] = str(dag.doc_md)
     doc["schedule"] = schedule_of(dag)
+    zone = zone_name(getattr(dag, "timezone", None), "start_date", dag.lineno)
+    if zone and not isinstance(dag.schedule, _dt.timedelta):
+        doc["timezone"] = zone
     if dag.start_date is not None:
         doc["start_date"] = utc_text(dag.start_date, "start_date", dag.lineno)
     if dag.end_date is not None:
@@ -245,9 +277,49 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     return doc
 
 
-def plain_param(name: Any, value: Any, line: int) -> Any:
-    """A param's default as JSON (Param objects are to come)."""
-    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
+# The JSON Schema keywords weir's server checks (src/model/param_schema.c), those it keeps
+# without checking, and Airflow's keywords for its trigger form only (left out).
+_SCHEMA_KEYWORDS = ("type", "enum", "minimum", "maximum", "exclusiveMinimum",
+                    "exclusiveMaximum", "minLength", "maxLength", "pattern", "format",
+                    "required", "default", "description", "title")
+_FORM_ONLY = ("values_display", "section", "examples", "description_md", "custom_html_form",
+              "const_display")
+
+
+def _json_value(name: Any, value: Any, line: int) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    raise SpecError("params.%s: %r: only plain values (str, numbers, lists, dicts) for now"
+    if isinstance(value, (list, tuple)):
+        return [_json_value(name, v, line) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(name, v, line) for k, v in value.items()}
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    raise SpecError("params.%s: %r: expected a JSON value (str, numbers, lists, dicts)"
                     % (name, value), line)
+
+
+def plain_param(name: Any, value: Any, line: int) -> Any:
+    """A param as weir's document writes it: a Param as its schema (with `default` when it
+    has one), a plain value as it is (a dict whose keys all look like schema keywords
+    wrapped as {"default": ...}, so that it stays a value)."""
+    from airflow.models.param import Param
+
+    if isinstance(value, Param):
+        schema: Dict[str, Any] = {}
+        for key, v in value.schema.items():
+            if key in _FORM_ONLY:
+                continue
+            if key not in _SCHEMA_KEYWORDS:
+                raise SpecError("params.%s: Param's %r: weir checks only %s"
+                                % (name, key, ", ".join(_SCHEMA_KEYWORDS[:-3])), line)
+            schema[key] = _json_value(name, v, line)
+        if value.has_value():
+            schema["default"] = _json_value(name, value.value, line)
+        if not schema:  # Param() alone: any value, to be given by every run
+            schema["title"] = str(name)
+        return schema
+    out = _json_value(name, value, line)
+    if isinstance(out, dict) and out and all(k in _SCHEMA_KEYWORDS for k in out):
+        return {"default": out}
+    return out

@@ -27,3 +27,7 @@ class TaskNotFound(AirflowException):
 
 class AirflowDagDuplicatedIdException(AirflowException):
     """Two files define the same dag_id."""
+
+
+class ParamValidationError(AirflowException):
+    """A param's value does not fit its Param (or none was given and it has no default)."""

@@ -2,5 +2,6 @@
 
 from airflow.models.baseoperator import BaseOperator
 from airflow.models.dag import DAG
+from airflow.models.param import Param
 
-__all__ = ["BaseOperator", "DAG"]
+__all__ = ["BaseOperator", "DAG", "Param"]
