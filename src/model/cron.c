@@ -582,12 +582,33 @@ bool cron_matches(const struct cron *c, int64_t t_ms)
 struct schedule_interval schedule_data_interval(const struct cron *c, int64_t logical_ms)
 {
 	struct schedule_interval iv = {logical_ms, logical_ms};
-	if (c->kind == CRON_EXPR) {
+	if (c->kind == CRON_EXPR && c->trigger) {
+		iv.end_ms = logical_ms + c->trigger_interval_ms;
+	} else if (c->kind == CRON_EXPR) {
 		int64_t next = cron_next(c, logical_ms);
 		if (next != CRON_NEVER)
 			iv.end_ms = next;
 	}
 	return iv;
+}
+
+/* A trigger schedule's next logical date: its fire time F, less the
+ * interval. */
+static int64_t next_trigger(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
+                            int64_t last_ms, int64_t now_ms)
+{
+	int64_t iv = c->trigger_interval_ms;
+	int64_t f = cron_matches(c, start_ms) ? start_ms : cron_next(c, start_ms);
+	if (last_ms != CRON_NEVER && f != CRON_NEVER && last_ms + iv >= f)
+		f = cron_next(c, last_ms + iv);
+	if (f != CRON_NEVER && !catchup) {
+		int64_t latest = cron_prev(c, now_ms + 1); /* the last fire time that has come */
+		if (latest != CRON_NEVER && latest > f)
+			f = latest;
+	}
+	if (f == CRON_NEVER || (end_ms != CRON_NEVER && f > end_ms))
+		return CRON_NEVER;
+	return f - iv;
 }
 
 /* The logical date of the next scheduled run to consider (its interval may
@@ -604,6 +625,8 @@ static int64_t next_candidate(const struct cron *c, int64_t start_ms, int64_t en
 	}
 	if (c->kind != CRON_EXPR)
 		return CRON_NEVER;
+	if (c->trigger)
+		return next_trigger(c, start_ms, end_ms, catchup, last_ms, now_ms);
 	int64_t s = cron_matches(c, start_ms) ? start_ms : cron_next(c, start_ms);
 	if (last_ms != CRON_NEVER && s != CRON_NEVER && last_ms >= s)
 		s = cron_next(c, last_ms);

@@ -54,7 +54,12 @@ struct cron {
 	uint8_t wdays;            /* bits 0-6, 0 = Sunday */
 	bool mday_star;           /* the field started with '*' (Vixie's rule) */
 	bool wday_star;
-	bool fixed;                 /* one minute and one hour: placed, not stepped */
+	bool fixed; /* one minute and one hour: placed, not stepped */
+	/* Airflow's CronTriggerTimetable: a run at each fire time F, its logical
+	 * date F - trigger_interval_ms and its data interval [F - interval, F]
+	 * (see schedule_data_interval, schedule_due_runs) */
+	bool trigger;
+	int64_t trigger_interval_ms;
 	const struct tz_zone *zone; /* the wall clock it reads (lib/tz.h); NULL: UTC */
 };
 
@@ -80,7 +85,8 @@ bool cron_matches(const struct cron *c, int64_t t_ms);
 
 /* A run's data interval [start_ms, end_ms).  Airflow's rule: the run whose
  * logical date is D covers [D, next fire after D) and is due once that
- * interval has ended.  For CRON_ONCE and CRON_NONE (and a manual run of
+ * interval has ended.  A trigger schedule's run covers [D, D + interval]
+ * and is due at D + interval, its fire time.  For CRON_ONCE and CRON_NONE (and a manual run of
  * any DAG at a time off the grid, which keeps [D, next fire)) the interval
  * of a run without a grid is [D, D]. */
 struct schedule_interval {
@@ -96,7 +102,11 @@ struct schedule_interval schedule_data_interval(const struct cron *c, int64_t lo
  *     fire time at or after it); end_ms: its end_date or CRON_NEVER (no run
  *     whose logical date is after it).
  *   catchup: every interval that ended by now; without catchup, only the
- *     latest one that ended (Airflow's catchup=False).
+ *     latest one that ended (Airflow's catchup=False).  A trigger schedule:
+ *     every fire time from start_ms to now, or without catchup the latest
+ *     fire time that has come (newer Airflow's first run of a
+ *     CronTriggerTimetable; Airflow 2.x before 2.10 waits for the next one);
+ *     end_ms bounds the fire times.
  * Writes at most `max` dates to `out` and returns how many it wrote; when
  * that is `max`, ask again with last_ms set to the last one for more. */
 size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,

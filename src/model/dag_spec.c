@@ -132,6 +132,52 @@ oom:
 	return field_oom(r);
 }
 
+static const char *const schedule_keys[] = {"cron", "trigger", "interval", "datasets", NULL};
+
+/* schedule: {cron: EXPR | trigger: EXPR, interval: DURATION, datasets: [URI, ...]}: a
+ * cron (data intervals) or a trigger cron (Airflow's CronTriggerTimetable: a run at each
+ * fire time, its data interval `interval` long before it), and datasets that also start
+ * runs (Airflow's DatasetOrTimeSchedule). */
+static int read_schedule_object(struct field_reader *r, struct dag_spec *dag, json_t *val)
+{
+	json_t *cron = json_object_get(val, "cron"), *trigger = json_object_get(val, "trigger");
+	json_t *interval = json_object_get(val, "interval"), *ds = json_object_get(val, "datasets");
+	const struct tz_zone *zone = dag->schedule.zone;
+	const char *text;
+	struct weir_error e;
+	int64_t iv_s = 0;
+
+	if (field_check_keys(r, val, "schedule", schedule_keys) < 0)
+		return -1;
+	if (!cron == !trigger) {
+		field_at(r, "", "schedule", 0);
+		return field_fail(r, "%s", "expected one of cron: or trigger: (a cron expression)");
+	}
+	field_at(r, "schedule", cron ? "cron" : "trigger", 0);
+	if (field_get_string(r, cron ? cron : trigger, &text) < 0)
+		return -1;
+	if (cron_parse(text, &dag->schedule, &e) < 0)
+		return field_fail(r, "%s", e.msg);
+	dag->schedule.zone = zone;
+	if (dag->schedule.kind != CRON_EXPR)
+		return field_fail(
+		    r, "\"%s\": expected a cron expression or a preset such as @daily", text);
+	if (interval) {
+		field_at(r, "schedule", "interval", 0);
+		if (!trigger)
+			return field_fail(r, "%s", "an interval goes with trigger:, not cron:");
+		if (field_read_duration(r, interval, &iv_s) < 0)
+			return -1;
+	}
+	dag->schedule.trigger = trigger != NULL;
+	dag->schedule.trigger_interval_ms = iv_s * 1000;
+	if (ds) {
+		field_at(r, "schedule", "datasets", 0);
+		return dag_read_dataset_schedule(r, dag, ds);
+	}
+	return 0;
+}
+
 /* `timezone:`, read before the dates and the schedule that depend on it. */
 static int read_dag_zone(struct field_reader *r, struct dag_spec *dag, json_t *val)
 {
@@ -172,6 +218,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		const char *s = NULL;
 		if (json_is_array(val)) /* datasets (dag_spec_dataset.c) */
 			return dag_read_dataset_schedule(r, dag, val);
+		if (json_is_object(val))
+			return read_schedule_object(r, dag, val);
 		struct weir_error e;
 		if (!json_is_null(val) && field_get_string(r, val, &s) < 0)
 			return -1;

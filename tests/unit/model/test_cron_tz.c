@@ -209,6 +209,39 @@ static void test_intervals_and_catchup(void **state)
 	expect_time(out[0], T(2024, 4, 1, 4, 0), "aligned");
 }
 
+static void test_a_trigger_schedule(void **state)
+{
+	(void)state;
+	/* CronTriggerTimetable("0 6 * * *", timezone="Europe/Amsterdam", interval=1h): a run
+	 * at each 06:00, its logical date an hour before, due at the fire time */
+	struct cron c = zoned("0 6 * * *", "Europe/Amsterdam");
+	c.trigger = true;
+	c.trigger_interval_ms = 3600000;
+	struct schedule_interval iv = schedule_data_interval(&c, T(2024, 3, 31, 3, 0));
+	expect_time(iv.start_ms, T(2024, 3, 31, 3, 0), "trigger start");
+	expect_time(iv.end_ms, T(2024, 3, 31, 4, 0), "trigger end: the fire time");
+	int64_t start = T(2024, 3, 28, 23, 0), out[8];
+	size_t n = schedule_due_runs(&c, start, CRON_NEVER, true, CRON_NEVER, T(2024, 3, 31, 4, 0),
+	                             out, 8);
+	const int64_t want[] = {T(2024, 3, 29, 4, 0), T(2024, 3, 30, 4, 0), T(2024, 3, 31, 3, 0)};
+	assert_int_equal(n, 3);
+	for (size_t i = 0; i < n; i++)
+		expect_time(out[i], want[i], "trigger catchup");
+	expect_time(schedule_next_due(&c, start, CRON_NEVER, true, want[2], T(2024, 3, 31, 4, 0)),
+	            T(2024, 4, 1, 4, 0), "the next fire time");
+	/* without catchup: the latest fire time that has come, once */
+	n = schedule_due_runs(&c, start, CRON_NEVER, false, CRON_NEVER, T(2024, 4, 3, 9, 0), out,
+	                      8);
+	assert_int_equal(n, 1);
+	expect_time(out[0], T(2024, 4, 3, 3, 0), "trigger without catchup");
+	n = schedule_due_runs(&c, start, CRON_NEVER, false, out[0], T(2024, 4, 3, 9, 0), out, 8);
+	assert_int_equal(n, 0);
+	/* end_date bounds the fire times (05:00Z in winter), not the logical dates */
+	n = schedule_due_runs(&c, start, T(2024, 3, 30, 5, 0), true, CRON_NEVER,
+	                      T(2024, 5, 1, 0, 0), out, 8);
+	assert_int_equal(n, 2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -217,6 +250,7 @@ int main(void)
 	    cmocka_unit_test(test_local_to_utc),
 	    cmocka_unit_test(test_next_prev),
 	    cmocka_unit_test(test_intervals_and_catchup),
+	    cmocka_unit_test(test_a_trigger_schedule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
