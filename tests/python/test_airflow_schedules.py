@@ -99,3 +99,48 @@ def test_a_param_resolves_to_its_value():
     p = ParamsDict({"a": Param(1, type="integer"), "b": "x"})
     p["a"] = 2
     assert dict(p) == {"a": 2, "b": "x"} and p.get_param("a").schema == {"type": "integer"}
+
+
+def test_timetables_and_dataset_schedules():
+    from airflow.datasets import Dataset
+    from airflow.timetables.datasets import DatasetOrTimeSchedule
+    from airflow.timetables.interval import (CronDataIntervalTimetable,
+                                             DeltaDataIntervalTimetable)
+    from airflow.timetables.trigger import CronTriggerTimetable
+
+    start = pendulum.datetime(2024, 1, 1, tz=AMS)
+    a, b, c = Dataset("s3://b/a"), Dataset("s3://b/b"), Dataset("file:///c")
+    trig = CronTriggerTimetable("0 6 * * *", timezone="America/New_York",
+                                interval=dt.timedelta(hours=2))
+    cases = [
+        (trig, {"trigger": "0 6 * * *", "interval": 7200}, "America/New_York"),
+        (CronTriggerTimetable("@daily", timezone="UTC"), {"trigger": "@daily"}, None),
+        (CronDataIntervalTimetable("0 6 * * *", pendulum.timezone(AMS)), "0 6 * * *", AMS),
+        (DeltaDataIntervalTimetable(dt.timedelta(hours=6)), "0 5/6 * * *", None),
+        ([a, b], ["s3://b/a", "s3://b/b"], AMS),
+        (a, ["s3://b/a"], AMS),
+        (a & (b & c), ["s3://b/a", "s3://b/b", "file:///c"], AMS),
+        (DatasetOrTimeSchedule(timetable=trig, datasets=[a, b]),
+         {"trigger": "0 6 * * *", "interval": 7200, "datasets": ["s3://b/a", "s3://b/b"]},
+         "America/New_York"),
+        (DatasetOrTimeSchedule(timetable=CronDataIntervalTimetable("@daily", "UTC"),
+                               datasets=a & b),
+         {"cron": "@daily", "datasets": ["s3://b/a", "s3://b/b"]}, None),
+    ]
+    for schedule, want, zone in cases:
+        doc = doc_of(schedule=schedule, start_date=start)
+        assert doc["schedule"] == want, schedule
+        assert doc.get("timezone") == zone, schedule
+    # Airflow 2.2's timetable= argument
+    with DAG("old", timetable=trig, start_date=start) as d:
+        EmptyOperator(task_id="t")
+    assert dag_to_spec(d, "/d.py")["schedule"]["trigger"] == "0 6 * * *"
+
+    for schedule, match in ((a | b, r"\| \(DatasetAny\) is not supported"),
+                            ([a, a | c], "DatasetAny"),
+                            (DatasetOrTimeSchedule(
+                                timetable=DeltaDataIntervalTimetable(dt.timedelta(days=1)),
+                                datasets=[a]), "expected a CronTriggerTimetable"),
+                            (object(), "not supported yet")):
+        with pytest.raises(SpecError, match=match):
+            doc_of(schedule=schedule, start_date=start)

@@ -122,3 +122,72 @@ def test_a_params_schema_refuses_a_bad_conf(make_server, tmp_path):
     assert d.wait_run("with_params", "good")["state"] == "success", d.tis("with_params", "good")
     assert xcom(d, "with_params", "good", "seen") == {"n": 4, "mode": "fast", "plain": 7}
     assert run["conf"] == {"n": 4}
+
+
+TIMETABLES = '''\
+import datetime
+import pendulum
+from airflow import DAG
+from airflow.datasets import Dataset
+from airflow.operators.python import PythonOperator
+from airflow.timetables.datasets import DatasetOrTimeSchedule
+from airflow.timetables.trigger import CronTriggerTimetable
+
+
+def facts(ds, data_interval_start, data_interval_end, dag_run):
+    return {"ds": ds, "start": data_interval_start.isoformat(),
+            "end": data_interval_end.isoformat(), "run_type": dag_run.run_type}
+
+
+ams = "Europe/Amsterdam"
+with DAG("at_six", catchup=True,
+         schedule=CronTriggerTimetable("0 6 * * *", timezone=ams,
+                                       interval=datetime.timedelta(hours=1)),
+         start_date=pendulum.datetime(2024, 3, 29, tz=ams),
+         end_date=pendulum.datetime(2024, 4, 1, tz=ams)):
+    PythonOperator(task_id="facts", python_callable=facts)
+
+with DAG("six_or_data", catchup=True,
+         schedule=DatasetOrTimeSchedule(
+             timetable=CronTriggerTimetable("0 6 * * *", timezone=ams),
+             datasets=[Dataset("s3://b/in")]),
+         start_date=pendulum.datetime(2024, 3, 29, tz=ams),
+         end_date=pendulum.datetime(2024, 3, 30, tz=ams)):
+    PythonOperator(task_id="facts", python_callable=facts)
+'''
+
+
+def test_a_cron_trigger_timetable_runs_at_its_fire_times(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path, [])
+    (d.dir / "timetables.py").write_text(TIMETABLES)
+    d.wait_dag("at_six")
+    # a run at each 06:00 in Amsterdam; its logical date and data interval start an hour
+    # before (interval=1h) and end at the fire time; end_date (1 April 00:00) is the last
+    for logical, fire, ds in (("03-29T04", "03-29T05", "2024-03-29"),
+                              ("03-30T04", "03-30T05", "2024-03-30"),
+                              ("03-31T03", "03-31T04", "2024-03-31")):
+        rid = "scheduled__" + z(logical)
+        run = d.wait_run("at_six", rid)
+        assert run["state"] == "success", d.tis("at_six", rid)
+        assert (run["data_interval_start"], run["data_interval_end"]) == (
+            z(logical), z(fire)), run
+        got = xcom(d, "at_six", rid, "facts")
+        assert got == {"ds": ds, "start": z(logical), "end": z(fire),
+                       "run_type": "scheduled"}, got
+    assert len(d.get("/dags/at_six/dagRuns")["dag_runs"]) == 3
+
+
+def test_a_dataset_or_time_schedule_runs_on_both(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path, [])
+    (d.dir / "timetables.py").write_text(TIMETABLES)
+    d.wait_dag("six_or_data")
+    # its time: the one fire time before end_date (a trigger cron: no interval)
+    rid = "scheduled__" + z("03-29T05")
+    assert d.wait_run("six_or_data", rid)["state"] == "success", d.tis("six_or_data", rid)
+    # and its dataset: an update announced over REST starts a run
+    status, ev = d.srv.api("POST", "/api/v1/datasets/events", {"dataset_uri": "s3://b/in"})
+    assert status == 200, ev
+    assert [r["dag_id"] for r in ev["created_dagruns"]] == ["six_or_data"], ev
+    drid = ev["created_dagruns"][0]["run_id"]
+    assert d.wait_run("six_or_data", drid)["state"] == "success", d.tis("six_or_data", drid)
+    assert xcom(d, "six_or_data", drid, "facts")["run_type"] == "dataset_triggered"

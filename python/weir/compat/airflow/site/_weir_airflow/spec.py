@@ -27,6 +27,12 @@ _PRESETS = ("@once", "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@
             "@annually")
 
 
+def _is_delta(t: Any) -> bool:
+    from airflow.timetables.interval import DeltaDataIntervalTimetable
+
+    return isinstance(t, (_dt.timedelta, DeltaDataIntervalTimetable))
+
+
 class SpecError(Exception):
     """A DAG that weir cannot run as written; `line` is where the DAG file made it (0:
     unknown)."""
@@ -56,10 +62,90 @@ def utc_text(value: Any, what: str, line: int) -> str:
     raise SpecError("%s: expected a datetime, got %r" % (what, value), line)
 
 
+def _delta_cron(s: _dt.timedelta, dag: Any) -> str:
+    """A timedelta as the cron expression that fires at the same times from start_date when
+    one does (minutes dividing an hour, hours dividing a day, one day, one week)."""
+    # a fixed duration, whatever the zone (as Airflow's DeltaDataIntervalTimetable):
+    # the grid is UTC's, from start_date in UTC
+    start = dag.start_date if isinstance(dag.start_date, _dt.datetime) else None
+    if start is not None and start.tzinfo is not None:
+        start = start.astimezone(_dt.timezone.utc)
+    m0, h0 = (start.minute, start.hour) if start else (0, 0)
+    total = int(s.total_seconds())
+    if total > 0 and total % 60 == 0:
+        mins = total // 60
+        if mins < 60 and 60 % mins == 0:
+            return "%d/%d * * * *" % (m0 % mins, mins) if mins > 1 else "* * * * *"
+        if mins % 60 == 0 and mins < 1440 and 1440 % mins == 0:
+            hours = mins // 60
+            return "%d %d/%d * * *" % (m0, h0 % hours, hours)
+        if mins == 1440:
+            return "%d %d * * *" % (m0, h0)
+        if mins == 7 * 1440 and start is not None:
+            return "%d %d * * %d" % (m0, h0, (start.weekday() + 1) % 7)
+    raise SpecError("schedule %s: weir runs a timedelta only when it is a cron "
+                    "interval (a divisor of an hour or a day, a day, a week); write a "
+                    "cron expression" % s, dag.lineno)
+
+
+def dataset_uris(value: Any, line: int) -> Optional[List[str]]:
+    """The URIs of a schedule on datasets (a list of Datasets, a Dataset, `a & b`), or None
+    when `value` is none of them.  `a | b` (DatasetAny) is refused: weir's server runs a DAG
+    on datasets when all were updated."""
+    from airflow.datasets import BaseDataset, DatasetAny
+
+    items = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+    if not items or not all(isinstance(i, BaseDataset) for i in items):
+        return None
+
+    def walk(node: Any) -> List[str]:
+        if isinstance(node, DatasetAny):
+            raise SpecError("schedule %r: a dataset expression with | (DatasetAny) is not "
+                            "supported yet; weir runs a DAG on datasets when every one was "
+                            "updated (a list, or &)" % (value,), line)
+        if hasattr(node, "objects"):
+            return [u for o in node.objects for u in walk(o)]
+        return [node.uri]
+
+    out: List[str] = []
+    for u in (u for i in items for u in walk(i)):
+        if u not in out:
+            out.append(u)
+    return out
+
+
+def _timetable(t: Any, dag: Any) -> Any:
+    """A timetable object as weir's schedule, or None when `t` is none weir knows."""
+    from airflow.timetables.interval import CronDataIntervalTimetable, DeltaDataIntervalTimetable
+    from airflow.timetables.trigger import CronTriggerTimetable
+
+    if isinstance(t, CronDataIntervalTimetable):
+        return t._expression
+    if isinstance(t, DeltaDataIntervalTimetable):
+        if not isinstance(t._delta, _dt.timedelta):
+            raise SpecError("DeltaDataIntervalTimetable(%r): expected a timedelta (weir has "
+                            "no relativedelta schedules yet)" % (t._delta,), dag.lineno)
+        return _delta_cron(t._delta, dag)
+    if isinstance(t, CronTriggerTimetable):
+        out: Dict[str, Any] = {"trigger": t._expression}
+        interval = t._interval
+        if not isinstance(interval, _dt.timedelta):
+            raise SpecError("CronTriggerTimetable interval %r: expected a timedelta"
+                            % (interval,), dag.lineno)
+        if interval:
+            out["interval"] = int(interval.total_seconds())
+        return out
+    return None
+
+
 def schedule_of(dag: Any) -> Any:
-    """The DAG's schedule as weir writes it: "none", a preset or five cron fields.  A
-    timedelta becomes the cron expression that fires at the same times from start_date
-    when one does (minutes dividing an hour, hours dividing a day, one day, one week)."""
+    """The DAG's schedule as weir writes it: "none", a preset or five cron fields; a list of
+    dataset URIs; or a mapping {cron|trigger: EXPR, interval: SECONDS, datasets: [URI]}
+    (docs/dags.md) for a CronTriggerTimetable and a DatasetOrTimeSchedule.  A timedelta
+    becomes the cron expression that fires at the same times from start_date when one
+    does."""
+    from airflow.timetables.datasets import DatasetOrTimeSchedule
+
     s = dag.schedule
     if s is None:
         return "none"
@@ -70,30 +156,41 @@ def schedule_of(dag: Any) -> Any:
                             % (s, ", ".join(_PRESETS)), dag.lineno)
         return s
     if isinstance(s, _dt.timedelta):
-        # a fixed duration, whatever the zone (as Airflow's DeltaDataIntervalTimetable):
-        # the grid is UTC's, from start_date in UTC
-        start = dag.start_date if isinstance(dag.start_date, _dt.datetime) else None
-        if start is not None and start.tzinfo is not None:
-            start = start.astimezone(_dt.timezone.utc)
-        m0, h0 = (start.minute, start.hour) if start else (0, 0)
-        total = int(s.total_seconds())
-        if total > 0 and total % 60 == 0:
-            mins = total // 60
-            if mins < 60 and 60 % mins == 0:
-                return "%d/%d * * * *" % (m0 % mins, mins) if mins > 1 else "* * * * *"
-            if mins % 60 == 0 and mins < 1440 and 1440 % mins == 0:
-                hours = mins // 60
-                return "%d %d/%d * * *" % (m0, h0 % hours, hours)
-            if mins == 1440:
-                return "%d %d * * *" % (m0, h0)
-            if mins == 7 * 1440 and start is not None:
-                return "%d %d * * %d" % (m0, h0, (start.weekday() + 1) % 7)
-        raise SpecError("schedule %s: weir runs a timedelta only when it is a cron "
-                        "interval (a divisor of an hour or a day, a day, a week); write a "
-                        "cron expression" % s, dag.lineno)
-    raise SpecError("schedule %r: not supported yet (datasets and timetables are to come); "
-                    "expected a cron expression, a preset, a timedelta or None" % (s,),
-                    dag.lineno)
+        return _delta_cron(s, dag)
+    uris = dataset_uris(s, dag.lineno)
+    if uris is not None:
+        return uris
+    if isinstance(s, DatasetOrTimeSchedule):
+        t = _timetable(s.timetable, dag)
+        if t is None or _is_delta(s.timetable):
+            raise SpecError("DatasetOrTimeSchedule timetable %r: expected a "
+                            "CronTriggerTimetable or a CronDataIntervalTimetable"
+                            % (s.timetable,), dag.lineno)
+        out = dict(t) if isinstance(t, dict) else {"cron": t}
+        out["datasets"] = dataset_uris(s.datasets, dag.lineno)
+        return out
+    t = _timetable(s, dag)
+    if t is not None:
+        return t
+    raise SpecError("schedule %r: not supported yet; expected a cron expression, a preset, "
+                    "a timedelta, None, datasets (a list, &), CronTriggerTimetable, "
+                    "CronDataIntervalTimetable, DeltaDataIntervalTimetable or "
+                    "DatasetOrTimeSchedule" % (s,), dag.lineno)
+
+
+def schedule_zone(dag: Any) -> Optional[str]:
+    """The zone of the schedule's wall clock (None: UTC): a cron timetable's own, else the
+    DAG's (start_date's tzinfo, as Airflow takes it); none for a fixed duration."""
+    from airflow.timetables.datasets import DatasetOrTimeSchedule
+
+    s = dag.schedule
+    if isinstance(s, DatasetOrTimeSchedule):
+        s = s.timetable
+    if _is_delta(s):
+        return None
+    if hasattr(s, "_timezone") and hasattr(s, "_expression"):
+        return zone_name(s._timezone, "timetable", dag.lineno)
+    return zone_name(getattr(dag, "timezone", None), "start_date", dag.lineno)
 
 
 def zone_name(tz: Any, what: str, line: int) -> Optional[str]:
@@ -257,8 +354,8 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if dag.doc_md:
         doc["doc_md"] = str(dag.doc_md)
     doc["schedule"] = schedule_of(dag)
-    zone = zone_name(getattr(dag, "timezone", None), "start_date", dag.lineno)
-    if zone and not isinstance(dag.schedule, _dt.timedelta):
+    zone = schedule_zone(dag)
+    if zone:
         doc["timezone"] = zone
     if dag.start_date is not None:
         doc["start_date"] = utc_text(dag.start_date, "start_date", dag.lineno)

@@ -70,9 +70,11 @@ class DAG:
             raise ValueError("DAG %s: give schedule or schedule_interval, not both" % dag_id)
         self.dag_id = dag_id
         self.description = description
+        timetable = other.pop("timetable", _MISSING)  # Airflow 2.2's argument
         self.schedule: Any = (
             schedule if schedule is not _MISSING
             else schedule_interval if schedule_interval is not _MISSING
+            else timetable if timetable is not _MISSING
             else _dt.timedelta(days=1)
         )
         self.default_args: Dict[str, Any] = dict(default_args or {})
