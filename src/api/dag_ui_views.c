@@ -324,7 +324,9 @@ json_t *dag_view_details(const struct dag_row *row, const struct dag_spec *s, in
 	json_object_set_new(o, "last_parsed", json_util_time_airflow(row->last_parsed_at));
 	json_object_set_new(o, "render_template_as_native_obj", json_false());
 	json_object_set_new(o, "template_search_path", json_null());
-	json_object_set_new(o, "timezone", json_string("Timezone('UTC')"));
+	char zone[TZ_NAME_MAX + 16];
+	snprintf(zone, sizeof zone, "Timezone('%s')", tz_zone_name(s->schedule.zone));
+	json_object_set_new(o, "timezone", json_string(zone));
 	json_object_set_new(o, "task_count", json_integer((json_int_t)s->n_tasks));
 	return o;
 }

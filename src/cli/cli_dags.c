@@ -153,8 +153,25 @@ const char *cli_dag_schedule_text(json_t *dag)
 	return text && *text ? text : "none";
 }
 
-int cli_dags_backfill_dates(const char *schedule, int64_t from_ms, int64_t to_ms, int64_t *out,
-                            size_t max, size_t *n, struct weir_error *err)
+const char *cli_dag_timezone(json_t *details)
+{
+	static char name[TZ_NAME_MAX];
+	const char *text = json_string_value(json_object_get(details, "timezone"));
+	size_t n;
+	if (!text)
+		return NULL;
+	if (!strncmp(text, "Timezone('", 10) && (n = strlen(text)) > 12 &&
+	    !strcmp(text + n - 2, "')") && n - 12 < sizeof name) {
+		memcpy(name, text + 10, n - 12);
+		name[n - 12] = '\0';
+		return name;
+	}
+	return text;
+}
+
+int cli_dags_backfill_dates(const char *schedule, const char *timezone, int64_t from_ms,
+                            int64_t to_ms, int64_t *out, size_t max, size_t *n,
+                            struct weir_error *err)
 {
 	struct cron c;
 	int64_t t;
@@ -162,6 +179,10 @@ int cli_dags_backfill_dates(const char *schedule, int64_t from_ms, int64_t to_ms
 	*n = 0;
 	if (cron_parse(schedule, &c, err) < 0) {
 		weir_error_prefix(err, "the DAG's schedule");
+		return -1;
+	}
+	if (timezone && cron_set_zone(&c, timezone, err) < 0) {
+		weir_error_prefix(err, "the DAG's timezone");
 		return -1;
 	}
 	if (c.kind != CRON_EXPR)
@@ -823,7 +844,7 @@ static int dags_backfill(struct cli_ctx *ctx, const char *dag, const char *from,
 			return CLI_EXIT_USAGE;
 		}
 	}
-	path = cli_dag_path(dag, NULL, NULL);
+	path = cli_dag_path(dag, NULL, "/details");
 	dates = calloc(BACKFILL_MAX_RUNS, sizeof *dates);
 	ws = calloc(BACKFILL_MAX_RUNS, sizeof *ws);
 	if (!path || !dates || !ws) {
@@ -834,8 +855,8 @@ static int dags_backfill(struct cli_ctx *ctx, const char *dag, const char *from,
 	if (rc != CLI_EXIT_OK)
 		goto out;
 	const char *schedule = cli_dag_schedule_text(info);
-	if (cli_dags_backfill_dates(schedule, from_ms, to_ms, dates, BACKFILL_MAX_RUNS, &n, &err) <
-	    0) {
+	if (cli_dags_backfill_dates(schedule, cli_dag_timezone(info), from_ms, to_ms, dates,
+	                            BACKFILL_MAX_RUNS, &n, &err) < 0) {
 		cli_error("%s: %s", dag, err.msg);
 		rc = CLI_EXIT_USAGE;
 		goto out;

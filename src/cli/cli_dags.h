@@ -45,10 +45,16 @@ json_t *cli_dags_parse_conf(const char *text, struct weir_error *err);
 const char *cli_dag_schedule_text(json_t *dag);
 
 /* The logical dates backfill creates runs for: every fire time of `schedule` in
- * [from_ms, to_ms] (both ends included), oldest first.  At most `max` go into out; *n gets
+ * [from_ms, to_ms] (both ends included), oldest first, on the wall clock of `timezone`
+ * (NULL: UTC; cron.h's rules).  At most `max` go into out; *n gets
  * how many.  -1 with err when the schedule does not parse, has no grid (none, @once), the
  * range is empty or reversed, or more than `max` runs would be created. */
-int cli_dags_backfill_dates(const char *schedule, int64_t from_ms, int64_t to_ms, int64_t *out,
-                            size_t max, size_t *n, struct weir_error *err);
+int cli_dags_backfill_dates(const char *schedule, const char *timezone, int64_t from_ms,
+                            int64_t to_ms, int64_t *out, size_t max, size_t *n,
+                            struct weir_error *err);
+
+/* The time zone's name of a DAG's details (Airflow's "Timezone('Europe/Amsterdam')"), or
+ * NULL when absent.  Borrowed (a static buffer). */
+const char *cli_dag_timezone(json_t *details);
 
 #endif

@@ -28,26 +28,6 @@
 
 /* ---- calendar ---------------------------------------------------------- */
 
-static int64_t floor_div(int64_t a, int64_t b)
-{
-	int64_t q = a / b;
-	if ((a % b != 0) && ((a < 0) != (b < 0)))
-		q--;
-	return q;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (eras of 400 years). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	y -= m <= 2;
-	int64_t era = floor_div(y, 400);
-	int64_t yoe = y - era * 400;
-	int64_t mp = (m + 9) % 12; /* March = 0 */
-	int64_t doy = (153 * mp + 2) / 5 + d - 1;
-	int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 struct civil {
 	int64_t year;
 	int month, day, hour, minute, second, wday;
@@ -55,28 +35,19 @@ struct civil {
 
 static void civil_from_ms(int64_t ms, struct civil *c)
 {
-	int64_t days = floor_div(ms, MS_DAY);
+	int64_t days = tz_floor_div(ms, MS_DAY);
 	int64_t rem = ms - days * MS_DAY;
 	c->hour = (int)(rem / MS_HOUR);
 	c->minute = (int)(rem % MS_HOUR / MS_MIN);
 	c->second = (int)(rem % MS_MIN / 1000);
 	int64_t w = (days + 4) % 7; /* 1970-01-01 was a Thursday */
 	c->wday = (int)(w < 0 ? w + 7 : w);
-
-	int64_t z = days + 719468;
-	int64_t era = floor_div(z, 146097);
-	int64_t doe = z - era * 146097;
-	int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	int64_t mp = (5 * doy + 2) / 153;
-	c->day = (int)(doy - (153 * mp + 2) / 5 + 1);
-	c->month = (int)(mp < 10 ? mp + 3 : mp - 9);
-	c->year = yoe + era * 400 + (c->month <= 2);
+	tz_civil_from_days(days, &c->year, &c->month, &c->day);
 }
 
 int64_t schedule_make_time(int year, int month, int day, int hour, int minute, int second)
 {
-	return days_from_civil(year, month, day) * MS_DAY + hour * MS_HOUR + minute * MS_MIN +
+	return tz_days_from_civil(year, month, day) * MS_DAY + hour * MS_HOUR + minute * MS_MIN +
 	       second * 1000LL;
 }
 
@@ -162,6 +133,12 @@ static bool digits(const char **p, int n, int *out)
 int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
                         struct weir_error *err)
 {
+	return schedule_parse_time_in(text, field, NULL, out_ms, err);
+}
+
+int schedule_parse_time_in(const char *text, const char *field, const struct tz_zone *zone,
+                           int64_t *out_ms, struct weir_error *err)
+{
 	const char *p = text;
 	int y, mo, d, h = 0, mi = 0, s = 0, oh = 0, om = 0, sign = 0;
 
@@ -186,8 +163,10 @@ int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
 		}
 		if (*p == 'Z') {
 			p++;
+			zone = NULL;
 		} else if (*p == '+' || *p == '-') {
 			sign = *p++ == '-' ? -1 : 1;
+			zone = NULL;
 			if (!digits(&p, 2, &oh))
 				goto bad;
 			if (*p == ':')
@@ -205,6 +184,8 @@ int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
 		                      "the month, hours 0-23)",
 		                      field, text);
 	*out_ms = schedule_make_time(y, mo, d, h, mi, s) - sign * (oh * MS_HOUR + om * MS_MIN);
+	if (zone)
+		*out_ms = tz_local_to_utc(zone, *out_ms / 1000) * 1000;
 	return 0;
 bad:
 	return weir_error_set(err, WEIR_E_INVALID,
@@ -422,6 +403,7 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 	c.kind = CRON_EXPR;
 	if (parse_expr(expr, &c, err) < 0)
 		return -1;
+	c.fixed = __builtin_popcountll(c.minutes) == 1 && __builtin_popcount(c.hours) == 1;
 	/* Feb 30 and the like: refuse now rather than never run. */
 	if (cron_next(&c, schedule_make_time(2000, 1, 1, 0, 0, 0)) == CRON_NEVER)
 		return weir_error_set(err, WEIR_E_INVALID,
@@ -429,6 +411,15 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 		                      "(this one never fires)",
 		                      c.text);
 	*out = c;
+	return 0;
+}
+
+int cron_set_zone(struct cron *c, const char *name, struct weir_error *err)
+{
+	const struct tz_zone *z = tz_zone_get(name, err);
+	if (!z)
+		return -1;
+	c->zone = tz_zone_is_utc(z) ? NULL : z;
 	return 0;
 }
 
@@ -443,10 +434,12 @@ static bool day_matches(const struct cron *c, const struct civil *t)
 	return md || wd;
 }
 
-bool cron_matches(const struct cron *c, int64_t t_ms)
+/* The wall-clock grid: fire times of the expression read as if local time
+ * were UTC. */
+static bool wall_matches(const struct cron *c, int64_t t_ms)
 {
 	struct civil t;
-	if (c->kind != CRON_EXPR || floor_div(t_ms, MS_MIN) * MS_MIN != t_ms)
+	if (c->kind != CRON_EXPR || tz_floor_div(t_ms, MS_MIN) * MS_MIN != t_ms)
 		return false;
 	civil_from_ms(t_ms, &t);
 	return (c->months & (1u << t.month)) && day_matches(c, &t) && (c->hours & (1u << t.hour)) &&
@@ -456,11 +449,11 @@ bool cron_matches(const struct cron *c, int64_t t_ms)
 /* Far enough to never overflow the arithmetic below. */
 #define CRON_TIME_LIMIT (schedule_make_time(9999, 12, 31, 23, 59, 0))
 
-int64_t cron_next(const struct cron *c, int64_t after_ms)
+static int64_t wall_next(const struct cron *c, int64_t after_ms)
 {
 	if (c->kind != CRON_EXPR || after_ms >= CRON_TIME_LIMIT || after_ms < -CRON_TIME_LIMIT)
 		return CRON_NEVER;
-	int64_t t = (floor_div(after_ms, MS_MIN) + 1) * MS_MIN;
+	int64_t t = (tz_floor_div(after_ms, MS_MIN) + 1) * MS_MIN;
 	struct civil s;
 	civil_from_ms(t, &s);
 	int64_t give_up = s.year + CRON_SEARCH_YEARS;
@@ -474,9 +467,9 @@ int64_t cron_next(const struct cron *c, int64_t after_ms)
 			    nm = v.month == 12 ? 1 : v.month + 1;
 			t = schedule_make_time(ny, nm, 1, 0, 0, 0);
 		} else if (!day_matches(c, &v)) {
-			t = floor_div(t, MS_DAY) * MS_DAY + MS_DAY;
+			t = tz_floor_div(t, MS_DAY) * MS_DAY + MS_DAY;
 		} else if (!(c->hours & (1u << v.hour))) {
-			t = floor_div(t, MS_HOUR) * MS_HOUR + MS_HOUR;
+			t = tz_floor_div(t, MS_HOUR) * MS_HOUR + MS_HOUR;
 		} else if (!(c->minutes & (1ULL << v.minute))) {
 			t += MS_MIN;
 		} else {
@@ -485,11 +478,11 @@ int64_t cron_next(const struct cron *c, int64_t after_ms)
 	}
 }
 
-int64_t cron_prev(const struct cron *c, int64_t before_ms)
+static int64_t wall_prev(const struct cron *c, int64_t before_ms)
 {
 	if (c->kind != CRON_EXPR || before_ms > CRON_TIME_LIMIT || before_ms < -CRON_TIME_LIMIT)
 		return CRON_NEVER;
-	int64_t t = floor_div(before_ms - 1, MS_MIN) * MS_MIN;
+	int64_t t = tz_floor_div(before_ms - 1, MS_MIN) * MS_MIN;
 	struct civil s;
 	civil_from_ms(t, &s);
 	int64_t give_up = s.year - CRON_SEARCH_YEARS;
@@ -501,9 +494,9 @@ int64_t cron_prev(const struct cron *c, int64_t before_ms)
 		if (!(c->months & (1u << v.month))) {
 			t = schedule_make_time((int)v.year, v.month, 1, 0, 0, 0) - MS_MIN;
 		} else if (!day_matches(c, &v)) {
-			t = floor_div(t, MS_DAY) * MS_DAY - MS_MIN;
+			t = tz_floor_div(t, MS_DAY) * MS_DAY - MS_MIN;
 		} else if (!(c->hours & (1u << v.hour))) {
-			t = floor_div(t, MS_HOUR) * MS_HOUR - MS_MIN;
+			t = tz_floor_div(t, MS_HOUR) * MS_HOUR - MS_MIN;
 		} else if (!(c->minutes & (1ULL << v.minute))) {
 			t -= MS_MIN;
 		} else {
@@ -512,17 +505,110 @@ int64_t cron_prev(const struct cron *c, int64_t before_ms)
 	}
 }
 
+/* Airflow's CronMixin: the wall-clock time found in the zone; a fixed
+ * schedule (one minute and one hour: "0 6 * * *") is then placed on the time
+ * line by tz_local_to_utc (the second of two, the gap skipped forward);
+ * any other (hourly, "0 6,18 * * *") moves by the wall-clock difference on
+ * the time line, so that it keeps its spacing through a change. */
+static bool zoned(const struct cron *c)
+{
+	return c->kind == CRON_EXPR && !tz_zone_is_utc(c->zone);
+}
+
+static int64_t local_ms(const struct cron *c, int64_t utc_ms)
+{
+	int64_t s = tz_floor_div(utc_ms, 1000);
+	return utc_ms + (int64_t)tz_offset_at(c->zone, s) * 1000;
+}
+
+static int64_t placed(const struct cron *c, int64_t wall_ms)
+{
+	int64_t s = tz_floor_div(wall_ms, 1000);
+	return tz_local_to_utc(c->zone, s) * 1000 + (wall_ms - s * 1000);
+}
+
+int64_t cron_next(const struct cron *c, int64_t after_ms)
+{
+	if (!zoned(c))
+		return wall_next(c, after_ms);
+	if (after_ms >= CRON_TIME_LIMIT || after_ms < -CRON_TIME_LIMIT)
+		return CRON_NEVER;
+	int64_t naive = local_ms(c, after_ms);
+	int64_t w = wall_next(c, naive);
+	if (w == CRON_NEVER || !c->fixed)
+		return w == CRON_NEVER ? CRON_NEVER : after_ms + (w - naive);
+	int64_t t = placed(c, w);
+	/* a placed time is never at or before after_ms (kept strict, as below) */
+	while (t != CRON_NEVER && t <= after_ms) {
+		w = wall_next(c, w);
+		t = w == CRON_NEVER ? CRON_NEVER : placed(c, w);
+	}
+	return t;
+}
+
+int64_t cron_prev(const struct cron *c, int64_t before_ms)
+{
+	if (!zoned(c))
+		return wall_prev(c, before_ms);
+	if (before_ms > CRON_TIME_LIMIT || before_ms < -CRON_TIME_LIMIT)
+		return CRON_NEVER;
+	int64_t naive = local_ms(c, before_ms);
+	int64_t w = wall_prev(c, naive);
+	if (w == CRON_NEVER || !c->fixed)
+		return w == CRON_NEVER ? CRON_NEVER : before_ms - (naive - w);
+	int64_t t = placed(c, w);
+	/* 02:30 on the spring-forward day is placed at 03:30, so from 03:30 the
+	 * wall clock's previous 02:30 lands on before_ms itself, which Airflow
+	 * returns; weir keeps "strictly before" and takes the one before it */
+	while (t != CRON_NEVER && t >= before_ms) {
+		w = wall_prev(c, w);
+		t = w == CRON_NEVER ? CRON_NEVER : placed(c, w);
+	}
+	return t;
+}
+
+bool cron_matches(const struct cron *c, int64_t t_ms)
+{
+	if (!zoned(c))
+		return wall_matches(c, t_ms);
+	/* Airflow's alignment: t is on the grid when the fire time before the
+	 * next one is t itself */
+	int64_t next = cron_next(c, t_ms);
+	return next != CRON_NEVER && cron_prev(c, next) == t_ms;
+}
+
 /* ---- data intervals and due runs --------------------------------------- */
 
 struct schedule_interval schedule_data_interval(const struct cron *c, int64_t logical_ms)
 {
 	struct schedule_interval iv = {logical_ms, logical_ms};
-	if (c->kind == CRON_EXPR) {
+	if (c->kind == CRON_EXPR && c->trigger) {
+		iv.end_ms = logical_ms + c->trigger_interval_ms;
+	} else if (c->kind == CRON_EXPR) {
 		int64_t next = cron_next(c, logical_ms);
 		if (next != CRON_NEVER)
 			iv.end_ms = next;
 	}
 	return iv;
+}
+
+/* A trigger schedule's next logical date: its fire time F, less the
+ * interval. */
+static int64_t next_trigger(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
+                            int64_t last_ms, int64_t now_ms)
+{
+	int64_t iv = c->trigger_interval_ms;
+	int64_t f = cron_matches(c, start_ms) ? start_ms : cron_next(c, start_ms);
+	if (last_ms != CRON_NEVER && f != CRON_NEVER && last_ms + iv >= f)
+		f = cron_next(c, last_ms + iv);
+	if (f != CRON_NEVER && !catchup) {
+		int64_t latest = cron_prev(c, now_ms + 1); /* the last fire time that has come */
+		if (latest != CRON_NEVER && latest > f)
+			f = latest;
+	}
+	if (f == CRON_NEVER || (end_ms != CRON_NEVER && f > end_ms))
+		return CRON_NEVER;
+	return f - iv;
 }
 
 /* The logical date of the next scheduled run to consider (its interval may
@@ -539,6 +625,8 @@ static int64_t next_candidate(const struct cron *c, int64_t start_ms, int64_t en
 	}
 	if (c->kind != CRON_EXPR)
 		return CRON_NEVER;
+	if (c->trigger)
+		return next_trigger(c, start_ms, end_ms, catchup, last_ms, now_ms);
 	int64_t s = cron_matches(c, start_ms) ? start_ms : cron_next(c, start_ms);
 	if (last_ms != CRON_NEVER && s != CRON_NEVER && last_ms >= s)
 		s = cron_next(c, last_ms);

@@ -1,7 +1,15 @@
 /* cron.h: DAG schedules: 5-field cron expressions and presets, next and
  * previous fire times, Airflow's data intervals, and which runs are due.
  *
- * Everything is in UTC and in milliseconds since the epoch.  Nothing here
+ * Times are instants in milliseconds since the epoch (UTC).  A schedule may
+ * carry a time zone (`zone`, NULL: UTC): its expression is then read on
+ * that zone's wall clock with Airflow 2.x's rules (CronDataIntervalTimetable):
+ * a fixed schedule (one minute and one hour, "0 6 * * *") fires at that wall
+ * time, the second one when it occurs twice and moved forward by the gap when
+ * it does not occur (02:30 -> 03:30 on the spring-forward day); any other
+ * ("0 * * * *", "0 6,18 * * *") steps by the wall-clock difference on the time
+ * line, so that an hourly schedule fires every hour through both changes.
+ * Nothing here
  * reads a clock: the caller passes "now" in, so the scheduler stays pure
  * and the tests are exact.
  *
@@ -23,6 +31,7 @@
 #include <stdint.h>
 
 #include "lib/error.h"
+#include "lib/tz.h"
 
 /* Returned where there is no such time (no next fire, no end date...). */
 #define CRON_NEVER INT64_MIN
@@ -45,6 +54,13 @@ struct cron {
 	uint8_t wdays;            /* bits 0-6, 0 = Sunday */
 	bool mday_star;           /* the field started with '*' (Vixie's rule) */
 	bool wday_star;
+	bool fixed; /* one minute and one hour: placed, not stepped */
+	/* Airflow's CronTriggerTimetable: a run at each fire time F, its logical
+	 * date F - trigger_interval_ms and its data interval [F - interval, F]
+	 * (see schedule_data_interval, schedule_due_runs) */
+	bool trigger;
+	int64_t trigger_interval_ms;
+	const struct tz_zone *zone; /* the wall clock it reads (lib/tz.h); NULL: UTC */
 };
 
 /* Parses `text` (NULL: no schedule) into `out`.  0, or -1 with err naming
@@ -52,6 +68,10 @@ struct cron {
  * The caller adds where (the file, line and key).  An expression that can
  * never fire ("0 0 30 2 *") is an error too. */
 int cron_parse(const char *text, struct cron *out, struct weir_error *err);
+
+/* Sets the schedule's time zone by name ("Europe/Amsterdam"; NULL or "UTC":
+ * UTC).  0, or -1 with err naming the zone (lib/tz.h's tz_zone_get). */
+int cron_set_zone(struct cron *c, const char *name, struct weir_error *err);
 
 /* The first fire time strictly after `after_ms`, or CRON_NEVER (CRON_NONE,
  * CRON_ONCE: those have no grid; see schedule_due_runs). */
@@ -65,7 +85,8 @@ bool cron_matches(const struct cron *c, int64_t t_ms);
 
 /* A run's data interval [start_ms, end_ms).  Airflow's rule: the run whose
  * logical date is D covers [D, next fire after D) and is due once that
- * interval has ended.  For CRON_ONCE and CRON_NONE (and a manual run of
+ * interval has ended.  A trigger schedule's run covers [D, D + interval]
+ * and is due at D + interval, its fire time.  For CRON_ONCE and CRON_NONE (and a manual run of
  * any DAG at a time off the grid, which keeps [D, next fire)) the interval
  * of a run without a grid is [D, D]. */
 struct schedule_interval {
@@ -81,7 +102,11 @@ struct schedule_interval schedule_data_interval(const struct cron *c, int64_t lo
  *     fire time at or after it); end_ms: its end_date or CRON_NEVER (no run
  *     whose logical date is after it).
  *   catchup: every interval that ended by now; without catchup, only the
- *     latest one that ended (Airflow's catchup=False).
+ *     latest one that ended (Airflow's catchup=False).  A trigger schedule:
+ *     every fire time from start_ms to now, or without catchup the latest
+ *     fire time that has come (newer Airflow's first run of a
+ *     CronTriggerTimetable; Airflow 2.x before 2.10 waits for the next one);
+ *     end_ms bounds the fire times.
  * Writes at most `max` dates to `out` and returns how many it wrote; when
  * that is `max`, ask again with last_ms set to the last one for more. */
 size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
@@ -101,6 +126,12 @@ int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms
  * seconds since the epoch.  0, or -1 with err (`field` names it). */
 int schedule_parse_time(const char *text, const char *field, int64_t *out_ms,
                         struct weir_error *err);
+
+/* As schedule_parse_time, a time without Z or an offset read on the wall
+ * clock of `zone` (tz_local_to_utc's rules; NULL: UTC), as Airflow reads a
+ * naive start_date in the DAG's default time zone. */
+int schedule_parse_time_in(const char *text, const char *field, const struct tz_zone *zone,
+                           int64_t *out_ms, struct weir_error *err);
 
 /* "2024-01-31T06:00:00+00:00" (Airflow's ts).  Writes into buf (at least
  * 32 bytes); returns buf. */

@@ -29,7 +29,8 @@
 static const char *const dag_keys[] = {
     "dag_id",          "description",      "schedule",    "start_date", "end_date",     "catchup",
     "max_active_runs", "max_active_tasks", "params",      "tags",       "default_args", "tasks",
-    "on_failure",      "on_success",       "on_sla_miss", "doc_md",     "access",       NULL,
+    "on_failure",      "on_success",       "on_sla_miss", "doc_md",     "access",
+    "timezone",        NULL,
 };
 static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
@@ -58,7 +59,8 @@ int trigger_rule_from_name(const char *name, enum trigger_rule *out)
 
 /* ---- the DAG ------------------------------------------------------------ */
 
-static int read_time(struct field_reader *r, json_t *v, int64_t *out)
+/* A date; one without Z or an offset is read on the DAG's wall clock. */
+static int read_time(struct field_reader *r, const struct dag_spec *dag, json_t *v, int64_t *out)
 {
 	if (json_is_null(v)) {
 		*out = CRON_NEVER;
@@ -77,7 +79,7 @@ static int read_time(struct field_reader *r, json_t *v, int64_t *out)
 	    field_get_string(r, v, &s) < 0)
 		return -1;
 	struct weir_error e;
-	if (schedule_parse_time(s, r->path, out, &e) < 0)
+	if (schedule_parse_time_in(s, r->path, dag->schedule.zone, out, &e) < 0)
 		return weir_error_set(r->err, WEIR_E_INVALID, "%s", e.msg);
 	return 0;
 }
@@ -133,6 +135,67 @@ oom:
 	return field_oom(r);
 }
 
+static const char *const schedule_keys[] = {"cron", "trigger", "interval", "datasets", NULL};
+
+/* schedule: {cron: EXPR | trigger: EXPR, interval: DURATION, datasets: [URI, ...]}: a
+ * cron (data intervals) or a trigger cron (Airflow's CronTriggerTimetable: a run at each
+ * fire time, its data interval `interval` long before it), and datasets that also start
+ * runs (Airflow's DatasetOrTimeSchedule). */
+static int read_schedule_object(struct field_reader *r, struct dag_spec *dag, json_t *val)
+{
+	json_t *cron = json_object_get(val, "cron"), *trigger = json_object_get(val, "trigger");
+	json_t *interval = json_object_get(val, "interval"), *ds = json_object_get(val, "datasets");
+	const struct tz_zone *zone = dag->schedule.zone;
+	const char *text;
+	struct weir_error e;
+	int64_t iv_s = 0;
+
+	if (field_check_keys(r, val, "schedule", schedule_keys) < 0)
+		return -1;
+	if (!cron == !trigger) {
+		field_at(r, "", "schedule", 0);
+		return field_fail(r, "%s", "expected one of cron: or trigger: (a cron expression)");
+	}
+	field_at(r, "schedule", cron ? "cron" : "trigger", 0);
+	if (field_get_string(r, cron ? cron : trigger, &text) < 0)
+		return -1;
+	if (cron_parse(text, &dag->schedule, &e) < 0)
+		return field_fail(r, "%s", e.msg);
+	dag->schedule.zone = zone;
+	if (dag->schedule.kind != CRON_EXPR)
+		return field_fail(
+		    r, "\"%s\": expected a cron expression or a preset such as @daily", text);
+	if (interval) {
+		field_at(r, "schedule", "interval", 0);
+		if (!trigger)
+			return field_fail(r, "%s", "an interval goes with trigger:, not cron:");
+		if (field_read_duration(r, interval, &iv_s) < 0)
+			return -1;
+	}
+	dag->schedule.trigger = trigger != NULL;
+	dag->schedule.trigger_interval_ms = iv_s * 1000;
+	if (ds) {
+		field_at(r, "schedule", "datasets", 0);
+		return dag_read_dataset_schedule(r, dag, ds);
+	}
+	return 0;
+}
+
+/* `timezone:`, read before the dates and the schedule that depend on it. */
+static int read_dag_zone(struct field_reader *r, struct dag_spec *dag, json_t *val)
+{
+	const char *s;
+	struct weir_error e;
+	if (!val || json_is_null(val))
+		return 0;
+	field_at(r, "", "timezone", 0);
+	if (field_get_string(r, val, &s) < 0)
+		return -1;
+	if (cron_set_zone(&dag->schedule, s, &e) < 0)
+		return field_fail(r, "%s", e.msg);
+	return 0;
+}
+
 static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const char *key,
                           json_t *val, json_t **tasks)
 {
@@ -158,17 +221,23 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		const char *s = NULL;
 		if (json_is_array(val)) /* datasets (dag_spec_dataset.c) */
 			return dag_read_dataset_schedule(r, dag, val);
+		if (json_is_object(val))
+			return read_schedule_object(r, dag, val);
 		struct weir_error e;
 		if (!json_is_null(val) && field_get_string(r, val, &s) < 0)
 			return -1;
+		const struct tz_zone *zone = dag->schedule.zone;
 		if (cron_parse(s, &dag->schedule, &e) < 0)
 			return field_fail(r, "%s", e.msg);
+		dag->schedule.zone = zone;
 		return 0;
 	}
 	if (!strcmp(key, "start_date"))
-		return read_time(r, val, &dag->start_date_ms);
+		return read_time(r, dag, val, &dag->start_date_ms);
 	if (!strcmp(key, "end_date"))
-		return read_time(r, val, &dag->end_date_ms);
+		return read_time(r, dag, val, &dag->end_date_ms);
+	if (!strcmp(key, "timezone"))
+		return 0; /* read first: read_dag_zone() */
 	if (!strcmp(key, "catchup"))
 		return field_get_bool(r, val, &dag->catchup);
 	if (!strcmp(key, "max_active_runs") || !strcmp(key, "max_active_tasks")) {
@@ -252,6 +321,8 @@ static struct dag_spec *read_dag(struct field_reader *r, json_t *json, const cha
 	if (field_need_type(r, json, "a mapping with dag_id and tasks", json_is_object(json)) < 0)
 		goto fail;
 	if (field_check_keys(r, json, "", dag_keys) < 0)
+		goto fail;
+	if (read_dag_zone(r, dag, json_object_get(json, "timezone")) < 0)
 		goto fail;
 	json_object_foreach(json, key,
 	                    val) if (read_dag_field(r, dag, key, val, &tasks) < 0) goto fail;

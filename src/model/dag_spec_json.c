@@ -156,6 +156,26 @@ static json_t *params_as_written(const struct dag_spec *dag)
 	return o;
 }
 
+/* The schedule as written: a cron text, a list of datasets, or the mapping of a trigger
+ * cron or a cron with datasets (dag_spec.c's read_schedule_object). */
+static json_t *schedule_json(const struct dag_spec *dag)
+{
+	const struct cron *c = &dag->schedule;
+	bool both = c->kind == CRON_EXPR && dag->dataset_schedule.n;
+	if (!c->trigger && !both)
+		return dag->dataset_schedule.n ? strvec_json(&dag->dataset_schedule)
+		                               : json_string(c->text);
+	json_t *o = json_object();
+	if (!o)
+		return NULL;
+	json_object_set_new(o, c->trigger ? "trigger" : "cron", json_string(c->text));
+	if (c->trigger && c->trigger_interval_ms)
+		json_object_set_new(o, "interval", json_integer(c->trigger_interval_ms / 1000));
+	if (dag->dataset_schedule.n)
+		json_object_set_new(o, "datasets", strvec_json(&dag->dataset_schedule));
+	return o;
+}
+
 json_t *dag_spec_to_json(const struct dag_spec *dag)
 {
 	json_t *o = json_object();
@@ -169,9 +189,10 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 	rc |= json_object_set_new(o, "description", str_or_null(dag->description));
 	if (dag->doc_md)
 		rc |= json_object_set_new(o, "doc_md", json_string(dag->doc_md));
-	rc |= json_object_set_new(o, "schedule",
-	                          dag->dataset_schedule.n ? strvec_json(&dag->dataset_schedule)
-	                                                  : json_string(dag->schedule.text));
+	rc |= json_object_set_new(o, "schedule", schedule_json(dag));
+	if (dag->schedule.zone)
+		rc |= json_object_set_new(o, "timezone",
+		                          json_string(tz_zone_name(dag->schedule.zone)));
 	rc |= json_object_set_new(o, "start_date", time_json(dag->start_date_ms));
 	rc |= json_object_set_new(o, "end_date", time_json(dag->end_date_ms));
 	rc |= json_object_set_new(o, "catchup", json_boolean(dag->catchup));

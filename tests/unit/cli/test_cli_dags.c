@@ -67,30 +67,30 @@ static void test_backfill_dates(void **state)
 	(void)state;
 
 	/* Both ends included; a leap year's 29 February is a day. */
-	assert_int_equal(cli_dags_backfill_dates("@daily", d1, d4, out, 8, &n, &err), 0);
+	assert_int_equal(cli_dags_backfill_dates("@daily", NULL, d1, d4, out, 8, &n, &err), 0);
 	assert_int_equal(n, 4);
 	assert_true(out[0] == d1);
 	assert_true(out[2] == schedule_make_time(2024, 2, 29, 0, 0, 0));
 	assert_true(out[3] == d4);
 
 	/* A range starting off the grid begins at the next fire time. */
-	assert_int_equal(cli_dags_backfill_dates("30 6 * * *", d1 + 3600000, d4, out, 8, &n, &err),
-	                 0);
+	assert_int_equal(
+	    cli_dags_backfill_dates("30 6 * * *", NULL, d1 + 3600000, d4, out, 8, &n, &err), 0);
 	assert_int_equal(n, 3); /* 27, 28 and 29 February at 06:30; 1 March's is after --to */
 	assert_true(out[0] == schedule_make_time(2024, 2, 27, 6, 30, 0));
 
 	/* Errors: too many, no grid, reversed or empty range, bad expression. */
-	assert_int_equal(cli_dags_backfill_dates("@hourly", d1, d4, out, 8, &n, &err), -1);
+	assert_int_equal(cli_dags_backfill_dates("@hourly", NULL, d1, d4, out, 8, &n, &err), -1);
 	assert_non_null(strstr(err.msg, "more than 8"));
-	assert_int_equal(cli_dags_backfill_dates("@once", d1, d4, out, 8, &n, &err), -1);
+	assert_int_equal(cli_dags_backfill_dates("@once", NULL, d1, d4, out, 8, &n, &err), -1);
 	assert_non_null(strstr(err.msg, "needs a cron schedule"));
-	assert_int_equal(cli_dags_backfill_dates("none", d1, d4, out, 8, &n, &err), -1);
-	assert_int_equal(cli_dags_backfill_dates("@daily", d4, d1, out, 8, &n, &err), -1);
+	assert_int_equal(cli_dags_backfill_dates("none", NULL, d1, d4, out, 8, &n, &err), -1);
+	assert_int_equal(cli_dags_backfill_dates("@daily", NULL, d4, d1, out, 8, &n, &err), -1);
 	assert_non_null(strstr(err.msg, "--to is before --from"));
-	assert_int_equal(cli_dags_backfill_dates("@monthly", d1, d1 + 86400000, out, 8, &n, &err),
-	                 -1);
+	assert_int_equal(
+	    cli_dags_backfill_dates("@monthly", NULL, d1, d1 + 86400000, out, 8, &n, &err), -1);
 	assert_non_null(strstr(err.msg, "no schedule interval"));
-	assert_int_equal(cli_dags_backfill_dates("61 * * * *", d1, d4, out, 8, &n, &err), -1);
+	assert_int_equal(cli_dags_backfill_dates("61 * * * *", NULL, d1, d4, out, 8, &n, &err), -1);
 	assert_non_null(strstr(err.msg, "minute"));
 }
 

@@ -12,9 +12,10 @@ rule).  Times are found on the DAG's wall clock, then placed on the time line:
 
 - a wall-clock time that occurs twice (the autumn change) is its second occurrence;
 - one that does not occur (the spring change) is moved forward by the gap (02:30 -> 03:30);
-- an expression whose hour field is `*` (it fires every hour) steps by the wall-clock
-  difference on the time line instead, so that an hourly DAG keeps firing every hour
-  through both changes.
+- an expression that fires at more than one time of day (more than one minute or hour:
+  `0 * * * *`, `0 6,18 * * *`; Airflow's `_is_schedule_fixed` is false) steps by the
+  wall-clock difference on the time line instead, so that an hourly DAG keeps firing every
+  hour through both changes.  weir's scheduler (src/model/cron.c) follows the same rules.
 
 Results are pendulum DateTimes in UTC, as Airflow stores and templates them, when pendulum
 is imported; a task's process that has not imported it (no template, a DAG file that does not
@@ -146,7 +147,8 @@ class Cron:
         self.weekdays = {d % 7 for d in weekdays}
         self.any_day = fields[2] in ("*", "?")
         self.any_weekday = fields[4] in ("*", "?")
-        self.every_hour = fields[1] == "*"
+        # Airflow's _is_schedule_fixed: one time of day, placed on the wall clock
+        self.fixed = len(self.minutes) == 1 and len(self.hours) == 1
 
     def _day_matches(self, d: date) -> bool:
         if d.month not in self.months:
@@ -236,7 +238,7 @@ class IntervalSchedule:
         local = _local(now, self.timezone)
         naive = _naive(local)
         scheduled = self.cron.next_after(naive)
-        if not self.cron.every_hour:
+        if self.cron.fixed:
             return self._aware(scheduled)
         return to_utc(local + (scheduled - naive))
 
@@ -248,7 +250,7 @@ class IntervalSchedule:
         local = _local(now, self.timezone)
         naive = _naive(local)
         scheduled = self.cron.prev_before(naive)
-        if not self.cron.every_hour:
+        if self.cron.fixed:
             return self._aware(scheduled)
         return to_utc(local - (naive - scheduled))
 

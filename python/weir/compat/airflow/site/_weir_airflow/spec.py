@@ -35,6 +35,12 @@ SKIP_EXIT = 99
 NO_RETRY_EXIT = 98
 
 
+def _is_delta(t: Any) -> bool:
+    from airflow.timetables.interval import DeltaDataIntervalTimetable
+
+    return isinstance(t, (_dt.timedelta, DeltaDataIntervalTimetable))
+
+
 class SpecError(Exception):
     """A DAG that weir cannot run as written; `line` is where the DAG file made it (0:
     unknown)."""
@@ -64,10 +70,90 @@ def utc_text(value: Any, what: str, line: int) -> str:
     raise SpecError("%s: expected a datetime, got %r" % (what, value), line)
 
 
+def _delta_cron(s: _dt.timedelta, dag: Any) -> str:
+    """A timedelta as the cron expression that fires at the same times from start_date when
+    one does (minutes dividing an hour, hours dividing a day, one day, one week)."""
+    # a fixed duration, whatever the zone (as Airflow's DeltaDataIntervalTimetable):
+    # the grid is UTC's, from start_date in UTC
+    start = dag.start_date if isinstance(dag.start_date, _dt.datetime) else None
+    if start is not None and start.tzinfo is not None:
+        start = start.astimezone(_dt.timezone.utc)
+    m0, h0 = (start.minute, start.hour) if start else (0, 0)
+    total = int(s.total_seconds())
+    if total > 0 and total % 60 == 0:
+        mins = total // 60
+        if mins < 60 and 60 % mins == 0:
+            return "%d/%d * * * *" % (m0 % mins, mins) if mins > 1 else "* * * * *"
+        if mins % 60 == 0 and mins < 1440 and 1440 % mins == 0:
+            hours = mins // 60
+            return "%d %d/%d * * *" % (m0, h0 % hours, hours)
+        if mins == 1440:
+            return "%d %d * * *" % (m0, h0)
+        if mins == 7 * 1440 and start is not None:
+            return "%d %d * * %d" % (m0, h0, (start.weekday() + 1) % 7)
+    raise SpecError("schedule %s: weir runs a timedelta only when it is a cron "
+                    "interval (a divisor of an hour or a day, a day, a week); write a "
+                    "cron expression" % s, dag.lineno)
+
+
+def dataset_uris(value: Any, line: int) -> Optional[List[str]]:
+    """The URIs of a schedule on datasets (a list of Datasets, a Dataset, `a & b`), or None
+    when `value` is none of them.  `a | b` (DatasetAny) is refused: weir's server runs a DAG
+    on datasets when all were updated."""
+    from airflow.datasets import BaseDataset, DatasetAny
+
+    items = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
+    if not items or not all(isinstance(i, BaseDataset) for i in items):
+        return None
+
+    def walk(node: Any) -> List[str]:
+        if isinstance(node, DatasetAny):
+            raise SpecError("schedule %r: a dataset expression with | (DatasetAny) is not "
+                            "supported yet; weir runs a DAG on datasets when every one was "
+                            "updated (a list, or &)" % (value,), line)
+        if hasattr(node, "objects"):
+            return [u for o in node.objects for u in walk(o)]
+        return [node.uri]
+
+    out: List[str] = []
+    for u in (u for i in items for u in walk(i)):
+        if u not in out:
+            out.append(u)
+    return out
+
+
+def _timetable(t: Any, dag: Any) -> Any:
+    """A timetable object as weir's schedule, or None when `t` is none weir knows."""
+    from airflow.timetables.interval import CronDataIntervalTimetable, DeltaDataIntervalTimetable
+    from airflow.timetables.trigger import CronTriggerTimetable
+
+    if isinstance(t, CronDataIntervalTimetable):
+        return t._expression
+    if isinstance(t, DeltaDataIntervalTimetable):
+        if not isinstance(t._delta, _dt.timedelta):
+            raise SpecError("DeltaDataIntervalTimetable(%r): expected a timedelta (weir has "
+                            "no relativedelta schedules yet)" % (t._delta,), dag.lineno)
+        return _delta_cron(t._delta, dag)
+    if isinstance(t, CronTriggerTimetable):
+        out: Dict[str, Any] = {"trigger": t._expression}
+        interval = t._interval
+        if not isinstance(interval, _dt.timedelta):
+            raise SpecError("CronTriggerTimetable interval %r: expected a timedelta"
+                            % (interval,), dag.lineno)
+        if interval:
+            out["interval"] = int(interval.total_seconds())
+        return out
+    return None
+
+
 def schedule_of(dag: Any) -> Any:
-    """The DAG's schedule as weir writes it: "none", a preset or five cron fields.  A
-    timedelta becomes the cron expression that fires at the same times from start_date
-    when one does (minutes dividing an hour, hours dividing a day, one day, one week)."""
+    """The DAG's schedule as weir writes it: "none", a preset or five cron fields; a list of
+    dataset URIs; or a mapping {cron|trigger: EXPR, interval: SECONDS, datasets: [URI]}
+    (docs/dags.md) for a CronTriggerTimetable and a DatasetOrTimeSchedule.  A timedelta
+    becomes the cron expression that fires at the same times from start_date when one
+    does."""
+    from airflow.timetables.datasets import DatasetOrTimeSchedule
+
     s = dag.schedule
     if s is None:
         return "none"
@@ -78,26 +164,66 @@ def schedule_of(dag: Any) -> Any:
                             % (s, ", ".join(_PRESETS)), dag.lineno)
         return s
     if isinstance(s, _dt.timedelta):
-        start = dag.start_date if isinstance(dag.start_date, _dt.datetime) else None
-        m0, h0 = (start.minute, start.hour) if start else (0, 0)
-        total = int(s.total_seconds())
-        if total > 0 and total % 60 == 0:
-            mins = total // 60
-            if mins < 60 and 60 % mins == 0:
-                return "%d/%d * * * *" % (m0 % mins, mins) if mins > 1 else "* * * * *"
-            if mins % 60 == 0 and mins < 1440 and 1440 % mins == 0:
-                hours = mins // 60
-                return "%d %d/%d * * *" % (m0, h0 % hours, hours)
-            if mins == 1440:
-                return "%d %d * * *" % (m0, h0)
-            if mins == 7 * 1440 and start is not None:
-                return "%d %d * * %d" % (m0, h0, (start.weekday() + 1) % 7)
-        raise SpecError("schedule %s: weir runs a timedelta only when it is a cron "
-                        "interval (a divisor of an hour or a day, a day, a week); write a "
-                        "cron expression" % s, dag.lineno)
-    raise SpecError("schedule %r: not supported yet (datasets and timetables are to come); "
-                    "expected a cron expression, a preset, a timedelta or None" % (s,),
-                    dag.lineno)
+        return _delta_cron(s, dag)
+    uris = dataset_uris(s, dag.lineno)
+    if uris is not None:
+        return uris
+    if isinstance(s, DatasetOrTimeSchedule):
+        t = _timetable(s.timetable, dag)
+        if t is None or _is_delta(s.timetable):
+            raise SpecError("DatasetOrTimeSchedule timetable %r: expected a "
+                            "CronTriggerTimetable or a CronDataIntervalTimetable"
+                            % (s.timetable,), dag.lineno)
+        out = dict(t) if isinstance(t, dict) else {"cron": t}
+        out["datasets"] = dataset_uris(s.datasets, dag.lineno)
+        return out
+    t = _timetable(s, dag)
+    if t is not None:
+        return t
+    raise SpecError("schedule %r: not supported yet; expected a cron expression, a preset, "
+                    "a timedelta, None, datasets (a list, &), CronTriggerTimetable, "
+                    "CronDataIntervalTimetable, DeltaDataIntervalTimetable or "
+                    "DatasetOrTimeSchedule" % (s,), dag.lineno)
+
+
+def schedule_zone(dag: Any) -> Optional[str]:
+    """The zone of the schedule's wall clock (None: UTC): a cron timetable's own, else the
+    DAG's (start_date's tzinfo, as Airflow takes it); none for a fixed duration."""
+    from airflow.timetables.datasets import DatasetOrTimeSchedule
+
+    s = dag.schedule
+    if isinstance(s, DatasetOrTimeSchedule):
+        s = s.timetable
+    if _is_delta(s):
+        return None
+    if hasattr(s, "_timezone") and hasattr(s, "_expression"):
+        return zone_name(s._timezone, "timetable", dag.lineno)
+    return zone_name(getattr(dag, "timezone", None), "start_date", dag.lineno)
+
+
+def zone_name(tz: Any, what: str, line: int) -> Optional[str]:
+    """A tzinfo as a tz database name for the document's `timezone` (None: UTC): pendulum's
+    and zoneinfo's zones by name; a fixed offset of whole hours as Etc/GMT-N (the tz
+    database's inverted sign); a name alone is taken as it is."""
+    if tz is None:
+        return None
+    if isinstance(tz, str):
+        return None if tz in ("UTC", "Etc/UTC") else tz
+    name = getattr(tz, "key", None) or getattr(tz, "zone", None)
+    if not isinstance(name, str):
+        name = getattr(tz, "name", None)
+    if isinstance(name, str) and "/" in name or name in ("UTC", "Etc/UTC", "GMT"):
+        return None if name in ("UTC", "Etc/UTC", "GMT") else name
+    offset = tz.utcoffset(None) if hasattr(tz, "utcoffset") else None
+    if isinstance(offset, _dt.timedelta):
+        secs = int(offset.total_seconds())
+        if secs == 0:
+            return None
+        if secs % 3600 == 0 and abs(secs) <= 14 * 3600:
+            return "Etc/GMT%+d" % (-secs // 3600)
+    raise SpecError("%s: time zone %r: expected a tz database zone (pendulum.timezone("
+                    "\"Europe/Amsterdam\"), zoneinfo.ZoneInfo) or a whole-hour offset"
+                    % (what, tz), line)
 
 
 def has_template(value: Any) -> bool:
@@ -290,6 +416,9 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if dag.doc_md:
         doc["doc_md"] = str(dag.doc_md)
     doc["schedule"] = schedule_of(dag)
+    zone = schedule_zone(dag)
+    if zone:
+        doc["timezone"] = zone
     if dag.start_date is not None:
         doc["start_date"] = utc_text(dag.start_date, "start_date", dag.lineno)
     if dag.end_date is not None:
@@ -330,9 +459,49 @@ def access_of(access: Any, line: int) -> Dict[str, Any]:
     return {str(who): perms(v) for who, v in access.items()}
 
 
-def plain_param(name: Any, value: Any, line: int) -> Any:
-    """A param's default as JSON (Param objects are to come)."""
-    if value is None or isinstance(value, (str, int, float, bool, list, dict)):
+# The JSON Schema keywords weir's server checks (src/model/param_schema.c), those it keeps
+# without checking, and Airflow's keywords for its trigger form only (left out).
+_SCHEMA_KEYWORDS = ("type", "enum", "minimum", "maximum", "exclusiveMinimum",
+                    "exclusiveMaximum", "minLength", "maxLength", "pattern", "format",
+                    "required", "default", "description", "title")
+_FORM_ONLY = ("values_display", "section", "examples", "description_md", "custom_html_form",
+              "const_display")
+
+
+def _json_value(name: Any, value: Any, line: int) -> Any:
+    if value is None or isinstance(value, (str, int, float, bool)):
         return value
-    raise SpecError("params.%s: %r: only plain values (str, numbers, lists, dicts) for now"
+    if isinstance(value, (list, tuple)):
+        return [_json_value(name, v, line) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _json_value(name, v, line) for k, v in value.items()}
+    if isinstance(value, (_dt.date, _dt.datetime)):
+        return value.isoformat()
+    raise SpecError("params.%s: %r: expected a JSON value (str, numbers, lists, dicts)"
                     % (name, value), line)
+
+
+def plain_param(name: Any, value: Any, line: int) -> Any:
+    """A param as weir's document writes it: a Param as its schema (with `default` when it
+    has one), a plain value as it is (a dict whose keys all look like schema keywords
+    wrapped as {"default": ...}, so that it stays a value)."""
+    from airflow.models.param import Param
+
+    if isinstance(value, Param):
+        schema: Dict[str, Any] = {}
+        for key, v in value.schema.items():
+            if key in _FORM_ONLY:
+                continue
+            if key not in _SCHEMA_KEYWORDS:
+                raise SpecError("params.%s: Param's %r: weir checks only %s"
+                                % (name, key, ", ".join(_SCHEMA_KEYWORDS[:-3])), line)
+            schema[key] = _json_value(name, v, line)
+        if value.has_value():
+            schema["default"] = _json_value(name, value.value, line)
+        if not schema:  # Param() alone: any value, to be given by every run
+            schema["title"] = str(name)
+        return schema
+    out = _json_value(name, value, line)
+    if isinstance(out, dict) and out and all(k in _SCHEMA_KEYWORDS for k in out):
+        return {"default": out}
+    return out

@@ -31,3 +31,7 @@ class AirflowDagDuplicatedIdException(AirflowException):
 
 class AirflowNotFoundException(AirflowException):
     """A connection (or another named thing) is not defined."""
+
+
+class ParamValidationError(AirflowException):
+    """A param's value does not fit its Param (or none was given and it has no default)."""

@@ -3,6 +3,7 @@
 from airflow.models.baseoperator import BaseOperator
 from airflow.models.connection import Connection
 from airflow.models.dag import DAG
+from airflow.models.param import Param
 from airflow.models.variable import Variable
 
-__all__ = ["BaseOperator", "Connection", "DAG", "Variable"]
+__all__ = ["BaseOperator", "Connection", "DAG", "Param", "Variable"]

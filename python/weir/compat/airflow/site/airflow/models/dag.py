@@ -36,6 +36,14 @@ def current_dag() -> Optional["DAG"]:
     return _context[-1] if _context else None
 
 
+def _is_utc(tz: Any) -> bool:
+    """Whether a tzinfo is UTC (pendulum's, the standard library's, zoneinfo's)."""
+    name = getattr(tz, "name", None) or getattr(tz, "key", None) or getattr(tz, "zone", None)
+    if name in ("UTC", "Etc/UTC", "+00:00"):
+        return True
+    return tz is _dt.timezone.utc
+
+
 class DAG:
     """A workflow: tasks and when they run (Airflow's `airflow.DAG`)."""
 
@@ -63,15 +71,21 @@ class DAG:
             raise ValueError("DAG %s: give schedule or schedule_interval, not both" % dag_id)
         self.dag_id = dag_id
         self.description = description
+        timetable = other.pop("timetable", _MISSING)  # Airflow 2.2's argument
         self.schedule: Any = (
             schedule if schedule is not _MISSING
             else schedule_interval if schedule_interval is not _MISSING
+            else timetable if timetable is not _MISSING
             else _dt.timedelta(days=1)
         )
         self.default_args: Dict[str, Any] = dict(default_args or {})
         self.start_date = start_date if start_date is not None else self.default_args.get(
             "start_date")
         self.end_date = end_date if end_date is not None else self.default_args.get("end_date")
+        # Airflow's: the zone of start_date (an aware one), else UTC; None here stands for UTC
+        # (a task's process then needs no pendulum); a schedule object may carry its own
+        tz = getattr(self.start_date, "tzinfo", None)
+        self.timezone: Any = None if tz is None or _is_utc(tz) else tz
         self.catchup = catchup
         self.max_active_runs = max_active_runs
         self.max_active_tasks = concurrency if concurrency is not None else max_active_tasks

@@ -1,0 +1,146 @@
+"""The DAG-level parts of weir's document from Airflow DAG objects (_weir_airflow/spec.py):
+the time zone of a schedule (from start_date's tzinfo, as Airflow takes it), Params as
+schemas, timetables and dataset schedules."""
+
+import datetime as dt
+import sys
+import zoneinfo
+
+import pendulum
+import pytest
+
+from conftest import REPO
+
+SITE = REPO / "python" / "weir" / "compat" / "airflow" / "site"
+sys.path.insert(0, str(SITE))
+
+from airflow import DAG  # noqa: E402
+from airflow.models import Param  # noqa: E402
+from airflow.models.param import ParamsDict  # noqa: E402
+from airflow.exceptions import ParamValidationError  # noqa: E402
+from airflow.operators.empty import EmptyOperator  # noqa: E402
+
+from _weir_airflow.spec import SpecError, dag_to_spec  # noqa: E402
+
+
+def doc_of(**kw):
+    with DAG("d", **kw) as d:
+        EmptyOperator(task_id="t")
+    return dag_to_spec(d, "/dags/d.py", python="/usr/bin/python3")
+
+
+AMS = "Europe/Amsterdam"
+
+
+@pytest.mark.parametrize("start", [
+    pendulum.datetime(2024, 3, 29, tz=AMS),
+    dt.datetime(2024, 3, 29, tzinfo=zoneinfo.ZoneInfo(AMS)),
+])
+def test_the_zone_comes_from_start_date(start):
+    doc = doc_of(schedule="0 6 * * *", start_date=start,
+                 end_date=pendulum.datetime(2024, 4, 2, tz=AMS))
+    assert doc["timezone"] == AMS
+    # the dates themselves travel in UTC
+    assert doc["start_date"] == "2024-03-28T23:00:00Z"
+    assert doc["end_date"] == "2024-04-01T22:00:00Z"
+
+
+@pytest.mark.parametrize("start", [
+    dt.datetime(2024, 1, 1), pendulum.datetime(2024, 1, 1),
+    dt.datetime(2024, 1, 1, tzinfo=dt.timezone.utc)])
+def test_a_utc_or_naive_start_date_has_no_zone(start):
+    assert "timezone" not in doc_of(schedule="@daily", start_date=start)
+
+
+def test_a_fixed_offset_is_an_etc_zone_and_a_timedelta_stays_utc():
+    plus2 = dt.timezone(dt.timedelta(hours=2))
+    doc = doc_of(schedule="0 6 * * *", start_date=dt.datetime(2024, 1, 1, tzinfo=plus2))
+    assert doc["timezone"] == "Etc/GMT-2"
+    with pytest.raises(SpecError, match="whole-hour offset"):
+        doc_of(schedule="@daily", start_date=dt.datetime(
+            2024, 1, 1, tzinfo=dt.timezone(dt.timedelta(minutes=90))))
+    # a timedelta is a fixed duration: its grid is UTC's, from start_date in UTC
+    doc = doc_of(schedule=dt.timedelta(days=1),
+                 start_date=pendulum.datetime(2024, 3, 29, 6, tz=AMS))
+    assert doc["schedule"] == "0 5 * * *" and "timezone" not in doc
+
+
+def test_params_are_written_as_schemas():
+    doc = doc_of(schedule=None, params={
+        "n": Param(3, type="integer", minimum=1, maximum=10, description="how many"),
+        "who": Param(type="string", enum=["a", "b"], values_display={"a": "A"}),
+        "day": Param(dt.date(2024, 1, 31), type="string", format="date"),
+        "any": Param(),
+        "plain": 5,
+        "looks": {"type": "x"},
+        "nested": {"a": [1, 2]},
+    })
+    assert doc["params"] == {
+        "n": {"type": "integer", "minimum": 1, "maximum": 10, "description": "how many",
+              "default": 3},
+        "who": {"type": "string", "enum": ["a", "b"]},
+        "day": {"type": "string", "format": "date", "default": "2024-01-31"},
+        "any": {"title": "any"},
+        "plain": 5,
+        "looks": {"default": {"type": "x"}},
+        "nested": {"a": [1, 2]},
+    }
+    with pytest.raises(SpecError, match="params.xs: Param's 'minItems'"):
+        doc_of(schedule=None, params={"xs": Param([1], type="array", minItems=1)})
+    with pytest.raises(SpecError, match="params.o: .*expected a JSON value"):
+        doc_of(schedule=None, params={"o": object()})
+
+
+def test_a_param_resolves_to_its_value():
+    assert Param(3, type="integer").resolve() == 3
+    assert Param(3).resolve(5) == 5
+    with pytest.raises(ParamValidationError, match="no default"):
+        Param(type="string").resolve()
+    p = ParamsDict({"a": Param(1, type="integer"), "b": "x"})
+    p["a"] = 2
+    assert dict(p) == {"a": 2, "b": "x"} and p.get_param("a").schema == {"type": "integer"}
+
+
+def test_timetables_and_dataset_schedules():
+    from airflow.datasets import Dataset
+    from airflow.timetables.datasets import DatasetOrTimeSchedule
+    from airflow.timetables.interval import (CronDataIntervalTimetable,
+                                             DeltaDataIntervalTimetable)
+    from airflow.timetables.trigger import CronTriggerTimetable
+
+    start = pendulum.datetime(2024, 1, 1, tz=AMS)
+    a, b, c = Dataset("s3://b/a"), Dataset("s3://b/b"), Dataset("file:///c")
+    trig = CronTriggerTimetable("0 6 * * *", timezone="America/New_York",
+                                interval=dt.timedelta(hours=2))
+    cases = [
+        (trig, {"trigger": "0 6 * * *", "interval": 7200}, "America/New_York"),
+        (CronTriggerTimetable("@daily", timezone="UTC"), {"trigger": "@daily"}, None),
+        (CronDataIntervalTimetable("0 6 * * *", pendulum.timezone(AMS)), "0 6 * * *", AMS),
+        (DeltaDataIntervalTimetable(dt.timedelta(hours=6)), "0 5/6 * * *", None),
+        ([a, b], ["s3://b/a", "s3://b/b"], AMS),
+        (a, ["s3://b/a"], AMS),
+        (a & (b & c), ["s3://b/a", "s3://b/b", "file:///c"], AMS),
+        (DatasetOrTimeSchedule(timetable=trig, datasets=[a, b]),
+         {"trigger": "0 6 * * *", "interval": 7200, "datasets": ["s3://b/a", "s3://b/b"]},
+         "America/New_York"),
+        (DatasetOrTimeSchedule(timetable=CronDataIntervalTimetable("@daily", "UTC"),
+                               datasets=a & b),
+         {"cron": "@daily", "datasets": ["s3://b/a", "s3://b/b"]}, None),
+    ]
+    for schedule, want, zone in cases:
+        doc = doc_of(schedule=schedule, start_date=start)
+        assert doc["schedule"] == want, schedule
+        assert doc.get("timezone") == zone, schedule
+    # Airflow 2.2's timetable= argument
+    with DAG("old", timetable=trig, start_date=start) as d:
+        EmptyOperator(task_id="t")
+    assert dag_to_spec(d, "/d.py")["schedule"]["trigger"] == "0 6 * * *"
+
+    for schedule, match in ((a | b, r"\| \(DatasetAny\) is not supported"),
+                            ([a, a | c], "DatasetAny"),
+                            (DatasetOrTimeSchedule(
+                                timetable=DeltaDataIntervalTimetable(dt.timedelta(days=1)),
+                                datasets=[a]), "expected a CronTriggerTimetable"),
+                            (object(), "not supported yet")):
+        with pytest.raises(SpecError, match=match):
+            doc_of(schedule=schedule, start_date=start)

@@ -1,0 +1,130 @@
+/* test_dag_spec_schedule.c: a DAG file's schedule keys: `timezone:` (the
+ * schedule's wall clock; naive dates read in it), the mapping form of
+ * `schedule:` (a trigger cron with its interval, a cron with datasets),
+ * what is refused and how it is named, and the JSON form read back. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/dag_spec.h"
+
+#define T(y, mo, d, h, mi) schedule_make_time(y, mo, d, h, mi, 0)
+#define TASKS "tasks:\n  - task_id: t\n    command: 'true'\n"
+
+static struct dag_spec *parse(const char *text, struct weir_error *err)
+{
+	return dag_spec_parse_string(text, strlen(text), "d.yaml", "/dags", err);
+}
+
+static struct dag_spec *parse_ok(const char *text)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(text, &err);
+	if (!d)
+		fail_msg("%s", err.msg);
+	return d;
+}
+
+static void expect_error(const char *text, const char *want)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(text, &err);
+	if (d || !strstr(err.msg, want))
+		fail_msg("expected an error with \"%s\", got \"%s\"", want,
+		         d ? "(parsed)" : err.msg);
+}
+
+/* The spec written as JSON and read back. */
+static struct dag_spec *round_trip(const struct dag_spec *d)
+{
+	struct weir_error err = {0};
+	json_t *j = dag_spec_to_json(d);
+	struct dag_spec *back = dag_spec_from_json(j, "j", NULL, &err);
+	if (!back)
+		fail_msg("%s", err.msg);
+	json_decref(j);
+	return back;
+}
+
+static void test_a_timezone_sets_the_wall_clock(void **state)
+{
+	(void)state;
+	/* the dates come before the zone in the file: the zone is read first */
+	struct dag_spec *d = parse_ok("dag_id: z\nschedule: '0 6 * * *'\nstart_date: 2024-03-29\n"
+	                              "end_date: '2024-04-02T00:00:00Z'\n"
+	                              "timezone: Europe/Amsterdam\n" TASKS);
+	assert_string_equal(tz_zone_name(d->schedule.zone), "Europe/Amsterdam");
+	assert_true(d->start_date_ms == T(2024, 3, 28, 23, 0)); /* midnight in Amsterdam */
+	assert_true(d->end_date_ms == T(2024, 4, 2, 0, 0));     /* Z is UTC */
+	assert_true(cron_next(&d->schedule, d->start_date_ms) == T(2024, 3, 29, 5, 0));
+	struct dag_spec *back = round_trip(d);
+	assert_ptr_equal(back->schedule.zone, d->schedule.zone);
+	assert_true(back->start_date_ms == d->start_date_ms);
+	dag_spec_destroy(back);
+	dag_spec_destroy(d);
+	/* UTC is no zone */
+	d = parse_ok(
+	    "dag_id: z\nschedule: '@daily'\nstart_date: 2024-01-01\ntimezone: UTC\n" TASKS);
+	assert_null(d->schedule.zone);
+	dag_spec_destroy(d);
+	expect_error("dag_id: z\ntimezone: Mars/Olympus\n" TASKS,
+	             "d.yaml:2: timezone: time zone \"Mars/Olympus\": unknown");
+	expect_error("dag_id: z\ntimezone: ../../etc/passwd\n" TASKS,
+	             "timezone: time zone \"../../etc/passwd\": expected a tz database name");
+}
+
+static void test_a_trigger_schedule_and_a_cron_with_datasets(void **state)
+{
+	(void)state;
+	struct dag_spec *d = parse_ok("dag_id: tr\nschedule: {trigger: '0 6 * * *', interval: 1h}\n"
+	                              "start_date: 2024-01-01\n" TASKS);
+	assert_true(d->schedule.trigger);
+	assert_true(d->schedule.trigger_interval_ms == 3600000);
+	assert_int_equal(d->dataset_schedule.n, 0);
+	struct dag_spec *back = round_trip(d);
+	assert_true(back->schedule.trigger && back->schedule.trigger_interval_ms == 3600000);
+	assert_string_equal(back->schedule.text, "0 6 * * *");
+	dag_spec_destroy(back);
+	dag_spec_destroy(d);
+
+	d = parse_ok("dag_id: both\nschedule: {cron: '@daily', datasets: ['s3://b/a']}\n"
+	             "start_date: 2024-01-01\n" TASKS);
+	assert_false(d->schedule.trigger);
+	assert_int_equal(d->schedule.kind, CRON_EXPR);
+	assert_int_equal(d->dataset_schedule.n, 1);
+	back = round_trip(d);
+	assert_int_equal(back->schedule.kind, CRON_EXPR);
+	assert_int_equal(back->dataset_schedule.n, 1);
+	assert_string_equal(back->dataset_schedule.v[0], "s3://b/a");
+	dag_spec_destroy(back);
+	dag_spec_destroy(d);
+
+	expect_error("dag_id: p\nschedule: {interval: 1h}\n" TASKS,
+	             "schedule: expected one of cron: or trigger:");
+	expect_error("dag_id: p\nschedule: {cron: '@daily', trigger: '@daily'}\n" TASKS,
+	             "expected one of cron: or trigger:");
+	expect_error(
+	    "dag_id: p\nschedule: {cron: '@daily', interval: 1h}\nstart_date: 2024-01-01\n" TASKS,
+	    "schedule.interval: an interval goes with trigger:");
+	expect_error("dag_id: p\nschedule: {trigger: '@once'}\n" TASKS,
+	             "schedule.trigger: \"@once\": expected a cron expression");
+	expect_error("dag_id: p\nschedule: {trigger: '@daily', when: x}\n" TASKS, "when");
+	expect_error(
+	    "dag_id: p\nschedule: {cron: '@daily', datasets: []}\nstart_date: 2024-01-01\n" TASKS,
+	    "schedule.datasets: expected at least one dataset URI");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_a_timezone_sets_the_wall_clock),
+	    cmocka_unit_test(test_a_trigger_schedule_and_a_cron_with_datasets),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
