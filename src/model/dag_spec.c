@@ -27,10 +27,10 @@
 #include "model/template.h"
 
 static const char *const dag_keys[] = {
-    "dag_id",          "description",      "schedule",    "start_date", "end_date",     "catchup",
-    "max_active_runs", "max_active_tasks", "params",      "tags",       "default_args", "tasks",
-    "on_failure",      "on_success",       "on_sla_miss", "doc_md",     "access",
-    "timezone",        NULL,
+    "dag_id",       "description",     "schedule",         "start_date", "end_date",
+    "catchup",      "max_active_runs", "max_active_tasks", "params",     "tags",
+    "default_args", "tasks",           "on_failure",       "on_success", "on_sla_miss",
+    "doc_md",       "access",          "timezone",         NULL,
 };
 static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
