@@ -507,7 +507,9 @@ void dm_sensor_pass(struct dag_manager *dm);
 int64_t dm_sensor_next_due(struct dag_manager *dm);
 
 /* A sensor's job (mode poke) ended with exit_code: true when that says
- * the sensor timed out (*skip: soft_fail), with why rewritten. */
+ * the sensor timed out (*skip: soft_fail), with why rewritten.  So does an
+ * Airflow DAG file's task (its operator class known): 99 is skipped, 98 a
+ * failure without a retry (AirflowSensorTimeout, AirflowFailException). */
 bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
                     bool *skip, char *why, size_t why_size);
 

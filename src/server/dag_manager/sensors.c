@@ -483,11 +483,22 @@ bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task
 		return false;
 	spec = dm_spec_of(dm, dag_id, NULL);
 	t = spec ? dag_spec_find_task(spec, task_id) : NULL;
-	if (!t || t->kind != DAG_TASK_SENSOR)
+	if (!t)
 		return false;
 	*skip = exit_code == SENSOR_EXIT_SKIP;
-	snprintf(why, why_size, "sensor timed out%s (its log has every poke)",
-	         *skip ? " (soft_fail: skipped)" : "");
+	if (t->kind == DAG_TASK_SENSOR) {
+		snprintf(why, why_size, "sensor timed out%s (its log has every poke)",
+		         *skip ? " (soft_fail: skipped)" : "");
+		return true;
+	}
+	if (!t->operator_class)
+		return false;
+	/* an Airflow DAG file's task: its runner (_weir_airflow/run_task.py) exits 99
+	 * for AirflowSkipException (a BashOperator's default skip code too) and 98 for
+	 * AirflowFailException or AirflowSensorTimeout, neither retried */
+	snprintf(why, why_size, "%s (its log says why)",
+	         *skip ? "skipped (AirflowSkipException, or exit 99)"
+	               : "failed without a retry (AirflowSensorTimeout or AirflowFailException)");
 	return true;
 }
 

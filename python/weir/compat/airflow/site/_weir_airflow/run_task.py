@@ -6,8 +6,10 @@ WEIR_DS, WEIR_TRY_NUMBER, WEIR_PARAM_<NAME>, ...: docs/dags.md); the upstream ta
 values come in WEIR_AIRFLOW_XCOM (a JSON object, task id -> [value]).  The task's template
 fields are rendered with Jinja, its execute() called, and its return value (and what it
 pushed with ti.xcom_push) written to $WEIR_OUTPUT, which weir keeps as the task's XCom.
-Exit status: 0 success; 1 failure; 99 AirflowSkipException (weir counts it a failure: a task
-cannot mark itself skipped yet, docs/airflow.md).
+Exit status: 0 success; 1 failure; 98 AirflowFailException or AirflowSensorTimeout (a
+failure the server does not retry); 99 AirflowSkipException (the task ends skipped).  The
+server reads 98 and 99 so of an Airflow DAG file's task (dm_sensor_exit, src/server/
+dag_manager/sensors.c).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from _weir_airflow.processor import dags_of, import_file, prepare_path
 from _weir_airflow.spec import has_template
 
 SKIP_EXIT = 99
+NO_RETRY_EXIT = 98  # data/sensor_poke.h's SENSOR_EXIT_TIMEOUT
 
 
 class TaskInstance:
@@ -206,7 +209,8 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool)
 
 def run(argv: List[str], env: Mapping[str, str]) -> int:
     """Runs the task named by argv (FILE DAG_ID TASK_ID); the exit status."""
-    from airflow.exceptions import AirflowFailException, AirflowSkipException
+    from airflow.exceptions import (AirflowFailException, AirflowSensorTimeout,
+                                    AirflowSkipException)
 
     path, dag_id, task_id = os.path.abspath(argv[0]), argv[1], argv[2]
     module = import_file(path)
@@ -236,12 +240,12 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
             print("Done. Returned value was: %r" % (result,), flush=True)
         write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push)
     except AirflowSkipException as exc:
-        print("weir: task %s raised AirflowSkipException (%s): weir counts it as a failure "
-              "for now" % (task_id, exc), file=sys.stderr)
+        print("weir: task %s raised AirflowSkipException (%s): skipped" % (task_id, exc),
+              file=sys.stderr)
         return SKIP_EXIT
-    except AirflowFailException:
+    except (AirflowFailException, AirflowSensorTimeout):
         traceback.print_exc()
-        return 1
+        return NO_RETRY_EXIT
     return 0
 
 

@@ -138,6 +138,8 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
+    from _weir_airflow.sensors import sensor_keys
+
     line = task.lineno
     if "." in task.task_id:
         raise SpecError("task %s: weir's task ids hold no '.' (task groups are to come)"
@@ -148,7 +150,9 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
     ups = sorted(task.upstream_task_ids)
     if ups:
         t["depends_on"] = ups
-    if isinstance(task, EmptyOperator) and task.task_id not in pushed:
+    if (keys := sensor_keys(task)):  # Airflow's sensors (_weir_airflow.sensors)
+        t.update(keys)
+    elif isinstance(task, EmptyOperator) and task.task_id not in pushed:
         t["command"] = "true"
     elif isinstance(task, BashOperator) and plain_bash(task, pushed):
         t["command"] = "exec bash -c " + shlex.quote(task.bash_command)

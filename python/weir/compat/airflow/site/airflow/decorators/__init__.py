@@ -65,6 +65,12 @@ class _TaskNamespace:
         """Same as `@task`."""
         return _task(python_callable, **kwargs)
 
+    def sensor(self, python_callable: Optional[Callable[..., Any]] = None,
+               **kwargs: Any) -> Any:
+        """`@task.sensor`: the function is a PythonSensor's poke (airflow.decorators.sensor)."""
+        from airflow.decorators.sensor import sensor_task
+        return sensor_task(python_callable, **kwargs)
+
 
 task = _TaskNamespace()
 
