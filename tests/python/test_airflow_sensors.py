@@ -139,8 +139,14 @@ def test_python_pokes_run_in_the_tasks_process():
                 lambda: DateTimeSensor(task_id="dt", target_time="{{ data_interval_end }}"),
                 lambda: DayOfWeekSensor(task_id="w", week_day={"Saturday", WeekDay.SUNDAY}))
     for tid in ("p", "b", "sensor_fn", "t", "td", "dt", "w"):
-        assert "sensor" not in t[tid], t[tid]
         assert "_weir_airflow.run_task" in t[tid]["command"], t[tid]
+    # in poke mode the process loops; in reschedule mode (deferrable, *Async) it pokes once
+    # and weir starts it again: a command task with sensor: options
+    for tid in ("p", "sensor_fn", "t", "dt", "w"):
+        assert "sensor" not in t[tid], t[tid]
+    assert t["b"]["sensor"] == {"poke_interval": 60.0, "timeout": 604800.0,
+                                "mode": "reschedule"}
+    assert t["td"]["sensor"]["mode"] == "reschedule"
     assert t["sensor_fn"]["operator"] == "airflow.decorators.sensor.DecoratedSensorOperator"
 
 
@@ -225,6 +231,51 @@ def test_time_pokes():
     assert not TimeSensor(task_id="h", target_time=dt.time(23, 59, 59, 999999)).poke(ctx)
 
 
+def test_reschedule_mode_pokes_once_a_process(tmp_path):
+    """run_task of a sensor in reschedule mode: one poke; 97 when not met, 0 and its value
+    when met, 99 for soft_fail's skip."""
+    p = tmp_path / "once.py"
+    flag = tmp_path / "flag"
+    p.write_text(textwrap.dedent("""\
+        import os
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.decorators import task
+        from airflow.sensors.base import PokeReturnValue
+
+        with DAG("once", schedule=None, start_date=datetime(2024, 1, 1)):
+            @task.sensor(mode="reschedule")
+            def ready():
+                with open(%r + ".n", "a") as f:
+                    f.write("x")
+                return PokeReturnValue(os.path.exists(%r), {"ok": 1})
+
+            @task.sensor(deferrable=True, soft_fail=True)
+            def broken():
+                raise OSError("no disk")
+
+            ready()
+            broken()
+        """ % (str(flag), str(flag))))
+    out = tmp_path / "out.json"
+
+    def run(task_id):
+        env = dict(os.environ, PYTHONPATH=str(SITE), WEIR_OUTPUT=str(out),
+                   WEIR_RUN_ID="manual__1", WEIR_LOGICAL_DATE="2024-03-01T00:00:00+00:00")
+        return subprocess.run([sys.executable, "-m", "_weir_airflow.run_task", str(p), "once",
+                               task_id], capture_output=True, text=True, timeout=60, env=env)
+
+    r = run("ready")
+    assert r.returncode == 97 and not out.exists(), r
+    flag.write_text("")
+    r = run("ready")
+    assert r.returncode == 0, r
+    assert (tmp_path / "flag.n").read_text() == "xx"  # one poke each
+    assert '"return_value": {"ok": 1}' in out.read_text()
+    r = run("broken")
+    assert r.returncode == 99 and "soft_fail" in r.stderr, r
+
+
 def test_bash_sensor_exit_codes(tmp_path):
     flag = tmp_path / "flag"
     s = BashSensor(task_id="b", bash_command="test -e %s" % flag)
@@ -251,6 +302,7 @@ def test_weir_reads_the_sensors_documents(tmp_path):
         from airflow.providers.http.sensors.http import HttpSensor
         from airflow.sensors.external_task import ExternalTaskSensor
         from airflow.sensors.filesystem import FileSensor
+        from airflow.sensors.python import PythonSensor
 
         with DAG("sensors", schedule="@daily", start_date=datetime(2024, 1, 1)):
             FileSensor(task_id="f", filepath="/data/{{ ds_nodash }}/*.csv", mode="reschedule")
@@ -260,6 +312,7 @@ def test_weir_reads_the_sensors_documents(tmp_path):
             SqlSensor(task_id="q", conn_id="dw", sql="SELECT 1 WHERE :d > ''",
                       parameters={"d": "{{ ds }}"}, timeout=60, exponential_backoff=True)
             HttpSensor(task_id="h", endpoint="ready", deferrable=True, max_wait=30)
+            PythonSensor(task_id="p", python_callable=bool, mode="reschedule", timeout=5)
         """))
     r = subprocess.run([exe, "dags", "check", str(p)], capture_output=True, text=True,
                        timeout=120, env=dict(os.environ, WEIR_AIRFLOW_PYTHON=sys.executable))

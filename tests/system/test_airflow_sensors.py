@@ -1,11 +1,13 @@
 """Airflow's sensors in Python DAG files on a real server (docs/airflow.md, "Sensors"):
 a FileSensor (and a deferrable one) waits in reschedule mode with no process, as weir's own
-`sensor: file`; PythonSensor, BashSensor and `@task.sensor` poke in the task's process, a
-PokeReturnValue's value read downstream; a timeout fails without a retry
+`sensor: file`, and a PythonSensor in reschedule mode with a process per poke and none
+between; PythonSensor, BashSensor and `@task.sensor` poke in the task's process in poke
+mode, in reschedule mode once a process; a PokeReturnValue's value read downstream; a timeout fails without a retry
 (AirflowSensorTimeout), soft_fail skips; an ExternalTaskSensor waits for another Python
 DAG's task; DateTimeSensor and TimeDeltaSensor wait for a near time.
 """
 
+import os
 import sys
 
 from conftest import find_procs, wait_for
@@ -45,13 +47,25 @@ def note(name, text):
 '''
 
 FILES = HEAD + '''
+import os
+
+
+def go():
+    """A poke in Python: its process's pid noted, met once the test wrote in/go."""
+    note("py_pids", os.getpid())
+    return os.path.exists(SIDE + "/in/go")
+
+
 with DAG("af_files", schedule=None, start_date=datetime(2024, 1, 1), catchup=False):
+    py_wait = PythonSensor(task_id="py_wait", python_callable=go, mode="reschedule",
+                           poke_interval=0.2)
     wait = FileSensor(task_id="wait", filepath=SIDE + "/in/*.csv", mode="reschedule",
                       poke_interval=0.2)
     later = FileSensor(task_id="later", filepath=SIDE + "/in/done", deferrable=True,
                        poke_interval=timedelta(milliseconds=200))
     after = BashOperator(task_id="after", bash_command="echo ok > " + SIDE + "/after")
     wait >> later >> after
+    py_wait >> after
 '''
 
 PY = HEAD + '''
@@ -92,6 +106,10 @@ with DAG("af_timeouts", schedule=None, start_date=datetime(2024, 1, 1), catchup=
                          poke_interval=0.1, timeout=0.5)
     soft = PythonSensor(task_id="soft", python_callable=lambda: False, poke_interval=0.1,
                         timeout=0.5, soft_fail=True)
+    py_soft = PythonSensor(task_id="py_soft", python_callable=lambda: False,
+                           poke_interval=0.1, timeout=0.5, soft_fail=True, mode="reschedule")
+    py_never = PythonSensor(task_id="py_never", python_callable=lambda: False,
+                            poke_interval=0.1, timeout=0.5, deferrable=True)
     file_soft = FileSensor(task_id="file_soft", filepath=SIDE + "/nothing", timeout=0.5,
                            poke_interval=0.1, soft_fail=True, mode="reschedule")
 '''
@@ -135,8 +153,14 @@ def test_file_sensors_wait_without_a_process(make_server, tmp_path):
     ti = ti_when(d, "af_files", run, "wait", lambda t: t["state"] == "up_for_reschedule"
                  and "poke 2" in str(t), "two pokes of wait")
     # the server pokes: no job, no process of the task's
-    held = {**find_procs(str(d.dir / "files.py")), **find_procs(str(d.side / "in"))}
-    assert not held, held
+    assert not find_procs(str(d.side / "in"))  # no weir task-sensor either
+    # a poke in Python waits the same way: a process per poke, none between them
+    ti = ti_when(d, "af_files", run, "py_wait", lambda t: t["state"] == "up_for_reschedule"
+                 and "poke 2" in str(t), "two pokes of py_wait")
+    assert ti["try_number"] == 1, ti
+    pids = [int(p) for p in d.side_lines("py_pids")]
+    assert len(set(pids)) >= 2, pids
+    assert not any(os.path.exists("/proc/%d" % p) for p in pids[:2]), pids
     (d.side / "in").mkdir()
     (d.side / "in" / "day.csv").write_text("a,b\n")
     # the deferrable one waits in reschedule mode too
@@ -144,6 +168,7 @@ def test_file_sensors_wait_without_a_process(make_server, tmp_path):
                  "later waiting")
     assert d.tis("af_files", run)["wait"]["state"] == "success"
     (d.side / "in" / "done").write_text("")
+    (d.side / "in" / "go").write_text("")
     assert d.wait_run("af_files", run)["state"] == "success", d.tis("af_files", run)
     assert d.side_lines("after") == ["ok"]
 
@@ -175,6 +200,11 @@ def test_a_timeout_fails_without_a_retry_and_soft_fail_skips(make_server, tmp_pa
     assert "AirflowSensorTimeout" in d.log("af_timeouts", run, "never")
     assert tis["soft"]["state"] == "skipped" and tis["soft"]["try_number"] == 1, tis["soft"]
     assert tis["file_soft"]["state"] == "skipped", tis["file_soft"]
+    # in reschedule mode the server counts the timeout
+    assert tis["py_soft"]["state"] == "skipped", tis["py_soft"]
+    assert tis["py_never"]["state"] == "failed" and tis["py_never"]["try_number"] == 1, \
+        tis["py_never"]
+    assert "timed out" in str(tis["py_never"]), tis["py_never"]
 
 
 def test_external_task_sensor_waits_for_another_python_dag(make_server, tmp_path):

@@ -6,8 +6,9 @@ WEIR_DS, WEIR_TRY_NUMBER, WEIR_PARAM_<NAME>, ...: docs/dags.md); the upstream ta
 values come in WEIR_AIRFLOW_XCOM (a JSON object, task id -> [value]).  The task's template
 fields are rendered with Jinja, its execute() called, and its return value (and what it
 pushed with ti.xcom_push) written to $WEIR_OUTPUT, which weir keeps as the task's XCom.
-Exit status: 0 success; 1 failure; 98 AirflowFailException or AirflowSensorTimeout (a
-failure the server does not retry); 99 AirflowSkipException (the task ends skipped).  The
+Exit status: 0 success; 1 failure; 97 a sensor in reschedule mode not met yet (the server
+pokes it again); 98 AirflowFailException or AirflowSensorTimeout (a failure the server does
+not retry); 99 AirflowSkipException (the task ends skipped).  The
 server reads 98 and 99 so of an Airflow DAG file's task (dm_sensor_exit, src/server/
 dag_manager/sensors.c).
 """
@@ -27,6 +28,7 @@ from _weir_airflow.spec import has_template
 
 SKIP_EXIT = 99
 NO_RETRY_EXIT = 98  # data/sensor_poke.h's SENSOR_EXIT_TIMEOUT
+NOT_YET_EXIT = 97  # data/sensor_poke.h's SENSOR_EXIT_NOT_YET: a sensor's poke, not met
 
 
 class TaskInstance:
@@ -235,7 +237,14 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
                 setattr(task, field, resolve(getattr(task, field), ti))
         if render:
             render_template_fields(task, context)
-        result = task.execute(context)
+        if getattr(task, "reschedule", False) and hasattr(task, "poke_once"):
+            # a sensor in reschedule mode: one poke; the server pokes again (spec: sensor:)
+            done, result = task.poke_once(context)
+            if not done:
+                print("weir: not met yet; weir pokes again when it is due", flush=True)
+                return NOT_YET_EXIT
+        else:
+            result = task.execute(context)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
         write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push)

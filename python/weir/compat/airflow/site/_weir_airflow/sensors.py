@@ -166,6 +166,23 @@ def http_sensor(task: Any) -> Dict[str, Any]:
     return {"conn": task.http_conn_id, "path": path}
 
 
+def apply_sensor(task: Any, t: Dict[str, Any]) -> None:
+    """Makes `t`, the task's entry in weir's document as spec.task_spec() wrote it, what an
+    Airflow sensor is on weir: a `sensor:` task of the core's kind (the command gone), the
+    runner's command with `sensor:` options for a Python poke in reschedule mode (run_task
+    pokes once, exit 97 is "not yet"), `true` for an ExternalTaskMarker.  Other tasks are
+    left as they are."""
+    from airflow.sensors.base import BaseSensorOperator
+
+    keys = sensor_keys(task)
+    if "sensor" in keys or "command" in keys:
+        for key in ("command", "env", "cwd"):
+            t.pop(key, None)
+        t.update(keys)
+    elif isinstance(task, BaseSensorOperator) and task.reschedule:
+        t["sensor"] = options(task)
+
+
 def sensor_keys(task: Any) -> Dict[str, Any]:
     """What `task` adds to its entry in weir's document: {"sensor": {...}} for a sensor weir
     pokes itself, {"command": "true"} for an ExternalTaskMarker, {} for any other task (a

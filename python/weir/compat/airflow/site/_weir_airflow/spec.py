@@ -138,7 +138,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
-    from _weir_airflow.sensors import sensor_keys
+    from _weir_airflow.sensors import apply_sensor
 
     line = task.lineno
     if "." in task.task_id:
@@ -150,9 +150,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
     ups = sorted(task.upstream_task_ids)
     if ups:
         t["depends_on"] = ups
-    if (keys := sensor_keys(task)):  # Airflow's sensors (_weir_airflow.sensors)
-        t.update(keys)
-    elif isinstance(task, EmptyOperator) and task.task_id not in pushed:
+    if isinstance(task, EmptyOperator) and task.task_id not in pushed:
         t["command"] = "true"
     elif isinstance(task, BashOperator) and plain_bash(task, pushed):
         t["command"] = "exec bash -c " + shlex.quote(task.bash_command)
@@ -166,6 +164,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str) 
         if xcoms:
             t["env"] = {"WEIR_AIRFLOW_XCOM": "{" + ", ".join(
                 '"%s": {{ outputs.%s.weir_return }}' % (u, u) for u in xcoms) + " }"}
+    apply_sensor(task, t)  # Airflow's sensors (_weir_airflow.sensors)
     if task.trigger_rule != "all_success":
         t["trigger_rule"] = task.trigger_rule
     t["retries"] = task.retries

@@ -2,18 +2,21 @@
 
 A sensor whose meaning weir's core has (a file, another DAG's task, an HTTP answer, a SQL
 value) becomes a `sensor:` task (_weir_airflow.sensors), poked by weir itself; any other (a
-PythonSensor, a BashSensor, `@task.sensor`, a subclass with its own `poke()`) runs in the
-task's process: execute() below pokes, sleeps `poke_interval` (doubling with
+PythonSensor, a BashSensor, `@task.sensor`, a subclass with its own `poke()`) pokes in the
+task's process.  In mode poke, execute() below pokes, sleeps `poke_interval` (doubling with
 `exponential_backoff`, up to `max_wait`) and ends as Airflow's does: met, the last
 PokeReturnValue's xcom_value is the return value; past `timeout`, AirflowSensorTimeout, or
-AirflowSkipException with `soft_fail`.
+AirflowSkipException with `soft_fail`.  In reschedule mode (and deferrable) the process pokes
+once (poke_once()) and exits 97 when not met; weir's server counts the pokes, the timeout
+and the backoff and starts the task's process again when the next poke is due, holding
+nothing in between (a command task with `sensor:` options, docs/dags.md).
 """
 
 from __future__ import annotations
 
 import datetime as _dt
 import time
-from typing import Any, Dict, Optional, Union
+from typing import Any, Dict, Optional, Tuple, Union
 
 from airflow.exceptions import (AirflowException, AirflowFailException,
                                 AirflowSensorTimeout, AirflowSkipException)
@@ -104,29 +107,34 @@ class BaseSensorOperator(BaseOperator):
                 wait *= 2
         return min(wait, cap) if cap > 0 else wait
 
+    def poke_once(self, context: Dict[str, Any], pokes: int = 1) -> Tuple[bool, Any]:
+        """One poke: whether it is met, and the value to push then.  soft_fail makes an
+        exception of the poke a skip; silent_fail makes one that is not Airflow's a "not
+        yet"."""
+        try:
+            got = self.poke(context)
+        except (AirflowSensorTimeout, AirflowFailException, AirflowSkipException):
+            raise
+        except Exception as exc:
+            if self.soft_fail:
+                raise AirflowSkipException("soft_fail: the poke raised %r" % exc) from exc
+            if self.silent_fail and not isinstance(exc, AirflowException):
+                print("weir: poke %d raised %r; silent_fail: poking on" % (pokes, exc),
+                      flush=True)
+                return False, None
+            raise
+        value = got.xcom_value if isinstance(got, PokeReturnValue) else None
+        return bool(got), value
+
     def execute(self, context: Dict[str, Any]) -> Any:
-        """Pokes until met or timed out (weir runs this in the task's process)."""
+        """Pokes until met or timed out: mode poke, in the task's process.  In reschedule
+        mode weir's runner calls poke_once() instead, and the server pokes again."""
         started = time.monotonic()
         pokes = 0
         while True:
             pokes += 1
-            try:
-                got = self.poke(context)
-            except (AirflowSensorTimeout, AirflowFailException, AirflowSkipException):
-                raise
-            except Exception as exc:
-                if self.soft_fail:
-                    raise AirflowSkipException("soft_fail: the poke raised %r" % exc) from exc
-                if self.silent_fail and not isinstance(exc, AirflowException):
-                    print("weir: poke %d raised %r; silent_fail: poking on" % (pokes, exc),
-                          flush=True)
-                    got = False
-                else:
-                    raise
-            value = None
-            if isinstance(got, PokeReturnValue):
-                value = got.xcom_value
-            if got:
+            done, value = self.poke_once(context, pokes)
+            if done:
                 print("weir: poke %d: met" % pokes, flush=True)
                 return value
             elapsed = time.monotonic() - started
