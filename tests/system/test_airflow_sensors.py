@@ -173,7 +173,7 @@ def test_file_sensors_wait_without_a_process(make_server, tmp_path):
     assert d.side_lines("after") == ["ok"]
 
 
-def test_python_sensors_poke_in_the_tasks_process(make_server, tmp_path):
+def test_sensors_that_poke_in_python(make_server, tmp_path):
     d = server(make_server, tmp_path, {"py.py": PY})
     d.wait_dag("af_python")
     run = d.trigger("af_python")["dag_run_id"]
