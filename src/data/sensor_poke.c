@@ -256,6 +256,7 @@ static enum sensor_outcome poke_kind(const struct dag_sensor *s, int64_t logical
 	case DAG_SENSOR_SQL:
 		return poke_sql(s, conn, msg, msg_size);
 	case DAG_SENSOR_EXTERNAL_TASK:
+	case DAG_SENSOR_COMMAND:
 		break;
 	}
 	return say(SENSOR_ERROR, msg, msg_size, "%s sensors are poked by the server%s",

@@ -31,6 +31,9 @@
  * BashOperator skips on 99 too). */
 #define SENSOR_EXIT_SKIP 99
 #define SENSOR_EXIT_TIMEOUT 98
+/* A command sensor's poke (a command task with sensor: options) says "not
+ * yet" by this exit status; 0 is met, anything else an error. */
+#define SENSOR_EXIT_NOT_YET 97
 
 #define SENSOR_MSG_MAX 256
 

@@ -142,8 +142,11 @@ enum dag_sensor_kind {
 	DAG_SENSOR_DELTA,         /* delta: a duration after the logical date */
 	DAG_SENSOR_HTTP,          /* http: {url | conn, path, status, match} */
 	DAG_SENSOR_SQL,           /* sql: {conn, query, parameters} */
+	DAG_SENSOR_COMMAND,       /* the task's own command is the poke: a command task
+	                           * with `sensor:` options (exit 0 met, 97 not yet); its
+	                           * checked mapping holds "command": true */
 };
-#define DAG_SENSOR_KIND_COUNT (DAG_SENSOR_SQL + 1)
+#define DAG_SENSOR_KIND_COUNT (DAG_SENSOR_COMMAND + 1)
 
 /* poke: a process holds the slot and pokes; reschedule: the server pokes
  * and the TI holds nothing in between (up_for_reschedule). */
@@ -176,7 +179,8 @@ struct dag_sensor {
 	json_t *what; /* borrowed from spec: the kind's value (spec[kind name]) */
 };
 
-/* "file", "external_task", "time", "delta", "http", "sql"; "?" out of range. */
+/* "file", "external_task", "time", "delta", "http", "sql", "command"; "?" out
+ * of range. */
 const char *dag_sensor_kind_name(enum dag_sensor_kind k);
 /* "poke", "reschedule". */
 const char *dag_sensor_mode_name(enum dag_sensor_mode m);

@@ -48,6 +48,11 @@ int dag_read_parameters(struct field_reader *r, json_t *obj, const char *prefix)
  * (t->kind becomes DAG_TASK_SENSOR), its connection added to
  * t->connections (dag_spec_sensor.c). */
 int dag_read_sensor(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
+/* A command task's `sensor:` (options only: poke_interval, timeout, mode,
+ * soft_fail, exponential_backoff, max_wait): the command is the poke
+ * (DAG_SENSOR_COMMAND, t->kind stays DAG_TASK_COMMAND).  -1 with r's error. */
+int dag_read_command_sensor(struct field_reader *r, struct dag_task *t, const char *prefix,
+                            json_t *v);
 /* Calls fn on each of the sensor's templated fields that holds "{{" (see
  * dag_sensor_render()), with its name below `sensor` ("file.path",
  * "sql.parameters.ds") and its JSON string; stops at fn's first non-zero

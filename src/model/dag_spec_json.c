@@ -79,6 +79,8 @@ static json_t *task_json(const struct dag_task *t)
 		rc |= json_object_set_new(o, "env", env);
 		rc |= json_object_set_new(o, "cwd", str_or_null(t->cwd));
 		rc |= json_object_set_new(o, "resources", resources_json(&t->resources));
+		if (t->sensor) /* a sensor whose poke is the command */
+			rc |= json_object_set(o, "sensor", t->sensor->spec);
 		break;
 	}
 	case DAG_TASK_JOB:

@@ -25,9 +25,10 @@
 #include "model/template.h"
 
 static const char *const kind_names[] = {
-    [DAG_SENSOR_FILE] = "file", [DAG_SENSOR_EXTERNAL_TASK] = "external_task",
-    [DAG_SENSOR_TIME] = "time", [DAG_SENSOR_DELTA] = "delta",
-    [DAG_SENSOR_HTTP] = "http", [DAG_SENSOR_SQL] = "sql",
+    [DAG_SENSOR_FILE] = "file",       [DAG_SENSOR_EXTERNAL_TASK] = "external_task",
+    [DAG_SENSOR_TIME] = "time",       [DAG_SENSOR_DELTA] = "delta",
+    [DAG_SENSOR_HTTP] = "http",       [DAG_SENSOR_SQL] = "sql",
+    [DAG_SENSOR_COMMAND] = "command",
 };
 _Static_assert(sizeof kind_names / sizeof kind_names[0] == DAG_SENSOR_KIND_COUNT,
                "a name per sensor kind");
@@ -35,7 +36,7 @@ _Static_assert(sizeof kind_names / sizeof kind_names[0] == DAG_SENSOR_KIND_COUNT
 static const char *const sensor_keys[] = {
     "file",     "external_task", "time",    "delta",     "http",
     "sql",      "poke_interval", "timeout", "soft_fail", "exponential_backoff",
-    "max_wait", "mode",          NULL};
+    "max_wait", "mode",          "command", NULL};
 static const char *const file_keys[] = {"path", "folder", "conn", NULL};
 static const char *const ext_keys[] = {"dag_id",        "task_id",         "states",
                                        "failed_states", "execution_delta", NULL};
@@ -385,6 +386,10 @@ static int read_kind(struct field_reader *r, struct dag_task *t, json_t *spec, c
 	snprintf(sub, sizeof sub, "%s.%s", prefix, kind_names[kind]);
 	snprintf(r->path, sizeof r->path, "%s", sub);
 	switch (kind) {
+	case DAG_SENSOR_COMMAND:
+		/* the marker dag_read_sensor() sets on a command task's options */
+		return field_need_type(r, v, "true (the task's command is the poke)",
+		                       json_is_true(v));
 	case DAG_SENSOR_TIME:
 		return read_time(r, spec, prefix);
 	case DAG_SENSOR_DELTA: {
@@ -522,9 +527,48 @@ int dag_read_sensor(struct field_reader *r, struct dag_task *t, const char *pref
 
 	if (!s)
 		return -1;
+	if (s->kind == DAG_SENSOR_COMMAND) {
+		snprintf(r->path, sizeof r->path, "%s.command", prefix);
+		dag_sensor_free(s);
+		return field_fail(r, "%s",
+		                  "a sensor whose poke is a command: write the task's command: "
+		                  "and its sensor: options beside it");
+	}
 	dag_sensor_free(t->sensor);
 	t->sensor = s;
 	t->kind = DAG_TASK_SENSOR;
+	return 0;
+}
+
+int dag_read_command_sensor(struct field_reader *r, struct dag_task *t, const char *prefix,
+                            json_t *v)
+{
+	json_t *opts;
+	struct dag_sensor *s;
+
+	snprintf(r->path, sizeof r->path, "%s", prefix);
+	if (field_need_type(r, v, "a mapping of sensor options (poke_interval, timeout, ...)",
+	                    json_is_object(v)) < 0)
+		return -1;
+	/* (its own "command": true, written back by dag_spec_json.c, reads again) */
+	for (int k = 0; k < DAG_SENSOR_KIND_COUNT; k++)
+		if (k != DAG_SENSOR_COMMAND && json_object_get(v, kind_names[k])) {
+			snprintf(r->path, sizeof r->path, "%s.%s", prefix, kind_names[k]);
+			return field_fail(
+			    r, "%s",
+			    "a command task's sensor: holds options only (its command "
+			    "is the poke)");
+		}
+	if (!(opts = json_deep_copy(v)) || json_object_set_new(opts, "command", json_true()) < 0) {
+		json_decref(opts);
+		return field_oom(r);
+	}
+	s = read_sensor(r, t, prefix, opts, true);
+	json_decref(opts);
+	if (!s)
+		return -1;
+	dag_sensor_free(t->sensor);
+	t->sensor = s;
 	return 0;
 }
 

@@ -870,7 +870,11 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(r, "%s", "expected a task_id");
 	}
-	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer + !!tr->sensor + !!tr->trigger !=
+	/* a command with sensor: options is a sensor whose poke is the command */
+	bool command_sensor = tr->command && tr->sensor;
+
+	if (!!tr->command + !!tr->job + !!tr->sql + !!tr->transfer +
+	        (!!tr->sensor && !command_sensor) + !!tr->trigger !=
 	    1) {
 		snprintf(r->path, sizeof r->path, "%s", prefix);
 		return field_fail(
@@ -882,7 +886,12 @@ static int check_task_kind(struct field_reader *r, struct task_read *tr)
 		          "(a job spec, its path, or a tony.xml), sql, transfer, sensor and "
 		          "trigger_dag");
 	}
-	if (tr->sensor) {
+	if (command_sensor) {
+		char base[80];
+		snprintf(base, sizeof base, "%s.sensor", prefix);
+		if (dag_read_command_sensor(r, tr->t, base, tr->sensor) < 0)
+			return -1;
+	} else if (tr->sensor) {
 		char base[80];
 		if (tr->env || tr->cwd) {
 			field_at(r, prefix, tr->env ? "env" : "cwd", 0);

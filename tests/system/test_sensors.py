@@ -97,6 +97,30 @@ def test_file_sensor_reschedule_waits_without_a_job_then_succeeds(make_dags):
     assert d.side_lines("after") == ["ok"]
 
 
+def test_a_command_sensor_runs_its_command_again_when_due(make_dags):
+    """A command task with sensor: options: its command is the poke (97: not yet); the TI
+    waits up_for_reschedule between the pokes' jobs, in one try, and ends when it exits 0."""
+    d = make_dags(start=False)
+    start(d, "cs", dag("cs", """\
+        - task_id: wait
+          command: "echo poking; echo $$ >> %s/pokes; test -e %s/go || exit 97"
+          sensor: {poke_interval: 0.2, mode: reschedule}
+        - task_id: after
+          depends_on: [wait]
+          command: echo ok > %s/after
+        """ % (d.side, d.side, d.side)))
+    run = d.trigger("cs")["dag_run_id"]
+    ti = wait_ti(d, "cs", run, "wait", lambda t: t["state"] == "up_for_reschedule"
+                 and "poke 2" in str(t), "two pokes")
+    assert "not yet (the command exited 97)" in str(ti), ti
+    assert len(set(d.side_lines("pokes"))) >= 2  # a process a poke
+    assert "poking" in d.log("cs", run, "wait")  # the try's log is its latest poke's
+    (d.side / "go").write_text("")
+    assert d.wait_run("cs", run, timeout=30)["state"] == "success"
+    assert ti_of(d, "cs", run, "wait")["try_number"] == 1
+    assert d.side_lines("after") == ["ok"]
+
+
 def test_file_sensor_refuses_a_path_that_escapes(make_dags):
     d = make_dags()
     d.write("bad.yaml", dag("bad", """\

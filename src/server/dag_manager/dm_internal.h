@@ -518,10 +518,26 @@ int64_t dm_sensor_next_due(struct dag_manager *dm);
 bool dm_flow_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
                   bool *skip, bool *no_retry, char *why, size_t why_size);
 
-/* A sensor's job (mode poke) ended with exit_code: true when that says
- * the sensor timed out (*skip: soft_fail), with why rewritten. */
+/* A sensor's job (mode poke, or a command sensor's poke) ended with
+ * exit_code: true when that says the sensor timed out (*skip: soft_fail),
+ * with why rewritten.  An Airflow DAG file's other tasks say so by their
+ * skip_on_exit_code and no_retry_on_exit_code (dm_flow_exit()). */
 bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task_id, int exit_code,
                     bool *skip, char *why, size_t why_size);
+
+/* A job of TI (dag_id, run_id, task_id, map_index, try_number) ended with
+ * exit_code: true when it was a command sensor's poke that said "not yet"
+ * (SENSOR_EXIT_NOT_YET, data/sensor_poke.h), recorded, the TI waiting again
+ * (or ended by its timeout).  False: the end is the try's, as any job's
+ * (the sensor's slot, if any, is dropped). */
+bool dm_sensor_job_end(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                       const char *task_id, int map_index, int try_number, int exit_code);
+
+/* Starts a command sensor's poke: the job of TI `ti`'s current try again,
+ * the TI left up_for_reschedule (ti_jobs.c).  0 started; 1 the server
+ * cannot now (try later); -1 it cannot be started (msg says why). */
+int dm_poke_job_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti, char *msg,
+                      size_t size);
 
 /* Frees the sensors' state (pokes under way finish and are dropped). */
 void dm_sensors_free(struct dag_manager *dm);

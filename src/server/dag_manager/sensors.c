@@ -10,6 +10,11 @@
  * sched/sensor.h's; each poke is recorded (store/sensor_store.h) and the
  * TI's reason says the last result.
  *
+ * A command sensor (a command task with sensor: options) is poked by
+ * starting its job again (dm_poke_job_start(), ti_jobs.c); the TI stays
+ * up_for_reschedule meanwhile and the job's end is its poke's outcome
+ * (dm_sensor_job_end(): exit 97 is "not yet").
+ *
  * Owns: the waiting sensors in memory, a slot each, and their due times
  * (sched/due_table.h keyed by the slot), read from the store once after a
  * start (a restarted server goes on with the same first poke and count).
@@ -69,8 +74,16 @@ static struct dm_sensors *sensors_of(struct dag_manager *dm)
 	return dm->sensors;
 }
 
+static bool command_sensor(const struct dag_task *t)
+{
+	return t->kind == DAG_TASK_COMMAND && t->sensor && t->sensor->kind == DAG_SENSOR_COMMAND;
+}
+
+/* A command sensor waits between its jobs whatever its mode says. */
 static bool server_pokes(const struct dag_task *t)
 {
+	if (command_sensor(t))
+		return true;
 	return t->kind == DAG_TASK_SENSOR && t->sensor &&
 	       (t->sensor->mode == DAG_SENSOR_RESCHEDULE ||
 	        t->sensor->kind == DAG_SENSOR_EXTERNAL_TASK);
@@ -389,6 +402,17 @@ static void poke_slot(struct dag_manager *dm, struct dm_sensors *ss, size_t slot
 	}
 	s = ss->w[slot].sensor;
 	switch (s->kind) {
+	case DAG_SENSOR_COMMAND: {
+		/* the poke is the task's job; its end says (dm_sensor_job_end) */
+		int rc_start = dm_poke_job_start(dm, rc, (size_t)ti, msg, sizeof msg);
+		if (rc_start == 0) {
+			ss->w[slot].in_flight = true;
+			due_table_set(&ss->due, (int64_t)slot, TIMER_NEVER);
+			return;
+		}
+		o = rc_start > 0 ? SENSOR_NOT_YET : SENSOR_ERROR;
+		break;
+	}
 	case DAG_SENSOR_HTTP:
 	case DAG_SENSOR_SQL:
 		if (queue_poke(dm, ss, slot, s, rc->run.logical_date, msg, sizeof msg) == 0)
@@ -483,11 +507,48 @@ bool dm_sensor_exit(struct dag_manager *dm, const char *dag_id, const char *task
 		return false;
 	spec = dm_spec_of(dm, dag_id, NULL);
 	t = spec ? dag_spec_find_task(spec, task_id) : NULL;
-	if (!t || t->kind != DAG_TASK_SENSOR)
+	if (!t)
 		return false;
-	*skip = exit_code == SENSOR_EXIT_SKIP;
-	snprintf(why, why_size, "sensor timed out%s (its log has every poke)",
-	         *skip ? " (soft_fail: skipped)" : "");
+	if (t->kind == DAG_TASK_SENSOR || command_sensor(t)) {
+		*skip = exit_code == SENSOR_EXIT_SKIP;
+		snprintf(why, why_size, "sensor timed out%s (its log has every poke)",
+		         *skip ? " (soft_fail: skipped)" : "");
+		return true;
+	}
+	/* an Airflow DAG file's runner's 98 and 99 (AirflowFailException, AirflowSkipException)
+	 * are its task's no_retry_on_exit_code and skip_on_exit_code (dm_flow_exit()) */
+	return false;
+}
+
+bool dm_sensor_job_end(struct dag_manager *dm, const char *dag_id, const char *run_id,
+                       const char *task_id, int map_index, int try_number, int exit_code)
+{
+	const struct dag_spec *spec = dm_spec_of(dm, dag_id, NULL);
+	const struct dag_task *t = spec ? dag_spec_find_task(spec, task_id) : NULL;
+	struct dm_sensors *ss;
+	char msg[SENSOR_MSG_MAX];
+	size_t slot;
+
+	if (!t || !command_sensor(t) || !(ss = sensors_of(dm)))
+		return false;
+	if (!ss->loaded)
+		load(dm, ss);
+	for (slot = 0; slot < ss->n; slot++) {
+		const struct sensor_poke_row *row = &ss->w[slot].row;
+		if (ss->w[slot].used && row->map_index == map_index &&
+		    row->try_number == try_number && !strcmp(row->task_id, task_id) &&
+		    !strcmp(row->run_id, run_id) && !strcmp(row->dag_id, dag_id))
+			break;
+	}
+	if (slot == ss->n)
+		return false; /* not waiting (cleared, marked): the job's end as any */
+	ss->w[slot].in_flight = false;
+	if (exit_code != SENSOR_EXIT_NOT_YET || !ss->w[slot].sensor) {
+		slot_free(ss, slot); /* met, or an error: the try ends as a job's */
+		return false;
+	}
+	snprintf(msg, sizeof msg, "not yet (the command exited %d)", exit_code);
+	poke_done(dm, ss, slot, ss->w[slot].sensor, SENSOR_NOT_YET, msg);
 	return true;
 }
 

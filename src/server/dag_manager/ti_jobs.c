@@ -526,6 +526,12 @@ void dm_on_job_end(void *arg, int64_t job_id, enum job_state state, enum end_cau
 	if (ti_of_job(dm, job_id, &r) < 0)
 		return; /* not a DAG task's job */
 	dm_touch(dm);
+	/* a command sensor's poke that said "not yet": the TI waits again */
+	if (dm_sensor_job_end(dm, r.dag_id, r.run_id, r.task_id, r.map_index, r.try_number,
+	                      success ? 0 : exit_code)) {
+		dag_ti_row_release(&r);
+		return;
+	}
 	if (success)
 		why[0] = '\0';
 	else if (timed_out)
@@ -644,6 +650,50 @@ void dm_start_ti(struct dag_manager *dm, struct run_ctx *rc, size_t ti)
 out:
 	free(command);
 	job_spec_destroy(spec);
+}
+
+int dm_poke_job_start(struct dag_manager *dm, struct run_ctx *rc, size_t ti, char *msg, size_t size)
+{
+	struct weir_error err = {0};
+	struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+	struct job_spec *spec;
+	char *command = NULL;
+	int64_t job_id = 0;
+
+	spec = build_job(dm, rc, ti, r->try_number, &command, &err);
+	/* the spec is the job manager's from here, as in dm_start_ti() */
+	if (spec && job_manager_submit_valid(dm->jm, spec, &job_id, &err) < 0)
+		job_id = 0;
+	if (!job_id) {
+		snprintf(msg, size, "cannot start the poke: %s", err.msg);
+		free(command);
+		return dag_start_fault_of(err.kind) == DAG_START_WAIT ? 1 : -1;
+	}
+	r->job_id = job_id;
+	dm_run_note_job(rc, rc->ti_row[ti]);
+	dm_set_str(&r->rendered_command, command ? command : "");
+	free(command);
+	if (dm_ti_save(dm, rc, r, &err) < 0) {
+		log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id, err.msg);
+		rc->stale = true;
+	} else {
+		/* the try's job is its latest poke's: its log is the try's */
+		struct dag_try_row t = {.dag_id = r->dag_id,
+		                        .run_id = r->run_id,
+		                        .task_id = r->task_id,
+		                        .map_index = r->map_index,
+		                        .try_number = r->try_number,
+		                        .state = DAG_TI_UP_FOR_RESCHEDULE,
+		                        .job_id = job_id,
+		                        .start_date = r->start_date,
+		                        .reason = (char *)""};
+		if (dag_store_try_put(dm->ds, &t, &err) < 0)
+			log_error("DAG %s run %s task %s: %s", r->dag_id, r->run_id, r->task_id,
+			          err.msg);
+	}
+	log_info("DAG %s run %s task %s try %d: poke as job %lld", r->dag_id, r->run_id, r->task_id,
+	         r->try_number, (long long)job_id);
+	return 0;
 }
 
 bool dm_job_runs(const struct job_row *job)

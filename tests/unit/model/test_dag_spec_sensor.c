@@ -125,7 +125,52 @@ static void test_errors(void **state)
 	expect_error("    sensor: {external_task: {dag_id: up, states: [done]}}\n",
 	             "tasks[0].sensor.external_task.states[0]");
 	expect_error("    sensor: {sql: {query: \"SELECT 1\"}}\n", "tasks[0].sensor.sql.conn");
-	expect_error("    command: \"true\"\n    sensor: {delta: 1}\n", "got more");
+	expect_error("    command: \"true\"\n    sensor: {delta: 1}\n", "holds options only");
+	expect_error("    command: \"true\"\n    sensor: {mode: soon}\n", "poke or reschedule");
+	expect_error("    command: \"true\"\n    sensor: 5\n", "tasks[0].sensor");
+	expect_error("    sql: {conn: c, query: x}\n    sensor: {timeout: 1}\n", "got more");
+	/* the marker is the reader's, not the file's */
+	expect_error("    sensor: {command: true}\n", "command: and its sensor: options");
+}
+
+/* A command task with sensor: options: a sensor whose poke is its command,
+ * its options read, the task still a command task (with its env), and the
+ * whole read back from its JSON form as the server's reader does. */
+static void test_command_sensor(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	struct dag_spec *d = parse_task("    command: ./ready.sh\n    env: {K: v}\n"
+	                                "    sensor: {poke_interval: 2s, timeout: 1h, "
+	                                "mode: reschedule, exponential_backoff: true}\n",
+	                                &err);
+	struct dag_spec *back;
+	const struct dag_sensor *s;
+	json_t *json;
+
+	assert_non_null(d);
+	assert_int_equal(d->tasks[0].kind, DAG_TASK_COMMAND);
+	assert_string_equal(d->tasks[0].command, "./ready.sh");
+	assert_int_equal(d->tasks[0].n_env, 1);
+	s = d->tasks[0].sensor;
+	assert_non_null(s);
+	assert_int_equal(s->kind, DAG_SENSOR_COMMAND);
+	assert_string_equal(dag_sensor_kind_name(s->kind), "command");
+	assert_int_equal(s->poke_interval_ms, 2000);
+	assert_int_equal(s->timeout_ms, 3600000);
+	assert_true(s->exponential_backoff);
+	json = dag_spec_to_json(d);
+	assert_non_null(json);
+	back = dag_spec_from_json(json, "d.json", "/dags", &err);
+	json_decref(json);
+	if (!back)
+		fail_msg("read back: %s", err.msg);
+	assert_int_equal(back->tasks[0].kind, DAG_TASK_COMMAND);
+	assert_non_null(back->tasks[0].sensor);
+	assert_int_equal(back->tasks[0].sensor->kind, DAG_SENSOR_COMMAND);
+	assert_int_equal(back->tasks[0].sensor->timeout_ms, 3600000);
+	dag_spec_destroy(back);
+	dag_spec_destroy(d);
 }
 
 /* ---- templates ---- */
@@ -317,6 +362,7 @@ int main(void)
 	    cmocka_unit_test(test_file_defaults_and_round_trip),
 	    cmocka_unit_test(test_kinds),
 	    cmocka_unit_test(test_errors),
+	    cmocka_unit_test(test_command_sensor),
 	    cmocka_unit_test(test_file_path),
 	    cmocka_unit_test(test_rendered_path_that_escapes),
 	    cmocka_unit_test(test_http),

@@ -360,10 +360,10 @@ _BRANCHES = ("airflow.operators.datetime.BranchDateTimeOperator",
 _HTTP = "airflow.providers.http.operators.http.HttpOperator"
 
 
-def _not_a_command(t: Dict[str, Any]) -> None:
+def not_a_command(t: Dict[str, Any]) -> None:
     """What spec.task_spec gave a Python task's command, taken off a task of another kind."""
-    for key in ("command", "env", "run_outputs", "variables", "skip_on_exit_code",
-                "no_retry_on_exit_code"):
+    for key in ("command", "env", "cwd", "run_outputs", "variables", "skip_on_exit_code",
+                "no_retry_on_exit_code", "connections"):
         t.pop(key, None)
 
 
@@ -371,12 +371,12 @@ def apply(task: Any, t: Dict[str, Any]) -> None:
     """The task's document `t` (its command set by spec.task_spec) made weir's task kind for
     the operators above; the connections of a Python task."""
     if isinstance(task, loaded(_TRIGGER)):
-        _not_a_command(t)
+        not_a_command(t)
         t["trigger_dag"] = trigger_spec(task)
         return
     sql_ops = loaded(_SQL)
     if isinstance(task, sql_ops) and _sql_in_core(task):
-        _not_a_command(t)
+        not_a_command(t)
         t["sql"] = sql_spec(task)
         return
     if isinstance(task, sql_ops):

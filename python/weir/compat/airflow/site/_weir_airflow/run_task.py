@@ -7,10 +7,12 @@ come in the file $WEIR_RUN_OUTPUTS (the task's `run_outputs: true`), its variabl
 WEIR_VARIABLES.  The task's template
 fields are rendered with Jinja, its execute() called, and its return value (and what it
 pushed with ti.xcom_push) written to $WEIR_OUTPUT, which weir keeps as the task's XCom.
-Exit status: 0 success; 1 failure; 99 AirflowSkipException (the task's skip_on_exit_code:
-skipped); 98 AirflowFailException (its no_retry_on_exit_code: failed, its retries unused).
-A branch task's choice goes in the output as `branch`, a short circuit's as `result`
-(weir's `branch` and `short_circuit` tasks, docs/dags.md).
+Exit status: 0 success; 1 failure; 97 a sensor in reschedule mode not met yet (the server
+pokes it again); 98 AirflowFailException or AirflowSensorTimeout (the task's
+no_retry_on_exit_code, or a sensor's timeout: failed, its retries unused); 99
+AirflowSkipException (the task's skip_on_exit_code: skipped).  A branch task's choice goes in
+the output as `branch`, a short circuit's as `result` (weir's `branch` and `short_circuit`
+tasks, docs/dags.md).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
 
 
 _NOTSET: Any = object()
+NOT_YET_EXIT = 97  # data/sensor_poke.h's SENSOR_EXIT_NOT_YET: a sensor's poke, not met
 
 
 class TaskInstance:
@@ -324,7 +327,8 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
 
 def run(argv: List[str], env: Mapping[str, str]) -> int:
     """Runs the task named by argv (FILE DAG_ID TASK_ID); the exit status."""
-    from airflow.exceptions import AirflowFailException, AirflowSkipException
+    from airflow.exceptions import (AirflowFailException, AirflowSensorTimeout,
+                                    AirflowSkipException)
 
     path, dag_id, task_id = os.path.abspath(argv[0]), argv[1], argv[2]
     module = import_file(path)
@@ -349,7 +353,14 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
                 setattr(task, field, resolve(getattr(task, field), ti))
         if render:
             render_template_fields(task, context)
-        result = task.execute(context)
+        if getattr(task, "reschedule", False) and hasattr(task, "poke_once"):
+            # a sensor in reschedule mode: one poke; the server pokes again (spec: sensor:)
+            done, result = task.poke_once(context)
+            if not done:
+                print("weir: not met yet; weir pokes again when it is due", flush=True)
+                return NOT_YET_EXIT
+        else:
+            result = task.execute(context)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
         write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push, task)
@@ -357,7 +368,7 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
         print("weir: task %s raised AirflowSkipException (%s): skipped" % (task_id, exc),
               file=sys.stderr)
         return SKIP_EXIT
-    except AirflowFailException:
+    except (AirflowFailException, AirflowSensorTimeout):
         traceback.print_exc()
         print("weir: task %s raised AirflowFailException: failed without a retry" % task_id,
               file=sys.stderr)

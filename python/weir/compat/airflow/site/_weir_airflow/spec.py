@@ -274,6 +274,8 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
+    from _weir_airflow.sensors import apply_sensor
+
     line = task.lineno
     t: Dict[str, Any] = {"task_id": task.task_id, "operator": operator_path(task)}
     if task.doc_md:
@@ -304,6 +306,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
         if variables:
             t["variables"] = variables
     operators.apply(task, t)  # weir's own task kinds, a Python task's connections
+    apply_sensor(task, t)  # Airflow's sensors (_weir_airflow.sensors)
     if task.trigger_rule != "all_success":
         t["trigger_rule"] = task.trigger_rule
     if task.is_setup:

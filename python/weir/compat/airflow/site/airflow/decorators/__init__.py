@@ -111,6 +111,12 @@ class _TaskNamespace:
         """`@task.short_circuit`: a ShortCircuitOperator."""
         return _task(python_callable, ShortCircuitOperator, **kwargs)
 
+    def sensor(self, python_callable: Optional[Callable[..., Any]] = None,
+               **kwargs: Any) -> Any:
+        """`@task.sensor`: the function is a PythonSensor's poke (airflow.decorators.sensor)."""
+        from airflow.decorators.sensor import sensor_task
+        return sensor_task(python_callable, **kwargs)
+
 
 task = _TaskNamespace()
 

@@ -1,0 +1,209 @@
+"""Airflow's sensors in weir's DAG document (called from spec.task_spec).
+
+A sensor whose wait weir's core knows becomes a `sensor:` task of that kind (docs/dags.md,
+"Sensors"), so that weir pokes it itself: in reschedule mode (and deferrable sensors) no slot
+and no process is held between pokes.
+
+| Airflow | weir |
+|---|---|
+| FileSensor | `sensor: file` (the folder: fs_default's root, or `conn:` another fs connection) |
+| ExternalTaskSensor | `sensor: external_task` (always poked by the server) |
+| SqlSensor | `sensor: sql` (no success/failure callables, the query not templated) |
+| HttpSensor | `sensor: http` (a GET, no response_check, no headers) |
+| ExternalTaskMarker | `true` (a marker; weir does not clear across DAGs) |
+
+What the core cannot express the same way is refused with a SpecError naming the argument
+(ExternalTaskSensor's execution_date_fn, SqlSensor's callables, HttpSensor's
+response_check ...).  Every other sensor (PythonSensor, BashSensor, `@task.sensor`, the time
+sensors, DayOfWeekSensor, a subclass with its own poke()) runs in the task's process, where
+BaseSensorOperator.execute() pokes and sleeps (airflow/sensors/base.py).
+"""
+
+from __future__ import annotations
+
+import re
+import urllib.parse
+from typing import Any, Dict, List, Optional
+
+from _weir_airflow.spec import SpecError, has_template
+
+# The templates weir's core renders as Airflow's Jinja does (the same text).
+_SIMPLE_TEMPLATE = re.compile(r"\{\{\s*(ds|ds_nodash|run_id)\s*\}\}")
+_GLOB = re.compile(r"[*?\[]")
+
+
+def simple_template(text: str) -> bool:
+    """Whether every template in `text` is one weir's core renders the same way."""
+    return not has_template(_SIMPLE_TEMPLATE.sub("", text))
+
+
+def options(task: Any) -> Dict[str, Any]:
+    """The wait's options as the core's `sensor:` mapping writes them."""
+    out: Dict[str, Any] = {
+        "poke_interval": max(float(task.poke_interval), 0.05),
+        "timeout": max(float(task.timeout), 0.001),
+        "mode": task.mode,
+    }
+    if task.soft_fail:
+        out["soft_fail"] = True
+    if task.exponential_backoff:
+        out["exponential_backoff"] = True
+    if task.max_wait:
+        out["max_wait"] = max(float(task.max_wait), 0.05)
+    return out
+
+
+def _refuse(task: Any, what: str) -> SpecError:
+    return SpecError("task %s: %s: %s" % (task.task_id, type(task).__name__, what), task.lineno)
+
+
+def file_sensor(task: Any) -> Optional[Dict[str, Any]]:
+    """FileSensor as `file: {folder | conn, path}`; None (run in Python) for what the core's
+    glob does not do (`**` with recursive, a template other than ds/ds_nodash/run_id)."""
+    path = task.filepath
+    if not isinstance(path, str) or not path:
+        raise _refuse(task, "filepath: expected a path, got %r" % (path,))
+    if not simple_template(path) or "**" in path:
+        return None
+    if task.fs_conn_id != "fs_default":
+        if path.startswith("/"):
+            raise _refuse(task, "filepath %r: expected a path relative to connection %s's "
+                          "path" % (path, task.fs_conn_id))
+        return {"conn": task.fs_conn_id, "path": path}
+    full = path if path.startswith("/") else "/" + path  # fs_default's path is "/"
+    parts = [p for p in full.split("/") if p]
+    if ".." in parts:
+        raise _refuse(task, "filepath %r: weir waits for no path with '..'" % path)
+    # the folder: the longest leading part without a glob or a template
+    n = 0
+    while n < len(parts) - 1 and not _GLOB.search(parts[n]) and "{" not in parts[n]:
+        n += 1
+    return {"folder": "/" + "/".join(parts[:n]), "path": "/".join(parts[n:])}
+
+
+def external_task_sensor(task: Any) -> Dict[str, Any]:
+    """ExternalTaskSensor as `external_task:`."""
+    if task.execution_date_fn is not None:
+        raise _refuse(task, "execution_date_fn: weir cannot call a function for the date; "
+                      "use execution_delta (a timedelta)")
+    if task.external_task_group_id is not None:
+        raise _refuse(task, "external_task_group_id: task groups are not waited for yet; "
+                      "name the task with external_task_id")
+    ids: List[str] = task.external_task_ids or []
+    if len(ids) > 1:
+        raise _refuse(task, "external_task_ids %r: weir's sensor waits for one task; write "
+                      "one ExternalTaskSensor per task" % (ids,))
+    if task.skipped_states:
+        raise _refuse(task, "skipped_states: not supported yet (allowed_states and "
+                      "failed_states are)")
+    for field in ("external_dag_id",) + (("external_task_ids",) if ids else ()):
+        value = getattr(task, field)
+        if not simple_template(str(value)):
+            raise _refuse(task, "%s %r: weir renders only {{ ds }}, {{ ds_nodash }} and "
+                          "{{ run_id }} here" % (field, value))
+    what: Dict[str, Any] = {"dag_id": task.external_dag_id,
+                            "states": list(task.allowed_states)}
+    if ids:
+        what["task_id"] = ids[0]
+    if task.failed_states:
+        what["failed_states"] = list(task.failed_states)
+    if task.execution_delta is not None:
+        what["execution_delta"] = int(task.execution_delta.total_seconds())
+    return what
+
+
+def sql_sensor(task: Any) -> Dict[str, Any]:
+    """SqlSensor as `sql: {conn, query, parameters}`."""
+    for name in ("success", "failure"):
+        if getattr(task, name) is not None:
+            raise _refuse(task, "%s: weir pokes the query itself and calls no Python on its "
+                          "value; write the test in the query (SELECT count(*) > 0 ...)"
+                          % name)
+    if task.fail_on_empty:
+        raise _refuse(task, "fail_on_empty: not supported (no row is \"not yet\" on weir)")
+    sql = task.sql
+    if not isinstance(sql, str) or not sql.strip():
+        raise _refuse(task, "sql: expected a query, got %r" % (sql,))
+    if sql.endswith(tuple(task.template_ext)):
+        raise _refuse(task, "sql %r: weir does not read a query file here; write the query"
+                      % sql)
+    if has_template(sql):
+        raise _refuse(task, "sql: a template in the query; bind the value as a parameter "
+                      "(:name, with parameters={'name': '{{ ds }}'})")
+    what: Dict[str, Any] = {"conn": task.conn_id, "query": sql}
+    params = task.parameters
+    if params:
+        if not isinstance(params, dict):
+            raise _refuse(task, "parameters: weir binds named parameters (:name) only: "
+                          "expected a dict, got %r" % (params,))
+        for key, value in params.items():
+            if isinstance(value, str) and not simple_template(value):
+                raise _refuse(task, "parameters.%s %r: weir renders only {{ ds }}, "
+                              "{{ ds_nodash }} and {{ run_id }} here" % (key, value))
+        what["parameters"] = {str(k): v for k, v in params.items()}
+    return what
+
+
+def http_sensor(task: Any) -> Dict[str, Any]:
+    """HttpSensor as `http: {conn, path}` (a GET answering 200)."""
+    if task.response_check is not None:
+        raise _refuse(task, "response_check: weir pokes the URL itself and calls no Python "
+                      "on the answer yet; its `match` (a regular expression on the body) "
+                      "is the nearest")
+    if str(task.method).upper() != "GET":
+        raise _refuse(task, "method %r: weir's HTTP sensor sends a GET" % task.method)
+    if task.headers:
+        raise _refuse(task, "headers: weir's HTTP sensor sends none of its own")
+    endpoint = str(task.endpoint or "")
+    if not simple_template(endpoint):
+        raise _refuse(task, "endpoint %r: weir renders only {{ ds }}, {{ ds_nodash }} and "
+                      "{{ run_id }} here" % endpoint)
+    path = endpoint if endpoint.startswith("/") else "/" + endpoint
+    if task.request_params:
+        if has_template(task.request_params):
+            raise _refuse(task, "request_params: templates not supported here")
+        path += ("&" if "?" in path else "?") + urllib.parse.urlencode(task.request_params)
+    return {"conn": task.http_conn_id, "path": path}
+
+
+def apply_sensor(task: Any, t: Dict[str, Any]) -> None:
+    """Makes `t`, the task's entry in weir's document as spec.task_spec() wrote it, what an
+    Airflow sensor is on weir: a `sensor:` task of the core's kind (the command gone), the
+    runner's command with `sensor:` options for a Python poke in reschedule mode (run_task
+    pokes once, exit 97 is "not yet"), `true` for an ExternalTaskMarker.  Other tasks are
+    left as they are."""
+    from airflow.sensors.base import BaseSensorOperator
+
+    from _weir_airflow.operators import not_a_command
+
+    keys = sensor_keys(task)
+    if "sensor" in keys or "command" in keys:
+        not_a_command(t)
+        t.update(keys)
+    elif isinstance(task, BaseSensorOperator) and task.reschedule:
+        t["sensor"] = options(task)
+
+
+def sensor_keys(task: Any) -> Dict[str, Any]:
+    """What `task` adds to its entry in weir's document: {"sensor": {...}} for a sensor weir
+    pokes itself, {"command": "true"} for an ExternalTaskMarker, {} for any other task (a
+    sensor whose poke is Python runs in run_task).  Raises SpecError for an argument the
+    core cannot honour."""
+    from airflow.providers.common.sql.sensors.sql import SqlSensor
+    from airflow.providers.http.sensors.http import HttpSensor
+    from airflow.sensors.external_task import ExternalTaskMarker, ExternalTaskSensor
+    from airflow.sensors.filesystem import FileSensor
+
+    if isinstance(task, ExternalTaskMarker):
+        return {"command": "true"}
+    # a subclass with a poke() of its own runs it in Python
+    if isinstance(task, FileSensor) and type(task).poke is FileSensor.poke:
+        what = file_sensor(task)
+        return {} if what is None else {"sensor": dict(options(task), file=what)}
+    if isinstance(task, ExternalTaskSensor) and type(task).poke is ExternalTaskSensor.poke:
+        return {"sensor": dict(options(task), external_task=external_task_sensor(task))}
+    if isinstance(task, SqlSensor) and type(task).poke is SqlSensor.poke:
+        return {"sensor": dict(options(task), sql=sql_sensor(task))}
+    if isinstance(task, HttpSensor) and type(task).poke is HttpSensor.poke:
+        return {"sensor": dict(options(task), http=http_sensor(task))}
+    return {}

@@ -1,0 +1,1 @@
+"""Airflow providers, as weir runs them (docs/airflow.md)."""

@@ -1,0 +1,1 @@
+"""airflow.sensors: tasks that wait (docs/airflow.md, "Sensors")."""

@@ -1,0 +1,85 @@
+"""airflow.sensors.external_task: ExternalTaskSensor, weir's `sensor: external_task` (the
+server reads its own records: no process waits, whatever the mode), and ExternalTaskMarker,
+accepted as a task that does nothing (weir does not clear across DAGs)."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any, Callable, Collection, Dict, List, Optional, Sequence
+
+from airflow.exceptions import AirflowException
+from airflow.models.baseoperator import BaseOperator
+from airflow.sensors.base import BaseSensorOperator
+
+
+class ExternalTaskSensor(BaseSensorOperator):
+    """Waits for a task of another DAG (its whole run without a task id) in its run of the
+    same logical date, or of the logical date minus `execution_delta`."""
+
+    template_fields: Sequence[str] = ("external_dag_id", "external_task_id",
+                                      "external_task_ids")
+
+    def __init__(
+        self,
+        *,
+        external_dag_id: str,
+        external_task_id: Optional[str] = None,
+        external_task_ids: Optional[Collection[str]] = None,
+        external_task_group_id: Optional[str] = None,
+        allowed_states: Optional[Collection[str]] = None,
+        skipped_states: Optional[Collection[str]] = None,
+        failed_states: Optional[Collection[str]] = None,
+        execution_delta: Optional[_dt.timedelta] = None,
+        execution_date_fn: Optional[Callable[..., Any]] = None,
+        check_existence: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        kwargs.pop("poll_interval", None)  # the deferrable trigger's; poke_interval rules
+        super().__init__(**kwargs)
+        if external_task_id is not None and external_task_ids is not None:
+            raise ValueError("Only one of `external_task_id` or `external_task_ids` may be "
+                             "provided to ExternalTaskSensor; not both.")
+        self.external_dag_id = external_dag_id
+        self.external_task_id = external_task_id
+        self.external_task_ids: Optional[List[str]] = (
+            [external_task_id] if external_task_id is not None else
+            list(external_task_ids) if external_task_ids is not None else None)
+        self.external_task_group_id = external_task_group_id
+        self.allowed_states = [str(getattr(s, "value", s)) for s in
+                               (allowed_states or ["success"])]
+        self.skipped_states = [str(getattr(s, "value", s)) for s in (skipped_states or [])]
+        self.failed_states = [str(getattr(s, "value", s)) for s in (failed_states or [])]
+        self.execution_delta = execution_delta
+        self.execution_date_fn = execution_date_fn
+        self.check_existence = check_existence
+
+    def poke(self, context: Dict[str, Any]) -> bool:
+        """weir's server pokes this sensor (_weir_airflow.sensors); never in Python."""
+        raise AirflowException("ExternalTaskSensor is poked by weir's server, not in Python")
+
+
+class ExternalTaskMarker(BaseOperator):
+    """Marks that a task of another DAG depends on this one; in Airflow, clearing this task
+    with "downstream" clears that task too.  weir runs it as a task that does nothing and
+    does not clear across DAGs (docs/airflow.md)."""
+
+    template_fields: Sequence[str] = ("external_dag_id", "external_task_id",
+                                      "execution_date")
+
+    def __init__(self, *, external_dag_id: str, external_task_id: str,
+                 execution_date: Optional[Any] = "{{ logical_date.isoformat() }}",
+                 recursion_depth: int = 10, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.external_dag_id = external_dag_id
+        self.external_task_id = external_task_id
+        self.execution_date = execution_date
+        if recursion_depth <= 0:
+            raise ValueError("recursion_depth should be a positive integer")
+        self.recursion_depth = recursion_depth
+
+    def execute(self, context: Dict[str, Any]) -> None:
+        """Nothing: a marker."""
+        return None
+
+
+__all__ = ["ExternalTaskSensor", "ExternalTaskMarker"]

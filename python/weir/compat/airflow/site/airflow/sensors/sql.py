@@ -1,0 +1,5 @@
+"""airflow.sensors.sql: the old path of SqlSensor."""
+
+from airflow.providers.common.sql.sensors.sql import SqlSensor
+
+__all__ = ["SqlSensor"]
