@@ -20,7 +20,7 @@ class DayOfWeekSensor(BaseSensorOperator):
         super().__init__(**kwargs)
         self.week_day = week_day
         self.use_task_logical_date = use_task_logical_date
-        self._days: Set[int] = WeekDay.convert(week_day)
+        self._days: Set[int] = WeekDay.validate_week_day(week_day)
 
     def poke(self, context: Dict[str, Any]) -> bool:
         """Whether the day is one of the days."""

@@ -1,26 +1,14 @@
-<<<<<<< HEAD
 """airflow.utils.weekday: WeekDay, the days of the week numbered as isoweekday()."""
-=======
-"""airflow.utils.weekday: WeekDay, the days of the week as ISO numbers (Monday 1)."""
->>>>>>> s33-afsensor
 
 from __future__ import annotations
 
 import enum
-<<<<<<< HEAD
 from typing import Any, Iterable, Set
 
 
 @enum.unique
 class WeekDay(enum.IntEnum):
     """Python's isoweekday numbers."""
-=======
-from typing import Any, Set
-
-
-class WeekDay(enum.IntEnum):
-    """A day of the week."""
->>>>>>> s33-afsensor
 
     MONDAY = 1
     TUESDAY = 2
@@ -32,7 +20,6 @@ class WeekDay(enum.IntEnum):
 
     @classmethod
     def get_weekday_number(cls, week_day_str: str) -> int:
-<<<<<<< HEAD
         """The number of a day's name (any case)."""
         name = week_day_str.upper()
         if name not in cls.__members__:
@@ -58,28 +45,3 @@ class WeekDay(enum.IntEnum):
         raise TypeError("Unsupported Type for week_day parameter: %s. Input should be "
                         "iterable type: str, set, list, dict or Weekday enum type"
                         % type(week_day))
-=======
-        """The ISO number of a day's name ("Monday": 1; any case)."""
-        try:
-            return int(cls[week_day_str.upper()])
-        except KeyError:
-            raise AttributeError('Invalid Week Day passed: "%s"' % week_day_str) from None
-
-    @classmethod
-    def convert(cls, day: Any) -> Set[int]:
-        """A day, or a set / list of them, as ISO numbers."""
-        if isinstance(day, WeekDay):
-            return {int(day)}
-        if isinstance(day, str):
-            return {cls.get_weekday_number(day)}
-        if isinstance(day, (set, frozenset, list, tuple)):
-            out: Set[int] = set()
-            for d in day:
-                out |= cls.convert(d)
-            return out
-        raise TypeError("week_day: expected a day's name, a WeekDay or a set of them, got %r"
-                        % (day,))
-
-
-__all__ = ["WeekDay"]
->>>>>>> s33-afsensor
