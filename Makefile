@@ -153,10 +153,10 @@ UNITS    := weir-server.service
 DOC_FILES := README.md $(wildcard docs/*.md) $(wildcard docs/ui/*.png)
 PY_FILES = $(shell cd python && find weir -type f ! -path '*/__pycache__/*' ! -name '*.pyc' | LC_ALL=C sort)
 
-# weir(1) and weir-GROUP(1), one per group of `weir --help`, from the built program's own
+# weir(1) and weir-GROUP(1), one per group of `weir --help`, and airflow(1), from the built program's own
 # help text (tools/gen_man.py); made again each time, it takes a few milliseconds
 man: $(BUILD)/weir
-	python3 tools/gen_man.py $(BUILD)/weir $(BUILD)/man $(VERSION) $(DOCDIR)
+	WEIR_PYTHON_DIR=$(CURDIR)/python python3 tools/gen_man.py $(BUILD)/weir $(BUILD)/man $(VERSION) $(DOCDIR)
 
 $(BUILD)/systemd/%: packaging/systemd/%.in FORCE
 	@mkdir -p $(dir $@)
@@ -195,7 +195,8 @@ deb:
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/weir $(DESTDIR)$(BINDIR)/weir-launch $(DESTDIR)$(BINDIR)/airflow
 	rm -rf $(DESTDIR)$(DATADIR)/weir $(DESTDIR)$(DOCDIR)
-	rm -f $(DESTDIR)$(MANDIR)/man1/weir.1 $(DESTDIR)$(MANDIR)/man1/weir-*.1
+	rm -f $(DESTDIR)$(MANDIR)/man1/weir.1 $(DESTDIR)$(MANDIR)/man1/weir-*.1 \
+		$(DESTDIR)$(MANDIR)/man1/airflow.1
 	rm -f $(UNITS:%=$(DESTDIR)$(UNITDIR)/%)
 
 # Each header as its own translation unit, with the build's flags: a header

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
-"""gen_man.py: the man pages weir(1) and weir-GROUP(1), made from the help text of the
-built program, so that `man weir-dags` and `weir dags --help` never disagree.
+"""gen_man.py: the man pages weir(1), weir-GROUP(1) and airflow(1), made from the help text
+of the built program, so that `man weir-dags` and `weir dags --help` never disagree.
 
     python3 tools/gen_man.py BUILD/weir OUTDIR VERSION DOCDIR
 
@@ -28,13 +28,15 @@ def roff_text(line):
     return line
 
 
-def help_text(weir, args):
-    """`weir ARGS` as text; exits naming the command when it fails."""
-    done = subprocess.run([weir] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          text=True, env=dict(os.environ, WEIR_SERVER="http://127.0.0.1:9"))
+def help_text(weir, args, name="weir"):
+    """`weir ARGS` as text, the program run by `name` (the binary is also `airflow`); exits
+    naming the command when it fails."""
+    done = subprocess.run([name] + args, executable=weir, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, text=True,
+                          env=dict(os.environ, WEIR_SERVER="http://127.0.0.1:9", COLUMNS="80"))
     if done.returncode != 0 or not done.stdout.strip():
-        sys.exit("gen_man: `weir %s` failed (exit %d): %s"
-                 % (" ".join(args), done.returncode, done.stderr.strip()))
+        sys.exit("gen_man: `%s %s` failed (exit %d): %s"
+                 % (name, " ".join(args), done.returncode, done.stderr.strip()))
     return done.stdout.rstrip("\n").split("\n")
 
 
@@ -99,7 +101,12 @@ def main(argv):
     if not groups:
         sys.exit("gen_man: `weir --help` lists no commands under \"commands:\"")
     pages = {"weir": page("weir", "distributed jobs and DAG workflows", top, version,
-                          ["weir-" + g for g, _ in groups], docdir)}
+                          ["weir-" + g for g, _ in groups] + ["airflow"], docdir)}
+    # the binary run as `airflow` (the link beside it): Airflow's command line, whose help
+    # is argparse's
+    pages["airflow"] = page("airflow", "Airflow's command line for ops scripts, on weir",
+                            help_text(weir, ["--help"], name="airflow"), version, ["weir"],
+                            docdir)
     for group, summary in groups:
         pages["weir-" + group] = page("weir-" + group, summary,
                                       help_text(weir, ["help", group]), version, ["weir"],

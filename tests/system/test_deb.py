@@ -69,6 +69,10 @@ def test_install_start_remove_purge(package, tmp_path):
     assert home.is_dir() and home.stat().st_uid == int(run("id", "-u", "weir").stdout)
     conffiles = run("dpkg-query", "-W", "-f=${Conffiles}", "weir").stdout
     assert "/etc/weir/weir.yaml" in conffiles
+    # it may hold password hashes: root's, readable by the group weir only
+    st = Path("/etc/weir/weir.yaml").stat()
+    assert (st.st_uid, st.st_gid, st.st_mode & 0o777) == (0, int(run("id", "-g", "weir").stdout),
+                                                         0o640), st
     assert run("/usr/bin/weir", "--version").stdout.startswith("weir ")
     assert run("man", "-w", "weir-dags").stdout.strip().startswith("/usr/share/man/man1/")
 
@@ -108,3 +112,4 @@ def test_install_start_remove_purge(package, tmp_path):
     assert (home / "weir.db").exists() and Path("/etc/weir/weir.yaml").exists()
     run("dpkg", "-P", "weir", timeout=120)
     assert not home.exists() and not Path("/etc/weir").exists()
+    assert run("dpkg-statoverride", "--list", "/etc/weir/weir.yaml", check=False).returncode != 0

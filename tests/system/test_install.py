@@ -77,7 +77,7 @@ def test_the_tree(dest):
     assert (usr / "share/doc/weir/docs/install.md").is_file()
     assert (usr / "share/doc/weir/docs/configuration.md").is_file()
     pages = sorted(p.name for p in (usr / "share/man/man1").iterdir())
-    assert pages == sorted(["weir.1"] + ["weir-%s.1" % g for g in groups()])
+    assert pages == sorted(["weir.1", "airflow.1"] + ["weir-%s.1" % g for g in groups()])
     # weir-launch(1): `weir launch` and the program weir-launch alike
     assert "weir-dags.1" in pages and "weir-launch.1" in pages
     unit = usr / "lib/systemd/system/weir-server.service"
