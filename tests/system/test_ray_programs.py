@@ -89,6 +89,40 @@ def test_seed_002_runs_as_written_each_call_on_a_gpu_of_its_own(make_server, tmp
     assert len(named(server, "f")) == 8
 
 
+def test_the_scikit_learn_example_trains_two_models_from_one_put_table(server, tmp_path):
+    """examples/python/ray_two_models.py (seed 002's article: a table put once, two models
+    trained side by side, stored), on warm workers as a Ray program runs by default."""
+    example = REPO / "examples" / "python" / "ray_two_models.py"
+    prog = write(tmp_path, "ray_two_models.py", example.read_text())
+    out = tmp_path / "models"
+    r = weir_run(server, prog, "--rows", "600", "--out", out,
+                 env={"WEIR_RAY_WARM": "1", "WEIR_RUN_PYTHON": sys.executable},
+                 timeout=300)
+    assert r.returncode == 0, cli_describe(r)
+    lines = {ln.split()[0]: ln for ln in r.stdout.splitlines() if "accuracy" in ln}
+    assert set(lines) == {"bayes", "forest"}, cli_describe(r)
+    pids = set()
+    for name, line in lines.items():
+        assert float(line.split()[2]) > 0.8, line
+        pids.add(line.split()[-1].rstrip(")"))
+    assert len(pids) == 2, r.stdout  # two processes, the two calls side by side
+    # the stored models are the fitted estimators, usable as they are
+    check = subprocess.run(
+        [sys.executable, "-c", "import pickle, sys\n"
+         "for n in ('bayes', 'forest'):\n"
+         "    m = pickle.load(open(sys.argv[1] + '/' + n + '.pkl', 'rb'))\n"
+         "    print(type(m).__name__, m.predict([[0.0] * 20])[0] in (0, 1))\n", str(out)],
+        capture_output=True, text=True, timeout=120)
+    assert check.returncode == 0, check.stderr
+    assert check.stdout.split("\n")[:2] == ["GaussianNB True", "RandomForestClassifier True"], \
+        check.stdout
+    # each call asked its own CPUs and memory (Ray's memory= in bytes)
+    workers = named(server, "warm-worker")
+    shapes = sorted((j["spec"]["roles"]["worker"]["vcores"],
+                     j["spec"]["roles"]["worker"]["memory"]) for j in workers)
+    assert (1, "1g") in shapes and (2, "2g") in shapes, shapes
+
+
 def test_seed_002_on_a_server_without_gpus_fails_at_once(make_server, tmp_path):
     server = make_server(NO_GPU_CONFIG)
     prog = write(tmp_path, "seed.py", SEED)
