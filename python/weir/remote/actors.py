@@ -90,7 +90,8 @@ class Actor:
         if isinstance(f._error, RemoteError):  # the constructor raised: the actor is dead
             with self.lock:
                 self.cause = f._error
-                self.dead = "its constructor raised %s" % (f._error.type_name,)
+                self.dead = "its constructor raised %s: %s" % (f._error.type_name,
+                                                               f._error.remote_message)
 
     def _send(self, w: _Worker, f: WarmFuture, kind: int, body: bytes) -> None:
         """Sends a call to the worker (the caller holds self.lock); to a worker found gone,

@@ -184,6 +184,7 @@ class _Worker:
         self.aloop: Any = None
         self.asem: Any = None
         self.slock = threading.Lock()
+        self.failed = False  # the actor's constructor raised
 
     def _take(self, data: bytes) -> None:
         if not data:
@@ -287,6 +288,8 @@ class _Worker:
             return
         except Exception as e:
             self.reply_error(cid, name, t0, e)
+            if kind == CREATE:  # no actor: the worker leaves (the program fails its calls)
+                self.failed = True
             return
         if kind == CREATE:
             self.created(value)
@@ -406,6 +409,8 @@ class _Worker:
                 self.drain()
             kind, cid, body = self.queue.pop(0)
             self.dispatch(kind, cid, body)
+            if self.failed:
+                return
 
 
 def _on_sigint(worker: _Worker) -> Any:
@@ -425,7 +430,7 @@ def _on_sigint(worker: _Worker) -> Any:
     return handler
 
 
-def _watch_peer(sock: Any) -> None:
+def _watch_peer(sock: Any, worker: Optional[_Worker] = None) -> None:
     """Ends the worker when the program's end of the socket closes, even in the middle of a
     call (the loop reads the socket only between calls): nobody waits for the result, and a
     worker must not outlive its program."""
@@ -435,6 +440,11 @@ def _watch_peer(sock: Any) -> None:
     while True:
         for _, ev in p.poll():
             if ev & (select.POLLRDHUP | select.POLLHUP | select.POLLERR):
+                if worker is not None:
+                    try:  # the lines of the calls that ended, not written yet
+                        worker.flush_lines()
+                    except (OSError, ValueError):
+                        pass
                 sys.stderr.write("weir warm worker: the program has ended; leaving\n")
                 sys.stderr.flush()
                 os._exit(0)
@@ -469,11 +479,11 @@ def main() -> int:
     w = _Worker(sock, cloudpickle, runner)
     signal.signal(signal.SIGINT, _on_sigint(w))
     import threading
-    threading.Thread(target=_watch_peer, args=(sock,), daemon=True).start()
+    threading.Thread(target=_watch_peer, args=(sock, w), daemon=True).start()
     w.send(encode(HELLO, 0, hello_body(key, os.getpid(), os.environ.get("WEIR_JOB_ID", "-"))))
     w.loop(float(os.environ.get("WEIR_WARM_IDLE") or 10))
     w.flush_lines()
-    return 0
+    return 1 if w.failed else 0
 
 
 if __name__ == "__main__":
