@@ -3,7 +3,7 @@
 as a job of its own with its log and its calls recorded; a threaded actor and an async
 one run calls at once; a handle passed to a task and a named actor found by get_actor;
 ActorPool; an actor killed with kill -9 mid-call (RayActorError, and restarted with
-max_restarts), ray.kill, an actor out of memory, a method that raises, a constructor that
+max_restarts, the call sent again with max_task_retries), ray.kill, an actor out of memory, a method that raises, a constructor that
 raises; no actor process left after the program, even one killed with kill -9."""
 
 import os
@@ -284,12 +284,24 @@ def test_an_actor_killed_mid_call_restarts_or_raises_ray_actor_error(server, tmp
         try:
             ray.get(Bad.remote().f.remote())
         except ray.exceptions.RayActorError as e:
-            print("constructor", "constructor raised ValueError" in str(e))
+            print("constructor", "constructor raised ValueError: no" in str(e))
+
+        @ray.remote(max_restarts=-1, max_task_retries=1)
+        class Retried:
+            def once_killed(self, tag):
+                if not os.path.exists(MARK + tag):
+                    open(MARK + tag, "w").close()
+                    os.kill(os.getpid(), signal.SIGKILL)
+                return "ran again"
+
+        r = Retried.remote()
+        print("retried", ray.get(r.once_killed.remote("c")))
         """)
     r = weir_run(server, prog, tmp_path / "mark-")
     assert r.returncode == 0, cli_describe(r)
     assert r.stdout.splitlines() == ["n 1", "died True True", "restarted 1 True",
-                                     "killed True", "dead", "constructor True"], cli_describe(r)
+                                     "killed True", "dead", "constructor True",
+                                     "retried ran again"], cli_describe(r)
     # two worker jobs of the actor: the one killed with kill -9 and its restart
     states = sorted(server.wait_job(j["id"], timeout=60)["state"]
                     for j in named(server, "Fragile"))
