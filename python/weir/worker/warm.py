@@ -418,8 +418,8 @@ def _on_sigint(worker: _Worker) -> Any:
     the frames read here say whether the call now running is the one cancelled (the signal
     may come after that call ended and the next began: the next one runs on)."""
     def handler(signum: int, frame: Any) -> None:
-        if not worker.running:
-            return
+        if not worker.running or worker.concurrent:  # a concurrent actor's calls run on
+            return  # other threads: a cancel only drops the calls not started
         try:
             worker.drain()
         except OSError:
