@@ -1,10 +1,11 @@
 """Ray programs' actors (docs/ray.md "Actors", docs/internals/calls.md "Actors"), with
 `weir run` against a real server: a counter keeps its state and the order of its calls,
 as a job of its own with its log and its calls recorded; a threaded actor and an async
-one run calls at once; a handle passed to a task and a named actor found by get_actor;
-ActorPool; an actor killed with kill -9 mid-call (RayActorError, and restarted with
-max_restarts, the call sent again with max_task_retries), ray.kill, an actor out of memory, a method that raises, a constructor that
-raises; no actor process left after the program, even one killed with kill -9."""
+one run calls at once; a handle passed to a task (a warm worker's, or a job's) and to an
+actor, and a named actor found by get_actor; ActorPool; an actor killed with kill -9
+mid-call (RayActorError, restarted with max_restarts, the call sent again with
+max_task_retries), ray.kill, an actor out of memory, a method that raises, a constructor
+that raises; no actor process left after the program, even one killed with kill -9."""
 
 import os
 import textwrap
@@ -190,6 +191,32 @@ def test_a_handle_passed_to_tasks_and_actors_and_a_named_actor(server, tmp_path)
     assert r.stdout.splitlines() == ["writers [1, 2, 3, 4]", "named 30 20", "same True 10",
                                      "missing True", "taken", "raised True", "alive 0"], \
         cli_describe(r)
+
+
+def test_a_task_that_is_a_job_calls_an_actor_through_its_handle(server, tmp_path):
+    prog = write(tmp_path, "job_path.py", """\
+        import ray
+
+        @ray.remote
+        class C:
+            def __init__(self):
+                self.n = 0
+
+            def incr(self):
+                self.n += 1
+                return self.n
+
+        @ray.remote
+        def task(c):
+            return ray.get([c.incr.remote() for _ in range(3)])
+
+        c = C.remote()
+        print(ray.get(task.remote(c)), ray.get(c.incr.remote()))
+        """)
+    # calls are a job each here; the actor is a worker all the same
+    r = run_ok(server, prog, env={"WEIR_RAY_WARM": "0"})
+    assert r.stdout.strip() == "[1, 2, 3] 4", cli_describe(r)
+    assert len(named(server, "task")) == 1 and len(named(server, "C")) == 1
 
 
 def test_actor_pool_map_and_submit(server, tmp_path):
