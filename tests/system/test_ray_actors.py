@@ -333,6 +333,11 @@ def test_an_actor_killed_mid_call_restarts_or_raises_ray_actor_error(server, tmp
     states = sorted(server.wait_job(j["id"], timeout=60)["state"]
                     for j in named(server, "Fragile"))
     assert states == ["failed", "failed"], states
+    # the calls the kills cut short are recorded "crashed" with their cause
+    crashed = [c for j in named(server, "Fragile") for c in server.api(
+        "GET", "/api/v1/jobs/%d/calls" % j["id"])[1]["calls"] if c["state"] == "crashed"]
+    assert sorted(c["error"].split(" (")[0].split(":")[0] for c in crashed) == [
+        "it was killed by ray.kill()", "its worker"], crashed
 
 
 def test_an_actor_past_its_memory_raises_ray_actor_error(server, tmp_path):

@@ -26,7 +26,7 @@ import cloudpickle
 
 from . import functions as _functions
 from . import objects as _objects
-from ..errors import GetTimeoutError, JobFailed, WeirError, remote_error
+from ..errors import ActorDied, GetTimeoutError, JobFailed, WeirError, remote_error
 from ..worker import warm as _w
 from .futures import Future
 from .session import _Session
@@ -698,6 +698,8 @@ class Pool:
             self._note(f, "succeeded")
         elif isinstance(error, JobFailed):
             self._note(f, "cancelled" if error.job.get("state") == "killed" else "crashed")
+        elif isinstance(error, ActorDied):
+            pass  # its try was noted "crashed" with the cause (remote/actors.py), or never ran
         else:
             self._note(f, "failed", getattr(error, "type_name", None) or
                        type(error).__name__)
