@@ -219,6 +219,32 @@ def test_a_task_that_is_a_job_calls_an_actor_through_its_handle(server, tmp_path
     assert len(named(server, "task")) == 1 and len(named(server, "C")) == 1
 
 
+def test_a_task_finds_a_named_actor_in_the_programs_namespace(server, tmp_path):
+    prog = write(tmp_path, "namespace.py", """\
+        import ray
+        ray.init(namespace="mine")
+
+        @ray.remote
+        class Box:
+            def get(self):
+                return "boxed"
+
+        @ray.remote
+        def find():
+            return ray.get(ray.get_actor("box").get.remote()), \\
+                ray.get_runtime_context().namespace
+
+        Box.options(name="box").remote()
+        print(*ray.get(find.remote()))
+        try:
+            ray.get_actor("box", namespace="other")
+        except ValueError:
+            print("not in other")
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["boxed mine", "not in other"], cli_describe(r)
+
+
 def test_actor_pool_map_and_submit(server, tmp_path):
     prog = write(tmp_path, "pool.py", """\
         import os

@@ -280,7 +280,7 @@ def get_actor(name: str, namespace: Optional[str] = None) -> ActorHandle:
         raise ValueError("ray.get_actor: name: expected a non-empty str, got %r" % (name,))
     folder = os.environ.get("WEIR_WARM_DIR")
     if folder and _actors.local_pool(folder) is None:  # in a task: ask the program
-        ns = namespace or ""
+        ns = namespace if namespace is not None else os.environ.get("WEIR_RAY_NAMESPACE", "")
         f = _actors.link_to(folder).lookup(ns, name)
         f._wait(None)
         if f._error is not None:

@@ -142,6 +142,8 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
             client = _start_private(kwargs.get("num_cpus"), kwargs.get("num_gpus"))
         _state.initialized = True
         _state.namespace = namespace
+        if namespace:  # the tasks' and actors' too (get_actor in a task)
+            env = dict(env, WEIR_RAY_NAMESPACE=namespace)
         _state.env_vars = env
         _state.address = client.server
         return RayContext(client.server, namespace)
@@ -400,7 +402,7 @@ class RuntimeContext:
 
     @property
     def namespace(self) -> Optional[str]:
-        return _state.namespace
+        return _state.namespace or os.environ.get("WEIR_RAY_NAMESPACE")
 
     def get_job_id(self) -> Optional[str]:
         return os.environ.get("WEIR_JOB_ID")
