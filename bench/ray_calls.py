@@ -5,6 +5,8 @@ assertions.
 
 - sync: a call, then its result, S times in a row (`ray.get(f.remote(i))`, `pool.submit(f,
   i).result()`): the median and the 95th percentile;
+- actor: a synchronous actor method call S times in a row (`ray.get(a.f.remote(i))` on an
+  actor of one core), beside the same pool call: the median and the 95th percentile;
 - burst: N calls submitted at once, then all results gathered: calls a second;
 - rss: a warm worker's resident memory (VmRSS) after the calls, and a pool worker's.
 
@@ -41,6 +43,11 @@ def f(x):
 def pid(_):
     return os.getpid()
 
+@ray.remote
+class Actor:
+    def f(self, x):
+        return x + 1
+
 S, N, PROFILE = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3] == "1"
 # warm: both workers up (two calls at once), and the function known to each
 ray.get([f.remote(i) for i in range(50)])
@@ -55,17 +62,20 @@ def sync():
         out.append(time.perf_counter() - t0)
     return out
 
-if PROFILE:
+def profiled(name, run):
+    if not PROFILE:
+        return run()
     import cProfile, io, pstats
     pr = cProfile.Profile()
     pr.enable()
-    lat = sync()
+    got = run()
     pr.disable()
     s = io.StringIO()
     pstats.Stats(pr, stream=s).sort_stats("cumulative").print_stats(25)
-    sys.stderr.write(s.getvalue())
-else:
-    lat = sync()
+    sys.stderr.write("--- %s\n%s" % (name, s.getvalue()))
+    return got
+
+lat = profiled("calls", sync)
 t0 = time.perf_counter()
 refs = [f.remote(i) for i in range(N)]
 sub = time.perf_counter() - t0
@@ -76,7 +86,22 @@ rss = []
 for p in pids:
     with open("/proc/%d/status" % p) as fh:
         rss += [int(l.split()[1]) for l in fh if l.startswith("VmRSS:")]
-print(json.dumps({"sync": lat, "burst": burst, "submit": sub, "rss_kb": rss,
+
+# the actor last: it holds a core of its own for as long as it lives
+actor = Actor.remote()
+for i in range(20):
+    ray.get(actor.f.remote(i))
+
+def actor_sync():
+    out = []
+    for i in range(S):
+        t0 = time.perf_counter()
+        assert ray.get(actor.f.remote(i)) == i + 1
+        out.append(time.perf_counter() - t0)
+    return out
+
+alat = profiled("actor calls", actor_sync)
+print(json.dumps({"sync": lat, "actor": alat, "burst": burst, "submit": sub, "rss_kb": rss,
                   "workers": len(pids)}))
 '''
 
@@ -149,6 +174,10 @@ def main():
              "<= 2"),
             ("sync call, p95 (ms)", pct(w["sync"], 0.95) * 1e3, pct(p["sync"], 0.95) * 1e3,
              ""),
+            ("sync actor call, median (ms)", pct(w["actor"], 0.5) * 1e3,
+             pct(p["sync"], 0.5) * 1e3, "<= 1"),
+            ("sync actor call, p95 (ms)", pct(w["actor"], 0.95) * 1e3,
+             pct(p["sync"], 0.95) * 1e3, ""),
             ("%d calls at once (calls/s)" % a.burst, a.burst / w["burst"],
              a.burst / p["burst"], ">= 2000"),
             ("worker RSS, largest (MB)", max(w["rss_kb"]) / 1024.0,

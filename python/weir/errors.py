@@ -57,6 +57,16 @@ class JobFailed(WeirError):
         super().__init__(text)
 
 
+class ActorDied(WeirError):
+    """An actor's call cannot return: the actor has ended (killed, crashed, out of memory,
+    its constructor raised, or the program ended); the message says why, `cause` is the
+    constructor's error when that was it."""
+
+    def __init__(self, message: str, cause: Optional[BaseException] = None) -> None:
+        self.cause = cause
+        super().__init__(message)
+
+
 class RemoteError(WeirError):
     """The remote function raised: `cause` is the exception (None when it could not be
     pickled back), `type_name` its class, `remote_traceback` the traceback as printed in

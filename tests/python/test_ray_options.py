@@ -102,13 +102,24 @@ def test_retry_exceptions_list_restarts_on_the_runners_own_exit_code(tmp_path):
     assert runner.RETRY_EXIT == functions.RETRY_EXIT == 100
 
 
-def test_ray_remote_refuses_classes_and_direct_calls_and_checks_options_at_once():
-    with pytest.raises(NotImplementedError, match="actors are not supported"):
-        @ray.remote
-        class A:
-            pass
-    with pytest.raises(NotImplementedError, match="actors"):
-        ray.remote(num_cpus=1)(type("B", (), {}))
+def test_ray_remote_makes_actor_classes_refuses_direct_calls_and_checks_options_at_once():
+    @ray.remote
+    class A:
+        pass
+    assert isinstance(A, ray.ActorClass)
+    with pytest.raises(TypeError, match=r"A\.remote\("):
+        A()
+    assert isinstance(ray.remote(num_cpus=1)(type("B", (), {})), ray.ActorClass)
+    with pytest.raises(NotImplementedError, match="detached"):
+        ray.remote(lifetime="detached")
+    with pytest.raises(NotImplementedError, match="detached"):
+        ray.remote(type("C", (), {})).options(lifetime="detached")
+    with pytest.raises(ValueError, match="max_concurrency"):
+        ray.remote(max_concurrency=0)
+    with pytest.raises(ValueError, match="max_retries"):
+        ray.remote(max_retries=1)(type("D", (), {}))
+    with pytest.raises(ValueError, match="num_returns"):
+        ray.method(num_returns=-1)
     with pytest.raises(ValueError, match="whole numbers"):
         ray.remote(num_cpus=1.5)
     with pytest.raises(TypeError, match="not both"):

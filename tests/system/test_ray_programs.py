@@ -2,7 +2,7 @@
 squares (each call on a GPU of its own; refused at once on a server with no GPU), Ray's
 options and .options(), get with a timeout, wait, put, an ObjectRef as an argument, a call
 that raises (caught as RayTaskError and as the user's class), retries after the process was
-killed and after listed exceptions, actors refused, and `python3 -m weir.run`."""
+killed and after listed exceptions, detached actors refused, and `python3 -m weir.run`."""
 
 import os
 import subprocess
@@ -294,7 +294,7 @@ def test_max_retries_runs_a_call_again_after_its_process_was_killed(server, tmp_
     assert attempts == [1, 2], attempts
 
 
-def test_actors_and_a_second_init_are_refused_clearly(server, tmp_path):
+def test_detached_actors_and_a_second_init_are_refused_clearly(server, tmp_path):
     prog = write(tmp_path, "refused.py", """\
         import sys
         import ray
@@ -305,11 +305,11 @@ def test_actors_and_a_second_init_are_refused_clearly(server, tmp_path):
             print("twice:", "ignore_reinit_error" in str(e))
         ray.init(ignore_reinit_error=True)
         try:
-            @ray.remote(num_cpus=1)
+            @ray.remote(num_cpus=1, lifetime="detached")
             class Counter:
                 pass
         except NotImplementedError as e:
-            print("actor:", "actors are not supported" in str(e))
+            print("actor:", "lifetime=\\"detached\\"" in str(e))
 
         @ray.remote
         def f():

@@ -26,7 +26,7 @@ import cloudpickle
 
 from . import functions as _functions
 from . import objects as _objects
-from ..errors import GetTimeoutError, JobFailed, WeirError, remote_error
+from ..errors import ActorDied, GetTimeoutError, JobFailed, WeirError, remote_error
 from ..worker import warm as _w
 from .futures import Future
 from .session import _Session
@@ -69,8 +69,8 @@ class WarmFuture(Future):
 
     _local = True
 
-    def __init__(self, pool: "Pool", call_id: int, name: str, fn: Callable[..., Any],
-                 args: bytes, o: Dict[str, Any]) -> None:
+    def __init__(self, pool: "Pool", call_id: int, name: str,
+                 fn: Optional[Callable[..., Any]], args: bytes, o: Dict[str, Any]) -> None:
         self._session = pool.session
         self._pool = pool
         self.call_id = call_id
@@ -95,6 +95,8 @@ class WarmFuture(Future):
         self._ranks = 1
         self._version = None
         self._job = None
+        self._on_done: Optional[Callable[["WarmFuture"], None]] = None  # called once settled
+        self._method: Optional[str] = None  # an actor's method (remote/actors.py)
 
     def __repr__(self) -> str:
         return "<weir.Future %s call %d %s>" % (self.name, self.call_id,
@@ -147,8 +149,9 @@ class WarmFuture(Future):
 class _Worker:
     """One warm worker: its job, then its socket once it said hello."""
 
-    def __init__(self, shape: "_Shape", job_id: int) -> None:
-        self.shape = shape
+    def __init__(self, shape: Optional["_Shape"], job_id: int, actor: Any = None) -> None:
+        self.shape = shape  # None for an actor's worker
+        self.actor = actor  # the actor it holds (remote/actors.py), or None
         self.job_id = job_id
         self.sock: Optional[socket.socket] = None
         self.pid = 0
@@ -187,6 +190,8 @@ class Pool:
         self.ids = itertools.count(1)
         self.rec_ids = itertools.count(1)  # a try's number in the records
         self.fns: Dict[Any, Tuple[bytes, bytes]] = {}  # function -> (sha256, pickle)
+        self.actors: Dict[int, Any] = {}  # id -> remote/actors.py's Actor
+        self.named: Dict[Tuple[str, str], Any] = {}  # (namespace, name) -> Actor
         self.closed = False
         self.dir = tempfile.mkdtemp(prefix="weir-warm-")  # 0700
         self.tag = os.path.basename(self.dir)[len("weir-warm-"):]
@@ -217,8 +222,8 @@ class Pool:
         self.reporter.start()
 
     # ---- workers ------------------------------------------------------------------------
-    def _spec(self, shape: _Shape) -> Dict[str, Any]:
-        o = shape.o
+    def _spec(self, o: Dict[str, Any], name: str = "warm-worker",
+              env_more: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         role: Dict[str, Any] = {"instances": 1, "vcores": o["cpus"], "gpus": o["gpus"],
                                 "command": "%s %s" % (shlex.quote(o["python"]),
                                                       shlex.quote(WORKER))}
@@ -228,15 +233,15 @@ class Pool:
                str(self.session.objects_dir), "WEIR_WARM_DIR": self.dir,
                "WEIR_WARM_TAG": self.tag, "WEIR_WARM_RESULTS": self.results,
                "WEIR_WARM_IDLE": os.environ.get("WEIR_WARM_IDLE", "10")}
+        env.update(env_more or {})
         env.update({str(k): str(v) for k, v in o["env"].items()})
-        return {"name": "warm-worker", "framework": "none", "roles": {"worker": role},
-                "env": env}
+        return {"name": name, "framework": "none", "roles": {"worker": role}, "env": env}
 
     def _start_worker(self, shape: _Shape) -> None:
         """Submits one worker job (in the caller's thread: a refusal, such as a GPU the
         server lacks, is raised to the caller) and a thread that waits for its end."""
         try:
-            job = self.session.client.submit(self._spec(shape))
+            job = self.session.client.submit(self._spec(shape.o))
         except BaseException:
             with self.lock:
                 shape.starting -= 1
@@ -268,8 +273,12 @@ class Pool:
         w.ended.set()
         if w.sock is not None:
             return
+        if w.actor is not None:  # it ended before it reached the program
+            w.actor.gone(w)
+            return
         with self.lock:
             shape = w.shape
+            assert shape is not None
             if w in shape.workers:
                 shape.workers.remove(w)
             if self.closed:
@@ -309,6 +318,14 @@ class Pool:
                     return
                 frames = reader.feed(data)
             kind, _, body = frames[0]
+            if kind == _w.LINK:  # a task that calls actors (remote/actors.py)
+                if not hmac.compare_digest(body[:_w.KEY_BYTES], self.key):
+                    sock.close()
+                    return
+                sock.settimeout(None)
+                from . import actors as _actors
+                _actors.serve_link(self, sock, reader, frames[1:])
+                return
             key, pid, job = _w.parse_hello(body) if kind == _w.HELLO else (b"", 0, "")
             if not hmac.compare_digest(key, self.key) or not job.isdigit():
                 sock.close()
@@ -320,8 +337,13 @@ class Pool:
                     sock.close()
                     return
                 w.sock, w.pid = sock, pid
-                w.shape.connected += 1
-            self._pump(w.shape)
+                if w.shape is not None:
+                    w.shape.connected += 1
+            if w.actor is not None:
+                w.actor.connected(w)
+            else:
+                assert w.shape is not None
+                self._pump(w.shape)
             rest = frames[1:]
             while True:
                 for fr in rest:
@@ -344,7 +366,8 @@ class Pool:
             f = w.inflight.pop(cid, None)
             now = time.perf_counter()
             w.head_since = now  # the next call in flight starts now
-            if f is not None and f._solo and kind in (_w.VALUE, _w.PATHVAL, _w.ERROR):
+            if f is not None and f._solo and w.shape is not None and \
+                    kind in (_w.VALUE, _w.PATHVAL, _w.ERROR):
                 took = now - f._sent
                 c = w.shape.call_s
                 w.shape.call_s = took if c is None else 0.8 * c + 0.2 * took
@@ -362,7 +385,8 @@ class Pool:
             self._raised(f, cloudpickle.loads(body))
         elif kind == _w.CANCELLED:
             self._settle(f, error=self._cancelled(f))
-        self._pump(w.shape)
+        if w.shape is not None:
+            self._pump(w.shape)
 
     def _raised(self, f: WarmFuture, rec: Tuple[Any, ...]) -> None:
         _, type_name, message, tb, exc_bytes = rec
@@ -388,9 +412,13 @@ class Pool:
     def _gone(self, w: _Worker) -> None:
         """A worker's socket ended: its calls go back to the queue, but the one it was
         running when it did not say bye: that one is retried or fails as its job ended."""
+        if w.actor is not None:
+            w.actor.gone(w)
+            return
         with self.lock:
             w.gone = True
             shape = w.shape
+            assert shape is not None
             if w in shape.workers:
                 shape.workers.remove(w)
             if w.sock is not None:
@@ -506,17 +534,7 @@ class Pool:
         if cold is not None:
             return _functions._submit(fn, args, kwargs, o, "call", extra=_extra(o))
         self._fn(fn, name)
-        # the arguments are pickled now, as the job path does: a later change of a mutable
-        # argument is not the call's.  Once, when no argument is a call's future (waited
-        # for first) and all of them together are small (else one by one: a large one
-        # becomes a put object)
-        data = b""
-        if not any(isinstance(a, Future) for a in args) and \
-                not any(isinstance(v, Future) for v in kwargs.values()):
-            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
-        if not data or len(data) > _functions.LARGE_ARG:
-            args, kwargs = _functions._prepare_args(self.session, args, kwargs)
-            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        data = self.pickle_args(args, kwargs, name)
         f = WarmFuture(self, next(self.ids), name, fn, data, o)
         with self.lock:
             shape.queue.append(f)
@@ -532,6 +550,20 @@ class Pool:
                 raise
         self._pump(shape)
         return f
+
+    def pickle_args(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str) -> bytes:
+        """The arguments of a call, pickled now, as the job path does: a later change of a
+        mutable argument is not the call's.  Once, when no argument is a call's future
+        (waited for first) and all of them together are small (else one by one: a large
+        one becomes a put object)."""
+        data = b""
+        if not any(isinstance(a, Future) for a in args) and \
+                not any(isinstance(v, Future) for v in kwargs.values()):
+            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        if not data or len(data) > _functions.LARGE_ARG:
+            args, kwargs = _functions._prepare_args(self.session, args, kwargs)
+            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        return data
 
     def _wants_worker(self, shape: _Shape) -> bool:
         """Whether one more worker job should start (the caller holds the lock; counted as
@@ -621,6 +653,9 @@ class Pool:
                 for shape in self.shapes.values():
                     if f in shape.queue:
                         shape.queue.remove(f)
+                for a in self.actors.values():
+                    if f in a.pending:
+                        a.pending.remove(f)
         if queued:
             self._settle(f, error=self._cancelled(f))
             return
@@ -657,10 +692,14 @@ class Pool:
             f._args = b""
             self.cond.notify_all()
         f._event.set()
+        if f._on_done is not None:
+            f._on_done(f)
         if error is None:
             self._note(f, "succeeded")
         elif isinstance(error, JobFailed):
             self._note(f, "cancelled" if error.job.get("state") == "killed" else "crashed")
+        elif isinstance(error, ActorDied):
+            pass  # its try was noted "crashed" with the cause (remote/actors.py), or never ran
         else:
             self._note(f, "failed", getattr(error, "type_name", None) or
                        type(error).__name__)
@@ -669,6 +708,7 @@ class Pool:
         """A call of a cold shape: a job of its own, as every call was before."""
         try:
             args, kwargs = cloudpickle.loads(f._args)
+            assert f._fn is not None  # a function's call (an actor's never goes cold)
             d = _functions._submit(f._fn, args, kwargs, f._opts, "call", extra=_extra(f._opts))
         except BaseException as e:
             self._settle(f, error=e)
@@ -689,8 +729,10 @@ class Pool:
             if self.closed:
                 return
             self.closed = True
-            workers = [w for s in self.shapes.values() for w in s.workers]
+            workers = [w for s in self.shapes.values() for w in s.workers] + \
+                [a.worker for a in self.actors.values() if a.worker is not None]
             pending = [f for s in self.shapes.values() for f in s.queue] + \
+                [f for a in self.actors.values() for f in a.pending] + \
                 [f for w in workers for f in w.inflight.values()]
             busy = [w for w in workers if w.inflight and w.sock is not None]
         if busy:
@@ -713,6 +755,8 @@ class Pool:
         except OSError:
             pass
         shutil.rmtree(self.dir, ignore_errors=True)
+        for a in list(self.actors.values()):
+            a.closed()
         for f in pending:
             self._settle(f, error=self._cancelled(f))
         self.wake.set()

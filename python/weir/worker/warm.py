@@ -25,7 +25,15 @@ PATHVAL = ord("P")  # worker -> client: the value is in the results folder (too 
 ERROR = ord("E")    # worker -> client: an error record (worker/runner.py's), cloudpickled
 CANCELLED = ord("K")  # worker -> client: the call was cancelled (SIGINT, or before it ran)
 BYE = ord("B")      # worker -> client: leaving (idle); what it reads next it does not run
-KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE))
+# actors (docs/internals/calls.md, "Actors")
+CREATE = ord("A")   # client -> actor: call_body() of the class, args (args, kwargs, concurrency)
+METHOD = ord("M")   # client -> actor: method_body(): the method's name, the args' pickle
+LINK = ord("L")     # a task -> client: hello of a process that calls actors: key, b"PID"
+ACTOR_CALL = ord("m")  # a task -> client: the actor's id (u64), then method_body()
+LOOKUP = ord("N")   # a task -> client: a named actor: b"NAMESPACE\0NAME"
+DIED = ord("D")     # client -> a task: the actor of the call has ended: the cause (text)
+KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE, CREATE,
+                   METHOD, LINK, ACTOR_CALL, LOOKUP, DIED))
 KEY_BYTES = 32
 # the largest body a frame may carry: a larger value goes through the results folder
 MAX_BODY = 1 << 30
@@ -120,6 +128,30 @@ def parse_call(body: bytes) -> Tuple[bytes, Optional[bytes], bytes]:
     return body[:HASH_BYTES], (body[head:head + n] if n else None), body[head + n:]
 
 
+NAME_LEN = struct.Struct("<H")
+ACTOR_ID = struct.Struct("<Q")
+
+
+def method_body(name: str, args: bytes) -> bytes:
+    """A method call's body: the name's length (u16) and name (UTF-8), then the pickle of
+    (args, kwargs)."""
+    raw = name.encode()
+    if not raw or len(raw) > 0xFFFF:
+        raise FrameError("method: a name of 1 to 65535 bytes expected, got %d" % len(raw))
+    return NAME_LEN.pack(len(raw)) + raw + args
+
+
+def parse_method(body: bytes) -> Tuple[str, bytes]:
+    """(name, the arguments' pickle) of a method call's body."""
+    if len(body) < NAME_LEN.size:
+        raise FrameError("method: a body of %d bytes is shorter than its head" % len(body))
+    (n,) = NAME_LEN.unpack_from(body)
+    end = NAME_LEN.size + n
+    if n == 0 or end > len(body):
+        raise FrameError("method: the name runs past the body")
+    return body[NAME_LEN.size:end].decode("utf-8", "replace"), body[end:]
+
+
 def result_file(folder: str, tag: str, call_id: int) -> str:
     """Where a value too large for a frame is written: FOLDER/warm-TAG-ID.pkl."""
     return os.path.join(folder, "warm-%s-%d.pkl" % (tag, call_id))
@@ -142,6 +174,17 @@ class _Worker:
         self.current = 0  # the call being run
         self.results = os.environ.get("WEIR_WARM_RESULTS", "")
         self.tag = os.environ.get("WEIR_WARM_TAG", "x")
+        # an actor's worker: its instance, how many of its methods may run at once, and
+        # where they run when more than one may (a thread pool, or an event loop)
+        import threading
+        self.instance: Any = None
+        self.concurrency = 1
+        self.concurrent = False
+        self.threads: Any = None
+        self.aloop: Any = None
+        self.asem: Any = None
+        self.slock = threading.Lock()
+        self.failed = False  # the actor's constructor raised
 
     def _take(self, data: bytes) -> None:
         if not data:
@@ -161,8 +204,13 @@ class _Worker:
 
     def send(self, data: bytes) -> None:
         """Writes data, reading meanwhile whenever the socket has frames: the client may be
-        writing calls while this writes a result, and neither side must wait on the other."""
+        writing calls while this writes a result, and neither side must wait on the other.
+        A concurrent actor's threads write under a lock while this thread reads."""
         import select
+        if self.concurrent:
+            with self.slock:
+                self.sock.sendall(data)
+            return
         view = memoryview(data)
         self.sock.setblocking(False)
         try:
@@ -184,20 +232,20 @@ class _Worker:
 
     def flush_lines(self) -> None:
         if self.lines:
-            sys.stdout.write("".join(self.lines))
+            lines, self.lines = self.lines, []
+            sys.stdout.write("".join(lines))
             sys.stdout.flush()
-            self.lines = []
 
-    def run_one(self, cid: int, body: bytes) -> None:
-        import time
-        t0 = time.perf_counter()
-        name = "?"
-        if cid in self.cancelled:
-            self.cancelled.discard(cid)
-            self.send(encode(CANCELLED, cid))
-            self.lines.append("weir-call %d cancelled before it started\n" % cid)
-            return
-        try:
+    def _target(self, kind: int, cid: int, body: bytes) -> Tuple[str, Any, Any, Any]:
+        """(name, the callable, args, kwargs) of a call, a method call or an actor's
+        creation."""
+        if kind == METHOD:
+            mname, abytes = parse_method(body)
+            if self.instance is None:
+                raise FrameError("call %d: %s: this worker holds no actor" % (cid, mname))
+            fn = getattr(self.instance, mname)
+            name = "%s.%s" % (type(self.instance).__name__, mname)
+        else:
             fhash, fbytes, abytes = parse_call(body)
             fn = self.functions.get(fhash)
             if fn is None:
@@ -207,9 +255,27 @@ class _Worker:
                 fn = self.cp.loads(fbytes)
                 self.functions[fhash] = fn
             name = str(getattr(fn, "__qualname__", None) or getattr(fn, "__name__", "call"))
-            args, kwargs = self.cp.loads(abytes)
-            if self.runner.REFS_MODULE in sys.modules and (args or kwargs):
-                args, kwargs = self.runner._resolve(args, kwargs)
+            if kind == CREATE:
+                name += ".__init__"
+        loaded = self.cp.loads(abytes)
+        args, kwargs = loaded[0], loaded[1]
+        if kind == CREATE:
+            self.concurrency = int(loaded[2])
+        if self.runner.REFS_MODULE in sys.modules and (args or kwargs):
+            args, kwargs = self.runner._resolve(args, kwargs)
+        return name, fn, args, kwargs
+
+    def run_one(self, cid: int, body: bytes, kind: int = CALL) -> None:
+        import time
+        t0 = time.perf_counter()
+        name = "?"
+        if cid in self.cancelled:
+            self.cancelled.discard(cid)
+            self.send(encode(CANCELLED, cid))
+            self.lines.append("weir-call %d cancelled before it started\n" % cid)
+            return
+        try:
+            name, fn, args, kwargs = self._target(kind, cid, body)
             self.current = cid
             self.running = True
             try:
@@ -221,14 +287,81 @@ class _Worker:
             self.lines.append("weir-call %d %s cancelled\n" % (cid, name))
             return
         except Exception as e:
-            if e.__traceback__ is not None:  # from the user's function on
-                e.__traceback__ = e.__traceback__.tb_next
-            rec = self.runner._error_record(e)
-            sys.stderr.write(rec[3])
-            self.send(encode(ERROR, cid, self.cp.dumps(rec, protocol=5)))
-            self.lines.append("weir-call %d %s failed %.2f ms: %s\n"
-                              % (cid, name, (time.perf_counter() - t0) * 1e3, rec[1]))
+            self.reply_error(cid, name, t0, e)
+            if kind == CREATE:  # no actor: the worker leaves (the program fails its calls)
+                self.failed = True
             return
+        if kind == CREATE:
+            self.created(value)
+            value = None
+        self.reply(cid, name, t0, value)
+
+    def created(self, instance: Any) -> None:
+        """The actor's instance made: how its methods run from now on (one at a time in
+        this thread; a thread pool of max_concurrency; an event loop for async ones)."""
+        import inspect
+        self.instance = instance
+        coro = any(inspect.iscoroutinefunction(m)
+                   for _, m in inspect.getmembers(type(instance), inspect.isfunction))
+        if coro:
+            import asyncio
+            self.aloop = asyncio.new_event_loop()
+            import threading
+            threading.Thread(target=self.aloop.run_forever, name="weir-actor-loop",
+                             daemon=True).start()
+            n = self.concurrency or 1000
+            self.asem = asyncio.run_coroutine_threadsafe(self._make_sem(n), self.aloop).result()
+            self.concurrent = True
+        elif self.concurrency > 1:
+            from concurrent.futures import ThreadPoolExecutor
+            self.threads = ThreadPoolExecutor(self.concurrency,
+                                              thread_name_prefix="weir-actor")
+            self.concurrent = True
+
+    async def _make_sem(self, n: int) -> Any:
+        import asyncio
+        return asyncio.Semaphore(n)
+
+    async def _run_async(self, cid: int, body: bytes) -> None:
+        import inspect
+        import time
+        t0 = time.perf_counter()
+        name = "?"
+        async with self.asem:
+            try:
+                name, fn, args, kwargs = self._target(METHOD, cid, body)
+                value = fn(*args, **kwargs)
+                if inspect.isawaitable(value):
+                    value = await value
+            except Exception as e:
+                self.reply_error(cid, name, t0, e)
+                return
+            self.reply(cid, name, t0, value)
+
+    def dispatch(self, kind: int, cid: int, body: bytes) -> None:
+        """Runs a frame the loop read: a method call of a concurrent actor goes to its
+        threads or its event loop, anything else runs here, now."""
+        if kind == METHOD and self.concurrent:
+            if self.aloop is not None:
+                import asyncio
+                asyncio.run_coroutine_threadsafe(self._run_async(cid, body), self.aloop)
+            else:
+                self.threads.submit(self.run_one, cid, body, METHOD)
+        elif kind in (CALL, CREATE, METHOD):
+            self.run_one(cid, body, kind)
+
+    def reply_error(self, cid: int, name: str, t0: float, e: BaseException) -> None:
+        import time
+        if e.__traceback__ is not None:  # from the user's function on
+            e.__traceback__ = e.__traceback__.tb_next
+        rec = self.runner._error_record(e)
+        sys.stderr.write(rec[3])
+        self.send(encode(ERROR, cid, self.cp.dumps(rec, protocol=5)))
+        self.lines.append("weir-call %d %s failed %.2f ms: %s\n"
+                          % (cid, name, (time.perf_counter() - t0) * 1e3, rec[1]))
+
+    def reply(self, cid: int, name: str, t0: float, value: Any) -> None:
+        import time
         try:
             data = self.cp.dumps(value, protocol=5)
         except Exception as e:
@@ -265,17 +398,19 @@ class _Worker:
                 self.flush_lines()
                 if self.eof:
                     return
-                r = select.select([self.sock], [], [], idle)[0]
+                r = select.select([self.sock], [], [], idle if idle > 0 else None)[0]
                 if not r:
                     # idle: say so, then what still comes was sent before the client knew
                     self.send(encode(BYE, 0))
                     return
                 self._take(self.sock.recv(1 << 20))
                 continue
-            self.drain()
+            if not self.concurrent:
+                self.drain()
             kind, cid, body = self.queue.pop(0)
-            if kind == CALL:
-                self.run_one(cid, body)
+            self.dispatch(kind, cid, body)
+            if self.failed:
+                return
 
 
 def _on_sigint(worker: _Worker) -> Any:
@@ -283,8 +418,8 @@ def _on_sigint(worker: _Worker) -> Any:
     the frames read here say whether the call now running is the one cancelled (the signal
     may come after that call ended and the next began: the next one runs on)."""
     def handler(signum: int, frame: Any) -> None:
-        if not worker.running:
-            return
+        if not worker.running or worker.concurrent:  # a concurrent actor's calls run on
+            return  # other threads: a cancel only drops the calls not started
         try:
             worker.drain()
         except OSError:
@@ -295,7 +430,7 @@ def _on_sigint(worker: _Worker) -> Any:
     return handler
 
 
-def _watch_peer(sock: Any) -> None:
+def _watch_peer(sock: Any, worker: Optional[_Worker] = None) -> None:
     """Ends the worker when the program's end of the socket closes, even in the middle of a
     call (the loop reads the socket only between calls): nobody waits for the result, and a
     worker must not outlive its program."""
@@ -305,6 +440,11 @@ def _watch_peer(sock: Any) -> None:
     while True:
         for _, ev in p.poll():
             if ev & (select.POLLRDHUP | select.POLLHUP | select.POLLERR):
+                if worker is not None:
+                    try:  # the lines of the calls that ended, not written yet
+                        worker.flush_lines()
+                    except (OSError, ValueError):
+                        pass
                 sys.stderr.write("weir warm worker: the program has ended; leaving\n")
                 sys.stderr.flush()
                 os._exit(0)
@@ -339,11 +479,11 @@ def main() -> int:
     w = _Worker(sock, cloudpickle, runner)
     signal.signal(signal.SIGINT, _on_sigint(w))
     import threading
-    threading.Thread(target=_watch_peer, args=(sock,), daemon=True).start()
+    threading.Thread(target=_watch_peer, args=(sock, w), daemon=True).start()
     w.send(encode(HELLO, 0, hello_body(key, os.getpid(), os.environ.get("WEIR_JOB_ID", "-"))))
     w.loop(float(os.environ.get("WEIR_WARM_IDLE") or 10))
     w.flush_lines()
-    return 0
+    return 1 if w.failed else 0
 
 
 if __name__ == "__main__":

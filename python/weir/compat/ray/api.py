@@ -6,8 +6,8 @@ worker, the calls sent over a socket), or is one weir job as with @weir.remote w
 workers are off or the call has a timeout, a queue or Slurm settings: ray.remote maps Ray's
 options onto weir's (weir/remote/ray_names.py), `.remote()` returns weir's Future, which
 is a ray.ObjectRef here as ray.put's references are; ray.get and ray.wait wait for them
-and raise Ray's exceptions (exceptions.py).  Actors (ray.remote on a class) are refused
-for now.  docs/ray.md lists what is done, what differs and what is not yet.
+and raise Ray's exceptions (exceptions.py).  ray.remote on a class makes an actor
+(actors.py: a warm worker of its own that holds the instance).  docs/ray.md lists what is done, what differs and what is not yet.
 """
 
 import abc
@@ -20,14 +20,17 @@ from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple
 
 from ..._version import __version__ as _weir_version
 from ...client import JOB_FINAL
-from ...errors import (GetTimeoutError as _WeirTimeout, JobFailed, RemoteError,
+from ...errors import (ActorDied, GetTimeoutError as _WeirTimeout, JobFailed, RemoteError,
                        ResourceError, ServerUnreachable, WeirError)
 from ...remote import futures as _futures
 from ...remote import functions as _functions
 from ...remote import ray_names as _ray
 from ...remote import session as _session
 from ...remote import warm as _warm
+from ...remote import actors as _actors_mod
+from . import actors as _actors
 from . import exceptions
+from .actors import ActorClass, ActorHandle, get_actor, kill, method
 from . import private as _private
 
 __version__ = "2.9.0+weir" + _weir_version
@@ -139,6 +142,8 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
             client = _start_private(kwargs.get("num_cpus"), kwargs.get("num_gpus"))
         _state.initialized = True
         _state.namespace = namespace
+        if namespace:  # the tasks' and actors' too (get_actor in a task)
+            env = dict(env, WEIR_RAY_NAMESPACE=namespace)
         _state.env_vars = env
         _state.address = client.server
         return RayContext(client.server, namespace)
@@ -215,6 +220,8 @@ def _translate(e: BaseException, name: Optional[str] = None) -> BaseException:
         return e
     if isinstance(e, RemoteError):
         return exceptions.from_remote(e, name)
+    if isinstance(e, ActorDied):
+        return _actors.died(e)
     if isinstance(e, JobFailed):
         return _job_failed(e)
     if isinstance(e, _WeirTimeout):
@@ -283,31 +290,29 @@ class RemoteFunction:
 
 def remote(*args: Any, **options: Any) -> Any:
     """@ray.remote, @ray.remote(num_cpus=..., ...) or ray.remote(fn): a remote function.
-    A class (an actor) is refused: weir has no actors yet."""
+    On a class: an actor class (actors.py)."""
     if args and options:
         raise TypeError("ray.remote: give the function alone (@ray.remote) or options alone "
                         "(@ray.remote(num_cpus=2)), not both")
     if len(args) > 1:
         raise TypeError("ray.remote: expected one function, got %d arguments" % len(args))
 
-    def make(target: Any) -> RemoteFunction:
+    def make(target: Any) -> Any:
         if inspect.isclass(target):
-            raise NotImplementedError(
-                "ray.remote: %s is a class: actors are not supported by weir yet (remote "
-                "functions are; docs/ray.md)" % getattr(target, "__name__", target))
+            return ActorClass(target, options)
         if not callable(target):
             raise TypeError("ray.remote: expected a function or a class, got %r" % (target,))
         return RemoteFunction(target, options)
 
     if args:
         return make(args[0])
-    _ray.from_ray(options, "ray.remote")  # bad options fail at the decorator
+    # bad options fail at the decorator (a class's are checked by ActorClass)
+    if any(k in options for k in _actors.ACTOR_OPTIONS if k not in _actors._JOB_OPTIONS
+           and k not in _ray.RAY_FUNCTION_OPTIONS):
+        _actors.check_options(options, "ray.remote")
+    else:
+        _ray.from_ray(options, "ray.remote")
     return make
-
-
-def method(*args: Any, **kwargs: Any) -> Any:
-    """@ray.method: actors' methods; not supported by weir yet."""
-    raise NotImplementedError("ray.method: actors are not supported by weir yet")
 
 
 def _check_refs(refs: Any, what: str) -> Tuple[bool, List[Any]]:
@@ -325,8 +330,10 @@ def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
     """The value of an ObjectRef, or of each in a list (in order).  Raises RayTaskError
     (also the function's exception class) when a call raised, WorkerCrashedError when its
     process ended without a result, GetTimeoutError after `timeout` seconds."""
-    _ensure()
     single, items = _check_refs(object_refs, "ray.get")
+    if not all(r._local for r in items if isinstance(r, _futures.Future)) or \
+            not any(isinstance(r, _futures.Future) for r in items):
+        _ensure()  # (a task's actor calls are waited for without a server)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(
             timeout, (int, float)) or timeout < 0):
         raise ValueError("ray.get: timeout: expected seconds >= 0 or None, got %r"
@@ -357,9 +364,10 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
          ) -> Tuple[List[Any], List[Any]]:
     """(ready, not_ready): returns once num_returns of the refs are ready, or after timeout
     seconds; each list in the order given.  A ray.put reference is always ready."""
-    _ensure()
     if not isinstance(object_refs, (list, tuple)):
         raise TypeError("ray.wait: expected a list of ObjectRefs, got %r" % (object_refs,))
+    if not all(getattr(r, "_local", False) for r in object_refs):
+        _ensure()
     refs = _check_refs(list(object_refs), "ray.wait")[1]
     if len(set(id(r) for r in refs)) != len(refs):
         raise ValueError("ray.wait: the list holds the same ObjectRef twice")
@@ -382,7 +390,7 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
     is left as it is."""
     if not isinstance(object_ref, _futures.Future):
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
-    if isinstance(object_ref, _warm.WarmFuture):
+    if isinstance(object_ref, (_warm.WarmFuture, _actors_mod.LinkFuture)):
         object_ref.cancel(force=force)
         return
     object_ref.kill()
@@ -394,7 +402,7 @@ class RuntimeContext:
 
     @property
     def namespace(self) -> Optional[str]:
-        return _state.namespace
+        return _state.namespace or os.environ.get("WEIR_RAY_NAMESPACE")
 
     def get_job_id(self) -> Optional[str]:
         return os.environ.get("WEIR_JOB_ID")
@@ -409,7 +417,8 @@ class RuntimeContext:
         return socket.gethostname()
 
     def get_actor_id(self) -> Optional[str]:
-        return None
+        """The actor's id in an actor's method (or constructor), else None."""
+        return os.environ.get("WEIR_WARM_ACTOR")
 
     def get_accelerator_ids(self) -> Dict[str, List[str]]:
         return {"GPU": [str(g) for g in get_gpu_ids()]}
@@ -476,7 +485,7 @@ def available_resources() -> Dict[str, float]:
 
 
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
-           "cancel",
+           "cancel", "kill", "get_actor", "ActorClass", "ActorHandle",
            "get_runtime_context", "get_gpu_ids", "available_resources", "cluster_resources",
            "ObjectRef", "RemoteFunction", "RayContext", "RuntimeContext", "exceptions",
            "__version__"]

@@ -70,7 +70,11 @@ class RaySystemError(RayError):
 
 
 class RayActorError(RayError):
-    """An actor died (actors are not supported by weir yet: nothing raises it today)."""
+    """An actor's call cannot return: the actor ended (ray.kill, its process killed or out
+    of memory, its constructor raised, the program ended); the message says why.  `cause`
+    is the constructor's error (RayTaskError) when that was it."""
+
+    cause = None
 
 
 ActorDiedError = RayActorError

@@ -1,0 +1,410 @@
+"""Ray's actors over weir's (weir/remote/actors.py): @ray.remote on a class (ActorClass),
+the handle it gives (ActorHandle) and its methods (ActorMethod), @ray.method, ray.kill,
+ray.get_actor and ray.util.ActorPool.  docs/ray.md says what is done and what differs.
+"""
+
+import os
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+
+import cloudpickle
+
+from ...errors import ActorDied, ResourceError
+from ...remote import actors as _actors
+from ...remote import functions as _functions
+from ...remote import ray_names as _ray
+from ...remote import session as _session
+from ...remote.actors import LinkFuture
+from ...remote.futures import Future
+
+# the options of @ray.remote on a class; the resources and runtime_env mean what they mean
+# for a function (ray_names.py), the others are the actor's
+ACTOR_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "runtime_env",
+                 "max_concurrency", "max_restarts", "max_task_retries", "lifetime", "name",
+                 "namespace", "get_if_exists", "scheduling_strategy")
+# those that are a weir job's resources (mapped by ray_names.from_ray)
+_JOB_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "runtime_env")
+
+
+def _int_option(options: Mapping[str, Any], key: str, default: int, lo: int) -> int:
+    v = options.get(key, default)
+    if v is None:
+        return default
+    if isinstance(v, bool) or not isinstance(v, int) or v < lo:
+        raise ValueError("ray.remote: %s: expected a whole number >= %d, got %r" % (key, lo, v))
+    return v
+
+
+def check_options(options: Mapping[str, Any], what: str) -> None:
+    """Refuses what weir's actors cannot do, at the decorator (or .options())."""
+    for k in options:
+        if k not in ACTOR_OPTIONS:
+            raise ValueError("%s: %r is not an option of an actor; the options are %s"
+                             % (what, k, ", ".join(ACTOR_OPTIONS)))
+    lifetime = options.get("lifetime")
+    if lifetime == "detached":
+        raise NotImplementedError(
+            "%s: lifetime=\"detached\": weir's actors live as long as the program that made "
+            "them (a detached actor would outlive it); leave lifetime out" % what)
+    if lifetime not in (None, "non_detached"):
+        raise ValueError("%s: lifetime: expected None or \"non_detached\", got %r"
+                         % (what, lifetime))
+    _int_option(options, "max_concurrency", 1, 1)
+    _int_option(options, "max_restarts", 0, -1)
+    _int_option(options, "max_task_retries", 0, -1)
+    for k in ("name", "namespace"):
+        if options.get(k) is not None and (not isinstance(options[k], str) or
+                                           not options[k]):
+            raise ValueError("%s: %s: expected a non-empty str, got %r" % (what, k, options[k]))
+    _ray.from_ray({k: v for k, v in options.items() if k in _JOB_OPTIONS}, what)
+
+
+def _has_async(cls: Any) -> bool:
+    import inspect
+    return any(inspect.iscoroutinefunction(m)
+               for _, m in inspect.getmembers(cls, inspect.isfunction))
+
+
+class ActorClass:
+    """A class made remote by @ray.remote: Cls.remote(...) starts an actor (a weir job
+    holding an instance) and returns its handle."""
+
+    def __init__(self, cls: type, options: Mapping[str, Any]) -> None:
+        check_options(options, "ray.remote")
+        self._cls = cls
+        self._ray_options = dict(options)
+        self.__name__ = cls.__name__
+        self.__qualname__ = cls.__qualname__
+        self.__doc__ = cls.__doc__
+        self.__wrapped__ = cls
+
+    def __repr__(self) -> str:
+        return "<ray.remote actor class %s (on weir)>" % self.__qualname__
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("%s is an actor class: it cannot be instantiated directly; call "
+                        "%s.remote(...)" % (self.__qualname__, self.__name__))
+
+    def options(self, **options: Any) -> "ActorClass":
+        """The same class with Ray's options changed for the actors made through it."""
+        return ActorClass(self._cls, dict(self._ray_options, **options))
+
+    def remote(self, *args: Any, **kwargs: Any) -> "ActorHandle":
+        """Starts the actor: its worker job is submitted now (a refusal is raised here);
+        the constructor runs there with these arguments."""
+        from . import api
+        api._ensure()
+        o = self._ray_options
+        kw = _ray.from_ray(dict({"num_cpus": 1}, **{k: v for k, v in o.items()
+                                                    if k in _JOB_OPTIONS}), "ray.remote")
+        kw["env"] = dict(api._state.env_vars, **kw.get("env", {}))
+        made = _functions.remote(_noop, **kw)
+        assert isinstance(made, _functions.RemoteFunction)
+        concurrency = _int_option(o, "max_concurrency", 1000 if _has_async(self._cls) else 1,
+                                  1)
+        label = o.get("name")
+        ns = o.get("namespace") or api._state.namespace or ""
+        try:
+            a = _actors.create(self._cls, args, kwargs, made._options, label or self.__name__,
+                               label, ns, concurrency, _int_option(o, "max_restarts", 0, -1),
+                               _int_option(o, "max_task_retries", 0, -1),
+                               bool(o.get("get_if_exists")))
+        except ResourceError as e:
+            raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot start "
+                                    "the actor: %s" % (self.__name__, api._state.address,
+                                                       e.message)) from None
+        return ActorHandle(*a.info(), actor=a)
+
+
+def _noop() -> None:
+    return None
+
+
+class ActorHandle:
+    """An actor: handle.method.remote(...) calls it.  It can be passed to tasks and other
+    actors: it pickles to the program's folder and the actor's id, and calls through the
+    program from there."""
+
+    def __init__(self, folder: str, actor_id: int, name: str, num_returns: Dict[str, int],
+                 actor: Optional[_actors.Actor] = None) -> None:
+        self._folder = folder
+        self._actor_id = actor_id
+        self._name = name
+        self._num_returns = dict(num_returns)
+        self._actor = actor  # in the program: the actor itself; elsewhere None (a link)
+
+    def __repr__(self) -> str:
+        return "Actor(%s, %d)" % (self._name, self._actor_id)
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+        return (_rebuild, (self._folder, self._actor_id, self._name, self._num_returns))
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ActorHandle) and (other._folder, other._actor_id) == (
+            self._folder, self._actor_id)
+
+    def __hash__(self) -> int:
+        return hash((self._folder, self._actor_id))
+
+    def __getattr__(self, name: str) -> "ActorMethod":
+        if name.startswith("__") or name in ("_folder", "_actor_id", "_name",
+                                             "_num_returns", "_actor"):
+            raise AttributeError(name)
+        return ActorMethod(self, name, self._num_returns.get(name, 1))
+
+    def _call(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any],
+              num_returns: int) -> Any:
+        if self._actor is not None:
+            f: Future = self._actor.call(method, args, kwargs)
+        else:
+            data = cloudpickle.dumps((args, kwargs), protocol=5)
+            f = _actors.link_to(self._folder).call(self._actor_id, self._name, method, data)
+        if num_returns == 1:
+            return f
+        if num_returns == 0:
+            return None
+        return [_Part(f, i, num_returns) for i in range(num_returns)]
+
+
+def _rebuild(folder: str, actor_id: int, name: str, num_returns: Dict[str, int]
+             ) -> ActorHandle:
+    """A handle unpickled: the actor itself in its program, a link's elsewhere."""
+    pool = _actors.local_pool(folder)
+    actor = pool.actors.get(actor_id) if pool is not None else None
+    return ActorHandle(folder, actor_id, name, num_returns, actor=actor)
+
+
+class ActorMethod:
+    """handle.method: .remote(...) calls it; .options(num_returns=N) changes its returns."""
+
+    def __init__(self, handle: ActorHandle, name: str, num_returns: int) -> None:
+        self._handle = handle
+        self._name = name
+        self._n = num_returns
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("%s is an actor's method: it cannot be called directly; call "
+                        "%s.remote(...)" % (self._name, self._name))
+
+    def options(self, **options: Any) -> "ActorMethod":
+        n = _check_method_options(options, "%s.options" % self._name)
+        return ActorMethod(self._handle, self._name, self._n if n is None else n)
+
+    def remote(self, *args: Any, **kwargs: Any) -> Any:
+        """The call, sent to the actor in the order of this program's calls; its ObjectRef
+        (a list of num_returns of them when more than one)."""
+        return self._handle._call(self._name, args, kwargs, self._n)
+
+
+def _check_method_options(options: Mapping[str, Any], what: str) -> Optional[int]:
+    for k in options:
+        if k != "num_returns":
+            raise NotImplementedError("%s: %r is not supported by weir's actors (num_returns "
+                                      "is)" % (what, k))
+    n = options.get("num_returns")
+    if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+        raise ValueError("%s: num_returns: expected a whole number >= 0, got %r" % (what, n))
+    return n
+
+
+class _Part(Future):
+    """One of the values of a method with num_returns > 1: the item of its call's tuple."""
+
+    _local = True
+
+    def __init__(self, call: Future, index: int, n: int) -> None:
+        self._call = call
+        self._index = index
+        self._n = n
+        self.name = "%s[%d]" % (call.name, index)
+        self.job_id = None  # type: ignore[assignment]
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s>" % self.name
+
+    @property  # type: ignore[override]
+    def _done(self) -> bool:
+        return bool(self._call._done)
+
+    def done(self) -> bool:
+        return self._done
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        self._call._wait(deadline)
+        c = self._call
+        if c._error is not None:
+            self._error = c._error
+            return
+        v = c._value
+        if not isinstance(v, (tuple, list)) or len(v) != self._n:
+            self._error = ValueError("%s: num_returns=%d, but the method returned %r"
+                                     % (c.name, self._n, type(v).__name__))
+            return
+        self._value = v[self._index]
+
+    def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
+        self._call._wait_any(pending, timeout)  # type: ignore[attr-defined]
+
+
+def method(*args: Any, **options: Any) -> Any:
+    """@ray.method(num_returns=N) on an actor's method: its call gives N ObjectRefs."""
+    if args:
+        raise TypeError("ray.method: give its options (@ray.method(num_returns=2))")
+    n = _check_method_options(options, "ray.method")
+
+    def mark(fn: Callable[..., Any]) -> Callable[..., Any]:
+        if n is not None:
+            fn.__weir_num_returns__ = n  # type: ignore[attr-defined]
+        return fn
+    return mark
+
+
+def kill(actor: Any, *, no_restart: bool = True) -> None:
+    """Ends an actor at once (its worker SIGKILLed): its calls not ended raise
+    RayActorError; restarted when no_restart=False and it has restarts left."""
+    if not isinstance(actor, ActorHandle):
+        raise ValueError("ray.kill: expected an actor handle, got %r (ray.cancel stops a "
+                         "call)" % (actor,))
+    if actor._actor is None:
+        raise NotImplementedError("ray.kill: an actor is killed by the program that made it "
+                                  "(not from a task, yet)")
+    actor._actor.kill(bool(no_restart))
+
+
+def get_actor(name: str, namespace: Optional[str] = None) -> ActorHandle:
+    """The named actor (name= at its creation) of this program, in namespace (else the
+    program's).  ValueError when there is none."""
+    from . import api
+    if not isinstance(name, str) or not name:
+        raise ValueError("ray.get_actor: name: expected a non-empty str, got %r" % (name,))
+    folder = os.environ.get("WEIR_WARM_DIR")
+    if folder and _actors.local_pool(folder) is None:  # in a task: ask the program
+        ns = namespace if namespace is not None else os.environ.get("WEIR_RAY_NAMESPACE", "")
+        f = _actors.link_to(folder).lookup(ns, name)
+        f._wait(None)
+        if f._error is not None:
+            raise ValueError("ray.get_actor: %s" % (f._error,))
+        return _rebuild(*f._value)
+    api._ensure()
+    ns = namespace if namespace is not None else (api._state.namespace or "")
+    pool = _actors.pool_of(_session._get_session())
+    with pool.lock:
+        a: Optional[_actors.Actor] = pool.named.get((ns, name))
+    if a is None or a.dead is not None:
+        raise ValueError("ray.get_actor: %s" % _actors._no_actor(name, ns))
+    return ActorHandle(*a.info(), actor=a)
+
+
+class ActorPool:
+    """ray.util.ActorPool: tasks spread over a fixed set of actors, each actor given one
+    task at a time."""
+
+    def __init__(self, actors: List[Any]) -> None:
+        self._idle = list(actors)
+        self._future_to_actor: Dict[Any, Tuple[int, Any]] = {}
+        self._index_to_future: Dict[int, Any] = {}
+        self._next_task_index = 0
+        self._next_return_index = 0
+        self._pending_submits: List[Tuple[Callable[..., Any], Any]] = []
+
+    def map(self, fn: Callable[[Any, Any], Any], values: Any) -> Iterator[Any]:
+        """fn(actor, value) for each value, the results in the order of values."""
+        while self.has_next():
+            self.get_next_unordered()  # what an earlier map left
+        for v in values:
+            self.submit(fn, v)
+        while self.has_next():
+            yield self.get_next()
+
+    def map_unordered(self, fn: Callable[[Any, Any], Any], values: Any) -> Iterator[Any]:
+        """As map, the results as they come."""
+        while self.has_next():
+            self.get_next_unordered()
+        for v in values:
+            self.submit(fn, v)
+        while self.has_next():
+            yield self.get_next_unordered()
+
+    def submit(self, fn: Callable[[Any, Any], Any], value: Any) -> None:
+        """fn(actor, value) on an idle actor, or when one is free."""
+        if self._idle:
+            actor = self._idle.pop()
+            future = fn(actor, value)
+            self._future_to_actor[future] = (self._next_task_index, actor)
+            self._index_to_future[self._next_task_index] = future
+            self._next_task_index += 1
+        else:
+            self._pending_submits.append((fn, value))
+
+    def has_next(self) -> bool:
+        """Whether results are still to be got."""
+        return bool(self._future_to_actor)
+
+    def get_next(self, timeout: Optional[float] = None, ignore_if_timedout: bool = False
+                 ) -> Any:
+        """The next result in the order submitted; TimeoutError after timeout."""
+        from . import api
+        if not self.has_next():
+            raise StopIteration("No more results to get")
+        if self._next_return_index >= self._next_task_index:
+            raise ValueError("It is not allowed to call get_next() after "
+                             "get_next_unordered().")
+        future = self._index_to_future[self._next_return_index]
+        if timeout is not None:
+            ready, _ = api.wait([future], timeout=timeout)
+            if not ready:
+                if ignore_if_timedout:
+                    self._next_return_index += 1
+                    self._index_to_future.pop(self._next_return_index - 1, None)
+                    self._return(self._future_to_actor.pop(future)[1])
+                raise TimeoutError("Timed out waiting for result")
+        del self._index_to_future[self._next_return_index]
+        self._next_return_index += 1
+        _, actor = self._future_to_actor.pop(future)
+        self._return(actor)
+        return api.get(future)
+
+    def get_next_unordered(self, timeout: Optional[float] = None,
+                           ignore_if_timedout: bool = False) -> Any:
+        """Whichever result is ready first; TimeoutError after timeout."""
+        from . import api
+        if not self.has_next():
+            raise StopIteration("No more results to get")
+        ready, _ = api.wait(list(self._future_to_actor), num_returns=1, timeout=timeout)
+        if not ready:
+            raise TimeoutError("Timed out waiting for result")
+        future = ready[0]
+        i, actor = self._future_to_actor.pop(future)
+        self._return(actor)
+        del self._index_to_future[i]
+        self._next_return_index = max(self._next_return_index, i + 1)
+        return api.get(future)
+
+    def _return(self, actor: Any) -> None:
+        self._idle.append(actor)
+        if self._pending_submits:
+            self.submit(*self._pending_submits.pop(0))
+
+    def has_free(self) -> bool:
+        """Whether an actor is idle (and no submit waits for one)."""
+        return bool(self._idle) and not self._pending_submits
+
+    def pop_idle(self) -> Optional[Any]:
+        """An idle actor taken out of the pool, or None."""
+        return self._idle.pop() if self.has_free() else None
+
+    def push(self, actor: Any) -> None:
+        """Adds an actor to the pool."""
+        busy = [a for _, a in self._future_to_actor.values()]
+        if actor in self._idle or actor in busy:
+            raise ValueError("Actor already belongs to current ActorPool")
+        self._return(actor)
+
+
+def died(e: ActorDied) -> BaseException:
+    """weir's ActorDied as Ray's RayActorError."""
+    from . import exceptions
+    err = exceptions.RayActorError(str(e))
+    err.cause = e.cause  # type: ignore[assignment]
+    return err

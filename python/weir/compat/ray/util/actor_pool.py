@@ -1,0 +1,5 @@
+"""ray.util.actor_pool: ActorPool (weir/compat/ray/actors.py)."""
+
+from ..actors import ActorPool
+
+__all__ = ["ActorPool"]

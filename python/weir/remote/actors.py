@@ -1,0 +1,509 @@
+"""Actors on warm workers: the program's side and a task's (docs/internals/calls.md,
+"Actors").
+
+An actor is a warm worker of its own (remote/warm.py's _Worker with `actor` set): a weir
+job named after the class (or the actor's name) with the actor's resources, that holds the
+instance.  The program sends the constructor (a CREATE frame) when the worker says hello,
+then each method call as a METHOD frame, in the order they were made; the worker runs them
+in that order (or several at once: a thread pool, an event loop).  The calls are the pool's
+WarmFutures and are recorded as the worker's calls.
+
+A task (or another actor) reaches an actor through the program: an ActorRef pickles to the
+program's folder and the actor's id; unpickled elsewhere it calls through a Link, a
+connection of that process to the program's socket (LINK hello with the key, then
+ACTOR_CALL frames), which the program serves (serve_link) by making the call itself and
+sending the answer back.  Only the program's user can open the folder, as for workers.
+"""
+
+import os
+import socket
+import threading
+import time
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import cloudpickle
+
+from ..errors import ActorDied, GetTimeoutError, JobFailed, RemoteError, WeirError
+from ..errors import remote_error
+from ..worker import warm as _w
+from .futures import Future
+from .warm import END_WAIT, Pool, WarmFuture, _Worker, pool_of
+
+__all__ = ["Actor", "create", "Link", "LinkFuture", "link_to", "local_pool", "pool_of",
+           "serve_link"]
+
+
+class Actor:
+    """One actor in the program: its worker, the calls not sent yet, its restarts."""
+
+    def __init__(self, pool: Pool, cls: Any, args: bytes, o: Dict[str, Any], name: str,
+                 label: Optional[str], namespace: str, concurrency: int, max_restarts: int,
+                 max_task_retries: int) -> None:
+        self.pool = pool
+        self.id = next(pool.ids)
+        self.cls = cls
+        self.args = args  # the constructor's (args, kwargs), pickled: kept for a restart
+        self.o = o
+        self.name = name  # its jobs' name
+        self.label = label  # its name= (a named actor), or None
+        self.namespace = namespace
+        self.concurrency = concurrency
+        self.max_restarts = max_restarts
+        self.max_task_retries = max_task_retries
+        self.restarts = 0
+        self.lock = threading.Lock()  # held while frames are sent: their order is the calls'
+        self.worker: Optional[_Worker] = None
+        self.pending: List[WarmFuture] = []  # made while no worker is connected
+        self.dead: Optional[str] = None  # why it ended, once it has for good
+        self.cause: Optional[BaseException] = None  # the constructor's error
+        self.no_restart = False  # ray.kill(no_restart=True)
+        self.killing: Optional[str] = None  # why its worker is being killed (ray.kill)
+
+    # ---- its worker ---------------------------------------------------------------------
+    def start(self) -> None:
+        """Submits its worker job (in the caller's thread: a refusal is raised to it)."""
+        env = {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0"}
+        job = self.pool.session.client.submit(self.pool._spec(self.o, self.name, env))
+        w = _Worker(None, job["id"], self)
+        with self.pool.lock:
+            self.worker = w
+            self.pool.by_job[w.job_id] = w
+        threading.Thread(target=self.pool._watch, args=(w,), daemon=True,
+                         name="weir-actor-job-%d" % w.job_id).start()
+
+    def connected(self, w: _Worker) -> None:
+        """Its worker said hello: the constructor first, then the calls made meanwhile."""
+        with self.lock:
+            create = WarmFuture(self.pool, next(self.pool.ids), self.name + ".__init__",
+                                None, self.args, {"retry_exceptions": False, "retries": 0})
+            create._on_done = self._created
+            fhash, fdata = self.pool._fn(self.cls, self.name)
+            body = cloudpickle.loads(self.args) + (self.concurrency,)
+            self._send(w, create, _w.CREATE, _w.call_body(fhash, fdata, cloudpickle.dumps(
+                body, protocol=5)))
+            pending, self.pending = self.pending, []
+            for f in pending:
+                if f._method is not None:  # not an earlier constructor
+                    self._send(w, f, _w.METHOD, _w.method_body(f._method, f._args))
+
+    def _created(self, f: WarmFuture) -> None:
+        if isinstance(f._error, RemoteError):  # the constructor raised: the actor is dead
+            with self.lock:
+                self.cause = f._error
+                self.dead = "its constructor raised %s: %s" % (f._error.type_name,
+                                                               f._error.remote_message)
+
+    def _send(self, w: _Worker, f: WarmFuture, kind: int, body: bytes) -> None:
+        """Sends a call to the worker (the caller holds self.lock); to a worker found gone,
+        the call waits with the others for what gone() decides."""
+        with self.pool.lock:
+            if w.gone:
+                self.pending.append(f)
+                return
+            f._state = "running"
+            f._worker = w
+            f.job_id = w.job_id
+            f._tries += 1
+            f._rec = next(self.pool.rec_ids)
+            w.inflight[f.call_id] = f
+        self.pool._note(f, "running")
+        try:
+            with w.wlock:
+                assert w.sock is not None
+                w.sock.sendall(_w.encode(kind, f.call_id, body))
+        except OSError:
+            pass  # its reader sees the end: gone() settles the call
+
+    def call(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> WarmFuture:
+        """A method call: sent now when the worker is connected, else when it is."""
+        name = "%s.%s" % (self.name, method)
+        data = self.pool.pickle_args(args, kwargs, name)
+        f = WarmFuture(self.pool, next(self.pool.ids), name, None, data,
+                       {"retry_exceptions": False, "retries": self.max_task_retries})
+        f._method = method
+        with self.lock:
+            dead = self.dead
+            w = self.worker
+            if dead is None:
+                if w is not None and w.sock is not None and not w.gone and not self.pending:
+                    self._send(w, f, _w.METHOD, _w.method_body(method, data))
+                else:
+                    self.pending.append(f)
+        if dead is not None:
+            self.pool._settle(f, error=self._died(dead))
+        return f
+
+    def _died(self, why: str) -> ActorDied:
+        return ActorDied("the actor %s has ended: %s" % (self.name, why), self.cause)
+
+    def gone(self, w: _Worker) -> None:
+        """Its worker ended (its socket closed, or its job ended before it connected): the
+        calls it held fail with ActorDied naming why, or wait for the restarted worker
+        (max_restarts; a call is sent again when max_task_retries allows)."""
+        with self.pool.lock:
+            if w.gone:
+                return
+            w.gone = True
+            calls = list(w.inflight.values())
+            w.inflight.clear()
+            closed = self.pool.closed
+        if closed:
+            return
+        w.ended.wait(END_WAIT)
+        job = w.final or {"id": w.job_id, "state": "failed", "tasks": []}
+        oom = any(t.get("oom_killed") for t in job.get("tasks") or [])
+        with self.lock:
+            if self.dead is not None:
+                why = self.dead
+            elif self.killing is not None:
+                why = self.killing
+            elif oom:
+                why = "its worker (job %d) ran out of memory (memory=%s)" % (w.job_id,
+                                                                           self.o["memory"])
+            else:
+                why = "its worker (job %d) died: %s" % (
+                    w.job_id, job.get("reason") or "exit code %s" % job.get("exit_code"))
+            restart = self.dead is None and not self.no_restart and (
+                self.max_restarts < 0 or self.restarts < self.max_restarts)
+            again: List[WarmFuture] = []
+            failed: List[WarmFuture] = []
+            for f in calls:
+                self.pool._note(f, "crashed", why)
+                if restart and f._method is not None and (
+                        self.max_task_retries < 0 or f._tries <= self.max_task_retries):
+                    again.append(f)
+                elif f._method is not None:
+                    failed.append(f)
+            if restart:
+                self.restarts += 1
+                self.killing = None
+                self.pending = again + self.pending
+            else:
+                self.dead = why
+                failed += self.pending
+                self.pending = []
+        if restart:
+            try:
+                self.start()
+            except WeirError as e:
+                with self.lock:
+                    self.dead = "its restart was refused: %s" % e
+                    failed, self.pending = self.pending, []
+        for f in failed:
+            self.pool._settle(f, error=self._died(self.dead or why))
+
+    def kill(self, no_restart: bool) -> None:
+        """ray.kill: the worker killed at once (SIGKILL), restarted unless no_restart or
+        no restarts are left."""
+        with self.lock:
+            self.no_restart = self.no_restart or no_restart
+            self.killing = "it was killed by ray.kill()"
+            w = self.worker
+        if w is None:
+            return
+        if w.pid:
+            import signal
+            try:
+                os.kill(w.pid, signal.SIGKILL)
+                return
+            except OSError:
+                pass
+        try:
+            self.pool.session.client.kill(w.job_id)
+        except WeirError:
+            pass
+
+    def closed(self) -> None:
+        """The program ended (the pool's close)."""
+        with self.lock:
+            self.dead = self.dead or "the program has ended"
+
+    def info(self) -> Tuple[str, int, str, Dict[str, int]]:
+        """What an ActorRef holds: the program's folder, the id, the name, the methods'
+        num_returns."""
+        return (self.pool.dir, self.id, self.name, _num_returns(self.cls))
+
+
+def _num_returns(cls: Any) -> Dict[str, int]:
+    """The methods of cls that @ray.method gave a num_returns other than 1."""
+    out: Dict[str, int] = {}
+    for k in dir(cls):
+        n = getattr(getattr(cls, k, None), "__weir_num_returns__", None)
+        if n is not None and n != 1:
+            out[k] = int(n)
+    return out
+
+
+def create(cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], o: Dict[str, Any],
+           name: str, label: Optional[str], namespace: str, concurrency: int,
+           max_restarts: int, max_task_retries: int, get_if_exists: bool = False) -> Actor:
+    """Makes an actor in the session's pool (its job submitted now: a refusal is raised
+    here); a name taken in the namespace is refused, unless get_if_exists."""
+    from .session import _get_session
+    pool = pool_of(_get_session())
+    data = pool.pickle_args(args, kwargs, name + ".__init__")
+    a = Actor(pool, cls, data, o, name, label, namespace, concurrency, max_restarts,
+              max_task_retries)
+    if label is not None:
+        with pool.lock:
+            old = pool.named.get((namespace, label))
+            if old is not None and old.dead is None:
+                if get_if_exists:
+                    return old  # type: ignore[no-any-return]
+                raise ValueError("an actor named %r exists already in namespace %r"
+                                 % (label, namespace))
+            pool.named[(namespace, label)] = a
+    with pool.lock:
+        pool.actors[a.id] = a
+    try:
+        a.start()
+    except BaseException:
+        with pool.lock:
+            pool.actors.pop(a.id, None)
+            if label is not None and pool.named.get((namespace, label)) is a:
+                del pool.named[(namespace, label)]
+        raise
+    return a
+
+
+# ---- a task's side: the link to the program -------------------------------------------------
+
+class LinkFuture(Future):
+    """An actor's call made from a task: settled by the link's reader thread."""
+
+    _local = True
+
+    def __init__(self, link: "Link", call_id: int, name: str) -> None:
+        self._link = link
+        self.call_id = call_id
+        self.job_id = None  # type: ignore[assignment]
+        self.name = name
+        self._event = threading.Event()
+        self._done = False
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+        self._state = "running"
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s (actor call %d)>" % (self.name, self.call_id)
+
+    def done(self) -> bool:
+        return self._done
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        if self._done:
+            return
+        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+        if not self._event.wait(wait):
+            raise GetTimeoutError("%s (actor call %d) still running" % (self.name,
+                                                                       self.call_id))
+
+    def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
+        with self._link.cond:
+            if any(f._done for f in pending):
+                return
+            self._link.cond.wait(timeout)
+
+    def cancel(self, force: bool = False) -> None:
+        raise WeirError("%s: a call made from a task cannot be cancelled yet" % self.name)
+
+    kill = cancel
+
+
+class Link:
+    """This process's connection to the program that owns the actors (one per program)."""
+
+    def __init__(self, folder: str) -> None:
+        with open(os.path.join(folder, "key"), "rb") as f:
+            key = f.read()
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(os.path.join(folder, "sock"))
+        self.wlock = threading.Lock()
+        self.cond = threading.Condition()
+        self.ids = 0
+        self.calls: Dict[int, LinkFuture] = {}
+        self.ended: Optional[str] = None
+        self.sock.sendall(_w.encode(_w.LINK, 0, key + str(os.getpid()).encode()))
+        threading.Thread(target=self._read, name="weir-actor-link", daemon=True).start()
+
+    def _send(self, kind: int, name: str, body: bytes) -> LinkFuture:
+        with self.cond:
+            self.ids += 1
+            f = LinkFuture(self, self.ids, name)
+            self.calls[f.call_id] = f
+            ended = self.ended
+        if ended is None:
+            try:
+                with self.wlock:
+                    self.sock.sendall(_w.encode(kind, f.call_id, body))
+                return f
+            except OSError as e:
+                ended = "the program's socket: %s" % e
+        self._settle(f, None, ActorDied("%s: the program has ended (%s)" % (name, ended)))
+        return f
+
+    def call(self, actor_id: int, name: str, method: str, data: bytes) -> LinkFuture:
+        return self._send(_w.ACTOR_CALL, "%s.%s" % (name, method),
+                          _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data))
+
+    def lookup(self, namespace: str, name: str) -> LinkFuture:
+        return self._send(_w.LOOKUP, "get_actor(%r)" % name,
+                          ("%s\0%s" % (namespace, name)).encode())
+
+    def _settle(self, f: LinkFuture, value: Any, error: Optional[BaseException]) -> None:
+        with self.cond:
+            self.calls.pop(f.call_id, None)
+            f._value, f._error, f._done = value, error, True
+            f._state = "done"
+            self.cond.notify_all()
+        f._event.set()
+
+    def _read(self) -> None:
+        reader = _w.FrameReader()
+        try:
+            while True:
+                data = self.sock.recv(1 << 20)
+                if not data:
+                    break
+                for kind, cid, body in reader.feed(data):
+                    with self.cond:
+                        f = self.calls.get(cid)
+                    if f is None:
+                        continue
+                    if kind == _w.VALUE:
+                        self._settle(f, cloudpickle.loads(body), None)
+                    elif kind == _w.ERROR:
+                        _, type_name, message, tb, exc = cloudpickle.loads(body)
+                        cause = None
+                        if exc:
+                            try:
+                                cause = cloudpickle.loads(exc)
+                            except Exception:
+                                cause = None
+                        self._settle(f, None, remote_error(type_name, message, tb, cause,
+                                                           None))
+                    else:
+                        self._settle(f, None, ActorDied(body.decode("utf-8", "replace")))
+        except (OSError, _w.FrameError):
+            pass
+        with self.cond:
+            self.ended = "its socket closed"
+            left = list(self.calls.values())
+        for f in left:
+            self._settle(f, None, ActorDied("%s: the program has ended" % f.name))
+
+
+_links: Dict[str, Link] = {}
+_links_lock = threading.Lock()
+
+
+def link_to(folder: str) -> Link:
+    """This process's link to the program of that folder (made at its first use)."""
+    with _links_lock:
+        ln = _links.get(folder)
+        if ln is None or ln.ended is not None:
+            try:
+                ln = _links[folder] = Link(folder)
+            except OSError as e:
+                raise ActorDied("cannot reach the program that holds the actor (%s): %s"
+                                % (folder, e)) from None
+        return ln
+
+
+def local_pool(folder: str) -> Optional[Pool]:
+    """The pool of this process whose folder is that one (the program's own), or None."""
+    from . import warm
+    with warm._pools_lock:
+        for p in warm._pools.values():
+            if p.dir == folder and not p.closed:
+                return p
+    return None
+
+
+# ---- the program's side of a link ----------------------------------------------------------
+
+def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
+               first: List[Tuple[int, int, bytes]]) -> None:
+    """Serves a task's link until it closes: each ACTOR_CALL made here as the program's
+    own call (in the order they come), its answer sent back; each LOOKUP answered with the
+    named actor's info."""
+    wlock = threading.Lock()
+
+    def send(frame: bytes) -> None:
+        try:
+            with wlock:
+                sock.sendall(frame)
+        except OSError:
+            pass
+
+    def answer(cid: int) -> Callable[[WarmFuture], None]:
+        def done(f: WarmFuture) -> None:
+            e = f._error
+            if e is None:
+                try:
+                    send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(f._value, protocol=5)))
+                    return
+                except Exception as pe:
+                    e = WeirError("the result cannot be pickled: %s" % pe)
+            if isinstance(e, RemoteError):
+                exc = None
+                if e.cause is not None:
+                    try:
+                        exc = cloudpickle.dumps(e.cause, protocol=5)
+                    except Exception:
+                        exc = None
+                rec = ("error", e.type_name, e.remote_message, e.remote_traceback, exc)
+                send(_w.encode(_w.ERROR, cid, cloudpickle.dumps(rec, protocol=5)))
+            elif isinstance(e, JobFailed):
+                send(_w.encode(_w.DIED, cid, ("%s: %s" % (f.name, e)).encode()))
+            else:
+                send(_w.encode(_w.DIED, cid, str(e).encode()))
+        return done
+
+    def frame(kind: int, cid: int, body: bytes) -> None:
+        if kind == _w.ACTOR_CALL:
+            (aid,) = _w.ACTOR_ID.unpack_from(body)
+            method, data = _w.parse_method(body[_w.ACTOR_ID.size:])
+            with pool.lock:
+                a = pool.actors.get(aid)
+            if a is None:
+                send(_w.encode(_w.DIED, cid, ("no actor %d in this program" % aid).encode()))
+                return
+            args, kwargs = cloudpickle.loads(data)
+            f = a.call(method, args, kwargs)
+            if f._done:
+                answer(cid)(f)
+            else:
+                f._on_done = answer(cid)
+                if f._done:  # settled meanwhile: _on_done may have been missed
+                    f._on_done = None
+                    answer(cid)(f)
+        elif kind == _w.LOOKUP:
+            ns, _, name = body.decode("utf-8", "replace").partition("\0")
+            with pool.lock:
+                a = pool.named.get((ns, name))
+            if a is None or a.dead is not None:
+                send(_w.encode(_w.DIED, cid, _no_actor(name, ns).encode()))
+            else:
+                send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(a.info(), protocol=5)))
+
+    try:
+        rest = first
+        while True:
+            for fr in rest:
+                frame(*fr)
+            data = sock.recv(1 << 20)
+            if not data:
+                break
+            rest = reader.feed(data)
+    except (OSError, _w.FrameError, ValueError):
+        pass
+    try:
+        sock.close()
+    except OSError:
+        pass
+
+
+def _no_actor(name: str, namespace: str) -> str:
+    return "no actor named %r in namespace %r (named actors live as long as the program " \
+        "that made them)" % (name, namespace)
