@@ -23,6 +23,7 @@ import sys
 import traceback
 from typing import Any, Dict, List, Mapping, Optional
 
+from _weir_airflow import mapping
 from _weir_airflow.processor import dags_of, import_file, prepare_path
 from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
 
@@ -344,14 +345,21 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
     context = build_context(dag, task, env)
     ti: TaskInstance = context["ti"]
     try:
+        task = context["task"] = mapping.unmap(task, ti)  # a mapped task's instance
+        if hasattr(task, "weir_expanded_count"):
+            context["expanded_ti_count"] = task.weir_expanded_count
         for field in ("op_args", "op_kwargs"):
             if hasattr(task, field):
                 setattr(task, field, resolve(getattr(task, field), ti))
         if render:
             render_template_fields(task, context)
+        from airflow.operators.python import CURRENT_CONTEXT
+
+        CURRENT_CONTEXT.append(context)  # get_current_context()
         result = task.execute(context)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
+        mapping.after_try(dag, task, ti, result, context)
         write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push, task)
     except AirflowSkipException as exc:
         print("weir: task %s raised AirflowSkipException (%s): skipped" % (task_id, exc),

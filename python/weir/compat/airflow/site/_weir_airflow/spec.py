@@ -135,7 +135,7 @@ def plain_bash(task: Any, pushed: Set[str]) -> bool:
 def operator_path(task: Any) -> str:
     """The task's class as a dotted path of Python names (Airflow's class_ref): its module and
     name, any other character of them (a DAG file's module name) made '_'."""
-    cls = type(task)
+    cls = getattr(task, "weir_operator_class", None) or type(task)  # a mapped task's
     parts = (str(cls.__module__ or "") + "." + cls.__name__).split(".")
     clean = [re.sub(r"[^A-Za-z0-9_]", "_", p) or "_" for p in parts]
     return ".".join(("_" + p) if p[0].isdigit() else p for p in clean)
@@ -251,13 +251,13 @@ def pushed_tasks(dag: Any) -> Set[str]:
     """The tasks whose return value a task downstream reads (an XComArg argument, or a
     Python task right below a Python task or a templated Bash task that runs when all
     upstream succeeded: its `ti.xcom_pull`)."""
-    from _weir_airflow import operators
+    from _weir_airflow import mapping, operators
     from airflow.models.baseoperator import xcom_args_in
     from airflow.operators.python import PythonOperator
 
     from airflow.operators.bash import BashOperator
 
-    out: Set[str] = set()
+    out: Set[str] = set(mapping.pushed_by(dag))
     for task in dag.tasks:
         if isinstance(task, PythonOperator):
             for arg in xcom_args_in([task.op_args, task.op_kwargs]):
@@ -274,6 +274,8 @@ def pushed_tasks(dag: Any) -> Set[str]:
 def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[str, Any]:
     """The DAG as weir's document (the JSON form of a YAML DAG file).  Raises SpecError for
     what weir cannot run as written."""
+    from _weir_airflow import mapping
+
     python = python or sys.executable
     if not dag.task_dict:
         raise SpecError("DAG %s: no tasks (weir's DAGs have one at least)" % dag.dag_id,
@@ -306,6 +308,7 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     variables = variables_named(fileloc)
     tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python, variables)
                                    for t in dag.tasks]
+    mapping.apply(dag, tasks)  # mapped tasks' foreach
     doc["tasks"] = tasks
     return doc
 

@@ -1,0 +1,72 @@
+"""Dynamic task mapping, callbacks and the rest of a task's context in Python DAG files
+(docs/airflow.md): `.partial().expand()` over literals and an upstream's XCom,
+expand_kwargs, zip, map, map_index_template, a reducer over all mapped outputs, an empty
+expansion skipped."""
+
+import json
+import sys
+
+from dagtest import Dags, dag_config
+
+
+def server(make_server, tmp_path):
+    srv = make_server(config=dag_config(), start=False)
+    srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    return Dags(srv, tmp_path)
+
+
+def xcom(d, dag_id, run, task_id, map_index=None, key="return_value"):
+    path = "/dags/%s/dagRuns/%s/taskInstances/%s/xcomEntries/%s?stringify=false" % (
+        dag_id, run, task_id, key)
+    if map_index is not None:
+        path += "&map_index=%d" % map_index
+    return d.get(path)["value"]
+
+
+def run_ok(d, dag_id, run):
+    """Waits for the run; its failed tasks' logs in the message when it did not succeed."""
+    state = d.wait_run(dag_id, run)["state"]
+    if state != "success":
+        tis = d.tis(dag_id, run)
+        logs = [d.log(dag_id, run, ti["task_id"], ti["try_number"]) for ti in tis.values()
+                if ti["state"] == "failed" and ti["map_index"] < 0]
+        raise AssertionError("run %s: %s\n%s\n%s" % (
+            run, state, {k: v["state"] for k, v in tis.items()}, "\n".join(logs)))
+
+
+def mapped_values(d, dag_id, run, task_id):
+    """The values of a mapped task's instances, in map-index order."""
+    tis = d.get("/dags/%s/dagRuns/%s/taskInstances/%s/listMapped" % (dag_id, run, task_id))
+    idx = sorted(ti["map_index"] for ti in tis["task_instances"])
+    return [xcom(d, dag_id, run, task_id, i) for i in idx]
+
+
+def test_mapping(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("mapping.py", d.text("airflow/mapping.py"))
+    d.srv.start()
+    d.wait_dag("mapping")
+    run = d.trigger("mapping")["dag_run_id"]
+    run_ok(d, "mapping", run)
+    tis = d.tis("mapping", run)
+    # over an upstream's list, with a fixed argument; the reducer gets every value in order
+    assert mapped_values(d, "mapping", run, "add") == [11, 12, 13]
+    assert json.loads((d.side / "total").read_text()) == [11, 12, 13]
+    assert xcom(d, "mapping", run, "total") == 36
+    # literal lists: their cross product, the last argument varying fastest
+    assert mapped_values(d, "mapping", run, "crossed") == [11, 21, 12, 22]
+    assert mapped_values(d, "mapping", run, "kwargs") == [3, 7]
+    assert mapped_values(d, "mapping", run, "zipped") == [2, 4, 6]
+    assert mapped_values(d, "mapping", run, "classic") == [3, 6]
+    assert mapped_values(d, "mapping", run, "echo") == ["a", "b"]
+    # an empty expansion: the task is skipped
+    assert tis["empty"]["state"] == "skipped"
+    # map indexes and the rendered map_index_template
+    assert [tis["add[%d]" % i]["map_index"] for i in range(3)] == [0, 1, 2]
+    assert [tis["add[%d]" % i]["rendered_map_index"] for i in range(3)] == \
+        ["x=1", "x=2", "x=3"]
+    one = d.get("/dags/mapping/dagRuns/%s/taskInstances/echo/1" % run)
+    assert one["rendered_map_index"] == "echo b"
+    assert tis["crossed[0]"]["rendered_map_index"] == "x=1"
+    tasks = {t["task_id"]: t for t in d.get("/dags/mapping/tasks")["tasks"]}
+    assert tasks["echo"]["class_ref"]["class_name"] == "Shout"
