@@ -5,8 +5,10 @@ expansion skipped."""
 
 import json
 import sys
+from pathlib import Path
 
 from dagtest import Dags, dag_config
+from test_dags_test import describe, tasks_test, tester  # noqa: F401 (a fixture)
 
 
 def server(make_server, tmp_path):
@@ -70,3 +72,61 @@ def test_mapping(make_server, tmp_path):
     assert tis["crossed[0]"]["rendered_map_index"] == "x=1"
     tasks = {t["task_id"]: t for t in d.get("/dags/mapping/tasks")["tasks"]}
     assert tasks["echo"]["class_ref"]["class_name"] == "Shout"
+
+
+def side_json(d, name):
+    return [json.loads(line) for line in d.side_lines(name)]
+
+
+def test_callbacks(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("callbacks.py", d.text("airflow/callbacks.py"))
+    d.srv.start()
+    d.wait_dag("callbacks")
+    run = d.trigger("callbacks")["dag_run_id"]
+    assert d.wait_run("callbacks", run, timeout=120)["state"] == "failed"
+    got = sorted(map(tuple, side_json(d, "callbacks")))
+    assert got == sorted([
+        ("execute", "fine", 1, None), ("success", "fine", 1, None),
+        ("success_too", "fine", 1, None),
+        ("retry", "breaks", 1, "boom"), ("failure", "breaks", 2, "boom"),
+        ("failure", "slow", 1, "Task received SIGTERM signal")]), got
+
+
+def test_prev_success_and_conn_in_the_context(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("callbacks.py", d.text("airflow/callbacks.py"))
+    d.srv.start()
+    status, body = d.srv.api("POST", "/api/v1/connections", {
+        "connection_id": "warehouse", "conn_type": "postgres", "host": "db.example",
+        "login": "etl", "password": "pw", "port": 5432})
+    assert status == 200, (status, body)
+    d.wait_dag("context_extra")
+    first = d.trigger("context_extra")["dag_run_id"]
+    run_ok(d, "context_extra", first)
+    second = d.trigger("context_extra")["dag_run_id"]
+    run_ok(d, "context_extra", second)
+    one, two = side_json(d, "context")
+    # the first run has no earlier success
+    assert one["prev_execution_date_success"] is None and one["prev_start_date_success"] is None
+    # the second gets the first's dates
+    prev = d.run("context_extra", first)
+    assert two["prev_execution_date_success"].replace(" ", "T") == prev["logical_date"]
+    assert two["prev_start_date_success"].replace(" ", "T") == prev["start_date"]
+    assert two["prev_end_date_success"].replace(" ", "T") == prev["end_date"]
+    assert two["prev_data_interval_start_success"].replace(" ", "T") == \
+        prev["data_interval_start"]
+    assert two["prev_data_interval_end_success"].replace(" ", "T") == prev["data_interval_end"]
+    # conn: the connections the task lists, AirflowNotFoundException for the others
+    assert two["host"] == "db.example"
+    assert "The conn_id `other` isn't defined" in two["other"]
+    assert two["test_mode"] is False
+
+
+def test_test_mode_under_weir_tasks_test(tester):
+    text = (Path(__file__).parent / "dags" / "airflow" / "callbacks.py").read_text()
+    path = tester.write("callbacks.py", text.replace("@SIDE@", str(tester.side)))
+    r = tasks_test(tester, "context_test", "show", "2024-03-01", "--dags", Path(path).parent)
+    assert r.returncode == 0, describe(r)
+    got = [json.loads(line) for line in (tester.side / "context").read_text().splitlines()]
+    assert got[-1]["test_mode"] is True, got

@@ -144,7 +144,7 @@ def operator_path(task: Any) -> str:
 def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
               variables: Optional[List[str]] = None) -> Dict[str, Any]:
     """One task of weir's document; `variables`: the keys a Python task may read."""
-    from _weir_airflow import operators
+    from _weir_airflow import callbacks, operators
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
@@ -206,6 +206,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
         t["depends_on_past"] = True
     if task.wait_for_downstream:
         t["wait_for_downstream"] = True
+    callbacks.apply(task, t)  # sla
     return t
 
 

@@ -14,7 +14,8 @@ _DEFAULTABLE = (
     "owner", "email", "retries", "retry_delay", "retry_exponential_backoff",
     "max_retry_delay", "execution_timeout", "pool", "pool_slots", "queue",
     "priority_weight", "depends_on_past", "wait_for_downstream", "trigger_rule",
-    "start_date", "end_date", "do_xcom_push",
+    "start_date", "end_date", "do_xcom_push", "sla", "on_execute_callback",
+    "on_success_callback", "on_failure_callback", "on_retry_callback", "on_skipped_callback",
 )
 _TASK_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
