@@ -107,3 +107,21 @@ def test_expansions_weir_refuses():
             add.partial(x=1).expand(x=[1])
         with pytest.raises(TypeError, match="missing task_id"):
             PythonOperator.partial(python_callable=print)
+
+
+def test_sla_and_the_dags_callbacks_in_the_spec():
+    def cb(context):
+        pass
+
+    with DAG("cb", schedule=None, start_date=START, on_failure_callback=[cb],
+             default_args={"sla": dt.timedelta(minutes=5), "on_failure_callback": cb}) as dag:
+        add(1)
+    doc = dag_to_spec(dag, "/dags/x.py", "python3")
+    t = doc["tasks"][0]
+    assert t["sla"] == {"within": 300, "from": "run_start"}
+    assert "on_success" not in doc
+    [note] = doc["on_failure"]
+    assert note["as_task_user"] is True and note["retries"] == 0
+    assert note["command"].endswith("-m _weir_airflow.dag_callback /dags/x.py cb")
+    # a task's callback comes from default_args, as its other arguments
+    assert dag.task_dict["add"].other["on_failure_callback"] is cb

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from dagtest import Dags, dag_config
+from conftest import wait_for
 from test_dags_test import describe, tasks_test, tester  # noqa: F401 (a fixture)
 
 
@@ -91,6 +92,14 @@ def test_callbacks(make_server, tmp_path):
         ("success_too", "fine", 1, None),
         ("retry", "breaks", 1, "boom"), ("failure", "breaks", 2, "boom"),
         ("failure", "slow", 1, "Task received SIGTERM signal")]), got
+    # the DAG's on_failure_callback, once the run ended (the notifier runs it)
+    wait_for(lambda: side_json(d, "dag_callbacks"), 60, "the DAG's callback")
+    [(dag_id, reason, run_id, ds)] = side_json(d, "dag_callbacks")
+    assert (dag_id, reason, run_id) == ("callbacks", "task_failure", run)
+    assert ds == d.run("callbacks", run)["logical_date"][:10]
+    notes = d.get("/dags/callbacks/dagRuns/%s/notifications" % run)
+    assert [(n["event"], n["target_kind"]) for n in notes["notifications"]] == \
+        [("run_failure", "command")], notes
 
 
 def test_prev_success_and_conn_in_the_context(make_server, tmp_path):
@@ -121,6 +130,10 @@ def test_prev_success_and_conn_in_the_context(make_server, tmp_path):
     assert two["host"] == "db.example"
     assert "The conn_id `other` isn't defined" in two["other"]
     assert two["test_mode"] is False
+    # the DAG's on_success_callback, after each run
+    wait_for(lambda: len(side_json(d, "dag_callbacks")) == 2, 60, "the DAG's callbacks")
+    assert sorted(r[2] for r in side_json(d, "dag_callbacks")) == sorted([first, second])
+    assert {r[1] for r in side_json(d, "dag_callbacks")} == {"success"}
 
 
 def test_test_mode_under_weir_tasks_test(tester):

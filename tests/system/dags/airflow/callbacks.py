@@ -21,7 +21,14 @@ def record(kind):
     return callback
 
 
+def run_ended(context):
+    with open(SIDE + "/dag_callbacks", "a") as f:
+        f.write(json.dumps([context["dag"].dag_id, context["reason"], context["run_id"],
+                            context["ds"]]) + "\n")
+
+
 with DAG("callbacks", schedule=None, start_date=datetime(2024, 1, 1), catchup=False,
+         on_failure_callback=run_ended,
          default_args={"on_failure_callback": record("failure"),
                        "retry_delay": timedelta(seconds=1)}):
     @task(on_execute_callback=record("execute"),
@@ -58,7 +65,7 @@ def show(conn, **context):
 
 
 with DAG("context_extra", schedule=None, start_date=datetime(2024, 1, 1), catchup=False,
-         params={"use": "warehouse"}):
+         params={"use": "warehouse"}, on_success_callback=[run_ended]):
     PythonOperator(task_id="show", python_callable=show, connections=["warehouse"])
 
 

@@ -275,7 +275,7 @@ def pushed_tasks(dag: Any) -> Set[str]:
 def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[str, Any]:
     """The DAG as weir's document (the JSON form of a YAML DAG file).  Raises SpecError for
     what weir cannot run as written."""
-    from _weir_airflow import mapping
+    from _weir_airflow import dag_callback, mapping
 
     python = python or sys.executable
     if not dag.task_dict:
@@ -311,6 +311,7 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
                                    for t in dag.tasks]
     mapping.apply(dag, tasks)  # mapped tasks' foreach
     doc["tasks"] = tasks
+    dag_callback.apply(dag, doc, fileloc, python)  # on_success_callback, on_failure_callback
     return doc
 
 
