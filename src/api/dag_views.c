@@ -289,11 +289,12 @@ static json_t *ti_tree(const struct dag_ti_row *r, int64_t logical, const struct
 	put(&b, "executor_config", json_string("{}"));
 	/* Airflow's fields weir has nothing for */
 	put(&b, "task_display_name", str(r->task_id));
-	put(&b, "rendered_map_index", map_shown);
-	static const char *const nulls[] = {"queue",    "pid",     "executor",
-	                                    "sla_miss", "trigger", "triggerer_job"};
+	static const char *const nulls[] = {"queue", "pid", "executor", "sla_miss"};
 	for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
 		put(&b, nulls[i], json_null());
+	put(&b, "rendered_map_index", map_shown);
+	put(&b, "trigger", json_null());
+	put(&b, "triggerer_job", json_null());
 	put(&b, "note", r->note.text ? str(r->note.text) : json_null());
 	if (b.failed) {
 		json_decref(b.o);
