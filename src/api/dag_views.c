@@ -227,6 +227,15 @@ bool dag_view_ti_needs_job(const struct dag_ti_row *r)
 	return r->job_id > 0 && (r->state == DAG_TI_QUEUED || !r->start_date);
 }
 
+/* A mapped instance's rendered map_index_template: the output's
+ * `weir_rendered_map_index` (a Python DAG file's task writes it), a new
+ * reference; JSON null when none. */
+static json_t *rendered_map_index(const json_t *outputs)
+{
+	json_t *v = outputs ? json_object_get(outputs, "weir_rendered_map_index") : NULL;
+	return json_is_string(v) ? json_incref(v) : json_null();
+}
+
 /* dag_view_ti with its run's logical date (0: none). */
 static json_t *ti_tree(const struct dag_ti_row *r, int64_t logical, const struct dag_job_view *job)
 {
@@ -235,7 +244,7 @@ static json_t *ti_tree(const struct dag_ti_row *r, int64_t logical, const struct
 	enum dag_ti_state state;
 	const char *reason;
 	int64_t start, end_ms;
-	json_t *outputs = NULL, *o;
+	json_t *outputs = NULL, *o, *map_shown;
 
 	dag_view_ti_shown(r, job, &sh);
 	state = sh.state;
@@ -244,6 +253,7 @@ static json_t *ti_tree(const struct dag_ti_row *r, int64_t logical, const struct
 	end_ms = sh.end_date;
 	if (r->outputs && *r->outputs)
 		outputs = json_loads(r->outputs, 0, NULL);
+	map_shown = rendered_map_index(outputs); /* before "outputs" takes it */
 	/* set one by one in json_pack's order (the same text), without its
 	 * format read at each of a listing's TIs (it was half a TI's view);
 	 * as with json_pack, any value missing (NULL text, no memory) is none */
@@ -279,11 +289,12 @@ static json_t *ti_tree(const struct dag_ti_row *r, int64_t logical, const struct
 	put(&b, "executor_config", json_string("{}"));
 	/* Airflow's fields weir has nothing for */
 	put(&b, "task_display_name", str(r->task_id));
-	static const char *const nulls[] = {
-	    "queue",   "pid",          "executor", "sla_miss", "rendered_map_index",
-	    "trigger", "triggerer_job"};
+	static const char *const nulls[] = {"queue", "pid", "executor", "sla_miss"};
 	for (size_t i = 0; i < sizeof nulls / sizeof nulls[0]; i++)
 		put(&b, nulls[i], json_null());
+	put(&b, "rendered_map_index", map_shown);
+	put(&b, "trigger", json_null());
+	put(&b, "triggerer_job", json_null());
 	put(&b, "note", r->note.text ? str(r->note.text) : json_null());
 	if (b.failed) {
 		json_decref(b.o);
@@ -390,7 +401,14 @@ static int ti_write(struct strbuf *sb, const struct dag_ti_row *r, int64_t logic
 	json_util_write_field(sb, "pid", NULL);
 	json_util_write_field(sb, "executor", NULL);
 	ok &= put_tree(sb, "sla_miss", sla_miss);
-	json_util_write_field(sb, "rendered_map_index", NULL);
+	{
+		json_t *outputs =
+		    r->outputs && *r->outputs ? json_loads(r->outputs, 0, NULL) : NULL;
+		json_t *shown = rendered_map_index(outputs);
+		ok &= put_tree(sb, "rendered_map_index", shown);
+		json_decref(shown);
+		json_decref(outputs);
+	}
 	json_util_write_field(sb, "trigger", NULL);
 	json_util_write_field(sb, "triggerer_job", NULL);
 	ok &= json_util_write_field(sb, "note", r->note.text) == 0;

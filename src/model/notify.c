@@ -14,8 +14,8 @@
 
 static const char *const event_keys[NOTIFY_N_EVENTS] = {"on_failure", "on_retry", "on_success",
                                                         "on_sla_miss"};
-static const char *const target_keys[] = {"webhook", "email",       "command",
-                                          "retries", "retry_delay", NULL};
+static const char *const target_keys[] = {"webhook",     "email",        "command", "retries",
+                                          "retry_delay", "as_task_user", NULL};
 static const char *const webhook_keys[] = {"url", "headers", "conn", NULL};
 static const char *const email_keys[] = {"conn", "to", "subject", NULL};
 static const char *const sla_keys[] = {"within", "from", NULL};
@@ -293,6 +293,10 @@ static int read_target(struct field_reader *r, json_t *v, const char *prefix,
 		if (t->retry_delay_s < 1)
 			return field_fail(r, "%s", "expected at least 1s");
 	}
+	if (json_object_get(v, "as_task_user") && !json_object_get(v, "command")) {
+		field_at(r, prefix, "as_task_user", 0);
+		return field_fail(r, "%s", "is for a command only");
+	}
 	if ((x = json_object_get(v, "webhook"))) {
 		t->kind = NOTIFY_WEBHOOK;
 		snprintf(sub, sizeof sub, "%s.webhook", prefix);
@@ -305,6 +309,12 @@ static int read_target(struct field_reader *r, json_t *v, const char *prefix,
 	}
 	const char *cmd;
 	t->kind = NOTIFY_COMMAND;
+	if ((x = json_object_get(v, "as_task_user"))) {
+		field_at(r, prefix, "as_task_user", 0);
+		if (field_need_type(r, x, "true or false", json_is_boolean(x)) < 0)
+			return -1;
+		t->as_task_user = json_is_true(x);
+	}
 	field_at(r, prefix, "command", 0);
 	if (field_get_string(r, json_object_get(v, "command"), &cmd) < 0)
 		return -1;

@@ -61,14 +61,15 @@ const char *notify_kind_name(enum notify_kind k);
 
 struct notify_target {
 	enum notify_kind kind;
-	char *url;        /* webhook: http[s]://HOST[:PORT]/PATH, or a path under the conn's URL;
-	                   * NULL: the conn's */
-	json_t *headers;  /* webhook: {name: value}; NULL: none */
-	char *conn;       /* webhook: an http connection (optional); email: an smtp one */
-	struct strvec to; /* email: the recipients */
-	char *subject;    /* email: a template of the event's fields; NULL: the default */
-	char *command;    /* command: its text */
-	int retries;      /* deliveries after the first */
+	char *url;         /* webhook: http[s]://HOST[:PORT]/PATH, or a path under the conn's URL;
+	                    * NULL: the conn's */
+	json_t *headers;   /* webhook: {name: value}; NULL: none */
+	char *conn;        /* webhook: an http connection (optional); email: an smtp one */
+	struct strvec to;  /* email: the recipients */
+	char *subject;     /* email: a template of the event's fields; NULL: the default */
+	char *command;     /* command: its text */
+	bool as_task_user; /* command: run as the user tasks run as (not the server's) */
+	int retries;       /* deliveries after the first */
 	int64_t retry_delay_s;
 };
 

@@ -179,6 +179,7 @@ static void on_retry_timer(uv_timer_t *t)
 static int copy_target(struct delivery *d, const struct notify_target *t)
 {
 	d->kind = t->kind;
+	d->as_task_user = t->as_task_user;
 	d->retries = t->retries;
 	d->delay_ms = t->retry_delay_s * 1000;
 	if ((t->url && !(d->url = strdup(t->url))) || (t->conn && !(d->conn = strdup(t->conn))) ||

@@ -51,6 +51,7 @@ struct delivery {
 	struct strvec env; /* a command's environment */
 	uv_timer_t timer;  /* the next attempt, or a command's time limit */
 	bool running;      /* an attempt is on the pool or its process runs */
+	bool as_task_user; /* a command run as the tasks' user (server/task_user.h) */
 	/* the attempt in progress (notifier_send.c) */
 	struct attempt_io *io;
 };

@@ -22,6 +22,7 @@
 #include "lib/tls.h"
 #include "model/connection.h"
 #include "server/secrets.h"
+#include "server/task_user.h"
 
 struct attempt_io {
 	struct delivery *d;
@@ -418,6 +419,12 @@ static int start_command(struct delivery *d, struct attempt_io *io, char *why, s
 	o.stdio_count = 3;
 	o.exit_cb = on_proc_exit;
 	o.flags = UV_PROCESS_DETACHED; /* its own session: kill reaches it, not us */
+	const struct run_as *ra = d->as_task_user ? task_user_current() : NULL;
+	if (ra && ra->set) { /* a DAG file's code (an Airflow callback) runs as tasks do */
+		o.uid = ra->uid;
+		o.gid = ra->gid;
+		o.flags |= UV_PROCESS_SETUID | UV_PROCESS_SETGID;
+	}
 	io->proc.data = io;
 	rc = uv_spawn(d->n->loop, &io->proc, &o);
 	strvec_release(&argv);

@@ -65,6 +65,10 @@ static const char *const ds_sql[DS_COUNT] = {
                       " start_date, end_date) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
     [DS_RUN_GET] =
         "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE " WHERE dag_id = ? AND run_id = ?",
+    /* UNIQUE (dag_id, logical_date), searched backwards from the date */
+    [DS_RUN_PREV_SUCCESS] = "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE
+                            " WHERE dag_id = ?1 AND logical_date < ?2 AND state = 'success'"
+                            " ORDER BY logical_date DESC, id DESC LIMIT 1",
     [DS_RUN_LIST_ASC] = "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE RUN_FILTER
                         " ORDER BY logical_date, id LIMIT ?3 OFFSET ?4",
     [DS_RUN_LIST_DESC] = "SELECT " RUN_COLS NOTE_COLS " FROM dag_runs" RUN_NOTE RUN_FILTER
@@ -746,6 +750,29 @@ int dag_store_run_get(struct dag_store *ds, const char *dag_id, const char *run_
 	         dag_id ? dag_id : "");
 	return ds_collect_one(ds, st, "reading a DAG run", sizeof(*out), read_run, release_run, out,
 	                      missing, err);
+}
+
+int dag_store_run_prev_success(struct dag_store *ds, const char *dag_id, int64_t before,
+                               struct dag_run_row *out, bool *found, struct weir_error *err)
+{
+	memset(out, 0, sizeof(*out));
+	*found = false;
+	sqlite3_stmt *st = ds_stmt_get(ds, DS_RUN_PREV_SUCCESS, err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	sqlite3_bind_int64(st, 2, before);
+	struct weir_error e = {0};
+	if (ds_collect_one(ds, st, "reading a DAG run", sizeof(*out), read_run, release_run, out,
+	                   "none", &e) == 0) {
+		*found = true;
+		return 0;
+	}
+	if (e.kind == WEIR_E_NOT_FOUND)
+		return 0;
+	if (err)
+		*err = e;
+	return -1;
 }
 
 static int bind_run_query(struct dag_store *ds, sqlite3_stmt *st, const struct dag_run_query *q,

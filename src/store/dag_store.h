@@ -139,6 +139,12 @@ int dag_store_run_insert(struct dag_store *ds, const struct dag_run_row *row, in
 int dag_store_run_get(struct dag_store *ds, const char *dag_id, const char *run_id,
                       struct dag_run_row *out, struct weir_error *err);
 
+/* The DAG's latest successful run whose logical date is before `before`
+ * (Airflow's prev_*_success): *found false when there is none.  0, or -1
+ * with err. */
+int dag_store_run_prev_success(struct dag_store *ds, const char *dag_id, int64_t before,
+                               struct dag_run_row *out, bool *found, struct weir_error *err);
+
 struct dag_run_query {
 	const char *dag_id;       /* NULL: every DAG */
 	bool by_state;            /* false: every state */

@@ -19,10 +19,12 @@
 
 #include "lib/clock.h"
 #include "lib/fs.h"
+#include "lib/json_util.h"
 #include "lib/log.h"
 #include "lib/mask.h"
 #include "lib/proc.h"
 #include "model/dag_job.h"
+#include "model/job_spec_edit.h"
 #include "model/template.h"
 #include "model/tony.h"
 #include "sched/dag_branch.h"
@@ -315,6 +317,40 @@ int dm_try_template_ctx(struct dag_manager *dm, const struct run_ctx *rc, size_t
 	return rc_;
 }
 
+/* A task that reads the run's outputs (a Python DAG file's) gets the DAG's
+ * latest successful run before this one (Airflow's prev_*_success):
+ * WEIR_PREV_SUCCESS_LOGICAL_DATE, _DATA_INTERVAL_START, _DATA_INTERVAL_END,
+ * _START_DATE, _END_DATE; none when there is no such run.  0, or -1 with
+ * err. */
+static int prev_success_env(struct dag_manager *dm, const struct run_ctx *rc, struct job_spec *spec,
+                            struct weir_error *err)
+{
+	struct dag_run_row prev;
+	bool found = false;
+	int rc_ = 0;
+
+	if (dag_store_run_prev_success(dm->ds, rc->run.dag_id, rc->run.logical_date, &prev, &found,
+	                               err) < 0)
+		return -1;
+	if (!found)
+		return 0;
+	const char *names[] = {"WEIR_PREV_SUCCESS_LOGICAL_DATE",
+	                       "WEIR_PREV_SUCCESS_DATA_INTERVAL_START",
+	                       "WEIR_PREV_SUCCESS_DATA_INTERVAL_END",
+	                       "WEIR_PREV_SUCCESS_START_DATE", "WEIR_PREV_SUCCESS_END_DATE"};
+	int64_t ms[] = {prev.logical_date, prev.data_interval_start, prev.data_interval_end,
+	                prev.start_date, prev.end_date};
+	for (size_t i = 0; i < sizeof names / sizeof names[0] && rc_ == 0; i++) {
+		json_t *ts = ms[i] ? json_util_time_airflow(ms[i]) : NULL;
+		if (ts && json_is_string(ts))
+			rc_ = env_list_set(&spec->env, &spec->n_env, names[i],
+			                   json_string_value(ts), err);
+		json_decref(ts);
+	}
+	dag_run_row_release(&prev);
+	return rc_;
+}
+
 /* The job of try `try_number` of TI `ti`: its folder made, its job read
  * and built (model/dag_job.h).  *command gets what runs.  NULL with err:
  * the try fails with that reason. */
@@ -390,6 +426,12 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 			free(*command);
 			*command = NULL;
 		}
+	if (spec && t->flow.run_outputs && prev_success_env(dm, rc, spec, err) < 0) {
+		job_spec_destroy(spec);
+		spec = NULL;
+		free(*command);
+		*command = NULL;
+	}
 	if (spec && check_connections(dm, spec, err) < 0) {
 		job_spec_destroy(spec);
 		spec = NULL;

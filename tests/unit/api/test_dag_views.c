@@ -225,6 +225,12 @@ static void test_ti(void **state)
 	assert_true(json_is_null(json_object_get(o, "job_id")));
 	assert_true(json_is_null(json_object_get(o, "logical_date")));
 	assert_string_equal(str(json_object_get(o, "outputs"), "k"), "v");
+	assert_true(json_is_null(json_object_get(o, "rendered_map_index")));
+	json_decref(o);
+	/* a mapped instance's rendered map_index_template, from its output */
+	t.outputs = "{\"weir_rendered_map_index\": \"file a.csv\"}";
+	o = dag_view_ti(&t, NULL, NULL);
+	assert_string_equal(str(o, "rendered_map_index"), "file a.csv");
 	json_decref(o);
 
 	t = ti_row("r", "zeta", "success");
@@ -340,6 +346,7 @@ static void test_ti_text(void **state)
 					t.reason = (char *)texts[(k + 1) % 4];
 					t.outputs = e == 2 ? "{\"k\": [1, 2.5, \"v\"], \"z\": null}"
 					            : e == 3 ? "not json"
+					            : e == 1 ? "{\"weir_rendered_map_index\": \"x=1\"}"
 					                     : "";
 					same_ti_text(&t, e == 4 ? NULL : &run, jobs[j],
 					             e == 1 ? sla : NULL);

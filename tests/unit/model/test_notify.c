@@ -37,6 +37,7 @@ static const char *const good =
     "    on_failure:\n"
     "      - email: {conn: mail, to: [ops@x.org, b@x.org], subject: '{{ dag_id }} {{ state }}'}\n"
     "      - command: 'notify.sh --x'\n"
+    "        as_task_user: true\n"
     "    on_retry: []\n"
     "  - task_id: b\n"
     "    command: 'true'\n"
@@ -57,6 +58,8 @@ static void test_lists_in_effect(void **state)
 	assert_int_equal(a->on[NOTIFY_ON_FAILURE]->v[0].to.n, 2);
 	assert_int_equal(a->on[NOTIFY_ON_FAILURE]->v[1].kind, NOTIFY_COMMAND);
 	assert_int_equal(a->on[NOTIFY_ON_FAILURE]->v[1].retries, NOTIFY_DEFAULT_RETRIES);
+	assert_true(a->on[NOTIFY_ON_FAILURE]->v[1].as_task_user);
+	assert_false(a->on[NOTIFY_ON_SLA_MISS]->v[0].as_task_user);
 	assert_int_equal(a->on[NOTIFY_ON_RETRY]->n, 0);
 	assert_null(a->on[NOTIFY_ON_SUCCESS]);
 	assert_int_equal(a->on[NOTIFY_ON_SLA_MISS]->v[0].kind, NOTIFY_COMMAND);
@@ -81,6 +84,7 @@ static void test_lists_in_effect(void **state)
 	struct dag_spec *again = dag_spec_from_json(j, "t.json", NULL, &err);
 	assert_non_null(again);
 	assert_int_equal(dag_spec_find_task(again, "a")->on[NOTIFY_ON_FAILURE]->n, 2);
+	assert_true(dag_spec_find_task(again, "a")->on[NOTIFY_ON_FAILURE]->v[1].as_task_user);
 	assert_int_equal(dag_spec_find_task(again, "b")->sla.within_s, 1800);
 	dag_spec_destroy(again);
 	free(text);
@@ -124,6 +128,10 @@ static void test_errors_name_the_field(void **state)
 	expect_error("    sla: 0\n", "tasks[0].sla", "at least 1s");
 	expect_error("    sla: {within: 1m, from: noon}\n", "tasks[0].sla.from", "run_start");
 	expect_error("    on_skip: []\n", "tasks[0]", "on_skip");
+	expect_error("    on_failure: [{webhook: {url: 'http://x/'}, as_task_user: true}]\n",
+	             "on_failure[0].as_task_user", "command only");
+	expect_error("    on_failure: [{command: x, as_task_user: 1}]\n",
+	             "on_failure[0].as_task_user", "true or false");
 }
 
 static void test_payload_text_template_mask(void **state)

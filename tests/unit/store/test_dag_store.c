@@ -284,6 +284,17 @@ static void test_runs(void **state)
 	add_run(f->ds, "other", "r1", "failed", 0); /* logical date 0 is a date */
 
 	struct dag_run_row r;
+	bool found = true;
+	/* the latest success before a date (prev_*_success): none before 1000 */
+	assert_int_equal(dag_store_run_prev_success(f->ds, "etl", 1000, &r, &found, &err), 0);
+	assert_false(found);
+	assert_int_equal(dag_store_run_prev_success(f->ds, "etl", 3000, &r, &found, &err), 0);
+	assert_true(found);
+	assert_string_equal(r.run_id, "scheduled__1");
+	dag_run_row_release(&r);
+	assert_int_equal(dag_store_run_prev_success(f->ds, "other", 5000, &r, &found, &err), 0);
+	assert_false(found); /* its one run failed */
+
 	assert_int_equal(dag_store_run_get(f->ds, "etl", "scheduled__2", &r, &err), 0);
 	assert_int_equal(r.state, DAG_RUN_RUNNING);
 	assert_string_equal(r.run_type, "scheduled");

@@ -25,6 +25,7 @@ import sys
 import traceback
 from typing import Any, Dict, List, Mapping, Optional
 
+from _weir_airflow import callbacks, mapping
 from _weir_airflow.processor import dags_of, import_file, prepare_path
 from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
 
@@ -165,7 +166,8 @@ def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]
         data_interval_start=_date(start) if start else None,
         data_interval_end=_date(end) if end else None,
         run_type=run_type_of(run_id), conf=run_conf(dag, env),
-        variable_lookup=lambda key: variable_lookup(key, env))
+        variable_lookup=lambda key: variable_lookup(key, env),
+        **callbacks.context_values(env))  # prev_*_success, conn, test_mode
 
 
 def run_outputs(env: Mapping[str, str]) -> Dict[str, Dict[str, Any]]:
@@ -345,14 +347,22 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
     render = needs_render(task)
     if render or getattr(dag, "timezone", None) is not None:
         import pendulum  # noqa: F401  (templates see pendulum's dates, as in Airflow)
+    callbacks.terminating()  # SIGTERM (a timeout, a kill) raised in the task
     context = build_context(dag, task, env)
     ti: TaskInstance = context["ti"]
     try:
+        task = context["task"] = mapping.unmap(task, ti)  # a mapped task's instance
+        if hasattr(task, "weir_expanded_count"):
+            context["expanded_ti_count"] = task.weir_expanded_count
         for field in ("op_args", "op_kwargs"):
             if hasattr(task, field):
                 setattr(task, field, resolve(getattr(task, field), ti))
         if render:
             render_template_fields(task, context)
+        from airflow.operators.python import CURRENT_CONTEXT
+
+        CURRENT_CONTEXT.append(context)  # get_current_context()
+        callbacks.call(task, "on_execute_callback", context)
         if getattr(task, "reschedule", False) and hasattr(task, "poke_once"):
             # a sensor in reschedule mode: one poke; the server pokes again (spec: sensor:)
             done, result = task.poke_once(context)
@@ -363,22 +373,31 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
             result = task.execute(context)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
+        mapping.after_try(dag, task, ti, result, context)
         write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push, task)
     except AirflowSkipException as exc:
         print("weir: task %s raised AirflowSkipException (%s): skipped" % (task_id, exc),
               file=sys.stderr)
+        callbacks.call(task, "on_skipped_callback", context)
         return SKIP_EXIT
-    except (AirflowFailException, AirflowSensorTimeout):
+    except (AirflowFailException, AirflowSensorTimeout) as exc:
         traceback.print_exc()
         print("weir: task %s raised AirflowFailException: failed without a retry" % task_id,
               file=sys.stderr)
+        callbacks.failed(task, context, exc, retry_allowed=False)
         return NO_RETRY_EXIT
     except SystemExit as exc:
         if exc.code in (0, None):
             raise
         # a callable's sys.exit(N): a failure, never read as a skip or a failure without retry
         print("weir: task %s called sys.exit(%r)" % (task_id, exc.code), file=sys.stderr)
+        callbacks.failed(task, context, exc, retry_allowed=True)
         return 1
+    except Exception as exc:
+        traceback.print_exc()
+        callbacks.failed(task, context, exc, retry_allowed=True)
+        return 1
+    callbacks.call(task, "on_success_callback", context)
     return 0
 
 

@@ -261,7 +261,7 @@ def plain_bash(task: Any, pushed: Set[str]) -> bool:
 def operator_path(task: Any) -> str:
     """The task's class as a dotted path of Python names (Airflow's class_ref): its module and
     name, any other character of them (a DAG file's module name) made '_'."""
-    cls = type(task)
+    cls = getattr(task, "weir_operator_class", None) or type(task)  # a mapped task's
     parts = (str(cls.__module__ or "") + "." + cls.__name__).split(".")
     clean = [re.sub(r"[^A-Za-z0-9_]", "_", p) or "_" for p in parts]
     return ".".join(("_" + p) if p[0].isdigit() else p for p in clean)
@@ -270,7 +270,7 @@ def operator_path(task: Any) -> str:
 def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
               variables: Optional[List[str]] = None) -> Dict[str, Any]:
     """One task of weir's document; `variables`: the keys a Python task may read."""
-    from _weir_airflow import operators
+    from _weir_airflow import callbacks, operators
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
@@ -335,6 +335,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
         t["depends_on_past"] = True
     if task.wait_for_downstream:
         t["wait_for_downstream"] = True
+    callbacks.apply(task, t)  # sla
     return t
 
 
@@ -380,13 +381,13 @@ def pushed_tasks(dag: Any) -> Set[str]:
     """The tasks whose return value a task downstream reads (an XComArg argument, or a
     Python task right below a Python task or a templated Bash task that runs when all
     upstream succeeded: its `ti.xcom_pull`)."""
-    from _weir_airflow import operators
+    from _weir_airflow import mapping, operators
     from airflow.models.baseoperator import xcom_args_in
     from airflow.operators.python import PythonOperator
 
     from airflow.operators.bash import BashOperator
 
-    out: Set[str] = set()
+    out: Set[str] = set(mapping.pushed_by(dag))
     for task in dag.tasks:
         if isinstance(task, PythonOperator):
             for arg in xcom_args_in([task.op_args, task.op_kwargs]):
@@ -403,6 +404,8 @@ def pushed_tasks(dag: Any) -> Set[str]:
 def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[str, Any]:
     """The DAG as weir's document (the JSON form of a YAML DAG file).  Raises SpecError for
     what weir cannot run as written."""
+    from _weir_airflow import dag_callback, mapping
+
     python = python or sys.executable
     if not dag.task_dict:
         raise SpecError("DAG %s: no tasks (weir's DAGs have one at least)" % dag.dag_id,
@@ -438,7 +441,9 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     variables = variables_named(fileloc)
     tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python, variables)
                                    for t in dag.tasks]
+    mapping.apply(dag, tasks)  # mapped tasks' foreach
     doc["tasks"] = tasks
+    dag_callback.apply(dag, doc, fileloc, python)  # on_success_callback, on_failure_callback
     return doc
 
 

@@ -45,10 +45,10 @@ class _TaskDecorator:
             n += 1
         return "%s__%d" % (base, n)
 
-    def __call__(self, *args: Any, **kwargs: Any) -> XComArg:
+    def _options(self) -> Dict[str, Any]:
+        """The operator's arguments: the decorator's, with the task id and multiple_outputs
+        as Airflow gives them."""
         opts = dict(self.task_kwargs)
-        role = opts.pop("weir_role", None)  # @setup, @teardown
-        fail_run = opts.pop("on_failure_fail_dagrun", None)
         if "multiple_outputs" not in opts:
             opts["multiple_outputs"] = _returns_dict(self.function)
         from airflow.utils.task_group import current_group
@@ -56,6 +56,31 @@ class _TaskDecorator:
         group = opts.get("task_group") or current_group()
         dag_obj = opts.get("dag") or (group.dag if group is not None else None) or current_dag()
         opts["task_id"] = self._task_id(dag_obj)
+        return opts
+
+    def partial(self, *args: Any, **kwargs: Any) -> Any:
+        """The fixed arguments of a mapped task (airflow.models.mappedoperator)."""
+        from airflow.models.mappedoperator import OperatorPartial
+
+        opts = self._options()
+        for key in ("weir_role", "on_failure_fail_dagrun"):
+            opts.pop(key, None)
+        return OperatorPartial(self.operator, {**opts, "python_callable": self.function,
+                                               "op_args": list(args), "op_kwargs": kwargs},
+                               decorated=self)
+
+    def expand(self, **mapped: Any) -> Any:
+        """One task instance per item (no fixed arguments)."""
+        return self.partial().expand(**mapped)
+
+    def expand_kwargs(self, kwargs: Any) -> Any:
+        """One task instance per dict of arguments."""
+        return self.partial().expand_kwargs(kwargs)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> XComArg:
+        opts = self._options()
+        role = opts.pop("weir_role", None)  # @setup, @teardown
+        fail_run = opts.pop("on_failure_fail_dagrun", None)
         op = self.operator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
                            **opts)
         if role == "setup":

@@ -14,7 +14,8 @@ _DEFAULTABLE = (
     "owner", "email", "retries", "retry_delay", "retry_exponential_backoff",
     "max_retry_delay", "execution_timeout", "pool", "pool_slots", "queue",
     "priority_weight", "depends_on_past", "wait_for_downstream", "trigger_rule",
-    "start_date", "end_date", "do_xcom_push",
+    "start_date", "end_date", "do_xcom_push", "sla", "on_execute_callback",
+    "on_success_callback", "on_failure_callback", "on_retry_callback", "on_skipped_callback",
 )
 _TASK_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -153,6 +154,14 @@ class BaseOperator:
             self.set_upstream(setups)
         return self
 
+    @classmethod
+    def partial(cls, **kwargs: Any) -> Any:
+        """The fixed arguments of a mapped task: `.expand()` or `.expand_kwargs()` next
+        (airflow.models.mappedoperator)."""
+        from airflow.models.mappedoperator import partial_of
+
+        return partial_of(cls, kwargs)
+
     @property
     def output(self) -> "XComArg":
         """This task's return value, for a downstream task's argument."""
@@ -187,6 +196,18 @@ class XComArg:
     def __getitem__(self, key: str) -> "XComArg":
         """The XCom `key` of the same task (a `multiple_outputs` task's key)."""
         return XComArg(self.operator, key)
+
+    def map(self, fn: Any) -> "XComArg":
+        """The upstream's list with `fn` applied to each item, when a task reads it."""
+        from airflow.models.mappedoperator import xcom_map
+
+        return xcom_map(self, fn)
+
+    def zip(self, *others: Any, **kw: Any) -> "XComArg":
+        """Tuples of this list's and the others' items (`fillvalue=`: to the longest)."""
+        from airflow.models.mappedoperator import xcom_zip
+
+        return xcom_zip(self, others, **kw)
 
     def __rshift__(self, other: Any) -> Any:
         return self.operator.__rshift__(other)

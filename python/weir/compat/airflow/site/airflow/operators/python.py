@@ -6,7 +6,7 @@ tasks, docs/dags.md)."""
 from __future__ import annotations
 
 import inspect
-from typing import Any, Callable, Collection, Dict, Mapping, Optional, Sequence
+from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence
 
 from airflow.models.baseoperator import BaseOperator, xcom_args_in
 
@@ -92,3 +92,18 @@ class ShortCircuitOperator(PythonOperator):
         if self.ignore_downstream_trigger_rules:
             return bool(result)
         return sorted(self.downstream_task_ids) if result else []
+
+
+# The context of the try under way (run_task sets it): what get_current_context() gives.
+CURRENT_CONTEXT: List[Dict[str, Any]] = []
+
+
+def get_current_context() -> Dict[str, Any]:
+    """The running task's context (the dict itself: a key set here is seen by the task's
+    map_index_template), as Airflow's; outside a task, AirflowException."""
+    from airflow.exceptions import AirflowException
+
+    if not CURRENT_CONTEXT:
+        raise AirflowException("Current context was requested but no context was found! "
+                               "Are you running within an airflow task?")
+    return CURRENT_CONTEXT[-1]
