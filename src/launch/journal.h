@@ -57,6 +57,7 @@ struct journal_state {
 	int shim_pid;        /* 0: no shim record */
 	uint64_t shim_start; /* its start time (lib/proc.h start_ticks) */
 	char group[48];      /* its pool group; "" when none */
+	long long nonce;     /* its job's nonce (the start's); 0: none */
 	bool started;
 	int pid, port;  /* from "started" */
 	json_t *exited; /* the "exited" record (owned); NULL: none yet */

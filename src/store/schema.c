@@ -657,6 +657,15 @@ static const char *const migrations[] = {
      * tries); partial, as task_instances_by_job */
     "CREATE INDEX IF NOT EXISTS task_instance_tries_by_job ON task_instance_tries (job_id)"
     " WHERE job_id IS NOT NULL;",
+    /* 15 -> 16, 16 -> 17: other branches' steps (placeholders here, the
+     * merge puts theirs in their place) */
+    "",
+    "",
+    /* 17 -> 18: a job's nonce (columns_18: jobs.nonce, 0 for the jobs
+     * stored before it): random per job, so that a job given the id of
+     * one a power cut lost is told from it by the node's agent
+     * (docs/internals/recovery.md, "A power cut") */
+    "",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the
@@ -675,6 +684,10 @@ static const struct store_column columns_4[] = {
     {"jobs", "backend_id", "TEXT"},
 };
 
+static const struct store_column columns_18[] = {
+    {"jobs", "nonce", "INTEGER NOT NULL DEFAULT 0"},
+};
+
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration per schema version");
@@ -691,6 +704,10 @@ const struct store_column *store_migration_columns(int version, size_t *n)
 	if (version == 3) {
 		*n = sizeof(columns_4) / sizeof(columns_4[0]);
 		return columns_4;
+	}
+	if (version == 17) {
+		*n = sizeof(columns_18) / sizeof(columns_18[0]);
+		return columns_18;
 	}
 	*n = 0;
 	return NULL;
