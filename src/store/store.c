@@ -110,7 +110,10 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROUTE_GET] = "SELECT route, route_queue FROM jobs WHERE id = ?",
     [ST_JOB_GLANCE] = "SELECT state, reason, started_at FROM jobs WHERE id = ?",
     [ST_JOB_NONCE] = "SELECT nonce FROM jobs WHERE id = ?",
-    [ST_JOB_MAX_ID] = "SELECT coalesce(max(id), 0) FROM jobs",
+    /* AUTOINCREMENT: the sequence holds the last id given, even when its
+     * job was deleted since (weir db clean) */
+    [ST_JOB_MAX_ID] = "SELECT max(coalesce((SELECT max(id) FROM jobs), 0),"
+                      " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0))",
     [ST_ROUTE_SET] = "UPDATE jobs SET route = ?, route_queue = ? WHERE id = ?",
     [ST_BACKEND_GET] = "SELECT backend_attempt, backend_id FROM jobs WHERE id = ?",
     [ST_BACKEND_SET] = "UPDATE jobs SET backend_attempt = ?, backend_id = ? WHERE id = ?",

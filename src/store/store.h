@@ -255,8 +255,9 @@ int store_job_route_get(struct store *s, int64_t job_id, enum job_route *route, 
 /* The job's nonce (struct job_row's): 0 with *nonce, 1 when there is no
  * such job, -1 with err. */
 int store_job_nonce_get(struct store *s, int64_t job_id, int64_t *nonce, struct weir_error *err);
-/* The highest job id stored (0: none): the next job gets the one after
- * it.  0, or -1 with err. */
+/* The highest job id given out (0: none; a deleted job's counts, as its
+ * id is never given again): the next job gets the one after it.  0, or -1
+ * with err. */
 int store_job_max_id(struct store *s, int64_t *id, struct weir_error *err);
 /* A new job's nonce: random, in [1, 2^53) (exact as a JSON number in any
  * reader). */
