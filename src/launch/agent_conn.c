@@ -282,7 +282,7 @@ static void on_message(struct agent *a, int ci, json_t *msg, const char *line, s
 	} else if (!strcmp(t, AGENT_MSG_BYE)) {
 		if (a->server == ci)
 			a->server = -1;
-		if (agent_live_tasks(a) == 0)
+		if (agent_live_tasks(a) == 0 && !a->stay)
 			a->quit = true;
 	} else if (!strcmp(t, AGENT_MSG_STATUS)) {
 		json_t *m = agent_status_json(a);

@@ -81,6 +81,7 @@ struct agent {
 	struct hashmap *pids;  /* shim pid -> struct agent_task (our children) */
 	int idle_s;
 	int64_t idle_since; /* monotonic; 0: not idle */
+	bool stay;          /* --stay: never exits when idle (a service's agent) */
 	int kill_grace_s;
 	char **env;  /* the server's environment for shims (owned) */
 	char *token; /* the server's token, to mask in tasks' output (the hello's); NULL: none */
