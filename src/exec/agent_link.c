@@ -17,6 +17,7 @@
 #include "lib/json_line.h"
 #include "lib/json_util.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "lib/usock.h"
@@ -598,9 +599,10 @@ static int older_agent(struct agent_link *l)
 	json_t *v = json_object_get(m, AGENT_KEY_VERSION);
 	int pid = (int)json_integer_value(json_object_get(m, AGENT_KEY_AGENT_PID));
 	int version = json_is_integer(v) ? (int)json_integer_value(v) : 1;
+	bool held = t && !strcmp(t, AGENT_MSG_HELD);
 
-	json_decref(m);
-	if (!t || strcmp(t, AGENT_MSG_HELD) || version >= AGENT_PROTO_VERSION)
+	json_decref(m); /* t was m's */
+	if (!held || version >= AGENT_PROTO_VERSION)
 		return 0;
 	log_warn("agent: the node's agent (pid %d) speaks protocol %d, this server %d: it is "
 	         "stopped and a new one started; its tasks run on",
@@ -609,7 +611,10 @@ static int older_agent(struct agent_link *l)
 	if (pid <= 1 || pid == getpid() || kill(pid, SIGTERM) < 0)
 		return -1;
 	for (int64_t end = clock_mono_ms() + AGENT_START_WAIT_MS; clock_mono_ms() < end;) {
-		if (kill(pid, 0) < 0 && errno == ESRCH)
+		struct proc_stat ps;
+		/* gone, or a zombie (it had been this server's own child) */
+		if ((kill(pid, 0) < 0 && errno == ESRCH) ||
+		    (proc_read_stat(pid, &ps) == 0 && ps.state == 'Z'))
 			return 1;
 		clock_sleep_ms(5);
 	}

@@ -296,6 +296,53 @@ static void test_a_lost_jobs_task_is_killed_and_never_told(void **state)
 	free(got);
 }
 
+/* An agent of protocol 1 (its held answer says no version: an older
+ * binary still running across an upgrade) is stopped (SIGTERM) and a new
+ * one started; here none can be (/bin/false), which the error says. */
+static void test_an_older_agent_is_stopped(void **state)
+{
+	struct weir_error err = {0};
+	char dir[32] = "/tmp/weir-test-link-XXXXXX", path[64];
+	char *args[] = {"/bin/false", NULL}, *env[] = {NULL};
+	uv_loop_t loop;
+	int lfd, st;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	lfd = usock_listen(dir, "agent.sock", &err);
+	assert_true(lfd >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[4096], held[128];
+		int fd = -1;
+		while (fd < 0)
+			fd = accept(lfd, NULL, NULL);
+		int n = snprintf(held, sizeof held,
+		                 "{\"t\":\"held\",\"agent_pid\":%d,\"tasks\":[]}\n", (int)getpid());
+		if (read(fd, buf, sizeof buf) <= 0 || write(fd, held, (size_t)n) != n)
+			_exit(1);
+		alarm(30); /* never outlives a failed test */
+		for (;;)
+			pause(); /* until the server's SIGTERM */
+	}
+	close(lfd);
+	assert_int_equal(uv_loop_init(&loop), 0);
+	assert_null(agent_link_create(&loop, dir, "/bin/false", args, env, NULL, 2, on_reports,
+	                              on_lost, NULL, &err));
+	assert_non_null(strstr(err.msg, "did not answer"));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	snprintf(path, sizeof path, "%s/agent.sock", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/agent.log", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +350,7 @@ int main(void)
 	    cmocka_unit_test(test_reports_wait_for_open),
 	    cmocka_unit_test(test_what_a_rolled_back_turn_asked_is_not_lost_nor_sent),
 	    cmocka_unit_test(test_a_lost_jobs_task_is_killed_and_never_told),
+	    cmocka_unit_test(test_an_older_agent_is_stopped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
