@@ -138,7 +138,7 @@ deps:
 
 # make install [PREFIX=/usr/local] [DESTDIR=] [INSTALL_UNITS=1] (docs/install.md): the two
 # programs, the Python package where `weir run` looks (PREFIX/share/weir/python), the docs,
-# the man pages; with INSTALL_UNITS=1 the systemd unit and /etc/weir/weir.yaml (kept
+# the man pages; with INSTALL_UNITS=1 the systemd units (server, agent) and /etc/weir/weir.yaml (kept
 # when there).  `make uninstall` with the same variables removes what it installed.
 PREFIX   ?= /usr/local
 BINDIR   ?= $(PREFIX)/bin
@@ -149,7 +149,7 @@ MANDIR   ?= $(DATADIR)/man
 UNITDIR  ?= $(PREFIX)/lib/systemd/system
 SYSCONFDIR ?= /etc
 INSTALL  ?= install
-UNITS    := weir-server.service
+UNITS    := weir-server.service weir-agent.service
 DOC_FILES := README.md $(wildcard docs/*.md) $(wildcard docs/ui/*.png)
 PY_FILES = $(shell cd python && find weir -type f ! -path '*/__pycache__/*' ! -name '*.pyc' | LC_ALL=C sort)
 

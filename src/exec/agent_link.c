@@ -17,6 +17,7 @@
 #include "lib/json_line.h"
 #include "lib/json_util.h"
 #include "lib/log.h"
+#include "lib/proc.h"
 #include "lib/strbuf.h"
 #include "lib/strvec.h"
 #include "lib/usock.h"
@@ -33,6 +34,7 @@
 struct held {
 	char *start_line;
 	int shim_pid;
+	long long nonce; /* the job's (the start's, or the agent's word) */
 };
 
 struct agent_link {
@@ -60,12 +62,18 @@ struct agent_link {
 	struct strbuf staged;
 	struct strvec staged_keys;
 	struct strbuf untold; /* report lines not stored: told again at retell */
-	/* the acknowledgement of reports stored (not yet durably): out at on_ack */
-	struct strbuf acks;
+	/* the acknowledgement of reports stored (not yet durably): out at
+	 * on_ack; `ack_nonces` their nonces, in the same order */
+	struct strbuf acks, ack_nonces;
 	/* ends the server's turn before reports are acknowledged: true when
 	 * what they said was stored (agent_link_set_end_turn) */
 	bool (*end_turn)(void *arg, bool durable);
 	void *end_turn_arg;
+	/* whether the store knows a job with that nonce (agent_link_set_known);
+	 * NULL: every one is known */
+	bool (*known)(void *arg, int64_t job, int64_t nonce);
+	void *known_arg;
+	bool restarted_old;   /* an agent of an older protocol was stopped once */
 	struct hashmap *held; /* key -> struct held */
 };
 
@@ -155,6 +163,15 @@ static void staged_out(struct agent_link *l)
 
 static void flush_out(struct agent_link *l);
 
+void agent_link_set_known(struct agent_link *l, bool (*fn)(void *arg, int64_t job, int64_t nonce),
+                          void *arg)
+{
+	if (!l)
+		return;
+	l->known = fn;
+	l->known_arg = arg;
+}
+
 void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg, bool durable), void *arg)
 {
 	if (!l)
@@ -212,6 +229,66 @@ static void flush_out(struct agent_link *l)
 
 /* ---- what the agent says ---- */
 
+/* The nonce a task message carries; 0: none (an agent of protocol 1, or a
+ * task whose journal it could not read). */
+static long long nonce_of(json_t *m)
+{
+	return (long long)json_integer_value(json_object_get(m, AGENT_KEY_NONCE));
+}
+
+/* Whether the store knows the job of task message m under m's nonce. */
+static bool msg_known(struct agent_link *l, json_t *m)
+{
+	return !l->known || l->known(l->known_arg,
+	                             (int64_t)json_integer_value(json_object_get(m, AGENT_KEY_JOB)),
+	                             nonce_of(m));
+}
+
+/* A kill of task `key` (its nonce `nonce`) into `out`. */
+static void kill_line(struct strbuf *out, const char *key, long long nonce, int sig)
+{
+	long long job;
+	int index, attempt;
+	char role[64];
+
+	if (sscanf(key, "%lld.%63[^.].%d.%d", &job, role, &index, &attempt) != 4)
+		return;
+	json_t *m = json_pack("{s:s,s:I,s:s,s:i,s:i,s:I,s:i}", AGENT_KEY_KIND, AGENT_MSG_KILL,
+	                      AGENT_KEY_JOB, (json_int_t)job, AGENT_KEY_ROLE, role, AGENT_KEY_INDEX,
+	                      index, AGENT_KEY_ATTEMPT, attempt, AGENT_KEY_NONCE, (json_int_t)nonce,
+	                      AGENT_KEY_SIG, sig);
+	if (m)
+		agent_proto_frame(out, m);
+	json_decref(m);
+}
+
+/* The tasks the agent holds of jobs the store does not know under their
+ * nonce (a power cut lost the turns that made them: their ids are handed
+ * out again) are killed and forgotten: their reports are acknowledged
+ * unread (process_input).  Once the server has started (the store is
+ * read), and at each later held answer. */
+static void sweep_unknown(struct agent_link *l)
+{
+	struct hashmap_iter it;
+
+	if (!l->known)
+		return;
+	hashmap_iter_init(&it, l->held);
+	while (hashmap_iter_next(&it)) {
+		struct held *h = it.value;
+		long long job;
+		if (h->start_line || sscanf(it.key_str, "%lld.", &job) != 1 ||
+		    l->known(l->known_arg, job, h->nonce))
+			continue;
+		log_warn("agent: task %s (nonce %lld) is of a job the store does not know (a "
+		         "turn lost in a power cut): killed",
+		         it.key_str, h->nonce);
+		kill_line(&l->out, it.key_str, h->nonce, SIGKILL);
+		hashmap_iter_remove(&it);
+		held_free(h);
+	}
+}
+
 static void reconcile(struct agent_link *l, json_t *tasks)
 {
 	struct hashmap *seen = hashmap_create(HASHMAP_KEY_STR);
@@ -225,9 +302,17 @@ static void reconcile(struct agent_link *l, json_t *tasks)
 	{
 		char key[160];
 		struct held *h;
+		long long nonce = nonce_of(t);
 		key_of_msg(key, sizeof key, t);
 		hashmap_put_str(seen, key, NULL, NULL);
 		h = hashmap_get_str(l->held, key);
+		if (h && h->start_line && h->nonce != nonce) {
+			/* the agent holds a task of a job a power cut lost under
+			 * this key: it kills that one and runs this start (sent
+			 * again: it may not have had it) */
+			strbuf_addstr(&l->out, h->start_line);
+			continue;
+		}
 		if (!h) {
 			h = calloc(1, sizeof *h);
 			if (!h || hashmap_put_str(l->held, key, h, NULL) < 0) {
@@ -238,6 +323,7 @@ static void reconcile(struct agent_link *l, json_t *tasks)
 		free(h->start_line);
 		h->start_line = NULL;
 		h->shim_pid = (int)json_integer_value(json_object_get(t, AGENT_KEY_SHIM_PID));
+		h->nonce = nonce;
 	}
 	hashmap_iter_init(&it, l->held);
 	while (hashmap_iter_next(&it)) {
@@ -261,21 +347,28 @@ static void reconcile(struct agent_link *l, json_t *tasks)
 		held_free(h);
 	}
 	hashmap_destroy(seen);
+	if (l->open)
+		sweep_unknown(l);
 	pump_arm(l);
 }
 
-/* Key `key` into the acknowledgement being written ({"t":"ack","keys":[...]},
- * as text: a tree and its dump cost more than the line); a key that is not
- * valid UTF-8 is left out, as a JSON string could not hold it. */
-static void ack_add(struct strbuf *acks, const char *key)
+/* Key `key` into the acknowledgement being written ({"t":"ack","keys":[...],
+ * "nonces":[...]}, as text: a tree and its dump cost more than the line),
+ * its nonce into `nonces`; a key that is not valid UTF-8 is left out, as a
+ * JSON string could not hold it. */
+static void ack_add(struct strbuf *acks, struct strbuf *nonces, const char *key, long long nonce)
 {
 	size_t at = acks->len;
 
 	strbuf_addstr(acks, at ? ","
 	                       : "{\"" AGENT_KEY_KIND "\":\"" AGENT_MSG_ACK "\",\"" AGENT_KEY_KEYS
 	                         "\":[");
-	if (json_util_write_string(acks, key) < 0 && !acks->failed)
+	if (json_util_write_string(acks, key) < 0 && !acks->failed) {
 		strbuf_remove(acks, at, acks->len - at);
+		return;
+	}
+	strbuf_addstr(nonces, nonces->len ? "," : "");
+	strbuf_addi(nonces, nonce);
 }
 
 /* Whether line `t` is a report for the job manager (told only once the
@@ -321,7 +414,9 @@ static void process_input(struct agent_link *l)
 		if (!strcmp(t, AGENT_MSG_SPAWNED)) {
 			key_of_msg(key, sizeof key, msg);
 			struct held *h = hashmap_get_str(l->held, key);
-			if (h) {
+			/* of the task under this key the link knows (not one of a
+			 * lost job's, which the agent kills for this start) */
+			if (h && (h->nonce == nonce_of(msg) || !nonce_of(msg))) {
 				free(h->start_line);
 				h->start_line = NULL;
 				h->shim_pid =
@@ -329,9 +424,23 @@ static void process_input(struct agent_link *l)
 			}
 		} else if (!strcmp(t, AGENT_MSG_DONE)) {
 			key_of_msg(key, sizeof key, msg);
-			held_drop(l, key); /* it reported over HTTP itself */
+			struct held *h = hashmap_get_str(l->held, key);
+			if (h && (h->nonce == nonce_of(msg) || !nonce_of(msg)))
+				held_drop(l, key); /* it reported over HTTP itself */
 		} else if (!strcmp(t, AGENT_MSG_HELD)) {
 			reconcile(l, json_object_get(msg, AGENT_KEY_TASKS));
+		} else if (is_report(t) && !msg_known(l, msg)) {
+			/* of a job a power cut lost (its id may be another's now):
+			 * never told; acknowledged, so the agent forgets it */
+			key_of_msg(key, sizeof key, msg);
+			log_warn("agent: %s of task %s (nonce %lld), of a job the store does not "
+			         "know (a turn lost in a power cut): not recorded",
+			         t, key, nonce_of(msg));
+			struct held *h = hashmap_get_str(l->held, key);
+			if (h && !h->start_line && h->nonce == nonce_of(msg))
+				held_drop(l, key);
+			if (strcmp(t, AGENT_MSG_STARTED))
+				ack_add(&l->acks, &l->ack_nonces, key, nonce_of(msg));
 		} else if (!strcmp(t, AGENT_MSG_STARTED) || !strcmp(t, AGENT_MSG_EXITED)) {
 			json_array_append(batch, msg);
 		} else if (!strcmp(t, AGENT_MSG_LOST)) {
@@ -379,14 +488,14 @@ static void process_input(struct agent_link *l)
 			continue;
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
-		ack_add(&l->acks, key);
+		ack_add(&l->acks, &l->ack_nonces, key, nonce_of(m));
 	}
 	json_array_foreach(lost, i, m)
 	{
 		char key[160];
 		key_of_msg(key, sizeof key, m);
 		held_drop(l, key);
-		ack_add(&l->acks, key);
+		ack_add(&l->acks, &l->ack_nonces, key, nonce_of(m));
 	}
 	if (l->acks.len > 0 && !uv_is_active((uv_handle_t *)l->ack))
 		uv_timer_start(l->ack, on_ack, ACK_MS, 0);
@@ -478,6 +587,40 @@ static int write_all(int fd, const char *s, size_t n)
 	return 0;
 }
 
+/* Whether the agent that answered (its held answer, the first line of the
+ * input) speaks an older protocol: 0 no; 1 it did, and was stopped (its
+ * shims run on, and their journals are a new agent's to follow); -1 it
+ * did and would not stop within AGENT_START_WAIT_MS. */
+static int older_agent(struct agent_link *l)
+{
+	char *nl = memchr(l->in.buf, '\n', l->in.len);
+	json_t *m = json_loadb(l->in.buf, (size_t)(nl - l->in.buf), 0, NULL);
+	const char *t = agent_proto_kind(m);
+	json_t *v = json_object_get(m, AGENT_KEY_VERSION);
+	int pid = (int)json_integer_value(json_object_get(m, AGENT_KEY_AGENT_PID));
+	int version = json_is_integer(v) ? (int)json_integer_value(v) : 1;
+	bool held = t && !strcmp(t, AGENT_MSG_HELD);
+
+	json_decref(m); /* t was m's */
+	if (!held || version >= AGENT_PROTO_VERSION)
+		return 0;
+	log_warn("agent: the node's agent (pid %d) speaks protocol %d, this server %d: it is "
+	         "stopped and a new one started; its tasks run on",
+	         pid, version, AGENT_PROTO_VERSION);
+	strbuf_reset(&l->in);
+	if (pid <= 1 || pid == getpid() || kill(pid, SIGTERM) < 0)
+		return -1;
+	for (int64_t end = clock_mono_ms() + AGENT_START_WAIT_MS; clock_mono_ms() < end;) {
+		struct proc_stat ps;
+		/* gone, or a zombie (it had been this server's own child) */
+		if ((kill(pid, 0) < 0 && errno == ESRCH) ||
+		    (proc_read_stat(pid, &ps) == 0 && ps.state == 'Z'))
+			return 1;
+		clock_sleep_ms(5);
+	}
+	return -1;
+}
+
 /* Connects (starting the agent when none answers), greets it, and reads
  * its answer: what it holds.  Blocking, bounded.  0 or -1 with err. */
 static int link_connect(struct agent_link *l, struct weir_error *err)
@@ -503,8 +646,9 @@ static int link_connect(struct agent_link *l, struct weir_error *err)
 	env = json_array();
 	for (size_t i = 0; l->env[i]; i++)
 		json_array_append_new(env, json_string(l->env[i]));
-	hello = json_pack("{s:s,s:o,s:i,s:[s]}", AGENT_KEY_KIND, AGENT_MSG_HELLO, AGENT_KEY_ENV,
-	                  env, AGENT_KEY_KILL_GRACE_S, l->kill_grace_s, AGENT_KEY_MASK, l->token);
+	hello = json_pack("{s:s,s:i,s:o,s:i,s:[s]}", AGENT_KEY_KIND, AGENT_MSG_HELLO,
+	                  AGENT_KEY_VERSION, AGENT_PROTO_VERSION, AGENT_KEY_ENV, env,
+	                  AGENT_KEY_KILL_GRACE_S, l->kill_grace_s, AGENT_KEY_MASK, l->token);
 	text = hello ? json_dumps(hello, JSON_COMPACT) : NULL;
 	json_decref(hello);
 	if (!text || write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0) {
@@ -529,6 +673,19 @@ static int link_connect(struct agent_link *l, struct weir_error *err)
 			                      "the agent did not greet back");
 		}
 		strbuf_add(&l->in, buf, (size_t)n);
+	}
+	int old = older_agent(l);
+	if (old != 0) {
+		close(fd);
+		if (old < 0 || l->restarted_old)
+			return weir_error_set(
+			    err, WEIR_E_UNAVAILABLE,
+			    "the node's agent at %s/%s speaks an older protocol than "
+			    "this server's (%d) and did not stop: stop it (its tasks "
+			    "run on), and the server starts a new one",
+			    l->home, AGENT_PROTO_SOCKET, AGENT_PROTO_VERSION);
+		l->restarted_old = true;
+		return link_connect(l, err);
 	}
 	l->pipe = calloc(1, sizeof *l->pipe);
 	if (!l->pipe || uv_pipe_init(l->loop, l->pipe, 0) < 0) {
@@ -614,10 +771,13 @@ static void on_ack(uv_timer_t *t)
 		uv_timer_start(l->ack, on_ack, RETELL_MS, 0);
 		return;
 	}
+	strbuf_addstr(&l->acks, "],\"" AGENT_KEY_NONCES "\":[");
+	strbuf_add(&l->acks, l->ack_nonces.buf, l->ack_nonces.len);
 	strbuf_addstr(&l->acks, "]}\n");
 	if (!l->acks.failed)
 		strbuf_add(&l->out, l->acks.buf, l->acks.len);
 	strbuf_reset(&l->acks);
+	strbuf_reset(&l->ack_nonces);
 	pump_arm(l);
 }
 
@@ -681,6 +841,8 @@ int agent_link_start_line(struct strbuf *sb, const struct executor_task *task, b
 	strbuf_addi(sb, task->index);
 	strbuf_addstr(sb, ",\"" AGENT_KEY_ATTEMPT "\":");
 	strbuf_addi(sb, task->attempt);
+	strbuf_addstr(sb, ",\"" AGENT_KEY_NONCE "\":");
+	strbuf_addi(sb, task->nonce);
 	strbuf_addstr(sb, ",\"" AGENT_KEY_TASK "\":");
 	strbuf_addstr(sb, task->answer ? task->answer : "null");
 	strbuf_addstr(sb, ",\"" AGENT_KEY_LOG "\":");
@@ -713,6 +875,7 @@ int agent_link_start(struct agent_link *l, const struct executor_task *task, boo
 		strbuf_release(&sb);
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	}
+	h->nonce = task->nonce;
 	/* out once the turn that started it is stored */
 	strbuf_addstr(&l->staged, h->start_line);
 	if (strvec_push(&l->staged_keys, key) < 0)
@@ -724,10 +887,18 @@ int agent_link_start(struct agent_link *l, const struct executor_task *task, boo
 int agent_link_signal(struct agent_link *l, const struct executor_task *task, int sig,
                       struct weir_error *err)
 {
-	json_t *m =
-	    json_pack("{s:s,s:I,s:s,s:i,s:i,s:i}", AGENT_KEY_KIND, AGENT_MSG_KILL, AGENT_KEY_JOB,
-	              (json_int_t)task->job_id, AGENT_KEY_ROLE, task->role, AGENT_KEY_INDEX,
-	              task->index, AGENT_KEY_ATTEMPT, task->attempt, AGENT_KEY_SIG, sig);
+	char key[160];
+
+	agent_proto_task_key(key, sizeof key, (long long)task->job_id, task->role, task->index,
+	                     task->attempt);
+	struct held *h = hashmap_get_str(l->held, key);
+	/* the nonce of the task the link knows under the key (the job's);
+	 * none known: 0, which the agent takes as any */
+	long long nonce = h ? h->nonce : task->nonce;
+	json_t *m = json_pack("{s:s,s:I,s:s,s:i,s:i,s:I,s:i}", AGENT_KEY_KIND, AGENT_MSG_KILL,
+	                      AGENT_KEY_JOB, (json_int_t)task->job_id, AGENT_KEY_ROLE, task->role,
+	                      AGENT_KEY_INDEX, task->index, AGENT_KEY_ATTEMPT, task->attempt,
+	                      AGENT_KEY_NONCE, (json_int_t)nonce, AGENT_KEY_SIG, sig);
 
 	if (!m)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
@@ -741,6 +912,9 @@ void agent_link_open(struct agent_link *l)
 	if (!l || l->open)
 		return;
 	l->open = true;
+	/* the store is read: what the agent holds of jobs it does not know
+	 * goes (the held answer came before the recovery) */
+	sweep_unknown(l);
 	/* what waited is told at the next loop iteration (on_pump) */
 	pump_arm(l);
 }
@@ -779,6 +953,7 @@ void agent_link_destroy(struct agent_link *l)
 	if (l->ack)
 		uv_close((uv_handle_t *)l->ack, handle_free);
 	hashmap_destroy_free(l->held, held_free_value);
+	strbuf_release(&l->ack_nonces);
 	strbuf_release(&l->out);
 	strbuf_release(&l->in);
 	strbuf_release(&l->staged);

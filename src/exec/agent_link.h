@@ -78,6 +78,15 @@ void agent_link_turn_end(struct agent_link *l, bool stored);
  * second more.  NULL l is a no-op. */
 void agent_link_set_end_turn(struct agent_link *l, bool (*fn)(void *arg, bool durable), void *arg);
 
+/* `fn` says whether the store knows job `job` with this nonce (the job
+ * manager's job_manager_knows_nonce): a report of a task of a job it does
+ * not know (a power cut lost the turns that made it; its id may be
+ * another job's now) is acknowledged, never told, and such a task the
+ * agent holds is killed once the link is open and at every later held
+ * answer.  NULL: every job is known.  NULL l is a no-op. */
+void agent_link_set_known(struct agent_link *l, bool (*fn)(void *arg, int64_t job, int64_t nonce),
+                          void *arg);
+
 /* The server has finished starting: the agent's reports (started, exited,
  * lost), kept until now, are told from the next loop iteration on.  Until
  * then the link only settles what the agent holds (agent_link_holds).

@@ -7,11 +7,12 @@
  * newline inside) and ended by '\n', on the Unix socket AGENT_PROTO_SOCKET
  * in the agent's home.  Its kind is the string under AGENT_KEY_KIND ("t").
  *
- * Server to agent: hello {env, kill_grace_s, mask}, start {job, role,
- * index, attempt, task, log, log_to_server, secret?}, kill {job, role,
- * index, attempt, sig}, ack {keys}, bye, status.  Agent to server: held
- * {agent_pid, tasks: [{key, shim_pid, pid, state, adopted}]}, and per task
- * (job, role, index, attempt and) spawned {pid}, started {pid, port,
+ * Server to agent: hello {version, env, kill_grace_s, mask}, start {job,
+ * role, index, attempt, nonce, task, log, log_to_server, secret?}, kill
+ * {job, role, index, attempt, nonce, sig}, ack {keys, nonces}, bye,
+ * status.  Agent to server: held {version, agent_pid, tasks: [{key, job,
+ * role, index, attempt, nonce, shim_pid, pid, state, adopted}]}, and per
+ * task (job, role, index, attempt, nonce and) spawned {pid}, started {pid, port,
  * launcher_pid}, exited (the shim's report), done, lost {pid, why,
  * signal?, exit_status?}; to `weir agent status`: status {agent_pid,
  * rss_kb, server, tasks}.  A task's key (agent_proto_task_key) names it
@@ -30,6 +31,12 @@
 #include <jansson.h>
 
 #include "lib/strbuf.h"
+
+/* The protocol's version: in the hello and the held answer.  2: a task's
+ * messages carry its job's nonce (AGENT_KEY_NONCE), an ack its nonces.  An
+ * agent whose held answer says none (1) is stopped and started again by
+ * the server (exec/agent_link.c). */
+#define AGENT_PROTO_VERSION 2
 
 /* The agent's socket, in its home. */
 #define AGENT_PROTO_SOCKET "agent.sock"
@@ -75,6 +82,12 @@
 #define AGENT_KEY_PORT "port"
 #define AGENT_KEY_LAUNCHER_PID "launcher_pid"
 #define AGENT_KEY_WHY "why"
+/* The job's nonce (store.h's job_row): in start, kill, held's entries and
+ * every task's report; 0 or absent: none known (an older peer) */
+#define AGENT_KEY_NONCE "nonce"
+/* In an ack: each key's nonce, in the keys' order */
+#define AGENT_KEY_NONCES "nonces"
+#define AGENT_KEY_VERSION "version"
 /* In held's and status's task entries, and status's answer. */
 #define AGENT_KEY_KEY "key"
 #define AGENT_KEY_STATE "state"

@@ -61,6 +61,10 @@ struct executor_task {
 	 * would have got from POST /launch/register, as JSON text (one
 	 * object).  Borrowed; NULL: the launcher registers. */
 	const char *answer;
+	/* The job's nonce (store.h's job_row): a start to the node's agent
+	 * carries it, so that a task of a job a power cut lost, under the
+	 * same id, is never taken for this one's.  0: none known. */
+	int64_t nonce;
 };
 
 /* What a gang backend (slurm) says about a gang it was given whole. */

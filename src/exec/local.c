@@ -420,6 +420,12 @@ void local_executor_set_end_turn(struct executor *ex, bool (*fn)(void *arg, bool
 	agent_link_set_end_turn(((struct local_executor *)ex)->agent, fn, arg);
 }
 
+void local_executor_set_known(struct executor *ex,
+                              bool (*fn)(void *arg, int64_t job, int64_t nonce), void *arg)
+{
+	agent_link_set_known(((struct local_executor *)ex)->agent, fn, arg);
+}
+
 int local_executor_use_agent(struct executor *ex, const char *home, executor_reports_fn reports,
                              struct weir_error *err)
 {

@@ -46,5 +46,8 @@ int local_executor_use_agent(struct executor *ex, const char *home, executor_rep
  * agent. */
 void local_executor_set_end_turn(struct executor *ex, bool (*fn)(void *arg, bool durable),
                                  void *arg);
+/* The agent link's agent_link_set_known(); a no-op without an agent. */
+void local_executor_set_known(struct executor *ex,
+                              bool (*fn)(void *arg, int64_t job, int64_t nonce), void *arg);
 
 #endif

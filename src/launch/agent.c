@@ -141,8 +141,8 @@ static int agent_run(struct agent *a)
 			if (t->pidfd >= 0)
 				pfd[k++] = (struct pollfd){t->pidfd, POLLIN, 0};
 		}
-		/* idle: no server and no shim alive */
-		if (a->server < 0 && agent_live_tasks(a) == 0) {
+		/* idle: no server and no shim alive (a service's agent stays) */
+		if (!a->stay && a->server < 0 && agent_live_tasks(a) == 0) {
 			if (!a->idle_since)
 				a->idle_since = now;
 			if (now - a->idle_since >= (int64_t)a->idle_s * 1000)
@@ -210,10 +210,12 @@ static void agent_release(struct agent *a)
 static int agent_usage(bool help)
 {
 	fprintf(help ? stdout : stderr,
-	        "usage: weir agent [--home DIR]\n"
+	        "usage: weir agent [--stay] [--home DIR]\n"
 	        "       weir agent status [--json] [--home DIR]\n"
 	        "       (env: WEIR_HOME, WEIR_AGENT_IDLE_S: seconds idle before it "
-	        "exits, default 30)\n");
+	        "exits, default 30;\n"
+	        "        --stay: it never exits when idle nor at a server's goodbye, "
+	        "as a service's agent does)\n");
 	return help ? 0 : 2;
 }
 
@@ -244,7 +246,7 @@ int agent_main(int argc, char **argv)
 {
 	struct agent a;
 	const char *home_arg = NULL, *idle = getenv("WEIR_AGENT_IDLE_S");
-	bool status = false, as_json = false;
+	bool status = false, as_json = false, stay = false;
 	int rc;
 
 	for (int i = 1; i < argc; i++) {
@@ -252,6 +254,8 @@ int agent_main(int argc, char **argv)
 			status = true;
 		else if (status && !strcmp(argv[i], "--json"))
 			as_json = true;
+		else if (!status && !strcmp(argv[i], "--stay"))
+			stay = true;
 		else if (!strcmp(argv[i], "--home") && i + 1 < argc)
 			home_arg = argv[++i];
 		else
@@ -261,6 +265,7 @@ int agent_main(int argc, char **argv)
 	a.lfd = a.sfd = a.notify_r = a.notify_w = a.lock_fd = -1;
 	a.server = -1;
 	a.kill_grace_s = 5;
+	a.stay = stay;
 	a.idle_s = idle && *idle ? atoi(idle) : 30;
 	if (a.idle_s < 0)
 		a.idle_s = 0;

@@ -1,10 +1,12 @@
 /* agent.h: the node's agent: `weir agent` (`weir-launch agent`), one per
  * home and machine, the parent of every local task's shim.
  *
- *   weir agent [--home DIR]           runs it (the server starts it itself)
+ *   weir agent [--stay] [--home DIR]  runs it (the server starts it itself
+ *                                     when none answers; --stay: a service's,
+ *                                     packaging/systemd/weir-agent.service.in)
  *   weir agent status [--json] [--home DIR]   what it holds: tasks, pids, states
  *   env: WEIR_AGENT_IDLE_S (default 30): with no task and no server for
- *        that long it exits
+ *        that long it exits (not with --stay, nor at a server's bye)
  *
  * It listens on HOME/agent.sock (mode 0600: the home's owner only) and
  * holds HOME/agent/lock while it lives.  The server connects once and keeps
@@ -13,11 +15,12 @@
  * agent"); exec/agent_proto.h defines the kinds, keys and framing both
  * ends use:
  *
- *   server -> agent   hello {server, env, kill_grace_s}, start {key fields,
- *                     task (the register answer, or null: the shim
- *                     registers over HTTP), log, log_to_server}, kill {key
- *                     fields, sig}, ack {keys}, bye, status
- *   agent -> server   held {tasks} (the answer to hello), spawned, started,
+ *   server -> agent   hello {version, env, kill_grace_s, mask}, start {key
+ *                     fields, nonce, task (the register answer, or null:
+ *                     the shim registers over HTTP), log, log_to_server},
+ *                     kill {key fields, nonce, sig}, ack {keys, nonces},
+ *                     bye, status
+ *   agent -> server   held {version, tasks} (the answer to hello), spawned, started,
  *                     exited (the exited report's fields), lost {why},
  *                     status
  *

@@ -116,6 +116,28 @@ static struct agent_task *task_of_msg(struct agent *a, json_t *msg)
 	return hashmap_get_str(a->tasks, key);
 }
 
+/* The start waiting for stale task t's end was stopped: it never runs, and
+ * the server hears it as a task lost before it began (by signal sig). */
+static void next_stopped(struct agent *a, struct agent_task *t, int sig)
+{
+	json_t *n = t->next, *m = json_object();
+
+	t->next = NULL;
+	const char *keys[] = {AGENT_KEY_JOB, AGENT_KEY_ROLE, AGENT_KEY_INDEX, AGENT_KEY_ATTEMPT,
+	                      AGENT_KEY_NONCE};
+	for (size_t i = 0; m && i < sizeof keys / sizeof keys[0]; i++)
+		json_object_set(m, keys[i], json_object_get(n, keys[i]));
+	json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_LOST));
+	json_object_set_new(m, AGENT_KEY_PID, json_integer(0));
+	json_object_set_new(m, AGENT_KEY_WHY,
+	                    json_string("stopped before its shim started (the agent was ending "
+	                                "a task of a lost job under the same key)"));
+	if (sig > 0)
+		json_object_set_new(m, AGENT_KEY_SIGNAL, json_integer(sig));
+	agent_send(a, m);
+	json_decref(n);
+}
+
 /* A stop goes to the shim (it forwards it to the program's group); after
  * SIGTERM, the kill grace plus 2 s, then SIGKILL to all of its session. */
 static void on_kill(struct agent *a, json_t *msg)
@@ -123,6 +145,17 @@ static void on_kill(struct agent *a, json_t *msg)
 	struct agent_task *t = task_of_msg(a, msg);
 	int sig = (int)json_integer_value(json_object_get(msg, AGENT_KEY_SIG));
 
+	long long nonce = (long long)json_integer_value(json_object_get(msg, AGENT_KEY_NONCE));
+
+	if (t && nonce && nonce != t->nonce) {
+		/* not this task's (a stale one's, of a job the server lost):
+		 * the start that waits for it goes, told as stopped before it
+		 * began */
+		if (t->next && (long long)json_integer_value(
+		                   json_object_get(t->next, AGENT_KEY_NONCE)) == nonce)
+			next_stopped(a, t, sig);
+		return;
+	}
 	if (!t || !agent_task_state_alive(t->state) || sig <= 0)
 		return;
 	if (t->state != AGENT_TASK_ACKED) /* acked: dropped at its end, never started again */
@@ -134,7 +167,8 @@ static void on_kill(struct agent *a, json_t *msg)
 
 static void on_ack(struct agent *a, json_t *msg)
 {
-	json_t *keys = json_object_get(msg, AGENT_KEY_KEYS);
+	json_t *keys = json_object_get(msg, AGENT_KEY_KEYS),
+	       *nonces = json_object_get(msg, AGENT_KEY_NONCES);
 	size_t i;
 	json_t *k;
 
@@ -142,13 +176,20 @@ static void on_ack(struct agent *a, json_t *msg)
 	{
 		struct agent_task *t =
 		    hashmap_get_str(a->tasks, json_string_value(k) ? json_string_value(k) : "");
+		json_t *n = json_array_get(nonces, i);
 		if (!t || !t->result)
+			continue;
+		/* the acknowledgement of another task under the key (a server
+		 * of protocol 1 sends no nonces: any) */
+		if (json_is_integer(n) && json_integer_value(n) != t->nonce)
 			continue;
 		journal_remove(a->dir, t->key);
 		json_decref(t->result);
 		t->result = NULL;
 		if (agent_task_state_alive(t->state))
 			agent_task_set_state(t, AGENT_TASK_ACKED); /* dropped when its shim goes */
+		else if (t->stale)
+			agent_stale_end(a, t);
 		else
 			agent_task_drop(a, t);
 	}
@@ -201,9 +242,9 @@ static void on_hello(struct agent *a, int ci, json_t *msg)
 	agent_pool_retire(&a->pool);
 	if (json_is_integer(g))
 		a->kill_grace_s = (int)json_integer_value(g);
-	agent_send(a,
-	           json_pack("{s:s,s:i,s:o}", AGENT_KEY_KIND, AGENT_MSG_HELD, AGENT_KEY_AGENT_PID,
-	                     (int)getpid(), AGENT_KEY_TASKS, agent_held_json(a)));
+	agent_send(a, json_pack("{s:s,s:i,s:i,s:o}", AGENT_KEY_KIND, AGENT_MSG_HELD,
+	                        AGENT_KEY_VERSION, AGENT_PROTO_VERSION, AGENT_KEY_AGENT_PID,
+	                        (int)getpid(), AGENT_KEY_TASKS, agent_held_json(a)));
 	/* what the previous server may not have had: everything again (the
 	 * server ignores what it knows) */
 	hashmap_iter_init(&it, a->tasks);
@@ -241,7 +282,7 @@ static void on_message(struct agent *a, int ci, json_t *msg, const char *line, s
 	} else if (!strcmp(t, AGENT_MSG_BYE)) {
 		if (a->server == ci)
 			a->server = -1;
-		if (agent_live_tasks(a) == 0)
+		if (agent_live_tasks(a) == 0 && !a->stay)
 			a->quit = true;
 	} else if (!strcmp(t, AGENT_MSG_STATUS)) {
 		json_t *m = agent_status_json(a);

@@ -17,6 +17,10 @@ json_t *agent_held_json(struct agent *a)
 	while (hashmap_iter_next(&it)) {
 		struct agent_task *t = it.value;
 		struct journal_state st;
+		/* a stale task (of a job the server lost) is not the server's:
+		 * the start that waits for its end is sent again if need be */
+		if (t->stale)
+			continue;
 		json_t *e = agent_task_key_json(t);
 		bool read = journal_read(a->dir, t->key, &st) == 0;
 		const char *state =

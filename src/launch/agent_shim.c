@@ -114,6 +114,7 @@ static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgrou
 	sh.end_journalled = &ended;
 	sh.pid = a->pool.self;
 	sh.secret = json_string_value(json_object_get(msg, "secret"));
+	sh.nonce = (long long)json_integer_value(json_object_get(msg, AGENT_KEY_NONCE));
 	sh.token = a->token;
 	code = launch_shim_run(&sh);
 	close(jfd);
@@ -216,6 +217,46 @@ void agent_task_spawned(struct agent *a, struct agent_task *t, pid_t pid)
 	agent_send_lazy(a, m);
 }
 
+/* A start for the key of task t: true when it is not t's (another nonce:
+ * t is of a job a power cut made the server lose, and this start's job has
+ * its id now), and was taken so: t killed, never heard of again, and the
+ * start run once t is gone (agent_stale_end).  False: a start of t's own,
+ * sent again. */
+static bool start_supersedes(struct agent *a, struct agent_task *t, json_t *msg)
+{
+	long long nonce = (long long)json_integer_value(json_object_get(msg, AGENT_KEY_NONCE));
+
+	if (t->stale) {
+		/* the newest start waits for the stale task's end */
+		if ((long long)json_integer_value(json_object_get(t->next, AGENT_KEY_NONCE)) !=
+		    nonce) {
+			json_decref(t->next);
+			t->next = json_incref(msg);
+		}
+		return true;
+	}
+	/* 0: a server that sends none (older), whose starts are t's own */
+	if (!nonce || nonce == t->nonce)
+		return false;
+	log_warn("agent: %s: a start of nonce %lld while it holds a task of nonce %lld, of a job "
+	         "the server no longer knows (a power cut lost it; its id is another job's now): "
+	         "that task is killed, and the start runs once it is gone",
+	         t->key, nonce, t->nonce);
+	t->stale = true;
+	t->next = json_incref(msg);
+	json_decref(t->start); /* never given again */
+	t->start = NULL;
+	if (!agent_task_state_alive(t->state)) {
+		agent_stale_end(a, t);
+		return true;
+	}
+	if (t->state != AGENT_TASK_ACKED)
+		agent_task_set_state(t, AGENT_TASK_STOPPING);
+	proc_kill_session(t->pid);
+	kill(t->pid, SIGKILL);
+	return true;
+}
+
 void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len)
 {
 	char key[JOURNAL_KEY_MAX];
@@ -227,6 +268,8 @@ void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len)
 		return;
 	}
 	t = hashmap_get_str(a->tasks, key);
+	if (t && start_supersedes(a, t, msg))
+		return;
 	if (t) {
 		/* a start sent again after a reconnect: it runs (or ran) once */
 		json_t *m = agent_task_key_json(t);
@@ -252,6 +295,7 @@ void agent_on_start(struct agent *a, json_t *msg, const char *line, size_t len)
 		return;
 	}
 	t->start = json_incref(msg);
+	t->nonce = (long long)json_integer_value(json_object_get(msg, AGENT_KEY_NONCE));
 	agent_task_spawned(a, t, pid);
 }
 

@@ -53,6 +53,13 @@ struct agent_task {
 	json_t *start;   /* the start, until the journal's first line is read: given
 	                    again if the shim dies before it (agent_task.c: task_restart); NULL */
 	int restarts;    /* how many times it was */
+	long long nonce; /* its job's (the start's, or its journal's); 0: none known */
+	/* Of a job a power cut lost: a start came for its key under another
+	 * nonce.  Killed; nothing of it goes to the server any more, and at its
+	 * end it is forgotten (its journal removed) and `next` runs in its
+	 * place. */
+	bool stale;
+	json_t *next; /* that start, while the stale task dies; NULL */
 };
 
 struct conn {
@@ -74,6 +81,7 @@ struct agent {
 	struct hashmap *pids;  /* shim pid -> struct agent_task (our children) */
 	int idle_s;
 	int64_t idle_since; /* monotonic; 0: not idle */
+	bool stay;          /* --stay: never exits when idle (a service's agent) */
 	int kill_grace_s;
 	char **env;  /* the server's environment for shims (owned) */
 	char *token; /* the server's token, to mask in tasks' output (the hello's); NULL: none */
@@ -137,6 +145,9 @@ void agent_send_started(struct agent *a, struct agent_task *t, const struct jour
 void agent_send_result(struct agent *a, struct agent_task *t);
 /* At start: every journal's task followed (its shim alive) or reported. */
 void agent_adopt_all(struct agent *a);
+/* A stale task (agent_task's `stale`) whose shim is gone: forgotten, its
+ * journal removed, and its `next` start run. */
+void agent_stale_end(struct agent *a, struct agent_task *t);
 /* The shims' pipe: their notes read and taken. */
 void agent_on_notify(struct agent *a);
 /* The signalfd: children reaped (their tasks gone), SIGTERM/SIGINT. */

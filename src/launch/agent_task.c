@@ -22,8 +22,9 @@
 
 json_t *agent_task_key_json(const struct agent_task *t)
 {
-	return json_pack("{s:I,s:s,s:i,s:i}", "job", (json_int_t)t->job, "role", t->role, "index",
-	                 t->index, "attempt", t->attempt);
+	return json_pack("{s:I,s:s,s:i,s:i,s:I}", "job", (json_int_t)t->job, "role", t->role,
+	                 "index", t->index, "attempt", t->attempt, AGENT_KEY_NONCE,
+	                 (json_int_t)t->nonce);
 }
 
 struct agent_task *agent_task_new(struct agent *a, const char *key)
@@ -69,6 +70,7 @@ void agent_task_free(void *value)
 		close(t->pidfd);
 	json_decref(t->result);
 	json_decref(t->start);
+	json_decref(t->next);
 	free(t->group);
 	free(t);
 }
@@ -98,7 +100,7 @@ static void started_send_now(struct agent *a, struct agent_task *t, int pid, int
 	json_t *m;
 
 	t->hold_until = INT64_MAX;
-	if (t->started_sent || a->server < 0)
+	if (t->started_sent || t->stale || a->server < 0)
 		return;
 	m = agent_task_key_json(t);
 	json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_STARTED));
@@ -139,7 +141,7 @@ void agent_send_started(struct agent *a, struct agent_task *t, const struct jour
 
 void agent_send_result(struct agent *a, struct agent_task *t)
 {
-	if (t->result)
+	if (t->result && !t->stale)
 		agent_send(a, json_incref(t->result));
 }
 
@@ -213,12 +215,13 @@ static bool task_take_state(struct agent *a, struct agent_task *t, struct journa
 	if (st.exited && !t->result && !st.reported) {
 		json_t *r = st.exited;
 		json_object_set_new(r, AGENT_KEY_KIND, json_string(AGENT_MSG_EXITED));
+		json_object_set_new(r, AGENT_KEY_NONCE, json_integer(t->nonce));
 		t->result = json_incref(r);
 		agent_send_result(a, t);
 		/* its shim comes back to the pool, most often: no fork for it */
 		if (agent_task_state_alive(t->state) && t->pidfd < 0)
 			agent_pool_task_ended(&a->pool, t->pid);
-	} else if (st.exited && st.reported && !agent_task_state_alive(t->state)) {
+	} else if (st.exited && st.reported && !agent_task_state_alive(t->state) && !t->stale) {
 		/* nothing to deliver: the server only forgets it */
 		json_t *m = agent_task_key_json(t);
 		json_object_set_new(m, AGENT_KEY_KIND, json_string(AGENT_MSG_DONE));
@@ -262,6 +265,11 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 		close(t->pidfd);
 		t->pidfd = -1;
 	}
+	if (t->stale) {
+		/* of a job a power cut lost: its start's task runs in its place */
+		agent_stale_end(a, t);
+		return;
+	}
 	if (acked) {
 		/* its result was delivered before the shim was reaped */
 		agent_task_drop(a, t);
@@ -301,6 +309,20 @@ static void task_gone(struct agent *a, struct agent_task *t, int wstatus)
 	agent_send_result(a, t);
 }
 
+void agent_stale_end(struct agent *a, struct agent_task *t)
+{
+	json_t *next = t->next;
+
+	t->next = NULL;
+	log_info("agent: task %s (nonce %lld), of a job the server lost, is over; forgotten",
+	         t->key, t->nonce);
+	journal_remove(a->dir, t->key);
+	agent_task_drop(a, t);
+	if (next)
+		agent_on_start(a, next, NULL, 0);
+	json_decref(next);
+}
+
 /* A shim found in a journal at start: followed while its process lives
  * (the same pid and start time), else gone. */
 static void adopt(struct agent *a, const char *key)
@@ -322,6 +344,7 @@ static void adopt(struct agent *a, const char *key)
 		return;
 	}
 	t->pid = st.shim_pid;
+	t->nonce = st.nonce;
 	if (st.shim_pid > 0 && proc_read_stat(st.shim_pid, &ps) == 0 && ps.state != 'Z' &&
 	    ps.start_ticks == st.shim_start) {
 		t->pidfd = (int)syscall(SYS_pidfd_open, st.shim_pid, 0);
@@ -412,9 +435,11 @@ static void on_free(struct agent *a, pid_t pid)
 	bool acked = t->state == AGENT_TASK_ACKED;
 	agent_task_set_state(t, AGENT_TASK_GONE);
 	t->kill_at = INT64_MAX;
-	if (acked)
-		agent_task_drop(a, t);
 	agent_pool_back(&a->pool, pid, true);
+	if (t->stale)
+		agent_stale_end(a, t);
+	else if (acked)
+		agent_task_drop(a, t);
 }
 
 void agent_on_notify(struct agent *a)

@@ -111,6 +111,7 @@ void journal_state_add(struct journal_state *out, const char *line)
 		out->shim_start = (uint64_t)json_integer_value(json_object_get(r, "start"));
 		const char *g = json_string_value(json_object_get(r, "group"));
 		snprintf(out->group, sizeof out->group, "%s", g && !strchr(g, '/') ? g : "");
+		out->nonce = (long long)json_integer_value(json_object_get(r, "nonce"));
 	} else if (!strcmp(t, "started")) {
 		out->started = true;
 		out->pid = (int)json_integer_value(json_object_get(r, "pid"));

@@ -5,9 +5,10 @@
  * role names hold no dot), one JSON object a line, appended in this order:
  *
  *   {"t":"shim","pid":P,"start":TICKS,   the shim, first thing (its pid and
- *    "group":NAME}                        start time: one process, not a
+ *    "group":NAME,"nonce":N}              start time: one process, not a
  *                                         reused pid; the agent's pool group
- *                                         it runs in, if any)
+ *                                         it runs in, if any; its job's
+ *                                         nonce, the start's)
  *   {"t":"started","pid":P,"port":N}     the program runs
  *   {"t":"exited", the exited report's fields (launch/report.h),
  *    "reported": true when the shim told the server itself (HTTP)}
@@ -57,6 +58,7 @@ struct journal_state {
 	int shim_pid;        /* 0: no shim record */
 	uint64_t shim_start; /* its start time (lib/proc.h start_ticks) */
 	char group[48];      /* its pool group; "" when none */
+	long long nonce;     /* its job's nonce (the start's); 0: none */
 	bool started;
 	int pid, port;  /* from "started" */
 	json_t *exited; /* the "exited" record (owned); NULL: none yet */

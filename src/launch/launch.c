@@ -1173,8 +1173,8 @@ int launch_shim_run(const struct launch_shim *sh)
 	pid_t self = sh->pid > 0 ? sh->pid : getpid();
 	if (!start && proc_read_stat((int)self, &ps) == 0)
 		start = ps.start_ticks;
-	rec = json_pack("{s:s,s:i,s:I,s:s?}", "t", "shim", "pid", (int)self, "start",
-	                (json_int_t)start, "group", sh->group);
+	rec = json_pack("{s:s,s:i,s:I,s:s?,s:I}", "t", "shim", "pid", (int)self, "start",
+	                (json_int_t)start, "group", sh->group, "nonce", (json_int_t)sh->nonce);
 	if (!rec || journal_append(sh->journal_fd, rec) < 0) {
 		log_error("the task's journal: %s", strerror(errno));
 		json_decref(rec);

@@ -70,6 +70,7 @@ struct launch_shim {
 	 * launch routes), and the server's token (the hello's "mask"): both
 	 * masked in the task's output; NULL: none */
 	const char *secret, *token;
+	long long nonce; /* the job's (the start's): journalled in the "shim" line */
 };
 
 /* Runs the shim's task to its end (WEIR_SERVER from the environment, the

@@ -112,6 +112,11 @@ void job_manager_on_gang_event(void *arg, int64_t job_id, int attempt, enum exec
  * reports of one read, recorded in the turn as the HTTP calls of the same
  * names would record them. */
 void job_manager_on_agent_reports(void *arg, json_t *batch);
+/* Whether the store knows job `job_id` with this nonce (the node's
+ * agent's task keys carry it): false for a job a power cut lost, even when
+ * a later job has its id (docs/internals/recovery.md, "A power cut").
+ * `arg` is the job manager. */
+bool job_manager_knows_nonce(void *arg, int64_t job_id, int64_t nonce);
 
 void job_manager_on_launcher_exit(void *arg, int64_t job_id, const char *role, int index,
                                   int attempt, int launcher_pid, int64_t exit_status,

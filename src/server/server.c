@@ -384,8 +384,10 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 		                             &e2) < 0)
 			log_warn("the node's agent: %s; starting a launcher per task instead",
 			         e2.msg);
-		else
+		else {
 			local_executor_set_end_turn(p->exec, turn_end_before_ack, p->jm);
+			local_executor_set_known(p->exec, job_manager_knows_nonce, p->jm);
+		}
 	}
 	if (server_uses_slurm(cfg)) {
 		struct slurm_options so = {

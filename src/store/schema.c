@@ -721,6 +721,11 @@ static const char *const migrations[] = {
     " ended_at INTEGER,"
     " error TEXT,"
     " PRIMARY KEY (job_id, call_id)) WITHOUT ROWID;",
+    /* 18 -> 19: a job's nonce (columns_19: jobs.nonce, 0 for the jobs
+     * stored before it): random per job, so that a job given the id of
+     * one a power cut lost is told from it by the node's agent
+     * (docs/internals/recovery.md, "A power cut") */
+    "",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the
@@ -739,6 +744,10 @@ static const struct store_column columns_4[] = {
     {"jobs", "backend_id", "TEXT"},
 };
 
+static const struct store_column columns_19[] = {
+    {"jobs", "nonce", "INTEGER NOT NULL DEFAULT 0"},
+};
+
 #define N_MIGRATIONS (sizeof(migrations) / sizeof(migrations[0]))
 
 _Static_assert(N_MIGRATIONS == STORE_SCHEMA_VERSION, "one migration per schema version");
@@ -755,6 +764,10 @@ const struct store_column *store_migration_columns(int version, size_t *n)
 	if (version == 3) {
 		*n = sizeof(columns_4) / sizeof(columns_4[0]);
 		return columns_4;
+	}
+	if (version == 18) {
+		*n = sizeof(columns_19) / sizeof(columns_19[0]);
+		return columns_19;
 	}
 	*n = 0;
 	return NULL;

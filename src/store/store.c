@@ -20,11 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <unistd.h>
 
 #define JOB_COLS                                                                                   \
 	"id, name, spec_json, framework, state, reason, priority, attempt, max_restarts,"          \
 	" exit_code, restart_pending, submitted_at, queued_at, allocated_at, running_at,"          \
-	" started_at, ended_at, cause"
+	" started_at, ended_at, cause, nonce"
 
 #define TASK_COLS                                                                                  \
 	"job_id, attempt, role, idx, state, reason, host, port, launcher_pid, pid, gpus,"          \
@@ -57,6 +59,8 @@ enum stmt_id {
 	ST_BACKEND_GET,
 	ST_BACKEND_SET,
 	ST_JOB_GLANCE,
+	ST_JOB_NONCE,
+	ST_JOB_MAX_ID,
 	ST_COUNT,
 };
 
@@ -66,13 +70,13 @@ static const char *const stmt_sql[ST_COUNT] = {
     [ST_ROLLBACK] = "ROLLBACK",
     [ST_JOB_INSERT] = "INSERT INTO jobs (name, spec_json, framework, state, reason, priority,"
                       " attempt, max_restarts, exit_code, restart_pending, submitted_at,"
-                      " queued_at, allocated_at, running_at, started_at, ended_at, cause)"
-                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                      " queued_at, allocated_at, running_at, started_at, ended_at, cause, nonce)"
+                      " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_JOB_INSERT_ROUTED] = "INSERT INTO jobs (name, spec_json, framework, state, reason,"
                              " priority, attempt, max_restarts, exit_code, restart_pending,"
                              " submitted_at, queued_at, allocated_at, running_at, started_at,"
-                             " ended_at, cause, route, route_queue)"
-                             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                             " ended_at, cause, nonce, route, route_queue)"
+                             " VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
     [ST_JOB_GET] = "SELECT " JOB_COLS " FROM jobs WHERE id = ?",
     [ST_JOB_LIST] = "SELECT " JOB_COLS " FROM jobs ORDER BY id DESC LIMIT ?",
     [ST_JOB_LIST_STATE] = "SELECT " JOB_COLS " FROM jobs WHERE state = ? ORDER BY id DESC LIMIT ?",
@@ -105,6 +109,11 @@ static const char *const stmt_sql[ST_COUNT] = {
                        " outcome_cause = ?, outcome_reason = ? WHERE id = ?",
     [ST_ROUTE_GET] = "SELECT route, route_queue FROM jobs WHERE id = ?",
     [ST_JOB_GLANCE] = "SELECT state, reason, started_at FROM jobs WHERE id = ?",
+    [ST_JOB_NONCE] = "SELECT nonce FROM jobs WHERE id = ?",
+    /* AUTOINCREMENT: the sequence holds the last id given, even when its
+     * job was deleted since (weir db clean) */
+    [ST_JOB_MAX_ID] = "SELECT max(coalesce((SELECT max(id) FROM jobs), 0),"
+                      " coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'jobs'), 0))",
     [ST_ROUTE_SET] = "UPDATE jobs SET route = ?, route_queue = ? WHERE id = ?",
     [ST_BACKEND_GET] = "SELECT backend_attempt, backend_id FROM jobs WHERE id = ?",
     [ST_BACKEND_SET] = "UPDATE jobs SET backend_attempt = ?, backend_id = ? WHERE id = ?",
@@ -633,6 +642,7 @@ static int read_job(sqlite3_stmt *st, void *row)
 	r->running_at = sql_col_i64(st, 14);
 	r->started_at = sql_col_i64(st, 15);
 	r->ended_at = sql_col_i64(st, 16);
+	r->nonce = sqlite3_column_int64(st, 18);
 	if (!r->name || !r->spec_json || !r->framework || !r->reason || !known) {
 		job_row_release(r);
 		return known ? -1 : -2;
@@ -713,8 +723,8 @@ static int job_insert(struct store *s, const struct job_row *row, enum job_route
 	if (!st)
 		return -1;
 	if (route != JOB_ROUTE_UNSET) {
-		sql_bind_text(st, 18, route_names[route]);
-		sql_bind_text_or_null(st, 19, queue);
+		sql_bind_text(st, 19, route_names[route]);
+		sql_bind_text_or_null(st, 20, queue);
 	}
 	sql_bind_text(st, 1, row->name && *row->name ? row->name : "job");
 	sql_bind_text(st, 2, row->spec_json ? row->spec_json : "{}");
@@ -733,6 +743,7 @@ static int job_insert(struct store *s, const struct job_row *row, enum job_route
 	sql_bind_pos_or_null(st, 15, row->started_at);
 	sql_bind_pos_or_null(st, 16, row->ended_at);
 	sql_bind_text(st, 17, end_cause_name(row->cause));
+	sqlite3_bind_int64(st, 18, row->nonce);
 	if (step_done(s, st, "inserting a job", err) < 0)
 		return -1;
 	if (id)
@@ -1179,6 +1190,52 @@ int store_job_glance(struct store *s, int64_t job_id, struct job_row *out, struc
 	if (!out->reason)
 		return weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 	return 0;
+}
+
+int store_job_nonce_get(struct store *s, int64_t job_id, int64_t *nonce, struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(s, ST_JOB_NONCE, err);
+
+	*nonce = 0;
+	if (!st)
+		return -1;
+	sqlite3_bind_int64(st, 1, job_id);
+	int r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*nonce = sqlite3_column_int64(st, 0);
+	else if (r != SQLITE_DONE)
+		db_error(s, err, "reading a job's nonce");
+	sqlite3_reset(st);
+	return r == SQLITE_ROW ? 0 : r == SQLITE_DONE ? 1 : -1;
+}
+
+int store_job_max_id(struct store *s, int64_t *id, struct weir_error *err)
+{
+	sqlite3_stmt *st = stmt_get(s, ST_JOB_MAX_ID, err);
+
+	*id = 0;
+	if (!st)
+		return -1;
+	int r = sqlite3_step(st);
+	if (r == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	else
+		db_error(s, err, "reading the last job's id");
+	sqlite3_reset(st);
+	return r == SQLITE_ROW ? 0 : -1;
+}
+
+int64_t store_job_nonce_new(void)
+{
+	uint64_t v = 0;
+
+	/* getrandom of 8 bytes does not fail short (at most 256 bytes are
+	 * atomic); a failure (no entropy yet, at boot with GRND_NONBLOCK not
+	 * asked: it blocks instead) leaves the clock's and the pid's mix */
+	if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v)
+		v = (uint64_t)clock_now_ms() * 6364136223846793005ULL ^ (uint64_t)getpid();
+	v &= (1ULL << 53) - 1; /* exact in any JSON reader (a double's mantissa) */
+	return v ? (int64_t)v : 1;
 }
 
 int store_job_backend_set(struct store *s, int64_t job_id, int attempt, const char *backend_id,

@@ -68,6 +68,12 @@ struct job_row {
 	int64_t running_at;   /* the current attempt's gang completed; 0: not yet */
 	int64_t started_at;   /* first time any attempt ran; 0: never */
 	int64_t ended_at;     /* 0: not ended */
+	/* (insert) random, never 0 for a job inserted by this weir
+	 * (store_job_nonce_new); 0: inserted before the store had it.  What
+	 * tells this job from one a lost turn gave the same id (a power cut:
+	 * docs/internals/recovery.md); the node's agent keys its tasks by it
+	 * too */
+	int64_t nonce;
 };
 
 /* One task: (job_id, attempt, role, idx) is the key.  Every attempt's rows
@@ -245,6 +251,17 @@ int store_job_insert_routed(struct store *s, const struct job_row *row, enum job
 /* *route and the queue ("" when none) into `queue` (`size` bytes). */
 int store_job_route_get(struct store *s, int64_t job_id, enum job_route *route, char *queue,
                         size_t size, struct weir_error *err);
+
+/* The job's nonce (struct job_row's): 0 with *nonce, 1 when there is no
+ * such job, -1 with err. */
+int store_job_nonce_get(struct store *s, int64_t job_id, int64_t *nonce, struct weir_error *err);
+/* The highest job id given out (0: none; a deleted job's counts, as its
+ * id is never given again): the next job gets the one after it.  0, or -1
+ * with err. */
+int store_job_max_id(struct store *s, int64_t *id, struct weir_error *err);
+/* A new job's nonce: random, in [1, 2^53) (exact as a JSON number in any
+ * reader). */
+int64_t store_job_nonce_new(void);
 
 /* The gang backend's id of the job's attempt `attempt` (a Slurm job id). */
 int store_job_backend_set(struct store *s, int64_t job_id, int attempt, const char *backend_id,

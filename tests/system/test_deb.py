@@ -1,7 +1,8 @@
 """`make deb` (docs/install.md): the package built by dpkg-buildpackage from a copy of the
 tree, lintian-clean (no error, no warning), installed with `dpkg -i` on this machine (the user weir made, /etc/weir/weir.yaml a
-conffile, /var/lib/weir its home), the packaged server started as weir with the unit's own
-command line (no systemd is needed: the test machine may have none as PID 1), installed
+conffile, /var/lib/weir its home), the packaged node agent and server started as weir with
+their units' own command lines (no systemd is needed: the test machine may have none as PID 1;
+the server uses the agent's unit's agent), installed
 again over itself (the store and a changed conffile kept), then `dpkg -r` (the store kept)
 and `dpkg -P` (the home removed).
 
@@ -9,6 +10,7 @@ It installs into the system, so it runs only as root, with debhelper, and where 
 package is installed already (it would replace it); it leaves the machine as it found it."""
 
 import glob
+import json
 import os
 import re
 import shlex
@@ -76,25 +78,45 @@ def test_install_start_remove_purge(package, tmp_path):
     assert run("/usr/bin/weir", "--version").stdout.startswith("weir ")
     assert run("man", "-w", "weir-dags").stdout.strip().startswith("/usr/share/man/man1/")
 
-    # the packaged server, as the unit starts it: its user, its command line, its home
-    unit = Path("/lib/systemd/system/weir-server.service").read_text()
-    cmd = shlex.split(re.search(r"^ExecStart=(.*)$", unit, re.M).group(1))
+    # the packaged agent and server, as their units start them: their user, their command
+    # lines, their home; the server's unit wants the agent's
+    def as_weir(unit, extra, log):
+        text = Path("/lib/systemd/system/%s.service" % unit).read_text()
+        cmd = shlex.split(re.search(r"^ExecStart=(.*)$", text, re.M).group(1))
+        with open(log, "w") as f:
+            # setpriv execs the program (runuser would stay its parent): its exit status is ours
+            return subprocess.Popen(["setpriv", "--reuid=weir", "--regid=weir", "--init-groups"] +
+                                    cmd + extra, cwd="/var/lib/weir", stdout=f,
+                                    stderr=subprocess.STDOUT, start_new_session=True,
+                                    env=dict(PATH=os.environ["PATH"], WEIR_HOME="/var/lib/weir"))
+
+    def agent_pid():
+        done = run("/usr/bin/weir", "agent", "status", "--json", "--home", "/var/lib/weir",
+                   check=False)
+        return done.returncode == 0 and json.loads(done.stdout)["agent_pid"]
+
+    assert re.search(r"^Wants=.*weir-agent\.service",
+                     Path("/lib/systemd/system/weir-server.service").read_text(), re.M)
+    agent_log = tmp_path / "agent.log"
+    agent = as_weir("weir-agent", [], agent_log)
     log = tmp_path / "server.log"
-    with open(log, "w") as f:
-        # setpriv execs the server (runuser would stay its parent): its exit status is ours
-        proc = subprocess.Popen(["setpriv", "--reuid=weir", "--regid=weir", "--init-groups"] + cmd +
-                                ["--listen", "127.0.0.1:0"], cwd="/var/lib/weir", stdout=f,
-                                stderr=subprocess.STDOUT, start_new_session=True,
-                                env=dict(PATH=os.environ["PATH"], WEIR_HOME="/var/lib/weir"))
+    proc = None
     try:
+        wait_for(lambda: agent_pid() == agent.pid, 30, "the packaged agent to answer")
+        proc = as_weir("weir-server", ["--listen", "127.0.0.1:0"], log)
         url = wait_for(lambda: re.search(r"listening on (http://[0-9.:]+)", log.read_text()),
                        30, "the packaged server's start line").group(1)
         with urllib.request.urlopen(url + "/api/v1/health", timeout=10) as r:
             assert r.status == 200
         assert (home / "token").stat().st_uid == home.stat().st_uid
+        assert agent_pid() == agent.pid  # the server started none of its own
     finally:
-        proc.terminate()
-        assert proc.wait(timeout=30) == 0, log.read_text()
+        if proc is not None:
+            proc.terminate()
+            assert proc.wait(timeout=30) == 0, log.read_text()
+        assert agent.poll() is None, agent_log.read_text()  # --stay: a goodbye does not end it
+        agent.terminate()
+        assert agent.wait(timeout=30) == 0, agent_log.read_text()
     wait_for(lambda: run("pgrep", "-u", "weir", check=False).returncode != 0, 30,
              "the weir user's processes (the agent) to end")
 

@@ -1,10 +1,13 @@
 """`make install` into a temporary DESTDIR (docs/install.md): the tree it makes, every man page
 rendered by man-db, the installed `weir` run from there (its version, `weir run` finding the
-installed Python package), the systemd unit checked by systemd-analyze, and the server started
-with the unit's own command line.  `make uninstall` then leaves no file behind.
+installed Python package), the systemd units (the server's, the node agent's) checked by
+systemd-analyze, the server started with its unit's own command line, and the agent with its
+own: the server uses it, and a task outlives a restart of the server.  `make uninstall` then
+leaves no file behind.
 
 The programs are the already built ones (the folder of $WEIR_BIN): nothing is compiled here."""
 
+import json
 import os
 import re
 import shlex
@@ -16,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, WEIR_BIN, wait_for
+from conftest import REPO, WEIR_BIN, wait_for, with_task_user
 
 PREFIX = "/usr"
 
@@ -83,6 +86,8 @@ def test_the_tree(dest):
     unit = usr / "lib/systemd/system/weir-server.service"
     assert "ExecStart=/usr/bin/weir server --home /var/lib/weir --config /etc/weir/weir.yaml" \
         in unit.read_text()
+    agent = usr / "lib/systemd/system/weir-agent.service"
+    assert "ExecStart=/usr/bin/weir-launch agent --stay --home /var/lib/weir" in agent.read_text()
     assert (dest / "etc/weir/weir.yaml").is_file()
 
 
@@ -124,37 +129,138 @@ def test_installed_weir_runs_with_its_python_package(dest, tmp_path):
     assert done.returncode == 0 and "(weir " in done.stdout, (done.stdout, done.stderr)
 
 
+UNITS = ("weir-server.service", "weir-agent.service")
+
+
 @pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="no systemd-analyze")
-def test_the_unit_verifies(dest, tmp_path):
-    # ExecStart must name an existing program: the unit with the DESTDIR's path
-    text = (dest / "usr/lib/systemd/system/weir-server.service").read_text()
-    unit = tmp_path / "weir-server.service"
-    unit.write_text(text.replace("/usr/bin/weir", str(dest / "usr/bin/weir")))
-    done = subprocess.run(["systemd-analyze", "verify", "--man=no", str(unit)],
+def test_the_units_verify(dest, tmp_path):
+    # ExecStart must name an existing program: the units with the DESTDIR's paths, side by
+    # side (the server's wants the agent's)
+    paths = []
+    for name in UNITS:
+        text = (dest / "usr/lib/systemd/system" / name).read_text()
+        unit = tmp_path / name
+        unit.write_text(text.replace("/usr/bin/weir", str(dest / "usr/bin/weir")))
+        paths.append(str(unit))
+        assert "KillMode=process" in text and "Restart=on-failure" in text and \
+            "User=weir" in text, name
+    done = subprocess.run(["systemd-analyze", "verify", "--man=no"] + paths,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     assert done.returncode == 0 and not done.stdout.strip(), done.stdout
-    assert "KillMode=process" in text and "Restart=on-failure" in text and "User=weir" in text
+    server = (tmp_path / UNITS[0]).read_text()
+    assert re.search(r"^Wants=.*\bweir-agent\.service\b", server, re.M), server
+    assert re.search(r"^After=.*\bweir-agent\.service\b", server, re.M), server
+
+
+def unit_command(dest, name, home):
+    """The unit's ExecStart, with the DESTDIR's programs and configuration and `home`."""
+    text = (dest / "usr/lib/systemd/system" / name).read_text()
+    cmd = shlex.split(re.search(r"^ExecStart=(.*)$", text, re.M).group(1))
+    return [str(dest / a.lstrip("/")) if a.startswith("/usr/bin/") else
+            str(home) if a == "/var/lib/weir" else
+            str(dest / "etc/weir/weir.yaml") if a == "/etc/weir/weir.yaml" else a for a in cmd]
+
+
+def start_server(dest, home, log, config=None):
+    """The server as its unit starts it (`config`: another configuration file)."""
+    cmd = unit_command(dest, UNITS[0], home)
+    if config:
+        cmd = [str(config) if a == str(dest / "etc/weir/weir.yaml") else a for a in cmd]
+    with open(log, "a") as f:
+        proc = subprocess.Popen(cmd + ["--listen", "127.0.0.1:0"],
+                                stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
+    url = wait_for(lambda: proc.poll() is None and
+                   re.findall(r"listening on (http://[0-9.:]+)", log.read_text())[start_server.n:],
+                   30, "the installed server's start line")[0]
+    start_server.n += 1
+    return proc, url
+
+
+start_server.n = 0
+
+
+def stop(proc, log):
+    proc.send_signal(signal.SIGTERM)
+    assert proc.wait(timeout=30) == 0, log.read_text()
 
 
 def test_the_server_starts_with_the_units_command_line(dest, tmp_path):
-    text = (dest / "usr/lib/systemd/system/weir-server.service").read_text()
-    cmd = shlex.split(re.search(r"^ExecStart=(.*)$", text, re.M).group(1))
-    home = tmp_path / "home"
-    cmd = [str(dest / "usr/bin/weir") if a == "/usr/bin/weir" else
-           str(home) if a == "/var/lib/weir" else
-           str(dest / "etc/weir/weir.yaml") if a == "/etc/weir/weir.yaml" else a for a in cmd]
     log = tmp_path / "server.log"
-    with open(log, "w") as f:
-        proc = subprocess.Popen(cmd + ["--listen", "127.0.0.1:0"], stdout=f,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+    start_server.n = 0
+    proc, url = start_server(dest, tmp_path / "home", log)
     try:
-        url = wait_for(lambda: re.search(r"listening on (http://[0-9.:]+)", log.read_text()),
-                       30, "the installed server's start line").group(1)
         with urllib.request.urlopen(url + "/api/v1/health", timeout=10) as r:
             assert r.status == 200
     finally:
-        proc.send_signal(signal.SIGTERM)
-        assert proc.wait(timeout=30) == 0, log.read_text()
+        stop(proc, log)
+
+
+def call(url, home, method, path, body=None):
+    token = (home / "token").read_text().strip()
+    req = urllib.request.Request(url + path, method=method,
+                                 data=json.dumps(body).encode() if body is not None else None,
+                                 headers={"Authorization": "Bearer " + token,
+                                          "Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        return json.loads(r.read().decode())
+
+
+def agent_pid(dest, home):
+    done = subprocess.run([str(dest / "usr/bin/weir"), "agent", "status", "--json", "--home",
+                           str(home)], stdout=subprocess.PIPE, text=True)
+    return done.returncode == 0 and json.loads(done.stdout)["agent_pid"]
+
+
+def test_the_agents_unit_serves_the_server_and_keeps_tasks_across_its_restart(dest, tmp_path):
+    """The agent started as its unit starts it (no systemd as PID 1 needed): the server
+    started with its unit's command line uses it rather than starting one; a task runs under
+    it while the server is restarted (its result recorded by the next server); the agent
+    stays when the server says goodbye, and ends at SIGTERM with 0 (Restart=on-failure)."""
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    agent_log = tmp_path / "agent.log"
+    with open(agent_log, "w") as f:
+        agent = subprocess.Popen(unit_command(dest, UNITS[1], home), stdout=f,
+                                 stderr=subprocess.STDOUT, start_new_session=True,
+                                 env=dict(PATH=os.environ["PATH"], WEIR_HOME=str(home)))
+    log = tmp_path / "server.log"
+    # tasks as the tests' user, who can enter the temporary home (as the other tests do)
+    config = tmp_path / "weir.yaml"
+    config.write_text(with_task_user((dest / "etc/weir/weir.yaml").read_text()))
+    start_server.n = 0
+    server = None
+    try:
+        wait_for(lambda: agent_pid(dest, home) == agent.pid, 30, "the unit's agent to answer")
+        server, url = start_server(dest, home, log, config)
+        go = tmp_path / "go"
+        job = call(url, home, "POST", "/api/v1/jobs", {
+            "name": "across", "roles": {"w": {"command": "while [ ! -e %s ]; do sleep 0.05; "
+                                                         "done; echo done-here" % go}}})
+        wait_for(lambda: call(url, home, "GET", "/api/v1/jobs/%d" % job["id"])["state"] ==
+                 "running", 30, "the job to run")
+        status = json.loads(subprocess.run(
+            [str(dest / "usr/bin/weir"), "agent", "status", "--json", "--home", str(home)],
+            stdout=subprocess.PIPE, text=True, check=True).stdout)
+        assert status["agent_pid"] == agent.pid and \
+            [t["key"] for t in status["tasks"]] == ["%d.w.0.1" % job["id"]], status
+        stop(server, log)  # the server says goodbye; the agent, holding a task, stays
+        server, url = start_server(dest, home, log, config)
+        go.touch()
+        end = wait_for(lambda: (lambda j: j["state"] in ("succeeded", "failed", "killed") and j)(
+            call(url, home, "GET", "/api/v1/jobs/%d" % job["id"])), 60, "the job's end")
+        assert end["state"] == "succeeded", (end, log.read_text(), agent_log.read_text())
+        stop(server, log)
+        server = None
+        # --stay: idle and without a server, the unit's agent is still there
+        assert agent.poll() is None and agent_pid(dest, home) == agent.pid, \
+            agent_log.read_text()
+    finally:
+        if server is not None:
+            server.kill()
+            server.wait(10)
+        if agent.poll() is None:
+            agent.send_signal(signal.SIGTERM)
+    assert agent.wait(timeout=30) == 0, agent_log.read_text()
 
 
 def test_uninstall_leaves_only_the_configuration(tmp_path):

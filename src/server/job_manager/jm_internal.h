@@ -191,6 +191,9 @@ int jm_job_save(struct job_manager *jm, const struct job_row *job, struct weir_e
  * gets its id), both kept. */
 int jm_job_add(struct job_manager *jm, struct job_row *row, const struct jm_route *route,
                struct weir_error *err);
+/* The job's nonce (store.h's job_row): from its kept row, else the
+ * store.  0 with *nonce, 1 when there is no such job, -1 (logged). */
+int jm_job_nonce(struct job_manager *jm, int64_t job_id, int64_t *nonce);
 /* A job's result is recorded once its last task has ended (so a killed
  * job reads `killed` only when nothing of it runs any more).  Until then
  * the decided outcome waits in the job's row (store_job_outcome_set),

@@ -422,6 +422,16 @@ json_t *jm_launch_exited(void *ctx, json_t *body, struct weir_error *err)
 	return launch_report(ctx, body, exited, err);
 }
 
+bool job_manager_knows_nonce(void *arg, int64_t job_id, int64_t nonce)
+{
+	int64_t have;
+
+	/* -1 (an error, logged): known, so that a store that cannot be read
+	 * for a moment kills nothing */
+	int rc = jm_job_nonce(arg, job_id, &have);
+	return rc < 0 || (rc == 0 && have == nonce);
+}
+
 void job_manager_on_agent_reports(void *arg, json_t *batch)
 {
 	struct job_manager *jm = arg;

@@ -8,11 +8,16 @@
  */
 #include "server/job_manager/jm_internal.h"
 
+#include <dirent.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "lib/clock.h"
+#include "lib/fs.h"
 #include "lib/log.h"
+#include "lib/str.h"
 
 /* A gang backend follows again the attempt it was given before the restart
  * (by the id stored at EXECUTOR_GANG_SUBMITTED); is_alive then answers for
@@ -137,11 +142,55 @@ static void recover_job(struct job_manager *jm, struct job_row *job)
 	}
 }
 
+/* The folders of jobs past the store's last (HOME/jobs/ID, ID above it):
+ * a power cut lost the turns that made those jobs, and their ids go to the
+ * next jobs, which must not find a lost job's logs and work folders in
+ * theirs (docs/internals/recovery.md, "A power cut").  Their tasks, if the
+ * agent still runs them, are killed once the server has started
+ * (exec/agent_link.h, agent_link_set_known). */
+static void sweep_lost_job_folders(struct job_manager *jm)
+{
+	struct weir_error err = {0};
+	int64_t max;
+	char *dir = NULL;
+	DIR *d;
+	struct dirent *de;
+
+	if (store_job_max_id(jm->store, &max, &err) < 0) {
+		log_error("recovery: %s", err.msg);
+		return;
+	}
+	if (asprintf(&dir, "%s/jobs", jm->home) < 0 || !(d = opendir(dir))) {
+		free(dir);
+		return;
+	}
+	while ((de = readdir(d))) {
+		int64_t id;
+		char *path;
+		if (str_to_int64(de->d_name, 1, INT64_MAX, &id) < 0 || id <= max)
+			continue;
+		if (asprintf(&path, "%s/%s", dir, de->d_name) < 0)
+			continue;
+		if (fs_remove_tree(path) < 0)
+			log_warn("recovery: cannot remove %s", path);
+		else
+			log_warn("recovery: removed %s: job %" PRId64 " is past the store's last "
+			         "(%" PRId64
+			         "); a power cut lost it, and its id goes to the next job",
+			         path, id, max);
+		free(path);
+	}
+	closedir(d);
+	free(dir);
+}
+
 int job_manager_recover(struct job_manager *jm, struct weir_error *err)
 {
 	struct job_row *jobs = NULL;
 	size_t nj = 0;
 	int rc = -1;
+
+	sweep_lost_job_folders(jm);
 
 	if (store_jobs_active(jm->store, &jobs, &nj, err) < 0)
 		goto out;

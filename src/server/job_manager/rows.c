@@ -251,6 +251,8 @@ int jm_job_add(struct job_manager *jm, struct job_row *row, const struct jm_rout
 {
 	struct jm_rows_entry *e;
 
+	if (!row->nonce)
+		row->nonce = store_job_nonce_new();
 	if (store_job_insert_routed(jm->store, row, route->gang ? JOB_ROUTE_GANG : JOB_ROUTE_LOCAL,
 	                            route->queue[0] ? route->queue : NULL, &row->id, err) < 0)
 		return -1;
@@ -277,6 +279,22 @@ int jm_job_load(struct job_manager *jm, int64_t job_id, struct job_row *out, str
 		return -1;
 	keep_row(jm, out);
 	return 0;
+}
+
+int jm_job_nonce(struct job_manager *jm, int64_t job_id, int64_t *nonce)
+{
+	struct jm_rows_entry *e = entry_of(jm, job_id, false);
+	struct weir_error err = {0};
+	int rc;
+
+	if (e && e->have_row) {
+		*nonce = e->row.nonce;
+		return 0;
+	}
+	rc = store_job_nonce_get(jm->store, job_id, nonce, &err);
+	if (rc < 0)
+		log_error("job %lld: %s", (long long)job_id, err.msg);
+	return rc;
 }
 
 /* Whether the columns store_job_update() writes are the same in both. */

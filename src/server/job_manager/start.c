@@ -157,6 +157,8 @@ static bool spawn_task(struct job_manager *jm, struct task_row *t, bool alone, c
 	struct executor *ex = jm_exec_of(jm, t->job_id);
 	struct strbuf answer = STRBUF_INIT;
 
+	if (jm_job_nonce(jm, t->job_id, &et.nonce) != 0)
+		et.nonce = 0;
 	if (!lp)
 		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
 	else if (!ex)

@@ -28,10 +28,10 @@ static void check(const struct executor_task *t, bool log_to_server)
 {
 	struct strbuf sb = STRBUF_INIT;
 	json_t *answer = t->answer ? json_loads(t->answer, 0, NULL) : NULL;
-	json_t *want = json_pack("{s:s,s:I,s:s,s:i,s:i,s:O?,s:s,s:b}", "t", "start", "job",
+	json_t *want = json_pack("{s:s,s:I,s:s,s:i,s:i,s:I,s:O?,s:s,s:b}", "t", "start", "job",
 	                         (json_int_t)t->job_id, "role", t->role, "index", t->index,
-	                         "attempt", t->attempt, "task", answer, "log", t->log_path,
-	                         "log_to_server", log_to_server);
+	                         "attempt", t->attempt, "nonce", (json_int_t)t->nonce, "task",
+	                         answer, "log", t->log_path, "log_to_server", log_to_server);
 	json_t *got;
 
 	assert_non_null(want);
@@ -54,7 +54,8 @@ static void test_start_line(void **state)
 	                          .role = "worker",
 	                          .index = 3,
 	                          .attempt = 2,
-	                          .log_path = "/home/logs/42/worker-3.log"};
+	                          .log_path = "/home/logs/42/worker-3.log",
+	                          .nonce = 4503599627370497LL};
 	check(&t, true);
 	t.answer = "{\"job\":42,\"command\":\"echo \\\"a\\nb\\\"\",\"env\":{\"X\":\"\\u0001\"},"
 	           "\"gpus\":null,\"roles\":[{\"name\":\"worker\",\"instances\":4}]}";
@@ -67,7 +68,8 @@ static void test_start_line(void **state)
 /* ---- the link's start, against a fake agent ---- */
 
 #define HELD_AND_EXITED                                                                            \
-	"{\"t\":\"held\",\"agent_pid\":1,\"tasks\":[{\"job\":7,\"role\":\"task\",\"index\":0,"     \
+	"{\"t\":\"held\",\"version\":2,\"agent_pid\":1,\"tasks\":[{\"job\":7,\"role\":\"task\","   \
+	"\"index\":0,"                                                                             \
 	"\"attempt\":1,\"shim_pid\":0}]}\n"                                                        \
 	"{\"t\":\"exited\",\"job\":7,\"role\":\"task\",\"index\":0,\"attempt\":1,"                 \
 	"\"exit_code\":0,\"cause\":\"exited\"}\n"
@@ -259,12 +261,96 @@ static void test_what_a_rolled_back_turn_asked_is_not_lost_nor_sent(void **state
 	free(got);
 }
 
+/* Whether the store knows the job: none of the fake agent's (job 7) */
+static bool knows_none(void *arg, int64_t job, int64_t nonce)
+{
+	(void)arg, (void)job, (void)nonce;
+	return false;
+}
+
+/* A task the agent holds of a job the store does not know under its nonce
+ * (a power cut lost the turns that made it, docs/internals/recovery.md):
+ * killed once the server has started, and its result never told to the
+ * job manager (the job's id may be another job's now), only acknowledged
+ * with its nonce so that the agent forgets it. */
+static void test_a_lost_jobs_task_is_killed_and_never_told(void **state)
+{
+	struct executor_task t = {.job_id = 7, .role = "task", .index = 0, .attempt = 1};
+	struct fake f;
+	char *got;
+
+	(void)state;
+	fake_start(&f);
+	n_durable = 0;
+	agent_link_set_known(f.l, knows_none, NULL);
+	assert_true(agent_link_holds(f.l, &t)); /* before the store is read: held */
+	agent_link_open(f.l);
+	assert_false(agent_link_holds(f.l, &t));
+	for (int i = 0; i < 50 && n_durable == 0; i++) /* the acknowledgement */
+		uv_run(&f.loop, UV_RUN_ONCE);
+	assert_int_equal(n_reports, 0);
+	got = fake_stop(&f);
+	assert_non_null(strstr(got, "\"t\":\"kill\",\"job\":7"));
+	assert_non_null(strstr(got, "\"sig\":9"));
+	assert_non_null(strstr(got, "\"keys\":[\"7.task.0.1\"],\"nonces\":[0]"));
+	free(got);
+}
+
+/* An agent of protocol 1 (its held answer says no version: an older
+ * binary still running across an upgrade) is stopped (SIGTERM) and a new
+ * one started; here none can be (/bin/false), which the error says. */
+static void test_an_older_agent_is_stopped(void **state)
+{
+	struct weir_error err = {0};
+	char dir[32] = "/tmp/weir-test-link-XXXXXX", path[64];
+	char *args[] = {"/bin/false", NULL}, *env[] = {NULL};
+	uv_loop_t loop;
+	int lfd, st;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	lfd = usock_listen(dir, "agent.sock", &err);
+	assert_true(lfd >= 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char buf[4096], held[128];
+		int fd = -1;
+		while (fd < 0)
+			fd = accept(lfd, NULL, NULL);
+		int n = snprintf(held, sizeof held,
+		                 "{\"t\":\"held\",\"agent_pid\":%d,\"tasks\":[]}\n", (int)getpid());
+		if (read(fd, buf, sizeof buf) <= 0 || write(fd, held, (size_t)n) != n)
+			_exit(1);
+		alarm(30); /* never outlives a failed test */
+		for (;;)
+			pause(); /* until the server's SIGTERM */
+	}
+	close(lfd);
+	assert_int_equal(uv_loop_init(&loop), 0);
+	assert_null(agent_link_create(&loop, dir, "/bin/false", args, env, NULL, 2, on_reports,
+	                              on_lost, NULL, &err));
+	assert_non_null(strstr(err.msg, "did not answer"));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM);
+	uv_run(&loop, UV_RUN_DEFAULT);
+	assert_int_equal(uv_loop_close(&loop), 0);
+	snprintf(path, sizeof path, "%s/agent.sock", dir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/agent.log", dir);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_start_line),
 	    cmocka_unit_test(test_reports_wait_for_open),
 	    cmocka_unit_test(test_what_a_rolled_back_turn_asked_is_not_lost_nor_sent),
+	    cmocka_unit_test(test_a_lost_jobs_task_is_killed_and_never_told),
+	    cmocka_unit_test(test_an_older_agent_is_stopped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
