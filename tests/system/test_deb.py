@@ -15,13 +15,16 @@ import os
 import re
 import shlex
 import shutil
+import sqlite3
 import subprocess
 import urllib.request
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
 from conftest import REPO, wait_for
+from test_store_upgrade import load_home, schema_version
 
 pytestmark = [
     pytest.mark.skipif(os.geteuid() != 0, reason="dpkg -i needs root"),
@@ -121,13 +124,38 @@ def test_install_start_remove_purge(package, tmp_path):
              "the weir user's processes (the agent) to end")
 
     # installed again over itself (dpkg's upgrade path: prerm upgrade, postinst configure
-    # with the old version): the store, its token and a changed conffile stay
+    # with the old version): the store, its token and a changed conffile stay; the store
+    # here is one an old weir wrote (schema 3, with its jobs and logs), which the upgraded
+    # server migrates at its start
     token = (home / "token").read_text()
     conf = Path("/etc/weir/weir.yaml")
     conf.write_text(conf.read_text() + "# changed here\n")
+    for f in ("weir.db", "weir.db-wal", "weir.db-shm"):
+        (home / f).unlink(missing_ok=True)
+    shutil.rmtree(home / "jobs", ignore_errors=True)
+    load_home(SimpleNamespace(home=home), tmp_path / "side")
+    with sqlite3.connect(home / "weir.db") as c:
+        old_jobs = sorted(r[0] for r in c.execute("SELECT id FROM jobs"))
+    run("chown", "-R", "weir:weir", str(home))
     run("dpkg", "-i", "--force-confold", package, timeout=120)
     assert (home / "token").read_text() == token and (home / "weir.db").exists()
     assert conf.read_text().endswith("# changed here\n")
+    proc = as_weir("weir-server", ["--listen", "127.0.0.1:0"], log)
+    try:
+        url = wait_for(lambda: re.search(r"listening on (http://[0-9.:]+)", log.read_text()),
+                       30, "the upgraded server's start line").group(1)
+        req = urllib.request.Request(url + "/api/v1/jobs?limit=1000",
+                                     headers={"Authorization": "Bearer " + token.strip()})
+        with urllib.request.urlopen(req, timeout=10) as r:
+            assert sorted(j["id"] for j in json.loads(r.read())["jobs"]) == old_jobs
+        with sqlite3.connect("file:%s?mode=ro" % (home / "weir.db"), uri=True) as c:
+            assert c.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0] \
+                == schema_version()
+    finally:
+        proc.terminate()
+        assert proc.wait(timeout=30) == 0, log.read_text()
+    wait_for(lambda: run("pgrep", "-u", "weir", check=False).returncode != 0, 30,
+             "the weir user's processes (the agent) to end")
 
     run("dpkg", "-r", "weir", timeout=120)
     assert not Path("/usr/bin/weir").exists()
