@@ -382,7 +382,26 @@ def test_no_value_rendered_into_a_bash_command_runs_as_code(tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0] == "2024-03-01 " + evil and lines[1] == evil, r.stdout
     # inside single quotes the variable is not expanded: its name shows, the value never runs
-    assert (tmp_path / "single").read_text() == '"${WEIR_TEMPLATE_VALUE_2}"\n'
+    assert (tmp_path / "single").read_text() == '${WEIR_TEMPLATE_VALUE_2}\n'
+
+
+def test_a_value_rendered_inside_double_quotes_stays_one_word(tmp_path):
+    """A value with blanks rendered inside a double-quoted string is that string's text
+    (the variable is not quoted again, which would end the string and split the value);
+    the same value bare is one word too."""
+    p = write(tmp_path, "words.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.operators.bash import BashOperator
+
+        with DAG("words", schedule=None, start_date=datetime(2024, 1, 1), params={"x": "a"}):
+            BashOperator(task_id="t", env={"WANT": "two  blanks"}, append_env=True,
+                         bash_command=('test "{{ params.x }}" = "$WANT" && '
+                                       'set -- {{ params.x }} && echo "n=$# [{{ params.x }}]"'))
+        """)
+    r, _ = run_task(tmp_path, p, "words", "t", WEIR_PARAM_x="two  blanks")
+    assert r.returncode == 0, r
+    assert r.stdout.splitlines()[0] == "n=1 [two  blanks]", r.stdout
 
 
 def test_branches_and_short_circuits_become_weir_flow_tasks():
@@ -509,3 +528,45 @@ def test_xcoms_that_are_no_json_are_pickled():
     assert ti.xcom_pull(task_ids="t") == when
     assert ti.xcom_pull(task_ids="t", key="s") == {1, 2}
     assert ti.xcom_pull(task_ids="t", key="ok") == [1]
+
+
+def test_a_plain_bash_task_pushes_its_last_line_to_a_task_that_pulls_it():
+    """A BashOperator without a template runs as a plain command unless a task right below
+    it calls xcom_pull (in its template or its callable's code): then it runs in Python and
+    its last line is its XCom, as Airflow's (example_xcom's bash push and pull)."""
+    def pulls(ti=None):
+        return ti.xcom_pull(task_ids="pushed")
+
+    def ignores():
+        return 1
+
+    with DAG("lastline", schedule=None) as d:
+        pushed = BashOperator(task_id="pushed", bash_command="echo a; echo b")
+        quiet = BashOperator(task_id="quiet", bash_command="echo c")
+        off = BashOperator(task_id="off", bash_command="echo d", do_xcom_push=False)
+        pushed >> PythonOperator(task_id="pull", python_callable=pulls)
+        quiet >> PythonOperator(task_id="ignore", python_callable=ignores)
+        off >> BashOperator(task_id="tpl", bash_command="echo {{ ti.xcom_pull('off') }}")
+    t = by_id(dag_to_spec(d, "/f.py"))
+    assert "_weir_airflow.run_task" in t["pushed"]["command"], t["pushed"]
+    assert t["quiet"]["command"] == "exec bash -c 'echo c'", t["quiet"]
+    assert t["off"]["command"] == "exec bash -c 'echo d'", t["off"]
+
+
+def test_a_tasks_dataset_outlets_and_own_params():
+    """`outlets` (one Dataset or a list; other lineage objects ignored) become the task's
+    `outlets`, as example_datasets' producers; a task's own `params` are kept for its context
+    over the DAG's; `airflow.utils.context.Context` imports (a custom operator's annotation)."""
+    from airflow.datasets import Dataset
+    from airflow.utils.context import Context  # noqa: F401
+
+    with DAG("producer", schedule=None, params={"a": 1}) as d:
+        BashOperator(task_id="one", bash_command="true", outlets=Dataset("s3://b/x"))
+        BashOperator(task_id="two", bash_command="true", params={"own": 2},
+                     outlets=[Dataset("s3://b/x"), Dataset("file:///y"), "not a dataset"])
+        BashOperator(task_id="none", bash_command="true")
+    t = by_id(dag_to_spec(d, "/f.py"))
+    assert t["one"]["outlets"] == ["s3://b/x"], t["one"]
+    assert t["two"]["outlets"] == ["s3://b/x", "file:///y"], t["two"]
+    assert "outlets" not in t["none"], t["none"]
+    assert d.task_dict["two"].params == {"own": 2} and d.task_dict["one"].params == {}

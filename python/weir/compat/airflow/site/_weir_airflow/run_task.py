@@ -210,9 +210,13 @@ _SHELL_SAFE = re.compile(r"^[A-Za-z0-9_.:+,=@%/-]*$")
 class ShellValues:
     """Jinja's finalize for a BashOperator's command: a value of _SHELL_SAFE characters (a
     date, an id, a number) is written as it is; any other (a param, the conf, an XCom with a
-    space, a quote, `$(...)`) becomes "${WEIR_TEMPLATE_VALUE_n}", set in the command's
+    space, a quote, `$(...)`) becomes a variable WEIR_TEMPLATE_VALUE_n, set in the command's
     environment, so that whatever it holds and wherever it lands, the shell never runs it as
-    code (docs/airflow.md)."""
+    code (docs/airflow.md).  place() writes each variable once the whole command is rendered:
+    "${NAME}" where the shell reads bare words, ${NAME} inside a double-quoted string (one
+    word there already; "${NAME}" would end the string and split the value)."""
+
+    _MARK = re.compile("\x00(WEIR_TEMPLATE_VALUE_[0-9]+)\x00")
 
     def __init__(self) -> None:
         self.env: Dict[str, str] = {}
@@ -223,7 +227,32 @@ class ShellValues:
             return text
         name = "WEIR_TEMPLATE_VALUE_%d" % len(self.env)
         self.env[name] = text
-        return '"${%s}"' % name
+        return "\x00%s\x00" % name
+
+    def place(self, command: Any) -> Any:
+        """The rendered command with each value's mark made its variable, quoted by where it
+        stands (outside quotes, inside double quotes, inside single quotes: the name shows)."""
+        if not isinstance(command, str) or "\x00" not in command:
+            return command
+        out: List[str] = []
+        quote = ""  # "", "'" or '"'
+        i = 0
+        while i < len(command):
+            m = self._MARK.match(command, i)
+            if m:
+                out.append("${%s}" % m.group(1) if quote else '"${%s}"' % m.group(1))
+                i = m.end()
+                continue
+            c = command[i]
+            out.append(c)
+            if c == "\\" and quote != "'" and i + 1 < len(command):
+                out.append(command[i + 1])
+                i += 2
+                continue
+            if c in "'\"" and quote in ("", c):
+                quote = c if not quote else ""
+            i += 1
+        return "".join(out)
 
 
 def needs_render(task: Any) -> bool:
@@ -253,6 +282,8 @@ def render_template_fields(task: Any, context: Dict[str, Any]) -> None:
     values = ShellValues()
     shell = {"bash_command": get_template_env(task.dag, finalize=values)}
     render(task, context, get_template_env(task.dag), shell)
+    if hasattr(task, "bash_command"):
+        task.bash_command = values.place(task.bash_command)
     task.template_env = values.env
 
 

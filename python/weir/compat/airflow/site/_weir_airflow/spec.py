@@ -13,6 +13,7 @@ value in a one-item list, its type kept); a Python task reads the run's outputs 
 
 from __future__ import annotations
 
+import json
 import datetime as _dt
 import os
 import re
@@ -258,6 +259,18 @@ def plain_bash(task: Any, pushed: Set[str]) -> bool:
             and not cmd.endswith(tuple(task.template_ext)) and task.task_id not in pushed)
 
 
+def outlet_uris(outlets: List[Any]) -> List[str]:
+    """The URIs of the Datasets among a task's outlets (weir's `outlets`, each success an
+    update of each); another lineage object schedules nothing, in Airflow too."""
+    from airflow.datasets import Dataset
+
+    out: List[str] = []
+    for item in outlets:
+        if isinstance(item, Dataset) and item.uri not in out:
+            out.append(item.uri)
+    return out
+
+
 def operator_path(task: Any) -> str:
     """The task's class as a dotted path of Python names (Airflow's class_ref): its module and
     name, any other character of them (a DAG file's module name) made '_'."""
@@ -309,6 +322,9 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
     apply_sensor(task, t)  # Airflow's sensors (_weir_airflow.sensors)
     if task.trigger_rule != "all_success":
         t["trigger_rule"] = task.trigger_rule
+    outlets = outlet_uris(task.outlets)
+    if outlets:
+        t["outlets"] = outlets
     if task.is_setup:
         t["setup"] = True
     if task.is_teardown:
@@ -394,10 +410,39 @@ def pushed_tasks(dag: Any) -> Set[str]:
         templated = isinstance(task, BashOperator) and not plain_bash(task, set())
         if (isinstance(task, PythonOperator) or templated) and \
                 task.trigger_rule == "all_success":
+            pulls = reads_xcoms(task)
             out.update(u for u in task.upstream_task_ids
                        if isinstance(dag.task_dict.get(u), PythonOperator) or
-                       operators.pushes_xcom(dag.task_dict.get(u)))
+                       operators.pushes_xcom(dag.task_dict.get(u)) or
+                       (pulls and isinstance(dag.task_dict.get(u), BashOperator) and
+                        dag.task_dict[u].do_xcom_push))
     return out
+
+
+def _code_names(code: Any) -> Set[str]:
+    """The names a code object and the functions defined in it use."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _code_names(const)
+    return names
+
+
+def reads_xcoms(task: Any) -> bool:
+    """Whether a task calls xcom_pull: a template that names it, or a Python callable whose
+    code does (a plain BashOperator above such a task pushes its last line, as Airflow's;
+    above any other it runs without Python)."""
+    from airflow.operators.bash import BashOperator
+
+    if isinstance(task, BashOperator):
+        return "xcom_pull" in json.dumps([task.bash_command, task.env or {}], default=str)
+    fn = getattr(task, "python_callable", None)
+    fn = getattr(fn, "__wrapped__", fn)
+    if fn is None or isinstance(fn, type(print)):
+        return False  # a built-in pulls nothing
+    code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__",
+                                                    None)
+    return code is None or "xcom_pull" in _code_names(code)
 
 
 def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[str, Any]:

@@ -21,6 +21,13 @@ _TASK_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 DependencyTarget = Union["BaseOperator", "XComArg", Sequence[Union["BaseOperator", "XComArg"]]]
 
 
+def _as_list(value: Any) -> List[Any]:
+    """An `outlets` or `inlets` argument as a list (Airflow takes one item or a list)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple, set)) else [value]
+
+
 class BaseOperator:
     """A task.  Subclasses set what it runs; weir reads the arguments below."""
 
@@ -78,6 +85,11 @@ class BaseOperator:
         self.doc_md: Optional[str] = kwargs.pop("doc_md", None)
         self.start_date: Any = kwargs.pop("start_date", None)
         self.end_date: Any = kwargs.pop("end_date", None)
+        # Datasets: each success of the task is an update of its outlets' URIs
+        self.outlets: List[Any] = _as_list(kwargs.pop("outlets", None))
+        self.inlets: List[Any] = _as_list(kwargs.pop("inlets", None))
+        # the task's own params, over the DAG's in its context (Airflow's)
+        self.params: Dict[str, Any] = dict(kwargs.pop("params", None) or {})
         self.is_setup = False
         self.is_teardown = False
         self.on_failure_fail_dagrun = False
