@@ -1,0 +1,165 @@
+"""A corpus of Airflow DAG files written the way Airflow's own tutorials and example DAGs are
+(tests/system/dags/airflow/corpus/: our own files, each exercising the constructs of one
+example that needs no provider and no network).  Every file loads (`weir dags check`), every
+DAG runs through one real server (triggered over REST, all at once) and ends with each task
+instance in the state Airflow gives it, with the XCom values Airflow's would have; a few run
+through `weir dags test` too (docs/airflow.md, "The corpus")."""
+
+import re
+import shutil
+import sys
+
+from airflow_schemas import check
+from conftest import cli_describe, wait_for
+from dagtest import DAGS_SRC, Dags, dag_config
+from test_airflow_dags import weir_cli
+
+CORPUS = DAGS_SRC / "airflow" / "corpus"
+S, K, F = "success", "skipped", "failed"
+
+# dag_id -> (conf, the run's state, {task: state}; a task not named is success)
+EXPECT = {
+    "corpus_tut_classic": (None, S, {}),
+    "corpus_tut_taskflow": (None, S, {}),
+    "corpus_bash_ops": (None, S, {"skips": K, "below_skip": K}),
+    "corpus_python_ops": (None, S, {}),
+    "corpus_branch_classic": (None, S, {
+        "path_a": K, "after_path_a": K, "path_c": K, "after_path_c": K, "many_2": K}),
+    "corpus_short_circuit": (None, S, {"no_1": K, "no_2": K, "gated_a": K, "gated_b": K}),
+    "corpus_xcom_ways": (None, S, {}),
+    "corpus_groups": (None, S, {}),
+    "corpus_setup_teardown": ({"fail": True}, F, {"use_room": F}),
+    "corpus_latest_only": (None, S, {}),
+    "corpus_skips": (None, S, {"skip_all": K, "join_all": K, "last_all": K, "skip_one": K}),
+    "corpus_trigger_controller": (None, S, {}),
+    "corpus_params_ui": ({"tone": "loud", "times": 2}, S, {}),
+    "corpus_nested_branch": (None, S, {
+        "right": K, "inner": K, "inner_one": K, "inner_two": K, "inner_join": K}),
+    "corpus_complex": (None, S, {}),
+    "corpus_sensors": (None, S, {"py_soft": K}),
+    "corpus_day_of_week": (None, S, {"no_day": K}),
+    "corpus_passing_params": ({"extra": "e"}, S, {}),
+    "corpus_sla_dag": (None, S, {}),
+    "corpus_ds_producer": (None, S, {}),
+}
+
+# dag_id -> {task: its return_value XCom}
+XCOMS = {
+    "corpus_tut_taskflow": {"store": "32.00/3", "sum_up": {"total": 32.0, "count": 3}},
+    "corpus_python_ops": {"decorated": 42, "nap_1": 0.5},
+    "corpus_branch_classic": {"pick": "path_b", "pick_many": ["many_1", "many_3"]},
+    "corpus_xcom_ways": {"pull_both": {"keyed": [3, 4, 5], "both": [{"k": "v"}, "last line"]},
+                         "pulled_in_bash": "4", "plus": 8, "doubled": 16,
+                         "echo_last": "last line"},
+    "corpus_groups": {"calc.second": 6, "calc__1.second": 9, "total": 15},
+    "corpus_setup_teardown": {"inner.job": "lease-1:done"},
+    "corpus_params_ui": {"greet": ["HELLO ANN", "HELLO BO"] * 2, "templated": "loud/2"},
+    "corpus_passing_params": {"show_params": "3/red/e"},
+    "corpus_sensors": {"counted": 42},
+    "corpus_nested_branch": {"outer": "left"},
+}
+
+
+def xcom(d, dag_id, run_id, task_id):
+    return d.get("/dags/%s/dagRuns/%s/taskInstances/%s/xcomEntries/return_value"
+                 "?stringify=false" % (dag_id, run_id, task_id))["value"]
+
+
+def states(d, dag_id, run_id):
+    return {k: v["state"] for k, v in d.tis(dag_id, run_id).items()}
+
+
+def test_the_corpus_loads(tmp_path):
+    r = weir_cli(tmp_path, "dags", "check", CORPUS, timeout=180)
+    assert r.returncode == 0, cli_describe(r)
+    files = sorted(p.name for p in CORPUS.glob("*.py"))
+    for name in files:
+        assert "%s/%s: DAG " % (CORPUS, name) in r.stdout, (name, r.stdout)
+    assert r.stdout.endswith("%d files, %d DAGs, 0 import errors\n" % (
+        len(files), len(EXPECT) + 4)), r.stdout
+
+
+def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
+    srv = make_server(config=dag_config(), start=False)
+    srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    d = Dags(srv, tmp_path)
+    shutil.copytree(CORPUS, d.dir, dirs_exist_ok=True)
+    srv.start()
+    for dag_id in list(EXPECT) + ["corpus_trigger_target", "corpus_ext_parent",
+                                  "corpus_ext_child", "corpus_ds_consumer"]:
+        d.wait_dag(dag_id, timeout=120)
+        status, _ = srv.api("PATCH", "/api/v1/dags/%s" % dag_id, {"is_paused": False})
+        assert status == 200, dag_id
+
+    # all at once; then each run's end, its task instances and its values
+    runs = {dag_id: d.trigger(dag_id, conf=conf)["dag_run_id"]
+            for dag_id, (conf, _, _) in EXPECT.items()}
+    for dag_id, (conf, want_run, want) in EXPECT.items():
+        run_id = runs[dag_id]
+        run = d.wait_run(dag_id, run_id, timeout=120)
+        check("DAGRun", run)
+        got = states(d, dag_id, run_id)
+        expected = {task: want.get(task, S) for task in got}
+        assert (run["state"], got) == (want_run, expected), dag_id
+        for task, value in XCOMS.get(dag_id, {}).items():
+            assert xcom(d, dag_id, run_id, task) == value, (dag_id, task)
+        check("TaskInstanceCollection",
+              d.get("/dags/%s/dagRuns/%s/taskInstances" % (dag_id, run_id)))
+
+    # values read from the context and the templates
+    run_id = runs["corpus_bash_ops"]
+    assert re.fullmatch(r"key=corpus_bash_ops__key__\d{8}",
+                        xcom(d, "corpus_bash_ops", run_id, "key")), run_id
+    run_id = runs["corpus_python_ops"]
+    ds = d.run("corpus_python_ops", run_id)["logical_date"][:10]
+    assert xcom(d, "corpus_python_ops", run_id, "show_context") == "ds was " + ds[:4]
+    assert xcom(d, "corpus_python_ops", run_id, "rendered") == ds.replace("-", "")
+    log = d.log("corpus_passing_params", runs["corpus_passing_params"], "echo_params")
+    assert "size 3 colour red own mine" in log and "env red" in log, log
+    log = d.log("corpus_tut_classic", runs["corpus_tut_classic"], "looped")
+    assert "step 2 ok" in log, log
+
+    # the teardown ran after the failed work; a run without the failure succeeds
+    run_id = d.trigger("corpus_setup_teardown")["dag_run_id"]
+    assert d.wait_run("corpus_setup_teardown", run_id)["state"] == S
+    assert set(states(d, "corpus_setup_teardown", run_id).values()) == {S}
+
+    # the controller's run of its target, with its conf
+    target = wait_for(lambda: d.get("/dags/corpus_trigger_target/dagRuns")["dag_runs"], 60,
+                      "a run of corpus_trigger_target")[0]
+    assert target["conf"] == {"note": "from the controller"}, target
+    run_id = target["dag_run_id"]
+    assert d.wait_run("corpus_trigger_target", run_id)["state"] == S
+    assert xcom(d, "corpus_trigger_target", run_id, "read_conf") == "from the controller"
+    assert "note: from the controller" in d.log("corpus_trigger_target", run_id, "echo_conf")
+
+    # the producer's Dataset started its consumer
+    consumer = wait_for(lambda: d.get("/dags/corpus_ds_consumer/dagRuns")["dag_runs"], 60,
+                        "a run of corpus_ds_consumer")[0]
+    assert d.wait_run("corpus_ds_consumer", consumer["dag_run_id"])["state"] == S
+
+    # the child waits on the parent's marker of the same logical date
+    day = "2024-05-06T00:00:00+00:00"
+    parent = d.trigger("corpus_ext_parent", logical_date=day)["dag_run_id"]
+    assert d.wait_run("corpus_ext_parent", parent)["state"] == S
+    child = d.trigger("corpus_ext_child", logical_date=day)["dag_run_id"]
+    assert d.wait_run("corpus_ext_child", child)["state"] == S
+    assert states(d, "corpus_ext_child", child) == {"waits": S, "waited_on": S}
+
+
+def test_dags_test_runs_corpus_files(tmp_path):
+    for name, dag_id, want in [
+            ("tut_taskflow.py", "corpus_tut_taskflow", {"pull": S, "sum_up": S, "store": S}),
+            ("nested_branch.py", "corpus_nested_branch", {"outer_join": S, "inner_join": K}),
+            ("skips.py", "corpus_skips", {"join_all": K, "join_one": S})]:
+        r = weir_cli(tmp_path, "dags", "test", CORPUS / name, timeout=120)
+        assert r.returncode == 0, cli_describe(r)
+        assert "weir dags test: DAG %s" % dag_id in r.stdout, r.stdout
+        assert re.search(r"dag run \S+ of %s success" % dag_id, r.stdout), r.stdout
+        table = {}
+        for line in r.stdout.splitlines():
+            cells = line.split()
+            if len(cells) == 5 and cells[1] == "-":
+                table[cells[0]] = cells[2]
+        for task, state in want.items():
+            assert table.get(task) == state, (name, task, r.stdout)
