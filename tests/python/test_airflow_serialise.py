@@ -570,3 +570,80 @@ def test_a_tasks_dataset_outlets_and_own_params():
     assert t["two"]["outlets"] == ["s3://b/x", "file:///y"], t["two"]
     assert "outlets" not in t["none"], t["none"]
     assert d.task_dict["two"].params == {"own": 2} and d.task_dict["one"].params == {}
+
+
+def test_task_bash_and_get_current_context(tmp_path):
+    """`@task.bash`: the function's string is the command (rendered, its values through
+    variables), its last line the XCom; `get_current_context()` in a helper the task calls;
+    outside a task it raises."""
+    from airflow.exceptions import AirflowException
+    from airflow.operators.python import get_current_context
+
+    with pytest.raises(AirflowException):
+        get_current_context()
+    p = write(tmp_path, "tb.py", """\
+        from datetime import datetime
+        from airflow.decorators import dag, task
+        from airflow.operators.python import get_current_context
+
+        def helper():
+            return get_current_context()["ti"].task_id
+
+        @dag(schedule=None, start_date=datetime(2024, 1, 1), params={"who": "a b;c"})
+        def tb():
+            @task.bash
+            def say(n):
+                return 'echo "{{ params.who }}" ' + str(n)
+
+            @task
+            def me():
+                return helper()
+
+            say(3) >> me()
+
+        tb()
+        """)
+    r, value = run_task(tmp_path, p, "tb", "say", WEIR_PARAM_who="a  b;c")
+    assert r.returncode == 0, r
+    assert value["return_value"] == "a  b;c 3", value
+    r, value = run_task(tmp_path, p, "tb", "me")
+    assert r.returncode == 0, r
+    assert value["return_value"] == "me", value
+
+
+def test_with_blocks_of_setups_and_teardowns():
+    """`with teardown(setup()):` and `with setup >> teardown:`: the tasks made inside run
+    after the setup (the roots among them) and before the teardown (the leaves); a task
+    that is neither cannot open a block."""
+    from airflow.decorators import setup, teardown
+
+    with DAG("blocks", schedule=None) as d:
+        @setup
+        def make():
+            return 1
+
+        @teardown
+        def drop(x):
+            return x
+
+        @task
+        def a():
+            return 1
+
+        @task
+        def b(x):
+            return x
+
+        with drop(make()):
+            b(a())
+        s = BashOperator(task_id="s", bash_command="true").as_setup()
+        t = BashOperator(task_id="t", bash_command="true")
+        with s >> t.as_teardown(setups=s):
+            BashOperator(task_id="inside", bash_command="true")
+        with pytest.raises(TypeError, match="only a setup or a teardown"):
+            with BashOperator(task_id="plain", bash_command="true"):
+                pass
+    up = {k: sorted(v.upstream_task_ids) for k, v in d.task_dict.items()}
+    assert up["a"] == ["make"] and up["b"] == ["a"], up
+    assert up["drop"] == ["b", "make"], up
+    assert up["inside"] == ["s"] and up["t"] == ["inside", "s"], up

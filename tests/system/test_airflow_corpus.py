@@ -41,6 +41,7 @@ EXPECT = {
     "corpus_passing_params": ({"extra": "e"}, S, {}),
     "corpus_sla_dag": (None, S, {}),
     "corpus_ds_producer": (None, S, {}),
+    "corpus_taskflow_more": (None, S, {"out_window": K}),
 }
 
 # dag_id -> {task: its return_value XCom}
@@ -52,7 +53,9 @@ XCOMS = {
                          "pulled_in_bash": "4", "plus": 8, "doubled": 16,
                          "echo_last": "last line"},
     "corpus_groups": {"calc.second": 6, "calc__1.second": 9, "total": 15},
-    "corpus_setup_teardown": {"inner.job": "lease-1:done"},
+    "corpus_setup_teardown": {"inner.job": "lease-1:done", "use_pool_b": "ab"},
+    "corpus_taskflow_more": {"me": "corpus_taskflow_more/me", "shout": "hello you all from corpus",
+                             "scaled_small": 10, "scaled_big": 200},
     "corpus_params_ui": {"greet": ["HELLO ANN", "HELLO BO"] * 2, "templated": "loud/2"},
     "corpus_passing_params": {"show_params": "3/red/e"},
     "corpus_sensors": {"counted": 42},
@@ -118,6 +121,14 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     assert "size 3 colour red own mine" in log and "env red" in log, log
     log = d.log("corpus_tut_classic", runs["corpus_tut_classic"], "looped")
     assert "step 2 ok" in log, log
+
+    # the `with` blocks put their tasks between their setup and teardown
+    tasks = {t["task_id"]: t for t in d.get("/dags/corpus_setup_teardown/tasks")["tasks"]}
+    assert sorted(tasks["use_pool_a"]["downstream_task_ids"]) == ["use_pool_b"], tasks
+    assert sorted(tasks["open_pool"]["downstream_task_ids"]) == ["close_pool", "use_pool_a"]
+    assert sorted(tasks["use_pool_b"]["downstream_task_ids"]) == ["close_pool"]
+    assert sorted(tasks["warm"]["downstream_task_ids"]) == ["cool", "while_warm"]
+    assert sorted(tasks["while_warm"]["downstream_task_ids"]) == ["cool"]
 
     # the teardown ran after the failed work; a run without the failure succeeds
     run_id = d.trigger("corpus_setup_teardown")["dag_run_id"]

@@ -32,3 +32,29 @@ with DAG(dag_id="corpus_setup_teardown", schedule=None, catchup=False,
 
         got = lease()
         job(got) >> release(got)
+
+    # `with` blocks, as example_setup_teardown_taskflow: the tasks made inside run after the
+    # block's setup and before its teardown
+    @setup
+    def open_pool():
+        return "pool-7"
+
+    @teardown
+    def close_pool(pool):
+        print("closed", pool)
+
+    @task
+    def use_pool_a():
+        return "a"
+
+    @task
+    def use_pool_b(a):
+        return a + "b"
+
+    with close_pool(open_pool()):
+        use_pool_b(use_pool_a())
+
+    warm = BashOperator(task_id="warm", bash_command="echo warm").as_setup()
+    cool = BashOperator(task_id="cool", bash_command="echo cool")
+    with warm >> cool.as_teardown(setups=warm):
+        BashOperator(task_id="while_warm", bash_command="echo inside")

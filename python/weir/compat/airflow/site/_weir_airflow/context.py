@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Protocol, Union
 
 from _weir_airflow import macros as _macros
 from _weir_airflow.intervals import Schedule, interval_schedule, to_utc
@@ -253,6 +253,11 @@ def _nodash(text: Optional[str]) -> Optional[str]:
 
 def _utc_or_none(dt: Optional[datetime]) -> Optional[DateTime]:
     return None if dt is None else to_utc(dt)
+
+
+# The context of the try running in this process (run_task sets it): what
+# airflow.operators.python.get_current_context() answers.
+CURRENT: Optional[Dict[str, Any]] = None
 
 
 def build_context(

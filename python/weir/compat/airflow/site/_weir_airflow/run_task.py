@@ -377,6 +377,9 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
     if render or getattr(dag, "timezone", None) is not None:
         import pendulum  # noqa: F401  (templates see pendulum's dates, as in Airflow)
     context = build_context(dag, task, env)
+    from _weir_airflow import context as current
+
+    current.CURRENT = context  # get_current_context()
     ti: TaskInstance = context["ti"]
     try:
         for field in ("op_args", "op_kwargs"):

@@ -100,6 +100,8 @@ class BaseOperator:
             self.dag.add_task(self)
         if group is not None:
             group.add(self)
+        for frame in _SETUP_TEARDOWN_BLOCKS:
+            frame.created.append(self)
 
     # -- dependencies -------------------------------------------------------------------------
     def _relate(self, other: DependencyTarget, upstream: bool) -> None:
@@ -177,6 +179,54 @@ class BaseOperator:
     def __repr__(self) -> str:
         return "<Task(%s): %s>" % (type(self).__name__, self.task_id)
 
+    # -- `with teardown:` / `with setup >> teardown:` (Airflow 2.7's setup-teardown blocks) --
+    def __enter__(self) -> "BaseOperator":
+        if not (self.is_setup or self.is_teardown):
+            raise TypeError("task %s: only a setup or a teardown task can be used in a "
+                            "`with` block" % self.task_id)
+        _SETUP_TEARDOWN_BLOCKS.append(_SetupTeardownBlock(self))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _SETUP_TEARDOWN_BLOCKS.pop().close()
+
+
+class _SetupTeardownBlock:
+    """A `with` block of a setup or teardown task: the tasks made inside it run after its
+    setups (the roots among them) and before its teardowns (the leaves), as Airflow's."""
+
+    def __init__(self, task: BaseOperator) -> None:
+        dag = task.dag
+
+        def around(ids: Set[str]) -> List[BaseOperator]:
+            return [dag.task_dict[i] for i in sorted(ids)] if dag is not None else []
+
+        self.teardowns: List[BaseOperator]
+        self.setups: List[BaseOperator]
+        if task.is_teardown:
+            self.teardowns = [task]
+            self.setups = [t for t in around(task.upstream_task_ids) if t.is_setup]
+        else:
+            self.setups = [task]
+            self.teardowns = [t for t in around(task.downstream_task_ids) if t.is_teardown]
+        self.created: List[BaseOperator] = []
+
+    def close(self) -> None:
+        ends = set(id(t) for t in self.setups + self.teardowns)
+        inside = [t for t in self.created if id(t) not in ends]
+        ids = set(t.task_id for t in inside)
+        for t in inside:
+            if not (t.upstream_task_ids & ids):
+                for s in self.setups:
+                    t.set_upstream(s)
+            if not (t.downstream_task_ids & ids):
+                for d in self.teardowns:
+                    t.set_downstream(d)
+
+
+# the `with` blocks of setups and teardowns open now, innermost last
+_SETUP_TEARDOWN_BLOCKS: List[_SetupTeardownBlock] = []
+
 
 class XComArg:
     """A task's return value (its XCom `return_value`), as an argument of a task downstream."""
@@ -199,6 +249,13 @@ class XComArg:
     def __getitem__(self, key: str) -> "XComArg":
         """The XCom `key` of the same task (a `multiple_outputs` task's key)."""
         return XComArg(self.operator, key)
+
+    def __enter__(self) -> "XComArg":
+        self.operator.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.operator.__exit__(*exc)
 
     def __rshift__(self, other: Any) -> Any:
         return self.operator.__rshift__(other)

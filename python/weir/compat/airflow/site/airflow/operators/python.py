@@ -92,3 +92,17 @@ class ShortCircuitOperator(PythonOperator):
         if self.ignore_downstream_trigger_rules:
             return bool(result)
         return sorted(self.downstream_task_ids) if result else []
+
+
+def get_current_context() -> Dict[str, Any]:
+    """The context of the task running in this process (Airflow's, for code that is not
+    given it: a helper a @task calls).  AirflowException outside a task."""
+    from _weir_airflow import context as _context
+
+    if _context.CURRENT is None:
+        from airflow.exceptions import AirflowException
+
+        raise AirflowException("Current context was requested but no context was found! "
+                               "Are you running within an airflow task?")
+    return _context.CURRENT
+
