@@ -647,3 +647,57 @@ def test_with_blocks_of_setups_and_teardowns():
     assert up["a"] == ["make"] and up["b"] == ["a"], up
     assert up["drop"] == ["b", "make"], up
     assert up["inside"] == ["s"] and up["t"] == ["inside", "s"], up
+
+
+def test_external_python_xcomarg_fields_and_templates_exts(tmp_path):
+    """ExternalPythonOperator runs the function's source in the interpreter named, its
+    pickled value back; PythonVirtualenvOperator is refused when made (weir makes no
+    virtual environments); an XComArg in a template field (`bash_command=XComArg(t,
+    key=...)`) makes its task upstream and pushed and is its value at run time;
+    `templates_exts` makes a templates_dict value a template file."""
+    from airflow.operators.python import (ExternalPythonOperator, PythonVirtualenvOperator,
+                                          is_venv_installed)
+
+    assert is_venv_installed() is False
+    with pytest.raises(TypeError, match="no virtual environments"):
+        PythonVirtualenvOperator(task_id="v", python_callable=print)
+    with pytest.raises(TypeError, match="defined with def"):
+        ExternalPythonOperator(task_id="l", python=sys.executable, python_callable=lambda: 1)
+    (tmp_path / "q.sql").write_text("day {{ ds }}\n")
+    p = write(tmp_path, "ext.py", """\
+        import sys
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.decorators import task
+        from airflow.models.xcom_arg import XComArg
+        from airflow.operators.bash import BashOperator
+        from airflow.operators.python import ExternalPythonOperator, PythonOperator
+
+        def far(a, b=0):
+            return {"sum": a + b}
+
+        with DAG("ext", schedule=None, start_date=datetime(2024, 1, 1)):
+            ExternalPythonOperator(task_id="far", python=sys.executable, python_callable=far,
+                                   op_args=[40], op_kwargs={"b": 2})
+            PythonOperator(task_id="sql", python_callable=lambda templates_dict: templates_dict,
+                           templates_dict={"q": "q.sql"}, templates_exts=[".sql"])
+
+            @task
+            def cmd():
+                return "echo made"
+
+            BashOperator(task_id="run", bash_command=cmd())
+            BashOperator(task_id="run_key", bash_command=XComArg(cmd.override(task_id="c2")(),
+                                                                 key="k"))
+        """)
+    r, value = run_task(tmp_path, p, "ext", "far")
+    assert r.returncode == 0, r
+    assert value["return_value"] == {"sum": 42}, value
+    r, value = run_task(tmp_path, p, "ext", "sql")
+    assert r.returncode == 0, r
+    assert value["return_value"] == {"q": "day 2024-03-01"}, value
+    answer = processor(p)
+    assert "dags" in answer, answer
+    t = by_id(answer["dags"][0])
+    assert t["run"]["depends_on"] == ["cmd"] and t["run_key"]["depends_on"] == ["c2"], t
+    assert "_weir_airflow.run_task" in t["cmd"]["command"], t["cmd"]

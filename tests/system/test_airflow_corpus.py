@@ -42,6 +42,7 @@ EXPECT = {
     "corpus_sla_dag": (None, S, {}),
     "corpus_ds_producer": (None, S, {}),
     "corpus_taskflow_more": (None, S, {"out_window": K}),
+    "corpus_python_more": (None, S, {}),
 }
 
 # dag_id -> {task: its return_value XCom}
@@ -59,6 +60,8 @@ XCOMS = {
     "corpus_params_ui": {"greet": ["HELLO ANN", "HELLO BO"] * 2, "templated": "loud/2"},
     "corpus_passing_params": {"show_params": "3/red/e"},
     "corpus_sensors": {"counted": 42},
+    "corpus_python_more": {"run_made": "from-a-task", "run_kept": "pushed-by-template",
+                           "external": [42, 3], "decorated_elsewhere": 42, "quiet": True},
     "corpus_nested_branch": {"outer": "left"},
 }
 
@@ -117,6 +120,10 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     ds = d.run("corpus_python_ops", run_id)["logical_date"][:10]
     assert xcom(d, "corpus_python_ops", run_id, "show_context") == "ds was " + ds[:4]
     assert xcom(d, "corpus_python_ops", run_id, "rendered") == ds.replace("-", "")
+    run_id = runs["corpus_python_more"]
+    ds = d.run("corpus_python_more", run_id)["logical_date"][:10]
+    assert xcom(d, "corpus_python_more", run_id, "query_of") == \
+        "select count(*) from orders where day = '%s'" % ds
     log = d.log("corpus_passing_params", runs["corpus_passing_params"], "echo_params")
     assert "size 3 colour red own mine" in log and "env red" in log, log
     log = d.log("corpus_tut_classic", runs["corpus_tut_classic"], "looped")

@@ -382,7 +382,8 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
     current.CURRENT = context  # get_current_context()
     ti: TaskInstance = context["ti"]
     try:
-        for field in ("op_args", "op_kwargs"):
+        # the XComArgs of the arguments and template fields: their tasks' values
+        for field in ("op_args", "op_kwargs", *getattr(task, "template_fields", ())):
             if hasattr(task, field):
                 setattr(task, field, resolve(getattr(task, field), ti))
         if render:

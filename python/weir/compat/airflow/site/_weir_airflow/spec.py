@@ -397,7 +397,7 @@ def pushed_tasks(dag: Any) -> Set[str]:
     Python task right below a Python task or a templated Bash task that runs when all
     upstream succeeded: its `ti.xcom_pull`)."""
     from _weir_airflow import operators
-    from airflow.models.baseoperator import xcom_args_in
+    from airflow.models.baseoperator import field_xcom_args, xcom_args_in
     from airflow.operators.python import PythonOperator
 
     from airflow.operators.bash import BashOperator
@@ -407,6 +407,8 @@ def pushed_tasks(dag: Any) -> Set[str]:
         if isinstance(task, PythonOperator):
             for arg in xcom_args_in([task.op_args, task.op_kwargs]):
                 out.add(arg.operator.task_id)
+        for arg in field_xcom_args(task):
+            out.add(arg.operator.task_id)
         templated = isinstance(task, BashOperator) and not plain_bash(task, set())
         if (isinstance(task, PythonOperator) or templated) and \
                 task.trigger_rule == "all_success":
@@ -452,6 +454,12 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if not dag.task_dict:
         raise SpecError("DAG %s: no tasks (weir's DAGs have one at least)" % dag.dag_id,
                         dag.lineno)
+    from airflow.models.baseoperator import field_xcom_args
+
+    for task in dag.tasks:
+        # a template field's XComArg: its task runs first (Airflow's)
+        for arg in field_xcom_args(task):
+            task.set_upstream(arg.operator)
     for task in dag.tasks:
         for u in task.upstream_task_ids | task.downstream_task_ids:
             if u not in dag.task_dict:

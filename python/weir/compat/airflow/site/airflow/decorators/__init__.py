@@ -118,6 +118,18 @@ class _TaskNamespace:
         from airflow.decorators.bash import BashDecoratedOperator
         return _task(python_callable, BashDecoratedOperator, **kwargs)
 
+    def external_python(self, python_callable: Optional[Callable[..., Any]] = None,
+                        **kwargs: Any) -> Any:
+        """`@task.external_python(python=...)`: an ExternalPythonOperator."""
+        from airflow.operators.python import ExternalPythonOperator
+        return _task(python_callable, ExternalPythonOperator, **kwargs)
+
+    def virtualenv(self, python_callable: Optional[Callable[..., Any]] = None,
+                   **kwargs: Any) -> Any:
+        """`@task.virtualenv`: refused when the task is made (PythonVirtualenvOperator)."""
+        from airflow.operators.python import PythonVirtualenvOperator
+        return _task(python_callable, PythonVirtualenvOperator, **kwargs)
+
     def sensor(self, python_callable: Optional[Callable[..., Any]] = None,
                **kwargs: Any) -> Any:
         """`@task.sensor`: the function is a PythonSensor's poke (airflow.decorators.sensor)."""

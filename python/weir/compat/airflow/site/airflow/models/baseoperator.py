@@ -232,6 +232,8 @@ class XComArg:
     """A task's return value (its XCom `return_value`), as an argument of a task downstream."""
 
     def __init__(self, operator: BaseOperator, key: str = "return_value") -> None:
+        if isinstance(operator, XComArg):  # XComArg(a_task_call(), key=...): its task
+            operator = operator.operator
         self.operator = operator
         self.key = key
 
@@ -326,6 +328,13 @@ def xcom_args_in(value: Any) -> List[XComArg]:
     if isinstance(value, (list, tuple, set)):
         return [x for v in value for x in xcom_args_in(v)]
     return []
+
+
+def field_xcom_args(task: Any) -> List[XComArg]:
+    """The XComArgs in a task's template fields (`bash_command=XComArg(t, key="cmd")`, a
+    PythonOperator's op_args): Airflow makes their tasks upstream and passes their values."""
+    fields = [getattr(task, f) for f in getattr(task, "template_fields", ()) if hasattr(task, f)]
+    return xcom_args_in(fields)
 
 
 def cross_downstream(from_tasks: Sequence[Any], to_tasks: Any) -> None:
