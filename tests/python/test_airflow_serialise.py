@@ -701,3 +701,26 @@ def test_external_python_xcomarg_fields_and_templates_exts(tmp_path):
     t = by_id(answer["dags"][0])
     assert t["run"]["depends_on"] == ["cmd"] and t["run_key"]["depends_on"] == ["c2"], t
     assert "_weir_airflow.run_task" in t["cmd"]["command"], t["cmd"]
+
+
+def test_dag_run_conf_leaves_out_params_at_their_defaults(tmp_path):
+    """`dag_run.conf` (and `ti.dag_run.conf`) holds the trigger's keys only: a typed Param
+    at its default is not in it (weir gives a task every param as WEIR_PARAM_<NAME>)."""
+    p = write(tmp_path, "pc.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.models.param import Param
+        from airflow.operators.python import PythonOperator
+
+        def read(ti, dag_run):
+            return [dict(dag_run.conf), dict(ti.dag_run.conf), ti.task.task_id]
+
+        with DAG("pc", schedule=None, start_date=datetime(2024, 1, 1),
+                 params={"n": Param(3, type="integer"), "s": "x"}):
+            PythonOperator(task_id="t", python_callable=read)
+        """)
+    r, value = run_task(tmp_path, p, "pc", "t", WEIR_PARAM_n="3", WEIR_PARAM_s="x")
+    assert r.returncode == 0, r
+    assert value["return_value"] == [{}, {}, "t"], value
+    r, value = run_task(tmp_path, p, "pc", "t", WEIR_PARAM_n="4", WEIR_PARAM_s="x")
+    assert value["return_value"][0] == {"n": 4}, value

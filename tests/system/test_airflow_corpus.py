@@ -43,6 +43,8 @@ EXPECT = {
     "corpus_ds_producer": (None, S, {}),
     "corpus_taskflow_more": (None, S, {"out_window": K}),
     "corpus_python_more": (None, S, {}),
+    "corpus_params_form": ({"level": 4, "at": "08:09:10", "numbers": [3, 4.5],
+                            "people": [{"name": "bo"}]}, S, {}),
 }
 
 # dag_id -> {task: its return_value XCom}
@@ -60,6 +62,9 @@ XCOMS = {
     "corpus_params_ui": {"greet": ["HELLO ANN", "HELLO BO"] * 2, "templated": "loud/2"},
     "corpus_passing_params": {"show_params": "3/red/e"},
     "corpus_sensors": {"counted": 42},
+    "corpus_params_form": {"read_conf": {
+        "conf": {"level": 4, "at": "08:09:10", "numbers": [3, 4.5], "people": [{"name": "bo"}]},
+        "level": 4, "fixed": "always", "colour": "green", "ratio": 70}},
     "corpus_python_more": {"run_made": "from-a-task", "run_kept": "pushed-by-template",
                            "external": [42, 3], "decorated_elsewhere": 42, "quiet": True},
     "corpus_nested_branch": {"outer": "left"},
@@ -136,6 +141,17 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     assert sorted(tasks["use_pool_b"]["downstream_task_ids"]) == ["close_pool"]
     assert sorted(tasks["warm"]["downstream_task_ids"]) == ["cool", "while_warm"]
     assert sorted(tasks["while_warm"]["downstream_task_ids"]) == ["cool"]
+
+    # the form's schema checks a trigger's conf (items, properties, const, format time);
+    # without a conf the task skips itself
+    for conf, what in [({"people": [{"age": 3}]}, "expected an object with name"),
+                       ({"numbers": ["x"]}, "item 0: expected a number"),
+                       ({"fixed": "other"}, "(const)"), ({"at": "25:00:00"}, "a time")]:
+        status, body = srv.api("POST", "/api/v1/dags/corpus_params_form/dagRuns", {"conf": conf})
+        assert status == 400 and what in body["detail"], (conf, status, body)
+    run_id = d.trigger("corpus_params_form")["dag_run_id"]
+    assert d.wait_run("corpus_params_form", run_id)["state"] == S
+    assert states(d, "corpus_params_form", run_id) == {"read_conf": K}
 
     # the teardown ran after the failed work; a run without the failure succeeds
     run_id = d.trigger("corpus_setup_teardown")["dag_run_id"]

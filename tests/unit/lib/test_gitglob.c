@@ -4,9 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-// clang-format off
 #include <cmocka.h>
-// clang-format on
 
 #include <regex.h>
 #include <stdbool.h>

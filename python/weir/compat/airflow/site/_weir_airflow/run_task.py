@@ -47,6 +47,10 @@ class TaskInstance:
         self.map_index = map_index
         self.outputs = {t: dict(v) for t, v in outputs.items()}
         self.pushed: Dict[str, Any] = {}
+        self.dag_run: Any = None  # build_context() sets these three
+        self.task: Any = None
+        self.logical_date: Any = None
+        self.execution_date: Any = None
 
     def xcom_push(self, key: str, value: Any) -> None:
         """Pushes a value under `key` (kept in the task's outputs: JSON where it fits,
@@ -133,6 +137,8 @@ def run_conf(dag: Any, env: Mapping[str, str]) -> Dict[str, Any]:
             continue
         name = key[len("WEIR_PARAM_"):]
         default = dag.params.get(name)
+        if hasattr(default, "has_value"):  # a Param: its default value
+            default = default.value if default.has_value() else None
         value = _env_value(text, default)
         if name not in dag.params or value != default:
             conf[name] = value
@@ -160,12 +166,17 @@ def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]
     ti = TaskInstance(dag.dag_id, task.task_id, run_id, int(env.get("WEIR_TRY_NUMBER", "1")),
                       int(env.get("WEIR_MAP_INDEX", "-1")), run_outputs(env))
     start, end = env.get("WEIR_DATA_INTERVAL_START"), env.get("WEIR_DATA_INTERVAL_END")
-    return full_context(
+    context = full_context(
         dag=dag, task=task, ti=ti, run_id=run_id, logical_date=logical,
         data_interval_start=_date(start) if start else None,
         data_interval_end=_date(end) if end else None,
         run_type=run_type_of(run_id), conf=run_conf(dag, env),
         variable_lookup=lambda key: variable_lookup(key, env))
+    # what a TaskInstance also holds in Airflow: its run, its task, its dates
+    ti.dag_run = context["dag_run"]
+    ti.task = task
+    ti.logical_date = ti.execution_date = context["logical_date"]
+    return context
 
 
 def run_outputs(env: Mapping[str, str]) -> Dict[str, Dict[str, Any]]:

@@ -519,9 +519,10 @@ def access_of(access: Any, line: int) -> Dict[str, Any]:
 # without checking, and Airflow's keywords for its trigger form only (left out).
 _SCHEMA_KEYWORDS = ("type", "enum", "minimum", "maximum", "exclusiveMinimum",
                     "exclusiveMaximum", "minLength", "maxLength", "pattern", "format",
-                    "required", "default", "description", "title")
-_FORM_ONLY = ("values_display", "section", "examples", "description_md", "custom_html_form",
-              "const_display")
+                    "const", "items", "properties", "required", "default", "description",
+                    "title")
+_FORM_ONLY = ("values_display", "section", "examples", "description_md", "description_html",
+              "custom_html_form", "const_display")
 
 
 def _json_value(name: Any, value: Any, line: int) -> Any:
