@@ -724,3 +724,29 @@ def test_dag_run_conf_leaves_out_params_at_their_defaults(tmp_path):
     assert value["return_value"] == [{}, {}, "t"], value
     r, value = run_task(tmp_path, p, "pc", "t", WEIR_PARAM_n="4", WEIR_PARAM_s="x")
     assert value["return_value"][0] == {"n": 4}, value
+
+
+def test_xcomarg_in_an_fstring_and_priority_weights():
+    """str(XComArg) is the template that pulls it (Airflow's: an XComArg in an f-string of
+    a bash_command); priority_weight added up by weight_rule becomes weir's priority, left
+    out while every task keeps the defaults."""
+    from airflow.models.xcom_arg import XComArg
+    from airflow.operators.empty import EmptyOperator
+    from airflow.utils.weight_rule import WeightRule
+
+    with DAG("fs", schedule=None) as d:
+        push = BashOperator(task_id="push", bash_command="echo {{ ds }}")
+        pull = BashOperator(task_id="pull", bash_command=f"echo {XComArg(push, key='k')}")
+        push >> pull
+    assert pull.bash_command == \
+        "echo {{ task_instance.xcom_pull(task_ids='push', dag_id='fs', key='k') }}"
+    assert "priority" not in by_id(dag_to_spec(d, "/f.py"))["push"]
+    with DAG("w", schedule=None) as d:
+        a = EmptyOperator(task_id="a")
+        b = EmptyOperator(task_id="b", priority_weight=4, weight_rule=WeightRule.UPSTREAM)
+        c = EmptyOperator(task_id="c", priority_weight=10, weight_rule="absolute")
+        a >> b >> c
+    t = by_id(dag_to_spec(d, "/f.py"))
+    assert [t[i]["priority"] for i in "abc"] == [15, 5, 10], t
+    with pytest.raises(ValueError, match="weight_rule"):
+        EmptyOperator(task_id="x", weight_rule="sideways", dag=d)

@@ -43,9 +43,14 @@ EXPECT = {
     "corpus_ds_producer": (None, S, {}),
     "corpus_taskflow_more": (None, S, {"out_window": K}),
     "corpus_python_more": (None, S, {}),
+    "corpus_xcom_classic": (None, S, {}),
     "corpus_params_form": ({"level": 4, "at": "08:09:10", "numbers": [3, 4.5],
                             "people": [{"name": "bo"}]}, S, {}),
 }
+
+# the DAGs the test triggers its own way
+OTHERS = ["corpus_trigger_target", "corpus_ext_parent", "corpus_ext_child", "corpus_ds_consumer",
+          "corpus_branch_minute"]
 
 # dag_id -> {task: its return_value XCom}
 XCOMS = {
@@ -65,6 +70,8 @@ XCOMS = {
     "corpus_params_form": {"read_conf": {
         "conf": {"level": 4, "at": "08:09:10", "numbers": [3, 4.5], "people": [{"name": "bo"}]},
         "level": 4, "fixed": "always", "colour": "green", "ratio": 70}},
+    "corpus_xcom_classic": {"compare": "compared", "shell_push": "returned last",
+                            "from_bash": ["returned last", "set by hand"]},
     "corpus_python_more": {"run_made": "from-a-task", "run_kept": "pushed-by-template",
                            "external": [42, 3], "decorated_elsewhere": 42, "quiet": True},
     "corpus_nested_branch": {"outer": "left"},
@@ -87,7 +94,7 @@ def test_the_corpus_loads(tmp_path):
     for name in files:
         assert "%s/%s: DAG " % (CORPUS, name) in r.stdout, (name, r.stdout)
     assert r.stdout.endswith("%d files, %d DAGs, 0 import errors\n" % (
-        len(files), len(EXPECT) + 4)), r.stdout
+        len(files), len(EXPECT) + len(OTHERS))), r.stdout
 
 
 def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
@@ -96,8 +103,7 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     d = Dags(srv, tmp_path)
     shutil.copytree(CORPUS, d.dir, dirs_exist_ok=True)
     srv.start()
-    for dag_id in list(EXPECT) + ["corpus_trigger_target", "corpus_ext_parent",
-                                  "corpus_ext_child", "corpus_ds_consumer"]:
+    for dag_id in list(EXPECT) + OTHERS:
         d.wait_dag(dag_id, timeout=120)
         status, _ = srv.api("PATCH", "/api/v1/dags/%s" % dag_id, {"is_paused": False})
         assert status == 200, dag_id
@@ -171,6 +177,22 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     consumer = wait_for(lambda: d.get("/dags/corpus_ds_consumer/dagRuns")["dag_runs"], 60,
                         "a run of corpus_ds_consumer")[0]
     assert d.wait_run("corpus_ds_consumer", consumer["dag_run_id"])["state"] == S
+
+    # a branch on the logical date's minute, depends_on_past across a skipped task; the
+    # priority weights added up by their rules
+    odd = d.trigger("corpus_branch_minute", logical_date="2024-05-06T10:03:00+00:00")
+    assert d.wait_run("corpus_branch_minute", odd["dag_run_id"])["state"] == S
+    got = states(d, "corpus_branch_minute", odd["dag_run_id"])
+    assert (got["odd_minute"], got["even_minute"]) == (S, K), got
+    even = d.trigger("corpus_branch_minute", logical_date="2024-05-06T10:04:00+00:00")
+    assert d.wait_run("corpus_branch_minute", even["dag_run_id"])["state"] == S
+    got = states(d, "corpus_branch_minute", even["dag_run_id"])
+    assert (got["odd_minute"], got["even_minute"]) == (K, S), got
+    weights = {t["task_id"]: t["priority_weight"]
+               for t in d.get("/dags/corpus_branch_minute/tasks")["tasks"]}
+    assert weights == {"which": 3, "even_minute": 1, "odd_minute": 1, "weighted_last": 5,
+                       "weighted_absolute": 2, "weighted_downstream": 7,
+                       "weighted_upstream": 2}, weights
 
     # the child waits on the parent's marker of the same logical date
     day = "2024-05-06T00:00:00+00:00"

@@ -280,8 +280,38 @@ def operator_path(task: Any) -> str:
     return ".".join(("_" + p) if p[0].isdigit() else p for p in clean)
 
 
+def priority_weights(dag: Any) -> Optional[Dict[str, int]]:
+    """Each task's weight as Airflow adds it up by its `weight_rule` (its own plus the tasks
+    below it, above it, or alone), weir's `priority`; None when every task keeps Airflow's
+    defaults (weight 1, downstream), which weir leaves to its own order."""
+    if all(t.priority_weight == 1 and t.weight_rule == "downstream" for t in dag.tasks):
+        return None
+
+    def reach(task: Any, attr: str) -> Set[str]:
+        seen: Set[str] = set()
+        todo = list(getattr(task, attr))
+        while todo:
+            i = todo.pop()
+            if i not in seen:
+                seen.add(i)
+                todo.extend(getattr(dag.task_dict[i], attr))
+        return seen
+
+    out: Dict[str, int] = {}
+    for task in dag.tasks:
+        others: Set[str] = set()
+        if task.weight_rule == "downstream":
+            others = reach(task, "downstream_task_ids")
+        elif task.weight_rule == "upstream":
+            others = reach(task, "upstream_task_ids")
+        out[task.task_id] = task.priority_weight + sum(dag.task_dict[i].priority_weight
+                                                       for i in others)
+    return out
+
+
 def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
-              variables: Optional[List[str]] = None) -> Dict[str, Any]:
+              variables: Optional[List[str]] = None,
+              priorities: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
     """One task of weir's document; `variables`: the keys a Python task may read."""
     from _weir_airflow import operators
     from airflow.operators.bash import BashOperator
@@ -341,6 +371,8 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
     if task.execution_timeout is not None:
         t["execution_timeout"] = seconds(task.execution_timeout,
                                          "task %s: execution_timeout" % task.task_id, line)
+    if priorities is not None:
+        t["priority"] = priorities[task.task_id]
     if task.pool is not None:
         t["pool"] = task.pool
     if task.pool_slots != 1:
@@ -489,7 +521,9 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if getattr(dag, "access_control", None) is not None:
         doc["access"] = access_of(dag.access_control, dag.lineno)
     variables = variables_named(fileloc)
-    tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python, variables)
+    priorities = priority_weights(dag)
+    tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python, variables,
+                                             priorities)
                                    for t in dag.tasks]
     doc["tasks"] = tasks
     return doc

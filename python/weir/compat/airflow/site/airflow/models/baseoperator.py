@@ -13,7 +13,7 @@ from airflow.models.dag import DAG, caller_line, current_dag
 _DEFAULTABLE = (
     "owner", "email", "retries", "retry_delay", "retry_exponential_backoff",
     "max_retry_delay", "execution_timeout", "pool", "pool_slots", "queue",
-    "priority_weight", "depends_on_past", "wait_for_downstream", "trigger_rule",
+    "priority_weight", "weight_rule", "depends_on_past", "wait_for_downstream", "trigger_rule",
     "start_date", "end_date", "do_xcom_push",
 )
 _TASK_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
@@ -77,6 +77,11 @@ class BaseOperator:
         self.pool_slots: int = int(kwargs.pop("pool_slots", 1))
         self.queue: Optional[str] = kwargs.pop("queue", None)
         self.priority_weight: int = int(kwargs.pop("priority_weight", 1))
+        rule_w = kwargs.pop("weight_rule", "downstream")
+        self.weight_rule: str = str(getattr(rule_w, "value", rule_w))
+        if self.weight_rule not in ("downstream", "upstream", "absolute"):
+            raise ValueError("task %s: weight_rule %r: expected downstream, upstream or "
+                             "absolute" % (self.task_id, rule_w))
         self.depends_on_past: bool = bool(kwargs.pop("depends_on_past", False))
         self.wait_for_downstream: bool = bool(kwargs.pop("wait_for_downstream", False))
         rule = kwargs.pop("trigger_rule", "all_success")
@@ -283,6 +288,15 @@ class XComArg:
 
     def __repr__(self) -> str:
         return "XComArg(%s, %s)" % (self.operator.task_id, self.key)
+
+    def __str__(self) -> str:
+        """The template that pulls this value (Airflow's: an XComArg in an f-string of a
+        templated field, example_xcom's bash_pull)."""
+        args = ["task_ids='%s'" % self.operator.task_id]
+        if self.operator.dag is not None:
+            args.append("dag_id='%s'" % self.operator.dag.dag_id)
+        args.append("key='%s'" % self.key)
+        return "{{ task_instance.xcom_pull(%s) }}" % ", ".join(args)
 
 
 def _operator_of(item: Any) -> BaseOperator:
