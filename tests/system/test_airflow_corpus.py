@@ -36,7 +36,8 @@ EXPECT = {
     "corpus_nested_branch": (None, S, {
         "right": K, "inner": K, "inner_one": K, "inner_two": K, "inner_join": K}),
     "corpus_complex": (None, S, {}),
-    "corpus_sensors": (None, S, {"py_soft": K}),
+    "corpus_sensors": (None, S, {"py_soft": K, "time_not_yet": K, "bash_never": K,
+                                 "not_today": K}),
     "corpus_day_of_week": (None, S, {"no_day": K}),
     "corpus_passing_params": ({"extra": "e"}, S, {}),
     "corpus_sla_dag": (None, S, {}),
