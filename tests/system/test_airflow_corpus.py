@@ -21,6 +21,7 @@ S, K, F = "success", "skipped", "failed"
 EXPECT = {
     "corpus_tut_classic": (None, S, {}),
     "corpus_tut_taskflow": (None, S, {}),
+    "corpus_tut_pipeline": (None, S, {}),
     "corpus_bash_ops": (None, S, {"skips": K, "below_skip": K}),
     "corpus_python_ops": (None, S, {}),
     "corpus_branch_classic": (None, S, {
@@ -56,6 +57,7 @@ OTHERS = ["corpus_trigger_target", "corpus_ext_parent", "corpus_ext_child", "cor
 # dag_id -> {task: its return_value XCom}
 XCOMS = {
     "corpus_tut_taskflow": {"store": "32.00/3", "sum_up": {"total": 32.0, "count": 3}},
+    "corpus_tut_pipeline": {"report": 7.5},
     "corpus_python_ops": {"decorated": 42, "nap_1": 0.5},
     "corpus_branch_classic": {"pick": "path_b", "pick_many": ["many_1", "many_3"]},
     "corpus_xcom_ways": {"pull_both": {"keyed": [3, 4, 5], "both": [{"k": "v"}, "last line"]},
@@ -138,6 +140,8 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
         "select count(*) from orders where day = '%s'" % ds
     log = d.log("corpus_passing_params", runs["corpus_passing_params"], "echo_params")
     assert "size 3 colour red own mine" in log and "env red" in log, log
+    task = d.get("/dags/corpus_tut_pipeline/tasks/read_rows")
+    assert task["doc_md"] == "#### Read\nPuts the rows in an XCom.\n", task
     log = d.log("corpus_tut_classic", runs["corpus_tut_classic"], "looped")
     assert "step 2 ok" in log, log
 
