@@ -189,11 +189,10 @@ static size_t date_at(const char *s)
 	return d <= days[m - 1] + (m == 2 && leap) ? 10 : 0;
 }
 
-static bool is_date_time(const char *s)
+/* HH:MM:SS[.frac] then Z, +HH:MM or -HH:MM (RFC 3339's time), or nothing
+ * when the offset is not `needed` (a time as the trigger form gives it). */
+static bool is_time(const char *s, bool needed)
 {
-	if (!date_at(s) || (s[10] != 'T' && s[10] != 't'))
-		return false;
-	s += 11;
 	if (!digits(s, 2) || s[2] != ':' || !digits(s + 3, 2) || s[5] != ':' || !digits(s + 6, 2) ||
 	    num(s, 2) > 23 || num(s + 3, 2) > 59 || num(s + 6, 2) > 60)
 		return false;
@@ -204,30 +203,15 @@ static bool is_date_time(const char *s)
 		while (*s >= '0' && *s <= '9')
 			s++;
 	}
-	if ((*s == 'Z' || *s == 'z') && !s[1])
+	if ((!*s && !needed) || ((*s == 'Z' || *s == 'z') && !s[1]))
 		return true;
 	return (*s == '+' || *s == '-') && digits(s + 1, 2) && s[3] == ':' && digits(s + 4, 2) &&
 	       !s[6] && num(s + 1, 2) <= 23 && num(s + 4, 2) <= 59;
 }
 
-/* HH:MM:SS[.frac][Z|+HH:MM|-HH:MM] (RFC 3339's time, the offset optional
- * as the trigger form gives it). */
-static bool is_time(const char *s)
+static bool is_date_time(const char *s)
 {
-	if (!digits(s, 2) || s[2] != ':' || !digits(s + 3, 2) || s[5] != ':' || !digits(s + 6, 2) ||
-	    num(s, 2) > 23 || num(s + 3, 2) > 59 || num(s + 6, 2) > 60)
-		return false;
-	s += 8;
-	if (*s == '.') {
-		if (!digits(++s, 1))
-			return false;
-		while (*s >= '0' && *s <= '9')
-			s++;
-	}
-	if (!*s || ((*s == 'Z' || *s == 'z') && !s[1]))
-		return true;
-	return (*s == '+' || *s == '-') && digits(s + 1, 2) && s[3] == ':' && digits(s + 4, 2) &&
-	       !s[6] && num(s + 1, 2) <= 23 && num(s + 4, 2) <= 59;
+	return date_at(s) && (s[10] == 'T' || s[10] == 't') && is_time(s + 11, true);
 }
 
 static int check_string(const json_t *schema, const json_t *v, struct weir_error *err)
@@ -265,7 +249,7 @@ static int check_string(const json_t *schema, const json_t *v, struct weir_error
 		return fail(err, "a date (YYYY-MM-DD)", v);
 	if (format && !strcmp(format, "date-time") && !is_date_time(s))
 		return fail(err, "a date-time (RFC 3339, YYYY-MM-DDTHH:MM:SSZ)", v);
-	if (format && !strcmp(format, "time") && !is_time(s))
+	if (format && !strcmp(format, "time") && !is_time(s, false))
 		return fail(err, "a time (HH:MM:SS)", v);
 	return 0;
 }

@@ -153,10 +153,10 @@ class ExternalPythonOperator(PythonOperator):
         for unsupported in ("expect_airflow", "string_args", "use_dill"):
             kwargs.pop(unsupported, None)
         super().__init__(**kwargs)
+        from airflow.operators.bash import skip_codes
+
         self.python = python
-        codes = skip_on_exit_code
-        self.skip_on_exit_code = [] if codes is None else \
-            [codes] if isinstance(codes, int) else list(codes)
+        self.skip_on_exit_code = skip_codes(skip_on_exit_code)
         callable_source(self.python_callable, self.task_id)  # a lambda: an import error
 
     def execute(self, context: Dict[str, Any]) -> Any:
