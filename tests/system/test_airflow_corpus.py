@@ -46,6 +46,7 @@ EXPECT = {
     "corpus_taskflow_more": (None, S, {"out_window": K}),
     "corpus_python_more": (None, S, {}),
     "corpus_xcom_classic": (None, S, {}),
+    "corpus_standard_paths": (None, S, {"other": K}),
     "corpus_params_form": ({"level": 4, "at": "08:09:10", "numbers": [3, 4.5],
                             "people": [{"name": "bo"}]}, S, {}),
 }
@@ -73,6 +74,7 @@ XCOMS = {
     "corpus_params_form": {"read_conf": {
         "conf": {"level": 4, "at": "08:09:10", "numbers": [3, 4.5], "people": [{"name": "bo"}]},
         "level": 4, "fixed": "always", "colour": "green", "ratio": 70}},
+    "corpus_standard_paths": {"chosen": "yes", "pick": "chosen"},
     "corpus_xcom_classic": {"compare": "compared", "shell_push": "returned last",
                             "from_bash": ["returned last", "set by hand"]},
     "corpus_python_more": {"run_made": "from-a-task", "run_kept": "pushed-by-template",
