@@ -750,3 +750,31 @@ def test_xcomarg_in_an_fstring_and_priority_weights():
     assert [t[i]["priority"] for i in "abc"] == [15, 5, 10], t
     with pytest.raises(ValueError, match="weight_rule"):
         EmptyOperator(task_id="x", weight_rule="sideways", dag=d)
+
+
+def test_state_names_timezone_and_chain_linear():
+    """airflow.utils.state's names are the state words (in a sensor's allowed_states too),
+    airflow.utils.timezone makes aware UTC datetimes, chain_linear joins each element to
+    every task of the next."""
+    from airflow.models.baseoperator import chain_linear
+    from airflow.operators.empty import EmptyOperator
+    from airflow.sensors.external_task import ExternalTaskSensor
+    from airflow.utils import timezone
+    from airflow.utils.state import DagRunState, State, TaskInstanceState
+    from airflow.utils.types import DagRunType
+
+    assert timezone.datetime(2024, 1, 1).utcoffset() == dt.timedelta(0)
+    assert timezone.parse("2024-01-01T05:00:00").tzinfo is not None
+    assert str(DagRunState.FAILED) == "failed" and State.SKIPPED == "skipped"
+    assert DagRunType.MANUAL.generate_run_id(dt.datetime(2024, 1, 1)) == \
+        "manual__2024-01-01T00:00:00"
+    with DAG("sn", schedule=None, start_date=timezone.datetime(2024, 1, 1)) as d:
+        s = ExternalTaskSensor(task_id="s", external_dag_id="x", external_task_id="y",
+                               allowed_states=[State.SUCCESS],
+                               failed_states=[TaskInstanceState.FAILED])
+        a, b, c = (EmptyOperator(task_id=n) for n in "abc")
+        chain_linear(s, [a, b], c)
+    doc = json.loads(json.dumps(dag_to_spec(d, "/f.py")))
+    t = by_id(doc)
+    assert t["c"]["depends_on"] == ["a", "b"] and t["a"]["depends_on"] == ["s"], t
+    assert "success" in json.dumps(t["s"]) and "failed" in json.dumps(t["s"]), t["s"]

@@ -47,13 +47,14 @@ EXPECT = {
     "corpus_python_more": (None, S, {}),
     "corpus_xcom_classic": (None, S, {}),
     "corpus_standard_paths": (None, S, {"other": K}),
+    "corpus_state_names": (None, S, {}),
     "corpus_params_form": ({"level": 4, "at": "08:09:10", "numbers": [3, 4.5],
                             "people": [{"name": "bo"}]}, S, {}),
 }
 
 # the DAGs the test triggers its own way
 OTHERS = ["corpus_trigger_target", "corpus_ext_parent", "corpus_ext_child", "corpus_ds_consumer",
-          "corpus_branch_minute"]
+          "corpus_branch_minute", "corpus_state_callee"]
 
 # dag_id -> {task: its return_value XCom}
 XCOMS = {
@@ -74,6 +75,7 @@ XCOMS = {
     "corpus_params_form": {"read_conf": {
         "conf": {"level": 4, "at": "08:09:10", "numbers": [3, 4.5], "people": [{"name": "bo"}]},
         "level": 4, "fixed": "always", "colour": "green", "ratio": 70}},
+    "corpus_state_names": {"names": ["success", "skipped", True, True]},
     "corpus_standard_paths": {"chosen": "yes", "pick": "chosen"},
     "corpus_xcom_classic": {"compare": "compared", "shell_push": "returned last",
                             "from_bash": ["returned last", "set by hand"]},
@@ -179,6 +181,14 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     assert d.wait_run("corpus_trigger_target", run_id)["state"] == S
     assert xcom(d, "corpus_trigger_target", run_id, "read_conf") == "from the controller"
     assert "note: from the controller" in d.log("corpus_trigger_target", run_id, "echo_conf")
+
+    # the trigger that waited: its callee's run, manual
+    callee = d.get("/dags/corpus_state_callee/dagRuns")["dag_runs"]
+    assert [r["state"] for r in callee] == [S], callee
+    assert xcom(d, "corpus_state_callee", callee[0]["dag_run_id"], "kind") == ["manual", True]
+    tasks = {t["task_id"]: t for t in d.get("/dags/corpus_state_names/tasks")["tasks"]}
+    assert sorted(tasks["a"]["downstream_task_ids"]) == ["c", "d"], tasks["a"]
+    assert sorted(tasks["call"]["downstream_task_ids"]) == ["a", "b"], tasks["call"]
 
     # the producer's Dataset started its consumer
     consumer = wait_for(lambda: d.get("/dags/corpus_ds_consumer/dagRuns")["dag_runs"], 60,

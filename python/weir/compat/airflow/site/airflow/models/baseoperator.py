@@ -377,6 +377,17 @@ def chain(*tasks: Any) -> None:
             _downstream(up, down)
 
 
+def chain_linear(*elements: Any) -> None:
+    """Every task of each argument (a task or a list) runs before every task of the next
+    (Airflow 2.7's chain_linear: `chain_linear(a, [b, c], [d, e])` makes b and c each run
+    before d and e)."""
+    if len(elements) < 2:
+        raise ValueError("chain_linear: expected two arguments at least")
+    for up, down in zip(elements, elements[1:]):
+        for a in (up if isinstance(up, (list, tuple)) else [up]):
+            _downstream(a, down)
+
+
 def _downstream(up: Any, down: Any) -> None:
     """`up >> down` for a task, an XComArg or a group on the left."""
     for op in _operators_of(up, upstream_side=True):
