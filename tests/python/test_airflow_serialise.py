@@ -778,3 +778,29 @@ def test_state_names_timezone_and_chain_linear():
     t = by_id(doc)
     assert t["c"]["depends_on"] == ["a", "b"] and t["a"]["depends_on"] == ["s"], t
     assert "success" in json.dumps(t["s"]) and "failed" in json.dumps(t["s"]), t["s"]
+
+
+def test_airflow_configuration_from_the_environment(tmp_path):
+    """`airflow.configuration.conf` and the context's `conf`: Airflow's AIRFLOW__SECTION__KEY
+    overrides; another key is its fallback."""
+    from airflow.configuration import from_environment
+
+    c = from_environment({"AIRFLOW__CORE__PARALLELISM": "8", "AIRFLOW__X": "no"})
+    assert c.getint("core", "parallelism") == 8
+    assert c.get("core", "dags_folder", fallback="none") == "none"
+    p = write(tmp_path, "cf.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.configuration import conf as module_conf
+        from airflow.operators.python import PythonOperator
+
+        def read(conf):
+            return [conf.get("webserver", "base_url"),
+                    module_conf.get("webserver", "base_url", fallback=None)]
+
+        with DAG("cf", schedule=None, start_date=datetime(2024, 1, 1)):
+            PythonOperator(task_id="t", python_callable=read)
+        """)
+    r, value = run_task(tmp_path, p, "cf", "t", AIRFLOW__WEBSERVER__BASE_URL="http://w")
+    assert r.returncode == 0, r
+    assert value["return_value"] == ["http://w", "http://w"], value

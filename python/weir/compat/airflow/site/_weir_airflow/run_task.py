@@ -171,12 +171,20 @@ def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]
         data_interval_start=_date(start) if start else None,
         data_interval_end=_date(end) if end else None,
         run_type=run_type_of(run_id), conf=run_conf(dag, env),
-        variable_lookup=lambda key: variable_lookup(key, env))
+        variable_lookup=lambda key: variable_lookup(key, env),
+        airflow_conf=airflow_configuration(env))
     # what a TaskInstance also holds in Airflow: its run, its task, its dates
     ti.dag_run = context["dag_run"]
     ti.task = task
     ti.logical_date = ti.execution_date = context["logical_date"]
     return context
+
+
+def airflow_configuration(env: Mapping[str, str]) -> Any:
+    """The context's `conf`: the AIRFLOW__SECTION__KEY variables (airflow.configuration)."""
+    from airflow.configuration import from_environment
+
+    return from_environment(env)
 
 
 def run_outputs(env: Mapping[str, str]) -> Dict[str, Dict[str, Any]]:
