@@ -397,11 +397,13 @@ def test_a_value_rendered_inside_double_quotes_stays_one_word(tmp_path):
         with DAG("words", schedule=None, start_date=datetime(2024, 1, 1), params={"x": "a"}):
             BashOperator(task_id="t", env={"WANT": "two  blanks"}, append_env=True,
                          bash_command=('test "{{ params.x }}" = "$WANT" && '
-                                       'set -- {{ params.x }} && echo "n=$# [{{ params.x }}]"'))
+                                       'set -- {{ params.x }} && echo "n=$# [{{ params.x }}]" '
+                                       '&& echo "{{ ti.xcom_push(key="k", value=1) }}"'))
         """)
     r, _ = run_task(tmp_path, p, "words", "t", WEIR_PARAM_x="two  blanks")
     assert r.returncode == 0, r
     assert r.stdout.splitlines()[0] == "n=1 [two  blanks]", r.stdout
+    assert r.stdout.splitlines()[1] == "None", r.stdout  # Jinja writes None so in Airflow
 
 
 def test_branches_and_short_circuits_become_weir_flow_tasks():

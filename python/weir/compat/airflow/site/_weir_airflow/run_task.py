@@ -241,7 +241,7 @@ class ShellValues:
         self.env: Dict[str, str] = {}
 
     def __call__(self, value: Any) -> str:
-        text = "" if value is None else str(value)
+        text = str(value)  # None is "None", as Jinja writes it in Airflow
         if _SHELL_SAFE.match(text):
             return text
         name = "WEIR_TEMPLATE_VALUE_%d" % len(self.env)
