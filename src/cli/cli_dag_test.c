@@ -752,14 +752,14 @@ static int cmp_text(const void *a, const void *b)
 
 /* `dags test DAG_ID --dags DIR`: the DAG `dag_id` of the folder, its file
  * in *file (newly allocated); NULL (printed why) when no file defines it. */
-static struct dag_spec *folder_spec(const char *dir, const char *dag_id, double timeout_s,
-                                    char **file)
+static struct dag_spec *folder_spec(const char *dir, bool glob, const char *dag_id,
+                                    double timeout_s, char **file)
 {
 	struct strvec found = STRVEC_INIT;
 	struct dag_spec *spec = NULL;
 
 	*file = NULL;
-	dag_manager_walk(dir, check_visit, &found);
+	dag_manager_walk(dir, glob, check_visit, &found);
 	if (found.n)
 		qsort(found.v, found.n, sizeof *found.v, cmp_text);
 	for (size_t i = 0; i < found.n && !spec; i++) {
@@ -805,13 +805,14 @@ int dag_check_run(const char *const *paths, size_t n_paths, const char *home, co
 		return DAG_TEST_BAD_INPUT;
 	}
 	timeout_s = cfg.dagbag_import_timeout > 0 ? cfg.dagbag_import_timeout : IMPORT_TIMEOUT_S;
+	bool glob = cfg.dag_ignore_glob;
 	server_config_release(&cfg);
 	size_t n_checked = 0;
 	for (size_t f = 0; f < n_paths; f++) {
 		struct stat st;
 		if (stat(paths[f], &st) == 0 && S_ISDIR(st.st_mode)) {
 			struct strvec found = STRVEC_INIT;
-			dag_manager_walk(paths[f], check_visit, &found);
+			dag_manager_walk(paths[f], glob, check_visit, &found);
 			if (found.n)
 				qsort(found.v, found.n, sizeof *found.v, cmp_text);
 			for (size_t i = 0; i < found.n; i++)
@@ -859,7 +860,7 @@ int dag_test_run(const struct dag_test_opts *o)
 	if (!dir && o->task_id && fs_exists(o->file) != 1)
 		dir = cfg.dags_dir;
 	if (dir)
-		spec = folder_spec(dir, o->file, timeout_s, &file);
+		spec = folder_spec(dir, cfg.dag_ignore_glob, o->file, timeout_s, &file);
 	else if ((spec = test_spec(o->file, timeout_s)) && !(file = strdup(o->file))) {
 		dag_spec_destroy(spec);
 		spec = NULL;

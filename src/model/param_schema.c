@@ -11,7 +11,7 @@
 static const char *const keywords[] = {
     "type",        "enum",      "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
     "minLength",   "maxLength", "pattern", "format",  "required",         "default",
-    "description", "title",     NULL,
+    "description", "title",     "const",   "items",   "properties",       NULL,
 };
 
 static const char *const type_names[] = {
@@ -189,11 +189,10 @@ static size_t date_at(const char *s)
 	return d <= days[m - 1] + (m == 2 && leap) ? 10 : 0;
 }
 
-static bool is_date_time(const char *s)
+/* HH:MM:SS[.frac] then Z, +HH:MM or -HH:MM (RFC 3339's time), or nothing
+ * when the offset is not `needed` (a time as the trigger form gives it). */
+static bool is_time(const char *s, bool needed)
 {
-	if (!date_at(s) || (s[10] != 'T' && s[10] != 't'))
-		return false;
-	s += 11;
 	if (!digits(s, 2) || s[2] != ':' || !digits(s + 3, 2) || s[5] != ':' || !digits(s + 6, 2) ||
 	    num(s, 2) > 23 || num(s + 3, 2) > 59 || num(s + 6, 2) > 60)
 		return false;
@@ -204,10 +203,15 @@ static bool is_date_time(const char *s)
 		while (*s >= '0' && *s <= '9')
 			s++;
 	}
-	if ((*s == 'Z' || *s == 'z') && !s[1])
+	if ((!*s && !needed) || ((*s == 'Z' || *s == 'z') && !s[1]))
 		return true;
 	return (*s == '+' || *s == '-') && digits(s + 1, 2) && s[3] == ':' && digits(s + 4, 2) &&
 	       !s[6] && num(s + 1, 2) <= 23 && num(s + 4, 2) <= 59;
+}
+
+static bool is_date_time(const char *s)
+{
+	return date_at(s) && (s[10] == 'T' || s[10] == 't') && is_time(s + 11, true);
 }
 
 static int check_string(const json_t *schema, const json_t *v, struct weir_error *err)
@@ -245,6 +249,51 @@ static int check_string(const json_t *schema, const json_t *v, struct weir_error
 		return fail(err, "a date (YYYY-MM-DD)", v);
 	if (format && !strcmp(format, "date-time") && !is_date_time(s))
 		return fail(err, "a date-time (RFC 3339, YYYY-MM-DDTHH:MM:SSZ)", v);
+	if (format && !strcmp(format, "time") && !is_time(s, false))
+		return fail(err, "a time (HH:MM:SS)", v);
+	return 0;
+}
+
+/* An array's items against `items`; an object's properties against
+ * `properties`, and the names a `required` list gives present. */
+static int check_parts(const json_t *schema, const json_t *v, struct weir_error *err)
+{
+	const json_t *items = json_object_get(schema, "items");
+	const json_t *props = json_object_get(schema, "properties");
+	const json_t *req = json_object_get(schema, "required");
+	const char *k;
+	json_t *x;
+	size_t i;
+
+	if (json_is_array(v) && json_is_object(items))
+		json_array_foreach((json_t *)v, i, x)
+		{
+			if (param_schema_check(items, x, err) < 0) {
+				weir_error_prefix(err, "item %zu", i);
+				return -1;
+			}
+		}
+	if (!json_is_object(v))
+		return 0;
+	if (json_is_object(props))
+		json_object_foreach((json_t *)props, k, x)
+		{
+			json_t *got = json_object_get(v, k);
+			if (got && param_schema_check(x, got, err) < 0) {
+				weir_error_prefix(err, "%s", k);
+				return -1;
+			}
+		}
+	if (json_is_array(req))
+		json_array_foreach((json_t *)req, i, x)
+		{
+			const char *name = json_string_value(x);
+			if (name && !json_object_get(v, name)) {
+				char what[160];
+				snprintf(what, sizeof what, "an object with %.100s", name);
+				return fail(err, what, v);
+			}
+		}
 	return 0;
 }
 
@@ -258,6 +307,15 @@ int param_schema_check(const json_t *schema, const json_t *value, struct weir_er
 	if (t && check_type(t, value, err) < 0)
 		return -1;
 	if (e && check_enum(e, value, err) < 0)
+		return -1;
+	const json_t *c = json_object_get(schema, "const");
+	if (c && !json_equal((json_t *)c, (json_t *)value)) {
+		char what[160], want[80];
+		shown(c, want, sizeof want);
+		snprintf(what, sizeof what, "%s (const)", want);
+		return fail(err, what, value);
+	}
+	if (check_parts(schema, value, err) < 0)
 		return -1;
 	if (json_is_number(value))
 		return check_number(schema, value, err);
@@ -290,7 +348,31 @@ int param_schema_valid(const json_t *schema, struct weir_error *err)
 	json_object_foreach((json_t *)schema, k, v)
 	{
 		const char *want = NULL;
-		if (!strcmp(k, "type")) {
+		if (!strcmp(k, "items")) {
+			if (!json_is_object(v))
+				want = "a schema (a mapping)";
+			else if (param_schema_valid(v, err) < 0) {
+				weir_error_prefix(err, "items");
+				return -1;
+			}
+		} else if (!strcmp(k, "properties")) {
+			const char *name;
+			json_t *sub;
+			if (!json_is_object(v))
+				want = "a mapping of names to schemas";
+			else
+				json_object_foreach(v, name, sub)
+				{
+					if (!json_is_object(sub)) {
+						want = "a mapping of names to schemas";
+						break;
+					}
+					if (param_schema_valid(sub, err) < 0) {
+						weir_error_prefix(err, "properties.%s", name);
+						return -1;
+					}
+				}
+		} else if (!strcmp(k, "type")) {
 			if (!valid_type(v))
 				want = "string, integer, number, boolean, array, object, null or a "
 				       "list of them";
@@ -314,11 +396,12 @@ int param_schema_valid(const json_t *schema, struct weir_error *err)
 				regfree(&re);
 		} else if (!strcmp(k, "format")) {
 			const char *f = json_string_value(v);
-			if (!f || (strcmp(f, "date") && strcmp(f, "date-time")))
-				want = "date or date-time";
+			if (!f ||
+			    (strcmp(f, "date") && strcmp(f, "date-time") && strcmp(f, "time")))
+				want = "date, date-time or time";
 		} else if (!strcmp(k, "required")) {
-			if (!json_is_boolean(v))
-				want = "true or false";
+			if (!json_is_boolean(v) && !json_is_array(v))
+				want = "true or false, or a list of property names";
 		} else if (!strcmp(k, "description") || !strcmp(k, "title")) {
 			if (!json_is_string(v))
 				want = "a string";

@@ -12,9 +12,15 @@
  *                     REG_EXTENDED dialect, not ECMA-262: no \d, no
  *                     lookaround), found anywhere in the string unless
  *                     anchored with ^ and $
- *   format            "date" (YYYY-MM-DD) or "date-time" (RFC 3339:
- *                     YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM))
- *   required          true: the value may not be null
+ *   format            "date" (YYYY-MM-DD), "date-time" (RFC 3339:
+ *                     YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)) or "time"
+ *                     (HH:MM:SS[.frac], the offset optional)
+ *   required          true: the value may not be null; a list of names: an
+ *                     object must have those properties (JSON Schema's)
+ *   const             the value must equal it
+ *   items             a schema each item of an array is checked against
+ *   properties        {name: schema}: an object's property of that name,
+ *                     when present, is checked against it
  * and default, description, title, which are not checked.  As in JSON
  * Schema, a keyword about numbers lets a value of another type pass (type
  * is the keyword that rules types out), and likewise for strings.

@@ -1021,6 +1021,15 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 				goto out;
 			}
 			cfg->dagbag_import_timeout = t;
+		} else if (!strcmp(key, "dag_ignore_file_syntax")) {
+			const char *x = json_string_value(v);
+			if (!x || (strcmp(x, "regexp") && strcmp(x, "glob"))) {
+				weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "%s: dag_ignore_file_syntax: expected regexp or glob", origin);
+				goto out;
+			}
+			cfg->dag_ignore_glob = !strcmp(x, "glob");
 		} else if (!strcmp(key, "dags_are_paused_at_creation")) {
 			if (!json_is_boolean(v)) {
 				weir_error_set(
@@ -1037,7 +1046,8 @@ int server_config_apply_yaml(struct server_config *cfg, const char *text, size_t
 			    "kill_grace_seconds, dags, pools, users, http, tls, executor, "
 			    "log_transport, task_user, slurm, queues, connections, variables, "
 			    "sensitive_var_conn_names, dag_folder_symlinks, "
-			    "dagbag_import_timeout or dags_are_paused_at_creation)",
+			    "dagbag_import_timeout, dag_ignore_file_syntax or "
+			    "dags_are_paused_at_creation)",
 			    origin, key);
 			goto out;
 		}

@@ -92,6 +92,9 @@ struct server_config {
 	/* `dagbag_import_timeout: SECONDS`: the time a Python DAG file's import
 	 * may take (Airflow's key); 0: the default, 30 */
 	double dagbag_import_timeout;
+	/* `dag_ignore_file_syntax: regexp|glob` (Airflow's key; default
+	 * regexp): the syntax of the DAG folder's .airflowignore files */
+	bool dag_ignore_glob;
 	/* `dags_are_paused_at_creation: true|false` (Airflow's key; default
 	 * false, weir's): a DAG the server sees for the first time is paused */
 	bool dags_paused_at_creation;

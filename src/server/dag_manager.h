@@ -78,13 +78,19 @@ int dag_manager_set_users(struct dag_manager *dm, const char *const *names, size
 int dag_manager_set_import_timeout(struct dag_manager *dm, double seconds);
 /* Walks the DAG folder `dir` as the server reads it: its subfolders (not
  * hidden ones, not __pycache__, no link to a folder, 32 deep at most),
- * each folder's .airflowignore (POSIX extended regular expressions matched
- * against the path relative to `dir`, holding below that folder), and
+ * each folder's .airflowignore, holding below that folder (Airflow's
+ * syntaxes: POSIX extended regular expressions searched in the path
+ * relative to `dir`; with `glob`, gitignore-style globs relative to the
+ * folder of the .airflowignore, `!` keeping a path: lib/gitglob.h), and
  * calls visit() with each file whose name is a DAG file's (.yaml, .yml,
  * .json, .py; newly allocated, visit() takes it) and whether it is in
  * `dir` itself (below it, a YAML or JSON file is a DAG file only when it
  * names a dag_id: dag_manager_names_dag_id()). */
-void dag_manager_walk(const char *dir, void (*visit)(void *arg, char *path, bool top), void *arg);
+void dag_manager_walk(const char *dir, bool glob, void (*visit)(void *arg, char *path, bool top),
+                      void *arg);
+/* `dag_ignore_file_syntax: regexp|glob` (Airflow's [core] key; default
+ * regexp): how the server's walk reads .airflowignore (dag_manager_walk()). */
+void dag_manager_set_ignore_glob(struct dag_manager *dm, bool glob);
 
 /* Whether the file's text names `dag_id` (a job's spec kept beside the
  * DAGs does not), as Airflow's heuristic reads a Python file's text. */

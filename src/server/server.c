@@ -322,6 +322,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	dag_manager_set_paused_at_creation(p->dm, cfg->dags_paused_at_creation);
 	if (cfg->dagbag_import_timeout > 0)
 		dag_manager_set_import_timeout(p->dm, cfg->dagbag_import_timeout);
+	dag_manager_set_ignore_glob(p->dm, cfg->dag_ignore_glob);
 	dag_manager_set_notifier(p->dm, p->notifier);
 	api_set_dag_ops(p->api, dag_manager_api_ops(), p->dm);
 	api_set_notification_ops(p->api, notifier_api_ops(), p->notifier);

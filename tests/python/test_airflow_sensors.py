@@ -231,6 +231,28 @@ def test_time_pokes():
     assert not TimeSensor(task_id="h", target_time=dt.time(23, 59, 59, 999999)).poke(ctx)
 
 
+def test_time_delta_pokes_on_pendulum_dates():
+    """The context's dates are pendulum's when the DAG file imports pendulum (the examples'
+    start_date=pendulum.datetime(...)): the target is computed all the same."""
+    pendulum = pytest.importorskip("pendulum")
+    end = pendulum.now("UTC").subtract(hours=1)
+    ctx = {"logical_date": end, "data_interval_end": end}
+    assert TimeDeltaSensor(task_id="a", delta=dt.timedelta(minutes=30)).poke(ctx)
+    assert not TimeDeltaSensor(task_id="b", delta=dt.timedelta(hours=2)).poke(ctx)
+
+
+def test_a_python_file_poke_on_fs_default_needs_no_connection():
+    """fs_default is the root (Airflow's default connection): a FileSensor poked in Python
+    lists no connection for the server to look up; another fs connection is listed."""
+    from _weir_airflow.operators import connections_of
+
+    with DAG("fsconn", schedule=None):
+        root = FileSensor(task_id="root", filepath="/tmp/{{ run_id | upper }}")
+        other = FileSensor(task_id="other", filepath="x/{{ run_id | upper }}",
+                           fs_conn_id="landing")
+    assert connections_of(root) == [] and connections_of(other) == ["landing"]
+
+
 def test_reschedule_mode_pokes_once_a_process(tmp_path):
     """run_task of a sensor in reschedule mode: one poke; 97 when not met, 0 and its value
     when met, 99 for soft_fail's skip."""

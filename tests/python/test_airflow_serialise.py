@@ -382,7 +382,28 @@ def test_no_value_rendered_into_a_bash_command_runs_as_code(tmp_path):
     lines = r.stdout.splitlines()
     assert lines[0] == "2024-03-01 " + evil and lines[1] == evil, r.stdout
     # inside single quotes the variable is not expanded: its name shows, the value never runs
-    assert (tmp_path / "single").read_text() == '"${WEIR_TEMPLATE_VALUE_2}"\n'
+    assert (tmp_path / "single").read_text() == '${WEIR_TEMPLATE_VALUE_2}\n'
+
+
+def test_a_value_rendered_inside_double_quotes_stays_one_word(tmp_path):
+    """A value with blanks rendered inside a double-quoted string is that string's text
+    (the variable is not quoted again, which would end the string and split the value);
+    the same value bare is one word too."""
+    p = write(tmp_path, "words.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.operators.bash import BashOperator
+
+        with DAG("words", schedule=None, start_date=datetime(2024, 1, 1), params={"x": "a"}):
+            BashOperator(task_id="t", env={"WANT": "two  blanks"}, append_env=True,
+                         bash_command=('test "{{ params.x }}" = "$WANT" && '
+                                       'set -- {{ params.x }} && echo "n=$# [{{ params.x }}]" '
+                                       '&& echo "{{ ti.xcom_push(key="k", value=1) }}"'))
+        """)
+    r, _ = run_task(tmp_path, p, "words", "t", WEIR_PARAM_x="two  blanks")
+    assert r.returncode == 0, r
+    assert r.stdout.splitlines()[0] == "n=1 [two  blanks]", r.stdout
+    assert r.stdout.splitlines()[1] == "None", r.stdout  # Jinja writes None so in Airflow
 
 
 def test_branches_and_short_circuits_become_weir_flow_tasks():
@@ -509,3 +530,279 @@ def test_xcoms_that_are_no_json_are_pickled():
     assert ti.xcom_pull(task_ids="t") == when
     assert ti.xcom_pull(task_ids="t", key="s") == {1, 2}
     assert ti.xcom_pull(task_ids="t", key="ok") == [1]
+
+
+def test_a_plain_bash_task_pushes_its_last_line_to_a_task_that_pulls_it():
+    """A BashOperator without a template runs as a plain command unless a task right below
+    it calls xcom_pull (in its template or its callable's code): then it runs in Python and
+    its last line is its XCom, as Airflow's (example_xcom's bash push and pull)."""
+    def pulls(ti=None):
+        return ti.xcom_pull(task_ids="pushed")
+
+    def ignores():
+        return 1
+
+    with DAG("lastline", schedule=None) as d:
+        pushed = BashOperator(task_id="pushed", bash_command="echo a; echo b")
+        quiet = BashOperator(task_id="quiet", bash_command="echo c")
+        off = BashOperator(task_id="off", bash_command="echo d", do_xcom_push=False)
+        pushed >> PythonOperator(task_id="pull", python_callable=pulls)
+        quiet >> PythonOperator(task_id="ignore", python_callable=ignores)
+        off >> BashOperator(task_id="tpl", bash_command="echo {{ ti.xcom_pull('off') }}")
+    t = by_id(dag_to_spec(d, "/f.py"))
+    assert "_weir_airflow.run_task" in t["pushed"]["command"], t["pushed"]
+    assert t["quiet"]["command"] == "exec bash -c 'echo c'", t["quiet"]
+    assert t["off"]["command"] == "exec bash -c 'echo d'", t["off"]
+
+
+def test_a_tasks_dataset_outlets_and_own_params():
+    """`outlets` (one Dataset or a list; other lineage objects ignored) become the task's
+    `outlets`, as example_datasets' producers; a task's own `params` are kept for its context
+    over the DAG's; `airflow.utils.context.Context` imports (a custom operator's annotation)."""
+    from airflow.datasets import Dataset
+    from airflow.utils.context import Context  # noqa: F401
+
+    with DAG("producer", schedule=None, params={"a": 1}) as d:
+        BashOperator(task_id="one", bash_command="true", outlets=Dataset("s3://b/x"))
+        BashOperator(task_id="two", bash_command="true", params={"own": 2},
+                     outlets=[Dataset("s3://b/x"), Dataset("file:///y"), "not a dataset"])
+        BashOperator(task_id="none", bash_command="true")
+    t = by_id(dag_to_spec(d, "/f.py"))
+    assert t["one"]["outlets"] == ["s3://b/x"], t["one"]
+    assert t["two"]["outlets"] == ["s3://b/x", "file:///y"], t["two"]
+    assert "outlets" not in t["none"], t["none"]
+    assert d.task_dict["two"].params == {"own": 2} and d.task_dict["one"].params == {}
+
+
+def test_task_bash_and_get_current_context(tmp_path):
+    """`@task.bash`: the function's string is the command (rendered, its values through
+    variables), its last line the XCom; `get_current_context()` in a helper the task calls;
+    outside a task it raises."""
+    from airflow.exceptions import AirflowException
+    from airflow.operators.python import get_current_context
+
+    with pytest.raises(AirflowException):
+        get_current_context()
+    p = write(tmp_path, "tb.py", """\
+        from datetime import datetime
+        from airflow.decorators import dag, task
+        from airflow.operators.python import get_current_context
+
+        def helper():
+            return get_current_context()["ti"].task_id
+
+        @dag(schedule=None, start_date=datetime(2024, 1, 1), params={"who": "a b;c"})
+        def tb():
+            @task.bash
+            def say(n):
+                return 'echo "{{ params.who }}" ' + str(n)
+
+            @task
+            def me():
+                return helper()
+
+            say(3) >> me()
+
+        tb()
+        """)
+    r, value = run_task(tmp_path, p, "tb", "say", WEIR_PARAM_who="a  b;c")
+    assert r.returncode == 0, r
+    assert value["return_value"] == "a  b;c 3", value
+    r, value = run_task(tmp_path, p, "tb", "me")
+    assert r.returncode == 0, r
+    assert value["return_value"] == "me", value
+
+
+def test_with_blocks_of_setups_and_teardowns():
+    """`with teardown(setup()):` and `with setup >> teardown:`: the tasks made inside run
+    after the setup (the roots among them) and before the teardown (the leaves); a task
+    that is neither cannot open a block."""
+    from airflow.decorators import setup, teardown
+
+    with DAG("blocks", schedule=None) as d:
+        @setup
+        def make():
+            return 1
+
+        @teardown
+        def drop(x):
+            return x
+
+        @task
+        def a():
+            return 1
+
+        @task
+        def b(x):
+            return x
+
+        with drop(make()):
+            b(a())
+        s = BashOperator(task_id="s", bash_command="true").as_setup()
+        t = BashOperator(task_id="t", bash_command="true")
+        with s >> t.as_teardown(setups=s):
+            BashOperator(task_id="inside", bash_command="true")
+        with pytest.raises(TypeError, match="only a setup or a teardown"):
+            with BashOperator(task_id="plain", bash_command="true"):
+                pass
+    up = {k: sorted(v.upstream_task_ids) for k, v in d.task_dict.items()}
+    assert up["a"] == ["make"] and up["b"] == ["a"], up
+    assert up["drop"] == ["b", "make"], up
+    assert up["inside"] == ["s"] and up["t"] == ["inside", "s"], up
+
+
+def test_external_python_xcomarg_fields_and_templates_exts(tmp_path):
+    """ExternalPythonOperator runs the function's source in the interpreter named, its
+    pickled value back; PythonVirtualenvOperator is refused when made (weir makes no
+    virtual environments); an XComArg in a template field (`bash_command=XComArg(t,
+    key=...)`) makes its task upstream and pushed and is its value at run time;
+    `templates_exts` makes a templates_dict value a template file."""
+    from airflow.operators.python import (ExternalPythonOperator, PythonVirtualenvOperator,
+                                          is_venv_installed)
+
+    assert is_venv_installed() is False
+    with pytest.raises(TypeError, match="no virtual environments"):
+        PythonVirtualenvOperator(task_id="v", python_callable=print)
+    with pytest.raises(TypeError, match="defined with def"):
+        ExternalPythonOperator(task_id="l", python=sys.executable, python_callable=lambda: 1)
+    (tmp_path / "q.sql").write_text("day {{ ds }}\n")
+    p = write(tmp_path, "ext.py", """\
+        import sys
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.decorators import task
+        from airflow.models.xcom_arg import XComArg
+        from airflow.operators.bash import BashOperator
+        from airflow.operators.python import ExternalPythonOperator, PythonOperator
+
+        def far(a, b=0):
+            return {"sum": a + b}
+
+        with DAG("ext", schedule=None, start_date=datetime(2024, 1, 1)):
+            ExternalPythonOperator(task_id="far", python=sys.executable, python_callable=far,
+                                   op_args=[40], op_kwargs={"b": 2})
+            PythonOperator(task_id="sql", python_callable=lambda templates_dict: templates_dict,
+                           templates_dict={"q": "q.sql"}, templates_exts=[".sql"])
+
+            @task
+            def cmd():
+                return "echo made"
+
+            BashOperator(task_id="run", bash_command=cmd())
+            BashOperator(task_id="run_key", bash_command=XComArg(cmd.override(task_id="c2")(),
+                                                                 key="k"))
+        """)
+    r, value = run_task(tmp_path, p, "ext", "far")
+    assert r.returncode == 0, r
+    assert value["return_value"] == {"sum": 42}, value
+    r, value = run_task(tmp_path, p, "ext", "sql")
+    assert r.returncode == 0, r
+    assert value["return_value"] == {"q": "day 2024-03-01"}, value
+    answer = processor(p)
+    assert "dags" in answer, answer
+    t = by_id(answer["dags"][0])
+    assert t["run"]["depends_on"] == ["cmd"] and t["run_key"]["depends_on"] == ["c2"], t
+    assert "_weir_airflow.run_task" in t["cmd"]["command"], t["cmd"]
+
+
+def test_dag_run_conf_leaves_out_params_at_their_defaults(tmp_path):
+    """`dag_run.conf` (and `ti.dag_run.conf`) holds the trigger's keys only: a typed Param
+    at its default is not in it (weir gives a task every param as WEIR_PARAM_<NAME>)."""
+    p = write(tmp_path, "pc.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.models.param import Param
+        from airflow.operators.python import PythonOperator
+
+        def read(ti, dag_run):
+            return [dict(dag_run.conf), dict(ti.dag_run.conf), ti.task.task_id]
+
+        with DAG("pc", schedule=None, start_date=datetime(2024, 1, 1),
+                 params={"n": Param(3, type="integer"), "s": "x"}):
+            PythonOperator(task_id="t", python_callable=read)
+        """)
+    r, value = run_task(tmp_path, p, "pc", "t", WEIR_PARAM_n="3", WEIR_PARAM_s="x")
+    assert r.returncode == 0, r
+    assert value["return_value"] == [{}, {}, "t"], value
+    r, value = run_task(tmp_path, p, "pc", "t", WEIR_PARAM_n="4", WEIR_PARAM_s="x")
+    assert value["return_value"][0] == {"n": 4}, value
+
+
+def test_xcomarg_in_an_fstring_and_priority_weights():
+    """str(XComArg) is the template that pulls it (Airflow's: an XComArg in an f-string of
+    a bash_command); priority_weight added up by weight_rule becomes weir's priority, left
+    out while every task keeps the defaults."""
+    from airflow.models.xcom_arg import XComArg
+    from airflow.operators.empty import EmptyOperator
+    from airflow.utils.weight_rule import WeightRule
+
+    with DAG("fs", schedule=None) as d:
+        push = BashOperator(task_id="push", bash_command="echo {{ ds }}")
+        pull = BashOperator(task_id="pull", bash_command=f"echo {XComArg(push, key='k')}")
+        push >> pull
+    assert pull.bash_command == \
+        "echo {{ task_instance.xcom_pull(task_ids='push', dag_id='fs', key='k') }}"
+    assert "priority" not in by_id(dag_to_spec(d, "/f.py"))["push"]
+    with DAG("w", schedule=None) as d:
+        a = EmptyOperator(task_id="a")
+        b = EmptyOperator(task_id="b", priority_weight=4, weight_rule=WeightRule.UPSTREAM)
+        c = EmptyOperator(task_id="c", priority_weight=10, weight_rule="absolute")
+        a >> b >> c
+    t = by_id(dag_to_spec(d, "/f.py"))
+    assert [t[i]["priority"] for i in "abc"] == [15, 5, 10], t
+    with pytest.raises(ValueError, match="weight_rule"):
+        EmptyOperator(task_id="x", weight_rule="sideways", dag=d)
+
+
+def test_state_names_timezone_and_chain_linear():
+    """airflow.utils.state's names are the state words (in a sensor's allowed_states too),
+    airflow.utils.timezone makes aware UTC datetimes, chain_linear joins each element to
+    every task of the next."""
+    from airflow.models.baseoperator import chain_linear
+    from airflow.operators.empty import EmptyOperator
+    from airflow.sensors.external_task import ExternalTaskSensor
+    from airflow.utils import timezone
+    from airflow.utils.state import DagRunState, State, TaskInstanceState
+    from airflow.utils.types import DagRunType
+
+    assert timezone.datetime(2024, 1, 1).utcoffset() == dt.timedelta(0)
+    assert timezone.parse("2024-01-01T05:00:00").tzinfo is not None
+    assert str(DagRunState.FAILED) == "failed" and State.SKIPPED == "skipped"
+    assert DagRunType.MANUAL.generate_run_id(dt.datetime(2024, 1, 1)) == \
+        "manual__2024-01-01T00:00:00"
+    with DAG("sn", schedule=None, start_date=timezone.datetime(2024, 1, 1)) as d:
+        s = ExternalTaskSensor(task_id="s", external_dag_id="x", external_task_id="y",
+                               allowed_states=[State.SUCCESS],
+                               failed_states=[TaskInstanceState.FAILED])
+        a, b, c = (EmptyOperator(task_id=n) for n in "abc")
+        chain_linear(s, [a, b], c)
+    doc = json.loads(json.dumps(dag_to_spec(d, "/f.py")))
+    t = by_id(doc)
+    assert t["c"]["depends_on"] == ["a", "b"] and t["a"]["depends_on"] == ["s"], t
+    assert "success" in json.dumps(t["s"]) and "failed" in json.dumps(t["s"]), t["s"]
+
+
+def test_airflow_configuration_from_the_environment(tmp_path):
+    """`airflow.configuration.conf` and the context's `conf`: Airflow's AIRFLOW__SECTION__KEY
+    overrides; another key is its fallback."""
+    from airflow.configuration import from_environment
+
+    c = from_environment({"AIRFLOW__CORE__PARALLELISM": "8", "AIRFLOW__X": "no"})
+    assert c.getint("core", "parallelism") == 8
+    assert c.get("core", "dags_folder", fallback="none") == "none"
+    p = write(tmp_path, "cf.py", """\
+        from datetime import datetime
+        from airflow import DAG
+        from airflow.configuration import conf as module_conf
+        from airflow.operators.python import PythonOperator
+
+        def read(conf):
+            return [conf.get("webserver", "base_url"),
+                    module_conf.get("webserver", "base_url", fallback=None)]
+
+        with DAG("cf", schedule=None, start_date=datetime(2024, 1, 1)):
+            PythonOperator(task_id="t", python_callable=read)
+        """)
+    r, value = run_task(tmp_path, p, "cf", "t", AIRFLOW__WEBSERVER__BASE_URL="http://w")
+    assert r.returncode == 0, r
+    assert value["return_value"] == ["http://w", "http://w"], value

@@ -4,6 +4,7 @@ name the file and line while the good files beside them run."""
 
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -432,3 +433,63 @@ def test_dags_test_runs_a_dag_of_a_folder_by_id(tmp_path):
     r = weir_cli(tmp_path, "dags", "test", "nope", "--dags", top)
     assert r.returncode == 2, cli_describe(r)
     assert "no DAG file defines a DAG nope" in r.stderr, cli_describe(r)
+
+
+GLOB_IGNORE = """\
+# Airflow's glob syntax (dag_ignore_file_syntax: glob): gitignore's rules
+*_draft.py          # a name at any depth
+/top_only.py        # anchored at this folder
+scratch/            # a folder, whatever its depth
+**/old/**           # everything below any folder named old
+!keep_draft.py      # the last line that matches decides
+"""
+
+
+def small_dag(dag_id):
+    return ('from airflow import DAG\nfrom airflow.operators.empty import EmptyOperator\n'
+            'with DAG(%r, schedule=None):\n    EmptyOperator(task_id="t")\n' % dag_id)
+
+
+def test_airflowignore_in_glob_syntax(make_server, tmp_path):
+    """`dag_ignore_file_syntax: glob`: .airflowignore's lines are gitignore-style globs
+    relative to their folder (`*`, `**`, a leading `/`, a trailing `/`, `!`), in the
+    server's walk and `weir dags check`'s alike; the default stays Airflow's regexps."""
+    files = ["a.py", "a_draft.py", "keep_draft.py", "top_only.py", "team/top_only.py",
+             "team/b_draft.py", "team/scratch/c.py", "scratch/d.py", "x/old/y/e.py",
+             "team/sub/f.py", "team/sub/g.py"]
+    top = tmp_path / "dags"
+    for name in files:
+        path = top / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(small_dag(re.sub(r"\W", "_", name[:-3])))
+    (top / ".airflowignore").write_text(GLOB_IGNORE)
+    # a deeper file's patterns hold below its folder, relative to it
+    (top / "team" / "sub" / ".airflowignore").write_text("/g.py\n")
+    (tmp_path / "weir.yaml").write_text("dag_ignore_file_syntax: glob\n")
+    r = weir_cli(tmp_path, "dags", "check", "--config", tmp_path / "weir.yaml", top)
+    assert r.returncode == 0, cli_describe(r)
+    seen = sorted(line.split(":")[0][len(str(top)) + 1:] for line in r.stdout.splitlines()
+                  if line.startswith(str(top)))
+    kept = ["a.py", "keep_draft.py", "team/sub/f.py", "team/top_only.py"]
+    assert seen == kept, r.stdout
+
+    # regexp syntax, the default: the same file's lines are regular expressions
+    r = weir_cli(tmp_path, "dags", "check", top)
+    assert "%s/team/b_draft.py: DAG" % top in r.stdout, r.stdout
+
+    (tmp_path / "weir.yaml").write_text("dag_ignore_file_syntax: fnmatch\n")
+    r = weir_cli(tmp_path, "dags", "check", "--config", tmp_path / "weir.yaml", top)
+    assert r.returncode == 2, cli_describe(r)
+    assert "dag_ignore_file_syntax: expected regexp or glob" in r.stderr, cli_describe(r)
+
+    # the server walks the folder the same way
+    srv = make_server(config=dag_config() + "dag_ignore_file_syntax: glob\n", start=False)
+    srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    d = Dags(srv, tmp_path)
+    shutil.copytree(top, d.dir, dirs_exist_ok=True)
+    srv.start()
+    for name in kept:
+        d.wait_dag(re.sub(r"\W", "_", name[:-3]))
+    wait_for(lambda: len(d.get("/dags")["dags"]) >= len(kept), 30, "the DAGs")
+    ids = sorted(x["dag_id"] for x in d.get("/dags")["dags"])
+    assert ids == sorted(re.sub(r"\W", "_", n[:-3]) for n in kept), ids

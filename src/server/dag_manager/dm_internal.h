@@ -98,6 +98,7 @@ struct dm_folder {
 	uv_timer_t scan_timer;
 	/* pyfiles.c: the DAG processor for Python files */
 	int64_t import_timeout_ms; /* dagbag_import_timeout */
+	bool ignore_glob;          /* dag_ignore_file_syntax: glob (folder.c) */
 	int py_running;            /* processors running now */
 	char *python;              /* the interpreter; NULL until first needed */
 	char *python_path;         /* weir's `airflow` folder (PYTHONPATH); NULL: not found */

@@ -21,6 +21,7 @@
 
 #include "lib/clock.h"
 #include "lib/fs.h"
+#include "lib/gitglob.h"
 #include "lib/log.h"
 #include "model/cron.h"
 #include "sched/access.h"
@@ -376,14 +377,28 @@ void dm_file_gone(struct dag_manager *dm, struct dag_entry *e)
 /* ---- the walk: subfolders and .airflowignore ---- */
 
 /* The .airflowignore patterns in effect in a folder: its own and its
- * parents' (Airflow's regexp syntax: each line a regular expression,
- * searched in the path relative to the DAG folder; `#` starts a comment). */
-struct ignores {
-	regex_t *re;
-	size_t n;
+ * parents'.  Airflow's regexp syntax (the default): each line a regular
+ * expression, searched in the path relative to the DAG folder; a match
+ * ignores.  Its glob syntax (`dag_ignore_file_syntax: glob`): each line a
+ * gitignore-style glob (lib/gitglob.h) matched against the path relative to
+ * the folder of its .airflowignore, the last line that matches deciding
+ * (`!`: kept).  `#` starts a comment in both. */
+struct ignore_rule {
+	regex_t re;
+	size_t base;   /* glob: the length of its folder's path in the DAG folder */
+	bool negate;   /* glob `!pattern`: a match keeps the path */
+	bool dir_only; /* glob `pattern/`: a folder's path is matched with a '/' */
 };
 
-static void ignores_add_file(struct ignores *ig, const char *dir)
+struct ignores {
+	struct ignore_rule *r;
+	size_t n;
+	bool glob;
+};
+
+/* The rules of the .airflowignore of folder `dir` (`rel` its path in the
+ * DAG folder) added to ig. */
+static void ignores_add_file(struct ignores *ig, const char *dir, const char *rel)
 {
 	char *path = fs_join(dir, ".airflowignore");
 	char *text = path ? fs_read_file(path, NULL, NULL) : NULL;
@@ -393,7 +408,8 @@ static void ignores_add_file(struct ignores *ig, const char *dir)
 	     line = strtok_r(NULL, "\n", &save)) {
 		char *hash = strchr(line, '#');
 		size_t n;
-		regex_t *grown;
+		struct ignore_rule *grown, *rule;
+		char *ere = NULL;
 		if (hash)
 			*hash = '\0';
 		n = strlen(line);
@@ -403,25 +419,50 @@ static void ignores_add_file(struct ignores *ig, const char *dir)
 			line++;
 		if (!*line)
 			continue;
-		grown = realloc(ig->re, (ig->n + 1) * sizeof *grown);
+		grown = realloc(ig->r, (ig->n + 1) * sizeof *grown);
 		if (!grown)
 			break;
-		ig->re = grown;
-		if (regcomp(&ig->re[ig->n], line, REG_EXTENDED | REG_NOSUB) == 0)
+		ig->r = grown;
+		rule = &ig->r[ig->n];
+		memset(rule, 0, sizeof *rule);
+		if (ig->glob) {
+			ere = gitglob_to_ere(line, &rule->negate, &rule->dir_only);
+			rule->base = strlen(rel);
+		}
+		if ((!ig->glob || ere) &&
+		    regcomp(&rule->re, ere ? ere : line, REG_EXTENDED | REG_NOSUB) == 0)
 			ig->n++;
 		else
 			log_warn("%s: pattern \"%s\" does not compile; not used", path, line);
+		free(ere);
 	}
 	free(text);
 	free(path);
 }
 
-static bool ignored(const struct ignores *ig, const char *rel)
+/* Whether the path `rel` (relative to the DAG folder; `dir`: a folder) is
+ * ignored. */
+static bool ignored(const struct ignores *ig, const char *rel, bool dir)
 {
-	for (size_t i = 0; i < ig->n; i++)
-		if (regexec(&ig->re[i], rel, 0, NULL, 0) == 0)
-			return true;
-	return false;
+	bool matched = false;
+
+	for (size_t i = 0; i < ig->n; i++) {
+		const struct ignore_rule *r = &ig->r[i];
+		if (!ig->glob) {
+			if (regexec(&r->re, rel, 0, NULL, 0) == 0)
+				return true;
+			continue;
+		}
+		/* the rule's folder is above the path: the path below it */
+		const char *below = rel + r->base + (r->base ? 1 : 0);
+		char *with_slash = NULL;
+		if (r->dir_only && dir && asprintf(&with_slash, "%s/", below) < 0)
+			continue;
+		if (regexec(&r->re, with_slash ? with_slash : below, 0, NULL, 0) == 0)
+			matched = !r->negate;
+		free(with_slash);
+	}
+	return matched;
 }
 
 /* Whether a YAML or JSON file below the top of the folder is a DAG file:
@@ -520,22 +561,23 @@ static void walk_dir(const char *dir, const char *rel, const struct ignores *par
 {
 	DIR *d = opendir(dir);
 	struct dirent *de;
-	struct ignores ig = {0};
+	struct ignores ig = {.glob = parent->glob};
 
 	if (!d) {
 		log_warn("DAG folder %s: %s", dir, strerror(errno));
 		return;
 	}
-	ig.re = parent->n ? malloc(parent->n * sizeof *ig.re) : NULL;
-	if (ig.re) {
-		memcpy(ig.re, parent->re, parent->n * sizeof *ig.re);
+	ig.r = parent->n ? malloc(parent->n * sizeof *ig.r) : NULL;
+	if (ig.r) {
+		memcpy(ig.r, parent->r, parent->n * sizeof *ig.r);
 		ig.n = parent->n;
 	}
 	size_t inherited = ig.n;
-	ignores_add_file(&ig, dir);
+	ignores_add_file(&ig, dir, rel);
 	while ((de = readdir(d))) {
 		char *path, *relpath = NULL;
 		struct stat st;
+		bool is_dir;
 		if (de->d_name[0] == '.' || !strcmp(de->d_name, "__pycache__"))
 			continue;
 		path = fs_join(dir, de->d_name);
@@ -543,12 +585,13 @@ static void walk_dir(const char *dir, const char *rel, const struct ignores *par
 			free(path);
 			continue;
 		}
-		if (ignored(&ig, relpath)) {
+		is_dir = lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+		if (ignored(&ig, relpath, is_dir)) {
 			free(path);
 			free(relpath);
 			continue;
 		}
-		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		if (is_dir) {
 			if (depth < WALK_DEPTH_MAX)
 				walk_dir(path, relpath, &ig, depth + 1, visit, arg);
 			free(path);
@@ -561,13 +604,19 @@ static void walk_dir(const char *dir, const char *rel, const struct ignores *par
 	}
 	closedir(d);
 	for (size_t i = inherited; i < ig.n; i++)
-		regfree(&ig.re[i]);
-	free(ig.re);
+		regfree(&ig.r[i].re);
+	free(ig.r);
 }
 
-void dag_manager_walk(const char *dir, void (*visit)(void *arg, char *path, bool top), void *arg)
+void dag_manager_set_ignore_glob(struct dag_manager *dm, bool glob)
 {
-	struct ignores none = {0};
+	dm->folder.ignore_glob = glob;
+}
+
+void dag_manager_walk(const char *dir, bool glob, void (*visit)(void *arg, char *path, bool top),
+                      void *arg)
+{
+	struct ignores none = {.glob = glob};
 
 	walk_dir(dir, "", &none, 0, visit, arg);
 }
@@ -608,7 +657,7 @@ void dm_scan(struct dag_manager *dm)
 	}
 	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
 		e->seen = false;
-	dag_manager_walk(dm->folder.dir, scan_visit, &sc);
+	dag_manager_walk(dm->folder.dir, dm->folder.ignore_glob, scan_visit, &sc);
 	bool changed = sc.changed;
 	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
 		struct weir_error err = {0};

@@ -129,6 +129,28 @@ static void test_required(void **state)
 	ok("{\"required\": true}", "0");
 }
 
+/* Airflow's trigger form writes these (example_params_ui_tutorial): const,
+ * items, properties, a required list, format time. */
+static void test_form_keywords(void **state)
+{
+	(void)state;
+	ok("{\"const\": \"always\"}", "\"always\"");
+	bad("{\"const\": \"always\"}", "\"never\"", "expected \"always\" (const), got \"never\"");
+	ok("{\"type\": \"array\", \"items\": {\"type\": \"number\"}}", "[1, 2.5]");
+	bad("{\"type\": \"array\", \"items\": {\"type\": \"number\"}}", "[1, \"x\"]",
+	    "item 1: expected a number, got \"x\"");
+	const char *people = "{\"type\": \"array\", \"items\": {\"type\": \"object\", "
+	                     "\"properties\": {\"name\": {\"type\": \"string\"}}, "
+	                     "\"required\": [\"name\"]}}";
+	ok(people, "[{\"name\": \"ann\", \"age\": 3}]");
+	bad(people, "[{\"age\": 3}]", "item 0: expected an object with name, got {\"age\":3}");
+	bad(people, "[{\"name\": 7}]", "item 0: name: expected a string, got 7");
+	ok("{\"type\": \"string\", \"format\": \"time\"}", "\"12:13:14\"");
+	ok("{\"type\": \"string\", \"format\": \"time\"}", "\"12:13:14.5+02:00\"");
+	bad("{\"type\": \"string\", \"format\": \"time\"}", "\"25:00:00\"",
+	    "expected a time (HH:MM:SS), got \"25:00:00\"");
+}
+
 static void test_is_schema(void **state)
 {
 	(void)state;
@@ -182,8 +204,16 @@ static void test_schema_valid(void **state)
 	schema_bad("{\"maxLength\": -1}", "maxLength: expected a whole number >= 0, got -1");
 	schema_bad("{\"pattern\": \"([a-z\"}",
 	           "pattern: expected a regular expression that compiles (POSIX extended), got \"([a-z\"");
-	schema_bad("{\"format\": \"email\"}", "format: expected date or date-time, got \"email\"");
-	schema_bad("{\"required\": \"yes\"}", "required: expected true or false, got \"yes\"");
+	schema_bad("{\"format\": \"email\"}",
+	           "format: expected date, date-time or time, got \"email\"");
+	schema_bad("{\"required\": \"yes\"}",
+	           "required: expected true or false, or a list of property names, got \"yes\"");
+	schema_bad("{\"items\": 3}", "items: expected a schema (a mapping), got 3");
+	schema_bad("{\"items\": {\"type\": \"int\"}}",
+	           "items: type: expected string, integer, number, boolean, array, object, null or "
+	           "a list of them, got \"int\"");
+	schema_bad("{\"properties\": {\"a\": {\"minimum\": \"x\"}}}",
+	           "properties.a: minimum: expected a number, got \"x\"");
 	schema_bad("{\"title\": 3}", "title: expected a string, got 3");
 	schema_bad("{\"type\": \"integer\", \"maximum\": 9, \"default\": 12}",
 	           "default: expected a number <= 9, got 12");
@@ -281,6 +311,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),       cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_required),     cmocka_unit_test(test_is_schema),
 		cmocka_unit_test(test_schema_valid), cmocka_unit_test(test_dag_params),
+		cmocka_unit_test(test_form_keywords),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

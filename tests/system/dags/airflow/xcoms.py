@@ -67,7 +67,7 @@ def read_vars(ds=None, **context):
 with DAG("xcoms", schedule=None, start_date=datetime(2024, 1, 1)):
     a = PythonOperator(task_id="first", python_callable=first)
     b = PythonOperator(task_id="second", python_callable=second)
-    quiet = BashOperator(task_id="quiet", bash_command="true")
+    quiet = BashOperator(task_id="quiet", bash_command="true", do_xcom_push=False)
 
     @task
     def parts() -> Dict[str, int]:

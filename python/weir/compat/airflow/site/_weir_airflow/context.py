@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import json
 from datetime import datetime, timedelta, tzinfo
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Optional, Protocol, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Protocol, Union
 
 from _weir_airflow import macros as _macros
 from _weir_airflow.intervals import Schedule, interval_schedule, to_utc

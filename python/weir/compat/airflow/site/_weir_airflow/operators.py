@@ -319,8 +319,9 @@ def _conf_templates(value: Any, where: str, line: int) -> Any:
 
 
 def connections_of(task: Any) -> List[str]:
-    """The connection ids a Python task lists: its `*conn_id` arguments (op_kwargs' too) and
-    `connections` (given to the task or in the DAG's default_args)."""
+    """The connection ids a Python task lists: its `*conn_id` arguments (op_kwargs' too; not
+    a FileSensor's `fs_default`, the root) and `connections` (given to the task or in the
+    DAG's default_args)."""
     found: List[str] = []
 
     def add(value: Any) -> None:
@@ -329,6 +330,9 @@ def connections_of(task: Any) -> List[str]:
 
     for source in (vars(task), getattr(task, "op_kwargs", None) or {}):
         for key, value in source.items():
+            # fs_default is the root (Airflow's default connection): nothing to look up
+            if key == "fs_conn_id" and value == "fs_default":
+                continue
             if isinstance(key, str) and key.endswith("conn_id"):
                 add(value)
     listed = task.other.get("connections")

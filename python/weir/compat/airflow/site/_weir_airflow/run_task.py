@@ -48,6 +48,10 @@ class TaskInstance:
         self.map_index = map_index
         self.outputs = {t: dict(v) for t, v in outputs.items()}
         self.pushed: Dict[str, Any] = {}
+        self.dag_run: Any = None  # build_context() sets these three
+        self.task: Any = None
+        self.logical_date: Any = None
+        self.execution_date: Any = None
 
     def xcom_push(self, key: str, value: Any) -> None:
         """Pushes a value under `key` (kept in the task's outputs: JSON where it fits,
@@ -134,6 +138,8 @@ def run_conf(dag: Any, env: Mapping[str, str]) -> Dict[str, Any]:
             continue
         name = key[len("WEIR_PARAM_"):]
         default = dag.params.get(name)
+        if hasattr(default, "has_value"):  # a Param: its default value
+            default = default.value if default.has_value() else None
         value = _env_value(text, default)
         if name not in dag.params or value != default:
             conf[name] = value
@@ -161,13 +167,26 @@ def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]
     ti = TaskInstance(dag.dag_id, task.task_id, run_id, int(env.get("WEIR_TRY_NUMBER", "1")),
                       int(env.get("WEIR_MAP_INDEX", "-1")), run_outputs(env))
     start, end = env.get("WEIR_DATA_INTERVAL_START"), env.get("WEIR_DATA_INTERVAL_END")
-    return full_context(
+    context = full_context(
         dag=dag, task=task, ti=ti, run_id=run_id, logical_date=logical,
         data_interval_start=_date(start) if start else None,
         data_interval_end=_date(end) if end else None,
         run_type=run_type_of(run_id), conf=run_conf(dag, env),
         variable_lookup=lambda key: variable_lookup(key, env),
+        airflow_conf=airflow_configuration(env),
         **callbacks.context_values(env))  # prev_*_success, conn, test_mode
+    # what a TaskInstance also holds in Airflow: its run, its task, its dates
+    ti.dag_run = context["dag_run"]
+    ti.task = task
+    ti.logical_date = ti.execution_date = context["logical_date"]
+    return context
+
+
+def airflow_configuration(env: Mapping[str, str]) -> Any:
+    """The context's `conf`: the AIRFLOW__SECTION__KEY variables (airflow.configuration)."""
+    from airflow.configuration import from_environment
+
+    return from_environment(env)
 
 
 def run_outputs(env: Mapping[str, str]) -> Dict[str, Dict[str, Any]]:
@@ -212,20 +231,49 @@ _SHELL_SAFE = re.compile(r"^[A-Za-z0-9_.:+,=@%/-]*$")
 class ShellValues:
     """Jinja's finalize for a BashOperator's command: a value of _SHELL_SAFE characters (a
     date, an id, a number) is written as it is; any other (a param, the conf, an XCom with a
-    space, a quote, `$(...)`) becomes "${WEIR_TEMPLATE_VALUE_n}", set in the command's
+    space, a quote, `$(...)`) becomes a variable WEIR_TEMPLATE_VALUE_n, set in the command's
     environment, so that whatever it holds and wherever it lands, the shell never runs it as
-    code (docs/airflow.md)."""
+    code (docs/airflow.md).  place() writes each variable once the whole command is rendered:
+    "${NAME}" where the shell reads bare words, ${NAME} inside a double-quoted string (one
+    word there already; "${NAME}" would end the string and split the value)."""
+
+    _MARK = re.compile("\x00(WEIR_TEMPLATE_VALUE_[0-9]+)\x00")
 
     def __init__(self) -> None:
         self.env: Dict[str, str] = {}
 
     def __call__(self, value: Any) -> str:
-        text = "" if value is None else str(value)
+        text = str(value)  # None is "None", as Jinja writes it in Airflow
         if _SHELL_SAFE.match(text):
             return text
         name = "WEIR_TEMPLATE_VALUE_%d" % len(self.env)
         self.env[name] = text
-        return '"${%s}"' % name
+        return "\x00%s\x00" % name
+
+    def place(self, command: Any) -> Any:
+        """The rendered command with each value's mark made its variable, quoted by where it
+        stands (outside quotes, inside double quotes, inside single quotes: the name shows)."""
+        if not isinstance(command, str) or "\x00" not in command:
+            return command
+        out: List[str] = []
+        quote = ""  # "", "'" or '"'
+        i = 0
+        while i < len(command):
+            m = self._MARK.match(command, i)
+            if m:
+                out.append("${%s}" % m.group(1) if quote else '"${%s}"' % m.group(1))
+                i = m.end()
+                continue
+            c = command[i]
+            out.append(c)
+            if c == "\\" and quote != "'" and i + 1 < len(command):
+                out.append(command[i + 1])
+                i += 2
+                continue
+            if c in "'\"" and quote in ("", c):
+                quote = c if not quote else ""
+            i += 1
+        return "".join(out)
 
 
 def needs_render(task: Any) -> bool:
@@ -255,6 +303,8 @@ def render_template_fields(task: Any, context: Dict[str, Any]) -> None:
     values = ShellValues()
     shell = {"bash_command": get_template_env(task.dag, finalize=values)}
     render(task, context, get_template_env(task.dag), shell)
+    if hasattr(task, "bash_command"):
+        task.bash_command = values.place(task.bash_command)
     task.template_env = values.env
 
 
@@ -354,7 +404,8 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
         task = context["task"] = mapping.unmap(task, ti)  # a mapped task's instance
         if hasattr(task, "weir_expanded_count"):
             context["expanded_ti_count"] = task.weir_expanded_count
-        for field in ("op_args", "op_kwargs"):
+        # the XComArgs of the arguments and template fields: their tasks' values
+        for field in ("op_args", "op_kwargs", *getattr(task, "template_fields", ())):
             if hasattr(task, field):
                 setattr(task, field, resolve(getattr(task, field), ti))
         if render:

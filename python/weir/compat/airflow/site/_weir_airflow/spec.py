@@ -13,6 +13,7 @@ value in a one-item list, its type kept); a Python task reads the run's outputs 
 
 from __future__ import annotations
 
+import json
 import datetime as _dt
 import os
 import re
@@ -258,6 +259,18 @@ def plain_bash(task: Any, pushed: Set[str]) -> bool:
             and not cmd.endswith(tuple(task.template_ext)) and task.task_id not in pushed)
 
 
+def outlet_uris(outlets: List[Any]) -> List[str]:
+    """The URIs of the Datasets among a task's outlets (weir's `outlets`, each success an
+    update of each); another lineage object schedules nothing, in Airflow too."""
+    from airflow.datasets import Dataset
+
+    out: List[str] = []
+    for item in outlets:
+        if isinstance(item, Dataset) and item.uri not in out:
+            out.append(item.uri)
+    return out
+
+
 def operator_path(task: Any) -> str:
     """The task's class as a dotted path of Python names (Airflow's class_ref): its module and
     name, any other character of them (a DAG file's module name) made '_'."""
@@ -267,8 +280,38 @@ def operator_path(task: Any) -> str:
     return ".".join(("_" + p) if p[0].isdigit() else p for p in clean)
 
 
+def priority_weights(dag: Any) -> Optional[Dict[str, int]]:
+    """Each task's weight as Airflow adds it up by its `weight_rule` (its own plus the tasks
+    below it, above it, or alone), weir's `priority`; None when every task keeps Airflow's
+    defaults (weight 1, downstream), which weir leaves to its own order."""
+    if all(t.priority_weight == 1 and t.weight_rule == "downstream" for t in dag.tasks):
+        return None
+
+    def reach(task: Any, attr: str) -> Set[str]:
+        seen: Set[str] = set()
+        todo = list(getattr(task, attr))
+        while todo:
+            i = todo.pop()
+            if i not in seen:
+                seen.add(i)
+                todo.extend(getattr(dag.task_dict[i], attr))
+        return seen
+
+    out: Dict[str, int] = {}
+    for task in dag.tasks:
+        others: Set[str] = set()
+        if task.weight_rule == "downstream":
+            others = reach(task, "downstream_task_ids")
+        elif task.weight_rule == "upstream":
+            others = reach(task, "upstream_task_ids")
+        out[task.task_id] = task.priority_weight + sum(dag.task_dict[i].priority_weight
+                                                       for i in others)
+    return out
+
+
 def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
-              variables: Optional[List[str]] = None) -> Dict[str, Any]:
+              variables: Optional[List[str]] = None,
+              priorities: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
     """One task of weir's document; `variables`: the keys a Python task may read."""
     from _weir_airflow import callbacks, operators
     from airflow.operators.bash import BashOperator
@@ -309,6 +352,9 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
     apply_sensor(task, t)  # Airflow's sensors (_weir_airflow.sensors)
     if task.trigger_rule != "all_success":
         t["trigger_rule"] = task.trigger_rule
+    outlets = outlet_uris(task.outlets)
+    if outlets:
+        t["outlets"] = outlets
     if task.is_setup:
         t["setup"] = True
     if task.is_teardown:
@@ -325,6 +371,8 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
     if task.execution_timeout is not None:
         t["execution_timeout"] = seconds(task.execution_timeout,
                                          "task %s: execution_timeout" % task.task_id, line)
+    if priorities is not None:
+        t["priority"] = priorities[task.task_id]
     if task.pool is not None:
         t["pool"] = task.pool
     if task.pool_slots != 1:
@@ -382,7 +430,7 @@ def pushed_tasks(dag: Any) -> Set[str]:
     Python task right below a Python task or a templated Bash task that runs when all
     upstream succeeded: its `ti.xcom_pull`)."""
     from _weir_airflow import mapping, operators
-    from airflow.models.baseoperator import xcom_args_in
+    from airflow.models.baseoperator import field_xcom_args, xcom_args_in
     from airflow.operators.python import PythonOperator
 
     from airflow.operators.bash import BashOperator
@@ -392,13 +440,44 @@ def pushed_tasks(dag: Any) -> Set[str]:
         if isinstance(task, PythonOperator):
             for arg in xcom_args_in([task.op_args, task.op_kwargs]):
                 out.add(arg.operator.task_id)
+        for arg in field_xcom_args(task):
+            out.add(arg.operator.task_id)
         templated = isinstance(task, BashOperator) and not plain_bash(task, set())
         if (isinstance(task, PythonOperator) or templated) and \
                 task.trigger_rule == "all_success":
+            pulls = reads_xcoms(task)
             out.update(u for u in task.upstream_task_ids
                        if isinstance(dag.task_dict.get(u), PythonOperator) or
-                       operators.pushes_xcom(dag.task_dict.get(u)))
+                       operators.pushes_xcom(dag.task_dict.get(u)) or
+                       (pulls and isinstance(dag.task_dict.get(u), BashOperator) and
+                        dag.task_dict[u].do_xcom_push))
     return out
+
+
+def _code_names(code: Any) -> Set[str]:
+    """The names a code object and the functions defined in it use."""
+    names = set(code.co_names)
+    for const in code.co_consts:
+        if hasattr(const, "co_names"):
+            names |= _code_names(const)
+    return names
+
+
+def reads_xcoms(task: Any) -> bool:
+    """Whether a task calls xcom_pull: a template that names it, or a Python callable whose
+    code does (a plain BashOperator above such a task pushes its last line, as Airflow's;
+    above any other it runs without Python)."""
+    from airflow.operators.bash import BashOperator
+
+    if isinstance(task, BashOperator):
+        return "xcom_pull" in json.dumps([task.bash_command, task.env or {}], default=str)
+    fn = getattr(task, "python_callable", None)
+    fn = getattr(fn, "__wrapped__", fn)
+    if fn is None or isinstance(fn, type(print)):
+        return False  # a built-in pulls nothing
+    code = getattr(fn, "__code__", None) or getattr(getattr(fn, "__call__", None), "__code__",
+                                                    None)
+    return code is None or "xcom_pull" in _code_names(code)
 
 
 def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[str, Any]:
@@ -410,6 +489,12 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if not dag.task_dict:
         raise SpecError("DAG %s: no tasks (weir's DAGs have one at least)" % dag.dag_id,
                         dag.lineno)
+    from airflow.models.baseoperator import field_xcom_args
+
+    for task in dag.tasks:
+        # a template field's XComArg: its task runs first (Airflow's)
+        for arg in field_xcom_args(task):
+            task.set_upstream(arg.operator)
     for task in dag.tasks:
         for u in task.upstream_task_ids | task.downstream_task_ids:
             if u not in dag.task_dict:
@@ -439,7 +524,9 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if getattr(dag, "access_control", None) is not None:
         doc["access"] = access_of(dag.access_control, dag.lineno)
     variables = variables_named(fileloc)
-    tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python, variables)
+    priorities = priority_weights(dag)
+    tasks: List[Dict[str, Any]] = [task_spec(dag, t, fileloc, pushed, python, variables,
+                                             priorities)
                                    for t in dag.tasks]
     mapping.apply(dag, tasks)  # mapped tasks' foreach
     doc["tasks"] = tasks
@@ -471,9 +558,10 @@ def access_of(access: Any, line: int) -> Dict[str, Any]:
 # without checking, and Airflow's keywords for its trigger form only (left out).
 _SCHEMA_KEYWORDS = ("type", "enum", "minimum", "maximum", "exclusiveMinimum",
                     "exclusiveMaximum", "minLength", "maxLength", "pattern", "format",
-                    "required", "default", "description", "title")
-_FORM_ONLY = ("values_display", "section", "examples", "description_md", "custom_html_form",
-              "const_display")
+                    "const", "items", "properties", "required", "default", "description",
+                    "title")
+_FORM_ONLY = ("values_display", "section", "examples", "description_md", "description_html",
+              "custom_html_form", "const_display")
 
 
 def _json_value(name: Any, value: Any, line: int) -> Any:

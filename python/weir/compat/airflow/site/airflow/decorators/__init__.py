@@ -136,6 +136,25 @@ class _TaskNamespace:
         """`@task.short_circuit`: a ShortCircuitOperator."""
         return _task(python_callable, ShortCircuitOperator, **kwargs)
 
+    def bash(self, python_callable: Optional[Callable[..., Any]] = None,
+             **kwargs: Any) -> Any:
+        """`@task.bash` (Airflow 2.9): the function returns the command, run as a
+        BashOperator's (airflow.decorators.bash)."""
+        from airflow.decorators.bash import BashDecoratedOperator
+        return _task(python_callable, BashDecoratedOperator, **kwargs)
+
+    def external_python(self, python_callable: Optional[Callable[..., Any]] = None,
+                        **kwargs: Any) -> Any:
+        """`@task.external_python(python=...)`: an ExternalPythonOperator."""
+        from airflow.operators.python import ExternalPythonOperator
+        return _task(python_callable, ExternalPythonOperator, **kwargs)
+
+    def virtualenv(self, python_callable: Optional[Callable[..., Any]] = None,
+                   **kwargs: Any) -> Any:
+        """`@task.virtualenv`: refused when the task is made (PythonVirtualenvOperator)."""
+        from airflow.operators.python import PythonVirtualenvOperator
+        return _task(python_callable, PythonVirtualenvOperator, **kwargs)
+
     def sensor(self, python_callable: Optional[Callable[..., Any]] = None,
                **kwargs: Any) -> Any:
         """`@task.sensor`: the function is a PythonSensor's poke (airflow.decorators.sensor)."""

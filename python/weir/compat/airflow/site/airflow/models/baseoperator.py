@@ -13,13 +13,20 @@ from airflow.models.dag import DAG, caller_line, current_dag
 _DEFAULTABLE = (
     "owner", "email", "retries", "retry_delay", "retry_exponential_backoff",
     "max_retry_delay", "execution_timeout", "pool", "pool_slots", "queue",
-    "priority_weight", "depends_on_past", "wait_for_downstream", "trigger_rule",
+    "priority_weight", "weight_rule", "depends_on_past", "wait_for_downstream", "trigger_rule",
     "start_date", "end_date", "do_xcom_push", "sla", "on_execute_callback",
     "on_success_callback", "on_failure_callback", "on_retry_callback", "on_skipped_callback",
 )
 _TASK_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
 DependencyTarget = Union["BaseOperator", "XComArg", Sequence[Union["BaseOperator", "XComArg"]]]
+
+
+def _as_list(value: Any) -> List[Any]:
+    """An `outlets` or `inlets` argument as a list (Airflow takes one item or a list)."""
+    if value is None:
+        return []
+    return list(value) if isinstance(value, (list, tuple, set)) else [value]
 
 
 class BaseOperator:
@@ -71,6 +78,11 @@ class BaseOperator:
         self.pool_slots: int = int(kwargs.pop("pool_slots", 1))
         self.queue: Optional[str] = kwargs.pop("queue", None)
         self.priority_weight: int = int(kwargs.pop("priority_weight", 1))
+        rule_w = kwargs.pop("weight_rule", "downstream")
+        self.weight_rule: str = str(getattr(rule_w, "value", rule_w))
+        if self.weight_rule not in ("downstream", "upstream", "absolute"):
+            raise ValueError("task %s: weight_rule %r: expected downstream, upstream or "
+                             "absolute" % (self.task_id, rule_w))
         self.depends_on_past: bool = bool(kwargs.pop("depends_on_past", False))
         self.wait_for_downstream: bool = bool(kwargs.pop("wait_for_downstream", False))
         rule = kwargs.pop("trigger_rule", "all_success")
@@ -79,6 +91,11 @@ class BaseOperator:
         self.doc_md: Optional[str] = kwargs.pop("doc_md", None)
         self.start_date: Any = kwargs.pop("start_date", None)
         self.end_date: Any = kwargs.pop("end_date", None)
+        # Datasets: each success of the task is an update of its outlets' URIs
+        self.outlets: List[Any] = _as_list(kwargs.pop("outlets", None))
+        self.inlets: List[Any] = _as_list(kwargs.pop("inlets", None))
+        # the task's own params, over the DAG's in its context (Airflow's)
+        self.params: Dict[str, Any] = dict(kwargs.pop("params", None) or {})
         self.is_setup = False
         self.is_teardown = False
         self.on_failure_fail_dagrun = False
@@ -89,6 +106,8 @@ class BaseOperator:
             self.dag.add_task(self)
         if group is not None:
             group.add(self)
+        for frame in _SETUP_TEARDOWN_BLOCKS:
+            frame.created.append(self)
 
     # -- dependencies -------------------------------------------------------------------------
     def _relate(self, other: DependencyTarget, upstream: bool) -> None:
@@ -174,11 +193,61 @@ class BaseOperator:
     def __repr__(self) -> str:
         return "<Task(%s): %s>" % (type(self).__name__, self.task_id)
 
+    # -- `with teardown:` / `with setup >> teardown:` (Airflow 2.7's setup-teardown blocks) --
+    def __enter__(self) -> "BaseOperator":
+        if not (self.is_setup or self.is_teardown):
+            raise TypeError("task %s: only a setup or a teardown task can be used in a "
+                            "`with` block" % self.task_id)
+        _SETUP_TEARDOWN_BLOCKS.append(_SetupTeardownBlock(self))
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _SETUP_TEARDOWN_BLOCKS.pop().close()
+
+
+class _SetupTeardownBlock:
+    """A `with` block of a setup or teardown task: the tasks made inside it run after its
+    setups (the roots among them) and before its teardowns (the leaves), as Airflow's."""
+
+    def __init__(self, task: BaseOperator) -> None:
+        dag = task.dag
+
+        def around(ids: Set[str]) -> List[BaseOperator]:
+            return [dag.task_dict[i] for i in sorted(ids)] if dag is not None else []
+
+        self.teardowns: List[BaseOperator]
+        self.setups: List[BaseOperator]
+        if task.is_teardown:
+            self.teardowns = [task]
+            self.setups = [t for t in around(task.upstream_task_ids) if t.is_setup]
+        else:
+            self.setups = [task]
+            self.teardowns = [t for t in around(task.downstream_task_ids) if t.is_teardown]
+        self.created: List[BaseOperator] = []
+
+    def close(self) -> None:
+        ends = set(id(t) for t in self.setups + self.teardowns)
+        inside = [t for t in self.created if id(t) not in ends]
+        ids = set(t.task_id for t in inside)
+        for t in inside:
+            if not (t.upstream_task_ids & ids):
+                for s in self.setups:
+                    t.set_upstream(s)
+            if not (t.downstream_task_ids & ids):
+                for d in self.teardowns:
+                    t.set_downstream(d)
+
+
+# the `with` blocks of setups and teardowns open now, innermost last
+_SETUP_TEARDOWN_BLOCKS: List[_SetupTeardownBlock] = []
+
 
 class XComArg:
     """A task's return value (its XCom `return_value`), as an argument of a task downstream."""
 
     def __init__(self, operator: BaseOperator, key: str = "return_value") -> None:
+        if isinstance(operator, XComArg):  # XComArg(a_task_call(), key=...): its task
+            operator = operator.operator
         self.operator = operator
         self.key = key
 
@@ -209,6 +278,13 @@ class XComArg:
 
         return xcom_zip(self, others, **kw)
 
+    def __enter__(self) -> "XComArg":
+        self.operator.__enter__()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.operator.__exit__(*exc)
+
     def __rshift__(self, other: Any) -> Any:
         return self.operator.__rshift__(other)
 
@@ -233,6 +309,15 @@ class XComArg:
 
     def __repr__(self) -> str:
         return "XComArg(%s, %s)" % (self.operator.task_id, self.key)
+
+    def __str__(self) -> str:
+        """The template that pulls this value (Airflow's: an XComArg in an f-string of a
+        templated field, example_xcom's bash_pull)."""
+        args = ["task_ids='%s'" % self.operator.task_id]
+        if self.operator.dag is not None:
+            args.append("dag_id='%s'" % self.operator.dag.dag_id)
+        args.append("key='%s'" % self.key)
+        return "{{ task_instance.xcom_pull(%s) }}" % ", ".join(args)
 
 
 def _operator_of(item: Any) -> BaseOperator:
@@ -280,6 +365,13 @@ def xcom_args_in(value: Any) -> List[XComArg]:
     return []
 
 
+def field_xcom_args(task: Any) -> List[XComArg]:
+    """The XComArgs in a task's template fields (`bash_command=XComArg(t, key="cmd")`, a
+    PythonOperator's op_args): Airflow makes their tasks upstream and passes their values."""
+    fields = [getattr(task, f) for f in getattr(task, "template_fields", ()) if hasattr(task, f)]
+    return xcom_args_in(fields)
+
+
 def cross_downstream(from_tasks: Sequence[Any], to_tasks: Any) -> None:
     """Every task of `from_tasks` runs before every task of `to_tasks`."""
     for task in from_tasks:
@@ -304,6 +396,17 @@ def chain(*tasks: Any) -> None:
                 _downstream(a, down)
         else:
             _downstream(up, down)
+
+
+def chain_linear(*elements: Any) -> None:
+    """Every task of each argument (a task or a list) runs before every task of the next
+    (Airflow 2.7's chain_linear: `chain_linear(a, [b, c], [d, e])` makes b and c each run
+    before d and e)."""
+    if len(elements) < 2:
+        raise ValueError("chain_linear: expected two arguments at least")
+    for up, down in zip(elements, elements[1:]):
+        for a in (up if isinstance(up, (list, tuple)) else [up]):
+            _downstream(a, down)
 
 
 def _downstream(up: Any, down: Any) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
-from typing import Any, Dict, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 from airflow.exceptions import AirflowException, AirflowSkipException
 from airflow.models.baseoperator import BaseOperator
@@ -33,27 +33,40 @@ class BashOperator(BaseOperator):
         self.append_env = append_env
         self.cwd = cwd
         self.template_env: Dict[str, str] = {}  # set by the runner (_weir_airflow.run_task)
-        codes = skip_on_exit_code
-        self.skip_on_exit_code = ([] if codes is None else
-                                  [codes] if isinstance(codes, int) else list(codes))
+        self.skip_on_exit_code = skip_codes(skip_on_exit_code)
 
     def execute(self, context: Dict[str, Any]) -> Any:
         """Runs the (rendered) command; its last line of output is the return value."""
-        env = dict(os.environ) if self.env is None or self.append_env else {}
-        env.update(self.env or {})
-        env.update(self.template_env)  # the values rendered into the command
-        proc = subprocess.Popen(["bash", "-c", self.bash_command], stdout=subprocess.PIPE,
-                                env=env, cwd=self.cwd)
-        last = b""
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            os.write(1, line)
-            if line.strip():
-                last = line
-        rc = proc.wait()
-        if rc in self.skip_on_exit_code:
-            raise AirflowSkipException("Bash command returned exit code %d. Skipping." % rc)
-        if rc != 0:
-            raise AirflowException("Bash command failed. The command returned a non-zero "
-                                   "exit code %d." % rc)
-        return last.decode(errors="replace").rstrip("\n")
+        return run_bash(self.bash_command, self.env, self.append_env, self.cwd,
+                        self.skip_on_exit_code, self.template_env)
+
+
+def skip_codes(codes: Any) -> List[int]:
+    """`skip_on_exit_code` as a list (None: none; one int: it)."""
+    return [] if codes is None else [codes] if isinstance(codes, int) else list(codes)
+
+
+def run_bash(command: str, env: Optional[Dict[str, str]], append_env: bool,
+             cwd: Optional[str], skip_on_exit_code: Sequence[int],
+             template_env: Dict[str, str]) -> str:
+    """Runs `command` with bash as BashOperator does: `env` replaces the environment unless
+    `append_env`; `template_env` holds the values rendered into it; the output goes to the
+    log as it comes, its last line is returned; an exit status of `skip_on_exit_code` skips,
+    any other but 0 fails."""
+    full = dict(os.environ) if env is None or append_env else {}
+    full.update(env or {})
+    full.update(template_env)
+    proc = subprocess.Popen(["bash", "-c", command], stdout=subprocess.PIPE, env=full, cwd=cwd)
+    last = b""
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        os.write(1, line)
+        if line.strip():
+            last = line
+    rc = proc.wait()
+    if rc in skip_on_exit_code:
+        raise AirflowSkipException("Bash command returned exit code %d. Skipping." % rc)
+    if rc != 0:
+        raise AirflowException("Bash command failed. The command returned a non-zero "
+                               "exit code %d." % rc)
+    return last.decode(errors="replace").rstrip("\n")

@@ -26,6 +26,7 @@ class PythonOperator(BaseOperator):
         templates_dict: Optional[Dict[str, Any]] = None,
         show_return_value_in_logs: bool = True,
         multiple_outputs: bool = False,
+        templates_exts: Optional[Sequence[str]] = None,
         **kwargs: Any,
     ) -> None:
         kwargs.pop("provide_context", None)  # Airflow 1.10's; context is always given
@@ -38,6 +39,8 @@ class PythonOperator(BaseOperator):
         self.templates_dict = templates_dict
         self.show_return_value_in_logs = show_return_value_in_logs
         self.multiple_outputs = multiple_outputs  # a dict's keys pushed one by one too
+        if templates_exts:  # a template field's value ending so is a template file's name
+            self.template_ext = list(templates_exts)
         for arg in xcom_args_in([self.op_args, self.op_kwargs]):
             self.set_upstream(arg.operator)
 
@@ -107,3 +110,89 @@ def get_current_context() -> Dict[str, Any]:
         raise AirflowException("Current context was requested but no context was found! "
                                "Are you running within an airflow task?")
     return CURRENT_CONTEXT[-1]
+
+
+def is_venv_installed() -> bool:
+    """Whether PythonVirtualenvOperator can make virtual environments: never on weir (it makes
+    none; ExternalPythonOperator runs a callable in an interpreter that is there)."""
+    return False
+
+
+_RUNNER = '''
+import pickle, sys
+with open(sys.argv[1], "rb") as f:
+    _args, _kwargs = pickle.load(f)
+_result = %s(*_args, **_kwargs)
+with open(sys.argv[2], "wb") as f:
+    pickle.dump(_result, f)
+'''
+
+
+def callable_source(fn: Callable[..., Any], task_id: str) -> str:
+    """The source of a function run in another interpreter, its decorators left out (Airflow
+    sends the function's text; it must import what it uses inside itself)."""
+    import textwrap
+
+    if getattr(fn, "__name__", "<lambda>") == "<lambda>" or not inspect.isfunction(fn):
+        raise TypeError("task %s: python_callable: expected a function defined with def "
+                        "(its source is run in the other interpreter), got %r" % (task_id, fn))
+    lines = textwrap.dedent(inspect.getsource(fn)).splitlines()
+    while lines and lines[0].lstrip().startswith("@"):
+        lines.pop(0)
+    return "\n".join(lines) + "\n"
+
+
+class ExternalPythonOperator(PythonOperator):
+    """Runs `python_callable` in the interpreter `python` (its own packages): the function's
+    source and its pickled arguments go to a child process, its pickled return value comes
+    back.  The function gets its op_args and op_kwargs (and `templates_dict` when it names
+    it), not Airflow's context."""
+
+    template_fields: Sequence[str] = ("templates_dict", "op_args", "op_kwargs", "python")
+
+    def __init__(self, *, python: str, skip_on_exit_code: Any = None, **kwargs: Any) -> None:
+        for unsupported in ("expect_airflow", "string_args", "use_dill"):
+            kwargs.pop(unsupported, None)
+        super().__init__(**kwargs)
+        from airflow.operators.bash import skip_codes
+
+        self.python = python
+        self.skip_on_exit_code = skip_codes(skip_on_exit_code)
+        callable_source(self.python_callable, self.task_id)  # a lambda: an import error
+
+    def execute(self, context: Dict[str, Any]) -> Any:
+        """The callable's return value, from the other interpreter."""
+        import os
+        import pickle
+        import subprocess
+        import tempfile
+
+        from airflow.exceptions import AirflowException, AirflowSkipException
+
+        fn = self.python_callable
+        kwargs = dict(self.op_kwargs)
+        if "templates_dict" in inspect.signature(fn).parameters:
+            kwargs["templates_dict"] = self.templates_dict
+        with tempfile.TemporaryDirectory(prefix="weir-external-python-") as tmp:
+            script, args_in, result_out = (os.path.join(tmp, n) for n in
+                                           ("script.py", "args.pickle", "result.pickle"))
+            with open(script, "w") as f:
+                f.write(callable_source(fn, self.task_id) + _RUNNER % fn.__name__)
+            with open(args_in, "wb") as f:
+                pickle.dump((list(self.op_args), kwargs), f)
+            rc = subprocess.call([self.python, script, args_in, result_out])
+            if rc in self.skip_on_exit_code:
+                raise AirflowSkipException("Process exited with code %d. Skipping." % rc)
+            if rc != 0:
+                raise AirflowException("task %s: %s exited %d" % (self.task_id, self.python, rc))
+            with open(result_out, "rb") as f:
+                return pickle.load(f)
+
+
+class PythonVirtualenvOperator(PythonOperator):
+    """Airflow's makes a virtual environment with pip for the callable: weir makes none."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        raise TypeError("task %s: PythonVirtualenvOperator: weir makes no virtual environments; "
+                        "use ExternalPythonOperator (or @task.external_python) with an "
+                        "interpreter that has the requirements" % kwargs.get("task_id"))

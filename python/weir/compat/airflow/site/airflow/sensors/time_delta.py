@@ -10,10 +10,12 @@ from airflow.sensors.base import BaseSensorOperator
 
 
 def utc(value: _dt.datetime) -> _dt.datetime:
-    """An aware UTC datetime (a naive one is UTC)."""
+    """An aware UTC datetime of the standard library (a naive one is UTC).  A pendulum
+    DateTime (the context's dates) becomes a plain datetime: pendulum's astimezone() to a
+    standard tzinfo gives a DateTime that cannot add a timedelta."""
     if value.tzinfo is None:
-        return value.replace(tzinfo=_dt.timezone.utc)
-    return value.astimezone(_dt.timezone.utc)
+        value = value.replace(tzinfo=_dt.timezone.utc)
+    return _dt.datetime.fromtimestamp(value.timestamp(), _dt.timezone.utc)
 
 
 class TimeDeltaSensor(BaseSensorOperator):

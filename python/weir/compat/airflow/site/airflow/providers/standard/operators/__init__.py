@@ -1,0 +1,1 @@
+"""airflow.providers.standard.operators: airflow.operators' classes."""

@@ -1,0 +1,1 @@
+"""airflow.providers.standard.sensors: airflow.sensors' classes."""

@@ -1,0 +1,1 @@
+select count(*) from orders where day = '{{ ds }}'
