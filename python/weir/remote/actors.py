@@ -17,6 +17,7 @@ sending the answer back.  Only the program's user can open the folder, as for wo
 
 import os
 import socket
+import sys
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -268,8 +269,20 @@ def create(cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], o: Dict[str,
 
 # ---- a task's side: the link to the program -------------------------------------------------
 
+def _serve_while(ready: Callable[[], bool], link: "Link") -> bool:
+    """In a call on a warm worker: runs the calls the program sends this worker until
+    ready() (worker/warm.py, serve_while); False elsewhere (the caller waits as it
+    would)."""
+    current = sys.modules.get(_w.CURRENT_MODULE)
+    worker = getattr(current, "worker", None)
+    if worker is None:
+        return False
+    return bool(worker.serve_while(ready, link.wake_r))
+
+
 class LinkFuture(Future):
-    """An actor's call made from a task: settled by the link's reader thread."""
+    """A call made from a task (an actor's method, a function's call): settled by the
+    link's reader thread."""
 
     _local = True
 
@@ -283,9 +296,10 @@ class LinkFuture(Future):
         self._value: Any = None
         self._error: Optional[BaseException] = None
         self._state = "running"
+        self.what = "actor call"
 
     def __repr__(self) -> str:
-        return "<weir.Future %s (actor call %d)>" % (self.name, self.call_id)
+        return "<weir.Future %s (%s %d)>" % (self.name, self.what, self.call_id)
 
     def done(self) -> bool:
         return self._done
@@ -293,12 +307,16 @@ class LinkFuture(Future):
     def _wait(self, deadline: Optional[float]) -> None:
         if self._done:
             return
+        if deadline is None and _serve_while(lambda: self._done, self._link):
+            return
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         if not self._event.wait(wait):
-            raise GetTimeoutError("%s (actor call %d) still running" % (self.name,
-                                                                       self.call_id))
+            raise GetTimeoutError("%s (%s %d) still running" % (self.name, self.what,
+                                                                self.call_id))
 
     def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
+        if timeout is None and _serve_while(lambda: any(f._done for f in pending), self._link):
+            return
         with self._link.cond:
             if any(f._done for f in pending):
                 return
@@ -323,6 +341,10 @@ class Link:
         self.ids = 0
         self.calls: Dict[int, LinkFuture] = {}
         self.ended: Optional[str] = None
+        # readable when a call has ended (a waiting worker's loop wakes on it)
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
         self.sock.sendall(_w.encode(_w.LINK, 0, key + str(os.getpid()).encode()))
         threading.Thread(target=self._read, name="weir-actor-link", daemon=True).start()
 
@@ -346,6 +368,15 @@ class Link:
         return self._send(_w.ACTOR_CALL, "%s.%s" % (name, method),
                           _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data))
 
+    def submit(self, target: Any, options: Dict[str, Any], args: Tuple[Any, ...],
+               kwargs: Dict[str, Any], name: str) -> LinkFuture:
+        """A call of a function (its future), or an actor's creation (answered with the
+        actor's handle fields), made by the program for this task."""
+        data = cloudpickle.dumps((target, options, args, kwargs), protocol=5)
+        f = self._send(_w.SUBMIT, name, data)
+        f.what = "call"
+        return f
+
     def lookup(self, namespace: str, name: str) -> LinkFuture:
         return self._send(_w.LOOKUP, "get_actor(%r)" % name,
                           ("%s\0%s" % (namespace, name)).encode())
@@ -357,6 +388,10 @@ class Link:
             f._state = "done"
             self.cond.notify_all()
         f._event.set()
+        try:
+            os.write(self.wake_w, b"x")
+        except OSError:
+            pass  # full: a wake-up is pending already
 
     def _read(self) -> None:
         reader = _w.FrameReader()
@@ -382,6 +417,11 @@ class Link:
                                 cause = None
                         self._settle(f, None, remote_error(type_name, message, tb, cause,
                                                            None))
+                    elif f.what == "call":  # its worker died, or it was cancelled
+                        text = body.decode("utf-8", "replace")
+                        self._settle(f, None, JobFailed(text, {
+                            "state": "killed" if "cancelled" in text else "failed",
+                            "tasks": []}))
                     else:
                         self._settle(f, None, ActorDied(body.decode("utf-8", "replace")))
         except (OSError, _w.FrameError):
@@ -478,6 +518,27 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
                 if f._done:  # settled meanwhile: _on_done may have been missed
                     f._on_done = None
                     answer(cid)(f)
+        elif kind == _w.SUBMIT:
+            if SUBMIT_HANDLER is None:
+                send(_w.encode(_w.DIED, cid, b"this program does not take calls from tasks"))
+                return
+            try:
+                got = SUBMIT_HANDLER(body)
+            except Exception as e:  # refused (bad options, a resource the server lacks)
+                send(_w.encode(_w.ERROR, cid, cloudpickle.dumps(
+                    ("error", "%s.%s" % (type(e).__module__, type(e).__qualname__), str(e),
+                     "", _dumps_or_none(e)), protocol=5)))
+                return
+            if not isinstance(got, Future):
+                send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(got, protocol=5)))
+            elif isinstance(got, WarmFuture):
+                got._on_done = answer(cid)
+                if got._done:
+                    got._on_done = None
+                    answer(cid)(got)
+            else:  # a job's future (a cold shape): waited for in a thread
+                threading.Thread(target=_answer_job, args=(got, answer(cid)),
+                                 name="weir-link-job", daemon=True).start()
         elif kind == _w.LOOKUP:
             ns, _, name = body.decode("utf-8", "replace").partition("\0")
             with pool.lock:
@@ -502,6 +563,28 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
         sock.close()
     except OSError:
         pass
+
+
+# the program's maker of a task's calls (compat/ray/api.py sets it): the SUBMIT frame's
+# body in; a Future (the call's) or the value to answer (an actor's handle fields) out
+SUBMIT_HANDLER: Optional[Callable[[bytes], Any]] = None
+
+
+def _dumps_or_none(e: BaseException) -> Optional[bytes]:
+    try:
+        return cloudpickle.dumps(e, protocol=5)
+    except Exception:
+        return None
+
+
+def _answer_job(f: Future, done: Callable[[Any], None]) -> None:
+    """Waits for a job's future, then answers it as a warm call's (_value, _error)."""
+    try:
+        f._value = f.result()  # type: ignore[attr-defined]
+        f._error = None  # type: ignore[attr-defined]
+    except BaseException as e:
+        f._value, f._error = None, e  # type: ignore[attr-defined]
+    done(f)  # type: ignore[arg-type]
 
 
 def _no_actor(name: str, namespace: str) -> str:

@@ -163,6 +163,13 @@ class _Worker:
         self.leaving = False
         self.gone = False
         self.head_since = 0.0  # since when it runs its first call in flight (perf_counter)
+        # its calls that wait (ray.get) for others: while all it holds wait, it takes one
+        # more call and runs it on top of them (worker/warm.py, serve_while)
+        self.blocked = 0
+
+    def free(self) -> bool:
+        """Whether it runs no call but those that wait for others."""
+        return len(self.inflight) <= self.blocked
 
 
 class _Shape:
@@ -361,6 +368,12 @@ class Pool:
         if kind == _w.BYE:
             with self.lock:
                 w.leaving = True
+            return
+        if kind in (_w.BLOCKED, _w.UNBLOCKED):
+            with self.lock:
+                w.blocked = max(0, w.blocked + (1 if kind == _w.BLOCKED else -1))
+            if w.shape is not None:
+                self._pump(w.shape)
             return
         with self.lock:
             f = w.inflight.pop(cid, None)
@@ -568,7 +581,8 @@ class Pool:
     def _wants_worker(self, shape: _Shape) -> bool:
         """Whether one more worker job should start (the caller holds the lock; counted as
         starting when so, until _start_worker() submitted it)."""
-        out = sum(len(w.inflight) for w in shape.workers) + len(shape.queue)
+        out = sum(max(0, len(w.inflight) - w.blocked) for w in shape.workers) + \
+            len(shape.queue)
         grow = len(shape.workers) + shape.starting < min(shape.cap, out) and \
             shape.cold is None and not self.closed
         if grow:
@@ -605,7 +619,7 @@ class Pool:
                     return
                 ready = [w for w in shape.workers if w.sock is not None and not w.leaving
                          and not w.gone]
-                idle = [w for w in ready if not w.inflight]
+                idle = [w for w in ready if w.free()]
                 now = time.perf_counter()
                 if idle:
                     w = idle[0]
@@ -614,7 +628,7 @@ class Pool:
                     return  # a worker frees up, or one more comes
                 else:
                     busy = [w for w in ready if len(w.inflight) <= PIPELINE and
-                            now - w.head_since < PIPE_FRESH_S]
+                            not w.blocked and now - w.head_since < PIPE_FRESH_S]
                     if not busy:
                         return
                     w = min(busy, key=lambda x: len(x.inflight))

@@ -51,6 +51,12 @@ def _error_record(e: BaseException) -> Tuple[str, str, str, str, Optional[bytes]
     while tb_obj is not None and tb_obj.tb_frame.f_code.co_filename == __file__:
         tb_obj = tb_obj.tb_next
     tb = "".join(traceback.format_exception(type(e), e, tb_obj))
+    cause = getattr(e, "cause", None)
+    if isinstance(cause, BaseException) and \
+            any(c.__name__ == "RemoteError" for c in type(e).__mro__):
+        # a call's error raised on by its caller (a nested call): the class made for the
+        # pair does not pickle; the original one does, and is the caller's error's class
+        e = cause
     try:
         exc: Optional[bytes] = cloudpickle.dumps(e, protocol=5)
         cloudpickle.loads(exc)  # one that cannot be read back is sent as text only

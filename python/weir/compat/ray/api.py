@@ -258,7 +258,12 @@ class RemoteFunction:
 
     def remote(self, *args: Any, **kwargs: Any) -> Any:
         """Starts one call (a weir job) and returns its ObjectRef; ObjectRefs among the
-        arguments (at the top level) are the values they stand for in the call."""
+        arguments (at the top level) are the values they stand for in the call.  In a
+        task, the program makes the call (nested calls: no token needed here)."""
+        link = _task_link()
+        if link is not None:
+            return link.submit(self._fn, self._ray_options, _resolved(args),
+                               _resolved(kwargs), _functions._job_name(self._fn))
         _ensure()
         fn = self._made[1]
         if fn is None or self._made[0] is not _state.env_vars:
@@ -286,6 +291,42 @@ class RemoteFunction:
         o = dict(RAY_DEFAULTS, **self._ray_options)
         return ", ".join("%s=%r" % (k, o[k]) for k in ("num_cpus", "num_gpus", "memory")
                          if o.get(k) is not None)
+
+
+def _task_link() -> Optional[_actors_mod.Link]:
+    """In a task on a warm worker (or an actor): the link to the program that owns it,
+    which makes the task's calls and actors (docs/internals/calls.md, "Nested calls");
+    None in the program itself."""
+    folder = os.environ.get("WEIR_WARM_DIR")
+    if not folder or _actors_mod.local_pool(folder) is not None:
+        return None
+    return _actors_mod.link_to(folder)
+
+
+def _resolved(args: Any) -> Any:
+    """A task's call arguments with the top-level refs of its own calls waited for (the
+    program's refs pickle as they are)."""
+    def one(a: Any) -> Any:
+        if isinstance(a, _actors_mod.LinkFuture):
+            return get(a)
+        return a
+    if isinstance(args, dict):
+        return {k: one(v) for k, v in args.items()}
+    return tuple(one(a) for a in args)
+
+
+def _serve_submit(body: bytes) -> Any:
+    """The program's side of a task's call (SUBMIT): made here, as the program's own: a
+    function's call returns its future; an actor's creation its handle's fields."""
+    import cloudpickle
+    target, options, args, kwargs = cloudpickle.loads(body)
+    if inspect.isclass(target):
+        h = ActorClass(target, options).remote(*args, **kwargs)
+        return h._actor.info()
+    return RemoteFunction(target, options).remote(*args, **kwargs)
+
+
+_actors_mod.SUBMIT_HANDLER = _serve_submit
 
 
 def remote(*args: Any, **options: Any) -> Any:

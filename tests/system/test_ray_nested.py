@@ -1,0 +1,109 @@
+"""Nested tasks and objects in Ray programs (docs/ray.md "Nested tasks", docs/internals/
+calls.md "Nested calls"), with `weir run` against a real server of 2 vcores: a task's
+.remote() and actor creation go through the program (no token in the task); a tree of
+calls with num_cpus=1 that waits in ray.get at every level completes on 2 cores (a waiting
+worker takes the children); a failure in a grandchild reaches the program."""
+
+import textwrap
+
+from conftest import wait_no_procs
+from test_ray_programs import cli_describe, jobs
+from test_ray_warm import WORKER_MARK, weir_run
+
+TWO_CORES = """\
+resources:
+  vcores: 2
+  memory: 4g
+kill_grace_seconds: 2
+"""
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+def run_two(make_server, prog, **kw):
+    srv = make_server(config=TWO_CORES)
+    # the pool's cap is the server's cores, whatever this machine has
+    r = weir_run(srv, prog, env={"WEIR_WARM_WORKERS": "2"}, **kw)
+    return srv, r
+
+
+def test_a_tree_of_tasks_on_two_cores_does_not_deadlock(make_server, tmp_path):
+    prog = write(tmp_path, "fib.py", """\
+        import os
+        import ray
+
+        @ray.remote(num_cpus=1)
+        def fib(n):
+            assert "WEIR_TOKEN" not in os.environ
+            if n < 2:
+                return n
+            a, b = fib.remote(n - 1), fib.remote(n - 2)
+            return ray.get(a) + ray.get(b)
+
+        @ray.remote(num_cpus=1)
+        def tree(depth):
+            if depth == 0:
+                return 1
+            return 1 + sum(ray.get([tree.remote(depth - 1) for _ in range(2)]))
+
+        print("fib", ray.get(fib.remote(7)))
+        print("tree", ray.get(tree.remote(4)))
+        """)
+    srv, r = run_two(make_server, prog, timeout=240)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["fib 13", "tree 31"], cli_describe(r)
+    # every call ran on a warm worker of the program: never more than the 2 cores' jobs
+    names = [j["name"] for j in jobs(srv)]
+    assert set(names) == {"warm-worker"}, names
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+
+
+def test_a_task_makes_an_actor_and_a_grandchild_failure_reaches_the_program(make_server,
+                                                                             tmp_path):
+    prog = write(tmp_path, "kids.py", """\
+        import ray
+
+        @ray.remote
+        class Acc:
+            def __init__(self):
+                self.n = 0
+
+            def add(self, k):
+                self.n += k
+                return self.n
+
+        @ray.remote
+        def grandchild(k):
+            if k == 3:
+                raise KeyError("grandchild %d" % k)
+            return k
+
+        @ray.remote
+        def child(k):
+            return ray.get(grandchild.remote(k))
+
+        @ray.remote
+        def parent():
+            acc = Acc.remote()
+            ray.get([acc.add.remote(k) for k in range(5)])
+            total = ray.get(acc.add.remote(0))
+            # a ref of a task's own call passed to another of its calls: its value
+            doubled = ray.get(child.remote(child.remote(2)))
+            return total, doubled, acc
+
+        total, doubled, acc = ray.get(parent.remote())
+        print("total", total, "doubled", doubled, "acc", ray.get(acc.add.remote(1)))
+        try:
+            ray.get(child.remote(3))
+        except KeyError as e:
+            print("caught", isinstance(e, ray.exceptions.RayTaskError), "grandchild 3" in str(e))
+        """)
+    srv, r = run_two(make_server, prog, timeout=240)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["total 10 doubled 2 acc 11", "caught True True"], \
+        cli_describe(r)
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
