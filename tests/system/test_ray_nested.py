@@ -107,3 +107,69 @@ def test_a_task_makes_an_actor_and_a_grandchild_failure_reaches_the_program(make
     assert r.stdout.splitlines() == ["total 10 doubled 2 acc 11", "caught True True"], \
         cli_describe(r)
     assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+
+
+def test_refs_nested_in_arguments_returned_refs_and_num_returns(make_server, tmp_path):
+    prog = write(tmp_path, "refs.py", """\
+        import ray
+
+        @ray.remote
+        def square(x):
+            return x * x
+
+        @ray.remote
+        def total(top, box):
+            # a top-level ref is its value; refs in a list or a dict stay refs
+            assert not isinstance(top, ray.ObjectRef), top
+            assert all(isinstance(r, ray.ObjectRef) for r in box["refs"]), box
+            return top + sum(ray.get(box["refs"])) + ray.get(box["one"])
+
+        @ray.remote
+        def make():
+            # a ref of the task's own call, returned: the program gets the value with get
+            return square.remote(7)
+
+        @ray.remote
+        def forward(refs):
+            return [ray.get(r) + 1 for r in refs]
+
+        @ray.remote(num_returns=3)
+        def three(x):
+            return x, x + 1, x + 2
+
+        @ray.remote(num_returns="dynamic")
+        def gen_dynamic(n):
+            for i in range(n):
+                yield i * 10
+
+        @ray.remote(num_returns="streaming")
+        def gen_stream(n):
+            for i in range(n):
+                yield "item-%d" % i
+
+        refs = [square.remote(i) for i in range(4)]
+        print("total", ray.get(total.remote(square.remote(10), {"refs": refs,
+                                                                 "one": ray.put(1000)})))
+        inner = ray.get(make.remote())
+        print("returned", isinstance(inner, ray.ObjectRef), ray.get(inner))
+        print("forward", ray.get(forward.remote([square.remote(3), square.remote(5)])))
+        a, b, c = three.remote(5)
+        print("three", ray.get([a, b, c]), ray.get(three.options(num_returns=1).remote(1)))
+        gen = ray.get(gen_dynamic.remote(3))
+        print("dynamic", [ray.get(r) for r in gen])
+        print("streaming", [ray.get(r) for r in gen_stream.remote(2)])
+
+        @ray.remote
+        def nested_three():
+            x, y, z = three.remote(1)
+            return ray.get([z, y, x])
+
+        print("in a task", ray.get(nested_three.remote()))
+        """)
+    srv, r = run_two(make_server, prog, timeout=240)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == [
+        "total 1114", "returned True 49", "forward [10, 26]", "three [5, 6, 7] (1, 2, 3)",
+        "dynamic [0, 10, 20]", "streaming ['item-0', 'item-1']", "in a task [3, 2, 1]"], \
+        cli_describe(r)
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}

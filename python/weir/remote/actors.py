@@ -297,6 +297,16 @@ class LinkFuture(Future):
         self._error: Optional[BaseException] = None
         self._state = "running"
         self.what = "actor call"
+        self.ref_id = 0  # the program's id of the call (REF), once known
+        self._ref = threading.Event()
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str, int]]:
+        """Pickled (into a call's arguments, a value returned): the program's ref of the
+        call, as a WarmFuture pickles."""
+        from .warm import call_ref
+        if not self._ref.wait(END_WAIT):
+            raise WeirError("%s: the program did not name the call" % self.name)
+        return (call_ref, (self._link.folder, self.ref_id))
 
     def __repr__(self) -> str:
         return "<weir.Future %s (%s %d)>" % (self.name, self.what, self.call_id)
@@ -332,6 +342,7 @@ class Link:
     """This process's connection to the program that owns the actors (one per program)."""
 
     def __init__(self, folder: str) -> None:
+        self.folder = folder
         with open(os.path.join(folder, "key"), "rb") as f:
             key = f.read()
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -377,6 +388,13 @@ class Link:
         f.what = "call"
         return f
 
+    def fetch(self, ref_id: int) -> LinkFuture:
+        """The value of the program's call ref_id (a ref handed to this task)."""
+        f = self._send(_w.FETCH, "call %d" % ref_id, _w.ACTOR_ID.pack(ref_id))
+        f.what, f.ref_id = "call", ref_id
+        f._ref.set()
+        return f
+
     def lookup(self, namespace: str, name: str) -> LinkFuture:
         return self._send(_w.LOOKUP, "get_actor(%r)" % name,
                           ("%s\0%s" % (namespace, name)).encode())
@@ -405,7 +423,10 @@ class Link:
                         f = self.calls.get(cid)
                     if f is None:
                         continue
-                    if kind == _w.VALUE:
+                    if kind == _w.REF:
+                        (f.ref_id,) = _w.ACTOR_ID.unpack_from(body)
+                        f._ref.set()
+                    elif kind == _w.VALUE:
                         self._settle(f, cloudpickle.loads(body), None)
                     elif kind == _w.ERROR:
                         _, type_name, message, tb, exc = cloudpickle.loads(body)
@@ -500,6 +521,11 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
                 send(_w.encode(_w.DIED, cid, str(e).encode()))
         return done
 
+    def named(cid: int, f: WarmFuture) -> None:
+        """The task learns the program's id of its call (its ref pickles to it)."""
+        pool.export(f)
+        send(_w.encode(_w.REF, cid, _w.ACTOR_ID.pack(f.call_id)))
+
     def frame(kind: int, cid: int, body: bytes) -> None:
         if kind == _w.ACTOR_CALL:
             (aid,) = _w.ACTOR_ID.unpack_from(body)
@@ -511,13 +537,8 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
                 return
             args, kwargs = cloudpickle.loads(data)
             f = a.call(method, args, kwargs)
-            if f._done:
-                answer(cid)(f)
-            else:
-                f._on_done = answer(cid)
-                if f._done:  # settled meanwhile: _on_done may have been missed
-                    f._on_done = None
-                    answer(cid)(f)
+            named(cid, f)
+            f.then(answer(cid))
         elif kind == _w.SUBMIT:
             if SUBMIT_HANDLER is None:
                 send(_w.encode(_w.DIED, cid, b"this program does not take calls from tasks"))
@@ -532,13 +553,19 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
             if not isinstance(got, Future):
                 send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(got, protocol=5)))
             elif isinstance(got, WarmFuture):
-                got._on_done = answer(cid)
-                if got._done:
-                    got._on_done = None
-                    answer(cid)(got)
+                named(cid, got)
+                got.then(answer(cid))
             else:  # a job's future (a cold shape): waited for in a thread
                 threading.Thread(target=_answer_job, args=(got, answer(cid)),
                                  name="weir-link-job", daemon=True).start()
+        elif kind == _w.FETCH:
+            (ref,) = _w.ACTOR_ID.unpack_from(body)
+            with pool.lock:
+                f = pool.exported.get(ref)
+            if f is None:
+                send(_w.encode(_w.DIED, cid, ("no call %d in this program" % ref).encode()))
+            else:
+                f.then(answer(cid))
         elif kind == _w.LOOKUP:
             ns, _, name = body.decode("utf-8", "replace").partition("\0")
             with pool.lock:

@@ -96,11 +96,28 @@ class WarmFuture(Future):
         self._version = None
         self._job = None
         self._on_done: Optional[Callable[["WarmFuture"], None]] = None  # called once settled
+        self._then: List[Callable[["WarmFuture"], None]] = []  # then()'s, called once settled
         self._method: Optional[str] = None  # an actor's method (remote/actors.py)
 
     def __repr__(self) -> str:
         return "<weir.Future %s call %d %s>" % (self.name, self.call_id,
                                                 self._state if not self._done else "done")
+
+    def then(self, cb: Callable[["WarmFuture"], None]) -> None:
+        """cb(self) once the call has ended: now when it has, else in the thread that
+        settles it."""
+        with self._pool.cond:
+            if not self._done:
+                self._then.append(cb)
+                return
+        cb(self)
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str, int]]:
+        """A ref pickled (into a call's arguments, a value): the program's folder and the
+        call's id; call_ref() makes it this future in the program, a LinkFuture in a task
+        (its value asked of the program)."""
+        self._pool.export(self)
+        return (call_ref, (self._pool.dir, self.call_id))
 
     def job(self) -> Dict[str, Any]:
         """The worker job that ran (or runs) the call, as the API shows it."""
@@ -199,6 +216,9 @@ class Pool:
         self.fns: Dict[Any, Tuple[bytes, bytes]] = {}  # function -> (sha256, pickle)
         self.actors: Dict[int, Any] = {}  # id -> remote/actors.py's Actor
         self.named: Dict[Tuple[str, str], Any] = {}  # (namespace, name) -> Actor
+        # the calls whose refs went to a task (pickled, or made by one): id -> future; held
+        # while the program lives (a task may ask for the value at any time)
+        self.exported: Dict[int, WarmFuture] = {}
         self.closed = False
         self.dir = tempfile.mkdtemp(prefix="weir-warm-")  # 0700
         self.tag = os.path.basename(self.dir)[len("weir-warm-"):]
@@ -227,6 +247,11 @@ class Pool:
         self.reporter = threading.Thread(target=self._report_loop, name="weir-warm-report",
                                          daemon=True)
         self.reporter.start()
+
+    def export(self, f: WarmFuture) -> None:
+        """f's ref goes to a task: held until the program ends."""
+        with self.lock:
+            self.exported[f.call_id] = f
 
     # ---- workers ------------------------------------------------------------------------
     def _spec(self, o: Dict[str, Any], name: str = "warm-worker",
@@ -704,10 +729,13 @@ class Pool:
             f._state = "failed" if error is not None else "succeeded"
             f._done = True
             f._args = b""
+            then, f._then = f._then, []
             self.cond.notify_all()
         f._event.set()
         if f._on_done is not None:
             f._on_done(f)
+        for cb in then:
+            cb(f)
         if error is None:
             self._note(f, "succeeded")
         elif isinstance(error, JobFailed):
@@ -775,6 +803,20 @@ class Pool:
             self._settle(f, error=self._cancelled(f))
         self.wake.set()
         self._flush()  # the last calls' records
+
+
+def call_ref(folder: str, ref_id: int) -> Future:
+    """A call's ref unpickled: in its program, the call's future; elsewhere (a task), a
+    LinkFuture whose value the program sends when the call has ended."""
+    from . import actors as _actors
+    pool = _actors.local_pool(folder)
+    if pool is not None:
+        with pool.lock:
+            f = pool.exported.get(ref_id)
+        if f is None:
+            raise WeirError("the ObjectRef of call %d is not known to this program" % ref_id)
+        return f
+    return _actors.link_to(folder).fetch(ref_id)
 
 
 def _extra(o: Dict[str, Any]) -> Any:

@@ -37,8 +37,11 @@ SUBMIT = ord("S")   # a task -> client: a call or an actor made by a task: the p
                     # (function or class, Ray's options, args, kwargs)
 BLOCKED = ord("W")  # worker -> client: the call it runs waits for other calls: send it more
 UNBLOCKED = ord("U")  # worker -> client: that call runs on
+REF = ord("I")      # client -> a task: the program's id of the call it made (u64)
+FETCH = ord("G")    # a task -> client: the value of the program's call of that id (u64)
 KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE, CREATE,
-                   METHOD, LINK, ACTOR_CALL, LOOKUP, DIED, SUBMIT, BLOCKED, UNBLOCKED))
+                   METHOD, LINK, ACTOR_CALL, LOOKUP, DIED, SUBMIT, BLOCKED, UNBLOCKED, REF,
+                   FETCH))
 KEY_BYTES = 32
 # the module (made by main()) whose `worker` is this process's _Worker
 CURRENT_MODULE = "_weir_warm_current"

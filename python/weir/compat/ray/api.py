@@ -236,8 +236,12 @@ class RemoteFunction:
     def __init__(self, fn: Callable[..., Any], options: Mapping[str, Any]) -> None:
         self._fn = fn
         self._ray_options = dict(options)
+        self._returns = _num_returns(self._ray_options, "ray.remote")
         merged = dict(RAY_DEFAULTS, **self._ray_options)
+        merged.pop("num_returns", None)
         self._weir_options = _ray.from_ray(merged, "ray.remote")  # checked here, at once
+        # what runs: a generator's items made a list for num_returns "dynamic"/"streaming"
+        self._run = _listing(fn) if isinstance(self._returns, str) else fn
         # (init's env_vars, weir's RemoteFunction) of the last call: made once per init
         self._made: Tuple[Any, Any] = (None, None)
         self.__name__ = getattr(fn, "__name__", "remote")
@@ -260,6 +264,9 @@ class RemoteFunction:
         """Starts one call (a weir job) and returns its ObjectRef; ObjectRefs among the
         arguments (at the top level) are the values they stand for in the call.  In a
         task, the program makes the call (nested calls: no token needed here)."""
+        return _returns(self._call(args, kwargs), self._returns)
+
+    def _call(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
         link = _task_link()
         if link is not None:
             return link.submit(self._fn, self._ray_options, _resolved(args),
@@ -277,8 +284,11 @@ class RemoteFunction:
             o = fn._options
             if _warm.enabled() and _warm.eligible(o):
                 s = _session._get_session()
-                return _warm.pool_of(s).submit(self._fn, args, kwargs, o,
+                return _warm.pool_of(s).submit(self._run, args, kwargs, o,
                                                _functions._job_name(self._fn))
+            if self._run is not self._fn:
+                return _functions._submit(self._run, args, kwargs, o, "call",
+                                          extra=_warm._extra(o))
             return fn.remote(*args, **kwargs)
         except ResourceError as e:
             raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot run it "
@@ -291,6 +301,137 @@ class RemoteFunction:
         o = dict(RAY_DEFAULTS, **self._ray_options)
         return ", ".join("%s=%r" % (k, o[k]) for k in ("num_cpus", "num_gpus", "memory")
                          if o.get(k) is not None)
+
+
+def _num_returns(options: Mapping[str, Any], what: str) -> Union[int, str]:
+    """num_returns: a whole number >= 0, "dynamic" or "streaming" (1 by default)."""
+    n = options.get("num_returns", 1)
+    if n is None:
+        return 1
+    if n in ("dynamic", "streaming"):
+        return str(n)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError("%s: num_returns: expected a whole number >= 0, \"dynamic\" or "
+                         "\"streaming\", got %r" % (what, n))
+    return n
+
+
+def _listing(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """fn whose generator's items come back as a list (num_returns "dynamic"/"streaming")."""
+    def items(*args: Any, **kwargs: Any) -> List[Any]:
+        got = fn(*args, **kwargs)
+        if not inspect.isgenerator(got) and not isinstance(got, (list, tuple)):
+            raise TypeError("%s: num_returns=\"dynamic\"/\"streaming\" expects a generator, "
+                            "got %s" % (getattr(fn, "__name__", "the function"),
+                                        type(got).__name__))
+        return list(got)
+    items.__name__ = getattr(fn, "__name__", "items")
+    items.__qualname__ = getattr(fn, "__qualname__", items.__name__)
+    items.__module__ = getattr(fn, "__module__", "__main__")
+    return items
+
+
+class _Ready(_futures.Future):
+    """A ref whose value is here already (an item of a generator's call)."""
+
+    _local = True
+
+    def __init__(self, value: Any, name: str) -> None:
+        self.name = name
+        self.job_id = None  # type: ignore[assignment]
+        self._value = value
+        self._error: Optional[BaseException] = None
+        self._done = True
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s>" % self.name
+
+    def done(self) -> bool:
+        return True
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        return None
+
+    def _wait_any(self, pending: List[Any], timeout: Optional[float]) -> None:
+        return None
+
+
+class ObjectRefGenerator:
+    """The refs of a generator's items (num_returns="streaming": what .remote() returns;
+    "dynamic": the value of the call's ref).  Iterating waits for the call; the items come
+    when the generator has ended (not one by one as Ray streams them)."""
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+        self._items: Optional[List[Any]] = None
+        self._pos = 0
+
+    def _load(self) -> List[Any]:
+        if self._items is None:
+            values = get(self._call)
+            self._items = [_Ready(v, "%s[%d]" % (self._call.name, i))
+                           for i, v in enumerate(values)]
+        return self._items
+
+    def __iter__(self) -> "ObjectRefGenerator":
+        return self
+
+    def __next__(self) -> Any:
+        items = self._load()
+        if self._pos >= len(items):
+            raise StopIteration
+        self._pos += 1
+        return items[self._pos - 1]
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+class _Dynamic(_futures.Future):
+    """num_returns="dynamic": a ref whose value is the ObjectRefGenerator of the items."""
+
+    _local = True
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+        self.name = call.name
+        self.job_id = None  # type: ignore[assignment]
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s (dynamic)>" % self.name
+
+    @property  # type: ignore[override]
+    def _done(self) -> bool:
+        return bool(self._call._done)
+
+    def done(self) -> bool:
+        return self._done
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        self._call._wait(deadline)
+        self._error = self._call._error
+        if self._error is None:
+            self._value = ObjectRefGenerator(self._call)
+
+    def _wait_any(self, pending: List[Any], timeout: Optional[float]) -> None:
+        self._call._wait_any(pending, timeout)
+
+
+def _returns(call: Any, n: Union[int, str]) -> Any:
+    """What .remote() gives for num_returns n: the call's ref (1), None (0), a list of n
+    refs, an ObjectRefGenerator ("streaming") or a ref to one ("dynamic")."""
+    if n == 1:
+        return call
+    if n == 0:
+        return None
+    if n == "streaming":
+        return ObjectRefGenerator(call)
+    if n == "dynamic":
+        return _Dynamic(call)
+    assert isinstance(n, int)
+    return [_actors._Part(call, i, n) for i in range(n)]
 
 
 def _task_link() -> Optional[_actors_mod.Link]:
@@ -323,7 +464,7 @@ def _serve_submit(body: bytes) -> Any:
     if inspect.isclass(target):
         h = ActorClass(target, options).remote(*args, **kwargs)
         return h._actor.info()
-    return RemoteFunction(target, options).remote(*args, **kwargs)
+    return RemoteFunction(target, options)._call(args, kwargs)  # its returns made there
 
 
 _actors_mod.SUBMIT_HANDLER = _serve_submit
@@ -352,7 +493,8 @@ def remote(*args: Any, **options: Any) -> Any:
            and k not in _ray.RAY_FUNCTION_OPTIONS):
         _actors.check_options(options, "ray.remote")
     else:
-        _ray.from_ray(options, "ray.remote")
+        _num_returns(options, "ray.remote")
+        _ray.from_ray({k: v for k, v in options.items() if k != "num_returns"}, "ray.remote")
     return make
 
 
@@ -528,5 +670,5 @@ def available_resources() -> Dict[str, float]:
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
            "cancel", "kill", "get_actor", "ActorClass", "ActorHandle",
            "get_runtime_context", "get_gpu_ids", "available_resources", "cluster_resources",
-           "ObjectRef", "RemoteFunction", "RayContext", "RuntimeContext", "exceptions",
-           "__version__"]
+           "ObjectRef", "ObjectRefGenerator", "RemoteFunction", "RayContext",
+           "RuntimeContext", "exceptions", "__version__"]
