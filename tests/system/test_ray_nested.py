@@ -173,3 +173,89 @@ def test_refs_nested_in_arguments_returned_refs_and_num_returns(make_server, tmp
         "dynamic [0, 10, 20]", "streaming ['item-0', 'item-1']", "in a task [3, 2, 1]"], \
         cli_describe(r)
     assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+
+
+def numpy_python():
+    """An interpreter with numpy and cloudpickle (the programs below use numpy), or None."""
+    import subprocess
+    for py in ("/usr/bin/python3",):
+        r = subprocess.run([py, "-c", "import numpy, cloudpickle"], capture_output=True)
+        if r.returncode == 0:
+            return py
+    return None
+
+
+def test_a_put_array_is_read_by_four_tasks_from_one_shared_segment(make_server, tmp_path):
+    import pytest
+    py = numpy_python()
+    if py is None:
+        pytest.skip("no interpreter with numpy")
+    prog = write(tmp_path, "shared.py", """\
+        import gc
+        import os
+        import numpy as np
+        import ray
+
+        arr = np.arange(25_000_000, dtype=np.float64)  # 200 MB
+        ref = ray.put(arr)
+        del arr
+        path = ref.path
+        print("one segment", os.path.getsize(path) >= 200_000_000,
+              oct(os.stat(path).st_mode & 0o777))
+
+        @ray.remote
+        def look(a):
+            # where the array's data lies: a mapping of the segment, not a copy
+            addr = a.ctypes.data
+            with open("/proc/self/maps") as f:
+                for line in f:
+                    lo, hi = (int(x, 16) for x in line.split()[0].split("-"))
+                    if lo <= addr < hi:
+                        return line.split()[-1], a.flags.writeable, float(a[-1]), os.getpid()
+            return None, a.flags.writeable, float(a[-1]), os.getpid()
+
+        got = ray.get([look.remote(ref) for _ in range(4)])
+        print("mapped", all(g[0] == path for g in got), "writeable", any(g[1] for g in got),
+              "last", {g[2] for g in got})
+        nested = ray.get(look.remote(ref))
+        print("again", nested[0] == path)
+
+        @ray.remote
+        def put_in_task():
+            return [ray.put(np.ones(1000))]
+
+        (inner,) = ray.get(put_in_task.remote())
+        print("task put", float(ray.get(inner).sum()), inner.path != path)
+        del ref, got, nested
+        gc.collect()
+        print("freed", not os.path.exists(path))
+        """)
+    srv = make_server(config=TWO_CORES)
+    r = weir_run(srv, prog, env={"WEIR_WARM_WORKERS": "2", "WEIR_RUN_PYTHON": py},
+                 timeout=240)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == [
+        "one segment True 0o600", "mapped True writeable False last {24999999.0}",
+        "again True", "task put 1000.0 True", "freed True"], cli_describe(r)
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+
+
+def test_past_the_store_size_a_put_spills_to_the_object_folder(make_server, tmp_path):
+    prog = write(tmp_path, "spill.py", """\
+        import ray
+
+        ray.init(object_store_memory=1 << 20)
+        small = ray.put(b"x" * 1000)
+        big = ray.put(b"y" * (2 << 20))
+        print("small shared", hasattr(small, "path"), "big spilled", not hasattr(big, "path"))
+
+        @ray.remote
+        def size(a, b):
+            return len(a), len(b)
+
+        print("read", ray.get(size.remote(small, big)))
+        """)
+    srv, r = run_two(make_server, prog, timeout=240)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["small shared True big spilled True",
+                                     "read (1000, 2097152)"], cli_describe(r)

@@ -27,6 +27,7 @@ import cloudpickle
 from ..errors import ActorDied, GetTimeoutError, JobFailed, RemoteError, WeirError
 from ..errors import remote_error
 from ..worker import warm as _w
+from . import shm as _shm
 from .futures import Future
 from .warm import END_WAIT, Pool, WarmFuture, _Worker, pool_of
 
@@ -59,6 +60,7 @@ class Actor:
         self.cause: Optional[BaseException] = None  # the constructor's error
         self.no_restart = False  # ray.kill(no_restart=True)
         self.killing: Optional[str] = None  # why its worker is being killed (ray.kill)
+        self.holds: List[Any] = []  # the shared objects of its constructor's arguments
 
     # ---- its worker ---------------------------------------------------------------------
     def start(self) -> None:
@@ -118,9 +120,11 @@ class Actor:
     def call(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> WarmFuture:
         """A method call: sent now when the worker is connected, else when it is."""
         name = "%s.%s" % (self.name, method)
-        data = self.pool.pickle_args(args, kwargs, name)
+        holds: List[Any] = []
+        data = self.pool.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self.pool, next(self.pool.ids), name, None, data,
                        {"retry_exceptions": False, "retries": self.max_task_retries})
+        f._holds = holds
         f._method = method
         with self.lock:
             dead = self.dead
@@ -242,9 +246,11 @@ def create(cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], o: Dict[str,
     here); a name taken in the namespace is refused, unless get_if_exists."""
     from .session import _get_session
     pool = pool_of(_get_session())
-    data = pool.pickle_args(args, kwargs, name + ".__init__")
+    holds: List[Any] = []
+    data = pool.pickle_args(args, kwargs, name + ".__init__", holds)
     a = Actor(pool, cls, data, o, name, label, namespace, concurrency, max_restarts,
               max_task_retries)
+    a.holds = holds  # the constructor's shared objects: for its restarts
     if label is not None:
         with pool.lock:
             old = pool.named.get((namespace, label))
@@ -394,6 +400,10 @@ class Link:
         f.what, f.ref_id = "call", ref_id
         f._ref.set()
         return f
+
+    def adopt(self, path: str, size: int) -> LinkFuture:
+        """The program owns a segment this task put (remote/shm.py) from now on."""
+        return self._send(_w.OWN, "put", _w.ACTOR_ID.pack(size) + path.encode())
 
     def lookup(self, namespace: str, name: str) -> LinkFuture:
         return self._send(_w.LOOKUP, "get_actor(%r)" % name,
@@ -566,6 +576,17 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
                 send(_w.encode(_w.DIED, cid, ("no call %d in this program" % ref).encode()))
             else:
                 f.then(answer(cid))
+        elif kind == _w.OWN:
+            (size,) = _w.ACTOR_ID.unpack_from(body)
+            path = body[_w.ACTOR_ID.size:].decode("utf-8", "replace")
+            try:
+                ref = _shm.adopt(path, size, pool.tag)
+            except (OSError, ValueError) as e:
+                send(_w.encode(_w.DIED, cid, str(e).encode()))
+                return
+            with pool.lock:
+                pool.adopted.append(ref)
+            send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(None, protocol=5)))
         elif kind == _w.LOOKUP:
             ns, _, name = body.decode("utf-8", "replace").partition("\0")
             with pool.lock:

@@ -26,6 +26,7 @@ import cloudpickle
 
 from . import functions as _functions
 from . import objects as _objects
+from . import shm as _shm
 from ..errors import ActorDied, GetTimeoutError, JobFailed, WeirError, remote_error
 from ..worker import warm as _w
 from .futures import Future
@@ -97,6 +98,7 @@ class WarmFuture(Future):
         self._job = None
         self._on_done: Optional[Callable[["WarmFuture"], None]] = None  # called once settled
         self._then: List[Callable[["WarmFuture"], None]] = []  # then()'s, called once settled
+        self._holds: List[Any] = []  # the shared objects of its arguments, until it ends
         self._method: Optional[str] = None  # an actor's method (remote/actors.py)
 
     def __repr__(self) -> str:
@@ -219,6 +221,8 @@ class Pool:
         # the calls whose refs went to a task (pickled, or made by one): id -> future; held
         # while the program lives (a task may ask for the value at any time)
         self.exported: Dict[int, WarmFuture] = {}
+        self.adopted: List[Any] = []  # the shared objects its tasks put (remote/shm.py)
+        self.swept = False  # whether the segments of ended programs were removed
         self.closed = False
         self.dir = tempfile.mkdtemp(prefix="weir-warm-")  # 0700
         self.tag = os.path.basename(self.dir)[len("weir-warm-"):]
@@ -247,6 +251,13 @@ class Pool:
         self.reporter = threading.Thread(target=self._report_loop, name="weir-warm-report",
                                          daemon=True)
         self.reporter.start()
+
+    def put(self, value: Any) -> Optional[Any]:
+        """value in shared memory (remote/shm.py), or None past the store's size."""
+        if not self.swept:
+            self.swept = True
+            _shm.sweep(os.path.dirname(self.dir))
+        return _shm.put(value, self.tag)
 
     def export(self, f: WarmFuture) -> None:
         """f's ref goes to a task: held until the program ends."""
@@ -572,8 +583,10 @@ class Pool:
         if cold is not None:
             return _functions._submit(fn, args, kwargs, o, "call", extra=_extra(o))
         self._fn(fn, name)
-        data = self.pickle_args(args, kwargs, name)
+        holds: List[Any] = []
+        data = self.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self, next(self.ids), name, fn, data, o)
+        f._holds = holds
         with self.lock:
             shape.queue.append(f)
             grow = self._wants_worker(shape)
@@ -589,18 +602,24 @@ class Pool:
         self._pump(shape)
         return f
 
-    def pickle_args(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str) -> bytes:
+    def pickle_args(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str,
+                    holds: Optional[List[Any]] = None) -> bytes:
         """The arguments of a call, pickled now, as the job path does: a later change of a
         mutable argument is not the call's.  Once, when no argument is a call's future
         (waited for first) and all of them together are small (else one by one: a large
-        one becomes a put object)."""
-        data = b""
-        if not any(isinstance(a, Future) for a in args) and \
-                not any(isinstance(v, Future) for v in kwargs.values()):
-            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
-        if not data or len(data) > _functions.LARGE_ARG:
-            args, kwargs = _functions._prepare_args(self.session, args, kwargs)
-            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        one becomes a put object).  The shared objects among them are added to holds (the
+        call keeps them until it ends)."""
+        with _shm.holding() as h:
+            data = b""
+            if not any(isinstance(a, Future) for a in args) and \
+                    not any(isinstance(v, Future) for v in kwargs.values()):
+                data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+            if not data or len(data) > _functions.LARGE_ARG:
+                h.refs.clear()
+                args, kwargs = _functions._prepare_args(self.session, args, kwargs)
+                data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        if holds is not None:
+            holds.extend(h.refs)
         return data
 
     def _wants_worker(self, shape: _Shape) -> bool:
@@ -729,6 +748,7 @@ class Pool:
             f._state = "failed" if error is not None else "succeeded"
             f._done = True
             f._args = b""
+            f._holds = []
             then, f._then = f._then, []
             self.cond.notify_all()
         f._event.set()
@@ -799,6 +819,7 @@ class Pool:
         shutil.rmtree(self.dir, ignore_errors=True)
         for a in list(self.actors.values()):
             a.closed()
+        self.adopted = []
         for f in pending:
             self._settle(f, error=self._cancelled(f))
         self.wake.set()

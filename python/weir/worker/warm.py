@@ -39,9 +39,10 @@ BLOCKED = ord("W")  # worker -> client: the call it runs waits for other calls: 
 UNBLOCKED = ord("U")  # worker -> client: that call runs on
 REF = ord("I")      # client -> a task: the program's id of the call it made (u64)
 FETCH = ord("G")    # a task -> client: the value of the program's call of that id (u64)
+OWN = ord("O")      # a task -> client: a shared segment it put: size (u64), then its path
 KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE, CREATE,
                    METHOD, LINK, ACTOR_CALL, LOOKUP, DIED, SUBMIT, BLOCKED, UNBLOCKED, REF,
-                   FETCH))
+                   FETCH, OWN))
 KEY_BYTES = 32
 # the module (made by main()) whose `worker` is this process's _Worker
 CURRENT_MODULE = "_weir_warm_current"

@@ -16,6 +16,7 @@ import os
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..._version import __version__ as _weir_version
@@ -26,6 +27,7 @@ from ...remote import futures as _futures
 from ...remote import functions as _functions
 from ...remote import ray_names as _ray
 from ...remote import session as _session
+from ...remote import shm as _shm
 from ...remote import warm as _warm
 from ...remote import actors as _actors_mod
 from . import actors as _actors
@@ -140,6 +142,12 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
                     "server`, or give its address (ray.init(address=URL), $WEIR_SERVER)"
                     % (client.server, e)) from None
             client = _start_private(kwargs.get("num_cpus"), kwargs.get("num_gpus"))
+        store = kwargs.get("object_store_memory")
+        if store is not None:
+            if isinstance(store, bool) or not isinstance(store, (int, float)) or store < 0:
+                raise ValueError("ray.init: object_store_memory: expected bytes >= 0, got %r"
+                                 % (store,))
+            _shm.set_limit(int(store))
         _state.initialized = True
         _state.namespace = namespace
         if namespace:  # the tasks' and actors' too (get_actor in a task)
@@ -444,6 +452,12 @@ def _task_link() -> Optional[_actors_mod.Link]:
     return _actors_mod.link_to(folder)
 
 
+def _in_task() -> bool:
+    """Whether this process is a task of a program (a warm worker, an actor)."""
+    folder = os.environ.get("WEIR_WARM_DIR")
+    return bool(folder) and _actors_mod.local_pool(folder or "") is None
+
+
 def _resolved(args: Any) -> Any:
     """A task's call arguments with the top-level refs of its own calls waited for (the
     program's refs pickle as they are)."""
@@ -514,8 +528,8 @@ def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
     (also the function's exception class) when a call raised, WorkerCrashedError when its
     process ended without a result, GetTimeoutError after `timeout` seconds."""
     single, items = _check_refs(object_refs, "ray.get")
-    if not all(r._local for r in items if isinstance(r, _futures.Future)) or \
-            not any(isinstance(r, _futures.Future) for r in items):
+    if not _in_task() and (not all(r._local for r in items if isinstance(r, _futures.Future))
+                           or not any(isinstance(r, _futures.Future) for r in items)):
         _ensure()  # (a task's actor calls are waited for without a server)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(
             timeout, (int, float)) or timeout < 0):
@@ -538,8 +552,25 @@ def put(value: Any) -> Any:
     """Stores value once in weir's object folder; its ObjectRef can be passed to calls."""
     if isinstance(value, _REFS):
         raise TypeError("ray.put: the value is an ObjectRef already; pass it as it is")
+    link = _task_link()
+    if link is not None:  # in a task: a segment the program adopts, else the folder
+        ref = _shm.put(value, os.environ.get("WEIR_WARM_TAG", "x"))
+        if ref is not None:
+            got = link.adopt(ref.path, ref.size)
+            get(got)
+            _shm.disown(ref.path)
+            return ref
+        objs = os.environ.get("WEIR_PY_OBJECTS")
+        if objs:
+            from ...remote import objects as _objects
+            return _futures.ObjectRef(_objects.write_archive(
+                Path(objs), _objects.dumps(value, "the value given to ray.put")))
     _ensure()
-    return _functions.put(value)
+    if _warm.enabled():
+        ref = _warm.pool_of(_session._get_session()).put(value)
+        if ref is not None:
+            return ref
+    return _functions.put(value)  # past the store's size: spilled to the object folder
 
 
 def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
@@ -549,7 +580,7 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
     seconds; each list in the order given.  A ray.put reference is always ready."""
     if not isinstance(object_refs, (list, tuple)):
         raise TypeError("ray.wait: expected a list of ObjectRefs, got %r" % (object_refs,))
-    if not all(getattr(r, "_local", False) for r in object_refs):
+    if not _in_task() and not all(getattr(r, "_local", False) for r in object_refs):
         _ensure()
     refs = _check_refs(list(object_refs), "ray.wait")[1]
     if len(set(id(r) for r in refs)) != len(refs):
