@@ -259,3 +259,78 @@ def test_past_the_store_size_a_put_spills_to_the_object_folder(make_server, tmp_
     assert r.returncode == 0, cli_describe(r)
     assert r.stdout.splitlines() == ["small shared True big spilled True",
                                      "read (1000, 2097152)"], cli_describe(r)
+
+
+def test_runtime_env_context_nodes_queue_and_what_is_refused(make_server, tmp_path):
+    lib = tmp_path / "libs" / "helperpkg"
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text("WHO = 'helperpkg'\n")
+    wd = tmp_path / "wd"
+    wd.mkdir()
+    (wd / "data.txt").write_text("from the working dir\n")
+    prog = write(tmp_path, "env.py", """\
+        import os
+        import sys
+        import ray
+        from ray.util.queue import Queue, Empty
+        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        renv = {"working_dir": os.path.join(here, "wd"),
+                "py_modules": [os.path.join(here, "libs", "helperpkg")],
+                "env_vars": {"GREETING": "hi"}}
+
+        @ray.remote(runtime_env=renv)
+        def look():
+            import helperpkg
+            with open("data.txt") as f:
+                return f.read().strip(), helperpkg.WHO, os.environ["GREETING"]
+
+        print("env", ray.get(look.remote()))
+
+        @ray.remote
+        def ids():
+            c = ray.get_runtime_context()
+            return c.get_job_id(), c.get_task_id(), c.get_node_id()
+
+        job, task, node = ray.get(ids.remote())
+        ctx = ray.get_runtime_context()
+        print("ids", job == ctx.get_job_id(), bool(task), node == ctx.get_node_id(),
+              ctx.get_task_id())
+        print("nodes", len(ray.nodes()), ray.nodes()[0]["Resources"]["CPU"])
+
+        strat = NodeAffinitySchedulingStrategy(ctx.get_node_id(), soft=True)
+        print("strategy", ray.get(ids.options(scheduling_strategy=strat).remote())[0] == job)
+
+        q = Queue(maxsize=10)
+
+        @ray.remote
+        def produce(q, n):
+            for i in range(n):
+                q.put(i)
+            return n
+
+        ray.get(produce.remote(q, 5))
+        print("queue", [q.get(timeout=30) for _ in range(5)], q.empty())
+        try:
+            q.get(block=False)
+        except Empty:
+            print("empty raised")
+
+        for bad in ({"pip": ["requests"]}, {"conda": {"dependencies": ["x"]}}):
+            try:
+                ray.remote(runtime_env=bad)(look)
+            except NotImplementedError as e:
+                print("refused", "weir does not" in str(e))
+        try:
+            ray.util.placement_group([{"CPU": 1}])
+        except NotImplementedError as e:
+            print("placement group refused", "not supported" in str(e))
+        """)
+    srv, r = run_two(make_server, prog, timeout=240)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == [
+        "env ('from the working dir', 'helperpkg', 'hi')", "ids True True True None",
+        "nodes 1 2.0", "strategy True", "queue [0, 1, 2, 3, 4] True", "empty raised",
+        "refused True", "refused True", "placement group refused True"], cli_describe(r)
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}

@@ -76,6 +76,19 @@ def _resolve(args: Tuple[Any, ...],
     return args, kwargs
 
 
+def apply_runtime_env() -> None:
+    """Ray's runtime_env in a task (remote/ray_names.py sets the variables):
+    $WEIR_RAY_PY_MODULES's entries first on sys.path; $WEIR_RAY_WORKING_DIR the working
+    directory and before them."""
+    mods = os.environ.get("WEIR_RAY_PY_MODULES")
+    if mods:
+        sys.path[:0] = [p for p in mods.split(os.pathsep) if p]
+    wd = os.environ.get("WEIR_RAY_WORKING_DIR")
+    if wd:
+        os.chdir(wd)
+        sys.path.insert(0, wd)
+
+
 def _train(fn: Any, extra: Dict[str, Any]) -> Any:
     pg: Any = None
     if extra["framework"] == "pytorch" and extra["init_process_group"]:
@@ -105,6 +118,7 @@ def main() -> int:
             # without one the task does not pay for importing the package
             if REFS_MODULE in sys.modules and (args or kwargs):
                 args, kwargs = _resolve(args, kwargs)
+            apply_runtime_env()  # after the linked objects were read here
             value = fn(*args, **kwargs)
     except Exception as e:
         rec = _error_record(e)

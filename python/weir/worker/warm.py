@@ -523,6 +523,7 @@ def main() -> int:
             return 0
         sys.stderr.write("weir warm worker: cannot reach the program at %s: %s\n" % (folder, e))
         return 3
+    runner.apply_runtime_env()
     w = _Worker(sock, cloudpickle, runner)
     import types
     # where a task's ray.get finds this worker (remote/actors.py, LinkFuture._wait)

@@ -68,6 +68,7 @@ class _State:
         self.initialized = False
         self.namespace: Optional[str] = None
         self.env_vars: Dict[str, str] = {}
+        self.python: Optional[str] = None  # runtime_env's conda interpreter, for every call
         self.address = ""
         self.private: Optional[_private.PrivateServer] = None
 
@@ -124,7 +125,8 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
             raise RuntimeError("ray.init: this program is connected already (ray.init was "
                                "called before, or a call connected it); pass "
                                "ignore_reinit_error=True, or call ray.shutdown() first")
-        env = _ray.from_ray({"runtime_env": runtime_env}, "ray.init").get("env", {})
+        renv = _ray.from_ray({"runtime_env": runtime_env}, "ray.init")
+        env = renv.get("env", {})
         if namespace is not None and not isinstance(namespace, str):
             raise TypeError("ray.init: namespace: expected a str, got %r" % (namespace,))
         server = _server_of(address)
@@ -153,6 +155,7 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
         if namespace:  # the tasks' and actors' too (get_actor in a task)
             env = dict(env, WEIR_RAY_NAMESPACE=namespace)
         _state.env_vars = env
+        _state.python = renv.get("python")
         _state.address = client.server
         return RayContext(client.server, namespace)
 
@@ -209,6 +212,7 @@ def shutdown() -> None:
         _state.initialized = False
         _state.namespace = None
         _state.env_vars = {}
+        _state.python = None
         _state.address = ""
 
 
@@ -285,6 +289,8 @@ class RemoteFunction:
             kw = dict(self._weir_options)
             env = dict(_state.env_vars, **kw.get("env", {}))
             kw["env"] = env
+            if _state.python and "python" not in kw:
+                kw["python"] = _state.python
             fn = _functions.remote(self._fn, **kw)
             assert isinstance(fn, _functions.RemoteFunction)
             self._made = (_state.env_vars, fn)
@@ -611,21 +617,38 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
 
 
 class RuntimeContext:
-    """ray.get_runtime_context(): where the code runs.  In a call: its weir job; in the
-    program itself: no job (None)."""
+    """ray.get_runtime_context(): where the code runs.  The job is Ray's: the program (its
+    warm folder's tag, the same in the program and all its tasks); the task is the call
+    (TAG-CALL on a warm worker, JOB.ATTEMPT for a call that is a job; None in the program
+    itself); the worker is the weir job that runs it; the node is the host."""
 
     @property
     def namespace(self) -> Optional[str]:
         return _state.namespace or os.environ.get("WEIR_RAY_NAMESPACE")
 
     def get_job_id(self) -> Optional[str]:
-        return os.environ.get("WEIR_JOB_ID")
+        tag = os.environ.get("WEIR_WARM_TAG")
+        if tag and _in_task():
+            return tag
+        if "WEIR_JOB_ID" in os.environ and not os.environ.get("WEIR_WARM_DIR"):
+            return os.environ.get("WEIR_JOB_ID")  # a call that is a job
+        _ensure()
+        return str(_warm.pool_of(_session._get_session()).tag)
 
     def get_task_id(self) -> Optional[str]:
+        import sys
+        from ...worker import warm as _wmod
+        worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
+        if worker is not None and worker.current:
+            return "%s-%d" % (os.environ.get("WEIR_WARM_TAG", "x"), worker.current)
         job = os.environ.get("WEIR_JOB_ID")
         if job is None:
             return None
         return "%s.%s" % (job, os.environ.get("WEIR_ATTEMPT", "1"))
+
+    def get_worker_id(self) -> Optional[str]:
+        """The weir job of the worker that runs this (None in the program)."""
+        return os.environ.get("WEIR_JOB_ID")
 
     def get_node_id(self) -> str:
         return socket.gethostname()
@@ -640,6 +663,17 @@ class RuntimeContext:
     def get_assigned_resources(self) -> Dict[str, float]:
         out = {"GPU": float(len(get_gpu_ids()))} if get_gpu_ids() else {}
         return out
+
+
+def nodes() -> List[Dict[str, Any]]:
+    """The nodes, as Ray lists them: weir's server runs its calls on one node here (its
+    declared resources); Slurm's nodes are not listed."""
+    _ensure()
+    res = _declared()
+    host = socket.gethostname()
+    return [{"NodeID": host, "Alive": True, "NodeManagerAddress": host,
+             "NodeManagerHostname": host, "NodeName": host, "Resources": res,
+             "alive": True}]
 
 
 def get_runtime_context() -> RuntimeContext:
@@ -701,5 +735,5 @@ def available_resources() -> Dict[str, float]:
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
            "cancel", "kill", "get_actor", "ActorClass", "ActorHandle",
            "get_runtime_context", "get_gpu_ids", "available_resources", "cluster_resources",
-           "ObjectRef", "ObjectRefGenerator", "RemoteFunction", "RayContext",
+           "nodes", "ObjectRef", "ObjectRefGenerator", "RemoteFunction", "RayContext",
            "RuntimeContext", "exceptions", "__version__"]
