@@ -334,3 +334,44 @@ def test_runtime_env_context_nodes_queue_and_what_is_refused(make_server, tmp_pa
         "nodes 1 2.0", "strategy True", "queue [0, 1, 2, 3, 4] True", "empty raised",
         "refused True", "refused True", "placement group refused True"], cli_describe(r)
     assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+
+
+def test_cancel_recursive_stops_the_calls_a_call_made(make_server, tmp_path):
+    prog = write(tmp_path, "cancel.py", """\
+        import os
+        import sys
+        import time
+        import ray
+
+        here = os.path.dirname(os.path.abspath(__file__))
+        started, stopped = os.path.join(here, "started"), os.path.join(here, "stopped")
+
+        @ray.remote
+        def child():
+            open(started, "w").close()
+            try:
+                time.sleep(300)
+            except KeyboardInterrupt:
+                open(stopped, "w").close()
+                raise
+
+        @ray.remote
+        def parent():
+            return ray.get(child.remote())
+
+        p = parent.remote()
+        while not os.path.exists(started):  # the child runs
+            time.sleep(0.05)
+        ray.cancel(p, recursive=True)
+        try:
+            ray.get(p, timeout=120)
+        except ray.exceptions.TaskCancelledError:
+            print("parent cancelled")
+        while not os.path.exists(stopped):  # the child was interrupted
+            time.sleep(0.05)
+        print("child stopped")
+        """)
+    srv, r = run_two(make_server, prog, timeout=240)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["parent cancelled", "child stopped"], cli_describe(r)
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}

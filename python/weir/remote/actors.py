@@ -494,7 +494,7 @@ def local_pool(folder: str) -> Optional[Pool]:
 # ---- the program's side of a link ----------------------------------------------------------
 
 def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
-               first: List[Tuple[int, int, bytes]]) -> None:
+               first: List[Tuple[int, int, bytes]], pid: int = 0) -> None:
     """Serves a task's link until it closes: each ACTOR_CALL made here as the program's
     own call (in the order they come), its answer sent back; each LOOKUP answered with the
     named actor's info."""
@@ -553,6 +553,8 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
             if SUBMIT_HANDLER is None:
                 send(_w.encode(_w.DIED, cid, b"this program does not take calls from tasks"))
                 return
+            # the call that made it: before it is submitted (its worker may take it at once)
+            parent = pool.running_on(pid) if pid else None
             try:
                 got = SUBMIT_HANDLER(body)
             except Exception as e:  # refused (bad options, a resource the server lacks)
@@ -560,6 +562,8 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
                     ("error", "%s.%s" % (type(e).__module__, type(e).__qualname__), str(e),
                      "", _dumps_or_none(e)), protocol=5)))
                 return
+            if parent is not None and isinstance(got, Future):
+                parent._children.append(got)  # ray.cancel(parent, recursive=True)
             if not isinstance(got, Future):
                 send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(got, protocol=5)))
             elif isinstance(got, WarmFuture):

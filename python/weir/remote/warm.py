@@ -99,6 +99,7 @@ class WarmFuture(Future):
         self._on_done: Optional[Callable[["WarmFuture"], None]] = None  # called once settled
         self._then: List[Callable[["WarmFuture"], None]] = []  # then()'s, called once settled
         self._holds: List[Any] = []  # the shared objects of its arguments, until it ends
+        self._children: List[Future] = []  # the calls it made (ray.cancel(recursive=True))
         self._method: Optional[str] = None  # an actor's method (remote/actors.py)
 
     def __repr__(self) -> str:
@@ -137,10 +138,15 @@ class WarmFuture(Future):
         """Cancels the call (weir.kill's meaning): see cancel()."""
         self.cancel(force=False)
 
-    def cancel(self, force: bool = False) -> None:
+    def cancel(self, force: bool = False, recursive: bool = True) -> None:
         """A queued call is dropped; a running one gets SIGINT (KeyboardInterrupt in the
         call), or with force its worker is killed.  get() then raises JobFailed of a
-        "killed" job (Ray: TaskCancelledError).  An ended call is left as it is."""
+        "killed" job (Ray: TaskCancelledError).  An ended call is left as it is.  With
+        recursive, the calls it made (and theirs) are cancelled too, first."""
+        if recursive:
+            for c in list(self._children):
+                if isinstance(c, WarmFuture):
+                    c.cancel(force, True)
         self._pool.cancel(self, force)
 
     def done(self) -> bool:
@@ -259,6 +265,17 @@ class Pool:
             _shm.sweep(os.path.dirname(self.dir))
         return _shm.put(value, self.tag)
 
+    def running_on(self, pid: int) -> Optional[WarmFuture]:
+        """The call that the worker of process pid runs now (the innermost one when calls
+        wait in ray.get under it), or None."""
+        with self.lock:
+            for s in self.shapes.values():
+                for w in s.workers:
+                    if w.pid == pid and w.inflight:
+                        calls = list(w.inflight.values())
+                        return calls[-1] if w.blocked else calls[0]
+        return None
+
     def export(self, f: WarmFuture) -> None:
         """f's ref goes to a task: held until the program ends."""
         with self.lock:
@@ -367,7 +384,9 @@ class Pool:
                     return
                 sock.settimeout(None)
                 from . import actors as _actors
-                _actors.serve_link(self, sock, reader, frames[1:])
+                pid = body[_w.KEY_BYTES:].decode("ascii", "replace")
+                _actors.serve_link(self, sock, reader, frames[1:],
+                                   int(pid) if pid.isdigit() else 0)
                 return
             key, pid, job = _w.parse_hello(body) if kind == _w.HELLO else (b"", 0, "")
             if not hmac.compare_digest(key, self.key) or not job.isdigit():
@@ -742,13 +761,15 @@ class Pool:
         with self.cond:
             if f._done:
                 return
-            if f._cancel and error is None:
-                error = self._cancelled(f)
+            if f._cancel and not (isinstance(error, JobFailed) and
+                                  error.job.get("state") == "killed"):
+                error = self._cancelled(f)  # it ends cancelled, whatever it raised meanwhile
             f._value, f._error = value, error
             f._state = "failed" if error is not None else "succeeded"
             f._done = True
             f._args = b""
             f._holds = []
+            f._children = []
             then, f._then = f._then, []
             self.cond.notify_all()
         f._event.set()

@@ -418,6 +418,9 @@ class _Worker:
         self.send(encode(BLOCKED, cur))
         try:
             while not ready():
+                if cur in self.cancelled:  # its cancel came while a call ran on top
+                    self.cancelled.discard(cur)
+                    raise KeyboardInterrupt
                 if self.queue:
                     kind, cid, body = self.queue.pop(0)
                     self.dispatch(kind, cid, body)

@@ -610,7 +610,10 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
     is left as it is."""
     if not isinstance(object_ref, _futures.Future):
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
-    if isinstance(object_ref, (_warm.WarmFuture, _actors_mod.LinkFuture)):
+    if isinstance(object_ref, _warm.WarmFuture):
+        object_ref.cancel(force=force, recursive=bool(recursive))
+        return
+    if isinstance(object_ref, _actors_mod.LinkFuture):
         object_ref.cancel(force=force)
         return
     object_ref.kill()
