@@ -624,7 +624,8 @@ SUBMIT_HANDLER: Optional[Callable[[bytes], Any]] = None
 
 def _dumps_or_none(e: BaseException) -> Optional[bytes]:
     try:
-        return cloudpickle.dumps(e, protocol=5)
+        data: bytes = cloudpickle.dumps(e, protocol=5)
+        return data
     except Exception:
         return None
 
@@ -632,11 +633,11 @@ def _dumps_or_none(e: BaseException) -> Optional[bytes]:
 def _answer_job(f: Future, done: Callable[[Any], None]) -> None:
     """Waits for a job's future, then answers it as a warm call's (_value, _error)."""
     try:
-        f._value = f.result()  # type: ignore[attr-defined]
-        f._error = None  # type: ignore[attr-defined]
+        f._value = f.result()
+        f._error = None
     except BaseException as e:
-        f._value, f._error = None, e  # type: ignore[attr-defined]
-    done(f)  # type: ignore[arg-type]
+        f._value, f._error = None, e
+    done(f)
 
 
 def _no_actor(name: str, namespace: str) -> str:

@@ -194,7 +194,7 @@ class SharedRef(ObjectRef):
             raise FileNotFoundError("object %s: its segment is gone (the program that put "
                                     "it holds no ref to it any more)" % self.path) from None
 
-    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
+    def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:  # type: ignore[override]
         if getattr(_objects._collect, "found", None) is not None:
             # into a job's call (another node, Slurm): the object folder's archive
             return spill(self).__reduce__()

@@ -384,9 +384,9 @@ class Pool:
                     return
                 sock.settimeout(None)
                 from . import actors as _actors
-                pid = body[_w.KEY_BYTES:].decode("ascii", "replace")
+                lpid = body[_w.KEY_BYTES:].decode("ascii", "replace")
                 _actors.serve_link(self, sock, reader, frames[1:],
-                                   int(pid) if pid.isdigit() else 0)
+                                   int(lpid) if lpid.isdigit() else 0)
                 return
             key, pid, job = _w.parse_hello(body) if kind == _w.HELLO else (b"", 0, "")
             if not hmac.compare_digest(key, self.key) or not job.isdigit():

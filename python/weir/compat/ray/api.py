@@ -483,6 +483,7 @@ def _serve_submit(body: bytes) -> Any:
     target, options, args, kwargs = cloudpickle.loads(body)
     if inspect.isclass(target):
         h = ActorClass(target, options).remote(*args, **kwargs)
+        assert h._actor is not None  # made here, in the program
         return h._actor.info()
     return RemoteFunction(target, options)._call(args, kwargs)  # its returns made there
 
