@@ -1,8 +1,11 @@
-"""Nested tasks and objects in Ray programs (docs/ray.md "Nested tasks", docs/internals/
-calls.md "Nested calls"), with `weir run` against a real server of 2 vcores: a task's
-.remote() and actor creation go through the program (no token in the task); a tree of
-calls with num_cpus=1 that waits in ray.get at every level completes on 2 cores (a waiting
-worker takes the children); a failure in a grandchild reaches the program."""
+"""Nested tasks and objects in Ray programs (docs/ray.md "Nested calls", "Objects in shared
+memory"; docs/internals/calls.md), with `weir run` against a real server of 2 vcores: a
+task's .remote() and actor creation go through the program (no token in the task); a tree
+of calls with num_cpus=1 that waits in ray.get at every level completes on 2 cores (a
+waiting worker takes the children); a grandchild's failure reaches the program; refs nested
+in lists and dicts, returned refs, num_returns; a numpy array put once and read by four
+tasks from one shared segment, freed after del, a put spilled past the store's size;
+runtime_env, the runtime context, nodes(), Queue and what is refused; cancel(recursive)."""
 
 import textwrap
 
