@@ -201,3 +201,32 @@ def test_the_private_server_gets_inits_resources_and_runs_tasks_as_this_user():
     assert private.config_text(4, 2) == ("resources:\n  vcores: 4\n  gpus: 2\n"
                                          "task_user: %s\nkill_grace_seconds: 2\n" % me)
     assert private.config_text() == "task_user: %s\nkill_grace_seconds: 2\n" % me
+
+
+def test_runtime_env_working_dir_py_modules_local_wheels_and_conda(tmp_path):
+    from weir.remote import ray_names as rn
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    (wheels / "a-1.0-py3-none-any.whl").write_bytes(b"")
+    env = tmp_path / "envs" / "mine"
+    (env / "bin").mkdir(parents=True)
+    (env / "bin" / "python").write_text("#!/bin/sh\n")
+    (env / "bin" / "python").chmod(0o755)
+    got = rn.from_ray({"runtime_env": {"working_dir": str(tmp_path), "py_modules": [str(pkg)],
+                                       "pip": [str(wheels)], "conda": str(env)}})
+    assert got["env"][rn.WORKING_DIR_VAR] == str(tmp_path)
+    assert got["env"][rn.PY_MODULES_VAR].split(os.pathsep) == [
+        str(tmp_path), str(wheels / "a-1.0-py3-none-any.whl")]
+    assert got["python"] == str(env / "bin" / "python")
+    with pytest.raises(ValueError, match="working_dir: .* does not exist"):
+        rn.from_ray({"runtime_env": {"working_dir": str(tmp_path / "nope")}})
+    with pytest.raises(NotImplementedError, match="local path only"):
+        rn.from_ray({"runtime_env": {"working_dir": "s3://bucket/x.zip"}})
+    with pytest.raises(NotImplementedError, match="does not install packages"):
+        rn.from_ray({"runtime_env": {"pip": {"packages": ["requests==2"]}}})
+    with pytest.raises(NotImplementedError, match="no local environment named 'nosuch'"):
+        rn.from_ray({"runtime_env": {"conda": "nosuch"}})
+    with pytest.raises(NotImplementedError, match="container not supported"):
+        rn.from_ray({"runtime_env": {"container": {}}})

@@ -17,6 +17,7 @@ sending the answer back.  Only the program's user can open the folder, as for wo
 
 import os
 import socket
+import sys
 import threading
 import time
 from typing import Any, Callable, Dict, List, Optional, Tuple
@@ -26,6 +27,7 @@ import cloudpickle
 from ..errors import ActorDied, GetTimeoutError, JobFailed, RemoteError, WeirError
 from ..errors import remote_error
 from ..worker import warm as _w
+from . import shm as _shm
 from .futures import Future
 from .warm import END_WAIT, Pool, WarmFuture, _Worker, pool_of
 
@@ -58,6 +60,7 @@ class Actor:
         self.cause: Optional[BaseException] = None  # the constructor's error
         self.no_restart = False  # ray.kill(no_restart=True)
         self.killing: Optional[str] = None  # why its worker is being killed (ray.kill)
+        self.holds: List[Any] = []  # the shared objects of its constructor's arguments
 
     # ---- its worker ---------------------------------------------------------------------
     def start(self) -> None:
@@ -117,9 +120,11 @@ class Actor:
     def call(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> WarmFuture:
         """A method call: sent now when the worker is connected, else when it is."""
         name = "%s.%s" % (self.name, method)
-        data = self.pool.pickle_args(args, kwargs, name)
+        holds: List[Any] = []
+        data = self.pool.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self.pool, next(self.pool.ids), name, None, data,
                        {"retry_exceptions": False, "retries": self.max_task_retries})
+        f._holds = holds
         f._method = method
         with self.lock:
             dead = self.dead
@@ -241,9 +246,11 @@ def create(cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], o: Dict[str,
     here); a name taken in the namespace is refused, unless get_if_exists."""
     from .session import _get_session
     pool = pool_of(_get_session())
-    data = pool.pickle_args(args, kwargs, name + ".__init__")
+    holds: List[Any] = []
+    data = pool.pickle_args(args, kwargs, name + ".__init__", holds)
     a = Actor(pool, cls, data, o, name, label, namespace, concurrency, max_restarts,
               max_task_retries)
+    a.holds = holds  # the constructor's shared objects: for its restarts
     if label is not None:
         with pool.lock:
             old = pool.named.get((namespace, label))
@@ -268,8 +275,20 @@ def create(cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any], o: Dict[str,
 
 # ---- a task's side: the link to the program -------------------------------------------------
 
+def _serve_while(ready: Callable[[], bool], link: "Link") -> bool:
+    """In a call on a warm worker: runs the calls the program sends this worker until
+    ready() (worker/warm.py, serve_while); False elsewhere (the caller waits as it
+    would)."""
+    current = sys.modules.get(_w.CURRENT_MODULE)
+    worker = getattr(current, "worker", None)
+    if worker is None:
+        return False
+    return bool(worker.serve_while(ready, link.wake_r))
+
+
 class LinkFuture(Future):
-    """An actor's call made from a task: settled by the link's reader thread."""
+    """A call made from a task (an actor's method, a function's call): settled by the
+    link's reader thread."""
 
     _local = True
 
@@ -283,9 +302,20 @@ class LinkFuture(Future):
         self._value: Any = None
         self._error: Optional[BaseException] = None
         self._state = "running"
+        self.what = "actor call"
+        self.ref_id = 0  # the program's id of the call (REF), once known
+        self._ref = threading.Event()
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str, int]]:
+        """Pickled (into a call's arguments, a value returned): the program's ref of the
+        call, as a WarmFuture pickles."""
+        from .warm import call_ref
+        if not self._ref.wait(END_WAIT):
+            raise WeirError("%s: the program did not name the call" % self.name)
+        return (call_ref, (self._link.folder, self.ref_id))
 
     def __repr__(self) -> str:
-        return "<weir.Future %s (actor call %d)>" % (self.name, self.call_id)
+        return "<weir.Future %s (%s %d)>" % (self.name, self.what, self.call_id)
 
     def done(self) -> bool:
         return self._done
@@ -293,12 +323,16 @@ class LinkFuture(Future):
     def _wait(self, deadline: Optional[float]) -> None:
         if self._done:
             return
+        if deadline is None and _serve_while(lambda: self._done, self._link):
+            return
         wait = None if deadline is None else max(0.0, deadline - time.monotonic())
         if not self._event.wait(wait):
-            raise GetTimeoutError("%s (actor call %d) still running" % (self.name,
-                                                                       self.call_id))
+            raise GetTimeoutError("%s (%s %d) still running" % (self.name, self.what,
+                                                                self.call_id))
 
     def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
+        if timeout is None and _serve_while(lambda: any(f._done for f in pending), self._link):
+            return
         with self._link.cond:
             if any(f._done for f in pending):
                 return
@@ -314,6 +348,7 @@ class Link:
     """This process's connection to the program that owns the actors (one per program)."""
 
     def __init__(self, folder: str) -> None:
+        self.folder = folder
         with open(os.path.join(folder, "key"), "rb") as f:
             key = f.read()
         self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -323,6 +358,10 @@ class Link:
         self.ids = 0
         self.calls: Dict[int, LinkFuture] = {}
         self.ended: Optional[str] = None
+        # readable when a call has ended (a waiting worker's loop wakes on it)
+        self.wake_r, self.wake_w = os.pipe()
+        os.set_blocking(self.wake_r, False)
+        os.set_blocking(self.wake_w, False)
         self.sock.sendall(_w.encode(_w.LINK, 0, key + str(os.getpid()).encode()))
         threading.Thread(target=self._read, name="weir-actor-link", daemon=True).start()
 
@@ -346,6 +385,26 @@ class Link:
         return self._send(_w.ACTOR_CALL, "%s.%s" % (name, method),
                           _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data))
 
+    def submit(self, target: Any, options: Dict[str, Any], args: Tuple[Any, ...],
+               kwargs: Dict[str, Any], name: str) -> LinkFuture:
+        """A call of a function (its future), or an actor's creation (answered with the
+        actor's handle fields), made by the program for this task."""
+        data = cloudpickle.dumps((target, options, args, kwargs), protocol=5)
+        f = self._send(_w.SUBMIT, name, data)
+        f.what = "call"
+        return f
+
+    def fetch(self, ref_id: int) -> LinkFuture:
+        """The value of the program's call ref_id (a ref handed to this task)."""
+        f = self._send(_w.FETCH, "call %d" % ref_id, _w.ACTOR_ID.pack(ref_id))
+        f.what, f.ref_id = "call", ref_id
+        f._ref.set()
+        return f
+
+    def adopt(self, path: str, size: int) -> LinkFuture:
+        """The program owns a segment this task put (remote/shm.py) from now on."""
+        return self._send(_w.OWN, "put", _w.ACTOR_ID.pack(size) + path.encode())
+
     def lookup(self, namespace: str, name: str) -> LinkFuture:
         return self._send(_w.LOOKUP, "get_actor(%r)" % name,
                           ("%s\0%s" % (namespace, name)).encode())
@@ -357,6 +416,10 @@ class Link:
             f._state = "done"
             self.cond.notify_all()
         f._event.set()
+        try:
+            os.write(self.wake_w, b"x")
+        except OSError:
+            pass  # full: a wake-up is pending already
 
     def _read(self) -> None:
         reader = _w.FrameReader()
@@ -370,7 +433,10 @@ class Link:
                         f = self.calls.get(cid)
                     if f is None:
                         continue
-                    if kind == _w.VALUE:
+                    if kind == _w.REF:
+                        (f.ref_id,) = _w.ACTOR_ID.unpack_from(body)
+                        f._ref.set()
+                    elif kind == _w.VALUE:
                         self._settle(f, cloudpickle.loads(body), None)
                     elif kind == _w.ERROR:
                         _, type_name, message, tb, exc = cloudpickle.loads(body)
@@ -382,6 +448,11 @@ class Link:
                                 cause = None
                         self._settle(f, None, remote_error(type_name, message, tb, cause,
                                                            None))
+                    elif f.what == "call":  # its worker died, or it was cancelled
+                        text = body.decode("utf-8", "replace")
+                        self._settle(f, None, JobFailed(text, {
+                            "state": "killed" if "cancelled" in text else "failed",
+                            "tasks": []}))
                     else:
                         self._settle(f, None, ActorDied(body.decode("utf-8", "replace")))
         except (OSError, _w.FrameError):
@@ -423,7 +494,7 @@ def local_pool(folder: str) -> Optional[Pool]:
 # ---- the program's side of a link ----------------------------------------------------------
 
 def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
-               first: List[Tuple[int, int, bytes]]) -> None:
+               first: List[Tuple[int, int, bytes]], pid: int = 0) -> None:
     """Serves a task's link until it closes: each ACTOR_CALL made here as the program's
     own call (in the order they come), its answer sent back; each LOOKUP answered with the
     named actor's info."""
@@ -460,6 +531,11 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
                 send(_w.encode(_w.DIED, cid, str(e).encode()))
         return done
 
+    def named(cid: int, f: WarmFuture) -> None:
+        """The task learns the program's id of its call (its ref pickles to it)."""
+        pool.export(f)
+        send(_w.encode(_w.REF, cid, _w.ACTOR_ID.pack(f.call_id)))
+
     def frame(kind: int, cid: int, body: bytes) -> None:
         if kind == _w.ACTOR_CALL:
             (aid,) = _w.ACTOR_ID.unpack_from(body)
@@ -471,13 +547,50 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
                 return
             args, kwargs = cloudpickle.loads(data)
             f = a.call(method, args, kwargs)
-            if f._done:
-                answer(cid)(f)
+            named(cid, f)
+            f.then(answer(cid))
+        elif kind == _w.SUBMIT:
+            if SUBMIT_HANDLER is None:
+                send(_w.encode(_w.DIED, cid, b"this program does not take calls from tasks"))
+                return
+            # the call that made it: before it is submitted (its worker may take it at once)
+            parent = pool.running_on(pid) if pid else None
+            try:
+                got = SUBMIT_HANDLER(body)
+            except Exception as e:  # refused (bad options, a resource the server lacks)
+                send(_w.encode(_w.ERROR, cid, cloudpickle.dumps(
+                    ("error", "%s.%s" % (type(e).__module__, type(e).__qualname__), str(e),
+                     "", _dumps_or_none(e)), protocol=5)))
+                return
+            if parent is not None and isinstance(got, Future):
+                parent._children.append(got)  # ray.cancel(parent, recursive=True)
+            if not isinstance(got, Future):
+                send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(got, protocol=5)))
+            elif isinstance(got, WarmFuture):
+                named(cid, got)
+                got.then(answer(cid))
+            else:  # a job's future (a cold shape): waited for in a thread
+                threading.Thread(target=_answer_job, args=(got, answer(cid)),
+                                 name="weir-link-job", daemon=True).start()
+        elif kind == _w.FETCH:
+            (ref,) = _w.ACTOR_ID.unpack_from(body)
+            with pool.lock:
+                f = pool.exported.get(ref)
+            if f is None:
+                send(_w.encode(_w.DIED, cid, ("no call %d in this program" % ref).encode()))
             else:
-                f._on_done = answer(cid)
-                if f._done:  # settled meanwhile: _on_done may have been missed
-                    f._on_done = None
-                    answer(cid)(f)
+                f.then(answer(cid))
+        elif kind == _w.OWN:
+            (size,) = _w.ACTOR_ID.unpack_from(body)
+            path = body[_w.ACTOR_ID.size:].decode("utf-8", "replace")
+            try:
+                ref = _shm.adopt(path, size, pool.tag)
+            except (OSError, ValueError) as e:
+                send(_w.encode(_w.DIED, cid, str(e).encode()))
+                return
+            with pool.lock:
+                pool.adopted.append(ref)
+            send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(None, protocol=5)))
         elif kind == _w.LOOKUP:
             ns, _, name = body.decode("utf-8", "replace").partition("\0")
             with pool.lock:
@@ -502,6 +615,29 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
         sock.close()
     except OSError:
         pass
+
+
+# the program's maker of a task's calls (compat/ray/api.py sets it): the SUBMIT frame's
+# body in; a Future (the call's) or the value to answer (an actor's handle fields) out
+SUBMIT_HANDLER: Optional[Callable[[bytes], Any]] = None
+
+
+def _dumps_or_none(e: BaseException) -> Optional[bytes]:
+    try:
+        data: bytes = cloudpickle.dumps(e, protocol=5)
+        return data
+    except Exception:
+        return None
+
+
+def _answer_job(f: Future, done: Callable[[Any], None]) -> None:
+    """Waits for a job's future, then answers it as a warm call's (_value, _error)."""
+    try:
+        f._value = f.result()
+        f._error = None
+    except BaseException as e:
+        f._value, f._error = None, e
+    done(f)
 
 
 def _no_actor(name: str, namespace: str) -> str:

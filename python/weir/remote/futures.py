@@ -188,7 +188,10 @@ def _load_result(path: Path) -> Any:
 
 
 def _get_ref(ref: ObjectRef) -> Any:
-    """The value of a put object: in a task its linked copy, else the object folder."""
+    """The value of a put object: a shared segment's mapped (remote/shm.py); in a task
+    its linked copy, else the object folder."""
+    if hasattr(ref, "path"):  # a SharedRef
+        return ref.value()  # type: ignore[attr-defined]
     objs = os.environ.get("WEIR_PY_OBJECTS")
     if objs is not None:  # in a task: its linked copy, else the folder
         return _objects.read_archive_value(Path(objs), ref.sha)

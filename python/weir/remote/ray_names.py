@@ -17,15 +17,20 @@ resources allow (docs/ray.md says the same):
   max_retries   restarts after the call's process died (-1: as many as weir allows, 1000)
   retry_exceptions  True, or a list of exception classes: also run again after the
                 function raised (one of those)
-  runtime_env   {"env_vars": {...}} only, for now
-  num_returns   1 only, for now
+  runtime_env   env_vars; working_dir (a local folder: the tasks' working directory, first
+                on their sys.path); py_modules (local packages, modules or wheels: on the
+                tasks' sys.path); pip only as local wheels or a folder of them, conda only
+                as a local environment (its interpreter runs the call): weir installs
+                nothing
+  num_returns   1 here (weir's own remote functions); ray.remote takes the others
   name          the job's name
   max_calls, scheduling_strategy   accepted; each call is a process of its own already,
                 and weir places every call itself
 """
 
 import math
-from typing import Any, Dict, Mapping
+import os
+from typing import Any, Dict, List, Mapping
 
 # what each Ray option becomes; anything else is refused, as Ray refuses unknown options
 RAY_FUNCTION_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "max_retries",
@@ -80,23 +85,110 @@ def retry_on(v: Any, what: str = "retry_exceptions") -> Any:
                      % (what, v))
 
 
-def _env_vars(v: Any) -> Dict[str, str]:
+RUNTIME_ENV_KEYS = ("env_vars", "working_dir", "py_modules", "pip", "conda", "config")
+# what a task reads (worker/runner.py, apply_runtime_env)
+WORKING_DIR_VAR = "WEIR_RAY_WORKING_DIR"
+PY_MODULES_VAR = "WEIR_RAY_PY_MODULES"
+
+
+def _local_path(what: str, v: Any) -> str:
+    if not isinstance(v, (str, os.PathLike)) or "://" in str(v):
+        raise NotImplementedError("runtime_env.%s: %r: weir takes a local path only (no "
+                                  "URI: the tasks of a program run on its node)" % (what, v))
+    p = os.path.abspath(os.path.expanduser(os.fspath(v)))
+    if not os.path.exists(p):
+        raise ValueError("runtime_env.%s: %s does not exist" % (what, p))
+    return p
+
+
+def _import_path(what: str, v: Any) -> str:
+    """The sys.path entry that makes a package, a module or a wheel importable."""
+    p = _local_path(what, v)
+    if os.path.isfile(p) and p.endswith((".whl", ".zip", ".egg")):
+        return p
+    return os.path.dirname(p)  # a package's folder, a module's file: their parent
+
+
+def _wheels(v: Any) -> List[str]:
+    """pip's entries as local wheels (a .whl, or a folder of them); NotImplementedError
+    for anything weir would have to install."""
+    items = v.get("packages") if isinstance(v, Mapping) else v
+    if isinstance(items, str):
+        items = [items]
+    if not isinstance(items, (list, tuple)):
+        raise ValueError("runtime_env.pip: expected a list of requirements, got %r" % (v,))
+    out: List[str] = []
+    for it in items:
+        p = os.path.abspath(os.path.expanduser(str(it)))
+        if os.path.isfile(p) and p.endswith(".whl"):
+            out.append(p)
+        elif os.path.isdir(p) and any(n.endswith(".whl") for n in os.listdir(p)):
+            out += sorted(os.path.join(p, n) for n in os.listdir(p) if n.endswith(".whl"))
+        else:
+            raise NotImplementedError(
+                "runtime_env.pip: %r: weir does not install packages; give a local wheel or "
+                "a folder of wheels, py_modules=[...], or conda= / python= an environment "
+                "that has it" % (it,))
+    return out
+
+
+def _conda_python(v: Any) -> str:
+    """The interpreter of a local conda environment (its folder, or its name)."""
+    if not isinstance(v, str):
+        raise NotImplementedError("runtime_env.conda: %r: weir does not create environments;"
+                                  " give the name or folder of one that exists" % (v,))
+    cands = [os.path.expanduser(v)]
+    roots = [os.environ.get("CONDA_PREFIX", ""), os.environ.get("CONDA_ROOT", ""),
+             "~/miniconda3", "~/anaconda3", "~/miniforge3", "~/.conda"]
+    cands += [os.path.join(os.path.expanduser(r), "envs", v) for r in roots if r]
+    for c in cands:
+        py = os.path.join(c, "bin", "python")
+        if os.path.isdir(c) and os.access(py, os.X_OK):
+            return os.path.abspath(py)
+    raise NotImplementedError("runtime_env.conda: no local environment named %r (weir does "
+                              "not create environments; give one that exists)" % (v,))
+
+
+def runtime_env(v: Any) -> Dict[str, Any]:
+    """runtime_env as {"env": {...}} plus {"python": ...} for a conda environment."""
     if v is None:
         return {}
     if not isinstance(v, Mapping):
         raise ValueError("runtime_env: expected a dict like {\"env_vars\": {...}}, got %r"
                          % (v,))
-    other = sorted(str(k) for k in v if k != "env_vars")
+    other = sorted(str(k) for k in v if k not in RUNTIME_ENV_KEYS)
     if other:
         raise NotImplementedError(
-            "runtime_env: %s not supported by weir yet (only env_vars is); the call runs "
-            "in the caller's interpreter and sees the caller's folders" % ", ".join(other))
+            "runtime_env: %s not supported by weir (it takes %s)"
+            % (", ".join(other), ", ".join(RUNTIME_ENV_KEYS)))
     env = v.get("env_vars") or {}
     if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(x, str)
                                                for k, x in env.items()):
         raise ValueError("runtime_env.env_vars: expected a dict of str to str, got %r"
                          % (env,))
-    return dict(env)
+    env = dict(env)
+    out: Dict[str, Any] = {}
+    if v.get("working_dir") is not None:
+        wd = _local_path("working_dir", v["working_dir"])
+        if not os.path.isdir(wd):
+            raise ValueError("runtime_env.working_dir: %s is not a folder" % wd)
+        env[WORKING_DIR_VAR] = wd
+    paths: List[str] = []
+    mods = v.get("py_modules")
+    if mods is not None:
+        if not isinstance(mods, (list, tuple)):
+            raise ValueError("runtime_env.py_modules: expected a list of paths, got %r"
+                             % (mods,))
+        paths += [_import_path("py_modules", m) for m in mods]
+    if v.get("pip") is not None:
+        paths += _wheels(v["pip"])
+    if paths:
+        env[PY_MODULES_VAR] = os.pathsep.join(dict.fromkeys(paths))
+    if v.get("conda") is not None:
+        out["python"] = _conda_python(v["conda"])
+    if env:
+        out["env"] = env
+    return out
 
 
 def _resources(v: Any) -> None:
@@ -135,9 +227,7 @@ def from_ray(opts: Mapping[str, Any], where: str = "ray.remote") -> Dict[str, An
         elif k == "retry_exceptions" and v is not None:
             out["retry_exceptions"] = retry_on(v)
         elif k == "runtime_env":
-            env = _env_vars(v)
-            if env:
-                out["env"] = env
+            out.update(runtime_env(v))
         elif k == "num_returns" and v not in (None, 1):
             raise NotImplementedError("num_returns=%r: weir's remote functions return one "
                                       "object for now" % (v,))

@@ -26,6 +26,7 @@ import cloudpickle
 
 from . import functions as _functions
 from . import objects as _objects
+from . import shm as _shm
 from ..errors import ActorDied, GetTimeoutError, JobFailed, WeirError, remote_error
 from ..worker import warm as _w
 from .futures import Future
@@ -96,11 +97,30 @@ class WarmFuture(Future):
         self._version = None
         self._job = None
         self._on_done: Optional[Callable[["WarmFuture"], None]] = None  # called once settled
+        self._then: List[Callable[["WarmFuture"], None]] = []  # then()'s, called once settled
+        self._holds: List[Any] = []  # the shared objects of its arguments, until it ends
+        self._children: List[Future] = []  # the calls it made (ray.cancel(recursive=True))
         self._method: Optional[str] = None  # an actor's method (remote/actors.py)
 
     def __repr__(self) -> str:
         return "<weir.Future %s call %d %s>" % (self.name, self.call_id,
                                                 self._state if not self._done else "done")
+
+    def then(self, cb: Callable[["WarmFuture"], None]) -> None:
+        """cb(self) once the call has ended: now when it has, else in the thread that
+        settles it."""
+        with self._pool.cond:
+            if not self._done:
+                self._then.append(cb)
+                return
+        cb(self)
+
+    def __reduce__(self) -> Tuple[Any, Tuple[str, int]]:
+        """A ref pickled (into a call's arguments, a value): the program's folder and the
+        call's id; call_ref() makes it this future in the program, a LinkFuture in a task
+        (its value asked of the program)."""
+        self._pool.export(self)
+        return (call_ref, (self._pool.dir, self.call_id))
 
     def job(self) -> Dict[str, Any]:
         """The worker job that ran (or runs) the call, as the API shows it."""
@@ -118,10 +138,15 @@ class WarmFuture(Future):
         """Cancels the call (weir.kill's meaning): see cancel()."""
         self.cancel(force=False)
 
-    def cancel(self, force: bool = False) -> None:
+    def cancel(self, force: bool = False, recursive: bool = True) -> None:
         """A queued call is dropped; a running one gets SIGINT (KeyboardInterrupt in the
         call), or with force its worker is killed.  get() then raises JobFailed of a
-        "killed" job (Ray: TaskCancelledError).  An ended call is left as it is."""
+        "killed" job (Ray: TaskCancelledError).  An ended call is left as it is.  With
+        recursive, the calls it made (and theirs) are cancelled too, first."""
+        if recursive:
+            for c in list(self._children):
+                if isinstance(c, WarmFuture):
+                    c.cancel(force, True)
         self._pool.cancel(self, force)
 
     def done(self) -> bool:
@@ -163,6 +188,13 @@ class _Worker:
         self.leaving = False
         self.gone = False
         self.head_since = 0.0  # since when it runs its first call in flight (perf_counter)
+        # its calls that wait (ray.get) for others: while all it holds wait, it takes one
+        # more call and runs it on top of them (worker/warm.py, serve_while)
+        self.blocked = 0
+
+    def free(self) -> bool:
+        """Whether it runs no call but those that wait for others."""
+        return len(self.inflight) <= self.blocked
 
 
 class _Shape:
@@ -192,6 +224,11 @@ class Pool:
         self.fns: Dict[Any, Tuple[bytes, bytes]] = {}  # function -> (sha256, pickle)
         self.actors: Dict[int, Any] = {}  # id -> remote/actors.py's Actor
         self.named: Dict[Tuple[str, str], Any] = {}  # (namespace, name) -> Actor
+        # the calls whose refs went to a task (pickled, or made by one): id -> future; held
+        # while the program lives (a task may ask for the value at any time)
+        self.exported: Dict[int, WarmFuture] = {}
+        self.adopted: List[Any] = []  # the shared objects its tasks put (remote/shm.py)
+        self.swept = False  # whether the segments of ended programs were removed
         self.closed = False
         self.dir = tempfile.mkdtemp(prefix="weir-warm-")  # 0700
         self.tag = os.path.basename(self.dir)[len("weir-warm-"):]
@@ -220,6 +257,29 @@ class Pool:
         self.reporter = threading.Thread(target=self._report_loop, name="weir-warm-report",
                                          daemon=True)
         self.reporter.start()
+
+    def put(self, value: Any) -> Optional[Any]:
+        """value in shared memory (remote/shm.py), or None past the store's size."""
+        if not self.swept:
+            self.swept = True
+            _shm.sweep(os.path.dirname(self.dir))
+        return _shm.put(value, self.tag)
+
+    def running_on(self, pid: int) -> Optional[WarmFuture]:
+        """The call that the worker of process pid runs now (the innermost one when calls
+        wait in ray.get under it), or None."""
+        with self.lock:
+            for s in self.shapes.values():
+                for w in s.workers:
+                    if w.pid == pid and w.inflight:
+                        calls = list(w.inflight.values())
+                        return calls[-1] if w.blocked else calls[0]
+        return None
+
+    def export(self, f: WarmFuture) -> None:
+        """f's ref goes to a task: held until the program ends."""
+        with self.lock:
+            self.exported[f.call_id] = f
 
     # ---- workers ------------------------------------------------------------------------
     def _spec(self, o: Dict[str, Any], name: str = "warm-worker",
@@ -324,7 +384,9 @@ class Pool:
                     return
                 sock.settimeout(None)
                 from . import actors as _actors
-                _actors.serve_link(self, sock, reader, frames[1:])
+                lpid = body[_w.KEY_BYTES:].decode("ascii", "replace")
+                _actors.serve_link(self, sock, reader, frames[1:],
+                                   int(lpid) if lpid.isdigit() else 0)
                 return
             key, pid, job = _w.parse_hello(body) if kind == _w.HELLO else (b"", 0, "")
             if not hmac.compare_digest(key, self.key) or not job.isdigit():
@@ -361,6 +423,12 @@ class Pool:
         if kind == _w.BYE:
             with self.lock:
                 w.leaving = True
+            return
+        if kind in (_w.BLOCKED, _w.UNBLOCKED):
+            with self.lock:
+                w.blocked = max(0, w.blocked + (1 if kind == _w.BLOCKED else -1))
+            if w.shape is not None:
+                self._pump(w.shape)
             return
         with self.lock:
             f = w.inflight.pop(cid, None)
@@ -534,8 +602,10 @@ class Pool:
         if cold is not None:
             return _functions._submit(fn, args, kwargs, o, "call", extra=_extra(o))
         self._fn(fn, name)
-        data = self.pickle_args(args, kwargs, name)
+        holds: List[Any] = []
+        data = self.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self, next(self.ids), name, fn, data, o)
+        f._holds = holds
         with self.lock:
             shape.queue.append(f)
             grow = self._wants_worker(shape)
@@ -551,24 +621,31 @@ class Pool:
         self._pump(shape)
         return f
 
-    def pickle_args(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str) -> bytes:
+    def pickle_args(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str,
+                    holds: Optional[List[Any]] = None) -> bytes:
         """The arguments of a call, pickled now, as the job path does: a later change of a
         mutable argument is not the call's.  Once, when no argument is a call's future
         (waited for first) and all of them together are small (else one by one: a large
-        one becomes a put object)."""
-        data = b""
-        if not any(isinstance(a, Future) for a in args) and \
-                not any(isinstance(v, Future) for v in kwargs.values()):
-            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
-        if not data or len(data) > _functions.LARGE_ARG:
-            args, kwargs = _functions._prepare_args(self.session, args, kwargs)
-            data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        one becomes a put object).  The shared objects among them are added to holds (the
+        call keeps them until it ends)."""
+        with _shm.holding() as h:
+            data = b""
+            if not any(isinstance(a, Future) for a in args) and \
+                    not any(isinstance(v, Future) for v in kwargs.values()):
+                data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+            if not data or len(data) > _functions.LARGE_ARG:
+                h.refs.clear()
+                args, kwargs = _functions._prepare_args(self.session, args, kwargs)
+                data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+        if holds is not None:
+            holds.extend(h.refs)
         return data
 
     def _wants_worker(self, shape: _Shape) -> bool:
         """Whether one more worker job should start (the caller holds the lock; counted as
         starting when so, until _start_worker() submitted it)."""
-        out = sum(len(w.inflight) for w in shape.workers) + len(shape.queue)
+        out = sum(max(0, len(w.inflight) - w.blocked) for w in shape.workers) + \
+            len(shape.queue)
         grow = len(shape.workers) + shape.starting < min(shape.cap, out) and \
             shape.cold is None and not self.closed
         if grow:
@@ -605,7 +682,7 @@ class Pool:
                     return
                 ready = [w for w in shape.workers if w.sock is not None and not w.leaving
                          and not w.gone]
-                idle = [w for w in ready if not w.inflight]
+                idle = [w for w in ready if w.free()]
                 now = time.perf_counter()
                 if idle:
                     w = idle[0]
@@ -614,7 +691,7 @@ class Pool:
                     return  # a worker frees up, or one more comes
                 else:
                     busy = [w for w in ready if len(w.inflight) <= PIPELINE and
-                            now - w.head_since < PIPE_FRESH_S]
+                            not w.blocked and now - w.head_since < PIPE_FRESH_S]
                     if not busy:
                         return
                     w = min(busy, key=lambda x: len(x.inflight))
@@ -684,16 +761,22 @@ class Pool:
         with self.cond:
             if f._done:
                 return
-            if f._cancel and error is None:
-                error = self._cancelled(f)
+            if f._cancel and not (isinstance(error, JobFailed) and
+                                  error.job.get("state") == "killed"):
+                error = self._cancelled(f)  # it ends cancelled, whatever it raised meanwhile
             f._value, f._error = value, error
             f._state = "failed" if error is not None else "succeeded"
             f._done = True
             f._args = b""
+            f._holds = []
+            f._children = []
+            then, f._then = f._then, []
             self.cond.notify_all()
         f._event.set()
         if f._on_done is not None:
             f._on_done(f)
+        for cb in then:
+            cb(f)
         if error is None:
             self._note(f, "succeeded")
         elif isinstance(error, JobFailed):
@@ -757,10 +840,25 @@ class Pool:
         shutil.rmtree(self.dir, ignore_errors=True)
         for a in list(self.actors.values()):
             a.closed()
+        self.adopted = []
         for f in pending:
             self._settle(f, error=self._cancelled(f))
         self.wake.set()
         self._flush()  # the last calls' records
+
+
+def call_ref(folder: str, ref_id: int) -> Future:
+    """A call's ref unpickled: in its program, the call's future; elsewhere (a task), a
+    LinkFuture whose value the program sends when the call has ended."""
+    from . import actors as _actors
+    pool = _actors.local_pool(folder)
+    if pool is not None:
+        with pool.lock:
+            f = pool.exported.get(ref_id)
+        if f is None:
+            raise WeirError("the ObjectRef of call %d is not known to this program" % ref_id)
+        return f
+    return _actors.link_to(folder).fetch(ref_id)
 
 
 def _extra(o: Dict[str, Any]) -> Any:

@@ -51,6 +51,12 @@ def _error_record(e: BaseException) -> Tuple[str, str, str, str, Optional[bytes]
     while tb_obj is not None and tb_obj.tb_frame.f_code.co_filename == __file__:
         tb_obj = tb_obj.tb_next
     tb = "".join(traceback.format_exception(type(e), e, tb_obj))
+    cause = getattr(e, "cause", None)
+    if isinstance(cause, BaseException) and \
+            any(c.__name__ == "RemoteError" for c in type(e).__mro__):
+        # a call's error raised on by its caller (a nested call): the class made for the
+        # pair does not pickle; the original one does, and is the caller's error's class
+        e = cause
     try:
         exc: Optional[bytes] = cloudpickle.dumps(e, protocol=5)
         cloudpickle.loads(exc)  # one that cannot be read back is sent as text only
@@ -68,6 +74,19 @@ def _resolve(args: Tuple[Any, ...],
     args = tuple(_get_ref(a) if isinstance(a, ObjectRef) else a for a in args)
     kwargs = {k: _get_ref(v) if isinstance(v, ObjectRef) else v for k, v in kwargs.items()}
     return args, kwargs
+
+
+def apply_runtime_env() -> None:
+    """Ray's runtime_env in a task (remote/ray_names.py sets the variables):
+    $WEIR_RAY_PY_MODULES's entries first on sys.path; $WEIR_RAY_WORKING_DIR the working
+    directory and before them."""
+    mods = os.environ.get("WEIR_RAY_PY_MODULES")
+    if mods:
+        sys.path[:0] = [p for p in mods.split(os.pathsep) if p]
+    wd = os.environ.get("WEIR_RAY_WORKING_DIR")
+    if wd:
+        os.chdir(wd)
+        sys.path.insert(0, wd)
 
 
 def _train(fn: Any, extra: Dict[str, Any]) -> Any:
@@ -99,6 +118,7 @@ def main() -> int:
             # without one the task does not pay for importing the package
             if REFS_MODULE in sys.modules and (args or kwargs):
                 args, kwargs = _resolve(args, kwargs)
+            apply_runtime_env()  # after the linked objects were read here
             value = fn(*args, **kwargs)
     except Exception as e:
         rec = _error_record(e)

@@ -32,9 +32,20 @@ LINK = ord("L")     # a task -> client: hello of a process that calls actors: ke
 ACTOR_CALL = ord("m")  # a task -> client: the actor's id (u64), then method_body()
 LOOKUP = ord("N")   # a task -> client: a named actor: b"NAMESPACE\0NAME"
 DIED = ord("D")     # client -> a task: the actor of the call has ended: the cause (text)
+# nested calls (docs/internals/calls.md, "Nested calls")
+SUBMIT = ord("S")   # a task -> client: a call or an actor made by a task: the pickle of
+                    # (function or class, Ray's options, args, kwargs)
+BLOCKED = ord("W")  # worker -> client: the call it runs waits for other calls: send it more
+UNBLOCKED = ord("U")  # worker -> client: that call runs on
+REF = ord("I")      # client -> a task: the program's id of the call it made (u64)
+FETCH = ord("G")    # a task -> client: the value of the program's call of that id (u64)
+OWN = ord("O")      # a task -> client: a shared segment it put: size (u64), then its path
 KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE, CREATE,
-                   METHOD, LINK, ACTOR_CALL, LOOKUP, DIED))
+                   METHOD, LINK, ACTOR_CALL, LOOKUP, DIED, SUBMIT, BLOCKED, UNBLOCKED, REF,
+                   FETCH, OWN))
 KEY_BYTES = 32
+# the module (made by main()) whose `worker` is this process's _Worker
+CURRENT_MODULE = "_weir_warm_current"
 # the largest body a frame may carry: a larger value goes through the results folder
 MAX_BODY = 1 << 30
 # a value whose pickle is larger than this is written to a file, not sent in the frame
@@ -391,6 +402,45 @@ class _Worker:
         self.lines.append("weir-call %d %s succeeded %.2f ms\n"
                           % (cid, name, (time.perf_counter() - t0) * 1e3))
 
+    def serve_while(self, ready: Any, wake_fd: int) -> bool:
+        """Runs the calls the program sends while the call now running waits (in ray.get)
+        for others, until ready() is true: the program is told (BLOCKED) that this worker
+        may take calls, so that a tree of calls on as many workers as cores cannot
+        deadlock; the CPUs of the worker's job serve the children.  wake_fd is readable
+        when what is waited for may have changed.  False when this process cannot serve
+        (an actor, a thread other than the call's): the caller waits as it would."""
+        import select
+        import threading
+        if self.instance is not None or self.concurrent or not self.running or \
+                threading.current_thread() is not threading.main_thread():
+            return False
+        cur = self.current
+        self.send(encode(BLOCKED, cur))
+        try:
+            while not ready():
+                if cur in self.cancelled:  # its cancel came while a call ran on top
+                    self.cancelled.discard(cur)
+                    raise KeyboardInterrupt
+                if self.queue:
+                    kind, cid, body = self.queue.pop(0)
+                    self.dispatch(kind, cid, body)
+                    self.current, self.running = cur, True
+                    continue
+                if self.eof:
+                    return True  # the program has ended: the watcher ends this process
+                r = select.select([self.sock, wake_fd], [], [])[0]
+                if wake_fd in r:
+                    try:
+                        os.read(wake_fd, 4096)
+                    except BlockingIOError:
+                        pass
+                if self.sock in r:
+                    self._take(self.sock.recv(1 << 20))
+        finally:
+            self.current, self.running = cur, True
+            self.send(encode(UNBLOCKED, cur))
+        return True
+
     def loop(self, idle: float) -> None:
         import select
         while True:
@@ -476,7 +526,13 @@ def main() -> int:
             return 0
         sys.stderr.write("weir warm worker: cannot reach the program at %s: %s\n" % (folder, e))
         return 3
+    runner.apply_runtime_env()
     w = _Worker(sock, cloudpickle, runner)
+    import types
+    # where a task's ray.get finds this worker (remote/actors.py, LinkFuture._wait)
+    current = types.ModuleType(CURRENT_MODULE)
+    current.worker = w  # type: ignore[attr-defined]
+    sys.modules[CURRENT_MODULE] = current
     signal.signal(signal.SIGINT, _on_sigint(w))
     import threading
     threading.Thread(target=_watch_peer, args=(sock, w), daemon=True).start()

@@ -9,13 +9,13 @@ Ray's API and what weir does for each.
 """
 
 from . import exceptions, util
-from .api import (ActorClass, ActorHandle, ObjectRef, RayContext, RemoteFunction,
+from .api import (ActorClass, ActorHandle, ObjectRef, ObjectRefGenerator, RayContext, RemoteFunction,
                   RuntimeContext, __version__, available_resources, cancel, cluster_resources,
                   get, get_actor, get_gpu_ids, get_runtime_context, init, is_initialized, kill,
-                  method, put, remote, shutdown, wait)
+                  method, nodes, put, remote, shutdown, wait)
 
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
            "cancel", "kill", "get_actor", "ActorClass", "ActorHandle", "util",
            "get_runtime_context", "get_gpu_ids", "available_resources", "cluster_resources",
-           "ObjectRef", "RemoteFunction", "RayContext", "RuntimeContext", "exceptions",
-           "__version__"]
+           "nodes", "ObjectRef", "ObjectRefGenerator", "RemoteFunction", "RayContext",
+           "RuntimeContext", "exceptions", "__version__"]

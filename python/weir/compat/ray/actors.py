@@ -92,6 +92,11 @@ class ActorClass:
         """Starts the actor: its worker job is submitted now (a refusal is raised here);
         the constructor runs there with these arguments."""
         from . import api
+        link = api._task_link()
+        if link is not None:  # in a task: the program makes it
+            f = link.submit(self._cls, self._ray_options, api._resolved(args),
+                            api._resolved(kwargs), "%s.remote()" % self.__name__)
+            return _rebuild(*api.get(f))
         api._ensure()
         o = self._ray_options
         kw = _ray.from_ray(dict({"num_cpus": 1}, **{k: v for k, v in o.items()

@@ -16,6 +16,7 @@ import os
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Any, Callable, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ..._version import __version__ as _weir_version
@@ -26,6 +27,7 @@ from ...remote import futures as _futures
 from ...remote import functions as _functions
 from ...remote import ray_names as _ray
 from ...remote import session as _session
+from ...remote import shm as _shm
 from ...remote import warm as _warm
 from ...remote import actors as _actors_mod
 from . import actors as _actors
@@ -66,6 +68,7 @@ class _State:
         self.initialized = False
         self.namespace: Optional[str] = None
         self.env_vars: Dict[str, str] = {}
+        self.python: Optional[str] = None  # runtime_env's conda interpreter, for every call
         self.address = ""
         self.private: Optional[_private.PrivateServer] = None
 
@@ -122,7 +125,8 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
             raise RuntimeError("ray.init: this program is connected already (ray.init was "
                                "called before, or a call connected it); pass "
                                "ignore_reinit_error=True, or call ray.shutdown() first")
-        env = _ray.from_ray({"runtime_env": runtime_env}, "ray.init").get("env", {})
+        renv = _ray.from_ray({"runtime_env": runtime_env}, "ray.init")
+        env = renv.get("env", {})
         if namespace is not None and not isinstance(namespace, str):
             raise TypeError("ray.init: namespace: expected a str, got %r" % (namespace,))
         server = _server_of(address)
@@ -140,11 +144,18 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
                     "server`, or give its address (ray.init(address=URL), $WEIR_SERVER)"
                     % (client.server, e)) from None
             client = _start_private(kwargs.get("num_cpus"), kwargs.get("num_gpus"))
+        store = kwargs.get("object_store_memory")
+        if store is not None:
+            if isinstance(store, bool) or not isinstance(store, (int, float)) or store < 0:
+                raise ValueError("ray.init: object_store_memory: expected bytes >= 0, got %r"
+                                 % (store,))
+            _shm.set_limit(int(store))
         _state.initialized = True
         _state.namespace = namespace
         if namespace:  # the tasks' and actors' too (get_actor in a task)
             env = dict(env, WEIR_RAY_NAMESPACE=namespace)
         _state.env_vars = env
+        _state.python = renv.get("python")
         _state.address = client.server
         return RayContext(client.server, namespace)
 
@@ -201,6 +212,7 @@ def shutdown() -> None:
         _state.initialized = False
         _state.namespace = None
         _state.env_vars = {}
+        _state.python = None
         _state.address = ""
 
 
@@ -236,8 +248,12 @@ class RemoteFunction:
     def __init__(self, fn: Callable[..., Any], options: Mapping[str, Any]) -> None:
         self._fn = fn
         self._ray_options = dict(options)
+        self._returns = _num_returns(self._ray_options, "ray.remote")
         merged = dict(RAY_DEFAULTS, **self._ray_options)
+        merged.pop("num_returns", None)
         self._weir_options = _ray.from_ray(merged, "ray.remote")  # checked here, at once
+        # what runs: a generator's items made a list for num_returns "dynamic"/"streaming"
+        self._run = _listing(fn) if isinstance(self._returns, str) else fn
         # (init's env_vars, weir's RemoteFunction) of the last call: made once per init
         self._made: Tuple[Any, Any] = (None, None)
         self.__name__ = getattr(fn, "__name__", "remote")
@@ -258,13 +274,23 @@ class RemoteFunction:
 
     def remote(self, *args: Any, **kwargs: Any) -> Any:
         """Starts one call (a weir job) and returns its ObjectRef; ObjectRefs among the
-        arguments (at the top level) are the values they stand for in the call."""
+        arguments (at the top level) are the values they stand for in the call.  In a
+        task, the program makes the call (nested calls: no token needed here)."""
+        return _returns(self._call(args, kwargs), self._returns)
+
+    def _call(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
+        link = _task_link()
+        if link is not None:
+            return link.submit(self._fn, self._ray_options, _resolved(args),
+                               _resolved(kwargs), _functions._job_name(self._fn))
         _ensure()
         fn = self._made[1]
         if fn is None or self._made[0] is not _state.env_vars:
             kw = dict(self._weir_options)
             env = dict(_state.env_vars, **kw.get("env", {}))
             kw["env"] = env
+            if _state.python and "python" not in kw:
+                kw["python"] = _state.python
             fn = _functions.remote(self._fn, **kw)
             assert isinstance(fn, _functions.RemoteFunction)
             self._made = (_state.env_vars, fn)
@@ -272,8 +298,11 @@ class RemoteFunction:
             o = fn._options
             if _warm.enabled() and _warm.eligible(o):
                 s = _session._get_session()
-                return _warm.pool_of(s).submit(self._fn, args, kwargs, o,
+                return _warm.pool_of(s).submit(self._run, args, kwargs, o,
                                                _functions._job_name(self._fn))
+            if self._run is not self._fn:
+                return _functions._submit(self._run, args, kwargs, o, "call",
+                                          extra=_warm._extra(o))
             return fn.remote(*args, **kwargs)
         except ResourceError as e:
             raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot run it "
@@ -286,6 +315,180 @@ class RemoteFunction:
         o = dict(RAY_DEFAULTS, **self._ray_options)
         return ", ".join("%s=%r" % (k, o[k]) for k in ("num_cpus", "num_gpus", "memory")
                          if o.get(k) is not None)
+
+
+def _num_returns(options: Mapping[str, Any], what: str) -> Union[int, str]:
+    """num_returns: a whole number >= 0, "dynamic" or "streaming" (1 by default)."""
+    n = options.get("num_returns", 1)
+    if n is None:
+        return 1
+    if n in ("dynamic", "streaming"):
+        return str(n)
+    if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+        raise ValueError("%s: num_returns: expected a whole number >= 0, \"dynamic\" or "
+                         "\"streaming\", got %r" % (what, n))
+    return n
+
+
+def _listing(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """fn whose generator's items come back as a list (num_returns "dynamic"/"streaming")."""
+    def items(*args: Any, **kwargs: Any) -> List[Any]:
+        got = fn(*args, **kwargs)
+        if not inspect.isgenerator(got) and not isinstance(got, (list, tuple)):
+            raise TypeError("%s: num_returns=\"dynamic\"/\"streaming\" expects a generator, "
+                            "got %s" % (getattr(fn, "__name__", "the function"),
+                                        type(got).__name__))
+        return list(got)
+    items.__name__ = getattr(fn, "__name__", "items")
+    items.__qualname__ = getattr(fn, "__qualname__", items.__name__)
+    items.__module__ = getattr(fn, "__module__", "__main__")
+    return items
+
+
+class _Ready(_futures.Future):
+    """A ref whose value is here already (an item of a generator's call)."""
+
+    _local = True
+
+    def __init__(self, value: Any, name: str) -> None:
+        self.name = name
+        self.job_id = None  # type: ignore[assignment]
+        self._value = value
+        self._error: Optional[BaseException] = None
+        self._done = True
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s>" % self.name
+
+    def done(self) -> bool:
+        return True
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        return None
+
+    def _wait_any(self, pending: List[Any], timeout: Optional[float]) -> None:
+        return None
+
+
+class ObjectRefGenerator:
+    """The refs of a generator's items (num_returns="streaming": what .remote() returns;
+    "dynamic": the value of the call's ref).  Iterating waits for the call; the items come
+    when the generator has ended (not one by one as Ray streams them)."""
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+        self._items: Optional[List[Any]] = None
+        self._pos = 0
+
+    def _load(self) -> List[Any]:
+        if self._items is None:
+            values = get(self._call)
+            self._items = [_Ready(v, "%s[%d]" % (self._call.name, i))
+                           for i, v in enumerate(values)]
+        return self._items
+
+    def __iter__(self) -> "ObjectRefGenerator":
+        return self
+
+    def __next__(self) -> Any:
+        items = self._load()
+        if self._pos >= len(items):
+            raise StopIteration
+        self._pos += 1
+        return items[self._pos - 1]
+
+    def __len__(self) -> int:
+        return len(self._load())
+
+
+class _Dynamic(_futures.Future):
+    """num_returns="dynamic": a ref whose value is the ObjectRefGenerator of the items."""
+
+    _local = True
+
+    def __init__(self, call: Any) -> None:
+        self._call = call
+        self.name = call.name
+        self.job_id = None  # type: ignore[assignment]
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s (dynamic)>" % self.name
+
+    @property  # type: ignore[override]
+    def _done(self) -> bool:
+        return bool(self._call._done)
+
+    def done(self) -> bool:
+        return self._done
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        self._call._wait(deadline)
+        self._error = self._call._error
+        if self._error is None:
+            self._value = ObjectRefGenerator(self._call)
+
+    def _wait_any(self, pending: List[Any], timeout: Optional[float]) -> None:
+        self._call._wait_any(pending, timeout)
+
+
+def _returns(call: Any, n: Union[int, str]) -> Any:
+    """What .remote() gives for num_returns n: the call's ref (1), None (0), a list of n
+    refs, an ObjectRefGenerator ("streaming") or a ref to one ("dynamic")."""
+    if n == 1:
+        return call
+    if n == 0:
+        return None
+    if n == "streaming":
+        return ObjectRefGenerator(call)
+    if n == "dynamic":
+        return _Dynamic(call)
+    assert isinstance(n, int)
+    return [_actors._Part(call, i, n) for i in range(n)]
+
+
+def _task_link() -> Optional[_actors_mod.Link]:
+    """In a task on a warm worker (or an actor): the link to the program that owns it,
+    which makes the task's calls and actors (docs/internals/calls.md, "Nested calls");
+    None in the program itself."""
+    folder = os.environ.get("WEIR_WARM_DIR")
+    if not folder or _actors_mod.local_pool(folder) is not None:
+        return None
+    return _actors_mod.link_to(folder)
+
+
+def _in_task() -> bool:
+    """Whether this process is a task of a program (a warm worker, an actor)."""
+    folder = os.environ.get("WEIR_WARM_DIR")
+    return bool(folder) and _actors_mod.local_pool(folder or "") is None
+
+
+def _resolved(args: Any) -> Any:
+    """A task's call arguments with the top-level refs of its own calls waited for (the
+    program's refs pickle as they are)."""
+    def one(a: Any) -> Any:
+        if isinstance(a, _actors_mod.LinkFuture):
+            return get(a)
+        return a
+    if isinstance(args, dict):
+        return {k: one(v) for k, v in args.items()}
+    return tuple(one(a) for a in args)
+
+
+def _serve_submit(body: bytes) -> Any:
+    """The program's side of a task's call (SUBMIT): made here, as the program's own: a
+    function's call returns its future; an actor's creation its handle's fields."""
+    import cloudpickle
+    target, options, args, kwargs = cloudpickle.loads(body)
+    if inspect.isclass(target):
+        h = ActorClass(target, options).remote(*args, **kwargs)
+        assert h._actor is not None  # made here, in the program
+        return h._actor.info()
+    return RemoteFunction(target, options)._call(args, kwargs)  # its returns made there
+
+
+_actors_mod.SUBMIT_HANDLER = _serve_submit
 
 
 def remote(*args: Any, **options: Any) -> Any:
@@ -311,7 +514,8 @@ def remote(*args: Any, **options: Any) -> Any:
            and k not in _ray.RAY_FUNCTION_OPTIONS):
         _actors.check_options(options, "ray.remote")
     else:
-        _ray.from_ray(options, "ray.remote")
+        _num_returns(options, "ray.remote")
+        _ray.from_ray({k: v for k, v in options.items() if k != "num_returns"}, "ray.remote")
     return make
 
 
@@ -331,8 +535,8 @@ def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
     (also the function's exception class) when a call raised, WorkerCrashedError when its
     process ended without a result, GetTimeoutError after `timeout` seconds."""
     single, items = _check_refs(object_refs, "ray.get")
-    if not all(r._local for r in items if isinstance(r, _futures.Future)) or \
-            not any(isinstance(r, _futures.Future) for r in items):
+    if not _in_task() and (not all(r._local for r in items if isinstance(r, _futures.Future))
+                           or not any(isinstance(r, _futures.Future) for r in items)):
         _ensure()  # (a task's actor calls are waited for without a server)
     if timeout is not None and (isinstance(timeout, bool) or not isinstance(
             timeout, (int, float)) or timeout < 0):
@@ -355,8 +559,25 @@ def put(value: Any) -> Any:
     """Stores value once in weir's object folder; its ObjectRef can be passed to calls."""
     if isinstance(value, _REFS):
         raise TypeError("ray.put: the value is an ObjectRef already; pass it as it is")
+    link = _task_link()
+    if link is not None:  # in a task: a segment the program adopts, else the folder
+        ref = _shm.put(value, os.environ.get("WEIR_WARM_TAG", "x"))
+        if ref is not None:
+            got = link.adopt(ref.path, ref.size)
+            get(got)
+            _shm.disown(ref.path)
+            return ref
+        objs = os.environ.get("WEIR_PY_OBJECTS")
+        if objs:
+            from ...remote import objects as _objects
+            return _futures.ObjectRef(_objects.write_archive(
+                Path(objs), _objects.dumps(value, "the value given to ray.put")))
     _ensure()
-    return _functions.put(value)
+    if _warm.enabled():
+        ref = _warm.pool_of(_session._get_session()).put(value)
+        if ref is not None:
+            return ref
+    return _functions.put(value)  # past the store's size: spilled to the object folder
 
 
 def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
@@ -366,7 +587,7 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
     seconds; each list in the order given.  A ray.put reference is always ready."""
     if not isinstance(object_refs, (list, tuple)):
         raise TypeError("ray.wait: expected a list of ObjectRefs, got %r" % (object_refs,))
-    if not all(getattr(r, "_local", False) for r in object_refs):
+    if not _in_task() and not all(getattr(r, "_local", False) for r in object_refs):
         _ensure()
     refs = _check_refs(list(object_refs), "ray.wait")[1]
     if len(set(id(r) for r in refs)) != len(refs):
@@ -390,28 +611,48 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
     is left as it is."""
     if not isinstance(object_ref, _futures.Future):
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
-    if isinstance(object_ref, (_warm.WarmFuture, _actors_mod.LinkFuture)):
+    if isinstance(object_ref, _warm.WarmFuture):
+        object_ref.cancel(force=force, recursive=bool(recursive))
+        return
+    if isinstance(object_ref, _actors_mod.LinkFuture):
         object_ref.cancel(force=force)
         return
     object_ref.kill()
 
 
 class RuntimeContext:
-    """ray.get_runtime_context(): where the code runs.  In a call: its weir job; in the
-    program itself: no job (None)."""
+    """ray.get_runtime_context(): where the code runs.  The job is Ray's: the program (its
+    warm folder's tag, the same in the program and all its tasks); the task is the call
+    (TAG-CALL on a warm worker, JOB.ATTEMPT for a call that is a job; None in the program
+    itself); the worker is the weir job that runs it; the node is the host."""
 
     @property
     def namespace(self) -> Optional[str]:
         return _state.namespace or os.environ.get("WEIR_RAY_NAMESPACE")
 
     def get_job_id(self) -> Optional[str]:
-        return os.environ.get("WEIR_JOB_ID")
+        tag = os.environ.get("WEIR_WARM_TAG")
+        if tag and _in_task():
+            return tag
+        if "WEIR_JOB_ID" in os.environ and not os.environ.get("WEIR_WARM_DIR"):
+            return os.environ.get("WEIR_JOB_ID")  # a call that is a job
+        _ensure()
+        return str(_warm.pool_of(_session._get_session()).tag)
 
     def get_task_id(self) -> Optional[str]:
+        import sys
+        from ...worker import warm as _wmod
+        worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
+        if worker is not None and worker.current:
+            return "%s-%d" % (os.environ.get("WEIR_WARM_TAG", "x"), worker.current)
         job = os.environ.get("WEIR_JOB_ID")
         if job is None:
             return None
         return "%s.%s" % (job, os.environ.get("WEIR_ATTEMPT", "1"))
+
+    def get_worker_id(self) -> Optional[str]:
+        """The weir job of the worker that runs this (None in the program)."""
+        return os.environ.get("WEIR_JOB_ID")
 
     def get_node_id(self) -> str:
         return socket.gethostname()
@@ -426,6 +667,17 @@ class RuntimeContext:
     def get_assigned_resources(self) -> Dict[str, float]:
         out = {"GPU": float(len(get_gpu_ids()))} if get_gpu_ids() else {}
         return out
+
+
+def nodes() -> List[Dict[str, Any]]:
+    """The nodes, as Ray lists them: weir's server runs its calls on one node here (its
+    declared resources); Slurm's nodes are not listed."""
+    _ensure()
+    res = _declared()
+    host = socket.gethostname()
+    return [{"NodeID": host, "Alive": True, "NodeManagerAddress": host,
+             "NodeManagerHostname": host, "NodeName": host, "Resources": res,
+             "alive": True}]
 
 
 def get_runtime_context() -> RuntimeContext:
@@ -487,5 +739,5 @@ def available_resources() -> Dict[str, float]:
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
            "cancel", "kill", "get_actor", "ActorClass", "ActorHandle",
            "get_runtime_context", "get_gpu_ids", "available_resources", "cluster_resources",
-           "ObjectRef", "RemoteFunction", "RayContext", "RuntimeContext", "exceptions",
-           "__version__"]
+           "nodes", "ObjectRef", "ObjectRefGenerator", "RemoteFunction", "RayContext",
+           "RuntimeContext", "exceptions", "__version__"]

@@ -1,5 +1,10 @@
-"""ray.util: ActorPool (weir/compat/ray/actors.py)."""
+"""ray.util: ActorPool (weir/compat/ray/actors.py), queue.Queue (queue.py),
+scheduling_strategies (accepted), placement_group (refused: placement_group.py)."""
 
+from . import queue, scheduling_strategies
 from ..actors import ActorPool
+from .placement_group import (get_current_placement_group, placement_group,
+                              remove_placement_group)
 
-__all__ = ["ActorPool"]
+__all__ = ["ActorPool", "queue", "scheduling_strategies", "placement_group",
+           "remove_placement_group", "get_current_placement_group"]
