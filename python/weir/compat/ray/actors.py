@@ -211,16 +211,15 @@ def _check_method_options(options: Mapping[str, Any], what: str) -> Optional[int
     return n
 
 
-class _Part(Future):
-    """One of the values of a method with num_returns > 1: the item of its call's tuple."""
+class DerivedFuture(Future):
+    """A ref whose value is made from another call's when that call ends (a method's N
+    values, a dynamic generator): done with it, waited on through it."""
 
     _local = True
 
-    def __init__(self, call: Future, index: int, n: int) -> None:
+    def __init__(self, call: Future, name: str) -> None:
         self._call = call
-        self._index = index
-        self._n = n
-        self.name = "%s[%d]" % (call.name, index)
+        self.name = name
         self.job_id = None  # type: ignore[assignment]
         self._value: Any = None
         self._error: Optional[BaseException] = None
@@ -237,19 +236,32 @@ class _Part(Future):
 
     def _wait(self, deadline: Optional[float]) -> None:
         self._call._wait(deadline)
-        c = self._call
-        if c._error is not None:
-            self._error = c._error
-            return
-        v = c._value
-        if not isinstance(v, (tuple, list)) or len(v) != self._n:
-            self._error = ValueError("%s: num_returns=%d, but the method returned %r"
-                                     % (c.name, self._n, type(v).__name__))
-            return
-        self._value = v[self._index]
+        self._error = self._call._error
+        if self._error is None:
+            self._derive(self._call._value)
+
+    def _derive(self, value: Any) -> None:
+        """Sets self._value (or self._error) from the call's value."""
+        raise NotImplementedError
 
     def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
         self._call._wait_any(pending, timeout)  # type: ignore[attr-defined]
+
+
+class _Part(DerivedFuture):
+    """One of the values of a method with num_returns > 1: the item of its call's tuple."""
+
+    def __init__(self, call: Future, index: int, n: int) -> None:
+        super().__init__(call, "%s[%d]" % (call.name, index))
+        self._index = index
+        self._n = n
+
+    def _derive(self, value: Any) -> None:
+        if not isinstance(value, (tuple, list)) or len(value) != self._n:
+            self._error = ValueError("%s: num_returns=%d, but the method returned %r"
+                                     % (self._call.name, self._n, type(value).__name__))
+            return
+        self._value = value[self._index]
 
 
 def method(*args: Any, **options: Any) -> Any:

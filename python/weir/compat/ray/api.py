@@ -401,36 +401,17 @@ class ObjectRefGenerator:
         return len(self._load())
 
 
-class _Dynamic(_futures.Future):
+class _Dynamic(_actors.DerivedFuture):
     """num_returns="dynamic": a ref whose value is the ObjectRefGenerator of the items."""
 
-    _local = True
-
     def __init__(self, call: Any) -> None:
-        self._call = call
-        self.name = call.name
-        self.job_id = None  # type: ignore[assignment]
-        self._value: Any = None
-        self._error: Optional[BaseException] = None
+        super().__init__(call, call.name)
 
     def __repr__(self) -> str:
         return "<weir.Future %s (dynamic)>" % self.name
 
-    @property  # type: ignore[override]
-    def _done(self) -> bool:
-        return bool(self._call._done)
-
-    def done(self) -> bool:
-        return self._done
-
-    def _wait(self, deadline: Optional[float]) -> None:
-        self._call._wait(deadline)
-        self._error = self._call._error
-        if self._error is None:
-            self._value = ObjectRefGenerator(self._call)
-
-    def _wait_any(self, pending: List[Any], timeout: Optional[float]) -> None:
-        self._call._wait_any(pending, timeout)
+    def _derive(self, value: Any) -> None:
+        self._value = ObjectRefGenerator(self._call)
 
 
 def _returns(call: Any, n: Union[int, str]) -> Any:
