@@ -29,7 +29,38 @@ def _as_list(value: Any) -> List[Any]:
     return list(value) if isinstance(value, (list, tuple, set)) else [value]
 
 
-class BaseOperator:
+class DependencyMixin:
+    """`a >> b`, `a << b`, `[a, b] >> c` in terms of set_upstream/set_downstream (a task, a
+    task group), an edge's label in between (EdgeTarget)."""
+
+    def set_upstream(self, other: Any) -> None:
+        raise NotImplementedError
+
+    def set_downstream(self, other: Any) -> None:
+        raise NotImplementedError
+
+    def __rshift__(self, other: Any) -> Any:
+        if isinstance(other, EdgeTarget):
+            return other.__rrshift__(self)
+        self.set_downstream(other)
+        return other
+
+    def __lshift__(self, other: Any) -> Any:
+        if isinstance(other, EdgeTarget):
+            return other.__rlshift__(self)
+        self.set_upstream(other)
+        return other
+
+    def __rrshift__(self, other: Any) -> Any:
+        self.set_upstream(other)  # [a, b] >> self
+        return self
+
+    def __rlshift__(self, other: Any) -> Any:
+        self.set_downstream(other)  # [a, b] << self
+        return self
+
+
+class BaseOperator(DependencyMixin):
     """A task.  Subclasses set what it runs; weir reads the arguments below."""
 
     template_fields: Sequence[str] = ()
@@ -131,26 +162,6 @@ class BaseOperator:
     def set_downstream(self, other: DependencyTarget) -> None:
         """`other` runs after this task."""
         self._relate(other, upstream=False)
-
-    def __rshift__(self, other: Any) -> Any:
-        if isinstance(other, EdgeTarget):
-            return other.__rrshift__(self)
-        self.set_downstream(other)
-        return other
-
-    def __lshift__(self, other: Any) -> Any:
-        if isinstance(other, EdgeTarget):
-            return other.__rlshift__(self)
-        self.set_upstream(other)
-        return other
-
-    def __rrshift__(self, other: Any) -> "BaseOperator":
-        self.set_upstream(other)  # [a, b] >> self
-        return self
-
-    def __rlshift__(self, other: Any) -> "BaseOperator":
-        self.set_downstream(other)  # [a, b] << self
-        return self
 
     def as_setup(self) -> "BaseOperator":
         """Marks the task a setup: a teardown below it runs once it succeeded."""

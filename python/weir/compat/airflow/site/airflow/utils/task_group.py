@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional
 
+from airflow.models.baseoperator import DependencyMixin
 from airflow.models.dag import DAG, current_dag
 
 if TYPE_CHECKING:
@@ -20,7 +21,7 @@ def current_group() -> Optional["TaskGroup"]:
     return _context[-1] if _context else None
 
 
-class TaskGroup:
+class TaskGroup(DependencyMixin):
     """A group of tasks: `with TaskGroup("load") as load:` (or `@task_group`)."""
 
     def __init__(self, group_id: Optional[str], prefix_group_id: bool = True,
@@ -116,30 +117,6 @@ class TaskGroup:
         """`other` runs after the group's leaves."""
         for leaf in self.get_leaves():
             leaf.set_downstream(other)
-
-    def __rshift__(self, other: Any) -> Any:
-        from airflow.models.baseoperator import EdgeTarget
-
-        if isinstance(other, EdgeTarget):
-            return other.__rrshift__(self)
-        self.set_downstream(other)
-        return other
-
-    def __lshift__(self, other: Any) -> Any:
-        from airflow.models.baseoperator import EdgeTarget
-
-        if isinstance(other, EdgeTarget):
-            return other.__rlshift__(self)
-        self.set_upstream(other)
-        return other
-
-    def __rrshift__(self, other: Any) -> "TaskGroup":
-        self.set_upstream(other)
-        return self
-
-    def __rlshift__(self, other: Any) -> "TaskGroup":
-        self.set_downstream(other)
-        return self
 
     def __enter__(self) -> "TaskGroup":
         _context.append(self)
