@@ -46,7 +46,12 @@ test('a change made with a person\'s token names its user and the token', async 
 	const r = await weir.api('POST', '/api/v1/variables', { key: 'by_token', value: '1' },
 		{ headers: { Authorization: 'Bearer ' + made.body.token } });
 	assert.equal(r.status, 200, JSON.stringify(r.body));
+	// the record is written as the request ends: wait for it, then load the page afresh (a
+	// change of the hash alone would keep the page of the previous test)
+	await waitFor(async () => (await weir.api('GET', '/api/v1/eventLogs?event=api.post_variables'))
+		.body.total_entries === 1, { what: 'the variable\'s record in the API' });
 	await login(page, weir);
+	await page.goto('about:blank');
 	await page.goto(weir.url + '/#/events?event=api.post_variables');
 	const rows = page.locator('[data-testid^="event-row-"]');
 	await waitFor(async () => (await rows.count()) === 1, { what: 'the variable\'s record' });
