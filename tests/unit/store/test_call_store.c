@@ -18,13 +18,7 @@
 #include "model/call.h"
 #include "store/call_store.h"
 #include "store/store.h"
-#include "store_tmp.h"
-
-struct fixture {
-	char dir[256];
-	char path[300];
-	struct store *s;
-};
+#include "store/store_fixture.h"
 
 static void sql(struct store *s, const char *text)
 {
@@ -35,27 +29,14 @@ static void sql(struct store *s, const char *text)
 
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof *f);
-	struct weir_error err = {0};
+	struct store_fixture *f = store_fixture_open("weir-calls");
 
-	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-calls") < 0)
+	if (!f)
 		return -1;
-	f->s = store_open(f->path, &err);
-	if (!f->s)
-		fail_msg("store_open: %s", err.msg);
 	sql(f->s,
 	    "INSERT INTO jobs (id, name, spec_json, state, submitted_at) VALUES"
 	    " (1, 'warm-worker', '{}', 'running', 1), (2, 'warm-worker', '{}', 'running', 1)");
 	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	store_close(f->s);
-	store_tmp_remove(f->dir, f->path);
-	free(f);
 	return 0;
 }
 
@@ -75,7 +56,7 @@ static struct call_row row(int64_t id, enum call_state st, const char *error)
 
 static void test_batch_read_back_in_order(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct weir_error err = {0};
 	struct call_row batch[3] = {row(3, CALL_FAILED, "KeyError"), row(1, CALL_SUCCEEDED, NULL),
 	                            row(2, CALL_RUNNING, NULL)};
@@ -108,7 +89,7 @@ static void test_batch_read_back_in_order(void **state)
 
 static void test_an_end_never_changes(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct weir_error err = {0};
 	struct call_row r = row(1, CALL_RUNNING, NULL);
 	struct call_row *rows;
@@ -146,7 +127,7 @@ static void test_an_end_never_changes(void **state)
 
 static void test_no_job_and_the_jobs_deletion(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct weir_error err = {0};
 	struct call_row r = row(1, CALL_SUCCEEDED, NULL);
 	struct call_row *rows;
@@ -178,9 +159,12 @@ static void test_state_names(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_batch_read_back_in_order, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_an_end_never_changes, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_no_job_and_the_jobs_deletion, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_batch_read_back_in_order, setup,
+	                                    store_fixture_teardown),
+	    cmocka_unit_test_setup_teardown(test_an_end_never_changes, setup,
+	                                    store_fixture_teardown),
+	    cmocka_unit_test_setup_teardown(test_no_job_and_the_jobs_deletion, setup,
+	                                    store_fixture_teardown),
 	    cmocka_unit_test(test_state_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -14,38 +14,16 @@
 #include <string.h>
 
 #include "store/store.h"
+#include "store/store_fixture.h"
 #include "store/user_store.h"
-#include "store_tmp.h"
 
 #define HASH_A "pbkdf2-sha256$1000$00112233445566778899aabbccddeeff$aa"
 #define HASH_B "pbkdf2-sha256$1000$00112233445566778899aabbccddeeff$bb"
 
-struct fixture {
-	char dir[256];
-	char path[300];
-	struct store *s;
-};
-
 static int setup(void **state)
 {
-	struct fixture *f = calloc(1, sizeof *f);
-	struct weir_error err = {0};
-	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-users") < 0)
-		return -1;
-	f->s = store_open(f->path, &err);
-	if (!f->s)
-		fail_msg("store_open: %s", err.msg);
-	*state = f;
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	struct fixture *f = *state;
-	store_close(f->s);
-	store_tmp_remove(f->dir, f->path);
-	free(f);
-	return 0;
+	*state = store_fixture_open("weir-users");
+	return *state ? 0 : -1;
 }
 
 static void add_user(struct store *s, const char *name, enum weir_role role)
@@ -76,7 +54,7 @@ static void add_token(struct store *s, const char *name, const char *user, const
 
 static void test_users(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct weir_error err = {0};
 	struct user_row u = {0}, *rows = NULL;
 	size_t n = 0;
@@ -125,7 +103,7 @@ static void test_users(void **state)
 
 static void test_tokens(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct weir_error err = {0};
 	struct token_row t = {0}, *rows = NULL;
 	size_t n = 0;
@@ -173,7 +151,7 @@ static void test_tokens(void **state)
 
 static void test_delete_revokes(void **state)
 {
-	struct fixture *f = *state;
+	struct store_fixture *f = *state;
 	struct weir_error err = {0};
 	struct token_row t = {0};
 	int revoked = -1;
@@ -202,9 +180,9 @@ static void test_delete_revokes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_users, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_tokens, setup, teardown),
-	    cmocka_unit_test_setup_teardown(test_delete_revokes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_users, setup, store_fixture_teardown),
+	    cmocka_unit_test_setup_teardown(test_tokens, setup, store_fixture_teardown),
+	    cmocka_unit_test_setup_teardown(test_delete_revokes, setup, store_fixture_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
