@@ -11,10 +11,29 @@ from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Seq
 from airflow.models.baseoperator import BaseOperator, xcom_args_in
 
 
+def take_callable(task: BaseOperator, python_callable: Callable[..., Any],
+                  op_args: Optional[Collection[Any]], op_kwargs: Optional[Mapping[str, Any]],
+                  templates_dict: Optional[Dict[str, Any]]) -> None:
+    """The arguments a task that calls `python_callable` keeps (a PythonOperator, a
+    PythonSensor); the tasks whose XComArgs they hold become its upstream."""
+    if not callable(python_callable):
+        raise TypeError("python_callable: expected a callable, got %r" % (python_callable,))
+    setattr(task, "python_callable", python_callable)
+    setattr(task, "op_args", list(op_args or []))
+    setattr(task, "op_kwargs", dict(op_kwargs or {}))
+    setattr(task, "templates_dict", templates_dict)
+    for arg in xcom_args_in([list(op_args or []), dict(op_kwargs or {})]):
+        task.set_upstream(arg.operator)
+
+
 class PythonOperator(BaseOperator):
     """Calls `python_callable(*op_args, **op_kwargs)`, with the context's keys that it names
     (or all of them when it takes `**kwargs`); its return value is pushed as XCom."""
 
+    python_callable: Callable[..., Any]  # these four: take_callable()
+    op_args: List[Any]
+    op_kwargs: Dict[str, Any]
+    templates_dict: Optional[Dict[str, Any]]
     template_fields: Sequence[str] = ("templates_dict", "op_args", "op_kwargs")
 
     def __init__(
@@ -31,18 +50,11 @@ class PythonOperator(BaseOperator):
     ) -> None:
         kwargs.pop("provide_context", None)  # Airflow 1.10's; context is always given
         super().__init__(**kwargs)
-        if not callable(python_callable):
-            raise TypeError("python_callable: expected a callable, got %r" % (python_callable,))
-        self.python_callable = python_callable
-        self.op_args = list(op_args or [])
-        self.op_kwargs = dict(op_kwargs or {})
-        self.templates_dict = templates_dict
+        take_callable(self, python_callable, op_args, op_kwargs, templates_dict)
         self.show_return_value_in_logs = show_return_value_in_logs
         self.multiple_outputs = multiple_outputs  # a dict's keys pushed one by one too
         if templates_exts:  # a template field's value ending so is a template file's name
             self.template_ext = list(templates_exts)
-        for arg in xcom_args_in([self.op_args, self.op_kwargs]):
-            self.set_upstream(arg.operator)
 
     def execute(self, context: Dict[str, Any]) -> Any:
         """Calls the callable with its arguments and the context it asks for."""

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable, Collection, Dict, Mapping, Optional, Sequence, Union
+from typing import Any, Callable, Collection, Dict, List, Mapping, Optional, Sequence, Union
 
-from airflow.models.baseoperator import xcom_args_in
-from airflow.operators.python import determine_kwargs
+from airflow.operators.python import determine_kwargs, take_callable
 from airflow.sensors.base import BaseSensorOperator, PokeReturnValue
 
 
@@ -13,6 +12,10 @@ class PythonSensor(BaseSensorOperator):
     """Waits until `python_callable(*op_args, **op_kwargs)` (with the context's keys it
     names) returns a true value or a PokeReturnValue that is done."""
 
+    python_callable: Callable[..., Any]  # these four: take_callable()
+    op_args: List[Any]
+    op_kwargs: Dict[str, Any]
+    templates_dict: Optional[Dict[str, Any]]
     template_fields: Sequence[str] = ("templates_dict", "op_args", "op_kwargs")
 
     def __init__(
@@ -25,14 +28,7 @@ class PythonSensor(BaseSensorOperator):
         **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
-        if not callable(python_callable):
-            raise TypeError("python_callable: expected a callable, got %r" % (python_callable,))
-        self.python_callable = python_callable
-        self.op_args = list(op_args or [])
-        self.op_kwargs = dict(op_kwargs or {})
-        self.templates_dict = templates_dict
-        for arg in xcom_args_in([self.op_args, self.op_kwargs]):
-            self.set_upstream(arg.operator)
+        take_callable(self, python_callable, op_args, op_kwargs, templates_dict)
 
     def poke(self, context: Dict[str, Any]) -> Union[bool, PokeReturnValue]:
         """Calls the callable once."""
