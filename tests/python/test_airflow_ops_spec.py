@@ -156,6 +156,26 @@ def test_a_python_task_lists_the_connections_its_arguments_name():
     assert t["br"]["branch"] is True
 
 
+def _reads_named_connections(table):
+    from airflow.providers.mysql.hooks.mysql import MySqlHook
+
+    hook = MySqlHook(mysql_conn_id="shop")
+    BaseHook.get_connection("audit")
+    name = "computed_" + table
+    BaseHook.get_connection(name)  # computed at run time: not seen
+    return hook
+
+
+def test_a_python_task_lists_the_connections_its_callable_names():
+    with DAG("d", start_date=START, schedule=None) as dag:
+        PythonOperator(task_id="py", python_callable=_reads_named_connections,
+                       op_kwargs={"table": "t"})
+        PythonOperator(task_id="builtin", python_callable=print)
+    t = tasks_of(dag)
+    assert t["py"]["connections"] == ["shop", "audit"]
+    assert "connections" not in t["builtin"]
+
+
 def test_connection_from_weir_uri_and_json(monkeypatch):
     c = Connection(conn_id="w", uri="postgresql://etl:p%40ss%3Aw@db.internal:5432/dw?"
                                     "sslmode=require")

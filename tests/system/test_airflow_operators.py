@@ -143,6 +143,41 @@ def test_mysql_operator_on_mariadb_without_a_python_driver(make_server, tmp_path
     assert run["state"] == "success", d.log("myops", "y1", "load")
     assert xcom(d, "myops", "y1", "load") == [[1, INJECTION, "100%"]]
 
+MYSQL_HOOK_DAG = '''\
+import json
+from datetime import datetime
+from airflow import DAG
+from airflow.operators.python import PythonOperator
+from airflow.providers.mysql.hooks.mysql import MySqlHook
+
+def load(note):
+    hook = MySqlHook(mysql_conn_id="shop")
+    hook.run("CREATE TABLE items (id int PRIMARY KEY, note text)")
+    hook.insert_rows("items", [(1, note), (2, "two")], target_fields=["id", "note"])
+    hook.run("UPDATE items SET note = %s WHERE id = %s", parameters=("deux", 2))
+    records = hook.get_records("SELECT id, note FROM items WHERE id >= %s ORDER BY id", (1,))
+    first = hook.get_first("SELECT count(*) FROM items")
+    with open("@SIDE@/mysql.json", "w") as f:
+        json.dump({"records": [list(r) for r in records], "first": list(first)}, f)
+    return len(records)
+
+with DAG("myhook", start_date=datetime(2024, 1, 1), schedule=None, params={"note": "plain"}):
+    PythonOperator(task_id="load", python_callable=load,
+                   op_kwargs={"note": "{{ params.note }}"})
+'''
+
+
+def test_mysql_hook_on_mariadb(make_server, tmp_path, mariadb, mariadb_db):
+    """MySqlHook in a Python task, through Debian's MySQLdb driver, against MariaDB."""
+    d = server_with(make_server, tmp_path, {"myhook.py": MYSQL_HOOK_DAG},
+                    env={"WEIR_CONN_SHOP": mariadb.uri(mariadb_db)})
+    run = run_ok(d, "myhook", conf={"note": INJECTION}, run_id="h1")
+    assert run["state"] == "success", d.log("myhook", "h1", "load")
+    out = json.loads((d.side / "mysql.json").read_text())
+    assert out == {"records": [[1, INJECTION], [2, "deux"]], "first": [2]}, out
+    assert xcom(d, "myhook", "h1", "load") == 2
+
+
 TRIGGER_DAGS = {
     "parent.py": '''\
         from datetime import datetime

@@ -11,17 +11,22 @@ spec.task_spec() calls apply() once it has the task's command (docs/internals/ai
   Airflow does (a list of statements, whose XCom is a list; another handler; an
   output_processor; `database`) runs in Python through the connection's hook.
 - Every other task runs in Python and gets the connections its arguments name: any argument
-  whose name ends in `conn_id` (the operator's, or op_kwargs'), and `connections=[...]` given
-  to the task or in default_args.  A task gets only the connections it lists.
+  whose name ends in `conn_id` (the operator's, or op_kwargs'), `connections=[...]` given
+  to the task or in default_args, and the ids its callable's own code names as literals
+  (`PostgresHook(postgres_conn_id="pg")`, `BaseHook.get_connection("pg")`).  A task gets
+  only the connections it lists.
 - The branch operators of this module's list choose their downstream tasks with weir's
   `branch: true` (docs/dags.md).
 """
 
 from __future__ import annotations
 
+import ast
+import inspect
 import os
 import re
 import sys
+import textwrap
 from typing import Any, Dict, List, Optional, Tuple
 
 from _weir_airflow.spec import SpecError
@@ -335,6 +340,8 @@ def connections_of(task: Any) -> List[str]:
                 continue
             if isinstance(key, str) and key.endswith("conn_id"):
                 add(value)
+    for value in callable_conn_ids(getattr(task, "python_callable", None)):
+        add(value)
     listed = task.other.get("connections")
     if listed is None and task.dag is not None:
         listed = task.dag.default_args.get("connections")
@@ -342,6 +349,38 @@ def connections_of(task: Any) -> List[str]:
         listed = [listed]
     for value in listed or []:
         add(value)
+    return found
+
+
+# The calls whose first argument is a connection id.
+_CONN_CALLS = ("get_connection", "get_connection_from_secrets", "get_hook")
+
+
+def callable_conn_ids(fn: Any) -> List[str]:
+    """The connection ids a Python callable's code names as string literals: a keyword
+    argument whose name ends in `conn_id` (`MySqlHook(mysql_conn_id="shop")`), or the first
+    argument of `get_connection`, `get_connection_from_secrets` or `get_hook`.  The file says
+    which connections its code reads, as its operators' arguments do; a name computed at run
+    time is not seen (list it with `connections=[...]`).  No source (a built-in, a lambda
+    typed at a prompt): none."""
+    fn = getattr(fn, "__wrapped__", fn)
+    if fn is None:
+        return []
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError, IndentationError):
+        return []
+    found: List[str] = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Call):
+            continue
+        values = [k.value for k in node.keywords if k.arg and k.arg.endswith("conn_id")]
+        name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+        if name in _CONN_CALLS and node.args:
+            values.append(node.args[0])
+        for v in values:
+            if isinstance(v, ast.Constant) and isinstance(v.value, str) and v.value not in found:
+                found.append(v.value)
     return found
 
 
