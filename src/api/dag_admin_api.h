@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "api/dag_api.h"
 #include "lib/error.h"
 
 struct dag_ti_list_query;
@@ -86,8 +87,10 @@ struct dag_admin_ops {
 	                  struct weir_error *err);
 	/* PUT /parseDagFile/{file_token}: the DAG's file is read again at once */
 	int (*reparse)(void *ctx, const char *dag_id, struct weir_error *err);
-	/* GET /importErrors/{id}: ImportError */
-	json_t *(*import_error)(void *ctx, long long id, struct weir_error *err);
+	/* GET /importErrors/{id}: ImportError; WEIR_E_FORBIDDEN when its file
+	 * holds a DAG whose access list refuses `rd` (NULL: anyone) */
+	json_t *(*import_error)(void *ctx, const struct dag_reader *rd, long long id,
+	                        struct weir_error *err);
 	/* GET .../xcomEntries: XComCollection (map_index DAG_MAP_INDEX_ANY: every
 	 * instance; key NULL: every key) */
 	json_t *(*xcom_list)(void *ctx, const char *dag_id, const char *run_id, const char *task_id,

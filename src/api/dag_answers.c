@@ -212,13 +212,14 @@ json_t *dag_answer_clear_tis(const struct dag_api_ops *ops, void *ctx, const cha
 	return rendered(o, err);
 }
 
-json_t *dag_answer_import_errors(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
+json_t *dag_answer_import_errors(const struct dag_api_ops *ops, void *ctx,
+                                 const struct dag_reader *rd, int limit, int offset,
                                  struct weir_error *err)
 {
 	struct dag_import_error_list l = {0};
 	json_t *o;
 
-	if (ops->import_errors(ctx, limit, offset, &l, err) < 0)
+	if (ops->import_errors(ctx, rd, limit, offset, &l, err) < 0)
 		return NULL;
 	o = dag_view_import_errors(&l);
 	dag_import_error_list_free(&l);

@@ -69,8 +69,10 @@ json_t *dag_answer_get_ti(const struct dag_api_ops *ops, void *ctx, const char *
 /* POST /dags/{dag_id}/clearTaskInstances: {"task_instances":[reference...]}. */
 json_t *dag_answer_clear_tis(const struct dag_api_ops *ops, void *ctx, const char *dag_id,
                              json_t *body, struct weir_error *err);
-/* GET /importErrors: ImportErrorCollection. */
-json_t *dag_answer_import_errors(const struct dag_api_ops *ops, void *ctx, int limit, int offset,
+/* GET /importErrors: ImportErrorCollection, of the errors `rd` may see
+ * (NULL: all). */
+json_t *dag_answer_import_errors(const struct dag_api_ops *ops, void *ctx,
+                                 const struct dag_reader *rd, int limit, int offset,
                                  struct weir_error *err);
 /* GET /dags/{dag_id}/tasks: {"tasks":[Task...],"total_entries":N}. */
 json_t *dag_answer_dag_tasks(const struct dag_api_ops *ops, void *ctx, const char *dag_id,

@@ -25,6 +25,7 @@
 
 #include "api/dag_rows.h"
 #include "lib/error.h"
+#include "lib/strvec.h"
 #include "sched/access.h"
 
 struct dag_admin_ops;
@@ -158,9 +159,14 @@ struct dag_api_ops {
 	 * "only_failed","dry_run"}: the TIs cleared (or, dry_run, that would be) */
 	int (*clear_tis)(void *ctx, const char *dag_id, json_t *body, struct dag_ti_refs *out,
 	                 struct weir_error *err);
-	/* GET /importErrors: a page of import errors, total: all of them */
-	int (*import_errors)(void *ctx, int limit, int offset, struct dag_import_error_list *out,
-	                     struct weir_error *err);
+	/* GET /importErrors: a page of the import errors `rd` may see (NULL: all),
+	 * total: all of those; an error of a file that holds a DAG whose access
+	 * list refuses `rd` is left out */
+	int (*import_errors)(void *ctx, const struct dag_reader *rd, int limit, int offset,
+	                     struct dag_import_error_list *out, struct weir_error *err);
+	/* The ids of the DAGs whose access lists refuse `rd`, pushed onto out */
+	int (*denied_dags)(void *ctx, const struct dag_reader *rd, struct strvec *out,
+	                   struct weir_error *err);
 
 	/* The DAG's structure and what the web UI reads (docs/api.md).  An op left NULL
 	 * makes its route a 404. */

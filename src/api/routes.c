@@ -10,6 +10,7 @@
 #include "api/airflow/airflow.h"
 #include "api/airflow/dataset_routes.h"
 #include "api/airflow/event_log_routes.h"
+#include "api/dag_gate.h"
 #include "api/jobs_routes.h"
 #include "api/launch_routes.h"
 #include "api/metrics_route.h"
@@ -50,16 +51,6 @@ static bool role_ok(const struct route_entry *e, struct http_request *req, int r
 	return false;
 }
 
-/* The access list of the DAG a route's path names (sched/access.h); NULL
- * for a path naming none (or "~", every DAG: the lists leave out what the
- * request may not read) or a server without DAG access lists. */
-static const struct dag_access *dag_access_of(const struct route_ctx *rc, const char *dag_id)
-{
-	if (!dag_id || !strcmp(dag_id, "~") || !rc->dag_ops || !rc->dag_ops->dag_access)
-		return NULL;
-	return rc->dag_ops->dag_access(rc->dag_ctx, dag_id);
-}
-
 static enum access_need need_of(const char *method)
 {
 	return !strcmp(method, "GET") || !strcmp(method, "HEAD") ? ACCESS_READ : ACCESS_EDIT;
@@ -71,20 +62,8 @@ static enum access_need need_of(const char *method)
 static bool dag_access_ok(const struct route_ctx *rc, const struct route_entry *e,
                           struct http_request *req, const struct route_match *m, const char *method)
 {
-	const char *dag_id = route_match_param(m, "dag_id"), *user = http_request_user(req);
-	enum access_need need = need_of(method);
-	char msg[300];
-
-	if (access_dag_allowed(dag_access_of(rc, dag_id), user, http_request_role(req), need))
-		return true;
-	snprintf(msg, sizeof msg, "DAG %.100s: its access list does not let %.64s (role %s) %s it",
-	         dag_id, *user ? user : "this request", role_name(http_request_role(req)),
-	         need == ACCESS_READ ? "read" : "act on");
-	if (e->flags & ROUTE_PROBLEMS)
-		reply_problem(req, 403, msg);
-	else
-		reply_status(req, 403, msg);
-	return false;
+	return dag_gate_allows(rc, req, route_match_param(m, "dag_id"), need_of(method),
+	                       (e->flags & ROUTE_PROBLEMS) != 0);
 }
 
 void route_dispatch(const struct route_ctx *rc, const struct route_entry *e,
@@ -235,7 +214,7 @@ void route_ui_me_get(const struct route_ctx *rc, struct http_request *req,
 {
 	enum weir_role role = http_request_role(req);
 	const char *dag_id = http_request_query(req, "dag_id");
-	const struct dag_access *acc = dag_access_of(rc, dag_id);
+	const struct dag_access *acc = dag_gate_access(rc, dag_id);
 	json_t *may = json_object();
 
 	(void)m;

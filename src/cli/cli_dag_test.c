@@ -540,7 +540,7 @@ static int check_loaded(struct dag_test *t, const char *copy, const char *file)
 		json_decref(dag);
 		return 0;
 	}
-	ie = dag_answer_import_errors(t->ops, t->parts.dm, 100, 0, &err);
+	ie = dag_answer_import_errors(t->ops, t->parts.dm, NULL, 100, 0, &err);
 	json_array_foreach(json_object_get(ie, "import_errors"), i, e)
 	    print_import_error(json_string_value(json_object_get(e, "stack_trace")), copy, file);
 	if (json_array_size(json_object_get(ie, "import_errors")) == 0)

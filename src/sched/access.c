@@ -2,6 +2,7 @@
  * against a DAG's access list (sched/access.h). */
 #include "sched/access.h"
 
+#include <stdio.h>
 #include <string.h>
 
 bool access_allowed(enum weir_role have, enum weir_role need)
@@ -35,4 +36,12 @@ bool access_dag_allowed(const struct dag_access *a, const char *user, enum weir_
 			perms |= a->v[i].perms;
 	}
 	return (perms & (need == ACCESS_EDIT ? DAG_ACCESS_EDIT : DAG_ACCESS_READ)) != 0;
+}
+
+void access_denied_text(char *buf, size_t size, const char *dag_id, const char *user,
+                        enum weir_role role, enum access_need need)
+{
+	snprintf(buf, size, "DAG %.100s: its access list does not let %.64s (role %s) %s it",
+	         dag_id, user && *user ? user : "this request", role_name(role),
+	         need == ACCESS_READ ? "read" : "act on");
 }

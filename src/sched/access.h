@@ -11,6 +11,7 @@
 #define WEIR_SCHED_ACCESS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "model/dag_access.h"
 #include "model/role.h"
@@ -37,6 +38,11 @@ enum access_need {
  * besides, so an entry that gives a Viewer `edit` lets it trigger nothing. */
 bool access_dag_allowed(const struct dag_access *a, const char *user, enum weir_role role,
                         enum access_need need);
+/* The text of a refusal by a DAG's access list, into buf (at most size
+ * bytes, NUL-terminated): "DAG d: its access list does not let ann (role
+ * User) read it" ("act on" for ACCESS_EDIT; "this request" for no user). */
+void access_denied_text(char *buf, size_t size, const char *dag_id, const char *user,
+                        enum weir_role role, enum access_need need);
 /* Whether the entry's name `who` is a role's (case-insensitive); else it
  * names a user. */
 bool access_names_role(const char *who);

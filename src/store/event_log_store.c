@@ -97,6 +97,14 @@ static void release_row(void *row);
 static const struct sql_rows event_log_rows = {sizeof(struct event_log_row), read_row, release_row};
 
 /* The WHERE clause of a query, and its values bound in the same order. */
+static void in_list(struct strbuf *sql, const char *head, size_t n)
+{
+	strbuf_addstr(sql, head);
+	for (size_t i = 0; i < n; i++)
+		strbuf_addstr(sql, i ? ", ?" : "?");
+	strbuf_addch(sql, ')');
+}
+
 static void where_sql(struct strbuf *sql, const struct event_log_query *q)
 {
 	strbuf_addstr(sql, " WHERE 1");
@@ -118,18 +126,12 @@ static void where_sql(struct strbuf *sql, const struct event_log_query *q)
 		strbuf_addstr(sql, " AND dttm < ?");
 	if (q->after_ms)
 		strbuf_addstr(sql, " AND dttm > ?");
-	if (q->n_included) {
-		strbuf_addstr(sql, " AND event IN (");
-		for (size_t i = 0; i < q->n_included; i++)
-			strbuf_addstr(sql, i ? ", ?" : "?");
-		strbuf_addch(sql, ')');
-	}
-	if (q->n_excluded) {
-		strbuf_addstr(sql, " AND event NOT IN (");
-		for (size_t i = 0; i < q->n_excluded; i++)
-			strbuf_addstr(sql, i ? ", ?" : "?");
-		strbuf_addch(sql, ')');
-	}
+	if (q->n_included)
+		in_list(sql, " AND event IN (", q->n_included);
+	if (q->n_excluded)
+		in_list(sql, " AND event NOT IN (", q->n_excluded);
+	if (q->n_hidden_dags)
+		in_list(sql, " AND coalesce(dag_id, '') NOT IN (", q->n_hidden_dags);
 }
 
 static int where_bind(sqlite3_stmt *st, const struct event_log_query *q)
@@ -158,6 +160,8 @@ static int where_bind(sqlite3_stmt *st, const struct event_log_query *q)
 		sql_bind_text(st, i++, q->included[k]);
 	for (size_t k = 0; k < q->n_excluded; k++)
 		sql_bind_text(st, i++, q->excluded[k]);
+	for (size_t k = 0; k < q->n_hidden_dags; k++)
+		sql_bind_text(st, i++, q->hidden_dags[k]);
 	return i;
 }
 

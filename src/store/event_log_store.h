@@ -49,6 +49,8 @@ struct event_log_query {
 	size_t n_included;
 	const char *const *excluded; /* event not in this list */
 	size_t n_excluded;
+	const char *const *hidden_dags; /* records of these DAGs left out (a reader's refusals) */
+	size_t n_hidden_dags;
 	const char
 	    *order_by; /* Airflow's field name, '-' first for descending; NULL: event_log_id */
 	int limit;     /* > 0 */

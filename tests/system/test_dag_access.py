@@ -184,3 +184,47 @@ def test_bad_lists_and_unknown_names(dags):
         return errs[0] if errs else None
     msg = wait_for(error, 30, "bad.yaml's import error")
     assert "access.ann[0]: expected read, edit, can_read, can_edit or can_delete" in msg, msg
+
+
+def test_stats_import_errors_and_event_log_follow_the_list(dags):
+    d = dags
+    # dagStats leaves out the DAGs the reader may not read, as Airflow's does
+    status, body = api(d, "bob", "GET", "/dagStats?dag_ids=open,secret,pyshared")
+    assert status == 200, body
+    assert sorted(s["dag_id"] for s in body["dags"]) == ["open"], body
+    status, body = api(d, "ann", "GET", "/dagStats?dag_ids=open,secret,pyshared")
+    assert sorted(s["dag_id"] for s in body["dags"]) == ["open", "pyshared", "secret"], body
+
+    # an event log record of a DAG the reader may not read is not there for it
+    def dag_ids(user):
+        status, body = api(d, user, "GET", "/eventLogs?limit=1000")
+        assert status == 200, body
+        assert body["total_entries"] == len(body["event_logs"]), body
+        return body["event_logs"]
+    admin = d.get("/eventLogs?limit=1000")["event_logs"]
+    assert {"secret", "pyshared"} <= {e["dag_id"] for e in admin}, admin
+    bobs = dag_ids("bob")
+    assert not {"secret", "pyshared"} & {e["dag_id"] for e in bobs}, bobs
+    assert len(bobs) < len(admin)
+    secret = next(e for e in admin if e["dag_id"] == "secret")
+    status, body = api(d, "bob", "GET", "/eventLogs/%d" % secret["event_log_id"])
+    assert status == 403 and "access list does not let bob" in body["detail"], body
+    status, body = api(d, "ann", "GET", "/eventLogs/%d" % secret["event_log_id"])
+    assert status == 200 and body["dag_id"] == "secret", body
+
+    # a broken file that holds a DAG bob may not read: its import error is not his to see
+    d.write("secret.yaml", SECRET + "  - task_id: [broken\n")
+
+    def error(user):
+        status, body = api(d, user, "GET", "/importErrors")
+        assert status == 200, body
+        errs = [e for e in body["import_errors"] if e["filename"].endswith("secret.yaml")]
+        return errs[0] if errs else None
+    err = wait_for(lambda: error("ann"), 30, "secret.yaml's import error")
+    assert error("bob") is None
+    status, body = api(d, "bob", "GET", "/importErrors")
+    assert body["total_entries"] == len(body["import_errors"]), body
+    status, body = api(d, "bob", "GET", "/importErrors/%d" % err["import_error_id"])
+    assert status == 403 and "DAG secret" in body["detail"], body
+    status, body = api(d, "ann", "GET", "/importErrors/%d" % err["import_error_id"])
+    assert status == 200 and body["filename"].endswith("secret.yaml"), body

@@ -524,6 +524,7 @@ void airflow_get_import_error(const struct route_ctx *rc, struct http_request *r
 	void *ctx = rc->dag_ctx;
 	const char *s = route_match_param(m, "import_error_id");
 	struct weir_error err = {0};
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
 	long long id;
 	char *end;
 
@@ -534,5 +535,5 @@ void airflow_get_import_error(const struct route_ctx *rc, struct http_request *r
 		reply_problemf(req, 400, "import_error_id \"%.40s\": expected a whole number", s);
 		return;
 	}
-	reply_problem_result(req, a->import_error(ctx, id, &err), &err);
+	reply_problem_result(req, a->import_error(ctx, &rd, id, &err), &err);
 }

@@ -289,7 +289,10 @@ void airflow_list_import_errors(const struct dag_api_ops *ops, void *ctx, struct
 		               order);
 		return;
 	}
-	reply_problem_result(req, dag_answer_import_errors(ops, ctx, limit, offset, &err), &err);
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
+
+	reply_problem_result(req, dag_answer_import_errors(ops, ctx, &rd, limit, offset, &err),
+	                     &err);
 }
 
 /* ---- runs ---- */

@@ -12,6 +12,7 @@
 #include <nettle/base64.h>
 
 #include "api/airflow/airflow_request.h"
+#include "api/dag_gate.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "api/route_ctx.h"
@@ -256,7 +257,11 @@ void airflow_delete_pool(const struct route_ctx *rc, struct http_request *req,
 
 /* ---- dagStats, dagSources, parseDagFile ---- */
 
-static void route_dag_stats(const struct dag_admin_ops *a, void *ctx, struct http_request *req)
+/* GET /dagStats: the ids asked for that the request may read (a DAG whose
+ * access list refuses it is left out, as Airflow leaves out DAGs its user
+ * may not read). */
+static void route_dag_stats(const struct route_ctx *rc, const struct dag_admin_ops *a,
+                            struct http_request *req)
 {
 	static const char *const allowed[] = {"dag_ids", NULL};
 	struct weir_error err = {0};
@@ -285,9 +290,11 @@ static void route_dag_stats(const struct dag_admin_ops *a, void *ctx, struct htt
 			free(copy);
 			return;
 		}
+		if (!dag_gate_lets(rc, req, t, ACCESS_READ))
+			continue; /* as Airflow leaves out what its user may not read */
 		ids[n++] = t;
 	}
-	reply_problem_result(req, a->dag_stats(ctx, ids, n, &err), &err);
+	reply_problem_result(req, a->dag_stats(rc->dag_ctx, ids, n, &err), &err);
 	free(copy);
 }
 
@@ -512,7 +519,7 @@ void airflow_get_dag_stats(const struct route_ctx *rc, struct http_request *req,
 
 	(void)m;
 	if (a)
-		route_dag_stats(a, rc->dag_ctx, req);
+		route_dag_stats(rc, a, req);
 }
 
 void airflow_get_dag_source(const struct route_ctx *rc, struct http_request *req,

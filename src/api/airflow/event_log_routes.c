@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include "api/airflow/airflow_request.h"
+#include "api/dag_gate.h"
 #include "api/reply.h"
 #include "api/request.h"
 #include "api/route_ctx.h"
@@ -16,6 +17,7 @@
 #include "lib/clock.h"
 #include "lib/json_util.h"
 #include "lib/log.h"
+#include "lib/strvec.h"
 
 #define EVENTS_MAX 32
 
@@ -117,8 +119,26 @@ static const char *query_str(struct http_request *req, const char *key)
 	return s && *s ? s : NULL;
 }
 
-static void route_list(const struct observe_api_ops *ops, void *ctx, struct http_request *req)
+/* The DAGs whose access lists refuse the request's reading, onto out (a
+ * server without DAGs: none); false after answering 500. */
+static bool hidden_dags(const struct route_ctx *rc, struct http_request *req, struct strvec *out)
 {
+	struct dag_reader rd = airflow_reader(req, ACCESS_READ);
+	struct weir_error err = {0};
+
+	if (!rc->dag_ops || !rc->dag_ops->denied_dags ||
+	    rc->dag_ops->denied_dags(rc->dag_ctx, &rd, out, &err) == 0)
+		return true;
+	reply_problem_error(req, &err);
+	return false;
+}
+
+/* GET /eventLogs: the records of the DAGs the request may read, and those
+ * of no DAG. */
+static void route_list(const struct route_ctx *rc, struct http_request *req)
+{
+	const struct observe_api_ops *ops = rc->observe_ops;
+	struct strvec hidden = STRVEC_INIT;
 	static const char *const allowed[] = {
 	    "limit",  "offset",    "order_by",        "dag_id",          "task_id",
 	    "run_id", "map_index", "try_number",      "event",           "owner",
@@ -130,6 +150,7 @@ static void route_list(const struct observe_api_ops *ops, void *ctx, struct http
 	char inc_buf[2048], exc_buf[2048];
 	size_t n = 0;
 	int64_t total = 0;
+	int rc_list;
 	json_t *list, *out;
 
 	if (!airflow_query_known(req, allowed) || !airflow_page_query(req, &q.limit, &q.offset) ||
@@ -137,8 +158,11 @@ static void route_list(const struct observe_api_ops *ops, void *ctx, struct http
 	    !query_int(req, "try_number", 0, &q.has_try_number, &q.try_number) ||
 	    !query_time(req, "before", &q.before_ms) || !query_time(req, "after", &q.after_ms) ||
 	    !query_events(req, "included_events", inc_buf, sizeof inc_buf, inc, &q.n_included) ||
-	    !query_events(req, "excluded_events", exc_buf, sizeof exc_buf, exc, &q.n_excluded))
+	    !query_events(req, "excluded_events", exc_buf, sizeof exc_buf, exc, &q.n_excluded) ||
+	    !hidden_dags(rc, req, &hidden))
 		return;
+	q.hidden_dags = (const char *const *)hidden.v;
+	q.n_hidden_dags = hidden.n;
 	q.included = inc;
 	q.excluded = exc;
 	q.dag_id = query_str(req, "dag_id");
@@ -147,7 +171,9 @@ static void route_list(const struct observe_api_ops *ops, void *ctx, struct http
 	q.event = query_str(req, "event");
 	q.owner = query_str(req, "owner");
 	q.order_by = query_str(req, "order_by");
-	if (ops->event_list(ctx, &q, &rows, &n, &total, &err) < 0) {
+	rc_list = ops->event_list(rc->observe_ctx, &q, &rows, &n, &total, &err);
+	strvec_release(&hidden);
+	if (rc_list < 0) {
 		reply_problem_error(req, &err);
 		return;
 	}
@@ -176,7 +202,7 @@ void airflow_get_event_logs(const struct route_ctx *rc, struct http_request *req
                             const struct route_match *m)
 {
 	(void)m;
-	route_list(rc->observe_ops, rc->observe_ctx, req);
+	route_list(rc, req);
 }
 
 void airflow_get_event_log(const struct route_ctx *rc, struct http_request *req,
@@ -194,6 +220,10 @@ void airflow_get_event_log(const struct route_ctx *rc, struct http_request *req,
 		return;
 	if (ops->event_get(ctx, id, &row, &err) < 0) {
 		reply_problem_error(req, &err);
+		return;
+	}
+	if (row.dag_id && *row.dag_id && !dag_gate_allows(rc, req, row.dag_id, ACCESS_READ, true)) {
+		event_log_row_release(&row);
 		return;
 	}
 	o = row_json(&row);

@@ -22,7 +22,8 @@ json_t *dm_op_dag_stats(void *ctx, const char *const *dag_ids, size_t n, struct 
 int dm_op_dag_source(void *ctx, const char *dag_id, char **text, size_t *len,
                      struct weir_error *err);
 int dm_op_reparse(void *ctx, const char *dag_id, struct weir_error *err);
-json_t *dm_op_import_error(void *ctx, long long id, struct weir_error *err);
+json_t *dm_op_import_error(void *ctx, const struct dag_reader *rd, long long id,
+                           struct weir_error *err);
 json_t *dm_op_xcom_list(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
                         int map_index, const char *key, int limit, int offset,
                         struct weir_error *err);

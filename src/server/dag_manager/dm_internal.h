@@ -253,6 +253,16 @@ struct dag_entry *dm_entry_by_id(struct dag_manager *dm, const char *dag_id);
 /* Whether `rd` (NULL: anyone) may have DAG `dag_id` in a list: its access
  * list (its last good parse's) against the reader (sched/access.h). */
 bool dm_dag_allows(struct dag_manager *dm, const char *dag_id, const struct dag_reader *rd);
+/* Whether `rd` (NULL: anyone) may see what DAG file `file` says about
+ * itself (its import error): none of the DAGs the manager holds from it
+ * has an access list that refuses `rd`; *denied (when not NULL) gets the
+ * first refusing DAG's id (borrowed) when one does. */
+bool dm_file_allows(struct dag_manager *dm, const char *file, const struct dag_reader *rd,
+                    const char **denied);
+/* The import errors `rd` may see (dm_file_allows()), from the store; -1
+ * with err. */
+int dm_import_error_list(struct dag_manager *dm, const struct dag_reader *rd,
+                         struct dag_import_error_row **rows, size_t *n, struct weir_error *err);
 const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
                                   struct weir_error *err);
 int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e);

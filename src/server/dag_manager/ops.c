@@ -165,6 +165,54 @@ bool dm_dag_allows(struct dag_manager *dm, const char *dag_id, const struct dag_
 	return !rd || access_dag_allowed(op_dag_access(dm, dag_id), rd->user, rd->role, rd->need);
 }
 
+bool dm_file_allows(struct dag_manager *dm, const char *file, const struct dag_reader *rd,
+                    const char **denied)
+{
+	if (!rd || !file)
+		return true;
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
+		if (!e->spec || !e->file || strcmp(e->file, file) || !e->spec->access.set ||
+		    access_dag_allowed(&e->spec->access, rd->user, rd->role, rd->need))
+			continue;
+		if (denied)
+			*denied = e->spec->dag_id;
+		return false;
+	}
+	return true;
+}
+
+int dm_import_error_list(struct dag_manager *dm, const struct dag_reader *rd,
+                         struct dag_import_error_row **rows, size_t *n, struct weir_error *err)
+{
+	size_t kept = 0;
+
+	if (dag_store_import_error_list(dm->ds, rows, n, err) < 0)
+		return -1;
+	for (size_t i = 0; i < *n; i++) {
+		if (dm_file_allows(dm, (*rows)[i].file, rd, NULL))
+			(*rows)[kept++] = (*rows)[i];
+		else
+			dag_import_error_row_release(&(*rows)[i]);
+	}
+	*n = kept;
+	return 0;
+}
+
+/* The DAGs whose access lists refuse `rd` (the event log leaves their
+ * records out). */
+static int op_denied_dags(void *ctx, const struct dag_reader *rd, struct strvec *out,
+                          struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
+		if (e->spec && e->spec->access.set &&
+		    !access_dag_allowed(&e->spec->access, rd->user, rd->role, rd->need) &&
+		    strvec_push(out, e->spec->dag_id) < 0)
+			return weir_error_oom(err);
+	return 0;
+}
+
 int dm_dag_check_exists(struct dag_manager *dm, const char *dag_id, struct weir_error *err)
 {
 	bool exists = false;
@@ -586,14 +634,14 @@ fail:
 	return rc;
 }
 
-static int op_import_errors(void *ctx, int limit, int offset, struct dag_import_error_list *out,
-                            struct weir_error *err)
+static int op_import_errors(void *ctx, const struct dag_reader *rd, int limit, int offset,
+                            struct dag_import_error_list *out, struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_import_error_row *rows = NULL;
 	size_t n = 0, from = (size_t)(offset > 0 ? offset : 0), k = 0;
 
-	if (dag_store_import_error_list(dm->ds, &rows, &n, err) < 0)
+	if (dm_import_error_list(dm, rd, &rows, &n, err) < 0)
 		return -1;
 	if (limit <= 0)
 		limit = 100;
@@ -626,6 +674,7 @@ static const struct dag_api_ops ops = {
     .ti_log_locate = op_ti_log_locate,
     .clear_tis = op_clear_tis,
     .import_errors = op_import_errors,
+    .denied_dags = op_denied_dags,
     .dag_tasks = dm_op_dag_tasks,
     .dag_details = dm_op_dag_details,
     .ti_tries = dm_op_ti_tries,

@@ -121,18 +121,28 @@ int dm_op_reparse(void *ctx, const char *dag_id, struct weir_error *err)
 	return 0;
 }
 
-json_t *dm_op_import_error(void *ctx, long long id, struct weir_error *err)
+json_t *dm_op_import_error(void *ctx, const struct dag_reader *rd, long long id,
+                           struct weir_error *err)
 {
 	struct dag_manager *dm = ctx;
 	struct dag_import_error_row *rows = NULL;
 	size_t n = 0;
 	json_t *r = NULL;
+	const char *denied = NULL;
+	char msg[300];
 
 	if (dag_store_import_error_list(dm->ds, &rows, &n, err) < 0)
 		return NULL;
-	for (size_t i = 0; i < n && !r; i++)
-		if (rows[i].id == id && !(r = dag_view_import_error(&rows[i])))
+	for (size_t i = 0; i < n && !r && !err->msg[0]; i++) {
+		if (rows[i].id != id)
+			continue;
+		if (!dm_file_allows(dm, rows[i].file, rd, &denied)) {
+			access_denied_text(msg, sizeof msg, denied, rd->user, rd->role, rd->need);
+			weir_error_set(err, WEIR_E_FORBIDDEN, "import error %lld: %s", id, msg);
+		} else if (!(r = dag_view_import_error(&rows[i]))) {
 			weir_error_oom_null(err);
+		}
+	}
 	dag_import_error_rows_free(rows, n);
 	if (!r && !err->msg[0])
 		weir_error_set(err, WEIR_E_NOT_FOUND, "no import error %lld", id);

@@ -147,7 +147,7 @@ int dm_op_ui_dags(void *ctx, const struct dag_reader *reader, int limit, int off
 			dag_row_release(&rows[i]);
 	}
 	n = kept;
-	if (dag_store_import_error_list(dm->ds, &out->errors, &out->n_errors, err) < 0)
+	if (dm_import_error_list(dm, reader, &out->errors, &out->n_errors, err) < 0)
 		goto out;
 	if (limit <= 0)
 		limit = 100;

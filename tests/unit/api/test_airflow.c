@@ -272,10 +272,11 @@ static int op_clear(void *ctx, const char *dag_id, json_t *body, struct dag_ti_r
 	return 0;
 }
 
-static int op_import_errors(void *ctx, int limit, int offset, struct dag_import_error_list *out,
-                            struct weir_error *err)
+static int op_import_errors(void *ctx, const struct dag_reader *rd, int limit, int offset,
+                            struct dag_import_error_list *out, struct weir_error *err)
 {
 	(void)ctx;
+	(void)rd;
 	(void)err;
 	(void)out;
 	record("import_errors", NULL, NULL, NULL, NULL);

@@ -100,12 +100,29 @@ static void test_dag_access(void **state)
 	assert_false(access_names_role(NULL));
 }
 
+static void test_denied_text(void **state)
+{
+	char buf[300], small[24];
+
+	(void)state;
+	access_denied_text(buf, sizeof buf, "payroll", "ann", ROLE_USER, ACCESS_READ);
+	assert_string_equal(buf,
+	                    "DAG payroll: its access list does not let ann (role User) read it");
+	access_denied_text(buf, sizeof buf, "payroll", "", ROLE_VIEWER, ACCESS_EDIT);
+	assert_string_equal(buf,
+	                    "DAG payroll: its access list does not let this request (role Viewer) "
+	                    "act on it");
+	access_denied_text(small, sizeof small, "payroll", "ann", ROLE_USER, ACCESS_READ);
+	assert_int_equal(strlen(small), sizeof small - 1); /* cut, ended */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_order),
 	    cmocka_unit_test(test_dag_access),
 	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_denied_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -135,7 +135,7 @@ static void test_folder(void **state)
 	json_decref(r);
 
 	/* the broken file is an import error naming the file, line and field */
-	r = dag_answer_import_errors(f->ops, f->dm, 100, 0, &err);
+	r = dag_answer_import_errors(f->ops, f->dm, NULL, 100, 0, &err);
 	assert_non_null(r);
 	assert_int_equal(json_integer_value(json_object_get(r, "total_entries")), 1);
 	ie = json_array_get(json_object_get(r, "import_errors"), 0);
@@ -236,7 +236,8 @@ static void test_one_turn_end(void **state)
 	assert_int_equal(commits, 1);
 	assert_int_equal(dag_manager_wake_arms(f->dm), arms + 1);
 	/* a turn of the loop's own */
-	r = trigger_in_turn(f, "{\"dag_run_id\": \"three\", \"logical_date\": \"2024-03-03\"}", &err);
+	r = trigger_in_turn(f, "{\"dag_run_id\": \"three\", \"logical_date\": \"2024-03-03\"}",
+	                    &err);
 	assert_non_null(r);
 	json_decref(r);
 	assert_int_equal(commits, 1);
@@ -468,7 +469,7 @@ static void test_pool_slots(void **state)
 	           "dag_id: huge\ntasks:\n  - task_id: a\n    command: echo a\n"
 	           "  - task_id: big\n    command: echo b\n    pool_slots: 200\n");
 	assert_int_equal(dag_manager_load(f->dm, &err), 0);
-	r = dag_answer_import_errors(f->ops, f->dm, 100, 0, &err);
+	r = dag_answer_import_errors(f->ops, f->dm, NULL, 100, 0, &err);
 	assert_non_null(r);
 	json_array_foreach(json_object_get(r, "import_errors"), i, ie)
 	{
