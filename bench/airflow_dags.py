@@ -4,7 +4,9 @@ how long a hop between two PythonOperator tasks takes.  Figures, not assertions.
 
 - parse: N small DAG files (a with-block, a Bash and a Python task each) written at once into
   an empty DAG folder; the time until the REST API lists all N DAGs (files a second = N /
-  time).  Each file is imported by its own processor, two at once.
+  time).  Each file is imported in a child forked by the warm processor, two at once
+  ("warm"), and, side by side, by a processor of its own ("cold",
+  WEIR_AIRFLOW_WARM_PROCESSOR=0).
 - chain: one DAG file with a chain of H PythonOperator tasks, triggered; the time from the
   trigger to the run's end_date (the server's clock) divided by H.  Each task starts Python,
   imports the DAG file again and calls its callable (no warm interpreter yet).
@@ -58,8 +60,10 @@ def wait_dags(srv, n, deadline):
     raise RuntimeError("the DAGs were not all loaded")
 
 
-def parse_once(n):
+def parse_once(n, warm=True):
+    os.environ["WEIR_AIRFLOW_WARM_PROCESSOR"] = "1" if warm else "0"  # the server inherits it
     srv = BenchServer(vcores=2, memory="8g", dags={})
+    os.environ.pop("WEIR_AIRFLOW_WARM_PROCESSOR")
     try:
         t0 = time.monotonic()
         for i in range(n):
@@ -100,9 +104,10 @@ def main():
     a = ap.parse_args()
     # the processor and the tasks run this interpreter (not a shim on the PATH)
     os.environ.setdefault("WEIR_AIRFLOW_PYTHON", sys.executable)
-    parse = median([parse_once(a.files) for _ in range(a.runs)])
-    print("airflow parse: %d DAG files in %.2f s: %.1f files/s (median of %d)"
-          % (a.files, parse, a.files / parse, a.runs))
+    for warm in (True, False):
+        parse = median([parse_once(a.files, warm) for _ in range(a.runs)])
+        print("airflow parse (%s): %d DAG files in %.2f s: %.1f files/s (median of %d)"
+              % ("warm" if warm else "cold", a.files, parse, a.files / parse, a.runs))
     total = median([chain_once(a.hops) for _ in range(a.runs)])
     print("airflow chain: %d PythonOperator tasks in %.2f s: %.0f ms a hop (median of %d)"
           % (a.hops, total, total * 1000 / a.hops, a.runs))

@@ -493,3 +493,53 @@ def test_airflowignore_in_glob_syntax(make_server, tmp_path):
     wait_for(lambda: len(d.get("/dags")["dags"]) >= len(kept), 30, "the DAGs")
     ids = sorted(x["dag_id"] for x in d.get("/dags")["dags"])
     assert ids == sorted(re.sub(r"\W", "_", n[:-3]) for n in kept), ids
+
+
+WARM = '''\
+import os
+import sys
+from airflow import DAG
+from airflow.operators.empty import EmptyOperator
+
+# who imported this file: the warm processor's forked child, pendulum already loaded
+seen = "ppid=%d preloaded=%s" % (os.getppid(), "pendulum" in sys.modules)
+with DAG("@ID@", description=seen, schedule=None):
+    EmptyOperator(task_id="t")
+'''
+FORKS = '''\
+import os
+import time
+from airflow import DAG
+from airflow.operators.empty import EmptyOperator
+
+if os.fork() == 0:  # a child that outlives the import, holding the processor's pipe
+    time.sleep(600)
+    os._exit(0)
+with DAG("forks", schedule=None):
+    EmptyOperator(task_id="t")
+'''
+
+
+def test_the_warm_processor_forks_a_child_per_file(make_server, tmp_path):
+    """Python DAG files are imported in children forked by one warm processor that loaded
+    weir's `airflow` once; a file that forks still loads (its fork is killed); the warm
+    processor killed -9, files are parsed cold and a changed one loads."""
+    d = airflow_dags(make_server, tmp_path, [])
+    d.write("w1.py", WARM.replace("@ID@", "w1"))
+    d.write("w2.py", WARM.replace("@ID@", "w2"))
+    d.write("forks.py", FORKS)
+    m = wait_for(lambda: re.search(r"the warm DAG processor started \(pid (\d+)\)",
+                                   d.srv.log_text()), 30, "the warm processor")
+    warm = int(m.group(1))
+    for dag_id in ("w1", "w2"):
+        assert d.wait_dag(dag_id)["description"] == "ppid=%d preloaded=True" % warm
+    d.wait_dag("forks")
+    cmd = Path("/proc/%d/cmdline" % warm).read_bytes().split(b"\0")
+    assert b"_weir_airflow.warm_processor" in cmd, cmd
+
+    os.kill(warm, 9)
+    wait_for(lambda: "the warm DAG processor ended (signal 9)" in d.srv.log_text(), 30,
+             "the server to see the warm processor's end")
+    d.write("w1.py", WARM.replace("@ID@", "w1").replace("seen =", "seen = 'v2 ' +"))
+    dag = d.wait_dag("w1", pred=lambda dag: dag["description"].startswith("v2 "))
+    assert "preloaded=False" in dag["description"], dag  # a cold processor's

@@ -42,7 +42,8 @@
 #include "store/store.h"
 
 /* One DAG file. */
-struct py_parse; /* pyfiles.c */
+struct py_parse;  /* pyfiles.c */
+struct dm_pywarm; /* pywarm.c */
 
 struct dag_entry {
 	char *file;
@@ -102,6 +103,8 @@ struct dm_folder {
 	int py_running;            /* processors running now */
 	char *python;              /* the interpreter; NULL until first needed */
 	char *python_path;         /* weir's `airflow` folder (PYTHONPATH); NULL: not found */
+	struct dm_pywarm *warm;    /* pywarm.c: the warm processor; NULL when not running */
+	int64_t warm_retry_ms;     /* pywarm.c: parses run cold until then (it failed) */
 };
 
 /* run_ctx.c: the run cache: active runs as read once (dm_run_get()). */

@@ -1,18 +1,20 @@
 /* pyfiles.c: Python DAG files (Airflow's), parsed off the loop.
  *
- * Owns the DAG processor's child processes: one per changed `.py` file
- * (`python3 -m _weir_airflow.processor FILE DAGS_FOLDER`, PYTHONPATH led by
- * weir's `airflow` folder), at most
- * PY_PARALLEL at once, each with a pipe for its answer (one JSON line: the
- * file's DAGs as weir documents, or an import error) capped at ANSWER_MAX
- * bytes, and a timer that kills its process group after
- * dagbag_import_timeout.  The answer feeds the same path as a YAML file's
- * parse (dm_take_spec()); each DAG of a file is an entry of its own whose
- * `owner` is the file's entry.  A processor runs as the tasks' user, in
- * the DAG folder.  Docs: docs/internals/airflow.md.
+ * Owns the parses of `.py` files: at most PY_PARALLEL at once, each handed
+ * to the warm processor (pywarm.c: a long-lived one that forks a child per
+ * file) or, where that is off or failed, run cold: a child process per
+ * file (`python3 -m _weir_airflow.processor FILE DAGS_FOLDER`, PYTHONPATH
+ * led by weir's `airflow` folder) with a pipe for its answer (one JSON
+ * line: the file's DAGs as weir documents, or an import error) capped at
+ * PY_ANSWER_MAX bytes, and a timer that kills its process group after
+ * dagbag_import_timeout.  Either way the answer feeds the same path as a
+ * YAML file's parse (dm_take_spec()); each DAG of a file is an entry of
+ * its own whose `owner` is the file's entry.  A processor runs as the
+ * tasks' user, in the DAG folder.  Docs: docs/internals/airflow.md.
  */
 #include "server/dag_manager.h"
 #include "server/dag_manager/dm_internal.h"
+#include "server/dag_manager/py_parse.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -32,34 +34,9 @@
 extern char **environ;
 
 #define PY_PARALLEL 2
-#define ANSWER_MAX (8 * 1024 * 1024)
-/* after its exit, how long the rest of the answer may take (a process the
- * file forked may still hold the pipe open) */
-#define DRAIN_MS 1000
 /* below the folder of the weir package: weir's `airflow` and the processor */
 #define SITE_DIR "weir/compat/airflow/site"
 #define PROCESSOR_FILE SITE_DIR "/_weir_airflow/processor.py"
-
-struct py_parse {
-	struct dag_manager *dm; /* NULL once detached (the manager went away), or alone */
-	struct dag_entry *e;
-	const char *file;   /* the DAG file (e's, or dag_manager_py_documents()'s) */
-	int64_t timeout_ms; /* dagbag_import_timeout */
-	/* dag_manager_py_documents(): the outcome, kept by finish() */
-	bool alone;
-	json_t **docs_out;
-	char **error_out;
-	uv_process_t proc;
-	uv_pipe_t out;
-	uv_timer_t timer;
-	int open; /* handles still open; the struct goes with the last */
-	char *buf;
-	size_t len, cap;
-	bool exited, eof, timed_out, too_much, done;
-	int64_t status;
-	int term_signal;
-	int64_t started_ms;
-};
 
 bool dm_py_file_name(const char *name)
 {
@@ -255,7 +232,7 @@ static const char *tail_of(struct py_parse *p)
 	return p->len > keep ? p->buf + p->len - keep : p->buf;
 }
 
-static void finish(struct py_parse *p)
+void dm_py_finish(struct py_parse *p)
 {
 	struct dag_manager *dm = p->dm;
 	struct dag_entry *e = p->e;
@@ -283,7 +260,7 @@ static void finish(struct py_parse *p)
 	} else if (p->too_much) {
 		snprintf(error, sizeof error,
 		         "%s: the DAG processor's answer passed %d bytes and it was killed", file,
-		         ANSWER_MAX);
+		         PY_ANSWER_MAX);
 	} else {
 		/* the answer is the last line; anything before it is Python's own
 		 * complaint from before the processor took its output over */
@@ -329,7 +306,7 @@ static void finish(struct py_parse *p)
 	dm_py_want(dm, NULL); /* the next waiting file */
 }
 
-static void on_closed(uv_handle_t *h)
+void dm_py_on_closed(uv_handle_t *h)
 {
 	struct py_parse *p = h->data;
 	if (--p->open == 0) {
@@ -342,11 +319,11 @@ static void close_all(struct py_parse *p)
 {
 	uv_timer_stop(&p->timer);
 	if (!uv_is_closing((uv_handle_t *)&p->timer))
-		uv_close((uv_handle_t *)&p->timer, on_closed);
+		uv_close((uv_handle_t *)&p->timer, dm_py_on_closed);
 	if (!uv_is_closing((uv_handle_t *)&p->out))
-		uv_close((uv_handle_t *)&p->out, on_closed);
+		uv_close((uv_handle_t *)&p->out, dm_py_on_closed);
 	if (p->exited && !uv_is_closing((uv_handle_t *)&p->proc))
-		uv_close((uv_handle_t *)&p->proc, on_closed);
+		uv_close((uv_handle_t *)&p->proc, dm_py_on_closed);
 }
 
 static void kill_group(struct py_parse *p)
@@ -358,7 +335,7 @@ static void kill_group(struct py_parse *p)
 static void maybe_done(struct py_parse *p)
 {
 	if (p->exited && p->eof) {
-		finish(p);
+		dm_py_finish(p);
 		close_all(p);
 	}
 }
@@ -386,7 +363,7 @@ static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
 	(void)buf;
 	if (n > 0) {
 		p->len += (size_t)n;
-		if (p->len > ANSWER_MAX && !p->too_much) {
+		if (p->len > PY_ANSWER_MAX && !p->too_much) {
 			p->too_much = true;
 			kill_group(p);
 			p->len = 0;
@@ -429,13 +406,10 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
 		maybe_done(p);
 		return;
 	}
-	uv_timer_start(&p->timer, on_timer, DRAIN_MS, 0);
+	uv_timer_start(&p->timer, on_timer, PY_DRAIN_MS, 0);
 }
 
-/* The environment of a processor: the server's as a task gets it (no
- * credential, connection or variable: lib/env_scrub.h), PYTHONPATH led by
- * weir's `airflow` folder. */
-static int processor_env(const char *python_path, struct strvec *env)
+int dm_py_env(const char *python_path, struct strvec *env)
 {
 	const char *old = getenv("PYTHONPATH");
 
@@ -463,7 +437,7 @@ static int spawn(struct py_parse *p, uv_loop_t *loop, char *python, const char *
 	uv_process_options_t o = {0};
 	int rc;
 
-	if (processor_env(python_path, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
+	if (dm_py_env(python_path, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
 		strvec_release(&env);
 		return 1;
 	}
@@ -513,6 +487,11 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	p->e = e;
 	p->file = e->file;
 	p->timeout_ms = dm->folder.import_timeout_ms;
+	if (dm_pywarm_send(dm, p) == 0) {
+		e->parse = p;
+		dm->folder.py_running++;
+		return 0;
+	}
 	rc = spawn(p, dm->loop, dm->folder.python, dm->folder.python_path, dm->folder.dir);
 	if (rc == 1) {
 		free(p);
@@ -618,18 +597,25 @@ void dm_py_stop_all(struct dag_manager *dm)
 		e->parse = NULL;
 		p->dm = NULL;
 		p->done = true;
+		if (p->warm) {
+			/* its child goes with the warm processor, below */
+			uv_timer_stop(&p->timer);
+			uv_close((uv_handle_t *)&p->timer, dm_py_on_closed);
+			continue;
+		}
 		kill_group(p);
 		uv_read_stop((uv_stream_t *)&p->out);
 		if (!p->exited) {
 			/* the exit callback closes the process handle */
 			p->eof = true;
 			uv_timer_stop(&p->timer);
-			uv_close((uv_handle_t *)&p->timer, on_closed);
-			uv_close((uv_handle_t *)&p->out, on_closed);
+			uv_close((uv_handle_t *)&p->timer, dm_py_on_closed);
+			uv_close((uv_handle_t *)&p->out, dm_py_on_closed);
 		} else {
 			close_all(p);
 		}
 	}
+	dm_pywarm_stop(dm);
 	free(dm->folder.python);
 	free(dm->folder.python_path);
 	dm->folder.python = dm->folder.python_path = NULL;
