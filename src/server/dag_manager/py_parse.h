@@ -57,6 +57,10 @@ void dm_py_finish(struct py_parse *p);
 /* A close callback of a parse's handles: the parse is freed with its last
  * (p->open counts them). */
 void dm_py_on_closed(uv_handle_t *h);
+/* Room to read into at buf[len] (a libuv alloc callback's answer): the
+ * buffer grown (doubled, 128 KiB first) when less than 64 KiB is left,
+ * one byte always kept for a NUL; a NULL room when out of memory. */
+void dm_py_read_room(char **buf, size_t len, size_t *cap, uv_buf_t *room);
 /* The environment of a processor: the server's as a task gets it (no
  * credential, connection or variable: lib/env_scrub.h), PYTHONPATH led by
  * weir's `airflow` folder.  -1 when out of memory. */

@@ -340,21 +340,26 @@ static void maybe_done(struct py_parse *p)
 	}
 }
 
+void dm_py_read_room(char **buf, size_t len, size_t *cap, uv_buf_t *room)
+{
+	if (*cap - len < 65536 + 1) {
+		size_t grown_cap = *cap ? *cap * 2 : 131072;
+		char *grown = realloc(*buf, grown_cap);
+		if (!grown) {
+			*room = uv_buf_init(NULL, 0);
+			return;
+		}
+		*buf = grown;
+		*cap = grown_cap;
+	}
+	*room = uv_buf_init(*buf + len, (unsigned)(*cap - len - 1));
+}
+
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct py_parse *p = h->data;
 	(void)suggested;
-	if (p->cap - p->len < 65536 + 1) {
-		size_t cap = p->cap ? p->cap * 2 : 131072;
-		char *grown = realloc(p->buf, cap);
-		if (!grown) {
-			*buf = uv_buf_init(NULL, 0);
-			return;
-		}
-		p->buf = grown;
-		p->cap = cap;
-	}
-	*buf = uv_buf_init(p->buf + p->len, (unsigned)(p->cap - p->len - 1));
+	dm_py_read_room(&p->buf, p->len, &p->cap, buf);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)

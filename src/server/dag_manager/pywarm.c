@@ -156,17 +156,7 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
 	struct dm_pywarm *w = h->data;
 	(void)suggested;
-	if (w->cap - w->len < 65536 + 1) {
-		size_t cap = w->cap ? w->cap * 2 : 131072;
-		char *grown = realloc(w->buf, cap);
-		if (!grown) {
-			*buf = uv_buf_init(NULL, 0);
-			return;
-		}
-		w->buf = grown;
-		w->cap = cap;
-	}
-	*buf = uv_buf_init(w->buf + w->len, (unsigned)(w->cap - w->len - 1));
+	dm_py_read_room(&w->buf, w->len, &w->cap, buf);
 }
 
 static void on_read(uv_stream_t *s, ssize_t n, const uv_buf_t *buf)
