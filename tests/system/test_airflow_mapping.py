@@ -195,3 +195,22 @@ with DAG("zip_across", schedule=None, start_date=datetime(2024, 1, 1)):
     d.srv.start()
     err = wait_import_error(d, "zip_across.py")["stack_trace"]
     assert "zip_across.py:" in err and "a zip across tasks" in err, err
+
+
+def test_mapped_task_group(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("mapping_groups.py", d.text("airflow/mapping_groups.py"))
+    d.srv.start()
+    d.wait_dag("mapping_groups")
+    run = d.trigger("mapping_groups")["dag_run_id"]
+    run_ok(d, "mapping_groups", run)
+    tis = d.tis("mapping_groups", run)
+    # each task of the group has an instance per item, with the group's argument, the
+    # partial()'s, and the XCom of the group's task at the same map index
+    assert mapped_values(d, "mapping_groups", run, "per_city.report") == \
+        ["oslo:4c", "lima:4c", "rome:4c"]
+    assert [tis["per_city.fetch[%d]" % i]["map_index"] for i in range(3)] == [0, 1, 2]
+    # downstream of the group: every instance's value
+    assert xcom(d, "mapping_groups", run, "summary") == ["lima:4c", "oslo:4c", "rome:4c"]
+    assert mapped_values(d, "mapping_groups", run, "literal.square") == [1, 4, 9, 16]
+    assert tis["never.square"]["state"] == "skipped"

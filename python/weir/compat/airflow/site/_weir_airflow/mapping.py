@@ -163,9 +163,16 @@ def _check_mapped_source(task: Any, src: Any, names: List[str]) -> None:
 def apply(dag: Any, tasks: List[Dict[str, Any]]) -> None:
     """The mapped tasks' `foreach` in the DAG's document (module docstring); SpecError for
     an expansion weir cannot make."""
+    from _weir_airflow.group_mapping import mapped_group
+
     by_id = {t["task_id"]: t for t in tasks}
     for task in dag.tasks:
         if not is_mapped(task):
+            group = mapped_group(getattr(task, "task_group", None))
+            if group is not None:
+                raise SpecError("task %s: in mapped task group %s: weir maps the group's "
+                                "@task tasks (make it a @task)"
+                                % (task.task_id, group.group_id), task.lineno)
             continue
         t = by_id[task.task_id]
         line = task.lineno
@@ -260,7 +267,12 @@ def unmap(task: Any, ti: Any) -> Any:
     kw = dict(task.partial_kwargs)
     for key in ("dag", "task_group", "map_index_template"):
         kw.pop(key, None)
-    if task.decorated is not None:
+    if getattr(task, "weir_group", None) is not None:
+        from _weir_airflow.group_mapping import pin  # a task of a mapped task group
+
+        kw["op_args"] = pin(kw.get("op_args") or [], mine, task, ti)
+        kw["op_kwargs"] = pin(kw.get("op_kwargs") or {}, mine, task, ti)
+    elif task.decorated is not None:
         kw["op_kwargs"] = {**kw.get("op_kwargs", {}), **mine}
     else:
         kw.update(mine)
