@@ -3,8 +3,10 @@
  * status that skips the task or fails it without a retry), run_outputs,
  * setup, teardown and on_failure_fail_dagrun,
  * depends_on_past and wait_for_downstream (also in
- * default_args), and a foreach over an upstream task's output
- * ("{{ outputs.TASK.KEY }}": TASK becomes an upstream when it is not one),
+ * default_args), and a foreach over upstream tasks' outputs
+ * ("{{ outputs.TASK.KEY }}", or {product: [several]}: each TASK becomes an
+ * upstream when it is not one; a TASK that fans out gives its instances'
+ * lists one after the other),
  * with the items such a foreach fans out over and the resources an item
  * may ask for.  The run-time decisions they lead to are sched/dag_branch.h's
  * and sched/dag_expand.h's.

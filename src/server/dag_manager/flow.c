@@ -8,7 +8,8 @@
  *
  * An expansion replaces the mapped task's instances (the placeholder with
  * map_index -1 that waited for the upstream, or instances a clear reset)
- * by one per item, in the same turn as the upstream's end, and reads the
+ * by one per item, in the same turn as the end of the last TI it reads (its
+ * upstreams' every instance succeeded), and reads the
  * run again: its graph has other counts.  An empty list keeps the
  * placeholder and skips it (Airflow's mapped task over nothing).
  */
