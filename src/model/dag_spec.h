@@ -347,6 +347,16 @@ void dag_task_class(const struct dag_task *t, const char **name, const char **mo
 json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task *task,
                                const json_t *params, struct weir_error *err);
 
+/* The tasks a clear of the tasks in[] (true: chosen) touches, into in[]
+ * (spec->n_tasks entries), as Airflow 2's clear picks them: with
+ * `downstream` every task below a chosen one; then, for each chosen task
+ * that is neither setup nor teardown (and each task added below one, with
+ * `downstream`), its relevant setups (an upstream setup, at any depth, with
+ * no teardown or with a teardown below the task) and their teardowns; a
+ * chosen setup's teardowns when not `downstream`.  -1 when out of memory
+ * (in[] then as it was, or widened in part). */
+int dag_clear_tasks(const struct dag_spec *spec, bool *in, bool downstream);
+
 /* Whether the task fans out (foreach over a list, a param or an output). */
 bool dag_task_is_mapped(const struct dag_task *task);
 

@@ -572,3 +572,108 @@ out:
 	free(lists);
 	return out;
 }
+
+/* ---- a clear's tasks: setups and teardowns as Airflow 2 adds them ---- */
+
+/* The tasks below task `t` (`down`) or above it (!down), at any depth, into
+ * mark[] (t itself left out). */
+static void reach(const struct dag_spec *spec, size_t t, bool down, bool *mark)
+{
+	size_t n = spec->n_tasks;
+
+	memset(mark, 0, n * sizeof *mark);
+	mark[t] = true;
+	for (size_t o = 0; o < n; o++) {
+		size_t i = spec->topo[down ? o : n - 1 - o];
+		const struct dag_task *ti = &spec->tasks[i];
+		for (size_t u = 0; u < ti->n_upstream; u++) {
+			if (down && mark[ti->upstream[u]])
+				mark[i] = true;
+			if (!down && mark[i])
+				mark[ti->upstream[u]] = true;
+		}
+	}
+	mark[t] = false;
+}
+
+/* Whether task `x` is a teardown directly below setup `s`. */
+static bool teardown_of(const struct dag_spec *spec, size_t s, size_t x)
+{
+	const struct dag_task *tx = &spec->tasks[x];
+
+	if (!tx->flow.teardown)
+		return false;
+	for (size_t u = 0; u < tx->n_upstream; u++)
+		if (tx->upstream[u] == s)
+			return true;
+	return false;
+}
+
+/* Task t's relevant setups and their teardowns into in[] (the scratch
+ * below[] and above[] hold n entries each). */
+static void add_setups(const struct dag_spec *spec, size_t t, bool *in, bool *below, bool *above)
+{
+	size_t n = spec->n_tasks;
+
+	reach(spec, t, true, below);
+	reach(spec, t, false, above);
+	for (size_t s = 0; s < n; s++) {
+		bool any = false, relevant = false;
+		if (!above[s] || !spec->tasks[s].flow.setup)
+			continue;
+		for (size_t x = 0; x < n; x++)
+			if (teardown_of(spec, s, x)) {
+				any = true;
+				relevant = relevant || below[x];
+			}
+		if (any && !relevant)
+			continue;
+		in[s] = true;
+		for (size_t x = 0; x < n; x++)
+			if (x != t && teardown_of(spec, s, x))
+				in[x] = true;
+	}
+}
+
+int dag_clear_tasks(const struct dag_spec *spec, bool *in, bool downstream)
+{
+	size_t n = spec->n_tasks;
+	bool *matched = malloc((n + 1) * sizeof *matched);
+	bool *below = malloc((n + 1) * sizeof *below);
+	bool *above = malloc((n + 1) * sizeof *above);
+	bool *down = malloc((n + 1) * sizeof *down);
+	int rc = -1;
+
+	if (!matched || !below || !above || !down)
+		goto out;
+	memcpy(matched, in, n * sizeof *in);
+	for (size_t t = 0; t < n; t++) {
+		if (!matched[t])
+			continue;
+		const struct dag_task_flow *f = &spec->tasks[t].flow;
+		if (downstream) {
+			reach(spec, t, true, down);
+			for (size_t x = 0; x < n; x++) {
+				if (!down[x])
+					continue;
+				in[x] = true;
+				if (!matched[x] && !spec->tasks[x].flow.setup &&
+				    !spec->tasks[x].flow.teardown)
+					add_setups(spec, x, in, below, above);
+			}
+		}
+		if (!f->setup && !f->teardown)
+			add_setups(spec, t, in, below, above);
+		if (f->setup && !downstream)
+			for (size_t x = 0; x < n; x++)
+				if (teardown_of(spec, t, x))
+					in[x] = true;
+	}
+	rc = 0;
+out:
+	free(matched);
+	free(below);
+	free(above);
+	free(down);
+	return rc;
+}
