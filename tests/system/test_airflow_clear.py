@@ -1,6 +1,8 @@
 """Clearing a task of a Python DAG file clears its setups and their teardowns, as Airflow 2's
-clear (the REST clearTaskInstances, the UI's and `weir tasks clear`) does (docs/airflow.md)."""
+clear (the REST clearTaskInstances, the UI's and `weir tasks clear`) does; a DAG's
+sla_miss_callback called when a task misses its SLA (docs/airflow.md)."""
 
+import json
 import sys
 
 from dagtest import Dags, dag_config
@@ -38,3 +40,23 @@ def test_clear_takes_the_setups_and_teardowns(make_server, tmp_path):
     assert clear(d, run, ["work"], dry_run=False) == ["create", "delete", "lock", "work"]
     run_ok(d, "clear_setups", run)
     assert sorted(d.side_lines("ran")) == ["create", "delete", "lock", "work"]
+
+
+def test_sla_miss_callback(make_server, tmp_path):
+    srv = make_server(config=dag_config(), start=False)
+    srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    d = Dags(srv, tmp_path)
+    d.write("sla_callback.py", d.text("airflow/sla_callback.py"))
+    d.srv.start()
+    d.wait_dag("sla_callback")
+    run = d.trigger("sla_callback")["dag_run_id"]
+    # the task ends once the callback ran (it waits for the callback's file)
+    run_ok(d, "sla_callback", run)
+    got = json.loads((d.side / "sla").read_text())
+    assert got[:4] == ["sla_callback", "slow", "slow", [["sla_callback", "slow"]]], got
+    # the task that missed blocks: its state when the miss was seen
+    [[task_id, state]] = got[4]
+    assert task_id == "slow" and state in ("scheduled", "queued", "running"), got
+    notes = d.get("/dags/sla_callback/dagRuns/%s/notifications" % run)
+    assert [(n["event"], n["target_kind"]) for n in notes["notifications"]] == \
+        [("sla_miss", "command")], notes
