@@ -13,6 +13,7 @@ shows the failure.
 
 from __future__ import annotations
 
+import datetime
 import os
 import sys
 import traceback
@@ -107,10 +108,13 @@ def sla_miss(dag: Any, env: Mapping[str, str]) -> int:
     if task is None:
         print("weir: DAG %s has no task %s any more" % (dag.dag_id, task_id), file=sys.stderr)
         return 1
-    when = pendulum.parse(env.get("WEIR_LOGICAL_DATE", "")) if env.get("WEIR_LOGICAL_DATE") \
-        else pendulum.now("UTC")
+    from _weir_airflow.run_task import _date
+
+    now = pendulum.instance(datetime.datetime.now(datetime.timezone.utc))
+    text = env.get("WEIR_LOGICAL_DATE")
+    when = pendulum.instance(_date(text)) if text else now
     line = "%s on %s" % (task_id, when.isoformat())
-    slas = [SlaMiss(dag.dag_id, task_id, when, pendulum.now("UTC"))]
+    slas = [SlaMiss(dag.dag_id, task_id, when, now)]
     blocking = env.get("WEIR_STATE") not in ("success", "skipped")
     blocking_tis = []
     if blocking:

@@ -35,7 +35,7 @@ def make_task(decorator: Any, group: Any, opts: Dict[str, Any], args: Any,
                               decorated=decorator)
     kind, value = group.weir_expand_input
     op = MappedOperator(partial, kind, value)
-    op.weir_group = group
+    setattr(op, "weir_group", group)  # pin() and unmap() read it
     return op
 
 
@@ -64,7 +64,7 @@ def expand(factory: Any, kind: str, value: Any, fixed: Dict[str, Any]) -> Any:
         if mapped_group(group.parent_group) is not None:
             raise TypeError("task group %s: a mapped task group inside a mapped task group: "
                             "weir maps one level" % group.group_id)
-        group.weir_expand_input = (kind, value)
+        setattr(group, "weir_expand_input", (kind, value))  # mapped_group() reads it
         if kind == "dict":
             args = {**fixed, **{n: MappedArgument(group, n) for n in value}}
             ret = factory.function(**args)
