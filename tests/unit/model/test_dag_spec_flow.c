@@ -380,6 +380,55 @@ static void test_product_and_mapped_upstream(void **state)
 	}
 }
 
+/* A clear's tasks: a work task's relevant setups and their teardowns, a
+ * setup's teardowns, the tasks below with `downstream` and their setups. */
+static void test_clear_tasks(void **state)
+{
+	static const char *text =
+	    "dag_id: c\n"
+	    "tasks:\n"
+	    "  - {task_id: create, setup: true, command: x}\n"
+	    "  - {task_id: lock, setup: true, command: x}\n"
+	    "  - {task_id: other, setup: true, command: x}\n"
+	    "  - {task_id: other_down, teardown: true, depends_on: [other], command: x}\n"
+	    "  - {task_id: before, command: x}\n"
+	    "  - {task_id: work, depends_on: [create, lock, other, before], command: x}\n"
+	    "  - {task_id: delete, teardown: true, depends_on: [create, work], command: x}\n"
+	    "  - {task_id: after, depends_on: [work], command: x}\n";
+	static const struct {
+		const char *chosen;
+		bool downstream;
+		const char *want;
+	} cases[] = {
+	    {"work", false, "create lock work delete"},
+	    {"create", false, "create delete"},
+	    {"before", true, "create lock before work delete after"},
+	    /* a setup without a teardown is relevant to every task below it */
+	    {"after", false, "lock after"},
+	    {"before", false, "before"},
+	};
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(text, &err);
+	(void)state;
+
+	if (!d)
+		fail_msg("%s", err.msg);
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		bool in[16] = {0};
+		char got[256] = "";
+		in[dag_spec_task_index(d, cases[c].chosen)] = true;
+		assert_int_equal(dag_clear_tasks(d, in, cases[c].downstream), 0);
+		for (size_t i = 0; i < d->n_tasks; i++)
+			if (in[i])
+				snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s",
+				         *got ? " " : "", d->tasks[i].task_id);
+		if (strcmp(got, cases[c].want))
+			fail_msg("%s: got \"%s\"; expected \"%s\"", cases[c].chosen, got,
+			         cases[c].want);
+	}
+	dag_spec_destroy(d);
+}
+
 static void test_object_item_in_templates(void **state)
 {
 	struct weir_error err = {0};
@@ -418,6 +467,7 @@ int main(void)
 	    cmocka_unit_test(test_flow_keys),
 	    cmocka_unit_test(test_mapped_by),
 	    cmocka_unit_test(test_product_and_mapped_upstream),
+	    cmocka_unit_test(test_clear_tasks),
 	    cmocka_unit_test(test_exit_codes_outputs_and_variables),
 	    cmocka_unit_test(test_dotted_task_ids),
 	    cmocka_unit_test(test_flow_errors),
