@@ -73,6 +73,15 @@ struct dag_resources {
 	int gpus;           /* -1: not given */
 };
 
+/* An upstream's output that a foreach fans out over: outputs.TASK.KEY.  A
+ * TASK that fans out itself gives the concatenation of its instances'
+ * lists, in map-index order. */
+struct dag_output_ref {
+	char *task;
+	char *key;
+	size_t upstream; /* TASK's index (an upstream of the task) */
+};
+
 /* How a task shapes its run's flow (model/dag_spec_flow.c; docs/dags.md,
  * "Branches, short circuits and the past"). */
 struct dag_task_flow {
@@ -84,12 +93,14 @@ struct dag_task_flow {
 	                           * depends_on_past) */
 	bool past_given;          /* the task set depends_on_past or wait_for_downstream
 	                           * itself (default_args do not apply then) */
-	char *foreach_task;       /* foreach "{{ outputs.TASK.KEY }}": TASK; NULL otherwise */
-	char *foreach_key;        /* ... KEY */
-	size_t foreach_upstream;  /* TASK's index (an upstream of the task) */
-	size_t *mapped_by;        /* the tasks whose foreach maps over this task's output:
-	                           * indices, in file order (NULL when none); so a task's
-	                           * end looks only at those */
+	/* foreach over upstreams' outputs: "{{ outputs.TASK.KEY }}" (one
+	 * ref), or {product: [...]} (several: the cross product of their
+	 * lists); NULL otherwise */
+	struct dag_output_ref *foreach_refs;
+	size_t n_foreach_refs;
+	size_t *mapped_by; /* the tasks whose foreach maps over this task's output:
+	                    * indices, in file order (NULL when none); so a task's
+	                    * end looks only at those */
 	size_t n_mapped_by;
 	/* exit statuses (1-255) of a try: skip_on_exit_code makes the task
 	 * instance skipped, no_retry_on_exit_code failed without a retry; a
@@ -336,6 +347,16 @@ void dag_task_class(const struct dag_task *t, const char **name, const char **mo
 json_t *dag_task_foreach_items(const struct dag_spec *dag, const struct dag_task *task,
                                const json_t *params, struct weir_error *err);
 
+/* The tasks a clear of the tasks in[] (true: chosen) touches, into in[]
+ * (spec->n_tasks entries), as Airflow 2's clear picks them: with
+ * `downstream` every task below a chosen one; then, for each chosen task
+ * that is neither setup nor teardown (and each task added below one, with
+ * `downstream`), its relevant setups (an upstream setup, at any depth, with
+ * no teardown or with a teardown below the task) and their teardowns; a
+ * chosen setup's teardowns when not `downstream`.  -1 when out of memory
+ * (in[] then as it was, or widened in part). */
+int dag_clear_tasks(const struct dag_spec *spec, bool *in, bool downstream);
+
 /* Whether the task fans out (foreach over a list, a param or an output). */
 bool dag_task_is_mapped(const struct dag_task *task);
 
@@ -343,12 +364,16 @@ bool dag_task_is_mapped(const struct dag_task *task);
  * skip_exit or no_retry_exit). */
 bool dag_flow_exit_has(const unsigned char *set, int status);
 
-/* The items a task mapped over an upstream's output fans out over, with
- * `outputs` the run's {"TASK": {...}}: a new reference to the list
- * outputs.TASK.KEY, whose items are strings, numbers, or objects (an
- * object's `resources` checked: dag_item_resources()).  NULL with err
- * ("outputs.prepare.models: expected a list to fan out over, got an
- * object") otherwise. */
+/* The items a task mapped over upstreams' outputs fans out over, with
+ * `outputs` the run's {"TASK": {...}} (a TASK that fans out: the list of
+ * its instances' outputs in map-index order, null where one wrote none):
+ * a new reference to the list outputs.TASK.KEY (a TASK that fans out: its
+ * instances' lists one after the other), whose items are strings,
+ * numbers, or objects (an object's `resources` checked:
+ * dag_item_resources()); with several refs ({product: [...]}) their cross
+ * product, each item the list of one item of each, the last ref varying
+ * fastest.  NULL with err ("outputs.prepare.models: expected a list to
+ * fan out over, got an object") otherwise. */
 json_t *dag_task_output_items(const struct dag_task *task, const json_t *outputs,
                               struct weir_error *err);
 

@@ -157,7 +157,7 @@ static int known_names(const struct dag_spec *dag, size_t idx, struct strvec *kn
 	if (dag_task_is_mapped(&dag->tasks[idx]) && strvec_push(known, "item") < 0)
 		return -1;
 	/* an item of an upstream's output may be an object: item.KEY */
-	if (dag->tasks[idx].flow.foreach_task && strvec_push(known, "item.*") < 0)
+	if (dag->tasks[idx].flow.n_foreach_refs && strvec_push(known, "item.*") < 0)
 		return -1;
 	if (dag_dataset_known_names(dag, known) < 0)
 		return -1;

@@ -3,8 +3,10 @@
  * status that skips the task or fails it without a retry), run_outputs,
  * setup, teardown and on_failure_fail_dagrun,
  * depends_on_past and wait_for_downstream (also in
- * default_args), and a foreach over an upstream task's output
- * ("{{ outputs.TASK.KEY }}": TASK becomes an upstream when it is not one),
+ * default_args), and a foreach over upstream tasks' outputs
+ * ("{{ outputs.TASK.KEY }}", or {product: [several]}: each TASK becomes an
+ * upstream when it is not one; a TASK that fans out gives its instances'
+ * lists one after the other),
  * with the items such a foreach fans out over and the resources an item
  * may ask for.  The run-time decisions they lead to are sched/dag_branch.h's
  * and sched/dag_expand.h's.
@@ -138,7 +140,9 @@ static const char *name_end(const char *p)
 	return p;
 }
 
-int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const char *s)
+/* One "{{ outputs.TASK.KEY }}" into *task and *key: 1 when `s` is that
+ * form, 0 when it is another, -1 with the reader's error. */
+static int read_output_ref(struct field_reader *r, const char *s, char **taskp, char **keyp)
 {
 	const char *p = s, *task, *task_end, *key, *key_end;
 
@@ -174,34 +178,98 @@ int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const ch
 	if (*p)
 		return field_fail(r, "%s",
 		                  "expected \"{{ outputs.TASK.KEY }}\" alone, nothing after it");
-	t->flow.foreach_task = strndup(task, (size_t)(task_end - task));
-	t->flow.foreach_key = strndup(key, (size_t)(key_end - key));
-	if (!t->flow.foreach_task || !t->flow.foreach_key)
+	*taskp = strndup(task, (size_t)(task_end - task));
+	*keyp = strndup(key, (size_t)(key_end - key));
+	if (!*taskp || !*keyp) {
+		free(*taskp);
+		free(*keyp);
 		return field_oom(r);
+	}
 	return 1;
+}
+
+/* One more ref of t's foreach. */
+static int push_ref(struct field_reader *r, struct dag_task_flow *f, char *task, char *key)
+{
+	struct dag_output_ref *v = realloc(f->foreach_refs, (f->n_foreach_refs + 1) * sizeof *v);
+
+	if (!v) {
+		free(task);
+		free(key);
+		return field_oom(r);
+	}
+	f->foreach_refs = v;
+	v[f->n_foreach_refs++] = (struct dag_output_ref){.task = task, .key = key};
+	return 0;
+}
+
+int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const char *s)
+{
+	char *task = NULL, *key = NULL;
+	int got = read_output_ref(r, s, &task, &key);
+
+	if (got <= 0)
+		return got;
+	return push_ref(r, &t->flow, task, key) < 0 ? -1 : 1;
+}
+
+int dag_read_foreach_product(struct field_reader *r, struct dag_task *t, json_t *v)
+{
+	static const char want[] = "expected a list of two or more \"{{ outputs.TASK.KEY }}\"";
+	json_t *list = json_object_get(v, "product"), *item;
+	char base[FIELD_PATH_MAX];
+	size_t i;
+
+	if (json_object_size(v) != 1 || !json_is_array(list))
+		return field_fail(r, "%s",
+		                  "expected {product: [\"{{ outputs.TASK.KEY }}\", ...]}, "
+		                  "the only key");
+	snprintf(base, sizeof base, "%s", r->path);
+	field_at(r, base, "product", 0);
+	snprintf(base, sizeof base, "%s", r->path);
+	if (json_array_size(list) < 2)
+		return field_fail(r, "%s", want);
+	json_array_foreach(list, i, item)
+	{
+		char *task = NULL, *key = NULL;
+		int got;
+		field_at(r, base, NULL, i);
+		if (!json_is_string(item))
+			return field_fail(r, "%s", want);
+		got = read_output_ref(r, json_string_value(item), &task, &key);
+		if (got < 0)
+			return -1;
+		if (got == 0)
+			return field_fail(r, "%s", want);
+		if (push_ref(r, &t->flow, task, key) < 0)
+			return -1;
+	}
+	return 0;
 }
 
 int dag_flow_link(struct field_reader *r, struct dag_spec *dag)
 {
 	for (size_t i = 0; i < dag->n_tasks; i++) {
 		struct dag_task *t = &dag->tasks[i];
-		const char *up = t->flow.foreach_task;
-		bool listed = false;
 
-		if (!up)
-			continue;
-		snprintf(r->path, sizeof r->path, "tasks[%zu].foreach", i);
-		if (!strcmp(up, t->task_id))
-			return field_fail(
-			    r, "outputs.%s: a task cannot fan out over its own output", up);
-		if (dag_spec_task_index(dag, up) < 0)
-			return field_fail(r, "outputs.%s: no task of this DAG has that id", up);
-		for (size_t k = 0; k < t->depends_on.n && !listed; k++)
-			listed = !strcmp(t->depends_on.v[k], up);
-		/* as Airflow's XComArg: the task whose output it maps over is an
-		 * upstream */
-		if (!listed && strvec_push(&t->depends_on, up) < 0)
-			return field_oom(r);
+		for (size_t j = 0; j < t->flow.n_foreach_refs; j++) {
+			const char *up = t->flow.foreach_refs[j].task;
+			bool listed = false;
+
+			snprintf(r->path, sizeof r->path, "tasks[%zu].foreach", i);
+			if (!strcmp(up, t->task_id))
+				return field_fail(
+				    r, "outputs.%s: a task cannot fan out over its own output", up);
+			if (dag_spec_task_index(dag, up) < 0)
+				return field_fail(r, "outputs.%s: no task of this DAG has that id",
+				                  up);
+			for (size_t k = 0; k < t->depends_on.n && !listed; k++)
+				listed = !strcmp(t->depends_on.v[k], up);
+			/* as Airflow's XComArg: the task whose output it maps over is
+			 * an upstream */
+			if (!listed && strvec_push(&t->depends_on, up) < 0)
+				return field_oom(r);
+		}
 	}
 	return 0;
 }
@@ -234,32 +302,33 @@ int dag_flow_check(struct field_reader *r, struct dag_spec *dag)
 			                  "a foreach task has several instances; expected "
 			                  "one task to decide");
 		}
-		if (!f->foreach_task)
-			continue;
-		f->foreach_upstream = (size_t)dag_spec_task_index(dag, f->foreach_task);
-		up = &dag->tasks[f->foreach_upstream].flow;
-		if (dag_task_is_mapped(&dag->tasks[f->foreach_upstream])) {
-			snprintf(r->path, sizeof r->path, "tasks[%zu].foreach", i);
-			return field_fail(r,
-			                  "outputs.%s: a foreach task has no single output to fan "
-			                  "out over",
-			                  f->foreach_task);
+		for (size_t j = 0; j < f->n_foreach_refs; j++) {
+			struct dag_output_ref *ref = &f->foreach_refs[j];
+			ref->upstream = (size_t)dag_spec_task_index(dag, ref->task);
+			up = &dag->tasks[ref->upstream].flow;
+			/* a task named twice maps once */
+			if (up->n_mapped_by && up->mapped_by[up->n_mapped_by - 1] == i)
+				continue;
+			v = realloc(up->mapped_by, (up->n_mapped_by + 1) * sizeof *v);
+			if (!v)
+				return field_oom(r);
+			up->mapped_by = v;
+			up->mapped_by[up->n_mapped_by++] = i;
 		}
-		v = realloc(up->mapped_by, (up->n_mapped_by + 1) * sizeof *v);
-		if (!v)
-			return field_oom(r);
-		up->mapped_by = v;
-		up->mapped_by[up->n_mapped_by++] = i;
 	}
 	return 0;
 }
 
 void dag_flow_release(struct dag_task_flow *f)
 {
-	free(f->foreach_task);
-	free(f->foreach_key);
+	for (size_t j = 0; j < f->n_foreach_refs; j++) {
+		free(f->foreach_refs[j].task);
+		free(f->foreach_refs[j].key);
+	}
+	free(f->foreach_refs);
 	free(f->mapped_by);
-	f->foreach_task = f->foreach_key = NULL;
+	f->foreach_refs = NULL;
+	f->n_foreach_refs = 0;
 	f->mapped_by = NULL;
 	f->n_mapped_by = 0;
 }
@@ -303,19 +372,33 @@ int dag_flow_to_json(const struct dag_task *t, json_t *o)
 		rc |= json_object_set_new(o, "on_failure_fail_dagrun", json_true());
 	rc |= exit_codes_json(f->skip_exit, "skip_on_exit_code", o);
 	rc |= exit_codes_json(f->no_retry_exit, "no_retry_on_exit_code", o);
-	if (f->foreach_task) {
-		char *s = NULL;
-		if (asprintf(&s, "{{ outputs.%s.%s }}", f->foreach_task, f->foreach_key) < 0)
+	if (f->n_foreach_refs) {
+		json_t *list = json_array();
+		if (!list)
 			return -1;
-		rc |= json_object_set_new(o, "foreach", json_string(s));
-		free(s);
+		for (size_t j = 0; j < f->n_foreach_refs; j++) {
+			char *s = NULL;
+			if (asprintf(&s, "{{ outputs.%s.%s }}", f->foreach_refs[j].task,
+			             f->foreach_refs[j].key) < 0) {
+				json_decref(list);
+				return -1;
+			}
+			rc |= json_array_append_new(list, json_string(s));
+			free(s);
+		}
+		if (f->n_foreach_refs == 1) {
+			rc |= json_object_set(o, "foreach", json_array_get(list, 0));
+			json_decref(list);
+		} else {
+			rc |= json_object_set_new(o, "foreach", json_pack("{so}", "product", list));
+		}
 	}
 	return rc ? -1 : 0;
 }
 
 bool dag_task_is_mapped(const struct dag_task *task)
 {
-	return task->foreach_list || task->foreach_param || task->flow.foreach_task;
+	return task->foreach_list || task->foreach_param || task->flow.n_foreach_refs;
 }
 
 int dag_item_resources(const json_t *item, struct dag_resources *res, bool *given,
@@ -367,43 +450,230 @@ int dag_item_resources(const json_t *item, struct dag_resources *res, bool *give
 	return 0;
 }
 
+/* The list one ref gives: outputs.TASK.KEY, or (TASK fans out: outputs.TASK
+ * is a list of its instances' outputs) their lists one after the other,
+ * each item checked.  A new reference; NULL with err. */
+static json_t *ref_items(const struct dag_task *task, const struct dag_output_ref *ref,
+                         const json_t *outputs, struct weir_error *err)
+{
+	const json_t *o = json_object_get(outputs, ref->task);
+	json_t *part, *item;
+	json_t *all = json_array();
+	size_t n = json_is_array(o) ? json_array_size(o) : 1, k, i;
+
+	if (!all) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
+	for (k = 0; k < n; k++) {
+		const json_t *v =
+		    json_object_get(json_is_array(o) ? json_array_get(o, k) : o, ref->key);
+		if (!json_is_array(v)) {
+			char inst[40] = "";
+			if (json_is_array(o))
+				snprintf(inst, sizeof inst, " (its instance %zu)", k);
+			weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "outputs.%s.%s%s: expected a list for task %s to fan out over, "
+			    "got %s",
+			    ref->task, ref->key, inst, task->task_id,
+			    v ? field_type_name(v) : "nothing (no such key in $WEIR_OUTPUT)");
+			goto fail;
+		}
+		part = (json_t *)v;
+		json_array_foreach(part, i, item)
+		{
+			struct dag_resources res = {0};
+			bool given;
+			if (json_is_array(item) || json_is_null(item)) {
+				weir_error_set(
+				    err, WEIR_E_INVALID,
+				    "outputs.%s.%s[%zu]: expected a string, a number or an "
+				    "object, got %s",
+				    ref->task, ref->key, i, field_type_name(item));
+				goto fail;
+			}
+			if (dag_item_resources(item, &res, &given, err) < 0) {
+				weir_error_prefix(err, "outputs.%s.%s[%zu]", ref->task, ref->key,
+				                  i);
+				goto fail;
+			}
+			if (json_array_append(all, item) < 0) {
+				weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+				goto fail;
+			}
+		}
+	}
+	return all;
+fail:
+	json_decref(all);
+	return NULL;
+}
+
+/* The most instances a product may make (a run's rows are held in memory). */
+#define PRODUCT_MAX 100000
+
 json_t *dag_task_output_items(const struct dag_task *task, const json_t *outputs,
                               struct weir_error *err)
 {
 	const struct dag_task_flow *f = &task->flow;
-	json_t *v, *item;
-	size_t i;
+	json_t **lists, *out = NULL;
+	size_t n = 1, j, k;
 
-	if (!f->foreach_task) {
+	if (!f->n_foreach_refs) {
 		weir_error_set(err, WEIR_E_INVALID, "task %s: not mapped over an output",
 		               task->task_id);
 		return NULL;
 	}
-	v = json_object_get(json_object_get(outputs, f->foreach_task), f->foreach_key);
-	if (!json_is_array(v)) {
-		weir_error_set(err, WEIR_E_INVALID,
-		               "outputs.%s.%s: expected a list for task %s to fan out over, got %s",
-		               f->foreach_task, f->foreach_key, task->task_id,
-		               v ? field_type_name(v) : "nothing (no such key in $WEIR_OUTPUT)");
+	if (f->n_foreach_refs == 1)
+		return ref_items(task, &f->foreach_refs[0], outputs, err);
+	lists = calloc(f->n_foreach_refs, sizeof *lists);
+	if (!lists) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		return NULL;
 	}
-	json_array_foreach(v, i, item)
-	{
-		struct dag_resources res = {0};
-		bool given;
-		if (json_is_array(item) || json_is_null(item)) {
-			weir_error_set(
-			    err, WEIR_E_INVALID,
-			    "outputs.%s.%s[%zu]: expected a string, a number or an object, "
-			    "got %s",
-			    f->foreach_task, f->foreach_key, i, field_type_name(item));
-			return NULL;
+	for (j = 0; j < f->n_foreach_refs; j++) {
+		lists[j] = ref_items(task, &f->foreach_refs[j], outputs, err);
+		if (!lists[j])
+			goto out;
+		if (json_array_size(lists[j]) && n > PRODUCT_MAX / json_array_size(lists[j])) {
+			weir_error_set(err, WEIR_E_INVALID,
+			               "task %s: the product of its foreach's lists has more than "
+			               "%d items",
+			               task->task_id, PRODUCT_MAX);
+			goto out;
 		}
-		if (dag_item_resources(item, &res, &given, err) < 0) {
-			weir_error_prefix(err, "outputs.%s.%s[%zu]", f->foreach_task,
-			                  f->foreach_key, i);
-			return NULL;
+		n *= json_array_size(lists[j]);
+	}
+	if (!(out = json_array()))
+		goto oom;
+	/* item k: digit j of k in the mixed radix of the lists' sizes, the
+	 * last list varying fastest */
+	for (k = 0; k < n; k++) {
+		json_t *item = json_array();
+		size_t rest = k;
+		if (!item || json_array_append_new(out, item) < 0)
+			goto oom;
+		for (j = f->n_foreach_refs; j-- > 0;) {
+			size_t len = json_array_size(lists[j]);
+			if (json_array_insert(item, 0, json_array_get(lists[j], rest % len)) < 0)
+				goto oom;
+			rest /= len;
 		}
 	}
-	return json_incref(v);
+	goto out;
+oom:
+	json_decref(out);
+	out = NULL;
+	weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+out:
+	for (j = 0; j < f->n_foreach_refs; j++)
+		json_decref(lists[j]);
+	free(lists);
+	return out;
+}
+
+/* ---- a clear's tasks: setups and teardowns as Airflow 2 adds them ---- */
+
+/* The tasks below task `t` (`down`) or above it (!down), at any depth, into
+ * mark[] (t itself left out). */
+static void reach(const struct dag_spec *spec, size_t t, bool down, bool *mark)
+{
+	size_t n = spec->n_tasks;
+
+	memset(mark, 0, n * sizeof *mark);
+	mark[t] = true;
+	for (size_t o = 0; o < n; o++) {
+		size_t i = spec->topo[down ? o : n - 1 - o];
+		const struct dag_task *ti = &spec->tasks[i];
+		for (size_t u = 0; u < ti->n_upstream; u++) {
+			if (down && mark[ti->upstream[u]])
+				mark[i] = true;
+			if (!down && mark[i])
+				mark[ti->upstream[u]] = true;
+		}
+	}
+	mark[t] = false;
+}
+
+/* Whether task `x` is a teardown directly below setup `s`. */
+static bool teardown_of(const struct dag_spec *spec, size_t s, size_t x)
+{
+	const struct dag_task *tx = &spec->tasks[x];
+
+	if (!tx->flow.teardown)
+		return false;
+	for (size_t u = 0; u < tx->n_upstream; u++)
+		if (tx->upstream[u] == s)
+			return true;
+	return false;
+}
+
+/* Task t's relevant setups and their teardowns into in[] (the scratch
+ * below[] and above[] hold n entries each). */
+static void add_setups(const struct dag_spec *spec, size_t t, bool *in, bool *below, bool *above)
+{
+	size_t n = spec->n_tasks;
+
+	reach(spec, t, true, below);
+	reach(spec, t, false, above);
+	for (size_t s = 0; s < n; s++) {
+		bool any = false, relevant = false;
+		if (!above[s] || !spec->tasks[s].flow.setup)
+			continue;
+		for (size_t x = 0; x < n; x++)
+			if (teardown_of(spec, s, x)) {
+				any = true;
+				relevant = relevant || below[x];
+			}
+		if (any && !relevant)
+			continue;
+		in[s] = true;
+		for (size_t x = 0; x < n; x++)
+			if (x != t && teardown_of(spec, s, x))
+				in[x] = true;
+	}
+}
+
+int dag_clear_tasks(const struct dag_spec *spec, bool *in, bool downstream)
+{
+	size_t n = spec->n_tasks;
+	bool *matched = malloc((n + 1) * sizeof *matched);
+	bool *below = malloc((n + 1) * sizeof *below);
+	bool *above = malloc((n + 1) * sizeof *above);
+	bool *down = malloc((n + 1) * sizeof *down);
+	int rc = -1;
+
+	if (!matched || !below || !above || !down)
+		goto out;
+	memcpy(matched, in, n * sizeof *in);
+	for (size_t t = 0; t < n; t++) {
+		if (!matched[t])
+			continue;
+		const struct dag_task_flow *f = &spec->tasks[t].flow;
+		if (downstream) {
+			reach(spec, t, true, down);
+			for (size_t x = 0; x < n; x++) {
+				if (!down[x])
+					continue;
+				in[x] = true;
+				if (!matched[x] && !spec->tasks[x].flow.setup &&
+				    !spec->tasks[x].flow.teardown)
+					add_setups(spec, x, in, below, above);
+			}
+		}
+		if (!f->setup && !f->teardown)
+			add_setups(spec, t, in, below, above);
+		if (f->setup && !downstream)
+			for (size_t x = 0; x < n; x++)
+				if (teardown_of(spec, t, x))
+					in[x] = true;
+	}
+	rc = 0;
+out:
+	free(matched);
+	free(below);
+	free(above);
+	free(down);
+	return rc;
 }

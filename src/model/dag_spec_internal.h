@@ -104,6 +104,9 @@ void dag_flow_resolve(struct dag_task *t, const struct dag_default_args *d);
 /* foreach "{{ outputs.TASK.KEY }}": 1 when `s` is that form (read into
  * t->flow), 0 when it is another, -1 with the reader's error. */
 int dag_read_foreach_output(struct field_reader *r, struct dag_task *t, const char *s);
+/* foreach {product: ["{{ outputs.TASK.KEY }}", ...]}: two or more refs
+ * into t->flow; -1 with the reader's error. */
+int dag_read_foreach_product(struct field_reader *r, struct dag_task *t, json_t *v);
 /* Before dag_link_tasks(): the task a foreach maps over exists and joins
  * depends_on.  After dag_order_tasks(): the keys' combinations. */
 int dag_flow_link(struct field_reader *r, struct dag_spec *dag);

@@ -529,6 +529,8 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 		t->foreach_list = json_incref(v);
 		return 0;
 	}
+	if (json_is_object(v))
+		return dag_read_foreach_product(r, t, v);
 	const char *s;
 	if (json_is_string(v) && field_get_string(r, v, &s) == 0) {
 		const char *p = s;
@@ -561,9 +563,11 @@ static int read_foreach(struct field_reader *r, struct dag_task *t, json_t *v)
 			}
 		}
 	}
-	return field_fail(r, "%s",
-	                  "expected a list of items, \"{{ params.NAME }}\" naming a list param or "
-	                  "\"{{ outputs.TASK.KEY }}\" naming an upstream task's output");
+	return field_fail(
+	    r, "%s",
+	    "expected a list of items, \"{{ params.NAME }}\" naming a list param or "
+	    "\"{{ outputs.TASK.KEY }}\" naming an upstream task's output (or {product: "
+	    "[several]})");
 }
 
 /* One task being read: where it is, and what its keys said so far. */

@@ -486,8 +486,24 @@ def test_variables_a_file_names_and_variable_get(tmp_path, monkeypatch):
     assert Variable.get("gone", default_var=None) is None
     with pytest.raises(KeyError, match="Variable gone does not exist"):
         Variable.get("gone")
-    with pytest.raises(AirflowException, match="cannot write"):
+    # outside a task's try (no $WEIR_OUTPUT to carry it): refused
+    monkeypatch.delenv("WEIR_OUTPUT", raising=False)
+    with pytest.raises(AirflowException, match="from a running task only"):
         Variable.set("alpha", "x")
+    # in one: read back at once, kept for the try's output
+    from airflow.models.variable import WRITES
+
+    monkeypatch.setenv("WEIR_OUTPUT", "/nonexistent/output.json")
+    try:
+        Variable.set("alpha", {"k": 1}, serialize_json=True)
+        assert Variable.get("alpha", deserialize_json=True) == {"k": 1}
+        assert Variable.delete("j") == 1
+        assert Variable.get("j", default_var="gone") == "gone"
+        with pytest.raises(KeyError, match="Variable nope does not exist"):
+            Variable.update("nope", 1)
+        assert WRITES == {"alpha": '{\n  "k": 1\n}', "j": None}
+    finally:
+        WRITES.clear()
 
 
 def test_multiple_outputs_and_keyed_xcom_args():

@@ -1,5 +1,6 @@
 """Dynamic task mapping, callbacks and the rest of a task's context in Python DAG files
-(docs/airflow.md): `.partial().expand()` over literals and an upstream's XCom,
+(docs/airflow.md): `.partial().expand()` over literals, an upstream's XCom, several
+upstreams' XComs and a mapped task's,
 expand_kwargs, zip, map, map_index_template, a reducer over all mapped outputs, an empty
 expansion skipped."""
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from dagtest import Dags, dag_config
 from conftest import wait_for
+from test_airflow_dags import wait_import_error
 from test_dags_test import describe, tasks_test, tester  # noqa: F401 (a fixture)
 
 
@@ -31,8 +33,13 @@ def run_ok(d, dag_id, run):
     state = d.wait_run(dag_id, run)["state"]
     if state != "success":
         tis = d.tis(dag_id, run)
-        logs = [d.log(dag_id, run, ti["task_id"], ti["try_number"]) for ti in tis.values()
-                if ti["state"] == "failed" and ti["map_index"] < 0]
+        logs = [d.log(dag_id, run, ti["task_id"] + ("" if ti["map_index"] < 0 else
+                                                    "/logs/%d?map_index=%d" % (
+                                                        ti["try_number"], ti["map_index"])),
+                      ti["try_number"]) if ti["map_index"] < 0 else
+                str(d.get("/dags/%s/dagRuns/%s/taskInstances/%s/%d" % (
+                    dag_id, run, ti["task_id"], ti["map_index"])))
+                for ti in tis.values() if ti["state"] == "failed"]
         raise AssertionError("run %s: %s\n%s\n%s" % (
             run, state, {k: v["state"] for k, v in tis.items()}, "\n".join(logs)))
 
@@ -143,3 +150,67 @@ def test_test_mode_under_weir_tasks_test(tester):
     assert r.returncode == 0, describe(r)
     got = [json.loads(line) for line in (tester.side / "context").read_text().splitlines()]
     assert got[-1]["test_mode"] is True, got
+
+
+def test_mapping_over_several_and_mapped_tasks(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("mapping_more.py", d.text("airflow/mapping_more.py"))
+    d.srv.start()
+    d.wait_dag("mapping_more")
+    run = d.trigger("mapping_more")["dag_run_id"]
+    run_ok(d, "mapping_more", run)
+    tis = d.tis("mapping_more", run)
+    # expand(l=letters(), n=nums()): the cross product, the last argument fastest
+    assert mapped_values(d, "mapping_more", run, "combine") == \
+        ["a1", "a2", "a3", "b1", "b2", "b3"]
+    tagged = mapped_values(d, "mapping_more", run, "tag")
+    assert len(tagged) == 12
+    assert tagged[:4] == ["a-10-100", "a-10-200", "a-10-300", "a-20-100"]
+    assert tagged[-1] == "b-20-300"
+    # a mapped task's values, one instance each, and a reducer over them
+    assert mapped_values(d, "mapping_more", run, "plus_one") == [3, 5, 7]
+    assert xcom(d, "mapping_more", run, "total") == 15
+    assert mapped_values(d, "mapping_more", run, "times_ten") == [10, 30]
+    assert tis["never"]["state"] == "skipped"
+
+
+def test_mapping_refusals(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("zip_across.py", '''
+from datetime import datetime
+from airflow import DAG
+from airflow.decorators import task
+
+with DAG("zip_across", schedule=None, start_date=datetime(2024, 1, 1)):
+    @task
+    def a():
+        return [1]
+
+    @task
+    def add(p):
+        return p
+
+    add.expand(p=a().zip(a()))
+''')
+    d.srv.start()
+    err = wait_import_error(d, "zip_across.py")["stack_trace"]
+    assert "zip_across.py:" in err and "a zip across tasks" in err, err
+
+
+def test_mapped_task_group(make_server, tmp_path):
+    d = server(make_server, tmp_path)
+    d.write("mapping_groups.py", d.text("airflow/mapping_groups.py"))
+    d.srv.start()
+    d.wait_dag("mapping_groups")
+    run = d.trigger("mapping_groups")["dag_run_id"]
+    run_ok(d, "mapping_groups", run)
+    tis = d.tis("mapping_groups", run)
+    # each task of the group has an instance per item, with the group's argument, the
+    # partial()'s, and the XCom of the group's task at the same map index
+    assert mapped_values(d, "mapping_groups", run, "per_city.report") == \
+        ["oslo:4c", "lima:4c", "rome:4c"]
+    assert [tis["per_city.fetch[%d]" % i]["map_index"] for i in range(3)] == [0, 1, 2]
+    # downstream of the group: every instance's value
+    assert xcom(d, "mapping_groups", run, "summary") == ["lima:4c", "oslo:4c", "rome:4c"]
+    assert mapped_values(d, "mapping_groups", run, "literal.square") == [1, 4, 9, 16]
+    assert tis["never.square"]["state"] == "skipped"

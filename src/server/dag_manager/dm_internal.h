@@ -583,6 +583,16 @@ int dm_write_run_outputs(struct dag_manager *dm, const struct run_ctx *rc, const
  * none.  -1 with `why` when it is not a small JSON object (the try fails). */
 int dm_read_outputs(const char *path, char **out, char *why, size_t why_size);
 
+/* The variables a succeeded try of task `t` sets (Airflow's Variable.set,
+ * .delete): its output's `weir_set_variables` ({KEY: text, or null to
+ * delete}), each KEY one of the task's `variables` (the keys its DAG file
+ * names), written to the store; the key then taken out of *outputs and of
+ * the file at `path`, so the values are kept nowhere else.  0 when there
+ * are none; -1 with `why` (the try fails) for a key the task does not list
+ * or a value that is not text. */
+int dm_take_variable_writes(struct dag_manager *dm, const struct dag_task *t, const char *path,
+                            char **outputs, char *why, size_t why_size);
+
 /* {"TASK": {...}} of the run's tasks that wrote outputs (foreach instances
  * aside: there are several of them).  New reference. */
 json_t *dm_run_outputs(const struct run_ctx *rc);

@@ -8,7 +8,8 @@
  *
  * An expansion replaces the mapped task's instances (the placeholder with
  * map_index -1 that waited for the upstream, or instances a clear reset)
- * by one per item, in the same turn as the upstream's end, and reads the
+ * by one per item, in the same turn as the end of the last TI it reads (its
+ * upstreams' every instance succeeded), and reads the
  * run again: its graph has other counts.  An empty list keeps the
  * placeholder and skips it (Airflow's mapped task over nothing).
  */
@@ -32,13 +33,91 @@ bool dm_spec_has_past(const struct dag_spec *spec)
 
 /* ---- foreach over an output ---- */
 
+/* {"TASK": output} of each task whose output task `t`'s foreach reads (a
+ * task that fans out: the list of its instances' outputs in map-index
+ * order, null where one wrote none), TI `ending` (-1: none) with `out`,
+ * the output its ending try wrote, in place of its row's.  New reference;
+ * NULL when out of memory. */
+static json_t *ref_outputs(const struct run_ctx *rc, const struct dag_task *t, long ending,
+                           const json_t *out)
+{
+	json_t *o = json_object();
+
+	for (size_t j = 0; o && j < t->flow.n_foreach_refs; j++) {
+		size_t up = t->flow.foreach_refs[j].upstream;
+		size_t first = rc->book.base[up], end = rc->book.base[up + 1];
+		bool many = dag_task_is_mapped(&rc->spec->tasks[up]);
+		json_t *list = many ? json_array() : NULL, *v = NULL;
+
+		if (many && !list)
+			goto oom;
+		for (size_t ti = first; ti < end; ti++) {
+			const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+			if ((long)ti == ending)
+				v = out ? json_incref((json_t *)out) : json_null();
+			else
+				v = r->outputs && *r->outputs ? json_loads(r->outputs, 0, NULL)
+				                              : json_null();
+			if (!v)
+				v = json_null();
+			if (!many)
+				break;
+			if (r->map_index < 0) { /* a placeholder: no instance yet */
+				json_decref(v);
+				continue;
+			}
+			while (json_array_size(list) < (size_t)r->map_index)
+				if (json_array_append_new(list, json_null()) < 0)
+					goto oom_v;
+			if (json_array_size(list) == (size_t)r->map_index
+			        ? json_array_append_new(list, v) < 0
+			        : json_array_set_new(list, (size_t)r->map_index, v) < 0)
+				goto oom_list;
+			v = NULL;
+		}
+		if (json_object_set_new(o, rc->spec->tasks[up].task_id,
+		                        many ? list
+		                        : v  ? v
+		                             : json_null()) < 0)
+			goto oom;
+		continue;
+	oom_v:
+		json_decref(v);
+	oom_list:
+		json_decref(list);
+		goto oom;
+	}
+	return o;
+oom:
+	json_decref(o);
+	return NULL;
+}
+
+/* Whether every TI of each task that task `t`'s foreach reads succeeded
+ * (TI `ending`, whose success is being decided, counts as succeeded): its
+ * lists are all there. */
+static bool refs_done(const struct run_ctx *rc, const struct dag_task *t, long ending)
+{
+	for (size_t j = 0; j < t->flow.n_foreach_refs; j++) {
+		size_t up = t->flow.foreach_refs[j].upstream;
+		for (size_t ti = rc->book.base[up]; ti < rc->book.base[up + 1]; ti++)
+			if ((long)ti != ending && rc->book.st[ti] != DAG_TI_SUCCESS)
+				return false;
+	}
+	return true;
+}
+
 json_t *dm_foreach_items(const struct run_ctx *rc, const struct dag_task *t, struct weir_error *err)
 {
 	json_t *outputs, *items;
 
-	if (!t->flow.foreach_task)
+	if (!t->flow.n_foreach_refs)
 		return dag_task_foreach_items(rc->spec, t, rc->params, err);
-	outputs = dm_run_outputs(rc);
+	outputs = ref_outputs(rc, t, -1, NULL);
+	if (!outputs) {
+		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		return NULL;
+	}
 	items = dag_task_output_items(t, outputs, err);
 	json_decref(outputs);
 	return items;
@@ -73,39 +152,38 @@ static bool in_skip(const struct dag_skip *skip, size_t t)
 	return false;
 }
 
-/* The tasks mapped over task `task`'s output (its flow's mapped_by, so a
- * task nobody maps over costs nothing): checked (a bad list fails the
- * upstream), expanded when due; *reload when rows changed. */
-static int expand_mapped(struct dag_manager *dm, struct run_ctx *rc, size_t task, json_t *output,
+/* The tasks mapped over TI `ti`'s output (its task's flow's mapped_by, so
+ * a task nobody maps over costs nothing): once every task a mapped task
+ * reads has succeeded (all instances of one that fans out), its list is
+ * checked (a bad list fails this try) and the task expanded when due;
+ * *reload when rows changed. */
+static int expand_mapped(struct dag_manager *dm, struct run_ctx *rc, long ti, json_t *output,
                          struct dag_skip *skip, bool *reload, char *why, size_t why_size)
 {
 	const struct dag_spec *spec = rc->spec;
-	const struct dag_task_flow *f = &spec->tasks[task].flow;
-	json_t *outputs;
+	const struct dag_task_flow *f = &spec->tasks[rc->ti_task[ti]].flow;
 
-	if (!f->n_mapped_by)
-		return 0;
-	outputs = json_pack("{sO}", spec->tasks[task].task_id, output ? output : json_null());
-	if (!outputs) {
-		snprintf(why, why_size, "out of memory");
-		return -1;
-	}
 	for (size_t k = 0; k < f->n_mapped_by; k++) {
 		size_t m = f->mapped_by[k];
 		const struct dag_task *mt = &spec->tasks[m];
 		struct weir_error err = {0};
 		size_t first = rc->book.base[m], end = rc->book.base[m + 1], n;
-		json_t *items;
+		json_t *items, *outputs;
 		bool placeholder;
 
 		/* a branch not chosen, or below a false short circuit: its
 		 * placeholder is skipped, whatever the output holds */
-		if (in_skip(skip, m))
+		if (in_skip(skip, m) || !refs_done(rc, mt, ti))
 			continue;
+		outputs = ref_outputs(rc, mt, ti, output);
+		if (!outputs) {
+			snprintf(why, why_size, "out of memory");
+			return -1;
+		}
 		items = dag_task_output_items(mt, outputs, &err);
+		json_decref(outputs);
 		if (!items) {
 			snprintf(why, why_size, "%s", err.msg);
-			json_decref(outputs);
 			return -1;
 		}
 		n = json_array_size(items);
@@ -115,19 +193,16 @@ static int expand_mapped(struct dag_manager *dm, struct run_ctx *rc, size_t task
 		placeholder = end - first == 1 && rc->rows[rc->ti_row[first]].map_index < 0;
 		if (n == 0 && dag_skip_add(skip, m) < 0) {
 			snprintf(why, why_size, "out of memory");
-			json_decref(outputs);
 			return -1;
 		}
 		if (n == 0 && placeholder)
 			continue; /* the placeholder is skipped */
 		if (expand(dm, rc, mt, n, &err) < 0) {
 			snprintf(why, why_size, "foreach of task %s: %s", mt->task_id, err.msg);
-			json_decref(outputs);
 			return -1;
 		}
 		*reload = true;
 	}
-	json_decref(outputs);
 	return 0;
 }
 
@@ -138,6 +213,7 @@ int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, cons
 	size_t task = rc->ti_task[*ti];
 	const struct dag_task *t = &rc->spec->tasks[task];
 	struct dag_ti_row *r = &rc->rows[rc->ti_row[*ti]];
+	int map_index = r->map_index; /* an instance of a mapped task may end too */
 	json_t *out = outputs && *outputs ? json_loads(outputs, 0, NULL) : NULL;
 	struct weir_error err = {0};
 	bool reload = false;
@@ -150,7 +226,7 @@ int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, cons
 		snprintf(why, why_size, "out of memory");
 		goto out;
 	}
-	if (expand_mapped(dm, rc, task, out, skip, &reload, why, why_size) < 0)
+	if (expand_mapped(dm, rc, *ti, out, skip, &reload, why, why_size) < 0)
 		goto out;
 	if (reload) {
 		/* the ending TI's row as it stands, then the run read again */
@@ -166,7 +242,7 @@ int dm_flow_success(struct dag_manager *dm, struct run_ctx **rcp, long *ti, cons
 			ret = 0;
 			goto out;
 		}
-		*ti = dm_run_find_ti(*rcp, t->task_id, -1);
+		*ti = dm_run_find_ti(*rcp, t->task_id, map_index);
 	}
 	ret = 0;
 out:

@@ -535,13 +535,21 @@ int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
 		}
 		for (size_t i = 0; i < rc->spec->n_tasks; i++)
 			in[i] = nt == 0 || chosen[i];
-		if (downstream && nt > 0)
-			for (size_t o = 0; o < rc->spec->n_tasks; o++) {
-				size_t i = rc->spec->topo[o];
-				for (size_t u = 0; u < rc->spec->tasks[i].n_upstream; u++)
-					if (in[rc->spec->tasks[i].upstream[u]])
-						in[i] = true;
-			}
+		/* the tasks below with `downstream`, and the chosen tasks' setups
+		 * and teardowns, as Airflow's clear adds them */
+		if (nt > 0 && dag_clear_tasks(rc->spec, in, downstream) < 0) {
+			free(in);
+			weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+			goto out;
+		}
+		/* the decision clears exactly these */
+		if (nt > 0) {
+			nt = 0;
+			for (size_t i = 0; i < rc->spec->n_tasks; i++)
+				if (in[i])
+					tasks[nt++] = i;
+			downstream = false;
+		}
 		for (size_t i = 0; i < rc->n_tis; i++) {
 			enum dag_ti_state s = rc->book.tis[i].state;
 			if (!in[rc->ti_task[i]])

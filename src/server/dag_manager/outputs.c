@@ -13,6 +13,8 @@
 #include <sys/stat.h>
 
 #include "lib/fs.h"
+#include "lib/log.h"
+#include "server/secrets.h"
 
 /* The largest $WEIR_OUTPUT read; a larger one fails the try. */
 #define OUTPUT_MAX (64 * 1024)
@@ -94,6 +96,104 @@ out:
 	}
 	free(text);
 	json_decref(all);
+	return r;
+}
+
+/* The output's key of a try's variable writes (run_task writes it). */
+#define VARIABLE_WRITES "weir_set_variables"
+
+static bool task_lists(const struct dag_task *t, const char *key)
+{
+	for (size_t i = 0; i < t->variables.n; i++)
+		if (!strcmp(t->variables.v[i], key))
+			return true;
+	return false;
+}
+
+int dm_take_variable_writes(struct dag_manager *dm, const struct dag_task *t, const char *path,
+                            char **outputs, char *why, size_t why_size)
+{
+	json_t *out, *writes, *v;
+	const char *key;
+	char *text = NULL;
+	struct weir_error err = {0};
+	int r = -1;
+
+	if (!*outputs || !**outputs || !strstr(*outputs, VARIABLE_WRITES))
+		return 0;
+	out = json_loads(*outputs, 0, NULL);
+	writes = json_object_get(out, VARIABLE_WRITES);
+	if (!writes) {
+		json_decref(out);
+		return 0;
+	}
+	if (!json_is_object(writes)) {
+		snprintf(why, why_size, "$WEIR_OUTPUT: %s: expected a mapping of keys to values",
+		         VARIABLE_WRITES);
+		goto out;
+	}
+	/* every key checked before any is written */
+	json_object_foreach(writes, key, v)
+	{
+		if (variable_check_key(key, &err) < 0) {
+			snprintf(why, why_size, "Variable.set: %s", err.msg);
+			goto out;
+		}
+		if (!task_lists(t, key)) {
+			snprintf(
+			    why, why_size,
+			    "Variable.set(%.250s): task %s may set the variables its DAG file "
+			    "names (Variable.get, .set, .delete with the key written out), not "
+			    "this one",
+			    key, t->task_id);
+			goto out;
+		}
+		if (!json_is_string(v) && !json_is_null(v)) {
+			snprintf(why, why_size, "Variable.set(%.250s): expected text or null", key);
+			goto out;
+		}
+	}
+	if (!dm->secrets) {
+		snprintf(why, why_size, "Variable.set: the server keeps no variables here");
+		goto out;
+	}
+	json_object_foreach(writes, key, v)
+	{
+		struct secrets_store *ss = secrets_store_of(dm->secrets);
+		int w;
+		memset(&err, 0, sizeof err);
+		if (json_is_null(v)) {
+			w = secrets_store_var_delete(ss, key, &err);
+			if (w < 0 && err.kind == WEIR_E_NOT_FOUND)
+				w = 0;
+		} else {
+			struct variable var = {.key = (char *)key,
+			                       .value = (char *)json_string_value(v)};
+			w = secrets_store_var_set(ss, &var, &err);
+		}
+		if (w < 0) {
+			snprintf(why, why_size, "Variable.set(%.250s): %s", key, err.msg);
+			goto out;
+		}
+		log_info("task %s: variable %s %s by the task", t->task_id, key,
+		         json_is_null(v) ? "deleted" : "set");
+	}
+	/* the values leave the outputs (the store, the API) and the file */
+	json_object_del(out, VARIABLE_WRITES);
+	text = json_object_size(out) ? json_dumps(out, JSON_COMPACT) : strdup("");
+	if (!text) {
+		snprintf(why, why_size, "out of memory");
+		goto out;
+	}
+	if (fs_write_file_atomic(path, text, strlen(text), 0600, &err) < 0)
+		log_error("%s: %s", path, err.msg);
+	free(*outputs);
+	*outputs = text;
+	text = NULL;
+	r = 0;
+out:
+	free(text);
+	json_decref(out);
 	return r;
 }
 

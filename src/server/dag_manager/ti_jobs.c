@@ -488,6 +488,13 @@ void dm_ti_ended(struct dag_manager *dm, const char *dag_id, const char *run_id,
 			success = false;
 			no_retry = false;
 		}
+		/* Variable.set of a Python task: written, then out of its outputs */
+		if (success && p &&
+		    dm_take_variable_writes(dm, &rc->spec->tasks[rc->ti_task[ti]], p, &outputs, why,
+		                            sizeof why) < 0) {
+			success = false;
+			no_retry = false;
+		}
 		free(p);
 		/* a branch's choice, a short circuit, an expansion (flow.c) */
 		if (success && dm_flow_success(dm, &rc, &ti, outputs, &skip, why, sizeof why) < 0) {

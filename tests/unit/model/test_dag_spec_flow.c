@@ -61,11 +61,11 @@ static void test_flow_keys(void **state)
 	assert_true(check->flow.short_circuit && check->flow.wait_for_downstream);
 	assert_true(check->flow.depends_on_past); /* implied */
 	assert_true(dag_task_is_mapped(train) && !dag_task_is_mapped(prepare));
-	assert_string_equal(train->flow.foreach_task, "prepare");
-	assert_string_equal(train->flow.foreach_key, "models");
+	assert_string_equal(train->flow.foreach_refs[0].task, "prepare");
+	assert_string_equal(train->flow.foreach_refs[0].key, "models");
 	/* prepare became an upstream of train */
 	assert_int_equal(train->n_upstream, 2);
-	assert_int_equal(train->flow.foreach_upstream, 0);
+	assert_int_equal(train->flow.foreach_refs[0].upstream, 0);
 	assert_true(train->upstream[0] == 0 || train->upstream[1] == 0);
 
 	/* the JSON form reads back the same */
@@ -197,8 +197,8 @@ static void test_dotted_task_ids(void **state)
 	if (!d)
 		fail_msg("%s", err.msg);
 	const struct dag_task *fan = dag_spec_find_task(d, "fan");
-	assert_string_equal(fan->flow.foreach_task, "g.make");
-	assert_string_equal(fan->flow.foreach_key, "items");
+	assert_string_equal(fan->flow.foreach_refs[0].task, "g.make");
+	assert_string_equal(fan->flow.foreach_refs[0].key, "items");
 	dag_spec_destroy(d);
 	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a}\n"
 	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a. }}\"}\n",
@@ -240,9 +240,6 @@ static void test_flow_errors(void **state)
 	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a}\n"
 	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a.k }} x\"}\n",
 	             "nothing after it");
-	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: a, foreach: [1]}\n"
-	             "  - {task_id: b, command: b, foreach: \"{{ outputs.a.k }}\"}\n",
-	             "outputs.a: a foreach task has no single output");
 	/* item.KEY only where items come from an output */
 	expect_error("dag_id: x\ntasks:\n  - {task_id: a, command: \"a {{ item.k }}\","
 	             " foreach: [1]}\n",
@@ -304,6 +301,134 @@ static void test_output_items_and_resources(void **state)
 	dag_spec_destroy(d);
 }
 
+/* foreach {product: [...]}: each ref an upstream, mapped by each; through
+ * JSON and back; the items the cross product (the last ref fastest), a
+ * mapped upstream's instances' lists joined; bad forms named. */
+static void test_product_and_mapped_upstream(void **state)
+{
+	static const char *text =
+	    "dag_id: p\n"
+	    "tasks:\n"
+	    "  - {task_id: a, command: a}\n"
+	    "  - {task_id: m, command: m, foreach: [1, 2, 3]}\n"
+	    "  - task_id: x\n"
+	    "    command: x\n"
+	    "    foreach: {product: [\"{{ outputs.a.k }}\", \"{{ outputs.m.k }}\"]}\n";
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(text, &err), *e;
+	const struct dag_task *x;
+	json_t *j, *outs, *items;
+	char *dump;
+	(void)state;
+
+	if (!d)
+		fail_msg("%s", err.msg);
+	j = dag_spec_to_json(d);
+	e = dag_spec_from_json(j, "j", NULL, &err);
+	json_decref(j);
+	if (!e)
+		fail_msg("%s", err.msg);
+	for (int pass = 0; pass < 2; pass++) {
+		const struct dag_spec *s = pass ? e : d;
+		x = dag_spec_find_task(s, "x");
+		assert_int_equal(x->flow.n_foreach_refs, 2);
+		assert_string_equal(x->flow.foreach_refs[1].task, "m");
+		assert_int_equal(dag_spec_find_task(s, "a")->flow.n_mapped_by, 1);
+		assert_int_equal(dag_spec_find_task(s, "m")->flow.n_mapped_by, 1);
+		assert_int_equal(x->depends_on.n, 2);
+	}
+	x = dag_spec_find_task(d, "x");
+	outs = json_loads("{\"a\": {\"k\": [\"p\", \"q\"]},"
+	                  " \"m\": [{\"k\": [1]}, {\"k\": []}, {\"k\": [3, 4]}]}",
+	                  0, NULL);
+	items = dag_task_output_items(x, outs, &err);
+	if (!items)
+		fail_msg("%s", err.msg);
+	dump = json_dumps(items, JSON_COMPACT);
+	assert_string_equal(dump, "[[\"p\",1],[\"p\",3],[\"p\",4],[\"q\",1],[\"q\",3],[\"q\",4]]");
+	free(dump);
+	json_decref(items);
+	json_decref(outs);
+	/* an instance that wrote no list */
+	outs = json_loads("{\"a\": {\"k\": [1]}, \"m\": [{\"k\": [1]}, null]}", 0, NULL);
+	assert_null(dag_task_output_items(x, outs, &err));
+	assert_non_null(strstr(err.msg, "outputs.m.k (its instance 1): expected a list"));
+	json_decref(outs);
+	dag_spec_destroy(e);
+	dag_spec_destroy(d);
+
+	static const struct {
+		const char *foreach, *want;
+	} bad[] = {
+	    {"{product: [\"{{ outputs.a.k }}\"]}",
+	     "tasks[1].foreach.product: expected a list of two"},
+	    {"{product: [\"{{ outputs.a.k }}\", 3]}", "tasks[1].foreach.product[1]: expected"},
+	    {"{product: [\"{{ outputs.a.k }}\", \"{{ outputs.z.k }}\"]}", "outputs.z: no task"},
+	    {"{products: []}", "expected {product:"},
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char doc[512];
+		snprintf(doc, sizeof doc,
+		         "dag_id: p\ntasks:\n  - {task_id: a, command: a}\n"
+		         "  - {task_id: x, command: x, foreach: %s}\n",
+		         bad[i].foreach);
+		memset(&err, 0, sizeof err);
+		d = parse(doc, &err);
+		if (d || !strstr(err.msg, bad[i].want))
+			fail_msg("%s: got \"%s\"; expected \"%s\"", bad[i].foreach, err.msg,
+			         bad[i].want);
+	}
+}
+
+/* A clear's tasks: a work task's relevant setups and their teardowns, a
+ * setup's teardowns, the tasks below with `downstream` and their setups. */
+static void test_clear_tasks(void **state)
+{
+	static const char *text =
+	    "dag_id: c\n"
+	    "tasks:\n"
+	    "  - {task_id: create, setup: true, command: x}\n"
+	    "  - {task_id: lock, setup: true, command: x}\n"
+	    "  - {task_id: other, setup: true, command: x}\n"
+	    "  - {task_id: other_down, teardown: true, depends_on: [other], command: x}\n"
+	    "  - {task_id: before, command: x}\n"
+	    "  - {task_id: work, depends_on: [create, lock, other, before], command: x}\n"
+	    "  - {task_id: delete, teardown: true, depends_on: [create, work], command: x}\n"
+	    "  - {task_id: after, depends_on: [work], command: x}\n";
+	static const struct {
+		const char *chosen;
+		bool downstream;
+		const char *want;
+	} cases[] = {
+	    {"work", false, "create lock work delete"},
+	    {"create", false, "create delete"},
+	    {"before", true, "create lock before work delete after"},
+	    /* a setup without a teardown is relevant to every task below it */
+	    {"after", false, "lock after"},
+	    {"before", false, "before"},
+	};
+	struct weir_error err = {0};
+	struct dag_spec *d = parse(text, &err);
+	(void)state;
+
+	if (!d)
+		fail_msg("%s", err.msg);
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		bool in[16] = {0};
+		char got[256] = "";
+		in[dag_spec_task_index(d, cases[c].chosen)] = true;
+		assert_int_equal(dag_clear_tasks(d, in, cases[c].downstream), 0);
+		for (size_t i = 0; i < d->n_tasks; i++)
+			if (in[i])
+				snprintf(got + strlen(got), sizeof got - strlen(got), "%s%s",
+				         *got ? " " : "", d->tasks[i].task_id);
+		if (strcmp(got, cases[c].want))
+			fail_msg("%s: got \"%s\"; expected \"%s\"", cases[c].chosen, got,
+			         cases[c].want);
+	}
+	dag_spec_destroy(d);
+}
+
 static void test_object_item_in_templates(void **state)
 {
 	struct weir_error err = {0};
@@ -341,6 +466,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_flow_keys),
 	    cmocka_unit_test(test_mapped_by),
+	    cmocka_unit_test(test_product_and_mapped_upstream),
+	    cmocka_unit_test(test_clear_tasks),
 	    cmocka_unit_test(test_exit_codes_outputs_and_variables),
 	    cmocka_unit_test(test_dotted_task_ids),
 	    cmocka_unit_test(test_flow_errors),

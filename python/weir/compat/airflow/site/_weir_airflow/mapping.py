@@ -5,9 +5,13 @@ In the spec (apply()): a mapped task runs in Python (run_task) and fans out with
 - over literals only: `foreach: [0, 1, ..., N-1]`, N the number of instances (the cross
   product of the expanded lists, or the length of expand_kwargs' list), computed when the
   file is imported;
-- over XComArgs of one upstream task S: `foreach: "{{ outputs.S.weir_expand_<task> }}"`;
-  S's try computes that list of indexes from its own result when it ends
-  (push_expansions(), in run_task), so the core expands the task in the step S ends.
+- over XComArgs of upstream tasks S1, S2, ...: `foreach: "{{ outputs.S.weir_expand_<task> }}"`
+  (one), or `{product: [...]}` of one such list per task (several); each S's try pushes a
+  list whose length is its factor of the count when it ends (push_expansions(), in
+  run_task): the product of the lengths of the arguments that read S (the first S times
+  the literal lists' too); a mapped S's instance pushes its share (one if it has the XCom,
+  none if not: the core joins a mapped task's instances' lists), so the core expands the
+  task once every S has succeeded, in the step the last one ends.
 The items are indexes only: each instance builds its own arguments when it runs (unmap():
 the literals from the file, the XComs from the run's outputs), as Airflow's MappedOperator
 unmaps at run time, so any Python value (not JSON alone) may be expanded.  An empty
@@ -19,7 +23,7 @@ from __future__ import annotations
 import itertools
 import re
 import zlib
-from typing import Any, Callable, Dict, List, Optional
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from _weir_airflow.spec import SpecError
 
@@ -71,7 +75,12 @@ def resolve_xcom(arg: Any, pull: Callable[[str, str], Any], lazy: bool = False) 
         if arg.fillvalue is _NOTSET:
             return list(zip(*lists))
         return list(itertools.zip_longest(*lists, fillvalue=arg.fillvalue))
-    return pull(arg.operator.task_id, arg.key)
+    got = pull(arg.operator.task_id, arg.key)
+    if is_mapped(arg.operator) and isinstance(got, list):
+        # a mapped task's XCom: the values its instances pushed (one that returned None
+        # pushed none, as in Airflow)
+        return [v for v in got if v is not None]
+    return got
 
 
 def instances(task: Any, value_of: Callable[[Any], Any],
@@ -111,38 +120,83 @@ def _no_xcom(arg: Any) -> Any:
     raise AssertionError("no XComArg in a literal expansion")
 
 
+def _plan(task: Any) -> Tuple[int, Dict[str, List[str]]]:
+    """How the count of `task`'s instances factors: the product of its literal lists'
+    lengths, and for each upstream task S the names of the arguments that read S (the
+    count is the literal product times, for each S, the product of those arguments'
+    lengths).  TypeError (a message) for an expansion that does not factor so."""
+    from airflow.models.baseoperator import XComArg
+
+    kind, value = task.expand_input
+    items = [("expand_kwargs", value)] if kind == "list" else list(value.items())
+    literal = 1
+    by_source: Dict[str, List[str]] = {}
+    for name, v in items:
+        if not isinstance(v, XComArg):
+            literal *= len(_sequence(v, "task %s: expand(%s=...)" % (task.task_id, name)))
+            continue
+        from airflow.models.mappedoperator import sources_of
+
+        ids = sorted({a.operator.task_id for a in sources_of(v)})
+        if len(ids) > 1:
+            raise TypeError("task %s: %s reads the XComs of %s at once (a zip across "
+                            "tasks): weir maps over each task's XComs as one argument"
+                            % (task.task_id, name, " and ".join(ids)))
+        by_source.setdefault(ids[0], []).append(name)
+    return literal, by_source
+
+
+def _check_mapped_source(task: Any, src: Any, names: List[str]) -> None:
+    """A mapped upstream is read as one argument, plainly or through .map() (its count is
+    the number of its instances with the XCom)."""
+    from airflow.models.mappedoperator import MapXComArg, ZipXComArg
+
+    kind, value = task.expand_input
+    args = [value] if kind == "list" else [value[n] for n in names]
+    if len(args) > 1 or isinstance(args[0], ZipXComArg) or (
+            isinstance(args[0], MapXComArg) and isinstance(args[0].source, ZipXComArg)):
+        raise TypeError("task %s: expands over mapped task %s's XComs in %s: weir maps "
+                        "over a mapped task's XComs as one argument, plainly or through "
+                        ".map()" % (task.task_id, src.task_id, ", ".join(names)))
+
+
 def apply(dag: Any, tasks: List[Dict[str, Any]]) -> None:
     """The mapped tasks' `foreach` in the DAG's document (module docstring); SpecError for
     an expansion weir cannot make."""
+    from _weir_airflow.group_mapping import mapped_group
+
     by_id = {t["task_id"]: t for t in tasks}
     for task in dag.tasks:
         if not is_mapped(task):
+            group = mapped_group(getattr(task, "task_group", None))
+            if group is not None:
+                raise SpecError("task %s: in mapped task group %s: weir maps the group's "
+                                "@task tasks (make it a @task)"
+                                % (task.task_id, group.group_id), task.lineno)
             continue
         t = by_id[task.task_id]
         line = task.lineno
         if getattr(task.weir_operator_class, "weir_flow", None) is not None:
             raise SpecError("task %s: a mapped branch or short circuit: weir's foreach "
                             "tasks cannot branch" % task.task_id, line)
-        srcs = sources(task)
-        if not srcs:
-            try:
+        try:
+            if not sources(task):
                 t["foreach"] = list(range(len(instances(task, _no_xcom))))
-            except TypeError as exc:
-                raise SpecError(str(exc), line) from None
-            continue
-        if len(srcs) > 1:
-            raise SpecError("task %s: expands over the XComs of %s: weir maps over one "
-                            "upstream task's XComs for now (return them from one task)"
-                            % (task.task_id, " and ".join(srcs)), line)
-        src = dag.task_dict[srcs[0]]
-        if is_mapped(src):
-            raise SpecError("task %s: expands over mapped task %s's XComs: not yet (weir "
-                            "maps over a task that runs once)" % (task.task_id, srcs[0]), line)
-        if "_weir_airflow.run_task" not in str(by_id[srcs[0]].get("command", "")):
-            raise SpecError("task %s: expands over the XCom of %s, which does not run in "
-                            "Python: weir maps over a Python task's XComs"
-                            % (task.task_id, srcs[0]), line)
-        t["foreach"] = "{{ outputs.%s.%s }}" % (srcs[0], expand_key(task.task_id))
+                continue
+            _, by_source = _plan(task)
+            for sid, names in by_source.items():
+                if is_mapped(dag.task_dict[sid]):
+                    _check_mapped_source(task, dag.task_dict[sid], names)
+        except TypeError as exc:
+            raise SpecError(str(exc), line) from None
+        srcs = sorted(by_source)
+        for sid in srcs:
+            if "_weir_airflow.run_task" not in str(by_id[sid].get("command", "")):
+                raise SpecError("task %s: expands over the XCom of %s, which does not run "
+                                "in Python: weir maps over a Python task's XComs"
+                                % (task.task_id, sid), line)
+        refs = ["{{ outputs.%s.%s }}" % (sid, expand_key(task.task_id)) for sid in srcs]
+        t["foreach"] = refs[0] if len(refs) == 1 else {"product": refs}
 
 
 def pushed_by(dag: Any) -> List[str]:
@@ -152,8 +206,8 @@ def pushed_by(dag: Any) -> List[str]:
 
 def push_expansions(dag: Any, task: Any, ti: Any, result: Any) -> None:
     """At the end of a try of `task`: for each mapped task that expands over its XComs,
-    the list of that task's map indexes (its `foreach`), pushed under expand_key(); the
-    values the expansion reads are this try's result and pushes."""
+    this task's factor of that task's count (module docstring) as a list of that length,
+    pushed under expand_key(); the values it reads are this try's result and pushes."""
     consumers = [c for c in dag.tasks if is_mapped(c) and task.task_id in sources(c)]
     if not consumers:
         return
@@ -163,14 +217,31 @@ def push_expansions(dag: Any, task: Any, ti: Any, result: Any) -> None:
         if getattr(task, "multiple_outputs", False) and isinstance(result, dict):
             own.update({str(k): v for k, v in result.items()})
 
-    def pull(task_id: str, key: str) -> Any:
-        if key not in own:
-            raise TypeError("task %s has no XCom %r for mapped task %s to expand over"
-                            % (task_id, key, consumer.task_id))
-        return own[key]
-
     for consumer in consumers:
-        n = len(instances(consumer, lambda a: resolve_xcom(a, pull, lazy=True), lazy=True))
+        def pull(task_id: str, key: str) -> Any:
+            if key not in own:
+                raise TypeError("task %s has no XCom %r for mapped task %s to expand over"
+                                % (task_id, key, consumer.task_id))
+            return own[key]
+
+        literal, by_source = _plan(consumer)
+        names = by_source[task.task_id]
+        if is_mapped(dag.task_dict[task.task_id]):  # `task` is this instance's operator
+            from airflow.models.mappedoperator import sources_of
+
+            kind, value = consumer.expand_input
+            arg = value if kind == "list" else value[names[0]]
+            key = sources_of(arg)[0].key
+            n = 1 if own.get(key) is not None else 0
+        else:
+            kind, value = consumer.expand_input
+            n = 1
+            for name in names:
+                v = value if kind == "list" else value[name]
+                n *= len(_sequence(resolve_xcom(v, pull, lazy=True),
+                                   "task %s: expand(%s=...)" % (consumer.task_id, name)))
+        if task.task_id == min(by_source):
+            n *= literal  # the first upstream carries the literal lists' factor
         ti.xcom_push(expand_key(consumer.task_id), list(range(n)))
 
 
@@ -196,7 +267,12 @@ def unmap(task: Any, ti: Any) -> Any:
     kw = dict(task.partial_kwargs)
     for key in ("dag", "task_group", "map_index_template"):
         kw.pop(key, None)
-    if task.decorated is not None:
+    if getattr(task, "weir_group", None) is not None:
+        from _weir_airflow.group_mapping import pin  # a task of a mapped task group
+
+        kw["op_args"] = pin(kw.get("op_args") or [], mine, task, ti)
+        kw["op_kwargs"] = pin(kw.get("op_kwargs") or {}, mine, task, ti)
+    elif task.decorated is not None:
         kw["op_kwargs"] = {**kw.get("op_kwargs", {}), **mine}
     else:
         kw.update(mine)

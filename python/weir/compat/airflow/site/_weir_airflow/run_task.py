@@ -343,6 +343,10 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
     (the value in a list, for the templates of the tasks downstream); a branch's `branch`
     or a short circuit's `result` (its operator's weir_choice())."""
     out = dict(ti.pushed)
+    from airflow.models.variable import WRITES
+
+    if WRITES:  # Variable.set/.delete: the server writes them (the keys the file names)
+        out["weir_set_variables"] = dict(WRITES)
     flow = getattr(task, "weir_flow", None)
     if flow is not None:
         choice = task.weir_choice(result)

@@ -393,7 +393,7 @@ _VAR_TEMPLATE = re.compile(r"\bvar\.(?:value|json)\.(?:get\(\s*['\"]([A-Za-z0-9_
 
 def variables_named(path: str) -> List[str]:
     """The variable keys a DAG file names literally: `Variable.get("KEY")` (and `key=`,
-    `setdefault`), `{{ var.value.KEY }}`, `var.json.get('KEY')`: the variables its tasks
+    `setdefault`, and `set`, `update`, `delete`: the keys its tasks may write), `{{ var.value.KEY }}`, `var.json.get('KEY')`: the variables its tasks
     get (a name computed at run time is not found: docs/airflow.md)."""
     import ast
 
@@ -408,7 +408,7 @@ def variables_named(path: str) -> List[str]:
                             for a in node.names if a.name == "Variable" and a.asname}
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and
-                node.func.attr in ("get", "setdefault")):
+                node.func.attr in ("get", "setdefault", "set", "update", "delete")):
             continue
         owner = node.func.value
         name = owner.attr if isinstance(owner, ast.Attribute) else \

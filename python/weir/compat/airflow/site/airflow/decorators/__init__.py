@@ -81,6 +81,12 @@ class _TaskDecorator:
         opts = self._options()
         role = opts.pop("weir_role", None)  # @setup, @teardown
         fail_run = opts.pop("on_failure_fail_dagrun", None)
+        from _weir_airflow.group_mapping import make_task, mapped_group
+        from airflow.utils.task_group import current_group
+
+        group = mapped_group(opts.get("task_group") or current_group())
+        if group is not None:  # a task of a mapped task group: mapped as the group is
+            return XComArg(make_task(self, group, opts, args, kwargs))
         op = self.operator(python_callable=self.function, op_args=args, op_kwargs=kwargs,
                            **opts)
         if role == "setup":
@@ -205,9 +211,39 @@ class _TaskGroupFactory:
             ret = self.function(*args, **kwargs)
         return ret if ret is not None else group
 
+    def partial(self, **kwargs: Any) -> "_GroupPartial":
+        """The fixed arguments of a mapped task group."""
+        return _GroupPartial(self, kwargs)
+
+    def expand(self, **mapped: Any) -> Any:
+        """One instance of each of the group's tasks per item (their cross product)."""
+        return _GroupPartial(self, {}).expand(**mapped)
+
+    def expand_kwargs(self, kwargs: Any) -> Any:
+        """One instance of each of the group's tasks per dict of arguments."""
+        return _GroupPartial(self, {}).expand_kwargs(kwargs)
+
     def override(self, **kwargs: Any) -> "_TaskGroupFactory":
         """The same group with other arguments (`group_id`, ...)."""
         return _TaskGroupFactory(self.function, {**self.group_kwargs, **kwargs})
+
+
+class _GroupPartial:
+    """`@task_group`'s `.partial(**fixed)`: `.expand()` or `.expand_kwargs()` map it."""
+
+    def __init__(self, factory: _TaskGroupFactory, fixed: Dict[str, Any]) -> None:
+        self.factory = factory
+        self.fixed = fixed
+
+    def expand(self, **mapped: Any) -> Any:
+        from _weir_airflow.group_mapping import expand
+
+        return expand(self.factory, "dict", mapped, self.fixed)
+
+    def expand_kwargs(self, kwargs: Any) -> Any:
+        from _weir_airflow.group_mapping import expand
+
+        return expand(self.factory, "list", kwargs, self.fixed)
 
 
 def task_group(python_callable: Optional[Callable[..., Any]] = None, **kwargs: Any) -> Any:

@@ -4,6 +4,11 @@ A task's process gets the variables its DAG file names literally (`Variable.get(
 `{{ var.value.KEY }}`: the processor finds them, _weir_airflow.spec) and the server has, as
 WEIR_VARIABLES (their keys) and WEIR_VARIABLE_<i> (their values); Airflow's own
 AIRFLOW_VAR_<KEY> environment variables are read first, as Airflow's backend does.
+
+`Variable.set`, `.update` and `.delete` in a task are kept in WRITES (read back by this
+process at once) and travel in the try's output (`weir_set_variables`, written by run_task):
+the server writes them when the try succeeds, for the keys the DAG file names
+(docs/airflow.md, "Variables"; docs/security.md).
 """
 
 from __future__ import annotations
@@ -23,9 +28,15 @@ def task_variables(env: Optional[Mapping[str, str]] = None) -> Dict[str, str]:
             if "WEIR_VARIABLE_%d" % i in env}
 
 
+# This task's writes: key -> text, or None for a delete.
+WRITES: Dict[str, Optional[str]] = {}
+
+
 def lookup(key: str, env: Optional[Mapping[str, str]] = None) -> Optional[str]:
-    """A variable's text: AIRFLOW_VAR_<KEY>, then what weir gave the task; None when
-    neither has it."""
+    """A variable's text: this task's own write, AIRFLOW_VAR_<KEY>, then what weir gave the
+    task; None when none has it."""
+    if env is None and key in WRITES:
+        return WRITES[key]
     env = os.environ if env is None else env
     text = env.get("AIRFLOW_VAR_" + key.upper())
     return text if text is not None else task_variables(env).get(key)
@@ -60,10 +71,33 @@ class Variable:
     @classmethod
     def set(cls, key: str, value: Any, description: Optional[str] = None,
             serialize_json: bool = False, **kwargs: Any) -> None:
-        """Refused: a task cannot write weir's variables (they are set by the API, `weir
-        variables set`, or the server's configuration)."""
+        """Sets the variable (JSON text with serialize_json): this task reads it back at
+        once; the server writes it when the try succeeds (the keys the DAG file names)."""
+        _writing(key)
+        WRITES[key] = json.dumps(value, indent=2) if serialize_json else str(value)
+
+    @classmethod
+    def update(cls, key: str, value: Any, serialize_json: bool = False, **kwargs: Any) -> None:
+        """Sets a variable that exists; KeyError when it does not, as in Airflow."""
+        if lookup(key) is None:
+            raise KeyError(f"Variable {key} does not exist")
+        cls.set(key, value, serialize_json=serialize_json)
+
+    @classmethod
+    def delete(cls, key: str, **kwargs: Any) -> int:
+        """Deletes the variable (when the try succeeds); 1 when it existed, else 0."""
+        _writing(key)
+        existed = lookup(key) is not None
+        WRITES[key] = None
+        return 1 if existed else 0
+
+
+def _writing(key: str) -> None:
+    """A write is a task's: refused outside one (the DAG file's import, say)."""
+    if not os.environ.get("WEIR_OUTPUT"):
         from airflow.exceptions import AirflowException
 
         raise AirflowException(
-            "Variable.set(%r): a task cannot write weir's variables; set them through the "
-            "REST API (POST /api/v1/variables) or the server's configuration" % key)
+            "Variable.set(%r): weir writes variables from a running task only (its output "
+            "carries them); outside one set them through the REST API (POST "
+            "/api/v1/variables) or `weir variables set`" % key)
