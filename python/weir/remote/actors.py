@@ -20,7 +20,7 @@ import socket
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import cloudpickle
 
@@ -118,14 +118,17 @@ class Actor:
             pass  # its reader sees the end: gone() settles the call
 
     def call(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> WarmFuture:
-        """A method call: sent now when the worker is connected, else when it is."""
-        name = "%s.%s" % (self.name, method)
+        """A method call: sent now when the worker is connected, else when it is.  A method
+        named with STREAM_MARK first is a generator's, its items sent one by one."""
+        name = "%s.%s" % (self.name, method.lstrip(_w.STREAM_MARK))
         holds: List[Any] = []
         data = self.pool.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self.pool, next(self.pool.ids), name, None, data,
                        {"retry_exceptions": False, "retries": self.max_task_retries})
         f._holds = holds
         f._method = method
+        if method.startswith(_w.STREAM_MARK):
+            f._items = []
         with self.lock:
             dead = self.dead
             w = self.worker
@@ -223,19 +226,24 @@ class Actor:
         with self.lock:
             self.dead = self.dead or "the program has ended"
 
-    def info(self) -> Tuple[str, int, str, Dict[str, int]]:
+    def info(self) -> Tuple[str, int, str, Dict[str, Union[int, str]]]:
         """What an ActorRef holds: the program's folder, the id, the name, the methods'
         num_returns."""
         return (self.pool.dir, self.id, self.name, _num_returns(self.cls))
 
 
-def _num_returns(cls: Any) -> Dict[str, int]:
-    """The methods of cls that @ray.method gave a num_returns other than 1."""
-    out: Dict[str, int] = {}
+def _num_returns(cls: Any) -> Dict[str, Union[int, str]]:
+    """The methods of cls that @ray.method gave a num_returns other than 1, and its
+    generator methods ("streaming", Ray 2.8+'s default for them)."""
+    import inspect
+    out: Dict[str, Union[int, str]] = {}
     for k in dir(cls):
-        n = getattr(getattr(cls, k, None), "__weir_num_returns__", None)
+        fn = getattr(cls, k, None)
+        n = getattr(fn, "__weir_num_returns__", None)
+        if n is None and (inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)):
+            n = "streaming"
         if n is not None and n != 1:
-            out[k] = int(n)
+            out[k] = n if isinstance(n, str) else int(n)
     return out
 
 
