@@ -199,6 +199,19 @@ SHARED = """\
           "last", float(arr[-1]))
     got = ray.get([look.remote(ref) for _ in range(2)])
     print("tasks", all(g[0] == path for g in got), "writeable", any(g[1] for g in got))
+
+    @ray.remote
+    def look_nested(refs):  # a ref inside a list: fetched from the program, still mapped
+        return where(ray.get(refs[0]))
+
+    @ray.remote
+    def child():  # a task's own call's large result
+        return where(ray.get(make.remote(1_000_000)))
+
+    # (a ref passed inside a structure is held until the program ends: another one here)
+    nref = make.remote(2_000_000)
+    print("nested", ray.get(look_nested.remote([nref])) == where(ray.get(nref)),
+          ray.get(child.remote()).startswith("/dev/shm/weir-obj-"))
     g = stream.remote(1_000_000)  # its items' segments live while it does
     items = [ray.get(r) for r in g]
     print("items", [float(a.sum()) for a in items],
@@ -222,6 +235,7 @@ def test_a_large_result_is_mapped_from_one_segment_and_freed(make_server, tmp_pa
     assert r.returncode == 0, cli_describe(r)
     assert r.stdout.splitlines() == [
         "program True writeable False last 3999999.0", "tasks True writeable False",
+        "nested True True",
         "items [0.0, 1000000.0] True", "small inline True", "freed True"], cli_describe(r)
     no_workers_of(tmp_path)
 

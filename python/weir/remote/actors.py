@@ -446,6 +446,13 @@ class Link:
                         f._ref.set()
                     elif kind == _w.VALUE:
                         self._settle(f, cloudpickle.loads(body), None)
+                    elif kind == _w.SHMVAL:  # a result in shared memory: mapped here
+                        try:
+                            size, path = _w.parse_shm(body)
+                            self._settle(f, _shm.SharedRef(path, size).value(), None)
+                        except (OSError, ValueError) as e:
+                            self._settle(f, None, WeirError("%s: its result cannot be read: "
+                                                            "%s" % (f.name, e)))
                     elif kind == _w.ERROR:
                         _, type_name, message, tb, exc = cloudpickle.loads(body)
                         cause = None
@@ -518,6 +525,11 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
     def answer(cid: int) -> Callable[[WarmFuture], None]:
         def done(f: WarmFuture) -> None:
             e = f._error
+            ref = getattr(f, "_shm", None)
+            if e is None and ref is not None:  # a result in shared memory: its segment,
+                # which the task maps (the program holds the call: pool.exported)
+                send(_w.encode(_w.SHMVAL, cid, _w.shm_body(ref.size, ref.path)))
+                return
             if e is None:
                 try:
                     send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(f._value, protocol=5)))
