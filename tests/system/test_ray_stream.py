@@ -4,7 +4,7 @@
 generator's items reach the caller one by one while the worker computes the next (the
 generator waits for a file the program makes after it saw the first item), ray.wait on the
 generator, an exception raised mid-stream delivered at that point, ray.cancel stopping the
-worker's generator; the job path (WEIR_RAY_WARM=0) giving the same items at the end; a large
+worker's generator; the same on the job path (WEIR_RAY_WARM=0: the items through files); a large
 result mapped from one segment by the program and its tasks, freed when its refs are
 dropped, spilled past the store's size; a worker killed mid-write leaving nothing behind."""
 
@@ -98,28 +98,16 @@ def test_a_generators_items_reach_the_caller_as_they_are_yielded(make_server, tm
     no_workers_of(tmp_path)
 
 
-def test_on_the_job_path_the_items_come_at_the_generators_end(make_server, tmp_path):
-    prog = write(tmp_path, "cold.py", """\
-        import ray
-
-        @ray.remote
-        def gen(n, fail):
-            for i in range(n):
-                yield i * i
-            if fail:
-                raise KeyError("after the items")
-
-        print("items", [ray.get(r) for r in gen.remote(3, False)])
-        g = gen.remote(3, True)
-        try:  # a job's items come with its end: those of a job that failed are lost
-            ray.get(next(g))
-        except KeyError:
-            print("raised")
-        """)
+def test_on_the_job_path_the_items_stream_too(make_server, tmp_path):
+    prog = write(tmp_path, "cold.py", STREAM)
     srv = make_server(config=TWO_CORES)
-    r = weir_run(srv, prog, env={"WEIR_RAY_WARM": "0"}, timeout=240)
+    r = weir_run(srv, prog, tmp_path / "flag", env={"WEIR_RAY_WARM": "0"}, timeout=240)
     assert r.returncode == 0, cli_describe(r)
-    assert r.stdout.splitlines() == ["items [0, 1, 4]", "raised"], cli_describe(r)
+    assert r.stdout.splitlines() == [
+        "type ObjectRefGenerator", "wait 1", "first one", "second two", "raised True", "end",
+        "items [0, 1, 2, 3]", "dynamic [0, 1, 2]"], cli_describe(r)
+    # each item's file is removed once read
+    assert not list((srv.home / "objects" / "results").glob("*.item.*"))
 
 
 def test_cancel_stops_the_workers_generator(make_server, tmp_path):

@@ -31,6 +31,7 @@ from ...remote import shm as _shm
 from ...remote import warm as _warm
 from ...remote import actors as _actors_mod
 from ...worker import warm as _wire
+from ...worker.runner import item_path as _runner_item_path
 from . import actors as _actors
 from . import exceptions
 from .actors import ActorClass, ActorHandle, get_actor, kill, method
@@ -421,7 +422,54 @@ class ObjectRefGenerator:
             return _Ready(None, "%s[%d]" % (self._call.name, self._pos - 1), error=err)
         raise StopIteration
 
+    def _job_item(self) -> Optional[Any]:
+        """A call that is a job: the item file its task wrote for the next ref
+        (worker/runner.py, item_path), read and removed, or None."""
+        c = self._call
+        if type(c) is not _futures.Future or c._ranks != 1 or self._items is not None:
+            return None
+        path = _runner_item_path(str(c._result), self._pos)
+        try:
+            with open(path, "rb") as f:
+                import cloudpickle
+                got = cloudpickle.load(f)
+        except (OSError, EOFError):
+            return None
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        self._pos += 1
+        return _Ready(got[1], "%s[%d]" % (c.name, self._pos - 1))
+
+    def _next_job(self, timeout: Optional[float]) -> Any:
+        """The next ref of a call that is a job: its task's item file as soon as it is
+        there, else, once the job has ended, its value's list."""
+        c = self._call
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = 0.01
+        while self._items is None:
+            got = self._job_item()
+            if got is not None:
+                return got
+            if c.done():
+                got = self._job_item()  # written just before the end
+                if got is not None:
+                    return got
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                raise exceptions.GetTimeoutError("%s: no item within %ss" % (c.name, timeout))
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
+        items = self._load()
+        if self._pos >= len(items):
+            return self._after_last()
+        self._pos += 1
+        return items[self._pos - 1]
+
     def _next(self, timeout: Optional[float]) -> Any:
+        if type(self._call) is _futures.Future:
+            return self._next_job(timeout)
         if not self._streams():
             if timeout is not None and not self._call.done():
                 raise exceptions.GetTimeoutError("%s: no item within %ss" % (
@@ -468,6 +516,10 @@ class ObjectRefGenerator:
 
     def next_ready(self) -> bool:
         """Whether next() has a ref (or the end) at once, without waiting."""
+        c = self._call
+        if type(c) is _futures.Future and c._ranks == 1 and self._items is None and \
+                os.path.exists(_runner_item_path(str(c._result), self._pos)):
+            return True  # a job's item file
         if not self._streams():
             return bool(self._call.done())
         c = self._call
