@@ -81,7 +81,8 @@ STREAM = """\
         for i in range(n):
             yield i
 
-    print("items", [ray.get(r) for r in count.remote(4)])
+    c = count.remote(4)
+    print("items", [ray.get(r) for r in c], ray.get(c.completed()), c.is_finished())
     dyn = ray.get(count.options(num_returns="dynamic").remote(3))
     print("dynamic", [ray.get(r) for r in dyn])
     """
@@ -94,7 +95,7 @@ def test_a_generators_items_reach_the_caller_as_they_are_yielded(make_server, tm
     assert r.returncode == 0, cli_describe(r)
     assert r.stdout.splitlines() == [
         "type ObjectRefGenerator", "wait 1", "first one", "second two", "raised True", "end",
-        "items [0, 1, 2, 3]", "dynamic [0, 1, 2]"], cli_describe(r)
+        "items [0, 1, 2, 3] None True", "dynamic [0, 1, 2]"], cli_describe(r)
     no_workers_of(tmp_path)
 
 
@@ -105,7 +106,7 @@ def test_on_the_job_path_the_items_stream_too(make_server, tmp_path):
     assert r.returncode == 0, cli_describe(r)
     assert r.stdout.splitlines() == [
         "type ObjectRefGenerator", "wait 1", "first one", "second two", "raised True", "end",
-        "items [0, 1, 2, 3]", "dynamic [0, 1, 2]"], cli_describe(r)
+        "items [0, 1, 2, 3] None True", "dynamic [0, 1, 2]"], cli_describe(r)
     # each item's file is removed once read
     assert not list((srv.home / "objects" / "results").glob("*.item.*"))
 
@@ -200,10 +201,14 @@ SHARED = """\
     nref = make.remote(2_000_000)
     print("nested", ray.get(look_nested.remote([nref])) == where(ray.get(nref)),
           ray.get(child.remote()).startswith("/dev/shm/weir-obj-"))
-    g = stream.remote(1_000_000)  # its items' segments live while it does
-    items = [ray.get(r) for r in g]
+    refs = list(stream.remote(1_000_000))  # an item's segment lives while its ref does
+    items = [ray.get(r) for r in refs]
+    ipaths = [where(a) for a in items]
     print("items", [float(a.sum()) for a in items],
-          all(where(a).startswith("/dev/shm/weir-obj-") for a in items))
+          all(p.startswith("/dev/shm/weir-obj-") for p in ipaths))
+    del refs
+    gc.collect()
+    print("items freed", not any(os.path.exists(p) for p in ipaths))
     small = ray.get(make.remote(10))
     print("small inline", where(small) is None)
     del ref, arr, got
@@ -224,7 +229,8 @@ def test_a_large_result_is_mapped_from_one_segment_and_freed(make_server, tmp_pa
     assert r.stdout.splitlines() == [
         "program True writeable False last 3999999.0", "tasks True writeable False",
         "nested True True",
-        "items [0.0, 1000000.0] True", "small inline True", "freed True"], cli_describe(r)
+        "items [0.0, 1000000.0] True", "items freed True", "small inline True",
+        "freed True"], cli_describe(r)
     no_workers_of(tmp_path)
 
 

@@ -389,8 +389,11 @@ class ObjectRefGenerator:
     raises it), then StopIteration.  A call that is a job (or made in a task) gives its
     items when the generator has ended."""
 
-    def __init__(self, call: Any) -> None:
+    def __init__(self, call: Any, release: bool = False) -> None:
         self._call = call
+        # whether an item taken is let go by the call (the ref given holds it from then:
+        # "streaming", where this generator is the call's one reader)
+        self._release = release
         self._items: Optional[List[Any]] = None  # the items of a call that does not stream
         self._error: Optional[BaseException] = None
         self._pos = 0
@@ -489,6 +492,8 @@ class ObjectRefGenerator:
                                                                                  timeout))
                 c._pool.cond.wait(left)
             got = c._items[self._pos] if self._pos < len(c._items) else None
+            if got is not None and self._release:
+                c._items[self._pos] = (None, None)  # freed when the ref given is dropped
         if got is None:
             return self._after_last()
         self._pos += 1
@@ -535,8 +540,8 @@ class ObjectRefGenerator:
         return c._done and self._pos >= len(c._items) + (1 if c._error is not None else 0)
 
     def completed(self) -> Any:
-        """The ref of the call itself: ready when the generator has ended."""
-        return self._call
+        """A ref ready when the generator has ended (its value None, as in Ray)."""
+        return _Completed(self._call)
 
     def __len__(self) -> int:
         """The count of items: waits for the generator's end."""
@@ -560,6 +565,16 @@ class _Dynamic(_actors.DerivedFuture):
         self._value = ObjectRefGenerator(self._call)
 
 
+class _Completed(_actors.DerivedFuture):
+    """ObjectRefGenerator.completed(): ready at the generator's end, its value None."""
+
+    def __init__(self, call: Any) -> None:
+        super().__init__(call, call.name)
+
+    def _derive(self, value: Any) -> None:
+        self._value = None
+
+
 def _returns(call: Any, n: Union[int, str]) -> Any:
     """What .remote() gives for num_returns n: the call's ref (1), None (0), a list of n
     refs, an ObjectRefGenerator ("streaming") or a ref to one ("dynamic")."""
@@ -568,7 +583,7 @@ def _returns(call: Any, n: Union[int, str]) -> Any:
     if n == 0:
         return None
     if n == "streaming":
-        return ObjectRefGenerator(call)
+        return ObjectRefGenerator(call, release=True)
     if n == "dynamic":
         return _Dynamic(call)
     assert isinstance(n, int)
@@ -782,7 +797,7 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
     force or not); ray.get on it then raises TaskCancelledError.  A call that has ended
     is left as it is."""
     if isinstance(object_ref, ObjectRefGenerator):  # its call: the generator stops
-        object_ref = object_ref.completed()
+        object_ref = object_ref._call
     if not isinstance(object_ref, _futures.Future):
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
     if isinstance(object_ref, _warm.WarmFuture):
