@@ -59,6 +59,20 @@ def test_a_hello_and_a_bad_one():
         warm.parse_hello(key + b"nopid")
 
 
+def test_an_item_and_a_shared_value_body_and_bad_ones():
+    assert warm.parse_shm(warm.shm_body(123, "/dev/shm/weir-obj-t-1-r1")) == (
+        123, "/dev/shm/weir-obj-t-1-r1")
+    with pytest.raises(warm.FrameError, match="names no path"):
+        warm.parse_shm(warm.SIZE.pack(5))
+    assert warm.parse_item(warm.item_body(7, warm.VALUE, b"PKL")) == (7, warm.VALUE, b"PKL")
+    with pytest.raises(warm.FrameError, match="must be R or Q"):
+        warm.item_body(0, warm.ERROR, b"")
+    with pytest.raises(warm.FrameError, match="unknown kind of value"):
+        warm.parse_item(warm.ITEM_HEAD.pack(0, warm.ERROR))
+    with pytest.raises(warm.FrameError, match="shorter than its head"):
+        warm.parse_item(b"x")
+
+
 def _recv_frames(sock, reader, n):
     out = []
     while len(out) < n:
@@ -77,8 +91,9 @@ def test_a_worker_runs_calls_caches_the_function_and_leaves_at_the_end(tmp_path)
     lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     lst.bind(os.path.join(folder, "sock"))
     lst.listen(1)
+    # without /dev/shm (WEIR_WARM_SHM=0): a large value goes through the results folder
     env = dict(os.environ, WEIR_WARM_DIR=folder, WEIR_JOB_ID="9", WEIR_WARM_IDLE="60",
-               WEIR_WARM_RESULTS=str(tmp_path), WEIR_WARM_TAG="t")
+               WEIR_WARM_RESULTS=str(tmp_path), WEIR_WARM_TAG="t", WEIR_WARM_SHM="0")
     p = subprocess.Popen([sys.executable, warm.__file__], env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
     try:
@@ -123,3 +138,63 @@ def test_a_worker_runs_calls_caches_the_function_and_leaves_at_the_end(tmp_path)
             p.wait()
         lst.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_worker_streams_items_and_writes_a_large_value_to_shared_memory(tmp_path):
+    """Items of a generator's call, one frame each as they are yielded, then the count; a
+    value over SHM_VALUE in a segment of /dev/shm that parses back (worker/segment.py)."""
+    from weir.worker import segment
+    folder = tempfile.mkdtemp(prefix="weir-warm-")
+    tag = os.path.basename(folder)[len("weir-warm-"):]
+    with open(os.path.join(folder, "key"), "wb") as f:
+        f.write(os.urandom(warm.KEY_BYTES))
+    lst = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lst.bind(os.path.join(folder, "sock"))
+    lst.listen(1)
+    env = dict(os.environ, WEIR_WARM_DIR=folder, WEIR_JOB_ID="9", WEIR_WARM_IDLE="60",
+               WEIR_WARM_RESULTS=str(tmp_path), WEIR_WARM_TAG=tag)
+    p = subprocess.Popen([sys.executable, warm.__file__], env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    paths = []
+    try:
+        conn, _ = lst.accept()
+        r = warm.FrameReader()
+        _recv_frames(conn, r, 1)  # hello
+
+        def gen(n):
+            for i in range(n):
+                yield i
+
+        def items(n):
+            return list(gen(n))
+        setattr(items, warm.STREAM_ATTR, gen)
+
+        def big(n):
+            return bytearray(n)
+        conn.sendall(warm.encode(warm.CALL, 1, warm.call_body(b"g" * 32, cloudpickle.dumps(
+            items), cloudpickle.dumps(((3,), {})))))
+        got = _recv_frames(conn, r, 4)
+        assert [(k, c) for k, c, _ in got] == [(warm.ITEM, 1)] * 3 + [(warm.VALUE, 1)]
+        for i, (_, _, body) in enumerate(got[:3]):
+            index, kind, vbody = warm.parse_item(body)
+            assert (index, kind, cloudpickle.loads(vbody)) == (i, warm.VALUE, i)
+        assert cloudpickle.loads(got[3][2]) == 3  # the count
+        conn.sendall(warm.encode(warm.CALL, 2, warm.call_body(b"b" * 32, cloudpickle.dumps(
+            big), cloudpickle.dumps(((warm.SHM_VALUE + 1,), {})))))
+        ((kind, cid, body),) = _recv_frames(conn, r, 1)
+        assert (kind, cid) == (warm.SHMVAL, 2)
+        size, path = warm.parse_shm(body)
+        paths.append(path)
+        assert path.startswith("/dev/shm/weir-obj-%s-%d-r" % (tag, p.pid))
+        assert os.path.getsize(path) == size and os.stat(path).st_mode & 0o777 == 0o600
+        assert segment.load_segment(path) == bytearray(warm.SHM_VALUE + 1)
+        conn.close()
+        p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+        lst.close()
+        shutil.rmtree(folder, ignore_errors=True)
+        for path in paths:
+            os.unlink(path)

@@ -20,7 +20,7 @@ import socket
 import sys
 import threading
 import time
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple, Union
 
 import cloudpickle
 
@@ -118,14 +118,17 @@ class Actor:
             pass  # its reader sees the end: gone() settles the call
 
     def call(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> WarmFuture:
-        """A method call: sent now when the worker is connected, else when it is."""
-        name = "%s.%s" % (self.name, method)
+        """A method call: sent now when the worker is connected, else when it is.  A method
+        named with STREAM_MARK first is a generator's, its items sent one by one."""
+        name = "%s.%s" % (self.name, method.lstrip(_w.STREAM_MARK))
         holds: List[Any] = []
         data = self.pool.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self.pool, next(self.pool.ids), name, None, data,
                        {"retry_exceptions": False, "retries": self.max_task_retries})
         f._holds = holds
         f._method = method
+        if method.startswith(_w.STREAM_MARK):
+            f._items = []
         with self.lock:
             dead = self.dead
             w = self.worker
@@ -223,19 +226,24 @@ class Actor:
         with self.lock:
             self.dead = self.dead or "the program has ended"
 
-    def info(self) -> Tuple[str, int, str, Dict[str, int]]:
+    def info(self) -> Tuple[str, int, str, Dict[str, Union[int, str]]]:
         """What an ActorRef holds: the program's folder, the id, the name, the methods'
         num_returns."""
         return (self.pool.dir, self.id, self.name, _num_returns(self.cls))
 
 
-def _num_returns(cls: Any) -> Dict[str, int]:
-    """The methods of cls that @ray.method gave a num_returns other than 1."""
-    out: Dict[str, int] = {}
+def _num_returns(cls: Any) -> Dict[str, Union[int, str]]:
+    """The methods of cls that @ray.method gave a num_returns other than 1, and its
+    generator methods ("streaming", Ray 2.8+'s default for them)."""
+    import inspect
+    out: Dict[str, Union[int, str]] = {}
     for k in dir(cls):
-        n = getattr(getattr(cls, k, None), "__weir_num_returns__", None)
+        fn = getattr(cls, k, None)
+        n = getattr(fn, "__weir_num_returns__", None)
+        if n is None and (inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)):
+            n = "streaming"
         if n is not None and n != 1:
-            out[k] = int(n)
+            out[k] = n if isinstance(n, str) else int(n)
     return out
 
 
@@ -438,6 +446,13 @@ class Link:
                         f._ref.set()
                     elif kind == _w.VALUE:
                         self._settle(f, cloudpickle.loads(body), None)
+                    elif kind == _w.SHMVAL:  # a result in shared memory: mapped here
+                        try:
+                            size, path = _w.parse_shm(body)
+                            self._settle(f, _shm.SharedRef(path, size).value(), None)
+                        except (OSError, ValueError) as e:
+                            self._settle(f, None, WeirError("%s: its result cannot be read: "
+                                                            "%s" % (f.name, e)))
                     elif kind == _w.ERROR:
                         _, type_name, message, tb, exc = cloudpickle.loads(body)
                         cause = None
@@ -510,6 +525,11 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
     def answer(cid: int) -> Callable[[WarmFuture], None]:
         def done(f: WarmFuture) -> None:
             e = f._error
+            ref = getattr(f, "_shm", None)
+            if e is None and ref is not None:  # a result in shared memory: its segment,
+                # which the task maps (the program holds the call: pool.exported)
+                send(_w.encode(_w.SHMVAL, cid, _w.shm_body(ref.size, ref.path)))
+                return
             if e is None:
                 try:
                     send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(f._value, protocol=5)))

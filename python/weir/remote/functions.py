@@ -158,7 +158,11 @@ def _prepare_args(s: _Session, args: Tuple[Any, ...],
     """Futures among the arguments are waited for; large arguments become put objects."""
     def one(i: Any, a: Any) -> Any:
         if isinstance(a, Future):
-            return get(a)
+            value = get(a)
+            # a result in shared memory (remote/results.py) goes as its segment: mapped, not
+            # copied, by the task
+            ref = getattr(a, "_shm", None)
+            return value if ref is None else ref
         if isinstance(a, ObjectRef):
             return a
         data = _objects.dumps(a, "argument %s" % i)

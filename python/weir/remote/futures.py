@@ -2,6 +2,7 @@
 weir.get, weir.wait, weir.kill over them.  A call's result is the file the task wrote into
 the object folder's results/, read once its job has ended."""
 
+import glob
 import os
 import time
 from pathlib import Path
@@ -149,8 +150,8 @@ class Future:
                 if rec is not None and rec[0] == "error":
                     errors.append((p.stat().st_mtime_ns, rec))
             got = min(errors, key=lambda e: e[0])[1] if errors else None
-        for p in paths:
-            try:
+        for p in paths + [Path(x) for x in glob.glob(glob.escape(str(paths[0])) + ".item.*")]:
+            try:  # (a streaming generator's items: worker/runner.py, item_path)
                 p.unlink()
             except OSError:
                 pass

@@ -26,6 +26,7 @@ import cloudpickle
 
 from . import functions as _functions
 from . import objects as _objects
+from . import results as _results
 from . import shm as _shm
 from ..errors import ActorDied, GetTimeoutError, JobFailed, WeirError, remote_error
 from ..worker import warm as _w
@@ -101,6 +102,11 @@ class WarmFuture(Future):
         self._holds: List[Any] = []  # the shared objects of its arguments, until it ends
         self._children: List[Future] = []  # the calls it made (ray.cancel(recursive=True))
         self._method: Optional[str] = None  # an actor's method (remote/actors.py)
+        # a streaming generator's items so far, (value, SharedRef or None) each (None: not a
+        # generator's call); its value once ended is the list of the items' values
+        self._items: Optional[List[Tuple[Any, Any]]] = \
+            [] if getattr(fn, _w.STREAM_ATTR, None) is not None else None
+        self._shm: Any = None  # the SharedRef of a value in shared memory (remote/results.py)
 
     def __repr__(self) -> str:
         return "<weir.Future %s call %d %s>" % (self.name, self.call_id,
@@ -292,7 +298,9 @@ class Pool:
         env = {"PYTHONPATH": _functions._task_path(), "WEIR_PY_OBJECTS":
                str(self.session.objects_dir), "WEIR_WARM_DIR": self.dir,
                "WEIR_WARM_TAG": self.tag, "WEIR_WARM_RESULTS": self.results,
-               "WEIR_WARM_IDLE": os.environ.get("WEIR_WARM_IDLE", "10")}
+               "WEIR_WARM_IDLE": os.environ.get("WEIR_WARM_IDLE", "10"),
+               # 0: large results in the frame or the results folder, not /dev/shm
+               "WEIR_WARM_SHM": os.environ.get("WEIR_WARM_SHM", "1")}
         env.update(env_more or {})
         env.update({str(k): str(v) for k, v in o["env"].items()})
         return {"name": name, "framework": "none", "roles": {"worker": role}, "env": env}
@@ -430,19 +438,33 @@ class Pool:
             if w.shape is not None:
                 self._pump(w.shape)
             return
+        if kind == _w.ITEM:  # a generator's item: the call goes on
+            with self.lock:
+                f = w.inflight.get(cid)
+            if f is not None:
+                _results.item(self, f, body)
+            return
         with self.lock:
             f = w.inflight.pop(cid, None)
             now = time.perf_counter()
             w.head_since = now  # the next call in flight starts now
             if f is not None and f._solo and w.shape is not None and \
-                    kind in (_w.VALUE, _w.PATHVAL, _w.ERROR):
+                    kind in (_w.VALUE, _w.PATHVAL, _w.ERROR, _w.SHMVAL):
                 took = now - f._sent
                 c = w.shape.call_s
                 w.shape.call_s = took if c is None else 0.8 * c + 0.2 * took
         if f is None:
             return
-        if kind == _w.VALUE:
-            self._settle(f, value=cloudpickle.loads(body))
+        if kind in (_w.VALUE, _w.SHMVAL):
+            try:
+                value, f._shm = _results.value_of(self, kind, body)
+            except (OSError, ValueError) as e:  # a segment not the program's, or torn
+                self._settle(f, error=WeirError("%s (call %d): its result cannot be read: %s"
+                                                % (f.name, f.call_id, e)))
+            else:
+                if f._items is not None:  # a generator's: the count; its value the items'
+                    value = [v for v, _ in f._items]
+                self._settle(f, value=value)
         elif kind == _w.PATHVAL:
             path = _w.result_file(self.results, self.tag, cid)
             with open(path, "rb") as fh:
@@ -480,6 +502,7 @@ class Pool:
     def _gone(self, w: _Worker) -> None:
         """A worker's socket ended: its calls go back to the queue, but the one it was
         running when it did not say bye: that one is retried or fails as its job ended."""
+        _results.worker_gone(self.tag, w.pid)
         if w.actor is not None:
             w.actor.gone(w)
             return

@@ -18,7 +18,7 @@ if sys.path and os.path.abspath(sys.path[0]) == os.path.dirname(os.path.abspath(
     del sys.path[0]
 
 from types import TracebackType  # noqa: E402
-from typing import Any, Dict, Optional, Tuple  # noqa: E402
+from typing import Any, Dict, List, Optional, Tuple  # noqa: E402
 
 import cloudpickle  # noqa: E402
 
@@ -42,6 +42,30 @@ def _write(path: str, obj: Any) -> None:
     with open(tmp, "wb") as f:
         f.write(data)
     os.rename(tmp, path)
+
+
+# the attribute of a streaming generator's function (worker/warm.py's STREAM_ATTR)
+STREAM_ATTR = "__weir_stream__"
+
+
+def item_path(result: str, index: int) -> str:
+    """Where a call that is a job writes its generator's item INDEX: RESULT.item.INDEX."""
+    return "%s.item.%d" % (result, index)
+
+
+def _stream(gen: Any, result: str) -> Any:
+    """A streaming generator's items, each written to its own file as it is yielded (the
+    caller's ObjectRefGenerator reads them while the job runs); the list of them, the
+    call's value, at the end."""
+    import inspect
+    if not inspect.isgenerator(gen) and not isinstance(gen, (list, tuple)):
+        raise TypeError("num_returns=\"streaming\"/\"dynamic\" expects a generator, got %s"
+                        % type(gen).__name__)
+    out: List[Any] = []
+    for item in gen:
+        _write(item_path(result, len(out)), ("ok", item))
+        out.append(item)
+    return out
 
 
 def _error_record(e: BaseException) -> Tuple[str, str, str, str, Optional[bytes]]:
@@ -119,7 +143,11 @@ def main() -> int:
             if REFS_MODULE in sys.modules and (args or kwargs):
                 args, kwargs = _resolve(args, kwargs)
             apply_runtime_env()  # after the linked objects were read here
-            value = fn(*args, **kwargs)
+            stream = getattr(fn, STREAM_ATTR, None) if mode == "call" else None
+            if stream is not None:
+                value = _stream(stream(*args, **kwargs), result)
+            else:
+                value = fn(*args, **kwargs)
     except Exception as e:
         rec = _error_record(e)
         sys.stderr.write(rec[3])

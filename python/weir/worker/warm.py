@@ -40,16 +40,30 @@ UNBLOCKED = ord("U")  # worker -> client: that call runs on
 REF = ord("I")      # client -> a task: the program's id of the call it made (u64)
 FETCH = ord("G")    # a task -> client: the value of the program's call of that id (u64)
 OWN = ord("O")      # a task -> client: a shared segment it put: size (u64), then its path
+# streaming generators and results in shared memory (docs/internals/calls.md, "Streaming"
+# and "Results in shared memory")
+SHMVAL = ord("Q")   # worker -> client: the value is a segment in /dev/shm: size (u64), path
+ITEM = ord("Y")     # worker -> client: a generator's item: its index (u64), then the kind
+                    # of its value (u8: VALUE or SHMVAL) and that kind's body
 KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE, CREATE,
                    METHOD, LINK, ACTOR_CALL, LOOKUP, DIED, SUBMIT, BLOCKED, UNBLOCKED, REF,
-                   FETCH, OWN))
+                   FETCH, OWN, SHMVAL, ITEM))
 KEY_BYTES = 32
+SHM_DIR = "/dev/shm"
 # the module (made by main()) whose `worker` is this process's _Worker
 CURRENT_MODULE = "_weir_warm_current"
 # the largest body a frame may carry: a larger value goes through the results folder
 MAX_BODY = 1 << 30
 # a value whose pickle is larger than this is written to a file, not sent in the frame
 INLINE_VALUE = 1 << 20
+# a value whose pickle and out-of-band buffers together are larger than this is written to a
+# segment in /dev/shm that every reader maps (Ray's max_direct_call_object_size: 100 KiB)
+SHM_VALUE = 100 << 10
+# the attribute that marks a streaming generator's function (compat/ray/api.py, _listing):
+# the generator function itself, whose items go to the program one by one
+STREAM_ATTR = "__weir_stream__"
+# the first character of an actor's method name in a METHOD frame when its items stream
+STREAM_MARK = "*"
 
 
 class FrameError(ValueError):
@@ -163,6 +177,39 @@ def parse_method(body: bytes) -> Tuple[str, bytes]:
     return body[NAME_LEN.size:end].decode("utf-8", "replace"), body[end:]
 
 
+SIZE = struct.Struct("<Q")
+ITEM_HEAD = struct.Struct("<QB")
+
+
+def shm_body(size: int, path: str) -> bytes:
+    """A SHMVAL body: the segment's size (u64), then its path (UTF-8)."""
+    return SIZE.pack(size) + path.encode()
+
+
+def parse_shm(body: bytes) -> Tuple[int, str]:
+    """(size, path) of a SHMVAL body."""
+    if len(body) <= SIZE.size:
+        raise FrameError("shared value: a body of %d bytes names no path" % len(body))
+    return SIZE.unpack_from(body)[0], body[SIZE.size:].decode("utf-8", "replace")
+
+
+def item_body(index: int, kind: int, body: bytes) -> bytes:
+    """An ITEM body: the item's index (u64), its value's kind (VALUE or SHMVAL), its body."""
+    if kind not in (VALUE, SHMVAL):
+        raise FrameError("item: a value's kind must be R or Q, got %r" % (kind,))
+    return ITEM_HEAD.pack(index, kind) + body
+
+
+def parse_item(body: bytes) -> Tuple[int, int, bytes]:
+    """(index, the value's kind, its body) of an ITEM body."""
+    if len(body) < ITEM_HEAD.size:
+        raise FrameError("item: a body of %d bytes is shorter than its head" % len(body))
+    index, kind = ITEM_HEAD.unpack_from(body)
+    if kind not in (VALUE, SHMVAL):
+        raise FrameError("item %d: unknown kind of value %d" % (index, kind))
+    return index, kind, body[ITEM_HEAD.size:]
+
+
 def result_file(folder: str, tag: str, call_id: int) -> str:
     """Where a value too large for a frame is written: FOLDER/warm-TAG-ID.pkl."""
     return os.path.join(folder, "warm-%s-%d.pkl" % (tag, call_id))
@@ -196,6 +243,9 @@ class _Worker:
         self.asem: Any = None
         self.slock = threading.Lock()
         self.failed = False  # the actor's constructor raised
+        # worker/segment.py (loaded by main()): large values go to /dev/shm; None: never
+        self.segment: Any = None
+        self.seg_ids = 0
 
     def _take(self, data: bytes) -> None:
         if not data:
@@ -254,7 +304,11 @@ class _Worker:
             mname, abytes = parse_method(body)
             if self.instance is None:
                 raise FrameError("call %d: %s: this worker holds no actor" % (cid, mname))
+            streamed = mname.startswith(STREAM_MARK)
+            mname = mname.lstrip(STREAM_MARK)
             fn = getattr(self.instance, mname)
+            if streamed:
+                fn = _Streamed(fn)
             name = "%s.%s" % (type(self.instance).__name__, mname)
         else:
             fhash, fbytes, abytes = parse_call(body)
@@ -290,7 +344,12 @@ class _Worker:
             self.current = cid
             self.running = True
             try:
-                value = fn(*args, **kwargs)
+                stream = getattr(fn, STREAM_ATTR, None)
+                value: Any
+                if stream is not None and kind != CREATE:
+                    value = self.stream(cid, stream(*args, **kwargs))
+                else:
+                    value = fn(*args, **kwargs)
             finally:
                 self.running = False
         except KeyboardInterrupt:
@@ -306,6 +365,58 @@ class _Worker:
             self.created(value)
             value = None
         self.reply(cid, name, t0, value)
+
+    def stream(self, cid: int, gen: Any) -> int:
+        """Sends a generator's items one by one as it yields them (ITEM frames), while the
+        caller of the call (self.running) is only set while the generator runs: a cancel
+        read between two items closes the generator.  The count of items."""
+        import inspect
+        if not inspect.isgenerator(gen) and not isinstance(gen, (list, tuple)):
+            raise TypeError("num_returns=\"streaming\"/\"dynamic\" expects a generator, "
+                            "got %s" % type(gen).__name__)
+        it = iter(gen)
+        n = 0
+        try:
+            while True:
+                self.running = True
+                try:
+                    item = next(it)
+                except StopIteration:
+                    return n
+                finally:
+                    self.running = False
+                kind, body = self.pack(item)
+                self.send(encode(ITEM, cid, item_body(n, kind, body)))
+                n += 1
+                if not self.concurrent:
+                    self.drain()
+                if cid in self.cancelled:
+                    self.cancelled.discard(cid)
+                    raise KeyboardInterrupt
+        finally:
+            if inspect.isgenerator(gen):
+                gen.close()  # its finally blocks run now, not at the collector's leisure
+
+    def pack(self, value: Any) -> Tuple[int, bytes]:
+        """(VALUE, the pickle) of a value, or (SHMVAL, the segment) when its pickle and
+        out-of-band buffers are over SHM_VALUE and /dev/shm takes them (written under a
+        temporary name and renamed: a worker killed mid-write leaves no segment to read).
+        Raises what pickling raises."""
+        seg = self.segment
+        if seg is None:
+            return VALUE, self.cp.dumps(value, protocol=5)
+        data, bufs = seg.encode(value)
+        if len(data) + sum(b.nbytes for b in bufs) > SHM_VALUE:
+            self.seg_ids += 1
+            path = os.path.join(SHM_DIR, "weir-obj-%s-%d-r%d" % (self.tag, os.getpid(),
+                                                                 self.seg_ids))
+            try:
+                return SHMVAL, shm_body(seg.write_segment(path, data, bufs), path)
+            except OSError:
+                pass  # /dev/shm full, or none: in the frame (or the results folder)
+        if bufs:
+            data = self.cp.dumps(value, protocol=5)
+        return VALUE, data
 
     def created(self, instance: Any) -> None:
         """The actor's instance made: how its methods run from now on (one at a time in
@@ -341,13 +452,38 @@ class _Worker:
         async with self.asem:
             try:
                 name, fn, args, kwargs = self._target(METHOD, cid, body)
-                value = fn(*args, **kwargs)
-                if inspect.isawaitable(value):
+                stream = getattr(fn, STREAM_ATTR, None)
+                value = (stream if stream is not None else fn)(*args, **kwargs)
+                if stream is not None and inspect.isasyncgen(value):
+                    value = await self._stream_async(cid, value)
+                elif stream is not None:
+                    value = self.stream(cid, value)
+                elif inspect.isawaitable(value):
                     value = await value
+            except KeyboardInterrupt:  # a streaming method cancelled between two items
+                self.send(encode(CANCELLED, cid))
+                self.lines.append("weir-call %d %s cancelled\n" % (cid, name))
+                return
             except Exception as e:
                 self.reply_error(cid, name, t0, e)
                 return
             self.reply(cid, name, t0, value)
+
+    async def _stream_async(self, cid: int, agen: Any) -> int:
+        """An async generator's items sent one by one (an async actor's method); the count.
+        A cancel read before an item closes it."""
+        n = 0
+        try:
+            async for item in agen:
+                kind, body = self.pack(item)
+                self.send(encode(ITEM, cid, item_body(n, kind, body)))
+                n += 1
+                if cid in self.cancelled:
+                    self.cancelled.discard(cid)
+                    raise KeyboardInterrupt
+            return n
+        finally:
+            await agen.aclose()
 
     def dispatch(self, kind: int, cid: int, body: bytes) -> None:
         """Runs a frame the loop read: a method call of a concurrent actor goes to its
@@ -374,7 +510,7 @@ class _Worker:
     def reply(self, cid: int, name: str, t0: float, value: Any) -> None:
         import time
         try:
-            data = self.cp.dumps(value, protocol=5)
+            kind, data = self.pack(value)
         except Exception as e:
             import traceback
             rec = ("error", "weir.errors.SerializationError", "the result cannot be pickled: "
@@ -383,7 +519,9 @@ class _Worker:
             self.lines.append("weir-call %d %s failed: the result cannot be pickled\n"
                               % (cid, name))
             return
-        if len(data) > INLINE_VALUE and self.results:
+        if kind == SHMVAL:
+            self.send(encode(SHMVAL, cid, data))
+        elif len(data) > INLINE_VALUE and self.results:
             path = result_file(self.results, self.tag, cid)
             tmp = path + ".tmp"
             try:
@@ -463,6 +601,16 @@ class _Worker:
                 return
 
 
+class _Streamed:
+    """An actor's method called for its items one by one (STREAM_MARK in its frame)."""
+
+    def __init__(self, fn: Any) -> None:
+        setattr(self, STREAM_ATTR, fn)
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return list(getattr(self, STREAM_ATTR)(*args, **kwargs))
+
+
 def _on_sigint(worker: _Worker) -> Any:
     """SIGINT is the program's cancel: it sends the cancel frame first, then the signal, so
     the frames read here say whether the call now running is the one cancelled (the signal
@@ -528,6 +676,12 @@ def main() -> int:
         return 3
     runner.apply_runtime_env()
     w = _Worker(sock, cloudpickle, runner)
+    if os.environ.get("WEIR_WARM_SHM", "1") != "0" and os.path.isdir(SHM_DIR):
+        spec = importlib.util.spec_from_file_location("_weir_segment",
+                                                      os.path.join(here, "segment.py"))
+        assert spec is not None and spec.loader is not None
+        w.segment = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(w.segment)
     import types
     # where a task's ray.get finds this worker (remote/actors.py, LinkFuture._wait)
     current = types.ModuleType(CURRENT_MODULE)

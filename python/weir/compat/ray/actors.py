@@ -4,7 +4,7 @@ ray.get_actor and ray.util.ActorPool.  docs/ray.md says what is done and what di
 """
 
 import os
-from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 import cloudpickle
 
@@ -15,6 +15,7 @@ from ...remote import ray_names as _ray
 from ...remote import session as _session
 from ...remote.actors import LinkFuture
 from ...remote.futures import Future
+from ...worker import warm as _wire
 
 # the options of @ray.remote on a class; the resources and runtime_env mean what they mean
 # for a function (ray_names.py), the others are the actor's
@@ -129,7 +130,8 @@ class ActorHandle:
     actors: it pickles to the program's folder and the actor's id, and calls through the
     program from there."""
 
-    def __init__(self, folder: str, actor_id: int, name: str, num_returns: Dict[str, int],
+    def __init__(self, folder: str, actor_id: int, name: str,
+                 num_returns: Dict[str, Union[int, str]],
                  actor: Optional[_actors.Actor] = None) -> None:
         self._folder = folder
         self._actor_id = actor_id
@@ -157,20 +159,19 @@ class ActorHandle:
         return ActorMethod(self, name, self._num_returns.get(name, 1))
 
     def _call(self, method: str, args: Tuple[Any, ...], kwargs: Dict[str, Any],
-              num_returns: int) -> Any:
+              num_returns: Union[int, str]) -> Any:
+        if isinstance(num_returns, str):  # a generator's: its items one by one
+            method = _wire.STREAM_MARK + method
         if self._actor is not None:
             f: Future = self._actor.call(method, args, kwargs)
         else:
             data = cloudpickle.dumps((args, kwargs), protocol=5)
             f = _actors.link_to(self._folder).call(self._actor_id, self._name, method, data)
-        if num_returns == 1:
-            return f
-        if num_returns == 0:
-            return None
-        return [_Part(f, i, num_returns) for i in range(num_returns)]
+        from .api import _returns  # (api imports this module)
+        return _returns(f, num_returns)
 
 
-def _rebuild(folder: str, actor_id: int, name: str, num_returns: Dict[str, int]
+def _rebuild(folder: str, actor_id: int, name: str, num_returns: Dict[str, Union[int, str]]
              ) -> ActorHandle:
     """A handle unpickled: the actor itself in its program, a link's elsewhere."""
     pool = _actors.local_pool(folder)
@@ -181,7 +182,7 @@ def _rebuild(folder: str, actor_id: int, name: str, num_returns: Dict[str, int]
 class ActorMethod:
     """handle.method: .remote(...) calls it; .options(num_returns=N) changes its returns."""
 
-    def __init__(self, handle: ActorHandle, name: str, num_returns: int) -> None:
+    def __init__(self, handle: ActorHandle, name: str, num_returns: Union[int, str]) -> None:
         self._handle = handle
         self._name = name
         self._n = num_returns
@@ -200,14 +201,17 @@ class ActorMethod:
         return self._handle._call(self._name, args, kwargs, self._n)
 
 
-def _check_method_options(options: Mapping[str, Any], what: str) -> Optional[int]:
+def _check_method_options(options: Mapping[str, Any], what: str) -> Optional[Union[int, str]]:
     for k in options:
         if k != "num_returns":
             raise NotImplementedError("%s: %r is not supported by weir's actors (num_returns "
                                       "is)" % (what, k))
     n = options.get("num_returns")
+    if n in ("streaming", "dynamic"):
+        return str(n)
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
-        raise ValueError("%s: num_returns: expected a whole number >= 0, got %r" % (what, n))
+        raise ValueError("%s: num_returns: expected a whole number >= 0, \"streaming\" or "
+                         "\"dynamic\", got %r" % (what, n))
     return n
 
 

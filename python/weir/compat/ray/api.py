@@ -30,6 +30,8 @@ from ...remote import session as _session
 from ...remote import shm as _shm
 from ...remote import warm as _warm
 from ...remote import actors as _actors_mod
+from ...worker import warm as _wire
+from ...worker.runner import item_path as _runner_item_path
 from . import actors as _actors
 from . import exceptions
 from .actors import ActorClass, ActorHandle, get_actor, kill, method
@@ -249,6 +251,8 @@ class RemoteFunction:
         self._fn = fn
         self._ray_options = dict(options)
         self._returns = _num_returns(self._ray_options, "ray.remote")
+        if "num_returns" not in self._ray_options and inspect.isgeneratorfunction(fn):
+            self._returns = "streaming"  # Ray 2.8+: a generator function streams
         merged = dict(RAY_DEFAULTS, **self._ray_options)
         merged.pop("num_returns", None)
         self._weir_options = _ray.from_ray(merged, "ray.remote")  # checked here, at once
@@ -331,7 +335,10 @@ def _num_returns(options: Mapping[str, Any], what: str) -> Union[int, str]:
 
 
 def _listing(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """fn whose generator's items come back as a list (num_returns "dynamic"/"streaming")."""
+    """fn whose generator's items come back as a list (num_returns "dynamic"/"streaming"),
+    marked with the generator function itself: a warm worker runs that and sends the items
+    one by one as they are yielded (worker/warm.py, stream()); a call that is a job gives
+    the list at the end."""
     def items(*args: Any, **kwargs: Any) -> List[Any]:
         got = fn(*args, **kwargs)
         if not inspect.isgenerator(got) and not isinstance(got, (list, tuple)):
@@ -342,20 +349,24 @@ def _listing(fn: Callable[..., Any]) -> Callable[..., Any]:
     items.__name__ = getattr(fn, "__name__", "items")
     items.__qualname__ = getattr(fn, "__qualname__", items.__name__)
     items.__module__ = getattr(fn, "__module__", "__main__")
+    setattr(items, _wire.STREAM_ATTR, fn)
     return items
 
 
 class _Ready(_futures.Future):
-    """A ref whose value is here already (an item of a generator's call)."""
+    """A ref whose value is here already (an item of a generator's call), or whose error is
+    (the exception the generator raised, at the point it raised it)."""
 
     _local = True
 
-    def __init__(self, value: Any, name: str) -> None:
+    def __init__(self, value: Any, name: str, shm: Any = None,
+                 error: Optional[BaseException] = None) -> None:
         self.name = name
         self.job_id = None  # type: ignore[assignment]
         self._value = value
-        self._error: Optional[BaseException] = None
+        self._error = error
         self._done = True
+        self._shm = shm  # its segment when in shared memory: passed to calls as that
 
     def __repr__(self) -> str:
         return "<weir.Future %s>" % self.name
@@ -371,33 +382,173 @@ class _Ready(_futures.Future):
 
 
 class ObjectRefGenerator:
-    """The refs of a generator's items (num_returns="streaming": what .remote() returns;
-    "dynamic": the value of the call's ref).  Iterating waits for the call; the items come
-    when the generator has ended (not one by one as Ray streams them)."""
+    """The refs of a generator's items (num_returns="streaming", the default for a generator
+    function as in Ray 2.8+: what .remote() returns; "dynamic": the value of the call's
+    ref).  On a warm worker each item comes as the worker yields it: next() waits for the
+    next one only; an exception the generator raised is the ref after its last item (get
+    raises it), then StopIteration.  A call that is a job (or made in a task) gives its
+    items when the generator has ended."""
 
-    def __init__(self, call: Any) -> None:
+    def __init__(self, call: Any, release: bool = False) -> None:
         self._call = call
-        self._items: Optional[List[Any]] = None
+        # whether an item taken is let go by the call (the ref given holds it from then:
+        # "streaming", where this generator is the call's one reader)
+        self._release = release
+        self._items: Optional[List[Any]] = None  # the items of a call that does not stream
+        self._error: Optional[BaseException] = None
         self._pos = 0
+        self._raised = False
+
+    def __repr__(self) -> str:
+        return "<ray.ObjectRefGenerator of %s>" % self._call.name
+
+    def _streams(self) -> bool:
+        c = self._call
+        return isinstance(c, _warm.WarmFuture) and c._items is not None
 
     def _load(self) -> List[Any]:
         if self._items is None:
-            values = get(self._call)
+            try:
+                values = get(self._call)
+            except Exception as e:
+                values, self._error = [], e
             self._items = [_Ready(v, "%s[%d]" % (self._call.name, i))
                            for i, v in enumerate(values)]
         return self._items
+
+    def _after_last(self) -> Any:
+        """The ref of the generator's exception once, then StopIteration."""
+        err = self._call._error if self._streams() else self._error
+        if err is not None and not self._raised:
+            self._raised = True
+            self._pos += 1
+            return _Ready(None, "%s[%d]" % (self._call.name, self._pos - 1), error=err)
+        raise StopIteration
+
+    def _job_item(self) -> Optional[Any]:
+        """A call that is a job: the item file its task wrote for the next ref
+        (worker/runner.py, item_path), read and removed, or None."""
+        c = self._call
+        if type(c) is not _futures.Future or c._ranks != 1 or self._items is not None:
+            return None
+        path = _runner_item_path(str(c._result), self._pos)
+        try:
+            with open(path, "rb") as f:
+                import cloudpickle
+                got = cloudpickle.load(f)
+        except (OSError, EOFError):
+            return None
+        try:
+            os.unlink(path)
+        except OSError:
+            pass
+        self._pos += 1
+        return _Ready(got[1], "%s[%d]" % (c.name, self._pos - 1))
+
+    def _next_job(self, timeout: Optional[float]) -> Any:
+        """The next ref of a call that is a job: its task's item file as soon as it is
+        there, else, once the job has ended, its value's list."""
+        c = self._call
+        deadline = None if timeout is None else time.monotonic() + timeout
+        pause = 0.01
+        while self._items is None:
+            got = self._job_item()
+            if got is not None:
+                return got
+            if c.done():
+                got = self._job_item()  # written just before the end
+                if got is not None:
+                    return got
+                break
+            if deadline is not None and time.monotonic() >= deadline:
+                raise exceptions.GetTimeoutError("%s: no item within %ss" % (c.name, timeout))
+            time.sleep(pause)
+            pause = min(pause * 2, 0.2)
+        items = self._load()
+        if self._pos >= len(items):
+            return self._after_last()
+        self._pos += 1
+        return items[self._pos - 1]
+
+    def _next(self, timeout: Optional[float]) -> Any:
+        if type(self._call) is _futures.Future:
+            return self._next_job(timeout)
+        if not self._streams():
+            if timeout is not None and not self._call.done():
+                raise exceptions.GetTimeoutError("%s: no item within %ss" % (
+                    self._call.name, timeout))
+            items = self._load()
+            if self._pos >= len(items):
+                return self._after_last()
+            self._pos += 1
+            return items[self._pos - 1]
+        c = self._call
+        deadline = None if timeout is None else time.monotonic() + timeout
+        with c._pool.cond:
+            while len(c._items) <= self._pos and not c._done:
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is not None and left <= 0:
+                    raise exceptions.GetTimeoutError("%s: no item within %ss" % (c.name,
+                                                                                 timeout))
+                c._pool.cond.wait(left)
+            got = c._items[self._pos] if self._pos < len(c._items) else None
+            if got is not None and self._release:
+                c._items[self._pos] = (None, None)  # freed when the ref given is dropped
+        if got is None:
+            return self._after_last()
+        self._pos += 1
+        return _Ready(got[0], "%s[%d]" % (c.name, self._pos - 1), shm=got[1])
 
     def __iter__(self) -> "ObjectRefGenerator":
         return self
 
     def __next__(self) -> Any:
-        items = self._load()
-        if self._pos >= len(items):
-            raise StopIteration
-        self._pos += 1
-        return items[self._pos - 1]
+        return self._next(None)
+
+    def _next_sync(self, timeout_s: Optional[float] = None) -> Any:
+        """Ray's: the next ref, waiting at most timeout_s (GetTimeoutError past it)."""
+        return self._next(timeout_s)
+
+    def __aiter__(self) -> "ObjectRefGenerator":
+        return self
+
+    async def __anext__(self) -> Any:
+        import asyncio
+        try:
+            return await asyncio.get_running_loop().run_in_executor(None, self._next, None)
+        except StopIteration:
+            raise StopAsyncIteration from None
+
+    def next_ready(self) -> bool:
+        """Whether next() has a ref (or the end) at once, without waiting."""
+        c = self._call
+        if type(c) is _futures.Future and c._ranks == 1 and self._items is None and \
+                os.path.exists(_runner_item_path(str(c._result), self._pos)):
+            return True  # a job's item file
+        if not self._streams():
+            return bool(self._call.done())
+        c = self._call
+        with c._pool.cond:
+            return len(c._items) > self._pos or c._done
+
+    def is_finished(self) -> bool:
+        """Whether the generator has ended and every ref was taken."""
+        if not self._streams():
+            return bool(self._call.done()) and self._pos >= len(self._load()) + (
+                1 if self._error is not None else 0)
+        c = self._call
+        return c._done and self._pos >= len(c._items) + (1 if c._error is not None else 0)
+
+    def completed(self) -> Any:
+        """A ref ready when the generator has ended (its value None, as in Ray)."""
+        return _Completed(self._call)
 
     def __len__(self) -> int:
+        """The count of items: waits for the generator's end."""
+        if self._streams():
+            self._call._event.wait()
+            if self._streams():
+                return len(self._call._items)
         return len(self._load())
 
 
@@ -414,6 +565,16 @@ class _Dynamic(_actors.DerivedFuture):
         self._value = ObjectRefGenerator(self._call)
 
 
+class _Completed(_actors.DerivedFuture):
+    """ObjectRefGenerator.completed(): ready at the generator's end, its value None."""
+
+    def __init__(self, call: Any) -> None:
+        super().__init__(call, call.name)
+
+    def _derive(self, value: Any) -> None:
+        self._value = None
+
+
 def _returns(call: Any, n: Union[int, str]) -> Any:
     """What .remote() gives for num_returns n: the call's ref (1), None (0), a list of n
     refs, an ObjectRefGenerator ("streaming") or a ref to one ("dynamic")."""
@@ -422,7 +583,7 @@ def _returns(call: Any, n: Union[int, str]) -> Any:
     if n == 0:
         return None
     if n == "streaming":
-        return ObjectRefGenerator(call)
+        return ObjectRefGenerator(call, release=True)
     if n == "dynamic":
         return _Dynamic(call)
     assert isinstance(n, int)
@@ -568,6 +729,8 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
     seconds; each list in the order given.  A ray.put reference is always ready."""
     if not isinstance(object_refs, (list, tuple)):
         raise TypeError("ray.wait: expected a list of ObjectRefs, got %r" % (object_refs,))
+    if any(isinstance(r, ObjectRefGenerator) for r in object_refs):
+        return _wait_generators(list(object_refs), num_returns, timeout)
     if not _in_task() and not all(getattr(r, "_local", False) for r in object_refs):
         _ensure()
     refs = _check_refs(list(object_refs), "ray.wait")[1]
@@ -586,10 +749,55 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
     return ready, [r for r in refs if all(r is not x for x in ready)]
 
 
+def _wait_generators(refs: List[Any], num_returns: int, timeout: Optional[float]
+                     ) -> Tuple[List[Any], List[Any]]:
+    """ray.wait over refs among which ObjectRefGenerators are: one is ready when its next
+    ref (or its end) is there (Ray 2.x's meaning)."""
+    _check_refs([r for r in refs if not isinstance(r, ObjectRefGenerator)], "ray.wait")
+    if isinstance(num_returns, bool) or not isinstance(num_returns, int) or \
+            not 1 <= num_returns <= len(refs):
+        raise ValueError("ray.wait: num_returns: expected 1 to %d (the refs given), got %r"
+                         % (len(refs), num_returns))
+
+    def ready(r: Any) -> bool:
+        if isinstance(r, ObjectRefGenerator):
+            return r.next_ready()
+        return not isinstance(r, _futures.Future) or r.done()
+
+    pools = {id(c._pool): c._pool for c in
+             (r._call if isinstance(r, ObjectRefGenerator) else r for r in refs)
+             if isinstance(c, _warm.WarmFuture)}
+    deadline = None if timeout is None else time.monotonic() + timeout
+    pause = 0.01
+    def progress() -> List[Tuple[int, bool]]:
+        calls = [r._call if isinstance(r, ObjectRefGenerator) else r for r in refs]
+        return [(len(getattr(c, "_items", None) or ()), bool(c._done)) for c in calls]
+
+    while True:
+        seen = progress()
+        done = [r for r in refs if ready(r)]
+        left = None if deadline is None else deadline - time.monotonic()
+        if len(done) >= num_returns or (left is not None and left <= 0):
+            break
+        if len(pools) == 1 and all(getattr(r._call if isinstance(r, ObjectRefGenerator)
+                                           else r, "_local", False) for r in refs):
+            pool = next(iter(pools.values()))
+            with pool.cond:  # woken by an item or a call's end (read here under its lock)
+                if progress() == seen:
+                    pool.cond.wait(0.5 if left is None else min(left, 0.5))
+            continue
+        time.sleep(pause if left is None else max(0.0, min(pause, left)))
+        pause = min(pause * 2, 0.5)
+    ready_list = done[:num_returns]
+    return ready_list, [r for r in refs if all(r is not x for x in ready_list)]
+
+
 def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> None:
     """Stops a call: its job is killed (SIGTERM, then SIGKILL after the server's grace,
     force or not); ray.get on it then raises TaskCancelledError.  A call that has ended
     is left as it is."""
+    if isinstance(object_ref, ObjectRefGenerator):  # its call: the generator stops
+        object_ref = object_ref._call
     if not isinstance(object_ref, _futures.Future):
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
     if isinstance(object_ref, _warm.WarmFuture):
