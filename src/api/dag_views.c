@@ -77,6 +77,8 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	if (o && s) {
 		json_object_set(o, "params", s->params);
 		json_object_set(o, "param_schemas", s->param_schemas);
+		/* Airflow 2.9's: the condition, a list as {"all": [...]}, else null */
+		json_object_set_new(o, "dataset_expression", dag_spec_dataset_expression(s));
 	}
 	if (o) {
 		/* Airflow's fields weir has no use for: the values Airflow gives them then */

@@ -71,7 +71,8 @@ int dag_read_outlets(struct field_reader *r, struct dag_task *t, json_t *v);
 /* A trigger_dag: mapping `v` at `prefix` ("tasks[2].trigger_dag") into
  * t->trigger. */
 int dag_read_trigger(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
-/* schedule: a list of dataset URIs, into dag->dataset_schedule. */
+/* schedule: a list of dataset URIs, or a condition {any|all: [URI or
+ * condition, ...]}, into dag->dataset_schedule (and dag->dataset_condition). */
 int dag_read_dataset_schedule(struct field_reader *r, struct dag_spec *dag, json_t *v);
 /* The trigger_dag task's templates (conf's strings, run_id) use only
  * `known` names; whether it has any. */

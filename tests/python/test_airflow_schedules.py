@@ -102,7 +102,7 @@ def test_a_param_resolves_to_its_value():
 
 
 def test_timetables_and_dataset_schedules():
-    from airflow.datasets import Dataset
+    from airflow.datasets import Dataset, DatasetAny
     from airflow.timetables.datasets import DatasetOrTimeSchedule
     from airflow.timetables.interval import (CronDataIntervalTimetable,
                                              DeltaDataIntervalTimetable)
@@ -126,6 +126,15 @@ def test_timetables_and_dataset_schedules():
         (DatasetOrTimeSchedule(timetable=CronDataIntervalTimetable("@daily", "UTC"),
                                datasets=a & b),
          {"cron": "@daily", "datasets": ["s3://b/a", "s3://b/b"]}, None),
+        # Airflow 2.9's | and nesting: a condition, as written
+        (a | b, {"datasets": {"any": ["s3://b/a", "s3://b/b"]}}, AMS),
+        ((a | b) & c, {"datasets": {"all": [{"any": ["s3://b/a", "s3://b/b"]}, "file:///c"]}},
+         AMS),
+        ([a, a | c], {"datasets": {"all": ["s3://b/a", {"any": ["s3://b/a", "file:///c"]}]}},
+         AMS),
+        (DatasetOrTimeSchedule(timetable=trig, datasets=a | b),
+         {"trigger": "0 6 * * *", "interval": 7200,
+          "datasets": {"any": ["s3://b/a", "s3://b/b"]}}, "America/New_York"),
     ]
     for schedule, want, zone in cases:
         doc = doc_of(schedule=schedule, start_date=start)
@@ -136,8 +145,7 @@ def test_timetables_and_dataset_schedules():
         EmptyOperator(task_id="t")
     assert dag_to_spec(d, "/d.py")["schedule"]["trigger"] == "0 6 * * *"
 
-    for schedule, match in ((a | b, r"\| \(DatasetAny\) is not supported"),
-                            ([a, a | c], "DatasetAny"),
+    for schedule, match in ((DatasetAny(), "an empty DatasetAny names no dataset"),
                             (DatasetOrTimeSchedule(
                                 timetable=DeltaDataIntervalTimetable(dt.timedelta(days=1)),
                                 datasets=[a]), "expected a CronTriggerTimetable"),

@@ -1,8 +1,10 @@
 /* datasets.c: datasets in the DAG manager (dm_internal.h): a task's
- * success records an event for each of its outlets, an outside system's
+ * success records an event for each of its outlets (the extra its output's
+ * weir_outlet_events gives it, else {}), an outside system's
  * announcement does the same, each event is queued for the DAGs scheduled
  * on its URI, and the dataset pass starts the DAGs whose every URI is
- * queued (sched/dataset_due.h decides), each run consuming the events that
+ * queued, or whose condition the queued URIs make true (sched/dataset_due.h
+ * decides), each run consuming the events that
  * made it: they are its conf's triggering_dataset_events and its
  * upstreamDatasetEvents.
  *
@@ -94,15 +96,28 @@ int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_eve
 	return 0;
 }
 
+/* The extra the try gave outlet `uri` in its output's weir_outlet_events
+ * ({URI: {...}}: a Python task's outlet_events[dataset].extra), as JSON
+ * text to free; NULL when none. */
+static char *outlet_extra(const json_t *outputs, const char *uri)
+{
+	json_t *x = json_object_get(json_object_get(outputs, "weir_outlet_events"), uri);
+
+	return json_is_object(x) ? json_dumps(x, JSON_COMPACT) : NULL;
+}
+
 void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti)
 {
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+	json_t *outputs =
+	    t->outlets.n && r->outputs && *r->outputs ? json_loads(r->outputs, 0, NULL) : NULL;
 
 	for (size_t i = 0; i < t->outlets.n; i++) {
 		struct weir_error err = {0};
+		char *extra = outlet_extra(outputs, t->outlets.v[i]);
 		struct dataset_event_row ev = {
-		    .extra = "{}",
+		    .extra = extra ? extra : "{}",
 		    .source_dag_id = r->dag_id,
 		    .source_task_id = r->task_id,
 		    .source_run_id = r->run_id,
@@ -112,7 +127,9 @@ void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, si
 		if (dm_dataset_event(dm, t->outlets.v[i], &ev, &err) < 0)
 			log_error("DAG %s run %s task %s: dataset %s: %s", r->dag_id, r->run_id,
 			          r->task_id, t->outlets.v[i], err.msg);
+		free(extra);
 	}
+	json_decref(outputs);
 }
 
 /* ---- the dataset pass ---- */
@@ -233,7 +250,7 @@ void dm_dataset_pass(struct dag_manager *dm)
 			continue;
 		dags[nd] =
 		    (struct dataset_dag){s->dag_id, (const char *const *)s->dataset_schedule.v,
-		                         s->dataset_schedule.n, true};
+		                         s->dataset_schedule.n, true, s->dataset_condition};
 		if (dag_store_dag_get(dm->ds, s->dag_id, &dr, NULL) == 0) {
 			dags[nd].paused = dr.paused;
 			dag_row_release(&dr);

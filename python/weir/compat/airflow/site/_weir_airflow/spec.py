@@ -97,30 +97,46 @@ def _delta_cron(s: _dt.timedelta, dag: Any) -> str:
                     "cron expression" % s, dag.lineno)
 
 
-def dataset_uris(value: Any, line: int) -> Optional[List[str]]:
-    """The URIs of a schedule on datasets (a list of Datasets, a Dataset, `a & b`), or None
-    when `value` is none of them.  `a | b` (DatasetAny) is refused: weir's server runs a DAG
-    on datasets when all were updated."""
-    from airflow.datasets import BaseDataset, DatasetAny
+def dataset_schedule(value: Any, line: int) -> Any:
+    """A schedule on datasets as weir writes it (docs/dags.md, "Datasets"), or None when
+    `value` is none: a list of URIs when every dataset must be updated (a list of Datasets, a
+    Dataset, `a & b`); else a condition {"any"|"all": [URI or condition, ...]} (`a | b`,
+    `(a | b) & c`, Airflow 2.9's DatasetAny and DatasetAll nested)."""
+    from airflow.datasets import BaseDataset, Dataset, DatasetAll, DatasetAny
 
     items = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
     if not items or not all(isinstance(i, BaseDataset) for i in items):
         return None
 
-    def walk(node: Any) -> List[str]:
-        if isinstance(node, DatasetAny):
-            raise SpecError("schedule %r: a dataset expression with | (DatasetAny) is not "
-                            "supported yet; weir runs a DAG on datasets when every one was "
-                            "updated (a list, or &)" % (value,), line)
-        if hasattr(node, "objects"):
-            return [u for o in node.objects for u in walk(o)]
-        return [node.uri]
+    def cond(node: Any) -> Any:
+        if isinstance(node, Dataset):
+            return node.uri
+        if isinstance(node, (DatasetAll, DatasetAny)):
+            if not node.objects:
+                raise SpecError("schedule %r: an empty %s names no dataset"
+                                % (value, type(node).__name__), line)
+            return {"any" if isinstance(node, DatasetAny) else "all":
+                    [cond(o) for o in node.objects]}
+        raise SpecError("schedule %r: %r is not a Dataset, & or |; weir runs a DAG on "
+                        "datasets, DatasetAll and DatasetAny" % (value, node), line)
 
-    out: List[str] = []
-    for u in (u for i in items for u in walk(i)):
-        if u not in out:
-            out.append(u)
-    return out
+    tree = cond(items[0]) if len(items) == 1 else {"all": [cond(i) for i in items]}
+
+    def flat(node: Any) -> Optional[List[str]]:
+        if isinstance(node, str):
+            return [node]
+        if "all" not in node:
+            return None
+        out: List[str] = []
+        for sub in node["all"]:
+            got = flat(sub)
+            if got is None:
+                return None
+            out.extend(u for u in got if u not in out)
+        return out
+
+    uris = flat(tree)
+    return uris if uris is not None else tree
 
 
 def _timetable(t: Any, dag: Any) -> Any:
@@ -149,7 +165,7 @@ def _timetable(t: Any, dag: Any) -> Any:
 
 def schedule_of(dag: Any) -> Any:
     """The DAG's schedule as weir writes it: "none", a preset or five cron fields; a list of
-    dataset URIs; or a mapping {cron|trigger: EXPR, interval: SECONDS, datasets: [URI]}
+    dataset URIs; {datasets: CONDITION} for `|`; or a mapping {cron|trigger: EXPR, interval: SECONDS, datasets: [URI]}
     (docs/dags.md) for a CronTriggerTimetable and a DatasetOrTimeSchedule.  A timedelta
     becomes the cron expression that fires at the same times from start_date when one
     does."""
@@ -166,9 +182,11 @@ def schedule_of(dag: Any) -> Any:
         return s
     if isinstance(s, _dt.timedelta):
         return _delta_cron(s, dag)
-    uris = dataset_uris(s, dag.lineno)
-    if uris is not None:
-        return uris
+    ds = dataset_schedule(s, dag.lineno)
+    if isinstance(ds, list):
+        return ds
+    if ds is not None:
+        return {"datasets": ds}
     if isinstance(s, DatasetOrTimeSchedule):
         t = _timetable(s.timetable, dag)
         if t is None or _is_delta(s.timetable):
@@ -176,13 +194,13 @@ def schedule_of(dag: Any) -> Any:
                             "CronTriggerTimetable or a CronDataIntervalTimetable"
                             % (s.timetable,), dag.lineno)
         out = dict(t) if isinstance(t, dict) else {"cron": t}
-        out["datasets"] = dataset_uris(s.datasets, dag.lineno)
+        out["datasets"] = dataset_schedule(s.datasets, dag.lineno)
         return out
     t = _timetable(s, dag)
     if t is not None:
         return t
     raise SpecError("schedule %r: not supported yet; expected a cron expression, a preset, "
-                    "a timedelta, None, datasets (a list, &), CronTriggerTimetable, "
+                    "a timedelta, None, datasets (a list, &, |), CronTriggerTimetable, "
                     "CronDataIntervalTimetable, DeltaDataIntervalTimetable or "
                     "DatasetOrTimeSchedule" % (s,), dag.lineno)
 

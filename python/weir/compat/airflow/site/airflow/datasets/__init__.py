@@ -1,10 +1,9 @@
 """airflow.datasets: `Dataset` and the expressions of datasets a DAG's schedule may be
 (weir's Airflow-compatible layer).
 
-`Dataset(uri)`; `a & b` is DatasetAll, `a | b` DatasetAny, as in Airflow 2.9+.  weir's server
-runs a DAG on datasets when every one was updated since its last such run (docs/dags.md,
-"Datasets"): a list, a Dataset and DatasetAll are that; DatasetAny (`|`) is refused with a
-clear error when the DAG is processed (_weir_airflow/spec.py).
+`Dataset(uri)`; `a & b` is DatasetAll, `a | b` DatasetAny, as in Airflow 2.9+, nested as
+written: weir's server runs a DAG on datasets when its condition, over the datasets updated
+since its last such run, is true (docs/dags.md, "Datasets"; _weir_airflow/spec.py writes it).
 """
 
 from __future__ import annotations
