@@ -228,6 +228,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		const char *s = NULL;
 		if (json_is_array(val)) /* datasets (dag_spec_dataset.c) */
 			return dag_read_dataset_schedule(r, dag, val);
+		if (json_is_object(val) && dag_is_timetable(val))
+			return dag_read_timetable(r, dag, val); /* dag_spec_timetable.c */
 		if (json_is_object(val))
 			return read_schedule_object(r, dag, val);
 		struct weir_error e;
@@ -348,6 +350,8 @@ static struct dag_spec *read_dag(struct field_reader *r, json_t *json, const cha
 		field_fail(r, "expected at most %s tasks", "4096");
 		goto fail;
 	}
+	if (dag_check_timetable(r, dag) < 0)
+		goto fail;
 	if (dag->schedule.kind != CRON_NONE && dag->start_date_ms == CRON_NEVER) {
 		snprintf(r->path, sizeof r->path, "%s", "schedule");
 		field_fail(r, "%s",
@@ -498,6 +502,7 @@ void dag_spec_destroy(struct dag_spec *dag)
 	strvec_release(&dag->tags);
 	strvec_release(&dag->dataset_schedule);
 	json_decref(dag->dataset_condition);
+	free(dag->schedule_events);
 	free(dag->default_args.pool);
 	free(dag->default_args.queue);
 	dag_notify_destroy(dag->default_args.notify);

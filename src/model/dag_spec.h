@@ -37,6 +37,8 @@
 #include "model/notify.h"
 
 #define DAG_MAX_TASKS 4096
+/* The most times an events schedule may list. */
+#define DAG_MAX_EVENTS 10000
 #define DAG_MAX_ID 250
 #define DAG_DEFAULT_ACTIVE_RUNS 16
 #define DAG_DEFAULT_ACTIVE_TASKS 16
@@ -273,6 +275,8 @@ struct dag_spec {
 	struct strvec dataset_schedule; /* schedule: [URI, ...]: runs when each was updated
 	                                 * since its last such run (schedule is then none);
 	                                 * with a condition, every URI it names, once */
+	int64_t *schedule_events;       /* `schedule: {events: [...]}`: the times, sorted, each
+	                                 * once; schedule.events points here (NULL: none) */
 	json_t *dataset_condition;      /* NULL: all of dataset_schedule; else the condition
 	                                 * of `datasets: {any|all: [...]}`: a URI string or
 	                                 * {"any"|"all": [COND, ...]} (sched/dataset_due.h) */

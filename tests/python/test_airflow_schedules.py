@@ -152,3 +152,44 @@ def test_timetables_and_dataset_schedules():
                             (object(), "not supported yet")):
         with pytest.raises(SpecError, match=match):
             doc_of(schedule=schedule, start_date=start)
+
+
+def test_relativedelta_events_and_continuous_schedules():
+    from dateutil.relativedelta import relativedelta
+
+    from airflow.timetables.base import DagRunInfo, Timetable
+    from airflow.timetables.events import EventsTimetable
+    from airflow.timetables.interval import DeltaDataIntervalTimetable
+    from airflow.timetables.simple import ContinuousTimetable
+
+    start = pendulum.datetime(2024, 1, 31, tz="UTC")
+    e1, e2 = pendulum.datetime(2024, 3, 1, 10, tz="UTC"), pendulum.datetime(2024, 2, 1, tz=AMS)
+    cases = [
+        (relativedelta(months=1), {"delta": {"months": 1}}),
+        (relativedelta(years=1, months=2, days=3, hours=4),
+         {"delta": {"months": 14, "seconds": 3 * 86400 + 4 * 3600}}),
+        (DeltaDataIntervalTimetable(relativedelta(weeks=2)), {"delta": {"seconds": 14 * 86400}}),
+        # a timedelta that is no cron interval: a step too, as Airflow's
+        (dt.timedelta(hours=5), {"delta": {"seconds": 5 * 3600}}),
+        (EventsTimetable([e1, e2, e1], restrict_to_events=True),
+         {"events": [e2.isoformat(), e1.isoformat(), e1.isoformat()],
+          "restrict_to_events": True}),
+        (ContinuousTimetable(), "@continuous"),
+    ]
+    for schedule, want in cases:
+        doc = doc_of(schedule=schedule, start_date=start, max_active_runs=1)
+        assert doc["schedule"] == want, schedule
+    assert doc_of(schedule="@continuous", start_date=start,
+                  max_active_runs=1)["schedule"] == "@continuous"
+
+    class Sunsets(Timetable):
+        def next_dagrun_info(self, **kw):
+            return DagRunInfo.exact(start)
+
+    for schedule, match, runs in (
+            ("@continuous", "ContinuousTimetable requires max_active_runs <= 1", 16),
+            (relativedelta(day=1, months=1), "day is not supported", 1),
+            (relativedelta(months=-1), "expected a step forward", 1),
+            (Sunsets(), r"a custom timetable \(Sunsets\) is not supported", 1)):
+        with pytest.raises(SpecError, match=match):
+            doc_of(schedule=schedule, start_date=start, max_active_runs=runs)
