@@ -194,10 +194,10 @@ json_t *dag_timetable_json(const struct dag_spec *dag)
 int dag_check_timetable(struct field_reader *r, const struct dag_spec *dag)
 {
 	if (dag->schedule.kind == CRON_CONTINUOUS && dag->max_active_runs != 1) {
-		snprintf(r->path, sizeof r->path, "%s", "max_active_runs");
+		snprintf(r->path, sizeof r->path, "%s", "schedule");
 		return field_fail(r, "%s",
-		                  "schedule @continuous runs one run at a time: expected "
-		                  "max_active_runs: 1 (as Airflow's ContinuousTimetable requires)");
+		                  "@continuous runs one run at a time: expected max_active_runs: 1 "
+		                  "beside it (as Airflow's ContinuousTimetable requires)");
 	}
 	return 0;
 }

@@ -8,7 +8,7 @@ errors."""
 
 import datetime as dt
 
-from conftest import wait_for
+from conftest import cli_describe, wait_for
 from test_airflow_dags import airflow_dags, wait_import_error
 from test_airflow_schedules import xcom
 
@@ -39,6 +39,18 @@ def test_a_monthly_relativedelta_catches_up_month_by_month(make_server, tmp_path
     runs = d.get("/dags/monthly/dagRuns")["dag_runs"]
     assert len(runs) == 4, runs
     assert d.get("/dags/monthly")["next_dagrun"] is None
+
+    # a backfill: a run at --from and at each step after it, each a month long
+    r = d.srv.cli("dags", "backfill", "monthly", "--from", "2023-10-31", "--to", "2023-12-31",
+                  "--wait", timeout=120)
+    assert r.returncode == 0, cli_describe(r)
+    for ds, end in (("2023-10-31", "2023-11-30"), ("2023-11-30", "2023-12-30"),
+                    ("2023-12-30", "2024-01-30")):
+        rid = "backfill__" + utc(ds + "T00:00:00")
+        run = d.wait_run("monthly", rid)
+        assert run["state"] == "success", d.tis("monthly", rid)
+        assert (run["data_interval_start"], run["data_interval_end"]) == (
+            utc(ds + "T00:00:00"), utc(end + "T00:00:00")), run
 
 
 def test_an_events_timetable_runs_at_its_events(make_server, tmp_path):
