@@ -83,39 +83,45 @@ static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *r
                       json_t *conf, struct dag_run_row *out, struct weir_error *err);
 
 /* A DAG on @continuous: its next run as soon as none is active (queued or
- * running, of any type), its data interval from the latest scheduled run's
- * end to now (model/cron.h's schedule_continuous_due decides). */
+ * running, of any type: two indexed counts), its data interval from the
+ * latest scheduled run's end to now (model/cron.h's
+ * schedule_continuous_due decides).  Every work pass asks, a run's end
+ * included; no read grows with the DAG's history. */
 static void continuous_pass(struct dag_manager *dm, struct dag_entry *e, int64_t now)
 {
 	const struct dag_spec *s = e->spec;
-	struct dag_run_query q = {.dag_id = s->dag_id, .newest_first = true};
-	struct dag_run_row *rows = NULL;
+	struct dag_run_query q = {.dag_id = s->dag_id, .by_state = true};
 	struct schedule_interval iv;
 	struct weir_error err = {0};
-	int64_t last_end = CRON_NEVER;
-	bool active = false;
-	size_t n = 0;
+	int64_t last = dm_last_scheduled(dm, e), last_end = last, queued = 0, running = 0;
+	char ts[48], id[80];
 
-	if (dag_store_run_list(dm->ds, &q, &rows, &n, &err) < 0) {
+	q.state = DAG_RUN_QUEUED;
+	if (dag_store_run_count(dm->ds, &q, &queued, &err) == 0) {
+		q.state = DAG_RUN_RUNNING;
+		dag_store_run_count(dm->ds, &q, &running, &err);
+	}
+	if (err.msg[0]) {
 		log_error("DAG %s: @continuous: %s", s->dag_id, err.msg);
 		return;
 	}
-	for (size_t i = 0; i < n; i++) {
-		active |= rows[i].state == DAG_RUN_QUEUED || rows[i].state == DAG_RUN_RUNNING;
-		if (last_end == CRON_NEVER && !strcmp(rows[i].run_type, "scheduled"))
-			last_end = rows[i].data_interval_end;
+	if (last != CRON_NEVER) { /* its interval's end (deleted: its logical date) */
+		struct dag_run_row row = {0};
+		snprintf(id, sizeof id, "scheduled__%s", clock_format_airflow(last, ts, sizeof ts));
+		if (dag_store_run_get(dm->ds, s->dag_id, id, &row, NULL) == 0) {
+			last_end = row.data_interval_end;
+			dag_run_row_release(&row);
+		}
 	}
-	dag_run_rows_free(rows, n);
-	if (schedule_continuous_due(s->start_date_ms, s->end_date_ms, last_end, active, now, &iv)) {
-		char ts[48], id[80];
-		snprintf(id, sizeof id, "scheduled__%s",
-		         clock_format_airflow(iv.start_ms, ts, sizeof ts));
-		if (create_run(dm, e, id, "scheduled", iv.start_ms, iv, NULL, NULL, &err) < 0 &&
-		    err.kind != WEIR_E_CONFLICT)
-			log_error("DAG %s: scheduled run %s: %s", s->dag_id, id, err.msg);
-		e->last_sched_ms = iv.start_ms;
-		e->last_sched_known = true;
-	}
+	if (!schedule_continuous_due(s->start_date_ms, s->end_date_ms, last_end,
+	                             queued + running > 0, now, &iv))
+		return;
+	snprintf(id, sizeof id, "scheduled__%s", clock_format_airflow(iv.start_ms, ts, sizeof ts));
+	if (create_run(dm, e, id, "scheduled", iv.start_ms, iv, NULL, NULL, &err) < 0 &&
+	    err.kind != WEIR_E_CONFLICT)
+		log_error("DAG %s: scheduled run %s: %s", s->dag_id, id, err.msg);
+	e->last_sched_ms = iv.start_ms;
+	e->last_sched_known = true;
 }
 
 void dm_schedule_pass(struct dag_manager *dm)
