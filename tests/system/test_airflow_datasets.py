@@ -68,6 +68,25 @@ def test_any_and_nested_expressions_run_as_airflow_with_their_events(make_server
     assert announce(d, RAW) == ["on_either"]
 
 
+def test_a_dataset_alias_adds_events_of_the_datasets_a_task_learns(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path, ["datasets/alias.py"])
+    d.wait_dag("read_partition")
+    status, run = d.srv.api("POST", "/api/v1/dags/write_partition/dagRuns",
+                            {"dag_run_id": "w1", "logical_date": "2024-01-01T00:00:00Z"})
+    assert status == 200, run
+    assert d.wait_run("write_partition", "w1")["state"] == "success", d.tis(
+        "write_partition", "w1")
+    uri = "s3://lake/part/2024-01-01"
+    got = wait_for(lambda: runs(d, "read_partition"), 30, "a run of read_partition")
+    rid = got[0]["dag_run_id"]
+    assert d.wait_run("read_partition", rid)["state"] == "success", d.tis("read_partition", rid)
+    assert xcom(d, "read_partition", rid, "read") == {uri: [[{"day": "2024-01-01"}, "write"]]}
+    ds = d.get("/datasets/%s" % urllib.parse.quote(uri, safe=""))
+    evs = d.get("/datasets/events?dataset_id=%d" % ds["id"])["dataset_events"]
+    assert [(e["extra"], e["source_dag_id"]) for e in evs] == [
+        ({"day": "2024-01-01"}, "write_partition")], evs
+
+
 BAD = '''\
 from airflow import DAG
 from airflow.datasets import Dataset
@@ -78,8 +97,22 @@ with DAG("bad_expr", schedule=Dataset("s3://a") | "s3://b"):
 '''
 
 
+ON_ALIAS = '''\
+from airflow import DAG
+from airflow.datasets import DatasetAlias
+from airflow.operators.empty import EmptyOperator
+
+with DAG("on_alias", schedule=[DatasetAlias("partitions")]):
+    EmptyOperator(task_id="t")
+'''
+
+
 def test_a_bad_dataset_expression_is_an_import_error(make_server, tmp_path):
     d = airflow_dags(make_server, tmp_path, [])
     (d.dir / "bad_expr.py").write_text(BAD)
+    (d.dir / "on_alias.py").write_text(ON_ALIAS)
     err = wait_import_error(d, "bad_expr.py")
     assert "expected datasets" in err["stack_trace"] and "s3://b" in err["stack_trace"], err
+    err = wait_import_error(d, "on_alias.py")
+    assert "on_alias.py:5: schedule [DatasetAlias('partitions')]: a DAG scheduled on a " \
+        "DatasetAlias is not supported yet" in err["stack_trace"], err

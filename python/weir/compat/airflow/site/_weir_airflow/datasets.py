@@ -3,15 +3,19 @@
 start it, which it hands the run as its conf's `triggering_dataset_events`), and the
 `outlet_events` a task fills in (`outlet_events[dataset].extra`), which the task's output
 carries to the server under `weir_outlet_events` ({uri: extra}): the server stores each
-extra with the event of that outlet when the task succeeds."""
+extra with the event of that outlet when the task succeeds; and the events a task adds
+through a DatasetAlias among its outlets (`outlet_events[alias].add(dataset, extra)`), under
+`weir_alias_events` ([{uri, extra, alias}]): each an event of that dataset."""
 
 from __future__ import annotations
 
 import datetime as _dt
 from typing import Any, Dict, List, Mapping, Optional
 
-#: the output key the server reads the outlets' extras from (src/server/dag_manager/datasets.c)
+#: the output keys the server reads (src/server/dag_manager/datasets.c): the outlets' extras
+#: ({uri: extra}) and the events added through a DatasetAlias ([{uri, extra, alias}])
 OUTLET_EVENTS_KEY = "weir_outlet_events"
+ALIAS_EVENTS_KEY = "weir_alias_events"
 
 
 class DatasetEvent:
@@ -61,19 +65,39 @@ def triggering_events(value: Any) -> Dict[str, List[DatasetEvent]]:
             for uri, events in value.items() if isinstance(events, list)}
 
 
-def _uri(key: Any) -> str:
+def _key(key: Any) -> str:
+    """A Dataset's URI (or the URI itself), or "alias:NAME" for a DatasetAlias."""
+    from airflow.datasets import DatasetAlias
+
+    if isinstance(key, DatasetAlias):
+        return "alias:" + key.name
     uri = getattr(key, "uri", key)
     if not isinstance(uri, str) or not uri:
-        raise KeyError("outlet_events[%r]: expected a Dataset or its URI" % (key,))
+        raise KeyError("outlet_events[%r]: expected a Dataset, its URI or a DatasetAlias"
+                       % (key,))
     return uri
 
 
 class OutletEventAccessor:
-    """What `outlet_events[dataset]` is: its `extra`, a dict the task fills in."""
+    """What `outlet_events[dataset]` is: its `extra`, a dict the task fills in; for a
+    DatasetAlias, `add(dataset, extra)`: an event of that dataset when the task succeeds."""
 
     def __init__(self, raw_key: Any, extra: Optional[Dict[str, Any]] = None) -> None:
         self.raw_key = raw_key
         self.extra: Dict[str, Any] = dict(extra or {})
+        self.dataset_alias_events: List[Dict[str, Any]] = []
+
+    def add(self, dataset: Any, extra: Optional[Dict[str, Any]] = None) -> None:
+        from airflow.datasets import Dataset, DatasetAlias
+
+        if not isinstance(self.raw_key, DatasetAlias):
+            raise TypeError("outlet_events[%r].add(): only a DatasetAlias's accessor adds "
+                            "events" % (self.raw_key,))
+        if not isinstance(dataset, Dataset):
+            raise TypeError("outlet_events[%r].add(%r): expected a Dataset"
+                            % (self.raw_key, dataset))
+        self.dataset_alias_events.append({"uri": dataset.uri, "extra": dict(extra or {}),
+                                          "alias": self.raw_key.name})
 
     def __repr__(self) -> str:
         return "OutletEventAccessor(raw_key=%r, extra=%r)" % (self.raw_key, self.extra)
@@ -86,10 +110,10 @@ class OutletEventAccessors(Mapping[str, OutletEventAccessor]):
         self._by_uri: Dict[str, OutletEventAccessor] = {}
 
     def __getitem__(self, key: Any) -> OutletEventAccessor:
-        uri = _uri(key)
-        if uri not in self._by_uri:
-            self._by_uri[uri] = OutletEventAccessor(key)
-        return self._by_uri[uri]
+        k = _key(key)
+        if k not in self._by_uri:
+            self._by_uri[k] = OutletEventAccessor(key)
+        return self._by_uri[k]
 
     def __iter__(self) -> Any:
         return iter(self._by_uri)
@@ -108,6 +132,18 @@ class OutletEventAccessors(Mapping[str, OutletEventAccessor]):
                 extra = self._by_uri[item.uri].extra
                 if extra:
                     out[item.uri] = dict(extra)
+        return out
+
+    def alias_events(self, outlets: List[Any]) -> List[Dict[str, Any]]:
+        """The events added through the task's DatasetAlias outlets (through another alias:
+        none, as in Airflow, which requires the alias among the outlets)."""
+        from airflow.datasets import DatasetAlias
+
+        out: List[Dict[str, Any]] = []
+        for item in outlets:
+            key = "alias:%s" % item.name if isinstance(item, DatasetAlias) else None
+            if key in self._by_uri:
+                out.extend(self._by_uri[key].dataset_alias_events)
         return out
 
 
@@ -133,6 +169,10 @@ def push_outlet_events(context: Mapping[str, Any], task: Any, ti: Any) -> None:
     accessors = context.get("outlet_events")
     if not isinstance(accessors, OutletEventAccessors):
         return
-    extras = accessors.extras(list(getattr(task, "outlets", None) or []))
+    outlets = list(getattr(task, "outlets", None) or [])
+    extras = accessors.extras(outlets)
     if extras:
         ti.xcom_push(OUTLET_EVENTS_KEY, extras)
+    added = accessors.alias_events(outlets)
+    if added:
+        ti.xcom_push(ALIAS_EVENTS_KEY, added)

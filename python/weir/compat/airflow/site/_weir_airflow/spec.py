@@ -147,7 +147,7 @@ def dataset_schedule(value: Any, line: int) -> Any:
     `value` is none: a list of URIs when every dataset must be updated (a list of Datasets, a
     Dataset, `a & b`); else a condition {"any"|"all": [URI or condition, ...]} (`a | b`,
     `(a | b) & c`, Airflow 2.9's DatasetAny and DatasetAll nested)."""
-    from airflow.datasets import BaseDataset, Dataset, DatasetAll, DatasetAny
+    from airflow.datasets import BaseDataset, Dataset, DatasetAlias, DatasetAll, DatasetAny
 
     items = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
     if not items or not all(isinstance(i, BaseDataset) for i in items):
@@ -156,6 +156,10 @@ def dataset_schedule(value: Any, line: int) -> Any:
     def cond(node: Any) -> Any:
         if isinstance(node, Dataset):
             return node.uri
+        if isinstance(node, DatasetAlias):
+            raise SpecError("schedule %r: a DAG scheduled on a DatasetAlias is not supported "
+                            "yet; schedule on the datasets the alias adds events of"
+                            % (value,), line)
         if isinstance(node, (DatasetAll, DatasetAny)):
             if not node.objects:
                 raise SpecError("schedule %r: an empty %s names no dataset"
