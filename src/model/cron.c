@@ -705,7 +705,7 @@ static int64_t next_delta(const struct cron *c, int64_t start_ms, int64_t end_ms
 
 	if (last_ms != CRON_NEVER && s < start_ms)
 		s = start_ms;
-	if (!catchup) {
+	if (!catchup && now_ms <= CRON_TIME_LIMIT) { /* (beyond: "the next one", for views) */
 		int64_t now_s = tz_floor_div(now_ms, 1000);
 		int64_t step_s = (cron_delta_add(c, now_s * 1000, 1) - now_s * 1000) / 1000;
 		int64_t rounded = step_s > 0 ? (now_s - (now_s % step_s)) * 1000 : now_ms;

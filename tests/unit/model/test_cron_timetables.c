@@ -71,6 +71,11 @@ static void test_a_step_without_catchup_takes_the_latest_interval(void **state)
 	                                   T(2024, 5, 10, 13, 0), out, 4),
 	                 1);
 	assert_int_equal(out[0], T(2024, 5, 9, 0, 0));
+	/* the views' "next run" (now far ahead): the step after the latest */
+	assert_int_equal(schedule_due_runs(&c, T(2024, 1, 1, 0, 0), CRON_NEVER, false, out[0],
+	                                   INT64_MAX / 2, out, 1),
+	                 1);
+	assert_int_equal(out[0], T(2024, 5, 10, 0, 0));
 }
 
 static void test_events_run_in_order_unbounded_by_the_dates(void **state)
