@@ -101,9 +101,8 @@ static int read_events(struct field_reader *r, struct dag_spec *dag, json_t *v, 
 	if (field_need_type(r, v, "a list of times (2024-03-01T10:00:00Z)",
 	                    json_is_array(v) && json_array_size(v) > 0) < 0)
 		return -1;
-	if (json_array_size(v) > DAG_MAX_EVENTS) {
+	if (json_array_size(v) > DAG_MAX_EVENTS)
 		return field_fail(r, "expected at most %s event times", "10000");
-	}
 	free(dag->schedule_events);
 	dag->schedule_events = calloc(json_array_size(v), sizeof *dag->schedule_events);
 	if (!dag->schedule_events)
