@@ -35,9 +35,19 @@ static char *file_token(const char *dag_id)
 
 static json_t *schedule_json(const struct dag_spec *s)
 {
-	if (!s || s->schedule.kind == CRON_NONE)
+	const struct cron *c = s ? &s->schedule : NULL;
+
+	if (!c || c->kind == CRON_NONE)
 		return json_null();
-	return json_pack("{s:s, s:s}", "__type", "CronExpression", "value", s->schedule.text);
+	if (c->kind == CRON_DELTA) /* Airflow's RelativeDelta, normalized as relativedelta */
+		return json_pack("{s:s, s:I, s:I, s:I, s:I, s:I, s:I}", "__type", "RelativeDelta",
+		                 "years", (json_int_t)(c->delta_months / 12), "months",
+		                 (json_int_t)(c->delta_months % 12), "days",
+		                 (json_int_t)(c->delta_ms / 86400000), "hours",
+		                 (json_int_t)(c->delta_ms % 86400000 / 3600000), "minutes",
+		                 (json_int_t)(c->delta_ms % 3600000 / 60000), "seconds",
+		                 (json_int_t)(c->delta_ms % 60000 / 1000));
+	return json_pack("{s:s, s:s}", "__type", "CronExpression", "value", c->text);
 }
 
 json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_t next)
@@ -77,6 +87,8 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	if (o && s) {
 		json_object_set(o, "params", s->params);
 		json_object_set(o, "param_schemas", s->param_schemas);
+		/* Airflow 2.9's: the condition, a list as {"all": [...]}, else null */
+		json_object_set_new(o, "dataset_expression", dag_spec_dataset_expression(s));
 	}
 	if (o) {
 		/* Airflow's fields weir has no use for: the values Airflow gives them then */

@@ -169,6 +169,43 @@ const char *cli_dag_timezone(json_t *details)
 	return text;
 }
 
+int cli_dags_backfill_steps(json_t *schedule_interval, int64_t from_ms, int64_t to_ms, int64_t *out,
+                            size_t max, size_t *n, struct weir_error *err)
+{
+	static const char *const parts[] = {"years", "months",  "days",
+	                                    "hours", "minutes", "seconds"};
+	static const int64_t ms[] = {0, 0, 86400000, 3600000, 60000, 1000};
+	int64_t v[6];
+	struct cron c;
+
+	const char *type = json_string_value(json_object_get(schedule_interval, "__type"));
+
+	if (!type || strcmp(type, "RelativeDelta"))
+		return 0;
+	for (size_t i = 0; i < 6; i++)
+		v[i] = json_integer_value(json_object_get(schedule_interval, parts[i]));
+	if (cron_set_delta(&c, (int32_t)(v[0] * 12 + v[1]),
+	                   v[2] * ms[2] + v[3] * ms[3] + v[4] * ms[4] + v[5] * ms[5],
+	                   "relativedelta", err) < 0) {
+		weir_error_prefix(err, "the DAG's schedule");
+		return -1;
+	}
+	if (to_ms < from_ms)
+		return weir_error_set(
+		    err, WEIR_E_INVALID,
+		    "--to is before --from; expected --from D --to D with D <= D");
+	*n = 0;
+	for (int64_t t = from_ms; t <= to_ms; t = cron_delta_add(&c, t, 1)) {
+		if (*n == max)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "the range holds more than %zu steps of the DAG's "
+			                      "schedule; backfill a shorter range at a time",
+			                      max);
+		out[(*n)++] = t;
+	}
+	return 1;
+}
+
 int cli_dags_backfill_dates(const char *schedule, const char *timezone, int64_t from_ms,
                             int64_t to_ms, int64_t *out, size_t max, size_t *n,
                             struct weir_error *err)
@@ -855,8 +892,11 @@ static int dags_backfill(struct cli_ctx *ctx, const char *dag, const char *from,
 	if (rc != CLI_EXIT_OK)
 		goto out;
 	const char *schedule = cli_dag_schedule_text(info);
-	if (cli_dags_backfill_dates(schedule, cli_dag_timezone(info), from_ms, to_ms, dates,
-	                            BACKFILL_MAX_RUNS, &n, &err) < 0) {
+	int steps = cli_dags_backfill_steps(json_object_get(info, "schedule_interval"), from_ms,
+	                                    to_ms, dates, BACKFILL_MAX_RUNS, &n, &err);
+	if (steps < 0 ||
+	    (steps == 0 && cli_dags_backfill_dates(schedule, cli_dag_timezone(info), from_ms, to_ms,
+	                                           dates, BACKFILL_MAX_RUNS, &n, &err) < 0)) {
 		cli_error("%s: %s", dag, err.msg);
 		rc = CLI_EXIT_USAGE;
 		goto out;

@@ -49,6 +49,14 @@ const char *cli_dag_schedule_text(json_t *dag);
  * (NULL: UTC; cron.h's rules).  At most `max` go into out; *n gets
  * how many.  -1 with err when the schedule does not parse, has no grid (none, @once), the
  * range is empty or reversed, or more than `max` runs would be created. */
+/* The logical dates of a backfill of a DAG whose schedule_interval (the
+ * API's JSON) is a RelativeDelta: --from, then each one plus the step, up
+ * to --to (Airflow's backfill of a DeltaDataIntervalTimetable starts its
+ * first interval at the range's start).  1 with *n set when it is one; 0
+ * when the schedule is no RelativeDelta (*n untouched); -1 with err. */
+int cli_dags_backfill_steps(json_t *schedule_interval, int64_t from_ms, int64_t to_ms, int64_t *out,
+                            size_t max, size_t *n, struct weir_error *err);
+
 int cli_dags_backfill_dates(const char *schedule, const char *timezone, int64_t from_ms,
                             int64_t to_ms, int64_t *out, size_t max, size_t *n,
                             struct weir_error *err);

@@ -387,6 +387,11 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 		*out = c;
 		return 0;
 	}
+	if (!strcasecmp(c.text, "@continuous")) {
+		c.kind = CRON_CONTINUOUS;
+		*out = c;
+		return 0;
+	}
 	const char *expr = c.text;
 	if (c.text[0] == '@') {
 		expr = NULL;
@@ -397,7 +402,7 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 			return weir_error_set(
 			    err, WEIR_E_INVALID,
 			    "\"%s\": expected @hourly, @daily, @weekly, @monthly, "
-			    "@yearly, @annually, @once, none or 5 cron fields",
+			    "@yearly, @annually, @once, @continuous, none or 5 cron fields",
 			    c.text);
 	}
 	c.kind = CRON_EXPR;
@@ -412,6 +417,70 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 		                      c.text);
 	*out = c;
 	return 0;
+}
+
+int cron_set_delta(struct cron *out, int32_t months, int64_t ms, const char *text,
+                   struct weir_error *err)
+{
+	if (months < 0 || ms < 0 || (months == 0 && ms == 0))
+		return weir_error_set(err, WEIR_E_INVALID, "%s",
+		                      "expected a step forward: months, days, hours, minutes or "
+		                      "seconds, none negative, one of them positive");
+	if (months > CRON_DELTA_MONTHS_MAX || ms > 100 * 366 * MS_DAY)
+		return weir_error_set(err, WEIR_E_INVALID, "%s",
+		                      "expected a step of at most 100 years");
+	memset(out, 0, sizeof *out);
+	out->kind = CRON_DELTA;
+	out->delta_months = months;
+	out->delta_ms = ms;
+	snprintf(out->text, sizeof out->text, "%s", text);
+	return 0;
+}
+
+int cron_set_events(struct cron *out, const int64_t *events, size_t n, bool restrict_to_events,
+                    struct weir_error *err)
+{
+	if (n == 0)
+		return weir_error_set(err, WEIR_E_INVALID, "%s",
+		                      "expected at least one event time");
+	for (size_t i = 1; i < n; i++)
+		if (events[i] <= events[i - 1])
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "event %zu is not after event %zu: expected the times "
+			    "in order, each once",
+			    i, i - 1);
+	memset(out, 0, sizeof *out);
+	out->kind = CRON_EVENTS;
+	out->events = events;
+	out->n_events = n;
+	out->restrict_to_events = restrict_to_events;
+	snprintf(out->text, sizeof out->text, "%zu Events", n);
+	return 0;
+}
+
+/* t plus `months` calendar months in UTC, the day clamped to the month. */
+static int64_t add_months(int64_t t, int64_t months)
+{
+	int64_t days = tz_floor_div(t, MS_DAY), rest = t - days * MS_DAY, y;
+	int m, d;
+
+	tz_civil_from_days(days, &y, &m, &d);
+	int64_t k = y * 12 + (m - 1) + months;
+	y = tz_floor_div(k, 12);
+	m = (int)(k - y * 12) + 1;
+	if (d > days_in_month(y, m))
+		d = days_in_month(y, m);
+	return tz_days_from_civil(y, m, d) * MS_DAY + rest;
+}
+
+int64_t cron_delta_add(const struct cron *c, int64_t t_ms, int times)
+{
+	int sign = times < 0 ? -1 : 1;
+
+	for (int i = 0; i < times * sign; i++)
+		t_ms = add_months(t_ms, (int64_t)sign * c->delta_months) + sign * c->delta_ms;
+	return t_ms;
 }
 
 int cron_set_zone(struct cron *c, const char *name, struct weir_error *err)
@@ -582,7 +651,9 @@ bool cron_matches(const struct cron *c, int64_t t_ms)
 struct schedule_interval schedule_data_interval(const struct cron *c, int64_t logical_ms)
 {
 	struct schedule_interval iv = {logical_ms, logical_ms};
-	if (c->kind == CRON_EXPR && c->trigger) {
+	if (c->kind == CRON_DELTA) {
+		iv.end_ms = cron_delta_add(c, logical_ms, 1);
+	} else if (c->kind == CRON_EXPR && c->trigger) {
 		iv.end_ms = logical_ms + c->trigger_interval_ms;
 	} else if (c->kind == CRON_EXPR) {
 		int64_t next = cron_next(c, logical_ms);
@@ -590,6 +661,72 @@ struct schedule_interval schedule_data_interval(const struct cron *c, int64_t lo
 			iv.end_ms = next;
 	}
 	return iv;
+}
+
+struct schedule_interval schedule_manual_interval(const struct cron *c, int64_t logical_ms)
+{
+	struct schedule_interval iv = schedule_data_interval(c, logical_ms);
+	size_t i = 0;
+
+	if (c->kind != CRON_EVENTS || !c->restrict_to_events || c->n_events == 0)
+		return iv;
+	while (i + 1 < c->n_events && c->events[i + 1] <= logical_ms)
+		i++;
+	iv.start_ms = iv.end_ms = c->events[i];
+	return iv;
+}
+
+bool schedule_continuous_due(int64_t start_ms, int64_t end_ms, int64_t last_end_ms, bool active,
+                             int64_t now_ms, struct schedule_interval *iv)
+{
+	if (active || start_ms == CRON_NEVER)
+		return false;
+	if (last_end_ms == CRON_NEVER) {
+		iv->start_ms = start_ms;
+		iv->end_ms = start_ms > now_ms ? start_ms : now_ms;
+	} else {
+		iv->start_ms = last_end_ms;
+		iv->end_ms = now_ms;
+	}
+	if (end_ms != CRON_NEVER && iv->end_ms > end_ms)
+		return false;
+	return iv->end_ms <= now_ms && iv->start_ms <= iv->end_ms;
+}
+
+/* A delta schedule's next logical date (Airflow's
+ * DeltaDataIntervalTimetable): start_date, then each previous one plus the
+ * step; without catchup at least one step before now rounded down to a
+ * multiple of the step (its length in seconds from now), as Airflow's
+ * _skip_to_latest. */
+static int64_t next_delta(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
+                          int64_t last_ms, int64_t now_ms)
+{
+	int64_t s = last_ms == CRON_NEVER ? start_ms : cron_delta_add(c, last_ms, 1);
+
+	if (last_ms != CRON_NEVER && s < start_ms)
+		s = start_ms;
+	if (!catchup && now_ms <= CRON_TIME_LIMIT) { /* (beyond: "the next one", for views) */
+		int64_t now_s = tz_floor_div(now_ms, 1000);
+		int64_t step_s = (cron_delta_add(c, now_s * 1000, 1) - now_s * 1000) / 1000;
+		int64_t rounded = step_s > 0 ? (now_s - (now_s % step_s)) * 1000 : now_ms;
+		int64_t latest = cron_delta_add(c, rounded, -1);
+		if (latest > s)
+			s = latest;
+	}
+	if (end_ms != CRON_NEVER && s > end_ms)
+		return CRON_NEVER;
+	return s;
+}
+
+/* An events schedule's next logical date: the first event after the
+ * latest run's (Airflow's EventsTimetable: start_date, end_date and
+ * catchup do not bound it). */
+static int64_t next_event(const struct cron *c, int64_t last_ms)
+{
+	for (size_t i = 0; i < c->n_events; i++)
+		if (last_ms == CRON_NEVER || c->events[i] > last_ms)
+			return c->events[i];
+	return CRON_NEVER;
 }
 
 /* A trigger schedule's next logical date: its fire time F, less the
@@ -623,6 +760,10 @@ static int64_t next_candidate(const struct cron *c, int64_t start_ms, int64_t en
 			return CRON_NEVER;
 		return start_ms;
 	}
+	if (c->kind == CRON_DELTA)
+		return next_delta(c, start_ms, end_ms, catchup, last_ms, now_ms);
+	if (c->kind == CRON_EVENTS)
+		return next_event(c, last_ms);
 	if (c->kind != CRON_EXPR)
 		return CRON_NEVER;
 	if (c->trigger)
@@ -665,7 +806,13 @@ size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms,
 int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
                           int64_t last_ms, int64_t now_ms)
 {
-	int64_t s = next_candidate(c, start_ms, end_ms, catchup, last_ms, now_ms);
+	int64_t s;
+
+	if (c->kind == CRON_CONTINUOUS) /* a run's end brings the next one */
+		return last_ms == CRON_NEVER && start_ms != CRON_NEVER && start_ms > now_ms
+		           ? start_ms
+		           : CRON_NEVER;
+	s = next_candidate(c, start_ms, end_ms, catchup, last_ms, now_ms);
 	if (s == CRON_NEVER)
 		return CRON_NEVER;
 	return schedule_data_interval(c, s).end_ms;

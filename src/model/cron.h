@@ -18,8 +18,10 @@
  * names (jan-dec) and weekday names (sun-sat), 7 also meaning Sunday.  As in
  * Vixie cron, when both day fields are restricted (neither starts with `*`)
  * a day matches if either matches; otherwise both must.  Presets: @hourly,
- * @daily (@midnight), @weekly, @monthly, @yearly, @annually, @once; "none"
- * (or an empty text) means no schedule.
+ * @daily (@midnight), @weekly, @monthly, @yearly, @annually, @once,
+ * @continuous; "none" (or an empty text) means no schedule.  Two schedules
+ * without an expression are set by their own calls: a delta of months and
+ * milliseconds (a relativedelta) and a list of event times.
  *
  * A struct cron is a plain value (no heap): copy it freely.
  */
@@ -39,10 +41,19 @@
 #define CRON_TEXT_MAX 128
 
 enum cron_kind {
-	CRON_NONE = 0, /* no schedule: runs only when triggered */
-	CRON_ONCE,     /* one run, at the start date */
-	CRON_EXPR,     /* a cron expression (presets included) */
+	CRON_NONE = 0,   /* no schedule: runs only when triggered */
+	CRON_ONCE,       /* one run, at the start date */
+	CRON_EXPR,       /* a cron expression (presets included) */
+	CRON_CONTINUOUS, /* @continuous: a run as soon as the previous ends
+	                  * (schedule_continuous_due; no grid) */
+	CRON_DELTA,      /* a step of months and milliseconds from start_date
+	                  * (Airflow's DeltaDataIntervalTimetable of a
+	                  * relativedelta): cron_delta_add */
+	CRON_EVENTS,     /* a list of times (Airflow's EventsTimetable) */
 };
+
+/* The most months a delta schedule may step (100 years). */
+#define CRON_DELTA_MONTHS_MAX 1200
 
 struct cron {
 	enum cron_kind kind;
@@ -61,6 +72,16 @@ struct cron {
 	bool trigger;
 	int64_t trigger_interval_ms;
 	const struct tz_zone *zone; /* the wall clock it reads (lib/tz.h); NULL: UTC */
+	/* CRON_DELTA: months first (the day clamped to the month's length, as
+	 * dateutil's relativedelta), then milliseconds; in UTC */
+	int32_t delta_months;
+	int64_t delta_ms;
+	/* CRON_EVENTS: the times, sorted, each once (borrowed: the DAG spec
+	 * that set them owns them; a copy of the struct shares them) */
+	const int64_t *events;
+	size_t n_events;
+	bool restrict_to_events; /* a manual run's data interval: the latest
+	                          * event at or before it (the first if none) */
 };
 
 /* Parses `text` (NULL: no schedule) into `out`.  0, or -1 with err naming
@@ -72,6 +93,22 @@ int cron_parse(const char *text, struct cron *out, struct weir_error *err);
 /* Sets the schedule's time zone by name ("Europe/Amsterdam"; NULL or "UTC":
  * UTC).  0, or -1 with err naming the zone (lib/tz.h's tz_zone_get). */
 int cron_set_zone(struct cron *c, const char *name, struct weir_error *err);
+
+/* A delta schedule of `months` and `ms` (at least one positive, neither
+ * negative; months at most CRON_DELTA_MONTHS_MAX) into `out`, its text
+ * `text` as the API shows it.  0, or -1 with err. */
+int cron_set_delta(struct cron *out, int32_t months, int64_t ms, const char *text,
+                   struct weir_error *err);
+
+/* An events schedule over `events` (n of them, sorted and distinct,
+ * borrowed) into `out`.  0, or -1 with err (none, or out of order). */
+int cron_set_events(struct cron *out, const int64_t *events, size_t n, bool restrict_to_events,
+                    struct weir_error *err);
+
+/* `t_ms` plus the delta schedule's step `times` times (negative: minus),
+ * each step months first then milliseconds, as dateutil adds a
+ * relativedelta. */
+int64_t cron_delta_add(const struct cron *c, int64_t t_ms, int times);
 
 /* The first fire time strictly after `after_ms`, or CRON_NEVER (CRON_NONE,
  * CRON_ONCE: those have no grid; see schedule_due_runs). */
@@ -118,6 +155,20 @@ size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms,
  * to this. */
 int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
                           int64_t last_ms, int64_t now_ms);
+
+/* @continuous: whether a run is due now and its data interval (*iv: its
+ * start the logical date).  Airflow's ContinuousTimetable: none while a run
+ * of the DAG is `active`; the first covers [start, max(start, now)], due
+ * once start has come; each next one [the latest scheduled run's interval
+ * end (`last_end_ms`), now]; none whose end would pass end_ms. */
+bool schedule_continuous_due(int64_t start_ms, int64_t end_ms, int64_t last_end_ms, bool active,
+                             int64_t now_ms, struct schedule_interval *iv);
+
+/* A manual run's data interval at `logical_ms`: schedule_data_interval's,
+ * except for an events schedule that restricts to its events: [E, E] of
+ * the latest event E at or before it (the first event when all are
+ * after). */
+struct schedule_interval schedule_manual_interval(const struct cron *c, int64_t logical_ms);
 
 /* Calendar helpers (UTC, proleptic Gregorian). */
 

@@ -137,10 +137,11 @@ oom:
 
 static const char *const schedule_keys[] = {"cron", "trigger", "interval", "datasets", NULL};
 
-/* schedule: {cron: EXPR | trigger: EXPR, interval: DURATION, datasets: [URI, ...]}: a
+/* schedule: {cron: EXPR | trigger: EXPR, interval: DURATION, datasets: DATASETS}: a
  * cron (data intervals) or a trigger cron (Airflow's CronTriggerTimetable: a run at each
  * fire time, its data interval `interval` long before it), and datasets that also start
- * runs (Airflow's DatasetOrTimeSchedule). */
+ * runs (Airflow's DatasetOrTimeSchedule); or {datasets: DATASETS} alone.  DATASETS is a
+ * list of URIs (all of them) or a condition {any|all: [URI or condition, ...]}. */
 static int read_schedule_object(struct field_reader *r, struct dag_spec *dag, json_t *val)
 {
 	json_t *cron = json_object_get(val, "cron"), *trigger = json_object_get(val, "trigger");
@@ -152,9 +153,15 @@ static int read_schedule_object(struct field_reader *r, struct dag_spec *dag, js
 
 	if (field_check_keys(r, val, "schedule", schedule_keys) < 0)
 		return -1;
+	if (!cron && !trigger && ds && !interval) { /* datasets alone: a condition */
+		field_at(r, "schedule", "datasets", 0);
+		return dag_read_dataset_schedule(r, dag, ds);
+	}
 	if (!cron == !trigger) {
 		field_at(r, "", "schedule", 0);
-		return field_fail(r, "%s", "expected one of cron: or trigger: (a cron expression)");
+		return field_fail(r, "%s",
+		                  "expected one of cron: or trigger: (a cron expression), or "
+		                  "datasets: alone");
 	}
 	field_at(r, "schedule", cron ? "cron" : "trigger", 0);
 	if (field_get_string(r, cron ? cron : trigger, &text) < 0)
@@ -221,6 +228,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		const char *s = NULL;
 		if (json_is_array(val)) /* datasets (dag_spec_dataset.c) */
 			return dag_read_dataset_schedule(r, dag, val);
+		if (json_is_object(val) && dag_is_timetable(val))
+			return dag_read_timetable(r, dag, val); /* dag_spec_timetable.c */
 		if (json_is_object(val))
 			return read_schedule_object(r, dag, val);
 		struct weir_error e;
@@ -341,6 +350,8 @@ static struct dag_spec *read_dag(struct field_reader *r, json_t *json, const cha
 		field_fail(r, "expected at most %s tasks", "4096");
 		goto fail;
 	}
+	if (dag_check_timetable(r, dag) < 0)
+		goto fail;
 	if (dag->schedule.kind != CRON_NONE && dag->start_date_ms == CRON_NEVER) {
 		snprintf(r->path, sizeof r->path, "%s", "schedule");
 		field_fail(r, "%s",
@@ -490,6 +501,8 @@ void dag_spec_destroy(struct dag_spec *dag)
 	json_decref(dag->param_schemas);
 	strvec_release(&dag->tags);
 	strvec_release(&dag->dataset_schedule);
+	json_decref(dag->dataset_condition);
+	free(dag->schedule_events);
 	free(dag->default_args.pool);
 	free(dag->default_args.queue);
 	dag_notify_destroy(dag->default_args.notify);

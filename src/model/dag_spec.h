@@ -37,6 +37,8 @@
 #include "model/notify.h"
 
 #define DAG_MAX_TASKS 4096
+/* The most times an events schedule may list. */
+#define DAG_MAX_EVENTS 10000
 #define DAG_MAX_ID 250
 #define DAG_DEFAULT_ACTIVE_RUNS 16
 #define DAG_DEFAULT_ACTIVE_TASKS 16
@@ -282,7 +284,13 @@ struct dag_spec {
 	char *file;        /* where it was read from (origin); may be NULL */
 	struct cron schedule;
 	struct strvec dataset_schedule; /* schedule: [URI, ...]: runs when each was updated
-	                                 * since its last such run (schedule is then none) */
+	                                 * since its last such run (schedule is then none);
+	                                 * with a condition, every URI it names, once */
+	int64_t *schedule_events;       /* `schedule: {events: [...]}`: the times, sorted, each
+	                                 * once; schedule.events points here (NULL: none) */
+	json_t *dataset_condition;      /* NULL: all of dataset_schedule; else the condition
+	                                 * of `datasets: {any|all: [...]}`: a URI string or
+	                                 * {"any"|"all": [COND, ...]} (sched/dataset_due.h) */
 	int64_t start_date_ms;          /* CRON_NEVER: not given (required with a schedule) */
 	int64_t end_date_ms;            /* CRON_NEVER: none */
 	bool catchup;                   /* default false */
@@ -325,6 +333,11 @@ struct dag_spec *dag_spec_from_json(json_t *json, const char *origin, const char
  * resolved (dag_spec_from_json reads it back to an equal spec).  New
  * reference; NULL only when out of memory. */
 json_t *dag_spec_to_json(const struct dag_spec *dag);
+
+/* Airflow 2.9's dataset_expression of the DAG: its condition ({"any"|"all":
+ * [...]}), a list of URIs as {"all": [...]}, or JSON null when it runs on no
+ * datasets.  New reference; NULL only when out of memory. */
+json_t *dag_spec_dataset_expression(const struct dag_spec *dag);
 
 void dag_spec_destroy(struct dag_spec *dag);
 

@@ -52,9 +52,65 @@ int dag_read_outlets(struct field_reader *r, struct dag_task *t, json_t *v)
 	return read_uris(r, v, true, &t->outlets);
 }
 
+/* One node of a condition at `path`: a URI (added to `uris` once) or
+ * {any|all: [NODE, ...]}, at most DATASET_COND_DEPTH deep. */
+#define DATASET_COND_DEPTH 16
+static int read_cond(struct field_reader *r, json_t *v, const char *path, int depth,
+                     struct strvec *uris)
+{
+	char sub[FIELD_PATH_MAX];
+	struct weir_error e = {0};
+	const char *key, *s;
+	json_t *list, *x;
+	size_t i;
+
+	snprintf(r->path, sizeof r->path, "%s", path);
+	if (json_is_string(v)) {
+		if (field_get_string(r, v, &s) < 0)
+			return -1;
+		if (dataset_uri_check(s, &e) < 0)
+			return field_fail(r, "%s", e.msg);
+		for (size_t k = 0; k < uris->n; k++)
+			if (!strcmp(uris->v[k], s))
+				return 0;
+		return strvec_push(uris, s) < 0 ? field_oom(r) : 0;
+	}
+	if (!json_is_object(v) || json_object_size(v) != 1)
+		return field_fail(r, "%s",
+		                  "expected a dataset URI or a mapping of one key, any: or all:, "
+		                  "to a list of URIs and conditions");
+	if (depth >= DATASET_COND_DEPTH)
+		return field_fail(r, "%s", "a condition nested more than 16 deep");
+	key = json_object_iter_key(json_object_iter(v));
+	list = json_object_iter_value(json_object_iter(v));
+	snprintf(sub, sizeof sub, "%s.%s", path, key);
+	snprintf(r->path, sizeof r->path, "%s", sub);
+	if (strcmp(key, "any") && strcmp(key, "all"))
+		return field_fail(r, "%s", "expected any: or all:");
+	if (!json_is_array(list) || json_array_size(list) == 0)
+		return field_fail(r, "%s", "expected a list of dataset URIs and conditions");
+	json_array_foreach(list, i, x)
+	{
+		char item[FIELD_PATH_MAX];
+		snprintf(item, sizeof item, "%s[%zu]", sub, i);
+		if (read_cond(r, x, item, depth + 1, uris) < 0)
+			return -1;
+	}
+	return 0;
+}
+
 int dag_read_dataset_schedule(struct field_reader *r, struct dag_spec *dag, json_t *v)
 {
-	return read_uris(r, v, false, &dag->dataset_schedule);
+	char base[FIELD_PATH_MAX];
+
+	if (!json_is_object(v))
+		return read_uris(r, v, false, &dag->dataset_schedule);
+	snprintf(base, sizeof base, "%s", r->path);
+	if (read_cond(r, v, base, 0, &dag->dataset_schedule) < 0)
+		return -1;
+	json_decref(dag->dataset_condition);
+	dag->dataset_condition = json_deep_copy(v);
+	return dag->dataset_condition ? 0 : field_oom(r);
 }
 
 /* allowed_states / failed_states: run states that end a waiting task. */

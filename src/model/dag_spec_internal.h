@@ -71,8 +71,18 @@ int dag_read_outlets(struct field_reader *r, struct dag_task *t, json_t *v);
 /* A trigger_dag: mapping `v` at `prefix` ("tasks[2].trigger_dag") into
  * t->trigger. */
 int dag_read_trigger(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);
-/* schedule: a list of dataset URIs, into dag->dataset_schedule. */
+/* schedule: a list of dataset URIs, or a condition {any|all: [URI or
+ * condition, ...]}, into dag->dataset_schedule (and dag->dataset_condition). */
 int dag_read_dataset_schedule(struct field_reader *r, struct dag_spec *dag, json_t *v);
+
+/* dag_spec_timetable.c: whether a `schedule:` mapping is a timetable (has
+ * delta: or events:); reading it into dag->schedule; its JSON form (a new
+ * reference; NULL when out of memory); the rule of @continuous
+ * (max_active_runs: 1), checked once the DAG's keys are read. */
+bool dag_is_timetable(json_t *val);
+int dag_read_timetable(struct field_reader *r, struct dag_spec *dag, json_t *val);
+json_t *dag_timetable_json(const struct dag_spec *dag);
+int dag_check_timetable(struct field_reader *r, const struct dag_spec *dag);
 /* The trigger_dag task's templates (conf's strings, run_id) use only
  * `known` names; whether it has any. */
 int dag_check_trigger_templates(struct field_reader *r, const struct dag_task *t,

@@ -164,6 +164,10 @@ static json_t *schedule_json(const struct dag_spec *dag)
 {
 	const struct cron *c = &dag->schedule;
 	bool both = c->kind == CRON_EXPR && dag->dataset_schedule.n;
+	if (c->kind == CRON_DELTA || c->kind == CRON_EVENTS)
+		return dag_timetable_json(dag);
+	if (!c->trigger && !both && dag->dataset_condition)
+		return json_pack("{s:O}", "datasets", dag->dataset_condition);
 	if (!c->trigger && !both)
 		return dag->dataset_schedule.n ? strvec_json(&dag->dataset_schedule)
 		                               : json_string(c->text);
@@ -173,9 +177,20 @@ static json_t *schedule_json(const struct dag_spec *dag)
 	json_object_set_new(o, c->trigger ? "trigger" : "cron", json_string(c->text));
 	if (c->trigger && c->trigger_interval_ms)
 		json_object_set_new(o, "interval", json_integer(c->trigger_interval_ms / 1000));
-	if (dag->dataset_schedule.n)
+	if (dag->dataset_condition)
+		json_object_set(o, "datasets", dag->dataset_condition);
+	else if (dag->dataset_schedule.n)
 		json_object_set_new(o, "datasets", strvec_json(&dag->dataset_schedule));
 	return o;
+}
+
+json_t *dag_spec_dataset_expression(const struct dag_spec *dag)
+{
+	if (dag->dataset_condition)
+		return json_incref(dag->dataset_condition);
+	if (!dag->dataset_schedule.n)
+		return json_null();
+	return json_pack("{s:o}", "all", strvec_json(&dag->dataset_schedule));
 }
 
 json_t *dag_spec_to_json(const struct dag_spec *dag)

@@ -23,6 +23,28 @@ size_t dataset_due_count(const struct dataset_dag *dag, const struct dataset_que
 	return have;
 }
 
+bool dataset_cond_true(const json_t *cond, const char *dag_id, const struct dataset_queued *q,
+                       size_t n_queued)
+{
+	json_t *all, *any, *list, *c;
+	size_t i;
+
+	if (json_is_string(cond))
+		return queued_for(q, n_queued, dag_id, json_string_value(cond));
+	all = json_object_get(cond, "all");
+	any = json_object_get(cond, "any");
+	list = all ? all : any;
+	if (!json_is_array(list) || (all && any))
+		return false;
+	json_array_foreach(list, i, c)
+	{
+		bool v = dataset_cond_true(c, dag_id, q, n_queued);
+		if (v != (all != NULL))
+			return v;
+	}
+	return all != NULL;
+}
+
 size_t dataset_due(const struct dataset_dag *dags, size_t n_dags, const struct dataset_queued *q,
                    size_t n_queued, size_t *due)
 {
@@ -32,7 +54,8 @@ size_t dataset_due(const struct dataset_dag *dags, size_t n_dags, const struct d
 		const struct dataset_dag *d = &dags[i];
 		if (d->paused || d->n_uris == 0)
 			continue;
-		if (dataset_due_count(d, q, n_queued) == d->n_uris)
+		if (d->cond ? dataset_cond_true(d->cond, d->dag_id, q, n_queued)
+		            : dataset_due_count(d, q, n_queued) == d->n_uris)
 			due[n++] = i;
 	}
 	return n;

@@ -4,7 +4,10 @@
  * A DAG with `schedule: [URI, ...]` is due when every one of its URIs has
  * an event queued for it (Airflow's DatasetDagRunQueue: one row per DAG and
  * URI, made by an event since the DAG's last dataset-triggered run and
- * consumed by the next).  A paused DAG is not due; its queue waits.
+ * consumed by the next).  A DAG with a condition (Airflow 2.9's `a | b`,
+ * `(a | b) & c`) is due when the condition is true with each URI queued
+ * for it read as true, the others as false.  A paused DAG is not due; its
+ * queue waits.
  *
  * Pure: everything in, a decision out; nothing read or written elsewhere.
  */
@@ -14,6 +17,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include <jansson.h>
+
 #include "model/states.h"
 
 /* A DAG scheduled on datasets (borrowed strings). */
@@ -22,6 +27,10 @@ struct dataset_dag {
 	const char *const *uris;
 	size_t n_uris;
 	bool paused;
+	/* NULL: every URI; else a condition as model/dag_spec.h's
+	 * dataset_condition: a URI string, {"all": [COND, ...]} or
+	 * {"any": [COND, ...]} */
+	const json_t *cond;
 };
 
 /* One queued event: the DAG it waits for and the URI it came from. */
@@ -34,6 +43,13 @@ struct dataset_queued {
  * due[] (room for n_dags); returns how many. */
 size_t dataset_due(const struct dataset_dag *dags, size_t n_dags, const struct dataset_queued *q,
                    size_t n_queued, size_t *due);
+
+/* Whether `cond` (as struct dataset_dag's; NULL: false) is true for
+ * `dag_id` with the URIs queued for it true: "all" of none is true, "any"
+ * of none false, as Airflow's DatasetAll and DatasetAny; anything else in
+ * the tree is false. */
+bool dataset_cond_true(const json_t *cond, const char *dag_id, const struct dataset_queued *q,
+                       size_t n_queued);
 
 /* How many of the DAG's URIs have an event queued (for the views:
  * "1 of 2 datasets updated"). */

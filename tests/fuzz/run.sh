@@ -17,7 +17,7 @@ srcs="src/lib/clock.c src/lib/dynlib.c src/lib/error.c src/lib/fs.c src/lib/grow
 	src/lib/str.c src/lib/strbuf.c src/lib/strvec.c src/lib/tz.c src/lib/yaml.c src/model/framework.c
 	src/model/job_spec.c src/model/job_spec_edit.c src/model/duration.c src/model/field_reader.c src/model/tony.c
 	src/model/cron.c src/model/shell_context.c src/model/template.c src/model/dag_spec.c src/model/dag_spec_task.c
-	src/model/dag_spec_check.c src/model/dag_spec_json.c src/model/dag_spec_data.c src/model/dag_spec_flow.c src/model/dag_spec_sensor.c src/model/dag_spec_dataset.c src/model/dag_access.c src/model/role.c src/model/variable.c src/model/dataset.c src/model/param_schema.c src/model/connection.c src/model/notify.c
+	src/model/dag_spec_check.c src/model/dag_spec_json.c src/model/dag_spec_data.c src/model/dag_spec_flow.c src/model/dag_spec_sensor.c src/model/dag_spec_dataset.c src/model/dag_spec_timetable.c src/model/dag_access.c src/model/role.c src/model/variable.c src/model/dataset.c src/model/param_schema.c src/model/connection.c src/model/notify.c
 	src/model/dag_job.c src/model/states.c src/model/end_cause.c
 	src/sched/dag_run.c src/sched/dag_states.c src/sched/dag_trigger.c"
 

@@ -102,7 +102,7 @@ def test_a_param_resolves_to_its_value():
 
 
 def test_timetables_and_dataset_schedules():
-    from airflow.datasets import Dataset
+    from airflow.datasets import Dataset, DatasetAny
     from airflow.timetables.datasets import DatasetOrTimeSchedule
     from airflow.timetables.interval import (CronDataIntervalTimetable,
                                              DeltaDataIntervalTimetable)
@@ -126,6 +126,15 @@ def test_timetables_and_dataset_schedules():
         (DatasetOrTimeSchedule(timetable=CronDataIntervalTimetable("@daily", "UTC"),
                                datasets=a & b),
          {"cron": "@daily", "datasets": ["s3://b/a", "s3://b/b"]}, None),
+        # Airflow 2.9's | and nesting: a condition, as written
+        (a | b, {"datasets": {"any": ["s3://b/a", "s3://b/b"]}}, AMS),
+        ((a | b) & c, {"datasets": {"all": [{"any": ["s3://b/a", "s3://b/b"]}, "file:///c"]}},
+         AMS),
+        ([a, a | c], {"datasets": {"all": ["s3://b/a", {"any": ["s3://b/a", "file:///c"]}]}},
+         AMS),
+        (DatasetOrTimeSchedule(timetable=trig, datasets=a | b),
+         {"trigger": "0 6 * * *", "interval": 7200,
+          "datasets": {"any": ["s3://b/a", "s3://b/b"]}}, "America/New_York"),
     ]
     for schedule, want, zone in cases:
         doc = doc_of(schedule=schedule, start_date=start)
@@ -136,11 +145,51 @@ def test_timetables_and_dataset_schedules():
         EmptyOperator(task_id="t")
     assert dag_to_spec(d, "/d.py")["schedule"]["trigger"] == "0 6 * * *"
 
-    for schedule, match in ((a | b, r"\| \(DatasetAny\) is not supported"),
-                            ([a, a | c], "DatasetAny"),
+    for schedule, match in ((DatasetAny(), "an empty DatasetAny names no dataset"),
                             (DatasetOrTimeSchedule(
                                 timetable=DeltaDataIntervalTimetable(dt.timedelta(days=1)),
                                 datasets=[a]), "expected a CronTriggerTimetable"),
                             (object(), "not supported yet")):
         with pytest.raises(SpecError, match=match):
             doc_of(schedule=schedule, start_date=start)
+
+
+def test_relativedelta_events_and_continuous_schedules():
+    from dateutil.relativedelta import relativedelta
+
+    from airflow.timetables.base import DagRunInfo, Timetable
+    from airflow.timetables.events import EventsTimetable
+    from airflow.timetables.interval import DeltaDataIntervalTimetable
+    from airflow.timetables.simple import ContinuousTimetable
+
+    start = pendulum.datetime(2024, 1, 31, tz="UTC")
+    e1, e2 = pendulum.datetime(2024, 3, 1, 10, tz="UTC"), pendulum.datetime(2024, 2, 1, tz=AMS)
+    cases = [
+        (relativedelta(months=1), {"delta": {"months": 1}}),
+        (relativedelta(years=1, months=2, days=3, hours=4),
+         {"delta": {"months": 14, "seconds": 3 * 86400 + 4 * 3600}}),
+        (DeltaDataIntervalTimetable(relativedelta(weeks=2)), {"delta": {"seconds": 14 * 86400}}),
+        # a timedelta that is no cron interval: a step too, as Airflow's
+        (dt.timedelta(hours=5), {"delta": {"seconds": 5 * 3600}}),
+        (EventsTimetable([e1, e2, e1], restrict_to_events=True),
+         {"events": [e2.isoformat(), e1.isoformat(), e1.isoformat()],
+          "restrict_to_events": True}),
+        (ContinuousTimetable(), "@continuous"),
+    ]
+    for schedule, want in cases:
+        doc = doc_of(schedule=schedule, start_date=start, max_active_runs=1)
+        assert doc["schedule"] == want, schedule
+    assert doc_of(schedule="@continuous", start_date=start,
+                  max_active_runs=1)["schedule"] == "@continuous"
+
+    class Sunsets(Timetable):
+        def next_dagrun_info(self, **kw):
+            return DagRunInfo.exact(start)
+
+    for schedule, match, runs in (
+            ("@continuous", "ContinuousTimetable requires max_active_runs <= 1", 16),
+            (relativedelta(day=1, months=1), "day is not supported", 1),
+            (relativedelta(months=-1), "expected a step forward", 1),
+            (Sunsets(), r"a custom timetable \(Sunsets\) is not supported", 1)):
+        with pytest.raises(SpecError, match=match):
+            doc_of(schedule=schedule, start_date=start, max_active_runs=runs)

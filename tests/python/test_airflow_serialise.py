@@ -79,6 +79,8 @@ def test_a_with_block_dag_and_its_task_arguments():
     (dt.timedelta(hours=6), dt.datetime(2024, 1, 1, 2, 30), "30 2/6 * * *"),
     (dt.timedelta(days=1), dt.datetime(2024, 1, 1, 6, 30), "30 6 * * *"),
     (dt.timedelta(weeks=1), dt.datetime(2024, 1, 3), "0 0 * * 3"),
+    # no cron fires every 7 minutes from 00:03: a step from start_date, as Airflow's
+    (dt.timedelta(minutes=7), dt.datetime(2024, 1, 1, 0, 3), {"delta": {"seconds": 420}}),
 ])
 def test_schedules(schedule, start, want):
     with DAG("s", schedule=schedule, start_date=start) as d:
@@ -86,7 +88,7 @@ def test_schedules(schedule, start, want):
     assert dag_to_spec(d, "/f.py")["schedule"] == want
 
 
-@pytest.mark.parametrize("schedule", [dt.timedelta(minutes=7), "@continuous", ["ds://x"]])
+@pytest.mark.parametrize("schedule", [dt.timedelta(seconds=0.5), "@continuous", ["ds://x"]])
 def test_schedules_weir_cannot_run_yet_are_errors(schedule):
     with DAG("s", schedule=schedule, start_date=START) as d:
         BashOperator(task_id="t", bash_command="true")
@@ -228,14 +230,15 @@ def test_the_processor_names_the_file_and_line_of_an_error(tmp_path):
     assert e["line"] == 2 and "SyntaxError" in e["message"], e
 
     p = write(tmp_path, "cron.py", """\
-        import datetime
+        from dateutil.relativedelta import relativedelta
         from airflow import DAG
         from airflow.operators.empty import EmptyOperator
-        with DAG("c", schedule=datetime.timedelta(minutes=7)) as d:
+        with DAG("c", schedule=relativedelta(day=1, months=1)) as d:
             EmptyOperator(task_id="t")
         """)
     e = processor(p)["error"]
-    assert e["line"] == 4 and "timedelta" in e["message"] and "Traceback" not in e["message"]
+    assert e["line"] == 4 and "relativedelta" in e["message"], e
+    assert "day is not supported" in e["message"] and "Traceback" not in e["message"], e
 
 
 def test_the_processor_finds_the_files_dags(tmp_path):

@@ -278,3 +278,46 @@ def test_the_python_client_announces_and_reads_datasets(make_dags):
     with pytest.raises(weir.ApiError) as e:
         c.announce_dataset("s3://bucket/none")
     assert e.value.status == 404
+
+
+EITHER = """\
+dag_id: either
+schedule:
+  datasets:
+    any: ["%s", {all: ["%s", "s3://bucket/extra"]}]
+tasks:
+  - task_id: use
+    command: "true"
+""" % (ORDERS, CUSTOMERS)
+
+BAD_CONDITION = """\
+dag_id: bad_condition
+schedule:
+  datasets:
+    any: ["%s", {either: ["%s"]}]
+tasks:
+  - task_id: use
+    command: "true"
+""" % (ORDERS, CUSTOMERS)
+
+
+def test_a_condition_of_any_and_all_runs_when_it_is_true(make_dags):
+    d = make_dags()
+    d.write("either.yaml", EITHER)
+    d.write("bad.yaml", BAD_CONDITION)
+    d.wait_dag("either")
+    # the schedule as written, and a bad condition an import error naming where
+    assert d.get("/dags/either/details")["dataset_expression"] == {
+        "any": [ORDERS, {"all": [CUSTOMERS, "s3://bucket/extra"]}]}
+    errs = wait_for(lambda: d.get("/importErrors")["import_errors"], 30, "an import error")
+    assert "schedule.datasets.any[1].either: expected any: or all:" in \
+        errs[0]["stack_trace"], errs
+    # one of all: no run; the other: ORDERS | (CUSTOMERS & extra) is true
+    status, ev = d.srv.api("POST", "/api/v1/datasets/events", {"dataset_uri": CUSTOMERS})
+    assert status == 200 and ev["created_dagruns"] == [], ev
+    status, ev = d.srv.api("POST", "/api/v1/datasets/events",
+                           {"dataset_uri": "s3://bucket/extra"})
+    assert [r["dag_id"] for r in ev["created_dagruns"]] == ["either"], ev
+    # ORDERS alone is enough
+    status, ev = d.srv.api("POST", "/api/v1/datasets/events", {"dataset_uri": ORDERS})
+    assert [r["dag_id"] for r in ev["created_dagruns"]] == ["either"], ev

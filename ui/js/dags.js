@@ -23,7 +23,8 @@ function scheduleText(dag) {
 	const s = dag.schedule_interval;
 	if (!s)
 		return 'none';
-	return typeof s === 'object' ? (s.value || JSON.stringify(s)) : String(s);
+	// a RelativeDelta has no value: its description is relativedelta's own text
+	return typeof s === 'object' ? (s.value || dag.timetable_description || JSON.stringify(s)) : String(s);
 }
 
 // Sends is_paused and answers the DAG; the switch shows the server's answer.

@@ -1,8 +1,11 @@
 /* datasets.c: datasets in the DAG manager (dm_internal.h): a task's
- * success records an event for each of its outlets, an outside system's
+ * success records an event for each of its outlets (the extra its output's
+ * weir_outlet_events gives it, else {}) and each event its output's
+ * weir_alias_events adds (Airflow's DatasetAlias), an outside system's
  * announcement does the same, each event is queued for the DAGs scheduled
  * on its URI, and the dataset pass starts the DAGs whose every URI is
- * queued (sched/dataset_due.h decides), each run consuming the events that
+ * queued, or whose condition the queued URIs make true (sched/dataset_due.h
+ * decides), each run consuming the events that
  * made it: they are its conf's triggering_dataset_events and its
  * upstreamDatasetEvents.
  *
@@ -19,6 +22,7 @@
 #include "lib/clock.h"
 #include "lib/json_util.h"
 #include "lib/log.h"
+#include "model/dataset.h"
 #include "sched/dataset_due.h"
 #include "store/dataset_store.h"
 
@@ -94,25 +98,82 @@ int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_eve
 	return 0;
 }
 
+/* The extra the try gave outlet `uri` in its output's weir_outlet_events
+ * ({URI: {...}}: a Python task's outlet_events[dataset].extra), as JSON
+ * text to free; NULL when none. */
+static char *outlet_extra(const json_t *outputs, const char *uri)
+{
+	json_t *x = json_object_get(json_object_get(outputs, "weir_outlet_events"), uri);
+
+	return json_is_object(x) ? json_dumps(x, JSON_COMPACT) : NULL;
+}
+
+/* An event of `uri` by the TI of row `r`, its extra `extra` (JSON text;
+ * NULL: {}); a failure is logged. */
+static void ti_event(struct dag_manager *dm, const struct dag_ti_row *r, const char *uri,
+                     char *extra)
+{
+	struct weir_error err = {0};
+	struct dataset_event_row ev = {
+	    .extra = extra ? extra : "{}",
+	    .source_dag_id = r->dag_id,
+	    .source_task_id = r->task_id,
+	    .source_run_id = r->run_id,
+	    .source_map_index = r->map_index,
+	    .has_source = true,
+	};
+
+	if (dm_dataset_event(dm, uri, &ev, &err) < 0)
+		log_error("DAG %s run %s task %s: dataset %s: %s", r->dag_id, r->run_id, r->task_id,
+		          uri, err.msg);
+}
+
+/* The events a try added through a DatasetAlias (its output's
+ * weir_alias_events: [{uri, extra, alias}], at most ALIAS_EVENTS_MAX):
+ * URIs the task learnt while it ran, checked as any URI is. */
+#define ALIAS_EVENTS_MAX 1000
+static void alias_events(struct dag_manager *dm, const struct dag_ti_row *r, json_t *outputs)
+{
+	json_t *list = json_object_get(outputs, "weir_alias_events"), *a;
+	size_t i;
+
+	json_array_foreach(list, i, a)
+	{
+		const char *uri = json_string_value(json_object_get(a, "uri"));
+		json_t *x = json_object_get(a, "extra");
+		struct weir_error err = {0};
+		if (i == ALIAS_EVENTS_MAX) {
+			log_warn("DAG %s run %s task %s: more than %d dataset events through "
+			         "an alias: the rest are dropped",
+			         r->dag_id, r->run_id, r->task_id, ALIAS_EVENTS_MAX);
+			break;
+		}
+		if (!uri || dataset_uri_check(uri, &err) < 0) {
+			log_error("DAG %s run %s task %s: an event through an alias: %s", r->dag_id,
+			          r->run_id, r->task_id, uri ? err.msg : "expected a dataset URI");
+			continue;
+		}
+		char *extra = json_is_object(x) ? json_dumps(x, JSON_COMPACT) : NULL;
+		ti_event(dm, r, uri, extra);
+		free(extra);
+	}
+}
+
 void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti)
 {
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 	const struct dag_ti_row *r = &rc->rows[rc->ti_row[ti]];
+	bool read = r->outputs && *r->outputs &&
+	            (t->outlets.n || strstr(r->outputs, "\"weir_alias_events\""));
+	json_t *outputs = read ? json_loads(r->outputs, 0, NULL) : NULL;
 
 	for (size_t i = 0; i < t->outlets.n; i++) {
-		struct weir_error err = {0};
-		struct dataset_event_row ev = {
-		    .extra = "{}",
-		    .source_dag_id = r->dag_id,
-		    .source_task_id = r->task_id,
-		    .source_run_id = r->run_id,
-		    .source_map_index = r->map_index,
-		    .has_source = true,
-		};
-		if (dm_dataset_event(dm, t->outlets.v[i], &ev, &err) < 0)
-			log_error("DAG %s run %s task %s: dataset %s: %s", r->dag_id, r->run_id,
-			          r->task_id, t->outlets.v[i], err.msg);
+		char *extra = outlet_extra(outputs, t->outlets.v[i]);
+		ti_event(dm, r, t->outlets.v[i], extra);
+		free(extra);
 	}
+	alias_events(dm, r, outputs);
+	json_decref(outputs);
 }
 
 /* ---- the dataset pass ---- */
@@ -233,7 +294,7 @@ void dm_dataset_pass(struct dag_manager *dm)
 			continue;
 		dags[nd] =
 		    (struct dataset_dag){s->dag_id, (const char *const *)s->dataset_schedule.v,
-		                         s->dataset_schedule.n, true};
+		                         s->dataset_schedule.n, true, s->dataset_condition};
 		if (dag_store_dag_get(dm->ds, s->dag_id, &dr, NULL) == 0) {
 			dags[nd].paused = dr.paused;
 			dag_row_release(&dr);

@@ -78,6 +78,52 @@ void dm_start_runs(struct dag_manager *dm)
 
 /* ---- schedules and retries ---- */
 
+static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
+                      const char *run_type, int64_t logical, struct schedule_interval iv,
+                      json_t *conf, struct dag_run_row *out, struct weir_error *err);
+
+/* A DAG on @continuous: its next run as soon as none is active (queued or
+ * running, of any type: two indexed counts), its data interval from the
+ * latest scheduled run's end to now (model/cron.h's
+ * schedule_continuous_due decides).  Every work pass asks, a run's end
+ * included; no read grows with the DAG's history. */
+static void continuous_pass(struct dag_manager *dm, struct dag_entry *e, int64_t now)
+{
+	const struct dag_spec *s = e->spec;
+	struct dag_run_query q = {.dag_id = s->dag_id, .by_state = true};
+	struct schedule_interval iv;
+	struct weir_error err = {0};
+	int64_t last = dm_last_scheduled(dm, e), last_end = last, queued = 0, running = 0;
+	char ts[48], id[80];
+
+	q.state = DAG_RUN_QUEUED;
+	if (dag_store_run_count(dm->ds, &q, &queued, &err) == 0) {
+		q.state = DAG_RUN_RUNNING;
+		dag_store_run_count(dm->ds, &q, &running, &err);
+	}
+	if (err.msg[0]) {
+		log_error("DAG %s: @continuous: %s", s->dag_id, err.msg);
+		return;
+	}
+	if (last != CRON_NEVER) { /* its interval's end (deleted: its logical date) */
+		struct dag_run_row row = {0};
+		snprintf(id, sizeof id, "scheduled__%s", clock_format_airflow(last, ts, sizeof ts));
+		if (dag_store_run_get(dm->ds, s->dag_id, id, &row, NULL) == 0) {
+			last_end = row.data_interval_end;
+			dag_run_row_release(&row);
+		}
+	}
+	if (!schedule_continuous_due(s->start_date_ms, s->end_date_ms, last_end,
+	                             queued + running > 0, now, &iv))
+		return;
+	snprintf(id, sizeof id, "scheduled__%s", clock_format_airflow(iv.start_ms, ts, sizeof ts));
+	if (create_run(dm, e, id, "scheduled", iv.start_ms, iv, NULL, NULL, &err) < 0 &&
+	    err.kind != WEIR_E_CONFLICT)
+		log_error("DAG %s: scheduled run %s: %s", s->dag_id, id, err.msg);
+	e->last_sched_ms = iv.start_ms;
+	e->last_sched_known = true;
+}
+
 void dm_schedule_pass(struct dag_manager *dm)
 {
 	int64_t now = clock_now_ms();
@@ -98,6 +144,10 @@ void dm_schedule_pass(struct dag_manager *dm)
 		}
 		if (paused)
 			continue;
+		if (s->schedule.kind == CRON_CONTINUOUS) {
+			continuous_pass(dm, e, now);
+			continue;
+		}
 		n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
 		                      dm_last_scheduled(dm, e), now, due, MAX_DUE_PER_PASS);
 		for (size_t i = 0; i < n; i++) {
@@ -172,8 +222,20 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
                   const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,
                   struct weir_error *err)
 {
+	const struct cron *c = &e->spec->schedule;
+	struct schedule_interval iv = !strcmp(run_type, "manual")
+	                                  ? schedule_manual_interval(c, logical)
+	                                  : schedule_data_interval(c, logical);
+
+	return create_run(dm, e, run_id, run_type, logical, iv, conf, out, err);
+}
+
+/* dm_create_run's work, the run's data interval given. */
+static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
+                      const char *run_type, int64_t logical, struct schedule_interval iv,
+                      json_t *conf, struct dag_run_row *out, struct weir_error *err)
+{
 	const struct dag_spec *spec = e->spec;
-	struct schedule_interval iv = schedule_data_interval(&spec->schedule, logical);
 	json_t *params = NULL, *c = conf ? json_incref(conf) : json_object();
 	char *conf_text = NULL;
 	struct dag_run_row row = {0};

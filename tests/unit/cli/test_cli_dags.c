@@ -94,6 +94,35 @@ static void test_backfill_dates(void **state)
 	assert_non_null(strstr(err.msg, "minute"));
 }
 
+static void test_backfill_steps_of_a_relativedelta(void **state)
+{
+	struct weir_error err = {0};
+	int64_t out[8];
+	size_t n = 99;
+	json_t *month =
+	    json_pack("{s:s, s:i, s:i, s:i, s:i, s:i, s:i}", "__type", "RelativeDelta", "years", 0,
+	              "months", 1, "days", 0, "hours", 0, "minutes", 0, "seconds", 0);
+	json_t *cron = json_pack("{s:s, s:s}", "__type", "CronExpression", "value", "@daily");
+	(void)state;
+
+	/* from --from, a month a step, the day clamped to the month's end */
+	assert_int_equal(cli_dags_backfill_steps(month, schedule_make_time(2024, 1, 31, 0, 0, 0),
+	                                         schedule_make_time(2024, 4, 1, 0, 0, 0), out, 8,
+	                                         &n, &err),
+	                 1);
+	assert_int_equal(n, 3);
+	assert_true(out[1] == schedule_make_time(2024, 2, 29, 0, 0, 0));
+	assert_true(out[2] == schedule_make_time(2024, 3, 29, 0, 0, 0));
+	/* not a RelativeDelta: the cron path's */
+	n = 99;
+	assert_int_equal(cli_dags_backfill_steps(cron, 0, 1, out, 8, &n, &err), 0);
+	assert_int_equal(n, 99);
+	assert_int_equal(cli_dags_backfill_steps(month, 0, 400LL * 86400000, out, 8, &n, &err), -1);
+	assert_non_null(strstr(err.msg, "more than 8"));
+	json_decref(month);
+	json_decref(cron);
+}
+
 static void test_paths(void **state)
 {
 	char *p;
@@ -134,8 +163,11 @@ static void test_ti_helpers(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_parse_conf),     cmocka_unit_test(test_schedule_text),
-	    cmocka_unit_test(test_backfill_dates), cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_parse_conf),
+	    cmocka_unit_test(test_schedule_text),
+	    cmocka_unit_test(test_backfill_dates),
+	    cmocka_unit_test(test_backfill_steps_of_a_relativedelta),
+	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_ti_helpers),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -120,11 +120,82 @@ static void test_a_trigger_schedule_and_a_cron_with_datasets(void **state)
 	    "schedule.datasets: expected at least one dataset URI");
 }
 
+static void test_delta_events_continuous_and_conditions(void **state)
+{
+	(void)state;
+	/* a step: years and months, weeks to seconds; the JSON form reads back */
+	struct dag_spec *d =
+	    parse_ok("dag_id: m\nschedule: {delta: {years: 1, months: 2, weeks: 1, "
+	             "hours: 3}}\nstart_date: 2024-01-31\n" TASKS);
+	assert_int_equal(d->schedule.kind, CRON_DELTA);
+	assert_int_equal(d->schedule.delta_months, 14);
+	assert_true(d->schedule.delta_ms == 7 * 86400000LL + 3 * 3600000LL);
+	assert_string_equal(d->schedule.text,
+	                    "relativedelta(years=+1, months=+2, days=+7, hours=+3)");
+	struct dag_spec *b = round_trip(d);
+	assert_int_equal(b->schedule.delta_months, 14);
+	assert_string_equal(b->schedule.text, d->schedule.text);
+	dag_spec_destroy(b);
+	dag_spec_destroy(d);
+
+	/* events: sorted, each once, naive ones in the DAG's zone */
+	d = parse_ok(
+	    "dag_id: e\ntimezone: Europe/Amsterdam\nschedule: {events: ['2024-03-01T10:00:00Z', "
+	    "'2024-02-01', '2024-03-01T10:00:00Z'], restrict_to_events: true}\n"
+	    "start_date: 2024-01-01\n" TASKS);
+	assert_int_equal(d->schedule.kind, CRON_EVENTS);
+	assert_int_equal(d->schedule.n_events, 2);
+	assert_true(d->schedule.events[0] == T(2024, 1, 31, 23, 0));
+	assert_true(d->schedule.events[1] == T(2024, 3, 1, 10, 0));
+	assert_true(d->schedule.restrict_to_events);
+	assert_non_null(d->schedule.zone);
+	b = round_trip(d);
+	assert_int_equal(b->schedule.n_events, 2);
+	assert_true(b->schedule.events[0] == d->schedule.events[0]);
+	assert_true(b->schedule.restrict_to_events);
+	dag_spec_destroy(b);
+	dag_spec_destroy(d);
+
+	/* @continuous with max_active_runs 1; a condition of datasets alone */
+	d = parse_ok("dag_id: c\nschedule: '@continuous'\nmax_active_runs: 1\n"
+	             "start_date: 2024-01-01\n" TASKS);
+	assert_int_equal(d->schedule.kind, CRON_CONTINUOUS);
+	dag_spec_destroy(d);
+	d = parse_ok("dag_id: a\nschedule: {datasets: {any: ['s3://a', {all: ['s3://b', "
+	             "'s3://a']}]}}\n" TASKS);
+	assert_int_equal(d->dataset_schedule.n, 2); /* each URI once */
+	assert_non_null(d->dataset_condition);
+	b = round_trip(d);
+	assert_true(json_equal(b->dataset_condition, d->dataset_condition));
+	dag_spec_destroy(b);
+	dag_spec_destroy(d);
+
+	/* refused, each naming where */
+	expect_error("dag_id: c\nschedule: '@continuous'\nstart_date: 2024-01-01\n" TASKS,
+	             "d.yaml:2: schedule: @continuous runs one run at a time");
+	expect_error("dag_id: m\nschedule: {delta: {months: 0}}\nstart_date: 2024-01-01\n" TASKS,
+	             "schedule.delta: expected a step forward");
+	expect_error("dag_id: m\nschedule: {delta: {days: -1}}\nstart_date: 2024-01-01\n" TASKS,
+	             "schedule.delta.days");
+	expect_error("dag_id: m\nschedule: {delta: {months: 1}, cron: '@daily'}\n"
+	             "start_date: 2024-01-01\n" TASKS,
+	             "schedule.cron: delta: stands alone in a schedule");
+	expect_error("dag_id: e\nschedule: {events: []}\nstart_date: 2024-01-01\n" TASKS,
+	             "schedule.events: expected a list of times");
+	expect_error("dag_id: e\nschedule: {events: ['soon']}\nstart_date: 2024-01-01\n" TASKS,
+	             "schedule.events[0]");
+	expect_error("dag_id: a\nschedule: {datasets: {any: []}}\n" TASKS,
+	             "schedule.datasets.any: expected a list of dataset URIs and conditions");
+	expect_error("dag_id: a\nschedule: {datasets: {any: ['s3://a'], all: ['s3://b']}}\n" TASKS,
+	             "schedule.datasets: expected a dataset URI or a mapping of one key");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_a_timezone_sets_the_wall_clock),
 	    cmocka_unit_test(test_a_trigger_schedule_and_a_cron_with_datasets),
+	    cmocka_unit_test(test_delta_events_continuous_and_conditions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

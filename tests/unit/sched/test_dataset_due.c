@@ -14,7 +14,7 @@ static const char *const two[] = {"s3://b/a", "s3://b/c"};
 
 static void test_a_dag_on_one_uri_is_due_once_it_is_queued(void **state)
 {
-	struct dataset_dag d = {"consumer", one, 1, false};
+	struct dataset_dag d = {"consumer", one, 1, false, NULL};
 	struct dataset_queued q[] = {{"consumer", "s3://b/a"}};
 	size_t due[1];
 	(void)state;
@@ -25,9 +25,9 @@ static void test_a_dag_on_one_uri_is_due_once_it_is_queued(void **state)
 
 static void test_a_dag_on_two_uris_waits_for_both(void **state)
 {
-	struct dataset_dag d = {"both", two, 2, false};
-	struct dataset_queued q[] = {{"both", "s3://b/a"}, {"other", "s3://b/c"},
-				     {"both", "s3://b/c"}};
+	struct dataset_dag d = {"both", two, 2, false, NULL};
+	struct dataset_queued q[] = {
+	    {"both", "s3://b/a"}, {"other", "s3://b/c"}, {"both", "s3://b/c"}};
 	size_t due[1];
 	(void)state;
 	/* the other DAG's queue row is not this one's */
@@ -39,13 +39,60 @@ static void test_a_dag_on_two_uris_waits_for_both(void **state)
 
 static void test_paused_and_empty_dags_are_never_due(void **state)
 {
-	struct dataset_dag d[] = {{"paused", one, 1, true}, {"none", NULL, 0, false},
-				  {"live", one, 1, false}};
+	struct dataset_dag d[] = {{"paused", one, 1, true, NULL},
+	                          {"none", NULL, 0, false, NULL},
+	                          {"live", one, 1, false, NULL}};
 	struct dataset_queued q[] = {{"paused", "s3://b/a"}, {"live", "s3://b/a"}};
 	size_t due[3];
 	(void)state;
 	assert_int_equal(dataset_due(d, 3, q, 2, due), 1);
 	assert_int_equal(due[0], 2);
+}
+
+static void test_any_is_due_on_one_of_its_uris(void **state)
+{
+	json_t *any = json_pack("{s:[s,s]}", "any", "s3://b/a", "s3://b/c");
+	struct dataset_dag d = {"either", two, 2, false, any};
+	struct dataset_queued none[] = {{"other", "s3://b/a"}};
+	struct dataset_queued a[] = {{"either", "s3://b/a"}};
+	struct dataset_queued c[] = {{"either", "s3://b/c"}};
+	size_t due[1];
+	(void)state;
+	assert_int_equal(dataset_due(&d, 1, none, 1, due), 0);
+	assert_int_equal(dataset_due(&d, 1, a, 1, due), 1);
+	assert_int_equal(dataset_due(&d, 1, c, 1, due), 1);
+	json_decref(any);
+}
+
+static void test_nested_conditions_follow_airflow(void **state)
+{
+	/* (a | b) & c */
+	json_t *cond = json_pack("{s:[{s:[s,s]},s]}", "all", "any", "a", "b", "c");
+	struct dataset_queued q[] = {{"n", "a"}, {"n", "c"}, {"n", "b"}};
+	(void)state;
+	assert_false(dataset_cond_true(cond, "n", q, 1));     /* a */
+	assert_true(dataset_cond_true(cond, "n", q, 2));      /* a, c */
+	assert_false(dataset_cond_true(cond, "n", q + 1, 0)); /* nothing */
+	assert_true(dataset_cond_true(cond, "n", q + 1, 2));  /* c, b */
+	assert_false(dataset_cond_true(cond, "other", q, 3)); /* not its queue */
+	json_decref(cond);
+	/* a | (b & c) */
+	cond = json_pack("{s:[s,{s:[s,s]}]}", "any", "a", "all", "b", "c");
+	assert_false(dataset_cond_true(cond, "n", q + 2, 1)); /* b */
+	assert_true(dataset_cond_true(cond, "n", q + 1, 2));  /* c, b */
+	assert_true(dataset_cond_true(cond, "n", q, 1));      /* a */
+	json_decref(cond);
+	/* empty lists as Airflow's DatasetAll() and DatasetAny(); junk is false */
+	cond = json_pack("{s:[]}", "all");
+	assert_true(dataset_cond_true(cond, "n", q, 0));
+	json_decref(cond);
+	cond = json_pack("{s:[]}", "any");
+	assert_false(dataset_cond_true(cond, "n", q, 3));
+	json_decref(cond);
+	cond = json_pack("{s:i}", "any", 3);
+	assert_false(dataset_cond_true(cond, "n", q, 3));
+	json_decref(cond);
+	assert_false(dataset_cond_true(NULL, "n", q, 3));
 }
 
 static void test_trigger_outcome_follows_the_state_lists(void **state)
@@ -68,6 +115,8 @@ int main(void)
 	    cmocka_unit_test(test_a_dag_on_one_uri_is_due_once_it_is_queued),
 	    cmocka_unit_test(test_a_dag_on_two_uris_waits_for_both),
 	    cmocka_unit_test(test_paused_and_empty_dags_are_never_due),
+	    cmocka_unit_test(test_any_is_due_on_one_of_its_uris),
+	    cmocka_unit_test(test_nested_conditions_follow_airflow),
 	    cmocka_unit_test(test_trigger_outcome_follows_the_state_lists),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,7 +25,7 @@ import sys
 import traceback
 from typing import Any, Dict, List, Mapping, Optional
 
-from _weir_airflow import callbacks, mapping
+from _weir_airflow import callbacks, datasets, mapping
 from _weir_airflow.processor import dags_of, import_file, prepare_path
 from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
 
@@ -179,6 +179,7 @@ def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]
     ti.dag_run = context["dag_run"]
     ti.task = task
     ti.logical_date = ti.execution_date = context["logical_date"]
+    datasets.add_to_context(context)  # triggering_dataset_events, outlet_events
     return context
 
 
@@ -429,6 +430,7 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
         mapping.after_try(dag, task, ti, result, context)
+        datasets.push_outlet_events(context, task, ti)  # the outlets' extras
         write_output(env.get("WEIR_OUTPUT"), ti, result, task.do_xcom_push, task)
     except AirflowSkipException as exc:
         print("weir: task %s raised AirflowSkipException (%s): skipped" % (task_id, exc),

@@ -25,8 +25,8 @@ from typing import Any, Dict, List, Optional, Set
 SITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
-_PRESETS = ("@once", "@hourly", "@daily", "@midnight", "@weekly", "@monthly", "@yearly",
-            "@annually")
+_PRESETS = ("@once", "@continuous", "@hourly", "@daily", "@midnight", "@weekly", "@monthly",
+            "@yearly", "@annually")
 
 
 # run_task's exit statuses: AirflowSkipException (a skip, as a BashOperator's 99) and
@@ -71,9 +71,10 @@ def utc_text(value: Any, what: str, line: int) -> str:
     raise SpecError("%s: expected a datetime, got %r" % (what, value), line)
 
 
-def _delta_cron(s: _dt.timedelta, dag: Any) -> str:
+def _delta_cron(s: _dt.timedelta, dag: Any) -> Any:
     """A timedelta as the cron expression that fires at the same times from start_date when
-    one does (minutes dividing an hour, hours dividing a day, one day, one week)."""
+    one does (minutes dividing an hour, hours dividing a day, one day, one week), else as a
+    step (_step)."""
     # a fixed duration, whatever the zone (as Airflow's DeltaDataIntervalTimetable):
     # the grid is UTC's, from start_date in UTC
     start = dag.start_date if isinstance(dag.start_date, _dt.datetime) else None
@@ -92,35 +93,99 @@ def _delta_cron(s: _dt.timedelta, dag: Any) -> str:
             return "%d %d * * *" % (m0, h0)
         if mins == 7 * 1440 and start is not None:
             return "%d %d * * %d" % (m0, h0, (start.weekday() + 1) % 7)
-    raise SpecError("schedule %s: weir runs a timedelta only when it is a cron "
-                    "interval (a divisor of an hour or a day, a day, a week); write a "
-                    "cron expression" % s, dag.lineno)
+    return _step(s, dag)
 
 
-def dataset_uris(value: Any, line: int) -> Optional[List[str]]:
-    """The URIs of a schedule on datasets (a list of Datasets, a Dataset, `a & b`), or None
-    when `value` is none of them.  `a | b` (DatasetAny) is refused: weir's server runs a DAG
-    on datasets when all were updated."""
-    from airflow.datasets import BaseDataset, DatasetAny
+def _step(s: Any, dag: Any) -> Dict[str, Any]:
+    """A timedelta or a dateutil relativedelta as weir's `schedule: {delta: {...}}`: a step
+    from start_date, months first (Airflow's DeltaDataIntervalTimetable).  A relativedelta's
+    absolute fields (year=, day=, weekday=, ...), a part of a second and a step that is not
+    forward are import errors naming them."""
+    if isinstance(s, _dt.timedelta):
+        months, secs, micro = 0, s.days * 86400 + s.seconds, s.microseconds
+    else:
+        fixed: List[str] = [name for name in ("year", "month", "day", "weekday", "hour",
+                                              "minute", "second", "microsecond")
+                            if getattr(s, name, None) is not None]
+        if fixed or s.leapdays:
+            raise SpecError("schedule %r: weir steps a relativedelta by its relative fields "
+                            "(years, months, weeks, days, hours, minutes, seconds); %s "
+                            "is not supported" % (s, ", ".join(fixed) or "leapdays"),
+                            dag.lineno)
+        months = s.years * 12 + s.months
+        secs = ((s.days * 24 + s.hours) * 60 + s.minutes) * 60 + s.seconds
+        micro = s.microseconds
+    if micro or months < 0 or secs < 0 or (months == 0 and secs == 0):
+        raise SpecError("schedule %r: expected a step forward of whole seconds" % (s,),
+                        dag.lineno)
+    step: Dict[str, Any] = {}
+    if months:
+        step["months"] = months
+    if secs:
+        step["seconds"] = secs
+    return {"delta": step}
+
+
+def _is_relativedelta(s: Any) -> bool:
+    return type(s).__name__ == "relativedelta" and hasattr(s, "months")
+
+
+def _events(t: Any, dag: Any) -> Dict[str, Any]:
+    """An EventsTimetable as `schedule: {events: [...], restrict_to_events: B}`: each time
+    as written (naive: the DAG's time zone, as weir reads start_date)."""
+    out = []
+    for when in t.event_dates:
+        if not isinstance(when, _dt.datetime):
+            raise SpecError("EventsTimetable: event %r: expected a datetime" % (when,),
+                            dag.lineno)
+        out.append(when.isoformat())
+    return {"events": out, "restrict_to_events": bool(t.restrict_to_events)}
+
+
+def dataset_schedule(value: Any, line: int) -> Any:
+    """A schedule on datasets as weir writes it (docs/dags.md, "Datasets"), or None when
+    `value` is none: a list of URIs when every dataset must be updated (a list of Datasets, a
+    Dataset, `a & b`); else a condition {"any"|"all": [URI or condition, ...]} (`a | b`,
+    `(a | b) & c`, Airflow 2.9's DatasetAny and DatasetAll nested)."""
+    from airflow.datasets import BaseDataset, Dataset, DatasetAlias, DatasetAll, DatasetAny
 
     items = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
     if not items or not all(isinstance(i, BaseDataset) for i in items):
         return None
 
-    def walk(node: Any) -> List[str]:
-        if isinstance(node, DatasetAny):
-            raise SpecError("schedule %r: a dataset expression with | (DatasetAny) is not "
-                            "supported yet; weir runs a DAG on datasets when every one was "
-                            "updated (a list, or &)" % (value,), line)
-        if hasattr(node, "objects"):
-            return [u for o in node.objects for u in walk(o)]
-        return [node.uri]
+    def cond(node: Any) -> Any:
+        if isinstance(node, Dataset):
+            return node.uri
+        if isinstance(node, DatasetAlias):
+            raise SpecError("schedule %r: a DAG scheduled on a DatasetAlias is not supported "
+                            "yet; schedule on the datasets the alias adds events of"
+                            % (value,), line)
+        if isinstance(node, (DatasetAll, DatasetAny)):
+            if not node.objects:
+                raise SpecError("schedule %r: an empty %s names no dataset"
+                                % (value, type(node).__name__), line)
+            return {"any" if isinstance(node, DatasetAny) else "all":
+                    [cond(o) for o in node.objects]}
+        raise SpecError("schedule %r: %r is not a Dataset, & or |; weir runs a DAG on "
+                        "datasets, DatasetAll and DatasetAny" % (value, node), line)
 
-    out: List[str] = []
-    for u in (u for i in items for u in walk(i)):
-        if u not in out:
-            out.append(u)
-    return out
+    tree = cond(items[0]) if len(items) == 1 else {"all": [cond(i) for i in items]}
+
+    def flat(node: Any) -> Optional[List[str]]:
+        if isinstance(node, str):
+            return [node]
+        if "all" not in node:
+            return None
+        out: List[str] = []
+        for sub in node["all"]:
+            got = flat(sub)
+            if got is None:
+                return None
+            out.extend(u for u in got if u not in out)
+        return out
+
+    uris = flat(tree)
+    return uris if uris is not None else tree
 
 
 def _timetable(t: Any, dag: Any) -> Any:
@@ -130,11 +195,22 @@ def _timetable(t: Any, dag: Any) -> Any:
 
     if isinstance(t, CronDataIntervalTimetable):
         return t._expression
+    from airflow.timetables.events import EventsTimetable
+    from airflow.timetables.simple import (ContinuousTimetable, NullTimetable,
+                                           OnceTimetable)
+
     if isinstance(t, DeltaDataIntervalTimetable):
+        if _is_relativedelta(t._delta):
+            return _step(t._delta, dag)
         if not isinstance(t._delta, _dt.timedelta):
-            raise SpecError("DeltaDataIntervalTimetable(%r): expected a timedelta (weir has "
-                            "no relativedelta schedules yet)" % (t._delta,), dag.lineno)
+            raise SpecError("DeltaDataIntervalTimetable(%r): expected a timedelta or a "
+                            "relativedelta" % (t._delta,), dag.lineno)
         return _delta_cron(t._delta, dag)
+    if isinstance(t, EventsTimetable):
+        return _events(t, dag)
+    if isinstance(t, (NullTimetable, OnceTimetable, ContinuousTimetable)):
+        return {NullTimetable: "none", OnceTimetable: "@once",
+                ContinuousTimetable: "@continuous"}[type(t)]
     if isinstance(t, CronTriggerTimetable):
         out: Dict[str, Any] = {"trigger": t._expression}
         interval = t._interval
@@ -148,16 +224,44 @@ def _timetable(t: Any, dag: Any) -> Any:
 
 
 def schedule_of(dag: Any) -> Any:
-    """The DAG's schedule as weir writes it: "none", a preset or five cron fields; a list of
-    dataset URIs; or a mapping {cron|trigger: EXPR, interval: SECONDS, datasets: [URI]}
-    (docs/dags.md) for a CronTriggerTimetable and a DatasetOrTimeSchedule.  A timedelta
-    becomes the cron expression that fires at the same times from start_date when one
-    does."""
-    from airflow.timetables.datasets import DatasetOrTimeSchedule
+    """The DAG's schedule as weir writes it (docs/dags.md): "none", a preset (@continuous
+    too) or five cron fields; a list of dataset URIs; {datasets: CONDITION} for `|`; a mapping
+    {cron|trigger: EXPR, interval: SECONDS, datasets: ...} for a CronTriggerTimetable and a
+    DatasetOrTimeSchedule; {delta: {months, seconds}} for a relativedelta; {events: [...],
+    restrict_to_events: B} for an EventsTimetable.  A timedelta becomes the cron expression
+    that fires at the same times from start_date when one does, else a delta."""
+    from airflow.timetables.base import Timetable
 
     s = dag.schedule
+    out = _schedule(s, dag)
+    if out == "@continuous" and dag.max_active_runs != 1:
+        # Airflow's DAG() raises it: ContinuousTimetable's active_runs_limit
+        raise SpecError("Invalid max_active_runs: ContinuousTimetable requires "
+                        "max_active_runs <= 1 (schedule=\"@continuous\" runs one run at a "
+                        "time: add max_active_runs=1)", dag.lineno)
+    if out is None and isinstance(s, Timetable):
+        raise SpecError("schedule %r: a custom timetable (%s) is not supported: weir's "
+                        "scheduler runs its schedules in C and calls no timetable's "
+                        "methods; write a cron, a timedelta or relativedelta, "
+                        "CronTriggerTimetable, EventsTimetable or datasets"
+                        % (s, type(s).__name__), dag.lineno)
+    if out is None:
+        raise SpecError("schedule %r: not supported yet; expected a cron expression, a "
+                        "preset, a timedelta or relativedelta, None, datasets (a list, &, |), "
+                        "CronTriggerTimetable, CronDataIntervalTimetable, "
+                        "DeltaDataIntervalTimetable, EventsTimetable or DatasetOrTimeSchedule"
+                        % (s,), dag.lineno)
+    return out
+
+
+def _schedule(s: Any, dag: Any) -> Any:
+    """schedule_of's work: None when `s` is no schedule weir knows."""
+    from airflow.timetables.datasets import DatasetOrTimeSchedule
+
     if s is None:
         return "none"
+    if _is_relativedelta(s):
+        return _step(s, dag)
     if isinstance(s, str):
         if s.startswith("@") and s not in _PRESETS:
             raise SpecError("schedule %r: weir has no such preset yet; expected one of %s, "
@@ -166,25 +270,23 @@ def schedule_of(dag: Any) -> Any:
         return s
     if isinstance(s, _dt.timedelta):
         return _delta_cron(s, dag)
-    uris = dataset_uris(s, dag.lineno)
-    if uris is not None:
-        return uris
+    ds = dataset_schedule(s, dag.lineno)
+    if isinstance(ds, list):
+        return ds
+    if ds is not None:
+        return {"datasets": ds}
     if isinstance(s, DatasetOrTimeSchedule):
         t = _timetable(s.timetable, dag)
-        if t is None or _is_delta(s.timetable):
+        if t is None or _is_delta(s.timetable) or not (
+                isinstance(t, str) and not t.startswith(("@once", "@continuous", "none"))
+                or isinstance(t, dict) and ("trigger" in t or "cron" in t)):
             raise SpecError("DatasetOrTimeSchedule timetable %r: expected a "
                             "CronTriggerTimetable or a CronDataIntervalTimetable"
                             % (s.timetable,), dag.lineno)
         out = dict(t) if isinstance(t, dict) else {"cron": t}
-        out["datasets"] = dataset_uris(s.datasets, dag.lineno)
+        out["datasets"] = dataset_schedule(s.datasets, dag.lineno)
         return out
-    t = _timetable(s, dag)
-    if t is not None:
-        return t
-    raise SpecError("schedule %r: not supported yet; expected a cron expression, a preset, "
-                    "a timedelta, None, datasets (a list, &), CronTriggerTimetable, "
-                    "CronDataIntervalTimetable, DeltaDataIntervalTimetable or "
-                    "DatasetOrTimeSchedule" % (s,), dag.lineno)
+    return _timetable(s, dag)
 
 
 def schedule_zone(dag: Any) -> Optional[str]:

@@ -1,10 +1,9 @@
 """airflow.datasets: `Dataset` and the expressions of datasets a DAG's schedule may be
 (weir's Airflow-compatible layer).
 
-`Dataset(uri)`; `a & b` is DatasetAll, `a | b` DatasetAny, as in Airflow 2.9+.  weir's server
-runs a DAG on datasets when every one was updated since its last such run (docs/dags.md,
-"Datasets"): a list, a Dataset and DatasetAll are that; DatasetAny (`|`) is refused with a
-clear error when the DAG is processed (_weir_airflow/spec.py).
+`Dataset(uri)`; `a & b` is DatasetAll, `a | b` DatasetAny, as in Airflow 2.9+, nested as
+written: weir's server runs a DAG on datasets when its condition, over the datasets updated
+since its last such run, is true (docs/dags.md, "Datasets"; _weir_airflow/spec.py writes it).
 """
 
 from __future__ import annotations
@@ -48,6 +47,30 @@ class Dataset(BaseDataset):
         yield self
 
 
+class DatasetAlias(BaseDataset):
+    """A name a task's outlets may hold (Airflow 2.10): the task adds events of datasets it
+    learns while it runs through `outlet_events[DatasetAlias(name)].add(Dataset(uri),
+    extra=...)`; each is an update of that dataset when the task succeeds.  A DAG scheduled on
+    an alias is not supported yet (an import error)."""
+
+    def __init__(self, name: str) -> None:
+        if not isinstance(name, str) or not name:
+            raise ValueError("DatasetAlias: expected a name, got %r" % (name,))
+        self.name = name
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, DatasetAlias) and other.name == self.name
+
+    def __hash__(self) -> int:
+        return hash(("alias", self.name))
+
+    def __repr__(self) -> str:
+        return "DatasetAlias(%r)" % self.name
+
+    def iter_datasets(self) -> Iterator["Dataset"]:
+        return iter(())
+
+
 class _DatasetBooleanCondition(BaseDataset):
     def __init__(self, *objects: BaseDataset) -> None:
         for o in objects:
@@ -74,4 +97,4 @@ class DatasetAny(_DatasetBooleanCondition):
         return "DatasetAny(%s)" % ", ".join(map(repr, self.objects))
 
 
-__all__ = ["BaseDataset", "Dataset", "DatasetAll", "DatasetAny"]
+__all__ = ["BaseDataset", "Dataset", "DatasetAlias", "DatasetAll", "DatasetAny"]

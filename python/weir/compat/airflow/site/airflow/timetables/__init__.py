@@ -1,4 +1,7 @@
 """airflow.timetables: the timetables a DAG's schedule may be (weir's Airflow-compatible
-layer): `interval` (CronDataIntervalTimetable, DeltaDataIntervalTimetable), `trigger`
-(CronTriggerTimetable) and `datasets` (DatasetOrTimeSchedule).  They hold their arguments;
-_weir_airflow/spec.py writes them into weir's document (docs/airflow.md)."""
+layer): `interval` (CronDataIntervalTimetable, DeltaDataIntervalTimetable of a timedelta or a
+relativedelta), `trigger` (CronTriggerTimetable), `datasets` (DatasetOrTimeSchedule), `events`
+(EventsTimetable), `simple` (NullTimetable, OnceTimetable, ContinuousTimetable) and `base`
+(what a custom timetable subclasses: an import error, weir runs no timetable's Python).  They
+hold their arguments; _weir_airflow/spec.py writes them into weir's document
+(docs/airflow.md)."""
