@@ -41,7 +41,8 @@ PRELOAD = ("airflow", "airflow.models", "airflow.models.baseoperator", "airflow.
            "airflow.timetables.datasets", "airflow.timetables.interval", "pendulum",
            "_weir_airflow.spec", "_weir_airflow.processor", "_weir_airflow.operators",
            "_weir_airflow.sensors", "_weir_airflow.mapping", "_weir_airflow.callbacks",
-           "_weir_airflow.dag_callback", "ast", "inspect", "glob", "fnmatch", "zlib")
+           "_weir_airflow.dag_callback", "_weir_airflow.group_mapping", "airflow.timetables.base",
+           "ast", "inspect", "glob", "fnmatch", "zlib")
 # How often children are polled for their exit where pidfds are not to be had.
 POLL_S = 0.05
 
