@@ -778,6 +778,14 @@ static int signal_procs(const struct cgroup *cg, int sig)
 	return n;
 }
 
+int cgroup_procs_paths(const struct cgroup *cg, char *buf, size_t size)
+{
+	int n = cg->cpu_dir[0] ? snprintf(buf, size, "%s/cgroup.procs\n%s/cgroup.procs",
+	                                  cg->mem_dir, cg->cpu_dir)
+	                       : snprintf(buf, size, "%s/cgroup.procs", cg->mem_dir);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
 int cgroup_count_procs(const struct cgroup *cg)
 {
 	return signal_procs(cg, 0);

@@ -434,15 +434,19 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
 
 /* The environment of a processor: the server's as a task gets it (no
  * credential, connection or variable: lib/env_scrub.h), PYTHONPATH led by
- * weir's `airflow` folder. */
-static int processor_env(const char *python_path, struct strvec *env)
+ * weir's `airflow` folder; with a `home` (the server's, not the CLI's),
+ * WEIR_AIRFLOW_WARM_DIR=HOME/airflow-warm: the processor starts the file's
+ * warm interpreter there (docs/internals/airflow_warm.md). */
+static int processor_env(const char *python_path, const char *home, struct strvec *env)
 {
 	const char *old = getenv("PYTHONPATH");
 
 	for (char **v = environ; *v; v++)
-		if (strncmp(*v, "PYTHONPATH=", 11) && !env_scrub_drops(*v) &&
-		    strvec_push(env, *v) < 0)
+		if (strncmp(*v, "PYTHONPATH=", 11) && strncmp(*v, "WEIR_AIRFLOW_WARM_DIR=", 22) &&
+		    !env_scrub_drops(*v) && strvec_push(env, *v) < 0)
 			return -1;
+	if (home && strvec_pushf(env, "WEIR_AIRFLOW_WARM_DIR=%s/airflow-warm", home) < 0)
+		return -1;
 	if (python_path)
 		return strvec_pushf(env, "PYTHONPATH=%s%s%s", python_path, old && *old ? ":" : "",
 		                    old && *old ? old : "");
@@ -463,7 +467,8 @@ static int spawn(struct py_parse *p, uv_loop_t *loop, char *python, const char *
 	uv_process_options_t o = {0};
 	int rc;
 
-	if (processor_env(python_path, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
+	if (processor_env(python_path, p->dm ? p->dm->home : NULL, &env) < 0 ||
+	    uv_pipe(fds, 0, 0) != 0) {
 		strvec_release(&env);
 		return 1;
 	}
