@@ -2,11 +2,11 @@
 are forked from a process that imported the file once, and end, fail, time out, keep their
 memory limit and leave nothing behind as the tasks started cold do."""
 
+import json
 import os
 import sys
-import time
 
-from conftest import wait_for
+from conftest import cli_describe, wait_for
 from dagtest import Dags, dag_config
 
 CHAIN = '''\
@@ -68,7 +68,17 @@ def greedy():
         hold.append(bytearray(64 << 20))
     note("greedy_done", "allocated")
 
+def flaky(ti):
+    if ti.try_number == 1:
+        raise ValueError("first try fails")
+    return {"try": ti.try_number, "pid": os.getpid(), "imported_in": IMPORTED_IN}
+
+with DAG("warm_killed", start_date=datetime(2024, 1, 1), schedule=None):
+    PythonOperator(task_id="hangs", python_callable=hangs, on_failure_callback=failed)
+
 with DAG("warm_endings", start_date=datetime(2024, 1, 1), schedule=None):
+    PythonOperator(task_id="flaky", python_callable=flaky, retries=1,
+                   retry_delay=timedelta(seconds=1))
     PythonOperator(task_id="hangs", python_callable=hangs, on_failure_callback=failed,
                    execution_timeout=timedelta(seconds=3))
     PythonOperator(task_id="skips", python_callable=skips)
@@ -159,7 +169,11 @@ def test_warm_tasks_end_as_cold_ones(make_server, tmp_path):
     tis = d.tis("warm_endings", rid)
     states = {t: ti["state"] for t, ti in tis.items()}
     assert states == {"hangs": "failed", "skips": "skipped", "gives_up": "failed",
-                      "greedy": "failed"}, tis
+                      "greedy": "failed", "flaky": "success"}, tis
+    # a failed try is retried, warm again, and its return value kept
+    out = xcom(d, "warm_endings", rid, "flaky")
+    assert out["try"] == 2 and out["imported_in"] != out["pid"], out
+    assert tis["flaky"]["try_number"] == 2, tis["flaky"]
     # no retry for AirflowFailException; the skip and the failure said so in their logs
     assert tis["gives_up"]["try_number"] == 1, tis["gives_up"]
     assert "AirflowSkipException (not today): skipped" in d.log("warm_endings", rid, "skips")
@@ -187,3 +201,28 @@ def test_without_warm_interpreter_tasks_run_cold(make_server, tmp_path):
     out = run_chain(d)
     assert all(o["imported_in"] == o["pid"] for o in out), out
     assert zygotes(d) == []
+
+
+def test_a_warm_task_killed_ends_as_a_cold_one(make_server, tmp_path):
+    d = warm_server(make_server, tmp_path)
+    d.write("warm_endings.py", ENDINGS % {"side": str(d.side)})
+    d.wait_dag("warm_killed")
+    wait_for(lambda: zygotes(d), 30, "the file's warm interpreter")
+    run = d.trigger("warm_killed")
+    wait_for(lambda: d.side_lines("hangs"), 60, "the task running")
+    task_pid, child_pid, zygote = (int(x) for x in d.side_lines("hangs")[0].split())
+    assert task_pid != zygote and alive(task_pid)
+    r = d.srv.cli("jobs", "list", "--json")
+    assert r.returncode == 0, cli_describe(r)
+    listed = json.loads(r.stdout)
+    listed = listed.get("jobs", listed) if isinstance(listed, dict) else listed
+    jobs = [j for j in listed if j["state"] == "running"]
+    assert len(jobs) == 1, jobs
+    r = d.srv.cli("jobs", "kill", jobs[0]["id"], timeout=60)
+    assert r.returncode == 0, cli_describe(r)
+    assert d.wait_run("warm_killed", run["dag_run_id"])["state"] == "failed"
+    # SIGTERM first, raised in the task: its failure callback ran, in its own process
+    wait_for(lambda: d.side_lines("failed_hangs"), 30, "the failure callback")
+    assert int(d.side_lines("failed_hangs")[0]) == task_pid
+    wait_for(lambda: not alive(task_pid) and not alive(child_pid), 30, "no orphan")
+    assert alive(zygote)
