@@ -6,8 +6,11 @@ how long a hop between two PythonOperator tasks takes.  Figures, not assertions.
   an empty DAG folder; the time until the REST API lists all N DAGs (files a second = N /
   time).  Each file is imported by its own processor, two at once.
 - chain: one DAG file with a chain of H PythonOperator tasks, triggered; the time from the
-  trigger to the run's end_date (the server's clock) divided by H.  Each task starts Python,
-  imports the DAG file again and calls its callable (no warm interpreter yet).
+  trigger to the run's end_date (the server's clock) divided by H, warm and cold in the same
+  run, one after the other.  Warm: each task is forked from the file's warm interpreter, which
+  imported the file once (docs/internals/airflow_warm.md; the chain is triggered once its
+  socket is there).  Cold (WEIR_AIRFLOW_WARM_IDLE_S=0 for the server): each task starts
+  Python and imports the DAG file again.
 
     airflow_dags.py [--runs R] [--files N] [--hops H]
 """
@@ -72,11 +75,24 @@ def parse_once(n):
         srv.stop()
 
 
-def chain_once(hops):
-    srv = BenchServer(vcores=2, memory="8g", dags={})
+def chain_once(hops, warm):
+    saved = os.environ.get("WEIR_AIRFLOW_WARM_IDLE_S")
+    os.environ["WEIR_AIRFLOW_WARM_IDLE_S"] = "600" if warm else "0"
+    try:
+        srv = BenchServer(vcores=2, memory="8g", dags={})
+    finally:
+        if saved is None:
+            del os.environ["WEIR_AIRFLOW_WARM_IDLE_S"]
+        else:
+            os.environ["WEIR_AIRFLOW_WARM_IDLE_S"] = saved
     try:
         (srv.dags / "py_chain.py").write_text(CHAIN_FILE % {"hops": hops})
-        wait_dags(srv, 1, time.monotonic() + 60)
+        deadline = time.monotonic() + 60
+        wait_dags(srv, 1, deadline)
+        while warm and not list((srv.home / "airflow-warm").glob("*.sock")):
+            if time.monotonic() > deadline:
+                raise RuntimeError("no warm interpreter")
+            time.sleep(0.01)
         t0 = time.time()
         status, run = srv.api("POST", "/api/v1/dags/py_chain/dagRuns", {})
         assert status == 200, run
@@ -96,16 +112,24 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--files", type=int, default=20)
-    ap.add_argument("--hops", type=int, default=10)
+    ap.add_argument("--hops", type=int, default=20)
+    ap.add_argument("--chain-only", action="store_true", help="skip the parse figure")
     a = ap.parse_args()
     # the processor and the tasks run this interpreter (not a shim on the PATH)
     os.environ.setdefault("WEIR_AIRFLOW_PYTHON", sys.executable)
-    parse = median([parse_once(a.files) for _ in range(a.runs)])
-    print("airflow parse: %d DAG files in %.2f s: %.1f files/s (median of %d)"
-          % (a.files, parse, a.files / parse, a.runs))
-    total = median([chain_once(a.hops) for _ in range(a.runs)])
-    print("airflow chain: %d PythonOperator tasks in %.2f s: %.0f ms a hop (median of %d)"
-          % (a.hops, total, total * 1000 / a.hops, a.runs))
+    if not a.chain_only:
+        parse = median([parse_once(a.files) for _ in range(a.runs)])
+        print("airflow parse: %d DAG files in %.2f s: %.1f files/s (median of %d)"
+              % (a.files, parse, a.files / parse, a.runs))
+    times = {True: [], False: []}
+    for _ in range(a.runs):  # warm and cold in turn, so that both see the same load
+        for warm in (True, False):
+            times[warm].append(chain_once(a.hops, warm))
+    for warm in (True, False):
+        total = median(times[warm])
+        print("airflow chain (%s): %d PythonOperator tasks in %.2f s: %.1f ms a hop "
+              "(median of %d)" % ("warm" if warm else "cold", a.hops, total,
+                                  total * 1000 / a.hops, a.runs))
     return 0
 
 
