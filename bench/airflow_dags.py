@@ -8,8 +8,8 @@ how long a hop between two PythonOperator tasks takes.  Figures, not assertions.
 - chain: one DAG file with a chain of H PythonOperator tasks, triggered; the time from the
   trigger to the run's end_date (the server's clock) divided by H, warm and cold in the same
   run, one after the other.  Warm: each task is forked from the file's warm interpreter, which
-  imported the file once (docs/internals/airflow_warm.md; the chain is triggered once its
-  socket is there).  Cold (WEIR_AIRFLOW_WARM_IDLE_S=0 for the server): each task starts
+  imported the file once (docs/internals/airflow_warm.md; the chain is triggered once the
+  root's socket is there, and the first task makes the file's zygote).  Cold (WEIR_AIRFLOW_WARM_IDLE_S=0 for the server): each task starts
   Python and imports the DAG file again.
 
     airflow_dags.py [--runs R] [--files N] [--hops H]
@@ -89,7 +89,8 @@ def chain_once(hops, warm):
         (srv.dags / "py_chain.py").write_text(CHAIN_FILE % {"hops": hops})
         deadline = time.monotonic() + 60
         wait_dags(srv, 1, deadline)
-        while warm and not list((srv.home / "airflow-warm").glob("*.sock")):
+        # the root (the file's zygote comes at its first task: that hop is in the figure)
+        while warm and not list((srv.home / "airflow-warm").glob("any-*.sock")):
             if time.monotonic() > deadline:
                 raise RuntimeError("no warm interpreter")
             time.sleep(0.01)

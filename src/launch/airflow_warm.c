@@ -87,16 +87,32 @@ oom:
 	return -1;
 }
 
-/* The zygote's socket, connected and owned by our uid; -1 when there is
- * none to use. */
-static int connect_zygote(char **cmd)
+/* Connects to DIR/NAME: the descriptor when something of our uid listens
+ * there, else -1. */
+static int connect_ours(const char *dir, const char *name)
 {
-	const char *dir = getenv("WEIR_AIRFLOW_WARM_DIR");
-	char key[4200], name[32];
-	struct stat st;
 	struct ucred cred;
 	socklen_t len = sizeof cred;
 	struct weir_error err = {0};
+	int fd = usock_connect(dir, name, &err);
+
+	if (fd < 0)
+		return -1;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid()) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* The file's zygote, else the root (which makes it), connected and of our
+ * uid; -1 when there is none to use.  name: the zygote's socket, the
+ * request's fourth argument. */
+static int connect_zygote(char **cmd, char name[32])
+{
+	const char *dir = getenv("WEIR_AIRFLOW_WARM_DIR");
+	char key[4200], root[40];
+	struct stat st;
 	int fd, n;
 
 	if (!dir || !*dir || cmd[3][0] != '/' || stat(cmd[3], &st) < 0)
@@ -108,15 +124,16 @@ static int connect_zygote(char **cmd)
 	             (unsigned)getuid(), cmd[0]);
 	if (n < 0 || (size_t)n >= sizeof key)
 		return -1;
-	airflow_warm_socket_name(key, name, sizeof name);
-	fd = usock_connect(dir, name, &err);
-	if (fd < 0)
+	airflow_warm_socket_name(key, name, 32);
+	fd = connect_ours(dir, name);
+	if (fd >= 0)
+		return fd;
+	n = snprintf(key, sizeof key, "%u\n%s", (unsigned)getuid(), cmd[0]);
+	if (n < 0 || (size_t)n >= sizeof key)
 		return -1;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.uid != getuid()) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	memcpy(root, "any-", 4);
+	airflow_warm_socket_name(key, root + 4, sizeof root - 4);
+	return connect_ours(dir, root);
 }
 
 static int write_all(int fd, const char *p, size_t len)
@@ -133,8 +150,9 @@ static int write_all(int fd, const char *p, size_t len)
 	return 0;
 }
 
-/* Sends the request: header and fds, then the strings.  0 or -1. */
-static int send_request(int fd, char **cmd)
+/* Sends the request: header and fds, then the strings (FILE DAG TASK NAME
+ * and the environment).  0 or -1. */
+static int send_request(int fd, char **cmd, const char *name)
 {
 	uint32_t hdr[4];
 	size_t len = 0, off = 0;
@@ -145,6 +163,7 @@ static int send_request(int fd, char **cmd)
 	umask(mask);
 	for (int i = 3; i < 6; i++)
 		len += strlen(cmd[i]) + 1;
+	len += strlen(name) + 1;
 	for (char **e = environ; *e; e++)
 		len += strlen(*e) + 1;
 	if (len > UINT32_MAX / 2 || !(body = malloc(len ? len : 1)))
@@ -154,6 +173,8 @@ static int send_request(int fd, char **cmd)
 		memcpy(body + off, cmd[i], l);
 		off += l;
 	}
+	memcpy(body + off, name, strlen(name) + 1);
+	off += strlen(name) + 1;
 	for (char **e = environ; *e; e++) {
 		size_t l = strlen(*e) + 1;
 		memcpy(body + off, *e, l);
@@ -161,7 +182,7 @@ static int send_request(int fd, char **cmd)
 	}
 	hdr[0] = AIRFLOW_WARM_MAGIC;
 	hdr[1] = (uint32_t)len;
-	hdr[2] = 3;
+	hdr[2] = 4;
 	hdr[3] = (uint32_t)mask;
 	fds[0] = 0;
 	fds[1] = 1;
@@ -274,6 +295,7 @@ int airflow_warm_main(int argc, char **argv)
 	char **cmd = argv + 1;
 	sigset_t mask, old;
 	struct record r;
+	char name[32];
 	int fd = -1, n;
 
 	if (argc < 2) {
@@ -290,8 +312,8 @@ int airflow_warm_main(int argc, char **argv)
 	sigaddset(&mask, SIGUSR2);
 	sigprocmask(SIG_BLOCK, &mask, &old);
 	if (argc == 7 && !strcmp(cmd[1], "-m") && !strcmp(cmd[2], "_weir_airflow.run_task"))
-		fd = connect_zygote(cmd);
-	if (fd >= 0 && send_request(fd, cmd) == 0) {
+		fd = connect_zygote(cmd, name);
+	if (fd >= 0 && send_request(fd, cmd, name) == 0) {
 		n = read_record(fd, &r, START_WAIT_MS);
 		if (n < 0) {
 			/* a task that began after all is seen here; any later 'S'

@@ -12,8 +12,10 @@
  * `airflow-warm PYTHON -m _weir_airflow.run_task FILE DAG TASK` is the
  * client, and is the task's process as the launcher sees it: it connects to
  * the file's *zygote* (_weir_airflow/zygote.py: a Python process that
- * imported the file once), which forks the task's process, and it exits as
- * that process ends.  Wherever a warm start is not possible (no zygote, a
+ * imported the file once), else to the *root* (one per server, user and
+ * interpreter, started by the DAG processor), which forks the file's zygote
+ * and hands it the request; the zygote forks the task's process, and the
+ * client exits as that process ends.  Wherever a warm start is not possible (no zygote, a
  * socket of another user, a refusal) it execs the cold command itself, so a
  * task never runs twice and never misses.
  *
@@ -22,12 +24,14 @@
  *   "FILE\nINO\nSIZE\nMTIME_NS\nCTIME_NS\nUID\nPYTHON"
  * (the file as stat() sees it now, the caller's uid, the interpreter named in
  * the command): a changed file, another user or interpreter has another key.
+ * The root's: "any-" and the same hash of "UID\nPYTHON".
  *
  * The protocol (host byte order):
  *   client -> zygote, once: a 16-byte header of four uint32 (magic
  *     AIRFLOW_WARM_MAGIC, the byte length of what follows, the number of
- *     arguments, the client's umask), then NUL-terminated strings: the
- *     arguments (FILE DAG TASK) and the client's environment, one
+ *     arguments (4), the client's umask), then NUL-terminated strings: the
+ *     arguments (FILE DAG TASK and the zygote's socket name, which a zygote
+ *     of another key refuses) and the client's environment, one
  *     "NAME=VALUE" each; with the header, SCM_RIGHTS: fds 0, 1, 2 and the
  *     working folder (O_PATH).
  *   zygote or its child -> client: 8-byte records {char kind, 3 pad bytes,

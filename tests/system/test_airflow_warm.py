@@ -97,13 +97,23 @@ def warm_server(make_server, tmp_path, env=None):
     return d
 
 
-def zygotes(d):
+def sockets(d):
     """The sockets of the home's warm interpreters."""
     try:
         return sorted(p.name for p in (d.srv.home / "airflow-warm").iterdir()
                       if p.name.endswith(".sock"))
     except FileNotFoundError:
         return []
+
+
+def zygotes(d):
+    """The sockets of the files' zygotes (not the root's, `any-...`)."""
+    return [n for n in sockets(d) if not n.startswith("any-")]
+
+
+def wait_root(d):
+    """Waits for the root the DAG processor starts (a file's zygote comes at its first task)."""
+    wait_for(lambda: [n for n in sockets(d) if n.startswith("any-")], 30, "the root")
 
 
 def alive(pid):
@@ -130,7 +140,7 @@ def test_a_chain_runs_warm_and_a_changed_file_runs_its_new_code(make_server, tmp
     d = warm_server(make_server, tmp_path)
     d.write("warm_chain.py", CHAIN % {"version": 1, "side": str(d.side)})
     d.wait_dag("warm_chain")
-    wait_for(lambda: zygotes(d), 30, "the file's warm interpreter")
+    wait_root(d)
     out = run_chain(d)
     assert [o["n"] for o in out] == [0, 1, 2] and {o["version"] for o in out} == {1}, out
     # every task forked from one process that imported the file once, still there
@@ -141,15 +151,17 @@ def test_a_chain_runs_warm_and_a_changed_file_runs_its_new_code(make_server, tmp
     assert [int(d.side_lines("success_t%d" % i)[0]) for i in range(3)] == \
         [o["pid"] for o in out]
 
-    # a new version of the file: its runs run the new code; the old zygote leaves
     first = zygotes(d)
+    assert len(first) == 1, first
+
+    # a new version of the file: its runs run the new code; the old zygote leaves
     d.write("warm_chain.py", CHAIN % {"version": 22, "side": str(d.side)})
     d.wait_dag("warm_chain", pred=lambda dag: dag["description"] == "v22")
-    wait_for(lambda: not alive(zygote), 30, "the old zygote's end")
-    wait_for(lambda: zygotes(d) and zygotes(d) != first, 30, "the new file's zygote")
     out = run_chain(d)
     assert {o["version"] for o in out} == {22}, out
+    wait_for(lambda: not alive(zygote), 30, "the old zygote's end")
     assert len({o["imported_in"] for o in out}) == 1 and out[0]["imported_in"] != zygote, out
+    assert len(zygotes(d)) == 1 and zygotes(d) != first, zygotes(d)
 
     # the file removed: its zygote leaves, socket and all
     zygote = out[0]["imported_in"]
@@ -162,7 +174,7 @@ def test_warm_tasks_end_as_cold_ones(make_server, tmp_path):
     d = warm_server(make_server, tmp_path)
     d.write("warm_endings.py", ENDINGS % {"side": str(d.side)})
     d.wait_dag("warm_endings")
-    wait_for(lambda: zygotes(d), 30, "the file's warm interpreter")
+    wait_root(d)
     run = d.trigger("warm_endings")
     rid = run["dag_run_id"]
     d.wait_run("warm_endings", rid, timeout=120)
@@ -200,14 +212,14 @@ def test_without_warm_interpreter_tasks_run_cold(make_server, tmp_path):
     d.wait_dag("warm_chain")
     out = run_chain(d)
     assert all(o["imported_in"] == o["pid"] for o in out), out
-    assert zygotes(d) == []
+    assert sockets(d) == []
 
 
 def test_a_warm_task_killed_ends_as_a_cold_one(make_server, tmp_path):
     d = warm_server(make_server, tmp_path)
     d.write("warm_endings.py", ENDINGS % {"side": str(d.side)})
     d.wait_dag("warm_killed")
-    wait_for(lambda: zygotes(d), 30, "the file's warm interpreter")
+    wait_root(d)
     run = d.trigger("warm_killed")
     wait_for(lambda: d.side_lines("hangs"), 60, "the task running")
     task_pid, child_pid, zygote = (int(x) for x in d.side_lines("hangs")[0].split())
