@@ -123,6 +123,11 @@ int cgroup_oom_kills(struct cgroup *cg);
  * interpreter's task, launch/airflow_warm.h).  0, or -1 when it does not fit. */
 int cgroup_procs_paths(const struct cgroup *cg, char *buf, size_t size);
 
+/* Gives the group's cgroup.procs files to uid:gid (a task's user, so that a
+ * process of that user may write its own pid there: the Airflow warm
+ * interpreter's task joining the task's group).  0 or -1. */
+int cgroup_give_procs(const struct cgroup *cg, uid_t uid, gid_t gid);
+
 /* Number of processes in the group now, or -1. */
 int cgroup_count_procs(const struct cgroup *cg);
 

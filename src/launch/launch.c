@@ -760,6 +760,10 @@ static int run_program(struct launch *l, const struct contract *c, struct superv
 	                     l->shim ? l->shim->airflow_warm_dir : NULL, l->cg, l->memory_mb, warm,
 	                     &n_warm) < 0)
 		n_warm = 0;
+	/* a task's user writes its own pid to the group's cgroup.procs (cgroup
+	 * v1 lets it; elsewhere the write fails and the task runs cold) */
+	if (n_warm > 1 && l->cg && l->run_as.set)
+		cgroup_give_procs(l->cg, l->run_as.uid, l->run_as.gid);
 	char **envp = build_envp(c, warm, n_warm, &own);
 
 	if (!envp) {

@@ -4,7 +4,11 @@ memory limit and leave nothing behind as the tasks started cold do."""
 
 import json
 import os
+import pwd
+import shutil
 import sys
+import tempfile
+from pathlib import Path
 
 from conftest import cli_describe, wait_for
 from dagtest import Dags, dag_config
@@ -238,3 +242,29 @@ def test_a_warm_task_killed_ends_as_a_cold_one(make_server, tmp_path):
     assert int(d.side_lines("failed_hangs")[0]) == task_pid
     wait_for(lambda: not alive(task_pid) and not alive(child_pid), 30, "no orphan")
     assert alive(zygote)
+
+
+def test_tasks_of_another_user_run_warm(make_server):
+    """A root server whose tasks run as nobody: the root and the zygote are nobody's, in a
+    folder of nobody's, and the tasks run warm in their cgroups."""
+    nobody = pwd.getpwnam("nobody").pw_uid
+    top = Path(tempfile.mkdtemp(prefix="weir-afw-", dir="/tmp"))
+    try:
+        top.chmod(0o711)  # pytest's folders (0700) are closed to other users
+        srv = make_server(config=dag_config(), home=top / "home", start=False)
+        srv.shared_task_user = False
+        srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+        d = Dags(srv, top)
+        d.side.chmod(0o777)
+        d.write("warm_chain.py", CHAIN % {"version": 1, "side": str(d.side)})
+        srv.start()
+        d.wait_dag("warm_chain")
+        wait_root(d)
+        warm = srv.home / "airflow-warm"
+        assert warm.stat().st_uid == nobody and warm.stat().st_mode & 0o777 == 0o700
+        out = run_chain(d)
+        zygote = out[0]["imported_in"]
+        assert all(o["imported_in"] == zygote != o["pid"] for o in out), out
+        assert os.stat("/proc/%d" % zygote).st_uid == nobody
+    finally:
+        shutil.rmtree(top, ignore_errors=True)

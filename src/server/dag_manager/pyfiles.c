@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -432,11 +433,28 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
 	uv_timer_start(&p->timer, on_timer, DRAIN_MS, 0);
 }
 
+/* HOME/airflow-warm, where the warm interpreters listen: made 0700 and given
+ * to the tasks' user, who runs them and their clients (the home is 0711
+ * then, its own).  Its path (malloc'd), or NULL when it cannot be had: the
+ * tasks run cold (docs/internals/airflow_warm.md). */
+static char *warm_dir(const char *home)
+{
+	const struct run_as *ra = task_user_current();
+	char *dir = home ? fs_join(home, "airflow-warm") : NULL;
+
+	if (dir && ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
+	            (ra && ra->set && lchown(dir, ra->uid, ra->gid) < 0))) {
+		free(dir);
+		dir = NULL;
+	}
+	return dir;
+}
+
 /* The environment of a processor: the server's as a task gets it (no
  * credential, connection or variable: lib/env_scrub.h), PYTHONPATH led by
  * weir's `airflow` folder; with a `home` (the server's, not the CLI's),
- * WEIR_AIRFLOW_WARM_DIR=HOME/airflow-warm: the processor starts the file's
- * warm interpreter there (docs/internals/airflow_warm.md). */
+ * WEIR_AIRFLOW_WARM_DIR=HOME/airflow-warm (warm_dir()): the processor starts
+ * the root of the warm interpreters there (docs/internals/airflow_warm.md). */
 static int processor_env(const char *python_path, const char *home, struct strvec *env)
 {
 	const char *old = getenv("PYTHONPATH");
@@ -445,7 +463,10 @@ static int processor_env(const char *python_path, const char *home, struct strve
 		if (strncmp(*v, "PYTHONPATH=", 11) && strncmp(*v, "WEIR_AIRFLOW_WARM_DIR=", 22) &&
 		    !env_scrub_drops(*v) && strvec_push(env, *v) < 0)
 			return -1;
-	if (home && strvec_pushf(env, "WEIR_AIRFLOW_WARM_DIR=%s/airflow-warm", home) < 0)
+	char *warm = warm_dir(home);
+	int rc = warm ? strvec_pushf(env, "WEIR_AIRFLOW_WARM_DIR=%s", warm) : 0;
+	free(warm);
+	if (rc < 0)
 		return -1;
 	if (python_path)
 		return strvec_pushf(env, "PYTHONPATH=%s%s%s", python_path, old && *old ? ":" : "",
