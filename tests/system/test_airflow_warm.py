@@ -202,12 +202,12 @@ def test_warm_tasks_end_as_cold_ones(make_server, tmp_path):
     assert int(d.side_lines("failed_hangs")[0]) == task_pid
     wait_for(lambda: not alive(task_pid) and not alive(child_pid), 30, "no orphan")
 
-    # the memory limit held for the warm task: killed before its 4 GiB
+    # the memory limit held for the warm task: killed before its 4 GiB (the file's first
+    # tasks started at once: each was forked from a fork of the root that imported the file)
     greedy_pid, zygote2 = (int(x) for x in d.side_lines("greedy")[0].split())
-    assert greedy_pid != zygote2 == zygote
+    assert greedy_pid != zygote2
     assert d.side_lines("greedy_done") == []
     assert not alive(greedy_pid)
-    assert alive(zygote)
 
 
 def test_without_warm_interpreter_tasks_run_cold(make_server, tmp_path):

@@ -253,17 +253,18 @@ class Loop:
         return True
 
     def setup(self) -> None:
-        """The loop's descriptors and handlers, once bound."""
-        assert self.lsock is not None
+        """The loop's descriptors and handlers (after bind(), or without a socket: a zygote
+        that serves the one task it was made for)."""
         self.rfd, wfd = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
         signal.set_wakeup_fd(wfd)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
-        self.sel.register(self.lsock, selectors.EVENT_READ, "listen")
         self.sel.register(self.rfd, selectors.EVENT_READ, "wake")
-        self.keep = [self.lsock.fileno(), self.rfd, wfd, self.dfd,
-                     getattr(self.sel, "fileno", lambda: -1)()]
+        self.keep = [self.rfd, wfd, getattr(self.sel, "fileno", lambda: -1)()]
+        if self.lsock is not None:
+            self.sel.register(self.lsock, selectors.EVENT_READ, "listen")
+            self.keep += [self.lsock.fileno(), self.dfd]
         try:  # the server's end, at once (alive() looks again each second anyway)
             self.pidfd = os.pidfd_open(self.server[0])
             self.sel.register(self.pidfd, selectors.EVENT_READ, "server")
@@ -273,6 +274,8 @@ class Loop:
 
     def alive(self) -> bool:
         """Whether the socket file is still ours and the server still there."""
+        if self.lsock is None:
+            return False
         try:
             return (os.stat(self.name, dir_fd=self.dfd).st_ino == self.sock_ino
                     and _started(self.server[0]) == self.server)
@@ -288,6 +291,8 @@ class Loop:
         _close_all(self.keep)
 
     def unbind(self) -> None:
+        if self.lsock is None:
+            return
         try:
             if os.stat(self.name, dir_fd=self.dfd).st_ino == self.sock_ino:
                 os.unlink(self.name, dir_fd=self.dfd)
@@ -381,8 +386,11 @@ class Root(Loop):
             self.child_closes()
             z = Zygote(os.path.abspath(req.args[0]), self.folder, self.dir, self.server,
                        self.libc)
-            if z.name != req.args[3] or not z.bind():
+            if z.name != req.args[3]:
                 raise RuntimeError("not this request's zygote")
+            # a file's first tasks at once: each asked the root, one fork binds; the others
+            # serve the task they were made for, then leave
+            z.bind()
         except BaseException:  # noqa: B902 - no zygote: the client runs its task cold
             _close_all(req.fds)
             _refuse(conn)
