@@ -4,7 +4,8 @@ how long a hop between two PythonOperator tasks takes.  Figures, not assertions.
 
 - parse: N small DAG files (a with-block, a Bash and a Python task each) written at once into
   an empty DAG folder; the time until the REST API lists all N DAGs (files a second = N /
-  time).  Each file is imported by its own processor, two at once.
+  time).  Each file is imported by its own processor, two at once; warm (the first processor
+  starts the warm interpreters' root) and cold (none) in turn.
 - chain: one DAG file with a chain of H PythonOperator tasks, triggered; the time from the
   trigger to the run's end_date (the server's clock) divided by H, warm and cold in the same
   run, one after the other.  Warm: each task is forked from the file's warm interpreter, which
@@ -61,8 +62,21 @@ def wait_dags(srv, n, deadline):
     raise RuntimeError("the DAGs were not all loaded")
 
 
-def parse_once(n):
-    srv = BenchServer(vcores=2, memory="8g", dags={})
+def server(warm):
+    """A bench server, with warm interpreters or without (WEIR_AIRFLOW_WARM_IDLE_S=0)."""
+    saved = os.environ.get("WEIR_AIRFLOW_WARM_IDLE_S")
+    os.environ["WEIR_AIRFLOW_WARM_IDLE_S"] = "600" if warm else "0"
+    try:
+        return BenchServer(vcores=2, memory="8g", dags={})
+    finally:
+        if saved is None:
+            del os.environ["WEIR_AIRFLOW_WARM_IDLE_S"]
+        else:
+            os.environ["WEIR_AIRFLOW_WARM_IDLE_S"] = saved
+
+
+def parse_once(n, warm):
+    srv = server(warm)
     try:
         t0 = time.monotonic()
         for i in range(n):
@@ -76,15 +90,7 @@ def parse_once(n):
 
 
 def chain_once(hops, warm):
-    saved = os.environ.get("WEIR_AIRFLOW_WARM_IDLE_S")
-    os.environ["WEIR_AIRFLOW_WARM_IDLE_S"] = "600" if warm else "0"
-    try:
-        srv = BenchServer(vcores=2, memory="8g", dags={})
-    finally:
-        if saved is None:
-            del os.environ["WEIR_AIRFLOW_WARM_IDLE_S"]
-        else:
-            os.environ["WEIR_AIRFLOW_WARM_IDLE_S"] = saved
+    srv = server(warm)
     try:
         (srv.dags / "py_chain.py").write_text(CHAIN_FILE % {"hops": hops})
         deadline = time.monotonic() + 60
@@ -119,9 +125,14 @@ def main():
     # the processor and the tasks run this interpreter (not a shim on the PATH)
     os.environ.setdefault("WEIR_AIRFLOW_PYTHON", sys.executable)
     if not a.chain_only:
-        parse = median([parse_once(a.files) for _ in range(a.runs)])
-        print("airflow parse: %d DAG files in %.2f s: %.1f files/s (median of %d)"
-              % (a.files, parse, a.files / parse, a.runs))
+        parse = {True: [], False: []}
+        for _ in range(a.runs):  # with the warm interpreters' root started, and without
+            for warm in (True, False):
+                parse[warm].append(parse_once(a.files, warm))
+        for warm in (True, False):
+            t = median(parse[warm])
+            print("airflow parse (%s): %d DAG files in %.2f s: %.1f files/s (median of %d)"
+                  % ("warm" if warm else "cold", a.files, t, a.files / t, a.runs))
     times = {True: [], False: []}
     for _ in range(a.runs):  # warm and cold in turn, so that both see the same load
         for warm in (True, False):
