@@ -299,6 +299,24 @@ class Loop:
         except OSError:
             pass
 
+    def accept(self, lsock: socket.socket) -> None:
+        """A client's connection: its request to _take(), or a refusal ('C')."""
+        try:
+            conn, _ = lsock.accept()
+        except OSError:
+            return
+        try:
+            req = read_request(conn)
+        except Exception:  # noqa: BLE001 - a bad request: that client runs its task cold
+            req = None
+        if req is None:
+            _refuse(conn)
+            return
+        self._take(conn, req)
+
+    def _take(self, conn: socket.socket, req: Request) -> None:
+        raise NotImplementedError
+
     def events(self) -> List[Tuple[Any, str]]:
         """One wait of the loop: (file object, kind) of each event but the wake-up's."""
         out = []
@@ -340,7 +358,7 @@ class Root(Loop):
             while self.alive():
                 for obj, kind in self.events():
                     if kind == "listen":
-                        self._accept(obj)
+                        self.accept(obj)
                 while True:
                     try:
                         pid, _ = os.waitpid(-1, os.WNOHANG)
@@ -352,18 +370,8 @@ class Root(Loop):
         finally:
             self.unbind()
 
-    def _accept(self, lsock: socket.socket) -> None:
-        try:
-            conn, _ = lsock.accept()
-        except OSError:
-            return
-        try:
-            req = read_request(conn)
-        except Exception:  # noqa: BLE001 - a bad request: that client runs its task cold
-            req = None
-        if req is None:
-            _refuse(conn)
-            return
+    def _take(self, conn: socket.socket, req: Request) -> None:
+        """Forks the request's file's zygote, which takes the request."""
         sys.stdout.flush()
         sys.stderr.flush()
         try:
@@ -438,7 +446,7 @@ class Zygote(Loop):
             while True:
                 for obj, kind in self.events():
                     if kind == "listen":
-                        self._accept(obj)
+                        self.accept(obj)
                     else:
                         self._from_client(obj)
                 self._reap()
@@ -450,20 +458,6 @@ class Zygote(Loop):
             self.unbind()
             for pid in list(self.children):
                 _kill_group(pid, signal.SIGKILL)
-
-    def _accept(self, lsock: socket.socket) -> None:
-        try:
-            conn, _ = lsock.accept()
-        except OSError:
-            return
-        try:
-            req = read_request(conn)
-        except Exception:  # noqa: BLE001 - a bad request: that client runs its task cold
-            req = None
-        if req is None:
-            _refuse(conn)
-            return
-        self._take(conn, req)
 
     def _take(self, conn: socket.socket, req: Request) -> None:
         """Forks the request's task's process (a request for another file or key: 'C')."""
