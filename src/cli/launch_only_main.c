@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "launch/agent.h"
+#include "launch/airflow_warm.h"
 #include "launch/launch.h"
 #include "launch/workdir.h"
 
@@ -21,5 +22,9 @@ int main(int argc, char **argv)
 	 * so it stays as small as this binary */
 	if (argc > 1 && !strcmp(argv[1], "agent"))
 		return agent_main(argc - 1, argv + 1);
+	/* the client of an Airflow DAG file's warm interpreter (a task's
+	 * command, launch/airflow_warm.h) */
+	if (argc > 1 && !strcmp(argv[1], "airflow-warm"))
+		return airflow_warm_main(argc - 1, argv + 1);
 	return launch_main(argc, argv);
 }

@@ -24,6 +24,7 @@
 #include "data/task.h"
 #include "exec/artifact.h"
 #include "launch/agent.h"
+#include "launch/airflow_warm.h"
 #include "launch/launch.h"
 #include "launch/workdir.h"
 #include "server/sensor_task.h"
@@ -191,6 +192,9 @@ int main(int argc, char **argv)
 		workdir_set_unpacker(artifact_unpack_cached);
 		return agent_main(argc - 1, argv + 1);
 	}
+	/* a task's command: an Airflow Python task run warm (launch/airflow_warm.h) */
+	if (argc >= 2 && !strcmp(argv[1], "airflow-warm"))
+		return airflow_warm_main(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "artifact-unpack"))
 		return cli_artifact_unpack(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "hash-password"))

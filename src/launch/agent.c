@@ -202,6 +202,8 @@ static void agent_release(struct agent *a)
 		if (fds[i] >= 0)
 			close(fds[i]);
 	free(a->token);
+	free(a->warm_bin);
+	free(a->warm_dir);
 	free(a->home);
 	free(a->dir);
 }
@@ -282,6 +284,8 @@ int agent_main(int argc, char **argv)
 		run_again_scrubbed(argc, argv);
 	if (chdir("/") < 0)
 		log_warn("agent: chdir /: %s", strerror(errno));
+	a.warm_bin = realpath("/proc/self/exe", NULL);
+	a.warm_dir = fs_join(a.home, "airflow-warm");
 	rc = agent_setup(&a);
 	if (rc == 0)
 		rc = agent_run(&a);

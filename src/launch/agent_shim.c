@@ -116,6 +116,8 @@ static int shim_task(struct agent *a, const char *key, json_t *msg, struct cgrou
 	sh.secret = json_string_value(json_object_get(msg, "secret"));
 	sh.nonce = (long long)json_integer_value(json_object_get(msg, AGENT_KEY_NONCE));
 	sh.token = a->token;
+	sh.airflow_warm_bin = a->warm_bin;
+	sh.airflow_warm_dir = a->warm_dir;
 	code = launch_shim_run(&sh);
 	close(jfd);
 	/* after the task's end is journalled: what is left of the spare's

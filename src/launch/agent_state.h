@@ -71,7 +71,10 @@ struct conn {
 };
 
 struct agent {
-	char *home, *dir;   /* dir: the journals' (journal_dir_for) */
+	char *home, *dir; /* dir: the journals' (journal_dir_for) */
+	/* this binary and HOME/airflow-warm, for the shims' Airflow tasks
+	 * (launch_shim's airflow_warm_bin and _dir); NULL when not known */
+	char *warm_bin, *warm_dir;
 	bool dir_in_memory; /* dir is ours alone in memory: removed when empty at the end */
 	int lfd, sfd, notify_r, notify_w, lock_fd;
 	struct conn conns[MAX_CONNS];

@@ -778,6 +778,30 @@ static int signal_procs(const struct cgroup *cg, int sig)
 	return n;
 }
 
+int cgroup_procs_paths(const struct cgroup *cg, char *buf, size_t size)
+{
+	int n = cg->cpu_dir[0] ? snprintf(buf, size, "%s/cgroup.procs\n%s/cgroup.procs",
+	                                  cg->mem_dir, cg->cpu_dir)
+	                       : snprintf(buf, size, "%s/cgroup.procs", cg->mem_dir);
+	return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+int cgroup_give_procs(const struct cgroup *cg, uid_t uid, gid_t gid)
+{
+	char path[CG_PATH_MAX + 16];
+	int rc = 0;
+
+	snprintf(path, sizeof path, "%s/cgroup.procs", cg->mem_dir);
+	if (lchown(path, uid, gid) < 0)
+		rc = -1;
+	if (cg->cpu_dir[0]) {
+		snprintf(path, sizeof path, "%s/cgroup.procs", cg->cpu_dir);
+		if (lchown(path, uid, gid) < 0)
+			rc = -1;
+	}
+	return rc;
+}
+
 int cgroup_count_procs(const struct cgroup *cg)
 {
 	return signal_procs(cg, 0);

@@ -117,6 +117,17 @@ uint64_t cgroup_peak_memory(struct cgroup *cg);
  * less what a reused group had counted); -1 if unknown. */
 int cgroup_oom_kills(struct cgroup *cg);
 
+/* The group's cgroup.procs files, one a line ("MEM/cgroup.procs", then
+ * "CPU/cgroup.procs" on v1 with a cpu group), into buf: what another
+ * process writes its own pid ("0") to, to join the group (the Airflow warm
+ * interpreter's task, launch/airflow_warm.h).  0, or -1 when it does not fit. */
+int cgroup_procs_paths(const struct cgroup *cg, char *buf, size_t size);
+
+/* Gives the group's cgroup.procs files to uid:gid (a task's user, so that a
+ * process of that user may write its own pid there: the Airflow warm
+ * interpreter's task joining the task's group).  0 or -1. */
+int cgroup_give_procs(const struct cgroup *cg, uid_t uid, gid_t gid);
+
 /* Number of processes in the group now, or -1. */
 int cgroup_count_procs(const struct cgroup *cg);
 

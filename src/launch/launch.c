@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "launch/airflow_warm.h"
 #include "launch/cgroup.h"
 #include "launch/contract.h"
 #include "launch/journal.h"
@@ -574,19 +575,22 @@ static int post_started(struct launch *l, pid_t pid)
  * token, the launch secret, connections and variables the launcher
  * inherited, secret-looking names: a task gets only the connections it
  * lists, from the contract) and minus what the contract sets, then the
- * contract.  *own: the
- * index of its first entry of the contract's (allocated here); those
- * before it are environ's. */
-static char **build_envp(const struct contract *c, size_t *own)
+ * contract, then `extra` (taken: malloc'd "NAME=VALUE" entries that
+ * replace ours of the same name).  *own: the index of its first entry of
+ * the contract's (allocated here); those before it are environ's. */
+static char **build_envp(const struct contract *c, char **extra, size_t n_extra, size_t *own)
 {
 	size_t n = 0, k = 0;
 	char **envp;
 
 	while (environ[n])
 		n++;
-	envp = calloc(n + c->n_env + 1, sizeof *envp);
-	if (!envp)
+	envp = calloc(n + c->n_env + n_extra + 1, sizeof *envp);
+	if (!envp) {
+		for (size_t j = 0; j < n_extra; j++)
+			free(extra[j]);
 		return NULL;
+	}
 	for (size_t i = 0; i < n; i++) {
 		const char *e = environ[i];
 		const char *eq = strchr(e, '=');
@@ -597,6 +601,8 @@ static char **build_envp(const struct contract *c, size_t *own)
 		for (size_t j = 0; j < c->n_env && !overridden; j++)
 			overridden = c->env[j].name[0] == e[0] && !strncmp(c->env[j].name, e, nl) &&
 			             c->env[j].name[nl] == '\0';
+		for (size_t j = 0; j < n_extra && !overridden; j++)
+			overridden = !strncmp(extra[j], e, nl) && extra[j][nl] == '=';
 		if (!overridden)
 			envp[k++] = (char *)e;
 	}
@@ -609,6 +615,8 @@ static char **build_envp(const struct contract *c, size_t *own)
 		snprintf(kv, len, "%s=%s", c->env[j].name, c->env[j].value);
 		envp[k++] = kv;
 	}
+	for (size_t j = 0; j < n_extra; j++)
+		envp[k++] = extra[j];
 	envp[k] = NULL;
 	return envp;
 }
@@ -742,9 +750,21 @@ static bool drain_log(void *arg)
  * fills `o`.  0, or -1 when it could not be started. */
 static int run_program(struct launch *l, const struct contract *c, struct supervise_outcome *o)
 {
-	size_t own = 0;
-	char **envp = build_envp(c, &own);
+	size_t own = 0, n_warm = 0;
+	char *warm[4];
 	int rc;
+
+	/* an Airflow Python task may start from its file's warm interpreter
+	 * (launch/airflow_warm.h) where its limits hold the same */
+	if (airflow_warm_env(l->shim ? l->shim->airflow_warm_bin : NULL,
+	                     l->shim ? l->shim->airflow_warm_dir : NULL, l->cg, l->memory_mb, warm,
+	                     &n_warm) < 0)
+		n_warm = 0;
+	/* a task's user writes its own pid to the group's cgroup.procs (cgroup
+	 * v1 lets it; elsewhere the write fails and the task runs cold) */
+	if (n_warm > 1 && l->cg && l->run_as.set)
+		cgroup_give_procs(l->cg, l->run_as.uid, l->run_as.gid);
+	char **envp = build_envp(c, warm, n_warm, &own);
 
 	if (!envp) {
 		log_error("out of memory");

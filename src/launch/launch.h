@@ -71,6 +71,10 @@ struct launch_shim {
 	 * masked in the task's output; NULL: none */
 	const char *secret, *token;
 	long long nonce; /* the job's (the start's): journalled in the "shim" line */
+	/* where an Airflow Python task finds its DAG file's warm interpreter
+	 * (launch/airflow_warm.h): the client's binary and the zygotes'
+	 * folder; NULL: its tasks run cold */
+	const char *airflow_warm_bin, *airflow_warm_dir;
 };
 
 /* Runs the shim's task to its end (WEIR_SERVER from the environment, the

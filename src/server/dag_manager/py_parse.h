@@ -63,8 +63,11 @@ void dm_py_on_closed(uv_handle_t *h);
 void dm_py_read_room(char **buf, size_t len, size_t *cap, uv_buf_t *room);
 /* The environment of a processor: the server's as a task gets it (no
  * credential, connection or variable: lib/env_scrub.h), PYTHONPATH led by
- * weir's `airflow` folder.  -1 when out of memory. */
-int dm_py_env(const char *python_path, struct strvec *env);
+ * weir's `airflow` folder; with a `home` (the server's, not the CLI's),
+ * WEIR_AIRFLOW_WARM_DIR=HOME/airflow-warm: the processor starts the root of
+ * the tasks' warm interpreters there (docs/internals/airflow_warm.md).  -1
+ * when out of memory. */
+int dm_py_env(const char *python_path, const char *home, struct strvec *env);
 
 /* ---- pywarm.c ---- */
 

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "lib/clock.h"
@@ -414,14 +415,36 @@ static void on_exit_cb(uv_process_t *proc, int64_t status, int term_signal)
 	uv_timer_start(&p->timer, on_timer, PY_DRAIN_MS, 0);
 }
 
-int dm_py_env(const char *python_path, struct strvec *env)
+/* HOME/airflow-warm, where the warm interpreters listen: made 0700 and given
+ * to the tasks' user, who runs them and their clients (the home is 0711
+ * then, its own).  Its path (malloc'd), or NULL when it cannot be had: the
+ * tasks run cold (docs/internals/airflow_warm.md). */
+static char *warm_dir(const char *home)
+{
+	const struct run_as *ra = task_user_current();
+	char *dir = home ? fs_join(home, "airflow-warm") : NULL;
+
+	if (dir && ((mkdir(dir, 0700) < 0 && errno != EEXIST) ||
+	            (ra && ra->set && lchown(dir, ra->uid, ra->gid) < 0))) {
+		free(dir);
+		dir = NULL;
+	}
+	return dir;
+}
+
+int dm_py_env(const char *python_path, const char *home, struct strvec *env)
 {
 	const char *old = getenv("PYTHONPATH");
 
 	for (char **v = environ; *v; v++)
-		if (strncmp(*v, "PYTHONPATH=", 11) && !env_scrub_drops(*v) &&
-		    strvec_push(env, *v) < 0)
+		if (strncmp(*v, "PYTHONPATH=", 11) && strncmp(*v, "WEIR_AIRFLOW_WARM_DIR=", 22) &&
+		    !env_scrub_drops(*v) && strvec_push(env, *v) < 0)
 			return -1;
+	char *warm = warm_dir(home);
+	int rc = warm ? strvec_pushf(env, "WEIR_AIRFLOW_WARM_DIR=%s", warm) : 0;
+	free(warm);
+	if (rc < 0)
+		return -1;
 	if (python_path)
 		return strvec_pushf(env, "PYTHONPATH=%s%s%s", python_path, old && *old ? ":" : "",
 		                    old && *old ? old : "");
@@ -442,7 +465,8 @@ static int spawn(struct py_parse *p, uv_loop_t *loop, char *python, const char *
 	uv_process_options_t o = {0};
 	int rc;
 
-	if (dm_py_env(python_path, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
+	if (dm_py_env(python_path, p->dm ? p->dm->home : NULL, &env) < 0 ||
+	    uv_pipe(fds, 0, 0) != 0) {
 		strvec_release(&env);
 		return 1;
 	}

@@ -231,7 +231,7 @@ static struct dm_pywarm *warm_start(struct dag_manager *dm)
 	const struct run_as *ra = task_user_current();
 	int rc;
 
-	if (!w || dm_py_env(dm->folder.python_path, &env) < 0) {
+	if (!w || dm_py_env(dm->folder.python_path, dm->home, &env) < 0) {
 		free(w);
 		strvec_release(&env);
 		return NULL;

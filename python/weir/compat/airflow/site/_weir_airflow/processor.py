@@ -9,6 +9,8 @@ on its standard output:
 What the file itself prints goes nowhere (its standard output and error are /dev/null while
 it is imported); `sys.exit()` and any exception are import errors.  The server runs this as a
 child process with a time limit and a cap on what it reads (docs/internals/airflow.md).
+Where the server gives WEIR_AIRFLOW_WARM_DIR, the processor starts the root of the warm
+interpreters there first, when none answers (zygote.py).
 """
 
 from __future__ import annotations
@@ -117,6 +119,11 @@ def main(argv: List[str]) -> int:
         print("usage: python3 -m _weir_airflow.processor FILE.py [DAGS_FOLDER]",
               file=sys.stderr)
         return 2
+    if os.environ.get("WEIR_AIRFLOW_WARM_DIR"):
+        # the root of the warm interpreters the files' Python tasks start from (zygote.py)
+        from _weir_airflow import zygote
+
+        zygote.start(argv[2] if len(argv) > 2 else None)
     out = _quiet()
     answer = process(argv[1], argv[2] if len(argv) > 2 else None)
     out.write(json.dumps(answer, default=str) + "\n")

@@ -382,13 +382,15 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
             json.dump(out, f)
 
 
-def run(argv: List[str], env: Mapping[str, str]) -> int:
-    """Runs the task named by argv (FILE DAG_ID TASK_ID); the exit status."""
+def run(argv: List[str], env: Mapping[str, str], module: Any = None) -> int:
+    """Runs the task named by argv (FILE DAG_ID TASK_ID); the exit status.  `module`: the
+    file imported already (a warm interpreter's, _weir_airflow.zygote); None: imported here."""
     from airflow.exceptions import (AirflowFailException, AirflowSensorTimeout,
                                     AirflowSkipException)
 
     path, dag_id, task_id = os.path.abspath(argv[0]), argv[1], argv[2]
-    module = import_file(path)
+    if module is None:
+        module = import_file(path)
     dag = next((d for d in dags_of(module) if d.dag_id == dag_id), None)
     if dag is None:
         print("weir: %s defines no DAG %s any more" % (path, dag_id), file=sys.stderr)

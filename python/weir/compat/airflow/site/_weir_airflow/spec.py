@@ -4,7 +4,8 @@ YAML DAG file parses to, read by the server's `dag_spec_from_json()` (docs/dags.
 A BashOperator without a template runs as a plain command (bash, no Python); an
 EmptyOperator runs `true`; every other task (PythonOperator, `@task`, a templated
 BashOperator, a task whose return value a downstream task takes) runs
-`python3 -m _weir_airflow.run_task FILE DAG_ID TASK_ID`, which imports the file again.
+`python3 -m _weir_airflow.run_task FILE DAG_ID TASK_ID`, which imports the file again (or
+is forked from the file's warm interpreter, zygote.py, where the launcher offers one).
 Return values travel in the task's `$WEIR_OUTPUT` (`return_value`, and `weir_return`: the
 value in a one-item list, its type kept); a Python task reads the run's outputs from
 `$WEIR_RUN_OUTPUTS` (its `run_outputs: true`) and the variables its file names
@@ -346,9 +347,12 @@ def no_template(text: str) -> str:
 
 
 def runner_command(fileloc: str, dag_id: str, task_id: str, python: str) -> str:
-    """The command of a task that runs in Python: run_task with the file imported again."""
+    """The command of a task that runs in Python: run_task with the file imported again, or
+    forked from the file's warm interpreter where the launcher gives $WEIR_AIRFLOW_WARM (the
+    client, which runs the same command cold where it cannot: src/launch/airflow_warm.h)."""
     words = [python, "-m", "_weir_airflow.run_task", fileloc, dag_id, task_id]
-    cmd = "exec " + " ".join(shlex.quote(w) for w in words)
+    cmd = ('exec ${WEIR_AIRFLOW_WARM:+"$WEIR_AIRFLOW_WARM" airflow-warm} '
+           + " ".join(shlex.quote(w) for w in words))
     path = "PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} " % shlex.quote(SITE)
     return no_template(path + cmd)
 

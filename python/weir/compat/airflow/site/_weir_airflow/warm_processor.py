@@ -42,6 +42,7 @@ PRELOAD = ("airflow", "airflow.models", "airflow.models.baseoperator", "airflow.
            "_weir_airflow.spec", "_weir_airflow.processor", "_weir_airflow.operators",
            "_weir_airflow.sensors", "_weir_airflow.mapping", "_weir_airflow.callbacks",
            "_weir_airflow.dag_callback", "_weir_airflow.group_mapping", "airflow.timetables.base",
+           "_weir_airflow.datasets",
            "ast", "inspect", "glob", "fnmatch", "zlib")
 # How often children are polled for their exit where pidfds are not to be had.
 POLL_S = 0.05
@@ -239,6 +240,13 @@ def main(argv: List[str]) -> int:
     if len(argv) != 2:
         print("usage: python3 -m _weir_airflow.warm_processor DAGS_FOLDER", file=sys.stderr)
         return 2
+    if os.environ.get("WEIR_AIRFLOW_WARM_DIR"):
+        # the root of the tasks' warm interpreters, watching the server (our parent) as a
+        # cold processor's would, forked before the preload as from a processor's start;
+        # the children find it answering (zygote.py)
+        from _weir_airflow import zygote
+
+        zygote.start(argv[1])
     for name in PRELOAD:
         try:
             __import__(name)
