@@ -24,7 +24,7 @@ class SqlSensor(BaseSensorOperator):
     def __init__(self, *, conn_id: str, sql: str, parameters: Optional[Any] = None,
                  success: Optional[Callable[[Any], bool]] = None,
                  failure: Optional[Callable[[Any], bool]] = None,
-                 selector: Callable[[tuple], Any] = itemgetter(0),
+                 selector: Callable[[Any], Any] = itemgetter(0),
                  fail_on_empty: bool = False,
                  hook_params: Optional[Mapping[str, Any]] = None, **kwargs: Any) -> None:
         super().__init__(**kwargs)
@@ -48,7 +48,8 @@ class SqlSensor(BaseSensorOperator):
         from airflow.hooks.base import BaseHook
         from airflow.providers.common.sql.hooks.sql import DbApiHook
 
-        hook = BaseHook.get_connection(self.conn_id).get_hook(hook_params=self.hook_params)
+        hook = BaseHook.get_connection(self.conn_id).get_hook(
+            hook_params=dict(self.hook_params or {}))
         if not isinstance(hook, DbApiHook):
             raise AirflowException(
                 "The connection type is not supported by SqlSensor. The associated hook "
