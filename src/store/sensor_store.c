@@ -156,3 +156,62 @@ void sensor_poke_rows_free(struct sensor_poke_row *rows, size_t n)
 		sensor_poke_row_release(&rows[i]);
 	free(rows);
 }
+
+static int read_ext_row(sqlite3_stmt *st, void *row)
+{
+	struct sensor_ext_row *r = row;
+
+	r->task_id = sql_col_text(st, 0);
+	r->state = sql_col_text(st, 1);
+	return r->task_id && r->state ? 0 : -1;
+}
+
+static void release_ext_row(void *row)
+{
+	struct sensor_ext_row *r = row;
+
+	free(r->task_id);
+	free(r->state);
+}
+
+/* How sql_collect reads another run's task instances. */
+static const struct sql_rows ext_rows = {sizeof(struct sensor_ext_row), read_ext_row,
+                                         release_ext_row};
+
+int sensor_store_external_tis(struct store *s, const char *dag_id, int64_t logical_ms,
+                              bool *run_found, struct sensor_ext_row **rows, size_t *n,
+                              struct weir_error *err)
+{
+	char state[STORE_STATE_MAX];
+	sqlite3_stmt *st;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	*run_found = false;
+	if (sensor_store_external_state(s, dag_id, NULL, logical_ms, state, sizeof state, err) < 0)
+		return -1;
+	if (!state[0])
+		return 0;
+	*run_found = true;
+	st = sql_prepare(
+	    store_db(s),
+	    "SELECT t.task_id, t.state FROM dag_runs r JOIN task_instances t"
+	    " ON t.dag_id = r.dag_id AND t.run_id = r.run_id"
+	    " WHERE r.dag_id = ? AND r.logical_date = ? ORDER BY t.task_id, t.map_index",
+	    "reading another DAG's tasks", err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	sqlite3_bind_int64(st, 2, logical_ms);
+	rc = sql_collect(st, &ext_rows, NULL, "reading another DAG's tasks", rows, n, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void sensor_ext_rows_free(struct sensor_ext_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		release_ext_row(&rows[i]);
+	free(rows);
+}

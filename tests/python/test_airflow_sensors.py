@@ -96,10 +96,24 @@ def test_external_task_sensor_and_marker():
     assert t["m"]["command"] == "true" and "sensor" not in t["m"]
     assert "execution_delta" in refused(lambda: ExternalTaskSensor(
         task_id="x", external_dag_id="up", execution_date_fn=lambda d: d))
-    assert "one ExternalTaskSensor per task" in refused(lambda: ExternalTaskSensor(
-        task_id="x", external_dag_id="up", external_task_ids=["a", "b"]))
-    assert "skipped_states" in refused(lambda: ExternalTaskSensor(
-        task_id="x", external_dag_id="up", skipped_states=["skipped"]))
+    t = spec_of(lambda: ExternalTaskSensor(
+        task_id="many", external_dag_id="up", external_task_ids=["a", "b"],
+        skipped_states=["skipped"], check_existence=True),
+        lambda: ExternalTaskSensor(task_id="grp", external_dag_id="up",
+                                   external_task_group_id="load", failed_states=["failed"]))
+    assert t["many"]["sensor"]["external_task"] == {
+        "dag_id": "up", "task_ids": ["a", "b"], "states": ["success"],
+        "skipped_states": ["skipped"], "check_existence": True}
+    assert t["grp"]["sensor"]["external_task"] == {
+        "dag_id": "up", "task_group_id": "load", "states": ["success"],
+        "failed_states": ["failed"]}
+    assert "no template" in refused(lambda: ExternalTaskSensor(
+        task_id="x", external_dag_id="up", external_task_ids=["a", "{{ ds }}"]))
+    with pytest.raises(ValueError, match="at the same time"):
+        ExternalTaskSensor(task_id="x", external_dag_id="up", external_task_id="a",
+                           external_task_group_id="g")
+    with pytest.raises(ValueError, match="Duplicate"):
+        ExternalTaskSensor(task_id="x", external_dag_id="up", external_task_ids=["a", "a"])
     assert "{{ ds }}" in refused(lambda: ExternalTaskSensor(
         task_id="x", external_dag_id="{{ params.d }}"))
     with pytest.raises(ValueError):

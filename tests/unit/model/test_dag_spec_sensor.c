@@ -125,6 +125,16 @@ static void test_errors(void **state)
 	expect_error("    sensor: {external_task: {dag_id: up, states: [done]}}\n",
 	             "tasks[0].sensor.external_task.states[0]");
 	expect_error("    sensor: {sql: {query: \"SELECT 1\"}}\n", "tasks[0].sensor.sql.conn");
+	expect_error("    sensor: {external_task: {dag_id: up, task_id: a, task_ids: [b]}}\n",
+	             "give one of task_id, task_ids and task_group_id");
+	expect_error("    sensor: {external_task: {dag_id: up, task_ids: []}}\n",
+	             "tasks[0].sensor.external_task.task_ids");
+	expect_error("    sensor: {external_task: {dag_id: up, task_ids: [a, \"b c\"]}}\n",
+	             "tasks[0].sensor.external_task.task_ids[1]");
+	expect_error("    sensor: {external_task: {dag_id: up, task_group_id: \"{{ ds }}\"}}\n",
+	             "expected a task group id");
+	expect_error("    sensor: {external_task: {dag_id: up, check_existence: maybe}}\n",
+	             "tasks[0].sensor.external_task.check_existence");
 	expect_error("    command: \"true\"\n    sensor: {delta: 1}\n", "holds options only");
 	expect_error("    command: \"true\"\n    sensor: {mode: soon}\n", "poke or reschedule");
 	expect_error("    command: \"true\"\n    sensor: 5\n", "tasks[0].sensor");

@@ -7,7 +7,7 @@ and no process is held between pokes.
 | Airflow | weir |
 |---|---|
 | FileSensor | `sensor: file` (the folder: fs_default's root, or `conn:` another fs connection) |
-| ExternalTaskSensor | `sensor: external_task` (always poked by the server) |
+| ExternalTaskSensor | `sensor: external_task` (always poked by the server): a task, several, a task group or the run |
 | SqlSensor | `sensor: sql` (the query not templated); with success, failure, selector, fail_on_empty or hook_params: a poke in Python (the hook) |
 | HttpSensor | `sensor: http` (a GET answering 200); with response_check, headers, another method, extra_options ...: a poke in Python (HttpHook) |
 | ExternalTaskMarker | `true` (a marker; weir does not clear across DAGs) |
@@ -82,33 +82,42 @@ def file_sensor(task: Any) -> Optional[Dict[str, Any]]:
 
 
 def external_task_sensor(task: Any) -> Dict[str, Any]:
-    """ExternalTaskSensor as `external_task:`."""
+    """ExternalTaskSensor as `external_task:` (one task, several, a task group, or the
+    whole run; the server reads its own records)."""
     if task.execution_date_fn is not None:
-        raise _refuse(task, "execution_date_fn: weir cannot call a function for the date; "
-                      "use execution_delta (a timedelta)")
-    if task.external_task_group_id is not None:
-        raise _refuse(task, "external_task_group_id: task groups are not waited for yet; "
-                      "name the task with external_task_id")
+        raise _refuse(task, "execution_date_fn: weir's server pokes this sensor and calls no "
+                      "Python for the date; use execution_delta (a timedelta)")
     ids: List[str] = task.external_task_ids or []
-    if len(ids) > 1:
-        raise _refuse(task, "external_task_ids %r: weir's sensor waits for one task; write "
-                      "one ExternalTaskSensor per task" % (ids,))
-    if task.skipped_states:
-        raise _refuse(task, "skipped_states: not supported yet (allowed_states and "
-                      "failed_states are)")
-    for field in ("external_dag_id",) + (("external_task_ids",) if ids else ()):
-        value = getattr(task, field)
-        if not simple_template(str(value)):
-            raise _refuse(task, "%s %r: weir renders only {{ ds }}, {{ ds_nodash }} and "
-                          "{{ run_id }} here" % (field, value))
+    group = task.external_task_group_id
+    if group is not None and ids:
+        raise _refuse(task, "external_task_group_id with external_task_id(s): give one")
+    if not simple_template(str(task.external_dag_id)):
+        raise _refuse(task, "external_dag_id %r: weir renders only {{ ds }}, "
+                      "{{ ds_nodash }} and {{ run_id }} here" % (task.external_dag_id,))
+    if len(ids) == 1 and not simple_template(str(ids[0])):
+        raise _refuse(task, "external_task_id %r: weir renders only {{ ds }}, "
+                      "{{ ds_nodash }} and {{ run_id }} here" % (ids[0],))
+    for value in ids[1:] + ([] if len(ids) == 1 else ids[:1]) + \
+            ([group] if group is not None else []):
+        if has_template(str(value)):
+            raise _refuse(task, "%r: several task ids and a task group's id are read as "
+                          "they are written (no template)" % (value,))
     what: Dict[str, Any] = {"dag_id": task.external_dag_id,
                             "states": list(task.allowed_states)}
-    if ids:
+    if len(ids) == 1:
         what["task_id"] = ids[0]
+    elif ids:
+        what["task_ids"] = [str(i) for i in ids]
+    if group is not None:
+        what["task_group_id"] = str(group)
     if task.failed_states:
         what["failed_states"] = list(task.failed_states)
+    if task.skipped_states:
+        what["skipped_states"] = list(task.skipped_states)
     if task.execution_delta is not None:
         what["execution_delta"] = int(task.execution_delta.total_seconds())
+    if task.check_existence:
+        what["check_existence"] = True
     return what
 
 

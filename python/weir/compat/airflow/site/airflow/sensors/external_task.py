@@ -13,8 +13,9 @@ from airflow.sensors.base import BaseSensorOperator
 
 
 class ExternalTaskSensor(BaseSensorOperator):
-    """Waits for a task of another DAG (its whole run without a task id) in its run of the
-    same logical date, or of the logical date minus `execution_delta`."""
+    """Waits for tasks of another DAG (one, several, a task group; its whole run without
+    any) in its run of the same logical date, or of the logical date minus
+    `execution_delta` (weir's server pokes it: _weir_airflow.sensors)."""
 
     template_fields: Sequence[str] = ("external_dag_id", "external_task_id",
                                       "external_task_ids")
@@ -39,6 +40,13 @@ class ExternalTaskSensor(BaseSensorOperator):
         if external_task_id is not None and external_task_ids is not None:
             raise ValueError("Only one of `external_task_id` or `external_task_ids` may be "
                              "provided to ExternalTaskSensor; not both.")
+        if external_task_group_id is not None and (external_task_id is not None or
+                                                    external_task_ids is not None):
+            raise ValueError("Values for `external_task_group_id` and `external_task_id` or "
+                             "`external_task_ids` can't be set at the same time")
+        if external_task_ids is not None and \
+                len(list(external_task_ids)) > len(set(external_task_ids)):
+            raise ValueError("Duplicate task_ids passed in external_task_ids parameter")
         self.external_dag_id = external_dag_id
         self.external_task_id = external_task_id
         self.external_task_ids: Optional[List[str]] = (
