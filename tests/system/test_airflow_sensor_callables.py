@@ -7,12 +7,10 @@ against a local HTTP server, a 404 "not yet" and a 500 a failure, as Airflow's; 
 callable both stay weir's own sensors, Airflow's `%(name)s` placeholders bound."""
 
 import json
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from conftest import free_port
 from stores import pg, pg_db  # noqa: F401  (the fixtures)
 from test_airflow_operators import run_ok, server_with
+from test_sensors import Quiet, http_server
 
 SQL_DAG = '''\
 from datetime import datetime
@@ -72,38 +70,20 @@ def test_sql_sensor_callables_poke_in_python(make_server, tmp_path, pg, pg_db):
     assert run["state"] == "failed"
 
 
-class Api:
+class Api(Quiet):
     """GET /ready answers {"ready": true} from the second GET on, /boom 500, else 404."""
 
-    def __init__(self):
-        self.seen = []
-        api = self
+    seen = []
 
-        class Handler(BaseHTTPRequestHandler):
-            def do_GET(self):
-                api.seen.append(self.path)
-                if self.path.startswith("/ready"):
-                    n = sum(1 for p in api.seen if p.startswith("/ready"))
-                    body, code = json.dumps({"ready": n >= 2}).encode(), 200
-                elif self.path == "/boom":
-                    body, code = b"oops", 500
-                else:
-                    body, code = b"no", 404
-                self.send_response(code)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
-
-            def log_message(self, *a):
-                pass
-
-        self.port = free_port()
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+    def do_GET(self):
+        Api.seen.append(self.path)
+        if self.path.startswith("/ready"):
+            n = sum(1 for p in Api.seen if p.startswith("/ready"))
+            self.reply(200, json.dumps({"ready": n >= 2}).encode())
+        elif self.path == "/boom":
+            self.reply(500, b"oops")
+        else:
+            self.reply(404, b"no")
 
 
 HTTP_DAG = '''\
@@ -130,10 +110,10 @@ with DAG("httpsense", start_date=datetime(2024, 1, 1), schedule=None,
 
 
 def test_http_sensor_response_check_pokes_in_python(make_server, tmp_path):
-    api = Api()
-    try:
+    Api.seen = []
+    with http_server(Api) as port:
         d = server_with(make_server, tmp_path, {"httpsense.py": HTTP_DAG},
-                        env={"WEIR_CONN_API": "http://127.0.0.1:%d" % api.port})
+                        env={"WEIR_CONN_API": "http://127.0.0.1:%d" % port})
         run = run_ok(d, "httpsense", logical_date="2024-02-03T00:00:00Z")
         rid = run["dag_run_id"]
         tis = d.tis("httpsense", rid)
@@ -141,12 +121,10 @@ def test_http_sensor_response_check_pokes_in_python(make_server, tmp_path):
             (tis["ready"], d.log("httpsense", rid, "ready"))
         # the check saw the context's ds, once a poke: met at the second
         assert d.side_lines("checked") == ["2024-02-03", "2024-02-03"]
-        assert api.seen.count("/ready?day=2024-02-03") == 2, api.seen
+        assert Api.seen.count("/ready?day=2024-02-03") == 2, Api.seen
         # an error other than 404 fails the try; 404 is "not yet" until the timeout
         assert tis["boom"]["state"] == "failed"
         assert "500:Internal Server Error" in d.log("httpsense", rid, "boom")
         assert tis["missing"]["state"] == "skipped", tis["missing"]
-        assert "/missing" in api.seen
+        assert "/missing" in Api.seen
         assert run["state"] == "failed"
-    finally:
-        api.close()
