@@ -238,6 +238,10 @@ struct dag_task {
 	                            * (WEIR_VARIABLES, WEIR_VARIABLE_<i>): no others */
 	struct dag_trigger *trigger; /* DAG_TASK_TRIGGER_DAG */
 	struct strvec outlets;       /* dataset URIs its success updates (model/dataset.h) */
+	json_t *marker;              /* `marker: {dag_id, task_id, recursion_depth}` (Airflow's
+	                              * ExternalTaskMarker): clearing this task recursively clears
+	                              * that task of that DAG's run of the same logical date, with
+	                              * its downstream (server/dag_manager/markers.c); NULL: none */
 
 	/* effective values */
 	int retries;

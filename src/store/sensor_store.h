@@ -67,4 +67,9 @@ int sensor_store_external_tis(struct store *s, const char *dag_id, int64_t logic
                               struct weir_error *err);
 void sensor_ext_rows_free(struct sensor_ext_row *rows, size_t n);
 
+/* The id of DAG dag_id's run at logical date `logical_ms` into run_id (size
+ * bytes); "" when it has none (an ExternalTaskMarker's clear). */
+int sensor_store_external_run(struct store *s, const char *dag_id, int64_t logical_ms, char *run_id,
+                              size_t size, struct weir_error *err);
+
 #endif

@@ -94,6 +94,10 @@ def test_external_task_sensor_and_marker():
     assert t["whole"]["sensor"]["external_task"] == {"dag_id": "up", "task_id": "only",
                                                       "states": ["success"]}
     assert t["m"]["command"] == "true" and "sensor" not in t["m"]
+    assert t["m"]["marker"] == {"dag_id": "down", "task_id": "wait", "recursion_depth": 10}
+    assert "same logical date" in refused(lambda: ExternalTaskMarker(
+        task_id="x", external_dag_id="down", external_task_id="wait",
+        execution_date="{{ macros.ds_add(ds, 1) }}"))
     assert "execution_delta" in refused(lambda: ExternalTaskSensor(
         task_id="x", external_dag_id="up", execution_date_fn=lambda d: d))
     t = spec_of(lambda: ExternalTaskSensor(

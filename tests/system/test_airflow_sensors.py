@@ -219,6 +219,25 @@ def test_external_task_sensor_waits_for_another_python_dag(make_server, tmp_path
     assert d.wait_run("af_up", up)["state"] == "success", d.tis("af_up", up)
     assert d.wait_run("af_down", run)["state"] == "success"
     assert d.side_lines("produced") == ["1"]
+    # a recursive clear of produce with its downstream goes through the marker to af_down's
+    # wait, in its run of the same logical date (Airflow's "Recursive")
+    ask = {"dag_run_id": up, "task_ids": ["produce"], "include_downstream": True,
+           "only_failed": False, "dry_run": True}
+    status, body = d.srv.api("POST", "/api/v1/dags/af_up/clearTaskInstances", ask)
+    assert status == 200, body
+    assert sorted(t["task_id"] for t in body["task_instances"]) == ["marker", "produce"], body
+    status, body = d.srv.api("POST", "/api/v1/dags/af_up/clearTaskInstances",
+                             dict(ask, include_subdags=True, dry_run=False))
+    assert status == 200, body
+    got = sorted((t["dag_id"], t["task_id"], t["dag_run_id"]) for t in body["task_instances"])
+    assert got == [("af_down", "wait", run), ("af_up", "marker", up),
+                   ("af_up", "produce", up)], body
+    # both run again: produce a second time, and the sensor waits for it
+    ti_when(d, "af_down", run, "wait", lambda t: t["try_number"] == 2
+            and t["state"] == "success", "af_down's wait met again")
+    ti_when(d, "af_up", up, "marker", lambda t: t["try_number"] == 2
+            and t["state"] == "success", "af_up's marker run again")
+    assert d.side_lines("produced") == ["1", "1"]
 
 
 UP_MANY = HEAD + '''
@@ -294,3 +313,32 @@ def test_external_task_sensor_on_several_tasks_and_a_group(make_server, tmp_path
     assert tis["soft"]["state"] == "skipped", tis["soft"]
     # execution_delta: the run an hour later waits for this one's group
     assert d.wait_run("af_later", later)["state"] == "success", d.tis("af_later", later)
+
+
+CYCLE = HEAD + '''
+for me, other in (("af_ping", "af_pong"), ("af_pong", "af_ping")):
+    with DAG(me, schedule=None, start_date=datetime(2024, 1, 1), catchup=False):
+        BashOperator(task_id="work", bash_command="true") >> ExternalTaskMarker(
+            task_id="mark", external_dag_id=other, external_task_id="work",
+            recursion_depth=3)
+'''
+
+
+def test_a_recursive_clear_stops_at_the_markers_depth(make_server, tmp_path):
+    d = server(make_server, tmp_path, {"cycle.py": CYCLE})
+    when = "2026-03-01T00:00:00+00:00"
+    runs = {}
+    for dag in ("af_ping", "af_pong"):
+        d.wait_dag(dag)
+        runs[dag] = d.trigger(dag, logical_date=when)["dag_run_id"]
+        assert d.wait_run(dag, runs[dag])["state"] == "success"
+    ask = {"dag_run_id": runs["af_ping"], "task_ids": ["work"], "include_downstream": True,
+           "include_subdags": True, "only_failed": False}
+    for dry in (True, False):
+        status, body = d.srv.api("POST", "/api/v1/dags/af_ping/clearTaskInstances",
+                                 dict(ask, dry_run=dry))
+        assert status == 400, body
+        assert "Maximum recursion depth 3 reached for ExternalTaskMarker mark" in str(body), \
+            body
+    # nothing was cleared, as Airflow finds the whole reach before it clears
+    assert {t["state"] for t in d.tis("af_ping", runs["af_ping"]).values()} == {"success"}

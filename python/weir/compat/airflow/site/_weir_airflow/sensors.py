@@ -10,7 +10,7 @@ and no process is held between pokes.
 | ExternalTaskSensor | `sensor: external_task` (always poked by the server): a task, several, a task group or the run |
 | SqlSensor | `sensor: sql` (the query not templated); with success, failure, selector, fail_on_empty or hook_params: a poke in Python (the hook) |
 | HttpSensor | `sensor: http` (a GET answering 200); with response_check, headers, another method, extra_options ...: a poke in Python (HttpHook) |
-| ExternalTaskMarker | `true` (a marker; weir does not clear across DAGs) |
+| ExternalTaskMarker | `true` with `marker:` (a recursive clear clears the other DAG's task) |
 
 What neither the core nor a Python poke can do as Airflow does is refused with a SpecError
 naming the argument (ExternalTaskSensor's execution_date_fn, a template in SqlSensor's
@@ -189,11 +189,31 @@ def http_sensor(task: Any) -> Optional[Dict[str, Any]]:
     return {"conn": task.http_conn_id, "path": path}
 
 
+# ExternalTaskMarker's execution_date written as the run's own logical date
+_SAME_DATE = re.compile(r"^\{\{\s*(?:(?:logical_date|execution_date)\.isoformat\(\)|ts)"
+                        r"\s*\}\}$")
+
+
+def marker(task: Any) -> Dict[str, Any]:
+    """ExternalTaskMarker as the task's `marker:` (a recursive clear of it clears that task
+    of the other DAG's run of the same logical date)."""
+    date = task.execution_date
+    if not (isinstance(date, str) and _SAME_DATE.match(date)):
+        raise _refuse(task, "execution_date %r: weir clears the other DAG's run of the same "
+                      "logical date ({{ logical_date.isoformat() }}, the default)" % (date,))
+    for field in ("external_dag_id", "external_task_id"):
+        if has_template(str(getattr(task, field))):
+            raise _refuse(task, "%s: a template; the marker names the task as written"
+                          % field)
+    return {"dag_id": str(task.external_dag_id), "task_id": str(task.external_task_id),
+            "recursion_depth": int(task.recursion_depth)}
+
+
 def apply_sensor(task: Any, t: Dict[str, Any]) -> None:
     """Makes `t`, the task's entry in weir's document as spec.task_spec() wrote it, what an
     Airflow sensor is on weir: a `sensor:` task of the core's kind (the command gone), the
     runner's command with `sensor:` options for a Python poke in reschedule mode (run_task
-    pokes once, exit 97 is "not yet"), `true` for an ExternalTaskMarker.  Other tasks are
+    pokes once, exit 97 is "not yet"), `true` and `marker:` for an ExternalTaskMarker.  Other tasks are
     left as they are."""
     from airflow.sensors.base import BaseSensorOperator
 
@@ -209,7 +229,7 @@ def apply_sensor(task: Any, t: Dict[str, Any]) -> None:
 
 def sensor_keys(task: Any) -> Dict[str, Any]:
     """What `task` adds to its entry in weir's document: {"sensor": {...}} for a sensor weir
-    pokes itself, {"command": "true"} for an ExternalTaskMarker, {} for any other task (a
+    pokes itself, {"command": "true", "marker": {...}} for an ExternalTaskMarker, {} for any other task (a
     sensor whose poke is Python runs in run_task).  Raises SpecError for an argument the
     core cannot honour."""
     from airflow.providers.common.sql.sensors.sql import SqlSensor
@@ -218,7 +238,7 @@ def sensor_keys(task: Any) -> Dict[str, Any]:
     from airflow.sensors.filesystem import FileSensor
 
     if isinstance(task, ExternalTaskMarker):
-        return {"command": "true"}
+        return {"command": "true", "marker": marker(task)}
     # a subclass with a poke() of its own runs it in Python
     if isinstance(task, FileSensor) and type(task).poke is FileSensor.poke:
         what = file_sensor(task)

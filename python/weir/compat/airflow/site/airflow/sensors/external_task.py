@@ -1,6 +1,7 @@
 """airflow.sensors.external_task: ExternalTaskSensor, weir's `sensor: external_task` (the
 server reads its own records: no process waits, whatever the mode), and ExternalTaskMarker,
-accepted as a task that does nothing (weir does not clear across DAGs)."""
+a task that does nothing whose `marker:` makes a recursive clear clear the other DAG's
+task (server/dag_manager/markers.c)."""
 
 from __future__ import annotations
 
@@ -67,9 +68,9 @@ class ExternalTaskSensor(BaseSensorOperator):
 
 
 class ExternalTaskMarker(BaseOperator):
-    """Marks that a task of another DAG depends on this one; in Airflow, clearing this task
-    with "downstream" clears that task too.  weir runs it as a task that does nothing and
-    does not clear across DAGs (docs/airflow.md)."""
+    """Marks that a task of another DAG depends on this one: clearing this task with
+    "downstream" and "recursive" clears that task (with its downstream) in the other DAG's
+    run of the same logical date, as Airflow's; it runs as a task that does nothing."""
 
     template_fields: Sequence[str] = ("external_dag_id", "external_task_id",
                                       "execution_date")
