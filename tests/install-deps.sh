@@ -6,7 +6,8 @@ PKGS="pkg-config libuv1-dev libmicrohttpd-dev libsqlite3-dev libjansson-dev
 libyaml-dev libxml2-dev libarchive-dev nettle-dev libgnutls28-dev openssl libcmocka-dev python3-pytest python3-mypy python3-torch python3-cloudpickle python3-sklearn clang libclang-rt-14-dev
 procps time zip stress-ng sqlite3 curl jq man-db debhelper lintian slurmctld slurmd slurm-client munge chromium
 postgresql-15 redis-server mariadb-server mariadb-client clickhouse-server libpq-dev libmariadb-dev
-python3-psycopg2 python3-mysqldb python3-redis prometheus python3-aiosmtpd python3-jinja2 python3-pendulum python3-dateutil"
+python3-psycopg2 python3-mysqldb python3-redis prometheus python3-aiosmtpd python3-jinja2 python3-pendulum python3-dateutil
+python3-venv"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -307,7 +307,86 @@ enum sensor_outcome sensor_external_outcome(const struct dag_sensor *s, const ch
 	if (state_in(json_object_get(s->what, "failed_states"), state))
 		return say(SENSOR_FAILED_STATE, msg, msg_size, "%s is %s", task ? task : dag,
 		           state);
+	if (state_in(json_object_get(s->what, "skipped_states"), state))
+		return say(SENSOR_SKIP_STATE, msg, msg_size, "%s is %s", task ? task : dag, state);
 	return say(SENSOR_NOT_YET, msg, msg_size, "%s is %s", task ? task : dag, state);
+}
+
+bool sensor_external_is_many(const struct dag_sensor *s)
+{
+	return json_object_get(s->what, "task_ids") || json_object_get(s->what, "task_group_id");
+}
+
+/* Whether task `id` is one the sensor waits for: in its task_ids, or in its
+ * task group (the id starts with the group's and a dot). */
+static bool awaited(const struct dag_sensor *s, const char *id)
+{
+	const char *group = json_string_value(json_object_get(s->what, "task_group_id"));
+	json_t *ids = json_object_get(s->what, "task_ids"), *v;
+	size_t i, n;
+
+	if (group) {
+		n = strlen(group);
+		return !strncmp(id, group, n) && id[n] == '.';
+	}
+	json_array_foreach(ids, i, v) if (!strcmp(json_string_value(v), id)) return true;
+	return false;
+}
+
+enum sensor_outcome sensor_external_many(const struct dag_sensor *s,
+                                         const struct sensor_ext_ti *tis, size_t n, bool run_found,
+                                         char *msg, size_t msg_size)
+{
+	const char *dag = json_string_value(json_object_get(s->what, "dag_id"));
+	const char *group = json_string_value(json_object_get(s->what, "task_group_id"));
+	json_t *ids = json_object_get(s->what, "task_ids"), *v;
+	const char *pending = NULL, *pending_state = NULL;
+	size_t i, matched = 0;
+
+	if (!run_found)
+		return say(SENSOR_NOT_YET, msg, msg_size, "no run of %s at that logical date", dag,
+		           NULL);
+	/* Airflow's order: a failed one fails, then a skipped one skips, then
+	 * every one in an allowed state is met */
+	for (i = 0; i < n; i++)
+		if (awaited(s, tis[i].task_id) &&
+		    state_in(json_object_get(s->what, "failed_states"), tis[i].state))
+			return say(SENSOR_FAILED_STATE, msg, msg_size, "%s is %s", tis[i].task_id,
+			           tis[i].state);
+	for (i = 0; i < n; i++)
+		if (awaited(s, tis[i].task_id) &&
+		    state_in(json_object_get(s->what, "skipped_states"), tis[i].state))
+			return say(SENSOR_SKIP_STATE, msg, msg_size, "%s is %s", tis[i].task_id,
+			           tis[i].state);
+	for (i = 0; i < n; i++) {
+		if (!awaited(s, tis[i].task_id))
+			continue;
+		matched++;
+		if (!pending && !state_in(json_object_get(s->what, "states"), tis[i].state)) {
+			pending = tis[i].task_id;
+			pending_state = tis[i].state;
+		}
+	}
+	if (pending)
+		return say(SENSOR_NOT_YET, msg, msg_size, "%s is %s", pending, pending_state);
+	if (group)
+		return matched ? say(SENSOR_MET, msg, msg_size, "every task of %s is %s", group,
+		                     json_string_value(
+		                         json_array_get(json_object_get(s->what, "states"), 0)))
+		               : say(SENSOR_NOT_YET, msg, msg_size,
+		                     "no task of group %s in %s's run", group, dag);
+	/* each id named must have a task instance */
+	json_array_foreach(ids, i, v)
+	{
+		size_t k;
+		for (k = 0; k < n && strcmp(tis[k].task_id, json_string_value(v)); k++)
+			;
+		if (k == n)
+			return say(SENSOR_NOT_YET, msg, msg_size, "no task %s in %s's run",
+			           json_string_value(v), dag);
+	}
+	snprintf(msg, msg_size, "%zu tasks met", json_array_size(ids));
+	return SENSOR_MET;
 }
 
 int64_t sensor_external_date(const struct dag_sensor *s, int64_t logical_ms)

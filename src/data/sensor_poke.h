@@ -46,9 +46,30 @@ enum sensor_outcome sensor_poke(const struct dag_sensor *s, int64_t logical_ms,
                                 size_t msg_size);
 
 /* An external_task sensor's outcome when the awaited TI (or run, without a
- * task_id) is in state `state` (a name; NULL: there is none yet). */
+ * task_id) is in state `state` (a name; NULL: there is none yet): met in
+ * `states`, failed in failed_states, skipped in skipped_states. */
 enum sensor_outcome sensor_external_outcome(const struct dag_sensor *s, const char *state,
                                             char *msg, size_t msg_size);
+
+/* Whether an external_task sensor waits for several tasks: task_ids, or a
+ * task_group_id. */
+bool sensor_external_is_many(const struct dag_sensor *s);
+
+/* A task instance of the awaited run: its task and its state (borrowed). */
+struct sensor_ext_ti {
+	const char *task_id;
+	const char *state;
+};
+
+/* An external_task sensor's outcome over the task instances of the awaited
+ * run (run_found false: there is no such run yet), as Airflow's: one of
+ * the awaited tasks in failed_states fails it, then one in skipped_states
+ * skips it; it is met when each task of task_ids has task instances (each
+ * of its map indexes) and all are in `states`, or the group has tasks and
+ * all are.  The others of `tis` are left out. */
+enum sensor_outcome sensor_external_many(const struct dag_sensor *s,
+                                         const struct sensor_ext_ti *tis, size_t n, bool run_found,
+                                         char *msg, size_t msg_size);
 
 /* The logical date an external_task sensor looks at: logical_ms minus its
  * execution_delta. */

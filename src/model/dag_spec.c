@@ -472,6 +472,7 @@ static void task_release(struct dag_task *t)
 	free(t->cwd);
 	free(t->operator_class);
 	free(t->doc_md);
+	json_decref(t->marker);
 	job_spec_destroy(t->job);
 	free(t->job_path);
 	json_decref(t->tony);

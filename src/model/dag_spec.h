@@ -150,7 +150,9 @@ enum dag_task_kind {
 /* What a sensor waits for (the one key of its `sensor:` mapping). */
 enum dag_sensor_kind {
 	DAG_SENSOR_FILE = 0,      /* file: {path: GLOB, folder | conn} */
-	DAG_SENSOR_EXTERNAL_TASK, /* external_task: {dag_id, task_id, states, execution_delta} */
+	DAG_SENSOR_EXTERNAL_TASK, /* external_task: {dag_id, task_id | task_ids | task_group_id,
+	                           * states, failed_states, skipped_states,
+	                           * execution_delta, check_existence} */
 	DAG_SENSOR_TIME,          /* time: "HH:MM" on the logical date's day (UTC) */
 	DAG_SENSOR_DELTA,         /* delta: a duration after the logical date */
 	DAG_SENSOR_HTTP,          /* http: {url | conn, path, status, match} */
@@ -176,7 +178,9 @@ enum sensor_outcome {
 	SENSOR_MET = 0,      /* what it waits for is there */
 	SENSOR_NOT_YET,      /* not yet: poke again */
 	SENSOR_ERROR,        /* the poke could not be made (the try fails; retries apply) */
-	SENSOR_FAILED_STATE, /* the awaited task ended in a failed state: fail, no retry */
+	SENSOR_FAILED_STATE, /* the awaited task ended in a failed state: fail, no retry
+	                      * (skipped with soft_fail, as Airflow's) */
+	SENSOR_SKIP_STATE,   /* the awaited task ended in one of skipped_states: skip */
 };
 
 /* A sensor task's settings, checked (dag_spec_sensor.c). */
@@ -247,6 +251,10 @@ struct dag_task {
 	                            * (WEIR_VARIABLES, WEIR_VARIABLE_<i>): no others */
 	struct dag_trigger *trigger; /* DAG_TASK_TRIGGER_DAG */
 	struct strvec outlets;       /* dataset URIs its success updates (model/dataset.h) */
+	json_t *marker;              /* `marker: {dag_id, task_id, recursion_depth}` (Airflow's
+	                              * ExternalTaskMarker): clearing this task recursively clears
+	                              * that task of that DAG's run of the same logical date, with
+	                              * its downstream (server/dag_manager/markers.c); NULL: none */
 
 	/* effective values */
 	int retries;

@@ -107,6 +107,8 @@ static json_t *task_json(const struct dag_task *t)
 	}
 	if (t->outlets.n)
 		rc |= json_object_set_new(o, "outlets", strvec_json(&t->outlets));
+	if (t->marker)
+		rc |= json_object_set(o, "marker", t->marker);
 	if (t->connections.n)
 		rc |= json_object_set_new(o, "connections", strvec_json(&t->connections));
 	if (t->variables.n)

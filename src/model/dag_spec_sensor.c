@@ -38,8 +38,9 @@ static const char *const sensor_keys[] = {
     "sql",      "poke_interval", "timeout", "soft_fail", "exponential_backoff",
     "max_wait", "mode",          "command", NULL};
 static const char *const file_keys[] = {"path", "folder", "conn", NULL};
-static const char *const ext_keys[] = {"dag_id",        "task_id",         "states",
-                                       "failed_states", "execution_delta", NULL};
+static const char *const ext_keys[] = {
+    "dag_id",        "task_id",        "task_ids",        "task_group_id",   "states",
+    "failed_states", "skipped_states", "execution_delta", "check_existence", NULL};
 static const char *const http_keys[] = {"url",   "conn",    "path",    "status",
                                         "match", "timeout", "ca_file", NULL};
 static const char *const sql_keys[] = {"conn", "query", "parameters", NULL};
@@ -225,6 +226,37 @@ static int read_states(struct field_reader *r, json_t *obj, const char *prefix, 
 	return 0;
 }
 
+/* An external_task's task_ids (a non-empty list of task ids, no template)
+ * or task_group_id (a group's id: its tasks are those whose ids start with
+ * it and a dot); at most one of them and task_id (has_task_id). */
+static int read_task_ids(struct field_reader *r, json_t *v, const char *prefix, bool has_task_id)
+{
+	json_t *ids = json_object_get(v, "task_ids"), *x;
+	const char *group;
+	size_t i;
+
+	if (get_str(r, v, prefix, "task_group_id", false, &group) < 0)
+		return -1;
+	if (group && !dag_id_valid(group, true))
+		return field_fail(r, "expected a task group id, got \"%s\"", group);
+	field_at(r, prefix, "task_ids", 0);
+	if ((has_task_id + (ids != NULL) + (group != NULL)) > 1)
+		return field_fail(r, "%s", "give one of task_id, task_ids and task_group_id");
+	if (!ids)
+		return 0;
+	if (field_need_type(r, ids, "a non-empty list of task ids",
+	                    json_is_array(ids) && json_array_size(ids) > 0) < 0)
+		return -1;
+	json_array_foreach(ids, i, x)
+	{
+		field_at(r, prefix, "task_ids", 0);
+		snprintf(r->path, sizeof r->path, "%s.task_ids[%zu]", prefix, i);
+		if (!json_is_string(x) || !dag_id_valid(json_string_value(x), true))
+			return field_fail(r, "%s", "expected a task id");
+	}
+	return 0;
+}
+
 static int read_external(struct field_reader *r, json_t *v, const char *prefix, bool templates)
 {
 	const char *s;
@@ -238,9 +270,18 @@ static int read_external(struct field_reader *r, json_t *v, const char *prefix, 
 		return -1;
 	if (s && !(templates && has_braces(s)) && !dag_id_valid(s, true))
 		return field_fail(r, "expected a task id, got \"%s\"", s);
-	if (read_states(r, v, prefix, "states", "success") < 0 ||
-	    read_states(r, v, prefix, "failed_states", NULL) < 0)
+	if (read_task_ids(r, v, prefix, s != NULL) < 0)
 		return -1;
+	if (read_states(r, v, prefix, "states", "success") < 0 ||
+	    read_states(r, v, prefix, "failed_states", NULL) < 0 ||
+	    read_states(r, v, prefix, "skipped_states", NULL) < 0)
+		return -1;
+	field_at(r, prefix, "check_existence", 0);
+	if (json_object_get(v, "check_existence")) {
+		bool b;
+		if (field_get_bool(r, json_object_get(v, "check_existence"), &b) < 0)
+			return -1;
+	}
 	field_at(r, prefix, "execution_delta", 0);
 	if (json_object_get(v, "execution_delta")) {
 		json_t *x = json_object_get(v, "execution_delta");

@@ -80,6 +80,7 @@ static const char *const task_keys[] = {
     "sla",
     "operator",
     "doc_md",
+    "marker",
     NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
@@ -744,6 +745,38 @@ static int read_task_outlets(struct field_reader *r, struct task_read *tr, json_
 	return dag_read_outlets(r, tr->t, val);
 }
 
+/* marker: {dag_id, task_id, recursion_depth (default 10)}: the task of another DAG
+ * that a recursive clear of this one clears too. */
+static int read_task_marker(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	static const char *const keys[] = {"dag_id", "task_id", "recursion_depth", NULL};
+	char base[80];
+	json_t *v;
+	long long depth = 10;
+
+	snprintf(base, sizeof base, "%s.marker", tr->prefix);
+	field_at(r, tr->prefix, "marker", 0);
+	if (field_need_type(r, val, "a mapping {dag_id, task_id, recursion_depth}",
+	                    json_is_object(val)) < 0 ||
+	    field_check_keys(r, val, base, keys) < 0)
+		return -1;
+	for (const char *const *k = keys; k < keys + 2; k++) {
+		v = json_object_get(val, *k);
+		field_at(r, base, *k, 0);
+		if (!json_is_string(v) || !dag_id_valid(json_string_value(v), true))
+			return field_fail(r, "expected %s", k == keys ? "a DAG id" : "a task id");
+	}
+	field_at(r, base, "recursion_depth", 0);
+	if ((v = json_object_get(val, "recursion_depth")) &&
+	    field_get_int(r, v, 1, 1000, &depth) < 0)
+		return -1;
+	json_decref(tr->t->marker);
+	tr->t->marker =
+	    json_pack("{s:O, s:O, s:I}", "dag_id", json_object_get(val, "dag_id"), "task_id",
+	              json_object_get(val, "task_id"), "recursion_depth", (json_int_t)depth);
+	return tr->t->marker ? 0 : field_oom(r);
+}
+
 static int read_task_resources(struct field_reader *r, struct task_read *tr, json_t *val)
 {
 	char base[80];
@@ -832,6 +865,7 @@ static const struct {
     {"variables", read_task_variables},
     {"trigger_dag", note_trigger},
     {"outlets", read_task_outlets},
+    {"marker", read_task_marker},
 };
 
 /* ---- the keys it shares with default_args ---- */

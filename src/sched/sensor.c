@@ -32,8 +32,11 @@ struct sensor_verdict sensor_after_poke(const struct sensor_policy *p, enum sens
 		v.action = SENSOR_FAIL;
 		return v;
 	case SENSOR_FAILED_STATE:
-		v.action = SENSOR_FAIL;
+		v.action = p->soft_fail ? SENSOR_SKIP : SENSOR_FAIL;
 		v.no_retry = true;
+		return v;
+	case SENSOR_SKIP_STATE:
+		v.action = SENSOR_SKIP;
 		return v;
 	case SENSOR_NOT_YET:
 		break;

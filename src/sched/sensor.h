@@ -10,7 +10,8 @@
  *  - a poke that errs (a query that does not run, a connection that is not
  *    defined) ends the try failed, and the task's retries apply;
  *  - a sensor whose external task reached one of its failed_states ends
- *    failed, without a retry;
+ *    failed, without a retry (skipped with soft_fail, as Airflow's); one
+ *    that reached one of its skipped_states ends skipped;
  *  - once `timeout` has passed since the try's first poke, a poke that did
  *    not find it ends the try: skipped with soft_fail, else failed, never
  *    retried (Airflow's sensor timeout);
@@ -39,7 +40,7 @@ enum sensor_action {
 	SENSOR_SUCCEED = 0,
 	SENSOR_WAIT, /* next_poke_at says when */
 	SENSOR_FAIL, /* no_retry says whether the retries apply */
-	SENSOR_SKIP, /* soft_fail timeout */
+	SENSOR_SKIP, /* soft_fail timeout (or failed state), or a skipped state */
 };
 
 struct sensor_verdict {

@@ -105,24 +105,17 @@ int sensor_store_waiting(struct store *s, struct sensor_poke_row **rows, size_t 
 	return rc;
 }
 
-int sensor_store_external_state(struct store *s, const char *dag_id, const char *task_id,
-                                int64_t logical_ms, char *state, size_t size,
-                                struct weir_error *err)
+/* The first column of the first row of `sql` (dag_id, logical_ms and, when
+ * given, task_id bound in that order) into out (size bytes); "" when there
+ * is no row. */
+static int first_text(struct store *s, const char *sql, const char *what, const char *dag_id,
+                      int64_t logical_ms, const char *task_id, char *out, size_t size,
+                      struct weir_error *err)
 {
-	sqlite3_stmt *st =
-	    task_id
-	        ? sql_prepare(store_db(s),
-	                      "SELECT t.state FROM dag_runs r JOIN task_instances t"
-	                      " ON t.dag_id = r.dag_id AND t.run_id = r.run_id"
-	                      " WHERE r.dag_id = ? AND r.logical_date = ? AND t.task_id = ?"
-	                      " ORDER BY t.map_index LIMIT 1",
-	                      "reading another DAG's task", err)
-	        : sql_prepare(store_db(s),
-	                      "SELECT state FROM dag_runs WHERE dag_id = ? AND logical_date = ?",
-	                      "reading another DAG's run", err);
+	sqlite3_stmt *st = sql_prepare(store_db(s), sql, what, err);
 	int rc;
 
-	state[0] = '\0';
+	out[0] = '\0';
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_id);
@@ -132,12 +125,26 @@ int sensor_store_external_state(struct store *s, const char *dag_id, const char 
 	rc = sqlite3_step(st);
 	if (rc == SQLITE_ROW) {
 		const unsigned char *t = sqlite3_column_text(st, 0);
-		snprintf(state, size, "%s", t ? (const char *)t : "");
+		snprintf(out, size, "%s", t ? (const char *)t : "");
 	}
 	sqlite3_finalize(st);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE
-	           ? 0
-	           : sql_error(store_db(s), "reading another DAG", err);
+	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : sql_error(store_db(s), what, err);
+}
+
+int sensor_store_external_state(struct store *s, const char *dag_id, const char *task_id,
+                                int64_t logical_ms, char *state, size_t size,
+                                struct weir_error *err)
+{
+	if (task_id)
+		return first_text(s,
+		                  "SELECT t.state FROM dag_runs r JOIN task_instances t"
+		                  " ON t.dag_id = r.dag_id AND t.run_id = r.run_id"
+		                  " WHERE r.dag_id = ? AND r.logical_date = ? AND t.task_id = ?"
+		                  " ORDER BY t.map_index LIMIT 1",
+		                  "reading another DAG's task", dag_id, logical_ms, task_id, state,
+		                  size, err);
+	return first_text(s, "SELECT state FROM dag_runs WHERE dag_id = ? AND logical_date = ?",
+	                  "reading another DAG's run", dag_id, logical_ms, NULL, state, size, err);
 }
 
 void sensor_poke_row_release(struct sensor_poke_row *r)
@@ -155,4 +162,70 @@ void sensor_poke_rows_free(struct sensor_poke_row *rows, size_t n)
 	for (size_t i = 0; i < n; i++)
 		sensor_poke_row_release(&rows[i]);
 	free(rows);
+}
+
+static int read_ext_row(sqlite3_stmt *st, void *row)
+{
+	struct sensor_ext_row *r = row;
+
+	r->task_id = sql_col_text(st, 0);
+	r->state = sql_col_text(st, 1);
+	return r->task_id && r->state ? 0 : -1;
+}
+
+static void release_ext_row(void *row)
+{
+	struct sensor_ext_row *r = row;
+
+	free(r->task_id);
+	free(r->state);
+}
+
+/* How sql_collect reads another run's task instances. */
+static const struct sql_rows ext_rows = {sizeof(struct sensor_ext_row), read_ext_row,
+                                         release_ext_row};
+
+int sensor_store_external_tis(struct store *s, const char *dag_id, int64_t logical_ms,
+                              bool *run_found, struct sensor_ext_row **rows, size_t *n,
+                              struct weir_error *err)
+{
+	char state[STORE_STATE_MAX];
+	sqlite3_stmt *st;
+	int rc;
+
+	*rows = NULL;
+	*n = 0;
+	*run_found = false;
+	if (sensor_store_external_state(s, dag_id, NULL, logical_ms, state, sizeof state, err) < 0)
+		return -1;
+	if (!state[0])
+		return 0;
+	*run_found = true;
+	st = sql_prepare(
+	    store_db(s),
+	    "SELECT t.task_id, t.state FROM dag_runs r JOIN task_instances t"
+	    " ON t.dag_id = r.dag_id AND t.run_id = r.run_id"
+	    " WHERE r.dag_id = ? AND r.logical_date = ? ORDER BY t.task_id, t.map_index",
+	    "reading another DAG's tasks", err);
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, dag_id);
+	sqlite3_bind_int64(st, 2, logical_ms);
+	rc = sql_collect(st, &ext_rows, NULL, "reading another DAG's tasks", rows, n, err);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void sensor_ext_rows_free(struct sensor_ext_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		release_ext_row(&rows[i]);
+	free(rows);
+}
+
+int sensor_store_external_run(struct store *s, const char *dag_id, int64_t logical_ms, char *run_id,
+                              size_t size, struct weir_error *err)
+{
+	return first_text(s, "SELECT run_id FROM dag_runs WHERE dag_id = ? AND logical_date = ?",
+	                  "reading another DAG's run", dag_id, logical_ms, NULL, run_id, size, err);
 }

@@ -5,12 +5,14 @@
  * restarted server goes on where it was.  A new try starts the row again.
  * The row goes with its TI (ON DELETE CASCADE).
  *
- * Also the one read an external_task sensor makes: the state of another
- * DAG's task (or run) at a logical date.
+ * Also the reads an external_task sensor makes: the state of another DAG's
+ * task (or run) at a logical date, or of all the task instances of that
+ * run (several tasks, a task group).
  */
 #ifndef WEIR_STORE_SENSOR_STORE_H
 #define WEIR_STORE_SENSOR_STORE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -50,5 +52,24 @@ void sensor_poke_rows_free(struct sensor_poke_row *rows, size_t n);
 int sensor_store_external_state(struct store *s, const char *dag_id, const char *task_id,
                                 int64_t logical_ms, char *state, size_t size,
                                 struct weir_error *err);
+
+/* A task instance of another DAG's run: its task and its state. */
+struct sensor_ext_row {
+	char *task_id;
+	char *state;
+};
+
+/* The task instances (each map index) of DAG dag_id's run at logical date
+ * `logical_ms`, by task id, and whether that run exists (*run_found).
+ * *rows is newly allocated (sensor_ext_rows_free()). */
+int sensor_store_external_tis(struct store *s, const char *dag_id, int64_t logical_ms,
+                              bool *run_found, struct sensor_ext_row **rows, size_t *n,
+                              struct weir_error *err);
+void sensor_ext_rows_free(struct sensor_ext_row *rows, size_t n);
+
+/* The id of DAG dag_id's run at logical date `logical_ms` into run_id (size
+ * bytes); "" when it has none (an ExternalTaskMarker's clear). */
+int sensor_store_external_run(struct store *s, const char *dag_id, int64_t logical_ms, char *run_id,
+                              size_t size, struct weir_error *err);
 
 #endif

@@ -94,12 +94,30 @@ def test_external_task_sensor_and_marker():
     assert t["whole"]["sensor"]["external_task"] == {"dag_id": "up", "task_id": "only",
                                                       "states": ["success"]}
     assert t["m"]["command"] == "true" and "sensor" not in t["m"]
+    assert t["m"]["marker"] == {"dag_id": "down", "task_id": "wait", "recursion_depth": 10}
+    assert "same logical date" in refused(lambda: ExternalTaskMarker(
+        task_id="x", external_dag_id="down", external_task_id="wait",
+        execution_date="{{ macros.ds_add(ds, 1) }}"))
     assert "execution_delta" in refused(lambda: ExternalTaskSensor(
         task_id="x", external_dag_id="up", execution_date_fn=lambda d: d))
-    assert "one ExternalTaskSensor per task" in refused(lambda: ExternalTaskSensor(
-        task_id="x", external_dag_id="up", external_task_ids=["a", "b"]))
-    assert "skipped_states" in refused(lambda: ExternalTaskSensor(
-        task_id="x", external_dag_id="up", skipped_states=["skipped"]))
+    t = spec_of(lambda: ExternalTaskSensor(
+        task_id="many", external_dag_id="up", external_task_ids=["a", "b"],
+        skipped_states=["skipped"], check_existence=True),
+        lambda: ExternalTaskSensor(task_id="grp", external_dag_id="up",
+                                   external_task_group_id="load", failed_states=["failed"]))
+    assert t["many"]["sensor"]["external_task"] == {
+        "dag_id": "up", "task_ids": ["a", "b"], "states": ["success"],
+        "skipped_states": ["skipped"], "check_existence": True}
+    assert t["grp"]["sensor"]["external_task"] == {
+        "dag_id": "up", "task_group_id": "load", "states": ["success"],
+        "failed_states": ["failed"]}
+    assert "no template" in refused(lambda: ExternalTaskSensor(
+        task_id="x", external_dag_id="up", external_task_ids=["a", "{{ ds }}"]))
+    with pytest.raises(ValueError, match="at the same time"):
+        ExternalTaskSensor(task_id="x", external_dag_id="up", external_task_id="a",
+                           external_task_group_id="g")
+    with pytest.raises(ValueError, match="Duplicate"):
+        ExternalTaskSensor(task_id="x", external_dag_id="up", external_task_ids=["a", "a"])
     assert "{{ ds }}" in refused(lambda: ExternalTaskSensor(
         task_id="x", external_dag_id="{{ params.d }}"))
     with pytest.raises(ValueError):
@@ -118,13 +136,32 @@ def test_sql_and_http_sensors_are_weirs():
                                        "WHERE ds = :ds", "parameters": {"ds": "{{ ds }}"}}
     assert t["old"]["sensor"]["sql"] == {"conn": "dw", "query": "SELECT 1"}
     assert t["h"]["sensor"]["http"] == {"conn": "api", "path": "/status/{{ ds }}?full=1"}
-    assert "success" in refused(lambda: SqlSensor(task_id="x", conn_id="dw", sql="SELECT 1",
-                                                  success=bool))
     assert "bind the value" in refused(lambda: SqlSensor(
         task_id="x", conn_id="dw", sql="SELECT '{{ ds }}'"))
-    assert "response_check" in refused(lambda: HttpSensor(
-        task_id="x", endpoint="/", response_check=lambda r: True))
-    assert "GET" in refused(lambda: HttpSensor(task_id="x", endpoint="/", method="POST"))
+    # Airflow's DB-API placeholders become weir's bound parameters
+    t = spec_of(lambda: SqlSensor(task_id="p", conn_id="dw", sql="SELECT %(n)s > 1 AND "
+                                  "%(d)s <> ''", parameters={"n": 2, "d": "{{ ds }}"}))
+    assert t["p"]["sensor"]["sql"] == {"conn": "dw", "query": "SELECT :n > 1 AND :d <> ''",
+                                       "parameters": {"n": 2, "d": "{{ ds }}"}}
+    # what weir's sensors do not do pokes in Python, with the task's connection
+    t = spec_of(lambda: SqlSensor(task_id="cb", conn_id="dw", sql="SELECT 1", success=bool),
+                lambda: SqlSensor(task_id="fe", conn_id="dw", sql="SELECT 1",
+                                  fail_on_empty=True, mode="reschedule"),
+                lambda: SqlSensor(task_id="sel", conn_id="dw", sql="SELECT 1, 2",
+                                  selector=lambda row: row[1]),
+                lambda: SqlSensor(task_id="jinja", conn_id="dw", sql="SELECT %(d)s",
+                                  parameters={"d": "{{ macros.ds_add(ds, 1) }}"}),
+                lambda: HttpSensor(task_id="rc", http_conn_id="api", endpoint="/",
+                                   response_check=lambda r: True),
+                lambda: HttpSensor(task_id="post", endpoint="/", method="POST"),
+                lambda: HttpSensor(task_id="hdr", endpoint="/", headers={"X-A": "1"},
+                                   mode="reschedule"))
+    for tid in ("cb", "fe", "sel", "jinja", "rc", "post", "hdr"):
+        assert "_weir_airflow.run_task" in t[tid]["command"], t[tid]
+    assert t["cb"]["connections"] == ["dw"] and t["rc"]["connections"] == ["api"]
+    assert t["post"]["connections"] == ["http_default"]
+    assert "sql" not in t["fe"]["sensor"] and t["fe"]["sensor"]["mode"] == "reschedule"
+    assert "sensor" not in t["cb"]
 
 
 def test_python_pokes_run_in_the_tasks_process():

@@ -670,18 +670,22 @@ def test_with_blocks_of_setups_and_teardowns():
     assert up["inside"] == ["s"] and up["t"] == ["inside", "s"], up
 
 
+def far_away():
+    return 1
+
+
 def test_external_python_xcomarg_fields_and_templates_exts(tmp_path):
     """ExternalPythonOperator runs the function's source in the interpreter named, its
-    pickled value back; PythonVirtualenvOperator is refused when made (weir makes no
-    virtual environments); an XComArg in a template field (`bash_command=XComArg(t,
+    pickled value back; PythonVirtualenvOperator takes Airflow's arguments (a serializer
+    that is not one of Airflow's is refused when made); an XComArg in a template field (`bash_command=XComArg(t,
     key=...)`) makes its task upstream and pushed and is its value at run time;
     `templates_exts` makes a templates_dict value a template file."""
     from airflow.operators.python import (ExternalPythonOperator, PythonVirtualenvOperator,
                                           is_venv_installed)
 
-    assert is_venv_installed() is False
-    with pytest.raises(TypeError, match="no virtual environments"):
-        PythonVirtualenvOperator(task_id="v", python_callable=print)
+    assert is_venv_installed() is True  # python3-venv (tests/install-deps.sh)
+    with pytest.raises(ValueError, match="serializer 'json'"):
+        PythonVirtualenvOperator(task_id="v", python_callable=far_away, serializer="json")
     with pytest.raises(TypeError, match="defined with def"):
         ExternalPythonOperator(task_id="l", python=sys.executable, python_callable=lambda: 1)
     (tmp_path / "q.sql").write_text("day {{ ds }}\n")

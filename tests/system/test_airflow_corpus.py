@@ -80,7 +80,8 @@ XCOMS = {
     "corpus_xcom_classic": {"compare": "compared", "shell_push": "returned last",
                             "from_bash": ["returned last", "set by hand"]},
     "corpus_python_more": {"run_made": "from-a-task", "run_kept": "pushed-by-template",
-                           "external": [42, 3], "decorated_elsewhere": 42, "quiet": True},
+                           "external": [42, 3], "decorated_elsewhere": 42, "quiet": True,
+                           "venv": [2, 3]},
     "corpus_nested_branch": {"outer": "left"},
 }
 
@@ -107,6 +108,7 @@ def test_the_corpus_loads(tmp_path):
 def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     srv = make_server(config=dag_config(), start=False)
     srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
+    srv.extra_env["WEIR_AIRFLOW_VENV_CACHE"] = str(tmp_path / "venvs")  # the virtualenv task's
     d = Dags(srv, tmp_path)
     shutil.copytree(CORPUS, d.dir, dirs_exist_ok=True)
     srv.start()

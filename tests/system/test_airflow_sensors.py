@@ -219,3 +219,126 @@ def test_external_task_sensor_waits_for_another_python_dag(make_server, tmp_path
     assert d.wait_run("af_up", up)["state"] == "success", d.tis("af_up", up)
     assert d.wait_run("af_down", run)["state"] == "success"
     assert d.side_lines("produced") == ["1"]
+    # a recursive clear of produce with its downstream goes through the marker to af_down's
+    # wait, in its run of the same logical date (Airflow's "Recursive")
+    ask = {"dag_run_id": up, "task_ids": ["produce"], "include_downstream": True,
+           "only_failed": False, "dry_run": True}
+    status, body = d.srv.api("POST", "/api/v1/dags/af_up/clearTaskInstances", ask)
+    assert status == 200, body
+    assert sorted(t["task_id"] for t in body["task_instances"]) == ["marker", "produce"], body
+    status, body = d.srv.api("POST", "/api/v1/dags/af_up/clearTaskInstances",
+                             dict(ask, include_subdags=True, dry_run=False))
+    assert status == 200, body
+    got = sorted((t["dag_id"], t["task_id"], t["dag_run_id"]) for t in body["task_instances"])
+    assert got == [("af_down", "wait", run), ("af_up", "marker", up),
+                   ("af_up", "produce", up)], body
+    # both run again: produce a second time, and the sensor waits for it
+    ti_when(d, "af_down", run, "wait", lambda t: t["try_number"] == 2
+            and t["state"] == "success", "af_down's wait met again")
+    ti_when(d, "af_up", up, "marker", lambda t: t["try_number"] == 2
+            and t["state"] == "success", "af_up's marker run again")
+    assert d.side_lines("produced") == ["1", "1"]
+
+
+UP_MANY = HEAD + '''
+from airflow.exceptions import AirflowSkipException
+from airflow.utils.task_group import TaskGroup
+
+
+def skip():
+    raise AirflowSkipException("nothing today")
+
+
+def boom():
+    raise ValueError("boom")
+
+
+with DAG("af_up_many", schedule=None, start_date=datetime(2024, 1, 1), catchup=False,
+         default_args={"retries": 0}):
+    a = PythonOperator(task_id="a", python_callable=lambda: note("up", "a"))
+    b = BashOperator(task_id="b", bash_command="true")
+    with TaskGroup("load") as load:
+        BashOperator(task_id="x", bash_command="true")
+        BashOperator(task_id="y", bash_command="true")
+    a >> load
+    PythonOperator(task_id="skipme", python_callable=skip)
+    b >> PythonOperator(task_id="boom", python_callable=boom)
+'''
+
+DOWN_MANY = HEAD + '''
+def wait(**kw):
+    return ExternalTaskSensor(external_dag_id="af_up_many", poke_interval=0.2,
+                              mode="reschedule", **kw)
+
+
+with DAG("af_down_many", schedule=None, start_date=datetime(2024, 1, 1), catchup=False,
+         default_args={"retries": 0}):
+    wait(task_id="both", external_task_ids=["a", "b"])
+    wait(task_id="group", external_task_group_id="load")
+    wait(task_id="skipped", external_task_id="skipme", skipped_states=["skipped"])
+    wait(task_id="failed", external_task_ids=["a", "boom"], failed_states=["failed"])
+    wait(task_id="soft", external_task_ids=["boom"], failed_states=["failed"],
+         soft_fail=True)
+    wait(task_id="nope", external_task_ids=["a", "nope"], check_existence=True)
+
+with DAG("af_later", schedule=None, start_date=datetime(2024, 1, 1), catchup=False):
+    ExternalTaskSensor(task_id="hour_before", external_dag_id="af_up_many",
+                       external_task_group_id="load", execution_delta=timedelta(hours=1),
+                       poke_interval=0.2, mode="reschedule")
+'''
+
+
+def test_external_task_sensor_on_several_tasks_and_a_group(make_server, tmp_path):
+    d = server(make_server, tmp_path, {"up.py": UP_MANY, "down.py": DOWN_MANY})
+    for dag in ("af_up_many", "af_down_many", "af_later"):
+        d.wait_dag(dag)
+    when = "2026-03-01T00:00:00+00:00"
+    run = d.trigger("af_down_many", logical_date=when)["dag_run_id"]
+    later = d.trigger("af_later", logical_date="2026-03-01T01:00:00+00:00")["dag_run_id"]
+    ti_when(d, "af_down_many", run, "both", lambda t: t["state"] == "up_for_reschedule"
+            and "poke 2" in str(t), "waiting for af_up_many")
+    # check_existence: a task the other DAG does not have fails at the first poke
+    ti = ti_when(d, "af_down_many", run, "nope", lambda t: t["state"] == "failed",
+                 "nope failed")
+    assert "The external task nope in DAG af_up_many does not exist." in str(ti), ti
+    up = d.trigger("af_up_many", logical_date=when)["dag_run_id"]
+    assert d.wait_run("af_up_many", up)["state"] == "failed", d.tis("af_up_many", up)
+    assert d.wait_run("af_down_many", run)["state"] == "failed"
+    tis = d.tis("af_down_many", run)
+    assert tis["both"]["state"] == "success", tis["both"]
+    assert tis["group"]["state"] == "success", tis["group"]
+    assert tis["skipped"]["state"] == "skipped", tis["skipped"]
+    assert tis["failed"]["state"] == "failed" and "boom is failed" in str(tis["failed"]), \
+        tis["failed"]
+    assert tis["soft"]["state"] == "skipped", tis["soft"]
+    # execution_delta: the run an hour later waits for this one's group
+    assert d.wait_run("af_later", later)["state"] == "success", d.tis("af_later", later)
+
+
+CYCLE = HEAD + '''
+for me, other in (("af_ping", "af_pong"), ("af_pong", "af_ping")):
+    with DAG(me, schedule=None, start_date=datetime(2024, 1, 1), catchup=False):
+        BashOperator(task_id="work", bash_command="true") >> ExternalTaskMarker(
+            task_id="mark", external_dag_id=other, external_task_id="work",
+            recursion_depth=3)
+'''
+
+
+def test_a_recursive_clear_stops_at_the_markers_depth(make_server, tmp_path):
+    d = server(make_server, tmp_path, {"cycle.py": CYCLE})
+    when = "2026-03-01T00:00:00+00:00"
+    runs = {}
+    for dag in ("af_ping", "af_pong"):
+        d.wait_dag(dag)
+        runs[dag] = d.trigger(dag, logical_date=when)["dag_run_id"]
+        assert d.wait_run(dag, runs[dag])["state"] == "success"
+    ask = {"dag_run_id": runs["af_ping"], "task_ids": ["work"], "include_downstream": True,
+           "include_subdags": True, "only_failed": False}
+    for dry in (True, False):
+        status, body = d.srv.api("POST", "/api/v1/dags/af_ping/clearTaskInstances",
+                                 dict(ask, dry_run=dry))
+        assert status == 400, body
+        assert "Maximum recursion depth 3 reached for ExternalTaskMarker mark" in str(body), \
+            body
+    # nothing was cleared, as Airflow finds the whole reach before it clears
+    assert {t["state"] for t in d.tis("af_ping", runs["af_ping"]).values()} == {"success"}

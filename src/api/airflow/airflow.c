@@ -199,8 +199,9 @@ static void route_patch_run(const struct dag_api_ops *ops, void *ctx, struct htt
 
 /* POST /dags/{dag_id}/clearTaskInstances, with Airflow's defaults (dry_run
  * and only_failed true).  Options weir cannot honour are refused rather than
- * ignored, except those that mean nothing here (sub-DAGs, resetting runs,
- * which clearing always does). */
+ * ignored, except those that mean nothing here (parent DAGs, resetting runs,
+ * which clearing always does); include_subdags (Airflow's "Recursive")
+ * follows the ExternalTaskMarkers cleared. */
 static void route_clear(const struct dag_api_ops *ops, void *ctx, struct http_request *req,
                         const char *dag_id)
 {
@@ -221,18 +222,18 @@ static void route_clear(const struct dag_api_ops *ops, void *ctx, struct http_re
 	                                      NULL};
 	static const char *const unsupported[] = {"only_running", "include_upstream",
 	                                          "include_future", "include_past", NULL};
-	static const char *const ignored[] = {"include_subdags", "include_parentdag",
-	                                      "reset_dag_runs", NULL};
+	static const char *const ignored[] = {"include_parentdag", "reset_dag_runs", NULL};
 	struct weir_error err = {0};
 	json_t *body = airflow_read_body(req, allowed), *out = NULL, *r, *v;
-	bool dry_run, only_failed, downstream, b;
+	bool dry_run, only_failed, downstream, recursive, b;
 	size_t i;
 
 	if (!body)
 		return;
 	if (airflow_body_bool(req, body, "dry_run", true, &dry_run) < 0 ||
 	    airflow_body_bool(req, body, "only_failed", true, &only_failed) < 0 ||
-	    airflow_body_bool(req, body, "include_downstream", false, &downstream) < 0)
+	    airflow_body_bool(req, body, "include_downstream", false, &downstream) < 0 ||
+	    airflow_body_bool(req, body, "include_subdags", false, &recursive) < 0)
 		goto out;
 	for (const char *const *a = ignored; *a; a++)
 		if (airflow_body_bool(req, body, *a, false, &b) < 0)
@@ -262,9 +263,10 @@ static void route_clear(const struct dag_api_ops *ops, void *ctx, struct http_re
 		reply_problem(req, 400, "dag_run_id: expected a DAG run's id");
 		goto out;
 	}
-	out = json_pack("{s:O?, s:b, s:b, s:b}", "dag_run_id", v && json_is_string(v) ? v : NULL,
-	                "include_downstream", downstream, "only_failed", only_failed, "dry_run",
-	                dry_run);
+	out =
+	    json_pack("{s:O?, s:b, s:b, s:b, s:b}", "dag_run_id", v && json_is_string(v) ? v : NULL,
+	              "include_downstream", downstream, "include_subdags", recursive, "only_failed",
+	              only_failed, "dry_run", dry_run);
 	if (!out) {
 		reply_problem(req, 500, "out of memory");
 		goto out;

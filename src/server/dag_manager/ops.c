@@ -590,6 +590,9 @@ static int op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct dag_
 	int rc = -1;
 	struct strvec task_ids = STRVEC_INIT;
 	bool downstream = json_is_true(json_object_get(body, "include_downstream"));
+	/* Airflow's "Recursive": the ExternalTaskMarkers cleared clear their tasks */
+	bool recursive = json_is_true(json_object_get(body, "include_subdags"));
+	size_t from = out->n;
 	/* Airflow's defaults: only_failed and dry_run are true unless told */
 	bool only_failed = !json_is_false(json_object_get(body, "only_failed"));
 	bool dry_run = !json_is_false(json_object_get(body, "dry_run"));
@@ -611,6 +614,19 @@ static int op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct dag_
 		}
 		strvec_push(&task_ids, json_string_value(v));
 	}
+	if (recursive && !dry_run) {
+		/* the markers' whole reach first, as Airflow collects it before it
+		 * clears: past a marker's depth nothing is cleared */
+		struct dag_ti_refs reach = {0};
+		json_t *probe = json_deep_copy(body);
+		int r = probe && json_object_set_new(probe, "dry_run", json_true()) == 0
+		            ? op_clear_tis(ctx, dag_id, probe, &reach, err)
+		            : weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
+		json_decref(probe);
+		dag_ti_refs_free(&reach);
+		if (r < 0)
+			goto fail;
+	}
 	dm_touch(dm);
 	if (json_is_string(rid)) {
 		struct dag_run_row row = {0};
@@ -620,18 +636,24 @@ static int op_clear_tis(void *ctx, const char *dag_id, json_t *body, struct dag_
 		if (dm_clear_run(dm, dag_id, json_string_value(rid), &task_ids, downstream,
 		                 only_failed, dry_run, out, err) < 0)
 			goto fail;
+		if (recursive && dm_clear_markers(dm, out, from, only_failed, dry_run, 0, err) < 0)
+			goto fail;
 	} else {
 		struct dag_run_query q = {.dag_id = dag_id};
 		struct dag_run_row *rows = NULL;
 		size_t n = 0;
 		if (dag_store_run_list(dm->ds, &q, &rows, &n, err) < 0)
 			goto fail;
-		for (size_t k = 0; k < n; k++)
+		for (size_t k = 0; k < n; k++) {
+			from = out->n;
 			if (dm_clear_run(dm, dag_id, rows[k].run_id, &task_ids, downstream,
-			                 only_failed, dry_run, out, err) < 0) {
+			                 only_failed, dry_run, out, err) < 0 ||
+			    (recursive &&
+			     dm_clear_markers(dm, out, from, only_failed, dry_run, 0, err) < 0)) {
 				dag_run_rows_free(rows, n);
 				goto fail;
 			}
+		}
 		dag_run_rows_free(rows, n);
 	}
 	rc = 0;

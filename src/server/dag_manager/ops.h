@@ -85,6 +85,15 @@ int dm_clear_run(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const struct strvec *task_ids, bool downstream, bool only_failed, bool dry_run,
                  struct dag_ti_refs *out, struct weir_error *err);
 
+/* markers.c: the references out->v[from..] were cleared (or, dry_run,
+ * would be); each of them whose task is an ExternalTaskMarker (a spec's
+ * `marker:`) clears its task of the other DAG's run of the same logical
+ * date, with that task's downstream, appending to `out`, and follows the
+ * markers among those in turn.  depth: how many markers led here (0 at the
+ * API's clear); past a marker's recursion_depth, WEIR_E_INVALID. */
+int dm_clear_markers(struct dag_manager *dm, struct dag_ti_refs *out, size_t from, bool only_failed,
+                     bool dry_run, int depth, struct weir_error *err);
+
 /* list_ops.c: GET /dags, .../dagRuns, .../taskInstances and the batch lists. */
 int dm_op_list_dags(void *ctx, const struct dag_list_query *q, struct dag_list *out,
                     struct weir_error *err);

@@ -333,12 +333,86 @@ static int queue_poke(struct dag_manager *dm, struct dm_sensors *ss, size_t slot
 	return 0;
 }
 
+/* check_existence (Airflow's): the DAG is loaded, and so are the tasks
+ * (or the group) the sensor names.  -1 with msg when not. */
+static int external_exists(struct dag_manager *dm, const struct dag_sensor *s, char *msg,
+                           size_t size)
+{
+	const char *dag_id = json_string_value(json_object_get(s->what, "dag_id"));
+	const char *task_id = json_string_value(json_object_get(s->what, "task_id"));
+	const char *group = json_string_value(json_object_get(s->what, "task_group_id"));
+	json_t *ids = json_object_get(s->what, "task_ids"), *v;
+	struct weir_error err = {0};
+	const struct dag_spec *spec = dm_spec_of(dm, dag_id, &err);
+	size_t i, n;
+
+	if (!spec) {
+		snprintf(msg, size, "The external DAG %s does not exist.", dag_id);
+		return -1;
+	}
+	if (task_id && !dag_spec_find_task(spec, task_id)) {
+		snprintf(msg, size, "The external task %s in DAG %s does not exist.", task_id,
+		         dag_id);
+		return -1;
+	}
+	json_array_foreach(ids, i, v) if (!dag_spec_find_task(spec, json_string_value(v)))
+	{
+		snprintf(msg, size, "The external task %s in DAG %s does not exist.",
+		         json_string_value(v), dag_id);
+		return -1;
+	}
+	if (!group)
+		return 0;
+	n = strlen(group);
+	for (i = 0; i < spec->n_tasks; i++)
+		if (!strncmp(spec->tasks[i].task_id, group, n) && spec->tasks[i].task_id[n] == '.')
+			return 0;
+	snprintf(msg, size, "The external task group '%s' in DAG '%s' does not exist.", group,
+	         dag_id);
+	return -1;
+}
+
+/* A sensor on several tasks of the other run (task_ids, task_group_id). */
+static enum sensor_outcome poke_external_many(struct dag_manager *dm, const struct dag_sensor *s,
+                                              int64_t logical_ms, char *msg, size_t size)
+{
+	struct sensor_ext_row *rows = NULL;
+	struct sensor_ext_ti *tis = NULL;
+	struct weir_error err = {0};
+	enum sensor_outcome o;
+	bool found;
+	size_t n = 0;
+
+	if (sensor_store_external_tis(
+	        dm->store, json_string_value(json_object_get(s->what, "dag_id")),
+	        sensor_external_date(s, logical_ms), &found, &rows, &n, &err) < 0) {
+		snprintf(msg, size, "%s", err.msg);
+		return SENSOR_ERROR;
+	}
+	if (n && !(tis = calloc(n, sizeof *tis))) {
+		sensor_ext_rows_free(rows, n);
+		snprintf(msg, size, "out of memory");
+		return SENSOR_ERROR;
+	}
+	for (size_t i = 0; i < n; i++)
+		tis[i] = (struct sensor_ext_ti){rows[i].task_id, rows[i].state};
+	o = sensor_external_many(s, tis, n, found, msg, size);
+	free(tis);
+	sensor_ext_rows_free(rows, n);
+	return o;
+}
+
 static enum sensor_outcome poke_external(struct dag_manager *dm, const struct dag_sensor *s,
                                          int64_t logical_ms, char *msg, size_t size)
 {
 	char state[STORE_STATE_MAX];
 	struct weir_error err = {0};
 
+	if (json_is_true(json_object_get(s->what, "check_existence")) &&
+	    external_exists(dm, s, msg, size) < 0)
+		return SENSOR_ERROR;
+	if (sensor_external_is_many(s))
+		return poke_external_many(dm, s, logical_ms, msg, size);
 	if (sensor_store_external_state(
 	        dm->store, json_string_value(json_object_get(s->what, "dag_id")),
 	        json_string_value(json_object_get(s->what, "task_id")),

@@ -104,6 +104,65 @@ static void test_sql_error_is_masked(void **state)
 	rmdir(dir);
 }
 
+static struct dag_sensor *sensor_of(const char *text)
+{
+	struct weir_error err = {0};
+	json_t *j = json_loads(text, 0, NULL);
+	struct dag_sensor *s = dag_sensor_from_spec(j, &err);
+
+	json_decref(j);
+	assert_non_null(s);
+	return s;
+}
+
+/* Airflow's ExternalTaskSensor on several tasks and on a task group: a
+ * failed one fails, a skipped one skips, all allowed is met, a missing one
+ * waits. */
+static void test_external_many(void **state)
+{
+	(void)state;
+	struct dag_sensor *s =
+	    sensor_of("{\"external_task\": {\"dag_id\": \"up\", \"task_ids\": [\"a\", \"b\"],"
+	              " \"failed_states\": \"failed\", \"skipped_states\": [\"skipped\"]}}");
+	struct sensor_ext_ti tis[] = {
+	    {"a", "success"}, {"b", "running"}, {"g.x", "success"}, {"g.y", "failed"}};
+	char msg[SENSOR_MSG_MAX];
+
+	assert_true(sensor_external_is_many(s));
+	assert_int_equal(sensor_external_many(s, tis, 4, false, msg, sizeof msg), SENSOR_NOT_YET);
+	assert_string_equal(msg, "no run of up at that logical date");
+	assert_int_equal(sensor_external_many(s, tis, 4, true, msg, sizeof msg), SENSOR_NOT_YET);
+	assert_string_equal(msg, "b is running");
+	assert_int_equal(sensor_external_many(s, tis, 1, true, msg, sizeof msg), SENSOR_NOT_YET);
+	assert_string_equal(msg, "no task b in up's run");
+	tis[1].state = "success";
+	assert_int_equal(sensor_external_many(s, tis, 4, true, msg, sizeof msg), SENSOR_MET);
+	tis[1].state = "skipped";
+	assert_int_equal(sensor_external_many(s, tis, 4, true, msg, sizeof msg), SENSOR_SKIP_STATE);
+	tis[0].state = "failed"; /* failed before skipped, as Airflow's */
+	assert_int_equal(sensor_external_many(s, tis, 4, true, msg, sizeof msg),
+	                 SENSOR_FAILED_STATE);
+	assert_string_equal(msg, "a is failed");
+	dag_sensor_free(s);
+
+	s = sensor_of("{\"external_task\": {\"dag_id\": \"up\", \"task_group_id\": \"g\","
+	              " \"failed_states\": [\"failed\"]}}");
+	assert_int_equal(sensor_external_many(s, tis, 4, true, msg, sizeof msg),
+	                 SENSOR_FAILED_STATE);
+	assert_string_equal(msg, "g.y is failed");
+	tis[3].state = "success";
+	assert_int_equal(sensor_external_many(s, tis, 4, true, msg, sizeof msg), SENSOR_MET);
+	assert_int_equal(sensor_external_many(s, tis, 2, true, msg, sizeof msg), SENSOR_NOT_YET);
+	assert_string_equal(msg, "no task of group g in up's run");
+	dag_sensor_free(s);
+	/* one task: skipped_states too */
+	s = sensor_of("{\"external_task\": {\"dag_id\": \"up\", \"task_id\": \"a\","
+	              " \"skipped_states\": [\"skipped\"]}}");
+	assert_false(sensor_external_is_many(s));
+	assert_int_equal(sensor_external_outcome(s, "skipped", msg, sizeof msg), SENSOR_SKIP_STATE);
+	dag_sensor_free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -111,6 +170,7 @@ int main(void)
 	    cmocka_unit_test(test_truthy),
 	    cmocka_unit_test(test_file_glob_stays_inside),
 	    cmocka_unit_test(test_sql_error_is_masked),
+	    cmocka_unit_test(test_external_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -125,6 +125,16 @@ static void test_errors(void **state)
 	expect_error("    sensor: {external_task: {dag_id: up, states: [done]}}\n",
 	             "tasks[0].sensor.external_task.states[0]");
 	expect_error("    sensor: {sql: {query: \"SELECT 1\"}}\n", "tasks[0].sensor.sql.conn");
+	expect_error("    sensor: {external_task: {dag_id: up, task_id: a, task_ids: [b]}}\n",
+	             "give one of task_id, task_ids and task_group_id");
+	expect_error("    sensor: {external_task: {dag_id: up, task_ids: []}}\n",
+	             "tasks[0].sensor.external_task.task_ids");
+	expect_error("    sensor: {external_task: {dag_id: up, task_ids: [a, \"b c\"]}}\n",
+	             "tasks[0].sensor.external_task.task_ids[1]");
+	expect_error("    sensor: {external_task: {dag_id: up, task_group_id: \"{{ ds }}\"}}\n",
+	             "expected a task group id");
+	expect_error("    sensor: {external_task: {dag_id: up, check_existence: maybe}}\n",
+	             "tasks[0].sensor.external_task.check_existence");
 	expect_error("    command: \"true\"\n    sensor: {delta: 1}\n", "holds options only");
 	expect_error("    command: \"true\"\n    sensor: {mode: soon}\n", "poke or reschedule");
 	expect_error("    command: \"true\"\n    sensor: 5\n", "tasks[0].sensor");
@@ -356,6 +366,36 @@ static void test_bad_templates_are_import_errors(void **state)
 	expect_error("    sensor: {file: {path: \"../{{ ds }}\"}}\n", "tasks[0].sensor.file.path");
 }
 
+/* An ExternalTaskMarker's `marker:` (a command task's key): its default
+ * depth, the round trip through JSON, and its errors. */
+static void test_marker(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	struct dag_spec *d = parse_task(
+	    "    command: \"true\"\n    marker: {dag_id: down, task_id: g.wait}\n", &err);
+	json_t *back;
+
+	assert_non_null(d);
+	assert_string_equal(json_string_value(json_object_get(d->tasks[0].marker, "task_id")),
+	                    "g.wait");
+	assert_int_equal(json_integer_value(json_object_get(d->tasks[0].marker, "recursion_depth")),
+	                 10);
+	back = dag_spec_to_json(d);
+	assert_true(json_equal(json_object_get(json_array_get(json_object_get(back, "tasks"), 0),
+	                                       "marker"),
+	                       d->tasks[0].marker));
+	json_decref(back);
+	dag_spec_destroy(d);
+	expect_error("    command: \"true\"\n    marker: {dag_id: down}\n",
+	             "tasks[0].marker.task_id: expected a task id");
+	expect_error("    command: \"true\"\n    marker: {dag_id: down, task_id: w, depth: 1}\n",
+	             "tasks[0].marker");
+	expect_error("    command: \"true\"\n"
+	             "    marker: {dag_id: d, task_id: w, recursion_depth: 0}\n",
+	             "tasks[0].marker.recursion_depth");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -368,6 +408,7 @@ int main(void)
 	    cmocka_unit_test(test_http),
 	    cmocka_unit_test(test_sql_parameters_not_the_query),
 	    cmocka_unit_test(test_external_ids),
+	    cmocka_unit_test(test_marker),
 	    cmocka_unit_test(test_missing_variable_at_run_time),
 	    cmocka_unit_test(test_bad_templates_are_import_errors),
 	};

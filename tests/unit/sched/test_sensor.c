@@ -21,6 +21,19 @@ static void test_met_and_errors(void **state)
 	v = sensor_after_poke(&plain, SENSOR_FAILED_STATE, 1, 0, 10);
 	assert_int_equal(v.action, SENSOR_FAIL);
 	assert_true(v.no_retry);
+	v = sensor_after_poke(&plain, SENSOR_SKIP_STATE, 1, 0, 10);
+	assert_int_equal(v.action, SENSOR_SKIP);
+	assert_false(v.timed_out);
+}
+
+static void test_soft_fail_skips_a_failed_state(void **state)
+{
+	(void)state;
+	struct sensor_policy soft = plain;
+	soft.soft_fail = true;
+	struct sensor_verdict v = sensor_after_poke(&soft, SENSOR_FAILED_STATE, 1, 0, 10);
+	assert_int_equal(v.action, SENSOR_SKIP);
+	assert_false(v.timed_out);
 }
 
 static void test_waits_then_times_out(void **state)
@@ -62,8 +75,10 @@ static void test_backoff(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_met_and_errors), cmocka_unit_test(test_waits_then_times_out),
+	    cmocka_unit_test(test_met_and_errors),
+	    cmocka_unit_test(test_waits_then_times_out),
 	    cmocka_unit_test(test_backoff),
+	    cmocka_unit_test(test_soft_fail_skips_a_failed_state),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

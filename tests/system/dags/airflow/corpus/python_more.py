@@ -58,8 +58,11 @@ def corpus_python_more():
     decorated_elsewhere(21)
 
     if is_venv_installed():
-        PythonVirtualenvOperator(task_id="venv", python_callable=elsewhere,
-                                 requirements=["colorama==0.4.0"])
+        # the example's colorama==0.4.0 comes from PyPI, which the tests cannot reach: a
+        # requirement the system's packages satisfy (system_site_packages) is installed as
+        # pip installs it offline
+        PythonVirtualenvOperator(task_id="venv", python_callable=elsewhere, op_args=[1],
+                                 requirements=["jinja2"])
 
     shown = EmptyOperator(task_id="shown", task_display_name="A task with a display name")
 

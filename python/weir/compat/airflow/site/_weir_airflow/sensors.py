@@ -7,14 +7,14 @@ and no process is held between pokes.
 | Airflow | weir |
 |---|---|
 | FileSensor | `sensor: file` (the folder: fs_default's root, or `conn:` another fs connection) |
-| ExternalTaskSensor | `sensor: external_task` (always poked by the server) |
-| SqlSensor | `sensor: sql` (no success/failure callables, the query not templated) |
-| HttpSensor | `sensor: http` (a GET, no response_check, no headers) |
-| ExternalTaskMarker | `true` (a marker; weir does not clear across DAGs) |
+| ExternalTaskSensor | `sensor: external_task` (always poked by the server): a task, several, a task group or the run |
+| SqlSensor | `sensor: sql` (the query not templated); with success, failure, selector, fail_on_empty or hook_params: a poke in Python (the hook) |
+| HttpSensor | `sensor: http` (a GET answering 200); with response_check, headers, another method, extra_options ...: a poke in Python (HttpHook) |
+| ExternalTaskMarker | `true` with `marker:` (a recursive clear clears the other DAG's task) |
 
-What the core cannot express the same way is refused with a SpecError naming the argument
-(ExternalTaskSensor's execution_date_fn, SqlSensor's callables, HttpSensor's
-response_check ...).  Every other sensor (PythonSensor, BashSensor, `@task.sensor`, the time
+What neither the core nor a Python poke can do as Airflow does is refused with a SpecError
+naming the argument (ExternalTaskSensor's execution_date_fn, a template in SqlSensor's
+query ...).  Every other sensor (PythonSensor, BashSensor, `@task.sensor`, the time
 sensors, DayOfWeekSensor, a subclass with its own poke()) runs in the task's process, where
 BaseSensorOperator.execute() pokes and sleeps (airflow/sensors/base.py).
 """
@@ -82,45 +82,53 @@ def file_sensor(task: Any) -> Optional[Dict[str, Any]]:
 
 
 def external_task_sensor(task: Any) -> Dict[str, Any]:
-    """ExternalTaskSensor as `external_task:`."""
+    """ExternalTaskSensor as `external_task:` (one task, several, a task group, or the
+    whole run; the server reads its own records)."""
     if task.execution_date_fn is not None:
-        raise _refuse(task, "execution_date_fn: weir cannot call a function for the date; "
-                      "use execution_delta (a timedelta)")
-    if task.external_task_group_id is not None:
-        raise _refuse(task, "external_task_group_id: task groups are not waited for yet; "
-                      "name the task with external_task_id")
+        raise _refuse(task, "execution_date_fn: weir's server pokes this sensor and calls no "
+                      "Python for the date; use execution_delta (a timedelta)")
     ids: List[str] = task.external_task_ids or []
-    if len(ids) > 1:
-        raise _refuse(task, "external_task_ids %r: weir's sensor waits for one task; write "
-                      "one ExternalTaskSensor per task" % (ids,))
-    if task.skipped_states:
-        raise _refuse(task, "skipped_states: not supported yet (allowed_states and "
-                      "failed_states are)")
-    for field in ("external_dag_id",) + (("external_task_ids",) if ids else ()):
-        value = getattr(task, field)
-        if not simple_template(str(value)):
-            raise _refuse(task, "%s %r: weir renders only {{ ds }}, {{ ds_nodash }} and "
-                          "{{ run_id }} here" % (field, value))
+    group = task.external_task_group_id
+    if group is not None and ids:
+        raise _refuse(task, "external_task_group_id with external_task_id(s): give one")
+    if not simple_template(str(task.external_dag_id)):
+        raise _refuse(task, "external_dag_id %r: weir renders only {{ ds }}, "
+                      "{{ ds_nodash }} and {{ run_id }} here" % (task.external_dag_id,))
+    if len(ids) == 1 and not simple_template(str(ids[0])):
+        raise _refuse(task, "external_task_id %r: weir renders only {{ ds }}, "
+                      "{{ ds_nodash }} and {{ run_id }} here" % (ids[0],))
+    for value in ids[1:] + ([] if len(ids) == 1 else ids[:1]) + \
+            ([group] if group is not None else []):
+        if has_template(str(value)):
+            raise _refuse(task, "%r: several task ids and a task group's id are read as "
+                          "they are written (no template)" % (value,))
     what: Dict[str, Any] = {"dag_id": task.external_dag_id,
                             "states": list(task.allowed_states)}
-    if ids:
+    if len(ids) == 1:
         what["task_id"] = ids[0]
+    elif ids:
+        what["task_ids"] = [str(i) for i in ids]
+    if group is not None:
+        what["task_group_id"] = str(group)
     if task.failed_states:
         what["failed_states"] = list(task.failed_states)
+    if task.skipped_states:
+        what["skipped_states"] = list(task.skipped_states)
     if task.execution_delta is not None:
         what["execution_delta"] = int(task.execution_delta.total_seconds())
+    if task.check_existence:
+        what["check_existence"] = True
     return what
 
 
-def sql_sensor(task: Any) -> Dict[str, Any]:
-    """SqlSensor as `sql: {conn, query, parameters}`."""
-    for name in ("success", "failure"):
-        if getattr(task, name) is not None:
-            raise _refuse(task, "%s: weir pokes the query itself and calls no Python on its "
-                          "value; write the test in the query (SELECT count(*) > 0 ...)"
-                          % name)
-    if task.fail_on_empty:
-        raise _refuse(task, "fail_on_empty: not supported (no row is \"not yet\" on weir)")
+def sql_sensor(task: Any) -> Optional[Dict[str, Any]]:
+    """SqlSensor as `sql: {conn, query, parameters}`: Airflow's DB-API placeholders
+    (`%(name)s`, `%s`) bound as weir's `:name`, as the sql task's (operators.bind_sql); None
+    (it pokes in Python, through the hook) for what weir's sensor does not do (a callable,
+    `selector`, `fail_on_empty`, `hook_params`).  A template in the query is refused either
+    way: weir binds values, it never writes them into SQL text."""
+    from _weir_airflow.operators import bind_sql, weir_template
+
     sql = task.sql
     if not isinstance(sql, str) or not sql.strip():
         raise _refuse(task, "sql: expected a query, got %r" % (sql,))
@@ -129,48 +137,83 @@ def sql_sensor(task: Any) -> Dict[str, Any]:
                       % sql)
     if has_template(sql):
         raise _refuse(task, "sql: a template in the query; bind the value as a parameter "
-                      "(:name, with parameters={'name': '{{ ds }}'})")
-    what: Dict[str, Any] = {"conn": task.conn_id, "query": sql}
+                      "(%(name)s, with parameters={'name': '{{ ds }}'})")
     params = task.parameters
-    if params:
-        if not isinstance(params, dict):
-            raise _refuse(task, "parameters: weir binds named parameters (:name) only: "
-                          "expected a dict, got %r" % (params,))
-        for key, value in params.items():
-            if isinstance(value, str) and not simple_template(value):
-                raise _refuse(task, "parameters.%s %r: weir renders only {{ ds }}, "
-                              "{{ ds_nodash }} and {{ run_id }} here" % (key, value))
-        what["parameters"] = {str(k): v for k, v in params.items()}
+    if task.weir_in_python() or not _core_renders(params):
+        return None
+    if params is not None and not isinstance(params, (dict, list, tuple)):
+        raise _refuse(task, "parameters: expected a dict or a list, got %r" % (params,))
+    where = "task %s: sql" % task.task_id
+    # a dict's names are bound as they are (:name in the query), and so are %(name)s
+    named: Dict[str, Any] = {}
+    for key, value in (params.items() if isinstance(params, dict) else ()):
+        named[str(key)] = weir_template(value, where, task.lineno) \
+            if isinstance(value, str) else value
+    query, bound = bind_sql(sql, params, where, task.lineno)
+    named.update(bound)
+    what: Dict[str, Any] = {"conn": task.conn_id, "query": query}
+    if named:
+        what["parameters"] = named
     return what
 
 
-def http_sensor(task: Any) -> Dict[str, Any]:
-    """HttpSensor as `http: {conn, path}` (a GET answering 200)."""
-    if task.response_check is not None:
-        raise _refuse(task, "response_check: weir pokes the URL itself and calls no Python "
-                      "on the answer yet; its `match` (a regular expression on the body) "
-                      "is the nearest")
-    if str(task.method).upper() != "GET":
-        raise _refuse(task, "method %r: weir's HTTP sensor sends a GET" % task.method)
-    if task.headers:
-        raise _refuse(task, "headers: weir's HTTP sensor sends none of its own")
+def _core_renders(params: Any) -> bool:
+    """Whether each template among the parameters' values is a name weir renders (else
+    Jinja renders them in Python, and the driver binds them)."""
+    from _weir_airflow.operators import weir_template
+
+    values = params.values() if isinstance(params, dict) else params or ()
+    for value in values if isinstance(values, (list, tuple, type({}.values()))) else ():
+        if isinstance(value, str):
+            try:
+                weir_template(value, "", 0)
+            except SpecError:
+                return False
+    return True
+
+
+def http_sensor(task: Any) -> Optional[Dict[str, Any]]:
+    """HttpSensor as `http: {conn, path}` (a GET answering 200); None (it pokes in Python,
+    through HttpHook) for what weir's sensor does not do: `response_check`, another method,
+    `headers`, `extra_options`, `request_kwargs`, `response_error_codes_allowlist`, a
+    template other than {{ ds }}, {{ ds_nodash }}, {{ run_id }}."""
     endpoint = str(task.endpoint or "")
-    if not simple_template(endpoint):
-        raise _refuse(task, "endpoint %r: weir renders only {{ ds }}, {{ ds_nodash }} and "
-                      "{{ run_id }} here" % endpoint)
+    if (task.response_check is not None or str(task.method).upper() != "GET" or
+            task.headers or task.extra_options or task.request_kwargs or
+            task.weir_allowlist_given or not simple_template(endpoint) or
+            has_template(task.request_params)):
+        return None
     path = endpoint if endpoint.startswith("/") else "/" + endpoint
     if task.request_params:
-        if has_template(task.request_params):
-            raise _refuse(task, "request_params: templates not supported here")
         path += ("&" if "?" in path else "?") + urllib.parse.urlencode(task.request_params)
     return {"conn": task.http_conn_id, "path": path}
+
+
+# ExternalTaskMarker's execution_date written as the run's own logical date
+_SAME_DATE = re.compile(r"^\{\{\s*(?:(?:logical_date|execution_date)\.isoformat\(\)|ts)"
+                        r"\s*\}\}$")
+
+
+def marker(task: Any) -> Dict[str, Any]:
+    """ExternalTaskMarker as the task's `marker:` (a recursive clear of it clears that task
+    of the other DAG's run of the same logical date)."""
+    date = task.execution_date
+    if not (isinstance(date, str) and _SAME_DATE.match(date)):
+        raise _refuse(task, "execution_date %r: weir clears the other DAG's run of the same "
+                      "logical date ({{ logical_date.isoformat() }}, the default)" % (date,))
+    for field in ("external_dag_id", "external_task_id"):
+        if has_template(str(getattr(task, field))):
+            raise _refuse(task, "%s: a template; the marker names the task as written"
+                          % field)
+    return {"dag_id": str(task.external_dag_id), "task_id": str(task.external_task_id),
+            "recursion_depth": int(task.recursion_depth)}
 
 
 def apply_sensor(task: Any, t: Dict[str, Any]) -> None:
     """Makes `t`, the task's entry in weir's document as spec.task_spec() wrote it, what an
     Airflow sensor is on weir: a `sensor:` task of the core's kind (the command gone), the
     runner's command with `sensor:` options for a Python poke in reschedule mode (run_task
-    pokes once, exit 97 is "not yet"), `true` for an ExternalTaskMarker.  Other tasks are
+    pokes once, exit 97 is "not yet"), `true` and `marker:` for an ExternalTaskMarker.  Other tasks are
     left as they are."""
     from airflow.sensors.base import BaseSensorOperator
 
@@ -186,7 +229,7 @@ def apply_sensor(task: Any, t: Dict[str, Any]) -> None:
 
 def sensor_keys(task: Any) -> Dict[str, Any]:
     """What `task` adds to its entry in weir's document: {"sensor": {...}} for a sensor weir
-    pokes itself, {"command": "true"} for an ExternalTaskMarker, {} for any other task (a
+    pokes itself, {"command": "true", "marker": {...}} for an ExternalTaskMarker, {} for any other task (a
     sensor whose poke is Python runs in run_task).  Raises SpecError for an argument the
     core cannot honour."""
     from airflow.providers.common.sql.sensors.sql import SqlSensor
@@ -195,7 +238,7 @@ def sensor_keys(task: Any) -> Dict[str, Any]:
     from airflow.sensors.filesystem import FileSensor
 
     if isinstance(task, ExternalTaskMarker):
-        return {"command": "true"}
+        return {"command": "true", "marker": marker(task)}
     # a subclass with a poke() of its own runs it in Python
     if isinstance(task, FileSensor) and type(task).poke is FileSensor.poke:
         what = file_sensor(task)
@@ -203,7 +246,9 @@ def sensor_keys(task: Any) -> Dict[str, Any]:
     if isinstance(task, ExternalTaskSensor) and type(task).poke is ExternalTaskSensor.poke:
         return {"sensor": dict(options(task), external_task=external_task_sensor(task))}
     if isinstance(task, SqlSensor) and type(task).poke is SqlSensor.poke:
-        return {"sensor": dict(options(task), sql=sql_sensor(task))}
+        what = sql_sensor(task)
+        return {} if what is None else {"sensor": dict(options(task), sql=what)}
     if isinstance(task, HttpSensor) and type(task).poke is HttpSensor.poke:
-        return {"sensor": dict(options(task), http=http_sensor(task))}
+        what = http_sensor(task)
+        return {} if what is None else {"sensor": dict(options(task), http=what)}
     return {}

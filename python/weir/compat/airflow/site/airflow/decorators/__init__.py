@@ -157,9 +157,21 @@ class _TaskNamespace:
 
     def virtualenv(self, python_callable: Optional[Callable[..., Any]] = None,
                    **kwargs: Any) -> Any:
-        """`@task.virtualenv`: refused when the task is made (PythonVirtualenvOperator)."""
+        """`@task.virtualenv`: a PythonVirtualenvOperator (a cached virtual environment)."""
         from airflow.operators.python import PythonVirtualenvOperator
         return _task(python_callable, PythonVirtualenvOperator, **kwargs)
+
+    def docker(self, python_callable: Optional[Callable[..., Any]] = None,
+               **kwargs: Any) -> Any:
+        """`@task.docker`: refused (weir runs no containers: airflow.providers.docker)."""
+        from _weir_airflow.refused import no_containers
+        raise no_containers("@task.docker")
+
+    def kubernetes(self, python_callable: Optional[Callable[..., Any]] = None,
+                   **kwargs: Any) -> Any:
+        """`@task.kubernetes`: refused (weir starts no pods)."""
+        from _weir_airflow.refused import no_containers
+        raise no_containers("@task.kubernetes")
 
     def sensor(self, python_callable: Optional[Callable[..., Any]] = None,
                **kwargs: Any) -> Any:

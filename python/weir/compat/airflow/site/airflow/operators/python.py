@@ -125,86 +125,105 @@ def get_current_context() -> Dict[str, Any]:
 
 
 def is_venv_installed() -> bool:
-    """Whether PythonVirtualenvOperator can make virtual environments: never on weir (it makes
-    none; ExternalPythonOperator runs a callable in an interpreter that is there)."""
-    return False
+    """Whether PythonVirtualenvOperator can make virtual environments: Python's venv with
+    ensurepip (Debian: python3-venv)."""
+    import importlib.util
 
-
-_RUNNER = '''
-import pickle, sys
-with open(sys.argv[1], "rb") as f:
-    _args, _kwargs = pickle.load(f)
-_result = %s(*_args, **_kwargs)
-with open(sys.argv[2], "wb") as f:
-    pickle.dump(_result, f)
-'''
+    return importlib.util.find_spec("ensurepip") is not None
 
 
 def callable_source(fn: Callable[..., Any], task_id: str) -> str:
-    """The source of a function run in another interpreter, its decorators left out (Airflow
-    sends the function's text; it must import what it uses inside itself)."""
-    import textwrap
+    """The source of a function run in another interpreter (_weir_airflow.venv)."""
+    from _weir_airflow import venv
 
-    if getattr(fn, "__name__", "<lambda>") == "<lambda>" or not inspect.isfunction(fn):
-        raise TypeError("task %s: python_callable: expected a function defined with def "
-                        "(its source is run in the other interpreter), got %r" % (task_id, fn))
-    lines = textwrap.dedent(inspect.getsource(fn)).splitlines()
-    while lines and lines[0].lstrip().startswith("@"):
-        lines.pop(0)
-    return "\n".join(lines) + "\n"
+    return venv.callable_source(fn, task_id)
 
 
 class ExternalPythonOperator(PythonOperator):
     """Runs `python_callable` in the interpreter `python` (its own packages): the function's
-    source and its pickled arguments go to a child process, its pickled return value comes
-    back.  The function gets its op_args and op_kwargs (and `templates_dict` when it names
-    it), not Airflow's context."""
+    source and its serialized arguments go to a child process, its serialized return value
+    comes back (_weir_airflow.venv).  The function gets its op_args and op_kwargs, and the
+    context's plain keys it names (`ds`, `ts`, `run_id` ...: Airflow's serializable ones;
+    `templates_dict` too)."""
 
     template_fields: Sequence[str] = ("templates_dict", "op_args", "op_kwargs", "python")
 
-    def __init__(self, *, python: str, skip_on_exit_code: Any = None, **kwargs: Any) -> None:
-        for unsupported in ("expect_airflow", "string_args", "use_dill"):
-            kwargs.pop(unsupported, None)
+    def __init__(self, *, python: str, skip_on_exit_code: Any = None,
+                 serializer: Optional[str] = None, use_dill: bool = False,
+                 string_args: Optional[Collection[str]] = None,
+                 expect_airflow: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
+        from _weir_airflow import venv
         from airflow.operators.bash import skip_codes
 
         self.python = python
         self.skip_on_exit_code = skip_codes(skip_on_exit_code)
+        self.serializer = venv.serializer_of(serializer, use_dill, self.task_id)
+        self.string_args = list(string_args or [])
+        self.expect_airflow = expect_airflow
         callable_source(self.python_callable, self.task_id)  # a lambda: an import error
+
+    def weir_interpreter(self) -> str:
+        """The interpreter that runs the callable."""
+        return self.python
+
+    def weir_pendulum(self) -> bool:
+        """Whether the other interpreter is given the context's pendulum dates."""
+        return False
 
     def execute(self, context: Dict[str, Any]) -> Any:
         """The callable's return value, from the other interpreter."""
-        import os
-        import pickle
-        import subprocess
-        import tempfile
-
-        from airflow.exceptions import AirflowException, AirflowSkipException
+        from _weir_airflow import venv
 
         fn = self.python_callable
-        kwargs = dict(self.op_kwargs)
-        if "templates_dict" in inspect.signature(fn).parameters:
-            kwargs["templates_dict"] = self.templates_dict
-        with tempfile.TemporaryDirectory(prefix="weir-external-python-") as tmp:
-            script, args_in, result_out = (os.path.join(tmp, n) for n in
-                                           ("script.py", "args.pickle", "result.pickle"))
-            with open(script, "w") as f:
-                f.write(callable_source(fn, self.task_id) + _RUNNER % fn.__name__)
-            with open(args_in, "wb") as f:
-                pickle.dump((list(self.op_args), kwargs), f)
-            rc = subprocess.call([self.python, script, args_in, result_out])
-            if rc in self.skip_on_exit_code:
-                raise AirflowSkipException("Process exited with code %d. Skipping." % rc)
-            if rc != 0:
-                raise AirflowException("task %s: %s exited %d" % (self.task_id, self.python, rc))
-            with open(result_out, "rb") as f:
-                return pickle.load(f)
+        ctx = venv.context_kwargs(context, self.weir_pendulum())
+        ctx["templates_dict"] = self.templates_dict
+        kwargs = determine_kwargs(fn, self.op_args, ctx, self.op_kwargs)
+        return venv.run_callable(self.weir_interpreter(), fn, self.task_id,
+                                 list(self.op_args), kwargs, self.serializer,
+                                 self.string_args, self.skip_on_exit_code)
 
 
-class PythonVirtualenvOperator(PythonOperator):
-    """Airflow's makes a virtual environment with pip for the callable: weir makes none."""
+class PythonVirtualenvOperator(ExternalPythonOperator):
+    """Runs `python_callable` in a virtual environment made with `python3 -m venv` and
+    `requirements` installed by its pip, cached by their hash (_weir_airflow.venv)."""
 
-    def __init__(self, **kwargs: Any) -> None:
-        raise TypeError("task %s: PythonVirtualenvOperator: weir makes no virtual environments; "
-                        "use ExternalPythonOperator (or @task.external_python) with an "
-                        "interpreter that has the requirements" % kwargs.get("task_id"))
+    template_fields: Sequence[str] = ("templates_dict", "op_args", "op_kwargs",
+                                      "requirements")
+    template_ext: Sequence[str] = (".txt",)
+
+    def __init__(self, *, requirements: Any = None, python_version: Any = None,
+                 system_site_packages: bool = True,
+                 pip_install_options: Optional[List[str]] = None,
+                 index_urls: Any = None, venv_cache_path: Any = None,
+                 **kwargs: Any) -> None:
+        super().__init__(python="", **kwargs)
+        self.requirements = requirements
+        self.python_version = python_version
+        self.system_site_packages = bool(system_site_packages)
+        self.pip_install_options = list(pip_install_options or [])
+        self.index_urls = [index_urls] if isinstance(index_urls, str) else \
+            list(index_urls or [])
+        self.venv_cache_path = None if venv_cache_path is None else str(venv_cache_path)
+
+    def weir_requirements(self) -> List[str]:
+        """The requirements as pip gets them (Airflow's: the serializer added without the
+        system's packages, sorted so that the hash is stable)."""
+        from _weir_airflow import venv
+
+        out = venv.requirement_lines(self.requirements, self.task_id)
+        if not self.system_site_packages and self.serializer != "pickle" and \
+                self.serializer not in out:
+            out.append(self.serializer)
+        return sorted(out)
+
+    def weir_pendulum(self) -> bool:
+        return self.system_site_packages or any(
+            r.lower().startswith("pendulum") for r in self.weir_requirements())
+
+    def weir_interpreter(self) -> str:
+        from _weir_airflow import venv
+
+        return venv.ensure_venv(self.task_id, self.weir_requirements(), self.python_version,
+                                self.system_site_packages, self.pip_install_options,
+                                self.index_urls, self.venv_cache_path)

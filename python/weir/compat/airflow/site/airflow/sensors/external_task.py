@@ -1,6 +1,7 @@
 """airflow.sensors.external_task: ExternalTaskSensor, weir's `sensor: external_task` (the
 server reads its own records: no process waits, whatever the mode), and ExternalTaskMarker,
-accepted as a task that does nothing (weir does not clear across DAGs)."""
+a task that does nothing whose `marker:` makes a recursive clear clear the other DAG's
+task (server/dag_manager/markers.c)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,9 @@ from airflow.sensors.base import BaseSensorOperator
 
 
 class ExternalTaskSensor(BaseSensorOperator):
-    """Waits for a task of another DAG (its whole run without a task id) in its run of the
-    same logical date, or of the logical date minus `execution_delta`."""
+    """Waits for tasks of another DAG (one, several, a task group; its whole run without
+    any) in its run of the same logical date, or of the logical date minus
+    `execution_delta` (weir's server pokes it: _weir_airflow.sensors)."""
 
     template_fields: Sequence[str] = ("external_dag_id", "external_task_id",
                                       "external_task_ids")
@@ -39,6 +41,13 @@ class ExternalTaskSensor(BaseSensorOperator):
         if external_task_id is not None and external_task_ids is not None:
             raise ValueError("Only one of `external_task_id` or `external_task_ids` may be "
                              "provided to ExternalTaskSensor; not both.")
+        if external_task_group_id is not None and (external_task_id is not None or
+                                                    external_task_ids is not None):
+            raise ValueError("Values for `external_task_group_id` and `external_task_id` or "
+                             "`external_task_ids` can't be set at the same time")
+        if external_task_ids is not None and \
+                len(list(external_task_ids)) > len(set(external_task_ids)):
+            raise ValueError("Duplicate task_ids passed in external_task_ids parameter")
         self.external_dag_id = external_dag_id
         self.external_task_id = external_task_id
         self.external_task_ids: Optional[List[str]] = (
@@ -59,9 +68,9 @@ class ExternalTaskSensor(BaseSensorOperator):
 
 
 class ExternalTaskMarker(BaseOperator):
-    """Marks that a task of another DAG depends on this one; in Airflow, clearing this task
-    with "downstream" clears that task too.  weir runs it as a task that does nothing and
-    does not clear across DAGs (docs/airflow.md)."""
+    """Marks that a task of another DAG depends on this one: clearing this task with
+    "downstream" and "recursive" clears that task (with its downstream) in the other DAG's
+    run of the same logical date, as Airflow's; it runs as a task that does nothing."""
 
     template_fields: Sequence[str] = ("external_dag_id", "external_task_id",
                                       "execution_date")
