@@ -27,9 +27,11 @@ import cloudpickle
 from . import functions as _functions
 from . import objects as _objects
 from . import shm as _shm
-from ..errors import ActorDied, GetTimeoutError, JobFailed, WeirError, remote_error
+from ..errors import (ActorDied, GetTimeoutError, JobFailed, ServerUnreachable, WeirError,
+                      remote_error)
 from ..worker import warm as _w
 from .futures import Future
+from .patience import patiently
 from .session import _Session
 
 WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker",
@@ -301,7 +303,10 @@ class Pool:
         """Submits one worker job (in the caller's thread: a refusal, such as a GPU the
         server lacks, is raised to the caller) and a thread that waits for its end."""
         try:
-            job = self.session.client.submit(self._spec(shape.o))
+            spec = self._spec(shape.o)
+            job = patiently("a warm worker's job",
+                            lambda: self.session.client.submit(spec),
+                            stop=lambda: self.closed)
         except BaseException:
             with self.lock:
                 shape.starting -= 1
@@ -559,8 +564,11 @@ class Pool:
             self.wake.clear()
             self._flush()
 
-    def _flush(self) -> None:
-        """Sends the records noted so far, a request per job and 1,000 records."""
+    def _flush(self, final: bool = False) -> None:
+        """Sends the records noted so far, a request per job and 1,000 records.  While the
+        server does not answer (killed, starting again) they are kept for the next batch;
+        the last flush (final, or one that finds the pool closed) waits for the server
+        (remote/patience.py)."""
         with self.rlock:
             reports, self.reports = self.reports, {}
             for key, rec in reports.items():
@@ -573,13 +581,28 @@ class Pool:
             by_job.setdefault(job, []).append(rec)
         for job, recs in by_job.items():
             for i in range(0, len(recs), REPORT_BATCH):
+                batch = recs[i:i + REPORT_BATCH]
                 try:
-                    self.session.client.record_calls(job, recs[i:i + REPORT_BATCH])
+                    try:
+                        self.session.client.record_calls(job, batch)
+                    except ServerUnreachable:
+                        if not (final or self.closed):
+                            self._keep(job, recs[i:])
+                            break
+                        patiently("the calls' records",
+                                  lambda: self.session.client.record_calls(job, batch))
                 except WeirError as e:
                     if not self.report_warned:
                         self.report_warned = True
                         sys.stderr.write("weir: the calls of warm worker job %d were not "
                                          "recorded: %s\n" % (job, e))
+
+    def _keep(self, job: int, recs: List[Dict[str, Any]]) -> None:
+        """Records the server did not take go back for the next batch, unless a newer note
+        of the same try came meanwhile."""
+        with self.rlock:
+            for rec in recs:
+                self.reports.setdefault((job, rec["id"]), rec)
 
     # ---- calls --------------------------------------------------------------------------
     def _fn(self, fn: Callable[..., Any], name: str) -> Tuple[bytes, bytes]:
@@ -844,7 +867,7 @@ class Pool:
         for f in pending:
             self._settle(f, error=self._cancelled(f))
         self.wake.set()
-        self._flush()  # the last calls' records
+        self._flush(final=True)  # the last calls' records
 
 
 def call_ref(folder: str, ref_id: int) -> Future:
