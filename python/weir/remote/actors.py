@@ -210,7 +210,7 @@ class Actor:
             w = self.worker
         if w is None:
             return
-        if w.pid:
+        if w.pid and not w.remote:  # over TCP its pid is another node's: through its job
             import signal
             try:
                 os.kill(w.pid, signal.SIGKILL)
@@ -353,10 +353,7 @@ class Link:
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
-        with open(os.path.join(folder, "key"), "rb") as f:
-            key = f.read()
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(os.path.join(folder, "sock"))
+        self.sock, key = _w.connect(folder)  # its Unix socket, or TCP (remote/channel.py)
         self.wlock = threading.Lock()
         self.cond = threading.Condition()
         self.ids = 0
