@@ -19,7 +19,8 @@ import os
 import socket
 from typing import Any, Dict, List, Optional, Tuple
 
-from ..errors import WeirError
+from ..errors import ServerUnreachable, WeirError
+from .patience import patiently
 
 # the most bytes a connection may send before its first frame is complete (the hello is
 # about 60): a peer that does not know the key cannot make the program buffer more
@@ -36,7 +37,11 @@ def mode(client: Any) -> str:
     if want != "auto":
         return want
     try:
-        sec = client.request("GET", "/config", params={"section": "core"})
+        sec: Dict[str, Any] = patiently(
+            "the server's configuration",
+            lambda: dict(client.request("GET", "/config", params={"section": "core"})))
+    except ServerUnreachable:
+        raise
     except WeirError:
         return "unix"
     opts = {o["key"]: o["value"] for s in sec.get("sections", []) for o in s["options"]}

@@ -11,7 +11,7 @@ seconds (60 by default, Ray's reconnection timeout); past it the error is raised
 import os
 import sys
 import time
-from typing import Any, Callable, Optional, TypeVar
+from typing import Callable, Optional, TypeVar
 
 from ..errors import ServerUnreachable
 
