@@ -14,6 +14,7 @@ import random
 import signal
 import textwrap
 import threading
+import uuid
 
 import pytest
 
@@ -21,7 +22,7 @@ from cgroup_paths import agent_status, alive
 from chaostest import pause
 from conftest import cli_describe, wait_for, wait_no_procs
 from test_ray_programs import jobs
-from test_ray_warm import WORKER_MARK, weir_run
+from test_ray_warm import weir_run
 
 FULL = os.environ.get("WEIR_CHAOS_FULL") == "1"
 ROUNDS = 12 if FULL else 3
@@ -34,6 +35,8 @@ import ray
 
 SIDE, GATES, ROUNDS, CALLS, METHODS = sys.argv[1], sys.argv[2], int(sys.argv[3]), \\
     int(sys.argv[4]), int(sys.argv[5])
+# in every worker's and actor's environment: the test finds this program's processes by it
+ray.init(runtime_env={"env_vars": {"CHAOS_RAY_MARK": sys.argv[6]}})
 
 
 def wait_file(path):
@@ -139,9 +142,10 @@ def run_rounds(make_server, tmp_path, kill, what):
     prog = tmp_path / "chaos_ray.py"
     prog.write_text(textwrap.dedent(PROGRAM))
     out = {}
+    mark = uuid.uuid4().hex
 
     def run():
-        out["r"] = weir_run(srv, prog, side, gates, ROUNDS, CALLS, METHODS, timeout=600,
+        out["r"] = weir_run(srv, prog, side, gates, ROUNDS, CALLS, METHODS, mark, timeout=600,
                             env={"WEIR_WARM_WORKERS": "4", "WEIR_WARM_IDLE": "1"})
 
     t = threading.Thread(target=run)
@@ -194,7 +198,7 @@ def run_rounds(make_server, tmp_path, kill, what):
     assert sorted(c["state"] for c in recs if c["name"] == "work") == \
         ["succeeded"] * (ROUNDS * CALLS), (seed, recs)
     # nothing lingers: no worker process, every worker's (and the actor's) job ended
-    assert wait_no_procs(marker=WORKER_MARK, timeout=60) == {}, seed
+    assert wait_no_procs(marker="CHAOS_RAY_MARK=" + mark, timeout=60) == {}, seed
     for j in jobs(srv):
         j = srv.wait_job(j["id"], timeout=60)
         # a worker leaves idle (succeeded) or is killed at the program's end; the actors

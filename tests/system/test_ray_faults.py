@@ -7,16 +7,20 @@ raises, a worker killed with kill -9, cancels, out of memory, a program killed m
 agent's kill -9 (test_chaos_ray.py)."""
 
 import textwrap
+import uuid
 
 from conftest import cli_describe, wait_no_procs
-from test_ray_warm import WORKER_MARK, weir_run
+from test_ray_warm import weir_run
 
 
 def test_an_argument_or_a_value_that_cannot_be_pickled(server, tmp_path):
     prog = tmp_path / "unpicklable.py"
     prog.write_text(textwrap.dedent("""\
-        import threading
+        import sys, threading
         import ray
+
+        # in every worker's and actor's environment: the test finds its processes by it
+        ray.init(runtime_env={"env_vars": {"RAY_FAULTS_MARK": sys.argv[1]}})
 
         @ray.remote
         def f(x):
@@ -47,8 +51,9 @@ def test_an_argument_or_a_value_that_cannot_be_pickled(server, tmp_path):
             print("value", "cannot be pickled" in str(e))
         print(ray.get(f.remote(2)), ray.get(a.echo.remote(3)))
         """))
-    r = weir_run(server, prog)
+    mark = uuid.uuid4().hex
+    r = weir_run(server, prog, mark)
     assert r.returncode == 0, cli_describe(r)
     assert r.stdout.splitlines() == ["1", "TypeError True", "actor TypeError True",
                                      "value True", "2 3"], cli_describe(r)
-    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+    assert wait_no_procs(marker="RAY_FAULTS_MARK=" + mark, timeout=30) == {}

@@ -9,12 +9,13 @@ after the program."""
 
 import re
 import textwrap
+import uuid
 
 from conftest import cli_describe, wait_no_procs
 from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
 from slurmtest import slurm_server_of
 from test_ray_programs import jobs
-from test_ray_warm import WORKER_MARK, weir_run
+from test_ray_warm import weir_run
 
 CONFIG = """\
 executor: slurm
@@ -26,6 +27,9 @@ TCP = {"WEIR_WARM_LISTEN": "127.0.0.1"}
 PROGRAM = """\
 import os, socket, sys, time
 import ray
+
+# in every worker's and actor's environment: the test finds this program's processes by it
+ray.init(runtime_env={"env_vars": {"RAY_SLURM_MARK": sys.argv[2]}})
 
 @ray.remote
 def f(x):
@@ -76,7 +80,8 @@ def test_calls_and_actors_run_warm_on_slurm_over_tcp(make_server, slurm_cluster,
     srv = slurm_server_of(make_server, slurm_cluster, CONFIG)
     prog = tmp_path / "on_slurm.py"
     prog.write_text(textwrap.dedent(PROGRAM))
-    r = weir_run(srv, prog, tmp_path, env=dict(TCP, WEIR_WARM_WORKERS="2"), timeout=300)
+    mark = uuid.uuid4().hex
+    r = weir_run(srv, prog, tmp_path, mark, env=dict(TCP, WEIR_WARM_WORKERS="2"), timeout=300)
     assert r.returncode == 0, cli_describe(r)
     out = r.stdout.splitlines()
     nodes = eval(out[0][len("nodes "):])
@@ -89,7 +94,7 @@ def test_calls_and_actors_run_warm_on_slurm_over_tcp(make_server, slurm_cluster,
     workers = [j for j in all_jobs if j["name"] == "warm-worker"]
     assert 1 <= len(workers) <= 8, workers
     assert [j for j in all_jobs if j["name"] == "Counter"], all_jobs
-    assert wait_no_procs(marker=WORKER_MARK, timeout=60) == {}
+    assert wait_no_procs(marker="RAY_SLURM_MARK=" + mark, timeout=60) == {}
     for j in workers + [j for j in all_jobs if j["name"] == "Counter"]:
         j = srv.wait_job(j["id"], timeout=120)
         assert j["executor"] == "slurm", j
