@@ -7,6 +7,7 @@ over TCP too); a cancel; the key never in clear in a job's spec as the API shows
 log, or in the calls' environment; a connection without the key dropped; no worker left
 after the program."""
 
+import json
 import re
 import textwrap
 import uuid
@@ -101,6 +102,7 @@ def test_calls_and_actors_run_warm_on_slurm_over_tcp(make_server, slurm_cluster,
         env = j["spec"]["env"]
         # the key: *** in the spec as the API shows it, and in clear in no log
         assert env["WEIR_WARM_KEY"] == "***", env
+        assert not re.search(r"[0-9a-f]{64}", json.dumps(j)), j
         assert env["WEIR_WARM_ADDR"].startswith("127.0.0.1:"), env
         log = srv.log(j["id"])
         assert "reached the program over TCP at 127.0.0.1:" in log, log
