@@ -128,9 +128,10 @@ def kill_both(srv):
     return "server and agent %d killed" % st["agent_pid"]
 
 
-def run_rounds(make_server, tmp_path, kill, what):
+def run_rounds(make_server, tmp_path, kill, what, env=None):
     """The program above, ROUNDS rounds; each round: the calls in flight, `kill`, the next
-    round's calls submitted while it is down, then the server (when killed) back."""
+    round's calls submitted while it is down, then the server (when killed) back.
+    make_server() gives the started server; env: more of the program's environment."""
     seed = int(os.environ.get("WEIR_CHAOS_SEED") or random.SystemRandom().randrange(1 << 32))
     rng = random.Random(seed)
     print("chaos seed: %d (WEIR_CHAOS_SEED=%d replays it); %d rounds, %s"
@@ -146,7 +147,8 @@ def run_rounds(make_server, tmp_path, kill, what):
 
     def run():
         out["r"] = weir_run(srv, prog, side, gates, ROUNDS, CALLS, METHODS, mark, timeout=600,
-                            env={"WEIR_WARM_WORKERS": "4", "WEIR_WARM_IDLE": "1"})
+                            env=dict({"WEIR_WARM_WORKERS": "4", "WEIR_WARM_IDLE": "1"},
+                                     **(env or {})))
 
     t = threading.Thread(target=run)
     t.start()

@@ -5,7 +5,8 @@ cluster's nodes are).  The right values from Slurm's nodes in few worker jobs an
 call; an actor's state; a nested call and an actor handle used in a task (the task's link
 over TCP too); a cancel; the key never in clear in a job's spec as the API shows it, in a
 log, or in the calls' environment; a connection without the key dropped; no worker left
-after the program."""
+after the program.  And the server killed with kill -9 while calls and an actor's methods
+run on Slurm (test_chaos_ray.py's rounds): every result, each call once."""
 
 import json
 import re
@@ -13,6 +14,7 @@ import textwrap
 import uuid
 
 from conftest import cli_describe, wait_no_procs
+from test_chaos_ray import kill_server, run_rounds
 from slurmtest import slurm_cluster  # noqa: F401 (a fixture)
 from slurmtest import slurm_server_of
 from test_ray_programs import jobs
@@ -151,3 +153,8 @@ def test_the_tcp_port_drops_a_connection_without_the_key(make_server, slurm_clus
     assert r.returncode == 0, cli_describe(r)
     assert r.stdout.splitlines() == ["2", "wrong key dropped True", "wrong link key dropped True",
                                      "no hello dropped True", "3"], cli_describe(r)
+
+
+def test_calls_on_slurm_survive_the_servers_kill_9(make_server, slurm_cluster, tmp_path):
+    run_rounds(lambda: slurm_server_of(make_server, slurm_cluster, CONFIG), tmp_path,
+               kill_server, "ray calls on Slurm, kill_server", env=TCP)
