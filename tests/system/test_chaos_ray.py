@@ -157,9 +157,10 @@ def run_rounds(make_server, tmp_path, kill, what, env=None):
             if r:
                 # the round before has its calls running on their workers, and the actor
                 # its first method of the round (they run one at a time): kill now
-                wait_for(lambda: (running(side, "work", r * CALLS) and
-                                  running(side, "acc", (r - 1) * METHODS + 1)) or not t.is_alive(), 120,
-                         "round %d's calls running" % (r - 1))
+                wait_for(lambda: not t.is_alive() or (
+                    running(side, "work", r * CALLS) and
+                    running(side, "acc", (r - 1) * METHODS + 1)), 120,
+                    "round %d's calls running" % (r - 1))
                 how = kill(srv)
                 (gates / ("done-%d" % (r - 1))).touch()  # they end while it is down
             else:
@@ -182,11 +183,11 @@ def run_rounds(make_server, tmp_path, kill, what, env=None):
             (gates / ("go-%d" % r)).touch()
             (gates / ("done-%d" % r)).touch()
         t.join(600)
-    r = out["r"]
-    assert r.returncode == 0, (seed, cli_describe(r))
-    assert r.stdout.splitlines() == ["round %d ok" % k for k in range(ROUNDS)] + [
+    res = out["r"]
+    assert res.returncode == 0, (seed, cli_describe(res))
+    assert res.stdout.splitlines() == ["round %d ok" % k for k in range(ROUNDS)] + [
         "actor %d %d" % (sum(k * 10 + i for k in range(ROUNDS) for i in range(METHODS)),
-                         ROUNDS * METHODS)], (seed, cli_describe(r))
+                         ROUNDS * METHODS)], (seed, cli_describe(res))
     # max_retries=0: each call ran once; the actor's methods too (max_task_retries=0)
     work_runs = sorted(int(x) for x in lines(side / "work"))
     assert work_runs == sorted(k * 100 + i for k in range(ROUNDS) for i in range(CALLS)), \

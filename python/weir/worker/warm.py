@@ -4,8 +4,8 @@
 Run as a script by the job (`PYTHON .../weir/worker/warm.py`): it reads the key in
 $WEIR_WARM_DIR and connects to the program's socket there (or, given $WEIR_WARM_ADDR and
 $WEIR_WARM_KEY, to the program's TCP port: a worker on another node), says hello, then
-runs the call frames it reads, one at a time, and writes each result back; it leaves at the end of its
-socket, or after $WEIR_WARM_IDLE seconds without a call.  It imports cloudpickle and the
+runs the call frames it reads, one at a time, and writes each result back; it leaves at the
+end of its socket, or after $WEIR_WARM_IDLE seconds without a call.  It imports cloudpickle and the
 standard library only, so that a worker stays small (the user's modules come with the
 functions it runs).  The client (weir/remote/warm.py) imports this module for the codec.
 """
