@@ -50,6 +50,9 @@ def test_the_channel_asked_is_checked(monkeypatch):
     monkeypatch.setenv("WEIR_WARM_LISTEN", "127.0.0.1:notaport")
     with pytest.raises(WeirError, match="WEIR_WARM_LISTEN: expected HOST or HOST:PORT"):
         channel.listen()
+    monkeypatch.setenv("WEIR_WARM_LISTEN", "[::1]x")
+    with pytest.raises(WeirError, match=r"WEIR_WARM_LISTEN: expected \[HOST\]"):
+        channel.listen()
 
 
 def test_connect_reaches_a_listener_over_tcp_with_the_key(monkeypatch):

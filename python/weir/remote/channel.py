@@ -58,9 +58,11 @@ def listen() -> Tuple[socket.socket, str, int]:
         if not p.isdigit() or int(p) > 65535:
             raise WeirError("WEIR_WARM_LISTEN: expected HOST or HOST:PORT, got %r" % raw)
         port = int(p)
-    elif raw.startswith("["):  # [v6]:port
-        host, _, p = raw[1:].partition("]:")
-        port = int(p) if p.isdigit() else 0
+    elif raw.startswith("["):  # [v6] or [v6]:port
+        host, _, p = raw[1:].partition("]")
+        if p and (not p.startswith(":") or not p[1:].isdigit() or int(p[1:]) > 65535):
+            raise WeirError("WEIR_WARM_LISTEN: expected [HOST] or [HOST]:PORT, got %r" % raw)
+        port = int(p[1:]) if p else 0
     try:
         infos = socket.getaddrinfo(host or None, port, type=socket.SOCK_STREAM,
                                    flags=socket.AI_PASSIVE)
