@@ -253,13 +253,14 @@ check: deps
 # the server is killed with kill -9 twenty times (tests/system/test_chaos_server_kill.py), and
 # the node's agent ten times, the server and the agent together five, five random shims,
 # twenty rounds of these mixed, on the host's cgroups and without
-# (tests/system/test_chaos_agent_kill.py); a line per round, stress-ng --cpu 2 beside them when
-# installed.  `make check` runs their short variants.  And 3000 power cuts under the store
+# (tests/system/test_chaos_agent_kill.py); a Ray program's calls and actors through twelve
+# kills of each kind (tests/system/test_chaos_ray.py); a line per round, stress-ng --cpu 2
+# beside them when installed.  `make check` runs their short variants.  And 3000 power cuts under the store
 # (tests/unit/store/test_powercut.c; `make unit` runs 200).
 chaos: weir $(BUILD)/tests/unit/store/test_powercut
 	WEIR_CHAOS_FULL=1 WEIR_BIN=$(CURDIR)/$(BUILD)/weir /usr/bin/python3 -m pytest -q -s \
 		tests/system/test_chaos_server_kill.py tests/system/test_chaos_agent_kill.py \
-		$(PYTEST_ARGS)
+		tests/system/test_chaos_ray.py $(PYTEST_ARGS)
 	WEIR_POWERCUT_ROUNDS=3000 $(BUILD)/tests/unit/store/test_powercut
 
 # The sanitizer pass leaves out the million-row transfers (the same streaming

@@ -29,6 +29,7 @@ from ..errors import remote_error
 from ..worker import warm as _w
 from . import shm as _shm
 from .futures import Future
+from .patience import patiently
 from .warm import END_WAIT, Pool, WarmFuture, _Worker, pool_of
 
 __all__ = ["Actor", "create", "Link", "LinkFuture", "link_to", "local_pool", "pool_of",
@@ -66,7 +67,10 @@ class Actor:
     def start(self) -> None:
         """Submits its worker job (in the caller's thread: a refusal is raised to it)."""
         env = {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0"}
-        job = self.pool.session.client.submit(self.pool._spec(self.o, self.name, env))
+        spec = self.pool._spec(self.o, self.name, env)
+        job = patiently("the job of actor %s" % self.name,
+                        lambda: self.pool.session.client.submit(spec),
+                        stop=lambda: self.pool.closed)
         w = _Worker(None, job["id"], self)
         with self.pool.lock:
             self.worker = w
@@ -209,7 +213,7 @@ class Actor:
             w = self.worker
         if w is None:
             return
-        if w.pid:
+        if w.pid and not w.remote:  # over TCP its pid is another node's: through its job
             import signal
             try:
                 os.kill(w.pid, signal.SIGKILL)
@@ -357,10 +361,7 @@ class Link:
 
     def __init__(self, folder: str) -> None:
         self.folder = folder
-        with open(os.path.join(folder, "key"), "rb") as f:
-            key = f.read()
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(os.path.join(folder, "sock"))
+        self.sock, key = _w.connect(folder)  # its Unix socket, or TCP (remote/channel.py)
         self.wlock = threading.Lock()
         self.cond = threading.Condition()
         self.ids = 0

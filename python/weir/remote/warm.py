@@ -24,13 +24,16 @@ from typing import Any, Callable, Deque, Dict, List, Optional, Set, Tuple
 
 import cloudpickle
 
+from . import channel as _channel
 from . import functions as _functions
 from . import objects as _objects
 from . import results as _results
 from . import shm as _shm
-from ..errors import ActorDied, GetTimeoutError, JobFailed, WeirError, remote_error
+from ..errors import (ActorDied, GetTimeoutError, JobFailed, ServerUnreachable, WeirError,
+                      remote_error)
 from ..worker import warm as _w
 from .futures import Future
+from .patience import patiently
 from .session import _Session
 
 WORKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker",
@@ -194,6 +197,7 @@ class _Worker:
         self.leaving = False
         self.gone = False
         self.head_since = 0.0  # since when it runs its first call in flight (perf_counter)
+        self.remote = False  # connected over TCP: its pid is another node's (remote/channel.py)
         # its calls that wait (ray.get) for others: while all it holds wait, it takes one
         # more call and runs it on top of them (worker/warm.py, serve_while)
         self.blocked = 0
@@ -259,7 +263,12 @@ class Pool:
         self.rlock = threading.Lock()
         self.wake = threading.Event()
         self.report_warned = False
-        threading.Thread(target=self._accept, name="weir-warm-accept", daemon=True).start()
+        # "unix" or "tcp" (remote/channel.py), decided at the first worker's job; the TCP
+        # listener and the address workers are told, when TCP
+        self.channel: Optional[str] = None
+        self.tcp: Optional[Tuple[socket.socket, str, int]] = None
+        threading.Thread(target=self._accept, args=(self.listener,), name="weir-warm-accept",
+                         daemon=True).start()
         self.reporter = threading.Thread(target=self._report_loop, name="weir-warm-report",
                                          daemon=True)
         self.reporter.start()
@@ -288,6 +297,21 @@ class Pool:
             self.exported[f.call_id] = f
 
     # ---- workers ------------------------------------------------------------------------
+    def _channel(self) -> str:
+        """How workers reach this program: "unix", or "tcp" (a port opened now, once)."""
+        with self.lock:
+            if self.channel is not None:
+                return self.channel
+        how = _channel.mode(self.session.client)
+        with self.lock:
+            if self.channel is None:
+                if how == "tcp":
+                    self.tcp = _channel.listen()
+                    threading.Thread(target=self._accept, args=(self.tcp[0],), daemon=True,
+                                     name="weir-warm-accept-tcp").start()
+                self.channel = how
+            return self.channel
+
     def _spec(self, o: Dict[str, Any], name: str = "warm-worker",
               env_more: Optional[Dict[str, str]] = None) -> Dict[str, Any]:
         role: Dict[str, Any] = {"instances": 1, "vcores": o["cpus"], "gpus": o["gpus"],
@@ -303,13 +327,22 @@ class Pool:
                "WEIR_WARM_SHM": os.environ.get("WEIR_WARM_SHM", "1")}
         env.update(env_more or {})
         env.update({str(k): str(v) for k, v in o["env"].items()})
-        return {"name": name, "framework": "none", "roles": {"worker": role}, "env": env}
+        spec = {"name": name, "framework": "none", "roles": {"worker": role}, "env": env}
+        if self._channel() == "tcp":
+            assert self.tcp is not None
+            more, mask = _channel.worker_env(self.tcp[1], self.tcp[2], self.key)
+            env.update(more)
+            spec["mask"] = mask  # the key: *** in every view of the job and in its log
+        return spec
 
     def _start_worker(self, shape: _Shape) -> None:
         """Submits one worker job (in the caller's thread: a refusal, such as a GPU the
         server lacks, is raised to the caller) and a thread that waits for its end."""
         try:
-            job = self.session.client.submit(self._spec(shape.o))
+            spec = self._spec(shape.o)
+            job = patiently("a warm worker's job",
+                            lambda: self.session.client.submit(spec),
+                            stop=lambda: self.closed)
         except BaseException:
             with self.lock:
                 shape.starting -= 1
@@ -363,12 +396,13 @@ class Pool:
         if not moved:
             self._pump(shape)
 
-    def _accept(self) -> None:
+    def _accept(self, listener: socket.socket) -> None:
         while True:
             try:
-                sock, _ = self.listener.accept()
+                sock, _ = listener.accept()
             except OSError:
                 return
+            _channel.tune(sock)
             threading.Thread(target=self._serve, args=(sock,), name="weir-warm-conn",
                              daemon=True).start()
 
@@ -385,6 +419,9 @@ class Pool:
                     sock.close()
                     return
                 frames = reader.feed(data)
+                if not frames and reader.pending() > _channel.HELLO_MAX:
+                    sock.close()  # no hello: whoever it is does not know the key
+                    return
             kind, _, body = frames[0]
             if kind == _w.LINK:  # a task that calls actors (remote/actors.py)
                 if not hmac.compare_digest(body[:_w.KEY_BYTES], self.key):
@@ -407,6 +444,7 @@ class Pool:
                     sock.close()
                     return
                 w.sock, w.pid = sock, pid
+                w.remote = _channel.is_remote(sock)
                 if w.shape is not None:
                     w.shape.connected += 1
             if w.actor is not None:
@@ -582,8 +620,11 @@ class Pool:
             self.wake.clear()
             self._flush()
 
-    def _flush(self) -> None:
-        """Sends the records noted so far, a request per job and 1,000 records."""
+    def _flush(self, final: bool = False) -> None:
+        """Sends the records noted so far, a request per job and 1,000 records.  While the
+        server does not answer (killed, starting again) they are kept for the next batch;
+        the last flush (final, or one that finds the pool closed) waits for the server
+        (remote/patience.py)."""
         with self.rlock:
             reports, self.reports = self.reports, {}
             for key, rec in reports.items():
@@ -596,13 +637,28 @@ class Pool:
             by_job.setdefault(job, []).append(rec)
         for job, recs in by_job.items():
             for i in range(0, len(recs), REPORT_BATCH):
+                batch = recs[i:i + REPORT_BATCH]
                 try:
-                    self.session.client.record_calls(job, recs[i:i + REPORT_BATCH])
+                    try:
+                        self.session.client.record_calls(job, batch)
+                    except ServerUnreachable:
+                        if not (final or self.closed):
+                            self._keep(job, recs[i:])
+                            break
+                        patiently("the calls' records",
+                                  lambda: self.session.client.record_calls(job, batch))
                 except WeirError as e:
                     if not self.report_warned:
                         self.report_warned = True
                         sys.stderr.write("weir: the calls of warm worker job %d were not "
                                          "recorded: %s\n" % (job, e))
+
+    def _keep(self, job: int, recs: List[Dict[str, Any]]) -> None:
+        """Records the server did not take go back for the next batch, unless a newer note
+        of the same try came meanwhile."""
+        with self.rlock:
+            for rec in recs:
+                self.reports.setdefault((job, rec["id"]), rec)
 
     # ---- calls --------------------------------------------------------------------------
     def _fn(self, fn: Callable[..., Any], name: str) -> Tuple[bytes, bytes]:
@@ -651,6 +707,15 @@ class Pool:
         (waited for first) and all of them together are small (else one by one: a large
         one becomes a put object).  The shared objects among them are added to holds (the
         call keeps them until it ends)."""
+        if self._channel() == "tcp":
+            # a worker on another node cannot map this machine's shared memory: the put
+            # objects among the arguments go to the object folder (as for a job's call)
+            with _objects.collecting():
+                return self._pickle_args(args, kwargs, name, holds)
+        return self._pickle_args(args, kwargs, name, holds)
+
+    def _pickle_args(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str,
+                     holds: Optional[List[Any]] = None) -> bytes:
         with _shm.holding() as h:
             data = b""
             if not any(isinstance(a, Future) for a in args) and \
@@ -763,6 +828,10 @@ class Pool:
         import signal
         with self.lock:
             running = next(iter(w.inflight), None) == f.call_id
+        if w.remote and running:
+            # on another node: no signal reaches it but through its job, killed (as force)
+            self._kill_job(w)
+            return
         if force and running:  # the worker killed; a call queued behind is only dropped
             try:
                 os.kill(w.pid, signal.SIGKILL)
@@ -775,9 +844,18 @@ class Pool:
             with w.wlock:
                 assert w.sock is not None
                 w.sock.sendall(_w.encode(_w.CANCEL, f.call_id))
-            os.kill(w.pid, signal.SIGINT)
+            if not w.remote:  # (a remote one's call is not running: the frame drops it)
+                os.kill(w.pid, signal.SIGINT)
         except OSError:
             pass
+
+    def _kill_job(self, w: _Worker) -> None:
+        """Kills a worker through its job (the server's SIGTERM, then SIGKILL)."""
+        try:
+            patiently("killing warm worker job %d" % w.job_id,
+                      lambda: self.session.client.kill(w.job_id))
+        except WeirError:
+            pass  # it has ended already
 
     def _settle(self, f: WarmFuture, value: Any = None,
                 error: Optional[BaseException] = None) -> None:
@@ -856,10 +934,11 @@ class Pool:
                     w.sock.shutdown(socket.SHUT_RDWR)
                 except OSError:
                     pass
-        try:
-            self.listener.close()
-        except OSError:
-            pass
+        for ls in [self.listener] + ([self.tcp[0]] if self.tcp is not None else []):
+            try:
+                ls.close()
+            except OSError:
+                pass
         shutil.rmtree(self.dir, ignore_errors=True)
         for a in list(self.actors.values()):
             a.closed()
@@ -867,7 +946,7 @@ class Pool:
         for f in pending:
             self._settle(f, error=self._cancelled(f))
         self.wake.set()
-        self._flush()  # the last calls' records
+        self._flush(final=True)  # the last calls' records
 
 
 def call_ref(folder: str, ref_id: int) -> Future:

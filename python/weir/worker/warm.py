@@ -2,9 +2,10 @@
 (docs/internals/calls.md).
 
 Run as a script by the job (`PYTHON .../weir/worker/warm.py`): it reads the key in
-$WEIR_WARM_DIR, connects to the program's socket there, says hello, then runs the call
-frames it reads, one at a time, and writes each result back; it leaves at the end of its
-socket, or after $WEIR_WARM_IDLE seconds without a call.  It imports cloudpickle and the
+$WEIR_WARM_DIR and connects to the program's socket there (or, given $WEIR_WARM_ADDR and
+$WEIR_WARM_KEY, to the program's TCP port: a worker on another node), says hello, then
+runs the call frames it reads, one at a time, and writes each result back; it leaves at the
+end of its socket, or after $WEIR_WARM_IDLE seconds without a call.  It imports cloudpickle and the
 standard library only, so that a worker stays small (the user's modules come with the
 functions it runs).  The client (weir/remote/warm.py) imports this module for the codec.
 """
@@ -208,6 +209,52 @@ def parse_item(body: bytes) -> Tuple[int, int, bytes]:
     if kind not in (VALUE, SHMVAL):
         raise FrameError("item %d: unknown kind of value %d" % (index, kind))
     return index, kind, body[ITEM_HEAD.size:]
+
+
+def connect(folder: str) -> Tuple[Any, bytes]:
+    """(a connected socket, the key) to the program of that folder: over TCP when this
+    process reaches it so (a worker given WEIR_WARM_ADDR: remote/channel.py), else its Unix
+    socket, the key read from the folder.  Raises OSError when it cannot."""
+    import socket
+    cur = sys.modules.get(CURRENT_MODULE)
+    tcp = getattr(cur, "channel", None)
+    if tcp is not None and tcp[0] == folder:
+        _, host, port, key = tcp
+        sock = socket.create_connection((host, port), timeout=30)
+        sock.settimeout(None)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_KEEPALIVE, 1)
+        return sock, key
+    with open(os.path.join(folder, "key"), "rb") as f:
+        key = f.read()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.connect(os.path.join(folder, "sock"))
+    except OSError:
+        sock.close()
+        raise
+    return sock, key
+
+
+def tcp_channel(folder: str) -> Optional[Tuple[str, str, int, bytes]]:
+    """(folder, host, port, key) when this worker was told to reach its program over TCP
+    (WEIR_WARM_ADDR, WEIR_WARM_KEY), else None.  The key leaves the environment here: the
+    calls' code and the processes they start do not inherit it."""
+    addr = os.environ.pop("WEIR_WARM_ADDR", "")
+    hexkey = os.environ.pop("WEIR_WARM_KEY", "")
+    if not addr:
+        return None
+    host, _, port = addr.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        key = bytes.fromhex(hexkey)
+    except ValueError:
+        key = b""
+    if not host or not port.isdigit() or len(key) != KEY_BYTES:
+        raise ValueError("WEIR_WARM_ADDR/WEIR_WARM_KEY: expected HOST:PORT and %d bytes in "
+                         "hex, got %r and %d characters" % (KEY_BYTES, addr, len(hexkey)))
+    return folder, host, int(port), key
 
 
 def result_file(folder: str, tag: str, call_id: int) -> str:
@@ -650,7 +697,6 @@ def _watch_peer(sock: Any, worker: Optional[_Worker] = None) -> None:
 
 def main() -> int:
     import signal
-    import socket
     here = os.path.dirname(os.path.abspath(__file__))
     # sys.path[0] is this file's folder: the package's modules must not shadow the user's
     if sys.path and os.path.abspath(sys.path[0]) == here:
@@ -663,17 +709,28 @@ def main() -> int:
     runner = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(runner)
     folder = os.environ["WEIR_WARM_DIR"]
+    import types
+    # where a task's ray.get finds this worker (remote/actors.py, LinkFuture._wait), and
+    # how this process reaches its program (connect())
+    current = types.ModuleType(CURRENT_MODULE)
+    sys.modules[CURRENT_MODULE] = current
     try:
-        with open(os.path.join(folder, "key"), "rb") as f:
-            key = f.read()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.connect(os.path.join(folder, "sock"))
+        tcp = tcp_channel(folder)
+    except ValueError as e:
+        sys.stderr.write("weir warm worker: %s\n" % e)
+        return 2
+    current.channel = tcp  # type: ignore[attr-defined]
+    where = "%s:%d" % (tcp[1], tcp[2]) if tcp is not None else folder
+    try:
+        sock, key = connect(folder)
     except OSError as e:
-        if not os.path.exists(folder):  # the program ended before this worker started
+        if tcp is None and not os.path.exists(folder):  # the program ended before this
             sys.stderr.write("weir warm worker: the program has ended (%s is gone)\n" % folder)
             return 0
-        sys.stderr.write("weir warm worker: cannot reach the program at %s: %s\n" % (folder, e))
+        sys.stderr.write("weir warm worker: cannot reach the program at %s: %s\n" % (where, e))
         return 3
+    if tcp is not None:
+        sys.stderr.write("weir warm worker: reached the program over TCP at %s\n" % where)
     runner.apply_runtime_env()
     w = _Worker(sock, cloudpickle, runner)
     if os.environ.get("WEIR_WARM_SHM", "1") != "0" and os.path.isdir(SHM_DIR):
@@ -682,11 +739,7 @@ def main() -> int:
         assert spec is not None and spec.loader is not None
         w.segment = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(w.segment)
-    import types
-    # where a task's ray.get finds this worker (remote/actors.py, LinkFuture._wait)
-    current = types.ModuleType(CURRENT_MODULE)
     current.worker = w  # type: ignore[attr-defined]
-    sys.modules[CURRENT_MODULE] = current
     signal.signal(signal.SIGINT, _on_sigint(w))
     import threading
     threading.Thread(target=_watch_peer, args=(sock, w), daemon=True).start()
