@@ -64,7 +64,12 @@ class Actor:
 
     # ---- its worker ---------------------------------------------------------------------
     def start(self) -> None:
-        """Submits its worker job (in the caller's thread: a refusal is raised to it)."""
+        """Submits its worker job (in the caller's thread: a refusal is raised to it); an
+        actor placed in a placement group is started by a bundle's host instead."""
+        if self.o.get("placement") is not None:
+            from . import placement
+            placement.start_actor(self)
+            return
         env = {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0"}
         job = self.pool.session.client.submit(self.pool._spec(self.o, self.name, env))
         w = _Worker(None, job["id"], self)

@@ -35,7 +35,8 @@ from typing import Any, Dict, List, Mapping
 # what each Ray option becomes; anything else is refused, as Ray refuses unknown options
 RAY_FUNCTION_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "max_retries",
                         "retry_exceptions", "runtime_env", "num_returns", "name", "max_calls",
-                        "scheduling_strategy")
+                        "scheduling_strategy", "placement_group",
+                        "placement_group_bundle_index", "placement_group_capture_child_tasks")
 MIB = 1 << 20
 MAX_RETRIES = 1000  # the most restarts a weir job takes (JOB_SPEC_MAX_RESTARTS)
 

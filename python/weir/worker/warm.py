@@ -40,9 +40,15 @@ UNBLOCKED = ord("U")  # worker -> client: that call runs on
 REF = ord("I")      # client -> a task: the program's id of the call it made (u64)
 FETCH = ord("G")    # a task -> client: the value of the program's call of that id (u64)
 OWN = ord("O")      # a task -> client: a shared segment it put: size (u64), then its path
+KILL = ord("k")     # a task -> client: ray.kill: the actor's id (u64), then b"1" (no_restart)
+CANCEL_REF = ord("z")  # a task -> client: ray.cancel of the program's call: id (u64), b"FR"
+# placement groups (docs/internals/calls.md, "Placement groups"; worker/bundle.py)
+BUNDLE = ord("J")   # a bundle host -> client: hello: key, then b"PID JOB INDEX"
+SPAWN = ord("X")    # client -> a bundle host: start a worker (slot id): JSON argv and env
+EXITED = ord("x")   # a bundle host -> client: the worker of that slot ended: its exit status
 KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE, CREATE,
                    METHOD, LINK, ACTOR_CALL, LOOKUP, DIED, SUBMIT, BLOCKED, UNBLOCKED, REF,
-                   FETCH, OWN))
+                   FETCH, OWN, KILL, CANCEL_REF, BUNDLE, SPAWN, EXITED))
 KEY_BYTES = 32
 # the module (made by main()) whose `worker` is this process's _Worker
 CURRENT_MODULE = "_weir_warm_current"
@@ -536,7 +542,9 @@ def main() -> int:
     signal.signal(signal.SIGINT, _on_sigint(w))
     import threading
     threading.Thread(target=_watch_peer, args=(sock, w), daemon=True).start()
-    w.send(encode(HELLO, 0, hello_body(key, os.getpid(), os.environ.get("WEIR_JOB_ID", "-"))))
+    # a worker a bundle host started (worker/bundle.py) names its slot, not its job
+    job = os.environ.get("WEIR_WARM_SLOT") or os.environ.get("WEIR_JOB_ID") or "-"
+    w.send(encode(HELLO, 0, hello_body(key, os.getpid(), job)))
     w.loop(float(os.environ.get("WEIR_WARM_IDLE") or 10))
     w.flush_lines()
     return 1 if w.failed else 0

@@ -20,7 +20,8 @@ from ...remote.futures import Future
 # for a function (ray_names.py), the others are the actor's
 ACTOR_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "runtime_env",
                  "max_concurrency", "max_restarts", "max_task_retries", "lifetime", "name",
-                 "namespace", "get_if_exists", "scheduling_strategy")
+                 "namespace", "get_if_exists", "scheduling_strategy", "placement_group",
+                 "placement_group_bundle_index", "placement_group_capture_child_tasks")
 # those that are a weir job's resources (mapped by ray_names.from_ray)
 _JOB_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "runtime_env")
 
@@ -56,6 +57,8 @@ def check_options(options: Mapping[str, Any], what: str) -> None:
                                            not options[k]):
             raise ValueError("%s: %s: expected a non-empty str, got %r" % (what, k, options[k]))
     _ray.from_ray({k: v for k, v in options.items() if k in _JOB_OPTIONS}, what)
+    from . import placement as _pg
+    _pg.strategy_of(options)
 
 
 def _has_async(cls: Any) -> bool:
@@ -94,7 +97,8 @@ class ActorClass:
         from . import api
         link = api._task_link()
         if link is not None:  # in a task: the program makes it
-            f = link.submit(self._cls, self._ray_options, api._resolved(args),
+            from . import placement as _pg
+            f = link.submit(self._cls, _pg.captured(self._ray_options), api._resolved(args),
                             api._resolved(kwargs), "%s.remote()" % self.__name__)
             return _rebuild(*api.get(f))
         api._ensure()
@@ -104,6 +108,10 @@ class ActorClass:
         kw["env"] = dict(api._state.env_vars, **kw.get("env", {}))
         made = _functions.remote(_noop, **kw)
         assert isinstance(made, _functions.RemoteFunction)
+        from . import placement as _pg
+        placed = _pg.placement_of(o, made._options, "%s.remote()" % self.__name__)
+        if placed is not None:  # its worker started in a bundle of the group
+            made._options = dict(made._options, placement=placed)
         concurrency = _int_option(o, "max_concurrency", 1000 if _has_async(self._cls) else 1,
                                   1)
         label = o.get("name")
