@@ -7,9 +7,11 @@ that no bundle could hold, a bundle the node could never hold and a hard node af
 another node are refused at once; capture_child_tasks; removing the group ends its
 actors; nothing is left after the program."""
 
+import os
+import subprocess
 import textwrap
 
-from conftest import wait_no_procs
+from conftest import WEIR_BIN, wait_no_procs
 from test_ray_programs import cli_describe, jobs
 from test_ray_warm import WORKER_MARK, run_ok
 
@@ -143,3 +145,38 @@ def test_what_can_never_be_placed_is_refused_at_once(server, tmp_path):
     groups = [j for j in jobs(server) if j["name"] == "placement-group"]
     assert len(groups) == 1, groups
     assert server.wait_job(groups[0]["id"], timeout=60)["state"] in ("succeeded", "killed")
+
+
+def test_a_placement_group_on_the_private_server(tmp_path):
+    """ray.init(address="local"): the group is a job of the program's own server, its
+    tasks run in its bundle, and nothing of it is left after the program."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    prog = write(tmp_path, "local.py", """\
+        import os
+        import ray
+        from ray.util.placement_group import placement_group
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+        ray.init(address="local", num_cpus=4)
+        pg = placement_group([{"CPU": 2}, {"CPU": 2}], strategy="SPREAD")
+        print("ready", pg.wait(60))
+        print("left", ray.available_resources()["CPU"])
+
+        @ray.remote
+        def f(x):
+            return x * x, os.environ.get("WEIR_RAY_PG") is not None
+
+        s = PlacementGroupSchedulingStrategy(pg)
+        print(ray.get([f.options(scheduling_strategy=s).remote(i) for i in range(4)]))
+        """)
+    env = {k: v for k, v in os.environ.items() if k not in ("WEIR_SERVER", "WEIR_TOKEN",
+                                                              "PYTHONPATH")}
+    env.update(TMPDIR=str(tmp), WEIR_HOME=str(tmp_path / "no-home"))
+    r = subprocess.run([WEIR_BIN, "run", str(prog)], capture_output=True, text=True,
+                       env=env, timeout=180, cwd=str(tmp_path), stdin=subprocess.DEVNULL)
+    assert r.returncode == 0, cli_describe(r)
+    assert r.stdout.splitlines() == ["ready True", "left 0.0",
+                                     "[(0, True), (1, True), (4, True), (9, True)]"], \
+        cli_describe(r)
+    assert wait_no_procs(marker=str(tmp), cwd_prefix=str(tmp), timeout=30) == {}
+    assert list(tmp.iterdir()) == [], list(tmp.iterdir())

@@ -84,6 +84,7 @@ def create(pool: Pool, bundles: List[Tuple[int, int, Optional[str]]], strategy: 
     spec["roles"] = roles
     job = pool.session.client.submit(spec)
     g.job_id = int(job["id"])
+    pool.session.track(g.job_id, name or "placement-group")  # killed at the program's end
     with pool.lock:
         pool.groups[g.id] = g
     threading.Thread(target=_watch, args=(g,), daemon=True,
@@ -104,6 +105,7 @@ def _watch(g: Group) -> None:
             if g.pool.closed:
                 return
             threading.Event().wait(0.5)
+    g.pool.session.forget(g.job_id)
     _end(g, "its placement group was removed" if g.state == "REMOVED" else
          "its placement group's job %d ended (%s)" % (g.job_id, job.get("state")))
 

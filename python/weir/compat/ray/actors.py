@@ -42,13 +42,13 @@ def check_options(options: Mapping[str, Any], what: str) -> None:
             raise ValueError("%s: %r is not an option of an actor; the options are %s"
                              % (what, k, ", ".join(ACTOR_OPTIONS)))
     lifetime = options.get("lifetime")
-    if lifetime == "detached":
-        raise NotImplementedError(
-            "%s: lifetime=\"detached\": weir's actors live as long as the program that made "
-            "them (a detached actor would outlive it); leave lifetime out" % what)
-    if lifetime not in (None, "non_detached"):
-        raise ValueError("%s: lifetime: expected None or \"non_detached\", got %r"
-                         % (what, lifetime))
+    if lifetime not in (None, "non_detached", "detached"):
+        raise ValueError("%s: lifetime: expected None, \"detached\" or \"non_detached\", got "
+                         "%r" % (what, lifetime))
+    if lifetime == "detached" and (options.get("placement_group") or isinstance(
+            options.get("scheduling_strategy"), _pg_strategy())):
+        raise NotImplementedError("%s: a detached actor in a placement group: weir's groups "
+                                  "end with their program; leave one of them out" % what)
     _int_option(options, "max_concurrency", 1, 1)
     _int_option(options, "max_restarts", 0, -1)
     _int_option(options, "max_task_retries", 0, -1)
@@ -59,6 +59,11 @@ def check_options(options: Mapping[str, Any], what: str) -> None:
     _ray.from_ray({k: v for k, v in options.items() if k in _JOB_OPTIONS}, what)
     from . import placement as _pg
     _pg.strategy_of(options)
+
+
+def _pg_strategy() -> type:
+    from .util.scheduling_strategies import PlacementGroupSchedulingStrategy
+    return PlacementGroupSchedulingStrategy
 
 
 def _has_async(cls: Any) -> bool:
@@ -116,6 +121,8 @@ class ActorClass:
                                   1)
         label = o.get("name")
         ns = o.get("namespace") or api._state.namespace or ""
+        if o.get("lifetime") == "detached":
+            return _detached(self, made._options, label, ns, args, kwargs)
         try:
             a = _actors.create(self._cls, args, kwargs, made._options, label or self.__name__,
                                label, ns, concurrency, _int_option(o, "max_restarts", 0, -1),
@@ -130,6 +137,37 @@ class ActorClass:
 
 def _noop() -> None:
     return None
+
+
+def _detached(ac: ActorClass, o: Dict[str, Any], label: Optional[str], ns: str,
+              args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> "ActorHandle":
+    """A detached actor (remote/detached.py): a job of its own, found by (namespace, name)
+    in the user's home by any program; get_if_exists gives the one alive."""
+    from . import api
+    from ...remote import detached as _det
+    if not label:
+        raise ValueError("%s.options(lifetime=\"detached\"): give it a name= (a detached "
+                         "actor is found by its name in a later program)" % ac.__name__)
+    s = _session._get_session()
+    with _actors.pool_of(s).lock:
+        mine = _actors.pool_of(s).named.get((ns, label))
+    found = _det.find(s.client, ns, label)
+    if found is not None or (mine is not None and mine.dead is None):
+        if ac._ray_options.get("get_if_exists"):
+            if found is not None:
+                return _rebuild(*found)
+            assert mine is not None
+            folder, aid, aname, returns = mine.info()
+            return ActorHandle(folder, aid, aname, returns, actor=mine)
+        raise ValueError("an actor named %r exists already in namespace %r" % (label, ns))
+    try:
+        info = _det.create(s.client, ac._cls, api._resolved(args), api._resolved(kwargs), o,
+                           ns, label, _actors._num_returns(ac._cls), str(s.objects_dir))
+    except ResourceError as e:
+        raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot start "
+                            "the actor: %s" % (ac.__name__, api._state.address,
+                                               e.message)) from None
+    return _rebuild(*info)
 
 
 class ActorHandle:
@@ -170,7 +208,11 @@ class ActorHandle:
             f: Future = self._actor.call(method, args, kwargs)
         else:
             data = cloudpickle.dumps((args, kwargs), protocol=5)
-            f = _actors.link_to(self._folder).call(self._actor_id, self._name, method, data)
+            try:
+                f = _actors.link_to(self._folder).call(self._actor_id, self._name, method,
+                                                       data)
+            except ActorDied as e:  # its get raises it (a detached actor that has ended)
+                f = _Failed("%s.%s" % (self._name, method), e)
         if num_returns == 1:
             return f
         if num_returns == 0:
@@ -217,6 +259,31 @@ def _check_method_options(options: Mapping[str, Any], what: str) -> Optional[int
     if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
         raise ValueError("%s: num_returns: expected a whole number >= 0, got %r" % (what, n))
     return n
+
+
+class _Failed(Future):
+    """The ref of a call that could not be made (its actor has ended): get raises why."""
+
+    _local = True
+    _done = True
+
+    def __init__(self, name: str, error: BaseException) -> None:
+        self.name = name
+        self.job_id = None  # type: ignore[assignment]
+        self._value: Any = None
+        self._error: Optional[BaseException] = error
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s (failed)>" % self.name
+
+    def done(self) -> bool:
+        return True
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        return None
+
+    def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
+        return None
 
 
 class DerivedFuture(Future):
@@ -291,9 +358,13 @@ def kill(actor: Any, *, no_restart: bool = True) -> None:
     if not isinstance(actor, ActorHandle):
         raise ValueError("ray.kill: expected an actor handle, got %r (ray.cancel stops a "
                          "call)" % (actor,))
-    if actor._actor is None:
-        raise NotImplementedError("ray.kill: an actor is killed by the program that made it "
-                                  "(not from a task, yet)")
+    if actor._actor is None:  # in a task: the program kills it (docs/ray.md "Nested calls")
+        try:
+            _actors.link_to(actor._folder).kill(actor._actor_id, actor._name,
+                                                bool(no_restart))
+        except ActorDied as e:
+            raise ValueError("ray.kill: %s" % e) from None
+        return
     actor._actor.kill(bool(no_restart))
 
 
@@ -317,6 +388,10 @@ def get_actor(name: str, namespace: Optional[str] = None) -> ActorHandle:
     with pool.lock:
         a: Optional[_actors.Actor] = pool.named.get((ns, name))
     if a is None or a.dead is not None:
+        from ...remote import detached as _det  # a detached actor, made by any program
+        found = _det.find(_session._get_session().client, ns, name)
+        if found is not None:
+            return _rebuild(*found)
         raise ValueError("ray.get_actor: %s" % _actors._no_actor(name, ns))
     return ActorHandle(*a.info(), actor=a)
 

@@ -600,8 +600,8 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
     if isinstance(object_ref, _warm.WarmFuture):
         object_ref.cancel(force=force, recursive=bool(recursive))
         return
-    if isinstance(object_ref, _actors_mod.LinkFuture):
-        object_ref.cancel(force=force)
+    if isinstance(object_ref, _actors_mod.LinkFuture):  # in a task: the program cancels it
+        object_ref.cancel(force=force, recursive=bool(recursive))
         return
     object_ref.kill()
 
