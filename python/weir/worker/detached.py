@@ -50,8 +50,8 @@ def main() -> int:
         sys.stderr.write(rec[3])
         _remove(entry)
         why = "its constructor raised %s: %s" % (rec[1], rec[2])
-        with open(entry + ".died", "w") as f:  # what its callers are told
-            f.write(why)
+        with open(entry + ".died", "w") as out:  # what its callers are told
+            out.write(why)
         sys.stderr.write("weir detached actor: %s\n" % why)
         return 1
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
