@@ -211,7 +211,9 @@ class ActorHandle:
             try:
                 f = _actors.link_to(self._folder).call(self._actor_id, self._name, method,
                                                        data)
-            except ActorDied as e:  # its get raises it (a detached actor that has ended)
+            except ActorDied as e:  # a detached actor that has ended: its get raises it
+                if not self._folder.startswith(_actors.DETACHED):
+                    raise
                 f = _Failed("%s.%s" % (self._name, method), e)
         if num_returns == 1:
             return f
