@@ -129,13 +129,18 @@ def _end(g: Group, why: str) -> None:
     if not pool.closed:
         for shape in list(pool.shapes.values()):
             if (shape.o.get("placement") or (0,))[0] == g.id:
-                with pool.lock:
-                    queued = list(shape.queue)
-                    shape.queue.clear()
-                for f in queued:
-                    pool._settle(f, error=JobFailed("%s (call %d) was not run: %s"
-                                                    % (f.name, f.call_id, why),
-                                                    {"state": "killed", "tasks": []}))
+                _drop_queued(pool, shape, why)
+
+
+def _drop_queued(pool: Pool, shape: _Shape, why: str) -> None:
+    """The calls queued in a shape of an ended group fail as cancelled, saying why."""
+    with pool.lock:
+        queued = list(shape.queue)
+        shape.queue.clear()
+    for f in queued:
+        pool._settle(f, error=JobFailed("%s (call %d) was not run: %s"
+                                        % (f.name, f.call_id, why),
+                                        {"state": "killed", "tasks": []}))
 
 
 def remove(g: Group) -> None:
@@ -195,8 +200,12 @@ def start_worker(pool: Pool, shape: _Shape) -> None:
     with pool.lock:
         shape.starting -= 1
         g = pool.groups.get(gid)
-        if g is None or g.ended is not None:
-            return
+        ended = (g.ended if g is not None else "its placement group was removed") \
+            if g is None or g.ended is not None else None
+    if g is None or ended is not None:  # a call sent back after the group's end
+        _drop_queued(pool, shape, ended or "")
+        return
+    with pool.lock:
         b = _choose(g, index, shape.o["cpus"], shape.o["gpus"])
         if b is None:
             return
