@@ -15,6 +15,7 @@ hosts kill their children, the calls in flight fail, the actors end.
 import itertools
 import json
 import os
+import signal
 import threading
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
@@ -145,15 +146,23 @@ def _drop_queued(pool: Pool, shape: _Shape, why: str) -> None:
 
 def remove(g: Group) -> None:
     """remove_placement_group: its job killed; its actors end for good."""
+    why = "its placement group was removed"
     with g.pool.lock:
         if g.state == "REMOVED":
             return
         g.state = "REMOVED"
         actors = list(g.actors)
-    for a in actors:
+        pids = [w.pid for b in g.bundles for w in b.workers.values() if w.pid]
+    for a in actors:  # their calls fail from now on, and none is sent to them
         with a.lock:
             a.no_restart = True
-            a.killing = "its placement group was removed"
+            a.killing = why
+            a.dead = a.dead or why
+    for pid in pids:  # nothing runs in the group once this returns
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
     try:
         g.pool.session.client.kill(g.job_id)
     except WeirError:
