@@ -11,7 +11,7 @@ import os
 import subprocess
 import textwrap
 
-from conftest import WEIR_BIN, wait_no_procs
+from conftest import WEIR_BIN, wait_for, wait_no_procs
 from test_ray_programs import cli_describe, jobs
 from test_ray_warm import WORKER_MARK, run_ok
 
@@ -95,6 +95,12 @@ def test_a_placement_group_holds_its_bundles_and_runs_its_tasks_and_actors(serve
     (job,) = [server.job(j["id"]) for j in jobs(server) if j["name"] == "training"]
     assert sorted(job["spec"]["roles"]) == ["bundle0", "bundle1"], job
     assert server.wait_job(job["id"], timeout=60)["state"] == "killed"
+    # the calls placed in it are recorded under its job (its workers have none of their own)
+    def recorded():
+        calls = server.api("GET", "/api/v1/jobs/%d/calls" % job["id"])[1]["calls"]
+        return {c["name"] for c in calls if c["state"] == "succeeded"}
+    wait_for(lambda: {"where", "parent", "Trainer.__init__"} <= recorded(), 30,
+             "the group's calls recorded")
     assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
 
 
