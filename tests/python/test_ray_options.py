@@ -110,10 +110,17 @@ def test_ray_remote_makes_actor_classes_refuses_direct_calls_and_checks_options_
     with pytest.raises(TypeError, match=r"A\.remote\("):
         A()
     assert isinstance(ray.remote(num_cpus=1)(type("B", (), {})), ray.ActorClass)
-    with pytest.raises(NotImplementedError, match="detached"):
-        ray.remote(lifetime="detached")
-    with pytest.raises(NotImplementedError, match="detached"):
-        ray.remote(type("C", (), {})).options(lifetime="detached")
+    # a detached actor is taken (docs/ray.md "Detached actors"); another lifetime is not
+    assert isinstance(ray.remote(lifetime="detached")(type("C", (), {})), ray.ActorClass)
+    with pytest.raises(ValueError, match="lifetime"):
+        ray.remote(lifetime="forever")
+    with pytest.raises(ValueError, match="lifetime"):
+        ray.remote(type("C", (), {})).options(lifetime="forever")
+    # so are the strategies; a strategy weir does not know is refused at the decorator
+    with pytest.raises(ValueError, match="scheduling_strategy"):
+        ray.remote(scheduling_strategy="EVERYWHERE")(lambda: 1)
+    with pytest.raises(ValueError, match="placement_group"):
+        ray.remote(placement_group="mine")(type("E", (), {}))
     with pytest.raises(ValueError, match="max_concurrency"):
         ray.remote(max_concurrency=0)
     with pytest.raises(ValueError, match="max_retries"):

@@ -5,7 +5,8 @@ of calls with num_cpus=1 that waits in ray.get at every level completes on 2 cor
 waiting worker takes the children); a grandchild's failure reaches the program; refs nested
 in lists and dicts, returned refs, num_returns; a numpy array put once and read by four
 tasks from one shared segment, freed after del, a put spilled past the store's size;
-runtime_env, the runtime context, nodes(), Queue and what is refused; cancel(recursive)."""
+runtime_env, the runtime context, nodes(), Queue and what is refused (a STRICT_SPREAD
+group of two bundles on one node); cancel(recursive)."""
 
 import textwrap
 
@@ -326,9 +327,9 @@ def test_runtime_env_context_nodes_queue_and_what_is_refused(make_server, tmp_pa
             except NotImplementedError as e:
                 print("refused", "weir does not" in str(e))
         try:
-            ray.util.placement_group([{"CPU": 1}])
-        except NotImplementedError as e:
-            print("placement group refused", "not supported" in str(e))
+            ray.util.placement_group([{"CPU": 1}, {"CPU": 1}], strategy="STRICT_SPREAD")
+        except ValueError as e:
+            print("placement group refused", "could never be placed" in str(e))
         """)
     srv, r = run_two(make_server, prog, timeout=240)
     assert r.returncode == 0, cli_describe(r)

@@ -65,7 +65,12 @@ class Actor:
 
     # ---- its worker ---------------------------------------------------------------------
     def start(self) -> None:
-        """Submits its worker job (in the caller's thread: a refusal is raised to it)."""
+        """Submits its worker job (in the caller's thread: a refusal is raised to it); an
+        actor placed in a placement group is started by a bundle's host instead."""
+        if self.o.get("placement") is not None:
+            from . import placement
+            placement.start_actor(self)
+            return
         env = {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0"}
         spec = self.pool._spec(self.o, self.name, env)
         job = patiently("the job of actor %s" % self.name,
@@ -350,18 +355,40 @@ class LinkFuture(Future):
                 return
             self._link.cond.wait(timeout)
 
-    def cancel(self, force: bool = False) -> None:
-        raise WeirError("%s: a call made from a task cannot be cancelled yet" % self.name)
+    def cancel(self, force: bool = False, recursive: bool = True) -> None:
+        """ray.cancel in a task: the program cancels its call as its own (a call that has
+        ended is left as it is)."""
+        if self._done:
+            return
+        if not self._ref.wait(END_WAIT) or not self.ref_id:
+            raise WeirError("%s: the program did not name the call: it cannot be cancelled"
+                            % self.name)
+        flags = ("F" if force else "-") + ("R" if recursive else "-")
+        got = self._link._send(_w.CANCEL_REF, "cancel(%s)" % self.name,
+                               _w.ACTOR_ID.pack(self.ref_id) + flags.encode())
+        got._wait(None)
+        if got._error is not None:
+            raise got._error
 
-    kill = cancel
+    def kill(self) -> None:
+        self.cancel(force=False)
 
 
 class Link:
     """This process's connection to the program that owns the actors (one per program)."""
 
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, key_file: Optional[str] = None,
+                 sock_dir: Optional[str] = None) -> None:
+        """A link to the program of that folder (its key and socket there); a detached
+        actor's (remote/detached.py) has its key file and socket folder apart."""
         self.folder = folder
-        self.sock, key = _w.connect(folder)  # its Unix socket, or TCP (remote/channel.py)
+        if key_file or sock_dir:  # a detached actor's: its own socket and key file
+            with open(key_file or os.path.join(folder, "key"), "rb") as f:
+                key = f.read()
+            self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            self.sock.connect(os.path.join(sock_dir or folder, "sock"))
+        else:
+            self.sock, key = _w.connect(folder)  # its Unix socket, or TCP (remote/channel.py)
         self.wlock = threading.Lock()
         self.cond = threading.Condition()
         self.ids = 0
@@ -413,6 +440,14 @@ class Link:
     def adopt(self, path: str, size: int) -> LinkFuture:
         """The program owns a segment this task put (remote/shm.py) from now on."""
         return self._send(_w.OWN, "put", _w.ACTOR_ID.pack(size) + path.encode())
+
+    def kill(self, actor_id: int, name: str, no_restart: bool) -> None:
+        """ray.kill in a task: the program kills the actor as its own."""
+        f = self._send(_w.KILL, "ray.kill(%s)" % name,
+                       _w.ACTOR_ID.pack(actor_id) + (b"1" if no_restart else b"0"))
+        f._wait(None)
+        if f._error is not None:
+            raise f._error
 
     def lookup(self, namespace: str, name: str) -> LinkFuture:
         return self._send(_w.LOOKUP, "get_actor(%r)" % name,
@@ -480,6 +515,8 @@ class Link:
             self._settle(f, None, ActorDied("%s: the program has ended" % f.name))
 
 
+# the "folder" of a detached actor's handle: this, then its entry (remote/detached.py)
+DETACHED = "weir-detached:"
 _links: Dict[str, Link] = {}
 _links_lock = threading.Lock()
 
@@ -489,6 +526,10 @@ def link_to(folder: str) -> Link:
     with _links_lock:
         ln = _links.get(folder)
         if ln is None or ln.ended is not None:
+            if folder.startswith(DETACHED):  # a detached actor's own socket
+                from . import detached
+                ln = _links[folder] = detached.link(folder[len(DETACHED):])
+                return ln
             try:
                 ln = _links[folder] = Link(folder)
             except OSError as e:
@@ -612,11 +653,35 @@ def serve_link(pool: Pool, sock: socket.socket, reader: "_w.FrameReader",
             with pool.lock:
                 pool.adopted.append(ref)
             send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(None, protocol=5)))
+        elif kind == _w.KILL:  # ray.kill in a task
+            (aid,) = _w.ACTOR_ID.unpack_from(body)
+            with pool.lock:
+                a = pool.actors.get(aid)
+            if a is None:
+                send(_w.encode(_w.DIED, cid, ("no actor %d in this program" % aid).encode()))
+                return
+            a.kill(body[_w.ACTOR_ID.size:] == b"1")
+            send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(None, protocol=5)))
+        elif kind == _w.CANCEL_REF:  # ray.cancel in a task, of a call it made
+            (ref,) = _w.ACTOR_ID.unpack_from(body)
+            flags = body[_w.ACTOR_ID.size:]
+            with pool.lock:
+                f = pool.exported.get(ref)
+            if f is None:
+                send(_w.encode(_w.DIED, cid, ("no call %d in this program" % ref).encode()))
+                return
+            f.cancel(force=flags[:1] == b"F", recursive=flags[1:2] == b"R")
+            send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(None, protocol=5)))
         elif kind == _w.LOOKUP:
             ns, _, name = body.decode("utf-8", "replace").partition("\0")
             with pool.lock:
                 a = pool.named.get((ns, name))
             if a is None or a.dead is not None:
+                from . import detached  # a detached actor of that name, in the user's home
+                info = detached.find(pool.session.client, ns, name)
+                if info is not None:
+                    send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(info, protocol=5)))
+                    return
                 send(_w.encode(_w.DIED, cid, _no_actor(name, ns).encode()))
             else:
                 send(_w.encode(_w.VALUE, cid, cloudpickle.dumps(a.info(), protocol=5)))
@@ -663,4 +728,4 @@ def _answer_job(f: Future, done: Callable[[Any], None]) -> None:
 
 def _no_actor(name: str, namespace: str) -> str:
     return "no actor named %r in namespace %r (named actors live as long as the program " \
-        "that made them)" % (name, namespace)
+        "that made them, detached ones until ray.kill)" % (name, namespace)

@@ -24,8 +24,10 @@ resources allow (docs/ray.md says the same):
                 nothing
   num_returns   1 here (weir's own remote functions); ray.remote takes the others
   name          the job's name
-  max_calls, scheduling_strategy   accepted; each call is a process of its own already,
-                and weir places every call itself
+  max_calls, scheduling_strategy, placement_group, placement_group_bundle_index,
+  placement_group_capture_child_tasks   accepted and not used here (each of weir.remote's
+                calls is a job the server places); ray.remote reads the strategy and the
+                placement group options (compat/ray/placement.py)
 """
 
 import math
@@ -35,7 +37,8 @@ from typing import Any, Dict, List, Mapping
 # what each Ray option becomes; anything else is refused, as Ray refuses unknown options
 RAY_FUNCTION_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "max_retries",
                         "retry_exceptions", "runtime_env", "num_returns", "name", "max_calls",
-                        "scheduling_strategy")
+                        "scheduling_strategy", "placement_group",
+                        "placement_group_bundle_index", "placement_group_capture_child_tasks")
 MIB = 1 << 20
 MAX_RETRIES = 1000  # the most restarts a weir job takes (JOB_SPEC_MAX_RESTARTS)
 

@@ -66,7 +66,7 @@ def eligible(o: Dict[str, Any]) -> bool:
 
 def _shape_key(o: Dict[str, Any]) -> Tuple[Any, ...]:
     return (o["cpus"], o["gpus"], str(o["memory"]), o["python"],
-            tuple(sorted((str(k), str(v)) for k, v in o["env"].items())))
+            tuple(sorted((str(k), str(v)) for k, v in o["env"].items())), o.get("placement"))
 
 
 class WarmFuture(Future):
@@ -234,6 +234,8 @@ class Pool:
         self.fns: Dict[Any, Tuple[bytes, bytes]] = {}  # function -> (sha256, pickle)
         self.actors: Dict[int, Any] = {}  # id -> remote/actors.py's Actor
         self.named: Dict[Tuple[str, str], Any] = {}  # (namespace, name) -> Actor
+        self.groups: Dict[int, Any] = {}  # id -> remote/placement.py's Group
+        self.slots: Dict[str, _Worker] = {}  # the workers a group's bundle hosts start
         # the calls whose refs went to a task (pickled, or made by one): id -> future; held
         # while the program lives (a task may ask for the value at any time)
         self.exported: Dict[int, WarmFuture] = {}
@@ -337,7 +339,12 @@ class Pool:
 
     def _start_worker(self, shape: _Shape) -> None:
         """Submits one worker job (in the caller's thread: a refusal, such as a GPU the
-        server lacks, is raised to the caller) and a thread that waits for its end."""
+        server lacks, is raised to the caller) and a thread that waits for its end.  A
+        shape placed in a placement group has its workers started by a bundle's host."""
+        if shape.o.get("placement") is not None:
+            from . import placement
+            placement.start_worker(self, shape)
+            return
         try:
             spec = self._spec(shape.o)
             job = patiently("a warm worker's job",
@@ -423,6 +430,14 @@ class Pool:
                     sock.close()  # no hello: whoever it is does not know the key
                     return
             kind, _, body = frames[0]
+            if kind == _w.BUNDLE:  # a placement group's bundle host (remote/placement.py)
+                if not hmac.compare_digest(body[:_w.KEY_BYTES], self.key):
+                    sock.close()
+                    return
+                sock.settimeout(None)
+                from . import placement
+                placement.serve_bundle(self, sock, reader, frames[1:], body)
+                return
             if kind == _w.LINK:  # a task that calls actors (remote/actors.py)
                 if not hmac.compare_digest(body[:_w.KEY_BYTES], self.key):
                     sock.close()
@@ -434,12 +449,13 @@ class Pool:
                                    int(lpid) if lpid.isdigit() else 0)
                 return
             key, pid, job = _w.parse_hello(body) if kind == _w.HELLO else (b"", 0, "")
-            if not hmac.compare_digest(key, self.key) or not job.isdigit():
+            if not hmac.compare_digest(key, self.key) or not (job.isdigit() or
+                                                               job in self.slots):
                 sock.close()
                 return
             sock.settimeout(None)
             with self.lock:
-                w = self.by_job.get(int(job))
+                w = self.by_job.get(int(job)) if job.isdigit() else self.slots.get(job)
                 if w is None or w.sock is not None or self.closed:
                     sock.close()
                     return
@@ -676,7 +692,10 @@ class Pool:
             shape = self.shapes.get(key)
             if shape is None:
                 cap = int(os.environ.get("WEIR_WARM_WORKERS") or os.cpu_count() or 1)
-                shape = self.shapes[key] = _Shape(key, o, max(1, cap // max(1, o["cpus"])))
+                cap = max(1, cap // max(1, o["cpus"]))
+                if o.get("placement") is not None:  # what its bundles hold (placement.py)
+                    cap = o["placement"][2]
+                shape = self.shapes[key] = _Shape(key, o, cap)
             cold = shape.cold
         if cold is not None:
             return _functions._submit(fn, args, kwargs, o, "call", extra=_extra(o))

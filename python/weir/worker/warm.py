@@ -46,9 +46,15 @@ OWN = ord("O")      # a task -> client: a shared segment it put: size (u64), the
 SHMVAL = ord("Q")   # worker -> client: the value is a segment in /dev/shm: size (u64), path
 ITEM = ord("Y")     # worker -> client: a generator's item: its index (u64), then the kind
                     # of its value (u8: VALUE or SHMVAL) and that kind's body
+KILL = ord("k")     # a task -> client: ray.kill: the actor's id (u64), then b"1" (no_restart)
+CANCEL_REF = ord("z")  # a task -> client: ray.cancel of the program's call: id (u64), b"FR"
+# placement groups (docs/internals/calls.md, "Placement groups"; worker/bundle.py)
+BUNDLE = ord("J")   # a bundle host -> client: hello: key, then b"PID JOB INDEX"
+SPAWN = ord("X")    # client -> a bundle host: start a worker (slot id): JSON argv and env
+EXITED = ord("x")   # a bundle host -> client: the worker of that slot ended: its exit status
 KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE, CREATE,
                    METHOD, LINK, ACTOR_CALL, LOOKUP, DIED, SUBMIT, BLOCKED, UNBLOCKED, REF,
-                   FETCH, OWN, SHMVAL, ITEM))
+                   FETCH, OWN, SHMVAL, ITEM, KILL, CANCEL_REF, BUNDLE, SPAWN, EXITED))
 KEY_BYTES = 32
 SHM_DIR = "/dev/shm"
 # the module (made by main()) whose `worker` is this process's _Worker
@@ -743,7 +749,9 @@ def main() -> int:
     signal.signal(signal.SIGINT, _on_sigint(w))
     import threading
     threading.Thread(target=_watch_peer, args=(sock, w), daemon=True).start()
-    w.send(encode(HELLO, 0, hello_body(key, os.getpid(), os.environ.get("WEIR_JOB_ID", "-"))))
+    # a worker a bundle host started (worker/bundle.py) names its slot, not its job
+    job = os.environ.get("WEIR_WARM_SLOT") or os.environ.get("WEIR_JOB_ID") or "-"
+    w.send(encode(HELLO, 0, hello_body(key, os.getpid(), job)))
     w.loop(float(os.environ.get("WEIR_WARM_IDLE") or 10))
     w.flush_lines()
     return 1 if w.failed else 0

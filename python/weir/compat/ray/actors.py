@@ -21,7 +21,8 @@ from ...worker import warm as _wire
 # for a function (ray_names.py), the others are the actor's
 ACTOR_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "runtime_env",
                  "max_concurrency", "max_restarts", "max_task_retries", "lifetime", "name",
-                 "namespace", "get_if_exists", "scheduling_strategy")
+                 "namespace", "get_if_exists", "scheduling_strategy", "placement_group",
+                 "placement_group_bundle_index", "placement_group_capture_child_tasks")
 # those that are a weir job's resources (mapped by ray_names.from_ray)
 _JOB_OPTIONS = ("num_cpus", "num_gpus", "memory", "resources", "runtime_env")
 
@@ -42,13 +43,13 @@ def check_options(options: Mapping[str, Any], what: str) -> None:
             raise ValueError("%s: %r is not an option of an actor; the options are %s"
                              % (what, k, ", ".join(ACTOR_OPTIONS)))
     lifetime = options.get("lifetime")
-    if lifetime == "detached":
-        raise NotImplementedError(
-            "%s: lifetime=\"detached\": weir's actors live as long as the program that made "
-            "them (a detached actor would outlive it); leave lifetime out" % what)
-    if lifetime not in (None, "non_detached"):
-        raise ValueError("%s: lifetime: expected None or \"non_detached\", got %r"
-                         % (what, lifetime))
+    if lifetime not in (None, "non_detached", "detached"):
+        raise ValueError("%s: lifetime: expected None, \"detached\" or \"non_detached\", got "
+                         "%r" % (what, lifetime))
+    if lifetime == "detached" and (options.get("placement_group") or isinstance(
+            options.get("scheduling_strategy"), _pg_strategy())):
+        raise NotImplementedError("%s: a detached actor in a placement group: weir's groups "
+                                  "end with their program; leave one of them out" % what)
     _int_option(options, "max_concurrency", 1, 1)
     _int_option(options, "max_restarts", 0, -1)
     _int_option(options, "max_task_retries", 0, -1)
@@ -57,6 +58,13 @@ def check_options(options: Mapping[str, Any], what: str) -> None:
                                            not options[k]):
             raise ValueError("%s: %s: expected a non-empty str, got %r" % (what, k, options[k]))
     _ray.from_ray({k: v for k, v in options.items() if k in _JOB_OPTIONS}, what)
+    from . import placement as _pg
+    _pg.strategy_of(options)
+
+
+def _pg_strategy() -> type:
+    from .util.scheduling_strategies import PlacementGroupSchedulingStrategy
+    return PlacementGroupSchedulingStrategy
 
 
 def _has_async(cls: Any) -> bool:
@@ -95,7 +103,8 @@ class ActorClass:
         from . import api
         link = api._task_link()
         if link is not None:  # in a task: the program makes it
-            f = link.submit(self._cls, self._ray_options, api._resolved(args),
+            from . import placement as _pg
+            f = link.submit(self._cls, _pg.captured(self._ray_options), api._resolved(args),
                             api._resolved(kwargs), "%s.remote()" % self.__name__)
             return _rebuild(*api.get(f))
         api._ensure()
@@ -105,10 +114,16 @@ class ActorClass:
         kw["env"] = dict(api._state.env_vars, **kw.get("env", {}))
         made = _functions.remote(_noop, **kw)
         assert isinstance(made, _functions.RemoteFunction)
+        from . import placement as _pg
+        placed = _pg.placement_of(o, made._options, "%s.remote()" % self.__name__)
+        if placed is not None:  # its worker started in a bundle of the group
+            made._options = dict(made._options, placement=placed)
         concurrency = _int_option(o, "max_concurrency", 1000 if _has_async(self._cls) else 1,
                                   1)
         label = o.get("name")
         ns = o.get("namespace") or api._state.namespace or ""
+        if o.get("lifetime") == "detached":
+            return _detached(self, made._options, label, ns, args, kwargs)
         try:
             a = _actors.create(self._cls, args, kwargs, made._options, label or self.__name__,
                                label, ns, concurrency, _int_option(o, "max_restarts", 0, -1),
@@ -123,6 +138,37 @@ class ActorClass:
 
 def _noop() -> None:
     return None
+
+
+def _detached(ac: ActorClass, o: Dict[str, Any], label: Optional[str], ns: str,
+              args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> "ActorHandle":
+    """A detached actor (remote/detached.py): a job of its own, found by (namespace, name)
+    in the user's home by any program; get_if_exists gives the one alive."""
+    from . import api
+    from ...remote import detached as _det
+    if not label:
+        raise ValueError("%s.options(lifetime=\"detached\"): give it a name= (a detached "
+                         "actor is found by its name in a later program)" % ac.__name__)
+    s = _session._get_session()
+    with _actors.pool_of(s).lock:
+        mine = _actors.pool_of(s).named.get((ns, label))
+    found = _det.find(s.client, ns, label)
+    if found is not None or (mine is not None and mine.dead is None):
+        if ac._ray_options.get("get_if_exists"):
+            if found is not None:
+                return _rebuild(*found)
+            assert mine is not None
+            folder, aid, aname, returns = mine.info()
+            return ActorHandle(folder, aid, aname, returns, actor=mine)
+        raise ValueError("an actor named %r exists already in namespace %r" % (label, ns))
+    try:
+        info = _det.create(s.client, ac._cls, api._resolved(args), api._resolved(kwargs), o,
+                           ns, label, _actors._num_returns(ac._cls), str(s.objects_dir))
+    except ResourceError as e:
+        raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot start "
+                            "the actor: %s" % (ac.__name__, api._state.address,
+                                               e.message)) from None
+    return _rebuild(*info)
 
 
 class ActorHandle:
@@ -166,7 +212,13 @@ class ActorHandle:
             f: Future = self._actor.call(method, args, kwargs)
         else:
             data = cloudpickle.dumps((args, kwargs), protocol=5)
-            f = _actors.link_to(self._folder).call(self._actor_id, self._name, method, data)
+            try:
+                f = _actors.link_to(self._folder).call(self._actor_id, self._name, method,
+                                                       data)
+            except ActorDied as e:  # a detached actor that has ended: its get raises it
+                if not self._folder.startswith(_actors.DETACHED):
+                    raise
+                f = _Failed("%s.%s" % (self._name, method), e)
         from .api import _returns  # (api imports this module)
         return _returns(f, num_returns)
 
@@ -213,6 +265,31 @@ def _check_method_options(options: Mapping[str, Any], what: str) -> Optional[Uni
         raise ValueError("%s: num_returns: expected a whole number >= 0, \"streaming\" or "
                          "\"dynamic\", got %r" % (what, n))
     return n
+
+
+class _Failed(Future):
+    """The ref of a call that could not be made (its actor has ended): get raises why."""
+
+    _local = True
+    _done = True
+
+    def __init__(self, name: str, error: BaseException) -> None:
+        self.name = name
+        self.job_id = None  # type: ignore[assignment]
+        self._value: Any = None
+        self._error: Optional[BaseException] = error
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s (failed)>" % self.name
+
+    def done(self) -> bool:
+        return True
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        return None
+
+    def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
+        return None
 
 
 class DerivedFuture(Future):
@@ -287,9 +364,13 @@ def kill(actor: Any, *, no_restart: bool = True) -> None:
     if not isinstance(actor, ActorHandle):
         raise ValueError("ray.kill: expected an actor handle, got %r (ray.cancel stops a "
                          "call)" % (actor,))
-    if actor._actor is None:
-        raise NotImplementedError("ray.kill: an actor is killed by the program that made it "
-                                  "(not from a task, yet)")
+    if actor._actor is None:  # in a task: the program kills it (docs/ray.md "Nested calls")
+        try:
+            _actors.link_to(actor._folder).kill(actor._actor_id, actor._name,
+                                                bool(no_restart))
+        except ActorDied as e:
+            raise ValueError("ray.kill: %s" % e) from None
+        return
     actor._actor.kill(bool(no_restart))
 
 
@@ -313,6 +394,10 @@ def get_actor(name: str, namespace: Optional[str] = None) -> ActorHandle:
     with pool.lock:
         a: Optional[_actors.Actor] = pool.named.get((ns, name))
     if a is None or a.dead is not None:
+        from ...remote import detached as _det  # a detached actor, made by any program
+        found = _det.find(_session._get_session().client, ns, name)
+        if found is not None:
+            return _rebuild(*found)
         raise ValueError("ray.get_actor: %s" % _actors._no_actor(name, ns))
     return ActorHandle(*a.info(), actor=a)
 

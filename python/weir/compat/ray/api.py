@@ -36,6 +36,7 @@ from . import actors as _actors
 from . import exceptions
 from .actors import ActorClass, ActorHandle, get_actor, kill, method
 from . import private as _private
+from . import placement as _pg
 
 __version__ = "2.9.0+weir" + _weir_version
 
@@ -256,6 +257,7 @@ class RemoteFunction:
         merged = dict(RAY_DEFAULTS, **self._ray_options)
         merged.pop("num_returns", None)
         self._weir_options = _ray.from_ray(merged, "ray.remote")  # checked here, at once
+        _pg.strategy_of(self._ray_options)
         # what runs: a generator's items made a list for num_returns "dynamic"/"streaming"
         self._run = _listing(fn) if isinstance(self._returns, str) else fn
         # (init's env_vars, weir's RemoteFunction) of the last call: made once per init
@@ -285,7 +287,7 @@ class RemoteFunction:
     def _call(self, args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> Any:
         link = _task_link()
         if link is not None:
-            return link.submit(self._fn, self._ray_options, _resolved(args),
+            return link.submit(self._fn, _pg.captured(self._ray_options), _resolved(args),
                                _resolved(kwargs), _functions._job_name(self._fn))
         _ensure()
         fn = self._made[1]
@@ -300,6 +302,9 @@ class RemoteFunction:
             self._made = (_state.env_vars, fn)
         try:
             o = fn._options
+            placed = _pg.placement_of(self._ray_options, o, "%s.remote()" % self.__name__)
+            if placed is not None:  # in a bundle of a placement group: its workers
+                o = dict(o, placement=placed)
             if _warm.enabled() and _warm.eligible(o):
                 s = _session._get_session()
                 return _warm.pool_of(s).submit(self._run, args, kwargs, o,
@@ -803,8 +808,8 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
     if isinstance(object_ref, _warm.WarmFuture):
         object_ref.cancel(force=force, recursive=bool(recursive))
         return
-    if isinstance(object_ref, _actors_mod.LinkFuture):
-        object_ref.cancel(force=force)
+    if isinstance(object_ref, _actors_mod.LinkFuture):  # in a task: the program cancels it
+        object_ref.cancel(force=force, recursive=bool(recursive))
         return
     object_ref.kill()
 

@@ -1,0 +1,181 @@
+"""Detached actors and ray.kill / ray.cancel from a task (docs/ray.md "Actors", "Nested
+calls"; docs/internals/calls.md "Detached actors"), with `weir run` against a real server:
+an actor made with lifetime="detached" outlives its program, a later program finds it by
+name and namespace, calls it (and passes it to a task), get_if_exists gives it, ray.kill
+ends it; its key is in the home (0600) and in no log or job spec; a detached actor whose
+constructor raises; a task that holds a handle kills the actor; a task cancels a call it
+made."""
+
+import json
+import stat
+import textwrap
+
+from conftest import wait_no_procs
+from test_ray_programs import cli_describe, jobs
+from test_ray_warm import WORKER_MARK, run_ok, weir_run
+
+DETACHED_MARK = "WEIR_DETACHED="
+
+
+def write(tmp_path, name, text):
+    p = tmp_path / name
+    p.write_text(textwrap.dedent(text))
+    return p
+
+
+COUNTER = """\
+        import os
+        import ray
+
+        @ray.remote
+        class Counter:
+            def __init__(self, start):
+                self.n = start
+
+            def incr(self, by=1):
+                self.n += by
+                return self.n
+
+            def pid(self):
+                return os.getpid()
+"""
+
+
+def test_a_detached_actor_outlives_its_program_and_a_later_one_kills_it(server, tmp_path):
+    first = write(tmp_path, "first.py", COUNTER + """\
+        ray.init(namespace="shop")
+        c = Counter.options(name="keeper", lifetime="detached").remote(10)
+        print("first", ray.get(c.incr.remote()), ray.get(c.incr.remote(5)))
+        again = Counter.options(name="keeper", lifetime="detached",
+                                get_if_exists=True).remote(0)
+        print("get_if_exists", ray.get(again.incr.remote()))
+        try:
+            Counter.options(name="keeper", lifetime="detached").remote(0)
+        except ValueError as e:
+            print("taken", "exists already" in str(e))
+        """)
+    r = run_ok(server, first)
+    assert r.stdout.splitlines() == ["first 11 16", "get_if_exists 17", "taken True"], \
+        cli_describe(r)
+    (job,) = [server.job(j["id"]) for j in jobs(server) if j["name"] == "keeper"]
+    assert job["state"] == "running", job  # its program has ended, it has not
+    # its key is in the home, 0600, in a 0700 folder; not in its job's spec or log
+    folder = server.home / "ray" / "actors"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    (key,) = list(folder.glob("*.key"))
+    assert stat.S_IMODE(key.stat().st_mode) == 0o600
+    secret = key.read_bytes()
+    assert secret.hex() not in json.dumps(job) and secret.hex() not in server.log(job["id"])
+
+    second = write(tmp_path, "second.py", """\
+        import ray
+        ray.init(namespace="shop")
+        c = ray.get_actor("keeper")
+        print("second", ray.get(c.incr.remote()))
+
+        @ray.remote
+        def use(h):
+            return ray.get(h.incr.remote(100))
+
+        @ray.remote
+        def find():
+            return ray.get(ray.get_actor("keeper", namespace="shop").incr.remote())
+
+        print("task", ray.get(use.remote(c)), ray.get(find.remote()))
+        try:
+            ray.get_actor("keeper", namespace="other")
+        except ValueError as e:
+            print("other namespace", "no actor named" in str(e))
+        ray.kill(c)
+        try:
+            ray.get_actor("keeper")
+        except ValueError as e:
+            print("killed", "no actor named" in str(e))
+        """)
+    r = run_ok(server, second)
+    assert r.stdout.splitlines() == ["second 18", "task 118 119", "other namespace True",
+                                     "killed True"], cli_describe(r)
+    assert server.wait_job(job["id"], timeout=60)["state"] in ("succeeded", "killed")
+    assert list(folder.iterdir()) == []
+    assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
+
+
+def test_a_detached_actor_whose_constructor_raises(server, tmp_path):
+    prog = write(tmp_path, "bad.py", """\
+        import ray
+
+        @ray.remote
+        class Bad:
+            def __init__(self):
+                raise ValueError("no stock")
+
+            def f(self):
+                return 1
+
+        b = Bad.options(name="bad", lifetime="detached").remote()
+        try:
+            ray.get(b.f.remote())
+        except ray.exceptions.RayActorError as e:
+            print("died", "has ended" in str(e))
+        try:
+            Bad.options(lifetime="detached").remote()
+        except ValueError as e:
+            print("unnamed", "give it a name" in str(e))
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["died True", "unnamed True"], cli_describe(r)
+    (job,) = [j for j in jobs(server) if j["name"] == "bad"]
+    assert server.wait_job(job["id"], timeout=60)["state"] == "failed"
+
+
+def test_a_task_kills_an_actor_and_cancels_a_call_it_made(server, tmp_path):
+    prog = write(tmp_path, "fromtask.py", COUNTER + """\
+        import time
+
+        @ray.remote
+        def killer(h):
+            ray.kill(h)
+            return "done"
+
+        @ray.remote
+        def forever():
+            time.sleep(600)
+
+        @ray.remote
+        def canceller():
+            ref = forever.remote()
+            ray.cancel(ref)
+            try:
+                ray.get(ref)
+            except ray.exceptions.TaskCancelledError:
+                return "cancelled"
+
+        c = Counter.remote(0)
+        print("alive", ray.get(c.incr.remote()))
+        print(ray.get(killer.remote(c)))
+        try:
+            ray.get(c.incr.remote())
+        except ray.exceptions.RayActorError as e:
+            print("killed", "ray.kill()" in str(e))
+        print(ray.get(canceller.remote()))
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["alive 1", "done", "killed True", "cancelled"], \
+        cli_describe(r)
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+
+
+def test_a_detached_actor_in_a_placement_group_is_refused(server, tmp_path):
+    """A group ends with its program, a detached actor does not: the pair is refused."""
+    prog = write(tmp_path, "opts.py", COUNTER + """\
+        from ray.util.placement_group import placement_group
+        from ray.util.scheduling_strategies import PlacementGroupSchedulingStrategy
+        pg = placement_group([{"CPU": 1}])
+        try:
+            Counter.options(name="x", lifetime="detached",
+                            scheduling_strategy=PlacementGroupSchedulingStrategy(pg)).remote(0)
+        except NotImplementedError as e:
+            print("refused", "placement group" in str(e))
+        """)
+    r = weir_run(server, prog)
+    assert r.returncode == 0 and r.stdout.splitlines() == ["refused True"], cli_describe(r)
