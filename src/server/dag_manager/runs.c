@@ -90,17 +90,18 @@ static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *r
 static void continuous_pass(struct dag_manager *dm, struct dag_entry *e, int64_t now)
 {
 	const struct dag_spec *s = e->spec;
-	struct dag_run_query q = {.dag_id = s->dag_id, .by_state = true};
+	/* the runs of each active state (queries: no run's state is set here) */
+	struct dag_run_query q_queued = {
+	    .dag_id = s->dag_id, .by_state = true, .state = DAG_RUN_QUEUED};
+	struct dag_run_query q_running = {
+	    .dag_id = s->dag_id, .by_state = true, .state = DAG_RUN_RUNNING};
 	struct schedule_interval iv;
 	struct weir_error err = {0};
 	int64_t last = dm_last_scheduled(dm, e), last_end = last, queued = 0, running = 0;
 	char ts[48], id[80];
 
-	q.state = DAG_RUN_QUEUED;
-	if (dag_store_run_count(dm->ds, &q, &queued, &err) == 0) {
-		q.state = DAG_RUN_RUNNING;
-		dag_store_run_count(dm->ds, &q, &running, &err);
-	}
+	if (dag_store_run_count(dm->ds, &q_queued, &queued, &err) == 0)
+		dag_store_run_count(dm->ds, &q_running, &running, &err);
 	if (err.msg[0]) {
 		log_error("DAG %s: @continuous: %s", s->dag_id, err.msg);
 		return;
