@@ -300,10 +300,12 @@ class Pool:
 
     # ---- workers ------------------------------------------------------------------------
     def _channel(self) -> str:
-        """How workers reach this program: "unix", or "tcp" (a port opened now, once)."""
-        with self.lock:
-            if self.channel is not None:
-                return self.channel
+        """How workers reach this program: "unix", or "tcp" (a port opened now, once).  Once
+        decided it is read without the lock: a placement group's bundle asks for a worker's
+        spec with the lock held (remote/placement.py), after the group's own spec decided."""
+        how = self.channel
+        if how is not None:
+            return how
         how = _channel.mode(self.session.client)
         with self.lock:
             if self.channel is None:
@@ -965,7 +967,12 @@ class Pool:
         for f in pending:
             self._settle(f, error=self._cancelled(f))
         self.wake.set()
-        self._flush(final=True)  # the last calls' records
+        # the reporter may be sending a batch now: once it has ended, what the server did
+        # not take is back in self.reports (a flush that finds the pool closed waits for
+        # the server itself), and the last flush sends it with the last calls' records
+        if self.reporter is not threading.current_thread():
+            self.reporter.join()
+        self._flush(final=True)
 
 
 def call_ref(folder: str, ref_id: int) -> Future:
