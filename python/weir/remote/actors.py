@@ -27,6 +27,7 @@ import cloudpickle
 from ..errors import ActorDied, GetTimeoutError, JobFailed, RemoteError, WeirError
 from ..errors import remote_error
 from ..worker import warm as _w
+from . import objects as _objects
 from . import shm as _shm
 from .futures import Future
 from .warm import END_WAIT, Pool, WarmFuture, _Worker, pool_of
@@ -65,7 +66,10 @@ class Actor:
     # ---- its worker ---------------------------------------------------------------------
     def start(self) -> None:
         """Submits its worker job (in the caller's thread: a refusal is raised to it)."""
-        env = {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0"}
+        env = {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0",
+               # what ray.get_runtime_context() tells the actor of itself
+               "WEIR_WARM_ACTOR_NAME": self.label or "",
+               "WEIR_WARM_ACTOR_RESTARTS": str(self.restarts)}
         job = self.pool.session.client.submit(self.pool._spec(self.o, self.name, env))
         w = _Worker(None, job["id"], self)
         with self.pool.lock:
@@ -389,7 +393,11 @@ class Link:
                kwargs: Dict[str, Any], name: str) -> LinkFuture:
         """A call of a function (its future), or an actor's creation (answered with the
         actor's handle fields), made by the program for this task."""
-        data = cloudpickle.dumps((target, options, args, kwargs), protocol=5)
+        try:
+            data = cloudpickle.dumps((target, options, args, kwargs), protocol=5)
+        except Exception:
+            _objects.dumps_args(args, kwargs, name)  # names the argument that fails
+            data = _objects.dumps((target, options, args, kwargs), "the call of %s" % name)
         f = self._send(_w.SUBMIT, name, data)
         f.what = "call"
         return f

@@ -24,8 +24,9 @@ resources allow (docs/ray.md says the same):
                 nothing
   num_returns   1 here (weir's own remote functions); ray.remote takes the others
   name          the job's name
-  max_calls, scheduling_strategy   accepted; each call is a process of its own already,
-                and weir places every call itself
+  max_calls     checked here; a call that is a job is a process of its own already, and
+                ray.remote gives it to the warm workers (a worker leaves after that many)
+  scheduling_strategy   accepted; weir places every call itself
 """
 
 import math

@@ -62,7 +62,8 @@ def eligible(o: Dict[str, Any]) -> bool:
 
 def _shape_key(o: Dict[str, Any]) -> Tuple[Any, ...]:
     return (o["cpus"], o["gpus"], str(o["memory"]), o["python"],
-            tuple(sorted((str(k), str(v)) for k, v in o["env"].items())))
+            tuple(sorted((str(k), str(v)) for k, v in o["env"].items())),
+            o.get("max_calls") or 0)
 
 
 class WarmFuture(Future):
@@ -188,6 +189,8 @@ class _Worker:
         self.leaving = False
         self.gone = False
         self.head_since = 0.0  # since when it runs its first call in flight (perf_counter)
+        self.calls = 0  # the calls sent to it
+        self.spent = False  # it had its shape's max_calls: it leaves after the last one
         # its calls that wait (ray.get) for others: while all it holds wait, it takes one
         # more call and runs it on top of them (worker/warm.py, serve_while)
         self.blocked = 0
@@ -439,6 +442,9 @@ class Pool:
                 took = now - f._sent
                 c = w.shape.call_s
                 w.shape.call_s = took if c is None else 0.8 * c + 0.2 * took
+            spent = w.spent and not w.inflight
+        if spent:
+            self._retire(w)
         if f is None:
             return
         if kind == _w.VALUE:
@@ -455,6 +461,29 @@ class Pool:
             self._settle(f, error=self._cancelled(f))
         if w.shape is not None:
             self._pump(w.shape)
+
+    def _retire(self, w: _Worker) -> None:
+        """A worker that ran its shape's max_calls leaves (its socket closed: it sees the
+        end and exits); another starts for the calls that wait."""
+        assert w.shape is not None
+        shape = w.shape
+        with self.lock:
+            w.leaving = True
+            grow = bool(shape.queue) and self._wants_worker(shape)
+        try:
+            assert w.sock is not None
+            w.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        if grow:
+            try:
+                self._start_worker(shape)
+            except WeirError as e:
+                with self.lock:
+                    moved = list(shape.queue)
+                    shape.queue.clear()
+                for q in moved:
+                    self._settle(q, error=e)
 
     def _raised(self, f: WarmFuture, rec: Tuple[Any, ...]) -> None:
         _, type_name, message, tb, exc_bytes = rec
@@ -632,11 +661,11 @@ class Pool:
             data = b""
             if not any(isinstance(a, Future) for a in args) and \
                     not any(isinstance(v, Future) for v in kwargs.values()):
-                data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+                data = _objects.dumps_args(args, kwargs, name)
             if not data or len(data) > _functions.LARGE_ARG:
                 h.refs.clear()
                 args, kwargs = _functions._prepare_args(self.session, args, kwargs)
-                data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+                data = _objects.dumps_args(args, kwargs, name)
         if holds is not None:
             holds.extend(h.refs)
         return data
@@ -644,9 +673,9 @@ class Pool:
     def _wants_worker(self, shape: _Shape) -> bool:
         """Whether one more worker job should start (the caller holds the lock; counted as
         starting when so, until _start_worker() submitted it)."""
-        out = sum(max(0, len(w.inflight) - w.blocked) for w in shape.workers) + \
-            len(shape.queue)
-        grow = len(shape.workers) + shape.starting < min(shape.cap, out) and \
+        live = [w for w in shape.workers if not w.spent]
+        out = sum(max(0, len(w.inflight) - w.blocked) for w in live) + len(shape.queue)
+        grow = len(live) + shape.starting < min(shape.cap, out) and \
             shape.cold is None and not self.closed
         if grow:
             shape.starting += 1
@@ -681,7 +710,7 @@ class Pool:
                 if not shape.queue or self.closed:
                     return
                 ready = [w for w in shape.workers if w.sock is not None and not w.leaving
-                         and not w.gone]
+                         and not w.gone and not w.spent]
                 idle = [w for w in ready if w.free()]
                 now = time.perf_counter()
                 if idle:
@@ -706,6 +735,9 @@ class Pool:
                 f._tries += 1
                 f._rec = next(self.rec_ids)
                 w.inflight[f.call_id] = f
+                w.calls += 1
+                if w.calls == shape.o.get("max_calls"):
+                    w.spent = True
                 fhash, fdata = self.fns[f._fn]
                 send_fn = fhash not in w.sent_fns
                 w.sent_fns.add(fhash)

@@ -296,6 +296,8 @@ class RemoteFunction:
             self._made = (_state.env_vars, fn)
         try:
             o = fn._options
+            if self._ray_options.get("max_calls"):  # a worker leaves after that many
+                o = dict(o, max_calls=self._ray_options["max_calls"])
             if _warm.enabled() and _warm.eligible(o):
                 s = _session._get_session()
                 return _warm.pool_of(s).submit(self._run, args, kwargs, o,
@@ -568,6 +570,8 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
     seconds; each list in the order given.  A ray.put reference is always ready."""
     if not isinstance(object_refs, (list, tuple)):
         raise TypeError("ray.wait: expected a list of ObjectRefs, got %r" % (object_refs,))
+    if not object_refs:
+        return [], []  # as Ray: before num_returns is checked
     if not _in_task() and not all(getattr(r, "_local", False) for r in object_refs):
         _ensure()
     refs = _check_refs(list(object_refs), "ray.wait")[1]
@@ -577,6 +581,10 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
             not 1 <= num_returns <= max(1, len(refs)):
         raise ValueError("ray.wait: num_returns: expected 1 to %d (the refs given), got %r"
                          % (len(refs), num_returns))
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(
+            timeout, (int, float)) or timeout < 0):
+        raise ValueError("ray.wait: timeout: expected seconds >= 0 or None, got %r"
+                         % (timeout,))
     calls = [r for r in refs if isinstance(r, _futures.Future)]
     need = max(0, min(len(calls), num_returns - (len(refs) - len(calls))))
     if need:
@@ -592,6 +600,12 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
     is left as it is."""
     if not isinstance(object_ref, _futures.Future):
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
+    while isinstance(object_ref, _actors.DerivedFuture):  # one of a call's num_returns refs
+        object_ref = object_ref._call
+    if force and getattr(object_ref, "_method", None) is not None:
+        # Ray's rule: force would kill the actor's process, and with it the actor
+        raise ValueError("ray.cancel: force=True is not supported for actor tasks (%s); "
+                         "cancel without force, or ray.kill() the actor" % object_ref.name)
     if isinstance(object_ref, _warm.WarmFuture):
         object_ref.cancel(force=force, recursive=bool(recursive))
         return
@@ -641,6 +655,58 @@ class RuntimeContext:
     def get_actor_id(self) -> Optional[str]:
         """The actor's id in an actor's method (or constructor), else None."""
         return os.environ.get("WEIR_WARM_ACTOR")
+
+    def get_actor_name(self) -> Optional[str]:
+        """The actor's name= in a named actor's method, else None."""
+        return os.environ.get("WEIR_WARM_ACTOR_NAME") or None if self.get_actor_id() \
+            else None
+
+    @property
+    def was_current_actor_reconstructed(self) -> bool:
+        """Whether this actor's worker is a restart (max_restarts) of one that died."""
+        return self.get_actor_id() is not None and \
+            os.environ.get("WEIR_WARM_ACTOR_RESTARTS", "0") not in ("", "0")
+
+    @property
+    def job_id(self) -> Optional[str]:
+        return self.get_job_id()
+
+    @property
+    def task_id(self) -> Optional[str]:
+        return self.get_task_id()
+
+    @property
+    def actor_id(self) -> Optional[str]:
+        return self.get_actor_id()
+
+    @property
+    def node_id(self) -> str:
+        return self.get_node_id()
+
+    @property
+    def gcs_address(self) -> str:
+        """The weir server's address (Ray's: its GCS)."""
+        return _state.address or os.environ.get("WEIR_SERVER", "")
+
+    @property
+    def runtime_env(self) -> Dict[str, Any]:
+        """The env_vars ray.init gave every call (in the program)."""
+        env = {k: v for k, v in _state.env_vars.items() if not k.startswith("WEIR_")}
+        return {"env_vars": env} if env else {}
+
+    def get_runtime_env_string(self) -> str:
+        import json
+        return json.dumps(self.runtime_env)
+
+    def get(self) -> Dict[str, Any]:
+        """Ray's older form: the ids as a dict (task_id and actor_id where there are)."""
+        out: Dict[str, Any] = {"job_id": self.get_job_id(), "node_id": self.get_node_id(),
+                               "namespace": self.namespace}
+        if self.get_task_id() is not None:
+            out["task_id"] = self.get_task_id()
+        if self.get_actor_id() is not None:
+            out["actor_id"] = self.get_actor_id()
+        return out
 
     def get_accelerator_ids(self) -> Dict[str, List[str]]:
         return {"GPU": [str(g) for g in get_gpu_ids()]}

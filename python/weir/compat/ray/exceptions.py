@@ -16,7 +16,11 @@ from ...errors import RemoteError, remote_error
 
 __all__ = ["RayError", "RayTaskError", "GetTimeoutError", "TaskCancelledError",
            "WorkerCrashedError", "OutOfMemoryError", "ObjectLostError", "RayActorError",
-           "ActorDiedError", "RaySystemError"]
+           "ActorDiedError", "RaySystemError", "RuntimeEnvSetupError", "ObjectStoreFullError",
+           "ActorUnschedulableError", "TaskUnschedulableError", "OwnerDiedError",
+           "ObjectFetchTimedOutError", "ObjectReconstructionFailedError",
+           "LocalRayletDiedError", "CrossLanguageError", "PendingCallsLimitExceeded",
+           "ActorUnavailableError", "AsyncioActorExit"]
 
 
 class RayError(Exception):
@@ -78,6 +82,57 @@ class RayActorError(RayError):
 
 
 ActorDiedError = RayActorError
+
+
+# Ray's other errors: weir raises none of them (its own causes have the classes above, or a
+# refusal at once: a runtime_env it cannot make, a resource it lacks), but a program's
+# `except ray.exceptions.X` names them and must find them
+class RuntimeEnvSetupError(RayError):
+    """Ray: a runtime_env could not be set up (weir refuses one at @ray.remote)."""
+
+
+class ObjectStoreFullError(RayError):
+    """Ray: the object store is full (weir spills to the object folder instead)."""
+
+
+class ActorUnschedulableError(RayError):
+    """Ray: an actor can never be placed (weir refuses it at .remote())."""
+
+
+class TaskUnschedulableError(RayError):
+    """Ray: a task can never be placed (weir refuses it at .remote())."""
+
+
+class OwnerDiedError(ObjectLostError):
+    """Ray: the process that owned an object died."""
+
+
+class ObjectFetchTimedOutError(ObjectLostError):
+    """Ray: an object could not be fetched from another node in time."""
+
+
+class ObjectReconstructionFailedError(ObjectLostError):
+    """Ray: an object lost with its node could not be made again."""
+
+
+class LocalRayletDiedError(RayError):
+    """Ray: the node's raylet died."""
+
+
+class CrossLanguageError(RayError):
+    """Ray: an error from another language's worker."""
+
+
+class PendingCallsLimitExceeded(RayError):
+    """Ray: an actor's max_pending_calls was reached."""
+
+
+class ActorUnavailableError(RayError):
+    """Ray: an actor cannot be reached for now."""
+
+
+class AsyncioActorExit(RayError):
+    """Ray: raised to end an async actor (ray.actor.exit_actor)."""
 
 
 def from_remote(e: RemoteError, function_name: Optional[str] = None) -> RayTaskError:
