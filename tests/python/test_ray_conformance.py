@@ -77,3 +77,11 @@ def test_the_runtime_context_of_an_actor_and_its_older_names(monkeypatch):
     assert c.was_current_actor_reconstructed is True
     monkeypatch.setenv("WEIR_WARM_ACTOR_NAME", "")
     assert c.get_actor_name() is None  # an actor without name=
+
+
+def test_get_refuses_what_is_no_ref_with_rays_classes():
+    for bad in (5, "x", {"a": 1}):
+        with pytest.raises(ValueError, match="expected an ObjectRef or a list"):
+            ray.get(bad)
+    with pytest.raises(TypeError, match="expected ObjectRefs, got 5"):
+        ray.get([ray_api._Ready(1, "one"), 5])

@@ -53,6 +53,24 @@ def test_functions_objects_errors_and_context(server, tmp_path):
         except ValueError as e:
             print("num_returns", isinstance(e, ray.exceptions.RayTaskError),
                   "Task returned 3 objects, but num_returns=2." in str(e))
+        @ray.remote
+        def fails(t):
+            time.sleep(t)
+            raise KeyError(t)
+
+        try:  # the first error in the list's order, not the first to happen
+            ray.get([sq.remote(1), fails.remote(0.5), fails.remote(0)])
+        except KeyError as e:
+            print("first error", e.cause.args, e.function_name)
+        for bad in (5, {"a": sq.remote(1)}):
+            try:
+                ray.get(bad)
+            except ValueError:
+                print("get refuses", type(bad).__name__)
+        try:
+            ray.get([sq.remote(1), 5])
+        except TypeError:
+            print("get refuses an item")
         refs = ray.get(nested.remote())
         print("nested", [isinstance(r, ray.ObjectRef) for r in refs], ray.get(refs))
 
@@ -108,6 +126,8 @@ def test_functions_objects_errors_and_context(server, tmp_path):
     r = run_ok(server, prog)
     out = r.stdout
     for line in ("reinit RuntimeError", "pair [4, -4] [4, 9]", "num_returns True True",
+                 "first error (0.5,) fails", "get refuses int", "get refuses dict",
+                 "get refuses an item",
                  "nested [True, True] [9, 'p']", "wait True True ([], [])",
                  "wait refuses ['num_returns']", "wait refuses ['timeout']",
                  "timeout True", "cancelled", "unpicklable True True", "classes True True",
@@ -171,6 +191,9 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
                 return (c.get_actor_name(), c.was_current_actor_reconstructed,
                         c.actor_id == c.get_actor_id() is not None, os.getpid())
 
+            def fail(self):
+                raise IndexError("no")
+
             @ray.method(num_returns=2)
             def two(self, t):
                 time.sleep(t)
@@ -179,6 +202,10 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
         w = Worker.options(name="w1").remote()
         name, again, ids, pid = ray.get(w.who.remote())
         print("who", name, again, ids)
+        try:
+            ray.get(w.fail.remote())
+        except IndexError as e:
+            print("method error", e.function_name)
         r = w.sleep.remote(60)
         try:
             ray.cancel(r, force=True)
@@ -206,7 +233,7 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
         print("restarted", name, again, pid2 != pid)
         """)
     r = run_ok(server, prog)
-    for line in ("who w1 False True", "force refused True", "cancelled", "part cancelled",
+    for line in ("who w1 False True", "method error w1.fail", "force refused True", "cancelled", "part cancelled",
                  "alive 0 True", "restarted w1 True True"):
         assert line in r.stdout, (line, cli_describe(r))
     assert len([j for j in jobs(server) if j["name"] == "w1"]) == 2, jobs(server)

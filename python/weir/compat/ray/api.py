@@ -510,7 +510,8 @@ def _check_refs(refs: Any, what: str) -> Tuple[bool, List[Any]]:
             if not isinstance(r, _REFS):
                 raise TypeError("%s: expected ObjectRefs, got %r in the list" % (what, r))
         return False, list(refs)
-    raise TypeError("%s: expected an ObjectRef or a list of them, got %r" % (what, refs))
+    # Ray's class for it: a ValueError (a value in the list that is no ref: TypeError)
+    raise ValueError("%s: expected an ObjectRef or a list of them, got %r" % (what, refs))
 
 
 def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
@@ -528,7 +529,9 @@ def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
     try:
         out = _futures.get(items, timeout=timeout)
     except WeirError as e:  # first: weir's GetTimeoutError is a TimeoutError, an OSError
-        err = _translate(e)
+        # RayTaskError.function_name: the call's function, as Ray names it
+        err = _translate(e, next((r.name for r in items if getattr(r, "_error", None) is e),
+                                 None))
         if err is e:
             raise
         raise err from None
