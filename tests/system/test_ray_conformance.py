@@ -237,3 +237,31 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
                  "alive 0 True", "restarted w1 True True"):
         assert line in r.stdout, (line, cli_describe(r))
     assert len([j for j in jobs(server) if j["name"] == "w1"]) == 2, jobs(server)
+
+
+def test_init_local_starts_a_private_server_even_where_one_is_named(server, tmp_path):
+    """ray.init(address="local") is a private server whatever $WEIR_SERVER (and
+    $WEIR_TOKEN) name, as Ray starts a local cluster whatever RAY_ADDRESS says; after its
+    shutdown, ray.init() finds the named one."""
+    prog = write(tmp_path, "local.py", """\
+        import os
+        import ray
+
+        ctx = ray.init(address="local", num_cpus=3)
+
+        @ray.remote
+        def f(x):
+            return x + 1
+
+        res = ray.cluster_resources()
+        print("private", ctx.address_info["address"] != os.environ["WEIR_SERVER"],
+              res["CPU"], res["memory"] > 0, ray.get(f.remote(1)))
+        ray.shutdown()
+        ctx = ray.init()
+        print("named", ctx.address_info["address"] == os.environ["WEIR_SERVER"],
+              ray.get(f.remote(2)))
+        """)
+    r = run_ok(server, prog)
+    assert "private True 3.0 True 2" in r.stdout, cli_describe(r)
+    assert "named True 3" in r.stdout, cli_describe(r)
+    assert len(workers(server)) == 1, jobs(server)  # the named server ran the last call only

@@ -137,8 +137,10 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
             client.health()
         except ServerUnreachable as e:
             # Ray's local mode: none given, none found: a private one for this program
-            if address is not None and server != "local" or os.environ.get("WEIR_SERVER") or \
-                    "WEIR_JOB_ID" in os.environ:
+            # address="local" asks a private one whatever the environment names (as Ray
+            # starts a local cluster whatever RAY_ADDRESS says)
+            if server != "local" and (address is not None or os.environ.get("WEIR_SERVER")
+                                      or "WEIR_JOB_ID" in os.environ):
                 raise ConnectionError(
                     "ray.init: no weir server answers at %s (%s); start one with `weir "
                     "server`, or give its address (ray.init(address=URL), $WEIR_SERVER)"
@@ -181,7 +183,9 @@ def _start_private(num_cpus: Any, num_gpus: Any) -> Any:
                 s.client.job(i)["state"] not in JOB_FINAL for i in ids):
             time.sleep(0.1)
     p.on_stop(end_calls)
-    return _session.init(server=p.url, home=p.weir_home)
+    # its own token, not $WEIR_TOKEN's (another server's, with address="local")
+    token = (Path(p.weir_home) / "token").read_text().strip() or None
+    return _session.init(server=p.url, token=token, home=p.weir_home)
 
 
 def _ensure() -> None:
@@ -758,6 +762,13 @@ def _declared() -> Dict[str, float]:
     out = {"CPU": float(opts.get("vcores", 0)), "memory": float(int(opts.get("memory_mb", 0))
                                                                << 20)}
     out["GPU"] = float(len(gpus))
+    if _state.private is not None:
+        # a private server left to find its cores and memory (0 in its configuration) finds
+        # this machine's: so does this
+        if not out["CPU"]:
+            out["CPU"] = float(len(os.sched_getaffinity(0)))
+        if not out["memory"]:
+            out["memory"] = float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     return out
 
 
