@@ -85,3 +85,16 @@ def test_get_refuses_what_is_no_ref_with_rays_classes():
             ray.get(bad)
     with pytest.raises(TypeError, match="expected ObjectRefs, got 5"):
         ray.get([ray_api._Ready(1, "one"), 5])
+
+
+def test_a_ref_is_a_concurrent_future_and_awaitable():
+    import asyncio
+    ref = ray_api._Ready(3, "three")
+    assert ref.future().result(timeout=10) == 3
+
+    async def main():
+        return await ray_api._Ready(4, "four")
+    assert asyncio.run(main()) == 4
+    bad = ray_actors._Part(ray_api._Ready(5, "five"), 0, 2)
+    with pytest.raises(ray.exceptions.RayTaskError):  # Ray's error, through ray.get
+        bad.future().result(timeout=10)

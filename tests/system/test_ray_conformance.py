@@ -265,3 +265,60 @@ def test_init_local_starts_a_private_server_even_where_one_is_named(server, tmp_
     assert "private True 3.0 True 2" in r.stdout, cli_describe(r)
     assert "named True 3" in r.stdout, cli_describe(r)
     assert len(workers(server)) == 1, jobs(server)  # the named server ran the last call only
+
+
+def test_refs_are_awaited_in_an_async_actor_and_in_the_program(server, tmp_path):
+    prog = write(tmp_path, "awaits.py", """\
+        import asyncio
+        import ray
+
+        @ray.remote
+        def sq(x):
+            return x * x
+
+        @ray.remote
+        def boom():
+            raise KeyError("k")
+
+        @ray.remote
+        class Store:
+            def val(self):
+                return 7
+
+        @ray.remote
+        class Async:
+            def __init__(self, store):
+                self.store = store
+
+            async def run(self, x):
+                a = await sq.remote(x)  # a call the program makes for the actor
+                b = await self.store.val.remote()
+                try:
+                    await boom.remote()
+                except KeyError as e:
+                    return a, b, isinstance(e, ray.exceptions.RayTaskError)
+
+            async def slow(self):
+                await asyncio.sleep(0.3)
+                return "slow"
+
+            async def quick(self):
+                return "quick"
+
+        a = Async.remote(Store.remote())
+        print("in actor", ray.get(a.run.remote(3)))
+        print("future", sq.remote(4).future().result(timeout=60))
+
+        async def main():
+            v = await sq.remote(5)
+            try:
+                await boom.remote()
+            except ray.exceptions.RayTaskError as e:
+                err = isinstance(e, KeyError)
+            return v, err, await asyncio.gather(a.slow.remote(), a.quick.remote())
+        print("in program", asyncio.run(main()))
+        """)
+    r = run_ok(server, prog)
+    for line in ("in actor (9, 7, True)", "future 16",
+                 "in program (25, True, ['slow', 'quick'])"):
+        assert line in r.stdout, (line, cli_describe(r))

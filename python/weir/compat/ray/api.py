@@ -476,6 +476,7 @@ def _serve_submit(body: bytes) -> Any:
 
 
 _actors_mod.SUBMIT_HANDLER = _serve_submit
+_futures.RESOLVE = lambda ref: get(ref)  # ref.future(), `await ref`: Ray's errors
 
 
 def remote(*args: Any, **options: Any) -> Any:
