@@ -242,12 +242,13 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
 def test_init_local_starts_a_private_server_even_where_one_is_named(server, tmp_path):
     """ray.init(address="local") is a private server whatever $WEIR_SERVER (and
     $WEIR_TOKEN) name, as Ray starts a local cluster whatever RAY_ADDRESS says; after its
-    shutdown, ray.init() finds the named one."""
+    shutdown, ray.init() finds the named one.  cluster_resources() leaves out what there is
+    none of (GPUs here), as Ray does."""
     prog = write(tmp_path, "local.py", """\
         import os
         import ray
 
-        ctx = ray.init(address="local", num_cpus=3)
+        ctx = ray.init(address="local", num_cpus=3, num_gpus=0)
 
         @ray.remote
         def f(x):
@@ -255,15 +256,17 @@ def test_init_local_starts_a_private_server_even_where_one_is_named(server, tmp_
 
         res = ray.cluster_resources()
         print("private", ctx.address_info["address"] != os.environ["WEIR_SERVER"],
-              res["CPU"], res["memory"] > 0, ray.get(f.remote(1)))
+              res["CPU"], res["memory"] > 0, "GPU" in res, ray.get(f.remote(1)),
+              "GPU" in ray.nodes()[0]["Resources"])
         ray.shutdown()
         ctx = ray.init()
         print("named", ctx.address_info["address"] == os.environ["WEIR_SERVER"],
-              ray.get(f.remote(2)))
+              ray.get(f.remote(2)), ray.cluster_resources()["GPU"])
         """)
     r = run_ok(server, prog)
-    assert "private True 3.0 True 2" in r.stdout, cli_describe(r)
-    assert "named True 3" in r.stdout, cli_describe(r)
+    # a resource there is none of is left out, as in Ray
+    assert "private True 3.0 True False 2 False" in r.stdout, cli_describe(r)
+    assert "named True 3 3.0" in r.stdout, cli_describe(r)
     assert len(workers(server)) == 1, jobs(server)  # the named server ran the last call only
 
 

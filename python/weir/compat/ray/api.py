@@ -728,7 +728,7 @@ def nodes() -> List[Dict[str, Any]]:
     """The nodes, as Ray lists them: weir's server runs its calls on one node here (its
     declared resources); Slurm's nodes are not listed."""
     _ensure()
-    res = _declared()
+    res = _present(_declared())
     host = socket.gethostname()
     return [{"NodeID": host, "Alive": True, "NodeManagerAddress": host,
              "NodeManagerHostname": host, "NodeName": host, "Resources": res,
@@ -773,10 +773,16 @@ def _declared() -> Dict[str, float]:
     return out
 
 
+def _present(res: Dict[str, float]) -> Dict[str, float]:
+    """Ray's form: a resource none of which there is (a node without GPUs, the GPUs all
+    held) is left out, so that `"GPU" in ray.cluster_resources()` says whether there are."""
+    return {k: v for k, v in res.items() if v > 0}
+
+
 def cluster_resources() -> Dict[str, float]:
-    """What the server's node declares: {"CPU", "GPU", "memory" (bytes)}."""
+    """What the server's node declares: {"CPU", "GPU", "memory" (bytes)}, those it has."""
     _ensure()
-    return _declared()
+    return _present(_declared())
 
 
 def available_resources() -> Dict[str, float]:
@@ -795,7 +801,7 @@ def available_resources() -> Dict[str, float]:
                 out["GPU"] -= n * int(role.get("gpus", 0))
                 if role.get("memory"):
                     out["memory"] -= n * _amount_bytes(role["memory"])
-    return {k: max(0.0, v) for k, v in out.items()}
+    return _present(out)
 
 
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
