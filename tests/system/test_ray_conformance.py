@@ -320,8 +320,20 @@ def test_refs_are_awaited_in_an_async_actor_and_in_the_program(server, tmp_path)
                 err = isinstance(e, KeyError)
             return v, err, await asyncio.gather(a.slow.remote(), a.quick.remote())
         print("in program", asyncio.run(main()))
+
+        from ray.util.queue import Empty, Queue
+        q = Queue()
+
+        async def queue_main():
+            await q.put_async(1)
+            got = await q.get_async(timeout=30)
+            try:
+                await q.get_async(timeout=0.1)
+            except Empty:
+                return got, "Empty"
+        print("queue", asyncio.run(queue_main()))
         """)
     r = run_ok(server, prog)
     for line in ("in actor (9, 7, True)", "future 16",
-                 "in program (25, True, ['slow', 'quick'])"):
+                 "in program (25, True, ['slow', 'quick'])", "queue (1, 'Empty')"):
         assert line in r.stdout, (line, cli_describe(r))
