@@ -155,14 +155,25 @@ def test_max_calls_gives_each_worker_that_many_calls(server, tmp_path):
         def reused(i):
             return os.getpid()
 
+        @ray.remote(num_gpus=1)  # Ray's default for a GPU function: max_calls=1
+        def on_gpu(i):
+            return os.getpid()
+
+        @ray.remote(num_gpus=1, max_calls=0)  # 0: no limit
+        def on_gpu_kept(i):
+            return os.getpid()
+
         one = [ray.get(fresh.remote(i)) for i in range(3)]
         two = [ray.get(twice.remote(i)) for i in range(4)]
         many = [ray.get(reused.remote(i)) for i in range(3)]
         print("pids", len(set(one)), len(set(two)), len(set(many)))
+        print("gpu pids", len({ray.get(on_gpu.remote(i)) for i in range(2)}),
+              len({ray.get(on_gpu_kept.remote(i)) for i in range(2)}))
         print("parallel", sorted(ray.get([fresh.remote(i) for i in range(4)])) != [])
         """)
     r = run_ok(server, prog)
     assert "pids 3 2 1" in r.stdout, cli_describe(r)
+    assert "gpu pids 2 1" in r.stdout, cli_describe(r)
     assert "parallel True" in r.stdout, cli_describe(r)
     # the workers that had their calls left as idle ones do: their jobs succeeded
     for j in workers(server):

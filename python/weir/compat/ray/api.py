@@ -493,7 +493,14 @@ def remote(*args: Any, **options: Any) -> Any:
             return ActorClass(target, options)
         if not callable(target):
             raise TypeError("ray.remote: expected a function or a class, got %r" % (target,))
-        return RemoteFunction(target, options)
+        opts = dict(options)
+        gpus = opts.get("num_gpus")
+        if isinstance(gpus, (int, float)) and not isinstance(gpus, bool) and gpus > 0 and \
+                opts.get("max_calls") is None:
+            # Ray's default for a GPU function: a worker per call, so that what the call
+            # held on the GPU (a framework's cache) is given back when it ends
+            opts["max_calls"] = 1
+        return RemoteFunction(target, opts)
 
     if args:
         return make(args[0])
