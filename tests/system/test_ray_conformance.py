@@ -13,6 +13,8 @@ from test_ray_warm import run_ok, workers, write
 
 def test_functions_objects_errors_and_context(server, tmp_path):
     prog = write(tmp_path, "core.py", """\
+        import os
+        import tempfile
         import time
         import threading
         import ray
@@ -93,6 +95,21 @@ def test_functions_objects_errors_and_context(server, tmp_path):
         except ray.exceptions.TaskCancelledError:
             print("cancelled")
 
+        @ray.remote(max_retries=2)
+        def hang(mark):
+            open(mark, "w").close()
+            time.sleep(60)
+
+        mark = os.path.join(tempfile.mkdtemp(), "running")
+        h = hang.remote(mark)
+        while not os.path.exists(mark):
+            time.sleep(0.02)
+        ray.cancel(h, force=True)  # its worker killed, not retried
+        try:
+            ray.get(h)
+        except ray.exceptions.TaskCancelledError as e:
+            print("force cancelled", isinstance(e, ray.exceptions.WorkerCrashedError))
+
         # an unpicklable argument: named, and nothing submitted
         @ray.remote(num_cpus=3)
         def takes(x, lock=None):
@@ -130,7 +147,7 @@ def test_functions_objects_errors_and_context(server, tmp_path):
                  "get refuses an item",
                  "nested [True, True] [9, 'p']", "wait True True ([], [])",
                  "wait refuses ['num_returns']", "wait refuses ['timeout']",
-                 "timeout True", "cancelled", "unpicklable True True", "classes True True",
+                 "timeout True", "cancelled", "force cancelled True", "unpicklable True True", "classes True True",
                  "context True True True audit True", "shutdown False", "again 25 True"):
         assert line in out, (line, cli_describe(r))
     # the unpicklable call made no worker of its shape
@@ -185,6 +202,7 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
     prog = write(tmp_path, "actor.py", """\
         import os
         import signal
+        import tempfile
         import time
         import ray
 
@@ -205,6 +223,15 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
             def fail(self):
                 raise IndexError("no")
 
+            def step(self, mark):
+                open(mark, "w").close()
+                time.sleep(1)
+                self.n += 1
+                return self.n
+
+            def count(self):
+                return self.n
+
             @ray.method(num_returns=2)
             def two(self, t):
                 time.sleep(t)
@@ -217,17 +244,27 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
             ray.get(w.fail.remote())
         except IndexError as e:
             print("method error", e.function_name)
+        blocker = w.sleep.remote(0.5)  # r waits behind it
         r = w.sleep.remote(60)
         try:
             ray.cancel(r, force=True)
         except ValueError as e:
             print("force refused", "actor" in str(e))
-        ray.cancel(r)
+        ray.cancel(r)  # not started: dropped
         try:
             ray.get(r)
         except ray.exceptions.TaskCancelledError:
             print("cancelled")
-        first, second = w.two.remote(60)
+        mark = os.path.join(tempfile.mkdtemp(), "running")
+        r = w.step.remote(mark)
+        while not os.path.exists(mark):
+            time.sleep(0.02)
+        ray.cancel(r)  # running: not interrupted, as in Ray (the actor's state stays whole)
+        try:
+            ray.get(r)
+        except ray.exceptions.TaskCancelledError:
+            print("running cancelled", ray.get(w.count.remote()))
+        first, second = w.two.remote(0.5)
         ray.cancel(second)  # one of a call's refs cancels the call
         try:
             ray.get(first)
@@ -244,7 +281,7 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
         print("restarted", name, again, pid2 != pid)
         """)
     r = run_ok(server, prog)
-    for line in ("who w1 False True", "method error w1.fail", "force refused True", "cancelled", "part cancelled",
+    for line in ("who w1 False True", "method error w1.fail", "force refused True", "cancelled", "running cancelled 1", "part cancelled",
                  "alive 0 True", "restarted w1 True True"):
         assert line in r.stdout, (line, cli_describe(r))
     assert len([j for j in jobs(server) if j["name"] == "w1"]) == 2, jobs(server)

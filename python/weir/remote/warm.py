@@ -88,6 +88,7 @@ class WarmFuture(Future):
         self._value: Any = None
         self._error: Optional[BaseException] = None
         self._cancel = False
+        self._forced = False  # cancelled with force=True: its worker killed
         self._worker: Optional["_Worker"] = None
         self._rec = 0  # the current try's number in the records (0: none yet)
         self._sent = 0.0  # when the current try was sent (perf_counter)
@@ -503,8 +504,9 @@ class Pool:
         self._settle(f, error=remote_error(type_name, message, tb, cause, f.job_id))
 
     def _cancelled(self, f: WarmFuture) -> JobFailed:
-        return JobFailed("%s (call %d) was cancelled" % (f.name, f.call_id),
-                         {"state": "killed", "id": f.job_id, "tasks": []})
+        return JobFailed("%s (call %d) was cancelled%s" % (
+            f.name, f.call_id, " (force=True: its worker was killed)" if f._forced else ""),
+            {"state": "killed", "id": f.job_id, "tasks": [], "force": f._forced})
 
     def _gone(self, w: _Worker) -> None:
         """A worker's socket ended: its calls go back to the queue, but the one it was
@@ -773,18 +775,22 @@ class Pool:
         with self.lock:
             running = next(iter(w.inflight), None) == f.call_id
         if force and running:  # the worker killed; a call queued behind is only dropped
+            f._forced = True
             try:
                 os.kill(w.pid, signal.SIGKILL)
             except OSError:
                 pass
             return
         # the frame first, then the signal: the worker drops the call if it has not started
-        # and interrupts it if it runs, and no other (worker/warm.py, _on_sigint)
+        # and interrupts it if it runs, and no other (worker/warm.py, _on_sigint).  An
+        # actor's call that runs is not interrupted, as in Ray (its state would be left half
+        # made): the frame only, and it ends cancelled when it returns (_settle)
         try:
             with w.wlock:
                 assert w.sock is not None
                 w.sock.sendall(_w.encode(_w.CANCEL, f.call_id))
-            os.kill(w.pid, signal.SIGINT)
+            if f._method is None:
+                os.kill(w.pid, signal.SIGINT)
         except OSError:
             pass
 

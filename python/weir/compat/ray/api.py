@@ -226,6 +226,8 @@ def _job_failed(e: JobFailed) -> exceptions.RayError:
     if any(t.get("oom_killed") for t in tasks):
         return exceptions.OutOfMemoryError(str(e))
     if job.get("state") == "killed":
+        if job.get("force"):
+            return exceptions.ForceCancelledError(str(e))
         return exceptions.TaskCancelledError(str(e))
     return exceptions.WorkerCrashedError(str(e))
 

@@ -15,12 +15,13 @@ from ...errors import GetTimeoutError as _WeirTimeout
 from ...errors import RemoteError, remote_error
 
 __all__ = ["RayError", "RayTaskError", "GetTimeoutError", "TaskCancelledError",
-           "WorkerCrashedError", "OutOfMemoryError", "ObjectLostError", "RayActorError",
-           "ActorDiedError", "RaySystemError", "RuntimeEnvSetupError", "ObjectStoreFullError",
-           "ActorUnschedulableError", "TaskUnschedulableError", "OwnerDiedError",
-           "ObjectFetchTimedOutError", "ObjectReconstructionFailedError",
-           "LocalRayletDiedError", "CrossLanguageError", "PendingCallsLimitExceeded",
-           "ActorUnavailableError", "AsyncioActorExit"]
+           "WorkerCrashedError", "ForceCancelledError", "OutOfMemoryError",
+           "ObjectLostError", "RayActorError", "ActorDiedError", "RaySystemError",
+           "RuntimeEnvSetupError", "ObjectStoreFullError", "ActorUnschedulableError",
+           "TaskUnschedulableError", "OwnerDiedError", "ObjectFetchTimedOutError",
+           "ObjectReconstructionFailedError", "LocalRayletDiedError",
+           "CrossLanguageError", "PendingCallsLimitExceeded", "ActorUnavailableError",
+           "AsyncioActorExit"]
 
 
 class RayError(Exception):
@@ -59,6 +60,11 @@ class TaskCancelledError(RayError):
 
 class WorkerCrashedError(RayError):
     """The call's process ended without a result (killed, crashed, lost) after its retries."""
+
+
+class ForceCancelledError(TaskCancelledError, WorkerCrashedError):
+    """ray.cancel(ref, force=True) killed the call's worker: Ray documents
+    WorkerCrashedError for it and raises TaskCancelledError too; this is both."""
 
 
 class OutOfMemoryError(RayError):
