@@ -232,6 +232,9 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
             def count(self):
                 return self.n
 
+            def me(self):
+                return ray.get_runtime_context().current_actor
+
             @ray.method(num_returns=2)
             def two(self, t):
                 time.sleep(t)
@@ -271,6 +274,9 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
         except ray.exceptions.TaskCancelledError:
             print("part cancelled")
         print("alive", ray.get(w.sleep.remote(0)), ray.get(w.who.remote())[3] == pid)
+        me = ray.get(w.me.remote())  # its own handle, made in the actor
+        print("current_actor", me == w, ray.get(me.count.remote()),
+              ray.get(list(me.two.remote(0))))
         os.kill(pid, signal.SIGKILL)
         while True:  # its calls fail until it has restarted
             try:
@@ -281,7 +287,7 @@ def test_actor_cancel_force_is_refused_and_the_actor_knows_itself(server, tmp_pa
         print("restarted", name, again, pid2 != pid)
         """)
     r = run_ok(server, prog)
-    for line in ("who w1 False True", "method error w1.fail", "force refused True", "cancelled", "running cancelled 1", "part cancelled",
+    for line in ("who w1 False True", "method error w1.fail", "force refused True", "cancelled", "running cancelled 1", "part cancelled", "current_actor True 1 [0, 0]",
                  "alive 0 True", "restarted w1 True True"):
         assert line in r.stdout, (line, cli_describe(r))
     assert len([j for j in jobs(server) if j["name"] == "w1"]) == 2, jobs(server)

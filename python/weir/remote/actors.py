@@ -68,7 +68,7 @@ class Actor:
         """Submits its worker job (in the caller's thread: a refusal is raised to it)."""
         env = {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0",
                # what ray.get_runtime_context() tells the actor of itself
-               "WEIR_WARM_ACTOR_NAME": self.label or "",
+               "WEIR_WARM_ACTOR_NAME": self.label or "", "WEIR_WARM_ACTOR_HANDLE": self.name,
                "WEIR_WARM_ACTOR_RESTARTS": str(self.restarts)}
         job = self.pool.session.client.submit(self.pool._spec(self.o, self.name, env))
         w = _Worker(None, job["id"], self)

@@ -679,6 +679,22 @@ class RuntimeContext:
             else None
 
     @property
+    def current_actor(self) -> ActorHandle:
+        """The handle of the actor whose method runs here (to pass to others)."""
+        import sys
+        from ...worker import warm as _wmod
+        aid = self.get_actor_id()
+        folder = os.environ.get("WEIR_WARM_DIR")
+        if aid is None or not folder:
+            raise RuntimeError("ray.get_runtime_context().current_actor: this is not an "
+                               "actor's process")
+        worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
+        cls = type(getattr(worker, "instance", None))
+        return _actors._rebuild(folder, int(aid.rsplit("-", 1)[1]),
+                                os.environ.get("WEIR_WARM_ACTOR_HANDLE") or cls.__name__,
+                                _actors_mod._num_returns(cls))
+
+    @property
     def was_current_actor_reconstructed(self) -> bool:
         """Whether this actor's worker is a restart (max_restarts) of one that died."""
         return self.get_actor_id() is not None and \
