@@ -98,3 +98,11 @@ def test_a_ref_is_a_concurrent_future_and_awaitable():
     bad = ray_actors._Part(ray_api._Ready(5, "five"), 0, 2)
     with pytest.raises(ray.exceptions.RayTaskError):  # Ray's error, through ray.get
         bad.future().result(timeout=10)
+
+
+def test_current_actor_is_an_actors_only(monkeypatch):
+    monkeypatch.delenv("WEIR_WARM_ACTOR", raising=False)
+    with pytest.raises(RuntimeError, match="not an actor"):
+        ray.get_runtime_context().current_actor
+    monkeypatch.delenv("WEIR_JOB_ID", raising=False)
+    assert ray.get_runtime_context().get_assigned_resources() == {}  # the program's

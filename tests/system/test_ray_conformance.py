@@ -126,15 +126,15 @@ def test_functions_objects_errors_and_context(server, tmp_path):
                              for n in names),
               issubclass(ray.exceptions.OwnerDiedError, ray.exceptions.ObjectLostError))
 
-        @ray.remote
+        @ray.remote(num_cpus=2)
         def where():
             c = ray.get_runtime_context()
-            return c.get(), c.job_id, c.task_id, c.actor_id
-        got, job, task, actor = ray.get(where.remote())
+            return c.get(), c.job_id, c.task_id, c.actor_id, c.get_assigned_resources()
+        got, job, task, actor, res = ray.get(where.remote())
         rc = ray.get_runtime_context()
         print("context", got["job_id"] == job == rc.get_job_id(), task == got["task_id"],
               actor is None and "actor_id" not in got, got["namespace"],
-              "task_id" not in rc.get())
+              "task_id" not in rc.get(), res, rc.get_assigned_resources())
 
         ray.shutdown()
         print("shutdown", ray.is_initialized())
@@ -148,7 +148,7 @@ def test_functions_objects_errors_and_context(server, tmp_path):
                  "nested [True, True] [9, 'p']", "wait True True ([], [])",
                  "wait refuses ['num_returns']", "wait refuses ['timeout']",
                  "timeout True", "cancelled", "force cancelled True", "unpicklable True True", "classes True True",
-                 "context True True True audit True", "shutdown False", "again 25 True"):
+                 "context True True True audit True {'CPU': 2.0} {}", "shutdown False", "again 25 True"):
         assert line in out, (line, cli_describe(r))
     # the unpicklable call made no worker of its shape
     assert not [j for j in workers(server)

@@ -296,7 +296,8 @@ class Pool:
         env = {"PYTHONPATH": _functions._task_path(), "WEIR_PY_OBJECTS":
                str(self.session.objects_dir), "WEIR_WARM_DIR": self.dir,
                "WEIR_WARM_TAG": self.tag, "WEIR_WARM_RESULTS": self.results,
-               "WEIR_WARM_IDLE": os.environ.get("WEIR_WARM_IDLE", "10")}
+               "WEIR_WARM_IDLE": os.environ.get("WEIR_WARM_IDLE", "10"),
+               "WEIR_WARM_CPUS": str(o["cpus"])}  # get_runtime_context's resources
         env.update(env_more or {})
         env.update({str(k): str(v) for k, v in o["env"].items()})
         return {"name": name, "framework": "none", "roles": {"worker": role}, "env": env}

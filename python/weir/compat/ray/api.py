@@ -745,7 +745,14 @@ class RuntimeContext:
         return {"GPU": [str(g) for g in get_gpu_ids()]}
 
     def get_assigned_resources(self) -> Dict[str, float]:
-        out = {"GPU": float(len(get_gpu_ids()))} if get_gpu_ids() else {}
+        """What the worker running this holds: {"CPU": its cores, "GPU": its GPUs} (those
+        there are; {} in the program)."""
+        out: Dict[str, float] = {}
+        cpus = os.environ.get("WEIR_WARM_CPUS", "")
+        if cpus.isdigit() and "WEIR_JOB_ID" in os.environ:
+            out["CPU"] = float(cpus)
+        if get_gpu_ids():
+            out["GPU"] = float(len(get_gpu_ids()))
         return out
 
 
