@@ -391,3 +391,66 @@ def test_refs_are_awaited_in_an_async_actor_and_in_the_program(server, tmp_path)
     for line in ("in actor (9, 7, True)", "future 16",
                  "in program (25, True, ['slow', 'quick'])", "queue (1, 'Empty')"):
         assert line in r.stdout, (line, cli_describe(r))
+
+
+def test_a_call_given_refs_of_calls_not_ended_is_made_at_once(server, tmp_path):
+    """As in Ray, f.remote(ref) returns at once and the call runs when the ref's call has
+    ended (it waited in .remote() before); the upstream error is the call's; its other
+    arguments are what they were at .remote(); a cancel while it waits drops it."""
+    prog = write(tmp_path, "deps.py", """\
+        import os
+        import tempfile
+        import time
+        import ray
+
+        folder = tempfile.mkdtemp()
+
+        @ray.remote
+        def wait_for(name):
+            deadline = time.time() + 30
+            while not os.path.exists(os.path.join(folder, name)):
+                if time.time() > deadline:
+                    raise TimeoutError("no " + name)
+                time.sleep(0.02)
+            return 10
+
+        @ray.remote
+        def inc(x, by=1):
+            return x + by
+
+        @ray.remote
+        def total(x, items):
+            return x + sum(items)
+
+        @ray.remote
+        def fails():
+            raise KeyError("upstream")
+
+        def release(name):
+            open(os.path.join(folder, name), "w").close()
+
+        a = wait_for.remote("a")
+        b = inc.remote(a, by=a)  # the same ref twice, a keyword too
+        c = inc.remote(b)  # a chain: made before either ran
+        items = [1, 2]
+        t = total.remote(a, items)
+        items.append(100)  # after .remote(): not the call's
+        print("made", ray.wait([c, t], num_returns=1, timeout=0)[0] == [])
+        release("a")
+        print("values", ray.get([b, c, t]))
+        try:
+            ray.get(inc.remote(fails.remote()))
+        except KeyError as e:
+            print("upstream", isinstance(e, ray.exceptions.RayTaskError), e.cause.args)
+        w = inc.remote(wait_for.remote("w"))
+        ray.cancel(w)
+        release("w")
+        try:
+            ray.get(w)
+        except ray.exceptions.TaskCancelledError:
+            print("cancelled while waiting")
+        """)
+    r = run_ok(server, prog)
+    for line in ("made True", "values [20, 21, 13]", "upstream True ('upstream',)",
+                 "cancelled while waiting"):
+        assert line in r.stdout, (line, cli_describe(r))

@@ -66,6 +66,18 @@ def _shape_key(o: Dict[str, Any]) -> Tuple[Any, ...]:
             o.get("max_calls") or 0)
 
 
+class _Slot:
+    """Where a call's argument that is a ref of a call not ended goes (Pool._after)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any]]:
+        return (_Slot, (self.key,))
+
+
 class WarmFuture(Future):
     """A call on a warm worker: settled by the pool, waited for without the server."""
 
@@ -634,6 +646,10 @@ class Pool:
         if cold is not None:
             return _functions._submit(fn, args, kwargs, o, "call", extra=_extra(o))
         self._fn(fn, name)
+        deps = {i: a for i, a in list(enumerate(args)) + list(kwargs.items())
+                if isinstance(a, WarmFuture) and a._pool is self and not a._done}
+        if deps:
+            return self._after(fn, args, kwargs, o, name, shape, deps)
         holds: List[Any] = []
         data = self.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self, next(self.ids), name, fn, data, o)
@@ -651,6 +667,59 @@ class Pool:
                         shape.queue.remove(f)
                 raise
         self._pump(shape)
+        return f
+
+    def _after(self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any],
+               o: Dict[str, Any], name: str, shape: _Shape, deps: Dict[Any, "WarmFuture"]
+               ) -> "WarmFuture":
+        """A call given refs of calls not ended yet (at the top level): its ref at once, as
+        Ray's; queued when they have ended, their values in their places (the error of the
+        first that failed, in the arguments' order, is its own).  Its other arguments are
+        pickled now (a later change of one is not the call's; one that cannot be pickled is
+        refused here, nothing made)."""
+        snap = _objects.dumps_args(
+            tuple(_Slot(i) if i in deps else a for i, a in enumerate(args)),
+            {k: _Slot(k) if k in deps else v for k, v in kwargs.items()}, name)
+        f = WarmFuture(self, next(self.ids), name, fn, b"", o)
+        f._holds = [args, kwargs]  # their shared objects live until it is made
+        unique = list({id(d): d for d in deps.values()}.values())
+        left = [len(unique)]
+        count = threading.Lock()
+
+        def ready(_: "WarmFuture") -> None:
+            with count:
+                left[0] -= 1
+                if left[0]:
+                    return
+            if f._done:  # cancelled meanwhile
+                return
+            bad = next((d for d in deps.values() if d._error is not None), None)
+            try:
+                if bad is not None:
+                    raise bad._error  # type: ignore[misc]
+                a2, k2 = cloudpickle.loads(snap)
+                a2 = tuple(deps[x.key]._value if isinstance(x, _Slot) else x for x in a2)
+                k2 = {k: deps[v.key]._value if isinstance(v, _Slot) else v
+                      for k, v in k2.items()}
+                holds: List[Any] = []
+                f._args = self.pickle_args(a2, k2, name, holds)
+                f._holds = holds
+                with self.lock:
+                    if f._done:
+                        return
+                    shape.queue.append(f)
+                    grow = self._wants_worker(shape)
+                if grow:
+                    self._start_worker(shape)
+            except BaseException as e:
+                with self.lock:
+                    if f in shape.queue:
+                        shape.queue.remove(f)
+                self._settle(f, error=e)
+                return
+            self._pump(shape)
+        for d in unique:
+            d.then(ready)
         return f
 
     def pickle_args(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str,
