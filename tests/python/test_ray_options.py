@@ -37,6 +37,9 @@ def test_memory_is_bytes_rounded_up_to_mib():
     m = ray_names.from_ray
     assert m({"memory": 300 * 1024 * 1024}) == {"memory": "300m"}
     assert m({"memory": 1}) == {"memory": "1m"}
+    assert m({"memory": 0}) == {}  # as Ray: no memory asked
+    with pytest.raises(ValueError, match="bytes"):
+        m({"memory": -1})
     assert m({"memory": 2 * 1024 ** 3 + 1}) == {"memory": "2049m"}
     with pytest.raises(ValueError, match="bytes"):
         m({"memory": "2g"})

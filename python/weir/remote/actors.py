@@ -27,6 +27,7 @@ import cloudpickle
 from ..errors import ActorDied, GetTimeoutError, JobFailed, RemoteError, WeirError
 from ..errors import remote_error
 from ..worker import warm as _w
+from . import objects as _objects
 from . import shm as _shm
 from .futures import Future
 from .patience import patiently
@@ -64,6 +65,13 @@ class Actor:
         self.holds: List[Any] = []  # the shared objects of its constructor's arguments
 
     # ---- its worker ---------------------------------------------------------------------
+    def worker_env(self) -> Dict[str, str]:
+        """What its worker's environment says of it: which actor it is, and what
+        ray.get_runtime_context() tells the actor of itself."""
+        return {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0",
+                "WEIR_WARM_ACTOR_NAME": self.label or "", "WEIR_WARM_ACTOR_HANDLE": self.name,
+                "WEIR_WARM_ACTOR_RESTARTS": str(self.restarts)}
+
     def start(self) -> None:
         """Submits its worker job (in the caller's thread: a refusal is raised to it); an
         actor placed in a placement group is started by a bundle's host instead."""
@@ -71,8 +79,7 @@ class Actor:
             from . import placement
             placement.start_actor(self)
             return
-        env = {"WEIR_WARM_ACTOR": "%s-%d" % (self.pool.tag, self.id), "WEIR_WARM_IDLE": "0"}
-        spec = self.pool._spec(self.o, self.name, env)
+        spec = self.pool._spec(self.o, self.name, self.worker_env())
         job = patiently("the job of actor %s" % self.name,
                         lambda: self.pool.session.client.submit(spec),
                         stop=lambda: self.pool.closed)
@@ -425,7 +432,11 @@ class Link:
                kwargs: Dict[str, Any], name: str) -> LinkFuture:
         """A call of a function (its future), or an actor's creation (answered with the
         actor's handle fields), made by the program for this task."""
-        data = cloudpickle.dumps((target, options, args, kwargs), protocol=5)
+        try:
+            data = cloudpickle.dumps((target, options, args, kwargs), protocol=5)
+        except Exception:
+            _objects.dumps_args(args, kwargs, name)  # names the argument that fails
+            data = _objects.dumps((target, options, args, kwargs), "the call of %s" % name)
         f = self._send(_w.SUBMIT, name, data)
         f.what = "call"
         return f

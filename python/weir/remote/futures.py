@@ -2,11 +2,13 @@
 weir.get, weir.wait, weir.kill over them.  A call's result is the file the task wrote into
 the object folder's results/, read once its job has ended."""
 
+import concurrent.futures
 import glob
 import os
+import threading
 import time
 from pathlib import Path
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
 
 import cloudpickle
 
@@ -99,6 +101,25 @@ class Future:
     def result(self, timeout: Optional[float] = None) -> Any:
         """The value (raises what the function raised); weir.get(self, timeout)."""
         return get(self, timeout=timeout)
+
+    def future(self) -> "concurrent.futures.Future[Any]":
+        """A concurrent.futures.Future of the value (Ray's ObjectRef.future()), set by a
+        thread that waits for it with RESOLVE (ray.get's errors under `import ray`)."""
+        out: "concurrent.futures.Future[Any]" = concurrent.futures.Future()
+
+        def wait() -> None:
+            try:
+                out.set_result(RESOLVE(self))
+            except BaseException as e:
+                out.set_exception(e)
+        threading.Thread(target=wait, name="weir-ref-future", daemon=True).start()
+        return out
+
+    def __await__(self) -> Any:
+        """`await ref` in a coroutine (an async actor's method): the value, the event loop
+        free meanwhile."""
+        import asyncio
+        return asyncio.wrap_future(self.future()).__await__()
 
     def _wait(self, deadline: Optional[float]) -> None:
         client = self._session.client
@@ -197,6 +218,14 @@ def _get_ref(ref: ObjectRef) -> Any:
     if objs is not None:  # in a task: its linked copy, else the folder
         return _objects.read_archive_value(Path(objs), ref.sha)
     return _objects.read_archive_value(_get_session().objects_dir, ref.sha)
+
+
+def _resolve(ref: Future) -> Any:
+    return get(ref)
+
+
+# what Future.future() and `await` wait with: weir.get; ray's get under `import ray`
+RESOLVE: Callable[[Future], Any] = _resolve
 
 
 def get(refs: Union[Future, ObjectRef, Sequence[Union[Future, ObjectRef]]],

@@ -44,6 +44,27 @@ def dumps(obj: Any, what: str) -> bytes:
             from e
 
 
+def dumps_args(args: Any, kwargs: Any, name: str) -> bytes:
+    """The pickle of a call's (args, kwargs); what cannot be pickled is named in the error
+    (SerializationError, a TypeError, as Ray's): the argument, its position or keyword."""
+    try:
+        data: bytes = cloudpickle.dumps((args, kwargs), protocol=PROTOCOL)
+        return data
+    except Exception as e:
+        for where, a in [("argument %d" % i, a) for i, a in enumerate(args)] + \
+                [("argument %s=" % k, a) for k, a in kwargs.items()]:
+            try:
+                cloudpickle.dumps(a, protocol=PROTOCOL)
+            except Exception as ae:
+                r = repr(a)
+                raise SerializationError(
+                    "%s(): %s (%s) cannot be pickled: %s: %s; the call was not made"
+                    % (name, where, r if len(r) <= 80 else r[:77] + "...",
+                       type(ae).__name__, ae)) from ae
+        raise SerializationError("the arguments of %s cannot be pickled: %s: %s"
+                                 % (name, type(e).__name__, e)) from e
+
+
 def digest(data: bytes) -> str:
     """The name of data in the folder: its sha256, in hex."""
     return hashlib.sha256(data).hexdigest()

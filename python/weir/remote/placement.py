@@ -244,8 +244,7 @@ def start_actor(actor: Any) -> None:
                 actor.worker = w
                 if actor not in g.actors:
                     g.actors.append(actor)
-                env = {"WEIR_WARM_ACTOR": "%s-%d" % (pool.tag, actor.id), "WEIR_WARM_IDLE": "0"}
-                _spawn(pool, g, b, w, actor.o, env)
+                _spawn(pool, g, b, w, actor.o, actor.worker_env())
         if ended is not None:
             with actor.lock:
                 actor.no_restart = True

@@ -11,7 +11,7 @@ resources allow (docs/ray.md says the same):
   num_gpus      a number >= 0; a fraction below 1 asks one whole GPU (weir does not share
                 a GPU between tasks: two calls of 0.5 run on two GPUs, or one after the
                 other); above 1, a whole number
-  memory        bytes, as Ray: rounded up to MiB ("Nm")
+  memory        bytes, as Ray: rounded up to MiB ("Nm"); 0 asks none (Ray's default)
   resources     {} only: weir has no custom resources, so a call asking one could never
                 run (Ray would wait for ever); CPU and GPU are refused as Ray does
   max_retries   restarts after the call's process died (-1: as many as weir allows, 1000)
@@ -24,7 +24,9 @@ resources allow (docs/ray.md says the same):
                 nothing
   num_returns   1 here (weir's own remote functions); ray.remote takes the others
   name          the job's name
-  max_calls, scheduling_strategy, placement_group, placement_group_bundle_index,
+  max_calls     checked here; a call that is a job is a process of its own already, and
+                ray.remote gives it to the warm workers (a worker leaves after that many)
+  scheduling_strategy, placement_group, placement_group_bundle_index,
   placement_group_capture_child_tasks   accepted and not used here (each of weir.remote's
                 calls is a job the server places); ray.remote reads the strategy and the
                 placement group options (compat/ray/placement.py)
@@ -221,8 +223,8 @@ def from_ray(opts: Mapping[str, Any], where: str = "ray.remote") -> Dict[str, An
             out["cpus"] = whole_cpus(v)
         elif k == "num_gpus" and v is not None:
             out["gpus"] = whole_gpus(v)
-        elif k == "memory" and v is not None:
-            out["memory"] = memory_mib(v)
+        elif k == "memory" and v is not None and not (v == 0 and not isinstance(v, bool)):
+            out["memory"] = memory_mib(v)  # 0: none asked, as Ray's default
         elif k == "resources":
             _resources(v)
         elif k == "max_retries" and v is not None:

@@ -66,7 +66,20 @@ def eligible(o: Dict[str, Any]) -> bool:
 
 def _shape_key(o: Dict[str, Any]) -> Tuple[Any, ...]:
     return (o["cpus"], o["gpus"], str(o["memory"]), o["python"],
-            tuple(sorted((str(k), str(v)) for k, v in o["env"].items())), o.get("placement"))
+            tuple(sorted((str(k), str(v)) for k, v in o["env"].items())), o.get("placement"),
+            o.get("max_calls") or 0)
+
+
+class _Slot:
+    """Where a call's argument that is a ref of a call not ended goes (Pool._after)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+    def __reduce__(self) -> Tuple[Any, Tuple[Any]]:
+        return (_Slot, (self.key,))
 
 
 class WarmFuture(Future):
@@ -91,6 +104,7 @@ class WarmFuture(Future):
         self._value: Any = None
         self._error: Optional[BaseException] = None
         self._cancel = False
+        self._forced = False  # cancelled with force=True: its worker killed
         self._worker: Optional["_Worker"] = None
         self._rec = 0  # the current try's number in the records (0: none yet)
         self._sent = 0.0  # when the current try was sent (perf_counter)
@@ -198,6 +212,8 @@ class _Worker:
         self.gone = False
         self.head_since = 0.0  # since when it runs its first call in flight (perf_counter)
         self.remote = False  # connected over TCP: its pid is another node's (remote/channel.py)
+        self.calls = 0  # the calls sent to it
+        self.spent = False  # it had its shape's max_calls: it leaves after the last one
         # its calls that wait (ray.get) for others: while all it holds wait, it takes one
         # more call and runs it on top of them (worker/warm.py, serve_while)
         self.blocked = 0
@@ -328,7 +344,8 @@ class Pool:
                "WEIR_WARM_TAG": self.tag, "WEIR_WARM_RESULTS": self.results,
                "WEIR_WARM_IDLE": os.environ.get("WEIR_WARM_IDLE", "10"),
                # 0: large results in the frame or the results folder, not /dev/shm
-               "WEIR_WARM_SHM": os.environ.get("WEIR_WARM_SHM", "1")}
+               "WEIR_WARM_SHM": os.environ.get("WEIR_WARM_SHM", "1"),
+               "WEIR_WARM_CPUS": str(o["cpus"])}  # get_runtime_context's resources
         env.update(env_more or {})
         env.update({str(k): str(v) for k, v in o["env"].items()})
         spec = {"name": name, "framework": "none", "roles": {"worker": role}, "env": env}
@@ -509,6 +526,9 @@ class Pool:
                 took = now - f._sent
                 c = w.shape.call_s
                 w.shape.call_s = took if c is None else 0.8 * c + 0.2 * took
+            spent = w.spent and not w.inflight
+        if spent:
+            self._retire(w)
         if f is None:
             return
         if kind in (_w.VALUE, _w.SHMVAL):
@@ -534,6 +554,29 @@ class Pool:
         if w.shape is not None:
             self._pump(w.shape)
 
+    def _retire(self, w: _Worker) -> None:
+        """A worker that ran its shape's max_calls leaves (its socket closed: it sees the
+        end and exits); another starts for the calls that wait."""
+        assert w.shape is not None
+        shape = w.shape
+        with self.lock:
+            w.leaving = True
+            grow = bool(shape.queue) and self._wants_worker(shape)
+        try:
+            assert w.sock is not None
+            w.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        if grow:
+            try:
+                self._start_worker(shape)
+            except WeirError as e:
+                with self.lock:
+                    moved = list(shape.queue)
+                    shape.queue.clear()
+                for q in moved:
+                    self._settle(q, error=e)
+
     def _raised(self, f: WarmFuture, rec: Tuple[Any, ...]) -> None:
         _, type_name, message, tb, exc_bytes = rec
         cause = None
@@ -552,8 +595,9 @@ class Pool:
         self._settle(f, error=remote_error(type_name, message, tb, cause, f.job_id))
 
     def _cancelled(self, f: WarmFuture) -> JobFailed:
-        return JobFailed("%s (call %d) was cancelled" % (f.name, f.call_id),
-                         {"state": "killed", "id": f.job_id, "tasks": []})
+        return JobFailed("%s (call %d) was cancelled%s" % (
+            f.name, f.call_id, " (force=True: its worker was killed)" if f._forced else ""),
+            {"state": "killed", "id": f.job_id, "tasks": [], "force": f._forced})
 
     def _gone(self, w: _Worker) -> None:
         """A worker's socket ended: its calls go back to the queue, but the one it was
@@ -702,6 +746,10 @@ class Pool:
         if cold is not None:
             return _functions._submit(fn, args, kwargs, o, "call", extra=_extra(o))
         self._fn(fn, name)
+        deps = {i: a for i, a in list(enumerate(args)) + list(kwargs.items())
+                if isinstance(a, WarmFuture) and a._pool is self and not a._done}
+        if deps:
+            return self._after(fn, args, kwargs, o, name, shape, deps)
         holds: List[Any] = []
         data = self.pickle_args(args, kwargs, name, holds)
         f = WarmFuture(self, next(self.ids), name, fn, data, o)
@@ -719,6 +767,59 @@ class Pool:
                         shape.queue.remove(f)
                 raise
         self._pump(shape)
+        return f
+
+    def _after(self, fn: Callable[..., Any], args: Tuple[Any, ...], kwargs: Dict[str, Any],
+               o: Dict[str, Any], name: str, shape: _Shape, deps: Dict[Any, "WarmFuture"]
+               ) -> "WarmFuture":
+        """A call given refs of calls not ended yet (at the top level): its ref at once, as
+        Ray's; queued when they have ended, their values in their places (the error of the
+        first that failed, in the arguments' order, is its own).  Its other arguments are
+        pickled now (a later change of one is not the call's; one that cannot be pickled is
+        refused here, nothing made)."""
+        snap = _objects.dumps_args(
+            tuple(_Slot(i) if i in deps else a for i, a in enumerate(args)),
+            {k: _Slot(k) if k in deps else v for k, v in kwargs.items()}, name)
+        f = WarmFuture(self, next(self.ids), name, fn, b"", o)
+        f._holds = [args, kwargs]  # their shared objects live until it is made
+        unique = list({id(d): d for d in deps.values()}.values())
+        left = [len(unique)]
+        count = threading.Lock()
+
+        def ready(_: "WarmFuture") -> None:
+            with count:
+                left[0] -= 1
+                if left[0]:
+                    return
+            if f._done:  # cancelled meanwhile
+                return
+            bad = next((d for d in deps.values() if d._error is not None), None)
+            try:
+                if bad is not None:
+                    raise bad._error  # type: ignore[misc]
+                a2, k2 = cloudpickle.loads(snap)
+                a2 = tuple(deps[x.key]._value if isinstance(x, _Slot) else x for x in a2)
+                k2 = {k: deps[v.key]._value if isinstance(v, _Slot) else v
+                      for k, v in k2.items()}
+                holds: List[Any] = []
+                f._args = self.pickle_args(a2, k2, name, holds)
+                f._holds = holds
+                with self.lock:
+                    if f._done:
+                        return
+                    shape.queue.append(f)
+                    grow = self._wants_worker(shape)
+                if grow:
+                    self._start_worker(shape)
+            except BaseException as e:
+                with self.lock:
+                    if f in shape.queue:
+                        shape.queue.remove(f)
+                self._settle(f, error=e)
+                return
+            self._pump(shape)
+        for d in unique:
+            d.then(ready)
         return f
 
     def pickle_args(self, args: Tuple[Any, ...], kwargs: Dict[str, Any], name: str,
@@ -741,11 +842,11 @@ class Pool:
             data = b""
             if not any(isinstance(a, Future) for a in args) and \
                     not any(isinstance(v, Future) for v in kwargs.values()):
-                data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+                data = _objects.dumps_args(args, kwargs, name)
             if not data or len(data) > _functions.LARGE_ARG:
                 h.refs.clear()
                 args, kwargs = _functions._prepare_args(self.session, args, kwargs)
-                data = _objects.dumps((args, kwargs), "the arguments of %s" % name)
+                data = _objects.dumps_args(args, kwargs, name)
         if holds is not None:
             holds.extend(h.refs)
         return data
@@ -753,9 +854,9 @@ class Pool:
     def _wants_worker(self, shape: _Shape) -> bool:
         """Whether one more worker job should start (the caller holds the lock; counted as
         starting when so, until _start_worker() submitted it)."""
-        out = sum(max(0, len(w.inflight) - w.blocked) for w in shape.workers) + \
-            len(shape.queue)
-        grow = len(shape.workers) + shape.starting < min(shape.cap, out) and \
+        live = [w for w in shape.workers if not w.spent]
+        out = sum(max(0, len(w.inflight) - w.blocked) for w in live) + len(shape.queue)
+        grow = len(live) + shape.starting < min(shape.cap, out) and \
             shape.cold is None and not self.closed
         if grow:
             shape.starting += 1
@@ -790,7 +891,7 @@ class Pool:
                 if not shape.queue or self.closed:
                     return
                 ready = [w for w in shape.workers if w.sock is not None and not w.leaving
-                         and not w.gone]
+                         and not w.gone and not w.spent]
                 idle = [w for w in ready if w.free()]
                 now = time.perf_counter()
                 if idle:
@@ -815,6 +916,9 @@ class Pool:
                 f._tries += 1
                 f._rec = next(self.rec_ids)
                 w.inflight[f.call_id] = f
+                w.calls += 1
+                if w.calls == shape.o.get("max_calls"):
+                    w.spent = True
                 fhash, fdata = self.fns[f._fn]
                 send_fn = fhash not in w.sent_fns
                 w.sent_fns.add(fhash)
@@ -854,18 +958,23 @@ class Pool:
             self._kill_job(w)
             return
         if force and running:  # the worker killed; a call queued behind is only dropped
+            f._forced = True
             try:
                 os.kill(w.pid, signal.SIGKILL)
             except OSError:
                 pass
             return
         # the frame first, then the signal: the worker drops the call if it has not started
-        # and interrupts it if it runs, and no other (worker/warm.py, _on_sigint)
+        # and interrupts it if it runs, and no other (worker/warm.py, _on_sigint).  An
+        # actor's call that runs is not interrupted, as in Ray (its state would be left half
+        # made): the frame only, and it ends cancelled when it returns (_settle)
         try:
             with w.wlock:
                 assert w.sock is not None
                 w.sock.sendall(_w.encode(_w.CANCEL, f.call_id))
-            if not w.remote:  # (a remote one's call is not running: the frame drops it)
+            # a remote worker's call is not running (the frame drops it); an actor's is
+            # not interrupted
+            if f._method is None and not w.remote:
                 os.kill(w.pid, signal.SIGINT)
         except OSError:
             pass

@@ -6,16 +6,16 @@ ray.get_actor and ray.util.ActorPool.  docs/ray.md says what is done and what di
 import os
 from typing import Any, Callable, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
-import cloudpickle
-
-from ...errors import ActorDied, ResourceError
+from ...errors import ActorDied, ResourceError, remote_error
 from ...remote import actors as _actors
 from ...remote import functions as _functions
+from ...remote import objects as _objects
 from ...remote import ray_names as _ray
 from ...remote import session as _session
 from ...remote.actors import LinkFuture
 from ...remote.futures import Future
 from ...worker import warm as _wire
+from . import exceptions
 
 # the options of @ray.remote on a class; the resources and runtime_env mean what they mean
 # for a function (ray_names.py), the others are the actor's
@@ -211,7 +211,7 @@ class ActorHandle:
         if self._actor is not None:
             f: Future = self._actor.call(method, args, kwargs)
         else:
-            data = cloudpickle.dumps((args, kwargs), protocol=5)
+            data = _objects.dumps_args(args, kwargs, "%s.%s" % (self._name, method))
             try:
                 f = _actors.link_to(self._folder).call(self._actor_id, self._name, method,
                                                        data)
@@ -339,8 +339,13 @@ class _Part(DerivedFuture):
 
     def _derive(self, value: Any) -> None:
         if not isinstance(value, (tuple, list)) or len(value) != self._n:
-            self._error = ValueError("%s: num_returns=%d, but the method returned %r"
-                                     % (self._call.name, self._n, type(value).__name__))
+            # Ray's error: the task's own (RayTaskError, also a ValueError), its words
+            got = len(value) if isinstance(value, (tuple, list)) else "1 (%s)" % (
+                type(value).__name__)
+            msg = "Task returned %s objects, but num_returns=%d." % (got, self._n)
+            self._error = exceptions.from_remote(
+                remote_error("ValueError", msg, "", ValueError(msg),
+                             self._call.job_id), self._call.name)
             return
         self._value = value[self._index]
 
@@ -510,7 +515,6 @@ class ActorPool:
 
 def died(e: ActorDied) -> BaseException:
     """weir's ActorDied as Ray's RayActorError."""
-    from . import exceptions
     err = exceptions.RayActorError(str(e))
     err.cause = e.cause  # type: ignore[assignment]
     return err

@@ -140,8 +140,10 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
             client.health()
         except ServerUnreachable as e:
             # Ray's local mode: none given, none found: a private one for this program
-            if address is not None and server != "local" or os.environ.get("WEIR_SERVER") or \
-                    "WEIR_JOB_ID" in os.environ:
+            # address="local" asks a private one whatever the environment names (as Ray
+            # starts a local cluster whatever RAY_ADDRESS says)
+            if server != "local" and (address is not None or os.environ.get("WEIR_SERVER")
+                                      or "WEIR_JOB_ID" in os.environ):
                 raise ConnectionError(
                     "ray.init: no weir server answers at %s (%s); start one with `weir "
                     "server`, or give its address (ray.init(address=URL), $WEIR_SERVER)"
@@ -184,7 +186,9 @@ def _start_private(num_cpus: Any, num_gpus: Any) -> Any:
                 s.client.job(i)["state"] not in JOB_FINAL for i in ids):
             time.sleep(0.1)
     p.on_stop(end_calls)
-    return _session.init(server=p.url, home=p.weir_home)
+    # its own token, not $WEIR_TOKEN's (another server's, with address="local")
+    token = (Path(p.weir_home) / "token").read_text().strip() or None
+    return _session.init(server=p.url, token=token, home=p.weir_home)
 
 
 def _ensure() -> None:
@@ -225,6 +229,8 @@ def _job_failed(e: JobFailed) -> exceptions.RayError:
     if any(t.get("oom_killed") for t in tasks):
         return exceptions.OutOfMemoryError(str(e))
     if job.get("state") == "killed":
+        if job.get("force"):
+            return exceptions.ForceCancelledError(str(e))
         return exceptions.TaskCancelledError(str(e))
     return exceptions.WorkerCrashedError(str(e))
 
@@ -305,6 +311,8 @@ class RemoteFunction:
             placed = _pg.placement_of(self._ray_options, o, "%s.remote()" % self.__name__)
             if placed is not None:  # in a bundle of a placement group: its workers
                 o = dict(o, placement=placed)
+            if self._ray_options.get("max_calls"):  # a worker leaves after that many
+                o = dict(o, max_calls=self._ray_options["max_calls"])
             if _warm.enabled() and _warm.eligible(o):
                 s = _session._get_session()
                 return _warm.pool_of(s).submit(self._run, args, kwargs, o,
@@ -636,6 +644,7 @@ def _serve_submit(body: bytes) -> Any:
 
 
 _actors_mod.SUBMIT_HANDLER = _serve_submit
+_futures.RESOLVE = lambda ref: get(ref)  # ref.future(), `await ref`: Ray's errors
 
 
 def remote(*args: Any, **options: Any) -> Any:
@@ -652,7 +661,14 @@ def remote(*args: Any, **options: Any) -> Any:
             return ActorClass(target, options)
         if not callable(target):
             raise TypeError("ray.remote: expected a function or a class, got %r" % (target,))
-        return RemoteFunction(target, options)
+        opts = dict(options)
+        gpus = opts.get("num_gpus")
+        if isinstance(gpus, (int, float)) and not isinstance(gpus, bool) and gpus > 0 and \
+                opts.get("max_calls") is None:
+            # Ray's default for a GPU function: a worker per call, so that what the call
+            # held on the GPU (a framework's cache) is given back when it ends
+            opts["max_calls"] = 1
+        return RemoteFunction(target, opts)
 
     if args:
         return make(args[0])
@@ -674,7 +690,8 @@ def _check_refs(refs: Any, what: str) -> Tuple[bool, List[Any]]:
             if not isinstance(r, _REFS):
                 raise TypeError("%s: expected ObjectRefs, got %r in the list" % (what, r))
         return False, list(refs)
-    raise TypeError("%s: expected an ObjectRef or a list of them, got %r" % (what, refs))
+    # Ray's class for it: a ValueError (a value in the list that is no ref: TypeError)
+    raise ValueError("%s: expected an ObjectRef or a list of them, got %r" % (what, refs))
 
 
 def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
@@ -692,7 +709,9 @@ def get(object_refs: Any, *, timeout: Optional[float] = None) -> Any:
     try:
         out = _futures.get(items, timeout=timeout)
     except WeirError as e:  # first: weir's GetTimeoutError is a TimeoutError, an OSError
-        err = _translate(e)
+        # RayTaskError.function_name: the call's function, as Ray names it
+        err = _translate(e, next((r.name for r in items if getattr(r, "_error", None) is e),
+                                 None))
         if err is e:
             raise
         raise err from None
@@ -734,6 +753,8 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
     seconds; each list in the order given.  A ray.put reference is always ready."""
     if not isinstance(object_refs, (list, tuple)):
         raise TypeError("ray.wait: expected a list of ObjectRefs, got %r" % (object_refs,))
+    if not object_refs:
+        return [], []  # as Ray: before num_returns is checked
     if any(isinstance(r, ObjectRefGenerator) for r in object_refs):
         return _wait_generators(list(object_refs), num_returns, timeout)
     if not _in_task() and not all(getattr(r, "_local", False) for r in object_refs):
@@ -745,6 +766,10 @@ def wait(object_refs: Sequence[Any], *, num_returns: int = 1,
             not 1 <= num_returns <= max(1, len(refs)):
         raise ValueError("ray.wait: num_returns: expected 1 to %d (the refs given), got %r"
                          % (len(refs), num_returns))
+    if timeout is not None and (isinstance(timeout, bool) or not isinstance(
+            timeout, (int, float)) or timeout < 0):
+        raise ValueError("ray.wait: timeout: expected seconds >= 0 or None, got %r"
+                         % (timeout,))
     calls = [r for r in refs if isinstance(r, _futures.Future)]
     need = max(0, min(len(calls), num_returns - (len(refs) - len(calls))))
     if need:
@@ -805,6 +830,12 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
         object_ref = object_ref._call
     if not isinstance(object_ref, _futures.Future):
         raise TypeError("ray.cancel: expected the ObjectRef of a call, got %r" % (object_ref,))
+    while isinstance(object_ref, _actors.DerivedFuture):  # one of a call's num_returns refs
+        object_ref = object_ref._call
+    if force and getattr(object_ref, "_method", None) is not None:
+        # Ray's rule: force would kill the actor's process, and with it the actor
+        raise ValueError("ray.cancel: force=True is not supported for actor tasks (%s); "
+                         "cancel without force, or ray.kill() the actor" % object_ref.name)
     if isinstance(object_ref, _warm.WarmFuture):
         object_ref.cancel(force=force, recursive=bool(recursive))
         return
@@ -855,11 +886,86 @@ class RuntimeContext:
         """The actor's id in an actor's method (or constructor), else None."""
         return os.environ.get("WEIR_WARM_ACTOR")
 
+    def get_actor_name(self) -> Optional[str]:
+        """The actor's name= in a named actor's method, else None."""
+        return os.environ.get("WEIR_WARM_ACTOR_NAME") or None if self.get_actor_id() \
+            else None
+
+    @property
+    def current_actor(self) -> ActorHandle:
+        """The handle of the actor whose method runs here (to pass to others)."""
+        import sys
+        from ...worker import warm as _wmod
+        aid = self.get_actor_id()
+        folder = os.environ.get("WEIR_WARM_DIR")
+        if aid is None or not folder:
+            raise RuntimeError("ray.get_runtime_context().current_actor: this is not an "
+                               "actor's process")
+        worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
+        cls = type(getattr(worker, "instance", None))
+        return _actors._rebuild(folder, int(aid.rsplit("-", 1)[1]),
+                                os.environ.get("WEIR_WARM_ACTOR_HANDLE") or cls.__name__,
+                                _actors_mod._num_returns(cls))
+
+    @property
+    def was_current_actor_reconstructed(self) -> bool:
+        """Whether this actor's worker is a restart (max_restarts) of one that died."""
+        return self.get_actor_id() is not None and \
+            os.environ.get("WEIR_WARM_ACTOR_RESTARTS", "0") not in ("", "0")
+
+    @property
+    def job_id(self) -> Optional[str]:
+        return self.get_job_id()
+
+    @property
+    def task_id(self) -> Optional[str]:
+        return self.get_task_id()
+
+    @property
+    def actor_id(self) -> Optional[str]:
+        return self.get_actor_id()
+
+    @property
+    def node_id(self) -> str:
+        return self.get_node_id()
+
+    @property
+    def gcs_address(self) -> str:
+        """The weir server's address (Ray's: its GCS)."""
+        return _state.address or os.environ.get("WEIR_SERVER", "")
+
+    @property
+    def runtime_env(self) -> Dict[str, Any]:
+        """The env_vars ray.init gave every call (in the program)."""
+        env = {k: v for k, v in _state.env_vars.items() if not k.startswith("WEIR_")}
+        return {"env_vars": env} if env else {}
+
+    def get_runtime_env_string(self) -> str:
+        import json
+        return json.dumps(self.runtime_env)
+
+    def get(self) -> Dict[str, Any]:
+        """Ray's older form: the ids as a dict (task_id and actor_id where there are)."""
+        out: Dict[str, Any] = {"job_id": self.get_job_id(), "node_id": self.get_node_id(),
+                               "namespace": self.namespace}
+        if self.get_task_id() is not None:
+            out["task_id"] = self.get_task_id()
+        if self.get_actor_id() is not None:
+            out["actor_id"] = self.get_actor_id()
+        return out
+
     def get_accelerator_ids(self) -> Dict[str, List[str]]:
         return {"GPU": [str(g) for g in get_gpu_ids()]}
 
     def get_assigned_resources(self) -> Dict[str, float]:
-        out = {"GPU": float(len(get_gpu_ids()))} if get_gpu_ids() else {}
+        """What the worker running this holds: {"CPU": its cores, "GPU": its GPUs} (those
+        there are; {} in the program)."""
+        out: Dict[str, float] = {}
+        cpus = os.environ.get("WEIR_WARM_CPUS", "")
+        if cpus.isdigit() and "WEIR_JOB_ID" in os.environ:
+            out["CPU"] = float(cpus)
+        if get_gpu_ids():
+            out["GPU"] = float(len(get_gpu_ids()))
         return out
 
 
@@ -867,7 +973,7 @@ def nodes() -> List[Dict[str, Any]]:
     """The nodes, as Ray lists them: weir's server runs its calls on one node here (its
     declared resources); Slurm's nodes are not listed."""
     _ensure()
-    res = _declared()
+    res = _present(_declared())
     host = socket.gethostname()
     return [{"NodeID": host, "Alive": True, "NodeManagerAddress": host,
              "NodeManagerHostname": host, "NodeName": host, "Resources": res,
@@ -902,13 +1008,26 @@ def _declared() -> Dict[str, float]:
     out = {"CPU": float(opts.get("vcores", 0)), "memory": float(int(opts.get("memory_mb", 0))
                                                                << 20)}
     out["GPU"] = float(len(gpus))
+    if _state.private is not None:
+        # a private server left to find its cores and memory (0 in its configuration) finds
+        # this machine's: so does this
+        if not out["CPU"]:
+            out["CPU"] = float(len(os.sched_getaffinity(0)))
+        if not out["memory"]:
+            out["memory"] = float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
     return out
 
 
+def _present(res: Dict[str, float]) -> Dict[str, float]:
+    """Ray's form: a resource none of which there is (a node without GPUs, the GPUs all
+    held) is left out, so that `"GPU" in ray.cluster_resources()` says whether there are."""
+    return {k: v for k, v in res.items() if v > 0}
+
+
 def cluster_resources() -> Dict[str, float]:
-    """What the server's node declares: {"CPU", "GPU", "memory" (bytes)}."""
+    """What the server's node declares: {"CPU", "GPU", "memory" (bytes)}, those it has."""
     _ensure()
-    return _declared()
+    return _present(_declared())
 
 
 def available_resources() -> Dict[str, float]:
@@ -927,7 +1046,7 @@ def available_resources() -> Dict[str, float]:
                 out["GPU"] -= n * int(role.get("gpus", 0))
                 if role.get("memory"):
                     out["memory"] -= n * _amount_bytes(role["memory"])
-    return {k: max(0.0, v) for k, v in out.items()}
+    return _present(out)
 
 
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",

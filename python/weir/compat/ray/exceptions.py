@@ -15,8 +15,13 @@ from ...errors import GetTimeoutError as _WeirTimeout
 from ...errors import RemoteError, remote_error
 
 __all__ = ["RayError", "RayTaskError", "GetTimeoutError", "TaskCancelledError",
-           "WorkerCrashedError", "OutOfMemoryError", "ObjectLostError", "RayActorError",
-           "ActorDiedError", "RaySystemError"]
+           "WorkerCrashedError", "ForceCancelledError", "OutOfMemoryError",
+           "ObjectLostError", "RayActorError", "ActorDiedError", "RaySystemError",
+           "RuntimeEnvSetupError", "ObjectStoreFullError", "ActorUnschedulableError",
+           "TaskUnschedulableError", "OwnerDiedError", "ObjectFetchTimedOutError",
+           "ObjectReconstructionFailedError", "LocalRayletDiedError",
+           "CrossLanguageError", "PendingCallsLimitExceeded", "ActorUnavailableError",
+           "AsyncioActorExit"]
 
 
 class RayError(Exception):
@@ -57,6 +62,11 @@ class WorkerCrashedError(RayError):
     """The call's process ended without a result (killed, crashed, lost) after its retries."""
 
 
+class ForceCancelledError(TaskCancelledError, WorkerCrashedError):
+    """ray.cancel(ref, force=True) killed the call's worker: Ray documents
+    WorkerCrashedError for it and raises TaskCancelledError too; this is both."""
+
+
 class OutOfMemoryError(RayError):
     """The call's process was killed for going past its memory."""
 
@@ -78,6 +88,57 @@ class RayActorError(RayError):
 
 
 ActorDiedError = RayActorError
+
+
+# Ray's other errors: weir raises none of them (its own causes have the classes above, or a
+# refusal at once: a runtime_env it cannot make, a resource it lacks), but a program's
+# `except ray.exceptions.X` names them and must find them
+class RuntimeEnvSetupError(RayError):
+    """Ray: a runtime_env could not be set up (weir refuses one at @ray.remote)."""
+
+
+class ObjectStoreFullError(RayError):
+    """Ray: the object store is full (weir spills to the object folder instead)."""
+
+
+class ActorUnschedulableError(RayError):
+    """Ray: an actor can never be placed (weir refuses it at .remote())."""
+
+
+class TaskUnschedulableError(RayError):
+    """Ray: a task can never be placed (weir refuses it at .remote())."""
+
+
+class OwnerDiedError(ObjectLostError):
+    """Ray: the process that owned an object died."""
+
+
+class ObjectFetchTimedOutError(ObjectLostError):
+    """Ray: an object could not be fetched from another node in time."""
+
+
+class ObjectReconstructionFailedError(ObjectLostError):
+    """Ray: an object lost with its node could not be made again."""
+
+
+class LocalRayletDiedError(RayError):
+    """Ray: the node's raylet died."""
+
+
+class CrossLanguageError(RayError):
+    """Ray: an error from another language's worker."""
+
+
+class PendingCallsLimitExceeded(RayError):
+    """Ray: an actor's max_pending_calls was reached."""
+
+
+class ActorUnavailableError(RayError):
+    """Ray: an actor cannot be reached for now."""
+
+
+class AsyncioActorExit(RayError):
+    """Ray: raised to end an async actor (ray.actor.exit_actor)."""
 
 
 def from_remote(e: RemoteError, function_name: Optional[str] = None) -> RayTaskError:

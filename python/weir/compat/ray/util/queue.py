@@ -111,6 +111,28 @@ class Queue:
             raise Empty
         return item
 
+    async def put_async(self, item: Any, block: bool = True,
+                        timeout: Optional[float] = None) -> None:
+        """put() in a coroutine: the event loop runs on while it waits for room."""
+        if timeout is not None and timeout < 0:
+            raise ValueError("Queue.put_async: timeout: expected seconds >= 0, got %r"
+                             % (timeout,))
+        ok = await (self.actor.put.remote(item, timeout) if block
+                    else self.actor.put_nowait.remote(item))
+        if not ok:
+            raise Full
+
+    async def get_async(self, block: bool = True, timeout: Optional[float] = None) -> Any:
+        """get() in a coroutine: the event loop runs on while it waits for an item."""
+        if timeout is not None and timeout < 0:
+            raise ValueError("Queue.get_async: timeout: expected seconds >= 0, got %r"
+                             % (timeout,))
+        ok, item = await (self.actor.get.remote(timeout) if block
+                          else self.actor.get_nowait.remote())
+        if not ok:
+            raise Empty
+        return item
+
     def put_nowait(self, item: Any) -> None:
         if not api.get(self.actor.put_nowait.remote(item)):
             raise Full
