@@ -25,7 +25,7 @@ import sys
 import traceback
 from typing import Any, Dict, List, Mapping, Optional
 
-from _weir_airflow import callbacks, mapping
+from _weir_airflow import callbacks, mapping, tasklog
 from _weir_airflow.processor import dags_of, import_file, prepare_path
 from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
 
@@ -402,6 +402,7 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
     if render or getattr(dag, "timezone", None) is not None:
         import pendulum  # noqa: F401  (templates see pendulum's dates, as in Airflow)
     callbacks.terminating()  # SIGTERM (a timeout, a kill) raised in the task
+    tasklog.setup()  # logging.info() and self.log reach the task's log, as in Airflow
     context = build_context(dag, task, env)
     ti: TaskInstance = context["ti"]
     try:

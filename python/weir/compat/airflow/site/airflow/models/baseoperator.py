@@ -8,6 +8,7 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Union
 
 from airflow.models.dag import DAG, caller_line, current_dag
+from airflow.utils.log.logging_mixin import LoggingMixin
 
 # The arguments default_args may give (those weir reads; the others are kept as given).
 _DEFAULTABLE = (
@@ -60,8 +61,10 @@ class DependencyMixin:
         return self
 
 
-class BaseOperator(DependencyMixin):
+class BaseOperator(DependencyMixin, LoggingMixin):
     """A task.  Subclasses set what it runs; weir reads the arguments below."""
+
+    _log_config_logger_name = "airflow.task.operators"
 
     template_fields: Sequence[str] = ()
     template_ext: Sequence[str] = ()
