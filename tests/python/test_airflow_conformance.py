@@ -1,0 +1,100 @@
+"""The Airflow API DAG files use, checked without a server (docs/airflow.md): the old import
+paths Airflow 2 still imports give the same classes as the new ones, `apply_defaults` is a
+no-op, `from airflow.models import DagRun, TaskInstance` works, operators and hooks have
+Airflow's `self.log`, and a task's `logging` writes INFO records in Airflow's format."""
+
+import importlib
+import logging
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO
+
+SITE = REPO / "python" / "weir" / "compat" / "airflow" / "site"
+sys.path.insert(0, str(SITE))
+
+# (old module, name, the module Airflow 2 has it at now)
+OLD_PATHS = [
+    ("airflow.operators.python_operator", "PythonOperator", "airflow.operators.python"),
+    ("airflow.operators.python_operator", "BranchPythonOperator", "airflow.operators.python"),
+    ("airflow.operators.python_operator", "ShortCircuitOperator", "airflow.operators.python"),
+    ("airflow.operators.python_operator", "PythonVirtualenvOperator",
+     "airflow.operators.python"),
+    ("airflow.operators.bash_operator", "BashOperator", "airflow.operators.bash"),
+    ("airflow.operators.dummy_operator", "DummyOperator", "airflow.operators.dummy"),
+    ("airflow.operators.latest_only_operator", "LatestOnlyOperator",
+     "airflow.operators.latest_only"),
+    ("airflow.operators.branch_operator", "BaseBranchOperator", "airflow.operators.branch"),
+    ("airflow.operators.dagrun_operator", "TriggerDagRunOperator",
+     "airflow.operators.trigger_dagrun"),
+    ("airflow.operators.email_operator", "EmailOperator", "airflow.operators.email"),
+    ("airflow.operators.postgres_operator", "PostgresOperator",
+     "airflow.providers.postgres.operators.postgres"),
+    ("airflow.operators.mysql_operator", "MySqlOperator",
+     "airflow.providers.mysql.operators.mysql"),
+    ("airflow.operators.http_operator", "SimpleHttpOperator",
+     "airflow.providers.http.operators.http"),
+    ("airflow.hooks.base_hook", "BaseHook", "airflow.hooks.base"),
+    ("airflow.hooks.postgres_hook", "PostgresHook", "airflow.providers.postgres.hooks.postgres"),
+    ("airflow.hooks.mysql_hook", "MySqlHook", "airflow.providers.mysql.hooks.mysql"),
+    ("airflow.hooks.http_hook", "HttpHook", "airflow.providers.http.hooks.http"),
+    ("airflow.hooks.dbapi_hook", "DbApiHook", "airflow.providers.common.sql.hooks.sql"),
+    ("airflow.models", "DagRun", "airflow.models.dagrun"),
+    ("airflow.models", "TaskInstance", "airflow.models.taskinstance"),
+]
+
+
+@pytest.mark.parametrize("old,name,new", OLD_PATHS)
+def test_an_old_path_gives_the_same_class(old, name, new):
+    new_cls = getattr(importlib.import_module(new), name)
+    assert getattr(importlib.import_module(old), name) is new_cls
+
+
+def test_apply_defaults_and_the_exceptions_files_catch():
+    from airflow import exceptions
+    from airflow.models import BaseOperator
+    from airflow.utils.decorators import apply_defaults
+
+    with pytest.warns(DeprecationWarning):
+        class Old(BaseOperator):
+            @apply_defaults
+            def __init__(self, table, *args, **kwargs):
+                super().__init__(*args, **kwargs)
+                self.table = table
+
+    op = Old(table="t", task_id="old", retries=2)
+    assert (op.table, op.retries) == ("t", 2)
+    assert issubclass(exceptions.AirflowTaskTimeout, BaseException)
+    assert not issubclass(exceptions.AirflowTaskTimeout, Exception)
+    assert issubclass(exceptions.AirflowConfigException, exceptions.AirflowException)
+    assert exceptions.AirflowBadRequest.status_code == 400
+    assert issubclass(exceptions.RemovedInAirflow3Warning, DeprecationWarning)
+
+
+def test_operators_and_hooks_log_under_airflows_names():
+    from airflow.hooks.base import BaseHook
+    from airflow.operators.bash import BashOperator
+    from airflow.utils.log.logging_mixin import LoggingMixin
+
+    op = BashOperator(task_id="b", bash_command="true")
+    assert op.log.name == "airflow.task.operators.airflow.operators.bash.BashOperator"
+    assert op.log is op.log and isinstance(op.log, logging.Logger)
+    assert BaseHook().log.name == "airflow.task.hooks.airflow.hooks.base.BaseHook"
+
+    class Mine(LoggingMixin):
+        pass
+
+    assert Mine().log.name == "%s.Mine" % __name__
+
+
+def test_a_tasks_logging_writes_info_in_airflows_format():
+    code = ("import logging; from _weir_airflow import tasklog; tasklog.setup(); "
+            "logging.getLogger('airflow.task').info('rows: %d', 3); logging.debug('no')")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       env={"PYTHONPATH": str(SITE)}, timeout=60)
+    assert r.returncode == 0, r.stderr
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].endswith("{<string>:1} INFO - rows: 3"), r.stderr
+    assert lines[0].startswith("[20"), r.stderr
