@@ -98,3 +98,23 @@ def test_a_tasks_logging_writes_info_in_airflows_format():
     lines = r.stderr.splitlines()
     assert len(lines) == 1 and lines[0].endswith("{<string>:1} INFO - rows: 3"), r.stderr
     assert lines[0].startswith("[20"), r.stderr
+
+
+def test_email_arguments_become_weirs_mail_notifications():
+    import datetime as dt
+
+    from airflow import DAG
+    from airflow.operators.bash import BashOperator
+    from _weir_airflow.spec import dag_to_spec
+
+    mail = {"email": {"conn": "smtp_default", "to": ["a@x.org", "b@x.org"]}}
+    with DAG("mails", schedule=None, start_date=dt.datetime(2024, 1, 1),
+             default_args={"email": "a@x.org; b@x.org", "email_on_retry": False}) as dag:
+        BashOperator(task_id="both_flags", bash_command="true")
+        BashOperator(task_id="retry_too", bash_command="true", email_on_retry=True)
+        BashOperator(task_id="off", bash_command="true", email_on_failure=False)
+        BashOperator(task_id="nobody", bash_command="true", email=None)
+    tasks = {t["task_id"]: t for t in dag_to_spec(dag, "/dags/m.py", "python3")["tasks"]}
+    got = {k: (t.get("on_failure"), t.get("on_retry")) for k, t in tasks.items()}
+    assert got == {"both_flags": ([mail], None), "retry_too": ([mail], [mail]),
+                   "off": (None, None), "nobody": (None, None)}

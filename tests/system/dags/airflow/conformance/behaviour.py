@@ -39,7 +39,8 @@ def conf_behaviour():
     last_line = BashOperator(task_id="last_line", bash_command="echo first; echo second")
     skip99 = BashOperator(task_id="skip99", bash_command="exit 99")
     skip3 = BashOperator(task_id="skip3", bash_command="exit 3", skip_on_exit_code=[3, 4])
-    fails = BashOperator(task_id="fails", bash_command="echo oops; exit 2")
+    fails = BashOperator(task_id="fails", bash_command="echo oops; exit 2",
+                         email="ops@example.com; dev@example.com", email_on_retry=False)
     in_cwd = BashOperator(task_id="in_cwd", bash_command="pwd", cwd="/")
     env_added = BashOperator(task_id="env_added", bash_command='echo "$ADDED:${HOME:+home}"',
                              env={"ADDED": "{{ params.n }}"}, append_env=True)

@@ -104,6 +104,7 @@ with DAG(
     dag_id="conf_context",
     schedule="@daily",
     start_date=datetime(2024, 1, 1),
+    end_date=datetime(2024, 12, 31),  # no scheduled run now: the test triggers its own
     catchup=False,
     params={"size": Param(3, type="integer", minimum=1), "colour": "red"},
     default_args={"owner": "data", "retries": 0, "retry_delay": timedelta(seconds=1)},

@@ -12,7 +12,7 @@ from airflow.utils.log.logging_mixin import LoggingMixin
 
 # The arguments default_args may give (those weir reads; the others are kept as given).
 _DEFAULTABLE = (
-    "owner", "email", "retries", "retry_delay", "retry_exponential_backoff",
+    "owner", "email", "email_on_failure", "email_on_retry", "retries", "retry_delay", "retry_exponential_backoff",
     "max_retry_delay", "execution_timeout", "pool", "pool_slots", "queue",
     "priority_weight", "weight_rule", "depends_on_past", "wait_for_downstream", "trigger_rule",
     "start_date", "end_date", "do_xcom_push", "sla", "on_execute_callback",
