@@ -118,3 +118,34 @@ def test_email_arguments_become_weirs_mail_notifications():
     got = {k: (t.get("on_failure"), t.get("on_retry")) for k, t in tasks.items()}
     assert got == {"both_flags": ([mail], None), "retry_too": ([mail], [mail]),
                    "off": (None, None), "nobody": (None, None)}
+
+
+def test_the_attributes_callbacks_and_custom_code_read():
+    import datetime as dt
+
+    from airflow import DAG
+    from airflow.operators.bash import BashOperator
+    from airflow.operators.empty import EmptyOperator
+    from airflow.utils.task_group import TaskGroup
+
+    with DAG("attrs", schedule_interval="@hourly", start_date=dt.datetime(2024, 1, 1),
+             default_args={"owner": "data", "email": ["a@x.org"]}) as dag:
+        first = BashOperator(task_id="first", bash_command="true", run_as_user="etl",
+                             executor_config={"cpu": 2})
+        with TaskGroup("grp"):
+            inner = EmptyOperator(task_id="inner", owner="ops")
+        last = EmptyOperator(task_id="last")
+        first >> inner >> last
+    assert (first.dag_id, first.task_type, first.operator_name) == (
+        "attrs", "BashOperator", "BashOperator")
+    assert (inner.node_id, inner.label, first.has_dag()) == ("grp.inner", "inner", True)
+    assert inner.upstream_list == [first] and inner.downstream_list == [last]
+    assert inner.get_direct_relatives(upstream=True) == [first]
+    assert inner.get_direct_relative_ids() == {"last"}
+    assert (first.email, first.email_on_failure, first.run_as_user) == (["a@x.org"], True, "etl")
+    assert (first.executor_config, inner.executor_config) == ({"cpu": 2}, {})
+    assert (inner.on_failure_callback, inner.sla, first.ui_color) == (None, None, "#fff")
+    with pytest.raises(AttributeError):
+        first.no_such_thing
+    assert (dag.roots, dag.leaves, dag.task_count) == ([first], [last], 3)
+    assert (dag.schedule_interval, dag.owner) == ("@hourly", "data, ops")

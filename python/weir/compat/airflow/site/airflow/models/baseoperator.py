@@ -8,7 +8,7 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Union
 
 from airflow.models.dag import DAG, caller_line, current_dag
-from airflow.utils.log.logging_mixin import LoggingMixin
+from airflow.models.abstractoperator import AbstractOperator
 
 # The arguments default_args may give (those weir reads; the others are kept as given).
 _DEFAULTABLE = (
@@ -61,7 +61,7 @@ class DependencyMixin:
         return self
 
 
-class BaseOperator(DependencyMixin, LoggingMixin):
+class BaseOperator(DependencyMixin, AbstractOperator):
     """A task.  Subclasses set what it runs; weir reads the arguments below."""
 
     _log_config_logger_name = "airflow.task.operators"

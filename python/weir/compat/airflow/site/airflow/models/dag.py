@@ -143,6 +143,38 @@ class DAG:
         """Whether the DAG has a task of that id."""
         return task_id in self.task_dict
 
+    @property
+    def task_count(self) -> int:
+        """How many tasks the DAG has."""
+        return len(self.task_dict)
+
+    @property
+    def roots(self) -> List["BaseOperator"]:
+        """The tasks with no upstream task."""
+        return [t for t in self.task_dict.values() if not t.upstream_task_ids]
+
+    @property
+    def leaves(self) -> List["BaseOperator"]:
+        """The tasks with no downstream task."""
+        return [t for t in self.task_dict.values() if not t.downstream_task_ids]
+
+    @property
+    def schedule_interval(self) -> Any:
+        """The schedule as given (Airflow 2's older name for it)."""
+        return self.schedule
+
+    @property
+    def folder(self) -> Optional[str]:
+        """The folder of the DAG file."""
+        import os
+
+        return os.path.dirname(self.fileloc) if self.fileloc else None
+
+    @property
+    def owner(self) -> str:
+        """The owners of its tasks, as Airflow joins them."""
+        return ", ".join(sorted({str(t.owner) for t in self.task_dict.values()}))
+
     # -- with-block ---------------------------------------------------------------------------
     def __enter__(self) -> "DAG":
         _context.append(self)

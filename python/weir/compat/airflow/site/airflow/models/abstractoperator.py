@@ -1,0 +1,104 @@
+"""airflow.models.abstractoperator: AbstractOperator, what Airflow's operators share beyond
+their arguments: `dag_id`, `upstream_list` and `downstream_list`, `get_direct_relatives()`,
+`task_type`, `operator_name`, `label`, `node_id`, `has_dag()`, `self.log`; and the BaseOperator
+arguments weir accepts without using them (`email`, `executor_config`, `run_as_user`,
+`on_failure_callback`, ...) read back as attributes, with Airflow's defaults when not given,
+as callbacks and custom operators read them."""
+
+from typing import Any, Dict, List, Set
+
+from airflow.utils.log.logging_mixin import LoggingMixin
+
+# BaseOperator arguments kept in `other` (accepted, not used by weir) and their defaults
+ARGUMENT_DEFAULTS: Dict[str, Any] = {
+    "email": None, "email_on_failure": True, "email_on_retry": True, "sla": None,
+    "on_execute_callback": None, "on_success_callback": None, "on_failure_callback": None,
+    "on_retry_callback": None, "on_skipped_callback": None, "executor_config": {},
+    "resources": None, "run_as_user": None, "max_active_tis_per_dag": None,
+    "max_active_tis_per_dagrun": None, "map_index_template": None, "task_concurrency": None,
+    "executor": None, "owner_links": None, "task_display_name": None,
+    "ignore_first_depends_on_past": True,
+}
+
+
+class AbstractOperator(LoggingMixin):
+    """The attributes every task has (Airflow's AbstractOperator and DAGNode)."""
+
+    ui_color: str = "#fff"
+    ui_fgcolor: str = "#000"
+    template_fields_renderers: Dict[str, str] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        """An accepted argument weir keeps in `other`, or its Airflow default."""
+        other = self.__dict__.get("other")
+        if other is not None:
+            if name in other:
+                return other[name]
+            if name in ARGUMENT_DEFAULTS:
+                value = ARGUMENT_DEFAULTS[name]
+                return dict(value) if isinstance(value, dict) else value
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+
+    @property
+    def dag_id(self) -> str:
+        """The DAG's id (Airflow's `adhoc_OWNER` for a task of no DAG)."""
+        dag = self.__dict__.get("dag")
+        return str(dag.dag_id) if dag is not None else "adhoc_" + str(self.__dict__.get("owner"))
+
+    def has_dag(self) -> bool:
+        """Whether the task belongs to a DAG."""
+        return self.__dict__.get("dag") is not None
+
+    @property
+    def task_type(self) -> str:
+        """The operator's class name."""
+        return type(self).__name__
+
+    @property
+    def operator_name(self) -> str:
+        """The operator's name: its `custom_operator_name`, else its class name."""
+        return str(getattr(type(self), "custom_operator_name", None) or type(self).__name__)
+
+    @property
+    def node_id(self) -> str:
+        """The task id (group prefix included)."""
+        return str(self.__dict__["task_id"])
+
+    @property
+    def label(self) -> str:
+        """The task id without its group's prefix, as the graph labels it."""
+        group = self.__dict__.get("task_group")
+        task_id = str(self.__dict__["task_id"])
+        prefix = getattr(group, "group_id", None)
+        if group is not None and getattr(group, "prefix_group_id", True) and prefix and \
+                task_id.startswith(prefix + "."):
+            return task_id[len(prefix) + 1:]
+        return task_id
+
+    def _tasks(self, ids: Any) -> List[Any]:
+        dag = self.__dict__.get("dag")
+        if dag is None:
+            return []
+        return [dag.task_dict[i] for i in sorted(ids) if i in dag.task_dict]
+
+    @property
+    def upstream_list(self) -> List[Any]:
+        """The tasks directly upstream."""
+        return self._tasks(self.__dict__.get("upstream_task_ids", ()))
+
+    @property
+    def downstream_list(self) -> List[Any]:
+        """The tasks directly downstream."""
+        return self._tasks(self.__dict__.get("downstream_task_ids", ()))
+
+    def get_direct_relatives(self, upstream: bool = False) -> List[Any]:
+        """The tasks directly upstream (or downstream)."""
+        return self.upstream_list if upstream else self.downstream_list
+
+    def get_direct_relative_ids(self, upstream: bool = False) -> Set[str]:
+        """Their ids."""
+        return set(self.__dict__.get("upstream_task_ids" if upstream else
+                                     "downstream_task_ids", ()))
+
+
+__all__ = ["AbstractOperator"]
