@@ -5,7 +5,7 @@ arguments weir accepts without using them (`email`, `executor_config`, `run_as_u
 `on_failure_callback`, ...) read back as attributes, with Airflow's defaults when not given,
 as callbacks and custom operators read them."""
 
-from typing import Any, Dict, List, Set
+from typing import Any, Callable, Dict, List, Set
 
 from airflow.utils.log.logging_mixin import LoggingMixin
 
@@ -29,9 +29,13 @@ class AbstractOperator(LoggingMixin):
     template_fields_renderers: Dict[str, str] = {}
 
     def __getattr__(self, name: str) -> Any:
-        """An accepted argument weir keeps in `other`, or its Airflow default."""
+        """A computed attribute (`dag_id`, `upstream_list`, ...; plain attributes, not
+        properties, so that a DAG file's operator may set one of the same name), an accepted
+        argument weir keeps in `other`, or its Airflow default."""
         other = self.__dict__.get("other")
         if other is not None:
+            if name in _COMPUTED:
+                return _COMPUTED[name](self)
             if name in other:
                 return other[name]
             if name in ARGUMENT_DEFAULTS:
@@ -39,41 +43,9 @@ class AbstractOperator(LoggingMixin):
                 return dict(value) if isinstance(value, dict) else value
         raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
 
-    @property
-    def dag_id(self) -> str:
-        """The DAG's id (Airflow's `adhoc_OWNER` for a task of no DAG)."""
-        dag = self.__dict__.get("dag")
-        return str(dag.dag_id) if dag is not None else "adhoc_" + str(self.__dict__.get("owner"))
-
     def has_dag(self) -> bool:
         """Whether the task belongs to a DAG."""
         return self.__dict__.get("dag") is not None
-
-    @property
-    def task_type(self) -> str:
-        """The operator's class name."""
-        return type(self).__name__
-
-    @property
-    def operator_name(self) -> str:
-        """The operator's name: its `custom_operator_name`, else its class name."""
-        return str(getattr(type(self), "custom_operator_name", None) or type(self).__name__)
-
-    @property
-    def node_id(self) -> str:
-        """The task id (group prefix included)."""
-        return str(self.__dict__["task_id"])
-
-    @property
-    def label(self) -> str:
-        """The task id without its group's prefix, as the graph labels it."""
-        group = self.__dict__.get("task_group")
-        task_id = str(self.__dict__["task_id"])
-        prefix = getattr(group, "group_id", None)
-        if group is not None and getattr(group, "prefix_group_id", True) and prefix and \
-                task_id.startswith(prefix + "."):
-            return task_id[len(prefix) + 1:]
-        return task_id
 
     def _tasks(self, ids: Any) -> List[Any]:
         dag = self.__dict__.get("dag")
@@ -81,24 +53,41 @@ class AbstractOperator(LoggingMixin):
             return []
         return [dag.task_dict[i] for i in sorted(ids) if i in dag.task_dict]
 
-    @property
-    def upstream_list(self) -> List[Any]:
-        """The tasks directly upstream."""
-        return self._tasks(self.__dict__.get("upstream_task_ids", ()))
-
-    @property
-    def downstream_list(self) -> List[Any]:
-        """The tasks directly downstream."""
-        return self._tasks(self.__dict__.get("downstream_task_ids", ()))
-
     def get_direct_relatives(self, upstream: bool = False) -> List[Any]:
         """The tasks directly upstream (or downstream)."""
-        return self.upstream_list if upstream else self.downstream_list
+        return self._tasks(self.get_direct_relative_ids(upstream))
 
     def get_direct_relative_ids(self, upstream: bool = False) -> Set[str]:
         """Their ids."""
         return set(self.__dict__.get("upstream_task_ids" if upstream else
                                      "downstream_task_ids", ()))
 
+
+def _dag_id(op: Any) -> str:
+    """The DAG's id (Airflow's `adhoc_OWNER` for a task of no DAG)."""
+    dag = op.__dict__.get("dag")
+    return str(dag.dag_id) if dag is not None else "adhoc_" + str(op.__dict__.get("owner"))
+
+
+def _label(op: Any) -> str:
+    """The task id without its group's prefix, as the graph labels it."""
+    group, task_id = op.__dict__.get("task_group"), str(op.__dict__["task_id"])
+    prefix = getattr(group, "group_id", None)
+    if group is not None and getattr(group, "prefix_group_id", True) and prefix and \
+            task_id.startswith(prefix + "."):
+        return task_id[len(prefix) + 1:]
+    return task_id
+
+
+_COMPUTED: Dict[str, Callable[[Any], Any]] = {
+    "dag_id": _dag_id,
+    "label": _label,
+    "node_id": lambda op: str(op.__dict__["task_id"]),
+    "task_type": lambda op: type(op).__name__,
+    "operator_name": lambda op: str(getattr(type(op), "custom_operator_name", None)
+                                    or type(op).__name__),
+    "upstream_list": lambda op: op.get_direct_relatives(upstream=True),
+    "downstream_list": lambda op: op.get_direct_relatives(upstream=False),
+}
 
 __all__ = ["AbstractOperator"]
