@@ -42,7 +42,7 @@ def rule_states():
     return want
 
 
-BEHAVIOUR = {"skip99": K, "skip3": K, "fails": F, "after_skip": K, "after_fail": U,
+BEHAVIOUR = {"skip99": K, "skip3": K, "skip_old": K, "fails": F, "after_skip": K, "after_fail": U,
              "no_retry": F}
 OLD_PATHS = {"never": K}
 

@@ -1,5 +1,5 @@
 """Conformance: what tasks do and how they end, as Airflow 2 documents it: a BashOperator's
-last line as its XCom, `skip_on_exit_code` (99, or a list), a non-zero exit failing the try,
+last line as its XCom, `skip_on_exit_code` (99, or a list; the old `skip_exit_code`), a non-zero exit failing the try,
 `cwd`, `env` with `append_env`, a `.sh` template file beside the DAG file; a custom
 operator's `template_ext` `.json` read from `template_searchpath`; retries with a small
 retry_delay, `AirflowFailException` using none; `multiple_outputs`; XComs of several task
@@ -39,6 +39,7 @@ def conf_behaviour():
     last_line = BashOperator(task_id="last_line", bash_command="echo first; echo second")
     skip99 = BashOperator(task_id="skip99", bash_command="exit 99")
     skip3 = BashOperator(task_id="skip3", bash_command="exit 3", skip_on_exit_code=[3, 4])
+    skip_old = BashOperator(task_id="skip_old", bash_command="exit 5", skip_exit_code=5)
     fails = BashOperator(task_id="fails", bash_command="echo oops; exit 2",
                          email="ops@example.com; dev@example.com", email_on_retry=False)
     in_cwd = BashOperator(task_id="in_cwd", bash_command="pwd", cwd="/")
@@ -86,7 +87,7 @@ def conf_behaviour():
     a, b, c, d = (EmptyOperator(task_id=x) for x in "abcd")
     last_line >> Label("then") >> a
     chain(a, [b, c], d)
-    cross_downstream([skip99, skip3], [EmptyOperator(task_id="after_skip")])
+    cross_downstream([skip99, skip3, skip_old], [EmptyOperator(task_id="after_skip")])
     fails >> EmptyOperator(task_id="after_fail")
     [env_added, from_file, posted, flaky(), no_retry()]
 
