@@ -149,3 +149,30 @@ def test_the_attributes_callbacks_and_custom_code_read():
         first.no_such_thing
     assert (dag.roots, dag.leaves, dag.task_count) == ([first], [last], 3)
     assert (dag.schedule_interval, dag.owner) == ("@hourly", "data, ops")
+
+
+def test_a_dag_functions_parameters_are_its_params():
+    import datetime as dt
+
+    from airflow.decorators import dag, task
+    from airflow.exceptions import AirflowException
+    from airflow.models.param import DagParam, resolve_dag_params
+
+    @dag(schedule=None, start_date=dt.datetime(2024, 1, 1))
+    def made(size: int = 3, name="n", *, needed):
+        @task
+        def use(a, b, c):
+            return a
+
+        use(size, [name], {"k": needed})
+
+    built = made(needed="x")
+    assert built.params == {"size": 3, "name": "n", "needed": "x"}
+    op = built.get_task("use")
+    assert all(isinstance(a, DagParam) for a in (op.op_args[0], op.op_args[1][0]))
+    context = {"params": {"size": 9, "name": "n", "needed": "x"}}
+    assert resolve_dag_params(op.op_args, context) == [9, ["n"], {"k": "x"}]
+    with pytest.raises(AirflowException, match="parameter size"):
+        DagParam(built, "size").resolve({"params": {}})
+    with pytest.raises(TypeError):
+        made()  # a parameter without a default must be given, as in Airflow

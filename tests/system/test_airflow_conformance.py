@@ -2,7 +2,8 @@
 our own files, each written the way Airflow 2 users write them): the context's values for a
 run of a known date and conf, every trigger rule below three mixes of upstream states, how
 tasks end (skip codes, failures, retries, AirflowFailException), XComs, template files, and
-a DAG file of the Airflow 1.10 era on the old import paths Airflow 2 still imports. Each runs
+a DAG file of the Airflow 1.10 era on the old import paths Airflow 2 still imports, a `@dag`
+function's parameters as the DAG's params. Each runs
 through one real server (triggered over REST) and some through `weir dags test`; the states
 and values are those Airflow 2 gives (docs/airflow.md, "The corpus")."""
 
@@ -52,6 +53,7 @@ RUNS = {
     "conf_trigger_rules": (None, None, F, rule_states()),
     "conf_behaviour": ("2024-05-06T00:00:00+00:00", None, F, BEHAVIOUR),
     "conf_old_paths": (None, None, S, OLD_PATHS),
+    "conf_dag_params": (None, {"value": 7}, S, {}),
 }
 
 
@@ -63,7 +65,7 @@ def xcom(d, dag_id, run_id, task_id, key="return_value"):
 def test_the_conformance_files_load(tmp_path):
     r = weir_cli(tmp_path, "dags", "check", CONF, timeout=120)
     assert r.returncode == 0, cli_describe(r)
-    assert r.stdout.endswith("4 files, 4 DAGs, 0 import errors\n"), r.stdout
+    assert r.stdout.endswith("5 files, 5 DAGs, 0 import errors\n"), r.stdout
 
 
 def test_the_conformance_dags_run_as_airflow_runs_them(make_server, tmp_path):
@@ -118,6 +120,9 @@ def test_the_conformance_dags_run_as_airflow_runs_them(make_server, tmp_path):
         ("fails", "task_failure", "email")], notes
     assert not d.get("/dags/conf_old_paths/dagRuns/%s/notifications"
                      % runs["conf_old_paths"])["notifications"]
+
+    # a @dag function's parameters: the DAG's params, the conf over the default
+    assert xcom(d, "conf_dag_params", runs["conf_dag_params"], "show") == [7, "hi", 7, "hi"]
 
     # the 1.10-era file: its custom operator's self.log reaches the task's log
     run_id = runs["conf_old_paths"]

@@ -385,6 +385,7 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
     """Runs the task named by argv (FILE DAG_ID TASK_ID); the exit status."""
     from airflow.exceptions import (AirflowFailException, AirflowSensorTimeout,
                                     AirflowSkipException)
+    from airflow.models.param import resolve_dag_params
 
     path, dag_id, task_id = os.path.abspath(argv[0]), argv[1], argv[2]
     module = import_file(path)
@@ -411,8 +412,9 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
             context["expanded_ti_count"] = task.weir_expanded_count
         # the XComArgs of the arguments and template fields: their tasks' values
         for field in ("op_args", "op_kwargs", *getattr(task, "template_fields", ())):
-            if hasattr(task, field):
-                setattr(task, field, resolve(getattr(task, field), ti))
+            if hasattr(task, field):  # and a @dag function's parameters: the run's values
+                value = resolve_dag_params(getattr(task, field), context)
+                setattr(task, field, resolve(value, ti))
         if render:
             render_template_fields(task, context)
         from airflow.operators.python import CURRENT_CONTEXT

@@ -190,15 +190,24 @@ class DAG:
 
 def dag(dag_id: str = "", **dag_kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., DAG]]:
     """`@dag(...)`: the decorated function, called, builds its tasks inside a new DAG named
-    after it (or `dag_id`) and returns that DAG."""
+    after it (or `dag_id`) and returns that DAG; its parameters are the DAG's params."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., DAG]:
         def factory(*args: Any, **kwargs: Any) -> DAG:
             d = DAG(dag_id or fn.__name__, **dag_kwargs)
             if d.doc_md is None and fn.__doc__:
                 d.doc_md = fn.__doc__
+            # each parameter of the function is a param of the DAG, and a DagParam in the
+            # body: a task given it gets the run's value (the conf over the default)
+            import inspect
+
+            from airflow.models.param import DagParam
+
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound.apply_defaults()
             with d:
-                fn(*args, **kwargs)
+                fn(**{name: DagParam(d, name, value)
+                      for name, value in bound.arguments.items()})
             return d
 
         factory.__name__ = fn.__name__
