@@ -41,6 +41,7 @@ OLD_PATHS = [
     ("airflow.hooks.mysql_hook", "MySqlHook", "airflow.providers.mysql.hooks.mysql"),
     ("airflow.hooks.http_hook", "HttpHook", "airflow.providers.http.hooks.http"),
     ("airflow.hooks.dbapi_hook", "DbApiHook", "airflow.providers.common.sql.hooks.sql"),
+    ("airflow.operators.subdag_operator", "SubDagOperator", "airflow.operators.subdag"),
     ("airflow.models", "DagRun", "airflow.models.dagrun"),
     ("airflow.models", "TaskInstance", "airflow.models.taskinstance"),
 ]
@@ -176,3 +177,26 @@ def test_a_dag_functions_parameters_are_its_params():
         DagParam(built, "size").resolve({"params": {}})
     with pytest.raises(TypeError):
         made()  # a parameter without a default must be given, as in Airflow
+
+
+def test_airflow_2_0s_path_of_task():
+    import datetime as dt
+
+    from airflow import DAG
+    from airflow.models.xcom_arg import XComArg
+    from airflow.operators.python import task
+
+    with DAG("old_task", schedule=None, start_date=dt.datetime(2024, 1, 1)) as dag:
+        with pytest.warns(DeprecationWarning):
+            @task
+            def plain():
+                return 1
+
+            @task(multiple_outputs=True, retries=2)
+            def keyed():
+                return {"a": 1}
+
+        assert isinstance(plain(), XComArg) and isinstance(keyed(), XComArg)
+    assert dag.task_ids == ["plain", "keyed"]
+    op = dag.get_task("keyed")
+    assert (op.multiple_outputs, op.retries) == (True, 2)
