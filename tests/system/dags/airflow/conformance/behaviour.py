@@ -75,6 +75,8 @@ def conf_behaviour():
         assert kept["at"] == datetime(2024, 5, 6, 7, 8) and kept["days"] == {date(2024, 1, 1)}
         assert ti.xcom_pull(task_ids="quiet") is None
         assert ti.xcom_pull(task_ids="split", key="left") == left
+        assert ti.xcom_pull(key="right") == [2, 3]  # no task id: the one that pushed it
+        assert ti.xcom_pull(key="nobody_pushed", default="d") == "d"
         return [left, right, lines, context["params"]["n"]]
 
     @task(do_xcom_push=False)

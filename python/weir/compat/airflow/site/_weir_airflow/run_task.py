@@ -80,7 +80,8 @@ class TaskInstance:
                   key: str = "return_value", include_prior_dates: bool = False,
                   map_indexes: Any = None, default: Any = None, **_: Any) -> Any:
         """XComs of the run's tasks, as Airflow's: one task id (a str) gives its value
-        (`default` when it has none), or the list of a mapped task's values; a list of
+        (`default` when it has none), or the list of a mapped task's values; no task id,
+        the first value of `key` of any task (in the order of the ids); a list of
         task ids gives the values that exist, in the order of the ids; `map_indexes` (an
         int or a list) picks instances.  Another DAG or earlier runs: not reachable."""
         if (dag_id is not None and dag_id != self.dag_id) or include_prior_dates:
@@ -108,7 +109,9 @@ class TaskInstance:
                 v = self._value(t, i, key)
                 if v is not _NOTSET:
                     values.append(v)
-        if isinstance(task_ids, str) and single_index:
+        # one task id, or none (Airflow's "no filter": the first matching value, as
+        # `ti.xcom_pull(key="k")` reads the one task's that pushed `k`)
+        if (task_ids is None or isinstance(task_ids, str)) and single_index:
             return values[0] if values else default
         return values
 
