@@ -129,6 +129,8 @@ def test_the_conformance_dags_run_as_airflow_runs_them(make_server, tmp_path):
     assert xcom(d, "conf_old_paths", run_id, "greet") == "hello conf_old_paths"
     log = d.log("conf_old_paths", run_id, "greet")
     assert re.search(r"\{old_paths\.py:\d+\} INFO - greeting conf_old_paths", log), log
+    assert "post_execute saw 'hello conf_old_paths'" in log, log
+    assert xcom(d, "conf_old_paths", run_id, "greet", "who") == "conf_old_paths"
 
 
 def dags_test_table(stdout):

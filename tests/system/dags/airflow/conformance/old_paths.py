@@ -1,7 +1,8 @@
 """Conformance: a DAG file of the Airflow 1.10 era that Airflow 2 still runs: the old
 import paths (bash_operator, python_operator with its branch and short circuit,
 dummy_operator, latest_only_operator, base_hook, days_ago), `provide_context=True`, a custom
-operator with `@apply_defaults`, `schedule_interval`, `from airflow.models import DagRun`."""
+operator with `@apply_defaults` (its pre_execute, post_execute, self.xcom_push and
+self.xcom_pull), `schedule_interval`, `from airflow.models import DagRun`."""
 from datetime import timedelta
 
 from airflow import DAG
@@ -37,9 +38,17 @@ class GreetOperator(BaseOperator):
         super(GreetOperator, self).__init__(*args, **kwargs)
         self.who = who
 
+    def pre_execute(self, context):
+        self.prefix = "hello"
+
     def execute(self, context):
         self.log.info("greeting %s", self.who)
-        return "hello %s" % self.who
+        self.xcom_push(context, key="who", value=self.who)
+        assert self.xcom_pull(context, task_ids="pick") == "go_on"
+        return "%s %s" % (self.prefix, self.who)
+
+    def post_execute(self, context, result=None):
+        self.log.info("post_execute saw %r", result)
 
 
 def choose(**context):

@@ -423,6 +423,7 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
         from airflow.operators.python import CURRENT_CONTEXT
 
         CURRENT_CONTEXT.append(context)  # get_current_context()
+        task.pre_execute(context=context)
         callbacks.call(task, "on_execute_callback", context)
         if getattr(task, "reschedule", False) and hasattr(task, "poke_once"):
             # a sensor in reschedule mode: one poke; the server pokes again (spec: sensor:)
@@ -432,6 +433,7 @@ def run(argv: List[str], env: Mapping[str, str]) -> int:
                 return NOT_YET_EXIT
         else:
             result = task.execute(context)
+            task.post_execute(context=context, result=result)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
         mapping.after_try(dag, task, ti, result, context)

@@ -43,6 +43,44 @@ class AbstractOperator(LoggingMixin):
                 return dict(value) if isinstance(value, dict) else value
         raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
 
+    # -- what Airflow's TaskInstance calls around execute(), and the helpers custom
+    # operators of Airflow 1.10 and 2 call on themselves --------------------------------
+    def pre_execute(self, context: Any) -> None:
+        """Called before execute() (after the templates are rendered)."""
+
+    def post_execute(self, context: Any, result: Any = None) -> None:
+        """Called after execute() with its return value."""
+
+    def on_kill(self) -> None:
+        """Called when the task is killed; an operator that started something stops it."""
+
+    def prepare_template(self) -> None:
+        """Called after the template files are read, before they are rendered."""
+
+    def xcom_push(self, context: Any, key: str, value: Any, execution_date: Any = None) -> None:
+        """`ti.xcom_push(key, value)` of the running task."""
+        context["ti"].xcom_push(key=key, value=value)
+
+    def xcom_pull(self, context: Any, task_ids: Any = None, dag_id: Any = None,
+                  key: str = "return_value", include_prior_dates: Any = None) -> Any:
+        """`ti.xcom_pull(...)` of the running task."""
+        return context["ti"].xcom_pull(task_ids=task_ids, dag_id=dag_id, key=key,
+                                       include_prior_dates=bool(include_prior_dates))
+
+    def get_template_env(self) -> Any:
+        """The DAG's Jinja environment."""
+        from _weir_airflow.templating import get_template_env
+
+        return get_template_env(self.__dict__.get("dag"))
+
+    def render_template(self, content: Any, context: Any, jinja_env: Any = None,
+                        seen_oids: Any = None) -> Any:
+        """`content` (a string, or strings in lists and dicts) rendered with `context`."""
+        from _weir_airflow.templating import render_template
+
+        env = jinja_env if jinja_env is not None else self.get_template_env()
+        return render_template(content, context, env, tuple(getattr(self, "template_ext", ())))
+
     def has_dag(self) -> bool:
         """Whether the task belongs to a DAG."""
         return self.__dict__.get("dag") is not None
