@@ -98,6 +98,8 @@ def test_the_conformance_dags_run_as_airflow_runs_them(make_server, tmp_path):
     run_id, dag_id = runs["conf_behaviour"], "conf_behaviour"
     tis = d.tis(dag_id, run_id)
     assert (tis["flaky"]["try_number"], tis["no_retry"]["try_number"]) == (2, 1), tis
+    assert "callback saw failed of no_retry, max_tries 3, try 1, AirflowFailException" in \
+        d.log(dag_id, run_id, "no_retry")
     assert xcom(d, dag_id, run_id, "flaky") == 2
     assert xcom(d, dag_id, run_id, "last_line") == "second"
     assert xcom(d, dag_id, run_id, "in_cwd") == "/"

@@ -54,7 +54,12 @@ def conf_behaviour():
             raise AirflowException("first try fails")
         return ti.try_number
 
-    @task(retries=3)
+    def told(context):
+        ti = context["ti"]
+        print("callback saw %s of %s, max_tries %d, try %d, %s" % (
+            ti.state, ti.task_id, ti.max_tries, ti.try_number, type(context["exception"]).__name__))
+
+    @task(retries=3, on_failure_callback=told)
     def no_retry():
         raise AirflowFailException("no point retrying")
 
@@ -77,6 +82,9 @@ def conf_behaviour():
         assert ti.xcom_pull(task_ids="split", key="left") == left
         assert ti.xcom_pull(key="right") == [2, 3]  # no task id: the one that pushed it
         assert ti.xcom_pull(key="nobody_pushed", default="d") == "d"
+        assert (ti.state, ti.max_tries, ti.pool, ti.queue, ti.next_try_number) == (
+            "running", 0, "default_pool", "default", 2)
+        assert ti.start_date.tzinfo is not None and ti.hostname and ti.operator
         return [left, right, lines, context["params"]["n"]]
 
     @task(do_xcom_push=False)

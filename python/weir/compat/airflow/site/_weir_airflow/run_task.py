@@ -28,16 +28,17 @@ from typing import Any, Dict, List, Mapping, Optional
 from _weir_airflow import callbacks, mapping, tasklog
 from _weir_airflow.processor import dags_of, import_file, prepare_path
 from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
+from _weir_airflow.ti_attrs import TaskInstanceAttrs
 
 
 _NOTSET: Any = object()
 NOT_YET_EXIT = 97  # data/sensor_poke.h's SENSOR_EXIT_NOT_YET: a sensor's poke, not met
 
 
-class TaskInstance:
+class TaskInstance(TaskInstanceAttrs):
     """The context's `ti`: the try's identity and its XComs: the run's outputs in (every
     task's that has ended so far: $WEIR_RUN_OUTPUTS, {"TASK": {"MAP_INDEX": {KEY: V}}}),
-    pushes out."""
+    pushes out; the other attributes Airflow's has from TaskInstanceAttrs."""
 
     def __init__(self, dag_id: str, task_id: str, run_id: str, try_number: int,
                  map_index: int, outputs: Mapping[str, Mapping[str, Any]]) -> None:
