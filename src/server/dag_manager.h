@@ -92,8 +92,9 @@ void dag_manager_walk(const char *dir, bool glob, void (*visit)(void *arg, char 
  * regexp): how the server's walk reads .airflowignore (dag_manager_walk()). */
 void dag_manager_set_ignore_glob(struct dag_manager *dm, bool glob);
 
-/* Whether the file's text names `dag_id` (a job's spec kept beside the
- * DAGs does not), as Airflow's heuristic reads a Python file's text. */
+/* Whether the file's text has `dag_id` as a mapping key (`dag_id:`,
+ * `"dag_id":`; a job's spec or a template kept beside the DAGs does not),
+ * as Airflow's heuristic reads a Python file's text. */
 bool dag_manager_names_dag_id(const char *path);
 
 /* Runs the DAG processor on the Python DAG file `file` as the server runs

@@ -11,6 +11,7 @@
 #include "server/dag_manager.h"
 #include "server/dag_manager/dm_internal.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <regex.h>
@@ -465,14 +466,37 @@ static bool ignored(const struct ignores *ig, const char *rel, bool dir)
 	return matched;
 }
 
+/* Whether `text` has `dag_id` as a mapping key: the word (not the end of
+ * a longer name, nor `dag.dag_id`), an optional closing quote, blanks,
+ * then ':'.  A template kept below the DAGs that only mentions it
+ * (`{{ dag.dag_id }}`) is no DAG file. */
+static bool has_dag_id_key(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	while ((p = memmem(p, (size_t)(end - p), "dag_id", 6)) != NULL) {
+		const char *q = p + 6;
+		bool word =
+		    p == text || !(isalnum((unsigned char)p[-1]) || p[-1] == '_' || p[-1] == '.');
+		if (q < end && (*q == '"' || *q == '\''))
+			q++;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (word && q < end && *q == ':')
+			return true;
+		p += 6;
+	}
+	return false;
+}
+
 /* Whether a YAML or JSON file below the top of the folder is a DAG file:
- * it names a dag_id (a job's spec kept beside the DAGs does not), as
- * Airflow's heuristic reads a Python file's text. */
+ * it has a `dag_id` key (a job's spec or a template kept beside the DAGs
+ * does not), as Airflow's heuristic reads a Python file's text. */
 bool dag_manager_names_dag_id(const char *path)
 {
 	size_t len = 0;
 	char *text = fs_read_file(path, &len, NULL);
-	bool yes = text && memmem(text, len, "dag_id", 6) != NULL;
+	bool yes = text && has_dag_id_key(text, len);
 
 	free(text);
 	return yes;

@@ -24,6 +24,11 @@ NAMES = ("on_execute_callback", "on_success_callback", "on_failure_callback",
          "on_retry_callback", "on_skipped_callback")
 
 
+# ti.state as each callback sees it in Airflow
+_STATE_SEEN = {"on_success_callback": "success", "on_failure_callback": "failed",
+               "on_retry_callback": "up_for_retry", "on_skipped_callback": "skipped"}
+
+
 def of(task: Any, name: str) -> List[Callable[..., Any]]:
     """The task's callbacks of one kind, as a list."""
     value = getattr(task, "other", {}).get(name)
@@ -38,6 +43,9 @@ def call(task: Any, name: str, context: Dict[str, Any],
     fns = of(task, name)
     if not fns:
         return
+    ti = context.get("ti")
+    if ti is not None and name in _STATE_SEEN:  # the state the callback sees, as Airflow's
+        ti.state = _STATE_SEEN[name]
     if exception is not None:
         context["exception"] = exception
     for fn in fns:

@@ -25,19 +25,20 @@ import sys
 import traceback
 from typing import Any, Dict, List, Mapping, Optional
 
-from _weir_airflow import callbacks, datasets, mapping
+from _weir_airflow import callbacks, datasets, mapping, tasklog
 from _weir_airflow.processor import dags_of, import_file, prepare_path
 from _weir_airflow.spec import NO_RETRY_EXIT, SKIP_EXIT, has_template
+from _weir_airflow.ti_attrs import TaskInstanceAttrs
 
 
 _NOTSET: Any = object()
 NOT_YET_EXIT = 97  # data/sensor_poke.h's SENSOR_EXIT_NOT_YET: a sensor's poke, not met
 
 
-class TaskInstance:
+class TaskInstance(TaskInstanceAttrs):
     """The context's `ti`: the try's identity and its XComs: the run's outputs in (every
     task's that has ended so far: $WEIR_RUN_OUTPUTS, {"TASK": {"MAP_INDEX": {KEY: V}}}),
-    pushes out."""
+    pushes out; the other attributes Airflow's has from TaskInstanceAttrs."""
 
     def __init__(self, dag_id: str, task_id: str, run_id: str, try_number: int,
                  map_index: int, outputs: Mapping[str, Mapping[str, Any]]) -> None:
@@ -80,7 +81,8 @@ class TaskInstance:
                   key: str = "return_value", include_prior_dates: bool = False,
                   map_indexes: Any = None, default: Any = None, **_: Any) -> Any:
         """XComs of the run's tasks, as Airflow's: one task id (a str) gives its value
-        (`default` when it has none), or the list of a mapped task's values; a list of
+        (`default` when it has none), or the list of a mapped task's values; no task id,
+        the first value of `key` of any task (in the order of the ids); a list of
         task ids gives the values that exist, in the order of the ids; `map_indexes` (an
         int or a list) picks instances.  Another DAG or earlier runs: not reachable."""
         if (dag_id is not None and dag_id != self.dag_id) or include_prior_dates:
@@ -108,7 +110,9 @@ class TaskInstance:
                 v = self._value(t, i, key)
                 if v is not _NOTSET:
                     values.append(v)
-        if isinstance(task_ids, str) and single_index:
+        # one task id, or none (Airflow's "no filter": the first matching value, as
+        # `ti.xcom_pull(key="k")` reads the one task's that pushed `k`)
+        if (task_ids is None or isinstance(task_ids, str)) and single_index:
             return values[0] if values else default
         return values
 
@@ -387,6 +391,7 @@ def run(argv: List[str], env: Mapping[str, str], module: Any = None) -> int:
     file imported already (a warm interpreter's, _weir_airflow.zygote); None: imported here."""
     from airflow.exceptions import (AirflowFailException, AirflowSensorTimeout,
                                     AirflowSkipException)
+    from airflow.models.param import resolve_dag_params
 
     path, dag_id, task_id = os.path.abspath(argv[0]), argv[1], argv[2]
     if module is None:
@@ -405,6 +410,7 @@ def run(argv: List[str], env: Mapping[str, str], module: Any = None) -> int:
     if render or getattr(dag, "timezone", None) is not None:
         import pendulum  # noqa: F401  (templates see pendulum's dates, as in Airflow)
     callbacks.terminating()  # SIGTERM (a timeout, a kill) raised in the task
+    tasklog.setup()  # logging.info() and self.log reach the task's log, as in Airflow
     context = build_context(dag, task, env)
     ti: TaskInstance = context["ti"]
     try:
@@ -413,13 +419,15 @@ def run(argv: List[str], env: Mapping[str, str], module: Any = None) -> int:
             context["expanded_ti_count"] = task.weir_expanded_count
         # the XComArgs of the arguments and template fields: their tasks' values
         for field in ("op_args", "op_kwargs", *getattr(task, "template_fields", ())):
-            if hasattr(task, field):
-                setattr(task, field, resolve(getattr(task, field), ti))
+            if hasattr(task, field):  # and a @dag function's parameters: the run's values
+                value = resolve_dag_params(getattr(task, field), context)
+                setattr(task, field, resolve(value, ti))
         if render:
             render_template_fields(task, context)
         from airflow.operators.python import CURRENT_CONTEXT
 
         CURRENT_CONTEXT.append(context)  # get_current_context()
+        task.pre_execute(context=context)
         callbacks.call(task, "on_execute_callback", context)
         if getattr(task, "reschedule", False) and hasattr(task, "poke_once"):
             # a sensor in reschedule mode: one poke; the server pokes again (spec: sensor:)
@@ -429,6 +437,7 @@ def run(argv: List[str], env: Mapping[str, str], module: Any = None) -> int:
                 return NOT_YET_EXIT
         else:
             result = task.execute(context)
+            task.post_execute(context=context, result=result)
         if getattr(task, "show_return_value_in_logs", True) and result is not None:
             print("Done. Returned value was: %r" % (result,), flush=True)
         mapping.after_try(dag, task, ti, result, context)

@@ -419,7 +419,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
               variables: Optional[List[str]] = None,
               priorities: Optional[Dict[str, int]] = None) -> Dict[str, Any]:
     """One task of weir's document; `variables`: the keys a Python task may read."""
-    from _weir_airflow import callbacks, operators
+    from _weir_airflow import callbacks, email_alerts, operators
     from airflow.operators.bash import BashOperator
     from airflow.operators.empty import EmptyOperator
 
@@ -490,6 +490,7 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
     if task.wait_for_downstream:
         t["wait_for_downstream"] = True
     callbacks.apply(task, t)  # sla
+    email_alerts.apply(task, t)  # email, email_on_failure, email_on_retry
     return t
 
 

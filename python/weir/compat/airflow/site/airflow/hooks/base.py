@@ -10,6 +10,7 @@ from typing import Any, Dict
 
 from airflow.exceptions import AirflowNotFoundException
 from airflow.models.connection import Connection
+from airflow.utils.log.logging_mixin import LoggingMixin
 
 
 def env_name(conn_id: str) -> str:
@@ -17,8 +18,10 @@ def env_name(conn_id: str) -> str:
     return "WEIR_CONN_" + conn_id.upper().replace(".", "_").replace("-", "_")
 
 
-class BaseHook:
+class BaseHook(LoggingMixin):
     """A hook: the base of those that talk to a system through a connection."""
+
+    _log_config_logger_name = "airflow.task.hooks"
 
     conn_name_attr = ""
     default_conn_name = ""

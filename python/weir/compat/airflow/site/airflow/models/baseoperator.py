@@ -8,10 +8,11 @@ import re
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Set, Union
 
 from airflow.models.dag import DAG, caller_line, current_dag
+from airflow.models.abstractoperator import AbstractOperator
 
 # The arguments default_args may give (those weir reads; the others are kept as given).
 _DEFAULTABLE = (
-    "owner", "email", "retries", "retry_delay", "retry_exponential_backoff",
+    "owner", "email", "email_on_failure", "email_on_retry", "retries", "retry_delay", "retry_exponential_backoff",
     "max_retry_delay", "execution_timeout", "pool", "pool_slots", "queue",
     "priority_weight", "weight_rule", "depends_on_past", "wait_for_downstream", "trigger_rule",
     "start_date", "end_date", "do_xcom_push", "sla", "on_execute_callback",
@@ -60,8 +61,10 @@ class DependencyMixin:
         return self
 
 
-class BaseOperator(DependencyMixin):
+class BaseOperator(DependencyMixin, AbstractOperator):
     """A task.  Subclasses set what it runs; weir reads the arguments below."""
+
+    _log_config_logger_name = "airflow.task.operators"
 
     template_fields: Sequence[str] = ()
     template_ext: Sequence[str] = ()

@@ -143,6 +143,38 @@ class DAG:
         """Whether the DAG has a task of that id."""
         return task_id in self.task_dict
 
+    @property
+    def task_count(self) -> int:
+        """How many tasks the DAG has."""
+        return len(self.task_dict)
+
+    @property
+    def roots(self) -> List["BaseOperator"]:
+        """The tasks with no upstream task."""
+        return [t for t in self.task_dict.values() if not t.upstream_task_ids]
+
+    @property
+    def leaves(self) -> List["BaseOperator"]:
+        """The tasks with no downstream task."""
+        return [t for t in self.task_dict.values() if not t.downstream_task_ids]
+
+    @property
+    def schedule_interval(self) -> Any:
+        """The schedule as given (Airflow 2's older name for it)."""
+        return self.schedule
+
+    @property
+    def folder(self) -> Optional[str]:
+        """The folder of the DAG file."""
+        import os
+
+        return os.path.dirname(self.fileloc) if self.fileloc else None
+
+    @property
+    def owner(self) -> str:
+        """The owners of its tasks, as Airflow joins them."""
+        return ", ".join(sorted({str(t.owner) for t in self.task_dict.values()}))
+
     # -- with-block ---------------------------------------------------------------------------
     def __enter__(self) -> "DAG":
         _context.append(self)
@@ -158,15 +190,24 @@ class DAG:
 
 def dag(dag_id: str = "", **dag_kwargs: Any) -> Callable[[Callable[..., Any]], Callable[..., DAG]]:
     """`@dag(...)`: the decorated function, called, builds its tasks inside a new DAG named
-    after it (or `dag_id`) and returns that DAG."""
+    after it (or `dag_id`) and returns that DAG; its parameters are the DAG's params."""
 
     def wrap(fn: Callable[..., Any]) -> Callable[..., DAG]:
         def factory(*args: Any, **kwargs: Any) -> DAG:
             d = DAG(dag_id or fn.__name__, **dag_kwargs)
             if d.doc_md is None and fn.__doc__:
                 d.doc_md = fn.__doc__
+            # each parameter of the function is a param of the DAG, and a DagParam in the
+            # body: a task given it gets the run's value (the conf over the default)
+            import inspect
+
+            from airflow.models.param import DagParam
+
+            bound = inspect.signature(fn).bind(*args, **kwargs)
+            bound.apply_defaults()
             with d:
-                fn(*args, **kwargs)
+                fn(**{name: DagParam(d, name, value)
+                      for name, value in bound.arguments.items()})
             return d
 
         factory.__name__ = fn.__name__

@@ -117,3 +117,42 @@ class ParamsDict(MutableMapping[str, Any]):
     def validate(self) -> Dict[str, Any]:
         """The values, each resolved (ParamValidationError for one without a value)."""
         return {k: p.resolve() for k, p in self.__dict.items()}
+
+
+class DagParam:
+    """A parameter of a `@dag` function, as the function's body sees it (Airflow 2): the
+    DAG gets a param of its name, with the parameter's default; a task given it as an
+    argument receives, when it runs, the run's value of that param (the trigger's conf over
+    the default)."""
+
+    def __init__(self, current_dag: Any, name: str, default: Any = NOTSET) -> None:
+        if default is not NOTSET:
+            current_dag.params[name] = default
+        self._name = name
+        self._default = default
+
+    def resolve(self, context: Dict[str, Any]) -> Any:
+        """The run's value (AirflowException when the run has none)."""
+        from airflow.exceptions import AirflowException
+
+        params = context.get("params") or {}
+        if self._name in params:
+            return params[self._name]
+        if self._default is not NOTSET:
+            return self._default
+        raise AirflowException("No value could be resolved for parameter %s" % self._name)
+
+    def __repr__(self) -> str:
+        return "DagParam(%r)" % self._name
+
+
+def resolve_dag_params(value: Any, context: Dict[str, Any]) -> Any:
+    """`value` (an operator's argument) with each DagParam in it, in lists, tuples and dict
+    values too, replaced by its value for the running task's `context`."""
+    if isinstance(value, DagParam):
+        return value.resolve(context)
+    if isinstance(value, dict):
+        return {k: resolve_dag_params(v, context) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(resolve_dag_params(v, context) for v in value)
+    return value

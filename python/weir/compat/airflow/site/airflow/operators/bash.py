@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import warnings
 from typing import Any, Dict, List, Optional, Sequence
 
 from airflow.exceptions import AirflowException, AirflowSkipException
@@ -27,6 +28,11 @@ class BashOperator(BaseOperator):
         skip_on_exit_code: Any = 99,
         **kwargs: Any,
     ) -> None:
+        old_name = kwargs.pop("skip_exit_code", None)  # Airflow 2.4's name, still taken
+        if old_name is not None:
+            warnings.warn("skip_exit_code is deprecated. Please use skip_on_exit_code",
+                          DeprecationWarning, stacklevel=2)
+            skip_on_exit_code = old_name
         super().__init__(**kwargs)
         self.bash_command = bash_command
         self.env = env

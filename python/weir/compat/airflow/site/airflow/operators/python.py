@@ -227,3 +227,18 @@ class PythonVirtualenvOperator(ExternalPythonOperator):
         return venv.ensure_venv(self.task_id, self.weir_requirements(), self.python_version,
                                 self.system_site_packages, self.pip_install_options,
                                 self.index_urls, self.venv_cache_path)
+
+
+def task(python_callable: Optional[Callable[..., Any]] = None,
+         multiple_outputs: Optional[bool] = None, **kwargs: Any) -> Any:
+    """`from airflow.operators.python import task`, Airflow 2.0's path of `@task`, which
+    Airflow 2 still imports (with a deprecation warning): `airflow.decorators.task`."""
+    import warnings
+
+    from airflow.decorators import task as decorator_task
+
+    warnings.warn("airflow.operators.python.task is deprecated. Use airflow.decorators.task "
+                  "instead.", DeprecationWarning, stacklevel=2)
+    if multiple_outputs is not None:
+        kwargs["multiple_outputs"] = multiple_outputs
+    return decorator_task(python_callable, **kwargs)

@@ -1,0 +1,1 @@
+"""airflow.utils.log: LoggingMixin (logging_mixin), the `log` of operators and hooks."""

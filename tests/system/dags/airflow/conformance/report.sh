@@ -1,0 +1,1 @@
+echo "report for {{ ds }} of {{ dag.dag_id }} in $(basename "$PWD")"
