@@ -573,6 +573,11 @@ char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *
                         int map_index, int try_number);
 char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
                      int try_number);
+/* A JSON file of a try beside its $WEIR_OUTPUT (TASK.MAP_INDEX.TRY.suffix),
+ * written whole and readable by the task's user; the path into *path. */
+int dm_write_try_json(struct dag_manager *dm, const struct run_ctx *rc, const char *task_id,
+                      int map_index, int try_number, const char *suffix, const json_t *v,
+                      char **path, struct weir_error *err);
 /* A run_outputs task's try: every output of the run so far, as
  * {"TASK": {"MAP_INDEX": {KEY: value}}}, written beside its $WEIR_OUTPUT
  * (readable by the task's user); the path into *path. */
@@ -677,6 +682,15 @@ void dm_datasets_scanned(struct dag_manager *dm, bool changed);
 
 /* TI `ti` of the run succeeded: an event for each of its task's outlets. */
 void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti);
+
+/* The latest events of TI `ti`'s task's inlets, for its try: at most
+ * INLET_EVENTS_MAX each, oldest first, as {"datasets": {URI: [event...]},
+ * "aliases": {NAME: [event...]}} (an alias's: those added through it) in a
+ * file beside its $WEIR_OUTPUT; the path into *path (its
+ * $WEIR_INLET_EVENTS). */
+#define INLET_EVENTS_MAX 100
+int dm_write_inlet_events(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
+                          int try_number, char **path, struct weir_error *err);
 
 /* The DAGs scheduled on datasets whose every URI is queued get a run
  * (nothing to do unless dm->datasets.dirty). */
