@@ -168,8 +168,9 @@ class InletEventsAccessors(Mapping[Any, List[DatasetEvent]]):
         from airflow.datasets import Dataset, DatasetAlias
 
         self._inlets = [i for i in inlets if isinstance(i, (Dataset, DatasetAlias))]
-        by_uri = data.get("datasets") if isinstance(data.get("datasets"), dict) else {}
-        by_alias = data.get("aliases") if isinstance(data.get("aliases"), dict) else {}
+        got_uri, got_alias = data.get("datasets"), data.get("aliases")
+        by_uri: Dict[str, Any] = got_uri if isinstance(got_uri, dict) else {}
+        by_alias: Dict[str, Any] = got_alias if isinstance(got_alias, dict) else {}
         self._events: Dict[str, List[DatasetEvent]] = {}
         for item in self._inlets:
             key = _key(item)
