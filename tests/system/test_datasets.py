@@ -368,3 +368,7 @@ def test_a_dag_on_an_alias_and_a_task_s_inlet_events(make_dags):
         PART, {"n": 1}, "tagger"), part
     (orders,) = got["datasets"][ORDERS]
     assert orders["source_dag_id"] is None and orders["extra"] == {}, orders
+    # the DAG on the alias consumes the dataset the alias got, in Airflow's dataset route
+    ds = d.get("/datasets/%s" % q(PART))
+    assert [c["dag_id"] for c in ds["consuming_dags"]] == ["on_parts"], ds
+    assert d.get("/datasets/%s" % q(ORDERS))["consuming_dags"] == []

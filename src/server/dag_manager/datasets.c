@@ -79,10 +79,17 @@ static struct dataset_dag dataset_dag_of(const struct dag_spec *s,
 	                            n_links};
 }
 
-/* The alias links (of `uri`; NULL: all) as the decisions read them, into
- * *out (borrowing from *rows); -1 with err. */
-static int read_links(struct dag_manager *dm, const char *uri, struct dataset_alias_link_row **rows,
-                      struct dataset_alias_link **out, size_t *n, struct weir_error *err)
+bool dm_dataset_consumes(const struct dag_spec *s, const char *uri,
+                         const struct dataset_alias_link *links, size_t n_links)
+{
+	struct dataset_dag d = dataset_dag_of(s, links, n_links);
+
+	return dataset_event_queues(&d, uri);
+}
+
+int dm_dataset_alias_links(struct dag_manager *dm, const char *uri,
+                           struct dataset_alias_link_row **rows, struct dataset_alias_link **out,
+                           size_t *n, struct weir_error *err)
 {
 	*out = NULL;
 	if (dataset_store_alias_links(dm->datasets.store, uri, rows, n, err) < 0)
@@ -118,14 +125,11 @@ static int record_event(struct dag_manager *dm, const char *uri, const char *ali
 	/* linked before the DAGs are queued: the alias's first event runs them */
 	if (alias && dataset_store_alias_event_add(dm->datasets.store, alias, ev->id, err) < 0)
 		return -1;
-	if (read_links(dm, uri, &rows, &links, &n_links, err) < 0)
+	if (dm_dataset_alias_links(dm, uri, &rows, &links, &n_links, err) < 0)
 		goto out;
 	for (struct dag_entry *e = dm->folder.entries; e; e = e->next) {
-		struct dataset_dag d;
-		if (!e->present || !e->spec || dm_entry_by_id(dm, e->spec->dag_id) != e)
-			continue;
-		d = dataset_dag_of(e->spec, links, n_links);
-		if (!dataset_event_queues(&d, uri))
+		if (!e->present || !e->spec || dm_entry_by_id(dm, e->spec->dag_id) != e ||
+		    !dm_dataset_consumes(e->spec, uri, links, n_links))
 			continue;
 		if (dataset_store_queue_add(dm->datasets.store, ev->dataset_id, e->spec->dag_id,
 		                            now, err) < 0)
@@ -408,7 +412,7 @@ void dm_dataset_pass(struct dag_manager *dm)
 	}
 	if (nq == 0)
 		goto out;
-	if (read_links(dm, NULL, &link_rows, &links, &n_links, &err) < 0) {
+	if (dm_dataset_alias_links(dm, NULL, &link_rows, &links, &n_links, &err) < 0) {
 		log_error("dataset aliases: %s", err.msg);
 		goto out;
 	}

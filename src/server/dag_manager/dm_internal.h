@@ -295,6 +295,18 @@ struct dataset_event_row;
 int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_event_row *ev,
                      struct weir_error *err);
 json_t *dm_dataset_event_json(const struct dataset_event_row *e);
+/* The DatasetAlias links (of `uri`; NULL: all) as sched/dataset_due.h
+ * reads them, into *out (borrowing from *rows: free both, *n of them);
+ * -1 with err. */
+struct dataset_alias_link_row;
+struct dataset_alias_link;
+int dm_dataset_alias_links(struct dag_manager *dm, const char *uri,
+                           struct dataset_alias_link_row **rows, struct dataset_alias_link **out,
+                           size_t *n, struct weir_error *err);
+/* Whether the DAG of `s` consumes `uri`: it schedules on the URI, or on an
+ * alias `links` links to it (its events are queued for the DAG). */
+bool dm_dataset_consumes(const struct dag_spec *s, const char *uri,
+                         const struct dataset_alias_link *links, size_t n_links);
 
 /* ---- manager.c: the small string setters of the rows, the wake-up note ---- */
 
