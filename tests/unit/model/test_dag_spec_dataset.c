@@ -24,20 +24,19 @@ static void expect_error(const char *text, const char *want)
 	struct weir_error err = {0};
 	struct dag_spec *d = parse(text, &err);
 	if (d || !strstr(err.msg, want))
-		fail_msg("expected an error with \"%s\", got \"%s\"", want,
-		         d ? "(parsed)" : err.msg);
+		fail_msg("expected an error with \"%s\", got \"%s\"", want, d ? "(parsed)" : err.msg);
 }
 
 static void test_outlets_and_a_dataset_schedule_are_read(void **state)
 {
 	struct weir_error err = {0};
 	struct dag_spec *d = parse("dag_id: c\n"
-	                           "schedule: [\"s3://b/a\", \"file:///data/x\"]\n"
-	                           "tasks:\n"
-	                           "  - task_id: t\n"
-	                           "    command: echo {{ params.triggering_dataset_events }}\n"
-	                           "    outlets: [\"s3://b/out\"]\n",
-	                           &err);
+				   "schedule: [\"s3://b/a\", \"file:///data/x\"]\n"
+				   "tasks:\n"
+				   "  - task_id: t\n"
+				   "    command: echo {{ params.triggering_dataset_events }}\n"
+				   "    outlets: [\"s3://b/out\"]\n",
+				   &err);
 	(void)state;
 	assert_non_null(d);
 	assert_int_equal(d->dataset_schedule.n, 2);
@@ -60,17 +59,16 @@ static void test_outlets_and_a_dataset_schedule_are_read(void **state)
 static void test_a_trigger_dag_task_is_read_with_defaults(void **state)
 {
 	struct weir_error err = {0};
-	struct dag_spec *d =
-	    parse("dag_id: p\n"
-	          "params: {n: 3}\n"
-	          "tasks:\n"
-	          "  - task_id: go\n"
-	          "    trigger_dag:\n"
-	          "      dag_id: child\n"
-	          "      conf: {size: \"{{ params.n }}\", nested: {day: \"{{ ds }}\"}}\n"
-	          "      run_id: \"from_{{ run_id }}\"\n"
-	          "      wait_for_completion: true\n",
-	          &err);
+	struct dag_spec *d = parse("dag_id: p\n"
+				   "params: {n: 3}\n"
+				   "tasks:\n"
+				   "  - task_id: go\n"
+				   "    trigger_dag:\n"
+				   "      dag_id: child\n"
+				   "      conf: {size: \"{{ params.n }}\", nested: {day: \"{{ ds }}\"}}\n"
+				   "      run_id: \"from_{{ run_id }}\"\n"
+				   "      wait_for_completion: true\n",
+				   &err);
 	(void)state;
 	if (!d)
 		fail_msg("%s", err.msg);
@@ -97,33 +95,33 @@ static void test_bad_keys_are_named(void **state)
 {
 	(void)state;
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n    command: x\n    outlets: [\"\"]\n",
-	             "d.yaml:5: tasks[0].outlets[0]: expected a dataset URI");
+		     "d.yaml:5: tasks[0].outlets[0]: expected a dataset URI");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n    command: x\n"
-	             "    outlets: [\"s3://a\", \"s3://a\"]\n",
-	             "listed twice");
+		     "    outlets: [\"s3://a\", \"s3://a\"]\n",
+		     "listed twice");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n    command: x\n"
-	             "    outlets: [\"airflow://x\"]\n",
-	             "reserved");
+		     "    outlets: [\"airflow://x\"]\n",
+		     "reserved");
 	expect_error("dag_id: p\nschedule: []\ntasks:\n  - task_id: a\n    command: x\n",
-	             "schedule: expected at least one dataset URI");
+		     "schedule: expected at least one dataset URI");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n    trigger_dag: {conf: {}}\n",
-	             "tasks[0].trigger_dag.dag_id: is required");
+		     "tasks[0].trigger_dag.dag_id: is required");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n    command: x\n"
-	             "    trigger_dag: {dag_id: c}\n",
-	             "expected exactly one of command, job, sql, transfer, sensor and trigger_dag");
+		     "    trigger_dag: {dag_id: c}\n",
+		     "expected exactly one of command, job, sql, transfer, sensor and trigger_dag");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n"
-	             "    trigger_dag: {dag_id: c, allowed_states: [running]}\n",
-	             "tasks[0].trigger_dag.allowed_states[0]: expected success or failed");
+		     "    trigger_dag: {dag_id: c, allowed_states: [running]}\n",
+		     "tasks[0].trigger_dag.allowed_states[0]: expected success or failed");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n"
-	             "    trigger_dag: {dag_id: c, conf: {x: \"{{ params.nope }}\"}}\n",
-	             "tasks[0].trigger_dag.conf.x");
+		     "    trigger_dag: {dag_id: c, conf: {x: \"{{ params.nope }}\"}}\n",
+		     "tasks[0].trigger_dag.conf.x");
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n"
-	             "    trigger_dag: {dag_id: c, wait: true}\n",
-	             "wait");
+		     "    trigger_dag: {dag_id: c, wait: true}\n",
+		     "wait");
 	/* triggering_dataset_events is only there for a DAG on datasets */
 	expect_error("dag_id: p\ntasks:\n  - task_id: a\n"
-	             "    command: echo {{ params.triggering_dataset_events }}\n",
-	             "params.triggering_dataset_events");
+		     "    command: echo {{ params.triggering_dataset_events }}\n",
+		     "params.triggering_dataset_events");
 }
 
 /* A DatasetAlias in a schedule ({alias: NAME}: alone in a list, in a

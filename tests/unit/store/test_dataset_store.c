@@ -31,8 +31,7 @@ static int setup(void **state)
 {
 	struct fixture *f = calloc(1, sizeof(*f));
 	struct weir_error err = {0};
-	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-dataset-store") <
-	    0)
+	if (store_tmp_make(f->dir, sizeof f->dir, f->path, sizeof f->path, "weir-dataset-store") < 0)
 		return -1;
 	f->s = store_open(f->path, &err);
 	if (!f->s)
@@ -58,21 +57,14 @@ static int teardown(void **state)
 }
 
 static int64_t add_run(struct fixture *f, const char *dag, const char *run, enum dag_run_state st,
-                       int64_t logical)
+		       int64_t logical)
 {
 	struct weir_error err = {0};
-	struct dag_row d = {.dag_id = (char *)dag,
-	                    .file = (char *)"x.yaml",
-	                    .active = true,
-	                    .last_parsed_at = 1,
-	                    .import_error = (char *)"",
-	                    .spec_json = (char *)"{}"};
-	struct dag_run_row r = {.dag_id = (char *)dag,
-	                        .run_id = (char *)run,
-	                        .state = st,
-	                        .logical_date = logical,
-	                        .conf = (char *)"{}",
-	                        .reason = (char *)""};
+	struct dag_row d = {.dag_id = (char *)dag, .file = (char *)"x.yaml", .active = true,
+			    .last_parsed_at = 1, .import_error = (char *)"",
+			    .spec_json = (char *)"{}"};
+	struct dag_run_row r = {.dag_id = (char *)dag, .run_id = (char *)run, .state = st,
+				.logical_date = logical, .conf = (char *)"{}", .reason = (char *)""};
 	int64_t id = 0;
 
 	if (dag_store_dag_put(f->dags, &d, &err) != 0)
@@ -86,14 +78,10 @@ static int64_t add_run(struct fixture *f, const char *dag, const char *run, enum
 static int64_t add_event(struct fixture *f, int64_t dataset, int64_t ts, const char *dag)
 {
 	struct weir_error err = {0};
-	struct dataset_event_row ev = {.dataset_id = dataset,
-	                               .extra = (char *)"{\"k\":1}",
-	                               .timestamp = ts,
-	                               .has_source = dag != NULL,
-	                               .source_dag_id = (char *)dag,
-	                               .source_task_id = (char *)"t",
-	                               .source_run_id = (char *)"r1",
-	                               .source_map_index = -1};
+	struct dataset_event_row ev = {.dataset_id = dataset, .extra = (char *)"{\"k\":1}",
+				       .timestamp = ts, .has_source = dag != NULL,
+				       .source_dag_id = (char *)dag, .source_task_id = (char *)"t",
+				       .source_run_id = (char *)"r1", .source_map_index = -1};
 	int64_t id = 0;
 
 	assert_int_equal(dataset_store_event_add(f->ds, &ev, &id, &err), 0);
@@ -204,8 +192,7 @@ static void test_events_pending_consumed_and_listed(void **state)
 	int64_t e1 = add_event(f, a, 100, "producer");
 	add_event(f, b, 110, NULL);
 	int64_t run = add_run(f, "consumer", "dataset_triggered__1", DAG_RUN_RUNNING, 120);
-	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err),
-	                 0);
+	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(ev[0].id, e1);
 	assert_true(ev[0].has_source && !strcmp(ev[0].source_dag_id, "producer"));
@@ -215,13 +202,11 @@ static void test_events_pending_consumed_and_listed(void **state)
 		assert_int_equal(dataset_store_consume(f->ds, run, ev[i].id, &err), 0);
 	dataset_event_rows_free(ev, n);
 	/* consumed: nothing pending until a new event */
-	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err),
-	                 0);
+	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err), 0);
 	assert_int_equal(n, 0);
 	dataset_event_rows_free(ev, n);
 	int64_t e3 = add_event(f, a, 200, "producer");
-	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err),
-	                 0);
+	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err), 0);
 	assert_true(n == 1 && ev[0].id == e3);
 	dataset_event_rows_free(ev, n);
 
@@ -235,8 +220,8 @@ static void test_events_pending_consumed_and_listed(void **state)
 	assert_int_equal(refs[0].state, DAG_RUN_RUNNING);
 	dataset_run_refs_free(refs, n);
 	/* filters and the order */
-	struct dataset_event_query src = {
-	    .source_dag_id = "producer", .order_by = "-timestamp", .limit = 100};
+	struct dataset_event_query src = {.source_dag_id = "producer", .order_by = "-timestamp",
+					  .limit = 100};
 	assert_int_equal(dataset_store_events(f->ds, &src, &ev, &n, &total, &err), 0);
 	assert_true(n == 2 && ev[0].id == e3 && total == 2);
 	dataset_event_rows_free(ev, n);
@@ -283,13 +268,9 @@ static void test_waits_end_with_their_run(void **state)
 	struct weir_error err = {0};
 	struct dag_trigger_wait_row *w = NULL;
 	size_t n = 0;
-	struct dag_trigger_wait_row a = {.dag_id = (char *)"parent",
-	                                 .run_id = (char *)"p1",
-	                                 .task_id = (char *)"kick",
-	                                 .map_index = -1,
-	                                 .try_number = 1,
-	                                 .target_dag_id = (char *)"child",
-	                                 .target_run_id = (char *)"c1"};
+	struct dag_trigger_wait_row a = {.dag_id = (char *)"parent", .run_id = (char *)"p1",
+					 .task_id = (char *)"kick", .map_index = -1, .try_number = 1,
+					 .target_dag_id = (char *)"child", .target_run_id = (char *)"c1"};
 	struct dag_trigger_wait_row b = a;
 
 	b.task_id = (char *)"kick2";
@@ -319,11 +300,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_datasets_made_once_listed_and_filtered, setup,
-	                                    teardown),
+					    teardown),
 	    cmocka_unit_test_setup_teardown(test_events_pending_consumed_and_listed, setup,
-	                                    teardown),
-	    cmocka_unit_test_setup_teardown(test_the_queue_one_row_per_dag_and_uri, setup,
-	                                    teardown),
+					    teardown),
+	    cmocka_unit_test_setup_teardown(test_the_queue_one_row_per_dag_and_uri, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_alias_links_and_pending, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_waits_end_with_their_run, setup, teardown),
 	};
