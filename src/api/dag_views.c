@@ -69,8 +69,8 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	              row->import_error && *row->import_error, "last_parsed_time",
 	              json_util_time_airflow(row->last_parsed_at), "timetable_description",
 	              s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
-	              : s && s->dataset_schedule.n       ? json_string("Triggered by datasets")
-	                                           : json_string("Never, external triggers only"));
+	              : s && dag_on_datasets(s)          ? json_string("Triggered by datasets")
+	                                        : json_string("Never, external triggers only"));
 	if (o && s && next != CRON_NEVER) {
 		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
 		json_object_set_new(o, "next_dagrun_data_interval_start",

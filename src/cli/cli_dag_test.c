@@ -721,7 +721,7 @@ static int check_file(const char *file, const char *dags_dir, double timeout_s, 
 	for (size_t i = 0; i < n; i++) {
 		const struct dag_spec *d = specs[i];
 		printf("%s: DAG %s: schedule %s; %zu task%s:", file, d->dag_id,
-		       d->dataset_schedule.n ? "datasets"
+		       dag_on_datasets(d)    ? "datasets"
 		       : d->schedule.text[0] ? d->schedule.text
 		                             : "none",
 		       d->n_tasks, d->n_tasks == 1 ? "" : "s");

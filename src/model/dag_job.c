@@ -195,6 +195,9 @@ static int set_try_env(struct job_spec *s, const struct strvec *env, const struc
 	if (t->run_outputs_path &&
 	    env_list_set(&s->env, &s->n_env, "WEIR_RUN_OUTPUTS", t->run_outputs_path, err) < 0)
 		return -1;
+	if (t->inlet_events_path &&
+	    env_list_set(&s->env, &s->n_env, "WEIR_INLET_EVENTS", t->inlet_events_path, err) < 0)
+		return -1;
 	if (set_variables_env(s, t->variables, err) < 0)
 		return -1;
 	return env_list_set(&s->env, &s->n_env, "WEIR_OUTPUT", output_path ? output_path : "", err);

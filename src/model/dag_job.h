@@ -47,6 +47,7 @@ struct dag_job_try {
 	int priority;                   /* the task instance's */
 	const char *output_path;        /* the try's $WEIR_OUTPUT */
 	const char *run_outputs_path;   /* the try's $WEIR_RUN_OUTPUTS; NULL: none */
+	const char *inlet_events_path;  /* the try's $WEIR_INLET_EVENTS; NULL: none */
 	const struct strvec *variables; /* the task's variables the server has, as
 	                                   "KEY=value" (WEIR_VARIABLES, WEIR_VARIABLE_<i>);
 	                                   NULL: none */

@@ -459,6 +459,8 @@ static void task_release(struct dag_task *t)
 	strvec_release(&t->connections);
 	strvec_release(&t->variables);
 	strvec_release(&t->outlets);
+	strvec_release(&t->inlets);
+	strvec_release(&t->inlet_aliases);
 	dag_trigger_destroy(t->trigger);
 	json_decref(t->data);
 	dag_sensor_free(t->sensor);
@@ -502,6 +504,7 @@ void dag_spec_destroy(struct dag_spec *dag)
 	json_decref(dag->param_schemas);
 	strvec_release(&dag->tags);
 	strvec_release(&dag->dataset_schedule);
+	strvec_release(&dag->dataset_aliases);
 	json_decref(dag->dataset_condition);
 	free(dag->schedule_events);
 	free(dag->default_args.pool);

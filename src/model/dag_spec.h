@@ -251,6 +251,9 @@ struct dag_task {
 	                            * (WEIR_VARIABLES, WEIR_VARIABLE_<i>): no others */
 	struct dag_trigger *trigger; /* DAG_TASK_TRIGGER_DAG */
 	struct strvec outlets;       /* dataset URIs its success updates (model/dataset.h) */
+	struct strvec inlets;        /* `inlets`: dataset URIs whose latest events its tries
+	                              * get in $WEIR_INLET_EVENTS */
+	struct strvec inlet_aliases; /* `inlets`' {alias: NAME}: DatasetAliases, likewise */
 	json_t *marker;              /* `marker: {dag_id, task_id, recursion_depth}` (Airflow's
 	                              * ExternalTaskMarker): clearing this task recursively clears
 	                              * that task of that DAG's run of the same logical date, with
@@ -298,7 +301,9 @@ struct dag_spec {
 	                                 * once; schedule.events points here (NULL: none) */
 	json_t *dataset_condition;      /* NULL: all of dataset_schedule; else the condition
 	                                 * of `datasets: {any|all: [...]}`: a URI string or
-	                                 * {"any"|"all": [COND, ...]} (sched/dataset_due.h) */
+	                                 * {"any"|"all": [COND, ...]} or {"alias": NAME}
+	                                 * (sched/dataset_due.h) */
+	struct strvec dataset_aliases;  /* the DatasetAlias names the condition holds, once */
 	int64_t start_date_ms;          /* CRON_NEVER: not given (required with a schedule) */
 	int64_t end_date_ms;            /* CRON_NEVER: none */
 	bool catchup;                   /* default false */
@@ -341,6 +346,9 @@ struct dag_spec *dag_spec_from_json(json_t *json, const char *origin, const char
  * resolved (dag_spec_from_json reads it back to an equal spec).  New
  * reference; NULL only when out of memory. */
 json_t *dag_spec_to_json(const struct dag_spec *dag);
+
+/* Whether the DAG is scheduled on datasets (URIs or aliases). */
+bool dag_on_datasets(const struct dag_spec *dag);
 
 /* Airflow 2.9's dataset_expression of the DAG: its condition ({"any"|"all":
  * [...]}), a list of URIs as {"all": [...]}, or JSON null when it runs on no

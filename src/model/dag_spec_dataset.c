@@ -1,7 +1,8 @@
 /* dag_spec_dataset.c: the DAG file's keys of runs that start runs
  * (dag_spec_internal.h): a task's `outlets` (the dataset URIs its success
  * updates), a `trigger_dag:` task (another DAG's run, its conf templated),
- * and `schedule: [URI, ...]` (a DAG run by dataset updates).  What only
+ * and `schedule: [URI, ...]` (a DAG run by dataset updates, a condition of
+ * them, a DatasetAlias as {alias: NAME}).  What only
  * the server can tell (the other DAG exists, its params accept the conf) is
  * checked when the task runs. */
 #include "model/dag_spec_internal.h"
@@ -52,12 +53,66 @@ int dag_read_outlets(struct field_reader *r, struct dag_task *t, json_t *v)
 	return read_uris(r, v, true, &t->outlets);
 }
 
-/* One node of a condition at `path`: a URI (added to `uris` once) or
- * {any|all: [NODE, ...]}, at most DATASET_COND_DEPTH deep. */
+/* {alias: NAME} at r->path: a DatasetAlias's name (1 to 3000 printable
+ * characters, as Airflow's), added to `aliases` once. */
+#define DATASET_ALIAS_MAX 3000
+static int read_alias(struct field_reader *r, json_t *v, struct strvec *aliases)
+{
+	const char *s;
+
+	if (field_get_string(r, v, &s) < 0)
+		return -1;
+	if (!*s || strlen(s) > DATASET_ALIAS_MAX)
+		return field_fail(r, "%s", "expected an alias name of 1 to 3000 characters");
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return field_fail(r, "%s", "an alias name holds a control character");
+	for (size_t k = 0; k < aliases->n; k++)
+		if (!strcmp(aliases->v[k], s))
+			return 0;
+	return strvec_push(aliases, s) < 0 ? field_oom(r) : 0;
+}
+
+int dag_read_inlets(struct field_reader *r, struct dag_task *t, json_t *v)
+{
+	char base[FIELD_PATH_MAX];
+	size_t i;
+	json_t *x;
+
+	snprintf(base, sizeof base, "%s", r->path);
+	if (field_need_type(r, v, "a list of dataset URIs and {alias: NAME}", json_is_array(v)) < 0)
+		return -1;
+	json_array_foreach(v, i, x)
+	{
+		json_t *one;
+		field_at(r, base, NULL, i);
+		if (!json_is_object(x)) {
+			one = json_pack("[O]", x);
+			int rc = one ? read_uris(r, one, true, &t->inlets) : field_oom(r);
+			json_decref(one);
+			if (rc < 0)
+				return -1;
+			continue;
+		}
+		if (json_object_size(x) != 1 || !json_object_get(x, "alias"))
+			return field_fail(r, "%s", "expected a dataset URI or {alias: NAME}");
+		char sub[FIELD_PATH_MAX];
+		snprintf(sub, sizeof sub, "%s[%zu].alias", base, i);
+		snprintf(r->path, sizeof r->path, "%s", sub);
+		if (read_alias(r, json_object_get(x, "alias"), &t->inlet_aliases) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One node of a condition at `path`: a URI (added to dag->dataset_schedule
+ * once), {alias: NAME} (a DatasetAlias: added to dag->dataset_aliases once)
+ * or {any|all: [NODE, ...]}, at most DATASET_COND_DEPTH deep. */
 #define DATASET_COND_DEPTH 16
 static int read_cond(struct field_reader *r, json_t *v, const char *path, int depth,
-                     struct strvec *uris)
+                     struct dag_spec *dag)
 {
+	struct strvec *uris = &dag->dataset_schedule;
 	char sub[FIELD_PATH_MAX];
 	struct weir_error e = {0};
 	const char *key, *s;
@@ -77,39 +132,66 @@ static int read_cond(struct field_reader *r, json_t *v, const char *path, int de
 	}
 	if (!json_is_object(v) || json_object_size(v) != 1)
 		return field_fail(r, "%s",
-		                  "expected a dataset URI or a mapping of one key, any: or all:, "
-		                  "to a list of URIs and conditions");
+		                  "expected a dataset URI, {alias: NAME} or a mapping of one key, "
+		                  "any: or all:, to a list of URIs and conditions");
 	if (depth >= DATASET_COND_DEPTH)
 		return field_fail(r, "%s", "a condition nested more than 16 deep");
 	key = json_object_iter_key(json_object_iter(v));
 	list = json_object_iter_value(json_object_iter(v));
 	snprintf(sub, sizeof sub, "%s.%s", path, key);
 	snprintf(r->path, sizeof r->path, "%s", sub);
+	if (!strcmp(key, "alias"))
+		return read_alias(r, list, &dag->dataset_aliases);
 	if (strcmp(key, "any") && strcmp(key, "all"))
-		return field_fail(r, "%s", "expected any: or all:");
+		return field_fail(r, "%s", "expected any:, all: or alias:");
 	if (!json_is_array(list) || json_array_size(list) == 0)
 		return field_fail(r, "%s", "expected a list of dataset URIs and conditions");
 	json_array_foreach(list, i, x)
 	{
 		char item[FIELD_PATH_MAX];
 		snprintf(item, sizeof item, "%s[%zu]", sub, i);
-		if (read_cond(r, x, item, depth + 1, uris) < 0)
+		if (read_cond(r, x, item, depth + 1, dag) < 0)
 			return -1;
 	}
 	return 0;
 }
 
+/* Whether the list holds something other than a URI ({alias: NAME}). */
+static bool list_has_mapping(const json_t *v)
+{
+	size_t i;
+	json_t *x;
+
+	json_array_foreach(v, i, x) if (json_is_object(x)) return true;
+	return false;
+}
+
 int dag_read_dataset_schedule(struct field_reader *r, struct dag_spec *dag, json_t *v)
 {
 	char base[FIELD_PATH_MAX];
+	json_t *cond;
 
-	if (!json_is_object(v))
+	if (json_is_array(v) && !list_has_mapping(v))
 		return read_uris(r, v, false, &dag->dataset_schedule);
 	snprintf(base, sizeof base, "%s", r->path);
-	if (read_cond(r, v, base, 0, &dag->dataset_schedule) < 0)
-		return -1;
+	if (json_is_array(v)) { /* [URI or {alias: NAME}, ...]: all of them */
+		size_t i;
+		json_t *x;
+		json_array_foreach(v, i, x)
+		{
+			char item[FIELD_PATH_MAX];
+			snprintf(item, sizeof item, "%s[%zu]", base, i);
+			if (read_cond(r, x, item, 1, dag) < 0)
+				return -1;
+		}
+		cond = json_pack("{s:O}", "all", v);
+	} else {
+		if (read_cond(r, v, base, 0, dag) < 0)
+			return -1;
+		cond = json_deep_copy(v);
+	}
 	json_decref(dag->dataset_condition);
-	dag->dataset_condition = json_deep_copy(v);
+	dag->dataset_condition = cond;
 	return dag->dataset_condition ? 0 : field_oom(r);
 }
 
@@ -309,7 +391,7 @@ int dag_check_trigger_templates(struct field_reader *r, const struct dag_task *t
 
 int dag_dataset_known_names(const struct dag_spec *dag, struct strvec *known)
 {
-	if (dag->dataset_schedule.n == 0)
+	if (!dag_on_datasets(dag))
 		return 0;
 	return strvec_push(known, "params.triggering_dataset_events");
 }

@@ -68,6 +68,9 @@ const char *dag_data_file(const struct dag_task *t, const char *side);
 
 /* A task's outlets: a list of dataset URIs (no URI twice). */
 int dag_read_outlets(struct field_reader *r, struct dag_task *t, json_t *v);
+/* A task's inlets: dataset URIs and {alias: NAME} (each once), into
+ * t->inlets and t->inlet_aliases. */
+int dag_read_inlets(struct field_reader *r, struct dag_task *t, json_t *v);
 /* A trigger_dag: mapping `v` at `prefix` ("tasks[2].trigger_dag") into
  * t->trigger. */
 int dag_read_trigger(struct field_reader *r, struct dag_task *t, const char *prefix, json_t *v);

@@ -107,6 +107,13 @@ static json_t *task_json(const struct dag_task *t)
 	}
 	if (t->outlets.n)
 		rc |= json_object_set_new(o, "outlets", strvec_json(&t->outlets));
+	if (t->inlets.n || t->inlet_aliases.n) {
+		json_t *in = strvec_json(&t->inlets);
+		for (size_t i = 0; in && i < t->inlet_aliases.n; i++)
+			rc |= json_array_append_new(
+			    in, json_pack("{s:s}", "alias", t->inlet_aliases.v[i]));
+		rc |= json_object_set_new(o, "inlets", in);
+	}
 	if (t->marker)
 		rc |= json_object_set(o, "marker", t->marker);
 	if (t->connections.n)
@@ -165,7 +172,7 @@ static json_t *params_as_written(const struct dag_spec *dag)
 static json_t *schedule_json(const struct dag_spec *dag)
 {
 	const struct cron *c = &dag->schedule;
-	bool both = c->kind == CRON_EXPR && dag->dataset_schedule.n;
+	bool both = c->kind == CRON_EXPR && dag_on_datasets(dag);
 	if (c->kind == CRON_DELTA || c->kind == CRON_EVENTS)
 		return dag_timetable_json(dag);
 	if (!c->trigger && !both && dag->dataset_condition)
@@ -184,6 +191,11 @@ static json_t *schedule_json(const struct dag_spec *dag)
 	else if (dag->dataset_schedule.n)
 		json_object_set_new(o, "datasets", strvec_json(&dag->dataset_schedule));
 	return o;
+}
+
+bool dag_on_datasets(const struct dag_spec *dag)
+{
+	return dag->dataset_schedule.n || dag->dataset_aliases.n;
 }
 
 json_t *dag_spec_dataset_expression(const struct dag_spec *dag)

@@ -72,6 +72,7 @@ static const char *const task_keys[] = {
     "no_retry_on_exit_code",
     "sensor",
     "outlets",
+    "inlets",
     "trigger_dag",
     "on_failure",
     "on_retry",
@@ -745,6 +746,11 @@ static int read_task_outlets(struct field_reader *r, struct task_read *tr, json_
 	return dag_read_outlets(r, tr->t, val);
 }
 
+static int read_task_inlets(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	return dag_read_inlets(r, tr->t, val);
+}
+
 /* marker: {dag_id, task_id, recursion_depth (default 10)}: the task of another DAG
  * that a recursive clear of this one clears too. */
 static int read_task_marker(struct field_reader *r, struct task_read *tr, json_t *val)
@@ -865,6 +871,7 @@ static const struct {
     {"variables", read_task_variables},
     {"trigger_dag", note_trigger},
     {"outlets", read_task_outlets},
+    {"inlets", read_task_inlets},
     {"marker", read_task_marker},
 };
 

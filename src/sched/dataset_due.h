@@ -6,8 +6,11 @@
  * URI, made by an event since the DAG's last dataset-triggered run and
  * consumed by the next).  A DAG with a condition (Airflow 2.9's `a | b`,
  * `(a | b) & c`) is due when the condition is true with each URI queued
- * for it read as true, the others as false.  A paused DAG is not due; its
- * queue waits.
+ * for it read as true, the others as false.  A condition may name a
+ * DatasetAlias ({"alias": NAME}, Airflow 2.10): it stands for the datasets
+ * that had an event added through it (the links), true when one of them
+ * is queued for the DAG, false while the alias has none.  A paused DAG is
+ * not due; its queue waits.
  *
  * Pure: everything in, a decision out; nothing read or written elsewhere.
  */
@@ -21,6 +24,12 @@
 
 #include "model/states.h"
 
+/* An alias and a dataset an event was added through it for (borrowed). */
+struct dataset_alias_link {
+	const char *alias;
+	const char *uri;
+};
+
 /* A DAG scheduled on datasets (borrowed strings). */
 struct dataset_dag {
 	const char *dag_id;
@@ -29,8 +38,11 @@ struct dataset_dag {
 	bool paused;
 	/* NULL: every URI; else a condition as model/dag_spec.h's
 	 * dataset_condition: a URI string, {"all": [COND, ...]} or
-	 * {"any": [COND, ...]} */
+	 * {"any": [COND, ...]}, or {"alias": NAME} */
 	const json_t *cond;
+	/* the alias links known (all of them, or those of the URIs at hand) */
+	const struct dataset_alias_link *links;
+	size_t n_links;
 };
 
 /* One queued event: the DAG it waits for and the URI it came from. */
@@ -50,6 +62,16 @@ size_t dataset_due(const struct dataset_dag *dags, size_t n_dags, const struct d
  * the tree is false. */
 bool dataset_cond_true(const json_t *cond, const char *dag_id, const struct dataset_queued *q,
                        size_t n_queued);
+
+/* dataset_cond_true() with the alias links: an {"alias": NAME} node is
+ * true when a URI linked to NAME is queued for `dag_id`. */
+bool dataset_cond_true_linked(const json_t *cond, const char *dag_id,
+                              const struct dataset_queued *q, size_t n_queued,
+                              const struct dataset_alias_link *links, size_t n_links);
+
+/* Whether an event of `uri` is queued for the DAG: the DAG lists the URI,
+ * or its condition names an alias that `dag->links` links to the URI. */
+bool dataset_event_queues(const struct dataset_dag *dag, const char *uri);
 
 /* How many of the DAG's URIs have an event queued (for the views:
  * "1 of 2 datasets updated"). */

@@ -300,7 +300,9 @@ static const struct row_kind event_kind = {
 	" AND (?3 IS NULL OR e.source_task_id = ?3) AND (?4 IS NULL OR e.source_run_id = ?4)"      \
 	" AND (?5 IS NULL OR e.source_map_index = ?5)"                                             \
 	" AND (?6 IS NULL OR e.id IN (SELECT event_id FROM dag_run_dataset_events"                 \
-	"  WHERE run_row_id = ?6))"
+	"  WHERE run_row_id = ?6))"                                                                \
+	" AND (?9 IS NULL OR e.id IN (SELECT event_id FROM dataset_alias_events WHERE alias = "    \
+	"?9))"
 
 static int bind_event_query(sqlite3_stmt *st, const void *arg)
 {
@@ -315,6 +317,7 @@ static int bind_event_query(sqlite3_stmt *st, const void *arg)
 	else
 		sqlite3_bind_null(st, 5);
 	sql_bind_pos_or_null(st, 6, q->run_row_id);
+	sql_bind_text_or_null(st, 9, q->alias);
 	return 0;
 }
 
@@ -357,13 +360,16 @@ int dataset_store_events(struct dataset_store *ds, const struct dataset_event_qu
 }
 
 int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
-                                 const char *uris_json, struct dataset_event_row **rows, size_t *n,
-                                 struct weir_error *err)
+                                 const char *uris_json, const char *aliases_json,
+                                 struct dataset_event_row **rows, size_t *n, struct weir_error *err)
 {
 	sqlite3_stmt *st = sql_prepare(
 	    ds->db,
 	    "SELECT " EVENT_COLS " FROM dataset_events e JOIN datasets d ON d.id = e.dataset_id"
-	    " WHERE d.uri IN (SELECT value FROM json_each(?2))"
+	    " WHERE (d.uri IN (SELECT value FROM json_each(?2))"
+	    "  OR e.id >= (SELECT MIN(a.event_id) FROM dataset_alias_events a"
+	    "   JOIN dataset_events f ON f.id = a.event_id WHERE f.dataset_id = e.dataset_id"
+	    "   AND a.alias IN (SELECT value FROM json_each(?3))))"
 	    " AND e.id > COALESCE((SELECT MAX(x.event_id) FROM dag_run_dataset_events x"
 	    "  JOIN dag_runs r ON r.id = x.run_row_id WHERE r.dag_id = ?1), 0)"
 	    " ORDER BY e.id",
@@ -375,7 +381,75 @@ int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
 		return -1;
 	sql_bind_text(st, 1, dag_id);
 	sql_bind_text(st, 2, uris_json);
+	sql_bind_text(st, 3, aliases_json ? aliases_json : "[]");
 	return collect(st, &event_kind, rows, n, err);
+}
+
+/* ---- aliases ---- */
+
+int dataset_store_alias_event_add(struct dataset_store *ds, const char *alias, int64_t event_id,
+                                  struct weir_error *err)
+{
+	sqlite3_stmt *st =
+	    sql_prepare(ds->db,
+	                "INSERT OR IGNORE INTO dataset_alias_events (alias, event_id)"
+	                " VALUES (?1,?2)",
+	                "preparing a statement", err);
+
+	if (!st)
+		return -1;
+	sql_bind_text(st, 1, alias);
+	sqlite3_bind_int64(st, 2, event_id);
+	return sql_run(ds->db, st, "linking a dataset event to its alias", NULL, err);
+}
+
+static int read_alias_link(sqlite3_stmt *st, void *row)
+{
+	struct dataset_alias_link_row *r = row;
+
+	r->alias = sql_col_text(st, 0);
+	r->uri = sql_col_text(st, 1);
+	return r->alias && r->uri ? 0 : -1;
+}
+
+/* Frees what one dataset_alias_link_row holds (also one zeroed or already released). */
+static void release_alias_link(void *row)
+{
+	struct dataset_alias_link_row *r = row;
+
+	free(r->alias);
+	free(r->uri);
+	memset(r, 0, sizeof *r);
+}
+
+static const struct row_kind alias_link_kind = {
+    {sizeof(struct dataset_alias_link_row), read_alias_link, release_alias_link},
+    "reading the dataset aliases"};
+
+int dataset_store_alias_links(struct dataset_store *ds, const char *uri,
+                              struct dataset_alias_link_row **rows, size_t *n,
+                              struct weir_error *err)
+{
+	sqlite3_stmt *st = sql_prepare(
+	    ds->db,
+	    "SELECT DISTINCT a.alias, d.uri FROM dataset_alias_events a"
+	    " JOIN dataset_events e ON e.id = a.event_id JOIN datasets d ON d.id = e.dataset_id"
+	    " WHERE ?1 IS NULL OR d.uri = ?1 ORDER BY a.alias, d.uri",
+	    "preparing a statement", err);
+
+	*rows = NULL;
+	*n = 0;
+	if (!st)
+		return -1;
+	sql_bind_text_or_null(st, 1, uri);
+	return collect(st, &alias_link_kind, rows, n, err);
+}
+
+void dataset_alias_link_rows_free(struct dataset_alias_link_row *rows, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		release_alias_link(&rows[i]);
+	free(rows);
 }
 
 int dataset_store_consume(struct dataset_store *ds, int64_t run_row_id, int64_t event_id,

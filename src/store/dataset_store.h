@@ -84,6 +84,7 @@ struct dataset_event_query {
 	bool has_map_index;
 	int source_map_index;
 	int64_t run_row_id;   /* 0: any; else the events that run consumed */
+	const char *alias;    /* NULL: any; else the events added through that alias */
 	const char *order_by; /* timestamp (default), id, dataset_id, source_dag_id, ... */
 	int limit, offset;
 };
@@ -92,12 +93,32 @@ int dataset_store_events(struct dataset_store *ds, const struct dataset_event_qu
                          struct weir_error *err);
 void dataset_event_rows_free(struct dataset_event_row *rows, size_t n);
 
-/* The events of the URIs in `uris_json` (a JSON list) that no run of
- * `dag_id` has consumed yet, newer than the last one one did: what its next
+/* The events of the URIs in `uris_json` (a JSON list), and of the datasets
+ * linked to the aliases in `aliases_json` (a JSON list; NULL: none) from
+ * the first event added through one of them on, that no run of `dag_id`
+ * has consumed yet, newer than the last one one did: what its next
  * dataset-triggered run consumes.  Oldest first. */
 int dataset_store_events_pending(struct dataset_store *ds, const char *dag_id,
-                                 const char *uris_json, struct dataset_event_row **rows, size_t *n,
+                                 const char *uris_json, const char *aliases_json,
+                                 struct dataset_event_row **rows, size_t *n,
                                  struct weir_error *err);
+
+/* ---- aliases: events a task added through a DatasetAlias ---- */
+
+/* The event was added through the alias (once per alias and event). */
+int dataset_store_alias_event_add(struct dataset_store *ds, const char *alias, int64_t event_id,
+                                  struct weir_error *err);
+
+/* An alias and a dataset an event was added through it for. */
+struct dataset_alias_link_row {
+	char *alias;
+	char *uri;
+};
+/* The links (uri NULL: all; else those of that dataset), by alias and URI. */
+int dataset_store_alias_links(struct dataset_store *ds, const char *uri,
+                              struct dataset_alias_link_row **rows, size_t *n,
+                              struct weir_error *err);
+void dataset_alias_link_rows_free(struct dataset_alias_link_row *rows, size_t n);
 /* The run (its row id) consumed the event. */
 int dataset_store_consume(struct dataset_store *ds, int64_t run_row_id, int64_t event_id,
                           struct weir_error *err);

@@ -726,6 +726,16 @@ static const char *const migrations[] = {
      * one a power cut lost is told from it by the node's agent
      * (docs/internals/recovery.md, "A power cut") */
     "",
+    /* 19 -> 20: the dataset events a task added through a DatasetAlias
+     * (Airflow 2.10), by alias: they link the alias to their datasets
+     * (a DAG scheduled on the alias runs on those datasets' events from
+     * the first such event on) and are the alias's inlet events */
+    "CREATE TABLE IF NOT EXISTS dataset_alias_events ("
+    " alias TEXT NOT NULL,"
+    " event_id INTEGER NOT NULL REFERENCES dataset_events(id) ON DELETE CASCADE,"
+    " PRIMARY KEY (alias, event_id)) WITHOUT ROWID;"
+    "CREATE INDEX IF NOT EXISTS dataset_alias_events_by_event"
+    " ON dataset_alias_events (event_id);",
 };
 
 /* The columns each migration adds before its SQL runs, each only when the

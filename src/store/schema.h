@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* The schema version this build writes (one migration per version). */
-#define STORE_SCHEMA_VERSION 19
+#define STORE_SCHEMA_VERSION 20
 
 /* A column a migration adds to a table: ALTER TABLE table ADD COLUMN
  * column decl. */

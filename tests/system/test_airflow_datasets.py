@@ -97,22 +97,107 @@ with DAG("bad_expr", schedule=Dataset("s3://a") | "s3://b"):
 '''
 
 
-ON_ALIAS = '''\
+BAD_ALIAS = '''\
 from airflow import DAG
 from airflow.datasets import DatasetAlias
 from airflow.operators.empty import EmptyOperator
 
-with DAG("on_alias", schedule=[DatasetAlias("partitions")]):
+with DAG("bad_alias", schedule=[DatasetAlias(3)]):
     EmptyOperator(task_id="t")
+'''
+
+
+BAD_INLET = '''\
+from airflow import DAG
+from airflow.operators.empty import EmptyOperator
+
+with DAG("bad_inlet", schedule=None):
+    EmptyOperator(task_id="t", inlets=["s3://lake/raw"])
 '''
 
 
 def test_a_bad_dataset_expression_is_an_import_error(make_server, tmp_path):
     d = airflow_dags(make_server, tmp_path, [])
     (d.dir / "bad_expr.py").write_text(BAD)
-    (d.dir / "on_alias.py").write_text(ON_ALIAS)
+    (d.dir / "bad_alias.py").write_text(BAD_ALIAS)
+    (d.dir / "bad_inlet.py").write_text(BAD_INLET)
     err = wait_import_error(d, "bad_expr.py")
     assert "expected datasets" in err["stack_trace"] and "s3://b" in err["stack_trace"], err
-    err = wait_import_error(d, "on_alias.py")
-    assert "on_alias.py:5: schedule [DatasetAlias('partitions')]: a DAG scheduled on a " \
-        "DatasetAlias is not supported yet" in err["stack_trace"], err
+    err = wait_import_error(d, "bad_alias.py")
+    assert "DatasetAlias: expected a name (a non-empty string of at most 3000 characters), " \
+        "got 3" in err["stack_trace"], err
+    err = wait_import_error(d, "bad_inlet.py")
+    assert "bad_inlet.py:5: task t: inlets: 's3://lake/raw' is not a Dataset or a " \
+        "DatasetAlias" in err["stack_trace"], err
+
+
+DAY = "s3://exports/2024-01-01"
+LATE = "s3://exports/late-2024-01-01"
+SUMMARY = "s3://exports/summary"
+
+
+def run_dag(d, dag_id, run_id):
+    status, run = d.srv.api("POST", "/api/v1/dags/%s/dagRuns" % dag_id,
+                            {"dag_run_id": run_id, "logical_date": "2024-01-01T00:00:00Z"})
+    assert status == 200, run
+    assert d.wait_run(dag_id, run_id)["state"] == "success", d.tis(dag_id, run_id)
+
+
+def new_run(d, dag_id, seen):
+    """The one run of `dag_id` not in `seen` (waited for), ended in success."""
+    got = wait_for(lambda: [r for r in runs(d, dag_id) if r["dag_run_id"] not in seen],
+                   30, "a new run of " + dag_id)
+    assert len(got) == 1, got
+    rid = got[0]["dag_run_id"]
+    assert d.wait_run(dag_id, rid)["state"] == "success", d.tis(dag_id, rid)
+    seen.add(rid)
+    return rid
+
+
+def test_a_dag_on_an_alias_metadata_and_inlet_events(make_server, tmp_path):
+    d = airflow_dags(make_server, tmp_path, ["datasets/alias_consumers.py"])
+    for dag in ("export_daily", "summarize", "on_exports", "on_exports_or_summary", "audit"):
+        d.wait_dag(dag)
+    # the alias resolves to nothing yet: an update of the day's dataset runs no DAG on it
+    assert announce(d, DAY) == []
+    on_exports, either = set(), set()
+
+    # an event added through the alias links the alias to its dataset: both DAGs on it run,
+    # with that event alone (the one before the link is not theirs)
+    run_dag(d, "export_daily", "e1")
+    rid = new_run(d, "on_exports", on_exports)
+    assert xcom(d, "on_exports", rid, "load") == {DAY: [{"day": "2024-01-01"}]}
+    rid = new_run(d, "on_exports_or_summary", either)
+    assert xcom(d, "on_exports_or_summary", rid, "refresh") == [DAY]
+
+    # from then on any update of that dataset runs them, as Airflow's resolved alias does
+    assert announce(d, DAY) == ["on_exports", "on_exports_or_summary"]
+    rid = new_run(d, "on_exports", on_exports)
+    assert xcom(d, "on_exports", rid, "load") == {DAY: [{}]}
+    new_run(d, "on_exports_or_summary", either)
+
+    # yield Metadata: the outlet's extra, through an alias too; the generator's return value
+    run_dag(d, "summarize", "s1")
+    assert xcom(d, "summarize", "s1", "count_rows") == "counted"
+    evs = d.get("/datasets/events?dataset_id=%d" % d.get(
+        "/datasets/%s" % urllib.parse.quote(SUMMARY, safe=""))["id"])["dataset_events"]
+    assert [(e["extra"], e["source_task_id"]) for e in evs] == [({"rows": 7}, "count_rows")], evs
+    rid = new_run(d, "on_exports", on_exports)
+    assert xcom(d, "on_exports", rid, "load") == {LATE: [{"late": True}]}
+    # either DAG: the summary's and the late partition's events (one run or two)
+    wait_for(lambda: len([r for r in runs(d, "on_exports_or_summary")
+                          if r["state"] == "success"]) >= 3, 30, "the summary's run")
+
+    # inlet_events: each inlet's events so far, oldest first; an alias's those added through it
+    run_dag(d, "audit", "a1")
+    got = xcom(d, "audit", "a1", "check")
+    assert got == {
+        "summary": {"rows": 7},
+        "summary_by_index": "count_rows",
+        "through_alias": [[DAY, {"day": "2024-01-01"}, "export_daily"],
+                          [LATE, {"late": True}, "summarize"]],
+        "day": [[{}, None], [{"day": "2024-01-01"}, "export_daily"], [{}, None]],
+        "day_latest_aware": True,
+        "by_uri": 3,
+        "inlets": 3,
+    }, got

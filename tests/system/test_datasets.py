@@ -310,7 +310,7 @@ def test_a_condition_of_any_and_all_runs_when_it_is_true(make_dags):
     assert d.get("/dags/either/details")["dataset_expression"] == {
         "any": [ORDERS, {"all": [CUSTOMERS, "s3://bucket/extra"]}]}
     errs = wait_for(lambda: d.get("/importErrors")["import_errors"], 30, "an import error")
-    assert "schedule.datasets.any[1].either: expected any: or all:" in \
+    assert "schedule.datasets.any[1].either: expected any:, all: or alias:" in \
         errs[0]["stack_trace"], errs
     # one of all: no run; the other: ORDERS | (CUSTOMERS & extra) is true
     status, ev = d.srv.api("POST", "/api/v1/datasets/events", {"dataset_uri": CUSTOMERS})
@@ -321,3 +321,54 @@ def test_a_condition_of_any_and_all_runs_when_it_is_true(make_dags):
     # ORDERS alone is enough
     status, ev = d.srv.api("POST", "/api/v1/datasets/events", {"dataset_uri": ORDERS})
     assert [r["dag_id"] for r in ev["created_dagruns"]] == ["either"], ev
+
+
+PART = "s3://bucket/parts/1"
+
+TAGGER = """\
+dag_id: tagger
+tasks:
+  - task_id: tag
+    command: >-
+      printf '{"weir_alias_events": [{"uri": "%s", "extra": {"n": 1}, "alias": "parts"}]}'
+      > "$WEIR_OUTPUT"
+""" % PART
+
+ON_PARTS = """\
+dag_id: on_parts
+schedule: [{alias: parts}]
+tasks:
+  - task_id: use
+    command: cp "$WEIR_INLET_EVENTS" @SIDE@/inlets-$WEIR_RUN_ID
+    inlets: [{alias: parts}, "%s"]
+""" % ORDERS
+
+
+def test_a_dag_on_an_alias_and_a_task_s_inlet_events(make_dags):
+    d = make_dags()
+    d.write("tagger.yaml", TAGGER)
+    d.write("on_parts.yaml", ON_PARTS.replace("@SIDE@", str(d.side)))
+    d.wait_dag("tagger")
+    d.wait_dag("on_parts")
+    assert d.get("/dags/on_parts/details")["dataset_expression"] == {
+        "all": [{"alias": "parts"}]}
+    # the inlet's URI is a dataset from the file on; no link yet: its event runs nothing
+    status, ev = d.srv.api("POST", "/api/v1/datasets/events", {"dataset_uri": ORDERS})
+    assert status == 200 and ev["created_dagruns"] == [], ev
+    # an event added through the alias: the DAG on it runs, its task sees the inlets' events
+    status, run = d.srv.api("POST", "/api/v1/dags/tagger/dagRuns", {"dag_run_id": "t1"})
+    assert status == 200, run
+    (run,) = wait_runs(d, "on_parts", 1)
+    rid = run["dag_run_id"]
+    got = json.loads(wait_for(lambda: (lambda p: p.exists() and p.read_text())(
+        d.side / ("inlets-" + rid)), 60, "the inlets file"))
+    assert sorted(got) == ["aliases", "datasets"], got
+    (part,) = got["aliases"]["parts"]
+    assert (part["dataset_uri"], part["extra"], part["source_dag_id"]) == (
+        PART, {"n": 1}, "tagger"), part
+    (orders,) = got["datasets"][ORDERS]
+    assert orders["source_dag_id"] is None and orders["extra"] == {}, orders
+    # the DAG on the alias consumes the dataset the alias got, in Airflow's dataset route
+    ds = d.get("/datasets/%s" % q(PART))
+    assert [c["dag_id"] for c in ds["consuming_dags"]] == ["on_parts"], ds
+    assert d.get("/datasets/%s" % q(ORDERS))["consuming_dags"] == []

@@ -36,10 +36,16 @@ static json_t *dataset_json(struct dag_manager *dm, const struct dataset_row *d)
 {
 	json_t *consuming = json_array(), *producing = json_array();
 	json_t *extra = json_loads(d->extra && *d->extra ? d->extra : "{}", 0, NULL);
+	struct dataset_alias_link_row *link_rows = NULL;
+	struct dataset_alias_link *links = NULL;
+	size_t n_links = 0;
 
+	/* a DAG on an alias linked to the URI consumes it too (none when unread) */
+	if (dm_dataset_alias_links(dm, d->uri, &link_rows, &links, &n_links, NULL) < 0)
+		n_links = 0;
 	EACH_SPEC(dm, e, s)
 	{
-		if (lists(&s->dataset_schedule, d->uri))
+		if (dm_dataset_consumes(s, d->uri, links, n_links))
 			json_array_append_new(
 			    consuming,
 			    json_pack("{s:s, s:o, s:o}", "dag_id", s->dag_id, "created_at",
@@ -54,6 +60,8 @@ static json_t *dataset_json(struct dag_manager *dm, const struct dataset_row *d)
 				              json_util_time_airflow(d->created_at), "updated_at",
 				              json_util_time_airflow(d->updated_at)));
 	}
+	free(links);
+	dataset_alias_link_rows_free(link_rows, n_links);
 	return json_pack("{s:I, s:s, s:o, s:o, s:o, s:o, s:o}", "id", (json_int_t)d->id, "uri",
 	                 d->uri, "extra", extra ? extra : json_object(), "created_at",
 	                 json_util_time_airflow(d->created_at), "updated_at",

@@ -295,6 +295,18 @@ struct dataset_event_row;
 int dm_dataset_event(struct dag_manager *dm, const char *uri, struct dataset_event_row *ev,
                      struct weir_error *err);
 json_t *dm_dataset_event_json(const struct dataset_event_row *e);
+/* The DatasetAlias links (of `uri`; NULL: all) as sched/dataset_due.h
+ * reads them, into *out (borrowing from *rows: free both, *n of them);
+ * -1 with err. */
+struct dataset_alias_link_row;
+struct dataset_alias_link;
+int dm_dataset_alias_links(struct dag_manager *dm, const char *uri,
+                           struct dataset_alias_link_row **rows, struct dataset_alias_link **out,
+                           size_t *n, struct weir_error *err);
+/* Whether the DAG of `s` consumes `uri`: it schedules on the URI, or on an
+ * alias `links` links to it (its events are queued for the DAG). */
+bool dm_dataset_consumes(const struct dag_spec *s, const char *uri,
+                         const struct dataset_alias_link *links, size_t n_links);
 
 /* ---- manager.c: the small string setters of the rows, the wake-up note ---- */
 
@@ -573,6 +585,11 @@ char *dm_start_log_path(struct dag_manager *dm, int64_t run_row_id, const char *
                         int map_index, int try_number);
 char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *task_id, int map_index,
                      int try_number);
+/* A JSON file of a try beside its $WEIR_OUTPUT (TASK.MAP_INDEX.TRY.suffix),
+ * written whole and readable by the task's user; the path into *path. */
+int dm_write_try_json(struct dag_manager *dm, const struct run_ctx *rc, const char *task_id,
+                      int map_index, int try_number, const char *suffix, const json_t *v,
+                      char **path, struct weir_error *err);
 /* A run_outputs task's try: every output of the run so far, as
  * {"TASK": {"MAP_INDEX": {KEY: value}}}, written beside its $WEIR_OUTPUT
  * (readable by the task's user); the path into *path. */
@@ -677,6 +694,15 @@ void dm_datasets_scanned(struct dag_manager *dm, bool changed);
 
 /* TI `ti` of the run succeeded: an event for each of its task's outlets. */
 void dm_datasets_on_success(struct dag_manager *dm, const struct run_ctx *rc, size_t ti);
+
+/* The latest events of TI `ti`'s task's inlets, for its try: at most
+ * INLET_EVENTS_MAX each, oldest first, as {"datasets": {URI: [event...]},
+ * "aliases": {NAME: [event...]}} (an alias's: those added through it) in a
+ * file beside its $WEIR_OUTPUT; the path into *path (its
+ * $WEIR_INLET_EVENTS). */
+#define INLET_EVENTS_MAX 100
+int dm_write_inlet_events(struct dag_manager *dm, const struct run_ctx *rc, size_t ti,
+                          int try_number, char **path, struct weir_error *err);
 
 /* The DAGs scheduled on datasets whose every URI is queued get a run
  * (nothing to do unless dm->datasets.dirty). */

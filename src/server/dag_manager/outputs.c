@@ -49,15 +49,37 @@ char *dm_output_path(struct dag_manager *dm, int64_t run_row_id, const char *tas
 	return try_file(dm, run_row_id, task_id, map_index, try_number, "output.json");
 }
 
+int dm_write_try_json(struct dag_manager *dm, const struct run_ctx *rc, const char *task_id,
+                      int map_index, int try_number, const char *suffix, const json_t *v,
+                      char **path, struct weir_error *err)
+{
+	char *text = v ? json_dumps(v, JSON_COMPACT) : NULL;
+	int r = -1;
+
+	*path = try_file(dm, rc->run.id, task_id, map_index, try_number, suffix);
+	if (!text || !*path)
+		r = weir_error_oom(err);
+	else
+		r = fs_write_file_atomic(*path, text, strlen(text), 0644, err);
+	/* the task's user reads it, whatever the server's umask */
+	if (r == 0 && chmod(*path, 0644) < 0)
+		r = weir_error_set(err, WEIR_E_INTERNAL, "%s: chmod: %s", *path, strerror(errno));
+	if (r < 0) {
+		free(*path);
+		*path = NULL;
+	}
+	free(text);
+	return r;
+}
+
 int dm_write_run_outputs(struct dag_manager *dm, const struct run_ctx *rc, const char *task_id,
                          int map_index, int try_number, char **path, struct weir_error *err)
 {
 	json_t *all = json_object();
-	char *text = NULL;
 	int r = -1;
 
-	*path = try_file(dm, rc->run.id, task_id, map_index, try_number, "run_outputs.json");
-	if (!all || !*path)
+	*path = NULL;
+	if (!all)
 		goto oom;
 	for (size_t k = 0; rc->has_outputs && k < rc->n_rows; k++) {
 		const struct dag_ti_row *row = &rc->rows[k];
@@ -79,22 +101,12 @@ int dm_write_run_outputs(struct dag_manager *dm, const struct run_ctx *rc, const
 		if (json_object_set_new(task, idx, v) < 0)
 			goto oom;
 	}
-	text = json_dumps(all, JSON_COMPACT);
-	if (!text)
-		goto oom;
-	r = fs_write_file_atomic(*path, text, strlen(text), 0644, err);
-	/* the task's user reads it, whatever the server's umask */
-	if (r == 0 && chmod(*path, 0644) < 0)
-		r = weir_error_set(err, WEIR_E_INTERNAL, "%s: chmod: %s", *path, strerror(errno));
+	r = dm_write_try_json(dm, rc, task_id, map_index, try_number, "run_outputs.json", all, path,
+	                      err);
 	goto out;
 oom:
 	weir_error_oom(err);
 out:
-	if (r < 0) {
-		free(*path);
-		*path = NULL;
-	}
-	free(text);
 	json_decref(all);
 	return r;
 }

@@ -370,7 +370,7 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	    .var = source_var_noted, .conn = source_conn_noted, .arg = &noted};
 	struct dag_resources item_res = {.gpus = -1};
 	bool item_res_given = false;
-	char *run_outputs = NULL;
+	char *run_outputs = NULL, *inlet_events = NULL;
 	struct strvec vars = STRVEC_INIT;
 
 	*command = NULL;
@@ -403,9 +403,13 @@ static struct job_spec *build_job(struct dag_manager *dm, struct run_ctx *rc, si
 	if (t->flow.run_outputs && dm_write_run_outputs(dm, rc, t->task_id, r->map_index,
 	                                                try_number, &run_outputs, err) < 0)
 		goto out;
+	if ((t->inlets.n || t->inlet_aliases.n) &&
+	    dm_write_inlet_events(dm, rc, ti, try_number, &inlet_events, err) < 0)
+		goto out;
 	if (task_variables(&noted, t, &vars, err) < 0)
 		goto out;
 	jt.run_outputs_path = run_outputs;
+	jt.inlet_events_path = inlet_events;
 	jt.variables = &vars;
 	jt.task = t;
 	jt.run = &tr;
@@ -444,6 +448,7 @@ out:
 	strvec_release(&secret_values);
 	strvec_release(&vars);
 	free(run_outputs);
+	free(inlet_events);
 	json_decref(outputs);
 	json_decref(items);
 	job_spec_destroy(read);

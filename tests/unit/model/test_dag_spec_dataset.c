@@ -124,12 +124,79 @@ static void test_bad_keys_are_named(void **state)
 		     "params.triggering_dataset_events");
 }
 
+/* A DatasetAlias in a schedule ({alias: NAME}: alone in a list, in a
+ * condition) and a task's inlets: read, named, and the JSON form read back. */
+static void test_aliases_and_inlets_are_read(void **state)
+{
+	struct weir_error err = {0};
+	struct dag_spec *d = parse("dag_id: c\n"
+	                           "schedule: [{alias: out}]\n"
+	                           "tasks:\n"
+	                           "  - task_id: t\n"
+	                           "    command: echo {{ params.triggering_dataset_events }}\n"
+	                           "    inlets: [\"s3://b/a\", {alias: out}]\n",
+	                           &err);
+	(void)state;
+	if (!d)
+		fail_msg("%s", err.msg);
+	assert_true(dag_on_datasets(d));
+	assert_int_equal(d->dataset_schedule.n, 0);
+	assert_int_equal(d->dataset_aliases.n, 1);
+	assert_string_equal(d->dataset_aliases.v[0], "out");
+	assert_int_equal(d->schedule.kind, CRON_NONE);
+	json_t *want = json_pack("{s:[{s:s}]}", "all", "alias", "out");
+	assert_true(json_equal(d->dataset_condition, want));
+	json_decref(want);
+	assert_int_equal(d->tasks[0].inlets.n, 1);
+	assert_string_equal(d->tasks[0].inlets.v[0], "s3://b/a");
+	assert_int_equal(d->tasks[0].inlet_aliases.n, 1);
+	assert_string_equal(d->tasks[0].inlet_aliases.v[0], "out");
+
+	json_t *j = dag_spec_to_json(d);
+	struct dag_spec *back = dag_spec_from_json(j, "j", NULL, &err);
+	if (!back)
+		fail_msg("%s", err.msg);
+	assert_int_equal(back->dataset_aliases.n, 1);
+	assert_string_equal(back->tasks[0].inlet_aliases.v[0], "out");
+	assert_string_equal(back->tasks[0].inlets.v[0], "s3://b/a");
+	dag_spec_destroy(back);
+	json_decref(j);
+	dag_spec_destroy(d);
+
+	d = parse("dag_id: c\n"
+	          "schedule: {datasets: {any: [\"s3://b/a\", {alias: out}]}}\n"
+	          "tasks:\n"
+	          "  - task_id: t\n"
+	          "    command: x\n",
+	          &err);
+	if (!d)
+		fail_msg("%s", err.msg);
+	assert_int_equal(d->dataset_schedule.n, 1);
+	assert_int_equal(d->dataset_aliases.n, 1);
+	dag_spec_destroy(d);
+
+	expect_error(
+	    "dag_id: p\nschedule: [{alias: \"\"}]\ntasks:\n  - task_id: a\n    command: x\n",
+	    "schedule[0].alias: expected an alias name");
+	expect_error("dag_id: p\nschedule: [{alias: 3}]\ntasks:\n  - task_id: a\n    command: x\n",
+	             "schedule[0].alias");
+	expect_error("dag_id: p\nschedule: [{elias: x}]\ntasks:\n  - task_id: a\n    command: x\n",
+	             "expected any:, all: or alias:");
+	expect_error("dag_id: p\ntasks:\n  - task_id: a\n    command: x\n"
+	             "    inlets: [{uri: x}]\n",
+	             "tasks[0].inlets[0]: expected a dataset URI or {alias: NAME}");
+	expect_error("dag_id: p\ntasks:\n  - task_id: a\n    command: x\n"
+	             "    inlets: [\"airflow://x\"]\n",
+	             "reserved");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_outlets_and_a_dataset_schedule_are_read),
 	    cmocka_unit_test(test_a_trigger_dag_task_is_read_with_defaults),
 	    cmocka_unit_test(test_bad_keys_are_named),
+	    cmocka_unit_test(test_aliases_and_inlets_are_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -127,6 +127,56 @@ static void test_datasets_made_once_listed_and_filtered(void **state)
 	assert_int_equal(err.kind, WEIR_E_INVALID);
 }
 
+/* Events added through an alias link it to their datasets: a DAG on the
+ * alias consumes those datasets' events from the first linked one on (an
+ * earlier event of the dataset is not its), and the alias's events list. */
+static void test_alias_links_and_pending(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct dataset_event_row *ev = NULL;
+	struct dataset_alias_link_row *links = NULL;
+	size_t n = 0;
+	int64_t a = 0, b = 0, total = 0;
+
+	dataset_store_ensure(f->ds, "s3://b/a", 1, &a, &err);
+	dataset_store_ensure(f->ds, "file:///c", 1, &b, &err);
+	add_event(f, a, 100, "producer"); /* before the alias named it */
+	assert_int_equal(dataset_store_alias_links(f->ds, NULL, &links, &n, &err), 0);
+	assert_int_equal(n, 0);
+	dataset_alias_link_rows_free(links, n);
+	assert_int_equal(
+	    dataset_store_events_pending(f->ds, "on_alias", "[]", "[\"out\"]", &ev, &n, &err), 0);
+	assert_int_equal(n, 0);
+	dataset_event_rows_free(ev, n);
+
+	int64_t e2 = add_event(f, a, 110, "producer");
+	assert_int_equal(dataset_store_alias_event_add(f->ds, "out", e2, &err), 0);
+	assert_int_equal(dataset_store_alias_event_add(f->ds, "out", e2, &err), 0); /* once */
+	int64_t e3 = add_event(f, a, 120, NULL); /* not through the alias: still linked */
+	add_event(f, b, 130, NULL);              /* another dataset: not linked */
+	assert_int_equal(dataset_store_alias_links(f->ds, NULL, &links, &n, &err), 0);
+	assert_true(n == 1 && !strcmp(links[0].alias, "out") && !strcmp(links[0].uri, "s3://b/a"));
+	dataset_alias_link_rows_free(links, n);
+	assert_int_equal(dataset_store_alias_links(f->ds, "file:///c", &links, &n, &err), 0);
+	assert_int_equal(n, 0);
+	dataset_alias_link_rows_free(links, n);
+	assert_int_equal(
+	    dataset_store_events_pending(f->ds, "on_alias", "[]", "[\"out\"]", &ev, &n, &err), 0);
+	assert_true(n == 2 && ev[0].id == e2 && ev[1].id == e3);
+	dataset_event_rows_free(ev, n);
+	assert_int_equal(
+	    dataset_store_events_pending(f->ds, "on_alias", "[]", "[\"other\"]", &ev, &n, &err), 0);
+	assert_int_equal(n, 0);
+	dataset_event_rows_free(ev, n);
+
+	/* the alias's own events: those added through it */
+	struct dataset_event_query q = {.alias = "out", .order_by = "-id", .limit = 10};
+	assert_int_equal(dataset_store_events(f->ds, &q, &ev, &n, &total, &err), 0);
+	assert_true(n == 1 && total == 1 && ev[0].id == e2);
+	dataset_event_rows_free(ev, n);
+}
+
 static void test_events_pending_consumed_and_listed(void **state)
 {
 	struct fixture *f = *state;
@@ -142,7 +192,7 @@ static void test_events_pending_consumed_and_listed(void **state)
 	int64_t e1 = add_event(f, a, 100, "producer");
 	add_event(f, b, 110, NULL);
 	int64_t run = add_run(f, "consumer", "dataset_triggered__1", DAG_RUN_RUNNING, 120);
-	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, &ev, &n, &err), 0);
+	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err), 0);
 	assert_int_equal(n, 2);
 	assert_int_equal(ev[0].id, e1);
 	assert_true(ev[0].has_source && !strcmp(ev[0].source_dag_id, "producer"));
@@ -152,11 +202,11 @@ static void test_events_pending_consumed_and_listed(void **state)
 		assert_int_equal(dataset_store_consume(f->ds, run, ev[i].id, &err), 0);
 	dataset_event_rows_free(ev, n);
 	/* consumed: nothing pending until a new event */
-	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, &ev, &n, &err), 0);
+	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err), 0);
 	assert_int_equal(n, 0);
 	dataset_event_rows_free(ev, n);
 	int64_t e3 = add_event(f, a, 200, "producer");
-	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, &ev, &n, &err), 0);
+	assert_int_equal(dataset_store_events_pending(f->ds, "consumer", uris, NULL, &ev, &n, &err), 0);
 	assert_true(n == 1 && ev[0].id == e3);
 	dataset_event_rows_free(ev, n);
 
@@ -254,6 +304,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_events_pending_consumed_and_listed, setup,
 					    teardown),
 	    cmocka_unit_test_setup_teardown(test_the_queue_one_row_per_dag_and_uri, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_alias_links_and_pending, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_waits_end_with_their_run, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -183,7 +183,7 @@ def build_context(dag: Any, task: Any, env: Mapping[str, str]) -> Dict[str, Any]
     ti.dag_run = context["dag_run"]
     ti.task = task
     ti.logical_date = ti.execution_date = context["logical_date"]
-    datasets.add_to_context(context)  # triggering_dataset_events, outlet_events
+    datasets.add_to_context(context, env)  # triggering_dataset_events, {out,in}let_events
     return context
 
 

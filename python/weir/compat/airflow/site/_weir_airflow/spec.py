@@ -147,7 +147,8 @@ def dataset_schedule(value: Any, line: int) -> Any:
     """A schedule on datasets as weir writes it (docs/dags.md, "Datasets"), or None when
     `value` is none: a list of URIs when every dataset must be updated (a list of Datasets, a
     Dataset, `a & b`); else a condition {"any"|"all": [URI or condition, ...]} (`a | b`,
-    `(a | b) & c`, Airflow 2.9's DatasetAny and DatasetAll nested)."""
+    `(a | b) & c`, Airflow 2.9's DatasetAny and DatasetAll nested; a DatasetAlias is
+    {"alias": NAME})."""
     from airflow.datasets import BaseDataset, Dataset, DatasetAlias, DatasetAll, DatasetAny
 
     items = list(value) if isinstance(value, (list, tuple, set, frozenset)) else [value]
@@ -157,10 +158,8 @@ def dataset_schedule(value: Any, line: int) -> Any:
     def cond(node: Any) -> Any:
         if isinstance(node, Dataset):
             return node.uri
-        if isinstance(node, DatasetAlias):
-            raise SpecError("schedule %r: a DAG scheduled on a DatasetAlias is not supported "
-                            "yet; schedule on the datasets the alias adds events of"
-                            % (value,), line)
+        if isinstance(node, DatasetAlias):  # the datasets it had events added for
+            return {"alias": node.name}
         if isinstance(node, (DatasetAll, DatasetAny)):
             if not node.objects:
                 raise SpecError("schedule %r: an empty %s names no dataset"
@@ -377,6 +376,26 @@ def outlet_uris(outlets: List[Any]) -> List[str]:
     return out
 
 
+def inlet_items(task: Any) -> List[Any]:
+    """A task's `inlets` as weir writes them (each a dataset URI or {"alias": NAME}, once):
+    the datasets and aliases whose latest events its context's `inlet_events` holds.
+    Anything else in it is a SpecError naming it."""
+    from airflow.datasets import Dataset, DatasetAlias
+
+    out: List[Any] = []
+    for item in task.inlets:
+        if isinstance(item, Dataset):
+            one: Any = item.uri
+        elif isinstance(item, DatasetAlias):
+            one = {"alias": item.name}
+        else:
+            raise SpecError("task %s: inlets: %r is not a Dataset or a DatasetAlias"
+                            % (task.task_id, item), task.lineno)
+        if one not in out:
+            out.append(one)
+    return out
+
+
 def operator_path(task: Any) -> str:
     """The task's class as a dotted path of Python names (Airflow's class_ref): its module and
     name, any other character of them (a DAG file's module name) made '_'."""
@@ -461,6 +480,9 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
     outlets = outlet_uris(task.outlets)
     if outlets:
         t["outlets"] = outlets
+    inlets = inlet_items(task)
+    if inlets:
+        t["inlets"] = inlets
     if task.is_setup:
         t["setup"] = True
     if task.is_teardown:

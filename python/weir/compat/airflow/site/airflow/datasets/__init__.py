@@ -51,11 +51,14 @@ class DatasetAlias(BaseDataset):
     """A name a task's outlets may hold (Airflow 2.10): the task adds events of datasets it
     learns while it runs through `outlet_events[DatasetAlias(name)].add(Dataset(uri),
     extra=...)`; each is an update of that dataset when the task succeeds.  A DAG scheduled on
-    an alias is not supported yet (an import error)."""
+    an alias runs on the datasets that had events added through it, from the first such event
+    on; a task's `inlets` may name one (its `inlet_events[alias]`: the events added through
+    it)."""
 
     def __init__(self, name: str) -> None:
-        if not isinstance(name, str) or not name:
-            raise ValueError("DatasetAlias: expected a name, got %r" % (name,))
+        if not isinstance(name, str) or not name.strip() or len(name) > 3000:
+            raise ValueError("DatasetAlias: expected a name (a non-empty string of at most "
+                             "3000 characters), got %r" % (name,))
         self.name = name
 
     def __eq__(self, other: object) -> bool:

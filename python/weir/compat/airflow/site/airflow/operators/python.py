@@ -58,10 +58,14 @@ class PythonOperator(BaseOperator):
 
     def execute(self, context: Dict[str, Any]) -> Any:
         """Calls the callable with its arguments and the context it asks for."""
+        from _weir_airflow.datasets import run_callable
+
         ctx = dict(context)
         ctx["templates_dict"] = self.templates_dict
-        return self.python_callable(*self.op_args, **determine_kwargs(
-            self.python_callable, self.op_args, ctx, self.op_kwargs))
+        # a generator's `yield Metadata(...)` fills outlet_events (Airflow 2.10)
+        return run_callable(self.python_callable, context.get("outlet_events"),
+                            self.op_args, determine_kwargs(
+                                self.python_callable, self.op_args, ctx, self.op_kwargs))
 
 
 def determine_kwargs(fn: Callable[..., Any], args: Collection[Any], context: Mapping[str, Any],
