@@ -316,7 +316,7 @@ json_t *dag_view_details(const struct dag_row *row, const struct dag_spec *s, in
 	json_object_set_new(o, "concurrency", json_integer(s->max_active_tasks));
 	json_object_set_new(o, "start_date", time_or_null(s->start_date_ms));
 	json_object_set_new(o, "end_date", time_or_null(s->end_date_ms));
-	json_object_set_new(o, "dag_run_timeout", json_null());
+	json_object_set_new(o, "dag_run_timeout", timedelta_json(s->dagrun_timeout_s, true));
 	json_object_set_new(o, "default_view", json_string("grid"));
 	json_object_set_new(o, "orientation", json_string("LR"));
 	json_object_set_new(o, "doc_md", s->doc_md ? json_string(s->doc_md) : json_null());

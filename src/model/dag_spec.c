@@ -27,10 +27,10 @@
 #include "model/template.h"
 
 static const char *const dag_keys[] = {
-    "dag_id",       "description",     "schedule",         "start_date", "end_date",
-    "catchup",      "max_active_runs", "max_active_tasks", "params",     "tags",
-    "default_args", "tasks",           "on_failure",       "on_success", "on_sla_miss",
-    "doc_md",       "access",          "timezone",         NULL,
+    "dag_id",       "description",     "schedule",         "start_date",     "end_date",
+    "catchup",      "max_active_runs", "max_active_tasks", "params",         "tags",
+    "default_args", "tasks",           "on_failure",       "on_success",     "on_sla_miss",
+    "doc_md",       "access",          "timezone",         "dagrun_timeout", NULL,
 };
 static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
@@ -253,6 +253,16 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		if (field_get_int(r, val, 1, 10000, &x) < 0)
 			return -1;
 		*(key[11] == 'r' ? &dag->max_active_runs : &dag->max_active_tasks) = (int)x;
+		return 0;
+	}
+	if (!strcmp(key, "dagrun_timeout")) {
+		int64_t s = 0;
+		if (!json_is_null(val) && field_read_duration(r, val, &s) < 0)
+			return -1;
+		if (!json_is_null(val) && s <= 0)
+			return field_fail(r, "%s",
+			                  "expected a duration above 0 such as 30m (or null)");
+		dag->dagrun_timeout_s = s;
 		return 0;
 	}
 	if (!strcmp(key, "params"))

@@ -309,9 +309,11 @@ struct dag_spec {
 	bool catchup;                   /* default false */
 	int max_active_runs;
 	int max_active_tasks;
-	json_t *params;        /* object: name -> default value (null: none) */
-	json_t *param_schemas; /* object: name -> schema as written (model/param_schema.h),
-	                        * for the params given as one */
+	int64_t dagrun_timeout_s; /* `dagrun_timeout`: a running run older than this (from
+	                           * its start) times out (sched/dag_run.h); 0: none */
+	json_t *params;           /* object: name -> default value (null: none) */
+	json_t *param_schemas;    /* object: name -> schema as written (model/param_schema.h),
+	                           * for the params given as one */
 	struct strvec tags;
 	struct dag_default_args default_args;
 	struct dag_notify *notify; /* the runs' on_failure, on_success; on_sla_miss for tasks

@@ -229,6 +229,8 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 	rc |= json_object_set_new(o, "catchup", json_boolean(dag->catchup));
 	rc |= json_object_set_new(o, "max_active_runs", json_integer(dag->max_active_runs));
 	rc |= json_object_set_new(o, "max_active_tasks", json_integer(dag->max_active_tasks));
+	if (dag->dagrun_timeout_s > 0)
+		rc |= json_object_set_new(o, "dagrun_timeout", json_integer(dag->dagrun_timeout_s));
 	rc |= json_object_set_new(o, "params", params_as_written(dag));
 	rc |= json_object_set_new(o, "tags", strvec_json(&dag->tags));
 	if (dag->access.set)

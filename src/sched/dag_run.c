@@ -326,7 +326,9 @@ static int apply_clear(struct work *w, const struct dag_ti *tis, const struct da
 	return changed;
 }
 
-static void apply_mark_run(struct work *w, enum dag_run_state to)
+/* A mark of the run (`timed_out`: its dagrun_timeout, every unfinished TI
+ * skipped, as Airflow's scheduler does). */
+static void apply_mark_run(struct work *w, enum dag_run_state to, bool timed_out)
 {
 	for (size_t i = 0; i < w->n_tis; i++) {
 		enum dag_ti_state s = w->state[i];
@@ -336,8 +338,18 @@ static void apply_mark_run(struct work *w, enum dag_run_state to)
 			stop_and_set(w, i, DAG_TI_SUCCESS);
 		else
 			stop_and_set(w, i,
-			             dag_ti_state_is_active(s) ? DAG_TI_FAILED : DAG_TI_SKIPPED);
+			             dag_ti_state_is_active(s) && !timed_out ? DAG_TI_FAILED
+			                                                     : DAG_TI_SKIPPED);
 	}
+}
+
+int64_t dag_run_timeout_at(enum dag_run_state run, int64_t started_ms, int64_t timeout_s)
+{
+	if (run != DAG_RUN_RUNNING || started_ms <= 0 || timeout_s <= 0)
+		return 0;
+	if (timeout_s > (INT64_MAX - started_ms) / 1000)
+		return 0; /* beyond any clock */
+	return started_ms + timeout_s * 1000;
 }
 
 enum dag_trigger_verdict dag_task_verdict(const struct dag_graph *g, size_t task,
@@ -499,6 +511,7 @@ static int check_event(const struct dag_graph *g, size_t n_tis, const struct dag
 	case DAG_EV_EVALUATE:
 	case DAG_EV_START:
 	case DAG_EV_TIMER:
+	case DAG_EV_TIMED_OUT:
 		return 0;
 	case DAG_EV_TI_ENDED:
 	case DAG_EV_MARK_TI:
@@ -639,8 +652,14 @@ static int apply_event(struct work *w, enum dag_run_state run, const struct dag_
 			stop_and_set(w, ev->ti, ev->mark_ti);
 		break;
 	case DAG_EV_MARK_RUN:
-		apply_mark_run(w, ev->mark_run);
+		apply_mark_run(w, ev->mark_run, false);
 		*to = ev->mark_run;
+		break;
+	case DAG_EV_TIMED_OUT:
+		if (run == DAG_RUN_RUNNING) {
+			apply_mark_run(w, DAG_RUN_FAILED, true);
+			*to = DAG_RUN_FAILED;
+		}
 		break;
 	}
 	return 0;
@@ -706,6 +725,8 @@ int dag_run_decide(const struct dag_graph *g, enum dag_run_state run, const stru
 	if (to == DAG_RUN_RUNNING) {
 		evaluate(&w);
 		to = run_result(&w, to, out->reason, sizeof(out->reason));
+	} else if (ev->kind == DAG_EV_TIMED_OUT && run == DAG_RUN_RUNNING) {
+		snprintf(out->reason, sizeof(out->reason), "%s", DAG_REASON_TIMED_OUT);
 	}
 	out->run_to = to;
 	if (fill_changes(&w, tis, out) < 0) {

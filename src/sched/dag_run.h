@@ -53,6 +53,10 @@
  *  - MARK_RUN success: every unfinished TI becomes success; failed: active
  *    TIs become failed, the other unfinished ones skipped (as Airflow).
  *    Active TIs are stopped.
+ *  - TIMED_OUT (the run ran past its dagrun_timeout: dag_run_timeout_at())
+ *    fails a running run with the reason "timed_out" and makes every
+ *    unfinished TI skipped, active ones stopped (Airflow 2's scheduler); a
+ *    run in another state is left as it is;
  *  - a run never deadlocks: a TI waits only while an upstream is unfinished,
  *    and every rule decides once all its upstreams are finished.
  */
@@ -115,6 +119,7 @@ enum dag_event_kind {
 	DAG_EV_CLEAR,        /* tasks[] (all when n_tasks is 0), downstream, only_failed */
 	DAG_EV_MARK_TI,      /* ti -> mark_ti (success | failed) */
 	DAG_EV_MARK_RUN,     /* the run -> mark_run (success | failed) */
+	DAG_EV_TIMED_OUT,    /* the run ran past its dagrun_timeout */
 };
 
 struct dag_event {
@@ -159,6 +164,16 @@ struct dag_run_decision {
 	int64_t next_wakeup;         /* earliest retry time of an up_for_retry TI; 0: none */
 	char reason[DAG_REASON_MAX]; /* run_to failed: "task load failed" ...; else "" */
 };
+
+/* The reason a run that timed out fails with (Airflow's callback reason). */
+#define DAG_REASON_TIMED_OUT "timed_out"
+
+/* When a run in state `run`, started at started_ms (epoch ms; 0: not yet),
+ * times out under a dagrun_timeout of timeout_s seconds (<= 0: none):
+ * started_ms + the timeout for a running run (a TIMED_OUT event is due once
+ * now_ms reaches it); 0 for no deadline (no timeout, not running, not
+ * started).  Airflow 2's rule, for every kind of run. */
+int64_t dag_run_timeout_at(enum dag_run_state run, int64_t started_ms, int64_t timeout_s);
 
 /* 0, or -1 with WEIR_E_INVALID naming the task: an upstream index out of
  * range or itself, a cycle, a negative foreach count. */

@@ -125,3 +125,25 @@ def test_sla_and_the_dags_callbacks_in_the_spec():
     assert note["command"].endswith("-m _weir_airflow.dag_callback /dags/x.py cb")
     # a task's callback comes from default_args, as its other arguments
     assert dag.task_dict["add"].other["on_failure_callback"] is cb
+
+
+def test_dagrun_timeout_in_the_spec():
+    """A DAG argument: whole seconds (a fraction counts as one); default_args does not carry
+    it; anything but a timedelta above 0 is an error naming it."""
+    with DAG("t", schedule=None, start_date=START,
+             dagrun_timeout=dt.timedelta(minutes=30)) as dag:
+        add(1)
+    assert dag_to_spec(dag, "/dags/x.py", "python3")["dagrun_timeout"] == 1800
+    with DAG("t2", schedule=None, start_date=START,
+             dagrun_timeout=dt.timedelta(seconds=1.5)) as dag:
+        add(1)
+    assert dag_to_spec(dag, "/dags/x.py", "python3")["dagrun_timeout"] == 2
+    with DAG("t3", schedule=None, start_date=START,
+             default_args={"dagrun_timeout": dt.timedelta(minutes=1)}) as dag:
+        add(1)
+    assert "dagrun_timeout" not in dag_to_spec(dag, "/dags/x.py", "python3")
+    for bad in ("1h", dt.timedelta(0), 30):
+        with DAG("t4", schedule=None, start_date=START, dagrun_timeout=bad) as dag:
+            add(1)
+        with pytest.raises(SpecError, match="dagrun_timeout"):
+            dag_to_spec(dag, "/dags/x.py", "python3")

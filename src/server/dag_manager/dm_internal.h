@@ -130,6 +130,13 @@ struct dm_retries {
 	bool none;
 };
 
+/* runs.c: dagrun_timeout (dm_timeout_pass()). */
+struct dm_timeouts {
+	int64_t next_ms; /* the nearest deadline of a running run the last pass saw; 0: none */
+	bool dirty;      /* a run started, a DAG file changed, a turn rolled back or the
+	                  * server started since: the pass reads the active runs again */
+};
+
 /* flow.c: depends_on_past. */
 struct dm_past {
 	bool dirty; /* a run of a DAG with depends_on_past moved (dm_past_pass()) */
@@ -181,6 +188,7 @@ struct dag_manager {
 	struct dm_run_cache cache;
 	struct dm_pools pools;
 	struct dm_retries retries;
+	struct dm_timeouts timeouts;
 	struct dm_past past;
 	struct dm_slas sla;
 	struct dm_datasets datasets;
@@ -469,6 +477,11 @@ void dm_schedule_pass(struct dag_manager *dm);
 /* Runs with a due retry are told so (DAG_EV_TIMER); later ones are noted
  * for the wake-up timer. */
 void dm_retry_pass(struct dag_manager *dm);
+/* The running runs whose DAG's dagrun_timeout has passed since their start
+ * get DAG_EV_TIMED_OUT (failed, their unfinished TIs skipped, jobs
+ * stopped); the nearest deadline goes to the wake-up timer.  The active
+ * runs are read only when dm->timeouts is dirty or that deadline came. */
+void dm_timeout_pass(struct dag_manager *dm);
 
 /* Queued runs start as max_active_runs allows (paused DAGs wait). */
 void dm_start_runs(struct dag_manager *dm);

@@ -667,6 +667,7 @@ void dm_specs_changed(struct dag_manager *dm)
 			log_error("DAG folder %s: %s", dm->folder.dir, err.msg);
 	}
 	dm_datasets_scanned(dm, true);
+	dm->timeouts.dirty = true; /* a dagrun_timeout may have changed (runs.c) */
 }
 
 void dm_scan(struct dag_manager *dm)

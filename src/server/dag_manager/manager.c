@@ -143,6 +143,7 @@ void dm_work_pass(struct dag_manager *dm)
 		dm->turn.pass_again = false;
 		dm_schedule_pass(dm);
 		dm_retry_pass(dm);
+		dm_timeout_pass(dm);
 		dm_dataset_pass(dm);
 		dm_trigger_pass(dm);
 		dm_start_runs(dm);
@@ -293,6 +294,7 @@ struct dag_manager *dag_manager_create(uv_loop_t *loop, struct store *store, str
 	if (!dm)
 		goto oom;
 	dm->loop = loop;
+	dm->timeouts.dirty = true; /* recovery: deadlines that passed while it was down */
 	dm->store = store;
 	dm->jm = jm;
 	dm->home = dm_strdup_or_empty(home);

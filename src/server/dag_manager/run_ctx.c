@@ -309,7 +309,8 @@ void dm_run_cache_check(struct dag_manager *dm)
 	/* the rows that wait were decided in the turn rolled back: dropped */
 	if (rb != dm->cache.rollbacks) {
 		cache_free(dm);
-		dm->retries.none = false; /* a retry the turn took may be back */
+		dm->retries.none = false;  /* a retry the turn took may be back */
+		dm->timeouts.dirty = true; /* and a run the turn timed out */
 		dm->cache.rollbacks = rb;
 	}
 }
@@ -561,6 +562,8 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 		dm_set_str(&rc->run.reason, d.reason);
 		if (d.run_to == DAG_RUN_RUNNING && !rc->run.start_date)
 			rc->run.start_date = now;
+		if (d.run_to == DAG_RUN_RUNNING)
+			dm->timeouts.dirty = true; /* its dagrun_timeout counts (runs.c) */
 		if (dag_run_state_is_final(d.run_to)) {
 			rc->run.end_date = now;
 			dm->triggers.dirty = true; /* a trigger_dag task may wait for it */
@@ -572,7 +575,10 @@ int dm_run_step(struct dag_manager *dm, struct run_ctx *rc, const struct dag_eve
 				        1000.0);
 		}
 		if (d.run_to == DAG_RUN_QUEUED) {
+			/* a cleared run starts again (Airflow's clear): its
+			 * dagrun_timeout counts from that start */
 			rc->run.queued_at = now;
+			rc->run.start_date = 0;
 			rc->run.end_date = 0;
 		}
 		if (dag_store_run_update(dm->ds, &rc->run, err) < 0)

@@ -2,9 +2,12 @@
  * (dm_check_run_id(), dm_create_run() of dm_internal.h): a
  * trigger's or a schedule's new run with its TIs, the scheduled runs that
  * are due (catchup included), the queue of runs under max_active_runs, and
- * the runs whose retries are due.
+ * the runs whose retries are due, the runs that ran past their DAG's
+ * dagrun_timeout (dm_timeout_pass()).
  *
- * Owns dm->retries (whether the store holds no due retry); an entry's
+ * Owns dm->retries (whether the store holds no due retry) and
+ * dm->timeouts (the nearest deadline, and the flag that asks to look
+ * again); an entry's
  * latest scheduled date is cached in the entry (folder.c), everything
  * else is read from the store.
  */
@@ -198,6 +201,60 @@ void dm_retry_pass(struct dag_manager *dm)
 			log_error("DAG %s run %s: %s", rows[i].dag_id, rows[i].run_id, err.msg);
 	}
 	dag_ti_rows_free(rows, n);
+}
+
+/* ---- dagrun_timeout ---- */
+
+static bool any_timeout(struct dag_manager *dm)
+{
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
+		if (e->present && e->spec && e->spec->dagrun_timeout_s > 0)
+			return true;
+	return false;
+}
+
+void dm_timeout_pass(struct dag_manager *dm)
+{
+	struct weir_error err = {0};
+	struct dag_run_row *rows = NULL;
+	size_t n = 0;
+	int64_t now = clock_now_ms(), next = 0;
+
+	if (!dm->timeouts.dirty && (dm->timeouts.next_ms == 0 || now < dm->timeouts.next_ms)) {
+		dm_wake_note(dm, dm->timeouts.next_ms);
+		return;
+	}
+	dm->timeouts.dirty = false;
+	dm->timeouts.next_ms = 0;
+	if (!any_timeout(dm))
+		return;
+	if (dag_store_runs_active(dm->ds, &rows, &n, &err) < 0) {
+		log_error("DAG run timeouts: %s", err.msg);
+		dm->timeouts.dirty = true; /* looked at again at the next pass */
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct dag_spec *spec = dm_spec_of(dm, rows[i].dag_id, NULL);
+		int64_t at;
+		if (!spec)
+			continue; /* its DAG's file is missing: it waits for it (recovery.c) */
+		at = dag_run_timeout_at(rows[i].state, rows[i].start_date, spec->dagrun_timeout_s);
+		if (at == 0)
+			continue;
+		if (at > now) {
+			if (next == 0 || at < next)
+				next = at;
+			continue;
+		}
+		struct dag_event ev = {.kind = DAG_EV_TIMED_OUT};
+		log_info("DAG %s run %s: ran longer than its dagrun_timeout (%llds)",
+		         rows[i].dag_id, rows[i].run_id, (long long)spec->dagrun_timeout_s);
+		if (dm_run_event(dm, rows[i].dag_id, rows[i].run_id, &ev, &err) < 0)
+			log_error("DAG %s run %s: %s", rows[i].dag_id, rows[i].run_id, err.msg);
+	}
+	dag_run_rows_free(rows, n);
+	dm->timeouts.next_ms = next;
+	dm_wake_note(dm, next);
 }
 
 /* ---- creating runs ---- */

@@ -200,6 +200,7 @@ static void test_defaults(void **state)
 	assert_int_equal(d->max_active_runs, DAG_DEFAULT_ACTIVE_RUNS);
 	assert_int_equal(d->max_active_tasks, DAG_DEFAULT_ACTIVE_TASKS);
 	assert_null(d->description);
+	assert_int_equal(d->dagrun_timeout_s, 0);
 	const struct dag_task *t = &d->tasks[0];
 	assert_int_equal(t->retries, 0);
 	assert_int_equal(t->retry_delay_s, DAG_DEFAULT_RETRY_DELAY_S);
@@ -222,6 +223,22 @@ static void test_defaults(void **state)
 	assert_int_equal(d->schedule.kind, CRON_ONCE);
 	assert_true(d->start_date_ms == schedule_make_time(2024, 5, 1, 8, 0, 0));
 	assert_int_equal(d->tasks[1].n_upstream, 1);
+	dag_spec_destroy(d);
+
+	/* dagrun_timeout: a duration or seconds, kept through the JSON form */
+	d = parse_ok("dag_id: x\ndagrun_timeout: 2h\ntasks: [{task_id: a, command: 'true'}]\n");
+	assert_int_equal(d->dagrun_timeout_s, 7200);
+	json_t *j = dag_spec_to_json(d);
+	assert_int_equal(json_integer_value(json_object_get(j, "dagrun_timeout")), 7200);
+	struct weir_error err = {0};
+	struct dag_spec *e = dag_spec_from_json(j, "api", NULL, &err);
+	assert_non_null(e);
+	assert_int_equal(e->dagrun_timeout_s, 7200);
+	json_decref(j);
+	dag_spec_destroy(e);
+	dag_spec_destroy(d);
+	d = parse_ok("dag_id: x\ndagrun_timeout: 90\ntasks: [{task_id: a, command: 'true'}]\n");
+	assert_int_equal(d->dagrun_timeout_s, 90);
 	dag_spec_destroy(d);
 }
 
@@ -309,6 +326,11 @@ static void test_bad_files(void **state)
 		     "tasks[0].operator: expected a class's dotted path of Python names");
 	expect_error(HEAD "tasks:\n  - {task_id: a, command: 'true', operator: 3}\n",
 		     "tasks[0].operator: expected a class's dotted path");
+	expect_error(HEAD "dagrun_timeout: soon\n" TASK_A, "d.yaml:2: dagrun_timeout:");
+	expect_error(HEAD "dagrun_timeout: 0\n" TASK_A,
+		     "d.yaml:2: dagrun_timeout: expected a duration above 0");
+	expect_error(HEAD "dagrun_timeout: [1]\n" TASK_A,
+		     "dagrun_timeout: expected seconds or a duration");
 	expect_error(HEAD "max_active_runs: 0\n" TASK_A,
 		     "max_active_runs: expected an integer from 1 to 10000, got 0");
 	expect_error(HEAD "params: {a-b: 1}\n" TASK_A, "d.yaml:2: params.a-b: expected a param name");

@@ -870,6 +870,62 @@ static void test_marks(void **state)
 	run_free(&r);
 }
 
+/* dagrun_timeout: the deadline of a running run, and the run failed with
+ * every unfinished TI skipped, the running one stopped */
+static void test_timed_out(void **state)
+{
+	(void)state;
+	struct dag_task_node t[] = {NODE("a", NULL, 0), NODE("b", up_a, 1), NODE("c", up_a, 1),
+	                            NODE("d", up_bc, 2)};
+	struct run r;
+
+	assert_int_equal(dag_run_timeout_at(DAG_RUN_RUNNING, 1000, 30), 31000);
+	assert_int_equal(dag_run_timeout_at(DAG_RUN_RUNNING, 1000, 0), 0);  /* no timeout */
+	assert_int_equal(dag_run_timeout_at(DAG_RUN_RUNNING, 0, 30), 0);    /* not started */
+	assert_int_equal(dag_run_timeout_at(DAG_RUN_QUEUED, 1000, 30), 0);  /* waits to start */
+	assert_int_equal(dag_run_timeout_at(DAG_RUN_FAILED, 1000, 30), 0);  /* over */
+	assert_int_equal(dag_run_timeout_at(DAG_RUN_SUCCESS, 1000, 30), 0); /* over */
+	assert_int_equal(dag_run_timeout_at(DAG_RUN_RUNNING, INT64_MAX - 10, 30), 0);
+
+	run_init(&r, t, 4);
+	t[2].retry.retries = 2;
+	ev_simple(&r, DAG_EV_START, 0);
+	start_ti(&r, 0);
+	end_ti(&r, 0, true, 1);
+	start_ti(&r, 1);
+	start_ti(&r, 2);
+	end_ti(&r, 2, false, 2); /* c waits for its retry */
+	assert_int_equal(r.tis[2].state, DAG_TI_UP_FOR_RETRY);
+	struct dag_event ev = {.kind = DAG_EV_TIMED_OUT};
+	step(&r, &ev, 3);
+	const enum dag_ti_state want[] = {DAG_TI_SUCCESS, DAG_TI_SKIPPED, DAG_TI_SKIPPED,
+	                                  DAG_TI_SKIPPED};
+	expect_states(&r, want);
+	assert_int_equal(r.state, DAG_RUN_FAILED);
+	assert_string_equal(r.d.reason, DAG_REASON_TIMED_OUT);
+	assert_int_equal(r.d.n_changes, 3);
+	for (size_t k = 0; k < r.d.n_changes; k++)
+		assert_int_equal(r.d.changes[k].stop, r.d.changes[k].ti == 1);
+	assert_int_equal(r.d.next_wakeup, 0); /* c's retry is no more */
+	/* the killed job's end is stale */
+	end_ti(&r, 1, false, 4);
+	assert_int_equal(r.d.n_changes, 0);
+	assert_int_equal(r.state, DAG_RUN_FAILED);
+	/* a late timeout of a run that ended changes nothing */
+	step(&r, &ev, 5);
+	assert_int_equal(r.d.n_changes, 0);
+	assert_int_equal(r.state, DAG_RUN_FAILED);
+	assert_string_equal(r.d.reason, "");
+	run_free(&r);
+
+	/* a queued run does not time out */
+	run_init(&r, t, 4);
+	step(&r, &ev, 1);
+	assert_int_equal(r.state, DAG_RUN_QUEUED);
+	assert_int_equal(r.d.n_changes, 0);
+	run_free(&r);
+}
+
 /* a -> f (foreach 3) -> join: the join waits for every instance */
 static void test_foreach_join(void **state)
 {
@@ -1230,6 +1286,7 @@ int main(void)
 	    cmocka_unit_test(test_clear_downstream),
 	    cmocka_unit_test(test_clear_only_failed),
 	    cmocka_unit_test(test_marks),
+	    cmocka_unit_test(test_timed_out),
 	    cmocka_unit_test(test_foreach_join),
 	    cmocka_unit_test(test_evaluate_recovers),
 	    cmocka_unit_test(test_pools),

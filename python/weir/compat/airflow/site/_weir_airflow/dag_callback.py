@@ -7,7 +7,7 @@ or `on_failure_callback`), and when a task misses its SLA (the DAG's `on_sla_mis
 The event comes in the environment the notifier gives a command (WEIR_EVENT run_success or
 run_failure, WEIR_RUN_ID, WEIR_LOGICAL_DATE, WEIR_REASON); the DAG file is imported again
 and each callback called with a context as Airflow's (that of the DAG's last task, with
-`reason`: "success" or "task_failure").  Exit 1 when a callback raised: the delivery's record
+`reason`: "success", "task_failure" or, for a run past its dagrun_timeout, "timed_out").  Exit 1 when a callback raised: the delivery's record
 shows the failure.
 """
 
@@ -67,7 +67,11 @@ def run(path: str, dag_id: str, env: Mapping[str, str]) -> int:
     success = env.get("WEIR_EVENT") == "run_success"
     fns = callbacks_of(dag, "on_success_callback" if success else "on_failure_callback")
     context = build_context(dag, dag.tasks[-1], env)
-    context["reason"] = "success" if success else "task_failure"
+    # Airflow's reasons: a run past its dagrun_timeout fails with "timed_out" (the server's
+    # run reason, WEIR_REASON)
+    context["reason"] = ("success" if success
+                         else "timed_out" if env.get("WEIR_REASON") == "timed_out"
+                         else "task_failure")
     rc = 0
     for fn in fns:
         try:

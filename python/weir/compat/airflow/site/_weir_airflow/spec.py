@@ -646,6 +646,8 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     doc["catchup"] = bool(dag.catchup)
     doc["max_active_runs"] = dag.max_active_runs
     doc["max_active_tasks"] = dag.max_active_tasks
+    if getattr(dag, "dagrun_timeout", None) is not None:
+        doc["dagrun_timeout"] = dagrun_timeout(dag)
     if dag.tags:
         doc["tags"] = [str(t) for t in dag.tags]
     if dag.params:
@@ -661,6 +663,21 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     doc["tasks"] = tasks
     dag_callback.apply(dag, doc, fileloc, python)  # on_success_callback, on_failure_callback
     return doc
+
+
+def dagrun_timeout(dag: Any) -> int:
+    """The DAG's dagrun_timeout as whole seconds, at least one (a timedelta under a second
+    still times a run out, as Airflow's); anything but a timedelta is an error, as Airflow's
+    DAG refuses it."""
+    value = dag.dagrun_timeout
+    if not isinstance(value, _dt.timedelta):
+        raise SpecError("DAG %s: dagrun_timeout: expected a timedelta, got %r"
+                        % (dag.dag_id, value), dag.lineno)
+    total = value.total_seconds()
+    if total <= 0:
+        raise SpecError("DAG %s: dagrun_timeout: expected a timedelta above 0, got %r"
+                        % (dag.dag_id, value), dag.lineno)
+    return max(1, int(-(-total // 1)))
 
 
 def access_of(access: Any, line: int) -> Dict[str, Any]:

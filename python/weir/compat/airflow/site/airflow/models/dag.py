@@ -103,6 +103,9 @@ class DAG:
         self.render_template_as_native_obj = bool(
             other.pop("render_template_as_native_obj", False))
         self.jinja_environment_kwargs = other.pop("jinja_environment_kwargs", None)
+        # a run that runs longer fails, its unfinished tasks skipped: the spec's key
+        # (_weir_airflow/spec.py); a DAG argument, not one of default_args
+        self.dagrun_timeout = other.pop("dagrun_timeout", None)
         self.other = other  # accepted, not used by weir yet (docs/airflow.md)
         self.fileloc = fileloc
         self.lineno = caller_line()
