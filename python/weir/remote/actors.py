@@ -31,7 +31,8 @@ from . import objects as _objects
 from . import shm as _shm
 from .futures import Future
 from .patience import patiently
-from .warm import END_WAIT, Pool, WarmFuture, _Worker, pool_of
+from .warm import END_WAIT, Pool, _Worker, pool_of
+from .warm_future import WarmFuture
 
 __all__ = ["Actor", "create", "Link", "LinkFuture", "link_to", "local_pool", "pool_of",
            "serve_link"]

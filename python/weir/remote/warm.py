@@ -29,10 +29,11 @@ from . import functions as _functions
 from . import objects as _objects
 from . import results as _results
 from . import shm as _shm
-from ..errors import (ActorDied, GetTimeoutError, JobFailed, ServerUnreachable, WeirError,
-                      remote_error)
+from ..errors import ActorDied, JobFailed, WeirError, remote_error
 from ..worker import warm as _w
 from .futures import Future
+from .warm_future import WarmFuture
+from .call_records import CallRecords
 from .patience import patiently
 from .session import _Session
 
@@ -48,9 +49,6 @@ PIPE_CALL_S = 0.002
 PIPE_FRESH_S = 0.005
 # how long a worker's end is waited for (its job's final state) after its socket closed
 END_WAIT = 30.0
-# the calls' records go to the server at least this often (s), and at most this many a request
-REPORT_EVERY = 0.1
-REPORT_BATCH = 1000
 
 
 def enabled() -> bool:
@@ -80,118 +78,6 @@ class _Slot:
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any]]:
         return (_Slot, (self.key,))
-
-
-class WarmFuture(Future):
-    """A call on a warm worker: settled by the pool, waited for without the server."""
-
-    _local = True
-
-    def __init__(self, pool: "Pool", call_id: int, name: str,
-                 fn: Optional[Callable[..., Any]], args: bytes, o: Dict[str, Any]) -> None:
-        self._session = pool.session
-        self._pool = pool
-        self.call_id = call_id
-        self.job_id: Optional[int] = None  # type: ignore[assignment]
-        self.name = name
-        self._fn = fn
-        self._args = args  # the pickle of (args, kwargs), kept for a retry
-        self._opts = o
-        self._tries = 0
-        self._state = "queued"
-        self._event = threading.Event()
-        self._done = False
-        self._value: Any = None
-        self._error: Optional[BaseException] = None
-        self._cancel = False
-        self._forced = False  # cancelled with force=True: its worker killed
-        self._worker: Optional["_Worker"] = None
-        self._rec = 0  # the current try's number in the records (0: none yet)
-        self._sent = 0.0  # when the current try was sent (perf_counter)
-        self._solo = False  # whether it was sent to an idle worker (its time is the call's)
-        self._result = None  # type: ignore[assignment]
-        self._call_file = None
-        self._ranks = 1
-        self._version = None
-        self._job = None
-        self._on_done: Optional[Callable[["WarmFuture"], None]] = None  # called once settled
-        self._then: List[Callable[["WarmFuture"], None]] = []  # then()'s, called once settled
-        self._holds: List[Any] = []  # the shared objects of its arguments, until it ends
-        self._children: List[Future] = []  # the calls it made (ray.cancel(recursive=True))
-        self._method: Optional[str] = None  # an actor's method (remote/actors.py)
-        # a streaming generator's items so far, (value, SharedRef or None) each (None: not a
-        # generator's call); its value once ended is the list of the items' values
-        self._items: Optional[List[Tuple[Any, Any]]] = \
-            [] if getattr(fn, _w.STREAM_ATTR, None) is not None else None
-        self._shm: Any = None  # the SharedRef of a value in shared memory (remote/results.py)
-
-    def __repr__(self) -> str:
-        return "<weir.Future %s call %d %s>" % (self.name, self.call_id,
-                                                self._state if not self._done else "done")
-
-    def then(self, cb: Callable[["WarmFuture"], None]) -> None:
-        """cb(self) once the call has ended: now when it has, else in the thread that
-        settles it."""
-        with self._pool.cond:
-            if not self._done:
-                self._then.append(cb)
-                return
-        cb(self)
-
-    def __reduce__(self) -> Tuple[Any, Tuple[str, int]]:
-        """A ref pickled (into a call's arguments, a value): the program's folder and the
-        call's id; call_ref() makes it this future in the program, a LinkFuture in a task
-        (its value asked of the program)."""
-        self._pool.export(self)
-        return (call_ref, (self._pool.dir, self.call_id))
-
-    def job(self) -> Dict[str, Any]:
-        """The worker job that ran (or runs) the call, as the API shows it."""
-        if self.job_id is None:
-            raise WeirError("%s (call %d) has no worker yet" % (self.name, self.call_id))
-        return self._session.client.job(self.job_id)
-
-    def logs(self, index: int = 0) -> str:
-        """The log of the worker job that ran the call (its other calls' lines too)."""
-        if self.job_id is None:
-            return ""
-        return self._session.client.logs(self.job_id, "worker", index)
-
-    def kill(self) -> None:
-        """Cancels the call (weir.kill's meaning): see cancel()."""
-        self.cancel(force=False)
-
-    def cancel(self, force: bool = False, recursive: bool = True) -> None:
-        """A queued call is dropped; a running one gets SIGINT (KeyboardInterrupt in the
-        call), or with force its worker is killed.  get() then raises JobFailed of a
-        "killed" job (Ray: TaskCancelledError).  An ended call is left as it is.  With
-        recursive, the calls it made (and theirs) are cancelled too, first."""
-        if recursive:
-            for c in list(self._children):
-                if isinstance(c, WarmFuture):
-                    c.cancel(force, True)
-        self._pool.cancel(self, force)
-
-    def done(self) -> bool:
-        return self._done
-
-    def _wait(self, deadline: Optional[float]) -> None:
-        if self._done:
-            return
-        wait = None if deadline is None else max(0.0, deadline - time.monotonic())
-        if not self._event.wait(wait):
-            raise GetTimeoutError("%s (call %d) still %s" % (self.name, self.call_id,
-                                                             self._state))
-        if type(self) is not WarmFuture:  # it became a job's Future (_to_job_path)
-            self._wait(deadline)
-
-    def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
-        """Returns when one of pending (this pool's calls) may have ended, or after
-        timeout."""
-        with self._pool.cond:
-            if any(f._done for f in pending):
-                return
-            self._pool.cond.wait(timeout)
 
 
 class _Worker:
@@ -274,22 +160,13 @@ class Pool:
         except OSError as e:
             raise WeirError("object folder %s: %s (set WEIR_OBJECTS or weir.init(objects_dir="
                             "...) to a folder every task reads)" % (self.results, e)) from e
-        # the calls' records not sent yet: (job, call) -> the record (the last one wins)
-        self.reports: Dict[Tuple[int, int], Dict[str, Any]] = {}
-        # the records sent while running, not yet sent ended
-        self.sent_running: Set[Tuple[int, int]] = set()
-        self.rlock = threading.Lock()
-        self.wake = threading.Event()
-        self.report_warned = False
         # "unix" or "tcp" (remote/channel.py), decided at the first worker's job; the TCP
         # listener and the address workers are told, when TCP
         self.channel: Optional[str] = None
         self.tcp: Optional[Tuple[socket.socket, str, int]] = None
         threading.Thread(target=self._accept, args=(self.listener,), name="weir-warm-accept",
                          daemon=True).start()
-        self.reporter = threading.Thread(target=self._report_loop, name="weir-warm-report",
-                                         daemon=True)
-        self.reporter.start()
+        self.records = CallRecords(session.client, lambda: self.closed)
 
     def put(self, value: Any) -> Optional[Any]:
         """value in shared memory (remote/shm.py), or None past the store's size."""
@@ -642,85 +519,19 @@ class Pool:
                            "ran out of memory" if oom else "died", why), job))
         self._pump(shape)
 
-    # ---- the calls' records (POST /jobs/{id}/calls, in batches) ---------------------------
+    # ---- the calls' records (remote/call_records.py) ------------------------------------
     def _note(self, f: WarmFuture, state: str, error: Optional[str] = None) -> None:
         """The state of f's current try on its worker, to send with the next batch: a record
         a try (the call's id in the program is the future's; a retry on another worker is
         a record under that worker's job)."""
-        job_id = f.job_id
-        if job_id is None or not f._rec:
-            return
-        now = int(time.time() * 1000)
-        key = (job_id, f._rec)
-        with self.rlock:
-            rec = self.reports.get(key)
-            if rec is None:
-                rec = self.reports[key] = {"id": f._rec, "name": f.name[:128],
-                                           "started_at": now}
-            rec["state"] = state
-            rec["tries"] = max(1, f._tries)
-            if state != "running":
-                rec["ended_at"] = now
-                if error:
-                    rec["error"] = error[:256]
-            n = len(self.reports)
-        if n >= REPORT_BATCH:
-            self.wake.set()
+        if f.job_id is not None and f._rec:
+            self.records.note(f.job_id, f._rec, f.name, max(1, f._tries), state, error)
 
     def _unrun(self, f: WarmFuture) -> None:
         """f's try was sent to a worker that did not run it (it left, or it died running
         the call ahead): its record goes, or says so when it was sent already."""
-        key = (f.job_id or 0, f._rec)
-        with self.rlock:
-            if self.reports.pop(key, None) is not None and key not in self.sent_running:
-                return
-        self._note(f, "cancelled", "not run on this worker: sent to another")
-
-    def _report_loop(self) -> None:
-        while not self.closed:
-            self.wake.wait(REPORT_EVERY)
-            self.wake.clear()
-            self._flush()
-
-    def _flush(self, final: bool = False) -> None:
-        """Sends the records noted so far, a request per job and 1,000 records.  While the
-        server does not answer (killed, starting again) they are kept for the next batch;
-        the last flush (final, or one that finds the pool closed) waits for the server
-        (remote/patience.py)."""
-        with self.rlock:
-            reports, self.reports = self.reports, {}
-            for key, rec in reports.items():
-                if rec["state"] == "running":
-                    self.sent_running.add(key)
-                else:
-                    self.sent_running.discard(key)
-        by_job: Dict[int, List[Dict[str, Any]]] = {}
-        for (job, _), rec in reports.items():
-            by_job.setdefault(job, []).append(rec)
-        for job, recs in by_job.items():
-            for i in range(0, len(recs), REPORT_BATCH):
-                batch = recs[i:i + REPORT_BATCH]
-                try:
-                    try:
-                        self.session.client.record_calls(job, batch)
-                    except ServerUnreachable:
-                        if not (final or self.closed):
-                            self._keep(job, recs[i:])
-                            break
-                        patiently("the calls' records",
-                                  lambda: self.session.client.record_calls(job, batch))
-                except WeirError as e:
-                    if not self.report_warned:
-                        self.report_warned = True
-                        sys.stderr.write("weir: the calls of warm worker job %d were not "
-                                         "recorded: %s\n" % (job, e))
-
-    def _keep(self, job: int, recs: List[Dict[str, Any]]) -> None:
-        """Records the server did not take go back for the next batch, unless a newer note
-        of the same try came meanwhile."""
-        with self.rlock:
-            for rec in recs:
-                self.reports.setdefault((job, rec["id"]), rec)
+        if not self.records.unsent(f.job_id or 0, f._rec):
+            self._note(f, "cancelled", "not run on this worker: sent to another")
 
     # ---- calls --------------------------------------------------------------------------
     def _fn(self, fn: Callable[..., Any], name: str) -> Tuple[bytes, bytes]:
@@ -1075,13 +886,7 @@ class Pool:
         self.adopted = []
         for f in pending:
             self._settle(f, error=self._cancelled(f))
-        self.wake.set()
-        # the reporter may be sending a batch now: once it has ended, what the server did
-        # not take is back in self.reports (a flush that finds the pool closed waits for
-        # the server itself), and the last flush sends it with the last calls' records
-        if self.reporter is not threading.current_thread():
-            self.reporter.join()
-        self._flush(final=True)
+        self.records.close()  # the last calls' records
 
 
 def call_ref(folder: str, ref_id: int) -> Future:

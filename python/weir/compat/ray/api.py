@@ -13,7 +13,6 @@ and raise Ray's exceptions (exceptions.py).  ray.remote on a class makes an acto
 import abc
 import inspect
 import os
-import socket
 import threading
 import time
 from pathlib import Path
@@ -29,6 +28,7 @@ from ...remote import ray_names as _ray
 from ...remote import session as _session
 from ...remote import shm as _shm
 from ...remote import warm as _warm
+from ...remote.warm_future import WarmFuture as _WarmFuture
 from ...remote import actors as _actors_mod
 from ...worker import warm as _wire
 from ...worker.runner import item_path as _runner_item_path
@@ -37,6 +37,8 @@ from . import exceptions
 from .actors import ActorClass, ActorHandle, get_actor, kill, method
 from . import private as _private
 from . import placement as _pg
+from .runtime import (RuntimeContext, available_resources, cluster_resources, get_gpu_ids,
+                      get_runtime_context, nodes)
 
 __version__ = "2.9.0+weir" + _weir_version
 
@@ -417,7 +419,7 @@ class ObjectRefGenerator:
 
     def _streams(self) -> bool:
         c = self._call
-        return isinstance(c, _warm.WarmFuture) and c._items is not None
+        return isinstance(c, _WarmFuture) and c._items is not None
 
     def _load(self) -> List[Any]:
         if self._items is None:
@@ -796,7 +798,7 @@ def _wait_generators(refs: List[Any], num_returns: int, timeout: Optional[float]
 
     pools = {id(c._pool): c._pool for c in
              (r._call if isinstance(r, ObjectRefGenerator) else r for r in refs)
-             if isinstance(c, _warm.WarmFuture)}
+             if isinstance(c, _WarmFuture)}
     deadline = None if timeout is None else time.monotonic() + timeout
     pause = 0.01
     def progress() -> List[Tuple[int, bool]]:
@@ -836,217 +838,13 @@ def cancel(object_ref: Any, *, force: bool = False, recursive: bool = True) -> N
         # Ray's rule: force would kill the actor's process, and with it the actor
         raise ValueError("ray.cancel: force=True is not supported for actor tasks (%s); "
                          "cancel without force, or ray.kill() the actor" % object_ref.name)
-    if isinstance(object_ref, _warm.WarmFuture):
+    if isinstance(object_ref, _WarmFuture):
         object_ref.cancel(force=force, recursive=bool(recursive))
         return
     if isinstance(object_ref, _actors_mod.LinkFuture):  # in a task: the program cancels it
         object_ref.cancel(force=force, recursive=bool(recursive))
         return
     object_ref.kill()
-
-
-class RuntimeContext:
-    """ray.get_runtime_context(): where the code runs.  The job is Ray's: the program (its
-    warm folder's tag, the same in the program and all its tasks); the task is the call
-    (TAG-CALL on a warm worker, JOB.ATTEMPT for a call that is a job; None in the program
-    itself); the worker is the weir job that runs it; the node is the host."""
-
-    @property
-    def namespace(self) -> Optional[str]:
-        return _state.namespace or os.environ.get("WEIR_RAY_NAMESPACE")
-
-    def get_job_id(self) -> Optional[str]:
-        tag = os.environ.get("WEIR_WARM_TAG")
-        if tag and _in_task():
-            return tag
-        if "WEIR_JOB_ID" in os.environ and not os.environ.get("WEIR_WARM_DIR"):
-            return os.environ.get("WEIR_JOB_ID")  # a call that is a job
-        _ensure()
-        return str(_warm.pool_of(_session._get_session()).tag)
-
-    def get_task_id(self) -> Optional[str]:
-        import sys
-        from ...worker import warm as _wmod
-        worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
-        if worker is not None and worker.current:
-            return "%s-%d" % (os.environ.get("WEIR_WARM_TAG", "x"), worker.current)
-        job = os.environ.get("WEIR_JOB_ID")
-        if job is None:
-            return None
-        return "%s.%s" % (job, os.environ.get("WEIR_ATTEMPT", "1"))
-
-    def get_worker_id(self) -> Optional[str]:
-        """The weir job of the worker that runs this (None in the program)."""
-        return os.environ.get("WEIR_JOB_ID")
-
-    def get_node_id(self) -> str:
-        return socket.gethostname()
-
-    def get_actor_id(self) -> Optional[str]:
-        """The actor's id in an actor's method (or constructor), else None."""
-        return os.environ.get("WEIR_WARM_ACTOR")
-
-    def get_actor_name(self) -> Optional[str]:
-        """The actor's name= in a named actor's method, else None."""
-        return os.environ.get("WEIR_WARM_ACTOR_NAME") or None if self.get_actor_id() \
-            else None
-
-    @property
-    def current_actor(self) -> ActorHandle:
-        """The handle of the actor whose method runs here (to pass to others)."""
-        import sys
-        from ...worker import warm as _wmod
-        aid = self.get_actor_id()
-        folder = os.environ.get("WEIR_WARM_DIR")
-        if aid is None or not folder:
-            raise RuntimeError("ray.get_runtime_context().current_actor: this is not an "
-                               "actor's process")
-        worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
-        cls = type(getattr(worker, "instance", None))
-        return _actors._rebuild(folder, int(aid.rsplit("-", 1)[1]),
-                                os.environ.get("WEIR_WARM_ACTOR_HANDLE") or cls.__name__,
-                                _actors_mod._num_returns(cls))
-
-    @property
-    def was_current_actor_reconstructed(self) -> bool:
-        """Whether this actor's worker is a restart (max_restarts) of one that died."""
-        return self.get_actor_id() is not None and \
-            os.environ.get("WEIR_WARM_ACTOR_RESTARTS", "0") not in ("", "0")
-
-    @property
-    def job_id(self) -> Optional[str]:
-        return self.get_job_id()
-
-    @property
-    def task_id(self) -> Optional[str]:
-        return self.get_task_id()
-
-    @property
-    def actor_id(self) -> Optional[str]:
-        return self.get_actor_id()
-
-    @property
-    def node_id(self) -> str:
-        return self.get_node_id()
-
-    @property
-    def gcs_address(self) -> str:
-        """The weir server's address (Ray's: its GCS)."""
-        return _state.address or os.environ.get("WEIR_SERVER", "")
-
-    @property
-    def runtime_env(self) -> Dict[str, Any]:
-        """The env_vars ray.init gave every call (in the program)."""
-        env = {k: v for k, v in _state.env_vars.items() if not k.startswith("WEIR_")}
-        return {"env_vars": env} if env else {}
-
-    def get_runtime_env_string(self) -> str:
-        import json
-        return json.dumps(self.runtime_env)
-
-    def get(self) -> Dict[str, Any]:
-        """Ray's older form: the ids as a dict (task_id and actor_id where there are)."""
-        out: Dict[str, Any] = {"job_id": self.get_job_id(), "node_id": self.get_node_id(),
-                               "namespace": self.namespace}
-        if self.get_task_id() is not None:
-            out["task_id"] = self.get_task_id()
-        if self.get_actor_id() is not None:
-            out["actor_id"] = self.get_actor_id()
-        return out
-
-    def get_accelerator_ids(self) -> Dict[str, List[str]]:
-        return {"GPU": [str(g) for g in get_gpu_ids()]}
-
-    def get_assigned_resources(self) -> Dict[str, float]:
-        """What the worker running this holds: {"CPU": its cores, "GPU": its GPUs} (those
-        there are; {} in the program)."""
-        out: Dict[str, float] = {}
-        cpus = os.environ.get("WEIR_WARM_CPUS", "")
-        if cpus.isdigit() and "WEIR_JOB_ID" in os.environ:
-            out["CPU"] = float(cpus)
-        if get_gpu_ids():
-            out["GPU"] = float(len(get_gpu_ids()))
-        return out
-
-
-def nodes() -> List[Dict[str, Any]]:
-    """The nodes, as Ray lists them: weir's server runs its calls on one node here (its
-    declared resources); Slurm's nodes are not listed."""
-    _ensure()
-    res = _present(_declared())
-    host = socket.gethostname()
-    return [{"NodeID": host, "Alive": True, "NodeManagerAddress": host,
-             "NodeManagerHostname": host, "NodeName": host, "Resources": res,
-             "alive": True}]
-
-
-def get_runtime_context() -> RuntimeContext:
-    return RuntimeContext()
-
-
-def get_gpu_ids() -> List[Union[int, str]]:
-    """The GPUs weir gave this call (CUDA_VISIBLE_DEVICES); [] in the program itself."""
-    cvd = os.environ.get("CUDA_VISIBLE_DEVICES", "")
-    if "WEIR_JOB_ID" not in os.environ or not cvd.strip():
-        return []
-    return [int(g) if g.strip().isdigit() else g.strip() for g in cvd.split(",") if g.strip()]
-
-
-def _amount_bytes(text: Any) -> int:
-    s = str(text).strip().lower().rstrip("ib")
-    units = {"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
-    if s and s[-1] in units:
-        return int(float(s[:-1]) * units[s[-1]])
-    return int(float(s or 0)) << 20  # a bare number is MiB, as weir counts
-
-
-def _declared() -> Dict[str, float]:
-    client = _session._get_session().client
-    sec = client.request("GET", "/config", params={"section": "resources"})
-    opts = {o["key"]: o["value"] for s in sec.get("sections", []) for o in s["options"]}
-    gpus = [g for g in str(opts.get("gpus", "")).split(",") if g.strip()]
-    out = {"CPU": float(opts.get("vcores", 0)), "memory": float(int(opts.get("memory_mb", 0))
-                                                               << 20)}
-    out["GPU"] = float(len(gpus))
-    if _state.private is not None:
-        # a private server left to find its cores and memory (0 in its configuration) finds
-        # this machine's: so does this
-        if not out["CPU"]:
-            out["CPU"] = float(len(os.sched_getaffinity(0)))
-        if not out["memory"]:
-            out["memory"] = float(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES"))
-    return out
-
-
-def _present(res: Dict[str, float]) -> Dict[str, float]:
-    """Ray's form: a resource none of which there is (a node without GPUs, the GPUs all
-    held) is left out, so that `"GPU" in ray.cluster_resources()` says whether there are."""
-    return {k: v for k, v in res.items() if v > 0}
-
-
-def cluster_resources() -> Dict[str, float]:
-    """What the server's node declares: {"CPU", "GPU", "memory" (bytes)}, those it has."""
-    _ensure()
-    return _present(_declared())
-
-
-def available_resources() -> Dict[str, float]:
-    """cluster_resources() less what the jobs that run or start now hold."""
-    _ensure()
-    out = _declared()
-    client = _session._get_session().client
-    for state in ("starting", "running"):
-        for listed in client.jobs(state=state, limit=100000):
-            if listed.get("executor") not in (None, "local"):
-                continue
-            job = client.job(listed["id"])  # the list leaves the spec out
-            for role in (job.get("spec") or {}).get("roles", {}).values():
-                n = int(role.get("instances", 1))
-                out["CPU"] -= n * int(role.get("vcores", 1))
-                out["GPU"] -= n * int(role.get("gpus", 0))
-                if role.get("memory"):
-                    out["memory"] -= n * _amount_bytes(role["memory"])
-    return _present(out)
 
 
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
