@@ -270,8 +270,11 @@ chaos: weir $(BUILD)/tests/unit/store/test_powercut
 # the thousand waiting sensors, whose check is the server's resident memory:
 # AddressSanitizer keeps freed memory in quarantine, so that figure grows there
 # by design (the sensor tests with fewer sensors run).  And the Debian package's test, which
-# builds its own package and does not use the sanitizer build.
-SAN_PYTEST_ARGS ?= -k 'not million_rows and not test_python_ and not a_thousand_rescheduling and not test_install_start_remove_purge'
+# builds its own package and does not use the sanitizer build.  Ray programs and the Airflow
+# corpus, conformance and virtualenv files run mostly Python (the program, the DAG file, pip)
+# over C paths that test_ray_warm.py and the other Airflow tests drive; the Slurm-busy test
+# spends its two minutes waiting for Slurm.  They run in the plain pass.
+SAN_PYTEST_ARGS ?= -k 'not million_rows and not test_python_ and not a_thousand_rescheduling and not test_install_start_remove_purge and not a_job_slurm_cannot_take_yet and (not test_ray_ or test_ray_warm) and not test_chaos_ray and not test_airflow_corpus and not test_airflow_conformance and not test_airflow_virtualenv'
 
 sanitize-check:
 	$(MAKE) DEVELOPER=1 SANITIZE=address,undefined unit
