@@ -1037,10 +1037,10 @@ static void test_what_ops_see(void **state)
 	                             "\"logical_date\":\"2024-01-01T00:00:00+00:00\"}");
 	assert_string_equal(seen[5], "{\"logical_date\":\"2024-02-01T00:00:00Z\"}");
 	assert_string_equal(seen[6], RUN_ID);
-	/* Airflow's defaults: dry_run and only_failed true */
+	/* Airflow's defaults: dry_run and only_failed true, include_subdags false */
 	assert_string_equal(seen[7], "{\"dag_run_id\":\"r1\",\"dry_run\":true,"
-	                             "\"include_downstream\":true,\"only_failed\":true,"
-	                             "\"task_ids\":[\"train\"]}");
+	                             "\"include_downstream\":true,\"include_subdags\":false,"
+	                             "\"only_failed\":true,\"task_ids\":[\"train\"]}");
 }
 
 /* ---- auth and health ---- */

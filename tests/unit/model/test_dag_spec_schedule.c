@@ -187,7 +187,7 @@ static void test_delta_events_continuous_and_conditions(void **state)
 	expect_error("dag_id: a\nschedule: {datasets: {any: []}}\n" TASKS,
 	             "schedule.datasets.any: expected a list of dataset URIs and conditions");
 	expect_error("dag_id: a\nschedule: {datasets: {any: ['s3://a'], all: ['s3://b']}}\n" TASKS,
-	             "schedule.datasets: expected a dataset URI or a mapping of one key");
+	             "schedule.datasets: expected a dataset URI, {alias: NAME} or a mapping of one key");
 }
 
 int main(void)
