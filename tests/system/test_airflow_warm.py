@@ -199,6 +199,8 @@ def test_warm_tasks_end_as_cold_ones(make_server, tmp_path):
     # no process behind: neither itself nor its child
     task_pid, child_pid, zygote = (int(x) for x in d.side_lines("hangs")[0].split())
     assert task_pid != zygote
+    # the TI failed at its timeout; its process runs the callback as it ends, maybe after
+    wait_for(lambda: d.side_lines("failed_hangs"), 30, "the failure callback")
     assert int(d.side_lines("failed_hangs")[0]) == task_pid
     wait_for(lambda: not alive(task_pid) and not alive(child_pid), 30, "no orphan")
 

@@ -75,6 +75,10 @@ def terminating() -> None:
     from airflow.exceptions import AirflowException
 
     def handler(signum: int, frame: Any) -> None:
+        # once: a second SIGTERM (a warm task gets its client's relay and may get the
+        # cgroup's too) must not cut the failure callbacks short; the kill after the
+        # grace still ends the try
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
         raise AirflowException("Task received SIGTERM signal")
 
     signal.signal(signal.SIGTERM, handler)

@@ -94,6 +94,9 @@ def _child(path: str, folder: str, fd: int) -> None:
         os.closerange(3, 65536)  # the parent's pipes and selector: not the file's
         from _weir_airflow import processor
 
+        # the tasks' warm root is this process's to start (main()): a child that started
+        # one too would race it for the socket
+        os.environ.pop("WEIR_AIRFLOW_WARM_DIR", None)
         sys.argv = [processor.__file__, path, folder]
         rc = processor.main(sys.argv)
     except BaseException:  # noqa: B902 - whatever happens, the child ends here
@@ -243,7 +246,8 @@ def main(argv: List[str]) -> int:
     if os.environ.get("WEIR_AIRFLOW_WARM_DIR"):
         # the root of the tasks' warm interpreters, watching the server (our parent) as a
         # cold processor's would, forked before the preload as from a processor's start;
-        # the children find it answering (zygote.py)
+        # started here only (the children do not: roots started at once race for the
+        # socket and leave, and every task then runs cold)
         from _weir_airflow import zygote
 
         zygote.start(argv[1])
