@@ -1,7 +1,8 @@
 // Browser tests of the DAG pages against a real weir server running real DAG runs:
 // the list (pause switch, import errors), the trigger form (conf validated, params typed),
 // the grid turning green, a failing task's log, Clear, the graph against the DAG file, the
-// Gantt and duration charts, marking a run failed, and the phone layout.
+// Gantt and duration charts, marking a run failed, a page left before its data came, and the
+// phone layout.
 // Each test saves a screenshot under docs/ui/.
 
 import { describe, test } from 'node:test';
@@ -218,6 +219,35 @@ describe('DAG pages', () => {
 		await page.getByTestId(`grid-run-${first}`).and(page.locator('[data-state="failed"]')).waitFor();
 		assert.equal(await runState('ui_pipeline', first), 'failed');
 		assert.deepEqual(page.errors.filter((e) => e.startsWith('pageerror')), [], 'no page errors');
+	});
+
+	test('a page left before its data came draws nothing beside the next one', async () => {
+		// the first page's question about the user's rights is held until the second page
+		// is drawn: the first render then goes on, into a slot no longer in the page
+		let release, asked;
+		const held = new Promise((r) => (release = r));
+		const reached = new Promise((r) => (asked = r));
+		const me = /\/api\/v1\/ui\/me\?dag_id=ui_pipeline/;
+		await page.route(me, async (route) => {
+			asked();
+			await held;
+			await route.continue();
+		});
+		try {
+			await page.goto(weir.url + '/#/jobs');
+			await page.evaluate(() => (location.hash = '#/dags/ui_pipeline'));
+			await reached;
+			await page.evaluate(() => (location.hash = '#/dags/two_models'));
+			await page.locator('[data-testid="dag-view"][data-ready="grid"]').waitFor();
+			const stale = page.waitForRequest(/\/api\/v1\/dags\/ui_pipeline\/details/);
+			release();
+			await stale;	// the first render has drawn its page and asked for its data
+			assert.equal(await page.locator('.dag-page').count(), 1);
+			assert.equal(await page.getByTestId('dag-title').innerText(), 'two_models');
+		} finally {
+			release();
+			await page.unroute(me);
+		}
 	});
 
 	test('the DAG page fits a phone', async () => {

@@ -222,6 +222,10 @@ async function dispatch() {
 	const token = ++renderToken;
 	current = { cleanup: null, token };
 	clear(root);
+	// Each render draws into a slot of its own: a render still awaiting data when the next
+	// route starts appends into a slot already taken out of the page, never beside the new one.
+	const slot = h('div', { class: 'route-slot' });
+	root.appendChild(slot);
 	document.dispatchEvent(new CustomEvent('weir:route', { detail: { path, query } }));
 	for (const r of routes) {
 		const m = r.re.exec(path);
@@ -230,7 +234,7 @@ async function dispatch() {
 		r.names.forEach((n, i) => (params[n] = decodeURIComponent(m[i + 1])));
 		let cleanup;
 		try {
-			cleanup = await r.render(root, params, query);
+			cleanup = await r.render(slot, params, query);
 		} catch (e) {
 			if (token === renderToken) showPageError(e);
 			return;
@@ -240,7 +244,7 @@ async function dispatch() {
 		} else current.cleanup = cleanup;
 		return;
 	}
-	root.appendChild(
+	slot.appendChild(
 		h('section', { class: 'page' }, h('h1', {}, 'Not found'), h('p', {}, 'No page at ', h('code', {}, path), '. '),
 			h('a', { href: '#/jobs' }, 'Go to jobs'))
 	);
