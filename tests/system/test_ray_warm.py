@@ -5,20 +5,27 @@ cancel; the calls' lines in their worker's log through the API; a worker's memor
 (OutOfMemoryError); no worker process left after the program; the job path under
 WEIR_RAY_WARM=0."""
 
+import atexit
 import os
+import shutil
+import tempfile
 import textwrap
 
 from conftest import wait_no_procs
 from test_ray_programs import cli_describe, jobs
 from test_ray_programs import weir_run as _weir_run
 
-# what the warm workers' environment holds (worker/warm.py): no other process has it
-WORKER_MARK = "WEIR_WARM_DIR="
+# The programs' temporary folder in this test run: a program makes its warm workers' folder
+# in it, and the workers' environment names that folder (WEIR_WARM_DIR, worker/warm.py), so
+# the "no worker left" checks see this run's workers only, never another run's on the machine.
+RUN_TMP = tempfile.mkdtemp(prefix="weir-ray-tests-")
+atexit.register(shutil.rmtree, RUN_TMP, True)
+WORKER_MARK = "WEIR_WARM_DIR=" + RUN_TMP + "/"
 
 
 def weir_run(server, prog, *args, env=None, **kw):
-    return _weir_run(server, prog, *args, env=dict({"WEIR_RAY_WARM": "1"}, **(env or {})),
-                     **kw)
+    return _weir_run(server, prog, *args,
+                     env=dict({"WEIR_RAY_WARM": "1", "TMPDIR": RUN_TMP}, **(env or {})), **kw)
 
 
 def write(tmp_path, name, text):
