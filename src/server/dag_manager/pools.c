@@ -56,21 +56,25 @@ struct pool_gather {
 	size_t n, cap, cap2, cap3;
 	struct dag_limit *limits;
 	size_t nl, cap_l;
-	/* the tasks' places taken: "DAG\x1fTASK" (across runs) and
-	 * "DAG\x1fRUN\x1fTASK" (in a run) -> struct dag_task_limit *, its max
-	 * set by the first candidate of a task with that limit */
+	/* the places taken of the tasks that have a limit (NULL: no running
+	 * DAG has one): "DAG\x1fTASK" (across runs: made for each such task
+	 * when its DAG is gathered) and "DAG\x1fRUN\x1fTASK" (in a run: made
+	 * when counted or asked for) -> struct dag_task_limit * */
 	struct hashmap *tasks;
 	struct strbuf key;
 	bool oom;
 };
 
-/* The task place counted under `key`, made (max 0, none active) when
- * new; NULL when out of memory (g->oom). */
+/* The task's place across runs (run_id NULL) or in run_id, made (max 0,
+ * none active) when new and `make`; NULL when there is none, or out of
+ * memory (g->oom). */
 static struct dag_task_limit *task_place(struct pool_gather *g, const char *dag_id,
-                                         const char *run_id, const char *task_id)
+                                         const char *run_id, const char *task_id, bool make)
 {
 	struct dag_task_limit *t;
 
+	if (!g->tasks && !make)
+		return NULL;
 	strbuf_reset(&g->key);
 	if (strbuf_addstr(&g->key, dag_id) < 0 || strbuf_addch(&g->key, 0x1f) < 0 ||
 	    (run_id && (strbuf_addstr(&g->key, run_id) < 0 || strbuf_addch(&g->key, 0x1f) < 0)) ||
@@ -78,7 +82,7 @@ static struct dag_task_limit *task_place(struct pool_gather *g, const char *dag_
 		goto oom;
 	if (!g->tasks && !(g->tasks = hashmap_create(HASHMAP_KEY_STR)))
 		goto oom;
-	if ((t = hashmap_get_str(g->tasks, g->key.buf)))
+	if ((t = hashmap_get_str(g->tasks, g->key.buf)) || !make)
 		return t;
 	if (!(t = calloc(1, sizeof *t)) || hashmap_put_str(g->tasks, g->key.buf, t, NULL) < 0) {
 		free(t);
@@ -97,13 +101,10 @@ static void task_limits(struct pool_gather *g, struct run_ctx *rc, size_t ti,
 {
 	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
 
-	if (t->max_active_tis_per_dag > 0 &&
-	    (c->tis_per_dag = task_place(g, rc->run.dag_id, NULL, t->task_id))) {
-		c->tis_per_dag->max = t->max_active_tis_per_dag;
-		c->tis_per_dag->task_id = t->task_id;
-	}
+	if (t->max_active_tis_per_dag > 0)
+		c->tis_per_dag = task_place(g, rc->run.dag_id, NULL, t->task_id, true);
 	if (t->max_active_tis_per_dagrun > 0 &&
-	    (c->tis_per_run = task_place(g, rc->run.dag_id, rc->run.run_id, t->task_id))) {
+	    (c->tis_per_run = task_place(g, rc->run.dag_id, rc->run.run_id, t->task_id, true))) {
 		c->tis_per_run->max = t->max_active_tis_per_dagrun;
 		c->tis_per_run->task_id = t->task_id;
 	}
@@ -134,6 +135,17 @@ static void gather_run(void *arg, const char *dag_id, const char *run_id, int un
 		g->limits[l] = (struct dag_limit){.dag_id = rc->run.dag_id,
 		                                  .max_active_tasks = rc->spec->max_active_tasks};
 		g->nl++;
+		/* its tasks with a limit: their places across runs, counted next */
+		for (size_t i = 0; i < rc->spec->n_tasks; i++) {
+			const struct dag_task *t = &rc->spec->tasks[i];
+			struct dag_task_limit *p;
+			if (!t->max_active_tis_per_dag && !t->max_active_tis_per_dagrun)
+				continue;
+			if (!(p = task_place(g, rc->run.dag_id, NULL, t->task_id, true)))
+				return;
+			p->max = t->max_active_tis_per_dag;
+			p->task_id = t->task_id;
+		}
 	}
 	if (ALLOC_GROW(g->runs, g->n_runs + 1, g->cap_runs) < 0 ||
 	    ALLOC_GROW(g->run_dag, g->n_runs + 1, cap) < 0) {
@@ -338,10 +350,12 @@ static void count_use(void *arg, const struct dag_ti_use *u)
 			g->limits[l].active++;
 			break;
 		}
-	if ((t = task_place(g, u->dag_id, NULL, u->task_id)))
+	/* a task with a limit has its place across runs already */
+	if ((t = task_place(g, u->dag_id, NULL, u->task_id, false))) {
 		t->active++;
-	if ((t = task_place(g, u->dag_id, u->run_id, u->task_id)))
-		t->active++;
+		if ((t = task_place(g, u->dag_id, u->run_id, u->task_id, true)))
+			t->active++;
+	}
 }
 
 /* TI row r's waiting reason, when it changed, written by the turn's end
