@@ -48,7 +48,7 @@ PER_DAG = "waiting: task solo max_active_tis_per_dag reached (1/1)"
 
 def test_task_concurrency_limits_hold_instances(make_server, tmp_path):
     d = server_with(make_server, tmp_path, {"tiscap.py": DAG})
-    d.wait_dag("tiscap")
+    assert d.wait_dag("tiscap")["has_task_concurrency_limits"] is True
     runs = [d.trigger("tiscap", logical_date=day)["dag_run_id"]
             for day in ("2024-03-01T00:00:00Z", "2024-03-02T00:00:00Z")]
 
