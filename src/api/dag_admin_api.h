@@ -110,6 +110,14 @@ struct dag_admin_ops {
 	json_t *(*list_mapped)(void *ctx, const char *dag_id, const char *run_id,
 	                       const char *task_id, struct dag_ti_list_query *q,
 	                       struct weir_error *err);
+	/* POST /launch/dagRuns (a running task's read, api/launch_routes.c): DAG
+	 * dag_id's runs at the `n` logical dates (epoch ms), each with its state
+	 * and its task instances' states: {"dag_id", "loaded", "task_ids" (the
+	 * loaded DAG's), "runs": [{"logical_date", "state" ("" without a run),
+	 * "task_instances": [{"task_id", "state"}]}]}.  WEIR_E_FORBIDDEN for a
+	 * DAG with an access list (a task is nobody the list names) */
+	json_t *(*task_read_runs)(void *ctx, const char *dag_id, const int64_t *logical_ms,
+	                          size_t n, struct weir_error *err);
 };
 
 #endif

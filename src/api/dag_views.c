@@ -50,6 +50,17 @@ static json_t *schedule_json(const struct dag_spec *s)
 	return json_pack("{s:s, s:s}", "__type", "CronExpression", "value", c->text);
 }
 
+/* Airflow's has_task_concurrency_limits: a task of the DAG has
+ * max_active_tis_per_dag or max_active_tis_per_dagrun. */
+static bool task_concurrency_limited(const struct dag_spec *s)
+{
+	for (size_t i = 0; s && i < s->n_tasks; i++)
+		if (s->tasks[i].max_active_tis_per_dag > 0 ||
+		    s->tasks[i].max_active_tis_per_dagrun > 0)
+			return true;
+	return false;
+}
+
 json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_t next)
 {
 	json_t *tags = json_array(), *o;
@@ -91,7 +102,8 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 		json_object_set_new(o, "dataset_expression", dag_spec_dataset_expression(s));
 	}
 	if (o) {
-		/* Airflow's fields weir has no use for: the values Airflow gives them then */
+		/* Airflow's fields weir has no use for: the values Airflow gives them then
+		 * (has_task_concurrency_limits: weir's own answer) */
 		char *token = file_token(row->dag_id);
 		json_object_set_new(o, "dag_display_name", json_string(row->dag_id));
 		json_object_set_new(o, "root_dag_id", json_null());
@@ -100,7 +112,8 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 		json_object_set_new(o, "scheduler_lock", json_null());
 		json_object_set_new(o, "pickle_id", json_null());
 		json_object_set_new(o, "default_view", json_string("grid"));
-		json_object_set_new(o, "has_task_concurrency_limits", json_false());
+		json_object_set_new(o, "has_task_concurrency_limits",
+		                    json_boolean(task_concurrency_limited(s)));
 		json_object_set_new(o, "max_consecutive_failed_dag_runs", json_integer(0));
 		json_object_set_new(o, "file_token", token ? json_string(token) : json_null());
 		free(token);

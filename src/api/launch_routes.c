@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "api/dag_admin_api.h"
 #include "api/logs/log_stream.h"
 #include "api/long_poll.h"
 #include "api/reply.h"
@@ -304,4 +305,88 @@ void launch_exited(const struct route_ctx *rc, struct http_request *req,
 {
 	(void)m;
 	route_task_call(&rc->jobs, req, "exited", rc->jobs.ops->launch_exited);
+}
+
+/* ---- POST /launch/dagRuns: a running task's read of DAGs' runs ---- */
+
+#define READ_DATES_MAX 1000
+
+/* Whether the request's "Authorization: Bearer KEY" is the read key of
+ * task ROLE:INDEX of the job's attempt (exec/launch_secret.h). */
+static bool read_key_ok(const struct job_routes *jr, struct http_request *req, int64_t job,
+                        const char *role, int index, int attempt)
+{
+	const char *h = http_request_header(req, "Authorization");
+	char want[LAUNCH_SECRET_HEX + 1];
+	bool ok;
+
+	if (!h)
+		return false;
+	launch_secret_read(jr->launch_key, job, role, index, attempt, want);
+	ok = api_auth_ok(h, want);
+	memset(want, 0, sizeof want);
+	return ok;
+}
+
+void launch_dag_runs(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m)
+{
+	static const char usage[] =
+	    "launch/dagRuns: expected {\"job\": ID, \"role\": NAME, \"index\": N, "
+	    "\"attempt\": N, \"dag_id\": ID, \"logical_dates\": [ISO 8601, ...]} (at most 1000 "
+	    "dates)";
+	struct weir_error err = {0};
+	json_t *body = request_json_object(req, &err), *dates, *v, *r = NULL;
+	const char *role = json_string_value(json_object_get(body, "role"));
+	const char *dag_id = json_string_value(json_object_get(body, "dag_id"));
+	json_t *j = json_object_get(body, "job"), *i = json_object_get(body, "index"),
+	       *a = json_object_get(body, "attempt");
+	int64_t at[READ_DATES_MAX];
+	size_t k, n;
+
+	(void)m;
+	if (!body) {
+		reply_result(req, 200, NULL, &err);
+		return;
+	}
+	dates = json_object_get(body, "logical_dates");
+	n = json_array_size(dates);
+	if (!json_is_integer(j) || !role || !api_role_name_ok(role) || !json_is_integer(i) ||
+	    !json_is_integer(a) || json_integer_value(i) < 0 || json_integer_value(i) > 1000000 ||
+	    json_integer_value(a) < 1 || json_integer_value(a) > 1000000 || !dag_id || !*dag_id ||
+	    !json_is_array(dates) || n > READ_DATES_MAX) {
+		json_decref(body);
+		reply_status(req, 400, usage);
+		return;
+	}
+	if (!read_key_ok(&rc->jobs, req, json_integer_value(j), role, (int)json_integer_value(i),
+	                 (int)json_integer_value(a))) {
+		json_decref(body);
+		http_request_add_header(req, "WWW-Authenticate", "Bearer realm=\"weir-task-read\"");
+		reply_status(
+		    req, 401,
+		    "launch/dagRuns: missing or wrong read key: send \"Authorization: Bearer "
+		    "KEY\" with the task's WEIR_TASK_READ_KEY, and the task it was given to");
+		return;
+	}
+	json_array_foreach(dates, k, v)
+	{
+		if (!json_is_string(v) || clock_parse_iso(json_string_value(v), &at[k]) < 0) {
+			char msg[160];
+			snprintf(
+			    msg, sizeof msg,
+			    "launch/dagRuns: logical_dates[%zu]: expected an ISO 8601 time like "
+			    "2024-01-31T06:00:00+00:00",
+			    k);
+			json_decref(body);
+			reply_status(req, 400, msg);
+			return;
+		}
+	}
+	if (!rc->dag_ops || !rc->dag_ops->admin || !rc->dag_ops->admin->task_read_runs)
+		weir_error_set(&err, WEIR_E_UNAVAILABLE, "this server runs no DAGs");
+	else
+		r = rc->dag_ops->admin->task_read_runs(rc->dag_ctx, dag_id, at, n, &err);
+	json_decref(body);
+	reply_result(req, 200, r, &err);
 }

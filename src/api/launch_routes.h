@@ -35,6 +35,13 @@ void launch_started(const struct route_ctx *rc, struct http_request *req,
 void launch_exited(const struct route_ctx *rc, struct http_request *req,
                    const struct route_match *m);
 void launch_log(const struct route_ctx *rc, struct http_request *req, const struct route_match *m);
+/* POST /launch/dagRuns: a running task's read of a DAG's runs at some
+ * logical dates (api/dag_admin_api.h's task_read_runs), opened by the
+ * task's read key (WEIR_TASK_READ_KEY, exec/launch_secret.h), not its
+ * launch secret: an Airflow ExternalTaskSensor whose execution_date_fn
+ * runs in Python. */
+void launch_dag_runs(const struct route_ctx *rc, struct http_request *req,
+                     const struct route_match *m);
 
 /* The gang of `job` may have completed (or the attempt changed): its
  * cluster long polls ask again. */

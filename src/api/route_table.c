@@ -107,6 +107,8 @@ static const struct route_row rows[] = {
      NULL, NULL, ROLES(NONE, NONE, NONE, NONE, NONE)},
     {AF "/launch/exited", &route_launch, OPS(NULL, launch_exited, NULL, NULL, NULL), "", NULL, NULL,
      NULL, ROLES(NONE, NONE, NONE, NONE, NONE)},
+    {AF "/launch/dagRuns", &route_launch, OPS(NULL, launch_dag_runs, NULL, NULL, NULL), "", NULL,
+     NULL, NULL, ROLES(NONE, NONE, NONE, NONE, NONE)},
     {AF "/launch/log", &route_launch, OPS(NULL, launch_log, NULL, NULL, NULL), "", NULL, NULL, NULL,
      ROLES(NONE, NONE, NONE, NONE, NONE)},
     {AF "/weir/dbClean", &route_db_clean, OPS(db_clean_get, db_clean_post, NULL, NULL, NULL),

@@ -21,8 +21,8 @@ static void mac_hex(const char *key, const char *text, char out[LAUNCH_SECRET_HE
 	memset(&ctx, 0, sizeof ctx);
 }
 
-/* The texts of the two kinds differ in their first word, so one is never
- * the other's. */
+/* The texts of the three kinds differ in their first word, so one is never
+ * another's. */
 void launch_secret_task(const char *key, int64_t job, const char *role, int index, int attempt,
                         char out[LAUNCH_SECRET_HEX + 1])
 {
@@ -39,5 +39,15 @@ void launch_secret_attempt(const char *key, int64_t job, int attempt,
 	char text[80];
 
 	snprintf(text, sizeof text, "weir-launch-attempt\n%lld\n%d", (long long)job, attempt);
+	mac_hex(key, text, out);
+}
+
+void launch_secret_read(const char *key, int64_t job, const char *role, int index, int attempt,
+                        char out[LAUNCH_SECRET_HEX + 1])
+{
+	char text[200];
+
+	snprintf(text, sizeof text, "weir-task-read\n%lld\n%s\n%d\n%d", (long long)job, role, index,
+	         attempt);
 	mac_hex(key, text, out);
 }

@@ -26,6 +26,15 @@
 void launch_secret_task(const char *key, int64_t job, const char *role, int index, int attempt,
                         char out[LAUNCH_SECRET_HEX + 1]);
 
+/* The read key of task ROLE:INDEX of job's attempt: what its program
+ * (not its launcher) is given, as WEIR_TASK_READ_KEY, when its spec asks
+ * for it (WEIR_TASK_READS=dag_runs in its environment), and what opens
+ * POST /launch/dagRuns for that task alone: a read of DAGs' runs, never a
+ * launch call (its text differs from the launch secret's in its first
+ * word, so neither is the other). */
+void launch_secret_read(const char *key, int64_t job, const char *role, int index, int attempt,
+                        char out[LAUNCH_SECRET_HEX + 1]);
+
 /* The secret of every task of job's attempt (the Slurm backend's). */
 void launch_secret_attempt(const char *key, int64_t job, int attempt,
                            char out[LAUNCH_SECRET_HEX + 1]);

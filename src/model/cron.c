@@ -676,23 +676,6 @@ struct schedule_interval schedule_manual_interval(const struct cron *c, int64_t 
 	return iv;
 }
 
-bool schedule_continuous_due(int64_t start_ms, int64_t end_ms, int64_t last_end_ms, bool active,
-                             int64_t now_ms, struct schedule_interval *iv)
-{
-	if (active || start_ms == CRON_NEVER)
-		return false;
-	if (last_end_ms == CRON_NEVER) {
-		iv->start_ms = start_ms;
-		iv->end_ms = start_ms > now_ms ? start_ms : now_ms;
-	} else {
-		iv->start_ms = last_end_ms;
-		iv->end_ms = now_ms;
-	}
-	if (end_ms != CRON_NEVER && iv->end_ms > end_ms)
-		return false;
-	return iv->end_ms <= now_ms && iv->start_ms <= iv->end_ms;
-}
-
 /* A delta schedule's next logical date (Airflow's
  * DeltaDataIntervalTimetable): start_date, then each previous one plus the
  * step; without catchup at least one step before now rounded down to a

@@ -45,7 +45,7 @@ enum cron_kind {
 	CRON_ONCE,       /* one run, at the start date */
 	CRON_EXPR,       /* a cron expression (presets included) */
 	CRON_CONTINUOUS, /* @continuous: a run as soon as the previous ends
-	                  * (schedule_continuous_due; no grid) */
+	                  * (sched/continuous_due.h; no grid) */
 	CRON_DELTA,      /* a step of months and milliseconds from start_date
 	                  * (Airflow's DeltaDataIntervalTimetable of a
 	                  * relativedelta): cron_delta_add */
@@ -155,14 +155,6 @@ size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms,
  * to this. */
 int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
                           int64_t last_ms, int64_t now_ms);
-
-/* @continuous: whether a run is due now and its data interval (*iv: its
- * start the logical date).  Airflow's ContinuousTimetable: none while a run
- * of the DAG is `active`; the first covers [start, max(start, now)], due
- * once start has come; each next one [the latest scheduled run's interval
- * end (`last_end_ms`), now]; none whose end would pass end_ms. */
-bool schedule_continuous_due(int64_t start_ms, int64_t end_ms, int64_t last_end_ms, bool active,
-                             int64_t now_ms, struct schedule_interval *iv);
 
 /* A manual run's data interval at `logical_ms`: schedule_data_interval's,
  * except for an events schedule that restricts to its events: [E, E] of

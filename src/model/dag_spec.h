@@ -45,6 +45,8 @@
 #define DAG_DEFAULT_RETRY_DELAY_S 300
 #define DAG_MAX_RETRIES 100
 #define DAG_MAX_POOL_SLOTS 100000
+/* The most a task's max_active_tis_per_dag(run) may say. */
+#define DAG_MAX_ACTIVE_TIS 1000000
 
 /* When a task may run, given its upstream tasks' states (Airflow's). */
 enum trigger_rule {
@@ -274,6 +276,12 @@ struct dag_task {
 	json_t *slurm; /* the job's `slurm:` settings (checked); NULL: the job's own */
 	int priority;
 	struct dag_resources resources; /* command tasks: memory, vcores (1), gpus (0) */
+
+	/* Airflow's task concurrency (sched/dag_pool.h): how many of its
+	 * instances may be queued or running at once across the DAG's runs,
+	 * and within one run (mapped instances count each); 0: no limit */
+	int max_active_tis_per_dag;
+	int max_active_tis_per_dagrun;
 
 	/* foreach: one instance per item of a list, or of a list param */
 	json_t *foreach_list; /* NULL unless a literal list was given */

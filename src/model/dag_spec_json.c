@@ -129,6 +129,12 @@ static json_t *task_json(const struct dag_task *t)
 	rc |= json_object_set_new(o, "pool", str_or_null(t->pool));
 	rc |= json_object_set_new(o, "pool_slots",
 	                          json_integer(t->pool_slots > 0 ? t->pool_slots : 1));
+	if (t->max_active_tis_per_dag > 0)
+		rc |= json_object_set_new(o, "max_active_tis_per_dag",
+		                          json_integer(t->max_active_tis_per_dag));
+	if (t->max_active_tis_per_dagrun > 0)
+		rc |= json_object_set_new(o, "max_active_tis_per_dagrun",
+		                          json_integer(t->max_active_tis_per_dagrun));
 	if (t->queue)
 		rc |= json_object_set_new(o, "queue", json_string(t->queue));
 	if (t->slurm)

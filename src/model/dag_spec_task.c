@@ -82,6 +82,8 @@ static const char *const task_keys[] = {
     "operator",
     "doc_md",
     "marker",
+    "max_active_tis_per_dag",
+    "max_active_tis_per_dagrun",
     NULL,
 };
 static const char *const resource_keys[] = {"memory", "vcores", "gpus", NULL};
@@ -808,6 +810,29 @@ static int read_task_queue(struct field_reader *r, struct task_read *tr, json_t 
 	return 0;
 }
 
+/* max_active_tis_per_dag, max_active_tis_per_dagrun: how many instances
+ * of the task may be queued or running at once across the DAG's runs, or
+ * in one run (Airflow's; sched/dag_pool.h applies them). */
+static int read_task_tis_cap(struct field_reader *r, int *out, json_t *val)
+{
+	long long x;
+
+	if (field_get_int(r, val, 1, DAG_MAX_ACTIVE_TIS, &x) < 0)
+		return -1;
+	*out = (int)x;
+	return 0;
+}
+
+static int read_task_tis_per_dag(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	return read_task_tis_cap(r, &tr->t->max_active_tis_per_dag, val);
+}
+
+static int read_task_tis_per_run(struct field_reader *r, struct task_read *tr, json_t *val)
+{
+	return read_task_tis_cap(r, &tr->t->max_active_tis_per_dagrun, val);
+}
+
 static int read_task_slurm_key(struct field_reader *r, struct task_read *tr, json_t *val)
 {
 	return read_task_slurm(r, val, &tr->t->slurm);
@@ -873,6 +898,8 @@ static const struct {
     {"outlets", read_task_outlets},
     {"inlets", read_task_inlets},
     {"marker", read_task_marker},
+    {"max_active_tis_per_dag", read_task_tis_per_dag},
+    {"max_active_tis_per_dagrun", read_task_tis_per_run},
 };
 
 /* ---- the keys it shares with default_args ---- */

@@ -1,4 +1,5 @@
-/* dag_pool.c: pools, max_active_tasks and max_active_runs (dag_pool.h). */
+/* dag_pool.c: pools, max_active_tasks, a task's max_active_tis_per_dag(run)
+ * and max_active_runs (dag_pool.h). */
 #include "sched/dag_pool.h"
 
 #include <stdio.h>
@@ -28,12 +29,12 @@ static struct dag_pool *find_pool(struct dag_pool *pools, size_t n, const char *
 	return NULL;
 }
 
-enum wait_kind { WAIT_NO_POOL = 1, WAIT_TOO_BIG, WAIT_MAX_ACTIVE, WAIT_FULL };
+enum wait_kind { WAIT_NO_POOL = 1, WAIT_TOO_BIG, WAIT_MAX_ACTIVE, WAIT_TASK_CAP, WAIT_FULL };
 
 /* What a waiting reason is worded from. */
 struct reason_key {
 	int kind;
-	const void *who; /* the pool's name, the pool or the DAG's limit */
+	const void *who; /* the pool's name, the pool, the DAG's or the task's limit */
 	int a, b;
 };
 
@@ -49,6 +50,12 @@ static bool pools_full(const struct dag_pool *pools, size_t n)
 		if (pools[i].slots < 0 || pools[i].used < pools[i].slots)
 			return false;
 	return true;
+}
+
+/* Whether the task limit `t` (NULL: none) is reached. */
+static bool task_capped(const struct dag_task_limit *t)
+{
+	return t && t->max > 0 && t->active >= t->max;
 }
 
 static int decide(const struct dag_candidate *c, size_t n, struct dag_limit *dags, size_t n_dags,
@@ -101,12 +108,20 @@ static int decide(const struct dag_candidate *c, size_t n, struct dag_limit *dag
 		else if (lim->max_active_tasks > 0 && lim->active >= lim->max_active_tasks)
 			key = (struct reason_key){WAIT_MAX_ACTIVE, lim, lim->active,
 			                          lim->max_active_tasks};
-		else if (p->slots >= 0 && p->used + need > p->slots)
+		else if (task_capped(e->tis_per_dag) || task_capped(e->tis_per_run)) {
+			const struct dag_task_limit *t =
+			    task_capped(e->tis_per_dag) ? e->tis_per_dag : e->tis_per_run;
+			key = (struct reason_key){WAIT_TASK_CAP, t, t->active, t->max};
+		} else if (p->slots >= 0 && p->used + need > p->slots)
 			key = (struct reason_key){WAIT_FULL, p, p->used, p->slots};
 		else {
 			d->action = DAG_POOL_QUEUE;
 			p->used += need;
 			lim->active++;
+			if (e->tis_per_dag)
+				e->tis_per_dag->active++;
+			if (e->tis_per_run)
+				e->tis_per_run->active++;
 			continue;
 		}
 		/* every pool full: no later candidate can start either */
@@ -133,6 +148,14 @@ static int decide(const struct dag_candidate *c, size_t n, struct dag_limit *dag
 			         lim->dag_id ? lim->dag_id : "?", lim->active,
 			         lim->max_active_tasks);
 			break;
+		case WAIT_TASK_CAP: {
+			const struct dag_task_limit *t = key.who;
+			snprintf(d->reason, sizeof(d->reason),
+			         "waiting: task %s max_active_tis_per_dag%s reached (%d/%d)",
+			         t->task_id ? t->task_id : "?", t->per_run ? "run" : "", t->active,
+			         t->max);
+			break;
+		}
 		default:
 			snprintf(d->reason, sizeof(d->reason), "waiting: pool %s full (%d/%d)",
 			         pname, p->used, p->slots);

@@ -8,14 +8,20 @@
  * A TI waits, with the reason, when
  *   - its DAG has max_active_tasks TIs queued or running
  *     ("waiting: dag etl max_active_tasks reached (4/4)");
+ *   - its task has max_active_tis_per_dag instances queued or running
+ *     across the DAG's runs, or max_active_tis_per_dagrun in its run
+ *     (Airflow's task concurrency; mapped instances count each:
+ *     "waiting: task load max_active_tis_per_dag reached (2/2)");
  *   - its pool has fewer free slots than it needs
  *     ("waiting: pool gpu_pool full (1/1)");
  *   - its pool is not configured ("waiting: no pool named gpus") or can
  *     never hold it ("waiting: needs 3 slots; pool gpu_pool has 2").
- * max_active_tasks <= 0 and a pool's slots < 0 mean no limit.
+ * max_active_tasks <= 0, a task limit's max <= 0 and a pool's slots < 0
+ * mean no limit.
  *
- * Pure: the only state it changes is the pools' and DAGs' counts it is
- * given (a TI queued takes its slots and one active task).
+ * Pure: the only state it changes is the pools', DAGs' and tasks' counts
+ * it is given (a TI queued takes its slots, one active task of its DAG
+ * and one place in each of its task's limits).
  */
 #ifndef WEIR_SCHED_DAG_POOL_H
 #define WEIR_SCHED_DAG_POOL_H
@@ -40,9 +46,22 @@ struct dag_limit {
 	int active;           /* queued + running TIs of all its runs; grows here */
 };
 
+/* A task's cap on its instances queued or running at once: one per DAG
+ * and task (max_active_tis_per_dag: every run's instances count), or per
+ * run and task (max_active_tis_per_dagrun), shared by that task's
+ * candidates. */
+struct dag_task_limit {
+	const char *task_id; /* borrowed, for the reason */
+	bool per_run;        /* max_active_tis_per_dagrun's (the reason's wording) */
+	int max;             /* <= 0: no limit */
+	int active;          /* its queued + running instances; grows here */
+};
+
 /* One scheduled TI. */
 struct dag_candidate {
-	size_t dag;        /* index into the limits */
+	size_t dag;                         /* index into the limits */
+	struct dag_task_limit *tis_per_dag; /* its task's limits; NULL: none */
+	struct dag_task_limit *tis_per_run;
 	int64_t run_order; /* the run's logical date (ms): older runs first */
 	size_t ti_order;   /* its index in the run */
 	int priority;

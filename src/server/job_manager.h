@@ -97,6 +97,10 @@ void job_manager_set_observer(struct job_manager *jm, const struct job_manager_o
  * job that lists connections fails to launch, saying so. */
 struct secrets;
 void job_manager_set_secrets(struct job_manager *jm, struct secrets *secrets);
+/* The key (the server's token: borrowed, it outlives jm) the read keys of
+ * tasks whose environment asks for one (WEIR_TASK_READS=dag_runs) are
+ * derived from (exec/launch_secret.h); unset: no task gets one. */
+void job_manager_set_read_key(struct job_manager *jm, const char *key);
 
 /* The api_ops of the manager (ctx: the manager). */
 const struct api_ops *job_manager_api_ops(void);

@@ -303,6 +303,7 @@ int server_parts_create(struct server_parts *p, uv_loop_t *loop, struct server_c
 	if (!p->jm)
 		goto out;
 	job_manager_set_secrets(p->jm, p->secrets);
+	job_manager_set_read_key(p->jm, p->token);
 	p->dm = dag_manager_create(loop, p->store, p->jm, cfg->home, cfg->dags_dir, cfg->pools,
 	                           cfg->n_pools, err);
 	if (!p->dm) {

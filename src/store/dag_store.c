@@ -123,9 +123,10 @@ static const char *const ds_sql[DS_COUNT] = {
                         " ORDER BY t.priority DESC, r.logical_date, r.id, t.rowid",
     /* the pool pass's: what the active TIs hold, and which runs run */
     /* two searches of the state index: an IN over it costs twice as much */
-    [DS_POOL_USE] = "SELECT dag_id, pool, pool_slots FROM task_instances WHERE state = ?"
-                    " UNION ALL SELECT dag_id, pool, pool_slots FROM task_instances"
-                    " WHERE state = ?",
+    [DS_POOL_USE] = "SELECT dag_id, pool, pool_slots, run_id, task_id FROM task_instances"
+                    " WHERE state = ?"
+                    " UNION ALL SELECT dag_id, pool, pool_slots, run_id, task_id"
+                    " FROM task_instances WHERE state = ?",
     [DS_RUNS_RUNNING] = "SELECT dag_id, run_id FROM dag_runs WHERE state = ?"
                         " ORDER BY dag_id, logical_date, id",
     [DS_TI_UPDATE] = "UPDATE task_instances SET state = ?, try_number = ?, max_tries = ?,"
@@ -1142,32 +1143,48 @@ int dag_store_tis_in_state(struct dag_store *ds, enum dag_ti_state state, struct
 	                  release_ti, rows, n, err);
 }
 
-/* Steps st, handing each row's first three columns to fn (text, text and
- * the third as text or an int); st reset. */
-static int each_row(struct dag_store *ds, sqlite3_stmt *st, const char *what, bool third_int,
-                    dag_store_row3_fn fn, void *arg, struct weir_error *err)
+/* Steps st, handing each row's first two columns to fn (texts; the int
+ * 0); st reset. */
+static int each_row(struct dag_store *ds, sqlite3_stmt *st, const char *what, dag_store_row3_fn fn,
+                    void *arg, struct weir_error *err)
 {
 	int r;
 
 	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *a = (const char *)sqlite3_column_text(st, 0);
 		const char *b = (const char *)sqlite3_column_text(st, 1);
-		fn(arg, a ? a : "", b ? b : "", third_int ? sqlite3_column_int(st, 2) : 0);
+		fn(arg, a ? a : "", b ? b : "", 0);
 	}
 	sqlite3_reset(st);
 	return r == SQLITE_DONE ? 0 : db_error(ds, err, what);
 }
 
-int dag_store_pool_use(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
-                       struct weir_error *err)
+/* A column's text, borrowed until the next step; "" for NULL. */
+static const char *borrowed_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+	return s ? s : "";
+}
+
+int dag_store_pool_use(struct dag_store *ds, dag_store_use_fn fn, void *arg, struct weir_error *err)
 {
 	sqlite3_stmt *st = ds_stmt_get(ds, DS_POOL_USE, err);
+	int r;
 
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_ti_state_name(DAG_TI_QUEUED));
 	sql_bind_text(st, 2, dag_ti_state_name(DAG_TI_RUNNING));
-	return each_row(ds, st, "counting the pools' use", true, fn, arg, err);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		struct dag_ti_use u = {.dag_id = borrowed_text(st, 0),
+		                       .pool = borrowed_text(st, 1),
+		                       .pool_slots = sqlite3_column_int(st, 2),
+		                       .run_id = borrowed_text(st, 3),
+		                       .task_id = borrowed_text(st, 4)};
+		fn(arg, &u);
+	}
+	sqlite3_reset(st);
+	return r == SQLITE_DONE ? 0 : db_error(ds, err, "counting the pools' use");
 }
 
 int dag_store_runs_running(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
@@ -1178,7 +1195,7 @@ int dag_store_runs_running(struct dag_store *ds, dag_store_row3_fn fn, void *arg
 	if (!st)
 		return -1;
 	sql_bind_text(st, 1, dag_run_state_name(DAG_RUN_RUNNING));
-	return each_row(ds, st, "listing running DAG runs", false, fn, arg, err);
+	return each_row(ds, st, "listing running DAG runs", fn, arg, err);
 }
 
 /* Steps a TI's UPDATE (its key bound); WEIR_E_NOT_FOUND when no row

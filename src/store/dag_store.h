@@ -238,9 +238,18 @@ int dag_store_ti_key_by_job(struct dag_store *ds, int64_t job_id, struct dag_ti_
 /* A row of a narrow read: two texts (never NULL; borrowed for the call)
  * and an int. */
 typedef void (*dag_store_row3_fn)(void *arg, const char *a, const char *b, int c);
-/* What every queued and running TI holds: fn(arg, dag_id, pool, pool_slots)
- * for each (pool "" for the default one).  0, or -1 with err. */
-int dag_store_pool_use(struct dag_store *ds, dag_store_row3_fn fn, void *arg,
+/* A queued or running TI as the pool pass counts it (borrowed for the
+ * call; never NULL). */
+struct dag_ti_use {
+	const char *dag_id, *run_id, *task_id;
+	const char *pool; /* "" for the default one */
+	int pool_slots;
+};
+typedef void (*dag_store_use_fn)(void *arg, const struct dag_ti_use *u);
+/* What every queued and running TI holds: fn(arg, use) for each (its
+ * pool, and its task's place in a max_active_tis_per_dag(run)).  0, or -1
+ * with err. */
+int dag_store_pool_use(struct dag_store *ds, dag_store_use_fn fn, void *arg,
                        struct weir_error *err);
 /* The running runs, by DAG then logical date: fn(arg, dag_id, run_id, 0).
  * 0, or -1 with err. */

@@ -271,3 +271,35 @@ def test_branch_date_time_operator_chooses_by_the_logical_date():
     with pytest.raises(AirflowException, match="Both target_upper and target_lower"):
         BranchDateTimeOperator(task_id="c", follow_task_ids_if_true="a",
                                follow_task_ids_if_false="b")
+
+
+def test_task_concurrency_becomes_weir_task_keys():
+    """max_active_tis_per_dag (task_concurrency, its old name, and from default_args) and
+    max_active_tis_per_dagrun are weir's task keys of the same names; a mapped task's
+    partial keeps them; 0 or a non-number is refused with the task's name."""
+    from airflow.decorators import task
+
+    with DAG("d", start_date=START, schedule=None,
+             default_args={"max_active_tis_per_dagrun": 3}) as dag:
+        PythonOperator(task_id="both", python_callable=print, max_active_tis_per_dag=2,
+                       max_active_tis_per_dagrun=1)
+        old = PythonOperator(task_id="old", python_callable=print, task_concurrency=4)
+        PythonOperator(task_id="plain", python_callable=print, max_active_tis_per_dagrun=None)
+
+        @task(max_active_tis_per_dag=1)
+        def each(i):
+            return i
+
+        each.expand(i=[1, 2])
+    t = tasks_of(dag)
+    assert (t["both"]["max_active_tis_per_dag"], t["both"]["max_active_tis_per_dagrun"]) == \
+        (2, 1)
+    assert t["old"]["max_active_tis_per_dag"] == 4 and old.task_concurrency == 4
+    assert t["old"]["max_active_tis_per_dagrun"] == 3  # default_args
+    assert "max_active_tis_per_dag" not in t["plain"]
+    assert "max_active_tis_per_dagrun" not in t["plain"]
+    assert t["each"]["max_active_tis_per_dag"] == 1
+    with DAG("z", start_date=START, schedule=None) as bad:
+        PythonOperator(task_id="never", python_callable=print, max_active_tis_per_dag=0)
+    with pytest.raises(SpecError, match=r"task never: max_active_tis_per_dag 0: expected"):
+        tasks_of(bad)

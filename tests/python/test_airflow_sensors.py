@@ -98,8 +98,20 @@ def test_external_task_sensor_and_marker():
     assert "same logical date" in refused(lambda: ExternalTaskMarker(
         task_id="x", external_dag_id="down", external_task_id="wait",
         execution_date="{{ macros.ds_add(ds, 1) }}"))
-    assert "execution_delta" in refused(lambda: ExternalTaskSensor(
-        task_id="x", external_dag_id="up", execution_date_fn=lambda d: d))
+    # execution_date_fn: a poke in Python (no sensor: of the core's), its job asking the
+    # server for a read key
+    t = spec_of(lambda: ExternalTaskSensor(task_id="fn", external_dag_id="up",
+                                           execution_date_fn=lambda d: d),
+                lambda: ExternalTaskSensor(task_id="fnr", external_dag_id="up",
+                                           execution_date_fn=lambda d: d, mode="reschedule",
+                                           poke_interval=2))
+    assert "sensor" not in t["fn"] and t["fn"]["env"] == {"WEIR_TASK_READS": "dag_runs"}
+    assert "command" in t["fn"]
+    assert t["fnr"]["sensor"]["mode"] == "reschedule" and "external_task" not in \
+        t["fnr"]["sensor"] and t["fnr"]["env"] == {"WEIR_TASK_READS": "dag_runs"}
+    with pytest.raises(ValueError, match="not both"):
+        ExternalTaskSensor(task_id="x", external_dag_id="up", execution_date_fn=lambda d: d,
+                           execution_delta=dt.timedelta(hours=1))
     t = spec_of(lambda: ExternalTaskSensor(
         task_id="many", external_dag_id="up", external_task_ids=["a", "b"],
         skipped_states=["skipped"], check_existence=True),
@@ -376,3 +388,44 @@ def test_weir_reads_the_sensors_documents(tmp_path):
     r = subprocess.run([exe, "dags", "check", str(p)], capture_output=True, text=True,
                        timeout=120, env=dict(os.environ, WEIR_AIRFLOW_PYTHON=sys.executable))
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+def test_execution_date_fn_dates_and_counts_as_airflow():
+    """What a Python poke of an ExternalTaskSensor computes from the server's answer: the
+    function called with the logical date and the context keys it names (all with
+    **kwargs, `context` among them), one date or a list; Airflow's counts (each awaited task
+    instance over the tasks awaited; a group's tasks from the loaded DAG; the runs without
+    tasks)."""
+    day = dt.datetime(2024, 3, 2, tzinfo=dt.timezone.utc)
+    ctx = {"logical_date": day, "execution_date": day, "params": {"back": 2}, "ds": "x"}
+    seen = {}
+
+    def by_param(d, params):
+        return d - dt.timedelta(days=params["back"])
+
+    def everything(d, **kw):
+        seen.update(kw)
+        return [d, d - dt.timedelta(days=1)]
+
+    with DAG("s", schedule=None, start_date=START):
+        one = ExternalTaskSensor(task_id="one", external_dag_id="up", external_task_id="a",
+                                 execution_date_fn=by_param)
+        many = ExternalTaskSensor(task_id="many", external_dag_id="up",
+                                  external_task_group_id="g", execution_date_fn=everything)
+        run = ExternalTaskSensor(task_id="run", external_dag_id="up")
+    assert one._dates(ctx) == [dt.datetime(2024, 2, 29, tzinfo=dt.timezone.utc)]
+    assert many._dates(ctx) == [day, day - dt.timedelta(days=1)]
+    assert seen["context"] is ctx and seen["ds"] == "x" and "logical_date" not in seen
+    assert run._dates(ctx) == [day]
+    answer = {"loaded": True, "task_ids": ["a", "g.x", "g.y", "gx"], "runs": [
+        {"state": "success", "task_instances": [
+            {"task_id": "a", "state": "success"}, {"task_id": "g.x", "state": "success"},
+            {"task_id": "g.y", "state": "failed"}, {"task_id": "gx", "state": "failed"}]},
+        {"state": "", "task_instances": []}]}
+    assert one._count(answer, ["success"]) == 1
+    assert many._count(answer, ["success"]) == 0.5 and many._count(answer, ["failed"]) == 0.5
+    assert run._count(answer, ["success"]) == 1 and run._count(answer, ["failed"]) == 0
+    one.check_existence = True
+    one._check_existence(answer)
+    with pytest.raises(Exception, match="The external DAG up does not exist"):
+        one._check_existence({"loaded": False})

@@ -340,6 +340,7 @@ static const struct dag_admin_ops admin_ops = {
     .ti_deps = dm_op_ti_deps,
     .ti_links = dm_op_ti_links,
     .list_mapped = dm_op_list_mapped,
+    .task_read_runs = dm_op_task_read_runs,
 };
 
 const struct dag_admin_ops *dm_admin_ops(void)

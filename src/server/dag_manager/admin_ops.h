@@ -33,6 +33,8 @@ json_t *dm_op_ti_deps(void *ctx, const char *dag_id, const char *run_id, const c
                       int map_index, struct weir_error *err);
 json_t *dm_op_ti_links(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
                        int map_index, struct weir_error *err);
+json_t *dm_op_task_read_runs(void *ctx, const char *dag_id, const int64_t *logical_ms, size_t n,
+                             struct weir_error *err);
 json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, const char *task_id,
                           struct dag_ti_list_query *q, struct weir_error *err);
 

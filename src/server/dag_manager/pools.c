@@ -1,7 +1,7 @@
 /* pools.c: the pool pass: which scheduled TIs of every running
- * run become jobs now, as the pools' slots and each DAG's
- * max_active_tasks allow (sched/dag_pool.h decides; the order is the
- * runs' logical dates, then priority).
+ * run become jobs now, as the pools' slots, each DAG's max_active_tasks
+ * and each task's max_active_tis_per_dag(run) allow (sched/dag_pool.h
+ * decides; the order is the runs' logical dates, then priority).
  *
  * Owns: dm->pools.dirty (raised wherever a TI becomes scheduled or a
  * pool's slots free up), the pools' use, counted again at every pass from a narrow read of
@@ -20,7 +20,9 @@
 #include <string.h>
 
 #include "lib/grow.h"
+#include "lib/hashmap.h"
 #include "lib/log.h"
+#include "lib/strbuf.h"
 #include "sched/dag_pool.h"
 #include "store/dag_store.h"
 
@@ -54,8 +56,59 @@ struct pool_gather {
 	size_t n, cap, cap2, cap3;
 	struct dag_limit *limits;
 	size_t nl, cap_l;
+	/* the places taken of the tasks that have a limit (NULL: no running
+	 * DAG has one): "DAG\x1fTASK" (across runs: made for each such task
+	 * when its DAG is gathered) and "DAG\x1fRUN\x1fTASK" (in a run: made
+	 * when counted or asked for) -> struct dag_task_limit * */
+	struct hashmap *tasks;
+	struct strbuf key;
 	bool oom;
 };
+
+/* The task's place across runs (run_id NULL) or in run_id, made (max 0,
+ * none active) when new and `make`; NULL when there is none, or out of
+ * memory (g->oom). */
+static struct dag_task_limit *task_place(struct pool_gather *g, const char *dag_id,
+                                         const char *run_id, const char *task_id, bool make)
+{
+	struct dag_task_limit *t;
+
+	if (!g->tasks && !make)
+		return NULL;
+	strbuf_reset(&g->key);
+	if (strbuf_addstr(&g->key, dag_id) < 0 || strbuf_addch(&g->key, 0x1f) < 0 ||
+	    (run_id && (strbuf_addstr(&g->key, run_id) < 0 || strbuf_addch(&g->key, 0x1f) < 0)) ||
+	    strbuf_addstr(&g->key, task_id) < 0)
+		goto oom;
+	if (!g->tasks && !(g->tasks = hashmap_create(HASHMAP_KEY_STR)))
+		goto oom;
+	if ((t = hashmap_get_str(g->tasks, g->key.buf)) || !make)
+		return t;
+	if (!(t = calloc(1, sizeof *t)) || hashmap_put_str(g->tasks, g->key.buf, t, NULL) < 0) {
+		free(t);
+		goto oom;
+	}
+	t->per_run = run_id != NULL;
+	return t;
+oom:
+	g->oom = true;
+	return NULL;
+}
+
+/* A candidate's task limits (NULL each where its task has none). */
+static void task_limits(struct pool_gather *g, struct run_ctx *rc, size_t ti,
+                        struct dag_candidate *c)
+{
+	const struct dag_task *t = &rc->spec->tasks[rc->ti_task[ti]];
+
+	if (t->max_active_tis_per_dag > 0)
+		c->tis_per_dag = task_place(g, rc->run.dag_id, NULL, t->task_id, true);
+	if (t->max_active_tis_per_dagrun > 0 &&
+	    (c->tis_per_run = task_place(g, rc->run.dag_id, rc->run.run_id, t->task_id, true))) {
+		c->tis_per_run->max = t->max_active_tis_per_dagrun;
+		c->tis_per_run->task_id = t->task_id;
+	}
+}
 
 /* A running run from the store: kept, with its DAG's limit. */
 static void gather_run(void *arg, const char *dag_id, const char *run_id, int unused)
@@ -82,6 +135,17 @@ static void gather_run(void *arg, const char *dag_id, const char *run_id, int un
 		g->limits[l] = (struct dag_limit){.dag_id = rc->run.dag_id,
 		                                  .max_active_tasks = rc->spec->max_active_tasks};
 		g->nl++;
+		/* its tasks with a limit: their places across runs, counted next */
+		for (size_t i = 0; i < rc->spec->n_tasks; i++) {
+			const struct dag_task *t = &rc->spec->tasks[i];
+			struct dag_task_limit *p;
+			if (!t->max_active_tis_per_dag && !t->max_active_tis_per_dagrun)
+				continue;
+			if (!(p = task_place(g, rc->run.dag_id, NULL, t->task_id, true)))
+				return;
+			p->max = t->max_active_tis_per_dag;
+			p->task_id = t->task_id;
+		}
 	}
 	if (ALLOC_GROW(g->runs, g->n_runs + 1, g->cap_runs) < 0 ||
 	    ALLOC_GROW(g->run_dag, g->n_runs + 1, cap) < 0) {
@@ -262,25 +326,36 @@ static bool next_candidate(struct pool_gather *g, bool unreasoned)
 		                           .pool_slots = r->pool_slots,
 		                           .run_order = rc->run.logical_date,
 		                           .ti_order = ((size_t)rc->run.id << 32) | best->row};
+		task_limits(g, rc, best->ti, &g->cand[g->n]);
+		if (g->oom)
+			return false;
 		g->n++;
 		g->at[bk]++;
 	}
 	return true;
 }
 
-/* A queued or running TI: what it holds of its pool and its DAG's limit. */
-static void count_use(void *arg, const char *dag_id, const char *pool, int slots)
+/* A queued or running TI: what it holds of its pool, its DAG's limit and
+ * its task's places (across runs and in its run). */
+static void count_use(void *arg, const struct dag_ti_use *u)
 {
 	struct pool_gather *g = arg;
-	struct dag_pool *p = pool_find(g->dm, pool);
+	struct dag_pool *p = pool_find(g->dm, u->pool);
+	struct dag_task_limit *t;
 
 	if (p)
-		p->used += slots > 0 ? slots : 1;
+		p->used += u->pool_slots > 0 ? u->pool_slots : 1;
 	for (size_t l = 0; l < g->nl; l++)
-		if (!strcmp(g->limits[l].dag_id, dag_id)) {
+		if (!strcmp(g->limits[l].dag_id, u->dag_id)) {
 			g->limits[l].active++;
 			break;
 		}
+	/* a task with a limit has its place across runs already */
+	if ((t = task_place(g, u->dag_id, NULL, u->task_id, false))) {
+		t->active++;
+		if ((t = task_place(g, u->dag_id, u->run_id, u->task_id, true)))
+			t->active++;
+	}
 }
 
 /* TI row r's waiting reason, when it changed, written by the turn's end
@@ -381,6 +456,7 @@ void dm_pool_pass(struct dag_manager *dm)
 	struct pool_gather g = {.dm = dm};
 	bool full;
 
+	strbuf_init(&g.key);
 	if (!dm->pools.dirty)
 		return;
 	dm->pools.dirty = false;
@@ -407,6 +483,10 @@ void dm_pool_pass(struct dag_manager *dm)
 	/* what queued and running TIs hold (few: the pools bound them) */
 	if (dag_store_pool_use(dm->ds, count_use, &g, &err) < 0)
 		goto out;
+	if (g.oom) {
+		weir_error_set(&err, WEIR_E_INTERNAL, "out of memory");
+		goto out;
+	}
 	/* every pool full: no TI can start; only those that show no reason
 	 * get theirs */
 	full = all_full(dm);
@@ -426,4 +506,6 @@ out:
 	free(g.cands);
 	free(g.cand);
 	free(g.dec);
+	hashmap_destroy_free(g.tasks, free);
+	strbuf_release(&g.key);
 }

@@ -1,7 +1,9 @@
 /* read_ops.c: the reads of api/dag_admin_api.h: one task, DAG
  * statistics, a DAG's source and its re-parse, one import error, a task
  * instance's XCom entries (its outputs), dependencies, links and mapped
- * instances.  The ops are listed in admin_ops.c's table.
+ * instances; a running task's read of another DAG's runs (an Airflow
+ * ExternalTaskSensor poking in Python).  The ops are listed in
+ * admin_ops.c's table.
  *
  * XCom entries are a TI's outputs ($WEIR_OUTPUT, a JSON object): one entry
  * per key, and `return_value` for the whole object, as Airflow's
@@ -18,10 +20,12 @@
 
 #include "api/dag_ui_views.h"
 #include "api/dag_views.h"
+#include "lib/clock.h"
 #include "lib/fs.h"
 #include "lib/json_util.h"
 #include "model/states.h"
 #include "store/dag_store.h"
+#include "store/sensor_store.h"
 
 #define XCOM_RETURN "return_value"
 
@@ -419,4 +423,70 @@ json_t *dm_op_list_mapped(void *ctx, const char *dag_id, const char *run_id, con
 	t = dag_view_tis(&l);
 	dag_ti_list_free(&l);
 	return t ? t : weir_error_oom_null(err);
+}
+
+/* One logical date's run of the DAG: its state and its TIs' states. */
+static json_t *run_at(struct dag_manager *dm, const char *dag_id, int64_t at,
+                      struct weir_error *err)
+{
+	struct sensor_ext_row *rows = NULL;
+	char state[STORE_STATE_MAX], ts[48];
+	json_t *tis = json_array(), *o;
+	bool found = false;
+	size_t n = 0;
+
+	if (!tis)
+		return weir_error_oom_null(err);
+	if (sensor_store_external_state(dm->store, dag_id, NULL, at, state, sizeof state, err) <
+	        0 ||
+	    (state[0] &&
+	     sensor_store_external_tis(dm->store, dag_id, at, &found, &rows, &n, err) < 0)) {
+		json_decref(tis);
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(tis, json_pack("{s:s, s:s}", "task_id", rows[i].task_id,
+		                                     "state", rows[i].state));
+	sensor_ext_rows_free(rows, n);
+	o = json_pack("{s:s, s:s, s:o}", "logical_date", clock_format_iso(at, ts, sizeof ts),
+	              "state", state, "task_instances", tis);
+	return o ? o : weir_error_oom_null(err);
+}
+
+json_t *dm_op_task_read_runs(void *ctx, const char *dag_id, const int64_t *logical_ms, size_t n,
+                             struct weir_error *err)
+{
+	struct dag_manager *dm = ctx;
+	struct weir_error e2 = {0};
+	const struct dag_spec *spec = dm_spec_of(dm, dag_id, &e2);
+	json_t *ids = json_array(), *runs = json_array(), *out;
+
+	if (!ids || !runs)
+		goto oom;
+	if (spec && spec->access.set) {
+		json_decref(ids);
+		json_decref(runs);
+		weir_error_set(err, WEIR_E_FORBIDDEN,
+		               "DAG %s has an access list: a task reads no such DAG's runs",
+		               dag_id);
+		return NULL;
+	}
+	for (size_t i = 0; spec && i < spec->n_tasks; i++)
+		json_array_append_new(ids, json_string(spec->tasks[i].task_id));
+	for (size_t i = 0; i < n; i++) {
+		json_t *r = run_at(dm, dag_id, logical_ms[i], err);
+		if (!r) {
+			json_decref(ids);
+			json_decref(runs);
+			return NULL;
+		}
+		json_array_append_new(runs, r);
+	}
+	out = json_pack("{s:s, s:b, s:o, s:o}", "dag_id", dag_id, "loaded", spec != NULL,
+	                "task_ids", ids, "runs", runs);
+	return out ? out : weir_error_oom_null(err);
+oom:
+	json_decref(ids);
+	json_decref(runs);
+	return weir_error_oom_null(err);
 }

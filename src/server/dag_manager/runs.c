@@ -20,6 +20,7 @@
 #include "lib/clock.h"
 #include "lib/log.h"
 #include "model/cron.h"
+#include "sched/continuous_due.h"
 #include "store/dag_store.h"
 
 /* At most this many due runs of a DAG are made in one round; the next
@@ -87,7 +88,7 @@ static int create_run(struct dag_manager *dm, struct dag_entry *e, const char *r
 
 /* A DAG on @continuous: its next run as soon as none is active (queued or
  * running, of any type: two indexed counts), its data interval from the
- * latest scheduled run's end to now (model/cron.h's
+ * latest scheduled run's end to now (sched/continuous_due.h's
  * schedule_continuous_due decides).  Every work pass asks, a run's end
  * included; no read grows with the DAG's history. */
 static void continuous_pass(struct dag_manager *dm, struct dag_entry *e, int64_t now)

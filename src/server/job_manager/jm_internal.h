@@ -93,6 +93,8 @@ struct job_manager {
 	void *end_arg;
 	struct job_manager_turn_hooks hooks; /* job_manager_set_turn_hooks() */
 	struct secrets *secrets; /* a task's connections (server/secrets.h); NULL: none */
+	const char *read_key;    /* the key of tasks' read keys (the server's token,
+	                          * borrowed); NULL: no task gets one */
 };
 
 /* ---- manager.c ---- */

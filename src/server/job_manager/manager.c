@@ -375,6 +375,11 @@ void job_manager_set_secrets(struct job_manager *jm, struct secrets *secrets)
 	jm->secrets = secrets;
 }
 
+void job_manager_set_read_key(struct job_manager *jm, const char *key)
+{
+	jm->read_key = key;
+}
+
 void job_manager_set_observer(struct job_manager *jm, const struct job_manager_observer *obs)
 {
 	if (obs)

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "exec/launch_secret.h"
 #include "launch/report.h"
 #include "lib/clock.h"
 #include "lib/fs.h"
@@ -100,6 +101,35 @@ static void add_connections(struct job_manager *jm, const struct job_spec *spec,
 	}
 }
 
+/* Whether the task's environment asks for a read key
+ * (WEIR_TASK_READS=dag_runs: an Airflow ExternalTaskSensor that pokes in
+ * Python reads the other DAG's runs through POST /launch/dagRuns). */
+static bool reads_runs(const struct job_spec *spec, const struct role_spec *rs)
+{
+	const char *v = NULL;
+
+	for (size_t i = 0; i < spec->n_env; i++)
+		if (!strcmp(spec->env[i].name, "WEIR_TASK_READS"))
+			v = spec->env[i].value;
+	for (size_t i = 0; i < rs->n_env; i++)
+		if (!strcmp(rs->env[i].name, "WEIR_TASK_READS"))
+			v = rs->env[i].value;
+	return v && !strcmp(v, "dag_runs");
+}
+
+/* The task's read key into the answer's env (WEIR_TASK_READ_KEY) and
+ * mask: derived now, never stored. */
+static void add_read_key(struct job_manager *jm, const struct task_row *t, json_t *env,
+                         json_t *mask)
+{
+	char key[LAUNCH_SECRET_HEX + 1];
+
+	launch_secret_read(jm->read_key, t->job_id, t->role, t->idx, t->attempt, key);
+	json_object_set_new(env, "WEIR_TASK_READ_KEY", json_string(key));
+	json_array_append_new(mask, json_string(key));
+	memset(key, 0, sizeof key);
+}
+
 /* Appends task t's register answer (answer.h) to sb.  0, or -1. */
 static int register_answer(struct job_manager *jm, const struct job_spec *spec,
                            const struct role_spec *rs, const struct task_row *t, struct strbuf *sb)
@@ -115,6 +145,7 @@ static int register_answer(struct job_manager *jm, const struct job_spec *spec,
 	char launch_error[WEIR_ERROR_MSG_MAX];
 	char inst[24];
 	uint64_t h = 1469598103934665603ULL;
+	bool reads;
 	int rc = -1;
 
 	jm_job_shipping(jm, t->job_id, &shared, &node_cache);
@@ -130,14 +161,18 @@ static int register_answer(struct job_manager *jm, const struct job_spec *spec,
 			log_warn("job %lld: %s", (long long)t->job_id, e2.msg);
 	}
 	launch_error[0] = '\0';
-	if (spec->connections.n || spec->mask.n)
+	reads = jm->read_key && reads_runs(spec, rs);
+	if (spec->connections.n || spec->mask.n || reads)
 		add_connections(jm, spec, rs, &env, &mask, launch_error, sizeof launch_error);
+	if (reads && env && mask)
+		add_read_key(jm, t, env, mask);
 	/* tells apart servers on one host (job ids start at 1 in every home):
 	 * launchers can put it in names shared host-wide (cgroups) */
 	for (const char *c = jm->home; *c; c++)
 		h = (h ^ (unsigned char)*c) * 1099511628211ULL;
 	snprintf(inst, sizeof inst, "%016llx", (unsigned long long)h);
-	if (cmd && wd && lp && cache && (!(spec->connections.n || spec->mask.n) || (env && mask))) {
+	if (cmd && wd && lp && cache &&
+	    (!(spec->connections.n || spec->mask.n || reads) || (env && mask))) {
 		/* A backend that binds devices itself (Slurm) gets null gpus: the
 		 * launcher keeps the CUDA_VISIBLE_DEVICES it was started with; and
 		 * no cgroup of its own: the backend's step confines the task

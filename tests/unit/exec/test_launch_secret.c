@@ -1,5 +1,6 @@
 /* test_launch_secret.c: a launcher's secret is HMAC-SHA256 keyed by the
- * server's token over what names its task (or its attempt): the values
+ * server's token over what names its task (or its attempt), and a task's
+ * read key over another text naming it: the values
  * below are Python's hmac.new(b"tok", TEXT, hashlib.sha256).hexdigest()
  * (tests/system/launchtest.py computes them so). */
 #include <setjmp.h>
@@ -22,6 +23,9 @@ static void test_known_values(void **state)
 	assert_string_equal(s, "8f36b8a29807945c657e1da8a39afe16284882543ba6d816272cd09fd6b82c14");
 	launch_secret_attempt("tok", 7, 3, s);
 	assert_string_equal(s, "bd9b9ccb2885fc92275f9341ec4f02c99ac9f4d02a288d61888163e6581bcf62");
+	/* a task's read key: another text, so never its launch secret */
+	launch_secret_read("tok", 7, "quick", 2, 3, s);
+	assert_string_equal(s, "c627774f0d0b149e18a72c328ae005c01a157414d26dc1508962ce34604e53d8");
 }
 
 static void test_each_task_its_own(void **state)

@@ -2,8 +2,8 @@
  * a relativedelta step (months clamped to the month's end, catchup, end
  * date, Airflow's latest interval without catchup), an events list (every
  * event in order, start and end dates not bounding it, a manual run
- * restricted to the events), @continuous (one run at a time, each interval
- * from the previous one's end to now). */
+ * restricted to the events), @continuous (no grid: the server's pass makes
+ * its runs, decided by sched/continuous_due.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -110,32 +110,19 @@ static void test_events_run_in_order_unbounded_by_the_dates(void **state)
 	assert_int_equal(cron_set_events(&c, bad, 0, false, &err), -1);
 }
 
-static void test_continuous_runs_one_at_a_time(void **state)
+static void test_continuous_has_no_grid(void **state)
 {
-	struct schedule_interval iv;
 	struct cron c;
 	struct weir_error err = {0};
 	int64_t start = T(2024, 1, 1, 0, 0), now = T(2024, 5, 1, 12, 0);
 	(void)state;
 	assert_int_equal(cron_parse("@continuous", &c, &err), 0);
 	assert_int_equal(c.kind, CRON_CONTINUOUS);
-	/* the first: from start_date to now */
-	assert_true(schedule_continuous_due(start, CRON_NEVER, CRON_NEVER, false, now, &iv));
-	assert_int_equal(iv.start_ms, start);
-	assert_int_equal(iv.end_ms, now);
-	/* none while one is active */
-	assert_false(schedule_continuous_due(start, CRON_NEVER, now, true, now + 5, &iv));
-	/* the next: from the previous one's end */
-	assert_true(schedule_continuous_due(start, CRON_NEVER, now, false, now + 5, &iv));
-	assert_int_equal(iv.start_ms, now);
-	assert_int_equal(iv.end_ms, now + 5);
-	/* start_date to come: not yet, and the timer waits for it */
-	assert_false(schedule_continuous_due(now + 60000, CRON_NEVER, CRON_NEVER, false, now, &iv));
+	/* start_date to come: the timer waits for it (whether a run is due
+	 * is sched/continuous_due.h's: tests/unit/sched/test_continuous_due.c) */
 	assert_int_equal(schedule_next_due(&c, now + 60000, CRON_NEVER, false, CRON_NEVER, now),
 	                 now + 60000);
 	assert_int_equal(schedule_next_due(&c, start, CRON_NEVER, false, start, now), CRON_NEVER);
-	/* past end_date: none */
-	assert_false(schedule_continuous_due(start, now - 1, now - 10, false, now, &iv));
 	/* schedule_due_runs makes none: the server's pass does */
 	int64_t out[2];
 	assert_int_equal(schedule_due_runs(&c, start, CRON_NEVER, true, CRON_NEVER, now, out, 2),
@@ -160,7 +147,7 @@ int main(void)
 	    cmocka_unit_test(test_a_month_step_catches_up_to_its_end_date),
 	    cmocka_unit_test(test_a_step_without_catchup_takes_the_latest_interval),
 	    cmocka_unit_test(test_events_run_in_order_unbounded_by_the_dates),
-	    cmocka_unit_test(test_continuous_runs_one_at_a_time),
+	    cmocka_unit_test(test_continuous_has_no_grid),
 	    cmocka_unit_test(test_bad_deltas),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

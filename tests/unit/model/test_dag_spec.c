@@ -634,13 +634,49 @@ static void test_access(void **state)
 	assert_int_equal(bad_mismatches, 0);
 }
 
+/* max_active_tis_per_dag(run): read, 0 meaning none, written back and
+ * read again; a count under 1 refused with its field. */
+static void test_task_concurrency(void **state)
+{
+	(void)state;
+	struct weir_error err = {0};
+	struct dag_spec *d = parse_ok(HEAD "tasks:\n"
+	                                   "  - {task_id: a, command: 'true', max_active_tis_per_dag: 2,"
+	                                   " max_active_tis_per_dagrun: 1}\n"
+	                                   "  - {task_id: b, command: 'true'}\n");
+	assert_int_equal(d->tasks[0].max_active_tis_per_dag, 2);
+	assert_int_equal(d->tasks[0].max_active_tis_per_dagrun, 1);
+	assert_int_equal(d->tasks[1].max_active_tis_per_dag, 0);
+	assert_int_equal(d->tasks[1].max_active_tis_per_dagrun, 0);
+	json_t *j = dag_spec_to_json(d);
+	json_t *t = json_array_get(json_object_get(j, "tasks"), 0);
+	assert_int_equal(json_integer_value(json_object_get(t, "max_active_tis_per_dag")), 2);
+	assert_null(json_object_get(json_array_get(json_object_get(j, "tasks"), 1),
+	                            "max_active_tis_per_dag"));
+	struct dag_spec *e = dag_spec_from_json(j, "api", NULL, &err);
+	if (!e)
+		fail_msg("%s", err.msg);
+	assert_int_equal(e->tasks[0].max_active_tis_per_dagrun, 1);
+	json_decref(j);
+	dag_spec_destroy(d);
+	dag_spec_destroy(e);
+
+	bad_mismatches = 0;
+	expect_error(HEAD "tasks:\n  - {task_id: a, command: 'true', max_active_tis_per_dag: 0}\n",
+	             "tasks[0].max_active_tis_per_dag: expected");
+	expect_error(HEAD
+	             "tasks:\n  - {task_id: a, command: 'true', max_active_tis_per_dagrun: x}\n",
+	             "tasks[0].max_active_tis_per_dagrun: expected");
+	assert_int_equal(bad_mismatches, 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_access),
 		cmocka_unit_test(test_full_dag),   cmocka_unit_test(test_defaults),
 		cmocka_unit_test(test_round_trip), cmocka_unit_test(test_bad_files),
-		cmocka_unit_test(test_pool_slots),
+		cmocka_unit_test(test_pool_slots), cmocka_unit_test(test_task_concurrency),
 		cmocka_unit_test(test_templates_and_foreach), cmocka_unit_test(test_examples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "api/job_views.h"
+#include "exec/launch_secret.h"
 #include "lib/fs.h"
 #include "server/job_manager.h"
 #include "store/store.h"
@@ -881,6 +882,50 @@ static void test_gang_ports_apart(void **state)
 	assert_int_equal(f->ex.n_picks, 6);
 }
 
+/* A task whose environment asks for a read key (WEIR_TASK_READS=dag_runs)
+ * gets its own in the register answer's env and mask; a task that does
+ * not ask gets none. */
+static void test_read_key_only_when_asked(void **state)
+{
+	struct fixture *f = *state;
+	struct weir_error err = {0};
+	struct job_view v = {0};
+	char want[LAUNCH_SECRET_HEX + 1];
+
+	job_manager_set_read_key(f->jm, "tok");
+	for (int asks = 0; asks < 2; asks++) {
+		json_t *body =
+		    json_pack("{s:s, s:{s:{s:i, s:s, s:s}}, s:{s:s}}", "name", "t", "roles",
+		              "worker", "instances", 1, "memory", "256m", "command", "true", "env",
+		              "WEIR_TASK_READS", asks ? "dag_runs" : "no");
+		json_t *r = job_json(f->ops->submit(f->jm, body, &v, &err), &v);
+		job_manager_turn_end(f->jm);
+		if (!r)
+			fail_msg("submit: %s", err.msg);
+		int64_t id = json_integer_value(json_object_get(r, "id"));
+		json_decref(r);
+		json_decref(body);
+		json_t *k = key(id, 0, 1);
+		json_t *a = f->ops->launch_register(f->jm, k, &err);
+		json_decref(k);
+		job_manager_turn_end(f->jm);
+		if (!a)
+			fail_msg("register: %s", err.msg);
+		const char *got = json_string_value(
+		    json_object_get(json_object_get(a, "env"), "WEIR_TASK_READ_KEY"));
+		if (!asks) {
+			assert_null(got);
+		} else {
+			launch_secret_read("tok", id, "worker", 0, 1, want);
+			assert_non_null(got);
+			assert_string_equal(got, want);
+			assert_string_equal(
+			    json_string_value(json_array_get(json_object_get(a, "mask"), 0)), want);
+		}
+		json_decref(a);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -896,6 +941,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_end_of_a_task_whose_start_was_lost, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_gang_ports_apart, setup_answer, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_key_only_when_asked, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_start_that_never_reached_the_backend, setup_answer,
 	                                    teardown),
 	};

@@ -111,20 +111,23 @@ static void add_ti(struct dag_store *ds, const char *dag, const char *run, const
 		fail_msg("ti insert: %s", err.msg);
 }
 
-/* What dag_store_pool_use() hands over: rows, and slots per DAG. */
+/* What dag_store_pool_use() hands over: rows, slots per DAG, the rows of
+ * task etl.r1.e (a mapped instance). */
 struct use_seen {
-	int rows, etl_slots, ml_slots;
+	int rows, etl_slots, ml_slots, etl_e;
 };
 
-static void note_use(void *arg, const char *dag_id, const char *pool, int slots)
+static void note_use(void *arg, const struct dag_ti_use *t)
 {
 	struct use_seen *u = arg;
 	u->rows++;
-	assert_string_equal(pool, "default_pool");
-	if (!strcmp(dag_id, "etl"))
-		u->etl_slots += slots;
-	else if (!strcmp(dag_id, "ml"))
-		u->ml_slots += slots;
+	assert_string_equal(t->pool, "default_pool");
+	if (!strcmp(t->dag_id, "etl"))
+		u->etl_slots += t->pool_slots;
+	else if (!strcmp(t->dag_id, "ml"))
+		u->ml_slots += t->pool_slots;
+	if (!strcmp(t->dag_id, "etl") && !strcmp(t->run_id, "r1") && !strcmp(t->task_id, "e"))
+		u->etl_e++;
 }
 
 /* The query lists exactly the two runs a and b, in that order. */
@@ -159,18 +162,20 @@ static void test_pool_use(void **state)
 	add_ti(f->ds, "etl", "r1", "c", -1, "scheduled", 0);
 	add_ti(f->ds, "etl", "r1", "d", -1, "success", 0);
 	add_ti(f->ds, "etl", "r1", "e", 0, "queued", 0);
+	add_ti(f->ds, "etl", "r1", "e", 1, "running", 0);
 	add_ti(f->ds, "ml", "r1", "a", -1, "running", 0);
 	add_ti(f->ds, "ml", "r1", "b", -1, "up_for_retry", 0);
 	assert_int_equal(dag_store_pool_use(f->ds, note_use, &u, &err), 0);
-	assert_int_equal(u.rows, 4);
-	assert_int_equal(u.etl_slots, 3);
+	assert_int_equal(u.rows, 5);
+	assert_int_equal(u.etl_slots, 4);
 	assert_int_equal(u.ml_slots, 1);
+	assert_int_equal(u.etl_e, 2); /* each mapped instance */
 }
 
 static int64_t add_job(struct store *s)
 {
-	struct job_row r = {.name = (char *)"ti", .reason = (char *)"", .exit_code = -1,
-	                    .submitted_at = 1};
+	struct job_row r = {
+	    .name = (char *)"ti", .reason = (char *)"", .exit_code = -1, .submitted_at = 1};
 	r.state = JOB_QUEUED;
 	int64_t id = 0;
 	struct weir_error err = {0};
@@ -209,7 +214,8 @@ static void test_dags(void **state)
 	                        .file = (char *)"dags/train.yaml",
 	                        .active = true,
 	                        .last_parsed_at = 2000,
-	                        .import_error = (char *)"dags/train.yaml:3: tasks: expected a list"};
+	                        .import_error =
+	                            (char *)"dags/train.yaml:3: tasks: expected a list"};
 	assert_int_equal(dag_store_dag_put(f->ds, &again, &err), 0);
 	assert_int_equal(dag_store_dag_get(f->ds, "train", &d, &err), 0);
 	assert_true(d.paused);
@@ -320,8 +326,8 @@ static void test_runs(void **state)
 	dag_run_row_release(&r);
 
 	/* duplicates: run_id, then logical date */
-	struct dag_run_row dup = {.dag_id = (char *)"etl", .run_id = (char *)"manual__3",
-	                          .logical_date = 9999};
+	struct dag_run_row dup = {
+	    .dag_id = (char *)"etl", .run_id = (char *)"manual__3", .logical_date = 9999};
 	dup.state = DAG_RUN_QUEUED;
 	snprintf(dup.run_type, sizeof(dup.run_type), "manual");
 	assert_int_equal(dag_store_run_insert(f->ds, &dup, NULL, &err), -1);
@@ -659,8 +665,10 @@ static void test_task_instances_and_tries(void **state)
 	dag_ti_rows_free(rows, n);
 
 	/* keys: duplicate, missing run, no task_id */
-	struct dag_ti_row dup = {.dag_id = (char *)"etl", .run_id = (char *)"new",
-	                         .task_id = (char *)"train", .map_index = 2};
+	struct dag_ti_row dup = {.dag_id = (char *)"etl",
+	                         .run_id = (char *)"new",
+	                         .task_id = (char *)"train",
+	                         .map_index = 2};
 	dup.state = DAG_TI_NONE;
 	assert_int_equal(dag_store_ti_insert(f->ds, &dup, &err), -1);
 	assert_int_equal(err.kind, WEIR_E_CONFLICT);
@@ -676,9 +684,14 @@ static void test_task_instances_and_tries(void **state)
 
 	/* every try is kept with its job */
 	int64_t job2 = add_job(f->s);
-	struct dag_try_row tr = {.dag_id = (char *)"etl", .run_id = (char *)"new",
-	                         .task_id = (char *)"train", .map_index = 1, .try_number = 1,
-	                         .job_id = job, .start_date = 3001, .reason = (char *)""};
+	struct dag_try_row tr = {.dag_id = (char *)"etl",
+	                         .run_id = (char *)"new",
+	                         .task_id = (char *)"train",
+	                         .map_index = 1,
+	                         .try_number = 1,
+	                         .job_id = job,
+	                         .start_date = 3001,
+	                         .reason = (char *)""};
 	tr.state = DAG_TI_RUNNING;
 	assert_int_equal(dag_store_try_put(f->ds, &tr, &err), 0);
 	tr.state = DAG_TI_FAILED;
@@ -710,8 +723,8 @@ static void test_task_instances_and_tries(void **state)
 	/* a try's end, written without a read: the reason kept when NULL, the
 	 * first end date kept */
 	bool found = false;
-	assert_int_equal(dag_store_try_end(f->ds, &tr, DAG_TI_UP_FOR_RETRY, NULL, 4000, &found, &err),
-	                 0);
+	assert_int_equal(
+	    dag_store_try_end(f->ds, &tr, DAG_TI_UP_FOR_RETRY, NULL, 4000, &found, &err), 0);
 	assert_true(found);
 	assert_int_equal(dag_store_try_end(f->ds, &tr, DAG_TI_FAILED, "exit 3", 4100, &found, &err),
 	                 0);
@@ -897,13 +910,13 @@ static void test_notes(void **state)
 	dag_ti_rows_free(rows, n);
 	add_run(f->ds, "etl", "r2", "running", 2000);
 	add_ti(f->ds, "etl", "r2", "load", -1, "running", 0);
-	assert_int_equal(dag_store_ti_set_note(f->ds, "etl", "r2", "load", -1, "gone soon", "ann", 1,
-	                                       &err),
-	                 0);
+	assert_int_equal(
+	    dag_store_ti_set_note(f->ds, "etl", "r2", "load", -1, "gone soon", "ann", 1, &err), 0);
 	assert_int_equal(dag_store_run_delete(f->ds, "etl", "r2", &err), 0);
 	sqlite3_stmt *count;
-	assert_int_equal(sqlite3_prepare_v2(store_db(f->s), "SELECT count(*) FROM task_instance_notes",
-	                                    -1, &count, NULL),
+	assert_int_equal(sqlite3_prepare_v2(store_db(f->s),
+	                                    "SELECT count(*) FROM task_instance_notes", -1, &count,
+	                                    NULL),
 	                 SQLITE_OK);
 	assert_int_equal(sqlite3_step(count), SQLITE_ROW);
 	assert_int_equal(sqlite3_column_int(count, 0), 0);

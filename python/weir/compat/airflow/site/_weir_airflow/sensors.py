@@ -7,14 +7,13 @@ and no process is held between pokes.
 | Airflow | weir |
 |---|---|
 | FileSensor | `sensor: file` (the folder: fs_default's root, or `conn:` another fs connection) |
-| ExternalTaskSensor | `sensor: external_task` (always poked by the server): a task, several, a task group or the run |
+| ExternalTaskSensor | `sensor: external_task` (always poked by the server): a task, several, a task group or the run; with execution_date_fn: a poke in Python, the other DAG's runs read from the server with the task's read key (`env: WEIR_TASK_READS`) |
 | SqlSensor | `sensor: sql` (the query not templated); with success, failure, selector, fail_on_empty or hook_params: a poke in Python (the hook) |
 | HttpSensor | `sensor: http` (a GET answering 200); with response_check, headers, another method, extra_options ...: a poke in Python (HttpHook) |
 | ExternalTaskMarker | `true` with `marker:` (a recursive clear clears the other DAG's task) |
 
 What neither the core nor a Python poke can do as Airflow does is refused with a SpecError
-naming the argument (ExternalTaskSensor's execution_date_fn, a template in SqlSensor's
-query ...).  Every other sensor (PythonSensor, BashSensor, `@task.sensor`, the time
+naming the argument (a template in SqlSensor's query ...).  Every other sensor (PythonSensor, BashSensor, `@task.sensor`, the time
 sensors, DayOfWeekSensor, a subclass with its own poke()) runs in the task's process, where
 BaseSensorOperator.execute() pokes and sleeps (airflow/sensors/base.py).
 """
@@ -81,12 +80,12 @@ def file_sensor(task: Any) -> Optional[Dict[str, Any]]:
     return {"folder": "/" + "/".join(parts[:n]), "path": "/".join(parts[n:])}
 
 
-def external_task_sensor(task: Any) -> Dict[str, Any]:
+def external_task_sensor(task: Any) -> Optional[Dict[str, Any]]:
     """ExternalTaskSensor as `external_task:` (one task, several, a task group, or the
-    whole run; the server reads its own records)."""
+    whole run; the server reads its own records); None (it pokes in Python, reading the
+    other DAG's runs from the server) with an execution_date_fn."""
     if task.execution_date_fn is not None:
-        raise _refuse(task, "execution_date_fn: weir's server pokes this sensor and calls no "
-                      "Python for the date; use execution_delta (a timedelta)")
+        return None
     ids: List[str] = task.external_task_ids or []
     group = task.external_task_group_id
     if group is not None and ids:
@@ -220,11 +219,23 @@ def apply_sensor(task: Any, t: Dict[str, Any]) -> None:
     from _weir_airflow.operators import not_a_command
 
     keys = sensor_keys(task)
+    if reads_runs(task):
+        env = t.setdefault("env", {})
+        env["WEIR_TASK_READS"] = "dag_runs"  # the server gives it a read key
     if "sensor" in keys or "command" in keys:
         not_a_command(t)
         t.update(keys)
     elif isinstance(task, BaseSensorOperator) and task.reschedule:
         t["sensor"] = options(task)
+
+
+def reads_runs(task: Any) -> bool:
+    """Whether the task reads other DAGs' runs from the server (an ExternalTaskSensor,
+    or a subclass, that pokes in Python): its job asks for a read key."""
+    from airflow.sensors.external_task import ExternalTaskSensor
+
+    return isinstance(task, ExternalTaskSensor) and (
+        task.execution_date_fn is not None or type(task).poke is not ExternalTaskSensor.poke)
 
 
 def sensor_keys(task: Any) -> Dict[str, Any]:
@@ -244,7 +255,8 @@ def sensor_keys(task: Any) -> Dict[str, Any]:
         what = file_sensor(task)
         return {} if what is None else {"sensor": dict(options(task), file=what)}
     if isinstance(task, ExternalTaskSensor) and type(task).poke is ExternalTaskSensor.poke:
-        return {"sensor": dict(options(task), external_task=external_task_sensor(task))}
+        ext = external_task_sensor(task)
+        return {} if ext is None else {"sensor": dict(options(task), external_task=ext)}
     if isinstance(task, SqlSensor) and type(task).poke is SqlSensor.poke:
         what = sql_sensor(task)
         return {} if what is None else {"sensor": dict(options(task), sql=what)}

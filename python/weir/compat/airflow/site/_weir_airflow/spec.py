@@ -507,6 +507,13 @@ def task_spec(dag: Any, task: Any, fileloc: str, pushed: Set[str], python: str,
         t["pool_slots"] = task.pool_slots
     if task.queue is not None:
         t["queue"] = task.queue
+    for key in ("max_active_tis_per_dag", "max_active_tis_per_dagrun"):
+        cap = getattr(task, key)
+        if cap is not None:
+            if isinstance(cap, bool) or not isinstance(cap, int) or cap < 1:
+                raise SpecError("task %s: %s %r: expected a whole number >= 1 (0 would never "
+                                "run it) or None" % (task.task_id, key, cap), line)
+            t[key] = cap
     if task.depends_on_past:
         t["depends_on_past"] = True
     if task.wait_for_downstream:

@@ -14,8 +14,7 @@ ARGUMENT_DEFAULTS: Dict[str, Any] = {
     "email": None, "email_on_failure": True, "email_on_retry": True, "sla": None,
     "on_execute_callback": None, "on_success_callback": None, "on_failure_callback": None,
     "on_retry_callback": None, "on_skipped_callback": None, "executor_config": {},
-    "resources": None, "run_as_user": None, "max_active_tis_per_dag": None,
-    "max_active_tis_per_dagrun": None, "map_index_template": None, "task_concurrency": None,
+    "resources": None, "run_as_user": None, "map_index_template": None,
     "executor": None, "owner_links": None, "task_display_name": None,
     "ignore_first_depends_on_past": True,
 }

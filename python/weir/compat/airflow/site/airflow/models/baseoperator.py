@@ -17,6 +17,7 @@ _DEFAULTABLE = (
     "priority_weight", "weight_rule", "depends_on_past", "wait_for_downstream", "trigger_rule",
     "start_date", "end_date", "do_xcom_push", "sla", "on_execute_callback",
     "on_success_callback", "on_failure_callback", "on_retry_callback", "on_skipped_callback",
+    "max_active_tis_per_dag", "max_active_tis_per_dagrun", "task_concurrency",
 )
 _TASK_ID = re.compile(r"^[A-Za-z0-9_.-]+$")
 
@@ -112,6 +113,14 @@ class BaseOperator(DependencyMixin, AbstractOperator):
         self.pool_slots: int = int(kwargs.pop("pool_slots", 1))
         self.queue: Optional[str] = kwargs.pop("queue", None)
         self.priority_weight: int = int(kwargs.pop("priority_weight", 1))
+        # task concurrency (weir's max_active_tis_per_dag(run) task keys); task_concurrency is
+        # Airflow 2's old name of the first, read when the new one is not given
+        old = kwargs.pop("task_concurrency", None)
+        per_dag = kwargs.pop("max_active_tis_per_dag", None)
+        self.max_active_tis_per_dag: Optional[int] = old if per_dag is None else per_dag
+        self.max_active_tis_per_dagrun: Optional[int] = kwargs.pop("max_active_tis_per_dagrun",
+                                                                   None)
+        self.task_concurrency: Optional[int] = self.max_active_tis_per_dag
         rule_w = kwargs.pop("weight_rule", "downstream")
         self.weight_rule: str = str(getattr(rule_w, "value", rule_w))
         if self.weight_rule not in ("downstream", "upstream", "absolute"):
