@@ -217,6 +217,20 @@ class Actor:
         for f in failed:
             self.pool._settle(f, error=self._died(self.dead or why))
 
+    def exited(self, f: WarmFuture) -> None:
+        """The call f ended the actor (ray.actor.exit_actor(), __ray_terminate__): its
+        caller gets RayActorError, as in Ray; the actor is dead for good (no restart), and
+        the calls its worker had not begun fail when its socket ends (gone())."""
+        with self.lock:
+            if self.dead is None:
+                self.dead = "it ended itself (%s in %s)" % (
+                    "__ray_terminate__" if f._method == _w.TERMINATE else
+                    "ray.actor.exit_actor()", f.name)
+            self.no_restart = True
+            why = self.dead
+        self.pool._note(f, "failed", "the actor ended itself")
+        self.pool._settle(f, error=self._died(why))
+
     def kill(self, no_restart: bool) -> None:
         """ray.kill: the worker killed at once (SIGKILL), restarted unless no_restart or
         no restarts are left."""

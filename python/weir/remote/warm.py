@@ -428,6 +428,8 @@ class Pool:
             self._raised(f, cloudpickle.loads(body))
         elif kind == _w.CANCELLED:
             self._settle(f, error=self._cancelled(f))
+        elif kind == _w.ACTOR_EXIT and w.actor is not None:  # exit_actor() in that call
+            w.actor.exited(f)
         if w.shape is not None:
             self._pump(w.shape)
 

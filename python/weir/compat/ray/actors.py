@@ -198,6 +198,12 @@ class ActorHandle:
     def __hash__(self) -> int:
         return hash((self._folder, self._actor_id))
 
+    @property
+    def __ray_terminate__(self) -> "ActorMethod":
+        """Ray's way to end an actor gracefully: a method call queued after those made
+        before it, which ends the actor when its turn comes (as exit_actor() would)."""
+        return ActorMethod(self, _wire.TERMINATE, 1)
+
     def __getattr__(self, name: str) -> "ActorMethod":
         if name.startswith("__") or name in ("_folder", "_actor_id", "_name",
                                              "_num_returns", "_actor"):
@@ -361,6 +367,25 @@ def method(*args: Any, **options: Any) -> Any:
             fn.__weir_num_returns__ = n  # type: ignore[attr-defined]
         return fn
     return mark
+
+
+def exit_actor() -> None:
+    """ray.actor.exit_actor(), in an actor's method: the actor ends gracefully once the
+    calls running beside this one have returned (its process exits as Python does: atexit
+    handlers run); this call's caller and the calls not begun get RayActorError; no restart.
+    Raises AsyncioActorExit in an async actor, a SystemExit elsewhere, as Ray does (the
+    worker reads either); TypeError outside an actor."""
+    import sys
+    if os.environ.get("WEIR_DETACHED"):  # a detached actor's process (worker/detached.py)
+        raise _wire.ActorExit("ray.actor.exit_actor() was called")
+    worker = getattr(sys.modules.get(_wire.CURRENT_MODULE), "worker", None)
+    if worker is None or getattr(worker, "instance", None) is None:
+        raise TypeError("ray.actor.exit_actor(): this is not an actor's method (it is called "
+                        "in an actor, after its constructor); ray.kill(handle) ends an actor "
+                        "from outside")
+    if getattr(worker, "aloop", None) is not None:
+        raise exceptions.AsyncioActorExit("ray.actor.exit_actor() was called")
+    raise _wire.ActorExit("ray.actor.exit_actor() was called")
 
 
 def kill(actor: Any, *, no_restart: bool = True) -> None:
