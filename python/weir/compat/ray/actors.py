@@ -10,6 +10,7 @@ from ...errors import ActorDied, ResourceError, remote_error
 from ...remote import actors as _actors
 from ...remote import functions as _functions
 from ...remote import objects as _objects
+from ...remote import ray_ids as _ray_ids
 from ...remote import ray_names as _ray
 from ...remote import session as _session
 from ...remote.actors import LinkFuture
@@ -180,7 +181,8 @@ class ActorHandle:
                  num_returns: Dict[str, Union[int, str]],
                  actor: Optional[_actors.Actor] = None) -> None:
         self._folder = folder
-        self._actor_id = actor_id
+        # weir's number of the actor, which also answers Ray's _actor_id.hex()
+        self._actor_id = _ray_ids.ActorNumber(actor_id, _ray_ids.scope_of_folder(folder))
         self._name = name
         self._num_returns = dict(num_returns)
         self._actor = actor  # in the program: the actor itself; elsewhere None (a link)
@@ -189,7 +191,8 @@ class ActorHandle:
         return "Actor(%s, %d)" % (self._name, self._actor_id)
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
-        return (_rebuild, (self._folder, self._actor_id, self._name, self._num_returns))
+        return (_rebuild, (self._folder, int(self._actor_id), self._name,
+                           self._num_returns))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ActorHandle) and (other._folder, other._actor_id) == (
@@ -330,6 +333,11 @@ class DerivedFuture(Future):
     def _derive(self, value: Any) -> None:
         """Sets self._value (or self._error) from the call's value."""
         raise NotImplementedError
+
+    def _ray_task(self) -> Tuple[str, int]:
+        """Ray's ids: its call's task, its own index (a _Part's) among the returns."""
+        task, _ = self._call._ray_task()
+        return task, getattr(self, "_index", 0) + 1
 
     def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
         self._call._wait_any(pending, timeout)  # type: ignore[attr-defined]
