@@ -151,6 +151,7 @@ def test_exit_actor_ends_the_actor_for_good(server, tmp_path):
         @ray.remote(max_concurrency=4)
         class Threaded:
             def slow(self, t):
+                open(os.path.join(marks, "slow"), "w").close()
                 time.sleep(t)
                 return "slow done"
 
@@ -159,7 +160,8 @@ def test_exit_actor_ends_the_actor_for_good(server, tmp_path):
 
         t = Threaded.remote()
         slow = t.slow.remote(1)
-        time.sleep(0.2)
+        while not os.path.exists(os.path.join(marks, "slow")):  # it runs: quit comes after
+            time.sleep(0.02)
         try:
             ray.get(t.quit.remote(), timeout=60)
         except ray.exceptions.RayActorError:

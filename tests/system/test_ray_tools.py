@@ -47,6 +47,16 @@ def test_ids_timeline_and_serializability(server, tmp_path):
             async def ids(self):
                 return ray.get_runtime_context().get_task_id()
 
+        @ray.remote(max_concurrency=2)
+        class Threads:
+            def ids(self, mark, other):
+                import os
+                import time
+                open(mark, "w").close()
+                while not os.path.exists(other):  # both run at once
+                    time.sleep(0.01)
+                return ray.get_runtime_context().get_task_id()
+
         ctx = ray.get_runtime_context()
         ref = ids.remote(1)
         job, task, node, actor = ray.get(ref)
@@ -66,13 +76,19 @@ def test_ids_timeline_and_serializability(server, tmp_path):
         a = AsyncWho.remote()
         r2 = a.ids.remote()
         print("async actor", ray.get(r2) == r2.task_id().hex())
+        import tempfile
+        d = tempfile.mkdtemp()
+        th = Threads.remote()
+        t1, t2 = th.ids.remote(d + "/1", d + "/2"), th.ids.remote(d + "/2", d + "/1")
+        print("threaded actor", ray.get([t1, t2]) == [t1.task_id().hex(), t2.task_id().hex()])
         p = ray.put(b"x" * 10)
         print("put", is_hex(p.hex(), 56))
 
         ray.timeline(filename=sys.argv[1])
         events = ray.timeline()
         print("timeline", sorted({e["name"] for e in events}) ==
-              ["AsyncWho.__init__", "AsyncWho.ids", "Who.__init__", "Who.ids", "ids"],
+              ["AsyncWho.__init__", "AsyncWho.ids", "Threads.__init__", "Threads.ids",
+               "Who.__init__", "Who.ids", "ids"],
               all(e["ph"] == "X" and e["dur"] >= 0 for e in events))
 
         lock = threading.Lock()
@@ -85,10 +101,11 @@ def test_ids_timeline_and_serializability(server, tmp_path):
         """)
     r = run_ok(server, prog, str(trace))
     lines = r.stdout.splitlines()
-    assert lines[:9] == ["job True True True True", "task True True True",
+    assert lines[:10] == ["job True True True True", "task True True True",
                          "ref True True True", "node True True", "actor in a task None",
-                         "actor True True True True True", "async actor True", "put True",
-                         "timeline True True"], cli_describe(r)
+                         "actor True True True True True", "async actor True",
+                         "threaded actor True", "put True", "timeline True True"], \
+        cli_describe(r)
     assert "serializability False ['global lock']" in lines, cli_describe(r)
     assert "uses cannot be pickled" in r.stdout and "- global lock (lock)" in r.stdout
     events = json.loads(trace.read_text())

@@ -323,6 +323,7 @@ class _Worker:
         # the actor ends (exit_actor()): no call more starts; wake_w wakes the loop
         self.exiting = False
         self.wake_r, self.wake_w = -1, -1
+        self.local = threading.local()  # .cid: the call this thread runs (a task's id)
         # worker/segment.py (loaded by main()): large values go to /dev/shm; None: never
         self.segment: Any = None
         self.seg_ids = 0
@@ -423,8 +424,10 @@ class _Worker:
             self.send(encode(CANCELLED, cid))
             self.lines.append("weir-call %d cancelled before it started\n" % cid)
             return
+        outer = getattr(self.local, "cid", 0)  # a call waiting under this one (nested)
         try:
             name, fn, args, kwargs = self._target(kind, cid, body)
+            self.local.cid = cid
             self.current = cid
             self.running = True
             try:
@@ -436,6 +439,7 @@ class _Worker:
                     value = fn(*args, **kwargs)
             finally:
                 self.running = False
+                self.local.cid = outer
         except KeyboardInterrupt:
             self.send(encode(CANCELLED, cid))
             self.lines.append("weir-call %d %s cancelled\n" % (cid, name))

@@ -198,7 +198,8 @@ class RuntimeContext:
 
 def _running_call(worker: Any) -> int:
     """The call of a warm worker that runs this code: in an async actor the one of the
-    current asyncio task, else the one it runs now (0: none)."""
+    current asyncio task, else the one this thread runs (a threaded actor's), else the one
+    the worker runs now (0: none)."""
     if getattr(worker, "aloop", None) is not None:
         import asyncio
         try:
@@ -208,7 +209,7 @@ def _running_call(worker: Any) -> int:
         for cid, task in list(worker.atasks.items()):
             if task is me:
                 return int(cid)
-    return int(worker.current or 0)
+    return int(getattr(getattr(worker, "local", None), "cid", 0) or worker.current or 0)
 
 
 def nodes() -> List[Dict[str, Any]]:
