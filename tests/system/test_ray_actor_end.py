@@ -77,6 +77,18 @@ def test_cancel_interrupts_an_async_actors_running_call_not_a_sync_ones(server, 
         except ray.exceptions.TaskCancelledError:
             print("swallowed cancelled")
         print("seen", ray.get(a.seen_list.remote()))
+        one = Async.options(max_concurrency=1).remote()
+        first = one.long.remote("three")
+        wait_for("three")
+        queued = one.long.remote("four")  # waits for the first: cancelled before it runs
+        ray.cancel(queued)
+        ray.cancel(first)
+        for ref in (queued, first):
+            try:
+                ray.get(ref, timeout=60)
+            except ray.exceptions.TaskCancelledError:
+                print("one cancelled")
+        print("one seen", ray.get(one.seen_list.remote()))
 
         @ray.remote
         class Sync:
@@ -93,8 +105,8 @@ def test_cancel_interrupts_an_async_actors_running_call_not_a_sync_ones(server, 
                 return self.n
 
         b = Sync.remote()
-        r = b.step.remote("three")
-        wait_for("three")
+        r = b.step.remote("five")
+        wait_for("five")
         ray.cancel(r)  # not interrupted: the method runs to its end
         try:
             ray.get(r)
@@ -104,12 +116,17 @@ def test_cancel_interrupts_an_async_actors_running_call_not_a_sync_ones(server, 
     r = run_ok(server, prog)
     assert r.stdout.splitlines() == ["async cancelled", "swallowed cancelled",
                                      "seen ['cancelled one', 'swallowed two']",
-                                     "sync cancelled 1"], cli_describe(r)
+                                     "one cancelled", "one cancelled",
+                                     "one seen ['cancelled three']", "sync cancelled 1"], \
+        cli_describe(r)
     # the actor's log says the call was cancelled (the one that caught it returned)
-    (job,) = named(server, "Async")
-    job = server.wait_job(job["id"], timeout=60)
-    log = server.log(job["id"])
-    assert "Async.long cancelled" in log and "Async.swallow succeeded" in log, log
+    logs = {}
+    for job in named(server, "Async"):
+        job = server.wait_job(job["id"], timeout=60)
+        logs["swallow" in server.log(job["id"])] = server.log(job["id"])
+    assert "Async.long cancelled" in logs[True] and "Async.swallow succeeded" in logs[True]
+    assert "Async.long cancelled" in logs[False], logs  # the first; the queued one did not
+    assert "cancelled before it started" in logs[False], logs  # start
 
 
 def test_exit_actor_ends_the_actor_for_good(server, tmp_path):

@@ -569,7 +569,8 @@ class _Worker:
             # cancelled (a streaming method between two items, or its task)
             self.cancelled.discard(cid)
             self.send(encode(CANCELLED, cid))
-            self.lines.append("weir-call %d %s cancelled\n" % (cid, name))
+            self.lines.append("weir-call %d %s\n" % (cid, "%s cancelled" % name if name != "?"
+                                                      else "cancelled before it started"))
             return
         except BaseException as e:
             if ends_actor(e):
