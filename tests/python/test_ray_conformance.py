@@ -11,7 +11,7 @@ from weir.compat import ray
 from weir.compat.ray import actors as ray_actors
 from weir.compat.ray import api as ray_api
 from weir.errors import SerializationError
-from weir.remote import objects
+from weir.remote import objects, ray_ids
 
 
 def test_an_unpicklable_argument_is_named_by_position_or_keyword():
@@ -72,7 +72,7 @@ def test_the_runtime_context_of_an_actor_and_its_older_names(monkeypatch):
     monkeypatch.setenv("WEIR_WARM_ACTOR_NAME", "store")
     monkeypatch.setenv("WEIR_WARM_ACTOR_RESTARTS", "0")
     assert (c.get_actor_name(), c.actor_id, c.was_current_actor_reconstructed) == \
-        ("store", "tag-3", False)
+        ("store", ray_ids.actor_hex("tag", 3), False)
     monkeypatch.setenv("WEIR_WARM_ACTOR_RESTARTS", "1")
     assert c.was_current_actor_reconstructed is True
     monkeypatch.setenv("WEIR_WARM_ACTOR_NAME", "")

@@ -244,6 +244,12 @@ def test_past_the_store_size_a_result_spills_to_the_object_folder(make_server, t
         import numpy as np
         import ray
 
+        def weir_tag():  # the program's tag, which names its segments (remote/shm.py)
+            from weir.compat.ray import api
+            from weir.remote import session, warm
+            api._ensure()  # connected, as a call would connect it
+            return warm.pool_of(session._get_session()).tag
+
         ray.init(object_store_memory=1 << 20)
 
         @ray.remote
@@ -255,8 +261,7 @@ def test_past_the_store_size_a_result_spills_to_the_object_folder(make_server, t
         path = ref._shm.path
         print("spilled", not path.startswith("/dev/shm/"), "sum", int(arr.sum()))
         print("no segment", not [n for n in os.listdir("/dev/shm")
-                                 if n.startswith("weir-obj-" + ray.get_runtime_context()
-                                                 .get_job_id())])
+                                 if n.startswith("weir-obj-" + weir_tag())])
         del ref, arr
         gc.collect()
         print("freed", not os.path.exists(path))
@@ -281,6 +286,12 @@ def test_a_worker_killed_mid_write_leaves_no_segment(make_server, tmp_path):
         import numpy as np
         import ray
 
+        def weir_tag():  # the program's tag, which names its segments (remote/shm.py)
+            from weir.compat.ray import api
+            from weir.remote import session, warm
+            api._ensure()  # connected, as a call would connect it
+            return warm.pool_of(session._get_session()).tag
+
         pidfile = sys.argv[1]
 
         @ray.remote(max_retries=0)
@@ -290,7 +301,7 @@ def test_a_worker_killed_mid_write_leaves_no_segment(make_server, tmp_path):
             os.rename(pidfile + ".tmp", pidfile)
             return np.ones(1 << 30, dtype=np.uint8)  # 1 GiB: its write takes a while
 
-        tag = ray.get_runtime_context().get_job_id()
+        tag = weir_tag()
         ref = big.remote(pidfile)
 
         def ours():

@@ -144,6 +144,7 @@ class Actor:
                        {"retry_exceptions": False, "retries": self.max_task_retries})
         f._holds = holds
         f._method = method
+        f._actor_no = self.id
         if method.startswith(_w.STREAM_MARK):
             f._items = []
         with self.lock:
@@ -216,6 +217,20 @@ class Actor:
                     failed, self.pending = self.pending, []
         for f in failed:
             self.pool._settle(f, error=self._died(self.dead or why))
+
+    def exited(self, f: WarmFuture) -> None:
+        """The call f ended the actor (ray.actor.exit_actor(), __ray_terminate__): its
+        caller gets RayActorError, as in Ray; the actor is dead for good (no restart), and
+        the calls its worker had not begun fail when its socket ends (gone())."""
+        with self.lock:
+            if self.dead is None:
+                self.dead = "it ended itself (%s in %s)" % (
+                    "__ray_terminate__" if f._method == _w.TERMINATE else
+                    "ray.actor.exit_actor()", f.name)
+            self.no_restart = True
+            why = self.dead
+        self.pool._note(f, "failed", "the actor ended itself")
+        self.pool._settle(f, error=self._died(why))
 
     def kill(self, no_restart: bool) -> None:
         """ray.kill: the worker killed at once (SIGKILL), restarted unless no_restart or
@@ -330,6 +345,19 @@ class LinkFuture(Future):
         self.what = "actor call"
         self.ref_id = 0  # the program's id of the call (REF), once known
         self._ref = threading.Event()
+        self._actor_no: Optional[int] = None  # the actor of a method's call
+
+    def _ray_task(self) -> Tuple[str, int]:
+        """Ray's ids (remote/ray_ids.py): the program's, once it has named the call (REF),
+        so that the program and the task see the same; a detached actor's calls (no REF)
+        are numbered by the link."""
+        from . import ray_ids
+        folder = self._link.folder
+        if not self._link.detached and self._ref.wait(30) and self.ref_id:
+            return ray_ids.task_hex(ray_ids.scope_of_folder(folder), self.ref_id,
+                                    self._actor_no), 1
+        return ray_ids.task_hex("link-%s-%d" % (folder, os.getpid()), self.call_id,
+                                self._actor_no), 1
 
     def __reduce__(self) -> Tuple[Any, Tuple[str, int]]:
         """Pickled (into a call's arguments, a value returned): the program's ref of the
@@ -390,6 +418,7 @@ class Link:
         """A link to the program of that folder (its key and socket there); a detached
         actor's (remote/detached.py) has its key file and socket folder apart."""
         self.folder = folder
+        self.detached = bool(key_file or sock_dir)
         if key_file or sock_dir:  # a detached actor's: its own socket and key file
             with open(key_file or os.path.join(folder, "key"), "rb") as f:
                 key = f.read()
@@ -426,8 +455,10 @@ class Link:
         return f
 
     def call(self, actor_id: int, name: str, method: str, data: bytes) -> LinkFuture:
-        return self._send(_w.ACTOR_CALL, "%s.%s" % (name, method),
-                          _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data))
+        f = self._send(_w.ACTOR_CALL, "%s.%s" % (name, method),
+                       _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data))
+        f._actor_no = int(actor_id)
+        return f
 
     def submit(self, target: Any, options: Dict[str, Any], args: Tuple[Any, ...],
                kwargs: Dict[str, Any], name: str) -> LinkFuture:

@@ -3,7 +3,9 @@ try, noted by the pool as the call moves and sent to the server in batches
 (`POST /jobs/{id}/calls`, a request per worker job and at most REPORT_BATCH records) at
 least every REPORT_EVERY seconds by a thread of its own.  While the server does not answer
 (killed, starting again) the records are kept for the next batch; the last batch, at the
-pool's close, waits for the server (remote/patience.py)."""
+pool's close, waits for the server (remote/patience.py).  The program also keeps the
+tries that have ended (the last HISTORY of them, times in microseconds) for ray.timeline()
+(chrome_events())."""
 
 import sys
 import threading
@@ -17,6 +19,8 @@ from .patience import patiently
 # the records go to the server at least this often (s), and at most this many a request
 REPORT_EVERY = 0.1
 REPORT_BATCH = 1000
+# the ended tries kept in the program for ray.timeline() (Ray keeps a bounded count too)
+HISTORY = 100000
 
 
 class CallRecords:
@@ -35,15 +39,28 @@ class CallRecords:
         self.wake = threading.Event()
         self.warned = False
         self.ended = False
+        # (job, try) -> when its first note came (time.time()), until it ends
+        self.begun: Dict[Tuple[int, int], float] = {}
+        # (job, try) -> (name, tries, state, start, end, error) of the tries that ended
+        self.history: Dict[Tuple[int, int], Tuple[str, int, str, float, float,
+                                                  Optional[str]]] = {}
         self.thread = threading.Thread(target=self._loop, name="weir-warm-report", daemon=True)
         self.thread.start()
 
     def note(self, job: int, rec_id: int, name: str, tries: int, state: str,
              error: Optional[str] = None) -> None:
         """The state of a try (`rec_id`) on worker job `job`, for the next batch."""
-        now = int(time.time() * 1000)
+        t = time.time()
+        now = int(t * 1000)
         key = (job, rec_id)
         with self.lock:
+            start = self.begun.setdefault(key, t)
+            if state != "running":
+                del self.begun[key]
+                old = self.history.get(key)
+                self.history[key] = (name, tries, state, old[3] if old else start, t, error)
+                if len(self.history) > HISTORY:
+                    del self.history[next(iter(self.history))]
             rec = self.reports.get(key)
             if rec is None:
                 rec = self.reports[key] = {"id": rec_id, "name": name[:128],
@@ -58,12 +75,35 @@ class CallRecords:
         if n >= REPORT_BATCH:
             self.wake.set()
 
+    def chrome_events(self, host: str) -> List[Dict[str, Any]]:
+        """The tries that have ended as Chrome's trace events (chrome://tracing,
+        Perfetto): one complete event ("X") each, times in microseconds since the epoch,
+        a row (tid) per worker job under the node (pid), as ray.timeline() gives them."""
+        with self.lock:
+            items = list(self.history.items())
+        out: List[Dict[str, Any]] = []
+        for (job, rec), (name, tries, state, start, end, error) in items:
+            args: Dict[str, Any] = {"state": state, "tries": tries, "worker_job": job,
+                                    "call": rec}
+            if error:
+                args["error"] = error
+            out.append({"name": name, "cat": "task", "ph": "X",
+                        "ts": int(start * 1e6), "dur": max(0, int((end - start) * 1e6)),
+                        "pid": "Node %s" % host, "tid": "worker job %d" % job,
+                        "args": args})
+        out.sort(key=lambda e: (e["ts"], e["tid"]))
+        return out
+
     def unsent(self, job: int, rec_id: int) -> bool:
         """Drops the try's record when the server never saw it (True); False when it was
         sent as running already (the caller says how it ended)."""
         key = (job, rec_id)
         with self.lock:
-            return self.reports.pop(key, None) is not None and key not in self.sent_running
+            dropped = self.reports.pop(key, None) is not None and \
+                key not in self.sent_running
+            if dropped:  # nor in ray.timeline()
+                self.begun.pop(key, None)
+            return dropped
 
     def close(self) -> None:
         """The last batch: once the thread's batch in flight has ended (what the server did

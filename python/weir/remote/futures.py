@@ -15,6 +15,7 @@ import cloudpickle
 from . import objects as _objects
 from ..client import JOB_FINAL
 from ..errors import ApiError, GetTimeoutError, JobFailed, WeirError, remote_error
+from . import ray_ids as _ray_ids
 from .session import _get_session, _Session
 
 
@@ -39,6 +40,19 @@ class ObjectRef:
 
     def __hash__(self) -> int:
         return hash(self.sha)
+
+    # Ray's ObjectRef methods (remote/ray_ids.py): a put value's id, from what names it
+    def hex(self) -> str:
+        return _ray_ids.put_hex(self._ray_key())
+
+    def binary(self) -> bytes:
+        return bytes.fromhex(self.hex())
+
+    def task_id(self) -> _ray_ids.TaskID:
+        return _ray_ids.TaskID(self.hex()[:2 * _ray_ids.TASK_BYTES])
+
+    def _ray_key(self) -> str:
+        return self.sha
 
 
 class Future:
@@ -66,6 +80,27 @@ class Future:
     def __repr__(self) -> str:
         return "<weir.Future %s job %d %s>" % (self.name, self.job_id,
                                                 self._state if not self._done else "done")
+
+    # Ray's ObjectRef methods (remote/ray_ids.py): the call's task and its return's index
+    def hex(self) -> str:
+        """The ref's object id: its task's, then its index (56 hex digits)."""
+        task, index = self._ray_task()
+        return _ray_ids.object_hex(task, index)
+
+    def binary(self) -> bytes:
+        return bytes.fromhex(self.hex())
+
+    def task_id(self) -> _ray_ids.TaskID:
+        """The call's task id (get_runtime_context().get_task_id() in the call)."""
+        return _ray_ids.TaskID(self._ray_task()[0])
+
+    def _ray_task(self) -> Tuple[str, int]:
+        """(the task's hex, the index of this ref among its returns): a call that is a job
+        is the task of the job's own scope (compat/ray/runtime.py, job_scope)."""
+        job = getattr(self, "job_id", None)
+        if job is not None:
+            return _ray_ids.task_hex("weir-job-%s" % job, 0), 1
+        return _ray_ids.task_hex("ref", id(self)), 1  # no call behind it (a value here)
 
     # the paths of what rank r writes
     def _result_of(self, rank: int) -> Path:

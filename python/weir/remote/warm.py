@@ -428,6 +428,8 @@ class Pool:
             self._raised(f, cloudpickle.loads(body))
         elif kind == _w.CANCELLED:
             self._settle(f, error=self._cancelled(f))
+        elif kind == _w.ACTOR_EXIT and w.actor is not None:  # exit_actor() in that call
+            w.actor.exited(f)
         if w.shape is not None:
             self._pump(w.shape)
 
@@ -808,6 +810,17 @@ class Pool:
                 error = self._cancelled(f)  # it ends cancelled, whatever it raised meanwhile
             f._value, f._error = value, error
             f._state = "failed" if error is not None else "succeeded"
+            # noted before it is seen done: what its waiters do next (ray.timeline()) sees
+            # its end
+            if error is None:
+                self._note(f, "succeeded")
+            elif isinstance(error, JobFailed):
+                self._note(f, "cancelled" if error.job.get("state") == "killed" else
+                           "crashed")
+            elif not isinstance(error, ActorDied):  # (an actor's: noted "crashed" with the
+                # cause by remote/actors.py, or it never ran)
+                self._note(f, "failed", getattr(error, "type_name", None) or
+                           type(error).__name__)
             f._done = True
             f._args = b""
             f._holds = []
@@ -819,15 +832,6 @@ class Pool:
             f._on_done(f)
         for cb in then:
             cb(f)
-        if error is None:
-            self._note(f, "succeeded")
-        elif isinstance(error, JobFailed):
-            self._note(f, "cancelled" if error.job.get("state") == "killed" else "crashed")
-        elif isinstance(error, ActorDied):
-            pass  # its try was noted "crashed" with the cause (remote/actors.py), or never ran
-        else:
-            self._note(f, "failed", getattr(error, "type_name", None) or
-                       type(error).__name__)
 
     def _to_job_path(self, f: WarmFuture) -> None:
         """A call of a cold shape: a job of its own, as every call was before."""

@@ -51,6 +51,7 @@ class WarmFuture(Future):
         self._holds: List[Any] = []  # the shared objects of its arguments, until it ends
         self._children: List[Future] = []  # the calls it made (ray.cancel(recursive=True))
         self._method: Optional[str] = None  # an actor's method (remote/actors.py)
+        self._actor_no: Optional[int] = None  # its actor's number (Ray's ids: ray_ids.py)
         # a streaming generator's items so far, (value, SharedRef or None) each (None: not a
         # generator's call); its value once ended is the list of the items' values
         self._items: Optional[List[Tuple[Any, Any]]] = \
@@ -78,6 +79,12 @@ class WarmFuture(Future):
 
         self._pool.export(self)
         return (call_ref, (self._pool.dir, self.call_id))
+
+    def _ray_task(self) -> Tuple[str, int]:
+        """Ray's ids (remote/ray_ids.py): the program's tag, the call's number, its
+        actor's."""
+        from . import ray_ids
+        return ray_ids.task_hex(self._pool.tag, self.call_id, self._actor_no), 1
 
     def job(self) -> Dict[str, Any]:
         """The worker job that ran (or runs) the call, as the API shows it."""

@@ -61,6 +61,7 @@ def main() -> int:
     sys.stderr.flush()
     calls: "queue.Queue[Tuple[Any, Any, int, str, bytes]]" = queue.Queue()
     loop: Any = None
+    ended = threading.Event()  # exit_actor() or __ray_terminate__: the process leaves
 
     def run() -> None:
         nonlocal loop
@@ -69,7 +70,8 @@ def main() -> int:
             sock, wlock, cid, method, data = calls.get()
             try:
                 a, kw = cloudpickle.loads(data)
-                value = getattr(instance, method)(*a, **kw)
+                fn = _w._terminate if method == _w.TERMINATE else getattr(instance, method)
+                value = fn(*a, **kw)
                 if inspect.isawaitable(value):
                     import asyncio
                     if loop is None:
@@ -77,6 +79,20 @@ def main() -> int:
                     value = loop.run_until_complete(value)
                 frame = _w.encode(_w.VALUE, cid, cloudpickle.dumps(value, protocol=5))
             except BaseException as e:
+                if _w.ends_actor(e):  # the actor ends itself: gracefully, for good
+                    _remove(entry)
+                    why = "the actor %s has ended: it ended itself (%s)" % (
+                        type(instance).__name__, "__ray_terminate__"
+                        if method == _w.TERMINATE else "ray.actor.exit_actor()")
+                    sys.stderr.write("weir detached actor: %s\n" % why)
+                    try:
+                        with wlock:
+                            sock.sendall(_w.encode(_w.DIED, cid, why.encode()))
+                    except OSError:
+                        pass
+                    ended.set()
+                    listener.shutdown(socket.SHUT_RDWR)  # wakes the main thread's accept
+                    return
                 rec = runner._error_record(e)
                 sys.stderr.write(rec[3])
                 frame = _w.encode(_w.ERROR, cid, cloudpickle.dumps(rec, protocol=5))
@@ -128,7 +144,14 @@ def main() -> int:
         sock.close()
 
     while True:
-        conn, _ = listener.accept()
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            if ended.is_set():  # exits as Python does: the actor's atexit handlers run
+                import shutil
+                shutil.rmtree(folder, ignore_errors=True)
+                return 0
+            raise
         threading.Thread(target=serve, args=(conn,), daemon=True).start()
 
 

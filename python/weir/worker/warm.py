@@ -48,13 +48,16 @@ ITEM = ord("Y")     # worker -> client: a generator's item: its index (u64), the
                     # of its value (u8: VALUE or SHMVAL) and that kind's body
 KILL = ord("k")     # a task -> client: ray.kill: the actor's id (u64), then b"1" (no_restart)
 CANCEL_REF = ord("z")  # a task -> client: ray.cancel of the program's call: id (u64), b"FR"
+ACTOR_EXIT = ord("T")  # actor -> client: that call ended the actor (ray.actor.exit_actor(),
+                       # __ray_terminate__): the actor leaves once its running calls end
 # placement groups (docs/internals/calls.md, "Placement groups"; worker/bundle.py)
 BUNDLE = ord("J")   # a bundle host -> client: hello: key, then b"PID JOB INDEX"
 SPAWN = ord("X")    # client -> a bundle host: start a worker (slot id): JSON argv and env
 EXITED = ord("x")   # a bundle host -> client: the worker of that slot ended: its exit status
 KINDS = frozenset((HELLO, CALL, CANCEL, VALUE, PATHVAL, ERROR, CANCELLED, BYE, CREATE,
                    METHOD, LINK, ACTOR_CALL, LOOKUP, DIED, SUBMIT, BLOCKED, UNBLOCKED, REF,
-                   FETCH, OWN, SHMVAL, ITEM, KILL, CANCEL_REF, BUNDLE, SPAWN, EXITED))
+                   FETCH, OWN, SHMVAL, ITEM, KILL, CANCEL_REF, BUNDLE, SPAWN, EXITED,
+                   ACTOR_EXIT))
 KEY_BYTES = 32
 SHM_DIR = "/dev/shm"
 # the module (made by main()) whose `worker` is this process's _Worker
@@ -71,6 +74,25 @@ SHM_VALUE = 100 << 10
 STREAM_ATTR = "__weir_stream__"
 # the first character of an actor's method name in a METHOD frame when its items stream
 STREAM_MARK = "*"
+# the method every actor has that ends it after the calls sent before (Ray's name)
+TERMINATE = "__ray_terminate__"
+# the attribute of the exception classes that end an actor as exit_actor() does, besides
+# SystemExit (compat/ray/exceptions.py's AsyncioActorExit: the class is not importable here)
+EXIT_ATTR = "__weir_actor_exit__"
+
+
+def ends_actor(e: BaseException) -> bool:
+    """Whether e, raised by an actor's method, ends the actor (ray.actor.exit_actor(),
+    sys.exit()) rather than the call."""
+    return isinstance(e, SystemExit) or bool(getattr(type(e), EXIT_ATTR, False))
+
+
+class ActorExit(SystemExit):
+    """What __ray_terminate__ raises in the actor (and exit_actor() in a sync one)."""
+
+
+def _terminate() -> None:
+    raise ActorExit("the actor was asked to end (__ray_terminate__)")
 
 
 class FrameError(ValueError):
@@ -296,6 +318,12 @@ class _Worker:
         self.asem: Any = None
         self.slock = threading.Lock()
         self.failed = False  # the actor's constructor raised
+        # an async actor's calls as asyncio tasks (read and changed in its loop's thread)
+        self.atasks: Dict[int, Any] = {}
+        # the actor ends (exit_actor()): no call more starts; wake_w wakes the loop
+        self.exiting = False
+        self.wake_r, self.wake_w = -1, -1
+        self.local = threading.local()  # .cid: the call this thread runs (a task's id)
         # worker/segment.py (loaded by main()): large values go to /dev/shm; None: never
         self.segment: Any = None
         self.seg_ids = 0
@@ -307,6 +335,8 @@ class _Worker:
         for fr in self.reader.feed(data):
             if fr[0] == CANCEL:
                 self.cancelled.add(fr[1])
+                if self.aloop is not None:  # an async actor's running call: its task
+                    self.aloop.call_soon_threadsafe(self._cancel_task, fr[1])
             else:
                 self.queue.append(fr)
 
@@ -359,7 +389,7 @@ class _Worker:
                 raise FrameError("call %d: %s: this worker holds no actor" % (cid, mname))
             streamed = mname.startswith(STREAM_MARK)
             mname = mname.lstrip(STREAM_MARK)
-            fn = getattr(self.instance, mname)
+            fn = _terminate if mname == TERMINATE else getattr(self.instance, mname)
             if streamed:
                 fn = _Streamed(fn)
             name = "%s.%s" % (type(self.instance).__name__, mname)
@@ -387,13 +417,17 @@ class _Worker:
         import time
         t0 = time.perf_counter()
         name = "?"
+        if self.exiting:  # the actor ends: the program fails the calls it sent after
+            return
         if cid in self.cancelled:
             self.cancelled.discard(cid)
             self.send(encode(CANCELLED, cid))
             self.lines.append("weir-call %d cancelled before it started\n" % cid)
             return
+        outer = getattr(self.local, "cid", 0)  # a call waiting under this one (nested)
         try:
             name, fn, args, kwargs = self._target(kind, cid, body)
+            self.local.cid = cid
             self.current = cid
             self.running = True
             try:
@@ -405,11 +439,20 @@ class _Worker:
                     value = fn(*args, **kwargs)
             finally:
                 self.running = False
+                self.local.cid = outer
         except KeyboardInterrupt:
             self.send(encode(CANCELLED, cid))
             self.lines.append("weir-call %d %s cancelled\n" % (cid, name))
             return
+        except SystemExit as e:
+            if kind != METHOD:
+                raise
+            self.exit_actor(cid, name, t0, e)
+            return
         except Exception as e:
+            if kind == METHOD and ends_actor(e):
+                self.exit_actor(cid, name, t0, e)
+                return
             self.reply_error(cid, name, t0, e)
             if kind == CREATE:  # no actor: the worker leaves (the program fails its calls)
                 self.failed = True
@@ -498,12 +541,21 @@ class _Worker:
         return asyncio.Semaphore(n)
 
     async def _run_async(self, cid: int, body: bytes) -> None:
+        """An async actor's call, as a task of its event loop: a cancel (CANCEL frame)
+        cancels the task, as Ray does (the method sees asyncio.CancelledError where it
+        awaits), and is answered CANCELLED whatever the method does with it."""
+        import asyncio
         import inspect
         import time
         t0 = time.perf_counter()
         name = "?"
-        async with self.asem:
-            try:
+        self.atasks[cid] = asyncio.current_task()
+        try:
+            if cid in self.cancelled:  # its cancel came before its task began
+                raise asyncio.CancelledError
+            async with self.asem:
+                if self.exiting:  # the actor ends: the program fails the calls not begun
+                    return
                 name, fn, args, kwargs = self._target(METHOD, cid, body)
                 stream = getattr(fn, STREAM_ATTR, None)
                 value = (stream if stream is not None else fn)(*args, **kwargs)
@@ -513,14 +565,61 @@ class _Worker:
                     value = self.stream(cid, value)
                 elif inspect.isawaitable(value):
                     value = await value
-            except KeyboardInterrupt:  # a streaming method cancelled between two items
-                self.send(encode(CANCELLED, cid))
-                self.lines.append("weir-call %d %s cancelled\n" % (cid, name))
-                return
-            except Exception as e:
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            # cancelled (a streaming method between two items, or its task)
+            self.cancelled.discard(cid)
+            self.send(encode(CANCELLED, cid))
+            self.lines.append("weir-call %d %s\n" % (cid, "%s cancelled" % name if name != "?"
+                                                      else "cancelled before it started"))
+            return
+        except BaseException as e:
+            if ends_actor(e):
+                self.exit_actor(cid, name, t0, e)
+            elif isinstance(e, Exception):
                 self.reply_error(cid, name, t0, e)
-                return
-            self.reply(cid, name, t0, value)
+            else:
+                raise
+            return
+        finally:
+            self.atasks.pop(cid, None)
+        self.reply(cid, name, t0, value)
+
+    def _cancel_task(self, cid: int) -> None:
+        """In the loop's thread: cancels the task of an async actor's call (none when it
+        has ended; one not begun sees its cancel at its start)."""
+        task = self.atasks.get(cid)
+        if task is not None:
+            task.cancel()
+
+    def exit_actor(self, cid: int, name: str, t0: float, e: BaseException) -> None:
+        """The call ended the actor: the program is told (ACTOR_EXIT: the call's caller
+        gets RayActorError, the actor is not restarted), no call more starts here, and
+        the loop ends once the calls running in other threads or tasks have returned."""
+        import time
+        self.exiting = True
+        self.send(encode(ACTOR_EXIT, cid))
+        self.lines.append("weir-call %d %s ended the actor (%s) %.2f ms\n"
+                          % (cid, name, type(e).__name__, (time.perf_counter() - t0) * 1e3))
+        if self.wake_w >= 0:
+            try:
+                os.write(self.wake_w, b"x")
+            except OSError:
+                pass
+
+    def finish(self) -> None:
+        """After the loop: the calls running in a concurrent actor's threads or event loop
+        run to their end (those not begun return at once)."""
+        if self.threads is not None:
+            self.threads.shutdown(wait=True)
+        if self.aloop is not None:
+            import asyncio
+
+            async def rest() -> None:
+                me = asyncio.current_task()
+                tasks = [t for t in list(self.atasks.values()) if t is not me]
+                if tasks:
+                    await asyncio.wait(tasks)
+            asyncio.run_coroutine_threadsafe(rest(), self.aloop).result()
 
     async def _stream_async(self, cid: int, agen: Any) -> int:
         """An async generator's items sent one by one (an async actor's method); the count.
@@ -634,17 +733,19 @@ class _Worker:
 
     def loop(self, idle: float) -> None:
         import select
-        while True:
+        waits = [self.sock] + ([self.wake_r] if self.wake_r >= 0 else [])
+        while not self.exiting:
             if not self.queue:
                 self.flush_lines()
                 if self.eof:
                     return
-                r = select.select([self.sock], [], [], idle if idle > 0 else None)[0]
+                r = select.select(waits, [], [], idle if idle > 0 else None)[0]
                 if not r:
                     # idle: say so, then what still comes was sent before the client knew
                     self.send(encode(BYE, 0))
                     return
-                self._take(self.sock.recv(1 << 20))
+                if self.sock in r:
+                    self._take(self.sock.recv(1 << 20))
                 continue
             if not self.concurrent:
                 self.drain()
@@ -652,6 +753,7 @@ class _Worker:
             self.dispatch(kind, cid, body)
             if self.failed:
                 return
+        self.finish()  # exit_actor(): its running calls end first
 
 
 class _Streamed:
@@ -746,6 +848,8 @@ def main() -> int:
         w.segment = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(w.segment)
     current.worker = w  # type: ignore[attr-defined]
+    if os.environ.get("WEIR_WARM_ACTOR"):  # exit_actor() in another thread wakes the loop
+        w.wake_r, w.wake_w = os.pipe()
     signal.signal(signal.SIGINT, _on_sigint(w))
     import threading
     threading.Thread(target=_watch_peer, args=(sock, w), daemon=True).start()

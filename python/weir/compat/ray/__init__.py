@@ -13,9 +13,10 @@ from .api import (ActorClass, ActorHandle, ObjectRef, ObjectRefGenerator, RayCon
                   RuntimeContext, __version__, available_resources, cancel, cluster_resources,
                   get, get_actor, get_gpu_ids, get_runtime_context, init, is_initialized, kill,
                   method, nodes, put, remote, shutdown, wait)
+from .timeline import timeline
 
 __all__ = ["init", "shutdown", "is_initialized", "remote", "method", "get", "put", "wait",
            "cancel", "kill", "get_actor", "ActorClass", "ActorHandle", "util",
            "get_runtime_context", "get_gpu_ids", "available_resources", "cluster_resources",
            "nodes", "ObjectRef", "ObjectRefGenerator", "RemoteFunction", "RayContext",
-           "RuntimeContext", "exceptions", "__version__"]
+           "RuntimeContext", "exceptions", "timeline", "__version__"]

@@ -10,6 +10,7 @@ from ...errors import ActorDied, ResourceError, remote_error
 from ...remote import actors as _actors
 from ...remote import functions as _functions
 from ...remote import objects as _objects
+from ...remote import ray_ids as _ray_ids
 from ...remote import ray_names as _ray
 from ...remote import session as _session
 from ...remote.actors import LinkFuture
@@ -180,7 +181,8 @@ class ActorHandle:
                  num_returns: Dict[str, Union[int, str]],
                  actor: Optional[_actors.Actor] = None) -> None:
         self._folder = folder
-        self._actor_id = actor_id
+        # weir's number of the actor, which also answers Ray's _actor_id.hex()
+        self._actor_id = _ray_ids.ActorNumber(actor_id, _ray_ids.scope_of_folder(folder))
         self._name = name
         self._num_returns = dict(num_returns)
         self._actor = actor  # in the program: the actor itself; elsewhere None (a link)
@@ -189,7 +191,8 @@ class ActorHandle:
         return "Actor(%s, %d)" % (self._name, self._actor_id)
 
     def __reduce__(self) -> Tuple[Any, Tuple[Any, ...]]:
-        return (_rebuild, (self._folder, self._actor_id, self._name, self._num_returns))
+        return (_rebuild, (self._folder, int(self._actor_id), self._name,
+                           self._num_returns))
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, ActorHandle) and (other._folder, other._actor_id) == (
@@ -197,6 +200,12 @@ class ActorHandle:
 
     def __hash__(self) -> int:
         return hash((self._folder, self._actor_id))
+
+    @property
+    def __ray_terminate__(self) -> "ActorMethod":
+        """Ray's way to end an actor gracefully: a method call queued after those made
+        before it, which ends the actor when its turn comes (as exit_actor() would)."""
+        return ActorMethod(self, _wire.TERMINATE, 1)
 
     def __getattr__(self, name: str) -> "ActorMethod":
         if name.startswith("__") or name in ("_folder", "_actor_id", "_name",
@@ -325,6 +334,11 @@ class DerivedFuture(Future):
         """Sets self._value (or self._error) from the call's value."""
         raise NotImplementedError
 
+    def _ray_task(self) -> Tuple[str, int]:
+        """Ray's ids: its call's task, its own index (a _Part's) among the returns."""
+        task, _ = self._call._ray_task()
+        return task, getattr(self, "_index", 0) + 1
+
     def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
         self._call._wait_any(pending, timeout)  # type: ignore[attr-defined]
 
@@ -361,6 +375,25 @@ def method(*args: Any, **options: Any) -> Any:
             fn.__weir_num_returns__ = n  # type: ignore[attr-defined]
         return fn
     return mark
+
+
+def exit_actor() -> None:
+    """ray.actor.exit_actor(), in an actor's method: the actor ends gracefully once the
+    calls running beside this one have returned (its process exits as Python does: atexit
+    handlers run); this call's caller and the calls not begun get RayActorError; no restart.
+    Raises AsyncioActorExit in an async actor, a SystemExit elsewhere, as Ray does (the
+    worker reads either); TypeError outside an actor."""
+    import sys
+    if os.environ.get("WEIR_DETACHED"):  # a detached actor's process (worker/detached.py)
+        raise _wire.ActorExit("ray.actor.exit_actor() was called")
+    worker = getattr(sys.modules.get(_wire.CURRENT_MODULE), "worker", None)
+    if worker is None or getattr(worker, "instance", None) is None:
+        raise TypeError("ray.actor.exit_actor(): this is not an actor's method (it is called "
+                        "in an actor, after its constructor); ray.kill(handle) ends an actor "
+                        "from outside")
+    if getattr(worker, "aloop", None) is not None:
+        raise exceptions.AsyncioActorExit("ray.actor.exit_actor() was called")
+    raise _wire.ActorExit("ray.actor.exit_actor() was called")
 
 
 def kill(actor: Any, *, no_restart: bool = True) -> None:

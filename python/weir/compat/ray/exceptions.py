@@ -138,7 +138,10 @@ class ActorUnavailableError(RayError):
 
 
 class AsyncioActorExit(RayError):
-    """Ray: raised to end an async actor (ray.actor.exit_actor)."""
+    """Raised by ray.actor.exit_actor() in an async actor (as Ray): its worker ends the
+    actor (worker/warm.py reads the mark, the class not being importable there)."""
+
+    __weir_actor_exit__ = True
 
 
 def from_remote(e: RemoteError, function_name: Optional[str] = None) -> RayTaskError:

@@ -285,10 +285,12 @@ def placement_of(options: Mapping[str, Any], o: Dict[str, Any], what: str
     s, pg, index, capture = strategy_of(options)
     if isinstance(s, NodeAffinitySchedulingStrategy):
         host = socket.gethostname()
-        if s.node_id != host and not s.soft:
+        from ...remote.ray_ids import node_hex
+        if s.node_id not in (host, node_hex(host)) and not s.soft:
             raise ValueError("%s: NodeAffinitySchedulingStrategy(node_id=%r, soft=False): no "
-                             "such node; the weir server runs its calls on %r (ray.nodes()); "
-                             "soft=True falls back to it" % (what, s.node_id, host))
+                             "such node; the weir server runs its calls on %r (NodeID %s in "
+                             "ray.nodes()); soft=True falls back to it"
+                             % (what, s.node_id, host, node_hex(host)))
         return None
     if pg is None:
         return None

@@ -6,9 +6,10 @@ is left out, as Ray does."""
 
 import os
 import socket
-from typing import Any, Dict, List, Optional, Union
+from typing import Any, Dict, List, Optional, Tuple, Union
 
 from ...remote import actors as _actors_mod
+from ...remote import ray_ids as _ids
 from ...remote import session as _session
 from ...remote import warm as _warm
 from . import actors as _actors
@@ -34,46 +35,80 @@ def _in_task() -> bool:
     return api._in_task()
 
 
+def _scope() -> str:
+    """The program's tag (remote/ray_ids.py's scope): the same in the program and all its
+    tasks; a call that is a job (and a detached actor) is a scope of its own."""
+    tag = os.environ.get("WEIR_WARM_TAG")
+    if tag and _in_task():
+        return tag
+    if "WEIR_JOB_ID" in os.environ and not os.environ.get("WEIR_WARM_DIR"):
+        return job_scope(os.environ["WEIR_JOB_ID"])
+    _ensure()
+    return str(_warm.pool_of(_session._get_session()).tag)
+
+
+def job_scope(job: Any) -> str:
+    """The scope of a call that is weir job `job` (remote/futures.py's Future says the
+    same)."""
+    return "weir-job-%s" % job
+
+
+def _actor_key() -> Optional[Tuple[str, int]]:
+    """(scope, number) of the actor whose process this is, or None."""
+    aid = os.environ.get("WEIR_WARM_ACTOR", "")
+    if aid:
+        tag, _, n = aid.rpartition("-")
+        return tag, int(n) if n.isdigit() else 0
+    entry = os.environ.get("WEIR_DETACHED")
+    if entry:  # a detached actor's process: its handles' folder, number 0
+        return _actors_mod.DETACHED + entry, 0
+    return None
+
+
 class RuntimeContext:
-    """ray.get_runtime_context(): where the code runs.  The job is Ray's: the program (its
-    warm folder's tag, the same in the program and all its tasks); the task is the call
-    (TAG-CALL on a warm worker, JOB.ATTEMPT for a call that is a job; None in the program
-    itself); the worker is the weir job that runs it; the node is the host."""
+    """ray.get_runtime_context(): where the code runs, its ids in Ray's forms (hex strings
+    of Ray's lengths, remote/ray_ids.py).  The job is Ray's: the program (the same in the
+    program and all its tasks); the task is the call (None in the program itself); the
+    worker is the weir job that runs it; the node is the host."""
 
     @property
     def namespace(self) -> Optional[str]:
         return _state().namespace or os.environ.get("WEIR_RAY_NAMESPACE")
 
-    def get_job_id(self) -> Optional[str]:
-        tag = os.environ.get("WEIR_WARM_TAG")
-        if tag and _in_task():
-            return tag
-        if "WEIR_JOB_ID" in os.environ and not os.environ.get("WEIR_WARM_DIR"):
-            return os.environ.get("WEIR_JOB_ID")  # a call that is a job
-        _ensure()
-        return str(_warm.pool_of(_session._get_session()).tag)
+    def get_job_id(self) -> str:
+        """The program's job id: 8 hex digits."""
+        return _ids.job_hex(_scope())
 
     def get_task_id(self) -> Optional[str]:
+        """The call's task id (48 hex digits, the ref's task_id().hex() in the caller);
+        None in the program."""
         import sys
         from ...worker import warm as _wmod
         worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
-        if worker is not None and worker.current:
-            return "%s-%d" % (os.environ.get("WEIR_WARM_TAG", "x"), worker.current)
+        actor = _actor_key()
+        if worker is not None:
+            cid = _running_call(worker)
+            if cid:
+                return _ids.task_hex(os.environ.get("WEIR_WARM_TAG", "x"), cid,
+                                     actor[1] if actor is not None else None)
         job = os.environ.get("WEIR_JOB_ID")
         if job is None:
             return None
-        return "%s.%s" % (job, os.environ.get("WEIR_ATTEMPT", "1"))
+        return _ids.task_hex(job_scope(job), 0)
 
     def get_worker_id(self) -> Optional[str]:
         """The weir job of the worker that runs this (None in the program)."""
         return os.environ.get("WEIR_JOB_ID")
 
     def get_node_id(self) -> str:
-        return socket.gethostname()
+        """The node's id: 56 hex digits (ray.nodes()' NodeID)."""
+        return _ids.node_hex(socket.gethostname())
 
     def get_actor_id(self) -> Optional[str]:
-        """The actor's id in an actor's method (or constructor), else None."""
-        return os.environ.get("WEIR_WARM_ACTOR")
+        """The actor's id (32 hex digits, its handles' `_actor_id.hex()`) in an actor's
+        method (or constructor), else None."""
+        key = _actor_key()
+        return _ids.actor_hex(*key) if key is not None else None
 
     def get_actor_name(self) -> Optional[str]:
         """The actor's name= in a named actor's method, else None."""
@@ -85,9 +120,9 @@ class RuntimeContext:
         """The handle of the actor whose method runs here (to pass to others)."""
         import sys
         from ...worker import warm as _wmod
-        aid = self.get_actor_id()
+        aid = os.environ.get("WEIR_WARM_ACTOR")
         folder = os.environ.get("WEIR_WARM_DIR")
-        if aid is None or not folder:
+        if not aid or not folder:
             raise RuntimeError("ray.get_runtime_context().current_actor: this is not an "
                                "actor's process")
         worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
@@ -102,21 +137,24 @@ class RuntimeContext:
         return self.get_actor_id() is not None and \
             os.environ.get("WEIR_WARM_ACTOR_RESTARTS", "0") not in ("", "0")
 
+    # Ray's older names: the ids as Ray's id objects (each equal to its hex string too)
     @property
-    def job_id(self) -> Optional[str]:
-        return self.get_job_id()
+    def job_id(self) -> _ids.JobID:
+        return _ids.JobID(self.get_job_id())
 
     @property
-    def task_id(self) -> Optional[str]:
-        return self.get_task_id()
+    def task_id(self) -> Optional[_ids.TaskID]:
+        t = self.get_task_id()
+        return _ids.TaskID(t) if t is not None else None
 
     @property
-    def actor_id(self) -> Optional[str]:
-        return self.get_actor_id()
+    def actor_id(self) -> Optional[_ids.ActorID]:
+        a = self.get_actor_id()
+        return _ids.ActorID(a) if a is not None else None
 
     @property
-    def node_id(self) -> str:
-        return self.get_node_id()
+    def node_id(self) -> _ids.NodeID:
+        return _ids.NodeID(self.get_node_id())
 
     @property
     def gcs_address(self) -> str:
@@ -135,12 +173,12 @@ class RuntimeContext:
 
     def get(self) -> Dict[str, Any]:
         """Ray's older form: the ids as a dict (task_id and actor_id where there are)."""
-        out: Dict[str, Any] = {"job_id": self.get_job_id(), "node_id": self.get_node_id(),
+        out: Dict[str, Any] = {"job_id": self.job_id, "node_id": self.node_id,
                                "namespace": self.namespace}
-        if self.get_task_id() is not None:
-            out["task_id"] = self.get_task_id()
-        if self.get_actor_id() is not None:
-            out["actor_id"] = self.get_actor_id()
+        if self.task_id is not None:
+            out["task_id"] = self.task_id
+        if self.actor_id is not None:
+            out["actor_id"] = self.actor_id
         return out
 
     def get_accelerator_ids(self) -> Dict[str, List[str]]:
@@ -158,13 +196,29 @@ class RuntimeContext:
         return out
 
 
+def _running_call(worker: Any) -> int:
+    """The call of a warm worker that runs this code: in an async actor the one of the
+    current asyncio task, else the one this thread runs (a threaded actor's), else the one
+    the worker runs now (0: none)."""
+    if getattr(worker, "aloop", None) is not None:
+        import asyncio
+        try:
+            me = asyncio.current_task()
+        except RuntimeError:
+            me = None
+        for cid, task in list(worker.atasks.items()):
+            if task is me:
+                return int(cid)
+    return int(getattr(getattr(worker, "local", None), "cid", 0) or worker.current or 0)
+
+
 def nodes() -> List[Dict[str, Any]]:
     """The nodes, as Ray lists them: weir's server runs its calls on one node here (its
     declared resources); Slurm's nodes are not listed."""
     _ensure()
     res = _present(_declared())
     host = socket.gethostname()
-    return [{"NodeID": host, "Alive": True, "NodeManagerAddress": host,
+    return [{"NodeID": _ids.node_hex(host), "Alive": True, "NodeManagerAddress": host,
              "NodeManagerHostname": host, "NodeName": host, "Resources": res,
              "alive": True}]
 
