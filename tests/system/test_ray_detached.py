@@ -12,9 +12,11 @@ import textwrap
 
 from conftest import wait_no_procs
 from test_ray_programs import cli_describe, jobs
-from test_ray_warm import WORKER_MARK, run_ok, weir_run
+from test_ray_warm import RUN_TMP, WORKER_MARK, run_ok, weir_run
 
-DETACHED_MARK = "WEIR_DETACHED="
+# a detached actor's socket folder is made in its program's TMPDIR, this test run's own
+# (test_ray_warm.py): the check sees this run's actors only
+DETACHED_MARK = "WEIR_DETACHED_SOCK=" + RUN_TMP + "/"
 
 
 def write(tmp_path, name, text):
