@@ -303,6 +303,7 @@ static struct dag_spec *dag_create(void)
 		return NULL;
 	dag->start_date_ms = CRON_NEVER;
 	dag->end_date_ms = CRON_NEVER;
+	dag->runs_after_ms = CRON_NEVER;
 	dag->max_active_runs = DAG_DEFAULT_ACTIVE_RUNS;
 	dag->max_active_tasks = DAG_DEFAULT_ACTIVE_TASKS;
 	dag->params = json_object();
@@ -517,6 +518,8 @@ void dag_spec_destroy(struct dag_spec *dag)
 	strvec_release(&dag->dataset_aliases);
 	json_decref(dag->dataset_condition);
 	free(dag->schedule_events);
+	free(dag->schedule_runs);
+	free(dag->timetable_description);
 	free(dag->default_args.pool);
 	free(dag->default_args.queue);
 	dag_notify_destroy(dag->default_args.notify);

@@ -173,7 +173,7 @@ static json_t *schedule_json(const struct dag_spec *dag)
 {
 	const struct cron *c = &dag->schedule;
 	bool both = c->kind == CRON_EXPR && dag_on_datasets(dag);
-	if (c->kind == CRON_DELTA || c->kind == CRON_EVENTS)
+	if (c->kind == CRON_DELTA || c->kind == CRON_EVENTS || c->kind == CRON_RUNS)
 		return dag_timetable_json(dag);
 	if (!c->trigger && !both && dag->dataset_condition)
 		return json_pack("{s:O}", "datasets", dag->dataset_condition);

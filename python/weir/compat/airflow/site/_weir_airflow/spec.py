@@ -25,6 +25,10 @@ from typing import Any, Dict, List, Optional, Set
 # The folder put first on sys.path so that `import airflow` is weir's (this package's too).
 SITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# The plugins folder the processor put on sys.path (processor.prepare_path), if any: a task
+# started cold gets it on its PYTHONPATH too.
+PLUGINS: List[str] = []
+
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
 _PRESETS = ("@once", "@continuous", "@hourly", "@daily", "@midnight", "@weekly", "@monthly",
             "@yearly", "@annually")
@@ -228,7 +232,8 @@ def schedule_of(dag: Any) -> Any:
     too) or five cron fields; a list of dataset URIs; {datasets: CONDITION} for `|`; a mapping
     {cron|trigger: EXPR, interval: SECONDS, datasets: ...} for a CronTriggerTimetable and a
     DatasetOrTimeSchedule; {delta: {months, seconds}} for a relativedelta; {events: [...],
-    restrict_to_events: B} for an EventsTimetable.  A timedelta becomes the cron expression
+    restrict_to_events: B} for an EventsTimetable; {runs: [...], ...} for a custom Timetable
+    (timetable_runs.py).  A timedelta becomes the cron expression
     that fires at the same times from start_date when one does, else a delta."""
     from airflow.timetables.base import Timetable
 
@@ -240,11 +245,10 @@ def schedule_of(dag: Any) -> Any:
                         "max_active_runs <= 1 (schedule=\"@continuous\" runs one run at a "
                         "time: add max_active_runs=1)", dag.lineno)
     if out is None and isinstance(s, Timetable):
-        raise SpecError("schedule %r: a custom timetable (%s) is not supported: weir's "
-                        "scheduler runs its schedules in C and calls no timetable's "
-                        "methods; write a cron, a timedelta or relativedelta, "
-                        "CronTriggerTimetable, EventsTimetable or datasets"
-                        % (s, type(s).__name__), dag.lineno)
+        # a custom timetable: its next runs, listed now (timetable_runs.py)
+        from _weir_airflow.timetable_runs import custom_runs
+
+        return custom_runs(s, dag)
     if out is None:
         raise SpecError("schedule %r: not supported yet; expected a cron expression, a "
                         "preset, a timedelta or relativedelta, None, datasets (a list, &, |), "
@@ -352,7 +356,8 @@ def runner_command(fileloc: str, dag_id: str, task_id: str, python: str) -> str:
     words = [python, "-m", "_weir_airflow.run_task", fileloc, dag_id, task_id]
     cmd = ('exec ${WEIR_AIRFLOW_WARM:+"$WEIR_AIRFLOW_WARM" airflow-warm} '
            + " ".join(shlex.quote(w) for w in words))
-    path = "PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} " % shlex.quote(SITE)
+    site = SITE + (":" + PLUGINS[0] if PLUGINS else "")
+    path = "PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} " % shlex.quote(site)
     return no_template(path + cmd)
 
 
