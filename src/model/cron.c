@@ -721,6 +721,28 @@ struct schedule_interval schedule_manual_interval(const struct cron *c, int64_t 
 	return iv;
 }
 
+struct schedule_interval schedule_manual_interval_ending(const struct cron *c, int64_t logical_ms,
+                                                         int64_t before_ms)
+{
+	struct schedule_interval iv = {logical_ms, logical_ms};
+
+	if (before_ms > 0) {
+		iv.start_ms = logical_ms - before_ms;
+	} else if (c->kind == CRON_DELTA) {
+		iv.start_ms = cron_delta_add(c, logical_ms, -1);
+	} else if (c->kind == CRON_EXPR && !c->trigger) {
+		int64_t end = cron_matches(c, logical_ms) ? logical_ms : cron_prev(c, logical_ms);
+		int64_t start = end == CRON_NEVER ? CRON_NEVER : cron_prev(c, end);
+		if (start == CRON_NEVER)
+			return schedule_manual_interval(c, logical_ms);
+		iv.start_ms = start;
+		iv.end_ms = end;
+	} else {
+		return schedule_manual_interval(c, logical_ms);
+	}
+	return iv;
+}
+
 bool schedule_continuous_due(int64_t start_ms, int64_t end_ms, int64_t last_end_ms, bool active,
                              int64_t now_ms, struct schedule_interval *iv)
 {

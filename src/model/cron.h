@@ -202,6 +202,17 @@ bool schedule_continuous_due(int64_t start_ms, int64_t end_ms, int64_t last_end_
  * infer_manual_data_interval; docs/airflow.md). */
 struct schedule_interval schedule_manual_interval(const struct cron *c, int64_t logical_ms);
 
+/* A manual run's data interval as Airflow's infer_manual_data_interval
+ * gives it (an Airflow DAG's `manual_interval:`, model/dag_spec.h): with
+ * before_ms > 0 (a timedelta schedule) [D - before_ms, D]; a cron
+ * expression's period that ends at the latest fire time at or before D
+ * (CronDataIntervalTimetable: @daily triggered at 2024-05-06T00:00 covers
+ * 05-05 to 05-06, and at 10:30 the same); a delta schedule's step that ends
+ * at D; any other schedule (a trigger cron, events, @once, runs, none):
+ * schedule_manual_interval's. */
+struct schedule_interval schedule_manual_interval_ending(const struct cron *c, int64_t logical_ms,
+                                                         int64_t before_ms);
+
 /* Calendar helpers (UTC, proleptic Gregorian). */
 
 /* Parses "2024-01-31", "2024-01-31T06:00", "2024-01-31 06:00:00",

@@ -316,6 +316,13 @@ struct dag_spec {
 	int64_t start_date_ms;         /* CRON_NEVER: not given (required with a schedule) */
 	int64_t end_date_ms;           /* CRON_NEVER: none */
 	bool catchup;                  /* default false */
+	/* `manual_interval:` (written by the Airflow DAG processor): a manual run's
+	 * data interval is the period that ends at or before its logical date, as
+	 * Airflow's infer_manual_data_interval (model/cron.h's
+	 * schedule_manual_interval_ending), not weir's; before_ms > 0: the
+	 * timedelta of a timedelta schedule ([D - before, D]) */
+	bool manual_ending;
+	int64_t manual_before_ms;
 	int max_active_runs;
 	int max_active_tasks;
 	int64_t dagrun_timeout_s; /* `dagrun_timeout`: a running run older than this (from

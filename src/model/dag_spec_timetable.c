@@ -5,8 +5,9 @@
  * (Airflow's EventsTimetable), and `schedule: {runs: [{start, end, after},
  * ...], summary, description, after, more}` (the runs a custom Timetable
  * gave the DAG processor: docs/internals/airflow.md, "Custom timetables"),
- * into dag->schedule (model/cron.h); and their JSON form.  `@continuous` is a preset of cron_parse;
- * its one rule, that at most one run is active, is checked here too. */
+ * into dag->schedule (model/cron.h); and their JSON form.  Also the DAG's
+ * `manual_interval:` (an Airflow DAG's manual runs' data interval).  `@continuous` is a preset of
+ * cron_parse; its one rule, that at most one run is active, is checked here too. */
 #include "model/dag_spec_internal.h"
 
 #include <stdio.h>
@@ -322,4 +323,34 @@ int dag_check_timetable(struct field_reader *r, const struct dag_spec *dag)
 		                  "beside it (as Airflow's ContinuousTimetable requires)");
 	}
 	return 0;
+}
+
+int dag_read_manual_interval(struct field_reader *r, struct dag_spec *dag, json_t *val)
+{
+	static const char *const keys[] = {"before", NULL};
+	json_t *before = json_object_get(val, "before");
+	long long n;
+
+	if (json_is_string(val) && !strcmp(json_string_value(val), "ending")) {
+		dag->manual_ending = true;
+		dag->manual_before_ms = 0;
+		return 0;
+	}
+	if (field_need_type(r, val, "ending or {before: SECONDS}", json_is_object(val) && before) <
+	        0 ||
+	    field_check_keys(r, val, "manual_interval", keys) < 0)
+		return -1;
+	field_at(r, "manual_interval", "before", 0);
+	if (field_get_int(r, before, 1, 100LL * 366 * 86400, &n) < 0)
+		return -1;
+	dag->manual_ending = true;
+	dag->manual_before_ms = n * 1000;
+	return 0;
+}
+
+json_t *dag_manual_interval_json(const struct dag_spec *dag)
+{
+	if (dag->manual_before_ms > 0)
+		return json_pack("{s:I}", "before", (json_int_t)(dag->manual_before_ms / 1000));
+	return json_string("ending");
 }

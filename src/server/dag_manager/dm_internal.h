@@ -312,7 +312,10 @@ int dm_run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const struct dag_event *ev, struct weir_error *err);
 
 /* Runs: a run id users may give ([A-Za-z0-9_.:+-], bounded); a new run
- * with its TIs (WEIR_E_CONFLICT for a run id or logical date taken). */
+ * with its TIs (WEIR_E_CONFLICT for a run id or logical date taken), its
+ * data interval the schedule's for its logical date, a manual run's by
+ * schedule_manual_interval() or, for a DAG with `manual_interval:`,
+ * schedule_manual_interval_ending() (a backfill__ run: the schedule's). */
 int dm_check_run_id(const char *run_id, struct weir_error *err);
 int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
                   const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,

@@ -277,9 +277,14 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
                   struct weir_error *err)
 {
 	const struct cron *c = &e->spec->schedule;
-	struct schedule_interval iv = !strcmp(run_type, "manual")
-	                                  ? schedule_manual_interval(c, logical)
-	                                  : schedule_data_interval(c, logical);
+	struct schedule_interval iv = schedule_data_interval(c, logical);
+
+	/* a trigger's; a backfill's runs (`weir dags backfill`: backfill__DATE,
+	 * made through the trigger) keep the scheduled runs' intervals */
+	if (!strcmp(run_type, "manual") && strncmp(run_id, "backfill__", 10))
+		iv = e->spec->manual_ending
+		         ? schedule_manual_interval_ending(c, logical, e->spec->manual_before_ms)
+		         : schedule_manual_interval(c, logical);
 
 	return create_run(dm, e, run_id, run_type, logical, iv, conf, out, err);
 }

@@ -4,7 +4,8 @@
  * event in order, start and end dates not bounding it, a manual run
  * restricted to the events), @continuous (one run at a time, each interval
  * from the previous one's end to now), a custom timetable's list of runs
- * (each with its interval, due at its run_after). */
+ * (each with its interval, due at its run_after), and an Airflow DAG's
+ * manual run's interval (the period that ends at or before its date). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -156,6 +157,35 @@ static void test_listed_runs_come_due_at_their_run_after(void **state)
 	assert_int_equal(cron_set_runs(&c, bad, 1, "x", &err), -1);
 }
 
+static void test_a_manual_interval_ending_at_the_date(void **state)
+{
+	struct cron daily, trig, months;
+	struct weir_error err = {0};
+	struct schedule_interval iv;
+	(void)state;
+	assert_int_equal(cron_parse("@daily", &daily, &err), 0);
+	/* Airflow's CronDataIntervalTimetable: @daily triggered at 05-06 00:00 or 10:30
+	 * covers 05-05 to 05-06 (weir's own rule: 05-06 to 05-07, or from 10:30) */
+	iv = schedule_manual_interval_ending(&daily, T(2024, 5, 6, 0, 0), 0);
+	assert_true(iv.start_ms == T(2024, 5, 5, 0, 0) && iv.end_ms == T(2024, 5, 6, 0, 0));
+	iv = schedule_manual_interval_ending(&daily, T(2024, 5, 6, 10, 30), 0);
+	assert_true(iv.start_ms == T(2024, 5, 5, 0, 0) && iv.end_ms == T(2024, 5, 6, 0, 0));
+	iv = schedule_manual_interval(&daily, T(2024, 5, 6, 0, 0));
+	assert_true(iv.start_ms == T(2024, 5, 6, 0, 0) && iv.end_ms == T(2024, 5, 7, 0, 0));
+	/* a timedelta: that long before the date, off the grid too */
+	iv = schedule_manual_interval_ending(&daily, T(2024, 5, 6, 10, 30), 3600000);
+	assert_true(iv.start_ms == T(2024, 5, 6, 9, 30) && iv.end_ms == T(2024, 5, 6, 10, 30));
+	/* a relativedelta of a month: the step back, clamped to the month's end */
+	months = delta(1, 0);
+	iv = schedule_manual_interval_ending(&months, T(2024, 3, 31, 0, 0), 0);
+	assert_true(iv.start_ms == T(2024, 2, 29, 0, 0) && iv.end_ms == T(2024, 3, 31, 0, 0));
+	/* a trigger cron keeps weir's rule */
+	assert_int_equal(cron_parse("@daily", &trig, &err), 0);
+	trig.trigger = true;
+	iv = schedule_manual_interval_ending(&trig, T(2024, 5, 6, 10, 30), 0);
+	assert_true(iv.start_ms == T(2024, 5, 6, 10, 30));
+}
+
 static void test_continuous_runs_one_at_a_time(void **state)
 {
 	struct schedule_interval iv;
@@ -207,6 +237,7 @@ int main(void)
 	    cmocka_unit_test(test_a_step_without_catchup_takes_the_latest_interval),
 	    cmocka_unit_test(test_events_run_in_order_unbounded_by_the_dates),
 	    cmocka_unit_test(test_listed_runs_come_due_at_their_run_after),
+	    cmocka_unit_test(test_a_manual_interval_ending_at_the_date),
 	    cmocka_unit_test(test_continuous_runs_one_at_a_time),
 	    cmocka_unit_test(test_bad_deltas),
 	};

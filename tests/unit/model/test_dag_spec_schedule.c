@@ -179,6 +179,25 @@ static void test_delta_events_continuous_and_conditions(void **state)
 	assert_true(d->runs_after_ms == CRON_NEVER && !d->runs_more);
 	dag_spec_destroy(d);
 
+	/* an Airflow DAG's manual runs: the period that ends at the date */
+	d = parse_ok("dag_id: m\nschedule: '@daily'\nmanual_interval: ending\n"
+	             "start_date: 2024-01-01\n" TASKS);
+	assert_true(d->manual_ending && d->manual_before_ms == 0);
+	b = round_trip(d);
+	assert_true(b->manual_ending && b->manual_before_ms == 0);
+	dag_spec_destroy(b);
+	dag_spec_destroy(d);
+	d = parse_ok("dag_id: m\nschedule: '0 * * * *'\nmanual_interval: {before: 3600}\n"
+	             "start_date: 2024-01-01\n" TASKS);
+	assert_true(d->manual_ending && d->manual_before_ms == 3600000);
+	b = round_trip(d);
+	assert_true(b->manual_before_ms == 3600000);
+	dag_spec_destroy(b);
+	dag_spec_destroy(d);
+	d = parse_ok("dag_id: m\nschedule: '@daily'\nstart_date: 2024-01-01\n" TASKS);
+	assert_false(d->manual_ending);
+	dag_spec_destroy(d);
+
 	/* @continuous with max_active_runs 1; a condition of datasets alone */
 	d = parse_ok("dag_id: c\nschedule: '@continuous'\nmax_active_runs: 1\n"
 	             "start_date: 2024-01-01\n" TASKS);
@@ -215,6 +234,9 @@ static void test_delta_events_continuous_and_conditions(void **state)
 	             "schedule.runs: run 0: its data interval ends before it starts");
 	expect_error("dag_id: r\nschedule: {runs: [], cron: '@daily'}\n" TASKS,
 	             "schedule.cron: runs: goes with summary, description, after and more alone");
+	expect_error("dag_id: m\nmanual_interval: starting\n" TASKS,
+	             "manual_interval: expected ending or {before: SECONDS}");
+	expect_error("dag_id: m\nmanual_interval: {before: 0}\n" TASKS, "manual_interval.before");
 	expect_error("dag_id: a\nschedule: {datasets: {any: []}}\n" TASKS,
 	             "schedule.datasets.any: expected a list of dataset URIs and conditions");
 	expect_error(

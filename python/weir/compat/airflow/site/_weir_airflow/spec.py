@@ -293,6 +293,28 @@ def _schedule(s: Any, dag: Any) -> Any:
     return _timetable(s, dag)
 
 
+def manual_interval(dag: Any) -> Any:
+    """How a manual run's data interval is inferred, as Airflow's timetable infers it
+    (docs/dags.md, `manual_interval:`): "ending" for a cron (CronDataIntervalTimetable: the
+    period that ends at the latest fire time at or before the run's date) and a
+    relativedelta (the step that ends at it); {"before": SECONDS} for a timedelta (that
+    long before it, whatever cron weir schedules it on); None for any other schedule, whose
+    manual runs weir and Airflow give the same interval."""
+    from airflow.timetables.interval import CronDataIntervalTimetable, DeltaDataIntervalTimetable
+
+    s = dag.schedule
+    if isinstance(s, DeltaDataIntervalTimetable):
+        s = s._delta
+    if isinstance(s, _dt.timedelta):
+        total = int(s.total_seconds())
+        return {"before": total} if total > 0 else None
+    if _is_relativedelta(s) or isinstance(s, CronDataIntervalTimetable):
+        return "ending"
+    if isinstance(s, str) and s not in ("@once", "@continuous"):
+        return "ending"
+    return None
+
+
 def schedule_zone(dag: Any) -> Optional[str]:
     """The zone of the schedule's wall clock (None: UTC): a cron timetable's own, else the
     DAG's (start_date's tzinfo, as Airflow takes it); none for a fixed duration."""
@@ -649,6 +671,9 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if dag.end_date is not None:
         doc["end_date"] = utc_text(dag.end_date, "end_date", dag.lineno)
     doc["catchup"] = bool(dag.catchup)
+    manual = manual_interval(dag)
+    if manual is not None:
+        doc["manual_interval"] = manual
     doc["max_active_runs"] = dag.max_active_runs
     doc["max_active_tasks"] = dag.max_active_tasks
     if getattr(dag, "dagrun_timeout", None) is not None:
