@@ -79,8 +79,9 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 	              s ? s->max_active_tasks : 0, "has_import_errors",
 	              row->import_error && *row->import_error, "last_parsed_time",
 	              json_util_time_airflow(row->last_parsed_at), "timetable_description",
-	              s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
-	              : s && dag_on_datasets(s)          ? json_string("Triggered by datasets")
+	              s && s->timetable_description        ? json_string(s->timetable_description)
+	              : s && s->schedule.kind != CRON_NONE ? json_string(s->schedule.text)
+	              : s && dag_on_datasets(s)            ? json_string("Triggered by datasets")
 	                                        : json_string("Never, external triggers only"));
 	if (o && s && next != CRON_NEVER) {
 		struct schedule_interval iv = schedule_data_interval(&s->schedule, next);
@@ -89,7 +90,7 @@ json_t *dag_view_dag(const struct dag_row *row, const struct dag_spec *s, int64_
 		json_object_set_new(o, "next_dagrun_data_interval_end",
 		                    json_util_time_airflow(iv.end_ms));
 		json_object_set_new(o, "next_dagrun_create_after",
-		                    json_util_time_airflow(iv.end_ms));
+		                    json_util_time_airflow(schedule_due_at(&s->schedule, next)));
 	} else if (o) {
 		json_object_set_new(o, "next_dagrun_data_interval_start", json_null());
 		json_object_set_new(o, "next_dagrun_data_interval_end", json_null());

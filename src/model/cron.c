@@ -459,6 +459,38 @@ int cron_set_events(struct cron *out, const int64_t *events, size_t n, bool rest
 	return 0;
 }
 
+int cron_set_runs(struct cron *out, const struct schedule_run *runs, size_t n, const char *text,
+                  struct weir_error *err)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (runs[i].end_ms < runs[i].start_ms)
+			return weir_error_set(err, WEIR_E_INVALID,
+			                      "run %zu: its data interval ends before it starts",
+			                      i);
+		if (i > 0 && runs[i].start_ms <= runs[i - 1].start_ms)
+			return weir_error_set(
+			    err, WEIR_E_INVALID,
+			    "run %zu does not start after run %zu: expected the runs "
+			    "in order, each once",
+			    i, i - 1);
+	}
+	memset(out, 0, sizeof *out);
+	out->kind = CRON_RUNS;
+	out->runs = runs;
+	out->n_runs = n;
+	snprintf(out->text, sizeof out->text, "%s", text);
+	return 0;
+}
+
+/* The listed run whose start is `logical_ms`, or NULL. */
+static const struct schedule_run *listed_run(const struct cron *c, int64_t logical_ms)
+{
+	for (size_t i = 0; c->kind == CRON_RUNS && i < c->n_runs; i++)
+		if (c->runs[i].start_ms == logical_ms)
+			return &c->runs[i];
+	return NULL;
+}
+
 /* t plus `months` calendar months in UTC, the day clamped to the month. */
 static int64_t add_months(int64_t t, int64_t months)
 {
@@ -659,8 +691,19 @@ struct schedule_interval schedule_data_interval(const struct cron *c, int64_t lo
 		int64_t next = cron_next(c, logical_ms);
 		if (next != CRON_NEVER)
 			iv.end_ms = next;
+	} else if (c->kind == CRON_RUNS) {
+		const struct schedule_run *r = listed_run(c, logical_ms);
+		if (r)
+			iv.end_ms = r->end_ms;
 	}
 	return iv;
+}
+
+int64_t schedule_due_at(const struct cron *c, int64_t logical_ms)
+{
+	const struct schedule_run *r = listed_run(c, logical_ms);
+
+	return r ? r->after_ms : schedule_data_interval(c, logical_ms).end_ms;
 }
 
 struct schedule_interval schedule_manual_interval(const struct cron *c, int64_t logical_ms)
@@ -668,11 +711,35 @@ struct schedule_interval schedule_manual_interval(const struct cron *c, int64_t 
 	struct schedule_interval iv = schedule_data_interval(c, logical_ms);
 	size_t i = 0;
 
+	if (c->kind == CRON_RUNS)
+		return (struct schedule_interval){logical_ms, logical_ms};
 	if (c->kind != CRON_EVENTS || !c->restrict_to_events || c->n_events == 0)
 		return iv;
 	while (i + 1 < c->n_events && c->events[i + 1] <= logical_ms)
 		i++;
 	iv.start_ms = iv.end_ms = c->events[i];
+	return iv;
+}
+
+struct schedule_interval schedule_manual_interval_ending(const struct cron *c, int64_t logical_ms,
+                                                         int64_t before_ms)
+{
+	struct schedule_interval iv = {logical_ms, logical_ms};
+
+	if (before_ms > 0) {
+		iv.start_ms = logical_ms - before_ms;
+	} else if (c->kind == CRON_DELTA) {
+		iv.start_ms = cron_delta_add(c, logical_ms, -1);
+	} else if (c->kind == CRON_EXPR && !c->trigger) {
+		int64_t end = cron_matches(c, logical_ms) ? logical_ms : cron_prev(c, logical_ms);
+		int64_t start = end == CRON_NEVER ? CRON_NEVER : cron_prev(c, end);
+		if (start == CRON_NEVER)
+			return schedule_manual_interval(c, logical_ms);
+		iv.start_ms = start;
+		iv.end_ms = end;
+	} else {
+		return schedule_manual_interval(c, logical_ms);
+	}
 	return iv;
 }
 
@@ -712,6 +779,16 @@ static int64_t next_event(const struct cron *c, int64_t last_ms)
 	return CRON_NEVER;
 }
 
+/* A runs schedule's next logical date: the first listed run that starts
+ * after the latest run's. */
+static int64_t next_listed(const struct cron *c, int64_t last_ms)
+{
+	for (size_t i = 0; i < c->n_runs; i++)
+		if (last_ms == CRON_NEVER || c->runs[i].start_ms > last_ms)
+			return c->runs[i].start_ms;
+	return CRON_NEVER;
+}
+
 /* A trigger schedule's next logical date: its fire time F, less the
  * interval. */
 static int64_t next_trigger(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
@@ -747,6 +824,8 @@ static int64_t next_candidate(const struct cron *c, int64_t start_ms, int64_t en
 		return next_delta(c, start_ms, end_ms, catchup, last_ms, now_ms);
 	if (c->kind == CRON_EVENTS)
 		return next_event(c, last_ms);
+	if (c->kind == CRON_RUNS)
+		return next_listed(c, last_ms);
 	if (c->kind != CRON_EXPR)
 		return CRON_NEVER;
 	if (c->trigger)
@@ -775,8 +854,7 @@ size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms,
 		int64_t s = next_candidate(c, start_ms, end_ms, catchup, last_ms, now_ms);
 		if (s == CRON_NEVER)
 			break;
-		struct schedule_interval iv = schedule_data_interval(c, s);
-		if (iv.end_ms > now_ms || (c->kind == CRON_ONCE && s > now_ms))
+		if (schedule_due_at(c, s) > now_ms || (c->kind == CRON_ONCE && s > now_ms))
 			break;
 		out[n++] = s;
 		last_ms = s;
@@ -798,5 +876,5 @@ int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms
 	s = next_candidate(c, start_ms, end_ms, catchup, last_ms, now_ms);
 	if (s == CRON_NEVER)
 		return CRON_NEVER;
-	return schedule_data_interval(c, s).end_ms;
+	return schedule_due_at(c, s);
 }

@@ -50,6 +50,18 @@ enum cron_kind {
 	                  * (Airflow's DeltaDataIntervalTimetable of a
 	                  * relativedelta): cron_delta_add */
 	CRON_EVENTS,     /* a list of times (Airflow's EventsTimetable) */
+	CRON_RUNS,       /* a list of runs, each with its data interval and
+	                  * the time it is due: what a custom Timetable's
+	                  * next_dagrun_info gave (the DAG processor calls it) */
+};
+
+/* One run of a CRON_RUNS schedule: its data interval [start_ms, end_ms]
+ * (its logical date is start_ms, as Airflow's DagRunInfo) and when it is
+ * made (run_after). */
+struct schedule_run {
+	int64_t start_ms;
+	int64_t end_ms;
+	int64_t after_ms;
 };
 
 /* The most months a delta schedule may step (100 years). */
@@ -82,6 +94,10 @@ struct cron {
 	size_t n_events;
 	bool restrict_to_events; /* a manual run's data interval: the latest
 	                          * event at or before it (the first if none) */
+	/* CRON_RUNS: the runs, by start, each after the one before (borrowed,
+	 * as events) */
+	const struct schedule_run *runs;
+	size_t n_runs;
 };
 
 /* Parses `text` (NULL: no schedule) into `out`.  0, or -1 with err naming
@@ -105,6 +121,13 @@ int cron_set_delta(struct cron *out, int32_t months, int64_t ms, const char *tex
 int cron_set_events(struct cron *out, const int64_t *events, size_t n, bool restrict_to_events,
                     struct weir_error *err);
 
+/* A runs schedule over `runs` (n of them, at most 0 allowed: a timetable
+ * that has no run left; each one's start after the one before, its end
+ * not before its start; borrowed) into `out`, `text` its summary.  0, or
+ * -1 with err naming the run out of order. */
+int cron_set_runs(struct cron *out, const struct schedule_run *runs, size_t n, const char *text,
+                  struct weir_error *err);
+
 /* `t_ms` plus the delta schedule's step `times` times (negative: minus),
  * each step months first then milliseconds, as dateutil adds a
  * relativedelta. */
@@ -120,7 +143,8 @@ int64_t cron_prev(const struct cron *c, int64_t before_ms);
 /* Whether `t_ms` is a fire time (whole minute, every field matching). */
 bool cron_matches(const struct cron *c, int64_t t_ms);
 
-/* A run's data interval [start_ms, end_ms).  Airflow's rule: the run whose
+/* A run's data interval [start_ms, end_ms).  CRON_RUNS: the listed run's
+ * whose start is logical_ms (none listed: [D, D]).  Airflow's rule: the run whose
  * logical date is D covers [D, next fire after D) and is due once that
  * interval has ended.  A trigger schedule's run covers [D, D + interval]
  * and is due at D + interval, its fire time.  For CRON_ONCE and CRON_NONE (and a manual run of
@@ -131,6 +155,10 @@ struct schedule_interval {
 	int64_t end_ms;
 };
 struct schedule_interval schedule_data_interval(const struct cron *c, int64_t logical_ms);
+
+/* When the scheduled run of `logical_ms` is due: its data interval's end,
+ * or a listed run's run_after (CRON_RUNS). */
+int64_t schedule_due_at(const struct cron *c, int64_t logical_ms);
 
 /* The logical dates of the scheduled runs due at `now_ms` that come after
  * `last_ms` (the logical date of the latest scheduled run so far, or
@@ -144,6 +172,9 @@ struct schedule_interval schedule_data_interval(const struct cron *c, int64_t lo
  *     fire time that has come (newer Airflow's first run of a
  *     CronTriggerTimetable; Airflow 2.x before 2.10 waits for the next one);
  *     end_ms bounds the fire times.
+ *   CRON_RUNS: the listed runs whose start is after last_ms, each due at
+ *     its run_after (start_ms, end_ms and catchup were the timetable's to
+ *     apply when it made the list).
  * Writes at most `max` dates to `out` and returns how many it wrote; when
  * that is `max`, ask again with last_ms set to the last one for more. */
 size_t schedule_due_runs(const struct cron *c, int64_t start_ms, int64_t end_ms, bool catchup,
@@ -159,8 +190,20 @@ int64_t schedule_next_due(const struct cron *c, int64_t start_ms, int64_t end_ms
 /* A manual run's data interval at `logical_ms`: schedule_data_interval's,
  * except for an events schedule that restricts to its events: [E, E] of
  * the latest event E at or before it (the first event when all are
- * after). */
+ * after), and a runs schedule: [D, D] (the server calls no timetable's
+ * infer_manual_data_interval; docs/airflow.md). */
 struct schedule_interval schedule_manual_interval(const struct cron *c, int64_t logical_ms);
+
+/* A manual run's data interval as Airflow's infer_manual_data_interval
+ * gives it (an Airflow DAG's `manual_interval:`, model/dag_spec.h): with
+ * before_ms > 0 (a timedelta schedule) [D - before_ms, D]; a cron
+ * expression's period that ends at the latest fire time at or before D
+ * (CronDataIntervalTimetable: @daily triggered at 2024-05-06T00:00 covers
+ * 05-05 to 05-06, and at 10:30 the same); a delta schedule's step that ends
+ * at D; any other schedule (a trigger cron, events, @once, runs, none):
+ * schedule_manual_interval's. */
+struct schedule_interval schedule_manual_interval_ending(const struct cron *c, int64_t logical_ms,
+                                                         int64_t before_ms);
 
 /* Calendar helpers (UTC, proleptic Gregorian). */
 

@@ -27,10 +27,10 @@
 #include "model/template.h"
 
 static const char *const dag_keys[] = {
-    "dag_id",       "description",     "schedule",         "start_date",     "end_date",
-    "catchup",      "max_active_runs", "max_active_tasks", "params",         "tags",
-    "default_args", "tasks",           "on_failure",       "on_success",     "on_sla_miss",
-    "doc_md",       "access",          "timezone",         "dagrun_timeout", NULL,
+    "dag_id",          "description",      "schedule",    "start_date", "end_date",     "catchup",
+    "max_active_runs", "max_active_tasks", "params",      "tags",       "default_args", "tasks",
+    "on_failure",      "on_success",       "on_sla_miss", "doc_md",     "access",       "timezone",
+    "dagrun_timeout",  "manual_interval",  NULL,
 };
 static const char *const rule_names[] = {
     "all_success",  "all_done",   "all_failed",
@@ -249,6 +249,8 @@ static int read_dag_field(struct field_reader *r, struct dag_spec *dag, const ch
 		return 0; /* read first: read_dag_zone() */
 	if (!strcmp(key, "catchup"))
 		return field_get_bool(r, val, &dag->catchup);
+	if (!strcmp(key, "manual_interval"))
+		return dag_read_manual_interval(r, dag, val); /* dag_spec_timetable.c */
 	if (!strcmp(key, "max_active_runs") || !strcmp(key, "max_active_tasks")) {
 		if (field_get_int(r, val, 1, 10000, &x) < 0)
 			return -1;
@@ -303,6 +305,7 @@ static struct dag_spec *dag_create(void)
 		return NULL;
 	dag->start_date_ms = CRON_NEVER;
 	dag->end_date_ms = CRON_NEVER;
+	dag->runs_after_ms = CRON_NEVER;
 	dag->max_active_runs = DAG_DEFAULT_ACTIVE_RUNS;
 	dag->max_active_tasks = DAG_DEFAULT_ACTIVE_TASKS;
 	dag->params = json_object();
@@ -517,6 +520,8 @@ void dag_spec_destroy(struct dag_spec *dag)
 	strvec_release(&dag->dataset_aliases);
 	json_decref(dag->dataset_condition);
 	free(dag->schedule_events);
+	free(dag->schedule_runs);
+	free(dag->timetable_description);
 	free(dag->default_args.pool);
 	free(dag->default_args.queue);
 	dag_notify_destroy(dag->default_args.notify);

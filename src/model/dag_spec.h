@@ -302,19 +302,35 @@ struct dag_spec {
 	char *doc_md;      /* `doc_md`: the DAG's documentation (Markdown); may be NULL */
 	char *file;        /* where it was read from (origin); may be NULL */
 	struct cron schedule;
-	struct strvec dataset_schedule; /* schedule: [URI, ...]: runs when each was updated
-	                                 * since its last such run (schedule is then none);
-	                                 * with a condition, every URI it names, once */
-	int64_t *schedule_events;       /* `schedule: {events: [...]}`: the times, sorted, each
-	                                 * once; schedule.events points here (NULL: none) */
-	json_t *dataset_condition;      /* NULL: all of dataset_schedule; else the condition
-	                                 * of `datasets: {any|all: [...]}`: a URI string or
-	                                 * {"any"|"all": [COND, ...]} or {"alias": NAME}
-	                                 * (sched/dataset_due.h) */
-	struct strvec dataset_aliases;  /* the DatasetAlias names the condition holds, once */
-	int64_t start_date_ms;          /* CRON_NEVER: not given (required with a schedule) */
-	int64_t end_date_ms;            /* CRON_NEVER: none */
-	bool catchup;                   /* default false */
+	struct strvec dataset_schedule;     /* schedule: [URI, ...]: runs when each was updated
+	                                     * since its last such run (schedule is then none);
+	                                     * with a condition, every URI it names, once */
+	int64_t *schedule_events;           /* `schedule: {events: [...]}`: the times, sorted, each
+	                                     * once; schedule.events points here (NULL: none) */
+	struct schedule_run *schedule_runs; /* `schedule: {runs: [...]}` (a custom
+	                                     * timetable's, as the DAG processor lists
+	                                     * them); schedule.runs points here */
+	char *timetable_description;        /* `schedule: {description: ...}` of runs:
+	                                     * the API's timetable_description; NULL */
+	int64_t runs_after_ms;         /* `schedule: {after: T}`: the latest scheduled run's logical
+	                                * date the list was made after (CRON_NEVER: none) */
+	bool runs_more;                /* `schedule: {more: true}`: the timetable has runs past
+	                                * the list (a parse of the file lists them) */
+	json_t *dataset_condition;     /* NULL: all of dataset_schedule; else the condition
+	                                * of `datasets: {any|all: [...]}`: a URI string or
+	                                * {"any"|"all": [COND, ...]} or {"alias": NAME}
+	                                * (sched/dataset_due.h) */
+	struct strvec dataset_aliases; /* the DatasetAlias names the condition holds, once */
+	int64_t start_date_ms;         /* CRON_NEVER: not given (required with a schedule) */
+	int64_t end_date_ms;           /* CRON_NEVER: none */
+	bool catchup;                  /* default false */
+	/* `manual_interval:` (written by the Airflow DAG processor): a manual run's
+	 * data interval is the period that ends at or before its logical date, as
+	 * Airflow's infer_manual_data_interval (model/cron.h's
+	 * schedule_manual_interval_ending), not weir's; before_ms > 0: the
+	 * timedelta of a timedelta schedule ([D - before, D]) */
+	bool manual_ending;
+	int64_t manual_before_ms;
 	int max_active_runs;
 	int max_active_tasks;
 	int64_t dagrun_timeout_s; /* `dagrun_timeout`: a running run older than this (from

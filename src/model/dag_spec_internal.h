@@ -86,6 +86,11 @@ bool dag_is_timetable(json_t *val);
 int dag_read_timetable(struct field_reader *r, struct dag_spec *dag, json_t *val);
 json_t *dag_timetable_json(const struct dag_spec *dag);
 int dag_check_timetable(struct field_reader *r, const struct dag_spec *dag);
+/* `manual_interval: ending` or `manual_interval: {before: SECONDS}` (an
+ * Airflow DAG's manual runs: dag_spec.h's manual_ending) read, and its JSON
+ * form back (only where manual_ending is set). */
+int dag_read_manual_interval(struct field_reader *r, struct dag_spec *dag, json_t *val);
+json_t *dag_manual_interval_json(const struct dag_spec *dag);
 /* The trigger_dag task's templates (conf's strings, run_id) use only
  * `known` names; whether it has any. */
 int dag_check_trigger_templates(struct field_reader *r, const struct dag_task *t,

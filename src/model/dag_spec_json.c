@@ -179,7 +179,7 @@ static json_t *schedule_json(const struct dag_spec *dag)
 {
 	const struct cron *c = &dag->schedule;
 	bool both = c->kind == CRON_EXPR && dag_on_datasets(dag);
-	if (c->kind == CRON_DELTA || c->kind == CRON_EVENTS)
+	if (c->kind == CRON_DELTA || c->kind == CRON_EVENTS || c->kind == CRON_RUNS)
 		return dag_timetable_json(dag);
 	if (!c->trigger && !both && dag->dataset_condition)
 		return json_pack("{s:O}", "datasets", dag->dataset_condition);
@@ -233,6 +233,8 @@ json_t *dag_spec_to_json(const struct dag_spec *dag)
 	rc |= json_object_set_new(o, "start_date", time_json(dag->start_date_ms));
 	rc |= json_object_set_new(o, "end_date", time_json(dag->end_date_ms));
 	rc |= json_object_set_new(o, "catchup", json_boolean(dag->catchup));
+	if (dag->manual_ending)
+		rc |= json_object_set_new(o, "manual_interval", dag_manual_interval_json(dag));
 	rc |= json_object_set_new(o, "max_active_runs", json_integer(dag->max_active_runs));
 	rc |= json_object_set_new(o, "max_active_tasks", json_integer(dag->max_active_tasks));
 	if (dag->dagrun_timeout_s > 0)

@@ -190,6 +190,28 @@ def test_relativedelta_events_and_continuous_schedules():
             ("@continuous", "ContinuousTimetable requires max_active_runs <= 1", 16),
             (relativedelta(day=1, months=1), "day is not supported", 1),
             (relativedelta(months=-1), "expected a step forward", 1),
-            (Sunsets(), r"a custom timetable \(Sunsets\) is not supported", 1)):
+            # a custom timetable that gives the same run again
+            (Sunsets(), r"timetable Sunsets: next_dagrun_info gave a run at "
+             r"2024-01-31T00:00:00\+00:00 after the run at 2024-01-31T00:00:00\+00:00", 1)):
         with pytest.raises(SpecError, match=match):
             doc_of(schedule=schedule, start_date=start, max_active_runs=runs)
+
+
+def test_a_manual_runs_interval_is_airflows_inference():
+    """`manual_interval`: Airflow's infer_manual_data_interval for the schedules whose manual
+    runs weir's own rule gives another interval; none for the others."""
+    from dateutil.relativedelta import relativedelta
+
+    from airflow.timetables.interval import CronDataIntervalTimetable
+    from airflow.timetables.trigger import CronTriggerTimetable
+
+    start = pendulum.datetime(2024, 1, 1, tz="UTC")
+    for schedule, want in (("@daily", "ending"), ("5 4 * * *", "ending"),
+                           (CronDataIntervalTimetable("@hourly", "UTC"), "ending"),
+                           (relativedelta(months=1), "ending"),
+                           (dt.timedelta(hours=1), {"before": 3600}),
+                           (dt.timedelta(hours=5), {"before": 18000}),
+                           (None, None), ("@once", None),
+                           (CronTriggerTimetable("@daily", timezone="UTC"), None)):
+        doc = doc_of(schedule=schedule, start_date=start)
+        assert doc.get("manual_interval") == want, schedule

@@ -89,7 +89,7 @@ def test_the_conformance_dags_run_as_airflow_runs_them(make_server, tmp_path):
     assert xcom(d, "conf_context", run_id, "rendered") == [
         "20240506/9", "CONF_CONTEXT! abab",
         {"prev": "2024-05-06", "key": "conf_context__rendered__20240506",
-         "interval": "2024-05-06", "conf": "9 dflt",
+         "interval": "2024-05-05", "conf": "9 dflt",
          "macro": "2024-05-05 20240506T000000+0000"}]
     assert xcom(d, "conf_context", run_id, "shell") == \
         "manual__2024-05-06T00:00:00+00:00 1 red 2024-05-06"

@@ -64,6 +64,11 @@ struct dag_entry {
 	bool py_wanted;          /* changed since its processor last started */
 	struct py_parse *parse;  /* its processor while it runs */
 	struct dag_entry *owner; /* a Python file's DAG: the file's entry */
+	/* a DAG on a custom timetable (timetable.c): the latest scheduled run's
+	 * logical date for which the file's parse was last asked (CRON_NEVER
+	 * included), so that a parse that fails is not asked again for it */
+	int64_t runs_asked_ms;
+	bool runs_asked;
 	struct dag_entry *next;
 };
 
@@ -278,6 +283,24 @@ const struct dag_spec *dm_spec_of(struct dag_manager *dm, const char *dag_id,
                                   struct weir_error *err);
 int64_t dm_last_scheduled(struct dag_manager *dm, struct dag_entry *e);
 
+/* ---- timetable.c: DAGs on a custom Timetable (the runs the DAG
+ * processor listed) ---- */
+
+/* The latest scheduled run of e: its logical date and data interval (a
+ * deleted run's: its logical date); -1 when there is none. */
+int dm_last_scheduled_interval(struct dag_manager *dm, struct dag_entry *e, int64_t *logical,
+                               struct schedule_interval *iv);
+/* What a parse of Python file entry `file` tells the processor: {dag_id:
+ * {logical, start, end}} of the latest scheduled run of each of its
+ * scheduled DAGs (ms), or NULL when none has one. */
+json_t *dm_timetable_last_runs(struct dag_manager *dm, struct dag_entry *file);
+/* Whether the runs listed in e's CRON_RUNS spec continue its latest
+ * scheduled run (the schedule pass makes them only then); when they do
+ * not, or are used up while the timetable has more, e's file is parsed
+ * again (once for each latest run, so that a file whose parse fails is not
+ * parsed over and over). */
+bool dm_timetable_list_current(struct dag_manager *dm, struct dag_entry *e);
+
 /* The run from the run cache, read now when it is not there (borrowed until
  * the turn's commit); a decision on `ev` written through it; both at
  * once.  -1 / NULL with err. */
@@ -289,7 +312,10 @@ int dm_run_event(struct dag_manager *dm, const char *dag_id, const char *run_id,
                  const struct dag_event *ev, struct weir_error *err);
 
 /* Runs: a run id users may give ([A-Za-z0-9_.:+-], bounded); a new run
- * with its TIs (WEIR_E_CONFLICT for a run id or logical date taken). */
+ * with its TIs (WEIR_E_CONFLICT for a run id or logical date taken), its
+ * data interval the schedule's for its logical date, a manual run's by
+ * schedule_manual_interval() or, for a DAG with `manual_interval:`,
+ * schedule_manual_interval_ending() (a backfill__ run: the schedule's). */
 int dm_check_run_id(const char *run_id, struct weir_error *err);
 int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_id,
                   const char *run_type, int64_t logical, json_t *conf, struct dag_run_row *out,

@@ -30,6 +30,11 @@ struct py_parse {
 	struct dag_entry *e;
 	const char *file;   /* the DAG file (e's, or dag_manager_py_documents()'s) */
 	int64_t timeout_ms; /* dagbag_import_timeout */
+	/* the latest scheduled run of each of the file's DAGs, for a custom
+	 * timetable's next runs ({dag_id: {logical, start, end}} in ms; the
+	 * processor's WEIR_AIRFLOW_LAST_RUNS, a warm request's last_runs);
+	 * NULL: none */
+	json_t *last_runs;
 	/* dag_manager_py_documents(): the outcome, kept by finish() */
 	bool alone;
 	json_t **docs_out;

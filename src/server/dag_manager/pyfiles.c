@@ -311,6 +311,7 @@ void dm_py_on_closed(uv_handle_t *h)
 {
 	struct py_parse *p = h->data;
 	if (--p->open == 0) {
+		json_decref(p->last_runs);
 		free(p->buf);
 		free(p);
 	}
@@ -438,7 +439,8 @@ int dm_py_env(const char *python_path, const char *home, struct strvec *env)
 
 	for (char **v = environ; *v; v++)
 		if (strncmp(*v, "PYTHONPATH=", 11) && strncmp(*v, "WEIR_AIRFLOW_WARM_DIR=", 22) &&
-		    !env_scrub_drops(*v) && strvec_push(env, *v) < 0)
+		    strncmp(*v, "WEIR_AIRFLOW_LAST_RUNS=", 23) && !env_scrub_drops(*v) &&
+		    strvec_push(env, *v) < 0)
 			return -1;
 	char *warm = warm_dir(home);
 	int rc = warm ? strvec_pushf(env, "WEIR_AIRFLOW_WARM_DIR=%s", warm) : 0;
@@ -449,6 +451,18 @@ int dm_py_env(const char *python_path, const char *home, struct strvec *env)
 		return strvec_pushf(env, "PYTHONPATH=%s%s%s", python_path, old && *old ? ":" : "",
 		                    old && *old ? old : "");
 	return old ? strvec_pushf(env, "PYTHONPATH=%s", old) : 0;
+}
+
+/* WEIR_AIRFLOW_LAST_RUNS=JSON of p->last_runs, when there are some. */
+static int last_runs_env(struct py_parse *p, struct strvec *env)
+{
+	char *text = p->last_runs ? json_dumps(p->last_runs, JSON_COMPACT) : NULL;
+	int rc = p->last_runs && !text ? -1 : 0;
+
+	if (text)
+		rc = strvec_pushf(env, "WEIR_AIRFLOW_LAST_RUNS=%s", text);
+	free(text);
+	return rc;
 }
 
 /* Starts p's processor on p->file in `dir` (the DAG folder) on `loop`:
@@ -466,7 +480,7 @@ static int spawn(struct py_parse *p, uv_loop_t *loop, char *python, const char *
 	int rc;
 
 	if (dm_py_env(python_path, p->dm ? p->dm->home : NULL, &env) < 0 ||
-	    uv_pipe(fds, 0, 0) != 0) {
+	    last_runs_env(p, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
 		strvec_release(&env);
 		return 1;
 	}
@@ -516,6 +530,7 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	p->e = e;
 	p->file = e->file;
 	p->timeout_ms = dm->folder.import_timeout_ms;
+	p->last_runs = dm_timetable_last_runs(dm, e);
 	if (dm_pywarm_send(dm, p) == 0) {
 		e->parse = p;
 		dm->folder.py_running++;
@@ -523,6 +538,7 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	}
 	rc = spawn(p, dm->loop, dm->folder.python, dm->folder.python_path, dm->folder.dir);
 	if (rc == 1) {
+		json_decref(p->last_runs);
 		free(p);
 		return -1;
 	}

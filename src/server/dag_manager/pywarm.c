@@ -294,6 +294,8 @@ int dm_pywarm_send(struct dag_manager *dm, struct py_parse *p)
 	req = json_pack("{s:I, s:s, s:I, s:i, s:i}", "id", (json_int_t)p->warm_id, "file", p->file,
 	                "timeout_ms", (json_int_t)p->timeout_ms, "max_bytes", PY_ANSWER_MAX,
 	                "drain_ms", PY_DRAIN_MS);
+	if (req && p->last_runs)
+		json_object_set(req, "last_runs", p->last_runs);
 	text = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
 	if (!text || asprintf(&ww->line, "%s\n", text) < 0) {

@@ -99,9 +99,9 @@ static void continuous_pass(struct dag_manager *dm, struct dag_entry *e, int64_t
 	    .dag_id = s->dag_id, .by_state = true, .state = DAG_RUN_QUEUED};
 	struct dag_run_query q_running = {
 	    .dag_id = s->dag_id, .by_state = true, .state = DAG_RUN_RUNNING};
-	struct schedule_interval iv;
+	struct schedule_interval iv, last_iv;
 	struct weir_error err = {0};
-	int64_t last = dm_last_scheduled(dm, e), last_end = last, queued = 0, running = 0;
+	int64_t last, last_end = CRON_NEVER, queued = 0, running = 0;
 	char ts[48], id[80];
 
 	if (dag_store_run_count(dm->ds, &q_queued, &queued, &err) == 0)
@@ -110,14 +110,8 @@ static void continuous_pass(struct dag_manager *dm, struct dag_entry *e, int64_t
 		log_error("DAG %s: @continuous: %s", s->dag_id, err.msg);
 		return;
 	}
-	if (last != CRON_NEVER) { /* its interval's end (deleted: its logical date) */
-		struct dag_run_row row = {0};
-		snprintf(id, sizeof id, "scheduled__%s", clock_format_airflow(last, ts, sizeof ts));
-		if (dag_store_run_get(dm->ds, s->dag_id, id, &row, NULL) == 0) {
-			last_end = row.data_interval_end;
-			dag_run_row_release(&row);
-		}
-	}
+	if (dm_last_scheduled_interval(dm, e, &last, &last_iv) == 0)
+		last_end = last_iv.end_ms; /* (deleted: its logical date) */
 	if (!schedule_continuous_due(s->start_date_ms, s->end_date_ms, last_end,
 	                             queued + running > 0, now, &iv))
 		return;
@@ -153,6 +147,8 @@ void dm_schedule_pass(struct dag_manager *dm)
 			continuous_pass(dm, e, now);
 			continue;
 		}
+		if (s->schedule.kind == CRON_RUNS && !dm_timetable_list_current(dm, e))
+			continue; /* its file is parsed again (timetable.c) */
 		n = schedule_due_runs(&s->schedule, s->start_date_ms, s->end_date_ms, s->catchup,
 		                      dm_last_scheduled(dm, e), now, due, MAX_DUE_PER_PASS);
 		for (size_t i = 0; i < n; i++) {
@@ -282,9 +278,14 @@ int dm_create_run(struct dag_manager *dm, struct dag_entry *e, const char *run_i
                   struct weir_error *err)
 {
 	const struct cron *c = &e->spec->schedule;
-	struct schedule_interval iv = !strcmp(run_type, "manual")
-	                                  ? schedule_manual_interval(c, logical)
-	                                  : schedule_data_interval(c, logical);
+	struct schedule_interval iv = schedule_data_interval(c, logical);
+
+	/* a trigger's; a backfill's runs (`weir dags backfill`: backfill__DATE,
+	 * made through the trigger) keep the scheduled runs' intervals */
+	if (!strcmp(run_type, "manual") && strncmp(run_id, "backfill__", 10))
+		iv = e->spec->manual_ending
+		         ? schedule_manual_interval_ending(c, logical, e->spec->manual_before_ms)
+		         : schedule_manual_interval(c, logical);
 
 	return create_run(dm, e, run_id, run_type, logical, iv, conf, out, err);
 }

@@ -156,6 +156,48 @@ static void test_delta_events_continuous_and_conditions(void **state)
 	dag_spec_destroy(b);
 	dag_spec_destroy(d);
 
+	/* a custom timetable's runs, as the DAG processor lists them */
+	d = parse_ok("dag_id: r\nschedule: {runs: [{start: '2024-01-01T00:00:00+00:00', end: "
+	             "'2024-01-01T12:00:00Z', after: '2024-01-01T13:00:00Z'}], summary: halves, "
+	             "description: 'Twice a day', after: '2023-12-31T12:00:00Z', more: true}\n"
+	             "start_date: 2024-01-01\n" TASKS);
+	assert_int_equal(d->schedule.kind, CRON_RUNS);
+	assert_int_equal(d->schedule.n_runs, 1);
+	assert_true(d->schedule.runs[0].after_ms == T(2024, 1, 1, 13, 0));
+	assert_string_equal(d->schedule.text, "halves");
+	assert_string_equal(d->timetable_description, "Twice a day");
+	assert_true(d->runs_after_ms == T(2023, 12, 31, 12, 0) && d->runs_more);
+	b = round_trip(d);
+	assert_int_equal(b->schedule.kind, CRON_RUNS);
+	assert_true(b->schedule.runs[0].end_ms == T(2024, 1, 1, 12, 0));
+	assert_true(b->runs_after_ms == d->runs_after_ms && b->runs_more);
+	assert_string_equal(b->timetable_description, "Twice a day");
+	dag_spec_destroy(b);
+	dag_spec_destroy(d);
+	d = parse_ok("dag_id: r\nschedule: {runs: []}\nstart_date: 2024-01-01\n" TASKS);
+	assert_int_equal(d->schedule.n_runs, 0);
+	assert_true(d->runs_after_ms == CRON_NEVER && !d->runs_more);
+	dag_spec_destroy(d);
+
+	/* an Airflow DAG's manual runs: the period that ends at the date */
+	d = parse_ok("dag_id: m\nschedule: '@daily'\nmanual_interval: ending\n"
+	             "start_date: 2024-01-01\n" TASKS);
+	assert_true(d->manual_ending && d->manual_before_ms == 0);
+	b = round_trip(d);
+	assert_true(b->manual_ending && b->manual_before_ms == 0);
+	dag_spec_destroy(b);
+	dag_spec_destroy(d);
+	d = parse_ok("dag_id: m\nschedule: '0 * * * *'\nmanual_interval: {before: 3600}\n"
+	             "start_date: 2024-01-01\n" TASKS);
+	assert_true(d->manual_ending && d->manual_before_ms == 3600000);
+	b = round_trip(d);
+	assert_true(b->manual_before_ms == 3600000);
+	dag_spec_destroy(b);
+	dag_spec_destroy(d);
+	d = parse_ok("dag_id: m\nschedule: '@daily'\nstart_date: 2024-01-01\n" TASKS);
+	assert_false(d->manual_ending);
+	dag_spec_destroy(d);
+
 	/* @continuous with max_active_runs 1; a condition of datasets alone */
 	d = parse_ok("dag_id: c\nschedule: '@continuous'\nmax_active_runs: 1\n"
 	             "start_date: 2024-01-01\n" TASKS);
@@ -184,10 +226,22 @@ static void test_delta_events_continuous_and_conditions(void **state)
 	             "schedule.events: expected a list of times");
 	expect_error("dag_id: e\nschedule: {events: ['soon']}\nstart_date: 2024-01-01\n" TASKS,
 	             "schedule.events[0]");
+	expect_error("dag_id: r\nschedule: {runs: [{start: '2024-01-01', end: '2024-01-02'}]}\n"
+	             "start_date: 2024-01-01\n" TASKS,
+	             "schedule.runs[0].after: expected");
+	expect_error("dag_id: r\nschedule: {runs: [{start: '2024-01-02', end: '2024-01-01', "
+	             "after: '2024-01-02'}]}\nstart_date: 2024-01-01\n" TASKS,
+	             "schedule.runs: run 0: its data interval ends before it starts");
+	expect_error("dag_id: r\nschedule: {runs: [], cron: '@daily'}\n" TASKS,
+	             "schedule.cron: runs: goes with summary, description, after and more alone");
+	expect_error("dag_id: m\nmanual_interval: starting\n" TASKS,
+	             "manual_interval: expected ending or {before: SECONDS}");
+	expect_error("dag_id: m\nmanual_interval: {before: 0}\n" TASKS, "manual_interval.before");
 	expect_error("dag_id: a\nschedule: {datasets: {any: []}}\n" TASKS,
 	             "schedule.datasets.any: expected a list of dataset URIs and conditions");
-	expect_error("dag_id: a\nschedule: {datasets: {any: ['s3://a'], all: ['s3://b']}}\n" TASKS,
-	             "schedule.datasets: expected a dataset URI, {alias: NAME} or a mapping of one key");
+	expect_error(
+	    "dag_id: a\nschedule: {datasets: {any: ['s3://a'], all: ['s3://b']}}\n" TASKS,
+	    "schedule.datasets: expected a dataset URI, {alias: NAME} or a mapping of one key");
 }
 
 int main(void)

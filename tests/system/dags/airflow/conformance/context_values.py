@@ -1,7 +1,7 @@
 """Conformance: the values of Airflow 2's context for a manual run of a @daily DAG with the
 logical date 2024-05-06T00:00:00+00:00 and the conf {"size": 9}, checked against the values
 Airflow documents (templates reference) and computes for such a run: the data interval the
-period of the date (weir's, see below), prev_ds/next_ds equal to ds, the run id and run type of a
+period that ends at the date (Airflow's inference, see below), prev_ds/next_ds equal to ds, the run id and run type of a
 REST trigger, params with the conf over them, macros, test_mode False."""
 from datetime import datetime, timedelta
 
@@ -19,10 +19,10 @@ WANT = {
     "logical_date": "2024-05-06T00:00:00+00:00",
     "execution_date": "2024-05-06T00:00:00+00:00",
     # Airflow infers a manual run's interval as the period that ends at its logical date
-    # (2024-05-05 to 05-06); weir gives a run of a date the period that starts at it, however
-    # the run was made (docs/airflow.md, "What differs")
-    "data_interval_start": "2024-05-06T00:00:00+00:00",
-    "data_interval_end": "2024-05-07T00:00:00+00:00",
+    # (2024-05-05 to 05-06), and so does weir for a Python DAG (its `manual_interval`; a YAML
+    # DAG's is the period that starts at it: docs/airflow.md)
+    "data_interval_start": "2024-05-05T00:00:00+00:00",
+    "data_interval_end": "2024-05-06T00:00:00+00:00",
     "prev_ds": "2024-05-06",
     "next_ds": "2024-05-06",
     "prev_ds_nodash": "20240506",

@@ -22,6 +22,7 @@ import sys
 import traceback
 from typing import Any, Dict, List, Optional, TextIO
 
+from _weir_airflow import spec as spec_module
 from _weir_airflow.spec import SITE, SpecError, dag_to_spec
 
 
@@ -75,12 +76,26 @@ def import_file(path: str) -> Any:
     return module
 
 
+def plugins_folder(folder: Optional[str]) -> Optional[str]:
+    """Airflow's plugins folder: $AIRFLOW__CORE__PLUGINS_FOLDER, else `plugins` beside the DAG
+    folder (AIRFLOW_HOME's dags/ and plugins/); None when it is not a folder."""
+    p = os.environ.get("AIRFLOW__CORE__PLUGINS_FOLDER") or (
+        os.path.join(os.path.dirname(os.path.abspath(folder)), "plugins") if folder else "")
+    return os.path.abspath(p) if p and os.path.isdir(p) else None
+
+
 def prepare_path(path: str, folder: Optional[str]) -> None:
-    """weir's `airflow` first, then the DAG folder and the file's own (as Airflow adds)."""
+    """weir's `airflow` first, then the DAG folder and the file's own (as Airflow adds); the
+    plugins folder last (Airflow appends it), and kept for the tasks' command (spec.py)."""
     for p in (os.path.dirname(path), folder):
         if p and p not in sys.path:
             sys.path.insert(0, p)
     sys.path.insert(0, SITE)
+    plugins = plugins_folder(folder)
+    if plugins and plugins not in sys.path:
+        sys.path.append(plugins)
+    if plugins:
+        spec_module.PLUGINS[:] = [plugins]
 
 
 def dags_of(module: Any) -> List[Any]:

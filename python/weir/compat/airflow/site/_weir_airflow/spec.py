@@ -25,6 +25,10 @@ from typing import Any, Dict, List, Optional, Set
 # The folder put first on sys.path so that `import airflow` is weir's (this package's too).
 SITE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
+# The plugins folder the processor put on sys.path (processor.prepare_path), if any: a task
+# started cold gets it on its PYTHONPATH too.
+PLUGINS: List[str] = []
+
 _TEMPLATE_MARKS = ("{{", "{%", "{#")
 _PRESETS = ("@once", "@continuous", "@hourly", "@daily", "@midnight", "@weekly", "@monthly",
             "@yearly", "@annually")
@@ -228,7 +232,8 @@ def schedule_of(dag: Any) -> Any:
     too) or five cron fields; a list of dataset URIs; {datasets: CONDITION} for `|`; a mapping
     {cron|trigger: EXPR, interval: SECONDS, datasets: ...} for a CronTriggerTimetable and a
     DatasetOrTimeSchedule; {delta: {months, seconds}} for a relativedelta; {events: [...],
-    restrict_to_events: B} for an EventsTimetable.  A timedelta becomes the cron expression
+    restrict_to_events: B} for an EventsTimetable; {runs: [...], ...} for a custom Timetable
+    (timetable_runs.py).  A timedelta becomes the cron expression
     that fires at the same times from start_date when one does, else a delta."""
     from airflow.timetables.base import Timetable
 
@@ -240,11 +245,10 @@ def schedule_of(dag: Any) -> Any:
                         "max_active_runs <= 1 (schedule=\"@continuous\" runs one run at a "
                         "time: add max_active_runs=1)", dag.lineno)
     if out is None and isinstance(s, Timetable):
-        raise SpecError("schedule %r: a custom timetable (%s) is not supported: weir's "
-                        "scheduler runs its schedules in C and calls no timetable's "
-                        "methods; write a cron, a timedelta or relativedelta, "
-                        "CronTriggerTimetable, EventsTimetable or datasets"
-                        % (s, type(s).__name__), dag.lineno)
+        # a custom timetable: its next runs, listed now (timetable_runs.py)
+        from _weir_airflow.timetable_runs import custom_runs
+
+        return custom_runs(s, dag)
     if out is None:
         raise SpecError("schedule %r: not supported yet; expected a cron expression, a "
                         "preset, a timedelta or relativedelta, None, datasets (a list, &, |), "
@@ -287,6 +291,28 @@ def _schedule(s: Any, dag: Any) -> Any:
         out["datasets"] = dataset_schedule(s.datasets, dag.lineno)
         return out
     return _timetable(s, dag)
+
+
+def manual_interval(dag: Any) -> Any:
+    """How a manual run's data interval is inferred, as Airflow's timetable infers it
+    (docs/dags.md, `manual_interval:`): "ending" for a cron (CronDataIntervalTimetable: the
+    period that ends at the latest fire time at or before the run's date) and a
+    relativedelta (the step that ends at it); {"before": SECONDS} for a timedelta (that
+    long before it, whatever cron weir schedules it on); None for any other schedule, whose
+    manual runs weir and Airflow give the same interval."""
+    from airflow.timetables.interval import CronDataIntervalTimetable, DeltaDataIntervalTimetable
+
+    s = dag.schedule
+    if isinstance(s, DeltaDataIntervalTimetable):
+        s = s._delta
+    if isinstance(s, _dt.timedelta):
+        total = int(s.total_seconds())
+        return {"before": total} if total > 0 else None
+    if _is_relativedelta(s) or isinstance(s, CronDataIntervalTimetable):
+        return "ending"
+    if isinstance(s, str) and s not in ("@once", "@continuous"):
+        return "ending"
+    return None
 
 
 def schedule_zone(dag: Any) -> Optional[str]:
@@ -352,7 +378,8 @@ def runner_command(fileloc: str, dag_id: str, task_id: str, python: str) -> str:
     words = [python, "-m", "_weir_airflow.run_task", fileloc, dag_id, task_id]
     cmd = ('exec ${WEIR_AIRFLOW_WARM:+"$WEIR_AIRFLOW_WARM" airflow-warm} '
            + " ".join(shlex.quote(w) for w in words))
-    path = "PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} " % shlex.quote(SITE)
+    site = SITE + (":" + PLUGINS[0] if PLUGINS else "")
+    path = "PYTHONPATH=%s${PYTHONPATH:+:$PYTHONPATH} " % shlex.quote(site)
     return no_template(path + cmd)
 
 
@@ -651,6 +678,9 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     if dag.end_date is not None:
         doc["end_date"] = utc_text(dag.end_date, "end_date", dag.lineno)
     doc["catchup"] = bool(dag.catchup)
+    manual = manual_interval(dag)
+    if manual is not None:
+        doc["manual_interval"] = manual
     doc["max_active_runs"] = dag.max_active_runs
     doc["max_active_tasks"] = dag.max_active_tasks
     if getattr(dag, "dagrun_timeout", None) is not None:

@@ -2,6 +2,6 @@
 layer): `interval` (CronDataIntervalTimetable, DeltaDataIntervalTimetable of a timedelta or a
 relativedelta), `trigger` (CronTriggerTimetable), `datasets` (DatasetOrTimeSchedule), `events`
 (EventsTimetable), `simple` (NullTimetable, OnceTimetable, ContinuousTimetable) and `base`
-(what a custom timetable subclasses: an import error, weir runs no timetable's Python).  They
+(what a custom timetable subclasses: the DAG processor calls it, _weir_airflow/timetable_runs.py).  They
 hold their arguments; _weir_airflow/spec.py writes them into weir's document
 (docs/airflow.md)."""

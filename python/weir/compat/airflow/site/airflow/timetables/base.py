@@ -1,12 +1,13 @@
 """airflow.timetables.base: what a custom timetable is written against (weir's
-Airflow-compatible layer).  weir's scheduler runs its schedules in C and calls no Python, so a
-DAG whose schedule is a Timetable subclass weir does not know is an import error naming the
-class (_weir_airflow/spec.py, docs/airflow.md); these names let such a file import."""
+Airflow-compatible layer).  weir's scheduler runs its schedules in C and calls no Python: the
+DAG processor calls a custom timetable's next_dagrun_info when it parses the file and hands the
+server the next runs it gave (_weir_airflow/timetable_runs.py, docs/airflow.md "Custom
+timetables")."""
 
 from __future__ import annotations
 
 import datetime as _dt
-from typing import Any, NamedTuple, Optional
+from typing import Any, Dict, NamedTuple, Optional
 
 
 class DataInterval(NamedTuple):
@@ -58,4 +59,24 @@ class Timetable:
 
     @property
     def summary(self) -> str:
+        """What the UI shows as the schedule: the class's name unless the timetable says."""
         return type(self).__name__
+
+    def validate(self) -> None:
+        """Raises AirflowTimetableInvalid when the timetable cannot work (none here)."""
+
+    def serialize(self) -> Dict[str, Any]:
+        return {}
+
+    @classmethod
+    def deserialize(cls, data: Dict[str, Any]) -> "Timetable":
+        return cls()
+
+    def infer_manual_data_interval(self, *, run_after: _dt.datetime) -> DataInterval:
+        """A manual run's data interval (a subclass says; weir's server does not call it)."""
+        raise NotImplementedError()
+
+    def next_dagrun_info(self, *, last_automated_data_interval: Optional[DataInterval],
+                         restriction: TimeRestriction) -> Optional[DagRunInfo]:
+        """The run after the latest scheduled one (None: no more); a subclass says."""
+        raise NotImplementedError()
