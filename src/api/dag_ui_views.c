@@ -328,6 +328,9 @@ json_t *dag_view_details(const struct dag_row *row, const struct dag_spec *s, in
 	snprintf(zone, sizeof zone, "Timezone('%s')", tz_zone_name(s->schedule.zone));
 	json_object_set_new(o, "timezone", json_string(zone));
 	json_object_set_new(o, "task_count", json_integer((json_int_t)s->n_tasks));
+	/* weir's: what kind of schedule schedule_interval's text is (a custom
+	 * timetable's summary or "N Events" is no cron: `weir dags backfill` reads this) */
+	json_object_set_new(o, "schedule_kind", json_string(cron_kind_name(s->schedule.kind)));
 	return o;
 }
 

@@ -206,6 +206,24 @@ int cli_dags_backfill_steps(json_t *schedule_interval, int64_t from_ms, int64_t 
 	return 1;
 }
 
+int cli_dags_backfill_refusal(json_t *details, struct weir_error *err)
+{
+	const char *kind = json_string_value(json_object_get(details, "schedule_kind"));
+	const char *what = NULL;
+
+	if (kind && !strcmp(kind, "timetable"))
+		what = "a custom timetable";
+	else if (kind && !strcmp(kind, "events"))
+		what = "an EventsTimetable";
+	if (!what)
+		return 0;
+	return weir_error_set(err, WEIR_E_INVALID,
+	                      "the DAG's schedule is %s (\"%s\"): backfill cuts cron and delta "
+	                      "schedules only, not a timetable's list of runs; trigger runs "
+	                      "with --logical-date instead",
+	                      what, cli_dag_schedule_text(details));
+}
+
 int cli_dags_backfill_dates(const char *schedule, const char *timezone, int64_t from_ms,
                             int64_t to_ms, int64_t *out, size_t max, size_t *n,
                             struct weir_error *err)
@@ -891,6 +909,11 @@ static int dags_backfill(struct cli_ctx *ctx, const char *dag, const char *from,
 	rc = dag_call(ctx, "GET", path, NULL, &info);
 	if (rc != CLI_EXIT_OK)
 		goto out;
+	if (cli_dags_backfill_refusal(info, &err) < 0) {
+		cli_error("%s: %s", dag, err.msg);
+		rc = CLI_EXIT_USAGE;
+		goto out;
+	}
 	const char *schedule = cli_dag_schedule_text(info);
 	int steps = cli_dags_backfill_steps(json_object_get(info, "schedule_interval"), from_ms,
 	                                    to_ms, dates, BACKFILL_MAX_RUNS, &n, &err);

@@ -57,6 +57,12 @@ const char *cli_dag_schedule_text(json_t *dag);
 int cli_dags_backfill_steps(json_t *schedule_interval, int64_t from_ms, int64_t to_ms, int64_t *out,
                             size_t max, size_t *n, struct weir_error *err);
 
+/* 0 when backfill can cut the DAG's schedule into runs, from the details'
+ * schedule_kind (weir's; absent from an older server: 0); -1 with err when
+ * it is a custom timetable or an events schedule (Airflow's backfill walks
+ * the timetable; weir's CLI knows cron and delta grids only). */
+int cli_dags_backfill_refusal(json_t *details, struct weir_error *err);
+
 int cli_dags_backfill_dates(const char *schedule, const char *timezone, int64_t from_ms,
                             int64_t to_ms, int64_t *out, size_t max, size_t *n,
                             struct weir_error *err);

@@ -357,6 +357,27 @@ static int parse_expr(const char *expr, struct cron *c, struct weir_error *err)
 	return 0;
 }
 
+const char *cron_kind_name(enum cron_kind kind)
+{
+	switch (kind) {
+	case CRON_NONE:
+		return "none";
+	case CRON_ONCE:
+		return "once";
+	case CRON_EXPR:
+		return "cron";
+	case CRON_CONTINUOUS:
+		return "continuous";
+	case CRON_DELTA:
+		return "delta";
+	case CRON_EVENTS:
+		return "events";
+	case CRON_RUNS:
+		return "timetable";
+	}
+	return "none";
+}
+
 int cron_parse(const char *text, struct cron *out, struct weir_error *err)
 {
 	struct cron c;

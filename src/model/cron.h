@@ -106,6 +106,11 @@ struct cron {
  * never fire ("0 0 30 2 *") is an error too. */
 int cron_parse(const char *text, struct cron *out, struct weir_error *err);
 
+/* The schedule's kind as a word, for the API and the CLI: "none", "once",
+ * "cron", "continuous", "delta", "events" or "timetable" (CRON_RUNS: a
+ * custom timetable's runs).  A static string. */
+const char *cron_kind_name(enum cron_kind kind);
+
 /* Sets the schedule's time zone by name ("Europe/Amsterdam"; NULL or "UTC":
  * UTC).  0, or -1 with err naming the zone (lib/tz.h's tz_zone_get). */
 int cron_set_zone(struct cron *c, const char *name, struct weir_error *err);

@@ -106,6 +106,12 @@ def test_custom_timetables_run_over_several_lists(make_server, tmp_path):
         "2024-05-01T09:00:00"), run
     assert import_errors(d, "custom.py") == []
 
+    # backfill refuses a timetable's schedule (its summary is no cron to cut the range on)
+    assert d.get("/dags/shifts/details")["schedule_kind"] == "timetable"
+    r = d.srv.cli("dags", "backfill", "shifts", "--from", "2024-03-01", "--to", "2024-03-02")
+    assert r.returncode != 0 and "shifts: the DAG's schedule is a custom timetable " \
+        "(\"each shift\"): backfill cuts cron and delta schedules only" in r.stderr, r.stderr
+
     # a restart: the first parse knows no run yet, so its lists start at start_date; they
     # do not continue the latest runs, and the file is parsed again with them
     d.srv.terminate()

@@ -71,6 +71,10 @@ def test_an_events_timetable_runs_at_its_events(make_server, tmp_path):
     assert status == 200, run
     assert run["data_interval_start"] == run["data_interval_end"] == utc(
         "2024-03-01T10:00:00"), run
+    # backfill refuses it: Airflow's walks the events, weir's CLI cuts cron and delta grids
+    assert d.get("/dags/match_days/details")["schedule_kind"] == "events"
+    r = d.srv.cli("dags", "backfill", "match_days", "--from", "2024-01-01", "--to", "2024-04-01")
+    assert r.returncode != 0 and "the DAG's schedule is an EventsTimetable" in r.stderr, r.stderr
 
 
 def test_continuous_starts_each_run_after_the_previous_one_ends(make_server, tmp_path):

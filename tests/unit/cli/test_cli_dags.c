@@ -94,6 +94,29 @@ static void test_backfill_dates(void **state)
 	assert_non_null(strstr(err.msg, "minute"));
 }
 
+/* A custom timetable whose summary parses as cron, and an events schedule, are refused:
+ * their runs are the timetable's, not a cron grid's. */
+static void test_backfill_refuses_timetables(void **state)
+{
+	struct weir_error err = {0};
+	json_t *d;
+	(void)state;
+
+	d = json_pack("{s:{s:s, s:s}, s:s}", "schedule_interval", "__type", "CronExpression",
+	              "value", "0 6 * * *", "schedule_kind", "timetable");
+	assert_int_equal(cli_dags_backfill_refusal(d, &err), -1);
+	assert_non_null(strstr(err.msg, "a custom timetable (\"0 6 * * *\")"));
+	assert_non_null(strstr(err.msg, "--logical-date"));
+	json_object_set_new(d, "schedule_kind", json_string("events"));
+	assert_int_equal(cli_dags_backfill_refusal(d, &err), -1);
+	assert_non_null(strstr(err.msg, "EventsTimetable"));
+	json_object_set_new(d, "schedule_kind", json_string("cron"));
+	assert_int_equal(cli_dags_backfill_refusal(d, &err), 0);
+	json_object_del(d, "schedule_kind"); /* an older server's details */
+	assert_int_equal(cli_dags_backfill_refusal(d, &err), 0);
+	json_decref(d);
+}
+
 static void test_backfill_steps_of_a_relativedelta(void **state)
 {
 	struct weir_error err = {0};
@@ -166,6 +189,7 @@ int main(void)
 	    cmocka_unit_test(test_parse_conf),
 	    cmocka_unit_test(test_schedule_text),
 	    cmocka_unit_test(test_backfill_dates),
+	    cmocka_unit_test(test_backfill_refuses_timetables),
 	    cmocka_unit_test(test_backfill_steps_of_a_relativedelta),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_ti_helpers),
