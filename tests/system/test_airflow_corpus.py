@@ -48,6 +48,7 @@ EXPECT = {
     "corpus_xcom_classic": (None, S, {}),
     "corpus_standard_paths": (None, S, {"other": K}),
     "corpus_state_names": (None, S, {}),
+    "corpus_audit_more": (None, S, {"passed": K}),
     "corpus_params_form": ({"level": 4, "at": "08:09:10", "numbers": [3, 4.5],
                             "people": [{"name": "bo"}]}, S, {}),
 }
@@ -83,6 +84,8 @@ XCOMS = {
                            "external": [42, 3], "decorated_elsewhere": 42, "quiet": True,
                            "venv": [2, 3]},
     "corpus_nested_branch": {"outer": "left"},
+    "corpus_audit_more": {"native": ["int", "list", [3, 6]], "total": 33, "total_shifted": 312,
+                          "plus_one": 6, "choose": "chosen"},
 }
 
 
@@ -150,6 +153,15 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     assert task["doc_md"] == "#### Read\nPuts the rows in an XCom.\n", task
     log = d.log("corpus_tut_classic", runs["corpus_tut_classic"], "looped")
     assert "step 2 ok" in log, log
+
+    # the second audit: doc_md naming a .md file beside the DAG (a template rendered
+    # without a context, as Airflow's get_doc_md), a group's default_args without its prefix,
+    # each callback of a list
+    doc = d.get("/dags/corpus_audit_more/details")["doc_md"]
+    assert doc == "### Nightly totals\n\n- sums the orders\n- sums the refunds\n", doc
+    assert d.get("/dags/corpus_audit_more/tasks/inner")["retries"] == 2
+    log = d.log("corpus_audit_more", runs["corpus_audit_more"], "total")
+    assert "first callback: total ok" in log and "second callback: total ok" in log, log
 
     # the `with` blocks put their tasks between their setup and teardown
     tasks = {t["task_id"]: t for t in d.get("/dags/corpus_setup_teardown/tasks")["tasks"]}

@@ -646,7 +646,7 @@ def reads_xcoms(task: Any) -> bool:
 def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[str, Any]:
     """The DAG as weir's document (the JSON form of a YAML DAG file).  Raises SpecError for
     what weir cannot run as written."""
-    from _weir_airflow import dag_callback, mapping
+    from _weir_airflow import dag_callback, mapping, templating
 
     python = python or sys.executable
     if not dag.task_dict:
@@ -667,8 +667,9 @@ def dag_to_spec(dag: Any, fileloc: str, python: Optional[str] = None) -> Dict[st
     doc: Dict[str, Any] = {"dag_id": dag.dag_id}
     if dag.description:
         doc["description"] = dag.description
-    if dag.doc_md:
-        doc["doc_md"] = str(dag.doc_md)
+    doc_md = templating.dag_doc_md(dag, fileloc)
+    if doc_md:
+        doc["doc_md"] = doc_md
     doc["schedule"] = schedule_of(dag)
     zone = schedule_zone(dag)
     if zone:

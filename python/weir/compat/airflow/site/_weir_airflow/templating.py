@@ -133,6 +133,36 @@ def get_template_env(dag: Any = None, *, force_sandboxed: bool = False,
     return env
 
 
+class _Where:
+    """A DAG's template settings with its folder given (its fileloc may be unset yet)."""
+
+    def __init__(self, dag: Any, folder: Optional[str]) -> None:
+        self.dag = dag
+        self.folder = folder
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.dag, name, None)
+
+
+def dag_doc_md(dag: Any, fileloc: Optional[str]) -> Optional[str]:
+    """The DAG's doc_md as Airflow 2's DAG.get_doc_md gives it: a name ending in `.md` is a
+    template file found on the DAG's search path (its folder, then `template_searchpath`),
+    rendered without a context (a missing one: Airflow's "Templating Error!" text); any
+    other text is rendered as a plain Jinja template."""
+    doc_md = getattr(dag, "doc_md", None)
+    if doc_md is None:
+        return None
+    text = str(doc_md)
+    if not text.endswith(".md"):
+        return jinja2.Template(text).render()
+    folder = getattr(dag, "folder", None) or (os.path.dirname(fileloc) if fileloc else None)
+    env = get_template_env(_Where(dag, folder), force_sandboxed=True)
+    try:
+        return env.get_template(text).render()
+    except jinja2.exceptions.TemplateNotFound:
+        return "# Templating Error!\nNot able to find the template file: `%s`.\n" % text
+
+
 def _template_ext(operator: Any) -> tuple[str, ...]:
     ext = getattr(operator, "template_ext", None) or ()
     return (ext,) if isinstance(ext, str) else tuple(ext)

@@ -433,6 +433,14 @@ def chain_linear(*elements: Any) -> None:
 
 
 def _downstream(up: Any, down: Any) -> None:
-    """`up >> down` for a task, an XComArg or a group on the left."""
+    """`up >> down` for a task, an XComArg, a group or a Label on the left; a Label on the
+    right takes `up` as its left side (`chain(a, [Label("x"), Label("y")], [b, c])`)."""
+    if isinstance(down, (list, tuple)):
+        for d in down:
+            _downstream(up, d)
+        return
+    if isinstance(down, EdgeTarget):
+        down.__rrshift__(up)
+        return
     for op in _operators_of(up, upstream_side=True):
         op.set_downstream(down)
