@@ -22,6 +22,8 @@ extern char **environ;
 
 #define CONN_ENV_PREFIX "WEIR_CONN_"
 #define VAR_ENV_PREFIX "WEIR_VAR_"
+#define AIRFLOW_CONN_ENV_PREFIX "AIRFLOW_CONN_"
+#define AIRFLOW_VAR_ENV_PREFIX "AIRFLOW_VAR_"
 
 struct secrets {
 	struct secrets_store *ss;
@@ -147,17 +149,28 @@ static int conn_from_text(const char *id, const char *text, const char *where,
 	return rc;
 }
 
-/* The environment's value for `id` under `prefix`, or NULL. */
+/* Airflow's name for weir's environment prefix: AIRFLOW_CONN_, AIRFLOW_VAR_. */
+static const char *airflow_prefix(const char *prefix)
+{
+	return !strcmp(prefix, CONN_ENV_PREFIX) ? AIRFLOW_CONN_ENV_PREFIX : AIRFLOW_VAR_ENV_PREFIX;
+}
+
+/* The environment's value for `id` under `prefix` (WEIR_CONN_MY_DB), else
+ * under Airflow's (AIRFLOW_CONN_MY_DB, as an Airflow deployment sets them),
+ * or NULL; `name` gets the name read (the first when neither is set). */
 static const char *env_value(const char *prefix, const char *id, char *name, size_t size)
 {
-	char *n = connection_env_name_with(prefix, id);
-	const char *v;
+	const char *v = NULL;
 
-	if (!n)
-		return NULL;
-	snprintf(name, size, "%s", n);
-	free(n);
-	v = getenv(name);
+	for (int i = 1; i >= 0 && !v; i--) {
+		char *n = connection_env_name_with(i ? prefix : airflow_prefix(prefix), id);
+		if (!n)
+			return NULL;
+		v = getenv(n);
+		if (v || i)
+			snprintf(name, size, "%s", n);
+		free(n);
+	}
 	return v;
 }
 
@@ -479,7 +492,8 @@ static int gather_ids(struct secrets *s, bool conns, const void *store_rows, siz
 	                     ids_add_rows(ids, prefix, store_rows, n_store, vs, vo) |
 	                     ids_add_rows(ids, prefix, s->cfg_vars, s->n_cfg_vars, vs, vo);
 
-	if (rc < 0 || ids_from_env(ids, prefix) < 0)
+	if (rc < 0 || ids_from_env(ids, prefix) < 0 ||
+	    ids_from_env(ids, airflow_prefix(prefix)) < 0)
 		return -1;
 	if (ids->n > 1) /* none: v is NULL, which qsort may not take */
 		qsort(ids->v, ids->n, sizeof *ids->v, cmp_str);

@@ -85,7 +85,8 @@ XCOMS = {
                            "venv": [2, 3]},
     "corpus_nested_branch": {"outer": "left"},
     "corpus_audit_more": {"native": ["int", "list", [3, 6]], "total": 33, "total_shifted": 312,
-                          "plus_one": 6, "choose": "chosen"},
+                          "plus_one": 6, "choose": "chosen",
+                          "from_env": ["teal", {"days": [1, 2]}, "dflt", "db.example", 6543]},
 }
 
 
@@ -112,6 +113,10 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     srv = make_server(config=dag_config(), start=False)
     srv.extra_env["WEIR_AIRFLOW_PYTHON"] = sys.executable
     srv.extra_env["WEIR_AIRFLOW_VENV_CACHE"] = str(tmp_path / "venvs")  # the virtualenv task's
+    # an Airflow deployment's variables and connection, under Airflow's names
+    srv.extra_env["AIRFLOW_VAR_AUDIT_COLOUR"] = "teal"
+    srv.extra_env["AIRFLOW_VAR_AUDIT_CFG"] = '{"days": [1, 2]}'
+    srv.extra_env["AIRFLOW_CONN_AUDIT_DB"] = "postgres://u:pw@db.example:6543/orders"
     d = Dags(srv, tmp_path)
     shutil.copytree(CORPUS, d.dir, dirs_exist_ok=True)
     srv.start()

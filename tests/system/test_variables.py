@@ -60,7 +60,9 @@ def test_sources_and_precedence(make_server):
     config = DEFAULT_CONFIG + ("variables:\n  from_config: c1\n  shadowed: config\n"
                                "  env_wins: config\n  structured: {a: [1, 2]}\n")
     srv = make_server(config=config, start=False)
-    srv.extra_env = {"WEIR_VAR_ENV_WINS": "from-env", "WEIR_VAR_ONLY_ENV": "e1"}
+    # Airflow's names too (an Airflow deployment's environment), weir's first
+    srv.extra_env = {"WEIR_VAR_ENV_WINS": "from-env", "WEIR_VAR_ONLY_ENV": "e1",
+                     "AIRFLOW_VAR_ENV_WINS": "airflow-loses", "AIRFLOW_VAR_AF_ONLY": "a1"}
     srv.start()
     srv.api("POST", "/api/v1/variables", {"key": "shadowed", "value": "store"})
     srv.api("POST", "/api/v1/variables", {"key": "env_wins", "value": "store"})
@@ -68,7 +70,7 @@ def test_sources_and_precedence(make_server):
     got = {v["key"]: (v["value"], v["source"]) for v in lst["variables"]}
     assert got == {"from_config": ("c1", "config"), "shadowed": ("store", "store"),
                    "env_wins": ("from-env", "environment"),
-                   "only_env": ("e1", "environment"),
+                   "only_env": ("e1", "environment"), "af_only": ("a1", "environment"),
                    "structured": ('{"a":[1,2]}', "config")}, got
     st, r = srv.api("PATCH", "/api/v1/variables/only_env", {"key": "only_env", "value": "x"})
     assert st == 404 and "environment" in r["detail"], r

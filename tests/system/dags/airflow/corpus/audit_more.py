@@ -2,10 +2,14 @@
 .md file beside the DAG, render_template_as_native_obj, a list of callbacks in
 default_args, expand_kwargs over a task's list of dicts, .map() with a lambda, a task
 group without its prefix that returns a value, a decorated branch joined under
-none_failed_min_one_success, the old helpers' chain with a Label)."""
+none_failed_min_one_success, the old helpers' chain with a Label, a variable and a
+connection set in the server's environment under Airflow's names, AIRFLOW_VAR_* and
+AIRFLOW_CONN_*, the latter read through Connection.get_connection_from_secrets)."""
 import pendulum
 
 from airflow.decorators import dag, task, task_group
+from airflow.models import Variable
+from airflow.models.connection import Connection
 from airflow.operators.empty import EmptyOperator
 from airflow.operators.python import PythonOperator
 from airflow.utils.edgemodifier import Label
@@ -77,6 +81,14 @@ def corpus_audit_more():
     chain(choose(), [Label("picked"), Label("not picked")], [chosen, passed], join)
     [total(added), total.override(task_id="total_shifted")(shifted)] >> native
     plus_one(unprefixed()) >> join
+
+    @task
+    def from_env():
+        db = Connection.get_connection_from_secrets("audit_db")
+        return [Variable.get("audit_colour"), Variable.get("audit_cfg", deserialize_json=True),
+                Variable.get("audit_none", default_var="dflt"), db.host, db.port]
+
+    from_env()
 
 
 corpus_audit_more()

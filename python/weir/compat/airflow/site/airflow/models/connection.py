@@ -103,6 +103,14 @@ class Connection:
                 urlencode(extra) if flat else urlencode({"__extra__": self.extra}))
         return uri
 
+    @classmethod
+    def get_connection_from_secrets(cls, conn_id: str) -> "Connection":
+        """Airflow's lookup through its secrets backends: here the connection the task was
+        given (BaseHook.get_connection: AirflowNotFoundException when it has none)."""
+        from airflow.hooks.base import BaseHook
+
+        return BaseHook.get_connection(conn_id)
+
     def get_hook(self, *, hook_params: Optional[Dict[str, Any]] = None) -> Any:
         """The hook of this connection's type (postgres, mysql, http, redis)."""
         from airflow.hooks.base import hook_for
