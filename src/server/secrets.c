@@ -155,6 +155,12 @@ static const char *airflow_prefix(const char *prefix)
 	return !strcmp(prefix, CONN_ENV_PREFIX) ? AIRFLOW_CONN_ENV_PREFIX : AIRFLOW_VAR_ENV_PREFIX;
 }
 
+/* An environment name less its "WEIR_" (CONN_MY_DB, for Airflow's name in a message). */
+static const char *without_weir(const char *name)
+{
+	return strncmp(name, "WEIR_", 5) ? name : name + 5;
+}
+
 /* The environment's value for `id` under `prefix` (WEIR_CONN_MY_DB), else
  * under Airflow's (AIRFLOW_CONN_MY_DB, as an Airflow deployment sets them),
  * or NULL; `name` gets the name read (the first when neither is set). */
@@ -177,7 +183,7 @@ static const char *env_value(const char *prefix, const char *id, char *name, siz
 int secrets_conn_resolve(struct secrets *s, const char *id, struct connection *out,
                          enum secret_source *src, struct weir_error *err)
 {
-	char name[CONNECTION_ID_MAX + 16];
+	char name[CONNECTION_ID_MAX + 16] = "";
 	const char *env;
 	struct weir_error e2 = {0};
 	enum secret_source from;
@@ -221,8 +227,8 @@ int secrets_conn_resolve(struct secrets *s, const char *id, struct connection *o
 	}
 	return weir_error_set(err, WEIR_E_NOT_FOUND,
 	                      "connection \"%s\" is not defined (looked in the server's "
-	                      "environment %s, the store and the configuration)",
-	                      id, name);
+	                      "environment %s and AIRFLOW_%s, the store and the configuration)",
+	                      id, name, without_weir(name));
 found:
 	/* the id as asked, whichever spelling the source used */
 	if (strcmp(out->id, id) && str_set(&out->id, id) < 0) {
@@ -237,7 +243,7 @@ found:
 int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out,
                         enum secret_source *src, struct weir_error *err)
 {
-	char name[VARIABLE_KEY_MAX + 16];
+	char name[VARIABLE_KEY_MAX + 16] = "";
 	const char *env;
 	struct weir_error e2 = {0};
 	const struct variable *v = NULL;
@@ -274,10 +280,11 @@ int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out
 				v = &s->cfg_vars[i];
 	}
 	if (!v) {
-		return weir_error_set(err, WEIR_E_NOT_FOUND,
-		                      "variable \"%s\" is not set (looked in the server's "
-		                      "environment %s, the store and the configuration)",
-		                      key, name);
+		return weir_error_set(
+		    err, WEIR_E_NOT_FOUND,
+		    "variable \"%s\" is not set (looked in the server's "
+		    "environment %s and AIRFLOW_%s, the store and the configuration)",
+		    key, name, without_weir(name));
 	}
 	if (variable_copy(out, v) < 0)
 		return weir_error_oom(err);
