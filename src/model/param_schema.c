@@ -9,9 +9,10 @@
 #include <string.h>
 
 static const char *const keywords[] = {
-    "type",        "enum",      "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-    "minLength",   "maxLength", "pattern", "format",  "required",         "default",
-    "description", "title",     "const",   "items",   "properties",       NULL,
+    "type",        "enum",        "minimum",    "maximum", "exclusiveMinimum", "exclusiveMaximum",
+    "minLength",   "maxLength",   "pattern",    "format",  "required",         "default",
+    "description", "title",       "const",      "items",   "properties",       "minItems",
+    "maxItems",    "uniqueItems", "multipleOf", NULL,
 };
 
 static const char *const type_names[] = {
@@ -149,6 +150,16 @@ static int check_number(const json_t *schema, const json_t *v, struct weir_error
 		snprintf(what, sizeof what, "%s %s", bounds[i].what, g);
 		return fail(err, what, v);
 	}
+	const json_t *m = json_object_get(schema, "multipleOf");
+	if (m) {
+		double q = x / json_number_value(m);
+		if (fabs(q - nearbyint(q)) > 1e-9 * fmax(1.0, fabs(q))) {
+			char what[96], g[64];
+			shown(m, g, sizeof g);
+			snprintf(what, sizeof what, "a multiple of %s", g);
+			return fail(err, what, v);
+		}
+	}
 	return 0;
 }
 
@@ -251,6 +262,8 @@ static int check_string(const json_t *schema, const json_t *v, struct weir_error
 		return fail(err, "a date-time (RFC 3339, YYYY-MM-DDTHH:MM:SSZ)", v);
 	if (format && !strcmp(format, "time") && !is_time(s, false))
 		return fail(err, "a time (HH:MM:SS)", v);
+	if (format && !strcmp(format, "email") && !strchr(s, '@'))
+		return fail(err, "an email address (with an @)", v);
 	return 0;
 }
 
@@ -261,10 +274,33 @@ static int check_parts(const json_t *schema, const json_t *v, struct weir_error 
 	const json_t *items = json_object_get(schema, "items");
 	const json_t *props = json_object_get(schema, "properties");
 	const json_t *req = json_object_get(schema, "required");
+	const json_t *lo = json_object_get(schema, "minItems");
+	const json_t *hi = json_object_get(schema, "maxItems");
 	const char *k;
 	json_t *x;
 	size_t i;
+	char what[160];
 
+	if (json_is_array(v) && lo && (json_int_t)json_array_size(v) < json_integer_value(lo)) {
+		snprintf(what, sizeof what, "a list of at least %lld items",
+		         (long long)json_integer_value(lo));
+		return fail(err, what, v);
+	}
+	if (json_is_array(v) && hi && (json_int_t)json_array_size(v) > json_integer_value(hi)) {
+		snprintf(what, sizeof what, "a list of at most %lld items",
+		         (long long)json_integer_value(hi));
+		return fail(err, what, v);
+	}
+	if (json_is_array(v) && json_is_true(json_object_get(schema, "uniqueItems")))
+		for (i = 1; i < json_array_size(v); i++)
+			for (size_t j = 0; j < i; j++)
+				if (json_equal(json_array_get(v, i), json_array_get(v, j))) {
+					snprintf(
+					    what, sizeof what,
+					    "a list of unique items (items %zu and %zu are equal)",
+					    j, i);
+					return fail(err, what, v);
+				}
 	if (json_is_array(v) && json_is_object(items))
 		json_array_foreach((json_t *)v, i, x)
 		{
@@ -289,7 +325,6 @@ static int check_parts(const json_t *schema, const json_t *v, struct weir_error 
 		{
 			const char *name = json_string_value(x);
 			if (name && !json_object_get(v, name)) {
-				char what[160];
 				snprintf(what, sizeof what, "an object with %.100s", name);
 				return fail(err, what, v);
 			}
@@ -383,7 +418,8 @@ int param_schema_valid(const json_t *schema, struct weir_error *err)
 		           !strncmp(k, "exclusive", 9)) {
 			if (!json_is_number(v))
 				want = "a number";
-		} else if (!strcmp(k, "minLength") || !strcmp(k, "maxLength")) {
+		} else if (!strcmp(k, "minLength") || !strcmp(k, "maxLength") ||
+		           !strcmp(k, "minItems") || !strcmp(k, "maxItems")) {
 			if (!json_is_integer(v) || json_integer_value(v) < 0)
 				want = "a whole number >= 0";
 		} else if (!strcmp(k, "pattern")) {
@@ -394,11 +430,17 @@ int param_schema_valid(const json_t *schema, struct weir_error *err)
 				want = "a regular expression that compiles (POSIX extended)";
 			else
 				regfree(&re);
+		} else if (!strcmp(k, "multipleOf")) {
+			if (!json_is_number(v) || json_number_value(v) <= 0)
+				want = "a number > 0";
+		} else if (!strcmp(k, "uniqueItems")) {
+			if (!json_is_boolean(v))
+				want = "true or false";
 		} else if (!strcmp(k, "format")) {
-			const char *f = json_string_value(v);
-			if (!f ||
-			    (strcmp(f, "date") && strcmp(f, "date-time") && strcmp(f, "time")))
-				want = "date, date-time or time";
+			/* as jsonschema's format checker: a format it does not know
+			 * (Airflow's form's "multiline") is not checked */
+			if (!json_is_string(v))
+				want = "a string (date, date-time, time, email, ...)";
 		} else if (!strcmp(k, "required")) {
 			if (!json_is_boolean(v) && !json_is_array(v))
 				want = "true or false, or a list of property names";

@@ -12,9 +12,15 @@
  *                     REG_EXTENDED dialect, not ECMA-262: no \d, no
  *                     lookaround), found anywhere in the string unless
  *                     anchored with ^ and $
+ *   multipleOf        a number > 0; a number must be a whole multiple of it
  *   format            "date" (YYYY-MM-DD), "date-time" (RFC 3339:
- *                     YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)) or "time"
- *                     (HH:MM:SS[.frac], the offset optional)
+ *                     YYYY-MM-DDTHH:MM:SS[.frac](Z|+HH:MM|-HH:MM)), "time"
+ *                     (HH:MM:SS[.frac], the offset optional) or "email" (holds
+ *                     an @); any other format is kept and not checked, as
+ *                     jsonschema's format checker does with one it does not
+ *                     know (Airflow's trigger form's "multiline")
+ *   minItems, maxItems   an array's length
+ *   uniqueItems       true: no two items of an array are equal
  *   required          true: the value may not be null; a list of names: an
  *                     object must have those properties (JSON Schema's)
  *   const             the value must equal it

@@ -85,8 +85,18 @@ def test_params_are_written_as_schemas():
         "looks": {"default": {"type": "x"}},
         "nested": {"a": [1, 2]},
     }
-    with pytest.raises(SpecError, match="params.xs: Param's 'minItems'"):
-        doc_of(schedule=None, params={"xs": Param([1], type="array", minItems=1)})
+    with pytest.raises(SpecError, match="params.xs: Param's 'anyOf'"):
+        doc_of(schedule=None, params={"xs": Param([1], anyOf=[{"type": "array"}])})
+    # JSON Schema's array and number keywords, and a format the checker does not know
+    doc = doc_of(schedule=None, params={
+        "xs": Param([1], type="array", minItems=1, maxItems=3, uniqueItems=True),
+        "n": Param(10, type="integer", multipleOf=5),
+        "text": Param("a\nb", type="string", format="multiline")})
+    assert doc["params"] == {
+        "xs": {"type": "array", "minItems": 1, "maxItems": 3, "uniqueItems": True,
+               "default": [1]},
+        "n": {"type": "integer", "multipleOf": 5, "default": 10},
+        "text": {"type": "string", "format": "multiline", "default": "a\nb"}}
     with pytest.raises(SpecError, match="params.o: .*expected a JSON value"):
         doc_of(schedule=None, params={"o": object()})
 

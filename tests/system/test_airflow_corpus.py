@@ -183,6 +183,11 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
                        ({"fixed": "other"}, "(const)"), ({"at": "25:00:00"}, "a time")]:
         status, body = srv.api("POST", "/api/v1/dags/corpus_params_form/dagRuns", {"conf": conf})
         assert status == 400 and what in body["detail"], (conf, status, body)
+    for conf, what in [({"tags": []}, "tags: expected a list of at least 1 items"),
+                       ({"tags": ["a", "a"]}, "expected a list of unique items"),
+                       ({"step": 12}, "step: expected a multiple of 5")]:
+        status, body = srv.api("POST", "/api/v1/dags/corpus_audit_more/dagRuns", {"conf": conf})
+        assert status == 400 and what in body["detail"], (conf, status, body)
     run_id = d.trigger("corpus_params_form")["dag_run_id"]
     assert d.wait_run("corpus_params_form", run_id)["state"] == S
     assert states(d, "corpus_params_form", run_id) == {"read_conf": K}

@@ -151,6 +151,28 @@ static void test_form_keywords(void **state)
 	    "expected a time (HH:MM:SS), got \"25:00:00\"");
 }
 
+/* The second audit's keywords: the array's and number's of JSON Schema that Airflow's Params
+ * take (jsonschema checks them), email, and a format jsonschema does not know (the trigger
+ * form's "multiline") kept and not checked. */
+static void test_more_keywords(void **state)
+{
+	(void)state;
+	ok("{\"minItems\": 1, \"maxItems\": 2}", "[1, 2]");
+	bad("{\"minItems\": 1}", "[]", "expected a list of at least 1 items, got []");
+	bad("{\"maxItems\": 2}", "[1, 2, 3]", "expected a list of at most 2 items, got [1,2,3]");
+	ok("{\"uniqueItems\": true}", "[1, \"1\", [1]]");
+	bad("{\"uniqueItems\": true}", "[{\"a\": 1}, 2, {\"a\": 1}]",
+	    "expected a list of unique items (items 0 and 2 are equal), got [{\"a\":1},2,{\"a\":1}]");
+	ok("{\"uniqueItems\": false}", "[1, 1]");
+	ok("{\"multipleOf\": 5}", "15");
+	ok("{\"multipleOf\": 0.1}", "0.3");
+	bad("{\"multipleOf\": 5}", "12", "expected a multiple of 5, got 12");
+	ok("{\"format\": \"email\"}", "\"ann@example.org\"");
+	bad("{\"format\": \"email\"}", "\"ann\"", "expected an email address (with an @), got \"ann\"");
+	ok("{\"type\": \"string\", \"format\": \"multiline\"}", "\"two\\nlines\"");
+	assert_true(param_schema_is(json_loads("{\"minItems\": 1}", 0, NULL)));
+}
+
 static void test_is_schema(void **state)
 {
 	(void)state;
@@ -204,8 +226,11 @@ static void test_schema_valid(void **state)
 	schema_bad("{\"maxLength\": -1}", "maxLength: expected a whole number >= 0, got -1");
 	schema_bad("{\"pattern\": \"([a-z\"}",
 	           "pattern: expected a regular expression that compiles (POSIX extended), got \"([a-z\"");
-	schema_bad("{\"format\": \"email\"}",
-	           "format: expected date, date-time or time, got \"email\"");
+	schema_bad("{\"format\": 3}",
+	           "format: expected a string (date, date-time, time, email, ...), got 3");
+	schema_bad("{\"minItems\": 1.5}", "minItems: expected a whole number >= 0, got 1.5");
+	schema_bad("{\"multipleOf\": 0}", "multipleOf: expected a number > 0, got 0");
+	schema_bad("{\"uniqueItems\": 1}", "uniqueItems: expected true or false, got 1");
 	schema_bad("{\"required\": \"yes\"}",
 	           "required: expected true or false, or a list of property names, got \"yes\"");
 	schema_bad("{\"items\": 3}", "items: expected a schema (a mapping), got 3");
@@ -311,7 +336,7 @@ int main(void)
 		cmocka_unit_test(test_bounds),       cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_required),     cmocka_unit_test(test_is_schema),
 		cmocka_unit_test(test_schema_valid), cmocka_unit_test(test_dag_params),
-		cmocka_unit_test(test_form_keywords),
+		cmocka_unit_test(test_form_keywords), cmocka_unit_test(test_more_keywords),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

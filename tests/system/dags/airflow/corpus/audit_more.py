@@ -4,11 +4,13 @@ default_args, expand_kwargs over a task's list of dicts, .map() with a lambda, a
 group without its prefix that returns a value, a decorated branch joined under
 none_failed_min_one_success, the old helpers' chain with a Label, a variable and a
 connection set in the server's environment under Airflow's names, AIRFLOW_VAR_* and
-AIRFLOW_CONN_*, the latter read through Connection.get_connection_from_secrets)."""
+AIRFLOW_CONN_*, the latter read through Connection.get_connection_from_secrets; Params
+with minItems, uniqueItems, multipleOf and the trigger form's format "multiline")."""
 import pendulum
 
 from airflow.decorators import dag, task, task_group
 from airflow.models import Variable
+from airflow.models.param import Param
 from airflow.models.connection import Connection
 from airflow.operators.empty import EmptyOperator
 from airflow.operators.python import PythonOperator
@@ -33,7 +35,12 @@ def kind_of(value, pair):
 
 @dag(schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC"), catchup=False,
      doc_md="audit_notes.md", render_template_as_native_obj=True, tags=["corpus"],
-     params={"n": 3}, default_args={"on_success_callback": [said_ok, said_again]})
+     params={"n": 3,
+             "tags": Param(["a"], type="array", minItems=1, uniqueItems=True),
+             "step": Param(10, type="integer", multipleOf=5),
+             "note": Param("line one\nline two", type=["null", "string"], format="multiline",
+                           description="the form shows a text area")},
+     default_args={"on_success_callback": [said_ok, said_again]})
 def corpus_audit_more():
     native = PythonOperator(task_id="native", python_callable=kind_of,
                             op_args=["{{ params.n }}", "{{ [params.n, params.n * 2] }}"])

@@ -742,8 +742,8 @@ def access_of(access: Any, line: int) -> Dict[str, Any]:
 # without checking, and Airflow's keywords for its trigger form only (left out).
 _SCHEMA_KEYWORDS = ("type", "enum", "minimum", "maximum", "exclusiveMinimum",
                     "exclusiveMaximum", "minLength", "maxLength", "pattern", "format",
-                    "const", "items", "properties", "required", "default", "description",
-                    "title")
+                    "const", "items", "properties", "minItems", "maxItems", "uniqueItems",
+                    "multipleOf", "required", "default", "description", "title")
 _FORM_ONLY = ("values_display", "section", "examples", "description_md", "description_html",
               "custom_html_form", "const_display")
 
