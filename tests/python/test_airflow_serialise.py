@@ -566,10 +566,15 @@ def test_a_plain_bash_task_pushes_its_last_line_to_a_task_that_pulls_it():
         quiet = BashOperator(task_id="quiet", bash_command="echo c")
         off = BashOperator(task_id="off", bash_command="echo d", do_xcom_push=False)
         pushed >> PythonOperator(task_id="pull", python_callable=pulls)
+        # below a group, pulled by a task that runs whatever its upstream did (the audit)
+        after = BashOperator(task_id="after", bash_command="echo e")
+        after >> PythonOperator(task_id="pull_done", python_callable=lambda ti: [
+            ti.xcom_pull(task_ids=t) for t in ["after"]], trigger_rule="all_done")
         quiet >> PythonOperator(task_id="ignore", python_callable=ignores)
         off >> BashOperator(task_id="tpl", bash_command="echo {{ ti.xcom_pull('off') }}")
     t = by_id(dag_to_spec(d, "/f.py"))
     assert "_weir_airflow.run_task" in t["pushed"]["command"], t["pushed"]
+    assert "_weir_airflow.run_task" in t["after"]["command"], t["after"]
     assert t["quiet"]["command"] == "exec bash -c 'echo c'", t["quiet"]
     assert t["off"]["command"] == "exec bash -c 'echo d'", t["off"]
 

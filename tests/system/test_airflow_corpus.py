@@ -86,7 +86,8 @@ XCOMS = {
     "corpus_nested_branch": {"outer": "left"},
     "corpus_audit_more": {"native": ["int", "list", [3, 6]], "total": 33, "total_shifted": 312,
                           "plus_one": 6, "choose": "chosen",
-                          "from_env": ["teal", {"days": [1, 2]}, "dflt", "db.example", 6543]},
+                          "from_env": ["teal", {"days": [1, 2]}, "dflt", "db.example", 6543],
+                          "after_all": "last"},
 }
 
 

@@ -5,13 +5,15 @@ group without its prefix that returns a value, a decorated branch joined under
 none_failed_min_one_success, the old helpers' chain with a Label, a variable and a
 connection set in the server's environment under Airflow's names, AIRFLOW_VAR_* and
 AIRFLOW_CONN_*, the latter read through Connection.get_connection_from_secrets; Params
-with minItems, uniqueItems, multipleOf and the trigger form's format "multiline")."""
+with minItems, uniqueItems, multipleOf and the trigger form's format "multiline"; a plain
+BashOperator's last line pulled by a task under all_done)."""
 import pendulum
 
 from airflow.decorators import dag, task, task_group
 from airflow.models import Variable
 from airflow.models.param import Param
 from airflow.models.connection import Connection
+from airflow.operators.bash import BashOperator
 from airflow.operators.empty import EmptyOperator
 from airflow.operators.python import PythonOperator
 from airflow.utils.edgemodifier import Label
@@ -96,6 +98,12 @@ def corpus_audit_more():
                 Variable.get("audit_none", default_var="dflt"), db.host, db.port]
 
     from_env()
+
+    @task(trigger_rule="all_done")
+    def after_all(ti=None):
+        return ti.xcom_pull(task_ids="last_word")
+
+    BashOperator(task_id="last_word", bash_command="echo first; echo last") >> after_all()
 
 
 corpus_audit_more()

@@ -590,8 +590,8 @@ def variables_named(path: str) -> List[str]:
 
 def pushed_tasks(dag: Any) -> Set[str]:
     """The tasks whose return value a task downstream reads (an XComArg argument, or a
-    Python task right below a Python task or a templated Bash task that runs when all
-    upstream succeeded: its `ti.xcom_pull`)."""
+    Python task right below a Python task or a templated Bash task, whatever its trigger
+    rule: its `ti.xcom_pull`)."""
     from _weir_airflow import mapping, operators
     from airflow.models.baseoperator import field_xcom_args, xcom_args_in
     from airflow.operators.python import PythonOperator
@@ -606,8 +606,7 @@ def pushed_tasks(dag: Any) -> Set[str]:
         for arg in field_xcom_args(task):
             out.add(arg.operator.task_id)
         templated = isinstance(task, BashOperator) and not plain_bash(task, set())
-        if (isinstance(task, PythonOperator) or templated) and \
-                task.trigger_rule == "all_success":
+        if isinstance(task, PythonOperator) or templated:
             pulls = reads_xcoms(task)
             out.update(u for u in task.upstream_task_ids
                        if isinstance(dag.task_dict.get(u), PythonOperator) or
