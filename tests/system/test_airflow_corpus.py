@@ -167,7 +167,10 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
     assert doc == "### Nightly totals\n\n- sums the orders\n- sums the refunds\n", doc
     assert d.get("/dags/corpus_audit_more/tasks/inner")["retries"] == 2
     log = d.log("corpus_audit_more", runs["corpus_audit_more"], "total")
-    assert "first callback: total ok" in log and "second callback: total ok" in log, log
+    assert "first callback: total ok, log at http://localhost:8080/#/dags/corpus_audit_more" \
+        "?tab=graph&run=%s&task_id=total&map_index=-1" % runs["corpus_audit_more"].replace(
+            ":", "%3A").replace("+", "%2B") in log, log
+    assert "second callback: total ok" in log, log
 
     # the `with` blocks put their tasks between their setup and teardown
     tasks = {t["task_id"]: t for t in d.get("/dags/corpus_setup_teardown/tasks")["tasks"]}

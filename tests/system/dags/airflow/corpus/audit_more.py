@@ -6,7 +6,7 @@ none_failed_min_one_success, the old helpers' chain with a Label, a variable and
 connection set in the server's environment under Airflow's names, AIRFLOW_VAR_* and
 AIRFLOW_CONN_*, the latter read through Connection.get_connection_from_secrets; Params
 with minItems, uniqueItems, multipleOf and the trigger form's format "multiline"; a plain
-BashOperator's last line pulled by a task under all_done)."""
+BashOperator's last line pulled by a task under all_done; ti.log_url in a callback)."""
 import pendulum
 
 from airflow.decorators import dag, task, task_group
@@ -24,7 +24,8 @@ SEEN = []
 
 
 def said_ok(context):
-    print("first callback: %s ok" % context["ti"].task_id)
+    ti = context["ti"]
+    print("first callback: %s ok, log at %s" % (ti.task_id, ti.log_url))
 
 
 def said_again(context):

@@ -13,6 +13,10 @@ class TaskInstanceAttrs:
 
     task: Any
     try_number: int
+    dag_id: str
+    task_id: str
+    run_id: str
+    map_index: int
     # the try is running while its process reads these (Airflow's `running`)
     state: str = "running"
     end_date: Optional[_dt.datetime] = None
@@ -60,6 +64,19 @@ class TaskInstanceAttrs:
     def priority_weight(self) -> int:
         """The task's own priority weight."""
         return int(getattr(self.task, "priority_weight", 1))
+
+    @property
+    def log_url(self) -> str:
+        """Where a person reads the try's log (what failure callbacks put in their alerts):
+        Airflow's `[webserver] base_url` (AIRFLOW__WEBSERVER__BASE_URL; Airflow's default
+        http://localhost:8080), then weir's web UI address of the run, the task and its
+        map index in the query (docs/airflow.md)."""
+        from urllib.parse import quote
+
+        base = os.environ.get("AIRFLOW__WEBSERVER__BASE_URL") or "http://localhost:8080"
+        return "%s/#/dags/%s?tab=graph&run=%s&task_id=%s&map_index=%d" % (
+            base.rstrip("/"), quote(self.dag_id, safe=""), quote(self.run_id, safe=""),
+            quote(self.task_id, safe=""), self.map_index)
 
     @property
     def hostname(self) -> str:
