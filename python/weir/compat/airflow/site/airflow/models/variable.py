@@ -58,6 +58,11 @@ class Variable:
         if text is None:
             if default_var is not _NOTSET:
                 return default_var
+            if not os.environ.get("WEIR_OUTPUT"):  # not a task: the file's parse
+                raise KeyError(
+                    f"Variable {key} does not exist (weir's DAG processor has no variables "
+                    "when it parses a file: read it inside a task or a template, "
+                    "{{ var.value.KEY }}, or give Variable.get a default_var)")
             raise KeyError(f"Variable {key} does not exist")
         return json.loads(text) if deserialize_json else text
 
