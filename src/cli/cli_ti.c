@@ -44,27 +44,33 @@ void cli_ti_print_changes(json_t *seen, json_t *tis, const char *prefix)
 	json_t *ti;
 	size_t i;
 
-	json_array_foreach(tis, i, ti)
-	{
-		char name[300], key[340], clock[32];
-		const char *state = cli_ti_state(ti);
-		long long try_n = cli_json_int(ti, "try_number", 0);
+	/* Two passes: the ends first, then the rest, so that a task seen ending and its
+	 * downstream seen starting in the same look print in the order they happened. */
+	for (int pass = 0; pass < 2; pass++)
+		json_array_foreach(tis, i, ti)
+		{
+			char name[300], key[340], clock[32];
+			const char *state = cli_ti_state(ti);
+			long long try_n = cli_json_int(ti, "try_number", 0);
 
-		cli_ti_name(ti, name, sizeof name);
-		snprintf(key, sizeof key, "%s/%lld", state, try_n);
-		const char *had = json_string_value(json_object_get(seen, name));
-		if (had && !strcmp(had, key))
-			continue;
-		json_object_set_new(seen, name, json_string(key));
-		/* Nothing happened to a TI not seen yet that is still waiting. */
-		enum dag_ti_state ts = ti_state_of(state);
-		if (!had && (ts == DAG_TI_NONE || ts == DAG_TI_SCHEDULED))
-			continue;
-		printf("%s %s%s%s %s", cli_format_clock(clock_now_ms(), clock, sizeof clock),
-		       prefix ? prefix : "", prefix ? " " : "", name, state);
-		if (try_n > 1 || ts == DAG_TI_UP_FOR_RETRY)
-			printf(" (try %lld)", try_n);
-		putchar('\n');
-	}
+			if (cli_ti_state_is_final(state) != (pass == 0))
+				continue;
+			cli_ti_name(ti, name, sizeof name);
+			snprintf(key, sizeof key, "%s/%lld", state, try_n);
+			const char *had = json_string_value(json_object_get(seen, name));
+			if (had && !strcmp(had, key))
+				continue;
+			json_object_set_new(seen, name, json_string(key));
+			/* Nothing happened to a TI not seen yet that is still waiting. */
+			enum dag_ti_state ts = ti_state_of(state);
+			if (!had && (ts == DAG_TI_NONE || ts == DAG_TI_SCHEDULED))
+				continue;
+			printf("%s %s%s%s %s",
+			       cli_format_clock(clock_now_ms(), clock, sizeof clock),
+			       prefix ? prefix : "", prefix ? " " : "", name, state);
+			if (try_n > 1 || ts == DAG_TI_UP_FOR_RETRY)
+				printf(" (try %lld)", try_n);
+			putchar('\n');
+		}
 	fflush(stdout);
 }

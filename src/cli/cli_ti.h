@@ -20,7 +20,9 @@ char *cli_ti_name(json_t *ti, char *buf, size_t size);
 /* Prints one line per task instance whose "state/try" differs from what
  * `seen` (an object by TI name, updated) holds: "HH:MM:SS [PREFIX ]NAME
  * STATE[ (try N)]"; a TI first seen still waiting (none, scheduled) is
- * recorded, not printed.  `prefix` may be NULL.  `weir dags trigger --wait`
+ * recorded, not printed; the instances that ended are printed before the
+ * others (what one look saw end came before what it saw start).  `prefix`
+ * may be NULL.  `weir dags trigger --wait`
  * and `weir dags test` print runs so. */
 void cli_ti_print_changes(json_t *seen, json_t *tis, const char *prefix);
 

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -183,6 +184,47 @@ static void test_ti_helpers(void **state)
 	assert_false(cli_ti_state_is_final("running"));
 }
 
+/* One look that saw a task end and its downstream start prints the end first, whatever
+ * the order of the listing. */
+static void test_changes_print_ends_first(void **state)
+{
+	char path[] = "/tmp/weir-test-changes-XXXXXX", text[512] = "";
+	int fd = mkstemp(path), saved;
+	json_t *seen = json_object(), *tis;
+	FILE *f;
+	(void)state;
+
+	assert_true(fd >= 0);
+	tis = json_pack("[{sssssi}, {sssssi}]", "task_id", "up", "state", "running", "map_index",
+	                -1, "task_id", "down", "state", "none", "map_index", -1);
+	fflush(stdout);
+	saved = dup(1);
+	dup2(fd, 1);
+	cli_ti_print_changes(seen, tis, NULL);
+	json_decref(tis);
+	tis = json_pack("[{sssssi}, {sssssi}]", "task_id", "down", "state", "running", "map_index",
+	                -1, "task_id", "up", "state", "success", "map_index", -1);
+	cli_ti_print_changes(seen, tis, NULL);
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	json_decref(tis);
+	json_decref(seen);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	close(fd);
+	unlink(path);
+	const char *up_ends = strstr(text, " up success\n"),
+	           *down = strstr(text, " down running\n");
+	assert_non_null(strstr(text, " up running\n"));
+	assert_non_null(up_ends);
+	assert_non_null(down);
+	assert_true(up_ends < down);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -193,6 +235,7 @@ int main(void)
 	    cmocka_unit_test(test_backfill_steps_of_a_relativedelta),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_ti_helpers),
+	    cmocka_unit_test(test_changes_print_ends_first),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
