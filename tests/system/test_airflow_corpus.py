@@ -49,6 +49,7 @@ EXPECT = {
     "corpus_standard_paths": (None, S, {"other": K}),
     "corpus_state_names": (None, S, {}),
     "corpus_audit_more": (None, S, {"passed": K}),
+    "corpus_audit_branch": (None, F, {"wrong_way": F, "below": "upstream_failed"}),
     "corpus_params_form": ({"level": 4, "at": "08:09:10", "numbers": [3, 4.5],
                             "people": [{"name": "bo"}]}, S, {}),
 }
@@ -171,6 +172,9 @@ def test_the_corpus_runs_as_airflow_runs_it(make_server, tmp_path):
         "?tab=graph&run=%s&task_id=total&map_index=-1" % runs["corpus_audit_more"].replace(
             ":", "%3A").replace("+", "%2B") in log, log
     assert "second callback: total ok" in log, log
+    log = d.log("corpus_audit_branch", runs["corpus_audit_branch"], "wrong_way")
+    assert "failure callback: wrong_way, branch task wrong_way chose elsewhere, not among " \
+        "its direct downstream tasks (below)" in log and "first callback" not in log, log
 
     # the `with` blocks put their tasks between their setup and teardown
     tasks = {t["task_id"]: t for t in d.get("/dags/corpus_setup_teardown/tasks")["tasks"]}

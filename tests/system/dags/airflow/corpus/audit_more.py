@@ -108,3 +108,25 @@ def corpus_audit_more():
 
 
 corpus_audit_more()
+
+
+def said_failed(context):
+    print("failure callback: %s, %s" % (context["ti"].task_id, context["exception"]))
+
+
+@dag(schedule=None, start_date=pendulum.datetime(2024, 1, 1, tz="UTC"), catchup=False,
+     tags=["corpus"], default_args={"on_success_callback": said_ok,
+                                    "on_failure_callback": said_failed})
+def corpus_audit_branch():
+    """A branch that names a task that is not right below it fails in its execute, as
+    Airflow's: its failure callback runs, not its success one."""
+
+    @task.branch
+    def wrong_way():
+        return "elsewhere"
+
+    wrong_way() >> EmptyOperator(task_id="below")
+    EmptyOperator(task_id="elsewhere")
+
+
+corpus_audit_branch()

@@ -342,6 +342,25 @@ def encode_outputs(out: Dict[str, Any]) -> Dict[str, Any]:
     return done
 
 
+def _check_branch(task: Any, choice: List[str]) -> None:
+    """A branch's choice names direct downstream tasks only: else the try fails here, in
+    its execute as Airflow's, so its failure callbacks run and not its success ones."""
+    from airflow.exceptions import AirflowException
+
+    dag_ids = set(task.dag.task_dict) if task.dag is not None else set()
+    unknown = sorted(set(choice) - dag_ids)
+    if unknown:
+        raise AirflowException("'branch_task_ids' must contain only valid task_ids. "
+                               "Invalid tasks found: %s." % set(unknown))
+    below = sorted(set(choice) - set(task.downstream_task_ids))
+    if below:
+        raise AirflowException(
+            "branch task %s chose %s, not among its direct downstream tasks (%s): weir "
+            "runs a branch's choice of those only" % (
+                task.task_id, ", ".join(below),
+                ", ".join(sorted(task.downstream_task_ids)) or "none"))
+
+
 def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
                  task: Any = None) -> None:
     """$WEIR_OUTPUT: what the task pushed, `return_value` (when not None) and `weir_return`
@@ -367,6 +386,7 @@ def write_output(path: Optional[str], ti: TaskInstance, result: Any, push: bool,
                 # a task group's id stands for its roots, as in Airflow
                 choice = expand_group_ids(task.dag, sorted(choice) if isinstance(choice, set)
                                           else list(choice))
+                _check_branch(task, choice)
             out["branch"] = choice
         else:
             out["result"] = bool(choice)
