@@ -29,7 +29,7 @@ from ..errors import remote_error
 from ..worker import warm as _w
 from . import objects as _objects
 from . import shm as _shm
-from .futures import Future
+from .futures import Future, LocalFuture
 from .patience import patiently
 from .warm import END_WAIT, Pool, _Worker, pool_of
 from .warm_future import WarmFuture
@@ -311,21 +311,16 @@ def _serve_while(ready: Callable[[], bool], link: "Link") -> bool:
     return bool(worker.serve_while(ready, link.wake_r))
 
 
-class LinkFuture(Future):
+class LinkFuture(LocalFuture):
     """A call made from a task (an actor's method, a function's call): settled by the
     link's reader thread."""
 
-    _local = True
-
     def __init__(self, link: "Link", call_id: int, name: str) -> None:
+        super().__init__(name)
         self._link = link
         self.call_id = call_id
-        self.job_id = None  # type: ignore[assignment]
-        self.name = name
         self._event = threading.Event()
         self._done = False
-        self._value: Any = None
-        self._error: Optional[BaseException] = None
         self._state = "running"
         self.what = "actor call"
         self.ref_id = 0  # the program's id of the call (REF), once known
@@ -341,9 +336,6 @@ class LinkFuture(Future):
 
     def __repr__(self) -> str:
         return "<weir.Future %s (%s %d)>" % (self.name, self.what, self.call_id)
-
-    def done(self) -> bool:
-        return self._done
 
     def _wait(self, deadline: Optional[float]) -> None:
         if self._done:
@@ -402,6 +394,8 @@ class Link:
         self.ids = 0
         self.calls: Dict[int, LinkFuture] = {}
         self.ended: Optional[str] = None
+        # what the calls in flight are told when the socket closes (a detached actor's)
+        self.why_ended: Optional[Callable[[], str]] = None
         # readable when a call has ended (a waiting worker's loop wakes on it)
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
@@ -523,8 +517,9 @@ class Link:
         with self.cond:
             self.ended = "its socket closed"
             left = list(self.calls.values())
+        why = self.why_ended() if self.why_ended is not None else "the program has ended"
         for f in left:
-            self._settle(f, None, ActorDied("%s: the program has ended" % f.name))
+            self._settle(f, None, ActorDied("%s: %s" % (f.name, why)))
 
 
 # the "folder" of a detached actor's handle: this, then its entry (remote/detached.py)
