@@ -201,6 +201,40 @@ def test_a_detached_actor_is_restarted_after_its_process_is_killed(server, tmp_p
     assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
 
 
+def test_a_detached_actors_call_in_flight_is_sent_again_after_its_restart(server, tmp_path):
+    """max_task_retries=1: the call its process was running when killed runs again on
+    the restarted one, and its ref gives that value."""
+    prog = write(tmp_path, "retry.py", """\
+        import os
+        import signal
+        import time
+        import ray
+
+        @ray.remote
+        class Waiter:
+            def pid(self):
+                return os.getpid()
+
+            def wait_for(self, path):
+                while not os.path.exists(path):
+                    time.sleep(0.01)  # polls for the file the program makes
+                return os.getpid()
+
+        w = Waiter.options(name="retry", lifetime="detached", max_restarts=1,
+                           max_task_retries=1).remote()
+        pid = ray.get(w.pid.remote())
+        gate = os.path.abspath("gate")  # the actor runs in a folder of its own
+        ref = w.wait_for.remote(gate)
+        os.kill(pid, signal.SIGKILL)
+        open(gate, "w").close()
+        print("retried", ray.get(ref) not in (None, pid))
+        ray.kill(w)
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["retried True"], cli_describe(r)
+    assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
+
+
 def test_a_detached_actors_methods_make_ray_calls_after_its_program_ended(server, tmp_path):
     """Its methods call functions, make actors and find named ones, as the program that
     made it did, after that program has ended; the token they use is in no spec or log."""

@@ -325,6 +325,10 @@ class LinkFuture(LocalFuture):
         self.what = "actor call"
         self.ref_id = 0  # the program's id of the call (REF), once known
         self._ref = threading.Event()
+        # a method call's frame body, kept to send it again (a detached actor restarted:
+        # max_task_retries), and how many times it was
+        self._resend: Optional[bytes] = None
+        self._tries = 0
 
     def __reduce__(self) -> Tuple[Any, Tuple[str, int]]:
         """Pickled (into a call's arguments, a value returned): the program's ref of the
@@ -396,6 +400,10 @@ class Link:
         self.ended: Optional[str] = None
         # what the calls in flight are told when the socket closes (a detached actor's)
         self.why_ended: Optional[Callable[[], str]] = None
+        # a detached actor's: its max_task_retries, and the link its calls in flight are
+        # sent again on when this one ends (remote/detached.py)
+        self.task_retries = 0
+        self.relink: Optional[Callable[[], "Link"]] = None
         # readable when a call has ended (a waiting worker's loop wakes on it)
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
@@ -403,10 +411,14 @@ class Link:
         self.sock.sendall(_w.encode(_w.LINK, 0, key + str(os.getpid()).encode()))
         threading.Thread(target=self._read, name="weir-actor-link", daemon=True).start()
 
-    def _send(self, kind: int, name: str, body: bytes) -> LinkFuture:
+    def _send(self, kind: int, name: str, body: bytes,
+              f: Optional[LinkFuture] = None) -> LinkFuture:
+        """Sends a frame for a new future (or f, a call sent again on this link)."""
         with self.cond:
             self.ids += 1
-            f = LinkFuture(self, self.ids, name)
+            if f is None:
+                f = LinkFuture(self, self.ids, name)
+            f._link, f.call_id = self, self.ids
             self.calls[f.call_id] = f
             ended = self.ended
         if ended is None:
@@ -420,8 +432,25 @@ class Link:
         return f
 
     def call(self, actor_id: int, name: str, method: str, data: bytes) -> LinkFuture:
-        return self._send(_w.ACTOR_CALL, "%s.%s" % (name, method),
-                          _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data))
+        body = _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data)
+        f = self._send(_w.ACTOR_CALL, "%s.%s" % (name, method), body)
+        f._resend = body
+        return f
+
+    def _retry(self, f: LinkFuture) -> bool:
+        """A call in flight when this (a detached actor's) link ended, sent again on the
+        next link when max_task_retries allows; False when it is not."""
+        if f._resend is None or self.relink is None or f._done or not (
+                self.task_retries < 0 or f._tries < self.task_retries):
+            return False
+        f._tries += 1
+        try:
+            ln = self.relink()
+        except ActorDied as e:  # it has ended for good meanwhile
+            self._settle(f, None, e)
+            return True
+        ln._send(_w.ACTOR_CALL, f.name, f._resend, f)
+        return True
 
     def submit(self, target: Any, options: Dict[str, Any], args: Tuple[Any, ...],
                kwargs: Dict[str, Any], name: str) -> LinkFuture:
@@ -518,8 +547,9 @@ class Link:
             self.ended = "its socket closed"
             left = list(self.calls.values())
         why = self.why_ended() if self.why_ended is not None else "the program has ended"
-        for f in left:
-            self._settle(f, None, ActorDied("%s: %s" % (f.name, why)))
+        for f in sorted(left, key=lambda f: f.call_id):  # sent again in their order
+            if not self._retry(f):
+                self._settle(f, None, ActorDied("%s: %s" % (f.name, why)))
 
 
 # the "folder" of a detached actor's handle: this, then its entry (remote/detached.py)

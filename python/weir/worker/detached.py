@@ -125,9 +125,9 @@ def _end(entry: str, folder: str, why: str) -> int:
     """The actor has ended for good: its entry removed, `ID.died` says why (its callers
     are told), its socket's folder removed."""
     import shutil
-    _remove(entry)
-    with open(entry + ".died", "w") as out:
+    with open(entry + ".died", "w") as out:  # first: a caller that finds no entry reads it
         out.write(why)
+    _remove(entry)
     shutil.rmtree(folder, ignore_errors=True)
     sys.stderr.write("weir detached actor: %s\n" % why)
     sys.stderr.flush()

@@ -165,7 +165,8 @@ def _detached(ac: ActorClass, o: Dict[str, Any], label: Optional[str], ns: str,
     try:
         info = _det.create(s.client, ac._cls, api._resolved(args), api._resolved(kwargs), o,
                            ns, label, _actors._num_returns(ac._cls), str(s.objects_dir),
-                           concurrency, _int_option(ac._ray_options, "max_restarts", 0, -1))
+                           concurrency, _int_option(ac._ray_options, "max_restarts", 0, -1),
+                           _int_option(ac._ray_options, "max_task_retries", 0, -1))
     except ResourceError as e:
         raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot start "
                             "the actor: %s" % (ac.__name__, api._state.address,
