@@ -29,11 +29,15 @@ import socket
 import struct
 import sys
 import threading
+import time
 from typing import Any, Dict, Optional, Tuple
 
 # the child's exit status when its constructor raised (the supervisor ends, no restart)
 CTOR_FAILED = 4
 LENGTH = struct.Struct("<Q")
+# a process that dies sooner than this after its start, twice in a row or more, is
+# restarted after a pause that doubles (0.1 s to 10 s)
+QUICK = 5.0
 
 
 def main() -> int:
@@ -89,7 +93,9 @@ def supervise(entry: str, folder: str) -> int:
     listener.bind(path)
     listener.listen(64)  # connections made while the constructor runs wait here
     done = 0
+    quick = 0  # deaths in a row of a process that lived less than QUICK seconds
     while True:
+        started = time.monotonic()
         env = dict(os.environ, WEIR_DETACHED_FD=str(listener.fileno()),
                    WEIR_DETACHED_RESTARTED=str(done))
         child = subprocess.Popen([sys.executable, os.path.abspath(__file__)], env=env,
@@ -119,6 +125,9 @@ def supervise(entry: str, folder: str) -> int:
         sys.stderr.write("weir detached actor: its process died (%s); restart %d of %s\n"
                          % (how, done, "unlimited" if most < 0 else most))
         sys.stderr.flush()
+        quick = quick + 1 if time.monotonic() - started < QUICK else 0
+        if quick > 1:  # one that dies as it starts is not restarted in a busy loop
+            time.sleep(min(0.1 * 2 ** (quick - 2), 10.0))
 
 
 def _end(entry: str, folder: str, why: str) -> int:
@@ -289,6 +298,9 @@ def _served(_w: Any) -> Any:
 
         def drain(self) -> None:
             return None  # nothing to read: the calls come through route()
+
+        def flush_lines(self) -> None:
+            return None  # written as they come (_Lines)
 
         def send(self, data: bytes) -> None:
             n, kind, iid = _w.HEADER.unpack_from(data)
