@@ -170,8 +170,11 @@ def test_a_detached_actor_is_restarted_after_its_process_is_killed(server, tmp_p
             def nap(self):
                 time.sleep(600)
 
+            def reborn(self):
+                return ray.get_runtime_context().was_current_actor_reconstructed
+
         c = Phoenix.options(name="phoenix", lifetime="detached", max_restarts=1).remote(10)
-        print("first", ray.get(c.incr.remote()))
+        print("first", ray.get(c.incr.remote()), ray.get(c.reborn.remote()))
         pid = ray.get(c.pid.remote())
         napping = c.nap.remote()
         os.kill(pid, signal.SIGKILL)
@@ -180,7 +183,8 @@ def test_a_detached_actor_is_restarted_after_its_process_is_killed(server, tmp_p
         except ray.exceptions.RayActorError as e:
             print("in flight", "process died" in str(e))
         again = ray.get(c.pid.remote())
-        print("restarted", again != pid, ray.get(c.incr.remote()))  # constructed again
+        print("restarted", again != pid, ray.get(c.incr.remote()),  # constructed again
+              ray.get(c.reborn.remote()))
         print("by name", ray.get(ray.get_actor("phoenix").incr.remote()))
         napping = c.nap.remote()
         os.kill(again, signal.SIGKILL)
@@ -194,7 +198,7 @@ def test_a_detached_actor_is_restarted_after_its_process_is_killed(server, tmp_p
             print("ended", "no restarts left" in str(e))
         """)
     r = run_ok(server, prog)
-    assert r.stdout.splitlines() == ["first 11", "in flight True", "restarted True 11",
+    assert r.stdout.splitlines() == ["first 11 False", "in flight True", "restarted True 11 True",
                                      "by name 12", "ended True"], cli_describe(r)
     (job,) = [j for j in jobs(server) if j["name"] == "phoenix"]
     assert server.wait_job(job["id"], timeout=60)["state"] == "failed"

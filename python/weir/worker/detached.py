@@ -97,7 +97,7 @@ def supervise(entry: str, folder: str) -> int:
     while True:
         started = time.monotonic()
         env = dict(os.environ, WEIR_DETACHED_FD=str(listener.fileno()),
-                   WEIR_DETACHED_RESTARTED=str(done))
+                   WEIR_WARM_ACTOR_RESTARTS=str(done))  # was_current_actor_reconstructed
         child = subprocess.Popen([sys.executable, os.path.abspath(__file__)], env=env,
                                  stdin=subprocess.PIPE, pass_fds=(listener.fileno(),))
         assert child.stdin is not None
