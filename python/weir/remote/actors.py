@@ -411,13 +411,15 @@ class Link:
         self.sock.sendall(_w.encode(_w.LINK, 0, key + str(os.getpid()).encode()))
         threading.Thread(target=self._read, name="weir-actor-link", daemon=True).start()
 
-    def _send(self, kind: int, name: str, body: bytes,
-              f: Optional[LinkFuture] = None) -> LinkFuture:
-        """Sends a frame for a new future (or f, a call sent again on this link)."""
+    def _send(self, kind: int, name: str, body: bytes, f: Optional[LinkFuture] = None,
+              resend: bool = False) -> LinkFuture:
+        """Sends a frame for a new future (or f, a call sent again on this link); resend:
+        the body is kept, to send it again (_retry)."""
         with self.cond:
             self.ids += 1
             if f is None:
                 f = LinkFuture(self, self.ids, name)
+                f._resend = body if resend else None
             f._link, f.call_id = self, self.ids
             self.calls[f.call_id] = f
             ended = self.ended
@@ -428,14 +430,20 @@ class Link:
                 return f
             except OSError as e:
                 ended = "the program's socket: %s" % e
-        self._settle(f, None, ActorDied("%s: the program has ended (%s)" % (name, ended)))
+        if not self._retry(f):
+            self._settle(f, None, ActorDied("%s: %s" % (name, self._why(ended))))
         return f
 
+    def _why(self, ended: str) -> str:
+        """What a call is told when this link has ended."""
+        if self.why_ended is not None:  # a detached actor's: from its entry
+            return self.why_ended()
+        return "the program has ended (%s)" % ended
+
     def call(self, actor_id: int, name: str, method: str, data: bytes) -> LinkFuture:
-        body = _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data)
-        f = self._send(_w.ACTOR_CALL, "%s.%s" % (name, method), body)
-        f._resend = body
-        return f
+        return self._send(_w.ACTOR_CALL, "%s.%s" % (name, method),
+                          _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data),
+                          resend=True)
 
     def _retry(self, f: LinkFuture) -> bool:
         """A call in flight when this (a detached actor's) link ended, sent again on the
@@ -546,7 +554,7 @@ class Link:
         with self.cond:
             self.ended = "its socket closed"
             left = list(self.calls.values())
-        why = self.why_ended() if self.why_ended is not None else "the program has ended"
+        why = self._why("its socket closed")
         for f in sorted(left, key=lambda f: f.call_id):  # sent again in their order
             if not self._retry(f):
                 self._settle(f, None, ActorDied("%s: %s" % (f.name, why)))
