@@ -116,6 +116,9 @@ def test_a_detached_actors_calls_run_at_once_in_threads_or_on_its_event_loop(ser
             def meet(self):
                 return self.barrier.wait() in (0, 1)
 
+            def count(self, n):
+                yield from range(n)
+
         @ray.remote
         class Gate:
             def __init__(self):
@@ -126,6 +129,10 @@ def test_a_detached_actors_calls_run_at_once_in_threads_or_on_its_event_loop(ser
                     self.opened = asyncio.Event()
                 await self.opened.wait()
                 return "through"
+
+            async def ticks(self, n):
+                for i in range(n):
+                    yield i * 10
 
             async def open(self):
                 if self.opened is None:
@@ -138,11 +145,14 @@ def test_a_detached_actors_calls_run_at_once_in_threads_or_on_its_event_loop(ser
         g = Gate.options(name="gate", lifetime="detached").remote()
         w = g.wait.remote()
         print("loop", ray.get(g.open.remote()), ray.get(w))
+        print("items", [ray.get(r) for r in m.count.remote(3)],
+              [ray.get(r) for r in g.ticks.remote(2)])
         ray.kill(m)
         ray.kill(g)
         """)
     r = run_ok(server, prog)
-    assert r.stdout.splitlines() == ["threads [True, True]", "loop opened through"], \
+    assert r.stdout.splitlines() == ["threads [True, True]", "loop opened through",
+                                     "items [0, 1, 2] [0, 10]"], \
         cli_describe(r)
     assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
 

@@ -302,6 +302,14 @@ def _served(_w: Any) -> Any:
         def flush_lines(self) -> None:
             return None  # written as they come (_Lines)
 
+        # a generator method's items: all of them in the call's value, when it has ended
+        # (a link takes no ITEM frames; ObjectRefGenerator reads such a list)
+        def stream(self, cid: int, gen: Any) -> Any:
+            return list(gen)
+
+        async def _stream_async(self, cid: int, agen: Any) -> Any:
+            return [item async for item in agen]
+
         def send(self, data: bytes) -> None:
             n, kind, iid = _w.HEADER.unpack_from(data)
             with self.rlock:
