@@ -87,11 +87,12 @@ def supervise(entry: str, folder: str) -> int:
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     path = os.path.join(folder, "sock")
     try:
-        os.unlink(path)  # a socket left by an earlier try of the job
+        os.unlink(path + ".new")  # a socket left by an earlier try of the job
     except OSError:
         pass
-    listener.bind(path)
+    listener.bind(path + ".new")
     listener.listen(64)  # connections made while the constructor runs wait here
+    os.rename(path + ".new", path)  # the path appears listening: never "refused"
     done = 0
     quick = 0  # deaths in a row of a process that lived less than QUICK seconds
     while True:
