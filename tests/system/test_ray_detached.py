@@ -102,6 +102,202 @@ def test_a_detached_actor_outlives_its_program_and_a_later_one_kills_it(server, 
     assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
 
 
+def test_a_detached_actors_calls_run_at_once_in_threads_or_on_its_event_loop(server, tmp_path):
+    """max_concurrency=2: two calls meet at a barrier (one at a time, the barrier's guard
+    would break it); an async actor's awaiting call lets the next one run."""
+    prog = write(tmp_path, "conc.py", """\
+        import asyncio
+        import threading
+        import ray
+
+        @ray.remote
+        class Meet:
+            def __init__(self):
+                self.barrier = threading.Barrier(2, timeout=120)  # a guard, not a wait
+
+            def meet(self):
+                return self.barrier.wait() in (0, 1)
+
+            def count(self, n):
+                yield from range(n)
+
+        @ray.remote
+        class Gate:
+            def __init__(self):
+                self.opened = None
+
+            async def wait(self):
+                if self.opened is None:
+                    self.opened = asyncio.Event()
+                await self.opened.wait()
+                return "through"
+
+            async def ticks(self, n):
+                for i in range(n):
+                    yield i * 10
+
+            async def open(self):
+                if self.opened is None:
+                    self.opened = asyncio.Event()
+                self.opened.set()
+                return "opened"
+
+        m = Meet.options(name="meet", lifetime="detached", max_concurrency=2).remote()
+        print("threads", ray.get([m.meet.remote(), m.meet.remote()]))
+        g = Gate.options(name="gate", lifetime="detached").remote()
+        w = g.wait.remote()
+        print("loop", ray.get(g.open.remote()), ray.get(w))
+        print("items", [ray.get(r) for r in m.count.remote(3)],
+              [ray.get(r) for r in g.ticks.remote(2)])
+        ray.kill(m)
+        ray.kill(g)
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["threads [True, True]", "loop opened through",
+                                     "items [0, 1, 2] [0, 10]"], \
+        cli_describe(r)
+    assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
+
+
+def test_a_detached_actor_is_restarted_after_its_process_is_killed(server, tmp_path):
+    """max_restarts=1: kill -9 of its process fails the call in flight (RayActorError),
+    its constructor runs again in a new process, and the handle held before calls it; a
+    second death ends it (no restarts left)."""
+    prog = write(tmp_path, "restart.py", COUNTER + """\
+        import signal
+        import time
+
+        @ray.remote
+        class Phoenix:
+            def __init__(self, start):
+                self.n = start
+
+            def incr(self):
+                self.n += 1
+                return self.n
+
+            def pid(self):
+                return os.getpid()
+
+            def nap(self):
+                time.sleep(600)
+
+            def reborn(self):
+                return ray.get_runtime_context().was_current_actor_reconstructed
+
+        c = Phoenix.options(name="phoenix", lifetime="detached", max_restarts=1).remote(10)
+        print("first", ray.get(c.incr.remote()), ray.get(c.reborn.remote()))
+        pid = ray.get(c.pid.remote())
+        napping = c.nap.remote()
+        os.kill(pid, signal.SIGKILL)
+        try:
+            ray.get(napping)
+        except ray.exceptions.RayActorError as e:
+            print("in flight", "process died" in str(e))
+        again = ray.get(c.pid.remote())
+        print("restarted", again != pid, ray.get(c.incr.remote()),  # constructed again
+              ray.get(c.reborn.remote()))
+        print("by name", ray.get(ray.get_actor("phoenix").incr.remote()))
+        napping = c.nap.remote()
+        os.kill(again, signal.SIGKILL)
+        try:
+            ray.get(napping)
+        except ray.exceptions.RayActorError:
+            pass
+        try:
+            ray.get(c.pid.remote())
+        except ray.exceptions.RayActorError as e:
+            print("ended", "no restarts left" in str(e) or str(e))
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["first 11 False", "in flight True", "restarted True 11 True",
+                                     "by name 12", "ended True"], cli_describe(r)
+    (job,) = [j for j in jobs(server) if j["name"] == "phoenix"]
+    assert server.wait_job(job["id"], timeout=60)["state"] == "failed"
+    assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
+
+
+def test_a_detached_actors_call_in_flight_is_sent_again_after_its_restart(server, tmp_path):
+    """max_task_retries=1: the call its process was running when killed runs again on
+    the restarted one, and its ref gives that value."""
+    prog = write(tmp_path, "retry.py", """\
+        import os
+        import signal
+        import time
+        import ray
+
+        @ray.remote
+        class Waiter:
+            def pid(self):
+                return os.getpid()
+
+            def wait_for(self, path):
+                while not os.path.exists(path):
+                    time.sleep(0.01)  # polls for the file the program makes
+                return os.getpid()
+
+        w = Waiter.options(name="retry", lifetime="detached", max_restarts=1,
+                           max_task_retries=1).remote()
+        pid = ray.get(w.pid.remote())
+        gate = os.path.abspath("gate")  # the actor runs in a folder of its own
+        ref = w.wait_for.remote(gate)
+        os.kill(pid, signal.SIGKILL)
+        open(gate, "w").close()
+        print("retried", ray.get(ref) not in (None, pid))
+        ray.kill(w)
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == ["retried True"], cli_describe(r)
+    assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
+
+
+def test_a_detached_actors_methods_make_ray_calls_after_its_program_ended(server, tmp_path):
+    """Its methods call functions, make actors and find named ones, as the program that
+    made it did, after that program has ended; the token they use is in no spec or log."""
+    first = write(tmp_path, "hub.py", COUNTER + """\
+        @ray.remote
+        def square(x):
+            return x * x
+
+        @ray.remote
+        class Hub:
+            def squares(self, n):
+                return sum(ray.get([square.remote(i) for i in range(n)]))
+
+            def counted(self):
+                c = Counter.remote(100)
+                return ray.get([c.incr.remote(), c.incr.remote()])
+
+            def find(self, name):
+                return ray.get(ray.get_actor(name).incr.remote(1000))
+
+        ray.init(namespace="hubs")
+        Counter.options(name="tally", lifetime="detached").remote(0)
+        h = Hub.options(name="hub", lifetime="detached").remote()
+        print("first", ray.get(h.squares.remote(4)))
+        """)
+    r = run_ok(server, first)
+    assert r.stdout.splitlines() == ["first 14"], cli_describe(r)
+    second = write(tmp_path, "later.py", """\
+        import ray
+        ray.init(namespace="hubs")
+        h = ray.get_actor("hub")
+        print("later", ray.get(h.squares.remote(5)), ray.get(h.counted.remote()),
+              ray.get(h.find.remote("tally")))
+        ray.kill(h)
+        ray.kill(ray.get_actor("tally"))
+        """)
+    r = run_ok(server, second)
+    assert r.stdout.splitlines() == ["later 30 [101, 102] 1000"], cli_describe(r)
+    (job,) = [server.job(j["id"]) for j in jobs(server) if j["name"] == "hub"]
+    assert server.wait_job(job["id"], timeout=60)["state"] in ("succeeded", "killed")
+    token = server.token
+    assert token not in json.dumps(job) and token not in server.log(job["id"])
+    assert list((server.home / "ray" / "actors").iterdir()) == []
+    assert wait_no_procs(marker=DETACHED_MARK, timeout=30) == {}
+    assert wait_no_procs(marker=WORKER_MARK, timeout=30) == {}
+
+
 def test_a_detached_actor_whose_constructor_raises(server, tmp_path):
     prog = write(tmp_path, "bad.py", """\
         import ray

@@ -29,7 +29,7 @@ from ..errors import remote_error
 from ..worker import warm as _w
 from . import objects as _objects
 from . import shm as _shm
-from .futures import Future
+from .futures import Future, LocalFuture
 from .patience import patiently
 from .warm import END_WAIT, Pool, _Worker, pool_of
 from .warm_future import WarmFuture
@@ -326,26 +326,25 @@ def _serve_while(ready: Callable[[], bool], link: "Link") -> bool:
     return bool(worker.serve_while(ready, link.wake_r))
 
 
-class LinkFuture(Future):
+class LinkFuture(LocalFuture):
     """A call made from a task (an actor's method, a function's call): settled by the
     link's reader thread."""
 
-    _local = True
-
     def __init__(self, link: "Link", call_id: int, name: str) -> None:
+        super().__init__(name)
         self._link = link
         self.call_id = call_id
-        self.job_id = None  # type: ignore[assignment]
-        self.name = name
         self._event = threading.Event()
         self._done = False
-        self._value: Any = None
-        self._error: Optional[BaseException] = None
         self._state = "running"
         self.what = "actor call"
         self.ref_id = 0  # the program's id of the call (REF), once known
         self._ref = threading.Event()
         self._actor_no: Optional[int] = None  # the actor of a method's call
+        # a method call's frame body, kept to send it again (a detached actor restarted:
+        # max_task_retries), and how many times it was
+        self._resend: Optional[bytes] = None
+        self._tries = 0
 
     def _ray_task(self) -> Tuple[str, int]:
         """Ray's ids (remote/ray_ids.py): the program's, once it has named the call (REF),
@@ -369,9 +368,6 @@ class LinkFuture(Future):
 
     def __repr__(self) -> str:
         return "<weir.Future %s (%s %d)>" % (self.name, self.what, self.call_id)
-
-    def done(self) -> bool:
-        return self._done
 
     def _wait(self, deadline: Optional[float]) -> None:
         if self._done:
@@ -431,6 +427,12 @@ class Link:
         self.ids = 0
         self.calls: Dict[int, LinkFuture] = {}
         self.ended: Optional[str] = None
+        # what the calls in flight are told when the socket closes (a detached actor's)
+        self.why_ended: Optional[Callable[[], str]] = None
+        # a detached actor's: its max_task_retries, and the link its calls in flight are
+        # sent again on when this one ends (remote/detached.py)
+        self.task_retries = 0
+        self.relink: Optional[Callable[[], "Link"]] = None
         # readable when a call has ended (a waiting worker's loop wakes on it)
         self.wake_r, self.wake_w = os.pipe()
         os.set_blocking(self.wake_r, False)
@@ -438,10 +440,16 @@ class Link:
         self.sock.sendall(_w.encode(_w.LINK, 0, key + str(os.getpid()).encode()))
         threading.Thread(target=self._read, name="weir-actor-link", daemon=True).start()
 
-    def _send(self, kind: int, name: str, body: bytes) -> LinkFuture:
+    def _send(self, kind: int, name: str, body: bytes, f: Optional[LinkFuture] = None,
+              resend: bool = False) -> LinkFuture:
+        """Sends a frame for a new future (or f, a call sent again on this link); resend:
+        the body is kept, to send it again (_retry)."""
         with self.cond:
             self.ids += 1
-            f = LinkFuture(self, self.ids, name)
+            if f is None:
+                f = LinkFuture(self, self.ids, name)
+                f._resend = body if resend else None
+            f._link, f.call_id = self, self.ids
             self.calls[f.call_id] = f
             ended = self.ended
         if ended is None:
@@ -451,14 +459,37 @@ class Link:
                 return f
             except OSError as e:
                 ended = "the program's socket: %s" % e
-        self._settle(f, None, ActorDied("%s: the program has ended (%s)" % (name, ended)))
+        if not self._retry(f):
+            self._settle(f, None, ActorDied("%s: %s" % (name, self._why(ended))))
         return f
+
+    def _why(self, ended: str) -> str:
+        """What a call is told when this link has ended."""
+        if self.why_ended is not None:  # a detached actor's: from its entry
+            return self.why_ended()
+        return "the program has ended (%s)" % ended
 
     def call(self, actor_id: int, name: str, method: str, data: bytes) -> LinkFuture:
         f = self._send(_w.ACTOR_CALL, "%s.%s" % (name, method),
-                       _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data))
+                       _w.ACTOR_ID.pack(actor_id) + _w.method_body(method, data),
+                       resend=True)
         f._actor_no = int(actor_id)
         return f
+
+    def _retry(self, f: LinkFuture) -> bool:
+        """A call in flight when this (a detached actor's) link ended, sent again on the
+        next link when max_task_retries allows; False when it is not."""
+        if f._resend is None or self.relink is None or f._done or not (
+                self.task_retries < 0 or f._tries < self.task_retries):
+            return False
+        f._tries += 1
+        try:
+            ln = self.relink()
+        except ActorDied as e:  # it has ended for good meanwhile
+            self._settle(f, None, e)
+            return True
+        ln._send(_w.ACTOR_CALL, f.name, f._resend, f)
+        return True
 
     def submit(self, target: Any, options: Dict[str, Any], args: Tuple[Any, ...],
                kwargs: Dict[str, Any], name: str) -> LinkFuture:
@@ -554,8 +585,10 @@ class Link:
         with self.cond:
             self.ended = "its socket closed"
             left = list(self.calls.values())
-        for f in left:
-            self._settle(f, None, ActorDied("%s: the program has ended" % f.name))
+        why = self._why("its socket closed")
+        for f in sorted(left, key=lambda f: f.call_id):  # sent again in their order
+            if not self._retry(f):
+                self._settle(f, None, ActorDied("%s: %s" % (f.name, why)))
 
 
 # the "folder" of a detached actor's handle: this, then its entry (remote/detached.py)

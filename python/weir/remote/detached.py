@@ -27,7 +27,7 @@ from ..client import JOB_FINAL
 from ..errors import ActorDied, WeirError
 from ..worker import warm as _w
 from . import functions as _functions
-from .actors import DETACHED, Link
+from .actors import DETACHED, Link, link_to
 
 HOST = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "worker",
                     "detached.py")
@@ -57,7 +57,7 @@ def _read(entry: str) -> Optional[Dict[str, Any]]:
 
 
 def _remove(entry: str) -> None:
-    for ext in (".json", ".key", ".create", ".died"):
+    for ext in (".json", ".key", ".create", ".auth", ".died"):
         try:
             os.unlink(entry + ext)
         except OSError:
@@ -89,13 +89,22 @@ def find(client: Any, namespace: str, name: str) -> Optional[Tuple[str, int, str
 
 def create(client: Any, cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any],
            o: Dict[str, Any], namespace: str, name: str, num_returns: Dict[str, Union[int, str]],
-           objects_dir: str) -> Tuple[str, int, str, Dict[str, Union[int, str]]]:
+           objects_dir: str, concurrency: int = 1, max_restarts: int = 0,
+           max_task_retries: int = 0) -> Tuple[str, int, str, Dict[str, Union[int, str]]]:
     """Submits the detached actor's job (its entry written first: the key, the class and
-    the arguments); the handle's fields."""
+    the arguments, and where its own Ray calls go: this client's server and token); the
+    handle's fields."""
     entry = entry_of(client.settings.home, namespace, name)
     sock_dir = tempfile.mkdtemp(prefix="weir-actor-")  # 0700; a socket's path is short
+    auth = {"server": client.server, "token": client.settings.token,
+            "home": str(client.settings.home)}
+    try:
+        os.unlink(entry + ".died")  # an earlier actor's of that name
+    except OSError:
+        pass
     for ext, data in ((".key", os.urandom(_w.KEY_BYTES)),
-                      (".create", cloudpickle.dumps((cls, args, kwargs), protocol=5))):
+                      (".create", cloudpickle.dumps((cls, args, kwargs), protocol=5)),
+                      (".auth", json.dumps(auth).encode())):
         try:
             os.unlink(entry + ext)
         except OSError:
@@ -110,7 +119,9 @@ def create(client: Any, cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any],
         role["memory"] = o["memory"]
     env = {"PYTHONPATH": _functions._task_path(), "WEIR_PY_OBJECTS": objects_dir,
            "WEIR_DETACHED": entry, "WEIR_DETACHED_SOCK": sock_dir,
-           "WEIR_WARM_ACTOR": "detached-" + os.path.basename(entry)}
+           "WEIR_WARM_ACTOR": "detached-" + os.path.basename(entry),
+           "WEIR_DETACHED_CONCURRENCY": str(int(concurrency)),
+           "WEIR_DETACHED_RESTARTS": str(int(max_restarts))}
     env.update({str(k): str(v) for k, v in o["env"].items()})
     try:
         job = client.submit({"name": name, "framework": "none", "roles": {"worker": role},
@@ -119,13 +130,41 @@ def create(client: Any, cls: Any, args: Tuple[Any, ...], kwargs: Dict[str, Any],
         _remove(entry)
         raise
     rec = {"namespace": namespace, "name": name, "class": getattr(cls, "__qualname__", "?"),
-           "job": int(job["id"]), "sock": sock_dir, "num_returns": num_returns}
+           "job": int(job["id"]), "sock": sock_dir, "num_returns": num_returns,
+           "max_task_retries": int(max_task_retries)}
     tmp = entry + ".json.tmp"
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     with os.fdopen(fd, "w") as f:
         json.dump(rec, f)
     os.rename(tmp, entry + ".json")
     return _info(entry, rec)
+
+
+def auth_here() -> Optional[Tuple[str, Optional[str], str]]:
+    """In a detached actor's process: (server, token, home) of the program that made it,
+    from its entry's `ID.auth` (0600), which its own Ray calls use; None elsewhere."""
+    entry = os.environ.get("WEIR_DETACHED")
+    if not entry:
+        return None
+    try:
+        with open(entry + ".auth") as f:
+            got = json.load(f)
+        return str(got["server"]), got.get("token") or None, str(got["home"])
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise WeirError("this detached actor cannot make Ray calls: its entry's %s.auth "
+                        "cannot be read (%s)" % (entry, e)) from None
+
+
+def _why_ended(entry: str) -> str:
+    """What a detached actor's callers are told when its socket closes mid-call."""
+    try:
+        with open(entry + ".died") as f:
+            return "the detached actor has ended: %s" % f.read()
+    except OSError:
+        pass
+    if _read(entry) is None:
+        return "the detached actor has ended: ray.kill, or its job ended"
+    return "the detached actor's process died (it is restarted when it has restarts left)"
 
 
 def link(entry: str) -> Link:
@@ -136,17 +175,18 @@ def link(entry: str) -> Link:
     while True:
         rec = _read(entry)
         if rec is None:
-            try:
-                with open(entry + ".died") as f:
-                    why = f.read()
-            except OSError:
-                why = "ray.kill, or its job ended: its entry %s is gone" % entry
-            raise ActorDied("the detached actor has ended: %s" % why)
+            raise ActorDied(_why_ended(entry))
         sock = os.path.join(rec["sock"], "sock")
         if os.path.exists(sock):
             try:
-                return Link(entry, key_file=entry + ".key", sock_dir=rec["sock"])
+                ln = Link(entry, key_file=entry + ".key", sock_dir=rec["sock"])
+                ln.why_ended = lambda: _why_ended(entry)
+                ln.task_retries = int(rec.get("max_task_retries") or 0)
+                ln.relink = lambda: link_to(DETACHED + entry)
+                return ln
             except OSError as e:
+                if _read(entry) is None:
+                    continue  # it has just ended: ID.died says why
                 raise ActorDied("the detached actor %s has ended: %s" % (rec["name"], e))
         waited = time.monotonic()
         if waited - checked > 1.0:  # in a program: its job may have ended before it listened

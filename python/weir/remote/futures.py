@@ -236,6 +236,44 @@ class Future:
                                                                  job["state"], why), job, tail)
 
 
+class LocalFuture(Future):
+    """A ref settled in this process, followed through no job: its name, no job id, its
+    value or error once done.  A subclass says when it is done (_done) and how it waits
+    (_wait, _wait_any)."""
+
+    _local = True
+
+    def __init__(self, name: str, job_id: Optional[int] = None) -> None:
+        self.name = name
+        self.job_id = job_id  # type: ignore[assignment]
+        self._value: Any = None
+        self._error: Optional[BaseException] = None
+
+    def __repr__(self) -> str:
+        return "<weir.Future %s>" % self.name
+
+    def done(self) -> bool:
+        return bool(self._done)
+
+
+class SettledFuture(LocalFuture):
+    """A ref whose value (or error) is here already: get gives it at once."""
+
+    _done = True
+
+    def __init__(self, name: str, value: Any = None,
+                 error: Optional[BaseException] = None) -> None:
+        super().__init__(name)
+        self._value = value
+        self._error = error
+
+    def _wait(self, deadline: Optional[float]) -> None:
+        return None
+
+    def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
+        return None
+
+
 def _load_result(path: Path) -> Any:
     try:
         with open(path, "rb") as f:

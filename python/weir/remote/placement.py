@@ -21,7 +21,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ..errors import JobFailed, WeirError
 from ..worker import warm as _w
-from .futures import Future
+from .futures import Future, LocalFuture
 from .warm import WORKER, Pool, _Shape, _Worker
 
 BUNDLE_HOST = os.path.join(os.path.dirname(WORKER), "bundle.py")
@@ -349,28 +349,17 @@ def serve_bundle(pool: Pool, sock: Any, reader: Any, first: List[Tuple[int, int,
              "its placement group's bundle %d ended" % b.index)
 
 
-class ReadyRef(Future):
+class ReadyRef(LocalFuture):
     """pg.ready(): an ObjectRef whose value is True once every bundle is held (the gang
     started); it raises when the group ended before."""
 
-    _local = True
-
     def __init__(self, g: Group) -> None:
+        super().__init__("placement group %s ready" % (g.name or g.id), g.job_id)
         self._g = g
-        self.name = "placement group %s ready" % (g.name or g.id)
-        self.job_id = g.job_id
-        self._value: Any = None
-        self._error: Optional[BaseException] = None
-
-    def __repr__(self) -> str:
-        return "<weir.Future %s>" % self.name
 
     @property  # type: ignore[override]
     def _done(self) -> bool:
         return self._g.ready() or self._g.ended is not None
-
-    def done(self) -> bool:
-        return self._done
 
     def _wait(self, deadline: Optional[float]) -> None:
         import time

@@ -417,7 +417,8 @@ class _Worker:
         import time
         t0 = time.perf_counter()
         name = "?"
-        if self.exiting:  # the actor ends: the program fails the calls it sent after
+        if self.exiting:  # the actor ends: the calls sent after do not run
+            self.after_exit(cid)
             return
         if cid in self.cancelled:
             self.cancelled.discard(cid)
@@ -554,7 +555,8 @@ class _Worker:
             if cid in self.cancelled:  # its cancel came before its task began
                 raise asyncio.CancelledError
             async with self.asem:
-                if self.exiting:  # the actor ends: the program fails the calls not begun
+                if self.exiting:  # the actor ends: the calls not begun do not run
+                    self.after_exit(cid)
                     return
                 name, fn, args, kwargs = self._target(METHOD, cid, body)
                 stream = getattr(fn, STREAM_ATTR, None)
@@ -605,6 +607,10 @@ class _Worker:
                 os.write(self.wake_w, b"x")
             except OSError:
                 pass
+
+    def after_exit(self, cid: int) -> None:
+        """A call that came or waited past the actor's end: not run; here the program
+        fails it (its ACTOR_EXIT frame), so nothing is sent."""
 
     def finish(self) -> None:
         """After the loop: the calls running in a concurrent actor's threads or event loop

@@ -14,7 +14,7 @@ from ...remote import ray_ids as _ray_ids
 from ...remote import ray_names as _ray
 from ...remote import session as _session
 from ...remote.actors import LinkFuture
-from ...remote.futures import Future
+from ...remote.futures import Future, LocalFuture, SettledFuture
 from ...worker import warm as _wire
 from . import exceptions
 
@@ -124,7 +124,7 @@ class ActorClass:
         label = o.get("name")
         ns = o.get("namespace") or api._state.namespace or ""
         if o.get("lifetime") == "detached":
-            return _detached(self, made._options, label, ns, args, kwargs)
+            return _detached(self, made._options, label, ns, args, kwargs, concurrency)
         try:
             a = _actors.create(self._cls, args, kwargs, made._options, label or self.__name__,
                                label, ns, concurrency, _int_option(o, "max_restarts", 0, -1),
@@ -142,7 +142,8 @@ def _noop() -> None:
 
 
 def _detached(ac: ActorClass, o: Dict[str, Any], label: Optional[str], ns: str,
-              args: Tuple[Any, ...], kwargs: Dict[str, Any]) -> "ActorHandle":
+              args: Tuple[Any, ...], kwargs: Dict[str, Any], concurrency: int
+              ) -> "ActorHandle":
     """A detached actor (remote/detached.py): a job of its own, found by (namespace, name)
     in the user's home by any program; get_if_exists gives the one alive."""
     from . import api
@@ -164,7 +165,9 @@ def _detached(ac: ActorClass, o: Dict[str, Any], label: Optional[str], ns: str,
         raise ValueError("an actor named %r exists already in namespace %r" % (label, ns))
     try:
         info = _det.create(s.client, ac._cls, api._resolved(args), api._resolved(kwargs), o,
-                           ns, label, _actors._num_returns(ac._cls), str(s.objects_dir))
+                           ns, label, _actors._num_returns(ac._cls), str(s.objects_dir),
+                           concurrency, _int_option(ac._ray_options, "max_restarts", 0, -1),
+                           _int_option(ac._ray_options, "max_task_retries", 0, -1))
     except ResourceError as e:
         raise ResourceError(e.status, "%s.remote(): the weir server at %s cannot start "
                             "the actor: %s" % (ac.__name__, api._state.address,
@@ -227,7 +230,7 @@ class ActorHandle:
             except ActorDied as e:  # a detached actor that has ended: its get raises it
                 if not self._folder.startswith(_actors.DETACHED):
                     raise
-                f = _Failed("%s.%s" % (self._name, method), e)
+                f = SettledFuture("%s.%s" % (self._name, method), error=e)
         from .api import _returns  # (api imports this module)
         return _returns(f, num_returns)
 
@@ -276,53 +279,17 @@ def _check_method_options(options: Mapping[str, Any], what: str) -> Optional[Uni
     return n
 
 
-class _Failed(Future):
-    """The ref of a call that could not be made (its actor has ended): get raises why."""
-
-    _local = True
-    _done = True
-
-    def __init__(self, name: str, error: BaseException) -> None:
-        self.name = name
-        self.job_id = None  # type: ignore[assignment]
-        self._value: Any = None
-        self._error: Optional[BaseException] = error
-
-    def __repr__(self) -> str:
-        return "<weir.Future %s (failed)>" % self.name
-
-    def done(self) -> bool:
-        return True
-
-    def _wait(self, deadline: Optional[float]) -> None:
-        return None
-
-    def _wait_any(self, pending: List[Future], timeout: Optional[float]) -> None:
-        return None
-
-
-class DerivedFuture(Future):
+class DerivedFuture(LocalFuture):
     """A ref whose value is made from another call's when that call ends (a method's N
     values, a dynamic generator): done with it, waited on through it."""
 
-    _local = True
-
     def __init__(self, call: Future, name: str) -> None:
+        super().__init__(name)
         self._call = call
-        self.name = name
-        self.job_id = None  # type: ignore[assignment]
-        self._value: Any = None
-        self._error: Optional[BaseException] = None
-
-    def __repr__(self) -> str:
-        return "<weir.Future %s>" % self.name
 
     @property  # type: ignore[override]
     def _done(self) -> bool:
         return bool(self._call._done)
-
-    def done(self) -> bool:
-        return self._done
 
     def _wait(self, deadline: Optional[float]) -> None:
         self._call._wait(deadline)

@@ -22,6 +22,7 @@ from ..._version import __version__ as _weir_version
 from ...client import JOB_FINAL
 from ...errors import (ActorDied, GetTimeoutError as _WeirTimeout, JobFailed, RemoteError,
                        ResourceError, ServerUnreachable, WeirError)
+from ...remote import detached as _detached
 from ...remote import futures as _futures
 from ...remote import functions as _functions
 from ...remote import ray_names as _ray
@@ -135,7 +136,15 @@ def init(address: Optional[str] = None, *, namespace: Optional[str] = None,
         if namespace is not None and not isinstance(namespace, str):
             raise TypeError("ray.init: namespace: expected a str, got %r" % (namespace,))
         server = _server_of(address)
-        client = _session.init(server=None if server == "local" else server)
+        # in a detached actor's process: the server and token of the program that made it
+        # (docs/ray.md "Detached actors"), the namespace its program ran in
+        made_by = _detached.auth_here() if server is None else None
+        if made_by is not None:
+            client = _session.init(server=made_by[0], token=made_by[1], home=made_by[2])
+            if namespace is None:
+                namespace = os.environ.get("WEIR_RAY_NAMESPACE") or None
+        else:
+            client = _session.init(server=None if server == "local" else server)
         try:
             if server == "local":
                 raise ServerUnreachable("a private server was asked for")
@@ -368,32 +377,14 @@ def _listing(fn: Callable[..., Any]) -> Callable[..., Any]:
     return items
 
 
-class _Ready(_futures.Future):
+class _Ready(_futures.SettledFuture):
     """A ref whose value is here already (an item of a generator's call), or whose error is
     (the exception the generator raised, at the point it raised it)."""
 
-    _local = True
-
     def __init__(self, value: Any, name: str, shm: Any = None,
                  error: Optional[BaseException] = None) -> None:
-        self.name = name
-        self.job_id = None  # type: ignore[assignment]
-        self._value = value
-        self._error = error
-        self._done = True
+        super().__init__(name, value, error)
         self._shm = shm  # its segment when in shared memory: passed to calls as that
-
-    def __repr__(self) -> str:
-        return "<weir.Future %s>" % self.name
-
-    def done(self) -> bool:
-        return True
-
-    def _wait(self, deadline: Optional[float]) -> None:
-        return None
-
-    def _wait_any(self, pending: List[Any], timeout: Optional[float]) -> None:
-        return None
 
 
 class ObjectRefGenerator:
