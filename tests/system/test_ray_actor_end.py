@@ -8,17 +8,11 @@ max_restarts, the actor's atexit handlers run and its job succeeds; a detached a
 ends itself the same way."""
 
 import os
-import textwrap
 
 from test_ray_actors import named
-from test_ray_programs import cli_describe, jobs
+from test_ray_programs import cli_describe, jobs, write
 from test_ray_warm import run_ok
 
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 def test_cancel_interrupts_an_async_actors_running_call_not_a_sync_ones(server, tmp_path):

@@ -8,20 +8,14 @@ max_task_retries), ray.kill, an actor out of memory, a method that raises, a con
 that raises; no actor process left after the program, even one killed with kill -9."""
 
 import os
-import textwrap
 
 from conftest import wait_no_procs
-from test_ray_programs import cli_describe, jobs
+from test_ray_programs import cli_describe, jobs, write
 from test_ray_warm import WORKER_MARK, run_ok, weir_run
 
 # what an actor's worker has in its environment (remote/actors.py): no other process has it
 ACTOR_MARK = "WEIR_WARM_ACTOR="
 
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 def named(server, name):

@@ -8,21 +8,15 @@ made."""
 
 import json
 import stat
-import textwrap
 
 from conftest import wait_no_procs
-from test_ray_programs import cli_describe, jobs
+from test_ray_programs import cli_describe, jobs, write
 from test_ray_warm import RUN_TMP, WORKER_MARK, run_ok, weir_run
 
 # a detached actor's socket folder is made in its program's TMPDIR, this test run's own
 # (test_ray_warm.py): the check sees this run's actors only
 DETACHED_MARK = "WEIR_DETACHED_SOCK=" + RUN_TMP + "/"
 
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 COUNTER = """\

@@ -8,10 +8,9 @@ tasks from one shared segment, freed after del, a put spilled past the store's s
 runtime_env, the runtime context, nodes(), Queue and what is refused (a STRICT_SPREAD
 group of two bundles on one node); cancel(recursive)."""
 
-import textwrap
 
 from conftest import wait_no_procs
-from test_ray_programs import cli_describe, jobs
+from test_ray_programs import cli_describe, jobs, write
 from test_ray_warm import WORKER_MARK, weir_run
 
 TWO_CORES = """\
@@ -21,11 +20,6 @@ resources:
 kill_grace_seconds: 2
 """
 
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 def run_two(make_server, prog, **kw):

@@ -9,17 +9,11 @@ actors; nothing is left after the program."""
 
 import os
 import subprocess
-import textwrap
 
 from conftest import WEIR_BIN, wait_for, wait_no_procs
-from test_ray_programs import cli_describe, jobs
+from test_ray_programs import cli_describe, jobs, write
 from test_ray_warm import WORKER_MARK, run_ok
 
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 def test_a_placement_group_holds_its_bundles_and_runs_its_tasks_and_actors(server, tmp_path):

@@ -8,13 +8,12 @@ worker's generator; the same on the job path (WEIR_RAY_WARM=0: the items through
 result mapped from one segment by the program and its tasks, freed when its refs are
 dropped, spilled past the store's size; a worker killed mid-write leaving nothing behind."""
 
-import textwrap
 
 import pytest
 
 from conftest import find_procs, wait_for
 from test_ray_nested import TWO_CORES, numpy_python
-from test_ray_programs import cli_describe
+from test_ray_programs import cli_describe, write
 from test_ray_warm import WORKER_MARK, weir_run
 
 
@@ -35,11 +34,6 @@ def _environ(pid):
     except OSError:
         return ""
 
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 STREAM = """\

@@ -5,16 +5,10 @@ get_task_id(), an actor's handle's _actor_id.hex() its get_actor_id()); the time
 an event per call that ended, written as JSON; an unpicklable closure is explained."""
 
 import json
-import textwrap
 
-from test_ray_programs import cli_describe
+from test_ray_programs import cli_describe, write
 from test_ray_warm import run_ok
 
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 def test_ids_timeline_and_serializability(server, tmp_path):

@@ -9,10 +9,9 @@ import atexit
 import os
 import shutil
 import tempfile
-import textwrap
 
 from conftest import wait_no_procs
-from test_ray_programs import cli_describe, jobs
+from test_ray_programs import cli_describe, jobs, write
 from test_ray_programs import weir_run as _weir_run
 
 # The programs' temporary folder in this test run: a program makes its warm workers' folder
@@ -27,11 +26,6 @@ def weir_run(server, prog, *args, env=None, **kw):
     return _weir_run(server, prog, *args,
                      env=dict({"WEIR_RAY_WARM": "1", "TMPDIR": RUN_TMP}, **(env or {})), **kw)
 
-
-def write(tmp_path, name, text):
-    p = tmp_path / name
-    p.write_text(textwrap.dedent(text))
-    return p
 
 
 def workers(server):
