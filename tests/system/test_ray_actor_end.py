@@ -7,7 +7,6 @@ before it: the caller gets RayActorError, later calls too, no restart even with
 max_restarts, the actor's atexit handlers run and its job succeeds; a detached actor
 ends itself the same way."""
 
-import os
 
 from test_ray_actors import named
 from test_ray_programs import cli_describe, jobs, write

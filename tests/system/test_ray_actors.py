@@ -7,7 +7,6 @@ mid-call (RayActorError, restarted with max_restarts, the call sent again with
 max_task_retries), ray.kill, an actor out of memory, a method that raises, a constructor
 that raises; no actor process left after the program, even one killed with kill -9."""
 
-import os
 
 from conftest import wait_no_procs
 from test_ray_programs import cli_describe, jobs, write
