@@ -76,6 +76,7 @@ struct dag_entry {
 	 * to one parses the file again: dag_manager_variable_changed()) */
 	struct strvec var_names;
 	struct strvec var_read;
+	int var_asks; /* parses in a row that asked for variables (PY_VAR_ASKS_MAX) */
 	struct dag_entry *next;
 };
 

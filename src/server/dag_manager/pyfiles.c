@@ -231,6 +231,9 @@ static void apply_answer(struct dag_manager *dm, struct dag_entry *file, json_t 
 /* At most this many keys a file's parse is given (a processor's answer
  * that names more is refused). */
 #define PY_VARS_MAX 1000
+/* At most this many parses of a file in a row may ask for variables (a
+ * file names its keys once; a processor that keeps asking would loop). */
+#define PY_VAR_ASKS_MAX 3
 
 static bool in_strvec(const struct strvec *sv, const char *s)
 {
@@ -325,6 +328,10 @@ static const char *take_wanted(struct py_parse *p, json_t *wanted)
 	struct strvec names = STRVEC_INIT;
 	bool news = false;
 
+	if (++p->e->var_asks > PY_VAR_ASKS_MAX) {
+		p->e->var_asks = 0;
+		return "the DAG processor asked for variables at each of the file's last parses";
+	}
 	if (read_keys(wanted, &names) < 0)
 		return "the DAG processor's variables_wanted is not a list of variable keys";
 	for (size_t i = 0; i < names.n && !news; i++)
@@ -344,6 +351,7 @@ static void keep_read(struct dag_entry *e, json_t *read)
 {
 	struct strvec keys = STRVEC_INIT;
 
+	e->var_asks = 0;
 	if (read && read_keys(read, &keys) < 0)
 		log_warn("DAG file %s: the DAG processor's variables_read is not a list of "
 		         "variable keys",
