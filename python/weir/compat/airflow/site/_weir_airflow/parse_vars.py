@@ -67,10 +67,22 @@ def take_stdin() -> None:
         pass
 
 
-def start(named: List[str]) -> None:
-    """Before the import: the keys the file names literally."""
+_PATH: List[str] = []  # the file being parsed: its names are read at its first read
+
+
+def start(path: str) -> None:
+    """Before the import: the file whose names `read()` scans for, at its first read (a file
+    that reads no variable at its top level costs nothing more)."""
+    _PATH[:] = [path]
     NAMED.clear()
-    NAMED.update(named)
+
+
+def _named() -> Set[str]:
+    if _PATH:
+        from _weir_airflow.spec import variables_named
+
+        NAMED.update(variables_named(_PATH.pop()))
+    return NAMED
 
 
 def refusal(key: str) -> str:
@@ -89,7 +101,7 @@ def read(key: str) -> Tuple[bool, Optional[str], str]:
         return False, None, ("weir's DAG processor was given no variables for this parse "
                              "(`weir dags check` and `weir dags test` parse without the "
                              "server's): give Variable.get a default_var, or read it in a task")
-    if key not in NAMED:
+    if key not in _named():
         return False, None, ("its name is not written out in the DAG file: a parse, as a "
                              "task, gets the variables its file names literally, "
                              "Variable.get(\"KEY\"); write the key out or give a default_var")

@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional, TextIO
 
 from _weir_airflow import parse_vars
 from _weir_airflow import spec as spec_module
-from _weir_airflow.spec import SITE, SpecError, dag_to_spec, variables_named
+from _weir_airflow.spec import SITE, SpecError, dag_to_spec
 
 
 def _quiet() -> TextIO:
@@ -120,7 +120,7 @@ def process(path: str, folder: Optional[str] = None) -> Dict[str, Any]:
     path = os.path.abspath(path)
     prepare_path(path, folder)
     if parse_vars.OFFERED is not None:
-        parse_vars.start(variables_named(path))
+        parse_vars.start(path)
     try:
         module = import_file(path)
         if parse_vars.REFUSED_HIT is not None:  # the file caught it: an import error still
