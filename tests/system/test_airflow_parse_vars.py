@@ -1,7 +1,8 @@
 """A DAG file's top-level Variable.get at its parse (docs/airflow.md, "Variables at a file's
 parse"): the server gives the parse the variables the file names literally, the DAG follows
 a variable's change (the file is parsed again), a secret key is refused with an import error
-that names it, a computed key is not given; warm and cold processors alike."""
+that names it, a computed key is not given; warm and cold processors alike.  The DAG follows
+`weir variables set` and a task's Variable.set."""
 
 import os
 import sys
@@ -51,6 +52,19 @@ with DAG("plain_parse", schedule=None):
     BashOperator(task_id="t", bash_command="true")
 '''
 
+SETTER = '''\
+from airflow import DAG
+from airflow.decorators import task
+from airflow.models import Variable
+
+with DAG("setter", schedule=None):
+    @task
+    def grow():
+        Variable.set("tables", '["orders", "payments", "refunds", "returns"]')
+
+    grow()
+'''
+
 SECRET_VALUE = "s3cr3t-parse-value-7f1c"
 
 
@@ -79,7 +93,7 @@ def test_top_level_variables_at_parse(make_server, tmp_path, warm):
     srv.extra_env["AIRFLOW_VAR_ENV"] = "prod"  # the server's environment, as Airflow reads it
     d = Dags(srv, tmp_path)
     for name, text in (("tables.py", TABLES), ("secret.py", SECRET),
-                       ("computed.py", COMPUTED), ("plain.py", PLAIN)):
+                       ("computed.py", COMPUTED), ("plain.py", PLAIN), ("setter.py", SETTER)):
         d.write(name, text)
     srv.start()
     d.wait_dag("plain_parse")
@@ -101,6 +115,14 @@ def test_top_level_variables_at_parse(make_server, tmp_path, warm):
     wait_for(lambda: task_ids(d, "tables_prod") ==
              ["load_orders", "load_payments", "load_refunds"], 30, "the tasks of the new list")
 
+    # a task's Variable.set, written when its try succeeds, parses the file again too
+    d.wait_dag("setter")
+    run = d.trigger("setter")["dag_run_id"]
+    assert d.wait_run("setter", run)["state"] == "success", d.tis("setter", run)
+    wait_for(lambda: task_ids(d, "tables_prod") ==
+             ["load_orders", "load_payments", "load_refunds", "load_returns"], 30,
+             "the tasks of the list the task set")
+
     # a secret key is refused at parse, its default notwithstanding, and its value shows
     # nowhere
     status, body = srv.api("POST", "/api/v1/variables", {"key": "api_token",
@@ -117,14 +139,14 @@ def test_top_level_variables_at_parse(make_server, tmp_path, warm):
     assert "its name is not written out in the DAG file" in e["stack_trace"], e
 
     # a file that read no variable is not parsed again when one changes
-    assert processed(d, "plain.py") == 1, srv.log_text()
+    assert processed(d, "plain.py") == 1 and processed(d, "setter.py") == 1, srv.log_text()
     before = processed(d, "tables.py")
     r = srv.cli("variables", "delete", "tables")
     assert r.returncode == 0, cli_describe(r)
     e = wait_for(lambda: import_error(d, "tables.py"), 30, "tables.py's import error again")
     assert "Variable tables does not exist" in e["stack_trace"], e
     assert processed(d, "tables.py") > before
-    assert processed(d, "plain.py") == 1, srv.log_text()
+    assert processed(d, "plain.py") == 1 and processed(d, "setter.py") == 1, srv.log_text()
 
     log = srv.log_path.read_text(errors="replace")
     assert SECRET_VALUE not in log
