@@ -56,6 +56,10 @@ void dag_manager_destroy(struct dag_manager *dm);
  * connections its task lists (server/secrets.h); borrowed. */
 struct secrets;
 void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets);
+/* Variable `key` was set or deleted (the API, the CLI, a task's
+ * Variable.set): each Python DAG file whose latest parse read it at its
+ * top level is parsed again (server/dag_manager/pyfiles.c). */
+void dag_manager_variable_changed(struct dag_manager *dm, const char *key);
 
 /* `dag_folder_symlinks: never` (true): a DAG file that is a symbolic link
  * is never read; false (the default, `inside`): read when its target is

@@ -31,6 +31,8 @@ struct secrets {
 	size_t n_cfg_conns, n_over_conns;
 	struct variable *cfg_vars, *over_vars;
 	size_t n_cfg_vars, n_over_vars;
+	secrets_var_changed_fn var_changed; /* told of each variable written */
+	void *var_changed_arg;
 };
 
 const char *secret_source_name(enum secret_source s)
@@ -237,6 +239,30 @@ found:
 	}
 	if (src)
 		*src = from;
+	return 0;
+}
+
+void secrets_on_var_changed(struct secrets *s, secrets_var_changed_fn fn, void *arg)
+{
+	s->var_changed = fn;
+	s->var_changed_arg = arg;
+}
+
+int secrets_var_set(struct secrets *s, const struct variable *v, struct weir_error *err)
+{
+	if (secrets_store_var_set(s->ss, v, err) < 0)
+		return -1;
+	if (s->var_changed)
+		s->var_changed(s->var_changed_arg, v->key);
+	return 0;
+}
+
+int secrets_var_delete(struct secrets *s, const char *key, struct weir_error *err)
+{
+	if (secrets_store_var_delete(s->ss, key, err) < 0)
+		return -1;
+	if (s->var_changed)
+		s->var_changed(s->var_changed_arg, key);
 	return 0;
 }
 

@@ -74,6 +74,17 @@ int secrets_var_resolve(struct secrets *s, const char *key, struct variable *out
 int secrets_task_env(struct secrets *s, const struct strvec *ids, json_t *env, json_t *mask,
                      struct weir_error *err);
 
+/* Variable `v` (or `key`) written into, or deleted from, the store, as
+ * secrets_store_var_set()/_delete() do (WEIR_E_NOT_FOUND for a delete of
+ * none), then the listener told: every write of a variable goes through
+ * these (the API's, a task's Variable.set).  0, or -1 with err. */
+int secrets_var_set(struct secrets *s, const struct variable *v, struct weir_error *err);
+int secrets_var_delete(struct secrets *s, const char *key, struct weir_error *err);
+/* The listener of those writes (one; NULL: none): the DAG manager, whose
+ * Python files that read the variable at their parse are parsed again. */
+typedef void (*secrets_var_changed_fn)(void *arg, const char *key);
+void secrets_on_var_changed(struct secrets *s, secrets_var_changed_fn fn, void *arg);
+
 /* Every connection (each id once, as it resolves) by id. */
 struct secret_conn {
 	struct connection c;

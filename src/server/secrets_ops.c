@@ -375,8 +375,7 @@ static json_t *op_set_variable(void *ctx, json_t *body, struct weir_error *err)
 		weir_error_set(err, WEIR_E_INTERNAL, "out of memory");
 		goto out;
 	}
-	if (read_var_fields(body, &v, err) < 0 ||
-	    secrets_store_var_set(secrets_store_of(ctx), &v, err) < 0)
+	if (read_var_fields(body, &v, err) < 0 || secrets_var_set(ctx, &v, err) < 0)
 		goto out;
 	r = var_view(&v, SECRET_STORE);
 out:
@@ -399,8 +398,7 @@ static json_t *op_patch_variable(void *ctx, const char *key, json_t *body,
 	}
 	if (!(fields = masked_body(body, mask, err)))
 		goto out;
-	if (read_var_fields(fields, &v, err) < 0 ||
-	    secrets_store_var_set(secrets_store_of(ctx), &v, err) < 0)
+	if (read_var_fields(fields, &v, err) < 0 || secrets_var_set(ctx, &v, err) < 0)
 		goto out;
 	r = var_view(&v, SECRET_STORE);
 out:
@@ -411,7 +409,7 @@ out:
 
 static int op_delete_variable(void *ctx, const char *key, struct weir_error *err)
 {
-	if (secrets_store_var_delete(secrets_store_of(ctx), key, err) == 0)
+	if (secrets_var_delete(ctx, key, err) == 0)
 		return 0;
 	if (err && err->kind == WEIR_E_NOT_FOUND)
 		not_in_store(ctx, "variable", key, false, err);

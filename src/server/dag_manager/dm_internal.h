@@ -30,6 +30,7 @@
 
 #include "lib/error.h"
 #include "lib/hashmap.h"
+#include "lib/strvec.h"
 #include "model/dag_spec.h"
 #include "model/end_cause.h"
 #include "model/states.h"
@@ -69,6 +70,13 @@ struct dag_entry {
 	 * included), so that a parse that fails is not asked again for it */
 	int64_t runs_asked_ms;
 	bool runs_asked;
+	/* a Python file whose top level reads variables (pyfiles.c): the keys
+	 * its file names, given to its next parse (learned when a parse asks for
+	 * them: variables_wanted), and the keys its latest parse read (a change
+	 * to one parses the file again: dag_manager_variable_changed()) */
+	struct strvec var_names;
+	struct strvec var_read;
+	int var_asks; /* parses in a row that asked for variables (PY_VAR_ASKS_MAX) */
 	struct dag_entry *next;
 };
 

@@ -70,6 +70,8 @@ static void entry_free(struct dag_entry *e)
 {
 	free(e->file);
 	dag_spec_destroy(e->spec);
+	strvec_release(&e->var_names);
+	strvec_release(&e->var_read);
 	free(e);
 }
 

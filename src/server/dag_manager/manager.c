@@ -26,6 +26,7 @@
 #include "lib/fs.h"
 #include "lib/str.h"
 #include "model/cron.h"
+#include "server/secrets.h"
 #include "store/dag_store.h"
 #include "store/dataset_store.h"
 
@@ -247,9 +248,18 @@ void dag_manager_counts(struct dag_manager *dm, int *dags, int *import_errors, i
 	}
 }
 
+static void on_variable_changed(void *arg, const char *key)
+{
+	dag_manager_variable_changed(arg, key);
+}
+
 void dag_manager_set_secrets(struct dag_manager *dm, struct secrets *secrets)
 {
+	if (dm->secrets && dm->secrets != secrets)
+		secrets_on_var_changed(dm->secrets, NULL, NULL);
 	dm->secrets = secrets;
+	if (secrets) /* a variable a file's parse read changes: the file is parsed again */
+		secrets_on_var_changed(secrets, on_variable_changed, dm);
 }
 
 void dag_manager_set_symlinks_never(struct dag_manager *dm, bool never)
@@ -375,6 +385,8 @@ void dag_manager_destroy(struct dag_manager *dm)
 		return;
 	job_manager_set_end_callback(dm->jm, NULL, NULL);
 	job_manager_set_turn_hooks(dm->jm, NULL);
+	if (dm->secrets) /* they outlive the manager */
+		secrets_on_var_changed(dm->secrets, NULL, NULL);
 	dm_sensors_free(dm);
 	dm_run_cache_drop(dm);
 	free(dm->cache.runs);

@@ -171,17 +171,16 @@ int dm_take_variable_writes(struct dag_manager *dm, const struct dag_task *t, co
 	}
 	json_object_foreach(writes, key, v)
 	{
-		struct secrets_store *ss = secrets_store_of(dm->secrets);
 		int w;
 		memset(&err, 0, sizeof err);
 		if (json_is_null(v)) {
-			w = secrets_store_var_delete(ss, key, &err);
+			w = secrets_var_delete(dm->secrets, key, &err);
 			if (w < 0 && err.kind == WEIR_E_NOT_FOUND)
 				w = 0;
 		} else {
 			struct variable var = {.key = (char *)key,
 			                       .value = (char *)json_string_value(v)};
-			w = secrets_store_var_set(ss, &var, &err);
+			w = secrets_var_set(dm->secrets, &var, &err);
 		}
 		if (w < 0) {
 			snprintf(why, why_size, "Variable.set(%.250s): %s", key, err.msg);

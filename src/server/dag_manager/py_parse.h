@@ -35,6 +35,14 @@ struct py_parse {
 	 * processor's WEIR_AIRFLOW_LAST_RUNS, a warm request's last_runs);
 	 * NULL: none */
 	json_t *last_runs;
+	/* the variables the parse is given ({"values": {KEY: text or null},
+	 * "refused": [KEY]}: the file's var_names, secret keys refused): a cold
+	 * processor's standard input (in, in_text), a warm request's
+	 * `variables`; NULL: none (a parse alone) */
+	json_t *variables;
+	uv_pipe_t in;
+	uv_write_t in_req;
+	char *in_text;
 	/* dag_manager_py_documents(): the outcome, kept by finish() */
 	bool alone;
 	json_t **docs_out;

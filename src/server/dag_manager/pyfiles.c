@@ -29,6 +29,8 @@
 #include "lib/fs.h"
 #include "lib/log.h"
 #include "lib/strvec.h"
+#include "model/variable.h"
+#include "server/secrets.h"
 #include "server/task_user.h"
 #include "store/dag_store.h"
 
@@ -224,6 +226,155 @@ static void apply_answer(struct dag_manager *dm, struct dag_entry *file, json_t 
 	dm_specs_changed(dm);
 }
 
+/* ---- the variables of a parse ---- */
+
+/* At most this many keys a file's parse is given (a processor's answer
+ * that names more is refused). */
+#define PY_VARS_MAX 1000
+/* At most this many parses of a file in a row may ask for variables (a
+ * file names its keys once; a processor that keeps asking would loop). */
+#define PY_VAR_ASKS_MAX 3
+
+static bool in_strvec(const struct strvec *sv, const char *s)
+{
+	for (size_t i = 0; i < sv->n; i++)
+		if (!strcmp(sv->v[i], s))
+			return true;
+	return false;
+}
+
+/* What the parse of e is given: each key of e->var_names as the secrets
+ * lookup resolves it (store, configuration, the server's WEIR_VAR_ and
+ * AIRFLOW_VAR_), null when none has it; a secret key (variable_is_secret())
+ * refused, its value never looked up.  NULL when out of memory. */
+static json_t *parse_variables(struct dag_manager *dm, struct dag_entry *e)
+{
+	json_t *values = json_object(), *refused = json_array();
+	json_t *doc = values && refused
+	                  ? json_pack("{s:o, s:o}", "values", values, "refused", refused)
+	                  : NULL;
+
+	if (!doc) {
+		json_decref(values);
+		json_decref(refused);
+		return NULL;
+	}
+	for (size_t i = 0; i < e->var_names.n; i++) {
+		const char *key = e->var_names.v[i];
+		struct weir_error err = {0};
+		struct variable v;
+		if (variable_is_secret(key)) {
+			json_array_append_new(refused, json_string(key));
+			continue;
+		}
+		if (dm->secrets && secrets_var_resolve(dm->secrets, key, &v, NULL, &err) == 0) {
+			json_t *text = json_string(v.value);
+			json_object_set_new(values, key, text ? text : json_null());
+			variable_release(&v);
+			continue;
+		}
+		if (dm->secrets && err.kind != WEIR_E_NOT_FOUND)
+			log_warn("DAG file %s: variable %s for its parse: %s", e->file, key,
+			         err.msg);
+		json_object_set_new(values, key, json_null());
+	}
+	return doc;
+}
+
+/* Whether the parse was given `key` (a value, null, or refused). */
+static bool offered(const struct py_parse *p, const char *key)
+{
+	size_t i;
+	json_t *k;
+
+	if (json_object_get(json_object_get(p->variables, "values"), key))
+		return true;
+	json_array_foreach(json_object_get(p->variables, "refused"), i, k)
+	{
+		if (json_is_string(k) && !strcmp(json_string_value(k), key))
+			return true;
+	}
+	return false;
+}
+
+/* The keys of a processor's list (variable keys, at most PY_VARS_MAX) into
+ * *out; -1 when it is no such list. */
+static int read_keys(json_t *list, struct strvec *out)
+{
+	size_t i;
+	json_t *k;
+
+	if (!json_is_array(list) || json_array_size(list) > PY_VARS_MAX)
+		return -1;
+	json_array_foreach(list, i, k)
+	{
+		struct weir_error err = {0};
+		if (!json_is_string(k) || variable_check_key(json_string_value(k), &err) < 0 ||
+		    strvec_push(out, json_string_value(k)) < 0) {
+			strvec_release(out);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The answer's variables_wanted (the file read a key it names that its
+ * parse was not given: the server learns a file's names so): the names
+ * kept for the next parse and the file wanted again.  NULL, or why the
+ * answer is an import error (not keys; or nothing new: a processor that
+ * asks again for what it was given would loop). */
+static const char *take_wanted(struct py_parse *p, json_t *wanted)
+{
+	struct strvec names = STRVEC_INIT;
+	bool news = false;
+
+	if (++p->e->var_asks > PY_VAR_ASKS_MAX) {
+		p->e->var_asks = 0;
+		return "the DAG processor asked for variables at each of the file's last parses";
+	}
+	if (read_keys(wanted, &names) < 0)
+		return "the DAG processor's variables_wanted is not a list of variable keys";
+	for (size_t i = 0; i < names.n && !news; i++)
+		news = !offered(p, names.v[i]);
+	if (!news) {
+		strvec_release(&names);
+		return "the DAG processor asked again for the variables its parse was given";
+	}
+	strvec_release(&p->e->var_names);
+	p->e->var_names = names;
+	p->e->py_wanted = true;
+	return NULL;
+}
+
+/* The answer's variables_read: the keys whose change parses e again. */
+static void keep_read(struct dag_entry *e, json_t *read)
+{
+	struct strvec keys = STRVEC_INIT;
+
+	e->var_asks = 0;
+	if (read && read_keys(read, &keys) < 0)
+		log_warn("DAG file %s: the DAG processor's variables_read is not a list of "
+		         "variable keys",
+		         e->file);
+	strvec_release(&e->var_read);
+	e->var_read = keys;
+}
+
+void dag_manager_variable_changed(struct dag_manager *dm, const char *key)
+{
+	bool any = false;
+
+	for (struct dag_entry *e = dm->folder.entries; e; e = e->next)
+		if (e->py && e->present && in_strvec(&e->var_read, key)) {
+			log_info("DAG file %s: variable %s changed: the file is parsed again",
+			         e->file, key);
+			e->py_wanted = true;
+			any = true;
+		}
+	if (any)
+		dm_py_want(dm, NULL);
+}
+
 /* The tail of what the processor wrote, for an error that has no answer. */
 static const char *tail_of(struct py_parse *p)
 {
@@ -283,7 +434,21 @@ void dm_py_finish(struct py_parse *p)
 	}
 	/* the file's own error, whole (a traceback is longer than a weir_error) */
 	const char *why = error[0] ? error : NULL;
-	if (!why) {
+	json_t *wanted = why ? NULL : json_object_get(answer, "variables_wanted");
+	if (wanted) {
+		/* the file read a key it names that it was not given: again, with them */
+		why = p->alone || !e->present ? "the DAG processor asked for variables where it "
+		                                "was given none"
+		                              : take_wanted(p, wanted);
+		if (!why) {
+			log_info("DAG file %s: reads variables at its top level: parsed again "
+			         "with the %zu its file names",
+			         e->file, e->var_names.n);
+			json_decref(answer);
+			dm_py_want(dm, NULL); /* the file again */
+			return;
+		}
+	} else if (!why) {
 		json_t *je = json_object_get(answer, "error");
 		const char *m = json_string_value(json_object_get(je, "message"));
 		dags = json_object_get(answer, "dags");
@@ -301,6 +466,7 @@ void dm_py_finish(struct py_parse *p)
 	if (e->present) {
 		log_info("DAG file %s: processed in %lld ms", e->file,
 		         (long long)(clock_now_ms() - p->started_ms));
+		keep_read(e, json_object_get(answer, "variables_read"));
 		apply_answer(dm, e, why ? NULL : dags, why);
 	}
 	json_decref(answer);
@@ -312,13 +478,31 @@ void dm_py_on_closed(uv_handle_t *h)
 	struct py_parse *p = h->data;
 	if (--p->open == 0) {
 		json_decref(p->last_runs);
+		json_decref(p->variables);
+		if (p->in_text)
+			memset(p->in_text, 0, strlen(p->in_text));
+		free(p->in_text);
 		free(p->buf);
 		free(p);
 	}
 }
 
+/* The variables' pipe closed (written, or the parse is over). */
+static void close_in(struct py_parse *p)
+{
+	if (p->in.data && !uv_is_closing((uv_handle_t *)&p->in))
+		uv_close((uv_handle_t *)&p->in, dm_py_on_closed);
+}
+
+static void on_in_written(uv_write_t *req, int status)
+{
+	(void)status; /* a processor that did not read them: its answer says what it did */
+	close_in(req->data);
+}
+
 static void close_all(struct py_parse *p)
 {
+	close_in(p);
 	uv_timer_stop(&p->timer);
 	if (!uv_is_closing((uv_handle_t *)&p->timer))
 		uv_close((uv_handle_t *)&p->timer, dm_py_on_closed);
@@ -439,7 +623,8 @@ int dm_py_env(const char *python_path, const char *home, struct strvec *env)
 
 	for (char **v = environ; *v; v++)
 		if (strncmp(*v, "PYTHONPATH=", 11) && strncmp(*v, "WEIR_AIRFLOW_WARM_DIR=", 22) &&
-		    strncmp(*v, "WEIR_AIRFLOW_LAST_RUNS=", 23) && !env_scrub_drops(*v) &&
+		    strncmp(*v, "WEIR_AIRFLOW_LAST_RUNS=", 23) &&
+		    strncmp(*v, "WEIR_AIRFLOW_PARSE_VARS=", 24) && !env_scrub_drops(*v) &&
 		    strvec_push(env, *v) < 0)
 			return -1;
 	char *warm = warm_dir(home);
@@ -479,9 +664,15 @@ static int spawn(struct py_parse *p, uv_loop_t *loop, char *python, const char *
 	uv_process_options_t o = {0};
 	int rc;
 
+	if (p->variables && !(p->in_text = json_dumps(p->variables, JSON_COMPACT)))
+		return 1;
 	if (dm_py_env(python_path, p->dm ? p->dm->home : NULL, &env) < 0 ||
-	    last_runs_env(p, &env) < 0 || uv_pipe(fds, 0, 0) != 0) {
+	    last_runs_env(p, &env) < 0 ||
+	    (p->in_text && strvec_push(&env, "WEIR_AIRFLOW_PARSE_VARS=stdin") < 0) ||
+	    uv_pipe(fds, 0, 0) != 0) {
 		strvec_release(&env);
+		free(p->in_text);
+		p->in_text = NULL;
 		return 1;
 	}
 	p->started_ms = clock_now_ms();
@@ -490,6 +681,14 @@ static int spawn(struct py_parse *p, uv_loop_t *loop, char *python, const char *
 	uv_timer_init(loop, &p->timer);
 	p->out.data = p->timer.data = p->proc.data = p;
 	p->open = 2;
+	if (p->in_text) {
+		/* the variables on its standard input: never in an environment or a log */
+		uv_pipe_init(loop, &p->in, 0);
+		p->in.data = p->in_req.data = p;
+		p->open++;
+		stdio[0].flags = UV_CREATE_PIPE | UV_READABLE_PIPE;
+		stdio[0].data.stream = (uv_stream_t *)&p->in;
+	}
 	stdio[1].flags = stdio[2].flags = UV_INHERIT_FD;
 	stdio[1].data.fd = stdio[2].data.fd = fds[1];
 	o.file = python;
@@ -516,6 +715,12 @@ static int spawn(struct py_parse *p, uv_loop_t *loop, char *python, const char *
 		uv_read_start((uv_stream_t *)&p->out, on_alloc, on_read);
 		uv_timer_start(&p->timer, on_timer, (uint64_t)p->timeout_ms, 0);
 	}
+	if (p->in_text) {
+		uv_buf_t b = uv_buf_init(p->in_text, (unsigned)strlen(p->in_text));
+		if (rc != 0 ||
+		    uv_write(&p->in_req, (uv_stream_t *)&p->in, &b, 1, on_in_written) != 0)
+			close_in(p);
+	}
 	return rc;
 }
 
@@ -531,6 +736,11 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	p->file = e->file;
 	p->timeout_ms = dm->folder.import_timeout_ms;
 	p->last_runs = dm_timetable_last_runs(dm, e);
+	if (!(p->variables = parse_variables(dm, e))) {
+		json_decref(p->last_runs);
+		free(p);
+		return -1;
+	}
 	if (dm_pywarm_send(dm, p) == 0) {
 		e->parse = p;
 		dm->folder.py_running++;
@@ -539,6 +749,7 @@ static int start(struct dag_manager *dm, struct dag_entry *e)
 	rc = spawn(p, dm->loop, dm->folder.python, dm->folder.python_path, dm->folder.dir);
 	if (rc == 1) {
 		json_decref(p->last_runs);
+		json_decref(p->variables);
 		free(p);
 		return -1;
 	}
@@ -653,6 +864,7 @@ void dm_py_stop_all(struct dag_manager *dm)
 		if (!p->exited) {
 			/* the exit callback closes the process handle */
 			p->eof = true;
+			close_in(p);
 			uv_timer_stop(&p->timer);
 			uv_close((uv_handle_t *)&p->timer, dm_py_on_closed);
 			uv_close((uv_handle_t *)&p->out, dm_py_on_closed);

@@ -296,6 +296,8 @@ int dm_pywarm_send(struct dag_manager *dm, struct py_parse *p)
 	                "drain_ms", PY_DRAIN_MS);
 	if (req && p->last_runs)
 		json_object_set(req, "last_runs", p->last_runs);
+	if (req && p->variables) /* the line goes to its pipe alone, never a log */
+		json_object_set(req, "variables", p->variables);
 	text = req ? json_dumps(req, JSON_COMPACT) : NULL;
 	json_decref(req);
 	if (!text || asprintf(&ww->line, "%s\n", text) < 0) {

@@ -10,7 +10,9 @@ What the file itself prints goes nowhere (its standard output and error are /dev
 it is imported); `sys.exit()` and any exception are import errors.  The server runs this as a
 child process with a time limit and a cap on what it reads (docs/internals/airflow.md).
 Where the server gives WEIR_AIRFLOW_WARM_DIR, the processor starts the root of the warm
-interpreters there first, when none answers (zygote.py).
+interpreters there first, when none answers (zygote.py).  With WEIR_AIRFLOW_PARSE_VARS=stdin
+the server's variables for the parse come on standard input, and the answer says which the
+file read, or which it wants (parse_vars.py).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import sys
 import traceback
 from typing import Any, Dict, List, Optional, TextIO
 
+from _weir_airflow import parse_vars
 from _weir_airflow import spec as spec_module
 from _weir_airflow.spec import SITE, SpecError, dag_to_spec
 
@@ -116,16 +119,21 @@ def process(path: str, folder: Optional[str] = None) -> Dict[str, Any]:
     """The processor's answer for one file (see the module's doc)."""
     path = os.path.abspath(path)
     prepare_path(path, folder)
+    if parse_vars.OFFERED is not None:
+        parse_vars.start(path)
     try:
         module = import_file(path)
+        if parse_vars.REFUSED_HIT is not None:  # the file caught it: an import error still
+            raise parse_vars.VariableRefused(parse_vars.refusal(parse_vars.REFUSED_HIT))
         docs = []
         for d in dags_of(module):
             d.fileloc = path
             if d.task_dict:  # weir's DAGs have a task at least: an empty one is left out
                 docs.append(dag_to_spec(d, path))
-        return {"file": path, "dags": docs}
+        answer: Dict[str, Any] = {"file": path, "dags": docs}
     except BaseException as exc:  # noqa: B902 - a DAG file's exit or error is an import error
-        return {"file": path, "error": error_doc(path, exc)}
+        answer = {"file": path, "error": error_doc(path, exc)}
+    return parse_vars.report(answer)
 
 
 def main(argv: List[str]) -> int:
@@ -139,6 +147,7 @@ def main(argv: List[str]) -> int:
         from _weir_airflow import zygote
 
         zygote.start(argv[2] if len(argv) > 2 else None)
+    parse_vars.take_stdin()  # the server's variables for this parse, when it gives them
     out = _quiet()
     answer = process(argv[1], argv[2] if len(argv) > 2 else None)
     out.write(json.dumps(answer, default=str) + "\n")

@@ -5,8 +5,9 @@ file costs a fork and its own import instead of an interpreter's start and Airfl
 The server writes one request a line on standard input:
 
     {"id": N, "file": PATH, "timeout_ms": T, "max_bytes": B, "drain_ms": D,
-     "last_runs": {DAG_ID: {logical, start, end}}}   (last_runs: a custom timetable's, may
+     "last_runs": {DAG_ID: {logical, start, end}},   (last_runs: a custom timetable's, may
                                                       be absent: timetable_runs.py)
+     "variables": {"values": {KEY: TEXT}, "refused": [KEY]}}   (the parse's: parse_vars.py)
 
 and reads one answer a line on standard output, in the order the children end:
 
@@ -44,7 +45,7 @@ PRELOAD = ("airflow", "airflow.models", "airflow.models.baseoperator", "airflow.
            "_weir_airflow.spec", "_weir_airflow.processor", "_weir_airflow.operators",
            "_weir_airflow.sensors", "_weir_airflow.mapping", "_weir_airflow.callbacks",
            "_weir_airflow.dag_callback", "_weir_airflow.group_mapping", "airflow.timetables.base",
-           "_weir_airflow.datasets", "_weir_airflow.timetable_runs",
+           "_weir_airflow.datasets", "_weir_airflow.timetable_runs", "_weir_airflow.parse_vars",
            "ast", "inspect", "glob", "fnmatch", "zlib")
 # How often children are polled for their exit where pidfds are not to be had.
 POLL_S = 0.05
@@ -84,13 +85,20 @@ class Child:
                            "out": self.out.decode("utf-8", "replace")}) + "\n"
 
 
-def _child(path: str, folder: str, fd: int, last_runs: Any = None) -> None:
+def _child(path: str, folder: str, fd: int, last_runs: Any = None,
+           variables: Any = None) -> None:
     """In the forked child: the processor's run on `path`, its output on `fd`; never returns.
-    `last_runs`: the request's, the processor's WEIR_AIRFLOW_LAST_RUNS (timetable_runs.py)."""
+    `last_runs`: the request's, the processor's WEIR_AIRFLOW_LAST_RUNS (timetable_runs.py);
+    `variables`: the request's, the parse's variables (parse_vars.py: kept in this process,
+    never in its environment)."""
     rc = 70
     try:
         if last_runs is not None:
             os.environ["WEIR_AIRFLOW_LAST_RUNS"] = json.dumps(last_runs)
+        if variables is not None:
+            from _weir_airflow import parse_vars
+
+            parse_vars.give(variables)
         os.setsid()
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
@@ -114,7 +122,7 @@ def _fork(req: Dict[str, Any], folder: str) -> Child:
     pid = os.fork()
     if pid == 0:
         os.close(r)
-        _child(str(req["file"]), folder, w, req.get("last_runs"))
+        _child(str(req["file"]), folder, w, req.get("last_runs"), req.get("variables"))
     os.close(w)
     return Child(req, pid, r)
 
@@ -135,7 +143,8 @@ class Server:
             if not isinstance(req, dict) or "id" not in req or "file" not in req:
                 raise ValueError("expected {id, file, ...}")
         except ValueError as exc:
-            print("weir warm processor: bad request %r: %s" % (line[:200], exc),
+            # not the line: a request may hold variables' values
+            print("weir warm processor: a bad request of %d bytes: %s" % (len(line), exc),
                   file=sys.stderr)
             return
         c = _fork(req, self.folder)

@@ -424,6 +424,12 @@ class Zygote(Loop):
         self.libc = libc
         prepare_path(path, folder)
         self.module = import_file(path)
+        from _weir_airflow import parse_vars
+
+        if parse_vars.TOUCHED:
+            # its module holds what the variables were here, not at each try: its tasks
+            # import the file cold, with their own values
+            raise RuntimeError("the file reads variables at its top level")
         if not _same_file(before, os.stat(path)):
             raise RuntimeError("the file changed while it was imported")
         self.cwd_at = sys.path.index(os.getcwd()) if os.getcwd() in sys.path else 1

@@ -3,7 +3,9 @@
 A task's process gets the variables its DAG file names literally (`Variable.get("KEY")`,
 `{{ var.value.KEY }}`: the processor finds them, _weir_airflow.spec) and the server has, as
 WEIR_VARIABLES (their keys) and WEIR_VARIABLE_<i> (their values); Airflow's own
-AIRFLOW_VAR_<KEY> environment variables are read first, as Airflow's backend does.
+AIRFLOW_VAR_<KEY> environment variables are read first, as Airflow's backend does.  At a DAG
+file's parse (no task) the server gives the variables the file names literally, secret ones
+refused (_weir_airflow.parse_vars).
 
 `Variable.set`, `.update` and `.delete` in a task are kept in WRITES (read back by this
 process at once) and travel in the try's output (`weir_set_variables`, written by run_task):
@@ -55,15 +57,16 @@ class Variable:
         """The variable's value (decoded as JSON with deserialize_json); default_var when it
         is not set, else KeyError as in Airflow."""
         text = lookup(key)
+        why = ""
+        if text is None and not os.environ.get("WEIR_OUTPUT"):  # not a task: the file's parse
+            from _weir_airflow import parse_vars
+
+            given, text, why = parse_vars.read(key)  # a secret key raises, whatever the default
+            why = "" if given else why
         if text is None:
             if default_var is not _NOTSET:
                 return default_var
-            if not os.environ.get("WEIR_OUTPUT"):  # not a task: the file's parse
-                raise KeyError(
-                    f"Variable {key} does not exist (weir's DAG processor has no variables "
-                    "when it parses a file: read it inside a task or a template, "
-                    "{{ var.value.KEY }}, or give Variable.get a default_var)")
-            raise KeyError(f"Variable {key} does not exist")
+            raise KeyError(f"Variable {key} does not exist" + (f" ({why})" if why else ""))
         return json.loads(text) if deserialize_json else text
 
     @classmethod
