@@ -305,6 +305,13 @@ class _Worker:
         self.eof = False
         self.running = False
         self.current = 0  # the call being run
+        # SIGINT (the program's cancel, _on_sigint) acts only while the main thread runs a
+        # call's own code: while quiet > 0 it is in this class's reading or writing of the
+        # socket, or serve_while()'s wait, which read the frames themselves; a SIGINT then
+        # (or between two calls) only sets sigint, acted on where a call's code is entered
+        # next (begin())
+        self.quiet = 0
+        self.sigint = False
         self.results = os.environ.get("WEIR_WARM_RESULTS", "")
         self.tag = os.environ.get("WEIR_WARM_TAG", "x")
         # an actor's worker: its instance, how many of its methods may run at once, and
@@ -343,8 +350,24 @@ class _Worker:
     def drain(self) -> None:
         """Reads what is there without waiting."""
         import select
-        while not self.eof and select.select([self.sock], [], [], 0)[0]:
-            self._take(self.sock.recv(1 << 20))
+        self.quiet += 1
+        try:
+            while not self.eof and select.select([self.sock], [], [], 0)[0]:
+                self._take(self.sock.recv(1 << 20))
+        finally:
+            self.quiet -= 1
+
+    def begin(self) -> None:
+        """The main thread enters the code of the call now current: a SIGINT that came when
+        it could not act (sigint) acts now, KeyboardInterrupt when that call's cancel is
+        among the frames."""
+        self.running = True
+        if self.sigint:
+            self.sigint = False
+            self.drain()
+            if self.current in self.cancelled:
+                self.cancelled.discard(self.current)
+                raise KeyboardInterrupt
 
     def send(self, data: bytes) -> None:
         """Writes data, reading meanwhile whenever the socket has frames: the client may be
@@ -357,6 +380,7 @@ class _Worker:
             return
         view = memoryview(data)
         self.sock.setblocking(False)
+        self.quiet += 1
         try:
             while view:
                 try:
@@ -372,6 +396,7 @@ class _Worker:
                     except BlockingIOError:
                         pass
         finally:
+            self.quiet -= 1
             self.sock.setblocking(True)
 
     def flush_lines(self) -> None:
@@ -430,8 +455,8 @@ class _Worker:
             name, fn, args, kwargs = self._target(kind, cid, body)
             self.local.cid = cid
             self.current = cid
-            self.running = True
             try:
+                self.begin()
                 stream = getattr(fn, STREAM_ATTR, None)
                 value: Any
                 if stream is not None and kind != CREATE:
@@ -475,8 +500,8 @@ class _Worker:
         n = 0
         try:
             while True:
-                self.running = True
                 try:
+                    self.begin()
                     item = next(it)
                 except StopIteration:
                     return n
@@ -711,15 +736,23 @@ class _Worker:
                 threading.current_thread() is not threading.main_thread():
             return False
         cur = self.current
-        self.send(encode(BLOCKED, cur))
+        # quiet: a SIGINT does not read the socket here (this loop does; one that read it
+        # between the select and the recv below left the recv waiting for ever), nor
+        # interrupts the wait: the cancel of the waiting call is seen in the frames
+        self.quiet += 1
         try:
+            self.send(encode(BLOCKED, cur))
             while not ready():
-                if cur in self.cancelled:  # its cancel came while a call ran on top
+                if cur in self.cancelled:  # its cancel came (or a call ran on top)
                     self.cancelled.discard(cur)
                     raise KeyboardInterrupt
                 if self.queue:
                     kind, cid, body = self.queue.pop(0)
-                    self.dispatch(kind, cid, body)
+                    self.quiet -= 1  # a call run on top is cancelled as any call
+                    try:
+                        self.dispatch(kind, cid, body)
+                    finally:
+                        self.quiet += 1
                     self.current, self.running = cur, True
                     continue
                 if self.eof:
@@ -734,7 +767,11 @@ class _Worker:
                     self._take(self.sock.recv(1 << 20))
         finally:
             self.current, self.running = cur, True
-            self.send(encode(UNBLOCKED, cur))
+            try:
+                self.send(encode(UNBLOCKED, cur))
+            finally:
+                self.quiet -= 1
+        self.begin()  # a SIGINT that came meanwhile: the waiting call's cancel acts now
         return True
 
     def loop(self, idle: float) -> None:
@@ -777,8 +814,15 @@ def _on_sigint(worker: _Worker) -> Any:
     the frames read here say whether the call now running is the one cancelled (the signal
     may come after that call ended and the next began: the next one runs on)."""
     def handler(signum: int, frame: Any) -> None:
-        if not worker.running or worker.concurrent:  # a concurrent actor's calls run on
-            return  # other threads: a cancel only drops the calls not started
+        if worker.concurrent:  # a concurrent actor's calls run on other threads: a cancel
+            return  # only drops the calls not started
+        if not worker.running or worker.quiet:
+            # between two calls, or in the worker's own reading and writing (a drain here
+            # would take frames from under a read, or a recv that select() said had data):
+            # the next call's code, or the end of the wait, acts on it (begin())
+            worker.sigint = True
+            return
+        worker.sigint = False
         try:
             worker.drain()
         except OSError:
