@@ -454,3 +454,102 @@ def test_a_call_given_refs_of_calls_not_ended_is_made_at_once(server, tmp_path):
     for line in ("made True", "values [20, 21, 13]", "upstream True ('upstream',)",
                  "cancelled while waiting"):
         assert line in r.stdout, (line, cli_describe(r))
+
+
+def test_multiprocessing_pool_over_actors(server, tmp_path):
+    """Round 2: ray.util.multiprocessing.Pool, a drop-in multiprocessing.Pool (it was
+    missing: ImportError)."""
+    prog = write(tmp_path, "mpool.py", """\
+        import os
+        import threading
+        from ray.util.multiprocessing import Pool, TimeoutError
+        import ray.util.multiprocessing as mp_mod
+
+        def init(tag):
+            os.environ["POOL_TAG"] = tag
+
+        def sq(x):
+            return x * x, os.environ.get("POOL_TAG"), os.getpid()
+
+        def add(a, b):
+            return a + b
+
+        def boom(x):
+            if x == 3:
+                raise KeyError("three")
+            return x
+
+        def wait_for(path):
+            while not os.path.exists(path):
+                pass
+            return "late"
+
+        with Pool(processes=2, initializer=init, initargs=("t",)) as pool:
+            got = pool.map(sq, range(10))
+            print("map", [v for v, _, _ in got], {t for _, t, _ in got},
+                  len({p for _, _, p in got}), os.getpid() in {p for _, _, p in got})
+            print("starmap", pool.starmap(add, [(1, 2), (3, 4)]))
+            print("imap", [v for v, _, _ in pool.imap(sq, range(5), chunksize=2)])
+            print("imap_unordered", sorted(v for v, _, _ in pool.imap_unordered(sq, range(5))))
+            print("apply", pool.apply(add, (2, 3)), pool.apply(add, (), {"a": 1, "b": 1}))
+            done = threading.Event()
+            seen = []
+            r = pool.apply_async(add, (5, 6), callback=lambda v: (seen.append(v), done.set()))
+            print("apply_async", r.get(timeout=60), r.successful())
+            done.wait(60)
+            print("callback", seen)
+            errs = []
+            bad = pool.map_async(boom, range(5), error_callback=errs.append)
+            try:
+                bad.get()
+            except KeyError as e:
+                print("error KeyError", "three" in str(e))
+            bad.wait()
+            print("successful", bad.successful())
+            flag = os.path.join(os.environ["TMPDIR"], "pool-flag-%d" % os.getpid())
+            late = pool.apply_async(wait_for, (flag,))
+            try:
+                late.get(timeout=0.2)
+            except TimeoutError as e:
+                print("timeout", isinstance(e, TimeoutError), late.ready())
+            open(flag, "w").close()
+            print("late", late.get())
+            os.unlink(flag)
+        try:
+            pool.map(sq, [1])
+        except ValueError as e:
+            print("closed", e)
+        p2 = Pool(1)
+        r = p2.map_async(add, [])
+        p2.close()
+        try:
+            p2.apply(add, (1, 2))
+        except ValueError:
+            print("close refuses")
+        p2.join()
+        print("empty", r.get())
+        try:
+            Pool(0)
+        except ValueError:
+            print("zero refused")
+        print("module", mp_mod.Pool is Pool)
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "map [0, 1, 4, 9, 16, 25, 36, 49, 64, 81] {'t'} 2 False",
+        "starmap [3, 7]",
+        "imap [0, 1, 4, 9, 16]",
+        "imap_unordered [0, 1, 4, 9, 16]",
+        "apply 5 2",
+        "apply_async 11 True",
+        "callback [11]",
+        "error KeyError True",
+        "successful False",
+        "timeout True False",
+        "late late",
+        "closed Pool not running",
+        "close refuses",
+        "empty []",
+        "zero refused",
+        "module True",
+    ], cli_describe(r)
