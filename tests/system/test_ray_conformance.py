@@ -553,3 +553,102 @@ def test_multiprocessing_pool_over_actors(server, tmp_path):
         "zero refused",
         "module True",
     ], cli_describe(r)
+
+
+def test_actor_concurrency_groups(server, tmp_path):
+    """Round 2: concurrency groups (were refused: 'not an option of an actor'): a method
+    of the "io" group runs while the default group's one call waits; the group's size
+    bounds its calls; .options(concurrency_group=) sends a call to another group; an
+    async actor's groups; a group the actor lacks."""
+    prog = write(tmp_path, "groups.py", """\
+        import asyncio
+        import os
+        import threading
+        import ray
+
+        @ray.remote(concurrency_groups={"io": 2, "compute": 1})
+        class Service:
+            def __init__(self):
+                self.gate = threading.Event()
+                self.lock = threading.Lock()
+                self.inside = 0
+                self.most = 0
+
+            def wait_gate(self):  # the default group (max_concurrency 1)
+                self.gate.wait(60)
+                return "default done"
+
+            @ray.method(concurrency_group="io")
+            def open_gate(self):
+                self.gate.set()
+                return "opened"
+
+            @ray.method(concurrency_group="io")
+            def two_at_once(self, barrier_path):
+                with self.lock:
+                    self.inside += 1
+                    self.most = max(self.most, self.inside)
+                while self.most < 2 and not os.path.exists(barrier_path):
+                    pass
+                with self.lock:
+                    self.inside -= 1
+                return self.most
+
+            def thread(self):
+                return threading.current_thread().name
+
+        s = Service.remote()
+        blocked = s.wait_gate.remote()
+        print(ray.get(s.open_gate.remote()), ray.get(blocked))
+        flag = os.path.join(os.environ["TMPDIR"], "groups-%d" % os.getpid())
+        print("io at once", max(ray.get([s.two_at_once.remote(flag) for _ in range(2)])))
+        print("default", "weir-actor-" not in ray.get(s.thread.remote()).replace("weir-actor_", ""))
+        print("options", ray.get(s.thread.options(concurrency_group="compute").remote())
+              .startswith("weir-actor-compute"))
+        try:
+            ray.get(s.thread.options(concurrency_group="nope").remote())
+        except ValueError as e:
+            print("unknown group", "nope" in str(e))
+
+        @ray.remote(concurrency_groups={"slow": 1})
+        class Async:
+            def __init__(self):
+                self.ev = asyncio.Event()
+
+            @ray.method(concurrency_group="slow")
+            async def hold(self):
+                await self.ev.wait()
+                return "released"
+
+            async def release(self):
+                self.ev.set()
+                return "set"
+
+        a = Async.remote()
+        held = a.hold.remote()
+        print(ray.get(a.release.remote()), ray.get(held))
+
+        class Bad:
+            @ray.method(concurrency_group="gpu")
+            def f(self):
+                return 1
+        try:
+            ray.remote(concurrency_groups={"io": 1})(Bad).remote()
+        except ValueError as e:
+            print("bad group", "gpu" in str(e))
+        try:
+            ray.remote(concurrency_groups={"io": 0})(Bad)
+        except ValueError:
+            print("bad size")
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "opened default done",
+        "io at once 2",
+        "default True",
+        "options True",
+        "unknown group True",
+        "set released",
+        "bad group True",
+        "bad size",
+    ], cli_describe(r)

@@ -74,6 +74,11 @@ SHM_VALUE = 100 << 10
 STREAM_ATTR = "__weir_stream__"
 # the first character of an actor's method name in a METHOD frame when its items stream
 STREAM_MARK = "*"
+# in a METHOD frame's name, before the concurrency group the call was sent to
+# (.options(concurrency_group=)); none: the method's own (@ray.method), else the default
+GROUP_MARK = "@"
+# the attribute @ray.method(concurrency_group=) sets on a method
+GROUP_ATTR = "__weir_concurrency_group__"
 # the method every actor has that ends it after the calls sent before (Ray's name)
 TERMINATE = "__ray_terminate__"
 # the attribute of the exception classes that end an actor as exit_actor() does, besides
@@ -331,6 +336,10 @@ class _Worker:
         self.exiting = False
         self.wake_r, self.wake_w = -1, -1
         self.local = threading.local()  # .cid: the call this thread runs (a task's id)
+        # an actor's concurrency groups: their sizes (the CREATE frame's), then each one's
+        # thread pool or, in an async actor, semaphore
+        self.group_sizes: Dict[str, int] = {}
+        self.groups: Dict[str, Any] = {}
         # worker/segment.py (loaded by main()): large values go to /dev/shm; None: never
         self.segment: Any = None
         self.seg_ids = 0
@@ -413,7 +422,7 @@ class _Worker:
             if self.instance is None:
                 raise FrameError("call %d: %s: this worker holds no actor" % (cid, mname))
             streamed = mname.startswith(STREAM_MARK)
-            mname = mname.lstrip(STREAM_MARK)
+            mname = mname.lstrip(STREAM_MARK).partition(GROUP_MARK)[0]
             fn = _terminate if mname == TERMINATE else getattr(self.instance, mname)
             if streamed:
                 fn = _Streamed(fn)
@@ -434,6 +443,7 @@ class _Worker:
         args, kwargs = loaded[0], loaded[1]
         if kind == CREATE:
             self.concurrency = int(loaded[2])
+            self.group_sizes = dict(loaded[3]) if len(loaded) > 3 else {}
         if self.runner.REFS_MODULE in sys.modules and (args or kwargs):
             args, kwargs = self.runner._resolve(args, kwargs)
         return name, fn, args, kwargs
@@ -555,18 +565,38 @@ class _Worker:
                              daemon=True).start()
             n = self.concurrency or 1000
             self.asem = asyncio.run_coroutine_threadsafe(self._make_sem(n), self.aloop).result()
+            for g, size in self.group_sizes.items():
+                self.groups[g] = asyncio.run_coroutine_threadsafe(self._make_sem(size),
+                                                                  self.aloop).result()
             self.concurrent = True
-        elif self.concurrency > 1:
+        elif self.concurrency > 1 or self.group_sizes:
             from concurrent.futures import ThreadPoolExecutor
             self.threads = ThreadPoolExecutor(self.concurrency,
                                               thread_name_prefix="weir-actor")
+            for g, size in self.group_sizes.items():
+                self.groups[g] = ThreadPoolExecutor(size, thread_name_prefix="weir-actor-" + g)
             self.concurrent = True
+
+    def group_of(self, body: bytes) -> Any:
+        """The thread pool (or semaphore) of a method call's concurrency group: the one it
+        was sent to, else its method's, else the actor's default one.  KeyError names a
+        group the actor does not have."""
+        mname = parse_method(body)[0].lstrip(STREAM_MARK)
+        mname, _, group = mname.partition(GROUP_MARK)
+        if not group:
+            group = getattr(getattr(type(self.instance), mname, None), GROUP_ATTR, "") or ""
+        if not group:
+            return self.asem if self.aloop is not None else self.threads
+        if group not in self.groups:
+            raise KeyError("%s: the actor has no concurrency group %r (its groups: %s)"
+                           % (mname, group, ", ".join(sorted(self.groups)) or "none"))
+        return self.groups[group]
 
     async def _make_sem(self, n: int) -> Any:
         import asyncio
         return asyncio.Semaphore(n)
 
-    async def _run_async(self, cid: int, body: bytes) -> None:
+    async def _run_async(self, cid: int, body: bytes, sem: Any = None) -> None:
         """An async actor's call, as a task of its event loop: a cancel (CANCEL frame)
         cancels the task, as Ray does (the method sees asyncio.CancelledError where it
         awaits), and is answered CANCELLED whatever the method does with it."""
@@ -579,7 +609,7 @@ class _Worker:
         try:
             if cid in self.cancelled:  # its cancel came before its task began
                 raise asyncio.CancelledError
-            async with self.asem:
+            async with sem or self.asem:
                 if self.exiting:  # the actor ends: the calls not begun do not run
                     self.after_exit(cid)
                     return
@@ -642,6 +672,9 @@ class _Worker:
         run to their end (those not begun return at once)."""
         if self.threads is not None:
             self.threads.shutdown(wait=True)
+        for g in self.groups.values():
+            if hasattr(g, "shutdown"):
+                g.shutdown(wait=True)
         if self.aloop is not None:
             import asyncio
 
@@ -672,11 +705,17 @@ class _Worker:
         """Runs a frame the loop read: a method call of a concurrent actor goes to its
         threads or its event loop, anything else runs here, now."""
         if kind == METHOD and self.concurrent:
+            try:
+                where = self.group_of(body)
+            except (KeyError, FrameError) as e:
+                import time
+                self.reply_error(cid, "?", time.perf_counter(), ValueError(str(e.args[0])))
+                return
             if self.aloop is not None:
                 import asyncio
-                asyncio.run_coroutine_threadsafe(self._run_async(cid, body), self.aloop)
+                asyncio.run_coroutine_threadsafe(self._run_async(cid, body, where), self.aloop)
             else:
-                self.threads.submit(self.run_one, cid, body, METHOD)
+                where.submit(self.run_one, cid, body, METHOD)
         elif kind in (CALL, CREATE, METHOD):
             self.run_one(cid, body, kind)
 
