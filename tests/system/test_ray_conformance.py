@@ -652,3 +652,70 @@ def test_actor_concurrency_groups(server, tmp_path):
         "bad group True",
         "bad size",
     ], cli_describe(r)
+
+
+def test_is_canceled_in_actors_and_tasks(server, tmp_path):
+    """Round 2: get_runtime_context().is_canceled() (was missing: AttributeError): a sync
+    actor's method, which ray.cancel does not interrupt, sees its cancel and stops; False
+    in a call not cancelled; RuntimeError in the program and in an async actor."""
+    prog = write(tmp_path, "canceled.py", """\
+        import os
+        import ray
+
+        @ray.remote
+        class Worker:
+            def __init__(self):
+                self.stopped = False
+
+            def spin(self, flag):
+                open(flag, "w").close()
+                while not ray.get_runtime_context().is_canceled():
+                    pass
+                self.stopped = True
+                return "stopped"
+
+            def was_stopped(self):
+                return self.stopped, ray.get_runtime_context().is_canceled()
+
+        @ray.remote
+        class Async:
+            async def check(self):
+                try:
+                    ray.get_runtime_context().is_canceled()
+                except RuntimeError:
+                    return "RuntimeError"
+
+        @ray.remote
+        def plain():
+            return ray.get_runtime_context().is_canceled()
+
+        for name, cls in (("Worker", Worker), ("Threaded", Worker.options(max_concurrency=2))):
+            a = cls.remote()
+            flag = os.path.join(os.environ["TMPDIR"], "spin-%d-%s" % (os.getpid(), name))
+            ref = a.spin.remote(flag)
+            while not os.path.exists(flag):
+                pass
+            ray.cancel(ref)
+            try:
+                ray.get(ref)
+            except ray.exceptions.TaskCancelledError:
+                print(name, "TaskCancelledError")
+            print(name, ray.get(a.was_stopped.remote()))
+            os.unlink(flag)
+        print("task", ray.get(plain.remote()))
+        print("async", ray.get(Async.remote().check.remote()))
+        try:
+            ray.get_runtime_context().is_canceled()
+        except RuntimeError:
+            print("driver RuntimeError")
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "Worker TaskCancelledError",
+        "Worker (True, False)",
+        "Threaded TaskCancelledError",
+        "Threaded (True, False)",
+        "task False",
+        "async RuntimeError",
+        "driver RuntimeError",
+    ], cli_describe(r)

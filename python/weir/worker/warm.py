@@ -305,6 +305,9 @@ class _Worker:
         self.reader = FrameReader()
         self.queue: List[Tuple[int, int, bytes]] = []
         self.cancelled: Set[int] = set()
+        # the calls whose cancel was read, until they end (is_canceled(): a call that caught
+        # its KeyboardInterrupt, a sync actor's method, which runs on)
+        self.seen_cancel: Set[int] = set()
         self.functions: Dict[bytes, Any] = {}
         self.lines: List[str] = []
         self.eof = False
@@ -351,6 +354,7 @@ class _Worker:
         for fr in self.reader.feed(data):
             if fr[0] == CANCEL:
                 self.cancelled.add(fr[1])
+                self.seen_cancel.add(fr[1])
                 if self.aloop is not None:  # an async actor's running call: its task
                     self.aloop.call_soon_threadsafe(self._cancel_task, fr[1])
             else:
@@ -365,6 +369,14 @@ class _Worker:
                 self._take(self.sock.recv(1 << 20))
         finally:
             self.quiet -= 1
+
+    def is_canceled(self, cid: int) -> bool:
+        """Whether the call cid (running here) has been cancelled: the frames read so far
+        (those waiting are read first when this thread reads the socket)."""
+        import threading
+        if not self.concurrent and threading.current_thread() is threading.main_thread():
+            self.drain()
+        return cid in self.seen_cancel
 
     def begin(self) -> None:
         """The main thread enters the code of the call now current: a SIGINT that came when
@@ -457,6 +469,7 @@ class _Worker:
             return
         if cid in self.cancelled:
             self.cancelled.discard(cid)
+            self.seen_cancel.discard(cid)
             self.send(encode(CANCELLED, cid))
             self.lines.append("weir-call %d cancelled before it started\n" % cid)
             return
@@ -476,6 +489,7 @@ class _Worker:
             finally:
                 self.running = False
                 self.local.cid = outer
+                self.seen_cancel.discard(cid)
         except KeyboardInterrupt:
             self.send(encode(CANCELLED, cid))
             self.lines.append("weir-call %d %s cancelled\n" % (cid, name))

@@ -131,6 +131,22 @@ class RuntimeContext:
                                 os.environ.get("WEIR_WARM_ACTOR_HANDLE") or cls.__name__,
                                 _actors_mod._num_returns(cls))
 
+    def is_canceled(self) -> bool:
+        """Whether ray.cancel() was called on the call that runs this code (a sync actor's
+        method runs on when cancelled, and may stop itself).  RuntimeError in the program
+        and in an async actor, as in Ray (there the call's asyncio task is cancelled)."""
+        import sys
+        from ...worker import warm as _wmod
+        worker = getattr(sys.modules.get(_wmod.CURRENT_MODULE), "worker", None)
+        cid = _running_call(worker) if worker is not None else 0
+        if worker is None or not cid:
+            raise RuntimeError("is_canceled() is for the code of a task or an actor's "
+                               "method; the program (the driver) runs none")
+        if getattr(worker, "aloop", None) is not None:
+            raise RuntimeError("is_canceled() is not for an async actor: ray.cancel cancels "
+                               "its call's asyncio task (asyncio.CancelledError)")
+        return bool(worker.is_canceled(cid))
+
     @property
     def was_current_actor_reconstructed(self) -> bool:
         """Whether this actor's worker is a restart (max_restarts) of one that died."""
