@@ -719,3 +719,58 @@ def test_is_canceled_in_actors_and_tasks(server, tmp_path):
         "async RuntimeError",
         "driver RuntimeError",
     ], cli_describe(r)
+
+
+def test_node_ip_and_the_state_api(server, tmp_path):
+    """Round 2: ray.util.get_node_ip_address() (missing), nodes()' NodeManagerAddress as
+    that address (it was the host name), and ray.util.state's list_actors, get_actor and
+    list_nodes (missing: ModuleNotFoundError) over the program's actors."""
+    prog = write(tmp_path, "state.py", """\
+        import ray
+        from ray.util.state import get_actor, list_actors, list_nodes
+
+        @ray.remote
+        class Box:
+            def ping(self):
+                return ray.util.get_node_ip_address()
+
+        @ray.remote
+        def in_task():
+            try:
+                list_actors()
+            except RuntimeError:
+                return "RuntimeError"
+
+        ip = ray.util.get_node_ip_address()
+        print("ip", ip.count(".") == 3, ray.nodes()[0]["NodeManagerAddress"] == ip)
+        a = Box.options(name="box").remote()
+        b = Box.remote()
+        print("same ip", ray.get(a.ping.remote()) == ip)
+        ray.get(b.ping.remote())
+        ray.kill(b)
+        try:
+            ray.get(b.ping.remote())
+        except ray.exceptions.RayActorError:
+            pass
+        rows = list_actors()
+        print("actors", [(r.class_name, r.name, r.state) for r in rows])
+        print("ids", rows[0].actor_id == a._actor_id.hex(), rows[0]["state"],
+              isinstance(rows[0].pid, int))
+        print("alive", [r.name for r in list_actors(filters=[("state", "=", "ALIVE")])])
+        print("get", get_actor(a._actor_id.hex()).name, get_actor("0" * 32))
+        (node,) = list_nodes()
+        print("node", node.node_id == ray.get_runtime_context().get_node_id(),
+              node.node_ip == ip, node.state)
+        print("task", ray.get(in_task.remote()))
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "ip True True",
+        "same ip True",
+        "actors [('Box', 'box', 'ALIVE'), ('Box', '', 'DEAD')]",
+        "ids True ALIVE True",
+        "alive ['box']",
+        "get box None",
+        "node True True ALIVE",
+        "task RuntimeError",
+    ], cli_describe(r)

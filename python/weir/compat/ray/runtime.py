@@ -234,9 +234,23 @@ def nodes() -> List[Dict[str, Any]]:
     _ensure()
     res = _present(_declared())
     host = socket.gethostname()
-    return [{"NodeID": _ids.node_hex(host), "Alive": True, "NodeManagerAddress": host,
+    return [{"NodeID": _ids.node_hex(host), "Alive": True,
+             "NodeManagerAddress": get_node_ip_address(),
              "NodeManagerHostname": host, "NodeName": host, "Resources": res,
              "alive": True}]
+
+
+def get_node_ip_address(address: str = "8.8.8.8:53") -> str:
+    """ray.util.get_node_ip_address(): the IP address this machine reaches ADDRESS from
+    (a UDP socket connected there: no packet is sent), as Ray finds a node's; 127.0.0.1
+    when it has no route.  It is nodes()' NodeManagerAddress on the server's machine."""
+    host, _, port = address.rpartition(":")
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.connect((host, int(port)))
+            return str(s.getsockname()[0])
+    except (OSError, ValueError):
+        return "127.0.0.1"
 
 
 def get_runtime_context() -> RuntimeContext:
