@@ -4,7 +4,9 @@ exception classes, the essentials of their messages, states).  The gaps this aud
 and fixed each have a line here: num_returns not matching what the task returned, ray.wait
 on an empty list and with a negative timeout, an unpicklable argument named, Ray's other
 exception classes, the runtime context's older names, max_calls, and ray.cancel(force=True)
-on an actor's call (refused as in Ray, the actor lives)."""
+on an actor's call (refused as in Ray, the actor lives).  Round 2 (the tests at the end):
+ray.util.multiprocessing.Pool, actor concurrency groups, get_runtime_context().is_canceled(),
+ray.util.get_node_ip_address and ray.util.state's lists."""
 
 
 from test_ray_programs import cli_describe, jobs
