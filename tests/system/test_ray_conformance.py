@@ -6,7 +6,7 @@ on an empty list and with a negative timeout, an unpicklable argument named, Ray
 exception classes, the runtime context's older names, max_calls, and ray.cancel(force=True)
 on an actor's call (refused as in Ray, the actor lives).  Round 2 (the tests at the end):
 ray.util.multiprocessing.Pool, actor concurrency groups, get_runtime_context().is_canceled(),
-ray.util.get_node_ip_address and ray.util.state's lists."""
+ray.util.get_node_ip_address, ray.util.state's lists, as_completed and map_unordered."""
 
 
 from test_ray_programs import cli_describe, jobs
@@ -775,4 +775,48 @@ def test_node_ip_and_the_state_api(server, tmp_path):
         "get box None",
         "node True True ALIVE",
         "task RuntimeError",
+    ], cli_describe(r)
+
+
+def test_as_completed_and_map_unordered(server, tmp_path):
+    """Round 2: ray.util.as_completed and ray.util.map_unordered (Ray 2.x's helpers; were
+    missing): results as their calls end, a chunk at a time, refs with yield_obj_refs."""
+    prog = write(tmp_path, "helpers.py", """\
+        import os
+        import ray
+
+        @ray.remote
+        def wait_for(path):
+            while not os.path.exists(path):
+                pass
+            return "slow"
+
+        @ray.remote
+        def sq(x):
+            return x * x
+
+        flag = os.path.join(os.environ["TMPDIR"], "helpers-%d" % os.getpid())
+        it = ray.util.as_completed([wait_for.remote(flag), sq.remote(3)], chunk_size=1)
+        print("first", next(it))
+        open(flag, "w").close()
+        print("then", list(it))
+        os.unlink(flag)
+        print("map", sorted(ray.util.map_unordered(sq, range(7), backpressure_size=2,
+                                                   chunk_size=2)))
+        refs = list(ray.util.map_unordered(sq, [5], yield_obj_refs=True))
+        print("refs", isinstance(refs[0], ray.ObjectRef), ray.get(refs))
+        print("empty", list(ray.util.as_completed([])))
+        try:
+            ray.util.as_completed([sq.remote(1)], chunk_size=0)
+        except ValueError:
+            print("chunk refused")
+        """)
+    r = run_ok(server, prog)
+    assert r.stdout.splitlines() == [
+        "first 9",
+        "then ['slow']",
+        "map [0, 1, 4, 9, 16, 25, 36]",
+        "refs True [25]",
+        "empty []",
+        "chunk refused",
     ], cli_describe(r)
