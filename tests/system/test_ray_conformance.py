@@ -642,6 +642,16 @@ def test_actor_concurrency_groups(server, tmp_path):
             ray.remote(concurrency_groups={"io": 0})(Bad)
         except ValueError:
             print("bad size")
+
+        @ray.remote
+        class Plain:
+            def f(self):
+                return 1
+        p = Plain.remote()
+        try:
+            ray.get(p.f.options(concurrency_group="io").remote())
+        except ValueError as e:
+            print("no groups", "io" in str(e), ray.get(p.f.remote()))
         """)
     r = run_ok(server, prog)
     assert r.stdout.splitlines() == [
@@ -653,6 +663,7 @@ def test_actor_concurrency_groups(server, tmp_path):
         "set released",
         "bad group True",
         "bad size",
+        "no groups True 1",
     ], cli_describe(r)
 
 

@@ -718,13 +718,15 @@ class _Worker:
     def dispatch(self, kind: int, cid: int, body: bytes) -> None:
         """Runs a frame the loop read: a method call of a concurrent actor goes to its
         threads or its event loop, anything else runs here, now."""
-        if kind == METHOD and self.concurrent:
+        where: Any = None
+        if kind == METHOD and self.instance is not None:
             try:
                 where = self.group_of(body)
             except (KeyError, FrameError) as e:
                 import time
                 self.reply_error(cid, "?", time.perf_counter(), ValueError(str(e.args[0])))
                 return
+        if kind == METHOD and self.concurrent:
             if self.aloop is not None:
                 import asyncio
                 asyncio.run_coroutine_threadsafe(self._run_async(cid, body, where), self.aloop)
